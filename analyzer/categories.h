@@ -1,0 +1,49 @@
+/* categories.h — the memory categories every byte of a report is sorted into.
+ * One X-macro is the single list (formula.md §1); names, order and JSON keys come from it.
+ * Classification rules live in classify.c; the formulas that predict them in formula.c. */
+#ifndef VT_ANALYZER_CATEGORIES_H
+#define VT_ANALYZER_CATEGORIES_H
+
+#include <stdint.h>
+
+/* X(ENUM_SUFFIX, "display name", "json_key", "one-line meaning") */
+#define VT_CATEGORIES(X)                                                                        \
+    X(PARAMETERS, "parameters", "parameters", "model weights (fp32 under AMP)")                \
+    X(GRADIENTS, "gradients", "gradients", ".grad buffers, alive from backward to zero_grad") \
+    X(OPTIMIZER, "optimizer", "optimizer", "AdamW exp_avg / exp_avg_sq, created at step 1")   \
+    X(ACTIVATIONS, "activations", "activations", "forward tensors saved for backward")        \
+    X(LOGITS, "logits/loss", "logits_loss", "B*T*V logits and cross-entropy buffers")         \
+    X(ATTENTION, "attention", "attention", "B*H*T^2 score matrices (unfused attention)")      \
+    X(AUTOCAST, "autocast copies", "autocast_copies", "16-bit weight copies made by autocast") \
+    X(TEMPORARIES, "temporaries", "temporaries", "allocated and freed within one phase")      \
+    X(INPUTS, "inputs", "inputs", "token id / target batches")                                \
+    X(CONTEXT, "CUDA context", "cuda_context", "driver/runtime state, no allocation call")    \
+    X(KERNEL_CODE, "kernel code", "kernel_code", "module / library loads (kernel images)")    \
+    X(CACHE, "allocator cache", "allocator_cache", "reserved by the caching allocator, unused") \
+    X(EXTERNAL, "other / external", "external", "allocations outside PyTorch (NCCL, cuBLAS)") \
+    X(UNKNOWN, "unknown", "unknown", "could not be classified; always shown")
+
+typedef enum category {
+#define VT_CAT_ENUM(e, name, key, doc) CAT_##e,
+    VT_CATEGORIES(VT_CAT_ENUM)
+#undef VT_CAT_ENUM
+        CAT_COUNT
+} category;
+
+/* Bytes per category at one instant (a peak, an OOM). */
+typedef struct cat_breakdown {
+    uint64_t bytes[CAT_COUNT];
+} cat_breakdown;
+
+/* category_name: display name ("logits/loss"); "?" for an out-of-range value. */
+const char *category_name(category c);
+/* category_key: JSON key ("logits_loss"); "?" for an out-of-range value. */
+const char *category_key(category c);
+/* category_doc: one-line meaning. */
+const char *category_doc(category c);
+/* category_from_key: parses a JSON key or display name; returns CAT_COUNT if unknown. */
+category category_from_key(const char *key);
+/* cat_breakdown_total: sum of all categories. */
+uint64_t cat_breakdown_total(const cat_breakdown *b);
+
+#endif
