@@ -1,0 +1,25 @@
+/* cards.h — GPU card presets and size parsing ("12GiB", "rtx4070", "11.5G").
+ * Used by `run --card`, `report --card`, `predict --card` and the advice. */
+#ifndef VT_ANALYZER_CARDS_H
+#define VT_ANALYZER_CARDS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct card_spec {
+    char name[64];  /* preset name, or the size as given */
+    uint64_t bytes; /* usable capacity in bytes */
+} card_spec;
+
+/* card_parse: a preset (rtx4070 = 12282 MiB, rtx3060-12gb, rtx4090, a100-40gb, a100-80gb,
+ * h100-80gb) or a size with unit (B, K/KiB, M/MiB, G/GiB, T/TiB; K/M/G alone are binary;
+ * decimals allowed). Returns 0, or -1 with a message in err. */
+int card_parse(const char *s, card_spec *out, char *err, size_t errlen);
+/* card_parse_size: the size part of card_parse alone (e.g. "12G" -> 12<<30); 0 or -1. */
+int card_parse_size(const char *s, uint64_t *out);
+/* card_format_bytes: "11.99 GiB" / "512.0 MiB" / "4.0 KiB" / "12 B" into buf; returns buf. */
+char *card_format_bytes(uint64_t bytes, char *buf, size_t len);
+/* card_presets_help: one line listing the presets, for --help texts. */
+const char *card_presets_help(void);
+
+#endif
