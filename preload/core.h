@@ -118,7 +118,7 @@ uint64_t vt__card_used(int device);
 /* vt__card_meminfo: rewrites (free, total) as the program should see them. */
 void vt__card_meminfo(int device, uint64_t *free_b, uint64_t *total_b);
 
-/* ---- real symbols (hook_dlsym.c) ----------------------------------------------------------
+/* ---- real symbols (realsym.c, a core file so unit tests link it) --------------------------
  * vt__real_dlsym: the real dlsym (never our override). vt__next: dlsym(RTLD_NEXT, name)
  * through it, cached by the caller in a static pointer. */
 void *vt__real_dlsym(void *handle, const char *name);

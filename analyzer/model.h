@@ -1,0 +1,62 @@
+/* model.h — the bridge between what a trace measured (replay/classify, the report) and the
+ * memory model (config.c, formula.c, advice.c): formula comparison, OOM diagnosis, advice.
+ * The report fills run_facts; model_report_* print / add the model's sections. */
+#ifndef VT_ANALYZER_MODEL_H
+#define VT_ANALYZER_MODEL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+#include "categories.h"
+
+/* What one traced run measured, as the report knows it. Strings are borrowed. */
+typedef struct run_facts {
+    int argc;                 /* the traced command line (PROCESS record) */
+    const char *const *argv;
+    const char *cwd;          /* to find config files named on the command line */
+    const char *alloc_conf;   /* PYTORCH_CUDA_ALLOC_CONF or PYTORCH_ALLOC_CONF, NULL if unset */
+    int tensor_mode;          /* 1: per-tensor events (cudaMallocAsync backend) */
+    uint64_t card_bytes;      /* emulated card (0 = none) */
+    const char *card_name;    /* "" if none */
+    uint64_t device_total;    /* the traced device's total bytes (0 if unknown) */
+    uint64_t peak_allocated;  /* tensor level (0 if unknown in segment mode) */
+    uint64_t peak_reserved;   /* caching-allocator segments */
+    uint64_t peak_process;    /* reserved + context + kernel code + other driver memory */
+    cat_breakdown at_peak;    /* every byte of peak_process, by category */
+    int iterations;           /* optimizer steps seen */
+    /* OOM (has_oom = 0: the rest is unused) */
+    int has_oom;
+    uint64_t oom_requested;   /* bytes the failing call asked for */
+    uint64_t oom_capacity;    /* card / device capacity at the OOM */
+    cat_breakdown at_oom;     /* live by category at the OOM */
+    uint64_t oom_cache;       /* allocator cache (reserved - allocated) then, if known */
+    uint64_t oom_outside;     /* context + kernel code + external then */
+    const char *oom_phase;    /* "forward", "backward", "optimizer", "eval", "compile", ... */
+    const char *oom_site;     /* "file.py:123 func" of the failing call, or "" */
+    int oom_pytorch_pattern;  /* 1: fail, cache released, fail again (PyTorch's retry) */
+} run_facts;
+
+/* Options from `vramtrace report` flags: config overrides (nanoGPT spelling, key=value),
+ * and the target card for advice. */
+typedef struct model_opts {
+    int noverrides;
+    const char *const *overrides; /* "batch_size=8", ... */
+    uint64_t target_card_bytes;   /* 0: emulated card, else the device total */
+    const char *target_card_name;
+    int color;                    /* 1: ANSI colour allowed */
+} model_opts;
+
+/* model_report_text: prints the configuration found, the formula table (measured /
+ * documents' / refined / ratio, effective activation multiplier), the OOM diagnosis when
+ * f->has_oom, and the advice list, to out. Returns 0, or -1 with a message on stderr when
+ * the configuration is invalid (e.g. an override that does not parse). */
+int model_report_text(FILE *out, const run_facts *f, const model_opts *o);
+
+/* model_report_json: adds "config", "formula", "oom" (diagnosis fields: requested_bytes,
+ * capacity_bytes, cause, live_by_category, ...) and "advice" to root (an object).
+ * Returns 0 or -1 as above. */
+int model_report_json(cJSON *root, const run_facts *f, const model_opts *o);
+
+#endif
