@@ -1,0 +1,98 @@
+/* test_cards.c — card presets, size parsing and byte formatting (analyzer/cards.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../../analyzer/cards.h"
+
+#define MiB (1024ull * 1024ull)
+#define GiB (1024ull * MiB)
+
+static void test_presets(void **state)
+{
+    (void)state;
+    card_spec c;
+    char err[256];
+    assert_int_equal(card_parse("rtx4070", &c, err, sizeof err), 0);
+    assert_string_equal(c.name, "rtx4070");
+    assert_true(c.bytes == 12282 * MiB);
+    assert_int_equal(card_parse("RTX_4070", &c, err, sizeof err), 0);
+    assert_true(c.bytes == 12282 * MiB);
+    assert_int_equal(card_parse("rtx4090", &c, err, sizeof err), 0);
+    assert_true(c.bytes == 24 * GiB);
+    assert_int_equal(card_parse("a100-40gb", &c, err, sizeof err), 0);
+    assert_true(c.bytes == 40 * GiB);
+    assert_int_equal(card_parse("a100-80gb", &c, err, sizeof err), 0);
+    assert_true(c.bytes == 80 * GiB);
+    assert_int_equal(card_parse("h100-80gb", &c, err, sizeof err), 0);
+    assert_true(c.bytes > 79 * GiB && c.bytes <= 80 * GiB);
+    assert_int_equal(card_parse("rtx3060-12gb", &c, err, sizeof err), 0);
+    assert_true(c.bytes == 12 * GiB);
+}
+
+static void test_sizes(void **state)
+{
+    (void)state;
+    card_spec c;
+    char err[256];
+    assert_int_equal(card_parse("12GiB", &c, err, sizeof err), 0);
+    assert_true(c.bytes == 12 * GiB);
+    assert_string_equal(c.name, "12GiB");
+    assert_int_equal(card_parse("12288MiB", &c, err, sizeof err), 0);
+    assert_true(c.bytes == 12 * GiB);
+    assert_int_equal(card_parse("11.5G", &c, err, sizeof err), 0);
+    assert_true(c.bytes == 23 * GiB / 2);
+    uint64_t b = 0;
+    assert_int_equal(card_parse_size("4096", &b), 0);
+    assert_true(b == 4096);
+    assert_int_equal(card_parse_size("2K", &b), 0);
+    assert_true(b == 2048);
+    assert_int_equal(card_parse_size("1 TiB", &b), 0);
+    assert_true(b == 1024 * GiB);
+    assert_int_equal(card_parse_size("12GB", &b), 0);
+    assert_true(b == 12000000000ull);
+    assert_int_equal(card_parse_size("12XB", &b), -1);
+    assert_int_equal(card_parse_size("-3G", &b), -1);
+    assert_int_equal(card_parse_size("G", &b), -1);
+    assert_int_equal(card_parse_size("12G junk", &b), -1);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    card_spec c;
+    char err[512] = "";
+    assert_int_equal(card_parse("gtx9999", &c, err, sizeof err), -1);
+    assert_non_null(strstr(err, "gtx9999"));
+    assert_non_null(strstr(err, "rtx4070"));
+    err[0] = '\0';
+    assert_int_equal(card_parse("0G", &c, err, sizeof err), -1);
+    assert_true(strlen(err) > 0);
+    assert_int_equal(card_parse("", &c, err, sizeof err), -1);
+}
+
+static void test_format(void **state)
+{
+    (void)state;
+    char buf[32];
+    assert_string_equal(card_format_bytes(12, buf, sizeof buf), "12 B");
+    assert_string_equal(card_format_bytes(4096, buf, sizeof buf), "4.0 KiB");
+    assert_string_equal(card_format_bytes(512 * MiB, buf, sizeof buf), "512.0 MiB");
+    assert_string_equal(card_format_bytes(12282 * MiB, buf, sizeof buf), "11.99 GiB");
+    assert_non_null(strstr(card_presets_help(), "rtx4070"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_presets),
+        cmocka_unit_test(test_sizes),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_format),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
