@@ -1,0 +1,209 @@
+/* test_config.c — nanoGPT configuration parsing (analyzer/config.c): defaults, config files
+ * with arithmetic and non-literals, --key=value overrides in order, bad values. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "../../analyzer/config.h"
+
+static char dir[256];
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof dir, "/tmp/vt-test-config.XXXXXX");
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void write_file(const char *name, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void test_defaults(void **state)
+{
+    (void)state;
+    nano_config c;
+    config_init(&c);
+    assert_int_equal(c.v[CFG_batch_size].i, 12);
+    assert_int_equal(c.v[CFG_block_size].i, 1024);
+    assert_int_equal(c.v[CFG_gradient_accumulation_steps].i, 40);
+    assert_int_equal(c.v[CFG_n_layer].i, 12);
+    assert_int_equal(c.v[CFG_n_embd].i, 768);
+    assert_int_equal(c.v[CFG_vocab_size].i, 50304);
+    assert_int_equal(c.v[CFG_bias].i, 0);
+    assert_int_equal(c.v[CFG_compile].i, 1);
+    assert_string_equal(c.v[CFG_dtype].s, "bfloat16");
+    assert_true(c.v[CFG_dropout].f == 0.0);
+    assert_int_equal(c.v[CFG_batch_size].src, CONFIG_SRC_DEFAULT);
+    assert_int_equal(config_dtype_bytes(&c), 2);
+}
+
+/* A config file like nanoGPT's config/train_gpt2.py, then overrides on the command line. */
+static void test_file_and_overrides(void **state)
+{
+    (void)state;
+    write_file("train_gpt2.py",
+               "# config for training GPT-2 (124M)\n"
+               "wandb_log = True\n"
+               "wandb_run_name = 'gpt2-124M' + str(time.time())\n"
+               "import time\n"
+               "batch_size = 12\n"
+               "block_size = 1024\n"
+               "gradient_accumulation_steps = 5 * 8   # 40\n"
+               "max_iters = 600000\n"
+               "n_embd = 1024*12//16   # 768\n"
+               "dropout = 0.1\n"
+               "dtype = 'float16'\n"
+               "if True:\n"
+               "    batch_size = 99\n"
+               "compile = False\n"
+               "lr_decay_iters = max_iters\n");
+    nano_config c;
+    config_init(&c);
+    char err[512] = "";
+    const char *argv[] = {"train_gpt2.py", "--batch_size=16", "--gradient_accumulation_steps=32",
+                          "--compile=True", "--eval_iters=20"};
+    assert_int_equal(config_apply_args(&c, 5, argv, dir, CONFIG_SRC_ARG, 1, err, sizeof err), 0);
+    assert_int_equal(c.v[CFG_batch_size].i, 16);
+    assert_int_equal(c.v[CFG_batch_size].src, CONFIG_SRC_ARG);
+    assert_string_equal(c.v[CFG_batch_size].where, "--batch_size=16");
+    assert_int_equal(c.v[CFG_gradient_accumulation_steps].i, 32);
+    assert_int_equal(c.v[CFG_n_embd].i, 768);
+    assert_int_equal(c.v[CFG_n_embd].src, CONFIG_SRC_FILE);
+    assert_string_equal(c.v[CFG_n_embd].where, "train_gpt2.py:9");
+    assert_true(c.v[CFG_dropout].f > 0.099 && c.v[CFG_dropout].f < 0.101);
+    assert_string_equal(c.v[CFG_dtype].s, "float16");
+    assert_int_equal(c.v[CFG_compile].i, 1);
+    assert_int_equal(c.v[CFG_n_layer].src, CONFIG_SRC_DEFAULT);
+    assert_int_equal(c.nfiles, 1);
+    char buf[32];
+    assert_string_equal(config_value_text(&c, CFG_dropout, buf, sizeof buf), "0.1");
+    assert_string_equal(config_value_text(&c, CFG_compile, buf, sizeof buf), "True");
+
+    /* order matters: an override before the file is overridden by the file */
+    config_init(&c);
+    const char *argv2[] = {"--batch_size=4", "train_gpt2.py"};
+    assert_int_equal(config_apply_args(&c, 2, argv2, dir, CONFIG_SRC_ARG, 1, err, sizeof err), 0);
+    assert_int_equal(c.v[CFG_batch_size].i, 12);
+}
+
+static void test_arithmetic(void **state)
+{
+    (void)state;
+    write_file("arith.py", "n_layer = 2 ** 3\n"
+                           "n_head = (3 + 1) * 2\n"
+                           "n_embd = n_head * 64\n"
+                           "block_size = 1_024 // 4\n"
+                           "dropout = 1 / 5\n"
+                           "batch_size = -(-7) % 5\n"
+                           "bias = True # comment\n"
+                           "vocab_size = 65\n");
+    nano_config c;
+    config_init(&c);
+    char err[512] = "";
+    assert_int_equal(config_apply_file(&c, "arith.py", dir, err, sizeof err), 0);
+    assert_int_equal(c.v[CFG_n_layer].i, 8);
+    assert_int_equal(c.v[CFG_n_head].i, 8);
+    assert_int_equal(c.v[CFG_n_embd].i, 512);
+    assert_int_equal(c.v[CFG_block_size].i, 256);
+    assert_true(c.v[CFG_dropout].f > 0.199 && c.v[CFG_dropout].f < 0.201);
+    assert_int_equal(c.v[CFG_batch_size].i, 2);
+    assert_int_equal(c.v[CFG_bias].i, 1);
+    assert_int_equal(c.v[CFG_vocab_size].i, 65);
+    assert_int_equal(config_validate(&c, err, sizeof err), 0);
+}
+
+static void test_bad_values(void **state)
+{
+    (void)state;
+    nano_config c;
+    config_init(&c);
+    char err[512] = "";
+    assert_int_equal(config_set(&c, "batch_size", "8.5", CONFIG_SRC_FLAG, "--batch_size=8.5", err, sizeof err), -1);
+    assert_non_null(strstr(err, "batch_size"));
+    assert_non_null(strstr(err, "integer"));
+    assert_int_equal(c.v[CFG_batch_size].i, 12); /* unchanged after failure */
+    assert_int_equal(config_set(&c, "batch_size", "0", CONFIG_SRC_FLAG, "x", err, sizeof err), -1);
+    assert_int_equal(config_set(&c, "dropout", "1.5", CONFIG_SRC_FLAG, "x", err, sizeof err), -1);
+    assert_int_equal(config_set(&c, "dtype", "int8", CONFIG_SRC_FLAG, "x", err, sizeof err), -1);
+    assert_non_null(strstr(err, "float32"));
+    assert_int_equal(config_set(&c, "compile", "maybe", CONFIG_SRC_FLAG, "x", err, sizeof err), -1);
+    assert_int_equal(config_set(&c, "dtype", "fp16", CONFIG_SRC_FLAG, "x", err, sizeof err), 0);
+    assert_string_equal(c.v[CFG_dtype].s, "float16");
+    assert_int_equal(config_set(&c, "dropout", "0", CONFIG_SRC_FLAG, "x", err, sizeof err), 0);
+    assert_int_equal(config_set(&c, "no_such_key", "1", CONFIG_SRC_FLAG, "x", err, sizeof err), 1);
+
+    /* strict: unknown keys and missing files are errors; lenient: warnings */
+    const char *argv[] = {"--learning_rat=3", "missing.py"};
+    assert_int_equal(config_apply_args(&c, 1, argv, dir, CONFIG_SRC_ARG, 1, err, sizeof err), -1);
+    assert_non_null(strstr(err, "learning_rat"));
+    assert_int_equal(config_apply_args(&c, 1, argv + 1, dir, CONFIG_SRC_ARG, 1, err, sizeof err), -1);
+    assert_non_null(strstr(err, "missing.py"));
+    config_init(&c);
+    assert_int_equal(config_apply_args(&c, 2, argv, dir, CONFIG_SRC_ARG, 0, err, sizeof err), 0);
+    assert_int_equal(c.nwarnings, 2);
+
+    /* a bad value inside a file is an error even when lenient, naming file and line */
+    write_file("bad.py", "batch_size = 16\nn_layer = 'twelve'\n");
+    config_init(&c);
+    const char *argv2[] = {"bad.py"};
+    assert_int_equal(config_apply_args(&c, 1, argv2, dir, CONFIG_SRC_ARG, 0, err, sizeof err), -1);
+    assert_non_null(strstr(err, "bad.py:2"));
+
+    config_init(&c);
+    assert_int_equal(config_set(&c, "n_head", "7", CONFIG_SRC_FLAG, "x", err, sizeof err), 0);
+    assert_int_equal(config_validate(&c, err, sizeof err), -1);
+    assert_non_null(strstr(err, "divisible"));
+}
+
+static void test_cmdline(void **state)
+{
+    (void)state;
+    write_file("small.py", "n_layer = 6\nn_head = 6\nn_embd = 384\nblock_size = 512\n");
+    nano_config c;
+    config_init(&c);
+    char err[512] = "";
+    const char *argv[] = {"python3", "-u", "train.py", "small.py", "--batch_size=16", "--device=cuda"};
+    assert_int_equal(config_from_cmdline(&c, 6, argv, dir, err, sizeof err), 0);
+    assert_int_equal(c.v[CFG_n_layer].i, 6);
+    assert_int_equal(c.v[CFG_block_size].i, 512);
+    assert_int_equal(c.v[CFG_batch_size].i, 16);
+    assert_int_equal(c.nwarnings, 0);
+    /* no .py script (a simulation binary): everything after argv[0] */
+    config_init(&c);
+    const char *argv2[] = {"./gpt_sim", "--batch_size=8", "--gradient_accumulation_steps=64"};
+    assert_int_equal(config_from_cmdline(&c, 3, argv2, dir, err, sizeof err), 0);
+    assert_int_equal(c.v[CFG_batch_size].i, 8);
+    assert_int_equal(c.v[CFG_gradient_accumulation_steps].i, 64);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_defaults),      cmocka_unit_test(test_file_and_overrides),
+        cmocka_unit_test(test_arithmetic),    cmocka_unit_test(test_bad_values),
+        cmocka_unit_test(test_cmdline),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
