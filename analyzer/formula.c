@@ -1,0 +1,128 @@
+/* formula.c — the design documents' memory formula (formula.md §2, exactly as written) and
+ * the refined formula (§3) for nanoGPT-shaped models, per category (formula.h). */
+#include "formula.h"
+
+#include <string.h>
+
+void formula_shape_from_config(const nano_config *c, gpt_shape *s)
+{
+    memset(s, 0, sizeof *s);
+    s->B = (uint64_t)c->v[CFG_batch_size].i;
+    s->T = (uint64_t)c->v[CFG_block_size].i;
+    s->A = (uint64_t)c->v[CFG_gradient_accumulation_steps].i;
+    s->L = (uint64_t)c->v[CFG_n_layer].i;
+    s->H = (uint64_t)c->v[CFG_n_head].i;
+    s->d = (uint64_t)c->v[CFG_n_embd].i;
+    s->V = (uint64_t)c->v[CFG_vocab_size].i;
+    s->dropout = c->v[CFG_dropout].f;
+    s->bias = (int)c->v[CFG_bias].i;
+    s->dtype_bytes = config_dtype_bytes(c);
+    s->compile = (int)c->v[CFG_compile].i;
+}
+
+uint64_t formula_params_exact(const gpt_shape *s)
+{
+    uint64_t c = s->bias ? 13 : 2, f = s->bias ? 2 : 1;
+    return s->V * s->d + s->T * s->d + s->L * (12 * s->d * s->d + c * s->d) + f * s->d;
+}
+
+uint64_t formula_params_matmul(const gpt_shape *s)
+{
+    return 12 * s->L * s->d * s->d + s->V * s->d;
+}
+
+void formula_documents(const gpt_shape *s, doc_formula *d)
+{
+    memset(d, 0, sizeof *d);
+    d->params_estimate = 12 * s->L * s->d * s->d + s->d * s->V;
+    /* nanoGPT's get_num_params(non_embedding=True) subtracts the position embeddings. */
+    d->params_reported = formula_params_exact(s) - s->T * s->d;
+    d->decayed_params = s->V * s->d + s->T * s->d + 12 * s->L * s->d * s->d;
+    d->param_bytes = d->params_reported * 2;
+    d->grad_bytes = d->params_reported * 2;
+    d->optimizer_bytes = d->decayed_params * 2 * 4;
+    d->core_bytes = d->params_reported * (2 + 8);
+    d->act_elements = s->B * s->T * s->d * s->L;
+    d->act_bytes_basic = d->act_elements * FORMULA_DOC_MULT_BASIC * 2;
+    d->act_bytes_empirical = d->act_elements * FORMULA_DOC_MULT_EMPIRICAL * 2;
+    d->attn_bytes_per_layer = s->B * s->H * s->T * s->T * 2;
+    d->context_bytes = 500000000ull;
+    d->compile_bytes = s->compile ? 750000000ull : 0;
+}
+
+void formula_documents_breakdown(const gpt_shape *s, cat_breakdown *out)
+{
+    doc_formula d;
+    formula_documents(s, &d);
+    memset(out, 0, sizeof *out);
+    out->bytes[CAT_PARAMETERS] = d.param_bytes;
+    out->bytes[CAT_GRADIENTS] = d.grad_bytes;
+    out->bytes[CAT_OPTIMIZER] = d.optimizer_bytes;
+    out->bytes[CAT_ACTIVATIONS] = d.act_bytes_basic;
+    out->bytes[CAT_ATTENTION] = d.attn_bytes_per_layer;
+    out->bytes[CAT_CONTEXT] = d.context_bytes;
+    out->bytes[CAT_KERNEL_CODE] = d.compile_bytes;
+}
+
+uint64_t formula_block_bytes(const gpt_shape *s)
+{
+    uint64_t N = s->B * s->T, d = s->d;
+    uint64_t per_nd;
+    if (s->dtype_bytes >= 4)
+        per_nd = 64; /* float32: every saved tensor at 4 B */
+    else if (s->compile)
+        per_nd = 30; /* torch.compile recomputes some: 24-36, the middle */
+    else
+        per_nd = 36;
+    uint64_t b = per_nd * N * d + 16 * N + 4 * N * s->H;
+    if (s->dropout > 0)
+        b += 2 * N * d; /* dropout masks */
+    return b;
+}
+
+void formula_refined(const gpt_shape *s, cat_breakdown *out)
+{
+    memset(out, 0, sizeof *out);
+    uint64_t P = formula_params_exact(s), N = s->B * s->T, d = s->d;
+    out->bytes[CAT_PARAMETERS] = 4 * P;
+    out->bytes[CAT_OPTIMIZER] = s->iteration0 ? 0 : 8 * P;
+    out->bytes[CAT_GRADIENTS] = s->A > 1 ? 4 * P : 0;
+    if (s->dtype_bytes == 2 && !s->compile)
+        out->bytes[CAT_AUTOCAST] = s->checkpointing ? 2 * (s->V * d + 12 * d * d)
+                                                    : 2 * formula_params_matmul(s);
+    uint64_t block = formula_block_bytes(s);
+    uint64_t act;
+    if (s->checkpointing) /* only block inputs (fp32 residual) + one block recomputed */
+        act = s->L * 4 * N * d + block;
+    else
+        act = s->L * block;
+    act += 6 * N * d + 8 * N; /* final LayerNorm: fp32 input + 16-bit output, mean/rstd */
+    if (s->dropout > 0)
+        act += N * d; /* embedding dropout mask */
+    out->bytes[CAT_ACTIVATIONS] = act;
+    out->bytes[CAT_LOGITS] = (s->compile ? 8 : 12) * N * s->V;
+    if (s->unfused_attention)
+        out->bytes[CAT_ATTENTION] = (s->checkpointing ? 1 : s->L) * 6 * s->B * s->H * s->T * s->T;
+    out->bytes[CAT_INPUTS] = 16 * N; /* int64 token ids and targets */
+}
+
+uint64_t formula_largest_tensor(const gpt_shape *s, const char **what)
+{
+    uint64_t N = s->B * s->T;
+    struct {
+        uint64_t bytes;
+        const char *what;
+    } c[] = {
+        {4 * N * s->V, "fp32 logits for cross-entropy (4*B*T*V)"},
+        {4 * s->V * s->d, "token embedding / lm_head weight, fp32 (4*V*d)"},
+        {(uint64_t)(s->dtype_bytes >= 4 ? 16 : 8) * N * s->d, "MLP hidden activation (4*d wide)"},
+        {s->unfused_attention ? 4 * s->B * s->H * s->T * s->T : 0, "attention scores, fp32 (4*B*H*T^2)"},
+    };
+    size_t best = 0;
+    for (size_t i = 1; i < sizeof c / sizeof c[0]; i++)
+        if (c[i].bytes > c[best].bytes)
+            best = i;
+    if (what)
+        *what = c[best].what;
+    return c[best].bytes;
+}

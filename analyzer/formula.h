@@ -1,0 +1,80 @@
+/* formula.h — the two memory formulas of formula.md for a nanoGPT-shaped model: the design
+ * documents' formula exactly as written (§2) and the refined formula (§3), per category.
+ * Calibration against a measurement and what-ifs live in advice.c. */
+#ifndef VT_ANALYZER_FORMULA_H
+#define VT_ANALYZER_FORMULA_H
+
+#include <stdint.h>
+
+#include "categories.h"
+#include "config.h"
+
+/* The shape of one training step. All sizes > 0. */
+typedef struct gpt_shape {
+    uint64_t B, T, A, L, H, d, V; /* batch, block, grad accum, layers, heads, width, vocab */
+    double dropout;
+    int bias;
+    int dtype_bytes;       /* 2: float16 / bfloat16 autocast; 4: float32 */
+    int compile;           /* torch.compile */
+    int unfused_attention; /* 1: B*H*T^2 scores materialized (no flash / SDPA) */
+    int checkpointing;     /* 1: activation checkpointing of every block */
+    int iteration0;        /* 1: before the first optimizer step (no Adam state) */
+} gpt_shape;
+
+/* The documents' formula (formula.md §2), with its worked-example quantities. */
+typedef struct doc_formula {
+    uint64_t params_estimate;      /* 12*L*d^2 + d*V */
+    uint64_t params_reported;      /* what nanoGPT logs: exact P minus position embeddings */
+    uint64_t decayed_params;       /* 2-D tensors: V*d + T*d + 12*L*d^2 */
+    uint64_t param_bytes;          /* params_reported * 2 B (the documents assume fp16) */
+    uint64_t grad_bytes;           /* params_reported * 2 B */
+    uint64_t optimizer_bytes;      /* decayed_params * 2 states * 4 B */
+    uint64_t core_bytes;           /* (2 + 8) B/param * params_reported */
+    uint64_t act_elements;         /* B*T*d*L */
+    uint64_t act_bytes_basic;      /* act_elements * 24 * 2 B */
+    uint64_t act_bytes_empirical;  /* act_elements * 160 * 2 B ("adjusted to match") */
+    uint64_t attn_bytes_per_layer; /* B*H*T^2 * 2 B, one layer at a time */
+    uint64_t context_bytes;        /* ~500 MB */
+    uint64_t compile_bytes;        /* torch.compile 0.5-1 GB: 750 MB when compiled, else 0 */
+} doc_formula;
+
+enum { FORMULA_DOC_MULT_BASIC = 24, FORMULA_DOC_MULT_EMPIRICAL = 160 };
+
+/* formula_shape_from_config: the shape of a nanoGPT configuration (attention fused,
+ * no checkpointing, steady state). */
+void formula_shape_from_config(const nano_config *c, gpt_shape *s);
+
+/* formula_params_exact: nanoGPT's exact parameter count, all tensors on the GPU:
+ * V*d + T*d + L*(12*d^2 + c*d) + f*d, c = 13, f = 2 with bias, c = 2, f = 1 without. */
+uint64_t formula_params_exact(const gpt_shape *s);
+/* formula_params_matmul: P_mm = 12*L*d^2 + V*d (weights autocast copies to 16 bits). */
+uint64_t formula_params_matmul(const gpt_shape *s);
+
+/* formula_documents: fills d with the documents' formula for s. */
+void formula_documents(const gpt_shape *s, doc_formula *d);
+/* formula_documents_breakdown: the documents' numbers per category (parameters, gradients,
+ * optimizer, activations at multiplier 24, attention one layer, context, compile as kernel
+ * code); categories the documents do not model are 0. */
+void formula_documents_breakdown(const gpt_shape *s, cat_breakdown *out);
+
+/* formula_block_bytes: saved activations of one transformer block (36*N*d + 16*N + 4*N*H
+ * for eager 16-bit autocast with fused attention; variants per s). */
+uint64_t formula_block_bytes(const gpt_shape *s);
+
+/* formula_refined: the refined formula's tensor bytes at the step's peak (start of the
+ * loss backward) per category: parameters 4P, optimizer 8P (0 at iteration 0), gradients 4P
+ * when A > 1, autocast copies 2*P_mm (eager 16-bit), activations L blocks + 6Nd + 8N
+ * (final LayerNorm), logits/loss 12NV (8NV compiled), attention 6*B*H*T^2 per layer when
+ * unfused, inputs 16N. Sums to formula.md §3's peak. Other categories are 0. */
+void formula_refined(const gpt_shape *s, cat_breakdown *out);
+
+/* formula_largest_tensor: the largest single tensor of a step in bytes; *what (optional)
+ * gets a static description. */
+uint64_t formula_largest_tensor(const gpt_shape *s, const char **what);
+
+/* Fixed costs assumed by `predict` when nothing was measured. */
+#define FORMULA_CONTEXT_BYTES (500ull << 20)  /* CUDA context, lazy kernel loading */
+#define FORMULA_CUBLAS_BYTES (8ull << 20)     /* cuBLAS workspace, default size */
+#define FORMULA_CACHE_FRACTION 0.10           /* allocator cache / allocated at the peak */
+
+#endif

@@ -1,0 +1,175 @@
+/* test_formula.c — the design documents' worked numbers (formula.md §2) and the refined
+ * formula (§3) as golden values (analyzer/formula.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../../analyzer/formula.h"
+
+/* Worked example 1: L=6, H=6, d=384, T=512, B=16, A=4, V=50304, float16, compile on. */
+static gpt_shape example1(void)
+{
+    gpt_shape s;
+    memset(&s, 0, sizeof s);
+    s.B = 16, s.T = 512, s.A = 4, s.L = 6, s.H = 6, s.d = 384, s.V = 50304;
+    s.dtype_bytes = 2, s.compile = 1;
+    return s;
+}
+
+/* Worked example 2: GPT-2 124M, L=12, H=12, d=768, T=1024, B=16, A=32. */
+static gpt_shape example2(void)
+{
+    gpt_shape s;
+    memset(&s, 0, sizeof s);
+    s.B = 16, s.T = 1024, s.A = 32, s.L = 12, s.H = 12, s.d = 768, s.V = 50304;
+    s.dtype_bytes = 2, s.compile = 0;
+    return s;
+}
+
+static void test_documents_example1(void **state)
+{
+    (void)state;
+    gpt_shape s = example1();
+    doc_formula d;
+    formula_documents(&s, &d);
+    /* 12*6*384^2 + 384*50304 = 10.6 M + 19.3 M ~= 29.9 M */
+    assert_true(d.params_estimate == 10616832ull + 19316736ull);
+    assert_true(d.params_estimate / 100000 == 299);
+    /* the log's 29.94 M and 59.88 MB */
+    assert_true((d.params_reported + 5000) / 10000 == 2994);
+    assert_true((d.param_bytes + 5000) / 10000 == 5988);
+    /* 30,130,176 decayed params x 8 ~= 241 MB */
+    assert_true(d.decayed_params == 30130176ull);
+    assert_true(d.optimizer_bytes == 30130176ull * 8);
+    assert_true((d.optimizer_bytes + 500000) / 1000000 == 241);
+    /* gradients ~0.06 GB, core ~300 MB */
+    assert_true((d.grad_bytes + 5000000) / 10000000 == 6);
+    assert_true((d.core_bytes + 50000000) / 100000000 == 3);
+    /* 18.87 M elements, x 24 x 2 B ~= 906 MB; x 160 x 2 B ~= 6 GB */
+    assert_true(d.act_elements == 18874368ull);
+    assert_true((d.act_bytes_basic + 500000) / 1000000 == 906);
+    assert_true((d.act_bytes_empirical + 500000000) / 1000000000 == 6);
+    /* attention scores 50.3 MB per layer */
+    assert_true((d.attn_bytes_per_layer + 50000) / 100000 == 503);
+    assert_true(d.context_bytes == 500000000ull);
+    assert_true(d.compile_bytes > 0);
+
+    cat_breakdown b;
+    formula_documents_breakdown(&s, &b);
+    assert_true(b.bytes[CAT_PARAMETERS] == d.param_bytes);
+    assert_true(b.bytes[CAT_OPTIMIZER] == d.optimizer_bytes);
+    assert_true(b.bytes[CAT_ACTIVATIONS] == d.act_bytes_basic);
+    assert_true(b.bytes[CAT_LOGITS] == 0); /* the documents do not model logits */
+}
+
+static void test_exact_params(void **state)
+{
+    (void)state;
+    gpt_shape s = example2();
+    /* GPT-2 124M without bias: 124,373,760 (nanoGPT logs 123.59M without wpe) */
+    assert_true(formula_params_exact(&s) == 124373760ull);
+    s.bias = 1;
+    /* with bias (GPT-2 checkpoint shape, V=50257 padded to 50304): + 12*11*768 + 768 */
+    assert_true(formula_params_exact(&s) == 124373760ull + 12ull * 11 * 768 + 768);
+    s.bias = 0;
+    assert_true(formula_params_matmul(&s) == 12ull * 12 * 768 * 768 + 50304ull * 768);
+}
+
+static void test_refined_peak(void **state)
+{
+    (void)state;
+    gpt_shape s = example2();
+    s.B = 8, s.A = 64;
+    cat_breakdown b;
+    formula_refined(&s, &b);
+    uint64_t P = 124373760ull, N = 8ull * 1024, d = 768, L = 12, H = 12, V = 50304;
+    uint64_t Pmm = 12 * L * d * d + V * d;
+    /* formula.md §3: 4P + 8P + 2 P_mm + L(36Nd + 16N + 4NH) + 6Nd + 24N + 12NV, +4P (A > 1) */
+    uint64_t want = 4 * P + 8 * P + 2 * Pmm + L * (36 * N * d + 16 * N + 4 * N * H) + 6 * N * d + 24 * N +
+                    12 * N * V + 4 * P;
+    assert_true(cat_breakdown_total(&b) == want);
+    assert_true(b.bytes[CAT_PARAMETERS] == 4 * P);
+    assert_true(b.bytes[CAT_GRADIENTS] == 4 * P);
+    assert_true(b.bytes[CAT_OPTIMIZER] == 8 * P);
+    assert_true(b.bytes[CAT_AUTOCAST] == 2 * Pmm);
+    assert_true(b.bytes[CAT_LOGITS] == 12 * N * V);
+    assert_true(b.bytes[CAT_INPUTS] == 16 * N);
+    assert_true(b.bytes[CAT_ATTENTION] == 0);
+
+    /* A = 1: no gradients at the peak; iteration 0: no Adam state */
+    s.A = 1;
+    s.iteration0 = 1;
+    formula_refined(&s, &b);
+    assert_true(cat_breakdown_total(&b) == want - 4 * P - 8 * P);
+
+    /* compiled: 8NV, no weight copies, fewer saved activations */
+    s = example2();
+    s.compile = 1;
+    formula_refined(&s, &b);
+    N = 16ull * 1024;
+    assert_true(b.bytes[CAT_LOGITS] == 8 * N * V);
+    assert_true(b.bytes[CAT_AUTOCAST] == 0);
+    assert_true(b.bytes[CAT_ACTIVATIONS] < L * 36 * N * d);
+    assert_true(b.bytes[CAT_ACTIVATIONS] >= L * 24 * N * d);
+
+    /* B=12, T=1024: cross-entropy ~7.4 GB vs blocks ~4.1 GB (formula.md §3) */
+    s = example2();
+    s.B = 12;
+    formula_refined(&s, &b);
+    assert_true((b.bytes[CAT_LOGITS] + 50000000) / 100000000 == 74);
+    assert_true((L * formula_block_bytes(&s) + 50000000) / 100000000 == 41);
+}
+
+static void test_variants(void **state)
+{
+    (void)state;
+    gpt_shape s = example1();
+    s.compile = 0;
+    uint64_t N = 16ull * 512, d = 384, H = 6;
+    assert_true(formula_block_bytes(&s) == 36 * N * d + 16 * N + 4 * N * H);
+    s.dropout = 0.1;
+    assert_true(formula_block_bytes(&s) == 38 * N * d + 16 * N + 4 * N * H);
+    s.dropout = 0;
+    s.dtype_bytes = 4;
+    assert_true(formula_block_bytes(&s) == 64 * N * d + 16 * N + 4 * N * H);
+    s.dtype_bytes = 2;
+    cat_breakdown b;
+    s.unfused_attention = 1;
+    formula_refined(&s, &b);
+    assert_true(b.bytes[CAT_ATTENTION] == 6ull * 6 * 16 * 6 * 512 * 512);
+    uint64_t act_full = b.bytes[CAT_ACTIVATIONS];
+    s.checkpointing = 1;
+    formula_refined(&s, &b);
+    assert_true(b.bytes[CAT_ACTIVATIONS] < act_full / 3);
+
+    const char *what = NULL;
+    s = example2();
+    uint64_t big = formula_largest_tensor(&s, &what);
+    assert_true(big == 4ull * 16 * 1024 * 50304);
+    assert_non_null(strstr(what, "logits"));
+}
+
+static void test_shape_from_config(void **state)
+{
+    (void)state;
+    nano_config c;
+    config_init(&c);
+    gpt_shape s;
+    formula_shape_from_config(&c, &s);
+    assert_true(s.B == 12 && s.T == 1024 && s.A == 40 && s.L == 12 && s.H == 12 && s.d == 768);
+    assert_true(s.V == 50304 && s.compile == 1 && s.dtype_bytes == 2 && s.bias == 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_documents_example1), cmocka_unit_test(test_exact_params),
+        cmocka_unit_test(test_refined_peak),       cmocka_unit_test(test_variants),
+        cmocka_unit_test(test_shape_from_config),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
