@@ -1,0 +1,236 @@
+/* test_advice.c — calibration, what-if predictions, OOM cause classes and the documents'
+ * advice list (analyzer/advice.c), including worked example 2 of the design documents. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../../analyzer/advice.h"
+
+#define MiB (1024ull * 1024ull)
+#define RTX4070 (12282ull * MiB)
+
+static gpt_shape gpt2(uint64_t B, uint64_t A)
+{
+    gpt_shape s;
+    memset(&s, 0, sizeof s);
+    s.B = B, s.T = 1024, s.A = A, s.L = 12, s.H = 12, s.d = 768, s.V = 50304;
+    s.dtype_bytes = 2, s.compile = 0;
+    return s;
+}
+
+/* Worked example 2: B=16, A=32 overshoots 12 GB; B=8, A=64 is recommended and fits 12282 MiB.
+ * By the refined formula (no trace: 500 MiB context, 10 % allocator cache) B=16 needs about
+ * 18.6 GiB and B=8 about 10.7 GiB, under 95 % of 12282 MiB (11.39 GiB); B=9 does not divide 512 and would
+ * not fit either, so the documents' answer is also the largest micro-batch that fits. */
+static void test_worked_example2(void **state)
+{
+    (void)state;
+    gpt_shape cur = gpt2(16, 32);
+    model_calib c;
+    advice_calib_default(&c, &cur);
+    prediction p;
+    advice_predict(&c, &cur, &p);
+    assert_true(p.peak_bytes > 12ull * 1024 * MiB);
+    assert_int_equal(advice_fits(p.peak_bytes, RTX4070, ADVICE_HEADROOM), 0);
+
+    advice_item items[ADVICE_MAX];
+    int n = advice_candidates(&c, &cur, RTX4070, 0, 0, 0, items, ADVICE_MAX);
+    assert_true(n >= 6);
+    assert_int_equal(items[0].recommended, 1);
+    assert_true(items[0].shape.B == 8 && items[0].shape.A == 64);
+    assert_string_equal(items[0].cmdline, "--batch_size=8 --gradient_accumulation_steps=64");
+    assert_int_equal(items[0].fits, 1);
+    assert_non_null(strstr(items[0].note, "same effective batch 512"));
+    assert_true(items[0].headroom_bytes > 0);
+    assert_true((double)items[0].predicted_peak <= 0.95 * (double)RTX4070);
+    /* the rest in the documents' order: quarter (B=4, A=128), then B=8, A=32 */
+    assert_true(items[1].shape.B == 4 && items[1].shape.A == 128);
+    assert_true(items[2].shape.B == 8 && items[2].shape.A == 32);
+    assert_non_null(strstr(items[2].note, "effective batch 256"));
+    /* no expandable_segments without fragmentation */
+    for (int i = 0; i < n; i++)
+        assert_null(strstr(items[i].change, "expandable"));
+    assert_true(advice_largest_batch(&c, &cur, RTX4070, ADVICE_HEADROOM) == 8);
+}
+
+static void test_largest_batch_property(void **state)
+{
+    (void)state;
+    gpt_shape s = gpt2(1, 1);
+    s.compile = 1;
+    model_calib c;
+    advice_calib_default(&c, &s);
+    uint64_t cap = 24ull * 1024 * MiB;
+    uint64_t b = advice_largest_batch(&c, &s, cap, ADVICE_HEADROOM);
+    assert_true(b >= 2);
+    prediction p;
+    s.B = b;
+    advice_predict(&c, &s, &p);
+    assert_int_equal(advice_fits(p.peak_bytes, cap, ADVICE_HEADROOM), 1);
+    s.B = b + 1;
+    advice_predict(&c, &s, &p);
+    assert_int_equal(advice_fits(p.peak_bytes, cap, ADVICE_HEADROOM), 0);
+    assert_true(advice_largest_batch(&c, &s, 100 * MiB, ADVICE_HEADROOM) == 0);
+    assert_true(advice_largest_batch(&c, &s, 0, ADVICE_HEADROOM) == 0);
+}
+
+/* A measurement that differs from the formula by known factors: the calibrated prediction
+ * reproduces the measurement at its own shape and carries the factors to a what-if. */
+static void test_calibration(void **state)
+{
+    (void)state;
+    gpt_shape s = gpt2(8, 1);
+    cat_breakdown ref, m;
+    formula_refined(&s, &ref);
+    memset(&m, 0, sizeof m);
+    m.bytes[CAT_PARAMETERS] = ref.bytes[CAT_PARAMETERS];
+    m.bytes[CAT_OPTIMIZER] = ref.bytes[CAT_OPTIMIZER];
+    m.bytes[CAT_AUTOCAST] = ref.bytes[CAT_AUTOCAST];
+    m.bytes[CAT_ACTIVATIONS] = ref.bytes[CAT_ACTIVATIONS] * 5 / 4;
+    m.bytes[CAT_LOGITS] = ref.bytes[CAT_LOGITS] * 3 / 4;
+    m.bytes[CAT_INPUTS] = ref.bytes[CAT_INPUTS];
+    m.bytes[CAT_TEMPORARIES] = 32 * MiB;
+    m.bytes[CAT_CONTEXT] = 400 * MiB;
+    m.bytes[CAT_KERNEL_CODE] = 100 * MiB;
+    uint64_t tensor = cat_breakdown_total(&m) - 500 * MiB;
+    m.bytes[CAT_CACHE] = tensor / 5;
+    model_calib c;
+    advice_calibrate(&c, &s, &m, 0);
+    assert_int_equal(c.calibrated, 1);
+    assert_true(c.ratio[CAT_ACTIVATIONS] > 1.24 && c.ratio[CAT_ACTIVATIONS] < 1.26);
+    assert_true(c.ratio[CAT_LOGITS] > 0.74 && c.ratio[CAT_LOGITS] < 0.76);
+    prediction p;
+    advice_predict(&c, &s, &p);
+    double total = (double)cat_breakdown_total(&m);
+    assert_true((double)p.peak_bytes > total * 0.999 && (double)p.peak_bytes < total * 1.001);
+
+    /* what-if B=4: activations and logits scale with B, carried ratios, fixed costs kept */
+    gpt_shape h = s;
+    h.B = 4;
+    formula_refined(&h, &ref);
+    advice_predict(&c, &h, &p);
+    double want_act = (double)ref.bytes[CAT_ACTIVATIONS] * 1.25;
+    assert_true((double)p.by_cat.bytes[CAT_ACTIVATIONS] > want_act * 0.999 &&
+                (double)p.by_cat.bytes[CAT_ACTIVATIONS] < want_act * 1.001);
+    assert_true(p.by_cat.bytes[CAT_CONTEXT] == 400 * MiB);
+    assert_true(p.by_cat.bytes[CAT_KERNEL_CODE] == 100 * MiB);
+    assert_true(p.by_cat.bytes[CAT_CACHE] > p.tensor_bytes / 5 - 2 && p.by_cat.bytes[CAT_CACHE] < p.tensor_bytes / 5 + 2);
+    /* gradients appear when A goes from 1 to 2 */
+    h.A = 2;
+    advice_predict(&c, &h, &p);
+    assert_true(p.by_cat.bytes[CAT_GRADIENTS] == ref.bytes[CAT_PARAMETERS]);
+
+    /* a partial (OOM) measurement: categories below the formula are not trusted */
+    m.bytes[CAT_ACTIVATIONS] = ref.bytes[CAT_ACTIVATIONS] / 4;
+    advice_calibrate(&c, &s, &m, 1);
+    assert_true(c.ratio[CAT_ACTIVATIONS] == 1.0);
+    advice_calibrate(&c, &s, &m, 0);
+    assert_true(c.ratio[CAT_ACTIVATIONS] < 0.5);
+
+    /* iteration 0: no Adam state measured; the what-if still has it (steady state) */
+    gpt_shape s0 = s;
+    s0.iteration0 = 1;
+    formula_refined(&s0, &ref);
+    advice_calibrate(&c, &s0, &ref, 1);
+    advice_predict(&c, &s, &p);
+    assert_true(p.by_cat.bytes[CAT_OPTIMIZER] == 8 * formula_params_exact(&s));
+
+    /* segment mode: most bytes unknown -> one global ratio */
+    memset(&m, 0, sizeof m);
+    formula_refined(&s, &ref);
+    m.bytes[CAT_UNKNOWN] = cat_breakdown_total(&ref) * 11 / 10;
+    m.bytes[CAT_CONTEXT] = 300 * MiB;
+    advice_calibrate(&c, &s, &m, 0);
+    assert_int_equal(c.global, 1);
+    advice_predict(&c, &s, &p);
+    assert_true(p.tensor_bytes > m.bytes[CAT_UNKNOWN] - 100 && p.tensor_bytes < m.bytes[CAT_UNKNOWN] + 100);
+}
+
+static void test_oom_causes(void **state)
+{
+    (void)state;
+    cat_breakdown live;
+    memset(&live, 0, sizeof live);
+    live.bytes[CAT_ACTIVATIONS] = 6000 * MiB;
+    live.bytes[CAT_LOGITS] = 4000 * MiB;
+    char why[256];
+    assert_int_equal(advice_oom_cause(&live, 1536 * MiB, RTX4070, 100 * MiB, 600 * MiB, "forward", 0, why, sizeof why),
+                     OOM_ACTIVATIONS);
+    assert_non_null(strstr(why, "activations"));
+    assert_int_equal(advice_oom_cause(&live, 512 * MiB, RTX4070, 2000 * MiB, 600 * MiB, "backward", 3, why, sizeof why),
+                     OOM_FRAGMENTATION);
+    live.bytes[CAT_EXTERNAL] = 3000 * MiB;
+    assert_int_equal(advice_oom_cause(&live, 512 * MiB, RTX4070, 0, 3600 * MiB, "forward", 3, why, sizeof why),
+                     OOM_OUTSIDE);
+    live.bytes[CAT_EXTERNAL] = 0;
+    assert_int_equal(advice_oom_cause(&live, 512 * MiB, RTX4070, 0, 600 * MiB, "optimizer", 0, why, sizeof why),
+                     OOM_SPIKE);
+    assert_non_null(strstr(why, "exp_avg"));
+    assert_int_equal(advice_oom_cause(&live, 512 * MiB, RTX4070, 0, 600 * MiB, "eval", 5, why, sizeof why), OOM_SPIKE);
+    assert_string_equal(advice_cause_key(OOM_FRAGMENTATION), "fragmentation");
+    assert_non_null(strstr(advice_cause_text(OOM_OUTSIDE), "outside"));
+}
+
+static void test_candidates_options(void **state)
+{
+    (void)state;
+    gpt_shape cur = gpt2(12, 40);
+    cur.compile = 1;
+    model_calib c;
+    advice_calib_default(&c, &cur);
+    advice_item items[ADVICE_MAX];
+    /* fragmentation, not set: expandable_segments offered; already set: not */
+    int n = advice_candidates(&c, &cur, RTX4070, 1, 0, 0, items, ADVICE_MAX);
+    int found = 0, ckpt = -1, comp = -1;
+    for (int i = 0; i < n; i++) {
+        if (strstr(items[i].cmdline, "expandable_segments:True"))
+            found = 1;
+        if (strstr(items[i].change, "checkpointing"))
+            ckpt = i;
+        if (!strcmp(items[i].cmdline, "--compile=False"))
+            comp = i;
+    }
+    assert_int_equal(found, 1);
+    assert_true(ckpt > 0 && comp > 0 && comp < ckpt);
+    prediction p;
+    advice_predict(&c, &cur, &p);
+    assert_true(items[ckpt].predicted_peak < p.peak_bytes);
+    n = advice_candidates(&c, &cur, RTX4070, 1, 1, 0, items, ADVICE_MAX);
+    for (int i = 0; i < n; i++)
+        assert_null(strstr(items[i].cmdline, "expandable"));
+    /* recommended: the largest micro-batch that fits, keeping B*A = 480 where possible */
+    assert_int_equal(items[0].recommended, 1);
+    assert_int_equal(items[0].fits, 1);
+    assert_true(items[0].shape.B * items[0].shape.A == 480);
+    uint64_t lb = advice_largest_batch(&c, &cur, RTX4070, ADVICE_HEADROOM);
+    assert_true(items[0].shape.B <= lb);
+    for (int i = 1; i < n; i++)
+        if (items[i].fits == 1 && items[i].shape.T == cur.T && items[i].shape.L == cur.L &&
+            items[i].shape.d == cur.d && items[i].shape.compile == cur.compile && !items[i].shape.checkpointing)
+            assert_true(items[i].shape.B <= items[0].shape.B);
+    /* the current configuration fits: "none" first */
+    gpt_shape small = gpt2(2, 1);
+    advice_calib_default(&c, &small);
+    n = advice_candidates(&c, &small, RTX4070, 0, 0, 1, items, ADVICE_MAX);
+    assert_true(n > 1);
+    assert_non_null(strstr(items[0].change, "none"));
+    assert_int_equal(items[0].recommended, 1);
+    /* capacity unknown: fits = -1 everywhere */
+    n = advice_candidates(&c, &cur, 0, 0, 0, 0, items, ADVICE_MAX);
+    for (int i = 0; i < n; i++)
+        assert_int_equal(items[i].fits, -1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_worked_example2), cmocka_unit_test(test_largest_batch_property),
+        cmocka_unit_test(test_calibration),     cmocka_unit_test(test_oom_causes),
+        cmocka_unit_test(test_candidates_options),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
