@@ -115,16 +115,20 @@ $(VRAMTRACE): $(call obj,analyzer/main.c) $(ANALYZER_A)
 	$(E) LD $@
 	$(Q)$(CC) -o $@ $^ $(LDFLAGS) $(DEPS_LDFLAGS) $(ANALYZER_LIBS)
 
-$(FAKE_DRV): $(call obj,$(FAKEDRV_SRC))
+$(FAKE_DRV): $(call obj,$(FAKEDRV_SRC)) tests/fakecuda/libcuda.map
 	$(E) LD $@
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) -shared -Wl,-soname,libcuda.so.1 -o $@ $^ $(LDFLAGS) -lpthread
+	$(Q)$(CC) -shared -Wl,-soname,libcuda.so.1 -Wl,--version-script,tests/fakecuda/libcuda.map \
+	  -o $@ $(filter %.o,$^) $(LDFLAGS) -lpthread
 	$(Q)ln -sf libcuda.so.1 $(FAKE_DIR)/libcuda.so
 
-$(FAKE_RT): $(call obj,$(FAKERT_SRC)) | $(FAKE_DRV)
+# The fake runtime finds libcuda.so.1 beside itself (rpath $$ORIGIN), versions its symbols
+# libcudart.so.13 like the real one, and never links libcuda (it dlopens it).
+$(FAKE_RT): $(call obj,$(FAKERT_SRC)) tests/fakecuda/cudart.map | $(FAKE_DRV)
 	$(E) LD $@
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) -shared -Wl,-soname,libcudart.so.13 -o $@ $^ $(LDFLAGS) -ldl -lpthread
+	$(Q)$(CC) -shared -Wl,-soname,libcudart.so.13 -Wl,--version-script,tests/fakecuda/cudart.map \
+	  -Wl,-rpath,'$$ORIGIN' -o $@ $(filter %.o,$^) $(LDFLAGS) -ldl -lpthread
 	$(Q)ln -sf libcudart.so.13 $(FAKE_DIR)/libcudart.so
 
 fake: $(FAKE_RT) $(FAKE_DRV)
