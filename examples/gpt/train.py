@@ -372,14 +372,14 @@ def main(argv):
     ddp = int(os.environ.get("RANK", -1)) != -1
     device = c["device"]
     if device.startswith("cuda") and not torch.cuda.is_available():
-        print("train.py: CUDA is not available: running the tiny CPU smoke test "
-              f"({', '.join(f'{k}={v}' for k, v in CPU_SMOKE.items() if k not in given)})",
-              flush=True)
-        for k, v in CPU_SMOKE.items():
-            if k not in given:
-                c[k] = v
+        print("train.py: CUDA is not available: using the CPU", flush=True)
         device = c["device"] = "cpu"
         ddp = False
+    if device == "cpu":  # the smoke test: tiny shapes for every knob not given explicitly
+        smoke = {k: v for k, v in CPU_SMOKE.items() if k not in given}
+        print("train.py: CPU smoke test (" + ", ".join(f"{k}={v}" for k, v in smoke.items()) + ")",
+              flush=True)
+        c.update(smoke)
     master = True
     if ddp:
         import torch.distributed as dist
