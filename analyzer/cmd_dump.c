@@ -1,11 +1,443 @@
-/* cmd_dump.c — placeholder until the subcommand lands. */
+/* cmd_dump.c — `vramtrace dump [--no-resolve] FILE...`: every record of each trace as one
+ * JSON object per line (cJSON), events with their resolved stacks, then a status line. The
+ * stable, greppable view of the binary format; reading is reader.c, resolving tables.c. */
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
 #include "commands.h"
+#include "escape.h"
+#include "reader.h"
+#include "tables.h"
+
+/* ---- JSON helpers (all tolerate a NULL object after an allocation failure) -------------- */
+
+/* add_u64: an exact integer (cJSON numbers are doubles: exact only below 2^53). */
+static void add_u64(cJSON *o, const char *name, uint64_t v)
+{
+    char b[24];
+    snprintf(b, sizeof b, "%" PRIu64, v);
+    cJSON_AddRawToObject(o, name, b);
+}
+
+static void add_hex(cJSON *o, const char *name, uint64_t v)
+{
+    char b[24];
+    snprintf(b, sizeof b, "0x%" PRIx64, v);
+    cJSON_AddStringToObject(o, name, b);
+}
+
+/* str_item: a JSON string of trace bytes made valid UTF-8 (invalid bytes as \xNN). */
+static cJSON *str_item(const char *s, size_t len)
+{
+    char small[512];
+    size_t need = escape_utf8(s, len, small, sizeof small);
+    if (need < sizeof small)
+        return cJSON_CreateString(small);
+    char *big = escape_utf8_dup(s, len);
+    cJSON *it = big ? cJSON_CreateString(big) : NULL;
+    free(big);
+    return it;
+}
+
+static void add_str(cJSON *o, const char *name, const char *s, size_t len)
+{
+    cJSON *it = str_item(s, len);
+    if (it)
+        cJSON_AddItemToObject(o, name, it);
+}
+
+static void add_rstr(cJSON *o, const char *name, reader_str s) { add_str(o, name, s.p, s.len); }
+
+/* add_api: "api" (name, or the number when unknown), "layer", "kind", "device". */
+static void add_api(cJSON *o, unsigned api, unsigned device)
+{
+    const char *name = reader_api_name(api);
+    if (name)
+        cJSON_AddStringToObject(o, "api", name);
+    else
+        cJSON_AddNumberToObject(o, "api", api);
+    int layer = reader_api_layer(api);
+    cJSON_AddStringToObject(o, "layer", layer == VT_LAYER_RUNTIME  ? "runtime"
+                                        : layer == VT_LAYER_DRIVER ? "driver"
+                                                                   : "unknown");
+    cJSON_AddStringToObject(o, "kind", reader_kind_name(reader_api_kind(api)));
+    if (device == VT_DEVICE_UNKNOWN)
+        cJSON_AddNullToObject(o, "device");
+    else
+        cJSON_AddNumberToObject(o, "device", device);
+}
+
+/* add_stack: "stack_id", and with resolve a "stack" array of resolved frames, innermost
+ * first (null when the id has no STACK record). */
+static void add_stack(cJSON *o, tables *t, uint32_t stack_id, bool resolve)
+{
+    cJSON_AddNumberToObject(o, "stack_id", stack_id);
+    if (!resolve || !stack_id)
+        return;
+    size_t n = 0;
+    const tables_frame *fr = tables_resolve_stack(t, stack_id, &n);
+    if (!fr) {
+        cJSON_AddNullToObject(o, "stack");
+        return;
+    }
+    cJSON *arr = cJSON_AddArrayToObject(o, "stack");
+    for (size_t i = 0; i < n && arr; i++) {
+        const tables_frame *f = &fr[i];
+        cJSON *j = cJSON_CreateObject();
+        if (!j)
+            break;
+        cJSON_AddItemToArray(arr, j);
+        if (f->kind == TABLES_FRAME_PYTHON) {
+            cJSON_AddStringToObject(j, "kind", "python");
+            if (f->code) {
+                add_str(j, "file", f->code->filename.s, f->code->filename.len);
+                add_str(j, "function", f->code->qualname.s, f->code->qualname.len);
+            } else {
+                cJSON_AddNullToObject(j, "file");
+                cJSON_AddNullToObject(j, "function");
+            }
+            if (f->line >= 0)
+                cJSON_AddNumberToObject(j, "line", f->line);
+            else
+                cJSON_AddNullToObject(j, "line");
+            cJSON_AddNumberToObject(j, "code_id", f->code_id);
+            cJSON_AddNumberToObject(j, "offset", f->byte_offset);
+        } else {
+            cJSON_AddStringToObject(j, "kind", "native");
+            if (f->module)
+                add_str(j, "module", f->module->path.s, f->module->path.len);
+            else
+                cJSON_AddNullToObject(j, "module");
+            if (f->sym && f->sym->demangled.len)
+                add_str(j, "symbol", f->sym->demangled.s, f->sym->demangled.len);
+            else
+                cJSON_AddNullToObject(j, "symbol");
+            add_u64(j, "offset", f->module_offset);
+            add_u64(j, "symbol_offset", f->sym_offset);
+            add_hex(j, "ip", f->ip);
+        }
+    }
+}
+
+/* ---- one record -> one object --------------------------------------------------------- */
+
+static void fill_strs(cJSON *arr, const reader_strs *l)
+{
+    uint32_t cur = 0;
+    reader_str s;
+    while (arr && reader_strs_next(l, &cur, &s)) {
+        cJSON *it = str_item(s.p, s.len);
+        if (it)
+            cJSON_AddItemToArray(arr, it);
+    }
+}
+
+static void fill_record(cJSON *o, const reader_record *r, tables *t, bool resolve)
+{
+    switch (r->type) {
+    case VT_REC_ALLOC:
+    case VT_REC_FREE: {
+        const reader_event *e = &r->u.ev;
+        add_api(o, e->api, e->device);
+        add_hex(o, "addr", e->addr);
+        if (r->type == VT_REC_ALLOC)
+            add_u64(o, "size", e->size);
+        add_u64(o, "time_ns", e->time_ns);
+        cJSON_AddNumberToObject(o, "thread", e->thread);
+        cJSON_AddNumberToObject(o, "stream", e->stream);
+        cJSON_AddNumberToObject(o, "result", e->result);
+        cJSON_AddBoolToObject(o, "failed", e->failed);
+        cJSON_AddBoolToObject(o, "backward", e->backward);
+        cJSON_AddBoolToObject(o, "emulated", e->emulated);
+        if (e->has_aux)
+            add_hex(o, "aux", e->aux);
+        add_stack(o, t, e->stack_id, resolve);
+        break;
+    }
+    case VT_REC_OOM: {
+        const reader_oom *e = &r->u.oom;
+        add_api(o, e->api, e->device);
+        add_u64(o, "requested", e->requested);
+        add_u64(o, "capacity", e->capacity);
+        add_u64(o, "process_used", e->process_used);
+        add_u64(o, "time_ns", e->time_ns);
+        cJSON_AddNumberToObject(o, "thread", e->thread);
+        cJSON_AddNumberToObject(o, "result", e->result);
+        cJSON_AddBoolToObject(o, "emulated", e->emulated);
+        add_stack(o, t, e->stack_id, resolve);
+        break;
+    }
+    case VT_REC_STACK: {
+        const reader_stack *s = &r->u.stack;
+        cJSON_AddNumberToObject(o, "stack_id", s->stack_id);
+        cJSON *nat = cJSON_AddArrayToObject(o, "native");
+        cJSON *py = cJSON_AddArrayToObject(o, "python");
+        for (unsigned i = 0; i < (unsigned)s->n_native + s->n_python; i++) {
+            uint64_t f = reader_stack_frame(s, i);
+            char b[24];
+            if (i < s->n_native) {
+                snprintf(b, sizeof b, "0x%" PRIx64, f);
+                if (nat)
+                    cJSON_AddItemToArray(nat, cJSON_CreateString(b));
+            } else if (py) {
+                cJSON *j = cJSON_CreateObject();
+                cJSON_AddNumberToObject(j, "code_id", VT_PYFRAME_CODE(f));
+                cJSON_AddNumberToObject(j, "offset", VT_PYFRAME_OFFSET(f));
+                cJSON_AddItemToArray(py, j);
+            }
+        }
+        break;
+    }
+    case VT_REC_CODE: {
+        const reader_code *c = &r->u.code;
+        cJSON_AddNumberToObject(o, "code_id", c->code_id);
+        cJSON_AddNumberToObject(o, "first_line", c->first_line);
+        add_rstr(o, "filename", c->filename);
+        add_rstr(o, "qualname", c->qualname);
+        char *hex = malloc(2 * (size_t)c->linetable.len + 1);
+        if (hex) {
+            for (uint32_t i = 0; i < c->linetable.len; i++)
+                snprintf(hex + 2 * i, 3, "%02x", (unsigned char)c->linetable.p[i]);
+            hex[2 * c->linetable.len] = 0;
+            cJSON_AddStringToObject(o, "linetable", hex);
+            free(hex);
+        }
+        break;
+    }
+    case VT_REC_SYMBOL: {
+        const reader_symbol *s = &r->u.symbol;
+        add_hex(o, "ip", s->fixed.ip);
+        add_u64(o, "offset", s->fixed.offset);
+        cJSON_AddNumberToObject(o, "module_id", s->fixed.module_id);
+        cJSON_AddNumberToObject(o, "symbol_offset", s->fixed.sym_offset);
+        add_rstr(o, "name", s->name);
+        const tables_symbol *ts = tables_symbol_get(t, s->fixed.ip);
+        if (ts && ts->demangled.s != ts->name.s)
+            add_str(o, "demangled", ts->demangled.s, ts->demangled.len);
+        break;
+    }
+    case VT_REC_MODULE:
+        cJSON_AddNumberToObject(o, "module_id", r->u.module.fixed.module_id);
+        add_hex(o, "base", r->u.module.fixed.base);
+        add_rstr(o, "path", r->u.module.path);
+        break;
+    case VT_REC_THREAD:
+        cJSON_AddNumberToObject(o, "index", r->u.thread.fixed.index);
+        cJSON_AddNumberToObject(o, "tid", r->u.thread.fixed.tid);
+        cJSON_AddStringToObject(o, "role", tables_role_name(r->u.thread.fixed.role));
+        add_rstr(o, "name", r->u.thread.name);
+        break;
+    case VT_REC_DEVICE: {
+        const reader_device *d = &r->u.device;
+        char uuid[40], *p = uuid;
+        for (int i = 0; i < 16; i++)
+            p += sprintf(p, "%s%02x", (i == 4 || i == 6 || i == 8 || i == 10) ? "-" : "",
+                         d->fixed.uuid[i]);
+        cJSON_AddNumberToObject(o, "ordinal", d->fixed.ordinal);
+        add_rstr(o, "name", d->name);
+        add_u64(o, "total_bytes", d->fixed.total_bytes);
+        cJSON_AddStringToObject(o, "uuid", uuid);
+        cJSON_AddNumberToObject(o, "cc_major", d->fixed.cc_major);
+        cJSON_AddNumberToObject(o, "cc_minor", d->fixed.cc_minor);
+        break;
+    }
+    case VT_REC_PROCESS: {
+        const reader_process *p = &r->u.process;
+        cJSON_AddNumberToObject(o, "pid", p->fixed.pid);
+        cJSON_AddNumberToObject(o, "ppid", p->fixed.ppid);
+        add_u64(o, "start_realtime_ns", p->fixed.start_realtime_ns);
+        add_rstr(o, "exe", p->exe);
+        add_rstr(o, "cwd", p->cwd);
+        add_rstr(o, "host", p->host);
+        fill_strs(cJSON_AddArrayToObject(o, "argv"), &p->argv);
+        fill_strs(cJSON_AddArrayToObject(o, "env"), &p->env);
+        break;
+    }
+    case VT_REC_CONFIG:
+        add_u64(o, "card_bytes", r->u.config.fixed.card_bytes);
+        add_rstr(o, "card", r->u.config.card);
+        cJSON_AddBoolToObject(o, "native_stacks", r->u.config.fixed.stack_mode & VT_STACKS_NATIVE);
+        cJSON_AddBoolToObject(o, "python_stacks", r->u.config.fixed.stack_mode & VT_STACKS_PYTHON);
+        cJSON_AddNumberToObject(o, "stack_depth", r->u.config.fixed.stack_depth);
+        cJSON_AddNumberToObject(o, "sample_ms", r->u.config.fixed.sample_ms);
+        break;
+    case VT_REC_MEMINFO: {
+        static const char *const src[] = {"app", "sampler", "context"};
+        const reader_meminfo *m = &r->u.meminfo;
+        add_u64(o, "time_ns", m->time_ns);
+        cJSON_AddNumberToObject(o, "thread", m->thread);
+        cJSON_AddNumberToObject(o, "device", m->device);
+        add_u64(o, "free_bytes", m->free_bytes);
+        add_u64(o, "total_bytes", m->total_bytes);
+        if (m->source < 3)
+            cJSON_AddStringToObject(o, "source", src[m->source]);
+        else
+            cJSON_AddNumberToObject(o, "source", m->source);
+        break;
+    }
+    case VT_REC_PYINFO:
+        cJSON_AddNumberToObject(o, "major", r->u.pyinfo.major);
+        cJSON_AddNumberToObject(o, "minor", r->u.pyinfo.minor);
+        cJSON_AddNumberToObject(o, "micro", r->u.pyinfo.micro);
+        cJSON_AddBoolToObject(o, "supported", r->u.pyinfo.supported);
+        break;
+    case VT_REC_TRAILER:
+        add_u64(o, "end_ns", r->u.trailer.end_ns);
+        add_u64(o, "n_events", r->u.trailer.n_events);
+        add_u64(o, "n_dropped", r->u.trailer.n_dropped);
+        add_u64(o, "n_records", r->u.trailer.n_records);
+        cJSON_AddNumberToObject(o, "stacks_truncated", r->u.trailer.stacks_truncated);
+        break;
+    default:
+        cJSON_AddNumberToObject(o, "record_type", r->type);
+        cJSON_AddNumberToObject(o, "flags", r->flags);
+        cJSON_AddNumberToObject(o, "size", r->size);
+        break;
+    }
+}
+
+/* emit: prints o as one line and frees it; -1 when out of memory. */
+static int emit(cJSON *o)
+{
+    static char buf[1 << 16];
+    int rc = 0;
+    if (!o)
+        return -1;
+    if (cJSON_PrintPreallocated(o, buf, (int)sizeof buf - 1, 0)) {
+        fputs(buf, stdout);
+    } else {
+        char *s = cJSON_PrintUnformatted(o);
+        if (s)
+            fputs(s, stdout);
+        else
+            rc = -1;
+        free(s);
+    }
+    putchar('\n');
+    cJSON_Delete(o);
+    return rc;
+}
+
+/* dump_file: all records of path; returns the exit code for this file (0, 2, 3). */
+static int dump_file(const char *path, bool resolve)
+{
+    char msg[512];
+    reader *r = reader_open(path, msg, sizeof msg);
+    if (!r) {
+        fprintf(stderr, "vramtrace dump: cannot open %s (check the path)\n", msg);
+        return VT_EXIT_USAGE;
+    }
+    tables *t = tables_new();
+    int rc = VT_EXIT_OK;
+    if (!t) {
+        fprintf(stderr, "vramtrace dump: %s: out of memory\n", path);
+        reader_close(r);
+        return VT_EXIT_USAGE;
+    }
+    if (reader_status_of(r) == READER_OK) {
+        const vt_file_header *h = reader_header(r);
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "type", "header");
+        add_str(o, "file", path, strlen(path));
+        cJSON_AddNumberToObject(o, "major", h->major);
+        cJSON_AddNumberToObject(o, "minor", h->minor);
+        cJSON_AddNumberToObject(o, "header_size", h->header_size);
+        add_u64(o, "start_realtime_ns", h->start_realtime_ns);
+        add_u64(o, "start_mono_ns", h->start_mono_ns);
+        emit(o);
+    }
+    reader_record rec;
+    while (reader_next(r, &rec)) {
+        if (tables_add(t, &rec) != 0) {
+            fprintf(stderr, "vramtrace dump: %s: out of memory at byte %" PRIu64 "\n", path,
+                    rec.offset);
+            rc = VT_EXIT_USAGE;
+            break;
+        }
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "type", reader_type_name(rec.type));
+        fill_record(o, &rec, t, resolve);
+        if (emit(o) != 0) {
+            fprintf(stderr, "vramtrace dump: out of memory\n");
+            rc = VT_EXIT_USAGE;
+            break;
+        }
+    }
+    reader_status st = reader_status_of(r);
+    if (rc == VT_EXIT_OK) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "type", "status");
+        cJSON_AddStringToObject(o, "status", reader_status_name(st));
+        add_u64(o, "records", reader_records(r));
+        if (st != READER_OK) {
+            add_u64(o, "offset", reader_error_offset(r));
+            add_str(o, "message", reader_error_message(r), strlen(reader_error_message(r)));
+        }
+        emit(o);
+    }
+    fflush(stdout);
+    if (st == READER_MALFORMED) {
+        fprintf(stderr, "vramtrace dump: %s: malformed trace at byte %" PRIu64 ": %s\n", path,
+                reader_error_offset(r), reader_error_message(r));
+        rc = VT_EXIT_MALFORMED;
+    } else if (st == READER_IOERR) {
+        fprintf(stderr, "vramtrace dump: %s: at byte %" PRIu64 ": %s\n", path,
+                reader_error_offset(r), reader_error_message(r));
+        rc = VT_EXIT_USAGE;
+    }
+    tables_free(t);
+    reader_close(r);
+    return rc;
+}
+
+static void dump_usage(FILE *f)
+{
+    fprintf(f, "usage: vramtrace dump [--no-resolve] FILE...\n"
+               "Prints every record of each trace as one JSON object per line: a \"header\"\n"
+               "line, the records (\"type\": process, config, device, thread, alloc, free,\n"
+               "stack, code, symbol, module, meminfo, oom, pyinfo, trailer, unknown), then\n"
+               "{\"type\":\"status\",\"status\":\"ok|truncated|malformed\",\"records\":N}.\n"
+               "  --no-resolve  events carry stack_id only (no resolved \"stack\" array)\n"
+               "exit: 0 ok (also truncated), 2 missing file, 3 malformed trace\n");
+}
 
 int cmd_dump(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "vramtrace dump: not implemented yet\n");
-    return VT_EXIT_USAGE;
+    bool resolve = true;
+    int first = 1;
+    for (; first < argc && argv[first][0] == '-' && argv[first][1]; first++) {
+        if (!strcmp(argv[first], "--")) {
+            first++;
+            break;
+        }
+        if (!strcmp(argv[first], "--help") || !strcmp(argv[first], "-h")) {
+            dump_usage(stdout);
+            return VT_EXIT_OK;
+        }
+        if (!strcmp(argv[first], "--no-resolve")) {
+            resolve = false;
+            continue;
+        }
+        fprintf(stderr, "vramtrace dump: unknown option '%s' (see vramtrace dump --help)\n",
+                argv[first]);
+        return VT_EXIT_USAGE;
+    }
+    if (first >= argc) {
+        dump_usage(stderr);
+        return VT_EXIT_USAGE;
+    }
+    static char obuf[1 << 20];
+    setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
+    int rc = VT_EXIT_OK;
+    for (int i = first; i < argc; i++) {
+        int r = dump_file(argv[i], resolve);
+        if (r > rc)
+            rc = r;
+    }
+    fflush(stdout);
+    return rc;
 }

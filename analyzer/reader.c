@@ -440,6 +440,8 @@ static const char *decode(reader_record *rec)
         s->frames = p + sizeof f;
         if ((uint64_t)(f.n_native + f.n_python) * 8 > n - sizeof f)
             return "stack frames run past the record";
+        if ((uint64_t)(f.n_native + f.n_python) * 8 != n - sizeof f)
+            return "stack size does not match its frame count";
         return NULL;
     }
     case VT_REC_OOM: {
@@ -537,6 +539,38 @@ static bool size_ok(unsigned type, uint32_t size)
     return true;
 }
 
+/* partial_ok: whether the `have` bytes present of a record cut by EOF are consistent with
+ * its header (a writer cut mid-record) rather than a corrupt size: a STACK's size must match
+ * its frame count; strings present must fit inside the declared size. */
+static bool partial_ok(const vt_rec_header *h, const uint8_t *b, size_t have)
+{
+    if (h->type == VT_REC_STACK && have >= 16) {
+        vt_rec_stack s;
+        memcpy(&s, b + 8, sizeof s);
+        return 16u + 8u * ((uint64_t)s.n_native + s.n_python) == h->size;
+    }
+    size_t fixed = 0;
+    switch (h->type) {
+    case VT_REC_PROCESS: fixed = sizeof(vt_rec_process); break;
+    case VT_REC_CONFIG: fixed = sizeof(vt_rec_config); break;
+    case VT_REC_DEVICE: fixed = sizeof(vt_rec_device); break;
+    case VT_REC_THREAD: fixed = sizeof(vt_rec_thread); break;
+    case VT_REC_CODE: fixed = sizeof(vt_rec_code); break;
+    case VT_REC_SYMBOL: fixed = sizeof(vt_rec_symbol); break;
+    case VT_REC_MODULE: fixed = sizeof(vt_rec_module); break;
+    default: return true;
+    }
+    /* walk the string lengths that are present: each must end inside the declared size */
+    uint64_t at = 8 + fixed;
+    while (at + 4 <= have) {
+        uint32_t n = rd32(b + at);
+        at += 4 + (uint64_t)n;
+        if (at > h->size)
+            return false;
+    }
+    return true;
+}
+
 bool reader_next(reader *r, reader_record *rec)
 {
     if (r->done)
@@ -579,6 +613,11 @@ bool reader_next(reader *r, reader_record *rec)
         have = fill(r, h.size);
         if (have < 0)
             return false;
+        if ((size_t)have < h.size && !partial_ok(&h, r->buf + (r->pos - r->buf_off), (size_t)have))
+            return set_status(r, READER_MALFORMED, r->pos,
+                              "a %s record of %u bytes runs past the end of the file and does "
+                              "not match its own contents",
+                              reader_type_name(h.type), (unsigned)h.size);
         if ((size_t)have < h.size)
             return set_status(r, READER_TRUNCATED, r->pos,
                               "last record cut at byte %llu (%zd of %u bytes)",
