@@ -220,28 +220,6 @@ static int model_build(model_ctx *m, const run_facts *f, const model_opts *o, ch
 
 /* ---- text ------------------------------------------------------------------------------ */
 
-static void print_config(FILE *out, const model_ctx *m)
-{
-    int nd = 0, nf = 0, na = 0;
-    for (int k = 0; k < CFG_COUNT; k++) {
-        config_source s = m->cfg.v[k].src;
-        nd += s == CONFIG_SRC_DEFAULT;
-        nf += s == CONFIG_SRC_FILE;
-        na += s == CONFIG_SRC_ARG || s == CONFIG_SRC_FLAG;
-    }
-    fprintf(out, "configuration (nanoGPT): %d from arguments/flags, %d from config files, %d defaults\n", na, nf, nd);
-    for (int k = 0; k < CFG_COUNT; k++) {
-        char buf[40];
-        const config_value *v = &m->cfg.v[k];
-        fprintf(out, "  %-28s %-10s %s%s%s\n", config_key_name((config_key)k),
-                config_value_text(&m->cfg, (config_key)k, buf, sizeof buf),
-                v->src == CONFIG_SRC_DEFAULT ? "default (nanoGPT train.py)" : config_source_name(v->src),
-                v->where[0] ? "  " : "", v->where);
-    }
-    for (int i = 0; i < m->cfg.nwarnings && i < 4; i++)
-        fprintf(out, "  note: %s\n", m->cfg.warnings[i]);
-}
-
 static void print_formula(FILE *out, const model_ctx *m)
 {
     char b1[32], b2[32], b3[32];
@@ -343,7 +321,7 @@ int model_report_text(FILE *out, const run_facts *f, const model_opts *o)
         free(m);
         return -1;
     }
-    print_config(out, m);
+    config_print(out, &m->cfg);
     print_formula(out, m);
     if (f->has_oom)
         print_oom(out, m, f);
@@ -360,29 +338,6 @@ static cJSON *breakdown_json(const cat_breakdown *b)
     for (int c = 0; c < CAT_COUNT; c++)
         cJSON_AddNumberToObject(o, category_key((category)c), (double)b->bytes[c]);
     return o;
-}
-
-static void add_config_json(cJSON *root, const model_ctx *m)
-{
-    cJSON *cfg = cJSON_AddObjectToObject(root, "config");
-    for (int k = 0; k < CFG_COUNT; k++) {
-        const config_value *v = &m->cfg.v[k];
-        cJSON *e = cJSON_AddObjectToObject(cfg, config_key_name((config_key)k));
-        switch (k) {
-        case CFG_dropout: cJSON_AddNumberToObject(e, "value", v->f); break;
-        case CFG_bias:
-        case CFG_compile: cJSON_AddBoolToObject(e, "value", v->i != 0); break;
-        case CFG_dtype: cJSON_AddStringToObject(e, "value", v->s); break;
-        default: cJSON_AddNumberToObject(e, "value", (double)v->i); break;
-        }
-        cJSON_AddStringToObject(e, "source", config_source_name(v->src));
-        cJSON_AddStringToObject(e, "where", v->where);
-    }
-    if (m->cfg.nwarnings) {
-        cJSON *w = cJSON_AddArrayToObject(root, "config_warnings");
-        for (int i = 0; i < m->cfg.nwarnings && i < 4; i++)
-            cJSON_AddItemToArray(w, cJSON_CreateString(m->cfg.warnings[i]));
-    }
 }
 
 static void add_formula_json(cJSON *root, const model_ctx *m)
@@ -479,7 +434,7 @@ int model_report_json(cJSON *root, const run_facts *f, const model_opts *o)
         free(m);
         return -1;
     }
-    add_config_json(root, m);
+    config_add_json(root, &m->cfg);
     add_formula_json(root, m);
     add_oom_json(root, m, f);
     cJSON *adv = cJSON_AddArrayToObject(root, "advice");

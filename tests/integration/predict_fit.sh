@@ -1,0 +1,32 @@
+#!/bin/sh
+# predict_fit.sh — `vramtrace predict` on the documents' worked example 2 (GPT-2 124M on a
+# 12 GB card): B=16, A=32 does not fit rtx4070, B=8, A=64 does, and 8 is the largest batch.
+set -u
+fail() { echo "FAIL: $*"; exit 1; }
+
+out=$("$VT" predict --model gpt2 --batch-size 16 --grad-accum 32 --no-compile --card rtx4070) || fail "predict rc $?"
+printf '%s\n' "$out"
+printf '%s\n' "$out" | grep -q "does not fit" || fail "B=16 should not fit rtx4070"
+printf '%s\n' "$out" | grep -q "largest batch_size that fits.*: 8 " || fail "largest batch should be 8"
+printf '%s\n' "$out" | grep -q "124.37 M parameters" || fail "parameter count"
+
+j=$("$VT" predict --batch_size=8 --gradient_accumulation_steps=64 --compile=False --card=rtx4070 --json) || fail "json rc"
+printf '%s\n' "$j" | grep -q '"fits":true' || fail "B=8 A=64 should fit: $j"
+printf '%s\n' "$j" | grep -q '"largest_batch_size":8' || fail "largest batch in JSON"
+printf '%s\n' "$j" | grep -q '"batch_size":{"value":8,"source":"flag"' || fail "config source in JSON"
+printf '%s\n' "$j" | grep -q '"n_layer":{"value":12,"source":"default"' || fail "defaults in JSON"
+
+# the peak grows with the batch and the model; a 24 GiB card takes more than a 12 GiB one
+p8=$(printf '%s\n' "$j" | sed 's/.*"peak_bytes":\([0-9.e+]*\).*/\1/')
+j16=$("$VT" predict --batch_size=16 --compile=False --json) || fail "json 16"
+p16=$(printf '%s\n' "$j16" | sed 's/.*"peak_bytes":\([0-9.e+]*\).*/\1/')
+awk -v a="$p8" -v b="$p16" 'BEGIN { exit !(b > a * 1.5) }' || fail "peak(16)=$p16 not > 1.5 * peak(8)=$p8"
+printf '%s\n' "$j16" | grep -q '"fits":null' || fail "no card: fits null"
+l12=$("$VT" predict --model gpt2-medium --card 12GiB --json | sed 's/.*"largest_batch_size":\([0-9]*\).*/\1/')
+l24=$("$VT" predict --model gpt2-medium --card rtx4090 --json | sed 's/.*"largest_batch_size":\([0-9]*\).*/\1/')
+[ "$l24" -gt "$l12" ] || fail "largest batch on 24 GiB ($l24) should exceed 12 GiB ($l12)"
+
+# the small character model fits easily
+"$VT" predict --model shakespeare-char --card rtx4070 | grep -q "fits" || fail "shakespeare-char"
+"$VT" predict --help | grep -q -- "--card" || fail "--help"
+echo ok
