@@ -1,0 +1,58 @@
+#!/bin/sh
+# fake_selftest.sh — runs tests/prog/fake_selftest's sections against the fake CUDA alone
+# (no preload), each with the FAKECUDA_* environment it expects. Exit 0 pass, 1 fail.
+set -u
+T="$BUILD/tests/prog/fake_selftest"
+[ -x "$T" ] || { echo "fake_selftest.sh: $T not built (run make test)"; exit 1; }
+unset LD_PRELOAD FAKECUDA_DEVICES FAKECUDA_MEM FAKECUDA_CONTEXT FAKECUDA_LOG
+fail=0
+run() { # run ENV... -- SECTION [ARG]: one section in a clean environment
+    envs=""
+    while [ "$1" != "--" ]; do envs="$envs $1"; shift; done
+    shift
+    if out=$(env $envs "$T" "$@" 2>&1); then
+        echo "$out"
+    else
+        echo "FAILED: env$envs fake_selftest $*"; echo "$out"; fail=1
+    fi
+}
+small="FAKECUDA_MEM=1G FAKECUDA_CONTEXT=100M"
+run $small -- capacity
+run $small -- reuse
+run $small -- async
+run $small -- procaddr
+run $small -- vmm
+run $small -- modules "$TESTDIR/module.bin"
+run $small -- lasterror
+run FAKECUDA_DEVICES=2 FAKECUDA_MEM=2G FAKECUDA_CONTEXT=300M -- devices
+run $small -- threads
+run $small -- fork
+# capacity spellings, and the defaults (16 GiB)
+run FAKECUDA_MEM=12GiB -- size $((12 << 30))
+run FAKECUDA_MEM=1536M -- size $((1536 << 20))
+run FAKECUDA_MEM=512MiB -- size $((512 << 20))
+run FAKECUDA_MEM=1T -- size $((1 << 40))
+run FAKECUDA_MEM=4096K FAKECUDA_CONTEXT=0 -- size $((4096 << 10))
+run FAKECUDA_MEM=123456789 FAKECUDA_CONTEXT=1M -- size 123456789
+# a card smaller than its context: the first call that needs the context fails with OOM
+if FAKECUDA_MEM=200M FAKECUDA_CONTEXT=300M "$T" size $((200 << 20)) 2>&1 | grep -q "= 2 (0x2)"; then :; else
+    echo "FAILED: a context larger than the card did not fail with out-of-memory"; fail=1
+fi
+run -- size $((16 << 30))
+# the log goes to stderr and names the calls
+log=$(FAKECUDA_LOG=1 FAKECUDA_MEM=1G "$T" reuse 2>&1 >/dev/null)
+case $log in
+*"cuGetProcAddress(cuMemAlloc, 13000, 0)"*"cuInit"*) ;;
+*) echo "FAILED: FAKECUDA_LOG=1 log lacks the expected lines"; fail=1 ;;
+esac
+# the runtime reaches the driver only through dlopen + cuGetProcAddress_v2: it has no
+# undefined cu* symbol, no DT_NEEDED libcuda, and its symbols carry the version node
+if nm -D --undefined-only "$FAKE/libcudart.so.13" | grep -q ' cu'; then
+    echo "FAILED: libcudart.so.13 references driver symbols directly"; fail=1
+fi
+if readelf -d "$FAKE/libcudart.so.13" | grep NEEDED | grep -q libcuda; then
+    echo "FAILED: libcudart.so.13 links libcuda"; fail=1
+fi
+nm -D --defined-only "$FAKE/libcudart.so.13" | grep -q 'cudaMalloc@@libcudart.so.13' ||
+    { echo "FAILED: cudaMalloc is not versioned libcudart.so.13"; fail=1; }
+exit $fail
