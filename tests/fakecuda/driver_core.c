@@ -1,6 +1,7 @@
 /* driver_core.c — the fake CUDA driver's devices, contexts, streams, errors and the fake
- * address-space allocator. Devices are simulated from FAKECUDA_DEVICES / FAKECUDA_MEM /
- * FAKECUDA_CONTEXT; addresses are never dereferenced. Test-only; no GPU involved. */
+ * address-space allocator. Devices are simulated from FAKECUDA_DEVICES (count, default 1),
+ * FAKECUDA_MEM (capacity, default 16G; "12G" or "12G,24G" per device), FAKECUDA_CONTEXT
+ * (context cost, default 300M), FAKECUDA_LOG=1; addresses are never dereferenced. */
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -54,11 +55,20 @@ static void configure_once(void)
         n = FK_MAX_DEVICES;
     fk_drv.ndev = n;
     fk_drv.ctx_bytes = parse_size(getenv("FAKECUDA_CONTEXT"), 300ull << 20);
-    uint64_t cap = parse_size(getenv("FAKECUDA_MEM"), 16ull << 30);
+    /* FAKECUDA_MEM: one size for every device, or a comma list (the last one repeats) */
+    const char *mem = getenv("FAKECUDA_MEM");
+    uint64_t cap = 16ull << 30;
     e = getenv("FAKECUDA_LOG");
     fk_drv.log = e && *e && strcmp(e, "0") != 0;
     for (int d = 0; d < FK_MAX_DEVICES; d++) {
         struct fk_device *dv = &fk_drv.dev[d];
+        if (mem && *mem) {
+            char one[64];
+            size_t len = strcspn(mem, ",");
+            snprintf(one, sizeof one, "%.*s", (int)(len < 63 ? len : 63), mem);
+            cap = parse_size(one, cap);
+            mem = mem[len] == ',' ? mem + len + 1 : NULL;
+        }
         dv->capacity = cap;
         dv->primary = (struct fk_ctx){FK_CTX_MAGIC, d, 1};
         dv->pool.dev = d;
@@ -424,7 +434,7 @@ CUresult cuCtxDestroy_v2(CUcontext ctx)
     fk_unlock();
     if (t_cur_ctx == c)
         t_cur_ctx = NULL;
-    free(c);
+    /* not freed: another thread may still hold it as current; its magic now says dead */
     return CUDA_SUCCESS;
 }
 

@@ -39,6 +39,9 @@ if FAKECUDA_MEM=200M FAKECUDA_CONTEXT=300M "$T" size $((200 << 20)) 2>&1 | grep 
     echo "FAILED: a context larger than the card did not fail with out-of-memory"; fail=1
 fi
 run -- size $((16 << 30))
+run FAKECUDA_DEVICES=3 FAKECUDA_MEM=1G,3G FAKECUDA_CONTEXT=0 -- size $((3 << 30)) 1
+run FAKECUDA_DEVICES=3 FAKECUDA_MEM=1G,3G FAKECUDA_CONTEXT=0 -- size $((3 << 30)) 2
+run FAKECUDA_DEVICES=3 FAKECUDA_MEM=1G,3G FAKECUDA_CONTEXT=0 -- size $((1 << 30)) 0
 # the log goes to stderr and names the calls
 log=$(FAKECUDA_LOG=1 FAKECUDA_MEM=1G "$T" reuse 2>&1 >/dev/null)
 case $log in

@@ -1,7 +1,7 @@
 /* fake_selftest.c — checks the project's fake CUDA (build/fakecuda) on its own, without the
  * preload: capacity and OOM, address reuse, cudaMemGetInfo arithmetic, VMM, modules,
  * cuGetProcAddress variants, last-error state, several devices, threads, fork.
- * usage: fake_selftest SECTION (the env FAKECUDA_* it expects is set by fake_selftest.sh). */
+ * usage: fake_selftest SECTION [ARGS] (the env FAKECUDA_* it expects is set by fake_selftest.sh). */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -626,10 +626,11 @@ static void t_fork(void)
     CHECK_EQ(cudaFree(a), 0);
 }
 
-/* Env: FAKECUDA_MEM given in the second argument's units; checks the total. */
-static void t_size(const char *expect)
+/* Checks cudaMemGetInfo's total on device `dev` against `expect` (bytes, decimal). */
+static void t_size(const char *expect, int dev)
 {
     size_t f = 0, t = 0;
+    CHECK_EQ(cudaSetDevice(dev), 0);
     CHECK_EQ(cudaMemGetInfo(&f, &t), 0);
     CHECK_EQ(t, strtoull(expect, NULL, 10));
 }
@@ -662,7 +663,7 @@ int main(int argc, char **argv)
     else if (!strcmp(s, "fork"))
         t_fork();
     else if (!strcmp(s, "size") && argc > 2)
-        t_size(argv[2]);
+        t_size(argv[2], argc > 3 ? atoi(argv[3]) : 0);
     else {
         fprintf(stderr, "fake_selftest: unknown section '%s'\n", s);
         return 2;
