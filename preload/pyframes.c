@@ -46,12 +46,14 @@ static _Atomic int g_pyinfo_written; /* PYINFO in the current trace (reset in a 
 /* ---- code interning: open addressing, lock-free lookups, inserts under g_code_lock ------ */
 /* A code object's fingerprint: what tells it from a later one at the same address. Object
  * addresses alone are not enough (a dead code object's name and line table die with it and
- * their addresses are reused together), so the first bytes of the name and line table and
- * their lengths are part of it. */
+ * their addresses are reused together), so words of the name's and the line table's
+ * contents and their lengths are part of it. */
 typedef struct code_fp {
-    uint64_t filename, name, linetable, size;
-    uint64_t name_head[2], table_head[2], lens; /* name length << 32 | table length */
-    int64_t first_line; /* 64-bit: no padding, the struct is compared with memcmp */
+    uint64_t filename, name, linetable, size, first_line;
+    uint64_t lens;       /* name length << 32 | line table length */
+    uint64_t name_head;  /* first (up to) 8 bytes of the name's characters */
+    uint64_t table_head; /* first and last (up to) 8 bytes of the line table */
+    uint64_t table_tail;
 } code_fp;
 
 typedef struct code_slot {
@@ -228,44 +230,50 @@ static const char *unicode_utf8(uint64_t u, char *buf, uint32_t cap, uint32_t *l
 }
 
 /* ---- code objects --------------------------------------------------------------------------- */
-/* read_head: up to 16 bytes at p (never more than avail) into h[2], zero-padded. */
-static inline void read_head(uint64_t p, uint64_t avail, uint64_t h[2])
+/* word_at: the 8 bytes at p (8-aligned, so the load cannot cross a page) with only the first
+ * n of them kept (n < 8: bytes past an object's contents are masked out). */
+static inline uint64_t word_at(uint64_t p, uint64_t n)
 {
-    h[0] = h[1] = 0;
-    memcpy(h, (const void *)(uintptr_t)p, avail < 16 ? (size_t)avail : 16);
+    if (n == 0) return 0;
+    uint64_t w = rd_ptr(p, 0);
+    return n >= 8 ? w : w & ((1ull << (8 * n)) - 1); /* little-endian */
 }
 
 /* fingerprint: see code_fp. */
-static code_fp fingerprint(uint64_t code)
+static inline void fingerprint(uint64_t code, code_fp *f)
 {
-    code_fp f;
-    memset(&f, 0, sizeof f);
-    f.filename = rd_ptr(code, g_off.co_filename);
-    f.name = rd_ptr(code, g_off.co_name);
-    f.linetable = rd_ptr(code, g_off.co_linetable);
-    f.first_line = rd_i32(code, g_off.co_firstlineno);
-    if (g_off.co_size != VT__PYOFF_NONE) f.size = rd_ptr(code, g_off.co_size);
-    else {
+    f->filename = rd_ptr(code, g_off.co_filename);
+    f->name = rd_ptr(code, g_off.co_name);
+    f->linetable = rd_ptr(code, g_off.co_linetable);
+    f->first_line = (uint64_t)(uint32_t)rd_i32(code, g_off.co_firstlineno);
+    if (g_off.co_size != VT__PYOFF_NONE) {
+        f->size = rd_ptr(code, g_off.co_size);
+    } else {
         uint64_t b = rd_ptr(code, g_off.co_code); /* 3.10: co_code bytes */
-        f.size = plausible(b) ? rd_ptr(b, g_off.bytes_size) : 0;
+        f->size = plausible(b) ? rd_ptr(b, g_off.bytes_size) : 0;
     }
-    if (plausible(f.name)) {
-        uint32_t st = rd_u32(f.name, g_off.uni_state);
-        uint64_t len = rd_ptr(f.name, g_off.uni_length);
+    f->lens = f->name_head = f->table_head = f->table_tail = 0;
+    if (plausible(f->name)) {
+        uint32_t st = rd_u32(f->name, g_off.uni_state);
+        uint64_t len = rd_ptr(f->name, g_off.uni_length);
         if (VT__UNI_COMPACT(st) && len < (1u << 24)) {
             uint32_t hdr = VT__UNI_ASCII(st) ? g_off.uni_ascii_size : g_off.uni_compact_size;
-            read_head(f.name + hdr, len * VT__UNI_KIND(st), f.name_head);
-            f.lens = len << 32;
+            f->name_head = word_at(f->name + hdr, len * VT__UNI_KIND(st));
+            f->lens = len << 32;
         }
     }
-    if (plausible(f.linetable)) {
-        uint64_t len = rd_ptr(f.linetable, g_off.bytes_size);
+    if (plausible(f->linetable)) {
+        uint64_t len = rd_ptr(f->linetable, g_off.bytes_size);
         if (len < (1u << 30)) {
-            read_head(f.linetable + g_off.bytes_sval, len, f.table_head);
-            f.lens |= len;
+            uint64_t data = f->linetable + g_off.bytes_sval; /* 8-aligned */
+            f->table_head = word_at(data, len);
+            if (len > 8) { /* the aligned word holding the last byte, masked to it */
+                uint64_t last = data + len - 1, w = last & ~7ull;
+                f->table_tail = word_at(w, last - w + 1);
+            }
+            f->lens |= len;
         }
     }
-    return f;
 }
 
 static inline uint32_t code_hash(uint64_t code)
@@ -276,7 +284,12 @@ static inline uint32_t code_hash(uint64_t code)
 
 static inline int slot_matches(const code_slot *s, uint64_t code, const code_fp *f)
 {
-    return s->code == code && memcmp(&s->fp, f, sizeof *f) == 0;
+    const code_fp *g = &s->fp;
+    return s->code == code && g->filename == f->filename && g->name == f->name &&
+           g->linetable == f->linetable && g->size == f->size &&
+           g->first_line == f->first_line && g->lens == f->lens &&
+           g->name_head == f->name_head && g->table_head == f->table_head &&
+           g->table_tail == f->table_tail;
 }
 
 /* write_code: the CODE record of a code object (under g_code_lock). */
@@ -304,7 +317,8 @@ static void write_code(uint32_t id, uint64_t code, const code_fp *f)
  * table is full. Lookups take no lock; a miss inserts under g_code_lock. */
 static uint32_t code_id(uint64_t code)
 {
-    code_fp f = fingerprint(code);
+    code_fp f;
+    fingerprint(code, &f);
     uint32_t h = code_hash(code);
     for (uint32_t i = 0; i < VT__CODE_SLOTS; i++) {
         code_slot *s = &g_codes[(h + i) & (VT__CODE_SLOTS - 1)];

@@ -214,6 +214,12 @@ def main():
     if len(res) != 5:
         fail(f"threads finished: {res}")
 
+    # cost of one capture of a 30-deep stack (reported, not asserted)
+    LIB.shim_bench.restype = ctypes.c_double
+    def bench(k):
+        return bench(k - 1) if k > 1 else LIB.shim_bench(20000)
+    print(f"capture of a 30-deep Python stack: {bench(30 - len(expected(1))):.0f} ns", flush=True)
+
     v = (ctypes.c_uint32 * 4)()
     count = LIB.shim_pyinfo(v)
     if count != 1 or tuple(v) != (*sys.version_info[:3], 1):
