@@ -53,7 +53,8 @@ FAKE_RT      := $(FAKE_DIR)/libcudart.so.13
 FAKE_DRV     := $(FAKE_DIR)/libcuda.so.1
 UNIT_BINS    := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 PROG_BINS    := $(patsubst tests/prog/%.c,$(BUILD)/tests/prog/%,$(PROG_SRC))
-EXAMPLE_BINS := $(patsubst examples/sim/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRC))
+EXAMPLE_LIBS := $(patsubst examples/sim/%.c,$(BUILD)/examples/%.so,$(filter examples/sim/lib%.c,$(EXAMPLE_SRC)))
+EXAMPLE_BINS := $(patsubst examples/sim/%.c,$(BUILD)/examples/%,$(filter-out examples/sim/lib%.c,$(EXAMPLE_SRC))) $(EXAMPLE_LIBS)
 
 PRELOAD_LIBS  := -ldl -lunwind -lpthread
 ANALYZER_LIBS := -lcjson -lm -lstdc++
@@ -151,6 +152,12 @@ $(BUILD)/examples/%: $(call obj,examples/sim/%.c) $(FAKE_RT)
 	$(Q)$(CC) -pthread -rdynamic -o $@ $< $(LDFLAGS) -L$(FAKE_DIR) -Wl,-rpath,'$$ORIGIN/../fakecuda' -lcudart -ldl -lm
 
 progs: $(PROG_BINS) $(EXAMPLE_BINS)
+# examples/sim/lib*.c: shared helpers the simulation loads with ctypes (fake cudart, rpath).
+$(BUILD)/examples/lib%.so: examples/sim/lib%.c $(FAKE_RT)
+	$(E) LD $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(BASEFLAGS) -fPIC -fvisibility=hidden $(CFLAGS) -shared -o $@ $< $(LDFLAGS) -L$(FAKE_DIR) -Wl,-rpath,'$$ORIGIN/../fakecuda' -lcudart -lpthread
+
 
 # --- test / check / demo / bench --------------------------------------------------------
 test: all fake $(UNIT_BINS) $(PROG_BINS) $(EXAMPLE_BINS)
