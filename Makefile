@@ -120,16 +120,17 @@ $(FAKE_DRV): $(call obj,$(FAKEDRV_SRC)) tests/fakecuda/libcuda.map
 	$(E) LD $@
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -shared -Wl,-soname,libcuda.so.1 -Wl,--version-script,tests/fakecuda/libcuda.map \
-	  -o $@ $(filter %.o,$^) $(LDFLAGS) -lpthread
+	  -Wl,-Bsymbolic -o $@ $(filter %.o,$^) $(LDFLAGS) -lpthread
 	$(Q)ln -sf libcuda.so.1 $(FAKE_DIR)/libcuda.so
 
 # The fake runtime finds libcuda.so.1 beside itself (rpath $$ORIGIN), versions its symbols
-# libcudart.so.13 like the real one, and never links libcuda (it dlopens it).
+# libcudart.so.13 like the real one, and never links libcuda (it dlopens it). Both fakes bind
+# their internal calls locally (-Bsymbolic), so a preload sees only the caller's own calls.
 $(FAKE_RT): $(call obj,$(FAKERT_SRC)) tests/fakecuda/cudart.map | $(FAKE_DRV)
 	$(E) LD $@
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -shared -Wl,-soname,libcudart.so.13 -Wl,--version-script,tests/fakecuda/cudart.map \
-	  -Wl,-rpath,'$$ORIGIN' -o $@ $(filter %.o,$^) $(LDFLAGS) -ldl -lpthread
+	  -Wl,-rpath,'$$ORIGIN' -Wl,-Bsymbolic -o $@ $(filter %.o,$^) $(LDFLAGS) -ldl -lpthread
 	$(Q)ln -sf libcudart.so.13 $(FAKE_DIR)/libcudart.so
 
 fake: $(FAKE_RT) $(FAKE_DRV)

@@ -42,6 +42,22 @@ run -- size $((16 << 30))
 run FAKECUDA_DEVICES=3 FAKECUDA_MEM=1G,3G FAKECUDA_CONTEXT=0 -- size $((3 << 30)) 1
 run FAKECUDA_DEVICES=3 FAKECUDA_MEM=1G,3G FAKECUDA_CONTEXT=0 -- size $((3 << 30)) 2
 run FAKECUDA_DEVICES=3 FAKECUDA_MEM=1G,3G FAKECUDA_CONTEXT=0 -- size $((1 << 30)) 0
+# a preloaded shim defining driver/runtime symbols must not catch the fakes' internal calls
+cat > shim.c <<'SHIM'
+/* shim.c — every function answers 999 (see fake_selftest interpose). */
+int cuMemHostAlloc(void) { return 999; }
+int cuModuleLoadData(void) { return 999; }
+int cuMemAlloc_v2(void) { return 999; }
+int cuMemFreeAsync(void) { return 999; }
+int cudaGetDriverEntryPointByVersion(void) { return 999; }
+int cudaStreamCreateWithFlags(void) { return 999; }
+int cudaMemcpy(void) { return 999; }
+SHIM
+if cc -shared -fPIC -o shim.so shim.c; then
+    run LD_PRELOAD="$PWD/shim.so" -- interpose
+else
+    echo "FAILED: cannot build shim.so"; fail=1
+fi
 # the log goes to stderr and names the calls
 log=$(FAKECUDA_LOG=1 FAKECUDA_MEM=1G "$T" reuse 2>&1 >/dev/null)
 case $log in

@@ -626,6 +626,52 @@ static void t_fork(void)
     CHECK_EQ(cudaFree(a), 0);
 }
 
+extern cudaError_t cudaMemcpyAsync(void *, const void *, size_t, int, cudaStream_t);
+
+/* Run with LD_PRELOAD of a shim whose cuMemHostAlloc, cuModuleLoadData, cuMemAlloc_v2,
+ * cuMemFreeAsync, cudaGetDriverEntryPointByVersion, cudaStreamCreateWithFlags and cudaMemcpy
+ * all return 999: the fakes' own internal calls and the runtime's driver calls must not reach
+ * them (internal calls bind locally; the runtime uses cuGetProcAddress pointers only). */
+static void t_interpose(void)
+{
+    typedef int (*shim_fn)(void);
+    const char *shimmed[] = {"cuMemHostAlloc", "cuModuleLoadData", "cuMemAlloc_v2",
+                             "cuMemFreeAsync", "cudaGetDriverEntryPointByVersion",
+                             "cudaStreamCreateWithFlags", "cudaMemcpy"};
+    for (size_t i = 0; i < sizeof shimmed / sizeof shimmed[0]; i++) {
+        shim_fn f = (shim_fn)dlsym(RTLD_DEFAULT, shimmed[i]);
+        CHECK(f != NULL);
+        if (f)
+            CHECK_EQ(f(), 999); /* the shim is really in front */
+    }
+    void *p = NULL;
+    CHECK_EQ(cudaMalloc(&p, 1 * MiB), 0);
+    CHECK_EQ(cudaFree(p), 0);
+    CHECK_EQ(cudaMallocAsync_ptsz(&p, 1 * MiB, NULL), 0);
+    CHECK_EQ(cudaFreeAsync(p, NULL), 0);
+    void *fn = NULL;
+    int st = -1;
+    CHECK_EQ(cudaGetDriverEntryPoint("cuMemAlloc", &fn, 0, &st), 0);
+    CHECK(fn == drv("cuMemAlloc_v2"));
+    cudaStream_t s = NULL;
+    CHECK_EQ(cudaStreamCreate(&s), 0);
+    CHECK_EQ(cudaMemcpyAsync(NULL, NULL, 0, 1, s), 0);
+    CHECK_EQ(cudaStreamDestroy(s), 0);
+    CUresult (*alloc_host)(void **, size_t) = drv("cuMemAllocHost_v2");
+    CUresult (*free_host)(void *) = drv("cuMemFreeHost");
+    void *h = NULL;
+    CHECK_EQ(alloc_host(&h, 4096), 0);
+    CHECK_EQ(free_host(h), 0);
+    CUresult (*load_ex)(CUmodule *, const void *, unsigned, CUjit_option *, void **) = drv("cuModuleLoadDataEx");
+    CUresult (*unload)(CUmodule) = drv("cuModuleUnload");
+    CUmodule m = NULL;
+    CHECK_EQ(load_ex(&m, "ptx", 0, NULL, NULL), 0);
+    CHECK_EQ(unload(m), 0);
+    CUresult (*free_async_ptsz)(CUdeviceptr, CUstream) = drv("cuMemFreeAsync_ptsz");
+    CHECK_EQ(cudaMallocAsync(&p, 512, NULL), 0);
+    CHECK_EQ(free_async_ptsz((CUdeviceptr)(uintptr_t)p, NULL), 0);
+}
+
 /* Checks cudaMemGetInfo's total on device `dev` against `expect` (bytes, decimal). */
 static void t_size(const char *expect, int dev)
 {
@@ -660,6 +706,8 @@ int main(int argc, char **argv)
         t_devices();
     else if (!strcmp(s, "threads"))
         t_threads();
+    else if (!strcmp(s, "interpose"))
+        t_interpose();
     else if (!strcmp(s, "fork"))
         t_fork();
     else if (!strcmp(s, "size") && argc > 2)
