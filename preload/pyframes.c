@@ -11,6 +11,9 @@
  *   3.10      2 * f_lasti            (f_lasti counts code units)
  *   3.11/3.12 2 * (prev_instr - _PyCode_CODE(co))   (prev_instr = the instruction started)
  *   3.13      2 * (instr_ptr  - _PyCode_CODE(co))   (instr_ptr = the instruction running)
+ * A caller frame in 3.12 may point at the last inline-cache unit of its CALL; the line table
+ * gives cache units the CALL's line, and PyFrame_GetLineNumber() reads the same value, so
+ * the line is always the one the interpreter reports (f_lineno / tracebacks).
  *
  * Safety: only the calling thread's own chain is read; that thread is inside our hook, so
  * its frames are frozen and its code objects alive. Pointers are checked (non-NULL,
@@ -459,7 +462,7 @@ static void vt__py_after_fork_child(void)
 {
     pthread_mutex_init(&g_code_lock, NULL);
     pthread_mutex_init(&g_init_lock, NULL);
-    memset(g_codes, 0, sizeof g_codes);
+    if (g_code_count) memset(g_codes, 0, sizeof g_codes);
     g_code_count = 0;
     g_next_code_id = 0;
     atomic_store(&g_pyinfo_written, 0);
