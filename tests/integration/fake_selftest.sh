@@ -27,6 +27,7 @@ run $small -- lasterror
 run FAKECUDA_DEVICES=2 FAKECUDA_MEM=2G FAKECUDA_CONTEXT=300M -- devices
 run $small -- threads
 run $small -- fork
+run FAKECUDA_DEVICES=0 -- nodevice
 # capacity spellings, and the defaults (16 GiB)
 run FAKECUDA_MEM=12GiB -- size $((12 << 30))
 run FAKECUDA_MEM=1536M -- size $((1536 << 20))
@@ -68,6 +69,12 @@ esac
 # undefined cu* symbol, no DT_NEEDED libcuda, and its symbols carry the version node
 if nm -D --undefined-only "$FAKE/libcudart.so.13" | grep -q ' cu'; then
     echo "FAILED: libcudart.so.13 references driver symbols directly"; fail=1
+fi
+# ... and the dynamic linker sees exactly one driver symbol lookup: cuGetProcAddress_v2
+lookups=$(FAKECUDA_MEM=1G LD_DEBUG=symbols "$T" reuse 2>&1 >/dev/null |
+    grep -Eo 'symbol=cu[A-Z][A-Za-z0-9_]*; +lookup in file=[^ ]*libcuda[^ ]*' | sed 's/;.*//')
+if [ "$lookups" != "symbol=cuGetProcAddress_v2" ]; then
+    echo "FAILED: expected one dlsym of cuGetProcAddress_v2 from the runtime, saw: $lookups"; fail=1
 fi
 if readelf -d "$FAKE/libcudart.so.13" | grep NEEDED | grep -q libcuda; then
     echo "FAILED: libcudart.so.13 links libcuda"; fail=1

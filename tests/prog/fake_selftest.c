@@ -672,6 +672,21 @@ static void t_interpose(void)
     CHECK_EQ(free_async_ptsz((CUdeviceptr)(uintptr_t)p, NULL), 0);
 }
 
+/* Env: FAKECUDA_DEVICES=0. Every call that needs a device says there is none. */
+static void t_nodevice(void)
+{
+    int n = -1;
+    CHECK_EQ(cudaGetDeviceCount(&n), cudaErrorNoDevice);
+    CHECK_EQ(n, 0);
+    void *p = (void *)0x1;
+    CHECK_EQ(cudaMalloc(&p, 512), cudaErrorNoDevice);
+    CHECK_EQ(cudaGetLastError(), cudaErrorNoDevice);
+    CHECK_EQ(cudaGetLastError(), cudaSuccess);
+    size_t f = 0, t = 0;
+    CHECK_EQ(cudaMemGetInfo(&f, &t), cudaErrorNoDevice);
+    cudaGetLastError();
+}
+
 /* Checks cudaMemGetInfo's total on device `dev` against `expect` (bytes, decimal). */
 static void t_size(const char *expect, int dev)
 {
@@ -706,6 +721,8 @@ int main(int argc, char **argv)
         t_devices();
     else if (!strcmp(s, "threads"))
         t_threads();
+    else if (!strcmp(s, "nodevice"))
+        t_nodevice();
     else if (!strcmp(s, "interpose"))
         t_interpose();
     else if (!strcmp(s, "fork"))
