@@ -52,39 +52,15 @@ static void add_str(cJSON *o, const char *name, const char *s, size_t len)
 
 static void add_rstr(cJSON *o, const char *name, reader_str s) { add_str(o, name, s.p, s.len); }
 
-/* add_api: "api" (name, or the number when unknown), "layer", "kind", "device". */
-static void add_api(cJSON *o, unsigned api, unsigned device)
+/* stack_json: the "stack" array of stack_id's resolved frames, innermost first, as JSON
+ * text (malloc'd, free it); "null" when the id has no STACK record; NULL when out of memory. */
+static char *stack_json(tables *t, uint32_t stack_id)
 {
-    const char *name = reader_api_name(api);
-    if (name)
-        cJSON_AddStringToObject(o, "api", name);
-    else
-        cJSON_AddNumberToObject(o, "api", api);
-    int layer = reader_api_layer(api);
-    cJSON_AddStringToObject(o, "layer", layer == VT_LAYER_RUNTIME  ? "runtime"
-                                        : layer == VT_LAYER_DRIVER ? "driver"
-                                                                   : "unknown");
-    cJSON_AddStringToObject(o, "kind", reader_kind_name(reader_api_kind(api)));
-    if (device == VT_DEVICE_UNKNOWN)
-        cJSON_AddNullToObject(o, "device");
-    else
-        cJSON_AddNumberToObject(o, "device", device);
-}
-
-/* add_stack: "stack_id", and with resolve a "stack" array of resolved frames, innermost
- * first (null when the id has no STACK record). */
-static void add_stack(cJSON *o, tables *t, uint32_t stack_id, bool resolve)
-{
-    cJSON_AddNumberToObject(o, "stack_id", stack_id);
-    if (!resolve || !stack_id)
-        return;
     size_t n = 0;
     const tables_frame *fr = tables_resolve_stack(t, stack_id, &n);
-    if (!fr) {
-        cJSON_AddNullToObject(o, "stack");
-        return;
-    }
-    cJSON *arr = cJSON_AddArrayToObject(o, "stack");
+    if (!fr)
+        return strdup("null");
+    cJSON *arr = cJSON_CreateArray();
     for (size_t i = 0; i < n && arr; i++) {
         const tables_frame *f = &fr[i];
         cJSON *j = cJSON_CreateObject();
@@ -121,6 +97,169 @@ static void add_stack(cJSON *o, tables *t, uint32_t stack_id, bool resolve)
             add_hex(j, "ip", f->ip);
         }
     }
+    char *text = arr ? cJSON_PrintUnformatted(arr) : NULL;
+    cJSON_Delete(arr);
+    return text;
+}
+
+/* ---- events: formatted by hand (they are almost all of a trace), stacks cached ---------- */
+
+#define DUMP_CACHE_MAX (1u << 24) /* stack ids below this are cached by index */
+
+typedef struct dump_state {
+    tables *t;
+    bool resolve;
+    char **cache; /* stack id -> stack_json text */
+    size_t ncache;
+} dump_state;
+
+/* cached_stack: stack_json for id, from the cache when possible; NULL on ENOMEM. The
+ * result is owned by the cache unless *owned is set (then free it). */
+static const char *cached_stack(dump_state *d, uint32_t id, bool *owned)
+{
+    *owned = false;
+    if (id >= DUMP_CACHE_MAX) {
+        *owned = true;
+        return stack_json(d->t, id);
+    }
+    if (id >= d->ncache) {
+        size_t n = d->ncache ? d->ncache : 1024;
+        while (n <= id)
+            n *= 2;
+        char **nc = realloc(d->cache, n * sizeof *nc);
+        if (!nc)
+            return NULL;
+        memset(nc + d->ncache, 0, (n - d->ncache) * sizeof *nc);
+        d->cache = nc;
+        d->ncache = n;
+    }
+    if (!d->cache[id])
+        d->cache[id] = stack_json(d->t, id);
+    return d->cache[id];
+}
+
+/* A line under construction: put_* append (the caller keeps it under sizeof line). */
+typedef struct line_buf {
+    char b[512];
+    size_t n;
+} line_buf;
+
+static void put_s(line_buf *l, const char *s)
+{
+    size_t n = strlen(s);
+    memcpy(l->b + l->n, s, n);
+    l->n += n;
+}
+
+static void put_u(line_buf *l, uint64_t v)
+{
+    char tmp[24];
+    int i = 0;
+    do
+        tmp[i++] = (char)('0' + v % 10);
+    while ((v /= 10));
+    while (i)
+        l->b[l->n++] = tmp[--i];
+}
+
+static void put_i(line_buf *l, int64_t v)
+{
+    if (v < 0) {
+        l->b[l->n++] = '-';
+        put_u(l, (uint64_t)0 - (uint64_t)v);
+    } else {
+        put_u(l, (uint64_t)v);
+    }
+}
+
+static void put_x(line_buf *l, uint64_t v)
+{
+    char tmp[20];
+    int i = 0;
+    do
+        tmp[i++] = "0123456789abcdef"[v & 15];
+    while ((v >>= 4));
+    l->b[l->n++] = '"', l->b[l->n++] = '0', l->b[l->n++] = 'x';
+    while (i)
+        l->b[l->n++] = tmp[--i];
+    l->b[l->n++] = '"';
+}
+
+static void put_b(line_buf *l, bool v) { put_s(l, v ? "true" : "false"); }
+
+/* put_api: "api" (name, or the number when unknown), "layer", "kind", "device". */
+static void put_api(line_buf *l, unsigned api, unsigned device)
+{
+    const char *name = reader_api_name(api);
+    int layer = reader_api_layer(api);
+    put_s(l, ",\"api\":");
+    if (name) {
+        put_s(l, "\"");
+        put_s(l, name);
+        put_s(l, "\"");
+    } else {
+        put_u(l, api);
+    }
+    put_s(l, layer == VT_LAYER_RUNTIME  ? ",\"layer\":\"runtime\",\"kind\":\""
+             : layer == VT_LAYER_DRIVER ? ",\"layer\":\"driver\",\"kind\":\""
+                                        : ",\"layer\":\"unknown\",\"kind\":\"");
+    put_s(l, reader_kind_name(reader_api_kind(api)));
+    put_s(l, "\",\"device\":");
+    if (device == VT_DEVICE_UNKNOWN)
+        put_s(l, "null");
+    else
+        put_u(l, device);
+}
+
+/* emit_event: one ALLOC / FREE / OOM line on stdout. Returns 0 or -1 (ENOMEM). */
+static int emit_event(dump_state *d, const reader_record *r)
+{
+    line_buf l = {.n = 0};
+    uint32_t stack_id;
+    if (r->type == VT_REC_OOM) {
+        const reader_oom *e = &r->u.oom;
+        put_s(&l, "{\"type\":\"oom\"");
+        put_api(&l, e->api, e->device);
+        put_s(&l, ",\"requested\":"), put_u(&l, e->requested);
+        put_s(&l, ",\"capacity\":"), put_u(&l, e->capacity);
+        put_s(&l, ",\"process_used\":"), put_u(&l, e->process_used);
+        put_s(&l, ",\"time_ns\":"), put_u(&l, e->time_ns);
+        put_s(&l, ",\"thread\":"), put_u(&l, e->thread);
+        put_s(&l, ",\"result\":"), put_i(&l, e->result);
+        put_s(&l, ",\"emulated\":"), put_b(&l, e->emulated);
+        stack_id = e->stack_id;
+    } else {
+        const reader_event *e = &r->u.ev;
+        put_s(&l, r->type == VT_REC_ALLOC ? "{\"type\":\"alloc\"" : "{\"type\":\"free\"");
+        put_api(&l, e->api, e->device);
+        put_s(&l, ",\"addr\":"), put_x(&l, e->addr);
+        if (r->type == VT_REC_ALLOC)
+            put_s(&l, ",\"size\":"), put_u(&l, e->size);
+        put_s(&l, ",\"time_ns\":"), put_u(&l, e->time_ns);
+        put_s(&l, ",\"thread\":"), put_u(&l, e->thread);
+        put_s(&l, ",\"stream\":"), put_u(&l, e->stream);
+        put_s(&l, ",\"result\":"), put_i(&l, e->result);
+        put_s(&l, ",\"failed\":"), put_b(&l, e->failed);
+        put_s(&l, ",\"backward\":"), put_b(&l, e->backward);
+        put_s(&l, ",\"emulated\":"), put_b(&l, e->emulated);
+        if (e->has_aux)
+            put_s(&l, ",\"aux\":"), put_x(&l, e->aux);
+        stack_id = e->stack_id;
+    }
+    put_s(&l, ",\"stack_id\":"), put_u(&l, stack_id);
+    fwrite_unlocked(l.b, 1, l.n, stdout);
+    if (d->resolve && stack_id) {
+        bool owned;
+        const char *st = cached_stack(d, stack_id, &owned);
+        if (!st)
+            return -1;
+        fputs_unlocked(",\"stack\":", stdout);
+        fputs_unlocked(st, stdout);
+        if (owned)
+            free((char *)st);
+    }
+    fputs_unlocked("}\n", stdout);
+    return 0;
 }
 
 /* ---- one record -> one object --------------------------------------------------------- */
@@ -136,41 +275,9 @@ static void fill_strs(cJSON *arr, const reader_strs *l)
     }
 }
 
-static void fill_record(cJSON *o, const reader_record *r, tables *t, bool resolve)
+static void fill_record(cJSON *o, const reader_record *r, tables *t)
 {
     switch (r->type) {
-    case VT_REC_ALLOC:
-    case VT_REC_FREE: {
-        const reader_event *e = &r->u.ev;
-        add_api(o, e->api, e->device);
-        add_hex(o, "addr", e->addr);
-        if (r->type == VT_REC_ALLOC)
-            add_u64(o, "size", e->size);
-        add_u64(o, "time_ns", e->time_ns);
-        cJSON_AddNumberToObject(o, "thread", e->thread);
-        cJSON_AddNumberToObject(o, "stream", e->stream);
-        cJSON_AddNumberToObject(o, "result", e->result);
-        cJSON_AddBoolToObject(o, "failed", e->failed);
-        cJSON_AddBoolToObject(o, "backward", e->backward);
-        cJSON_AddBoolToObject(o, "emulated", e->emulated);
-        if (e->has_aux)
-            add_hex(o, "aux", e->aux);
-        add_stack(o, t, e->stack_id, resolve);
-        break;
-    }
-    case VT_REC_OOM: {
-        const reader_oom *e = &r->u.oom;
-        add_api(o, e->api, e->device);
-        add_u64(o, "requested", e->requested);
-        add_u64(o, "capacity", e->capacity);
-        add_u64(o, "process_used", e->process_used);
-        add_u64(o, "time_ns", e->time_ns);
-        cJSON_AddNumberToObject(o, "thread", e->thread);
-        cJSON_AddNumberToObject(o, "result", e->result);
-        cJSON_AddBoolToObject(o, "emulated", e->emulated);
-        add_stack(o, t, e->stack_id, resolve);
-        break;
-    }
     case VT_REC_STACK: {
         const reader_stack *s = &r->u.stack;
         cJSON_AddNumberToObject(o, "stack_id", s->stack_id);
@@ -350,6 +457,7 @@ static int dump_file(const char *path, bool resolve)
         add_u64(o, "start_mono_ns", h->start_mono_ns);
         emit(o);
     }
+    dump_state d = {t, resolve, NULL, 0};
     reader_record rec;
     while (reader_next(r, &rec)) {
         if (tables_add(t, &rec) != 0) {
@@ -358,10 +466,16 @@ static int dump_file(const char *path, bool resolve)
             rc = VT_EXIT_USAGE;
             break;
         }
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "type", reader_type_name(rec.type));
-        fill_record(o, &rec, t, resolve);
-        if (emit(o) != 0) {
+        int erc;
+        if (rec.type == VT_REC_ALLOC || rec.type == VT_REC_FREE || rec.type == VT_REC_OOM) {
+            erc = emit_event(&d, &rec);
+        } else {
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddStringToObject(o, "type", reader_type_name(rec.type));
+            fill_record(o, &rec, t);
+            erc = emit(o);
+        }
+        if (erc != 0) {
             fprintf(stderr, "vramtrace dump: out of memory\n");
             rc = VT_EXIT_USAGE;
             break;
@@ -389,6 +503,9 @@ static int dump_file(const char *path, bool resolve)
                 reader_error_offset(r), reader_error_message(r));
         rc = VT_EXIT_USAGE;
     }
+    for (size_t i = 0; i < d.ncache; i++)
+        free(d.cache[i]);
+    free(d.cache);
     tables_free(t);
     reader_close(r);
     return rc;
