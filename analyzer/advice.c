@@ -54,18 +54,25 @@ void advice_calibrate(model_calib *c, const gpt_shape *s, const cat_breakdown *m
     }
     for (size_t i = 0; i < NFIXED; i++)
         c->fixed[fixed_cats[i]] = measured->bytes[fixed_cats[i]];
-    uint64_t unknown = measured->bytes[CAT_UNKNOWN];
-    uint64_t tensor = model_meas + measured->bytes[CAT_TEMPORARIES] + unknown;
-    if (unknown > model_meas && model_ref > 0) {
+    uint64_t unknown = measured->bytes[CAT_UNKNOWN], temps = measured->bytes[CAT_TEMPORARIES];
+    uint64_t tensor = model_meas + temps + unknown;
+    if (unknown + temps > model_meas && model_ref > 0) {
         /* Most tensor bytes unclassified (segment mode): one ratio for all of them. */
         c->global = 1;
-        double r = (double)(model_meas + unknown) / (double)model_ref;
+        double r = (double)tensor / (double)model_ref;
         if (partial && r < 1)
             r = 1;
         for (size_t i = 0; i < NMODEL; i++)
             c->ratio[model_cats[i]] = r;
         c->fixed[CAT_UNKNOWN] = 0;
+        c->fixed[CAT_TEMPORARIES] = 0;
     } else {
+        /* workspaces are fixed; backward scratch beyond them grows with the tokens */
+        uint64_t ws = 64ull << 20;
+        if (temps > ws) {
+            c->fixed[CAT_TEMPORARIES] = ws;
+            c->temp_per_token = (double)(temps - ws) / ((double)s->B * (double)s->T);
+        }
         for (size_t i = 0; i < NMODEL; i++) {
             category k = model_cats[i];
             uint64_t m = measured->bytes[k], r = c->refined.bytes[k];
@@ -101,7 +108,8 @@ void advice_predict(const model_calib *c, const gpt_shape *s, prediction *out)
     }
     for (size_t i = 0; i < NFIXED; i++)
         out->by_cat.bytes[fixed_cats[i]] = c->fixed[fixed_cats[i]];
-    tensor += c->fixed[CAT_TEMPORARIES] + c->fixed[CAT_UNKNOWN];
+    out->by_cat.bytes[CAT_TEMPORARIES] += (uint64_t)(c->temp_per_token * (double)s->B * (double)s->T + 0.5);
+    tensor += out->by_cat.bytes[CAT_TEMPORARIES] + c->fixed[CAT_UNKNOWN];
     out->by_cat.bytes[CAT_CACHE] = (uint64_t)((double)tensor * c->cache_fraction + 0.5);
     out->tensor_bytes = tensor;
     out->reserved_bytes = tensor + out->by_cat.bytes[CAT_CACHE];
@@ -221,6 +229,8 @@ static int add(advice_item *items, int n, int max, const model_calib *c, const g
     prediction p;
     advice_predict(c, s, &p);
     it->predicted_peak = p.peak_bytes;
+    it->predicted_reserved = p.reserved_bytes;
+    it->predicted_tensors = p.tensor_bytes;
     it->fits = advice_fits(p.peak_bytes, capacity, ADVICE_HEADROOM);
     it->headroom_bytes = (int64_t)capacity - (int64_t)p.peak_bytes;
     return n + 1;
@@ -301,12 +311,14 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
                  "a new model, not the same run", (unsigned long long)s.L, (unsigned long long)cur->L);
         n = add(items, n, max, c, &s, capacity, change, cmd, note);
     }
-    uint64_t d2 = cur->d * 2 / 3 / cur->H * cur->H;
-    if (d2 >= cur->H && d2 < cur->d) {
+    /* narrower at the same head size (768 -> 512 with 8 heads of 64, as the documents say) */
+    uint64_t hd = cur->d / cur->H, d2 = hd ? cur->d * 2 / 3 / hd * hd : 0;
+    if (d2 >= hd && d2 < cur->d && hd > 0) {
         gpt_shape s = *cur;
         s.d = d2;
-        snprintf(change, sizeof change, "n_embd=%llu", (unsigned long long)d2);
-        snprintf(cmd, sizeof cmd, "--n_embd=%llu", (unsigned long long)d2);
+        s.H = d2 / hd;
+        snprintf(change, sizeof change, "n_embd=%llu, n_head=%llu", (unsigned long long)d2, (unsigned long long)s.H);
+        snprintf(cmd, sizeof cmd, "--n_embd=%llu --n_head=%llu", (unsigned long long)d2, (unsigned long long)s.H);
         snprintf(note, sizeof note, "narrower model (n_embd %llu instead of %llu): less capacity, a new model",
                  (unsigned long long)d2, (unsigned long long)cur->d);
         n = add(items, n, max, c, &s, capacity, change, cmd, note);

@@ -20,6 +20,7 @@ typedef struct model_calib {
     double ratio[CAT_COUNT];    /* measured / refined for formula categories (1 = formula) */
     uint64_t fixed[CAT_COUNT];  /* carried over unchanged: context, kernel code, external, ... */
     double cache_fraction;      /* allocator cache / tensor bytes */
+    double temp_per_token;      /* temporaries above 64 MiB, per token (scale with B*T) */
     int calibrated;             /* 1: fitted to a measurement */
     int global;                 /* 1: categories unknown; one ratio for all tensor bytes */
 } model_calib;
@@ -37,7 +38,10 @@ typedef struct prediction {
 void advice_calib_default(model_calib *c, const gpt_shape *s);
 
 /* advice_calibrate: fits c to measured (bytes by category at the run's peak) for the run's
- * shape s. partial=1 when the run stopped (OOM) before the step's peak was reached: a
+ * shape s: per formula category measured/refined; context, kernel code, external and unknown
+ * carried over; temporaries up to 64 MiB carried, the rest per token; the allocator cache as
+ * a fraction of tensor bytes. When unknown + temporaries outweigh the classified bytes, one
+ * ratio for all tensor bytes (global). partial=1 when the run stopped (OOM) before the step's peak was reached: a
  * category measured below the formula is then not trusted (ratio kept at 1). */
 void advice_calibrate(model_calib *c, const gpt_shape *s, const cat_breakdown *measured, int partial);
 
@@ -82,7 +86,9 @@ typedef struct advice_item {
     char cmdline[160];  /* "--batch_size=8 --gradient_accumulation_steps=64" (or an env var) */
     char note[200];     /* the trade-off in one line */
     gpt_shape shape;
-    uint64_t predicted_peak;
+    uint64_t predicted_peak;     /* process: what counts against the card */
+    uint64_t predicted_reserved; /* caching allocator segments (max_memory_reserved) */
+    uint64_t predicted_tensors;  /* allocated tensors (max_memory_allocated) */
     int fits;               /* 1, 0, or -1 when the capacity is unknown */
     int64_t headroom_bytes; /* capacity - predicted_peak (negative: over) */
     int recommended;

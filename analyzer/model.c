@@ -77,11 +77,16 @@ static void explain(model_ctx *m, const run_facts *f)
 {
     const gpt_shape *s = &m->shape;
     uint64_t P = formula_params_exact(s);
+    uint64_t total = cat_breakdown_total(&m->measured);
     for (int c = 0; c < CAT_COUNT; c++) {
         uint64_t me = m->measured.bytes[c], d = m->doc.bytes[c], r = m->refined.bytes[c];
         char *rd = m->reason_doc[c], *rr = m->reason_ref[c];
         size_t n = sizeof m->reason_doc[c];
         rd[0] = rr[0] = '\0';
+        /* immaterial rows (all under 2 % of the peak and 64 MiB) get no explanation */
+        uint64_t big = me > d ? (me > r ? me : r) : (d > r ? d : r);
+        if ((double)big < 0.02 * (double)total && big < (64ull << 20))
+            continue;
         int off_doc = (d > 0 || me > 0) && fabs((double)me - (double)d) > 0.25 * (double)(d > 0 ? d : me);
         int off_ref = (r > 0 || me > 0) && fabs((double)me - (double)r) > 0.25 * (double)(r > 0 ? r : me);
         if (off_doc) {
@@ -94,7 +99,10 @@ static void explain(model_ctx *m, const run_facts *f)
                 break;
             case CAT_GRADIENTS:
                 if (me == 0)
-                    snprintf(rd, n, "no .grad alive at the peak: with A=1 zero_grad(set_to_none=True) frees them before the forward");
+                    snprintf(rd, n, "no .grad alive at the peak: %s", s->A > 1 && !s->iteration0
+                             ? "the peak came before the first backward"
+                             : s->iteration0 ? "the run had not reached a backward yet"
+                                             : "with A=1 zero_grad(set_to_none=True) frees them before the forward");
                 else
                     snprintf(rd, n, "gradients are fp32 (%.1f B/param), the documents assumed fp16%s", (double)me / P,
                              s->A > 1 ? "; they stay alive across micro-steps (A > 1)" : "");
@@ -127,6 +135,9 @@ static void explain(model_ctx *m, const run_facts *f)
                 break;
             case CAT_KERNEL_CODE:
                 snprintf(rd, n, "kernel images %.0f MiB; the documents' 0.5-1 GB is for torch.compile", mibf(me));
+                break;
+            case CAT_CACHE:
+                snprintf(rd, n, "the documents count the allocator's cache only as \"fragmentation\" overhead");
                 break;
             default:
                 if (d == 0)
@@ -174,6 +185,8 @@ static int model_build(model_ctx *m, const run_facts *f, const model_opts *o, ch
     formula_documents(&m->shape, &m->docf);
     formula_documents_breakdown(&m->shape, &m->doc);
     formula_refined(&m->shape, &m->refined);
+    if (m->shape.iteration0 && m->measured.bytes[CAT_GRADIENTS] == 0)
+        m->refined.bytes[CAT_GRADIENTS] = 0; /* before the first backward there is no .grad */
     m->refined.bytes[CAT_CONTEXT] = FORMULA_CONTEXT_BYTES;
     double denom = (double)m->docf.act_elements * 2.0;
     if (denom > 0) {
@@ -408,6 +421,8 @@ static cJSON *advice_json(const advice_item *it)
     cJSON_AddStringToObject(e, "change", it->change);
     cJSON_AddStringToObject(e, "command_line", it->cmdline);
     cJSON_AddNumberToObject(e, "predicted_peak_bytes", (double)it->predicted_peak);
+    cJSON_AddNumberToObject(e, "predicted_reserved_bytes", (double)it->predicted_reserved);
+    cJSON_AddNumberToObject(e, "predicted_allocated_bytes", (double)it->predicted_tensors);
     if (it->fits < 0)
         cJSON_AddNullToObject(e, "fits");
     else
@@ -442,6 +457,8 @@ int model_report_json(cJSON *root, const run_facts *f, const model_opts *o)
         cJSON_AddItemToArray(adv, advice_json(&m->items[i]));
     cJSON *pr = cJSON_AddObjectToObject(root, "prediction");
     cJSON_AddNumberToObject(pr, "current_peak_bytes", (double)m->current.peak_bytes);
+    cJSON_AddNumberToObject(pr, "current_reserved_bytes", (double)m->current.reserved_bytes);
+    cJSON_AddNumberToObject(pr, "current_allocated_bytes", (double)m->current.tensor_bytes);
     cJSON_AddNumberToObject(pr, "capacity_bytes", (double)m->capacity);
     cJSON_AddStringToObject(pr, "capacity_name", m->capacity_name);
     cJSON_AddNumberToObject(pr, "headroom_fraction", ADVICE_HEADROOM);

@@ -1,0 +1,252 @@
+/* test_model.c — the report's model sections (analyzer/model.c) from a filled run_facts: the
+ * configuration from a traced command line, the formula table, OOM diagnosis, advice. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "../../analyzer/formula.h"
+#include "../../analyzer/model.h"
+
+#define MiB (1024ull * 1024ull)
+#define GiB (1024ull * MiB)
+
+static char dir[256];
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof dir, "/tmp/vt-test-model.XXXXXX");
+    if (!mkdtemp(dir))
+        return -1;
+    char path[400];
+    snprintf(path, sizeof path, "%s/gpt2_12gb.py", dir);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fputs("batch_size = 4\nblock_size = 1024\ngradient_accumulation_steps = 32\nn_layer = 12\n"
+          "n_head = 12\nn_embd = 768\ndtype = 'float16'\ncompile = False\n", f);
+    fclose(f);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static const char *const oom_argv[] = {"python3", "train.py", "gpt2_12gb.py", "--batch_size=16"};
+
+/* An OOM in the forward of iteration 0 of GPT-2 124M, B=16, on a 12 GiB card: what was live
+ * follows the refined formula, with the forward half done. */
+static void oom_facts(run_facts *f)
+{
+    memset(f, 0, sizeof *f);
+    f->argc = 4;
+    f->argv = oom_argv;
+    f->cwd = dir;
+    f->card_bytes = 12 * GiB;
+    f->card_name = "12GiB";
+    gpt_shape s;
+    memset(&s, 0, sizeof s);
+    s.B = 16, s.T = 1024, s.A = 32, s.L = 12, s.H = 12, s.d = 768, s.V = 50304, s.dtype_bytes = 2;
+    s.iteration0 = 1;
+    cat_breakdown r;
+    formula_refined(&s, &r);
+    f->at_peak.bytes[CAT_PARAMETERS] = r.bytes[CAT_PARAMETERS];
+    f->at_peak.bytes[CAT_AUTOCAST] = r.bytes[CAT_AUTOCAST];
+    f->at_peak.bytes[CAT_ACTIVATIONS] = r.bytes[CAT_ACTIVATIONS];
+    f->at_peak.bytes[CAT_LOGITS] = 4 * s.B * s.T * s.V;
+    f->at_peak.bytes[CAT_INPUTS] = r.bytes[CAT_INPUTS];
+    f->at_peak.bytes[CAT_CONTEXT] = 500 * MiB;
+    f->at_peak.bytes[CAT_CACHE] = 300 * MiB;
+    f->peak_process = cat_breakdown_total(&f->at_peak);
+    f->has_oom = 1;
+    f->oom_requested = 4 * s.B * s.T * s.V;
+    f->oom_capacity = 12 * GiB;
+    f->at_oom = f->at_peak;
+    f->oom_cache = 300 * MiB;
+    f->oom_outside = 500 * MiB;
+    f->oom_phase = "forward";
+    f->oom_site = "train.py:203 forward";
+}
+
+static void test_oom_json(void **state)
+{
+    (void)state;
+    run_facts f;
+    oom_facts(&f);
+    model_opts o = {0};
+    cJSON *root = cJSON_CreateObject();
+    assert_int_equal(model_report_json(root, &f, &o), 0);
+
+    cJSON *cfg = cJSON_GetObjectItem(root, "config");
+    cJSON *bs = cJSON_GetObjectItem(cfg, "batch_size");
+    assert_int_equal(cJSON_GetObjectItem(bs, "value")->valuedouble, 16);
+    assert_string_equal(cJSON_GetObjectItem(bs, "source")->valuestring, "argument");
+    cJSON *ga = cJSON_GetObjectItem(cfg, "gradient_accumulation_steps");
+    assert_string_equal(cJSON_GetObjectItem(ga, "source")->valuestring, "file");
+    assert_string_equal(cJSON_GetObjectItem(ga, "where")->valuestring, "gpt2_12gb.py:3");
+    assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(cfg, "vocab_size"), "source")->valuestring, "default");
+
+    cJSON *fo = cJSON_GetObjectItem(root, "formula");
+    cJSON *par = cJSON_GetObjectItem(fo, "parameters");
+    double me = cJSON_GetObjectItem(par, "measured_bytes")->valuedouble;
+    double doc = cJSON_GetObjectItem(par, "document_bytes")->valuedouble;
+    double ref = cJSON_GetObjectItem(par, "refined_bytes")->valuedouble;
+    assert_true(me == ref && me > 1.9 * doc && me < 2.1 * doc);
+    assert_non_null(strstr(cJSON_GetObjectItem(par, "reason")->valuestring, "fp32"));
+    assert_non_null(cJSON_GetObjectItem(cJSON_GetObjectItem(fo, "activations"), "refined_bytes"));
+    cJSON *mu = cJSON_GetObjectItem(fo, "activation_multiplier");
+    /* 36*N*d bytes per block = multiplier 18 at 2 B; with the 4*N*V logits far above 24 */
+    assert_true(cJSON_GetObjectItem(mu, "measured")->valuedouble > 18 &&
+                cJSON_GetObjectItem(mu, "measured")->valuedouble < 20);
+    assert_true(cJSON_GetObjectItem(mu, "measured_with_logits_attention")->valuedouble > 24);
+    assert_int_equal(cJSON_GetObjectItem(mu, "document_empirical")->valuedouble, 160);
+
+    cJSON *oom = cJSON_GetObjectItem(root, "oom");
+    assert_string_equal(cJSON_GetObjectItem(oom, "cause")->valuestring, "activations_too_large");
+    assert_true(cJSON_GetObjectItem(oom, "requested_bytes")->valuedouble == (double)f.oom_requested);
+    assert_true(cJSON_GetObjectItem(oom, "capacity_bytes")->valuedouble == (double)(12 * GiB));
+    cJSON *live = cJSON_GetObjectItem(oom, "live_by_category");
+    assert_true(cJSON_GetObjectItem(live, "activations")->valuedouble == (double)f.at_oom.bytes[CAT_ACTIVATIONS]);
+
+    cJSON *adv = cJSON_GetObjectItem(root, "advice");
+    assert_true(cJSON_GetArraySize(adv) >= 5);
+    cJSON *first = cJSON_GetArrayItem(adv, 0);
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(first, "recommended")));
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(first, "fits")));
+    assert_string_equal(cJSON_GetObjectItem(first, "command_line")->valuestring,
+                        "--batch_size=8 --gradient_accumulation_steps=64");
+    assert_true(cJSON_GetObjectItem(first, "predicted_peak_bytes")->valuedouble <= 0.95 * (double)(12 * GiB));
+    /* the recommendation's prediction includes Adam state, although none was measured yet */
+    assert_true(cJSON_GetObjectItem(first, "predicted_allocated_bytes")->valuedouble > 9e9);
+    for (int i = 0; i < cJSON_GetArraySize(adv); i++)
+        assert_null(strstr(cJSON_GetObjectItem(cJSON_GetArrayItem(adv, i), "change")->valuestring, "expandable"));
+    cJSON *pr = cJSON_GetObjectItem(root, "prediction");
+    assert_true(cJSON_GetObjectItem(pr, "current_peak_bytes")->valuedouble > (double)(12 * GiB));
+    /* the measured cache is small (300 MiB), so 9 fits too, but 9 does not divide 512 */
+    double lb = cJSON_GetObjectItem(pr, "largest_batch_size")->valuedouble;
+    assert_true(lb >= 8 && lb < 16);
+    cJSON_Delete(root);
+}
+
+static void test_text_and_overrides(void **state)
+{
+    (void)state;
+    run_facts f;
+    oom_facts(&f);
+    model_opts o = {0};
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    assert_int_equal(model_report_text(out, &f, &o), 0);
+    fclose(out);
+    assert_non_null(strstr(buf, "recommended: batch_size=8, gradient_accumulation_steps=64"));
+    assert_non_null(strstr(buf, "change: --batch_size=8 --gradient_accumulation_steps=64"));
+    assert_non_null(strstr(buf, "same effective batch 512"));
+    assert_non_null(strstr(buf, "cause: activations/logits"));
+    assert_non_null(strstr(buf, "gpt2_12gb.py:3"));
+    free(buf);
+
+    /* a target card override: 24 GiB takes the current batch */
+    const char *ov[] = {"compile=False"};
+    o.noverrides = 1;
+    o.overrides = ov;
+    o.target_card_bytes = 24 * GiB;
+    o.target_card_name = "rtx4090";
+    cJSON *root = cJSON_CreateObject();
+    assert_int_equal(model_report_json(root, &f, &o), 0);
+    cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "advice"), 0);
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(first, "fits")));
+    assert_true(cJSON_GetObjectItem(first, "batch_size")->valuedouble >= 8);
+    assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "config"), "compile"),
+                                            "source")->valuestring, "flag");
+    cJSON_Delete(root);
+
+    /* a bad override is an error, reported, not a crash */
+    const char *bad[] = {"batch_size=lots"};
+    o.overrides = bad;
+    root = cJSON_CreateObject();
+    assert_int_equal(model_report_json(root, &f, &o), -1);
+    cJSON_Delete(root);
+}
+
+static void test_fragmentation(void **state)
+{
+    (void)state;
+    run_facts f;
+    oom_facts(&f);
+    f.oom_cache = 2 * GiB;
+    f.oom_requested = 1 * GiB;
+    model_opts o = {0};
+    cJSON *root = cJSON_CreateObject();
+    assert_int_equal(model_report_json(root, &f, &o), 0);
+    assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "oom"), "cause")->valuestring, "fragmentation");
+    cJSON *adv = cJSON_GetObjectItem(root, "advice");
+    int found = 0;
+    for (int i = 0; i < cJSON_GetArraySize(adv); i++)
+        found |= strstr(cJSON_GetObjectItem(cJSON_GetArrayItem(adv, i), "command_line")->valuestring,
+                        "expandable_segments:True") != NULL;
+    assert_int_equal(found, 1);
+    cJSON_Delete(root);
+    f.alloc_conf = "expandable_segments:True";
+    root = cJSON_CreateObject();
+    assert_int_equal(model_report_json(root, &f, &o), 0);
+    adv = cJSON_GetObjectItem(root, "advice");
+    for (int i = 0; i < cJSON_GetArraySize(adv); i++)
+        assert_null(strstr(cJSON_GetObjectItem(cJSON_GetArrayItem(adv, i), "command_line")->valuestring, "expandable"));
+    cJSON_Delete(root);
+}
+
+/* A run that fits: "none" is recommended, and the calibrated current peak is the measured one. */
+static void test_fits(void **state)
+{
+    (void)state;
+    run_facts f;
+    oom_facts(&f);
+    static const char *const argv[] = {"python3", "train.py", "gpt2_12gb.py"};
+    f.argv = argv;
+    f.argc = 3;
+    f.has_oom = 0;
+    f.iterations = 5;
+    gpt_shape s;
+    memset(&s, 0, sizeof s);
+    s.B = 4, s.T = 1024, s.A = 32, s.L = 12, s.H = 12, s.d = 768, s.V = 50304, s.dtype_bytes = 2;
+    formula_refined(&s, &f.at_peak);
+    f.at_peak.bytes[CAT_ACTIVATIONS] = f.at_peak.bytes[CAT_ACTIVATIONS] * 11 / 10;
+    f.at_peak.bytes[CAT_CONTEXT] = 500 * MiB;
+    f.at_peak.bytes[CAT_CACHE] = 400 * MiB;
+    f.peak_process = cat_breakdown_total(&f.at_peak);
+    model_opts o = {0};
+    cJSON *root = cJSON_CreateObject();
+    assert_int_equal(model_report_json(root, &f, &o), 0);
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(root, "oom")));
+    cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "advice"), 0);
+    assert_non_null(strstr(cJSON_GetObjectItem(first, "change")->valuestring, "none"));
+    double cur = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "prediction"), "current_peak_bytes")->valuedouble;
+    assert_true(cur > 0.999 * (double)f.peak_process && cur < 1.001 * (double)f.peak_process);
+    cJSON *ratio = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "formula"), "activations"), "ratio");
+    assert_true(ratio->valuedouble > 1.09 && ratio->valuedouble < 1.11);
+    cJSON_Delete(root);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_oom_json),
+        cmocka_unit_test(test_text_and_overrides),
+        cmocka_unit_test(test_fragmentation),
+        cmocka_unit_test(test_fits),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
