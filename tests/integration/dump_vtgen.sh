@@ -128,4 +128,24 @@ rc=0; "$VT" dump --bogus full.vt >/dev/null 2>&1 || rc=$?; [ "$rc" -eq 2 ]
 "$VT" dump full.vt py310.vt >two.jsonl
 [ "$(grep -c '"type":"status"' two.jsonl)" -eq 2 ]
 rc=0; "$VT" dump full.vt bad.vt >/dev/null 2>&1 || rc=$?; [ "$rc" -eq 3 ]
+# random corruption: exit 0 or 3 (never a crash), and stdout stays valid JSON lines even when
+# strings hold invalid UTF-8 or control bytes
+python3 - "$VT" <<'PY'
+import json, random, subprocess, sys
+data = bytearray(open("py310.vt", "rb").read())
+rnd = random.Random(7)
+codes = {}
+for i in range(150):
+    m = bytearray(data)
+    for _ in range(rnd.randint(1, 8)):
+        m[rnd.randrange(32, len(m))] = rnd.choice([0, 0xff, 0x1b, 0x80, rnd.randrange(256)])
+    open("fuzz.vt", "wb").write(m)
+    p = subprocess.run([sys.argv[1], "dump", "fuzz.vt"], capture_output=True)
+    assert p.returncode in (0, 3), (i, p.returncode, p.stderr[-300:])
+    for line in p.stdout.decode("utf-8").splitlines():
+        json.loads(line)
+    codes[p.returncode] = codes.get(p.returncode, 0) + 1
+assert len(codes) == 2, codes
+print("fuzz:", codes)
+PY
 echo "dump_vtgen ok"
