@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cudart_internal.h"
 
@@ -57,6 +58,19 @@ static void load_driver(void)
     pthread_atfork(NULL, NULL, child_reset);
     void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!h) {
+        /* dlopen searches our RUNPATH ($ORIGIN) only when it sees us as the caller; an
+         * interposed dlopen (ASan, some tracers) hides that, so try beside us by path */
+        Dl_info self;
+        char path[4096];
+        if (dladdr((void *)rt_init, &self) && self.dli_fname && strrchr(self.dli_fname, '/')) {
+            int dir = (int)(strrchr(self.dli_fname, '/') - self.dli_fname);
+            snprintf(path, sizeof path, "%.*s/libcuda.so.1", dir, self.dli_fname);
+            h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        }
+    }
+    if (!h) {
+        if (getenv("FAKECUDA_LOG") && strcmp(getenv("FAKECUDA_LOG"), "0") != 0)
+            fprintf(stderr, "[fakecudart] dlopen(libcuda.so.1): %s\n", dlerror());
         g_init_err = RT_ERR_INSUFFICIENT_DRIVER;
         return;
     }

@@ -1,5 +1,5 @@
-/* driver_core.c — the fake CUDA driver's devices, contexts, streams, errors and the fake
- * address-space allocator. Devices are simulated from FAKECUDA_DEVICES (count, default 1),
+/* driver_core.c — the fake CUDA driver's devices, contexts, streams and errors (address
+ * spaces: driver_space.c). Devices are simulated from FAKECUDA_DEVICES (count, default 1),
  * FAKECUDA_MEM (capacity, default 16G; "12G" or "12G,24G" per device), FAKECUDA_CONTEXT
  * (context cost, default 300M), FAKECUDA_LOG=1; addresses are never dereferenced. */
 #include <ctype.h>
@@ -14,6 +14,7 @@ struct fk_driver fk_drv = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static pthread_once_t g_conf_once = PTHREAD_ONCE_INIT;
 static __thread struct fk_ctx *t_cur_ctx;
+static struct fk_ctx g_ctx_pool[256]; /* contexts from cuCtxCreate; magic 0 = free slot */
 static __thread int t_capture_mode;
 
 /* parse_size: "16G", "300M", "512MiB", "1024" -> bytes; `dflt` when unset or malformed. */
@@ -125,90 +126,7 @@ void fk_uncharge(int d, uint64_t bytes)
     dv->used = bytes > dv->used ? 0 : dv->used - bytes;
 }
 
-/* ---- address spaces ---- */
-
-static int space_insert(struct fk_space *s, size_t at, struct fk_range r)
-{
-    if (s->n == s->cap) {
-        size_t nc = s->cap ? s->cap * 2 : 64;
-        struct fk_range *nv = realloc(s->v, nc * sizeof *nv);
-        if (!nv)
-            return -1;
-        s->v = nv;
-        s->cap = nc;
-    }
-    memmove(&s->v[at + 1], &s->v[at], (s->n - at) * sizeof *s->v);
-    s->v[at] = r;
-    s->n++;
-    return 0;
-}
-
-uint64_t fk_space_alloc(struct fk_space *s, uint64_t size, uint64_t align, uint64_t want,
-                        int kind, uint64_t charged)
-{
-    if (size == 0 || align == 0)
-        return 0;
-    size = (size + align - 1) / align * align;
-    struct fk_range r = {0, size, charged, kind};
-    if (want) {
-        if (want % align || want < s->base || want + size > s->limit || want + size < want)
-            return 0;
-        size_t i = 0;
-        while (i < s->n && s->v[i].addr + s->v[i].size <= want)
-            i++;
-        if (i < s->n && s->v[i].addr < want + size)
-            return 0;
-        r.addr = want;
-        return space_insert(s, i, r) ? 0 : want;
-    }
-    uint64_t cur = s->base;
-    for (size_t i = 0; i <= s->n; i++) {
-        uint64_t a = (cur + align - 1) / align * align;
-        uint64_t gap_end = i < s->n ? s->v[i].addr : s->limit;
-        if (a < gap_end && gap_end - a >= size) {
-            r.addr = a;
-            return space_insert(s, i, r) ? 0 : a;
-        }
-        if (i < s->n)
-            cur = s->v[i].addr + s->v[i].size;
-    }
-    return 0;
-}
-
-long fk_space_find(const struct fk_space *s, uint64_t addr)
-{
-    size_t lo = 0, hi = s->n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (s->v[mid].addr < addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < s->n && s->v[lo].addr == addr ? (long)lo : -1;
-}
-
-long fk_space_find_containing(const struct fk_space *s, uint64_t addr)
-{
-    size_t lo = 0, hi = s->n;
-    while (lo < hi) { /* first range with addr > target */
-        size_t mid = (lo + hi) / 2;
-        if (s->v[mid].addr <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo == 0)
-        return -1;
-    const struct fk_range *r = &s->v[lo - 1];
-    return addr < r->addr + r->size ? (long)(lo - 1) : -1;
-}
-
-void fk_space_remove(struct fk_space *s, long i)
-{
-    memmove(&s->v[i], &s->v[i + 1], (s->n - (size_t)i - 1) * sizeof *s->v);
-    s->n--;
-}
+/* ---- address spaces (ranges live in driver_space.c) ---- */
 
 int fk_dev_of_addr(uint64_t addr)
 {
@@ -394,17 +312,17 @@ CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice d)
         return r;
     if (!pctx)
         return CUDA_ERROR_INVALID_VALUE;
-    struct fk_ctx *c = malloc(sizeof *c);
-    if (!c)
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    *c = (struct fk_ctx){FK_CTX_MAGIC, d, 0};
     fk_lock();
-    r = fk_charge(d, fk_drv.ctx_bytes);
+    struct fk_ctx *c = NULL;
+    for (size_t i = 0; i < sizeof g_ctx_pool / sizeof g_ctx_pool[0] && !c; i++)
+        if (g_ctx_pool[i].magic != FK_CTX_MAGIC)
+            c = &g_ctx_pool[i];
+    r = c ? fk_charge(d, fk_drv.ctx_bytes) : CUDA_ERROR_OUT_OF_MEMORY;
+    if (r == CUDA_SUCCESS)
+        *c = (struct fk_ctx){FK_CTX_MAGIC, d, 0};
     fk_unlock();
-    if (r) {
-        free(c);
+    if (r)
         return r;
-    }
     t_cur_ctx = c; /* a created context becomes current */
     *pctx = (CUcontext)c;
     return CUDA_SUCCESS;
@@ -426,15 +344,19 @@ CUresult cuCtxCreate_v4(CUcontext *pctx, void *params, unsigned int flags, CUdev
 CUresult cuCtxDestroy_v2(CUcontext ctx)
 {
     struct fk_ctx *c = (struct fk_ctx *)ctx;
-    if (!c || c->magic != FK_CTX_MAGIC || c->primary)
+    if (!c)
         return CUDA_ERROR_INVALID_CONTEXT;
     fk_lock();
+    if (c->magic != FK_CTX_MAGIC || c->primary) {
+        fk_unlock();
+        return CUDA_ERROR_INVALID_CONTEXT;
+    }
     fk_uncharge(c->dev, fk_drv.ctx_bytes);
     c->magic = 0;
     fk_unlock();
     if (t_cur_ctx == c)
         t_cur_ctx = NULL;
-    /* not freed: another thread may still hold it as current; its magic now says dead */
+    /* the slot stays readable (another thread may hold it as current) and is reused */
     return CUDA_SUCCESS;
 }
 

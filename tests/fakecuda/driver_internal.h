@@ -55,11 +55,12 @@ struct fk_range {
     int kind;
 };
 
-/* A growable array of live ranges sorted by address, inside [base, limit). */
+/* The live ranges of one fake address space [base, limit) (driver_space.c). */
+struct fk_node;
 struct fk_space {
     uint64_t base, limit;
-    struct fk_range *v;
-    size_t n, cap;
+    struct fk_node *root;
+    size_t n;
 };
 
 struct fk_ctx {
@@ -107,16 +108,17 @@ int fk_current_dev(void);
  * charged). Caller holds the lock. fk_uncharge: subtracts (clamped at 0). */
 CUresult fk_charge(int d, uint64_t bytes);
 void fk_uncharge(int d, uint64_t bytes);
-/* fk_space_alloc: finds the lowest free gap of `size` bytes aligned to `align` in `s`
- * (or exactly at `want` when want != 0) and records it; returns the address or 0 when no
- * room (or `want` is taken). fk_space_find: index of the range starting exactly at addr,
- * or -1. fk_space_find_containing: index of the range containing addr, or -1.
- * fk_space_remove: drops index i. Caller holds the lock. */
+/* fk_space_alloc: records a range of `size` bytes (rounded up to `align`) at the lowest free
+ * aligned address of `s` (first fit, so freed ranges are reused), or exactly at `want` when
+ * want != 0; returns the address, or 0 when there is no room (or `want` overlaps).
+ * fk_space_find: the range starting exactly at addr, or NULL. fk_space_find_containing: the
+ * range containing addr, or NULL. fk_space_remove: drops a range that find returned (its
+ * pointer is invalid afterwards). Caller holds the lock for all of them. */
 uint64_t fk_space_alloc(struct fk_space *s, uint64_t size, uint64_t align, uint64_t want,
                         int kind, uint64_t charged);
-long fk_space_find(const struct fk_space *s, uint64_t addr);
-long fk_space_find_containing(const struct fk_space *s, uint64_t addr);
-void fk_space_remove(struct fk_space *s, long i);
+struct fk_range *fk_space_find(const struct fk_space *s, uint64_t addr);
+struct fk_range *fk_space_find_containing(const struct fk_space *s, uint64_t addr);
+void fk_space_remove(struct fk_space *s, struct fk_range *r);
 /* fk_dev_of_addr: device whose 64-bit space contains addr, or -1. */
 int fk_dev_of_addr(uint64_t addr);
 /* fk_ready: CUDA_SUCCESS if cuInit ran, else CUDA_ERROR_NOT_INITIALIZED. */

@@ -58,10 +58,10 @@ static CUresult free_addr(uint64_t addr)
     if (d >= 0) {
         struct fk_device *dv = &fk_drv.dev[d];
         struct fk_space *s = addr < 0x100000000ull ? &dv->space32 : &dv->space;
-        long i = fk_space_find(s, addr);
-        if (i >= 0 && s->v[i].kind != FK_RESERVE) {
-            fk_uncharge(d, s->v[i].charged);
-            fk_space_remove(s, i);
+        struct fk_range *rg = fk_space_find(s, addr);
+        if (rg && rg->kind != FK_RESERVE) {
+            fk_uncharge(d, rg->charged);
+            fk_space_remove(s, rg);
             r = CUDA_SUCCESS;
         }
     }

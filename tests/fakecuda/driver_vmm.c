@@ -179,18 +179,18 @@ CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t align, CUdevi
     return CUDA_SUCCESS;
 }
 
-/* reserve_find: the reserved range containing [addr, addr+size), as (space, index). */
-static long reserve_find(uint64_t addr, uint64_t size, struct fk_space **sp)
+/* reserve_find: the reserved range containing all of [addr, addr+size), or NULL. */
+static struct fk_range *reserve_find(uint64_t addr, uint64_t size, struct fk_space **sp)
 {
     int d = fk_dev_of_addr(addr);
     if (d < 0)
-        return -1;
+        return NULL;
     struct fk_space *s = &fk_drv.dev[d].space;
-    long i = fk_space_find_containing(s, addr);
-    if (i < 0 || s->v[i].kind != FK_RESERVE || addr + size > s->v[i].addr + s->v[i].size)
-        return -1;
+    struct fk_range *r = fk_space_find_containing(s, addr);
+    if (!r || r->kind != FK_RESERVE || size > r->size - (addr - r->addr))
+        return NULL;
     *sp = s;
-    return i;
+    return r;
 }
 
 CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)
@@ -200,13 +200,13 @@ CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)
         return r;
     fk_lock();
     struct fk_space *s = NULL;
-    long i = reserve_find(ptr, size, &s);
+    struct fk_range *rg = reserve_find(ptr, size, &s);
     r = CUDA_ERROR_INVALID_VALUE;
-    if (i >= 0 && s->v[i].addr == ptr && s->v[i].size == size) {
+    if (rg && rg->addr == ptr && rg->size == size) {
         for (size_t m = 0; m < g_nmaps; m++) /* still mapped inside: refuse */
             if (g_maps[m].addr >= ptr && g_maps[m].addr < ptr + size)
                 goto out;
-        fk_space_remove(s, i);
+        fk_space_remove(s, rg);
         r = CUDA_SUCCESS;
     }
 out:
@@ -226,7 +226,7 @@ CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAlloc
     struct fk_space *s = NULL;
     long hi = handle_find(h);
     r = CUDA_ERROR_INVALID_VALUE;
-    if (hi < 0 || reserve_find(ptr, size, &s) < 0 || offset + size > g_handles[hi].ph->size)
+    if (hi < 0 || !reserve_find(ptr, size, &s) || offset + size > g_handles[hi].ph->size)
         goto out;
     for (size_t m = 0; m < g_nmaps; m++)
         if (g_maps[m].addr < ptr + size && ptr < g_maps[m].addr + g_maps[m].size) {

@@ -73,8 +73,11 @@ static void *g_cuda; /* dlopen("libcuda.so.1") */
 /* drv: a driver symbol by its exported name (aborts the section if missing). */
 static void *drv(const char *name)
 {
-    if (!g_cuda)
+    if (!g_cuda) {
+        int n = 0;
+        cudaGetDeviceCount(&n); /* the runtime loads the driver; then it is found by soname */
         g_cuda = dlopen("libcuda.so.1", RTLD_NOW);
+    }
     void *p = g_cuda ? dlsym(g_cuda, name) : NULL;
     if (!p) {
         fprintf(stderr, "fake_selftest: libcuda.so.1 lacks %s (%s)\n", name, dlerror());
@@ -185,6 +188,61 @@ static void t_reuse(void)
     CHECK_EQ(cudaMalloc(&b, 4 * MiB), 0);
     CHECK(a == b);
     CHECK_EQ(cudaFree(b), 0);
+    /* first fit: with holes of 1, 2 and 3 KiB (in that address order), a 2 KiB request
+     * takes the 2 KiB hole, a 512 B one the 1 KiB hole */
+    void *r[7];
+    size_t rs[7] = {1024, 512, 2048, 512, 3072, 512, 512};
+    for (int i = 0; i < 7; i++)
+        CHECK_EQ(cudaMalloc(&r[i], rs[i]), 0);
+    for (int i = 0; i < 6; i++)
+        CHECK((uintptr_t)r[i] + rs[i] == (uintptr_t)r[i + 1]); /* packed from an empty space */
+    CHECK_EQ(cudaFree(r[0]), 0);
+    CHECK_EQ(cudaFree(r[2]), 0);
+    CHECK_EQ(cudaFree(r[4]), 0);
+    CHECK_EQ(cudaMalloc(&a, 2048), 0);
+    CHECK(a == r[2]);
+    CHECK_EQ(cudaMalloc(&b, 512), 0);
+    CHECK(b == r[0]);
+    CHECK_EQ(cudaFree(a), 0);
+    CHECK_EQ(cudaFree(b), 0);
+    for (int i = 1; i < 7; i += 2)
+        CHECK_EQ(cudaFree(r[i]), 0);
+    CHECK_EQ(cudaFree(r[6]), 0);
+    /* random churn against a model: live ranges never overlap, everything frees */
+    enum { LIVE = 300, OPS = 20000 };
+    static uintptr_t addr[LIVE];
+    static size_t len[LIVE];
+    size_t base = free_now(), used = 0;
+    unsigned seed = 12345;
+    for (int op = 0; op < OPS; op++) {
+        int k = (int)(rand_r(&seed) % LIVE);
+        if (addr[k]) {
+            CHECK_EQ(cudaFree((void *)addr[k]), 0);
+            used -= (len[k] + 511) / 512 * 512;
+            addr[k] = 0;
+            continue;
+        }
+        len[k] = 1 + (size_t)(rand_r(&seed) % (4 * MiB));
+        void *np = NULL;
+        CHECK_EQ(cudaMalloc(&np, len[k]), 0);
+        addr[k] = (uintptr_t)np;
+        used += (len[k] + 511) / 512 * 512;
+        CHECK_EQ(addr[k] % 512, 0);
+        for (int j = 0; j < LIVE; j++)
+            if (j != k && addr[j])
+                CHECK(addr[k] + len[k] <= addr[j] || addr[j] + len[j] <= addr[k]);
+        if (g_fail)
+            return;
+    }
+    CHECK_EQ(free_now(), base - used);
+    for (int k = 0; k < LIVE; k++)
+        if (addr[k])
+            CHECK_EQ(cudaFree((void *)addr[k]), 0);
+    CHECK_EQ(free_now(), base);
+    /* everything free again: the next allocation starts the space afresh */
+    CHECK_EQ(cudaMalloc(&a, 512), 0);
+    CHECK(a == r[0]);
+    CHECK_EQ(cudaFree(a), 0);
 }
 
 /* Env: FAKECUDA_MEM=1G FAKECUDA_CONTEXT=100M. Stream-ordered allocations and pools. */
