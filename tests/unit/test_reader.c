@@ -392,6 +392,22 @@ static void test_malformed(void **state)
     wbuf shortw = {w.p, 20, w.cap};
     expect_malformed(&shortw, 0, 20);
 
+    /* a longer header (a future minor) is skipped to header_size; a misaligned one is not */
+    wbuf longer = {0};
+    w_header(&longer, 1, 3);
+    uint32_t hsz = 48;
+    memcpy(longer.p + 12, &hsz, 4);
+    w_bytes(&longer, "extra...extra...", 16);
+    w_alloc(&longer, VT_API_cudaMalloc, 0, 1, 0, 0x1000, 512, 0);
+    w_trailer(&longer, 1);
+    assert_int_equal(read_all(save(&longer), &st, NULL), 2);
+    assert_int_equal(st, READER_OK);
+    unlink(g_path);
+    hsz = 44;
+    memcpy(longer.p + 12, &hsz, 4);
+    expect_malformed(&longer, 0, 12);
+    free(longer.p);
+
     struct {
         uint16_t type;
         uint32_t size;
