@@ -8,7 +8,6 @@ compares with what vramtrace measured. Without CUDA it runs a tiny CPU smoke tes
 
     python examples/gpt/train.py examples/gpt/config/gpt2-124m-12gb.py --batch_size=8
 """
-import ast
 import contextlib
 import json
 import math
@@ -20,6 +19,8 @@ import time
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+from configurator import parse_config
 
 # torch.OutOfMemoryError is new in 2.5; older versions only have the CUDA one
 OutOfMemoryError = getattr(torch, "OutOfMemoryError", None) or torch.cuda.OutOfMemoryError
@@ -56,50 +57,6 @@ DEFAULTS = dict(
 # what a run without CUDA uses for the keys not given on the command line (smoke test)
 CPU_SMOKE = dict(batch_size=2, block_size=32, n_layer=2, n_head=2, n_embd=32, vocab_size=256,
                  max_iters=2, eval_iters=1, eval_interval=1, compile=False, dtype="float32")
-
-
-def parse_config(argv):
-    """Reads config files (executed, `key = value` lines, like nanoGPT's configurator) and
-    --key=value overrides, in order. Returns (config dict, set of keys given on the command
-    line). Raises SystemExit(2) with a message naming the bad argument on an unknown key, a
-    value of the wrong type or an unreadable file."""
-    cfg = dict(DEFAULTS)
-    given = set()
-    for arg in argv:
-        if not arg.startswith("--"):
-            try:
-                with open(arg) as f:
-                    src = f.read()
-            except OSError as e:
-                sys.exit(f"train.py: cannot read config file {arg}: {e.strerror} "
-                         "(give a path to a file of `key = value` lines)")
-            scope = dict(cfg)
-            exec(compile(src, arg, "exec"), {}, scope)
-            for k, v in scope.items():
-                if k in cfg:
-                    cfg[k] = v
-                    given.add(k)
-            continue
-        key, sep, val = arg[2:].partition("=")
-        if not sep or key not in cfg:
-            print(f"train.py: unknown option {arg} (known: {', '.join(sorted(cfg))}; "
-                  "spell it --key=value)", file=sys.stderr)
-            sys.exit(2)
-        try:
-            value = ast.literal_eval(val)
-        except (SyntaxError, ValueError):
-            value = val  # a bare string such as --dtype=bfloat16
-        if isinstance(cfg[key], bool) and isinstance(value, str) and value.lower() in ("true", "false"):
-            value = value.lower() == "true"
-        if isinstance(cfg[key], float) and isinstance(value, int) and not isinstance(value, bool):
-            value = float(value)
-        if type(value) is not type(cfg[key]):
-            print(f"train.py: {arg}: expected a {type(cfg[key]).__name__}, got {val!r}",
-                  file=sys.stderr)
-            sys.exit(2)
-        cfg[key] = value
-        given.add(key)
-    return cfg, given
 
 
 # ---- the model: pre-LN GPT with fused attention and tied weights --------------------------
@@ -368,7 +325,7 @@ def torch_stats(c, trainer, device, oom, message, nparams):
 
 
 def main(argv):
-    c, given = parse_config(argv)
+    c, given = parse_config(argv, DEFAULTS, "train.py")
     ddp = int(os.environ.get("RANK", -1)) != -1
     device = c["device"]
     if device.startswith("cuda") and not torch.cuda.is_available():
