@@ -202,8 +202,12 @@ reader *reader_open(const char *path, char *msg, size_t msgsz);
  * Records after a TRAILER are not read. Rules (trace_format.h): type 0 = end of written
  * data (zero tail); size < 8, size % 8 != 0, size > VT_REC_MAX_SIZE, or a size no record of
  * its known type can have = malformed; a size past EOF with a plausible size for its type
- * = truncated (the file was cut inside its last record); a string or frame array that runs
- * past its record = malformed; a known record shorter than its fixed part = malformed.
+ * = truncated (the file was cut inside its last record) unless the bytes present contradict
+ * the size (a STACK whose frame count gives another size, a string ending past it: then
+ * malformed); a string or frame array that runs past its record, a STACK whose size is not
+ * exactly 16 + 8 * frames, or a known record shorter than its fixed part = malformed.
+ * Fixed-shape records (ALLOC 40/48+, FREE 24/32+, MEMINFO, OOM, PYINFO, TRAILER) may carry
+ * appended fields up to 256 bytes; more is malformed.
  * Unknown types are returned with type set and no union member filled. */
 bool reader_next(reader *r, reader_record *rec);
 
