@@ -125,15 +125,7 @@ static int parse(int argc, char **argv, nano_config *c, predict_args *a, char *e
             continue;
         }
         char key[64];
-        const char *eq = strchr(arg, '=');
-        size_t kl = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
-        if (kl >= sizeof key)
-            kl = sizeof key - 1;
-        memcpy(key, arg + 2, kl);
-        key[kl] = '\0';
-        for (char *p = key; *p; p++)
-            if (*p == '-')
-                *p = '_';
+        const char *eq = config_arg_key(arg, key, sizeof key);
         /* flags without a value */
         if (!eq && (!strcmp(key, "json") || !strcmp(key, "bias") || !strcmp(key, "no_bias") ||
                     !strcmp(key, "compile") || !strcmp(key, "no_compile"))) {
@@ -144,7 +136,7 @@ static int parse(int argc, char **argv, nano_config *c, predict_args *a, char *e
                 return -1;
             continue;
         }
-        const char *val = eq ? eq + 1 : NULL;
+        const char *val = eq;
         if (!val) {
             if (i + 1 >= argc) {
                 snprintf(err, errlen, "option '%s' needs a value (e.g. %s 8)", arg, arg);

@@ -530,14 +530,7 @@ int config_apply_args(nano_config *c, int argc, const char *const *argv, const c
             continue;
         }
         char key[64];
-        size_t kl = (size_t)(eq - a - 2);
-        if (kl >= sizeof key)
-            kl = sizeof key - 1;
-        memcpy(key, a + 2, kl);
-        key[kl] = '\0';
-        for (char *p = key; *p; p++)
-            if (*p == '-')
-                *p = '_'; /* --batch-size=8 means --batch_size=8 */
+        config_arg_key(a, key, sizeof key); /* --batch-size=8 means --batch_size=8 */
         int rc = config_set(c, key, eq + 1, src, a, err, errlen);
         if (rc < 0)
             return -1;
@@ -572,6 +565,22 @@ int config_from_cmdline(nano_config *c, int argc, const char *const *argv, const
         }
     }
     return config_apply_args(c, argc - start, argv + start, cwd, CONFIG_SRC_ARG, 0, err, errlen);
+}
+
+const char *config_arg_key(const char *arg, char *key, size_t len)
+{
+    while (*arg == '-')
+        arg++;
+    const char *eq = strchr(arg, '=');
+    size_t kl = eq ? (size_t)(eq - arg) : strlen(arg);
+    if (kl >= len)
+        kl = len - 1;
+    memcpy(key, arg, kl);
+    key[kl] = '\0';
+    for (char *p = key; *p; p++)
+        if (*p == '-')
+            *p = '_';
+    return eq ? eq + 1 : NULL;
 }
 
 int config_validate(const nano_config *c, char *err, size_t errlen)

@@ -86,6 +86,11 @@ int config_set(nano_config *c, const char *key, const char *value, config_source
 int config_from_cmdline(nano_config *c, int argc, const char *const *argv, const char *cwd,
                         char *err, size_t errlen);
 
+/* config_arg_key: the key of an argument such as "--batch-size=8" or "batch_size=8": leading
+ * dashes dropped, '-' inside mapped to '_', copied into key (truncated to len-1). Returns the
+ * value after '=' (inside arg), or NULL when there is no '='. */
+const char *config_arg_key(const char *arg, char *key, size_t len);
+
 /* config_validate: n_embd divisible by n_head, positive sizes, dtype known.
  * Returns 0 or -1 with err. */
 int config_validate(const nano_config *c, char *err, size_t errlen);

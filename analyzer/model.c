@@ -44,22 +44,13 @@ static double mibf(uint64_t b)
 static int apply_overrides(model_ctx *m, const model_opts *o, char *err, size_t errlen)
 {
     for (int i = 0; o && i < o->noverrides; i++) {
-        const char *s = o->overrides[i];
-        while (*s == '-')
-            s++;
-        const char *eq = strchr(s, '=');
-        if (!eq) {
+        char key[64];
+        const char *val = config_arg_key(o->overrides[i], key, sizeof key);
+        if (!val) {
             snprintf(err, errlen, "override '%s' is not key=value (e.g. batch_size=8)", o->overrides[i]);
             return -1;
         }
-        char key[64];
-        size_t kl = (size_t)(eq - s) < sizeof key - 1 ? (size_t)(eq - s) : sizeof key - 1;
-        memcpy(key, s, kl);
-        key[kl] = '\0';
-        for (char *p = key; *p; p++)
-            if (*p == '-')
-                *p = '_';
-        int rc = config_set(&m->cfg, key, eq + 1, CONFIG_SRC_FLAG, o->overrides[i], err, errlen);
+        int rc = config_set(&m->cfg, key, val, CONFIG_SRC_FLAG, o->overrides[i], err, errlen);
         if (rc < 0)
             return -1;
         if (rc == 1) {
@@ -321,19 +312,28 @@ static void print_advice(FILE *out, const model_ctx *m, const model_opts *o)
                 (unsigned long long)m->largest_batch);
 }
 
-int model_report_text(FILE *out, const run_facts *f, const model_opts *o)
+/* model_new: a built context (free() it), or NULL with the reason printed on stderr. */
+static model_ctx *model_new(const run_facts *f, const model_opts *o)
 {
     model_ctx *m = malloc(sizeof *m);
     if (!m) {
         fprintf(stderr, "vramtrace report: out of memory building the model section\n");
-        return -1;
+        return NULL;
     }
     char err[512];
     if (model_build(m, f, o, err, sizeof err) < 0) {
         fprintf(stderr, "vramtrace report: configuration: %s\n", err);
         free(m);
-        return -1;
+        return NULL;
     }
+    return m;
+}
+
+int model_report_text(FILE *out, const run_facts *f, const model_opts *o)
+{
+    model_ctx *m = model_new(f, o);
+    if (!m)
+        return -1;
     config_print(out, &m->cfg);
     print_formula(out, m);
     if (f->has_oom)
@@ -438,17 +438,9 @@ static cJSON *advice_json(const advice_item *it)
 
 int model_report_json(cJSON *root, const run_facts *f, const model_opts *o)
 {
-    model_ctx *m = malloc(sizeof *m);
-    if (!m) {
-        fprintf(stderr, "vramtrace report: out of memory building the model section\n");
+    model_ctx *m = model_new(f, o);
+    if (!m)
         return -1;
-    }
-    char err[512];
-    if (model_build(m, f, o, err, sizeof err) < 0) {
-        fprintf(stderr, "vramtrace report: configuration: %s\n", err);
-        free(m);
-        return -1;
-    }
     config_add_json(root, &m->cfg);
     add_formula_json(root, m);
     add_oom_json(root, m, f);
