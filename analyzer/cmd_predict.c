@@ -44,6 +44,8 @@ static void usage(FILE *out)
             "  --n-layer N  --n-head N  --n-embd N  --block-size N  --vocab-size N  --bias / --no-bias\n"
             "training:\n"
             "  --batch-size N  --grad-accum N  --dtype fp16|bf16|fp32  --compile / --no-compile  --dropout P\n"
+            "  --no-flash            attention without fused SDPA (B*H*T^2 scores kept per layer)\n"
+            "  --checkpointing       activation checkpointing of every block\n"
             "  nanoGPT's own spelling works too (--batch_size=8, --gradient_accumulation_steps=64), and\n"
             "  bare arguments are nanoGPT config files (key = value lines), applied in order\n"
             "target:\n"
@@ -101,6 +103,8 @@ static int apply_model(nano_config *c, const char *name, char *err, size_t errle
 
 typedef struct predict_args {
     int json;
+    int unfused;       /* --no-flash: attention scores materialized */
+    int checkpointing; /* --checkpointing: activation checkpointing of every block */
     const char *from;
     card_spec card;
     int have_card;
@@ -127,10 +131,14 @@ static int parse(int argc, char **argv, nano_config *c, predict_args *a, char *e
         char key[64];
         const char *eq = config_arg_key(arg, key, sizeof key);
         /* flags without a value */
-        if (!eq && (!strcmp(key, "json") || !strcmp(key, "bias") || !strcmp(key, "no_bias") ||
+        if (!eq && (!strcmp(key, "json") || !strcmp(key, "no_flash") || !strcmp(key, "checkpointing") || !strcmp(key, "bias") || !strcmp(key, "no_bias") ||
                     !strcmp(key, "compile") || !strcmp(key, "no_compile"))) {
             if (!strcmp(key, "json"))
                 a->json = 1;
+            else if (!strcmp(key, "no_flash"))
+                a->unfused = 1;
+            else if (!strcmp(key, "checkpointing"))
+                a->checkpointing = 1;
             else if (set(c, !strncmp(key, "no_", 3) ? key + 3 : key, !strncmp(key, "no_", 3) ? "False" : "True",
                          arg, err, errlen) < 0)
                 return -1;
@@ -294,6 +302,8 @@ int cmd_predict(int argc, char **argv)
     }
     gpt_shape s;
     formula_shape_from_config(&c, &s);
+    s.unfused_attention = a.unfused;
+    s.checkpointing = a.checkpointing;
     model_calib cal;
     advice_calib_default(&cal, &s);
     prediction p;

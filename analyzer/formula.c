@@ -1,5 +1,10 @@
 /* formula.c — the design documents' memory formula (formula.md §2, exactly as written) and
- * the refined formula (§3) for nanoGPT-shaped models, per category (formula.h). */
+ * the refined formula (§3) for nanoGPT-shaped models, per category (formula.h).
+ * Checked on an H100 (PyTorch 2.11, examples/gpt/train.py, fp16 AMP, 3 iterations): the
+ * refined tensor bytes vs torch.cuda.max_memory_allocated were GPT-2 124M eager B=8 A=2
+ * 9.95 / 10.04 GB, B=4 A=1 5.60 / 5.67, B=4 A=2 bf16 6.10 / 6.17, the documents' 30M model
+ * eager 6.20 / 6.26; compiled 124M B=8 7.60 / 7.65, 30M 4.37 / 3.83 (compile saves more there).
+ * max_memory_reserved / allocated was 1.14-1.47 eager and 1.03-1.13 compiled. */
 #include "formula.h"
 
 #include <string.h>

@@ -26,6 +26,11 @@ l12=$("$VT" predict --model gpt2-medium --card 12GiB --json | sed 's/.*"largest_
 l24=$("$VT" predict --model gpt2-medium --card rtx4090 --json | sed 's/.*"largest_batch_size":\([0-9]*\).*/\1/')
 [ "$l24" -gt "$l12" ] || fail "largest batch on 24 GiB ($l24) should exceed 12 GiB ($l12)"
 
+# unfused attention adds B*H*T^2 scores; checkpointing keeps fewer activations
+pk() { "$VT" predict --compile=False "$@" --json | sed 's/.*"peak_bytes":\([0-9.e+]*\).*/\1/'; }
+base=$(pk); nf=$(pk --no-flash); ck=$(pk --checkpointing)
+awk -v a="$base" -v b="$nf" -v c="$ck" 'BEGIN { exit !(b > a && c < a) }' || fail "no-flash $nf / checkpointing $ck vs $base"
+
 # the small character model fits easily
 "$VT" predict --model shakespeare-char --card rtx4070 | grep -q "fits" || fail "shakespeare-char"
 "$VT" predict --help | grep -q -- "--card" || fail "--help"
