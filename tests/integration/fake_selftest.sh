@@ -1,48 +1,52 @@
 #!/bin/sh
-# fake_selftest.sh — runs tests/prog/fake_selftest's sections against the fake CUDA alone
-# (no preload), each with the FAKECUDA_* environment it expects. Exit 0 pass, 1 fail.
+# fake_selftest.sh — runs the sections of tests/prog/fake_selftest (runtime) and fake_drvtest
+# (driver) against the fake CUDA alone (no preload), each with the FAKECUDA_* environment it
+# expects, plus checks on how the fake runtime is linked. Exit 0 pass, 1 fail.
 set -u
 T="$BUILD/tests/prog/fake_selftest"
-[ -x "$T" ] || { echo "fake_selftest.sh: $T not built (run make test)"; exit 1; }
+D="$BUILD/tests/prog/fake_drvtest"
+for p in "$T" "$D"; do
+    [ -x "$p" ] || { echo "fake_selftest.sh: $p not built (run make test)"; exit 1; }
+done
 unset LD_PRELOAD FAKECUDA_DEVICES FAKECUDA_MEM FAKECUDA_CONTEXT FAKECUDA_LOG
 fail=0
-run() { # run ENV... -- SECTION [ARG]: one section in a clean environment
+run() { # run ENV... -- PROGRAM SECTION [ARG]: one section in a clean environment
     envs=""
     while [ "$1" != "--" ]; do envs="$envs $1"; shift; done
     shift
-    if out=$(env $envs "$T" "$@" 2>&1); then
+    if out=$(env $envs "$@" 2>&1); then
         echo "$out"
     else
-        echo "FAILED: env$envs fake_selftest $*"; echo "$out"; fail=1
+        echo "FAILED: env$envs $*"; echo "$out"; fail=1
     fi
 }
 small="FAKECUDA_MEM=1G FAKECUDA_CONTEXT=100M"
-run $small -- capacity
-run $small -- reuse
-run $small -- async
-run $small -- procaddr
-run $small -- vmm
-run $small -- modules "$TESTDIR/module.bin"
-run $small -- lasterror
-run FAKECUDA_DEVICES=2 FAKECUDA_MEM=2G FAKECUDA_CONTEXT=300M -- devices
-run $small -- threads
-run $small -- fork
-run FAKECUDA_DEVICES=0 -- nodevice
+run $small -- "$T" capacity
+run $small -- "$T" reuse
+run $small -- "$T" async
+run $small -- "$D" procaddr
+run $small -- "$D" vmm
+run $small -- "$D" modules "$TESTDIR/module.bin"
+run $small -- "$T" lasterror
+run FAKECUDA_DEVICES=2 FAKECUDA_MEM=2G FAKECUDA_CONTEXT=300M -- "$T" devices
+run $small -- "$T" threads
+run $small -- "$T" fork
+run FAKECUDA_DEVICES=0 -- "$T" nodevice
 # capacity spellings, and the defaults (16 GiB)
-run FAKECUDA_MEM=12GiB -- size $((12 << 30))
-run FAKECUDA_MEM=1536M -- size $((1536 << 20))
-run FAKECUDA_MEM=512MiB -- size $((512 << 20))
-run FAKECUDA_MEM=1T -- size $((1 << 40))
-run FAKECUDA_MEM=4096K FAKECUDA_CONTEXT=0 -- size $((4096 << 10))
-run FAKECUDA_MEM=123456789 FAKECUDA_CONTEXT=1M -- size 123456789
+run FAKECUDA_MEM=12GiB -- "$T" size $((12 << 30))
+run FAKECUDA_MEM=1536M -- "$T" size $((1536 << 20))
+run FAKECUDA_MEM=512MiB -- "$T" size $((512 << 20))
+run FAKECUDA_MEM=1T -- "$T" size $((1 << 40))
+run FAKECUDA_MEM=4096K FAKECUDA_CONTEXT=0 -- "$T" size $((4096 << 10))
+run FAKECUDA_MEM=123456789 FAKECUDA_CONTEXT=1M -- "$T" size 123456789
 # a card smaller than its context: the first call that needs the context fails with OOM
 if FAKECUDA_MEM=200M FAKECUDA_CONTEXT=300M "$T" size $((200 << 20)) 2>&1 | grep -q "= 2 (0x2)"; then :; else
     echo "FAILED: a context larger than the card did not fail with out-of-memory"; fail=1
 fi
-run -- size $((16 << 30))
-run FAKECUDA_DEVICES=3 FAKECUDA_MEM=1G,3G FAKECUDA_CONTEXT=0 -- size $((3 << 30)) 1
-run FAKECUDA_DEVICES=3 FAKECUDA_MEM=1G,3G FAKECUDA_CONTEXT=0 -- size $((3 << 30)) 2
-run FAKECUDA_DEVICES=3 FAKECUDA_MEM=1G,3G FAKECUDA_CONTEXT=0 -- size $((1 << 30)) 0
+run -- "$T" size $((16 << 30))
+run FAKECUDA_DEVICES=3 FAKECUDA_MEM=1G,3G FAKECUDA_CONTEXT=0 -- "$T" size $((3 << 30)) 1
+run FAKECUDA_DEVICES=3 FAKECUDA_MEM=1G,3G FAKECUDA_CONTEXT=0 -- "$T" size $((3 << 30)) 2
+run FAKECUDA_DEVICES=3 FAKECUDA_MEM=1G,3G FAKECUDA_CONTEXT=0 -- "$T" size $((1 << 30)) 0
 # a preloaded shim defining driver/runtime symbols must not catch the fakes' internal calls
 cat > shim.c <<'SHIM'
 /* shim.c — every function answers 999 (see fake_selftest interpose). */
@@ -55,7 +59,7 @@ int cudaStreamCreateWithFlags(void) { return 999; }
 int cudaMemcpy(void) { return 999; }
 SHIM
 if cc -shared -fPIC -o shim.so shim.c; then
-    run LD_PRELOAD="$PWD/shim.so" -- interpose
+    run LD_PRELOAD="$PWD/shim.so" -- "$D" interpose
 else
     echo "FAILED: cannot build shim.so"; fail=1
 fi
