@@ -81,7 +81,7 @@ def dump_figures(path):
             o = json.loads(line)
         except ValueError:
             continue
-        if not isinstance(o, dict):
+        if not isinstance(o, dict) or str(o.get("type", "")).lower() == "oom":
             continue
         api = o.get("api") or o.get("fn") or o.get("call")
         if not isinstance(api, str):
@@ -313,7 +313,7 @@ run_case() {
     tail -4 "$W/$name.log" | cut -c1-300
     [ "$rc" = 124 ] && note "- $name: timed out after ${lim}s"
     "$VT" report --json "$W/$name.vt" >"$W/$name.report.json" 2>"$W/$name.report.err"
-    "$VT" dump "$W/$name.vt" >"$W/$name.dump.jsonl" 2>"$W/$name.dump.err"
+    "$VT" dump "$W/$name.vt" >"$W/$name.dump.jsonl" 2>"$W/$name.dump.err" || rm -f "$W/$name.dump.jsonl"
     "$PY" "$W/compare.py" "$name" "$expect" "$mode" "$W" "$rc" "$base_log" >>"$RESULTS" ||
         echo "{\"case\": \"$name\", \"mode\": \"$mode\", \"expect\": \"$expect\", \"rc\": $rc, \"verdict\": \"FAIL\", \"problems\": [\"compare.py failed\"]}" >>"$RESULTS"
     tail -1 "$RESULTS" | cut -c1-400
@@ -403,7 +403,11 @@ if [ "$(left)" -gt 45 ]; then
     "$VT" run -o "$W/killed.vt" -- "$PY" "$TRAIN" "$CFG/nanogpt-30m-4070.py" --compile=False --max_iters=500 \
         --eval_iters=0 >"$W/killed.log" 2>&1 &
     vpid=$!
-    for _ in $(seq 1 60); do grep -q '^iter 5:' "$W/killed.log" && break; sleep 1; done
+    for _ in $(seq 1 60); do
+        grep -q '^iter 5:' "$W/killed.log" && break
+        kill -0 "$vpid" 2>/dev/null || break
+        sleep 1
+    done
     target=$(pgrep -P "$vpid" 2>/dev/null | head -1)
     target=${target:-$vpid}
     kill -9 "$target" 2>/dev/null
