@@ -39,7 +39,14 @@ void advice_calib_default(model_calib *c, const gpt_shape *s)
         c->ratio[i] = 1.0;
     c->fixed[CAT_CONTEXT] = FORMULA_CONTEXT_BYTES;
     c->fixed[CAT_TEMPORARIES] = FORMULA_CUBLAS_BYTES;
-    c->cache_fraction = FORMULA_CACHE_FRACTION;
+    c->cache_fraction = -1;
+}
+
+double advice_cache_floor(const gpt_shape *s, int expandable)
+{
+    if (expandable)
+        return s->compile ? FORMULA_CACHE_EXPANDABLE_COMPILED : FORMULA_CACHE_EXPANDABLE_EAGER;
+    return s->compile ? FORMULA_CACHE_COMPILED : FORMULA_CACHE_EAGER;
 }
 
 void advice_calibrate(model_calib *c, const gpt_shape *s, const cat_breakdown *measured, int partial)
@@ -110,11 +117,16 @@ void advice_predict(const model_calib *c, const gpt_shape *s, prediction *out)
         out->by_cat.bytes[fixed_cats[i]] = c->fixed[fixed_cats[i]];
     out->by_cat.bytes[CAT_TEMPORARIES] += (uint64_t)(c->temp_per_token * (double)s->B * (double)s->T + 0.5);
     tensor += out->by_cat.bytes[CAT_TEMPORARIES] + c->fixed[CAT_UNKNOWN];
-    out->by_cat.bytes[CAT_CACHE] = (uint64_t)((double)tensor * c->cache_fraction + 0.5);
+    double floor = advice_cache_floor(&s2, c->expandable);
+    double frac = c->cache_fraction < 0 ? floor : c->cache_fraction;
+    out->by_cat.bytes[CAT_CACHE] = (uint64_t)((double)tensor * frac + 0.5);
     out->tensor_bytes = tensor;
     out->reserved_bytes = tensor + out->by_cat.bytes[CAT_CACHE];
     out->peak_bytes = out->reserved_bytes + c->fixed[CAT_CONTEXT] + c->fixed[CAT_KERNEL_CODE] +
                       c->fixed[CAT_EXTERNAL];
+    out->required_bytes = out->peak_bytes;
+    if (frac < floor)
+        out->required_bytes += (uint64_t)((double)tensor * (floor - frac) + 0.5);
 }
 
 int advice_fits(uint64_t peak, uint64_t capacity, double headroom)
@@ -133,18 +145,18 @@ uint64_t advice_largest_batch(const model_calib *c, const gpt_shape *s, uint64_t
     uint64_t lo = 0, hi = 1u << 20; /* lo fits (0 = none), hi does not, or is the cap */
     t.B = 1;
     advice_predict(c, &t, &p);
-    if (advice_fits(p.peak_bytes, capacity, headroom) != 1)
+    if (advice_fits(p.required_bytes, capacity, headroom) != 1)
         return 0;
     lo = 1;
     t.B = hi;
     advice_predict(c, &t, &p);
-    if (advice_fits(p.peak_bytes, capacity, headroom) == 1)
+    if (advice_fits(p.required_bytes, capacity, headroom) == 1)
         return hi;
     while (hi - lo > 1) {
         uint64_t mid = lo + (hi - lo) / 2;
         t.B = mid;
         advice_predict(c, &t, &p);
-        if (advice_fits(p.peak_bytes, capacity, headroom) == 1)
+        if (advice_fits(p.required_bytes, capacity, headroom) == 1)
             lo = mid;
         else
             hi = mid;
@@ -231,7 +243,8 @@ static int add(advice_item *items, int n, int max, const model_calib *c, const g
     it->predicted_peak = p.peak_bytes;
     it->predicted_reserved = p.reserved_bytes;
     it->predicted_tensors = p.tensor_bytes;
-    it->fits = advice_fits(p.peak_bytes, capacity, ADVICE_HEADROOM);
+    it->required = p.required_bytes;
+    it->fits = advice_fits(p.required_bytes, capacity, ADVICE_HEADROOM);
     it->headroom_bytes = (int64_t)capacity - (int64_t)p.peak_bytes;
     return n + 1;
 }
@@ -283,7 +296,7 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
             s.A = eff / b;
             prediction p;
             advice_predict(c, &s, &p);
-            if (advice_fits(p.peak_bytes, capacity, ADVICE_HEADROOM) == 1) {
+            if (advice_fits(p.required_bytes, capacity, ADVICE_HEADROOM) == 1) {
                 if (b != cur->B / 2 && b != cur->B / 4)
                     n = batch_item(items, n, max, c, cur, b, eff / b, capacity);
                 break;
@@ -339,8 +352,10 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
     }
     if (fragmentation && !expandable_set) {
         model_calib c2 = *c;
-        if (c2.cache_fraction > 0.02)
-            c2.cache_fraction = 0.02;
+        c2.expandable = 1;
+        double f = advice_cache_floor(cur, 1);
+        if (c2.cache_fraction > f)
+            c2.cache_fraction = f;
         n = add(items, n, max, &c2, cur, capacity, "expandable_segments:True",
                 "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
                 "lets the caching allocator grow segments instead of splitting them; no speed cost");

@@ -19,7 +19,8 @@ typedef struct model_calib {
     cat_breakdown refined;      /* the refined formula at measured_shape */
     double ratio[CAT_COUNT];    /* measured / refined for formula categories (1 = formula) */
     uint64_t fixed[CAT_COUNT];  /* carried over unchanged: context, kernel code, external, ... */
-    double cache_fraction;      /* allocator cache / tensor bytes */
+    double cache_fraction;      /* allocator cache / tensor bytes; < 0: the floor (no data) */
+    int expandable;             /* 1: expandable_segments:True (smaller fragmentation floor) */
     double temp_per_token;      /* temporaries above 64 MiB, per token (scale with B*T) */
     int calibrated;             /* 1: fitted to a measurement */
     int global;                 /* 1: categories unknown; one ratio for all tensor bytes */
@@ -31,10 +32,13 @@ typedef struct prediction {
     uint64_t tensor_bytes; /* everything the caching allocator hands out (allocated) */
     uint64_t reserved_bytes; /* tensor bytes + allocator cache */
     uint64_t peak_bytes;   /* process: reserved + context + kernel code + external */
+    uint64_t required_bytes; /* peak_bytes, with the cache raised to the fragmentation floor
+                              * (advice_cache_floor) when the calibration's is lower: what
+                              * must fit the card */
 } prediction;
 
 /* advice_calib_default: no measurement: formula ratios 1, CUDA context 500 MiB, cuBLAS
- * workspace 8 MiB, allocator cache 10 % of tensor bytes. */
+ * workspace 8 MiB, allocator cache at the fragmentation floor of each shape. */
 void advice_calib_default(model_calib *c, const gpt_shape *s);
 
 /* advice_calibrate: fits c to measured (bytes by category at the run's peak) for the run's
@@ -48,11 +52,16 @@ void advice_calibrate(model_calib *c, const gpt_shape *s, const cat_breakdown *m
 /* advice_predict: the calibrated peak for shape s (steady state, iteration >= 1). */
 void advice_predict(const model_calib *c, const gpt_shape *s, prediction *out);
 
-/* advice_fits: 1 when peak <= capacity * (1 - headroom); -1 when capacity is 0 (unknown). */
+/* advice_cache_floor: the allocator cache (fraction of tensor bytes) a run of shape s needs
+ * room for: FORMULA_CACHE_* by compile and expandable. */
+double advice_cache_floor(const gpt_shape *s, int expandable);
+
+/* advice_fits: 1 when peak <= capacity * (1 - headroom); -1 when capacity is 0 (unknown).
+ * Callers pass prediction.required_bytes. */
 int advice_fits(uint64_t peak, uint64_t capacity, double headroom);
 
 /* advice_largest_batch: the largest batch_size (1..2^20, other knobs of s kept) whose
- * predicted peak fits capacity with headroom; 0 if not even 1 fits or capacity is 0. */
+ * required bytes fit capacity with headroom; 0 if not even 1 fits or capacity is 0. */
 uint64_t advice_largest_batch(const model_calib *c, const gpt_shape *s, uint64_t capacity, double headroom);
 
 /* X(enum suffix, json key, text) — the OOM cause classes. */
@@ -89,6 +98,7 @@ typedef struct advice_item {
     uint64_t predicted_peak;     /* process: what counts against the card */
     uint64_t predicted_reserved; /* caching allocator segments (max_memory_reserved) */
     uint64_t predicted_tensors;  /* allocated tensors (max_memory_allocated) */
+    uint64_t required;           /* predicted_peak with the fragmentation floor: what must fit */
     int fits;               /* 1, 0, or -1 when the capacity is unknown */
     int64_t headroom_bytes; /* capacity - predicted_peak (negative: over) */
     int recommended;

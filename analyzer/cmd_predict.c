@@ -191,8 +191,9 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
                category_doc((category)k));
     }
     printf("  %-18s %12s  (≈ torch.cuda.max_memory_allocated)\n", "= tensors", card_format_bytes(p->tensor_bytes, b1, sizeof b1));
-    printf("  %-18s %12s  (assumed %.0f %% of tensors)\n", category_name(CAT_CACHE),
-           card_format_bytes(p->by_cat.bytes[CAT_CACHE], b1, sizeof b1), FORMULA_CACHE_FRACTION * 100);
+    printf("  %-18s %12s  (assumed %.0f %% of tensors: fragmentation room, %s)\n", category_name(CAT_CACHE),
+           card_format_bytes(p->by_cat.bytes[CAT_CACHE], b1, sizeof b1), advice_cache_floor(s, 0) * 100,
+           s->compile ? "compiled" : "eager");
     printf("  %-18s %12s  (assumed, lazy kernel loading)\n", category_name(CAT_CONTEXT),
            card_format_bytes(p->by_cat.bytes[CAT_CONTEXT], b1, sizeof b1));
     printf("peak: %s (as nvidia-smi would show the process)\n", card_format_bytes(p->peak_bytes, b1, sizeof b1));
@@ -209,7 +210,7 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
         printf("no --card given: pass --card rtx4070 (or a size) to check the fit\n");
         return;
     }
-    int fits = advice_fits(p->peak_bytes, a->card.bytes, ADVICE_HEADROOM);
+    int fits = advice_fits(p->required_bytes, a->card.bytes, ADVICE_HEADROOM);
     int64_t room = (int64_t)a->card.bytes - (int64_t)p->peak_bytes;
     printf("card %s (%s): %s", a->card.name, card_format_bytes(a->card.bytes, b1, sizeof b1),
            fits == 1 ? "fits" : room >= 0 ? "too tight (less than 5 % free)" : "does not fit");
@@ -260,7 +261,7 @@ static int print_json(const nano_config *c, const gpt_shape *s, const prediction
         cJSON *cj = cJSON_AddObjectToObject(root, "card");
         cJSON_AddStringToObject(cj, "name", a->card.name);
         cJSON_AddNumberToObject(cj, "bytes", (double)a->card.bytes);
-        cJSON_AddBoolToObject(root, "fits", advice_fits(p->peak_bytes, a->card.bytes, ADVICE_HEADROOM) == 1);
+        cJSON_AddBoolToObject(root, "fits", advice_fits(p->required_bytes, a->card.bytes, ADVICE_HEADROOM) == 1);
         cJSON_AddNumberToObject(root, "headroom_bytes", (double)((int64_t)a->card.bytes - (int64_t)p->peak_bytes));
         cJSON_AddNumberToObject(root, "largest_batch_size", (double)lb);
     } else {

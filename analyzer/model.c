@@ -203,6 +203,7 @@ static int model_build(model_ctx *m, const run_facts *f, const model_opts *o, ch
         advice_calibrate(&m->calib, &m->shape, &m->measured, m->partial);
     else
         advice_calib_default(&m->calib, &m->shape);
+    m->calib.expandable = m->expandable_set;
     gpt_shape steady = m->shape;
     steady.iteration0 = 0;
     advice_predict(&m->calib, &steady, &m->current);
@@ -301,9 +302,13 @@ static void print_advice(FILE *out, const model_ctx *m, const model_opts *o)
                      100.0 * (double)it->headroom_bytes / (double)m->capacity);
         else
             snprintf(fit, sizeof fit, "does not fit (%s over)", card_format_bytes((uint64_t)-it->headroom_bytes, b1, sizeof b1));
-        fprintf(out, "  %s%s %s%s\n      predicted peak %s: %s\n      %s\n", it->recommended ? bold : "",
+        char extra[96] = "";
+        if (it->required > it->predicted_peak)
+            snprintf(extra, sizeof extra, " (+%s room for allocator fragmentation)",
+                     card_format_bytes(it->required - it->predicted_peak, b1, sizeof b1));
+        fprintf(out, "  %s%s %s%s\n      predicted peak %s%s: %s\n      %s\n", it->recommended ? bold : "",
                 it->recommended ? "recommended:" : "-", it->change, it->recommended ? plain : "",
-                card_format_bytes(it->predicted_peak, b2, sizeof b2), fit, it->note);
+                card_format_bytes(it->predicted_peak, b2, sizeof b2), extra, fit, it->note);
         if (it->cmdline[0])
             fprintf(out, "      change: %s\n", it->cmdline);
     }
@@ -423,6 +428,7 @@ static cJSON *advice_json(const advice_item *it)
     cJSON_AddNumberToObject(e, "predicted_peak_bytes", (double)it->predicted_peak);
     cJSON_AddNumberToObject(e, "predicted_reserved_bytes", (double)it->predicted_reserved);
     cJSON_AddNumberToObject(e, "predicted_allocated_bytes", (double)it->predicted_tensors);
+    cJSON_AddNumberToObject(e, "required_bytes", (double)it->required);
     if (it->fits < 0)
         cJSON_AddNullToObject(e, "fits");
     else

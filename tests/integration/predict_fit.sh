@@ -7,12 +7,14 @@ fail() { echo "FAIL: $*"; exit 1; }
 out=$("$VT" predict --model gpt2 --batch-size 16 --grad-accum 32 --no-compile --card rtx4070) || fail "predict rc $?"
 printf '%s\n' "$out"
 printf '%s\n' "$out" | grep -q "does not fit" || fail "B=16 should not fit rtx4070"
-printf '%s\n' "$out" | grep -q "largest batch_size that fits.*: 8 " || fail "largest batch should be 8"
+printf '%s\n' "$out" | grep -q "largest batch_size that fits.*: 7 " || fail "largest eager batch should be 7"
 printf '%s\n' "$out" | grep -q "124.37 M parameters" || fail "parameter count"
 
-j=$("$VT" predict --batch_size=8 --gradient_accumulation_steps=64 --compile=False --card=rtx4070 --json) || fail "json rc"
-printf '%s\n' "$j" | grep -q '"fits":true' || fail "B=8 A=64 should fit: $j"
-printf '%s\n' "$j" | grep -q '"largest_batch_size":8' || fail "largest batch in JSON"
+j=$("$VT" predict --batch_size=8 --gradient_accumulation_steps=64 --compile=True --card=rtx4070 --json) || fail "json rc"
+printf '%s\n' "$j" | grep -q '"fits":true' || fail "B=8 A=64 compiled should fit: $j"
+"$VT" predict --batch_size=8 --gradient_accumulation_steps=64 --compile=False --card=rtx4070 --json |
+    grep -q '"fits":false' || fail "B=8 A=64 eager should be too tight"
+"$VT" predict --batch_size=16 --compile=True --card=rtx4070 --json | grep -q '"fits":false' || fail "B=16 compiled"
 printf '%s\n' "$j" | grep -q '"batch_size":{"value":8,"source":"flag"' || fail "config source in JSON"
 printf '%s\n' "$j" | grep -q '"n_layer":{"value":12,"source":"default"' || fail "defaults in JSON"
 
