@@ -245,7 +245,7 @@ static int add(advice_item *items, int n, int max, const model_calib *c, const g
     it->predicted_tensors = p.tensor_bytes;
     it->required = p.required_bytes;
     it->fits = advice_fits(p.required_bytes, capacity, ADVICE_HEADROOM);
-    it->headroom_bytes = (int64_t)capacity - (int64_t)p.peak_bytes;
+    it->headroom_bytes = (int64_t)capacity - (int64_t)p.required_bytes;
     return n + 1;
 }
 

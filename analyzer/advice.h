@@ -100,7 +100,7 @@ typedef struct advice_item {
     uint64_t predicted_tensors;  /* allocated tensors (max_memory_allocated) */
     uint64_t required;           /* predicted_peak with the fragmentation floor: what must fit */
     int fits;               /* 1, 0, or -1 when the capacity is unknown */
-    int64_t headroom_bytes; /* capacity - predicted_peak (negative: over) */
+    int64_t headroom_bytes; /* capacity - required (negative: over) */
     int recommended;
 } advice_item;
 

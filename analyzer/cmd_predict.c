@@ -211,7 +211,7 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
         return;
     }
     int fits = advice_fits(p->required_bytes, a->card.bytes, ADVICE_HEADROOM);
-    int64_t room = (int64_t)a->card.bytes - (int64_t)p->peak_bytes;
+    int64_t room = (int64_t)a->card.bytes - (int64_t)p->required_bytes;
     printf("card %s (%s): %s", a->card.name, card_format_bytes(a->card.bytes, b1, sizeof b1),
            fits == 1 ? "fits" : room >= 0 ? "too tight (less than 5 % free)" : "does not fit");
     if (room >= 0)
@@ -262,7 +262,7 @@ static int print_json(const nano_config *c, const gpt_shape *s, const prediction
         cJSON_AddStringToObject(cj, "name", a->card.name);
         cJSON_AddNumberToObject(cj, "bytes", (double)a->card.bytes);
         cJSON_AddBoolToObject(root, "fits", advice_fits(p->required_bytes, a->card.bytes, ADVICE_HEADROOM) == 1);
-        cJSON_AddNumberToObject(root, "headroom_bytes", (double)((int64_t)a->card.bytes - (int64_t)p->peak_bytes));
+        cJSON_AddNumberToObject(root, "headroom_bytes", (double)((int64_t)a->card.bytes - (int64_t)p->required_bytes));
         cJSON_AddNumberToObject(root, "largest_batch_size", (double)lb);
     } else {
         cJSON_AddNullToObject(root, "card");

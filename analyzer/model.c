@@ -297,7 +297,7 @@ static void print_advice(FILE *out, const model_ctx *m, const model_opts *o)
         if (it->fits < 0)
             snprintf(fit, sizeof fit, "card size unknown");
         else if (it->headroom_bytes >= 0)
-            snprintf(fit, sizeof fit, "%s (%s free, %.0f %%)", it->fits ? "fits" : "too tight",
+            snprintf(fit, sizeof fit, "%s (%s left, %.0f %%)", it->fits ? "fits" : "too tight for 5 % headroom",
                      card_format_bytes((uint64_t)it->headroom_bytes, b1, sizeof b1),
                      100.0 * (double)it->headroom_bytes / (double)m->capacity);
         else
