@@ -53,6 +53,7 @@ void advice_calibrate(model_calib *c, const gpt_shape *s, const cat_breakdown *m
 {
     advice_calib_default(c, s);
     c->calibrated = 1;
+    c->partial = partial;
     c->measured = *measured;
     uint64_t model_meas = 0, model_ref = 0;
     for (size_t i = 0; i < NMODEL; i++) {
@@ -118,7 +119,7 @@ void advice_predict(const model_calib *c, const gpt_shape *s, prediction *out)
     out->by_cat.bytes[CAT_TEMPORARIES] += (uint64_t)(c->temp_per_token * (double)s->B * (double)s->T + 0.5);
     tensor += out->by_cat.bytes[CAT_TEMPORARIES] + c->fixed[CAT_UNKNOWN];
     double floor = advice_cache_floor(&s2, c->expandable);
-    double frac = c->cache_fraction < 0 ? floor : c->cache_fraction;
+    double frac = c->cache_fraction < 0 || (c->partial && c->cache_fraction < floor) ? floor : c->cache_fraction;
     out->by_cat.bytes[CAT_CACHE] = (uint64_t)((double)tensor * frac + 0.5);
     out->tensor_bytes = tensor;
     out->reserved_bytes = tensor + out->by_cat.bytes[CAT_CACHE];

@@ -21,6 +21,7 @@ typedef struct model_calib {
     uint64_t fixed[CAT_COUNT];  /* carried over unchanged: context, kernel code, external, ... */
     double cache_fraction;      /* allocator cache / tensor bytes; < 0: the floor (no data) */
     int expandable;             /* 1: expandable_segments:True (smaller fragmentation floor) */
+    int partial;                /* 1: fitted to a run that stopped at an OOM */
     double temp_per_token;      /* temporaries above 64 MiB, per token (scale with B*T) */
     int calibrated;             /* 1: fitted to a measurement */
     int global;                 /* 1: categories unknown; one ratio for all tensor bytes */
@@ -45,7 +46,8 @@ void advice_calib_default(model_calib *c, const gpt_shape *s);
  * shape s: per formula category measured/refined; context, kernel code, external and unknown
  * carried over; temporaries up to 64 MiB carried, the rest per token; the allocator cache as
  * a fraction of tensor bytes. When unknown + temporaries outweigh the classified bytes, one
- * ratio for all tensor bytes (global). partial=1 when the run stopped (OOM) before the step's peak was reached: a
+ * ratio for all tensor bytes (global). A partial run's cache (squeezed by the OOM) is not
+ * trusted below the fragmentation floor. partial=1 when the run stopped (OOM) before the step's peak was reached: a
  * category measured below the formula is then not trusted (ratio kept at 1). */
 void advice_calibrate(model_calib *c, const gpt_shape *s, const cat_breakdown *measured, int partial);
 
