@@ -30,7 +30,9 @@ static const char *const tolerated[] = {
     "always_save_checkpoint", "init_from", "wandb_log", "wandb_project", "wandb_run_name",
     "dataset", "learning_rate", "max_iters", "weight_decay", "beta1", "beta2", "grad_clip",
     "decay_lr", "warmup_iters", "lr_decay_iters", "min_lr", "backend", "device", "seed",
-    "start", "num_samples", "max_new_tokens", "temperature", "top_k", NULL};
+    "start", "num_samples", "max_new_tokens", "temperature", "top_k",
+    /* examples/gpt/train.py and examples/sim/sim_train.py */
+    "compile_mode", "num_workers", "allocator", NULL};
 
 /* ---- a tiny Python expression evaluator -------------------------------------------- */
 
@@ -496,6 +498,8 @@ int config_apply_args(nano_config *c, int argc, const char *const *argv, const c
 {
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
+        if (!a)
+            continue;
         const char *eq = strchr(a, '=');
         if (!eq) {
             if (a[0] == '-') {
@@ -641,6 +645,9 @@ void config_print(FILE *out, const nano_config *c)
         na += s == CONFIG_SRC_ARG || s == CONFIG_SRC_FLAG;
     }
     fprintf(out, "configuration (nanoGPT): %d from arguments/flags, %d from config files, %d defaults\n", na, nf, nd);
+    if (nd == CFG_COUNT)
+        fprintf(out, "  note: no nanoGPT setting was found on the command line; the formulas assume train.py's "
+                     "defaults below (override them, e.g. batch_size=8)\n");
     for (int k = 0; k < CFG_COUNT; k++) {
         char buf[40];
         const config_value *v = &c->v[k];

@@ -16,6 +16,7 @@
 /* Everything both outputs need, computed once. */
 typedef struct model_ctx {
     nano_config cfg;
+    char note[200]; /* how the run's shape was adjusted, "" if not */
     gpt_shape shape; /* the run (iteration0 when no optimizer step was seen) */
     doc_formula docf;
     cat_breakdown measured, doc, refined;
@@ -170,6 +171,19 @@ static int model_build(model_ctx *m, const run_facts *f, const model_opts *o, ch
     formula_shape_from_config(&m->cfg, &m->shape);
     m->shape.iteration0 = f->iterations == 0;
     m->measured = f->at_peak;
+    /* compile=True that ran eager: our simulation says so; a complete run shows it by keeping
+     * eager's 12*N*V of logits/loss (compiled keeps about 8*N*V) */
+    if (m->shape.compile) {
+        int sim = 0;
+        for (int i = 0; i < f->argc && f->argv && f->argv[i]; i++)
+            sim |= strstr(f->argv[i], "sim_train.py") != NULL;
+        double nv = (double)m->shape.B * (double)m->shape.T * (double)m->shape.V;
+        if (sim || (!f->has_oom && (double)m->measured.bytes[CAT_LOGITS] > 10.0 * nv)) {
+            m->shape.compile = 0;
+            snprintf(m->note, sizeof m->note, "compile=True ran as eager (%s): the formulas use eager mode",
+                     sim ? "the simulation simulates compile as eager" : "logits/loss kept about 12*B*T*V bytes");
+        }
+    }
     if (m->measured.bytes[CAT_ATTENTION] > 0)
         m->shape.unfused_attention = 1;
     m->partial = f->has_oom;
@@ -340,6 +354,8 @@ int model_report_text(FILE *out, const run_facts *f, const model_opts *o)
     if (!m)
         return -1;
     config_print(out, &m->cfg);
+    if (m->note[0])
+        fprintf(out, "  note: %s\n", m->note);
     print_formula(out, m);
     if (f->has_oom)
         print_oom(out, m, f);
@@ -448,6 +464,8 @@ int model_report_json(cJSON *root, const run_facts *f, const model_opts *o)
     if (!m)
         return -1;
     config_add_json(root, &m->cfg);
+    if (m->note[0])
+        cJSON_AddStringToObject(root, "config_note", m->note);
     add_formula_json(root, m);
     add_oom_json(root, m, f);
     cJSON *adv = cJSON_AddArrayToObject(root, "advice");

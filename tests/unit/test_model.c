@@ -254,6 +254,29 @@ static void test_fits(void **state)
     cJSON_Delete(root);
 }
 
+/* compile=True run by our simulation (which runs it eager): the model uses eager mode */
+static void test_sim_compile(void **state)
+{
+    (void)state;
+    run_facts f;
+    oom_facts(&f);
+    static const char *const argv[] = {"python3", "examples/sim/sim_train.py", "gpt2_12gb.py", "--batch_size=16",
+                                       "--compile=True", "--allocator=caching", "--max_iters=3"};
+    f.argv = argv;
+    f.argc = 7;
+    model_opts o = {0};
+    cJSON *root = cJSON_CreateObject();
+    assert_int_equal(model_report_json(root, &f, &o), 0);
+    assert_null(cJSON_GetObjectItem(root, "config_warnings")); /* --allocator, --max_iters tolerated */
+    cJSON *note = cJSON_GetObjectItem(root, "config_note");
+    assert_non_null(note);
+    assert_non_null(strstr(note->valuestring, "eager"));
+    cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "advice"), 0);
+    assert_string_equal(cJSON_GetObjectItem(first, "command_line")->valuestring,
+                        "--batch_size=4 --gradient_accumulation_steps=128");
+    cJSON_Delete(root);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -261,6 +284,7 @@ int main(void)
         cmocka_unit_test(test_text_and_overrides),
         cmocka_unit_test(test_fragmentation),
         cmocka_unit_test(test_fits),
+        cmocka_unit_test(test_sim_compile),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
