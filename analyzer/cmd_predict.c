@@ -50,7 +50,9 @@ static void usage(FILE *out)
             "  bare arguments are nanoGPT config files (key = value lines), applied in order\n"
             "target:\n"
             "  --card CARD           %s, or a size (12GiB, 12288MiB, 11.5G)\n"
-            "  --from TRACE          calibrate with a traced run (not yet available)\n"
+            "  --from RUN.json       calibrate with a traced run: the output of `vramtrace report --json TRACE`\n"
+            "                        (its configuration, then the options here as what-ifs; a trace itself:\n"
+            "                        not yet)\n"
             "output:\n"
             "  --json                one JSON object on stdout\n"
             "  -h, --help            this text\n\n"
@@ -99,6 +101,91 @@ static int apply_model(nano_config *c, const char *name, char *err, size_t errle
     snprintf(err, errlen, "unknown model '%s' (use gpt2, gpt2-medium, gpt2-large, gpt2-xl or shakespeare-char, "
              "or --n-layer/--n-head/--n-embd)", name);
     return -1;
+}
+
+/* load_run: reads `vramtrace report --json` output: the run's configuration into c (source
+ * "file", where "--from PATH"), the measured peak by category into measured, *partial = the
+ * run ended in an OOM, the run's card into *cap / capname. Returns 0, or -1 with err. */
+static int load_run(const char *path, nano_config *c, cat_breakdown *measured, int *partial, uint64_t *cap,
+                    char *capname, size_t caplen, char *err, size_t errlen)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) {
+        snprintf(err, errlen, "--from %s: cannot open it (give the output of `vramtrace report --json TRACE`)", path);
+        return -1;
+    }
+    size_t cap_b = 1 << 16, n = 0;
+    char *buf = malloc(cap_b);
+    size_t got;
+    while (buf && (got = fread(buf + n, 1, cap_b - n - 1, fp)) > 0) {
+        n += got;
+        if (n + 1 >= cap_b && cap_b < (64u << 20)) {
+            char *nb = realloc(buf, cap_b * 2);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap_b *= 2;
+        } else if (n + 1 >= cap_b) {
+            break;
+        }
+    }
+    fclose(fp);
+    if (!buf) {
+        snprintf(err, errlen, "--from %s: out of memory reading it", path);
+        return -1;
+    }
+    buf[n] = '\0';
+    cJSON *root = cJSON_Parse(buf);
+    free(buf);
+    cJSON *cfg = root ? cJSON_GetObjectItem(root, "config") : NULL;
+    cJSON *fo = root ? cJSON_GetObjectItem(root, "formula") : NULL;
+    if (!cJSON_IsObject(cfg) || !cJSON_IsObject(fo)) {
+        cJSON_Delete(root);
+        snprintf(err, errlen, "--from %s: not the JSON of `vramtrace report --json` (calibrating from a trace "
+                 "file directly is not available yet: run `vramtrace report --json TRACE > run.json` and pass "
+                 "--from run.json)", path);
+        return -1;
+    }
+    char where[160];
+    snprintf(where, sizeof where, "--from %s", path);
+    int rc = 0;
+    for (int k = 0; k < CFG_COUNT && rc == 0; k++) {
+        cJSON *v = cJSON_GetObjectItem(cJSON_GetObjectItem(cfg, config_key_name((config_key)k)), "value");
+        char text[64];
+        if (cJSON_IsBool(v))
+            snprintf(text, sizeof text, "%s", cJSON_IsTrue(v) ? "True" : "False");
+        else if (cJSON_IsNumber(v))
+            snprintf(text, sizeof text, "%.17g", v->valuedouble);
+        else if (cJSON_IsString(v))
+            snprintf(text, sizeof text, "%s", v->valuestring);
+        else
+            continue;
+        rc = config_set(c, config_key_name((config_key)k), text, CONFIG_SRC_FILE, where, err, errlen);
+    }
+    cJSON *note = cJSON_GetObjectItem(root, "config_note");
+    if (rc == 0 && cJSON_IsString(note) && strstr(note->valuestring, "eager"))
+        rc = config_set(c, "compile", "False", CONFIG_SRC_FILE, where, err, errlen);
+    memset(measured, 0, sizeof *measured);
+    for (int k = 0; k < CAT_COUNT; k++) {
+        cJSON *m = cJSON_GetObjectItem(cJSON_GetObjectItem(fo, category_key((category)k)), "measured_bytes");
+        if (cJSON_IsNumber(m) && m->valuedouble > 0)
+            measured->bytes[k] = (uint64_t)m->valuedouble;
+    }
+    cJSON *oom = cJSON_GetObjectItem(root, "oom");
+    *partial = cJSON_IsObject(oom);
+    cJSON *pr = cJSON_GetObjectItem(root, "prediction");
+    cJSON *cb = cJSON_GetObjectItem(pr, "capacity_bytes"), *cn = cJSON_GetObjectItem(pr, "capacity_name");
+    *cap = cJSON_IsNumber(cb) && cb->valuedouble > 0 ? (uint64_t)cb->valuedouble : 0;
+    snprintf(capname, caplen, "%s", cJSON_IsString(cn) ? cn->valuestring : "the traced run's card");
+    cJSON_Delete(root);
+    if (rc == 0 && cat_breakdown_total(measured) == 0) {
+        snprintf(err, errlen, "--from %s: the report has no measured bytes to calibrate with", path);
+        rc = -1;
+    }
+    return rc;
 }
 
 typedef struct predict_args {
@@ -164,7 +251,7 @@ static int parse(int argc, char **argv, nano_config *c, predict_args *a, char *e
                 return -1;
             a->have_card = 1;
         } else if (!strcmp(key, "from")) {
-            a->from = val;
+            a->from = val; /* loaded before the other options (find_from) */
         } else if (set(c, key, val, where, err, errlen) < 0) {
             return -1;
         }
@@ -173,7 +260,7 @@ static int parse(int argc, char **argv, nano_config *c, predict_args *a, char *e
 }
 
 static void print_text(const nano_config *c, const gpt_shape *s, const prediction *p, const predict_args *a,
-                       uint64_t lb)
+                       uint64_t lb, const model_calib *cal)
 {
     char b1[32], b2[32];
     uint64_t P = formula_params_exact(s);
@@ -183,6 +270,13 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
     printf("step: batch_size %llu, gradient_accumulation_steps %llu (effective batch %llu), %s, compile %s, "
            "dropout %g\n\n", (unsigned long long)s->B, (unsigned long long)s->A,
            (unsigned long long)(s->B * s->A), c->v[CFG_dtype].s, s->compile ? "True" : "False", s->dropout);
+    if (cal->calibrated) {
+        printf("calibrated with %s (measured / refined formula:", a->from);
+        for (int k = 0; k < CAT_COUNT; k++)
+            if (cal->measured.bytes[k] && cal->refined.bytes[k])
+                printf(" %s %.2f", category_name((category)k), cal->ratio[k]);
+        printf("%s)\n", cal->partial ? "; the run ended in an OOM, ratios below 1 not trusted" : "");
+    }
     printf("at the step's peak (start of the loss backward; refined formula, formula.md §3):\n");
     for (int k = 0; k < CAT_COUNT; k++) {
         if (!p->by_cat.bytes[k] || k == CAT_CACHE || k == CAT_CONTEXT || k == CAT_KERNEL_CODE || k == CAT_EXTERNAL)
@@ -191,11 +285,16 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
                category_doc((category)k));
     }
     printf("  %-18s %12s  (≈ torch.cuda.max_memory_allocated)\n", "= tensors", card_format_bytes(p->tensor_bytes, b1, sizeof b1));
-    printf("  %-18s %12s  (assumed %.0f %% of tensors: fragmentation room, %s)\n", category_name(CAT_CACHE),
-           card_format_bytes(p->by_cat.bytes[CAT_CACHE], b1, sizeof b1), advice_cache_floor(s, 0) * 100,
-           s->compile ? "compiled" : "eager");
-    printf("  %-18s %12s  (assumed, lazy kernel loading)\n", category_name(CAT_CONTEXT),
-           card_format_bytes(p->by_cat.bytes[CAT_CONTEXT], b1, sizeof b1));
+    printf("  %-18s %12s  (%.0f %% of tensors: %s)\n", category_name(CAT_CACHE),
+           card_format_bytes(p->by_cat.bytes[CAT_CACHE], b1, sizeof b1),
+           p->tensor_bytes ? 100.0 * (double)p->by_cat.bytes[CAT_CACHE] / (double)p->tensor_bytes : 0,
+           cal->calibrated ? (cal->partial ? "as measured, at least the fragmentation room (the run ended in an OOM)"
+                                           : "as measured")
+                           : s->compile ? "assumed fragmentation room, compiled" : "assumed fragmentation room, eager");
+    for (int k = CAT_CONTEXT; k <= CAT_EXTERNAL; k++)
+        if (k != CAT_CACHE && p->by_cat.bytes[k])
+            printf("  %-18s %12s  (%s)\n", category_name((category)k), card_format_bytes(p->by_cat.bytes[k], b1, sizeof b1),
+                   cal->calibrated ? "as measured" : "assumed, lazy kernel loading");
     printf("peak: %s (as nvidia-smi would show the process)\n", card_format_bytes(p->peak_bytes, b1, sizeof b1));
     const char *what = NULL;
     uint64_t big = formula_largest_tensor(s, &what);
@@ -225,7 +324,8 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
         printf("not even batch_size=1 fits: use a smaller model, a shorter block_size or activation checkpointing\n");
 }
 
-static int print_json(const nano_config *c, const gpt_shape *s, const prediction *p, const predict_args *a, uint64_t lb)
+static int print_json(const nano_config *c, const gpt_shape *s, const prediction *p, const predict_args *a, uint64_t lb,
+                      const model_calib *cal)
 {
     cJSON *root = cJSON_CreateObject();
     config_add_json(root, c);
@@ -270,7 +370,10 @@ static int print_json(const nano_config *c, const gpt_shape *s, const prediction
         cJSON_AddNullToObject(root, "largest_batch_size");
     }
     cJSON_AddNumberToObject(root, "headroom_fraction", ADVICE_HEADROOM);
-    cJSON_AddStringToObject(root, "calibration", "formula");
+    cJSON_AddStringToObject(root, "calibration", cal->calibrated ? "run" : "formula");
+    if (cal->calibrated)
+        cJSON_AddStringToObject(root, "calibrated_from", a->from);
+    cJSON_AddNumberToObject(root, "required_bytes", (double)p->required_bytes);
     char *text = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
     if (!text) {
@@ -282,6 +385,18 @@ static int print_json(const nano_config *c, const gpt_shape *s, const prediction
     return VT_EXIT_OK;
 }
 
+/* find_from: the path given with --from (either spelling), or NULL. */
+static const char *find_from(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (!strncmp(argv[i], "--from=", 7))
+            return argv[i] + 7;
+        if (!strcmp(argv[i], "--from") && i + 1 < argc)
+            return argv[i + 1];
+    }
+    return NULL;
+}
+
 int cmd_predict(int argc, char **argv)
 {
     nano_config c;
@@ -289,6 +404,20 @@ int cmd_predict(int argc, char **argv)
     predict_args a;
     memset(&a, 0, sizeof a);
     char err[512] = "";
+    /* --from: the run's configuration first, then the options here as what-ifs */
+    const char *from = find_from(argc, argv);
+    cat_breakdown measured;
+    int partial = 0;
+    gpt_shape run_shape;
+    uint64_t run_cap = 0;
+    char run_capname[80] = "";
+    if (from) {
+        if (load_run(from, &c, &measured, &partial, &run_cap, run_capname, sizeof run_capname, err, sizeof err) < 0) {
+            fprintf(stderr, "vramtrace predict: %s\n", err);
+            return VT_EXIT_USAGE;
+        }
+        formula_shape_from_config(&c, &run_shape);
+    }
     int rc = parse(argc, argv, &c, &a, err, sizeof err);
     if (rc == 1)
         return VT_EXIT_OK;
@@ -296,22 +425,28 @@ int cmd_predict(int argc, char **argv)
         fprintf(stderr, "vramtrace predict: %s\n", err);
         return VT_EXIT_USAGE;
     }
-    if (a.from) {
-        fprintf(stderr, "vramtrace predict: --from %s: calibrating from a trace is not available yet "
-                "(use `vramtrace report %s`, whose advice is calibrated to the run)\n", a.from, a.from);
-        return VT_EXIT_USAGE;
+    if (from && !a.have_card && run_cap) {
+        a.have_card = 1;
+        a.card.bytes = run_cap;
+        snprintf(a.card.name, sizeof a.card.name, "%s", run_capname);
     }
     gpt_shape s;
     formula_shape_from_config(&c, &s);
     s.unfused_attention = a.unfused;
     s.checkpointing = a.checkpointing;
     model_calib cal;
-    advice_calib_default(&cal, &s);
+    if (from) {
+        run_shape.unfused_attention = measured.bytes[CAT_ATTENTION] > 0;
+        s.unfused_attention |= run_shape.unfused_attention;
+        advice_calibrate(&cal, &run_shape, &measured, partial);
+    } else {
+        advice_calib_default(&cal, &s);
+    }
     prediction p;
     advice_predict(&cal, &s, &p);
     uint64_t lb = a.have_card ? advice_largest_batch(&cal, &s, a.card.bytes, ADVICE_HEADROOM) : 0;
     if (a.json)
-        return print_json(&c, &s, &p, &a, lb);
-    print_text(&c, &s, &p, &a, lb);
+        return print_json(&c, &s, &p, &a, lb, &cal);
+    print_text(&c, &s, &p, &a, lb, &cal);
     return VT_EXIT_OK;
 }

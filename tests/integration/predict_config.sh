@@ -45,4 +45,32 @@ printf 'n_layer = 1.5\n' > bad.py
 msg=$("$VT" predict bad.py 2>&1); rc=$?
 [ "$rc" -eq 2 ] || fail "bad.py rc $rc"
 printf '%s\n' "$msg" | grep -q "bad.py:1" || fail "error names file and line: $msg"
+
+# --from: a report's JSON calibrates the what-if (here activations measured 1.3x the formula)
+command -v python3 >/dev/null 2>&1 || { echo "ok (the --from part needs python3: not run)"; exit 0; }
+"$VT" predict --model gpt2 --batch_size=8 --gradient_accumulation_steps=64 --compile=False --json >base.json || fail "base"
+python3 - <<'PY' || fail "cannot write run.json"
+import json
+b = json.load(open("base.json"))
+formula = {k: {"measured_bytes": v} for k, v in b["by_category"].items()}
+formula["activations"]["measured_bytes"] = int(b["by_category"]["activations"] * 1.3)
+run = {"config": b["config"], "formula": formula, "oom": None,
+       "prediction": {"capacity_bytes": 12 << 30, "capacity_name": "12GiB (emulated)"}}
+json.dump(run, open("run.json", "w"))
+PY
+j=$("$VT" predict --from run.json --json) || fail "predict --from rc"
+printf '%s\n' "$j" | grep -q '"calibration":"run"' || fail "not calibrated: $j"
+printf '%s\n' "$j" | grep -q '"batch_size":{"value":8,"source":"file","where":"--from run.json"}' || fail "config from the run"
+printf '%s\n' "$j" | grep -q '"card":{"name":"12GiB (emulated)"' || fail "the run's card"
+python3 - "$j" <<'PY' || fail "calibrated activations"
+import json, sys
+j, b = json.loads(sys.argv[1]), json.load(open("base.json"))
+want = b["by_category"]["activations"] * 1.3
+got = j["by_category"]["activations"]
+assert abs(got - want) / want < 0.001, (got, want)
+PY
+# a what-if on top of the run: B=4 halves the calibrated activations
+j4=$("$VT" predict --from run.json --batch_size=4 --json) || fail "what-if"
+printf '%s\n' "$j4" | grep -q '"batch_size":{"value":4,"source":"flag"' || fail "what-if batch"
+expect_usage --from "$VT"
 echo ok
