@@ -6,8 +6,8 @@
 #include <string.h>
 
 /* Categories the refined formula predicts; the rest are carried over or derived. */
-static const category model_cats[] = {CAT_PARAMETERS, CAT_GRADIENTS, CAT_OPTIMIZER, CAT_AUTOCAST,
-                                      CAT_ACTIVATIONS, CAT_LOGITS, CAT_ATTENTION, CAT_INPUTS};
+static const category model_cats[] = {CAT_PARAMETERS,  CAT_GRADIENTS, CAT_OPTIMIZER, CAT_AUTOCAST,
+                                      CAT_ACTIVATIONS, CAT_LOGITS,    CAT_ATTENTION, CAT_INPUTS};
 #define NMODEL (sizeof model_cats / sizeof model_cats[0])
 static const category fixed_cats[] = {CAT_TEMPORARIES, CAT_CONTEXT, CAT_KERNEL_CODE, CAT_EXTERNAL,
                                       CAT_UNKNOWN};
@@ -20,13 +20,20 @@ static double driver(const gpt_shape *s, category c)
     switch (c) {
     case CAT_PARAMETERS:
     case CAT_GRADIENTS:
-    case CAT_OPTIMIZER: return (double)formula_params_exact(s);
-    case CAT_AUTOCAST: return (double)formula_params_matmul(s);
-    case CAT_ACTIVATIONS: return N * (double)s->d * (double)s->L;
-    case CAT_LOGITS: return N * (double)s->V;
-    case CAT_ATTENTION: return (double)s->B * s->H * (double)s->T * s->T * s->L;
-    case CAT_INPUTS: return N;
-    default: return 1;
+    case CAT_OPTIMIZER:
+        return (double)formula_params_exact(s);
+    case CAT_AUTOCAST:
+        return (double)formula_params_matmul(s);
+    case CAT_ACTIVATIONS:
+        return N * (double)s->d * (double)s->L;
+    case CAT_LOGITS:
+        return N * (double)s->V;
+    case CAT_ATTENTION:
+        return (double)s->B * s->H * (double)s->T * s->T * s->L;
+    case CAT_INPUTS:
+        return N;
+    default:
+        return 1;
     }
 }
 
@@ -49,7 +56,8 @@ double advice_cache_floor(const gpt_shape *s, int expandable)
     return s->compile ? FORMULA_CACHE_COMPILED : FORMULA_CACHE_EAGER;
 }
 
-void advice_calibrate(model_calib *c, const gpt_shape *s, const cat_breakdown *measured, int partial)
+void advice_calibrate(model_calib *c, const gpt_shape *s, const cat_breakdown *measured,
+                      int partial)
 {
     advice_calib_default(c, s);
     c->calibrated = 1;
@@ -116,10 +124,13 @@ void advice_predict(const model_calib *c, const gpt_shape *s, prediction *out)
     }
     for (size_t i = 0; i < NFIXED; i++)
         out->by_cat.bytes[fixed_cats[i]] = c->fixed[fixed_cats[i]];
-    out->by_cat.bytes[CAT_TEMPORARIES] += (uint64_t)(c->temp_per_token * (double)s->B * (double)s->T + 0.5);
+    out->by_cat.bytes[CAT_TEMPORARIES] +=
+        (uint64_t)(c->temp_per_token * (double)s->B * (double)s->T + 0.5);
     tensor += out->by_cat.bytes[CAT_TEMPORARIES] + c->fixed[CAT_UNKNOWN];
     double floor = advice_cache_floor(&s2, c->expandable);
-    double frac = c->cache_fraction < 0 || (c->partial && c->cache_fraction < floor) ? floor : c->cache_fraction;
+    double frac = c->cache_fraction < 0 || (c->partial && c->cache_fraction < floor)
+                      ? floor
+                      : c->cache_fraction;
     out->by_cat.bytes[CAT_CACHE] = (uint64_t)((double)tensor * frac + 0.5);
     out->tensor_bytes = tensor;
     out->reserved_bytes = tensor + out->by_cat.bytes[CAT_CACHE];
@@ -137,7 +148,8 @@ int advice_fits(uint64_t peak, uint64_t capacity, double headroom)
     return (double)peak <= (double)capacity * (1.0 - headroom);
 }
 
-uint64_t advice_largest_batch(const model_calib *c, const gpt_shape *s, uint64_t capacity, double headroom)
+uint64_t advice_largest_batch(const model_calib *c, const gpt_shape *s, uint64_t capacity,
+                              double headroom)
 {
     if (capacity == 0)
         return 0;
@@ -198,30 +210,43 @@ oom_cause advice_oom_cause(const cat_breakdown *live, uint64_t requested, uint64
                            char *why, size_t whylen)
 {
     uint64_t ext = live ? live->bytes[CAT_EXTERNAL] : 0;
-    if (capacity > 0 && ((double)outside > 0.25 * (double)capacity || (double)ext > 0.10 * (double)capacity)) {
-        snprintf(why, whylen, "%.0f MiB of the card was outside PyTorch (context, kernel code, other "
-                 "allocations), %.0f MiB of it external", mib(outside), mib(ext));
+    if (capacity > 0 &&
+        ((double)outside > 0.25 * (double)capacity || (double)ext > 0.10 * (double)capacity)) {
+        snprintf(why, whylen,
+                 "%.0f MiB of the card was outside PyTorch (context, kernel code, other "
+                 "allocations), %.0f MiB of it external",
+                 mib(outside), mib(ext));
         return OOM_OUTSIDE;
     }
     if (cache >= requested && capacity > 0 && (double)cache >= 0.05 * (double)capacity) {
-        snprintf(why, whylen, "%.0f MiB sat in the allocator cache, more than the %.0f MiB requested, "
-                 "but not in one piece", mib(cache), mib(requested));
+        snprintf(why, whylen,
+                 "%.0f MiB sat in the allocator cache, more than the %.0f MiB requested, "
+                 "but not in one piece",
+                 mib(cache), mib(requested));
         return OOM_FRAGMENTATION;
     }
-    if (phase && (!strcmp(phase, "eval") || !strcmp(phase, "compile") || !strcmp(phase, "optimizer"))) {
+    if (phase &&
+        (!strcmp(phase, "eval") || !strcmp(phase, "compile") || !strcmp(phase, "optimizer"))) {
         if (!strcmp(phase, "optimizer"))
-            snprintf(why, whylen, "the OOM came in the optimizer step%s", iterations == 0
-                     ? " of iteration 0, when AdamW creates exp_avg / exp_avg_sq (8 B/param)" : "");
+            snprintf(why, whylen, "the OOM came in the optimizer step%s",
+                     iterations == 0
+                         ? " of iteration 0, when AdamW creates exp_avg / exp_avg_sq (8 B/param)"
+                         : "");
         else if (!strcmp(phase, "eval"))
-            snprintf(why, whylen, "the OOM came during evaluation (logits of eval batches, about 10*B*T*V bytes)");
+            snprintf(
+                why, whylen,
+                "the OOM came during evaluation (logits of eval batches, about 10*B*T*V bytes)");
         else
-            snprintf(why, whylen, "the OOM came during torch.compile's warm-up (compilation, autotuning)");
+            snprintf(why, whylen,
+                     "the OOM came during torch.compile's warm-up (compilation, autotuning)");
         return OOM_SPIKE;
     }
     uint64_t a = live ? live->bytes[CAT_ACTIVATIONS] + live->bytes[CAT_ATTENTION] : 0;
     uint64_t l = live ? live->bytes[CAT_LOGITS] : 0;
-    snprintf(why, whylen, "activations %.0f MiB and logits/loss %.0f MiB were live in the %s; they grow "
-             "with batch_size * block_size", mib(a), mib(l), phase && *phase ? phase : "step");
+    snprintf(why, whylen,
+             "activations %.0f MiB and logits/loss %.0f MiB were live in the %s; they grow "
+             "with batch_size * block_size",
+             mib(a), mib(l), phase && *phase ? phase : "step");
     return OOM_ACTIVATIONS;
 }
 
@@ -251,8 +276,8 @@ static int add(advice_item *items, int n, int max, const model_calib *c, const g
 }
 
 /* batch_item: B, A -> one item with the documents' wording of the trade-off. */
-static int batch_item(advice_item *items, int n, int max, const model_calib *c, const gpt_shape *cur,
-                      uint64_t B, uint64_t A, uint64_t capacity)
+static int batch_item(advice_item *items, int n, int max, const model_calib *c,
+                      const gpt_shape *cur, uint64_t B, uint64_t A, uint64_t capacity)
 {
     gpt_shape s = *cur;
     s.B = B;
@@ -264,10 +289,12 @@ static int batch_item(advice_item *items, int n, int max, const model_calib *c, 
              (unsigned long long)B, (unsigned long long)A);
     uint64_t eff = cur->B * cur->A, neff = B * A;
     if (neff == eff)
-        snprintf(note, sizeof note, "same effective batch %llu, same final model, ~%s slower (more micro-steps)",
+        snprintf(note, sizeof note,
+                 "same effective batch %llu, same final model, ~%s slower (more micro-steps)",
                  (unsigned long long)eff, B * 2 >= cur->B ? "10-15 %" : "15-30 %");
     else
-        snprintf(note, sizeof note, "effective batch %llu instead of %llu: noisier gradients, 10-20 %% more steps",
+        snprintf(note, sizeof note,
+                 "effective batch %llu instead of %llu: noisier gradients, 10-20 %% more steps",
                  (unsigned long long)neff, (unsigned long long)eff);
     return add(items, n, max, c, &s, capacity, change, cmd, note);
 }
@@ -312,8 +339,10 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
         s.T = cur->T / 2;
         snprintf(change, sizeof change, "block_size=%llu", (unsigned long long)s.T);
         snprintf(cmd, sizeof cmd, "--block_size=%llu", (unsigned long long)s.T);
-        snprintf(note, sizeof note, "context of %llu tokens instead of %llu: activations and logits halve, "
-                 "the model sees less context", (unsigned long long)s.T, (unsigned long long)cur->T);
+        snprintf(note, sizeof note,
+                 "context of %llu tokens instead of %llu: activations and logits halve, "
+                 "the model sees less context",
+                 (unsigned long long)s.T, (unsigned long long)cur->T);
         n = add(items, n, max, c, &s, capacity, change, cmd, note);
     }
     if (cur->L >= 4) {
@@ -321,8 +350,10 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
         s.L = cur->L * 3 / 4;
         snprintf(change, sizeof change, "n_layer=%llu", (unsigned long long)s.L);
         snprintf(cmd, sizeof cmd, "--n_layer=%llu", (unsigned long long)s.L);
-        snprintf(note, sizeof note, "smaller model (%llu instead of %llu blocks): less capacity, "
-                 "a new model, not the same run", (unsigned long long)s.L, (unsigned long long)cur->L);
+        snprintf(note, sizeof note,
+                 "smaller model (%llu instead of %llu blocks): less capacity, "
+                 "a new model, not the same run",
+                 (unsigned long long)s.L, (unsigned long long)cur->L);
         n = add(items, n, max, c, &s, capacity, change, cmd, note);
     }
     /* narrower at the same head size (768 -> 512 with 8 heads of 64, as the documents say) */
@@ -331,9 +362,12 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
         gpt_shape s = *cur;
         s.d = d2;
         s.H = d2 / hd;
-        snprintf(change, sizeof change, "n_embd=%llu, n_head=%llu", (unsigned long long)d2, (unsigned long long)s.H);
-        snprintf(cmd, sizeof cmd, "--n_embd=%llu --n_head=%llu", (unsigned long long)d2, (unsigned long long)s.H);
-        snprintf(note, sizeof note, "narrower model (n_embd %llu instead of %llu): less capacity, a new model",
+        snprintf(change, sizeof change, "n_embd=%llu, n_head=%llu", (unsigned long long)d2,
+                 (unsigned long long)s.H);
+        snprintf(cmd, sizeof cmd, "--n_embd=%llu --n_head=%llu", (unsigned long long)d2,
+                 (unsigned long long)s.H);
+        snprintf(note, sizeof note,
+                 "narrower model (n_embd %llu instead of %llu): less capacity, a new model",
                  (unsigned long long)d2, (unsigned long long)cur->d);
         n = add(items, n, max, c, &s, capacity, change, cmd, note);
     }
@@ -357,9 +391,10 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
         double f = advice_cache_floor(cur, 1);
         if (c2.cache_fraction > f)
             c2.cache_fraction = f;
-        n = add(items, n, max, &c2, cur, capacity, "expandable_segments:True",
-                "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
-                "lets the caching allocator grow segments instead of splitting them; no speed cost");
+        n = add(
+            items, n, max, &c2, cur, capacity, "expandable_segments:True",
+            "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
+            "lets the caching allocator grow segments instead of splitting them; no speed cost");
     }
     /* recommended: the largest micro-batch that fits (earliest wins ties); else the first
      * option that fits; else the first batch option. */

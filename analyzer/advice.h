@@ -14,25 +14,25 @@
 
 /* A calibration: how the measured run differs from the refined formula. */
 typedef struct model_calib {
-    gpt_shape measured_shape;   /* the run's shape (what ratios were fitted at) */
-    cat_breakdown measured;     /* the measured breakdown (0s when not calibrated) */
-    cat_breakdown refined;      /* the refined formula at measured_shape */
-    double ratio[CAT_COUNT];    /* measured / refined for formula categories (1 = formula) */
-    uint64_t fixed[CAT_COUNT];  /* carried over unchanged: context, kernel code, external, ... */
-    double cache_fraction;      /* allocator cache / tensor bytes; < 0: the floor (no data) */
-    int expandable;             /* 1: expandable_segments:True (smaller fragmentation floor) */
-    int partial;                /* 1: fitted to a run that stopped at an OOM */
-    double temp_per_token;      /* temporaries above 64 MiB, per token (scale with B*T) */
-    int calibrated;             /* 1: fitted to a measurement */
-    int global;                 /* 1: categories unknown; one ratio for all tensor bytes */
+    gpt_shape measured_shape;  /* the run's shape (what ratios were fitted at) */
+    cat_breakdown measured;    /* the measured breakdown (0s when not calibrated) */
+    cat_breakdown refined;     /* the refined formula at measured_shape */
+    double ratio[CAT_COUNT];   /* measured / refined for formula categories (1 = formula) */
+    uint64_t fixed[CAT_COUNT]; /* carried over unchanged: context, kernel code, external, ... */
+    double cache_fraction;     /* allocator cache / tensor bytes; < 0: the floor (no data) */
+    int expandable;            /* 1: expandable_segments:True (smaller fragmentation floor) */
+    int partial;               /* 1: fitted to a run that stopped at an OOM */
+    double temp_per_token;     /* temporaries above 64 MiB, per token (scale with B*T) */
+    int calibrated;            /* 1: fitted to a measurement */
+    int global;                /* 1: categories unknown; one ratio for all tensor bytes */
 } model_calib;
 
 /* A prediction for one shape. */
 typedef struct prediction {
-    cat_breakdown by_cat; /* bytes per category at the peak */
-    uint64_t tensor_bytes; /* everything the caching allocator hands out (allocated) */
+    cat_breakdown by_cat;    /* bytes per category at the peak */
+    uint64_t tensor_bytes;   /* everything the caching allocator hands out (allocated) */
     uint64_t reserved_bytes; /* tensor bytes + allocator cache */
-    uint64_t peak_bytes;   /* process: reserved + context + kernel code + external */
+    uint64_t peak_bytes;     /* process: reserved + context + kernel code + external */
     uint64_t required_bytes; /* peak_bytes, with the cache raised to the fragmentation floor
                               * (advice_cache_floor) when the calibration's is lower: what
                               * must fit the card */
@@ -47,9 +47,10 @@ void advice_calib_default(model_calib *c, const gpt_shape *s);
  * carried over; temporaries up to 64 MiB carried, the rest per token; the allocator cache as
  * a fraction of tensor bytes. When unknown + temporaries outweigh the classified bytes, one
  * ratio for all tensor bytes (global). A partial run's cache (squeezed by the OOM) is not
- * trusted below the fragmentation floor. partial=1 when the run stopped (OOM) before the step's peak was reached: a
- * category measured below the formula is then not trusted (ratio kept at 1). */
-void advice_calibrate(model_calib *c, const gpt_shape *s, const cat_breakdown *measured, int partial);
+ * trusted below the fragmentation floor. partial=1 when the run stopped (OOM) before the step's
+ * peak was reached: a category measured below the formula is then not trusted (ratio kept at 1). */
+void advice_calibrate(model_calib *c, const gpt_shape *s, const cat_breakdown *measured,
+                      int partial);
 
 /* advice_predict: the calibrated peak for shape s (steady state, iteration >= 1). */
 void advice_predict(const model_calib *c, const gpt_shape *s, prediction *out);
@@ -64,13 +65,16 @@ int advice_fits(uint64_t peak, uint64_t capacity, double headroom);
 
 /* advice_largest_batch: the largest batch_size (1..2^20, other knobs of s kept) whose
  * required bytes fit capacity with headroom; 0 if not even 1 fits or capacity is 0. */
-uint64_t advice_largest_batch(const model_calib *c, const gpt_shape *s, uint64_t capacity, double headroom);
+uint64_t advice_largest_batch(const model_calib *c, const gpt_shape *s, uint64_t capacity,
+                              double headroom);
 
 /* X(enum suffix, json key, text) — the OOM cause classes. */
-#define VT_OOM_CAUSES(X)                                                                       \
-    X(ACTIVATIONS, "activations_too_large", "activations/logits of one micro-batch too large for the card") \
-    X(FRAGMENTATION, "fragmentation", "allocator cache (fragmentation): free memory in pieces too small")   \
-    X(OUTSIDE, "outside_pytorch", "memory outside PyTorch (context, NCCL, other processes)")                \
+#define VT_OOM_CAUSES(X)                                                                           \
+    X(ACTIVATIONS, "activations_too_large",                                                        \
+      "activations/logits of one micro-batch too large for the card")                              \
+    X(FRAGMENTATION, "fragmentation",                                                              \
+      "allocator cache (fragmentation): free memory in pieces too small")                          \
+    X(OUTSIDE, "outside_pytorch", "memory outside PyTorch (context, NCCL, other processes)")       \
     X(SPIKE, "spike", "a spike (evaluation, first optimizer step or torch.compile warm-up)")
 
 typedef enum oom_cause {
@@ -93,16 +97,16 @@ oom_cause advice_oom_cause(const cat_breakdown *live, uint64_t requested, uint64
 
 /* One candidate change. */
 typedef struct advice_item {
-    char change[128];   /* "batch_size=8, gradient_accumulation_steps=64" */
-    char cmdline[160];  /* "--batch_size=8 --gradient_accumulation_steps=64" (or an env var) */
-    char note[200];     /* the trade-off in one line */
+    char change[128];  /* "batch_size=8, gradient_accumulation_steps=64" */
+    char cmdline[160]; /* "--batch_size=8 --gradient_accumulation_steps=64" (or an env var) */
+    char note[200];    /* the trade-off in one line */
     gpt_shape shape;
     uint64_t predicted_peak;     /* process: what counts against the card */
     uint64_t predicted_reserved; /* caching allocator segments (max_memory_reserved) */
     uint64_t predicted_tensors;  /* allocated tensors (max_memory_allocated) */
     uint64_t required;           /* predicted_peak with the fragmentation floor: what must fit */
-    int fits;               /* 1, 0, or -1 when the capacity is unknown */
-    int64_t headroom_bytes; /* capacity - required (negative: over) */
+    int fits;                    /* 1, 0, or -1 when the capacity is unknown */
+    int64_t headroom_bytes;      /* capacity - required (negative: over) */
     int recommended;
 } advice_item;
 

@@ -13,12 +13,12 @@
 #define MIB (1024ull * 1024ull)
 
 /* X(name, usable MiB, aliases separated by '|', what it is) — the one preset list. */
-#define VT_CARD_PRESETS(X)                                                          \
-    X("rtx4070", 12282, "4070|rtx4070-12gb", "RTX 4070 12 GB, as nvidia-smi shows it") \
-    X("rtx3060-12gb", 12288, "rtx3060|3060", "RTX 3060 12 GB")                          \
-    X("rtx4090", 24576, "4090|rtx4090-24gb", "RTX 4090 24 GB")                          \
-    X("a100-40gb", 40960, "a100-40|a10040gb", "A100 40 GB")                             \
-    X("a100-80gb", 81920, "a100|a100-80|a10080gb", "A100 80 GB")                        \
+#define VT_CARD_PRESETS(X)                                                                         \
+    X("rtx4070", 12282, "4070|rtx4070-12gb", "RTX 4070 12 GB, as nvidia-smi shows it")             \
+    X("rtx3060-12gb", 12288, "rtx3060|3060", "RTX 3060 12 GB")                                     \
+    X("rtx4090", 24576, "4090|rtx4090-24gb", "RTX 4090 24 GB")                                     \
+    X("a100-40gb", 40960, "a100-40|a10040gb", "A100 40 GB")                                        \
+    X("a100-80gb", 81920, "a100|a100-80|a10080gb", "A100 80 GB")                                   \
     X("h100-80gb", 81559, "h100|h100-80|h10080gb", "H100 80 GB HBM3")
 
 typedef struct card_preset {
@@ -123,7 +123,8 @@ int card_parse(const char *s, card_spec *out, char *err, size_t errlen)
 {
     if (!s || !*s || !out) {
         if (err && errlen)
-            snprintf(err, errlen, "empty card (give a preset such as rtx4070 or a size such as 12GiB)");
+            snprintf(err, errlen,
+                     "empty card (give a preset such as rtx4070 or a size such as 12GiB)");
         return -1;
     }
     char n[64];
@@ -139,7 +140,8 @@ int card_parse(const char *s, card_spec *out, char *err, size_t errlen)
     if (card_parse_size(s, &b) == 0) {
         if (b == 0) {
             if (err && errlen)
-                snprintf(err, errlen, "card size '%s' is zero (give a positive size such as 12GiB)", s);
+                snprintf(err, errlen, "card size '%s' is zero (give a positive size such as 12GiB)",
+                         s);
             return -1;
         }
         snprintf(out->name, sizeof out->name, "%s", s);
@@ -147,7 +149,8 @@ int card_parse(const char *s, card_spec *out, char *err, size_t errlen)
         return 0;
     }
     if (err && errlen)
-        snprintf(err, errlen, "unknown card '%s' (presets: %s; or a size such as 12GiB, 12288MiB, 11.5G)", s,
+        snprintf(err, errlen,
+                 "unknown card '%s' (presets: %s; or a size such as 12GiB, 12288MiB, 11.5G)", s,
                  card_presets_help());
     return -1;
 }

@@ -14,12 +14,12 @@
 #include "formula.h"
 
 /* X(name, n_layer, n_head, n_embd, extra nanoGPT settings) — model presets. */
-#define VT_PREDICT_MODELS(X)                                                                  \
-    X("gpt2", 12, 12, 768, "")                                                                \
-    X("gpt2-medium", 24, 16, 1024, "")                                                        \
-    X("gpt2-large", 36, 20, 1280, "")                                                         \
-    X("gpt2-xl", 48, 25, 1600, "")                                                            \
-    X("shakespeare-char", 6, 6, 384,                                                          \
+#define VT_PREDICT_MODELS(X)                                                                       \
+    X("gpt2", 12, 12, 768, "")                                                                     \
+    X("gpt2-medium", 24, 16, 1024, "")                                                             \
+    X("gpt2-large", 36, 20, 1280, "")                                                              \
+    X("gpt2-xl", 48, 25, 1600, "")                                                                 \
+    X("shakespeare-char", 6, 6, 384,                                                               \
       "block_size=256 batch_size=64 gradient_accumulation_steps=1 dropout=0.2 vocab_size=65")
 
 typedef struct model_preset {
@@ -38,32 +38,41 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: vramtrace predict [options] [CONFIG.py ...] [--key=value ...]\n\n"
-            "Predicts the GPU memory of one nanoGPT training step (formula.md §3) and whether it fits a card.\n\n"
+            "Predicts the GPU memory of one nanoGPT training step (formula.md §3) and whether it "
+            "fits a card.\n\n"
             "model:\n"
             "  --model NAME          gpt2, gpt2-medium, gpt2-large, gpt2-xl, shakespeare-char\n"
-            "  --n-layer N  --n-head N  --n-embd N  --block-size N  --vocab-size N  --bias / --no-bias\n"
+            "  --n-layer N  --n-head N  --n-embd N  --block-size N  --vocab-size N  --bias / "
+            "--no-bias\n"
             "training:\n"
-            "  --batch-size N  --grad-accum N  --dtype fp16|bf16|fp32  --compile / --no-compile  --dropout P\n"
+            "  --batch-size N  --grad-accum N  --dtype fp16|bf16|fp32  --compile / --no-compile  "
+            "--dropout P\n"
             "  --no-flash            attention without fused SDPA (B*H*T^2 scores kept per layer)\n"
             "  --checkpointing       activation checkpointing of every block\n"
-            "  nanoGPT's own spelling works too (--batch_size=8, --gradient_accumulation_steps=64), and\n"
+            "  nanoGPT's own spelling works too (--batch_size=8, "
+            "--gradient_accumulation_steps=64), and\n"
             "  bare arguments are nanoGPT config files (key = value lines), applied in order\n"
             "target:\n"
             "  --card CARD           %s, or a size (12GiB, 12288MiB, 11.5G)\n"
-            "  --from RUN.json       calibrate with a traced run: the output of `vramtrace report --json TRACE`\n"
-            "                        (its configuration, then the options here as what-ifs; a trace itself:\n"
+            "  --from RUN.json       calibrate with a traced run: the output of `vramtrace report "
+            "--json TRACE`\n"
+            "                        (its configuration, then the options here as what-ifs; a "
+            "trace itself:\n"
             "                        not yet)\n"
             "output:\n"
             "  --json                one JSON object on stdout\n"
             "  -h, --help            this text\n\n"
-            "defaults are nanoGPT train.py's (GPT-2 124M shape, batch_size 12, block_size 1024, bfloat16, compile).\n"
-            "The peak includes an assumed 500 MiB CUDA context and a 10 %% allocator cache; keep >= 5 %% free.\n"
+            "defaults are nanoGPT train.py's (GPT-2 124M shape, batch_size 12, block_size 1024, "
+            "bfloat16, compile).\n"
+            "The peak includes an assumed 500 MiB CUDA context and a 10 %% allocator cache; keep "
+            ">= 5 %% free.\n"
             "exit codes: 0 ok, 2 usage or bad value\n",
             card_presets_help());
 }
 
 /* set: applies key=value with the source tag "flag". -1 with err on a bad value or key. */
-static int set(nano_config *c, const char *key, const char *value, const char *where, char *err, size_t errlen)
+static int set(nano_config *c, const char *key, const char *value, const char *where, char *err,
+               size_t errlen)
 {
     int rc = config_set(c, key, value, CONFIG_SRC_FLAG, where, err, errlen);
     if (rc == 1) {
@@ -98,20 +107,24 @@ static int apply_model(nano_config *c, const char *name, char *err, size_t errle
         }
         return 0;
     }
-    snprintf(err, errlen, "unknown model '%s' (use gpt2, gpt2-medium, gpt2-large, gpt2-xl or shakespeare-char, "
-             "or --n-layer/--n-head/--n-embd)", name);
+    snprintf(err, errlen,
+             "unknown model '%s' (use gpt2, gpt2-medium, gpt2-large, gpt2-xl or shakespeare-char, "
+             "or --n-layer/--n-head/--n-embd)",
+             name);
     return -1;
 }
 
 /* load_run: reads `vramtrace report --json` output: the run's configuration into c (source
  * "file", where "--from PATH"), the measured peak by category into measured, *partial = the
  * run ended in an OOM, the run's card into *cap / capname. Returns 0, or -1 with err. */
-static int load_run(const char *path, nano_config *c, cat_breakdown *measured, int *partial, uint64_t *cap,
-                    char *capname, size_t caplen, char *err, size_t errlen)
+static int load_run(const char *path, nano_config *c, cat_breakdown *measured, int *partial,
+                    uint64_t *cap, char *capname, size_t caplen, char *err, size_t errlen)
 {
     FILE *fp = fopen(path, "rb");
     if (!fp) {
-        snprintf(err, errlen, "--from %s: cannot open it (give the output of `vramtrace report --json TRACE`)", path);
+        snprintf(err, errlen,
+                 "--from %s: cannot open it (give the output of `vramtrace report --json TRACE`)",
+                 path);
         return -1;
     }
     size_t cap_b = 1 << 16, n = 0;
@@ -144,16 +157,20 @@ static int load_run(const char *path, nano_config *c, cat_breakdown *measured, i
     cJSON *fo = root ? cJSON_GetObjectItem(root, "formula") : NULL;
     if (!cJSON_IsObject(cfg) || !cJSON_IsObject(fo)) {
         cJSON_Delete(root);
-        snprintf(err, errlen, "--from %s: not the JSON of `vramtrace report --json` (calibrating from a trace "
-                 "file directly is not available yet: run `vramtrace report --json TRACE > run.json` and pass "
-                 "--from run.json)", path);
+        snprintf(err, errlen,
+                 "--from %s: not the JSON of `vramtrace report --json` (calibrating from a trace "
+                 "file directly is not available yet: run `vramtrace report --json TRACE > "
+                 "run.json` and pass "
+                 "--from run.json)",
+                 path);
         return -1;
     }
     char where[160];
     snprintf(where, sizeof where, "--from %s", path);
     int rc = 0;
     for (int k = 0; k < CFG_COUNT && rc == 0; k++) {
-        cJSON *v = cJSON_GetObjectItem(cJSON_GetObjectItem(cfg, config_key_name((config_key)k)), "value");
+        cJSON *v =
+            cJSON_GetObjectItem(cJSON_GetObjectItem(cfg, config_key_name((config_key)k)), "value");
         char text[64];
         if (cJSON_IsBool(v))
             snprintf(text, sizeof text, "%s", cJSON_IsTrue(v) ? "True" : "False");
@@ -163,26 +180,30 @@ static int load_run(const char *path, nano_config *c, cat_breakdown *measured, i
             snprintf(text, sizeof text, "%s", v->valuestring);
         else
             continue;
-        rc = config_set(c, config_key_name((config_key)k), text, CONFIG_SRC_FILE, where, err, errlen);
+        rc = config_set(c, config_key_name((config_key)k), text, CONFIG_SRC_FILE, where, err,
+                        errlen);
     }
     cJSON *note = cJSON_GetObjectItem(root, "config_note");
     if (rc == 0 && cJSON_IsString(note) && strstr(note->valuestring, "eager"))
         rc = config_set(c, "compile", "False", CONFIG_SRC_FILE, where, err, errlen);
     memset(measured, 0, sizeof *measured);
     for (int k = 0; k < CAT_COUNT; k++) {
-        cJSON *m = cJSON_GetObjectItem(cJSON_GetObjectItem(fo, category_key((category)k)), "measured_bytes");
+        cJSON *m = cJSON_GetObjectItem(cJSON_GetObjectItem(fo, category_key((category)k)),
+                                       "measured_bytes");
         if (cJSON_IsNumber(m) && m->valuedouble > 0)
             measured->bytes[k] = (uint64_t)m->valuedouble;
     }
     cJSON *oom = cJSON_GetObjectItem(root, "oom");
     *partial = cJSON_IsObject(oom);
     cJSON *pr = cJSON_GetObjectItem(root, "prediction");
-    cJSON *cb = cJSON_GetObjectItem(pr, "capacity_bytes"), *cn = cJSON_GetObjectItem(pr, "capacity_name");
+    cJSON *cb = cJSON_GetObjectItem(pr, "capacity_bytes"),
+          *cn = cJSON_GetObjectItem(pr, "capacity_name");
     *cap = cJSON_IsNumber(cb) && cb->valuedouble > 0 ? (uint64_t)cb->valuedouble : 0;
     snprintf(capname, caplen, "%s", cJSON_IsString(cn) ? cn->valuestring : "the traced run's card");
     cJSON_Delete(root);
     if (rc == 0 && cat_breakdown_total(measured) == 0) {
-        snprintf(err, errlen, "--from %s: the report has no measured bytes to calibrate with", path);
+        snprintf(err, errlen, "--from %s: the report has no measured bytes to calibrate with",
+                 path);
         rc = -1;
     }
     return rc;
@@ -218,16 +239,18 @@ static int parse(int argc, char **argv, nano_config *c, predict_args *a, char *e
         char key[64];
         const char *eq = config_arg_key(arg, key, sizeof key);
         /* flags without a value */
-        if (!eq && (!strcmp(key, "json") || !strcmp(key, "no_flash") || !strcmp(key, "checkpointing") || !strcmp(key, "bias") || !strcmp(key, "no_bias") ||
-                    !strcmp(key, "compile") || !strcmp(key, "no_compile"))) {
+        if (!eq &&
+            (!strcmp(key, "json") || !strcmp(key, "no_flash") || !strcmp(key, "checkpointing") ||
+             !strcmp(key, "bias") || !strcmp(key, "no_bias") || !strcmp(key, "compile") ||
+             !strcmp(key, "no_compile"))) {
             if (!strcmp(key, "json"))
                 a->json = 1;
             else if (!strcmp(key, "no_flash"))
                 a->unfused = 1;
             else if (!strcmp(key, "checkpointing"))
                 a->checkpointing = 1;
-            else if (set(c, !strncmp(key, "no_", 3) ? key + 3 : key, !strncmp(key, "no_", 3) ? "False" : "True",
-                         arg, err, errlen) < 0)
+            else if (set(c, !strncmp(key, "no_", 3) ? key + 3 : key,
+                         !strncmp(key, "no_", 3) ? "False" : "True", arg, err, errlen) < 0)
                 return -1;
             continue;
         }
@@ -259,51 +282,67 @@ static int parse(int argc, char **argv, nano_config *c, predict_args *a, char *e
     return config_validate(c, err, errlen);
 }
 
-static void print_text(const nano_config *c, const gpt_shape *s, const prediction *p, const predict_args *a,
-                       uint64_t lb, const model_calib *cal)
+static void print_text(const nano_config *c, const gpt_shape *s, const prediction *p,
+                       const predict_args *a, uint64_t lb, const model_calib *cal)
 {
     char b1[32], b2[32];
     uint64_t P = formula_params_exact(s);
-    printf("GPT: %.2f M parameters (n_layer %llu, n_head %llu, n_embd %llu, block_size %llu, vocab_size %llu, "
-           "bias %s)\n", P / 1e6, (unsigned long long)s->L, (unsigned long long)s->H, (unsigned long long)s->d,
+    printf("GPT: %.2f M parameters (n_layer %llu, n_head %llu, n_embd %llu, block_size %llu, "
+           "vocab_size %llu, "
+           "bias %s)\n",
+           P / 1e6, (unsigned long long)s->L, (unsigned long long)s->H, (unsigned long long)s->d,
            (unsigned long long)s->T, (unsigned long long)s->V, s->bias ? "True" : "False");
-    printf("step: batch_size %llu, gradient_accumulation_steps %llu (effective batch %llu), %s, compile %s, "
-           "dropout %g\n\n", (unsigned long long)s->B, (unsigned long long)s->A,
-           (unsigned long long)(s->B * s->A), c->v[CFG_dtype].s, s->compile ? "True" : "False", s->dropout);
+    printf("step: batch_size %llu, gradient_accumulation_steps %llu (effective batch %llu), %s, "
+           "compile %s, "
+           "dropout %g\n\n",
+           (unsigned long long)s->B, (unsigned long long)s->A, (unsigned long long)(s->B * s->A),
+           c->v[CFG_dtype].s, s->compile ? "True" : "False", s->dropout);
     if (cal->calibrated) {
         printf("calibrated with %s (measured / refined formula:", a->from);
         for (int k = 0; k < CAT_COUNT; k++)
             if (cal->measured.bytes[k] && cal->refined.bytes[k])
                 printf(" %s %.2f", category_name((category)k), cal->ratio[k]);
-        printf("%s)\n", cal->partial ? "; the run ended in an OOM, ratios below 1 not trusted" : "");
+        printf("%s)\n",
+               cal->partial ? "; the run ended in an OOM, ratios below 1 not trusted" : "");
     }
     printf("at the step's peak (start of the loss backward; refined formula, formula.md §3):\n");
     for (int k = 0; k < CAT_COUNT; k++) {
-        if (!p->by_cat.bytes[k] || k == CAT_CACHE || k == CAT_CONTEXT || k == CAT_KERNEL_CODE || k == CAT_EXTERNAL)
+        if (!p->by_cat.bytes[k] || k == CAT_CACHE || k == CAT_CONTEXT || k == CAT_KERNEL_CODE ||
+            k == CAT_EXTERNAL)
             continue;
-        printf("  %-18s %12s  %s\n", category_name((category)k), card_format_bytes(p->by_cat.bytes[k], b1, sizeof b1),
-               category_doc((category)k));
+        printf("  %-18s %12s  %s\n", category_name((category)k),
+               card_format_bytes(p->by_cat.bytes[k], b1, sizeof b1), category_doc((category)k));
     }
-    printf("  %-18s %12s  (≈ torch.cuda.max_memory_allocated)\n", "= tensors", card_format_bytes(p->tensor_bytes, b1, sizeof b1));
+    printf("  %-18s %12s  (≈ torch.cuda.max_memory_allocated)\n", "= tensors",
+           card_format_bytes(p->tensor_bytes, b1, sizeof b1));
     printf("  %-18s %12s  (%.0f %% of tensors: %s)\n", category_name(CAT_CACHE),
            card_format_bytes(p->by_cat.bytes[CAT_CACHE], b1, sizeof b1),
-           p->tensor_bytes ? 100.0 * (double)p->by_cat.bytes[CAT_CACHE] / (double)p->tensor_bytes : 0,
-           cal->calibrated ? (cal->partial ? "as measured, at least the fragmentation room (the run ended in an OOM)"
-                                           : "as measured")
-                           : s->compile ? "assumed fragmentation room, compiled" : "assumed fragmentation room, eager");
+           p->tensor_bytes ? 100.0 * (double)p->by_cat.bytes[CAT_CACHE] / (double)p->tensor_bytes
+                           : 0,
+           cal->calibrated
+               ? (cal->partial
+                      ? "as measured, at least the fragmentation room (the run ended in an OOM)"
+                      : "as measured")
+           : s->compile ? "assumed fragmentation room, compiled"
+                        : "assumed fragmentation room, eager");
     for (int k = CAT_CONTEXT; k <= CAT_EXTERNAL; k++)
         if (k != CAT_CACHE && p->by_cat.bytes[k])
-            printf("  %-18s %12s  (%s)\n", category_name((category)k), card_format_bytes(p->by_cat.bytes[k], b1, sizeof b1),
+            printf("  %-18s %12s  (%s)\n", category_name((category)k),
+                   card_format_bytes(p->by_cat.bytes[k], b1, sizeof b1),
                    cal->calibrated ? "as measured" : "assumed, lazy kernel loading");
-    printf("peak: %s (as nvidia-smi would show the process)\n", card_format_bytes(p->peak_bytes, b1, sizeof b1));
+    printf("peak: %s (as nvidia-smi would show the process)\n",
+           card_format_bytes(p->peak_bytes, b1, sizeof b1));
     const char *what = NULL;
     uint64_t big = formula_largest_tensor(s, &what);
     printf("largest single tensor: %s, %s\n", card_format_bytes(big, b1, sizeof b1), what);
     doc_formula d;
     formula_documents(s, &d);
-    printf("the documents' formula (formula.md §2): params %s, grads %s, AdamW %s, activations %s (x24) / %s (x160)\n",
-           card_format_bytes(d.param_bytes, b1, sizeof b1), card_format_bytes(d.grad_bytes, b2, sizeof b2),
-           card_format_bytes(d.optimizer_bytes, (char[32]){0}, 32), card_format_bytes(d.act_bytes_basic, (char[32]){0}, 32),
+    printf("the documents' formula (formula.md §2): params %s, grads %s, AdamW %s, activations %s "
+           "(x24) / %s (x160)\n",
+           card_format_bytes(d.param_bytes, b1, sizeof b1),
+           card_format_bytes(d.grad_bytes, b2, sizeof b2),
+           card_format_bytes(d.optimizer_bytes, (char[32]){0}, 32),
+           card_format_bytes(d.act_bytes_basic, (char[32]){0}, 32),
            card_format_bytes(d.act_bytes_empirical, (char[32]){0}, 32));
     if (!a->have_card) {
         printf("no --card given: pass --card rtx4070 (or a size) to check the fit\n");
@@ -312,20 +351,23 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
     int fits = advice_fits(p->required_bytes, a->card.bytes, ADVICE_HEADROOM);
     int64_t room = (int64_t)a->card.bytes - (int64_t)p->required_bytes;
     printf("card %s (%s): %s", a->card.name, card_format_bytes(a->card.bytes, b1, sizeof b1),
-           fits == 1 ? "fits" : room >= 0 ? "too tight (less than 5 % free)" : "does not fit");
+           fits == 1   ? "fits"
+           : room >= 0 ? "too tight (less than 5 % free)"
+                       : "does not fit");
     if (room >= 0)
         printf(", %s free\n", card_format_bytes((uint64_t)room, b2, sizeof b2));
     else
         printf(", %s over\n", card_format_bytes((uint64_t)-room, b2, sizeof b2));
     if (lb)
-        printf("largest batch_size that fits (keeping >= 5 %% free): %llu  (--batch_size=%llu)\n", (unsigned long long)lb,
-               (unsigned long long)lb);
+        printf("largest batch_size that fits (keeping >= 5 %% free): %llu  (--batch_size=%llu)\n",
+               (unsigned long long)lb, (unsigned long long)lb);
     else
-        printf("not even batch_size=1 fits: use a smaller model, a shorter block_size or activation checkpointing\n");
+        printf("not even batch_size=1 fits: use a smaller model, a shorter block_size or "
+               "activation checkpointing\n");
 }
 
-static int print_json(const nano_config *c, const gpt_shape *s, const prediction *p, const predict_args *a, uint64_t lb,
-                      const model_calib *cal)
+static int print_json(const nano_config *c, const gpt_shape *s, const prediction *p,
+                      const predict_args *a, uint64_t lb, const model_calib *cal)
 {
     cJSON *root = cJSON_CreateObject();
     config_add_json(root, c);
@@ -361,8 +403,10 @@ static int print_json(const nano_config *c, const gpt_shape *s, const prediction
         cJSON *cj = cJSON_AddObjectToObject(root, "card");
         cJSON_AddStringToObject(cj, "name", a->card.name);
         cJSON_AddNumberToObject(cj, "bytes", (double)a->card.bytes);
-        cJSON_AddBoolToObject(root, "fits", advice_fits(p->required_bytes, a->card.bytes, ADVICE_HEADROOM) == 1);
-        cJSON_AddNumberToObject(root, "headroom_bytes", (double)((int64_t)a->card.bytes - (int64_t)p->required_bytes));
+        cJSON_AddBoolToObject(root, "fits",
+                              advice_fits(p->required_bytes, a->card.bytes, ADVICE_HEADROOM) == 1);
+        cJSON_AddNumberToObject(root, "headroom_bytes",
+                                (double)((int64_t)a->card.bytes - (int64_t)p->required_bytes));
         cJSON_AddNumberToObject(root, "largest_batch_size", (double)lb);
     } else {
         cJSON_AddNullToObject(root, "card");
@@ -412,7 +456,8 @@ int cmd_predict(int argc, char **argv)
     uint64_t run_cap = 0;
     char run_capname[80] = "";
     if (from) {
-        if (load_run(from, &c, &measured, &partial, &run_cap, run_capname, sizeof run_capname, err, sizeof err) < 0) {
+        if (load_run(from, &c, &measured, &partial, &run_cap, run_capname, sizeof run_capname, err,
+                     sizeof err) < 0) {
             fprintf(stderr, "vramtrace predict: %s\n", err);
             return VT_EXIT_USAGE;
         }

@@ -13,17 +13,17 @@ typedef enum config_type { CONFIG_INT, CONFIG_FLOAT, CONFIG_BOOL, CONFIG_STR } c
 
 /* X(key, type, default as text, meaning) — the keys the memory model uses, with
  * nanoGPT train.py's defaults (dtype: 'bfloat16' where supported, as on any recent GPU). */
-#define VT_CONFIG_KEYS(X)                                                                 \
-    X(batch_size, CONFIG_INT, "12", "micro-batch: sequences per forward/backward")        \
-    X(block_size, CONFIG_INT, "1024", "context length T")                                 \
-    X(gradient_accumulation_steps, CONFIG_INT, "40", "micro-steps per optimizer step A") \
-    X(n_layer, CONFIG_INT, "12", "transformer blocks L")                                  \
-    X(n_head, CONFIG_INT, "12", "attention heads H")                                      \
-    X(n_embd, CONFIG_INT, "768", "model width d")                                         \
-    X(vocab_size, CONFIG_INT, "50304", "vocabulary V (GPT-2's 50257 padded)")            \
-    X(dropout, CONFIG_FLOAT, "0.0", "dropout probability")                                \
-    X(bias, CONFIG_BOOL, "False", "biases in Linear and LayerNorm")                       \
-    X(dtype, CONFIG_STR, "bfloat16", "float32, bfloat16 or float16")                      \
+#define VT_CONFIG_KEYS(X)                                                                          \
+    X(batch_size, CONFIG_INT, "12", "micro-batch: sequences per forward/backward")                 \
+    X(block_size, CONFIG_INT, "1024", "context length T")                                          \
+    X(gradient_accumulation_steps, CONFIG_INT, "40", "micro-steps per optimizer step A")           \
+    X(n_layer, CONFIG_INT, "12", "transformer blocks L")                                           \
+    X(n_head, CONFIG_INT, "12", "attention heads H")                                               \
+    X(n_embd, CONFIG_INT, "768", "model width d")                                                  \
+    X(vocab_size, CONFIG_INT, "50304", "vocabulary V (GPT-2's 50257 padded)")                      \
+    X(dropout, CONFIG_FLOAT, "0.0", "dropout probability")                                         \
+    X(bias, CONFIG_BOOL, "False", "biases in Linear and LayerNorm")                                \
+    X(dtype, CONFIG_STR, "bfloat16", "float32, bfloat16 or float16")                               \
     X(compile, CONFIG_BOOL, "True", "torch.compile the model")
 
 typedef enum config_key {
@@ -50,8 +50,8 @@ typedef struct config_value {
 
 typedef struct nano_config {
     config_value v[CFG_COUNT];
-    int nfiles;       /* config files read */
-    int nwarnings;    /* problems that did not stop the parse (report mode) */
+    int nfiles;    /* config files read */
+    int nwarnings; /* problems that did not stop the parse (report mode) */
     char warnings[4][200];
 } nano_config;
 

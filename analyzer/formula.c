@@ -93,8 +93,8 @@ void formula_refined(const gpt_shape *s, cat_breakdown *out)
     out->bytes[CAT_OPTIMIZER] = s->iteration0 ? 0 : 8 * P;
     out->bytes[CAT_GRADIENTS] = s->A > 1 ? 4 * P : 0;
     if (s->dtype_bytes == 2 && !s->compile)
-        out->bytes[CAT_AUTOCAST] = s->checkpointing ? 2 * (s->V * d + 12 * d * d)
-                                                    : 2 * formula_params_matmul(s);
+        out->bytes[CAT_AUTOCAST] =
+            s->checkpointing ? 2 * (s->V * d + 12 * d * d) : 2 * formula_params_matmul(s);
     uint64_t block = formula_block_bytes(s);
     uint64_t act;
     if (s->checkpointing) /* only block inputs (fp32 residual) + one block recomputed */
@@ -121,7 +121,8 @@ uint64_t formula_largest_tensor(const gpt_shape *s, const char **what)
         {4 * N * s->V, "fp32 logits for cross-entropy (4*B*T*V)"},
         {4 * s->V * s->d, "token embedding / lm_head weight, fp32 (4*V*d)"},
         {(uint64_t)(s->dtype_bytes >= 4 ? 16 : 8) * N * s->d, "MLP hidden activation (4*d wide)"},
-        {s->unfused_attention ? 4 * s->B * s->H * s->T * s->T : 0, "attention scores, fp32 (4*B*H*T^2)"},
+        {s->unfused_attention ? 4 * s->B * s->H * s->T * s->T : 0,
+         "attention scores, fp32 (4*B*H*T^2)"},
     };
     size_t best = 0;
     for (size_t i = 1; i < sizeof c / sizeof c[0]; i++)

@@ -73,8 +73,8 @@ void formula_refined(const gpt_shape *s, cat_breakdown *out);
 uint64_t formula_largest_tensor(const gpt_shape *s, const char **what);
 
 /* Fixed costs assumed by `predict` when nothing was measured. */
-#define FORMULA_CONTEXT_BYTES (500ull << 20)  /* CUDA context, lazy kernel loading */
-#define FORMULA_CUBLAS_BYTES (8ull << 20)     /* cuBLAS workspace, default size */
+#define FORMULA_CONTEXT_BYTES (500ull << 20) /* CUDA context, lazy kernel loading */
+#define FORMULA_CUBLAS_BYTES (8ull << 20)    /* cuBLAS workspace, default size */
 /* The caching allocator's cache at the peak, as a fraction of tensor bytes, that a run needs
  * room for (an H100 with a 12282 MiB cap: eager fp16 runs reserved 1.14-1.22x what they
  * allocated, and GPT-2 124M at B=8 failed on fragmentation with 1.14x; compiled 1.03-1.13x;

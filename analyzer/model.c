@@ -16,7 +16,7 @@
 /* Everything both outputs need, computed once. */
 typedef struct model_ctx {
     nano_config cfg;
-    char note[200]; /* how the run's shape was adjusted, "" if not */
+    char note[200];  /* how the run's shape was adjusted, "" if not */
     gpt_shape shape; /* the run (iteration0 when no optimizer step was seen) */
     doc_formula docf;
     cat_breakdown measured, doc, refined;
@@ -48,16 +48,20 @@ static int apply_overrides(model_ctx *m, const model_opts *o, char *err, size_t 
         char key[64];
         const char *val = config_arg_key(o->overrides[i], key, sizeof key);
         if (!val) {
-            snprintf(err, errlen, "override '%s' is not key=value (e.g. batch_size=8)", o->overrides[i]);
+            snprintf(err, errlen, "override '%s' is not key=value (e.g. batch_size=8)",
+                     o->overrides[i]);
             return -1;
         }
         int rc = config_set(&m->cfg, key, val, CONFIG_SRC_FLAG, o->overrides[i], err, errlen);
         if (rc < 0)
             return -1;
         if (rc == 1) {
-            snprintf(err, errlen, "override '%s': unknown key '%s' (keys: batch_size, block_size, "
-                     "gradient_accumulation_steps, n_layer, n_head, n_embd, vocab_size, dropout, bias, "
-                     "dtype, compile)", o->overrides[i], key);
+            snprintf(
+                err, errlen,
+                "override '%s': unknown key '%s' (keys: batch_size, block_size, "
+                "gradient_accumulation_steps, n_layer, n_head, n_embd, vocab_size, dropout, bias, "
+                "dtype, compile)",
+                o->overrides[i], key);
             return -1;
         }
     }
@@ -79,57 +83,86 @@ static void explain(model_ctx *m, const run_facts *f)
         uint64_t big = me > d ? (me > r ? me : r) : (d > r ? d : r);
         if ((double)big < 0.02 * (double)total && big < (64ull << 20))
             continue;
-        int off_doc = (d > 0 || me > 0) && fabs((double)me - (double)d) > 0.25 * (double)(d > 0 ? d : me);
-        int off_ref = (r > 0 || me > 0) && fabs((double)me - (double)r) > 0.25 * (double)(r > 0 ? r : me);
+        int off_doc =
+            (d > 0 || me > 0) && fabs((double)me - (double)d) > 0.25 * (double)(d > 0 ? d : me);
+        int off_ref =
+            (r > 0 || me > 0) && fabs((double)me - (double)r) > 0.25 * (double)(r > 0 ? r : me);
         if (off_doc) {
             switch ((category)c) {
             case CAT_PARAMETERS:
                 if (fabs((double)me - 4.0 * P) < 0.15 * 4.0 * P)
-                    snprintf(rd, n, "parameters are fp32 under autocast (4 B/param), the documents assumed fp16 (2 B/param)");
+                    snprintf(rd, n,
+                             "parameters are fp32 under autocast (4 B/param), the documents "
+                             "assumed fp16 (2 B/param)");
                 else
-                    snprintf(rd, n, "%.2f B/param measured, the documents assumed 2 (fp16)", (double)me / P);
+                    snprintf(rd, n, "%.2f B/param measured, the documents assumed 2 (fp16)",
+                             (double)me / P);
                 break;
             case CAT_GRADIENTS:
                 if (me == 0)
-                    snprintf(rd, n, "no .grad alive at the peak: %s", s->A > 1 && !s->iteration0
-                             ? "the peak came before the first backward"
-                             : s->iteration0 ? "the run had not reached a backward yet"
-                                             : "with A=1 zero_grad(set_to_none=True) frees them before the forward");
+                    snprintf(
+                        rd, n, "no .grad alive at the peak: %s",
+                        s->A > 1 && !s->iteration0 ? "the peak came before the first backward"
+                        : s->iteration0
+                            ? "the run had not reached a backward yet"
+                            : "with A=1 zero_grad(set_to_none=True) frees them before the forward");
                 else
-                    snprintf(rd, n, "gradients are fp32 (%.1f B/param), the documents assumed fp16%s", (double)me / P,
+                    snprintf(rd, n,
+                             "gradients are fp32 (%.1f B/param), the documents assumed fp16%s",
+                             (double)me / P,
                              s->A > 1 ? "; they stay alive across micro-steps (A > 1)" : "");
                 break;
             case CAT_OPTIMIZER:
                 if (me == 0)
-                    snprintf(rd, n, "no AdamW state yet: the run stopped before its first optimizer step");
+                    snprintf(rd, n,
+                             "no AdamW state yet: the run stopped before its first optimizer step");
                 else
                     snprintf(rd, n, "AdamW keeps exp_avg and exp_avg_sq (8 B) for every parameter");
                 break;
             case CAT_ACTIVATIONS:
-                snprintf(rd, n, "the documents' multiplier 24 %s: measured effective multiplier %.1f (refined: "
-                         "36*N*d + 16*N + 4*N*H bytes per block)", me > d ? "undercounts" : "overcounts", m->mult_act);
+                snprintf(
+                    rd, n,
+                    "the documents' multiplier 24 %s: measured effective multiplier %.1f (refined: "
+                    "36*N*d + 16*N + 4*N*H bytes per block)",
+                    me > d ? "undercounts" : "overcounts", m->mult_act);
                 break;
             case CAT_LOGITS:
-                snprintf(rd, n, "the documents fold logits into activations; cross-entropy over V=%llu keeps "
-                         "about %d*B*T*V bytes", (unsigned long long)s->V, s->compile ? 8 : 12);
+                snprintf(
+                    rd, n,
+                    "the documents fold logits into activations; cross-entropy over V=%llu keeps "
+                    "about %d*B*T*V bytes",
+                    (unsigned long long)s->V, s->compile ? 8 : 12);
                 break;
             case CAT_ATTENTION:
                 if (me == 0)
-                    snprintf(rd, n, "attention is fused (flash / SDPA): no B*H*T^2 score matrices are kept");
+                    snprintf(
+                        rd, n,
+                        "attention is fused (flash / SDPA): no B*H*T^2 score matrices are kept");
                 else
-                    snprintf(rd, n, "attention scores are materialized (unfused) and saved for every layer");
+                    snprintf(
+                        rd, n,
+                        "attention scores are materialized (unfused) and saved for every layer");
                 break;
             case CAT_AUTOCAST:
-                snprintf(rd, n, "the documents do not count autocast's 16-bit weight copies (2 B per matmul weight)");
+                snprintf(rd, n,
+                         "the documents do not count autocast's 16-bit weight copies (2 B per "
+                         "matmul weight)");
                 break;
             case CAT_CONTEXT:
-                snprintf(rd, n, "CUDA context measured %.0f MiB, the documents assume ~500 MB (driver, lazy loading)", mibf(me));
+                snprintf(rd, n,
+                         "CUDA context measured %.0f MiB, the documents assume ~500 MB (driver, "
+                         "lazy loading)",
+                         mibf(me));
                 break;
             case CAT_KERNEL_CODE:
-                snprintf(rd, n, "kernel images %.0f MiB; the documents' 0.5-1 GB is for torch.compile", mibf(me));
+                snprintf(rd, n,
+                         "kernel images %.0f MiB; the documents' 0.5-1 GB is for torch.compile",
+                         mibf(me));
                 break;
             case CAT_CACHE:
-                snprintf(rd, n, "the documents count the allocator's cache only as \"fragmentation\" overhead");
+                snprintf(
+                    rd, n,
+                    "the documents count the allocator's cache only as \"fragmentation\" overhead");
                 break;
             default:
                 if (d == 0)
@@ -138,15 +171,20 @@ static void explain(model_ctx *m, const run_facts *f)
             }
         }
         if (off_ref && me > 0 && r > 0) {
-            int grows = c == CAT_ACTIVATIONS || c == CAT_LOGITS || c == CAT_ATTENTION || c == CAT_GRADIENTS ||
-                        c == CAT_AUTOCAST;
+            int grows = c == CAT_ACTIVATIONS || c == CAT_LOGITS || c == CAT_ATTENTION ||
+                        c == CAT_GRADIENTS || c == CAT_AUTOCAST;
             if (m->partial && grows && me < r)
-                snprintf(rr, n, "the run stopped at the OOM%s%s before the step's peak: this is partial",
-                         f->oom_phase && *f->oom_phase ? " in the " : "", f->oom_phase ? f->oom_phase : "");
+                snprintf(rr, n,
+                         "the run stopped at the OOM%s%s before the step's peak: this is partial",
+                         f->oom_phase && *f->oom_phase ? " in the " : "",
+                         f->oom_phase ? f->oom_phase : "");
             else if (c == CAT_ACTIVATIONS && s->compile)
-                snprintf(rr, n, "torch.compile decides what is saved (the refined formula assumes 30*N*d per block)");
+                snprintf(rr, n,
+                         "torch.compile decides what is saved (the refined formula assumes 30*N*d "
+                         "per block)");
             else
-                snprintf(rr, n, "measured %.2fx the refined formula (%s)", (double)me / r, category_doc((category)c));
+                snprintf(rr, n, "measured %.2fx the refined formula (%s)", (double)me / r,
+                         category_doc((category)c));
         } else if (off_ref && me > 0 && r == 0) {
             if (c == CAT_ATTENTION)
                 snprintf(rr, n, "attention is not fused: B*H*T^2 scores are materialized");
@@ -160,7 +198,8 @@ static void explain(model_ctx *m, const run_facts *f)
 }
 
 /* model_build: configuration, formulas, calibration, OOM cause and advice. 0 or -1 + err. */
-static int model_build(model_ctx *m, const run_facts *f, const model_opts *o, char *err, size_t errlen)
+static int model_build(model_ctx *m, const run_facts *f, const model_opts *o, char *err,
+                       size_t errlen)
 {
     memset(m, 0, sizeof *m);
     config_init(&m->cfg);
@@ -180,8 +219,10 @@ static int model_build(model_ctx *m, const run_facts *f, const model_opts *o, ch
         double nv = (double)m->shape.B * (double)m->shape.T * (double)m->shape.V;
         if (sim || (!f->has_oom && (double)m->measured.bytes[CAT_LOGITS] > 10.0 * nv)) {
             m->shape.compile = 0;
-            snprintf(m->note, sizeof m->note, "compile=True ran as eager (%s): the formulas use eager mode",
-                     sim ? "the simulation simulates compile as eager" : "logits/loss kept about 12*B*T*V bytes");
+            snprintf(m->note, sizeof m->note,
+                     "compile=True ran as eager (%s): the formulas use eager mode",
+                     sim ? "the simulation simulates compile as eager"
+                         : "logits/loss kept about 12*B*T*V bytes");
         }
     }
     if (m->measured.bytes[CAT_ATTENTION] > 0)
@@ -197,21 +238,25 @@ static int model_build(model_ctx *m, const run_facts *f, const model_opts *o, ch
     if (denom > 0) {
         m->mult_act = (double)m->measured.bytes[CAT_ACTIVATIONS] / denom;
         m->mult_all = (double)(m->measured.bytes[CAT_ACTIVATIONS] + m->measured.bytes[CAT_LOGITS] +
-                               m->measured.bytes[CAT_ATTENTION]) / denom;
+                               m->measured.bytes[CAT_ATTENTION]) /
+                      denom;
     }
     explain(m, f);
 
     if (o && o->target_card_bytes) {
         m->capacity = o->target_card_bytes;
-        snprintf(m->capacity_name, sizeof m->capacity_name, "%s", o->target_card_name ? o->target_card_name : "--card");
+        snprintf(m->capacity_name, sizeof m->capacity_name, "%s",
+                 o->target_card_name ? o->target_card_name : "--card");
     } else if (f->card_bytes) {
         m->capacity = f->card_bytes;
-        snprintf(m->capacity_name, sizeof m->capacity_name, "%s (emulated)", f->card_name && *f->card_name ? f->card_name : "card");
+        snprintf(m->capacity_name, sizeof m->capacity_name, "%s (emulated)",
+                 f->card_name && *f->card_name ? f->card_name : "card");
     } else if (f->device_total) {
         m->capacity = f->device_total;
         snprintf(m->capacity_name, sizeof m->capacity_name, "the traced device");
     }
-    m->expandable_set = f->alloc_conf && strcasestr(f->alloc_conf, "expandable_segments:true") != NULL;
+    m->expandable_set =
+        f->alloc_conf && strcasestr(f->alloc_conf, "expandable_segments:true") != NULL;
 
     if (cat_breakdown_total(&m->measured) > 0)
         advice_calibrate(&m->calib, &m->shape, &m->measured, m->partial);
@@ -230,10 +275,12 @@ static int model_build(model_ctx *m, const run_facts *f, const model_opts *o, ch
         if (m->current.peak_bytes < need)
             m->current.peak_bytes = need;
     }
-    int cur_fits = f->has_oom ? 0 : advice_fits(m->current.peak_bytes, m->capacity, ADVICE_HEADROOM);
+    int cur_fits =
+        f->has_oom ? 0 : advice_fits(m->current.peak_bytes, m->capacity, ADVICE_HEADROOM);
     m->largest_batch = advice_largest_batch(&m->calib, &steady, m->capacity, ADVICE_HEADROOM);
-    m->nitems = advice_candidates(&m->calib, &steady, m->capacity, f->has_oom && m->cause == OOM_FRAGMENTATION,
-                                  m->expandable_set, cur_fits, m->items, ADVICE_MAX);
+    m->nitems = advice_candidates(&m->calib, &steady, m->capacity,
+                                  f->has_oom && m->cause == OOM_FRAGMENTATION, m->expandable_set,
+                                  cur_fits, m->items, ADVICE_MAX);
     return 0;
 }
 
@@ -243,9 +290,13 @@ static void print_formula(FILE *out, const model_ctx *m)
 {
     char b1[32], b2[32], b3[32];
     const gpt_shape *s = &m->shape;
-    fprintf(out, "\nformula comparison at the peak (N = B*T = %llu tokens; P = %.2f M parameters, nanoGPT logs %.2f M)\n",
-            (unsigned long long)(s->B * s->T), formula_params_exact(s) / 1e6, m->docf.params_reported / 1e6);
-    fprintf(out, "  %-18s %12s %12s %12s %9s %9s\n", "category", "measured", "documents", "refined", "meas/doc", "meas/ref");
+    fprintf(out,
+            "\nformula comparison at the peak (N = B*T = %llu tokens; P = %.2f M parameters, "
+            "nanoGPT logs %.2f M)\n",
+            (unsigned long long)(s->B * s->T), formula_params_exact(s) / 1e6,
+            m->docf.params_reported / 1e6);
+    fprintf(out, "  %-18s %12s %12s %12s %9s %9s\n", "category", "measured", "documents", "refined",
+            "meas/doc", "meas/ref");
     int note = 0;
     for (int c = 0; c < CAT_COUNT; c++) {
         uint64_t me = m->measured.bytes[c], d = m->doc.bytes[c], r = m->refined.bytes[c];
@@ -262,13 +313,17 @@ static void print_formula(FILE *out, const model_ctx *m)
                 (m->reason_doc[c][0] || m->reason_ref[c][0]) ? "  *" : "");
         note |= m->reason_doc[c][0] || m->reason_ref[c][0];
     }
-    fprintf(out, "  effective activation multiplier (measured / (B*T*d*L*2 B)): %.1f activations alone, %.1f with "
-            "logits/loss and attention; the documents use 24 (basic) and 160 (empirical)\n", m->mult_act, m->mult_all);
+    fprintf(out,
+            "  effective activation multiplier (measured / (B*T*d*L*2 B)): %.1f activations alone, "
+            "%.1f with "
+            "logits/loss and attention; the documents use 24 (basic) and 160 (empirical)\n",
+            m->mult_act, m->mult_all);
     if (note)
         fprintf(out, "  * where measured and formula differ by more than 25 %%:\n");
     for (int c = 0; c < CAT_COUNT; c++) {
         if (m->reason_doc[c][0])
-            fprintf(out, "    %s (vs documents): %s\n", category_name((category)c), m->reason_doc[c]);
+            fprintf(out, "    %s (vs documents): %s\n", category_name((category)c),
+                    m->reason_doc[c]);
         if (m->reason_ref[c][0])
             fprintf(out, "    %s (vs refined): %s\n", category_name((category)c), m->reason_ref[c]);
     }
@@ -288,8 +343,10 @@ static void print_oom(FILE *out, const model_ctx *m, const run_facts *f)
     fprintf(out, "  live at the OOM:");
     for (int c = 0; c < CAT_COUNT; c++)
         if (f->at_oom.bytes[c])
-            fprintf(out, " %s %s;", category_name((category)c), card_format_bytes(f->at_oom.bytes[c], b1, sizeof b1));
-    fprintf(out, "\n  allocator cache %s, outside PyTorch %s\n", card_format_bytes(f->oom_cache, b1, sizeof b1),
+            fprintf(out, " %s %s;", category_name((category)c),
+                    card_format_bytes(f->at_oom.bytes[c], b1, sizeof b1));
+    fprintf(out, "\n  allocator cache %s, outside PyTorch %s\n",
+            card_format_bytes(f->oom_cache, b1, sizeof b1),
             card_format_bytes(f->oom_outside, b2, sizeof b2));
     fprintf(out, "  cause: %s\n    %s\n", advice_cause_text(m->cause), m->why);
 }
@@ -298,11 +355,14 @@ static void print_advice(FILE *out, const model_ctx *m, const model_opts *o)
 {
     char b1[32], b2[32];
     if (m->capacity)
-        fprintf(out, "\nadvice for %s (%s; keep >= %.0f %% free); current configuration needs ~%s\n", m->capacity_name,
-                card_format_bytes(m->capacity, b1, sizeof b1), ADVICE_HEADROOM * 100,
-                card_format_bytes(m->current.peak_bytes, b2, sizeof b2));
+        fprintf(out,
+                "\nadvice for %s (%s; keep >= %.0f %% free); current configuration needs ~%s\n",
+                m->capacity_name, card_format_bytes(m->capacity, b1, sizeof b1),
+                ADVICE_HEADROOM * 100, card_format_bytes(m->current.peak_bytes, b2, sizeof b2));
     else
-        fprintf(out, "\nadvice (no card size known: pass --card rtx4070 or a size); current configuration needs ~%s\n",
+        fprintf(out,
+                "\nadvice (no card size known: pass --card rtx4070 or a size); current "
+                "configuration needs ~%s\n",
                 card_format_bytes(m->current.peak_bytes, b2, sizeof b2));
     const char *bold = o && o->color ? "\033[1m" : "", *plain = o && o->color ? "\033[0m" : "";
     for (int i = 0; i < m->nitems; i++) {
@@ -311,18 +371,21 @@ static void print_advice(FILE *out, const model_ctx *m, const model_opts *o)
         if (it->fits < 0)
             snprintf(fit, sizeof fit, "card size unknown");
         else if (it->headroom_bytes >= 0)
-            snprintf(fit, sizeof fit, "%s (%s left, %.0f %%)", it->fits ? "fits" : "too tight for 5 % headroom",
+            snprintf(fit, sizeof fit, "%s (%s left, %.0f %%)",
+                     it->fits ? "fits" : "too tight for 5 % headroom",
                      card_format_bytes((uint64_t)it->headroom_bytes, b1, sizeof b1),
                      100.0 * (double)it->headroom_bytes / (double)m->capacity);
         else
-            snprintf(fit, sizeof fit, "does not fit (%s over)", card_format_bytes((uint64_t)-it->headroom_bytes, b1, sizeof b1));
+            snprintf(fit, sizeof fit, "does not fit (%s over)",
+                     card_format_bytes((uint64_t)-it->headroom_bytes, b1, sizeof b1));
         char extra[96] = "";
         if (it->required > it->predicted_peak)
             snprintf(extra, sizeof extra, " (+%s room for allocator fragmentation)",
                      card_format_bytes(it->required - it->predicted_peak, b1, sizeof b1));
-        fprintf(out, "  %s%s %s%s\n      predicted peak %s%s: %s\n      %s\n", it->recommended ? bold : "",
-                it->recommended ? "recommended:" : "-", it->change, it->recommended ? plain : "",
-                card_format_bytes(it->predicted_peak, b2, sizeof b2), extra, fit, it->note);
+        fprintf(out, "  %s%s %s%s\n      predicted peak %s%s: %s\n      %s\n",
+                it->recommended ? bold : "", it->recommended ? "recommended:" : "-", it->change,
+                it->recommended ? plain : "", card_format_bytes(it->predicted_peak, b2, sizeof b2),
+                extra, fit, it->note);
         if (it->cmdline[0])
             fprintf(out, "      change: %s\n", it->cmdline);
     }
@@ -423,7 +486,8 @@ static void add_oom_json(cJSON *root, const model_ctx *m, const run_facts *f)
     }
     cJSON *oo = cJSON_AddObjectToObject(root, "oom");
     cJSON_AddNumberToObject(oo, "requested_bytes", (double)f->oom_requested);
-    cJSON_AddNumberToObject(oo, "capacity_bytes", (double)(f->oom_capacity ? f->oom_capacity : m->capacity));
+    cJSON_AddNumberToObject(oo, "capacity_bytes",
+                            (double)(f->oom_capacity ? f->oom_capacity : m->capacity));
     cJSON_AddStringToObject(oo, "cause", advice_cause_key(m->cause));
     cJSON_AddStringToObject(oo, "cause_text", advice_cause_text(m->cause));
     cJSON_AddStringToObject(oo, "evidence", m->why);

@@ -148,7 +148,8 @@ static void test_calibration(void **state)
                 (double)p.by_cat.bytes[CAT_ACTIVATIONS] < want_act * 1.001);
     assert_true(p.by_cat.bytes[CAT_CONTEXT] == 400 * MiB);
     assert_true(p.by_cat.bytes[CAT_KERNEL_CODE] == 100 * MiB);
-    assert_true(p.by_cat.bytes[CAT_CACHE] > p.tensor_bytes / 5 - 2 && p.by_cat.bytes[CAT_CACHE] < p.tensor_bytes / 5 + 2);
+    assert_true(p.by_cat.bytes[CAT_CACHE] > p.tensor_bytes / 5 - 2 &&
+                p.by_cat.bytes[CAT_CACHE] < p.tensor_bytes / 5 + 2);
     /* gradients appear when A goes from 1 to 2 */
     h.A = 2;
     advice_predict(&c, &h, &p);
@@ -190,7 +191,8 @@ static void test_calibration(void **state)
     advice_calibrate(&c, &s, &m, 0);
     assert_int_equal(c.global, 1);
     advice_predict(&c, &s, &p);
-    assert_true(p.tensor_bytes > m.bytes[CAT_UNKNOWN] - 100 && p.tensor_bytes < m.bytes[CAT_UNKNOWN] + 100);
+    assert_true(p.tensor_bytes > m.bytes[CAT_UNKNOWN] - 100 &&
+                p.tensor_bytes < m.bytes[CAT_UNKNOWN] + 100);
 }
 
 static void test_oom_causes(void **state)
@@ -201,19 +203,25 @@ static void test_oom_causes(void **state)
     live.bytes[CAT_ACTIVATIONS] = 6000 * MiB;
     live.bytes[CAT_LOGITS] = 4000 * MiB;
     char why[256];
-    assert_int_equal(advice_oom_cause(&live, 1536 * MiB, RTX4070, 100 * MiB, 600 * MiB, "forward", 0, why, sizeof why),
+    assert_int_equal(advice_oom_cause(&live, 1536 * MiB, RTX4070, 100 * MiB, 600 * MiB, "forward",
+                                      0, why, sizeof why),
                      OOM_ACTIVATIONS);
     assert_non_null(strstr(why, "activations"));
-    assert_int_equal(advice_oom_cause(&live, 512 * MiB, RTX4070, 2000 * MiB, 600 * MiB, "backward", 3, why, sizeof why),
+    assert_int_equal(advice_oom_cause(&live, 512 * MiB, RTX4070, 2000 * MiB, 600 * MiB, "backward",
+                                      3, why, sizeof why),
                      OOM_FRAGMENTATION);
     live.bytes[CAT_EXTERNAL] = 3000 * MiB;
-    assert_int_equal(advice_oom_cause(&live, 512 * MiB, RTX4070, 0, 3600 * MiB, "forward", 3, why, sizeof why),
-                     OOM_OUTSIDE);
+    assert_int_equal(
+        advice_oom_cause(&live, 512 * MiB, RTX4070, 0, 3600 * MiB, "forward", 3, why, sizeof why),
+        OOM_OUTSIDE);
     live.bytes[CAT_EXTERNAL] = 0;
-    assert_int_equal(advice_oom_cause(&live, 512 * MiB, RTX4070, 0, 600 * MiB, "optimizer", 0, why, sizeof why),
-                     OOM_SPIKE);
+    assert_int_equal(
+        advice_oom_cause(&live, 512 * MiB, RTX4070, 0, 600 * MiB, "optimizer", 0, why, sizeof why),
+        OOM_SPIKE);
     assert_non_null(strstr(why, "exp_avg"));
-    assert_int_equal(advice_oom_cause(&live, 512 * MiB, RTX4070, 0, 600 * MiB, "eval", 5, why, sizeof why), OOM_SPIKE);
+    assert_int_equal(
+        advice_oom_cause(&live, 512 * MiB, RTX4070, 0, 600 * MiB, "eval", 5, why, sizeof why),
+        OOM_SPIKE);
     assert_string_equal(advice_cause_key(OOM_FRAGMENTATION), "fragmentation");
     assert_non_null(strstr(advice_cause_text(OOM_OUTSIDE), "outside"));
 }
@@ -253,7 +261,8 @@ static void test_candidates_options(void **state)
     assert_true(items[0].shape.B <= lb);
     for (int i = 1; i < n; i++)
         if (items[i].fits == 1 && items[i].shape.T == cur.T && items[i].shape.L == cur.L &&
-            items[i].shape.d == cur.d && items[i].shape.compile == cur.compile && !items[i].shape.checkpointing)
+            items[i].shape.d == cur.d && items[i].shape.compile == cur.compile &&
+            !items[i].shape.checkpointing)
             assert_true(items[i].shape.B <= items[0].shape.B);
     /* the current configuration fits: "none" first */
     gpt_shape small = gpt2(2, 1);
@@ -271,9 +280,11 @@ static void test_candidates_options(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_worked_example2), cmocka_unit_test(test_worked_example2_eager),
+        cmocka_unit_test(test_worked_example2),
+        cmocka_unit_test(test_worked_example2_eager),
         cmocka_unit_test(test_largest_batch_property),
-        cmocka_unit_test(test_calibration),     cmocka_unit_test(test_oom_causes),
+        cmocka_unit_test(test_calibration),
+        cmocka_unit_test(test_oom_causes),
         cmocka_unit_test(test_candidates_options),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -63,22 +63,21 @@ static void test_defaults(void **state)
 static void test_file_and_overrides(void **state)
 {
     (void)state;
-    write_file("train_gpt2.py",
-               "# config for training GPT-2 (124M)\n"
-               "wandb_log = True\n"
-               "wandb_run_name = 'gpt2-124M' + str(time.time())\n"
-               "import time\n"
-               "batch_size = 12\n"
-               "block_size = 1024\n"
-               "gradient_accumulation_steps = 5 * 8   # 40\n"
-               "max_iters = 600000\n"
-               "n_embd = 1024*12//16   # 768\n"
-               "dropout = 0.1\n"
-               "dtype = 'float16'\n"
-               "if True:\n"
-               "    batch_size = 99\n"
-               "compile = False\n"
-               "lr_decay_iters = max_iters\n");
+    write_file("train_gpt2.py", "# config for training GPT-2 (124M)\n"
+                                "wandb_log = True\n"
+                                "wandb_run_name = 'gpt2-124M' + str(time.time())\n"
+                                "import time\n"
+                                "batch_size = 12\n"
+                                "block_size = 1024\n"
+                                "gradient_accumulation_steps = 5 * 8   # 40\n"
+                                "max_iters = 600000\n"
+                                "n_embd = 1024*12//16   # 768\n"
+                                "dropout = 0.1\n"
+                                "dtype = 'float16'\n"
+                                "if True:\n"
+                                "    batch_size = 99\n"
+                                "compile = False\n"
+                                "lr_decay_iters = max_iters\n");
     nano_config c;
     config_init(&c);
     char err[512] = "";
@@ -140,7 +139,9 @@ static void test_bad_values(void **state)
     nano_config c;
     config_init(&c);
     char err[512] = "";
-    assert_int_equal(config_set(&c, "batch_size", "8.5", CONFIG_SRC_FLAG, "--batch_size=8.5", err, sizeof err), -1);
+    assert_int_equal(
+        config_set(&c, "batch_size", "8.5", CONFIG_SRC_FLAG, "--batch_size=8.5", err, sizeof err),
+        -1);
     assert_non_null(strstr(err, "batch_size"));
     assert_non_null(strstr(err, "integer"));
     assert_int_equal(c.v[CFG_batch_size].i, 12); /* unchanged after failure */
@@ -158,7 +159,8 @@ static void test_bad_values(void **state)
     const char *argv[] = {"--learning_rat=3", "missing.py"};
     assert_int_equal(config_apply_args(&c, 1, argv, dir, CONFIG_SRC_ARG, 1, err, sizeof err), -1);
     assert_non_null(strstr(err, "learning_rat"));
-    assert_int_equal(config_apply_args(&c, 1, argv + 1, dir, CONFIG_SRC_ARG, 1, err, sizeof err), -1);
+    assert_int_equal(config_apply_args(&c, 1, argv + 1, dir, CONFIG_SRC_ARG, 1, err, sizeof err),
+                     -1);
     assert_non_null(strstr(err, "missing.py"));
     config_init(&c);
     assert_int_equal(config_apply_args(&c, 2, argv, dir, CONFIG_SRC_ARG, 0, err, sizeof err), 0);
@@ -184,7 +186,8 @@ static void test_cmdline(void **state)
     nano_config c;
     config_init(&c);
     char err[512] = "";
-    const char *argv[] = {"python3", "-u", "train.py", "small.py", "--batch_size=16", "--device=cuda"};
+    const char *argv[] = {"python3",         "-u",           "train.py", "small.py",
+                          "--batch_size=16", "--device=cuda"};
     assert_int_equal(config_from_cmdline(&c, 6, argv, dir, err, sizeof err), 0);
     assert_int_equal(c.v[CFG_n_layer].i, 6);
     assert_int_equal(c.v[CFG_block_size].i, 512);
@@ -201,8 +204,8 @@ static void test_cmdline(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_defaults),      cmocka_unit_test(test_file_and_overrides),
-        cmocka_unit_test(test_arithmetic),    cmocka_unit_test(test_bad_values),
+        cmocka_unit_test(test_defaults),   cmocka_unit_test(test_file_and_overrides),
+        cmocka_unit_test(test_arithmetic), cmocka_unit_test(test_bad_values),
         cmocka_unit_test(test_cmdline),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

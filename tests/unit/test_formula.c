@@ -89,8 +89,8 @@ static void test_refined_peak(void **state)
     uint64_t P = 124373760ull, N = 8ull * 1024, d = 768, L = 12, H = 12, V = 50304;
     uint64_t Pmm = 12 * L * d * d + V * d;
     /* formula.md §3: 4P + 8P + 2 P_mm + L(36Nd + 16N + 4NH) + 6Nd + 24N + 12NV, +4P (A > 1) */
-    uint64_t want = 4 * P + 8 * P + 2 * Pmm + L * (36 * N * d + 16 * N + 4 * N * H) + 6 * N * d + 24 * N +
-                    12 * N * V + 4 * P;
+    uint64_t want = 4 * P + 8 * P + 2 * Pmm + L * (36 * N * d + 16 * N + 4 * N * H) + 6 * N * d +
+                    24 * N + 12 * N * V + 4 * P;
     assert_true(cat_breakdown_total(&b) == want);
     assert_true(b.bytes[CAT_PARAMETERS] == 4 * P);
     assert_true(b.bytes[CAT_GRADIENTS] == 4 * P);

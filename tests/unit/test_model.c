@@ -31,7 +31,8 @@ static int setup(void **state)
     if (!f)
         return -1;
     fputs("batch_size = 4\nblock_size = 1024\ngradient_accumulation_steps = 32\nn_layer = 12\n"
-          "n_head = 12\nn_embd = 768\ndtype = 'float16'\ncompile = False\n", f);
+          "n_head = 12\nn_embd = 768\ndtype = 'float16'\ncompile = False\n",
+          f);
     fclose(f);
     return 0;
 }
@@ -96,7 +97,9 @@ static void test_oom_json(void **state)
     cJSON *ga = cJSON_GetObjectItem(cfg, "gradient_accumulation_steps");
     assert_string_equal(cJSON_GetObjectItem(ga, "source")->valuestring, "file");
     assert_string_equal(cJSON_GetObjectItem(ga, "where")->valuestring, "gpt2_12gb.py:3");
-    assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(cfg, "vocab_size"), "source")->valuestring, "default");
+    assert_string_equal(
+        cJSON_GetObjectItem(cJSON_GetObjectItem(cfg, "vocab_size"), "source")->valuestring,
+        "default");
 
     cJSON *fo = cJSON_GetObjectItem(root, "formula");
     cJSON *par = cJSON_GetObjectItem(fo, "parameters");
@@ -115,10 +118,12 @@ static void test_oom_json(void **state)
 
     cJSON *oom = cJSON_GetObjectItem(root, "oom");
     assert_string_equal(cJSON_GetObjectItem(oom, "cause")->valuestring, "activations_too_large");
-    assert_true(cJSON_GetObjectItem(oom, "requested_bytes")->valuedouble == (double)f.oom_requested);
+    assert_true(cJSON_GetObjectItem(oom, "requested_bytes")->valuedouble ==
+                (double)f.oom_requested);
     assert_true(cJSON_GetObjectItem(oom, "capacity_bytes")->valuedouble == (double)(12 * GiB));
     cJSON *live = cJSON_GetObjectItem(oom, "live_by_category");
-    assert_true(cJSON_GetObjectItem(live, "activations")->valuedouble == (double)f.at_oom.bytes[CAT_ACTIVATIONS]);
+    assert_true(cJSON_GetObjectItem(live, "activations")->valuedouble ==
+                (double)f.at_oom.bytes[CAT_ACTIVATIONS]);
 
     cJSON *adv = cJSON_GetObjectItem(root, "advice");
     assert_true(cJSON_GetArraySize(adv) >= 5);
@@ -128,13 +133,15 @@ static void test_oom_json(void **state)
     /* eager (the config says compile = False): B=8 lacks room for the allocator (test_advice) */
     assert_string_equal(cJSON_GetObjectItem(first, "command_line")->valuestring,
                         "--batch_size=4 --gradient_accumulation_steps=128");
-    assert_true(cJSON_GetObjectItem(first, "required_bytes")->valuedouble <= 0.95 * (double)(12 * GiB));
+    assert_true(cJSON_GetObjectItem(first, "required_bytes")->valuedouble <=
+                0.95 * (double)(12 * GiB));
     assert_true(cJSON_GetObjectItem(first, "predicted_peak_bytes")->valuedouble <=
                 cJSON_GetObjectItem(first, "required_bytes")->valuedouble);
     /* the recommendation's prediction includes Adam state, although none was measured yet */
     assert_true(cJSON_GetObjectItem(first, "predicted_allocated_bytes")->valuedouble > 5.5e9);
     for (int i = 0; i < cJSON_GetArraySize(adv); i++)
-        assert_null(strstr(cJSON_GetObjectItem(cJSON_GetArrayItem(adv, i), "change")->valuestring, "expandable"));
+        assert_null(strstr(cJSON_GetObjectItem(cJSON_GetArrayItem(adv, i), "change")->valuestring,
+                           "expandable"));
     cJSON *pr = cJSON_GetObjectItem(root, "prediction");
     cJSON *cal = cJSON_GetObjectItem(pr, "calibrated_by_category");
     assert_true(cJSON_GetObjectItem(cal, "optimizer")->valuedouble == 8.0 * 124373760);
@@ -173,8 +180,11 @@ static void test_text_and_overrides(void **state)
     assert_true(cJSON_IsTrue(cJSON_GetObjectItem(first, "fits")));
     assert_string_equal(cJSON_GetObjectItem(first, "command_line")->valuestring,
                         "--batch_size=8 --gradient_accumulation_steps=64");
-    assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "config"), "compile"),
-                                            "source")->valuestring, "flag");
+    assert_string_equal(
+        cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "config"), "compile"),
+                            "source")
+            ->valuestring,
+        "flag");
     cJSON_Delete(root);
     /* a target card: on 24 GiB the largest divisor of 512 below 16 that fits is 8 */
     o.target_card_bytes = 24 * GiB;
@@ -184,7 +194,8 @@ static void test_text_and_overrides(void **state)
     first = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "advice"), 0);
     assert_true(cJSON_IsTrue(cJSON_GetObjectItem(first, "fits")));
     assert_true(cJSON_GetObjectItem(first, "batch_size")->valuedouble == 8);
-    assert_true(cJSON_GetObjectItem(first, "required_bytes")->valuedouble < 0.6 * (double)(24 * GiB));
+    assert_true(cJSON_GetObjectItem(first, "required_bytes")->valuedouble <
+                0.6 * (double)(24 * GiB));
     cJSON_Delete(root);
 
     /* a bad override is an error, reported, not a crash */
@@ -205,12 +216,14 @@ static void test_fragmentation(void **state)
     model_opts o = {0};
     cJSON *root = cJSON_CreateObject();
     assert_int_equal(model_report_json(root, &f, &o), 0);
-    assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "oom"), "cause")->valuestring, "fragmentation");
+    assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "oom"), "cause")->valuestring,
+                        "fragmentation");
     cJSON *adv = cJSON_GetObjectItem(root, "advice");
     int found = 0;
     for (int i = 0; i < cJSON_GetArraySize(adv); i++)
-        found |= strstr(cJSON_GetObjectItem(cJSON_GetArrayItem(adv, i), "command_line")->valuestring,
-                        "expandable_segments:True") != NULL;
+        found |=
+            strstr(cJSON_GetObjectItem(cJSON_GetArrayItem(adv, i), "command_line")->valuestring,
+                   "expandable_segments:True") != NULL;
     assert_int_equal(found, 1);
     cJSON_Delete(root);
     f.alloc_conf = "expandable_segments:True";
@@ -218,7 +231,9 @@ static void test_fragmentation(void **state)
     assert_int_equal(model_report_json(root, &f, &o), 0);
     adv = cJSON_GetObjectItem(root, "advice");
     for (int i = 0; i < cJSON_GetArraySize(adv); i++)
-        assert_null(strstr(cJSON_GetObjectItem(cJSON_GetArrayItem(adv, i), "command_line")->valuestring, "expandable"));
+        assert_null(
+            strstr(cJSON_GetObjectItem(cJSON_GetArrayItem(adv, i), "command_line")->valuestring,
+                   "expandable"));
     cJSON_Delete(root);
 }
 
@@ -247,9 +262,11 @@ static void test_fits(void **state)
     assert_true(cJSON_IsNull(cJSON_GetObjectItem(root, "oom")));
     cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "advice"), 0);
     assert_non_null(strstr(cJSON_GetObjectItem(first, "change")->valuestring, "none"));
-    double cur = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "prediction"), "current_peak_bytes")->valuedouble;
+    double cur = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "prediction"), "current_peak_bytes")
+                     ->valuedouble;
     assert_true(cur > 0.999 * (double)f.peak_process && cur < 1.001 * (double)f.peak_process);
-    cJSON *ratio = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "formula"), "activations"), "ratio");
+    cJSON *ratio = cJSON_GetObjectItem(
+        cJSON_GetObjectItem(cJSON_GetObjectItem(root, "formula"), "activations"), "ratio");
     assert_true(ratio->valuedouble > 1.09 && ratio->valuedouble < 1.11);
     cJSON_Delete(root);
 }
@@ -260,14 +277,16 @@ static void test_sim_compile(void **state)
     (void)state;
     run_facts f;
     oom_facts(&f);
-    static const char *const argv[] = {"python3", "examples/sim/sim_train.py", "gpt2_12gb.py", "--batch_size=16",
-                                       "--compile=True", "--allocator=caching", "--max_iters=3"};
+    static const char *const argv[] = {
+        "python3",        "examples/sim/sim_train.py", "gpt2_12gb.py", "--batch_size=16",
+        "--compile=True", "--allocator=caching",       "--max_iters=3"};
     f.argv = argv;
     f.argc = 7;
     model_opts o = {0};
     cJSON *root = cJSON_CreateObject();
     assert_int_equal(model_report_json(root, &f, &o), 0);
-    assert_null(cJSON_GetObjectItem(root, "config_warnings")); /* --allocator, --max_iters tolerated */
+    assert_null(
+        cJSON_GetObjectItem(root, "config_warnings")); /* --allocator, --max_iters tolerated */
     cJSON *note = cJSON_GetObjectItem(root, "config_note");
     assert_non_null(note);
     assert_non_null(strstr(note->valuestring, "eager"));
@@ -280,10 +299,8 @@ static void test_sim_compile(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_oom_json),
-        cmocka_unit_test(test_text_and_overrides),
-        cmocka_unit_test(test_fragmentation),
-        cmocka_unit_test(test_fits),
+        cmocka_unit_test(test_oom_json),      cmocka_unit_test(test_text_and_overrides),
+        cmocka_unit_test(test_fragmentation), cmocka_unit_test(test_fits),
         cmocka_unit_test(test_sim_compile),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
