@@ -219,8 +219,26 @@ int config_apply_file(nano_config *c, const char *path, const char *cwd, char *e
     }
     char line[1024];
     int lineno = 0, rc = 0;
+    int in_doc = 0; /* inside a triple-quoted string */
     while (fgets(line, sizeof line, fp)) {
         lineno++;
+        size_t len = strlen(line);
+        if (len && line[len - 1] != '\n' && !feof(fp)) { /* an over-long line: skip all of it */
+            int ch;
+            while ((ch = fgetc(fp)) != EOF && ch != '\n')
+                ;
+            continue;
+        }
+        int triples = 0;
+        for (const char *t = line; (t = strstr(t, "\"\"\"")); t += 3)
+            triples++;
+        for (const char *t = line; (t = strstr(t, "'''")); t += 3)
+            triples++;
+        int was_doc = in_doc;
+        if (triples % 2)
+            in_doc = !in_doc;
+        if (was_doc || triples)
+            continue; /* a docstring line, or one that opens or closes one */
         if (line[0] == ' ' || line[0] == '\t') /* inside a block: not a top-level literal */
             continue;
         /* cut a comment that is outside quotes */

@@ -117,7 +117,11 @@ static void test_arithmetic(void **state)
                            "dropout = 1 / 5\n"
                            "batch_size = -(-7) % 5\n"
                            "bias = True # comment\n"
-                           "vocab_size = 65\n");
+                           "vocab_size = 65\n"
+                           "\"\"\"a docstring\n"
+                           "batch_size = 999\n"
+                           "\"\"\"\n"
+                           "'''one-line''' \n");
     nano_config c;
     config_init(&c);
     char err[512] = "";
@@ -131,6 +135,17 @@ static void test_arithmetic(void **state)
     assert_int_equal(c.v[CFG_bias].i, 1);
     assert_int_equal(c.v[CFG_vocab_size].i, 65);
     assert_int_equal(config_validate(&c, err, sizeof err), 0);
+
+    /* an over-long line (a comment here) is skipped whole, not read on as a second line */
+    char longline[1100];
+    memset(longline, ' ', sizeof longline);
+    longline[0] = '#';
+    snprintf(longline + 1023, sizeof longline - 1023, "batch_size = 3\nn_layer = 5\n");
+    write_file("long.py", longline);
+    config_init(&c);
+    assert_int_equal(config_apply_file(&c, "long.py", dir, err, sizeof err), 0);
+    assert_int_equal(c.v[CFG_n_layer].i, 5);
+    assert_int_equal(c.v[CFG_batch_size].i, 12);
 }
 
 static void test_bad_values(void **state)
