@@ -210,6 +210,16 @@ static int model_build(model_ctx *m, const run_facts *f, const model_opts *o, ch
     formula_shape_from_config(&m->cfg, &m->shape);
     m->shape.iteration0 = f->iterations == 0;
     m->measured = f->at_peak;
+    if (cat_breakdown_total(&m->measured) == 0 && f->peak_reserved > 0) {
+        /* no breakdown: the peaks alone, as unclassified tensor bytes (a global calibration) */
+        uint64_t alloc = f->peak_allocated && f->peak_allocated <= f->peak_reserved
+                             ? f->peak_allocated
+                             : f->peak_reserved;
+        m->measured.bytes[CAT_UNKNOWN] = alloc;
+        m->measured.bytes[CAT_CACHE] = f->peak_reserved - alloc;
+        if (f->peak_process > f->peak_reserved)
+            m->measured.bytes[CAT_CONTEXT] = f->peak_process - f->peak_reserved;
+    }
     /* compile=True that ran eager: our simulation says so; a complete run shows it by keeping
      * eager's 12*N*V of logits/loss (compiled keeps about 8*N*V) */
     if (m->shape.compile) {

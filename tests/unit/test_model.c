@@ -296,12 +296,43 @@ static void test_sim_compile(void **state)
     cJSON_Delete(root);
 }
 
+/* no breakdown at all, only the peaks: one global ratio, advice still calibrated */
+static void test_peaks_only(void **state)
+{
+    (void)state;
+    run_facts f;
+    oom_facts(&f);
+    f.has_oom = 0;
+    f.iterations = 3;
+    memset(&f.at_peak, 0, sizeof f.at_peak);
+    static const char *const argv[] = {"python3", "train.py", "gpt2_12gb.py", "--batch_size=4"};
+    f.argv = argv;
+    gpt_shape s;
+    memset(&s, 0, sizeof s);
+    s.B = 4, s.T = 1024, s.A = 32, s.L = 12, s.H = 12, s.d = 768, s.V = 50304, s.dtype_bytes = 2;
+    cat_breakdown r;
+    formula_refined(&s, &r);
+    f.peak_allocated = cat_breakdown_total(&r) * 11 / 10; /* 10 % above the formula */
+    f.peak_reserved = f.peak_allocated * 6 / 5;
+    f.peak_process = f.peak_reserved + 500 * MiB;
+    model_opts o = {0};
+    cJSON *root = cJSON_CreateObject();
+    assert_int_equal(model_report_json(root, &f, &o), 0);
+    cJSON *pr = cJSON_GetObjectItem(root, "prediction");
+    double cur = cJSON_GetObjectItem(pr, "current_peak_bytes")->valuedouble;
+    assert_true(cur > 0.999 * (double)f.peak_process && cur < 1.001 * (double)f.peak_process);
+    double alloc = cJSON_GetObjectItem(pr, "current_allocated_bytes")->valuedouble;
+    assert_true(alloc > 0.999 * (double)f.peak_allocated &&
+                alloc < 1.001 * (double)f.peak_allocated);
+    cJSON_Delete(root);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_oom_json),      cmocka_unit_test(test_text_and_overrides),
         cmocka_unit_test(test_fragmentation), cmocka_unit_test(test_fits),
-        cmocka_unit_test(test_sim_compile),
+        cmocka_unit_test(test_sim_compile),   cmocka_unit_test(test_peaks_only),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
