@@ -275,6 +275,17 @@ static int add(advice_item *items, int n, int max, const model_calib *c, const g
     return n + 1;
 }
 
+/* knob_item: one item changing a single nanoGPT key to value (change "key=value", command
+ * line "--key=value"); s is the shape with that change. Returns the new count. */
+static int knob_item(advice_item *items, int n, int max, const model_calib *c, const gpt_shape *s,
+                     uint64_t capacity, const char *key, uint64_t value, const char *note)
+{
+    char change[128], cmd[160];
+    snprintf(change, sizeof change, "%s=%llu", key, (unsigned long long)value);
+    snprintf(cmd, sizeof cmd, "--%s=%llu", key, (unsigned long long)value);
+    return add(items, n, max, c, s, capacity, change, cmd, note);
+}
+
 /* batch_item: B, A -> one item with the documents' wording of the trade-off. */
 static int batch_item(advice_item *items, int n, int max, const model_calib *c,
                       const gpt_shape *cur, uint64_t B, uint64_t A, uint64_t capacity)
@@ -337,24 +348,20 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
     if (cur->T >= 64) {
         gpt_shape s = *cur;
         s.T = cur->T / 2;
-        snprintf(change, sizeof change, "block_size=%llu", (unsigned long long)s.T);
-        snprintf(cmd, sizeof cmd, "--block_size=%llu", (unsigned long long)s.T);
         snprintf(note, sizeof note,
                  "context of %llu tokens instead of %llu: activations and logits halve, "
                  "the model sees less context",
                  (unsigned long long)s.T, (unsigned long long)cur->T);
-        n = add(items, n, max, c, &s, capacity, change, cmd, note);
+        n = knob_item(items, n, max, c, &s, capacity, "block_size", s.T, note);
     }
     if (cur->L >= 4) {
         gpt_shape s = *cur;
         s.L = cur->L * 3 / 4;
-        snprintf(change, sizeof change, "n_layer=%llu", (unsigned long long)s.L);
-        snprintf(cmd, sizeof cmd, "--n_layer=%llu", (unsigned long long)s.L);
         snprintf(note, sizeof note,
                  "smaller model (%llu instead of %llu blocks): less capacity, "
                  "a new model, not the same run",
                  (unsigned long long)s.L, (unsigned long long)cur->L);
-        n = add(items, n, max, c, &s, capacity, change, cmd, note);
+        n = knob_item(items, n, max, c, &s, capacity, "n_layer", s.L, note);
     }
     /* narrower at the same head size (768 -> 512 with 8 heads of 64, as the documents say) */
     uint64_t hd = cur->d / cur->H, d2 = hd ? cur->d * 2 / 3 / hd * hd : 0;
