@@ -24,10 +24,13 @@ typedef struct vt__config {
     unsigned sample_ms;     /* VRAMTRACE_SAMPLE_MS, 0 = off */
     int free_stacks;        /* VRAMTRACE_FREE_STACKS=1: stacks on frees too */
     char output[4096];      /* VRAMTRACE_OUTPUT template, default "vramtrace.%p.vt" */
+    char manifest[4096];    /* VRAMTRACE_MANIFEST: file to append each trace path to, "" = none */
 } vt__config;
 
 /* vt__config_get: the process's configuration, parsed on first call (no allocation). */
 const vt__config *vt__config_get(void);
+/* vt__config_reload: re-reads the environment (a fork child, tests). Not thread-safe. */
+void vt__config_reload(void);
 
 /* ---- per-thread guard ---------------------------------------------------------------------
  * Every hook does:
@@ -122,6 +125,8 @@ void vt__card_meminfo(int device, uint64_t *free_b, uint64_t *total_b);
  * vt__real_dlsym: the real dlsym (never our override). vt__next: dlsym(RTLD_NEXT, name)
  * through it, cached by the caller in a static pointer. */
 void *vt__real_dlsym(void *handle, const char *name);
+/* vt__real_dlsym_ptr: the real dlsym itself (for hook_dlsym.c's tail jump). */
+void *vt__real_dlsym_ptr(void);
 void *vt__next(const char *name);
 /* vt__driver_sym: a function of the real libcuda (dlopen'ed RTLD_NOLOAD first, then
  * "libcuda.so.1"), bypassing our wrappers; NULL if absent. */

@@ -1,0 +1,41 @@
+/* writer.h — writer.c's interface beyond core.h: the system-call seam (tests inject
+ * failures), fork hooks, and the locked append used while the file is being opened. */
+#ifndef VT_PRELOAD_WRITER_H
+#define VT_PRELOAD_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* The system calls the writer makes, replaceable by tests (ENOSPC, failing mmap, ...).
+ * fallocate returns 0 or an errno value (posix_fallocate's convention). */
+typedef struct vt__sys {
+    int (*open)(const char *path, int flags, mode_t mode);
+    int (*fallocate)(int fd, off_t off, off_t len);
+    void *(*mmap)(size_t len, int fd, off_t off);
+    int (*munmap)(void *p, size_t len);
+    int (*ftruncate)(int fd, off_t len);
+    int (*close)(int fd);
+} vt__sys;
+extern vt__sys vt__sys_ops;
+
+/* vt__writer_append_locked: appends a record of up to three parts; only while the writer's
+ * lock is held (i.e. from vt__write_process_locked during open). 0 or -1. */
+int vt__writer_append_locked(uint16_t type, uint16_t flags, const void *p1, size_t n1,
+                             const void *p2, size_t n2, const void *p3, size_t n3);
+/* vt__write_process_locked (procinfo.c): the PROCESS record, written while opening. */
+void vt__write_process_locked(void);
+/* vt__encode_strings: (u32 len, bytes) per string into buf; bytes used, 0 if cap too small. */
+size_t vt__encode_strings(char *buf, size_t cap, const char *const *strs, const uint32_t *lens,
+                          int nstrs);
+
+void vt__writer_fork_prepare(void);
+void vt__writer_fork_parent(void);
+void vt__writer_fork_child(void);
+/* vt__writer_path: the trace file's path, NULL before the first event. */
+const char *vt__writer_path(void);
+void vt__writer_counts(uint64_t *events, uint64_t *dropped);
+void vt__writer_note_truncated_stack(void);
+void vt__writer_reset_for_tests(void);
+
+#endif
