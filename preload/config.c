@@ -69,9 +69,18 @@ static void config_load(void)
     copy_env(c->manifest, sizeof c->manifest, "VRAMTRACE_MANIFEST", "");
 }
 
+static int g_loaded;
+
+static void config_load_once(void)
+{
+    config_load();
+    __atomic_store_n(&g_loaded, 1, __ATOMIC_RELEASE);
+}
+
 const vt__config *vt__config_get(void)
 {
-    pthread_once(&g_once, config_load);
+    if (VT__UNLIKELY(!__atomic_load_n(&g_loaded, __ATOMIC_ACQUIRE)))
+        pthread_once(&g_once, config_load_once);
     return &g_config;
 }
 
