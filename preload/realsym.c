@@ -2,6 +2,8 @@
  * overrides the exported one), RTLD_NEXT lookups through it, and the real libcuda's own
  * symbols. A core file (not a hook) so unit tests link it. */
 #include <dlfcn.h>
+#include <link.h>
+#include <string.h>
 #include <pthread.h>
 #include <stdatomic.h>
 
@@ -34,11 +36,61 @@ void *vt__real_dlsym(void *handle, const char *name)
     return f ? f(handle, name) : NULL;
 }
 
-/* vt__next: RTLD_NEXT from this library: the first definition after libvramtrace.so. The
- * call to the real dlsym is made from this file, so "next" is relative to us, as wanted. */
+/* find_in_loaded: walks the loaded objects (not this one) for a definition of name: objects
+ * whose path contains `prefer` first, then any. A library loaded RTLD_LOCAL (libcudart as a
+ * dependency of torch's dlopen'ed extension, or ctypes.CDLL) is invisible to RTLD_NEXT but
+ * is found here through dlopen(path, RTLD_NOLOAD). */
+struct find_ctx {
+    const char *name, *prefer;
+    void *self_base;
+    void *found;
+};
+
+static int find_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    struct find_ctx *c = data;
+    const char *path = info->dlpi_name;
+    if (!path || !*path || (void *)info->dlpi_addr == c->self_base)
+        return 0;
+    if (c->prefer && !strstr(path, c->prefer))
+        return 0;
+    void *h = dlopen(path, RTLD_NOLOAD | RTLD_LAZY);
+    if (!h)
+        return 0;
+    void *f = vt__real_dlsym(h, c->name);
+    dlclose(h);
+    Dl_info di;
+    if (f && dladdr(f, &di) && di.dli_fbase != c->self_base) {
+        c->found = f;
+        return 1;
+    }
+    return 0;
+}
+
+static void *find_in_loaded(const char *name, const char *prefer)
+{
+    Dl_info self;
+    if (!dladdr((void *)&find_in_loaded, &self))
+        return NULL;
+    struct find_ctx c = {name, prefer, self.dli_fbase, NULL};
+    dl_iterate_phdr(find_cb, &c);
+    if (!c.found && prefer) {
+        c.prefer = NULL;
+        dl_iterate_phdr(find_cb, &c);
+    }
+    return c.found;
+}
+
+/* vt__next: RTLD_NEXT from this library: the first definition after libvramtrace.so (the
+ * call to the real dlsym is made from this file, so "next" is relative to us); when the
+ * defining library is not in the global scope, the loaded objects are searched. */
 void *vt__next(const char *name)
 {
-    return vt__real_dlsym(RTLD_NEXT, name);
+    void *f = vt__real_dlsym(RTLD_NEXT, name);
+    if (!f)
+        f = find_in_loaded(name, !strncmp(name, "cuda", 4) ? "libcudart" : "libcuda");
+    return f;
 }
 
 static void *libcuda_handle(void)
