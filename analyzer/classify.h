@@ -1,0 +1,31 @@
+/* classify.h — sorting one live allocation into a category (categories.h) by the rules of
+ * classify.c: its memory space, the phase that allocated it, when it was freed (lifetime),
+ * whether its site is the loss, and the capture mode. */
+#ifndef VT_ANALYZER_CLASSIFY_H
+#define VT_ANALYZER_CLASSIFY_H
+
+#include <stdint.h>
+
+#include "categories.h"
+
+/* What a rule may look at. phase_free = PHASE_COUNT: not freed before the trace ended. */
+typedef struct classify_input {
+    int space;        /* enum vt_space of the allocating API */
+    int layer;        /* 1 runtime, 2 driver */
+    int tensor_api;   /* 1: a per-tensor (async / pool) allocation */
+    int tensor_mode;  /* 1: the trace is in tensor mode */
+    int phase_alloc;  /* enum phase */
+    int phase_free;
+    uint32_t iter_alloc, iter_free; /* optimizer steps seen before the alloc / the free */
+    int loss_site;    /* 1: allocated under cross_entropy / log_softmax / nll_loss */
+} classify_input;
+
+/* classify: the category of the first rule that matches (never fails: UNKNOWN last).
+ * *rule_out (optional) receives the rule's index for explanations. */
+category classify(const classify_input *in, int *rule_out);
+/* classify_rule_name / classify_rule_reason: the rule table, for reports and reviews. */
+const char *classify_rule_name(int rule);
+const char *classify_rule_reason(int rule);
+int classify_rule_count(void);
+
+#endif

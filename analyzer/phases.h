@@ -1,0 +1,44 @@
+/* phases.h — training phases (forward, backward, optimizer, eval, ...) told from an event's
+ * stack and thread role, and the allocation site a report names for it. */
+#ifndef VT_ANALYZER_PHASES_H
+#define VT_ANALYZER_PHASES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tables.h"
+
+/* X(ENUM, "name", "how it is recognised") — precedence is the order of phases_of(). */
+#define VT_PHASES(X)                                                                      \
+    X(INIT, "init", "model construction / .to(device), before the first forward")         \
+    X(FORWARD, "forward", "inside a module's forward (forward / _call_impl)")             \
+    X(BACKWARD, "backward", "an autograd thread, or under backward()")                    \
+    X(OPTIMIZER, "optimizer", "under a path containing /optim/ (step, zero_grad)")        \
+    X(EVAL, "eval", "under estimate_loss / evaluate (no_grad evaluation)")                \
+    X(DATA, "data", "under get_batch or torch/utils/data")                                \
+    X(COMPILE, "compile", "under torch/_dynamo or torch/_inductor")                       \
+    X(OTHER, "other", "none of the above")
+
+typedef enum phase {
+#define VT_PHASE_ENUM(e, name, doc) PHASE_##e,
+    VT_PHASES(VT_PHASE_ENUM)
+#undef VT_PHASE_ENUM
+        PHASE_COUNT
+} phase;
+
+/* Facts about one stack, computed once per stack id. */
+typedef struct stack_facts {
+    uint8_t phase;     /* enum phase, from the frames alone (OTHER if nothing matched) */
+    uint8_t loss;      /* 1: a cross_entropy / log_softmax / nll_loss frame */
+    uint8_t has_python;
+} stack_facts;
+
+const char *phase_name(int p);
+/* phases_of_stack: the facts of a resolved stack (frames innermost first). */
+stack_facts phases_of_stack(const tables_frame *frames, size_t n);
+/* phases_site: the frame a report names for a stack: the innermost Python frame outside
+ * torch / site-packages, else the innermost Python frame, else the innermost native frame
+ * with a symbol; -1 if none. */
+long phases_site(const tables_frame *frames, size_t n);
+
+#endif

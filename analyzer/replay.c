@@ -1,0 +1,453 @@
+/* replay.c — two streaming passes over one trace. Pass 1: tables, live set, the three
+ * levels and their peaks, phases, iterations, the OOM. Pass 2: the live set again, copied at
+ * the process peak and at the OOM, then followed to the end so every copied allocation
+ * learns when (which phase, which iteration) it was freed; classify.c then sorts them. */
+#include "replay.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "classify.h"
+#include "escape.h"
+
+enum level { L_NONE, L_TENSOR, L_SEGMENT, L_OTHER };
+
+/* ---- the live map: open addressing, linear probing, backward-shift deletion ------------- */
+typedef struct entry {
+    uint64_t addr; /* 0 = empty slot (no allocation has address 0) */
+    uint64_t size, time_ns;
+    uint32_t stack_id, iter;
+    uint32_t snap_peak, snap_oom; /* index + 1 in the snapshots, 0 = not in one */
+    uint8_t space, api, device, layer, phase, loss, level, used;
+} entry;
+
+typedef struct live_map {
+    entry *e;
+    uint64_t cap, n;
+} live_map;
+
+static uint64_t mix(uint64_t addr, unsigned space)
+{
+    uint64_t h = (addr ^ ((uint64_t)space << 58)) * 0x9e3779b97f4a7c15ull;
+    return h ^ (h >> 31);
+}
+
+static int map_grow(live_map *m)
+{
+    uint64_t ncap = m->cap ? m->cap * 2 : 1024;
+    entry *n = calloc(ncap, sizeof *n);
+    if (!n)
+        return -1;
+    for (uint64_t i = 0; i < m->cap; i++) {
+        if (!m->e[i].used)
+            continue;
+        uint64_t j = mix(m->e[i].addr, m->e[i].space) & (ncap - 1);
+        while (n[j].used)
+            j = (j + 1) & (ncap - 1);
+        n[j] = m->e[i];
+    }
+    free(m->e);
+    m->e = n;
+    m->cap = ncap;
+    return 0;
+}
+
+static entry *map_find(live_map *m, uint64_t addr, unsigned space)
+{
+    if (!m->cap)
+        return NULL;
+    for (uint64_t j = mix(addr, space) & (m->cap - 1); m->e[j].used; j = (j + 1) & (m->cap - 1))
+        if (m->e[j].addr == addr && m->e[j].space == space)
+            return &m->e[j];
+    return NULL;
+}
+
+/* map_put: a slot for (addr, space), replacing a live one with the same key. */
+static entry *map_put(live_map *m, uint64_t addr, unsigned space, int *replaced)
+{
+    *replaced = 0;
+    if ((m->n + 1) * 4 >= m->cap * 3 && map_grow(m) < 0)
+        return NULL;
+    uint64_t j = mix(addr, space) & (m->cap - 1);
+    for (; m->e[j].used; j = (j + 1) & (m->cap - 1))
+        if (m->e[j].addr == addr && m->e[j].space == space) {
+            *replaced = 1;
+            return &m->e[j];
+        }
+    m->n++;
+    memset(&m->e[j], 0, sizeof m->e[j]);
+    m->e[j].used = 1;
+    m->e[j].addr = addr;
+    m->e[j].space = (uint8_t)space;
+    return &m->e[j];
+}
+
+static void map_del(live_map *m, entry *e)
+{
+    uint64_t i = (uint64_t)(e - m->e), mask = m->cap - 1;
+    m->e[i].used = 0;
+    m->n--;
+    for (uint64_t j = (i + 1) & mask; m->e[j].used; j = (j + 1) & mask) {
+        uint64_t home = mix(m->e[j].addr, m->e[j].space) & mask;
+        /* move j back to i if its home is not in (i, j] */
+        if (((j - home) & mask) >= ((j - i) & mask)) {
+            m->e[i] = m->e[j];
+            m->e[j].used = 0;
+            i = j;
+        }
+    }
+}
+
+/* ---- per-API facts --------------------------------------------------------------------------- */
+static int level_of(unsigned api)
+{
+    int kind = reader_api_kind(api), space = reader_api_space(api);
+    if (kind == VT_KIND_CONTEXT || space == VT_SPACE_MODULE || space == VT_SPACE_LIBRARY)
+        return kind == VT_KIND_CONTEXT || kind == VT_KIND_LOAD ? L_OTHER : L_NONE;
+    if (kind != VT_KIND_ALLOC)
+        return L_NONE;
+    switch (api) {
+    case VT_API_cudaMallocAsync:
+    case VT_API_cudaMallocFromPoolAsync:
+    case VT_API_cuMemAllocAsync:
+    case VT_API_cuMemAllocFromPoolAsync:
+        return L_TENSOR;
+    case VT_API_cudaMalloc:
+    case VT_API_cudaMallocPitch:
+    case VT_API_cuMemCreate:
+    case VT_API_cuMemImportFromShareableHandle:
+        return L_SEGMENT;
+    default:
+        return space == VT_SPACE_DEVICE || space == VT_SPACE_MANAGED ? L_OTHER : L_NONE;
+    }
+}
+
+/* ---- the replay state shared by both passes ------------------------------------------------ */
+typedef struct state {
+    replay_result *r;
+    live_map live;
+    stack_facts *facts; /* by stack id; phase 255 = not computed */
+    uint32_t nfacts;
+    uint64_t level[4];
+    uint8_t thread_phase[1024];
+    int seen_forward;
+    uint8_t last_main_phase;
+    uint32_t iter;
+    uint64_t event;
+} state;
+
+static stack_facts facts_of(state *s, uint32_t id)
+{
+    stack_facts none = {PHASE_OTHER, 0, 0};
+    if (!id)
+        return none;
+    if (id >= s->nfacts) {
+        uint32_t n = s->nfacts ? s->nfacts : 1024;
+        while (n <= id)
+            n *= 2;
+        stack_facts *f = realloc(s->facts, n * sizeof *f);
+        if (!f)
+            return none;
+        for (uint32_t i = s->nfacts; i < n; i++)
+            f[i].phase = 255;
+        s->facts = f;
+        s->nfacts = n;
+    }
+    if (s->facts[id].phase == 255) {
+        size_t n = 0;
+        const tables_frame *fr = tables_resolve_stack(s->r->t, id, &n);
+        s->facts[id] = fr ? phases_of_stack(fr, n) : none;
+    }
+    return s->facts[id];
+}
+
+/* event_phase: the phase of an allocation (from its stack) and the thread's current phase. */
+static uint8_t event_phase(state *s, const reader_event *ev, int is_alloc, uint8_t *loss)
+{
+    uint8_t *tp = &s->thread_phase[ev->thread & 1023];
+    *loss = 0;
+    if (ev->backward)
+        return *tp = PHASE_BACKWARD;
+    if (!is_alloc || !ev->stack_id)
+        return *tp;
+    stack_facts f = facts_of(s, ev->stack_id);
+    *loss = f.loss;
+    uint8_t p = f.phase;
+    if (p == PHASE_FORWARD)
+        s->seen_forward = 1;
+    if (p == PHASE_OTHER && !s->seen_forward && s->iter == 0)
+        p = PHASE_INIT;
+    if (p == PHASE_OPTIMIZER && s->last_main_phase != PHASE_OPTIMIZER)
+        s->iter++;
+    s->last_main_phase = p;
+    return *tp = p;
+}
+
+static void bump_peaks(state *s, uint8_t ph, uint64_t t)
+{
+    replay_result *r = s->r;
+    uint64_t alloc = s->level[L_TENSOR];
+    uint64_t res = s->level[L_TENSOR] + s->level[L_SEGMENT];
+    uint64_t proc = res + s->level[L_OTHER];
+    if (alloc > r->peak_allocated)
+        r->peak_allocated = alloc, r->t_allocated = t;
+    if (res > r->peak_reserved)
+        r->peak_reserved = res, r->t_reserved = t;
+    if (proc > r->peak_process) {
+        r->peak_process = proc, r->t_process = t;
+        r->at_peak.event = s->event;
+        r->at_peak.time_ns = t;
+    }
+    if (ph < PHASE_COUNT && proc > r->phase_peak[ph])
+        r->phase_peak[ph] = proc;
+}
+
+/* take_snapshot: copies the live set (levels that count as device memory). */
+static void take_snapshot(state *s, replay_snapshot *snap, int which)
+{
+    live_map *m = &s->live;
+    snap->items = calloc(m->n ? m->n : 1, sizeof *snap->items);
+    snap->n = 0;
+    if (!snap->items)
+        return;
+    for (uint64_t i = 0; i < m->cap; i++) {
+        entry *e = &m->e[i];
+        if (!e->used || e->level == L_NONE)
+            continue;
+        live_item *it = &snap->items[snap->n];
+        *it = (live_item){e->addr, e->size, e->time_ns, e->stack_id, e->iter, 0, e->api, e->space,
+                          e->device, e->layer, e->phase, PHASE_COUNT, e->loss,
+                          e->level == L_TENSOR, 0, 0};
+        if (which == 0)
+            e->snap_peak = (uint32_t)++snap->n;
+        else
+            e->snap_oom = (uint32_t)++snap->n;
+    }
+}
+
+static void on_free(state *s, entry *e, uint8_t ph)
+{
+    replay_result *r = s->r;
+    if (e->snap_peak && e->snap_peak <= r->at_peak.n) {
+        r->at_peak.items[e->snap_peak - 1].phase_free = ph;
+        r->at_peak.items[e->snap_peak - 1].iter_free = s->iter;
+    }
+    if (e->snap_oom && e->snap_oom <= r->at_oom.n) {
+        r->at_oom.items[e->snap_oom - 1].phase_free = ph;
+        r->at_oom.items[e->snap_oom - 1].iter_free = s->iter;
+    }
+    s->level[e->level] -= e->size;
+    map_del(&s->live, e);
+}
+
+/* OOM bookkeeping of pass 1 */
+typedef struct oom_track {
+    int pending;
+    uint64_t first_event, requested, time_ns, released;
+    uint32_t stack, fails;
+    uint8_t phase, emulated;
+} oom_track;
+
+static void apply_event(state *s, const reader_record *rec, int pass, oom_track *ot)
+{
+    replay_result *r = s->r;
+    const reader_event *ev = &rec->u.ev;
+    int is_alloc = rec->type == VT_REC_ALLOC;
+    uint8_t loss;
+    uint8_t ph = event_phase(s, ev, is_alloc, &loss);
+    unsigned space = (unsigned)reader_api_space(ev->api);
+    if (pass == 2 && r->has_oom && s->event == r->at_oom.event && !r->at_oom.items)
+        take_snapshot(s, &r->at_oom, 1);
+    if (is_alloc) {
+        int lvl = level_of(ev->api);
+        if (ev->failed) {
+            if (pass == 1) {
+                r->n_failed++;
+                if (ev->result == 2 && reader_api_kind(ev->api) == VT_KIND_ALLOC) {
+                    if (ot->pending && ot->requested == ev->size) {
+                        ot->fails++;
+                    } else {
+                        *ot = (oom_track){1, s->event, ev->size, ev->time_ns, 0, ev->stack_id, 1, ph, ev->emulated};
+                    }
+                }
+            }
+            return;
+        }
+        if (pass == 1 && ot->pending && lvl != L_NONE && ev->size >= ot->requested)
+            ot->pending = 0; /* recovered: the same request later succeeded */
+        if (lvl == L_NONE || !ev->addr)
+            return;
+        int replaced;
+        entry *e = map_put(&s->live, ev->addr, space, &replaced);
+        if (!e)
+            return;
+        if (replaced)
+            s->level[e->level] -= e->size;
+        e->size = ev->size;
+        e->time_ns = ev->time_ns;
+        e->stack_id = ev->stack_id;
+        e->iter = s->iter;
+        e->api = ev->api;
+        e->device = ev->device;
+        e->layer = (uint8_t)reader_api_layer(ev->api);
+        e->phase = ph;
+        e->loss = loss;
+        e->level = (uint8_t)lvl;
+        e->snap_peak = e->snap_oom = 0;
+        s->level[lvl] += ev->size;
+        if (lvl == L_TENSOR)
+            r->tensor_mode = 1;
+        else if (lvl == L_SEGMENT)
+            r->segment_mode = 1;
+        if (pass == 1)
+            bump_peaks(s, ph, ev->time_ns);
+        else if (s->event == r->at_peak.event && !r->at_peak.items)
+            take_snapshot(s, &r->at_peak, 0);
+    } else {
+        if (ev->failed)
+            return;
+        entry *e = map_find(&s->live, ev->addr, space);
+        if (!e) {
+            if (pass == 1 && space != VT_SPACE_VMM_VA && space != VT_SPACE_VA_RANGE && space != VT_SPACE_NONE)
+                r->unknown_frees++;
+            return;
+        }
+        if (pass == 1 && ot->pending && e->level == L_SEGMENT)
+            ot->released += e->size;
+        on_free(s, e, ph);
+    }
+}
+
+static int run_pass(state *s, reader *rd, int pass, oom_track *ot, char *err, size_t errlen)
+{
+    replay_result *r = s->r;
+    reader_record rec;
+    memset(s->level, 0, sizeof s->level);
+    memset(s->thread_phase, PHASE_INIT, sizeof s->thread_phase);
+    s->seen_forward = 0;
+    s->last_main_phase = PHASE_INIT;
+    s->iter = 0;
+    s->event = 0;
+    while (reader_next(rd, &rec)) {
+        if (pass == 1)
+            tables_add(r->t, &rec);
+        switch (rec.type) {
+        case VT_REC_ALLOC:
+        case VT_REC_FREE:
+            s->event++;
+            if (pass == 1)
+                r->n_events++;
+            apply_event(s, &rec, pass, ot);
+            if (pass == 1 && rec.u.ev.time_ns > r->end_ns)
+                r->end_ns = rec.u.ev.time_ns;
+            break;
+        case VT_REC_OOM:
+            if (pass == 1 && ot->pending && !r->oom_capacity)
+                r->oom_capacity = rec.u.oom.capacity;
+            break;
+        case VT_REC_TRAILER:
+            if (pass == 1 && rec.u.trailer.end_ns > r->end_ns)
+                r->end_ns = rec.u.trailer.end_ns;
+            break;
+        default:
+            break;
+        }
+    }
+    r->status = reader_status_of(rd);
+    if (pass == 1)
+        r->iterations = s->iter;
+    if (r->status == READER_MALFORMED || r->status == READER_IOERR) {
+        snprintf(err, errlen, "%s: %s at byte %llu: %s", r->path,
+                 r->status == READER_MALFORMED ? "malformed trace" : "read error",
+                 (unsigned long long)reader_error_offset(rd), reader_error_message(rd));
+        return 3;
+    }
+    return 0;
+}
+
+static void classify_snapshot(replay_result *r, replay_snapshot *snap)
+{
+    memset(&snap->by_cat, 0, sizeof snap->by_cat);
+    for (size_t i = 0; i < snap->n; i++) {
+        live_item *it = &snap->items[i];
+        classify_input in = {it->space, it->layer, it->tensor_api, r->tensor_mode, it->phase_alloc,
+                             it->phase_free, it->iter_alloc, it->iter_free, it->loss_site};
+        int rule;
+        it->category = (uint8_t)classify(&in, &rule);
+        it->rule = (uint8_t)rule;
+        snap->by_cat.bytes[it->category] += it->size;
+    }
+}
+
+int replay_file(const char *path, replay_result *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    snprintf(out->path, sizeof out->path, "%s", path);
+    out->t = tables_new();
+    reader *rd = reader_open(path, err, errlen);
+    if (!rd)
+        return 2;
+    if (reader_status_of(rd) == READER_MALFORMED) {
+        reader_close(rd);
+        return 3;
+    }
+    state s;
+    memset(&s, 0, sizeof s);
+    s.r = out;
+    oom_track ot;
+    memset(&ot, 0, sizeof ot);
+    int rc = run_pass(&s, rd, 1, &ot, err, errlen);
+    snprintf(out->status_msg, sizeof out->status_msg, "%s", reader_status_name(out->status));
+    if (ot.pending) {
+        out->has_oom = 1;
+        out->oom_requested = ot.requested;
+        out->oom_time_ns = ot.time_ns;
+        out->oom_stack = ot.stack;
+        out->oom_phase = ot.phase;
+        out->oom_emulated = ot.emulated;
+        out->oom_cache_released = ot.released;
+        out->oom_pytorch_pattern = ot.fails >= 2 && ot.released > 0;
+        out->at_oom.event = ot.first_event;
+        out->at_oom.time_ns = ot.time_ns;
+    }
+    /* pass 2: snapshots with lifetimes (also after a malformed tail: up to it) */
+    free(s.live.e);
+    memset(&s.live, 0, sizeof s.live);
+    if (reader_rewind(rd) == 0) {
+        char err2[256];
+        oom_track unused;
+        memset(&unused, 0, sizeof unused);
+        run_pass(&s, rd, 2, &unused, err2, sizeof err2);
+    }
+    classify_snapshot(out, &out->at_peak);
+    if (out->has_oom)
+        classify_snapshot(out, &out->at_oom);
+    free(s.live.e);
+    free(s.facts);
+    reader_close(rd);
+    return rc;
+}
+
+void replay_free(replay_result *r)
+{
+    free(r->at_peak.items);
+    free(r->at_oom.items);
+    tables_free(r->t);
+    memset(r, 0, sizeof *r);
+}
+
+const char *replay_site_text(replay_result *r, uint32_t stack_id, char *buf, size_t len)
+{
+    size_t n = 0;
+    const tables_frame *f = stack_id ? tables_resolve_stack(r->t, stack_id, &n) : NULL;
+    long i = f ? phases_site(f, n) : -1;
+    if (i < 0) {
+        snprintf(buf, len, "%s", stack_id ? "(no named frame)" : "(no stack)");
+        return buf;
+    }
+    char raw[1024];
+    size_t m = tables_frame_text(&f[i], raw, sizeof raw);
+    escape_term(raw, m < sizeof raw ? m : sizeof raw - 1, buf, len);
+    return buf;
+}
