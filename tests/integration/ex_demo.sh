@@ -17,8 +17,24 @@ grep -q 'SIMULATION' demo.txt || fail "the demo does not say it is a simulation"
 grep -q 'out of memory, as expected' demo.txt || fail "no OOM in the first run"
 D="$TESTDIR/demo"
 "$VT" dump "$D/oom.vt" >oom.jsonl || fail "dump of the OOM trace failed"
-grep -q '"pt_autograd_0"' oom.jsonl || fail "no pt_autograd_0 thread in the OOM trace"
 grep -q '"type": *"oom"' oom.jsonl || fail "no OOM record in the trace"
 "$VT" dump "$D/fit.vt" >fit.jsonl || fail "dump of the recommended run's trace failed"
-grep -q 'adamw.py' fit.jsonl || fail "no allocation from simtorch/optim/adamw.py in the recommended run"
+# segment mode reuses cached blocks for AdamW's state; tensor mode shows every tensor
+SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB "$VT" run --tensors --card 12GiB -q -o tensors.vt -- \
+    "$PY" "$ROOT/examples/sim/sim_train.py" "$ROOT/examples/gpt/config/gpt2-124m-12gb.py" --max_iters=2 \
+    --eval_iters=1 --eval_interval=1000 --compile=False --batch_size=4 --gradient_accumulation_steps=2 \
+    >tensors.out 2>&1 || { cat tensors.out; fail "tensor-mode run of the recommended batch size failed"; }
+"$VT" dump tensors.vt >tensors.jsonl || fail "dump of the tensor-mode trace failed"
+grep -q 'adamw.py' tensors.jsonl || fail "no allocation from simtorch/optim/adamw.py in tensor mode"
+grep -q '"api":"cudaMallocAsync"' tensors.jsonl || fail "tensor mode did not use cudaMallocAsync"
+grep -q '"pt_autograd_0"' fit.jsonl || fail "no pt_autograd_0 thread in the recommended run's trace"
+grep '"type": *"alloc"' fit.jsonl | grep -q '"backward": *true' || fail "no backward-flagged allocation"
+"$VT" report --json "$D/oom.vt" >oom.json || fail "report --json of the OOM trace failed"
+"$PY" - oom.json <<'PYEOF' || fail "the OOM report lacks the OOM or a fitting first advice"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["oom"] and r["oom"]["requested_bytes"] > 0, r.get("oom")
+assert r["advice"] and r["advice"][0]["fits"], r["advice"][:1]
+assert "batch_size" in r["advice"][0]["change"], r["advice"][0]
+PYEOF
 echo ok
