@@ -36,6 +36,7 @@ static int r_acts(const classify_input *in)
                                                 in->iter_free > in->iter_alloc);
 }
 static int r_fwd_temp(const classify_input *in) { return in->phase_alloc == PHASE_FORWARD; }
+static int r_eval_loss(const classify_input *in) { return in->phase_alloc == PHASE_EVAL && in->loss_site; }
 static int r_eval(const classify_input *in) { return in->phase_alloc == PHASE_EVAL; }
 static int r_compile(const classify_input *in) { return in->phase_alloc == PHASE_COMPILE; }
 
@@ -55,6 +56,7 @@ static int r_compile(const classify_input *in) { return in->phase_alloc == PHASE
     X(logits_loss, r_loss, LOGITS, "allocated under cross_entropy / log_softmax (logits, loss)")       \
     X(activations, r_acts, ACTIVATIONS, "allocated in forward, freed in backward: saved for backward")  \
     X(forward_temp, r_fwd_temp, TEMPORARIES, "allocated and freed within forward")                     \
+    X(eval_logits, r_eval_loss, LOGITS, "allocated under the loss during evaluation: logits of eval")  \
     X(eval, r_eval, TEMPORARIES, "allocated under evaluation (no_grad): a spike, freed after it")     \
     X(compile, r_compile, TEMPORARIES, "allocated by torch.compile's warm-up (dynamo / inductor)")
 
