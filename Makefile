@@ -196,4 +196,6 @@ clean:
 format:
 	clang-format -i $(wildcard include/vramtrace/*.h preload/*.[ch] analyzer/*.[ch] tests/*/*.[ch] examples/*/*.c)
 
+.SECONDARY:
+
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
