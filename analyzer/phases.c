@@ -61,7 +61,8 @@ stack_facts phases_of_stack(const tables_frame *f, size_t n)
         }
     }
     r.phase = bwd ? PHASE_BACKWARD : opt ? PHASE_OPTIMIZER : ev ? PHASE_EVAL : data ? PHASE_DATA
-            : comp ? PHASE_COMPILE : fwd ? PHASE_FORWARD : init ? PHASE_INIT : PHASE_OTHER;
+            : comp ? PHASE_COMPILE : fwd || r.loss ? PHASE_FORWARD : init ? PHASE_INIT : PHASE_OTHER;
+    /* a loss computed in the training loop (outside forward) is still the forward pass */
     return r;
 }
 

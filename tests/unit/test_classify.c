@@ -1,0 +1,131 @@
+/* test_classify.c — every classification rule, with the negative cases that must not match
+ * it (a temporary is not an activation, an optimizer scratch is not state, ...). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "../../analyzer/classify.h"
+#include "../../analyzer/phases.h"
+#include "vramtrace/trace_format.h"
+
+static classify_input tensor(int phase_alloc, int phase_free, uint32_t ia, uint32_t ifree)
+{
+    classify_input in = {VT_SPACE_DEVICE, 1, 1, 1, phase_alloc, phase_free, ia, ifree, 0};
+    return in;
+}
+
+static category cat_of(classify_input in)
+{
+    int rule;
+    category c = classify(&in, &rule);
+    assert_true(rule >= 0 && rule <= classify_rule_count());
+    return c;
+}
+
+static void test_fixed_spaces(void **st)
+{
+    (void)st;
+    classify_input in = tensor(PHASE_FORWARD, PHASE_COUNT, 0, 0);
+    in.space = VT_SPACE_CONTEXT;
+    assert_int_equal(cat_of(in), CAT_CONTEXT);
+    in.space = VT_SPACE_MODULE;
+    assert_int_equal(cat_of(in), CAT_KERNEL_CODE);
+    in.space = VT_SPACE_LIBRARY;
+    assert_int_equal(cat_of(in), CAT_KERNEL_CODE);
+    in.space = VT_SPACE_MANAGED;
+    assert_int_equal(cat_of(in), CAT_EXTERNAL);
+    in = tensor(PHASE_FORWARD, PHASE_COUNT, 0, 0);
+    in.layer = 2;
+    in.tensor_api = 0; /* a driver-level cuMemAlloc: not PyTorch's allocator */
+    assert_int_equal(cat_of(in), CAT_EXTERNAL);
+    in.tensor_api = 1; /* cuMemAllocAsync from the async backend is PyTorch's */
+    assert_int_equal(cat_of(in), CAT_ACTIVATIONS);
+}
+
+static void test_parameters_inputs(void **st)
+{
+    (void)st;
+    assert_int_equal(cat_of(tensor(PHASE_INIT, PHASE_COUNT, 0, 0)), CAT_PARAMETERS);
+    assert_int_equal(cat_of(tensor(PHASE_DATA, PHASE_FORWARD, 0, 0)), CAT_INPUTS);
+}
+
+static void test_optimizer(void **st)
+{
+    (void)st;
+    /* AdamW state: created at step 1 and never freed, or freed in a later step */
+    assert_int_equal(cat_of(tensor(PHASE_OPTIMIZER, PHASE_COUNT, 1, 0)), CAT_OPTIMIZER);
+    assert_int_equal(cat_of(tensor(PHASE_OPTIMIZER, PHASE_OPTIMIZER, 1, 3)), CAT_OPTIMIZER);
+    /* negative: scratch allocated and freed within the same step is a temporary */
+    assert_int_equal(cat_of(tensor(PHASE_OPTIMIZER, PHASE_OPTIMIZER, 2, 2)), CAT_TEMPORARIES);
+}
+
+static void test_backward(void **st)
+{
+    (void)st;
+    /* gradients outlive backward (freed by zero_grad in the optimizer phase, or alive) */
+    assert_int_equal(cat_of(tensor(PHASE_BACKWARD, PHASE_OPTIMIZER, 0, 1)), CAT_GRADIENTS);
+    assert_int_equal(cat_of(tensor(PHASE_BACKWARD, PHASE_COUNT, 0, 0)), CAT_GRADIENTS);
+    /* negative: backward scratch freed within backward */
+    assert_int_equal(cat_of(tensor(PHASE_BACKWARD, PHASE_BACKWARD, 0, 0)), CAT_TEMPORARIES);
+}
+
+static void test_forward(void **st)
+{
+    (void)st;
+    /* saved for backward: freed in backward */
+    assert_int_equal(cat_of(tensor(PHASE_FORWARD, PHASE_BACKWARD, 0, 0)), CAT_ACTIVATIONS);
+    /* negative: a temporary freed within forward is not an activation */
+    assert_int_equal(cat_of(tensor(PHASE_FORWARD, PHASE_FORWARD, 0, 0)), CAT_TEMPORARIES);
+    classify_input in = tensor(PHASE_FORWARD, PHASE_BACKWARD, 0, 0);
+    in.loss_site = 1;
+    assert_int_equal(cat_of(in), CAT_LOGITS);
+    in = tensor(PHASE_EVAL, PHASE_EVAL, 0, 0);
+    assert_int_equal(cat_of(in), CAT_TEMPORARIES);
+    in.loss_site = 1;
+    assert_int_equal(cat_of(in), CAT_LOGITS);
+    assert_int_equal(cat_of(tensor(PHASE_COMPILE, PHASE_COMPILE, 0, 0)), CAT_TEMPORARIES);
+}
+
+static void test_segment_mode(void **st)
+{
+    (void)st;
+    /* a cached segment stays alive to the end: it is the phase that forced it, not a leak */
+    classify_input in = tensor(PHASE_FORWARD, PHASE_COUNT, 0, 0);
+    in.tensor_mode = 0;
+    in.tensor_api = 0;
+    assert_int_equal(cat_of(in), CAT_ACTIVATIONS);
+    in.phase_alloc = PHASE_BACKWARD;
+    assert_int_equal(cat_of(in), CAT_GRADIENTS);
+    in.phase_alloc = PHASE_FORWARD;
+    in.loss_site = 1;
+    assert_int_equal(cat_of(in), CAT_LOGITS);
+    in.phase_alloc = PHASE_INIT;
+    assert_int_equal(cat_of(in), CAT_PARAMETERS);
+}
+
+static void test_unknown_and_table(void **st)
+{
+    (void)st;
+    int rule = -2;
+    classify_input in = tensor(PHASE_OTHER, PHASE_COUNT, 0, 0);
+    assert_int_equal(classify(&in, &rule), CAT_UNKNOWN);
+    assert_int_equal(rule, classify_rule_count());
+    assert_string_equal(classify_rule_name(rule), "unknown");
+    for (int i = 0; i < classify_rule_count(); i++) {
+        assert_true(classify_rule_reason(i)[0] != '\0');
+        assert_string_not_equal(classify_rule_name(i), "unknown");
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fixed_spaces), cmocka_unit_test(test_parameters_inputs),
+        cmocka_unit_test(test_optimizer),    cmocka_unit_test(test_backward),
+        cmocka_unit_test(test_forward),      cmocka_unit_test(test_segment_mode),
+        cmocka_unit_test(test_unknown_and_table),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

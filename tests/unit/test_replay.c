@@ -1,0 +1,159 @@
+/* test_replay.c — replay on small hand-written traces: levels and peaks, phases from Python
+ * frames, lifetimes (an activation freed in backward, a temporary freed in forward), the
+ * categories at the peak and at an unrecovered OOM, truncated and malformed files. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "../../analyzer/replay.h"
+#include "vramtrace/trace_format.h"
+
+static FILE *g_f;
+
+static void rec(uint16_t type, uint16_t flags, const void *p, size_t n, const char *const *strs, int ns)
+{
+    size_t body = n;
+    for (int i = 0; i < ns; i++)
+        body += 4 + strlen(strs[i]);
+    uint32_t size = (uint32_t)((8 + body + 7) & ~(size_t)7);
+    vt_rec_header h = {type, flags, size};
+    fwrite(&h, 8, 1, g_f);
+    fwrite(p, 1, n, g_f);
+    for (int i = 0; i < ns; i++) {
+        uint32_t l = (uint32_t)strlen(strs[i]);
+        fwrite(&l, 4, 1, g_f);
+        fwrite(strs[i], 1, l, g_f);
+    }
+    static const char zero[8];
+    fwrite(zero, 1, size - 8 - body, g_f);
+}
+
+static void code(uint32_t id, const char *file, const char *qual)
+{
+    vt_rec_code c = {id, 1};
+    const char *s[3] = {file, qual, ""};
+    rec(VT_REC_CODE, 0, &c, sizeof c, s, 3);
+}
+
+static void stack(uint32_t id, uint32_t code_id)
+{
+    struct {
+        vt_rec_stack s;
+        uint64_t f;
+    } r = {{id, 0, 1}, VT_PYFRAME(code_id, 0)};
+    rec(VT_REC_STACK, 0, &r, sizeof r, NULL, 0);
+}
+
+static void alloc(uint32_t thread, int backward, uint64_t addr, uint64_t size, uint32_t st, int result)
+{
+    static uint64_t t = 1000;
+    vt_rec_alloc a = {VT_TT_MAKE(t += 1000, thread), result ? 0 : addr, size, st, 0, (int16_t)result};
+    uint16_t fl = VT_EVF_MAKE(VT_API_cudaMallocAsync, 0) | (backward ? VT_EVF_BACKWARD : 0) |
+                  (result ? VT_EVF_FAILED : 0);
+    rec(VT_REC_ALLOC, fl, &a, sizeof a, NULL, 0);
+}
+
+static void release(uint32_t thread, int backward, uint64_t addr)
+{
+    vt_rec_free f = {VT_TT_MAKE(99999, thread), addr};
+    rec(VT_REC_FREE, VT_EVF_MAKE(VT_API_cudaFreeAsync, 0) | (backward ? VT_EVF_BACKWARD : 0), &f, sizeof f, NULL, 0);
+}
+
+/* write_trace: the training-shaped scenario; trailer = 0 leaves it truncated. */
+static void write_trace(const char *path, int trailer)
+{
+    g_f = fopen(path, "wb");
+    assert_non_null(g_f);
+    vt_file_header h = {VT_MAGIC, VT_VERSION_MAJOR, VT_VERSION_MINOR, 32, 1, 1};
+    memcpy(h.magic, VT_MAGIC, VT_MAGIC_LEN);
+    fwrite(&h, sizeof h, 1, g_f);
+    code(1, "/x/torch/nn/modules/module.py", "Module.to");
+    code(2, "/x/train.py", "Block.forward");
+    code(3, "/x/torch/nn/functional.py", "cross_entropy");
+    code(4, "/x/torch/optim/adamw.py", "AdamW.step");
+    for (uint32_t i = 1; i <= 4; i++)
+        stack(i, i);
+    alloc(0, 0, 0x1000, 100, 1, 0); /* parameters */
+    alloc(0, 0, 0x2000, 200, 2, 0); /* activation: freed in backward */
+    alloc(0, 0, 0x3000, 50, 2, 0);  /* temporary: freed in forward */
+    release(0, 0, 0x3000);
+    alloc(0, 0, 0x4000, 300, 3, 0); /* logits / loss */
+    alloc(1, 1, 0x5000, 100, 0, 0); /* gradient, on the autograd thread: the peak (700) */
+    release(1, 1, 0x2000);
+    alloc(0, 0, 0x6000, 150, 4, 0); /* AdamW state */
+    alloc(0, 0, 0, 1000, 2, 2);     /* out of memory, never recovered */
+    if (trailer) {
+        vt_rec_trailer t = {200000, 9, 0, 20, 0, 0};
+        rec(VT_REC_TRAILER, 0, &t, sizeof t, NULL, 0);
+    }
+    fclose(g_f);
+}
+
+static void test_training_shape(void **st)
+{
+    (void)st;
+    char path[] = "/tmp/vt-replay-XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    write_trace(path, 1);
+    replay_result r;
+    char err[256];
+    assert_int_equal(replay_file(path, &r, err, sizeof err), 0);
+    assert_int_equal(r.status, READER_OK);
+    assert_true(r.tensor_mode);
+    assert_int_equal(r.peak_allocated, 700);
+    assert_int_equal(r.peak_process, 700);
+    assert_int_equal(r.iterations, 1);
+    assert_int_equal(r.at_peak.by_cat.bytes[CAT_PARAMETERS], 100);
+    assert_int_equal(r.at_peak.by_cat.bytes[CAT_ACTIVATIONS], 200);
+    assert_int_equal(r.at_peak.by_cat.bytes[CAT_LOGITS], 300);
+    assert_int_equal(r.at_peak.by_cat.bytes[CAT_GRADIENTS], 100);
+    assert_int_equal(r.at_peak.by_cat.bytes[CAT_TEMPORARIES], 0); /* freed before the peak */
+    assert_int_equal(cat_breakdown_total(&r.at_peak.by_cat), r.peak_process);
+    assert_true(r.has_oom);
+    assert_int_equal(r.oom_requested, 1000);
+    assert_int_equal(r.at_oom.by_cat.bytes[CAT_OPTIMIZER], 150);
+    assert_int_equal(r.at_oom.by_cat.bytes[CAT_ACTIVATIONS], 0);
+    assert_int_equal(cat_breakdown_total(&r.at_oom.by_cat), 650);
+    assert_int_equal(r.phase_peak[PHASE_BACKWARD], 700);
+    char site[256];
+    replay_site_text(&r, 2, site, sizeof site);
+    assert_non_null(strstr(site, "Block.forward"));
+    replay_free(&r);
+    /* truncated: no trailer, same content, status truncated */
+    write_trace(path, 0);
+    assert_int_equal(replay_file(path, &r, err, sizeof err), 0);
+    assert_int_equal(r.status, READER_TRUNCATED);
+    assert_int_equal(r.peak_process, 700);
+    replay_free(&r);
+    unlink(path);
+}
+
+static void test_bad_files(void **st)
+{
+    (void)st;
+    replay_result r;
+    char err[256] = "";
+    assert_int_equal(replay_file("/nonexistent/x.vt", &r, err, sizeof err), 2);
+    assert_true(err[0] != '\0');
+    replay_free(&r);
+    char path[] = "/tmp/vt-replay-XXXXXX";
+    int fd = mkstemp(path);
+    assert_int_equal(write(fd, "NOTATRACEFILE-NOTATRACEFILE-NOTA", 32), 32);
+    close(fd);
+    assert_int_equal(replay_file(path, &r, err, sizeof err), 3);
+    replay_free(&r);
+    unlink(path);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_training_shape), cmocka_unit_test(test_bad_files)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
