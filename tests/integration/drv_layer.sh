@@ -16,6 +16,7 @@ import json, sys, collections
 ev = [json.loads(l) for l in open(sys.argv[1])]
 c = collections.Counter((o["type"], o["api"]) for o in ev if o["type"] in ("alloc", "free"))
 want = {("alloc", "cudaMalloc"): 1, ("free", "cudaFree"): 1, ("alloc", "cuMemAlloc"): 3,
+        ("alloc", "cuModuleLoadData"): 1, ("free", "cuModuleUnload"): 1,
         ("free", "cuMemFree"): 3, ("alloc", "cuMemAllocAsync"): 2, ("free", "cuMemFreeAsync"): 2,
         ("alloc", "cuDevicePrimaryCtxRetain"): 1}
 assert dict(c) == want, dict(c)
@@ -23,6 +24,9 @@ sizes = sorted(o["size"] for o in ev if o["type"] == "alloc" and o["api"] == "cu
 assert sizes == [2000000, 2000001, 2000002], sizes
 ctx = [o for o in ev if o["type"] == "alloc" and o["api"] == "cuDevicePrimaryCtxRetain"][0]
 assert ctx["size"] == 300 << 20, ctx  # FAKECUDA_CONTEXT default 300M
+ptx = int([l.split()[1] for l in open("pa.out") if l.startswith("ptx_bytes")][0])
+mod = [o for o in ev if o["type"] == "alloc" and o["api"] == "cuModuleLoadData"][0]
+assert mod["size"] == ptx and mod["kind"] == "LOAD", (mod, ptx)
 PYEOF
 "$VT" run -q -o vmm.vt -- "$P" vmm >vmm.out 2>&1 || { cat vmm.out; fail "vmm run failed"; }
 "$VT" report --json vmm.vt >vmm.json || fail "report vmm.vt"

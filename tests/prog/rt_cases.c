@@ -187,6 +187,16 @@ static int case_procaddr(void)
         CHECK(aal(&d, 3000000 + (size_t)i, NULL));
         CHECK(afr(d, NULL));
     }
+    /* a kernel image, the way Triton loads one (the exported driver symbol) */
+    typedef CUresult (*load_fn)(CUmodule *, const void *);
+    typedef CUresult (*unload_fn)(CUmodule);
+    load_fn load = (load_fn)dlsym(RTLD_DEFAULT, "cuModuleLoadData");
+    unload_fn unload = (unload_fn)dlsym(RTLD_DEFAULT, "cuModuleUnload");
+    static const char ptx[] = "// a PTX module for the test\n.version 8.0\n.target sm_90\n";
+    CUmodule mod;
+    CHECK(load(&mod, ptx));
+    CHECK(unload(mod));
+    printf("ptx_bytes %zu\n", sizeof ptx);
     /* RTLD_NEXT identity: from this executable, the next cudaMalloc is the preload's own
      * (the same as the global lookup), not the runtime's */
     void *next = dlsym(RTLD_NEXT, "cudaMalloc"), *dflt = dlsym(RTLD_DEFAULT, "cudaMalloc");
