@@ -177,6 +177,7 @@ int cmd_report(int argc, char **argv)
         c.opts.target_card_bytes = spec.bytes;
         c.opts.target_card_name = spec.name;
     }
+    replay_progress = isatty(2);
     c.runs = calloc((size_t)nfiles, sizeof *c.runs);
     if (!c.runs) {
         rc = VT_EXIT_USAGE;

@@ -7,11 +7,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "classify.h"
 #include "escape.h"
 
 enum level { L_NONE, L_TENSOR, L_SEGMENT, L_OTHER };
+
+int replay_progress;
+#define PROGRESS_MIN_BYTES (64u << 20) /* smaller files finish before it would help */
 
 /* ---- the live map: open addressing, linear probing, backward-shift deletion ------------- */
 typedef struct entry {
@@ -367,6 +371,9 @@ static int run_pass(state *s, reader *rd, int pass, oom_track *ot, char *err, si
             if (s->live.cap)
                 __builtin_prefetch(&s->live.e[mix(rec.u.ev.addr, (unsigned)reader_api_space(rec.u.ev.api)) &
                                               (s->live.cap - 1)]);
+            if (replay_progress && r->file_bytes >= PROGRESS_MIN_BYTES && !(seq & ((1u << 22) - 1)))
+                fprintf(stderr, "\rvramtrace: %s pass %d/2: %3d %%", r->path, pass,
+                        (int)(100.0 * (double)rec.offset / (double)r->file_bytes));
             if (pass == 1) {
                 r->n_events++;
                 if (rec.u.ev.time_ns > r->end_ns)
@@ -394,6 +401,8 @@ static int run_pass(state *s, reader *rd, int pass, oom_track *ot, char *err, si
     while (count)
         VT_DRAIN_ONE();
 #undef VT_DRAIN_ONE
+    if (replay_progress && r->file_bytes >= PROGRESS_MIN_BYTES)
+        fprintf(stderr, "\r%*s\r", 60 + (int)strlen(r->path), "");
     r->status = reader_status_of(rd);
     if (pass == 1)
         r->iterations = s->iter;
@@ -425,6 +434,9 @@ int replay_file(const char *path, replay_result *out, char *err, size_t errlen)
     memset(out, 0, sizeof *out);
     snprintf(out->path, sizeof out->path, "%s", path);
     out->t = tables_new();
+    struct stat sb;
+    if (stat(path, &sb) == 0)
+        out->file_bytes = (uint64_t)sb.st_size;
     reader *rd = reader_open(path, err, errlen);
     if (!rd)
         return 2;

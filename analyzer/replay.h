@@ -55,7 +55,11 @@ typedef struct replay_result {
     uint32_t oom_stack;
     uint8_t oom_phase;
     replay_snapshot at_oom;    /* live at the first failure of that OOM */
+    uint64_t file_bytes;       /* size of the file, for progress */
 } replay_result;
+
+/* replay_progress: when set (a TTY on stderr), long replays print their progress there. */
+extern int replay_progress;
 
 /* replay_file: replays path into *out (zeroed first). Returns 0 (ok or truncated: see
  * out->status), 2 (cannot open: message in err) or 3 (malformed: message in err; out holds
