@@ -10,6 +10,7 @@
 #include "advice.h"
 #include "cards.h"
 #include "commands.h"
+#include "report.h"
 #include "config.h"
 #include "formula.h"
 
@@ -54,11 +55,9 @@ static void usage(FILE *out)
             "  bare arguments are nanoGPT config files (key = value lines), applied in order\n"
             "target:\n"
             "  --card CARD           %s, or a size (12GiB, 12288MiB, 11.5G)\n"
-            "  --from RUN.json       calibrate with a traced run: the output of `vramtrace report "
-            "--json TRACE`\n"
-            "                        (its configuration, then the options here as what-ifs; a "
-            "trace itself:\n"
-            "                        not yet)\n"
+            "  --from TRACE        calibrate with a traced run: a trace, or the output of\n"
+            "                        `vramtrace report --json TRACE` (its configuration, then\n"
+            "                        the options here as what-ifs)\n"
             "output:\n"
             "  --json                one JSON object on stdout\n"
             "  -h, --help            this text\n\n"
@@ -130,7 +129,22 @@ static int load_run(const char *path, nano_config *c, cat_breakdown *measured, i
     size_t cap_b = 1 << 16, n = 0;
     char *buf = malloc(cap_b);
     size_t got;
-    while (buf && (got = fread(buf + n, 1, cap_b - n - 1, fp)) > 0) {
+    char magic[VT_MAGIC_LEN];
+    if (fread(magic, 1, sizeof magic, fp) == sizeof magic && !memcmp(magic, VT_MAGIC, VT_MAGIC_LEN)) {
+        fclose(fp); /* a trace: replay it as `vramtrace report --json` would */
+        fp = NULL;
+        free(buf);
+        char rerr[512] = "";
+        buf = report_json_of_trace(path, rerr, sizeof rerr);
+        if (!buf) {
+            snprintf(err, errlen, "--from %s: %s", path, rerr[0] ? rerr : "cannot replay the trace");
+            return -1;
+        }
+        n = strlen(buf);
+    } else {
+        rewind(fp);
+    }
+    while (fp && buf && (got = fread(buf + n, 1, cap_b - n - 1, fp)) > 0) {
         n += got;
         if (n + 1 >= cap_b && cap_b < (64u << 20)) {
             char *nb = realloc(buf, cap_b * 2);
@@ -145,7 +159,8 @@ static int load_run(const char *path, nano_config *c, cat_breakdown *measured, i
             break;
         }
     }
-    fclose(fp);
+    if (fp)
+        fclose(fp);
     if (!buf) {
         snprintf(err, errlen, "--from %s: out of memory reading it", path);
         return -1;
@@ -158,10 +173,7 @@ static int load_run(const char *path, nano_config *c, cat_breakdown *measured, i
     if (!cJSON_IsObject(cfg) || !cJSON_IsObject(fo)) {
         cJSON_Delete(root);
         snprintf(err, errlen,
-                 "--from %s: not the JSON of `vramtrace report --json` (calibrating from a trace "
-                 "file directly is not available yet: run `vramtrace report --json TRACE > "
-                 "run.json` and pass "
-                 "--from run.json)",
+                 "--from %s: neither a trace nor the JSON of `vramtrace report --json TRACE`",
                  path);
         return -1;
     }

@@ -221,3 +221,32 @@ out:
     free(overrides);
     return rc;
 }
+
+char *report_json_of_trace(const char *path, char *err, size_t errlen)
+{
+    report_ctx c;
+    memset(&c, 0, sizeof c);
+    c.top = 3;
+    c.runs = calloc(1, sizeof *c.runs);
+    if (!c.runs)
+        return NULL;
+    char *out = NULL;
+    size_t len = 0;
+    int r = replay_file(path, &c.runs[0], err, errlen);
+    c.nruns = 1;
+    if (r == 0 && report_fill(&c) == 0) {
+        FILE *m = open_memstream(&out, &len);
+        if (m) {
+            int w = report_json(m, &c);
+            fclose(m);
+            if (w < 0) {
+                free(out);
+                out = NULL;
+            }
+        }
+    }
+    replay_free(&c.runs[0]);
+    free(c.runs);
+    free(c.sites);
+    return out;
+}

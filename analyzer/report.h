@@ -33,6 +33,9 @@ typedef struct report_ctx {
 int report_fill(report_ctx *c);
 int report_text(FILE *out, report_ctx *c);
 int report_json(FILE *out, report_ctx *c);
+/* report_json_of_trace: `vramtrace report --json PATH` as a malloc'ed string (for
+ * `predict --from TRACE`); NULL with a message in err when the trace cannot be read. */
+char *report_json_of_trace(const char *path, char *err, size_t errlen);
 /* report_mode_text: one line saying what the capture mode means. */
 const char *report_mode_text(const replay_result *r);
 

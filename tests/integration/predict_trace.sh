@@ -1,0 +1,25 @@
+#!/bin/sh
+# predict_trace.sh — `vramtrace predict --from TRACE` calibrates with a real traced run (the
+# H100 OOM of examples/traces, GPT-2 124M B=16 under a 12 GiB card): the run's own setting does
+# not fit, a quarter of the micro-batch does; a file that is neither a trace nor a report: exit 2.
+set -u
+cd "$ROOT" || exit 2
+T=examples/traces/b_oom_12gib.vt
+"$VT" predict --from $T --json >same.json || { echo "predict --from a trace failed"; exit 1; }
+"$VT" predict --from $T --batch_size=4 --gradient_accumulation_steps=128 --json >quarter.json || exit 1
+python3 - same.json quarter.json <<'PYEOF' || exit 1
+import json, sys
+same, quarter = (json.load(open(p)) for p in sys.argv[1:3])
+assert same.get("calibrated_from", "").endswith("b_oom_12gib.vt"), same.get("calibrated_from")
+def fits(d):
+    for k in ("fits", "fits_card"):
+        if k in d:
+            return d[k]
+    return d["card"]["fits"]
+assert fits(same) is False, "the run that ran out of memory is predicted to fit"
+assert fits(quarter) is True, "B=4, A=128 is predicted not to fit"
+PYEOF
+printf 'not a trace\n' >bogus.txt
+"$VT" predict --from bogus.txt >/dev/null 2>err.txt; rc=$?
+[ $rc = 2 ] && grep -q 'neither a trace' err.txt || { cat err.txt; echo "bad --from: exit $rc"; exit 1; }
+echo ok
