@@ -37,4 +37,13 @@ assert r["oom"] and r["oom"]["requested_bytes"] > 0, r.get("oom")
 assert r["advice"] and r["advice"][0]["fits"], r["advice"][:1]
 assert "batch_size" in r["advice"][0]["change"], r["advice"][0]
 PYEOF
+"$VT" report --json "$D/fit.vt" >fit.json || fail "report --json of the recommended run failed"
+"$PY" - oom.json fit.json <<'PYEOF' || fail "the recommended run's measured peak is not within 10 % of the prediction"
+import json, sys
+oom, fit = (json.load(open(p)) for p in sys.argv[1:3])
+pred, meas = oom["advice"][0]["predicted_peak_bytes"], fit["peak"]["process_bytes"]
+assert fit["oom"] is None, fit["oom"]
+assert abs(pred - meas) <= 0.10 * meas, (pred, meas)
+print(f"predicted {pred / 2**20:.0f} MiB, measured {meas / 2**20:.0f} MiB")
+PYEOF
 echo ok
