@@ -121,6 +121,11 @@ uint64_t vt__card_used(int device);
 /* vt__card_meminfo: rewrites (free, total) as the program should see them. */
 void vt__card_meminfo(int device, uint64_t *free_b, uint64_t *total_b);
 
+/* ---- sampler (sampler.c) -------------------------------------------------------------------
+ * vt__sampler_note_context: a device's context exists (hook_driver.c); starts the
+ * VRAMTRACE_SAMPLE_MS sampler thread the first time when the period is set. */
+void vt__sampler_note_context(int device, void *ctx);
+
 /* ---- real symbols (realsym.c, a core file so unit tests link it) --------------------------
  * vt__real_dlsym: the real dlsym (never our override). vt__next: dlsym(RTLD_NEXT, name)
  * through it, cached by the caller in a static pointer. */

@@ -395,6 +395,7 @@ static void context_end(int rec, uint16_t api, CUcontext ctx, int dev, CUresult 
             set(prev); /* the thread's current context is left as it was */
         }
         vt__record_meminfo(dev, total - used, total, VT_MEMINFO_CONTEXT);
+        vt__sampler_note_context(dev, ctx);
     }
     if (rec && (first || r != CUDA_SUCCESS))
         alloc_end(1, api, first ? VT_SPACE_CONTEXT : 0, dev, (uint64_t)(uintptr_t)ctx, used, 0, r, 0, 0, 0);

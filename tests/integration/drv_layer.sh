@@ -3,7 +3,7 @@
 # cuGetProcAddress (one event per cudaMalloc, not two); a program using cuGetProcAddress_v2 the
 # way cudart does (re-fetches at 11030 / 12000, _ptsz variants) has every allocation recorded
 # once; RTLD_NEXT keeps its meaning; PyTorch's expandable-segments VMM path through
-# cudaGetDriverEntryPointByVersion; contexts sized; card emulation (--card 1GiB).
+# cudaGetDriverEntryPointByVersion; contexts sized; card emulation (--card 1GiB); the sampler.
 set -u
 export LD_LIBRARY_PATH="$FAKE"
 P="$BUILD/tests/prog/rt_cases"
@@ -51,4 +51,12 @@ assert len(oom) == 1 and oom[0]["capacity"] == 1 << 30, oom
 cfg = [o for o in ev if o["type"] == "config"][0]
 assert cfg["card_bytes"] == 1 << 30, cfg
 PYEOF
+# the background sampler: MEMINFO records (source sampler) with the emulated total
+FAKECUDA_MEM=4G "$VT" run -q --sample-ms 1 --card 1GiB -o smp.vt -- "$P" threads 2 200000 >/dev/null 2>&1 || fail "sampler run failed"
+"$VT" dump --no-resolve smp.vt >smp.jsonl || fail "dump smp.vt"
+n=$(grep -c '"source":"sampler"' smp.jsonl)
+[ "$n" -ge 1 ] || fail "no sampler records with --sample-ms 1"
+! grep '"source":"sampler"' smp.jsonl | grep -vq '"total_bytes":1073741824' || fail "a sample without the emulated total"
+"$VT" run -q -o nosmp.vt -- "$P" threads 1 1000 >/dev/null 2>&1
+! "$VT" dump --no-resolve nosmp.vt | grep -q '"source":"sampler"' || fail "sampler records without --sample-ms"
 echo ok
