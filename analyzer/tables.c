@@ -476,9 +476,26 @@ const tables_frame *tables_resolve_stack(tables *t, uint32_t stack_id, size_t *n
     tables_frame *fr = arena_alloc(&t->arena, sizeof *fr * (total ? total : 1));
     if (!r || !fr)
         return NULL;
-    for (size_t i = 0; i < total; i++)
-        tables_resolve_frame(t, s->frames[i],
-                             i < s->n_native ? TABLES_FRAME_NATIVE : TABLES_FRAME_PYTHON, &fr[i]);
+    /* One list, innermost first, the way a traceback reads: the native frames down to the
+     * first frame of the interpreter (libpython / the python executable), then the Python
+     * frames, then the rest of the native frames (the interpreter's own and main). */
+    size_t split = s->n_native;
+    for (size_t i = 0; i < s->n_native && s->n_python; i++) {
+        tables_frame probe;
+        tables_resolve_frame(t, s->frames[i], TABLES_FRAME_NATIVE, &probe);
+        const char *b = probe.module ? probe.module->basename : "";
+        if (!strncmp(b, "libpython", 9) || !strncmp(b, "python", 6)) {
+            split = i;
+            break;
+        }
+    }
+    size_t o = 0;
+    for (size_t i = 0; i < split; i++)
+        tables_resolve_frame(t, s->frames[i], TABLES_FRAME_NATIVE, &fr[o++]);
+    for (size_t i = s->n_native; i < total; i++)
+        tables_resolve_frame(t, s->frames[i], TABLES_FRAME_PYTHON, &fr[o++]);
+    for (size_t i = split; i < s->n_native; i++)
+        tables_resolve_frame(t, s->frames[i], TABLES_FRAME_NATIVE, &fr[o++]);
     r->n = total;
     r->frames = fr;
     if (map_put(&t->resolved, stack_id, r))
