@@ -246,6 +246,9 @@ static void on_free(state *s, entry *e, uint8_t ph)
     if (e->snap_oom && e->snap_oom <= r->at_oom.n) {
         r->at_oom.items[e->snap_oom - 1].phase_free = ph;
         r->at_oom.items[e->snap_oom - 1].iter_free = s->iter;
+        /* PyTorch's retry: cached segments released between the failures were its cache */
+        r->at_oom.items[e->snap_oom - 1].oom_released =
+            s->event > r->at_oom.event && s->event < r->oom_last_event && e->level == L_SEGMENT;
     }
     s->level[e->level] -= e->size;
     map_del(&s->live, e);
@@ -254,7 +257,7 @@ static void on_free(state *s, entry *e, uint8_t ph)
 /* OOM bookkeeping of pass 1 */
 typedef struct oom_track {
     int pending;
-    uint64_t first_event, requested, time_ns, released;
+    uint64_t first_event, requested, time_ns, released, last_event;
     uint32_t stack, fails;
     uint8_t phase, emulated;
 } oom_track;
@@ -275,8 +278,9 @@ static void apply_event(state *s, int is_alloc, const reader_event *ev, int pass
                 if (ev->result == 2 && reader_api_kind(ev->api) == VT_KIND_ALLOC) {
                     if (ot->pending && ot->requested == ev->size) {
                         ot->fails++;
+                        ot->last_event = s->event;
                     } else {
-                        *ot = (oom_track){1, s->event, ev->size, ev->time_ns, 0, ev->stack_id, 1, ph, ev->emulated};
+                        *ot = (oom_track){1, s->event, ev->size, ev->time_ns, 0, s->event, ev->stack_id, 1, ph, ev->emulated};
                     }
                 }
             }
@@ -424,6 +428,10 @@ static void classify_snapshot(replay_result *r, replay_snapshot *snap)
                              it->phase_free, it->iter_alloc, it->iter_free, it->loss_site};
         int rule;
         it->category = (uint8_t)classify(&in, &rule);
+        if (it->oom_released) {
+            it->category = CAT_CACHE; /* measured: the allocator gave it back to retry */
+            rule = classify_rule_count();
+        }
         it->rule = (uint8_t)rule;
         snap->by_cat.bytes[it->category] += it->size;
     }
@@ -461,6 +469,7 @@ int replay_file(const char *path, replay_result *out, char *err, size_t errlen)
         out->oom_cache_released = ot.released;
         out->oom_pytorch_pattern = ot.fails >= 2 && ot.released > 0;
         out->at_oom.event = ot.first_event;
+        out->oom_last_event = ot.last_event;
         out->at_oom.time_ns = ot.time_ns;
     }
     /* pass 2: snapshots with lifetimes (also after a malformed tail: up to it) */

@@ -22,6 +22,7 @@ typedef struct live_item {
     uint8_t loss_site, tensor_api;
     uint8_t category;
     uint8_t rule;
+    uint8_t oom_released; /* freed by the allocator between the OOM's failures: its cache */
 } live_item;
 
 typedef struct replay_snapshot {
@@ -52,6 +53,7 @@ typedef struct replay_result {
     int oom_pytorch_pattern;   /* fail, cached segments released, fail again */
     int oom_emulated;
     uint64_t oom_requested, oom_capacity, oom_time_ns, oom_cache_released;
+    uint64_t oom_last_event;   /* the last failure of the OOM's retry sequence */
     uint32_t oom_stack;
     uint8_t oom_phase;
     replay_snapshot at_oom;    /* live at the first failure of that OOM */

@@ -50,11 +50,13 @@ static void stack(uint32_t id, uint32_t code_id)
     rec(VT_REC_STACK, 0, &r, sizeof r, NULL, 0);
 }
 
+static unsigned g_alloc_api = VT_API_cudaMallocAsync, g_free_api = VT_API_cudaFreeAsync;
+
 static void alloc(uint32_t thread, int backward, uint64_t addr, uint64_t size, uint32_t st, int result)
 {
     static uint64_t t = 1000;
     vt_rec_alloc a = {VT_TT_MAKE(t += 1000, thread), result ? 0 : addr, size, st, 0, (int16_t)result};
-    uint16_t fl = VT_EVF_MAKE(VT_API_cudaMallocAsync, 0) | (backward ? VT_EVF_BACKWARD : 0) |
+    uint16_t fl = VT_EVF_MAKE(g_alloc_api, 0) | (backward ? VT_EVF_BACKWARD : 0) |
                   (result ? VT_EVF_FAILED : 0);
     rec(VT_REC_ALLOC, fl, &a, sizeof a, NULL, 0);
 }
@@ -62,7 +64,7 @@ static void alloc(uint32_t thread, int backward, uint64_t addr, uint64_t size, u
 static void release(uint32_t thread, int backward, uint64_t addr)
 {
     vt_rec_free f = {VT_TT_MAKE(99999, thread), addr};
-    rec(VT_REC_FREE, VT_EVF_MAKE(VT_API_cudaFreeAsync, 0) | (backward ? VT_EVF_BACKWARD : 0), &f, sizeof f, NULL, 0);
+    rec(VT_REC_FREE, VT_EVF_MAKE(g_free_api, 0) | (backward ? VT_EVF_BACKWARD : 0), &f, sizeof f, NULL, 0);
 }
 
 /* write_trace: the training-shaped scenario; trailer = 0 leaves it truncated. */
@@ -135,6 +137,43 @@ static void test_training_shape(void **st)
     unlink(path);
 }
 
+/* segment mode, PyTorch's OOM retry: a request fails, the allocator frees its cached segment,
+ * the request fails again: that segment is the allocator cache at the OOM. */
+static void test_segment_oom_cache(void **st)
+{
+    (void)st;
+    char path[] = "/tmp/vt-replay-XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    g_alloc_api = VT_API_cudaMalloc;
+    g_free_api = VT_API_cudaFree;
+    g_f = fopen(path, "wb");
+    vt_file_header h = {VT_MAGIC, VT_VERSION_MAJOR, VT_VERSION_MINOR, 32, 1, 1};
+    memcpy(h.magic, VT_MAGIC, VT_MAGIC_LEN);
+    fwrite(&h, sizeof h, 1, g_f);
+    code(2, "/x/train.py", "Block.forward");
+    stack(2, 2);
+    alloc(0, 0, 0x1000, 2 << 20, 2, 0);  /* a segment in use */
+    alloc(0, 0, 0x9000, 20 << 20, 2, 0); /* a segment that will be cached */
+    alloc(0, 0, 0, 64 << 20, 2, 2);      /* fails */
+    release(0, 0, 0x9000);               /* the allocator releases its cache */
+    alloc(0, 0, 0, 64 << 20, 2, 2);      /* fails again: OOM */
+    fclose(g_f);
+    g_alloc_api = VT_API_cudaMallocAsync;
+    g_free_api = VT_API_cudaFreeAsync;
+    replay_result r;
+    char err[256];
+    assert_int_equal(replay_file(path, &r, err, sizeof err), 0);
+    assert_true(r.segment_mode);
+    assert_true(r.has_oom);
+    assert_true(r.oom_pytorch_pattern);
+    assert_int_equal(r.oom_cache_released, 20 << 20);
+    assert_int_equal(r.at_oom.by_cat.bytes[CAT_CACHE], 20 << 20);
+    assert_int_equal(r.at_oom.by_cat.bytes[CAT_ACTIVATIONS], 2 << 20);
+    replay_free(&r);
+    unlink(path);
+}
+
 static void test_bad_files(void **st)
 {
     (void)st;
@@ -154,6 +193,8 @@ static void test_bad_files(void **st)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_training_shape), cmocka_unit_test(test_bad_files)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_training_shape),
+                                       cmocka_unit_test(test_segment_oom_cache),
+                                       cmocka_unit_test(test_bad_files)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
