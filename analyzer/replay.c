@@ -24,6 +24,7 @@ typedef struct entry {
     uint32_t stack_id, iter;
     uint32_t snap_peak, snap_oom; /* index + 1 in the snapshots, 0 = not in one */
     uint32_t hash;                /* mix(addr, space), low 32 bits: no rehashing on deletes */
+    uint64_t alloc_event;         /* index of the allocating event */
     uint8_t space, api, device, layer, phase, loss, level, used;
 } entry;
 
@@ -145,6 +146,10 @@ typedef struct state {
     uint8_t last_main_phase;
     uint32_t iter;
     uint64_t event;
+    /* allocations freed after the current peak candidate that were live at it: with the ones
+     * still live at the end, they are the snapshot at the peak (one pass, no replay) */
+    live_item *ret;
+    size_t nret, capret;
 } state;
 
 static stack_facts facts_of(state *s, uint32_t id)
@@ -208,50 +213,87 @@ static void bump_peaks(state *s, uint8_t ph, uint64_t t)
         r->peak_process = proc, r->t_process = t;
         r->at_peak.event = s->event;
         r->at_peak.time_ns = t;
+        s->nret = 0; /* whatever was freed before this new peak was not live at it */
     }
     if (ph < PHASE_COUNT && proc > r->phase_peak[ph])
         r->phase_peak[ph] = proc;
 }
 
-/* take_snapshot: copies the live set (levels that count as device memory). */
-static void take_snapshot(state *s, replay_snapshot *snap, int which)
+static live_item item_of(const entry *e)
+{
+    return (live_item){e->addr, e->size, e->time_ns, e->stack_id, e->iter, 0, e->api, e->space,
+                       e->device, e->layer, e->phase, PHASE_COUNT, e->loss,
+                       e->level == L_TENSOR, 0, 0, 0};
+}
+
+/* snapshot_oom: copies the live set at the first failure of an OOM (replacing an earlier,
+ * recovered one); each entry remembers its item so its free can be noted. */
+static void snapshot_oom(state *s)
 {
     live_map *m = &s->live;
+    replay_snapshot *snap = &s->r->at_oom;
+    free(snap->items);
     snap->items = calloc(m->n ? m->n : 1, sizeof *snap->items);
     snap->n = 0;
-    if (!snap->items)
-        return;
     for (uint64_t i = 0; i < m->cap; i++) {
         entry *e = &m->e[i];
-        if (!e->used || e->level == L_NONE)
+        if (!e->used)
             continue;
-        live_item *it = &snap->items[snap->n];
-        *it = (live_item){e->addr, e->size, e->time_ns, e->stack_id, e->iter, 0, e->api, e->space,
-                          e->device, e->layer, e->phase, PHASE_COUNT, e->loss,
-                          e->level == L_TENSOR, 0, 0};
-        if (which == 0)
-            e->snap_peak = (uint32_t)++snap->n;
-        else
-            e->snap_oom = (uint32_t)++snap->n;
+        e->snap_oom = 0;
+        if (!snap->items || e->level == L_NONE)
+            continue;
+        snap->items[snap->n] = item_of(e);
+        e->snap_oom = (uint32_t)++snap->n;
     }
 }
 
-static void on_free(state *s, entry *e, uint8_t ph)
+static void on_free(state *s, entry *e, uint8_t ph, int oom_pending)
 {
     replay_result *r = s->r;
-    if (e->snap_peak && e->snap_peak <= r->at_peak.n) {
-        r->at_peak.items[e->snap_peak - 1].phase_free = ph;
-        r->at_peak.items[e->snap_peak - 1].iter_free = s->iter;
+    if (r->at_peak.event && e->alloc_event <= r->at_peak.event) {
+        if (s->nret == s->capret) {
+            size_t n = s->capret ? s->capret * 2 : 1024;
+            live_item *p = realloc(s->ret, n * sizeof *p);
+            if (p)
+                s->ret = p, s->capret = n;
+        }
+        if (s->nret < s->capret) {
+            live_item *it = &s->ret[s->nret++];
+            *it = item_of(e);
+            it->phase_free = ph;
+            it->iter_free = s->iter;
+        }
     }
     if (e->snap_oom && e->snap_oom <= r->at_oom.n) {
-        r->at_oom.items[e->snap_oom - 1].phase_free = ph;
-        r->at_oom.items[e->snap_oom - 1].iter_free = s->iter;
-        /* PyTorch's retry: cached segments released between the failures were its cache */
-        r->at_oom.items[e->snap_oom - 1].oom_released =
-            s->event > r->at_oom.event && s->event < r->oom_last_event && e->level == L_SEGMENT;
+        live_item *it = &r->at_oom.items[e->snap_oom - 1];
+        it->phase_free = ph;
+        it->iter_free = s->iter;
+        /* released while PyTorch retries: its cache, confirmed if the request fails again */
+        if (oom_pending && e->level == L_SEGMENT)
+            it->oom_released = 1;
     }
     s->level[e->level] -= e->size;
     map_del(&s->live, e);
+}
+
+/* finish_peak: the snapshot at the peak = what was freed after it (kept) + what is still live
+ * and was allocated no later than it. */
+static void finish_peak(state *s)
+{
+    replay_result *r = s->r;
+    replay_snapshot *snap = &r->at_peak;
+    size_t cap = s->nret + s->live.n + 1;
+    snap->items = malloc(cap * sizeof *snap->items);
+    snap->n = 0;
+    if (!snap->items || !r->at_peak.event)
+        return;
+    memcpy(snap->items, s->ret, s->nret * sizeof *s->ret);
+    snap->n = s->nret;
+    for (uint64_t i = 0; i < s->live.cap; i++) {
+        entry *e = &s->live.e[i];
+        if (e->used && e->level != L_NONE && e->alloc_event <= r->at_peak.event)
+            snap->items[snap->n++] = item_of(e);
+    }
 }
 
 /* OOM bookkeeping of pass 1 */
@@ -268,8 +310,6 @@ static void apply_event(state *s, int is_alloc, const reader_event *ev, int pass
     uint8_t loss;
     uint8_t ph = event_phase(s, ev, is_alloc, &loss);
     unsigned space = (unsigned)reader_api_space(ev->api);
-    if (pass == 2 && r->has_oom && s->event == r->at_oom.event && !r->at_oom.items)
-        take_snapshot(s, &r->at_oom, 1);
     if (is_alloc) {
         int lvl = level_of(ev->api);
         if (ev->failed) {
@@ -279,8 +319,12 @@ static void apply_event(state *s, int is_alloc, const reader_event *ev, int pass
                     if (ot->pending && ot->requested == ev->size) {
                         ot->fails++;
                         ot->last_event = s->event;
+                        for (size_t i = 0; i < r->at_oom.n; i++) /* confirm the released cache */
+                            if (r->at_oom.items[i].oom_released == 1)
+                                r->at_oom.items[i].oom_released = 2;
                     } else {
                         *ot = (oom_track){1, s->event, ev->size, ev->time_ns, 0, s->event, ev->stack_id, 1, ph, ev->emulated};
+                        snapshot_oom(s);
                     }
                 }
             }
@@ -289,9 +333,6 @@ static void apply_event(state *s, int is_alloc, const reader_event *ev, int pass
         if (pass == 1 && ot->pending && lvl != L_NONE && ev->size >= ot->requested)
             ot->pending = 0; /* recovered: the same request later succeeded */
         if (lvl == L_NONE || !ev->addr)
-            return;
-        /* after its snapshots, pass 2 only follows the snapshot's allocations to their frees */
-        if (pass == 2 && r->at_peak.items && (!r->has_oom || r->at_oom.items))
             return;
         int replaced;
         entry *e = map_put(&s->live, ev->addr, space, &replaced);
@@ -310,15 +351,13 @@ static void apply_event(state *s, int is_alloc, const reader_event *ev, int pass
         e->loss = loss;
         e->level = (uint8_t)lvl;
         e->snap_peak = e->snap_oom = 0;
+        e->alloc_event = s->event;
         s->level[lvl] += ev->size;
         if (lvl == L_TENSOR)
             r->tensor_mode = 1;
         else if (lvl == L_SEGMENT)
             r->segment_mode = 1;
-        if (pass == 1)
-            bump_peaks(s, ph, ev->time_ns);
-        else if (s->event == r->at_peak.event && !r->at_peak.items)
-            take_snapshot(s, &r->at_peak, 0);
+        bump_peaks(s, ph, ev->time_ns);
     } else {
         if (ev->failed)
             return;
@@ -330,7 +369,7 @@ static void apply_event(state *s, int is_alloc, const reader_event *ev, int pass
         }
         if (pass == 1 && ot->pending && e->level == L_SEGMENT)
             ot->released += e->size;
-        on_free(s, e, ph);
+        on_free(s, e, ph, ot->pending);
     }
 }
 
@@ -472,20 +511,20 @@ int replay_file(const char *path, replay_result *out, char *err, size_t errlen)
         out->oom_last_event = ot.last_event;
         out->at_oom.time_ns = ot.time_ns;
     }
-    /* pass 2: snapshots with lifetimes (also after a malformed tail: up to it) */
-    free(s.live.e);
-    memset(&s.live, 0, sizeof s.live);
-    if (reader_rewind(rd) == 0) {
-        char err2[256];
-        oom_track unused;
-        memset(&unused, 0, sizeof unused);
-        run_pass(&s, rd, 2, &unused, err2, sizeof err2);
+    finish_peak(&s);
+    for (size_t i = 0; i < out->at_oom.n; i++) /* released but never confirmed: not cache */
+        out->at_oom.items[i].oom_released = out->at_oom.items[i].oom_released == 2;
+    if (!out->has_oom) {
+        free(out->at_oom.items);
+        out->at_oom.items = NULL;
+        out->at_oom.n = 0;
     }
     classify_snapshot(out, &out->at_peak);
     if (out->has_oom)
         classify_snapshot(out, &out->at_oom);
     free(s.live.e);
     free(s.facts);
+    free(s.ret);
     reader_close(rd);
     return rc;
 }
