@@ -1,7 +1,8 @@
-/* replay.c — two streaming passes over one trace. Pass 1: tables, live set, the three
- * levels and their peaks, phases, iterations, the OOM. Pass 2: the live set again, copied at
- * the process peak and at the OOM, then followed to the end so every copied allocation
- * learns when (which phase, which iteration) it was freed; classify.c then sorts them. */
+/* replay.c — one streaming pass over a trace: tables, the live set, the three levels and
+ * their peaks, phases, iterations, the OOM, and the snapshots with lifetimes: the allocations
+ * live at the peak (those still live at the end that were allocated by then, plus those freed
+ * after it, kept since the last new peak) and at the OOM (copied at its first failure), each
+ * learning when (phase, iteration) it was freed; classify.c then sorts them. */
 #include "replay.h"
 
 #include <stdio.h>
@@ -134,7 +135,7 @@ static int level_of(unsigned api)
     }
 }
 
-/* ---- the replay state shared by both passes ------------------------------------------------ */
+/* ---- the replay state ------------------------------------------------------------------ */
 typedef struct state {
     replay_result *r;
     live_map live;
@@ -296,7 +297,7 @@ static void finish_peak(state *s)
     }
 }
 
-/* OOM bookkeeping of pass 1 */
+/* OOM bookkeeping */
 typedef struct oom_track {
     int pending;
     uint64_t first_event, requested, time_ns, released, last_event;
@@ -304,7 +305,7 @@ typedef struct oom_track {
     uint8_t phase, emulated;
 } oom_track;
 
-static void apply_event(state *s, int is_alloc, const reader_event *ev, int pass, oom_track *ot)
+static void apply_event(state *s, int is_alloc, const reader_event *ev, oom_track *ot)
 {
     replay_result *r = s->r;
     uint8_t loss;
@@ -313,7 +314,7 @@ static void apply_event(state *s, int is_alloc, const reader_event *ev, int pass
     if (is_alloc) {
         int lvl = level_of(ev->api);
         if (ev->failed) {
-            if (pass == 1) {
+            {
                 r->n_failed++;
                 if (ev->result == 2 && reader_api_kind(ev->api) == VT_KIND_ALLOC) {
                     if (ot->pending && ot->requested == ev->size) {
@@ -330,7 +331,7 @@ static void apply_event(state *s, int is_alloc, const reader_event *ev, int pass
             }
             return;
         }
-        if (pass == 1 && ot->pending && lvl != L_NONE && ev->size >= ot->requested)
+        if (ot->pending && lvl != L_NONE && ev->size >= ot->requested)
             ot->pending = 0; /* recovered: the same request later succeeded */
         if (lvl == L_NONE || !ev->addr)
             return;
@@ -363,17 +364,17 @@ static void apply_event(state *s, int is_alloc, const reader_event *ev, int pass
             return;
         entry *e = map_find(&s->live, ev->addr, space);
         if (!e) {
-            if (pass == 1 && space != VT_SPACE_VMM_VA && space != VT_SPACE_VA_RANGE && space != VT_SPACE_NONE)
+            if (space != VT_SPACE_VMM_VA && space != VT_SPACE_VA_RANGE && space != VT_SPACE_NONE)
                 r->unknown_frees++;
             return;
         }
-        if (pass == 1 && ot->pending && e->level == L_SEGMENT)
+        if (ot->pending && e->level == L_SEGMENT)
             ot->released += e->size;
         on_free(s, e, ph, ot->pending);
     }
 }
 
-static int run_pass(state *s, reader *rd, int pass, oom_track *ot, char *err, size_t errlen)
+static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errlen)
 {
     replay_result *r = s->r;
     reader_record rec;
@@ -397,7 +398,7 @@ static int run_pass(state *s, reader *rd, int pass, oom_track *ot, char *err, si
     do {                                                                                 \
         struct pending *p_ = &ring[head];                                                \
         s->event = p_->event;                                                            \
-        apply_event(s, p_->is_alloc, &p_->ev, pass, ot);                                 \
+        apply_event(s, p_->is_alloc, &p_->ev, ot);                                 \
         head = (head + 1) % RING;                                                        \
         count--;                                                                         \
     } while (0)
@@ -415,26 +416,23 @@ static int run_pass(state *s, reader *rd, int pass, oom_track *ot, char *err, si
                 __builtin_prefetch(&s->live.e[mix(rec.u.ev.addr, (unsigned)reader_api_space(rec.u.ev.api)) &
                                               (s->live.cap - 1)]);
             if (replay_progress && r->file_bytes >= PROGRESS_MIN_BYTES && !(seq & ((1u << 22) - 1)))
-                fprintf(stderr, "\rvramtrace: %s pass %d/2: %3d %%", r->path, pass,
+                fprintf(stderr, "\rvramtrace: %s: %3d %%", r->path,
                         (int)(100.0 * (double)rec.offset / (double)r->file_bytes));
-            if (pass == 1) {
-                r->n_events++;
-                if (rec.u.ev.time_ns > r->end_ns)
-                    r->end_ns = rec.u.ev.time_ns;
-            }
+            r->n_events++;
+            if (rec.u.ev.time_ns > r->end_ns)
+                r->end_ns = rec.u.ev.time_ns;
             continue;
         }
         while (count)
             VT_DRAIN_ONE();
-        if (pass == 1)
-            tables_add(r->t, &rec);
+        tables_add(r->t, &rec);
         switch (rec.type) {
         case VT_REC_OOM:
-            if (pass == 1 && ot->pending && !r->oom_capacity)
+            if (ot->pending && !r->oom_capacity)
                 r->oom_capacity = rec.u.oom.capacity;
             break;
         case VT_REC_TRAILER:
-            if (pass == 1 && rec.u.trailer.end_ns > r->end_ns)
+            if (rec.u.trailer.end_ns > r->end_ns)
                 r->end_ns = rec.u.trailer.end_ns;
             break;
         default:
@@ -447,8 +445,7 @@ static int run_pass(state *s, reader *rd, int pass, oom_track *ot, char *err, si
     if (replay_progress && r->file_bytes >= PROGRESS_MIN_BYTES)
         fprintf(stderr, "\r%*s\r", 60 + (int)strlen(r->path), "");
     r->status = reader_status_of(rd);
-    if (pass == 1)
-        r->iterations = s->iter;
+    r->iterations = s->iter;
     if (r->status == READER_MALFORMED || r->status == READER_IOERR) {
         snprintf(err, errlen, "%s: %s at byte %llu: %s", r->path,
                  r->status == READER_MALFORMED ? "malformed trace" : "read error",
@@ -496,7 +493,7 @@ int replay_file(const char *path, replay_result *out, char *err, size_t errlen)
     s.r = out;
     oom_track ot;
     memset(&ot, 0, sizeof ot);
-    int rc = run_pass(&s, rd, 1, &ot, err, errlen);
+    int rc = run_pass(&s, rd, &ot, err, errlen);
     snprintf(out->status_msg, sizeof out->status_msg, "%s", reader_status_name(out->status));
     if (ot.pending) {
         out->has_oom = 1;

@@ -1,6 +1,6 @@
 /* replay.h — replaying one trace: live sets, the three levels (allocated / reserved /
  * process), their peaks, phases and iterations, the OOM, and what was live at the peak and
- * at the OOM with each allocation's lifetime. Two streaming passes; memory grows with the
+ * at the OOM with each allocation's lifetime. One streaming pass; memory grows with the
  * live set and the distinct stacks, never with the trace's length. */
 #ifndef VT_ANALYZER_REPLAY_H
 #define VT_ANALYZER_REPLAY_H
