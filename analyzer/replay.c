@@ -28,6 +28,7 @@ typedef struct entry {
     uint64_t alloc_event;         /* index of the allocating event */
     uint8_t space, api, device, layer, phase, loss, level, used;
 } entry;
+_Static_assert(sizeof(entry) == 64, "an entry is one cache line");
 
 typedef struct live_map {
     entry *e;
@@ -46,9 +47,11 @@ static uint64_t mix(uint64_t addr, unsigned space)
 static int map_grow(live_map *m)
 {
     uint64_t ncap = m->cap ? m->cap * 2 : 1024;
-    entry *n = calloc(ncap, sizeof *n);
+    /* 64-byte entries on 64-byte boundaries: one cache line per probe */
+    entry *n = aligned_alloc(64, ncap * sizeof *n);
     if (!n)
         return -1;
+    memset(n, 0, ncap * sizeof *n);
     for (uint64_t i = 0; i < m->cap; i++) {
         if (!m->e[i].used)
             continue;
