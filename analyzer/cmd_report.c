@@ -37,6 +37,20 @@ static int cmp_site(const void *a, const void *b)
     return x->bytes < y->bytes ? 1 : x->bytes > y->bytes ? -1 : 0;
 }
 
+typedef struct group_key {
+    uint8_t category;
+    uint32_t stack;
+    uint64_t size;
+} group_key;
+
+static int cmp_key(const void *a, const void *b)
+{
+    const group_key *x = a, *y = b;
+    if (x->category != y->category)
+        return x->category < y->category ? -1 : 1;
+    return x->stack < y->stack ? -1 : x->stack > y->stack ? 1 : 0;
+}
+
 static const char *env_value(const replay_result *r, const char *name)
 {
     return tables_env(r->t, name);
@@ -83,27 +97,52 @@ int report_fill(report_ctx *c)
         f->oom_site = c->site_oom;
         f->oom_pytorch_pattern = r->oom_pytorch_pattern;
     }
-    /* sites: (category, site text) over the allocations live at the peak */
-    size_t cap = r->at_peak.n + 1, n = 0;
-    report_site *s = calloc(cap, sizeof *s);
-    if (!s)
+    /* sites: (category, site text) over the allocations live at the peak. Items are grouped
+     * by (category, stack) first, so each stack's text is made once; texts are merged through
+     * a hash (different stacks often share a site). */
+    size_t items = r->at_peak.n;
+    group_key *keys = malloc((items + 1) * sizeof *keys);
+    if (!keys)
         return -1;
-    for (size_t i = 0; i < r->at_peak.n; i++) {
-        const live_item *it = &r->at_peak.items[i];
-        char text[512];
-        replay_site_text(r, it->stack_id, text, sizeof text);
-        size_t j = 0;
-        for (; j < n; j++)
-            if (s[j].category == it->category && !strcmp(s[j].text, text))
-                break;
-        if (j == n) {
-            s[n].category = it->category;
-            snprintf(s[n].text, sizeof s[n].text, "%s", text);
-            n++;
-        }
-        s[j].bytes += it->size;
-        s[j].count++;
+    for (size_t i = 0; i < items; i++)
+        keys[i] = (group_key){(uint8_t)r->at_peak.items[i].category, r->at_peak.items[i].stack_id,
+                              r->at_peak.items[i].size};
+    qsort(keys, items, sizeof *keys, cmp_key);
+    size_t ngroups = 0;
+    for (size_t i = 0; i < items; i++)
+        ngroups += i == 0 || keys[i].category != keys[i - 1].category || keys[i].stack != keys[i - 1].stack;
+    size_t n = 0, hcap = 16;
+    while (hcap < 2 * ngroups + 2)
+        hcap *= 2;
+    report_site *s = calloc(ngroups + 1, sizeof *s);
+    uint32_t *slot = calloc(hcap, sizeof *slot); /* index + 1 into s, 0 = empty */
+    if (!s || !slot) {
+        free(keys), free(s), free(slot);
+        return -1;
     }
+    size_t cur = 0;
+    for (size_t i = 0; i < items; i++) {
+        if (i == 0 || keys[i].category != keys[i - 1].category || keys[i].stack != keys[i - 1].stack) {
+            char text[512];
+            replay_site_text(r, keys[i].stack, text, sizeof text);
+            uint64_t h = keys[i].category * 0x9e3779b97f4a7c15ull;
+            for (const char *q = text; *q; q++)
+                h = (h ^ (unsigned char)*q) * 0x100000001b3ull;
+            size_t j = h & (hcap - 1);
+            while (slot[j] && !(s[slot[j] - 1].category == keys[i].category && !strcmp(s[slot[j] - 1].text, text)))
+                j = (j + 1) & (hcap - 1);
+            if (!slot[j]) {
+                s[n].category = keys[i].category;
+                snprintf(s[n].text, sizeof s[n].text, "%s", text);
+                slot[j] = (uint32_t)++n;
+            }
+            cur = slot[j] - 1;
+        }
+        s[cur].bytes += keys[i].size;
+        s[cur].count++;
+    }
+    free(keys);
+    free(slot);
     qsort(s, n, sizeof *s, cmp_site);
     c->sites = s;
     c->nsites = n;
