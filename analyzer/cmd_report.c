@@ -31,10 +31,15 @@ static void usage(FILE *out)
             card_presets_help());
 }
 
+/* cmp_site: most bytes first; ties by category, then site text (a stable, documented order) */
 static int cmp_site(const void *a, const void *b)
 {
     const report_site *x = a, *y = b;
-    return x->bytes < y->bytes ? 1 : x->bytes > y->bytes ? -1 : 0;
+    if (x->bytes != y->bytes)
+        return x->bytes < y->bytes ? 1 : -1;
+    if (x->category != y->category)
+        return x->category < y->category ? -1 : 1;
+    return strcmp(x->text, y->text);
 }
 
 typedef struct group_key {
