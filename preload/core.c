@@ -17,6 +17,7 @@
 /* Provided by card.c and pyframes.c; weak so the core links without them. */
 __attribute__((weak)) int vt__card_enabled(void);
 __attribute__((weak)) uint64_t vt__card_used(int device);
+__attribute__((weak)) void vt__card_meminfo(int device, uint64_t *free_b, uint64_t *total_b);
 
 /* ---- per-thread state (initial-exec TLS: no allocation, no lock on first touch) --------- */
 static __thread int t_depth;
@@ -247,6 +248,18 @@ void vt__record_free(const vt__event *ev)
     uint32_t stack = c->stack_mode && (c->free_stacks || ev->result) ? vt__stack_capture(0) : 0;
     vt_rec_free_ext x = {stack, stream_index(ev->stream), clamp_result(ev->result)};
     vt__write(VT_REC_FREE, flags, &r, sizeof r, &x, sizeof x);
+}
+
+void vt__meminfo_seen(size_t *free_b, size_t *total_b)
+{
+    int dev = vt__current_device();
+    uint64_t f = *free_b, t = *total_b;
+    if (vt__card_enabled && vt__card_enabled() && vt__card_meminfo) {
+        vt__card_meminfo(dev < 0 ? 0 : dev, &f, &t);
+        *free_b = (size_t)f;
+        *total_b = (size_t)t;
+    }
+    vt__record_meminfo(dev, f, t, VT_MEMINFO_APP);
 }
 
 void vt__record_meminfo(int device, uint64_t free_b, uint64_t total_b, int source)

@@ -68,6 +68,9 @@ typedef struct vt__event {
  * stops with one warning on stderr. */
 void vt__record_alloc(const vt__event *ev);
 void vt__record_free(const vt__event *ev);
+/* vt__meminfo_seen: what a hooked cudaMemGetInfo / cuMemGetInfo returned: rewritten to the
+ * emulated card when --card is set, then recorded (MEMINFO, source app). */
+void vt__meminfo_seen(size_t *free_b, size_t *total_b);
 /* vt__record_meminfo: one MEMINFO record. */
 void vt__record_meminfo(int device, uint64_t free_b, uint64_t total_b, int source);
 

@@ -435,16 +435,8 @@ VT__EXPORT CUresult cuMemGetInfo_v2(size_t *free_b, size_t *total_b)
     REAL_OR_FAIL(cuMemGetInfo_v2);
     int rec = vt__enter();
     CUresult r = real(free_b, total_b);
-    if (rec && r == CUDA_SUCCESS && free_b && total_b) {
-        int dev = vt__current_device();
-        uint64_t f = *free_b, t = *total_b;
-        if (card_on()) {
-            vt__card_meminfo(dev < 0 ? 0 : dev, &f, &t);
-            *free_b = (size_t)f;
-            *total_b = (size_t)t;
-        }
-        vt__record_meminfo(dev, f, t, VT_MEMINFO_APP);
-    }
+    if (rec && r == CUDA_SUCCESS && free_b && total_b)
+        vt__meminfo_seen(free_b, total_b);
     vt__leave();
     return r;
 }

@@ -10,7 +10,6 @@ __attribute__((weak)) int vt__card_enabled(void);
 __attribute__((weak)) int vt__card_admit(int device, uint64_t size);
 __attribute__((weak)) void vt__card_commit(int device, int space, uint64_t key, uint64_t size);
 __attribute__((weak)) uint64_t vt__card_release(int space, uint64_t key);
-__attribute__((weak)) void vt__card_meminfo(int device, uint64_t *free_b, uint64_t *total_b);
 
 /* X(name, return type, parameter list) — one line per hooked runtime function. */
 #define VT_RUNTIME_HOOKS(X)                                                                 \
@@ -257,16 +256,8 @@ VT__EXPORT cudaError_t cudaMemGetInfo(size_t *free_b, size_t *total_b)
     REAL_OR_FAIL(cudaMemGetInfo);
     int rec = vt__enter();
     cudaError_t r = real(free_b, total_b);
-    if (rec && r == cudaSuccess && free_b && total_b) {
-        int dev = vt__current_device();
-        uint64_t f = *free_b, t = *total_b;
-        if (card_on() && vt__card_meminfo) {
-            vt__card_meminfo(dev < 0 ? 0 : dev, &f, &t);
-            *free_b = (size_t)f;
-            *total_b = (size_t)t;
-        }
-        vt__record_meminfo(dev, f, t, VT_MEMINFO_APP);
-    }
+    if (rec && r == cudaSuccess && free_b && total_b)
+        vt__meminfo_seen(free_b, total_b);
     vt__leave();
     return r;
 }
