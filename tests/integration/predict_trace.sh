@@ -3,10 +3,9 @@
 # H100 OOM of examples/traces, GPT-2 124M B=16 under a 12 GiB card): the run's own setting does
 # not fit, a quarter of the micro-batch does; a file that is neither a trace nor a report: exit 2.
 set -u
-cd "$ROOT" || exit 2
-T=examples/traces/b_oom_12gib.vt
-"$VT" predict --from $T --json >same.json || { echo "predict --from a trace failed"; exit 1; }
-"$VT" predict --from $T --batch_size=4 --gradient_accumulation_steps=128 --json >quarter.json || exit 1
+T="$ROOT/examples/traces/b_oom_12gib.vt"
+"$VT" predict --from "$T" --json >same.json || { echo "predict --from a trace failed"; exit 1; }
+"$VT" predict --from "$T" --batch_size=4 --gradient_accumulation_steps=128 --json >quarter.json || exit 1
 python3 - same.json quarter.json <<'PYEOF' || exit 1
 import json, sys
 same, quarter = (json.load(open(p)) for p in sys.argv[1:3])
