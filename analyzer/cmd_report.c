@@ -139,6 +139,7 @@ int report_fill(report_ctx *c)
             if (!slot[j]) {
                 s[n].category = keys[i].category;
                 snprintf(s[n].text, sizeof s[n].text, "%s", text);
+                replay_native_text(r, keys[i].stack, s[n].native, sizeof s[n].native);
                 slot[j] = (uint32_t)++n;
             }
             cur = slot[j] - 1;

@@ -13,7 +13,8 @@ typedef struct report_site {
     int category;
     uint64_t bytes;
     uint32_t count;
-    char text[512]; /* escaped for a terminal */
+    char text[512];   /* escaped for a terminal */
+    char native[256]; /* the native op below it ("at::native::..." first), escaped; "" if none */
 } report_site;
 
 typedef struct report_ctx {

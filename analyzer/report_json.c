@@ -98,6 +98,7 @@ int report_json(FILE *out, report_ctx *c)
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "category", category_key((category)c->sites[i].category));
         add_str(o, "site", c->sites[i].text, strlen(c->sites[i].text));
+        add_str(o, "native", c->sites[i].native, strlen(c->sites[i].native));
         cJSON_AddNumberToObject(o, "bytes", (double)c->sites[i].bytes);
         cJSON_AddNumberToObject(o, "count", c->sites[i].count);
         cJSON_AddItemToArray(sites, o);

@@ -114,7 +114,8 @@ static void print_sites(FILE *out, report_ctx *c)
     char b[32];
     if (!c->top || !c->nsites)
         return;
-    fprintf(out, "\n%sTop allocation sites at the peak%s (Python file:line function first)\n", B(c), N(c));
+    fprintf(out, "\n%sTop allocation sites at the peak%s (Python file:line function, the native op below)\n",
+            B(c), N(c));
     for (int cat = 0; cat < CAT_COUNT; cat++) {
         int shown = 0;
         for (size_t i = 0; i < c->nsites && shown < c->top; i++) {
@@ -124,6 +125,8 @@ static void print_sites(FILE *out, report_ctx *c)
                 fprintf(out, "  %s\n", category_name((category)cat));
             fprintf(out, "    %12s  %5u x  %s\n", human(c->sites[i].bytes, b, sizeof b), c->sites[i].count,
                     c->sites[i].text);
+            if (c->sites[i].native[0] && strcmp(c->sites[i].native, c->sites[i].text))
+                fprintf(out, "    %12s           via %s\n", "", c->sites[i].native);
             shown++;
         }
     }
