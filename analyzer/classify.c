@@ -29,6 +29,7 @@ static int r_grads(const classify_input *in)
     return in->phase_alloc == PHASE_BACKWARD && in->phase_free != PHASE_BACKWARD;
 }
 static int r_bwd_temp(const classify_input *in) { return in->phase_alloc == PHASE_BACKWARD; }
+static int r_autocast(const classify_input *in) { return in->phase_alloc == PHASE_FORWARD && in->weight_copy; }
 static int r_loss(const classify_input *in) { return in->phase_alloc == PHASE_FORWARD && in->loss_site; }
 static int r_acts(const classify_input *in)
 {
@@ -53,6 +54,7 @@ static int r_compile(const classify_input *in) { return in->phase_alloc == PHASE
     X(segment_backward, r_seg_bwd, GRADIENTS, "segment mode: a segment forced during backward")        \
     X(gradients, r_grads, GRADIENTS, "allocated in backward and alive after it (until zero_grad)")     \
     X(backward_temp, r_bwd_temp, TEMPORARIES, "allocated and freed within backward (scratch)")         \
+    X(autocast_copy, r_autocast, AUTOCAST, "a 16-bit copy of a weight made in forward (autocast)")    \
     X(logits_loss, r_loss, LOGITS, "allocated under cross_entropy / log_softmax (logits, loss)")       \
     X(activations, r_acts, ACTIVATIONS, "allocated in forward, freed in backward: saved for backward")  \
     X(forward_temp, r_fwd_temp, TEMPORARIES, "allocated and freed within forward")                     \

@@ -18,6 +18,7 @@ typedef struct classify_input {
     int phase_free;
     uint32_t iter_alloc, iter_free; /* optimizer steps seen before the alloc / the free */
     int loss_site;    /* 1: allocated under cross_entropy / log_softmax / nll_loss */
+    int weight_copy;  /* 1: a dtype conversion whose size is half a parameter's (fp32 -> 16-bit) */
 } classify_input;
 
 /* classify: the category of the first rule that matches (never fails: UNKNOWN last).

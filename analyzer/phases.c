@@ -40,7 +40,7 @@ stack_facts phases_of_stack(const tables_frame *f, size_t n)
     static const char *const init_fns[] = {"__init__", "to", "_apply", "cuda", "to_device",
                                            "convert", "_to_copy", NULL};
     int bwd = 0, opt = 0, ev = 0, data = 0, comp = 0, fwd = 0, init = 0;
-    stack_facts r = {PHASE_OTHER, 0, 0};
+    stack_facts r = {PHASE_OTHER, 0, 0, 0};
     for (size_t i = 0; i < n; i++) {
         const char *fn = f[i].function ? f[i].function : "";
         const char *file = f[i].file ? f[i].file : "";
@@ -58,6 +58,7 @@ stack_facts phases_of_stack(const tables_frame *f, size_t n)
         } else {
             bwd |= strstr(fn, "torch::autograd::Engine") != NULL;
             r.loss |= strstr(fn, "cross_entropy") != NULL || strstr(fn, "log_softmax") != NULL;
+            r.to_copy |= strstr(fn, "_to_copy") != NULL;
         }
     }
     r.phase = bwd ? PHASE_BACKWARD : opt ? PHASE_OPTIMIZER : ev ? PHASE_EVAL : data ? PHASE_DATA

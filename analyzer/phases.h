@@ -30,6 +30,7 @@ typedef enum phase {
 typedef struct stack_facts {
     uint8_t phase;     /* enum phase, from the frames alone (OTHER if nothing matched) */
     uint8_t loss;      /* 1: a cross_entropy / log_softmax / nll_loss frame */
+    uint8_t to_copy;   /* 1: made by a dtype conversion (a native _to_copy frame) */
     uint8_t has_python;
 } stack_facts;
 

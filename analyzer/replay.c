@@ -26,7 +26,7 @@ typedef struct entry {
     uint32_t snap_peak, snap_oom; /* index + 1 in the snapshots, 0 = not in one */
     uint32_t hash;                /* mix(addr, space), low 32 bits: no rehashing on deletes */
     uint64_t alloc_event;         /* index of the allocating event */
-    uint8_t space, api, device, layer, phase, loss, level, used;
+    uint8_t space, api, device, layer, phase, flags, level, used; /* flags: EF_* */
 } entry;
 _Static_assert(sizeof(entry) == 64, "an entry is one cache line");
 
@@ -154,7 +154,51 @@ typedef struct state {
      * still live at the end, they are the snapshot at the peak (one pass, no replay) */
     live_item *ret;
     size_t nret, capret;
+    /* half the sizes of the parameters (allocated at init): a 16-bit copy of a weight */
+    uint64_t *half;
+    size_t nhalf, caphalf;
 } state;
+
+/* halfset_add / halfset_has: a small open-addressing set of sizes (0 = empty). */
+static void halfset_add(state *s, uint64_t v)
+{
+    if (!v)
+        return;
+    if ((s->nhalf + 1) * 2 >= s->caphalf) {
+        size_t ncap = s->caphalf ? s->caphalf * 2 : 256;
+        uint64_t *n = calloc(ncap, sizeof *n);
+        if (!n)
+            return;
+        for (size_t i = 0; i < s->caphalf; i++) {
+            if (!s->half[i])
+                continue;
+            size_t j = (size_t)(mix(s->half[i], 0) & (ncap - 1));
+            while (n[j])
+                j = (j + 1) & (ncap - 1);
+            n[j] = s->half[i];
+        }
+        free(s->half);
+        s->half = n;
+        s->caphalf = ncap;
+    }
+    size_t j = (size_t)(mix(v, 0) & (s->caphalf - 1));
+    while (s->half[j] && s->half[j] != v)
+        j = (j + 1) & (s->caphalf - 1);
+    if (!s->half[j]) {
+        s->half[j] = v;
+        s->nhalf++;
+    }
+}
+
+static int halfset_has(const state *s, uint64_t v)
+{
+    if (!s->caphalf || !v)
+        return 0;
+    for (size_t j = (size_t)(mix(v, 0) & (s->caphalf - 1)); s->half[j]; j = (j + 1) & (s->caphalf - 1))
+        if (s->half[j] == v)
+            return 1;
+    return 0;
+}
 
 static stack_facts facts_of(state *s, uint32_t id)
 {
@@ -182,6 +226,8 @@ static stack_facts facts_of(state *s, uint32_t id)
 }
 
 /* event_phase: the phase of an allocation (from its stack) and the thread's current phase. */
+enum { EF_LOSS = 1, EF_TO_COPY = 2 };
+
 static uint8_t event_phase(state *s, const reader_event *ev, int is_alloc, uint8_t *loss)
 {
     uint8_t *tp = &s->thread_phase[ev->thread & 1023];
@@ -191,7 +237,7 @@ static uint8_t event_phase(state *s, const reader_event *ev, int is_alloc, uint8
     if (!is_alloc || !ev->stack_id)
         return *tp;
     stack_facts f = facts_of(s, ev->stack_id);
-    *loss = f.loss;
+    *loss = (uint8_t)((f.loss ? EF_LOSS : 0) | (f.to_copy ? EF_TO_COPY : 0));
     uint8_t p = f.phase;
     if (p == PHASE_FORWARD)
         s->seen_forward = 1;
@@ -225,9 +271,20 @@ static void bump_peaks(state *s, uint8_t ph, uint64_t t)
 
 static live_item item_of(const entry *e)
 {
-    return (live_item){e->addr, e->size, e->time_ns, e->stack_id, e->iter, 0, e->api, e->space,
-                       e->device, e->layer, e->phase, PHASE_COUNT, e->loss,
-                       e->level == L_TENSOR, 0, 0, 0};
+    return (live_item){.addr = e->addr,
+                       .size = e->size,
+                       .time_ns = e->time_ns,
+                       .stack_id = e->stack_id,
+                       .iter_alloc = e->iter,
+                       .api = e->api,
+                       .space = e->space,
+                       .device = e->device,
+                       .layer = e->layer,
+                       .phase_alloc = e->phase,
+                       .phase_free = PHASE_COUNT,
+                       .loss_site = (uint8_t)((e->flags & EF_LOSS) != 0),
+                       .tensor_api = e->level == L_TENSOR,
+                       .to_copy = (uint8_t)((e->flags & EF_TO_COPY) != 0)};
 }
 
 /* snapshot_oom: copies the live set at the first failure of an OOM (replacing an earlier,
@@ -352,7 +409,9 @@ static void apply_event(state *s, int is_alloc, const reader_event *ev, oom_trac
         e->device = ev->device;
         e->layer = (uint8_t)reader_api_layer(ev->api);
         e->phase = ph;
-        e->loss = loss;
+        e->flags = loss;
+        if (ph == PHASE_INIT && lvl == L_TENSOR)
+            halfset_add(s, ev->size / 2); /* a parameter: its 16-bit copy is half as big */
         e->level = (uint8_t)lvl;
         e->snap_peak = e->snap_oom = 0;
         e->alloc_event = s->event;
@@ -458,13 +517,14 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
     return 0;
 }
 
-static void classify_snapshot(replay_result *r, replay_snapshot *snap)
+static void classify_snapshot(const state *s, replay_result *r, replay_snapshot *snap)
 {
     memset(&snap->by_cat, 0, sizeof snap->by_cat);
     for (size_t i = 0; i < snap->n; i++) {
         live_item *it = &snap->items[i];
         classify_input in = {it->space, it->layer, it->tensor_api, r->tensor_mode, it->phase_alloc,
-                             it->phase_free, it->iter_alloc, it->iter_free, it->loss_site};
+                             it->phase_free, it->iter_alloc, it->iter_free, it->loss_site,
+                             it->to_copy && it->tensor_api && halfset_has(s, it->size)};
         int rule;
         it->category = (uint8_t)classify(&in, &rule);
         if (it->oom_released) {
@@ -519,12 +579,13 @@ int replay_file(const char *path, replay_result *out, char *err, size_t errlen)
         out->at_oom.items = NULL;
         out->at_oom.n = 0;
     }
-    classify_snapshot(out, &out->at_peak);
+    classify_snapshot(&s, out, &out->at_peak);
     if (out->has_oom)
-        classify_snapshot(out, &out->at_oom);
+        classify_snapshot(&s, out, &out->at_oom);
     free(s.live.e);
     free(s.facts);
     free(s.ret);
+    free(s.half);
     reader_close(rd);
     return rc;
 }

@@ -20,6 +20,7 @@ typedef struct live_item {
     uint8_t api, space, device, layer;
     uint8_t phase_alloc, phase_free; /* phase_free = PHASE_COUNT: never freed */
     uint8_t loss_site, tensor_api;
+    uint8_t to_copy;      /* made by a dtype conversion (_to_copy) */
     uint8_t category;
     uint8_t rule;
     uint8_t oom_released; /* freed by the allocator between the OOM's failures: its cache */

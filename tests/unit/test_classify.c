@@ -12,7 +12,7 @@
 
 static classify_input tensor(int phase_alloc, int phase_free, uint32_t ia, uint32_t ifree)
 {
-    classify_input in = {VT_SPACE_DEVICE, 1, 1, 1, phase_alloc, phase_free, ia, ifree, 0};
+    classify_input in = {VT_SPACE_DEVICE, 1, 1, 1, phase_alloc, phase_free, ia, ifree, 0, 0};
     return in;
 }
 
@@ -88,6 +88,22 @@ static void test_forward(void **st)
     assert_int_equal(cat_of(tensor(PHASE_COMPILE, PHASE_COMPILE, 0, 0)), CAT_TEMPORARIES);
 }
 
+static void test_autocast(void **st)
+{
+    (void)st;
+    /* a 16-bit copy of a weight made in forward, kept for backward */
+    classify_input in = tensor(PHASE_FORWARD, PHASE_BACKWARD, 0, 0);
+    in.weight_copy = 1;
+    assert_int_equal(cat_of(in), CAT_AUTOCAST);
+    /* negative: a conversion of an activation (not a weight's size) stays an activation */
+    in.weight_copy = 0;
+    assert_int_equal(cat_of(in), CAT_ACTIVATIONS);
+    /* negative: the same size made in backward is not an autocast copy */
+    in = tensor(PHASE_BACKWARD, PHASE_BACKWARD, 0, 0);
+    in.weight_copy = 1;
+    assert_int_equal(cat_of(in), CAT_TEMPORARIES);
+}
+
 static void test_segment_mode(void **st)
 {
     (void)st;
@@ -124,7 +140,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fixed_spaces), cmocka_unit_test(test_parameters_inputs),
         cmocka_unit_test(test_optimizer),    cmocka_unit_test(test_backward),
-        cmocka_unit_test(test_forward),      cmocka_unit_test(test_segment_mode),
+        cmocka_unit_test(test_forward),      cmocka_unit_test(test_autocast),
+        cmocka_unit_test(test_segment_mode),
         cmocka_unit_test(test_unknown_and_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
