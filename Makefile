@@ -177,7 +177,7 @@ demo: all fake $(EXAMPLE_BINS)
 demo-gpu: all
 	$(Q)BUILD=$(BUILD) sh scripts/demo-gpu.sh
 
-bench: all fake $(PROG_BINS)
+bench: all fake $(PROG_BINS) $(EXAMPLE_BINS)
 	$(Q)BUILD=$(BUILD) sh scripts/bench.sh
 
 # --- install --------------------------------------------------------------------------
