@@ -206,6 +206,9 @@ static stack_facts facts_of(state *s, uint32_t id)
     if (!id)
         return none;
     if (id >= s->nfacts) {
+        /* ids come from the trace: a corrupt one must not size the cache (nor loop on it) */
+        if (id >= (1u << 24) || !tables_stack_get(s->r->t, id))
+            return none;
         uint32_t n = s->nfacts ? s->nfacts : 1024;
         while (n <= id)
             n *= 2;
