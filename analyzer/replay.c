@@ -351,7 +351,8 @@ static void finish_peak(state *s)
     snap->n = 0;
     if (!snap->items || !r->at_peak.event)
         return;
-    memcpy(snap->items, s->ret, s->nret * sizeof *s->ret);
+    if (s->nret)
+        memcpy(snap->items, s->ret, s->nret * sizeof *s->ret);
     snap->n = s->nret;
     for (uint64_t i = 0; i < s->live.cap; i++) {
         entry *e = &s->live.e[i];
