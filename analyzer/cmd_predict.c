@@ -137,7 +137,7 @@ static int load_run(const char *path, nano_config *c, cat_breakdown *measured, i
         char rerr[512] = "";
         buf = report_json_of_trace(path, rerr, sizeof rerr);
         if (!buf) {
-            snprintf(err, errlen, "--from %s: %s", path, rerr[0] ? rerr : "cannot replay the trace");
+            snprintf(err, errlen, "--from %.200s: %.300s", path, rerr[0] ? rerr : "cannot replay the trace");
             return -1;
         }
         n = strlen(buf);
@@ -485,7 +485,7 @@ int cmd_predict(int argc, char **argv)
     if (from && !a.have_card && run_cap) {
         a.have_card = 1;
         a.card.bytes = run_cap;
-        snprintf(a.card.name, sizeof a.card.name, "%s", run_capname);
+        snprintf(a.card.name, sizeof a.card.name, "%.63s", run_capname);
     }
     gpt_shape s;
     formula_shape_from_config(&c, &s);
