@@ -33,9 +33,17 @@ static uint64_t hash(int space, uint64_t key)
     return h ^ (h >> 29);
 }
 
+/* grow: rehashes the live entries into a table sized for them (tombstones dropped), doubling
+ * only when the live entries fill more than a quarter; g_fill becomes the live count. Caller
+ * holds g_lock. Result 0, or -1 (table unchanged) when out of memory. */
 static int grow(void)
 {
-    uint64_t ncap = g_cap ? g_cap * 2 : 4096;
+    uint64_t live = 0;
+    for (uint64_t i = 0; i < g_cap; i++)
+        live += g_map[i].key && g_map[i].key != UINT64_MAX;
+    uint64_t ncap = g_cap ? g_cap : 4096;
+    while (live * 4 >= ncap)
+        ncap *= 2;
     slot *n = calloc(ncap, sizeof *n);
     if (!n)
         return -1;
@@ -51,9 +59,24 @@ static int grow(void)
     free(g_map);
     g_map = n;
     g_cap = ncap;
+    g_fill = live;
     return 0;
 }
 
+/* find: the slot holding (space, key), or NULL. Caller holds g_lock. */
+static slot *find(int space, uint64_t key)
+{
+    if (!g_cap)
+        return NULL;
+    for (uint64_t j = hash(space, key) & (g_cap - 1); g_map[j].key; j = (j + 1) & (g_cap - 1))
+        if (g_map[j].key == key && g_map[j].space == (uint32_t)space)
+            return &g_map[j];
+    return NULL;
+}
+
+/* vt__card_admit: 1 when `size` more bytes fit on `device` (always 1 without emulation).
+ * Admission and commit are separate steps: threads allocating at the same instant may each be
+ * admitted, so the card can be passed by the allocations in flight at that moment. */
 int vt__card_admit(int device, uint64_t size)
 {
     uint64_t cap = vt__config_get()->card_bytes;
@@ -66,12 +89,23 @@ int vt__card_admit(int device, uint64_t size)
     return ok;
 }
 
+/* vt__card_commit: an entry already present for (space, key) — its release was never seen —
+ * is replaced, so the key is counted once. Keys 0 and UINT64_MAX are not accounted. */
 void vt__card_commit(int device, int space, uint64_t key, uint64_t size)
 {
     if (!key || key == UINT64_MAX)
         return;
     int d = device < 0 || device >= MAX_DEV ? 0 : device;
     pthread_mutex_lock(&g_lock);
+    slot *old = find(space, key);
+    if (old) {
+        g_used[old->device] -= old->size;
+        old->device = d;
+        old->size = size;
+        g_used[d] += size;
+        pthread_mutex_unlock(&g_lock);
+        return;
+    }
     if ((g_fill + 1) * 4 >= g_cap * 3 && grow() < 0) {
         g_used[d] += size; /* cannot remember it: counted, never released (conservative) */
         pthread_mutex_unlock(&g_lock);
@@ -87,20 +121,16 @@ void vt__card_commit(int device, int space, uint64_t key, uint64_t size)
     pthread_mutex_unlock(&g_lock);
 }
 
+/* vt__card_release: the size committed for (space, key), now no longer in use; 0 if unknown. */
 uint64_t vt__card_release(int space, uint64_t key)
 {
     uint64_t size = 0;
     pthread_mutex_lock(&g_lock);
-    if (g_cap) {
-        for (uint64_t j = hash(space, key) & (g_cap - 1); g_map[j].key; j = (j + 1) & (g_cap - 1)) {
-            slot *s = &g_map[j];
-            if (s->key == key && s->space == (uint32_t)space) {
-                size = s->size;
-                g_used[s->device] -= size;
-                s->key = UINT64_MAX;
-                break;
-            }
-        }
+    slot *s = find(space, key);
+    if (s) {
+        size = s->size;
+        g_used[s->device] -= size;
+        s->key = UINT64_MAX;
     }
     pthread_mutex_unlock(&g_lock);
     return size;
