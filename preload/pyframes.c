@@ -338,7 +338,13 @@ static uint32_t code_id(uint64_t code)
             if (slot_matches(s, code, &f)) { result = id; break; }
             continue;
         }
-        if (g_code_count >= VT__CODE_FILL_MAX) break;
+        if (g_code_count >= VT__CODE_FILL_MAX) {
+            static int warned; /* under g_code_lock */
+            if (!warned++)
+                fprintf(stderr, "vramtrace: more than %d distinct Python code objects: frames of "
+                                "newer ones are left out of stacks from here on\n", VT__CODE_FILL_MAX);
+            break;
+        }
         s->code = code;
         s->fp = f;
         result = ++g_next_code_id;
