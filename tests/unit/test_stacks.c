@@ -1,0 +1,204 @@
+/* test_stacks.c — stack interning without LD_PRELOAD: the same frames give the same id,
+ * different frames (or a different native/Python split) a new one; each STACK record is
+ * written once, each native ip gets one SYMBOL record that names its function, and the
+ * table keeps its ids as it grows. */
+#include <dlfcn.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "../../preload/core.h"
+#include "../../preload/stacks.h"
+#include "../../preload/writer.h"
+
+static char g_dir[64];
+
+/* the file's records, copied out: type, payload, payload length */
+typedef struct rec {
+    uint16_t type;
+    uint32_t len;
+    unsigned char *p;
+} rec;
+
+/* load: every record of the trace at path (header checked); *n the count; caller frees. */
+static rec *load(const char *path, int *n)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    vt_file_header h;
+    assert_int_equal(fread(&h, sizeof h, 1, f), 1);
+    assert_memory_equal(h.magic, VT_MAGIC, VT_MAGIC_LEN);
+    int cap = 64, k = 0;
+    rec *r = malloc(sizeof *r * (size_t)cap);
+    vt_rec_header rh;
+    while (fread(&rh, sizeof rh, 1, f) == 1 && rh.type) {
+        assert_true(rh.size >= 8 && rh.size % 8 == 0);
+        if (k == cap)
+            r = realloc(r, sizeof *r * (size_t)(cap *= 2));
+        r[k].type = rh.type;
+        r[k].len = rh.size - 8;
+        r[k].p = malloc(rh.size);
+        assert_int_equal(fread(r[k].p, 1, r[k].len, f), r[k].len);
+        k++;
+    }
+    fclose(f);
+    *n = k;
+    return r;
+}
+
+static void free_recs(rec *r, int n)
+{
+    for (int i = 0; i < n; i++)
+        free(r[i].p);
+    free(r);
+}
+
+static void use_output(const char *name)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", g_dir, name);
+    setenv("VRAMTRACE_OUTPUT", path, 1);
+    unsetenv("VRAMTRACE_DISABLE");
+    vt__config_reload();
+    vt__writer_reset_for_tests();
+}
+
+/* fn: the address of a libc function by name (not a PLT stub of this executable). */
+static uint64_t fn(const char *name)
+{
+    void *p = dlsym(RTLD_DEFAULT, name);
+    assert_non_null(p);
+    return (uint64_t)(uintptr_t)p;
+}
+
+static void test_intern(void **st)
+{
+    (void)st;
+    use_output("stk.vt");
+    uint64_t q = fn("qsort") + 3, b = fn("bsearch") + 5;
+    uint64_t py = VT_PYFRAME(5, 10);
+    uint64_t two[3] = {q, b, py};
+    uint32_t id1 = vt__stack_intern(two, 2, 1);
+    assert_true(id1 >= 1);
+    assert_int_equal(vt__stack_intern(two, 2, 1), id1); /* same frames, same id */
+    uint64_t copy[3] = {q, b, py};
+    assert_int_equal(vt__stack_intern(copy, 2, 1), id1); /* by value, not by pointer */
+    uint32_t id2 = vt__stack_intern(two, 1, 0);          /* a prefix is another stack */
+    uint32_t id3 = vt__stack_intern(two, 1, 1);          /* same bytes as [q, b], split 1+1 */
+    uint32_t id4 = vt__stack_intern(two, 2, 0);
+    assert_true(id2 != id1 && id3 != id1 && id4 != id1);
+    assert_true(id2 != id3 && id2 != id4 && id3 != id4);
+    assert_int_equal(vt__stack_intern(two, 1, 1), id3);
+    char path[256];
+    snprintf(path, sizeof path, "%s", vt__writer_path());
+    vt__writer_close();
+
+    int n;
+    rec *r = load(path, &n);
+    int stacks = 0, symbols = 0, modules = 0;
+    uint32_t seen[8];
+    for (int i = 0; i < n; i++) {
+        if (r[i].type == VT_REC_STACK) {
+            vt_rec_stack s;
+            memcpy(&s, r[i].p, sizeof s);
+            size_t nf = (size_t)s.n_native + s.n_python;
+            assert_true(r[i].len >= 8 + nf * 8);
+            for (int j = 0; j < stacks; j++)
+                assert_true(seen[j] != s.stack_id); /* each id written once */
+            seen[stacks++] = s.stack_id;
+            const uint64_t *fr = (const uint64_t *)(r[i].p + 8);
+            int want_n = s.stack_id == id1 || s.stack_id == id4 ? 2 : 1;
+            int want_p = s.stack_id == id1 || s.stack_id == id3 ? 1 : 0;
+            assert_int_equal(s.n_native, want_n);
+            assert_int_equal(s.n_python, want_p);
+            assert_memory_equal(fr, two, nf * 8);
+        } else if (r[i].type == VT_REC_MODULE) {
+            modules++;
+        } else if (r[i].type == VT_REC_SYMBOL) {
+            symbols++;
+            vt_rec_symbol y;
+            memcpy(&y, r[i].p, sizeof y);
+            assert_true(y.ip == q || y.ip == b);
+            assert_true(y.module_id >= 1 && (int)y.module_id <= modules); /* MODULE first */
+            uint32_t len;
+            memcpy(&len, r[i].p + sizeof y, 4);
+            char name[64] = {0};
+            assert_true(len > 0 && len < sizeof name);
+            memcpy(name, r[i].p + sizeof y + 4, len);
+            /* the recorded name is the function (or an alias at the same address) */
+            assert_int_equal(fn(name), y.ip - y.sym_offset);
+            assert_int_equal(y.sym_offset, y.ip == q ? 3 : 5);
+        }
+    }
+    assert_int_equal(stacks, 4);
+    assert_int_equal(symbols, 2); /* one per native ip, not per stack */
+    assert_true(modules >= 1);
+    free_recs(r, n);
+}
+
+/* many distinct stacks: the table grows and every id stays put. */
+static void test_grow(void **st)
+{
+    (void)st;
+    enum { N = 20000 };
+    use_output("grow.vt");
+    uint32_t *ids = malloc(sizeof *ids * N);
+    for (uint32_t i = 0; i < N; i++) {
+        uint64_t fr[2] = {VT_PYFRAME(i + 1, 2), VT_PYFRAME(7, i)};
+        ids[i] = vt__stack_intern(fr, 0, 2);
+        assert_true(ids[i] >= 1);
+    }
+    for (uint32_t i = 0; i < N; i++) {
+        uint64_t fr[2] = {VT_PYFRAME(i + 1, 2), VT_PYFRAME(7, i)};
+        assert_int_equal(vt__stack_intern(fr, 0, 2), ids[i]);
+    }
+    char path[256];
+    snprintf(path, sizeof path, "%s", vt__writer_path());
+    vt__writer_close();
+    int n, stacks = 0;
+    rec *r = load(path, &n);
+    for (int i = 0; i < n; i++)
+        if (r[i].type == VT_REC_STACK) {
+            vt_rec_stack s;
+            memcpy(&s, r[i].p, sizeof s);
+            uint64_t f0;
+            memcpy(&f0, r[i].p + 8, 8);
+            uint32_t k = VT_PYFRAME_CODE(f0) - 1;
+            assert_true(k < N);
+            assert_int_equal(s.stack_id, ids[k]);
+            stacks++;
+        }
+    assert_int_equal(stacks, N);
+    free_recs(r, n);
+    free(ids);
+}
+
+static int setup(void **st)
+{
+    (void)st;
+    snprintf(g_dir, sizeof g_dir, "/tmp/vt-stacks-XXXXXX");
+    return mkdtemp(g_dir) ? 0 : -1;
+}
+
+static int teardown(void **st)
+{
+    (void)st;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", g_dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_intern),
+        cmocka_unit_test(test_grow),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
