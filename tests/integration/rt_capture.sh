@@ -68,11 +68,18 @@ a=${kids% *}; b=${kids#* }
 [ ! -e "fork.$b.vt" ] || fail "fork: the child that never used CUDA wrote a trace"
 n=$(count "fork.$a.vt" "o['type'] == 'alloc' and o['api'] == 'cudaMalloc'")
 [ "$n" = 1 ] || fail "fork: child trace has $n cudaMalloc, want 1"
+n=$(count "fork.$a.vt" "o['type'] == 'process' and o['pid'] == $a")
+[ "$n" = 1 ] || fail "fork: the child's PROCESS record does not carry its pid $a"
 for f in fork.*.vt; do [ "$f" = "fork.$a.vt" ] || parent=$f; done
 n=$(count "$parent" "o['type'] == 'alloc' and o['api'] == 'cudaMalloc'")
 [ "$n" = 1 ] || fail "fork: parent trace has $n cudaMalloc, want 1 (the child's must not be there)"
 n=$(count "$parent" "o['type'] == 'status' and o['status'] == 'ok'")
 [ "$n" = 1 ] || fail "fork: the parent trace is not complete"
+ppid=${parent#fork.}; ppid=${ppid%.vt}
+n=$(count "fork.$a.vt" "o['type'] == 'process' and o['ppid'] == $ppid")
+[ "$n" = 1 ] || fail "fork: the child's PROCESS ppid is not the parent $ppid"
+n=$(count "$parent" "o['type'] == 'process' and o['pid'] == $ppid")
+[ "$n" = 1 ] || fail "fork: the parent's PROCESS pid is not $ppid"
 grep -c 'vramtrace: trace' fork.err | grep -qx 2 || fail "fork: vramtrace run did not list both traces"
 
 # 4. SIGKILL: every complete record is still there, the status says truncated
@@ -104,9 +111,12 @@ LD_PRELOAD="$VT_PRELOAD" VRAMTRACE_DISABLE=1 VRAMTRACE_OUTPUT=dis.vt "$P" basic 
 [ ! -e dis.vt ] || fail "VRAMTRACE_DISABLE=1 still wrote a trace"
 "$VT" run -q -- "$P" exit 3 2>/dev/null; [ $? = 3 ] || fail "exit code 3 not propagated"
 "$VT" run -q -- sh -c 'kill -TERM $$' 2>/dev/null; [ $? = 143 ] || fail "SIGTERM not reported as 143"
-"$VT" run --stacks bogus -- true 2>/dev/null; [ $? = 2 ] || fail "bad --stacks not exit 2"
-"$VT" run 2>/dev/null; [ $? = 2 ] || fail "run without a command not exit 2"
-"$VT" dump does-not-exist.vt 2>/dev/null; [ $? = 2 ] || fail "dump of a missing file not exit 2"
+"$VT" run --stacks bogus -- true 2>err.txt; [ $? = 2 ] || fail "bad --stacks not exit 2"
+grep -q '^vramtrace run: .*bogus' err.txt || fail "bad --stacks: no message naming the value"
+"$VT" run 2>err.txt; [ $? = 2 ] || fail "run without a command not exit 2"
+grep -q '^vramtrace run: ' err.txt || fail "run without a command: no message"
+"$VT" dump does-not-exist.vt 2>err.txt; [ $? = 2 ] || fail "dump of a missing file not exit 2"
+grep -q 'does-not-exist.vt' err.txt || fail "dump of a missing file: the message does not name it"
 "$VT" report does-not-exist.vt 2>/dev/null; [ $? = 2 ] || fail "report of a missing file not exit 2"
 v=$(PYTORCH_CUDA_ALLOC_CONF=expandable_segments:False "$VT" run -q --tensors -- sh -c 'echo $PYTORCH_CUDA_ALLOC_CONF')
 [ "$v" = "expandable_segments:False,backend:cudaMallocAsync" ] || fail "--tensors merge gave '$v'"
