@@ -3,6 +3,7 @@
 # tests/fakecuda/ -> a fake CUDA runtime + driver, tests/ -> cmocka unit tests + integration.
 
 CC        ?= cc
+CXX       ?= c++
 PREFIX    ?= /usr/local
 DESTDIR   ?=
 BUILD     ?= build
@@ -31,7 +32,9 @@ BASEFLAGS := -std=gnu11 -pthread -D_GNU_SOURCE -Iinclude $(DEPS_CPPFLAGS) $(WARN
 PICFLAGS  := -fPIC -fvisibility=hidden -ftls-model=initial-exec
 
 # --- sources --------------------------------------------------------------------------
-PRELOAD_SRC   := $(sort $(wildcard preload/*.c))
+PRELOAD_SRC   := $(sort $(wildcard preload/*.c preload/torch/*.c))
+# preload/torch/bridge.cpp: the one C++ file (builds a std::function; needs no libstdc++.so)
+PRELOAD_CXX   := $(sort $(wildcard preload/torch/*.cpp))
 PRELOAD_HOOKS := $(filter preload/hook_%.c,$(PRELOAD_SRC))
 PRELOAD_CORE  := $(filter-out $(PRELOAD_HOOKS),$(PRELOAD_SRC))
 ANALYZER_SRC  := $(sort $(wildcard analyzer/*.c))
@@ -42,7 +45,7 @@ UNIT_SRC      := $(sort $(wildcard tests/unit/test_*.c))
 PROG_SRC      := $(sort $(wildcard tests/prog/*.c))
 EXAMPLE_SRC   := $(sort $(wildcard examples/sim/*.c))
 
-obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+obj = $(patsubst %.cpp,$(BUILD)/obj/%.o,$(patsubst %.c,$(BUILD)/obj/%.o,$(1)))
 
 PRELOAD_SO   := $(BUILD)/libvramtrace.so
 PRELOAD_A    := $(BUILD)/libvtcore.a
@@ -89,6 +92,12 @@ $(BUILD)/obj/preload/%.o: preload/%.c | $(DEPS_STAMP)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(BASEFLAGS) $(PICFLAGS) $(CFLAGS) -c $< -o $@
 
+CXXFLAGS_BRIDGE := -std=c++17 -Iinclude -Wall -Wextra -MMD -MP -fno-exceptions -fno-rtti
+$(BUILD)/obj/preload/%.o: preload/%.cpp | $(DEPS_STAMP)
+	$(E) CXX $<
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CXX) $(CXXFLAGS_BRIDGE) $(PICFLAGS) $(filter-out -std=%,$(CFLAGS)) -c $< -o $@
+
 $(BUILD)/obj/tests/fakecuda/%.o: tests/fakecuda/%.c | $(DEPS_STAMP)
 	$(E) CC $<
 	$(Q)mkdir -p $(@D)
@@ -100,11 +109,11 @@ $(BUILD)/obj/%.o: %.c | $(DEPS_STAMP)
 	$(Q)$(CC) $(BASEFLAGS) $(CFLAGS) -c $< -o $@
 
 # --- products -------------------------------------------------------------------------
-$(PRELOAD_SO): $(call obj,$(PRELOAD_SRC))
+$(PRELOAD_SO): $(call obj,$(PRELOAD_SRC) $(PRELOAD_CXX))
 	$(E) LD $@
 	$(Q)$(CC) -shared -Wl,-z,nodelete -o $@ $^ $(LDFLAGS) $(DEPS_LDFLAGS) $(PRELOAD_LIBS)
 
-$(PRELOAD_A): $(call obj,$(PRELOAD_CORE))
+$(PRELOAD_A): $(call obj,$(PRELOAD_CORE) $(PRELOAD_CXX))
 	$(E) AR $@
 	$(Q)rm -f $@ && ar rcs $@ $^
 
@@ -133,7 +142,17 @@ $(FAKE_RT): $(call obj,$(FAKERT_SRC)) tests/fakecuda/cudart.map | $(FAKE_DRV)
 	  -Wl,-rpath,'$$ORIGIN' -Wl,-Bsymbolic -o $@ $(filter %.o,$^) $(LDFLAGS) -ldl -lpthread
 	$(Q)ln -sf libcudart.so.13 $(FAKE_DIR)/libcudart.so
 
-fake: $(FAKE_RT) $(FAKE_DRV)
+# A fake libc10_cuda.so per TraceEntry layout (tests/fakecuda/c10/): cda = 2.9+ namespace,
+# cca = 2.1-2.8 namespace, odd = a namespace no release has (the tracker must refuse it).
+FAKE_C10_VARIANTS := cda cca odd
+FAKE_C10 := $(foreach v,$(FAKE_C10_VARIANTS),$(FAKE_DIR)/c10/$(v)/libc10_cuda.so)
+$(FAKE_DIR)/c10/%/libc10_cuda.so: tests/fakecuda/c10/fake_c10.cpp $(FAKE_RT)
+	$(E) CXX $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CXX) -std=c++17 -O1 -g -fPIC -shared -fvisibility=hidden -Wall -Wextra -DFAKE_C10_LAYOUT_$* \
+	  -o $@ $< $(LDFLAGS) -L$(FAKE_DIR) -Wl,-rpath,'$$ORIGIN/../..' -lcudart -lpthread
+
+fake: $(FAKE_RT) $(FAKE_DRV) $(FAKE_C10)
 
 $(BUILD)/tests/%: $(call obj,tests/unit/%.c) $(ANALYZER_A) $(PRELOAD_A)
 	$(E) LD $@
@@ -161,7 +180,7 @@ $(BUILD)/examples/lib%.so: examples/sim/lib%.c $(FAKE_RT)
 
 
 # --- test / check / demo / bench --------------------------------------------------------
-test: all fake $(UNIT_BINS) $(PROG_BINS) $(EXAMPLE_BINS)
+test: all fake $(FAKE_C10) $(UNIT_BINS) $(PROG_BINS) $(EXAMPLE_BINS)
 	$(Q)BUILD=$(BUILD) sh tests/run.sh $(UNIT_BINS)
 
 check: test

@@ -202,6 +202,7 @@ static void put_api(line_buf *l, unsigned api, unsigned device)
     }
     put_s(l, layer == VT_LAYER_RUNTIME  ? ",\"layer\":\"runtime\",\"kind\":\""
              : layer == VT_LAYER_DRIVER ? ",\"layer\":\"driver\",\"kind\":\""
+             : layer == VT_LAYER_ALLOCATOR ? ",\"layer\":\"allocator\",\"kind\":\""
                                         : ",\"layer\":\"unknown\",\"kind\":\"");
     put_s(l, reader_kind_name(reader_api_kind(api)));
     put_s(l, "\",\"device\":");

@@ -13,7 +13,9 @@
 #include "classify.h"
 #include "escape.h"
 
-enum level { L_NONE, L_TENSOR, L_SEGMENT, L_OTHER };
+/* L_INNER: a tensor of PyTorch's caching allocator (its tracker, layer 3), inside a segment
+ * that L_SEGMENT already counts: allocated, never reserved a second time. */
+enum level { L_NONE, L_TENSOR, L_SEGMENT, L_OTHER, L_INNER };
 
 int replay_progress;
 #define PROGRESS_MIN_BYTES (64u << 20) /* smaller files finish before it would help */
@@ -122,6 +124,8 @@ static int level_of(unsigned api)
         return kind == VT_KIND_CONTEXT || kind == VT_KIND_LOAD ? L_OTHER : L_NONE;
     if (kind != VT_KIND_ALLOC)
         return L_NONE;
+    if (space == VT_SPACE_TENSOR)
+        return L_INNER;
     switch (api) {
     case VT_API_cudaMallocAsync:
     case VT_API_cudaMallocFromPoolAsync:
@@ -144,7 +148,7 @@ typedef struct state {
     live_map live;
     stack_facts *facts; /* by stack id; phase 255 = not computed */
     uint32_t nfacts;
-    uint64_t level[4];
+    uint64_t level[5];
     uint8_t thread_phase[1024];
     int seen_forward;
     uint8_t last_main_phase;
@@ -255,7 +259,7 @@ static uint8_t event_phase(state *s, const reader_event *ev, int is_alloc, uint8
 static void bump_peaks(state *s, uint8_t ph, uint64_t t)
 {
     replay_result *r = s->r;
-    uint64_t alloc = s->level[L_TENSOR];
+    uint64_t alloc = s->level[L_TENSOR] + s->level[L_INNER];
     uint64_t res = s->level[L_TENSOR] + s->level[L_SEGMENT];
     uint64_t proc = res + s->level[L_OTHER];
     if (alloc > r->peak_allocated)
@@ -286,7 +290,7 @@ static live_item item_of(const entry *e)
                        .phase_alloc = e->phase,
                        .phase_free = PHASE_COUNT,
                        .loss_site = (uint8_t)((e->flags & EF_LOSS) != 0),
-                       .tensor_api = e->level == L_TENSOR,
+                       .tensor_api = e->level == L_TENSOR || e->level == L_INNER,
                        .to_copy = (uint8_t)((e->flags & EF_TO_COPY) != 0)};
 }
 
@@ -414,12 +418,14 @@ static void apply_event(state *s, int is_alloc, const reader_event *ev, oom_trac
         e->layer = (uint8_t)reader_api_layer(ev->api);
         e->phase = ph;
         e->flags = loss;
-        if (ph == PHASE_INIT && lvl == L_TENSOR)
+        if (ph == PHASE_INIT && (lvl == L_TENSOR || lvl == L_INNER))
             halfset_add(s, ev->size / 2); /* a parameter: its 16-bit copy is half as big */
         e->level = (uint8_t)lvl;
         e->snap_peak = e->snap_oom = 0;
         e->alloc_event = s->event;
         s->level[lvl] += ev->size;
+        if (lvl == L_INNER)
+            r->tensor_mode = r->allocator_mode = 1;
         if (lvl == L_TENSOR)
             r->tensor_mode = 1;
         else if (lvl == L_SEGMENT)
@@ -523,6 +529,7 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
 
 static void classify_snapshot(const state *s, replay_result *r, replay_snapshot *snap)
 {
+    uint64_t seg_bytes = 0, inner_bytes = 0;
     memset(&snap->by_cat, 0, sizeof snap->by_cat);
     for (size_t i = 0; i < snap->n; i++) {
         live_item *it = &snap->items[i];
@@ -530,6 +537,17 @@ static void classify_snapshot(const state *s, replay_result *r, replay_snapshot 
                              it->phase_free, it->iter_alloc, it->iter_free, it->loss_site,
                              it->to_copy && it->tensor_api && halfset_has(s, it->size)};
         int rule;
+        if (r->allocator_mode && reader_api_space(it->api) != VT_SPACE_TENSOR &&
+            (it->api == VT_API_cudaMalloc || it->api == VT_API_cuMemCreate)) {
+            /* tensor+segment: the tensors inside are classified themselves; the segment counts
+             * only for what they leave unused (the allocator's cache), below */
+            it->category = CAT_CACHE;
+            it->rule = (uint8_t)classify_rule_count();
+            seg_bytes += it->size;
+            continue;
+        }
+        if (it->tensor_api && r->allocator_mode && reader_api_space(it->api) == VT_SPACE_TENSOR)
+            inner_bytes += it->size;
         it->category = (uint8_t)classify(&in, &rule);
         if (it->oom_released) {
             it->category = CAT_CACHE; /* measured: the allocator gave it back to retry */
@@ -538,6 +556,8 @@ static void classify_snapshot(const state *s, replay_result *r, replay_snapshot 
         it->rule = (uint8_t)rule;
         snap->by_cat.bytes[it->category] += it->size;
     }
+    if (r->allocator_mode) /* reserved but holding no tensor */
+        snap->by_cat.bytes[CAT_CACHE] += seg_bytes > inner_bytes ? seg_bytes - inner_bytes : 0;
 }
 
 int replay_file(const char *path, replay_result *out, char *err, size_t errlen)

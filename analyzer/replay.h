@@ -41,6 +41,7 @@ typedef struct replay_result {
     char status_msg[256];
     int tensor_mode;           /* per-tensor events were seen (cudaMallocAsync backend) */
     int segment_mode;          /* caching-allocator segments (cudaMalloc / cuMemCreate) seen */
+    int allocator_mode;        /* tensors from PyTorch's allocator tracker (inside the segments) */
     uint64_t n_events, n_failed, unknown_frees;
     uint64_t end_ns;
     /* peaks of the three levels (bytes, time) */

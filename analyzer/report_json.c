@@ -56,7 +56,8 @@ int report_json(FILE *out, report_ctx *c)
     cJSON *root = cJSON_CreateObject();
     if (!root)
         return -1;
-    cJSON_AddStringToObject(root, "mode", r->tensor_mode && r->segment_mode ? "mixed"
+    cJSON_AddStringToObject(root, "mode", r->allocator_mode && r->segment_mode ? "tensor+segment"
+                                          : r->tensor_mode && r->segment_mode ? "mixed"
                                           : r->tensor_mode                  ? "tensor"
                                           : r->segment_mode                 ? "segment"
                                                                             : "none");

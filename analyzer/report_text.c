@@ -23,6 +23,9 @@ static double secs(uint64_t ns)
 
 const char *report_mode_text(const replay_result *r)
 {
+    if (r->allocator_mode && r->segment_mode)
+        return "tensor+segment: PyTorch's caching allocator with its trace hooks: every tensor "
+               "(allocated) and every segment (reserved) is exact";
     if (r->tensor_mode && r->segment_mode)
         return "mixed: per-tensor (cudaMallocAsync) and segment allocations both seen";
     if (r->tensor_mode)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core.h"
+#include "torch/torchalloc.h"
 #include "cuda_abi.h"
 #include "driver_table.h"
 
@@ -218,6 +219,8 @@ VT__EXPORT CUresult cuMemMap(CUdeviceptr p, size_t n, size_t off, CUmemGenericAl
     int rec = vt__enter();
     CUresult r = real(p, n, off, h, flags);
     alloc_end(rec, VT_API_cuMemMap, 0, -1, p, n, 0, r, 0, 1, h);
+    if (rec && r == CUDA_SUCCESS)
+        vt__torch_segment(p, n, 1); /* expandable segments: the tracker's SEGMENT_MAP */
     return r;
 }
 

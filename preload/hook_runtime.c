@@ -5,6 +5,7 @@
 
 #include "core.h"
 #include "cuda_abi.h"
+#include "torch/torchalloc.h"
 
 __attribute__((weak)) int vt__card_enabled(void);
 __attribute__((weak)) int vt__card_admit(int device, uint64_t size);
@@ -83,6 +84,8 @@ static cudaError_t device_alloc(uint16_t api, int space, void **ptr, size_t size
         vt__event ev = {api, emulated_oom ? VT_EVF_EMULATED : 0, dev, addr, size,
                         (uint64_t)(uintptr_t)stream, r, 0, 0};
         vt__record_alloc(&ev);
+        if (api == VT_API_cudaMalloc && r == cudaSuccess)
+            vt__torch_segment(addr, size, 0); /* PyTorch's allocator tracker: attach, self-check */
     }
     vt__leave();
     return r;

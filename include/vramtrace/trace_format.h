@@ -52,7 +52,7 @@
 #define VT_MAGIC "VRAMTRC\n"
 #define VT_MAGIC_LEN 8
 #define VT_VERSION_MAJOR 1
-#define VT_VERSION_MINOR 0
+#define VT_VERSION_MINOR 1
 
 typedef struct vt_file_header {
     char magic[VT_MAGIC_LEN];
@@ -100,7 +100,8 @@ enum vt_record_type {
 };
 
 /* ---- the API list: X(NAME, id, layer, kind, space) ---------------------------------------
- * layer: 1 runtime (libcudart), 2 driver (libcuda).
+ * layer: 1 runtime (libcudart), 2 driver (libcuda), 3 allocator (PyTorch's caching allocator,
+ * its trace tracker: tensors inside the segments that layers 1/2 record; minor version 1).
  * kind: what the call does to memory (VT_KIND_*). space: which key space `addr` lives in,
  * so an analyzer pairs a free with its alloc by (space, addr). Ids are part of the format:
  * never renumber, only append. */
@@ -152,7 +153,15 @@ enum vt_record_type {
     X(cuMemAllocHost, 60, 2, ALLOC, HOST)                                           \
     X(cuMemFreeHost, 61, 2, FREE, HOST)                                             \
     X(cuDevicePrimaryCtxRelease, 62, 2, UNCONTEXT, CONTEXT)                         \
-    X(cuCtxDestroy, 63, 2, UNCONTEXT, CONTEXT)
+    X(cuCtxDestroy, 63, 2, UNCONTEXT, CONTEXT)                                      \
+    X(torchAlloc, 64, 3, ALLOC, TENSOR)                                             \
+    X(torchFree, 65, 3, FREE, TENSOR)                                               \
+    X(torchSegmentAlloc, 66, 3, OTHER, NONE)                                        \
+    X(torchSegmentFree, 67, 3, OTHER, NONE)                                         \
+    X(torchSegmentMap, 68, 3, OTHER, NONE)                                          \
+    X(torchSegmentUnmap, 69, 3, OTHER, NONE)                                        \
+    X(torchOom, 70, 3, INFO, NONE)                                                  \
+    X(torchTrackerNote, 71, 3, INFO, NONE)
 
 enum vt_api {
     VT_API_NONE = 0,
@@ -162,7 +171,27 @@ enum vt_api {
         VT_API_MAX = 255
 };
 
-enum vt_layer { VT_LAYER_RUNTIME = 1, VT_LAYER_DRIVER = 2 };
+/* torchTrackerNote (ALLOC, layer 3): what became of the allocator tracker; size = a code
+ * below, addr = a detail (ATTACHED: the layout, 1 c10::CachingDeviceAllocator, 2
+ * c10::cuda::CUDACachingAllocator). Anything but ATTACHED means: no tensor events follow from
+ * the tracker (STOPPED: none after this record), the trace is in segment mode. */
+#define VT_TRACKER_NOTES(X)                                                                   \
+    X(ATTACHED, 1, "attached to PyTorch's caching allocator")                                 \
+    X(NO_LIBRARY, 2, "libc10_cuda.so is not loaded")                                          \
+    X(NO_SYMBOL, 3, "a symbol is missing from libc10_cuda.so's .symtab (stripped?)")          \
+    X(UNKNOWN_LAYOUT, 4, "attachAllocatorTraceTracker takes a TraceEntry this build does not know") \
+    X(OTHER_ALLOCATOR, 5, "the allocator is not the native caching allocator (another backend)") \
+    X(NO_ALLOCATOR, 6, "the allocator pointer is null")                                       \
+    X(SEGMENT_MISMATCH, 7, "the tracker's first segment differs from the one the hook recorded") \
+    X(NO_SEGMENT, 8, "the tracker never reported the segments the hook recorded")             \
+    X(BAD_ENTRY, 9, "the tracker reported an action this build does not know")
+enum vt_tracker_note {
+#define VT_TRACKER_NOTE_ENUM(name, code, text) VT_TRACKER_##name = code,
+    VT_TRACKER_NOTES(VT_TRACKER_NOTE_ENUM)
+#undef VT_TRACKER_NOTE_ENUM
+};
+
+enum vt_layer { VT_LAYER_RUNTIME = 1, VT_LAYER_DRIVER = 2, VT_LAYER_ALLOCATOR = 3 };
 
 /* What a call does. ALLOC/FREE change memory; RESERVE/UNRESERVE only address space;
  * MAP/UNMAP put physical handles into address space (not counted twice: VMM memory is
@@ -179,7 +208,7 @@ enum vt_kind {
 
 #define VT_SPACES(X) \
     X(NONE) X(DEVICE) X(MANAGED) X(HOST) X(HOSTREG) X(VMM_HANDLE) X(VMM_VA) X(VA_RANGE) \
-    X(MODULE) X(LIBRARY) X(CONTEXT)
+    X(MODULE) X(LIBRARY) X(CONTEXT) X(TENSOR)
 enum vt_space {
 #define VT_SPACE_ENUM(s) VT_SPACE_##s,
     VT_SPACES(VT_SPACE_ENUM)

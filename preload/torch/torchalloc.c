@@ -1,0 +1,363 @@
+/* torchalloc.c — the C side of the allocator tracker: finds PyTorch's live caching allocator
+ * from libc10_cuda.so's own .symtab, checks it (vtable, method, TraceEntry layout), attaches
+ * through bridge.cpp, self-checks the first segment and records each tensor ALLOC / FREE.
+ * The segment hooks call vt__torch_segment; see torchalloc.h and docs/torch-allocator.md. */
+#include "torchalloc.h"
+
+#include <elf.h>
+#include <fcntl.h>
+#include <link.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../core.h"
+
+/* ---- layouts --------------------------------------------------------------------------- */
+static const struct {
+    const char *mangled, *ns;
+} g_layouts[] = {{"", "none"},
+#define VT_TORCH_LAYOUT_ROW(id, mangled, ns, rel) {mangled, ns},
+                 VT_TORCH_LAYOUTS(VT_TORCH_LAYOUT_ROW)
+#undef VT_TORCH_LAYOUT_ROW
+};
+enum { N_LAYOUTS = sizeof g_layouts / sizeof g_layouts[0] };
+
+int vt__torch_layout_of(const char *mangled)
+{
+    size_t np = strlen(VT_TORCH_SYM_ATTACH_PREFIX);
+    if (!mangled || strncmp(mangled, VT_TORCH_SYM_ATTACH_PREFIX, np))
+        return VT_TORCH_LAYOUT_NONE;
+    for (int i = 1; i < N_LAYOUTS; i++)
+        if (!strcmp(mangled + np, g_layouts[i].mangled))
+            return i;
+    return VT_TORCH_LAYOUT_NONE;
+}
+
+const char *vt__torch_layout_name(int layout)
+{
+    return layout > 0 && layout < N_LAYOUTS ? g_layouts[layout].ns : "unknown";
+}
+
+/* ---- the ELF file's .symtab -------------------------------------------------------------- */
+static int in_file(uint64_t off, uint64_t len, uint64_t size)
+{
+    return off <= size && len <= size - off;
+}
+
+int vt__torch_read_symtab(const char *path, uint64_t base, vt__torch_syms *out, char *why,
+                          size_t whylen)
+{
+    memset(out, 0, sizeof *out);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(why, whylen, "cannot open %s", path);
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) < 0 || st.st_size < (off_t)sizeof(Elf64_Ehdr)) {
+        close(fd);
+        snprintf(why, whylen, "%s: not an ELF file", path);
+        return -1;
+    }
+    uint64_t size = (uint64_t)st.st_size;
+    const unsigned char *m = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (m == MAP_FAILED) {
+        snprintf(why, whylen, "%s: cannot map", path);
+        return -1;
+    }
+    int rc = -1;
+    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)m;
+    const Elf64_Shdr *sh = NULL;
+    if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+        eh->e_shentsize != sizeof(Elf64_Shdr) ||
+        !in_file(eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr), size)) {
+        snprintf(why, whylen, "%s: not a 64-bit ELF file", path);
+        goto out;
+    }
+    sh = (const Elf64_Shdr *)(m + eh->e_shoff);
+    const Elf64_Shdr *symtab = NULL;
+    for (unsigned i = 0; i < eh->e_shnum; i++)
+        if (sh[i].sh_type == SHT_SYMTAB)
+            symtab = &sh[i];
+    if (!symtab || symtab->sh_link >= eh->e_shnum || symtab->sh_entsize != sizeof(Elf64_Sym) ||
+        !in_file(symtab->sh_offset, symtab->sh_size, size)) {
+        snprintf(why, whylen, "%s has no .symtab (stripped)", path);
+        goto out;
+    }
+    const Elf64_Shdr *strtab = &sh[symtab->sh_link];
+    if (!in_file(strtab->sh_offset, strtab->sh_size, size)) {
+        snprintf(why, whylen, "%s: bad string table", path);
+        goto out;
+    }
+    const Elf64_Sym *syms = (const Elf64_Sym *)(m + symtab->sh_offset);
+    const char *strs = (const char *)(m + strtab->sh_offset);
+    uint64_t nsyms = symtab->sh_size / sizeof(Elf64_Sym), nstr = strtab->sh_size;
+    uint64_t adj = eh->e_type == ET_DYN ? base : 0;
+    for (uint64_t i = 0; i < nsyms; i++) {
+        const Elf64_Sym *s = &syms[i];
+        if (!s->st_name || s->st_name >= nstr || !s->st_value || s->st_shndx == SHN_UNDEF)
+            continue;
+        const char *name = strs + s->st_name;
+        if (!memchr(name, '\0', nstr - s->st_name))
+            continue;
+        if (!strcmp(name, VT_TORCH_SYM_ALLOCATOR)) {
+            out->allocator = adj + s->st_value;
+        } else if (!strcmp(name, VT_TORCH_SYM_VTABLE)) {
+            out->vtable = adj + s->st_value;
+            out->vtable_size = s->st_size;
+        } else if (!strncmp(name, VT_TORCH_SYM_ATTACH_PREFIX, strlen(VT_TORCH_SYM_ATTACH_PREFIX))) {
+            int layout = vt__torch_layout_of(name);
+            if (!out->attach || (layout && !out->layout)) { /* a known layout wins */
+                out->attach = adj + s->st_value;
+                out->layout = layout;
+                snprintf(out->attach_name, sizeof out->attach_name, "%s", name);
+            }
+        }
+    }
+    if (!out->allocator || !out->vtable || !out->attach)
+        snprintf(why, whylen, "%s: no %s in .symtab", path,
+                 !out->allocator ? "c10::cuda::CUDACachingAllocator::allocator"
+                 : !out->vtable  ? "vtable for NativeCachingAllocator"
+                                 : "NativeCachingAllocator::attachAllocatorTraceTracker");
+    else
+        rc = 0;
+out:
+    munmap((void *)m, size);
+    return rc;
+}
+
+long vt__torch_find_slot(const uint64_t *vtable, uint64_t size, uint64_t vptr, uint64_t fn,
+                         char *why, size_t whylen)
+{
+    if (vptr != (uint64_t)(uintptr_t)(vtable + 2)) {
+        snprintf(why, whylen, "the allocator's vtable is %#llx, not NativeCachingAllocator's %#llx",
+                 (unsigned long long)vptr, (unsigned long long)(uintptr_t)(vtable + 2));
+        return -1;
+    }
+    uint64_t n = size / 8;
+    for (uint64_t i = 2; i < n; i++)
+        if (vtable[i] == fn)
+            return (long)(i - 2);
+    snprintf(why, whylen, "attachAllocatorTraceTracker is not in NativeCachingAllocator's vtable");
+    return -1;
+}
+
+int vt__torch_check(int action, uint64_t addr, uint64_t size, uint64_t expect_addr,
+                    uint64_t expect_size, int expect_map, char *why, size_t whylen)
+{
+    int ok;
+    if (action == VT_TORCH_SEGMENT_ALLOC)
+        ok = !expect_map && addr == expect_addr && size == expect_size;
+    else if (action == VT_TORCH_SEGMENT_MAP)
+        ok = expect_map && expect_addr >= addr && expect_size <= size &&
+             expect_addr + expect_size == addr + size;
+    else
+        ok = 0;
+    if (!ok)
+        snprintf(why, whylen,
+                 "the tracker's first segment (action %d, %#llx, %llu bytes) is not the one the "
+                 "hook recorded (%s %#llx, %llu bytes)",
+                 action, (unsigned long long)addr, (unsigned long long)size,
+                 expect_map ? "map" : "alloc", (unsigned long long)expect_addr,
+                 (unsigned long long)expect_size);
+    return ok;
+}
+
+/* ---- state ----------------------------------------------------------------------------------- */
+static _Atomic int g_state = VT_TORCH_IDLE;
+static _Atomic int g_claimed; /* one thread attaches, once */
+static char g_reason[512];
+static __thread uint64_t t_seg_addr, t_seg_size;
+static __thread int t_seg_map, t_checker, t_unconfirmed;
+static _Atomic uint64_t g_dropped; /* events of other threads while the check was pending */
+
+int vt__torch_state(void)
+{
+    return atomic_load(&g_state);
+}
+
+const char *vt__torch_reason(void)
+{
+    return atomic_load(&g_state) == VT_TORCH_REFUSED ? g_reason : "";
+}
+
+void vt__torch_reset(void)
+{
+    atomic_store(&g_state, VT_TORCH_IDLE);
+    atomic_store(&g_claimed, 0);
+    atomic_store(&g_dropped, 0);
+    g_reason[0] = '\0';
+    t_seg_addr = t_seg_size = 0;
+    t_seg_map = t_checker = t_unconfirmed = 0;
+}
+
+static void note(int code, uint64_t detail)
+{
+    vt__event ev = {VT_API_torchTrackerNote, 0, -1, detail, (uint64_t)code, 0, 0, 0, 0};
+    vt__record_alloc(&ev);
+}
+
+/* refuse: stop for good, say why once on stderr (unless quiet: an expected other backend) and
+ * in the trace. */
+static void refuse(int code, const char *why, int quiet)
+{
+    int prev = atomic_exchange(&g_state, VT_TORCH_REFUSED);
+    if (prev == VT_TORCH_REFUSED)
+        return;
+    snprintf(g_reason, sizeof g_reason, "%s", why);
+    if (!quiet)
+        fprintf(stderr,
+                "vramtrace: not using PyTorch's allocator tracker: %s; tensors are not "
+                "recorded, segments are (segment mode)\n",
+                why);
+    note(code, 0);
+}
+
+/* find_c10: dl_iterate_phdr callback: the loaded libc10_cuda.so's path and base. */
+struct found {
+    char path[4096];
+    uint64_t base;
+};
+static int find_c10(struct dl_phdr_info *info, size_t sz, void *data)
+{
+    (void)sz;
+    const char *name = info->dlpi_name, *slash = name ? strrchr(name, '/') : NULL;
+    const char *base = slash ? slash + 1 : name;
+    if (!base || strncmp(base, "libc10_cuda.so", 14))
+        return 0;
+    struct found *f = data;
+    snprintf(f->path, sizeof f->path, "%s", name);
+    f->base = info->dlpi_addr;
+    return 1;
+}
+
+/* try_attach: the whole attach, on the thread whose cudaMalloc the allocator is making. */
+static void try_attach(void)
+{
+    char why[700];
+    struct found f = {"", 0};
+    if (!dl_iterate_phdr(find_c10, &f)) {
+        /* no PyTorch in this process (yet): try again at the next segment */
+        atomic_store(&g_claimed, 0);
+        return;
+    }
+    vt__torch_syms s;
+    if (vt__torch_read_symtab(f.path, f.base, &s, why, sizeof why) < 0) {
+        refuse(VT_TRACKER_NO_SYMBOL, why, 0);
+        return;
+    }
+    if (!s.layout) {
+        snprintf(why, sizeof why, "unknown TraceEntry layout in %s", s.attach_name);
+        refuse(VT_TRACKER_UNKNOWN_LAYOUT, why, 0);
+        return;
+    }
+    void *obj = atomic_load((void *_Atomic *)(uintptr_t)s.allocator);
+    if (!obj) {
+        refuse(VT_TRACKER_NO_ALLOCATOR, "c10::cuda::CUDACachingAllocator::allocator is null", 0);
+        return;
+    }
+    long slot = vt__torch_find_slot((const uint64_t *)(uintptr_t)s.vtable, s.vtable_size,
+                                    *(const uint64_t *)obj, s.attach, why, sizeof why);
+    if (slot < 0) {
+        /* the cudaMallocAsync backend (--tensors) records every tensor already: quiet */
+        refuse(VT_TRACKER_OTHER_ALLOCATOR, why, 1);
+        return;
+    }
+    t_checker = 1;
+    t_unconfirmed = 1;
+    atomic_store(&g_state, VT_TORCH_CHECKING);
+    void *method = (void *)(uintptr_t)((const uint64_t *)(uintptr_t)s.vtable)[2 + slot];
+    vt__torch_bridge_attach(obj, method);
+    note(VT_TRACKER_ATTACHED, (uint64_t)s.layout);
+}
+
+void vt__torch_segment(uint64_t addr, uint64_t size, int map)
+{
+    int st = atomic_load_explicit(&g_state, memory_order_acquire);
+    if (VT__LIKELY(st == VT_TORCH_ACTIVE || st == VT_TORCH_REFUSED))
+        return;
+    if (st == VT_TORCH_CHECKING && t_checker && !map && t_unconfirmed) {
+        /* two segments and no tracker event between them: the tracker does not see them */
+        refuse(VT_TRACKER_NO_SEGMENT, "the tracker did not report the segment the hook recorded",
+               0);
+        return;
+    }
+    t_seg_addr = addr;
+    t_seg_size = size;
+    t_seg_map = map;
+    if (st == VT_TORCH_IDLE && !atomic_exchange(&g_claimed, 1))
+        try_attach();
+}
+
+/* ---- the callback ------------------------------------------------------------------------- */
+static void record(const vt__torch_entry *e)
+{
+    uint16_t api;
+    switch (e->action) {
+    case VT_TORCH_ALLOC:
+        api = VT_API_torchAlloc;
+        break;
+    case VT_TORCH_FREE_COMPLETED:
+        api = VT_API_torchFree;
+        break;
+    case VT_TORCH_SEGMENT_ALLOC:
+        api = VT_API_torchSegmentAlloc;
+        break;
+    case VT_TORCH_SEGMENT_FREE:
+        api = VT_API_torchSegmentFree;
+        break;
+    case VT_TORCH_SEGMENT_MAP:
+        api = VT_API_torchSegmentMap;
+        break;
+    case VT_TORCH_SEGMENT_UNMAP:
+        api = VT_API_torchSegmentUnmap;
+        break;
+    case VT_TORCH_OOM:
+        api = VT_API_torchOom;
+        break;
+    default:
+        return; /* FREE_REQUESTED, SNAPSHOT: no change of memory */
+    }
+    vt__event ev = {api, 0, e->device, e->addr, e->size, e->stream, 0, 0, 0};
+    if (api == VT_API_torchFree)
+        vt__record_free(&ev);
+    else
+        vt__record_alloc(&ev);
+}
+
+void vt__torch_on_entry(const vt__torch_entry *e)
+{
+    int st = atomic_load_explicit(&g_state, memory_order_acquire);
+    if (st != VT_TORCH_ACTIVE && st != VT_TORCH_CHECKING)
+        return;
+    int rec = vt__enter(); /* nothing our recording does is recorded again */
+    if (e->action < VT_TORCH_ALLOC || e->action > VT_TORCH_OOM) {
+        char why[96];
+        snprintf(why, sizeof why, "the tracker reported action %d", e->action);
+        refuse(VT_TRACKER_BAD_ENTRY, why, 0);
+    } else if (st == VT_TORCH_CHECKING) {
+        int seg = e->action == VT_TORCH_SEGMENT_ALLOC || e->action == VT_TORCH_SEGMENT_MAP;
+        if (!t_checker || !seg) {
+            atomic_fetch_add(&g_dropped, 1); /* another thread, before the check: not trusted */
+        } else {
+            char why[400];
+            if (vt__torch_check(e->action, e->addr, e->size, t_seg_addr, t_seg_size, t_seg_map, why,
+                                sizeof why)) {
+                t_unconfirmed = 0;
+                atomic_store(&g_state, VT_TORCH_ACTIVE);
+                if (rec)
+                    record(e);
+            } else {
+                refuse(VT_TRACKER_SEGMENT_MISMATCH, why, 0);
+            }
+        }
+    } else if (rec) {
+        record(e);
+    }
+    vt__leave();
+}
