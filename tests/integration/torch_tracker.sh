@@ -1,0 +1,72 @@
+#!/bin/sh
+# torch_tracker.sh — the allocator tracker under `vramtrace run` on the fake libc10_cuda.so:
+# both known TraceEntry layouts give one ALLOC / FREE per tensor with stacks, and peaks
+# allocated and reserved equal to the fake allocator's own counters (mode tensor+segment);
+# an unknown layout, a lying first segment and another backend fall back to segment mode
+# (reserved still exact), say why (stderr, except the other backend, and a trace note), and
+# the program's own results never change.
+set -u
+export LD_LIBRARY_PATH="$FAKE"
+P="$BUILD/tests/prog/torch_prog"
+fail() { echo "torch_tracker: $*"; exit 1; }
+
+# check NAME VARIANT WANT_MODE WANT_NOTE_CODE WANT_NOTE_DETAIL [ENV...]: one traced run, checked
+check() {
+    name=$1 variant=$2 mode=$3 code=$4 detail=$5
+    shift 5
+    lib="$FAKE/c10/$variant/libc10_cuda.so"
+    env "$@" "$P" "$lib" >"$name.plain" 2>&1 || fail "$name: untraced run failed"
+    env "$@" "$VT" run -q -o "$name.vt" -- "$P" "$lib" >"$name.out" 2>"$name.err" ||
+        { cat "$name.err"; fail "$name: traced run failed"; }
+    cmp -s "$name.plain" "$name.out" || fail "$name: the program's output changed under the tracer"
+    "$VT" report --json "$name.vt" >"$name.json" || fail "$name: report failed"
+    "$VT" dump "$name.vt" >"$name.jsonl" || fail "$name: dump failed"
+    python3 - "$name" "$mode" "$code" "$detail" <<'PYEOF' || fail "$name: trace differs from the fake's counters"
+import json, sys
+name, mode, code, detail = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+fake = json.loads(open(name + ".out").read().strip().splitlines()[-1])
+rep = json.load(open(name + ".json"))
+ev = [json.loads(l) for l in open(name + ".jsonl")]
+assert rep["mode"] == mode, (rep["mode"], mode)
+assert rep["peak"]["reserved_bytes"] == fake["peak_reserved"], (rep["peak"], fake)
+notes = [o for o in ev if o.get("api") == "torchTrackerNote"]
+# the last note is the outcome (a mismatch follows an ATTACHED note: it stops the tracker)
+assert 1 <= len(notes) <= 2 and notes[-1]["size"] == code and int(notes[-1]["addr"], 16) == detail, notes
+assert len(notes) == 1 or notes[0]["size"] == 1, notes
+assert all(o["layer"] == "allocator" for o in notes)
+allocs = [o for o in ev if o["type"] == "alloc" and o["api"] == "torchAlloc"]
+frees = [o for o in ev if o["type"] == "free" and o["api"] == "torchFree"]
+segs = [o for o in ev if o.get("api") == "torchSegmentAlloc"]
+mallocs = [o for o in ev if o["type"] == "alloc" and o["api"] == "cudaMalloc" and not o["failed"]]
+if mode == "tensor+segment":
+    assert rep["peak"]["allocated_bytes"] == fake["peak_allocated"], (rep["peak"], fake)
+    assert len(allocs) == fake["allocs"] and len(frees) == fake["frees"], (len(allocs), len(frees), fake)
+    assert all(o["layer"] == "allocator" and o["stack_id"] for o in allocs)
+    # the allocating call site is on the stack, as for every other event
+    named = [o for o in allocs if any(f.get("symbol") == "torch_prog_step" for f in o["stack"])]
+    assert named, "no tensor stack names torch_prog_step"
+    # the tracker's segments are the hook's segments, one for one
+    assert sorted((o["addr"], o["size"]) for o in segs) == sorted((o["addr"], o["size"]) for o in mallocs)
+else:
+    assert not allocs and not frees and not segs, (len(allocs), len(frees), len(segs))
+PYEOF
+}
+
+check cda cda tensor+segment 1 1
+check cca cca tensor+segment 1 2
+grep -q "allocator tracker" cda.err cca.err && fail "an attached tracker printed a warning"
+
+check odd odd segment 4 0
+grep -q "unknown TraceEntry layout" odd.err || { cat odd.err; fail "odd: no reason on stderr"; }
+[ "$(grep -c 'allocator tracker' odd.err)" = 1 ] || fail "odd: the reason is not said exactly once"
+
+check lie cda segment 7 0 FAKE_C10_LIE=1
+grep -q "not the one the hook recorded" lie.err || { cat lie.err; fail "lie: no reason on stderr"; }
+
+check async cda segment 5 0 FAKE_C10_BACKEND=async
+grep -q "allocator tracker" async.err && fail "async: the other backend is expected, not warned about"
+
+# the tracker off the table entirely: no libc10_cuda.so in the process -> no note, plain segments
+"$VT" run -q -o none.vt -- "$BUILD/tests/prog/rt_cases" basic >/dev/null 2>&1 || fail "rt_cases basic failed"
+"$VT" dump none.vt | grep -q torchTrackerNote && fail "a process without PyTorch got a tracker note"
+exit 0
