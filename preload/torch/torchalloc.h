@@ -20,9 +20,9 @@ void vt__torch_segment(uint64_t addr, uint64_t size, int map);
  * Every listed layout begins with the same 48 bytes (vt__torch_entry below). */
 #define VT_TORCH_LAYOUTS(X)                                                                        \
     X(CDA, "St8functionIFvRKNS_22CachingDeviceAllocator10TraceEntryEEE",                           \
-      "c10::CachingDeviceAllocator::TraceEntry", "2.9 and later")                                  \
+      "c10::CachingDeviceAllocator::TraceEntry", "2.10 or 2.11 and later")                         \
     X(CCA, "St8functionIFvRKNS1_10TraceEntryEEE", "c10::cuda::CUDACachingAllocator::TraceEntry",   \
-      "2.1 to 2.8")
+      "2.1 to 2.9")
 
 enum vt__torch_layout {
     VT_TORCH_LAYOUT_NONE = 0,
@@ -32,7 +32,7 @@ enum vt__torch_layout {
 };
 
 /* The prefix of TraceEntry common to every known layout (our own mirror; x86-64 / aarch64
- * Itanium ABI): action_ (an enum: int), device_ (int before 2.9, int8 DeviceIndex after: the
+ * Itanium ABI): action_ (an enum: int), device_ (int8 c10::DeviceIndex by 2.3, int before: the
  * low byte is read), addr_ (int64 / size_t; OOM: free bytes), context_ (shared_ptr, unread),
  * stream_ (cudaStream_t / void*), size_. */
 typedef struct vt__torch_entry {
@@ -51,8 +51,9 @@ _Static_assert(sizeof(vt__torch_entry) == 48, "TraceEntry prefix is 48 bytes");
 /* TraceEntry::Action values (the same in every known layout). */
 #define VT_TORCH_ACTIONS(X)                                                                        \
     X(ALLOC, 0)                                                                                    \
-    X(FREE_REQUESTED, 1) X(FREE_COMPLETED, 2) X(SEGMENT_ALLOC, 3) X(SEGMENT_FREE, 4)               \
-        X(SEGMENT_MAP, 5) X(SEGMENT_UNMAP, 6) X(SNAPSHOT, 7) X(OOM, 8)
+    X(FREE_REQUESTED, 1)                                                                           \
+    X(FREE_COMPLETED, 2) X(SEGMENT_ALLOC, 3) X(SEGMENT_FREE, 4) X(SEGMENT_MAP, 5)                  \
+        X(SEGMENT_UNMAP, 6) X(SNAPSHOT, 7) X(OOM, 8)
 enum vt__torch_action {
 #define VT_TORCH_ACTION_ENUM(name, v) VT_TORCH_##name = v,
     VT_TORCH_ACTIONS(VT_TORCH_ACTION_ENUM)

@@ -11,14 +11,16 @@ P="$BUILD/tests/prog/torch_prog"
 fail() { echo "torch_tracker: $*"; exit 1; }
 
 # check NAME VARIANT WANT_MODE WANT_NOTE_CODE WANT_NOTE_DETAIL [ENV...]: one traced run, checked
+# (ARGS: extra arguments of torch_prog, "steps threads")
 check() {
     name=$1 variant=$2 mode=$3 code=$4 detail=$5
     shift 5
     lib="$FAKE/c10/$variant/libc10_cuda.so"
-    env "$@" "$P" "$lib" >"$name.plain" 2>&1 || fail "$name: untraced run failed"
-    env "$@" "$VT" run -q -o "$name.vt" -- "$P" "$lib" >"$name.out" 2>"$name.err" ||
+    env "$@" "$P" "$lib" ${ARGS:-} >"$name.plain" 2>&1 || fail "$name: untraced run failed"
+    env "$@" "$VT" run -q -o "$name.vt" -- "$P" "$lib" ${ARGS:-} >"$name.out" 2>"$name.err" ||
         { cat "$name.err"; fail "$name: traced run failed"; }
-    cmp -s "$name.plain" "$name.out" || fail "$name: the program's output changed under the tracer"
+    # single-threaded runs are deterministic: the tracer must not change what the program sees
+    [ -n "${ARGS:-}" ] || cmp -s "$name.plain" "$name.out" || fail "$name: the program's output changed under the tracer"
     "$VT" report --json "$name.vt" >"$name.json" || fail "$name: report failed"
     "$VT" dump "$name.vt" >"$name.jsonl" || fail "$name: dump failed"
     python3 - "$name" "$mode" "$code" "$detail" <<'PYEOF' || fail "$name: trace differs from the fake's counters"
@@ -37,7 +39,9 @@ assert all(o["layer"] == "allocator" for o in notes)
 allocs = [o for o in ev if o["type"] == "alloc" and o["api"] == "torchAlloc"]
 frees = [o for o in ev if o["type"] == "free" and o["api"] == "torchFree"]
 segs = [o for o in ev if o.get("api") == "torchSegmentAlloc"]
+maps = [o for o in ev if o.get("api") == "torchSegmentMap"]
 mallocs = [o for o in ev if o["type"] == "alloc" and o["api"] == "cudaMalloc" and not o["failed"]]
+creates = [o for o in ev if o["type"] == "alloc" and o["api"] == "cuMemCreate" and not o["failed"]]
 if mode == "tensor+segment":
     assert rep["peak"]["allocated_bytes"] == fake["peak_allocated"], (rep["peak"], fake)
     assert len(allocs) == fake["allocs"] and len(frees) == fake["frees"], (len(allocs), len(frees), fake)
@@ -47,8 +51,10 @@ if mode == "tensor+segment":
     assert named, "no tensor stack names torch_prog_step"
     # the tracker's segments are the hook's segments, one for one
     assert sorted((o["addr"], o["size"]) for o in segs) == sorted((o["addr"], o["size"]) for o in mallocs)
+    # expandable segments: the mapped ranges add up to the physical chunks created
+    assert sum(o["size"] for o in maps) == sum(o["size"] for o in creates), (len(maps), len(creates))
 else:
-    assert not allocs and not frees and not segs, (len(allocs), len(frees), len(segs))
+    assert not allocs and not frees and not segs and not maps, (len(allocs), len(frees), len(segs))
 PYEOF
 }
 
@@ -56,12 +62,21 @@ check cda cda tensor+segment 1 1
 check cca cca tensor+segment 1 2
 grep -q "allocator tracker" cda.err cca.err && fail "an attached tracker printed a warning"
 
+# expandable segments (cuMemMap chunks, SEGMENT_MAP self-check); 4 threads sharing the allocator
+check exp cda tensor+segment 1 1 FAKE_C10_EXPANDABLE=1
+grep -q "allocator tracker" exp.err && fail "exp: an attached tracker printed a warning"
+ARGS="3 4" check thr cca tensor+segment 1 2
+ARGS="3 4" check thrx cda tensor+segment 1 1 FAKE_C10_EXPANDABLE=1
+
 check odd odd segment 4 0
 grep -q "unknown TraceEntry layout" odd.err || { cat odd.err; fail "odd: no reason on stderr"; }
 [ "$(grep -c 'allocator tracker' odd.err)" = 1 ] || fail "odd: the reason is not said exactly once"
 
 check lie cda segment 7 0 FAKE_C10_LIE=1
 grep -q "not the one the hook recorded" lie.err || { cat lie.err; fail "lie: no reason on stderr"; }
+
+check lie2 cda segment 7 0 FAKE_C10_LIE=1 FAKE_C10_EXPANDABLE=1
+grep -q "not the one the hook recorded" lie2.err || { cat lie2.err; fail "lie2: no reason on stderr"; }
 
 check async cda segment 5 0 FAKE_C10_BACKEND=async
 grep -q "allocator tracker" async.err && fail "async: the other backend is expected, not warned about"

@@ -2,9 +2,10 @@
  * loads it with dlopen (as Python loads torch), then "trains": parameters, three steps of
  * forward activations / backward gradients / optimizer state, frees, empty_cache. Prints the
  * fake allocator's own counters as one JSON line for tests/integration/torch_tracker.sh.
- * usage: torch_prog LIBC10_CUDA.SO [steps] */
+ * usage: torch_prog LIBC10_CUDA.SO [steps] [threads]: each thread trains its own model. */
 #include <dlfcn.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -49,13 +50,40 @@ void torch_prog_step(int np, void **state, int step)
         t_free(grads[i]);
 }
 
+enum { NP = 16 };
+static int g_steps;
+static pthread_barrier_t g_start; /* threads begin together, so their tensors interleave */
+static int g_threaded;
+
+/* torch_prog_train: parameters, g_steps steps, everything freed; a thread's body. */
+void *torch_prog_train(void *arg)
+{
+    (void)arg;
+    void *params[NP], *state[NP];
+    if (g_threaded)
+        pthread_barrier_wait(&g_start);
+    for (int i = 0; i < NP; i++)
+        params[i] = tensor(((size_t)i + 1) * 123457);
+    for (int s = 0; s < g_steps; s++)
+        torch_prog_step(NP, state, s);
+    for (int i = 0; i < NP; i++) {
+        if (g_steps > 0)
+            t_free(state[i]);
+        t_free(params[i]);
+    }
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
         fprintf(stderr, "usage: torch_prog LIBC10_CUDA.SO [steps]\n");
         return 2;
     }
-    int steps = argc > 2 ? atoi(argv[2]) : 3;
+    g_steps = argc > 2 ? atoi(argv[2]) : 3;
+    int nthreads = argc > 3 ? atoi(argv[3]) : 1;
+    if (nthreads < 1 || nthreads > 16)
+        return 2;
     void *h = dlopen(argv[1], RTLD_NOW | RTLD_GLOBAL);
     if (!h) {
         fprintf(stderr, "torch_prog: %s\n", dlerror());
@@ -67,15 +95,17 @@ int main(int argc, char **argv)
     stats_fn stats = (stats_fn)dlsym(h, "fake_c10_stats");
     if (!t_alloc || !t_free || !empty || !stats)
         return 2;
-    enum { NP = 16 };
-    void *params[NP], *state[NP];
-    for (int i = 0; i < NP; i++)
-        params[i] = tensor(((size_t)i + 1) * 123457);
-    for (int s = 0; s < steps; s++)
-        torch_prog_step(NP, state, s);
-    for (int i = 0; i < NP; i++) {
-        t_free(state[i]);
-        t_free(params[i]);
+    if (nthreads == 1) {
+        torch_prog_train(NULL);
+    } else {
+        pthread_t th[16];
+        g_threaded = 1;
+        pthread_barrier_init(&g_start, NULL, (unsigned)nthreads);
+        for (int i = 0; i < nthreads; i++)
+            if (pthread_create(&th[i], NULL, torch_prog_train, NULL))
+                return 2;
+        for (int i = 0; i < nthreads; i++)
+            pthread_join(th[i], NULL);
     }
     uint64_t st[6];
     stats(st);

@@ -3,13 +3,15 @@
 // reachable the way PyTorch's is (the exported `allocator` atomic, a NativeCachingAllocator
 // class with an attachAllocatorTraceTracker virtual) and calling its trackers for each action.
 // Written from the public description of the mechanism; no PyTorch code. One build per layout:
-//   FAKE_C10_LAYOUT_cda  TraceEntry in c10::CachingDeviceAllocator (PyTorch 2.9+ naming)
-//   FAKE_C10_LAYOUT_cca  TraceEntry in c10::cuda::CUDACachingAllocator (2.1 to 2.8 naming)
+//   FAKE_C10_LAYOUT_cda  TraceEntry in c10::CachingDeviceAllocator (PyTorch 2.10/2.11+ naming)
+//   FAKE_C10_LAYOUT_cca  TraceEntry in c10::cuda::CUDACachingAllocator (2.1 to 2.9 naming)
 //   FAKE_C10_LAYOUT_odd  TraceEntry in a namespace no release uses (must be refused)
 // Environment: FAKE_C10_BACKEND=async (the allocator object is another class: per-tensor
 // cudaMalloc, like the cudaMallocAsync backend), FAKE_C10_LIE=1 (SEGMENT_ALLOC reports an
 // address 512 bytes off), FAKE_C10_MEM_FRACTION=BYTES (an allocator-level limit: OOM with no
-// failed CUDA call).
+// failed CUDA call), FAKE_C10_EXPANDABLE=1 (segments are 2 MiB physical chunks mapped one
+// by one into one reserved range, reported as SEGMENT_MAP / SEGMENT_UNMAP, like expandable
+// segments; the driver functions come from cudaGetDriverEntryPointByVersion).
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
@@ -21,8 +23,13 @@
 #include <string>
 #include <vector>
 
-extern "C" int cudaMalloc(void **p, size_t n);
-extern "C" int cudaFree(void *p);
+extern "C" {
+#include "../../../preload/cuda_abi.h"
+int cudaMalloc(void **p, size_t n);
+int cudaFree(void *p);
+int cudaGetDriverEntryPointByVersion(const char *sym, void **fn, unsigned version,
+                                     unsigned long long flags, int *status);
+}
 
 #define FAKE_API __attribute__((visibility("default")))
 
@@ -120,6 +127,86 @@ struct counters {
 static counters g_stats;
 static std::recursive_mutex g_mutex;
 
+// The driver's VMM functions, fetched the way PyTorch 2.8+ does (through the runtime).
+struct vmm {
+    CUresult (*reserve)(CUdeviceptr *, size_t, size_t, CUdeviceptr, unsigned long long) = nullptr;
+    CUresult (*create)(CUmemGenericAllocationHandle *, size_t, const CUmemAllocationProp *,
+                       unsigned long long) = nullptr;
+    CUresult (*map)(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle,
+                    unsigned long long) = nullptr;
+    CUresult (*set_access)(CUdeviceptr, size_t, const CUmemAccessDesc *, size_t) = nullptr;
+    CUresult (*unmap)(CUdeviceptr, size_t) = nullptr;
+    CUresult (*release)(CUmemGenericAllocationHandle) = nullptr;
+    CUdeviceptr base = 0, next = 0;
+    std::map<CUdeviceptr, CUmemGenericAllocationHandle> chunks; // mapped 2 MiB chunks
+    template <class F> bool get(const char *name, F &f)
+    {
+        void *p = nullptr;
+        int st = 1;
+        if (cudaGetDriverEntryPointByVersion(name, &p, 12000, 0, &st) != 0 || st != 0 || !p)
+            return false;
+        f = reinterpret_cast<F>(p);
+        return true;
+    }
+    bool init()
+    {
+        if (base)
+            return true;
+        cudaFree(nullptr); // the context
+        if (!get("cuMemAddressReserve", reserve) || !get("cuMemCreate", create) ||
+            !get("cuMemMap", map) || !get("cuMemSetAccess", set_access) ||
+            !get("cuMemUnmap", unmap) || !get("cuMemRelease", release))
+            return false;
+        if (reserve(&base, 64ull << 30, 2u << 20, 0, 0) != 0)
+            return false;
+        next = base;
+        return true;
+    }
+    static constexpr size_t CHUNK = 2u << 20;
+    // grow: maps size bytes (a multiple of CHUNK) at the range's end, chunk by chunk
+    CUdeviceptr grow(size_t size)
+    {
+        if (!init())
+            return 0;
+        CUdeviceptr at = next;
+        for (size_t off = 0; off < size; off += CHUNK) {
+            CUmemAllocationProp prop{};
+            prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+            prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+            prop.location.id = 0;
+            CUmemGenericAllocationHandle h = 0;
+            if (create(&h, CHUNK, &prop, 0) != 0) {
+                shrink(at, off);
+                return 0;
+            }
+            map(at + off, CHUNK, 0, h, 0);
+            CUmemAccessDesc d{};
+            d.location = prop.location;
+            d.flags = 3;
+            set_access(at + off, CHUNK, &d, 1);
+            chunks[at + off] = h;
+        }
+        next = at + size;
+        return at;
+    }
+    void shrink(CUdeviceptr at, size_t size)
+    {
+        for (size_t off = 0; off < size; off += CHUNK) {
+            auto it = chunks.find(at + off);
+            if (it == chunks.end())
+                continue;
+            unmap(at + off, CHUNK);
+            release(it->second);
+            chunks.erase(it);
+        }
+    }
+};
+static vmm g_vmm;
+static bool expandable()
+{
+    return getenv("FAKE_C10_EXPANDABLE") && getenv("FAKE_C10_EXPANDABLE")[0] == '1';
+}
+
 namespace Native
 {
 // Tensors live in blocks; a segment is one cudaMalloc, split into blocks. Requests round up to
@@ -160,8 +247,13 @@ class NativeCachingAllocator final : public CUDAAllocator
         for (auto it = segments_.begin(); it != segments_.end();) {
             auto b = blocks_.find(it->first);
             if (b != blocks_.end() && b->second.free && b->second.size == it->second) {
-                cudaFree(reinterpret_cast<void *>(it->first));
-                trace(TraceEntry::SEGMENT_FREE, it->first, it->second);
+                if (expandable()) {
+                    g_vmm.shrink(it->first, it->second);
+                    trace(TraceEntry::SEGMENT_UNMAP, it->first, it->second);
+                } else {
+                    cudaFree(reinterpret_cast<void *>(it->first));
+                    trace(TraceEntry::SEGMENT_FREE, it->first, it->second);
+                }
                 g_stats.reserved -= it->second;
                 blocks_.erase(b);
                 it = segments_.erase(it);
@@ -177,14 +269,21 @@ class NativeCachingAllocator final : public CUDAAllocator
         if (limit_ && g_stats.reserved + size > limit_)
             return false;
         void *p = nullptr;
-        if (cudaMalloc(&p, size) != 0 || !p)
+        if (expandable()) {
+            size = round_up(size, vmm::CHUNK);
+            p = reinterpret_cast<void *>(g_vmm.grow(size));
+            if (!p)
+                return false;
+        } else if (cudaMalloc(&p, size) != 0 || !p) {
             return false;
+        }
         uintptr_t a = reinterpret_cast<uintptr_t>(p);
         segments_[a] = size;
         blocks_[a] = block{size, 0, a, small, true};
         g_stats.reserve(size);
         static const bool lie = getenv("FAKE_C10_LIE") && getenv("FAKE_C10_LIE")[0] == '1';
-        trace(TraceEntry::SEGMENT_ALLOC, lie ? a + 512 : a, size);
+        trace(expandable() ? TraceEntry::SEGMENT_MAP : TraceEntry::SEGMENT_ALLOC, lie ? a + 512 : a,
+              size);
         return true;
     }
     std::map<uintptr_t, block>::iterator find_free(size_t size, bool small)
