@@ -81,6 +81,41 @@ grep -q "not the one the hook recorded" lie2.err || { cat lie2.err; fail "lie2: 
 check async cda segment 5 0 FAKE_C10_BACKEND=async
 grep -q "allocator tracker" async.err && fail "async: the other backend is expected, not warned about"
 
+# Python: a tensor allocated from Python (ctypes releases the GIL, as PyTorch's bindings do)
+# carries the Python frames of the allocating thread, read inside the tracker's callback
+. "$ROOT/tests/python/pythons.sh"
+cat >pyprog.py <<'PYEOF'
+import ctypes, sys
+lib = ctypes.CDLL(sys.argv[1], mode=ctypes.RTLD_GLOBAL)
+lib.fake_c10_malloc.restype, lib.fake_c10_malloc.argtypes = ctypes.c_void_p, [ctypes.c_size_t]
+lib.fake_c10_free.argtypes = [ctypes.c_void_p]
+def forward_layer(n):
+    return lib.fake_c10_malloc(n)  # ALLOC-SITE
+def train():
+    w = [lib.fake_c10_malloc(1000003 + i) for i in range(4)]
+    a = forward_layer(2222221)
+    lib.fake_c10_free(a)
+    for p in w:
+        lib.fake_c10_free(p)
+train()
+PYEOF
+vt_pythons | while read -r prefix mm; do
+    rm -f py.vt
+    "$VT" run -q -o py.vt -- "$prefix/bin/python$mm" pyprog.py "$FAKE/c10/cda/libc10_cuda.so" >py.log 2>&1 ||
+        { cat py.log; fail "python $mm: traced run failed"; }
+    "$VT" dump py.vt >py.jsonl || fail "python $mm: dump failed"
+    python3 - "$mm" <<'PYEOF' || fail "python $mm: the tensor's Python frames are wrong"
+import json, sys
+line = [i + 1 for i, l in enumerate(open("pyprog.py")) if "ALLOC-SITE" in l][0]
+ev = [json.loads(l) for l in open("py.jsonl")]
+t = [o for o in ev if o.get("api") == "torchAlloc" and o["size"] == 2222221]
+assert len(t) == 1, len(t)
+py = [(f["function"], f["line"]) for f in t[0]["stack"] if f["kind"] == "python"]
+assert py[:2] == [("forward_layer", line), ("train", line + 3)], py
+assert sum(o.get("api") == "torchAlloc" for o in ev) == 5 and sum(o.get("api") == "torchFree" for o in ev) == 5
+PYEOF
+done || exit 1
+
 # the tracker off the table entirely: no libc10_cuda.so in the process -> no note, plain segments
 "$VT" run -q -o none.vt -- "$BUILD/tests/prog/rt_cases" basic >/dev/null 2>&1 || fail "rt_cases basic failed"
 "$VT" dump none.vt | grep -q torchTrackerNote && fail "a process without PyTorch got a tracker note"

@@ -20,10 +20,14 @@
 
 static char g_dir[512];
 
+/* fake_lib: the fake libc10_cuda.so of a layout, under $BUILD/fakecuda (or, for the
+ * sanitizer build in $BUILD = build/asan, the plain build's one level up). */
 static const char *fake_lib(const char *variant, char *buf, size_t len)
 {
     const char *b = getenv("BUILD");
     snprintf(buf, len, "%s/fakecuda/c10/%s/libc10_cuda.so", b ? b : "build", variant);
+    if (access(buf, R_OK) != 0)
+        snprintf(buf, len, "%s/../fakecuda/c10/%s/libc10_cuda.so", b ? b : "build", variant);
     return buf;
 }
 
