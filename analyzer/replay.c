@@ -161,6 +161,10 @@ typedef struct state {
     /* half the sizes of the parameters (allocated at init): a 16-bit copy of a weight */
     uint64_t *half;
     size_t nhalf, caphalf;
+    /* cuMemMap chunks (VA, handle) since the allocator tracker's last SEGMENT_MAP: which
+     * physical handles that segment is made of */
+    struct { uint64_t va, handle; } maps[4096];
+    unsigned nmaps;
 } state;
 
 /* halfset_add / halfset_has: a small open-addressing set of sizes (0 = empty). */
@@ -233,7 +237,7 @@ static stack_facts facts_of(state *s, uint32_t id)
 }
 
 /* event_phase: the phase of an allocation (from its stack) and the thread's current phase. */
-enum { EF_LOSS = 1, EF_TO_COPY = 2 };
+enum { EF_LOSS = 1, EF_TO_COPY = 2, EF_TORCH_SEG = 4 };
 
 static uint8_t event_phase(state *s, const reader_event *ev, int is_alloc, uint8_t *loss)
 {
@@ -291,7 +295,8 @@ static live_item item_of(const entry *e)
                        .phase_free = PHASE_COUNT,
                        .loss_site = (uint8_t)((e->flags & EF_LOSS) != 0),
                        .tensor_api = e->level == L_TENSOR || e->level == L_INNER,
-                       .to_copy = (uint8_t)((e->flags & EF_TO_COPY) != 0)};
+                       .to_copy = (uint8_t)((e->flags & EF_TO_COPY) != 0),
+                       .torch_segment = (uint8_t)((e->flags & EF_TORCH_SEG) != 0)};
 }
 
 /* snapshot_oom: copies the live set at the first failure of an OOM (replacing an earlier,
@@ -373,6 +378,33 @@ typedef struct oom_track {
     uint8_t phase, emulated;
 } oom_track;
 
+/* mark_torch_segments: the allocator tracker reported a segment (SEGMENT_ALLOC: a cudaMalloc
+ * at addr; SEGMENT_MAP: the cuMemMap chunks mapped into [addr, addr + size) since the last one):
+ * flag the live segment entries as PyTorch's, so a snapshot counts them as its cache. */
+static void mark_torch_segments(state *s, const reader_event *ev)
+{
+    if (ev->api == VT_API_torchSegmentAlloc) {
+        entry *e = map_find(&s->live, ev->addr, VT_SPACE_DEVICE);
+        if (e && e->level == L_SEGMENT)
+            e->flags |= EF_TORCH_SEG;
+    } else if (ev->api == VT_API_torchSegmentMap) {
+        for (unsigned i = 0; i < s->nmaps; i++) {
+            if (s->maps[i].va < ev->addr || s->maps[i].va - ev->addr >= ev->size)
+                continue;
+            entry *e = map_find(&s->live, s->maps[i].handle, VT_SPACE_VMM_HANDLE);
+            if (e && e->level == L_SEGMENT)
+                e->flags |= EF_TORCH_SEG;
+        }
+        s->nmaps = 0;
+    } else if (ev->api == VT_API_cuMemMap && ev->has_aux) {
+        if (s->nmaps == sizeof s->maps / sizeof s->maps[0]) /* full: keep the newer half */
+            memmove(s->maps, s->maps + s->nmaps / 2, (s->nmaps - s->nmaps / 2) * sizeof s->maps[0]),
+                s->nmaps -= s->nmaps / 2;
+        s->maps[s->nmaps].va = ev->addr;
+        s->maps[s->nmaps++].handle = ev->aux;
+    }
+}
+
 static void apply_event(state *s, int is_alloc, const reader_event *ev, oom_track *ot)
 {
     replay_result *r = s->r;
@@ -381,6 +413,9 @@ static void apply_event(state *s, int is_alloc, const reader_event *ev, oom_trac
     unsigned space = (unsigned)reader_api_space(ev->api);
     if (is_alloc) {
         int lvl = level_of(ev->api);
+        if (!ev->failed && (ev->api == VT_API_torchSegmentAlloc || ev->api == VT_API_torchSegmentMap ||
+                            ev->api == VT_API_cuMemMap))
+            mark_torch_segments(s, ev);
         if (ev->failed) {
             {
                 r->n_failed++;
@@ -527,37 +562,88 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
     return 0;
 }
 
+/* cmp_item_addr: order of item indices by address (torch_cache). */
+static const live_item *g_sort_items;
+static int cmp_item_addr(const void *a, const void *b)
+{
+    uint64_t x = g_sort_items[*(const size_t *)a].addr, y = g_sort_items[*(const size_t *)b].addr;
+    return x < y ? -1 : x > y;
+}
+
+/* torch_cache (tensor+segment): each of PyTorch's segments in the snapshot keeps as its size
+ * only what the tensors inside it leave unused — the allocator's cache. Tensors are found in
+ * their cudaMalloc segment by address; the rest (expandable segments: the snapshot holds
+ * physical handles, not addresses) are taken from the handles in order. */
+static void torch_cache(replay_snapshot *snap)
+{
+    size_t *seg = malloc((snap->n + 1) * sizeof *seg), nseg = 0;
+    if (!seg)
+        return;
+    for (size_t i = 0; i < snap->n; i++)
+        if (snap->items[i].torch_segment && snap->items[i].space == VT_SPACE_DEVICE)
+            seg[nseg++] = i;
+    g_sort_items = snap->items;
+    qsort(seg, nseg, sizeof *seg, cmp_item_addr);
+    uint64_t *used = calloc(nseg + 1, sizeof *used), rest = 0;
+    if (!used) {
+        free(seg);
+        return;
+    }
+    for (size_t i = 0; i < snap->n; i++) {
+        const live_item *t = &snap->items[i];
+        if (t->space != VT_SPACE_TENSOR)
+            continue;
+        size_t lo = 0, hi = nseg; /* the last segment starting at or below the tensor */
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (snap->items[seg[mid]].addr <= t->addr)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        const live_item *sg = lo ? &snap->items[seg[lo - 1]] : NULL;
+        if (sg && t->addr - sg->addr < sg->size)
+            used[lo - 1] += t->size;
+        else
+            rest += t->size;
+    }
+    for (size_t k = 0; k < nseg; k++) {
+        live_item *sg = &snap->items[seg[k]];
+        sg->size = used[k] < sg->size ? sg->size - used[k] : 0;
+    }
+    for (size_t i = 0; i < snap->n && rest; i++) {
+        live_item *h = &snap->items[i];
+        if (!h->torch_segment || h->space == VT_SPACE_DEVICE)
+            continue;
+        uint64_t take = rest < h->size ? rest : h->size;
+        h->size -= take;
+        rest -= take;
+    }
+    free(used);
+    free(seg);
+}
+
 static void classify_snapshot(const state *s, replay_result *r, replay_snapshot *snap)
 {
-    uint64_t seg_bytes = 0, inner_bytes = 0;
     memset(&snap->by_cat, 0, sizeof snap->by_cat);
+    if (r->allocator_mode)
+        torch_cache(snap);
     for (size_t i = 0; i < snap->n; i++) {
         live_item *it = &snap->items[i];
         classify_input in = {it->space, it->layer, it->tensor_api, r->tensor_mode, it->phase_alloc,
                              it->phase_free, it->iter_alloc, it->iter_free, it->loss_site,
                              it->to_copy && it->tensor_api && halfset_has(s, it->size)};
         int rule;
-        if (r->allocator_mode && reader_api_space(it->api) != VT_SPACE_TENSOR &&
-            (it->api == VT_API_cudaMalloc || it->api == VT_API_cuMemCreate)) {
-            /* tensor+segment: the tensors inside are classified themselves; the segment counts
-             * only for what they leave unused (the allocator's cache), below */
-            it->category = CAT_CACHE;
-            it->rule = (uint8_t)classify_rule_count();
-            seg_bytes += it->size;
-            continue;
-        }
-        if (it->tensor_api && r->allocator_mode && reader_api_space(it->api) == VT_SPACE_TENSOR)
-            inner_bytes += it->size;
         it->category = (uint8_t)classify(&in, &rule);
-        if (it->oom_released) {
-            it->category = CAT_CACHE; /* measured: the allocator gave it back to retry */
+        if (it->oom_released || (r->allocator_mode && it->torch_segment)) {
+            /* measured: the allocator gave it back to retry; or (tensor+segment) the part of
+             * one of PyTorch's segments that holds no tensor */
+            it->category = CAT_CACHE;
             rule = classify_rule_count();
         }
         it->rule = (uint8_t)rule;
         snap->by_cat.bytes[it->category] += it->size;
     }
-    if (r->allocator_mode) /* reserved but holding no tensor */
-        snap->by_cat.bytes[CAT_CACHE] += seg_bytes > inner_bytes ? seg_bytes - inner_bytes : 0;
 }
 
 int replay_file(const char *path, replay_result *out, char *err, size_t errlen)

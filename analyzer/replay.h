@@ -24,6 +24,8 @@ typedef struct live_item {
     uint8_t category;
     uint8_t rule;
     uint8_t oom_released; /* freed by the allocator between the OOM's failures: its cache */
+    uint8_t torch_segment; /* a segment PyTorch's allocator tracker reported (tensor+segment):
+                            * its size in a classified snapshot is what its tensors leave unused */
 } live_item;
 
 typedef struct replay_snapshot {

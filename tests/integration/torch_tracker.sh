@@ -51,6 +51,12 @@ if mode == "tensor+segment":
     assert named, "no tensor stack names torch_prog_step"
     # the tracker's segments are the hook's segments, one for one
     assert sorted((o["addr"], o["size"]) for o in segs) == sorted((o["addr"], o["size"]) for o in mallocs)
+    # at the peak, every byte once: the tensors by category, the segments only for the part
+    # their tensors leave unused (allocator cache), the context beside
+    cats = rep["categories"]
+    assert sum(cats.values()) == rep["peak"]["process_bytes"], (cats, rep["peak"])
+    tensors = sum(v for k, v in cats.items() if k not in ("allocator_cache", "cuda_context"))
+    assert tensors + cats["allocator_cache"] == rep["peak"]["reserved_bytes"], (cats, rep["peak"])
     # expandable segments: the mapped ranges add up to the physical chunks created
     assert sum(o["size"] for o in maps) == sum(o["size"] for o in creates), (len(maps), len(creates))
 else:
