@@ -184,7 +184,10 @@ enum vt_api {
     X(NO_ALLOCATOR, 6, "the allocator pointer is null")                                       \
     X(SEGMENT_MISMATCH, 7, "the tracker's first segment differs from the one the hook recorded") \
     X(NO_SEGMENT, 8, "the tracker never reported the segments the hook recorded")             \
-    X(BAD_ENTRY, 9, "the tracker reported an action this build does not know")
+    X(BAD_ENTRY, 9, "the tracker reported an action this build does not know")                \
+    X(OFF, 10, "VRAMTRACE_TORCH_TRACKER=0: not attached on request")                          \
+    X(DROPPED, 11, "addr = events of other threads dropped while the first segment was checked") \
+    X(OUTSIDE, 12, "a symbol's address is outside the loaded library (file changed on disk?)")
 enum vt_tracker_note {
 #define VT_TRACKER_NOTE_ENUM(name, code, text) VT_TRACKER_##name = code,
     VT_TRACKER_NOTES(VT_TRACKER_NOTE_ENUM)

@@ -9,6 +9,7 @@
 #include <link.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -218,10 +219,13 @@ static void refuse(int code, const char *why, int quiet)
     note(code, 0);
 }
 
-/* find_c10: dl_iterate_phdr callback: the loaded libc10_cuda.so's path and base. */
+/* find_c10: dl_iterate_phdr callback: the loaded libc10_cuda.so's path, base and the ranges
+ * its PT_LOAD segments occupy (every address taken from the file must lie inside one). */
 struct found {
     char path[4096];
     uint64_t base;
+    uint64_t lo[16], hi[16];
+    int nload;
 };
 static int find_c10(struct dl_phdr_info *info, size_t sz, void *data)
 {
@@ -233,14 +237,38 @@ static int find_c10(struct dl_phdr_info *info, size_t sz, void *data)
     struct found *f = data;
     snprintf(f->path, sizeof f->path, "%s", name);
     f->base = info->dlpi_addr;
+    for (int i = 0; i < info->dlpi_phnum && f->nload < 16; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD)
+            continue;
+        f->lo[f->nload] = info->dlpi_addr + ph->p_vaddr;
+        f->hi[f->nload++] = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+    }
     return 1;
+}
+
+/* loaded: [a, a + n) lies inside one loaded segment of the library. */
+static int loaded(const struct found *f, uint64_t a, uint64_t n)
+{
+    for (int i = 0; i < f->nload; i++)
+        if (a >= f->lo[i] && a <= f->hi[i] && n <= f->hi[i] - a)
+            return 1;
+    return 0;
 }
 
 /* try_attach: the whole attach, on the thread whose cudaMalloc the allocator is making. */
 static void try_attach(void)
 {
     char why[700];
-    struct found f = {"", 0};
+    static struct found f; /* one attacher (g_claimed): no stack for 4 KiB of path */
+    memset(&f, 0, sizeof f);
+    const char *off = getenv("VRAMTRACE_TORCH_TRACKER");
+    if (off && !strcmp(off, "0")) {
+        atomic_store(&g_state, VT_TORCH_REFUSED);
+        snprintf(g_reason, sizeof g_reason, "VRAMTRACE_TORCH_TRACKER=0");
+        note(VT_TRACKER_OFF, 0);
+        return;
+    }
     if (!dl_iterate_phdr(find_c10, &f)) {
         /* no PyTorch in this process (yet): try again at the next segment */
         atomic_store(&g_claimed, 0);
@@ -254,6 +282,13 @@ static void try_attach(void)
     if (!s.layout) {
         snprintf(why, sizeof why, "unknown TraceEntry layout in %s", s.attach_name);
         refuse(VT_TRACKER_UNKNOWN_LAYOUT, why, 0);
+        return;
+    }
+    if (!loaded(&f, s.allocator, 8) || !loaded(&f, s.vtable, s.vtable_size) ||
+        !loaded(&f, s.attach, 1)) {
+        snprintf(why, sizeof why,
+                 "%.600s: its symbols lie outside the loaded library (changed on disk?)", f.path);
+        refuse(VT_TRACKER_OUTSIDE, why, 0);
         return;
     }
     void *obj = atomic_load((void *_Atomic *)(uintptr_t)s.allocator);
@@ -350,6 +385,9 @@ void vt__torch_on_entry(const vt__torch_entry *e)
                                 sizeof why)) {
                 t_unconfirmed = 0;
                 atomic_store(&g_state, VT_TORCH_ACTIVE);
+                uint64_t dropped = atomic_load(&g_dropped);
+                if (dropped) /* allocated may miss these: say how many */
+                    note(VT_TRACKER_DROPPED, dropped);
                 if (rec)
                     record(e);
             } else {

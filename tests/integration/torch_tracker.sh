@@ -84,6 +84,9 @@ grep -q "not the one the hook recorded" lie.err || { cat lie.err; fail "lie: no 
 check lie2 cda segment 7 0 FAKE_C10_LIE=1 FAKE_C10_EXPANDABLE=1
 grep -q "not the one the hook recorded" lie2.err || { cat lie2.err; fail "lie2: no reason on stderr"; }
 
+check off cda segment 10 0 VRAMTRACE_TORCH_TRACKER=0
+grep -q "allocator tracker" off.err && fail "off: turning the tracker off is not a warning"
+
 check async cda segment 5 0 FAKE_C10_BACKEND=async
 grep -q "allocator tracker" async.err && fail "async: the other backend is expected, not warned about"
 
