@@ -413,9 +413,18 @@ static void apply_event(state *s, int is_alloc, const reader_event *ev, oom_trac
     unsigned space = (unsigned)reader_api_space(ev->api);
     if (is_alloc) {
         int lvl = level_of(ev->api);
+        if (ev->api == VT_API_torchTrackerNote && ev->size != VT_TRACKER_DROPPED)
+            r->tracker_note = (int)ev->size, r->tracker_detail = ev->addr;
         if (!ev->failed && (ev->api == VT_API_torchSegmentAlloc || ev->api == VT_API_torchSegmentMap ||
                             ev->api == VT_API_cuMemMap))
             mark_torch_segments(s, ev);
+        if (ev->api == VT_API_torchOom && !ot->pending) {
+            /* PyTorch's allocator raised OutOfMemoryError with no failed CUDA call before it
+             * (a memory-fraction limit): the tracker's OOM is the only sign (size = request) */
+            *ot = (oom_track){1, s->event, ev->size, ev->time_ns, 0, s->event, ev->stack_id, 1, ph, 0};
+            snapshot_oom(s);
+            return;
+        }
         if (ev->failed) {
             {
                 r->n_failed++;

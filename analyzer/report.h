@@ -37,6 +37,9 @@ int report_json(FILE *out, report_ctx *c);
 /* report_json_of_trace: `vramtrace report --json PATH` as a malloc'ed string (for
  * `predict --from TRACE`); NULL with a message in err when the trace cannot be read. */
 char *report_json_of_trace(const char *path, char *err, size_t errlen);
+/* report_tracker_text: why PyTorch's allocator tracker was not used (a torchTrackerNote in
+ * the trace), or NULL when it was, or when the trace says nothing about it. */
+const char *report_tracker_text(const replay_result *r);
 /* report_mode_text: one line saying what the capture mode means. */
 const char *report_mode_text(const replay_result *r);
 

@@ -62,6 +62,8 @@ int report_json(FILE *out, report_ctx *c)
                                           : r->segment_mode                 ? "segment"
                                                                             : "none");
     cJSON_AddStringToObject(root, "mode_note", report_mode_text(r));
+    if (report_tracker_text(r))
+        cJSON_AddStringToObject(root, "tracker_note", report_tracker_text(r));
     cJSON_AddItemToObject(root, "run", run_json(r));
     cJSON_AddNumberToObject(root, "events", (double)r->n_events);
     cJSON_AddNumberToObject(root, "failed_events", (double)r->n_failed);

@@ -21,6 +21,19 @@ static double secs(uint64_t ns)
     return (double)ns / 1e9;
 }
 
+const char *report_tracker_text(const replay_result *r)
+{
+    if (!r->tracker_note || r->tracker_note == VT_TRACKER_ATTACHED)
+        return NULL; /* the mode says it */
+    switch (r->tracker_note) {
+#define VT_TRACKER_TEXT(name, code, text) \
+    case code: return "PyTorch's allocator trace hooks not used: " text;
+        VT_TRACKER_NOTES(VT_TRACKER_TEXT)
+#undef VT_TRACKER_TEXT
+    default: return "PyTorch's allocator trace hooks not used (a reason this build does not know)";
+    }
+}
+
 const char *report_mode_text(const replay_result *r)
 {
     if (r->allocator_mode && r->segment_mode)
@@ -72,6 +85,8 @@ static void print_run(FILE *out, report_ctx *c)
         fprintf(out, " (%s)\n", human(c->facts.card_bytes, b1, sizeof b1));
     }
     fprintf(out, "  mode     %s\n", report_mode_text(r));
+    if (report_tracker_text(r))
+        fprintf(out, "  tracker  %s\n", report_tracker_text(r));
     fprintf(out, "  events   %llu (%llu failed), %u optimizer steps, %.2f s traced\n",
             (unsigned long long)r->n_events, (unsigned long long)r->n_failed, r->iterations, secs(r->end_ns));
 }

@@ -16,7 +16,7 @@ check() {
     name=$1 variant=$2 mode=$3 code=$4 detail=$5
     shift 5
     lib="$FAKE/c10/$variant/libc10_cuda.so"
-    env "$@" "$P" "$lib" ${ARGS:-} >"$name.plain" 2>&1 || fail "$name: untraced run failed"
+    env "$@" "$P" "$lib" ${ARGS:-} >"$name.plain" 2>"$name.plainerr" || fail "$name: untraced run failed"
     env "$@" "$VT" run -q -o "$name.vt" -- "$P" "$lib" ${ARGS:-} >"$name.out" 2>"$name.err" ||
         { cat "$name.err"; fail "$name: traced run failed"; }
     # single-threaded runs are deterministic: the tracer must not change what the program sees
@@ -59,8 +59,10 @@ if mode == "tensor+segment":
     assert tensors + cats["allocator_cache"] == rep["peak"]["reserved_bytes"], (cats, rep["peak"])
     # expandable segments: the mapped ranges add up to the physical chunks created
     assert sum(o["size"] for o in maps) == sum(o["size"] for o in creates), (len(maps), len(creates))
+    assert "tracker_note" not in rep, rep["tracker_note"]
 else:
     assert not allocs and not frees and not segs and not maps, (len(allocs), len(frees), len(segs))
+    assert rep["tracker_note"].startswith("PyTorch's allocator trace hooks not used"), rep.get("tracker_note")
 PYEOF
 }
 
@@ -124,6 +126,18 @@ assert py[:2] == [("forward_layer", line), ("train", line + 3)], py
 assert sum(o.get("api") == "torchAlloc" for o in ev) == 5 and sum(o.get("api") == "torchFree" for o in ev) == 5
 PYEOF
 done || exit 1
+
+# an OOM raised by the allocator itself (a memory-fraction limit: no failed CUDA call at all)
+# is seen through the tracker: the report has the OOM, with the request that failed
+check frac cda tensor+segment 1 1 FAKE_C10_MEM_FRACTION=300000000 TORCH_PROG_OOM=400000000
+grep -q "out of memory (as asked)" frac.out || grep -q "out of memory (as asked)" frac.err || fail "frac: no OOM happened"
+python3 - <<'PYEOF' || fail "frac: the allocator's OOM is not in the report"
+import json
+rep = json.load(open("frac.json"))
+ev = [json.loads(l) for l in open("frac.jsonl")]
+assert not any(o["type"] == "alloc" and o["failed"] for o in ev), "a CUDA call failed: not the case tested"
+assert rep["oom"] and rep["oom"]["requested_bytes"] == 400000000, rep["oom"]
+PYEOF
 
 # the tracker off the table entirely: no libc10_cuda.so in the process -> no note, plain segments
 "$VT" run -q -o none.vt -- "$BUILD/tests/prog/rt_cases" basic >/dev/null 2>&1 || fail "rt_cases basic failed"

@@ -107,6 +107,10 @@ int main(int argc, char **argv)
         for (int i = 0; i < nthreads; i++)
             pthread_join(th[i], NULL);
     }
+    /* TORCH_PROG_OOM=BYTES: one request that the allocator is expected to refuse */
+    const char *oom = getenv("TORCH_PROG_OOM");
+    if (oom && t_alloc((size_t)strtoull(oom, NULL, 0)) == NULL)
+        fprintf(stderr, "torch_prog: out of memory (as asked)\n");
     uint64_t st[6];
     stats(st);
     empty();
