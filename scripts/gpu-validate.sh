@@ -161,6 +161,17 @@ def main():
             e = row["reserved_err_pct"]
             if e is None or abs(e) > 1.0:
                 row["problems"].append(f"peak reserved off by {e} %")
+            # tensor+segment (the allocator's trace hooks attached): allocated is exact against
+            # PyTorch's requested_bytes peak; max_memory_allocated counts rounded blocks
+            row["vt_mode"] = rep.get("mode") if isinstance(rep, dict) else None
+            if row["vt_mode"] == "tensor+segment":
+                row["allocated_err_pct"] = pct(row.get("vt_peak_allocated"), ts.get("requested_bytes_peak"))
+                row["allocated_vs_max_allocated_pct"] = pct(row.get("vt_peak_allocated"), ts.get("max_memory_allocated"))
+                e = row["allocated_err_pct"]
+                if e is None or abs(e) > 0.1:
+                    row["problems"].append(f"peak allocated off by {e} % (vs requested_bytes peak)")
+            elif isinstance(rep, dict) and rep.get("tracker_note"):
+                row["tracker_note"] = rep["tracker_note"]
         else:
             v = row.get("vt_peak_allocated") or row.get("vt_dump_peak")
             row["allocated_err_pct"] = pct(v, ts.get("max_memory_allocated"))

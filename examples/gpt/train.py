@@ -311,6 +311,8 @@ def torch_stats(c, trainer, device, oom, message, nparams):
             "memory_allocated": torch.cuda.memory_allocated(),
             "memory_reserved": torch.cuda.memory_reserved(),
             "num_device_alloc": ms.get("num_device_alloc"),
+            # the allocator tracker reports requested sizes: its allocated peak is this one
+            "requested_bytes_peak": ms.get("requested_bytes.all.peak"),
             "num_device_free": ms.get("num_device_free"),
             "num_alloc_retries": ms.get("num_alloc_retries"),
             "num_ooms": ms.get("num_ooms"),
