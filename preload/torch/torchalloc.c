@@ -108,6 +108,8 @@ int vt__torch_read_symtab(const char *path, uint64_t base, vt__torch_syms *out, 
             continue;
         if (!strcmp(name, VT_TORCH_SYM_ALLOCATOR)) {
             out->allocator = adj + s->st_value;
+        } else if (!strcmp(name, VT_TORCH_SYM_INITIALIZED)) {
+            out->initialized = adj + s->st_value;
         } else if (!strcmp(name, VT_TORCH_SYM_VTABLE)) {
             out->vtable = adj + s->st_value;
             out->vtable_size = s->st_size;
@@ -260,8 +262,11 @@ static int loaded(const struct found *f, uint64_t a, uint64_t n)
 static void try_attach(void)
 {
     char why[700];
-    static struct found f; /* one attacher (g_claimed): no stack for 4 KiB of path */
-    memset(&f, 0, sizeof f);
+    /* one attacher at a time (g_claimed); the library's symbols are read once and kept while
+     * the allocator is not initialised yet */
+    static struct found f;
+    static vt__torch_syms s;
+    static int have_syms;
     const char *off = getenv("VRAMTRACE_TORCH_TRACKER");
     if (off && !strcmp(off, "0")) {
         atomic_store(&g_state, VT_TORCH_REFUSED);
@@ -269,15 +274,18 @@ static void try_attach(void)
         note(VT_TRACKER_OFF, 0);
         return;
     }
-    if (!dl_iterate_phdr(find_c10, &f)) {
-        /* no PyTorch in this process (yet): try again at the next segment */
-        atomic_store(&g_claimed, 0);
-        return;
-    }
-    vt__torch_syms s;
-    if (vt__torch_read_symtab(f.path, f.base, &s, why, sizeof why) < 0) {
-        refuse(VT_TRACKER_NO_SYMBOL, why, 0);
-        return;
+    if (!have_syms) {
+        memset(&f, 0, sizeof f);
+        if (!dl_iterate_phdr(find_c10, &f)) {
+            /* no PyTorch in this process (yet): try again at the next segment */
+            atomic_store(&g_claimed, 0);
+            return;
+        }
+        if (vt__torch_read_symtab(f.path, f.base, &s, why, sizeof why) < 0) {
+            refuse(VT_TRACKER_NO_SYMBOL, why, 0);
+            return;
+        }
+        have_syms = 1;
     }
     if (!s.layout) {
         snprintf(why, sizeof why, "unknown TraceEntry layout in %s", s.attach_name);
@@ -301,6 +309,16 @@ static void try_attach(void)
     if (slot < 0) {
         /* the cudaMallocAsync backend (--tensors) records every tensor already: quiet */
         refuse(VT_TRACKER_OTHER_ALLOCATOR, why, 1);
+        return;
+    }
+    /* not initialised yet (this cudaMalloc is not the allocator's): the per-device allocators
+     * do not exist, an attach now would be lost; try again at the next segment */
+    char why2[300];
+    if (s.initialized && loaded(&f, s.initialized, 1) &&
+        vt__torch_find_slot((const uint64_t *)(uintptr_t)s.vtable, s.vtable_size,
+                            *(const uint64_t *)obj, s.initialized, why2, sizeof why2) >= 0 &&
+        !((unsigned char (*)(void *))(uintptr_t)s.initialized)(obj)) {
+        atomic_store(&g_claimed, 0);
         return;
     }
     t_checker = 1;

@@ -52,8 +52,9 @@ _Static_assert(sizeof(vt__torch_entry) == 48, "TraceEntry prefix is 48 bytes");
 #define VT_TORCH_ACTIONS(X)                                                                        \
     X(ALLOC, 0)                                                                                    \
     X(FREE_REQUESTED, 1)                                                                           \
-    X(FREE_COMPLETED, 2) X(SEGMENT_ALLOC, 3) X(SEGMENT_FREE, 4) X(SEGMENT_MAP, 5)                  \
-        X(SEGMENT_UNMAP, 6) X(SNAPSHOT, 7) X(OOM, 8)
+    X(FREE_COMPLETED, 2)                                                                           \
+    X(SEGMENT_ALLOC, 3)                                                                            \
+    X(SEGMENT_FREE, 4) X(SEGMENT_MAP, 5) X(SEGMENT_UNMAP, 6) X(SNAPSHOT, 7) X(OOM, 8)
 enum vt__torch_action {
 #define VT_TORCH_ACTION_ENUM(name, v) VT_TORCH_##name = v,
     VT_TORCH_ACTIONS(VT_TORCH_ACTION_ENUM)
@@ -63,6 +64,10 @@ enum vt__torch_action {
 /* Names in libc10_cuda.so's .symtab (mangled). */
 #define VT_TORCH_SYM_ALLOCATOR "_ZN3c104cuda20CUDACachingAllocator9allocatorE"
 #define VT_TORCH_SYM_VTABLE "_ZTVN3c104cuda20CUDACachingAllocator6Native22NativeCachingAllocatorE"
+/* bool NativeCachingAllocator::initialized(): true once the per-device allocators exist (an
+ * attach before that reaches no device and is lost). Optional: without it, attach at once. */
+#define VT_TORCH_SYM_INITIALIZED                                                                   \
+    "_ZN3c104cuda20CUDACachingAllocator6Native22NativeCachingAllocator11initializedEv"
 #define VT_TORCH_SYM_ATTACH_PREFIX                                                                 \
     "_ZN3c104cuda20CUDACachingAllocator6Native22NativeCachingAllocator27attachAllocatorTraceTrack" \
     "erE"
@@ -79,6 +84,7 @@ typedef struct vt__torch_syms {
     uint64_t vtable;       /* the NativeCachingAllocator vtable symbol's start */
     uint64_t vtable_size;  /* its st_size */
     uint64_t attach;       /* the attach method */
+    uint64_t initialized;  /* NativeCachingAllocator::initialized(), 0 if absent */
     int layout;            /* VT_TORCH_LAYOUT_* of the attach method's parameter */
     char attach_name[512]; /* its mangled name, for messages */
 } vt__torch_syms;

@@ -9,6 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+int cudaMalloc(void **p, size_t n);
+int cudaFree(void *p);
+
 typedef void *(*malloc_fn)(size_t);
 typedef void (*free_fn)(void *);
 typedef void (*empty_fn)(void);
@@ -95,6 +98,13 @@ int main(int argc, char **argv)
     stats_fn stats = (stats_fn)dlsym(h, "fake_c10_stats");
     if (!t_alloc || !t_free || !empty || !stats)
         return 2;
+    /* TORCH_PROG_RAW=1: a cudaMalloc of the program's own (3 MiB + 4 KiB) before the first
+     * tensor, like a library's before PyTorch's allocator is initialised */
+    if (getenv("TORCH_PROG_RAW")) {
+        void *raw = NULL;
+        if (cudaMalloc(&raw, (3u << 20) + 4096) != 0 || cudaFree(raw) != 0)
+            return 2;
+    }
     if (nthreads == 1) {
         torch_prog_train(NULL);
     } else {

@@ -103,6 +103,7 @@ class CUDAAllocator
     virtual void raw_delete(void *ptr) = 0;
     virtual void emptyCache() = 0;
     virtual void attachAllocatorTraceTracker(AllocatorTraceTracker tracker) = 0;
+    virtual bool initialized() = 0;
     virtual const char *name() = 0;
 };
 
@@ -222,6 +223,7 @@ class NativeCachingAllocator final : public CUDAAllocator
     std::map<uintptr_t, size_t> segments_; // base -> size
     std::vector<AllocatorTraceTracker> trackers_;
     uint64_t limit_ = 0;
+    bool initialized_ = false; // like PyTorch's device allocators, made lazily at the first use
 
     void trace(TraceEntry::Action a, uint64_t addr, uint64_t size)
     {
@@ -305,6 +307,7 @@ class NativeCachingAllocator final : public CUDAAllocator
     void *raw_alloc(size_t n) override
     {
         std::lock_guard<std::recursive_mutex> lock(g_mutex);
+        initialized_ = true;
         size_t size = round_up(n ? n : 1, 512);
         bool small = size <= (1u << 20);
         auto it = find_free(size, small);
@@ -360,9 +363,14 @@ class NativeCachingAllocator final : public CUDAAllocator
     }
     void attachAllocatorTraceTracker(AllocatorTraceTracker tracker) override
     {
-        std::lock_guard<std::recursive_mutex> lock(
-            g_mutex); // recursive: safe from a cudaMalloc hook
-        trackers_.push_back(std::move(tracker));
+        // recursive: safe from a cudaMalloc hook of this allocator
+        std::lock_guard<std::recursive_mutex> lock(g_mutex);
+        if (initialized_) // before: no device allocator to hold it, lost (as in PyTorch)
+            trackers_.push_back(std::move(tracker));
+    }
+    bool initialized() override
+    {
+        return initialized_;
     }
     const char *name() override
     {
@@ -405,6 +413,10 @@ class PerTensorAllocator final : public CUDAAllocator
     {
         std::lock_guard<std::recursive_mutex> lock(g_mutex);
         trackers_.push_back(std::move(tracker));
+    }
+    bool initialized() override
+    {
+        return true;
     }
     const char *name() override
     {
