@@ -143,8 +143,9 @@ $(FAKE_RT): $(call obj,$(FAKERT_SRC)) tests/fakecuda/cudart.map | $(FAKE_DRV)
 	$(Q)ln -sf libcudart.so.13 $(FAKE_DIR)/libcudart.so
 
 # A fake libc10_cuda.so per TraceEntry layout (tests/fakecuda/c10/): cda = 2.10/2.11+ namespace,
-# cca = 2.1-2.9 namespace, odd = a namespace no release has (the tracker must refuse it).
-FAKE_C10_VARIANTS := cda cca odd
+# cca = 2.1-2.9 namespace, odd = a namespace no release has (the tracker must refuse it),
+# noinit = cda without an initialized() method.
+FAKE_C10_VARIANTS := cda cca odd noinit
 FAKE_C10 := $(foreach v,$(FAKE_C10_VARIANTS),$(FAKE_DIR)/c10/$(v)/libc10_cuda.so)
 $(FAKE_DIR)/c10/%/libc10_cuda.so: tests/fakecuda/c10/fake_c10.cpp $(FAKE_RT)
 	$(E) CXX $@

@@ -314,14 +314,17 @@ static void try_attach(void)
     /* not initialised yet (this cudaMalloc is not the allocator's): the per-device allocators
      * do not exist, an attach now would be lost; try again at the next segment */
     char why2[300];
-    if (s.initialized && loaded(&f, s.initialized, 1) &&
+    int init_known =
+        s.initialized && loaded(&f, s.initialized, 1) &&
         vt__torch_find_slot((const uint64_t *)(uintptr_t)s.vtable, s.vtable_size,
-                            *(const uint64_t *)obj, s.initialized, why2, sizeof why2) >= 0 &&
-        !((unsigned char (*)(void *))(uintptr_t)s.initialized)(obj)) {
+                            *(const uint64_t *)obj, s.initialized, why2, sizeof why2) >= 0;
+    if (init_known && !((unsigned char (*)(void *))(uintptr_t)s.initialized)(obj)) {
         atomic_store(&g_claimed, 0);
         return;
     }
-    t_checker = 1;
+    /* without initialized(), this cudaMalloc must be the allocator's: its SEGMENT_ALLOC has to
+     * come before this thread's next cudaMalloc (vt__torch_segment), or the attach was lost */
+    t_checker = !init_known;
     t_unconfirmed = 1;
     atomic_store(&g_state, VT_TORCH_CHECKING);
     void *method = (void *)(uintptr_t)((const uint64_t *)(uintptr_t)s.vtable)[2 + slot];
@@ -395,9 +398,9 @@ void vt__torch_on_entry(const vt__torch_entry *e)
         refuse(VT_TRACKER_BAD_ENTRY, why, 0);
     } else if (st == VT_TORCH_CHECKING) {
         int seg = e->action == VT_TORCH_SEGMENT_ALLOC || e->action == VT_TORCH_SEGMENT_MAP;
-        if (!t_checker || !seg) {
-            atomic_fetch_add(&g_dropped, 1); /* another thread, before the check: not trusted */
-        } else {
+        if (!seg) {
+            atomic_fetch_add(&g_dropped, 1); /* before the check: not trusted */
+        } else { /* the segment this thread's hook just recorded (any thread may check) */
             char why[400];
             if (vt__torch_check(e->action, e->addr, e->size, t_seg_addr, t_seg_size, t_seg_map, why,
                                 sizeof why)) {

@@ -82,6 +82,12 @@ ARGS="3 4" check thrx cda tensor+segment 1 1 FAKE_C10_EXPANDABLE=1
 check raw cda tensor+segment 1 1 TORCH_PROG_RAW=1
 grep -q "allocator tracker" raw.err && fail "raw: the tracker refused a late but valid attach"
 
+# no initialized() to ask: attach at the first segment; if that cudaMalloc was not the
+# allocator's (the tracker is lost), its next one on the thread finds no tracker event: refuse
+check noinit noinit tensor+segment 1 1
+check noinitraw noinit segment 8 0 TORCH_PROG_RAW=1
+grep -q "did not report" noinitraw.err || { cat noinitraw.err; fail "noinitraw: no reason on stderr"; }
+
 check odd odd segment 4 0
 grep -q "unknown TraceEntry layout" odd.err || { cat odd.err; fail "odd: no reason on stderr"; }
 [ "$(grep -c 'allocator tracker' odd.err)" = 1 ] || fail "odd: the reason is not said exactly once"

@@ -6,6 +6,7 @@
 //   FAKE_C10_LAYOUT_cda  TraceEntry in c10::CachingDeviceAllocator (PyTorch 2.10/2.11+ naming)
 //   FAKE_C10_LAYOUT_cca  TraceEntry in c10::cuda::CUDACachingAllocator (2.1 to 2.9 naming)
 //   FAKE_C10_LAYOUT_odd  TraceEntry in a namespace no release uses (must be refused)
+//   FAKE_C10_LAYOUT_noinit  cda without the initialized() virtual
 // Environment: FAKE_C10_BACKEND=async (the allocator object is another class: per-tensor
 // cudaMalloc, like the cudaMallocAsync backend), FAKE_C10_LIE=1 (SEGMENT_ALLOC reports an
 // address 512 bytes off), FAKE_C10_MEM_FRACTION=BYTES (an allocator-level limit: OOM with no
@@ -61,6 +62,11 @@ template <class Device, class Addr> struct entry_fields {
 };
 } // namespace fake_detail
 
+#if defined(FAKE_C10_LAYOUT_noinit) // cda without initialized(): the preload must attach at once
+#define FAKE_C10_LAYOUT_cda
+#define FAKE_C10_NO_INITIALIZED
+#endif
+
 #if defined(FAKE_C10_LAYOUT_cda)
 namespace c10::CachingDeviceAllocator
 {
@@ -103,7 +109,9 @@ class CUDAAllocator
     virtual void raw_delete(void *ptr) = 0;
     virtual void emptyCache() = 0;
     virtual void attachAllocatorTraceTracker(AllocatorTraceTracker tracker) = 0;
+#ifndef FAKE_C10_NO_INITIALIZED
     virtual bool initialized() = 0;
+#endif
     virtual const char *name() = 0;
 };
 
@@ -368,10 +376,12 @@ class NativeCachingAllocator final : public CUDAAllocator
         if (initialized_) // before: no device allocator to hold it, lost (as in PyTorch)
             trackers_.push_back(std::move(tracker));
     }
+#ifndef FAKE_C10_NO_INITIALIZED
     bool initialized() override
     {
         return initialized_;
     }
+#endif
     const char *name() override
     {
         return "native";
@@ -414,10 +424,12 @@ class PerTensorAllocator final : public CUDAAllocator
         std::lock_guard<std::recursive_mutex> lock(g_mutex);
         trackers_.push_back(std::move(tracker));
     }
+#ifndef FAKE_C10_NO_INITIALIZED
     bool initialized() override
     {
         return true;
     }
+#endif
     const char *name() override
     {
         return "per-tensor";
