@@ -25,6 +25,8 @@ const char *report_tracker_text(const replay_result *r)
 {
     if (!r->tracker_note || r->tracker_note == VT_TRACKER_ATTACHED)
         return NULL; /* the mode says it */
+    if (r->tracker_note == VT_TRACKER_OTHER_ALLOCATOR && r->tensor_mode && !r->allocator_mode)
+        return NULL; /* --tensors: the cudaMallocAsync backend, as asked */
     switch (r->tracker_note) {
 #define VT_TRACKER_TEXT(name, code, text) \
     case code: return "PyTorch's allocator trace hooks not used: " text;
