@@ -315,17 +315,19 @@ run_case() {
     say "$name ($mode, expect $expect): train.py $*"
     if [ "$baseline" = yes ]; then
         base_log=$W/$name.plain.log
-        PYTORCH_CUDA_ALLOC_CONF=$conf timeout "$lim" "$PY" "$TRAIN" "$@" >"$base_log" 2>&1
+        PYTORCH_CUDA_ALLOC_CONF=$conf timeout "$lim" "$PY" "${PROG:-$TRAIN}" "$@" >"$base_log" 2>&1
         lim=$(( $(left) - 20 ))
         [ "$lim" -gt 240 ] && lim=240
     fi
     # shellcheck disable=SC2086
     PYTORCH_CUDA_ALLOC_CONF=$conf timeout "$lim" "$VT" run -o "$W/$name.vt" $vtopts ${VT_RUN_OPTS:-} -- \
-        "$PY" "$TRAIN" "$@" >"$W/$name.log" 2>&1
+        "$PY" "${PROG:-$TRAIN}" "$@" >"$W/$name.log" 2>&1
     rc=$?
+    echo "\$ ${PROG:-$TRAIN} $*  (PYTORCH_CUDA_ALLOC_CONF=$conf, vramtrace run $vtopts)" >"$W/$name.cmd"
     tail -4 "$W/$name.log" | cut -c1-300
     [ "$rc" = 124 ] && note "- $name: timed out after ${lim}s"
     "$VT" report --json "$W/$name.vt" >"$W/$name.report.json" 2>"$W/$name.report.err"
+    "$VT" report "$W/$name.vt" >"$W/$name.report.txt" 2>&1
     "$VT" dump "$W/$name.vt" >"$W/$name.dump.jsonl" 2>"$W/$name.dump.err" || rm -f "$W/$name.dump.jsonl"
     "$PY" "$W/compare.py" "$name" "$expect" "$mode" "$W" "$rc" "$base_log" >>"$RESULTS" ||
         echo "{\"case\": \"$name\", \"mode\": \"$mode\", \"expect\": \"$expect\", \"rc\": $rc, \"verdict\": \"FAIL\", \"problems\": [\"compare.py failed\"]}" >>"$RESULTS"
@@ -354,6 +356,20 @@ SHORT="--max_iters=8 --eval_iters=2 --eval_interval=1000"
 echo >>"$W/notes.md"
 echo "## Runs" >>"$W/notes.md"
 echo >>"$W/notes.md"
+if [ "${VALIDATE_SET:-ours}" = hf ]; then
+    # programs this project did not write (a plain Hugging Face loop), and nanoGPT's default
+    # compile=True, each with a size that fits and one that does not on the same 12 GiB card
+    HF=$ROOT/examples/hf/hf_train.py
+    G12="--max_iters=3 --eval_iters=1 --eval_interval=1000"
+    PROG=$HF run_case hf_gpt2_eager_b4 fit native "--card 12GiB" no -- --model gpt2 --batch-size 4 --steps 4
+    PROG=$HF run_case hf_gpt2_eager_b16 oom native "--card 12GiB" no -- --model gpt2 --batch-size 16 --steps 4
+    PROG=$HF run_case hf_llama_fp16_b4 fit native "--card 12GiB" no -- --model llama-160m --amp fp16 --batch-size 4 --steps 4
+    PROG=$HF run_case hf_llama_fp16_b24 oom native "--card 12GiB" no -- --model llama-160m --amp fp16 --batch-size 24 --steps 4
+    run_case g_compile_b8_12gib any native "--card 12GiB" no -- "$CFG/gpt2-124m-12gb.py" $G12 --batch_size=8
+    run_case g_compile_b16_12gib oom native "--card 12GiB" no -- "$CFG/gpt2-124m-12gb.py" $G12
+    PROG=$HF run_case hf_gpt2_compile_b4 fit native "--card 12GiB" no -- --model gpt2 --batch-size 4 --steps 4 --compile
+    PROG=$HF run_case hf_gpt2_compile_b16 oom native "--card 12GiB" no -- --model gpt2 --batch-size 16 --steps 4 --compile
+else
 run_case a_native_compile fit native "" no -- "$CFG/nanogpt-30m-4070.py" $SHORT
 run_case a_native_eager fit native "" yes -- "$CFG/nanogpt-30m-4070.py" $SHORT --compile=False
 run_case a_expandable_eager fit expandable "" yes -- "$CFG/nanogpt-30m-4070.py" $SHORT --compile=False
@@ -393,13 +409,14 @@ fi
 run_case c_native_reduce_overhead fit native "" no -- "$CFG/nanogpt-30m-4070.py" $SHORT \
     --compile_mode=reduce-overhead --gradient_accumulation_steps=1
 run_case c_dataloader_workers fit native "" no -- "$CFG/nanogpt-30m-4070.py" $SHORT --compile=False --num_workers=2
+fi
 
 # ---- 5. robustness without a comparison row ---------------------------------------------------
 echo >>"$W/notes.md"
 echo "## Robustness" >>"$W/notes.md"
 echo >>"$W/notes.md"
 TORCHRUN=$(dirname "$PY")/torchrun
-if [ "$(left)" -gt 60 ] && [ -x "$TORCHRUN" ]; then
+if [ "${VALIDATE_SET:-ours}" = ours ] && [ "$(left)" -gt 60 ] && [ -x "$TORCHRUN" ]; then
     say "torchrun --standalone --nproc_per_node=1"
     mkdir -p "$W/torchrun" && (cd "$W/torchrun" && timeout $(( $(left) - 30 )) "$VT" run -o "$W/torchrun/tr.vt" -- \
         "$TORCHRUN" --standalone --nproc_per_node=1 "$TRAIN" "$CFG/nanogpt-30m-4070.py" $SHORT --compile=False \
@@ -411,7 +428,7 @@ if [ "$(left)" -gt 60 ] && [ -x "$TORCHRUN" ]; then
     for t in "$W"/torchrun/*.vt; do "$VT" report "$t" >/dev/null 2>&1 && ok=readable; done
     note "- torchrun --nproc_per_node=1: exit $rc, $n trace file(s), report: $ok $([ $rc = 0 ] && [ $ok = readable ] && echo PASS || echo FAIL)"
 fi
-if [ "$(left)" -gt 45 ]; then
+if [ "${VALIDATE_SET:-ours}" = ours ] && [ "$(left)" -gt 45 ]; then
     say "kill -9 mid-run"
     "$VT" run -o "$W/killed.vt" -- "$PY" "$TRAIN" "$CFG/nanogpt-30m-4070.py" --compile=False --max_iters=500 \
         --eval_iters=0 >"$W/killed.log" 2>&1 &
@@ -433,11 +450,18 @@ fi
 
 # ---- 6. bring back --------------------------------------------------------------------------------
 say "results"
-for t in b_oom_12gib b_recommended_12gib a_native_compile a_tensors_eager; do
-    f=$W/$t.vt
+# every case's trace, log, command and reports in one archive (at most 8 files come back);
+# traces over 6 MiB stay behind (noted)
+(cd "$W" && for f in *.vt; do
     [ -f "$f" ] || continue
-    if [ "$(stat -c %s "$f")" -lt $((8 << 20)) ]; then cp "$f" "$OUT/$t.vt"; else note "- $t.vt not kept: $(stat -c %s "$f") bytes (> 8 MiB)"; fi
+    if [ "$(stat -c %s "$f")" -gt $((6 << 20)) ]; then
+        note "- ${f%.vt}.vt not kept: $(stat -c %s "$f") bytes (> 6 MiB)"
+        rm -f "$f"
+    fi
 done
+tar -czf - --exclude='*.dump.jsonl' --exclude='*.plain.log' ./*.vt ./*.log ./*.cmd ./*.report.json ./*.report.txt 2>/dev/null |
+    split -b 15m -a 1 - "$OUT/cases.tgz.")  # cat cases.tgz.* | tar -xz
+ls -la "$OUT"
 write_md
 cat "$OUT/validation.md"
 echo "gpu-validate.sh: done in $(( $(date +%s) - START )) s; work files in $W"

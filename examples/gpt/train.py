@@ -326,6 +326,20 @@ def torch_stats(c, trainer, device, oom, message, nparams):
     return s
 
 
+def truth(model, optimizer):
+    """The categories' ground truth, counted from the tensors: parameter bytes, the gradient
+    bytes they imply (one per trainable parameter, same dtype), optimizer state bytes."""
+    if model is None:
+        return {}
+    params = [p for p in model.parameters() if p.is_cuda]
+    state = [] if optimizer is None else [
+        v for s in optimizer.state.values() for v in s.values() if torch.is_tensor(v) and v.is_cuda]
+    size = lambda ts: sum(t.numel() * t.element_size() for t in ts)
+    return {"param_bytes": size(params),
+            "grad_bytes": size(p for p in params if p.requires_grad),
+            "optim_state_bytes": size(state)}
+
+
 def main(argv):
     c, given = parse_config(argv, DEFAULTS, "train.py")
     ddp = int(os.environ.get("RANK", -1)) != -1
@@ -361,6 +375,7 @@ def main(argv):
            else torch.amp.autocast(device_type=device_type, dtype=ptdtype))
 
     trainer, nparams, oom, message = None, None, False, None
+    model = optimizer = None
     try:
         trainer = Trainer(c, device)
         model = GPT(c)
@@ -387,6 +402,7 @@ def main(argv):
         oom, message = True, str(e).splitlines()[0]
     if master:
         stats = torch_stats(c, trainer, device, oom, message, nparams)
+        stats.update(truth(model, optimizer))
         print("VRAMTRACE_TORCH_STATS " + json.dumps(stats, sort_keys=True), flush=True)
     if ddp:
         import torch.distributed as dist
