@@ -131,9 +131,15 @@ def main():
     if rep is None:
         row["problems"].append("no report --json")
     else:
-        row["vt_peak_reserved"] = find(rep, ["peak_reserved_bytes", "peak_reserved"])
-        row["vt_peak_allocated"] = find(rep, ["peak_allocated_bytes", "peak_allocated"])
-        row["vt_peak_process"] = find(rep, ["peak_process_bytes", "peak_process"])
+        pk = rep.get("peak") if isinstance(rep.get("peak"), dict) else {}
+        row["vt_peak_reserved"] = pk.get("reserved_bytes", find(rep, ["peak_reserved_bytes", "peak_reserved"]))
+        row["vt_peak_allocated"] = pk.get("allocated_bytes", find(rep, ["peak_allocated_bytes", "peak_allocated"]))
+        row["vt_peak_process"] = pk.get("process_bytes", find(rep, ["peak_process_bytes", "peak_process"]))
+        # the categories against the program's own count of its tensors (trainers print them)
+        cat = rep.get("categories") if isinstance(rep.get("categories"), dict) else {}
+        for k, t in (("parameters", "param_bytes"), ("gradients", "grad_bytes"), ("optimizer", "optim_state_bytes")):
+            if ts and ts.get(t) and k in cat:
+                row[f"{k}_vt_vs_truth"] = [cat[k], ts[t]]
         o = rep.get("oom") if isinstance(rep, dict) else None
         row["vt_oom"] = bool(o) and not (isinstance(o, dict) and
                                          (o.get("occurred") is False or o.get("has_oom") is False))
