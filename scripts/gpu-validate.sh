@@ -362,7 +362,21 @@ SHORT="--max_iters=8 --eval_iters=2 --eval_interval=1000"
 echo >>"$W/notes.md"
 echo "## Runs" >>"$W/notes.md"
 echo >>"$W/notes.md"
-if [ "${VALIDATE_SET:-ours}" = hf ]; then
+if [ "${VALIDATE_SET:-ours}" = sweep ]; then
+    # the measured boundary between fit and OOM on the 12 GiB card (ground truth for the advice)
+    HF=$ROOT/examples/hf/hf_train.py
+    G12="--max_iters=2 --eval_iters=1 --eval_interval=1000"
+    PROG=$HF run_case s_hf_gpt2_eager_b8 any native "--card 12GiB" no -- --model gpt2 --batch-size 8 --steps 3
+    run_case s_nano_compile_b12 any native "--card 12GiB" no -- "$CFG/gpt2-124m-12gb.py" $G12 --batch_size=12 --gradient_accumulation_steps=4
+    PROG=$HF run_case s_llama_fp16_b8 any native "--card 12GiB" no -- --model llama-160m --amp fp16 --batch-size 8 --steps 3
+    PROG=$HF run_case s_hf_gpt2_compile_b8 any native "--card 12GiB" no -- --model gpt2 --batch-size 8 --steps 3 --compile
+    run_case s_nano_eager_b8 any native "--card 12GiB" no -- "$CFG/gpt2-124m-12gb.py" $G12 --compile=False --batch_size=8 --gradient_accumulation_steps=4
+    PROG=$HF run_case s_hf_gpt2_eager_b6 any native "--card 12GiB" no -- --model gpt2 --batch-size 6 --steps 3
+    PROG=$HF run_case s_llama_fp16_b12 any native "--card 12GiB" no -- --model llama-160m --amp fp16 --batch-size 12 --steps 3
+    PROG=$HF run_case s_hf_gpt2_compile_b12 any native "--card 12GiB" no -- --model gpt2 --batch-size 12 --steps 3 --compile
+    PROG=$HF run_case s_hf_gpt2_eager_b12 any native "--card 12GiB" no -- --model gpt2 --batch-size 12 --steps 3
+    run_case s_nano_compile_b10 any native "--card 12GiB" no -- "$CFG/gpt2-124m-12gb.py" $G12 --batch_size=10 --gradient_accumulation_steps=4
+elif [ "${VALIDATE_SET:-ours}" = hf ]; then
     # programs this project did not write (a plain Hugging Face loop), and nanoGPT's default
     # compile=True, each with a size that fits and one that does not on the same 12 GiB card
     HF=$ROOT/examples/hf/hf_train.py
