@@ -26,16 +26,19 @@ else
 DEPS_STAMP    := $(BUILD)/.deps-ok
 endif
 
+# analyzer/ layers, lowest first (docs/architecture.md); each sees only its own and lower ones.
+ANALYZER_LAYERS := trace model report views cmd
+ANALYZER_INC    := $(foreach l,$(ANALYZER_LAYERS),-Ianalyzer/$(l))
 WARN      := -Wall -Wextra -Wshadow -Wno-missing-field-initializers
-BASEFLAGS := -std=gnu11 -pthread -D_GNU_SOURCE -Iinclude $(DEPS_CPPFLAGS) $(WARN) -MMD -MP
+BASEFLAGS := -std=gnu11 -pthread -D_GNU_SOURCE -Iinclude $(ANALYZER_INC) $(DEPS_CPPFLAGS) $(WARN) -MMD -MP
 PICFLAGS  := -fPIC -fvisibility=hidden -ftls-model=initial-exec
 
 # --- sources --------------------------------------------------------------------------
 PRELOAD_SRC   := $(sort $(wildcard preload/*.c))
 PRELOAD_HOOKS := $(filter preload/hook_%.c,$(PRELOAD_SRC))
 PRELOAD_CORE  := $(filter-out $(PRELOAD_HOOKS),$(PRELOAD_SRC))
-ANALYZER_SRC  := $(sort $(wildcard analyzer/*.c))
-ANALYZER_LIB  := $(filter-out analyzer/main.c,$(ANALYZER_SRC))
+ANALYZER_SRC  := $(sort $(shell find analyzer -name '*.c'))
+ANALYZER_LIB  := $(filter-out analyzer/cmd/main.c,$(ANALYZER_SRC))
 FAKERT_SRC    := $(sort $(wildcard tests/fakecuda/cudart*.c))
 FAKEDRV_SRC   := $(sort $(wildcard tests/fakecuda/driver*.c))
 UNIT_SRC      := $(sort $(wildcard tests/unit/test_*.c))
@@ -112,7 +115,7 @@ $(ANALYZER_A): $(call obj,$(ANALYZER_LIB))
 	$(E) AR $@
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(VRAMTRACE): $(call obj,analyzer/main.c) $(ANALYZER_A)
+$(VRAMTRACE): $(call obj,analyzer/cmd/main.c) $(ANALYZER_A)
 	$(E) LD $@
 	$(Q)$(CC) -o $@ $^ $(LDFLAGS) $(DEPS_LDFLAGS) $(ANALYZER_LIBS)
 
@@ -194,7 +197,7 @@ clean:
 	rm -rf $(BUILD)
 
 format:
-	clang-format -i $(wildcard include/vramtrace/*.h preload/*.[ch] analyzer/*.[ch] tests/*/*.[ch] examples/*/*.c)
+	clang-format -i $(wildcard include/vramtrace/*.h preload/*.[ch] analyzer/*/*.[ch] tests/*/*.[ch] examples/*/*.c)
 
 .SECONDARY:
 

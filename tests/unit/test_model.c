@@ -11,8 +11,8 @@
 
 #include <cmocka.h>
 
-#include "../../analyzer/formula.h"
-#include "../../analyzer/model.h"
+#include "../../analyzer/model/formula.h"
+#include "../../analyzer/model/model.h"
 
 #define MiB (1024ull * 1024ull)
 #define GiB (1024ull * MiB)

@@ -13,9 +13,9 @@
 
 #include <cmocka.h>
 
-#include "../../analyzer/reader.h"
-#include "../../analyzer/summary.h"
-#include "../../analyzer/tables.h"
+#include "../../analyzer/trace/reader.h"
+#include "../../analyzer/views/summary.h"
+#include "../../analyzer/trace/tables.h"
 
 #define MiB (1024ull * 1024ull)
 

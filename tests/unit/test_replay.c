@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "../../analyzer/replay.h"
+#include "../../analyzer/model/replay.h"
 #include "vramtrace/trace_format.h"
 
 static FILE *g_f;
