@@ -26,11 +26,15 @@ else
 DEPS_STAMP    := $(BUILD)/.deps-ok
 endif
 
-# analyzer/ layers, lowest first (docs/architecture.md); each sees only its own and lower ones.
+# analyzer/ layers, lowest first (docs/architecture.md). A file's include path holds its own
+# layer and the ones below, so an include from a higher layer does not compile.
 ANALYZER_LAYERS := trace model report views cmd
+layers_upto = $(if $(filter $(1),$(firstword $(2))),$(1),$(firstword $(2)) $(call layers_upto,$(1),$(wordlist 2,99,$(2))))
 ANALYZER_INC    := $(foreach l,$(ANALYZER_LAYERS),-Ianalyzer/$(l))
+$(foreach l,$(ANALYZER_LAYERS),$(eval $(BUILD)/obj/analyzer/$(l)/%.o: LAYER_INC := $(foreach u,$(call layers_upto,$(l),$(ANALYZER_LAYERS)),-Ianalyzer/$(u))))
+$(BUILD)/obj/tests/unit/%.o: LAYER_INC := $(ANALYZER_INC)
 WARN      := -Wall -Wextra -Wshadow -Wno-missing-field-initializers
-BASEFLAGS := -std=gnu11 -pthread -D_GNU_SOURCE -Iinclude $(ANALYZER_INC) $(DEPS_CPPFLAGS) $(WARN) -MMD -MP
+BASEFLAGS := -std=gnu11 -pthread -D_GNU_SOURCE -Iinclude $(DEPS_CPPFLAGS) $(WARN) -MMD -MP
 PICFLAGS  := -fPIC -fvisibility=hidden -ftls-model=initial-exec
 
 # --- sources --------------------------------------------------------------------------
@@ -100,7 +104,7 @@ $(BUILD)/obj/tests/fakecuda/%.o: tests/fakecuda/%.c | $(DEPS_STAMP)
 $(BUILD)/obj/%.o: %.c | $(DEPS_STAMP)
 	$(E) CC $<
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(BASEFLAGS) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(BASEFLAGS) $(LAYER_INC) $(CFLAGS) -c $< -o $@
 
 # --- products -------------------------------------------------------------------------
 $(PRELOAD_SO): $(call obj,$(PRELOAD_SRC))

@@ -1,10 +1,12 @@
-/* report.h — `vramtrace report`: what cmd_report.c (arguments, facts) hands to the text and
- * JSON writers (report_text.c, report_json.c). */
+/* report.h — the one report structure of a traced run, built once from its replay
+ * (report.c): facts, allocation sites at the peak, the model. The views (views/) render it;
+ * `vramtrace report` and `predict --from TRACE` build it. */
 #ifndef VT_ANALYZER_REPORT_H
 #define VT_ANALYZER_REPORT_H
 
 #include <stdio.h>
 
+#include "exit_codes.h"
 #include "model.h"
 #include "replay.h"
 
@@ -28,16 +30,18 @@ typedef struct report_ctx {
     int color;
     const char *argv_store[512];
     char site_oom[512];
+    model_result *model; /* built by report_build */
 } report_ctx;
 
-/* report_fill: facts and sites of runs[0]; 0 or -1 (out of memory). */
-int report_fill(report_ctx *c);
-int report_text(FILE *out, report_ctx *c);
-int report_json(FILE *out, report_ctx *c);
-/* report_json_of_trace: `vramtrace report --json PATH` as a malloc'ed string (for
- * `predict --from TRACE`); NULL with a message in err when the trace cannot be read. */
-char *report_json_of_trace(const char *path, char *err, size_t errlen);
-/* report_mode_text: one line saying what the capture mode means. */
-const char *report_mode_text(const replay_result *r);
+/* report_build: from c->runs (replayed) and c->opts, fills the facts and sites of runs[0] and
+ * builds the model once. Returns 0, or -1 with the reason in err (out of memory, invalid
+ * configuration). Prints nothing. */
+int report_build(report_ctx *c, char *err, size_t errlen);
+/* report_of_trace: replays path into a fresh c (top 3, no overrides) and builds the report.
+ * Returns 0, or an exit code (VT_EXIT_USAGE, VT_EXIT_MALFORMED) with err; report_free(c) after
+ * either. */
+int report_of_trace(const char *path, report_ctx *c, char *err, size_t errlen);
+/* report_free: the runs, sites and model of c. */
+void report_free(report_ctx *c);
 
 #endif

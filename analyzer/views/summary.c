@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cards.h"
-#include "commands.h"
+#include "exit_codes.h"
 #include "reader.h"
 
 /* ---- live map: (space, addr) -> bytes, linear probing with backward-shift delete ------- */

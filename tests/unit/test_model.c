@@ -1,5 +1,6 @@
-/* test_model.c — the report's model sections (analyzer/model.c) from a filled run_facts: the
- * configuration from a traced command line, the formula table, OOM diagnosis, advice. */
+/* test_model.c — the model of a run (analyzer/model/model.c) from a filled run_facts, seen
+ * through its views (analyzer/views/model_*.c): the configuration from a traced command line,
+ * the formula table, OOM diagnosis, advice. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,11 +14,33 @@
 
 #include "../../analyzer/model/formula.h"
 #include "../../analyzer/model/model.h"
+#include "../../analyzer/views/model_views.h"
 
 #define MiB (1024ull * 1024ull)
 #define GiB (1024ull * MiB)
 
 static char dir[256];
+
+/* model_report_text / _json: model_build, then the view; -1 when the model cannot be built. */
+static int model_report_text(FILE *out, const run_facts *f, const model_opts *o)
+{
+    static model_result m;
+    char err[512];
+    if (model_build(&m, f, o, err, sizeof err) < 0)
+        return -1;
+    model_text(out, &m, f, o->color);
+    return 0;
+}
+
+static int model_report_json(cJSON *root, const run_facts *f, const model_opts *o)
+{
+    static model_result m;
+    char err[512];
+    if (model_build(&m, f, o, err, sizeof err) < 0)
+        return -1;
+    model_json(root, &m, f);
+    return 0;
+}
 
 static int setup(void **state)
 {
