@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "classify.h"
+#include "exit_codes.h"
 #include "escape.h"
 
 enum level { L_NONE, L_TENSOR, L_SEGMENT, L_OTHER };
@@ -395,6 +396,8 @@ static void apply_event(state *s, int is_alloc, const reader_event *ev, oom_trac
             }
             return;
         }
+        if (reader_api_kind(ev->api) == VT_KIND_CONTEXT)
+            r->n_contexts++;
         if (ot->pending && lvl != L_NONE && ev->size >= ot->requested)
             ot->pending = 0; /* recovered: the same request later succeeded */
         if (lvl == L_NONE || !ev->addr)
@@ -516,7 +519,7 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
         snprintf(err, errlen, "%s: %s at byte %llu: %s", r->path,
                  r->status == READER_MALFORMED ? "malformed trace" : "read error",
                  (unsigned long long)reader_error_offset(rd), reader_error_message(rd));
-        return 3;
+        return VT_EXIT_MALFORMED;
     }
     return 0;
 }
@@ -550,10 +553,10 @@ int replay_file(const char *path, replay_result *out, char *err, size_t errlen)
         out->file_bytes = (uint64_t)sb.st_size;
     reader *rd = reader_open(path, err, errlen);
     if (!rd)
-        return 2;
+        return VT_EXIT_USAGE;
     if (reader_status_of(rd) == READER_MALFORMED) {
         reader_close(rd);
-        return 3;
+        return VT_EXIT_MALFORMED;
     }
     state s;
     memset(&s, 0, sizeof s);
@@ -561,7 +564,9 @@ int replay_file(const char *path, replay_result *out, char *err, size_t errlen)
     oom_track ot;
     memset(&ot, 0, sizeof ot);
     int rc = run_pass(&s, rd, &ot, err, errlen);
-    snprintf(out->status_msg, sizeof out->status_msg, "%s", reader_status_name(out->status));
+    const char *why = reader_error_message(rd); /* "no trailer", "last record cut at byte N" */
+    snprintf(out->status_msg, sizeof out->status_msg, "%s",
+             out->status == READER_TRUNCATED && why && *why ? why : reader_status_name(out->status));
     if (ot.pending) {
         out->has_oom = 1;
         out->oom_requested = ot.requested;

@@ -14,7 +14,8 @@
 #include <cmocka.h>
 
 #include "../../analyzer/trace/reader.h"
-#include "../../analyzer/views/summary.h"
+#include "../../analyzer/model/summary.h"
+#include "../../analyzer/views/summary_text.h"
 #include "../../analyzer/trace/tables.h"
 
 #define MiB (1024ull * 1024ull)
@@ -600,6 +601,17 @@ static void test_open_errors_and_api_names(void **state)
 
 /* ---- summary ------------------------------------------------------------------------------ */
 
+/* summary_print: summary_read, then summary_text on success (what `vramtrace run` does). */
+static int summary_print(FILE *out, const char *path)
+{
+    run_summary s;
+    char err[600];
+    int rc = summary_read(path, &s, err, sizeof err);
+    if (rc == 0)
+        summary_text(out, path, &s);
+    return rc;
+}
+
 static void test_summary(void **state)
 {
     (void)state;
@@ -611,7 +623,9 @@ static void test_summary(void **state)
     w_alloc(&w, VT_API_cudaHostAlloc, 0, 4, 0, 0x3000, 900 * MiB, 0); /* not VRAM */
     w_free(&w, VT_API_cudaFree, 5, 0x1000);
     w_alloc(&w, VT_API_cudaMalloc, 0, 6, 0, 0x1000, 20 * MiB, 0); /* reused address */
-    w_alloc(&w, VT_API_cudaMalloc, VT_EVF_FAILED, 7, 0, 0, 64 * 1024 * MiB, 0);
+    /* the failed request returns cudaErrorMemoryAllocation (2), as a real one does */
+    vt_rec_alloc fa = {VT_TT_MAKE(7, 0), 0, 64 * 1024 * MiB, 0, 0, 2};
+    pl(&fa, sizeof fa), w_rec(&w, VT_REC_ALLOC, (uint16_t)(VT_EVF_MAKE(VT_API_cudaMalloc, 0) | VT_EVF_FAILED));
     vt_rec_oom o = {VT_TT_MAKE(8, 0), 64 * 1024 * MiB, 24 * 1024 * MiB, 0, 0, 2};
     pl(&o, sizeof o), w_rec(&w, VT_REC_OOM, VT_EVF_MAKE(VT_API_cudaMalloc, 0));
     char out[2048] = {0};
@@ -620,7 +634,7 @@ static void test_summary(void **state)
     fclose(f);
     unlink(g_path);
     assert_non_null(strstr(out, "7 events (1 failed)"));
-    assert_non_null(strstr(out, "peak 150.0 MiB in device allocations (450.0 MiB with"));
+    assert_non_null(strstr(out, "peak 150.0 MiB reserved by the allocator (450.0 MiB for the process"));
     assert_non_null(strstr(out, "1 context,"));
     assert_non_null(strstr(out, "OOM: yes (a request for 64.00 GiB failed)"));
     assert_non_null(strstr(out, "truncated"));
