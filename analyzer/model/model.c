@@ -196,19 +196,18 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
         if (f->peak_process > f->peak_reserved)
             m->measured.bytes[CAT_CONTEXT] = f->peak_process - f->peak_reserved;
     }
-    /* compile=True that ran eager: our simulation says so; a complete run shows it by keeping
-     * eager's 12*N*V of logits/loss (compiled keeps about 8*N*V) */
+    /* compile=True that ran eager: the Python frames never entered torch.compile (our
+     * simulation, a script that ignores the flag); a complete run shows it by keeping eager's
+     * 12*N*V of logits/loss (compiled keeps about 8*N*V) */
     if (m->shape.compile) {
-        int sim = 0;
-        for (int i = 0; i < f->argc && f->argv && f->argv[i]; i++)
-            sim |= strstr(f->argv[i], "sim_train.py") != NULL;
+        int no_frames = f->compile_frames == MODEL_COMPILE_NOT_SEEN;
         double nv = (double)m->shape.B * (double)m->shape.T * (double)m->shape.V;
-        if (sim || (!f->has_oom && (double)m->measured.bytes[CAT_LOGITS] > 10.0 * nv)) {
+        if (no_frames || (!f->has_oom && (double)m->measured.bytes[CAT_LOGITS] > 10.0 * nv)) {
             m->shape.compile = 0;
             snprintf(m->note, sizeof m->note,
                      "compile=True ran as eager (%s): the formulas use eager mode",
-                     sim ? "the simulation simulates compile as eager"
-                         : "logits/loss kept about 12*B*T*V bytes");
+                     no_frames ? "no Python frame under torch._dynamo / torch._inductor"
+                               : "logits/loss kept about 12*B*T*V bytes");
         }
     }
     if (m->measured.bytes[CAT_ATTENTION] > 0)

@@ -12,6 +12,13 @@
 #include "config.h"
 #include "formula.h"
 
+/* run_facts.compile_frames: whether torch.compile ran, as the trace's Python frames show. */
+enum {
+    MODEL_COMPILE_UNKNOWN = 0, /* no forward seen in the Python frames */
+    MODEL_COMPILE_SEEN,        /* frames under torch/_dynamo or torch/_inductor (compile phase) */
+    MODEL_COMPILE_NOT_SEEN,    /* forwards, but never under torch.compile: it ran eager */
+};
+
 /* What one traced run measured, as the report knows it. Strings are borrowed. */
 typedef struct run_facts {
     int argc;                 /* the traced command line (PROCESS record) */
@@ -27,6 +34,7 @@ typedef struct run_facts {
     uint64_t peak_process;    /* reserved + context + kernel code + other driver memory */
     cat_breakdown at_peak;    /* every byte of peak_process, by category */
     int iterations;           /* optimizer steps seen */
+    int compile_frames;       /* MODEL_COMPILE_*: what the Python frames say of torch.compile */
     /* OOM (has_oom = 0: the rest is unused) */
     int has_oom;
     uint64_t oom_requested;   /* bytes the failing call asked for */

@@ -63,6 +63,10 @@ static int report_fill(report_ctx *c)
     f->peak_process = r->peak_process;
     f->at_peak = r->at_peak.by_cat;
     f->iterations = (int)r->iterations;
+    /* torch.compile compiles at the first forward: forward frames and no compile frame = eager */
+    f->compile_frames = r->phase_peak[PHASE_COMPILE]   ? MODEL_COMPILE_SEEN
+                        : r->phase_peak[PHASE_FORWARD] ? MODEL_COMPILE_NOT_SEEN
+                                                       : MODEL_COMPILE_UNKNOWN;
     if (r->has_oom) {
         f->has_oom = 1;
         f->oom_requested = r->oom_requested;

@@ -294,12 +294,14 @@ static void test_fits(void **state)
     cJSON_Delete(root);
 }
 
-/* compile=True run by our simulation (which runs it eager): the model uses eager mode */
+/* compile=True run eager (our simulation does; its frames show forwards and never
+ * torch._dynamo): the model uses eager mode. Without that signal, compile=True is kept. */
 static void test_sim_compile(void **state)
 {
     (void)state;
     run_facts f;
     oom_facts(&f);
+    f.compile_frames = MODEL_COMPILE_NOT_SEEN;
     static const char *const argv[] = {
         "python3",        "examples/sim/sim_train.py", "gpt2_12gb.py", "--batch_size=16",
         "--compile=True", "--allocator=caching",       "--max_iters=3"};
@@ -316,6 +318,12 @@ static void test_sim_compile(void **state)
     cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "advice"), 0);
     assert_string_equal(cJSON_GetObjectItem(first, "command_line")->valuestring,
                         "--batch_size=4 --gradient_accumulation_steps=128");
+    cJSON_Delete(root);
+    /* the same run with frames under torch._dynamo: compile=True stands */
+    f.compile_frames = MODEL_COMPILE_SEEN;
+    root = cJSON_CreateObject();
+    assert_int_equal(model_report_json(root, &f, &o), 0);
+    assert_null(cJSON_GetObjectItem(root, "config_note"));
     cJSON_Delete(root);
 }
 
