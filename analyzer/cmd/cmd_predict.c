@@ -64,9 +64,9 @@ static void usage(FILE *out)
             "defaults are nanoGPT train.py's (GPT-2 124M shape, batch_size 12, block_size 1024, "
             "bfloat16, compile).\n"
             "The peak includes an assumed 500 MiB CUDA context and a 10 %% allocator cache; keep "
-            ">= 5 %% free.\n"
+            ">= %d %% free.\n"
             "exit codes: 0 ok, 2 usage or bad value\n",
-            card_presets_help());
+            card_presets_help(), ADVICE_HEADROOM_PCT);
 }
 
 /* set: applies key=value with the source tag "flag". -1 with err on a bad value or key. */
@@ -391,15 +391,15 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
     int64_t room = (int64_t)a->card.bytes - (int64_t)p->required_bytes;
     printf("card %s (%s): %s", a->card.name, card_format_bytes(a->card.bytes, b1, sizeof b1),
            fits == 1   ? "fits"
-           : room >= 0 ? "too tight (less than 5 % free)"
+           : room >= 0 ? "too tight (less than " ADVICE_HEADROOM_PCT_TEXT " % free)"
                        : "does not fit");
     if (room >= 0)
         printf(", %s free\n", card_format_bytes((uint64_t)room, b2, sizeof b2));
     else
         printf(", %s over\n", card_format_bytes((uint64_t)-room, b2, sizeof b2));
     if (lb)
-        printf("largest batch_size that fits (keeping >= 5 %% free): %llu  (--batch_size=%llu)\n",
-               (unsigned long long)lb, (unsigned long long)lb);
+        printf("largest batch_size that fits (keeping >= %d %% free): %llu  (--batch_size=%llu)\n",
+               ADVICE_HEADROOM_PCT, (unsigned long long)lb, (unsigned long long)lb);
     else
         printf("not even batch_size=1 fits: use a smaller model, a shorter block_size or "
                "activation checkpointing\n");

@@ -5,6 +5,7 @@
 #include "cards.h"
 #include "model_views.h"
 
+
 static void print_formula(FILE *out, const model_result *m)
 {
     char b1[32], b2[32], b3[32];
@@ -90,8 +91,8 @@ static void print_advice(FILE *out, const model_result *m, const model_opts *o)
         if (it->fits < 0)
             snprintf(fit, sizeof fit, "card size unknown");
         else if (it->headroom_bytes >= 0)
-            snprintf(fit, sizeof fit, "%s (%s left, %.0f %%)",
-                     it->fits ? "fits" : "too tight for 5 % headroom",
+            snprintf(fit, sizeof fit, "%s%s (%s left, %.0f %%)",
+                     it->fits ? "fits" : "too tight for ", it->fits ? "" : ADVICE_HEADROOM_PCT_TEXT " % headroom",
                      card_format_bytes((uint64_t)it->headroom_bytes, b1, sizeof b1),
                      100.0 * (double)it->headroom_bytes / (double)m->capacity);
         else
