@@ -17,6 +17,9 @@
 #include "../../analyzer/report/report.h"
 #include "../../analyzer/views/report_views.h"
 #include "../../analyzer/views/summary_text.h"
+#include "trace_enc.h"
+
+#define MiB (1024ull * 1024ull)
 
 /* text_after: the text after the first occurrence of key in s, up to the first of stop. */
 static void text_after(const char *s, const char *key, const char *stop, char *buf, size_t len)
@@ -150,6 +153,63 @@ static void test_b_oom_12gib(void **state)
     assert_true(agree(path));
 }
 
+/* summary_print: summary_read, then summary_text on success (what `vramtrace run` does). */
+static int summary_print(FILE *out, const char *path)
+{
+    run_summary s;
+    char err[600];
+    int rc = summary_read(path, &s, err, sizeof err);
+    if (rc == 0)
+        summary_text(out, path, &s);
+    return rc;
+}
+
+/* a hand-made trace: levels, contexts, an unrecovered OOM, truncated / complete / malformed */
+static void test_summary_text(void **state)
+{
+    (void)state;
+    wbuf w = {0};
+    w_header(&w, 1, 0);
+    w_alloc(&w, VT_API_cuDevicePrimaryCtxRetain, 0, 1, 0, 0x50, 300 * MiB, 0);
+    w_alloc(&w, VT_API_cudaMalloc, 0, 2, 0, 0x1000, 100 * MiB, 0);
+    w_alloc(&w, VT_API_cuMemCreate, 0, 3, 0, 0x77, 50 * MiB, 0);
+    w_alloc(&w, VT_API_cudaHostAlloc, 0, 4, 0, 0x3000, 900 * MiB, 0); /* not VRAM */
+    w_free(&w, VT_API_cudaFree, 5, 0x1000);
+    w_alloc(&w, VT_API_cudaMalloc, 0, 6, 0, 0x1000, 20 * MiB, 0); /* reused address */
+    /* the failed request returns cudaErrorMemoryAllocation (2), as a real one does */
+    vt_rec_alloc fa = {VT_TT_MAKE(7, 0), 0, 64 * 1024 * MiB, 0, 0, 2};
+    pl(&fa, sizeof fa),
+        w_rec(&w, VT_REC_ALLOC, (uint16_t)(VT_EVF_MAKE(VT_API_cudaMalloc, 0) | VT_EVF_FAILED));
+    vt_rec_oom o = {VT_TT_MAKE(8, 0), 64 * 1024 * MiB, 24 * 1024 * MiB, 0, 0, 2};
+    pl(&o, sizeof o), w_rec(&w, VT_REC_OOM, VT_EVF_MAKE(VT_API_cudaMalloc, 0));
+    char out[2048] = {0};
+    FILE *f = fmemopen(out, sizeof out - 1, "w");
+    assert_int_equal(summary_print(f, save(&w)), 0);
+    fclose(f);
+    unlink(g_path);
+    assert_non_null(strstr(out, "7 events (1 failed)"));
+    assert_non_null(
+        strstr(out, "peak 150.0 MiB reserved by the allocator (450.0 MiB for the process"));
+    assert_non_null(strstr(out, "1 context,"));
+    assert_non_null(strstr(out, "OOM: yes (a request for 64.00 GiB failed)"));
+    assert_non_null(strstr(out, "truncated"));
+
+    w_trailer(&w, 7);
+    f = fmemopen(out, sizeof out - 1, "w");
+    assert_int_equal(summary_print(f, save(&w)), 0);
+    fclose(f);
+    unlink(g_path);
+    assert_non_null(strstr(out, "complete."));
+
+    w.p[0] = 'Z';
+    f = fmemopen(out, sizeof out - 1, "w");
+    assert_int_equal(summary_print(f, save(&w)), 3);
+    fclose(f);
+    unlink(g_path);
+    assert_int_equal(summary_print(stdout, "/nonexistent.vt"), 2);
+    free(w.p);
+}
+
 static void test_unreadable(void **state)
 {
     (void)state;
@@ -164,6 +224,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_committed_traces_agree),
         cmocka_unit_test(test_b_oom_12gib),
+        cmocka_unit_test(test_summary_text),
         cmocka_unit_test(test_unreadable),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
