@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "report.h"
 #include "config.h"
+#include "config_view.h"
 #include "formula.h"
 
 /* X(name, n_layer, n_head, n_embd, extra nanoGPT settings) — model presets. */

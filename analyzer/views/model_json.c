@@ -1,6 +1,7 @@
 /* model_json.c — the model's fields of `report --json` (model_views.h): "config",
  * "formula", "oom" (diagnosis), "advice", "prediction", from a built model_result; and the
  * one writer of a by-category object. */
+#include "config_view.h"
 #include "model_views.h"
 
 cJSON *categories_json(const cat_breakdown *b)

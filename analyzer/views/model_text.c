@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "cards.h"
+#include "config_view.h"
 #include "model_views.h"
 
 
