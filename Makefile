@@ -27,6 +27,13 @@ else
 DEPS_STAMP    := $(BUILD)/.deps-ok
 endif
 
+# analyzer/ layers, lowest first (docs/architecture.md). A file's include path holds its own
+# layer and the ones below, so an include from a higher layer does not compile.
+ANALYZER_LAYERS := trace model report views cmd
+layers_upto = $(if $(filter $(1),$(firstword $(2))),$(1),$(firstword $(2)) $(call layers_upto,$(1),$(wordlist 2,99,$(2))))
+ANALYZER_INC    := $(foreach l,$(ANALYZER_LAYERS),-Ianalyzer/$(l))
+$(foreach l,$(ANALYZER_LAYERS),$(eval $(BUILD)/obj/analyzer/$(l)/%.o: LAYER_INC := $(foreach u,$(call layers_upto,$(l),$(ANALYZER_LAYERS)),-Ianalyzer/$(u))))
+$(BUILD)/obj/tests/unit/%.o: LAYER_INC := $(ANALYZER_INC)
 WARN      := -Wall -Wextra -Wshadow -Wno-missing-field-initializers
 BASEFLAGS := -std=gnu11 -pthread -D_GNU_SOURCE -Iinclude $(DEPS_CPPFLAGS) $(WARN) -MMD -MP
 PICFLAGS  := -fPIC -fvisibility=hidden -ftls-model=initial-exec
@@ -37,8 +44,8 @@ PRELOAD_SRC   := $(sort $(wildcard preload/*.c preload/torch/*.c))
 PRELOAD_CXX   := $(sort $(wildcard preload/torch/*.cpp))
 PRELOAD_HOOKS := $(filter preload/hook_%.c,$(PRELOAD_SRC))
 PRELOAD_CORE  := $(filter-out $(PRELOAD_HOOKS),$(PRELOAD_SRC))
-ANALYZER_SRC  := $(sort $(wildcard analyzer/*.c))
-ANALYZER_LIB  := $(filter-out analyzer/main.c,$(ANALYZER_SRC))
+ANALYZER_SRC  := $(sort $(shell find analyzer -name '*.c'))
+ANALYZER_LIB  := $(filter-out analyzer/cmd/main.c,$(ANALYZER_SRC))
 FAKERT_SRC    := $(sort $(wildcard tests/fakecuda/cudart*.c))
 FAKEDRV_SRC   := $(sort $(wildcard tests/fakecuda/driver*.c))
 UNIT_SRC      := $(sort $(wildcard tests/unit/test_*.c))
@@ -106,7 +113,7 @@ $(BUILD)/obj/tests/fakecuda/%.o: tests/fakecuda/%.c | $(DEPS_STAMP)
 $(BUILD)/obj/%.o: %.c | $(DEPS_STAMP)
 	$(E) CC $<
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(BASEFLAGS) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(BASEFLAGS) $(LAYER_INC) $(CFLAGS) -c $< -o $@
 
 # --- products -------------------------------------------------------------------------
 $(PRELOAD_SO): $(call obj,$(PRELOAD_SRC) $(PRELOAD_CXX))
@@ -121,7 +128,7 @@ $(ANALYZER_A): $(call obj,$(ANALYZER_LIB))
 	$(E) AR $@
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(VRAMTRACE): $(call obj,analyzer/main.c) $(ANALYZER_A)
+$(VRAMTRACE): $(call obj,analyzer/cmd/main.c) $(ANALYZER_A)
 	$(E) LD $@
 	$(Q)$(CC) -o $@ $^ $(LDFLAGS) $(DEPS_LDFLAGS) $(ANALYZER_LIBS)
 
@@ -214,7 +221,7 @@ clean:
 	rm -rf $(BUILD)
 
 format:
-	clang-format -i $(wildcard include/vramtrace/*.h preload/*.[ch] analyzer/*.[ch] tests/*/*.[ch] examples/*/*.c)
+	clang-format -i $(wildcard include/vramtrace/*.h preload/*.[ch] analyzer/*/*.[ch] tests/*/*.[ch] examples/*/*.c)
 
 .SECONDARY:
 

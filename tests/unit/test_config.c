@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "../../analyzer/config.h"
+#include "../../analyzer/model/config.h"
 
 static char dir[256];
 

@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "../../analyzer/pylines.h"
+#include "../../analyzer/trace/pylines.h"
 
 static void test_310_forms(void **state)
 {

@@ -1,15 +1,23 @@
 /* model.h — the bridge between what a trace measured (replay/classify, the report) and the
  * memory model (config.c, formula.c, advice.c): formula comparison, OOM diagnosis, advice.
- * The report fills run_facts; model_report_* print / add the model's sections. */
+ * The report fills run_facts and builds one model_result; views/ print it. */
 #ifndef VT_ANALYZER_MODEL_H
 #define VT_ANALYZER_MODEL_H
 
 #include <stdint.h>
 #include <stdio.h>
 
-#include <cjson/cJSON.h>
-
+#include "advice.h"
 #include "categories.h"
+#include "config.h"
+#include "formula.h"
+
+/* run_facts.compile_frames: whether torch.compile ran, as the trace's Python frames show. */
+enum {
+    MODEL_COMPILE_UNKNOWN = 0, /* no forward seen in the Python frames */
+    MODEL_COMPILE_SEEN,        /* frames under torch/_dynamo or torch/_inductor (compile phase) */
+    MODEL_COMPILE_NOT_SEEN,    /* forwards, but never under torch.compile: it ran eager */
+};
 
 /* What one traced run measured, as the report knows it. Strings are borrowed. */
 typedef struct run_facts {
@@ -26,6 +34,7 @@ typedef struct run_facts {
     uint64_t peak_process;    /* reserved + context + kernel code + other driver memory */
     cat_breakdown at_peak;    /* every byte of peak_process, by category */
     int iterations;           /* optimizer steps seen */
+    int compile_frames;       /* MODEL_COMPILE_*: what the Python frames say of torch.compile */
     /* OOM (has_oom = 0: the rest is unused) */
     int has_oom;
     uint64_t oom_requested;   /* bytes the failing call asked for */
@@ -48,15 +57,33 @@ typedef struct model_opts {
     int color;                    /* 1: ANSI colour allowed */
 } model_opts;
 
-/* model_report_text: prints the configuration found, the formula table (measured /
- * documents' / refined / ratio, effective activation multiplier), the OOM diagnosis when
- * f->has_oom, and the advice list, to out. Returns 0, or -1 with a message on stderr when
- * the configuration is invalid (e.g. an override that does not parse). */
-int model_report_text(FILE *out, const run_facts *f, const model_opts *o);
+/* The model of one run, computed once by model_build; views/model_*.c print it. */
+typedef struct model_result {
+    nano_config cfg;
+    char note[200];  /* how the run's shape was adjusted, "" if not */
+    gpt_shape shape; /* the run (iteration0 when no optimizer step was seen) */
+    doc_formula docf;
+    cat_breakdown measured, doc, refined;
+    char reason_doc[CAT_COUNT][200];
+    char reason_ref[CAT_COUNT][200];
+    double mult_act, mult_all; /* effective activation multipliers */
+    model_calib calib;
+    prediction current;
+    uint64_t capacity;
+    char capacity_name[80];
+    int partial;
+    oom_cause cause;
+    char why[300];
+    int expandable_set;
+    uint64_t largest_batch;
+    advice_item items[ADVICE_MAX];
+    int nitems;
+} model_result;
 
-/* model_report_json: adds "config", "formula", "oom" (diagnosis fields: requested_bytes,
- * capacity_bytes, cause, live_by_category, ...) and "advice" to root (an object).
- * Returns 0 or -1 as above. */
-int model_report_json(cJSON *root, const run_facts *f, const model_opts *o);
+/* model_build: the run's configuration (its command line and config files, then o's
+ * overrides), the formulas beside the measured peak, the calibration, the OOM cause when
+ * f->has_oom, and the advice for the target card. Prints nothing. Returns 0, or -1 with the
+ * reason in err when the configuration is invalid (e.g. an override that does not parse). */
+int model_build(model_result *m, const run_facts *f, const model_opts *o, char *err, size_t errlen);
 
 #endif

@@ -5,7 +5,7 @@
 #ifndef VT_ANALYZER_COMMANDS_H
 #define VT_ANALYZER_COMMANDS_H
 
-enum { VT_EXIT_OK = 0, VT_EXIT_FINDINGS = 1, VT_EXIT_USAGE = 2, VT_EXIT_MALFORMED = 3 };
+#include "exit_codes.h"
 
 /* X(name, function, one-line help) */
 #define VT_COMMANDS(X)                                                                    \

@@ -6,7 +6,8 @@
 
 #include "cards.h"
 #include "escape.h"
-#include "report.h"
+#include "model_views.h"
+#include "report_views.h"
 
 static const char *B(const report_ctx *c) { return c->color ? "\033[1m" : ""; }
 static const char *N(const report_ctx *c) { return c->color ? "\033[0m" : ""; }
@@ -53,9 +54,9 @@ const char *report_mode_text(const replay_result *r)
     return "no allocator segments or tensors seen (only contexts, kernels or other memory)";
 }
 
-static void print_run(FILE *out, report_ctx *c)
+static void print_run(FILE *out, const report_ctx *c)
 {
-    replay_result *r = &c->runs[0];
+    const replay_result *r = &c->runs[0];
     const tables_process *p = tables_process_get(r->t);
     fprintf(out, "%svramtrace report%s  %s", B(c), N(c), "");
     escape_term_fputs(out, r->path, strlen(r->path));
@@ -93,9 +94,9 @@ static void print_run(FILE *out, report_ctx *c)
             (unsigned long long)r->n_events, (unsigned long long)r->n_failed, r->iterations, secs(r->end_ns));
 }
 
-static void print_peaks(FILE *out, report_ctx *c)
+static void print_peaks(FILE *out, const report_ctx *c)
 {
-    replay_result *r = &c->runs[0];
+    const replay_result *r = &c->runs[0];
     char b[32];
     fprintf(out, "\n%sPeaks%s\n", B(c), N(c));
     if (r->tensor_mode)
@@ -109,7 +110,7 @@ static void print_peaks(FILE *out, report_ctx *c)
             secs(r->t_process));
 }
 
-static void print_categories(FILE *out, report_ctx *c, const cat_breakdown *bd, uint64_t total,
+static void print_categories(FILE *out, const report_ctx *c, const cat_breakdown *bd, uint64_t total,
                              const char *title)
 {
     char b[32];
@@ -129,7 +130,7 @@ static void print_categories(FILE *out, report_ctx *c, const cat_breakdown *bd, 
     fprintf(out, "  %-18s %12s %6.1f%%\n", "total", human(total, b, sizeof b), total ? 100.0 : 0.0);
 }
 
-static void print_sites(FILE *out, report_ctx *c)
+static void print_sites(FILE *out, const report_ctx *c)
 {
     char b[32];
     if (!c->top || !c->nsites)
@@ -152,9 +153,9 @@ static void print_sites(FILE *out, report_ctx *c)
     }
 }
 
-static void print_phases(FILE *out, report_ctx *c)
+static void print_phases(FILE *out, const report_ctx *c)
 {
-    replay_result *r = &c->runs[0];
+    const replay_result *r = &c->runs[0];
     char b[32];
     fprintf(out, "\n%sPeak by phase%s (process level while in the phase)\n", B(c), N(c));
     for (int p = 0; p < PHASE_COUNT; p++)
@@ -162,7 +163,7 @@ static void print_phases(FILE *out, report_ctx *c)
             fprintf(out, "  %-10s %12s\n", phase_name(p), human(r->phase_peak[p], b, sizeof b));
 }
 
-static void print_ranks(FILE *out, report_ctx *c)
+static void print_ranks(FILE *out, const report_ctx *c)
 {
     char b1[32], b2[32];
     if (c->nruns < 2)
@@ -170,7 +171,7 @@ static void print_ranks(FILE *out, report_ctx *c)
     fprintf(out, "\n%sPer rank / process%s\n", B(c), N(c));
     fprintf(out, "  %-6s %-8s %12s %12s %-5s %s\n", "rank", "pid", "reserved", "process", "OOM", "file");
     for (int i = 0; i < c->nruns; i++) {
-        replay_result *r = &c->runs[i];
+        const replay_result *r = &c->runs[i];
         const tables_process *p = tables_process_get(r->t);
         const char *rank = tables_env(r->t, "RANK");
         fprintf(out, "  %-6s %-8u %12s %12s %-5s ", rank ? rank : "-", p ? p->pid : 0,
@@ -181,9 +182,9 @@ static void print_ranks(FILE *out, report_ctx *c)
     }
 }
 
-int report_text(FILE *out, report_ctx *c)
+int report_text(FILE *out, const report_ctx *c)
 {
-    replay_result *r = &c->runs[0];
+    const replay_result *r = &c->runs[0];
     print_run(out, c);
     print_peaks(out, c);
     print_categories(out, c, &r->at_peak.by_cat, cat_breakdown_total(&r->at_peak.by_cat),
@@ -195,7 +196,6 @@ int report_text(FILE *out, report_ctx *c)
     print_phases(out, c);
     print_ranks(out, c);
     fputc('\n', out);
-    if (model_report_text(out, &c->facts, &c->opts) < 0)
-        return -1;
+    model_text(out, c->model, &c->facts, c->color);
     return 0;
 }

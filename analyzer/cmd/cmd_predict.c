@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "report.h"
 #include "config.h"
+#include "config_view.h"
 #include "formula.h"
 
 /* X(name, n_layer, n_head, n_embd, extra nanoGPT settings) — model presets. */
@@ -64,9 +65,9 @@ static void usage(FILE *out)
             "defaults are nanoGPT train.py's (GPT-2 124M shape, batch_size 12, block_size 1024, "
             "bfloat16, compile).\n"
             "The peak includes an assumed 500 MiB CUDA context and a 10 %% allocator cache; keep "
-            ">= 5 %% free.\n"
+            ">= %d %% free.\n"
             "exit codes: 0 ok, 2 usage or bad value\n",
-            card_presets_help());
+            card_presets_help(), ADVICE_HEADROOM_PCT);
 }
 
 /* set: applies key=value with the source tag "flag". -1 with err on a bad value or key. */
@@ -113,9 +114,45 @@ static int apply_model(nano_config *c, const char *name, char *err, size_t errle
     return -1;
 }
 
-/* load_run: reads `vramtrace report --json` output: the run's configuration into c (source
- * "file", where "--from PATH"), the measured peak by category into measured, *partial = the
- * run ended in an OOM, the run's card into *cap / capname. Returns 0, or -1 with err. */
+/* load_trace: a trace given to --from: replayed and modelled as `vramtrace report` does
+ * (report/report.c), the run's configuration into c (source "file", where "--from PATH"),
+ * the measured peak by category into measured, *partial = the run ended in an OOM, the run's
+ * card into *cap / capname. Returns 0, or -1 with err. */
+static int load_trace(const char *path, nano_config *c, cat_breakdown *measured, int *partial,
+                      uint64_t *cap, char *capname, size_t caplen, char *err, size_t errlen)
+{
+    report_ctx rep;
+    char rerr[400] = "";
+    if (report_of_trace(path, &rep, rerr, sizeof rerr)) {
+        snprintf(err, errlen, "--from %.200s: %.300s", path, rerr[0] ? rerr : "cannot replay the trace");
+        report_free(&rep);
+        return -1;
+    }
+    const model_result *m = rep.model;
+    char where[160];
+    snprintf(where, sizeof where, "--from %s", path);
+    int rc = 0;
+    for (int k = 0; k < CFG_COUNT; k++) { /* the values as the model resolved them */
+        c->v[k] = m->cfg.v[k];
+        c->v[k].src = CONFIG_SRC_FILE;
+        snprintf(c->v[k].where, sizeof c->v[k].where, "%s", where);
+    }
+    if (m->cfg.v[CFG_compile].i && !m->shape.compile) /* the model's "ran as eager" */
+        c->v[CFG_compile].i = 0;
+    *measured = m->measured;
+    *partial = rep.facts.has_oom;
+    *cap = m->capacity;
+    snprintf(capname, caplen, "%s", m->capacity_name[0] ? m->capacity_name : "the traced run's card");
+    report_free(&rep);
+    if (rc == 0 && cat_breakdown_total(measured) == 0) {
+        snprintf(err, errlen, "--from %s: the report has no measured bytes to calibrate with", path);
+        rc = -1;
+    }
+    return rc;
+}
+
+/* load_run: --from PATH: a trace (load_trace), or the output of `vramtrace report --json`
+ * read for the same things. Returns 0, or -1 with err. */
 static int load_run(const char *path, nano_config *c, cat_breakdown *measured, int *partial,
                     uint64_t *cap, char *capname, size_t caplen, char *err, size_t errlen)
 {
@@ -126,24 +163,15 @@ static int load_run(const char *path, nano_config *c, cat_breakdown *measured, i
                  path);
         return -1;
     }
+    char magic[VT_MAGIC_LEN];
+    if (fread(magic, 1, sizeof magic, fp) == sizeof magic && !memcmp(magic, VT_MAGIC, VT_MAGIC_LEN)) {
+        fclose(fp);
+        return load_trace(path, c, measured, partial, cap, capname, caplen, err, errlen);
+    }
+    rewind(fp);
     size_t cap_b = 1 << 16, n = 0;
     char *buf = malloc(cap_b);
     size_t got;
-    char magic[VT_MAGIC_LEN];
-    if (fread(magic, 1, sizeof magic, fp) == sizeof magic && !memcmp(magic, VT_MAGIC, VT_MAGIC_LEN)) {
-        fclose(fp); /* a trace: replay it as `vramtrace report --json` would */
-        fp = NULL;
-        free(buf);
-        char rerr[512] = "";
-        buf = report_json_of_trace(path, rerr, sizeof rerr);
-        if (!buf) {
-            snprintf(err, errlen, "--from %.200s: %.300s", path, rerr[0] ? rerr : "cannot replay the trace");
-            return -1;
-        }
-        n = strlen(buf);
-    } else {
-        rewind(fp);
-    }
     while (fp && buf && (got = fread(buf + n, 1, cap_b - n - 1, fp)) > 0) {
         n += got;
         if (n + 1 >= cap_b && cap_b < (64u << 20)) {
@@ -364,15 +392,15 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
     int64_t room = (int64_t)a->card.bytes - (int64_t)p->required_bytes;
     printf("card %s (%s): %s", a->card.name, card_format_bytes(a->card.bytes, b1, sizeof b1),
            fits == 1   ? "fits"
-           : room >= 0 ? "too tight (less than 5 % free)"
+           : room >= 0 ? "too tight (less than " ADVICE_HEADROOM_PCT_TEXT " % free)"
                        : "does not fit");
     if (room >= 0)
         printf(", %s free\n", card_format_bytes((uint64_t)room, b2, sizeof b2));
     else
         printf(", %s over\n", card_format_bytes((uint64_t)-room, b2, sizeof b2));
     if (lb)
-        printf("largest batch_size that fits (keeping >= 5 %% free): %llu  (--batch_size=%llu)\n",
-               (unsigned long long)lb, (unsigned long long)lb);
+        printf("largest batch_size that fits (keeping >= %d %% free): %llu  (--batch_size=%llu)\n",
+               ADVICE_HEADROOM_PCT, (unsigned long long)lb, (unsigned long long)lb);
     else
         printf("not even batch_size=1 fits: use a smaller model, a shorter block_size or "
                "activation checkpointing\n");

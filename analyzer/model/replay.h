@@ -40,13 +40,14 @@ typedef struct replay_result {
     char path[4096];
     tables *t;                 /* owned: process, threads, stacks... */
     reader_status status;      /* ok / truncated (malformed stops the replay) */
-    char status_msg[256];
+    char status_msg[256];      /* the status, or why it is truncated ("no trailer", ...) */
     int tensor_mode;           /* per-tensor events were seen (cudaMallocAsync backend) */
     int segment_mode;          /* caching-allocator segments (cudaMalloc / cuMemCreate) seen */
     int allocator_mode;        /* tensors from PyTorch's allocator tracker (inside the segments) */
     int tracker_note;          /* the last torchTrackerNote's code (VT_TRACKER_*), 0 = none */
     uint64_t tracker_detail;   /* its addr: the layout (ATTACHED), a count (DROPPED) */
     uint64_t n_events, n_failed, unknown_frees;
+    uint64_t n_contexts;       /* CUDA contexts created (primary retains, cuCtxCreate) */
     uint64_t end_ns;
     /* peaks of the three levels (bytes, time) */
     uint64_t peak_allocated, peak_reserved, peak_process;

@@ -1,7 +1,7 @@
 /* cmd_run.c — `vramtrace run [options] -- CMD ARGS...`: runs CMD with the preload library
  * injected (LD_PRELOAD) and the VRAMTRACE_* variables set, returns CMD's exit status, then
  * lists every trace written (the preload appends each path to a manifest file) with its
- * one-paragraph summary (summary.c). */
+ * one-paragraph summary (model/summary.c, views/summary_text.c). */
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -14,7 +14,7 @@
 
 #include "cards.h"
 #include "commands.h"
-#include "summary.h"
+#include "summary_text.h"
 
 static void usage(FILE *out)
 {
@@ -120,7 +120,12 @@ static void print_traces(const char *manifest, int quiet)
             fprintf(stderr, "vramtrace: trace %s\n", line);
         } else {
             fprintf(stderr, "\n");
-            summary_print(stderr, line);
+            run_summary sum;
+            char err[600] = "";
+            if (summary_read(line, &sum, err, sizeof err) == VT_EXIT_OK)
+                summary_text(stderr, line, &sum);
+            else
+                fprintf(stderr, "vramtrace: cannot summarize the trace: %s\n", err);
         }
     }
     fclose(f);

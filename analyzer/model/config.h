@@ -7,8 +7,6 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include <cjson/cJSON.h>
-
 typedef enum config_type { CONFIG_INT, CONFIG_FLOAT, CONFIG_BOOL, CONFIG_STR } config_type;
 
 /* X(key, type, default as text, meaning) — the keys the memory model uses, with
@@ -99,14 +97,11 @@ int config_validate(const nano_config *c, char *err, size_t errlen);
  * "flag". */
 const char *config_key_name(config_key k);
 const char *config_source_name(config_source s);
+/* config_key_type: the CONFIG_* type of key k. */
+config_type config_key_type(config_key k);
 /* config_value_text: the value as Python would print it ("16", "0.1", "False",
  * "bfloat16") into buf; returns buf. */
 char *config_value_text(const nano_config *c, config_key k, char *buf, size_t len);
-/* config_print: the configuration as a table (key, value, source, where), with warnings. */
-void config_print(FILE *out, const nano_config *c);
-/* config_add_json: adds "config" {key: {value, source, where}} to root, and
- * "config_warnings" [..] when there were any. */
-void config_add_json(cJSON *root, const nano_config *c);
 /* config_dtype_bytes: 4 for float32, 2 for bfloat16 / float16. */
 int config_dtype_bytes(const nano_config *c);
 

@@ -7,7 +7,8 @@
 #include <cjson/cJSON.h>
 
 #include "escape.h"
-#include "report.h"
+#include "model_views.h"
+#include "report_views.h"
 
 static void add_str(cJSON *o, const char *key, const char *s, size_t len)
 {
@@ -16,15 +17,7 @@ static void add_str(cJSON *o, const char *key, const char *s, size_t len)
     free(e);
 }
 
-static cJSON *categories_json(const cat_breakdown *b)
-{
-    cJSON *o = cJSON_CreateObject();
-    for (int i = 0; i < CAT_COUNT; i++)
-        cJSON_AddNumberToObject(o, category_key((category)i), (double)b->bytes[i]);
-    return o;
-}
-
-static cJSON *run_json(replay_result *r)
+static cJSON *run_json(const replay_result *r)
 {
     cJSON *o = cJSON_CreateObject();
     add_str(o, "file", r->path, strlen(r->path));
@@ -50,9 +43,9 @@ static cJSON *run_json(replay_result *r)
     return o;
 }
 
-int report_json(FILE *out, report_ctx *c)
+int report_json(FILE *out, const report_ctx *c)
 {
-    replay_result *r = &c->runs[0];
+    const replay_result *r = &c->runs[0];
     cJSON *root = cJSON_CreateObject();
     if (!root)
         return -1;
@@ -113,10 +106,7 @@ int report_json(FILE *out, report_ctx *c)
     cJSON *ranks = cJSON_AddArrayToObject(root, "ranks");
     for (int i = 0; i < c->nruns; i++)
         cJSON_AddItemToArray(ranks, run_json(&c->runs[i]));
-    if (model_report_json(root, &c->facts, &c->opts) < 0) {
-        cJSON_Delete(root);
-        return -1;
-    }
+    model_json(root, c->model, &c->facts);
     /* the model adds "oom" (diagnosis) when there is one; keep the replay's own facts too */
     cJSON *oom = cJSON_GetObjectItem(root, "oom");
     if (r->has_oom && cJSON_IsObject(oom)) {

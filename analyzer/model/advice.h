@@ -10,7 +10,11 @@
 #include "categories.h"
 #include "formula.h"
 
-#define ADVICE_HEADROOM 0.05 /* keep at least 5 % of the card free */
+#define ADVICE_HEADROOM_PCT 5 /* keep at least this % of the card free */
+#define ADVICE_HEADROOM (ADVICE_HEADROOM_PCT / 100.0)
+#define ADVICE_STR_(x) #x
+#define ADVICE_STR(x) ADVICE_STR_(x)
+#define ADVICE_HEADROOM_PCT_TEXT ADVICE_STR(ADVICE_HEADROOM_PCT) /* "5", for string literals */
 
 /* A calibration: how the measured run differs from the refined formula. */
 typedef struct model_calib {

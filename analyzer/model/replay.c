@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 
 #include "classify.h"
+#include "exit_codes.h"
+#include "livemap.h"
 #include "escape.h"
 
 /* L_INNER: a tensor of PyTorch's caching allocator (its tracker, layer 3), inside a segment
@@ -19,102 +21,6 @@ enum level { L_NONE, L_TENSOR, L_SEGMENT, L_OTHER, L_INNER };
 
 int replay_progress;
 #define PROGRESS_MIN_BYTES (64u << 20) /* smaller files finish before it would help */
-
-/* ---- the live map: open addressing, linear probing, backward-shift deletion ------------- */
-typedef struct entry {
-    uint64_t addr; /* 0 = empty slot (no allocation has address 0) */
-    uint64_t size, time_ns;
-    uint32_t stack_id, iter;
-    uint32_t snap_peak, snap_oom; /* index + 1 in the snapshots, 0 = not in one */
-    uint32_t hash;                /* mix(addr, space), low 32 bits: no rehashing on deletes */
-    uint64_t alloc_event;         /* index of the allocating event */
-    uint8_t space, api, device, layer, phase, flags, level, used; /* flags: EF_* */
-} entry;
-_Static_assert(sizeof(entry) == 64, "an entry is one cache line");
-
-typedef struct live_map {
-    entry *e;
-    uint64_t cap, n;
-} live_map;
-
-/* mix: splitmix64's finalizer: every address bit reaches the low bits the table uses. */
-static uint64_t mix(uint64_t addr, unsigned space)
-{
-    uint64_t h = addr ^ ((uint64_t)space << 58);
-    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
-    h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
-    return h ^ (h >> 31);
-}
-
-static int map_grow(live_map *m)
-{
-    uint64_t ncap = m->cap ? m->cap * 2 : 1024;
-    /* 64-byte entries on 64-byte boundaries: one cache line per probe */
-    entry *n = aligned_alloc(64, ncap * sizeof *n);
-    if (!n)
-        return -1;
-    memset(n, 0, ncap * sizeof *n);
-    for (uint64_t i = 0; i < m->cap; i++) {
-        if (!m->e[i].used)
-            continue;
-        uint64_t j = m->e[i].hash & (ncap - 1);
-        while (n[j].used)
-            j = (j + 1) & (ncap - 1);
-        n[j] = m->e[i];
-    }
-    free(m->e);
-    m->e = n;
-    m->cap = ncap;
-    return 0;
-}
-
-static entry *map_find(live_map *m, uint64_t addr, unsigned space)
-{
-    if (!m->cap)
-        return NULL;
-    for (uint64_t j = mix(addr, space) & (m->cap - 1); m->e[j].used; j = (j + 1) & (m->cap - 1))
-        if (m->e[j].addr == addr && m->e[j].space == space)
-            return &m->e[j];
-    return NULL;
-}
-
-/* map_put: a slot for (addr, space), replacing a live one with the same key. */
-static entry *map_put(live_map *m, uint64_t addr, unsigned space, int *replaced)
-{
-    *replaced = 0;
-    if ((m->n + 1) * 2 >= m->cap && map_grow(m) < 0)
-        return NULL;
-    uint32_t h = (uint32_t)mix(addr, space);
-    uint64_t j = h & (m->cap - 1);
-    for (; m->e[j].used; j = (j + 1) & (m->cap - 1))
-        if (m->e[j].addr == addr && m->e[j].space == space) {
-            *replaced = 1;
-            return &m->e[j];
-        }
-    m->n++;
-    memset(&m->e[j], 0, sizeof m->e[j]);
-    m->e[j].hash = h;
-    m->e[j].used = 1;
-    m->e[j].addr = addr;
-    m->e[j].space = (uint8_t)space;
-    return &m->e[j];
-}
-
-static void map_del(live_map *m, entry *e)
-{
-    uint64_t i = (uint64_t)(e - m->e), mask = m->cap - 1;
-    m->e[i].used = 0;
-    m->n--;
-    for (uint64_t j = (i + 1) & mask; m->e[j].used; j = (j + 1) & mask) {
-        uint64_t home = m->e[j].hash & mask;
-        /* move j back to i if its home is not in (i, j] */
-        if (((j - home) & mask) >= ((j - i) & mask)) {
-            m->e[i] = m->e[j];
-            m->e[j].used = 0;
-            i = j;
-        }
-    }
-}
 
 /* ---- per-API facts --------------------------------------------------------------------------- */
 static int level_of(unsigned api)
@@ -145,7 +51,7 @@ static int level_of(unsigned api)
 /* ---- the replay state ------------------------------------------------------------------ */
 typedef struct state {
     replay_result *r;
-    live_map live;
+    livemap live;
     stack_facts *facts; /* by stack id; phase 255 = not computed */
     uint32_t nfacts;
     uint64_t level[5];
@@ -180,7 +86,7 @@ static void halfset_add(state *s, uint64_t v)
         for (size_t i = 0; i < s->caphalf; i++) {
             if (!s->half[i])
                 continue;
-            size_t j = (size_t)(mix(s->half[i], 0) & (ncap - 1));
+            size_t j = (size_t)(livemap_mix(s->half[i], 0) & (ncap - 1));
             while (n[j])
                 j = (j + 1) & (ncap - 1);
             n[j] = s->half[i];
@@ -189,7 +95,7 @@ static void halfset_add(state *s, uint64_t v)
         s->half = n;
         s->caphalf = ncap;
     }
-    size_t j = (size_t)(mix(v, 0) & (s->caphalf - 1));
+    size_t j = (size_t)(livemap_mix(v, 0) & (s->caphalf - 1));
     while (s->half[j] && s->half[j] != v)
         j = (j + 1) & (s->caphalf - 1);
     if (!s->half[j]) {
@@ -202,7 +108,7 @@ static int halfset_has(const state *s, uint64_t v)
 {
     if (!s->caphalf || !v)
         return 0;
-    for (size_t j = (size_t)(mix(v, 0) & (s->caphalf - 1)); s->half[j]; j = (j + 1) & (s->caphalf - 1))
+    for (size_t j = (size_t)(livemap_mix(v, 0) & (s->caphalf - 1)); s->half[j]; j = (j + 1) & (s->caphalf - 1))
         if (s->half[j] == v)
             return 1;
     return 0;
@@ -280,7 +186,7 @@ static void bump_peaks(state *s, uint8_t ph, uint64_t t)
         r->phase_peak[ph] = proc;
 }
 
-static live_item item_of(const entry *e)
+static live_item item_of(const livemap_entry *e)
 {
     return (live_item){.addr = e->addr,
                        .size = e->size,
@@ -303,13 +209,13 @@ static live_item item_of(const entry *e)
  * recovered one); each entry remembers its item so its free can be noted. */
 static void snapshot_oom(state *s)
 {
-    live_map *m = &s->live;
+    livemap *m = &s->live;
     replay_snapshot *snap = &s->r->at_oom;
     free(snap->items);
     snap->items = calloc(m->n ? m->n : 1, sizeof *snap->items);
     snap->n = 0;
     for (uint64_t i = 0; i < m->cap; i++) {
-        entry *e = &m->e[i];
+        livemap_entry *e = &m->e[i];
         if (!e->used)
             continue;
         e->snap_oom = 0;
@@ -320,7 +226,7 @@ static void snapshot_oom(state *s)
     }
 }
 
-static void on_free(state *s, entry *e, uint8_t ph, int oom_pending)
+static void on_free(state *s, livemap_entry *e, uint8_t ph, int oom_pending)
 {
     replay_result *r = s->r;
     if (r->at_peak.event && e->alloc_event <= r->at_peak.event) {
@@ -346,7 +252,7 @@ static void on_free(state *s, entry *e, uint8_t ph, int oom_pending)
             it->oom_released = 1;
     }
     s->level[e->level] -= e->size;
-    map_del(&s->live, e);
+    livemap_del(&s->live, e);
 }
 
 /* finish_peak: the snapshot at the peak = what was freed after it (kept) + what is still live
@@ -364,7 +270,7 @@ static void finish_peak(state *s)
         memcpy(snap->items, s->ret, s->nret * sizeof *s->ret);
     snap->n = s->nret;
     for (uint64_t i = 0; i < s->live.cap; i++) {
-        entry *e = &s->live.e[i];
+        livemap_entry *e = &s->live.e[i];
         if (e->used && e->level != L_NONE && e->alloc_event <= r->at_peak.event)
             snap->items[snap->n++] = item_of(e);
     }
@@ -384,14 +290,14 @@ typedef struct oom_track {
 static void mark_torch_segments(state *s, const reader_event *ev)
 {
     if (ev->api == VT_API_torchSegmentAlloc) {
-        entry *e = map_find(&s->live, ev->addr, VT_SPACE_DEVICE);
+        livemap_entry *e = livemap_find(&s->live, ev->addr, VT_SPACE_DEVICE);
         if (e && e->level == L_SEGMENT)
             e->flags |= EF_TORCH_SEG;
     } else if (ev->api == VT_API_torchSegmentMap) {
         for (unsigned i = 0; i < s->nmaps; i++) {
             if (s->maps[i].va < ev->addr || s->maps[i].va - ev->addr >= ev->size)
                 continue;
-            entry *e = map_find(&s->live, s->maps[i].handle, VT_SPACE_VMM_HANDLE);
+            livemap_entry *e = livemap_find(&s->live, s->maps[i].handle, VT_SPACE_VMM_HANDLE);
             if (e && e->level == L_SEGMENT)
                 e->flags |= EF_TORCH_SEG;
         }
@@ -443,12 +349,14 @@ static void apply_event(state *s, int is_alloc, const reader_event *ev, oom_trac
             }
             return;
         }
+        if (reader_api_kind(ev->api) == VT_KIND_CONTEXT)
+            r->n_contexts++;
         if (ot->pending && lvl != L_NONE && ev->size >= ot->requested)
             ot->pending = 0; /* recovered: the same request later succeeded */
         if (lvl == L_NONE || !ev->addr)
             return;
         int replaced;
-        entry *e = map_put(&s->live, ev->addr, space, &replaced);
+        livemap_entry *e = livemap_put(&s->live, ev->addr, space, &replaced);
         if (!e)
             return;
         if (replaced)
@@ -478,7 +386,7 @@ static void apply_event(state *s, int is_alloc, const reader_event *ev, oom_trac
     } else {
         if (ev->failed)
             return;
-        entry *e = map_find(&s->live, ev->addr, space);
+        livemap_entry *e = livemap_find(&s->live, ev->addr, space);
         if (!e) {
             if (space != VT_SPACE_VMM_VA && space != VT_SPACE_VA_RANGE && space != VT_SPACE_NONE)
                 r->unknown_frees++;
@@ -529,7 +437,7 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
             p->event = ++seq;
             count++;
             if (s->live.cap)
-                __builtin_prefetch(&s->live.e[mix(rec.u.ev.addr, (unsigned)reader_api_space(rec.u.ev.api)) &
+                __builtin_prefetch(&s->live.e[livemap_mix(rec.u.ev.addr, (unsigned)reader_api_space(rec.u.ev.api)) &
                                               (s->live.cap - 1)]);
             if (replay_progress && r->file_bytes >= PROGRESS_MIN_BYTES && !(seq & ((1u << 22) - 1)))
                 fprintf(stderr, "\rvramtrace: %s: %3d %%", r->path,
@@ -566,7 +474,7 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
         snprintf(err, errlen, "%s: %s at byte %llu: %s", r->path,
                  r->status == READER_MALFORMED ? "malformed trace" : "read error",
                  (unsigned long long)reader_error_offset(rd), reader_error_message(rd));
-        return 3;
+        return VT_EXIT_MALFORMED;
     }
     return 0;
 }
@@ -665,10 +573,10 @@ int replay_file(const char *path, replay_result *out, char *err, size_t errlen)
         out->file_bytes = (uint64_t)sb.st_size;
     reader *rd = reader_open(path, err, errlen);
     if (!rd)
-        return 2;
+        return VT_EXIT_USAGE;
     if (reader_status_of(rd) == READER_MALFORMED) {
         reader_close(rd);
-        return 3;
+        return VT_EXIT_MALFORMED;
     }
     state s;
     memset(&s, 0, sizeof s);
@@ -676,7 +584,9 @@ int replay_file(const char *path, replay_result *out, char *err, size_t errlen)
     oom_track ot;
     memset(&ot, 0, sizeof ot);
     int rc = run_pass(&s, rd, &ot, err, errlen);
-    snprintf(out->status_msg, sizeof out->status_msg, "%s", reader_status_name(out->status));
+    const char *why = reader_error_message(rd); /* "no trailer", "last record cut at byte N" */
+    snprintf(out->status_msg, sizeof out->status_msg, "%s",
+             out->status == READER_TRUNCATED && why && *why ? why : reader_status_name(out->status));
     if (ot.pending) {
         out->has_oom = 1;
         out->oom_requested = ot.requested;
