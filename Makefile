@@ -29,10 +29,15 @@ endif
 WARN      := -Wall -Wextra -Wshadow -Wno-missing-field-initializers
 BASEFLAGS := -std=gnu11 -pthread -D_GNU_SOURCE -Iinclude $(DEPS_CPPFLAGS) $(WARN) -MMD -MP
 PICFLAGS  := -fPIC -fvisibility=hidden -ftls-model=initial-exec
+PRELOAD_INC := -Ipreload -Ipreload/core -Ipreload/stacks -Ipreload/hooks
 
 # --- sources --------------------------------------------------------------------------
-PRELOAD_SRC   := $(sort $(wildcard preload/*.c))
-PRELOAD_HOOKS := $(filter preload/hook_%.c,$(PRELOAD_SRC))
+# rwildcard DIR,PATTERN: every file under DIR (recursively) matching PATTERN.
+rwildcard = $(foreach d,$(wildcard $(1:=/*)),$(call rwildcard,$d,$2) $(filter $(subst *,%,$2),$d))
+# preload/: hooks/ (exported shims) -> core/ (admission, records, devices, config) and
+# stacks/ (native + Python) -> writer.c. libvtcore.a = everything but the hooks (unit tests).
+PRELOAD_SRC   := $(sort $(call rwildcard,preload,*.c))
+PRELOAD_HOOKS := $(sort $(wildcard preload/hooks/*.c))
 PRELOAD_CORE  := $(filter-out $(PRELOAD_HOOKS),$(PRELOAD_SRC))
 ANALYZER_SRC  := $(sort $(wildcard analyzer/*.c))
 ANALYZER_LIB  := $(filter-out analyzer/main.c,$(ANALYZER_SRC))
@@ -87,7 +92,7 @@ deps: $(DEPS_STAMP)
 $(BUILD)/obj/preload/%.o: preload/%.c | $(DEPS_STAMP)
 	$(E) CC $<
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(BASEFLAGS) $(PICFLAGS) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(BASEFLAGS) $(PRELOAD_INC) $(PICFLAGS) $(CFLAGS) -c $< -o $@
 
 $(BUILD)/obj/tests/fakecuda/%.o: tests/fakecuda/%.c | $(DEPS_STAMP)
 	$(E) CC $<
@@ -194,7 +199,7 @@ clean:
 	rm -rf $(BUILD)
 
 format:
-	clang-format -i $(wildcard include/vramtrace/*.h preload/*.[ch] analyzer/*.[ch] tests/*/*.[ch] examples/*/*.c)
+	clang-format -i $(wildcard include/vramtrace/*.h $(call rwildcard,preload,*.c) $(call rwildcard,preload,*.h) analyzer/*.[ch] tests/*/*.[ch] examples/*/*.c)
 
 .SECONDARY:
 

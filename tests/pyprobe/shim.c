@@ -1,4 +1,4 @@
-/* shim.c — a tiny shared object that links preload/pyframes.c on its own (with stand-ins for
+/* shim.c — a tiny shared object that links preload/stacks/pyframes.c on its own (with stand-ins for
  * the writer, realsym and thread roles) so tests/python/shim_check.py can call
  * vt__py_capture through ctypes.CDLL — GIL released, as in a real hook — and compare what it
  * read with what the interpreter itself reports. Built by tests/integration/py_shim.sh. */
@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 
-#include "../../preload/core.h"
+#include "../../preload/core/core.h"
 
 #define SHIM_CODES 4096
 typedef struct code_entry {

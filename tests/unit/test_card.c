@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "../../preload/core.h"
+#include "../../preload/core/core.h"
 
 #define GIB (1ull << 30)
 #define MIB (1ull << 20)

@@ -12,8 +12,8 @@
 
 #include <cmocka.h>
 
-#include "../../preload/core.h"
-#include "../../preload/pyoffsets.h"
+#include "../../preload/core/core.h"
+#include "../../preload/stacks/pyoffsets.h"
 
 static char trace_path[256];
 

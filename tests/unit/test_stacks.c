@@ -13,8 +13,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "../../preload/core.h"
-#include "../../preload/stacks.h"
+#include "../../preload/core/core.h"
+#include "../../preload/stacks/stacks.h"
 #include "../../preload/writer.h"
 
 static char g_dir[64];
