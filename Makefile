@@ -29,7 +29,7 @@ endif
 WARN      := -Wall -Wextra -Wshadow -Wno-missing-field-initializers
 BASEFLAGS := -std=gnu11 -pthread -D_GNU_SOURCE -Iinclude $(DEPS_CPPFLAGS) $(WARN) -MMD -MP
 PICFLAGS  := -fPIC -fvisibility=hidden -ftls-model=initial-exec
-PRELOAD_INC := -Ipreload -Ipreload/core -Ipreload/stacks -Ipreload/hooks
+PRELOAD_INC := -Ipreload -Ipreload/core
 
 # --- sources --------------------------------------------------------------------------
 # rwildcard DIR,PATTERN: every file under DIR (recursively) matching PATTERN.

@@ -1,10 +1,12 @@
 /* config.c — the preload's configuration: the VRAMTRACE_* environment variables, parsed once
- * (no allocation) into a vt__config. The README's table documents every variable. */
+ * (no allocation) into a vt__config. The README's table documents every variable.
+ * Interface: config.h. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core.h"
+#include "config.h"
+#include "vramtrace/trace_format.h"
 
 static vt__config g_config;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;

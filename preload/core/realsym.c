@@ -1,13 +1,13 @@
 /* realsym.c — finding the real functions behind our hooks: the real dlsym (hook_dlsym.c
  * overrides the exported one), RTLD_NEXT lookups through it, and the real libcuda's own
- * symbols. A core file (not a hook) so unit tests link it. */
+ * symbols. A core file (not a hook) so unit tests link it. Interface: realsym.h. */
 #include <dlfcn.h>
 #include <link.h>
 #include <string.h>
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "core.h"
+#include "realsym.h"
 
 typedef void *(*dlsym_fn)(void *, const char *);
 

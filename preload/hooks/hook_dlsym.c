@@ -7,7 +7,7 @@
 #include <dlfcn.h>
 #include <string.h>
 
-#include "core.h"
+#include "core/realsym.h"
 #include "driver_table.h"
 
 void *vt__dlsym_real_fn; /* the real dlsym, read by the trampoline */

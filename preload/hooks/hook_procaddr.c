@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core.h"
+#include "core/realsym.h"
 #include "cuda_abi.h"
 #include "driver_table.h"
 

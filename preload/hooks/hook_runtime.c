@@ -1,15 +1,13 @@
 /* hook_runtime.c — the exported CUDA runtime hooks (cudaMalloc, cudaFree, ...). Each is a
- * shim: guard, (card emulation check), the real call, one record for the core. The list of
- * hooked runtime functions is the X-macro below; driver entry points are hook_driver*.c. */
+ * shim: find the real function, hand the call to the core (core/call.h: guard, card
+ * admission, one record) around the real call. The list of hooked runtime functions is the
+ * X-macro below; driver entry points are hook_driver.c and hook_procaddr.c. */
 #include <stddef.h>
 
-#include "core.h"
+#include "core/call.h"
+#include "core/realsym.h"
 #include "cuda_abi.h"
-
-__attribute__((weak)) int vt__card_enabled(void);
-__attribute__((weak)) int vt__card_admit(int device, uint64_t size);
-__attribute__((weak)) void vt__card_commit(int device, int space, uint64_t key, uint64_t size);
-__attribute__((weak)) uint64_t vt__card_release(int space, uint64_t key);
+#include "vramtrace/trace_format.h"
 
 /* X(name, return type, parameter list) — one line per hooked runtime function. */
 #define VT_RUNTIME_HOOKS(X)                                                                 \
@@ -48,229 +46,157 @@ VT_RUNTIME_HOOKS(VT_RT_REAL)
 #undef VT_RT_REAL
 
 /* The missing-library answer: the runtime's own "not initialised" error, never a NULL call. */
-#define REAL_OR_FAIL(name)                 \
-    name##_fn real = real_##name();        \
-    if (VT__UNLIKELY(!real))               \
+#define REAL_OR_FAIL(name)          \
+    name##_fn real = real_##name(); \
+    if (VT__UNLIKELY(!real))        \
         return cudaErrorInitializationError;
 
-static int card_on(void)
-{
-    return vt__card_enabled && vt__card_enabled();
-}
+#define OOM cudaErrorMemoryAllocation
+#define U64(x) ((uint64_t)(uintptr_t)(x))
+/* OUT: the pointer a successful call stored, else 0 */
+#define OUT(r, p) ((r) == cudaSuccess && (p) ? U64(*(p)) : 0)
 
-/* device_alloc: the common shape of every device allocation hook. `call` performs the real
- * call; the card check comes first; one ALLOC record after. */
-typedef cudaError_t (*alloc_thunk)(void *ctx);
-static cudaError_t device_alloc(uint16_t api, int space, void **ptr, size_t size,
-                                cudaStream_t stream, alloc_thunk call, void *ctx)
-{
-    int rec = vt__enter();
-    cudaError_t r;
-    int emulated_oom = 0;
-    int dev = -1;
-    if (rec && space && card_on()) {
-        dev = vt__current_device();
-        if (!vt__card_admit(dev < 0 ? 0 : dev, size))
-            emulated_oom = 1;
-    }
-    r = emulated_oom ? cudaErrorMemoryAllocation : call(ctx);
-    if (rec) {
-        if (dev < 0)
-            dev = vt__current_device();
-        uint64_t addr = r == cudaSuccess && ptr ? (uint64_t)(uintptr_t)*ptr : 0;
-        if (r == cudaSuccess && card_on() && space)
-            vt__card_commit(dev < 0 ? 0 : dev, space, addr, size);
-        vt__event ev = {api, emulated_oom ? VT_EVF_EMULATED : 0, dev, addr, size,
-                        (uint64_t)(uintptr_t)stream, r, 0, 0};
-        vt__record_alloc(&ev);
-    }
-    vt__leave();
-    return r;
-}
-
-/* device_free: the common shape of every release hook (NULL frees are not events). */
-typedef cudaError_t (*free_thunk)(void *ctx);
-static cudaError_t device_free(uint16_t api, int space, void *ptr, cudaStream_t stream,
-                               free_thunk call, void *ctx)
-{
-    int rec = vt__enter();
-    cudaError_t r = call(ctx);
-    if (rec && ptr) {
-        if (r == cudaSuccess && space && card_on())
-            vt__card_release(space, (uint64_t)(uintptr_t)ptr);
-        vt__event ev = {api, 0, -1, (uint64_t)(uintptr_t)ptr, 0, (uint64_t)(uintptr_t)stream, r, 0, 0};
-        vt__record_free(&ev);
-    }
-    vt__leave();
-    return r;
-}
-
-/* ---- the hooks ------------------------------------------------------------------------ */
-struct a2 { void **p; size_t n; unsigned flags; cudaStream_t s; cudaMemPool_t pool; void *real; };
-
-static cudaError_t call_malloc(void *c) { struct a2 *a = c; return ((cudaMalloc_fn)a->real)(a->p, a->n); }
-static cudaError_t call_async(void *c) { struct a2 *a = c; return ((cudaMallocAsync_fn)a->real)(a->p, a->n, a->s); }
-static cudaError_t call_pool(void *c) { struct a2 *a = c; return ((cudaMallocFromPoolAsync_fn)a->real)(a->p, a->n, a->pool, a->s); }
-static cudaError_t call_managed(void *c) { struct a2 *a = c; return ((cudaMallocManaged_fn)a->real)(a->p, a->n, a->flags); }
-static cudaError_t call_hostalloc(void *c) { struct a2 *a = c; return ((cudaHostAlloc_fn)a->real)(a->p, a->n, a->flags); }
-static cudaError_t call_mallochost(void *c) { struct a2 *a = c; return ((cudaMallocHost_fn)a->real)(a->p, a->n); }
-
+/* ---- device and host allocations ---------------------------------------------------------- */
 VT__EXPORT cudaError_t cudaMalloc(void **p, size_t n)
 {
     REAL_OR_FAIL(cudaMalloc);
-    struct a2 a = {p, n, 0, NULL, NULL, (void *)real};
-    return device_alloc(VT_API_cudaMalloc, VT_SPACE_DEVICE, p, n, NULL, call_malloc, &a);
+    vt__call c;
+    cudaError_t r = vt__call_alloc_begin(&c, VT_API_cudaMalloc, VT_SPACE_DEVICE, -1, n, 0)
+                        ? OOM
+                        : real(p, n);
+    vt__call_alloc_end(&c, r, OUT(r, p), n);
+    return r;
 }
 
-VT__EXPORT cudaError_t cudaMallocAsync(void **p, size_t n, cudaStream_t s)
-{
-    REAL_OR_FAIL(cudaMallocAsync);
-    struct a2 a = {p, n, 0, s, NULL, (void *)real};
-    return device_alloc(VT_API_cudaMallocAsync, VT_SPACE_DEVICE, p, n, s, call_async, &a);
-}
+#define ASYNC_ALLOC(name)                                                                     \
+    VT__EXPORT cudaError_t name(void **p, size_t n, cudaStream_t s)                           \
+    {                                                                                         \
+        REAL_OR_FAIL(name);                                                                   \
+        vt__call c;                                                                           \
+        cudaError_t r =                                                                       \
+            vt__call_alloc_begin(&c, VT_API_cudaMallocAsync, VT_SPACE_DEVICE, -1, n, U64(s)) \
+                ? OOM                                                                         \
+                : real(p, n, s);                                                              \
+        vt__call_alloc_end(&c, r, OUT(r, p), n);                                              \
+        return r;                                                                             \
+    }
+ASYNC_ALLOC(cudaMallocAsync)
+ASYNC_ALLOC(cudaMallocAsync_ptsz)
 
-VT__EXPORT cudaError_t cudaMallocAsync_ptsz(void **p, size_t n, cudaStream_t s)
-{
-    REAL_OR_FAIL(cudaMallocAsync_ptsz);
-    struct a2 a = {p, n, 0, s, NULL, (void *)real};
-    return device_alloc(VT_API_cudaMallocAsync, VT_SPACE_DEVICE, p, n, s, call_async, &a);
-}
-
-VT__EXPORT cudaError_t cudaMallocFromPoolAsync(void **p, size_t n, cudaMemPool_t pool, cudaStream_t s)
-{
-    REAL_OR_FAIL(cudaMallocFromPoolAsync);
-    struct a2 a = {p, n, 0, s, pool, (void *)real};
-    return device_alloc(VT_API_cudaMallocFromPoolAsync, VT_SPACE_DEVICE, p, n, s, call_pool, &a);
-}
-
-VT__EXPORT cudaError_t cudaMallocFromPoolAsync_ptsz(void **p, size_t n, cudaMemPool_t pool, cudaStream_t s)
-{
-    REAL_OR_FAIL(cudaMallocFromPoolAsync_ptsz);
-    struct a2 a = {p, n, 0, s, pool, (void *)real};
-    return device_alloc(VT_API_cudaMallocFromPoolAsync, VT_SPACE_DEVICE, p, n, s, call_pool, &a);
-}
+#define POOL_ALLOC(name)                                                                      \
+    VT__EXPORT cudaError_t name(void **p, size_t n, cudaMemPool_t pool, cudaStream_t s)       \
+    {                                                                                         \
+        REAL_OR_FAIL(name);                                                                   \
+        vt__call c;                                                                           \
+        cudaError_t r = vt__call_alloc_begin(&c, VT_API_cudaMallocFromPoolAsync,              \
+                                             VT_SPACE_DEVICE, -1, n, U64(s))                  \
+                            ? OOM                                                             \
+                            : real(p, n, pool, s);                                            \
+        vt__call_alloc_end(&c, r, OUT(r, p), n);                                              \
+        return r;                                                                             \
+    }
+POOL_ALLOC(cudaMallocFromPoolAsync)
+POOL_ALLOC(cudaMallocFromPoolAsync_ptsz)
 
 VT__EXPORT cudaError_t cudaMallocManaged(void **p, size_t n, unsigned flags)
 {
     REAL_OR_FAIL(cudaMallocManaged);
-    struct a2 a = {p, n, flags, NULL, NULL, (void *)real};
-    return device_alloc(VT_API_cudaMallocManaged, VT_SPACE_MANAGED, p, n, NULL, call_managed, &a);
+    vt__call c;
+    cudaError_t r = vt__call_alloc_begin(&c, VT_API_cudaMallocManaged, VT_SPACE_MANAGED, -1, n, 0)
+                        ? OOM
+                        : real(p, n, flags);
+    vt__call_alloc_end(&c, r, OUT(r, p), n);
+    return r;
 }
 
-struct pitch_args { void **p; size_t *pitch; size_t w, h; cudaMallocPitch_fn real; };
-static cudaError_t call_pitch(void *c)
-{
-    struct pitch_args *a = c;
-    return a->real(a->p, a->pitch, a->w, a->h);
-}
-
+/* the pitch is known only after the call: admission uses the unpadded size */
 VT__EXPORT cudaError_t cudaMallocPitch(void **p, size_t *pitch, size_t w, size_t h)
 {
     REAL_OR_FAIL(cudaMallocPitch);
-    struct pitch_args a = {p, pitch, w, h, real};
-    /* the pitch is known only after the call: the card check uses the unpadded size */
-    int rec = vt__enter();
-    int dev = rec ? vt__current_device() : -1;
-    int refuse = rec && card_on() && !vt__card_admit(dev < 0 ? 0 : dev, (uint64_t)w * h);
-    cudaError_t r = refuse ? cudaErrorMemoryAllocation : call_pitch(&a);
-    if (rec) {
-        uint64_t size = r == cudaSuccess && pitch ? (uint64_t)*pitch * h : (uint64_t)w * h;
-        uint64_t addr = r == cudaSuccess && p ? (uint64_t)(uintptr_t)*p : 0;
-        if (r == cudaSuccess && card_on())
-            vt__card_commit(dev < 0 ? 0 : dev, VT_SPACE_DEVICE, addr, size);
-        vt__event ev = {VT_API_cudaMallocPitch, refuse ? VT_EVF_EMULATED : 0, dev, addr, size, 0, r, 0, 0};
-        vt__record_alloc(&ev);
-    }
-    vt__leave();
+    vt__call c;
+    uint64_t want = (uint64_t)w * h;
+    cudaError_t r = vt__call_alloc_begin(&c, VT_API_cudaMallocPitch, VT_SPACE_DEVICE, -1, want, 0)
+                        ? OOM
+                        : real(p, pitch, w, h);
+    vt__call_alloc_end(&c, r, OUT(r, p), r == cudaSuccess && pitch ? (uint64_t)*pitch * h : want);
     return r;
 }
 
 VT__EXPORT cudaError_t cudaHostAlloc(void **p, size_t n, unsigned flags)
 {
     REAL_OR_FAIL(cudaHostAlloc);
-    struct a2 a = {p, n, flags, NULL, NULL, (void *)real};
-    return device_alloc(VT_API_cudaHostAlloc, 0, p, n, NULL, call_hostalloc, &a);
+    vt__call c;
+    vt__call_alloc_begin(&c, VT_API_cudaHostAlloc, 0, -1, n, 0);
+    cudaError_t r = real(p, n, flags);
+    vt__call_alloc_end(&c, r, OUT(r, p), n);
+    return r;
 }
 
 VT__EXPORT cudaError_t cudaMallocHost(void **p, size_t n)
 {
     REAL_OR_FAIL(cudaMallocHost);
-    struct a2 a = {p, n, 0, NULL, NULL, (void *)real};
-    return device_alloc(VT_API_cudaMallocHost, 0, p, n, NULL, call_mallochost, &a);
-}
-
-struct f1 { void *p; cudaStream_t s; void *real; };
-static cudaError_t call_free(void *c) { struct f1 *a = c; return ((cudaFree_fn)a->real)(a->p); }
-static cudaError_t call_free_async(void *c) { struct f1 *a = c; return ((cudaFreeAsync_fn)a->real)(a->p, a->s); }
-
-VT__EXPORT cudaError_t cudaFree(void *p)
-{
-    REAL_OR_FAIL(cudaFree);
-    struct f1 a = {p, NULL, (void *)real};
-    return device_free(VT_API_cudaFree, VT_SPACE_DEVICE, p, NULL, call_free, &a);
-}
-
-VT__EXPORT cudaError_t cudaFreeAsync(void *p, cudaStream_t s)
-{
-    REAL_OR_FAIL(cudaFreeAsync);
-    struct f1 a = {p, s, (void *)real};
-    return device_free(VT_API_cudaFreeAsync, VT_SPACE_DEVICE, p, s, call_free_async, &a);
-}
-
-VT__EXPORT cudaError_t cudaFreeAsync_ptsz(void *p, cudaStream_t s)
-{
-    REAL_OR_FAIL(cudaFreeAsync_ptsz);
-    struct f1 a = {p, s, (void *)real};
-    return device_free(VT_API_cudaFreeAsync, VT_SPACE_DEVICE, p, s, call_free_async, &a);
-}
-
-VT__EXPORT cudaError_t cudaFreeHost(void *p)
-{
-    REAL_OR_FAIL(cudaFreeHost);
-    struct f1 a = {p, NULL, (void *)real};
-    return device_free(VT_API_cudaFreeHost, 0, p, NULL, call_free, &a);
+    vt__call c;
+    vt__call_alloc_begin(&c, VT_API_cudaMallocHost, 0, -1, n, 0);
+    cudaError_t r = real(p, n);
+    vt__call_alloc_end(&c, r, OUT(r, p), n);
+    return r;
 }
 
 VT__EXPORT cudaError_t cudaHostRegister(void *p, size_t n, unsigned flags)
 {
     REAL_OR_FAIL(cudaHostRegister);
-    int rec = vt__enter();
+    vt__call c;
+    vt__call_alloc_begin(&c, VT_API_cudaHostRegister, 0, -1, n, 0);
     cudaError_t r = real(p, n, flags);
-    if (rec) {
-        vt__event ev = {VT_API_cudaHostRegister, 0, -1, (uint64_t)(uintptr_t)p, n, 0, r, 0, 0};
-        vt__record_alloc(&ev);
-    }
-    vt__leave();
-    return r;
-}
-
-VT__EXPORT cudaError_t cudaHostUnregister(void *p)
-{
-    REAL_OR_FAIL(cudaHostUnregister);
-    struct f1 a = {p, NULL, (void *)real};
-    return device_free(VT_API_cudaHostUnregister, 0, p, NULL, call_free, &a);
-}
-
-VT__EXPORT cudaError_t cudaMemGetInfo(size_t *free_b, size_t *total_b)
-{
-    REAL_OR_FAIL(cudaMemGetInfo);
-    int rec = vt__enter();
-    cudaError_t r = real(free_b, total_b);
-    if (rec && r == cudaSuccess && free_b && total_b)
-        vt__meminfo_seen(free_b, total_b);
-    vt__leave();
+    vt__call_alloc_end(&c, r, U64(p), n);
     return r;
 }
 
 VT__EXPORT cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t keep)
 {
     REAL_OR_FAIL(cudaMemPoolTrimTo);
-    int rec = vt__enter();
+    vt__call c;
+    vt__call_alloc_begin(&c, VT_API_cudaMemPoolTrimTo, 0, -1, keep, 0);
     cudaError_t r = real(pool, keep);
-    if (rec) {
-        vt__event ev = {VT_API_cudaMemPoolTrimTo, 0, -1, (uint64_t)(uintptr_t)pool, keep, 0, r, 0, 0};
-        vt__record_alloc(&ev);
+    vt__call_alloc_end(&c, r, U64(pool), keep);
+    return r;
+}
+
+/* ---- releases ---------------------------------------------------------------------------- */
+#define FREE1(name, api, space)                      \
+    VT__EXPORT cudaError_t name(void *p)             \
+    {                                                \
+        REAL_OR_FAIL(name);                          \
+        vt__call c;                                  \
+        vt__call_free_begin(&c, api, space, 0);      \
+        cudaError_t r = real(p);                     \
+        vt__call_free_end(&c, r, U64(p));            \
+        return r;                                    \
     }
-    vt__leave();
+FREE1(cudaFree, VT_API_cudaFree, VT_SPACE_DEVICE)
+FREE1(cudaFreeHost, VT_API_cudaFreeHost, 0)
+FREE1(cudaHostUnregister, VT_API_cudaHostUnregister, 0)
+
+#define FREE_ASYNC(name)                                                      \
+    VT__EXPORT cudaError_t name(void *p, cudaStream_t s)                      \
+    {                                                                         \
+        REAL_OR_FAIL(name);                                                   \
+        vt__call c;                                                           \
+        vt__call_free_begin(&c, VT_API_cudaFreeAsync, VT_SPACE_DEVICE, U64(s)); \
+        cudaError_t r = real(p, s);                                           \
+        vt__call_free_end(&c, r, U64(p));                                     \
+        return r;                                                             \
+    }
+FREE_ASYNC(cudaFreeAsync)
+FREE_ASYNC(cudaFreeAsync_ptsz)
+
+/* ---- memory info --------------------------------------------------------------------------- */
+VT__EXPORT cudaError_t cudaMemGetInfo(size_t *free_b, size_t *total_b)
+{
+    REAL_OR_FAIL(cudaMemGetInfo);
+    vt__call c;
+    vt__call_meminfo_begin(&c);
+    cudaError_t r = real(free_b, total_b);
+    vt__call_meminfo_end(&c, r, free_b, total_b);
     return r;
 }

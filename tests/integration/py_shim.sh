@@ -9,7 +9,7 @@ set -u
 list=$(vt_pythons)
 [ -n "$list" ] || { echo "no CPython 3.10-3.13 under \$(pyenv root)/versions"; exit 77; }
 cc -std=gnu11 -pthread -D_GNU_SOURCE -I"$ROOT/include" -Wall -Wextra -fPIC -fvisibility=hidden \
-    -O2 -g -shared -o shim.so "$ROOT/tests/pyprobe/shim.c" "$ROOT/preload/stacks/pyframes.c" -I"$ROOT/preload/core" -ldl \
+    -O2 -g -shared -o shim.so "$ROOT/tests/pyprobe/shim.c" "$ROOT/preload/stacks/pyframes.c" -ldl \
     || { echo "FAIL: shim.so does not build"; exit 1; }
 echo "$list" | while read -r prefix mm; do
     if ! timeout 120 "$prefix/bin/python$mm" "$ROOT/tests/python/shim_check.py" "$PWD/shim.so"; then

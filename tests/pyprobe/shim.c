@@ -7,7 +7,11 @@
 #include <string.h>
 #include <sys/prctl.h>
 
-#include "../../preload/core/core.h"
+#include "../../preload/core/output.h"
+#include "../../preload/core/realsym.h"
+#include "../../preload/core/thread.h"
+#include "../../preload/stacks/pyframes.h"
+#include "vramtrace/trace_format.h"
 
 #define SHIM_CODES 4096
 typedef struct code_entry {

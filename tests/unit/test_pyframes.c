@@ -12,7 +12,8 @@
 
 #include <cmocka.h>
 
-#include "../../preload/core/core.h"
+#include "../../preload/stacks/pyframes.h"
+#include "vramtrace/trace_format.h"
 #include "../../preload/stacks/pyoffsets.h"
 
 static char trace_path[256];

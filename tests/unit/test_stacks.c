@@ -13,7 +13,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "../../preload/core/core.h"
+#include "../../preload/core/config.h"
+#include "../../preload/core/output.h"
+#include "vramtrace/trace_format.h"
 #include "../../preload/stacks/stacks.h"
 #include "../../preload/writer.h"
 
