@@ -11,20 +11,16 @@
 #include "vramtrace/trace_format.h"
 
 typedef CUresult (*ctx_get_device_fn)(CUdevice *);
-static _Atomic(ctx_get_device_fn) g_ctx_get_device;
+static _Atomic(void *) g_ctx_get_device; /* cached, absence included (realsym.h) */
 static _Atomic uint64_t g_devices_seen; /* bit per ordinal: DEVICE record written */
 static _Atomic uint64_t g_ctx_seen;     /* bit per ordinal: first context measured */
 static uint64_t g_device_total[VT__MAX_DEVICES];
 
 int vt__current_device(void)
 {
-    ctx_get_device_fn f = atomic_load_explicit(&g_ctx_get_device, memory_order_acquire);
-    if (!f) {
-        f = (ctx_get_device_fn)vt__driver_sym("cuCtxGetDevice");
-        if (!f)
-            return -1;
-        atomic_store_explicit(&g_ctx_get_device, f, memory_order_release);
-    }
+    ctx_get_device_fn f = (ctx_get_device_fn)vt__driver_sym_cached(&g_ctx_get_device, "cuCtxGetDevice");
+    if (!f)
+        return -1;
     CUdevice d = -1;
     return f(&d) == CUDA_SUCCESS ? (int)d : -1;
 }

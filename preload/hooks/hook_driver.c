@@ -14,7 +14,7 @@
 #include "vramtrace/trace_format.h"
 
 /* g_real[i]: the real pointer behind wrapper i (set by cuGetProcAddress, or resolved from
- * libcuda's export of the same name on first call). */
+ * libcuda's export of the same name on first call; VT__SYM_MISSING: libcuda lacks it). */
 static _Atomic(void *) g_real[VT_DRV_COUNT];
 
 static const char *const g_names[VT_DRV_COUNT] = {
@@ -26,11 +26,9 @@ static const char *const g_names[VT_DRV_COUNT] = {
 static void *real_of(int i)
 {
     void *p = atomic_load_explicit(&g_real[i], memory_order_acquire);
-    if (VT__UNLIKELY(!p)) {
-        p = vt__driver_sym(g_names[i]);
-        atomic_store_explicit(&g_real[i], p, memory_order_release);
-    }
-    return p;
+    if (VT__LIKELY(p && p != VT__SYM_MISSING))
+        return p;
+    return vt__driver_sym_cached(&g_real[i], g_names[i]);
 }
 
 #define REAL(name) ((name##_fn)real_of(VT_DRV_##name))

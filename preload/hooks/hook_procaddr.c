@@ -70,12 +70,7 @@ void *vt__procaddr_wrap(const char *sym, int ver, unsigned long long flags, void
 
 static void *gpa_real(_Atomic(void *) *slot, const char *name)
 {
-    void *p = atomic_load(slot);
-    if (!p) {
-        p = vt__driver_sym(name);
-        atomic_store(slot, p);
-    }
-    return p;
+    return vt__driver_sym_cached(slot, name);
 }
 
 VT__EXPORT CUresult cuGetProcAddress(const char *sym, void **pfn, int ver, cuuint64_t flags)
