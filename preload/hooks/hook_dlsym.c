@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "core/realsym.h"
-#include "driver_table.h"
+#include "hook_table.h"
 
 void *vt__dlsym_real_fn; /* the real dlsym, read by the trampoline */
 

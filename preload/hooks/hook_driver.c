@@ -2,7 +2,8 @@
  * exported under the driver's own names (for programs that link libcuda directly, e.g.
  * Triton) and handed out in place of the real pointers by cuGetProcAddress /
  * cudaGetDriverEntryPoint* / dlsym (hook_procaddr.c, hook_dlsym.c). Each wrapper is a shim
- * around the real call that hands it to the core (core/call.h). The list is driver_table.h. */
+ * around the real call that hands it to the core (core/call.h). The list, with each
+ * function's API id, is hook_table.h's VT_DRIVER_FUNCS. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -10,7 +11,7 @@
 #include "core/call.h"
 #include "core/realsym.h"
 #include "cuda_abi.h"
-#include "driver_table.h"
+#include "hook_table.h"
 #include "vramtrace/trace_format.h"
 
 /* g_real[i]: the real pointer behind wrapper i (set by cuGetProcAddress, or resolved from
@@ -18,7 +19,7 @@
 static _Atomic(void *) g_real[VT_DRV_COUNT];
 
 static const char *const g_names[VT_DRV_COUNT] = {
-#define VT_DRV_NAME(name, api, ret, params, args) #name,
+#define VT_DRV_NAME(name, api, ret, params) #name,
     VT_DRIVER_FUNCS(VT_DRV_NAME)
 #undef VT_DRV_NAME
 };
@@ -47,7 +48,7 @@ VT__EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n)
 {
     REAL_OR_FAIL(cuMemAlloc_v2);
     vt__call c;
-    CUresult r = vt__call_alloc_begin(&c, VT_API_cuMemAlloc, VT_SPACE_DEVICE, -1, n, 0)
+    CUresult r = vt__call_alloc_begin(&c, VT_HOOK_API(cuMemAlloc_v2), VT_SPACE_DEVICE, -1, n, 0)
                      ? OOM
                      : real(p, n);
     vt__call_alloc_end(&c, r, OUT(r, p), n);
@@ -61,7 +62,7 @@ VT__EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *p, size_t *pitch, size_t w, 
     REAL_OR_FAIL(cuMemAllocPitch_v2);
     vt__call c;
     uint64_t want = (uint64_t)w * h;
-    CUresult r = vt__call_alloc_begin(&c, VT_API_cuMemAllocPitch, VT_SPACE_DEVICE, -1, want, 0)
+    CUresult r = vt__call_alloc_begin(&c, VT_HOOK_API(cuMemAllocPitch_v2), VT_SPACE_DEVICE, -1, want, 0)
                      ? OOM
                      : real(p, pitch, w, h, e);
     vt__call_alloc_end(&c, r, OUT(r, p), r == CUDA_SUCCESS && pitch ? (uint64_t)*pitch * h : want);
@@ -72,7 +73,7 @@ VT__EXPORT CUresult cuMemAllocManaged(CUdeviceptr *p, size_t n, unsigned flags)
 {
     REAL_OR_FAIL(cuMemAllocManaged);
     vt__call c;
-    CUresult r = vt__call_alloc_begin(&c, VT_API_cuMemAllocManaged, VT_SPACE_MANAGED, -1, n, 0)
+    CUresult r = vt__call_alloc_begin(&c, VT_HOOK_API(cuMemAllocManaged), VT_SPACE_MANAGED, -1, n, 0)
                      ? OOM
                      : real(p, n, flags);
     vt__call_alloc_end(&c, r, OUT(r, p), n);
@@ -85,7 +86,7 @@ VT__EXPORT CUresult cuMemAllocManaged(CUdeviceptr *p, size_t n, unsigned flags)
         REAL_OR_FAIL(name);                                                                    \
         vt__call c;                                                                            \
         CUresult r =                                                                           \
-            vt__call_alloc_begin(&c, VT_API_cuMemAllocAsync, VT_SPACE_DEVICE, -1, n, U64(s))   \
+            vt__call_alloc_begin(&c, VT_HOOK_API(name), VT_SPACE_DEVICE, -1, n, U64(s))   \
                 ? OOM                                                                          \
                 : real(p, n, s);                                                               \
         vt__call_alloc_end(&c, r, OUT(r, p), n);                                               \
@@ -99,7 +100,7 @@ ASYNC_ALLOC(cuMemAllocAsync_ptsz)
     {                                                                                          \
         REAL_OR_FAIL(name);                                                                    \
         vt__call c;                                                                            \
-        CUresult r = vt__call_alloc_begin(&c, VT_API_cuMemAllocFromPoolAsync, VT_SPACE_DEVICE, \
+        CUresult r = vt__call_alloc_begin(&c, VT_HOOK_API(name), VT_SPACE_DEVICE, \
                                           -1, n, U64(s))                                       \
                          ? OOM                                                                 \
                          : real(p, n, pool, s);                                                \
@@ -113,7 +114,7 @@ VT__EXPORT CUresult cuMemFree_v2(CUdeviceptr p)
 {
     REAL_OR_FAIL(cuMemFree_v2);
     vt__call c;
-    vt__call_free_begin(&c, VT_API_cuMemFree, VT_SPACE_DEVICE, 0);
+    vt__call_free_begin(&c, VT_HOOK_API(cuMemFree_v2), VT_SPACE_DEVICE, 0);
     CUresult r = real(p);
     vt__call_free_end(&c, r, p);
     return r;
@@ -124,7 +125,7 @@ VT__EXPORT CUresult cuMemFree_v2(CUdeviceptr p)
     {                                                                            \
         REAL_OR_FAIL(name);                                                      \
         vt__call c;                                                              \
-        vt__call_free_begin(&c, VT_API_cuMemFreeAsync, VT_SPACE_DEVICE, U64(s)); \
+        vt__call_free_begin(&c, VT_HOOK_API(name), VT_SPACE_DEVICE, U64(s)); \
         CUresult r = real(p, s);                                                 \
         vt__call_free_end(&c, r, p);                                             \
         return r;                                                                \
@@ -136,7 +137,7 @@ VT__EXPORT CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t keep)
 {
     REAL_OR_FAIL(cuMemPoolTrimTo);
     vt__call c;
-    vt__call_alloc_begin(&c, VT_API_cuMemPoolTrimTo, 0, -1, keep, 0);
+    vt__call_alloc_begin(&c, VT_HOOK_API(cuMemPoolTrimTo), 0, -1, keep, 0);
     CUresult r = real(pool, keep);
     vt__call_alloc_end(&c, r, U64(pool), keep);
     return r;
@@ -149,7 +150,7 @@ VT__EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *h, size_t n,
     REAL_OR_FAIL(cuMemCreate);
     int dev = prop && prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE ? prop->location.id : -1;
     vt__call c;
-    CUresult r = vt__call_alloc_begin(&c, VT_API_cuMemCreate, VT_SPACE_VMM_HANDLE, dev, n, 0)
+    CUresult r = vt__call_alloc_begin(&c, VT_HOOK_API(cuMemCreate), VT_SPACE_VMM_HANDLE, dev, n, 0)
                      ? OOM
                      : real(h, n, prop, flags);
     vt__call_alloc_end(&c, r, OUT(r, h), n);
@@ -160,7 +161,7 @@ VT__EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle h)
 {
     REAL_OR_FAIL(cuMemRelease);
     vt__call c;
-    vt__call_free_begin(&c, VT_API_cuMemRelease, VT_SPACE_VMM_HANDLE, 0);
+    vt__call_free_begin(&c, VT_HOOK_API(cuMemRelease), VT_SPACE_VMM_HANDLE, 0);
     CUresult r = real(h);
     vt__call_free_end(&c, r, h);
     return r;
@@ -170,7 +171,7 @@ VT__EXPORT CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *h,
 {
     REAL_OR_FAIL(cuMemRetainAllocationHandle);
     vt__call c;
-    vt__call_alloc_begin(&c, VT_API_cuMemRetainAllocationHandle, 0, -1, 0, 0);
+    vt__call_alloc_begin(&c, VT_HOOK_API(cuMemRetainAllocationHandle), 0, -1, 0, 0);
     CUresult r = real(h, addr);
     vt__call_alloc_end_aux(&c, r, OUT(r, h), 0, U64(addr));
     return r;
@@ -181,7 +182,7 @@ VT__EXPORT CUresult cuMemMap(CUdeviceptr p, size_t n, size_t off, CUmemGenericAl
 {
     REAL_OR_FAIL(cuMemMap);
     vt__call c;
-    vt__call_alloc_begin(&c, VT_API_cuMemMap, 0, -1, n, 0);
+    vt__call_alloc_begin(&c, VT_HOOK_API(cuMemMap), 0, -1, n, 0);
     CUresult r = real(p, n, off, h, flags);
     vt__call_alloc_end_aux(&c, r, p, n, h);
     return r;
@@ -191,7 +192,7 @@ VT__EXPORT CUresult cuMemUnmap(CUdeviceptr p, size_t n)
 {
     REAL_OR_FAIL(cuMemUnmap);
     vt__call c;
-    vt__call_free_begin(&c, VT_API_cuMemUnmap, 0, 0);
+    vt__call_free_begin(&c, VT_HOOK_API(cuMemUnmap), 0, 0);
     CUresult r = real(p, n);
     vt__call_free_end(&c, r, p);
     return r;
@@ -202,7 +203,7 @@ VT__EXPORT CUresult cuMemAddressReserve(CUdeviceptr *p, size_t n, size_t align, 
 {
     REAL_OR_FAIL(cuMemAddressReserve);
     vt__call c;
-    vt__call_alloc_begin(&c, VT_API_cuMemAddressReserve, 0, -1, n, 0);
+    vt__call_alloc_begin(&c, VT_HOOK_API(cuMemAddressReserve), 0, -1, n, 0);
     CUresult r = real(p, n, align, addr, flags);
     vt__call_alloc_end_aux(&c, r, OUT(r, p), n, addr);
     return r;
@@ -212,7 +213,7 @@ VT__EXPORT CUresult cuMemAddressFree(CUdeviceptr p, size_t n)
 {
     REAL_OR_FAIL(cuMemAddressFree);
     vt__call c;
-    vt__call_free_begin(&c, VT_API_cuMemAddressFree, 0, 0);
+    vt__call_free_begin(&c, VT_HOOK_API(cuMemAddressFree), 0, 0);
     CUresult r = real(p, n);
     vt__call_free_end(&c, r, p);
     return r;
@@ -223,7 +224,7 @@ VT__EXPORT CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle 
 {
     REAL_OR_FAIL(cuMemImportFromShareableHandle);
     vt__call c;
-    vt__call_alloc_begin(&c, VT_API_cuMemImportFromShareableHandle, 0, -1, 0, 0);
+    vt__call_alloc_begin(&c, VT_HOOK_API(cuMemImportFromShareableHandle), 0, -1, 0, 0);
     CUresult r = real(h, os, t);
     vt__call_alloc_end(&c, r, OUT(r, h), 0);
     return r;
@@ -235,7 +236,7 @@ VT__EXPORT CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle 
     {                                                                   \
         REAL_OR_FAIL(name);                                             \
         vt__call c;                                                     \
-        vt__call_alloc_begin(&c, VT_API_##name, VT_SPACE_MODULE, -1, 0, 0); \
+        vt__call_alloc_begin(&c, VT_HOOK_API(name), VT_SPACE_MODULE, -1, 0, 0); \
         CUresult r = real args;                                         \
         vt__call_image_end(&c, r, OUT(r, m), image);                    \
         return r;                                                       \
@@ -253,7 +254,7 @@ MODULE_LOAD(cuModuleLoadFatBinary, (CUmodule * m, const void *fat), (m, fat), fa
     {                                                                                            \
         REAL_OR_FAIL(name);                                                                      \
         vt__call c;                                                                              \
-        vt__call_alloc_begin(&c, VT_API_##name, VT_SPACE_LIBRARY, -1, 0, 0);                     \
+        vt__call_alloc_begin(&c, VT_HOOK_API(name), VT_SPACE_LIBRARY, -1, 0, 0);                     \
         CUresult r = real(m, src, jo, jv, jn, lo, lv, ln);                                       \
         vt__call_image_end(&c, r, OUT(r, m), image);                                             \
         return r;                                                                                \
@@ -265,7 +266,7 @@ VT__EXPORT CUresult cuModuleUnload(CUmodule m)
 {
     REAL_OR_FAIL(cuModuleUnload);
     vt__call c;
-    vt__call_free_begin(&c, VT_API_cuModuleUnload, VT_SPACE_MODULE, 0);
+    vt__call_free_begin(&c, VT_HOOK_API(cuModuleUnload), VT_SPACE_MODULE, 0);
     CUresult r = real(m);
     vt__call_free_end(&c, r, U64(m));
     return r;
@@ -275,7 +276,7 @@ VT__EXPORT CUresult cuLibraryUnload(CUlibrary l)
 {
     REAL_OR_FAIL(cuLibraryUnload);
     vt__call c;
-    vt__call_free_begin(&c, VT_API_cuLibraryUnload, VT_SPACE_LIBRARY, 0);
+    vt__call_free_begin(&c, VT_HOOK_API(cuLibraryUnload), VT_SPACE_LIBRARY, 0);
     CUresult r = real(l);
     vt__call_free_end(&c, r, U64(l));
     return r;
@@ -286,7 +287,7 @@ VT__EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev)
 {
     REAL_OR_FAIL(cuDevicePrimaryCtxRetain);
     vt__call c;
-    vt__call_context_begin(&c, VT_API_cuDevicePrimaryCtxRetain, dev);
+    vt__call_context_begin(&c, VT_HOOK_API(cuDevicePrimaryCtxRetain), dev);
     CUresult r = real(ctx, dev);
     vt__call_context_end(&c, r, ctx ? *ctx : NULL);
     return r;
@@ -296,7 +297,7 @@ VT__EXPORT CUresult cuCtxCreate_v2(CUcontext *ctx, unsigned flags, CUdevice dev)
 {
     REAL_OR_FAIL(cuCtxCreate_v2);
     vt__call c;
-    vt__call_context_begin(&c, VT_API_cuCtxCreate, dev);
+    vt__call_context_begin(&c, VT_HOOK_API(cuCtxCreate_v2), dev);
     CUresult r = real(ctx, flags, dev);
     vt__call_context_end(&c, r, ctx ? *ctx : NULL);
     return r;
@@ -317,7 +318,7 @@ VT__EXPORT CUresult cuMemHostAlloc(void **p, size_t n, unsigned flags)
 {
     REAL_OR_FAIL(cuMemHostAlloc);
     vt__call c;
-    vt__call_alloc_begin(&c, VT_API_cuMemHostAlloc, 0, -1, n, 0);
+    vt__call_alloc_begin(&c, VT_HOOK_API(cuMemHostAlloc), 0, -1, n, 0);
     CUresult r = real(p, n, flags);
     vt__call_alloc_end(&c, r, OUT(r, p), n);
     return r;
@@ -327,7 +328,7 @@ VT__EXPORT CUresult cuMemAllocHost_v2(void **p, size_t n)
 {
     REAL_OR_FAIL(cuMemAllocHost_v2);
     vt__call c;
-    vt__call_alloc_begin(&c, VT_API_cuMemAllocHost, 0, -1, n, 0);
+    vt__call_alloc_begin(&c, VT_HOOK_API(cuMemAllocHost_v2), 0, -1, n, 0);
     CUresult r = real(p, n);
     vt__call_alloc_end(&c, r, OUT(r, p), n);
     return r;
@@ -337,7 +338,7 @@ VT__EXPORT CUresult cuMemFreeHost(void *p)
 {
     REAL_OR_FAIL(cuMemFreeHost);
     vt__call c;
-    vt__call_free_begin(&c, VT_API_cuMemFreeHost, 0, 0);
+    vt__call_free_begin(&c, VT_HOOK_API(cuMemFreeHost), 0, 0);
     CUresult r = real(p);
     vt__call_free_end(&c, r, U64(p));
     return r;
@@ -345,7 +346,7 @@ VT__EXPORT CUresult cuMemFreeHost(void *p)
 
 /* ---- the table shared with hook_procaddr.c ------------------------------------------------ */
 static void *const g_wrappers[VT_DRV_COUNT] = {
-#define VT_DRV_WRAP(name, api, ret, params, args) (void *)&name,
+#define VT_DRV_WRAP(name, api, ret, params) (void *)&name,
     VT_DRIVER_FUNCS(VT_DRV_WRAP)
 #undef VT_DRV_WRAP
 };

@@ -10,7 +10,7 @@
 
 #include "core/realsym.h"
 #include "cuda_abi.h"
-#include "driver_table.h"
+#include "hook_table.h"
 
 typedef CUresult (*gpa1_fn)(const char *, void **, int, cuuint64_t);
 typedef CUresult (*gpa2_fn)(const char *, void **, int, cuuint64_t, CUdriverProcAddressQueryResult *);
@@ -97,17 +97,14 @@ VT__EXPORT CUresult cuGetProcAddress_v2(const char *sym, void **pfn, int ver, cu
 }
 
 /* ---- the runtime's entry points (PyTorch >= 2.8 gets cuMemCreate & co. this way) -------- */
-typedef cudaError_t (*gdep_fn)(const char *, void **, unsigned long long, cudaDriverEntryPointQueryResult *);
-typedef cudaError_t (*gdepv_fn)(const char *, void **, unsigned, unsigned long long,
-                                cudaDriverEntryPointQueryResult *);
 
 VT__EXPORT cudaError_t cudaGetDriverEntryPoint(const char *sym, void **fp, unsigned long long flags,
                                                cudaDriverEntryPointQueryResult *status)
 {
     static _Atomic(void *) slot;
-    gdep_fn real = (gdep_fn)atomic_load(&slot);
+    cudaGetDriverEntryPoint_fn real = (cudaGetDriverEntryPoint_fn)atomic_load(&slot);
     if (!real) {
-        real = (gdep_fn)vt__next("cudaGetDriverEntryPoint");
+        real = (cudaGetDriverEntryPoint_fn)vt__next("cudaGetDriverEntryPoint");
         atomic_store(&slot, (void *)real);
     }
     if (!real)
@@ -123,9 +120,9 @@ VT__EXPORT cudaError_t cudaGetDriverEntryPointByVersion(const char *sym, void **
                                                         cudaDriverEntryPointQueryResult *status)
 {
     static _Atomic(void *) slot;
-    gdepv_fn real = (gdepv_fn)atomic_load(&slot);
+    cudaGetDriverEntryPointByVersion_fn real = (cudaGetDriverEntryPointByVersion_fn)atomic_load(&slot);
     if (!real) {
-        real = (gdepv_fn)vt__next("cudaGetDriverEntryPointByVersion");
+        real = (cudaGetDriverEntryPointByVersion_fn)vt__next("cudaGetDriverEntryPointByVersion");
         atomic_store(&slot, (void *)real);
     }
     if (!real)

@@ -1,38 +1,18 @@
 /* hook_runtime.c — the exported CUDA runtime hooks (cudaMalloc, cudaFree, ...). Each is a
  * shim: find the real function, hand the call to the core (core/call.h: guard, card
- * admission, one record) around the real call. The list of hooked runtime functions is the
- * X-macro below; driver entry points are hook_driver.c and hook_procaddr.c. */
+ * admission, one record) around the real call. The hooked functions and the API id of each
+ * are hook_table.h's VT_RUNTIME_HOOKS; driver entry points are hook_driver.c, hook_procaddr.c. */
 #include <stddef.h>
 
 #include "core/call.h"
 #include "core/realsym.h"
 #include "cuda_abi.h"
+#include "hook_table.h"
 #include "vramtrace/trace_format.h"
 
-/* X(name, return type, parameter list) — one line per hooked runtime function. */
-#define VT_RUNTIME_HOOKS(X)                                                                 \
-    X(cudaMalloc, cudaError_t, (void **, size_t))                                           \
-    X(cudaFree, cudaError_t, (void *))                                                      \
-    X(cudaMallocAsync, cudaError_t, (void **, size_t, cudaStream_t))                        \
-    X(cudaMallocAsync_ptsz, cudaError_t, (void **, size_t, cudaStream_t))                   \
-    X(cudaFreeAsync, cudaError_t, (void *, cudaStream_t))                                   \
-    X(cudaFreeAsync_ptsz, cudaError_t, (void *, cudaStream_t))                              \
-    X(cudaMallocFromPoolAsync, cudaError_t, (void **, size_t, cudaMemPool_t, cudaStream_t)) \
-    X(cudaMallocFromPoolAsync_ptsz, cudaError_t, (void **, size_t, cudaMemPool_t, cudaStream_t)) \
-    X(cudaMallocManaged, cudaError_t, (void **, size_t, unsigned))                          \
-    X(cudaMallocPitch, cudaError_t, (void **, size_t *, size_t, size_t))                    \
-    X(cudaHostAlloc, cudaError_t, (void **, size_t, unsigned))                              \
-    X(cudaMallocHost, cudaError_t, (void **, size_t))                                       \
-    X(cudaFreeHost, cudaError_t, (void *))                                                  \
-    X(cudaHostRegister, cudaError_t, (void *, size_t, unsigned))                            \
-    X(cudaHostUnregister, cudaError_t, (void *))                                            \
-    X(cudaMemGetInfo, cudaError_t, (size_t *, size_t *))                                    \
-    X(cudaMemPoolTrimTo, cudaError_t, (cudaMemPool_t, size_t))
-
 /* real_<name>(): the next definition (libcudart), resolved once; NULL if absent. */
-#define VT_RT_REAL(name, ret, params)                                           \
-    typedef ret(*name##_fn) params;                                             \
-    static name##_fn real_##name(void)                                          \
+#define VT_RT_REAL(name, api, ret, params)                                      \
+    static inline name##_fn real_##name(void)                                   \
     {                                                                           \
         static name##_fn p;                                                     \
         name##_fn f = __atomic_load_n(&p, __ATOMIC_ACQUIRE);                    \
@@ -61,7 +41,7 @@ VT__EXPORT cudaError_t cudaMalloc(void **p, size_t n)
 {
     REAL_OR_FAIL(cudaMalloc);
     vt__call c;
-    cudaError_t r = vt__call_alloc_begin(&c, VT_API_cudaMalloc, VT_SPACE_DEVICE, -1, n, 0)
+    cudaError_t r = vt__call_alloc_begin(&c, VT_HOOK_API(cudaMalloc), VT_SPACE_DEVICE, -1, n, 0)
                         ? OOM
                         : real(p, n);
     vt__call_alloc_end(&c, r, OUT(r, p), n);
@@ -74,7 +54,7 @@ VT__EXPORT cudaError_t cudaMalloc(void **p, size_t n)
         REAL_OR_FAIL(name);                                                                   \
         vt__call c;                                                                           \
         cudaError_t r =                                                                       \
-            vt__call_alloc_begin(&c, VT_API_cudaMallocAsync, VT_SPACE_DEVICE, -1, n, U64(s)) \
+            vt__call_alloc_begin(&c, VT_HOOK_API(name), VT_SPACE_DEVICE, -1, n, U64(s)) \
                 ? OOM                                                                         \
                 : real(p, n, s);                                                              \
         vt__call_alloc_end(&c, r, OUT(r, p), n);                                              \
@@ -88,7 +68,7 @@ ASYNC_ALLOC(cudaMallocAsync_ptsz)
     {                                                                                         \
         REAL_OR_FAIL(name);                                                                   \
         vt__call c;                                                                           \
-        cudaError_t r = vt__call_alloc_begin(&c, VT_API_cudaMallocFromPoolAsync,              \
+        cudaError_t r = vt__call_alloc_begin(&c, VT_HOOK_API(name),              \
                                              VT_SPACE_DEVICE, -1, n, U64(s))                  \
                             ? OOM                                                             \
                             : real(p, n, pool, s);                                            \
@@ -102,7 +82,7 @@ VT__EXPORT cudaError_t cudaMallocManaged(void **p, size_t n, unsigned flags)
 {
     REAL_OR_FAIL(cudaMallocManaged);
     vt__call c;
-    cudaError_t r = vt__call_alloc_begin(&c, VT_API_cudaMallocManaged, VT_SPACE_MANAGED, -1, n, 0)
+    cudaError_t r = vt__call_alloc_begin(&c, VT_HOOK_API(cudaMallocManaged), VT_SPACE_MANAGED, -1, n, 0)
                         ? OOM
                         : real(p, n, flags);
     vt__call_alloc_end(&c, r, OUT(r, p), n);
@@ -115,7 +95,7 @@ VT__EXPORT cudaError_t cudaMallocPitch(void **p, size_t *pitch, size_t w, size_t
     REAL_OR_FAIL(cudaMallocPitch);
     vt__call c;
     uint64_t want = (uint64_t)w * h;
-    cudaError_t r = vt__call_alloc_begin(&c, VT_API_cudaMallocPitch, VT_SPACE_DEVICE, -1, want, 0)
+    cudaError_t r = vt__call_alloc_begin(&c, VT_HOOK_API(cudaMallocPitch), VT_SPACE_DEVICE, -1, want, 0)
                         ? OOM
                         : real(p, pitch, w, h);
     vt__call_alloc_end(&c, r, OUT(r, p), r == cudaSuccess && pitch ? (uint64_t)*pitch * h : want);
@@ -126,7 +106,7 @@ VT__EXPORT cudaError_t cudaHostAlloc(void **p, size_t n, unsigned flags)
 {
     REAL_OR_FAIL(cudaHostAlloc);
     vt__call c;
-    vt__call_alloc_begin(&c, VT_API_cudaHostAlloc, 0, -1, n, 0);
+    vt__call_alloc_begin(&c, VT_HOOK_API(cudaHostAlloc), 0, -1, n, 0);
     cudaError_t r = real(p, n, flags);
     vt__call_alloc_end(&c, r, OUT(r, p), n);
     return r;
@@ -136,7 +116,7 @@ VT__EXPORT cudaError_t cudaMallocHost(void **p, size_t n)
 {
     REAL_OR_FAIL(cudaMallocHost);
     vt__call c;
-    vt__call_alloc_begin(&c, VT_API_cudaMallocHost, 0, -1, n, 0);
+    vt__call_alloc_begin(&c, VT_HOOK_API(cudaMallocHost), 0, -1, n, 0);
     cudaError_t r = real(p, n);
     vt__call_alloc_end(&c, r, OUT(r, p), n);
     return r;
@@ -146,7 +126,7 @@ VT__EXPORT cudaError_t cudaHostRegister(void *p, size_t n, unsigned flags)
 {
     REAL_OR_FAIL(cudaHostRegister);
     vt__call c;
-    vt__call_alloc_begin(&c, VT_API_cudaHostRegister, 0, -1, n, 0);
+    vt__call_alloc_begin(&c, VT_HOOK_API(cudaHostRegister), 0, -1, n, 0);
     cudaError_t r = real(p, n, flags);
     vt__call_alloc_end(&c, r, U64(p), n);
     return r;
@@ -156,33 +136,33 @@ VT__EXPORT cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t keep)
 {
     REAL_OR_FAIL(cudaMemPoolTrimTo);
     vt__call c;
-    vt__call_alloc_begin(&c, VT_API_cudaMemPoolTrimTo, 0, -1, keep, 0);
+    vt__call_alloc_begin(&c, VT_HOOK_API(cudaMemPoolTrimTo), 0, -1, keep, 0);
     cudaError_t r = real(pool, keep);
     vt__call_alloc_end(&c, r, U64(pool), keep);
     return r;
 }
 
 /* ---- releases ---------------------------------------------------------------------------- */
-#define FREE1(name, api, space)                      \
+#define FREE1(name, space)                           \
     VT__EXPORT cudaError_t name(void *p)             \
     {                                                \
         REAL_OR_FAIL(name);                          \
         vt__call c;                                  \
-        vt__call_free_begin(&c, api, space, 0);      \
+        vt__call_free_begin(&c, VT_HOOK_API(name), space, 0);      \
         cudaError_t r = real(p);                     \
         vt__call_free_end(&c, r, U64(p));            \
         return r;                                    \
     }
-FREE1(cudaFree, VT_API_cudaFree, VT_SPACE_DEVICE)
-FREE1(cudaFreeHost, VT_API_cudaFreeHost, 0)
-FREE1(cudaHostUnregister, VT_API_cudaHostUnregister, 0)
+FREE1(cudaFree, VT_SPACE_DEVICE)
+FREE1(cudaFreeHost, 0)
+FREE1(cudaHostUnregister, 0)
 
 #define FREE_ASYNC(name)                                                      \
     VT__EXPORT cudaError_t name(void *p, cudaStream_t s)                      \
     {                                                                         \
         REAL_OR_FAIL(name);                                                   \
         vt__call c;                                                           \
-        vt__call_free_begin(&c, VT_API_cudaFreeAsync, VT_SPACE_DEVICE, U64(s)); \
+        vt__call_free_begin(&c, VT_HOOK_API(name), VT_SPACE_DEVICE, U64(s)); \
         cudaError_t r = real(p, s);                                           \
         vt__call_free_end(&c, r, U64(p));                                     \
         return r;                                                             \
