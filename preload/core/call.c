@@ -23,8 +23,8 @@ static int card_device(int device)
 int vt__call_alloc_begin(vt__call *c, uint16_t api, int space, int device, uint64_t size,
                          uint64_t stream)
 {
-    *c = (vt__call){api, space, device, stream, 0, vt__enter(), 0};
-    if (c->rec && space && size && vt__card_enabled()) {
+    *c = (vt__call){api, space, device, stream, 0, vt__enter(), 0, 0};
+    if (c->rec && space && size && (c->card = vt__card_enabled())) {
         if (c->device < 0)
             c->device = vt__current_device();
         if (vt__card_reserve(card_device(c->device), size))
@@ -45,7 +45,7 @@ static void alloc_end(vt__call *c, int32_t result, uint64_t addr, uint64_t size,
     int e = errno; /* what the real call left, kept for the caller whatever recording does */
     if (c->device < 0)
         c->device = vt__current_device();
-    if (result == 0 && c->space && vt__card_enabled())
+    if (result == 0 && c->space && (c->card || vt__card_enabled()))
         vt__card_commit(card_device(c->device), c->space, addr, c->reserved, size);
     else if (c->reserved)
         vt__card_unreserve(card_device(c->device), c->reserved);
@@ -80,7 +80,7 @@ void vt__call_image_end(vt__call *c, int32_t result, uint64_t handle, const void
 
 void vt__call_free_begin(vt__call *c, uint16_t api, int space, uint64_t stream)
 {
-    *c = (vt__call){api, space, -1, stream, 0, vt__enter(), 0};
+    *c = (vt__call){api, space, -1, stream, 0, vt__enter(), 0, 0};
 }
 
 void vt__call_free_end(vt__call *c, int32_t result, uint64_t addr)
@@ -98,7 +98,7 @@ void vt__call_free_end(vt__call *c, int32_t result, uint64_t addr)
 
 void vt__call_context_begin(vt__call *c, uint16_t api, int device)
 {
-    *c = (vt__call){api, 0, device, 0, 0, vt__enter_any_depth(), 0};
+    *c = (vt__call){api, 0, device, 0, 0, vt__enter_any_depth(), 0, 0};
 }
 
 void vt__call_context_end(vt__call *c, int32_t result, CUcontext ctx)
@@ -122,7 +122,7 @@ void vt__call_context_end(vt__call *c, int32_t result, CUcontext ctx)
 
 void vt__call_meminfo_begin(vt__call *c)
 {
-    *c = (vt__call){0, 0, -1, 0, 0, vt__enter(), 0};
+    *c = (vt__call){0, 0, -1, 0, 0, vt__enter(), 0, 0};
 }
 
 void vt__call_meminfo_end(vt__call *c, int32_t result, size_t *free_b, size_t *total_b)

@@ -22,6 +22,7 @@ typedef struct vt__call {
     uint64_t reserved; /* bytes reserved on the emulated card by _begin */
     int rec;           /* 1: this call is recorded (outermost hook, tracing on) */
     int refused;       /* 1: the emulated card had no room; the real function is not called */
+    int card;          /* 1: card emulation was found on by _begin */
 } vt__call;
 
 /* vt__call_alloc_begin: enters the guard; when recorded and `space` is device memory under

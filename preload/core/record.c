@@ -63,8 +63,8 @@ void vt__record_alloc(const vt__event *ev)
 {
     if (!vt__active())
         return;
-    uint32_t ti = vt__thread_index();
-    int role = vt__thread_role();
+    int role;
+    uint32_t ti = vt__thread_current(&role);
     int dev = ev->device >= 0 ? ev->device : vt__current_device();
     vt__device_note(dev);
     uint64_t tt = VT_TT_MAKE(vt__now_ns(), ti);
@@ -85,8 +85,8 @@ void vt__record_free(const vt__event *ev)
 {
     if (!vt__active())
         return;
-    uint32_t ti = vt__thread_index();
-    int role = vt__thread_role();
+    int role;
+    uint32_t ti = vt__thread_current(&role);
     int dev = ev->device; /* a free's device is its allocation's: the analyzer pairs them */
     uint64_t tt = VT_TT_MAKE(vt__now_ns(), ti);
     uint16_t flags = event_flags(ev, dev, role);

@@ -88,6 +88,13 @@ uint32_t vt__thread_index(void)
     return t_index - 1;
 }
 
+uint32_t vt__thread_current(int *role)
+{
+    uint32_t i = vt__thread_index();
+    *role = t_role;
+    return i;
+}
+
 int vt__thread_role(void)
 {
     vt__thread_index();

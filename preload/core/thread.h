@@ -29,6 +29,8 @@ void vt__guard_forever(void);
 uint32_t vt__thread_index(void);
 /* vt__thread_role: VT_ROLE_* of the calling thread (from its name, cached). */
 int vt__thread_role(void);
+/* vt__thread_current: vt__thread_index and, in *role, vt__thread_role, in one call. */
+uint32_t vt__thread_current(int *role);
 /* vt__thread_fork_child: in a fork child, threads register again (new file, new indices). */
 void vt__thread_fork_child(void);
 
