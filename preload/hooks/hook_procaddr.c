@@ -28,7 +28,6 @@ static const struct {
     {"cuMemAlloc", 3020, 0},      {"cuMemFree", 3020, 0},    {"cuMemAllocPitch", 3020, 0},
     {"cuMemGetInfo", 3020, 0},    {"cuMemAllocHost", 3020, 0}, {"cuCtxCreate", 3020, 11040},
 };
-static const char *const g_ptsz[] = {"cuMemAllocAsync", "cuMemFreeAsync", "cuMemAllocFromPoolAsync"};
 
 /* exported_name: the driver export a (symbol, version, flags) query means; "" = unwatched. */
 static void exported_name(const char *sym, int ver, unsigned long long flags, char *out, size_t cap)
@@ -44,10 +43,13 @@ static void exported_name(const char *sym, int ver, unsigned long long flags, ch
             out[0] = '\0'; /* v1 (32-bit sizes) or a later ABI: pass through unwatched */
         return;
     }
-    if (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM)
-        for (size_t i = 0; i < sizeof g_ptsz / sizeof g_ptsz[0]; i++)
-            if (!strcmp(sym, g_ptsz[i]))
-                snprintf(out, cap, "%s_ptsz", sym);
+    if (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) {
+        /* the per-thread-stream variant, when the table watches one (hook_table.h) */
+        char ptsz[128];
+        snprintf(ptsz, sizeof ptsz, "%s_ptsz", sym);
+        if (vt__drv_index(ptsz) >= 0)
+            snprintf(out, cap, "%s", ptsz);
+    }
 }
 
 void *vt__procaddr_wrap(const char *sym, int ver, unsigned long long flags, void *real)

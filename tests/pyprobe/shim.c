@@ -32,11 +32,11 @@ void *vt__real_dlsym(void *handle, const char *name)
     return dlsym(handle, name);
 }
 
-/* vt__thread_role: stand-in for core.c: autograd by the thread's name (set before the
+/* vt__thread_role: stand-in for core/thread.c: autograd by the thread's name (set before the
  * thread's first capture). */
 int vt__thread_role(void)
 {
-    static __thread int role = -1; /* cached per thread, as core.c does */
+    static __thread int role = -1; /* cached per thread, as core/thread.c does */
     if (role < 0) {
         char name[17] = {0};
         prctl(PR_GET_NAME, name, 0, 0, 0);

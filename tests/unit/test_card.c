@@ -1,4 +1,4 @@
-/* test_card.c — card emulation accounting (preload/card.c): admission at the capacity
+/* test_card.c — card emulation accounting (preload/core/card.c): admission at the capacity
  * boundary, release sizes per (space, key), devices apart, re-committed keys counted once,
  * the rewritten memory info, bounded map under churn, threads. VRAMTRACE_CARD_BYTES = 1 GiB. */
 #include <malloc.h>
@@ -56,6 +56,26 @@ static void release_by_space_and_key(void **state)
     assert_int_equal(vt__card_release(VT_SPACE_DEVICE, 0x2000), 3 * MIB);
     vt__card_commit(0, VT_SPACE_DEVICE, 0, 0, 7 * MIB); /* a failed allocation's NULL */
     assert_int_equal(vt__card_used(0), 0);
+}
+
+/* reserve: admission counts the bytes of calls in flight; commit settles the reservation at
+ * the final size, unreserve returns it, a key-less commit drops it */
+static void reserve_then_settle(void **state)
+{
+    (void)state;
+    assert_true(vt__card_reserve(0, GIB - MIB));
+    assert_int_equal(vt__card_used(0), GIB - MIB);
+    assert_false(vt__card_reserve(0, 2 * MIB)); /* the reserved bytes count */
+    assert_int_equal(vt__card_used(0), GIB - MIB);
+    assert_true(vt__card_reserve(0, MIB));
+    vt__card_unreserve(0, MIB); /* that call failed */
+    vt__card_commit(0, VT_SPACE_DEVICE, 0x9000, GIB - MIB, GIB - 2 * MIB);
+    assert_int_equal(vt__card_used(0), GIB - 2 * MIB);
+    assert_int_equal(vt__card_release(VT_SPACE_DEVICE, 0x9000), GIB - 2 * MIB);
+    assert_true(vt__card_reserve(0, 5));
+    vt__card_commit(0, VT_SPACE_DEVICE, 0, 5, 5); /* no key: not accounted, reservation gone */
+    assert_int_equal(vt__card_used(0), 0);
+    assert_false(vt__card_reserve(0, UINT64_MAX)); /* overflow is not room */
 }
 
 static void devices_apart(void **state)
@@ -174,6 +194,7 @@ int main(void)
     setenv("VRAMTRACE_CARD_BYTES", "1073741824", 1); /* before the first vt__config_get */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(admit_boundary, card_empty),
+        cmocka_unit_test_setup(reserve_then_settle, card_empty),
         cmocka_unit_test_setup(release_by_space_and_key, card_empty),
         cmocka_unit_test_setup(devices_apart, card_empty),
         cmocka_unit_test_setup(recommit_counted_once, card_empty),

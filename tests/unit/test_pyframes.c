@@ -1,4 +1,4 @@
-/* test_pyframes.c — preload/pyframes.c outside Python: a process without CPython gets no
+/* test_pyframes.c — preload/stacks/pyframes.c outside Python: a process without CPython gets no
  * frames and writes nothing; the 3.13 _Py_DebugOffsets decoder (pyoffsets.h) accepts only a
  * well-formed 3.13 block. Live-interpreter reading is tested by tests/integration/py_*.sh. */
 #include <setjmp.h>
