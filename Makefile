@@ -29,14 +29,13 @@ endif
 WARN      := -Wall -Wextra -Wshadow -Wno-missing-field-initializers
 BASEFLAGS := -std=gnu11 -pthread -D_GNU_SOURCE -Iinclude $(DEPS_CPPFLAGS) $(WARN) -MMD -MP
 PICFLAGS  := -fPIC -fvisibility=hidden -ftls-model=initial-exec
-PRELOAD_INC := -Ipreload -Ipreload/core
 
 # --- sources --------------------------------------------------------------------------
-# rwildcard DIR,PATTERN: every file under DIR (recursively) matching PATTERN.
-rwildcard = $(foreach d,$(wildcard $(1:=/*)),$(call rwildcard,$d,$2) $(filter $(subst *,%,$2),$d))
 # preload/: hooks/ (exported shims) -> core/ (admission, records, devices, config) and
 # stacks/ (native + Python) -> writer.c. libvtcore.a = everything but the hooks (unit tests).
-PRELOAD_SRC   := $(sort $(call rwildcard,preload,*.c))
+# Preload files include "core/x.h"; -Ipreload/core only for writer.c's "core.h".
+PRELOAD_INC   := -Ipreload -Ipreload/core
+PRELOAD_SRC   := $(sort $(shell find preload -name '*.c'))
 PRELOAD_HOOKS := $(sort $(wildcard preload/hooks/*.c))
 PRELOAD_CORE  := $(filter-out $(PRELOAD_HOOKS),$(PRELOAD_SRC))
 ANALYZER_SRC  := $(sort $(wildcard analyzer/*.c))
@@ -199,7 +198,7 @@ clean:
 	rm -rf $(BUILD)
 
 format:
-	clang-format -i $(wildcard include/vramtrace/*.h $(call rwildcard,preload,*.c) $(call rwildcard,preload,*.h) analyzer/*.[ch] tests/*/*.[ch] examples/*/*.c)
+	clang-format -i $(wildcard include/vramtrace/*.h $(shell find preload -name "*.[ch]") analyzer/*.[ch] tests/*/*.[ch] examples/*/*.c)
 
 .SECONDARY:
 
