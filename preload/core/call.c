@@ -23,7 +23,8 @@ static int card_device(int device)
 int vt__call_alloc_begin(vt__call *c, uint16_t api, int space, int device, uint64_t size,
                          uint64_t stream)
 {
-    *c = (vt__call){api, space, device, stream, 0, vt__enter(), 0, 0};
+    *c = (vt__call){
+        .api = api, .space = space, .device = device, .stream = stream, .rec = vt__enter()};
     if (c->rec && space && size && (c->card = vt__card_enabled())) {
         if (c->device < 0)
             c->device = vt__current_device();
@@ -52,11 +53,15 @@ static void alloc_end(vt__call *c, int32_t result, uint64_t addr, uint64_t size,
     int probe =
         c->space == VT_SPACE_VMM_HANDLE && result != 0 && !c->refused && result != VT__RESULT_OOM;
     if (!probe) {
-        vt__event ev = {c->api,    c->refused ? VT_EVF_EMULATED : 0,
-                        c->device, result == 0 ? addr : 0,
-                        size,      c->stream,
-                        result,    has_aux,
-                        aux};
+        vt__event ev = {.api = c->api,
+                        .flags = c->refused ? VT_EVF_EMULATED : 0,
+                        .device = c->device,
+                        .addr = result == 0 ? addr : 0,
+                        .size = size,
+                        .stream = c->stream,
+                        .result = result,
+                        .has_aux = has_aux,
+                        .aux = aux};
         vt__record_alloc(&ev);
     }
     errno = e;
@@ -80,7 +85,7 @@ void vt__call_image_end(vt__call *c, int32_t result, uint64_t handle, const void
 
 void vt__call_free_begin(vt__call *c, uint16_t api, int space, uint64_t stream)
 {
-    *c = (vt__call){api, space, -1, stream, 0, vt__enter(), 0, 0};
+    *c = (vt__call){.api = api, .space = space, .device = -1, .stream = stream, .rec = vt__enter()};
 }
 
 void vt__call_free_end(vt__call *c, int32_t result, uint64_t addr)
@@ -89,7 +94,8 @@ void vt__call_free_end(vt__call *c, int32_t result, uint64_t addr)
         int e = errno;
         if (result == 0 && c->space && vt__card_enabled())
             vt__card_release(c->space, addr);
-        vt__event ev = {c->api, 0, -1, addr, 0, c->stream, result, 0, 0};
+        vt__event ev = {
+            .api = c->api, .device = -1, .addr = addr, .stream = c->stream, .result = result};
         vt__record_free(&ev);
         errno = e;
     }
@@ -98,7 +104,7 @@ void vt__call_free_end(vt__call *c, int32_t result, uint64_t addr)
 
 void vt__call_context_begin(vt__call *c, uint16_t api, int device)
 {
-    *c = (vt__call){api, 0, device, 0, 0, vt__enter_any_depth(), 0, 0};
+    *c = (vt__call){.api = api, .device = device, .rec = vt__enter_any_depth()};
 }
 
 void vt__call_context_end(vt__call *c, int32_t result, CUcontext ctx)
@@ -122,7 +128,7 @@ void vt__call_context_end(vt__call *c, int32_t result, CUcontext ctx)
 
 void vt__call_meminfo_begin(vt__call *c)
 {
-    *c = (vt__call){0, 0, -1, 0, 0, vt__enter(), 0, 0};
+    *c = (vt__call){.device = -1, .rec = vt__enter()};
 }
 
 void vt__call_meminfo_end(vt__call *c, int32_t result, size_t *free_b, size_t *total_b)
