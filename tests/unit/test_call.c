@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -182,6 +183,61 @@ static void errno_kept(void **state)
     assert_int_equal(errno, 78);
 }
 
+/* the records of one refusal, read back from a fresh trace file: a failed, emulated ALLOC
+ * with the API's out-of-memory result, then an OOM naming the card and what was in use */
+static void refusal_records(void **state)
+{
+    (void)state;
+    int called;
+    vt__writer_reset_for_tests();
+    vt__card_commit(0, VT_SPACE_DEVICE, 0xc000, 0, GIB - MIB);
+    assert_int_equal(hooked_alloc(VT_API_cuMemAlloc, VT_SPACE_DEVICE, 2 * MIB, 0xd000, 0, &called),
+                     OOM);
+    char path[4200];
+    snprintf(path, sizeof path, "%s", vt__writer_path());
+    vt__writer_close();
+    vt__card_release(VT_SPACE_DEVICE, 0xc000);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    vt_file_header h;
+    assert_int_equal(fread(&h, sizeof h, 1, f), 1);
+    vt_rec_header rh;
+    int allocs = 0, ooms = 0;
+    unsigned char buf[256];
+    while (fread(&rh, sizeof rh, 1, f) == 1 && rh.type) {
+        size_t n = rh.size - sizeof rh;
+        assert_true(n <= sizeof buf || rh.type == VT_REC_PROCESS);
+        if (n > sizeof buf) {
+            fseek(f, (long)n, SEEK_CUR);
+            continue;
+        }
+        assert_int_equal(fread(buf, 1, n, f), n);
+        if (rh.type == VT_REC_ALLOC) {
+            vt_rec_alloc a;
+            memcpy(&a, buf, sizeof a);
+            assert_int_equal(VT_EVF_API(rh.flags), VT_API_cuMemAlloc);
+            assert_true(rh.flags & VT_EVF_FAILED);
+            assert_true(rh.flags & VT_EVF_EMULATED);
+            assert_int_equal(a.result, OOM);
+            assert_int_equal(a.size, 2 * MIB);
+            assert_int_equal(a.addr, 0);
+            allocs++;
+        } else if (rh.type == VT_REC_OOM) {
+            vt_rec_oom o;
+            memcpy(&o, buf, sizeof o);
+            assert_int_equal(allocs, 1); /* after its ALLOC */
+            assert_int_equal(o.requested, 2 * MIB);
+            assert_int_equal(o.capacity, GIB);
+            assert_int_equal(o.process_used, GIB - MIB);
+            ooms++;
+        }
+    }
+    fclose(f);
+    assert_int_equal(allocs, 1);
+    assert_int_equal(ooms, 1);
+    vt__writer_reset_for_tests(); /* the next test opens a new file */
+}
+
 /* ---- 8 threads racing for the last bytes ----------------------------------------------- */
 #define THREADS 8
 #define ROUNDS 50
@@ -275,6 +331,7 @@ int main(void)
         cmocka_unit_test_setup(host_never_refused, card_empty),
         cmocka_unit_test_setup(vmm_probe_not_an_event, card_empty),
         cmocka_unit_test_setup(errno_kept, card_empty),
+        cmocka_unit_test_setup(refusal_records, card_empty),
         cmocka_unit_test_setup(eight_threads_last_bytes, card_empty),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
