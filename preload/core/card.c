@@ -82,20 +82,6 @@ static int fits(int d, uint64_t size, uint64_t cap)
     return g_used[d] + size <= cap && g_used[d] + size >= g_used[d];
 }
 
-/* vt__card_admit: 1 when `size` more bytes fit on `device` now (always 1 without emulation).
- * A query only: two threads may both see room; admission is vt__card_reserve. */
-int vt__card_admit(int device, uint64_t size)
-{
-    uint64_t cap = vt__config_get()->card_bytes;
-    if (!cap)
-        return 1;
-    int d = device < 0 || device >= MAX_DEV ? 0 : device;
-    pthread_mutex_lock(&g_lock);
-    int ok = fits(d, size, cap);
-    pthread_mutex_unlock(&g_lock);
-    return ok;
-}
-
 /* vt__card_reserve: the check and the claim are one step under the lock, so the bytes of
  * allocations in flight count: threads racing for the last bytes never pass the card. */
 int vt__card_reserve(int device, uint64_t size)

@@ -7,9 +7,6 @@
 #include <stdint.h>
 
 int vt__card_enabled(void);
-/* vt__card_admit: 1 if `size` more device bytes fit on `device` now, else 0. A query: two
- * threads may both see room (admission is vt__card_reserve). */
-int vt__card_admit(int device, uint64_t size);
 /* vt__card_reserve: admission, atomic: 1 and `size` bytes counted as used on `device` when
  * they fit, else 0 and nothing changed (the caller returns the API's out-of-memory code
  * without calling the real function). Always 1 without emulation. Every 1 is followed by
