@@ -17,14 +17,16 @@
 #define VT_ENV_MANIFEST "VRAMTRACE_MANIFEST"
 #define VT_ENV_PRELOAD "VRAMTRACE_PRELOAD"
 
-/* Stack modes: X(name, VT_STACKS_* bits of trace_format.h). The preload and `vramtrace run
- * --stacks` accept exactly these names; the preload warns once and uses "all" otherwise. */
+/* Stack modes: X(name, VT_STACKS_* bits of trace_format.h, expanded where it is included).
+ * The preload and `vramtrace run --stacks` accept exactly these names; the preload warns once
+ * and uses "all" otherwise. */
 #define VT_STACKS_NAME_ALL "all"
 #define VT_STACKS_NAME_NATIVE "native"
 #define VT_STACKS_NAME_PYTHON "python"
 #define VT_STACKS_NAME_NONE "none"
 #define VT_STACK_MODES(X)                                                                          \
-    X(VT_STACKS_NAME_ALL, 3)                                                                       \
-    X(VT_STACKS_NAME_NATIVE, 1) X(VT_STACKS_NAME_PYTHON, 2) X(VT_STACKS_NAME_NONE, 0)
+    X(VT_STACKS_NAME_ALL, VT_STACKS_NATIVE | VT_STACKS_PYTHON)                                     \
+    X(VT_STACKS_NAME_NATIVE, VT_STACKS_NATIVE)                                                     \
+    X(VT_STACKS_NAME_PYTHON, VT_STACKS_PYTHON) X(VT_STACKS_NAME_NONE, VT_STACKS_NONE)
 
 #endif /* VRAMTRACE_ENV_H */
