@@ -39,10 +39,15 @@ BASEFLAGS := -std=gnu11 -pthread -D_GNU_SOURCE -Iinclude $(DEPS_CPPFLAGS) $(WARN
 PICFLAGS  := -fPIC -fvisibility=hidden -ftls-model=initial-exec
 
 # --- sources --------------------------------------------------------------------------
-PRELOAD_SRC   := $(sort $(wildcard preload/*.c preload/torch/*.c))
+# preload/: hooks/ (exported shims) -> core/ (admission, records, devices, config) and
+# stacks/ (native + Python) -> writer.c; torch/ attaches to PyTorch's allocator tracker.
+# libvtcore.a = everything but the hooks (unit tests).
+# Preload files include "core/x.h"; -Ipreload/core only for writer.c's "core.h".
+PRELOAD_INC   := -Ipreload -Ipreload/core
+PRELOAD_SRC   := $(sort $(shell find preload -name '*.c'))
 # preload/torch/bridge.cpp: the one C++ file (builds a std::function; needs no libstdc++.so)
-PRELOAD_CXX   := $(sort $(wildcard preload/torch/*.cpp))
-PRELOAD_HOOKS := $(filter preload/hook_%.c,$(PRELOAD_SRC))
+PRELOAD_CXX   := $(sort $(shell find preload -name '*.cpp'))
+PRELOAD_HOOKS := $(sort $(wildcard preload/hooks/*.c))
 PRELOAD_CORE  := $(filter-out $(PRELOAD_HOOKS),$(PRELOAD_SRC))
 ANALYZER_SRC  := $(sort $(shell find analyzer -name '*.c'))
 ANALYZER_LIB  := $(filter-out analyzer/cmd/main.c,$(ANALYZER_SRC))
@@ -97,7 +102,7 @@ deps: $(DEPS_STAMP)
 $(BUILD)/obj/preload/%.o: preload/%.c | $(DEPS_STAMP)
 	$(E) CC $<
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(BASEFLAGS) $(PICFLAGS) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(BASEFLAGS) $(PRELOAD_INC) $(PICFLAGS) $(CFLAGS) -c $< -o $@
 
 CXXFLAGS_BRIDGE := -std=c++17 -Iinclude -Wall -Wextra -MMD -MP -fno-exceptions -fno-rtti
 $(BUILD)/obj/preload/%.o: preload/%.cpp | $(DEPS_STAMP)
@@ -221,7 +226,7 @@ clean:
 	rm -rf $(BUILD)
 
 format:
-	clang-format -i $(wildcard include/vramtrace/*.h preload/*.[ch] analyzer/*/*.[ch] tests/*/*.[ch] examples/*/*.c)
+	clang-format -i $(wildcard include/vramtrace/*.h $(shell find preload -name "*.[ch]") analyzer/*/*.[ch] tests/*/*.[ch] examples/*/*.c)
 
 .SECONDARY:
 

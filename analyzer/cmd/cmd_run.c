@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "vramtrace/env.h"
 #include "cards.h"
 #include "commands.h"
 #include "summary_text.h"
@@ -41,7 +42,7 @@ static void usage(FILE *out)
  * $VRAMTRACE_PRELOAD. Returns 0 and the path in out, or -1. */
 static int find_preload(char *out, size_t len)
 {
-    const char *env = getenv("VRAMTRACE_PRELOAD");
+    const char *env = getenv(VT_ENV_PRELOAD);
     if (env && *env) {
         snprintf(out, len, "%s", env);
         return access(out, R_OK) == 0 ? 0 : -1;
@@ -152,8 +153,8 @@ int cmd_run(int argc, char **argv)
             output = next, i++;
         } else if (!strcmp(a, "--stacks") && next) {
             stacks = next, i++;
-            if (strcmp(stacks, "all") && strcmp(stacks, "native") && strcmp(stacks, "python") &&
-                strcmp(stacks, "none")) {
+            if (strcmp(stacks, VT_STACKS_NAME_ALL) && strcmp(stacks, VT_STACKS_NAME_NATIVE) &&
+                strcmp(stacks, VT_STACKS_NAME_PYTHON) && strcmp(stacks, VT_STACKS_NAME_NONE)) {
                 fprintf(stderr, "vramtrace run: --stacks %s: expected all, native, python or none\n", stacks);
                 return VT_EXIT_USAGE;
             }
@@ -205,8 +206,8 @@ int cmd_run(int argc, char **argv)
         }
         char bytes[32];
         snprintf(bytes, sizeof bytes, "%llu", (unsigned long long)spec.bytes);
-        setenv("VRAMTRACE_CARD_BYTES", bytes, 1);
-        setenv("VRAMTRACE_CARD_NAME", spec.name, 1);
+        setenv(VT_ENV_CARD_BYTES, bytes, 1);
+        setenv(VT_ENV_CARD_NAME, spec.name, 1);
     }
     char manifest[PATH_MAX];
     const char *tmp = getenv("TMPDIR");
@@ -218,25 +219,25 @@ int cmd_run(int argc, char **argv)
         return VT_EXIT_USAGE;
     }
     close(mfd);
-    setenv("VRAMTRACE_MANIFEST", manifest, 1);
+    setenv(VT_ENV_MANIFEST, manifest, 1);
     if (output)
-        setenv("VRAMTRACE_OUTPUT", output, 1);
+        setenv(VT_ENV_OUTPUT, output, 1);
     if (stacks)
-        setenv("VRAMTRACE_STACKS", stacks, 1);
+        setenv(VT_ENV_STACKS, stacks, 1);
     char num[32];
     if (depth) {
         snprintf(num, sizeof num, "%ld", depth);
-        setenv("VRAMTRACE_STACK_DEPTH", num, 1);
+        setenv(VT_ENV_STACK_DEPTH, num, 1);
     }
     if (sample >= 0) {
         snprintf(num, sizeof num, "%ld", sample);
-        setenv("VRAMTRACE_SAMPLE_MS", num, 1);
+        setenv(VT_ENV_SAMPLE_MS, num, 1);
     }
     if (free_stacks)
-        setenv("VRAMTRACE_FREE_STACKS", "1", 1);
+        setenv(VT_ENV_FREE_STACKS, "1", 1);
     if (tensors)
         merge_tensor_mode();
-    unsetenv("VRAMTRACE_DISABLE");
+    unsetenv(VT_ENV_DISABLE);
     const char *old = getenv("LD_PRELOAD");
     size_t plen = strlen(preload) + (old ? strlen(old) : 0) + 2;
     char *pre = malloc(plen);

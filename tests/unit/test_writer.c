@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "../../preload/core.h"
+#include "../../preload/core/core.h"
 #include "../../preload/writer.h"
 
 static char g_dir[64];

@@ -10,12 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core.h"
+#include "core/config.h"
+#include "core/output.h"
+#include "core/thread.h"
+#include "pyframes.h"
 #include "stacks.h"
+#include "vramtrace/trace_format.h"
 #include "writer.h"
-
-__attribute__((weak)) int vt__py_capture(uint64_t *out, int max);
-__attribute__((weak)) int vt__py_last_main_stack(uint64_t *out, int max);
 
 #define MAX_NATIVE 128
 #define MAX_PY 128
@@ -226,8 +227,8 @@ uint32_t vt__stack_capture(int skip)
         if (i < got)
             vt__writer_note_truncated_stack();
     }
-    if ((c->stack_mode & VT_STACKS_PYTHON) && vt__py_capture) {
-        if (vt__thread_role() == VT_ROLE_AUTOGRAD && vt__py_last_main_stack)
+    if (c->stack_mode & VT_STACKS_PYTHON) {
+        if (vt__thread_role() == VT_ROLE_AUTOGRAD)
             np = vt__py_last_main_stack(frames + n, MAX_PY);
         else
             np = vt__py_capture(frames + n, MAX_PY);

@@ -7,8 +7,8 @@
 #include <dlfcn.h>
 #include <string.h>
 
-#include "core.h"
-#include "driver_table.h"
+#include "core/realsym.h"
+#include "hook_table.h"
 
 void *vt__dlsym_real_fn; /* the real dlsym, read by the trampoline */
 

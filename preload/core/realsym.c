@@ -1,13 +1,13 @@
 /* realsym.c — finding the real functions behind our hooks: the real dlsym (hook_dlsym.c
  * overrides the exported one), RTLD_NEXT lookups through it, and the real libcuda's own
- * symbols. A core file (not a hook) so unit tests link it. */
+ * symbols. A core file (not a hook) so unit tests link it. Interface: realsym.h. */
 #include <dlfcn.h>
 #include <link.h>
 #include <string.h>
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "core.h"
+#include "realsym.h"
 
 typedef void *(*dlsym_fn)(void *, const char *);
 
@@ -111,8 +111,30 @@ static void *libcuda_handle(void)
     return h;
 }
 
+static _Atomic unsigned long g_lookups;
+
 void *vt__driver_sym(const char *name)
 {
     void *h = libcuda_handle();
+    atomic_fetch_add_explicit(&g_lookups, 1, memory_order_relaxed);
     return h ? vt__real_dlsym(h, name) : NULL;
+}
+
+void *vt__driver_sym_cached(_Atomic(void *) *slot, const char *name)
+{
+    void *p = atomic_load_explicit(slot, memory_order_acquire);
+    if (VT__LIKELY(p))
+        return p == VT__SYM_MISSING ? NULL : p;
+    if (!libcuda_handle())
+        return NULL; /* no driver (yet): asked again next time */
+    p = vt__driver_sym(name);
+    void *expected = NULL;
+    atomic_compare_exchange_strong_explicit(slot, &expected, p ? p : VT__SYM_MISSING,
+                                            memory_order_acq_rel, memory_order_acquire);
+    return p;
+}
+
+unsigned long vt__driver_sym_lookups(void)
+{
+    return atomic_load(&g_lookups);
 }

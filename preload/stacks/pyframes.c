@@ -24,8 +24,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core.h"
+#include "../core/output.h"
+#include "../core/realsym.h"
+#include "../core/thread.h"
+#include "pyframes.h"
 #include "pyoffsets.h"
+#include "vramtrace/trace_format.h"
 
 #define VT__PY_MAX_DEPTH 128    /* Python frames kept per stack */
 #define VT__PY_WALK_LIMIT 1024  /* frames visited at most (skipped ones included) */
@@ -410,7 +414,7 @@ static void remember_main(const uint64_t *frames, int n)
     atomic_flag_clear_explicit(&g_last_busy, memory_order_release);
 }
 
-/* vt__py_capture: see core.h. Python frames of the calling thread, innermost first, as
+/* vt__py_capture: see pyframes.h. Python frames of the calling thread, innermost first, as
  * VT_PYFRAME(code_id, byte offset); at most min(max, 128). 0 when this is not a Python
  * process, Python is not (or no longer) initialized, the version is unsupported, or the
  * thread has no Python thread state / no frames. */
@@ -444,7 +448,7 @@ int vt__py_capture(uint64_t *out, int max)
     return n;
 }
 
-/* vt__py_last_main_stack: see core.h. Copies the last stack remember_main stored (at most
+/* vt__py_last_main_stack: see pyframes.h. Copies the last stack remember_main stored (at most
  * max frames); 0 if none yet or if a writer kept it busy for every retry. Lock-free. */
 int vt__py_last_main_stack(uint64_t *out, int max)
 {

@@ -1,12 +1,14 @@
 /* card.c — card emulation (`vramtrace run --card 12GiB`): the process behaves as if each
  * device had VRAMTRACE_CARD_BYTES. Device usage = contexts + live device allocations (linear,
- * async, managed, VMM physical handles, kernel images), kept in a lock-protected open-
- * addressing map (space, key) -> (device, size) so a release finds its size. */
+ * async, managed, VMM physical handles, kernel images) + reservations of calls in flight, kept
+ * with a lock-protected open-addressing map (space, key) -> (device, size) so a release finds
+ * its size. Interface: card.h. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
-#include "core.h"
+#include "card.h"
+#include "config.h"
 
 #define MAX_DEV 64
 
@@ -74,29 +76,48 @@ static slot *find(int space, uint64_t key)
     return NULL;
 }
 
-/* vt__card_admit: 1 when `size` more bytes fit on `device` (always 1 without emulation).
- * Admission and commit are separate steps: threads allocating at the same instant may each be
- * admitted, so the card can be passed by the allocations in flight at that moment. */
-int vt__card_admit(int device, uint64_t size)
+/* fits: used + size stays within cap (no wrap). Caller holds g_lock. */
+static int fits(int d, uint64_t size, uint64_t cap)
+{
+    return g_used[d] + size <= cap && g_used[d] + size >= g_used[d];
+}
+
+/* vt__card_reserve: the check and the claim are one step under the lock, so the bytes of
+ * allocations in flight count: threads racing for the last bytes never pass the card. */
+int vt__card_reserve(int device, uint64_t size)
 {
     uint64_t cap = vt__config_get()->card_bytes;
     if (!cap)
         return 1;
     int d = device < 0 || device >= MAX_DEV ? 0 : device;
     pthread_mutex_lock(&g_lock);
-    int ok = g_used[d] + size <= cap && g_used[d] + size >= g_used[d];
+    int ok = fits(d, size, cap);
+    if (ok)
+        g_used[d] += size;
     pthread_mutex_unlock(&g_lock);
     return ok;
 }
 
-/* vt__card_commit: an entry already present for (space, key) — its release was never seen —
- * is replaced, so the key is counted once. Keys 0 and UINT64_MAX are not accounted. */
-void vt__card_commit(int device, int space, uint64_t key, uint64_t size)
+void vt__card_unreserve(int device, uint64_t size)
 {
-    if (!key || key == UINT64_MAX)
-        return;
     int d = device < 0 || device >= MAX_DEV ? 0 : device;
     pthread_mutex_lock(&g_lock);
+    g_used[d] -= size <= g_used[d] ? size : g_used[d];
+    pthread_mutex_unlock(&g_lock);
+}
+
+/* vt__card_commit: the reservation becomes the entry; an entry already present for
+ * (space, key) — its release was never seen — is replaced, so the key is counted once. Keys 0
+ * and UINT64_MAX are not accounted (their reservation is dropped). */
+void vt__card_commit(int device, int space, uint64_t key, uint64_t reserved, uint64_t size)
+{
+    int d = device < 0 || device >= MAX_DEV ? 0 : device;
+    pthread_mutex_lock(&g_lock);
+    g_used[d] -= reserved <= g_used[d] ? reserved : g_used[d];
+    if (!key || key == UINT64_MAX) {
+        pthread_mutex_unlock(&g_lock);
+        return;
+    }
     slot *old = find(space, key);
     if (old) {
         g_used[old->device] -= old->size;
@@ -158,7 +179,6 @@ void vt__card_meminfo(int device, uint64_t *free_b, uint64_t *total_b)
     *total_b = cap;
 }
 
-/* vt__card_fork_child: a fork child starts with no allocations of its own. */
 void vt__card_fork_child(void)
 {
     pthread_mutex_init(&g_lock, NULL);

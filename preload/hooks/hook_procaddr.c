@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core.h"
+#include "core/realsym.h"
 #include "cuda_abi.h"
-#include "driver_table.h"
+#include "hook_table.h"
 
 typedef CUresult (*gpa1_fn)(const char *, void **, int, cuuint64_t);
 typedef CUresult (*gpa2_fn)(const char *, void **, int, cuuint64_t, CUdriverProcAddressQueryResult *);
@@ -28,7 +28,6 @@ static const struct {
     {"cuMemAlloc", 3020, 0},      {"cuMemFree", 3020, 0},    {"cuMemAllocPitch", 3020, 0},
     {"cuMemGetInfo", 3020, 0},    {"cuMemAllocHost", 3020, 0}, {"cuCtxCreate", 3020, 11040},
 };
-static const char *const g_ptsz[] = {"cuMemAllocAsync", "cuMemFreeAsync", "cuMemAllocFromPoolAsync"};
 
 /* exported_name: the driver export a (symbol, version, flags) query means; "" = unwatched. */
 static void exported_name(const char *sym, int ver, unsigned long long flags, char *out, size_t cap)
@@ -44,10 +43,13 @@ static void exported_name(const char *sym, int ver, unsigned long long flags, ch
             out[0] = '\0'; /* v1 (32-bit sizes) or a later ABI: pass through unwatched */
         return;
     }
-    if (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM)
-        for (size_t i = 0; i < sizeof g_ptsz / sizeof g_ptsz[0]; i++)
-            if (!strcmp(sym, g_ptsz[i]))
-                snprintf(out, cap, "%s_ptsz", sym);
+    if (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) {
+        /* the per-thread-stream variant, when the table watches one (hook_table.h) */
+        char ptsz[128];
+        snprintf(ptsz, sizeof ptsz, "%s_ptsz", sym);
+        if (vt__drv_index(ptsz) >= 0)
+            snprintf(out, cap, "%s", ptsz);
+    }
 }
 
 void *vt__procaddr_wrap(const char *sym, int ver, unsigned long long flags, void *real)
@@ -70,12 +72,7 @@ void *vt__procaddr_wrap(const char *sym, int ver, unsigned long long flags, void
 
 static void *gpa_real(_Atomic(void *) *slot, const char *name)
 {
-    void *p = atomic_load(slot);
-    if (!p) {
-        p = vt__driver_sym(name);
-        atomic_store(slot, p);
-    }
-    return p;
+    return vt__driver_sym_cached(slot, name);
 }
 
 VT__EXPORT CUresult cuGetProcAddress(const char *sym, void **pfn, int ver, cuuint64_t flags)
@@ -102,17 +99,14 @@ VT__EXPORT CUresult cuGetProcAddress_v2(const char *sym, void **pfn, int ver, cu
 }
 
 /* ---- the runtime's entry points (PyTorch >= 2.8 gets cuMemCreate & co. this way) -------- */
-typedef cudaError_t (*gdep_fn)(const char *, void **, unsigned long long, cudaDriverEntryPointQueryResult *);
-typedef cudaError_t (*gdepv_fn)(const char *, void **, unsigned, unsigned long long,
-                                cudaDriverEntryPointQueryResult *);
 
 VT__EXPORT cudaError_t cudaGetDriverEntryPoint(const char *sym, void **fp, unsigned long long flags,
                                                cudaDriverEntryPointQueryResult *status)
 {
     static _Atomic(void *) slot;
-    gdep_fn real = (gdep_fn)atomic_load(&slot);
+    cudaGetDriverEntryPoint_fn real = (cudaGetDriverEntryPoint_fn)atomic_load(&slot);
     if (!real) {
-        real = (gdep_fn)vt__next("cudaGetDriverEntryPoint");
+        real = (cudaGetDriverEntryPoint_fn)vt__next("cudaGetDriverEntryPoint");
         atomic_store(&slot, (void *)real);
     }
     if (!real)
@@ -128,9 +122,9 @@ VT__EXPORT cudaError_t cudaGetDriverEntryPointByVersion(const char *sym, void **
                                                         cudaDriverEntryPointQueryResult *status)
 {
     static _Atomic(void *) slot;
-    gdepv_fn real = (gdepv_fn)atomic_load(&slot);
+    cudaGetDriverEntryPointByVersion_fn real = (cudaGetDriverEntryPointByVersion_fn)atomic_load(&slot);
     if (!real) {
-        real = (gdepv_fn)vt__next("cudaGetDriverEntryPointByVersion");
+        real = (cudaGetDriverEntryPointByVersion_fn)vt__next("cudaGetDriverEntryPointByVersion");
         atomic_store(&slot, (void *)real);
     }
     if (!real)

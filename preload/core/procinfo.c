@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core.h"
+#include "vramtrace/trace_format.h"
 #include "writer.h"
 
 #define MAX_CMDLINE (256u << 10)

@@ -8,8 +8,15 @@
 #include <stdatomic.h>
 #include <time.h>
 
-#include "core.h"
-#include "cuda_abi.h"
+#include "../cuda_abi.h"
+#include "card.h"
+#include "config.h"
+#include "output.h"
+#include "realsym.h"
+#include "record.h"
+#include "sampler.h"
+#include "thread.h"
+#include "vramtrace/trace_format.h"
 
 #define MAX_DEV 64
 
