@@ -16,6 +16,7 @@
 #define VT_ENV_FREE_STACKS "VRAMTRACE_FREE_STACKS"
 #define VT_ENV_MANIFEST "VRAMTRACE_MANIFEST"
 #define VT_ENV_PRELOAD "VRAMTRACE_PRELOAD"
+#define VT_ENV_TORCH_TRACKER "VRAMTRACE_TORCH_TRACKER"
 
 /* Stack modes: X(name, VT_STACKS_* bits of trace_format.h, expanded where it is included).
  * The preload and `vramtrace run --stacks` accept exactly these names; the preload warns once

@@ -19,6 +19,7 @@
 #include "core/attr.h"
 #include "core/record.h"
 #include "core/thread.h"
+#include "vramtrace/env.h"
 #include "vramtrace/trace_format.h"
 
 /* ---- layouts --------------------------------------------------------------------------- */
@@ -271,7 +272,7 @@ static void try_attach(void)
     static struct found f;
     static vt__torch_syms s;
     static int have_syms;
-    const char *off = getenv("VRAMTRACE_TORCH_TRACKER");
+    const char *off = getenv(VT_ENV_TORCH_TRACKER);
     if (off && !strcmp(off, "0")) {
         atomic_store(&g_state, VT_TORCH_REFUSED);
         snprintf(g_reason, sizeof g_reason, "VRAMTRACE_TORCH_TRACKER=0");
