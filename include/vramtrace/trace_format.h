@@ -22,6 +22,11 @@
  *   A clean stop ends with one VT_REC_TRAILER. A file without a trailer is "truncated":
  *   readers report it and keep every complete record before it.
  *
+ * VERSIONS (header major.minor; a minor only adds, so a reader of 1.N reads every 1.M, M <= N)
+ *   1.0  the first format.
+ *   1.1  API ids 64-71 (layer 3): PyTorch's caching allocator through its trace tracker
+ *        (tensors, its segments, its out-of-memory, the tracker's note).
+ *
  * RULES FOR READERS
  *   - refuse a bad magic or a different major version (exit 3); accept a higher minor;
  *   - skip records of unknown type using size;
