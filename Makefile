@@ -123,14 +123,20 @@ $(FAKE_DRV): $(call obj,$(FAKEDRV_SRC)) tests/fakecuda/libcuda.map
 	  -Wl,-Bsymbolic -o $@ $(filter %.o,$^) $(LDFLAGS) -lpthread
 	$(Q)ln -sf libcuda.so.1 $(FAKE_DIR)/libcuda.so
 
-# The fake runtime finds libcuda.so.1 beside itself (rpath $$ORIGIN), versions its symbols
+# Everything linked against the fake CUDA carries DT_RPATH (--disable-new-dtags), searched
+# before LD_LIBRARY_PATH, so another libcudart / libcuda on the user's LD_LIBRARY_PATH (a GPU
+# machine's /usr/local/cuda/lib64) never replaces it; the fake runtime dlopens the fake driver
+# beside itself by path.
+FAKE_RPATH := -Wl,--disable-new-dtags
+
+# The fake runtime finds libcuda.so.1 beside itself (by path, then rpath $$ORIGIN), versions its symbols
 # libcudart.so.13 like the real one, and never links libcuda (it dlopens it). Both fakes bind
 # their internal calls locally (-Bsymbolic), so a preload sees only the caller's own calls.
-$(FAKE_RT): $(call obj,$(FAKERT_SRC)) tests/fakecuda/cudart.map | $(FAKE_DRV)
+$(FAKE_RT): $(call obj,$(FAKERT_SRC)) tests/fakecuda/cudart.map Makefile | $(FAKE_DRV)
 	$(E) LD $@
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -shared -Wl,-soname,libcudart.so.13 -Wl,--version-script,tests/fakecuda/cudart.map \
-	  -Wl,-rpath,'$$ORIGIN' -Wl,-Bsymbolic -o $@ $(filter %.o,$^) $(LDFLAGS) -ldl -lpthread
+	  $(FAKE_RPATH) -Wl,-rpath,'$$ORIGIN' -Wl,-Bsymbolic -o $@ $(filter %.o,$^) $(LDFLAGS) -ldl -lpthread
 	$(Q)ln -sf libcudart.so.13 $(FAKE_DIR)/libcudart.so
 
 fake: $(FAKE_RT) $(FAKE_DRV)
@@ -142,22 +148,22 @@ $(BUILD)/tests/%: $(call obj,tests/unit/%.c) $(ANALYZER_A) $(PRELOAD_A)
 
 # Integration programs link the fake runtime (DT_NEEDED libcudart.so.13, rpath to it), like
 # PyTorch links the real one; they also get -ldl for the programs that dlopen libcuda.
-$(BUILD)/tests/prog/%: $(call obj,tests/prog/%.c) $(FAKE_RT)
+$(BUILD)/tests/prog/%: $(call obj,tests/prog/%.c) $(FAKE_RT) Makefile
 	$(E) LD $@
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) -pthread -rdynamic -o $@ $< $(LDFLAGS) -L$(FAKE_DIR) -Wl,-rpath,'$$ORIGIN/../../fakecuda' -lcudart -ldl
+	$(Q)$(CC) -pthread -rdynamic -o $@ $< $(LDFLAGS) -L$(FAKE_DIR) $(FAKE_RPATH) -Wl,-rpath,'$$ORIGIN/../../fakecuda' -lcudart -ldl
 
-$(BUILD)/examples/%: $(call obj,examples/sim/%.c) $(FAKE_RT)
+$(BUILD)/examples/%: $(call obj,examples/sim/%.c) $(FAKE_RT) Makefile
 	$(E) LD $@
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) -pthread -rdynamic -o $@ $< $(LDFLAGS) -L$(FAKE_DIR) -Wl,-rpath,'$$ORIGIN/../fakecuda' -lcudart -ldl -lm
+	$(Q)$(CC) -pthread -rdynamic -o $@ $< $(LDFLAGS) -L$(FAKE_DIR) $(FAKE_RPATH) -Wl,-rpath,'$$ORIGIN/../fakecuda' -lcudart -ldl -lm
 
 progs: $(PROG_BINS) $(EXAMPLE_BINS)
 # examples/sim/lib*.c: shared helpers the simulation loads with ctypes (fake cudart, rpath).
-$(BUILD)/examples/lib%.so: examples/sim/lib%.c $(FAKE_RT)
+$(BUILD)/examples/lib%.so: examples/sim/lib%.c $(FAKE_RT) Makefile
 	$(E) LD $@
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(BASEFLAGS) -fPIC -fvisibility=hidden $(CFLAGS) -shared -o $@ $< $(LDFLAGS) -L$(FAKE_DIR) -Wl,-rpath,'$$ORIGIN/../fakecuda' -lcudart -lpthread
+	$(Q)$(CC) $(BASEFLAGS) -fPIC -fvisibility=hidden $(CFLAGS) -shared -o $@ $< $(LDFLAGS) -L$(FAKE_DIR) $(FAKE_RPATH) -Wl,-rpath,'$$ORIGIN/../fakecuda' -lcudart -lpthread
 
 
 # --- test / check / demo / bench --------------------------------------------------------
