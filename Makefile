@@ -60,7 +60,7 @@ PRELOAD_LIBS  := -ldl -lunwind -lpthread
 ANALYZER_LIBS := -lcjson -lm -lstdc++
 TEST_LIBS     := -lcmocka $(ANALYZER_LIBS) $(PRELOAD_LIBS)
 
-.PHONY: all test check demo demo-gpu bench install uninstall clean help deps fake progs format
+.PHONY: all test check demo demo-gpu bench install uninstall clean help deps fake progs format fuzz fuzz-build
 all: $(VRAMTRACE) $(PRELOAD_SO)
 
 help:
@@ -71,6 +71,8 @@ help:
 	@echo '  demo       simulated GPT-2 124M OOM on a 12 GiB card, diagnosed and fixed (no GPU)'
 	@echo '  demo-gpu   the same with examples/gpt on a real GPU with PyTorch'
 	@echo '  bench      capture cost, trace size, analyzer throughput (build/bench.json)'
+	@echo '  fuzz       libFuzzer (clang, ASan+UBSan) on the trace report path and the config'
+	@echo '             evaluator, FUZZ_SECONDS per target (default 60)'
 	@echo '  install    install to $$(DESTDIR)$$(PREFIX) (bin/vramtrace, lib/vramtrace/)'
 	@echo '  uninstall  remove what install put there'
 	@echo '  clean      remove build/'
@@ -168,6 +170,8 @@ $(BUILD)/examples/lib%.so: examples/sim/lib%.c $(FAKE_RT) Makefile
 
 # --- test / check / demo / bench --------------------------------------------------------
 test: all fake $(UNIT_BINS) $(PROG_BINS) $(EXAMPLE_BINS)
+	$(Q)if [ -n "$(FUZZ_OK)" ]; then $(MAKE) --no-print-directory BUILD=$(BUILD) fuzz-build; \
+	  else echo "  (no clang with libFuzzer: the fuzz round is skipped)"; fi
 	$(Q)BUILD=$(BUILD) sh tests/run.sh $(UNIT_BINS)
 
 check: test
@@ -185,6 +189,31 @@ demo-gpu: all
 
 bench: all fake $(PROG_BINS) $(EXAMPLE_BINS)
 	$(Q)BUILD=$(BUILD) sh scripts/bench.sh
+
+# --- fuzzing (clang's libFuzzer with ASan + UBSan; see tests/fuzz/run.sh) ---------------
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_DIR     := $(BUILD)/fuzz
+FUZZ_FLAGS   := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(FUZZ_DIR)/%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
+FUZZ_OBJ     := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(ANALYZER_LIB))
+
+$(FUZZ_DIR)/obj/%.o: %.c | $(DEPS_STAMP)
+	$(E) FUZZCC $<
+	$(Q)mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) $(BASEFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -Ianalyzer -c $< -o $@
+
+$(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/obj/tests/fuzz/fuzz_%.o $(FUZZ_OBJ)
+	$(E) LD $@
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(DEPS_LDFLAGS) $(ANALYZER_LIBS)
+
+# FUZZ_OK: clang links a libFuzzer target here (asked only by the recipes that need it)
+FUZZ_OK = $(shell printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { (void)d; (void)n; return 0; }\n' | \
+  $(FUZZ_CC) -x c -fsanitize=fuzzer,address,undefined -o /dev/null - >/dev/null 2>&1 && echo yes)
+
+fuzz-build: $(FUZZ_TARGETS)
+fuzz: fuzz-build
+	$(Q)BUILD=$(BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run.sh $(FUZZ_TARGETS)
 
 # --- install --------------------------------------------------------------------------
 install: all
@@ -204,4 +233,4 @@ format:
 
 .SECONDARY:
 
--include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/fuzz/obj -name '*.d' 2>/dev/null)
