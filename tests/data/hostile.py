@@ -5,7 +5,7 @@ committed files, and by tests/integration/report_hostile.sh for inputs that depe
 test's directory (a FIFO named by argv).
 usage: hostile.py BASE OUT argv [--cwd DIR] ARG...   the PROCESS record's argv (and cwd)
        hostile.py BASE OUT noprocess                 no PROCESS record
-       hostile.py BASE OUT bigalloc                  every cudaMalloc of ~2^63 bytes
+       hostile.py BASE OUT bigalloc [SIZE]           every cudaMalloc of ~2^63 bytes (or SIZE)
        hostile.py BASE OUT stackid ID                a STACK record and an event use ID"""
 import struct
 import sys
@@ -70,7 +70,8 @@ def main():
         n = 0
         for r in recs:
             if r[0] == REC_ALLOC and (r[1] & 0xff) == 1 and not r[1] & 0x1000:
-                struct.pack_into("<Q", r[2], 16, (1 << 63) - 4096 * (n + 1))  # cudaMalloc
+                size = int(args[0], 0) if args else (1 << 63) - 4096 * (n + 1)
+                struct.pack_into("<Q", r[2], 16, size)  # cudaMalloc
                 n += 1
         assert n >= 2, "base trace needs two successful cudaMalloc"
     elif kind == "stackid":
