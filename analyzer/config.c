@@ -192,7 +192,6 @@ int config_set(nano_config *c, const char *key, const char *value, config_source
         return 1;
     pyval v = pyexpr_eval(value, NULL, NULL); /* literal_eval: no names */
     if (v.k == PYV_ERR && v.why) {
-        (void)where;
         snprintf(err, errlen, "%s = %.60s%s is not used: %s", key, value,
                  strlen(value) > 60 ? "..." : "", v.why);
         return -1;
@@ -205,12 +204,17 @@ int config_set(nano_config *c, const char *key, const char *value, config_source
     return set_value(c, k, v, value, src, where, err, errlen);
 }
 
-void config_note(nano_config *c, const char *msg)
+static void warn(nano_config *c, const char *msg)
 {
     if (c->nwarnings < (int)(sizeof c->warnings / sizeof c->warnings[0]))
         snprintf(c->warnings[c->nwarnings], sizeof c->warnings[0], "%.*s",
                  (int)sizeof c->warnings[0] - 1, msg);
     c->nwarnings++;
+}
+
+void config_note(nano_config *c, const char *msg)
+{
+    warn(c, msg);
 }
 
 /* ---- files and argument lists --------------------------------------------------------- */
@@ -318,7 +322,7 @@ int config_apply_stream(nano_config *c, FILE *fp, const char *path, char *err, s
             char msg[200];
             snprintf(msg, sizeof msg, "%.60s: %s = %.40s%s skipped: %s", where, name, p,
                      strlen(p) > 40 ? "..." : "", v.why);
-            config_note(c, msg);
+            warn(c, msg);
         }
         if (v.k == PYV_ERR)
             continue; /* not a literal: nanoGPT would compute it; we cannot */
@@ -350,7 +354,7 @@ int config_apply_args(nano_config *c, int argc, const char *const *argv, const c
                     snprintf(err, errlen, "%s (nanoGPT spells overrides --key=value)", msg);
                     return -1;
                 }
-                config_note(c, msg);
+                warn(c, msg);
                 continue;
             }
             char ferr[512];
@@ -360,7 +364,7 @@ int config_apply_args(nano_config *c, int argc, const char *const *argv, const c
                     snprintf(err, errlen, "%s", ferr);
                     return -1;
                 }
-                config_note(c, ferr);
+                warn(c, ferr);
             }
             continue;
         }
@@ -371,7 +375,7 @@ int config_apply_args(nano_config *c, int argc, const char *const *argv, const c
                 snprintf(err, errlen, "%s (write --key=value)", msg);
                 return -1;
             }
-            config_note(c, msg);
+            warn(c, msg);
             continue;
         }
         char key[64];
@@ -382,7 +386,7 @@ int config_apply_args(nano_config *c, int argc, const char *const *argv, const c
         if (rc < 0) { /* a value the model cannot use: a note, the value stays as it was */
             char msg[300];
             snprintf(msg, sizeof msg, "%s (ignored; the value before it is used)", err);
-            config_note(c, msg);
+            warn(c, msg);
             continue;
         }
         if (rc == 1 && !is_tolerated(key)) {
@@ -396,7 +400,7 @@ int config_apply_args(nano_config *c, int argc, const char *const *argv, const c
                          msg);
                 return -1;
             }
-            config_note(c, msg);
+            warn(c, msg);
         }
     }
     return 0;
