@@ -282,7 +282,12 @@ static int add(advice_item *items, int n, int max, const model_calib *c, const g
     it->predicted_tensors = p.tensor_bytes;
     it->required = p.required_bytes;
     it->fits = advice_fits(p.required_bytes, capacity, ADVICE_HEADROOM);
-    it->headroom_bytes = (int64_t)capacity - (int64_t)p.required_bytes;
+    /* checked: a card size from a trace can be anything up to 2^64 - 1 */
+    uint64_t gap = capacity >= p.required_bytes ? capacity - p.required_bytes
+                                                : p.required_bytes - capacity;
+    if (gap > (uint64_t)INT64_MAX)
+        gap = (uint64_t)INT64_MAX;
+    it->headroom_bytes = capacity >= p.required_bytes ? (int64_t)gap : -(int64_t)gap;
     return n + 1;
 }
 
