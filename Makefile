@@ -75,7 +75,7 @@ PRELOAD_LIBS  := -ldl -lunwind -lpthread
 ANALYZER_LIBS := -lcjson -lm -lstdc++
 TEST_LIBS     := -lcmocka $(ANALYZER_LIBS) $(PRELOAD_LIBS)
 
-.PHONY: all test check demo demo-gpu bench install uninstall clean help deps fake progs format
+.PHONY: all test check demo demo-gpu bench install uninstall clean help deps fake progs format fuzz fuzz-build
 all: $(VRAMTRACE) $(PRELOAD_SO)
 
 help:
@@ -86,6 +86,8 @@ help:
 	@echo '  demo       simulated GPT-2 124M OOM on a 12 GiB card, diagnosed and fixed (no GPU)'
 	@echo '  demo-gpu   the same with examples/gpt on a real GPU with PyTorch'
 	@echo '  bench      capture cost, trace size, analyzer throughput (build/bench.json)'
+	@echo '  fuzz       libFuzzer (clang, ASan+UBSan) on the trace report path and the config'
+	@echo '             evaluator, FUZZ_SECONDS per target (default 60)'
 	@echo '  install    install to $$(DESTDIR)$$(PREFIX) (bin/vramtrace, lib/vramtrace/)'
 	@echo '  uninstall  remove what install put there'
 	@echo '  clean      remove build/'
@@ -144,14 +146,20 @@ $(FAKE_DRV): $(call obj,$(FAKEDRV_SRC)) tests/fakecuda/libcuda.map
 	  -Wl,-Bsymbolic -o $@ $(filter %.o,$^) $(LDFLAGS) -lpthread
 	$(Q)ln -sf libcuda.so.1 $(FAKE_DIR)/libcuda.so
 
-# The fake runtime finds libcuda.so.1 beside itself (rpath $$ORIGIN), versions its symbols
+# Everything linked against the fake CUDA carries DT_RPATH (--disable-new-dtags), searched
+# before LD_LIBRARY_PATH, so another libcudart / libcuda on the user's LD_LIBRARY_PATH (a GPU
+# machine's /usr/local/cuda/lib64) never replaces it; the fake runtime dlopens the fake driver
+# beside itself by path.
+FAKE_RPATH := -Wl,--disable-new-dtags
+
+# The fake runtime finds libcuda.so.1 beside itself (by path, then rpath $$ORIGIN), versions its symbols
 # libcudart.so.13 like the real one, and never links libcuda (it dlopens it). Both fakes bind
 # their internal calls locally (-Bsymbolic), so a preload sees only the caller's own calls.
-$(FAKE_RT): $(call obj,$(FAKERT_SRC)) tests/fakecuda/cudart.map | $(FAKE_DRV)
+$(FAKE_RT): $(call obj,$(FAKERT_SRC)) tests/fakecuda/cudart.map Makefile | $(FAKE_DRV)
 	$(E) LD $@
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -shared -Wl,-soname,libcudart.so.13 -Wl,--version-script,tests/fakecuda/cudart.map \
-	  -Wl,-rpath,'$$ORIGIN' -Wl,-Bsymbolic -o $@ $(filter %.o,$^) $(LDFLAGS) -ldl -lpthread
+	  $(FAKE_RPATH) -Wl,-rpath,'$$ORIGIN' -Wl,-Bsymbolic -o $@ $(filter %.o,$^) $(LDFLAGS) -ldl -lpthread
 	$(Q)ln -sf libcudart.so.13 $(FAKE_DIR)/libcudart.so
 
 # A fake libc10_cuda.so per TraceEntry layout (tests/fakecuda/c10/): cda = 2.10/2.11+ namespace,
@@ -159,11 +167,11 @@ $(FAKE_RT): $(call obj,$(FAKERT_SRC)) tests/fakecuda/cudart.map | $(FAKE_DRV)
 # noinit = cda without an initialized() method.
 FAKE_C10_VARIANTS := cda cca odd noinit
 FAKE_C10 := $(foreach v,$(FAKE_C10_VARIANTS),$(FAKE_DIR)/c10/$(v)/libc10_cuda.so)
-$(FAKE_DIR)/c10/%/libc10_cuda.so: tests/fakecuda/c10/fake_c10.cpp $(FAKE_RT)
+$(FAKE_DIR)/c10/%/libc10_cuda.so: tests/fakecuda/c10/fake_c10.cpp $(FAKE_RT) Makefile
 	$(E) CXX $@
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CXX) -std=c++17 -O1 -g -fPIC -shared -fvisibility=hidden -Wall -Wextra -DFAKE_C10_LAYOUT_$* \
-	  -o $@ $< $(LDFLAGS) -L$(FAKE_DIR) -Wl,-rpath,'$$ORIGIN/../..' -lcudart -lpthread
+	  -o $@ $< $(LDFLAGS) -L$(FAKE_DIR) $(FAKE_RPATH) -Wl,-rpath,'$$ORIGIN/../..' -lcudart -lpthread
 
 fake: $(FAKE_RT) $(FAKE_DRV) $(FAKE_C10)
 
@@ -174,26 +182,28 @@ $(BUILD)/tests/%: $(call obj,tests/unit/%.c) $(ANALYZER_A) $(PRELOAD_A)
 
 # Integration programs link the fake runtime (DT_NEEDED libcudart.so.13, rpath to it), like
 # PyTorch links the real one; they also get -ldl for the programs that dlopen libcuda.
-$(BUILD)/tests/prog/%: $(call obj,tests/prog/%.c) $(FAKE_RT)
+$(BUILD)/tests/prog/%: $(call obj,tests/prog/%.c) $(FAKE_RT) Makefile
 	$(E) LD $@
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) -pthread -rdynamic -o $@ $< $(LDFLAGS) -L$(FAKE_DIR) -Wl,-rpath,'$$ORIGIN/../../fakecuda' -lcudart -ldl
+	$(Q)$(CC) -pthread -rdynamic -o $@ $< $(LDFLAGS) -L$(FAKE_DIR) $(FAKE_RPATH) -Wl,-rpath,'$$ORIGIN/../../fakecuda' -lcudart -ldl
 
-$(BUILD)/examples/%: $(call obj,examples/sim/%.c) $(FAKE_RT)
+$(BUILD)/examples/%: $(call obj,examples/sim/%.c) $(FAKE_RT) Makefile
 	$(E) LD $@
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) -pthread -rdynamic -o $@ $< $(LDFLAGS) -L$(FAKE_DIR) -Wl,-rpath,'$$ORIGIN/../fakecuda' -lcudart -ldl -lm
+	$(Q)$(CC) -pthread -rdynamic -o $@ $< $(LDFLAGS) -L$(FAKE_DIR) $(FAKE_RPATH) -Wl,-rpath,'$$ORIGIN/../fakecuda' -lcudart -ldl -lm
 
 progs: $(PROG_BINS) $(EXAMPLE_BINS)
 # examples/sim/lib*.c: shared helpers the simulation loads with ctypes (fake cudart, rpath).
-$(BUILD)/examples/lib%.so: examples/sim/lib%.c $(FAKE_RT)
+$(BUILD)/examples/lib%.so: examples/sim/lib%.c $(FAKE_RT) Makefile
 	$(E) LD $@
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(BASEFLAGS) -fPIC -fvisibility=hidden $(CFLAGS) -shared -o $@ $< $(LDFLAGS) -L$(FAKE_DIR) -Wl,-rpath,'$$ORIGIN/../fakecuda' -lcudart -lpthread
+	$(Q)$(CC) $(BASEFLAGS) -fPIC -fvisibility=hidden $(CFLAGS) -shared -o $@ $< $(LDFLAGS) -L$(FAKE_DIR) $(FAKE_RPATH) -Wl,-rpath,'$$ORIGIN/../fakecuda' -lcudart -lpthread
 
 
 # --- test / check / demo / bench --------------------------------------------------------
 test: all fake $(FAKE_C10) $(UNIT_BINS) $(PROG_BINS) $(EXAMPLE_BINS)
+	$(Q)if [ -n "$(FUZZ_OK)" ]; then $(MAKE) --no-print-directory BUILD=$(BUILD) fuzz-build; \
+	  else echo "  (no clang with libFuzzer: the fuzz round is skipped)"; fi
 	$(Q)BUILD=$(BUILD) sh tests/run.sh $(UNIT_BINS)
 
 check: test
@@ -211,6 +221,34 @@ demo-gpu: all
 
 bench: all fake $(PROG_BINS) $(EXAMPLE_BINS)
 	$(Q)BUILD=$(BUILD) sh scripts/bench.sh
+
+# --- fuzzing (clang's libFuzzer with ASan + UBSan; see tests/fuzz/run.sh) ---------------
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_DIR     := $(BUILD)/fuzz
+FUZZ_FLAGS   := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(FUZZ_DIR)/%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
+FUZZ_OBJ     := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(ANALYZER_LIB))
+
+# the analyzer's layer include paths, as in the plain build; the targets see every layer
+$(foreach l,$(ANALYZER_LAYERS),$(eval $(FUZZ_DIR)/obj/analyzer/$(l)/%.o: LAYER_INC := $(foreach u,$(call layers_upto,$(l),$(ANALYZER_LAYERS)),-Ianalyzer/$(u))))
+$(FUZZ_DIR)/obj/tests/fuzz/%.o: LAYER_INC := $(ANALYZER_INC)
+$(FUZZ_DIR)/obj/%.o: %.c | $(DEPS_STAMP)
+	$(E) FUZZCC $<
+	$(Q)mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) $(BASEFLAGS) $(LAYER_INC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/obj/tests/fuzz/fuzz_%.o $(FUZZ_OBJ)
+	$(E) LD $@
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(DEPS_LDFLAGS) $(ANALYZER_LIBS)
+
+# FUZZ_OK: clang links a libFuzzer target here (asked only by the recipes that need it)
+FUZZ_OK = $(shell printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { (void)d; (void)n; return 0; }\n' | \
+  $(FUZZ_CC) -x c -fsanitize=fuzzer,address,undefined -o /dev/null - >/dev/null 2>&1 && echo yes)
+
+fuzz-build: $(FUZZ_TARGETS)
+fuzz: fuzz-build
+	$(Q)BUILD=$(BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run.sh $(FUZZ_TARGETS)
 
 # --- install --------------------------------------------------------------------------
 install: all
@@ -230,4 +268,4 @@ format:
 
 .SECONDARY:
 
--include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/fuzz/obj -name '*.d' 2>/dev/null)

@@ -104,38 +104,57 @@ static char *stack_json(tables *t, uint32_t stack_id)
 
 /* ---- events: formatted by hand (they are almost all of a trace), stacks cached ---------- */
 
-#define DUMP_CACHE_MAX (1u << 24) /* stack ids below this are cached by index */
+/* The cache is a hash of the ids seen (open addressing, at most half full): its memory
+ * follows the distinct stacks the events use, not the largest id a trace names. */
+typedef struct dump_cached {
+    uint32_t id; /* 0 = empty slot (id 0 is "no stack", never cached) */
+    char *text;
+} dump_cached;
 
 typedef struct dump_state {
     tables *t;
     bool resolve;
-    char **cache; /* stack id -> stack_json text */
-    size_t ncache;
+    dump_cached *cache; /* stack id -> stack_json text */
+    size_t ncache;      /* slots, a power of two */
+    size_t nused;
 } dump_state;
+
+static size_t cache_slot(const dump_cached *c, size_t n, uint32_t id)
+{
+    size_t j = (size_t)((id * 0x9e3779b97f4a7c15ull) >> 32) & (n - 1);
+    while (c[j].id && c[j].id != id)
+        j = (j + 1) & (n - 1);
+    return j;
+}
 
 /* cached_stack: stack_json for id, from the cache when possible; NULL on ENOMEM. The
  * result is owned by the cache unless *owned is set (then free it). */
 static const char *cached_stack(dump_state *d, uint32_t id, bool *owned)
 {
     *owned = false;
-    if (id >= DUMP_CACHE_MAX) {
-        *owned = true;
-        return stack_json(d->t, id);
-    }
-    if (id >= d->ncache) {
-        size_t n = d->ncache ? d->ncache : 1024;
-        while (n <= id)
-            n *= 2;
-        char **nc = realloc(d->cache, n * sizeof *nc);
-        if (!nc)
-            return NULL;
-        memset(nc + d->ncache, 0, (n - d->ncache) * sizeof *nc);
+    if (2 * (d->nused + 1) > d->ncache) {
+        size_t n = d->ncache ? d->ncache * 2 : 1024;
+        dump_cached *nc = calloc(n, sizeof *nc);
+        if (!nc) {
+            *owned = true;
+            return stack_json(d->t, id);
+        }
+        for (size_t i = 0; i < d->ncache; i++)
+            if (d->cache[i].id)
+                nc[cache_slot(nc, n, d->cache[i].id)] = d->cache[i];
+        free(d->cache);
         d->cache = nc;
         d->ncache = n;
     }
-    if (!d->cache[id])
-        d->cache[id] = stack_json(d->t, id);
-    return d->cache[id];
+    size_t j = cache_slot(d->cache, d->ncache, id);
+    if (!d->cache[j].id) {
+        char *text = stack_json(d->t, id);
+        if (!text)
+            return NULL;
+        d->cache[j] = (dump_cached){id, text};
+        d->nused++;
+    }
+    return d->cache[j].text;
 }
 
 /* A line under construction: put_* append (the caller keeps it under sizeof line). */
@@ -505,7 +524,7 @@ static int dump_file(const char *path, bool resolve)
         rc = VT_EXIT_USAGE;
     }
     for (size_t i = 0; i < d.ncache; i++)
-        free(d.cache[i]);
+        free(d.cache[i].text);
     free(d.cache);
     tables_free(t);
     reader_close(r);

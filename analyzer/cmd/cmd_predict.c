@@ -510,6 +510,8 @@ int cmd_predict(int argc, char **argv)
         fprintf(stderr, "vramtrace predict: %s\n", err);
         return VT_EXIT_USAGE;
     }
+    for (int i = 0; i < c.nwarnings && i < 4; i++) /* lines of config files not used, and why */
+        fprintf(stderr, "vramtrace predict: note: %s\n", c.warnings[i]);
     if (from && !a.have_card && run_cap) {
         a.have_card = 1;
         a.card.bytes = run_cap;

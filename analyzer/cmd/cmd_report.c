@@ -116,6 +116,10 @@ int cmd_report(int argc, char **argv)
             rc = r == 2 ? VT_EXIT_USAGE : VT_EXIT_MALFORMED;
             goto free_runs;
         }
+        if (c.runs[i].n_implausible)
+            fprintf(stderr, "vramtrace report: warning: %s: %llu allocations not counted (they "
+                            "would make more than 4 EiB live at once: not a real run)\n",
+                    files[i], (unsigned long long)c.runs[i].n_implausible);
         if (c.runs[i].status == READER_TRUNCATED)
             fprintf(stderr, "vramtrace report: warning: %s is truncated (no trailer: the process was "
                             "killed or is still running); reporting every complete record\n", files[i]);

@@ -104,6 +104,16 @@ void advice_calibrate(model_calib *c, const gpt_shape *s, const cat_breakdown *m
     c->cache_fraction = tensor > 0 ? (double)measured->bytes[CAT_CACHE] / (double)tensor : 0;
 }
 
+/* bytes_of: a predicted size as bytes, clamped to [0, 2^56] (64 PiB: far beyond any card) so
+ * that a huge configuration neither overflows the conversion nor wraps the sums. */
+#define ADVICE_BYTES_MAX ((uint64_t)1 << 56)
+static uint64_t bytes_of(double v)
+{
+    if (!(v > 0))
+        return 0;
+    return v >= (double)ADVICE_BYTES_MAX ? ADVICE_BYTES_MAX : (uint64_t)(v + 0.5);
+}
+
 void advice_predict(const model_calib *c, const gpt_shape *s, prediction *out)
 {
     memset(out, 0, sizeof *out);
@@ -119,26 +129,27 @@ void advice_predict(const model_calib *c, const gpt_shape *s, prediction *out)
             v = (double)ref.bytes[k] * c->ratio[k];
         else /* measured, but not in the formula: scale what was measured */
             v = (double)c->measured.bytes[k] * driver(&s2, k) / driver(&c->measured_shape, k);
-        out->by_cat.bytes[k] = (uint64_t)(v + 0.5);
+        out->by_cat.bytes[k] = bytes_of(v);
         tensor += out->by_cat.bytes[k];
     }
     for (size_t i = 0; i < NFIXED; i++)
         out->by_cat.bytes[fixed_cats[i]] = c->fixed[fixed_cats[i]];
-    out->by_cat.bytes[CAT_TEMPORARIES] +=
-        (uint64_t)(c->temp_per_token * (double)s->B * (double)s->T + 0.5);
+    out->by_cat.bytes[CAT_TEMPORARIES] =
+        bytes_of((double)out->by_cat.bytes[CAT_TEMPORARIES] +
+                 c->temp_per_token * (double)s->B * (double)s->T);
     tensor += out->by_cat.bytes[CAT_TEMPORARIES] + c->fixed[CAT_UNKNOWN];
     double floor = advice_cache_floor(&s2, c->expandable);
     double frac = c->cache_fraction < 0 || (c->partial && c->cache_fraction < floor)
                       ? floor
                       : c->cache_fraction;
-    out->by_cat.bytes[CAT_CACHE] = (uint64_t)((double)tensor * frac + 0.5);
+    out->by_cat.bytes[CAT_CACHE] = bytes_of((double)tensor * frac);
     out->tensor_bytes = tensor;
     out->reserved_bytes = tensor + out->by_cat.bytes[CAT_CACHE];
     out->peak_bytes = out->reserved_bytes + c->fixed[CAT_CONTEXT] + c->fixed[CAT_KERNEL_CODE] +
                       c->fixed[CAT_EXTERNAL];
     out->required_bytes = out->peak_bytes;
     if (frac < floor)
-        out->required_bytes += (uint64_t)((double)tensor * (floor - frac) + 0.5);
+        out->required_bytes += bytes_of((double)tensor * (floor - frac));
 }
 
 int advice_fits(uint64_t peak, uint64_t capacity, double headroom)
@@ -271,7 +282,12 @@ static int add(advice_item *items, int n, int max, const model_calib *c, const g
     it->predicted_tensors = p.tensor_bytes;
     it->required = p.required_bytes;
     it->fits = advice_fits(p.required_bytes, capacity, ADVICE_HEADROOM);
-    it->headroom_bytes = (int64_t)capacity - (int64_t)p.required_bytes;
+    /* checked: a card size from a trace can be anything up to 2^64 - 1 */
+    uint64_t gap = capacity >= p.required_bytes ? capacity - p.required_bytes
+                                                : p.required_bytes - capacity;
+    if (gap > (uint64_t)INT64_MAX)
+        gap = (uint64_t)INT64_MAX;
+    it->headroom_bytes = capacity >= p.required_bytes ? (int64_t)gap : -(int64_t)gap;
     return n + 1;
 }
 
@@ -325,9 +341,12 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
     if (cur->B >= 4)
         n = batch_item(items, n, max, c, cur, cur->B / 4, cur->A * 4, capacity);
     /* the largest micro-batch that fits and keeps the effective batch (B' divides B*A) */
-    if (capacity > 0 && cur->B >= 2) {
-        uint64_t eff = cur->B * cur->A;
-        for (uint64_t b = cur->B - 1; b >= 1; b--) {
+    uint64_t eff;
+    if (capacity > 0 && cur->B >= 2 && !__builtin_mul_overflow(cur->B, cur->A, &eff)) {
+        /* start at the largest batch that fits (a binary search): the walk down to a divisor
+         * of B*A is bounded by it (at most 2^20 steps), not by B */
+        uint64_t top = advice_largest_batch(c, cur, capacity, ADVICE_HEADROOM);
+        for (uint64_t b = top < cur->B - 1 ? top : cur->B - 1; b >= 1; b--) {
             if (eff % b)
                 continue;
             gpt_shape s = *cur;

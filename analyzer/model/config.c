@@ -7,10 +7,16 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* CONFIG_FILE_MAX: a config file larger than this is not read (nanoGPT's are < 2 KB). */
+#define CONFIG_FILE_MAX (1 << 20)
 
 typedef struct key_info {
     const char *name;
@@ -183,6 +189,11 @@ int config_set(nano_config *c, const char *key, const char *value, config_source
     if (k < 0)
         return 1;
     pyval v = pyexpr_eval(value, NULL, NULL); /* literal_eval: no names */
+    if (v.k == PYV_ERR && v.why) {
+        snprintf(err, errlen, "%s = %.60s%s is not used: %s", key, value,
+                 strlen(value) > 60 ? "..." : "", v.why);
+        return -1;
+    }
     /* literal_eval failing on a bare word gives the word itself as a string (nanoGPT). */
     if (v.k == PYV_ERR) {
         v.k = PYV_STR;
@@ -199,6 +210,11 @@ static void warn(nano_config *c, const char *msg)
     c->nwarnings++;
 }
 
+void config_note(nano_config *c, const char *msg)
+{
+    warn(c, msg);
+}
+
 /* ---- files and argument lists --------------------------------------------------------- */
 
 int config_apply_file(nano_config *c, const char *path, const char *cwd, char *err, size_t errlen)
@@ -208,13 +224,37 @@ int config_apply_file(nano_config *c, const char *path, const char *cwd, char *e
         snprintf(full, sizeof full, "%s/%s", cwd, path);
     else
         snprintf(full, sizeof full, "%s", path);
-    FILE *fp = fopen(full, "r");
-    if (!fp) {
+    /* the path comes from an untrusted trace: only a regular file of sane size is read
+     * (O_NONBLOCK: a FIFO does not block the open; /dev/zero is not a regular file) */
+    int fd = open(full, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) < 0) {
         snprintf(err, errlen,
                  "config file %s: %s (run from the training directory or give the path)", full,
                  strerror(errno));
+        if (fd >= 0)
+            close(fd);
         return -1;
     }
+    if (!S_ISREG(st.st_mode) || st.st_size > CONFIG_FILE_MAX) {
+        snprintf(err, errlen, "config file %s: %s (not read)", full,
+                 S_ISREG(st.st_mode) ? "larger than 1 MiB" : "not a regular file");
+        close(fd);
+        return -1;
+    }
+    FILE *fp = fdopen(fd, "r");
+    if (!fp) {
+        snprintf(err, errlen, "config file %s: %s", full, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    int rc = config_apply_stream(c, fp, path, err, errlen);
+    fclose(fp);
+    return rc;
+}
+
+int config_apply_stream(nano_config *c, FILE *fp, const char *path, char *err, size_t errlen)
+{
     char line[1024];
     int lineno = 0, rc = 0;
     int in_doc = 0; /* inside a triple-quoted string */
@@ -274,16 +314,22 @@ int config_apply_file(nano_config *c, const char *path, const char *cwd, char *e
         if (k < 0)
             continue; /* other keys are exec'd by nanoGPT; they do not change memory */
         pyval v = pyexpr_eval(p, lookup_key, c);
-        if (v.k == PYV_ERR)
-            continue; /* not a literal: nanoGPT would compute it; we cannot */
         char where[160];
         snprintf(where, sizeof where, "%s:%d", path, lineno);
-        if (set_value(c, k, v, p, CONFIG_SRC_FILE, where, err, errlen) < 0) {
-            rc = -2;
-            break;
+        if (v.k == PYV_ERR && v.why) { /* say why the line is skipped */
+            char msg[200];
+            snprintf(msg, sizeof msg, "%.60s: %s = %.40s%s skipped: %s", where, name, p,
+                     strlen(p) > 40 ? "..." : "", v.why);
+            warn(c, msg);
+        }
+        if (v.k == PYV_ERR)
+            continue; /* not a literal: nanoGPT would compute it; we cannot */
+        char verr[512];
+        if (set_value(c, k, v, p, CONFIG_SRC_FILE, where, verr, sizeof verr) < 0 && rc == 0) {
+            rc = -2; /* the first bad value is the error; later lines still apply */
+            snprintf(err, errlen, "%s", verr);
         }
     }
-    fclose(fp);
     if (rc == 0)
         c->nfiles++;
     return rc;
@@ -312,7 +358,7 @@ int config_apply_args(nano_config *c, int argc, const char *const *argv, const c
             char ferr[512];
             int frc = config_apply_file(c, a, cwd, ferr, sizeof ferr);
             if (frc < 0) {
-                if (strict || frc == -2) {
+                if (strict) {
                     snprintf(err, errlen, "%s", ferr);
                     return -1;
                 }
@@ -333,8 +379,14 @@ int config_apply_args(nano_config *c, int argc, const char *const *argv, const c
         char key[64];
         config_arg_key(a, key, sizeof key); /* --batch-size=8 means --batch_size=8 */
         int rc = config_set(c, key, eq + 1, src, a, err, errlen);
-        if (rc < 0)
+        if (rc < 0 && strict)
             return -1;
+        if (rc < 0) { /* a value the model cannot use: a note, the value stays as it was */
+            char msg[300];
+            snprintf(msg, sizeof msg, "%s (ignored; the value before it is used)", err);
+            warn(c, msg);
+            continue;
+        }
         if (rc == 1 && !is_tolerated(key)) {
             char msg[200];
             snprintf(msg, sizeof msg, "unknown config key '%s' in '%s'", key, a);
@@ -361,7 +413,9 @@ static int ends_with(const char *s, const char *suffix)
 int config_from_cmdline(nano_config *c, int argc, const char *const *argv, const char *cwd,
                         char *err, size_t errlen)
 {
-    int start = argc > 0 ? 1 : 0;
+    if (!argv || argc <= 0)
+        return 0; /* no PROCESS record: nothing to apply */
+    int start = 1;
     for (int i = 0; i < argc; i++) {
         if (argv[i] && ends_with(argv[i], ".py") && strchr(argv[i], '=') == NULL) {
             start = i + 1;
@@ -385,6 +439,15 @@ const char *config_arg_key(const char *arg, char *key, size_t len)
         if (*p == '-')
             *p = '_';
     return eq ? eq + 1 : NULL;
+}
+
+void config_reset(nano_config *c, config_key k)
+{
+    nano_config d;
+    if ((unsigned)k >= CFG_COUNT)
+        return;
+    config_init(&d);
+    c->v[k] = d.v[k];
 }
 
 int config_validate(const nano_config *c, char *err, size_t errlen)

@@ -71,6 +71,9 @@ int config_apply_args(nano_config *c, int argc, const char *const *argv, const c
  * expr a literal or simple arithmetic (+ - * / // % **, parentheses, earlier keys);
  * what is not evaluable is skipped. Returns 0, -1 (cannot open) or -2 (a bad value) with err. */
 int config_apply_file(nano_config *c, const char *path, const char *cwd, char *err, size_t errlen);
+/* config_apply_stream: the same over an open stream; path names it in "where" and messages.
+ * Only regular files up to 1 MiB are opened by config_apply_file (a trace names them). */
+int config_apply_stream(nano_config *c, FILE *fp, const char *path, char *err, size_t errlen);
 
 /* config_set: sets key (a name such as "batch_size") from a Python literal text, checked
  * against the key's type. Unknown model keys: returns 1 (caller decides). 0 on success,
@@ -88,6 +91,11 @@ int config_from_cmdline(nano_config *c, int argc, const char *const *argv, const
  * dashes dropped, '-' inside mapped to '_', copied into key (truncated to len-1). Returns the
  * value after '=' (inside arg), or NULL when there is no '='. */
 const char *config_arg_key(const char *arg, char *key, size_t len);
+
+/* config_note: adds a note (a value that was not used, and why) to the report's warnings.
+ * config_reset: key k back to nanoGPT's default. */
+void config_note(nano_config *c, const char *msg);
+void config_reset(nano_config *c, config_key k);
 
 /* config_validate: n_embd divisible by n_head, positive sizes, dtype known.
  * Returns 0 or -1 with err. */

@@ -181,6 +181,14 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     config_init(&m->cfg);
     if (config_from_cmdline(&m->cfg, f->argc, f->argv, f->cwd, err, errlen) < 0)
         return -1;
+    if (config_validate(&m->cfg, err, errlen) < 0) {
+        /* the traced run's shape cannot be used: a note, and the defaults for both keys */
+        char msg[300];
+        snprintf(msg, sizeof msg, "%.240s; the formulas use n_embd=768, n_head=12", err);
+        config_note(&m->cfg, msg);
+        config_reset(&m->cfg, CFG_n_embd);
+        config_reset(&m->cfg, CFG_n_head);
+    }
     if (apply_overrides(m, o, err, errlen) < 0 || config_validate(&m->cfg, err, errlen) < 0)
         return -1;
     formula_shape_from_config(&m->cfg, &m->shape);

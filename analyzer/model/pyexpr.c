@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,12 +15,30 @@ typedef struct parser {
     const char *p;
     pyexpr_lookup lookup; /* names (NULL: none) */
     void *ctx;
+    int depth;            /* nesting of parse_unary, bounded by PYEXPR_MAX_DEPTH */
+    const char *why;      /* the first refusal with a reason */
 } parser;
+
+static const char WHY_INT[] = "an integer beyond 64 bits (Python's are unbounded; not evaluated)";
+static const char WHY_ZERO[] = "division by zero";
+static const char WHY_FLOAT[] = "a float that is not finite (overflow or 1e999)";
+static const char WHY_DEPTH[] = "nested more than 100 levels deep";
+static const char WHY_COMPLEX[] = "a negative number to a fractional power (complex in Python)";
 
 /* pv_err: the "not an expression we evaluate" value. */
 static pyval pv_err(void)
 {
-    pyval v = {PYV_ERR, 0, 0, ""};
+    pyval v = {PYV_ERR, 0, 0, "", NULL};
+    return v;
+}
+
+/* pv_fail: a refusal with a reason, kept in the parser (the first one wins). */
+static pyval pv_fail(parser *ps, const char *why)
+{
+    if (ps && !ps->why)
+        ps->why = why;
+    pyval v = pv_err();
+    v.why = why;
     return v;
 }
 
@@ -97,8 +116,12 @@ static pyval parse_atom(parser *ps)
             v.i = strtoll(num, &end, 10);
             v.k = PYV_INT;
         }
-        if (errno || !end || *end)
+        if (!end || *end)
             return pv_err();
+        if (errno == ERANGE && (!isfloat || isinf(v.f)))
+            return pv_fail(ps, isfloat ? WHY_FLOAT : WHY_INT);
+        if (errno == ERANGE)
+            v.f = 0; /* underflow: Python gives 0.0 too */
         ps->p = p;
         return v;
     }
@@ -142,21 +165,37 @@ static pyval parse_power(parser *ps)
         if (!pyexpr_numeric(a) || !pyexpr_numeric(b))
             return pv_err();
         if (a.k != PYV_FLOAT && b.k != PYV_FLOAT && b.i >= 0) {
-            long long r = 1;
-            for (long long i = 0; i < b.i && i < 64; i++)
-                r *= a.i;
+            long long r = 1, base = a.i, e = b.i;
+            if (base == 0 || base == 1)
+                r = e == 0 ? 1 : base;
+            else if (base == -1)
+                r = e % 2 ? -1 : 1;
+            else /* |base| >= 2: at most 63 squarings before the overflow check fires */
+                for (; e; e >>= 1) {
+                    if ((e & 1) && __builtin_mul_overflow(r, base, &r))
+                        return pv_fail(ps, WHY_INT);
+                    if ((e >> 1) && __builtin_mul_overflow(base, base, &base))
+                        return pv_fail(ps, WHY_INT);
+                }
             a.k = PYV_INT;
             a.i = r;
         } else {
-            a.f = pow(pyexpr_num(a), pyexpr_num(b));
+            double x = pyexpr_num(a), y = pyexpr_num(b);
+            if (x == 0 && y < 0)
+                return pv_fail(ps, WHY_ZERO); /* ZeroDivisionError in Python */
+            if (x < 0 && y != floor(y))
+                return pv_fail(ps, WHY_COMPLEX);
+            a.f = pow(x, y);
             a.k = PYV_FLOAT;
+            if (!isfinite(a.f))
+                return pv_fail(ps, WHY_FLOAT);
         }
     }
     return a;
 }
 
 /* parse_unary: ('-' | '+') unary | power. */
-static pyval parse_unary(parser *ps)
+static pyval parse_unary_at(parser *ps)
 {
     skip_ws(ps);
     if (*ps->p == '-' || *ps->p == '+') {
@@ -164,11 +203,12 @@ static pyval parse_unary(parser *ps)
         ps->p++;
         pyval v = parse_unary(ps);
         if (!pyexpr_numeric(v))
-            return pv_err();
+            return v.why ? v : pv_err();
         if (v.k == PYV_BOOL)
             v.k = PYV_INT;
         if (neg) {
-            v.i = -v.i;
+            if (v.k == PYV_INT && __builtin_sub_overflow(0, v.i, &v.i))
+                return pv_fail(ps, WHY_INT);
             v.f = -v.f;
         }
         return v;
@@ -176,9 +216,39 @@ static pyval parse_unary(parser *ps)
     return parse_power(ps);
 }
 
-/* binop: applies + - * / // % to two values with Python's int/float rules. */
-static pyval binop(pyval a, pyval b, const char *op)
+/* parse_unary: every recursion of the grammar passes here, so the depth is bounded here. */
+static pyval parse_unary(parser *ps)
 {
+    if (ps->depth >= PYEXPR_MAX_DEPTH)
+        return pv_fail(ps, WHY_DEPTH);
+    ps->depth++;
+    pyval v = parse_unary_at(ps);
+    ps->depth--;
+    return v;
+}
+
+/* int_floordiv: Python's a // b and a % b for b != 0 (floor, sign of the divisor);
+ * -1 when the quotient does not fit (LLONG_MIN // -1). */
+static int int_floordiv(long long a, long long b, long long *q, long long *r)
+{
+    if (a == LLONG_MIN && b == -1)
+        return -1;
+    *q = a / b;
+    *r = a % b;
+    if (*r != 0 && ((*r < 0) != (b < 0))) {
+        (*q)--;
+        *r += b;
+    }
+    return 0;
+}
+
+/* binop: applies + - * / // % to two values with Python's int/float rules. */
+static pyval binop(parser *ps, pyval a, pyval b, const char *op)
+{
+    if (a.k == PYV_ERR)
+        return a;
+    if (b.k == PYV_ERR)
+        return b;
     if (a.k == PYV_STR && b.k == PYV_STR && !strcmp(op, "+")) {
         if (strlen(a.s) + strlen(b.s) >= sizeof a.s)
             return pv_err();
@@ -191,19 +261,22 @@ static pyval binop(pyval a, pyval b, const char *op)
     int fl = a.k == PYV_FLOAT || b.k == PYV_FLOAT;
     if (!strcmp(op, "/")) {
         if (pyexpr_num(b) == 0)
-            return pv_err();
+            return pv_fail(ps, WHY_ZERO);
         r.k = PYV_FLOAT;
         r.f = pyexpr_num(a) / pyexpr_num(b);
     } else if (!strcmp(op, "//") || !strcmp(op, "%")) {
         if (pyexpr_num(b) == 0)
-            return pv_err();
-        double q = floor(pyexpr_num(a) / pyexpr_num(b));
+            return pv_fail(ps, WHY_ZERO);
         if (fl) {
+            double q = floor(pyexpr_num(a) / pyexpr_num(b));
             r.k = PYV_FLOAT;
             r.f = op[1] ? q : pyexpr_num(a) - q * pyexpr_num(b);
         } else {
+            long long q, m;
+            if (int_floordiv(a.i, b.i, &q, &m) < 0)
+                return pv_fail(ps, WHY_INT);
             r.k = PYV_INT;
-            r.i = op[1] ? (long long)q : a.i - (long long)q * b.i;
+            r.i = op[1] ? q : m;
         }
     } else if (fl) {
         r.k = PYV_FLOAT;
@@ -212,8 +285,14 @@ static pyval binop(pyval a, pyval b, const char *op)
                              : pyexpr_num(a) * pyexpr_num(b);
     } else {
         r.k = PYV_INT;
-        r.i = op[0] == '+' ? a.i + b.i : op[0] == '-' ? a.i - b.i : a.i * b.i;
+        int ovf = op[0] == '+'   ? __builtin_add_overflow(a.i, b.i, &r.i)
+                  : op[0] == '-' ? __builtin_sub_overflow(a.i, b.i, &r.i)
+                                 : __builtin_mul_overflow(a.i, b.i, &r.i);
+        if (ovf)
+            return pv_fail(ps, WHY_INT);
     }
+    if (r.k == PYV_FLOAT && !isfinite(r.f))
+        return pv_fail(ps, WHY_FLOAT);
     return r;
 }
 
@@ -236,7 +315,7 @@ static pyval parse_term(parser *ps)
         if (!op || a.k == PYV_ERR)
             return a;
         ps->p += strlen(op);
-        a = binop(a, parse_unary(ps), op);
+        a = binop(ps, a, parse_unary(ps), op);
     }
 }
 
@@ -250,16 +329,20 @@ static pyval parse_expr(parser *ps)
         if ((c != '+' && c != '-') || a.k == PYV_ERR)
             return a;
         ps->p++;
-        a = binop(a, parse_term(ps), c == '+' ? "+" : "-");
+        a = binop(ps, a, parse_term(ps), c == '+' ? "+" : "-");
     }
 }
 
 pyval pyexpr_eval(const char *text, pyexpr_lookup lookup, void *ctx)
 {
-    parser ps = {text, lookup, ctx};
+    parser ps = {text, lookup, ctx, 0, NULL};
     pyval v = parse_expr(&ps);
     skip_ws(&ps);
     while (*ps.p == '\r' || *ps.p == '\n' || *ps.p == ' ')
         ps.p++;
-    return *ps.p ? pv_err() : v;
+    if (v.k != PYV_ERR && *ps.p)
+        v = pv_err();
+    if (v.k == PYV_ERR)
+        v.why = ps.why; /* a refusal with a reason anywhere in the expression */
+    return v;
 }

@@ -12,14 +12,21 @@ typedef struct pyval {
     long long i;
     double f;
     char s[64];
+    const char *why; /* PYV_ERR: why it was refused (a static string), or NULL */
 } pyval;
+
+/* PYEXPR_MAX_DEPTH: nesting (parentheses, unary signs, powers) beyond this is refused. */
+#define PYEXPR_MAX_DEPTH 100
 
 /* A name's value: 0 with *out filled, or -1 when the name is unknown. */
 typedef int (*pyexpr_lookup)(void *ctx, const char *name, pyval *out);
 
 /* pyexpr_eval: the whole of text as one expression (surrounding blanks allowed); names go
- * through lookup (NULL: no names, like ast.literal_eval). Returns k = PYV_ERR when text is not
- * such an expression (a call, an attribute, an unknown name, a division by zero, too long). */
+ * through lookup (NULL: no names, like ast.literal_eval). Integers follow Python's semantics
+ * within 64 bits (floor division and modulo, exact powers); what Python would compute but
+ * 64 bits cannot hold, a division by zero, a float that is not finite and nesting deeper than
+ * PYEXPR_MAX_DEPTH give k = PYV_ERR with why set; anything else that is not such an
+ * expression (a call, an attribute, an unknown name, too long) gives PYV_ERR, why NULL. */
 pyval pyexpr_eval(const char *text, pyexpr_lookup lookup, void *ctx);
 /* pyexpr_numeric: 1 for PYV_INT, PYV_FLOAT, PYV_BOOL. pyexpr_num: the value as a double. */
 int pyexpr_numeric(pyval v);

@@ -355,6 +355,14 @@ static void apply_event(state *s, int is_alloc, const reader_event *ev, oom_trac
             ot->pending = 0; /* recovered: the same request later succeeded */
         if (lvl == L_NONE || !ev->addr)
             return;
+        /* checked sums: an allocation that would take the live total past 2^62 bytes (4 EiB;
+         * no device holds that) is not counted, so no level, peak or category sum can wrap */
+        uint64_t total =
+            s->level[L_TENSOR] + s->level[L_SEGMENT] + s->level[L_OTHER] + s->level[L_INNER];
+        if (ev->size > REPLAY_LIVE_MAX - total) {
+            r->n_implausible++;
+            return;
+        }
         int replaced;
         livemap_entry *e = livemap_put(&s->live, ev->addr, space, &replaced);
         if (!e)

@@ -48,6 +48,7 @@ typedef struct replay_result {
     uint64_t tracker_detail;   /* its addr: the layout (ATTACHED), a count (DROPPED) */
     uint64_t n_events, n_failed, unknown_frees;
     uint64_t n_contexts;       /* CUDA contexts created (primary retains, cuCtxCreate) */
+    uint64_t n_implausible;    /* allocations not counted: the live total would pass 2^62 B */
     uint64_t end_ns;
     /* peaks of the three levels (bytes, time) */
     uint64_t peak_allocated, peak_reserved, peak_process;
@@ -66,6 +67,9 @@ typedef struct replay_result {
     replay_snapshot at_oom;    /* live at the first failure of that OOM */
     uint64_t file_bytes;       /* size of the file, for progress */
 } replay_result;
+
+/* REPLAY_LIVE_MAX: the most bytes ever counted live at once (checked sums). */
+#define REPLAY_LIVE_MAX ((uint64_t)1 << 62)
 
 /* replay_progress: when set (a TTY on stderr), long replays print their progress there. */
 extern int replay_progress;
