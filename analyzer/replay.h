@@ -43,6 +43,7 @@ typedef struct replay_result {
     int segment_mode;          /* caching-allocator segments (cudaMalloc / cuMemCreate) seen */
     uint64_t n_events, n_failed, unknown_frees;
     uint64_t end_ns;
+    uint16_t ended;            /* the TRAILER's header.flags: VT_TRAILER_* (0 = plain exit) */
     /* peaks of the three levels (bytes, time) */
     uint64_t peak_allocated, peak_reserved, peak_process;
     uint64_t t_allocated, t_reserved, t_process;

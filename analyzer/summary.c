@@ -147,7 +147,10 @@ int summary_print(FILE *out, const char *path)
     live_map m = {0};
     reader_record rec;
     int rc = VT_EXIT_OK;
+    unsigned ended = 0; /* the trailer's VT_TRAILER_* flags */
     while (reader_next(r, &rec)) {
+        if (rec.type == VT_REC_TRAILER)
+            ended = rec.flags;
         if (rec.type == VT_REC_ALLOC || rec.type == VT_REC_FREE) {
             if (!summary_event(&f, &m, &rec)) {
                 fprintf(stderr, "vramtrace: %s: out of memory while summarizing\n", path);
@@ -185,6 +188,9 @@ int summary_print(FILE *out, const char *path)
         fprintf(out, "truncated (%s: the process did not stop cleanly; every complete record "
                      "was kept).\n",
                 reader_error_message(r));
+    else if (ended & (VT_TRAILER_DISK_FULL | VT_TRAILER_OUTPUT_ERROR))
+        fprintf(out, "stopped early (%s; every record made before was kept).\n",
+                ended & VT_TRAILER_DISK_FULL ? "disk full" : "writing the trace failed");
     else
         fprintf(out, "complete.\n");
     fprintf(out, "Run `vramtrace report %s` for categories, phases and advice.\n", path);
