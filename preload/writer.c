@@ -80,11 +80,12 @@ typedef struct window {
     uint64_t map_off; /* page-aligned file offset of map[0] */
     uint64_t start;   /* file offset of base[0] (where the previous window was sealed) */
     uint64_t limit;   /* bytes usable by records from base */
+    uint64_t half;    /* the reservation that crosses it maps the next window ahead */
     size_t map_len;
     _Atomic uint64_t sealed;  /* bytes accepted, UNSEALED until full, closed or paused */
-    _Atomic int released;     /* the switcher / closer no longer needs the mapping */
-    _Atomic int unmapped;
+    int unmapped;             /* (g_lock) */
     struct window *next_all;  /* every window of this file, newest first (g_lock) */
+    struct window *next_retired; /* sealed, waiting for its last records (g_lock) */
     alignas(64) _Atomic uint64_t used; /* bytes reserved (runs past limit once full) */
     _Atomic uint64_t done;             /* records completely written (DONE_*) */
 } window;
@@ -92,14 +93,20 @@ typedef struct window {
 static pthread_mutex_t g_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP; /* recursive: the
                                         PROCESS record may switch windows while opening */
 static _Atomic int g_state = W_UNOPENED;
-static _Atomic(window *) g_cur; /* where records go now; NULL when not open */
+static _Atomic(window *) g_cur; /* where records go now; NULL when not open (set: g_lock) */
+static pthread_cond_t g_cur_changed = PTHREAD_COND_INITIALIZER;
 static window *g_all;
+static window *g_retired;
 static window *g_exec_win;   /* the window holding the exec trailer (W_EXEC) */
 static uint64_t g_exec_seal; /* where in it */
 static int g_fd = -1;
 static pid_t g_pid; /* the process that opened the file (a vfork child is not it) */
 static uint64_t g_reserved; /* bytes of the file with blocks reserved (fallocate) */
 static uint64_t g_next_len = WINDOW_FIRST;
+static struct {
+    char *map; /* NULL: none */
+    uint64_t map_off, end;
+} g_spare; /* the next window's mapping, made ahead (g_lock) */
 static int g_warned;
 static uint64_t g_start_mono, g_start_real;
 static _Atomic uint64_t g_n_dropped;
@@ -150,33 +157,52 @@ static uint64_t round_up(uint64_t v, uint64_t page)
 
 /* ---- windows ---------------------------------------------------------------------------- */
 
-/* unmap_if_idle: unmaps w once it is sealed, released and every accepted record is done;
- * whichever thread sees that last does it, exactly once. */
-static void unmap_if_idle(window *w)
+/* set_cur_locked: where records go from now on; wakes the writers waiting for a switch. */
+static void set_cur_locked(window *w)
 {
-    uint64_t s = atomic_load(&w->sealed);
-    if (atomic_load(&w->released) && DONE_BYTES(atomic_load(&w->done)) == s &&
-        !atomic_exchange(&w->unmapped, 1))
-        vt__sys_ops.munmap(w->map, w->map_len);
+    atomic_store_explicit(&g_cur, w, memory_order_release);
+    pthread_cond_broadcast(&g_cur_changed);
 }
 
-static void release(window *w)
+static void drop_spare(void)
 {
-    atomic_store(&w->released, 1);
-    unmap_if_idle(w);
+    if (g_spare.map)
+        vt__sys_ops.munmap(g_spare.map, (size_t)(g_spare.end - g_spare.map_off));
+    g_spare.map = NULL;
 }
 
-/* window_new: maps a window whose records start at file offset `start` and that holds at least
- * `need` bytes plus a trailer, reserving blocks first (halving the request on ENOSPC down to
- * what is needed). g_lock held. NULL with *err set on failure. */
-static window *window_new(uint64_t start, uint64_t need, int *err)
+/* sweep_locked: unmaps the retired windows in which every accepted record is written. Done
+ * while mapping the next window (prepare_next) and at the end, never on a writer's path: an
+ * munmap waits for the mmap lock, which faulting a new window in holds. g_lock held. */
+static void sweep_locked(void)
+{
+    for (window **pw = &g_retired; *pw;) {
+        window *w = *pw;
+        if (DONE_BYTES(atomic_load(&w->done)) == atomic_load(&w->sealed)) {
+            vt__sys_ops.munmap(w->map, w->map_len);
+            w->unmapped = 1;
+            *pw = w->next_retired;
+        } else {
+            pw = &w->next_retired;
+        }
+    }
+}
+
+/* retire_locked: w is sealed and its switcher / closer is done with it. g_lock held. */
+static void retire_locked(window *w)
+{
+    w->next_retired = g_retired;
+    g_retired = w;
+}
+
+/* map_range: reserves blocks up to at least min_end (up to want_end if the disk allows:
+ * the request is halved on ENOSPC) and maps [map_off, end), faulted in at once. g_lock held.
+ * The mapping (*end set), or NULL with *err. */
+static char *map_range(uint64_t map_off, uint64_t min_end, uint64_t want_end, uint64_t *end_out,
+                       int *err)
 {
     uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
-    uint64_t map_off = start & ~(page - 1);
-    uint64_t min_end = round_up(start + need + TRAILER_ROOM, page);
-    uint64_t end = round_up(start + g_next_len, page);
-    if (end < min_end)
-        end = min_end;
+    uint64_t end = want_end < min_end ? min_end : want_end;
     while (end > g_reserved) {
         int e = vt__sys_ops.fallocate(g_fd, (off_t)g_reserved, (off_t)(end - g_reserved));
         if (!e) {
@@ -197,30 +223,86 @@ static window *window_new(uint64_t start, uint64_t need, int *err)
         return NULL;
     }
 #ifdef MADV_POPULATE_WRITE
-    /* fault the whole window in now, in one call, rather than a page fault every 4 KiB on
-     * the writers' path (concurrent faults on one file serialize); older kernels: ignored */
-    madvise(p, (size_t)(end - map_off), MADV_POPULATE_WRITE);
+    /* faulted in now rather than a page fault every 4 KiB on the writers' path (concurrent
+     * faults on one file serialize); by 256 KiB so the process's mmap lock is never held
+     * long; older kernels: ignored */
+    for (uint64_t o = 0; o < end - map_off; o += 256u << 10) {
+        uint64_t n = end - map_off - o < (256u << 10) ? end - map_off - o : (256u << 10);
+        if (madvise((char *)p + o, (size_t)n, MADV_POPULATE_WRITE))
+            break;
+    }
 #endif
+    *end_out = end;
+    return p;
+}
+
+/* window_at: the descriptor of a window over the mapping [map_off, end) whose records start
+ * at file offset start. g_lock held. NULL (and the mapping undone) when out of memory. */
+static window *window_at(char *map, uint64_t map_off, uint64_t end, uint64_t start)
+{
     window *w = aligned_alloc(64, (sizeof(window) + 63) & ~(size_t)63);
-    if (w)
-        memset(w, 0, sizeof *w);
     if (!w) {
-        vt__sys_ops.munmap(p, (size_t)(end - map_off));
-        *err = ENOMEM;
+        vt__sys_ops.munmap(map, (size_t)(end - map_off));
         return NULL;
     }
-    w->map = p;
+    memset(w, 0, sizeof *w);
+    w->map = map;
     w->map_off = map_off;
     w->map_len = (size_t)(end - map_off);
     w->start = start;
     w->base = w->map + (start - map_off);
     w->limit = end - TRAILER_ROOM - start;
+    w->half = w->limit / 2;
     atomic_init(&w->sealed, UNSEALED);
     w->next_all = g_all;
     g_all = w;
     if (g_next_len < WINDOW_MAX)
         g_next_len *= 2;
     return w;
+}
+
+/* window_new: a window whose records start at `start`, holding at least `need` bytes and a
+ * trailer: the spare when it covers that, else mapped now. g_lock held. NULL with *err. */
+static window *window_new(uint64_t start, uint64_t need, int *err)
+{
+    uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+    if (g_spare.map && g_spare.map_off <= start && start + need + TRAILER_ROOM <= g_spare.end) {
+        window *w = window_at(g_spare.map, g_spare.map_off, g_spare.end, start);
+        g_spare.map = NULL;
+        *err = ENOMEM;
+        return w;
+    }
+    drop_spare();
+    uint64_t map_off = start & ~(page - 1), end;
+    char *p = map_range(map_off, round_up(start + need + TRAILER_ROOM, page),
+                        round_up(start + g_next_len, page), &end, err);
+    if (!p)
+        return NULL;
+    *err = ENOMEM;
+    return window_at(p, map_off, end, start);
+}
+
+/* prepare_next: maps the window after w ahead of time (called once w is half full), so the
+ * switch is a pointer swap and writers do not wait for fallocate / mmap / faults. The next
+ * window starts where w is sealed, somewhere past its half: the spare covers from there. */
+static void prepare_next(window *w)
+{
+    pthread_mutex_lock(&g_lock);
+    if (atomic_load(&g_cur) == w && !g_spare.map) {
+        sweep_locked();
+        uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+        uint64_t w_end = w->start + w->limit + TRAILER_ROOM;
+        uint64_t map_off = (w->start + w->half) & ~(page - 1), end;
+        int err = 0;
+        char *p = map_range(map_off, round_up(w_end + page, page),
+                            round_up(w_end + g_next_len, page), &end, &err);
+        if (p) { /* on failure the switch tries again and reports it */
+            g_spare.map = p;
+            g_spare.map_off = map_off;
+            g_spare.end = end;
+        }
+    }
+    pthread_mutex_unlock(&g_lock);
 }
 
 /* put: one record at dst from up to three parts: payload, zero padding, then the header
@@ -282,6 +364,7 @@ static void totals_locked(uint64_t *records, uint64_t *events)
  * right after it. The descriptor stays open (exec may fail and tracing resume). */
 static void finish_locked(window *w, uint64_t s, uint16_t flags)
 {
+    drop_spare(); /* its blocks are cut off below */
     drain(w, s);
     uint64_t records, events;
     totals_locked(&records, &events);
@@ -308,7 +391,8 @@ static void fail_locked(window *w, uint64_t s, const char *what, int err)
     int full = err == ENOSPC || err == EDQUOT || err == EFBIG;
     finish_locked(w, s, full ? VT_TRAILER_DISK_FULL : VT_TRAILER_OUTPUT_ERROR);
     close_fd();
-    release(w);
+    retire_locked(w);
+    sweep_locked();
 }
 
 /* switch_window: w is full at s (the caller's reservation ran past it): the next window,
@@ -324,26 +408,25 @@ static int switch_window(window *w, uint64_t s, uint64_t need)
     int err = 0;
     window *nw = window_new(w->start + s, need, &err);
     if (!nw) {
-        atomic_store(&g_cur, NULL);
+        set_cur_locked(NULL);
         fail_locked(w, s, err == ENOSPC ? "disk full, cannot extend" : "cannot extend", err);
         pthread_mutex_unlock(&g_lock);
         return -1;
     }
-    atomic_store_explicit(&g_cur, nw, memory_order_release);
+    set_cur_locked(nw);
+    retire_locked(w);
     pthread_mutex_unlock(&g_lock);
-    release(w);
     return 0;
 }
 
-/* wait_switch: another thread is switching away from w; wait until it is done. */
+/* wait_switch: another thread is switching away from w; sleep until it is done (g_cur only
+ * changes under g_lock, with a broadcast). */
 static void wait_switch(window *w)
 {
-    while (atomic_load_explicit(&g_cur, memory_order_acquire) == w) {
-        pthread_mutex_lock(&g_lock);
-        pthread_mutex_unlock(&g_lock);
-        if (atomic_load_explicit(&g_cur, memory_order_acquire) == w)
-            sched_yield();
-    }
+    pthread_mutex_lock(&g_lock);
+    while (atomic_load(&g_cur) == w)
+        pthread_cond_wait(&g_cur_changed, &g_lock);
+    pthread_mutex_unlock(&g_lock);
 }
 
 /* append: one record from up to three parts, without a lock (see the top of this file).
@@ -366,9 +449,9 @@ static int append(uint16_t type, uint16_t flags, const void *p1, size_t n1, cons
             uint64_t add = size + DONE_RECORD;
             if (type == VT_REC_ALLOC || type == VT_REC_FREE)
                 add += DONE_EVENT;
-            uint64_t d = DONE_BYTES(atomic_fetch_add(&w->done, add) + add);
-            if (VT__UNLIKELY(d == atomic_load(&w->sealed)))
-                unmap_if_idle(w);
+            atomic_fetch_add_explicit(&w->done, add, memory_order_release);
+            if (VT__UNLIKELY(pos < w->half && pos + size >= w->half))
+                prepare_next(w);
             return 0;
         }
         if (pos <= w->limit) {
@@ -482,7 +565,7 @@ static void open_locked(void)
     memcpy(w->base, &h, sizeof h);
     atomic_store(&w->used, sizeof h);
     atomic_store(&w->done, sizeof h);
-    atomic_store(&g_cur, w);
+    set_cur_locked(w);
     note_in_manifest(c->manifest);
     vt__write_process_locked();
     vt_rec_config cr = {c->card_bytes, (uint32_t)c->stack_mode, (uint32_t)c->stack_depth,
@@ -581,12 +664,14 @@ void vt__writer_close(void)
 {
     pthread_mutex_lock(&g_lock);
     if (atomic_load(&g_state) == W_OPEN) {
-        window *w = atomic_exchange(&g_cur, NULL);
+        window *w = atomic_load(&g_cur);
+        set_cur_locked(NULL);
         uint64_t s = seal(w);
         finish_locked(w, s, 0);
         close_fd();
         atomic_store(&g_state, W_CLOSED);
-        release(w);
+        retire_locked(w);
+        sweep_locked();
     }
     pthread_mutex_unlock(&g_lock);
 }
@@ -600,7 +685,8 @@ void vt__writer_exec_prepare(void)
         return;
     pthread_mutex_lock(&g_lock);
     if (atomic_load(&g_state) == W_OPEN) {
-        window *w = atomic_exchange(&g_cur, NULL);
+        window *w = atomic_load(&g_cur);
+        set_cur_locked(NULL);
         atomic_store(&g_state, W_EXEC);
         g_exec_seal = seal(w);
         g_exec_win = w;
@@ -625,9 +711,9 @@ void vt__writer_exec_failed(void)
         int err = 0;
         window *nw = window_new(w->start + s, 0, &err);
         if (nw) {
-            atomic_store(&g_cur, nw);
+            set_cur_locked(nw);
             atomic_store(&g_state, W_OPEN);
-            release(w);
+            retire_locked(w);
         } else {
             fail_locked(w, s, err == ENOSPC ? "disk full, cannot extend" : "cannot extend", err);
         }
@@ -667,15 +753,20 @@ void vt__writer_fork_parent(void)
 void vt__writer_fork_child(void)
 {
     g_lock = (pthread_mutex_t)PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+    g_cur_changed = (pthread_cond_t)PTHREAD_COND_INITIALIZER;
     while (g_all) { /* the only thread left: no one else holds a window */
         window *w = g_all;
         g_all = w->next_all;
-        if (!atomic_load(&w->unmapped))
+        if (!w->unmapped)
             munmap(w->map, w->map_len);
         free(w);
     }
     atomic_store(&g_cur, NULL);
+    g_retired = NULL;
     g_exec_win = NULL;
+    if (g_spare.map)
+        munmap(g_spare.map, (size_t)(g_spare.end - g_spare.map_off));
+    g_spare.map = NULL;
     if (g_fd >= 0)
         close(g_fd);
     g_fd = -1;
