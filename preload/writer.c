@@ -7,10 +7,11 @@
  * No lock per record: a writer reserves its bytes with one fetch_add on the current window's
  * `used`, copies the payload, stores the header last (release) and adds its size to `done`.
  * The reservation that runs past the window's end seals it (`sealed` = where it stopped) and
- * makes the next window under g_lock, which is taken only to open, switch, close or exec.
- * A window is unmapped once sealed, released by whoever switched or closed it, and every
- * accepted record is done. Windows start small (64 KiB) and double up to 4 MiB, each keeping
- * room for a trailer, so a nearly full disk keeps what fits and ends with a DISK_FULL trailer. */
+ * switches to the next window (mapped ahead when the current one was half full) under
+ * g_lock, which is taken only to open, switch, close or exec; writers that overflowed sleep
+ * until then and retry. A retired window is unmapped once every record accepted in it is
+ * done. Windows start small (64 KiB) and double up to 4 MiB, each keeping room for a
+ * trailer, so a nearly full disk keeps what fits and ends with a DISK_FULL trailer. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
