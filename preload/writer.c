@@ -5,12 +5,12 @@
  * tests inject ENOSPC. The record layout itself is include/vramtrace/trace_format.h.
  *
  * No lock per record: a writer reserves its bytes with one fetch_add on the current window's
- * `used`, copies the payload, stores the header last (release) and adds its size to `done`.
+ * `used`, copies the payload and stores the header last (release); that is all it shares.
  * The reservation that runs past the window's end seals it (`sealed` = where it stopped) and
  * switches to the next window (mapped ahead when the current one was half full) under
  * g_lock, which is taken only to open, switch, close or exec; writers that overflowed sleep
- * until then and retry. A retired window is unmapped once every record accepted in it is
- * done. Windows start small (64 KiB) and double up to 4 MiB, each keeping room for a
+ * until then and retry. A retired window is unmapped once a walk over its headers finds
+ * every record accepted in it stored (the same walk counts records for the trailer). Windows start small (64 KiB) and double up to 4 MiB, each keeping room for a
  * trailer, so a nearly full disk keeps what fits and ends with a DISK_FULL trailer. */
 #include <errno.h>
 #include <fcntl.h>
@@ -33,14 +33,6 @@
 #define TRAILER_ROOM (8u + (unsigned)sizeof(vt_rec_trailer))
 #define UNSEALED UINT64_MAX
 #define SEAL_BIAS (1ull << 62) /* added to `used` to seal a window from outside */
-/* A window's `done` word packs what was written into it, so a record costs two atomic adds on
- * one cache line (used, done) and no global counter: bytes (a window is < 32 MiB), records
- * and ALLOC/FREE events (a record is >= 8 bytes: < 2^19 of them in a 4 MiB window). */
-#define DONE_RECORD (1ull << 26)
-#define DONE_EVENT (1ull << 45)
-#define DONE_BYTES(d) ((d) & (DONE_RECORD - 1))
-#define DONE_RECORDS(d) (((d) >> 26) & ((1ull << 19) - 1))
-#define DONE_EVENTS(d) ((d) >> 45)
 
 static int sys_open(const char *p, int flags, mode_t mode)
 {
@@ -87,8 +79,10 @@ typedef struct window {
     int unmapped;             /* (g_lock) */
     struct window *next_all;  /* every window of this file, newest first (g_lock) */
     struct window *next_retired; /* sealed, waiting for its last records (g_lock) */
-    alignas(64) _Atomic uint64_t used; /* bytes reserved (runs past limit once full) */
-    _Atomic uint64_t done;             /* records completely written (DONE_*) */
+    uint64_t scanned;             /* (g_lock) the walk over stored headers reached here, */
+    uint64_t n_records, n_events; /* counting these (events: ALLOC / FREE) */
+    alignas(64) _Atomic uint64_t used; /* bytes reserved (runs past limit once full); the
+                                        * only word writers share, on its own cache line */
 } window;
 
 static pthread_mutex_t g_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP; /* recursive: the
@@ -172,6 +166,30 @@ static void drop_spare(void)
     g_spare.map = NULL;
 }
 
+/* scan_locked: walks w's headers from where the last walk stopped, counting records, up to
+ * `upto` bytes from base; stops at a header not stored yet (a record in flight). 1 when it
+ * reached upto. Past the seal it never goes: those bytes belong to the next window (and
+ * stay zero while g_lock is held, since only a holder of it publishes the next window). */
+static int scan_locked(window *w, uint64_t upto)
+{
+    while (w->scanned < upto) {
+        uint64_t h = __atomic_load_n((uint64_t *)(void *)(w->base + w->scanned), __ATOMIC_ACQUIRE);
+        if (!h)
+            return 0;
+        w->n_records++;
+        w->n_events += (uint16_t)h == VT_REC_ALLOC || (uint16_t)h == VT_REC_FREE;
+        w->scanned += h >> 32;
+    }
+    return 1;
+}
+
+/* scan_end: how far w's records can reach: its seal, or while it is open what is reserved. */
+static uint64_t scan_end(window *w)
+{
+    uint64_t s = atomic_load(&w->sealed), u = atomic_load(&w->used);
+    return s != UNSEALED ? s : u < w->limit ? u : w->limit;
+}
+
 /* sweep_locked: unmaps the retired windows in which every accepted record is written. Done
  * while mapping the next window (prepare_next) and at the end, never on a writer's path: an
  * munmap waits for the mmap lock, which faulting a new window in holds. g_lock held. */
@@ -179,7 +197,7 @@ static void sweep_locked(void)
 {
     for (window **pw = &g_retired; *pw;) {
         window *w = *pw;
-        if (DONE_BYTES(atomic_load(&w->done)) == atomic_load(&w->sealed)) {
+        if (scan_locked(w, atomic_load(&w->sealed))) {
             vt__sys_ops.munmap(w->map, w->map_len);
             w->unmapped = 1;
             *pw = w->next_retired;
@@ -340,7 +358,7 @@ static uint64_t seal(window *w)
 /* drain: waits (bounded, ~0.1 s) until every record accepted below s is written. */
 static void drain(window *w, uint64_t s)
 {
-    for (int i = 0; DONE_BYTES(atomic_load(&w->done)) < s && i < 2000; i++) {
+    for (int i = 0; !scan_locked(w, s) && i < 2000; i++) {
         if (i < 1000) {
             sched_yield();
         } else {
@@ -350,14 +368,15 @@ static void drain(window *w, uint64_t s)
     }
 }
 
-/* totals_locked: records and ALLOC/FREE events written so far, from every window's `done`. */
+/* totals_locked: records and ALLOC/FREE events written so far (walks what is not walked). */
 static void totals_locked(uint64_t *records, uint64_t *events)
 {
     *records = *events = 0;
     for (window *w = g_all; w; w = w->next_all) {
-        uint64_t d = atomic_load(&w->done);
-        *records += DONE_RECORDS(d);
-        *events += DONE_EVENTS(d);
+        if (!w->unmapped)
+            scan_locked(w, scan_end(w));
+        *records += w->n_records;
+        *events += w->n_events;
     }
 }
 
@@ -447,10 +466,6 @@ static int append(uint16_t type, uint16_t flags, const void *p1, size_t n1, cons
         uint64_t pos = atomic_fetch_add_explicit(&w->used, size, memory_order_relaxed);
         if (VT__LIKELY(pos + size <= w->limit)) {
             put(w->base + pos, size, type, flags, p1, n1, p2, n2, p3, n3);
-            uint64_t add = size + DONE_RECORD;
-            if (type == VT_REC_ALLOC || type == VT_REC_FREE)
-                add += DONE_EVENT;
-            atomic_fetch_add_explicit(&w->done, add, memory_order_release);
             if (VT__UNLIKELY(pos < w->half && pos + size >= w->half))
                 prepare_next(w);
             return 0;
@@ -565,7 +580,7 @@ static void open_locked(void)
     h.start_mono_ns = g_start_mono;
     memcpy(w->base, &h, sizeof h);
     atomic_store(&w->used, sizeof h);
-    atomic_store(&w->done, sizeof h);
+    w->scanned = sizeof h;
     set_cur_locked(w);
     note_in_manifest(c->manifest);
     vt__write_process_locked();
