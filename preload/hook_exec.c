@@ -48,7 +48,8 @@
 VT_EXEC_HOOKS(VT_EXEC_SHIM)
 #undef VT_EXEC_SHIM
 
-/* collect: the list form's arguments after arg0 into argv (NULL-terminated); the count. */
+/* VT_COLLECT_ARGS: declares argv, the list form's arguments from arg0 to the NULL that ends
+ * them (NULL included), as glibc's own execl does; leaves ap started after that NULL. */
 #define VT_COLLECT_ARGS(arg0, ap, argv)                                                            \
     size_t n_ = 1;                                                                                 \
     va_start(ap, arg0);                                                                            \

@@ -39,6 +39,14 @@ done
 "$VT" run -q -o vf.vt -- "$P" vfork >out 2>&1 || { cat out; fail "vfork run failed"; }
 ends vf.vt 0 2
 
+# a trace that ended on a full disk (tests/data/disk_full.vt, made on a 16 KiB tmpfs): `report`
+# says "disk full", exit 0, never "killed"; `dump` shows the trailer's reason
+"$VT" report "$ROOT/tests/data/disk_full.vt" >rep 2>rerr || { cat rerr; fail "disk_full.vt: report failed"; }
+grep -q 'disk full' rerr || { cat rerr; fail "disk_full.vt: report does not say disk full"; }
+grep -q 'killed' rerr && fail "disk_full.vt: report calls it killed"
+"$VT" dump --no-resolve "$ROOT/tests/data/disk_full.vt" | grep -q '"type":"trailer".*"ended":"disk_full"' ||
+    fail "disk_full.vt: dump does not say ended: disk_full"
+
 # a full disk: needs root to mount a small tmpfs; otherwise this part is skipped (the unit test
 # test_writer covers the same through its system-call seam)
 mkdir -p small
