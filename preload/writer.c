@@ -697,7 +697,9 @@ void vt__writer_close(void)
  * child (it shares the parent's memory but is not the process that owns the file). */
 void vt__writer_exec_prepare(void)
 {
-    if (atomic_load(&g_state) != W_OPEN || getpid() != g_pid)
+    /* vt__depth: an exec from a signal handler that interrupted this thread inside a hook
+     * (maybe inside the writer) leaves the trace as it is rather than risk a half-done switch */
+    if (atomic_load(&g_state) != W_OPEN || getpid() != g_pid || vt__depth())
         return;
     pthread_mutex_lock(&g_lock);
     if (atomic_load(&g_state) == W_OPEN) {
