@@ -104,8 +104,10 @@ static struct {
 } g_spare; /* the next window's mapping, made ahead (g_lock) */
 static int g_warned;
 static uint64_t g_start_mono, g_start_real;
-static _Atomic uint64_t g_n_dropped;
-static _Atomic uint32_t g_stacks_truncated;
+/* counters written on the way (drops, cut stacks): each on its own cache line, away from
+ * g_state / g_cur, which every record reads */
+static alignas(64) _Atomic uint64_t g_n_dropped;
+static alignas(64) _Atomic uint32_t g_stacks_truncated;
 static char g_path[4200];
 
 static uint64_t clock_ns(clockid_t id)
