@@ -534,6 +534,71 @@ static void test_exec_trailer(void **st)
     assert_int_equal(tr.n_dropped, 1); /* the write made while paused */
 }
 
+/* ---- close while threads write: every write that returned 0 is in the file, before the
+ * trailer, and the ones after it return -1 ---------------------------------------------- */
+#define CLOSE_THREADS 4
+static long g_close_ok[CLOSE_THREADS];
+
+static void *close_race_thread(void *arg)
+{
+    uint32_t th = (uint32_t)(uintptr_t)arg;
+    for (uint32_t seq = 0;; seq++) {
+        uint32_t id[4] = {th, seq, ~th, ~seq};
+        if (vt__write(VT_REC_ALLOC, (uint16_t)th, id, sizeof id, NULL, 0) != 0)
+            break;
+        g_close_ok[th]++;
+    }
+    return NULL;
+}
+
+static void test_close_race(void **st)
+{
+    (void)st;
+    use_output("closerace.vt");
+    uint64_t first[4] = {0};
+    assert_int_equal(vt__write(VT_REC_ALLOC, 0xff, first, 32, NULL, 0), 0);
+    char path[256];
+    snprintf(path, sizeof path, "%s", vt__writer_path());
+    pthread_t tid[CLOSE_THREADS];
+    for (uintptr_t i = 0; i < CLOSE_THREADS; i++)
+        assert_int_equal(pthread_create(&tid[i], NULL, close_race_thread, (void *)i), 0);
+    struct timespec ts = {0, 30 * 1000000};
+    nanosleep(&ts, NULL);
+    vt__writer_close();
+    for (int i = 0; i < CLOSE_THREADS; i++)
+        pthread_join(tid[i], NULL);
+    size_t len;
+    unsigned char *b = read_file(path, &len);
+    long seen[CLOSE_THREADS] = {0};
+    size_t off = 32;
+    int trailer = 0;
+    while (off + 8 <= len) {
+        vt_rec_header h;
+        memcpy(&h, b + off, sizeof h);
+        assert_int_not_equal(h.type, 0);
+        assert_true(h.size >= 8 && off + h.size <= len);
+        if (h.type == VT_REC_ALLOC && h.flags < CLOSE_THREADS) {
+            uint32_t id[4];
+            memcpy(id, b + off + 8, sizeof id);
+            assert_int_equal(id[0], h.flags);
+            assert_int_equal(id[1], (uint32_t)seen[h.flags]);
+            assert_int_equal(id[2], ~id[0]);
+            assert_int_equal(id[3], ~id[1]);
+            seen[h.flags]++;
+        }
+        trailer = h.type == VT_REC_TRAILER;
+        off += h.size;
+    }
+    free(b);
+    assert_true(trailer && off == len);
+    long total = 0;
+    for (int i = 0; i < CLOSE_THREADS; i++) {
+        assert_int_equal(seen[i], g_close_ok[i]);
+        total += seen[i];
+    }
+    assert_true(total > 1000); /* the threads really were writing when it closed */
+}
+
 static int setup(void **st)
 {
     (void)st;
@@ -556,7 +621,7 @@ int main(void)
         cmocka_unit_test(test_mmap_failure), cmocka_unit_test(test_unwritable),
         cmocka_unit_test(test_payload_trailer), cmocka_unit_test(test_expand),
         cmocka_unit_test(test_threads_race),    cmocka_unit_test(test_small_disk),
-        cmocka_unit_test(test_exec_trailer),
+        cmocka_unit_test(test_exec_trailer),    cmocka_unit_test(test_close_race),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
