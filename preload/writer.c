@@ -357,10 +357,11 @@ static uint64_t seal(window *w)
     return s;
 }
 
-/* drain: waits (bounded, ~0.1 s) until every record accepted below s is written. */
+/* drain: waits until every record accepted below s is written: microseconds, unless a writer
+ * was descheduled mid-record; bounded (~1 s) all the same. */
 static void drain(window *w, uint64_t s)
 {
-    for (int i = 0; !scan_locked(w, s) && i < 2000; i++) {
+    for (int i = 0; !scan_locked(w, s) && i < 11000; i++) {
         if (i < 1000) {
             sched_yield();
         } else {
