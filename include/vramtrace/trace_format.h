@@ -356,18 +356,18 @@ typedef struct vt_rec_pyinfo {
 _Static_assert(sizeof(vt_rec_pyinfo) == 16, "layout");
 
 /* TRAILER header.flags: why the trace ended (0: the process exited normally).
- * X(NAME, bit, key, text): VT_TRAILER_NAME; key for JSON, text for sentences.
+ * X(NAME, bit, key): VT_TRAILER_NAME; key names it in JSON (`dump`: "ended").
  *   DISK_FULL     output stopped early: no space left (ENOSPC, quota); later events were not
  *                 recorded (n_dropped counts those seen before the trailer)
  *   OUTPUT_ERROR  output stopped early on another error (mmap, ...)
  *   EXEC          the process called exec: the program went on as a new image (traced, if at
  *                 all, in a file of its own) */
-#define VT_TRAILER_FLAGS(X)                                           \
-    X(DISK_FULL, 0x1u, "disk_full", "the disk was full")              \
-    X(OUTPUT_ERROR, 0x2u, "output_error", "writing the trace failed") \
-    X(EXEC, 0x4u, "exec", "the process called exec")
+#define VT_TRAILER_FLAGS(X)                    \
+    X(DISK_FULL, 0x1u, "disk_full")            \
+    X(OUTPUT_ERROR, 0x2u, "output_error")      \
+    X(EXEC, 0x4u, "exec")
 enum vt_trailer_flag {
-#define VT_TRAILER_ENUM(name, bit, key, text) VT_TRAILER_##name = bit,
+#define VT_TRAILER_ENUM(name, bit, key) VT_TRAILER_##name = bit,
     VT_TRAILER_FLAGS(VT_TRAILER_ENUM)
 #undef VT_TRAILER_ENUM
 };
