@@ -176,7 +176,7 @@ static int scan_locked(window *w, uint64_t upto)
 {
     while (w->scanned < upto) {
         uint64_t h = __atomic_load_n((uint64_t *)(void *)(w->base + w->scanned), __ATOMIC_ACQUIRE);
-        if (!h)
+        if ((h >> 32) < 8) /* 0: in flight (a size below 8 is never written) */
             return 0;
         w->n_records++;
         w->n_events += (uint16_t)h == VT_REC_ALLOC || (uint16_t)h == VT_REC_FREE;
