@@ -418,6 +418,11 @@ static void fill_record(cJSON *o, const reader_record *r, tables *t)
         add_u64(o, "n_dropped", r->u.trailer.n_dropped);
         add_u64(o, "n_records", r->u.trailer.n_records);
         cJSON_AddNumberToObject(o, "stacks_truncated", r->u.trailer.stacks_truncated);
+#define VT_DUMP_ENDED(name, bit, key) \
+    if (r->flags & bit)                     \
+        cJSON_AddStringToObject(o, "ended", key);
+        VT_TRAILER_FLAGS(VT_DUMP_ENDED)
+#undef VT_DUMP_ENDED
         break;
     default:
         cJSON_AddNumberToObject(o, "record_type", r->type);

@@ -123,6 +123,10 @@ int cmd_report(int argc, char **argv)
         if (c.runs[i].status == READER_TRUNCATED)
             fprintf(stderr, "vramtrace report: warning: %s is truncated (no trailer: the process was "
                             "killed or is still running); reporting every complete record\n", files[i]);
+        else if (c.runs[i].ended & (VT_TRAILER_DISK_FULL | VT_TRAILER_OUTPUT_ERROR))
+            fprintf(stderr, "vramtrace report: warning: %s stopped early (%s: tracing stopped, the "
+                            "program went on); reporting every record made before\n", files[i],
+                    c.runs[i].ended & VT_TRAILER_DISK_FULL ? "disk full" : "writing the trace failed");
     }
     if (isatty(2) && nfiles > 1)
         fprintf(stderr, "\n");

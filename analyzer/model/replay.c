@@ -466,6 +466,7 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
         case VT_REC_TRAILER:
             if (rec.u.trailer.end_ns > r->end_ns)
                 r->end_ns = rec.u.trailer.end_ns;
+            r->ended = rec.flags;
             break;
         default:
             break;

@@ -50,6 +50,7 @@ typedef struct replay_result {
     uint64_t n_contexts;       /* CUDA contexts created (primary retains, cuCtxCreate) */
     uint64_t n_implausible;    /* allocations not counted: the live total would pass 2^62 B */
     uint64_t end_ns;
+    uint16_t ended;            /* the TRAILER's header.flags: VT_TRAILER_* (0 = plain exit) */
     /* peaks of the three levels (bytes, time) */
     uint64_t peak_allocated, peak_reserved, peak_process;
     uint64_t t_allocated, t_reserved, t_process;

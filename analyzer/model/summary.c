@@ -19,6 +19,7 @@ void summary_of_replay(const replay_result *r, run_summary *s)
     s->oom = r->has_oom;
     s->oom_requested = r->has_oom ? r->oom_requested : 0;
     s->truncated = r->status == READER_TRUNCATED;
+    s->ended = r->ended;
     if (s->truncated)
         snprintf(s->truncated_why, sizeof s->truncated_why, "%s", r->status_msg);
 }

@@ -5,6 +5,7 @@
 #include <inttypes.h>
 
 #include "cards.h"
+#include "vramtrace/trace_format.h"
 
 void summary_text(FILE *out, const char *path, const run_summary *s)
 {
@@ -26,6 +27,9 @@ void summary_text(FILE *out, const char *path, const run_summary *s)
                 "truncated (%s: the process did not stop cleanly; every complete record "
                 "was kept).\n",
                 s->truncated_why);
+    else if (s->ended & (VT_TRAILER_DISK_FULL | VT_TRAILER_OUTPUT_ERROR))
+        fprintf(out, "stopped early (%s; every record made before was kept).\n",
+                s->ended & VT_TRAILER_DISK_FULL ? "disk full" : "writing the trace failed");
     else
         fprintf(out, "complete.\n");
     fprintf(out, "Run `vramtrace report %s` for categories, phases and advice.\n", path);

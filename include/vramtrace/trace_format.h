@@ -20,12 +20,17 @@
  *   The writer stores a record's payload first and its header last (one 8-byte release
  *   store), so a reader never sees a header whose payload is not complete.
  *   A clean stop ends with one VT_REC_TRAILER. A file without a trailer is "truncated":
- *   readers report it and keep every complete record before it.
+ *   readers report it and keep every complete record before it. The trailer's header.flags
+ *   (minor 1) say why the trace ended when it was not a plain exit: VT_TRAILER_DISK_FULL,
+ *   VT_TRAILER_OUTPUT_ERROR, VT_TRAILER_EXEC (below); 0 in minor 0 files.
+ *   Records of concurrent threads may appear in the file in a different order than their
+ *   times; within one thread, file order is the order the records were made.
  *
  * VERSIONS (header major.minor; a minor only adds, so a reader of 1.N reads every 1.M, M <= N)
  *   1.0  the first format.
  *   1.1  API ids 64-71 (layer 3): PyTorch's caching allocator through its trace tracker
- *        (tensors, its segments, its out-of-memory, the tracker's note).
+ *        (tensors, its segments, its out-of-memory, the tracker's note); TRAILER
+ *        header.flags: why the trace ended (VT_TRAILER_FLAGS).
  *
  * RULES FOR READERS
  *   - refuse a bad magic or a different major version (exit 3); accept a higher minor;
@@ -57,7 +62,7 @@
 #define VT_MAGIC "VRAMTRC\n"
 #define VT_MAGIC_LEN 8
 #define VT_VERSION_MAJOR 1
-#define VT_VERSION_MINOR 1
+#define VT_VERSION_MINOR 1 /* what each minor adds: VERSIONS above */
 
 typedef struct vt_file_header {
     char magic[VT_MAGIC_LEN];
@@ -397,6 +402,22 @@ typedef struct vt_rec_pyinfo {
 } vt_rec_pyinfo;
 _Static_assert(sizeof(vt_rec_pyinfo) == 16, "layout");
 
+/* TRAILER header.flags: why the trace ended (0: the process exited normally).
+ * X(NAME, bit, key): VT_TRAILER_NAME; key names it in JSON (`dump`: "ended").
+ *   DISK_FULL     output stopped early: no space left (ENOSPC, quota); later events were not
+ *                 recorded (n_dropped counts those seen before the trailer)
+ *   OUTPUT_ERROR  output stopped early on another error (mmap, ...)
+ *   EXEC          the process called exec: the program went on as a new image (traced, if at
+ *                 all, in a file of its own) */
+#define VT_TRAILER_FLAGS(X)                    \
+    X(DISK_FULL, 0x1u, "disk_full")            \
+    X(OUTPUT_ERROR, 0x2u, "output_error")      \
+    X(EXEC, 0x4u, "exec")
+enum vt_trailer_flag {
+#define VT_TRAILER_ENUM(name, bit, key) VT_TRAILER_##name = bit,
+    VT_TRAILER_FLAGS(VT_TRAILER_ENUM)
+#undef VT_TRAILER_ENUM
+};
 typedef struct vt_rec_trailer {
     uint64_t end_ns;      /* since start_mono_ns */
     uint64_t n_events;    /* ALLOC + FREE records written */
