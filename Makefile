@@ -42,8 +42,8 @@ PICFLAGS  := -fPIC -fvisibility=hidden -ftls-model=initial-exec
 # preload/: hooks/ (exported shims) -> core/ (admission, records, devices, config) and
 # stacks/ (native + Python) -> writer.c; torch/ attaches to PyTorch's allocator tracker.
 # libvtcore.a = everything but the hooks (unit tests).
-# Preload files include "core/x.h"; -Ipreload/core only for writer.c's "core.h".
-PRELOAD_INC   := -Ipreload -Ipreload/core
+# Preload files include "core/x.h" (the include path is preload/).
+PRELOAD_INC   := -Ipreload
 PRELOAD_SRC   := $(sort $(shell find preload -name '*.c'))
 # preload/torch/bridge.cpp: the one C++ file (builds a std::function; needs no libstdc++.so)
 PRELOAD_CXX   := $(sort $(shell find preload -name '*.cpp'))

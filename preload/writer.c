@@ -25,7 +25,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core.h"
+#include "core/config.h"
+#include "core/output.h"
+#include "vramtrace/trace_format.h"
 #include "writer.h"
 
 #define WINDOW_FIRST (64u << 10) /* the first window; each next one doubles ... */

@@ -19,7 +19,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "../../preload/core/core.h"
+#include "../../preload/core/config.h"
+#include "../../preload/core/output.h"
+#include "vramtrace/trace_format.h"
 #include "../../preload/writer.h"
 
 static char g_dir[64];
