@@ -57,7 +57,7 @@ EXAMPLE_LIBS := $(patsubst examples/sim/%.c,$(BUILD)/examples/%.so,$(filter exam
 EXAMPLE_BINS := $(patsubst examples/sim/%.c,$(BUILD)/examples/%,$(filter-out examples/sim/lib%.c,$(EXAMPLE_SRC))) $(EXAMPLE_LIBS)
 
 PRELOAD_LIBS  := -ldl -lunwind -lpthread
-ANALYZER_LIBS := -lcjson -lm -lstdc++
+ANALYZER_LIBS := -lcjson -ldw -lelf -lm -lstdc++
 TEST_LIBS     := -lcmocka $(ANALYZER_LIBS) $(PRELOAD_LIBS)
 
 .PHONY: all test check demo demo-gpu bench install uninstall clean help deps fake progs format

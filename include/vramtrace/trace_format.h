@@ -52,7 +52,7 @@
 #define VT_MAGIC "VRAMTRC\n"
 #define VT_MAGIC_LEN 8
 #define VT_VERSION_MAJOR 1
-#define VT_VERSION_MINOR 0
+#define VT_VERSION_MINOR 1 /* 1: MODULE records carry the build-id */
 
 typedef struct vt_file_header {
     char magic[VT_MAGIC_LEN];
@@ -314,7 +314,10 @@ typedef struct vt_rec_symbol {
 } vt_rec_symbol;
 _Static_assert(sizeof(vt_rec_symbol) == 24, "layout");
 
-/* MODULE: fixed part, then one string: the path. */
+/* MODULE: fixed part, then strings: the path, then (since 1.1) the object's GNU build-id as
+ * raw bytes ("" when it has none). A 1.0 record ends after the path: readers take the
+ * build-id only when the record holds it. For the program itself the path is its real path
+ * (/proc/self/exe) since 1.1, argv[0] before. */
 typedef struct vt_rec_module {
     uint32_t module_id; /* >= 1 */
     uint32_t reserved;
