@@ -5,10 +5,13 @@
 #include "symbolize.h"
 
 #include <elfutils/libdwfl.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 typedef struct sym_module {
     uint32_t module_id;
@@ -65,15 +68,23 @@ static void open_module(sym_module *m, const char *path, uint64_t base, const ui
     if (!id_len || !path || path[0] != '/')
         return;
     m->status = SYMBOLIZE_NO_FILE;
-    m->dwfl = dwfl_begin(&callbacks);
-    if (!m->dwfl)
+    /* the path comes from the trace: only a regular file is opened (never a FIFO, a device) */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    struct stat st;
+    if (fd < 0)
         return;
+    if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !(m->dwfl = dwfl_begin(&callbacks))) {
+        close(fd);
+        return;
+    }
     const char *slash = strrchr(path, '/');
     dwfl_report_begin(m->dwfl);
-    m->mod = dwfl_report_elf(m->dwfl, slash + 1, path, -1, base, false);
+    m->mod = dwfl_report_elf(m->dwfl, slash + 1, path, fd, base, false); /* takes fd */
     dwfl_report_end(m->dwfl, NULL, NULL);
-    if (!m->mod)
+    if (!m->mod) {
+        close(fd); /* not consumed on failure */
         return;
+    }
     const unsigned char *bits;
     GElf_Addr vaddr;
     int n = dwfl_module_build_id(m->mod, &bits, &vaddr);

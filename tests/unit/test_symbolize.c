@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 #include <dlfcn.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../../analyzer/reader.h"
@@ -116,6 +117,20 @@ static void test_refusals(void **state)
     assert_null(r.file);
     assert_int_equal(symbolize_ip(z, 2, "/nonexistent/x.so", s.base, s.mi.build_id, 20, ip, &r),
                      SYMBOLIZE_NO_FILE);
+    /* a path from a hostile trace naming a FIFO or a directory: refused, never opened to
+     * block (the alarm kills the test if it does) */
+    char fifo[] = "/tmp/vt-test-fifo-XXXXXX";
+    assert_non_null(mkdtemp(fifo));
+    char fp[64];
+    snprintf(fp, sizeof fp, "%s/f", fifo);
+    assert_int_equal(mkfifo(fp, 0600), 0);
+    alarm(10);
+    assert_int_equal(symbolize_ip(z, 4, fp, s.base, s.mi.build_id, 20, ip, &r), SYMBOLIZE_NO_FILE);
+    assert_int_equal(symbolize_ip(z, 5, fifo, s.base, s.mi.build_id, 20, ip, &r),
+                     SYMBOLIZE_NO_FILE);
+    alarm(0);
+    unlink(fp);
+    rmdir(fifo);
     uint8_t other[20];
     memcpy(other, s.mi.build_id, 20);
     other[19] ^= 1;
