@@ -1,14 +1,15 @@
 #!/bin/sh
 # sym_native.sh — native frames named by the analyzer from the module files: a static
 # function (no dladdr name at capture) of a -g program gets its .symtab name and DWARF
-# file:line in dump and report; the MODULE record carries the build-id read in memory; a
+# file:line in dump and report (a C++ mangled one demangled); the MODULE record carries the
+# build-id read in memory; a
 # file whose build-id differs (rebuilt program) keeps the recorded names, without file:line.
 set -u
 export LD_LIBRARY_PATH="$FAKE"
 fail() { echo "sym_native: $*"; exit 1; }
 SRC="$ROOT/tests/prog/sym_static.c"
 line_of() { grep -n "SYM_LINE $1" "$SRC" | cut -d: -f1; }
-LS=$(line_of static) LE=$(line_of exported)
+LS=$(line_of static) LE=$(line_of exported) LC=$(line_of cpp)
 # a copy the test can replace later (the fake runtime comes from LD_LIBRARY_PATH)
 cp "$BUILD/tests/prog/sym_static" ./sym_static || fail "copy"
 PROG="$(pwd -P)/sym_static"
@@ -20,9 +21,9 @@ ID=$(readelf -n "$PROG" | sed -n 's/.*Build ID: *//p')
 
 # check JSONL WANT-STATIC-SYMBOL WANT-FILE(1/0): the frames of the 123456789-byte cudaMalloc
 check() {
-    python3 - "$1" "$2" "$3" "$PROG" "$ID" "$SRC" "$LS" "$LE" <<'PYEOF'
+    python3 - "$1" "$2" "$3" "$PROG" "$ID" "$SRC" "$LS" "$LE" "$LC" <<'PYEOF'
 import json, sys
-path, want_sym, want_file, prog, bid, src, ls, le = sys.argv[1:]
+path, want_sym, want_file, prog, bid, src, ls, le, lc = sys.argv[1:]
 ev = [json.loads(l) for l in open(path)]
 mods = [o for o in ev if o["type"] == "module" and o["path"] == prog]
 assert len(mods) == 1, ("program's module record (real path, not argv[0])", [o for o in ev if o["type"] == "module"])
@@ -41,6 +42,12 @@ if want_file == "1":
     assert st["symbol_offset"] > 0
 else:
     assert "file" not in st and "line" not in st and "file" not in ex, ("no file:line", st, ex)
+# the static function with a C++ mangled name calling vt_static_alloc: demangled
+c = [o for o in ev if o["type"] == "alloc" and o["api"] == "cudaMalloc" and o["size"] == 2345678]
+assert len(c) == 1, len(c)
+cf = [f for f in c[0]["stack"] if f["kind"] == "native" and f["module"] == prog][1]
+assert cf["symbol"] == (None if want == None else "vt::static_cpp(unsigned long)"), cf
+assert cf.get("line") == (int(lc) if want_file == "1" else None), (cf, lc)
 PYEOF
 }
 check s.jsonl vt_static_alloc 1 || fail "dump: static function not named / no file:line"

@@ -22,12 +22,19 @@ __attribute__((noinline, noipa)) static int vt_static_alloc(size_t n)
 __attribute__((noinline, noipa)) int vt_exported_caller(size_t n)
 {
     int rc = vt_static_alloc(n); /* SYM_LINE exported */
-    if (rc) /* not a tail call: this frame stays on the stack */
+    if (rc)                      /* not a tail call: this frame stays on the stack */
         fprintf(stderr, "sym_static: cudaMalloc = %d\n", rc);
     return rc;
 }
 
+/* a static function under a C++ mangled name, vt::static_cpp(unsigned long): the analyzer
+ * demangles what it finds in .symtab as it does the recorded names */
+__attribute__((noinline, noipa)) static int _ZN2vt10static_cppEm(size_t n)
+{
+    return vt_static_alloc(n) * 2; /* SYM_LINE cpp */
+}
+
 int main(void)
 {
-    return vt_exported_caller(123456789) != 0;
+    return vt_exported_caller(123456789) != 0 || _ZN2vt10static_cppEm(2345678) != 0;
 }
