@@ -2,8 +2,8 @@
 # sym_native.sh — native frames named by the analyzer from the module files: a static
 # function (no dladdr name at capture) of a -g program gets its .symtab name and DWARF
 # file:line in dump and report (a C++ mangled one demangled); the MODULE record carries the
-# build-id read in memory; a
-# file whose build-id differs (rebuilt program) keeps the recorded names, without file:line.
+# build-id read in memory; a file whose build-id differs (rebuilt program) keeps the recorded
+# names, without file:line.
 set -u
 export LD_LIBRARY_PATH="$FAKE"
 fail() { echo "sym_native: $*"; exit 1; }
