@@ -72,10 +72,10 @@ EXAMPLE_LIBS := $(patsubst examples/sim/%.c,$(BUILD)/examples/%.so,$(filter exam
 EXAMPLE_BINS := $(patsubst examples/sim/%.c,$(BUILD)/examples/%,$(filter-out examples/sim/lib%.c,$(EXAMPLE_SRC))) $(EXAMPLE_LIBS)
 
 PRELOAD_LIBS  := -ldl -lunwind -lpthread
-ANALYZER_LIBS := -lcjson -lm -lstdc++
+ANALYZER_LIBS := -lcjson -ldw -lelf -lm -lstdc++
 TEST_LIBS     := -lcmocka $(ANALYZER_LIBS) $(PRELOAD_LIBS)
 
-.PHONY: all test check demo demo-gpu bench install uninstall clean help deps fake progs format fuzz fuzz-build
+.PHONY: all test check demo demo-gpu bench install uninstall clean help deps fake progs format fuzz fuzz-build wheel
 all: $(VRAMTRACE) $(PRELOAD_SO)
 
 help:
@@ -90,6 +90,7 @@ help:
 	@echo '             evaluator, FUZZ_SECONDS per target (default 60)'
 	@echo '  install    install to $$(DESTDIR)$$(PREFIX) (bin/vramtrace, lib/vramtrace/)'
 	@echo '  uninstall  remove what install put there'
+	@echo '  wheel      a pip wheel in $$(BUILD)/dist/ (bin/vramtrace + lib/vramtrace/ + python -m vramtrace)'
 	@echo '  clean      remove build/'
 	@echo 'variables: CC CFLAGS LDFLAGS PREFIX DESTDIR DEPS_PREFIX=DIR V=1'
 
@@ -255,6 +256,12 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/vramtrace
 	install -m 0755 $(VRAMTRACE) $(DESTDIR)$(PREFIX)/bin/vramtrace
 	install -m 0755 $(PRELOAD_SO) $(DESTDIR)$(PREFIX)/lib/vramtrace/libvramtrace.so
+
+# The wheel is packed by the in-tree PEP 517 backend that `pip install .` uses (pyproject.toml).
+PYTHON ?= python3
+wheel: all
+	$(Q)BUILD=$(BUILD) $(PYTHON) -c 'import sys; sys.path.insert(0, "python/backend"); \
+	  import vramtrace_build as b; print("  WHEEL  $(BUILD)/dist/" + b.build_wheel(sys.argv[1]))' $(BUILD)/dist
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/vramtrace $(DESTDIR)$(PREFIX)/lib/vramtrace/libvramtrace.so

@@ -95,6 +95,11 @@ static char *stack_json(tables *t, uint32_t stack_id)
             add_u64(j, "offset", f->module_offset);
             add_u64(j, "symbol_offset", f->sym_offset);
             add_hex(j, "ip", f->ip);
+            if (f->src_file[0]) { /* from the module's debug info (symbolize.h) */
+                add_str(j, "file", f->src_file, (uint32_t)strlen(f->src_file));
+                if (f->src_line > 0)
+                    cJSON_AddNumberToObject(j, "line", f->src_line);
+            }
         }
     }
     char *text = arr ? cJSON_PrintUnformatted(arr) : NULL;
@@ -351,6 +356,12 @@ static void fill_record(cJSON *o, const reader_record *r, tables *t)
         cJSON_AddNumberToObject(o, "module_id", r->u.module.fixed.module_id);
         add_hex(o, "base", r->u.module.fixed.base);
         add_rstr(o, "path", r->u.module.path);
+        if (r->u.module.build_id.len) {
+            char hex[2 * 64 + 1] = "";
+            for (uint32_t i = 0; i < r->u.module.build_id.len && i < 64; i++)
+                snprintf(hex + 2 * i, 3, "%02x", (unsigned char)r->u.module.build_id.p[i]);
+            cJSON_AddStringToObject(o, "build_id", hex);
+        }
         break;
     case VT_REC_THREAD:
         cJSON_AddNumberToObject(o, "index", r->u.thread.fixed.index);

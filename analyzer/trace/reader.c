@@ -440,6 +440,9 @@ static const char *decode(reader_record *rec)
         memcpy(&rec->u.module.fixed, p, sizeof(vt_rec_module));
         c = (strcur){p + sizeof(vt_rec_module), p + n, false};
         rec->u.module.path = take_str(&c);
+        rec->u.module.build_id = (reader_str){"", 0};
+        if (!c.bad && c.end - c.p >= 4) /* 1.1: the build-id follows the path */
+            rec->u.module.build_id = take_str(&c);
         break;
     default: return NULL; /* unknown: nothing to decode */
     }

@@ -149,6 +149,7 @@ typedef struct reader_symbol {
 typedef struct reader_module {
     vt_rec_module fixed; /* module_id, base */
     reader_str path;
+    reader_str build_id; /* raw bytes; empty when none (or a 1.0 record, which has none) */
 } reader_module;
 
 /* One record. type/flags/size are the record header; offset is the record's byte offset in

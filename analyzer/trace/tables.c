@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "pylines.h"
+#include "symbolize.h"
 
 /* ---- arena ------------------------------------------------------------------------------ */
 
@@ -152,6 +153,7 @@ struct tables {
     tables_process *process;
     tables_config *config;
     vt_rec_pyinfo *pyinfo;
+    symbolize *sym; /* created on the first native frame resolved */
 };
 
 tables *tables_new(void)
@@ -169,6 +171,7 @@ void tables_free(tables *t)
         map_free(maps[i]);
     free(t->thread_list.v);
     free(t->device_list.v);
+    symbolize_free(t->sym);
     for (arena_block *b = t->arena, *nx; b; b = nx) {
         nx = b->next;
         free(b);
@@ -313,6 +316,8 @@ static int add_module(tables *t, const reader_module *r)
     e->base = r->fixed.base;
     const char *slash = strrchr(e->path.s, '/');
     e->basename = slash && slash[1] ? slash + 1 : e->path.s;
+    if (!copy_str(t, r->build_id.p, r->build_id.len, &e->build_id))
+        return -1;
     return map_put(&t->modules, e->module_id, e);
 }
 
@@ -457,7 +462,43 @@ void tables_resolve_frame(const tables *t, uint64_t raw, int kind, tables_frame 
         f->function = f->sym->demangled.s;
         if (f->module)
             f->file = f->module->path.s;
+        f->src_file = f->sym->src_file.len ? f->sym->src_file.s : "";
+        f->src_line = f->sym->src_file.len ? f->sym->src_line : 0;
+    } else {
+        f->src_file = "";
     }
+}
+
+/* symbolize_symbol: the first time e is used, its name (when the record had none) and its
+ * file:line from the module's file (symbolize.h). Out of memory leaves e as recorded. */
+static void symbolize_symbol(tables *t, tables_symbol *e)
+{
+    if (e->symbolized)
+        return;
+    e->symbolized = 1;
+    const tables_module *m = e->module_id ? tables_module_get(t, e->module_id) : NULL;
+    if (!m || (!t->sym && !(t->sym = symbolize_new())))
+        return;
+    symbolize_result r;
+    if (symbolize_ip(t->sym, m->module_id, m->path.s, m->base, (const uint8_t *)m->build_id.s,
+                     m->build_id.len, e->ip, &r) != SYMBOLIZE_OK)
+        return;
+    if (!e->name.len && r.name) {
+        tables_str name;
+        if (!copy_str(t, r.name, (uint32_t)strlen(r.name), &name))
+            return;
+        char *d = demangle(name.s, name.len);
+        tables_str dem = name;
+        bool ok = !d || copy_str(t, d, (uint32_t)strlen(d), &dem);
+        free(d);
+        if (!ok)
+            return;
+        e->name = name;
+        e->demangled = dem;
+        e->sym_offset = (uint32_t)r.sym_offset;
+    }
+    if (r.file && copy_str(t, r.file, (uint32_t)strlen(r.file), &e->src_file))
+        e->src_line = r.line;
 }
 
 const tables_frame *tables_resolve_stack(tables *t, uint32_t stack_id, size_t *n)
@@ -472,6 +513,11 @@ const tables_frame *tables_resolve_stack(tables *t, uint32_t stack_id, size_t *n
     if (!s)
         return NULL;
     size_t total = (size_t)s->n_native + s->n_python;
+    for (size_t i = 0; i < s->n_native; i++) {
+        tables_symbol *e = map_get(&t->symbols, s->frames[i]);
+        if (e)
+            symbolize_symbol(t, e);
+    }
     r = arena_alloc(&t->arena, sizeof *r);
     tables_frame *fr = arena_alloc(&t->arena, sizeof *fr * (total ? total : 1));
     if (!r || !fr)
@@ -524,6 +570,13 @@ size_t tables_frame_text(const tables_frame *f, char *buf, size_t bufsz)
                      (unsigned long long)f->module_offset);
     } else {
         n = snprintf(buf, bufsz, "0x%llx", (unsigned long long)f->ip);
+    }
+    if (n >= 0 && f->kind == TABLES_FRAME_NATIVE && f->src_file && f->src_file[0]) {
+        size_t at = (size_t)n < bufsz ? (size_t)n : bufsz ? bufsz - 1 : 0;
+        int m = f->src_line > 0
+                    ? snprintf(buf + at, bufsz - at, " at %s:%d", f->src_file, f->src_line)
+                    : snprintf(buf + at, bufsz - at, " at %s", f->src_file);
+        n = m < 0 ? n : n + m;
     }
     return n < 0 ? 0 : (size_t)n;
 }

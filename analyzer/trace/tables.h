@@ -46,6 +46,7 @@ typedef struct tables_module {
     uint64_t base;
     tables_str path;
     const char *basename; /* last path component, inside path.s */
+    tables_str build_id;  /* raw GNU build-id bytes as recorded, len 0 when none */
 } tables_module;
 
 typedef struct tables_symbol {
@@ -55,6 +56,11 @@ typedef struct tables_symbol {
     uint32_t sym_offset; /* ip - symbol start */
     tables_str name;     /* mangled as recorded, "" if none */
     tables_str demangled; /* demangled (== name when not a C++ name), "" if none */
+    /* From the module's file on this machine (symbolize.h), filled when a stack using ip is
+     * first resolved: name / demangled become the file's symbol when the record had none. */
+    tables_str src_file;  /* DWARF source file, "" when unknown */
+    int src_line;         /* its line, 0 when unknown */
+    int symbolized;       /* 1 once looked up (whatever the outcome) */
 } tables_symbol;
 
 typedef struct tables_device {
@@ -148,6 +154,9 @@ typedef struct tables_frame {
     /* Both: */
     const char *function;  /* Python qualname / demangled symbol, "" if unknown */
     const char *file;      /* Python filename / module path, "" if unknown */
+    /* Native, from debug info (tables_symbol.src_file / src_line): */
+    const char *src_file;  /* "" if unknown */
+    int src_line;          /* 0 if unknown */
 } tables_frame;
 
 /* tables_resolve_frame: resolves frame `raw` of kind TABLES_FRAME_* into *out. Never
@@ -155,14 +164,16 @@ typedef struct tables_frame {
 void tables_resolve_frame(const tables *t, uint64_t raw, int kind, tables_frame *out);
 
 /* tables_resolve_stack: all frames of stack_id, innermost first (native then Python, the
- * order a traceback is read from the allocation outwards), resolved once and cached: *n
+ * order a traceback is read from the allocation outwards), resolved once and cached (native
+ * symbols looked up in their module files the first time: symbolize.h): *n
  * gets the count. Returns NULL with *n = 0 for stack 0 or an unknown id (or out of
  * memory). The array is owned by the tables. */
 const tables_frame *tables_resolve_stack(tables *t, uint32_t stack_id, size_t *n);
 
 /* tables_frame_text: human text of a resolved frame into buf (always NUL-terminated,
  * truncated to bufsz): Python "file:line qualname" (line "?" if unknown), native
- * "symbol+0xoff (module basename)" or "module+0xoff" or "0xip". Not escaped. Returns the
+ * "symbol+0xoff (module basename)" or "module+0xoff" or "0xip", then " at file:line" when
+ * debug info gave one. Not escaped. Returns the
  * length it wanted (snprintf-like). */
 size_t tables_frame_text(const tables_frame *f, char *buf, size_t bufsz);
 

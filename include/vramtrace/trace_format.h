@@ -30,7 +30,10 @@
  *   1.0  the first format.
  *   1.1  API ids 64-71 (layer 3): PyTorch's caching allocator through its trace tracker
  *        (tensors, its segments, its out-of-memory, the tracker's note); TRAILER
- *        header.flags: why the trace ended (VT_TRAILER_FLAGS).
+ *        header.flags: why the trace ended (VT_TRAILER_FLAGS); MODULE: the GNU build-id
+ *        after the path, and the program's real path (/proc/self/exe) instead of argv[0].
+ *        Early 1.1 writers (real traces exist) had the allocator APIs only: trailer flags 0,
+ *        MODULE records ending after the path; readers take each addition only when present.
  *
  * RULES FOR READERS
  *   - refuse a bad magic or a different major version (exit 3); accept a higher minor;
@@ -365,7 +368,10 @@ typedef struct vt_rec_symbol {
 } vt_rec_symbol;
 _Static_assert(sizeof(vt_rec_symbol) == 24, "layout");
 
-/* MODULE: fixed part, then one string: the path. */
+/* MODULE: fixed part, then strings: the path, then (since 1.1) the object's GNU build-id as
+ * raw bytes ("" when it has none). A 1.0 record, and one of an early 1.1 writer, ends after
+ * the path: readers take the build-id only when the record holds it. For the program itself
+ * the path is its real path (/proc/self/exe) when the build-id is there, argv[0] before. */
 typedef struct vt_rec_module {
     uint32_t module_id; /* >= 1 */
     uint32_t reserved;

@@ -9,10 +9,12 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/config.h"
 #include "core/output.h"
 #include "core/thread.h"
+#include "modinfo.h"
 #include "pyframes.h"
 #include "stacks.h"
 #include "vramtrace/trace_format.h"
@@ -130,8 +132,9 @@ static int ip_seen_or_add(uint64_t ip)
     return 0;
 }
 
-/* module_id: the id of the module at base (MODULE record written the first time). */
-static uint32_t module_id(uint64_t base, const char *path)
+/* module_id: the id of the module at base, which holds addr (MODULE record written the
+ * first time, with the module's build-id, and the program's real path for the program). */
+static uint32_t module_id(uint64_t base, const char *path, uint64_t addr)
 {
     for (uint32_t i = 0; i < g_mod_count; i++)
         if (g_mod_base[i] == base)
@@ -140,8 +143,19 @@ static uint32_t module_id(uint64_t base, const char *path)
         return 0;
     g_mod_base[g_mod_count++] = base;
     vt_rec_module m = {g_mod_count, 0, base};
-    const char *s[1] = {path ? path : ""};
-    vt__write_strings(VT_REC_MODULE, 0, &m, sizeof m, s, NULL, 1);
+    vt__modinfo mi;
+    char exe[4096];
+    vt__modinfo_get(addr, &mi);
+    if (mi.is_main) { /* dladdr names the program by argv[0], maybe relative */
+        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        if (n > 0) {
+            exe[n] = 0;
+            path = exe;
+        }
+    }
+    const char *s[2] = {path ? path : "", (const char *)mi.build_id};
+    uint32_t lens[2] = {(uint32_t)strlen(s[0]), mi.build_id_len};
+    vt__write_strings(VT_REC_MODULE, 0, &m, sizeof m, s, lens, 2);
     return g_mod_count;
 }
 
@@ -154,7 +168,7 @@ static void write_symbol(uint64_t ip)
     const char *name = "";
     if (dladdr((void *)(uintptr_t)(ip - 1), &info) && info.dli_fbase) {
         r.offset = ip - (uint64_t)(uintptr_t)info.dli_fbase;
-        r.module_id = module_id((uint64_t)(uintptr_t)info.dli_fbase, info.dli_fname);
+        r.module_id = module_id((uint64_t)(uintptr_t)info.dli_fbase, info.dli_fname, ip - 1);
         if (info.dli_sname && info.dli_saddr) {
             name = info.dli_sname;
             r.sym_offset = (uint32_t)(ip - (uint64_t)(uintptr_t)info.dli_saddr);
