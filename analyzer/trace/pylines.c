@@ -21,7 +21,8 @@ static int line_310(const uint8_t *t, size_t len, int line, uint32_t offset)
         int ldelta = (int8_t)t[i + 1];
         int cur = -1;
         if (ldelta != -128) {
-            line += ldelta;
+            if (__builtin_add_overflow(line, ldelta, &line))
+                return -1; /* a line beyond int (a hostile table): malformed */
             cur = line;
         }
         if (offset >= start && offset < end)
@@ -89,9 +90,8 @@ static int line_311(const uint8_t *t, size_t len, int line, uint32_t offset)
             break;
         default: i += 1; break;
         }
-        if (bad || i > len)
-            return -1;
-        line += delta;
+        if (bad || i > len || __builtin_add_overflow(line, delta, &line))
+            return -1; /* cut short, or a line beyond int (a hostile table): malformed */
         if (offset >= start && offset < end)
             return code == 15 ? -1 : line;
     }
