@@ -27,18 +27,30 @@ else
 DEPS_STAMP    := $(BUILD)/.deps-ok
 endif
 
+# analyzer/ layers, lowest first (docs/architecture.md). A file's include path holds its own
+# layer and the ones below, so an include from a higher layer does not compile.
+ANALYZER_LAYERS := trace model report views cmd
+layers_upto = $(if $(filter $(1),$(firstword $(2))),$(1),$(firstword $(2)) $(call layers_upto,$(1),$(wordlist 2,99,$(2))))
+ANALYZER_INC    := $(foreach l,$(ANALYZER_LAYERS),-Ianalyzer/$(l))
+$(foreach l,$(ANALYZER_LAYERS),$(eval $(BUILD)/obj/analyzer/$(l)/%.o: LAYER_INC := $(foreach u,$(call layers_upto,$(l),$(ANALYZER_LAYERS)),-Ianalyzer/$(u))))
+$(BUILD)/obj/tests/unit/%.o: LAYER_INC := $(ANALYZER_INC)
 WARN      := -Wall -Wextra -Wshadow -Wno-missing-field-initializers
 BASEFLAGS := -std=gnu11 -pthread -D_GNU_SOURCE -Iinclude $(DEPS_CPPFLAGS) $(WARN) -MMD -MP
 PICFLAGS  := -fPIC -fvisibility=hidden -ftls-model=initial-exec
 
 # --- sources --------------------------------------------------------------------------
-PRELOAD_SRC   := $(sort $(wildcard preload/*.c preload/torch/*.c))
+# preload/: hooks/ (exported shims) -> core/ (admission, records, devices, config) and
+# stacks/ (native + Python) -> writer.c; torch/ attaches to PyTorch's allocator tracker.
+# libvtcore.a = everything but the hooks (unit tests).
+# Preload files include "core/x.h" (the include path is preload/).
+PRELOAD_INC   := -Ipreload
+PRELOAD_SRC   := $(sort $(shell find preload -name '*.c'))
 # preload/torch/bridge.cpp: the one C++ file (builds a std::function; needs no libstdc++.so)
-PRELOAD_CXX   := $(sort $(wildcard preload/torch/*.cpp))
-PRELOAD_HOOKS := $(filter preload/hook_%.c,$(PRELOAD_SRC))
+PRELOAD_CXX   := $(sort $(shell find preload -name '*.cpp'))
+PRELOAD_HOOKS := $(sort $(wildcard preload/hooks/*.c))
 PRELOAD_CORE  := $(filter-out $(PRELOAD_HOOKS),$(PRELOAD_SRC))
-ANALYZER_SRC  := $(sort $(wildcard analyzer/*.c))
-ANALYZER_LIB  := $(filter-out analyzer/main.c,$(ANALYZER_SRC))
+ANALYZER_SRC  := $(sort $(shell find analyzer -name '*.c'))
+ANALYZER_LIB  := $(filter-out analyzer/cmd/main.c,$(ANALYZER_SRC))
 FAKERT_SRC    := $(sort $(wildcard tests/fakecuda/cudart*.c))
 FAKEDRV_SRC   := $(sort $(wildcard tests/fakecuda/driver*.c))
 UNIT_SRC      := $(sort $(wildcard tests/unit/test_*.c))
@@ -60,10 +72,10 @@ EXAMPLE_LIBS := $(patsubst examples/sim/%.c,$(BUILD)/examples/%.so,$(filter exam
 EXAMPLE_BINS := $(patsubst examples/sim/%.c,$(BUILD)/examples/%,$(filter-out examples/sim/lib%.c,$(EXAMPLE_SRC))) $(EXAMPLE_LIBS)
 
 PRELOAD_LIBS  := -ldl -lunwind -lpthread
-ANALYZER_LIBS := -lcjson -lm -lstdc++
+ANALYZER_LIBS := -lcjson -ldw -lelf -lm -lstdc++
 TEST_LIBS     := -lcmocka $(ANALYZER_LIBS) $(PRELOAD_LIBS)
 
-.PHONY: all test check demo demo-gpu bench install uninstall clean help deps fake progs format
+.PHONY: all test check demo demo-gpu bench install uninstall clean help deps fake progs format fuzz fuzz-build wheel
 all: $(VRAMTRACE) $(PRELOAD_SO)
 
 help:
@@ -74,8 +86,11 @@ help:
 	@echo '  demo       simulated GPT-2 124M OOM on a 12 GiB card, diagnosed and fixed (no GPU)'
 	@echo '  demo-gpu   the same with examples/gpt on a real GPU with PyTorch'
 	@echo '  bench      capture cost, trace size, analyzer throughput (build/bench.json)'
+	@echo '  fuzz       libFuzzer (clang, ASan+UBSan) on the trace report path and the config'
+	@echo '             evaluator, FUZZ_SECONDS per target (default 60)'
 	@echo '  install    install to $$(DESTDIR)$$(PREFIX) (bin/vramtrace, lib/vramtrace/)'
 	@echo '  uninstall  remove what install put there'
+	@echo '  wheel      a pip wheel in $$(BUILD)/dist/ (bin/vramtrace + lib/vramtrace/ + python -m vramtrace)'
 	@echo '  clean      remove build/'
 	@echo 'variables: CC CFLAGS LDFLAGS PREFIX DESTDIR DEPS_PREFIX=DIR V=1'
 
@@ -90,7 +105,7 @@ deps: $(DEPS_STAMP)
 $(BUILD)/obj/preload/%.o: preload/%.c | $(DEPS_STAMP)
 	$(E) CC $<
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(BASEFLAGS) $(PICFLAGS) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(BASEFLAGS) $(PRELOAD_INC) $(PICFLAGS) $(CFLAGS) -c $< -o $@
 
 CXXFLAGS_BRIDGE := -std=c++17 -Iinclude -Wall -Wextra -MMD -MP -fno-exceptions -fno-rtti
 $(BUILD)/obj/preload/%.o: preload/%.cpp | $(DEPS_STAMP)
@@ -106,7 +121,7 @@ $(BUILD)/obj/tests/fakecuda/%.o: tests/fakecuda/%.c | $(DEPS_STAMP)
 $(BUILD)/obj/%.o: %.c | $(DEPS_STAMP)
 	$(E) CC $<
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(BASEFLAGS) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(BASEFLAGS) $(LAYER_INC) $(CFLAGS) -c $< -o $@
 
 # --- products -------------------------------------------------------------------------
 $(PRELOAD_SO): $(call obj,$(PRELOAD_SRC) $(PRELOAD_CXX))
@@ -121,7 +136,7 @@ $(ANALYZER_A): $(call obj,$(ANALYZER_LIB))
 	$(E) AR $@
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(VRAMTRACE): $(call obj,analyzer/main.c) $(ANALYZER_A)
+$(VRAMTRACE): $(call obj,analyzer/cmd/main.c) $(ANALYZER_A)
 	$(E) LD $@
 	$(Q)$(CC) -o $@ $^ $(LDFLAGS) $(DEPS_LDFLAGS) $(ANALYZER_LIBS)
 
@@ -132,14 +147,20 @@ $(FAKE_DRV): $(call obj,$(FAKEDRV_SRC)) tests/fakecuda/libcuda.map
 	  -Wl,-Bsymbolic -o $@ $(filter %.o,$^) $(LDFLAGS) -lpthread
 	$(Q)ln -sf libcuda.so.1 $(FAKE_DIR)/libcuda.so
 
-# The fake runtime finds libcuda.so.1 beside itself (rpath $$ORIGIN), versions its symbols
+# Everything linked against the fake CUDA carries DT_RPATH (--disable-new-dtags), searched
+# before LD_LIBRARY_PATH, so another libcudart / libcuda on the user's LD_LIBRARY_PATH (a GPU
+# machine's /usr/local/cuda/lib64) never replaces it; the fake runtime dlopens the fake driver
+# beside itself by path.
+FAKE_RPATH := -Wl,--disable-new-dtags
+
+# The fake runtime finds libcuda.so.1 beside itself (by path, then rpath $$ORIGIN), versions its symbols
 # libcudart.so.13 like the real one, and never links libcuda (it dlopens it). Both fakes bind
 # their internal calls locally (-Bsymbolic), so a preload sees only the caller's own calls.
-$(FAKE_RT): $(call obj,$(FAKERT_SRC)) tests/fakecuda/cudart.map | $(FAKE_DRV)
+$(FAKE_RT): $(call obj,$(FAKERT_SRC)) tests/fakecuda/cudart.map Makefile | $(FAKE_DRV)
 	$(E) LD $@
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -shared -Wl,-soname,libcudart.so.13 -Wl,--version-script,tests/fakecuda/cudart.map \
-	  -Wl,-rpath,'$$ORIGIN' -Wl,-Bsymbolic -o $@ $(filter %.o,$^) $(LDFLAGS) -ldl -lpthread
+	  $(FAKE_RPATH) -Wl,-rpath,'$$ORIGIN' -Wl,-Bsymbolic -o $@ $(filter %.o,$^) $(LDFLAGS) -ldl -lpthread
 	$(Q)ln -sf libcudart.so.13 $(FAKE_DIR)/libcudart.so
 
 # A fake libc10_cuda.so per TraceEntry layout (tests/fakecuda/c10/): cda = 2.10/2.11+ namespace,
@@ -147,11 +168,11 @@ $(FAKE_RT): $(call obj,$(FAKERT_SRC)) tests/fakecuda/cudart.map | $(FAKE_DRV)
 # noinit = cda without an initialized() method.
 FAKE_C10_VARIANTS := cda cca odd noinit
 FAKE_C10 := $(foreach v,$(FAKE_C10_VARIANTS),$(FAKE_DIR)/c10/$(v)/libc10_cuda.so)
-$(FAKE_DIR)/c10/%/libc10_cuda.so: tests/fakecuda/c10/fake_c10.cpp $(FAKE_RT)
+$(FAKE_DIR)/c10/%/libc10_cuda.so: tests/fakecuda/c10/fake_c10.cpp $(FAKE_RT) Makefile
 	$(E) CXX $@
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CXX) -std=c++17 -O1 -g -fPIC -shared -fvisibility=hidden -Wall -Wextra -DFAKE_C10_LAYOUT_$* \
-	  -o $@ $< $(LDFLAGS) -L$(FAKE_DIR) -Wl,-rpath,'$$ORIGIN/../..' -lcudart -lpthread
+	  -o $@ $< $(LDFLAGS) -L$(FAKE_DIR) $(FAKE_RPATH) -Wl,-rpath,'$$ORIGIN/../..' -lcudart -lpthread
 
 fake: $(FAKE_RT) $(FAKE_DRV) $(FAKE_C10)
 
@@ -162,26 +183,28 @@ $(BUILD)/tests/%: $(call obj,tests/unit/%.c) $(ANALYZER_A) $(PRELOAD_A)
 
 # Integration programs link the fake runtime (DT_NEEDED libcudart.so.13, rpath to it), like
 # PyTorch links the real one; they also get -ldl for the programs that dlopen libcuda.
-$(BUILD)/tests/prog/%: $(call obj,tests/prog/%.c) $(FAKE_RT)
+$(BUILD)/tests/prog/%: $(call obj,tests/prog/%.c) $(FAKE_RT) Makefile
 	$(E) LD $@
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) -pthread -rdynamic -o $@ $< $(LDFLAGS) -L$(FAKE_DIR) -Wl,-rpath,'$$ORIGIN/../../fakecuda' -lcudart -ldl
+	$(Q)$(CC) -pthread -rdynamic -o $@ $< $(LDFLAGS) -L$(FAKE_DIR) $(FAKE_RPATH) -Wl,-rpath,'$$ORIGIN/../../fakecuda' -lcudart -ldl
 
-$(BUILD)/examples/%: $(call obj,examples/sim/%.c) $(FAKE_RT)
+$(BUILD)/examples/%: $(call obj,examples/sim/%.c) $(FAKE_RT) Makefile
 	$(E) LD $@
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) -pthread -rdynamic -o $@ $< $(LDFLAGS) -L$(FAKE_DIR) -Wl,-rpath,'$$ORIGIN/../fakecuda' -lcudart -ldl -lm
+	$(Q)$(CC) -pthread -rdynamic -o $@ $< $(LDFLAGS) -L$(FAKE_DIR) $(FAKE_RPATH) -Wl,-rpath,'$$ORIGIN/../fakecuda' -lcudart -ldl -lm
 
 progs: $(PROG_BINS) $(EXAMPLE_BINS)
 # examples/sim/lib*.c: shared helpers the simulation loads with ctypes (fake cudart, rpath).
-$(BUILD)/examples/lib%.so: examples/sim/lib%.c $(FAKE_RT)
+$(BUILD)/examples/lib%.so: examples/sim/lib%.c $(FAKE_RT) Makefile
 	$(E) LD $@
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(BASEFLAGS) -fPIC -fvisibility=hidden $(CFLAGS) -shared -o $@ $< $(LDFLAGS) -L$(FAKE_DIR) -Wl,-rpath,'$$ORIGIN/../fakecuda' -lcudart -lpthread
+	$(Q)$(CC) $(BASEFLAGS) -fPIC -fvisibility=hidden $(CFLAGS) -shared -o $@ $< $(LDFLAGS) -L$(FAKE_DIR) $(FAKE_RPATH) -Wl,-rpath,'$$ORIGIN/../fakecuda' -lcudart -lpthread
 
 
 # --- test / check / demo / bench --------------------------------------------------------
 test: all fake $(FAKE_C10) $(UNIT_BINS) $(PROG_BINS) $(EXAMPLE_BINS)
+	$(Q)if [ -n "$(FUZZ_OK)" ]; then $(MAKE) --no-print-directory BUILD=$(BUILD) fuzz-build; \
+	  else echo "  (no clang with libFuzzer: the fuzz round is skipped)"; fi
 	$(Q)BUILD=$(BUILD) sh tests/run.sh $(UNIT_BINS)
 
 check: test
@@ -200,11 +223,45 @@ demo-gpu: all
 bench: all fake $(PROG_BINS) $(EXAMPLE_BINS)
 	$(Q)BUILD=$(BUILD) sh scripts/bench.sh
 
+# --- fuzzing (clang's libFuzzer with ASan + UBSan; see tests/fuzz/run.sh) ---------------
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_DIR     := $(BUILD)/fuzz
+FUZZ_FLAGS   := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(FUZZ_DIR)/%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
+FUZZ_OBJ     := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(ANALYZER_LIB))
+
+# the analyzer's layer include paths, as in the plain build; the targets see every layer
+$(foreach l,$(ANALYZER_LAYERS),$(eval $(FUZZ_DIR)/obj/analyzer/$(l)/%.o: LAYER_INC := $(foreach u,$(call layers_upto,$(l),$(ANALYZER_LAYERS)),-Ianalyzer/$(u))))
+$(FUZZ_DIR)/obj/tests/fuzz/%.o: LAYER_INC := $(ANALYZER_INC)
+$(FUZZ_DIR)/obj/%.o: %.c | $(DEPS_STAMP)
+	$(E) FUZZCC $<
+	$(Q)mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) $(BASEFLAGS) $(LAYER_INC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/obj/tests/fuzz/fuzz_%.o $(FUZZ_OBJ)
+	$(E) LD $@
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(DEPS_LDFLAGS) $(ANALYZER_LIBS)
+
+# FUZZ_OK: clang links a libFuzzer target here (asked only by the recipes that need it)
+FUZZ_OK = $(shell printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { (void)d; (void)n; return 0; }\n' | \
+  $(FUZZ_CC) -x c -fsanitize=fuzzer,address,undefined -o /dev/null - >/dev/null 2>&1 && echo yes)
+
+fuzz-build: $(FUZZ_TARGETS)
+fuzz: fuzz-build
+	$(Q)BUILD=$(BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run.sh $(FUZZ_TARGETS)
+
 # --- install --------------------------------------------------------------------------
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/vramtrace
 	install -m 0755 $(VRAMTRACE) $(DESTDIR)$(PREFIX)/bin/vramtrace
 	install -m 0755 $(PRELOAD_SO) $(DESTDIR)$(PREFIX)/lib/vramtrace/libvramtrace.so
+
+# The wheel is packed by the in-tree PEP 517 backend that `pip install .` uses (pyproject.toml).
+PYTHON ?= python3
+wheel: all
+	$(Q)BUILD=$(BUILD) $(PYTHON) -c 'import sys; sys.path.insert(0, "python/backend"); \
+	  import vramtrace_build as b; print("  WHEEL  $(BUILD)/dist/" + b.build_wheel(sys.argv[1]))' $(BUILD)/dist
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/vramtrace $(DESTDIR)$(PREFIX)/lib/vramtrace/libvramtrace.so
@@ -214,8 +271,8 @@ clean:
 	rm -rf $(BUILD)
 
 format:
-	clang-format -i $(wildcard include/vramtrace/*.h preload/*.[ch] analyzer/*.[ch] tests/*/*.[ch] examples/*/*.c)
+	clang-format -i $(wildcard include/vramtrace/*.h $(shell find preload -name "*.[ch]") analyzer/*/*.[ch] tests/*/*.[ch] examples/*/*.c)
 
 .SECONDARY:
 
--include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/fuzz/obj -name '*.d' 2>/dev/null)

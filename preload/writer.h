@@ -1,5 +1,5 @@
 /* writer.h — writer.c's interface beyond core.h: the system-call seam (tests inject
- * failures), fork hooks, and the locked append used while the file is being opened. */
+ * failures), fork and exec hooks, and the append used while the file is being opened. */
 #ifndef VT_PRELOAD_WRITER_H
 #define VT_PRELOAD_WRITER_H
 
@@ -19,8 +19,8 @@ typedef struct vt__sys {
 } vt__sys;
 extern vt__sys vt__sys_ops;
 
-/* vt__writer_append_locked: appends a record of up to three parts; only while the writer's
- * lock is held (i.e. from vt__write_process_locked during open). 0 or -1. */
+/* vt__writer_append_locked: appends a record of up to three parts while the file is being
+ * opened (from vt__write_process_locked; other threads wait until it is open). 0 or -1. */
 int vt__writer_append_locked(uint16_t type, uint16_t flags, const void *p1, size_t n1,
                              const void *p2, size_t n2, const void *p3, size_t n3);
 /* vt__write_process_locked (procinfo.c): the PROCESS record, written while opening. */
@@ -32,6 +32,12 @@ size_t vt__encode_strings(char *buf, size_t cap, const char *const *strs, const 
 void vt__writer_fork_prepare(void);
 void vt__writer_fork_parent(void);
 void vt__writer_fork_child(void);
+/* vt__writer_exec_prepare: before an exec (hooks/hook_exec.c, which skips it inside a hook
+ * on the same thread): ends the trace with an EXEC trailer, the file cut after it.
+ * vt__writer_exec_failed: the exec returned; the trailer is taken back and tracing goes on in
+ * the same file. Both do nothing in a process (vfork child) that does not own the trace. */
+void vt__writer_exec_prepare(void);
+void vt__writer_exec_failed(void);
 /* vt__writer_path: the trace file's path, NULL before the first event. */
 const char *vt__writer_path(void);
 void vt__writer_counts(uint64_t *events, uint64_t *dropped);

@@ -20,7 +20,20 @@
  *   The writer stores a record's payload first and its header last (one 8-byte release
  *   store), so a reader never sees a header whose payload is not complete.
  *   A clean stop ends with one VT_REC_TRAILER. A file without a trailer is "truncated":
- *   readers report it and keep every complete record before it.
+ *   readers report it and keep every complete record before it. The trailer's header.flags
+ *   (minor 1) say why the trace ended when it was not a plain exit: VT_TRAILER_DISK_FULL,
+ *   VT_TRAILER_OUTPUT_ERROR, VT_TRAILER_EXEC (below); 0 in minor 0 files.
+ *   Records of concurrent threads may appear in the file in a different order than their
+ *   times; within one thread, file order is the order the records were made.
+ *
+ * VERSIONS (header major.minor; a minor only adds, so a reader of 1.N reads every 1.M, M <= N)
+ *   1.0  the first format.
+ *   1.1  API ids 64-71 (layer 3): PyTorch's caching allocator through its trace tracker
+ *        (tensors, its segments, its out-of-memory, the tracker's note); TRAILER
+ *        header.flags: why the trace ended (VT_TRAILER_FLAGS); MODULE: the GNU build-id
+ *        after the path, and the program's real path (/proc/self/exe) instead of argv[0].
+ *        Early 1.1 writers (real traces exist) had the allocator APIs only: trailer flags 0,
+ *        MODULE records ending after the path; readers take each addition only when present.
  *
  * RULES FOR READERS
  *   - refuse a bad magic or a different major version (exit 3); accept a higher minor;
@@ -52,7 +65,7 @@
 #define VT_MAGIC "VRAMTRC\n"
 #define VT_MAGIC_LEN 8
 #define VT_VERSION_MAJOR 1
-#define VT_VERSION_MINOR 1
+#define VT_VERSION_MINOR 1 /* what each minor adds: VERSIONS above */
 
 typedef struct vt_file_header {
     char magic[VT_MAGIC_LEN];
@@ -91,13 +104,20 @@ _Static_assert(sizeof(vt_rec_header) == 8, "record header is 8 bytes");
     X(PYINFO, 13, vt_rec_pyinfo, "the Python runtime version (line table format)")             \
     X(TRAILER, 14, vt_rec_trailer, "clean stop: counts of events and of what was dropped")
 
+/* Types are numbered 1..N in the list's order, so the highest known one is its length. */
+#define VT_REC_ONE(name, value, st, doc) +1
 enum vt_record_type {
     VT_REC_NONE = 0,
 #define VT_REC_ENUM(name, value, st, doc) VT_REC_##name = value,
     VT_RECORD_TYPES(VT_REC_ENUM)
 #undef VT_REC_ENUM
-        VT_REC_MAX_KNOWN = 14
+        VT_REC_MAX_KNOWN = 0 VT_RECORD_TYPES(VT_REC_ONE)
 };
+#define VT_REC_IN_RANGE(name, value, st, doc) \
+    _Static_assert(value >= 1 && value <= VT_REC_MAX_KNOWN, "record types are 1..N");
+VT_RECORD_TYPES(VT_REC_IN_RANGE)
+#undef VT_REC_IN_RANGE
+#undef VT_REC_ONE
 
 /* ---- the API list: X(NAME, id, layer, kind, space) ---------------------------------------
  * layer: 1 runtime (libcudart), 2 driver (libcuda), 3 allocator (PyTorch's caching allocator,
@@ -152,8 +172,6 @@ enum vt_record_type {
     X(cuMemHostAlloc, 59, 2, ALLOC, HOST)                                           \
     X(cuMemAllocHost, 60, 2, ALLOC, HOST)                                           \
     X(cuMemFreeHost, 61, 2, FREE, HOST)                                             \
-    X(cuDevicePrimaryCtxRelease, 62, 2, UNCONTEXT, CONTEXT)                         \
-    X(cuCtxDestroy, 63, 2, UNCONTEXT, CONTEXT)                                      \
     X(torchAlloc, 64, 3, ALLOC, TENSOR)                                             \
     X(torchFree, 65, 3, FREE, TENSOR)                                               \
     X(torchSegmentAlloc, 66, 3, OTHER, NONE)                                        \
@@ -162,6 +180,10 @@ enum vt_record_type {
     X(torchSegmentUnmap, 69, 3, OTHER, NONE)                                        \
     X(torchOom, 70, 3, INFO, NONE)                                                  \
     X(torchTrackerNote, 71, 3, INFO, NONE)
+/* 62 and 63 (cuDevicePrimaryCtxRelease, cuCtxDestroy) were listed but never hooked, so no
+ * trace holds them: retired, not to be reused. Every runtime and driver API here is hooked
+ * (preload/hooks/hook_table.h; test_hooks checks it); the allocator's (layer 3) are recorded
+ * by preload/torch/ from PyTorch's trace tracker, never by a hook. */
 
 enum vt_api {
     VT_API_NONE = 0,
@@ -346,7 +368,10 @@ typedef struct vt_rec_symbol {
 } vt_rec_symbol;
 _Static_assert(sizeof(vt_rec_symbol) == 24, "layout");
 
-/* MODULE: fixed part, then one string: the path. */
+/* MODULE: fixed part, then strings: the path, then (since 1.1) the object's GNU build-id as
+ * raw bytes ("" when it has none). A 1.0 record, and one of an early 1.1 writer, ends after
+ * the path: readers take the build-id only when the record holds it. For the program itself
+ * the path is its real path (/proc/self/exe) when the build-id is there, argv[0] before. */
 typedef struct vt_rec_module {
     uint32_t module_id; /* >= 1 */
     uint32_t reserved;
@@ -383,6 +408,22 @@ typedef struct vt_rec_pyinfo {
 } vt_rec_pyinfo;
 _Static_assert(sizeof(vt_rec_pyinfo) == 16, "layout");
 
+/* TRAILER header.flags: why the trace ended (0: the process exited normally).
+ * X(NAME, bit, key): VT_TRAILER_NAME; key names it in JSON (`dump`: "ended").
+ *   DISK_FULL     output stopped early: no space left (ENOSPC, quota); later events were not
+ *                 recorded (n_dropped counts those seen before the trailer)
+ *   OUTPUT_ERROR  output stopped early on another error (mmap, ...)
+ *   EXEC          the process called exec: the program went on as a new image (traced, if at
+ *                 all, in a file of its own) */
+#define VT_TRAILER_FLAGS(X)                    \
+    X(DISK_FULL, 0x1u, "disk_full")            \
+    X(OUTPUT_ERROR, 0x2u, "output_error")      \
+    X(EXEC, 0x4u, "exec")
+enum vt_trailer_flag {
+#define VT_TRAILER_ENUM(name, bit, key) VT_TRAILER_##name = bit,
+    VT_TRAILER_FLAGS(VT_TRAILER_ENUM)
+#undef VT_TRAILER_ENUM
+};
 typedef struct vt_rec_trailer {
     uint64_t end_ns;      /* since start_mono_ns */
     uint64_t n_events;    /* ALLOC + FREE records written */

@@ -5,6 +5,7 @@
 #include "torchalloc.h"
 
 #include <elf.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <link.h>
 #include <stdatomic.h>
@@ -15,7 +16,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../core.h"
+#include "core/attr.h"
+#include "core/record.h"
+#include "core/thread.h"
+#include "vramtrace/env.h"
+#include "vramtrace/trace_format.h"
 
 /* ---- layouts --------------------------------------------------------------------------- */
 static const struct {
@@ -267,7 +272,7 @@ static void try_attach(void)
     static struct found f;
     static vt__torch_syms s;
     static int have_syms;
-    const char *off = getenv("VRAMTRACE_TORCH_TRACKER");
+    const char *off = getenv(VT_ENV_TORCH_TRACKER);
     if (off && !strcmp(off, "0")) {
         atomic_store(&g_state, VT_TORCH_REFUSED);
         snprintf(g_reason, sizeof g_reason, "VRAMTRACE_TORCH_TRACKER=0");
@@ -337,17 +342,23 @@ void vt__torch_segment(uint64_t addr, uint64_t size, int map)
     int st = atomic_load_explicit(&g_state, memory_order_acquire);
     if (VT__LIKELY(st == VT_TORCH_ACTIVE || st == VT_TORCH_REFUSED))
         return;
+    /* the hook has left its guard: take it again, so nothing the attach calls is recorded,
+     * and leave the caller the errno its real call left */
+    int err = errno;
+    vt__enter();
     if (st == VT_TORCH_CHECKING && t_checker && !map && t_unconfirmed) {
         /* two segments and no tracker event between them: the tracker does not see them */
         refuse(VT_TRACKER_NO_SEGMENT, "the tracker did not report the segment the hook recorded",
                0);
-        return;
+    } else {
+        t_seg_addr = addr;
+        t_seg_size = size;
+        t_seg_map = map;
+        if (st == VT_TORCH_IDLE && !atomic_exchange(&g_claimed, 1))
+            try_attach();
     }
-    t_seg_addr = addr;
-    t_seg_size = size;
-    t_seg_map = map;
-    if (st == VT_TORCH_IDLE && !atomic_exchange(&g_claimed, 1))
-        try_attach();
+    vt__leave();
+    errno = err;
 }
 
 /* ---- the callback ------------------------------------------------------------------------- */

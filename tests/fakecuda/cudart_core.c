@@ -56,18 +56,18 @@ static void child_reset(void) { pthread_mutex_init(&g_lock, NULL); }
 static void load_driver(void)
 {
     pthread_atfork(NULL, NULL, child_reset);
-    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-        /* dlopen searches our RUNPATH ($ORIGIN) only when it sees us as the caller; an
-         * interposed dlopen (ASan, some tracers) hides that, so try beside us by path */
-        Dl_info self;
-        char path[4096];
-        if (dladdr((void *)rt_init, &self) && self.dli_fname && strrchr(self.dli_fname, '/')) {
-            int dir = (int)(strrchr(self.dli_fname, '/') - self.dli_fname);
-            snprintf(path, sizeof path, "%.*s/libcuda.so.1", dir, self.dli_fname);
-            h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-        }
+    /* the fake driver beside us, by path: another libcuda.so.1 on LD_LIBRARY_PATH (a real
+     * one on a GPU machine) must never answer the fake runtime; by name only as a fallback */
+    void *h = NULL;
+    Dl_info self;
+    char path[4096];
+    if (dladdr((void *)rt_init, &self) && self.dli_fname && strrchr(self.dli_fname, '/')) {
+        int dir = (int)(strrchr(self.dli_fname, '/') - self.dli_fname);
+        snprintf(path, sizeof path, "%.*s/libcuda.so.1", dir, self.dli_fname);
+        h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     }
+    if (!h)
+        h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!h) {
         if (getenv("FAKECUDA_LOG") && strcmp(getenv("FAKECUDA_LOG"), "0") != 0)
             fprintf(stderr, "[fakecudart] dlopen(libcuda.so.1): %s\n", dlerror());

@@ -1,5 +1,5 @@
 #!/bin/sh
-# py_offsets.sh — preload/pyoffsets.h against each installed CPython's own internal headers:
+# py_offsets.sh — preload/stacks/pyoffsets.h against each installed CPython's own internal headers:
 # tests/pyprobe/probe.c is compiled with -DPy_BUILD_CORE against include/python3.X(/internal)
 # of every CPython 3.10-3.13 found and must agree on every offset (a wrong table fails here).
 set -u
@@ -16,7 +16,7 @@ echo "$list" | while read -r prefix mm; do
     if ./"probe$mm" > "probe$mm.out"; then
         echo "ok: CPython $mm ($prefix): $(grep -c '^ok' "probe$mm.out") fields agree"
     else
-        cat "probe$mm.out"; echo "FAIL: preload/pyoffsets.h disagrees with $inc"; exit 1
+        cat "probe$mm.out"; echo "FAIL: preload/stacks/pyoffsets.h disagrees with $inc"; exit 1
     fi
 done || status=1
 exit $status

@@ -1,4 +1,4 @@
-/* probe.c — checks preload/pyoffsets.h against one CPython's own internal headers. Compiled
+/* probe.c — checks preload/stacks/pyoffsets.h against one CPython's own internal headers. Compiled
  * by tests/integration/py_offsets.sh once per installed CPython 3.10-3.13 with
  *   -DPy_BUILD_CORE -I$prefix/include/python3.X -I$prefix/include/python3.X/internal
  * Prints one line per field ("ok NAME N" or "MISMATCH NAME table=N header=M") and exits 0
@@ -18,7 +18,7 @@
 #include "internal/pycore_runtime.h"
 #endif
 
-#include "../../preload/pyoffsets.h"
+#include "../../preload/stacks/pyoffsets.h"
 
 static int bad;
 

@@ -1,4 +1,4 @@
-/* shim.c — a tiny shared object that links preload/pyframes.c on its own (with stand-ins for
+/* shim.c — a tiny shared object that links preload/stacks/pyframes.c on its own (with stand-ins for
  * the writer, realsym and thread roles) so tests/python/shim_check.py can call
  * vt__py_capture through ctypes.CDLL — GIL released, as in a real hook — and compare what it
  * read with what the interpreter itself reports. Built by tests/integration/py_shim.sh. */
@@ -7,7 +7,11 @@
 #include <string.h>
 #include <sys/prctl.h>
 
-#include "../../preload/core.h"
+#include "../../preload/core/output.h"
+#include "../../preload/core/realsym.h"
+#include "../../preload/core/thread.h"
+#include "../../preload/stacks/pyframes.h"
+#include "vramtrace/trace_format.h"
 
 #define SHIM_CODES 4096
 typedef struct code_entry {
@@ -28,11 +32,11 @@ void *vt__real_dlsym(void *handle, const char *name)
     return dlsym(handle, name);
 }
 
-/* vt__thread_role: stand-in for core.c: autograd by the thread's name (set before the
+/* vt__thread_role: stand-in for core/thread.c: autograd by the thread's name (set before the
  * thread's first capture). */
 int vt__thread_role(void)
 {
-    static __thread int role = -1; /* cached per thread, as core.c does */
+    static __thread int role = -1; /* cached per thread, as core/thread.c does */
     if (role < 0) {
         char name[17] = {0};
         prctl(PR_GET_NAME, name, 0, 0, 0);

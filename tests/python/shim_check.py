@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-# shim_check.py — runs preload/pyframes.c (linked alone into tests/pyprobe/shim.c's .so) from
+# shim_check.py — runs preload/stacks/pyframes.c (linked alone into tests/pyprobe/shim.c's .so) from
 # real Python code through ctypes.CDLL (GIL released) and checks every captured frame against
 # what the interpreter says: file, qualified name, line (offset mapped with co_lines()), the
 # CODE record's first line and raw line table, code-id reuse, the autograd hand-over, threads.

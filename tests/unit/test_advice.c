@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "../../analyzer/advice.h"
+#include "../../analyzer/model/advice.h"
 
 #define MiB (1024ull * 1024ull)
 #define RTX4070 (12282ull * MiB)
@@ -277,6 +277,32 @@ static void test_candidates_options(void **state)
         assert_int_equal(items[i].fits, -1);
 }
 
+/* Hostile sizes: a prediction too large for 64 bits is clamped, never wrapped (a double beyond
+ * 2^64 converted to uint64_t is undefined), and the search for a smaller micro-batch that keeps
+ * the effective batch starts at the largest batch that fits, not at B (B = 2^40 once spun for
+ * ~45 minutes). */
+static void test_huge_sizes(void **state)
+{
+    (void)state;
+    model_calib c;
+    gpt_shape s = gpt2(1ull << 40, 40);
+    advice_calib_default(&c, &s);
+    c.temp_per_token = 1e6; /* 1e6 B/token * 2^50 tokens: ~1e21 bytes */
+    s.T = 1ull << 10;
+    prediction p;
+    advice_predict(&c, &s, &p);
+    assert_true(p.by_cat.bytes[CAT_TEMPORARIES] >= (1ull << 55));
+    assert_true(p.tensor_bytes >= p.by_cat.bytes[CAT_TEMPORARIES]);
+    assert_true(p.peak_bytes >= p.tensor_bytes);
+    assert_true(p.required_bytes >= p.peak_bytes);
+    advice_item items[ADVICE_MAX];
+    gpt_shape cur = gpt2(1ull << 40, 40);
+    advice_calib_default(&c, &cur);
+    int n = advice_candidates(&c, &cur, RTX4070, 0, 0, 0, items, ADVICE_MAX);
+    assert_true(n > 0);
+    assert_false(items[0].fits == 1 && items[0].shape.B == cur.B);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -286,6 +312,7 @@ int main(void)
         cmocka_unit_test(test_calibration),
         cmocka_unit_test(test_oom_causes),
         cmocka_unit_test(test_candidates_options),
+        cmocka_unit_test(test_huge_sizes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,8 +6,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "../../analyzer/classify.h"
-#include "../../analyzer/phases.h"
+#include "../../analyzer/model/classify.h"
+#include "../../analyzer/model/phases.h"
 #include "vramtrace/trace_format.h"
 
 static classify_input tensor(int phase_alloc, int phase_free, uint32_t ia, uint32_t ifree)

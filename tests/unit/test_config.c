@@ -7,11 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
-#include "../../analyzer/config.h"
+#include "../../analyzer/model/config.h"
 
 static char dir[256];
 
@@ -181,12 +182,42 @@ static void test_bad_values(void **state)
     assert_int_equal(config_apply_args(&c, 2, argv, dir, CONFIG_SRC_ARG, 0, err, sizeof err), 0);
     assert_int_equal(c.nwarnings, 2);
 
-    /* a bad value inside a file is an error even when lenient, naming file and line */
-    write_file("bad.py", "batch_size = 16\nn_layer = 'twelve'\n");
+    /* a bad value inside a file is an error when strict, naming file and line; lenient (a
+     * traced command line): a note naming them, the file's other lines still apply */
+    write_file("bad.py", "batch_size = 16\nn_layer = 'twelve'\nn_head = 6\n");
     config_init(&c);
     const char *argv2[] = {"bad.py"};
-    assert_int_equal(config_apply_args(&c, 1, argv2, dir, CONFIG_SRC_ARG, 0, err, sizeof err), -1);
+    assert_int_equal(config_apply_args(&c, 1, argv2, dir, CONFIG_SRC_ARG, 1, err, sizeof err), -1);
     assert_non_null(strstr(err, "bad.py:2"));
+    config_init(&c);
+    assert_int_equal(config_apply_args(&c, 1, argv2, dir, CONFIG_SRC_ARG, 0, err, sizeof err), 0);
+    assert_int_equal(c.nwarnings, 1);
+    assert_non_null(strstr(c.warnings[0], "bad.py:2"));
+    assert_int_equal(c.v[CFG_batch_size].i, 16);
+    assert_int_equal(c.v[CFG_n_head].i, 6);
+    assert_int_equal(c.v[CFG_n_layer].i, 12);
+
+    /* a traced --key=value the model cannot use is a note; the value before it stays */
+    const char *argv3[] = {"--dtype=fp8", "--batch_size=auto", "--block_size=256"};
+    config_init(&c);
+    assert_int_equal(config_apply_args(&c, 3, argv3, dir, CONFIG_SRC_ARG, 0, err, sizeof err), 0);
+    assert_int_equal(c.nwarnings, 2);
+    assert_non_null(strstr(c.warnings[0], "fp8"));
+    assert_non_null(strstr(c.warnings[1], "auto"));
+    assert_string_equal(c.v[CFG_dtype].s, "bfloat16");
+    assert_int_equal(c.v[CFG_batch_size].i, 12);
+    assert_int_equal(c.v[CFG_block_size].i, 256);
+    assert_int_equal(config_apply_args(&c, 3, argv3, dir, CONFIG_SRC_ARG, 1, err, sizeof err), -1);
+
+    /* files an untrusted trace names: only regular files are read (a FIFO, /dev/zero: not) */
+    char fifo[400];
+    snprintf(fifo, sizeof fifo, "%s/fifo.py", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    config_init(&c);
+    assert_int_equal(config_apply_file(&c, "fifo.py", dir, err, sizeof err), -1);
+    assert_non_null(strstr(err, "not a regular file"));
+    assert_int_equal(config_apply_file(&c, "/dev/zero", NULL, err, sizeof err), -1);
+    assert_non_null(strstr(err, "not a regular file"));
 
     config_init(&c);
     assert_int_equal(config_set(&c, "n_head", "7", CONFIG_SRC_FLAG, "x", err, sizeof err), 0);

@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "../../analyzer/escape.h"
+#include "../../analyzer/trace/escape.h"
 
 /* term / html / utf8: the escape of a literal (with its length, NULs included). */
 static char g_out[512];

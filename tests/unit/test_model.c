@@ -1,5 +1,6 @@
-/* test_model.c — the report's model sections (analyzer/model.c) from a filled run_facts: the
- * configuration from a traced command line, the formula table, OOM diagnosis, advice. */
+/* test_model.c — the model of a run (analyzer/model/model.c) from a filled run_facts, seen
+ * through its views (analyzer/views/model_*.c): the configuration from a traced command line,
+ * the formula table, OOM diagnosis, advice. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,13 +12,35 @@
 
 #include <cmocka.h>
 
-#include "../../analyzer/formula.h"
-#include "../../analyzer/model.h"
+#include "../../analyzer/model/formula.h"
+#include "../../analyzer/model/model.h"
+#include "../../analyzer/views/model_views.h"
 
 #define MiB (1024ull * 1024ull)
 #define GiB (1024ull * MiB)
 
 static char dir[256];
+
+/* model_report_text / _json: model_build, then the view; -1 when the model cannot be built. */
+static int model_report_text(FILE *out, const run_facts *f, const model_opts *o)
+{
+    static model_result m;
+    char err[512];
+    if (model_build(&m, f, o, err, sizeof err) < 0)
+        return -1;
+    model_text(out, &m, f, o->color);
+    return 0;
+}
+
+static int model_report_json(cJSON *root, const run_facts *f, const model_opts *o)
+{
+    static model_result m;
+    char err[512];
+    if (model_build(&m, f, o, err, sizeof err) < 0)
+        return -1;
+    model_json(root, &m, f);
+    return 0;
+}
 
 static int setup(void **state)
 {
@@ -271,12 +294,14 @@ static void test_fits(void **state)
     cJSON_Delete(root);
 }
 
-/* compile=True run by our simulation (which runs it eager): the model uses eager mode */
+/* compile=True run eager (our simulation does; its frames show forwards and never
+ * torch._dynamo): the model uses eager mode. Without that signal, compile=True is kept. */
 static void test_sim_compile(void **state)
 {
     (void)state;
     run_facts f;
     oom_facts(&f);
+    f.compile_frames = MODEL_COMPILE_NOT_SEEN;
     static const char *const argv[] = {
         "python3",        "examples/sim/sim_train.py", "gpt2_12gb.py", "--batch_size=16",
         "--compile=True", "--allocator=caching",       "--max_iters=3"};
@@ -293,6 +318,12 @@ static void test_sim_compile(void **state)
     cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "advice"), 0);
     assert_string_equal(cJSON_GetObjectItem(first, "command_line")->valuestring,
                         "--batch_size=4 --gradient_accumulation_steps=128");
+    cJSON_Delete(root);
+    /* the same run with frames under torch._dynamo: compile=True stands */
+    f.compile_frames = MODEL_COMPILE_SEEN;
+    root = cJSON_CreateObject();
+    assert_int_equal(model_report_json(root, &f, &o), 0);
+    assert_null(cJSON_GetObjectItem(root, "config_note"));
     cJSON_Delete(root);
 }
 

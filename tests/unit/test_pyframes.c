@@ -1,4 +1,4 @@
-/* test_pyframes.c — preload/pyframes.c outside Python: a process without CPython gets no
+/* test_pyframes.c — preload/stacks/pyframes.c outside Python: a process without CPython gets no
  * frames and writes nothing; the 3.13 _Py_DebugOffsets decoder (pyoffsets.h) accepts only a
  * well-formed 3.13 block. Live-interpreter reading is tested by tests/integration/py_*.sh. */
 #include <setjmp.h>
@@ -12,8 +12,9 @@
 
 #include <cmocka.h>
 
-#include "../../preload/core.h"
-#include "../../preload/pyoffsets.h"
+#include "../../preload/stacks/pyframes.h"
+#include "vramtrace/trace_format.h"
+#include "../../preload/stacks/pyoffsets.h"
 
 static char trace_path[256];
 

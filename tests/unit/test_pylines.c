@@ -2,6 +2,7 @@
  * form, and the real thing: for every CPython 3.10-3.13 under $(pyenv root)/versions, a
  * script compiles sample functions and prints co_linetable, co_firstlineno and the
  * expected (offset -> line) from co_lines() / co_positions(); every offset must agree. */
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "../../analyzer/pylines.h"
+#include "../../analyzer/trace/pylines.h"
 
 static void test_310_forms(void **state)
 {
@@ -29,6 +30,10 @@ static void test_310_forms(void **state)
     assert_int_equal(pylines_line(3, 10, t, sizeof t, 10, 14), 145);
     assert_int_equal(pylines_line(3, 10, t, sizeof t, 10, 18), -1); /* past the table */
     assert_int_equal(pylines_line(3, 10, t, 3, 10, 6), -1);          /* odd tail ignored */
+    /* a line beyond int (a hostile first line or table): malformed, never a wrapped line */
+    static const uint8_t up[] = {2, 0, 2, 5};
+    assert_int_equal(pylines_line(3, 10, up, sizeof up, INT_MAX - 2, 0), INT_MAX - 2);
+    assert_int_equal(pylines_line(3, 10, up, sizeof up, INT_MAX - 2, 2), -1);
 }
 
 static void test_311_forms(void **state)
@@ -57,6 +62,15 @@ static void test_311_forms(void **state)
     /* a varint cut by the end of the table: no line, no overread */
     static const uint8_t cut[] = {0x80 | (14 << 3) | 0, 0x48};
     assert_int_equal(pylines_line(3, 12, cut, sizeof cut, 1, 0), -1);
+    /* a line beyond int (a hostile first line or delta): malformed, never a wrapped line */
+    static const uint8_t up[] = {0x80 | (12 << 3) | 0, 3, 9};
+    assert_int_equal(pylines_line(3, 11, up, sizeof up, INT_MAX - 2, 0), INT_MAX);
+    assert_int_equal(pylines_line(3, 11, up, sizeof up, INT_MAX - 1, 0), -1);
+    /* two deltas of +(2^31 - 1) from 2^30: a wrapping sum would come back to 2^30 - 2 */
+    static const uint8_t wrap[] = {0x80 | (13 << 3) | 0, 0x7e, 0x7f, 0x7f, 0x7f, 0x7f, 0x03,
+                                   0x80 | (13 << 3) | 0, 0x7e, 0x7f, 0x7f, 0x7f, 0x7f, 0x03};
+    assert_int_equal(pylines_line(3, 12, wrap, sizeof wrap, 1 << 30, 0), -1);
+    assert_int_equal(pylines_line(3, 12, wrap, sizeof wrap, 1 << 30, 2), -1);
     /* a table not starting on an entry header */
     static const uint8_t bad[] = {0x05, 0x80};
     assert_int_equal(pylines_line(3, 13, bad, sizeof bad, 1, 0), -1);

@@ -1,7 +1,7 @@
-/* test_reader.c — the streaming reader (analyzer/reader.c), the lookup tables and resolver
- * (tables.c, demangle.c) and the run summary (summary.c), on traces written here by a tiny
- * independent writer: round trip of every record type, truncation, malformed inputs, a
- * random-corruption loop, buffer-window boundaries, rewind. */
+/* test_reader.c — the streaming reader (analyzer/trace/reader.c), the lookup tables and
+ * resolver (tables.c, demangle.c), on traces written by the unit tests' encoder (trace_enc.h):
+ * round trip of every record type, truncation, malformed inputs, a random-corruption loop,
+ * buffer-window boundaries, rewind. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,101 +13,12 @@
 
 #include <cmocka.h>
 
-#include "../../analyzer/reader.h"
-#include "../../analyzer/summary.h"
-#include "../../analyzer/tables.h"
+#include "../../analyzer/trace/reader.h"
+#include "../../analyzer/trace/tables.h"
 
 #define MiB (1024ull * 1024ull)
 
-/* ---- a tiny writer -------------------------------------------------------------------- */
-
-typedef struct wbuf {
-    unsigned char *p;
-    size_t n, cap;
-} wbuf;
-
-static void w_bytes(wbuf *w, const void *p, size_t n)
-{
-    if (w->n + n > w->cap) {
-        w->cap = (w->n + n) * 2 + 4096;
-        w->p = realloc(w->p, w->cap);
-        assert_non_null(w->p);
-    }
-    memcpy(w->p + w->n, p, n);
-    w->n += n;
-}
-
-static void w_header(wbuf *w, uint16_t major, uint16_t minor)
-{
-    vt_file_header h = {{0}, major, minor, 32, 111, 222};
-    memcpy(h.magic, VT_MAGIC, 8);
-    w_bytes(w, &h, sizeof h);
-}
-
-/* A record under construction: rec_* append to a scratch payload, w_rec emits it. */
-static unsigned char g_pl[1 << 16];
-static size_t g_pn;
-static void pl_reset(void) { g_pn = 0; }
-static void pl(const void *p, size_t n)
-{
-    memcpy(g_pl + g_pn, p, n);
-    g_pn += n;
-}
-static void pl_str(const char *s)
-{
-    uint32_t n = (uint32_t)strlen(s);
-    pl(&n, 4);
-    pl(s, n);
-}
-
-/* w_rec: header + g_pl + zero padding to 8; returns the record's offset. */
-static size_t w_rec(wbuf *w, uint16_t type, uint16_t flags)
-{
-    size_t off = w->n;
-    uint32_t size = (uint32_t)((8 + g_pn + 7) & ~(size_t)7);
-    vt_rec_header h = {type, flags, size};
-    w_bytes(w, &h, 8);
-    w_bytes(w, g_pl, g_pn);
-    static const unsigned char z[8];
-    w_bytes(w, z, size - 8 - g_pn);
-    pl_reset();
-    return off;
-}
-
-static void w_alloc(wbuf *w, unsigned api, uint16_t extra, uint64_t ns, uint32_t thread,
-                    uint64_t addr, uint64_t size, uint32_t stack)
-{
-    vt_rec_alloc a = {VT_TT_MAKE(ns, thread), addr, size, stack, 0, 0};
-    pl(&a, sizeof a);
-    w_rec(w, VT_REC_ALLOC, (uint16_t)(VT_EVF_MAKE(api, 0) | extra));
-}
-
-static void w_free(wbuf *w, unsigned api, uint64_t ns, uint64_t addr)
-{
-    vt_rec_free f = {VT_TT_MAKE(ns, 0), addr};
-    pl(&f, sizeof f);
-    w_rec(w, VT_REC_FREE, VT_EVF_MAKE(api, 0));
-}
-
-static void w_trailer(wbuf *w, uint64_t nev)
-{
-    vt_rec_trailer t = {999, nev, 0, 0, 0, 0};
-    pl(&t, sizeof t);
-    w_rec(w, VT_REC_TRAILER, 0);
-}
-
-static char g_path[64];
-
-/* save: writes w to a fresh temp file (g_path) and returns its path. */
-static const char *save(const wbuf *w)
-{
-    strcpy(g_path, "/tmp/test_reader.XXXXXX");
-    int fd = mkstemp(g_path);
-    assert_true(fd >= 0);
-    assert_true(write(fd, w->p, w->n) == (ssize_t)w->n);
-    close(fd);
-    return g_path;
-}
+#include "trace_enc.h"
 
 /* read_all: count of records and final status of path; *off gets the error offset. */
 static uint64_t read_all(const char *path, reader_status *st, uint64_t *off)
@@ -598,49 +509,6 @@ static void test_open_errors_and_api_names(void **state)
     assert_null(demangle("_Zgarbage", 9));
 }
 
-/* ---- summary ------------------------------------------------------------------------------ */
-
-static void test_summary(void **state)
-{
-    (void)state;
-    wbuf w = {0};
-    w_header(&w, 1, 0);
-    w_alloc(&w, VT_API_cuDevicePrimaryCtxRetain, 0, 1, 0, 0x50, 300 * MiB, 0);
-    w_alloc(&w, VT_API_cudaMalloc, 0, 2, 0, 0x1000, 100 * MiB, 0);
-    w_alloc(&w, VT_API_cuMemCreate, 0, 3, 0, 0x77, 50 * MiB, 0);
-    w_alloc(&w, VT_API_cudaHostAlloc, 0, 4, 0, 0x3000, 900 * MiB, 0); /* not VRAM */
-    w_free(&w, VT_API_cudaFree, 5, 0x1000);
-    w_alloc(&w, VT_API_cudaMalloc, 0, 6, 0, 0x1000, 20 * MiB, 0); /* reused address */
-    w_alloc(&w, VT_API_cudaMalloc, VT_EVF_FAILED, 7, 0, 0, 64 * 1024 * MiB, 0);
-    vt_rec_oom o = {VT_TT_MAKE(8, 0), 64 * 1024 * MiB, 24 * 1024 * MiB, 0, 0, 2};
-    pl(&o, sizeof o), w_rec(&w, VT_REC_OOM, VT_EVF_MAKE(VT_API_cudaMalloc, 0));
-    char out[2048] = {0};
-    FILE *f = fmemopen(out, sizeof out - 1, "w");
-    assert_int_equal(summary_print(f, save(&w)), 0);
-    fclose(f);
-    unlink(g_path);
-    assert_non_null(strstr(out, "7 events (1 failed)"));
-    assert_non_null(strstr(out, "peak 150.0 MiB in device allocations (450.0 MiB with"));
-    assert_non_null(strstr(out, "1 context,"));
-    assert_non_null(strstr(out, "OOM: yes (a request for 64.00 GiB failed)"));
-    assert_non_null(strstr(out, "truncated"));
-
-    w_trailer(&w, 7);
-    f = fmemopen(out, sizeof out - 1, "w");
-    assert_int_equal(summary_print(f, save(&w)), 0);
-    fclose(f);
-    unlink(g_path);
-    assert_non_null(strstr(out, "complete."));
-
-    w.p[0] = 'Z';
-    f = fmemopen(out, sizeof out - 1, "w");
-    assert_int_equal(summary_print(f, save(&w)), 3);
-    fclose(f);
-    unlink(g_path);
-    assert_int_equal(summary_print(stdout, "/nonexistent.vt"), 2);
-    free(w.p);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -650,7 +518,6 @@ int main(void)
         cmocka_unit_test(test_many_records_and_big_record),
         cmocka_unit_test(test_random_corruption),
         cmocka_unit_test(test_open_errors_and_api_names),
-        cmocka_unit_test(test_summary),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

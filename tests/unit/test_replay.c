@@ -1,6 +1,7 @@
 /* test_replay.c — replay on small hand-written traces: levels and peaks, phases from Python
  * frames, lifetimes (an activation freed in backward, a temporary freed in forward), the
- * categories at the peak and at an unrecovered OOM, truncated and malformed files. */
+ * categories at the peak and at an unrecovered OOM, truncated and malformed files. Traces are
+ * written with the unit tests' encoder (trace_enc.h). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,27 +12,26 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "../../analyzer/replay.h"
-#include "vramtrace/trace_format.h"
+#include "../../analyzer/model/replay.h"
+#include "trace_enc.h"
 
-static FILE *g_f;
+static wbuf g_w; /* the trace being written (trace_enc.h) */
 
 static void rec(uint16_t type, uint16_t flags, const void *p, size_t n, const char *const *strs, int ns)
 {
-    size_t body = n;
-    for (int i = 0; i < ns; i++)
-        body += 4 + strlen(strs[i]);
-    uint32_t size = (uint32_t)((8 + body + 7) & ~(size_t)7);
-    vt_rec_header h = {type, flags, size};
-    fwrite(&h, 8, 1, g_f);
-    fwrite(p, 1, n, g_f);
-    for (int i = 0; i < ns; i++) {
-        uint32_t l = (uint32_t)strlen(strs[i]);
-        fwrite(&l, 4, 1, g_f);
-        fwrite(strs[i], 1, l, g_f);
-    }
-    static const char zero[8];
-    fwrite(zero, 1, size - 8 - body, g_f);
+    w_rec_strs(&g_w, type, flags, p, n, strs, ns);
+}
+
+/* begin / end: a trace in g_w, then written to path. */
+static void begin(void)
+{
+    g_w.n = 0;
+    w_header(&g_w, VT_VERSION_MAJOR, VT_VERSION_MINOR);
+}
+
+static void end(const char *path)
+{
+    save_to(&g_w, path);
 }
 
 static void code(uint32_t id, const char *file, const char *qual)
@@ -70,11 +70,7 @@ static void release(uint32_t thread, int backward, uint64_t addr)
 /* write_trace: the training-shaped scenario; trailer = 0 leaves it truncated. */
 static void write_trace(const char *path, int trailer)
 {
-    g_f = fopen(path, "wb");
-    assert_non_null(g_f);
-    vt_file_header h = {VT_MAGIC, VT_VERSION_MAJOR, VT_VERSION_MINOR, 32, 1, 1};
-    memcpy(h.magic, VT_MAGIC, VT_MAGIC_LEN);
-    fwrite(&h, sizeof h, 1, g_f);
+    begin();
     code(1, "/x/torch/nn/modules/module.py", "Module.to");
     code(2, "/x/train.py", "Block.forward");
     code(3, "/x/torch/nn/functional.py", "cross_entropy");
@@ -94,7 +90,7 @@ static void write_trace(const char *path, int trailer)
         vt_rec_trailer t = {200000, 9, 0, 20, 0, 0};
         rec(VT_REC_TRAILER, 0, &t, sizeof t, NULL, 0);
     }
-    fclose(g_f);
+    end(path);
 }
 
 static void test_training_shape(void **st)
@@ -147,10 +143,7 @@ static void test_segment_oom_cache(void **st)
     close(fd);
     g_alloc_api = VT_API_cudaMalloc;
     g_free_api = VT_API_cudaFree;
-    g_f = fopen(path, "wb");
-    vt_file_header h = {VT_MAGIC, VT_VERSION_MAJOR, VT_VERSION_MINOR, 32, 1, 1};
-    memcpy(h.magic, VT_MAGIC, VT_MAGIC_LEN);
-    fwrite(&h, sizeof h, 1, g_f);
+    begin();
     code(2, "/x/train.py", "Block.forward");
     stack(2, 2);
     alloc(0, 0, 0x1000, 2 << 20, 2, 0);  /* a segment in use */
@@ -158,7 +151,7 @@ static void test_segment_oom_cache(void **st)
     alloc(0, 0, 0, 64 << 20, 2, 2);      /* fails */
     release(0, 0, 0x9000);               /* the allocator releases its cache */
     alloc(0, 0, 0, 64 << 20, 2, 2);      /* fails again: OOM */
-    fclose(g_f);
+    end(path);
     g_alloc_api = VT_API_cudaMallocAsync;
     g_free_api = VT_API_cudaFreeAsync;
     replay_result r;

@@ -13,8 +13,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "../../preload/core.h"
-#include "../../preload/stacks.h"
+#include "../../preload/core/config.h"
+#include "../../preload/core/output.h"
+#include "vramtrace/trace_format.h"
+#include "../../preload/stacks/stacks.h"
 #include "../../preload/writer.h"
 
 static char g_dir[64];

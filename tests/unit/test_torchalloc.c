@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "../../preload/core.h"
+#include "../../preload/core/config.h"
 #include "../../preload/torch/torchalloc.h"
 
 #define ATTACH VT_TORCH_SYM_ATTACH_PREFIX

@@ -1,0 +1,539 @@
+/* cmd_predict.c — `vramtrace predict`: a memory calculator for a GPT (nanoGPT) configuration,
+ * no trace needed: per-category peak by the refined formula, the largest tensor, fits or not
+ * on a card, the largest batch_size that fits. Formulas: formula.c; calibration: advice.c. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "advice.h"
+#include "cards.h"
+#include "commands.h"
+#include "report.h"
+#include "config.h"
+#include "config_view.h"
+#include "formula.h"
+
+/* X(name, n_layer, n_head, n_embd, extra nanoGPT settings) — model presets. */
+#define VT_PREDICT_MODELS(X)                                                                       \
+    X("gpt2", 12, 12, 768, "")                                                                     \
+    X("gpt2-medium", 24, 16, 1024, "")                                                             \
+    X("gpt2-large", 36, 20, 1280, "")                                                              \
+    X("gpt2-xl", 48, 25, 1600, "")                                                                 \
+    X("shakespeare-char", 6, 6, 384,                                                               \
+      "block_size=256 batch_size=64 gradient_accumulation_steps=1 dropout=0.2 vocab_size=65")
+
+typedef struct model_preset {
+    const char *name;
+    int L, H, d;
+    const char *extra;
+} model_preset;
+
+static const model_preset presets[] = {
+#define VT_PM_ROW(n, l, h, d, e) {n, l, h, d, e},
+    VT_PREDICT_MODELS(VT_PM_ROW)
+#undef VT_PM_ROW
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: vramtrace predict [options] [CONFIG.py ...] [--key=value ...]\n\n"
+            "Predicts the GPU memory of one nanoGPT training step (formula.md §3) and whether it "
+            "fits a card.\n\n"
+            "model:\n"
+            "  --model NAME          gpt2, gpt2-medium, gpt2-large, gpt2-xl, shakespeare-char\n"
+            "  --n-layer N  --n-head N  --n-embd N  --block-size N  --vocab-size N  --bias / "
+            "--no-bias\n"
+            "training:\n"
+            "  --batch-size N  --grad-accum N  --dtype fp16|bf16|fp32  --compile / --no-compile  "
+            "--dropout P\n"
+            "  --no-flash            attention without fused SDPA (B*H*T^2 scores kept per layer)\n"
+            "  --checkpointing       activation checkpointing of every block\n"
+            "  nanoGPT's own spelling works too (--batch_size=8, "
+            "--gradient_accumulation_steps=64), and\n"
+            "  bare arguments are nanoGPT config files (key = value lines), applied in order\n"
+            "target:\n"
+            "  --card CARD           %s, or a size (12GiB, 12288MiB, 11.5G)\n"
+            "  --from TRACE        calibrate with a traced run: a trace, or the output of\n"
+            "                        `vramtrace report --json TRACE` (its configuration, then\n"
+            "                        the options here as what-ifs)\n"
+            "output:\n"
+            "  --json                one JSON object on stdout\n"
+            "  -h, --help            this text\n\n"
+            "defaults are nanoGPT train.py's (GPT-2 124M shape, batch_size 12, block_size 1024, "
+            "bfloat16, compile).\n"
+            "The peak includes an assumed 500 MiB CUDA context and a 10 %% allocator cache; keep "
+            ">= %d %% free.\n"
+            "exit codes: 0 ok, 2 usage or bad value\n",
+            card_presets_help(), ADVICE_HEADROOM_PCT);
+}
+
+/* set: applies key=value with the source tag "flag". -1 with err on a bad value or key. */
+static int set(nano_config *c, const char *key, const char *value, const char *where, char *err,
+               size_t errlen)
+{
+    int rc = config_set(c, key, value, CONFIG_SRC_FLAG, where, err, errlen);
+    if (rc == 1) {
+        snprintf(err, errlen, "unknown option or key '%s' (see vramtrace predict --help)", where);
+        return -1;
+    }
+    return rc;
+}
+
+/* apply_model: a preset's shape and extra settings. */
+static int apply_model(nano_config *c, const char *name, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++) {
+        const model_preset *p = &presets[i];
+        if (strcmp(p->name, name))
+            continue;
+        char where[96], v[32];
+        snprintf(where, sizeof where, "--model %s", name);
+        snprintf(v, sizeof v, "%d", p->L);
+        set(c, "n_layer", v, where, err, errlen);
+        snprintf(v, sizeof v, "%d", p->H);
+        set(c, "n_head", v, where, err, errlen);
+        snprintf(v, sizeof v, "%d", p->d);
+        set(c, "n_embd", v, where, err, errlen);
+        char extra[160];
+        snprintf(extra, sizeof extra, "%s", p->extra);
+        for (char *tok = strtok(extra, " "); tok; tok = strtok(NULL, " ")) {
+            char *eq = strchr(tok, '=');
+            *eq = '\0';
+            if (set(c, tok, eq + 1, where, err, errlen) < 0)
+                return -1;
+        }
+        return 0;
+    }
+    snprintf(err, errlen,
+             "unknown model '%s' (use gpt2, gpt2-medium, gpt2-large, gpt2-xl or shakespeare-char, "
+             "or --n-layer/--n-head/--n-embd)",
+             name);
+    return -1;
+}
+
+/* load_trace: a trace given to --from: replayed and modelled as `vramtrace report` does
+ * (report/report.c), the run's configuration into c (source "file", where "--from PATH"),
+ * the measured peak by category into measured, *partial = the run ended in an OOM, the run's
+ * card into *cap / capname. Returns 0, or -1 with err. */
+static int load_trace(const char *path, nano_config *c, cat_breakdown *measured, int *partial,
+                      uint64_t *cap, char *capname, size_t caplen, char *err, size_t errlen)
+{
+    report_ctx rep;
+    char rerr[400] = "";
+    if (report_of_trace(path, &rep, rerr, sizeof rerr)) {
+        snprintf(err, errlen, "--from %.200s: %.300s", path, rerr[0] ? rerr : "cannot replay the trace");
+        report_free(&rep);
+        return -1;
+    }
+    const model_result *m = rep.model;
+    char where[160];
+    snprintf(where, sizeof where, "--from %s", path);
+    int rc = 0;
+    for (int k = 0; k < CFG_COUNT; k++) { /* the values as the model resolved them */
+        c->v[k] = m->cfg.v[k];
+        c->v[k].src = CONFIG_SRC_FILE;
+        snprintf(c->v[k].where, sizeof c->v[k].where, "%s", where);
+    }
+    if (m->cfg.v[CFG_compile].i && !m->shape.compile) /* the model's "ran as eager" */
+        c->v[CFG_compile].i = 0;
+    *measured = m->measured;
+    *partial = rep.facts.has_oom;
+    *cap = m->capacity;
+    snprintf(capname, caplen, "%s", m->capacity_name[0] ? m->capacity_name : "the traced run's card");
+    report_free(&rep);
+    if (rc == 0 && cat_breakdown_total(measured) == 0) {
+        snprintf(err, errlen, "--from %s: the report has no measured bytes to calibrate with", path);
+        rc = -1;
+    }
+    return rc;
+}
+
+/* load_run: --from PATH: a trace (load_trace), or the output of `vramtrace report --json`
+ * read for the same things. Returns 0, or -1 with err. */
+static int load_run(const char *path, nano_config *c, cat_breakdown *measured, int *partial,
+                    uint64_t *cap, char *capname, size_t caplen, char *err, size_t errlen)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) {
+        snprintf(err, errlen,
+                 "--from %s: cannot open it (give the output of `vramtrace report --json TRACE`)",
+                 path);
+        return -1;
+    }
+    char magic[VT_MAGIC_LEN];
+    if (fread(magic, 1, sizeof magic, fp) == sizeof magic && !memcmp(magic, VT_MAGIC, VT_MAGIC_LEN)) {
+        fclose(fp);
+        return load_trace(path, c, measured, partial, cap, capname, caplen, err, errlen);
+    }
+    rewind(fp);
+    size_t cap_b = 1 << 16, n = 0;
+    char *buf = malloc(cap_b);
+    size_t got;
+    while (fp && buf && (got = fread(buf + n, 1, cap_b - n - 1, fp)) > 0) {
+        n += got;
+        if (n + 1 >= cap_b && cap_b < (64u << 20)) {
+            char *nb = realloc(buf, cap_b * 2);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap_b *= 2;
+        } else if (n + 1 >= cap_b) {
+            break;
+        }
+    }
+    if (fp)
+        fclose(fp);
+    if (!buf) {
+        snprintf(err, errlen, "--from %s: out of memory reading it", path);
+        return -1;
+    }
+    buf[n] = '\0';
+    cJSON *root = cJSON_Parse(buf);
+    free(buf);
+    cJSON *cfg = root ? cJSON_GetObjectItem(root, "config") : NULL;
+    cJSON *fo = root ? cJSON_GetObjectItem(root, "formula") : NULL;
+    if (!cJSON_IsObject(cfg) || !cJSON_IsObject(fo)) {
+        cJSON_Delete(root);
+        snprintf(err, errlen,
+                 "--from %s: neither a trace nor the JSON of `vramtrace report --json TRACE`",
+                 path);
+        return -1;
+    }
+    char where[160];
+    snprintf(where, sizeof where, "--from %s", path);
+    int rc = 0;
+    for (int k = 0; k < CFG_COUNT && rc == 0; k++) {
+        cJSON *v =
+            cJSON_GetObjectItem(cJSON_GetObjectItem(cfg, config_key_name((config_key)k)), "value");
+        char text[64];
+        if (cJSON_IsBool(v))
+            snprintf(text, sizeof text, "%s", cJSON_IsTrue(v) ? "True" : "False");
+        else if (cJSON_IsNumber(v))
+            snprintf(text, sizeof text, "%.17g", v->valuedouble);
+        else if (cJSON_IsString(v))
+            snprintf(text, sizeof text, "%s", v->valuestring);
+        else
+            continue;
+        rc = config_set(c, config_key_name((config_key)k), text, CONFIG_SRC_FILE, where, err,
+                        errlen);
+    }
+    cJSON *note = cJSON_GetObjectItem(root, "config_note");
+    if (rc == 0 && cJSON_IsString(note) && strstr(note->valuestring, "eager"))
+        rc = config_set(c, "compile", "False", CONFIG_SRC_FILE, where, err, errlen);
+    memset(measured, 0, sizeof *measured);
+    for (int k = 0; k < CAT_COUNT; k++) {
+        cJSON *m = cJSON_GetObjectItem(cJSON_GetObjectItem(fo, category_key((category)k)),
+                                       "measured_bytes");
+        if (cJSON_IsNumber(m) && m->valuedouble > 0)
+            measured->bytes[k] = (uint64_t)m->valuedouble;
+    }
+    cJSON *oom = cJSON_GetObjectItem(root, "oom");
+    *partial = cJSON_IsObject(oom);
+    cJSON *pr = cJSON_GetObjectItem(root, "prediction");
+    cJSON *cb = cJSON_GetObjectItem(pr, "capacity_bytes"),
+          *cn = cJSON_GetObjectItem(pr, "capacity_name");
+    *cap = cJSON_IsNumber(cb) && cb->valuedouble > 0 ? (uint64_t)cb->valuedouble : 0;
+    snprintf(capname, caplen, "%s", cJSON_IsString(cn) ? cn->valuestring : "the traced run's card");
+    cJSON_Delete(root);
+    if (rc == 0 && cat_breakdown_total(measured) == 0) {
+        snprintf(err, errlen, "--from %s: the report has no measured bytes to calibrate with",
+                 path);
+        rc = -1;
+    }
+    return rc;
+}
+
+typedef struct predict_args {
+    int json;
+    int unfused;       /* --no-flash: attention scores materialized */
+    int checkpointing; /* --checkpointing: activation checkpointing of every block */
+    const char *from;
+    card_spec card;
+    int have_card;
+} predict_args;
+
+/* parse: the command line, in order, into c and a. Returns 0, 1 (--help printed) or -1. */
+static int parse(int argc, char **argv, nano_config *c, predict_args *a, char *err, size_t errlen)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+            usage(stdout);
+            return 1;
+        }
+        if (arg[0] != '-' || arg[1] != '-') {
+            if (arg[0] == '-') {
+                snprintf(err, errlen, "unknown option '%s' (see vramtrace predict --help)", arg);
+                return -1;
+            }
+            if (config_apply_file(c, arg, NULL, err, errlen) < 0)
+                return -1;
+            continue;
+        }
+        char key[64];
+        const char *eq = config_arg_key(arg, key, sizeof key);
+        /* flags without a value */
+        if (!eq &&
+            (!strcmp(key, "json") || !strcmp(key, "no_flash") || !strcmp(key, "checkpointing") ||
+             !strcmp(key, "bias") || !strcmp(key, "no_bias") || !strcmp(key, "compile") ||
+             !strcmp(key, "no_compile"))) {
+            if (!strcmp(key, "json"))
+                a->json = 1;
+            else if (!strcmp(key, "no_flash"))
+                a->unfused = 1;
+            else if (!strcmp(key, "checkpointing"))
+                a->checkpointing = 1;
+            else if (set(c, !strncmp(key, "no_", 3) ? key + 3 : key,
+                         !strncmp(key, "no_", 3) ? "False" : "True", arg, err, errlen) < 0)
+                return -1;
+            continue;
+        }
+        const char *val = eq;
+        if (!val) {
+            if (i + 1 >= argc) {
+                snprintf(err, errlen, "option '%s' needs a value (e.g. %s 8)", arg, arg);
+                return -1;
+            }
+            val = argv[++i];
+        }
+        if (!strcmp(key, "grad_accum"))
+            snprintf(key, sizeof key, "gradient_accumulation_steps");
+        char where[160];
+        snprintf(where, sizeof where, "%s%s%s", arg, eq ? "" : " ", eq ? "" : val);
+        if (!strcmp(key, "model")) {
+            if (apply_model(c, val, err, errlen) < 0)
+                return -1;
+        } else if (!strcmp(key, "card")) {
+            if (card_parse(val, &a->card, err, errlen) < 0)
+                return -1;
+            a->have_card = 1;
+        } else if (!strcmp(key, "from")) {
+            a->from = val; /* loaded before the other options (find_from) */
+        } else if (set(c, key, val, where, err, errlen) < 0) {
+            return -1;
+        }
+    }
+    return config_validate(c, err, errlen);
+}
+
+static void print_text(const nano_config *c, const gpt_shape *s, const prediction *p,
+                       const predict_args *a, uint64_t lb, const model_calib *cal)
+{
+    char b1[32], b2[32];
+    uint64_t P = formula_params_exact(s);
+    printf("GPT: %.2f M parameters (n_layer %llu, n_head %llu, n_embd %llu, block_size %llu, "
+           "vocab_size %llu, "
+           "bias %s)\n",
+           P / 1e6, (unsigned long long)s->L, (unsigned long long)s->H, (unsigned long long)s->d,
+           (unsigned long long)s->T, (unsigned long long)s->V, s->bias ? "True" : "False");
+    printf("step: batch_size %llu, gradient_accumulation_steps %llu (effective batch %llu), %s, "
+           "compile %s, "
+           "dropout %g\n\n",
+           (unsigned long long)s->B, (unsigned long long)s->A, (unsigned long long)(s->B * s->A),
+           c->v[CFG_dtype].s, s->compile ? "True" : "False", s->dropout);
+    if (cal->calibrated) {
+        printf("calibrated with %s (measured / refined formula:", a->from);
+        for (int k = 0; k < CAT_COUNT; k++)
+            if (cal->measured.bytes[k] && cal->refined.bytes[k])
+                printf(" %s %.2f", category_name((category)k), cal->ratio[k]);
+        printf("%s)\n",
+               cal->partial ? "; the run ended in an OOM, ratios below 1 not trusted" : "");
+    }
+    printf("at the step's peak (start of the loss backward; refined formula, formula.md §3):\n");
+    for (int k = 0; k < CAT_COUNT; k++) {
+        if (!p->by_cat.bytes[k] || k == CAT_CACHE || k == CAT_CONTEXT || k == CAT_KERNEL_CODE ||
+            k == CAT_EXTERNAL)
+            continue;
+        printf("  %-18s %12s  %s\n", category_name((category)k),
+               card_format_bytes(p->by_cat.bytes[k], b1, sizeof b1), category_doc((category)k));
+    }
+    printf("  %-18s %12s  (≈ torch.cuda.max_memory_allocated)\n", "= tensors",
+           card_format_bytes(p->tensor_bytes, b1, sizeof b1));
+    printf("  %-18s %12s  (%.0f %% of tensors: %s)\n", category_name(CAT_CACHE),
+           card_format_bytes(p->by_cat.bytes[CAT_CACHE], b1, sizeof b1),
+           p->tensor_bytes ? 100.0 * (double)p->by_cat.bytes[CAT_CACHE] / (double)p->tensor_bytes
+                           : 0,
+           cal->calibrated
+               ? (cal->partial
+                      ? "as measured, at least the fragmentation room (the run ended in an OOM)"
+                      : "as measured")
+           : s->compile ? "assumed fragmentation room, compiled"
+                        : "assumed fragmentation room, eager");
+    for (int k = CAT_CONTEXT; k <= CAT_EXTERNAL; k++)
+        if (k != CAT_CACHE && p->by_cat.bytes[k])
+            printf("  %-18s %12s  (%s)\n", category_name((category)k),
+                   card_format_bytes(p->by_cat.bytes[k], b1, sizeof b1),
+                   cal->calibrated ? "as measured" : "assumed, lazy kernel loading");
+    printf("peak: %s (as nvidia-smi would show the process)\n",
+           card_format_bytes(p->peak_bytes, b1, sizeof b1));
+    const char *what = NULL;
+    uint64_t big = formula_largest_tensor(s, &what);
+    printf("largest single tensor: %s, %s\n", card_format_bytes(big, b1, sizeof b1), what);
+    doc_formula d;
+    formula_documents(s, &d);
+    printf("the documents' formula (formula.md §2): params %s, grads %s, AdamW %s, activations %s "
+           "(x24) / %s (x160)\n",
+           card_format_bytes(d.param_bytes, b1, sizeof b1),
+           card_format_bytes(d.grad_bytes, b2, sizeof b2),
+           card_format_bytes(d.optimizer_bytes, (char[32]){0}, 32),
+           card_format_bytes(d.act_bytes_basic, (char[32]){0}, 32),
+           card_format_bytes(d.act_bytes_empirical, (char[32]){0}, 32));
+    if (!a->have_card) {
+        printf("no --card given: pass --card rtx4070 (or a size) to check the fit\n");
+        return;
+    }
+    int fits = advice_fits(p->required_bytes, a->card.bytes, ADVICE_HEADROOM);
+    int64_t room = (int64_t)a->card.bytes - (int64_t)p->required_bytes;
+    printf("card %s (%s): %s", a->card.name, card_format_bytes(a->card.bytes, b1, sizeof b1),
+           fits == 1   ? "fits"
+           : room >= 0 ? "too tight (less than " ADVICE_HEADROOM_PCT_TEXT " % free)"
+                       : "does not fit");
+    if (room >= 0)
+        printf(", %s free\n", card_format_bytes((uint64_t)room, b2, sizeof b2));
+    else
+        printf(", %s over\n", card_format_bytes((uint64_t)-room, b2, sizeof b2));
+    if (lb)
+        printf("largest batch_size that fits (keeping >= %d %% free): %llu  (--batch_size=%llu)\n",
+               ADVICE_HEADROOM_PCT, (unsigned long long)lb, (unsigned long long)lb);
+    else
+        printf("not even batch_size=1 fits: use a smaller model, a shorter block_size or "
+               "activation checkpointing\n");
+}
+
+static int print_json(const nano_config *c, const gpt_shape *s, const prediction *p,
+                      const predict_args *a, uint64_t lb, const model_calib *cal)
+{
+    cJSON *root = cJSON_CreateObject();
+    config_add_json(root, c);
+    cJSON *m = cJSON_AddObjectToObject(root, "model");
+    cJSON_AddNumberToObject(m, "parameters", (double)formula_params_exact(s));
+    cJSON_AddNumberToObject(m, "n_layer", (double)s->L);
+    cJSON_AddNumberToObject(m, "n_head", (double)s->H);
+    cJSON_AddNumberToObject(m, "n_embd", (double)s->d);
+    cJSON_AddNumberToObject(m, "block_size", (double)s->T);
+    cJSON_AddNumberToObject(m, "vocab_size", (double)s->V);
+    cJSON *bc = cJSON_AddObjectToObject(root, "by_category");
+    for (int k = 0; k < CAT_COUNT; k++)
+        cJSON_AddNumberToObject(bc, category_key((category)k), (double)p->by_cat.bytes[k]);
+    cJSON_AddNumberToObject(root, "tensor_bytes", (double)p->tensor_bytes);
+    cJSON_AddNumberToObject(root, "reserved_bytes", (double)p->reserved_bytes);
+    cJSON_AddNumberToObject(root, "peak_bytes", (double)p->peak_bytes);
+    const char *what = NULL;
+    uint64_t big = formula_largest_tensor(s, &what);
+    cJSON *lt = cJSON_AddObjectToObject(root, "largest_tensor");
+    cJSON_AddNumberToObject(lt, "bytes", (double)big);
+    cJSON_AddStringToObject(lt, "what", what);
+    doc_formula d;
+    formula_documents(s, &d);
+    cJSON *dj = cJSON_AddObjectToObject(root, "documents");
+    cJSON_AddNumberToObject(dj, "parameters_estimate", (double)d.params_estimate);
+    cJSON_AddNumberToObject(dj, "parameter_bytes", (double)d.param_bytes);
+    cJSON_AddNumberToObject(dj, "gradient_bytes", (double)d.grad_bytes);
+    cJSON_AddNumberToObject(dj, "optimizer_bytes", (double)d.optimizer_bytes);
+    cJSON_AddNumberToObject(dj, "activation_bytes_x24", (double)d.act_bytes_basic);
+    cJSON_AddNumberToObject(dj, "activation_bytes_x160", (double)d.act_bytes_empirical);
+    cJSON_AddNumberToObject(dj, "attention_bytes_per_layer", (double)d.attn_bytes_per_layer);
+    if (a->have_card) {
+        cJSON *cj = cJSON_AddObjectToObject(root, "card");
+        cJSON_AddStringToObject(cj, "name", a->card.name);
+        cJSON_AddNumberToObject(cj, "bytes", (double)a->card.bytes);
+        cJSON_AddBoolToObject(root, "fits",
+                              advice_fits(p->required_bytes, a->card.bytes, ADVICE_HEADROOM) == 1);
+        cJSON_AddNumberToObject(root, "headroom_bytes",
+                                (double)((int64_t)a->card.bytes - (int64_t)p->required_bytes));
+        cJSON_AddNumberToObject(root, "largest_batch_size", (double)lb);
+    } else {
+        cJSON_AddNullToObject(root, "card");
+        cJSON_AddNullToObject(root, "fits");
+        cJSON_AddNullToObject(root, "largest_batch_size");
+    }
+    cJSON_AddNumberToObject(root, "headroom_fraction", ADVICE_HEADROOM);
+    cJSON_AddStringToObject(root, "calibration", cal->calibrated ? "run" : "formula");
+    if (cal->calibrated)
+        cJSON_AddStringToObject(root, "calibrated_from", a->from);
+    cJSON_AddNumberToObject(root, "required_bytes", (double)p->required_bytes);
+    char *text = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    if (!text) {
+        fprintf(stderr, "vramtrace predict: out of memory writing JSON\n");
+        return VT_EXIT_USAGE;
+    }
+    puts(text);
+    free(text);
+    return VT_EXIT_OK;
+}
+
+/* find_from: the path given with --from (either spelling), or NULL. */
+static const char *find_from(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (!strncmp(argv[i], "--from=", 7))
+            return argv[i] + 7;
+        if (!strcmp(argv[i], "--from") && i + 1 < argc)
+            return argv[i + 1];
+    }
+    return NULL;
+}
+
+int cmd_predict(int argc, char **argv)
+{
+    nano_config c;
+    config_init(&c);
+    predict_args a;
+    memset(&a, 0, sizeof a);
+    char err[512] = "";
+    /* --from: the run's configuration first, then the options here as what-ifs */
+    const char *from = find_from(argc, argv);
+    cat_breakdown measured;
+    int partial = 0;
+    gpt_shape run_shape;
+    uint64_t run_cap = 0;
+    char run_capname[80] = "";
+    if (from) {
+        if (load_run(from, &c, &measured, &partial, &run_cap, run_capname, sizeof run_capname, err,
+                     sizeof err) < 0) {
+            fprintf(stderr, "vramtrace predict: %s\n", err);
+            return VT_EXIT_USAGE;
+        }
+        formula_shape_from_config(&c, &run_shape);
+    }
+    int rc = parse(argc, argv, &c, &a, err, sizeof err);
+    if (rc == 1)
+        return VT_EXIT_OK;
+    if (rc < 0) {
+        fprintf(stderr, "vramtrace predict: %s\n", err);
+        return VT_EXIT_USAGE;
+    }
+    for (int i = 0; i < c.nwarnings && i < 4; i++) /* lines of config files not used, and why */
+        fprintf(stderr, "vramtrace predict: note: %s\n", c.warnings[i]);
+    if (from && !a.have_card && run_cap) {
+        a.have_card = 1;
+        a.card.bytes = run_cap;
+        snprintf(a.card.name, sizeof a.card.name, "%.63s", run_capname);
+    }
+    gpt_shape s;
+    formula_shape_from_config(&c, &s);
+    s.unfused_attention = a.unfused;
+    s.checkpointing = a.checkpointing;
+    model_calib cal;
+    if (from) {
+        run_shape.unfused_attention = measured.bytes[CAT_ATTENTION] > 0;
+        s.unfused_attention |= run_shape.unfused_attention;
+        advice_calibrate(&cal, &run_shape, &measured, partial);
+    } else {
+        advice_calib_default(&cal, &s);
+    }
+    prediction p;
+    advice_predict(&cal, &s, &p);
+    uint64_t lb = a.have_card ? advice_largest_batch(&cal, &s, a.card.bytes, ADVICE_HEADROOM) : 0;
+    if (a.json)
+        return print_json(&c, &s, &p, &a, lb, &cal);
+    print_text(&c, &s, &p, &a, lb, &cal);
+    return VT_EXIT_OK;
+}

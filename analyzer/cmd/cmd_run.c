@@ -1,0 +1,285 @@
+/* cmd_run.c — `vramtrace run [options] -- CMD ARGS...`: runs CMD with the preload library
+ * injected (LD_PRELOAD) and the VRAMTRACE_* variables set, returns CMD's exit status, then
+ * lists every trace written (the preload appends each path to a manifest file) with its
+ * one-paragraph summary (model/summary.c, views/summary_text.c). */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "vramtrace/env.h"
+#include "cards.h"
+#include "commands.h"
+#include "summary_text.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: vramtrace run [options] -- CMD [ARGS...]\n\n"
+            "Runs CMD with the vramtrace preload library; every process of it that uses CUDA\n"
+            "writes its own trace. Returns CMD's exit status (128+N if killed by signal N).\n\n"
+            "options:\n"
+            "  -o, --output FILE   trace path (%%p pid, %%r $RANK); default vramtrace.%%p.vt\n"
+            "  --stacks MODE       all (native + Python, default), native, python, none\n"
+            "  --depth N           native frames per stack (1-128, default 32)\n"
+            "  --card SPEC         emulate a card: a size (12GiB, 11.5G, 12288MiB) or a preset\n"
+            "                      (%s)\n"
+            "  --tensors           tensor mode: PyTorch's cudaMallocAsync backend, one event per\n"
+            "                      tensor (merged into PYTORCH_CUDA_ALLOC_CONF)\n"
+            "  --sample-ms N       sample cuMemGetInfo every N ms in the background\n"
+            "  --free-stacks       record stacks on frees too\n"
+            "  -q, --quiet         no summary after the run (trace paths only)\n"
+            "  -h, --help          this text\n",
+            card_presets_help());
+}
+
+/* find_preload: libvramtrace.so beside this binary, or ../lib/vramtrace/ (installed), or
+ * $VRAMTRACE_PRELOAD. Returns 0 and the path in out, or -1. */
+static int find_preload(char *out, size_t len)
+{
+    const char *env = getenv(VT_ENV_PRELOAD);
+    if (env && *env) {
+        snprintf(out, len, "%s", env);
+        return access(out, R_OK) == 0 ? 0 : -1;
+    }
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0)
+        return -1;
+    self[n] = '\0';
+    char *slash = strrchr(self, '/');
+    if (!slash)
+        return -1;
+    *slash = '\0';
+    snprintf(out, len, "%s/libvramtrace.so", self);
+    if (access(out, R_OK) == 0)
+        return 0;
+    snprintf(out, len, "%s/../lib/vramtrace/libvramtrace.so", self);
+    return access(out, R_OK) == 0 ? 0 : -1;
+}
+
+/* merge_tensor_mode: adds backend:cudaMallocAsync to the allocator config the user set
+ * (PYTORCH_ALLOC_CONF if set, else PYTORCH_CUDA_ALLOC_CONF), keeping their other options;
+ * a different backend the user chose is kept, with a warning. */
+static void merge_tensor_mode(void)
+{
+    const char *name = getenv("PYTORCH_ALLOC_CONF") ? "PYTORCH_ALLOC_CONF" : "PYTORCH_CUDA_ALLOC_CONF";
+    const char *cur = getenv(name);
+    if (!cur || !*cur) {
+        setenv(name, "backend:cudaMallocAsync", 1);
+        return;
+    }
+    if (strstr(cur, "backend:cudaMallocAsync"))
+        return;
+    if (strstr(cur, "backend:")) {
+        fprintf(stderr, "vramtrace run: --tensors ignored: %s already chooses a backend (%s)\n", name, cur);
+        return;
+    }
+    size_t n = strlen(cur) + 32;
+    char *v = malloc(n);
+    if (!v)
+        return;
+    snprintf(v, n, "%s,backend:cudaMallocAsync", cur);
+    setenv(name, v, 1);
+    free(v);
+}
+
+static pid_t g_child;
+static void forward_signal(int sig)
+{
+    if (g_child > 0)
+        kill(g_child, sig);
+}
+
+/* print_traces: every path in the manifest once, with its summary unless quiet. */
+static void print_traces(const char *manifest, int quiet)
+{
+    FILE *f = fopen(manifest, "r");
+    if (!f)
+        return;
+    char line[8400];
+    char seen[64][512];
+    int nseen = 0, count = 0;
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        if (!line[0])
+            continue;
+        int dup = 0;
+        for (int i = 0; i < nseen; i++)
+            dup |= !strncmp(seen[i], line, sizeof seen[i] - 1);
+        if (dup)
+            continue;
+        if (nseen < 64)
+            snprintf(seen[nseen++], sizeof seen[0], "%.500s", line);
+        count++;
+        if (quiet) {
+            fprintf(stderr, "vramtrace: trace %s\n", line);
+        } else {
+            fprintf(stderr, "\n");
+            run_summary sum;
+            char err[600] = "";
+            if (summary_read(line, &sum, err, sizeof err) == VT_EXIT_OK)
+                summary_text(stderr, line, &sum);
+            else
+                fprintf(stderr, "vramtrace: cannot summarize the trace: %s\n", err);
+        }
+    }
+    fclose(f);
+    if (!count)
+        fprintf(stderr, "vramtrace: no CUDA allocation was made, so no trace was written\n");
+}
+
+int cmd_run(int argc, char **argv)
+{
+    const char *output = NULL, *stacks = NULL, *card = NULL;
+    long depth = 0, sample = -1;
+    int tensors = 0, free_stacks = 0, quiet = 0;
+    int i = 1;
+    for (; i < argc; i++) {
+        const char *a = argv[i];
+        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--")) {
+            i++;
+            break;
+        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return VT_EXIT_OK;
+        } else if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && next) {
+            output = next, i++;
+        } else if (!strcmp(a, "--stacks") && next) {
+            stacks = next, i++;
+            if (strcmp(stacks, VT_STACKS_NAME_ALL) && strcmp(stacks, VT_STACKS_NAME_NATIVE) &&
+                strcmp(stacks, VT_STACKS_NAME_PYTHON) && strcmp(stacks, VT_STACKS_NAME_NONE)) {
+                fprintf(stderr, "vramtrace run: --stacks %s: expected all, native, python or none\n", stacks);
+                return VT_EXIT_USAGE;
+            }
+        } else if (!strcmp(a, "--depth") && next) {
+            char *end;
+            depth = strtol(next, &end, 10), i++;
+            if (*end || depth < 1 || depth > 128) {
+                fprintf(stderr, "vramtrace run: --depth %s: expected a number from 1 to 128\n", next);
+                return VT_EXIT_USAGE;
+            }
+        } else if (!strcmp(a, "--card") && next) {
+            card = next, i++;
+        } else if (!strcmp(a, "--sample-ms") && next) {
+            char *end;
+            sample = strtol(next, &end, 10), i++;
+            if (*end || sample < 0 || sample > 3600000) {
+                fprintf(stderr, "vramtrace run: --sample-ms %s: expected milliseconds (0 = off)\n", next);
+                return VT_EXIT_USAGE;
+            }
+        } else if (!strcmp(a, "--tensors")) {
+            tensors = 1;
+        } else if (!strcmp(a, "--free-stacks")) {
+            free_stacks = 1;
+        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+            quiet = 1;
+        } else if (a[0] == '-') {
+            fprintf(stderr, "vramtrace run: unknown option or missing value: %s (see --help)\n", a);
+            return VT_EXIT_USAGE;
+        } else {
+            break; /* the command starts here */
+        }
+    }
+    if (i >= argc) {
+        fprintf(stderr, "vramtrace run: no command given (usage: vramtrace run [options] -- CMD ARGS...)\n");
+        return VT_EXIT_USAGE;
+    }
+    char preload[PATH_MAX + 64];
+    if (find_preload(preload, sizeof preload) < 0) {
+        fprintf(stderr, "vramtrace run: libvramtrace.so not found beside the vramtrace binary or in "
+                        "../lib/vramtrace/ (build it with `make`, or set VRAMTRACE_PRELOAD)\n");
+        return VT_EXIT_USAGE;
+    }
+    if (card) {
+        card_spec spec;
+        char err[256];
+        if (card_parse(card, &spec, err, sizeof err) < 0) {
+            fprintf(stderr, "vramtrace run: --card %s: %s\n", card, err);
+            return VT_EXIT_USAGE;
+        }
+        char bytes[32];
+        snprintf(bytes, sizeof bytes, "%llu", (unsigned long long)spec.bytes);
+        setenv(VT_ENV_CARD_BYTES, bytes, 1);
+        setenv(VT_ENV_CARD_NAME, spec.name, 1);
+    }
+    char manifest[PATH_MAX];
+    const char *tmp = getenv("TMPDIR");
+    snprintf(manifest, sizeof manifest, "%s/vramtrace-run.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    int mfd = mkstemp(manifest);
+    if (mfd < 0) {
+        fprintf(stderr, "vramtrace run: cannot create %s: %s (set TMPDIR to a writable directory)\n",
+                manifest, strerror(errno));
+        return VT_EXIT_USAGE;
+    }
+    close(mfd);
+    setenv(VT_ENV_MANIFEST, manifest, 1);
+    if (output)
+        setenv(VT_ENV_OUTPUT, output, 1);
+    if (stacks)
+        setenv(VT_ENV_STACKS, stacks, 1);
+    char num[32];
+    if (depth) {
+        snprintf(num, sizeof num, "%ld", depth);
+        setenv(VT_ENV_STACK_DEPTH, num, 1);
+    }
+    if (sample >= 0) {
+        snprintf(num, sizeof num, "%ld", sample);
+        setenv(VT_ENV_SAMPLE_MS, num, 1);
+    }
+    if (free_stacks)
+        setenv(VT_ENV_FREE_STACKS, "1", 1);
+    if (tensors)
+        merge_tensor_mode();
+    unsetenv(VT_ENV_DISABLE);
+    const char *old = getenv("LD_PRELOAD");
+    size_t plen = strlen(preload) + (old ? strlen(old) : 0) + 2;
+    char *pre = malloc(plen);
+    if (!pre) {
+        unlink(manifest);
+        return VT_EXIT_USAGE;
+    }
+    snprintf(pre, plen, "%s%s%s", preload, old && *old ? ":" : "", old && *old ? old : "");
+    setenv("LD_PRELOAD", pre, 1);
+    free(pre);
+
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = forward_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "vramtrace run: fork: %s\n", strerror(errno));
+        unlink(manifest);
+        return VT_EXIT_USAGE;
+    }
+    if (pid == 0) {
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
+        execvp(argv[i], argv + i);
+        fprintf(stderr, "vramtrace run: cannot run %s: %s\n", argv[i], strerror(errno));
+        _exit(127);
+    }
+    g_child = pid;
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    g_child = 0;
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    print_traces(manifest, quiet);
+    unlink(manifest);
+    if (WIFEXITED(status))
+        return WEXITSTATUS(status);
+    if (WIFSIGNALED(status))
+        return 128 + WTERMSIG(status);
+    return VT_EXIT_USAGE;
+}

@@ -1,0 +1,21 @@
+/* commands.h — the `vramtrace` subcommands; main.c dispatches, each lives in cmd_<name>.c.
+ * Contract for every cmd_*: argv[0] is the subcommand name; returns the process exit code
+ * (0 ok, 1 findings such as --fail-if-oom, 2 usage or system error, 3 malformed trace);
+ * never calls exit(); prints errors as "vramtrace <cmd>: what: why (what to do)". */
+#ifndef VT_ANALYZER_COMMANDS_H
+#define VT_ANALYZER_COMMANDS_H
+
+#include "exit_codes.h"
+
+/* X(name, function, one-line help) */
+#define VT_COMMANDS(X)                                                                    \
+    X(run, cmd_run, "run a command under the tracer: vramtrace run [opts] -- CMD ARGS...") \
+    X(dump, cmd_dump, "print every record of a trace as one JSON object per line")        \
+    X(report, cmd_report, "categories, peaks, formula comparison, OOM diagnosis, advice") \
+    X(predict, cmd_predict, "memory calculator for a GPT configuration (no trace needed)")
+
+#define VT_CMD_DECL(name, fn, help) int fn(int argc, char **argv);
+VT_COMMANDS(VT_CMD_DECL)
+#undef VT_CMD_DECL
+
+#endif

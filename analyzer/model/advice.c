@@ -1,0 +1,447 @@
+/* advice.c — calibration of the refined formula to a measured run, what-if predictions, OOM
+ * cause classes and the documents' list of fixes, best first (advice.h, formula.md §4). */
+#include "advice.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Categories the refined formula predicts; the rest are carried over or derived. */
+static const category model_cats[] = {CAT_PARAMETERS,  CAT_GRADIENTS, CAT_OPTIMIZER, CAT_AUTOCAST,
+                                      CAT_ACTIVATIONS, CAT_LOGITS,    CAT_ATTENTION, CAT_INPUTS};
+#define NMODEL (sizeof model_cats / sizeof model_cats[0])
+static const category fixed_cats[] = {CAT_TEMPORARIES, CAT_CONTEXT, CAT_KERNEL_CODE, CAT_EXTERNAL,
+                                      CAT_UNKNOWN};
+#define NFIXED (sizeof fixed_cats / sizeof fixed_cats[0])
+
+/* driver: what a category scales with, for bytes the formula does not predict at all. */
+static double driver(const gpt_shape *s, category c)
+{
+    double N = (double)s->B * (double)s->T;
+    switch (c) {
+    case CAT_PARAMETERS:
+    case CAT_GRADIENTS:
+    case CAT_OPTIMIZER:
+        return (double)formula_params_exact(s);
+    case CAT_AUTOCAST:
+        return (double)formula_params_matmul(s);
+    case CAT_ACTIVATIONS:
+        return N * (double)s->d * (double)s->L;
+    case CAT_LOGITS:
+        return N * (double)s->V;
+    case CAT_ATTENTION:
+        return (double)s->B * s->H * (double)s->T * s->T * s->L;
+    case CAT_INPUTS:
+        return N;
+    default:
+        return 1;
+    }
+}
+
+void advice_calib_default(model_calib *c, const gpt_shape *s)
+{
+    memset(c, 0, sizeof *c);
+    c->measured_shape = *s;
+    formula_refined(s, &c->refined);
+    for (int i = 0; i < CAT_COUNT; i++)
+        c->ratio[i] = 1.0;
+    c->fixed[CAT_CONTEXT] = FORMULA_CONTEXT_BYTES;
+    c->fixed[CAT_TEMPORARIES] = FORMULA_CUBLAS_BYTES;
+    c->cache_fraction = -1;
+}
+
+double advice_cache_floor(const gpt_shape *s, int expandable)
+{
+    if (expandable)
+        return s->compile ? FORMULA_CACHE_EXPANDABLE_COMPILED : FORMULA_CACHE_EXPANDABLE_EAGER;
+    return s->compile ? FORMULA_CACHE_COMPILED : FORMULA_CACHE_EAGER;
+}
+
+void advice_calibrate(model_calib *c, const gpt_shape *s, const cat_breakdown *measured,
+                      int partial)
+{
+    advice_calib_default(c, s);
+    c->calibrated = 1;
+    c->partial = partial;
+    c->measured = *measured;
+    uint64_t model_meas = 0, model_ref = 0;
+    for (size_t i = 0; i < NMODEL; i++) {
+        model_meas += measured->bytes[model_cats[i]];
+        model_ref += c->refined.bytes[model_cats[i]];
+    }
+    for (size_t i = 0; i < NFIXED; i++)
+        c->fixed[fixed_cats[i]] = measured->bytes[fixed_cats[i]];
+    uint64_t unknown = measured->bytes[CAT_UNKNOWN], temps = measured->bytes[CAT_TEMPORARIES];
+    uint64_t tensor = model_meas + temps + unknown;
+    if (unknown + temps > model_meas && model_ref > 0) {
+        /* Most tensor bytes unclassified (segment mode): one ratio for all of them. */
+        c->global = 1;
+        double r = (double)tensor / (double)model_ref;
+        if (partial && r < 1)
+            r = 1;
+        for (size_t i = 0; i < NMODEL; i++)
+            c->ratio[model_cats[i]] = r;
+        c->fixed[CAT_UNKNOWN] = 0;
+        c->fixed[CAT_TEMPORARIES] = 0;
+    } else {
+        /* workspaces are fixed; backward scratch beyond them grows with the tokens */
+        uint64_t ws = 64ull << 20;
+        if (temps > ws) {
+            c->fixed[CAT_TEMPORARIES] = ws;
+            c->temp_per_token = (double)(temps - ws) / ((double)s->B * (double)s->T);
+        }
+        for (size_t i = 0; i < NMODEL; i++) {
+            category k = model_cats[i];
+            uint64_t m = measured->bytes[k], r = c->refined.bytes[k];
+            double q = 1.0;
+            if (m > 0 && r > 0)
+                q = (double)m / (double)r;
+            /* An OOM before the peak leaves growing categories incomplete. */
+            if (partial && q < 1 && k != CAT_PARAMETERS)
+                q = 1.0;
+            c->ratio[k] = q;
+        }
+    }
+    c->cache_fraction = tensor > 0 ? (double)measured->bytes[CAT_CACHE] / (double)tensor : 0;
+}
+
+/* bytes_of: a predicted size as bytes, clamped to [0, 2^56] (64 PiB: far beyond any card) so
+ * that a huge configuration neither overflows the conversion nor wraps the sums. */
+#define ADVICE_BYTES_MAX ((uint64_t)1 << 56)
+static uint64_t bytes_of(double v)
+{
+    if (!(v > 0))
+        return 0;
+    return v >= (double)ADVICE_BYTES_MAX ? ADVICE_BYTES_MAX : (uint64_t)(v + 0.5);
+}
+
+void advice_predict(const model_calib *c, const gpt_shape *s, prediction *out)
+{
+    memset(out, 0, sizeof *out);
+    gpt_shape s2 = *s;
+    s2.iteration0 = 0;
+    cat_breakdown ref;
+    formula_refined(&s2, &ref);
+    uint64_t tensor = 0;
+    for (size_t i = 0; i < NMODEL; i++) {
+        category k = model_cats[i];
+        double v;
+        if (!c->calibrated || c->global || c->refined.bytes[k] > 0 || c->measured.bytes[k] == 0)
+            v = (double)ref.bytes[k] * c->ratio[k];
+        else /* measured, but not in the formula: scale what was measured */
+            v = (double)c->measured.bytes[k] * driver(&s2, k) / driver(&c->measured_shape, k);
+        out->by_cat.bytes[k] = bytes_of(v);
+        tensor += out->by_cat.bytes[k];
+    }
+    for (size_t i = 0; i < NFIXED; i++)
+        out->by_cat.bytes[fixed_cats[i]] = c->fixed[fixed_cats[i]];
+    out->by_cat.bytes[CAT_TEMPORARIES] =
+        bytes_of((double)out->by_cat.bytes[CAT_TEMPORARIES] +
+                 c->temp_per_token * (double)s->B * (double)s->T);
+    tensor += out->by_cat.bytes[CAT_TEMPORARIES] + c->fixed[CAT_UNKNOWN];
+    double floor = advice_cache_floor(&s2, c->expandable);
+    double frac = c->cache_fraction < 0 || (c->partial && c->cache_fraction < floor)
+                      ? floor
+                      : c->cache_fraction;
+    out->by_cat.bytes[CAT_CACHE] = bytes_of((double)tensor * frac);
+    out->tensor_bytes = tensor;
+    out->reserved_bytes = tensor + out->by_cat.bytes[CAT_CACHE];
+    out->peak_bytes = out->reserved_bytes + c->fixed[CAT_CONTEXT] + c->fixed[CAT_KERNEL_CODE] +
+                      c->fixed[CAT_EXTERNAL];
+    out->required_bytes = out->peak_bytes;
+    if (frac < floor)
+        out->required_bytes += bytes_of((double)tensor * (floor - frac));
+}
+
+int advice_fits(uint64_t peak, uint64_t capacity, double headroom)
+{
+    if (capacity == 0)
+        return -1;
+    return (double)peak <= (double)capacity * (1.0 - headroom);
+}
+
+uint64_t advice_largest_batch(const model_calib *c, const gpt_shape *s, uint64_t capacity,
+                              double headroom)
+{
+    if (capacity == 0)
+        return 0;
+    gpt_shape t = *s;
+    prediction p;
+    uint64_t lo = 0, hi = 1u << 20; /* lo fits (0 = none), hi does not, or is the cap */
+    t.B = 1;
+    advice_predict(c, &t, &p);
+    if (advice_fits(p.required_bytes, capacity, headroom) != 1)
+        return 0;
+    lo = 1;
+    t.B = hi;
+    advice_predict(c, &t, &p);
+    if (advice_fits(p.required_bytes, capacity, headroom) == 1)
+        return hi;
+    while (hi - lo > 1) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        t.B = mid;
+        advice_predict(c, &t, &p);
+        if (advice_fits(p.required_bytes, capacity, headroom) == 1)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* ---- OOM causes ------------------------------------------------------------------------ */
+
+static const char *const cause_keys[] = {
+#define VT_OOM_KEY(e, key, text) key,
+    VT_OOM_CAUSES(VT_OOM_KEY)
+#undef VT_OOM_KEY
+};
+static const char *const cause_texts[] = {
+#define VT_OOM_TEXT(e, key, text) text,
+    VT_OOM_CAUSES(VT_OOM_TEXT)
+#undef VT_OOM_TEXT
+};
+
+const char *advice_cause_key(oom_cause c)
+{
+    return (unsigned)c < OOM_COUNT ? cause_keys[c] : "?";
+}
+
+const char *advice_cause_text(oom_cause c)
+{
+    return (unsigned)c < OOM_COUNT ? cause_texts[c] : "?";
+}
+
+static double mib(uint64_t b)
+{
+    return (double)b / (1024.0 * 1024.0);
+}
+
+oom_cause advice_oom_cause(const cat_breakdown *live, uint64_t requested, uint64_t capacity,
+                           uint64_t cache, uint64_t outside, const char *phase, int iterations,
+                           char *why, size_t whylen)
+{
+    uint64_t ext = live ? live->bytes[CAT_EXTERNAL] : 0;
+    if (capacity > 0 &&
+        ((double)outside > 0.25 * (double)capacity || (double)ext > 0.10 * (double)capacity)) {
+        snprintf(why, whylen,
+                 "%.0f MiB of the card was outside PyTorch (context, kernel code, other "
+                 "allocations), %.0f MiB of it external",
+                 mib(outside), mib(ext));
+        return OOM_OUTSIDE;
+    }
+    if (cache >= requested && capacity > 0 && (double)cache >= 0.05 * (double)capacity) {
+        snprintf(why, whylen,
+                 "%.0f MiB sat in the allocator cache, more than the %.0f MiB requested, "
+                 "but not in one piece",
+                 mib(cache), mib(requested));
+        return OOM_FRAGMENTATION;
+    }
+    if (phase &&
+        (!strcmp(phase, "eval") || !strcmp(phase, "compile") || !strcmp(phase, "optimizer"))) {
+        if (!strcmp(phase, "optimizer"))
+            snprintf(why, whylen, "the OOM came in the optimizer step%s",
+                     iterations == 0
+                         ? " of iteration 0, when AdamW creates exp_avg / exp_avg_sq (8 B/param)"
+                         : "");
+        else if (!strcmp(phase, "eval"))
+            snprintf(
+                why, whylen,
+                "the OOM came during evaluation (logits of eval batches, about 10*B*T*V bytes)");
+        else
+            snprintf(why, whylen,
+                     "the OOM came during torch.compile's warm-up (compilation, autotuning)");
+        return OOM_SPIKE;
+    }
+    uint64_t a = live ? live->bytes[CAT_ACTIVATIONS] + live->bytes[CAT_ATTENTION] : 0;
+    uint64_t l = live ? live->bytes[CAT_LOGITS] : 0;
+    snprintf(why, whylen,
+             "activations %.0f MiB and logits/loss %.0f MiB were live in the %s; they grow "
+             "with batch_size * block_size",
+             mib(a), mib(l), phase && *phase ? phase : "step");
+    return OOM_ACTIVATIONS;
+}
+
+/* ---- candidates -------------------------------------------------------------------------- */
+
+/* add: predicts s and appends one item; returns the new count. */
+static int add(advice_item *items, int n, int max, const model_calib *c, const gpt_shape *s,
+               uint64_t capacity, const char *change, const char *cmdline, const char *note)
+{
+    if (n >= max)
+        return n;
+    advice_item *it = &items[n];
+    memset(it, 0, sizeof *it);
+    snprintf(it->change, sizeof it->change, "%s", change);
+    snprintf(it->cmdline, sizeof it->cmdline, "%s", cmdline);
+    snprintf(it->note, sizeof it->note, "%s", note);
+    it->shape = *s;
+    prediction p;
+    advice_predict(c, s, &p);
+    it->predicted_peak = p.peak_bytes;
+    it->predicted_reserved = p.reserved_bytes;
+    it->predicted_tensors = p.tensor_bytes;
+    it->required = p.required_bytes;
+    it->fits = advice_fits(p.required_bytes, capacity, ADVICE_HEADROOM);
+    /* checked: a card size from a trace can be anything up to 2^64 - 1 */
+    uint64_t gap = capacity >= p.required_bytes ? capacity - p.required_bytes
+                                                : p.required_bytes - capacity;
+    if (gap > (uint64_t)INT64_MAX)
+        gap = (uint64_t)INT64_MAX;
+    it->headroom_bytes = capacity >= p.required_bytes ? (int64_t)gap : -(int64_t)gap;
+    return n + 1;
+}
+
+/* knob_item: one item changing a single nanoGPT key to value (change "key=value", command
+ * line "--key=value"); s is the shape with that change. Returns the new count. */
+static int knob_item(advice_item *items, int n, int max, const model_calib *c, const gpt_shape *s,
+                     uint64_t capacity, const char *key, uint64_t value, const char *note)
+{
+    char change[128], cmd[160];
+    snprintf(change, sizeof change, "%s=%llu", key, (unsigned long long)value);
+    snprintf(cmd, sizeof cmd, "--%s=%llu", key, (unsigned long long)value);
+    return add(items, n, max, c, s, capacity, change, cmd, note);
+}
+
+/* batch_item: B, A -> one item with the documents' wording of the trade-off. */
+static int batch_item(advice_item *items, int n, int max, const model_calib *c,
+                      const gpt_shape *cur, uint64_t B, uint64_t A, uint64_t capacity)
+{
+    gpt_shape s = *cur;
+    s.B = B;
+    s.A = A;
+    char change[128], cmd[160], note[200];
+    snprintf(change, sizeof change, "batch_size=%llu, gradient_accumulation_steps=%llu",
+             (unsigned long long)B, (unsigned long long)A);
+    snprintf(cmd, sizeof cmd, "--batch_size=%llu --gradient_accumulation_steps=%llu",
+             (unsigned long long)B, (unsigned long long)A);
+    uint64_t eff = cur->B * cur->A, neff = B * A;
+    if (neff == eff)
+        snprintf(note, sizeof note,
+                 "same effective batch %llu, same final model, ~%s slower (more micro-steps)",
+                 (unsigned long long)eff, B * 2 >= cur->B ? "10-15 %" : "15-30 %");
+    else
+        snprintf(note, sizeof note,
+                 "effective batch %llu instead of %llu: noisier gradients, 10-20 %% more steps",
+                 (unsigned long long)neff, (unsigned long long)eff);
+    return add(items, n, max, c, &s, capacity, change, cmd, note);
+}
+
+int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capacity,
+                      int fragmentation, int expandable_set, int current_fits, advice_item *items,
+                      int max)
+{
+    int n = 0;
+    char change[128], cmd[160], note[200];
+    if (current_fits == 1)
+        n = add(items, n, max, c, cur, capacity, "none (keep the current configuration)", "",
+                "the current configuration fits the card with the stated headroom");
+    int first_batch = n;
+    if (cur->B >= 2)
+        n = batch_item(items, n, max, c, cur, cur->B / 2, cur->A * 2, capacity);
+    if (cur->B >= 4)
+        n = batch_item(items, n, max, c, cur, cur->B / 4, cur->A * 4, capacity);
+    /* the largest micro-batch that fits and keeps the effective batch (B' divides B*A) */
+    uint64_t eff;
+    if (capacity > 0 && cur->B >= 2 && !__builtin_mul_overflow(cur->B, cur->A, &eff)) {
+        /* start at the largest batch that fits (a binary search): the walk down to a divisor
+         * of B*A is bounded by it (at most 2^20 steps), not by B */
+        uint64_t top = advice_largest_batch(c, cur, capacity, ADVICE_HEADROOM);
+        for (uint64_t b = top < cur->B - 1 ? top : cur->B - 1; b >= 1; b--) {
+            if (eff % b)
+                continue;
+            gpt_shape s = *cur;
+            s.B = b;
+            s.A = eff / b;
+            prediction p;
+            advice_predict(c, &s, &p);
+            if (advice_fits(p.required_bytes, capacity, ADVICE_HEADROOM) == 1) {
+                if (b != cur->B / 2 && b != cur->B / 4)
+                    n = batch_item(items, n, max, c, cur, b, eff / b, capacity);
+                break;
+            }
+        }
+    }
+    if (cur->B >= 2)
+        n = batch_item(items, n, max, c, cur, cur->B / 2, cur->A, capacity);
+    int last_batch = n;
+    if (cur->T >= 64) {
+        gpt_shape s = *cur;
+        s.T = cur->T / 2;
+        snprintf(note, sizeof note,
+                 "context of %llu tokens instead of %llu: activations and logits halve, "
+                 "the model sees less context",
+                 (unsigned long long)s.T, (unsigned long long)cur->T);
+        n = knob_item(items, n, max, c, &s, capacity, "block_size", s.T, note);
+    }
+    if (cur->L >= 4) {
+        gpt_shape s = *cur;
+        s.L = cur->L * 3 / 4;
+        snprintf(note, sizeof note,
+                 "smaller model (%llu instead of %llu blocks): less capacity, "
+                 "a new model, not the same run",
+                 (unsigned long long)s.L, (unsigned long long)cur->L);
+        n = knob_item(items, n, max, c, &s, capacity, "n_layer", s.L, note);
+    }
+    /* narrower at the same head size (768 -> 512 with 8 heads of 64, as the documents say) */
+    uint64_t hd = cur->d / cur->H, d2 = hd ? cur->d * 2 / 3 / hd * hd : 0;
+    if (d2 >= hd && d2 < cur->d && hd > 0) {
+        gpt_shape s = *cur;
+        s.d = d2;
+        s.H = d2 / hd;
+        snprintf(change, sizeof change, "n_embd=%llu, n_head=%llu", (unsigned long long)d2,
+                 (unsigned long long)s.H);
+        snprintf(cmd, sizeof cmd, "--n_embd=%llu --n_head=%llu", (unsigned long long)d2,
+                 (unsigned long long)s.H);
+        snprintf(note, sizeof note,
+                 "narrower model (n_embd %llu instead of %llu): less capacity, a new model",
+                 (unsigned long long)d2, (unsigned long long)cur->d);
+        n = add(items, n, max, c, &s, capacity, change, cmd, note);
+    }
+    if (cur->compile) {
+        gpt_shape s = *cur;
+        s.compile = 0;
+        n = add(items, n, max, c, &s, capacity, "compile=False", "--compile=False",
+                "no torch.compile warm-up spike or compile caches (1-2 GB on a first run); eager "
+                "keeps more activations per step and runs slower");
+    }
+    if (!cur->checkpointing) {
+        gpt_shape s = *cur;
+        s.checkpointing = 1;
+        n = add(items, n, max, c, &s, capacity, "activation checkpointing",
+                "(code change: torch.utils.checkpoint.checkpoint around each Block in GPT.forward)",
+                "keeps only block inputs and recomputes the forward in backward: ~25-35 % slower");
+    }
+    if (fragmentation && !expandable_set) {
+        model_calib c2 = *c;
+        c2.expandable = 1;
+        double f = advice_cache_floor(cur, 1);
+        if (c2.cache_fraction > f)
+            c2.cache_fraction = f;
+        n = add(
+            items, n, max, &c2, cur, capacity, "expandable_segments:True",
+            "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
+            "lets the caching allocator grow segments instead of splitting them; no speed cost");
+    }
+    /* recommended: the largest micro-batch that fits (earliest wins ties); else the first
+     * option that fits; else the first batch option. */
+    int rec = -1;
+    if (first_batch > 0) {
+        rec = 0;
+    } else {
+        for (int i = first_batch; i < last_batch; i++)
+            if (items[i].fits == 1 && (rec < 0 || items[i].shape.B > items[rec].shape.B))
+                rec = i;
+        for (int i = last_batch; rec < 0 && i < n; i++)
+            if (items[i].fits == 1)
+                rec = i;
+        if (rec < 0 && n > 0)
+            rec = 0;
+    }
+    if (rec >= 0) {
+        advice_item r = items[rec];
+        memmove(&items[1], &items[0], (size_t)rec * sizeof items[0]);
+        items[0] = r;
+        items[0].recommended = 1;
+    }
+    return n;
+}

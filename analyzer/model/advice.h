@@ -1,0 +1,128 @@
+/* advice.h — calibrate the refined formula to a measured run, predict what-ifs, classify an
+ * OOM's cause and list the documents' fixes best first with their predicted peaks
+ * (formula.md §4). The formulas themselves are in formula.h. */
+#ifndef VT_ANALYZER_ADVICE_H
+#define VT_ANALYZER_ADVICE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "categories.h"
+#include "formula.h"
+
+#define ADVICE_HEADROOM_PCT 5 /* keep at least this % of the card free */
+#define ADVICE_HEADROOM (ADVICE_HEADROOM_PCT / 100.0)
+#define ADVICE_STR_(x) #x
+#define ADVICE_STR(x) ADVICE_STR_(x)
+#define ADVICE_HEADROOM_PCT_TEXT ADVICE_STR(ADVICE_HEADROOM_PCT) /* "5", for string literals */
+
+/* A calibration: how the measured run differs from the refined formula. */
+typedef struct model_calib {
+    gpt_shape measured_shape;  /* the run's shape (what ratios were fitted at) */
+    cat_breakdown measured;    /* the measured breakdown (0s when not calibrated) */
+    cat_breakdown refined;     /* the refined formula at measured_shape */
+    double ratio[CAT_COUNT];   /* measured / refined for formula categories (1 = formula) */
+    uint64_t fixed[CAT_COUNT]; /* carried over unchanged: context, kernel code, external, ... */
+    double cache_fraction;     /* allocator cache / tensor bytes; < 0: the floor (no data) */
+    int expandable;            /* 1: expandable_segments:True (smaller fragmentation floor) */
+    int partial;               /* 1: fitted to a run that stopped at an OOM */
+    double temp_per_token;     /* temporaries above 64 MiB, per token (scale with B*T) */
+    int calibrated;            /* 1: fitted to a measurement */
+    int global;                /* 1: categories unknown; one ratio for all tensor bytes */
+} model_calib;
+
+/* A prediction for one shape. */
+typedef struct prediction {
+    cat_breakdown by_cat;    /* bytes per category at the peak */
+    uint64_t tensor_bytes;   /* everything the caching allocator hands out (allocated) */
+    uint64_t reserved_bytes; /* tensor bytes + allocator cache */
+    uint64_t peak_bytes;     /* process: reserved + context + kernel code + external */
+    uint64_t required_bytes; /* peak_bytes, with the cache raised to the fragmentation floor
+                              * (advice_cache_floor) when the calibration's is lower: what
+                              * must fit the card */
+} prediction;
+
+/* advice_calib_default: no measurement: formula ratios 1, CUDA context 500 MiB, cuBLAS
+ * workspace 8 MiB, allocator cache at the fragmentation floor of each shape. */
+void advice_calib_default(model_calib *c, const gpt_shape *s);
+
+/* advice_calibrate: fits c to measured (bytes by category at the run's peak) for the run's
+ * shape s: per formula category measured/refined; context, kernel code, external and unknown
+ * carried over; temporaries up to 64 MiB carried, the rest per token; the allocator cache as
+ * a fraction of tensor bytes. When unknown + temporaries outweigh the classified bytes, one
+ * ratio for all tensor bytes (global). A partial run's cache (squeezed by the OOM) is not
+ * trusted below the fragmentation floor. partial=1 when the run stopped (OOM) before the step's
+ * peak was reached: a category measured below the formula is then not trusted (ratio kept at 1). */
+void advice_calibrate(model_calib *c, const gpt_shape *s, const cat_breakdown *measured,
+                      int partial);
+
+/* advice_predict: the calibrated peak for shape s (steady state, iteration >= 1). */
+void advice_predict(const model_calib *c, const gpt_shape *s, prediction *out);
+
+/* advice_cache_floor: the allocator cache (fraction of tensor bytes) a run of shape s needs
+ * room for: FORMULA_CACHE_* by compile and expandable. */
+double advice_cache_floor(const gpt_shape *s, int expandable);
+
+/* advice_fits: 1 when peak <= capacity * (1 - headroom); -1 when capacity is 0 (unknown).
+ * Callers pass prediction.required_bytes. */
+int advice_fits(uint64_t peak, uint64_t capacity, double headroom);
+
+/* advice_largest_batch: the largest batch_size (1..2^20, other knobs of s kept) whose
+ * required bytes fit capacity with headroom; 0 if not even 1 fits or capacity is 0. */
+uint64_t advice_largest_batch(const model_calib *c, const gpt_shape *s, uint64_t capacity,
+                              double headroom);
+
+/* X(enum suffix, json key, text) — the OOM cause classes. */
+#define VT_OOM_CAUSES(X)                                                                           \
+    X(ACTIVATIONS, "activations_too_large",                                                        \
+      "activations/logits of one micro-batch too large for the card")                              \
+    X(FRAGMENTATION, "fragmentation",                                                              \
+      "allocator cache (fragmentation): free memory in pieces too small")                          \
+    X(OUTSIDE, "outside_pytorch", "memory outside PyTorch (context, NCCL, other processes)")       \
+    X(SPIKE, "spike", "a spike (evaluation, first optimizer step or torch.compile warm-up)")
+
+typedef enum oom_cause {
+#define VT_OOM_ENUM(e, key, text) OOM_##e,
+    VT_OOM_CAUSES(VT_OOM_ENUM)
+#undef VT_OOM_ENUM
+        OOM_COUNT
+} oom_cause;
+
+const char *advice_cause_key(oom_cause c);
+const char *advice_cause_text(oom_cause c);
+
+/* advice_oom_cause: classifies an OOM from what was live (by category), the request, the
+ * capacity, the allocator cache and the memory outside PyTorch at that moment, the phase
+ * ("forward", "backward", "optimizer", "eval", "compile", or NULL) and the optimizer steps
+ * done. why gets one line of evidence. */
+oom_cause advice_oom_cause(const cat_breakdown *live, uint64_t requested, uint64_t capacity,
+                           uint64_t cache, uint64_t outside, const char *phase, int iterations,
+                           char *why, size_t whylen);
+
+/* One candidate change. */
+typedef struct advice_item {
+    char change[128];  /* "batch_size=8, gradient_accumulation_steps=64" */
+    char cmdline[160]; /* "--batch_size=8 --gradient_accumulation_steps=64" (or an env var) */
+    char note[200];    /* the trade-off in one line */
+    gpt_shape shape;
+    uint64_t predicted_peak;     /* process: what counts against the card */
+    uint64_t predicted_reserved; /* caching allocator segments (max_memory_reserved) */
+    uint64_t predicted_tensors;  /* allocated tensors (max_memory_allocated) */
+    uint64_t required;           /* predicted_peak with the fragmentation floor: what must fit */
+    int fits;                    /* 1, 0, or -1 when the capacity is unknown */
+    int64_t headroom_bytes;      /* capacity - required (negative: over) */
+    int recommended;
+} advice_item;
+
+#define ADVICE_MAX 12
+
+/* advice_candidates: the documents' options for cur, best first (formula.md §4), each
+ * predicted with c against capacity (0 = unknown); expandable_segments only when
+ * fragmentation=1 and expandable_set=0; a "no change" first item when current_fits.
+ * The recommended item (largest micro-batch that fits) is moved to the front. Returns the
+ * number of items written (<= max). */
+int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capacity,
+                      int fragmentation, int expandable_set, int current_fits, advice_item *items,
+                      int max);
+
+#endif

@@ -1,0 +1,116 @@
+/* config.h — a nanoGPT run's configuration from its command line, the way nanoGPT's
+ * configurator.py builds it: train.py defaults, then each bare argument exec'd as a config
+ * file (`key = value` lines), each `--key=value` overriding; later ones win. */
+#ifndef VT_ANALYZER_CONFIG_H
+#define VT_ANALYZER_CONFIG_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+typedef enum config_type { CONFIG_INT, CONFIG_FLOAT, CONFIG_BOOL, CONFIG_STR } config_type;
+
+/* X(key, type, default as text, meaning) — the keys the memory model uses, with
+ * nanoGPT train.py's defaults (dtype: 'bfloat16' where supported, as on any recent GPU). */
+#define VT_CONFIG_KEYS(X)                                                                          \
+    X(batch_size, CONFIG_INT, "12", "micro-batch: sequences per forward/backward")                 \
+    X(block_size, CONFIG_INT, "1024", "context length T")                                          \
+    X(gradient_accumulation_steps, CONFIG_INT, "40", "micro-steps per optimizer step A")           \
+    X(n_layer, CONFIG_INT, "12", "transformer blocks L")                                           \
+    X(n_head, CONFIG_INT, "12", "attention heads H")                                               \
+    X(n_embd, CONFIG_INT, "768", "model width d")                                                  \
+    X(vocab_size, CONFIG_INT, "50304", "vocabulary V (GPT-2's 50257 padded)")                      \
+    X(dropout, CONFIG_FLOAT, "0.0", "dropout probability")                                         \
+    X(bias, CONFIG_BOOL, "False", "biases in Linear and LayerNorm")                                \
+    X(dtype, CONFIG_STR, "bfloat16", "float32, bfloat16 or float16")                               \
+    X(compile, CONFIG_BOOL, "True", "torch.compile the model")
+
+typedef enum config_key {
+#define VT_CFG_ENUM(k, t, d, doc) CFG_##k,
+    VT_CONFIG_KEYS(VT_CFG_ENUM)
+#undef VT_CFG_ENUM
+        CFG_COUNT
+} config_key;
+
+typedef enum config_source {
+    CONFIG_SRC_DEFAULT, /* nanoGPT's train.py default */
+    CONFIG_SRC_FILE,    /* a config file on the command line */
+    CONFIG_SRC_ARG,     /* --key=value on the traced / given command line */
+    CONFIG_SRC_FLAG     /* an override given to vramtrace itself */
+} config_source;
+
+typedef struct config_value {
+    long long i; /* CONFIG_INT, CONFIG_BOOL (0/1) */
+    double f;    /* CONFIG_FLOAT */
+    char s[32];  /* CONFIG_STR */
+    config_source src;
+    char where[160]; /* the file, or the argument, that set it ("" for defaults) */
+} config_value;
+
+typedef struct nano_config {
+    config_value v[CFG_COUNT];
+    int nfiles;    /* config files read */
+    int nwarnings; /* problems that did not stop the parse (report mode) */
+    char warnings[4][200];
+} nano_config;
+
+/* config_init: every key at nanoGPT's default, source CONFIG_SRC_DEFAULT. */
+void config_init(nano_config *c);
+
+/* config_apply_args: applies nanoGPT configurator arguments in order (args are what
+ * train.py's sys.argv[1:] would be): a bare argument is a config file (relative to cwd when
+ * cwd is non-NULL), `--key=value` sets a key (value is a Python literal; a bare word is a
+ * string). src says how to tag what is set (CONFIG_SRC_ARG or CONFIG_SRC_FLAG; files are
+ * CONFIG_SRC_FILE). Keys nanoGPT has but the model does not use (eval_iters, ...) are
+ * accepted and ignored. strict=1: an unreadable file or unknown key is an error; strict=0:
+ * a warning in c->warnings. A value of the wrong type or out of range is always an error.
+ * Returns 0, or -1 with "what: why (what to do)" in err. */
+int config_apply_args(nano_config *c, int argc, const char *const *argv, const char *cwd,
+                      config_source src, int strict, char *err, size_t errlen);
+
+/* config_apply_file: exec-like reading of one nanoGPT config file: `key = expr` lines,
+ * expr a literal or simple arithmetic (+ - * / // % **, parentheses, earlier keys);
+ * what is not evaluable is skipped. Returns 0, -1 (cannot open) or -2 (a bad value) with err. */
+int config_apply_file(nano_config *c, const char *path, const char *cwd, char *err, size_t errlen);
+/* config_apply_stream: the same over an open stream; path names it in "where" and messages.
+ * Only regular files up to 1 MiB are opened by config_apply_file (a trace names them). */
+int config_apply_stream(nano_config *c, FILE *fp, const char *path, char *err, size_t errlen);
+
+/* config_set: sets key (a name such as "batch_size") from a Python literal text, checked
+ * against the key's type. Unknown model keys: returns 1 (caller decides). 0 on success,
+ * -1 with err on a bad value. */
+int config_set(nano_config *c, const char *key, const char *value, config_source src,
+               const char *where, char *err, size_t errlen);
+
+/* config_from_cmdline: finds the training script in a traced command line (the first
+ * argument ending in ".py"; without one, everything after argv[0]) and applies what follows
+ * it, non-strictly. Returns 0 or -1 with err (a bad value). */
+int config_from_cmdline(nano_config *c, int argc, const char *const *argv, const char *cwd,
+                        char *err, size_t errlen);
+
+/* config_arg_key: the key of an argument such as "--batch-size=8" or "batch_size=8": leading
+ * dashes dropped, '-' inside mapped to '_', copied into key (truncated to len-1). Returns the
+ * value after '=' (inside arg), or NULL when there is no '='. */
+const char *config_arg_key(const char *arg, char *key, size_t len);
+
+/* config_note: adds a note (a value that was not used, and why) to the report's warnings.
+ * config_reset: key k back to nanoGPT's default. */
+void config_note(nano_config *c, const char *msg);
+void config_reset(nano_config *c, config_key k);
+
+/* config_validate: n_embd divisible by n_head, positive sizes, dtype known.
+ * Returns 0 or -1 with err. */
+int config_validate(const nano_config *c, char *err, size_t errlen);
+
+/* config_key_name / config_source_name: "batch_size"; "default" / "file" / "argument" /
+ * "flag". */
+const char *config_key_name(config_key k);
+const char *config_source_name(config_source s);
+/* config_key_type: the CONFIG_* type of key k. */
+config_type config_key_type(config_key k);
+/* config_value_text: the value as Python would print it ("16", "0.1", "False",
+ * "bfloat16") into buf; returns buf. */
+char *config_value_text(const nano_config *c, config_key k, char *buf, size_t len);
+/* config_dtype_bytes: 4 for float32, 2 for bfloat16 / float16. */
+int config_dtype_bytes(const nano_config *c);
+
+#endif

@@ -1,0 +1,278 @@
+/* model.c — the model of a run (model.h): its nanoGPT configuration, the measured peak beside
+ * the documents' and the refined formula, the OOM diagnosis and the calibrated advice, computed
+ * once; printing is views/model_text.c and views/model_json.c. Formulas: formula.c;
+ * calibration and candidates: advice.c. */
+#include "model.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "advice.h"
+#include "config.h"
+#include "formula.h"
+
+static double mibf(uint64_t b)
+{
+    return (double)b / (1024.0 * 1024.0);
+}
+
+/* apply_overrides: `vramtrace report` flags (key=value, optional leading --) over the config. */
+static int apply_overrides(model_result *m, const model_opts *o, char *err, size_t errlen)
+{
+    for (int i = 0; o && i < o->noverrides; i++) {
+        char key[64];
+        const char *val = config_arg_key(o->overrides[i], key, sizeof key);
+        if (!val) {
+            snprintf(err, errlen, "override '%s' is not key=value (e.g. batch_size=8)",
+                     o->overrides[i]);
+            return -1;
+        }
+        int rc = config_set(&m->cfg, key, val, CONFIG_SRC_FLAG, o->overrides[i], err, errlen);
+        if (rc < 0)
+            return -1;
+        if (rc == 1) {
+            snprintf(
+                err, errlen,
+                "override '%s': unknown key '%s' (keys: batch_size, block_size, "
+                "gradient_accumulation_steps, n_layer, n_head, n_embd, vocab_size, dropout, bias, "
+                "dtype, compile)",
+                o->overrides[i], key);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* explain: the one-line reasons where measured and formula differ by more than 25 %. */
+static void explain(model_result *m, const run_facts *f)
+{
+    const gpt_shape *s = &m->shape;
+    uint64_t P = formula_params_exact(s);
+    uint64_t total = cat_breakdown_total(&m->measured);
+    for (int c = 0; c < CAT_COUNT; c++) {
+        uint64_t me = m->measured.bytes[c], d = m->doc.bytes[c], r = m->refined.bytes[c];
+        char *rd = m->reason_doc[c], *rr = m->reason_ref[c];
+        size_t n = sizeof m->reason_doc[c];
+        rd[0] = rr[0] = '\0';
+        /* immaterial rows (all under 2 % of the peak and 64 MiB) get no explanation */
+        uint64_t big = me > d ? (me > r ? me : r) : (d > r ? d : r);
+        if ((double)big < 0.02 * (double)total && big < (64ull << 20))
+            continue;
+        int off_doc =
+            (d > 0 || me > 0) && fabs((double)me - (double)d) > 0.25 * (double)(d > 0 ? d : me);
+        int off_ref =
+            (r > 0 || me > 0) && fabs((double)me - (double)r) > 0.25 * (double)(r > 0 ? r : me);
+        if (off_doc) {
+            switch ((category)c) {
+            case CAT_PARAMETERS:
+                if (fabs((double)me - 4.0 * P) < 0.15 * 4.0 * P)
+                    snprintf(rd, n,
+                             "parameters are fp32 under autocast (4 B/param), the documents "
+                             "assumed fp16 (2 B/param)");
+                else
+                    snprintf(rd, n, "%.2f B/param measured, the documents assumed 2 (fp16)",
+                             (double)me / P);
+                break;
+            case CAT_GRADIENTS:
+                if (me == 0)
+                    snprintf(
+                        rd, n, "no .grad alive at the peak: %s",
+                        s->A > 1 && !s->iteration0 ? "the peak came before the first backward"
+                        : s->iteration0
+                            ? "the run had not reached a backward yet"
+                            : "with A=1 zero_grad(set_to_none=True) frees them before the forward");
+                else
+                    snprintf(rd, n,
+                             "gradients are fp32 (%.1f B/param), the documents assumed fp16%s",
+                             (double)me / P,
+                             s->A > 1 ? "; they stay alive across micro-steps (A > 1)" : "");
+                break;
+            case CAT_OPTIMIZER:
+                if (me == 0)
+                    snprintf(rd, n,
+                             "no AdamW state yet: the run stopped before its first optimizer step");
+                else
+                    snprintf(rd, n, "AdamW keeps exp_avg and exp_avg_sq (8 B) for every parameter");
+                break;
+            case CAT_ACTIVATIONS:
+                snprintf(
+                    rd, n,
+                    "the documents' multiplier 24 %s: measured effective multiplier %.1f (refined: "
+                    "36*N*d + 16*N + 4*N*H bytes per block)",
+                    me > d ? "undercounts" : "overcounts", m->mult_act);
+                break;
+            case CAT_LOGITS:
+                snprintf(
+                    rd, n,
+                    "the documents fold logits into activations; cross-entropy over V=%llu keeps "
+                    "about %d*B*T*V bytes",
+                    (unsigned long long)s->V, s->compile ? 8 : 12);
+                break;
+            case CAT_ATTENTION:
+                if (me == 0)
+                    snprintf(
+                        rd, n,
+                        "attention is fused (flash / SDPA): no B*H*T^2 score matrices are kept");
+                else
+                    snprintf(
+                        rd, n,
+                        "attention scores are materialized (unfused) and saved for every layer");
+                break;
+            case CAT_AUTOCAST:
+                snprintf(rd, n,
+                         "the documents do not count autocast's 16-bit weight copies (2 B per "
+                         "matmul weight)");
+                break;
+            case CAT_CONTEXT:
+                snprintf(rd, n,
+                         "CUDA context measured %.0f MiB, the documents assume ~500 MB (driver, "
+                         "lazy loading)",
+                         mibf(me));
+                break;
+            case CAT_KERNEL_CODE:
+                snprintf(rd, n,
+                         "kernel images %.0f MiB; the documents' 0.5-1 GB is for torch.compile",
+                         mibf(me));
+                break;
+            case CAT_CACHE:
+                snprintf(
+                    rd, n,
+                    "the documents count the allocator's cache only as \"fragmentation\" overhead");
+                break;
+            default:
+                if (d == 0)
+                    snprintf(rd, n, "not in the documents' formula");
+                break;
+            }
+        }
+        if (off_ref && me > 0 && r > 0) {
+            int grows = c == CAT_ACTIVATIONS || c == CAT_LOGITS || c == CAT_ATTENTION ||
+                        c == CAT_GRADIENTS || c == CAT_AUTOCAST;
+            if (m->partial && grows && me < r)
+                snprintf(rr, n,
+                         "the run stopped at the OOM%s%s before the step's peak: this is partial",
+                         f->oom_phase && *f->oom_phase ? " in the " : "",
+                         f->oom_phase ? f->oom_phase : "");
+            else if (c == CAT_ACTIVATIONS && s->compile)
+                snprintf(rr, n,
+                         "torch.compile decides what is saved (the refined formula assumes 30*N*d "
+                         "per block)");
+            else
+                snprintf(rr, n, "measured %.2fx the refined formula (%s)", (double)me / r,
+                         category_doc((category)c));
+        } else if (off_ref && me > 0 && r == 0) {
+            if (c == CAT_ATTENTION)
+                snprintf(rr, n, "attention is not fused: B*H*T^2 scores are materialized");
+        } else if (off_ref && me == 0 && r > 0) {
+            if (c == CAT_OPTIMIZER)
+                snprintf(rr, n, "no AdamW state at the peak");
+            else
+                snprintf(rr, n, "none measured (classified elsewhere, or not reached)");
+        }
+    }
+}
+
+int model_build(model_result *m, const run_facts *f, const model_opts *o, char *err,
+                       size_t errlen)
+{
+    memset(m, 0, sizeof *m);
+    config_init(&m->cfg);
+    if (config_from_cmdline(&m->cfg, f->argc, f->argv, f->cwd, err, errlen) < 0)
+        return -1;
+    if (config_validate(&m->cfg, err, errlen) < 0) {
+        /* the traced run's shape cannot be used: a note, and the defaults for both keys */
+        char msg[300];
+        snprintf(msg, sizeof msg, "%.240s; the formulas use n_embd=768, n_head=12", err);
+        config_note(&m->cfg, msg);
+        config_reset(&m->cfg, CFG_n_embd);
+        config_reset(&m->cfg, CFG_n_head);
+    }
+    if (apply_overrides(m, o, err, errlen) < 0 || config_validate(&m->cfg, err, errlen) < 0)
+        return -1;
+    formula_shape_from_config(&m->cfg, &m->shape);
+    m->shape.iteration0 = f->iterations == 0;
+    m->measured = f->at_peak;
+    if (cat_breakdown_total(&m->measured) == 0 && f->peak_reserved > 0) {
+        /* no breakdown: the peaks alone, as unclassified tensor bytes (a global calibration) */
+        uint64_t alloc = f->peak_allocated && f->peak_allocated <= f->peak_reserved
+                             ? f->peak_allocated
+                             : f->peak_reserved;
+        m->measured.bytes[CAT_UNKNOWN] = alloc;
+        m->measured.bytes[CAT_CACHE] = f->peak_reserved - alloc;
+        if (f->peak_process > f->peak_reserved)
+            m->measured.bytes[CAT_CONTEXT] = f->peak_process - f->peak_reserved;
+    }
+    /* compile=True that ran eager: the Python frames never entered torch.compile (our
+     * simulation, a script that ignores the flag); a complete run shows it by keeping eager's
+     * 12*N*V of logits/loss (compiled keeps about 8*N*V) */
+    if (m->shape.compile) {
+        int no_frames = f->compile_frames == MODEL_COMPILE_NOT_SEEN;
+        double nv = (double)m->shape.B * (double)m->shape.T * (double)m->shape.V;
+        if (no_frames || (!f->has_oom && (double)m->measured.bytes[CAT_LOGITS] > 10.0 * nv)) {
+            m->shape.compile = 0;
+            snprintf(m->note, sizeof m->note,
+                     "compile=True ran as eager (%s): the formulas use eager mode",
+                     no_frames ? "no Python frame under torch._dynamo / torch._inductor"
+                               : "logits/loss kept about 12*B*T*V bytes");
+        }
+    }
+    if (m->measured.bytes[CAT_ATTENTION] > 0)
+        m->shape.unfused_attention = 1;
+    m->partial = f->has_oom;
+    formula_documents(&m->shape, &m->docf);
+    formula_documents_breakdown(&m->shape, &m->doc);
+    formula_refined(&m->shape, &m->refined);
+    if (m->shape.iteration0 && m->measured.bytes[CAT_GRADIENTS] == 0)
+        m->refined.bytes[CAT_GRADIENTS] = 0; /* before the first backward there is no .grad */
+    m->refined.bytes[CAT_CONTEXT] = FORMULA_CONTEXT_BYTES;
+    double denom = (double)m->docf.act_elements * 2.0;
+    if (denom > 0) {
+        m->mult_act = (double)m->measured.bytes[CAT_ACTIVATIONS] / denom;
+        m->mult_all = (double)(m->measured.bytes[CAT_ACTIVATIONS] + m->measured.bytes[CAT_LOGITS] +
+                               m->measured.bytes[CAT_ATTENTION]) /
+                      denom;
+    }
+    explain(m, f);
+
+    if (o && o->target_card_bytes) {
+        m->capacity = o->target_card_bytes;
+        snprintf(m->capacity_name, sizeof m->capacity_name, "%s",
+                 o->target_card_name ? o->target_card_name : "--card");
+    } else if (f->card_bytes) {
+        m->capacity = f->card_bytes;
+        snprintf(m->capacity_name, sizeof m->capacity_name, "%s (emulated)",
+                 f->card_name && *f->card_name ? f->card_name : "card");
+    } else if (f->device_total) {
+        m->capacity = f->device_total;
+        snprintf(m->capacity_name, sizeof m->capacity_name, "the traced device");
+    }
+    m->expandable_set =
+        f->alloc_conf && strcasestr(f->alloc_conf, "expandable_segments:true") != NULL;
+
+    if (cat_breakdown_total(&m->measured) > 0)
+        advice_calibrate(&m->calib, &m->shape, &m->measured, m->partial);
+    else
+        advice_calib_default(&m->calib, &m->shape);
+    m->calib.expandable = m->expandable_set;
+    gpt_shape steady = m->shape;
+    steady.iteration0 = 0;
+    advice_predict(&m->calib, &steady, &m->current);
+    if (f->has_oom) {
+        uint64_t cap = f->oom_capacity ? f->oom_capacity : m->capacity;
+        m->cause = advice_oom_cause(&f->at_oom, f->oom_requested, cap, f->oom_cache, f->oom_outside,
+                                    f->oom_phase, f->iterations, m->why, sizeof m->why);
+        /* what the step needs is at least what was live plus what it asked for */
+        uint64_t need = cat_breakdown_total(&f->at_oom) + f->oom_requested;
+        if (m->current.peak_bytes < need)
+            m->current.peak_bytes = need;
+    }
+    int cur_fits =
+        f->has_oom ? 0 : advice_fits(m->current.peak_bytes, m->capacity, ADVICE_HEADROOM);
+    m->largest_batch = advice_largest_batch(&m->calib, &steady, m->capacity, ADVICE_HEADROOM);
+    m->nitems = advice_candidates(&m->calib, &steady, m->capacity,
+                                  f->has_oom && m->cause == OOM_FRAGMENTATION, m->expandable_set,
+                                  cur_fits, m->items, ADVICE_MAX);
+    return 0;
+}

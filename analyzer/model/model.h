@@ -1,0 +1,89 @@
+/* model.h — the bridge between what a trace measured (replay/classify, the report) and the
+ * memory model (config.c, formula.c, advice.c): formula comparison, OOM diagnosis, advice.
+ * The report fills run_facts and builds one model_result; views/ print it. */
+#ifndef VT_ANALYZER_MODEL_H
+#define VT_ANALYZER_MODEL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "advice.h"
+#include "categories.h"
+#include "config.h"
+#include "formula.h"
+
+/* run_facts.compile_frames: whether torch.compile ran, as the trace's Python frames show. */
+enum {
+    MODEL_COMPILE_UNKNOWN = 0, /* no forward seen in the Python frames */
+    MODEL_COMPILE_SEEN,        /* frames under torch/_dynamo or torch/_inductor (compile phase) */
+    MODEL_COMPILE_NOT_SEEN,    /* forwards, but never under torch.compile: it ran eager */
+};
+
+/* What one traced run measured, as the report knows it. Strings are borrowed. */
+typedef struct run_facts {
+    int argc;                 /* the traced command line (PROCESS record) */
+    const char *const *argv;
+    const char *cwd;          /* to find config files named on the command line */
+    const char *alloc_conf;   /* PYTORCH_CUDA_ALLOC_CONF or PYTORCH_ALLOC_CONF, NULL if unset */
+    int tensor_mode;          /* 1: per-tensor events (cudaMallocAsync backend) */
+    uint64_t card_bytes;      /* emulated card (0 = none) */
+    const char *card_name;    /* "" if none */
+    uint64_t device_total;    /* the traced device's total bytes (0 if unknown) */
+    uint64_t peak_allocated;  /* tensor level (0 if unknown in segment mode) */
+    uint64_t peak_reserved;   /* caching-allocator segments */
+    uint64_t peak_process;    /* reserved + context + kernel code + other driver memory */
+    cat_breakdown at_peak;    /* every byte of peak_process, by category */
+    int iterations;           /* optimizer steps seen */
+    int compile_frames;       /* MODEL_COMPILE_*: what the Python frames say of torch.compile */
+    /* OOM (has_oom = 0: the rest is unused) */
+    int has_oom;
+    uint64_t oom_requested;   /* bytes the failing call asked for */
+    uint64_t oom_capacity;    /* card / device capacity at the OOM */
+    cat_breakdown at_oom;     /* live by category at the OOM */
+    uint64_t oom_cache;       /* allocator cache (reserved - allocated) then, if known */
+    uint64_t oom_outside;     /* context + kernel code + external then */
+    const char *oom_phase;    /* "forward", "backward", "optimizer", "eval", "compile", ... */
+    const char *oom_site;     /* "file.py:123 func" of the failing call, or "" */
+    int oom_pytorch_pattern;  /* 1: fail, cache released, fail again (PyTorch's retry) */
+} run_facts;
+
+/* Options from `vramtrace report` flags: config overrides (nanoGPT spelling, key=value),
+ * and the target card for advice. */
+typedef struct model_opts {
+    int noverrides;
+    const char *const *overrides; /* "batch_size=8", ... */
+    uint64_t target_card_bytes;   /* 0: emulated card, else the device total */
+    const char *target_card_name;
+    int color;                    /* 1: ANSI colour allowed */
+} model_opts;
+
+/* The model of one run, computed once by model_build; views/model_*.c print it. */
+typedef struct model_result {
+    nano_config cfg;
+    char note[200];  /* how the run's shape was adjusted, "" if not */
+    gpt_shape shape; /* the run (iteration0 when no optimizer step was seen) */
+    doc_formula docf;
+    cat_breakdown measured, doc, refined;
+    char reason_doc[CAT_COUNT][200];
+    char reason_ref[CAT_COUNT][200];
+    double mult_act, mult_all; /* effective activation multipliers */
+    model_calib calib;
+    prediction current;
+    uint64_t capacity;
+    char capacity_name[80];
+    int partial;
+    oom_cause cause;
+    char why[300];
+    int expandable_set;
+    uint64_t largest_batch;
+    advice_item items[ADVICE_MAX];
+    int nitems;
+} model_result;
+
+/* model_build: the run's configuration (its command line and config files, then o's
+ * overrides), the formulas beside the measured peak, the calibration, the OOM cause when
+ * f->has_oom, and the advice for the target card. Prints nothing. Returns 0, or -1 with the
+ * reason in err when the configuration is invalid (e.g. an override that does not parse). */
+int model_build(model_result *m, const run_facts *f, const model_opts *o, char *err, size_t errlen);
+
+#endif

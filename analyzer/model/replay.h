@@ -1,0 +1,93 @@
+/* replay.h — replaying one trace: live sets, the three levels (allocated / reserved /
+ * process), their peaks, phases and iterations, the OOM, and what was live at the peak and
+ * at the OOM with each allocation's lifetime. One streaming pass; memory grows with the
+ * live set and the distinct stacks, never with the trace's length. */
+#ifndef VT_ANALYZER_REPLAY_H
+#define VT_ANALYZER_REPLAY_H
+
+#include <stdint.h>
+
+#include "categories.h"
+#include "phases.h"
+#include "reader.h"
+#include "tables.h"
+
+/* One allocation alive at a snapshot (the peak, the OOM). */
+typedef struct live_item {
+    uint64_t addr, size, time_ns;
+    uint32_t stack_id;
+    uint32_t iter_alloc, iter_free;
+    uint8_t api, space, device, layer;
+    uint8_t phase_alloc, phase_free; /* phase_free = PHASE_COUNT: never freed */
+    uint8_t loss_site, tensor_api;
+    uint8_t to_copy;      /* made by a dtype conversion (_to_copy) */
+    uint8_t category;
+    uint8_t rule;
+    uint8_t oom_released; /* freed by the allocator between the OOM's failures: its cache */
+    uint8_t torch_segment; /* a segment PyTorch's allocator tracker reported (tensor+segment):
+                            * its size in a classified snapshot is what its tensors leave unused */
+} live_item;
+
+typedef struct replay_snapshot {
+    uint64_t event;   /* index of the event after which it was taken */
+    uint64_t time_ns;
+    live_item *items; /* malloc'ed */
+    size_t n;
+    cat_breakdown by_cat;
+} replay_snapshot;
+
+typedef struct replay_result {
+    char path[4096];
+    tables *t;                 /* owned: process, threads, stacks... */
+    reader_status status;      /* ok / truncated (malformed stops the replay) */
+    char status_msg[256];      /* the status, or why it is truncated ("no trailer", ...) */
+    int tensor_mode;           /* per-tensor events were seen (cudaMallocAsync backend) */
+    int segment_mode;          /* caching-allocator segments (cudaMalloc / cuMemCreate) seen */
+    int allocator_mode;        /* tensors from PyTorch's allocator tracker (inside the segments) */
+    int tracker_note;          /* the last torchTrackerNote's code (VT_TRACKER_*), 0 = none */
+    uint64_t tracker_detail;   /* its addr: the layout (ATTACHED), a count (DROPPED) */
+    uint64_t n_events, n_failed, unknown_frees;
+    uint64_t n_contexts;       /* CUDA contexts created (primary retains, cuCtxCreate) */
+    uint64_t n_implausible;    /* allocations not counted: the live total would pass 2^62 B */
+    uint64_t end_ns;
+    uint16_t ended;            /* the TRAILER's header.flags: VT_TRAILER_* (0 = plain exit) */
+    /* peaks of the three levels (bytes, time) */
+    uint64_t peak_allocated, peak_reserved, peak_process;
+    uint64_t t_allocated, t_reserved, t_process;
+    uint64_t phase_peak[PHASE_COUNT]; /* process level while in each phase */
+    uint32_t iterations;
+    replay_snapshot at_peak;   /* live at the process peak */
+    /* OOM: the last failed out-of-memory allocation the program did not recover from */
+    int has_oom;
+    int oom_pytorch_pattern;   /* fail, cached segments released, fail again */
+    int oom_emulated;
+    uint64_t oom_requested, oom_capacity, oom_time_ns, oom_cache_released;
+    uint64_t oom_last_event;   /* the last failure of the OOM's retry sequence */
+    uint32_t oom_stack;
+    uint8_t oom_phase;
+    replay_snapshot at_oom;    /* live at the first failure of that OOM */
+    uint64_t file_bytes;       /* size of the file, for progress */
+} replay_result;
+
+/* REPLAY_LIVE_MAX: the most bytes ever counted live at once (checked sums). */
+#define REPLAY_LIVE_MAX ((uint64_t)1 << 62)
+
+/* replay_progress: when set (a TTY on stderr), long replays print their progress there. */
+extern int replay_progress;
+
+/* replay_file: replays path into *out (zeroed first). Returns 0 (ok or truncated: see
+ * out->status), 2 (cannot open: message in err) or 3 (malformed: message in err; out holds
+ * what was read before). Free with replay_free in every case. */
+int replay_file(const char *path, replay_result *out, char *err, size_t errlen);
+void replay_free(replay_result *r);
+
+/* replay_site_text: "file:line function" of the site a report names for stack_id (escaped
+ * for a terminal when term), into buf; "(no stack)" when there is none. */
+const char *replay_site_text(replay_result *r, uint32_t stack_id, char *buf, size_t len);
+/* replay_native_text: the native frame that names the operation of stack_id — the innermost
+ * "at::_ops::" symbol, else "at::native::" (allocation primitives named "empty" skipped), else
+ * the innermost native symbol — as "name (module)" without arguments, escaped for a terminal;
+ * "" when the stack has no named native frame. */
+const char *replay_native_text(replay_result *r, uint32_t stack_id, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,30 @@
+/* summary.h — what the one-paragraph summary after `vramtrace run` says, taken from the one
+ * replay (replay.c), so it agrees with `vramtrace report`; printed by views/summary_text.c. */
+#ifndef VT_ANALYZER_SUMMARY_H
+#define VT_ANALYZER_SUMMARY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "replay.h"
+
+typedef struct run_summary {
+    uint64_t events, failed; /* allocation and free events; failed allocations */
+    uint64_t peak_reserved;  /* the report's "reserved (allocator)" peak */
+    uint64_t peak_process;   /* the report's "process (all device)" peak */
+    uint64_t contexts;       /* CUDA contexts created */
+    int oom;                 /* the run ended in an out-of-memory error (report: OOM) */
+    uint64_t oom_requested;  /* bytes the failing call asked for */
+    int truncated;           /* no trailer: the process did not stop cleanly */
+    char truncated_why[256];
+    unsigned ended;          /* the trailer's VT_TRAILER_* flags (disk full, ...); 0 = plain exit */
+} run_summary;
+
+/* summary_of_replay: the summary of a replayed trace. */
+void summary_of_replay(const replay_result *r, run_summary *s);
+
+/* summary_read: replays path and summarizes it into *s. Returns 0, or VT_EXIT_USAGE (cannot
+ * open, out of memory) / VT_EXIT_MALFORMED with the reason in err. Prints nothing. */
+int summary_read(const char *path, run_summary *s, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,191 @@
+/* report.c — the one report of a traced run (report.h), built once: the facts the memory model
+ * needs (model.h) from the replay, the allocation sites at the peak, and the model itself.
+ * Views (views/report_*.c) only render it; commands only wire options to it. */
+#include "report.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* cmp_site: most bytes first; ties by category, then site text (a stable, documented order) */
+static int cmp_site(const void *a, const void *b)
+{
+    const report_site *x = a, *y = b;
+    if (x->bytes != y->bytes)
+        return x->bytes < y->bytes ? 1 : -1;
+    if (x->category != y->category)
+        return x->category < y->category ? -1 : 1;
+    return strcmp(x->text, y->text);
+}
+
+typedef struct group_key {
+    uint8_t category;
+    uint32_t stack;
+    uint64_t size;
+} group_key;
+
+static int cmp_key(const void *a, const void *b)
+{
+    const group_key *x = a, *y = b;
+    if (x->category != y->category)
+        return x->category < y->category ? -1 : 1;
+    return x->stack < y->stack ? -1 : x->stack > y->stack ? 1 : 0;
+}
+
+static const char *env_value(const replay_result *r, const char *name)
+{
+    return tables_env(r->t, name);
+}
+
+static int report_fill(report_ctx *c)
+{
+    replay_result *r = &c->runs[0];
+    run_facts *f = &c->facts;
+    memset(f, 0, sizeof *f);
+    const tables_process *p = tables_process_get(r->t);
+    if (p) {
+        int n = p->argc < 512 ? (int)p->argc : 512;
+        for (int i = 0; i < n; i++)
+            c->argv_store[i] = p->argv[i].s;
+        f->argc = n;
+        f->argv = c->argv_store;
+        f->cwd = p->cwd.s;
+    }
+    f->alloc_conf = env_value(r, "PYTORCH_ALLOC_CONF") ? env_value(r, "PYTORCH_ALLOC_CONF")
+                                                       : env_value(r, "PYTORCH_CUDA_ALLOC_CONF");
+    f->tensor_mode = r->tensor_mode;
+    const tables_config *cf = tables_config_get(r->t);
+    f->card_bytes = cf ? cf->card_bytes : 0;
+    f->card_name = cf && cf->card.s ? cf->card.s : "";
+    const tables_device *d = tables_n_devices(r->t) ? tables_device_at(r->t, 0) : NULL;
+    f->device_total = d ? d->total_bytes : 0;
+    f->peak_allocated = r->tensor_mode ? r->peak_allocated : 0;
+    f->peak_reserved = r->peak_reserved;
+    f->peak_process = r->peak_process;
+    f->at_peak = r->at_peak.by_cat;
+    f->iterations = (int)r->iterations;
+    /* torch.compile compiles at the first forward: forward frames and no compile frame = eager */
+    f->compile_frames = r->phase_peak[PHASE_COMPILE]   ? MODEL_COMPILE_SEEN
+                        : r->phase_peak[PHASE_FORWARD] ? MODEL_COMPILE_NOT_SEEN
+                                                       : MODEL_COMPILE_UNKNOWN;
+    if (r->has_oom) {
+        f->has_oom = 1;
+        f->oom_requested = r->oom_requested;
+        f->oom_capacity = r->oom_capacity ? r->oom_capacity
+                          : f->card_bytes ? f->card_bytes
+                                          : f->device_total;
+        f->at_oom = r->at_oom.by_cat;
+        f->oom_cache = r->oom_cache_released;
+        f->at_oom.bytes[CAT_CACHE] += 0; /* the released cache is reported beside, not double */
+        f->oom_outside = r->at_oom.by_cat.bytes[CAT_CONTEXT] +
+                         r->at_oom.by_cat.bytes[CAT_KERNEL_CODE] +
+                         r->at_oom.by_cat.bytes[CAT_EXTERNAL];
+        f->oom_phase = phase_name(r->oom_phase);
+        replay_site_text(r, r->oom_stack, c->site_oom, sizeof c->site_oom);
+        f->oom_site = c->site_oom;
+        f->oom_pytorch_pattern = r->oom_pytorch_pattern;
+    }
+    /* sites: (category, site text) over the allocations live at the peak. Items are grouped
+     * by (category, stack) first, so each stack's text is made once; texts are merged through
+     * a hash (different stacks often share a site). */
+    size_t items = r->at_peak.n;
+    group_key *keys = malloc((items + 1) * sizeof *keys);
+    if (!keys)
+        return -1;
+    for (size_t i = 0; i < items; i++)
+        keys[i] = (group_key){(uint8_t)r->at_peak.items[i].category, r->at_peak.items[i].stack_id,
+                              r->at_peak.items[i].size};
+    qsort(keys, items, sizeof *keys, cmp_key);
+    size_t ngroups = 0;
+    for (size_t i = 0; i < items; i++)
+        ngroups += i == 0 || keys[i].category != keys[i - 1].category ||
+                   keys[i].stack != keys[i - 1].stack;
+    size_t n = 0, hcap = 16;
+    while (hcap < 2 * ngroups + 2)
+        hcap *= 2;
+    report_site *s = calloc(ngroups + 1, sizeof *s);
+    uint32_t *slot = calloc(hcap, sizeof *slot); /* index + 1 into s, 0 = empty */
+    if (!s || !slot) {
+        free(keys), free(s), free(slot);
+        return -1;
+    }
+    size_t cur = 0;
+    for (size_t i = 0; i < items; i++) {
+        if (i == 0 || keys[i].category != keys[i - 1].category ||
+            keys[i].stack != keys[i - 1].stack) {
+            char text[512];
+            replay_site_text(r, keys[i].stack, text, sizeof text);
+            uint64_t h = keys[i].category * 0x9e3779b97f4a7c15ull;
+            for (const char *q = text; *q; q++)
+                h = (h ^ (unsigned char)*q) * 0x100000001b3ull;
+            size_t j = h & (hcap - 1);
+            while (slot[j] && !(s[slot[j] - 1].category == keys[i].category &&
+                                !strcmp(s[slot[j] - 1].text, text)))
+                j = (j + 1) & (hcap - 1);
+            if (!slot[j]) {
+                s[n].category = keys[i].category;
+                snprintf(s[n].text, sizeof s[n].text, "%s", text);
+                replay_native_text(r, keys[i].stack, s[n].native, sizeof s[n].native);
+                slot[j] = (uint32_t)++n;
+            }
+            cur = slot[j] - 1;
+        }
+        s[cur].bytes += keys[i].size;
+        s[cur].count++;
+    }
+    free(keys);
+    free(slot);
+    qsort(s, n, sizeof *s, cmp_site);
+    c->sites = s;
+    c->nsites = n;
+    return 0;
+}
+
+int report_build(report_ctx *c, char *err, size_t errlen)
+{
+    if (report_fill(c) < 0) {
+        snprintf(err, errlen, "out of memory collecting the allocation sites");
+        return -1;
+    }
+    c->model = malloc(sizeof *c->model);
+    if (!c->model) {
+        snprintf(err, errlen, "out of memory building the model section");
+        return -1;
+    }
+    char merr[400];
+    if (model_build(c->model, &c->facts, &c->opts, merr, sizeof merr) < 0) {
+        snprintf(err, errlen, "configuration: %s", merr);
+        free(c->model);
+        c->model = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+int report_of_trace(const char *path, report_ctx *c, char *err, size_t errlen)
+{
+    memset(c, 0, sizeof *c);
+    c->top = 3;
+    c->runs = calloc(1, sizeof *c->runs);
+    if (!c->runs) {
+        snprintf(err, errlen, "out of memory");
+        return VT_EXIT_USAGE;
+    }
+    int r = replay_file(path, &c->runs[0], err, errlen);
+    c->nruns = 1;
+    if (r)
+        return r;
+    return report_build(c, err, errlen) < 0 ? VT_EXIT_USAGE : 0;
+}
+
+void report_free(report_ctx *c)
+{
+    for (int i = 0; c->runs && i < c->nruns; i++)
+        replay_free(&c->runs[i]);
+    free(c->runs);
+    free(c->sites);
+    free(c->model);
+    c->runs = NULL;
+    c->sites = NULL;
+    c->model = NULL;
+    c->nruns = 0;
+}

@@ -1,0 +1,47 @@
+/* report.h — the one report structure of a traced run, built once from its replay
+ * (report.c): facts, allocation sites at the peak, the model. The views (views/) render it;
+ * `vramtrace report` and `predict --from TRACE` build it. */
+#ifndef VT_ANALYZER_REPORT_H
+#define VT_ANALYZER_REPORT_H
+
+#include <stdio.h>
+
+#include "exit_codes.h"
+#include "model.h"
+#include "replay.h"
+
+/* One allocation site at the peak: bytes per (category, site). */
+typedef struct report_site {
+    int category;
+    uint64_t bytes;
+    uint32_t count;
+    char text[512];   /* escaped for a terminal */
+    char native[256]; /* the native op below it ("at::native::..." first), escaped; "" if none */
+} report_site;
+
+typedef struct report_ctx {
+    replay_result *runs; /* one per file; runs[0] is the one reported in full */
+    int nruns;
+    run_facts facts;     /* for runs[0] */
+    model_opts opts;
+    report_site *sites;  /* sorted by bytes, descending */
+    size_t nsites;
+    int top;             /* sites shown per category */
+    int color;
+    const char *argv_store[512];
+    char site_oom[512];
+    model_result *model; /* built by report_build */
+} report_ctx;
+
+/* report_build: from c->runs (replayed) and c->opts, fills the facts and sites of runs[0] and
+ * builds the model once. Returns 0, or -1 with the reason in err (out of memory, invalid
+ * configuration). Prints nothing. */
+int report_build(report_ctx *c, char *err, size_t errlen);
+/* report_of_trace: replays path into a fresh c (top 3, no overrides) and builds the report.
+ * Returns 0, or an exit code (VT_EXIT_USAGE, VT_EXIT_MALFORMED) with err; report_free(c) after
+ * either. */
+int report_of_trace(const char *path, report_ctx *c, char *err, size_t errlen);
+/* report_free: the runs, sites and model of c. */
+void report_free(report_ctx *c);
+
+#endif

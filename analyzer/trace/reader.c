@@ -1,0 +1,568 @@
+/* reader.c — the streaming trace reader (reader.h): one fd, one growable-but-bounded
+ * buffer (a window on the file, at most one maximal record larger than READER_BUF), records
+ * decoded in place with no per-record allocation. Trusts no length (trace_format.h rules). */
+#include "reader.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define READER_BUF (2u << 20)     /* read window; grows only for records larger than it */
+#define READER_FIXED_MAX 256u     /* fixed-shape records may grow (appended fields) to this */
+
+/* Size limits per known type: smallest legal record and largest (fixed-shape records may
+ * only grow by appended fields, so they stay small). Index = type. */
+static const struct {
+    uint32_t min, max;
+} reader_sizes[VT_REC_MAX_KNOWN + 1] = {
+    [VT_REC_PROCESS] = {8 + sizeof(vt_rec_process) + 3 * 4, VT_REC_MAX_SIZE},
+    [VT_REC_CONFIG] = {8 + sizeof(vt_rec_config) + 4, VT_REC_MAX_SIZE},
+    [VT_REC_DEVICE] = {8 + sizeof(vt_rec_device) + 4, VT_REC_MAX_SIZE},
+    [VT_REC_THREAD] = {8 + sizeof(vt_rec_thread) + 4, VT_REC_MAX_SIZE},
+    [VT_REC_ALLOC] = {VT_ALLOC_REC_SIZE, READER_FIXED_MAX},
+    [VT_REC_FREE] = {VT_FREE_REC_SIZE, READER_FIXED_MAX},
+    [VT_REC_STACK] = {8 + sizeof(vt_rec_stack), VT_REC_MAX_SIZE},
+    [VT_REC_CODE] = {8 + sizeof(vt_rec_code) + 3 * 4, VT_REC_MAX_SIZE},
+    [VT_REC_SYMBOL] = {8 + sizeof(vt_rec_symbol) + 4, VT_REC_MAX_SIZE},
+    [VT_REC_MODULE] = {8 + sizeof(vt_rec_module) + 4, VT_REC_MAX_SIZE},
+    [VT_REC_MEMINFO] = {8 + sizeof(vt_rec_meminfo), READER_FIXED_MAX},
+    [VT_REC_OOM] = {8 + sizeof(vt_rec_oom), READER_FIXED_MAX},
+    [VT_REC_PYINFO] = {8 + sizeof(vt_rec_pyinfo), READER_FIXED_MAX},
+    [VT_REC_TRAILER] = {8 + sizeof(vt_rec_trailer), READER_FIXED_MAX},
+};
+
+/* ---- the reader state ------------------------------------------------------------------- */
+
+struct reader {
+    int fd;
+    char *path;
+    vt_file_header hdr;
+    uint64_t fsize;    /* at open */
+    uint8_t *buf;      /* window: buf[0..len) holds file bytes [buf_off, buf_off + len) */
+    size_t cap, len;
+    uint64_t buf_off;
+    uint64_t pos;      /* file offset of the next record */
+    bool eof;          /* read() returned 0 */
+    bool done;
+    reader_status st;
+    uint64_t err_off;
+    uint64_t nrec;
+    char msg[256];
+};
+
+/* set_status: records a final status with offset and message; always returns false so
+ * reader_next can `return set_status(...)`. */
+static bool set_status(reader *r, reader_status st, uint64_t off, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->msg, sizeof r->msg, fmt, ap);
+    va_end(ap);
+    r->st = st;
+    r->err_off = off;
+    r->done = true;
+    return false;
+}
+
+/* fill: makes file bytes [r->pos, r->pos + need) present in the window unless EOF comes
+ * first. Returns the number of bytes from r->pos available (>= need unless EOF), or -1 on a
+ * read error (status set). need <= VT_REC_MAX_SIZE + 8. */
+static ssize_t fill(reader *r, size_t need)
+{
+    size_t start = (size_t)(r->pos - r->buf_off);
+    size_t have = r->len - start;
+    if (have >= need || r->eof)
+        return (ssize_t)have;
+    if (start > 0) {
+        memmove(r->buf, r->buf + start, have);
+        r->buf_off = r->pos;
+        r->len = have;
+    }
+    if (need > r->cap) {
+        size_t ncap = need + READER_BUF;
+        uint8_t *nb = realloc(r->buf, ncap);
+        if (!nb) {
+            set_status(r, READER_IOERR, r->pos, "out of memory for a %zu-byte record", need);
+            return -1;
+        }
+        r->buf = nb;
+        r->cap = ncap;
+    }
+    while (r->len < need) {
+        ssize_t n = read(r->fd, r->buf + r->len, r->cap - r->len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            set_status(r, READER_IOERR, r->buf_off + r->len, "read failed: %s", strerror(errno));
+            return -1;
+        }
+        if (n == 0) {
+            r->eof = true;
+            break;
+        }
+        r->len += (size_t)n;
+    }
+    return (ssize_t)r->len;
+}
+
+static uint32_t rd32(const uint8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+static uint64_t rd64(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+/* read_header: reads and validates the file header from offset 0 into r->hdr and sets
+ * r->pos to the first record. Returns false with status set when it is bad. */
+static bool read_header(reader *r)
+{
+    r->pos = r->buf_off = 0;
+    r->len = 0;
+    r->eof = false;
+    r->done = false;
+    r->st = READER_OK;
+    r->err_off = 0;
+    r->nrec = 0;
+    r->msg[0] = 0;
+    memset(&r->hdr, 0, sizeof r->hdr);
+    ssize_t have = fill(r, sizeof(vt_file_header));
+    if (have < 0)
+        return false;
+    if ((size_t)have < VT_MAGIC_LEN || memcmp(r->buf, VT_MAGIC, VT_MAGIC_LEN) != 0)
+        return set_status(r, READER_MALFORMED, 0, "bad magic: not a vramtrace trace");
+    if ((size_t)have < sizeof(vt_file_header))
+        return set_status(r, READER_MALFORMED, (uint64_t)have,
+                          "file header cut short (%zd of 32 bytes)", have);
+    memcpy(&r->hdr, r->buf, sizeof r->hdr);
+    if (r->hdr.major != VT_VERSION_MAJOR)
+        return set_status(r, READER_MALFORMED, 8,
+                          "trace format version %u.%u, this vramtrace reads %u.x (use a "
+                          "matching vramtrace)",
+                          r->hdr.major, r->hdr.minor, VT_VERSION_MAJOR);
+    if (r->hdr.header_size < sizeof(vt_file_header) || r->hdr.header_size % VT_REC_ALIGN ||
+        r->hdr.header_size > 4096)
+        return set_status(r, READER_MALFORMED, 12, "bad header_size %u",
+                          (unsigned)r->hdr.header_size);
+    r->pos = r->hdr.header_size;
+    return true;
+}
+
+reader *reader_open(const char *path, char *msg, size_t msgsz)
+{
+    reader *r = calloc(1, sizeof *r);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat sb;
+    if (!r || fd < 0 || fstat(fd, &sb) != 0) {
+        if (msg && msgsz)
+            snprintf(msg, msgsz, "%s: %s", path, strerror(r ? errno : ENOMEM));
+        if (fd >= 0)
+            close(fd);
+        free(r);
+        return NULL;
+    }
+    if (S_ISDIR(sb.st_mode)) {
+        if (msg && msgsz)
+            snprintf(msg, msgsz, "%s: %s", path, strerror(EISDIR));
+        close(fd);
+        free(r);
+        return NULL;
+    }
+    r->fd = fd;
+    r->fsize = (uint64_t)sb.st_size;
+    r->path = strdup(path);
+    r->cap = READER_BUF;
+    r->buf = malloc(r->cap);
+    if (!r->path || !r->buf) {
+        if (msg && msgsz)
+            snprintf(msg, msgsz, "%s: %s", path, strerror(ENOMEM));
+        reader_close(r);
+        return NULL;
+    }
+    posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+    read_header(r);
+    return r;
+}
+
+int reader_rewind(reader *r)
+{
+    if (lseek(r->fd, 0, SEEK_SET) != 0) {
+        set_status(r, READER_IOERR, 0, "seek failed: %s", strerror(errno));
+        return -1;
+    }
+    read_header(r);
+    return r->st == READER_IOERR ? -1 : 0;
+}
+
+void reader_close(reader *r)
+{
+    if (!r)
+        return;
+    if (r->fd >= 0)
+        close(r->fd);
+    free(r->buf);
+    free(r->path);
+    free(r);
+}
+
+reader_status reader_status_of(const reader *r) { return r->st; }
+uint64_t reader_error_offset(const reader *r) { return r->err_off; }
+const char *reader_error_message(const reader *r) { return r->msg; }
+const vt_file_header *reader_header(const reader *r) { return &r->hdr; }
+const char *reader_path(const reader *r) { return r->path; }
+uint64_t reader_records(const reader *r) { return r->nrec; }
+uint64_t reader_position(const reader *r) { return r->pos; }
+uint64_t reader_file_size(const reader *r) { return r->fsize; }
+
+const char *reader_status_name(reader_status s)
+{
+    switch (s) {
+    case READER_OK: return "ok";
+    case READER_TRUNCATED: return "truncated";
+    case READER_MALFORMED: return "malformed";
+    default: return "io-error";
+    }
+}
+
+bool reader_strs_next(const reader_strs *list, uint32_t *cursor, reader_str *out)
+{
+    if (*cursor + 4 > list->bytes)
+        return false;
+    uint32_t n = rd32(list->p + *cursor);
+    out->p = (const char *)list->p + *cursor + 4;
+    out->len = n;
+    *cursor += 4 + n;
+    return true;
+}
+
+/* ---- decoding ------------------------------------------------------------------------- */
+
+/* A cursor over the strings after a record's fixed part. */
+typedef struct strcur {
+    const uint8_t *p, *end;
+    bool bad;
+} strcur;
+
+/* take_str: the next packed string, or bad (and an empty string) when it runs past the
+ * record. */
+static reader_str take_str(strcur *c)
+{
+    reader_str s = {"", 0};
+    if (c->bad || (size_t)(c->end - c->p) < 4) {
+        c->bad = true;
+        return s;
+    }
+    uint32_t n = rd32(c->p);
+    if (n > (size_t)(c->end - c->p) - 4) {
+        c->bad = true;
+        return s;
+    }
+    s.p = (const char *)c->p + 4;
+    s.len = n;
+    c->p += 4 + n;
+    return s;
+}
+
+/* take_strs: n packed strings as a list; bad when they run past the record. */
+static reader_strs take_strs(strcur *c, uint32_t n)
+{
+    reader_strs l = {c->p, 0, 0};
+    if ((uint64_t)n * 4 > (uint64_t)(c->end - c->p)) {
+        c->bad = true;
+        return l;
+    }
+    for (uint32_t i = 0; i < n && !c->bad; i++)
+        take_str(c);
+    if (c->bad)
+        return l;
+    l.n = n;
+    l.bytes = (uint32_t)(c->p - l.p);
+    return l;
+}
+
+static void decode_flags(uint16_t flags, uint64_t tt, reader_event *e)
+{
+    e->time_ns = VT_TT_NS(tt);
+    e->thread = VT_TT_THREAD(tt);
+    e->flags = flags;
+    e->api = (uint8_t)VT_EVF_API(flags);
+    e->device = (uint8_t)VT_EVF_DEVICE(flags);
+    e->failed = (flags & VT_EVF_FAILED) != 0;
+    e->backward = (flags & VT_EVF_BACKWARD) != 0;
+    e->emulated = (flags & VT_EVF_EMULATED) != 0;
+}
+
+/* decode: fills rec->u from the payload. Returns NULL, or why the record is malformed. */
+static const char *decode(reader_record *rec)
+{
+    const uint8_t *p = rec->payload;
+    uint32_t n = rec->payload_len;
+    strcur c = {0};
+    switch (rec->type) {
+    case VT_REC_ALLOC: {
+        reader_event *e = &rec->u.ev;
+        uint64_t tt = rd64(p);
+        decode_flags(rec->flags, tt, e);
+        e->addr = rd64(p + 8);
+        e->size = rd64(p + 16);
+        e->stack_id = rd32(p + 24);
+        uint16_t s16;
+        int16_t r16;
+        memcpy(&s16, p + 28, 2);
+        memcpy(&r16, p + 30, 2);
+        e->stream = s16;
+        e->result = r16;
+        e->has_aux = n >= 40;
+        e->aux = e->has_aux ? rd64(p + 32) : 0;
+        e->has_ext = false;
+        return NULL;
+    }
+    case VT_REC_FREE: {
+        reader_event *e = &rec->u.ev;
+        decode_flags(rec->flags, rd64(p), e);
+        e->addr = rd64(p + 8);
+        e->size = 0;
+        e->aux = 0;
+        e->has_aux = false;
+        e->has_ext = n >= 24;
+        if (e->has_ext) {
+            uint16_t s16;
+            int16_t r16;
+            e->stack_id = rd32(p + 16);
+            memcpy(&s16, p + 20, 2);
+            memcpy(&r16, p + 22, 2);
+            e->stream = s16;
+            e->result = r16;
+        } else {
+            e->stack_id = 0;
+            e->stream = 0;
+            e->result = 0;
+        }
+        return NULL;
+    }
+    case VT_REC_STACK: {
+        reader_stack *s = &rec->u.stack;
+        vt_rec_stack f;
+        memcpy(&f, p, sizeof f);
+        s->stack_id = f.stack_id;
+        s->n_native = f.n_native;
+        s->n_python = f.n_python;
+        s->frames = p + sizeof f;
+        if ((uint64_t)(f.n_native + f.n_python) * 8 > n - sizeof f)
+            return "stack frames run past the record";
+        if ((uint64_t)(f.n_native + f.n_python) * 8 != n - sizeof f)
+            return "stack size does not match its frame count";
+        return NULL;
+    }
+    case VT_REC_OOM: {
+        reader_oom *o = &rec->u.oom;
+        vt_rec_oom f;
+        memcpy(&f, p, sizeof f);
+        reader_event e;
+        decode_flags(rec->flags, f.tt, &e);
+        o->time_ns = e.time_ns;
+        o->thread = e.thread;
+        o->flags = e.flags;
+        o->api = e.api;
+        o->device = e.device;
+        o->emulated = e.emulated;
+        o->requested = f.requested;
+        o->capacity = f.capacity;
+        o->process_used = f.process_used;
+        o->stack_id = f.stack_id;
+        o->result = f.result;
+        return NULL;
+    }
+    case VT_REC_MEMINFO: {
+        vt_rec_meminfo f;
+        memcpy(&f, p, sizeof f);
+        rec->u.meminfo = (reader_meminfo){VT_TT_NS(f.tt), VT_TT_THREAD(f.tt), f.free_bytes,
+                                          f.total_bytes, f.device, f.source};
+        return NULL;
+    }
+    case VT_REC_PYINFO: memcpy(&rec->u.pyinfo, p, sizeof(vt_rec_pyinfo)); return NULL;
+    case VT_REC_TRAILER: memcpy(&rec->u.trailer, p, sizeof(vt_rec_trailer)); return NULL;
+    case VT_REC_PROCESS: {
+        reader_process *pr = &rec->u.process;
+        memcpy(&pr->fixed, p, sizeof pr->fixed);
+        c = (strcur){p + sizeof pr->fixed, p + n, false};
+        pr->exe = take_str(&c);
+        pr->cwd = take_str(&c);
+        pr->host = take_str(&c);
+        pr->argv = take_strs(&c, pr->fixed.argc);
+        pr->env = take_strs(&c, pr->fixed.nenv);
+        break;
+    }
+    case VT_REC_CONFIG:
+        memcpy(&rec->u.config.fixed, p, sizeof(vt_rec_config));
+        c = (strcur){p + sizeof(vt_rec_config), p + n, false};
+        rec->u.config.card = take_str(&c);
+        break;
+    case VT_REC_DEVICE:
+        memcpy(&rec->u.device.fixed, p, sizeof(vt_rec_device));
+        c = (strcur){p + sizeof(vt_rec_device), p + n, false};
+        rec->u.device.name = take_str(&c);
+        break;
+    case VT_REC_THREAD:
+        memcpy(&rec->u.thread.fixed, p, sizeof(vt_rec_thread));
+        c = (strcur){p + sizeof(vt_rec_thread), p + n, false};
+        rec->u.thread.name = take_str(&c);
+        break;
+    case VT_REC_CODE: {
+        reader_code *cd = &rec->u.code;
+        vt_rec_code f;
+        memcpy(&f, p, sizeof f);
+        cd->code_id = f.code_id;
+        cd->first_line = f.first_line;
+        c = (strcur){p + sizeof f, p + n, false};
+        cd->filename = take_str(&c);
+        cd->qualname = take_str(&c);
+        cd->linetable = take_str(&c);
+        break;
+    }
+    case VT_REC_SYMBOL:
+        memcpy(&rec->u.symbol.fixed, p, sizeof(vt_rec_symbol));
+        c = (strcur){p + sizeof(vt_rec_symbol), p + n, false};
+        rec->u.symbol.name = take_str(&c);
+        break;
+    case VT_REC_MODULE:
+        memcpy(&rec->u.module.fixed, p, sizeof(vt_rec_module));
+        c = (strcur){p + sizeof(vt_rec_module), p + n, false};
+        rec->u.module.path = take_str(&c);
+        rec->u.module.build_id = (reader_str){"", 0};
+        if (!c.bad && c.end - c.p >= 4) /* 1.1: the build-id follows the path */
+            rec->u.module.build_id = take_str(&c);
+        break;
+    default: return NULL; /* unknown: nothing to decode */
+    }
+    return c.bad ? "a string runs past the end of its record" : NULL;
+}
+
+/* size_ok: whether a record of this type can have this size. */
+static bool size_ok(unsigned type, uint32_t size)
+{
+    if (type == 0 || type > VT_REC_MAX_KNOWN)
+        return true;
+    if (size < reader_sizes[type].min || size > reader_sizes[type].max)
+        return false;
+    if (type == VT_REC_ALLOC)
+        return size == VT_ALLOC_REC_SIZE || size >= VT_ALLOC_AUX_REC_SIZE;
+    if (type == VT_REC_FREE)
+        return size == VT_FREE_REC_SIZE || size >= VT_FREE_EXT_REC_SIZE;
+    return true;
+}
+
+/* partial_ok: whether the `have` bytes present of a record cut by EOF are consistent with
+ * its header (a writer cut mid-record) rather than a corrupt size: a STACK's size must match
+ * its frame count; strings present must fit inside the declared size. */
+static bool partial_ok(const vt_rec_header *h, const uint8_t *b, size_t have)
+{
+    if (h->type == VT_REC_STACK && have >= 16) {
+        vt_rec_stack s;
+        memcpy(&s, b + 8, sizeof s);
+        return 16u + 8u * ((uint64_t)s.n_native + s.n_python) == h->size;
+    }
+    size_t fixed = 0;
+    switch (h->type) {
+    case VT_REC_PROCESS: fixed = sizeof(vt_rec_process); break;
+    case VT_REC_CONFIG: fixed = sizeof(vt_rec_config); break;
+    case VT_REC_DEVICE: fixed = sizeof(vt_rec_device); break;
+    case VT_REC_THREAD: fixed = sizeof(vt_rec_thread); break;
+    case VT_REC_CODE: fixed = sizeof(vt_rec_code); break;
+    case VT_REC_SYMBOL: fixed = sizeof(vt_rec_symbol); break;
+    case VT_REC_MODULE: fixed = sizeof(vt_rec_module); break;
+    default: return true;
+    }
+    /* walk the string lengths that are present: each must end inside the declared size */
+    uint64_t at = 8 + fixed;
+    while (at + 4 <= have) {
+        uint32_t n = rd32(b + at);
+        at += 4 + (uint64_t)n;
+        if (at > h->size)
+            return false;
+    }
+    return true;
+}
+
+bool reader_next(reader *r, reader_record *rec)
+{
+    if (r->done)
+        return false;
+    const uint8_t *b;
+    ssize_t have;
+    size_t start = (size_t)(r->pos - r->buf_off);
+    if (r->len - start >= 8) {
+        have = (ssize_t)(r->len - start); /* fast path: header already in the window */
+    } else {
+        have = fill(r, 8);
+        if (have < 0)
+            return false;
+        if (have == 0)
+            return set_status(r, READER_TRUNCATED, r->pos, "no trailer: the trace ends at byte %llu",
+                              (unsigned long long)r->pos);
+        if (have < 8)
+            return set_status(r, READER_TRUNCATED, r->pos,
+                              "last record cut at byte %llu (%zd of 8 header bytes)",
+                              (unsigned long long)r->pos, have);
+    }
+    b = r->buf + (r->pos - r->buf_off);
+    vt_rec_header h;
+    memcpy(&h, b, sizeof h);
+    if (h.type == VT_REC_NONE) {
+        if (h.flags || h.size)
+            return set_status(r, READER_MALFORMED, r->pos, "record of type 0 with size %u",
+                              (unsigned)h.size);
+        return set_status(r, READER_TRUNCATED, r->pos, "zero-filled tail at byte %llu",
+                          (unsigned long long)r->pos);
+    }
+    if (h.size < 8 || h.size % VT_REC_ALIGN || h.size > VT_REC_MAX_SIZE)
+        return set_status(r, READER_MALFORMED, r->pos, "bad record size %u (type %u)",
+                          (unsigned)h.size, (unsigned)h.type);
+    if (!size_ok(h.type, h.size))
+        return set_status(r, READER_MALFORMED, r->pos,
+                          "bad size %u for a %s record", (unsigned)h.size,
+                          reader_type_name(h.type));
+    if ((size_t)have < h.size) {
+        have = fill(r, h.size);
+        if (have < 0)
+            return false;
+        if ((size_t)have < h.size && !partial_ok(&h, r->buf + (r->pos - r->buf_off), (size_t)have))
+            return set_status(r, READER_MALFORMED, r->pos,
+                              "a %s record of %u bytes runs past the end of the file and does "
+                              "not match its own contents",
+                              reader_type_name(h.type), (unsigned)h.size);
+        if ((size_t)have < h.size)
+            return set_status(r, READER_TRUNCATED, r->pos,
+                              "last record cut at byte %llu (%zd of %u bytes)",
+                              (unsigned long long)r->pos, have, (unsigned)h.size);
+        b = r->buf + (r->pos - r->buf_off);
+    }
+    rec->type = h.type;
+    rec->flags = h.flags;
+    rec->size = h.size;
+    rec->offset = r->pos;
+    rec->payload = b + 8;
+    rec->payload_len = h.size - 8;
+    const char *why = decode(rec);
+    if (why)
+        return set_status(r, READER_MALFORMED, r->pos, "%s record: %s",
+                          reader_type_name(h.type), why);
+    r->pos += h.size;
+    r->nrec++;
+    if (h.type == VT_REC_TRAILER) {
+        r->done = true; /* status stays OK; records after a trailer are not read */
+        r->msg[0] = 0;
+    }
+    return true;
+}

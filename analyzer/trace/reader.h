@@ -1,0 +1,243 @@
+/* reader.h — the streaming trace reader: opens one trace file, validates its header and
+ * hands out its records one at a time, decoded into typed structs, through a fixed-size
+ * buffer (memory does not grow with the file). Lookup tables built from the records are in
+ * tables.h; several files at once are the caller's business (one reader per file). */
+#ifndef VT_ANALYZER_READER_H
+#define VT_ANALYZER_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vramtrace/trace_format.h"
+
+/* ---- API facts from VT_APIS ------------------------------------------------------------ */
+
+/* reader_api_name: "cudaMalloc", ... for a known api id; NULL for an unknown id. */
+const char *reader_api_name(unsigned api);
+/* reader_api_layer: VT_LAYER_RUNTIME / VT_LAYER_DRIVER, 0 for an unknown id. */
+int reader_api_layer(unsigned api);
+/* reader_api_kind: enum vt_kind (VT_KIND_*) of a known id; VT_KIND_OTHER for unknown ids. */
+int reader_api_kind(unsigned api);
+/* reader_api_space: enum vt_space (VT_SPACE_*) of a known id; VT_SPACE_NONE for unknown. */
+int reader_api_space(unsigned api);
+/* reader_kind_name / reader_space_name: "ALLOC", "DEVICE", ...; "?" when out of range. */
+const char *reader_kind_name(int kind);
+const char *reader_space_name(int space);
+/* reader_type_name: lower-case record type name as `vramtrace dump` prints it ("alloc",
+ * "free", "stack", ..., "trailer"); "unknown" for any other type. */
+const char *reader_type_name(unsigned type);
+
+/* ---- decoded records -------------------------------------------------------------------- */
+
+/* A string inside the current record: p points into the reader's buffer, len bytes, NOT
+ * NUL-terminated, may contain any bytes (escape before printing: escape.h). Valid until the
+ * next reader_next / reader_rewind / reader_close. */
+typedef struct reader_str {
+    const char *p;
+    uint32_t len;
+} reader_str;
+
+/* A run of n packed strings (u32 length + bytes each), already validated to lie inside the
+ * record: reader_strs_next never fails on it. Walk with a cursor starting at 0. */
+typedef struct reader_strs {
+    const uint8_t *p; /* first string's length field */
+    uint32_t n;       /* how many strings */
+    uint32_t bytes;   /* total bytes they occupy */
+} reader_strs;
+
+/* reader_strs_next: the string at *cursor (a byte offset in list, start at 0) into *out and
+ * advances *cursor. Returns false when the list is exhausted. */
+bool reader_strs_next(const reader_strs *list, uint32_t *cursor, reader_str *out);
+
+/* ALLOC and FREE (and their shared fields). For FREE: size 0, aux 0; stack_id / stream /
+ * result are 0 unless the record has the extended form (has_ext). For ALLOC: has_aux when
+ * the record carries aux. api/device/failed/backward/emulated come from header.flags. */
+typedef struct reader_event {
+    uint64_t time_ns;  /* VT_TT_NS(tt): since header.start_mono_ns */
+    uint32_t thread;   /* VT_TT_THREAD(tt): a THREAD record's index */
+    uint16_t flags;    /* header.flags as written */
+    uint8_t api;       /* VT_EVF_API(flags) (enum vt_api) */
+    uint8_t device;    /* VT_EVF_DEVICE(flags), VT_DEVICE_UNKNOWN (15) = unknown */
+    bool failed;       /* VT_EVF_FAILED */
+    bool backward;     /* VT_EVF_BACKWARD */
+    bool emulated;     /* VT_EVF_EMULATED */
+    bool has_aux;      /* ALLOC: the 48-byte form */
+    bool has_ext;      /* FREE: the 32-byte form */
+    uint64_t addr;
+    uint64_t size;     /* ALLOC: bytes asked for; FREE: 0 */
+    uint64_t aux;      /* ALLOC with aux: handle / fixed address / used-before; else 0 */
+    uint32_t stack_id; /* 0 = no stack */
+    uint16_t stream;
+    int32_t result;    /* 0 = success */
+} reader_event;
+
+typedef struct reader_oom {
+    uint64_t time_ns;
+    uint32_t thread;
+    uint16_t flags;
+    uint8_t api;
+    uint8_t device;
+    bool emulated;
+    uint64_t requested;
+    uint64_t capacity;
+    uint64_t process_used;
+    uint32_t stack_id;
+    int32_t result;
+} reader_oom;
+
+typedef struct reader_meminfo {
+    uint64_t time_ns;
+    uint32_t thread;
+    uint64_t free_bytes;
+    uint64_t total_bytes;
+    uint32_t device;
+    uint32_t source; /* vt_meminfo_source */
+} reader_meminfo;
+
+typedef struct reader_process {
+    vt_rec_process fixed;
+    reader_str exe, cwd, host;
+    reader_strs argv; /* fixed.argc strings */
+    reader_strs env;  /* fixed.nenv strings, each "NAME=value" */
+} reader_process;
+
+typedef struct reader_config {
+    vt_rec_config fixed;
+    reader_str card; /* "" if none */
+} reader_config;
+
+typedef struct reader_device {
+    vt_rec_device fixed;
+    reader_str name;
+} reader_device;
+
+typedef struct reader_thread {
+    vt_rec_thread fixed;
+    reader_str name;
+} reader_thread;
+
+/* STACK: frames are n_native native return addresses (innermost first) then n_python
+ * Python frames (VT_PYFRAME, innermost first). Read them with reader_stack_frame. */
+typedef struct reader_stack {
+    uint32_t stack_id;
+    uint16_t n_native;
+    uint16_t n_python;
+    const uint8_t *frames; /* (n_native + n_python) little-endian u64, maybe unaligned */
+} reader_stack;
+
+/* reader_stack_frame: frame i (0 <= i < n_native + n_python) of s. */
+static inline uint64_t reader_stack_frame(const reader_stack *s, unsigned i)
+{
+    uint64_t v;
+    __builtin_memcpy(&v, s->frames + 8u * i, 8);
+    return v;
+}
+
+typedef struct reader_code {
+    uint32_t code_id;
+    uint32_t first_line;
+    reader_str filename, qualname;
+    reader_str linetable; /* raw co_linetable bytes (format per PYINFO version) */
+} reader_code;
+
+typedef struct reader_symbol {
+    vt_rec_symbol fixed; /* ip, offset, module_id, sym_offset */
+    reader_str name;     /* mangled, "" if none */
+} reader_symbol;
+
+typedef struct reader_module {
+    vt_rec_module fixed; /* module_id, base */
+    reader_str path;
+    reader_str build_id; /* raw bytes; empty when none (or a 1.0 record, which has none) */
+} reader_module;
+
+/* One record. type/flags/size are the record header; offset is the record's byte offset in
+ * the file; payload/payload_len the bytes after the header (valid like reader_str). Exactly
+ * the union member named by type is filled (nothing for unknown types: skip them). */
+typedef struct reader_record {
+    uint16_t type;
+    uint16_t flags;
+    uint32_t size;
+    uint64_t offset;
+    const uint8_t *payload;
+    uint32_t payload_len;
+    union {
+        reader_process process;  /* VT_REC_PROCESS */
+        reader_config config;    /* VT_REC_CONFIG */
+        reader_device device;    /* VT_REC_DEVICE */
+        reader_thread thread;    /* VT_REC_THREAD */
+        reader_event ev;         /* VT_REC_ALLOC, VT_REC_FREE */
+        reader_stack stack;      /* VT_REC_STACK */
+        reader_code code;        /* VT_REC_CODE */
+        reader_symbol symbol;    /* VT_REC_SYMBOL */
+        reader_module module;    /* VT_REC_MODULE */
+        reader_meminfo meminfo;  /* VT_REC_MEMINFO */
+        reader_oom oom;          /* VT_REC_OOM */
+        vt_rec_pyinfo pyinfo;    /* VT_REC_PYINFO */
+        vt_rec_trailer trailer;  /* VT_REC_TRAILER */
+    } u;
+} reader_record;
+
+/* ---- the reader ------------------------------------------------------------------------- */
+
+typedef enum reader_status {
+    READER_OK = 0,        /* so far fine; at the end: a trailer was read */
+    READER_TRUNCATED = 1, /* ended without trailer: EOF, zero tail, or a cut last record */
+    READER_MALFORMED = 2, /* a record (or the header) no writer produces: stop there */
+    READER_IOERR = 3,     /* read() failed mid-file (errno in the message) */
+} reader_status;
+
+typedef struct reader reader;
+
+/* reader_open: opens path for streaming and validates the file header (magic, major
+ * version, header_size). Returns a reader (free with reader_close) or NULL when the file
+ * cannot be opened or stat'ed or memory is short: then msg (if non-NULL) gets
+ * "PATH: strerror" (exit 2 material). A bad header does NOT return NULL: the reader is
+ * returned with status READER_MALFORMED at offset 0/8 and reader_next returns false. */
+reader *reader_open(const char *path, char *msg, size_t msgsz);
+
+/* reader_next: decodes the next record into *rec. Returns true with *rec filled (pointers
+ * valid until the next call); false at the end of the records: then reader_status says
+ * why (OK: trailer read; TRUNCATED; MALFORMED / IOERR with reader_error_offset/message).
+ * Records after a TRAILER are not read. Rules (trace_format.h): type 0 = end of written
+ * data (zero tail); size < 8, size % 8 != 0, size > VT_REC_MAX_SIZE, or a size no record of
+ * its known type can have = malformed; a size past EOF with a plausible size for its type
+ * = truncated (the file was cut inside its last record) unless the bytes present contradict
+ * the size (a STACK whose frame count gives another size, a string ending past it: then
+ * malformed); a string or frame array that runs past its record, a STACK whose size is not
+ * exactly 16 + 8 * frames, or a known record shorter than its fixed part = malformed.
+ * Fixed-shape records (ALLOC 40/48+, FREE 24/32+, MEMINFO, OOM, PYINFO, TRAILER) may carry
+ * appended fields up to 256 bytes; more is malformed.
+ * Unknown types are returned with type set and no union member filled. */
+bool reader_next(reader *r, reader_record *rec);
+
+/* reader_status: the status so far (final once reader_next returned false). */
+reader_status reader_status_of(const reader *r);
+/* reader_status_name: "ok", "truncated", "malformed", "io-error". */
+const char *reader_status_name(reader_status s);
+/* reader_error_offset / reader_error_message: where and why for MALFORMED / IOERR (and a
+ * short reason for TRUNCATED: "no trailer", "zero-filled tail at byte N", "last record cut
+ * at byte N"); "" / 0 when OK. The message is owned by the reader. */
+uint64_t reader_error_offset(const reader *r);
+const char *reader_error_message(const reader *r);
+
+/* reader_header: the validated file header (zeroed if the header was unreadable). */
+const vt_file_header *reader_header(const reader *r);
+/* reader_path: the path given to reader_open (owned by the reader). */
+const char *reader_path(const reader *r);
+/* reader_records: records returned so far (since open or the last rewind). */
+uint64_t reader_records(const reader *r);
+/* reader_position / reader_file_size: bytes consumed so far and the file's size at open,
+ * e.g. for a progress indicator. */
+uint64_t reader_position(const reader *r);
+uint64_t reader_file_size(const reader *r);
+
+/* reader_rewind: back to the first record for another pass, status reset (the header is
+ * re-read and re-validated). Returns 0, or -1 when the seek/read failed (status IOERR). */
+int reader_rewind(reader *r);
+
+/* reader_close: closes the file and frees everything; NULL is fine. */
+void reader_close(reader *r);
+
+#endif

@@ -1,0 +1,156 @@
+/* symbolize.c — native frame names and file:line from the module files (symbolize.h), one
+ * libdwfl session per module of the trace, opened at the recorded base so the recorded
+ * return addresses look up as they are. Local files only: separate debug files are found
+ * by build-id / .gnu_debuglink under /usr/lib/debug, never fetched from a server. */
+#include "symbolize.h"
+
+#include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef struct sym_module {
+    uint32_t module_id;
+    int status; /* enum symbolize_status */
+    Dwfl *dwfl;
+    Dwfl_Module *mod;
+} sym_module;
+
+struct symbolize {
+    bool off;
+    char path[4096]; /* the last file name joined with its compilation directory */
+    sym_module *mods;
+    size_t n, cap;
+};
+
+static char *g_debuginfo_path; /* NULL: libdwfl's default (/usr/lib/debug) */
+
+static const Dwfl_Callbacks callbacks = {
+    .find_elf = dwfl_build_id_find_elf,
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .section_address = dwfl_offline_section_address,
+    .debuginfo_path = &g_debuginfo_path,
+};
+
+symbolize *symbolize_new(void)
+{
+    symbolize *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    const char *env = getenv("VRAMTRACE_SYMBOLIZE");
+    s->off = env && !strcmp(env, "0");
+    /* libdwfl asks the debuginfod servers named there for debug files it cannot find:
+     * a report must not go to the network, so this process forgets them. */
+    unsetenv("DEBUGINFOD_URLS");
+    return s;
+}
+
+void symbolize_free(symbolize *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->n; i++)
+        if (s->mods[i].dwfl)
+            dwfl_end(s->mods[i].dwfl);
+    free(s->mods);
+    free(s);
+}
+
+/* open_module: a libdwfl session for path at base; status per enum symbolize_status. */
+static void open_module(sym_module *m, const char *path, uint64_t base, const uint8_t *id,
+                        size_t id_len)
+{
+    m->status = SYMBOLIZE_NO_BUILD_ID;
+    if (!id_len || !path || path[0] != '/')
+        return;
+    m->status = SYMBOLIZE_NO_FILE;
+    /* the path comes from the trace: only a regular file is opened (never a FIFO, a device) */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    struct stat st;
+    if (fd < 0)
+        return;
+    if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !(m->dwfl = dwfl_begin(&callbacks))) {
+        close(fd);
+        return;
+    }
+    const char *slash = strrchr(path, '/');
+    dwfl_report_begin(m->dwfl);
+    m->mod = dwfl_report_elf(m->dwfl, slash + 1, path, fd, base, false); /* takes fd */
+    dwfl_report_end(m->dwfl, NULL, NULL);
+    if (!m->mod) {
+        close(fd); /* not consumed on failure */
+        return;
+    }
+    const unsigned char *bits;
+    GElf_Addr vaddr;
+    int n = dwfl_module_build_id(m->mod, &bits, &vaddr);
+    if (n <= 0 || (size_t)n != id_len || memcmp(bits, id, id_len)) {
+        m->status = SYMBOLIZE_MISMATCH;
+        return;
+    }
+    m->status = SYMBOLIZE_OK;
+}
+
+static sym_module *get_module(symbolize *s, uint32_t module_id, const char *path, uint64_t base,
+                              const uint8_t *id, size_t id_len)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (s->mods[i].module_id == module_id)
+            return &s->mods[i];
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 16;
+        sym_module *m = realloc(s->mods, cap * sizeof *m);
+        if (!m)
+            return NULL;
+        s->mods = m;
+        s->cap = cap;
+    }
+    sym_module *m = &s->mods[s->n++];
+    memset(m, 0, sizeof *m);
+    m->module_id = module_id;
+    open_module(m, path, base, id, id_len);
+    if (m->status != SYMBOLIZE_OK && m->dwfl) {
+        dwfl_end(m->dwfl);
+        m->dwfl = NULL;
+        m->mod = NULL;
+    }
+    return m;
+}
+
+int symbolize_ip(symbolize *s, uint32_t module_id, const char *path, uint64_t base,
+                 const uint8_t *build_id, size_t build_id_len, uint64_t ip, symbolize_result *out)
+{
+    memset(out, 0, sizeof *out);
+    if (s->off)
+        return SYMBOLIZE_OFF;
+    sym_module *m = get_module(s, module_id, path, base, build_id, build_id_len);
+    if (!m)
+        return SYMBOLIZE_NO_FILE;
+    if (m->status != SYMBOLIZE_OK)
+        return m->status;
+    /* ip is a return address: ip - 1 is inside the call instruction */
+    GElf_Addr a = ip ? ip - 1 : 0;
+    GElf_Off off = 0;
+    GElf_Sym sym;
+    const char *name = dwfl_module_addrinfo(m->mod, a, &off, &sym, NULL, NULL, NULL);
+    if (name && name[0]) {
+        out->name = name;
+        out->sym_offset = off + 1;
+    }
+    Dwfl_Line *l = dwfl_module_getsrc(m->mod, a);
+    int line = 0;
+    const char *file = l ? dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL) : NULL;
+    const char *dir = l && file && file[0] != '/' ? dwfl_line_comp_dir(l) : NULL;
+    if (dir && dir[0] == '/' &&
+        (size_t)snprintf(s->path, sizeof s->path, "%s/%s", dir, file) < sizeof s->path)
+        file = s->path; /* a relative name is relative to the compilation directory */
+    if (file && file[0]) {
+        out->file = file;
+        out->line = line > 0 ? line : 0;
+    }
+    return SYMBOLIZE_OK;
+}

@@ -1,0 +1,185 @@
+/* tables.h — lookup tables filled from a trace's metadata records as they stream by
+ * (threads, stacks, Python code objects, native symbols, modules, devices, process, config,
+ * Python version) and the frame resolver that turns stack frames into text. Memory grows
+ * with distinct stacks / codes / symbols, never with events. One tables per trace file. */
+#ifndef VT_ANALYZER_TABLES_H
+#define VT_ANALYZER_TABLES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "reader.h"
+
+/* A string copied out of the trace: NUL-terminated for convenience, but len is the truth
+ * (a malformed trace may embed NULs); raw bytes, escape before printing (escape.h). */
+typedef struct tables_str {
+    const char *s;
+    uint32_t len;
+} tables_str;
+
+typedef struct tables_thread {
+    uint32_t index; /* events' thread field */
+    uint32_t tid;
+    uint32_t role;  /* vt_thread_role */
+    tables_str name;
+} tables_thread;
+
+typedef struct tables_stack {
+    uint32_t stack_id;
+    uint16_t n_native;
+    uint16_t n_python;
+    const uint64_t *frames; /* n_native native (innermost first) then n_python Python */
+} tables_stack;
+
+typedef struct tables_code {
+    uint32_t code_id;
+    uint32_t first_line;
+    tables_str filename;
+    tables_str qualname;
+    const uint8_t *linetable;
+    uint32_t linetable_len;
+} tables_code;
+
+typedef struct tables_module {
+    uint32_t module_id;
+    uint64_t base;
+    tables_str path;
+    const char *basename; /* last path component, inside path.s */
+    tables_str build_id;  /* raw GNU build-id bytes as recorded, len 0 when none */
+} tables_module;
+
+typedef struct tables_symbol {
+    uint64_t ip;
+    uint64_t offset;     /* ip - module base */
+    uint32_t module_id;  /* 0 = unknown */
+    uint32_t sym_offset; /* ip - symbol start */
+    tables_str name;     /* mangled as recorded, "" if none */
+    tables_str demangled; /* demangled (== name when not a C++ name), "" if none */
+    /* From the module's file on this machine (symbolize.h), filled when a stack using ip is
+     * first resolved: name / demangled become the file's symbol when the record had none. */
+    tables_str src_file;  /* DWARF source file, "" when unknown */
+    int src_line;         /* its line, 0 when unknown */
+    int symbolized;       /* 1 once looked up (whatever the outcome) */
+} tables_symbol;
+
+typedef struct tables_device {
+    uint32_t ordinal;
+    uint32_t cc_major, cc_minor;
+    uint64_t total_bytes;
+    uint8_t uuid[16];
+    tables_str name;
+} tables_device;
+
+typedef struct tables_process {
+    uint32_t pid, ppid;
+    uint64_t start_realtime_ns;
+    tables_str exe, cwd, host;
+    uint32_t argc;
+    const tables_str *argv; /* argc entries */
+    uint32_t nenv;
+    const tables_str *env;  /* nenv entries, "NAME=value" */
+} tables_process;
+
+typedef struct tables_config {
+    uint64_t card_bytes;
+    uint32_t stack_mode, stack_depth, sample_ms;
+    tables_str card; /* "" if none */
+} tables_config;
+
+typedef struct tables tables;
+
+/* tables_new: empty tables; NULL when out of memory. Free with tables_free. */
+tables *tables_new(void);
+/* tables_free: frees the tables and every string/array they handed out; NULL is fine. */
+void tables_free(tables *t);
+
+/* tables_add: records what rec says if it is a metadata record (PROCESS, CONFIG, DEVICE,
+ * THREAD, STACK, CODE, SYMBOL, MODULE, PYINFO); events and other types are ignored
+ * (cheap to call on every record). Everything is copied: rec may be reused afterwards.
+ * A second record with an id already known (thread index, stack id, code id, symbol ip,
+ * module id, device ordinal) replaces nothing: the first one wins. PROCESS / CONFIG /
+ * PYINFO: the first one wins. Returns 0, or -1 when out of memory (tables unchanged). */
+int tables_add(tables *t, const reader_record *rec);
+
+/* Lookups: NULL when unknown. Pointers stay valid until tables_free. */
+const tables_thread *tables_thread_get(const tables *t, uint32_t index);
+const tables_stack *tables_stack_get(const tables *t, uint32_t stack_id);
+const tables_code *tables_code_get(const tables *t, uint32_t code_id);
+const tables_symbol *tables_symbol_get(const tables *t, uint64_t ip);
+const tables_module *tables_module_get(const tables *t, uint32_t module_id);
+const tables_device *tables_device_get(const tables *t, uint32_t ordinal);
+const tables_process *tables_process_get(const tables *t); /* NULL: no PROCESS record */
+const tables_config *tables_config_get(const tables *t);   /* NULL: no CONFIG record */
+/* tables_pyinfo_get: the PYINFO record or NULL. */
+const vt_rec_pyinfo *tables_pyinfo_get(const tables *t);
+
+/* Iteration in insertion order: i from 0 to tables_n_*() - 1. */
+size_t tables_n_threads(const tables *t);
+const tables_thread *tables_thread_at(const tables *t, size_t i);
+size_t tables_n_devices(const tables *t);
+const tables_device *tables_device_at(const tables *t, size_t i);
+size_t tables_n_stacks(const tables *t);
+size_t tables_n_codes(const tables *t);
+size_t tables_n_symbols(const tables *t);
+size_t tables_n_modules(const tables *t);
+
+/* tables_env: the value of recorded environment variable name ("RANK", ...) from the
+ * PROCESS record, as a NUL-terminated string owned by the tables; NULL when absent. */
+const char *tables_env(const tables *t, const char *name);
+
+/* tables_role_name: "other", "main", "autograd", "worker" ("other" for unknown values). */
+const char *tables_role_name(uint32_t role);
+
+/* ---- resolver --------------------------------------------------------------------------- */
+
+enum tables_frame_kind { TABLES_FRAME_NATIVE = 0, TABLES_FRAME_PYTHON = 1 };
+
+/* One resolved frame. Strings are owned by the tables (valid until tables_free), raw bytes
+ * from the trace (escape before printing); "" when unknown, never NULL. */
+typedef struct tables_frame {
+    int kind;              /* enum tables_frame_kind */
+    uint64_t raw;          /* the frame as recorded */
+    /* Python: */
+    uint32_t code_id;      /* VT_PYFRAME_CODE(raw) */
+    uint32_t byte_offset;  /* VT_PYFRAME_OFFSET(raw) */
+    int line;              /* from the line table; -1 when unknown (no CODE / no line) */
+    const tables_code *code; /* NULL when the code id is unknown */
+    /* Native: */
+    uint64_t ip;
+    const tables_symbol *sym;    /* NULL when no SYMBOL record for ip */
+    const tables_module *module; /* NULL when unknown */
+    uint64_t module_offset;      /* ip - module base (from SYMBOL, or 0 if unknown) */
+    uint64_t sym_offset;         /* ip - symbol start (0 if no symbol) */
+    /* Both: */
+    const char *function;  /* Python qualname / demangled symbol, "" if unknown */
+    const char *file;      /* Python filename / module path, "" if unknown */
+    /* Native, from debug info (tables_symbol.src_file / src_line): */
+    const char *src_file;  /* "" if unknown */
+    int src_line;          /* 0 if unknown */
+} tables_frame;
+
+/* tables_resolve_frame: resolves frame `raw` of kind TABLES_FRAME_* into *out. Never
+ * fails: unknown parts are left "" / NULL / -1. */
+void tables_resolve_frame(const tables *t, uint64_t raw, int kind, tables_frame *out);
+
+/* tables_resolve_stack: all frames of stack_id, innermost first (native then Python, the
+ * order a traceback is read from the allocation outwards), resolved once and cached (native
+ * symbols looked up in their module files the first time: symbolize.h): *n
+ * gets the count. Returns NULL with *n = 0 for stack 0 or an unknown id (or out of
+ * memory). The array is owned by the tables. */
+const tables_frame *tables_resolve_stack(tables *t, uint32_t stack_id, size_t *n);
+
+/* tables_frame_text: human text of a resolved frame into buf (always NUL-terminated,
+ * truncated to bufsz): Python "file:line qualname" (line "?" if unknown), native
+ * "symbol+0xoff (module basename)" or "module+0xoff" or "0xip", then " at file:line" when
+ * debug info gave one. Not escaped. Returns the
+ * length it wanted (snprintf-like). */
+size_t tables_frame_text(const tables_frame *f, char *buf, size_t bufsz);
+
+/* demangle: C++ demangling of a mangled name via __cxa_demangle (demangle.c). Returns a
+ * malloc'd NUL-terminated string (free it), or NULL when name is not a mangled C++ name
+ * or memory is short. name needs no NUL: len bytes are used. */
+char *demangle(const char *name, size_t len);
+
+#endif

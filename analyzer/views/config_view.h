@@ -1,0 +1,18 @@
+/* config_view.h — the run's nanoGPT configuration (model/config.h) rendered: text table and
+ * JSON object (config_view.c); used by the report's model sections and `predict`. */
+#ifndef VT_ANALYZER_CONFIG_VIEW_H
+#define VT_ANALYZER_CONFIG_VIEW_H
+
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+#include "config.h"
+
+/* config_print: the configuration as a table (key, value, source, where), with warnings. */
+void config_print(FILE *out, const nano_config *c);
+/* config_add_json: adds "config" {key: {value, source, where}} to root, and
+ * "config_warnings" [..] when there were any. */
+void config_add_json(cJSON *root, const nano_config *c);
+
+#endif

@@ -1,0 +1,119 @@
+/* model_json.c — the model's fields of `report --json` (model_views.h): "config",
+ * "formula", "oom" (diagnosis), "advice", "prediction", from a built model_result; and the
+ * one writer of a by-category object. */
+#include "config_view.h"
+#include "model_views.h"
+
+cJSON *categories_json(const cat_breakdown *b)
+{
+    cJSON *o = cJSON_CreateObject();
+    for (int c = 0; c < CAT_COUNT; c++)
+        cJSON_AddNumberToObject(o, category_key((category)c), (double)b->bytes[c]);
+    return o;
+}
+
+static void add_formula_json(cJSON *root, const model_result *m)
+{
+    cJSON *fo = cJSON_AddObjectToObject(root, "formula");
+    uint64_t tm = 0, td = 0, tr = 0;
+    for (int c = 0; c < CAT_COUNT; c++) {
+        uint64_t me = m->measured.bytes[c], d = m->doc.bytes[c], r = m->refined.bytes[c];
+        tm += me, td += d, tr += r;
+        cJSON *e = cJSON_AddObjectToObject(fo, category_key((category)c));
+        cJSON_AddNumberToObject(e, "measured_bytes", (double)me);
+        cJSON_AddNumberToObject(e, "document_bytes", (double)d);
+        cJSON_AddNumberToObject(e, "refined_bytes", (double)r);
+        if (r)
+            cJSON_AddNumberToObject(e, "ratio", (double)me / r);
+        else
+            cJSON_AddNullToObject(e, "ratio");
+        if (d)
+            cJSON_AddNumberToObject(e, "ratio_document", (double)me / d);
+        else
+            cJSON_AddNullToObject(e, "ratio_document");
+        if (m->reason_doc[c][0])
+            cJSON_AddStringToObject(e, "reason", m->reason_doc[c]);
+        if (m->reason_ref[c][0])
+            cJSON_AddStringToObject(e, "reason_refined", m->reason_ref[c]);
+    }
+    cJSON *t = cJSON_AddObjectToObject(fo, "total");
+    cJSON_AddNumberToObject(t, "measured_bytes", (double)tm);
+    cJSON_AddNumberToObject(t, "document_bytes", (double)td);
+    cJSON_AddNumberToObject(t, "refined_bytes", (double)tr);
+    cJSON_AddNumberToObject(t, "ratio", tr ? (double)tm / tr : 0);
+    cJSON *mu = cJSON_AddObjectToObject(fo, "activation_multiplier");
+    cJSON_AddNumberToObject(mu, "measured", m->mult_act);
+    cJSON_AddNumberToObject(mu, "measured_with_logits_attention", m->mult_all);
+    cJSON_AddNumberToObject(mu, "document_basic", FORMULA_DOC_MULT_BASIC);
+    cJSON_AddNumberToObject(mu, "document_empirical", FORMULA_DOC_MULT_EMPIRICAL);
+    cJSON *pc = cJSON_AddObjectToObject(fo, "parameter_count");
+    cJSON_AddNumberToObject(pc, "exact", (double)formula_params_exact(&m->shape));
+    cJSON_AddNumberToObject(pc, "reported", (double)m->docf.params_reported);
+    cJSON_AddNumberToObject(pc, "document_estimate", (double)m->docf.params_estimate);
+    cJSON_AddNumberToObject(pc, "decayed", (double)m->docf.decayed_params);
+}
+
+static void add_oom_json(cJSON *root, const model_result *m, const run_facts *f)
+{
+    if (!f->has_oom) {
+        cJSON_AddNullToObject(root, "oom");
+        return;
+    }
+    cJSON *oo = cJSON_AddObjectToObject(root, "oom");
+    cJSON_AddNumberToObject(oo, "requested_bytes", (double)f->oom_requested);
+    cJSON_AddNumberToObject(oo, "capacity_bytes",
+                            (double)(f->oom_capacity ? f->oom_capacity : m->capacity));
+    cJSON_AddStringToObject(oo, "cause", advice_cause_key(m->cause));
+    cJSON_AddStringToObject(oo, "cause_text", advice_cause_text(m->cause));
+    cJSON_AddStringToObject(oo, "evidence", m->why);
+    cJSON_AddItemToObject(oo, "live_by_category", categories_json(&f->at_oom));
+    cJSON_AddNumberToObject(oo, "allocator_cache_bytes", (double)f->oom_cache);
+    cJSON_AddNumberToObject(oo, "outside_pytorch_bytes", (double)f->oom_outside);
+    cJSON_AddStringToObject(oo, "phase", f->oom_phase ? f->oom_phase : "");
+    cJSON_AddStringToObject(oo, "site", f->oom_site ? f->oom_site : "");
+    cJSON_AddBoolToObject(oo, "pytorch_retry", f->oom_pytorch_pattern != 0);
+}
+
+/* advice_json: one advice item. */
+static cJSON *advice_json(const advice_item *it)
+{
+    cJSON *e = cJSON_CreateObject();
+    cJSON_AddStringToObject(e, "change", it->change);
+    cJSON_AddStringToObject(e, "command_line", it->cmdline);
+    cJSON_AddNumberToObject(e, "predicted_peak_bytes", (double)it->predicted_peak);
+    cJSON_AddNumberToObject(e, "predicted_reserved_bytes", (double)it->predicted_reserved);
+    cJSON_AddNumberToObject(e, "predicted_allocated_bytes", (double)it->predicted_tensors);
+    cJSON_AddNumberToObject(e, "required_bytes", (double)it->required);
+    if (it->fits < 0)
+        cJSON_AddNullToObject(e, "fits");
+    else
+        cJSON_AddBoolToObject(e, "fits", it->fits == 1);
+    cJSON_AddNumberToObject(e, "headroom_bytes", (double)it->headroom_bytes);
+    cJSON_AddStringToObject(e, "note", it->note);
+    cJSON_AddBoolToObject(e, "recommended", it->recommended != 0);
+    cJSON_AddNumberToObject(e, "batch_size", (double)it->shape.B);
+    cJSON_AddNumberToObject(e, "gradient_accumulation_steps", (double)it->shape.A);
+    cJSON_AddNumberToObject(e, "block_size", (double)it->shape.T);
+    return e;
+}
+
+void model_json(cJSON *root, const model_result *m, const run_facts *f)
+{
+    config_add_json(root, &m->cfg);
+    if (m->note[0])
+        cJSON_AddStringToObject(root, "config_note", m->note);
+    add_formula_json(root, m);
+    add_oom_json(root, m, f);
+    cJSON *adv = cJSON_AddArrayToObject(root, "advice");
+    for (int i = 0; i < m->nitems; i++)
+        cJSON_AddItemToArray(adv, advice_json(&m->items[i]));
+    cJSON *pr = cJSON_AddObjectToObject(root, "prediction");
+    cJSON_AddNumberToObject(pr, "current_peak_bytes", (double)m->current.peak_bytes);
+    cJSON_AddNumberToObject(pr, "current_reserved_bytes", (double)m->current.reserved_bytes);
+    cJSON_AddNumberToObject(pr, "current_allocated_bytes", (double)m->current.tensor_bytes);
+    cJSON_AddNumberToObject(pr, "capacity_bytes", (double)m->capacity);
+    cJSON_AddStringToObject(pr, "capacity_name", m->capacity_name);
+    cJSON_AddNumberToObject(pr, "headroom_fraction", ADVICE_HEADROOM);
+    cJSON_AddNumberToObject(pr, "largest_batch_size", (double)m->largest_batch);
+    cJSON_AddItemToObject(pr, "calibrated_by_category", categories_json(&m->current.by_cat));
+}

@@ -1,0 +1,128 @@
+/* model_text.c — the model's sections of the text report (model_views.h): configuration,
+ * formula comparison, OOM diagnosis and advice, printed from a built model_result. */
+#include <stdio.h>
+
+#include "cards.h"
+#include "config_view.h"
+#include "model_views.h"
+
+
+static void print_formula(FILE *out, const model_result *m)
+{
+    char b1[32], b2[32], b3[32];
+    const gpt_shape *s = &m->shape;
+    fprintf(out,
+            "\nformula comparison at the peak (N = B*T = %llu tokens; P = %.2f M parameters, "
+            "nanoGPT logs %.2f M)\n",
+            (unsigned long long)(s->B * s->T), formula_params_exact(s) / 1e6,
+            m->docf.params_reported / 1e6);
+    fprintf(out, "  %-18s %12s %12s %12s %9s %9s\n", "category", "measured", "documents", "refined",
+            "meas/doc", "meas/ref");
+    int note = 0;
+    for (int c = 0; c < CAT_COUNT; c++) {
+        uint64_t me = m->measured.bytes[c], d = m->doc.bytes[c], r = m->refined.bytes[c];
+        if (!me && !d && !r && c != CAT_UNKNOWN)
+            continue;
+        char rd[16] = "-", rr[16] = "-";
+        if (d)
+            snprintf(rd, sizeof rd, "%.2f", (double)me / d);
+        if (r)
+            snprintf(rr, sizeof rr, "%.2f", (double)me / r);
+        fprintf(out, "  %-18s %12s %12s %12s %9s %9s%s\n", category_name((category)c),
+                card_format_bytes(me, b1, sizeof b1), card_format_bytes(d, b2, sizeof b2),
+                card_format_bytes(r, b3, sizeof b3), rd, rr,
+                (m->reason_doc[c][0] || m->reason_ref[c][0]) ? "  *" : "");
+        note |= m->reason_doc[c][0] || m->reason_ref[c][0];
+    }
+    fprintf(out,
+            "  effective activation multiplier (measured / (B*T*d*L*2 B)): %.1f activations alone, "
+            "%.1f with "
+            "logits/loss and attention; the documents use 24 (basic) and 160 (empirical)\n",
+            m->mult_act, m->mult_all);
+    if (note)
+        fprintf(out, "  * where measured and formula differ by more than 25 %%:\n");
+    for (int c = 0; c < CAT_COUNT; c++) {
+        if (m->reason_doc[c][0])
+            fprintf(out, "    %s (vs documents): %s\n", category_name((category)c),
+                    m->reason_doc[c]);
+        if (m->reason_ref[c][0])
+            fprintf(out, "    %s (vs refined): %s\n", category_name((category)c), m->reason_ref[c]);
+    }
+}
+
+static void print_oom(FILE *out, const model_result *m, const run_facts *f)
+{
+    char b1[32], b2[32];
+    fprintf(out, "\nOOM: %s requested", card_format_bytes(f->oom_requested, b1, sizeof b1));
+    if (f->oom_site && *f->oom_site)
+        fprintf(out, " at %s", f->oom_site);
+    if (f->oom_phase && *f->oom_phase)
+        fprintf(out, " during %s", f->oom_phase);
+    uint64_t cap = f->oom_capacity ? f->oom_capacity : m->capacity;
+    fprintf(out, "; capacity %s%s\n", card_format_bytes(cap, b2, sizeof b2),
+            f->oom_pytorch_pattern ? " (PyTorch released its cache and failed again)" : "");
+    fprintf(out, "  live at the OOM:");
+    for (int c = 0; c < CAT_COUNT; c++)
+        if (f->at_oom.bytes[c])
+            fprintf(out, " %s %s;", category_name((category)c),
+                    card_format_bytes(f->at_oom.bytes[c], b1, sizeof b1));
+    fprintf(out, "\n  allocator cache %s, outside PyTorch %s\n",
+            card_format_bytes(f->oom_cache, b1, sizeof b1),
+            card_format_bytes(f->oom_outside, b2, sizeof b2));
+    fprintf(out, "  cause: %s\n    %s\n", advice_cause_text(m->cause), m->why);
+}
+
+static void print_advice(FILE *out, const model_result *m, const model_opts *o)
+{
+    char b1[32], b2[32];
+    if (m->capacity)
+        fprintf(out,
+                "\nadvice for %s (%s; keep >= %.0f %% free); current configuration needs ~%s\n",
+                m->capacity_name, card_format_bytes(m->capacity, b1, sizeof b1),
+                ADVICE_HEADROOM * 100, card_format_bytes(m->current.peak_bytes, b2, sizeof b2));
+    else
+        fprintf(out,
+                "\nadvice (no card size known: pass --card rtx4070 or a size); current "
+                "configuration needs ~%s\n",
+                card_format_bytes(m->current.peak_bytes, b2, sizeof b2));
+    const char *bold = o && o->color ? "\033[1m" : "", *plain = o && o->color ? "\033[0m" : "";
+    for (int i = 0; i < m->nitems; i++) {
+        const advice_item *it = &m->items[i];
+        char fit[96];
+        if (it->fits < 0)
+            snprintf(fit, sizeof fit, "card size unknown");
+        else if (it->headroom_bytes >= 0)
+            snprintf(fit, sizeof fit, "%s%s (%s left, %.0f %%)",
+                     it->fits ? "fits" : "too tight for ", it->fits ? "" : ADVICE_HEADROOM_PCT_TEXT " % headroom",
+                     card_format_bytes((uint64_t)it->headroom_bytes, b1, sizeof b1),
+                     100.0 * (double)it->headroom_bytes / (double)m->capacity);
+        else
+            snprintf(fit, sizeof fit, "does not fit (%s over)",
+                     card_format_bytes((uint64_t)-it->headroom_bytes, b1, sizeof b1));
+        char extra[96] = "";
+        if (it->required > it->predicted_peak)
+            snprintf(extra, sizeof extra, " (+%s room for allocator fragmentation)",
+                     card_format_bytes(it->required - it->predicted_peak, b1, sizeof b1));
+        fprintf(out, "  %s%s %s%s\n      predicted peak %s%s: %s\n      %s\n",
+                it->recommended ? bold : "", it->recommended ? "recommended:" : "-", it->change,
+                it->recommended ? plain : "", card_format_bytes(it->predicted_peak, b2, sizeof b2),
+                extra, fit, it->note);
+        if (it->cmdline[0])
+            fprintf(out, "      change: %s\n", it->cmdline);
+    }
+    if (m->capacity)
+        fprintf(out, "  largest batch_size that fits (other settings unchanged): %llu\n",
+                (unsigned long long)m->largest_batch);
+}
+
+void model_text(FILE *out, const model_result *m, const run_facts *f, int color)
+{
+    const model_opts o = {.color = color};
+    config_print(out, &m->cfg);
+    if (m->note[0])
+        fprintf(out, "  note: %s\n", m->note);
+    print_formula(out, m);
+    if (f->has_oom)
+        print_oom(out, m, f);
+    print_advice(out, m, &o);
+}

@@ -1,0 +1,24 @@
+/* model_views.h — the model's sections in the report views (model_text.c, model_json.c): they
+ * only render a model_result built by model_build (model/model.c), never compute. */
+#ifndef VT_ANALYZER_MODEL_VIEWS_H
+#define VT_ANALYZER_MODEL_VIEWS_H
+
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+#include "model.h"
+
+/* model_text: the configuration found, the formula table (measured / documents' / refined /
+ * ratio, effective activation multiplier), the OOM diagnosis when f->has_oom, and the
+ * advice list (bold when color). */
+void model_text(FILE *out, const model_result *m, const run_facts *f, int color);
+
+/* model_json: adds "config", "formula", "oom" (diagnosis fields: requested_bytes,
+ * capacity_bytes, cause, live_by_category, ...), "advice" and "prediction" to root. */
+void model_json(cJSON *root, const model_result *m, const run_facts *f);
+
+/* categories_json: {category key: bytes} for every category (the one writer of it). */
+cJSON *categories_json(const cat_breakdown *b);
+
+#endif

@@ -1,0 +1,130 @@
+/* report_json.c — `vramtrace report --json`: the same facts as the text report as one cJSON
+ * document (field names documented in the README), plus the model's config / formula / oom
+ * diagnosis / advice. Strings from the trace go through escape_utf8 (valid UTF-8 JSON). */
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "escape.h"
+#include "model_views.h"
+#include "report_views.h"
+
+static void add_str(cJSON *o, const char *key, const char *s, size_t len)
+{
+    char *e = escape_utf8_dup(s ? s : "", s ? len : 0);
+    cJSON_AddStringToObject(o, key, e ? e : "");
+    free(e);
+}
+
+static cJSON *run_json(const replay_result *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    add_str(o, "file", r->path, strlen(r->path));
+    cJSON_AddStringToObject(o, "status", reader_status_name(r->status));
+    const tables_process *p = tables_process_get(r->t);
+    if (p) {
+        cJSON_AddNumberToObject(o, "pid", p->pid);
+        cJSON *argv = cJSON_AddArrayToObject(o, "argv");
+        for (uint32_t i = 0; i < p->argc; i++) {
+            char *e = escape_utf8_dup(p->argv[i].s, p->argv[i].len);
+            cJSON_AddItemToArray(argv, cJSON_CreateString(e ? e : ""));
+            free(e);
+        }
+    }
+    const char *rank = tables_env(r->t, "RANK");
+    if (rank)
+        add_str(o, "rank", rank, strlen(rank));
+    else
+        cJSON_AddNullToObject(o, "rank");
+    cJSON_AddNumberToObject(o, "peak_reserved_bytes", (double)r->peak_reserved);
+    cJSON_AddNumberToObject(o, "peak_process_bytes", (double)r->peak_process);
+    cJSON_AddBoolToObject(o, "oom", r->has_oom);
+    return o;
+}
+
+int report_json(FILE *out, const report_ctx *c)
+{
+    const replay_result *r = &c->runs[0];
+    cJSON *root = cJSON_CreateObject();
+    if (!root)
+        return -1;
+    cJSON_AddStringToObject(root, "mode", r->allocator_mode && r->segment_mode ? "tensor+segment"
+                                          : r->tensor_mode && r->segment_mode ? "mixed"
+                                          : r->tensor_mode                  ? "tensor"
+                                          : r->segment_mode                 ? "segment"
+                                                                            : "none");
+    cJSON_AddStringToObject(root, "mode_note", report_mode_text(r));
+    if (report_tracker_text(r))
+        cJSON_AddStringToObject(root, "tracker_note", report_tracker_text(r));
+    cJSON_AddItemToObject(root, "run", run_json(r));
+    cJSON_AddNumberToObject(root, "events", (double)r->n_events);
+    cJSON_AddNumberToObject(root, "failed_events", (double)r->n_failed);
+    cJSON_AddNumberToObject(root, "iterations", r->iterations);
+    cJSON *devs = cJSON_AddArrayToObject(root, "devices");
+    for (size_t i = 0; i < tables_n_devices(r->t); i++) {
+        const tables_device *d = tables_device_at(r->t, i);
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "ordinal", d->ordinal);
+        add_str(o, "name", d->name.s, d->name.len);
+        cJSON_AddNumberToObject(o, "total_bytes", (double)d->total_bytes);
+        cJSON_AddItemToArray(devs, o);
+    }
+    if (c->facts.card_bytes) {
+        cJSON *card = cJSON_AddObjectToObject(root, "emulated_card");
+        add_str(card, "name", c->facts.card_name, strlen(c->facts.card_name));
+        cJSON_AddNumberToObject(card, "bytes", (double)c->facts.card_bytes);
+    } else {
+        cJSON_AddNullToObject(root, "emulated_card");
+    }
+    cJSON *peak = cJSON_AddObjectToObject(root, "peak");
+    if (r->tensor_mode)
+        cJSON_AddNumberToObject(peak, "allocated_bytes", (double)r->peak_allocated);
+    else
+        cJSON_AddNullToObject(peak, "allocated_bytes");
+    cJSON_AddNumberToObject(peak, "reserved_bytes", (double)r->peak_reserved);
+    cJSON_AddNumberToObject(peak, "process_bytes", (double)r->peak_process);
+    cJSON_AddNumberToObject(peak, "time_ns", (double)r->t_process);
+    cJSON_AddItemToObject(root, "categories", categories_json(&r->at_peak.by_cat));
+    uint64_t total = cat_breakdown_total(&r->at_peak.by_cat);
+    cJSON_AddNumberToObject(root, "unknown_share",
+                            total ? (double)r->at_peak.by_cat.bytes[CAT_UNKNOWN] / (double)total : 0.0);
+    cJSON *sites = cJSON_AddArrayToObject(root, "top_sites");
+    for (size_t i = 0; i < c->nsites && i < 50; i++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "category", category_key((category)c->sites[i].category));
+        add_str(o, "site", c->sites[i].text, strlen(c->sites[i].text));
+        add_str(o, "native", c->sites[i].native, strlen(c->sites[i].native));
+        cJSON_AddNumberToObject(o, "bytes", (double)c->sites[i].bytes);
+        cJSON_AddNumberToObject(o, "count", c->sites[i].count);
+        cJSON_AddItemToArray(sites, o);
+    }
+    cJSON *phases = cJSON_AddObjectToObject(root, "phases");
+    for (int p = 0; p < PHASE_COUNT; p++)
+        if (r->phase_peak[p])
+            cJSON_AddNumberToObject(phases, phase_name(p), (double)r->phase_peak[p]);
+    cJSON *ranks = cJSON_AddArrayToObject(root, "ranks");
+    for (int i = 0; i < c->nruns; i++)
+        cJSON_AddItemToArray(ranks, run_json(&c->runs[i]));
+    model_json(root, c->model, &c->facts);
+    /* the model adds "oom" (diagnosis) when there is one; keep the replay's own facts too */
+    cJSON *oom = cJSON_GetObjectItem(root, "oom");
+    if (r->has_oom && cJSON_IsObject(oom)) {
+        if (!cJSON_GetObjectItem(oom, "requested_bytes"))
+            cJSON_AddNumberToObject(oom, "requested_bytes", (double)r->oom_requested);
+        cJSON_AddBoolToObject(oom, "pytorch_retry_pattern", r->oom_pytorch_pattern);
+        cJSON_AddBoolToObject(oom, "emulated_card", r->oom_emulated);
+        cJSON_AddNumberToObject(oom, "cache_released_bytes", (double)r->oom_cache_released);
+        cJSON_AddNumberToObject(oom, "time_ns", (double)r->oom_time_ns);
+    } else if (!oom) {
+        cJSON_AddNullToObject(root, "oom");
+    }
+    char *s = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    if (!s)
+        return -1;
+    fputs(s, out);
+    fputc('\n', out);
+    free(s);
+    return 0;
+}

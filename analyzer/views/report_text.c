@@ -1,0 +1,201 @@
+/* report_text.c — the human report: run, mode, peaks, the category table at the peak with
+ * bars, top sites per category, per-phase peaks, ranks, then the model's sections (formula,
+ * OOM diagnosis, advice). Every string from a trace is escaped before it is printed. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cards.h"
+#include "escape.h"
+#include "model_views.h"
+#include "report_views.h"
+
+static const char *B(const report_ctx *c) { return c->color ? "\033[1m" : ""; }
+static const char *N(const report_ctx *c) { return c->color ? "\033[0m" : ""; }
+
+static char *human(uint64_t b, char *buf, size_t len)
+{
+    return card_format_bytes(b, buf, len);
+}
+
+static double secs(uint64_t ns)
+{
+    return (double)ns / 1e9;
+}
+
+const char *report_tracker_text(const replay_result *r)
+{
+    if (!r->tracker_note || r->tracker_note == VT_TRACKER_ATTACHED)
+        return NULL; /* the mode says it */
+    if (r->tracker_note == VT_TRACKER_OTHER_ALLOCATOR && r->tensor_mode && !r->allocator_mode)
+        return NULL; /* --tensors: the cudaMallocAsync backend, as asked */
+    switch (r->tracker_note) {
+#define VT_TRACKER_TEXT(name, code, text) \
+    case code: return "PyTorch's allocator trace hooks not used: " text;
+        VT_TRACKER_NOTES(VT_TRACKER_TEXT)
+#undef VT_TRACKER_TEXT
+    default: return "PyTorch's allocator trace hooks not used (a reason this build does not know)";
+    }
+}
+
+const char *report_mode_text(const replay_result *r)
+{
+    if (r->allocator_mode && r->segment_mode)
+        return "tensor+segment: PyTorch's caching allocator with its trace hooks: every tensor "
+               "(allocated) and every segment (reserved) is exact";
+    if (r->tensor_mode && r->segment_mode)
+        return "mixed: per-tensor (cudaMallocAsync) and segment allocations both seen";
+    if (r->tensor_mode)
+        return "tensor mode: one event per tensor (PyTorch's cudaMallocAsync backend): live tensors "
+               "are exact; the pool's own cache is not visible";
+    if (r->segment_mode)
+        return "segment mode: PyTorch's caching allocator (one cudaMalloc / cuMemCreate per segment): "
+               "each segment is counted under the phase that forced it to grow; tensor-level "
+               "'allocated' is not visible (run with --tensors for exact tensors)";
+    return "no allocator segments or tensors seen (only contexts, kernels or other memory)";
+}
+
+static void print_run(FILE *out, const report_ctx *c)
+{
+    const replay_result *r = &c->runs[0];
+    const tables_process *p = tables_process_get(r->t);
+    fprintf(out, "%svramtrace report%s  %s", B(c), N(c), "");
+    escape_term_fputs(out, r->path, strlen(r->path));
+    fprintf(out, "  (%s)\n", reader_status_name(r->status));
+    if (p) {
+        fprintf(out, "  run      ");
+        for (uint32_t i = 0; i < p->argc && i < 64; i++) {
+            escape_term_fputs(out, p->argv[i].s, p->argv[i].len);
+            fputc(i + 1 < p->argc ? ' ' : '\n', out);
+        }
+        if (!p->argc)
+            fputc('\n', out);
+        const char *rank = tables_env(r->t, "RANK");
+        fprintf(out, "  process  pid %u, rank %s, host ", p->pid, rank ? rank : "-");
+        escape_term_fputs(out, p->host.s, p->host.len);
+        fputc('\n', out);
+    }
+    char b1[32];
+    for (size_t i = 0; i < tables_n_devices(r->t); i++) {
+        const tables_device *d = tables_device_at(r->t, i);
+        fprintf(out, "  device   %u: ", d->ordinal);
+        escape_term_fputs(out, d->name.s, d->name.len);
+        fprintf(out, ", %s, compute capability %u.%u\n", human(d->total_bytes, b1, sizeof b1), d->cc_major,
+                d->cc_minor);
+    }
+    if (c->facts.card_bytes) {
+        fprintf(out, "  card     emulated: ");
+        escape_term_fputs(out, c->facts.card_name, strlen(c->facts.card_name));
+        fprintf(out, " (%s)\n", human(c->facts.card_bytes, b1, sizeof b1));
+    }
+    fprintf(out, "  mode     %s\n", report_mode_text(r));
+    if (report_tracker_text(r))
+        fprintf(out, "  tracker  %s\n", report_tracker_text(r));
+    fprintf(out, "  events   %llu (%llu failed), %u optimizer steps, %.2f s traced\n",
+            (unsigned long long)r->n_events, (unsigned long long)r->n_failed, r->iterations, secs(r->end_ns));
+}
+
+static void print_peaks(FILE *out, const report_ctx *c)
+{
+    const replay_result *r = &c->runs[0];
+    char b[32];
+    fprintf(out, "\n%sPeaks%s\n", B(c), N(c));
+    if (r->tensor_mode)
+        fprintf(out, "  allocated (tensors)      %12s  at %8.3f s\n", human(r->peak_allocated, b, sizeof b),
+                secs(r->t_allocated));
+    else
+        fprintf(out, "  allocated (tensors)      %12s  (not visible in segment mode)\n", "-");
+    fprintf(out, "  reserved (allocator)     %12s  at %8.3f s\n", human(r->peak_reserved, b, sizeof b),
+            secs(r->t_reserved));
+    fprintf(out, "  process (all device)     %12s  at %8.3f s\n", human(r->peak_process, b, sizeof b),
+            secs(r->t_process));
+}
+
+static void print_categories(FILE *out, const report_ctx *c, const cat_breakdown *bd, uint64_t total,
+                             const char *title)
+{
+    char b[32];
+    fprintf(out, "\n%s%s%s\n", B(c), title, N(c));
+    fprintf(out, "  %-18s %12s %7s\n", "category", "bytes", "share");
+    for (int i = 0; i < CAT_COUNT; i++) {
+        uint64_t v = bd->bytes[i];
+        if (!v && i != CAT_UNKNOWN)
+            continue;
+        double share = total ? 100.0 * (double)v / (double)total : 0.0;
+        int bar = (int)(share / 2.5 + 0.5);
+        fprintf(out, "  %-18s %12s %6.1f%%  ", category_name((category)i), human(v, b, sizeof b), share);
+        for (int k = 0; k < bar; k++)
+            fputc('#', out);
+        fputc('\n', out);
+    }
+    fprintf(out, "  %-18s %12s %6.1f%%\n", "total", human(total, b, sizeof b), total ? 100.0 : 0.0);
+}
+
+static void print_sites(FILE *out, const report_ctx *c)
+{
+    char b[32];
+    if (!c->top || !c->nsites)
+        return;
+    fprintf(out, "\n%sTop allocation sites at the peak%s (Python file:line function, the native op below)\n",
+            B(c), N(c));
+    for (int cat = 0; cat < CAT_COUNT; cat++) {
+        int shown = 0;
+        for (size_t i = 0; i < c->nsites && shown < c->top; i++) {
+            if (c->sites[i].category != cat)
+                continue;
+            if (!shown)
+                fprintf(out, "  %s\n", category_name((category)cat));
+            fprintf(out, "    %12s  %5u x  %s\n", human(c->sites[i].bytes, b, sizeof b), c->sites[i].count,
+                    c->sites[i].text);
+            if (c->sites[i].native[0] && strcmp(c->sites[i].native, c->sites[i].text))
+                fprintf(out, "    %12s           via %s\n", "", c->sites[i].native);
+            shown++;
+        }
+    }
+}
+
+static void print_phases(FILE *out, const report_ctx *c)
+{
+    const replay_result *r = &c->runs[0];
+    char b[32];
+    fprintf(out, "\n%sPeak by phase%s (process level while in the phase)\n", B(c), N(c));
+    for (int p = 0; p < PHASE_COUNT; p++)
+        if (r->phase_peak[p])
+            fprintf(out, "  %-10s %12s\n", phase_name(p), human(r->phase_peak[p], b, sizeof b));
+}
+
+static void print_ranks(FILE *out, const report_ctx *c)
+{
+    char b1[32], b2[32];
+    if (c->nruns < 2)
+        return;
+    fprintf(out, "\n%sPer rank / process%s\n", B(c), N(c));
+    fprintf(out, "  %-6s %-8s %12s %12s %-5s %s\n", "rank", "pid", "reserved", "process", "OOM", "file");
+    for (int i = 0; i < c->nruns; i++) {
+        const replay_result *r = &c->runs[i];
+        const tables_process *p = tables_process_get(r->t);
+        const char *rank = tables_env(r->t, "RANK");
+        fprintf(out, "  %-6s %-8u %12s %12s %-5s ", rank ? rank : "-", p ? p->pid : 0,
+                human(r->peak_reserved, b1, sizeof b1), human(r->peak_process, b2, sizeof b2),
+                r->has_oom ? "yes" : "no");
+        escape_term_fputs(out, r->path, strlen(r->path));
+        fputc('\n', out);
+    }
+}
+
+int report_text(FILE *out, const report_ctx *c)
+{
+    const replay_result *r = &c->runs[0];
+    print_run(out, c);
+    print_peaks(out, c);
+    print_categories(out, c, &r->at_peak.by_cat, cat_breakdown_total(&r->at_peak.by_cat),
+                     "Every byte at the process peak, by category");
+    if (r->has_oom)
+        print_categories(out, c, &r->at_oom.by_cat, cat_breakdown_total(&r->at_oom.by_cat),
+                         "Live when the out-of-memory allocation failed");
+    print_sites(out, c);
+    print_phases(out, c);
+    print_ranks(out, c);
+    fputc('\n', out);
+    model_text(out, c->model, &c->facts, c->color);
+    return 0;
+}

@@ -1,0 +1,20 @@
+/* report_views.h — the views of the one report (report/report.h): text (report_text.c) and
+ * JSON (report_json.c). They only render a built report_ctx; they never compute. */
+#ifndef VT_ANALYZER_REPORT_VIEWS_H
+#define VT_ANALYZER_REPORT_VIEWS_H
+
+#include <stdio.h>
+
+#include "report.h"
+
+/* report_text / report_json: the report of c (report_build done) to out. 0, or -1 when the
+ * output could not be made (out of memory). */
+int report_text(FILE *out, const report_ctx *c);
+int report_json(FILE *out, const report_ctx *c);
+/* report_tracker_text: why PyTorch's allocator tracker was not used (a torchTrackerNote in
+ * the trace), or NULL when it was, or when the trace says nothing about it. */
+const char *report_tracker_text(const replay_result *r);
+/* report_mode_text: one line saying what the capture mode means. */
+const char *report_mode_text(const replay_result *r);
+
+#endif

@@ -1,0 +1,36 @@
+/* summary_text.c — the one-paragraph summary after `vramtrace run` (summary_text.h), printed
+ * from the facts of the one replay (model/summary.c). The full analysis is `vramtrace report`. */
+#include "summary_text.h"
+
+#include <inttypes.h>
+
+#include "cards.h"
+#include "vramtrace/trace_format.h"
+
+void summary_text(FILE *out, const char *path, const run_summary *s)
+{
+    char pr[32], pp[32], oq[32];
+    card_format_bytes(s->peak_reserved, pr, sizeof pr);
+    card_format_bytes(s->peak_process, pp, sizeof pp);
+    fprintf(out,
+            "vramtrace: trace %s: %" PRIu64 " events (%" PRIu64 " failed), peak %s reserved "
+            "by the allocator (%s for the process, with contexts and kernel images), %" PRIu64
+            " context%s, ",
+            path, s->events, s->failed, pr, pp, s->contexts, s->contexts == 1 ? "" : "s");
+    if (s->oom)
+        fprintf(out, "OOM: yes (a request for %s failed), ",
+                card_format_bytes(s->oom_requested, oq, sizeof oq));
+    else
+        fprintf(out, "OOM: no, ");
+    if (s->truncated)
+        fprintf(out,
+                "truncated (%s: the process did not stop cleanly; every complete record "
+                "was kept).\n",
+                s->truncated_why);
+    else if (s->ended & (VT_TRAILER_DISK_FULL | VT_TRAILER_OUTPUT_ERROR))
+        fprintf(out, "stopped early (%s; every record made before was kept).\n",
+                s->ended & VT_TRAILER_DISK_FULL ? "disk full" : "writing the trace failed");
+    else
+        fprintf(out, "complete.\n");
+    fprintf(out, "Run `vramtrace report %s` for categories, phases and advice.\n", path);
+}

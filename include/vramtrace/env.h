@@ -1,0 +1,33 @@
+/* env.h — the environment both halves agree on: the VRAMTRACE_* variables `vramtrace run`
+ * sets and the preload reads (documented in the README's table), and the names
+ * of the stack modes. Nothing else; the trace format is trace_format.h. */
+#ifndef VRAMTRACE_ENV_H
+#define VRAMTRACE_ENV_H
+
+/* The variables `vramtrace run` sets and the preload reads, each name defined once here
+ * (what each holds: the README's table). */
+#define VT_ENV_DISABLE "VRAMTRACE_DISABLE"
+#define VT_ENV_OUTPUT "VRAMTRACE_OUTPUT"
+#define VT_ENV_STACKS "VRAMTRACE_STACKS"
+#define VT_ENV_STACK_DEPTH "VRAMTRACE_STACK_DEPTH"
+#define VT_ENV_CARD_BYTES "VRAMTRACE_CARD_BYTES"
+#define VT_ENV_CARD_NAME "VRAMTRACE_CARD_NAME"
+#define VT_ENV_SAMPLE_MS "VRAMTRACE_SAMPLE_MS"
+#define VT_ENV_FREE_STACKS "VRAMTRACE_FREE_STACKS"
+#define VT_ENV_MANIFEST "VRAMTRACE_MANIFEST"
+#define VT_ENV_PRELOAD "VRAMTRACE_PRELOAD"
+#define VT_ENV_TORCH_TRACKER "VRAMTRACE_TORCH_TRACKER"
+
+/* Stack modes: X(name, VT_STACKS_* bits of trace_format.h, expanded where it is included).
+ * The preload and `vramtrace run --stacks` accept exactly these names; the preload warns once
+ * and uses "all" otherwise. */
+#define VT_STACKS_NAME_ALL "all"
+#define VT_STACKS_NAME_NATIVE "native"
+#define VT_STACKS_NAME_PYTHON "python"
+#define VT_STACKS_NAME_NONE "none"
+#define VT_STACK_MODES(X)                                                                          \
+    X(VT_STACKS_NAME_ALL, VT_STACKS_NATIVE | VT_STACKS_PYTHON)                                     \
+    X(VT_STACKS_NAME_NATIVE, VT_STACKS_NATIVE)                                                     \
+    X(VT_STACKS_NAME_PYTHON, VT_STACKS_PYTHON) X(VT_STACKS_NAME_NONE, VT_STACKS_NONE)
+
+#endif /* VRAMTRACE_ENV_H */

@@ -1,0 +1,160 @@
+/* config.c — the preload's configuration: the VRAMTRACE_* environment variables, parsed once
+ * (no allocation) into a vt__config. The README's table documents every variable.
+ * A number that is not one, or a stack mode that is not one, is the default with one warning;
+ * %r of the output template becomes $RANK in safe file-name characters. Interface: config.h. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "vramtrace/env.h"
+#include "vramtrace/trace_format.h"
+
+#include <stdio.h>
+
+static vt__config g_config;
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+
+/* warn: one line on stderr for a value that is not used (config_load runs once). */
+static void warn(const char *name, const char *value, const char *expected, const char *def)
+{
+    fprintf(stderr, "vramtrace: %s=%s is not %s; using %s\n", name, value, expected, def);
+}
+
+/* env_u64: the unsigned decimal value of `name`; def when unset; def and one warning when it
+ * is not a plain decimal number (a sign, letters, spaces, or past 2^64). */
+static uint64_t env_u64(const char *name, uint64_t def, const char *def_text)
+{
+    const char *s = getenv(name);
+    if (!s || !*s)
+        return def;
+    uint64_t v = 0;
+    for (const char *p = s; *p; p++) {
+        unsigned d = (unsigned)(*p - '0');
+        if (d > 9 || v > (UINT64_MAX - d) / 10) {
+            warn(name, s, "a non-negative integer", def_text);
+            return def;
+        }
+        v = v * 10 + d;
+    }
+    return v;
+}
+
+/* env_flag: 1 when `name` is set to a non-empty value other than "0". */
+static int env_flag(const char *name)
+{
+    const char *s = getenv(name);
+    return s && *s && strcmp(s, "0") != 0;
+}
+
+/* parse_stacks: VRAMTRACE_STACKS value -> VT_STACKS_* bits; unset -> all; a name that is not
+ * a stack mode (include/vramtrace/env.h) -> all, with one warning. */
+static int parse_stacks(const char *s)
+{
+    if (!s || !*s)
+        return VT_STACKS_NATIVE | VT_STACKS_PYTHON;
+#define VT_STACK_MODE_MATCH(name, bits) \
+    if (!strcmp(s, name))               \
+        return bits;
+    VT_STACK_MODES(VT_STACK_MODE_MATCH)
+#undef VT_STACK_MODE_MATCH
+    warn(VT_ENV_STACKS, s, "all, native, python or none", VT_STACKS_NAME_ALL);
+    return VT_STACKS_NATIVE | VT_STACKS_PYTHON;
+}
+
+static void copy_env(char *dst, size_t cap, const char *name, const char *def)
+{
+    const char *s = getenv(name);
+    if (!s || !*s)
+        s = def;
+    size_t n = strlen(s);
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(dst, s, n);
+    dst[n] = '\0';
+}
+
+/* safe_name_char: what a value spliced into a file name may hold as is. */
+static int safe_name_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '-' || c == '_' || c == '.';
+}
+
+/* vt__config_safe_name: `value` made a safe part of a file name into out (cap >= 2): at most
+ * 16 characters of [A-Za-z0-9._-], anything else '_', and a leading '.' '_' (so never "." or
+ * ".."); an empty value gives def. Returns out. */
+char *vt__config_safe_name(const char *value, const char *def, char *out, size_t cap)
+{
+    const char *s = value && *value ? value : def;
+    size_t n = 0;
+    for (; s[n] && n < 16 && n + 1 < cap; n++)
+        out[n] = safe_name_char(s[n]) ? s[n] : '_';
+    out[n] = '\0';
+    if (out[0] == '.')
+        out[0] = '_';
+    return out;
+}
+
+/* expand_rank: the output template with each %r replaced by $RANK made safe (or "0"); %% is
+ * kept for the writer, which expands %p and %%. So RANK=../../x names a file, not a place. */
+static void expand_rank(char *tmpl, size_t cap)
+{
+    char rank[17], out[sizeof g_config.output];
+    vt__config_safe_name(getenv("RANK"), "0", rank, sizeof rank);
+    size_t n = 0, rl = strlen(rank);
+    for (const char *s = tmpl; *s && n + 1 < sizeof out; s++) {
+        if (s[0] == '%' && s[1] == 'r') {
+            if (n + rl >= sizeof out)
+                break;
+            memcpy(out + n, rank, rl);
+            n += rl;
+            s++;
+        } else if (s[0] == '%' && s[1] == '%' && n + 2 < sizeof out) {
+            out[n++] = '%';
+            out[n++] = '%';
+            s++;
+        } else {
+            out[n++] = *s;
+        }
+    }
+    out[n] = '\0';
+    snprintf(tmpl, cap, "%s", out);
+}
+
+static void config_load(void)
+{
+    vt__config *c = &g_config;
+    c->disabled = env_flag(VT_ENV_DISABLE);
+    c->stack_mode = parse_stacks(getenv(VT_ENV_STACKS));
+    uint64_t depth = env_u64(VT_ENV_STACK_DEPTH, 32, "32");
+    c->stack_depth = depth < 1 ? 1 : depth > 128 ? 128 : (int)depth;
+    c->card_bytes = env_u64(VT_ENV_CARD_BYTES, 0, "0 (no emulated card)");
+    copy_env(c->card_name, sizeof c->card_name, VT_ENV_CARD_NAME, "");
+    uint64_t ms = env_u64(VT_ENV_SAMPLE_MS, 0, "0 (no sampler)");
+    c->sample_ms = ms > 3600000 ? 3600000 : (unsigned)ms;
+    c->free_stacks = env_flag(VT_ENV_FREE_STACKS);
+    copy_env(c->output, sizeof c->output, VT_ENV_OUTPUT, "vramtrace.%p.vt");
+    expand_rank(c->output, sizeof c->output);
+    copy_env(c->manifest, sizeof c->manifest, VT_ENV_MANIFEST, "");
+}
+
+static int g_loaded;
+
+static void config_load_once(void)
+{
+    config_load();
+    __atomic_store_n(&g_loaded, 1, __ATOMIC_RELEASE);
+}
+
+const vt__config *vt__config_get(void)
+{
+    if (VT__UNLIKELY(!__atomic_load_n(&g_loaded, __ATOMIC_ACQUIRE)))
+        pthread_once(&g_once, config_load_once);
+    return &g_config;
+}
+
+void vt__config_reload(void)
+{
+    config_load();
+}

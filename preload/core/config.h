@@ -1,0 +1,33 @@
+/* config.h — config.c's interface: the VRAMTRACE_* environment variables (names in
+ * include/vramtrace/env.h, documented in the README's table), parsed once into a vt__config.
+ * config.c calls nothing else of the preload. */
+#ifndef VT_PRELOAD_CONFIG_H
+#define VT_PRELOAD_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "attr.h"
+
+typedef struct vt__config {
+    int disabled;        /* VRAMTRACE_DISABLE=1 */
+    int stack_mode;      /* VT_STACKS_* bits, from VRAMTRACE_STACKS=none|native|python|all */
+    int stack_depth;     /* VRAMTRACE_STACK_DEPTH, native frames, default 32, max 128 */
+    uint64_t card_bytes; /* VRAMTRACE_CARD_BYTES, 0 = no emulation */
+    char card_name[64];  /* VRAMTRACE_CARD_NAME */
+    unsigned sample_ms;  /* VRAMTRACE_SAMPLE_MS, 0 = off */
+    int free_stacks;     /* VRAMTRACE_FREE_STACKS=1: stacks on frees too */
+    char output[4096];   /* VRAMTRACE_OUTPUT template, default "vramtrace.%p.vt", %r expanded */
+    char manifest[4096]; /* VRAMTRACE_MANIFEST: file to append each trace path to, "" = none */
+} vt__config;
+
+/* vt__config_get: the process's configuration, parsed on first call (no allocation). */
+const vt__config *vt__config_get(void);
+/* vt__config_reload: re-reads the environment (a fork child, tests). Not thread-safe. */
+void vt__config_reload(void);
+/* vt__config_safe_name: `value` made a safe part of a file name into out (cap >= 2): at most
+ * 16 characters of [A-Za-z0-9._-], anything else '_', a leading '.' made '_' (never "." or
+ * ".."); NULL or empty gives def. Returns out. */
+char *vt__config_safe_name(const char *value, const char *def, char *out, size_t cap);
+
+#endif

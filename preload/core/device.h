@@ -1,0 +1,40 @@
+/* device.h — device.c's interface: devices and contexts as the driver tells them (never the
+ * runtime): the calling thread's current device, one DEVICE record per ordinal, and the
+ * memory a new context takes. Calls realsym and the writer only. */
+#ifndef VT_PRELOAD_DEVICE_H
+#define VT_PRELOAD_DEVICE_H
+
+#include <stdint.h>
+
+#include "../cuda_abi.h"
+
+#define VT__MAX_DEVICES 64
+
+/* vt__current_device: the calling thread's current device via the driver's cuCtxGetDevice;
+ * -1 if unknown. */
+int vt__current_device(void);
+/* vt__device_note: writes the DEVICE record of `ordinal` the first time it is seen (out of
+ * range: nothing). */
+void vt__device_note(int ordinal);
+/* vt__device_total: the total bytes its DEVICE record said (0 before it was written). */
+uint64_t vt__device_total(int ordinal);
+
+/* The three driver functions a context measurement uses; tests pass their own. */
+typedef struct vt__ctx_ops {
+    CUresult (*get_current)(CUcontext *);
+    CUresult (*set_current)(CUcontext);
+    CUresult (*mem_get_info)(size_t *, size_t *);
+} vt__ctx_ops;
+
+/* vt__context_first: 1 exactly once per device ordinal in [0, 64) (its first context), else 0. */
+int vt__context_first(int device);
+/* vt__context_measure: the device memory in use right after `ctx` was created: makes ctx
+ * current, asks mem_get_info, restores the thread's previous context. ops NULL = the real
+ * driver's. Result 0 with *used / *total set, or -1 (both 0) when a function is missing or
+ * fails; the thread's current context is left as it was either way. */
+int vt__context_measure(const vt__ctx_ops *ops, CUcontext ctx, uint64_t *used, uint64_t *total);
+
+/* vt__device_fork_child: DEVICE records are per trace file (a context stays measured). */
+void vt__device_fork_child(void);
+
+#endif

@@ -1,0 +1,24 @@
+/* output.h — the trace output functions that writer.c defines and every recording file calls
+ * (writer.h holds the writer's remaining interface: system-call seam, fork hooks, tests).
+ * Declared here so that no preload file needs more than the owner's header it uses. */
+#ifndef VT_PRELOAD_OUTPUT_H
+#define VT_PRELOAD_OUTPUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* vt__active: tracing is enabled and has not been stopped by an output failure. */
+int vt__active(void);
+/* vt__write: appends one record (header + payload parts, padded to 8) to the trace, opening
+ * the file on first use. Thread-safe; payload first, header last. Returns 0, or -1 when
+ * tracing is off or output failed (the first failure prints one warning and disables). */
+int vt__write(uint16_t type, uint16_t flags, const void *p1, size_t n1, const void *p2, size_t n2);
+/* vt__write_strings: fixed part then a list of strings encoded as (u32 len, bytes). */
+int vt__write_strings(uint16_t type, uint16_t flags, const void *fixed, size_t nfixed,
+                      const char *const *strs, const uint32_t *lens, int nstrs);
+/* vt__now_ns: nanoseconds since the trace's start_mono_ns. */
+uint64_t vt__now_ns(void);
+/* vt__writer_close: writes the trailer and truncates the file to its length (atexit). */
+void vt__writer_close(void);
+
+#endif

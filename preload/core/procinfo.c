@@ -1,0 +1,100 @@
+/* procinfo.c — the PROCESS record: who was traced (pid, ppid, exe, cwd, host, argv and the
+ * environment variables of VT_RECORDED_ENV). Written once per trace file while it opens. */
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "vramtrace/trace_format.h"
+#include "writer.h"
+
+#define MAX_CMDLINE (256u << 10)
+#define MAX_ARGS 4096
+
+/* read_cmdline: /proc/self/cmdline into a malloc'ed buffer; *len bytes. NULL on failure. */
+static char *read_cmdline(size_t *len)
+{
+    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    char *buf = malloc(MAX_CMDLINE + 1);
+    size_t n = 0;
+    while (buf && n < MAX_CMDLINE) {
+        ssize_t r = read(fd, buf + n, MAX_CMDLINE - n);
+        if (r <= 0)
+            break;
+        n += (size_t)r;
+    }
+    close(fd);
+    if (buf)
+        buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+void vt__write_process_locked(void)
+{
+    static const char *const names[] = {
+#define VT_ENV_NAME(n) #n,
+        VT_RECORDED_ENV(VT_ENV_NAME)
+#undef VT_ENV_NAME
+    };
+    enum { NENV = sizeof names / sizeof names[0] };
+    const char **strs = malloc(sizeof(char *) * (3 + MAX_ARGS + NENV));
+    uint32_t *lens = malloc(sizeof(uint32_t) * (3 + MAX_ARGS + NENV));
+    char (*envbuf)[1024] = malloc(sizeof(*envbuf) * NENV);
+    char *cmd = NULL, *enc = NULL;
+    if (!strs || !lens || !envbuf)
+        goto out;
+    static char exe[PATH_MAX], cwd[PATH_MAX], host[256];
+    ssize_t el = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[el > 0 ? el : 0] = '\0';
+    if (!getcwd(cwd, sizeof cwd))
+        cwd[0] = '\0';
+    if (gethostname(host, sizeof host - 1) != 0)
+        host[0] = '\0';
+    host[sizeof host - 1] = '\0';
+    int n = 0;
+    strs[n++] = exe;
+    strs[n++] = cwd;
+    strs[n++] = host;
+    size_t clen = 0;
+    cmd = read_cmdline(&clen);
+    uint32_t argc = 0;
+    for (size_t i = 0; cmd && i < clen && argc < MAX_ARGS; argc++) {
+        size_t l = strnlen(cmd + i, clen - i);
+        strs[n++] = cmd + i;
+        i += l + 1;
+    }
+    uint32_t nenv = 0;
+    for (int i = 0; i < NENV; i++) {
+        const char *v = getenv(names[i]);
+        if (!v)
+            continue;
+        snprintf(envbuf[nenv], sizeof envbuf[0], "%s=%s", names[i], v);
+        strs[n++] = envbuf[nenv++];
+    }
+    size_t total = 0;
+    for (int i = 0; i < n; i++)
+        total += 4 + (lens[i] = (uint32_t)strlen(strs[i]));
+    if (total > VT_REC_MAX_SIZE - 64)
+        total = VT_REC_MAX_SIZE - 64;
+    enc = malloc(total);
+    if (!enc)
+        goto out;
+    size_t used = vt__encode_strings(enc, total, strs, lens, n);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    vt_rec_process p = {(uint32_t)getpid(), (uint32_t)getppid(), argc, nenv,
+                        (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec};
+    vt__writer_append_locked(VT_REC_PROCESS, 0, &p, sizeof p, enc, used, NULL, 0);
+out:
+    free(enc);
+    free(cmd);
+    free(envbuf);
+    free(lens);
+    free(strs);
+}

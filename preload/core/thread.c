@@ -1,0 +1,108 @@
+/* thread.c — the per-thread state of the preload: the re-entrancy guard (a depth in
+ * initial-exec TLS), each thread's index (THREAD record on first use) and role (from its
+ * name: main, autograd, data worker). Interface: thread.h. */
+#include <errno.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "output.h"
+#include "thread.h"
+#include "vramtrace/trace_format.h"
+
+/* initial-exec TLS: no allocation, no lock on first touch */
+static __thread int t_depth;
+static __thread uint32_t t_index;      /* thread index + 1; 0 = not registered */
+static __thread uint32_t t_generation; /* g_generation when registered */
+static __thread int t_role;
+static _Atomic uint32_t g_generation = 1; /* bumped in a fork child: re-register threads */
+static _Atomic uint32_t g_next_thread;
+
+int vt__enter(void)
+{
+    int e = errno;
+    int d = ++t_depth;
+    int rec = d == 1 && vt__active();
+    errno = e;
+    return rec;
+}
+
+int vt__enter_any_depth(void)
+{
+    int rec = vt__enter();
+    return rec || (t_depth > 1 && vt__active());
+}
+
+void vt__leave(void)
+{
+    int e = errno;
+    --t_depth;
+    errno = e;
+}
+
+int vt__depth(void)
+{
+    return t_depth;
+}
+
+void vt__guard_forever(void)
+{
+    t_depth++;
+}
+
+static int role_of(const char *name, pid_t tid)
+{
+    if (!strncmp(name, "pt_autograd", 11))
+        return VT_ROLE_AUTOGRAD;
+    if (tid == getpid())
+        return VT_ROLE_MAIN;
+    if (!strncmp(name, "pt_data", 7) || !strncmp(name, "pt_main", 7))
+        return VT_ROLE_WORKER;
+    return VT_ROLE_OTHER;
+}
+
+/* register_thread: assigns the index and writes the THREAD record (first event only). */
+static void register_thread(void)
+{
+    char name[17] = {0};
+    prctl(PR_GET_NAME, name, 0, 0, 0);
+    pid_t tid = (pid_t)syscall(SYS_gettid);
+    uint32_t idx = atomic_fetch_add(&g_next_thread, 1);
+    if (idx > 0xfffe)
+        idx = 0xffff; /* 65535 threads: the rest share the last index */
+    t_role = role_of(name, tid);
+    t_index = idx + 1;
+    t_generation = atomic_load(&g_generation);
+    vt_rec_thread r = {idx, (uint32_t)tid, (uint32_t)t_role, 0};
+    const char *s[1] = {name};
+    vt__write_strings(VT_REC_THREAD, 0, &r, sizeof r, s, NULL, 1);
+}
+
+uint32_t vt__thread_index(void)
+{
+    if (VT__UNLIKELY(!t_index ||
+                     t_generation != atomic_load_explicit(&g_generation, memory_order_relaxed)))
+        register_thread();
+    return t_index - 1;
+}
+
+uint32_t vt__thread_current(int *role)
+{
+    uint32_t i = vt__thread_index();
+    *role = t_role;
+    return i;
+}
+
+int vt__thread_role(void)
+{
+    vt__thread_index();
+    return t_role;
+}
+
+void vt__thread_fork_child(void)
+{
+    atomic_fetch_add(&g_generation, 1);
+    atomic_store(&g_next_thread, 0);
+}

@@ -1,0 +1,37 @@
+/* thread.h — thread.c's interface: the per-thread re-entrancy guard every hook takes, and
+ * each thread's small index and role (THREAD record written on first use). Calls only the
+ * writer (output.h). */
+#ifndef VT_PRELOAD_THREAD_H
+#define VT_PRELOAD_THREAD_H
+
+#include <stdint.h>
+
+#include "attr.h"
+
+/* Every hook does (through call.h's vt__call_begin / _end):
+ *     int rec = vt__enter();      // 1: record this call; 0: pass through (nested, disabled)
+ *     ... real call ...
+ *     if (rec) record(...);
+ *     vt__leave();                // always, pairs with vt__enter
+ * vt__enter increments a thread-local depth (initial-exec TLS) and returns 1 only at depth 1
+ * while tracing is enabled. Driver hooks reached from inside a runtime hook (depth > 1) do
+ * not record: a cudaMalloc is one event, not two. errno is preserved by both. */
+int vt__enter(void);
+void vt__leave(void);
+int vt__depth(void);
+/* vt__enter_any_depth: vt__enter, but 1 at any depth while tracing is active (contexts: the
+ * runtime creates its context inside the first hooked runtime call). Pairs with vt__leave. */
+int vt__enter_any_depth(void);
+/* vt__guard_forever: nothing is recorded on this thread from now on (the destructor). */
+void vt__guard_forever(void);
+
+/* vt__thread_index: this thread's small index (THREAD record written on first use). */
+uint32_t vt__thread_index(void);
+/* vt__thread_role: VT_ROLE_* of the calling thread (from its name, cached). */
+int vt__thread_role(void);
+/* vt__thread_current: vt__thread_index and, in *role, vt__thread_role, in one call. */
+uint32_t vt__thread_current(int *role);
+/* vt__thread_fork_child: in a fork child, threads register again (new file, new indices). */
+void vt__thread_fork_child(void);
+
+#endif

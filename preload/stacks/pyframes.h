@@ -1,0 +1,16 @@
+/* pyframes.h — pyframes.c's interface: the calling thread's Python frames, read without the
+ * GIL (see the top of pyframes.c). Calls realsym, thread and the writer; called by stacks.c. */
+#ifndef VT_PRELOAD_PYFRAMES_H
+#define VT_PRELOAD_PYFRAMES_H
+
+#include <stdint.h>
+
+/* vt__py_capture: reads the calling thread's Python frame chain without the GIL; fills
+ * out[] with VT_PYFRAME(code_id, offset), innermost first, writing CODE records for new code
+ * objects; returns the count (0 = no Python frames / unsupported version). */
+int vt__py_capture(uint64_t *out, int max);
+/* vt__py_last_main_stack: the most recent Python frames seen on a thread that is not an
+ * autograd thread (for events of backward threads); returns the count copied. */
+int vt__py_last_main_stack(uint64_t *out, int max);
+
+#endif

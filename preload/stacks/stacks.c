@@ -1,0 +1,278 @@
+/* stacks.c — native stacks (libunwind, per-thread cache, depth cap) merged with the Python
+ * frames of pyframes.c, interned so each event carries one id; SYMBOL / MODULE records for
+ * each new return address (dladdr once per address), written before the STACK that uses them. */
+#define UNW_LOCAL_ONLY
+#include <dlfcn.h>
+#include <libunwind.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/config.h"
+#include "core/output.h"
+#include "core/thread.h"
+#include "modinfo.h"
+#include "pyframes.h"
+#include "stacks.h"
+#include "vramtrace/trace_format.h"
+#include "writer.h"
+
+#define MAX_NATIVE 128
+#define MAX_PY 128
+#define STACK_LIMIT (1u << 22) /* distinct stacks kept; past it events carry id 0 */
+
+/* ---- the intern table: open addressing over entries in growing arrays ------------------- */
+typedef struct stack_entry {
+    uint64_t hash;
+    uint64_t *frames; /* n_native + n_python */
+    uint32_t id;
+    uint16_t n_native, n_python;
+} stack_entry;
+
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static stack_entry *g_tab;
+static uint32_t g_cap, g_count;
+
+/* ip set: addresses that already have a SYMBOL record; module bases with a MODULE record */
+static uint64_t *g_ips;
+static uint32_t g_ip_cap, g_ip_count;
+static uint64_t g_mod_base[1024];
+static uint32_t g_mod_count;
+
+/* our own code: frames inside libvramtrace.so are dropped from the top of native stacks */
+static uintptr_t g_self_lo, g_self_hi;
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+
+static int find_self(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    uintptr_t me = (uintptr_t)data;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD)
+            continue;
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+        if (me >= lo && me < hi) {
+            g_self_lo = lo;
+            g_self_hi = hi;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void stacks_init(void)
+{
+    unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+    dl_iterate_phdr(find_self, (void *)(uintptr_t)&stacks_init);
+}
+
+static uint64_t hash_frames(const uint64_t *f, int n, int np)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ ((uint64_t)n << 32 | (uint64_t)np);
+    for (int i = 0; i < n + np; i++) {
+        h ^= f[i];
+        h *= 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+    return h | 1; /* 0 marks an empty slot */
+}
+
+static int grow_table(void)
+{
+    uint32_t ncap = g_cap ? g_cap * 2 : 1u << 12;
+    stack_entry *nt = calloc(ncap, sizeof *nt);
+    if (!nt)
+        return -1;
+    for (uint32_t i = 0; i < g_cap; i++) {
+        if (!g_tab[i].hash)
+            continue;
+        uint32_t j = (uint32_t)g_tab[i].hash & (ncap - 1);
+        while (nt[j].hash)
+            j = (j + 1) & (ncap - 1);
+        nt[j] = g_tab[i];
+    }
+    free(g_tab);
+    g_tab = nt;
+    g_cap = ncap;
+    return 0;
+}
+
+/* ip_seen_or_add: 1 if ip already had its SYMBOL record; else adds it and returns 0. */
+static int ip_seen_or_add(uint64_t ip)
+{
+    if (g_ip_count * 2 >= g_ip_cap) {
+        uint32_t ncap = g_ip_cap ? g_ip_cap * 2 : 1u << 12;
+        uint64_t *n = calloc(ncap, sizeof *n);
+        if (!n)
+            return 1; /* cannot remember: do not write (the analyzer shows the raw address) */
+        for (uint32_t i = 0; i < g_ip_cap; i++) {
+            if (!g_ips[i])
+                continue;
+            uint32_t j = (uint32_t)(g_ips[i] * 0x9e3779b97f4a7c15ull >> 40) & (ncap - 1);
+            while (n[j])
+                j = (j + 1) & (ncap - 1);
+            n[j] = g_ips[i];
+        }
+        free(g_ips);
+        g_ips = n;
+        g_ip_cap = ncap;
+    }
+    uint32_t j = (uint32_t)(ip * 0x9e3779b97f4a7c15ull >> 40) & (g_ip_cap - 1);
+    while (g_ips[j]) {
+        if (g_ips[j] == ip)
+            return 1;
+        j = (j + 1) & (g_ip_cap - 1);
+    }
+    g_ips[j] = ip;
+    g_ip_count++;
+    return 0;
+}
+
+/* module_id: the id of the module at base, which holds addr (MODULE record written the
+ * first time, with the module's build-id, and the program's real path for the program). */
+static uint32_t module_id(uint64_t base, const char *path, uint64_t addr)
+{
+    for (uint32_t i = 0; i < g_mod_count; i++)
+        if (g_mod_base[i] == base)
+            return i + 1;
+    if (g_mod_count >= sizeof g_mod_base / sizeof g_mod_base[0])
+        return 0;
+    g_mod_base[g_mod_count++] = base;
+    vt_rec_module m = {g_mod_count, 0, base};
+    vt__modinfo mi;
+    char exe[4096];
+    vt__modinfo_get(addr, &mi);
+    if (mi.is_main) { /* dladdr names the program by argv[0], maybe relative */
+        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        if (n > 0) {
+            exe[n] = 0;
+            path = exe;
+        }
+    }
+    const char *s[2] = {path ? path : "", (const char *)mi.build_id};
+    uint32_t lens[2] = {(uint32_t)strlen(s[0]), mi.build_id_len};
+    vt__write_strings(VT_REC_MODULE, 0, &m, sizeof m, s, lens, 2);
+    return g_mod_count;
+}
+
+static void write_symbol(uint64_t ip)
+{
+    Dl_info info;
+    memset(&info, 0, sizeof info);
+    /* ip is a return address: look up ip - 1 so a call at a function's end resolves right */
+    vt_rec_symbol r = {ip, 0, 0, 0};
+    const char *name = "";
+    if (dladdr((void *)(uintptr_t)(ip - 1), &info) && info.dli_fbase) {
+        r.offset = ip - (uint64_t)(uintptr_t)info.dli_fbase;
+        r.module_id = module_id((uint64_t)(uintptr_t)info.dli_fbase, info.dli_fname, ip - 1);
+        if (info.dli_sname && info.dli_saddr) {
+            name = info.dli_sname;
+            r.sym_offset = (uint32_t)(ip - (uint64_t)(uintptr_t)info.dli_saddr);
+        }
+    }
+    const char *s[1] = {name};
+    vt__write_strings(VT_REC_SYMBOL, 0, &r, sizeof r, s, NULL, 1);
+}
+
+uint32_t vt__stack_intern(const uint64_t *frames, int n, int np)
+{
+    uint64_t h = hash_frames(frames, n, np);
+    size_t bytes = (size_t)(n + np) * 8;
+    pthread_mutex_lock(&g_lock);
+    uint32_t id = 0;
+    if (g_cap) {
+        for (uint32_t j = (uint32_t)h & (g_cap - 1); g_tab[j].hash; j = (j + 1) & (g_cap - 1)) {
+            stack_entry *e = &g_tab[j];
+            if (e->hash == h && e->n_native == n && e->n_python == np &&
+                !memcmp(e->frames, frames, bytes)) {
+                id = e->id;
+                goto out;
+            }
+        }
+    }
+    if (g_count >= STACK_LIMIT || ((g_count + 1) * 4 >= g_cap * 3 && grow_table() < 0))
+        goto out;
+    uint64_t *copy = malloc(bytes ? bytes : 8);
+    if (!copy)
+        goto out;
+    memcpy(copy, frames, bytes);
+    for (int i = 0; i < n; i++)
+        if (!ip_seen_or_add(frames[i]))
+            write_symbol(frames[i]);
+    uint32_t j = (uint32_t)h & (g_cap - 1);
+    while (g_tab[j].hash)
+        j = (j + 1) & (g_cap - 1);
+    id = ++g_count;
+    vt_rec_stack r = {id, (uint16_t)n, (uint16_t)np};
+    if (vt__write(VT_REC_STACK, 0, &r, sizeof r, frames, bytes) != 0) {
+        free(copy);
+        g_count--;
+        id = 0;
+        goto out;
+    }
+    g_tab[j] = (stack_entry){h, copy, id, (uint16_t)n, (uint16_t)np};
+out:
+    pthread_mutex_unlock(&g_lock);
+    return id;
+}
+
+uint32_t vt__stack_capture(int skip)
+{
+    const vt__config *c = vt__config_get();
+    uint64_t frames[MAX_NATIVE + MAX_PY + 8];
+    int n = 0, np = 0;
+    if (c->stack_mode & VT_STACKS_NATIVE) {
+        pthread_once(&g_once, stacks_init);
+        void *ips[MAX_NATIVE + 16];
+        int want = c->stack_depth + 12 + skip; /* room for our own frames */
+        if (want > (int)(sizeof ips / sizeof ips[0]))
+            want = (int)(sizeof ips / sizeof ips[0]);
+        int got = unw_backtrace(ips, want);
+        int i = 0;
+        while (i < got && (uintptr_t)ips[i] >= g_self_lo && (uintptr_t)ips[i] < g_self_hi)
+            i++; /* the tracer's own frames */
+        i += skip;
+        for (; i < got && n < c->stack_depth; i++)
+            frames[n++] = (uint64_t)(uintptr_t)ips[i];
+        if (i < got)
+            vt__writer_note_truncated_stack();
+    }
+    if (c->stack_mode & VT_STACKS_PYTHON) {
+        if (vt__thread_role() == VT_ROLE_AUTOGRAD)
+            np = vt__py_last_main_stack(frames + n, MAX_PY);
+        else
+            np = vt__py_capture(frames + n, MAX_PY);
+        if (np < 0)
+            np = 0;
+    }
+    if (n + np == 0)
+        return 0;
+    return vt__stack_intern(frames, n, np);
+}
+
+/* ---- fork: the child starts a new file, so every table starts empty ---------------------- */
+void vt__stacks_fork_prepare(void)
+{
+    pthread_mutex_lock(&g_lock);
+}
+
+void vt__stacks_fork_parent(void)
+{
+    pthread_mutex_unlock(&g_lock);
+}
+
+void vt__stacks_fork_child(void)
+{
+    pthread_mutex_init(&g_lock, NULL);
+    for (uint32_t i = 0; i < g_cap; i++)
+        free(g_tab[i].frames);
+    free(g_tab);
+    free(g_ips);
+    g_tab = NULL;
+    g_ips = NULL;
+    g_cap = g_count = g_ip_cap = g_ip_count = g_mod_count = 0;
+}

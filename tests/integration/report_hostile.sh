@@ -1,0 +1,92 @@
+#!/bin/sh
+# report_hostile.sh — hand-made hostile traces (tests/data/hostile_*.vt, made by
+# tests/data/hostile.py) and hostile arguments: each must give a correct report or a clear
+# error, in bounded time and memory, never a crash, a hang or an empty JSON document.
+set -u
+D="$ROOT/tests/data"
+fail() { echo "report_hostile: $*"; exit 1; }
+# run_ok NAME CMD...: CMD must exit 0 within 60 s; its stdout in NAME.out, stderr in NAME.err
+run_ok() {
+    n=$1
+    shift
+    timeout 60 "$@" >"$n.out" 2>"$n.err"
+    rc=$?
+    [ $rc = 0 ] || { tail -n 5 "$n.err"; fail "$n: exit $rc (want 0): $(echo "$*" | cut -c1-120)"; }
+}
+json_check() { # json_check FILE PYTHON-EXPR-ON-r (must be true)
+    python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(0 if eval(sys.argv[2]) else 1)' "$1" "$2" ||
+        fail "$1: not true: $2"
+}
+deep() { python3 -c 'import sys; n=int(sys.argv[1]); print("("*n + "8" + ")"*n)' "$1"; }
+
+# 1. --batch_size=((((...8...)))) 20,000 deep in the traced argv: a note, not a stack overflow
+run_ok deep "$VT" report --json "$D/hostile_deep_argv.vt"
+json_check deep.out 'any("nested more than 100" in w for w in r["config_warnings"])'
+json_check deep.out 'r["config"]["batch_size"]["source"] == "default"'
+run_ok deep_text "$VT" report --no-color "$D/hostile_deep_argv.vt"
+grep -q "nested more than 100" deep_text.out || fail "deep_text: no note"
+# ... and on the command line of report and predict: a usage error naming the reason
+timeout 60 "$VT" report --batch_size="$(deep 20000)" "$D/dump_small.vt" >/dev/null 2>cmd.err
+[ $? = 2 ] && grep -q "nested more than 100" cmd.err || fail "report --batch_size=<deep>: $(cut -c1-200 cmd.err)"
+timeout 60 "$VT" predict --batch_size="$(deep 10000)" >/dev/null 2>cmd.err
+[ $? = 2 ] && grep -q "nested more than 100" cmd.err || fail "predict --batch_size=<deep>: $(cut -c1-200 cmd.err)"
+
+# 2. the config evaluator: Python's integers or a refusal with its reason
+cat >hostile_cfg.py <<'PY'
+batch_size = 2**64 + 8
+gradient_accumulation_steps = (-1)**65 + 2
+n_layer = 10 // 0
+dropout = 1e999
+block_size = -7 // 2 + 260
+PY
+run_ok cfg "$VT" predict --json hostile_cfg.py
+json_check cfg.out 'r["config"]["batch_size"]["value"] == 12'
+json_check cfg.out 'r["config"]["gradient_accumulation_steps"]["value"] == 1'
+json_check cfg.out 'r["config"]["block_size"]["value"] == 256'
+json_check cfg.out 'r["config"]["n_layer"]["value"] == 12'
+for why in "batch_size = 2\*\*64 + 8 skipped: an integer beyond 64 bits" \
+    "n_layer = 10 // 0 skipped: division by zero" "dropout = 1e999 skipped: a float that is not finite"; do
+    grep -q "$why" cfg.err || fail "predict: no note '$why' in: $(cat cfg.err)"
+done
+
+# 3. a huge batch (from the trace or the command line) ends quickly: the advice's walk is bounded
+run_ok huge "$VT" report --json "$D/hostile_huge_batch.vt"
+json_check huge.out 'r["config"]["batch_size"]["value"] == 1099511627776 and len(r["advice"]) > 0'
+run_ok huge_flag "$VT" report --batch_size=1099511627776 "$D/dump_small.vt"
+
+# 4. allocations near 2^63: not counted (with a warning), so the peak is the sum of its categories
+run_ok big "$VT" report --json "$D/hostile_big_alloc.vt"
+grep -q "allocations not counted" big.err || fail "big alloc: no warning"
+json_check big.out 'r["peak"]["process_bytes"] < 2**62 and sum(r["categories"].values()) == r["peak"]["process_bytes"]'
+
+# 5. no PROCESS record: defaults, a report
+run_ok noproc "$VT" report --json "$D/hostile_no_process.vt"
+json_check noproc.out 'r["config"]["batch_size"]["source"] == "default"'
+
+# 6. values the model cannot use are notes; the report is complete (text and JSON, exit 0)
+run_ok bad "$VT" report --json "$D/hostile_bad_values.vt"
+json_check bad.out '"advice" in r and "formula" in r'
+for v in "fp8" "auto" "n_embd = 100 is not divisible"; do
+    json_check bad.out "any('$v' in w for w in r['config_warnings'])"
+done
+run_ok bad_text "$VT" report --no-color "$D/hostile_bad_values.vt"
+
+# 7. the analyzer never blocks on a file the trace names: /dev/zero, a FIFO
+run_ok devzero "$VT" report --json "$D/hostile_devzero.vt"
+json_check devzero.out 'any("not a regular file" in w for w in r["config_warnings"])'
+mkfifo "$TESTDIR/cfg_fifo.py" || fail "mkfifo"
+python3 "$D/hostile.py" "$D/dump_small.vt" fifo.vt argv --cwd "$TESTDIR" python3 train.py cfg_fifo.py
+run_ok fifo "$VT" report --json fifo.vt
+json_check fifo.out 'any("not a regular file" in w for w in r["config_warnings"])'
+
+# 8. dump's memory follows what the trace holds: stack id 0xFFFFFF once took 131 MB
+python3 - "$VT" "$D/hostile_stack_ffffff.vt" <<'PYEOF' || fail "dump of hostile_stack_ffffff.vt"
+import resource, subprocess, sys
+p = subprocess.run([sys.argv[1], "dump", sys.argv[2]], stdout=subprocess.PIPE, timeout=60)
+kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+assert p.returncode == 0, p.returncode
+assert b'"stack_id":16777215' in p.stdout
+assert kb < 32 * 1024, f"dump took {kb} KB"
+print(f"dump of a stack id 0xFFFFFF: {kb} KB")
+PYEOF
+echo "report_hostile: ok"

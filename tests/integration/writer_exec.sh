@@ -1,0 +1,70 @@
+#!/bin/sh
+# writer_exec.sh — how a trace ends, under `vramtrace run` on the fake CUDA: each exec form
+# leaves a complete trace (EXEC trailer, no zero tail); a failed exec keeps the program's
+# result and errno and tracing goes on in the same file; a vfork child's exec leaves the
+# parent's trace alone; a full disk (a small tmpfs, when root may mount one) keeps what fits
+# and `report` / `run` say "disk full".
+set -u
+export LD_LIBRARY_PATH="$FAKE"
+P="$BUILD/tests/prog/exec_cases"
+fail() { echo "writer_exec: $*"; exit 1; }
+# ends FILE FLAGS ALLOCS: the file is records back to back ending exactly with one TRAILER whose
+# header.flags are FLAGS, and it holds ALLOCS cudaMalloc events (from `dump`)
+ends() {
+    python3 - "$1" "$2" <<'PYEOF' || fail "$1: does not end with one trailer (flags $2) at its last byte"
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+off, last, trailers = 32, None, 0
+while off + 8 <= len(b):
+    t, fl, size = struct.unpack_from("<HHI", b, off)
+    assert t != 0 and size >= 8 and off + size <= len(b), (off, t, size)
+    if t == 14:
+        trailers += 1
+    last = (t, fl)
+    off += size
+assert off == len(b) and last == (14, int(sys.argv[2])) and trailers == 1, (off, len(b), last, trailers)
+PYEOF
+    n=$("$VT" dump --no-resolve "$1" | grep -c '"type":"alloc","api":"cudaMalloc"')
+    [ "$n" = "$3" ] || fail "$1: $n cudaMalloc events, want $3"
+}
+
+for form in execv execve execvp execvpe execl execlp execle fexecve; do
+    "$VT" run -q -o "ok-$form.vt" -- "$P" exec "$form" >out 2>&1 || { cat out; fail "$form: run failed"; }
+    ends "ok-$form.vt" 4 3
+    "$VT" dump "ok-$form.vt" | grep -q '"type":"trailer".*"ended":"exec"' || fail "$form: dump does not say ended: exec"
+    "$VT" run -q -o "bad-$form.vt" -- "$P" fail "$form" >out 2>&1 || { cat out; fail "$form: failed exec changed the program"; }
+    ends "bad-$form.vt" 0 4
+done
+
+"$VT" run -q -o vf.vt -- "$P" vfork >out 2>&1 || { cat out; fail "vfork run failed"; }
+ends vf.vt 0 2
+
+# a trace that ended on a full disk (tests/data/disk_full.vt, made on a 16 KiB tmpfs): `report`
+# says "disk full", exit 0, never "killed"; `dump` shows the trailer's reason
+"$VT" report "$ROOT/tests/data/disk_full.vt" >rep 2>rerr || { cat rerr; fail "disk_full.vt: report failed"; }
+grep -q 'disk full' rerr || { cat rerr; fail "disk_full.vt: report does not say disk full"; }
+grep -q 'killed' rerr && fail "disk_full.vt: report calls it killed"
+"$VT" dump --no-resolve "$ROOT/tests/data/disk_full.vt" | grep -q '"type":"trailer".*"ended":"disk_full"' ||
+    fail "disk_full.vt: dump does not say ended: disk_full"
+
+# a full disk: needs root to mount a small tmpfs; otherwise this part is skipped (the unit test
+# test_writer covers the same through its system-call seam)
+mkdir -p small
+if mount -t tmpfs -o size=64k vt-small small 2>/dev/null; then
+    trap 'umount "$TESTDIR/small" 2>/dev/null' EXIT
+    "$VT" run -o small/full.vt -- "$BUILD/tests/prog/rt_cases" threads 2 20000 >out 2>err ||
+        { cat err; fail "disk full: the program was affected"; }
+    [ "$(grep -c 'vramtrace: disk full.*tracing stopped' err)" = 1 ] || { cat err; fail "disk full: want one warning"; }
+    cat out err | grep -q 'stopped early (disk full' || { cat out err; fail "disk full: run summary does not say so"; }
+    ends small/full.vt 1 "$("$VT" dump --no-resolve small/full.vt | grep -c '"type":"alloc","api":"cudaMalloc"')"
+    n=$("$VT" dump --no-resolve small/full.vt | grep -c '"type":"alloc"')
+    [ "$n" -gt 500 ] || fail "disk full: only $n events kept in 64 KiB"
+    "$VT" report small/full.vt >rep 2>rerr || { cat rerr; fail "disk full: report failed"; }
+    grep -q 'disk full' rerr || { cat rerr; fail "disk full: report does not say disk full"; }
+    grep -q 'killed' rerr && fail "disk full: report calls it killed"
+    umount small
+    trap - EXIT
+else
+    echo "writer_exec: not root: the tmpfs disk-full part was skipped"
+fi
+exit 0

@@ -1,0 +1,167 @@
+/* test_preload_config.c — the preload's configuration (preload/core/config.c): numbers that
+ * are negative or not numbers fall back to the default with exactly one warning each; stack
+ * modes are exactly the names of include/vramtrace/env.h; %r in the output template becomes
+ * $RANK in safe file-name characters (RANK=../../x cannot lead outside the directory). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "../../preload/core/config.h"
+#include "vramtrace/env.h"
+#include "vramtrace/trace_format.h"
+
+static char g_err[4096];
+
+/* reload_capturing: vt__config_reload with stderr captured into g_err; the line count. */
+static int reload_capturing(void)
+{
+    fflush(stderr);
+    int saved = dup(2);
+    FILE *tmp = tmpfile();
+    assert_non_null(tmp);
+    dup2(fileno(tmp), 2);
+    vt__config_reload();
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    rewind(tmp);
+    size_t n = fread(g_err, 1, sizeof g_err - 1, tmp);
+    g_err[n] = '\0';
+    fclose(tmp);
+    int lines = 0;
+    for (char *p = g_err; *p; p++)
+        lines += *p == '\n';
+    return lines;
+}
+
+static int clear_env(void **state)
+{
+    (void)state;
+    const char *names[] = {VT_ENV_STACK_DEPTH, VT_ENV_SAMPLE_MS, VT_ENV_CARD_BYTES,
+                           VT_ENV_STACKS,      VT_ENV_OUTPUT,    "RANK"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        unsetenv(names[i]);
+    return 0;
+}
+
+static void defaults_silent(void **state)
+{
+    (void)state;
+    assert_int_equal(reload_capturing(), 0);
+    const vt__config *c = vt__config_get();
+    assert_int_equal(c->stack_depth, 32);
+    assert_int_equal(c->sample_ms, 0);
+    assert_int_equal(c->card_bytes, 0);
+    assert_int_equal(c->stack_mode, VT_STACKS_NATIVE | VT_STACKS_PYTHON);
+    assert_string_equal(c->output, "vramtrace.%p.vt");
+}
+
+static void good_numbers(void **state)
+{
+    (void)state;
+    setenv(VT_ENV_STACK_DEPTH, "7", 1);
+    setenv(VT_ENV_SAMPLE_MS, "250", 1);
+    setenv(VT_ENV_CARD_BYTES, "12884901888", 1);
+    assert_int_equal(reload_capturing(), 0);
+    const vt__config *c = vt__config_get();
+    assert_int_equal(c->stack_depth, 7);
+    assert_int_equal(c->sample_ms, 250);
+    assert_int_equal(c->card_bytes, 12884901888ull);
+}
+
+static void bad_numbers_default_one_warning_each(void **state)
+{
+    (void)state;
+    setenv(VT_ENV_STACK_DEPTH, "-5", 1);
+    setenv(VT_ENV_SAMPLE_MS, "-1", 1);
+    setenv(VT_ENV_CARD_BYTES, "12GiB", 1);
+    assert_int_equal(reload_capturing(), 3);
+    assert_non_null(strstr(g_err, "VRAMTRACE_STACK_DEPTH=-5"));
+    assert_non_null(strstr(g_err, "VRAMTRACE_SAMPLE_MS=-1"));
+    assert_non_null(strstr(g_err, "VRAMTRACE_CARD_BYTES=12GiB"));
+    const vt__config *c = vt__config_get();
+    assert_int_equal(c->stack_depth, 32);
+    assert_int_equal(c->sample_ms, 0);
+    assert_int_equal(c->card_bytes, 0);
+    setenv(VT_ENV_STACK_DEPTH, "abc", 1);
+    setenv(VT_ENV_SAMPLE_MS, " 5", 1);
+    setenv(VT_ENV_CARD_BYTES, "99999999999999999999999", 1); /* past 2^64 */
+    assert_int_equal(reload_capturing(), 3);
+    assert_int_equal(c->stack_depth, 32);
+    assert_int_equal(c->sample_ms, 0);
+    assert_int_equal(c->card_bytes, 0);
+}
+
+static void stack_modes_strict(void **state)
+{
+    (void)state;
+    const vt__config *c = vt__config_get();
+    setenv(VT_ENV_STACKS, VT_STACKS_NAME_NONE, 1);
+    assert_int_equal(reload_capturing(), 0);
+    assert_int_equal(c->stack_mode, VT_STACKS_NONE);
+    setenv(VT_ENV_STACKS, VT_STACKS_NAME_PYTHON, 1);
+    assert_int_equal(reload_capturing(), 0);
+    assert_int_equal(c->stack_mode, VT_STACKS_PYTHON);
+    setenv(VT_ENV_STACKS, VT_STACKS_NAME_NATIVE, 1);
+    assert_int_equal(reload_capturing(), 0);
+    assert_int_equal(c->stack_mode, VT_STACKS_NATIVE);
+    setenv(VT_ENV_STACKS, "Native", 1);
+    assert_int_equal(reload_capturing(), 1);
+    assert_non_null(strstr(g_err, "VRAMTRACE_STACKS=Native"));
+    assert_int_equal(c->stack_mode, VT_STACKS_NATIVE | VT_STACKS_PYTHON);
+}
+
+static void rank_in_safe_characters(void **state)
+{
+    (void)state;
+    const vt__config *c = vt__config_get();
+    setenv(VT_ENV_OUTPUT, "/tmp/out/trace.%r.%p.vt", 1);
+    setenv("RANK", "../../x", 1);
+    assert_int_equal(reload_capturing(), 0);
+    assert_string_equal(c->output, "/tmp/out/trace._._.._x.%p.vt");
+    setenv(VT_ENV_OUTPUT, "/tmp/out/%r/t.vt", 1);
+    setenv("RANK", "..", 1);
+    vt__config_reload();
+    assert_string_equal(c->output, "/tmp/out/_./t.vt"); /* never a ".." directory */
+    setenv("RANK", "3", 1);
+    vt__config_reload();
+    assert_string_equal(c->output, "/tmp/out/3/t.vt");
+    unsetenv("RANK");
+    setenv(VT_ENV_OUTPUT, "r%r-%%r.vt", 1);
+    vt__config_reload();
+    assert_string_equal(c->output, "r0-%%r.vt"); /* %% stays for the writer */
+    setenv("RANK", "a/b\nc%pd", 1);
+    vt__config_reload();
+    assert_string_equal(c->output, "ra_b_c_pd-%%r.vt");
+}
+
+static void safe_name_bounds(void **state)
+{
+    (void)state;
+    char out[17];
+    assert_string_equal(vt__config_safe_name("0123456789abcdefXYZ", "0", out, sizeof out),
+                        "0123456789abcdef");
+    assert_string_equal(vt__config_safe_name("", "0", out, sizeof out), "0");
+    assert_string_equal(vt__config_safe_name(NULL, "0", out, sizeof out), "0");
+    assert_string_equal(vt__config_safe_name(".", "0", out, sizeof out), "_");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(defaults_silent, clear_env),
+        cmocka_unit_test_setup(good_numbers, clear_env),
+        cmocka_unit_test_setup(bad_numbers_default_one_warning_each, clear_env),
+        cmocka_unit_test_setup(stack_modes_strict, clear_env),
+        cmocka_unit_test_setup(rank_in_safe_characters, clear_env),
+        cmocka_unit_test_setup(safe_name_bounds, clear_env),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,215 @@
+/* test_symbolize.c — native symbolization (analyzer/trace/symbolize.c) on this test binary
+ * itself: a static function named from .symtab with its file:line, refusals (no build-id,
+ * missing file, other build-id); the build-id note parser and in-memory lookup
+ * (preload/stacks/modinfo.c); MODULE records with and without the 1.1 build-id tail
+ * (analyzer/trace/reader.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <dlfcn.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../../analyzer/trace/reader.h"
+#include "../../analyzer/trace/symbolize.h"
+#include "../../preload/stacks/modinfo.h"
+
+enum { TARGET_LINE = __LINE__ + 2 }; /* the line of target's body below */
+__attribute__((noinline, noipa)) static int target(int x)
+{
+    return x * 3 + 1;
+}
+
+/* this program: path, base (dladdr's start of the first mapping), build-id in memory */
+typedef struct self {
+    char path[4096];
+    uint64_t base;
+    vt__modinfo mi;
+} self;
+
+static void get_self(self *s)
+{
+    ssize_t n = readlink("/proc/self/exe", s->path, sizeof s->path - 1);
+    assert_true(n > 0);
+    s->path[n] = 0;
+    Dl_info info;
+    assert_true(dladdr((void *)(uintptr_t)target, &info));
+    s->base = (uint64_t)(uintptr_t)info.dli_fbase;
+    assert_int_equal(vt__modinfo_get((uint64_t)(uintptr_t)target, &s->mi), 0);
+}
+
+static void test_modinfo(void **state)
+{
+    (void)state;
+    self s;
+    get_self(&s);
+    assert_int_equal(s.mi.build_id_len, 20); /* GNU ld's default sha1 build-id */
+    assert_true(s.mi.is_main);
+    vt__modinfo lib;
+    assert_int_equal(vt__modinfo_get((uint64_t)(uintptr_t)strlen, &lib), 0);
+    assert_false(lib.is_main);
+    assert_memory_not_equal(lib.build_id, s.mi.build_id, 20);
+    assert_int_equal(vt__modinfo_get(8, &lib), -1); /* no object at address 8 */
+}
+
+static void test_note_parser(void **state)
+{
+    (void)state;
+    /* an NT_GNU_PROPERTY_TYPE_0-like note, then the build-id note (4-aligned) */
+    uint8_t notes[64] = {0}, out[64];
+    uint32_t h1[3] = {4, 8, 5}, h2[3] = {4, 6, 3};
+    memcpy(notes, h1, 12);
+    memcpy(notes + 12, "GNU", 4);
+    memcpy(notes + 24, h2, 12);
+    memcpy(notes + 36, "GNU", 4);
+    memcpy(notes + 40, "\x01\x02\x03\x04\x05\x06", 6);
+    assert_int_equal(vt__note_build_id(notes, 48, 4, out, sizeof out), 6);
+    assert_memory_equal(out, "\x01\x02\x03\x04\x05\x06", 6);
+    assert_int_equal(vt__note_build_id(notes, 48, 4, out, 3), 3);          /* cut to cap */
+    assert_int_equal(vt__note_build_id(notes, 44, 4, out, sizeof out), 0); /* desc cut */
+    assert_int_equal(vt__note_build_id(notes, 24, 4, out, sizeof out), 0); /* no build-id */
+    uint32_t huge[3] = {0xfffffff0u, 4, 3};
+    memcpy(notes, huge, 12);
+    assert_int_equal(vt__note_build_id(notes, 48, 4, out, sizeof out), 0); /* namesz lies */
+}
+
+static void test_static_function(void **state)
+{
+    (void)state;
+    assert_int_equal(target(1), 4);
+    self s;
+    get_self(&s);
+    symbolize *z = symbolize_new();
+    assert_non_null(z);
+    symbolize_result r;
+    uint64_t ip = (uint64_t)(uintptr_t)target + 1; /* a "return address" inside target */
+    assert_int_equal(symbolize_ip(z, 7, s.path, s.base, s.mi.build_id, s.mi.build_id_len, ip, &r),
+                     SYMBOLIZE_OK);
+    assert_non_null(r.name);
+    assert_string_equal(r.name, "target");
+    assert_int_equal(r.sym_offset, 1);
+    assert_non_null(r.file);
+    const char *tail = "tests/unit/test_symbolize.c";
+    size_t fl = strlen(r.file), tl = strlen(tail);
+    assert_true(r.file[0] == '/' && fl > tl && !strcmp(r.file + fl - tl, tail));
+    assert_true(r.line >= TARGET_LINE - 1 && r.line <= TARGET_LINE + 1);
+    /* same module id again: reused, same answer */
+    assert_int_equal(symbolize_ip(z, 7, "/nonexistent", 0, NULL, 0, ip, &r), SYMBOLIZE_OK);
+    assert_string_equal(r.name, "target");
+    symbolize_free(z);
+}
+
+static void test_refusals(void **state)
+{
+    (void)state;
+    self s;
+    get_self(&s);
+    uint64_t ip = (uint64_t)(uintptr_t)target + 1;
+    symbolize *z = symbolize_new();
+    symbolize_result r;
+    assert_int_equal(symbolize_ip(z, 1, s.path, s.base, NULL, 0, ip, &r), SYMBOLIZE_NO_BUILD_ID);
+    assert_null(r.name);
+    assert_null(r.file);
+    assert_int_equal(symbolize_ip(z, 2, "/nonexistent/x.so", s.base, s.mi.build_id, 20, ip, &r),
+                     SYMBOLIZE_NO_FILE);
+    /* a path from a hostile trace naming a FIFO or a directory: refused, never opened to
+     * block (the alarm kills the test if it does) */
+    char fifo[] = "/tmp/vt-test-fifo-XXXXXX";
+    assert_non_null(mkdtemp(fifo));
+    char fp[64];
+    snprintf(fp, sizeof fp, "%s/f", fifo);
+    assert_int_equal(mkfifo(fp, 0600), 0);
+    alarm(10);
+    assert_int_equal(symbolize_ip(z, 4, fp, s.base, s.mi.build_id, 20, ip, &r), SYMBOLIZE_NO_FILE);
+    assert_int_equal(symbolize_ip(z, 5, fifo, s.base, s.mi.build_id, 20, ip, &r),
+                     SYMBOLIZE_NO_FILE);
+    alarm(0);
+    unlink(fp);
+    rmdir(fifo);
+    uint8_t other[20];
+    memcpy(other, s.mi.build_id, 20);
+    other[19] ^= 1;
+    assert_int_equal(symbolize_ip(z, 3, s.path, s.base, other, 20, ip, &r), SYMBOLIZE_MISMATCH);
+    assert_null(r.name);
+    /* a refused module stays refused for every address */
+    assert_int_equal(symbolize_ip(z, 3, s.path, s.base, s.mi.build_id, 20, ip, &r),
+                     SYMBOLIZE_MISMATCH);
+    symbolize_free(z);
+    setenv("VRAMTRACE_SYMBOLIZE", "0", 1);
+    z = symbolize_new();
+    assert_int_equal(symbolize_ip(z, 1, s.path, s.base, s.mi.build_id, 20, ip, &r), SYMBOLIZE_OFF);
+    symbolize_free(z);
+    unsetenv("VRAMTRACE_SYMBOLIZE");
+}
+
+/* put_module: a MODULE record (path, and the build-id when bid) appended to f */
+static void put_module(FILE *f, uint32_t id, const char *path, const char *bid)
+{
+    uint8_t rec[256] = {0};
+    vt_rec_module m = {id, 0, 0x1000u * id};
+    size_t n = 8;
+    memcpy(rec + n, &m, sizeof m);
+    n += sizeof m;
+    const char *strs[2] = {path, bid};
+    for (int i = 0; i < (bid ? 2 : 1); i++) {
+        uint32_t l = (uint32_t)strlen(strs[i]);
+        memcpy(rec + n, &l, 4);
+        memcpy(rec + n + 4, strs[i], l);
+        n += 4 + l;
+    }
+    vt_rec_header h = {VT_REC_MODULE, 0, (uint32_t)((n + 7) & ~(size_t)7)};
+    memcpy(rec, &h, 8);
+    assert_int_equal(fwrite(rec, 1, h.size, f), h.size);
+}
+
+static void test_module_records(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/vt-test-symbolize-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "wb");
+    vt_file_header hdr = {{0}, VT_VERSION_MAJOR, 0, 32, 1, 2};
+    memcpy(hdr.magic, VT_MAGIC, VT_MAGIC_LEN);
+    fwrite(&hdr, 1, sizeof hdr, f);
+    put_module(f, 1, "/a.so", NULL);     /* 1.0: 7 zero padding bytes after the path */
+    put_module(f, 2, "/lib/a.so", NULL); /* 1.0: 3 padding bytes, no room for a length */
+    put_module(f, 3, "/lib/c.so", "\x01\x02\x03");
+    fclose(f);
+    char msg[256];
+    reader *rd = reader_open(path, msg, sizeof msg);
+    assert_non_null(rd);
+    reader_record rec;
+    uint32_t lens[3], seen = 0;
+    while (reader_next(rd, &rec))
+        if (rec.type == VT_REC_MODULE) {
+            uint32_t i = rec.u.module.fixed.module_id - 1;
+            assert_true(i < 3);
+            lens[i] = rec.u.module.build_id.len;
+            seen++;
+            if (i == 2)
+                assert_memory_equal(rec.u.module.build_id.p, "\x01\x02\x03", 3);
+        }
+    assert_int_equal(seen, 3);
+    assert_int_equal(lens[0], 0);
+    assert_int_equal(lens[1], 0);
+    assert_int_equal(lens[2], 3);
+    reader_close(rd);
+    unlink(path);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_modinfo),         cmocka_unit_test(test_note_parser),
+        cmocka_unit_test(test_static_function), cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_module_records),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
