@@ -63,6 +63,7 @@ void config_init(nano_config *c)
         }
         v->src = CONFIG_SRC_DEFAULT;
     }
+    c->program = PROG_NANOGPT;
 }
 
 static int find_key(const char *name)
@@ -484,6 +485,8 @@ const char *config_source_name(config_source s)
         return "argument";
     case CONFIG_SRC_FLAG:
         return "flag";
+    case CONFIG_SRC_TRACE:
+        return "trace";
     }
     return "?";
 }

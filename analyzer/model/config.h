@@ -35,8 +35,18 @@ typedef enum config_source {
     CONFIG_SRC_DEFAULT, /* nanoGPT's train.py default */
     CONFIG_SRC_FILE,    /* a config file on the command line */
     CONFIG_SRC_ARG,     /* --key=value on the traced / given command line */
-    CONFIG_SRC_FLAG     /* an override given to vramtrace itself */
+    CONFIG_SRC_FLAG,    /* an override given to vramtrace itself */
+    CONFIG_SRC_TRACE    /* inferred from the trace's own tensors (infer.h); `where` says from what */
 } config_source;
+
+/* config_program: what kind of program the traced command line is, which decides how its
+ * arguments are read and how advice spells a change. */
+typedef enum config_program {
+    PROG_UNKNOWN,    /* nothing recognizable: values come from the trace or are unknown */
+    PROG_NANOGPT,    /* nanoGPT's configurator: config files and --key=value */
+    PROG_ARGPARSE,   /* a plain script with its own flags (--batch-size 8, --batch=8) */
+    PROG_HF_TRAINER  /* Hugging Face Trainer arguments (--per_device_train_batch_size 8) */
+} config_program;
 
 typedef struct config_value {
     long long i; /* CONFIG_INT, CONFIG_BOOL (0/1) */
@@ -44,9 +54,12 @@ typedef struct config_value {
     char s[32];  /* CONFIG_STR */
     config_source src;
     char where[160]; /* the file, or the argument, that set it ("" for defaults) */
+    char flag[48];   /* the flag that carried it on the traced command line ("--batch-size"), or "" */
+    char flag_sep;   /* how that flag takes its value: '=' (--batch_size=8) or ' ' (--batch-size 8) */
 } config_value;
 
 typedef struct nano_config {
+    config_program program; /* PROG_NANOGPT unless the command line says otherwise */
     config_value v[CFG_COUNT];
     int nfiles;    /* config files read */
     int nwarnings; /* problems that did not stop the parse (report mode) */

@@ -1,0 +1,49 @@
+/* infer.h — what a trace's own tensors say about the model and the training step (parameter
+ * count, layers, width, vocabulary, micro-batch, sequence length, accumulation), each value with
+ * where it came from; used where no argument of the traced command line gave the value. */
+#ifndef VT_ANALYZER_INFER_H
+#define VT_ANALYZER_INFER_H
+
+#include <stdint.h>
+
+#include "reader.h"
+
+/* X(name, meaning) — the inferred quantities, in one list. */
+#define VT_INFER_KEYS(X)                                                                           \
+    X(params, "parameters P")                                                                      \
+    X(param_dtype_bytes, "bytes per parameter element")                                            \
+    X(n_layer, "transformer blocks L")                                                             \
+    X(n_embd, "model width d")                                                                     \
+    X(n_head, "attention heads H")                                                                 \
+    X(vocab_size, "vocabulary V")                                                                  \
+    X(batch_size, "micro-batch B")                                                                 \
+    X(block_size, "sequence length T")                                                             \
+    X(gradient_accumulation_steps, "micro-steps per optimizer step A")                             \
+    X(optimizer_steps, "optimizer steps in the trace")
+
+typedef enum infer_key {
+#define VT_INFER_ENUM(k, doc) INFER_##k,
+    VT_INFER_KEYS(VT_INFER_ENUM)
+#undef VT_INFER_ENUM
+        INFER_COUNT
+} infer_key;
+
+typedef struct infer_value {
+    int known;       /* 0: the trace does not say (never a guess) */
+    int64_t value;
+    char where[160]; /* "B·T = 4096 from the int64 input tensor", ... */
+} infer_value;
+
+typedef struct infer_result {
+    infer_value v[INFER_COUNT];
+} infer_result;
+
+/* infer_model: reads the trace at path (tensor events; a segment-only trace infers nothing)
+ * and fills out. Returns 0 (out filled, possibly with nothing known) or -1 with err when the
+ * trace cannot be read. */
+int infer_model(const char *path, infer_result *out, char *err, size_t errlen);
+
+/* infer_key_name: "params", "n_layer", ... */
+const char *infer_key_name(infer_key k);
+
+#endif
