@@ -362,7 +362,54 @@ SHORT="--max_iters=8 --eval_iters=2 --eval_interval=1000"
 echo >>"$W/notes.md"
 echo "## Runs" >>"$W/notes.md"
 echo >>"$W/notes.md"
-if [ "${VALIDATE_SET:-ours}" = sweep ]; then
+if [ "${VALIDATE_SET:-ours}" = final ]; then
+    # overhead, alternating plain / traced modes (more iterations than the matrix: 40)
+    say "overhead"
+    OV="$CFG/nanogpt-30m-4070.py --compile=False --max_iters=40 --eval_iters=1 --eval_interval=1000"
+    for rep in 1 2; do
+        for m in plain default tracker_off stacks_none; do
+            log=$W/ov_${m}_$rep.log
+            case $m in
+                plain) timeout 120 "$PY" "$TRAIN" $OV >"$log" 2>&1 ;;
+                default) timeout 120 "$VT" run -q -o "$W/ov.vt" -- "$PY" "$TRAIN" $OV >"$log" 2>&1 ;;
+                tracker_off) VRAMTRACE_TORCH_TRACKER=0 timeout 120 "$VT" run -q -o "$W/ov.vt" -- "$PY" "$TRAIN" $OV >"$log" 2>&1 ;;
+                stacks_none) timeout 120 "$VT" run -q --stacks none -o "$W/ov.vt" -- "$PY" "$TRAIN" $OV >"$log" 2>&1 ;;
+            esac
+            rm -f "$W/ov.vt"
+            printf '%s %s %s\n' "$m" "$rep" "$(grep -h '^VRAMTRACE_TORCH_STATS' "$log" | "$PY" -c 'import sys,json; print(json.loads(sys.stdin.read().split(" ",1)[1]).get("ms_per_iter"))' 2>/dev/null)" | tee -a "$W/overhead.txt"
+        done
+    done
+    "$PY" - "$W/overhead.txt" <<'PYEOF' | tee -a "$W/notes.md"
+import statistics, sys
+ms = {}
+for line in open(sys.argv[1]):
+    m, _, v = line.split()
+    if v not in ("None", ""):
+        ms.setdefault(m, []).append(float(v))
+base = statistics.median(ms.get("plain", [0])) or None
+print("- overhead, nanoGPT 30M eager, 40 iterations, median ms/iter of 2 runs each: " + ", ".join(
+    f"{m} {statistics.median(v):.2f}" + ("" if not base or m == "plain" else f" ({100 * (statistics.median(v) - base) / base:+.1f} %)")
+    for m, v in ms.items()))
+PYEOF
+    # vramtrace fit on the documents' case 2, compiled (nanoGPT's default), 12 GiB card
+    if "$VT" fit --help >/dev/null 2>&1 && [ "$(left)" -gt 200 ]; then
+        say "fit"
+        timeout $(( $(left) - 60 )) "$VT" fit --card 12GiB --iters 2 --max-b 16 -- "$PY" "$TRAIN" "$CFG/gpt2-124m-12gb.py" \
+            --max_iters=2 --eval_iters=1 --eval_interval=1000 --batch_size={B} --gradient_accumulation_steps={A} \
+            >"$W/fit.txt" 2>"$W/fit.err"
+        note "- \`vramtrace fit\` on gpt2-124m-12gb.py (compile=True), 12 GiB, exit $?:"
+        note '```'
+        tail -25 "$W/fit.txt" >>"$W/notes.md"
+        note '```'
+    fi
+    # the memory_viz export, read by PyTorch's own tool
+    if "$VT" export --help >/dev/null 2>&1; then
+        say "memory_viz"
+        "$VT" export --memory-viz "$W/hf.pickle" "$ROOT/examples/traces/h100-torch2.11/hf_gpt2_eager_b4.vt" >"$W/mv.log" 2>&1
+        "$PY" -c "import pickle,sys; from torch.cuda import _memory_viz as mv; s=pickle.load(open(sys.argv[1],'rb')); print('segments', len(s['segments']), 'traces', sum(len(t) for t in s['device_traces'])); open(sys.argv[2],'w').write(mv.trace_plot(s))" "$W/hf.pickle" "$W/hf_memviz.html" >>"$W/mv.log" 2>&1
+        note "- memory_viz: export exit, and torch.cuda._memory_viz.trace_plot on it: $(tail -2 "$W/mv.log" | tr '\n' ' ')"
+    fi
+elif [ "${VALIDATE_SET:-ours}" = sweep ]; then
     # the measured boundary between fit and OOM on the 12 GiB card (ground truth for the advice)
     HF=$ROOT/examples/hf/hf_train.py
     G12="--max_iters=2 --eval_iters=1 --eval_interval=1000"
