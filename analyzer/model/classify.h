@@ -19,6 +19,13 @@ typedef struct classify_input {
     uint32_t iter_alloc, iter_free; /* optimizer steps seen before the alloc / the free */
     int loss_site;    /* 1: allocated under cross_entropy / log_softmax / nll_loss */
     int weight_copy;  /* 1: a dtype conversion whose size is half a parameter's (fp32 -> 16-bit) */
+    /* tensor mode: lifetime and role */
+    int freed;                    /* 1: freed before the trace ended */
+    uint32_t bwd_alloc, bwd_free; /* backward passes begun before the alloc / the free */
+    int param_sized;  /* 1: the size of a parameter */
+    int vocab_sized;  /* 1: a multiple of the vocabulary, at least 64 rows (B*T*V logits) */
+    int workspace;    /* 1: under cuBLAS's handle / workspace */
+    int attention;    /* 1: under a fused attention kernel */
 } classify_input;
 
 /* classify: the category of the first rule that matches (never fails: UNKNOWN last).

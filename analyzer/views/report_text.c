@@ -130,6 +130,24 @@ static void print_categories(FILE *out, const report_ctx *c, const cat_breakdown
     fprintf(out, "  %-18s %12s %6.1f%%\n", "total", human(total, b, sizeof b), total ? 100.0 : 0.0);
 }
 
+/* print_category_peaks: each category's largest live bytes over the run (tensor mode), e.g.
+ * the optimizer's state when the process peak came before the first step. */
+static void print_category_peaks(FILE *out, const report_ctx *c)
+{
+    const replay_result *r = &c->runs[0];
+    char b[32];
+    if (!r->has_cat_peaks)
+        return;
+    fprintf(out, "\n%sLargest live bytes of each category over the run%s\n", B(c), N(c));
+    fprintf(out, "  %-18s %12s %10s\n", "category", "peak", "at");
+    for (int i = 0; i < CAT_COUNT; i++) {
+        if (!r->cat_peak[i])
+            continue;
+        fprintf(out, "  %-18s %12s %8.3f s\n", category_name((category)i), human(r->cat_peak[i], b, sizeof b),
+                secs(r->cat_peak_ns[i]));
+    }
+}
+
 static void print_sites(FILE *out, const report_ctx *c)
 {
     char b[32];
@@ -192,6 +210,7 @@ int report_text(FILE *out, const report_ctx *c)
     if (r->has_oom)
         print_categories(out, c, &r->at_oom.by_cat, cat_breakdown_total(&r->at_oom.by_cat),
                          "Live when the out-of-memory allocation failed");
+    print_category_peaks(out, c);
     print_sites(out, c);
     print_phases(out, c);
     print_ranks(out, c);
