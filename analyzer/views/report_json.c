@@ -86,6 +86,8 @@ int report_json(FILE *out, const report_ctx *c)
     cJSON_AddNumberToObject(peak, "process_bytes", (double)r->peak_process);
     cJSON_AddNumberToObject(peak, "time_ns", (double)r->t_process);
     cJSON_AddItemToObject(root, "categories", categories_json(&r->at_peak.by_cat));
+    /* tensors: each tensor by its lifetime and role; segments: by the phase that forced them */
+    cJSON_AddStringToObject(root, "category_basis", r->tensor_mode ? "tensors" : "segments");
     if (r->has_cat_peaks) {
         /* each category's largest live bytes over the whole run, and when */
         cJSON *cp = cJSON_AddObjectToObject(root, "category_peaks");
