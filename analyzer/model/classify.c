@@ -30,8 +30,12 @@ static int r_seg_bwd(const classify_input *in) { return !in->tensor_mode && in->
 
 /* ---- tensors: what a tensor is, from its lifetime (alloc -> free) and its role */
 #define TEN(in) ((in)->tensor_api)
-/* crossed_backward: a backward pass began while it was alive (or it is alive at the end) */
-static int crossed_backward(const classify_input *in) { return !in->freed || in->bwd_free > in->bwd_alloc; }
+/* crossed_backward: a backward pass began while it was alive (or it is alive at the end, or
+ * an out-of-memory error freed it: the step it was made for never finished) */
+static int crossed_backward(const classify_input *in)
+{
+    return !in->freed || in->bwd_free > in->bwd_alloc || in->cut_by_oom;
+}
 static int r_workspace(const classify_input *in) { return TEN(in) && in->workspace; }
 static int r_t_params(const classify_input *in)
 {

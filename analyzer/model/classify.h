@@ -26,6 +26,7 @@ typedef struct classify_input {
     int vocab_sized;  /* 1: a multiple of the vocabulary, at least 64 rows (B*T*V logits) */
     int workspace;    /* 1: under cuBLAS's handle / workspace */
     int attention;    /* 1: under a fused attention kernel */
+    int cut_by_oom;   /* 1: freed while an out-of-memory error unwound the step */
 } classify_input;
 
 /* classify: the category of the first rule that matches (never fails: UNKNOWN last).

@@ -329,6 +329,7 @@ static classify_input input_of(const state *s, const replay_result *r, const liv
     in.vocab_sized = vocab;
     in.workspace = it->workspace;
     in.attention = it->attention;
+    in.cut_by_oom = it->after_oom;
     return in;
 }
 
@@ -374,6 +375,7 @@ static void on_free(state *s, livemap_entry *e, uint8_t ph, int oom_pending, uin
         it.phase_free = ph;
         it.iter_free = s->iter;
         it.bwd_free = s->bwd;
+        it.after_oom = (uint8_t)(oom_pending != 0);
         note_interval(s, e, &it, 1, t);
     }
     if (r->at_peak.event && e->alloc_event <= r->at_peak.event) {
@@ -389,6 +391,7 @@ static void on_free(state *s, livemap_entry *e, uint8_t ph, int oom_pending, uin
             it->phase_free = ph;
             it->iter_free = s->iter;
             it->bwd_free = s->bwd;
+            it->after_oom = (uint8_t)(oom_pending != 0);
         }
     }
     if (e->snap_oom && e->snap_oom <= r->at_oom.n) {
@@ -396,6 +399,7 @@ static void on_free(state *s, livemap_entry *e, uint8_t ph, int oom_pending, uin
         it->phase_free = ph;
         it->iter_free = s->iter;
         it->bwd_free = s->bwd;
+        it->after_oom = (uint8_t)(oom_pending != 0);
         /* released while PyTorch retries: its cache, confirmed if the request fails again */
         if (oom_pending && e->level == L_SEGMENT)
             it->oom_released = 1;

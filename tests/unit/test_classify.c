@@ -104,7 +104,11 @@ static void test_forward(void **st)
     assert_int_equal(cat_of(tensor(PHASE_FORWARD, PHASE_BACKWARD, 0, 1)), CAT_ACTIVATIONS);
     /* negative: a temporary freed within forward is not an activation */
     assert_int_equal(cat_of(tensor(PHASE_FORWARD, PHASE_FORWARD, 0, 0)), CAT_TEMPORARIES);
+    /* an out-of-memory error in the forward freed it: it was kept for a backward never reached */
     classify_input in = tensor(PHASE_FORWARD, PHASE_FORWARD, 0, 0);
+    in.cut_by_oom = 1;
+    assert_int_equal(cat_of(in), CAT_ACTIVATIONS);
+    in = tensor(PHASE_FORWARD, PHASE_FORWARD, 0, 0);
     in.attention = 1;
     assert_int_equal(cat_of(in), CAT_ATTENTION);
     in = tensor(PHASE_FORWARD, PHASE_BACKWARD, 0, 1);
