@@ -3,6 +3,8 @@
  * segment mode sees caching-allocator segments, classified by the phase that forced them. */
 #include "classify.h"
 
+#include <stdlib.h>
+
 #include "phases.h"
 #include "vramtrace/trace_format.h"
 
@@ -148,4 +150,24 @@ const char *classify_rule_reason(int rule)
 int classify_rule_count(void)
 {
     return N_RULES;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+uint64_t classify_vocab(uint64_t *sizes, size_t n)
+{
+    if (n < 4)
+        return 0;
+    qsort(sizes, n, sizeof *sizes, cmp_u64);
+    uint64_t largest = sizes[n - 1], d = 0;
+    for (size_t i = 0; i + 1 < n && !d; i++)
+        if (sizes[i] >= 256 && sizes[i] == sizes[i + 1])
+            d = sizes[i];
+    if (d && largest % d == 0 && largest / d >= 1000 && largest / d <= (1u << 22))
+        return largest / d;
+    return 0;
 }

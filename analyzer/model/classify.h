@@ -4,6 +4,7 @@
 #ifndef VT_ANALYZER_CLASSIFY_H
 #define VT_ANALYZER_CLASSIFY_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "categories.h"
@@ -36,5 +37,10 @@ category classify(const classify_input *in, int *rule_out);
 const char *classify_rule_name(int rule);
 const char *classify_rule_reason(int rule);
 int classify_rule_count(void);
+/* classify_vocab: the vocabulary V from the byte sizes of the parameters (sorted in place):
+ * the largest is the embedding / head (V*d elements), the smallest occurring twice or more a
+ * norm's weight (d elements, same dtype): V = largest / smallest when it divides and lies in
+ * [1000, 4M]; 0 otherwise. The logits rule takes a multiple of V (B*T*V) for logits. */
+uint64_t classify_vocab(uint64_t *sizes, size_t n);
 
 #endif

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "catpeaks.h"
 #include "classify.h"
 #include "exit_codes.h"
 #include "livemap.h"
@@ -65,14 +66,7 @@ typedef struct state {
     size_t ninit, capinit;
     uint64_t vocab;
     int vocab_done;
-    /* category_peaks: +size at the alloc, -size at the free, sorted by event afterwards */
-    struct cat_delta {
-        uint64_t event, time_ns;
-        int64_t delta;
-        uint8_t cat, seg;
-    } *deltas;
-    size_t ndelta, capdelta;
-    int deltas_lost;
+    catpeaks peaks; /* category_peaks */
     uint64_t event;
     /* allocations freed after the current peak candidate that were live at it: with the ones
      * still live at the end, they are the snapshot at the peak (one pass, no replay) */
@@ -159,27 +153,11 @@ static stack_facts facts_of(state *s, uint32_t id)
 /* event_phase: the phase of an allocation (from its stack) and the thread's current phase. */
 enum { EF_LOSS = 1, EF_TO_COPY = 2, EF_TORCH_SEG = 4, EF_WORKSPACE = 8, EF_ATTENTION = 16 };
 
-/* infer_vocab: from the tensors allocated before the first forward (the parameters): the
- * largest is the embedding / head (V*d elements), the smallest that occurs twice or more a
- * norm's weight (d elements): V = largest / smallest when it divides and is plausible. */
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
+/* infer_vocab: at the first forward, from the tensors made before it (the parameters). */
 static void infer_vocab(state *s)
 {
     s->vocab_done = 1;
-    if (s->ninit < 4)
-        return;
-    qsort(s->init_sizes, s->ninit, sizeof *s->init_sizes, cmp_u64);
-    uint64_t largest = s->init_sizes[s->ninit - 1], d = 0;
-    for (size_t i = 0; i + 1 < s->ninit && !d; i++)
-        if (s->init_sizes[i] >= 256 && s->init_sizes[i] == s->init_sizes[i + 1])
-            d = s->init_sizes[i];
-    if (d && largest % d == 0 && largest / d >= 1000 && largest / d <= (1u << 22))
-        s->vocab = largest / d;
+    s->vocab = classify_vocab(s->init_sizes, s->ninit);
     s->r->vocab = s->vocab;
 }
 
@@ -333,38 +311,18 @@ static classify_input input_of(const state *s, const replay_result *r, const liv
     return in;
 }
 
-/* note_interval: one allocation's lifetime, classified, for category_peaks (tensor mode).
- * Memory grows with the allocations of the run (32 bytes each, two deltas), capped. */
-enum { DELTA_PLAIN, DELTA_SEGMENT, DELTA_INNER };
-#define DELTA_MAX ((size_t)1 << 26)
-static void push_delta(state *s, uint64_t event, uint64_t t, int64_t d, uint8_t cat, uint8_t kind)
-{
-    if (s->ndelta == s->capdelta) {
-        size_t n = s->capdelta ? s->capdelta * 2 : 4096;
-        struct cat_delta *p = n <= DELTA_MAX ? realloc(s->deltas, n * sizeof *p) : NULL;
-        if (!p) {
-            s->deltas_lost = 1;
-            return;
-        }
-        s->deltas = p;
-        s->capdelta = n;
-    }
-    s->deltas[s->ndelta++] = (struct cat_delta){event, t, d, cat, kind};
-}
-
+/* note_interval: one allocation's lifetime, classified, for category_peaks. */
 static void note_interval(state *s, const livemap_entry *e, const live_item *it, int freed, uint64_t t_free)
 {
     if (e->level == L_NONE)
         return;
-    uint8_t kind = (e->flags & EF_TORCH_SEG) ? DELTA_SEGMENT : e->level == L_INNER ? DELTA_INNER : DELTA_PLAIN;
-    uint8_t cat = CAT_CACHE;
-    if (kind != DELTA_SEGMENT) {
+    int kind = (e->flags & EF_TORCH_SEG) ? CATPEAKS_SEGMENT : e->level == L_INNER ? CATPEAKS_INNER : CATPEAKS_PLAIN;
+    category cat = CAT_CACHE;
+    if (kind != CATPEAKS_SEGMENT) {
         classify_input in = input_of(s, s->r, it);
-        cat = (uint8_t)classify(&in, NULL);
+        cat = classify(&in, NULL);
     }
-    push_delta(s, e->alloc_event, e->time_ns, (int64_t)e->size, cat, kind);
-    if (freed)
-        push_delta(s, s->event, t_free, -(int64_t)e->size, cat, kind);
+    catpeaks_add(&s->peaks, e->alloc_event, e->time_ns, freed, s->event, t_free, e->size, cat, kind);
 }
 
 static void on_free(state *s, livemap_entry *e, uint8_t ph, int oom_pending, uint64_t t)
@@ -715,14 +673,7 @@ static void torch_cache(replay_snapshot *snap)
     free(seg);
 }
 
-/* cat_peaks: every allocation's interval, classified, swept in event order: each category's
- * largest live bytes and when. The allocator's cache is its segments less its tensors. */
-static int cmp_delta(const void *a, const void *b)
-{
-    const struct cat_delta *x = a, *y = b;
-    return x->event < y->event ? -1 : x->event > y->event;
-}
-
+/* cat_peaks: the allocations still live at the end join the intervals; then the sweep. */
 static void cat_peaks(state *s, replay_result *r)
 {
     for (uint64_t i = 0; i < s->live.cap; i++) {
@@ -732,28 +683,8 @@ static void cat_peaks(state *s, replay_result *r)
             note_interval(s, e, &it, 0, 0);
         }
     }
-    if (!r->tensor_mode || s->deltas_lost || !s->ndelta)
-        return;
-    qsort(s->deltas, s->ndelta, sizeof *s->deltas, cmp_delta);
-    int64_t cur[CAT_COUNT] = {0}, seg = 0, inner = 0;
-    for (size_t i = 0; i < s->ndelta;) {
-        uint64_t ev = s->deltas[i].event, t = s->deltas[i].time_ns;
-        for (; i < s->ndelta && s->deltas[i].event == ev; i++) {
-            const struct cat_delta *d = &s->deltas[i];
-            if (d->seg == DELTA_SEGMENT)
-                seg += d->delta;
-            else
-                cur[d->cat] += d->delta;
-            if (d->seg == DELTA_INNER)
-                inner += d->delta;
-        }
-        if (r->allocator_mode)
-            cur[CAT_CACHE] = seg > inner ? seg - inner : 0;
-        for (int c = 0; c < CAT_COUNT; c++)
-            if (cur[c] > 0 && (uint64_t)cur[c] > r->cat_peak[c])
-                r->cat_peak[c] = (uint64_t)cur[c], r->cat_peak_ns[c] = t;
-    }
-    r->has_cat_peaks = 1;
+    if (r->tensor_mode)
+        r->has_cat_peaks = catpeaks_sweep(&s->peaks, r->allocator_mode, r->cat_peak, r->cat_peak_ns);
 }
 
 static void classify_snapshot(const state *s, replay_result *r, replay_snapshot *snap)
@@ -832,7 +763,7 @@ int replay_file(const char *path, replay_result *out, char *err, size_t errlen)
     free(s.ret);
     free(s.half);
     free(s.init_sizes);
-    free(s.deltas);
+    catpeaks_free(&s.peaks);
     reader_close(rd);
     return rc;
 }
