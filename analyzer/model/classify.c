@@ -18,7 +18,10 @@ static int r_external(const classify_input *in)
 }
 /* ---- segment mode (no tensor events): a segment is classified by the phase that forced it */
 #define SEG(in) (!(in)->tensor_api)
-static int r_inputs(const classify_input *in) { return in->phase_alloc == PHASE_DATA; }
+static int r_inputs(const classify_input *in)
+{
+    return in->phase_alloc == PHASE_DATA || (in->tensor_api && in->input && in->phase_alloc == PHASE_FORWARD);
+}
 static int r_params(const classify_input *in) { return SEG(in) && in->phase_alloc == PHASE_INIT; }
 static int r_optim_state(const classify_input *in)
 {
@@ -86,7 +89,7 @@ static int r_other(const classify_input *in) { return TEN(in); }
     X(kernel_code, r_kernel, KERNEL_CODE, "a module / library load: kernel images on the device")       \
     X(external, r_external, EXTERNAL, "driver-level or managed memory: not PyTorch's allocator")       \
     X(workspace, r_workspace, WORKSPACE, "allocated under cuBLAS's handle: its workspace, kept")        \
-    X(inputs, r_inputs, INPUTS, "allocated while loading a batch (get_batch / DataLoader)")            \
+    X(inputs, r_inputs, INPUTS, "a batch: get_batch / DataLoader, or made / copied by the program itself")            \
     X(parameters, r_t_params, PARAMETERS, "allocated before the first forward, kept into training")    \
     X(init_temp, r_init_temp, TEMPORARIES, "allocated before the first forward, freed before training") \
     X(optimizer_state, r_t_optim_state, OPTIMIZER, "allocated in an optimizer step, kept across steps") \

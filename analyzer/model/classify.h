@@ -27,6 +27,7 @@ typedef struct classify_input {
     int vocab_sized;  /* 1: a multiple of the vocabulary, at least 64 rows (B*T*V logits) */
     int workspace;    /* 1: under cuBLAS's handle / workspace */
     int attention;    /* 1: under a fused attention kernel */
+    int input;        /* 1: the program's own code made / copied it onto the device (a batch) */
     int cut_by_oom;   /* 1: freed while an out-of-memory error unwound the step */
 } classify_input;
 

@@ -30,6 +30,12 @@ static int in(const char *s, const char *const *list)
     return 0;
 }
 
+static int library_file(const char *file)
+{
+    return strstr(file, "/torch/") || strstr(file, "site-packages") || strstr(file, "/simtorch/") ||
+           strstr(file, "dist-packages") || file[0] == '<';
+}
+
 stack_facts phases_of_stack(const tables_frame *f, size_t n)
 {
     static const char *const loss_fns[] = {"cross_entropy", "log_softmax", "_log_softmax",
@@ -41,12 +47,15 @@ stack_facts phases_of_stack(const tables_frame *f, size_t n)
     static const char *const init_fns[] = {"__init__", "to", "_apply", "cuda", "to_device",
                                            "convert", "_to_copy", NULL};
     int bwd = 0, opt = 0, ev = 0, data = 0, comp = 0, fwd = 0, init = 0, run = 0, gs = 0, gs_scale = 0;
-    stack_facts r = {PHASE_OTHER, 0, 0, 0, 0, 0};
+    stack_facts r = {PHASE_OTHER, 0, 0, 0, 0, 0, 0};
+    int first_py_user = -1, rand_op = 0; /* innermost Python frame: the program's own (1) or not */
     for (size_t i = 0; i < n; i++) {
         const char *fn = f[i].function ? f[i].function : "";
         const char *file = f[i].file ? f[i].file : "";
         if (f[i].kind == TABLES_FRAME_PYTHON) {
             r.has_python = 1;
+            if (first_py_user < 0)
+                first_py_user = !library_file(file);
             const char *last = last_component(fn);
             /* torch/autograd/function.py (Function.apply) runs compiled forwards: not backward */
             bwd |= in(last, bwd_fns);
@@ -69,6 +78,7 @@ stack_facts phases_of_stack(const tables_frame *f, size_t n)
             r.loss |= strstr(fn, "cross_entropy") != NULL || strstr(fn, "log_softmax") != NULL ||
                       strstr(fn, "nll_loss") != NULL;
             r.to_copy |= strstr(fn, "_to_copy") != NULL;
+            rand_op |= strstr(fn, "at::_ops::randint") != NULL || strstr(fn, "at::_ops::random_") != NULL;
             r.workspace |= strstr(fn, "BlasHandle") != NULL || strstr(fn, "BlasLtWorkspace") != NULL ||
                            strstr(fn, "cublas") != NULL;
             r.attention |= strstr(fn, "scaled_dot_product") != NULL || strstr(fn, "flash_attention") != NULL ||
@@ -76,17 +86,14 @@ stack_facts phases_of_stack(const tables_frame *f, size_t n)
         }
     }
     opt |= gs && !gs_scale;
+    /* the data path: a batch the program itself makes or copies onto the device (random token
+     * ids, .to(device)), not an operation inside a module */
+    r.input = first_py_user == 1 && !fwd && !run && (rand_op || r.to_copy);
     r.phase = bwd ? PHASE_BACKWARD : opt ? PHASE_OPTIMIZER : ev ? PHASE_EVAL : data ? PHASE_DATA
             : run ? PHASE_FORWARD : comp ? PHASE_COMPILE : fwd || r.loss ? PHASE_FORWARD
             : init ? PHASE_INIT : PHASE_OTHER;
     /* a loss computed in the training loop (outside forward) is still the forward pass */
     return r;
-}
-
-static int library_file(const char *file)
-{
-    return strstr(file, "/torch/") || strstr(file, "site-packages") || strstr(file, "/simtorch/") ||
-           strstr(file, "dist-packages") || file[0] == '<';
 }
 
 long phases_site(const tables_frame *f, size_t n)

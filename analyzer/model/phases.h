@@ -34,6 +34,7 @@ typedef struct stack_facts {
     uint8_t has_python;
     uint8_t workspace; /* 1: under cuBLAS's handle / workspace (a library workspace) */
     uint8_t attention; /* 1: under a fused attention kernel (sdpa, flash, efficient, cudnn) */
+    uint8_t input;     /* 1: the program's own code makes / copies a batch onto the device */
 } stack_facts;
 
 const char *phase_name(int p);

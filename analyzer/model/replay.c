@@ -151,7 +151,7 @@ static stack_facts facts_of(state *s, uint32_t id)
 }
 
 /* event_phase: the phase of an allocation (from its stack) and the thread's current phase. */
-enum { EF_LOSS = 1, EF_TO_COPY = 2, EF_TORCH_SEG = 4, EF_WORKSPACE = 8, EF_ATTENTION = 16 };
+enum { EF_LOSS = 1, EF_TO_COPY = 2, EF_TORCH_SEG = 4, EF_WORKSPACE = 8, EF_ATTENTION = 16, EF_INPUT = 32 };
 
 /* infer_vocab: at the first forward, from the tensors made before it (the parameters). */
 static void infer_vocab(state *s)
@@ -210,7 +210,8 @@ static uint8_t event_phase(state *s, const reader_event *ev, int is_alloc, uint8
         return *tp;
     stack_facts f = facts_of(s, ev->stack_id);
     *loss = (uint8_t)((f.loss ? EF_LOSS : 0) | (f.to_copy ? EF_TO_COPY : 0) |
-                      (f.workspace ? EF_WORKSPACE : 0) | (f.attention ? EF_ATTENTION : 0));
+                      (f.workspace ? EF_WORKSPACE : 0) | (f.attention ? EF_ATTENTION : 0) |
+                      (f.input ? EF_INPUT : 0));
     uint8_t p = f.phase;
     if (p == PHASE_OTHER || p == PHASE_INIT)
         p = !s->seen_forward && s->iter == 0 ? PHASE_INIT : PHASE_FORWARD;
@@ -265,6 +266,7 @@ static live_item item_of(const livemap_entry *e)
                        .loss_site = (uint8_t)((e->flags & EF_LOSS) != 0),
                        .workspace = (uint8_t)((e->flags & EF_WORKSPACE) != 0),
                        .attention = (uint8_t)((e->flags & EF_ATTENTION) != 0),
+                       .input = (uint8_t)((e->flags & EF_INPUT) != 0),
                        .tensor_api = e->level == L_TENSOR || e->level == L_INNER,
                        .to_copy = (uint8_t)((e->flags & EF_TO_COPY) != 0),
                        .torch_segment = (uint8_t)((e->flags & EF_TORCH_SEG) != 0)};
@@ -308,6 +310,7 @@ static classify_input input_of(const state *s, const replay_result *r, const liv
     in.workspace = it->workspace;
     in.attention = it->attention;
     in.cut_by_oom = it->after_oom;
+    in.input = it->input;
     return in;
 }
 

@@ -24,6 +24,7 @@ typedef struct live_item {
     uint8_t to_copy;      /* made by a dtype conversion (_to_copy) */
     uint8_t workspace;    /* under cuBLAS's handle / workspace */
     uint8_t attention;    /* under a fused attention kernel */
+    uint8_t input;        /* made / copied onto the device by the program's own code */
     uint8_t after_oom;    /* freed while an out-of-memory error unwound the step */
     uint8_t category;
     uint8_t rule;

@@ -57,6 +57,9 @@ static void test_parameters_inputs(void **st)
     /* negative: made before the first forward and freed before training: not a parameter */
     assert_int_equal(cat_of(tensor(PHASE_INIT, PHASE_INIT, 0, 0)), CAT_TEMPORARIES);
     assert_int_equal(cat_of(tensor(PHASE_DATA, PHASE_FORWARD, 0, 0)), CAT_INPUTS);
+    classify_input in = tensor(PHASE_FORWARD, PHASE_BACKWARD, 0, 1);
+    in.input = 1; /* made by the program's own loop (randint / .to(device)), kept for backward */
+    assert_int_equal(cat_of(in), CAT_INPUTS);
 }
 
 static void test_optimizer(void **st)

@@ -129,6 +129,13 @@ static void test_compiled_and_scaler(void **state)
     assert_int_equal(f.attention, 0);
     f = PHASE_OF(native("at::_ops::_scaled_dot_product_efficient_attention::call"));
     assert_int_equal(f.attention, 1);
+    /* a batch the program makes itself (torch.randint(..., device="cuda") in its loop) */
+    f = PHASE_OF(native("at::_ops::randint_low::call"), py("/w/hf_train.py", "main"));
+    assert_int_equal(f.input, 1);
+    /* negative: a dtype conversion inside a module (autocast) is no input */
+    f = PHASE_OF(native("at::_ops::_to_copy::call"), py("/x/torch/nn/modules/linear.py", "Linear.forward"),
+                 py("/w/hf_train.py", "main"));
+    assert_int_equal(f.input, 0);
 }
 
 static void test_site(void **state)
