@@ -12,7 +12,7 @@
 /* What a delta counts: a tensor or other allocation, a segment of PyTorch's allocator (its
  * cache is the segments less the tensors inside them), a tensor inside such a segment. */
 enum { CATPEAKS_PLAIN, CATPEAKS_SEGMENT, CATPEAKS_INNER };
-#define CATPEAKS_MAX ((size_t)1 << 26)
+#define CATPEAKS_MAX ((size_t)1 << 24) /* 8M allocations, 512 MiB */
 
 typedef struct catpeaks_delta {
     uint64_t event, time_ns;
