@@ -13,8 +13,10 @@
     X(OPTIMIZER, "optimizer", "optimizer", "AdamW exp_avg / exp_avg_sq, created at step 1")   \
     X(ACTIVATIONS, "activations", "activations", "forward tensors saved for backward")        \
     X(LOGITS, "logits/loss", "logits_loss", "B*T*V logits and cross-entropy buffers")         \
-    X(ATTENTION, "attention", "attention", "B*H*T^2 score matrices (unfused attention)")      \
+    X(ATTENTION, "attention", "attention", "attention scores / kernels' scratch, freed in phase") \
     X(AUTOCAST, "autocast copies", "autocast_copies", "16-bit weight copies made by autocast") \
+    X(BACKWARD, "backward", "backward", "made by backward, not a parameter gradient (scratch)") \
+    X(WORKSPACE, "library workspaces", "workspaces", "cuBLAS workspaces kept by PyTorch")      \
     X(TEMPORARIES, "temporaries", "temporaries", "allocated and freed within one phase")      \
     X(INPUTS, "inputs", "inputs", "token id / target batches")                                \
     X(CONTEXT, "CUDA context", "cuda_context", "driver/runtime state, no allocation call")    \

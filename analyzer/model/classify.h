@@ -4,6 +4,7 @@
 #ifndef VT_ANALYZER_CLASSIFY_H
 #define VT_ANALYZER_CLASSIFY_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "categories.h"
@@ -19,6 +20,15 @@ typedef struct classify_input {
     uint32_t iter_alloc, iter_free; /* optimizer steps seen before the alloc / the free */
     int loss_site;    /* 1: allocated under cross_entropy / log_softmax / nll_loss */
     int weight_copy;  /* 1: a dtype conversion whose size is half a parameter's (fp32 -> 16-bit) */
+    /* tensor mode: lifetime and role */
+    int freed;                    /* 1: freed before the trace ended */
+    uint32_t bwd_alloc, bwd_free; /* backward passes begun before the alloc / the free */
+    int param_sized;  /* 1: the size of a parameter */
+    int vocab_sized;  /* 1: a multiple of the vocabulary, at least 64 rows (B*T*V logits) */
+    int workspace;    /* 1: under cuBLAS's handle / workspace */
+    int attention;    /* 1: under a fused attention kernel */
+    int input;        /* 1: the program's own code made / copied it onto the device (a batch) */
+    int cut_by_oom;   /* 1: freed while an out-of-memory error unwound the step */
 } classify_input;
 
 /* classify: the category of the first rule that matches (never fails: UNKNOWN last).
@@ -28,5 +38,10 @@ category classify(const classify_input *in, int *rule_out);
 const char *classify_rule_name(int rule);
 const char *classify_rule_reason(int rule);
 int classify_rule_count(void);
+/* classify_vocab: the vocabulary V from the byte sizes of the parameters (sorted in place):
+ * the largest is the embedding / head (V*d elements), the smallest occurring twice or more a
+ * norm's weight (d elements, same dtype): V = largest / smallest when it divides and lies in
+ * [1000, 4M]; 0 otherwise. The logits rule takes a multiple of V (B*T*V) for logits. */
+uint64_t classify_vocab(uint64_t *sizes, size_t n);
 
 #endif

@@ -12,6 +12,7 @@ typedef struct livemap_entry {
     uint32_t stack_id, iter;
     uint32_t snap_peak, snap_oom; /* index + 1 in the snapshots, 0 = not in one */
     uint32_t hash;                /* mix(addr, space), low 32 bits: no rehashing on deletes */
+    uint32_t bwd;                 /* backward passes begun before the allocation */
     uint64_t alloc_event;         /* index of the allocating event */
     uint8_t space, api, device, layer, phase, flags, level, used; /* flags: EF_* */
 } livemap_entry;

@@ -64,7 +64,14 @@ static void explain(model_result *m, const run_facts *f)
             (d > 0 || me > 0) && fabs((double)me - (double)d) > 0.25 * (double)(d > 0 ? d : me);
         int off_ref =
             (r > 0 || me > 0) && fabs((double)me - (double)r) > 0.25 * (double)(r > 0 ? r : me);
-        if (off_doc) {
+        if (off_doc && !f->tensor_mode && me == 0 && (c == CAT_GRADIENTS || c == CAT_OPTIMIZER)) {
+            /* segments are counted by the phase that forced them: no tensor is seen */
+            snprintf(rd, n, "%s (run with --tensors)",
+                     c == CAT_GRADIENTS ? "segment mode cannot tell gradients from backward scratch: both are "
+                                          "under 'backward'"
+                                        : "segment mode sees only new segments: optimizer state placed in "
+                                          "cached ones is not attributed");
+        } else if (off_doc) {
             switch ((category)c) {
             case CAT_PARAMETERS:
                 if (fabs((double)me - 4.0 * P) < 0.15 * 4.0 * P)

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "catpeaks.h"
 #include "classify.h"
 #include "exit_codes.h"
 #include "livemap.h"
@@ -57,8 +58,15 @@ typedef struct state {
     uint64_t level[5];
     uint8_t thread_phase[1024];
     int seen_forward;
-    uint8_t last_main_phase;
-    uint32_t iter;
+    uint8_t last_alloc_phase; /* the phase of the last allocation on any thread */
+    int in_opt;               /* inside an optimizer stretch (one step) */
+    uint32_t iter, bwd;       /* optimizer steps / backward passes begun */
+    /* sizes of the tensors allocated before the first forward (parameters): the vocabulary */
+    uint64_t *init_sizes;
+    size_t ninit, capinit;
+    uint64_t vocab;
+    int vocab_done;
+    catpeaks peaks; /* category_peaks */
     uint64_t event;
     /* allocations freed after the current peak candidate that were live at it: with the ones
      * still live at the end, they are the snapshot at the peak (one pass, no replay) */
@@ -143,26 +151,81 @@ static stack_facts facts_of(state *s, uint32_t id)
 }
 
 /* event_phase: the phase of an allocation (from its stack) and the thread's current phase. */
-enum { EF_LOSS = 1, EF_TO_COPY = 2, EF_TORCH_SEG = 4 };
+enum { EF_LOSS = 1, EF_TO_COPY = 2, EF_TORCH_SEG = 4, EF_WORKSPACE = 8, EF_ATTENTION = 16, EF_INPUT = 32 };
 
+/* infer_vocab: at the first forward, from the tensors made before it (the parameters). */
+static void infer_vocab(state *s)
+{
+    s->vocab_done = 1;
+    s->vocab = classify_vocab(s->init_sizes, s->ninit);
+    s->r->vocab = s->vocab;
+}
+
+static void note_init_size(state *s, uint64_t size)
+{
+    if (s->ninit == s->capinit) {
+        size_t n = s->capinit ? s->capinit * 2 : 256;
+        if (n > (1u << 20))
+            return;
+        uint64_t *p = realloc(s->init_sizes, n * sizeof *p);
+        if (!p)
+            return;
+        s->init_sizes = p;
+        s->capinit = n;
+    }
+    s->init_sizes[s->ninit++] = size;
+}
+
+/* event_phase: the phase of an event. Allocations: the autograd engine's threads (the event's
+ * backward flag) are the backward; on the main thread the stack says optimizer (torch/optim,
+ * GradScaler.step), backward (Tensor.backward), eval, data or compile; anything else is the
+ * forward (eager or compiled), or init before the first forward. Frees carry no stack: the
+ * autograd threads' are backward, the main thread's belong to the last allocation's phase
+ * (after a backward: the backward is over). A step is one contiguous optimizer stretch: an
+ * allocation under the optimizer, or the main thread freeing a parameter-sized tensor made by
+ * backward (zero_grad) — fused optimizers allocate nothing after their first step. */
 static uint8_t event_phase(state *s, const reader_event *ev, int is_alloc, uint8_t *loss)
 {
     uint8_t *tp = &s->thread_phase[ev->thread & 1023];
     *loss = 0;
-    if (ev->backward)
+    if (ev->backward) {
+        if (is_alloc) {
+            if (s->last_alloc_phase != PHASE_BACKWARD)
+                s->bwd++, s->in_opt = 0;
+            s->last_alloc_phase = PHASE_BACKWARD;
+            if (ev->stack_id) {
+                stack_facts f = facts_of(s, ev->stack_id);
+                *loss = (uint8_t)((f.loss ? EF_LOSS : 0) | (f.to_copy ? EF_TO_COPY : 0) |
+                                  (f.workspace ? EF_WORKSPACE : 0) | (f.attention ? EF_ATTENTION : 0));
+            }
+        }
         return *tp = PHASE_BACKWARD;
-    if (!is_alloc || !ev->stack_id)
+    }
+    if (!is_alloc) {
+        if (s->last_alloc_phase == PHASE_BACKWARD)
+            return PHASE_OTHER; /* the main thread runs again: the backward is over */
+        return s->in_opt ? PHASE_OPTIMIZER : s->last_alloc_phase;
+    }
+    if (!ev->stack_id)
         return *tp;
     stack_facts f = facts_of(s, ev->stack_id);
-    *loss = (uint8_t)((f.loss ? EF_LOSS : 0) | (f.to_copy ? EF_TO_COPY : 0));
+    *loss = (uint8_t)((f.loss ? EF_LOSS : 0) | (f.to_copy ? EF_TO_COPY : 0) |
+                      (f.workspace ? EF_WORKSPACE : 0) | (f.attention ? EF_ATTENTION : 0) |
+                      (f.input ? EF_INPUT : 0));
     uint8_t p = f.phase;
-    if (p == PHASE_FORWARD)
+    if (p == PHASE_OTHER || p == PHASE_INIT)
+        p = !s->seen_forward && s->iter == 0 ? PHASE_INIT : PHASE_FORWARD;
+    if (p == PHASE_FORWARD && !s->seen_forward) {
         s->seen_forward = 1;
-    if (p == PHASE_OTHER && !s->seen_forward && s->iter == 0)
-        p = PHASE_INIT;
-    if (p == PHASE_OPTIMIZER && s->last_main_phase != PHASE_OPTIMIZER)
-        s->iter++;
-    s->last_main_phase = p;
+        infer_vocab(s);
+    }
+    if (p == PHASE_OPTIMIZER && !s->in_opt)
+        s->iter++, s->in_opt = 1;
+    else if (p != PHASE_OPTIMIZER)
+        s->in_opt = 0;
+    if (p == PHASE_BACKWARD && s->last_alloc_phase != PHASE_BACKWARD)
+        s->bwd++;
+    s->last_alloc_phase = p;
     return *tp = p;
 }
 
@@ -199,7 +262,11 @@ static live_item item_of(const livemap_entry *e)
                        .layer = e->layer,
                        .phase_alloc = e->phase,
                        .phase_free = PHASE_COUNT,
+                       .bwd_alloc = e->bwd,
                        .loss_site = (uint8_t)((e->flags & EF_LOSS) != 0),
+                       .workspace = (uint8_t)((e->flags & EF_WORKSPACE) != 0),
+                       .attention = (uint8_t)((e->flags & EF_ATTENTION) != 0),
+                       .input = (uint8_t)((e->flags & EF_INPUT) != 0),
                        .tensor_api = e->level == L_TENSOR || e->level == L_INNER,
                        .to_copy = (uint8_t)((e->flags & EF_TO_COPY) != 0),
                        .torch_segment = (uint8_t)((e->flags & EF_TORCH_SEG) != 0)};
@@ -226,9 +293,52 @@ static void snapshot_oom(state *s)
     }
 }
 
-static void on_free(state *s, livemap_entry *e, uint8_t ph, int oom_pending)
+/* input_of: what the rules of classify.c see of one item. */
+static classify_input input_of(const state *s, const replay_result *r, const live_item *it)
+{
+    int half = !(it->size & 1) && halfset_has(s, it->size / 2);        /* a parameter's size */
+    int copy = halfset_has(s, it->size);                               /* half a parameter's */
+    int vocab = s->vocab && it->size % s->vocab == 0 && it->size / s->vocab >= 128 && !half && !copy;
+    classify_input in = {it->space, it->layer, it->tensor_api, r->tensor_mode, it->phase_alloc,
+                         it->phase_free, it->iter_alloc, it->iter_free, it->loss_site,
+                         it->to_copy && it->tensor_api && copy};
+    in.freed = it->phase_free != PHASE_COUNT;
+    in.bwd_alloc = it->bwd_alloc;
+    in.bwd_free = it->bwd_free;
+    in.param_sized = half;
+    in.vocab_sized = vocab;
+    in.workspace = it->workspace;
+    in.attention = it->attention;
+    in.cut_by_oom = it->after_oom;
+    in.input = it->input;
+    return in;
+}
+
+/* note_interval: one allocation's lifetime, classified, for category_peaks. */
+static void note_interval(state *s, const livemap_entry *e, const live_item *it, int freed, uint64_t t_free)
+{
+    if (e->level == L_NONE)
+        return;
+    int kind = (e->flags & EF_TORCH_SEG) ? CATPEAKS_SEGMENT : e->level == L_INNER ? CATPEAKS_INNER : CATPEAKS_PLAIN;
+    category cat = CAT_CACHE;
+    if (kind != CATPEAKS_SEGMENT) {
+        classify_input in = input_of(s, s->r, it);
+        cat = classify(&in, NULL);
+    }
+    catpeaks_add(&s->peaks, e->alloc_event, e->time_ns, freed, s->event, t_free, e->size, cat, kind);
+}
+
+static void on_free(state *s, livemap_entry *e, uint8_t ph, int oom_pending, uint64_t t)
 {
     replay_result *r = s->r;
+    {
+        live_item it = item_of(e);
+        it.phase_free = ph;
+        it.iter_free = s->iter;
+        it.bwd_free = s->bwd;
+        it.after_oom = (uint8_t)(oom_pending != 0);
+        note_interval(s, e, &it, 1, t);
+    }
     if (r->at_peak.event && e->alloc_event <= r->at_peak.event) {
         if (s->nret == s->capret) {
             size_t n = s->capret ? s->capret * 2 : 1024;
@@ -241,12 +351,16 @@ static void on_free(state *s, livemap_entry *e, uint8_t ph, int oom_pending)
             *it = item_of(e);
             it->phase_free = ph;
             it->iter_free = s->iter;
+            it->bwd_free = s->bwd;
+            it->after_oom = (uint8_t)(oom_pending != 0);
         }
     }
     if (e->snap_oom && e->snap_oom <= r->at_oom.n) {
         live_item *it = &r->at_oom.items[e->snap_oom - 1];
         it->phase_free = ph;
         it->iter_free = s->iter;
+        it->bwd_free = s->bwd;
+        it->after_oom = (uint8_t)(oom_pending != 0);
         /* released while PyTorch retries: its cache, confirmed if the request fails again */
         if (oom_pending && e->level == L_SEGMENT)
             it->oom_released = 1;
@@ -378,8 +492,11 @@ static void apply_event(state *s, int is_alloc, const reader_event *ev, oom_trac
         e->layer = (uint8_t)reader_api_layer(ev->api);
         e->phase = ph;
         e->flags = loss;
-        if (ph == PHASE_INIT && (lvl == L_TENSOR || lvl == L_INNER))
+        if (ph == PHASE_INIT && (lvl == L_TENSOR || lvl == L_INNER)) {
             halfset_add(s, ev->size / 2); /* a parameter: its 16-bit copy is half as big */
+            note_init_size(s, ev->size);
+        }
+        e->bwd = s->bwd;
         e->level = (uint8_t)lvl;
         e->snap_peak = e->snap_oom = 0;
         e->alloc_event = s->event;
@@ -402,7 +519,15 @@ static void apply_event(state *s, int is_alloc, const reader_event *ev, oom_trac
         }
         if (ot->pending && e->level == L_SEGMENT)
             ot->released += e->size;
-        on_free(s, e, ph, ot->pending);
+        if (!ev->backward && e->phase == PHASE_BACKWARD && (e->level == L_INNER || e->level == L_TENSOR) &&
+            !(e->size & 1) && halfset_has(s, e->size / 2) && !s->in_opt) {
+            /* the main thread frees a gradient (zero_grad): an optimizer step, even one that
+             * allocated nothing (fused / foreach optimizers after their first step) */
+            s->iter++;
+            s->in_opt = 1;
+            ph = PHASE_OPTIMIZER;
+        }
+        on_free(s, e, ph, ot->pending, ev->time_ns);
     }
 }
 
@@ -413,7 +538,9 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
     memset(s->level, 0, sizeof s->level);
     memset(s->thread_phase, PHASE_INIT, sizeof s->thread_phase);
     s->seen_forward = 0;
-    s->last_main_phase = PHASE_INIT;
+    s->last_alloc_phase = PHASE_INIT;
+    s->in_opt = 0;
+    s->bwd = 0;
     s->iter = 0;
     s->event = 0;
     /* Events wait in a small ring while their hash slots are prefetched: with a live set of
@@ -549,6 +676,20 @@ static void torch_cache(replay_snapshot *snap)
     free(seg);
 }
 
+/* cat_peaks: the allocations still live at the end join the intervals; then the sweep. */
+static void cat_peaks(state *s, replay_result *r)
+{
+    for (uint64_t i = 0; i < s->live.cap; i++) {
+        livemap_entry *e = &s->live.e[i];
+        if (e->used) {
+            live_item it = item_of(e);
+            note_interval(s, e, &it, 0, 0);
+        }
+    }
+    if (r->tensor_mode)
+        r->has_cat_peaks = catpeaks_sweep(&s->peaks, r->allocator_mode, r->cat_peak, r->cat_peak_ns);
+}
+
 static void classify_snapshot(const state *s, replay_result *r, replay_snapshot *snap)
 {
     memset(&snap->by_cat, 0, sizeof snap->by_cat);
@@ -556,9 +697,7 @@ static void classify_snapshot(const state *s, replay_result *r, replay_snapshot 
         torch_cache(snap);
     for (size_t i = 0; i < snap->n; i++) {
         live_item *it = &snap->items[i];
-        classify_input in = {it->space, it->layer, it->tensor_api, r->tensor_mode, it->phase_alloc,
-                             it->phase_free, it->iter_alloc, it->iter_free, it->loss_site,
-                             it->to_copy && it->tensor_api && halfset_has(s, it->size)};
+        classify_input in = input_of(s, r, it);
         int rule;
         it->category = (uint8_t)classify(&in, &rule);
         if (it->oom_released || (r->allocator_mode && it->torch_segment)) {
@@ -620,10 +759,14 @@ int replay_file(const char *path, replay_result *out, char *err, size_t errlen)
     classify_snapshot(&s, out, &out->at_peak);
     if (out->has_oom)
         classify_snapshot(&s, out, &out->at_oom);
+    cat_peaks(&s, out);
+    out->backward_passes = s.bwd;
     free(s.live.e);
     free(s.facts);
     free(s.ret);
     free(s.half);
+    free(s.init_sizes);
+    catpeaks_free(&s.peaks);
     reader_close(rd);
     return rc;
 }

@@ -17,10 +17,15 @@ typedef struct live_item {
     uint64_t addr, size, time_ns;
     uint32_t stack_id;
     uint32_t iter_alloc, iter_free;
+    uint32_t bwd_alloc, bwd_free; /* backward passes begun before the alloc / the free */
     uint8_t api, space, device, layer;
     uint8_t phase_alloc, phase_free; /* phase_free = PHASE_COUNT: never freed */
     uint8_t loss_site, tensor_api;
     uint8_t to_copy;      /* made by a dtype conversion (_to_copy) */
+    uint8_t workspace;    /* under cuBLAS's handle / workspace */
+    uint8_t attention;    /* under a fused attention kernel */
+    uint8_t input;        /* made / copied onto the device by the program's own code */
+    uint8_t after_oom;    /* freed while an out-of-memory error unwound the step */
     uint8_t category;
     uint8_t rule;
     uint8_t oom_released; /* freed by the allocator between the OOM's failures: its cache */
@@ -55,7 +60,13 @@ typedef struct replay_result {
     uint64_t peak_allocated, peak_reserved, peak_process;
     uint64_t t_allocated, t_reserved, t_process;
     uint64_t phase_peak[PHASE_COUNT]; /* process level while in each phase */
-    uint32_t iterations;
+    uint32_t iterations;       /* optimizer steps: contiguous optimizer stretches */
+    uint32_t backward_passes;  /* backward passes begun */
+    uint64_t vocab;            /* vocabulary inferred from the parameters (0 = none) */
+    /* category_peaks: each category's largest live bytes over the whole run and when
+     * (tensor mode; has_cat_peaks = 0 when not computed) */
+    int has_cat_peaks;
+    uint64_t cat_peak[CAT_COUNT], cat_peak_ns[CAT_COUNT];
     replay_snapshot at_peak;   /* live at the process peak */
     /* OOM: the last failed out-of-memory allocation the program did not recover from */
     int has_oom;

@@ -86,6 +86,24 @@ int report_json(FILE *out, const report_ctx *c)
     cJSON_AddNumberToObject(peak, "process_bytes", (double)r->peak_process);
     cJSON_AddNumberToObject(peak, "time_ns", (double)r->t_process);
     cJSON_AddItemToObject(root, "categories", categories_json(&r->at_peak.by_cat));
+    /* tensors: each tensor by its lifetime and role; segments: by the phase that forced them */
+    cJSON_AddStringToObject(root, "category_basis", r->tensor_mode ? "tensors" : "segments");
+    if (r->has_cat_peaks) {
+        /* each category's largest live bytes over the whole run, and when */
+        cJSON *cp = cJSON_AddObjectToObject(root, "category_peaks");
+        for (int i = 0; i < CAT_COUNT; i++) {
+            cJSON *o = cJSON_AddObjectToObject(cp, category_key((category)i));
+            cJSON_AddNumberToObject(o, "bytes", (double)r->cat_peak[i]);
+            cJSON_AddNumberToObject(o, "time_ns", (double)r->cat_peak_ns[i]);
+        }
+    } else {
+        cJSON_AddNullToObject(root, "category_peaks");
+    }
+    cJSON_AddNumberToObject(root, "backward_passes", r->backward_passes);
+    if (r->vocab)
+        cJSON_AddNumberToObject(root, "vocab_inferred", (double)r->vocab);
+    else
+        cJSON_AddNullToObject(root, "vocab_inferred");
     uint64_t total = cat_breakdown_total(&r->at_peak.by_cat);
     cJSON_AddNumberToObject(root, "unknown_share",
                             total ? (double)r->at_peak.by_cat.bytes[CAT_UNKNOWN] / (double)total : 0.0);

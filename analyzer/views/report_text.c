@@ -90,8 +90,12 @@ static void print_run(FILE *out, const report_ctx *c)
     fprintf(out, "  mode     %s\n", report_mode_text(r));
     if (report_tracker_text(r))
         fprintf(out, "  tracker  %s\n", report_tracker_text(r));
-    fprintf(out, "  events   %llu (%llu failed), %u optimizer steps, %.2f s traced\n",
-            (unsigned long long)r->n_events, (unsigned long long)r->n_failed, r->iterations, secs(r->end_ns));
+    if (r->tensor_mode)
+        fprintf(out, "  events   %llu (%llu failed), %u optimizer steps, %.2f s traced\n",
+                (unsigned long long)r->n_events, (unsigned long long)r->n_failed, r->iterations, secs(r->end_ns));
+    else /* a step that reserves no new segment leaves no event */
+        fprintf(out, "  events   %llu (%llu failed), %u optimizer steps that grew the cache, %.2f s traced\n",
+                (unsigned long long)r->n_events, (unsigned long long)r->n_failed, r->iterations, secs(r->end_ns));
 }
 
 static void print_peaks(FILE *out, const report_ctx *c)
@@ -111,7 +115,7 @@ static void print_peaks(FILE *out, const report_ctx *c)
 }
 
 static void print_categories(FILE *out, const report_ctx *c, const cat_breakdown *bd, uint64_t total,
-                             const char *title)
+                             const char *title, int note)
 {
     char b[32];
     fprintf(out, "\n%s%s%s\n", B(c), title, N(c));
@@ -128,6 +132,28 @@ static void print_categories(FILE *out, const report_ctx *c, const cat_breakdown
         fputc('\n', out);
     }
     fprintf(out, "  %-18s %12s %6.1f%%\n", "total", human(total, b, sizeof b), total ? 100.0 : 0.0);
+    if (note && !c->runs[0].tensor_mode)
+        fprintf(out, "  (segment mode: each row is the segments the allocator reserved while that phase ran, not\n"
+                     "   tensors of that kind; gradients, optimizer state and saved activations are told apart\n"
+                     "   only with tensor events: run with --tensors)\n");
+}
+
+/* print_category_peaks: each category's largest live bytes over the run (tensor mode), e.g.
+ * the optimizer's state when the process peak came before the first step. */
+static void print_category_peaks(FILE *out, const report_ctx *c)
+{
+    const replay_result *r = &c->runs[0];
+    char b[32];
+    if (!r->has_cat_peaks)
+        return;
+    fprintf(out, "\n%sLargest live bytes of each category over the run%s\n", B(c), N(c));
+    fprintf(out, "  %-18s %12s %10s\n", "category", "peak", "at");
+    for (int i = 0; i < CAT_COUNT; i++) {
+        if (!r->cat_peak[i])
+            continue;
+        fprintf(out, "  %-18s %12s %8.3f s\n", category_name((category)i), human(r->cat_peak[i], b, sizeof b),
+                secs(r->cat_peak_ns[i]));
+    }
 }
 
 static void print_sites(FILE *out, const report_ctx *c)
@@ -188,10 +214,11 @@ int report_text(FILE *out, const report_ctx *c)
     print_run(out, c);
     print_peaks(out, c);
     print_categories(out, c, &r->at_peak.by_cat, cat_breakdown_total(&r->at_peak.by_cat),
-                     "Every byte at the process peak, by category");
+                     "Every byte at the process peak, by category", 1);
     if (r->has_oom)
         print_categories(out, c, &r->at_oom.by_cat, cat_breakdown_total(&r->at_oom.by_cat),
-                         "Live when the out-of-memory allocation failed");
+                         "Live when the out-of-memory allocation failed", 0);
+    print_category_peaks(out, c);
     print_sites(out, c);
     print_phases(out, c);
     print_ranks(out, c);

@@ -10,9 +10,15 @@
 #include "../../analyzer/model/phases.h"
 #include "vramtrace/trace_format.h"
 
-static classify_input tensor(int phase_alloc, int phase_free, uint32_t ia, uint32_t ifree)
+/* tensor: a tensor-mode allocation; ba / bf = backward passes begun before its alloc / free
+ * (phase_free = PHASE_COUNT: alive at the end). */
+static classify_input tensor(int phase_alloc, int phase_free, uint32_t ba, uint32_t bf)
 {
-    classify_input in = {VT_SPACE_DEVICE, 1, 1, 1, phase_alloc, phase_free, ia, ifree, 0, 0};
+    classify_input in = {VT_SPACE_DEVICE, 1, 1, 1, phase_alloc, phase_free, 0, 0, 0, 0};
+    in.freed = phase_free != PHASE_COUNT;
+    in.bwd_alloc = ba;
+    in.bwd_free = in.freed ? bf : ba;
+    in.param_sized = phase_alloc == PHASE_BACKWARD; /* gradients: a parameter's size */
     return in;
 }
 
@@ -48,13 +54,18 @@ static void test_parameters_inputs(void **st)
 {
     (void)st;
     assert_int_equal(cat_of(tensor(PHASE_INIT, PHASE_COUNT, 0, 0)), CAT_PARAMETERS);
+    /* negative: made before the first forward and freed before training: not a parameter */
+    assert_int_equal(cat_of(tensor(PHASE_INIT, PHASE_INIT, 0, 0)), CAT_TEMPORARIES);
     assert_int_equal(cat_of(tensor(PHASE_DATA, PHASE_FORWARD, 0, 0)), CAT_INPUTS);
+    classify_input in = tensor(PHASE_FORWARD, PHASE_BACKWARD, 0, 1);
+    in.input = 1; /* made by the program's own loop (randint / .to(device)), kept for backward */
+    assert_int_equal(cat_of(in), CAT_INPUTS);
 }
 
 static void test_optimizer(void **st)
 {
     (void)st;
-    /* AdamW state: created at step 1 and never freed, or freed in a later step */
+    /* AdamW state: created at step 1 and never freed, or kept across a later backward */
     assert_int_equal(cat_of(tensor(PHASE_OPTIMIZER, PHASE_COUNT, 1, 0)), CAT_OPTIMIZER);
     assert_int_equal(cat_of(tensor(PHASE_OPTIMIZER, PHASE_OPTIMIZER, 1, 3)), CAT_OPTIMIZER);
     /* negative: scratch allocated and freed within the same step is a temporary */
@@ -65,21 +76,49 @@ static void test_backward(void **st)
 {
     (void)st;
     /* gradients outlive backward (freed by zero_grad in the optimizer phase, or alive) */
-    assert_int_equal(cat_of(tensor(PHASE_BACKWARD, PHASE_OPTIMIZER, 0, 1)), CAT_GRADIENTS);
-    assert_int_equal(cat_of(tensor(PHASE_BACKWARD, PHASE_COUNT, 0, 0)), CAT_GRADIENTS);
+    assert_int_equal(cat_of(tensor(PHASE_BACKWARD, PHASE_OPTIMIZER, 1, 1)), CAT_GRADIENTS);
+    assert_int_equal(cat_of(tensor(PHASE_BACKWARD, PHASE_COUNT, 1, 1)), CAT_GRADIENTS);
+    /* accumulated over micro-steps: freed in a later backward */
+    assert_int_equal(cat_of(tensor(PHASE_BACKWARD, PHASE_BACKWARD, 1, 2)), CAT_GRADIENTS);
     /* negative: backward scratch freed within backward */
-    assert_int_equal(cat_of(tensor(PHASE_BACKWARD, PHASE_BACKWARD, 0, 0)), CAT_TEMPORARIES);
+    assert_int_equal(cat_of(tensor(PHASE_BACKWARD, PHASE_BACKWARD, 1, 1)), CAT_BACKWARD);
+    /* negative: kept past backward but no parameter's size: not a gradient */
+    classify_input in = tensor(PHASE_BACKWARD, PHASE_OPTIMIZER, 1, 1);
+    in.param_sized = 0;
+    assert_int_equal(cat_of(in), CAT_BACKWARD);
+    /* the loss's backward: B*T*V sized */
+    in = tensor(PHASE_BACKWARD, PHASE_BACKWARD, 1, 1);
+    in.param_sized = 0;
+    in.vocab_sized = 1;
+    assert_int_equal(cat_of(in), CAT_LOGITS);
+    in.vocab_sized = 0;
+    in.attention = 1;
+    assert_int_equal(cat_of(in), CAT_ATTENTION);
+    /* cuBLAS's workspace made on the autograd thread is no gradient */
+    in = tensor(PHASE_BACKWARD, PHASE_COUNT, 1, 1);
+    in.workspace = 1;
+    assert_int_equal(cat_of(in), CAT_WORKSPACE);
 }
 
 static void test_forward(void **st)
 {
     (void)st;
-    /* saved for backward: freed in backward */
-    assert_int_equal(cat_of(tensor(PHASE_FORWARD, PHASE_BACKWARD, 0, 0)), CAT_ACTIVATIONS);
+    /* saved for backward: alive when a backward began */
+    assert_int_equal(cat_of(tensor(PHASE_FORWARD, PHASE_BACKWARD, 0, 1)), CAT_ACTIVATIONS);
     /* negative: a temporary freed within forward is not an activation */
     assert_int_equal(cat_of(tensor(PHASE_FORWARD, PHASE_FORWARD, 0, 0)), CAT_TEMPORARIES);
-    classify_input in = tensor(PHASE_FORWARD, PHASE_BACKWARD, 0, 0);
+    /* an out-of-memory error in the forward freed it: it was kept for a backward never reached */
+    classify_input in = tensor(PHASE_FORWARD, PHASE_FORWARD, 0, 0);
+    in.cut_by_oom = 1;
+    assert_int_equal(cat_of(in), CAT_ACTIVATIONS);
+    in = tensor(PHASE_FORWARD, PHASE_FORWARD, 0, 0);
+    in.attention = 1;
+    assert_int_equal(cat_of(in), CAT_ATTENTION);
+    in = tensor(PHASE_FORWARD, PHASE_BACKWARD, 0, 1);
     in.loss_site = 1;
+    assert_int_equal(cat_of(in), CAT_LOGITS);
+    in = tensor(PHASE_FORWARD, PHASE_BACKWARD, 0, 1);
+    in.vocab_sized = 1; /* compiled: no loss frame, a B*T*V size */
     assert_int_equal(cat_of(in), CAT_LOGITS);
     in = tensor(PHASE_EVAL, PHASE_EVAL, 0, 0);
     assert_int_equal(cat_of(in), CAT_TEMPORARIES);
@@ -92,16 +131,17 @@ static void test_autocast(void **st)
 {
     (void)st;
     /* a 16-bit copy of a weight made in forward, kept for backward */
-    classify_input in = tensor(PHASE_FORWARD, PHASE_BACKWARD, 0, 0);
+    classify_input in = tensor(PHASE_FORWARD, PHASE_BACKWARD, 0, 1);
     in.weight_copy = 1;
     assert_int_equal(cat_of(in), CAT_AUTOCAST);
     /* negative: a conversion of an activation (not a weight's size) stays an activation */
     in.weight_copy = 0;
     assert_int_equal(cat_of(in), CAT_ACTIVATIONS);
     /* negative: the same size made in backward is not an autocast copy */
-    in = tensor(PHASE_BACKWARD, PHASE_BACKWARD, 0, 0);
+    in = tensor(PHASE_BACKWARD, PHASE_BACKWARD, 1, 1);
+    in.param_sized = 0;
     in.weight_copy = 1;
-    assert_int_equal(cat_of(in), CAT_TEMPORARIES);
+    assert_int_equal(cat_of(in), CAT_BACKWARD);
 }
 
 static void test_segment_mode(void **st)
@@ -112,8 +152,9 @@ static void test_segment_mode(void **st)
     in.tensor_mode = 0;
     in.tensor_api = 0;
     assert_int_equal(cat_of(in), CAT_ACTIVATIONS);
+    /* segment mode cannot tell gradients from backward scratch: never "gradients" */
     in.phase_alloc = PHASE_BACKWARD;
-    assert_int_equal(cat_of(in), CAT_GRADIENTS);
+    assert_int_equal(cat_of(in), CAT_BACKWARD);
     in.phase_alloc = PHASE_FORWARD;
     in.loss_site = 1;
     assert_int_equal(cat_of(in), CAT_LOGITS);
@@ -126,6 +167,7 @@ static void test_unknown_and_table(void **st)
     (void)st;
     int rule = -2;
     classify_input in = tensor(PHASE_OTHER, PHASE_COUNT, 0, 0);
+    in.tensor_api = 0; /* a runtime allocation of no phase outside PyTorch's tensors */
     assert_int_equal(classify(&in, &rule), CAT_UNKNOWN);
     assert_int_equal(rule, classify_rule_count());
     assert_string_equal(classify_rule_name(rule), "unknown");

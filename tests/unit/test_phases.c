@@ -103,6 +103,41 @@ static void test_flags(void **state)
     assert_int_equal(f.has_python, 0);
 }
 
+/* the signals that survive torch.compile and loops other than nanoGPT's */
+static void test_compiled_and_scaler(void **state)
+{
+    (void)state;
+    /* a compiled graph running inside autograd.Function.apply is the forward, not backward */
+    assert_int_equal(PHASE_OF(py("/tmp/torchinductor_root/ab/cab.py", "Runner.call"),
+                              py("/x/torch/_inductor/output_code.py", "CompiledFxGraph.__call__"),
+                              py("/x/torch/autograd/function.py", "Function.apply"),
+                              py("/x/torch/_dynamo/eval_frame.py", "_fn"), py("/w/train.py", "main"))
+                         .phase,
+                     PHASE_FORWARD);
+    assert_int_equal(PHASE_OF(py("/x/torch/_tensor.py", "Tensor.backward"), py("/w/train.py", "main")).phase,
+                     PHASE_BACKWARD);
+    /* GradScaler: step / unscale_ are the optimizer step; scale() is the loss */
+    assert_int_equal(PHASE_OF(py("/x/torch/amp/grad_scaler.py", "GradScaler.unscale_")).phase, PHASE_OPTIMIZER);
+    assert_int_equal(PHASE_OF(py("/x/torch/amp/grad_scaler.py", "GradScaler._lazy_init_scale_growth_tracker"),
+                              py("/x/torch/amp/grad_scaler.py", "GradScaler.scale"), py("/w/train.py", "main"))
+                         .phase,
+                     PHASE_OTHER);
+    assert_int_equal(PHASE_OF(py("/x/torch/nn/utils/clip_grad.py", "_get_total_norm")).phase, PHASE_OPTIMIZER);
+    /* cuBLAS's workspace and fused attention kernels are flagged */
+    stack_facts f = PHASE_OF(native("at::cuda::getCurrentCUDABlasHandle()"), native("at::_ops::mm::call"));
+    assert_int_equal(f.workspace, 1);
+    assert_int_equal(f.attention, 0);
+    f = PHASE_OF(native("at::_ops::_scaled_dot_product_efficient_attention::call"));
+    assert_int_equal(f.attention, 1);
+    /* a batch the program makes itself (torch.randint(..., device="cuda") in its loop) */
+    f = PHASE_OF(native("at::_ops::randint_low::call"), py("/w/hf_train.py", "main"));
+    assert_int_equal(f.input, 1);
+    /* negative: a dtype conversion inside a module (autocast) is no input */
+    f = PHASE_OF(native("at::_ops::_to_copy::call"), py("/x/torch/nn/modules/linear.py", "Linear.forward"),
+                 py("/w/hf_train.py", "main"));
+    assert_int_equal(f.input, 0);
+}
+
 static void test_site(void **state)
 {
     (void)state;
@@ -136,7 +171,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_each_phase), cmocka_unit_test(test_precedence),
         cmocka_unit_test(test_flags),      cmocka_unit_test(test_site),
-        cmocka_unit_test(test_names),
+        cmocka_unit_test(test_names),      cmocka_unit_test(test_compiled_and_scaler),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

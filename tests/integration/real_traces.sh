@@ -1,0 +1,80 @@
+#!/bin/sh
+# real_traces.sh — golden test on the real H100 traces (examples/traces/h100-torch2.11): for every
+# run that fit, `report --json` is held to the run's own ground truth in facts.jsonl (parameter,
+# gradient and optimizer-state bytes counted by the program, its iterations), and the older
+# traces (format 1.0: examples/traces/*.vt, tests/data) still read and report.
+set -u
+cd "$ROOT" || exit 2
+command -v python3 >/dev/null 2>&1 || { echo "python3 not found"; exit 77; }
+VT="$VT" python3 - <<'EOF'
+import json, os, subprocess, sys
+
+vt = os.environ["VT"]
+base = "examples/traces/h100-torch2.11"
+fail = []
+TOOLS = ("cuda_context", "kernel_code", "allocator_cache", "external")
+
+
+def report(path):
+    p = subprocess.run([vt, "report", "--json", path], capture_output=True, text=True)
+    if p.returncode != 0:
+        fail.append(f"{path}: report exit {p.returncode}: {p.stderr.strip()[:200]}")
+        return None
+    return json.loads(p.stdout)
+
+
+def check(name, ok, what):
+    if not ok:
+        fail.append(f"{name}: {what}")
+
+
+def near(v, truth, tol):
+    return truth > 0 and abs(v - truth) <= tol * truth
+
+
+checked = 0
+for line in open(f"{base}/facts.jsonl"):
+    f = json.loads(line)
+    if f["oom"] or not f.get("param_bytes"):
+        continue  # the golden figures are those of runs that fit
+    path = f"{base}/{f['trace']}"
+    if not os.path.exists(path):
+        fail.append(f"{path}: missing (facts.jsonl names it)")
+        continue
+    j = report(path)
+    if j is None:
+        continue
+    checked += 1
+    n = f["trace"]
+    cats, peaks = j["categories"], j.get("category_peaks") or {}
+    pk = lambda k: (peaks.get(k) or {}).get("bytes", 0)
+    proc = j["peak"]["process_bytes"]
+    tensors = sum(v for k, v in cats.items() if k not in TOOLS)
+    check(n, near(cats["parameters"], f["param_bytes"], 0.03),
+          f"parameters {cats['parameters']} vs {f['param_bytes']} (3 %)")
+    check(n, near(pk("optimizer"), f["optim_state_bytes"], 0.03),
+          f"optimizer peak {pk('optimizer')} vs {f['optim_state_bytes']} (3 %)")
+    check(n, near(pk("gradients"), f["grad_bytes"], 0.05),
+          f"gradients peak {pk('gradients')} vs {f['grad_bytes']} (5 %)")
+    check(n, cats["temporaries"] <= 0.20 * proc, f"temporaries {cats['temporaries']} > 20 % of {proc}")
+    act = cats["activations"] + cats["logits_loss"]
+    check(n, tensors and act >= 0.35 * tensors, f"activations+logits {act} < 35 % of tensors {tensors}")
+    check(n, cats["unknown"] <= 0.01 * proc, f"unknown {cats['unknown']} > 1 % of {proc}")
+    check(n, sum(cats.values()) == proc, f"categories add up to {sum(cats.values())}, not {proc}")
+    check(n, j["iterations"] == f["iters"], f"{j['iterations']} optimizer steps, the run made {f['iters']}")
+
+check("facts", checked >= 5, f"only {checked} fit traces checked")
+
+# format 1.0 traces still read and report, their categories adding up to the process peak
+old = sorted(f"examples/traces/{x}" for x in os.listdir("examples/traces") if x.endswith(".vt"))
+old += ["tests/data/report_rank0.vt", "tests/data/report_rank1.vt"]
+for path in old:
+    j = report(path)
+    if j is not None:
+        check(path, sum(j["categories"].values()) == j["peak"]["process_bytes"], "categories do not add up")
+
+for m in fail:
+    print("real_traces:", m)
+print(f"real_traces: {checked} real traces checked, {len(old)} older traces read, {len(fail)} failures")
+sys.exit(1 if fail else 0)
+EOF
