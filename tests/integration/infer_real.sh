@@ -1,0 +1,35 @@
+#!/bin/sh
+# infer_real.sh — `vramtrace report --json` "inferred" on the real H100 traces against the
+# truth in facts.jsonl: P within 1 %, L, d, V exact (GPT-2 nanoGPT 50304, HF 50257, Llama
+# 32000), B and T exact from the command line; a run that died in its first forward says less.
+set -u
+D="$ROOT/examples/traces/h100-torch2.11"
+for t in hf_gpt2_eager_b4 hf_gpt2_compile_b4 hf_llama_fp16_b4 s_llama_fp16_b12 s_nano_eager_b8 \
+         s_nano_compile_b10 g_compile_b8_12gib; do
+    "$VT" report --json "$D/$t.vt" >"$t.json" || { echo "report $t failed"; exit 1; }
+done
+python3 - "$D/facts.jsonl" <<'PYEOF' || exit 1
+import json, re, sys
+facts = {json.loads(l)["trace"]: json.loads(l) for l in open(sys.argv[1])}
+def want(cmd):
+    b = re.search(r"--batch[-_]size[= ](\d+)", cmd)
+    return int(b.group(1)) if b else None
+cases = {"hf_gpt2_eager_b4": (12, 768, 50257), "hf_gpt2_compile_b4": (12, 768, 50257),
+         "hf_llama_fp16_b4": (12, 768, 32000), "s_llama_fp16_b12": (12, 768, 32000),
+         "s_nano_eager_b8": (12, 768, 50304), "s_nano_compile_b10": (12, 768, 50304),
+         "g_compile_b8_12gib": (12, 768, 50304)}
+for t, (L, d, V) in cases.items():
+    f = facts[t + ".vt"]
+    inf = json.load(open(t + ".json"))["inferred"]
+    val = lambda k: inf[k]["value"]
+    P = val("params")
+    assert abs(P - f["params"]) / f["params"] < 0.01, (t, P, f["params"])
+    assert (val("n_layer"), val("n_embd"), val("vocab_size")) == (L, d, V), (t, inf)
+    B = want(f["command"])
+    if B is None:
+        B = 16  # the config's batch_size (gpt2-124m-12gb.py)
+    assert val("batch_size") == B, (t, val("batch_size"), B)
+    assert val("block_size") == 1024, (t, val("block_size"))
+    assert all(inf[k]["where"] for k in inf), t
+PYEOF
+echo ok
