@@ -388,6 +388,11 @@ int config_apply_args(nano_config *c, int argc, const char *const *argv, const c
             warn(c, msg);
             continue;
         }
+        if (rc == 0 && src == CONFIG_SRC_ARG) { /* advice spells a change the same way */
+            config_value *v = &c->v[find_key(key)];
+            snprintf(v->flag, sizeof v->flag, "%.*s", (int)(eq - a > 47 ? 47 : eq - a), a);
+            v->flag_sep = '=';
+        }
         if (rc == 1 && !is_tolerated(key)) {
             char msg[200];
             snprintf(msg, sizeof msg, "unknown config key '%s' in '%s'", key, a);
@@ -422,6 +427,11 @@ int config_from_cmdline(nano_config *c, int argc, const char *const *argv, const
             start = i + 1;
             break;
         }
+    }
+    c->program = config_detect_program(argc - start, argv + start);
+    if (c->program != PROG_NANOGPT) {
+        config_apply_flags(c, argc - start, argv + start);
+        return 0;
     }
     return config_apply_args(c, argc - start, argv + start, cwd, CONFIG_SRC_ARG, 0, err, errlen);
 }

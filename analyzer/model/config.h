@@ -100,6 +100,17 @@ int config_set(nano_config *c, const char *key, const char *value, config_source
 int config_from_cmdline(nano_config *c, int argc, const char *const *argv, const char *cwd,
                         char *err, size_t errlen);
 
+/* config_detect_program: the kind of program the arguments after the script are for: any
+ * Hugging Face Trainer flag -> PROG_HF_TRAINER; a flag without '=' or an argparse spelling
+ * (--batch-size=8, --batch=8) -> PROG_ARGPARSE; otherwise (only --key=value and config files)
+ * PROG_NANOGPT. */
+config_program config_detect_program(int argc, const char *const *argv);
+/* config_apply_flags: applies the known flag spellings of argparse scripts and the Trainer
+ * (--batch-size 4, --grad-accum=2, --per_device_train_batch_size 8, --bf16, --compile) as
+ * CONFIG_SRC_ARG with config_value.flag / flag_sep; unknown flags and their values are
+ * skipped, bare words are never read as files. */
+void config_apply_flags(nano_config *c, int argc, const char *const *argv);
+
 /* config_arg_key: the key of an argument such as "--batch-size=8" or "batch_size=8": leading
  * dashes dropped, '-' inside mapped to '_', copied into key (truncated to len-1). Returns the
  * value after '=' (inside arg), or NULL when there is no '='. */

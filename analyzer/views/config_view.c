@@ -2,6 +2,20 @@
  * text report, a "config" object for JSON. Parsing and resolving it is model/config.c. */
 #include "config_view.h"
 
+static const char *program_name(config_program p)
+{
+    switch (p) {
+    case PROG_NANOGPT:
+        return "nanoGPT";
+    case PROG_ARGPARSE:
+        return "a plain argparse script";
+    case PROG_HF_TRAINER:
+        return "Hugging Face Trainer arguments";
+    default:
+        return "unknown program";
+    }
+}
+
 void config_print(FILE *out, const nano_config *c)
 {
     int nd = 0, nf = 0, na = 0;
@@ -12,9 +26,10 @@ void config_print(FILE *out, const nano_config *c)
         na += s == CONFIG_SRC_ARG || s == CONFIG_SRC_FLAG;
     }
     fprintf(out,
-            "configuration (nanoGPT): %d from arguments/flags, %d from config files, %d defaults\n",
-            na, nf, nd);
-    if (nd == CFG_COUNT)
+            "configuration (%s): %d from arguments/flags, %d from config files, %d %s\n",
+            program_name(c->program), na, nf, nd,
+            c->program == PROG_NANOGPT ? "defaults" : "not given (assumed)");
+    if (nd == CFG_COUNT && c->program == PROG_NANOGPT)
         fprintf(out, "  note: no nanoGPT setting was found on the command line; the formulas "
                      "assume train.py's "
                      "defaults below (override them, e.g. batch_size=8)\n");
@@ -23,8 +38,9 @@ void config_print(FILE *out, const nano_config *c)
         const config_value *v = &c->v[k];
         fprintf(out, "  %-28s %-10s %s%s%s\n", config_key_name((config_key)k),
                 config_value_text(c, (config_key)k, buf, sizeof buf),
-                v->src == CONFIG_SRC_DEFAULT ? "default (nanoGPT train.py)"
-                                             : config_source_name(v->src),
+                v->src != CONFIG_SRC_DEFAULT   ? config_source_name(v->src)
+                : c->program == PROG_NANOGPT ? "default (nanoGPT train.py)"
+                                             : "not given: assumed, the program's own value is unknown",
                 v->where[0] ? "  " : "", v->where);
     }
     for (int i = 0; i < c->nwarnings && i < 4; i++)
@@ -34,6 +50,7 @@ void config_print(FILE *out, const nano_config *c)
 void config_add_json(cJSON *root, const nano_config *c)
 {
     cJSON *cfg = cJSON_AddObjectToObject(root, "config");
+    cJSON_AddStringToObject(root, "config_program", program_name(c->program));
     for (int k = 0; k < CFG_COUNT; k++) {
         const config_value *v = &c->v[k];
         cJSON *e = cJSON_AddObjectToObject(cfg, config_key_name((config_key)k));

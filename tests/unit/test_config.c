@@ -247,12 +247,78 @@ static void test_cmdline(void **state)
     assert_int_equal(c.v[CFG_gradient_accumulation_steps].i, 64);
 }
 
+static void test_program_kinds(void **state)
+{
+    (void)state;
+    nano_config c;
+    char err[512] = "";
+    /* argparse, values as separate words: "4" is never a config file */
+    config_init(&c);
+    const char *a1[] = {"python3", "hf_train.py", "--model",  "gpt2",      "--batch-size",
+                        "4",       "--seq-len",   "512",      "--grad-accum=2", "--amp",
+                        "fp16",    "--compile"};
+    assert_int_equal(config_from_cmdline(&c, 12, a1, dir, err, sizeof err), 0);
+    assert_int_equal(c.program, PROG_ARGPARSE);
+    assert_int_equal(c.v[CFG_batch_size].i, 4);
+    assert_string_equal(c.v[CFG_batch_size].flag, "--batch-size");
+    assert_int_equal(c.v[CFG_batch_size].flag_sep, ' ');
+    assert_int_equal(c.v[CFG_block_size].i, 512);
+    assert_int_equal(c.v[CFG_gradient_accumulation_steps].i, 2);
+    assert_int_equal(c.v[CFG_gradient_accumulation_steps].flag_sep, '=');
+    assert_string_equal(c.v[CFG_dtype].s, "float16");
+    assert_int_equal(c.v[CFG_compile].i, 1);
+    assert_int_equal(c.v[CFG_compile].src, CONFIG_SRC_ARG);
+    assert_int_equal(c.v[CFG_n_layer].src, CONFIG_SRC_DEFAULT);
+    assert_int_equal(c.nfiles, 0);
+    assert_int_equal(c.nwarnings, 0);
+    /* --batch=8: argparse spelling even with '=' */
+    config_init(&c);
+    const char *a2[] = {"python3", "t.py", "--batch=8"};
+    assert_int_equal(config_from_cmdline(&c, 3, a2, dir, err, sizeof err), 0);
+    assert_int_equal(c.program, PROG_ARGPARSE);
+    assert_int_equal(c.v[CFG_batch_size].i, 8);
+    /* Hugging Face Trainer */
+    config_init(&c);
+    const char *a3[] = {"python3",
+                        "run_clm.py",
+                        "--model_name_or_path",
+                        "gpt2",
+                        "--per_device_train_batch_size",
+                        "6",
+                        "--gradient_accumulation_steps",
+                        "3",
+                        "--block_size",
+                        "256",
+                        "--bf16",
+                        "--torch_compile",
+                        "True",
+                        "--output_dir",
+                        "out"};
+    assert_int_equal(config_from_cmdline(&c, 15, a3, dir, err, sizeof err), 0);
+    assert_int_equal(c.program, PROG_HF_TRAINER);
+    assert_int_equal(c.v[CFG_batch_size].i, 6);
+    assert_string_equal(c.v[CFG_batch_size].flag, "--per_device_train_batch_size");
+    assert_int_equal(c.v[CFG_gradient_accumulation_steps].i, 3);
+    assert_int_equal(c.v[CFG_block_size].i, 256);
+    assert_string_equal(c.v[CFG_dtype].s, "bfloat16");
+    assert_int_equal(c.v[CFG_compile].i, 1);
+    /* nanoGPT: --key=value, flag recorded with '=' */
+    config_init(&c);
+    const char *a4[] = {"python3", "train.py", "--batch_size=16", "--compile=False"};
+    assert_int_equal(config_from_cmdline(&c, 4, a4, dir, err, sizeof err), 0);
+    assert_int_equal(c.program, PROG_NANOGPT);
+    assert_int_equal(c.v[CFG_batch_size].i, 16);
+    assert_string_equal(c.v[CFG_batch_size].flag, "--batch_size");
+    assert_int_equal(c.v[CFG_batch_size].flag_sep, '=');
+    assert_int_equal(c.v[CFG_compile].i, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_defaults),   cmocka_unit_test(test_file_and_overrides),
         cmocka_unit_test(test_arithmetic), cmocka_unit_test(test_bad_values),
-        cmocka_unit_test(test_cmdline),
+        cmocka_unit_test(test_cmdline),    cmocka_unit_test(test_program_kinds),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,0 +1,179 @@
+/* cmdline.c — which kind of program a traced command line runs (nanoGPT configurator, a plain
+ * argparse script, Hugging Face Trainer arguments) and, for the non-nanoGPT kinds, the known
+ * flag spellings mapped onto the model's keys with the flag and separator that carried each. */
+#include "config.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+/* X(spelling, key) — flag names (dashes dropped, '-' as '_', lower case) of argparse scripts
+ * and the Hugging Face Trainer, and the model key each one sets. */
+#define VT_FLAG_SPELLINGS(X)                                                                       \
+    X("batch_size", CFG_batch_size)                                                                \
+    X("batch", CFG_batch_size)                                                                     \
+    X("bs", CFG_batch_size)                                                                        \
+    X("micro_batch_size", CFG_batch_size)                                                          \
+    X("per_device_train_batch_size", CFG_batch_size)                                               \
+    X("train_batch_size", CFG_batch_size)                                                          \
+    X("grad_accum", CFG_gradient_accumulation_steps)                                               \
+    X("grad_accum_steps", CFG_gradient_accumulation_steps)                                         \
+    X("gradient_accumulation_steps", CFG_gradient_accumulation_steps)                              \
+    X("accum_steps", CFG_gradient_accumulation_steps)                                              \
+    X("accumulation_steps", CFG_gradient_accumulation_steps)                                       \
+    X("seq_len", CFG_block_size)                                                                   \
+    X("seq_length", CFG_block_size)                                                                \
+    X("sequence_length", CFG_block_size)                                                           \
+    X("max_seq_length", CFG_block_size)                                                            \
+    X("max_seq_len", CFG_block_size)                                                               \
+    X("block_size", CFG_block_size)                                                                \
+    X("context_length", CFG_block_size)                                                            \
+    X("n_layer", CFG_n_layer)                                                                      \
+    X("n_layers", CFG_n_layer)                                                                     \
+    X("num_layers", CFG_n_layer)                                                                   \
+    X("num_hidden_layers", CFG_n_layer)                                                            \
+    X("n_embd", CFG_n_embd)                                                                        \
+    X("hidden_size", CFG_n_embd)                                                                   \
+    X("d_model", CFG_n_embd)                                                                       \
+    X("n_head", CFG_n_head)                                                                        \
+    X("n_heads", CFG_n_head)                                                                       \
+    X("num_heads", CFG_n_head)                                                                     \
+    X("num_attention_heads", CFG_n_head)                                                           \
+    X("vocab_size", CFG_vocab_size)                                                                \
+    X("dtype", CFG_dtype)                                                                          \
+    X("amp", CFG_dtype)                                                                            \
+    X("precision", CFG_dtype)                                                                      \
+    X("compile", CFG_compile)                                                                      \
+    X("torch_compile", CFG_compile)
+
+static const struct {
+    const char *name;
+    config_key key;
+} spellings[] = {
+#define VT_SP_ROW(n, k) {n, k},
+    VT_FLAG_SPELLINGS(VT_SP_ROW)
+#undef VT_SP_ROW
+};
+
+/* flag_name: "--Batch-Size=4" -> "batch_size" (up to '='). */
+static void flag_name(const char *arg, char *out, size_t len)
+{
+    config_arg_key(arg, out, len);
+    for (char *p = out; *p; p++)
+        *p = (char)tolower((unsigned char)*p);
+}
+
+static int spelling_key(const char *name)
+{
+    for (size_t i = 0; i < sizeof spellings / sizeof spellings[0]; i++)
+        if (!strcmp(spellings[i].name, name))
+            return (int)spellings[i].key;
+    return -1;
+}
+
+static int is_hf_flag(const char *name)
+{
+    static const char *const hf[] = {"per_device_train_batch_size", "model_name_or_path",
+                                     "output_dir", "per_device_eval_batch_size", NULL};
+    for (int i = 0; hf[i]; i++)
+        if (!strcmp(name, hf[i]))
+            return 1;
+    return 0;
+}
+
+config_program config_detect_program(int argc, const char *const *argv)
+{
+    int plain = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (!a || strncmp(a, "--", 2) != 0)
+            continue;
+        char name[64];
+        flag_name(a, name, sizeof name);
+        if (is_hf_flag(name))
+            return PROG_HF_TRAINER;
+        if (!strchr(a, '='))
+            plain = 1; /* nanoGPT's configurator accepts only --key=value */
+        else if (strchr(name, '_') == NULL && spelling_key(name) >= 0 && strcmp(name, "compile") &&
+                 strcmp(name, "dtype"))
+            plain = 1; /* --batch=8, --amp=bf16: not nanoGPT spellings */
+        else if (strchr(a + 2, '-') && strchr(a + 2, '-') < strchr(a, '='))
+            plain = 1; /* --batch-size=8: argparse spelling */
+    }
+    return plain ? PROG_ARGPARSE : PROG_NANOGPT;
+}
+
+static int is_bool_word(const char *s)
+{
+    static const char *const w[] = {"true", "false", "True", "False", "1", "0", NULL};
+    for (int i = 0; s && w[i]; i++)
+        if (!strcmp(s, w[i]))
+            return 1;
+    return 0;
+}
+
+/* apply_one: sets key k from text; a value the model cannot use becomes a note. */
+static void apply_one(nano_config *c, config_key k, const char *flag, char sep, const char *text,
+                      const char *where)
+{
+    char err[300] = "", val[64];
+    if (config_key_type(k) == CONFIG_BOOL)
+        snprintf(val, sizeof val, "%s",
+                 (!strcmp(text, "1") || !strcasecmp(text, "true")) ? "True" : "False");
+    else
+        snprintf(val, sizeof val, "%s", text);
+    if (config_set(c, config_key_name(k), val, CONFIG_SRC_ARG, where, err, sizeof err) != 0) {
+        char msg[400];
+        snprintf(msg, sizeof msg, "%s (ignored)", err);
+        config_note(c, msg);
+        return;
+    }
+    snprintf(c->v[k].flag, sizeof c->v[k].flag, "%.*s", (int)sizeof c->v[k].flag - 1, flag);
+    c->v[k].flag_sep = sep;
+}
+
+void config_apply_flags(nano_config *c, int argc, const char *const *argv)
+{
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (!a || strncmp(a, "--", 2) != 0)
+            continue; /* a bare word: a value of an unknown flag, or a positional: not a file */
+        char name[64], flag[64], where[160];
+        flag_name(a, name, sizeof name);
+        const char *eq = strchr(a, '=');
+        snprintf(flag, sizeof flag, "%.*s", (int)(eq ? (size_t)(eq - a) : strlen(a)), a);
+        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+        int has_next = next && strncmp(next, "--", 2) != 0;
+        /* HF boolean precision flags: --bf16 / --fp16 [True] */
+        if (!strcmp(name, "bf16") || !strcmp(name, "fp16")) {
+            const char *v = eq ? eq + 1 : (has_next && is_bool_word(next)) ? next : "True";
+            if (!eq && has_next && is_bool_word(next))
+                i++;
+            if (strcmp(v, "1") && strcasecmp(v, "true"))
+                continue;
+            snprintf(where, sizeof where, "%s", a);
+            apply_one(c, CFG_dtype, flag, eq ? '=' : ' ', !strcmp(name, "bf16") ? "bf16" : "fp16",
+                      where);
+            continue;
+        }
+        int k = spelling_key(name);
+        if (k < 0) {
+            if (!eq && has_next)
+                i++; /* an unknown flag's value; ignored silently */
+            continue;
+        }
+        if (eq) {
+            apply_one(c, (config_key)k, flag, '=', eq + 1, a);
+        } else if (config_key_type((config_key)k) == CONFIG_BOOL) {
+            int take = has_next && is_bool_word(next);
+            snprintf(where, sizeof where, "%s%s%s", a, take ? " " : "", take ? next : "");
+            apply_one(c, (config_key)k, flag, ' ', take ? next : "True", where);
+            i += take;
+        } else if (has_next) {
+            snprintf(where, sizeof where, "%s %s", a, next);
+            apply_one(c, (config_key)k, flag, ' ', next, where);
+            i++;
+        }
+    }
+}
