@@ -114,7 +114,7 @@ static uint64_t bytes_of(double v)
     return v >= (double)ADVICE_BYTES_MAX ? ADVICE_BYTES_MAX : (uint64_t)(v + 0.5);
 }
 
-void advice_predict(const model_calib *c, const gpt_shape *s, prediction *out)
+static void predict_raw(const model_calib *c, const gpt_shape *s, prediction *out)
 {
     memset(out, 0, sizeof *out);
     gpt_shape s2 = *s;
@@ -150,6 +150,29 @@ void advice_predict(const model_calib *c, const gpt_shape *s, prediction *out)
     out->required_bytes = out->peak_bytes;
     if (frac < floor)
         out->required_bytes += bytes_of((double)tensor * (floor - frac));
+}
+
+/* advice_predict: the formula's prediction, anchored on the run's own measurement: at the
+ * measured shape of a run that completed, the prediction IS the measured total; what-ifs move
+ * from it by the formula's difference, so they stay monotone and never contradict the run. */
+void advice_predict(const model_calib *c, const gpt_shape *s, prediction *out)
+{
+    predict_raw(c, s, out);
+    if (!c->calibrated || c->partial)
+        return;
+    uint64_t meas = 0;
+    for (int i = 0; i < CAT_COUNT; i++)
+        meas += c->measured.bytes[i];
+    prediction p0;
+    predict_raw(c, &c->measured_shape, &p0);
+    if (meas == 0 || p0.peak_bytes == 0)
+        return;
+    int64_t off = (int64_t)meas - (int64_t)p0.peak_bytes;
+    if (off < 0 && (uint64_t)(-off) >= out->reserved_bytes)
+        return;
+    out->peak_bytes = (uint64_t)((int64_t)out->peak_bytes + off);
+    out->reserved_bytes = (uint64_t)((int64_t)out->reserved_bytes + off);
+    out->required_bytes = (uint64_t)((int64_t)out->required_bytes + off);
 }
 
 int advice_fits(uint64_t peak, uint64_t capacity, double headroom)
