@@ -36,4 +36,9 @@ grep -q 'did not run out of memory' err.txt || fail "no message: $(cat err.txt)"
 "$VT" flame "$D/no_such.vt" >/dev/null 2>&1
 [ $? = 2 ] || fail "missing file: expected exit 2"
 "$VT" flame --help | grep -q 'usage: vramtrace flame' || fail "--help"
+# hostile and fuzzed traces: every line is printable ASCII ending in " BYTES", never a crash
+for f in "$ROOT"/tests/data/*.vt; do
+    timeout 60 "$VT" flame "$f" >h.txt 2>/dev/null || fail "$f: exit $?"
+    grep -vEq '^[ -~]+;\[[a-z_]+\] [0-9]+$' h.txt && fail "$f: a line not folded: $(grep -vE '^[ -~]+ [0-9]+$' h.txt | head -1)"
+done
 exit 0
