@@ -168,7 +168,20 @@ def analyzer_section(tmp):
         ok = n / dt >= TARGETS["analyzer_events_per_s"]
         row("analyzer", f"report, {n // 1_000_000}M events", f"{n / dt / 1e6:.1f} M events/s, RSS {rss / 1024 if rss else 0:.0f} MiB",
             ">= 10 M/s" + (", <= 100 MiB" if n == 50_000_000 else ""), ok and (n != 50_000_000 or (rss or 0) <= 100 * 1024))
+        if n == 10_000_000:
+            views_times(f)
         os.unlink(f)
+
+
+def views_times(f):
+    """The other outputs on the same 10M-event trace: seconds each (results["views"])."""
+    results["views"] = {}
+    for name, cmd in (("flame", [VT, "flame", f]), ("diff", [VT, "diff", "--json", f, f])):
+        t0 = time.perf_counter()
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        dt = time.perf_counter() - t0
+        results["views"][name] = dt
+        row("views", f"{name}, 10M events", f"{dt:.2f} s")
 
 
 def sim_section(tmp):

@@ -12,7 +12,9 @@
     X(run, cmd_run, "run a command under the tracer: vramtrace run [opts] -- CMD ARGS...") \
     X(dump, cmd_dump, "print every record of a trace as one JSON object per line")        \
     X(report, cmd_report, "categories, peaks, formula comparison, OOM diagnosis, advice") \
-    X(predict, cmd_predict, "memory calculator for a GPT configuration (no trace needed)")
+    X(predict, cmd_predict, "memory calculator for a GPT configuration (no trace needed)") \
+    X(flame, cmd_flame, "folded stacks of the bytes live at the peak or the OOM (flamegraph.pl)")  \
+    X(diff, cmd_diff, "how two runs' peaks differ, by category and by site (text or --json)")
 
 #define VT_CMD_DECL(name, fn, help) int fn(int argc, char **argv);
 VT_COMMANDS(VT_CMD_DECL)

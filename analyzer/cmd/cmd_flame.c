@@ -1,0 +1,71 @@
+/* cmd_flame.c — `vramtrace flame [--at peak|oom] FILE`: replays the trace (model/replay.c)
+ * and prints the folded stacks of what was live at that moment (views/flame.c). */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "flame.h"
+#include "replay.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: vramtrace flame [--at peak|oom] FILE\n\n"
+            "Folded stacks of the bytes live at the process peak (or at the out-of-memory\n"
+            "error): one line per stack, `outer;...;inner;[category] bytes`, for flamegraph.pl\n"
+            "and speedscope.\n\n"
+            "options:\n"
+            "  --at peak|oom     the moment (default peak; oom needs a trace that ran out)\n"
+            "  -h, --help        this text\n"
+            "exit: 0 ok, 2 usage or unreadable file or no OOM in the trace, 3 malformed trace\n");
+}
+
+int cmd_flame(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"at", required_argument, NULL, 'a'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    const char *at = "peak";
+    int c, io_err = 0, rc;
+    char err[512];
+    replay_result r;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        if (c == 'a')
+            at = optarg;
+        else if (c == 'h') {
+            usage(stdout);
+            return VT_EXIT_OK;
+        } else {
+            usage(stderr);
+            return VT_EXIT_USAGE;
+        }
+    }
+    if (strcmp(at, "peak") && strcmp(at, "oom")) {
+        fprintf(stderr, "vramtrace flame: --at %s: unknown moment (use peak or oom)\n", at);
+        return VT_EXIT_USAGE;
+    }
+    if (optind != argc - 1) {
+        usage(stderr);
+        return VT_EXIT_USAGE;
+    }
+    rc = replay_file(argv[optind], &r, err, sizeof err);
+    if (rc) {
+        fprintf(stderr, "vramtrace flame: %s\n", err);
+        replay_free(&r);
+        return rc;
+    }
+    if (!strcmp(at, "oom") && !r.has_oom) {
+        fprintf(stderr, "vramtrace flame: %s: the run did not run out of memory (use --at peak)\n",
+                argv[optind]);
+        replay_free(&r);
+        return VT_EXIT_USAGE;
+    }
+    flame_write(stdout, &r, !strcmp(at, "oom") ? &r.at_oom : &r.at_peak, &io_err);
+    replay_free(&r);
+    if (io_err || fflush(stdout)) {
+        fprintf(stderr, "vramtrace flame: cannot write the output\n");
+        return VT_EXIT_USAGE;
+    }
+    return VT_EXIT_OK;
+}

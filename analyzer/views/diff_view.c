@@ -1,0 +1,175 @@
+/* diff_view.c — the difference of two runs' peaks (diff_view.h). Sites are grouped by their
+ * text so the same line of code matches across two traces whatever its stack ids. */
+#include "diff_view.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "categories.h"
+#include "escape.h"
+
+typedef struct diff_site {
+    char *text;
+    int64_t bytes[2];
+} diff_site;
+
+typedef struct diff_sites {
+    diff_site *v;
+    size_t n, cap;
+} diff_sites;
+
+static int sites_add(diff_sites *s, const char *text, int side, uint64_t bytes)
+{
+    for (size_t i = 0; i < s->n; i++) /* sites at a peak: hundreds, not millions */
+        if (!strcmp(s->v[i].text, text)) {
+            s->v[i].bytes[side] += (int64_t)bytes;
+            return 0;
+        }
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 64;
+        diff_site *v = realloc(s->v, cap * sizeof *v);
+        if (!v)
+            return -1;
+        s->v = v;
+        s->cap = cap;
+    }
+    s->v[s->n].text = strdup(text);
+    if (!s->v[s->n].text)
+        return -1;
+    s->v[s->n].bytes[side] = (int64_t)bytes;
+    s->v[s->n].bytes[!side] = 0;
+    s->n++;
+    return 0;
+}
+
+static int sites_fill(diff_sites *s, replay_result *r, int side)
+{
+    char buf[1024];
+    for (size_t i = 0; i < r->at_peak.n; i++) {
+        const live_item *it = &r->at_peak.items[i];
+        if (sites_add(s, replay_site_text(r, it->stack_id, buf, sizeof buf), side, it->size))
+            return -1;
+    }
+    return 0;
+}
+
+static int64_t site_change(const diff_site *x)
+{
+    return x->bytes[1] - x->bytes[0];
+}
+
+static int cmp_change(const void *p, const void *q)
+{
+    int64_t a = site_change(p), b = site_change(q);
+    a = a < 0 ? -a : a;
+    b = b < 0 ? -b : b;
+    if (a != b)
+        return a > b ? -1 : 1;
+    return strcmp(((const diff_site *)p)->text, ((const diff_site *)q)->text);
+}
+
+static double mib(int64_t b)
+{
+    return (double)b / (1024.0 * 1024.0);
+}
+
+static void json_str(FILE *out, const char *s)
+{
+    char *e = escape_utf8_dup(s, strlen(s));
+    fputc('"', out);
+    for (const char *p = e ? e : ""; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c == '"' || c == '\\')
+            fprintf(out, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(out, "\\u%04x", c);
+        else
+            fputc(c, out);
+    }
+    fputc('"', out);
+    free(e);
+}
+
+static void write_json(FILE *out, replay_result *a, replay_result *b, diff_sites *s, size_t top)
+{
+    const uint64_t pa[3] = {a->peak_allocated, a->peak_reserved, a->peak_process};
+    const uint64_t pb[3] = {b->peak_allocated, b->peak_reserved, b->peak_process};
+    static const char *const lv[3] = {"allocated_bytes", "reserved_bytes", "process_bytes"};
+    fputs("{\"a\":", out);
+    json_str(out, a->path);
+    fputs(",\"b\":", out);
+    json_str(out, b->path);
+    fputs(",\"peak\":{", out);
+    for (int i = 0; i < 3; i++)
+        fprintf(out, "%s\"%s\":{\"a\":%" PRIu64 ",\"b\":%" PRIu64 ",\"change\":%" PRId64 "}",
+                i ? "," : "", lv[i], pa[i], pb[i], (int64_t)(pb[i] - pa[i]));
+    fputs("},\"categories\":{", out);
+    for (int c = 0, first = 1; c < CAT_COUNT; c++) {
+        uint64_t x = a->at_peak.by_cat.bytes[c], y = b->at_peak.by_cat.bytes[c];
+        if (!x && !y)
+            continue;
+        fprintf(out, "%s\"%s\":{\"a\":%" PRIu64 ",\"b\":%" PRIu64 ",\"change\":%" PRId64 "}",
+                first ? "" : ",", category_key((category)c), x, y, (int64_t)(y - x));
+        first = 0;
+    }
+    fputs("},\"sites\":[", out);
+    for (size_t i = 0; i < s->n && i < top; i++) {
+        fputs(i ? ",{\"site\":" : "{\"site\":", out);
+        json_str(out, s->v[i].text);
+        fprintf(out, ",\"a\":%" PRId64 ",\"b\":%" PRId64 ",\"change\":%" PRId64 "}",
+                s->v[i].bytes[0], s->v[i].bytes[1], site_change(&s->v[i]));
+    }
+    fputs("]}\n", out);
+}
+
+static void write_text(FILE *out, replay_result *a, replay_result *b, diff_sites *s, size_t top)
+{
+    fputs("A: ", out);
+    escape_term_fputs(out, a->path, strlen(a->path));
+    fputs("\nB: ", out);
+    escape_term_fputs(out, b->path, strlen(b->path));
+    fprintf(out, "\n\n%-16s %12s %12s %12s\n", "peak (MiB)", "A", "B", "B - A");
+    fprintf(out, "%-16s %12.1f %12.1f %+12.1f\n", "allocated", mib((int64_t)a->peak_allocated),
+            mib((int64_t)b->peak_allocated), mib((int64_t)(b->peak_allocated - a->peak_allocated)));
+    fprintf(out, "%-16s %12.1f %12.1f %+12.1f\n", "reserved", mib((int64_t)a->peak_reserved),
+            mib((int64_t)b->peak_reserved), mib((int64_t)(b->peak_reserved - a->peak_reserved)));
+    fprintf(out, "%-16s %12.1f %12.1f %+12.1f\n", "process", mib((int64_t)a->peak_process),
+            mib((int64_t)b->peak_process), mib((int64_t)(b->peak_process - a->peak_process)));
+    fprintf(out, "\n%-16s %12s %12s %12s\n", "at the peak", "A", "B", "B - A");
+    for (int c = 0; c < CAT_COUNT; c++) {
+        int64_t x = (int64_t)a->at_peak.by_cat.bytes[c], y = (int64_t)b->at_peak.by_cat.bytes[c];
+        if (x || y)
+            fprintf(out, "%-16s %12.1f %12.1f %+12.1f\n", category_key((category)c), mib(x), mib(y),
+                    mib(y - x));
+    }
+    fprintf(out, "\nsites that changed most (MiB, B - A):\n");
+    for (size_t i = 0; i < s->n && i < top; i++) {
+        if (!site_change(&s->v[i]))
+            break;
+        fprintf(out, "  %+10.1f  ", mib(site_change(&s->v[i])));
+        escape_term_fputs(out, s->v[i].text, strlen(s->v[i].text));
+        fputc('\n', out);
+    }
+}
+
+int diff_view_write(FILE *out, replay_result *a, replay_result *b, int top, int json)
+{
+    diff_sites s = {0};
+    int rc = 0;
+    if (sites_fill(&s, a, 0) || sites_fill(&s, b, 1))
+        rc = 2;
+    else {
+        qsort(s.v, s.n, sizeof *s.v, cmp_change);
+        if (json)
+            write_json(out, a, b, &s, (size_t)(top < 0 ? 0 : top));
+        else
+            write_text(out, a, b, &s, (size_t)(top < 0 ? 0 : top));
+        if (ferror(out))
+            rc = 2;
+    }
+    for (size_t i = 0; i < s.n; i++)
+        free(s.v[i].text);
+    free(s.v);
+    return rc;
+}

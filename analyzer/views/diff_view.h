@@ -1,0 +1,16 @@
+/* diff_view.h — the difference of two runs' peaks: bytes live at each run's process peak by
+ * category and by allocation site (model/replay.c makes the snapshots), as text or JSON.
+ * cmd_diff.c parses the command line. */
+#ifndef VT_ANALYZER_DIFF_VIEW_H
+#define VT_ANALYZER_DIFF_VIEW_H
+
+#include <stdio.h>
+
+#include "replay.h"
+
+/* diff_view_write: a against b (b minus a): the three peaks, every category either run has,
+ * then the top sites by absolute change (at most top; sites keyed by replay_site_text).
+ * json: one JSON document, else text. Returns 0, or 2 when out of memory or a write failed. */
+int diff_view_write(FILE *out, replay_result *a, replay_result *b, int top, int json);
+
+#endif

@@ -1,0 +1,86 @@
+/* flame.c — folded stacks of a snapshot (flame.h). Frame text comes from the tables'
+ * resolver (trace/tables.c); what is live comes from the replay (model/replay.c). */
+#include "flame.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "categories.h"
+
+typedef struct flame_row {
+    uint32_t stack_id;
+    uint8_t category;
+    uint64_t bytes;
+} flame_row;
+
+static int flame_cmp(const void *a, const void *b)
+{
+    const flame_row *x = a, *y = b;
+    if (x->stack_id != y->stack_id)
+        return x->stack_id < y->stack_id ? -1 : 1;
+    return (int)x->category - (int)y->category;
+}
+
+/* flame_put: s with the folded format's separators and unprintable bytes made '_'. */
+static void flame_put(FILE *out, const char *s)
+{
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        fputc(c == ';' || c < 0x20 || c >= 0x7f ? '_' : c, out);
+    }
+}
+
+static void flame_frame(FILE *out, const tables_frame *f)
+{
+    char buf[1024];
+    if (f->kind == TABLES_FRAME_NATIVE && f->function[0]) {
+        flame_put(out, f->function); /* the symbol without +0xoff: one box per function */
+        return;
+    }
+    tables_frame_text(f, buf, sizeof buf);
+    flame_put(out, buf);
+}
+
+uint64_t flame_write(FILE *out, replay_result *r, const replay_snapshot *snap, int *io_err)
+{
+    flame_row *rows = calloc(snap->n + 1, sizeof *rows);
+    size_t n = 0;
+    uint64_t total = 0;
+    if (!rows) {
+        *io_err = 1;
+        return 0;
+    }
+    for (size_t i = 0; i < snap->n; i++)
+        rows[i] =
+            (flame_row){snap->items[i].stack_id, snap->items[i].category, snap->items[i].size};
+    qsort(rows, snap->n, sizeof *rows, flame_cmp);
+    for (size_t i = 0; i < snap->n; i++) {
+        if (n && rows[n - 1].stack_id == rows[i].stack_id &&
+            rows[n - 1].category == rows[i].category)
+            rows[n - 1].bytes += rows[i].bytes;
+        else
+            rows[n++] = rows[i];
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t nf = 0;
+        const tables_frame *fr;
+        if (!rows[i].bytes)
+            continue;
+        fr = tables_resolve_stack(r->t, rows[i].stack_id, &nf);
+        if (!nf)
+            fputs("[no stack]", out);
+        for (size_t k = nf; k-- > 0;) {
+            flame_frame(out, &fr[k]);
+            fputc(';', out);
+        }
+        if (!nf)
+            fputc(';', out);
+        fprintf(out, "[%s] %llu\n", category_key((category)rows[i].category),
+                (unsigned long long)rows[i].bytes);
+        total += rows[i].bytes;
+    }
+    free(rows);
+    if (ferror(out))
+        *io_err = 1;
+    return total;
+}

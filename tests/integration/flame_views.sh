@@ -1,0 +1,44 @@
+#!/bin/sh
+# flame_views.sh — `vramtrace flame` on real H100 traces: every line is `frames bytes` with
+# the category as the innermost frame, the bytes at the peak sum to the report's process peak
+# and per category to the report's breakdown; --at oom needs an OOM; bad options are exit 2.
+set -u
+D="$ROOT/examples/traces/h100-torch2.11"
+fail() { echo "flame_views: $*"; exit 1; }
+"$VT" flame "$D/hf_gpt2_eager_b4.vt" >f.txt 2>err.txt || fail "flame exit $?: $(cat err.txt)"
+"$VT" report --json "$D/hf_gpt2_eager_b4.vt" >r.json || fail "report failed"
+python3 - f.txt r.json <<'PY' || exit 1
+import json, re, sys
+lines = open(sys.argv[1]).read().splitlines()
+rep = json.load(open(sys.argv[2]))
+assert lines, "no folded stacks"
+by_cat, total = {}, 0
+for l in lines:
+    m = re.fullmatch(r"(.+);\[([a-z_]+)\] ([0-9]+)", l)
+    assert m, "not folded: %r" % l[:200]
+    assert int(m.group(3)) > 0, "a zero-byte line"
+    by_cat[m.group(2)] = by_cat.get(m.group(2), 0) + int(m.group(3))
+    total += int(m.group(3))
+assert total == rep["peak"]["process_bytes"], (total, rep["peak"])
+for k, v in rep["categories"].items():
+    assert by_cat.get(k, 0) == v, (k, by_cat.get(k, 0), v)
+assert any(l.startswith("/") and "hf_train.py" in l.split(";")[0] for l in lines), "outermost frame is not the script"
+assert any("at::_ops::" in l for l in lines), "no named native frame"
+PY
+# an OOM run: the bytes at the OOM, the category breakdown the report gives for it
+"$VT" flame --at oom "$D/hf_gpt2_eager_b16.vt" >o.txt 2>err.txt || fail "--at oom exit $?: $(cat err.txt)"
+[ -s o.txt ] || fail "--at oom printed nothing"
+"$VT" flame --at oom "$D/hf_gpt2_eager_b4.vt" >/dev/null 2>err.txt
+[ $? = 2 ] || fail "--at oom on a run without OOM: expected exit 2"
+grep -q 'did not run out of memory' err.txt || fail "no message: $(cat err.txt)"
+"$VT" flame --at nowhere "$D/hf_gpt2_eager_b4.vt" >/dev/null 2>&1
+[ $? = 2 ] || fail "--at nowhere: expected exit 2"
+"$VT" flame "$D/no_such.vt" >/dev/null 2>&1
+[ $? = 2 ] || fail "missing file: expected exit 2"
+"$VT" flame --help | grep -q 'usage: vramtrace flame' || fail "--help"
+# hostile and fuzzed traces: every line is printable ASCII ending in " BYTES", never a crash
+for f in "$ROOT"/tests/data/*.vt; do
+    timeout 60 "$VT" flame "$f" >h.txt 2>/dev/null || fail "$f: exit $?"
+    grep -vEq '^[ -~]+;\[[a-z_]+\] [0-9]+$' h.txt && fail "$f: a line not folded: $(grep -vE '^[ -~]+ [0-9]+$' h.txt | head -1)"
+done
+exit 0
