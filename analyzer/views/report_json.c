@@ -67,6 +67,7 @@ int report_json(FILE *out, const report_ctx *c)
     cJSON *root = cJSON_CreateObject();
     if (!root)
         return -1;
+    cJSON_AddNumberToObject(root, "schema_version", VT_REPORT_SCHEMA_VERSION);
     cJSON_AddStringToObject(root, "mode", r->allocator_mode && r->segment_mode ? "tensor+segment"
                                           : r->tensor_mode && r->segment_mode ? "mixed"
                                           : r->tensor_mode                  ? "tensor"

@@ -7,6 +7,10 @@
 
 #include "report.h"
 
+/* VT_REPORT_SCHEMA_VERSION: "schema_version" of `report --json` (README, "JSON schema").
+ * 1: the first numbered schema (mode, run, peak, categories, config, advice as documented). */
+#define VT_REPORT_SCHEMA_VERSION 1
+
 /* report_text / report_json: the report of c (report_build done) to out. 0, or -1 when the
  * output could not be made (out of memory). */
 int report_text(FILE *out, const report_ctx *c);
