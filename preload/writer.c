@@ -547,6 +547,14 @@ static void note_in_manifest(const char *manifest)
     close(fd);
 }
 
+/* Set once by vt__writer_on_open before any thread writes. */
+static void (*g_on_open)(void);
+
+void vt__writer_on_open(void (*first_records)(void))
+{
+    g_on_open = first_records;
+}
+
 /* open_locked: creates the file, header, PROCESS and CONFIG records, then publishes the
  * state W_OPEN (other threads wait on g_lock until then, so PROCESS comes first). When not
  * even the first page can be reserved, the file is removed: no empty trace is left. */
@@ -588,7 +596,8 @@ static void open_locked(void)
     w->scanned = sizeof h;
     set_cur_locked(w);
     note_in_manifest(c->manifest);
-    vt__write_process_locked();
+    if (g_on_open)
+        g_on_open();
     vt_rec_config cr = {c->card_bytes, (uint32_t)c->stack_mode, (uint32_t)c->stack_depth,
                         c->sample_ms, 0};
     uint32_t nlen = (uint32_t)strlen(c->card_name);

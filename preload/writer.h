@@ -20,11 +20,13 @@ typedef struct vt__sys {
 extern vt__sys vt__sys_ops;
 
 /* vt__writer_append_locked: appends a record of up to three parts while the file is being
- * opened (from vt__write_process_locked; other threads wait until it is open). 0 or -1. */
+ * opened (from the vt__writer_on_open callback; other threads wait until it is open). 0 or -1. */
 int vt__writer_append_locked(uint16_t type, uint16_t flags, const void *p1, size_t n1,
                              const void *p2, size_t n2, const void *p3, size_t n3);
-/* vt__write_process_locked (procinfo.c): the PROCESS record, written while opening. */
-void vt__write_process_locked(void);
+/* vt__writer_on_open: registers the function that writes the first records (the PROCESS
+ * record, procinfo.c) each time a file is opened, after the header; it may call only
+ * vt__writer_append_locked. The writer knows nothing above it: the caller registers itself. */
+void vt__writer_on_open(void (*first_records)(void));
 /* vt__encode_strings: (u32 len, bytes) per string into buf; bytes used, 0 if cap too small. */
 size_t vt__encode_strings(char *buf, size_t cap, const char *const *strs, const uint32_t *lens,
                           int nstrs);

@@ -98,3 +98,10 @@ out:
     free(lens);
     free(strs);
 }
+
+/* Registers the PROCESS record with the writer before any other constructor can open a file
+ * (priority 101 runs before the default ones), so the writer never calls up into core/. */
+__attribute__((constructor(101))) static void vt__procinfo_register(void)
+{
+    vt__writer_on_open(vt__write_process_locked);
+}

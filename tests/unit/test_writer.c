@@ -24,6 +24,14 @@
 #include "vramtrace/trace_format.h"
 #include "../../preload/writer.h"
 
+/* The preload registers procinfo.c's PROCESS record with the writer from a constructor in
+ * procinfo.c; a static test link would drop that object, so the test registers it itself. */
+void vt__write_process_locked(void);
+__attribute__((constructor)) static void test_register_process(void)
+{
+    vt__writer_on_open(vt__write_process_locked);
+}
+
 static char g_dir[64];
 
 static void use_output(const char *name)
