@@ -1,5 +1,6 @@
-/* writer.h — writer.c's interface beyond core.h: the system-call seam (tests inject
- * failures), fork and exec hooks, and the append used while the file is being opened. */
+/* writer.h — the writer's interface beyond core/output.h (writer.c, writer_window.c,
+ * writer_end.c): the system-call seam (tests inject failures), fork and exec hooks, and the
+ * append used while the file is being opened. */
 #ifndef VT_PRELOAD_WRITER_H
 #define VT_PRELOAD_WRITER_H
 

@@ -1,4 +1,4 @@
-/* output.h — the trace output functions that writer.c defines and every recording file calls
+/* output.h — the trace output functions that the writer defines and every recording file calls
  * (writer.h holds the writer's remaining interface: system-call seam, fork hooks, tests).
  * Declared here so that no preload file needs more than the owner's header it uses. */
 #ifndef VT_PRELOAD_OUTPUT_H

@@ -1,0 +1,203 @@
+/* writer_end.c — how a trace ends: the trailer (counts, why it stopped) and the file cut after
+ * it, on a clean close, an output failure or an exec (taken back when the exec fails); and the
+ * fork hooks, which give a child its own file. Windows are writer_window.c, records writer.c. */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/config.h"
+#include "core/output.h"
+#include "vramtrace/trace_format.h"
+#include "writer.h"
+#include "writer_internal.h"
+
+/* seal: closes w to writers from outside (close, exec); the bytes accepted in it. */
+static uint64_t seal(window *w)
+{
+    uint64_t p = atomic_fetch_add(&w->used, SEAL_BIAS);
+    if (p <= w->limit) {
+        atomic_store(&w->sealed, p);
+        return p;
+    }
+    uint64_t s; /* a writer's reservation filled it first: it stores the seal right away */
+    while ((s = atomic_load(&w->sealed)) == UNSEALED)
+        sched_yield();
+    return s;
+}
+
+/* drain: waits until every record accepted below s is written: microseconds, unless a writer
+ * was descheduled mid-record; bounded (~1 s) all the same. */
+static void drain(window *w, uint64_t s)
+{
+    for (int i = 0; !vt__window_scan_locked(w, s) && i < 11000; i++) {
+        if (i < 1000) {
+            sched_yield();
+        } else {
+            struct timespec ts = {0, 100000};
+            nanosleep(&ts, NULL);
+        }
+    }
+}
+
+/* finish_locked: the trailer at w's seal s (room for it is always kept) and the file cut
+ * right after it. The descriptor stays open (exec may fail and tracing resume). */
+static void finish_locked(window *w, uint64_t s, uint16_t flags)
+{
+    vt__window_drop_spare(); /* its blocks are cut off below */
+    drain(w, s);
+    uint64_t records, events;
+    vt__window_totals_locked(&records, &events);
+    vt_rec_trailer t = {vt__now_ns(),
+                        events,
+                        atomic_load(&vt__ws.n_dropped),
+                        records,
+                        atomic_load(&vt__ws.stacks_truncated),
+                        0};
+    vt__put_record(w->base + s, TRAILER_ROOM, VT_REC_TRAILER, flags, &t, sizeof t, NULL, 0, NULL,
+                   0);
+    vt__ws.reserved = w->start + s + TRAILER_ROOM;
+    vt__sys_ops.ftruncate(vt__ws.fd, (off_t)vt__ws.reserved);
+}
+
+void vt__writer_close_fd(void)
+{
+    if (vt__ws.fd >= 0)
+        vt__sys_ops.close(vt__ws.fd);
+    vt__ws.fd = -1;
+}
+
+/* vt__writer_fail_locked: an output failure with the file open: tracing stops with one warning; the
+ * trace keeps every record accepted and ends with a trailer saying why. vt__ws.cur is NULL. */
+void vt__writer_fail_locked(window *w, uint64_t s, const char *what, int err)
+{
+    atomic_store(&vt__ws.state, W_STOPPED);
+    vt__writer_warn_once(what, err);
+    int full = err == ENOSPC || err == EDQUOT || err == EFBIG;
+    finish_locked(w, s, full ? VT_TRAILER_DISK_FULL : VT_TRAILER_OUTPUT_ERROR);
+    vt__writer_close_fd();
+    vt__window_retire_locked(w);
+    vt__window_sweep_locked();
+}
+
+/* ---- closing, exec ---------------------------------------------------------------------- */
+
+void vt__writer_close(void)
+{
+    pthread_mutex_lock(&vt__ws.lock);
+    if (atomic_load(&vt__ws.state) == W_OPEN) {
+        window *w = atomic_load(&vt__ws.cur);
+        vt__window_set_cur_locked(NULL);
+        uint64_t s = seal(w);
+        finish_locked(w, s, 0);
+        vt__writer_close_fd();
+        atomic_store(&vt__ws.state, W_CLOSED);
+        vt__window_retire_locked(w);
+        vt__window_sweep_locked();
+    }
+    pthread_mutex_unlock(&vt__ws.lock);
+}
+
+/* vt__writer_exec_prepare: before an exec: the trace ends here with an EXEC trailer and the
+ * file cut after it (records made meanwhile on other threads are dropped). Not in a vfork
+ * child (it shares the parent's memory but is not the process that owns the file). */
+void vt__writer_exec_prepare(void)
+{
+    if (atomic_load(&vt__ws.state) != W_OPEN || getpid() != vt__ws.pid)
+        return;
+    pthread_mutex_lock(&vt__ws.lock);
+    if (atomic_load(&vt__ws.state) == W_OPEN) {
+        window *w = atomic_load(&vt__ws.cur);
+        vt__window_set_cur_locked(NULL);
+        atomic_store(&vt__ws.state, W_EXEC);
+        vt__ws.exec_seal = seal(w);
+        vt__ws.exec_win = w;
+        finish_locked(w, vt__ws.exec_seal, VT_TRAILER_EXEC);
+    }
+    pthread_mutex_unlock(&vt__ws.lock);
+}
+
+/* vt__writer_exec_failed: the exec returned: the trailer is taken back and tracing goes on
+ * in the same file (or, if the file cannot grow again, it ends there as DISK_FULL). */
+void vt__writer_exec_failed(void)
+{
+    if (atomic_load(&vt__ws.state) != W_EXEC || getpid() != vt__ws.pid)
+        return;
+    pthread_mutex_lock(&vt__ws.lock);
+    if (atomic_load(&vt__ws.state) == W_EXEC) {
+        window *w = vt__ws.exec_win;
+        uint64_t s = vt__ws.exec_seal;
+        char *t = w->base + s;
+        __atomic_store_n((uint64_t *)(void *)t, 0, __ATOMIC_RELEASE);
+        memset(t + 8, 0, TRAILER_ROOM - 8);
+        int err = 0;
+        window *nw = vt__window_new(w->start + s, 0, &err);
+        if (nw) {
+            vt__window_set_cur_locked(nw);
+            atomic_store(&vt__ws.state, W_OPEN);
+            vt__window_retire_locked(w);
+        } else {
+            vt__writer_fail_locked(
+                w, s, err == ENOSPC ? "disk full, cannot extend" : "cannot extend", err);
+        }
+        vt__ws.exec_win = NULL;
+    }
+    pthread_mutex_unlock(&vt__ws.lock);
+}
+
+/* ---- fork ---------------------------------------------------------------------------------
+ * prepare: hold vt__ws.lock so no window switch is half-done when the child is made; parent:
+ * release; child (one thread): forget the parent's file WITHOUT writing to it (munmap only
+ * changes the child's address space) and start over: its own file at its first event. */
+void vt__writer_fork_prepare(void)
+{
+    pthread_mutex_lock(&vt__ws.lock);
+}
+
+void vt__writer_fork_parent(void)
+{
+    pthread_mutex_unlock(&vt__ws.lock);
+}
+
+void vt__writer_fork_child(void)
+{
+    vt__ws.lock = (pthread_mutex_t)PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+    vt__ws.cur_changed = (pthread_cond_t)PTHREAD_COND_INITIALIZER;
+    while (vt__ws.all) { /* the only thread left: no one else holds a window */
+        window *w = vt__ws.all;
+        vt__ws.all = w->next_all;
+        if (!w->unmapped)
+            munmap(w->map, w->map_len);
+        free(w);
+    }
+    atomic_store(&vt__ws.cur, NULL);
+    vt__ws.retired = NULL;
+    vt__ws.exec_win = NULL;
+    if (vt__ws.spare.map)
+        munmap(vt__ws.spare.map, (size_t)(vt__ws.spare.end - vt__ws.spare.map_off));
+    vt__ws.spare.map = NULL;
+    if (vt__ws.fd >= 0)
+        close(vt__ws.fd);
+    vt__ws.fd = -1;
+    vt__ws.reserved = 0;
+    vt__ws.warned = 0;
+    vt__ws.path[0] = '\0';
+    atomic_store(&vt__ws.n_dropped, 0);
+    atomic_store(&vt__ws.stacks_truncated, 0);
+    __atomic_store_n(&vt__ws.start_mono, 0, __ATOMIC_RELEASE);
+    int s = atomic_load(&vt__ws.state);
+    atomic_store(&vt__ws.state,
+                 s == W_STOPPED && vt__config_get()->disabled ? W_STOPPED : W_UNOPENED);
+}
+
+/* vt__writer_reset_for_tests: back to the unopened state (unit tests only, one thread). */
+void vt__writer_reset_for_tests(void)
+{
+    vt__writer_close();
+    vt__writer_fork_child();
+}
