@@ -1,0 +1,162 @@
+/* test_writer_fail.c — the writer's output failures, injected through vt__sys_ops: ENOSPC from
+ * fallocate and a failing mmap give one warning, tracing off, every complete record kept and a
+ * DISK_FULL trailer; a nearly full disk keeps what fits; an unwritable directory leaves no file. */
+#include <errno.h>
+#include <pthread.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "writer_files.h"
+
+static int fail_fallocate_after;
+static int fallocate_enospc(int fd, off_t off, off_t len)
+{
+    (void)fd, (void)off, (void)len;
+    if (fail_fallocate_after-- > 0)
+        return posix_fallocate(fd, off, len);
+    return ENOSPC;
+}
+
+static void test_enospc(void **st)
+{
+    (void)st;
+    use_output("full.vt");
+    capture_stderr();
+    vt__sys saved = vt__sys_ops;
+    fail_fallocate_after = 1; /* the first window (4 MiB) works, growing past it fails */
+    vt__sys_ops.fallocate = fallocate_enospc;
+    uint64_t payload[4] = {0};
+    int ok = 0, failed = 0;
+    for (int i = 0; i < 200000; i++) {
+        if (vt__write(VT_REC_ALLOC, 5, payload, 32, NULL, 0) == 0)
+            ok++;
+        else
+            failed++;
+    }
+    vt__sys_ops = saved;
+    assert_int_equal(end_capture(NULL, 0), 1); /* one warning however many writes failed */
+    assert_true(ok > 1000);
+    assert_true(failed > 0);
+    assert_false(vt__active()); /* tracing stopped; the caller goes on */
+    assert_int_equal(vt__write(VT_REC_ALLOC, 5, payload, 32, NULL, 0), -1);
+    char path[256];
+    snprintf(path, sizeof path, "%s/full.vt", g_dir);
+    uint16_t *t = malloc(sizeof *t * 300000);
+    int n = read_records(path, t, 299999);
+    assert_int_equal(n, 2 + ok + 1); /* every record that was accepted, then the trailer */
+    assert_int_equal(t[n - 1], VT_REC_TRAILER);
+    free(t);
+    assert_int_equal(last_trailer_flags(path), VT_TRAILER_DISK_FULL);
+}
+
+static void *mmap_fails(size_t len, int fd, off_t off)
+{
+    (void)len, (void)fd, (void)off;
+    errno = ENOMEM;
+    return MAP_FAILED;
+}
+
+static void test_mmap_failure(void **st)
+{
+    (void)st;
+    use_output("nomap.vt");
+    vt__sys saved = vt__sys_ops;
+    vt__sys_ops.mmap = mmap_fails;
+    uint64_t payload[4] = {0};
+    assert_int_equal(vt__write(VT_REC_ALLOC, 5, payload, 32, NULL, 0), -1);
+    vt__sys_ops = saved;
+    assert_false(vt__active());
+}
+
+static void test_unwritable(void **st)
+{
+    (void)st;
+    setenv("VRAMTRACE_OUTPUT", "/nonexistent-dir-vt/x.vt", 1);
+    vt__config_reload();
+    vt__writer_reset_for_tests();
+    uint64_t payload[4] = {0};
+    assert_int_equal(vt__write(VT_REC_ALLOC, 5, payload, 32, NULL, 0), -1);
+    assert_false(vt__active());
+}
+/* ---- a nearly full disk: a seam whose disk holds g_disk_cap bytes of this file ---------- */
+static uint64_t g_disk_cap;
+static int fallocate_small_disk(int fd, off_t off, off_t len)
+{
+    if ((uint64_t)off + (uint64_t)len > g_disk_cap)
+        return ENOSPC;
+    return posix_fallocate(fd, off, len);
+}
+
+/* small_disk_run: n ALLOC records onto a disk of cap bytes; how many were accepted. */
+static int small_disk_run(const char *name, uint64_t cap, int n, int *warnings, char *msg,
+                          size_t msgcap)
+{
+    use_output(name);
+    vt__sys saved = vt__sys_ops;
+    g_disk_cap = cap;
+    vt__sys_ops.fallocate = fallocate_small_disk;
+    capture_stderr();
+    uint64_t payload[4] = {7, 7, 7, 7};
+    int ok = 0;
+    for (int i = 0; i < n; i++)
+        ok += vt__write(VT_REC_ALLOC, 5, payload, 32, NULL, 0) == 0;
+    vt__writer_close();
+    *warnings = end_capture(msg, msgcap);
+    vt__sys_ops = saved;
+    return ok;
+}
+
+static void test_small_disk(void **st)
+{
+    (void)st;
+    char path[256], msg[256];
+    int warnings;
+    /* 1 MiB free: once every event was lost (the first window was 4 MiB); now what fits */
+    int ok = small_disk_run("mib.vt", 1u << 20, 100000, &warnings, msg, sizeof msg);
+    snprintf(path, sizeof path, "%s/mib.vt", g_dir);
+    assert_int_equal(warnings, 1);
+    assert_non_null(strstr(msg, "disk full"));
+    assert_true(ok > 25000 && ok < 26215); /* 40-byte records in 1 MiB, less the first ones */
+    assert_false(vt__active());
+    assert_int_equal(last_trailer_flags(path), VT_TRAILER_DISK_FULL);
+    struct stat sb;
+    assert_int_equal(stat(path, &sb), 0);
+    assert_true(sb.st_size <= (off_t)(1u << 20));
+    uint16_t *t = malloc(sizeof *t * 30000);
+    assert_int_equal(read_records(path, t, 29999), 2 + ok + 1);
+    free(t);
+    /* 40 KiB free: still a readable trace, less than the first window */
+    ok = small_disk_run("small.vt", 40u << 10, 5000, &warnings, msg, sizeof msg);
+    snprintf(path, sizeof path, "%s/small.vt", g_dir);
+    assert_int_equal(warnings, 1);
+    assert_true(ok > 500 && ok < 1024);
+    assert_int_equal(last_trailer_flags(path), VT_TRAILER_DISK_FULL);
+    /* nothing free: no file at all (an empty file would read as a malformed trace) */
+    ok = small_disk_run("none.vt", 0, 10, &warnings, msg, sizeof msg);
+    snprintf(path, sizeof path, "%s/none.vt", g_dir);
+    assert_int_equal(ok, 0);
+    assert_int_equal(warnings, 1);
+    assert_non_null(strstr(msg, "disk full"));
+    assert_int_not_equal(access(path, F_OK), 0);
+    assert_false(vt__active());
+}
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_enospc),
+        cmocka_unit_test(test_mmap_failure),
+        cmocka_unit_test(test_unwritable),
+        cmocka_unit_test(test_small_disk),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
