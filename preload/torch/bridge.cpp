@@ -20,9 +20,17 @@ using tracker_fn = std::function<void(const entry_ref &)>;
 using attach_fn = void (*)(void *self, tracker_fn *tracker);
 } // namespace
 
-extern "C" void vt__torch_bridge_attach(void *self, void *method)
+/* the C side of the callback (vt__torch_on_entry), set before the first attach; a
+ * capture-less lambda calls it through this pointer */
+static void (*g_on_entry)(const vt__torch_entry *e);
+
+extern "C" void vt__torch_bridge_attach(void *self, void *method,
+                                        void (*on_entry)(const vt__torch_entry *e))
 {
-    tracker_fn f = [](const entry_ref &e) { vt__torch_on_entry(&e.prefix); };
+    __atomic_store_n(&g_on_entry, on_entry, __ATOMIC_RELEASE);
+    tracker_fn f = [](const entry_ref &e) {
+        __atomic_load_n(&g_on_entry, __ATOMIC_ACQUIRE)(&e.prefix);
+    };
     /* a member function taking a class type with a non-trivial copy constructor by value:
      * the caller makes the temporary and passes its address, then destroys it after the call */
     reinterpret_cast<attach_fn>(method)(self, &f);

@@ -333,7 +333,7 @@ static void try_attach(void)
     t_unconfirmed = 1;
     atomic_store(&g_state, VT_TORCH_CHECKING);
     void *method = (void *)(uintptr_t)((const uint64_t *)(uintptr_t)s.vtable)[2 + slot];
-    vt__torch_bridge_attach(obj, method);
+    vt__torch_bridge_attach(obj, method, vt__torch_on_entry);
     note(VT_TRACKER_ATTACHED, (uint64_t)s.layout);
 }
 
