@@ -99,17 +99,14 @@ static int append(uint16_t type, uint16_t flags, const void *p1, size_t n1, cons
 
 /* ---- opening -------------------------------------------------------------------------- */
 
-/* expand_path: the output template with %p (pid), %r ($RANK or 0) and %% replaced. */
+/* expand_path: the output template with %p (pid) and %% replaced; %r is already $RANK in
+ * safe file-name characters (core/config.c expands it when it reads the template). */
 static void expand_path(const char *tmpl, char *out, size_t cap)
 {
     size_t n = 0;
-    const char *rank = getenv("RANK");
     for (const char *s = tmpl; *s && n + 24 < cap; s++) {
         if (s[0] == '%' && s[1] == 'p') {
             n += (size_t)snprintf(out + n, cap - n, "%d", (int)getpid());
-            s++;
-        } else if (s[0] == '%' && s[1] == 'r') {
-            n += (size_t)snprintf(out + n, cap - n, "%.16s", rank && *rank ? rank : "0");
             s++;
         } else if (s[0] == '%' && s[1] == '%') {
             out[n++] = '%';
