@@ -19,6 +19,7 @@
 #include "../../analyzer/trace/reader.h"
 #include "../../analyzer/trace/symbolize.h"
 #include "../../preload/stacks/modinfo.h"
+#include "trace_enc.h"
 
 enum { TARGET_LINE = __LINE__ + 2 }; /* the line of target's body below */
 __attribute__((noinline, noipa)) static int target(int x)
@@ -148,40 +149,24 @@ static void test_refusals(void **state)
     unsetenv("VRAMTRACE_SYMBOLIZE");
 }
 
-/* put_module: a MODULE record (path, and the build-id when bid) appended to f */
-static void put_module(FILE *f, uint32_t id, const char *path, const char *bid)
+/* put_module: a MODULE record (path, and the build-id when bid) appended to w */
+static void put_module(wbuf *w, uint32_t id, const char *path, const char *bid)
 {
-    uint8_t rec[256] = {0};
     vt_rec_module m = {id, 0, 0x1000u * id};
-    size_t n = 8;
-    memcpy(rec + n, &m, sizeof m);
-    n += sizeof m;
     const char *strs[2] = {path, bid};
-    for (int i = 0; i < (bid ? 2 : 1); i++) {
-        uint32_t l = (uint32_t)strlen(strs[i]);
-        memcpy(rec + n, &l, 4);
-        memcpy(rec + n + 4, strs[i], l);
-        n += 4 + l;
-    }
-    vt_rec_header h = {VT_REC_MODULE, 0, (uint32_t)((n + 7) & ~(size_t)7)};
-    memcpy(rec, &h, 8);
-    assert_int_equal(fwrite(rec, 1, h.size, f), h.size);
+    w_rec_strs(w, VT_REC_MODULE, 0, &m, sizeof m, strs, bid ? 2 : 1);
 }
 
 static void test_module_records(void **state)
 {
     (void)state;
-    char path[] = "/tmp/vt-test-symbolize-XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    FILE *f = fdopen(fd, "wb");
-    vt_file_header hdr = {{0}, VT_VERSION_MAJOR, 0, 32, 1, 2};
-    memcpy(hdr.magic, VT_MAGIC, VT_MAGIC_LEN);
-    fwrite(&hdr, 1, sizeof hdr, f);
-    put_module(f, 1, "/a.so", NULL);     /* 1.0: 7 zero padding bytes after the path */
-    put_module(f, 2, "/lib/a.so", NULL); /* 1.0: 3 padding bytes, no room for a length */
-    put_module(f, 3, "/lib/c.so", "\x01\x02\x03");
-    fclose(f);
+    wbuf w = {0};
+    w_header(&w, VT_VERSION_MAJOR, 0);
+    put_module(&w, 1, "/a.so", NULL);     /* 1.0: 7 zero padding bytes after the path */
+    put_module(&w, 2, "/lib/a.so", NULL); /* 1.0: 3 padding bytes, no room for a length */
+    put_module(&w, 3, "/lib/c.so", "\x01\x02\x03");
+    const char *path = save(&w);
+    free(w.p);
     char msg[256];
     reader *rd = reader_open(path, msg, sizeof msg);
     assert_non_null(rd);
