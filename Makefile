@@ -40,7 +40,7 @@ PICFLAGS  := -fPIC -fvisibility=hidden -ftls-model=initial-exec
 
 # --- sources --------------------------------------------------------------------------
 # preload/: hooks/ (exported shims) -> core/ (admission, records, devices, config) and
-# stacks/ (native + Python) -> writer.c; torch/ attaches to PyTorch's allocator tracker.
+# stacks/ (native + Python) -> writer*.c; torch/ attaches to PyTorch's allocator tracker.
 # libvtcore.a = everything but the hooks (unit tests).
 # Preload files include "core/x.h" (the include path is preload/).
 PRELOAD_INC   := -Ipreload

@@ -1,6 +1,6 @@
 /* record.c — turning one hooked call into trace records: ALLOC / FREE / OOM / MEMINFO with
  * time, thread, device, stream index and stack; plus the process-life handlers (fork, the
- * trailer at exit). Devices are device.c, threads thread.c, stacks stacks/, output writer.c. */
+ * trailer at exit). Devices are device.c, threads thread.c, stacks stacks/, output writer*.c. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>

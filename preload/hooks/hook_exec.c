@@ -1,6 +1,6 @@
 /* hook_exec.c — the exec family as thin shims: before the real exec the trace ends with an
  * EXEC trailer (the new image would otherwise leave it with a zero tail and no trailer); if
- * the exec fails, tracing goes on in the same file. The writer does the work (writer.c);
+ * the exec fails, tracing goes on in the same file. The writer does the work (writer_end.c);
  * glibc's list forms (execl, ...) and execvp do not go through execve, so each is hooked. */
 #include <errno.h>
 #include <stdarg.h>
