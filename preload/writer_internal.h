@@ -73,7 +73,8 @@ typedef struct vt__writer_state {
     alignas(64) _Atomic uint64_t n_dropped;
     alignas(64) _Atomic uint32_t stacks_truncated;
 } vt__writer_state;
-extern vt__writer_state vt__ws;
+/* hidden: every record reads it, so its address is PC-relative, never loaded from the GOT */
+extern __attribute__((visibility("hidden"))) vt__writer_state vt__ws;
 
 static inline uint64_t vt__round_up(uint64_t v, uint64_t page)
 {
