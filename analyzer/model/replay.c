@@ -66,12 +66,42 @@ static void mark_torch_segments(state *s, const reader_event *ev)
     }
 }
 
+/* track_blocks: the allocator tracker's tensors and segments, to PyTorch's block sizes (blocks.c),
+ * under the rules of the run's allocator settings (read at its first event). */
+static void track_blocks(state *s, const reader_event *ev)
+{
+    if (ev->failed || ev->api < VT_API_torchAlloc || ev->api > VT_API_torchSegmentUnmap)
+        return;
+    if (!s->blocks_on) {
+        const char *conf = tables_env(s->r->t, "PYTORCH_ALLOC_CONF");
+        blocks_rules rules = blocks_rules_parse(conf ? conf : tables_env(s->r->t, "PYTORCH_CUDA_ALLOC_CONF"));
+        blocks_init(&s->blocks, &rules);
+        s->blocks_on = 1;
+    }
+    switch (ev->api) {
+    case VT_API_torchAlloc:
+        blocks_alloc(&s->blocks, ev->addr, ev->size, ev->time_ns);
+        break;
+    case VT_API_torchFree:
+        blocks_free(&s->blocks, ev->addr);
+        break;
+    case VT_API_torchSegmentAlloc:
+    case VT_API_torchSegmentMap:
+        blocks_segment_add(&s->blocks, ev->addr, ev->size);
+        break;
+    default: /* torchSegmentFree, torchSegmentUnmap */
+        blocks_segment_del(&s->blocks, ev->addr, ev->size);
+        break;
+    }
+}
+
 static void apply_event(state *s, int is_alloc, const reader_event *ev, oom_track *ot)
 {
     replay_result *r = s->r;
     uint8_t loss;
     uint8_t ph = replay_phase_event(s, ev, is_alloc, &loss);
     unsigned space = (unsigned)reader_api_space(ev->api);
+    track_blocks(s, ev);
     if (is_alloc) {
         int lvl = level_of(ev->api);
         if (ev->api == VT_API_torchTrackerNote && ev->size != VT_TRACKER_DROPPED)
@@ -306,6 +336,13 @@ int replay_file(const char *path, replay_result *out, char *err, size_t errlen)
         replay_snap_classify(&s, out, &out->at_oom);
     replay_snap_cat_peaks(&s, out);
     out->backward_passes = s.bwd;
+    if (s.blocks_on && out->allocator_mode) {
+        out->blocks_basis = s.blocks.rules.basis;
+        out->peak_allocated_blocks = s.blocks.peak;
+        out->t_allocated_blocks = s.blocks.t_peak;
+        out->blocks_unplaced = s.blocks.unplaced;
+    }
+    blocks_free_all(&s.blocks);
     free(s.live.e);
     free(s.facts);
     free(s.ret);

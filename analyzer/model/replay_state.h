@@ -4,6 +4,7 @@
 #ifndef VT_ANALYZER_REPLAY_STATE_H
 #define VT_ANALYZER_REPLAY_STATE_H
 
+#include "blocks.h"
 #include "catpeaks.h"
 #include "livemap.h"
 #include "replay.h"
@@ -54,6 +55,9 @@ typedef struct state {
         uint64_t va, handle;
     } maps[4096];
     unsigned nmaps;
+    /* PyTorch's blocks (blocks.c), from the allocator tracker's events: max_memory_allocated */
+    blocks blocks;
+    int blocks_on;
 } state;
 
 /* OOM bookkeeping */

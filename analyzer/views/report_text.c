@@ -108,6 +108,11 @@ static void print_peaks(FILE *out, const report_ctx *c)
                 secs(r->t_allocated));
     else
         fprintf(out, "  allocated (tensors)      %12s  (not visible in segment mode)\n", "-");
+    if (r->blocks_basis != BLOCKS_BASIS_NONE) /* emulated (blocks.c) */
+        fprintf(out, "  allocated (blocks)       %12s  at %8.3f s  PyTorch's max_memory_allocated counts blocks%s%s\n",
+                human(r->peak_allocated_blocks, b, sizeof b), secs(r->t_allocated_blocks),
+                r->blocks_basis == BLOCKS_BASIS_APPROXIMATE ? "; approximate: " : "",
+                r->blocks_basis == BLOCKS_BASIS_APPROXIMATE ? blocks_basis_text(r->blocks_basis) : "");
     fprintf(out, "  reserved (allocator)     %12s  at %8.3f s\n", human(r->peak_reserved, b, sizeof b),
             secs(r->t_reserved));
     fprintf(out, "  process (all device)     %12s  at %8.3f s\n", human(r->peak_process, b, sizeof b),
