@@ -181,32 +181,31 @@ static blocks_segment *seg_of(blocks *b, uint64_t addr)
     return &b->segs[i - 1];
 }
 
-static int starts_reserve(blocks_segment *s, size_t n)
+/* grow: *arr holds at least n elements of elem bytes (capacity doubling from first); -1 when
+ * out of memory (*arr unchanged). */
+static int grow(void **arr, size_t *cap, size_t n, size_t elem, size_t first)
 {
-    if (n <= s->cap)
+    if (n <= *cap)
         return 0;
-    size_t cap = s->cap ? s->cap : 8;
-    while (cap < n)
-        cap *= 2;
-    uint64_t *p = realloc(s->starts, cap * sizeof *p);
+    size_t c = *cap ? *cap : first;
+    while (c < n)
+        c *= 2;
+    void *p = realloc(*arr, c * elem);
     if (!p)
         return -1;
-    s->starts = p;
-    s->cap = cap;
+    *arr = p;
+    *cap = c;
     return 0;
+}
+
+static int starts_reserve(blocks_segment *s, size_t n)
+{
+    return grow((void **)&s->starts, &s->cap, n, sizeof *s->starts, 8);
 }
 
 static int segs_reserve(blocks *b, size_t n)
 {
-    if (n <= b->capsegs)
-        return 0;
-    size_t cap = b->capsegs ? b->capsegs * 2 : 64;
-    blocks_segment *p = realloc(b->segs, cap * sizeof *p);
-    if (!p)
-        return -1;
-    b->segs = p;
-    b->capsegs = cap;
-    return 0;
+    return grow((void **)&b->segs, &b->capsegs, n, sizeof *b->segs, 64);
 }
 
 void blocks_segment_del(blocks *b, uint64_t addr, uint64_t size)
@@ -283,9 +282,18 @@ static int segment_add(blocks *b, uint64_t addr, uint64_t size, int joins)
 
 int blocks_segment_add(blocks *b, uint64_t addr, uint64_t size)
 {
-    /* the mapped ranges of an expandable segment are one segment; cudaMalloc segments that
-     * happen to touch are not (PyTorch never merges blocks across them) */
-    return segment_add(b, addr, size, b->rules.expandable);
+    /* cudaMalloc segments that happen to touch stay apart: PyTorch never merges across them */
+    return segment_add(b, addr, size, 0);
+}
+
+int blocks_segment_map(blocks *b, uint64_t addr, uint64_t size)
+{
+    if (!b->rules.expandable) { /* set at run time, or the settings were not recorded */
+        b->rules.expandable = 1;
+        if (b->rules.basis == BLOCKS_BASIS_DEFAULT)
+            b->rules.basis = BLOCKS_BASIS_EXPANDABLE;
+    }
+    return segment_add(b, addr, size, 1);
 }
 
 /* ---- blocks ---------------------------------------------------------------------------------- */

@@ -87,10 +87,13 @@ void blocks_init(blocks *b, const blocks_rules *rules);
 /* blocks_free_all: releases what b holds; b is empty afterwards. */
 void blocks_free_all(blocks *b);
 
-/* blocks_segment_add: PyTorch's allocator reserved [addr, addr + size) (SEGMENT_ALLOC, or
- * SEGMENT_MAP of an expandable segment: joined to the ranges it touches). 0, or -1 when out of
- * memory (the range is then unknown: its tensors count as unplaced). */
+/* blocks_segment_add: PyTorch's allocator reserved the segment [addr, addr + size)
+ * (SEGMENT_ALLOC). 0, or -1 when out of memory (its tensors then count as unplaced). */
 int blocks_segment_add(blocks *b, uint64_t addr, uint64_t size);
+/* blocks_segment_map: it mapped [addr, addr + size) into an expandable segment (SEGMENT_MAP):
+ * joined to the mapped ranges it touches; the run uses expandable segments, whatever its
+ * recorded settings said (they can be changed at run time), and the rules follow. */
+int blocks_segment_map(blocks *b, uint64_t addr, uint64_t size);
 /* blocks_segment_del: it released [addr, addr + size) (SEGMENT_FREE, SEGMENT_UNMAP). */
 void blocks_segment_del(blocks *b, uint64_t addr, uint64_t size);
 

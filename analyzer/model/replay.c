@@ -86,8 +86,10 @@ static void track_blocks(state *s, const reader_event *ev)
         blocks_free(&s->blocks, ev->addr);
         break;
     case VT_API_torchSegmentAlloc:
-    case VT_API_torchSegmentMap:
         blocks_segment_add(&s->blocks, ev->addr, ev->size);
+        break;
+    case VT_API_torchSegmentMap:
+        blocks_segment_map(&s->blocks, ev->addr, ev->size);
         break;
     default: /* torchSegmentFree, torchSegmentUnmap */
         blocks_segment_del(&s->blocks, ev->addr, ev->size);

@@ -150,12 +150,14 @@ static void test_unplaced_and_segment_free(void **st)
 static void test_expandable_maps_join(void **st)
 {
     (void)st;
-    blocks_rules rl = blocks_rules_parse("expandable_segments:True");
+    blocks_rules rl = blocks_rules_parse(NULL); /* set at run time: the maps tell */
     blocks b;
     blocks_init(&b, &rl);
     const uint64_t va = 0x7f0000000000ull;
-    blocks_segment_add(&b, va, 2 * MiB);
-    blocks_segment_add(&b, va + 2 * MiB, 2 * MiB); /* mapped next to it: one range */
+    blocks_segment_map(&b, va, 2 * MiB);
+    assert_true(b.rules.expandable);
+    assert_int_equal(b.rules.basis, BLOCKS_BASIS_EXPANDABLE);
+    blocks_segment_map(&b, va + 2 * MiB, 2 * MiB); /* mapped next to it: one range */
     assert_int_equal(b.nsegs, 1);
     assert_int_equal(blocks_alloc(&b, va, 3 * MiB + 100, 1), 3 * MiB + 512);
     assert_int_equal(b.unplaced, 0);
