@@ -302,6 +302,10 @@ uint64_t blocks_alloc(blocks *b, uint64_t addr, uint64_t size, uint64_t t)
 {
     if (livemap_find(&b->live, addr, 0)) /* its free was not seen: the new one replaces it */
         blocks_free(b, addr);
+    int replaced;
+    livemap_entry *e = livemap_put(&b->live, addr, 0, &replaced);
+    if (!e)
+        return 0;
     uint64_t r = blocks_round(&b->rules, size), bsize = r;
     if (b->rules.async) {
         bsize = size;
@@ -319,10 +323,6 @@ uint64_t blocks_alloc(blocks *b, uint64_t addr, uint64_t size, uint64_t t)
             s->n++;
         }
     }
-    int replaced;
-    livemap_entry *e = livemap_put(&b->live, addr, 0, &replaced);
-    if (!e)
-        return 0;
     e->size = bsize;
     b->allocated += bsize;
     if (b->allocated > b->peak)
