@@ -234,7 +234,7 @@ write_md() {
         echo "# vramtrace on a real GPU: validation"
         echo
         echo "Produced by \`scripts/gpu-validate.sh\` on $(date -u '+%Y-%m-%d %H:%M UTC')."
-        echo "GPU: $(cat "$W/gpu.txt" 2>/dev/null). $(cat "$W/torch.txt" 2>/dev/null). Commit $(git rev-parse --short HEAD 2>/dev/null)."
+        echo "GPU: $(cat "$W/gpu.txt" 2>/dev/null). $(cat "$W/torch.txt" 2>/dev/null). Commit $(git rev-parse --short HEAD 2>/dev/null || echo "unknown (no git checkout here)")."
         echo
         cat "$W/notes.md"
         if [ -s "$RESULTS" ]; then

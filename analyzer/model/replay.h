@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 
+#include "blocks.h"
 #include "categories.h"
 #include "phases.h"
 #include "reader.h"
@@ -59,6 +60,12 @@ typedef struct replay_result {
     /* peaks of the three levels (bytes, time) */
     uint64_t peak_allocated, peak_reserved, peak_process;
     uint64_t t_allocated, t_reserved, t_process;
+    /* the allocated peak in PyTorch's blocks (blocks.c; allocator mode): what
+     * torch.cuda.max_memory_allocated() counts — each request rounded up (512 B), plus the
+     * remainders the allocator does not split off; blocks_basis = its rules (BLOCKS_BASIS_*;
+     * NONE: not computed); blocks_unplaced = tensors counted as their rounded size only */
+    uint64_t peak_allocated_blocks, t_allocated_blocks, blocks_unplaced;
+    blocks_basis blocks_basis;
     uint64_t phase_peak[PHASE_COUNT]; /* process level while in each phase */
     uint32_t iterations;       /* optimizer steps: contiguous optimizer stretches */
     uint32_t backward_passes;  /* backward passes begun */

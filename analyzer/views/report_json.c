@@ -101,6 +101,13 @@ int report_json(FILE *out, const report_ctx *c)
         cJSON_AddNumberToObject(peak, "allocated_bytes", (double)r->peak_allocated);
     else
         cJSON_AddNullToObject(peak, "allocated_bytes");
+    if (r->blocks_basis != BLOCKS_BASIS_NONE) {
+        /* in PyTorch's blocks (torch.cuda.max_memory_allocated), emulated: blocks.c; only
+         * with the allocator tracker's events */
+        cJSON_AddNumberToObject(peak, "allocated_blocks_bytes", (double)r->peak_allocated_blocks);
+        cJSON_AddStringToObject(peak, "allocated_blocks_basis", blocks_basis_key(r->blocks_basis));
+        cJSON_AddNumberToObject(peak, "allocated_blocks_unplaced", (double)r->blocks_unplaced);
+    }
     cJSON_AddNumberToObject(peak, "reserved_bytes", (double)r->peak_reserved);
     cJSON_AddNumberToObject(peak, "process_bytes", (double)r->peak_process);
     cJSON_AddNumberToObject(peak, "time_ns", (double)r->t_process);

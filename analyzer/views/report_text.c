@@ -108,6 +108,18 @@ static void print_peaks(FILE *out, const report_ctx *c)
                 secs(r->t_allocated));
     else
         fprintf(out, "  allocated (tensors)      %12s  (not visible in segment mode)\n", "-");
+    if (r->blocks_basis != BLOCKS_BASIS_NONE) { /* emulated (blocks.c) */
+        char note[160] = "";
+        if (r->blocks_basis == BLOCKS_BASIS_APPROXIMATE)
+            snprintf(note, sizeof note, "; approximate: %s", blocks_basis_text(r->blocks_basis));
+        else if (r->blocks_unplaced)
+            snprintf(note, sizeof note, "; %llu tensors outside the traced segments counted rounded",
+                     (unsigned long long)r->blocks_unplaced);
+        fprintf(out,
+                "  allocated (blocks)       %12s  at %8.3f s  "
+                "PyTorch's max_memory_allocated counts blocks%s\n",
+                human(r->peak_allocated_blocks, b, sizeof b), secs(r->t_allocated_blocks), note);
+    }
     fprintf(out, "  reserved (allocator)     %12s  at %8.3f s\n", human(r->peak_reserved, b, sizeof b),
             secs(r->t_reserved));
     fprintf(out, "  process (all device)     %12s  at %8.3f s\n", human(r->peak_process, b, sizeof b),

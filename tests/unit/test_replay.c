@@ -1,7 +1,7 @@
 /* test_replay.c — replay on small hand-written traces: levels and peaks, phases from Python
  * frames, lifetimes (an activation freed in backward, a temporary freed in forward), the
- * categories at the peak and at an unrecovered OOM, truncated and malformed files. Traces are
- * written with the unit tests' encoder (trace_enc.h). */
+ * categories at the peak and at an unrecovered OOM, the allocated peak in PyTorch's blocks,
+ * truncated and malformed files. Traces are written with the unit tests' encoder (trace_enc.h). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -167,6 +167,46 @@ static void test_segment_oom_cache(void **st)
     unlink(path);
 }
 
+/* tensor+segment: the allocator tracker's segments and tensors give the allocated peak in
+ * PyTorch's blocks (blocks.c) under the run's recorded PYTORCH_CUDA_ALLOC_CONF: with
+ * max_split_size_mb:2 a 3 MiB tensor keeps its whole 20 MiB segment (default rules: 3 MiB). */
+static void test_allocator_blocks(void **st)
+{
+    (void)st;
+    char path[] = "/tmp/vt-replay-XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    begin();
+    vt_rec_process p = {77, 1, 1, 1, 5555};
+    const char *ps[] = {"/usr/bin/python3", "/cwd", "host", "train.py",
+                        "PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:2"};
+    rec(VT_REC_PROCESS, 0, &p, sizeof p, ps, 5);
+    code(2, "/x/train.py", "Block.forward");
+    stack(2, 2);
+    g_alloc_api = VT_API_cudaMalloc;
+    alloc(0, 0, 0x10000000, 20 << 20, 2, 0);
+    g_alloc_api = VT_API_torchSegmentAlloc;
+    alloc(0, 0, 0x10000000, 20 << 20, 2, 0);
+    g_alloc_api = VT_API_torchAlloc;
+    g_free_api = VT_API_torchFree;
+    alloc(0, 0, 0x10000000, 3 << 20, 2, 0);
+    release(0, 0, 0x10000000);
+    alloc(0, 0, 0x10000000, 100, 2, 0); /* a 512 B block: the peak stays */
+    end(path);
+    g_alloc_api = VT_API_cudaMallocAsync;
+    g_free_api = VT_API_cudaFreeAsync;
+    replay_result r;
+    char err[256];
+    assert_int_equal(replay_file(path, &r, err, sizeof err), 0);
+    assert_true(r.allocator_mode);
+    assert_int_equal(r.peak_allocated, 3 << 20);
+    assert_int_equal(r.peak_allocated_blocks, 20 << 20);
+    assert_int_equal(r.blocks_basis, BLOCKS_BASIS_CONFIGURED);
+    assert_int_equal(r.blocks_unplaced, 0);
+    replay_free(&r);
+    unlink(path);
+}
+
 static void test_bad_files(void **st)
 {
     (void)st;
@@ -188,6 +228,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_training_shape),
                                        cmocka_unit_test(test_segment_oom_cache),
+                                       cmocka_unit_test(test_allocator_blocks),
                                        cmocka_unit_test(test_bad_files)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

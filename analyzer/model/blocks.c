@@ -1,0 +1,350 @@
+/* blocks.c — PyTorch's caching-allocator blocks emulated from a trace (blocks.h). The rules
+ * follow c10/cuda/CUDACachingAllocator.cpp (2.4 to 2.11): round_size, the small / large pool,
+ * should_split; a block is carved from the start of a free range, and free ranges run from a
+ * block's start to the next live block or the end of its segment (free blocks merge). */
+#include "blocks.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static const char *const basis_keys[] = {
+#define X(name, key, text) key,
+    BLOCKS_BASES(X)
+#undef X
+};
+static const char *const basis_texts[] = {
+#define X(name, key, text) text,
+    BLOCKS_BASES(X)
+#undef X
+};
+
+const char *blocks_basis_key(blocks_basis b)
+{
+    return b < BLOCKS_BASIS_COUNT ? basis_keys[b] : "?";
+}
+
+const char *blocks_basis_text(blocks_basis b)
+{
+    return b < BLOCKS_BASIS_COUNT ? basis_texts[b] : "?";
+}
+
+/* ---- the rules ----------------------------------------------------------------------------- */
+
+/* opt_is: the option at p (up to ',' or the end) is "key:"; *val gets what follows the ':'. */
+static int opt_is(const char *p, size_t len, const char *key, const char **val, size_t *vlen)
+{
+    size_t k = strlen(key);
+    if (len <= k || strncasecmp(p, key, k) || p[k] != ':')
+        return 0;
+    *val = p + k + 1;
+    *vlen = len - k - 1;
+    return 1;
+}
+
+static uint64_t opt_number(const char *v, size_t n)
+{
+    uint64_t x = 0;
+    for (size_t i = 0; i < n && v[i] >= '0' && v[i] <= '9'; i++)
+        x = x * 10 + (uint64_t)(v[i] - '0');
+    return x;
+}
+
+blocks_rules blocks_rules_parse(const char *conf)
+{
+    blocks_rules rl = {.max_split = UINT64_MAX, .basis = BLOCKS_BASIS_DEFAULT};
+    int approx = 0;
+    for (const char *p = conf; p && *p;) {
+        size_t len = strcspn(p, ",");
+        while (len && (*p == ' ' || *p == '\t'))
+            p++, len--;
+        const char *v;
+        size_t vl;
+        if (opt_is(p, len, "expandable_segments", &v, &vl))
+            rl.expandable = vl >= 4 && !strncasecmp(v, "true", 4);
+        else if (opt_is(p, len, "backend", &v, &vl))
+            rl.async = vl >= 15 && !strncasecmp(v, "cudaMallocAsync", 15);
+        else if (opt_is(p, len, "max_split_size_mb", &v, &vl)) {
+            uint64_t mb = opt_number(v, vl);
+            rl.max_split = mb && mb < (UINT64_MAX >> 20) ? mb << 20 : UINT64_MAX;
+        } else if (opt_is(p, len, "roundup_power2_divisions", &v, &vl)) {
+            const char *close = strchr(p, ']');
+            if (vl && v[0] == '[') /* a per-size list, up to ']' past the commas inside it */
+                approx = 1, len = close ? (size_t)(close - p) + 1 : strlen(p);
+            else
+                rl.divisions = (unsigned)opt_number(v, vl);
+        }
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    if (approx)
+        rl.basis = BLOCKS_BASIS_APPROXIMATE;
+    else if (rl.async)
+        rl.basis = BLOCKS_BASIS_ASYNC;
+    else if (rl.divisions > 1 || (rl.max_split != UINT64_MAX && !rl.expandable))
+        rl.basis = BLOCKS_BASIS_CONFIGURED;
+    else if (rl.expandable)
+        rl.basis = BLOCKS_BASIS_EXPANDABLE;
+    return rl;
+}
+
+/* roundup_power2_next_division: the next of `div` equal steps between two powers of two. */
+static uint64_t next_division(uint64_t size, unsigned div)
+{
+    if (!(size & (size - 1)))
+        return size;
+    uint64_t floor2 = (uint64_t)1 << (63 - __builtin_clzll(size));
+    uint64_t step = floor2 >> (31 - __builtin_clz(div)); /* div rounded down to a power of 2 */
+    if (!step)
+        return floor2 << 1;
+    uint64_t lo = size & ~(step - 1);
+    return lo == size ? size : lo + step;
+}
+
+uint64_t blocks_round(const blocks_rules *rl, uint64_t size)
+{
+    if (size < BLOCKS_MIN)
+        return BLOCKS_MIN;
+    if (rl->divisions > 1 && size > BLOCKS_MIN * rl->divisions)
+        return next_division(size, rl->divisions);
+    return (size + BLOCKS_MIN - 1) / BLOCKS_MIN * BLOCKS_MIN;
+}
+
+int blocks_should_split(const blocks_rules *rl, uint64_t free_bytes, uint64_t rounded)
+{
+    if (free_bytes < rounded)
+        return 0;
+    uint64_t remaining = free_bytes - rounded;
+    if (rounded <= BLOCKS_SMALL || rl->expandable) /* the small pool, or expandable segments */
+        return remaining >= BLOCKS_MIN;
+    return rounded < rl->max_split && remaining > BLOCKS_SMALL;
+}
+
+uint64_t blocks_size(const blocks_rules *rl, uint64_t free_bytes, uint64_t size)
+{
+    uint64_t r = blocks_round(rl, size);
+    return free_bytes > r && !blocks_should_split(rl, free_bytes, r) ? free_bytes : r;
+}
+
+/* ---- segments -------------------------------------------------------------------------------- */
+
+void blocks_init(blocks *b, const blocks_rules *rules)
+{
+    memset(b, 0, sizeof *b);
+    b->rules = *rules;
+}
+
+void blocks_free_all(blocks *b)
+{
+    for (size_t i = 0; i < b->nsegs; i++)
+        free(b->segs[i].starts);
+    free(b->segs);
+    free(b->live.e);
+    memset(b, 0, sizeof *b);
+}
+
+/* upper: the index of the first of a[0..n) above x (sorted). */
+static size_t upper(const uint64_t *a, size_t n, uint64_t x)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (a[mid] <= x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* seg_upper: the index of the first segment starting above addr. */
+static size_t seg_upper(const blocks *b, uint64_t addr)
+{
+    size_t lo = 0, hi = b->nsegs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (b->segs[mid].addr <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* seg_of: the segment holding addr, or NULL. */
+static blocks_segment *seg_of(blocks *b, uint64_t addr)
+{
+    size_t i = seg_upper(b, addr);
+    if (!i || addr - b->segs[i - 1].addr >= b->segs[i - 1].size)
+        return NULL;
+    return &b->segs[i - 1];
+}
+
+/* grow: *arr holds at least n elements of elem bytes (capacity doubling from first); -1 when
+ * out of memory (*arr unchanged). */
+static int grow(void **arr, size_t *cap, size_t n, size_t elem, size_t first)
+{
+    if (n <= *cap)
+        return 0;
+    size_t c = *cap ? *cap : first;
+    while (c < n)
+        c *= 2;
+    void *p = realloc(*arr, c * elem);
+    if (!p)
+        return -1;
+    *arr = p;
+    *cap = c;
+    return 0;
+}
+
+static int starts_reserve(blocks_segment *s, size_t n)
+{
+    return grow((void **)&s->starts, &s->cap, n, sizeof *s->starts, 8);
+}
+
+static int segs_reserve(blocks *b, size_t n)
+{
+    return grow((void **)&b->segs, &b->capsegs, n, sizeof *b->segs, 64);
+}
+
+void blocks_segment_del(blocks *b, uint64_t addr, uint64_t size)
+{
+    uint64_t end = addr + size < addr ? UINT64_MAX : addr + size;
+    for (size_t i = 0; i < b->nsegs;) {
+        blocks_segment *s = &b->segs[i];
+        uint64_t s_end = s->addr + s->size;
+        if (s_end <= addr || s->addr >= end) {
+            i++;
+        } else if (s->addr >= addr && s_end <= end) { /* all of it */
+            free(s->starts);
+            memmove(s, s + 1, (b->nsegs - i - 1) * sizeof *s);
+            b->nsegs--;
+        } else if (s->addr < addr) { /* keep the head; a tail past the hole is its own */
+            if (s_end > end && !segs_reserve(b, b->nsegs + 1)) {
+                s = &b->segs[i];
+                blocks_segment tail = {end, s_end - end, NULL, 0, 0};
+                size_t k = upper(s->starts, s->n, end - 1);
+                if (s->n > k && !starts_reserve(&tail, s->n - k)) {
+                    memcpy(tail.starts, s->starts + k, (s->n - k) * sizeof *s->starts);
+                    tail.n = s->n - k;
+                }
+                memmove(&b->segs[i + 2], &b->segs[i + 1], (b->nsegs - i - 1) * sizeof *s);
+                b->segs[i + 1] = tail;
+                b->nsegs++;
+                i++;
+            }
+            s->size = addr - s->addr;
+            s->n = upper(s->starts, s->n, addr - 1);
+            i++;
+        } else { /* keep the tail */
+            size_t k = upper(s->starts, s->n, end - 1);
+            memmove(s->starts, s->starts + k, (s->n - k) * sizeof *s->starts);
+            s->n -= k;
+            s->size = s_end - end;
+            s->addr = end;
+            i++;
+        }
+    }
+}
+
+/* join: segment i absorbs segment i + 1, which starts where it ends. */
+static void join(blocks *b, size_t i)
+{
+    blocks_segment *s = &b->segs[i], *t = &b->segs[i + 1];
+    if (starts_reserve(s, s->n + t->n))
+        return;
+    memcpy(s->starts + s->n, t->starts, t->n * sizeof *t->starts);
+    s->n += t->n;
+    s->size += t->size;
+    free(t->starts);
+    memmove(t, t + 1, (b->nsegs - i - 2) * sizeof *t);
+    b->nsegs--;
+}
+
+static int segment_add(blocks *b, uint64_t addr, uint64_t size, int joins)
+{
+    if (!size || addr + size < addr)
+        return -1;
+    blocks_segment_del(b, addr, size); /* a range reserved twice: the newer one holds */
+    if (segs_reserve(b, b->nsegs + 1))
+        return -1;
+    size_t i = seg_upper(b, addr);
+    memmove(&b->segs[i + 1], &b->segs[i], (b->nsegs - i) * sizeof *b->segs);
+    b->segs[i] = (blocks_segment){addr, size, NULL, 0, 0};
+    b->nsegs++;
+    if (joins && i + 1 < b->nsegs && b->segs[i + 1].addr == addr + size)
+        join(b, i);
+    if (joins && i > 0 && b->segs[i - 1].addr + b->segs[i - 1].size == addr)
+        join(b, i - 1);
+    return 0;
+}
+
+int blocks_segment_add(blocks *b, uint64_t addr, uint64_t size)
+{
+    /* cudaMalloc segments that happen to touch stay apart: PyTorch never merges across them */
+    return segment_add(b, addr, size, 0);
+}
+
+int blocks_segment_map(blocks *b, uint64_t addr, uint64_t size)
+{
+    if (!b->rules.expandable) { /* set at run time, or the settings were not recorded */
+        b->rules.expandable = 1;
+        if (b->rules.basis == BLOCKS_BASIS_DEFAULT)
+            b->rules.basis = BLOCKS_BASIS_EXPANDABLE;
+    }
+    return segment_add(b, addr, size, 1);
+}
+
+/* ---- blocks ---------------------------------------------------------------------------------- */
+
+uint64_t blocks_alloc(blocks *b, uint64_t addr, uint64_t size, uint64_t t)
+{
+    if (livemap_find(&b->live, addr, 0)) /* its free was not seen: the new one replaces it */
+        blocks_free(b, addr);
+    int replaced;
+    livemap_entry *e = livemap_put(&b->live, addr, 0, &replaced);
+    if (!e)
+        return 0;
+    uint64_t r = blocks_round(&b->rules, size), bsize = r;
+    if (b->rules.async) {
+        bsize = size;
+    } else {
+        blocks_segment *s = seg_of(b, addr);
+        size_t k = s ? upper(s->starts, s->n, addr) : 0;
+        uint64_t end = !s ? 0 : k < s->n ? s->starts[k] : s->addr + s->size;
+        if (!s || end - addr < r)
+            b->unplaced++;
+        else
+            bsize = blocks_size(&b->rules, end - addr, size);
+        if (s && !starts_reserve(s, s->n + 1)) {
+            memmove(s->starts + k + 1, s->starts + k, (s->n - k) * sizeof *s->starts);
+            s->starts[k] = addr;
+            s->n++;
+        }
+    }
+    e->size = bsize;
+    b->allocated += bsize;
+    if (b->allocated > b->peak)
+        b->peak = b->allocated, b->t_peak = t;
+    return bsize;
+}
+
+uint64_t blocks_free(blocks *b, uint64_t addr)
+{
+    livemap_entry *e = livemap_find(&b->live, addr, 0);
+    if (!e)
+        return 0;
+    uint64_t size = e->size;
+    livemap_del(&b->live, e);
+    b->allocated -= size;
+    blocks_segment *s = seg_of(b, addr);
+    if (s) {
+        size_t k = upper(s->starts, s->n, addr);
+        if (k && s->starts[k - 1] == addr) {
+            memmove(s->starts + k - 1, s->starts + k, (s->n - k) * sizeof *s->starts);
+            s->n--;
+        }
+    }
+    return size;
+}

@@ -1,0 +1,108 @@
+/* blocks.h — PyTorch's caching-allocator blocks emulated from a trace (blocks.c): each tensor's
+ * block size (its request rounded up, or the whole free range when the allocator does not split
+ * it), so the allocated peak counts what torch.cuda.max_memory_allocated() counts. The rules are
+ * c10/cuda/CUDACachingAllocator.cpp's (round_size, should_split); the replay feeds the events. */
+#ifndef VT_ANALYZER_BLOCKS_H
+#define VT_ANALYZER_BLOCKS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "livemap.h"
+
+/* BLOCKS_MIN (kMinBlockSize): every block is a multiple of 512 B. BLOCKS_SMALL (kSmallSize):
+ * rounded requests up to 1 MiB come from the small pool (2 MiB segments). */
+#define BLOCKS_MIN ((uint64_t)512)
+#define BLOCKS_SMALL ((uint64_t)1 << 20)
+
+/* The basis of the emulated block sizes: which of the allocator's rules were applied. */
+#define BLOCKS_BASES(X)                                                                            \
+    X(NONE, "none", "no tensor events from PyTorch's allocator")                                   \
+    X(DEFAULT, "default", "PyTorch's default allocator rules")                                     \
+    X(EXPANDABLE, "expandable_segments", "expandable segments (split at 512 B in both pools)")     \
+    X(ASYNC, "cudaMallocAsync", "the cudaMallocAsync backend (a block is the request)")            \
+    X(CONFIGURED, "configured", "max_split_size_mb / roundup_power2_divisions of the run")         \
+    X(APPROXIMATE, "approximate",                                                                  \
+      "an allocator setting of the run is not emulated (per-size roundup_power2_divisions)")
+
+typedef enum {
+#define X(name, key, text) BLOCKS_BASIS_##name,
+    BLOCKS_BASES(X)
+#undef X
+        BLOCKS_BASIS_COUNT
+} blocks_basis;
+
+/* blocks_basis_key: "default", ...; blocks_basis_text: a sentence's worth of what it means. */
+const char *blocks_basis_key(blocks_basis b);
+const char *blocks_basis_text(blocks_basis b);
+
+/* The allocator's settings that change block sizes (PYTORCH_CUDA_ALLOC_CONF). */
+typedef struct blocks_rules {
+    int expandable;     /* expandable_segments:True */
+    int async;          /* backend:cudaMallocAsync: it counts requested bytes, no blocks */
+    uint64_t max_split; /* max_split_size_mb in bytes; UINT64_MAX = unlimited (the default) */
+    unsigned divisions; /* roundup_power2_divisions (one value for all sizes); 0/1 = off */
+    blocks_basis basis; /* any but NONE */
+} blocks_rules;
+
+/* blocks_rules_parse: the rules from a PYTORCH_CUDA_ALLOC_CONF / PYTORCH_ALLOC_CONF value
+ * (NULL or "" = the defaults), e.g. "expandable_segments:True,max_split_size_mb:128". Options
+ * that do not change block sizes are ignored; a per-size roundup_power2_divisions list is
+ * not emulated (basis APPROXIMATE). */
+blocks_rules blocks_rules_parse(const char *conf);
+
+/* blocks_round: round_size — a request's size rounded up: at least 512 B, a multiple of 512 B,
+ * or the next 1/divisions step between two powers of two when roundup_power2_divisions is set. */
+uint64_t blocks_round(const blocks_rules *rl, uint64_t size);
+
+/* blocks_should_split: should_split — a free block of free_bytes serving a rounded request is
+ * split (the rest stays free) rather than handed out whole. */
+int blocks_should_split(const blocks_rules *rl, uint64_t free_bytes, uint64_t rounded);
+
+/* blocks_size: the size of the block a request of size bytes gets from a free range of
+ * free_bytes starting at its address: rounded when split, else the whole range. */
+uint64_t blocks_size(const blocks_rules *rl, uint64_t free_bytes, uint64_t size);
+
+/* One segment (a cudaMalloc, or a mapped range of an expandable segment) and the starts of the
+ * live blocks inside it, sorted. */
+typedef struct blocks_segment {
+    uint64_t addr, size;
+    uint64_t *starts;
+    size_t n, cap;
+} blocks_segment;
+
+/* The emulation of one run: segments sorted by address, live blocks by address. */
+typedef struct blocks {
+    blocks_rules rules;
+    blocks_segment *segs;
+    size_t nsegs, capsegs;
+    livemap live;          /* block start -> its size (livemap_entry.size) */
+    uint64_t allocated;    /* bytes in live blocks: memory_allocated() */
+    uint64_t peak, t_peak; /* their peak and when: max_memory_allocated() */
+    uint64_t unplaced;     /* tensors in no known segment, or past its free range: rounded only */
+} blocks;
+
+/* blocks_init: an empty emulation with rules (from blocks_rules_parse). */
+void blocks_init(blocks *b, const blocks_rules *rules);
+/* blocks_free_all: releases what b holds; b is empty afterwards. */
+void blocks_free_all(blocks *b);
+
+/* blocks_segment_add: PyTorch's allocator reserved the segment [addr, addr + size)
+ * (SEGMENT_ALLOC). 0, or -1 when out of memory (its tensors then count as unplaced). */
+int blocks_segment_add(blocks *b, uint64_t addr, uint64_t size);
+/* blocks_segment_map: it mapped [addr, addr + size) into an expandable segment (SEGMENT_MAP):
+ * joined to the mapped ranges it touches; the run uses expandable segments, whatever its
+ * recorded settings said (they can be changed at run time), and the rules follow. */
+int blocks_segment_map(blocks *b, uint64_t addr, uint64_t size);
+/* blocks_segment_del: it released [addr, addr + size) (SEGMENT_FREE, SEGMENT_UNMAP). */
+void blocks_segment_del(blocks *b, uint64_t addr, uint64_t size);
+
+/* blocks_alloc: a tensor of size requested bytes at addr (ALLOC) at time t: its block is carved
+ * from the start of the free range at addr, which runs to the next live block or the end of its
+ * segment. Returns the block's size (0 when out of memory: not counted). */
+uint64_t blocks_alloc(blocks *b, uint64_t addr, uint64_t size, uint64_t t);
+/* blocks_free: the tensor at addr was freed (FREE_COMPLETED): its block is free again. Returns
+ * the block's size, 0 when no live block starts at addr. */
+uint64_t blocks_free(blocks *b, uint64_t addr);
+
+#endif

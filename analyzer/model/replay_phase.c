@@ -1,0 +1,155 @@
+/* replay_phase.c — the replay's reading of the program's steps: the phase of each event (init,
+ * forward, backward, optimizer, ...), backward passes and optimizer steps, and the sizes of the
+ * parameters (a set of half sizes, the vocabulary). The pass itself is replay.c. */
+#include <stdlib.h>
+
+#include "classify.h"
+#include "replay_state.h"
+
+/* replay_phase_half_add / replay_phase_half_has: a small open-addressing set of sizes
+ * (0 = empty). */
+void replay_phase_half_add(state *s, uint64_t v)
+{
+    if (!v)
+        return;
+    if ((s->nhalf + 1) * 2 >= s->caphalf) {
+        size_t ncap = s->caphalf ? s->caphalf * 2 : 256;
+        uint64_t *n = calloc(ncap, sizeof *n);
+        if (!n)
+            return;
+        for (size_t i = 0; i < s->caphalf; i++) {
+            if (!s->half[i])
+                continue;
+            size_t j = (size_t)(livemap_mix(s->half[i], 0) & (ncap - 1));
+            while (n[j])
+                j = (j + 1) & (ncap - 1);
+            n[j] = s->half[i];
+        }
+        free(s->half);
+        s->half = n;
+        s->caphalf = ncap;
+    }
+    size_t j = (size_t)(livemap_mix(v, 0) & (s->caphalf - 1));
+    while (s->half[j] && s->half[j] != v)
+        j = (j + 1) & (s->caphalf - 1);
+    if (!s->half[j]) {
+        s->half[j] = v;
+        s->nhalf++;
+    }
+}
+
+int replay_phase_half_has(const state *s, uint64_t v)
+{
+    if (!s->caphalf || !v)
+        return 0;
+    for (size_t j = (size_t)(livemap_mix(v, 0) & (s->caphalf - 1)); s->half[j];
+         j = (j + 1) & (s->caphalf - 1))
+        if (s->half[j] == v)
+            return 1;
+    return 0;
+}
+
+static stack_facts facts_of(state *s, uint32_t id)
+{
+    stack_facts none = {PHASE_OTHER, 0, 0};
+    if (!id)
+        return none;
+    if (id >= s->nfacts) {
+        /* ids come from the trace: a corrupt one must not size the cache (nor loop on it) */
+        if (id >= (1u << 24) || !tables_stack_get(s->r->t, id))
+            return none;
+        uint32_t n = s->nfacts ? s->nfacts : 1024;
+        while (n <= id)
+            n *= 2;
+        stack_facts *f = realloc(s->facts, n * sizeof *f);
+        if (!f)
+            return none;
+        for (uint32_t i = s->nfacts; i < n; i++)
+            f[i].phase = 255;
+        s->facts = f;
+        s->nfacts = n;
+    }
+    if (s->facts[id].phase == 255) {
+        size_t n = 0;
+        const tables_frame *fr = tables_resolve_stack(s->r->t, id, &n);
+        s->facts[id] = fr ? phases_of_stack(fr, n) : none;
+    }
+    return s->facts[id];
+}
+
+/* infer_vocab: at the first forward, from the tensors made before it (the parameters). */
+static void infer_vocab(state *s)
+{
+    s->vocab_done = 1;
+    s->vocab = classify_vocab(s->init_sizes, s->ninit);
+    s->r->vocab = s->vocab;
+}
+
+void replay_phase_note_init(state *s, uint64_t size)
+{
+    if (s->ninit == s->capinit) {
+        size_t n = s->capinit ? s->capinit * 2 : 256;
+        if (n > (1u << 20))
+            return;
+        uint64_t *p = realloc(s->init_sizes, n * sizeof *p);
+        if (!p)
+            return;
+        s->init_sizes = p;
+        s->capinit = n;
+    }
+    s->init_sizes[s->ninit++] = size;
+}
+
+/* replay_phase_event: the phase of an event. Allocations: the autograd engine's threads (the
+ * event's backward flag) are the backward; on the main thread the stack says optimizer
+ * (torch/optim, GradScaler.step), backward (Tensor.backward), eval, data or compile; anything else
+ * is the forward (eager or compiled), or init before the first forward. Frees carry no stack: the
+ * autograd threads' are backward, the main thread's belong to the last allocation's phase
+ * (after a backward: the backward is over). A step is one contiguous optimizer stretch: an
+ * allocation under the optimizer, or the main thread freeing a parameter-sized tensor made by
+ * backward (zero_grad) — fused optimizers allocate nothing after their first step. */
+uint8_t replay_phase_event(state *s, const reader_event *ev, int is_alloc, uint8_t *loss)
+{
+    uint8_t *tp = &s->thread_phase[ev->thread & 1023];
+    *loss = 0;
+    if (ev->backward) {
+        if (is_alloc) {
+            if (s->last_alloc_phase != PHASE_BACKWARD)
+                s->bwd++, s->in_opt = 0;
+            s->last_alloc_phase = PHASE_BACKWARD;
+            if (ev->stack_id) {
+                stack_facts f = facts_of(s, ev->stack_id);
+                *loss =
+                    (uint8_t)((f.loss ? EF_LOSS : 0) | (f.to_copy ? EF_TO_COPY : 0) |
+                              (f.workspace ? EF_WORKSPACE : 0) | (f.attention ? EF_ATTENTION : 0));
+            }
+        }
+        return *tp = PHASE_BACKWARD;
+    }
+    if (!is_alloc) {
+        if (s->last_alloc_phase == PHASE_BACKWARD)
+            return PHASE_OTHER; /* the main thread runs again: the backward is over */
+        return s->in_opt ? PHASE_OPTIMIZER : s->last_alloc_phase;
+    }
+    if (!ev->stack_id)
+        return *tp;
+    stack_facts f = facts_of(s, ev->stack_id);
+    *loss = (uint8_t)((f.loss ? EF_LOSS : 0) | (f.to_copy ? EF_TO_COPY : 0) |
+                      (f.workspace ? EF_WORKSPACE : 0) | (f.attention ? EF_ATTENTION : 0) |
+                      (f.input ? EF_INPUT : 0));
+    uint8_t p = f.phase;
+    if (p == PHASE_OTHER || p == PHASE_INIT)
+        p = !s->seen_forward && s->iter == 0 ? PHASE_INIT : PHASE_FORWARD;
+    if (p == PHASE_FORWARD && !s->seen_forward) {
+        s->seen_forward = 1;
+        infer_vocab(s);
+    }
+    if (p == PHASE_OPTIMIZER && !s->in_opt)
+        s->iter++, s->in_opt = 1;
+    else if (p != PHASE_OPTIMIZER)
+        s->in_opt = 0;
+    if (p == PHASE_BACKWARD && s->last_alloc_phase != PHASE_BACKWARD)
+        s->bwd++;
+    s->last_alloc_phase = p;
+    return *tp = p;
+}

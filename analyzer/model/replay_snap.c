@@ -1,0 +1,274 @@
+/* replay_snap.c — the replay's peaks and snapshots: the three levels' peaks, the allocations
+ * live at the peak and at the OOM with their lifetimes, each allocation's interval for
+ * category_peaks, and the classification of a snapshot (classify.c's rules). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "classify.h"
+#include "replay_state.h"
+
+void replay_snap_bump_peaks(state *s, uint8_t ph, uint64_t t)
+{
+    replay_result *r = s->r;
+    uint64_t alloc = s->level[L_TENSOR] + s->level[L_INNER];
+    uint64_t res = s->level[L_TENSOR] + s->level[L_SEGMENT];
+    uint64_t proc = res + s->level[L_OTHER];
+    if (alloc > r->peak_allocated)
+        r->peak_allocated = alloc, r->t_allocated = t;
+    if (res > r->peak_reserved)
+        r->peak_reserved = res, r->t_reserved = t;
+    if (proc > r->peak_process) {
+        r->peak_process = proc, r->t_process = t;
+        r->at_peak.event = s->event;
+        r->at_peak.time_ns = t;
+        s->nret = 0; /* whatever was freed before this new peak was not live at it */
+    }
+    if (ph < PHASE_COUNT && proc > r->phase_peak[ph])
+        r->phase_peak[ph] = proc;
+}
+
+static live_item item_of(const livemap_entry *e)
+{
+    return (live_item){.addr = e->addr,
+                       .size = e->size,
+                       .time_ns = e->time_ns,
+                       .stack_id = e->stack_id,
+                       .iter_alloc = e->iter,
+                       .api = e->api,
+                       .space = e->space,
+                       .device = e->device,
+                       .layer = e->layer,
+                       .phase_alloc = e->phase,
+                       .phase_free = PHASE_COUNT,
+                       .bwd_alloc = e->bwd,
+                       .loss_site = (uint8_t)((e->flags & EF_LOSS) != 0),
+                       .workspace = (uint8_t)((e->flags & EF_WORKSPACE) != 0),
+                       .attention = (uint8_t)((e->flags & EF_ATTENTION) != 0),
+                       .input = (uint8_t)((e->flags & EF_INPUT) != 0),
+                       .tensor_api = e->level == L_TENSOR || e->level == L_INNER,
+                       .to_copy = (uint8_t)((e->flags & EF_TO_COPY) != 0),
+                       .torch_segment = (uint8_t)((e->flags & EF_TORCH_SEG) != 0)};
+}
+
+/* replay_snap_oom: copies the live set at the first failure of an OOM (replacing an earlier,
+ * recovered one); each entry remembers its item so its free can be noted. */
+void replay_snap_oom(state *s)
+{
+    livemap *m = &s->live;
+    replay_snapshot *snap = &s->r->at_oom;
+    free(snap->items);
+    snap->items = calloc(m->n ? m->n : 1, sizeof *snap->items);
+    snap->n = 0;
+    for (uint64_t i = 0; i < m->cap; i++) {
+        livemap_entry *e = &m->e[i];
+        if (!e->used)
+            continue;
+        e->snap_oom = 0;
+        if (!snap->items || e->level == L_NONE)
+            continue;
+        snap->items[snap->n] = item_of(e);
+        e->snap_oom = (uint32_t)++snap->n;
+    }
+}
+
+/* input_of: what the rules of classify.c see of one item. */
+static classify_input input_of(const state *s, const replay_result *r, const live_item *it)
+{
+    int half = !(it->size & 1) && replay_phase_half_has(s, it->size / 2); /* a parameter's size */
+    int copy = replay_phase_half_has(s, it->size);                        /* half a parameter's */
+    int vocab =
+        s->vocab && it->size % s->vocab == 0 && it->size / s->vocab >= 128 && !half && !copy;
+    classify_input in = {it->space,       it->layer,
+                         it->tensor_api,  r->tensor_mode,
+                         it->phase_alloc, it->phase_free,
+                         it->iter_alloc,  it->iter_free,
+                         it->loss_site,   it->to_copy && it->tensor_api && copy};
+    in.freed = it->phase_free != PHASE_COUNT;
+    in.bwd_alloc = it->bwd_alloc;
+    in.bwd_free = it->bwd_free;
+    in.param_sized = half;
+    in.vocab_sized = vocab;
+    in.workspace = it->workspace;
+    in.attention = it->attention;
+    in.cut_by_oom = it->after_oom;
+    in.input = it->input;
+    return in;
+}
+
+/* note_interval: one allocation's lifetime, classified, for category_peaks. */
+static void note_interval(state *s, const livemap_entry *e, const live_item *it, int freed,
+                          uint64_t t_free)
+{
+    if (e->level == L_NONE)
+        return;
+    int kind = (e->flags & EF_TORCH_SEG) ? CATPEAKS_SEGMENT
+               : e->level == L_INNER     ? CATPEAKS_INNER
+                                         : CATPEAKS_PLAIN;
+    category cat = CAT_CACHE;
+    if (kind != CATPEAKS_SEGMENT) {
+        classify_input in = input_of(s, s->r, it);
+        cat = classify(&in, NULL);
+    }
+    catpeaks_add(&s->peaks, e->alloc_event, e->time_ns, freed, s->event, t_free, e->size, cat,
+                 kind);
+}
+
+void replay_snap_on_free(state *s, livemap_entry *e, uint8_t ph, int oom_pending, uint64_t t)
+{
+    replay_result *r = s->r;
+    {
+        live_item it = item_of(e);
+        it.phase_free = ph;
+        it.iter_free = s->iter;
+        it.bwd_free = s->bwd;
+        it.after_oom = (uint8_t)(oom_pending != 0);
+        note_interval(s, e, &it, 1, t);
+    }
+    if (r->at_peak.event && e->alloc_event <= r->at_peak.event) {
+        if (s->nret == s->capret) {
+            size_t n = s->capret ? s->capret * 2 : 1024;
+            live_item *p = realloc(s->ret, n * sizeof *p);
+            if (p)
+                s->ret = p, s->capret = n;
+        }
+        if (s->nret < s->capret) {
+            live_item *it = &s->ret[s->nret++];
+            *it = item_of(e);
+            it->phase_free = ph;
+            it->iter_free = s->iter;
+            it->bwd_free = s->bwd;
+            it->after_oom = (uint8_t)(oom_pending != 0);
+        }
+    }
+    if (e->snap_oom && e->snap_oom <= r->at_oom.n) {
+        live_item *it = &r->at_oom.items[e->snap_oom - 1];
+        it->phase_free = ph;
+        it->iter_free = s->iter;
+        it->bwd_free = s->bwd;
+        it->after_oom = (uint8_t)(oom_pending != 0);
+        /* released while PyTorch retries: its cache, confirmed if the request fails again */
+        if (oom_pending && e->level == L_SEGMENT)
+            it->oom_released = 1;
+    }
+    s->level[e->level] -= e->size;
+    livemap_del(&s->live, e);
+}
+
+/* replay_snap_finish_peak: the snapshot at the peak = what was freed after it (kept) + what is
+ * still live and was allocated no later than it. */
+void replay_snap_finish_peak(state *s)
+{
+    replay_result *r = s->r;
+    replay_snapshot *snap = &r->at_peak;
+    size_t cap = s->nret + s->live.n + 1;
+    snap->items = malloc(cap * sizeof *snap->items);
+    snap->n = 0;
+    if (!snap->items || !r->at_peak.event)
+        return;
+    if (s->nret)
+        memcpy(snap->items, s->ret, s->nret * sizeof *s->ret);
+    snap->n = s->nret;
+    for (uint64_t i = 0; i < s->live.cap; i++) {
+        livemap_entry *e = &s->live.e[i];
+        if (e->used && e->level != L_NONE && e->alloc_event <= r->at_peak.event)
+            snap->items[snap->n++] = item_of(e);
+    }
+}
+
+/* cmp_item_addr: order of item indices by address (torch_cache). */
+static const live_item *g_sort_items;
+static int cmp_item_addr(const void *a, const void *b)
+{
+    uint64_t x = g_sort_items[*(const size_t *)a].addr, y = g_sort_items[*(const size_t *)b].addr;
+    return x < y ? -1 : x > y;
+}
+
+/* torch_cache (tensor+segment): each of PyTorch's segments in the snapshot keeps as its size
+ * only what the tensors inside it leave unused — the allocator's cache. Tensors are found in
+ * their cudaMalloc segment by address; the rest (expandable segments: the snapshot holds
+ * physical handles, not addresses) are taken from the handles in order. */
+static void torch_cache(replay_snapshot *snap)
+{
+    size_t *seg = malloc((snap->n + 1) * sizeof *seg), nseg = 0;
+    if (!seg)
+        return;
+    for (size_t i = 0; i < snap->n; i++)
+        if (snap->items[i].torch_segment && snap->items[i].space == VT_SPACE_DEVICE)
+            seg[nseg++] = i;
+    g_sort_items = snap->items;
+    qsort(seg, nseg, sizeof *seg, cmp_item_addr);
+    uint64_t *used = calloc(nseg + 1, sizeof *used), rest = 0;
+    if (!used) {
+        free(seg);
+        return;
+    }
+    for (size_t i = 0; i < snap->n; i++) {
+        const live_item *t = &snap->items[i];
+        if (t->space != VT_SPACE_TENSOR)
+            continue;
+        size_t lo = 0, hi = nseg; /* the last segment starting at or below the tensor */
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (snap->items[seg[mid]].addr <= t->addr)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        const live_item *sg = lo ? &snap->items[seg[lo - 1]] : NULL;
+        if (sg && t->addr - sg->addr < sg->size)
+            used[lo - 1] += t->size;
+        else
+            rest += t->size;
+    }
+    for (size_t k = 0; k < nseg; k++) {
+        live_item *sg = &snap->items[seg[k]];
+        sg->size = used[k] < sg->size ? sg->size - used[k] : 0;
+    }
+    for (size_t i = 0; i < snap->n && rest; i++) {
+        live_item *h = &snap->items[i];
+        if (!h->torch_segment || h->space == VT_SPACE_DEVICE)
+            continue;
+        uint64_t take = rest < h->size ? rest : h->size;
+        h->size -= take;
+        rest -= take;
+    }
+    free(used);
+    free(seg);
+}
+
+/* replay_snap_cat_peaks: the allocations still live at the end join the intervals; then the sweep.
+ */
+void replay_snap_cat_peaks(state *s, replay_result *r)
+{
+    for (uint64_t i = 0; i < s->live.cap; i++) {
+        livemap_entry *e = &s->live.e[i];
+        if (e->used) {
+            live_item it = item_of(e);
+            note_interval(s, e, &it, 0, 0);
+        }
+    }
+    if (r->tensor_mode)
+        r->has_cat_peaks =
+            catpeaks_sweep(&s->peaks, r->allocator_mode, r->cat_peak, r->cat_peak_ns);
+}
+
+void replay_snap_classify(const state *s, replay_result *r, replay_snapshot *snap)
+{
+    memset(&snap->by_cat, 0, sizeof snap->by_cat);
+    if (r->allocator_mode)
+        torch_cache(snap);
+    for (size_t i = 0; i < snap->n; i++) {
+        live_item *it = &snap->items[i];
+        classify_input in = input_of(s, r, it);
+        int rule;
+        it->category = (uint8_t)classify(&in, &rule);
+        if (it->oom_released || (r->allocator_mode && it->torch_segment)) {
+            /* measured: the allocator gave it back to retry; or (tensor+segment) the part of
+             * one of PyTorch's segments that holds no tensor */
+            it->category = CAT_CACHE;
+            rule = classify_rule_count();
+        }
+        it->rule = (uint8_t)rule;
+        snap->by_cat.bytes[it->category] += it->size;
+    }
+}

@@ -1,0 +1,197 @@
+/* test_blocks.c — PyTorch's allocator blocks emulated (analyzer/model/blocks.c): round_size,
+ * should_split in both pools and under the allocator's settings, the settings read from
+ * PYTORCH_CUDA_ALLOC_CONF, and block sizes carved from free ranges inside segments. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "../../analyzer/model/blocks.h"
+
+#define KiB ((uint64_t)1 << 10)
+#define MiB ((uint64_t)1 << 20)
+
+static void test_round(void **st)
+{
+    (void)st;
+    blocks_rules rl = blocks_rules_parse(NULL);
+    assert_int_equal(blocks_round(&rl, 1), 512);
+    assert_int_equal(blocks_round(&rl, 511), 512);
+    assert_int_equal(blocks_round(&rl, 512), 512);
+    assert_int_equal(blocks_round(&rl, 513), 1024);
+    assert_int_equal(blocks_round(&rl, 3 * MiB + 1), 3 * MiB + 512);
+    /* roundup_power2_divisions:4 — quarters between powers of two above 4 x 512 B */
+    rl = blocks_rules_parse("roundup_power2_divisions:4");
+    assert_int_equal(rl.divisions, 4);
+    assert_int_equal(blocks_round(&rl, MiB + 1), MiB + 256 * KiB);
+    assert_int_equal(blocks_round(&rl, 5 * MiB + 1), 6 * MiB);
+    assert_int_equal(blocks_round(&rl, 4 * MiB), 4 * MiB); /* a power of two stays */
+    assert_int_equal(blocks_round(&rl, 1500), 1536);       /* not above 4 x 512: 512 steps */
+}
+
+static void test_should_split(void **st)
+{
+    (void)st;
+    blocks_rules rl = blocks_rules_parse("");
+    /* small pool (rounded <= 1 MiB): any remainder of 512 B or more is split off */
+    assert_true(blocks_should_split(&rl, 2 * MiB, 512));
+    assert_true(blocks_should_split(&rl, 1024, 512));
+    assert_false(blocks_should_split(&rl, 512, 512));
+    /* large pool: only a remainder above 1 MiB */
+    assert_false(blocks_should_split(&rl, 3 * MiB, 2 * MiB));
+    assert_true(blocks_should_split(&rl, 3 * MiB + 512, 2 * MiB));
+    assert_int_equal(blocks_size(&rl, 3 * MiB, 2 * MiB - 100), 3 * MiB); /* whole range */
+    assert_int_equal(blocks_size(&rl, 20 * MiB, 2 * MiB - 100), 2 * MiB);
+    /* max_split_size_mb: blocks that big are never split */
+    rl = blocks_rules_parse("max_split_size_mb:64");
+    assert_int_equal(rl.max_split, 64 * MiB);
+    assert_false(blocks_should_split(&rl, 200 * MiB, 64 * MiB));
+    assert_true(blocks_should_split(&rl, 200 * MiB, 63 * MiB));
+    /* expandable segments: split at 512 B in the large pool too */
+    rl = blocks_rules_parse("expandable_segments:True");
+    assert_true(blocks_should_split(&rl, 3 * MiB, 2 * MiB));
+    assert_false(blocks_should_split(&rl, 2 * MiB, 2 * MiB));
+}
+
+static void test_rules_parse(void **st)
+{
+    (void)st;
+    assert_int_equal(blocks_rules_parse(NULL).basis, BLOCKS_BASIS_DEFAULT);
+    assert_int_equal(blocks_rules_parse("garbage_collection_threshold:0.6").basis,
+                     BLOCKS_BASIS_DEFAULT);
+    assert_int_equal(blocks_rules_parse("expandable_segments:False").basis, BLOCKS_BASIS_DEFAULT);
+    blocks_rules rl = blocks_rules_parse("expandable_segments:True");
+    assert_int_equal(rl.basis, BLOCKS_BASIS_EXPANDABLE);
+    assert_true(rl.expandable);
+    rl = blocks_rules_parse("max_split_size_mb:128, garbage_collection_threshold:0.8");
+    assert_int_equal(rl.basis, BLOCKS_BASIS_CONFIGURED);
+    assert_int_equal(rl.max_split, 128 * MiB);
+    assert_int_equal(blocks_rules_parse("backend:cudaMallocAsync").basis, BLOCKS_BASIS_ASYNC);
+    /* a per-size list is not emulated; the options after it are still read */
+    rl = blocks_rules_parse("roundup_power2_divisions:[256:1,512:2,>:4],expandable_segments:True");
+    assert_int_equal(rl.basis, BLOCKS_BASIS_APPROXIMATE);
+    assert_true(rl.expandable);
+    assert_string_equal(blocks_basis_key(BLOCKS_BASIS_EXPANDABLE), "expandable_segments");
+}
+
+static void test_small_pool(void **st)
+{
+    (void)st;
+    blocks_rules rl = blocks_rules_parse(NULL);
+    blocks b;
+    blocks_init(&b, &rl);
+    const uint64_t seg = 0x7f0000000000ull;
+    assert_int_equal(blocks_segment_add(&b, seg, 2 * MiB), 0);
+    assert_int_equal(blocks_alloc(&b, seg, 100, 1), 512);
+    assert_int_equal(blocks_alloc(&b, seg + 512, 1000, 2), 1024);
+    assert_int_equal(b.allocated, 1536);
+    assert_int_equal(blocks_free(&b, seg), 512);
+    assert_int_equal(blocks_alloc(&b, seg, 200, 3), 512); /* the 512 B left before the next */
+    assert_int_equal(b.peak, 1536);
+    assert_int_equal(b.unplaced, 0);
+    assert_int_equal(blocks_free(&b, seg + 4096), 0); /* no block there */
+    blocks_free_all(&b);
+}
+
+static void test_large_pool_keeps_remainders(void **st)
+{
+    (void)st;
+    blocks_rules rl = blocks_rules_parse(NULL);
+    blocks b;
+    blocks_init(&b, &rl);
+    const uint64_t seg = 0x7f0000000000ull;
+    blocks_segment_add(&b, seg, 20 * MiB); /* kLargeBuffer */
+    assert_int_equal(blocks_alloc(&b, seg, 3 * MiB, 1), 3 * MiB);
+    /* 16.5 MiB from the 17 MiB left: a 0.5 MiB remainder is not split off */
+    assert_int_equal(blocks_alloc(&b, seg + 3 * MiB, 16 * MiB + 512 * KiB, 2), 17 * MiB);
+    assert_int_equal(b.allocated, 20 * MiB);
+    assert_int_equal(blocks_free(&b, seg), 3 * MiB);
+    /* 2.5 MiB where 3 MiB is free up to the next live block: all 3 MiB */
+    assert_int_equal(blocks_alloc(&b, seg, 2 * MiB + 512 * KiB, 3), 3 * MiB);
+    /* the second block freed: the first one's range now runs to the segment's end */
+    assert_int_equal(blocks_free(&b, seg + 3 * MiB), 17 * MiB);
+    assert_int_equal(blocks_free(&b, seg), 3 * MiB);
+    assert_int_equal(blocks_alloc(&b, seg, 19 * MiB + 1, 4), 20 * MiB);
+    assert_int_equal(b.peak, 20 * MiB);
+    assert_int_equal(b.t_peak, 2);
+    blocks_free_all(&b);
+}
+
+static void test_unplaced_and_segment_free(void **st)
+{
+    (void)st;
+    blocks_rules rl = blocks_rules_parse(NULL);
+    blocks b;
+    blocks_init(&b, &rl);
+    const uint64_t seg = 0x7f0000000000ull;
+    assert_int_equal(blocks_alloc(&b, seg, 1000, 1), 1024); /* no segment known: rounded */
+    assert_int_equal(b.unplaced, 1);
+    blocks_free(&b, seg);
+    blocks_segment_add(&b, seg, 8 * MiB);
+    blocks_alloc(&b, seg, 1 * MiB + 1, 2);
+    blocks_alloc(&b, seg + 6 * MiB, 1 * MiB + 1, 3);
+    /* a hole cut in the middle: the tail is a segment of its own with its live block */
+    blocks_segment_del(&b, seg + 2 * MiB, 2 * MiB);
+    assert_int_equal(b.nsegs, 2);
+    assert_int_equal(blocks_alloc(&b, seg + 4 * MiB, 1 * MiB + 512 * KiB, 4), 2 * MiB);
+    assert_int_equal(blocks_alloc(&b, seg + 3 * MiB, 512, 5), 512); /* in the hole: unplaced */
+    assert_int_equal(b.unplaced, 2);
+    /* two cudaMalloc segments that touch are not one range: 2 MiB to the end, not split */
+    blocks_segment_add(&b, seg + 8 * MiB, 2 * MiB);
+    assert_int_equal(blocks_free(&b, seg + 6 * MiB), 2 * MiB);
+    assert_int_equal(blocks_alloc(&b, seg + 6 * MiB, 1 * MiB + 1, 6), 2 * MiB);
+    blocks_segment_del(&b, seg, 16 * MiB);
+    assert_int_equal(b.nsegs, 0);
+    blocks_free_all(&b);
+}
+
+static void test_expandable_maps_join(void **st)
+{
+    (void)st;
+    blocks_rules rl = blocks_rules_parse(NULL); /* set at run time: the maps tell */
+    blocks b;
+    blocks_init(&b, &rl);
+    const uint64_t va = 0x7f0000000000ull;
+    blocks_segment_map(&b, va, 2 * MiB);
+    assert_true(b.rules.expandable);
+    assert_int_equal(b.rules.basis, BLOCKS_BASIS_EXPANDABLE);
+    blocks_segment_map(&b, va + 2 * MiB, 2 * MiB); /* mapped next to it: one range */
+    assert_int_equal(b.nsegs, 1);
+    assert_int_equal(blocks_alloc(&b, va, 3 * MiB + 100, 1), 3 * MiB + 512);
+    assert_int_equal(b.unplaced, 0);
+    assert_int_equal(blocks_alloc(&b, va + 3 * MiB + 512, MiB - 512, 2), MiB - 512);
+    blocks_free(&b, va + 3 * MiB + 512);
+    blocks_segment_del(&b, va + 2 * MiB, 2 * MiB); /* unmapped */
+    assert_int_equal(blocks_alloc(&b, va + 3 * MiB, 512, 3), 512);
+    assert_int_equal(b.unplaced, 1);
+    blocks_free_all(&b);
+}
+
+static void test_async_counts_requests(void **st)
+{
+    (void)st;
+    blocks_rules rl = blocks_rules_parse("backend:cudaMallocAsync");
+    blocks b;
+    blocks_init(&b, &rl);
+    assert_int_equal(blocks_alloc(&b, 0x1000, 100, 1), 100);
+    assert_int_equal(blocks_free(&b, 0x1000), 100);
+    assert_int_equal(b.allocated, 0);
+    blocks_free_all(&b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_round),
+        cmocka_unit_test(test_should_split),
+        cmocka_unit_test(test_rules_parse),
+        cmocka_unit_test(test_small_pool),
+        cmocka_unit_test(test_large_pool_keeps_remainders),
+        cmocka_unit_test(test_unplaced_and_segment_free),
+        cmocka_unit_test(test_expandable_maps_join),
+        cmocka_unit_test(test_async_counts_requests),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
