@@ -98,7 +98,7 @@ int cmd_report(int argc, char **argv)
     if (card) {
         char err[256];
         if (card_parse(card, &spec, err, sizeof err) < 0) {
-            fprintf(stderr, "vramtrace report: --card %s: %s\n", card, err);
+            fprintf(stderr, "vramtrace report: --card: %s\n", err);
             rc = VT_EXIT_USAGE;
             goto out;
         }

@@ -200,7 +200,7 @@ int cmd_run(int argc, char **argv)
         card_spec spec;
         char err[256];
         if (card_parse(card, &spec, err, sizeof err) < 0) {
-            fprintf(stderr, "vramtrace run: --card %s: %s\n", card, err);
+            fprintf(stderr, "vramtrace run: --card: %s\n", err);
             return VT_EXIT_USAGE;
         }
         char bytes[32];
