@@ -531,14 +531,11 @@ static int dump_file(const char *path, bool resolve)
         emit(o);
     }
     fflush(stdout);
-    if (st == READER_MALFORMED) {
-        fprintf(stderr, "vramtrace dump: %s: malformed trace at byte %" PRIu64 ": %s\n", path,
-                reader_error_offset(r), reader_error_message(r));
-        rc = VT_EXIT_MALFORMED;
-    } else if (st == READER_IOERR) {
-        fprintf(stderr, "vramtrace dump: %s: at byte %" PRIu64 ": %s\n", path,
-                reader_error_offset(r), reader_error_message(r));
-        rc = VT_EXIT_USAGE;
+    if (st == READER_MALFORMED || st == READER_IOERR) {
+        char why[600];
+        reader_describe(r, why, sizeof why);
+        fprintf(stderr, "vramtrace dump: %s\n", why);
+        rc = st == READER_MALFORMED ? VT_EXIT_MALFORMED : VT_EXIT_USAGE;
     }
     for (size_t i = 0; i < d.ncache; i++)
         free(d.cache[i].text);
