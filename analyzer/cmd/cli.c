@@ -32,17 +32,24 @@ void cli_init(cli *c, const char *cmd, const cli_opt *opts, int flags)
     opterr = 0;
 }
 
-/* opt_word: how the user spelled the option that getopt just rejected, for messages. */
-static const char *opt_word(char **argv, char *buf, size_t len)
+/* opt_word: how the user spelled the option that getopt just rejected, for messages: the
+ * word itself for an unknown long option (optopt 0), "--name" for a known long option given
+ * wrongly, else "-x" (a short option, also inside a cluster such as -qx). */
+static const char *opt_word(const cli *c, char **argv, char *buf, size_t len)
 {
-    if (optopt > 0 && optopt < CLI_LONG_ONLY) {
-        const char *w = argv[optind - 1];
-        if (w && w[0] == '-' && w[1] != '-') { /* -x, or a cluster such as -qx */
-            snprintf(buf, len, "-%c", optopt);
-            return buf;
-        }
-    }
-    return argv[optind - 1];
+    const char *w = optind > 0 ? argv[optind - 1] : NULL;
+    if (optopt == 0)
+        return w ? w : "?";
+    size_t n = w ? strcspn(w, "=") : 0;
+    if (w && !strncmp(w, "--", 2))
+        for (const cli_opt *o = c->opts; o->key; o++)
+            if (o->key == optopt && o->name && strlen(o->name) == n - 2 &&
+                !strncmp(o->name, w + 2, n - 2)) {
+                snprintf(buf, len, "--%s", o->name);
+                return buf;
+            }
+    snprintf(buf, len, "-%c", optopt > 0 && optopt < CLI_LONG_ONLY ? optopt : '?');
+    return buf;
 }
 
 int cli_next(cli *c, int argc, char **argv)
@@ -54,11 +61,11 @@ int cli_next(cli *c, int argc, char **argv)
         c->optind = optind;
         return CLI_END;
     }
-    char buf[8];
+    char buf[64];
     const char *sp = c->cmd[0] ? " " : ""; /* main's own options: "vramtrace: ..." */
     if (k == ':') {
         fprintf(stderr, "vramtrace%s%s: %s needs a value (see vramtrace%s%s --help)\n", sp, c->cmd,
-                opt_word(argv, buf, sizeof buf), sp, c->cmd);
+                opt_word(c, argv, buf, sizeof buf), sp, c->cmd);
         return CLI_ERROR;
     }
     if (k == '?') {
@@ -68,8 +75,13 @@ int cli_next(cli *c, int argc, char **argv)
             c->key_value = w + 2;
             return CLI_KEY_VALUE;
         }
+        if (optopt != 0 && w && !strncmp(w, "--", 2) && strchr(w, '=')) {
+            fprintf(stderr, "vramtrace%s%s: %.*s takes no value (see vramtrace%s%s --help)\n", sp,
+                    c->cmd, (int)(strchr(w, '=') - w), w, sp, c->cmd);
+            return CLI_ERROR;
+        }
         fprintf(stderr, "vramtrace%s%s: unknown option %s (see vramtrace%s%s --help)\n", sp, c->cmd,
-                opt_word(argv, buf, sizeof buf), sp, c->cmd);
+                opt_word(c, argv, buf, sizeof buf), sp, c->cmd);
         return CLI_ERROR;
     }
     c->arg = optarg;
