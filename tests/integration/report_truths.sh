@@ -67,6 +67,10 @@ for line in open(os.path.join(d, "compiled.txt")):
             check(t, 3.4 <= float(x) <= 4.6, f"'{cat}: {why}': fp32 is 4 B/param")
         for x in re.findall(r"([0-9.]+) B/param", why):
             check(t, float(x) > 0, f"'{cat}: {why}': zero bytes per parameter")
+    # the OOM section names one allocator cache figure (live at the OOM), not two
+    oom = body.split("\nOOM: ", 1)[1] if "\nOOM: " in body else ""
+    caches = set(re.findall(r"allocator cache ([0-9.]+ [KMGT]?i?B)", oom))
+    check(t, len(caches) <= 1, f"the OOM section gives the allocator cache as {sorted(caches)}")
     # compile notes
     notes = [l for l in body.splitlines() if l.startswith("  note:") or l.startswith("    ")]
     notes = [l for l in notes if "(vs " in l or l.startswith("  note:")]
