@@ -3,8 +3,8 @@
 # examples/traces/**: the header's optimizer steps agree with the optimizer-state notes (and
 # with the steps the program counted, facts.jsonl); no bytes-per-parameter figure from a
 # category segment mode cannot attribute (gradients, optimizer state), none that is absurd (0, or "fp32" far from 4 B);
-# torch.compile notes only where the run was compiled (frames under torch/_dynamo,
-# torch/_inductor or inductor's generated code in `vramtrace dump`), "ran as eager" only
+# torch.compile notes only where the run was compiled (frames under torch/_inductor or
+# inductor's generated code in `vramtrace dump`), "ran as eager" only
 # where it was not. Grep-level: the text report up to its advice.
 set -u
 cd "$ROOT" || exit 1
@@ -14,7 +14,7 @@ while read -r t; do
     n=$(echo "$t" | tr / _)
     "$VT" report --no-color "$t" >"$TESTDIR/$n.txt" 2>/dev/null
     "$VT" report --json "$t" >"$TESTDIR/$n.json" 2>/dev/null
-    if "$VT" dump --no-resolve "$t" 2>/dev/null | grep -q 'torch/_dynamo/\|torch/_inductor/\|torchinductor_'; then
+    if "$VT" dump --no-resolve "$t" 2>/dev/null | grep -q 'torch/_inductor/\|torchinductor_'; then
         echo "$t compiled"
     else
         echo "$t eager"
