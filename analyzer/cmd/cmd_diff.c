@@ -1,44 +1,44 @@
 /* cmd_diff.c — `vramtrace diff [--json] [--top N] A B`: replays both traces (model/replay.c)
  * and prints how their peaks differ by category and by site (views/diff_view.c). */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "cli.h"
 #include "commands.h"
 #include "diff_view.h"
 #include "replay.h"
 
+/* The options of `diff`, one table: parsing and --help both come from it. */
+enum { OPT_JSON = CLI_LONG_ONLY, OPT_TOP };
+static const cli_opt diff_opts[] = {{OPT_JSON, "json", NULL, "one JSON document instead of text"},
+                                    {OPT_TOP, "top", "N", "sites to list (default 10)"},
+                                    {'h', "help", NULL, "this text"},
+                                    {0}};
+
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: vramtrace diff [--json] [--top N] A.vt B.vt\n\n"
-            "How two runs' peaks differ (before / after a configuration change): the three\n"
-            "peaks, the bytes at the process peak by category, and the allocation sites whose\n"
-            "bytes at the peak changed most. Changes are B minus A.\n\n"
-            "options:\n"
-            "  --json            one JSON document instead of text\n"
-            "  --top N           sites to list (default 10)\n"
-            "  -h, --help        this text\n"
-            "exit: 0 ok, 2 usage or unreadable file, 3 malformed trace\n");
+    fprintf(out, "usage: vramtrace diff [--json] [--top N] [-h] A.vt B.vt\n\n"
+                 "How two runs' peaks differ (before / after a configuration change): the three\n"
+                 "peaks, the bytes at the process peak by category, and the allocation sites whose\n"
+                 "bytes at the peak changed most. Changes are B minus A.\n\n");
+    cli_print_options(out, diff_opts);
+    fprintf(out, "exit: 0 ok, 2 usage or unreadable file, 3 malformed trace\n");
 }
 
 int cmd_diff(int argc, char **argv)
 {
-    static const struct option opts[] = {{"json", no_argument, NULL, 'j'},
-                                         {"top", required_argument, NULL, 't'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
     int c, json = 0, top = 10, rc = 0;
     char err[512], *end;
     replay_result r[2];
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        if (c == 'j')
+    cli p;
+    cli_init(&p, "diff", diff_opts, 0);
+    while ((c = cli_next(&p, argc, argv)) != CLI_END) {
+        if (c == OPT_JSON)
             json = 1;
-        else if (c == 't') {
-            long v = strtol(optarg, &end, 10);
-            if (*end || end == optarg || v < 0 || v > 100000) {
-                fprintf(stderr, "vramtrace diff: --top %s: not a count (use 0..100000)\n", optarg);
+        else if (c == OPT_TOP) {
+            long v = strtol(p.arg, &end, 10);
+            if (*end || end == p.arg || v < 0 || v > 100000) {
+                fprintf(stderr, "vramtrace diff: --top %s: not a count (use 0..100000)\n", p.arg);
                 return VT_EXIT_USAGE;
             }
             top = (int)v;
@@ -46,16 +46,17 @@ int cmd_diff(int argc, char **argv)
             usage(stdout);
             return VT_EXIT_OK;
         } else {
-            usage(stderr);
             return VT_EXIT_USAGE;
         }
     }
-    if (optind != argc - 2) {
+    int first = p.optind;
+    if (first != argc - 2) {
+        fprintf(stderr, "vramtrace diff: expected two traces, got %d\n", argc - first);
         usage(stderr);
         return VT_EXIT_USAGE;
     }
     for (int i = 0; i < 2; i++) {
-        int e = replay_file(argv[optind + i], &r[i], err, sizeof err);
+        int e = replay_file(argv[first + i], &r[i], err, sizeof err);
         if (e) {
             fprintf(stderr, "vramtrace diff: %s\n", err);
             for (int k = 0; k <= i; k++)

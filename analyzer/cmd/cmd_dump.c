@@ -8,6 +8,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "cli.h"
 #include "commands.h"
 #include "escape.h"
 #include "reader.h"
@@ -530,14 +531,11 @@ static int dump_file(const char *path, bool resolve)
         emit(o);
     }
     fflush(stdout);
-    if (st == READER_MALFORMED) {
-        fprintf(stderr, "vramtrace dump: %s: malformed trace at byte %" PRIu64 ": %s\n", path,
-                reader_error_offset(r), reader_error_message(r));
-        rc = VT_EXIT_MALFORMED;
-    } else if (st == READER_IOERR) {
-        fprintf(stderr, "vramtrace dump: %s: at byte %" PRIu64 ": %s\n", path,
-                reader_error_offset(r), reader_error_message(r));
-        rc = VT_EXIT_USAGE;
+    if (st == READER_MALFORMED || st == READER_IOERR) {
+        char why[600];
+        reader_describe(r, why, sizeof why);
+        fprintf(stderr, "vramtrace dump: %s\n", why);
+        rc = st == READER_MALFORMED ? VT_EXIT_MALFORMED : VT_EXIT_USAGE;
     }
     for (size_t i = 0; i < d.ncache; i++)
         free(d.cache[i].text);
@@ -547,39 +545,43 @@ static int dump_file(const char *path, bool resolve)
     return rc;
 }
 
+/* The options of `dump`, one table: parsing and --help both come from it. */
+enum { OPT_NO_RESOLVE = CLI_LONG_ONLY };
+static const cli_opt dump_opts[] = {
+    {OPT_NO_RESOLVE, "no-resolve", NULL, "events carry stack_id only (no resolved \"stack\" array)"},
+    {'h', "help", NULL, "this text"},
+    {0}};
+
 static void dump_usage(FILE *f)
 {
-    fprintf(f, "usage: vramtrace dump [--no-resolve] FILE...\n"
+    fprintf(f, "usage: vramtrace dump [--no-resolve] [-h] FILE...\n\n"
                "Prints every record of each trace as one JSON object per line: a \"header\"\n"
                "line, the records (\"type\": process, config, device, thread, alloc, free,\n"
                "stack, code, symbol, module, meminfo, oom, pyinfo, trailer, unknown), then\n"
-               "{\"type\":\"status\",\"status\":\"ok|truncated|malformed\",\"records\":N}.\n"
-               "  --no-resolve  events carry stack_id only (no resolved \"stack\" array)\n"
-               "exit: 0 ok (also truncated), 2 missing file, 3 malformed trace\n");
+               "{\"type\":\"status\",\"status\":\"ok|truncated|malformed\",\"records\":N}.\n\n");
+    cli_print_options(f, dump_opts);
+    fprintf(f, "exit: 0 ok (also truncated), 2 usage or unreadable file, 3 malformed trace\n");
 }
 
 int cmd_dump(int argc, char **argv)
 {
     bool resolve = true;
-    int first = 1;
-    for (; first < argc && argv[first][0] == '-' && argv[first][1]; first++) {
-        if (!strcmp(argv[first], "--")) {
-            first++;
-            break;
-        }
-        if (!strcmp(argv[first], "--help") || !strcmp(argv[first], "-h")) {
+    int k;
+    cli p;
+    cli_init(&p, "dump", dump_opts, 0);
+    while ((k = cli_next(&p, argc, argv)) != CLI_END) {
+        if (k == 'h') {
             dump_usage(stdout);
             return VT_EXIT_OK;
-        }
-        if (!strcmp(argv[first], "--no-resolve")) {
+        } else if (k == OPT_NO_RESOLVE) {
             resolve = false;
-            continue;
+        } else {
+            return VT_EXIT_USAGE;
         }
-        fprintf(stderr, "vramtrace dump: unknown option '%s' (see vramtrace dump --help)\n",
-                argv[first]);
-        return VT_EXIT_USAGE;
     }
+    int first = p.optind;
     if (first >= argc) {
+        fprintf(stderr, "vramtrace dump: no trace file given\n");
         dump_usage(stderr);
         return VT_EXIT_USAGE;
     }

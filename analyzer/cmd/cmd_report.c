@@ -7,9 +7,24 @@
 #include <unistd.h>
 
 #include "cards.h"
+#include "cli.h"
 #include "commands.h"
 #include "report.h"
 #include "report_views.h"
+
+/* The options of `report`, one table: parsing and --help both come from it. */
+enum { OPT_JSON = CLI_LONG_ONLY, OPT_TOP, OPT_CARD, OPT_NO_COLOR, OPT_FAIL_IF_OOM };
+static const cli_opt report_opts[] = {
+    {OPT_JSON, "json", NULL, "one JSON document instead of text"},
+    {OPT_TOP, "top", "N", "allocation sites per category (default 3)"},
+    {OPT_CARD, "card", "SPEC",
+     "target card for the advice (default: the emulated card, else the\n"
+     "traced device): a size with a unit (12GiB, 12288MiB; KB/MB/GB are\n"
+     "decimal) or a preset (see below)"},
+    {OPT_NO_COLOR, "no-color", NULL, "no ANSI colour (also: NO_COLOR set, or not a terminal)"},
+    {OPT_FAIL_IF_OOM, "fail-if-oom", NULL, "exit 1 when a trace ends in an out-of-memory error"},
+    {'h', "help", NULL, "this text"},
+    {0}};
 
 static void usage(FILE *out)
 {
@@ -18,16 +33,13 @@ static void usage(FILE *out)
             "Where the memory of a traced run went: peaks (allocated / reserved / process), every\n"
             "byte at the peak by category, the sites that caused them, phases, the formula\n"
             "comparison, the OOM diagnosis and the configuration change that fits the card.\n"
-            "Several files (one per rank / process): the first in full, then a per-rank table.\n\n"
-            "options:\n"
-            "  --json            one JSON document instead of text\n"
-            "  --top N           allocation sites per category (default 3)\n"
-            "  --card SPEC       target card for the advice (default: the emulated card, else the\n"
-            "                    traced device): a size (12GiB) or a preset (%s)\n"
-            "  --no-color        no ANSI colour (also: NO_COLOR set, or not a terminal)\n"
-            "  --fail-if-oom     exit 1 when a trace ends in an out-of-memory error\n"
-            "  --KEY=VALUE       override the run's nanoGPT configuration (e.g. --batch_size=8)\n"
-            "  -h, --help        this text\n"
+            "Several files (one per rank / process): the first in full, then a per-rank table.\n\n");
+    cli_print_options(out, report_opts);
+    fprintf(out,
+            "  --KEY=VALUE         override the run's nanoGPT configuration (e.g. --batch_size=8)\n"
+            "card presets: %s\n"
+            "the categories (formula.md §1), the documents' and the refined formula (§2, §3)\n"
+            "and the advice rules (§4): docs/formula.md\n"
             "exit: 0 ok, 1 OOM with --fail-if-oom, 2 usage or unreadable file, 3 malformed trace\n",
             card_presets_help());
 }
@@ -44,38 +56,34 @@ int cmd_report(int argc, char **argv)
         free(overrides);
         return VT_EXIT_USAGE;
     }
-    int rc = VT_EXIT_OK;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+    int rc = VT_EXIT_OK, k;
+    cli p;
+    cli_init(&p, "report", report_opts, CLI_KEY_VALUES);
+    while ((k = cli_next(&p, argc, argv)) != CLI_END) {
+        char *end;
+        switch (k) {
+        case 'h':
             usage(stdout);
             goto out;
-        } else if (!strcmp(a, "--json")) {
-            json = 1;
-        } else if (!strcmp(a, "--no-color")) {
-            no_color = 1;
-        } else if (!strcmp(a, "--fail-if-oom")) {
-            fail_if_oom = 1;
-        } else if (!strcmp(a, "--top") && i + 1 < argc) {
-            char *end;
-            top = (int)strtol(argv[++i], &end, 10);
-            if (*end || top < 0 || top > 1000) {
-                fprintf(stderr, "vramtrace report: --top %s: expected a number from 0 to 1000\n", argv[i]);
+        case OPT_JSON: json = 1; break;
+        case OPT_NO_COLOR: no_color = 1; break;
+        case OPT_FAIL_IF_OOM: fail_if_oom = 1; break;
+        case OPT_CARD: card = p.arg; break;
+        case OPT_TOP:
+            top = (int)strtol(p.arg, &end, 10);
+            if (*end || end == p.arg || top < 0 || top > 1000) {
+                fprintf(stderr, "vramtrace report: --top %s: expected a number from 0 to 1000\n",
+                        p.arg);
                 rc = VT_EXIT_USAGE;
                 goto out;
             }
-        } else if (!strcmp(a, "--card") && i + 1 < argc) {
-            card = argv[++i];
-        } else if (!strncmp(a, "--", 2) && strchr(a, '=')) {
-            overrides[nover++] = a + 2;
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "vramtrace report: unknown option %s (see --help)\n", a);
-            rc = VT_EXIT_USAGE;
-            goto out;
-        } else {
-            files[nfiles++] = a;
+            break;
+        case CLI_KEY_VALUE: overrides[nover++] = p.key_value; break;
+        default: rc = VT_EXIT_USAGE; goto out;
         }
     }
+    for (int i = p.optind; i < argc; i++)
+        files[nfiles++] = argv[i];
     if (!nfiles) {
         fprintf(stderr, "vramtrace report: no trace file given (usage: vramtrace report [options] FILE...)\n");
         rc = VT_EXIT_USAGE;
@@ -92,7 +100,7 @@ int cmd_report(int argc, char **argv)
     if (card) {
         char err[256];
         if (card_parse(card, &spec, err, sizeof err) < 0) {
-            fprintf(stderr, "vramtrace report: --card %s: %s\n", card, err);
+            fprintf(stderr, "vramtrace report: --card: %s\n", err);
             rc = VT_EXIT_USAGE;
             goto out;
         }

@@ -14,28 +14,36 @@
 
 #include "vramtrace/env.h"
 #include "cards.h"
+#include "cli.h"
 #include "commands.h"
 #include "summary_text.h"
 
+/* The options of `run`, one table: parsing and --help both come from it. */
+enum { OPT_STACKS = CLI_LONG_ONLY, OPT_DEPTH, OPT_CARD, OPT_TENSORS, OPT_SAMPLE_MS, OPT_FREE_STACKS };
+static const cli_opt run_opts[] = {
+    {'o', "output", "FILE", "trace path (%p pid, %r $RANK); default vramtrace.%p.vt"},
+    {OPT_STACKS, "stacks", "MODE", "all (native + Python, default), native, python, none"},
+    {OPT_DEPTH, "depth", "N", "native frames per stack (1-128, default 32)"},
+    {OPT_CARD, "card", "SPEC",
+     "emulate a card: a size with a unit (12GiB, 12288MiB, 11.5GiB;\n"
+     "KB/MB/GB are decimal) or a preset (see below)"},
+    {OPT_TENSORS, "tensors", NULL,
+     "tensor mode: PyTorch's cudaMallocAsync backend, one event per\n"
+     "tensor (merged into PYTORCH_CUDA_ALLOC_CONF)"},
+    {OPT_SAMPLE_MS, "sample-ms", "N", "sample cuMemGetInfo every N ms in the background"},
+    {OPT_FREE_STACKS, "free-stacks", NULL, "record stacks on frees too"},
+    {'q', "quiet", NULL, "no summary after the run (trace paths only)"},
+    {'h', "help", NULL, "this text"},
+    {0}};
+
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: vramtrace run [options] -- CMD [ARGS...]\n\n"
-            "Runs CMD with the vramtrace preload library; every process of it that uses CUDA\n"
-            "writes its own trace. Returns CMD's exit status (128+N if killed by signal N).\n\n"
-            "options:\n"
-            "  -o, --output FILE   trace path (%%p pid, %%r $RANK); default vramtrace.%%p.vt\n"
-            "  --stacks MODE       all (native + Python, default), native, python, none\n"
-            "  --depth N           native frames per stack (1-128, default 32)\n"
-            "  --card SPEC         emulate a card: a size (12GiB, 11.5G, 12288MiB) or a preset\n"
-            "                      (%s)\n"
-            "  --tensors           tensor mode: PyTorch's cudaMallocAsync backend, one event per\n"
-            "                      tensor (merged into PYTORCH_CUDA_ALLOC_CONF)\n"
-            "  --sample-ms N       sample cuMemGetInfo every N ms in the background\n"
-            "  --free-stacks       record stacks on frees too\n"
-            "  -q, --quiet         no summary after the run (trace paths only)\n"
-            "  -h, --help          this text\n",
-            card_presets_help());
+    fprintf(out, "usage: vramtrace run [options] [--] CMD [ARGS...]\n\n"
+                 "Runs CMD with the vramtrace preload library; every process of it that uses CUDA\n"
+                 "writes its own trace. Returns CMD's exit status (128+N if killed by signal N).\n"
+                 "Options end at CMD (or at --).\n\n");
+    cli_print_options(out, run_opts);
+    fprintf(out, "card presets: %s\n", card_presets_help());
 }
 
 /* find_preload: libvramtrace.so beside this binary, or ../lib/vramtrace/ (installed), or
@@ -139,54 +147,45 @@ int cmd_run(int argc, char **argv)
     const char *output = NULL, *stacks = NULL, *card = NULL;
     long depth = 0, sample = -1;
     int tensors = 0, free_stacks = 0, quiet = 0;
-    int i = 1;
-    for (; i < argc; i++) {
-        const char *a = argv[i];
-        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--")) {
-            i++;
-            break;
-        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return VT_EXIT_OK;
-        } else if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && next) {
-            output = next, i++;
-        } else if (!strcmp(a, "--stacks") && next) {
-            stacks = next, i++;
+    int k;
+    cli p;
+    cli_init(&p, "run", run_opts, CLI_STOP_AT_OPERAND);
+    while ((k = cli_next(&p, argc, argv)) != CLI_END) {
+        const char *next = p.arg;
+        char *end;
+        switch (k) {
+        case 'h': usage(stdout); return VT_EXIT_OK;
+        case 'o': output = next; break;
+        case 'q': quiet = 1; break;
+        case OPT_TENSORS: tensors = 1; break;
+        case OPT_FREE_STACKS: free_stacks = 1; break;
+        case OPT_CARD: card = next; break;
+        case OPT_STACKS:
+            stacks = next;
             if (strcmp(stacks, VT_STACKS_NAME_ALL) && strcmp(stacks, VT_STACKS_NAME_NATIVE) &&
                 strcmp(stacks, VT_STACKS_NAME_PYTHON) && strcmp(stacks, VT_STACKS_NAME_NONE)) {
                 fprintf(stderr, "vramtrace run: --stacks %s: expected all, native, python or none\n", stacks);
                 return VT_EXIT_USAGE;
             }
-        } else if (!strcmp(a, "--depth") && next) {
-            char *end;
-            depth = strtol(next, &end, 10), i++;
-            if (*end || depth < 1 || depth > 128) {
+            break;
+        case OPT_DEPTH:
+            depth = strtol(next, &end, 10);
+            if (*end || end == next || depth < 1 || depth > 128) {
                 fprintf(stderr, "vramtrace run: --depth %s: expected a number from 1 to 128\n", next);
                 return VT_EXIT_USAGE;
             }
-        } else if (!strcmp(a, "--card") && next) {
-            card = next, i++;
-        } else if (!strcmp(a, "--sample-ms") && next) {
-            char *end;
-            sample = strtol(next, &end, 10), i++;
-            if (*end || sample < 0 || sample > 3600000) {
+            break;
+        case OPT_SAMPLE_MS:
+            sample = strtol(next, &end, 10);
+            if (*end || end == next || sample < 0 || sample > 3600000) {
                 fprintf(stderr, "vramtrace run: --sample-ms %s: expected milliseconds (0 = off)\n", next);
                 return VT_EXIT_USAGE;
             }
-        } else if (!strcmp(a, "--tensors")) {
-            tensors = 1;
-        } else if (!strcmp(a, "--free-stacks")) {
-            free_stacks = 1;
-        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-            quiet = 1;
-        } else if (a[0] == '-') {
-            fprintf(stderr, "vramtrace run: unknown option or missing value: %s (see --help)\n", a);
-            return VT_EXIT_USAGE;
-        } else {
-            break; /* the command starts here */
+            break;
+        default: return VT_EXIT_USAGE;
         }
     }
+    int i = p.optind;
     if (i >= argc) {
         fprintf(stderr, "vramtrace run: no command given (usage: vramtrace run [options] -- CMD ARGS...)\n");
         return VT_EXIT_USAGE;
@@ -201,7 +200,7 @@ int cmd_run(int argc, char **argv)
         card_spec spec;
         char err[256];
         if (card_parse(card, &spec, err, sizeof err) < 0) {
-            fprintf(stderr, "vramtrace run: --card %s: %s\n", card, err);
+            fprintf(stderr, "vramtrace run: --card: %s\n", err);
             return VT_EXIT_USAGE;
         }
         char bytes[32];

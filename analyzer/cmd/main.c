@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli.h"
 #include "commands.h"
 #include "vramtrace/trace_format.h"
 
@@ -10,36 +11,64 @@
 #define VT_VERSION_STRING "0.1.0"
 #endif
 
+/* main's own options (before the command), one table: parsing and --help come from it. */
+enum { OPT_VERSION = CLI_LONG_ONLY };
+static const cli_opt main_opts[] = {{'h', "help", NULL, "this text"},
+                                    {OPT_VERSION, "version", NULL, "the version and trace format"},
+                                    {0}};
+
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: vramtrace <command> [options]\n\n"
+    fprintf(out, "usage: vramtrace [-h | --version] <command> [options]\n\n"
                  "GPU memory profiler for PyTorch training.\n\ncommands:\n");
 #define VT_CMD_HELP(name, fn, help) fprintf(out, "  %-8s %s\n", #name, help);
     VT_COMMANDS(VT_CMD_HELP)
 #undef VT_CMD_HELP
-    fprintf(out, "\n`vramtrace <command> --help` for each command's options.\n"
+    fprintf(out, "\n");
+    cli_print_options(out, main_opts);
+    fprintf(out, "\n`vramtrace <command> --help` for each command's options; docs/formula.md for\n"
+                 "the categories, formulas and advice rules the reports cite.\n"
                  "exit codes: 0 ok, 1 findings, 2 usage or system error, 3 malformed trace\n");
+}
+
+static int version(void)
+{
+    printf("vramtrace %s (trace format %d.%d)\n", VT_VERSION_STRING, VT_VERSION_MAJOR,
+           VT_VERSION_MINOR);
+    return VT_EXIT_OK;
 }
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
+    cli p;
+    int k;
+    cli_init(&p, "", main_opts, CLI_STOP_AT_OPERAND);
+    while ((k = cli_next(&p, argc, argv)) != CLI_END) {
+        if (k == 'h') {
+            usage(stdout);
+            return VT_EXIT_OK;
+        }
+        if (k == OPT_VERSION)
+            return version();
+        return VT_EXIT_USAGE;
+    }
+    opterr = 1; /* commands that call getopt_long themselves (flame) report its errors */
+    if (p.optind >= argc) {
         usage(stderr);
         return VT_EXIT_USAGE;
     }
-    const char *cmd = argv[1];
-    if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+    argc -= p.optind;
+    argv += p.optind;
+    const char *cmd = argv[0];
+    if (!strcmp(cmd, "help")) {
         usage(stdout);
         return VT_EXIT_OK;
     }
-    if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
-        printf("vramtrace %s (trace format %d.%d)\n", VT_VERSION_STRING, VT_VERSION_MAJOR,
-               VT_VERSION_MINOR);
-        return VT_EXIT_OK;
-    }
+    if (!strcmp(cmd, "version"))
+        return version();
 #define VT_CMD_DISPATCH(name, fn, help) \
     if (!strcmp(cmd, #name))            \
-        return fn(argc - 1, argv + 1);
+        return fn(argc, argv);
     VT_COMMANDS(VT_CMD_DISPATCH)
 #undef VT_CMD_DISPATCH
     fprintf(stderr, "vramtrace: unknown command '%s' (try `vramtrace --help`)\n", cmd);

@@ -64,6 +64,16 @@ static int alias_match(const char *aliases, const char *n)
     return 0;
 }
 
+/* The units of a size, one list: X(spelling, bytes). Binary: B, KiB..TiB (also Ki.., K..);
+ * decimal: KB, MB, GB, TB (as disk makers count). Compared case-insensitively. */
+#define VT_SIZE_UNITS(X)                                                                           \
+    X("b", 1.0)                                                                                    \
+    X("kib", 0x1p10) X("ki", 0x1p10) X("k", 0x1p10)                                                \
+    X("mib", 0x1p20) X("mi", 0x1p20) X("m", 0x1p20)                                                \
+    X("gib", 0x1p30) X("gi", 0x1p30) X("g", 0x1p30)                                                \
+    X("tib", 0x1p40) X("ti", 0x1p40) X("t", 0x1p40)                                                \
+    X("kb", 1e3) X("mb", 1e6) X("gb", 1e9) X("tb", 1e12)
+
 int card_parse_size(const char *s, uint64_t *out)
 {
     if (!s || !out)
@@ -91,26 +101,15 @@ int card_parse_size(const char *s, uint64_t *out)
         end++;
     if (*end)
         return -1;
-    double mult;
-    if (!strcmp(unit, "") || !strcmp(unit, "b"))
-        mult = 1;
-    else if (!strcmp(unit, "k") || !strcmp(unit, "kib") || !strcmp(unit, "ki"))
-        mult = 1024.0;
-    else if (!strcmp(unit, "m") || !strcmp(unit, "mib") || !strcmp(unit, "mi"))
-        mult = 1024.0 * 1024;
-    else if (!strcmp(unit, "g") || !strcmp(unit, "gib") || !strcmp(unit, "gi"))
-        mult = 1024.0 * 1024 * 1024;
-    else if (!strcmp(unit, "t") || !strcmp(unit, "tib") || !strcmp(unit, "ti"))
-        mult = 1024.0 * 1024 * 1024 * 1024;
-    else if (!strcmp(unit, "kb"))
-        mult = 1e3;
-    else if (!strcmp(unit, "mb"))
-        mult = 1e6;
-    else if (!strcmp(unit, "gb"))
-        mult = 1e9;
-    else if (!strcmp(unit, "tb"))
-        mult = 1e12;
-    else
+    if (!ul) /* "13": bytes? GiB? A size must say. */
+        return CARD_SIZE_NO_UNIT;
+    double mult = 0;
+#define VT_UNIT_MATCH(name, bytes)                                                                 \
+    if (!mult && !strcmp(unit, name))                                                              \
+        mult = bytes;
+    VT_SIZE_UNITS(VT_UNIT_MATCH)
+#undef VT_UNIT_MATCH
+    if (!mult)
         return -1;
     double b = v * mult;
     if (b >= 18446744073709551615.0)
@@ -137,7 +136,13 @@ int card_parse(const char *s, card_spec *out, char *err, size_t errlen)
         }
     }
     uint64_t b = 0;
-    if (card_parse_size(s, &b) == 0) {
+    int sr = card_parse_size(s, &b);
+    if (sr == CARD_SIZE_NO_UNIT) {
+        if (err && errlen)
+            snprintf(err, errlen, "%s: a size needs a unit (e.g. 12GiB, 12288MiB) or a card name", s);
+        return -1;
+    }
+    if (sr == 0) {
         if (b == 0) {
             if (err && errlen)
                 snprintf(err, errlen, "card size '%s' is zero (give a positive size such as 12GiB)",

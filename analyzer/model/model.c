@@ -51,6 +51,12 @@ static void explain(model_result *m, const run_facts *f)
     const gpt_shape *s = &m->shape;
     uint64_t P = formula_params_exact(s);
     uint64_t total = cat_breakdown_total(&m->measured);
+    /* A from the run (not nanoGPT's default assumed): only then "A > 1" is a fact of the run */
+    int a_known = m->cfg.v[CFG_gradient_accumulation_steps].src != CONFIG_SRC_DEFAULT;
+    /* segment mode: gradients / optimizer state share segments with backward scratch */
+    static const char seg_no_ratio[] =
+        "segment mode counts whole segments under the phase that grew them: no bytes per "
+        "parameter from it (run with --tensors)";
     for (int c = 0; c < CAT_COUNT; c++) {
         uint64_t me = m->measured.bytes[c], d = m->doc.bytes[c], r = m->refined.bytes[c];
         char *rd = m->reason_doc[c], *rr = m->reason_ref[c];
@@ -74,7 +80,10 @@ static void explain(model_result *m, const run_facts *f)
         } else if (off_doc) {
             switch ((category)c) {
             case CAT_PARAMETERS:
-                if (fabs((double)me - 4.0 * P) < 0.15 * 4.0 * P)
+                if (me == 0)
+                    snprintf(rd, n, "no parameter %s attributed at the peak",
+                             f->tensor_mode ? "tensor" : "segment");
+                else if (fabs((double)me - 4.0 * P) < 0.15 * 4.0 * P)
                     snprintf(rd, n,
                              "parameters are fp32 under autocast (4 B/param), the documents "
                              "assumed fp16 (2 B/param)");
@@ -90,16 +99,30 @@ static void explain(model_result *m, const run_facts *f)
                         : s->iteration0
                             ? "the run had not reached a backward yet"
                             : "with A=1 zero_grad(set_to_none=True) frees them before the forward");
-                else
+                else if (!f->tensor_mode)
+                    snprintf(rd, n, "%s", seg_no_ratio);
+                else if (fabs((double)me - 4.0 * P) < 0.15 * 4.0 * P)
                     snprintf(rd, n,
                              "gradients are fp32 (%.1f B/param), the documents assumed fp16%s",
                              (double)me / P,
-                             s->A > 1 ? "; they stay alive across micro-steps (A > 1)" : "");
+                             a_known && s->A > 1 ? "; they stay alive across micro-steps (A > 1)"
+                                                 : "");
+                else if (m->partial && (double)me < 4.0 * P)
+                    snprintf(rd, n,
+                             "%.0f %% of the fp32 gradients were alive: the run stopped at the "
+                             "out-of-memory error during the backward",
+                             100.0 * (double)me / (4.0 * P));
+                else
+                    snprintf(rd, n, "%.1f B/param of gradients measured, the documents assumed 2 (fp16)",
+                             (double)me / P);
                 break;
             case CAT_OPTIMIZER:
-                if (me == 0)
+                if (me == 0 && f->iterations == 0)
                     snprintf(rd, n,
                              "no AdamW state yet: the run stopped before its first optimizer step");
+                else if (me == 0)
+                    snprintf(rd, n, "no AdamW state at the peak: it came before the first "
+                                    "optimizer step created the state");
                 else
                     snprintf(rd, n, "AdamW keeps exp_avg and exp_avg_sq (8 B) for every parameter");
                 break;
@@ -139,9 +162,15 @@ static void explain(model_result *m, const run_facts *f)
                          mibf(me));
                 break;
             case CAT_KERNEL_CODE:
-                snprintf(rd, n,
-                         "kernel images %.0f MiB; the documents' 0.5-1 GB is for torch.compile",
-                         mibf(me));
+                if (s->compile)
+                    snprintf(rd, n,
+                             "kernel images %.0f MiB, torch.compile's kernels included (the "
+                             "documents allow 0.5-1 GB for torch.compile overall)",
+                             mibf(me));
+                else
+                    snprintf(rd, n, "kernel images %.0f MiB (modules and libraries loaded); not "
+                                    "in the documents' formula",
+                             mibf(me));
                 break;
             case CAT_CACHE:
                 snprintf(
@@ -173,7 +202,9 @@ static void explain(model_result *m, const run_facts *f)
             if (c == CAT_ATTENTION)
                 snprintf(rr, n, "attention is not fused: B*H*T^2 scores are materialized");
         } else if (off_ref && me == 0 && r > 0) {
-            if (c == CAT_OPTIMIZER)
+            if (!f->tensor_mode && (c == CAT_GRADIENTS || c == CAT_OPTIMIZER))
+                snprintf(rr, n, "not attributed in segment mode (run with --tensors)");
+            else if (c == CAT_OPTIMIZER)
                 snprintf(rr, n, "no AdamW state at the peak");
             else
                 snprintf(rr, n, "none measured (classified elsewhere, or not reached)");
@@ -219,8 +250,10 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
         double nv = (double)m->shape.B * (double)m->shape.T * (double)m->shape.V;
         if (no_frames || (!f->has_oom && (double)m->measured.bytes[CAT_LOGITS] > 10.0 * nv)) {
             m->shape.compile = 0;
-            snprintf(m->note, sizeof m->note,
-                     "compile=True ran as eager (%s): the formulas use eager mode",
+            snprintf(m->note, sizeof m->note, "%s ran as eager (%s): the formulas use eager mode",
+                     m->cfg.v[CFG_compile].src == CONFIG_SRC_DEFAULT
+                         ? "compile (not given; nanoGPT's default True assumed)"
+                         : "compile=True",
                      no_frames ? "no Python frame under torch._dynamo / torch._inductor"
                                : "logits/loss kept about 12*B*T*V bytes");
         }

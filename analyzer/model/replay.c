@@ -193,9 +193,10 @@ static void apply_event(state *s, int is_alloc, const reader_event *ev, oom_trac
         if (ot->pending && e->level == L_SEGMENT)
             ot->released += e->size;
         if (!ev->backward && e->phase == PHASE_BACKWARD && (e->level == L_INNER || e->level == L_TENSOR) &&
-            !(e->size & 1) && replay_phase_half_has(s, e->size / 2) && !s->in_opt) {
+            !(e->size & 1) && replay_phase_half_has(s, e->size / 2) && !s->in_opt && !ot->pending) {
             /* the main thread frees a gradient (zero_grad): an optimizer step, even one that
-             * allocated nothing (fused / foreach optimizers after their first step) */
+             * allocated nothing (fused / foreach optimizers after their first step); not the
+             * frees of the out-of-memory error's unwinding */
             s->iter++;
             s->in_opt = 1;
             ph = PHASE_OPTIMIZER;

@@ -64,7 +64,12 @@ static int report_fill(report_ctx *c)
     f->at_peak = r->at_peak.by_cat;
     f->iterations = (int)r->iterations;
     /* torch.compile compiles at the first forward: forward frames and no compile frame = eager */
-    f->compile_frames = r->phase_peak[PHASE_COMPILE]   ? MODEL_COMPILE_SEEN
+    /* (segment mode may allocate nothing while compiling: then a Python frame of inductor,
+     * or of the code it generated, on a recorded stack says it ran; not torch/_dynamo alone:
+     * its disable() wrappers are on eager stacks too) */
+    static const char *const compile_files[] = {"torch/_inductor/", "torchinductor_", NULL};
+    f->compile_frames = r->phase_peak[PHASE_COMPILE] || tables_code_file_has(r->t, compile_files)
+                            ? MODEL_COMPILE_SEEN
                         : r->phase_peak[PHASE_FORWARD] ? MODEL_COMPILE_NOT_SEEN
                                                        : MODEL_COMPILE_UNKNOWN;
     if (r->has_oom) {

@@ -53,6 +53,7 @@ struct reader {
     uint64_t err_off;
     uint64_t nrec;
     char msg[256];
+    bool bad_header; /* the header itself is not a vramtrace header (reader_describe) */
 };
 
 /* set_status: records a final status with offset and message; always returns false so
@@ -140,11 +141,17 @@ static bool read_header(reader *r)
     ssize_t have = fill(r, sizeof(vt_file_header));
     if (have < 0)
         return false;
+    r->bad_header = true; /* until the header is known good */
+    if (have == 0)
+        return set_status(r, READER_MALFORMED, 0,
+                          "not a vramtrace trace (an empty file: the traced process wrote "
+                          "nothing, or it is still starting)");
     if ((size_t)have < VT_MAGIC_LEN || memcmp(r->buf, VT_MAGIC, VT_MAGIC_LEN) != 0)
-        return set_status(r, READER_MALFORMED, 0, "bad magic: not a vramtrace trace");
+        return set_status(r, READER_MALFORMED, 0, "not a vramtrace trace (bad magic)");
     if ((size_t)have < sizeof(vt_file_header))
         return set_status(r, READER_MALFORMED, (uint64_t)have,
-                          "file header cut short (%zd of 32 bytes)", have);
+                          "a vramtrace trace cut short inside its header (%zd of 32 bytes)",
+                          have);
     memcpy(&r->hdr, r->buf, sizeof r->hdr);
     if (r->hdr.major != VT_VERSION_MAJOR)
         return set_status(r, READER_MALFORMED, 8,
@@ -153,8 +160,9 @@ static bool read_header(reader *r)
                           r->hdr.major, r->hdr.minor, VT_VERSION_MAJOR);
     if (r->hdr.header_size < sizeof(vt_file_header) || r->hdr.header_size % VT_REC_ALIGN ||
         r->hdr.header_size > 4096)
-        return set_status(r, READER_MALFORMED, 12, "bad header_size %u",
+        return set_status(r, READER_MALFORMED, 12, "malformed trace header (bad header_size %u)",
                           (unsigned)r->hdr.header_size);
+    r->bad_header = false;
     r->pos = r->hdr.header_size;
     return true;
 }
@@ -191,7 +199,8 @@ reader *reader_open(const char *path, char *msg, size_t msgsz)
         return NULL;
     }
     posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-    read_header(r);
+    if (!read_header(r) && msg && msgsz)
+        reader_describe(r, msg, msgsz);
     return r;
 }
 
@@ -224,6 +233,22 @@ const char *reader_path(const reader *r) { return r->path; }
 uint64_t reader_records(const reader *r) { return r->nrec; }
 uint64_t reader_position(const reader *r) { return r->pos; }
 uint64_t reader_file_size(const reader *r) { return r->fsize; }
+
+void reader_describe(const reader *r, char *out, size_t len)
+{
+    if (!out || !len)
+        return;
+    if (r->st == READER_OK)
+        snprintf(out, len, "%s: ok", r->path);
+    else if (r->bad_header)
+        snprintf(out, len, "%s: %s", r->path, r->msg);
+    else if (r->st == READER_TRUNCATED)
+        snprintf(out, len, "%s: truncated trace (%s)", r->path, r->msg);
+    else
+        snprintf(out, len, "%s: %s at byte %llu: %s", r->path,
+                 r->st == READER_MALFORMED ? "malformed trace" : "read error",
+                 (unsigned long long)r->err_off, r->msg);
+}
 
 const char *reader_status_name(reader_status s)
 {

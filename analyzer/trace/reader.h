@@ -194,7 +194,8 @@ typedef struct reader reader;
  * version, header_size). Returns a reader (free with reader_close) or NULL when the file
  * cannot be opened or stat'ed or memory is short: then msg (if non-NULL) gets
  * "PATH: strerror" (exit 2 material). A bad header does NOT return NULL: the reader is
- * returned with status READER_MALFORMED at offset 0/8 and reader_next returns false. */
+ * returned with status READER_MALFORMED at offset 0/8, msg gets reader_describe's
+ * "PATH: not a vramtrace trace (bad magic)" (exit 3 material) and reader_next returns false. */
 reader *reader_open(const char *path, char *msg, size_t msgsz);
 
 /* reader_next: decodes the next record into *rec. Returns true with *rec filled (pointers
@@ -221,6 +222,11 @@ const char *reader_status_name(reader_status s);
  * at byte N"); "" / 0 when OK. The message is owned by the reader. */
 uint64_t reader_error_offset(const reader *r);
 const char *reader_error_message(const reader *r);
+/* reader_describe: the one user-facing sentence for the status, naming the file and the
+ * problem, for every command: "PATH: not a vramtrace trace (bad magic)" (or another header
+ * problem), "PATH: malformed trace at byte N: WHY", "PATH: read error at byte N: WHY",
+ * "PATH: truncated trace (WHY)", "PATH: ok". Written into out (len bytes, always ended). */
+void reader_describe(const reader *r, char *out, size_t len);
 
 /* reader_header: the validated file header (zeroed if the header was unreadable). */
 const vt_file_header *reader_header(const reader *r);

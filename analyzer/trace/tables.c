@@ -580,3 +580,17 @@ size_t tables_frame_text(const tables_frame *f, char *buf, size_t bufsz)
     }
     return n < 0 ? 0 : (size_t)n;
 }
+
+int tables_code_file_has(const tables *t, const char *const *needles)
+{
+    const map *m = &t->codes;
+    for (size_t i = 0; i < m->cap; i++) {
+        const tables_code *c = m->vals[i];
+        if (!c || !c->filename.s)
+            continue;
+        for (const char *const *n = needles; *n; n++)
+            if (strstr(c->filename.s, *n))
+                return 1;
+    }
+    return 0;
+}

@@ -123,6 +123,9 @@ size_t tables_n_stacks(const tables *t);
 size_t tables_n_codes(const tables *t);
 size_t tables_n_symbols(const tables *t);
 size_t tables_n_modules(const tables *t);
+/* tables_code_file_has: 1 when the file name of a Python code object of the trace (one that
+ * was on a recorded stack) contains one of needles (a NULL-terminated list), else 0. */
+int tables_code_file_has(const tables *t, const char *const *needles);
 
 /* tables_env: the value of recorded environment variable name ("RANK", ...) from the
  * PROCESS record, as a NUL-terminated string owned by the tables; NULL when absent. */

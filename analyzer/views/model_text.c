@@ -66,7 +66,8 @@ static void print_oom(FILE *out, const model_result *m, const run_facts *f)
         if (f->at_oom.bytes[c])
             fprintf(out, " %s %s;", category_name((category)c),
                     card_format_bytes(f->at_oom.bytes[c], b1, sizeof b1));
-    fprintf(out, "\n  allocator cache %s, outside PyTorch %s\n",
+    fprintf(out, "\n  cache PyTorch released to retry %s, outside PyTorch (context, kernel code, "
+                 "external) %s\n",
             card_format_bytes(f->oom_cache, b1, sizeof b1),
             card_format_bytes(f->oom_outside, b2, sizeof b2));
     fprintf(out, "  cause: %s\n    %s\n", advice_cause_text(m->cause), m->why);

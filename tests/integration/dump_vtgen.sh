@@ -109,7 +109,12 @@ for kind in magic major size0 size-odd size-past-eof string huge type0; do
     rc=0
     "$VT" dump bad.vt >bad.jsonl 2>bad.err || rc=$?
     [ "$rc" -eq 3 ] || { echo "corrupt=$kind: exit $rc, want 3"; exit 1; }
-    grep -q "^vramtrace dump: bad.vt: malformed trace at byte [0-9]*: ." bad.err ||
+    case $kind in # a bad header is named as such (reader_describe), other damage by offset
+    magic) want="^vramtrace dump: bad.vt: not a vramtrace trace (bad magic)$" ;;
+    major) want="^vramtrace dump: bad.vt: trace format version [0-9]*\.[0-9]*, this vramtrace reads" ;;
+    *) want="^vramtrace dump: bad.vt: malformed trace at byte [0-9]*: ." ;;
+    esac
+    grep -q "$want" bad.err ||
         { echo "corrupt=$kind: bad message"; cat bad.err; exit 1; }
     python3 -c 'import json,sys; [json.loads(l) for l in open("bad.jsonl")]'
     case $kind in

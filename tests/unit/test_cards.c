@@ -47,8 +47,22 @@ static void test_sizes(void **state)
     assert_int_equal(card_parse("11.5G", &c, err, sizeof err), 0);
     assert_true(c.bytes == 23 * GiB / 2);
     uint64_t b = 0;
-    assert_int_equal(card_parse_size("4096", &b), 0);
+    assert_int_equal(card_parse_size("4096", &b), CARD_SIZE_NO_UNIT);
+    assert_int_equal(card_parse_size(" 13 ", &b), CARD_SIZE_NO_UNIT);
+    assert_int_equal(card_parse_size("4096B", &b), 0);
     assert_true(b == 4096);
+    assert_int_equal(card_parse_size("12gib", &b), 0);
+    assert_true(b == 12 * GiB);
+    assert_int_equal(card_parse_size("1.5KiB", &b), 0);
+    assert_true(b == 1536);
+    assert_int_equal(card_parse_size("12288MiB", &b), 0);
+    assert_true(b == 12 * GiB);
+    assert_int_equal(card_parse_size("2TiB", &b), 0);
+    assert_true(b == 2048 * GiB);
+    assert_int_equal(card_parse_size("5KB", &b), 0);
+    assert_true(b == 5000);
+    assert_int_equal(card_parse_size("80MB", &b), 0);
+    assert_true(b == 80000000);
     assert_int_equal(card_parse_size("2K", &b), 0);
     assert_true(b == 2048);
     assert_int_equal(card_parse_size("1 TiB", &b), 0);
@@ -73,6 +87,9 @@ static void test_errors(void **state)
     assert_int_equal(card_parse("0G", &c, err, sizeof err), -1);
     assert_true(strlen(err) > 0);
     assert_int_equal(card_parse("", &c, err, sizeof err), -1);
+    err[0] = '\0';
+    assert_int_equal(card_parse("13", &c, err, sizeof err), -1);
+    assert_string_equal(err, "13: a size needs a unit (e.g. 12GiB, 12288MiB) or a card name");
 }
 
 static void test_format(void **state)

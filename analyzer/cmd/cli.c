@@ -1,0 +1,120 @@
+/* cli.c — the one option parser of every `vramtrace` command (cli.h): a cli_opt table turned
+ * into getopt_long's tables, and the same table printed as the options part of --help. */
+#include "cli.h"
+
+#include <string.h>
+
+#define CLI_HELP_COLUMN 22
+
+void cli_init(cli *c, const char *cmd, const cli_opt *opts, int flags)
+{
+    memset(c, 0, sizeof *c);
+    c->cmd = cmd;
+    c->opts = opts;
+    c->flags = flags;
+    size_t nl = 0, ns = 0;
+    /* '+': stop at the first operand; ':': a missing value returns ':' (reported here). */
+    if (flags & CLI_STOP_AT_OPERAND)
+        c->shorts[ns++] = '+';
+    c->shorts[ns++] = ':';
+    for (const cli_opt *o = opts; o->key && nl < CLI_MAX_OPTS; o++) {
+        if (o->name)
+            c->longs[nl++] =
+                (struct option){o->name, o->arg ? required_argument : no_argument, NULL, o->key};
+        if (o->key > 0 && o->key < CLI_LONG_ONLY) {
+            c->shorts[ns++] = (char)o->key;
+            if (o->arg)
+                c->shorts[ns++] = ':';
+        }
+    }
+    c->shorts[ns] = '\0';
+    optind = 0; /* glibc: a full reset, also of the state inside a cluster such as -qh */
+    opterr = 0;
+}
+
+/* opt_word: how the user spelled the option that getopt just rejected, for messages: the
+ * word itself for an unknown long option (optopt 0), "--name" for a known long option given
+ * wrongly, else "-x" (a short option, also inside a cluster such as -qx). */
+static const char *opt_word(const cli *c, char **argv, char *buf, size_t len)
+{
+    const char *w = optind > 0 ? argv[optind - 1] : NULL;
+    if (optopt == 0)
+        return w ? w : "?";
+    size_t n = w ? strcspn(w, "=") : 0;
+    if (w && !strncmp(w, "--", 2))
+        for (const cli_opt *o = c->opts; o->key; o++)
+            if (o->key == optopt && o->name && strlen(o->name) == n - 2 &&
+                !strncmp(o->name, w + 2, n - 2)) {
+                snprintf(buf, len, "--%s", o->name);
+                return buf;
+            }
+    snprintf(buf, len, "-%c", optopt > 0 && optopt < CLI_LONG_ONLY ? optopt : '?');
+    return buf;
+}
+
+int cli_next(cli *c, int argc, char **argv)
+{
+    c->arg = NULL;
+    c->key_value = NULL;
+    int k = getopt_long(argc, argv, c->shorts, c->longs, NULL);
+    if (k == -1) {
+        c->optind = optind;
+        return CLI_END;
+    }
+    char buf[64];
+    const char *sp = c->cmd[0] ? " " : ""; /* main's own options: "vramtrace: ..." */
+    if (k == ':') {
+        fprintf(stderr, "vramtrace%s%s: %s needs a value (see vramtrace%s%s --help)\n", sp, c->cmd,
+                opt_word(c, argv, buf, sizeof buf), sp, c->cmd);
+        return CLI_ERROR;
+    }
+    if (k == '?') {
+        const char *w = argv[optind - 1];
+        if ((c->flags & CLI_KEY_VALUES) && optopt == 0 && w && !strncmp(w, "--", 2) && w[2] &&
+            w[2] != '=' && strchr(w, '=')) {
+            c->key_value = w + 2;
+            return CLI_KEY_VALUE;
+        }
+        if (optopt != 0 && w && !strncmp(w, "--", 2) && strchr(w, '=')) {
+            fprintf(stderr, "vramtrace%s%s: %.*s takes no value (see vramtrace%s%s --help)\n", sp,
+                    c->cmd, (int)(strchr(w, '=') - w), w, sp, c->cmd);
+            return CLI_ERROR;
+        }
+        fprintf(stderr, "vramtrace%s%s: unknown option %s (see vramtrace%s%s --help)\n", sp, c->cmd,
+                opt_word(c, argv, buf, sizeof buf), sp, c->cmd);
+        return CLI_ERROR;
+    }
+    c->arg = optarg;
+    return k;
+}
+
+void cli_print_options(FILE *out, const cli_opt *opts)
+{
+    fprintf(out, "options:\n");
+    for (const cli_opt *o = opts; o->key; o++) {
+        char left[64];
+        int n;
+        if (o->key < CLI_LONG_ONLY && o->name)
+            n = snprintf(left, sizeof left, "-%c, --%s", o->key, o->name);
+        else if (o->name)
+            n = snprintf(left, sizeof left, "--%s", o->name);
+        else
+            n = snprintf(left, sizeof left, "-%c", o->key);
+        if (o->arg && n > 0 && (size_t)n < sizeof left)
+            snprintf(left + n, sizeof left - (size_t)n, " %s", o->arg);
+        int w = fprintf(out, "  %s", left);
+        const char *h = o->help;
+        int pad = w < CLI_HELP_COLUMN ? CLI_HELP_COLUMN - w : 1;
+        if (w >= CLI_HELP_COLUMN) { /* a long left part: help on the next line */
+            fprintf(out, "\n");
+            pad = CLI_HELP_COLUMN;
+        }
+        while (h) {
+            const char *nl = strchr(h, '\n');
+            int len = nl ? (int)(nl - h) : (int)strlen(h);
+            fprintf(out, "%*s%.*s\n", pad, "", len, h);
+            h = nl ? nl + 1 : NULL;
+            pad = CLI_HELP_COLUMN;
+        }
+    }
+}

@@ -1,0 +1,47 @@
+#!/bin/sh
+# cli_options.sh — one option parser (analyzer/cmd/cli.c) for every command: -h and --help
+# print the usage on stdout and exit 0 everywhere; an unknown option or a missing value is
+# exit 2 with "vramtrace CMD: ..." naming it; report keeps --KEY=VALUE overrides; run stops
+# at the command (its own options are not taken as vramtrace's).
+set -u
+fail() { echo "cli_options: $*"; exit 1; }
+T="$ROOT/examples/traces/b_oom_12gib.vt"
+for cmd in "" report dump run predict flame diff; do
+    for h in -h --help; do
+        "$VT" $cmd $h >out.txt 2>err.txt || fail "'$cmd $h': exit $?"
+        grep -q "^usage: vramtrace $cmd" out.txt || fail "'$cmd $h': no usage on stdout"
+        [ -s err.txt ] && fail "'$cmd $h': wrote to stderr: $(cat err.txt)"
+    done
+done
+"$VT" dump -h | grep -q '^usage: vramtrace dump .*-h' || fail "dump's usage line omits -h"
+"$VT" --version | grep -q '^vramtrace [0-9]' || fail "--version"
+"$VT" flame --no-such-option x >out.txt 2>&1
+[ $? = 2 ] || fail "flame --no-such-option: not exit 2"
+for cmd in "" report dump run diff; do
+    "$VT" $cmd --no-such-option x y >out.txt 2>err.txt
+    rc=$?
+    [ $rc = 2 ] || fail "'$cmd --no-such-option': exit $rc, expected 2"
+    grep -q "^vramtrace${cmd:+ $cmd}: unknown option --no-such-option" err.txt ||
+        fail "'$cmd --no-such-option': $(cat err.txt)"
+done
+for cmd in report diff; do
+    "$VT" $cmd --top >out.txt 2>err.txt
+    [ $? = 2 ] || fail "$cmd --top without a value: not exit 2"
+    grep -q "^vramtrace $cmd: --top needs a value" err.txt || fail "$cmd --top: $(cat err.txt)"
+done
+"$VT" run -o >out.txt 2>err.txt
+grep -q '^vramtrace run: -o needs a value' err.txt || fail "run -o: $(cat err.txt)"
+"$VT" report -x "$T" >out.txt 2>err.txt
+grep -q '^vramtrace report: unknown option -x' err.txt || fail "report -x: $(cat err.txt)"
+# options after the file, an override, --opt=value spelling
+"$VT" report "$T" --top=1 --no-color --batch_size=8 >out.txt 2>err.txt ||
+    fail "report FILE --top=1 --batch_size=8: $(cat err.txt)"
+grep -q 'batch_size  *8 ' out.txt || fail "the --batch_size=8 override is not in the report"
+"$VT" report --json=1 "$T" >out.txt 2>err.txt
+[ $? = 2 ] || fail "report --json=1: expected exit 2"
+# run: options end at the command; the command's own -h / --help are its own
+"$VT" run -q -- sh -c 'exit 7' >out.txt 2>&1
+[ $? = 7 ] || fail "run -- sh -c 'exit 7': not the command's status"
+"$VT" run -q sh -c 'echo "$0 $1"' --help x >out.txt 2>&1 || fail "run sh ... --help: $(cat out.txt)"
+grep -q -- '--help x' out.txt || fail "run took the command's --help: $(cat out.txt)"
+exit 0

@@ -1,0 +1,136 @@
+/* test_cli.c — the one option parser of the commands (analyzer/cmd/cli.c): short and long
+ * options, values in either spelling, operands after options, "--", stopping at the command
+ * (run), --KEY=VALUE words (report), errors, and the --help lines from the same table. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../../analyzer/cmd/cli.h"
+
+enum { OPT_JSON = CLI_LONG_ONLY, OPT_TOP };
+static const cli_opt opts[] = {{'o', "output", "FILE", "where\ncontinued"},
+                               {'q', "quiet", NULL, "quiet"},
+                               {OPT_JSON, "json", NULL, "json"},
+                               {OPT_TOP, "top", "N", "count"},
+                               {'h', "help", NULL, "this text"},
+                               {0}};
+
+/* parse: runs the parser over words (argv[0] = "t"); keys and args into out as text such as
+ * "o=x q KV:a=1 END@3"; returns the last cli_next result. */
+static int parse(int flags, const char *const *words, char *out, size_t len)
+{
+    char *argv[16];
+    int argc = 0;
+    argv[argc++] = (char *)"t";
+    for (; *words; words++)
+        argv[argc++] = (char *)*words;
+    argv[argc] = NULL;
+    cli c;
+    cli_init(&c, "t", opts, flags);
+    out[0] = '\0';
+    int k;
+    size_t n = 0;
+    while ((k = cli_next(&c, argc, argv)) != CLI_END && k != CLI_ERROR) {
+        if (k == CLI_KEY_VALUE)
+            n += (size_t)snprintf(out + n, len - n, "KV:%s ", c.key_value);
+        else if (k >= CLI_LONG_ONLY)
+            n += (size_t)snprintf(out + n, len - n, "L%d%s%s ", k - CLI_LONG_ONLY, c.arg ? "=" : "",
+                                  c.arg ? c.arg : "");
+        else
+            n += (size_t)snprintf(out + n, len - n, "%c%s%s ", k, c.arg ? "=" : "",
+                                  c.arg ? c.arg : "");
+    }
+    if (k == CLI_END) {
+        snprintf(out + n, len - n, "END@%d", c.optind);
+        /* the operands, in order, after END (getopt moves them behind the options) */
+        for (int i = c.optind; i < argc; i++) {
+            n = strlen(out);
+            snprintf(out + n, len - n, " %s", argv[i]);
+        }
+    }
+    return k;
+}
+
+static void test_options_and_operands(void **state)
+{
+    (void)state;
+    char out[256];
+    const char *const a[] = {"-o", "x.vt", "--json", "f1", "--top=3", "-q", "f2", NULL};
+    assert_int_equal(parse(0, a, out, sizeof out), CLI_END);
+    assert_string_equal(out, "o=x.vt L0 L1=3 q END@6 f1 f2");
+    const char *const b[] = {"--output=y", "-qo", "z", "--top", "5", "--", "-q", NULL};
+    assert_int_equal(parse(0, b, out, sizeof out), CLI_END);
+    assert_string_equal(out, "o=y q o=z L1=5 END@7 -q");
+}
+
+static void test_stop_at_operand(void **state)
+{
+    (void)state;
+    char out[256];
+    const char *const a[] = {"-q", "python", "train.py", "--help", "-o", "x", NULL};
+    assert_int_equal(parse(CLI_STOP_AT_OPERAND, a, out, sizeof out), CLI_END);
+    assert_string_equal(out, "q END@2 python train.py --help -o x");
+}
+
+static void test_key_values(void **state)
+{
+    (void)state;
+    char out[256];
+    const char *const a[] = {"--batch_size=8", "f", "--json", "--n_head=6", NULL};
+    assert_int_equal(parse(CLI_KEY_VALUES, a, out, sizeof out), CLI_END);
+    assert_string_equal(out, "KV:batch_size=8 L0 KV:n_head=6 END@4 f");
+    /* without the flag, or without '=', or a flag given a value: errors */
+    assert_int_equal(parse(0, a, out, sizeof out), CLI_ERROR);
+    const char *const b[] = {"--batch_size", NULL};
+    assert_int_equal(parse(CLI_KEY_VALUES, b, out, sizeof out), CLI_ERROR);
+    const char *const c[] = {"--json=1", NULL};
+    assert_int_equal(parse(CLI_KEY_VALUES, c, out, sizeof out), CLI_ERROR);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    char out[256];
+    const char *const a[] = {"-x", NULL};
+    assert_int_equal(parse(0, a, out, sizeof out), CLI_ERROR);
+    const char *const b[] = {"f", "--top", NULL};
+    assert_int_equal(parse(0, b, out, sizeof out), CLI_ERROR);
+    const char *const c[] = {"-o", NULL};
+    assert_int_equal(parse(0, c, out, sizeof out), CLI_ERROR);
+    /* a parse after an error starts afresh */
+    const char *const d[] = {"-q", "f", NULL};
+    assert_int_equal(parse(0, d, out, sizeof out), CLI_END);
+    assert_string_equal(out, "q END@2 f");
+}
+
+static void test_help_lines(void **state)
+{
+    (void)state;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    cli_print_options(f, opts);
+    fclose(f);
+    assert_non_null(strstr(buf, "options:\n  -o, --output FILE   where\n"
+                                "                      continued\n"));
+    assert_non_null(strstr(buf, "\n  --top N             count\n"));
+    assert_non_null(strstr(buf, "\n  -h, --help          this text\n"));
+    free(buf);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_options_and_operands), cmocka_unit_test(test_stop_at_operand),
+        cmocka_unit_test(test_key_values),           cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_help_lines),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
