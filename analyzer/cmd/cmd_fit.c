@@ -1,0 +1,579 @@
+/* cmd_fit.c — `vramtrace fit [options] -- CMD ... {B} ... [{A}]`: the largest micro-batch that
+ * fits, measured: each trial is `vramtrace run` (cmd_run.c) of CMD with {B} (and {A}, {I})
+ * filled in, its traces replayed (replay.c); a doubling then bisecting search; a table. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "cards.h"
+#include "cli.h"
+#include "commands.h"
+#include "replay.h"
+
+enum {
+    FIT_MAX_TRIALS = 64,
+    FIT_MAX_CANDIDATES = 4096,
+    FIT_HEADROOM_PCT = 5, /* a fit needs its peak at most 95 % of the card */
+};
+
+enum { OPT_CARD = CLI_LONG_ONLY, OPT_ITERS, OPT_MAX_B, OPT_JSON, OPT_DIR, OPT_EFFECTIVE };
+static const cli_opt fit_opts[] = {
+    {OPT_CARD, "card", "SPEC",
+     "emulate a card for every trial (12GiB, 12288MiB, a preset; see\n"
+     "below); default: the traced device's memory"},
+    {OPT_ITERS, "iters", "N", "value of {I} in CMD (e.g. --max_iters={I}; default 2)"},
+    {OPT_MAX_B, "max-b", "N", "largest micro-batch tried (default 1024, or B*A with {A})"},
+    {OPT_EFFECTIVE, "effective", "N",
+     "effective batch B*A kept with {A} (default: the defaults'\n"
+     "product, {B=16} ... {A=32} -> 512)"},
+    {OPT_DIR, "dir", "DIR",
+     "where the trials' traces and logs go (default: a new directory\n"
+     "in $TMPDIR, kept)"},
+    {OPT_JSON, "json", NULL, "one JSON document on stdout instead of the table"},
+    {'h', "help", NULL, "this text"},
+    {0}};
+
+static void usage(FILE *out)
+{
+    fprintf(
+        out,
+        "usage: vramtrace fit [options] -- CMD ARGS... {B} ... [{A}] [{I}]\n\n"
+        "The largest micro-batch that fits, measured: runs CMD under `vramtrace run` with {B}\n"
+        "replaced by candidate micro-batches (a short traced run each; start at {B}'s default\n"
+        "as in {B=16}, else 1; double until one does not fit, then bisect) and prints each\n"
+        "trial (micro-batch, measured peak, fits or the category that grew most when it did\n"
+        "not, seconds) and the largest that fits with %d %% headroom. With {A} (or {A=32})\n"
+        "the accumulation steps keep the effective batch: candidates divide B*A. {I}: --iters.\n"
+        "Progress on stderr; Ctrl-C stops the search and prints the table so far.\n\n",
+        FIT_HEADROOM_PCT);
+    cli_print_options(out, fit_opts);
+    fprintf(out,
+            "card presets: %s\n"
+            "example: vramtrace fit --card 12GiB -- python train.py --batch_size={B=16} \\\n"
+            "           --gradient_accumulation_steps={A=32} --max_iters={I}\n"
+            "exit: 0 a micro-batch fits, 1 none fits, 2 usage error, command failed or "
+            "interrupted\n",
+            card_presets_help());
+}
+
+/* One trial: CMD run at micro-batch b (accumulation a, 0 without {A}). */
+typedef struct fit_trial {
+    long b, a;
+    int status;         /* `vramtrace run`'s exit status */
+    int oom;            /* a trace ended in an out-of-memory error */
+    int fits;           /* ran to the end, no OOM, peak within the headroom */
+    uint64_t peak;      /* the process-level peak, largest over the trial's traces */
+    uint64_t capacity;  /* the card (or device) the trial ran on, 0 if unknown */
+    cat_breakdown live; /* by category at the OOM (oom) or at the peak */
+    int broke;          /* category that grew most up to the OOM; CAT_COUNT: none */
+    double seconds;
+    int ntraces;
+} fit_trial;
+
+typedef struct fit_job {
+    int argc;
+    char **argv;      /* CMD with placeholders */
+    long b0, a0;      /* {B=..}, {A=..} defaults, 0 if none */
+    int has_a, has_i; /* {A}, {I} seen */
+    long effective, iters, max_b;
+    const char *card;
+    char dir[PATH_MAX];
+    long cand[FIT_MAX_CANDIDATES];
+    int ncand;
+    fit_trial trials[FIT_MAX_TRIALS];
+    int ntrials;
+} fit_job;
+
+static volatile sig_atomic_t g_stop;
+static pid_t g_trial;
+static void on_signal(int sig)
+{
+    g_stop = 1;
+    if (g_trial > 0)
+        kill(g_trial, sig);
+}
+
+/* scan_word: notes the placeholders of one word in job (defaults {B=N}, {A=N}). */
+static void scan_word(fit_job *j, const char *w)
+{
+    for (const char *p = strchr(w, '{'); p; p = strchr(p + 1, '{')) {
+        if ((p[1] != 'B' && p[1] != 'A' && p[1] != 'I') || (p[2] != '}' && p[2] != '='))
+            continue;
+        long v = p[2] == '=' ? strtol(p + 3, NULL, 10) : 0;
+        if (p[1] == 'B' && !j->b0 && v > 0)
+            j->b0 = v;
+        if (p[1] == 'A') {
+            j->has_a = 1;
+            if (!j->a0 && v > 0)
+                j->a0 = v;
+        }
+        if (p[1] == 'I')
+            j->has_i = 1;
+    }
+}
+
+/* subst: w with {B..}, {A..}, {I} replaced by b, a, iters; malloc'ed, NULL when out of memory. */
+static char *subst(const char *w, long b, long a, long iters)
+{
+    size_t cap = strlen(w) + 1, n = 0;
+    for (const char *p = strchr(w, '{'); p; p = strchr(p + 1, '{'))
+        cap += 24; /* a number never needs more than its placeholder plus 24 */
+    char *out = malloc(cap);
+    while (out && *w) {
+        const char *close = w[0] == '{' && w[1] && strchr("BAI", w[1]) ? strchr(w, '}') : NULL;
+        if (close && (w[2] == '}' || w[2] == '=')) {
+            long v = w[1] == 'B' ? b : w[1] == 'A' ? a : iters;
+            n += (size_t)snprintf(out + n, cap - n, "%ld", v);
+            w = close + 1;
+            continue;
+        }
+        out[n++] = *w++;
+    }
+    if (out)
+        out[n] = '\0';
+    return out;
+}
+
+/* read_traces: replays every *.vt in dir into t (peak, OOM, capacity, categories). Returns
+ * the number of traces read; an unreadable one is reported and skipped. */
+static int read_traces(const char *dir, fit_trial *t)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    struct dirent *e;
+    replay_result *r = calloc(1, sizeof *r);
+    while (r && (e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len < 4 || strcmp(e->d_name + len - 3, ".vt"))
+            continue;
+        char path[PATH_MAX + 256], err[512] = "";
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (replay_file(path, r, err, sizeof err)) {
+            fprintf(stderr, "vramtrace fit: %s (skipped)\n", err);
+        } else {
+            t->ntraces++;
+            if (r->peak_process >= t->peak && !t->oom) {
+                t->peak = r->peak_process;
+                t->live = r->at_peak.by_cat;
+            }
+            if (r->has_oom && !t->oom) {
+                t->oom = 1;
+                t->live = r->at_oom.by_cat;
+                t->capacity = r->oom_capacity;
+            }
+            const tables_config *c = tables_config_get(r->t);
+            const tables_device *dev = tables_device_get(r->t, 0);
+            if (!t->capacity)
+                t->capacity = c && c->card_bytes ? c->card_bytes : dev ? dev->total_bytes : 0;
+        }
+        replay_free(r);
+        memset(r, 0, sizeof *r);
+    }
+    free(r);
+    closedir(d);
+    return t->ntraces;
+}
+
+/* run_trial: one traced run of the command at micro-batch b; fills t. Returns 0, or -1 when
+ * it could not run or failed without running out of memory (reported on stderr). */
+static int run_trial(fit_job *j, long b, fit_trial *t)
+{
+    memset(t, 0, sizeof *t);
+    t->b = b;
+    t->a = j->has_a ? j->effective / b : 0;
+    t->broke = CAT_COUNT;
+    char tdir[PATH_MAX], out[PATH_MAX + 32], log[PATH_MAX + 32];
+    snprintf(tdir, sizeof tdir, "%.*s/b%ld", PATH_MAX - 32, j->dir, b);
+    snprintf(out, sizeof out, "%s/trace.%%p.vt", tdir);
+    snprintf(log, sizeof log, "%s/output.log", tdir);
+    if (mkdir(tdir, 0755) && errno != EEXIST) {
+        fprintf(stderr, "vramtrace fit: cannot create %s: %s\n", tdir, strerror(errno));
+        return -1;
+    }
+    char **args = calloc((size_t)j->argc + 10, sizeof *args);
+    if (!args)
+        return -1;
+    int n = 0, bad = 0;
+    args[n++] = "run";
+    args[n++] = "-q";
+    args[n++] = "-o";
+    args[n++] = out;
+    if (j->card) {
+        args[n++] = "--card";
+        args[n++] = (char *)j->card;
+    }
+    args[n++] = "--";
+    int first = n;
+    for (int i = 0; i < j->argc; i++)
+        bad |= !(args[n++] = subst(j->argv[i], b, t->a, j->iters));
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    fprintf(stderr, "vramtrace fit: trying micro-batch %ld", b);
+    if (j->has_a)
+        fprintf(stderr, " x %ld accumulation steps", t->a);
+    fprintf(stderr, " ...\n");
+    pid_t pid = bad ? -1 : fork();
+    if (pid == 0) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+            close(fd);
+        }
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        _exit(cmd_run(n, args));
+    }
+    int status = 0;
+    if (pid > 0) {
+        g_trial = pid;
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
+        g_trial = 0;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    for (int i = first; i < n; i++)
+        free(args[i]);
+    free(args);
+    if (pid < 0) {
+        fprintf(stderr, "vramtrace fit: cannot start the trial: %s\n", strerror(errno));
+        return -1;
+    }
+    t->seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    t->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    if (g_stop)
+        return -1;
+    read_traces(tdir, t);
+    if (!t->oom && t->status) {
+        fprintf(stderr,
+                "vramtrace fit: the command failed at micro-batch %ld (exit %d) without "
+                "running out of GPU memory; its output: %s\n",
+                b, t->status, log);
+        return -1;
+    }
+    if (!t->ntraces) {
+        fprintf(stderr,
+                "vramtrace fit: the command wrote no trace at micro-batch %ld (no CUDA "
+                "allocation?); its output: %s\n",
+                b, log);
+        return -1;
+    }
+    uint64_t limit = t->capacity / 100 * (100 - FIT_HEADROOM_PCT);
+    t->fits = !t->oom && (!t->capacity || t->peak <= limit);
+    return 0;
+}
+
+/* trial_at: the trial of candidate k (run once, then remembered). Returns it, or NULL. */
+static fit_trial *trial_at(fit_job *j, int k)
+{
+    for (int i = 0; i < j->ntrials; i++)
+        if (j->trials[i].b == j->cand[k])
+            return &j->trials[i];
+    if (j->ntrials >= FIT_MAX_TRIALS || g_stop)
+        return NULL;
+    fit_trial *t = &j->trials[j->ntrials];
+    if (run_trial(j, j->cand[k], t) < 0)
+        return NULL;
+    j->ntrials++;
+    /* what broke it: the category that grew most since the largest smaller fit */
+    const fit_trial *base = NULL;
+    for (int i = 0; i < j->ntrials - 1; i++)
+        if (j->trials[i].fits && j->trials[i].b < t->b && (!base || j->trials[i].b > base->b))
+            base = &j->trials[i];
+    uint64_t best = 0;
+    for (int c = 0; c < CAT_COUNT && !t->fits; c++) {
+        uint64_t was = base ? base->live.bytes[c] : 0;
+        uint64_t grew = t->live.bytes[c] > was ? t->live.bytes[c] - was : 0;
+        if (c != CAT_CACHE && grew > best)
+            best = grew, t->broke = c;
+    }
+    char peak[32];
+    fprintf(stderr, "vramtrace fit: micro-batch %ld: %s, peak %s (%.1f s)\n", t->b,
+            t->fits  ? "fits"
+            : t->oom ? "out of memory"
+                     : "no headroom",
+            card_format_bytes(t->peak, peak, sizeof peak), t->seconds);
+    return t;
+}
+
+/* search: start at b0 (else 1), double while it fits, halve while it does not, bisect
+ * between. Returns the index of the largest candidate that fits, -1 if none; *failed = 1
+ * when a trial could not run (or Ctrl-C). */
+static int search(fit_job *j, int *failed)
+{
+    int lo = -1, hi = j->ncand, k = 0;
+    for (int i = 0; i < j->ncand; i++)
+        if (j->cand[i] <= (j->b0 ? j->b0 : 1))
+            k = i;
+    fit_trial *t = trial_at(j, k);
+    if (!t)
+        return *failed = 1, -1;
+    if (t->fits) {
+        lo = k;
+        while (lo < j->ncand - 1) {
+            int next = lo + 1;
+            while (next < j->ncand - 1 && j->cand[next] < 2 * j->cand[lo])
+                next++;
+            if (!(t = trial_at(j, next)))
+                return *failed = 1, lo;
+            if (!t->fits) {
+                hi = next;
+                break;
+            }
+            lo = next;
+        }
+    } else {
+        hi = k;
+        while (hi > 0) {
+            int next = hi - 1;
+            while (next > 0 && j->cand[next] > j->cand[hi] / 2)
+                next--;
+            if (!(t = trial_at(j, next)))
+                return *failed = 1, -1;
+            if (t->fits) {
+                lo = next;
+                break;
+            }
+            hi = next;
+        }
+    }
+    while (hi - lo > 1) {
+        int mid = lo + (hi - lo) / 2;
+        if (!(t = trial_at(j, mid)))
+            return *failed = 1, lo;
+        if (t->fits)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static int by_batch(const void *x, const void *y)
+{
+    const fit_trial *a = x, *b = y;
+    return (a->b > b->b) - (a->b < b->b);
+}
+
+static void print_table(const fit_job *j, long best, long best_a, int interrupted)
+{
+    char buf[32];
+    printf("%-12s%s%-12s  %-36s %8s\n", "micro-batch", j->has_a ? "  accumulate " : "", "peak",
+           "verdict", "seconds");
+    for (int i = 0; i < j->ntrials; i++) {
+        const fit_trial *t = &j->trials[i];
+        char verdict[80];
+        if (t->fits)
+            snprintf(verdict, sizeof verdict, "fits");
+        else if (t->oom)
+            snprintf(verdict, sizeof verdict, "OOM (%s grew most)",
+                     t->broke < CAT_COUNT ? category_name((category)t->broke) : "?");
+        else
+            snprintf(verdict, sizeof verdict, "ran, under %d %% headroom", FIT_HEADROOM_PCT);
+        printf("%-12ld", t->b);
+        if (j->has_a)
+            printf("  %-11ld", t->a);
+        printf("%-12s  %-36s %8.1f\n", card_format_bytes(t->peak, buf, sizeof buf), verdict,
+               t->seconds);
+    }
+    uint64_t cap = j->ntrials ? j->trials[0].capacity : 0;
+    if (interrupted)
+        printf("the search stopped early (%s): the table holds the trials so far\n",
+               g_stop ? "interrupted" : "a trial failed");
+    if (best > 0) {
+        printf("largest micro-batch that fits with %d %% headroom on %s%s: %ld", FIT_HEADROOM_PCT,
+               cap ? card_format_bytes(cap, buf, sizeof buf) : "the device",
+               interrupted ? " (so far)" : "", best);
+        if (j->has_a)
+            printf(", accumulate %ld steps (effective batch %ld)", best_a, j->effective);
+        printf("\n");
+    } else if (!interrupted) {
+        printf("no micro-batch fits, not even %ld\n", j->cand[0]);
+    }
+    printf("traces and output of every trial: %s\n", j->dir);
+}
+
+static void print_json(const fit_job *j, long best, long best_a, int interrupted)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON *trials = cJSON_AddArrayToObject(root, "trials");
+    for (int i = 0; i < j->ntrials; i++) {
+        const fit_trial *t = &j->trials[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "batch_size", (double)t->b);
+        if (j->has_a)
+            cJSON_AddNumberToObject(o, "gradient_accumulation_steps", (double)t->a);
+        cJSON_AddNumberToObject(o, "peak_bytes", (double)t->peak);
+        cJSON_AddBoolToObject(o, "fits", t->fits);
+        cJSON_AddBoolToObject(o, "oom", t->oom);
+        if (t->broke < CAT_COUNT)
+            cJSON_AddStringToObject(o, "grew_most", category_key((category)t->broke));
+        else
+            cJSON_AddNullToObject(o, "grew_most");
+        cJSON_AddNumberToObject(o, "capacity_bytes", (double)t->capacity);
+        cJSON_AddNumberToObject(o, "exit_status", t->status);
+        cJSON_AddNumberToObject(o, "seconds", t->seconds);
+        cJSON_AddItemToArray(trials, o);
+    }
+    if (best > 0) {
+        cJSON *b = cJSON_AddObjectToObject(root, "best");
+        cJSON_AddNumberToObject(b, "batch_size", (double)best);
+        if (j->has_a)
+            cJSON_AddNumberToObject(b, "gradient_accumulation_steps", (double)best_a);
+        else
+            cJSON_AddNullToObject(b, "gradient_accumulation_steps");
+    } else {
+        cJSON_AddNullToObject(root, "best");
+    }
+    cJSON_AddNumberToObject(root, "headroom", FIT_HEADROOM_PCT / 100.0);
+    cJSON_AddBoolToObject(root, "interrupted", interrupted);
+    cJSON_AddStringToObject(root, "trials_dir", j->dir);
+    char *s = cJSON_PrintUnformatted(root);
+    if (s)
+        printf("%s\n", s);
+    free(s);
+    cJSON_Delete(root);
+}
+
+/* parse_long: a whole number in [min, max] for option opt, or -1 after an error message. */
+static long parse_long(const char *opt, const char *s, long min, long max)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (*end || end == s || v < min || v > max) {
+        fprintf(stderr, "vramtrace fit: %s %s: expected a number from %ld to %ld\n", opt, s, min,
+                max);
+        return -1;
+    }
+    return v;
+}
+
+int cmd_fit(int argc, char **argv)
+{
+    static fit_job job;
+    fit_job *j = &job;
+    memset(j, 0, sizeof *j);
+    const char *dir = NULL;
+    int json = 0, k;
+    j->iters = 2;
+    cli p;
+    cli_init(&p, "fit", fit_opts, CLI_STOP_AT_OPERAND);
+    while ((k = cli_next(&p, argc, argv)) != CLI_END) {
+        switch (k) {
+        case 'h':
+            usage(stdout);
+            return VT_EXIT_OK;
+        case OPT_JSON:
+            json = 1;
+            break;
+        case OPT_DIR:
+            dir = p.arg;
+            break;
+        case OPT_CARD:
+            j->card = p.arg;
+            break;
+        case OPT_ITERS:
+            if ((j->iters = parse_long("--iters", p.arg, 1, 1000000)) < 0)
+                return VT_EXIT_USAGE;
+            break;
+        case OPT_MAX_B:
+            if ((j->max_b = parse_long("--max-b", p.arg, 1, FIT_MAX_CANDIDATES * 64L)) < 0)
+                return VT_EXIT_USAGE;
+            break;
+        case OPT_EFFECTIVE:
+            if ((j->effective = parse_long("--effective", p.arg, 1, 1L << 30)) < 0)
+                return VT_EXIT_USAGE;
+            break;
+        default:
+            return VT_EXIT_USAGE;
+        }
+    }
+    j->argc = argc - p.optind;
+    j->argv = argv + p.optind;
+    int has_b = 0;
+    for (int i = 0; i < j->argc; i++) {
+        scan_word(j, j->argv[i]);
+        has_b |= strstr(j->argv[i], "{B}") || strstr(j->argv[i], "{B=");
+    }
+    if (!j->argc || !has_b) {
+        fprintf(stderr,
+                "vramtrace fit: %s (usage: vramtrace fit [options] -- CMD ... {B} ...; "
+                "e.g. -- python train.py --batch_size={B})\n",
+                j->argc ? "no {B} in the command: it marks where the micro-batch goes"
+                        : "no command given");
+        return VT_EXIT_USAGE;
+    }
+    if (j->card) {
+        card_spec spec;
+        char err[256];
+        if (card_parse(j->card, &spec, err, sizeof err) < 0) {
+            fprintf(stderr, "vramtrace fit: --card: %s\n", err);
+            return VT_EXIT_USAGE;
+        }
+    }
+    if (j->has_a && !j->effective)
+        j->effective = j->b0 && j->a0 ? j->b0 * j->a0 : 0;
+    if (j->has_a && !j->effective) {
+        fprintf(stderr, "vramtrace fit: {A} needs the effective batch to keep: give --effective N, "
+                        "or the defaults as {B=16} and {A=32}\n");
+        return VT_EXIT_USAGE;
+    }
+    if (!j->has_a && j->effective)
+        fprintf(stderr, "vramtrace fit: --effective ignored: no {A} in the command\n");
+    if (!j->has_i)
+        fprintf(stderr, "vramtrace fit: no {I} in the command: every trial runs it in full "
+                        "(mark the iteration count, e.g. --max_iters={I}, to keep trials short)\n");
+    long max_b = j->max_b ? j->max_b : j->has_a ? j->effective : 1024;
+    for (long b = 1; b <= max_b && j->ncand < FIT_MAX_CANDIDATES; b++)
+        if (!j->has_a || j->effective % b == 0)
+            j->cand[j->ncand++] = b;
+    const char *tmp = getenv("TMPDIR");
+    if (dir) {
+        snprintf(j->dir, sizeof j->dir, "%s", dir);
+        if (mkdir(j->dir, 0755) && errno != EEXIST) {
+            fprintf(stderr, "vramtrace fit: cannot create %s: %s\n", j->dir, strerror(errno));
+            return VT_EXIT_USAGE;
+        }
+    } else {
+        snprintf(j->dir, sizeof j->dir, "%s/vramtrace-fit.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+        if (!mkdtemp(j->dir)) {
+            fprintf(stderr, "vramtrace fit: cannot create %s: %s (set TMPDIR or give --dir)\n",
+                    j->dir, strerror(errno));
+            return VT_EXIT_USAGE;
+        }
+    }
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    g_stop = 0;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    int failed = 0;
+    int lo = search(j, &failed);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    int interrupted = g_stop != 0;
+    long best = lo >= 0 ? j->cand[lo] : 0;
+    long best_a = best && j->has_a ? j->effective / best : 0;
+    qsort(j->trials, (size_t)j->ntrials, sizeof j->trials[0], by_batch);
+    if (json)
+        print_json(j, best, best_a, interrupted || failed);
+    else
+        print_table(j, best, best_a, interrupted || failed);
+    if (failed || interrupted)
+        return VT_EXIT_USAGE;
+    return best ? VT_EXIT_OK : VT_EXIT_FINDINGS;
+}

@@ -1,0 +1,115 @@
+#!/bin/sh
+# fit_sim.sh — `vramtrace fit` on the SIMULATION (examples/sim/sim_train.py, fake CUDA, cards
+# emulated by --card): the micro-batch it finds equals a brute-force sweep of `vramtrace run`
+# + `report --json` under the same rule (no OOM, peak within 95 % of the card), with {A}
+# keeping B*A and without; --json's shape; Ctrl-C keeps the table; usage errors exit 2.
+set -u
+PY=${PYTHON:-python3}
+command -v "$PY" >/dev/null 2>&1 || { echo "no python3"; exit 77; }
+export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so"
+[ -f "$SIMTORCH_LIB" ] || { echo "fit_sim: $SIMTORCH_LIB not built"; exit 1; }
+export LD_LIBRARY_PATH="$FAKE${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export FAKECUDA_MEM=24GiB # the device is larger than the cards: OOMs come from --card
+SIM="$ROOT/examples/sim/sim_train.py"
+CFG="$ROOT/examples/gpt/config/gpt2-124m-12gb.py"
+ARGS="--eval_iters=1 --eval_interval=1000 --compile=False"
+fail() { echo "fit_sim: $*"; exit 1; }
+
+# brute CARD B...: the largest B that fits with 5 % headroom, each B run and reported alone
+brute() {
+    card=$1
+    shift
+    best=0
+    for b in "$@"; do
+        # shellcheck disable=SC2086
+        "$VT" run --card "$card" -q -o "bf$card.$b.vt" -- "$PY" "$SIM" "$CFG" $ARGS --max_iters=2 \
+            --batch_size="$b" --gradient_accumulation_steps=$((512 / b)) >"bf$card.$b.out" 2>&1
+        rc=$?
+        "$VT" report --json "bf$card.$b.vt" >"bf$card.$b.json" || fail "report of B=$b failed"
+        ok=$("$PY" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+cap = d["emulated_card"]["bytes"]
+print(int(sys.argv[2] == "0" and d["oom"] is None and d["peak"]["process_bytes"] <= cap // 100 * 95))
+' "bf$card.$b.json" "$rc") || fail "reading the report of B=$b"
+        [ "$ok" = 1 ] && best=$b
+    done
+    echo "$best"
+}
+
+# 1. with {A}: candidates divide 512, start at {B=16}
+# shellcheck disable=SC2086
+"$VT" fit --card 12GiB --json --dir fa -- "$PY" "$SIM" "$CFG" $ARGS --max_iters={I} \
+    --batch_size={B=16} --gradient_accumulation_steps={A=32} >fa.json 2>fa.err
+rc=$?
+[ $rc = 0 ] || { cat fa.err; fail "fit with {A}: exit $rc"; }
+want=$(brute 12GiB 1 2 4 8 16 32)
+"$PY" - fa.json "$want" <<'PYEOF' || fail "fit with {A} disagrees with the sweep (see above)"
+import json, sys
+d, want = json.load(open(sys.argv[1])), int(sys.argv[2])
+print("fit (12GiB, {A}):", [(t["batch_size"], t["gradient_accumulation_steps"], t["fits"]) for t in d["trials"]],
+      "best", d["best"], "brute force", want)
+assert want > 0
+assert d["best"] == {"batch_size": want, "gradient_accumulation_steps": 512 // want}, d["best"]
+for t in d["trials"]:
+    assert 512 % t["batch_size"] == 0 and t["batch_size"] * t["gradient_accumulation_steps"] == 512, t
+    assert set(t) >= {"batch_size", "peak_bytes", "fits", "oom", "seconds", "grew_most"}, t
+    assert t["peak_bytes"] > 0 and t["capacity_bytes"] == 12 << 30, t
+    if t["oom"]:
+        assert not t["fits"] and t["grew_most"], t
+assert d["trials"][0]["batch_size"] < d["trials"][-1]["batch_size"], "trials not sorted"
+assert d["interrupted"] is False
+PYEOF
+grep -q 'trying micro-batch 16 x 32' fa.err || fail "progress on stderr missing: $(cat fa.err)"
+
+# 2. without {A}: every B from 1, a smaller card (the boundary falls between powers of two)
+# shellcheck disable=SC2086
+"$VT" fit --card 9GiB --max-b 12 --iters 1 --dir fb -- "$PY" "$SIM" "$CFG" $ARGS --max_iters={I} \
+    --gradient_accumulation_steps=1 --batch_size={B} >fb.txt 2>fb.err
+rc=$?
+[ $rc = 0 ] || { cat fb.err fb.txt; fail "fit without {A}: exit $rc"; }
+got=$(sed -n 's/^largest micro-batch that fits with 5 % headroom on 9.00 GiB: \([0-9]*\)$/\1/p' fb.txt)
+best=0
+for b in 1 2 3 4 5 6 7 8 9 10 11 12; do
+    # shellcheck disable=SC2086
+    "$VT" run --card 9GiB -q -o "s$b.vt" -- "$PY" "$SIM" "$CFG" $ARGS --max_iters=1 \
+        --gradient_accumulation_steps=1 --batch_size="$b" >"s$b.out" 2>&1
+    rc=$?
+    "$VT" report --json "s$b.vt" >"s$b.json" || fail "report of B=$b failed"
+    ok=$("$PY" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(int(sys.argv[2] == "0" and d["oom"] is None and d["peak"]["process_bytes"] <= (9 << 30) // 100 * 95))
+' "s$b.json" "$rc")
+    [ "$ok" = 1 ] && best=$b
+done
+echo "fit (9GiB): $got; brute force: $best"
+cat fb.txt
+[ "$best" -gt 1 ] && [ "$best" -lt 12 ] || fail "the sweep's boundary ($best) does not test the bisection"
+[ "$got" = "$best" ] || fail "fit found ${got:-nothing}, the brute-force sweep $best"
+[ -f fb/b1/output.log ] && ls fb/b1/*.vt >/dev/null 2>&1 || fail "trial traces / output not kept in --dir"
+
+# 3. Ctrl-C during a trial: the table so far is printed, exit 2
+# shellcheck disable=SC2016,SC2086
+"$VT" fit --card 12GiB --dir fc -- sh -c \
+    'b=$1; shift; "$@" --batch_size="$b" || exit; [ "$b" = 1 ] || exec sleep 30' sh {B} \
+    "$PY" "$SIM" "$CFG" $ARGS --max_iters=1 >fc.txt 2>fc.err &
+pid=$!
+i=0
+while [ ! -d fc/b2 ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+sleep 0.5
+kill -INT $pid
+wait $pid
+rc=$?
+[ $rc = 2 ] || { cat fc.txt fc.err; fail "interrupted fit: exit $rc, expected 2"; }
+grep -q '^1  ' fc.txt && grep -q 'interrupted' fc.txt || { cat fc.txt; fail "the table so far is not printed"; }
+
+# 4. usage errors
+"$VT" fit -- true >u.txt 2>&1; rc=$?
+[ $rc = 2 ] && grep -q '{B}' u.txt || fail "no {B}: exit $rc"
+"$VT" fit -- echo '{B}' '{A}' >u.txt 2>&1; rc=$?
+[ $rc = 2 ] && grep -q 'effective' u.txt || fail "{A} without the effective batch: exit $rc"
+"$VT" fit --max-b 0 -- echo '{B}' >u.txt 2>&1; rc=$?
+[ $rc = 2 ] || fail "--max-b 0: exit $rc"
+"$VT" fit --help | grep -q -- '--iters' || fail "--help lacks --iters"
+echo ok
