@@ -18,16 +18,18 @@ static const char *program_name(config_program p)
 
 void config_print(FILE *out, const nano_config *c)
 {
-    int nd = 0, nf = 0, na = 0;
+    int nd = 0, nf = 0, na = 0, ni = 0;
     for (int k = 0; k < CFG_COUNT; k++) {
         config_source s = c->v[k].src;
         nd += s == CONFIG_SRC_DEFAULT;
         nf += s == CONFIG_SRC_FILE;
         na += s == CONFIG_SRC_ARG || s == CONFIG_SRC_FLAG;
+        ni += s == CONFIG_SRC_TRACE;
     }
     fprintf(out,
-            "configuration (%s): %d from arguments/flags, %d from config files, %d %s\n",
-            program_name(c->program), na, nf, nd,
+            "configuration (%s): %d from arguments/flags, %d from config files, %d inferred "
+            "from the trace, %d %s\n",
+            program_name(c->program), na, nf, ni, nd,
             c->program == PROG_NANOGPT ? "defaults" : "not given (assumed)");
     if (nd == CFG_COUNT && c->program == PROG_NANOGPT)
         fprintf(out, "  note: no nanoGPT setting was found on the command line; the formulas "

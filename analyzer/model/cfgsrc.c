@@ -1,0 +1,147 @@
+/* cfgsrc.c — configuration sources beyond the traced command line (cfgsrc.h): recorded config
+ * files, a Hugging Face config.json, values inferred from the trace, report options. No file
+ * is opened here: a trace's files are the ones it recorded. */
+#include "cfgsrc.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+void cfgsrc_files(const tables *t, int minor, config_recfile *buf, int cap, config_files *out)
+{
+    memset(out, 0, sizeof *out);
+    out->f = buf;
+    out->recorded = minor >= 2;
+    size_t n = t ? tables_n_files(t) : 0;
+    for (size_t i = 0; i < n && out->n < cap; i++) {
+        const tables_file *tf = tables_file_at(t, i);
+        buf[out->n++] = (config_recfile){tf->name.s, tf->contents.s, tf->contents.len, tf->flags,
+                                         (int)tf->kind};
+    }
+}
+
+/* X(json key, config key) — GPT-2 then Llama spellings of a Hugging Face config.json. */
+#define VT_HF_KEYS(X)                                                                              \
+    X("n_layer", CFG_n_layer)                                                                      \
+    X("num_hidden_layers", CFG_n_layer)                                                            \
+    X("n_embd", CFG_n_embd)                                                                        \
+    X("hidden_size", CFG_n_embd)                                                                   \
+    X("n_head", CFG_n_head)                                                                        \
+    X("num_attention_heads", CFG_n_head)                                                           \
+    X("vocab_size", CFG_vocab_size)                                                                \
+    X("n_positions", CFG_block_size)                                                               \
+    X("max_position_embeddings", CFG_block_size)
+
+/* from_positions: whether block_size came from config.json's maximum context */
+static int from_positions(const config_value *v)
+{
+    return v->src == CONFIG_SRC_FILE &&
+           (strstr(v->where, ": n_positions") || strstr(v->where, ": max_position_embeddings"));
+}
+
+static void apply_hf_one(nano_config *c, const config_recfile *rf)
+{
+    static const struct {
+        const char *name;
+        config_key key;
+    } map[] = {
+#define VT_HF_ROW(n, k) {n, k},
+        VT_HF_KEYS(VT_HF_ROW)
+#undef VT_HF_ROW
+    };
+    char msg[300];
+    cJSON *root = rf->flags ? NULL : cJSON_ParseWithLength(rf->data, rf->len);
+    if (!cJSON_IsObject(root)) {
+        snprintf(msg, sizeof msg, "%.200s: %s (not used)", rf->name,
+                 rf->flags ? "not recorded (larger than 256 KiB or unreadable when traced)"
+                           : "not a JSON object");
+        config_note(c, msg);
+        cJSON_Delete(root);
+        return;
+    }
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
+        config_value *v = &c->v[map[i].key];
+        const cJSON *j = cJSON_GetObjectItemCaseSensitive(root, map[i].name);
+        if (!cJSON_IsNumber(j) || (v->src != CONFIG_SRC_DEFAULT && v->src != CONFIG_SRC_TRACE))
+            continue;
+        if (map[i].key == CFG_block_size && v->src != CONFIG_SRC_DEFAULT)
+            continue; /* a maximum context never replaces a known T */
+        double d = j->valuedouble;
+        char val[32], where[200], err[300];
+        if (!(d >= 1 && d <= (double)(1ll << 40)) || d != (double)(long long)d) {
+            snprintf(msg, sizeof msg, "%.160s: %s = %g is not a positive integer (not used)",
+                     rf->name, map[i].name, d);
+            config_note(c, msg);
+            continue;
+        }
+        snprintf(val, sizeof val, "%lld", (long long)d);
+        snprintf(where, sizeof where, "%.160s: %s", rf->name, map[i].name);
+        if (config_set(c, config_key_name(map[i].key), val, CONFIG_SRC_FILE, where, err,
+                       sizeof err) < 0)
+            config_note(c, err);
+    }
+    c->nfiles++;
+    cJSON_Delete(root);
+}
+
+void cfgsrc_apply_hf(nano_config *c, const config_files *f)
+{
+    for (int i = 0; f && i < f->n; i++)
+        if (f->f[i].kind == VT_FILE_DIR_CONFIG)
+            apply_hf_one(c, &f->f[i]);
+}
+
+void cfgsrc_apply_inferred(nano_config *c, const infer_result *ir)
+{
+    static const struct {
+        infer_key from;
+        config_key to;
+    } map[] = {{INFER_batch_size, CFG_batch_size},
+               {INFER_block_size, CFG_block_size},
+               {INFER_gradient_accumulation_steps, CFG_gradient_accumulation_steps},
+               {INFER_n_layer, CFG_n_layer},
+               {INFER_n_head, CFG_n_head},
+               {INFER_n_embd, CFG_n_embd},
+               {INFER_vocab_size, CFG_vocab_size}};
+    for (size_t i = 0; ir && i < sizeof map / sizeof map[0]; i++) {
+        const infer_value *iv = &ir->v[map[i].from];
+        config_value *v = &c->v[map[i].to];
+        if (!iv->known || iv->value < 1 || iv->value > (1ll << 40))
+            continue;
+        if (v->src != CONFIG_SRC_DEFAULT && !(map[i].to == CFG_block_size && from_positions(v)))
+            continue;
+        char def[32], where[300];
+        config_value_text(c, map[i].to, def, sizeof def);
+        if (v->src == CONFIG_SRC_DEFAULT && c->program == PROG_NANOGPT) {
+            if (v->i == iv->value)
+                continue; /* the default is what the trace shows: it stays a default */
+            snprintf(where, sizeof where, "%.200s (train.py's default %s differs)", iv->where, def);
+        } else if (v->src == CONFIG_SRC_FILE) {
+            snprintf(where, sizeof where, "%.200s (config.json's maximum is %s)", iv->where, def);
+        } else {
+            snprintf(where, sizeof where, "%.200s", iv->where);
+        }
+        v->i = iv->value;
+        v->src = CONFIG_SRC_TRACE;
+        snprintf(v->where, sizeof v->where, "%.*s", (int)sizeof v->where - 1, where);
+        v->flag[0] = '\0';
+        v->flag_sep = 0;
+    }
+}
+
+int cfgsrc_option_key(const char *name)
+{
+    static const struct {
+        const char *name;
+        config_key key;
+    } opts[] = {
+#define VT_CFGSRC_ROW(n, k) {n, k},
+        VT_CFGSRC_OPTIONS(VT_CFGSRC_ROW)
+#undef VT_CFGSRC_ROW
+    };
+    for (size_t i = 0; name && i < sizeof opts / sizeof opts[0]; i++)
+        if (!strcmp(opts[i].name, name))
+            return (int)opts[i].key;
+    return -1;
+}
