@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cards.h"
+#include "cfgsrc.h"
 #include "commands.h"
 #include "report.h"
 #include "report_views.h"
@@ -26,10 +27,45 @@ static void usage(FILE *out)
             "                    traced device): a size (12GiB) or a preset (%s)\n"
             "  --no-color        no ANSI colour (also: NO_COLOR set, or not a terminal)\n"
             "  --fail-if-oom     exit 1 when a trace ends in an out-of-memory error\n"
+            "  --n-layer N, --n-embd N, --n-head N, --batch-size N, --block-size N,\n"
+            "  --vocab-size N, --grad-accum N\n"
+            "                    the run's value, when the trace cannot say it (reported as\n"
+            "                    \"given on vramtrace's command line\")\n"
             "  --KEY=VALUE       override the run's nanoGPT configuration (e.g. --batch_size=8)\n"
             "  -h, --help        this text\n"
             "exit: 0 ok, 1 OOM with --fail-if-oom, 2 usage or unreadable file, 3 malformed trace\n",
             card_presets_help());
+}
+
+/* config_option: `--n-layer 24` or `--n-layer=24` (cfgsrc.h VT_CFGSRC_OPTIONS) as the
+ * override "n_layer=24", malloc'ed into *out. Returns the arguments used (1 or 2), 0 when a is
+ * not such an option, -1 when its value is missing (message printed). Kept apart from the
+ * option loop so that a getopt_long table can call it for these names. */
+static int config_option(const char *a, const char *next, char **out)
+{
+    char name[32];
+    if (strncmp(a, "--", 2) != 0)
+        return 0;
+    const char *eq = strchr(a, '=');
+    size_t nl = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+    if (nl >= sizeof name)
+        return 0;
+    memcpy(name, a + 2, nl);
+    name[nl] = '\0';
+    int k = cfgsrc_option_key(name);
+    if (k < 0)
+        return 0;
+    const char *val = eq ? eq + 1 : next;
+    if (!val || !*val) {
+        fprintf(stderr, "vramtrace report: --%s needs a value (e.g. --%s 8)\n", name, name);
+        return -1;
+    }
+    size_t len = strlen(config_key_name((config_key)k)) + strlen(val) + 2;
+    *out = malloc(len);
+    if (!*out)
+        return -1;
+    snprintf(*out, len, "%s=%s", config_key_name((config_key)k), val);
+    return eq ? 1 : 2;
 }
 
 int cmd_report(int argc, char **argv)
@@ -38,14 +74,16 @@ int cmd_report(int argc, char **argv)
     const char *card = NULL;
     const char **files = calloc((size_t)argc + 1, sizeof *files);
     const char **overrides = calloc((size_t)argc + 1, sizeof *overrides);
-    int nfiles = 0, nover = 0;
-    if (!files || !overrides) {
+    char **owned = calloc((size_t)argc + 1, sizeof *owned); /* config_option's strings */
+    int nfiles = 0, nover = 0, nowned = 0;
+    if (!files || !overrides || !owned) {
         free(files);
         free(overrides);
+        free(owned);
         return VT_EXIT_USAGE;
     }
     int rc = VT_EXIT_OK;
-    for (int i = 1; i < argc; i++) {
+    for (int i = 1, used; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
@@ -66,6 +104,14 @@ int cmd_report(int argc, char **argv)
             }
         } else if (!strcmp(a, "--card") && i + 1 < argc) {
             card = argv[++i];
+        } else if ((used = config_option(a, i + 1 < argc ? argv[i + 1] : NULL,
+                                         &owned[nowned])) != 0) {
+            if (used < 0) {
+                rc = VT_EXIT_USAGE;
+                goto out;
+            }
+            overrides[nover++] = owned[nowned++];
+            i += used - 1;
         } else if (!strncmp(a, "--", 2) && strchr(a, '=')) {
             overrides[nover++] = a + 2;
         } else if (a[0] == '-' && a[1]) {
@@ -146,6 +192,9 @@ int cmd_report(int argc, char **argv)
 free_runs:
     report_free(&c);
 out:
+    for (int i = 0; i < nowned; i++)
+        free(owned[i]);
+    free(owned);
     free(files);
     free(overrides);
     return rc;

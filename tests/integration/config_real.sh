@@ -62,4 +62,17 @@ fi
 "$VT" report "$D/hf_llama_fp16_b4.vt" >llama.txt || exit 1
 grep -q '^  vocab_size  *32000  *inferred  V = 32000 from the largest parameter' llama.txt ||
     { grep vocab_size llama.txt; echo "llama: vocab_size not inferred in the text report"; exit 1; }
+# report options: the run's values when the trace cannot say them (an OOM in the first forward)
+"$VT" report --json --batch-size 16 --grad-accum=32 --n-layer 12 "$D/b_oom_12gib.vt" >opt.json ||
+    { echo "report with --batch-size/--grad-accum/--n-layer failed"; exit 1; }
+python3 - opt.json <<'PYEOF' || exit 1
+import json, sys
+c = json.load(open(sys.argv[1]))["config"]
+for k, v in (("batch_size", 16), ("gradient_accumulation_steps", 32), ("n_layer", 12)):
+    assert c[k]["value"] == v and c[k]["source"] == "flag", (k, c[k])
+    assert c[k]["where"].startswith("given on vramtrace's command line"), c[k]
+PYEOF
+"$VT" report --n-embd "$D/b_oom_12gib.vt" >/dev/null 2>err.txt && { echo "--n-embd FILE: accepted a file as the value"; exit 1; }
+"$VT" report --vocab-size >/dev/null 2>err.txt; [ $? = 2 ] && grep -q 'needs a value' err.txt ||
+    { cat err.txt; echo "--vocab-size without a value: not a usage error"; exit 1; }
 exit 0
