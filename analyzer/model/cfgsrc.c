@@ -130,6 +130,48 @@ void cfgsrc_apply_inferred(nano_config *c, const infer_result *ir)
     }
 }
 
+/* py_str_assign: the quoted value of the top-level line `name = '...'` (or `name: T = '...'`)
+ * in data[0..len) into out; "" when absent or not a plain string. */
+static void py_str_assign(const char *data, size_t len, const char *name, char *out, size_t olen)
+{
+    size_t nl = strlen(name);
+    out[0] = '\0';
+    for (size_t i = 0; i + nl < len; i++) {
+        if ((i > 0 && data[i - 1] != '\n') || memcmp(data + i, name, nl) != 0 ||
+            (data[i + nl] != ' ' && data[i + nl] != ':' && data[i + nl] != '='))
+            continue;
+        const char *p = data + i + nl, *end = data + len;
+        while (p < end && *p != '=' && *p != '\n')
+            p++;
+        if (p >= end || *p != '=')
+            continue;
+        for (p++; p < end && *p == ' '; p++)
+            ;
+        if (p >= end || (*p != '\'' && *p != '"'))
+            return;
+        char q = *p++;
+        size_t n = 0;
+        while (p + n < end && p[n] != q && p[n] != '\n' && n + 1 < olen)
+            n++;
+        if (p + n >= end || p[n] != q)
+            return;
+        memcpy(out, p, n);
+        out[n] = '\0';
+        return;
+    }
+}
+
+void cfgsrc_versions(nano_config *c, const config_files *f)
+{
+    for (int i = 0; f && i < f->n; i++)
+        if (f->f[i].kind == VT_FILE_TORCH_VERSION && !f->f[i].flags) {
+            py_str_assign(f->f[i].data, f->f[i].len, "__version__", c->torch_version,
+                          sizeof c->torch_version);
+            py_str_assign(f->f[i].data, f->f[i].len, "cuda", c->cuda_version,
+                          sizeof c->cuda_version);
+        }
+}
+
 int cfgsrc_option_key(const char *name)
 {
     static const struct {

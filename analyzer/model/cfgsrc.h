@@ -28,6 +28,10 @@ void cfgsrc_apply_hf(nano_config *c, const config_files *f);
  * block_size taken from config.json's maximum context is replaced by the trace's T. */
 void cfgsrc_apply_inferred(nano_config *c, const infer_result *ir);
 
+/* cfgsrc_versions: PyTorch's and its CUDA's versions from the recorded torch/version.py
+ * (`__version__ = '2.11.0+cu130'`, `cuda: Optional[str] = '13.0'`) into c; "" when unknown. */
+void cfgsrc_versions(nano_config *c, const config_files *f);
+
 /* X(option, key) — `vramtrace report` options that set one key: each becomes the override
  * "key=value" (model_opts.overrides), CONFIG_SRC_FLAG, "given on vramtrace's command line". */
 #define VT_CFGSRC_OPTIONS(X)                                                                       \

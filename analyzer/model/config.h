@@ -79,6 +79,8 @@ typedef struct nano_config {
      * recorded files, and no file is ever opened (config_apply_file looks them up) */
     const config_files *files;
     config_value v[CFG_COUNT];
+    char torch_version[32]; /* PyTorch's __version__ as recorded (torch/version.py), or "" */
+    char cuda_version[16];  /* the CUDA version that PyTorch was built for, or "" */
     int nfiles;    /* config files read */
     int nwarnings; /* problems that did not stop the parse (report mode) */
     char warnings[4][200];

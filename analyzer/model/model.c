@@ -197,6 +197,7 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
         return -1;
     cfgsrc_apply_hf(&m->cfg, m->cfg.files);
     cfgsrc_apply_inferred(&m->cfg, f->inferred);
+    cfgsrc_versions(&m->cfg, m->cfg.files);
     if (config_validate(&m->cfg, err, errlen) < 0) {
         /* the traced run's shape cannot be used: a note, and the defaults for both keys */
         char msg[300];

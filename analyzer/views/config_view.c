@@ -45,6 +45,9 @@ void config_print(FILE *out, const nano_config *c)
                                              : "not given: assumed, the program's own value is unknown",
                 v->where[0] ? "  " : "", v->where);
     }
+    if (c->torch_version[0])
+        fprintf(out, "  recorded: PyTorch %s%s%s\n", c->torch_version,
+                c->cuda_version[0] ? ", built for CUDA " : "", c->cuda_version);
     for (int i = 0; i < c->nwarnings && i < 4; i++)
         fprintf(out, "  note: %s\n", c->warnings[i]);
 }
@@ -73,6 +76,12 @@ void config_add_json(cJSON *root, const nano_config *c)
         cJSON_AddStringToObject(e, "source", config_source_name(v->src));
         cJSON_AddStringToObject(e, "where", v->where);
     }
+    cJSON_AddItemToObject(root, "torch_version", c->torch_version[0]
+                                                      ? cJSON_CreateString(c->torch_version)
+                                                      : cJSON_CreateNull());
+    cJSON_AddItemToObject(root, "cuda_version", c->cuda_version[0]
+                                                     ? cJSON_CreateString(c->cuda_version)
+                                                     : cJSON_CreateNull());
     if (c->nwarnings) {
         cJSON *w = cJSON_AddArrayToObject(root, "config_warnings");
         for (int i = 0; i < c->nwarnings && i < 4; i++)

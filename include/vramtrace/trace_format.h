@@ -444,12 +444,15 @@ _Static_assert(sizeof(vt_rec_trailer) == 40, "layout");
 /* FILE (1.2): one file the command line named, read once when the trace opens (right after
  * PROCESS), so the analyzer never opens a file that a trace names. Fixed part, then strings:
  *   name      the text as the command line gave it (the argument, or the value after '='
- *             of --key=value; for DIR_CONFIG the directory argument + "/config.json")
+ *             of --key=value; for DIR_CONFIG the directory argument + "/config.json";
+ *             for TORCH_VERSION "torch/version.py")
  *   path      the absolute path that was read (cwd joined when relative)
  *   contents  the file's bytes (empty unless flags == 0)
  * Which files (kind): an argument (or --key=VALUE) that is an existing regular file ending
  * .py .json .yaml .yml .toml (the script itself included), and config.json of an argument
- * that is a directory. Bounds: contents <= VT_FILE_MAX_BYTES (a larger file is recorded with
+ * that is a directory; TORCH_VERSION (argi 0): PyTorch's torch/version.py beside the loaded
+ * torch/lib/libc10.so (its __version__ and the CUDA version it was built for), when PyTorch is
+ * loaded when the trace opens. Bounds: contents <= VT_FILE_MAX_BYTES (a larger file is recorded with
  * VT_FILEF_TOO_LARGE and no contents); at most VT_FILE_MAX_COUNT records per trace; a FIFO,
  * device or other non-regular file is never opened. Readers: trust no length (strings are
  * bounded by the record; contents longer than VT_FILE_MAX_BYTES is malformed). */
@@ -457,7 +460,8 @@ _Static_assert(sizeof(vt_rec_trailer) == 40, "layout");
 #define VT_FILE_MAX_COUNT 32u
 #define VT_FILE_KINDS(X)                                                                       \
     X(ARG, 1, "arg", "a config file named by an argument (or --key=FILE)")                     \
-    X(DIR_CONFIG, 2, "dir_config", "config.json of a directory argument (a model directory)")
+    X(DIR_CONFIG, 2, "dir_config", "config.json of a directory argument (a model directory)")  \
+    X(TORCH_VERSION, 3, "torch_version", "torch/version.py of the loaded PyTorch")
 enum vt_file_kind {
 #define VT_FILE_KIND_ENUM(name, v, key, doc) VT_FILE_##name = v,
     VT_FILE_KINDS(VT_FILE_KIND_ENUM)

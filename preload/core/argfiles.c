@@ -92,6 +92,27 @@ static int seen(char (*done)[PATH_MAX], unsigned n, const char *path)
     return 0;
 }
 
+/* torch_version_py: the version.py of the PyTorch whose torch/lib/libc10.so is mapped (read
+ * from /proc/self/maps: no loader lock is taken while the writer holds its own). 0 or -1. */
+static int torch_version_py(char *out, size_t len)
+{
+    static const char lib[] = "/torch/lib/libc10.so";
+    FILE *f = fopen("/proc/self/maps", "re");
+    char line[PATH_MAX + 128];
+    int rc = -1;
+    while (f && rc != 0 && fgets(line, sizeof line, f)) {
+        char *p = strchr(line, '/');
+        char *hit = p ? strstr(p, lib) : NULL;
+        if (!hit || (hit[sizeof lib - 1] != '\n' && hit[sizeof lib - 1] != '\0'))
+            continue;
+        int n = snprintf(out, len, "%.*s/torch/version.py", (int)(hit - p), p);
+        rc = n > 0 && (size_t)n < len ? 0 : -1;
+    }
+    if (f)
+        fclose(f);
+    return rc;
+}
+
 void vt__write_argfiles_locked(int argc, const char *const *argv, const char *cwd)
 {
     char(*done)[PATH_MAX] = malloc(sizeof(*done) * VT_FILE_MAX_COUNT);
@@ -136,6 +157,11 @@ void vt__write_argfiles_locked(int argc, const char *const *argv, const char *cw
         snprintf(done[n++], PATH_MAX, "%s", full);
         record_one(kind, (uint32_t)i, name, full, buf);
     }
+    char vpath[PATH_MAX];
+    struct stat vst;
+    if (done && buf && n < VT_FILE_MAX_COUNT && torch_version_py(vpath, sizeof vpath) == 0 &&
+        stat(vpath, &vst) == 0 && S_ISREG(vst.st_mode))
+        record_one(VT_FILE_TORCH_VERSION, 0, "torch/version.py", vpath, buf);
     free(buf);
     free(done);
 }

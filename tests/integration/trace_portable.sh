@@ -3,7 +3,7 @@
 # command line names are recorded (FILE records, with a Hugging Face model directory's
 # config.json), so the report of a trace copied elsewhere, with the config files deleted, is
 # byte-identical (text and --json); a FIFO or /dev/zero argument is never opened; the
-# analyzer reads only what was recorded.
+# analyzer reads only what was recorded; PyTorch's torch/version.py is recorded too.
 set -u
 PY=${PYTHON:-python3}
 command -v "$PY" >/dev/null 2>&1 || { echo "no python3"; exit 77; }
@@ -76,7 +76,28 @@ for k, v in (("n_layer", 3), ("n_embd", 256), ("n_head", 4), ("vocab_size", 3200
 PYEOF
 cd .. || fail "cd"
 
-# 3. an old trace (format 1.1) never opens the files its argv names: it says so
+# 3. PyTorch loaded (here a stand-in torch/lib/libc10.so): its torch/version.py is recorded,
+# and the report names the versions after the file is gone
+mkdir -p tv/torch/lib && cd tv || fail "cd"
+command -v cc >/dev/null 2>&1 || { echo "no cc"; exit 77; }
+printf 'int vt_stand_in;\n' | cc -shared -x c - -o torch/lib/libc10.so || fail "cc -shared"
+printf "from typing import Optional\n__version__ = '2.11.0+cu130'\ncuda: Optional[str] = '13.0'\n" >torch/version.py
+cat >wrap.py <<PYEOF
+import ctypes, os, runpy, sys
+ctypes.CDLL(os.path.abspath("torch/lib/libc10.so"))
+sys.path.insert(0, os.path.dirname("$SIM"))
+sys.argv = ["$SIM", "--max_iters=1", "--eval_iters=1", "--eval_interval=1000", "--n_layer=2"]
+runpy.run_path("$SIM", run_name="__main__")
+PYEOF
+FAKECUDA_MEM=24GiB "$VT" run -q -o v.vt -- "$PY" wrap.py >run.txt 2>&1 || { tail -5 run.txt; fail "torch capture failed"; }
+rm -rf torch
+"$VT" report --json v.vt >v.json || fail "report of the torch trace failed"
+"$PY" -c 'import json,sys; r=json.load(open("v.json")); assert (r["torch_version"], r["cuda_version"]) == ("2.11.0+cu130", "13.0"), r["torch_version"]' ||
+    fail "versions not recorded"
+"$VT" report v.vt | grep -q 'recorded: PyTorch 2.11.0+cu130, built for CUDA 13.0' || fail "no versions in the text report"
+cd .. || fail "cd"
+
+# 4. an old trace (format 1.1) never opens the files its argv names: it says so
 "$VT" report "$ROOT/examples/traces/h100-torch2.11/s_nano_eager_b8.vt" >old.txt 2>&1 ||
     fail "report of a 1.1 trace failed"
 grep -q 'not recorded (trace from an older vramtrace)' old.txt || fail "no 'not recorded' note for a 1.1 trace"

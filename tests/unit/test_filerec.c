@@ -225,13 +225,33 @@ static void test_config_from_record(void **state)
     assert_non_null(strstr(c.warnings[c.nwarnings - 1], "bad/config.json: not a JSON object"));
 }
 
+/* torch/version.py as recorded: the two strings; hostile contents leave them empty */
+static void test_versions(void **state)
+{
+    (void)state;
+    static const char real[] = "from typing import Optional\n__version__ = '2.11.0+cu130'\n"
+                               "debug = False\ncuda: Optional[str] = '13.0'\nhip = None\n";
+    static const char bad[] = "x__version__ = '9'\n__version__ = '2.11\ncuda = None\ncuda";
+    config_recfile rec[] = {{"torch/version.py", real, sizeof real - 1, 0, VT_FILE_TORCH_VERSION}};
+    config_files files = {1, rec, 1};
+    nano_config c;
+    config_init(&c);
+    cfgsrc_versions(&c, &files);
+    assert_string_equal(c.torch_version, "2.11.0+cu130");
+    assert_string_equal(c.cuda_version, "13.0");
+    rec[0] = (config_recfile){"torch/version.py", bad, sizeof bad - 1, 0, VT_FILE_TORCH_VERSION};
+    config_init(&c);
+    cfgsrc_versions(&c, &files);
+    assert_string_equal(c.torch_version, "");
+    assert_string_equal(c.cuda_version, "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_round_trip),
-        cmocka_unit_test(test_hostile_lengths),
-        cmocka_unit_test(test_count_bound),
-        cmocka_unit_test(test_config_from_record),
+        cmocka_unit_test(test_round_trip),  cmocka_unit_test(test_hostile_lengths),
+        cmocka_unit_test(test_count_bound), cmocka_unit_test(test_config_from_record),
+        cmocka_unit_test(test_versions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
