@@ -111,16 +111,21 @@ void cfgsrc_apply_inferred(nano_config *c, const infer_result *ir)
             continue;
         if (v->src != CONFIG_SRC_DEFAULT && !(map[i].to == CFG_block_size && from_positions(v)))
             continue;
-        char def[32], where[300];
+        char def[32], where[300], how[220];
         config_value_text(c, map[i].to, def, sizeof def);
+        /* infer.c says B·T for the micro-batch: name B itself first */
+        if (map[i].to == CFG_batch_size && strncmp(iv->where, "B =", 3) != 0)
+            snprintf(how, sizeof how, "micro-batch %lld: %.190s", (long long)iv->value, iv->where);
+        else
+            snprintf(how, sizeof how, "%.200s", iv->where);
         if (v->src == CONFIG_SRC_DEFAULT && c->program == PROG_NANOGPT) {
             if (v->i == iv->value)
                 continue; /* the default is what the trace shows: it stays a default */
-            snprintf(where, sizeof where, "%.200s (train.py's default %s differs)", iv->where, def);
+            snprintf(where, sizeof where, "%s (train.py's default %s differs)", how, def);
         } else if (v->src == CONFIG_SRC_FILE) {
-            snprintf(where, sizeof where, "%.200s (config.json's maximum is %s)", iv->where, def);
+            snprintf(where, sizeof where, "%s (config.json's maximum is %s)", how, def);
         } else {
-            snprintf(where, sizeof where, "%.200s", iv->where);
+            snprintf(where, sizeof where, "%s", how);
         }
         v->i = iv->value;
         v->src = CONFIG_SRC_TRACE;

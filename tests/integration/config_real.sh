@@ -29,7 +29,7 @@ for f in facts:
         for k, want in (("block_size", 1024), ("n_layer", L), ("n_embd", d), ("vocab_size", V)):
             if k in inf:  # the trace says it: it is used, with where it came from
                 assert c[k]["value"] == want and src(k) == "inferred", (t, k, c[k])
-                assert c[k]["where"] == inf[k]["where"], (t, k, c[k])
+                assert c[k]["where"].endswith(inf[k]["where"]), (t, k, c[k])
                 ninf += 1
             else:  # never a nanoGPT default presented as the program's own
                 assert src(k) == "default", (t, k, c[k])
@@ -43,6 +43,8 @@ for f in facts:
             if src(k) == "inferred":
                 assert "default" in c[k]["where"] and "differs" in c[k]["where"], (t, k, c[k])
                 assert c[k]["value"] == inf[k]["value"], (t, k, c[k])
+                if k == "batch_size":
+                    assert c[k]["where"].startswith("micro-batch %d: " % c[k]["value"]), c[k]
 assert nhf >= 12 and ninf >= 30, (nhf, ninf)
 PYEOF
 # a run whose config file is gone: nanogpt-30m-4070.py (B=16, T=512, L=6, d=384) from the trace
