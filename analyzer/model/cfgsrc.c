@@ -40,16 +40,19 @@ static int from_positions(const config_value *v)
            (strstr(v->where, ": n_positions") || strstr(v->where, ": max_position_embeddings"));
 }
 
+/* A name and the key it sets: the rows of VT_HF_KEYS and VT_CFGSRC_OPTIONS. */
+typedef struct name_key {
+    const char *name;
+    config_key key;
+} name_key;
+#define VT_NAME_KEY_ROW(n, k) {n, k},
+static const name_key hf_keys[] = {VT_HF_KEYS(VT_NAME_KEY_ROW)};
+static const name_key report_options[] = {VT_CFGSRC_OPTIONS(VT_NAME_KEY_ROW)};
+#undef VT_NAME_KEY_ROW
+
 static void apply_hf_one(nano_config *c, const config_recfile *rf)
 {
-    static const struct {
-        const char *name;
-        config_key key;
-    } map[] = {
-#define VT_HF_ROW(n, k) {n, k},
-        VT_HF_KEYS(VT_HF_ROW)
-#undef VT_HF_ROW
-    };
+    const name_key *map = hf_keys;
     char msg[300];
     cJSON *root = rf->flags ? NULL : cJSON_ParseWithLength(rf->data, rf->len);
     if (!cJSON_IsObject(root)) {
@@ -60,7 +63,7 @@ static void apply_hf_one(nano_config *c, const config_recfile *rf)
         cJSON_Delete(root);
         return;
     }
-    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
+    for (size_t i = 0; i < sizeof hf_keys / sizeof hf_keys[0]; i++) {
         config_value *v = &c->v[map[i].key];
         const cJSON *j = cJSON_GetObjectItemCaseSensitive(root, map[i].name);
         if (!cJSON_IsNumber(j) || (v->src != CONFIG_SRC_DEFAULT && v->src != CONFIG_SRC_TRACE))
@@ -179,16 +182,8 @@ void cfgsrc_versions(nano_config *c, const config_files *f)
 
 int cfgsrc_option_key(const char *name)
 {
-    static const struct {
-        const char *name;
-        config_key key;
-    } opts[] = {
-#define VT_CFGSRC_ROW(n, k) {n, k},
-        VT_CFGSRC_OPTIONS(VT_CFGSRC_ROW)
-#undef VT_CFGSRC_ROW
-    };
-    for (size_t i = 0; name && i < sizeof opts / sizeof opts[0]; i++)
-        if (!strcmp(opts[i].name, name))
-            return (int)opts[i].key;
+    for (size_t i = 0; name && i < sizeof report_options / sizeof report_options[0]; i++)
+        if (!strcmp(report_options[i].name, name))
+            return (int)report_options[i].key;
     return -1;
 }
