@@ -83,7 +83,9 @@ static void record_one(uint32_t kind, uint32_t argi, const char *name, const cha
     free(enc);
 }
 
-/* seen: whether path was recorded already (a file named twice is recorded once). */
+/* seen: whether a file of this name was recorded already (an argument given twice is
+ * recorded once; the same file under another spelling is recorded under that name too, since
+ * the analyzer looks files up by the name the command line gave). */
 static int seen(char (*done)[PATH_MAX], unsigned n, const char *path)
 {
     for (unsigned i = 0; i < n; i++)
@@ -152,9 +154,9 @@ void vt__write_argfiles_locked(int argc, const char *const *argv, const char *cw
         } else {
             continue;
         }
-        if (seen(done, n, full))
+        if (seen(done, n, name))
             continue;
-        snprintf(done[n++], PATH_MAX, "%s", full);
+        snprintf(done[n++], PATH_MAX, "%s", name);
         record_one(kind, (uint32_t)i, name, full, buf);
     }
     char vpath[PATH_MAX];

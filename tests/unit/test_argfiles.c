@@ -1,8 +1,8 @@
 /* test_argfiles.c — the preload's FILE records (preload/core/argfiles.c) without LD_PRELOAD:
  * a made-up command line names config files, a model directory, files that must not be read
- * (a FIFO, /dev/zero, a .txt, a missing file, a directory without config.json) and a file over
- * the bound; the trace written through the real writer holds exactly the expected FILE
- * records, read back with the analyzer's reader. */
+ * (a FIFO, /dev/zero, a .txt, a missing file, a directory without config.json), one named
+ * twice, and a file over the bound; the trace written through the real writer holds exactly
+ * the expected FILE records, read back with the analyzer's reader. */
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -65,8 +65,8 @@ static void test_argfiles(void **st)
     snprintf(abs_cfg, sizeof abs_cfg, "%s/cfg.py", g_dir);
     const char *argv[] = {"python3", "cfg.py", "--opt=x.yaml", "notes.txt", "big.py",
                           "model",   "empty",  "pipe.py",      "/dev/zero", "missing.py",
-                          abs_cfg,   "--flag", "--x=",         NULL};
-    g_argc = 13;
+                          abs_cfg,   "--flag", "--x=",         "cfg.py",    NULL};
+    g_argc = 14;
     memcpy(g_argv, argv, sizeof argv);
 
     snprintf(p, sizeof p, "%s/t.vt", g_dir);
@@ -87,9 +87,11 @@ static void test_argfiles(void **st)
         assert_int_equal(tables_add(t, &rec), 0);
     assert_int_equal(reader_status_of(r), READER_OK);
     reader_close(r);
-    /* cfg.py (once: the absolute spelling is the same file), x.yaml, big.py (no contents),
-     * model/config.json; nothing else */
-    assert_int_equal(tables_n_files(t), 4);
+    /* cfg.py (once, though named twice), x.yaml, big.py (no contents), model/config.json, and
+     * cfg.py's absolute spelling under its own name (the analyzer looks names up); nothing else */
+    assert_int_equal(tables_n_files(t), 5);
+    assert_string_equal(tables_file_at(t, 4)->name.s, abs_cfg);
+    assert_int_equal(tables_file_at(t, 4)->argi, 10);
     const tables_file *f = tables_file_at(t, 0);
     assert_string_equal(f->name.s, "cfg.py");
     assert_string_equal(f->path.s, abs_cfg);
