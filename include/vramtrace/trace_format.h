@@ -454,8 +454,9 @@ _Static_assert(sizeof(vt_rec_trailer) == 40, "layout");
  * torch/lib/libc10.so (its __version__ and the CUDA version it was built for), when PyTorch is
  * loaded when the trace opens. Bounds: contents <= VT_FILE_MAX_BYTES (a larger file is
  * recorded with VT_FILEF_TOO_LARGE and no contents); at most VT_FILE_MAX_COUNT records per
- * trace, one per distinct name; a FIFO, device or other non-regular file is never opened. Readers: trust no length (strings are
- * bounded by the record; contents longer than VT_FILE_MAX_BYTES is malformed). */
+ * trace, one per distinct name; a FIFO, device or other non-regular file is never opened.
+ * Readers: trust no length (strings are bounded by the record; contents longer than
+ * VT_FILE_MAX_BYTES is malformed). */
 #define VT_FILE_MAX_BYTES (256u << 10)
 #define VT_FILE_MAX_COUNT 32u
 #define VT_FILE_KINDS(X)                                                                       \
