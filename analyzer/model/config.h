@@ -107,7 +107,8 @@ int config_apply_args(nano_config *c, int argc, const char *const *argv, const c
  * open / not recorded) or -2 (a bad value) with err. */
 int config_apply_file(nano_config *c, const char *path, const char *cwd, char *err, size_t errlen);
 /* config_apply_stream: the same over an open stream; path names it in "where" and messages.
- * Only regular files up to 1 MiB are opened by config_apply_file (a trace names them). */
+ * config_apply_file opens only regular files up to 1 MiB, and only without c->files (a file
+ * the user gave `predict`); a trace's files are its FILE records. */
 int config_apply_stream(nano_config *c, FILE *fp, const char *path, char *err, size_t errlen);
 
 /* config_set: sets key (a name such as "batch_size") from a Python literal text, checked

@@ -83,8 +83,9 @@ typedef struct model_result {
     int nitems;
 } model_result;
 
-/* model_build: the run's configuration (its command line and config files, then o's
- * overrides), the formulas beside the measured peak, the calibration, the OOM cause when
+/* model_build: the run's configuration (its command line and the config files the trace
+ * recorded — f->files, no file is opened —, a recorded config.json, the values the trace's
+ * tensors give (f->inferred), then o's overrides), the formulas beside the measured peak, the calibration, the OOM cause when
  * f->has_oom, and the advice for the target card. Prints nothing. Returns 0, or -1 with the
  * reason in err when the configuration is invalid (e.g. an override that does not parse). */
 int model_build(model_result *m, const run_facts *f, const model_opts *o, char *err, size_t errlen);
