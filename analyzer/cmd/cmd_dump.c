@@ -424,6 +424,15 @@ static void fill_record(cJSON *o, const reader_record *r, tables *t)
         cJSON_AddNumberToObject(o, "micro", r->u.pyinfo.micro);
         cJSON_AddBoolToObject(o, "supported", r->u.pyinfo.supported);
         break;
+    case VT_REC_FILE: /* contents as text (escaped like every string), flags as words */
+        cJSON_AddStringToObject(o, "kind", tables_file_kind_name(r->u.file.fixed.kind));
+        cJSON_AddNumberToObject(o, "argi", r->u.file.fixed.argi);
+        add_u64(o, "size", r->u.file.fixed.size);
+        cJSON_AddNumberToObject(o, "file_flags", r->u.file.fixed.flags);
+        add_rstr(o, "name", r->u.file.name);
+        add_rstr(o, "path", r->u.file.path);
+        add_rstr(o, "contents", r->u.file.contents);
+        break;
     case VT_REC_TRAILER:
         add_u64(o, "end_ns", r->u.trailer.end_ns);
         add_u64(o, "n_events", r->u.trailer.n_events);

@@ -7,13 +7,14 @@
 #include <unistd.h>
 
 #include "cards.h"
+#include "cfgsrc.h"
 #include "cli.h"
 #include "commands.h"
 #include "report.h"
 #include "report_views.h"
 
 /* The options of `report`, one table: parsing and --help both come from it. */
-enum { OPT_JSON = CLI_LONG_ONLY, OPT_TOP, OPT_CARD, OPT_NO_COLOR, OPT_FAIL_IF_OOM };
+enum { OPT_JSON = CLI_LONG_ONLY, OPT_TOP, OPT_CARD, OPT_NO_COLOR, OPT_FAIL_IF_OOM, OPT_CFG };
 static const cli_opt report_opts[] = {
     {OPT_JSON, "json", NULL, "one JSON document instead of text"},
     {OPT_TOP, "top", "N", "allocation sites per category (default 3)"},
@@ -23,6 +24,10 @@ static const cli_opt report_opts[] = {
      "decimal) or a preset (see below)"},
     {OPT_NO_COLOR, "no-color", NULL, "no ANSI colour (also: NO_COLOR set, or not a terminal)"},
     {OPT_FAIL_IF_OOM, "fail-if-oom", NULL, "exit 1 when a trace ends in an out-of-memory error"},
+/* the run's values when the trace cannot say them (cfgsrc.h): key OPT_CFG + the config key */
+#define VT_REPORT_CFG_OPT(name, key) {OPT_CFG + (key), name, "N", "the run's value (\"given on vramtrace's command line\")"},
+    VT_CFGSRC_OPTIONS(VT_REPORT_CFG_OPT)
+#undef VT_REPORT_CFG_OPT
     {'h', "help", NULL, "this text"},
     {0}};
 
@@ -50,10 +55,12 @@ int cmd_report(int argc, char **argv)
     const char *card = NULL;
     const char **files = calloc((size_t)argc + 1, sizeof *files);
     const char **overrides = calloc((size_t)argc + 1, sizeof *overrides);
-    int nfiles = 0, nover = 0;
-    if (!files || !overrides) {
+    char **owned = calloc((size_t)argc + 1, sizeof *owned); /* the overrides built from --n-layer etc. */
+    int nfiles = 0, nover = 0, nowned = 0;
+    if (!files || !overrides || !owned) {
         free(files);
         free(overrides);
+        free(owned);
         return VT_EXIT_USAGE;
     }
     int rc = VT_EXIT_OK, k;
@@ -79,7 +86,22 @@ int cmd_report(int argc, char **argv)
             }
             break;
         case CLI_KEY_VALUE: overrides[nover++] = p.key_value; break;
-        default: rc = VT_EXIT_USAGE; goto out;
+        default:
+            if (k >= OPT_CFG && k < OPT_CFG + CFG_COUNT) {
+                /* "--n-layer 24" -> the override "n_layer=24" */
+                size_t len = strlen(config_key_name((config_key)(k - OPT_CFG))) + strlen(p.arg) + 2;
+                char *o = malloc(len);
+                if (!o) {
+                    rc = VT_EXIT_USAGE;
+                    goto out;
+                }
+                snprintf(o, len, "%s=%s", config_key_name((config_key)(k - OPT_CFG)), p.arg);
+                owned[nowned++] = o;
+                overrides[nover++] = o;
+                break;
+            }
+            rc = VT_EXIT_USAGE;
+            goto out;
         }
     }
     for (int i = p.optind; i < argc; i++)
@@ -154,6 +176,9 @@ int cmd_report(int argc, char **argv)
 free_runs:
     report_free(&c);
 out:
+    for (int i = 0; i < nowned; i++)
+        free(owned[i]);
+    free(owned);
     free(files);
     free(overrides);
     return rc;

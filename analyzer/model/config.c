@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "pyexpr.h"
+#include "vramtrace/trace_format.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -218,8 +219,47 @@ void config_note(nano_config *c, const char *msg)
 
 /* ---- files and argument lists --------------------------------------------------------- */
 
+const config_recfile *config_recorded_file(const config_files *f, int kind, const char *name)
+{
+    for (int i = 0; f && i < f->n; i++)
+        if (f->f[i].kind == kind && !strcmp(f->f[i].name, name))
+            return &f->f[i];
+    return NULL;
+}
+
+/* apply_recorded: a trace's config file from its FILE record, never from the disk. */
+static int apply_recorded(nano_config *c, const char *path, char *err, size_t errlen)
+{
+    const config_recfile *rf = config_recorded_file(c->files, VT_FILE_ARG, path);
+    if (!rf) {
+        snprintf(err, errlen, "config file %s: not recorded (%s)", path,
+                 c->files->recorded ? "it was not a regular .py/.json/.yaml/.toml file when traced"
+                                    : "trace from an older vramtrace");
+        return -1;
+    }
+    if (rf->flags) {
+        snprintf(err, errlen, "config file %s: not recorded (%s)", path,
+                 rf->flags & VT_FILEF_TOO_LARGE ? "larger than 256 KiB" : "unreadable when traced");
+        return -1;
+    }
+    FILE *fp = rf->len ? fmemopen((void *)rf->data, rf->len, "r") : NULL;
+    if (!fp) {
+        if (rf->len == 0) { /* an empty file sets nothing */
+            c->nfiles++;
+            return 0;
+        }
+        snprintf(err, errlen, "config file %s: %s", path, strerror(errno));
+        return -1;
+    }
+    int rc = config_apply_stream(c, fp, path, err, errlen);
+    fclose(fp);
+    return rc;
+}
+
 int config_apply_file(nano_config *c, const char *path, const char *cwd, char *err, size_t errlen)
 {
+    if (c->files)
+        return apply_recorded(c, path, err, errlen);
     char full[4096];
     if (cwd && *cwd && path[0] != '/')
         snprintf(full, sizeof full, "%s/%s", cwd, path);
@@ -496,7 +536,7 @@ const char *config_source_name(config_source s)
     case CONFIG_SRC_FLAG:
         return "flag";
     case CONFIG_SRC_TRACE:
-        return "trace";
+        return "inferred";
     }
     return "?";
 }

@@ -53,14 +53,34 @@ typedef struct config_value {
     double f;    /* CONFIG_FLOAT */
     char s[32];  /* CONFIG_STR */
     config_source src;
-    char where[160]; /* the file, or the argument, that set it ("" for defaults) */
+    char where[256]; /* the file, the argument or the inference that set it ("" for defaults) */
     char flag[48];   /* the flag that carried it on the traced command line ("--batch-size"), or "" */
     char flag_sep;   /* how that flag takes its value: '=' (--batch_size=8) or ' ' (--batch-size 8) */
 } config_value;
 
+/* The config files a trace recorded (FILE records, trace format 1.2): for a trace, the only
+ * files the analyzer reads. Borrowed from the trace's tables. */
+typedef struct config_recfile {
+    const char *name; /* as the command line gave it */
+    const char *data; /* contents, len bytes (none unless flags == 0) */
+    size_t len;
+    unsigned flags;   /* VT_FILEF_* */
+    int kind;         /* VT_FILE_ARG, VT_FILE_DIR_CONFIG */
+} config_recfile;
+typedef struct config_files {
+    int n;
+    const config_recfile *f;
+    int recorded; /* 1: the trace's writer records files (1.2 or later), even if n == 0 */
+} config_files;
+
 typedef struct nano_config {
     config_program program; /* PROG_NANOGPT unless the command line says otherwise */
+    /* NULL: files are opened (predict --config FILE, given by the user); else a trace's
+     * recorded files, and no file is ever opened (config_apply_file looks them up) */
+    const config_files *files;
     config_value v[CFG_COUNT];
+    char torch_version[32]; /* PyTorch's __version__ as recorded (torch/version.py), or "" */
+    char cuda_version[16];  /* the CUDA version that PyTorch was built for, or "" */
     int nfiles;    /* config files read */
     int nwarnings; /* problems that did not stop the parse (report mode) */
     char warnings[4][200];
@@ -82,10 +102,13 @@ int config_apply_args(nano_config *c, int argc, const char *const *argv, const c
 
 /* config_apply_file: exec-like reading of one nanoGPT config file: `key = expr` lines,
  * expr a literal or simple arithmetic (+ - * / // % **, parentheses, earlier keys);
- * what is not evaluable is skipped. Returns 0, -1 (cannot open) or -2 (a bad value) with err. */
+ * what is not evaluable is skipped. With c->files set (a trace) the file is the recorded one
+ * of that name, never opened ("not recorded" when the trace lacks it). Returns 0, -1 (cannot
+ * open / not recorded) or -2 (a bad value) with err. */
 int config_apply_file(nano_config *c, const char *path, const char *cwd, char *err, size_t errlen);
 /* config_apply_stream: the same over an open stream; path names it in "where" and messages.
- * Only regular files up to 1 MiB are opened by config_apply_file (a trace names them). */
+ * config_apply_file opens only regular files up to 1 MiB, and only without c->files (a file
+ * the user gave `predict`); a trace's files are its FILE records. */
 int config_apply_stream(nano_config *c, FILE *fp, const char *path, char *err, size_t errlen);
 
 /* config_set: sets key (a name such as "batch_size") from a Python literal text, checked
@@ -93,6 +116,9 @@ int config_apply_stream(nano_config *c, FILE *fp, const char *path, char *err, s
  * -1 with err on a bad value. */
 int config_set(nano_config *c, const char *key, const char *value, config_source src,
                const char *where, char *err, size_t errlen);
+
+/* config_recorded_file: the recorded file of kind whose name is name, NULL if none. */
+const config_recfile *config_recorded_file(const config_files *f, int kind, const char *name);
 
 /* config_from_cmdline: finds the training script in a traced command line (the first
  * argument ending in ".py"; without one, everything after argv[0]) and applies what follows

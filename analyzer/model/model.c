@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "advice.h"
+#include "cfgsrc.h"
 #include "config.h"
 #include "formula.h"
 
@@ -32,6 +33,10 @@ static int apply_overrides(model_result *m, const model_opts *o, char *err, size
         int rc = config_set(&m->cfg, key, val, CONFIG_SRC_FLAG, o->overrides[i], err, errlen);
         if (rc < 0)
             return -1;
+        for (int k = 0; rc == 0 && k < CFG_COUNT; k++)
+            if (!strcmp(config_key_name((config_key)k), key))
+                snprintf(m->cfg.v[k].where, sizeof m->cfg.v[k].where,
+                         "given on vramtrace's command line (%.150s)", o->overrides[i]);
         if (rc == 1) {
             snprintf(
                 err, errlen,
@@ -216,9 +221,14 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
                        size_t errlen)
 {
     memset(m, 0, sizeof *m);
+    static const config_files none = {0, NULL, 0};
     config_init(&m->cfg);
+    m->cfg.files = f->files ? f->files : &none; /* a trace's files: never opened */
     if (config_from_cmdline(&m->cfg, f->argc, f->argv, f->cwd, err, errlen) < 0)
         return -1;
+    cfgsrc_apply_hf(&m->cfg, m->cfg.files);
+    cfgsrc_apply_inferred(&m->cfg, f->inferred);
+    cfgsrc_versions(&m->cfg, m->cfg.files);
     if (config_validate(&m->cfg, err, errlen) < 0) {
         /* the traced run's shape cannot be used: a note, and the defaults for both keys */
         char msg[300];

@@ -11,6 +11,7 @@
 #include "categories.h"
 #include "config.h"
 #include "formula.h"
+#include "infer.h"
 
 /* run_facts.compile_frames: whether torch.compile ran, as the trace's Python frames show. */
 enum {
@@ -23,7 +24,9 @@ enum {
 typedef struct run_facts {
     int argc;                 /* the traced command line (PROCESS record) */
     const char *const *argv;
-    const char *cwd;          /* to find config files named on the command line */
+    const char *cwd;          /* the traced process's working directory (names only) */
+    const config_files *files; /* the config files the trace recorded; never NULL for a trace */
+    const infer_result *inferred; /* what the trace's tensors say (NULL: nothing) */
     const char *alloc_conf;   /* PYTORCH_CUDA_ALLOC_CONF or PYTORCH_ALLOC_CONF, NULL if unset */
     int tensor_mode;          /* 1: per-tensor events (cudaMallocAsync backend) */
     uint64_t card_bytes;      /* emulated card (0 = none) */
@@ -80,8 +83,9 @@ typedef struct model_result {
     int nitems;
 } model_result;
 
-/* model_build: the run's configuration (its command line and config files, then o's
- * overrides), the formulas beside the measured peak, the calibration, the OOM cause when
+/* model_build: the run's configuration (its command line and the config files the trace
+ * recorded — f->files, no file is opened —, a recorded config.json, the values the trace's
+ * tensors give (f->inferred), then o's overrides), the formulas beside the measured peak, the calibration, the OOM cause when
  * f->has_oom, and the advice for the target card. Prints nothing. Returns 0, or -1 with the
  * reason in err when the configuration is invalid (e.g. an override that does not parse). */
 int model_build(model_result *m, const run_facts *f, const model_opts *o, char *err, size_t errlen);

@@ -3,6 +3,8 @@
  * Views (views/report_*.c) only render it; commands only wire options to it. */
 #include "report.h"
 
+#include "cfgsrc.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,6 +52,15 @@ static int report_fill(report_ctx *c)
         f->argv = c->argv_store;
         f->cwd = p->cwd.s;
     }
+    /* the configuration's own inputs: recorded files (never the disk), the trace's tensors */
+    reader *rd = reader_open(r->path, NULL, 0);
+    int minor = rd ? reader_header(rd)->minor : 0;
+    reader_close(rd);
+    cfgsrc_files(r->t, minor, c->files_store, VT_FILE_MAX_COUNT, &c->files);
+    f->files = &c->files;
+    char ierr[256];
+    if (infer_model(r->path, &c->inferred, ierr, sizeof ierr) == 0)
+        f->inferred = &c->inferred;
     f->alloc_conf = env_value(r, "PYTORCH_ALLOC_CONF") ? env_value(r, "PYTORCH_ALLOC_CONF")
                                                        : env_value(r, "PYTORCH_CUDA_ALLOC_CONF");
     f->tensor_mode = r->tensor_mode;

@@ -29,6 +29,9 @@ typedef struct report_ctx {
     int top;             /* sites shown per category */
     int color;
     const char *argv_store[512];
+    config_recfile files_store[VT_FILE_MAX_COUNT]; /* the recorded config files (facts.files) */
+    config_files files;
+    infer_result inferred; /* facts.inferred */
     char site_oom[512];
     model_result *model; /* built by report_build */
 } report_ctx;

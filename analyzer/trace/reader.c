@@ -34,6 +34,7 @@ static const struct {
     [VT_REC_OOM] = {8 + sizeof(vt_rec_oom), READER_FIXED_MAX},
     [VT_REC_PYINFO] = {8 + sizeof(vt_rec_pyinfo), READER_FIXED_MAX},
     [VT_REC_TRAILER] = {8 + sizeof(vt_rec_trailer), READER_FIXED_MAX},
+    [VT_REC_FILE] = {8 + sizeof(vt_rec_file) + 3 * 4, VT_REC_MAX_SIZE},
 };
 
 /* ---- the reader state ------------------------------------------------------------------- */
@@ -469,6 +470,17 @@ static const char *decode(reader_record *rec)
         if (!c.bad && c.end - c.p >= 4) /* 1.1: the build-id follows the path */
             rec->u.module.build_id = take_str(&c);
         break;
+    case VT_REC_FILE: {
+        reader_file *fi = &rec->u.file;
+        memcpy(&fi->fixed, p, sizeof fi->fixed);
+        c = (strcur){p + sizeof fi->fixed, p + n, false};
+        fi->name = take_str(&c);
+        fi->path = take_str(&c);
+        fi->contents = take_str(&c);
+        if (!c.bad && fi->contents.len > VT_FILE_MAX_BYTES)
+            return "a FILE record's contents exceed VT_FILE_MAX_BYTES";
+        break;
+    }
     default: return NULL; /* unknown: nothing to decode */
     }
     return c.bad ? "a string runs past the end of its record" : NULL;
@@ -507,6 +519,7 @@ static bool partial_ok(const vt_rec_header *h, const uint8_t *b, size_t have)
     case VT_REC_CODE: fixed = sizeof(vt_rec_code); break;
     case VT_REC_SYMBOL: fixed = sizeof(vt_rec_symbol); break;
     case VT_REC_MODULE: fixed = sizeof(vt_rec_module); break;
+    case VT_REC_FILE: fixed = sizeof(vt_rec_file); break;
     default: return true;
     }
     /* walk the string lengths that are present: each must end inside the declared size */

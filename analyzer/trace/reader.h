@@ -152,6 +152,15 @@ typedef struct reader_module {
     reader_str build_id; /* raw bytes; empty when none (or a 1.0 record, which has none) */
 } reader_module;
 
+/* FILE (1.2): a file the command line named, recorded at start (trace_format.h). contents
+ * is empty unless fixed.flags == 0; its length is checked against VT_FILE_MAX_BYTES. */
+typedef struct reader_file {
+    vt_rec_file fixed; /* kind, argi, size on disk, flags */
+    reader_str name;   /* as the command line gave it */
+    reader_str path;   /* the absolute path read */
+    reader_str contents;
+} reader_file;
+
 /* One record. type/flags/size are the record header; offset is the record's byte offset in
  * the file; payload/payload_len the bytes after the header (valid like reader_str). Exactly
  * the union member named by type is filled (nothing for unknown types: skip them). */
@@ -176,6 +185,7 @@ typedef struct reader_record {
         reader_oom oom;          /* VT_REC_OOM */
         vt_rec_pyinfo pyinfo;    /* VT_REC_PYINFO */
         vt_rec_trailer trailer;  /* VT_REC_TRAILER */
+        reader_file file;        /* VT_REC_FILE */
     } u;
 } reader_record;
 

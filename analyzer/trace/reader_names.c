@@ -90,6 +90,8 @@ const char *reader_type_name(unsigned type)
         return "pyinfo";
     case VT_REC_TRAILER:
         return "trailer";
+    case VT_REC_FILE:
+        return "file";
     default:
         return "unknown";
     }

@@ -149,7 +149,7 @@ typedef struct resolved {
 struct tables {
     arena_block *arena;
     map threads, stacks, codes, symbols, modules, devices, resolved;
-    plist thread_list, device_list;
+    plist thread_list, device_list, file_list;
     tables_process *process;
     tables_config *config;
     vt_rec_pyinfo *pyinfo;
@@ -171,6 +171,7 @@ void tables_free(tables *t)
         map_free(maps[i]);
     free(t->thread_list.v);
     free(t->device_list.v);
+    free(t->file_list.v);
     symbolize_free(t->sym);
     for (arena_block *b = t->arena, *nx; b; b = nx) {
         nx = b->next;
@@ -355,6 +356,24 @@ static int add_config(tables *t, const reader_config *r)
     return 0;
 }
 
+/* add_file: FILE records in file order, at most VT_FILE_MAX_COUNT (the writer's bound). */
+static int add_file(tables *t, const reader_file *r)
+{
+    if (t->file_list.n >= VT_FILE_MAX_COUNT)
+        return 0;
+    tables_file *e = arena_alloc(&t->arena, sizeof *e);
+    if (!e || !copy_str(t, r->name.p, r->name.len, &e->name) ||
+        !copy_str(t, r->path.p, r->path.len, &e->path) ||
+        !copy_str(t, r->contents.p, r->contents.len, &e->contents) ||
+        plist_push(&t->file_list, e) < 0)
+        return -1;
+    e->kind = r->fixed.kind;
+    e->argi = r->fixed.argi;
+    e->size = r->fixed.size;
+    e->flags = r->fixed.flags;
+    return 0;
+}
+
 int tables_add(tables *t, const reader_record *rec)
 {
     switch (rec->type) {
@@ -366,6 +385,7 @@ int tables_add(tables *t, const reader_record *rec)
     case VT_REC_MODULE: return add_module(t, &rec->u.module);
     case VT_REC_PROCESS: return add_process(t, &rec->u.process);
     case VT_REC_CONFIG: return add_config(t, &rec->u.config);
+    case VT_REC_FILE: return add_file(t, &rec->u.file);
     case VT_REC_PYINFO:
         if (!t->pyinfo) {
             t->pyinfo = arena_alloc(&t->arena, sizeof *t->pyinfo);
@@ -399,6 +419,22 @@ size_t tables_n_modules(const tables *t) { return t->modules.n; }
 const tables_thread *tables_thread_at(const tables *t, size_t i)
 {
     return i < t->thread_list.n ? t->thread_list.v[i] : NULL;
+}
+
+size_t tables_n_files(const tables *t) { return t->file_list.n; }
+const tables_file *tables_file_at(const tables *t, size_t i)
+{
+    return i < t->file_list.n ? t->file_list.v[i] : NULL;
+}
+
+const char *tables_file_kind_name(uint32_t kind)
+{
+#define VT_FILE_KIND_NAME(name, v, key, doc) \
+    if (kind == v)                           \
+        return key;
+    VT_FILE_KINDS(VT_FILE_KIND_NAME)
+#undef VT_FILE_KIND_NAME
+    return "unknown";
 }
 
 const tables_device *tables_device_at(const tables *t, size_t i)

@@ -87,6 +87,15 @@ typedef struct tables_config {
     tables_str card; /* "" if none */
 } tables_config;
 
+/* A FILE record (1.2): a config file the command line named, as recorded at start. */
+typedef struct tables_file {
+    uint32_t kind;  /* vt_file_kind: VT_FILE_ARG, VT_FILE_DIR_CONFIG */
+    uint32_t argi;  /* the argument's index in the PROCESS argv */
+    uint64_t size;  /* size on disk */
+    uint32_t flags; /* VT_FILEF_*: contents are empty unless 0 */
+    tables_str name, path, contents;
+} tables_file;
+
 typedef struct tables tables;
 
 /* tables_new: empty tables; NULL when out of memory. Free with tables_free. */
@@ -95,7 +104,7 @@ tables *tables_new(void);
 void tables_free(tables *t);
 
 /* tables_add: records what rec says if it is a metadata record (PROCESS, CONFIG, DEVICE,
- * THREAD, STACK, CODE, SYMBOL, MODULE, PYINFO); events and other types are ignored
+ * THREAD, STACK, CODE, SYMBOL, MODULE, PYINFO, FILE); events and other types are ignored
  * (cheap to call on every record). Everything is copied: rec may be reused afterwards.
  * A second record with an id already known (thread index, stack id, code id, symbol ip,
  * module id, device ordinal) replaces nothing: the first one wins. PROCESS / CONFIG /
@@ -113,6 +122,12 @@ const tables_process *tables_process_get(const tables *t); /* NULL: no PROCESS r
 const tables_config *tables_config_get(const tables *t);   /* NULL: no CONFIG record */
 /* tables_pyinfo_get: the PYINFO record or NULL. */
 const vt_rec_pyinfo *tables_pyinfo_get(const tables *t);
+
+/* tables_n_files / tables_file_at: the FILE records in file order (at most
+ * VT_FILE_MAX_COUNT kept). tables_file_kind_name: "arg", "dir_config", "unknown". */
+size_t tables_n_files(const tables *t);
+const tables_file *tables_file_at(const tables *t, size_t i);
+const char *tables_file_kind_name(uint32_t kind);
 
 /* Iteration in insertion order: i from 0 to tables_n_*() - 1. */
 size_t tables_n_threads(const tables *t);

@@ -18,16 +18,18 @@ static const char *program_name(config_program p)
 
 void config_print(FILE *out, const nano_config *c)
 {
-    int nd = 0, nf = 0, na = 0;
+    int nd = 0, nf = 0, na = 0, ni = 0;
     for (int k = 0; k < CFG_COUNT; k++) {
         config_source s = c->v[k].src;
         nd += s == CONFIG_SRC_DEFAULT;
         nf += s == CONFIG_SRC_FILE;
         na += s == CONFIG_SRC_ARG || s == CONFIG_SRC_FLAG;
+        ni += s == CONFIG_SRC_TRACE;
     }
     fprintf(out,
-            "configuration (%s): %d from arguments/flags, %d from config files, %d %s\n",
-            program_name(c->program), na, nf, nd,
+            "configuration (%s): %d from arguments/flags, %d from config files, %d inferred "
+            "from the trace, %d %s\n",
+            program_name(c->program), na, nf, ni, nd,
             c->program == PROG_NANOGPT ? "defaults" : "not given (assumed)");
     if (nd == CFG_COUNT && c->program == PROG_NANOGPT)
         fprintf(out, "  note: no nanoGPT setting was found on the command line; the formulas "
@@ -43,6 +45,9 @@ void config_print(FILE *out, const nano_config *c)
                                              : "not given: assumed, the program's own value is unknown",
                 v->where[0] ? "  " : "", v->where);
     }
+    if (c->torch_version[0])
+        fprintf(out, "  recorded: PyTorch %s%s%s\n", c->torch_version,
+                c->cuda_version[0] ? ", built for CUDA " : "", c->cuda_version);
     for (int i = 0; i < c->nwarnings && i < 4; i++)
         fprintf(out, "  note: %s\n", c->warnings[i]);
 }
@@ -71,6 +76,12 @@ void config_add_json(cJSON *root, const nano_config *c)
         cJSON_AddStringToObject(e, "source", config_source_name(v->src));
         cJSON_AddStringToObject(e, "where", v->where);
     }
+    cJSON_AddItemToObject(root, "torch_version", c->torch_version[0]
+                                                      ? cJSON_CreateString(c->torch_version)
+                                                      : cJSON_CreateNull());
+    cJSON_AddItemToObject(root, "cuda_version", c->cuda_version[0]
+                                                     ? cJSON_CreateString(c->cuda_version)
+                                                     : cJSON_CreateNull());
     if (c->nwarnings) {
         cJSON *w = cJSON_AddArrayToObject(root, "config_warnings");
         for (int i = 0; i < c->nwarnings && i < 4; i++)

@@ -34,6 +34,11 @@
  *        after the path, and the program's real path (/proc/self/exe) instead of argv[0].
  *        Early 1.1 writers (real traces exist) had the allocator APIs only: trailer flags 0,
  *        MODULE records ending after the path; readers take each addition only when present.
+ *   1.2  FILE records (type 15): the contents of the files the analysis needs (config files
+ *        named on the command line, config.json of a model directory argument), written
+ *        right after PROCESS, so a trace is analysed the same on any machine; PROCESS env
+ *        also keeps every VRAMTRACE_* variable. A 1.2 trace whose command line names no such
+ *        file has no FILE record.
  *
  * RULES FOR READERS
  *   - refuse a bad magic or a different major version (exit 3); accept a higher minor;
@@ -65,7 +70,7 @@
 #define VT_MAGIC "VRAMTRC\n"
 #define VT_MAGIC_LEN 8
 #define VT_VERSION_MAJOR 1
-#define VT_VERSION_MINOR 1 /* what each minor adds: VERSIONS above */
+#define VT_VERSION_MINOR 2 /* what each minor adds: VERSIONS above */
 
 typedef struct vt_file_header {
     char magic[VT_MAGIC_LEN];
@@ -102,7 +107,8 @@ _Static_assert(sizeof(vt_rec_header) == 8, "record header is 8 bytes");
     X(MEMINFO, 11, vt_rec_meminfo, "free/total of a device (cuMemGetInfo or sampler)")         \
     X(OOM, 12, vt_rec_oom, "an allocation failed with out-of-memory")                          \
     X(PYINFO, 13, vt_rec_pyinfo, "the Python runtime version (line table format)")             \
-    X(TRAILER, 14, vt_rec_trailer, "clean stop: counts of events and of what was dropped")
+    X(TRAILER, 14, vt_rec_trailer, "clean stop: counts of events and of what was dropped")      \
+    X(FILE, 15, vt_rec_file, "a file the analysis needs (a config file), recorded at start")
 
 /* Types are numbered 1..N in the list's order, so the highest known one is its length. */
 #define VT_REC_ONE(name, value, st, doc) +1
@@ -265,7 +271,8 @@ enum vt_space {
 
 /* PROCESS: fixed part, then strings: exe, cwd, hostname, argv[argc], env[nenv] where each
  * env string is "NAME=value" for the recorded variables that are set (PYTORCH_CUDA_ALLOC_CONF,
- * PYTORCH_ALLOC_CONF, CUDA_VISIBLE_DEVICES, RANK, LOCAL_RANK, WORLD_SIZE, ...). */
+ * PYTORCH_ALLOC_CONF, CUDA_VISIBLE_DEVICES, RANK, LOCAL_RANK, WORLD_SIZE, ...; since 1.2 also
+ * every VRAMTRACE_* variable, at most 32 of them, each cut at 1023 bytes). */
 typedef struct vt_rec_process {
     uint32_t pid;
     uint32_t ppid;
@@ -434,7 +441,45 @@ typedef struct vt_rec_trailer {
 } vt_rec_trailer;
 _Static_assert(sizeof(vt_rec_trailer) == 40, "layout");
 
-/* Environment variables the PROCESS record keeps, one X-macro. */
+/* FILE (1.2): one file the command line named, read once when the trace opens (right after
+ * PROCESS), so the analyzer never opens a file that a trace names. Fixed part, then strings:
+ *   name      the text as the command line gave it (the argument, or the value after '='
+ *             of --key=value; for DIR_CONFIG the directory argument + "/config.json";
+ *             for TORCH_VERSION "torch/version.py")
+ *   path      the absolute path that was read (cwd joined when relative)
+ *   contents  the file's bytes (empty unless flags == 0)
+ * Which files (kind): an argument (or --key=VALUE) that is an existing regular file ending
+ * .py .json .yaml .yml .toml (the script itself included), and config.json of an argument
+ * that is a directory; TORCH_VERSION (argi 0): PyTorch's torch/version.py beside the loaded
+ * torch/lib/libc10.so (its __version__ and the CUDA version it was built for), when PyTorch is
+ * loaded when the trace opens. Bounds: contents <= VT_FILE_MAX_BYTES (a larger file is
+ * recorded with VT_FILEF_TOO_LARGE and no contents); at most VT_FILE_MAX_COUNT records per
+ * trace, one per distinct name; a FIFO, device or other non-regular file is never opened.
+ * Readers: trust no length (strings are bounded by the record; contents longer than
+ * VT_FILE_MAX_BYTES is malformed). */
+#define VT_FILE_MAX_BYTES (256u << 10)
+#define VT_FILE_MAX_COUNT 32u
+#define VT_FILE_KINDS(X)                                                                       \
+    X(ARG, 1, "arg", "a config file named by an argument (or --key=FILE)")                     \
+    X(DIR_CONFIG, 2, "dir_config", "config.json of a directory argument (a model directory)")  \
+    X(TORCH_VERSION, 3, "torch_version", "torch/version.py of the loaded PyTorch")
+enum vt_file_kind {
+#define VT_FILE_KIND_ENUM(name, v, key, doc) VT_FILE_##name = v,
+    VT_FILE_KINDS(VT_FILE_KIND_ENUM)
+#undef VT_FILE_KIND_ENUM
+};
+#define VT_FILEF_TOO_LARGE 0x1u  /* larger than VT_FILE_MAX_BYTES: contents not recorded */
+#define VT_FILEF_READ_ERROR 0x2u /* open or read failed: contents not recorded */
+typedef struct vt_rec_file {
+    uint32_t kind;  /* vt_file_kind */
+    uint32_t argi;  /* index of the argument in PROCESS argv */
+    uint64_t size;  /* the file's size on disk when read */
+    uint32_t flags; /* VT_FILEF_* */
+    uint32_t reserved;
+} vt_rec_file;
+_Static_assert(sizeof(vt_rec_file) == 24, "layout");
+
+/* Environment variables the PROCESS record keeps, one X-macro (1.2: and every VRAMTRACE_*). */
 #define VT_RECORDED_ENV(X) \
     X(PYTORCH_CUDA_ALLOC_CONF) X(PYTORCH_ALLOC_CONF) X(CUDA_VISIBLE_DEVICES) X(RANK) \
     X(LOCAL_RANK) X(WORLD_SIZE) X(PYTORCH_NO_CUDA_MEMORY_CACHING) X(CUDA_MODULE_LOADING)

@@ -1,5 +1,6 @@
 /* procinfo.c — the PROCESS record: who was traced (pid, ppid, exe, cwd, host, argv and the
- * environment variables of VT_RECORDED_ENV). Written once per trace file while it opens. */
+ * environment variables of VT_RECORDED_ENV and VRAMTRACE_*), then the FILE records of the
+ * config files argv names (argfiles.c). Written once per trace file while it opens. */
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -9,10 +10,14 @@
 #include <unistd.h>
 
 #include "vramtrace/trace_format.h"
+#include "core/argfiles.h"
 #include "writer.h"
 
 #define MAX_CMDLINE (256u << 10)
 #define MAX_ARGS 4096
+#define MAX_VT_ENV 32 /* VRAMTRACE_* variables recorded */
+
+extern char **environ;
 
 /* read_cmdline: /proc/self/cmdline into a malloc'ed buffer; *len bytes. NULL on failure. */
 static char *read_cmdline(size_t *len)
@@ -42,7 +47,7 @@ void vt__write_process_locked(void)
         VT_RECORDED_ENV(VT_ENV_NAME)
 #undef VT_ENV_NAME
     };
-    enum { NENV = sizeof names / sizeof names[0] };
+    enum { NENV = sizeof names / sizeof names[0] + MAX_VT_ENV };
     const char **strs = malloc(sizeof(char *) * (3 + MAX_ARGS + NENV));
     uint32_t *lens = malloc(sizeof(uint32_t) * (3 + MAX_ARGS + NENV));
     char (*envbuf)[1024] = malloc(sizeof(*envbuf) * NENV);
@@ -70,11 +75,17 @@ void vt__write_process_locked(void)
         i += l + 1;
     }
     uint32_t nenv = 0;
-    for (int i = 0; i < NENV; i++) {
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         const char *v = getenv(names[i]);
         if (!v)
             continue;
         snprintf(envbuf[nenv], sizeof envbuf[0], "%s=%s", names[i], v);
+        strs[n++] = envbuf[nenv++];
+    }
+    for (char **e = environ; e && *e && nenv < NENV; e++) {
+        if (strncmp(*e, "VRAMTRACE_", 10) != 0)
+            continue;
+        snprintf(envbuf[nenv], sizeof envbuf[0], "%s", *e);
         strs[n++] = envbuf[nenv++];
     }
     size_t total = 0;
@@ -91,6 +102,7 @@ void vt__write_process_locked(void)
     vt_rec_process p = {(uint32_t)getpid(), (uint32_t)getppid(), argc, nenv,
                         (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec};
     vt__writer_append_locked(VT_REC_PROCESS, 0, &p, sizeof p, enc, used, NULL, 0);
+    vt__write_argfiles_locked((int)argc, strs + 3, cwd);
 out:
     free(enc);
     free(cmd);

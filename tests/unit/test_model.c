@@ -70,6 +70,14 @@ static int teardown(void **state)
 
 static const char *const oom_argv[] = {"python3", "train.py", "gpt2_12gb.py", "--batch_size=16"};
 
+/* the config file as the trace recorded it (FILE record): the model reads this, never dir/ */
+static const char gpt2_12gb[] = "batch_size = 4\nblock_size = 1024\n"
+                                "gradient_accumulation_steps = 32\nn_layer = 12\nn_head = 12\n"
+                                "n_embd = 768\ndtype = 'float16'\ncompile = False\n";
+static const config_recfile recorded[] = {
+    {"gpt2_12gb.py", gpt2_12gb, sizeof gpt2_12gb - 1, 0, VT_FILE_ARG}};
+static const config_files recorded_files = {1, recorded, 1};
+
 /* An OOM in the forward of iteration 0 of GPT-2 124M, B=16, on a 12 GiB card: what was live
  * follows the refined formula, with the forward half done. */
 static void oom_facts(run_facts *f)
@@ -78,6 +86,7 @@ static void oom_facts(run_facts *f)
     f->argc = 4;
     f->argv = oom_argv;
     f->cwd = dir;
+    f->files = &recorded_files;
     f->card_bytes = 12 * GiB;
     f->card_name = "12GiB";
     gpt_shape s;
@@ -102,6 +111,69 @@ static void oom_facts(run_facts *f)
     f->oom_outside = 500 * MiB;
     f->oom_phase = "forward";
     f->oom_site = "train.py:203 forward";
+}
+
+/* A trace names gpt2_12gb.py, which exists in cwd (setup wrote it) but was not recorded: the
+ * model never opens it; a 1.1 trace says why. Values the trace's tensors give come next. */
+static void test_never_opens(void **state)
+{
+    (void)state;
+    run_facts f;
+    oom_facts(&f);
+    static const config_files old = {0, NULL, 0}, none = {0, NULL, 1};
+    const config_files *cases[] = {&old, &none};
+    for (int i = 0; i < 2; i++) {
+        f.files = cases[i];
+        model_opts o = {0};
+        cJSON *root = cJSON_CreateObject();
+        assert_int_equal(model_report_json(root, &f, &o), 0);
+        cJSON *ga = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "config"),
+                                        "gradient_accumulation_steps");
+        assert_string_equal(cJSON_GetObjectItem(ga, "source")->valuestring, "default");
+        cJSON *w = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "config_warnings"), 0);
+        assert_non_null(w);
+        assert_non_null(strstr(w->valuestring, "gpt2_12gb.py: not recorded"));
+        assert_non_null(strstr(w->valuestring, i == 0 ? "trace from an older vramtrace"
+                                                      : "not a regular"));
+        cJSON_Delete(root);
+    }
+    /* nanoGPT: the trace's B = 16 agrees with the argument; its L = 24 beats the default */
+    infer_result ir;
+    memset(&ir, 0, sizeof ir);
+    ir.v[INFER_n_layer] = (infer_value){1, 24, "L = 24: a block repeats 24 times"};
+    ir.v[INFER_n_embd] = (infer_value){1, 768, "d = 768"};
+    ir.v[INFER_batch_size] = (infer_value){1, 8, "B from the input"};
+    f.files = &old;
+    f.inferred = &ir;
+    nano_config c;
+    model_result *m = calloc(1, sizeof *m);
+    char err[300];
+    assert_non_null(m);
+    assert_int_equal(model_build(m, &f, NULL, err, sizeof err), 0);
+    c = m->cfg;
+    assert_int_equal(c.v[CFG_batch_size].i, 16); /* an argument beats the trace */
+    assert_int_equal(c.v[CFG_batch_size].src, CONFIG_SRC_ARG);
+    assert_int_equal(c.v[CFG_n_layer].i, 24);
+    assert_int_equal(c.v[CFG_n_layer].src, CONFIG_SRC_TRACE);
+    assert_non_null(strstr(c.v[CFG_n_layer].where, "train.py's default 12 differs"));
+    assert_int_equal(c.v[CFG_n_embd].src, CONFIG_SRC_DEFAULT); /* same as the default */
+    /* another program: every value the trace knows, and never a nanoGPT default as its own */
+    static const char *const hf_argv[] = {"python3", "hf_train.py", "--model", "gpt2",
+                                          "--batch-size", "4"};
+    f.argv = hf_argv;
+    f.argc = 6;
+    assert_int_equal(model_build(m, &f, NULL, err, sizeof err), 0);
+    assert_int_equal(m->cfg.program, PROG_ARGPARSE);
+    assert_int_equal(m->cfg.v[CFG_batch_size].i, 4);
+    assert_int_equal(m->cfg.v[CFG_n_embd].src, CONFIG_SRC_TRACE);
+    assert_string_equal(m->cfg.v[CFG_n_embd].where, "d = 768");
+    /* report options win over everything */
+    const char *ov[] = {"n_layer=6"};
+    model_opts o = {1, ov, 0, NULL, 0};
+    assert_int_equal(model_build(m, &f, &o, err, sizeof err), 0);
+    assert_int_equal(m->cfg.v[CFG_n_layer].i, 6);
+    assert_string_equal(m->cfg.v[CFG_n_layer].where, "given on vramtrace's command line (n_layer=6)");
+    free(m);
 }
 
 static void test_oom_json(void **state)
@@ -361,6 +433,7 @@ static void test_peaks_only(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_never_opens),
         cmocka_unit_test(test_oom_json),      cmocka_unit_test(test_text_and_overrides),
         cmocka_unit_test(test_fragmentation), cmocka_unit_test(test_fits),
         cmocka_unit_test(test_sim_compile),   cmocka_unit_test(test_peaks_only),

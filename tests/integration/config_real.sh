@@ -1,0 +1,80 @@
+#!/bin/sh
+# config_real.sh — the configuration `report --json` gives the real H100 traces (format 1.1, no
+# recorded files) against facts.jsonl: Hugging Face runs keep their --batch-size and get T, L,
+# d, V from the trace (source "inferred", the truth's values) where its tensors say them, and
+# never a nanoGPT default presented as theirs; nanoGPT runs keep their arguments, say that their
+# config file was not recorded, and the files their argv names are never opened.
+set -u
+D="$ROOT/examples/traces/h100-torch2.11"
+for f in "$D"/*.vt; do
+    t=$(basename "$f" .vt)
+    "$VT" report --json "$f" >"$t.json" || { echo "report $t failed"; exit 1; }
+done
+python3 - "$D/facts.jsonl" <<'PYEOF' || exit 1
+import json, re, sys
+facts = [json.loads(l) for l in open(sys.argv[1])]
+arch = {"gpt2": (12, 768, 50257), "llama-160m": (12, 768, 32000)}
+nhf = ninf = 0
+for f in facts:
+    t = f["trace"][:-3]
+    r = json.load(open(t + ".json"))
+    c, cmd, inf = r["config"], f["command"], r["inferred"]
+    src = lambda k: c[k]["source"]
+    if "hf_train.py" in cmd:
+        nhf += 1
+        assert r["config_program"] != "nanoGPT", (t, r["config_program"])
+        B = int(re.search(r"--batch-size (\d+)", cmd).group(1))
+        assert c["batch_size"]["value"] == B and src("batch_size") == "argument", (t, c["batch_size"])
+        L, d, V = arch[re.search(r"--model (\S+)", cmd).group(1)]
+        for k, want in (("block_size", 1024), ("n_layer", L), ("n_embd", d), ("vocab_size", V)):
+            if k in inf:  # the trace says it: it is used, with where it came from
+                assert c[k]["value"] == want and src(k) == "inferred", (t, k, c[k])
+                assert c[k]["where"].endswith(inf[k]["where"]), (t, k, c[k])
+                ninf += 1
+            else:  # never a nanoGPT default presented as the program's own
+                assert src(k) == "default", (t, k, c[k])
+    else:
+        m = re.search(r"--batch_size=(\d+)", cmd)
+        if m:
+            assert c["batch_size"]["value"] == int(m.group(1)) and src("batch_size") == "argument", (t, c["batch_size"])
+        warn = " ".join(r.get("config_warnings", []))
+        assert "not recorded (trace from an older vramtrace)" in warn, (t, warn)
+        for k in c:  # a value the trace infers replaces a default only where they differ
+            if src(k) == "inferred":
+                assert "default" in c[k]["where"] and "differs" in c[k]["where"], (t, k, c[k])
+                assert c[k]["value"] == inf[k]["value"], (t, k, c[k])
+                if k == "batch_size":
+                    assert c[k]["where"].startswith("micro-batch %d: " % c[k]["value"]), c[k]
+assert nhf >= 12 and ninf >= 30, (nhf, ninf)
+PYEOF
+# a run whose config file is gone: nanogpt-30m-4070.py (B=16, T=512, L=6, d=384) from the trace
+python3 - a_native_compile.json <<'PYEOF' || exit 1
+import json, sys
+c = json.load(open(sys.argv[1]))["config"]
+got = {k: (c[k]["value"], c[k]["source"]) for k in ("batch_size", "block_size", "n_layer", "n_embd")}
+assert got == {"batch_size": (16, "inferred"), "block_size": (512, "inferred"),
+               "n_layer": (6, "inferred"), "n_embd": (384, "inferred")}, got
+PYEOF
+# the files a trace's argv names are never opened (config files, the script itself)
+if command -v strace >/dev/null 2>&1 && strace -f -qq -e trace=open,openat,stat,newfstatat \
+        -o strace.txt "$VT" report "$D/s_nano_eager_b8.vt" >/dev/null 2>&1; then
+    grep -q 'gpt2-124m-12gb.py\|train.py' strace.txt && { grep 'gpt2-124m\|train.py' strace.txt; echo "report opened a file the trace names"; exit 1; }
+fi
+# the text report says where each inferred value came from
+"$VT" report "$D/hf_llama_fp16_b4.vt" >llama.txt || exit 1
+grep -q '^  vocab_size  *32000  *inferred  V = 32000 from the largest parameter' llama.txt ||
+    { grep vocab_size llama.txt; echo "llama: vocab_size not inferred in the text report"; exit 1; }
+# report options: the run's values when the trace cannot say them (an OOM in the first forward)
+"$VT" report --json --batch-size 16 --grad-accum=32 --n-layer 12 "$D/b_oom_12gib.vt" >opt.json ||
+    { echo "report with --batch-size/--grad-accum/--n-layer failed"; exit 1; }
+python3 - opt.json <<'PYEOF' || exit 1
+import json, sys
+c = json.load(open(sys.argv[1]))["config"]
+for k, v in (("batch_size", 16), ("gradient_accumulation_steps", 32), ("n_layer", 12)):
+    assert c[k]["value"] == v and c[k]["source"] == "flag", (k, c[k])
+    assert c[k]["where"].startswith("given on vramtrace's command line"), c[k]
+PYEOF
+"$VT" report --n-embd "$D/b_oom_12gib.vt" >/dev/null 2>err.txt && { echo "--n-embd FILE: accepted a file as the value"; exit 1; }
+"$VT" report --vocab-size >/dev/null 2>err.txt; [ $? = 2 ] && grep -q 'needs a value' err.txt ||
+    { cat err.txt; echo "--vocab-size without a value: not a usage error"; exit 1; }
+exit 0
