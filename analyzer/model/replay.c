@@ -324,6 +324,7 @@ static void note_interval(state *s, const livemap_entry *e, const live_item *it,
     if (kind != CATPEAKS_SEGMENT) {
         classify_input in = input_of(s, s->r, it);
         cat = classify(&in, NULL);
+        timeline_total_add(s->r->tl, e->stack_id, cat, e->size);
     }
     catpeaks_add(&s->peaks, e->alloc_event, e->time_ns, freed, s->event, t_free, e->size, cat, kind);
 }
@@ -430,6 +431,7 @@ static void apply_event(state *s, int is_alloc, const reader_event *ev, oom_trac
     replay_result *r = s->r;
     uint8_t loss;
     uint8_t ph = event_phase(s, ev, is_alloc, &loss);
+    timeline_event(r->tl, ev, is_alloc, ph, s->iter);
     unsigned space = (unsigned)reader_api_space(ev->api);
     if (is_alloc) {
         int lvl = level_of(ev->api);
@@ -527,6 +529,7 @@ static void apply_event(state *s, int is_alloc, const reader_event *ev, oom_trac
             s->in_opt = 1;
             ph = PHASE_OPTIMIZER;
         }
+        timeline_freed(r->tl, ev, e->size);
         on_free(s, e, ph, ot->pending, ev->time_ns);
     }
 }
@@ -729,6 +732,7 @@ int replay_file(const char *path, replay_result *out, char *err, size_t errlen)
     state s;
     memset(&s, 0, sizeof s);
     s.r = out;
+    s.peaks.tl = out->tl = timeline_new();
     oom_track ot;
     memset(&ot, 0, sizeof ot);
     int rc = run_pass(&s, rd, &ot, err, errlen);
@@ -776,6 +780,7 @@ void replay_free(replay_result *r)
     free(r->at_peak.items);
     free(r->at_oom.items);
     tables_free(r->t);
+    timeline_free(r->tl);
     memset(r, 0, sizeof *r);
 }
 
