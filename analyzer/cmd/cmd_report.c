@@ -21,6 +21,7 @@ static void usage(FILE *out)
             "Several files (one per rank / process): the first in full, then a per-rank table.\n\n"
             "options:\n"
             "  --json            one JSON document instead of text\n"
+            "  --html OUT.html   one self-contained page instead (as `vramtrace export --html`)\n"
             "  --top N           allocation sites per category (default 3)\n"
             "  --card SPEC       target card for the advice (default: the emulated card, else the\n"
             "                    traced device): a size (12GiB) or a preset (%s)\n"
@@ -36,6 +37,9 @@ int cmd_report(int argc, char **argv)
 {
     int json = 0, top = 3, fail_if_oom = 0, no_color = 0;
     const char *card = NULL;
+    for (int i = 1; i < argc; i++) /* --html OUT: the page `vramtrace export --html` writes */
+        if (!strcmp(argv[i], "--html") || !strncmp(argv[i], "--html=", 7))
+            return cmd_export(argc, argv);
     const char **files = calloc((size_t)argc + 1, sizeof *files);
     const char **overrides = calloc((size_t)argc + 1, sizeof *overrides);
     int nfiles = 0, nover = 0;

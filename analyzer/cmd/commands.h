@@ -14,7 +14,8 @@
     X(report, cmd_report, "categories, peaks, formula comparison, OOM diagnosis, advice") \
     X(predict, cmd_predict, "memory calculator for a GPT configuration (no trace needed)") \
     X(flame, cmd_flame, "folded stacks of the bytes live at the peak or the OOM (flamegraph.pl)")  \
-    X(diff, cmd_diff, "how two runs' peaks differ, by category and by site (text or --json)")
+    X(diff, cmd_diff, "how two runs' peaks differ, by category and by site (text or --json)") \
+    X(export, cmd_export, "Perfetto JSON, PyTorch memory_viz pickle or an HTML page of a trace")
 
 #define VT_CMD_DECL(name, fn, help) int fn(int argc, char **argv);
 VT_COMMANDS(VT_CMD_DECL)
