@@ -47,7 +47,7 @@ static void usage(FILE *out)
 #define VT_EXP_HELP(e, opt, fn, doc) fprintf(out, "  --%-12s OUT  %s\n", opt, doc);
     VT_EXPORTS(VT_EXP_HELP)
 #undef VT_EXP_HELP
-    fprintf(out, "  -h, --help           this text\n"
+    fprintf(out, "  -h, --help          this text\n"
                  "exit: 0 ok, 2 usage or unreadable file or unwritable output, 3 malformed "
                  "trace\n");
 }

@@ -52,6 +52,7 @@ int cmd_flame(int argc, char **argv)
         usage(stderr);
         return VT_EXIT_USAGE;
     }
+    timeline_totals = !strcmp(at, "all");
     rc = replay_file(argv[optind], &r, err, sizeof err);
     if (rc) {
         fprintf(stderr, "vramtrace flame: %s\n", err);

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+int timeline_totals;
+
 timeline *timeline_new(void)
 {
     timeline *tl = calloc(1, sizeof *tl);
@@ -159,7 +161,8 @@ void timeline_cats(timeline *tl, size_t index, size_t n, uint64_t t, const int64
 
 static size_t total_slot(const timeline_total *t, size_t cap, uint32_t stack_id, int cat)
 {
-    size_t j = (size_t)((stack_id * 2654435761u) ^ (unsigned)cat * 40503u) & (cap - 1);
+    uint64_t h = ((uint64_t)stack_id << 8 | (uint8_t)cat) * 0x9e3779b97f4a7c15ull;
+    size_t j = (size_t)(h >> 32) & (cap - 1); /* the product's high bits: every key bit mixed */
     while (t[j].bytes && (t[j].stack_id != stack_id || t[j].category != cat))
         j = (j + 1) & (cap - 1);
     return j;
@@ -167,7 +170,7 @@ static size_t total_slot(const timeline_total *t, size_t cap, uint32_t stack_id,
 
 void timeline_total_add(timeline *tl, uint32_t stack_id, int cat, uint64_t size)
 {
-    if (!tl || !size || tl->totals_lost)
+    if (!timeline_totals || !tl || !size || tl->totals_lost)
         return;
     if ((tl->ntotals + 1) * 2 > tl->captotals) {
         size_t nc = tl->captotals ? tl->captotals * 2 : 4096;

@@ -95,6 +95,9 @@ void timeline_freed(timeline *tl, const reader_event *ev, uint64_t size);
 /* timeline_cats: the sweep of category lifetimes: the live bytes per category after the
  * event at time t, the index-th of n deltas. */
 void timeline_cats(timeline *tl, size_t index, size_t n, uint64_t t, const int64_t cur[CAT_COUNT]);
+/* timeline_totals: set it (before the replay) for the totals by stack: `flame --at all` does;
+ * a hash lookup per allocation that the other commands do not pay. */
+extern int timeline_totals;
 /* timeline_total_add: one allocation of the run (size bytes, category cat, made at stack_id),
  * classified once its lifetime is known. */
 void timeline_total_add(timeline *tl, uint32_t stack_id, int cat, uint64_t size);

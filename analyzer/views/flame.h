@@ -24,8 +24,9 @@ flame_row *flame_rows(const replay_snapshot *snap, size_t *n);
 const char *flame_frame_name(const tables_frame *f, char *buf, size_t len);
 
 /* flame_all: a snapshot (free its items) holding, per (stack, category), the bytes allocated
- * over the whole run (the replay's timeline totals; PyTorch's segments left out, their tensors
- * counted). Returns 0, or -1 when they were not kept (out of memory). */
+ * over the whole run (the replay's timeline totals, kept when timeline_totals was set before
+ * it; PyTorch's segments left out, their tensors counted). Returns 0, or -1 when they were not
+ * kept (not asked for, or out of memory). */
 int flame_all(const replay_result *r, replay_snapshot *out);
 
 /* flame_write: one line per stack of snap (bytes summed by stack id, stacks in id order,

@@ -385,11 +385,13 @@ int html_write(FILE *out, report_ctx *c)
               "segment).</p>\n",
               out);
     breakdown(out, r);
-    sites(out, c);
     fputs("<h2>Bytes live at the peak by stack (outermost frame on top)</h2>\n<p class=sub>hover: "
           "details, click: zoom into a frame (click it again to go back up).</p>\n"
-          "<div id=flamebox><canvas id=flame></canvas></div><div id=details></div>\n<div id=tip></div>"
-          "<pre id=vt-errors></pre>\n<script type=\"application/json\" id=\"vt-data\">",
+          "<div id=flamebox><canvas id=flame></canvas></div><div id=details></div>\n",
+          out);
+    sites(out, c);
+    fputs("<div id=tip></div><pre id=vt-errors></pre>\n"
+          "<script type=\"application/json\" id=\"vt-data\">",
           out);
     data(out, c);
     fprintf(out, "</script>\n<script>\n%s</script>\n</body></html>\n", html_js);

@@ -106,7 +106,10 @@ static void test_slices_ticks_ring_totals(void **st)
     assert_int_equal(tl->ring_n, TIMELINE_RING);
     assert_int_equal(timeline_ring_at(tl, 0)->time_ns, 110); /* 15 dropped: the 5 first, 10 more */
     assert_int_equal(timeline_ring_at(tl, TIMELINE_RING - 1)->time_ns, 100 + TIMELINE_RING + 9);
-    /* totals by (stack, category) */
+    /* totals by (stack, category), kept only when asked for */
+    timeline_total_add(tl, 1, CAT_ACTIVATIONS, 10);
+    assert_int_equal(tl->ntotals, 0);
+    timeline_totals = 1;
     for (int i = 0; i < 10000; i++)
         timeline_total_add(tl, (uint32_t)(i % 100) + 1, i % 2 ? CAT_ACTIVATIONS : CAT_GRADIENTS,
                            10);
