@@ -201,6 +201,8 @@ static void traces(mv *v)
             key_uint(v->out, "size", a->size);
             key_uint(v->out, "stream", a->stream);
             key_uint(v->out, "time_us", a->time_ns / 1000);
+            if (a->kind == TL_OOM) /* PyTorch's OOM entry carries the device's free bytes as addr */
+                key_uint(v->out, "device_free", a->addr);
             pickle_cstr(v->out, "frames");
             frames(v, a->stack_id);
             pickle_close_dict(v->out);

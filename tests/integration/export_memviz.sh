@@ -29,11 +29,21 @@ def check(path):
             at += b["size"]
         assert at == s["address"] + s["total_size"], "blocks do not add up to total_size"
         assert s["allocated_size"] == sum(b["size"] for b in s["blocks"] if b["state"] == "active_allocated")
+    # _memory_viz's segsum: allocated + internal + external free == reserved, per segment and in all
+    reserved = allocated = internal = external = 0
+    for s in snap["segments"]:
+        a = sum(b["requested_size"] for b in s["blocks"] if b["state"] == "active_allocated")
+        i = sum(b["size"] - b["requested_size"] for b in s["blocks"] if b["state"] == "active_allocated")
+        x = sum(b["size"] for b in s["blocks"] if b["state"] != "active_allocated")
+        assert a + i + x == s["total_size"]
+        reserved += s["total_size"]; allocated += a; internal += i; external += x
+    assert allocated + internal + external == reserved
     live = {}
     for dev in snap["device_traces"]:
         for e in dev:
             assert e["action"] in ("alloc", "free_completed", "segment_alloc", "segment_free", "oom"), e["action"]
-            assert isinstance(e["frames"], list) and e["time_us"] >= 0
+            assert isinstance(e["frames"], list) and e["time_us"] >= 0 and e["size"] >= 0
+            assert e["action"] != "oom" or isinstance(e["device_free"], int), "oom without device_free"
             if e["action"] == "alloc":
                 assert e["addr"] not in live, "allocated twice: %x" % e["addr"]
                 live[e["addr"]] = e["size"]

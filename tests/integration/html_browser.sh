@@ -53,6 +53,15 @@ legend = set(re.findall(r'<span data-cat="([a-z_]+)"', dom))
 assert want <= legend, ("legend", sorted(want - legend))
 PY
 done
+# a segment-only trace (no category timeline) and one without a PROCESS record: the script
+# still runs to its end without an error
+for f in report_truncated hostile_no_process; do
+    "$VT" export --html "$f.html" "$ROOT/tests/data/$f.vt" || fail "$f: export exit $?"
+    run_chrome "file://$TESTDIR/$f.html" --virtual-time-budget=5000 --dump-dom >"$f.dom" 2>"$f.log" ||
+        fail "$f: chromium exit $?"
+    grep -q '<body data-ready="1">' "$f.dom" || fail "$f: the page's script did not finish: $(grep -o '<pre id="vt-errors">[^<]*' "$f.dom")"
+    grep -q '<pre id="vt-errors"></pre>' "$f.dom" || fail "$f: errors in the page"
+done
 run_chrome "file://$TESTDIR/hf_gpt2_eager_b4.html" --virtual-time-budget=5000 --screenshot="$BUILD/html_report.png" \
     >shot.log 2>&1 || fail "screenshot: $(tail -n 3 shot.log)"
 python3 -c 'import sys; d=open(sys.argv[1],"rb").read(); assert d[:8]==b"\x89PNG\r\n\x1a\n" and len(d)>20000, len(d)' \
