@@ -33,12 +33,26 @@ static void meta(FILE *out, replay_result *r)
             jsonw_cstr(out, tables_role_name(th->role));
         fputs("}}", out);
     }
+    /* the category counters on a process of their own, named by the device (every real
+     * trace's process uses one; several are summed and the name says so) */
+    fputs(",\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":2,\"tid\":0,\"args\":{\"name\":",
+          out);
+    if (tables_n_devices(r->t) == 1) {
+        const tables_device *d = tables_device_at(r->t, 0);
+        char buf[300];
+        snprintf(buf, sizeof buf, "cuda:%u %.*s: live bytes by category", d->ordinal,
+                 (int)(d->name.len < 200 ? d->name.len : 200), d->name.s ? d->name.s : "");
+        jsonw_cstr(out, buf);
+    } else
+        jsonw_cstr(out, tables_n_devices(r->t) ? "all devices: live bytes by category"
+                                               : "live bytes by category");
+    fputs("}}", out);
 }
 
 static void counter(FILE *out, int c, uint64_t t, uint64_t v)
 {
     fprintf(out,
-            ",\n{\"ph\":\"C\",\"name\":\"%s\",\"cat\":\"live bytes\",\"pid\":1,\"tid\":0,"
+            ",\n{\"ph\":\"C\",\"name\":\"%s\",\"cat\":\"live bytes\",\"pid\":2,\"tid\":0,"
             "\"ts\":%.3f,\"args\":{\"bytes\":%" PRIu64 "}}",
             category_key((category)c), us(t), v);
 }

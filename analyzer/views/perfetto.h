@@ -1,7 +1,8 @@
 /* perfetto.h — a replayed trace as Chrome trace-event JSON ({"traceEvents": [...]}), which
  * ui.perfetto.dev and chrome://tracing open: a counter track of live bytes per category (the
- * replay's timeline buckets: each category's maximum kept exactly), phase slices on one track
- * per thread, instant events for optimizer steps, the peak and the OOM. cmd_export.c runs it. */
+ * replay's timeline buckets: each category's maximum kept exactly) on a process named by the
+ * device (pid 2), phase slices on one track per thread of the traced process (pid 1), instant
+ * events for optimizer steps, the peak and the OOM. cmd_export.c runs it. */
 #ifndef VT_ANALYZER_PERFETTO_H
 #define VT_ANALYZER_PERFETTO_H
 

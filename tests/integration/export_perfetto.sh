@@ -18,7 +18,8 @@ assert isinstance(ev, list) and ev, "no traceEvents"
 tracks = {}
 for e in ev:
     assert e["ph"] in ("M", "C", "X", "i"), e
-    assert e["pid"] == 1 and isinstance(e["tid"], int), e
+    assert e["pid"] == (2 if e["ph"] == "C" else 1) or e["name"] == "process_name", e
+    assert isinstance(e["tid"], int), e
     if e["ph"] == "C":
         tracks.setdefault(e["name"], []).append((e["ts"], e["args"]["bytes"]))
 peaks = {k: v["bytes"] for k, v in rep["category_peaks"].items()}
@@ -28,6 +29,8 @@ for k, pts in tracks.items():
     assert all(pts[i][0] <= pts[i + 1][0] for i in range(len(pts) - 1)), k + ": time goes back"
     assert len(pts) <= 20000, (k, len(pts))
 names = {e["tid"]: e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
+procs = {e["pid"]: e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "process_name"}
+assert procs[2].startswith("cuda:0 NVIDIA H100"), procs
 slices = [e for e in ev if e["ph"] == "X"]
 phases = {"init", "forward", "backward", "optimizer", "eval", "data", "compile", "other"}
 assert slices and all(s["name"] in phases and s["dur"] >= 0 and s["tid"] in names for s in slices)
