@@ -9,6 +9,7 @@ import json
 import os
 import re
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -174,14 +175,49 @@ def analyzer_section(tmp):
 
 
 def views_times(f):
-    """The other outputs on the same 10M-event trace: seconds each (results["views"])."""
+    """The other outputs on the same 10M-event trace, and the exports on a 10M-event tensor-mode
+    trace (a category timeline): seconds each (results["views"]); the HTML page's size and the
+    time headless Chromium takes to load and draw it, less an empty page's (when installed)."""
     results["views"] = {}
-    for name, cmd in (("flame", [VT, "flame", f]), ("diff", [VT, "diff", "--json", f, f])):
+    tmp = os.path.dirname(f)
+    ft = os.path.join(tmp, "gen-tensor-10M.vt")
+    subprocess.run([os.path.join(BUILD, "tests", "prog", "vtgen"), "--events", "10000000", "--live", "100000",
+                    "--stacks", "5000", "--tensor", "--python", "-o", ft], check=True, stdout=subprocess.DEVNULL)
+    out = lambda ext: os.path.join(tmp, "views-out." + ext)
+    cases = (("flame", [VT, "flame", f]), ("flame --at all", [VT, "flame", "--at", "all", f]),
+             ("diff", [VT, "diff", "--json", f, f]),
+             ("export --perfetto (tensor)", [VT, "export", "--perfetto", out("json"), ft]),
+             ("export --memory-viz (tensor)", [VT, "export", "--memory-viz", out("pickle"), ft]),
+             ("export --html (tensor)", [VT, "export", "--html", out("html"), ft]))
+    for name, cmd in cases:
         t0 = time.perf_counter()
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         dt = time.perf_counter() - t0
         results["views"][name] = dt
         row("views", f"{name}, 10M events", f"{dt:.2f} s")
+    size = os.path.getsize(out("html"))
+    results["views"]["html_bytes"] = size
+    chrome = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not chrome:
+        row("views", "HTML page in Chromium", f"{size / 1024:.0f} KiB; not timed (no chromium)")
+    else:
+        empty = out("empty.html")
+        open(empty, "w").write("<!doctype html><body></body>")
+        def load(page):
+            t0 = time.perf_counter()
+            subprocess.run([chrome, "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=" + tmp + "/chrome",
+                            "--window-size=1400,2200", "--dump-dom", "file://" + page], check=True,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            return time.perf_counter() - t0
+        load(empty)  # the profile's first start
+        dt = statistics.median([load(out("html")) - load(empty) for _ in range(3)])
+        results["views"]["html_open_s"] = dt
+        row("views", "HTML page (10M tensor events) opened and drawn by headless Chromium",
+            f"{size / 1024:.0f} KiB, {dt:.2f} s more than an empty page", "< 2 s", dt < 2)
+    for ext in ("json", "pickle", "html", "empty.html"):
+        if os.path.exists(out(ext)):
+            os.unlink(out(ext))
+    os.unlink(ft)
 
 
 def sim_section(tmp):

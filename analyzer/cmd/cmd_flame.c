@@ -1,7 +1,9 @@
-/* cmd_flame.c — `vramtrace flame [--at peak|oom] FILE`: replays the trace (model/replay.c)
- * and prints the folded stacks of what was live at that moment (views/flame.c). */
+/* cmd_flame.c — `vramtrace flame [--at peak|oom|all] FILE`: replays the trace (model/replay.c)
+ * and prints the folded stacks of what was live at that moment, or of every allocation of the
+ * run (views/flame.c). */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
@@ -11,12 +13,13 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: vramtrace flame [--at peak|oom] FILE\n\n"
+            "usage: vramtrace flame [--at peak|oom|all] FILE\n\n"
             "Folded stacks of the bytes live at the process peak (or at the out-of-memory\n"
-            "error): one line per stack, `outer;...;inner;[category] bytes`, for flamegraph.pl\n"
-            "and speedscope.\n\n"
+            "error, or allocated over the whole run): one line per stack,\n"
+            "`outer;...;inner;[category] bytes`, for flamegraph.pl and speedscope.\n\n"
             "options:\n"
-            "  --at peak|oom     the moment (default peak; oom needs a trace that ran out)\n"
+            "  --at peak|oom|all the moment (default peak; oom needs a trace that ran out);\n"
+            "                    all: every allocation of the run (PyTorch's segments left out)\n"
             "  -h, --help        this text\n"
             "exit: 0 ok, 2 usage or unreadable file or no OOM in the trace, 3 malformed trace\n");
 }
@@ -41,14 +44,15 @@ int cmd_flame(int argc, char **argv)
             return VT_EXIT_USAGE;
         }
     }
-    if (strcmp(at, "peak") && strcmp(at, "oom")) {
-        fprintf(stderr, "vramtrace flame: --at %s: unknown moment (use peak or oom)\n", at);
+    if (strcmp(at, "peak") && strcmp(at, "oom") && strcmp(at, "all")) {
+        fprintf(stderr, "vramtrace flame: --at %s: unknown moment (use peak, oom or all)\n", at);
         return VT_EXIT_USAGE;
     }
     if (optind != argc - 1) {
         usage(stderr);
         return VT_EXIT_USAGE;
     }
+    timeline_totals = !strcmp(at, "all");
     rc = replay_file(argv[optind], &r, err, sizeof err);
     if (rc) {
         fprintf(stderr, "vramtrace flame: %s\n", err);
@@ -61,7 +65,15 @@ int cmd_flame(int argc, char **argv)
         replay_free(&r);
         return VT_EXIT_USAGE;
     }
-    flame_write(stdout, &r, !strcmp(at, "oom") ? &r.at_oom : &r.at_peak, &io_err);
+    if (!strcmp(at, "all")) {
+        replay_snapshot all;
+        if (flame_all(&r, &all))
+            io_err = 1;
+        else
+            flame_write(stdout, &r, &all, &io_err);
+        free(all.items);
+    } else
+        flame_write(stdout, &r, !strcmp(at, "oom") ? &r.at_oom : &r.at_peak, &io_err);
     replay_free(&r);
     if (io_err || fflush(stdout)) {
         fprintf(stderr, "vramtrace flame: cannot write the output\n");

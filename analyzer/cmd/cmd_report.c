@@ -14,9 +14,10 @@
 #include "report_views.h"
 
 /* The options of `report`, one table: parsing and --help both come from it. */
-enum { OPT_JSON = CLI_LONG_ONLY, OPT_TOP, OPT_CARD, OPT_NO_COLOR, OPT_FAIL_IF_OOM, OPT_CFG };
+enum { OPT_JSON = CLI_LONG_ONLY, OPT_TOP, OPT_CARD, OPT_NO_COLOR, OPT_FAIL_IF_OOM, OPT_HTML, OPT_CFG };
 static const cli_opt report_opts[] = {
     {OPT_JSON, "json", NULL, "one JSON document instead of text"},
+    {OPT_HTML, "html", "OUT.html", "one self-contained page instead (as `vramtrace export --html`)"},
     {OPT_TOP, "top", "N", "allocation sites per category (default 3)"},
     {OPT_CARD, "card", "SPEC",
      "target card for the advice (default: the emulated card, else the\n"
@@ -53,6 +54,9 @@ int cmd_report(int argc, char **argv)
 {
     int json = 0, top = 3, fail_if_oom = 0, no_color = 0;
     const char *card = NULL;
+    for (int i = 1; i < argc; i++) /* --html OUT: the page `vramtrace export --html` writes */
+        if (!strcmp(argv[i], "--html") || !strncmp(argv[i], "--html=", 7))
+            return cmd_export(argc, argv);
     const char **files = calloc((size_t)argc + 1, sizeof *files);
     const char **overrides = calloc((size_t)argc + 1, sizeof *overrides);
     char **owned = calloc((size_t)argc + 1, sizeof *owned); /* the overrides built from --n-layer etc. */

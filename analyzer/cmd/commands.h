@@ -13,9 +13,10 @@
     X(dump, cmd_dump, "print every record of a trace as one JSON object per line")        \
     X(report, cmd_report, "categories, peaks, formula comparison, OOM diagnosis, advice") \
     X(predict, cmd_predict, "memory calculator for a GPT configuration (no trace needed)") \
-    X(flame, cmd_flame, "folded stacks of the bytes live at the peak or the OOM (flamegraph.pl)")  \
+    X(flame, cmd_flame, "folded stacks of the bytes at the peak, the OOM or over the run (flamegraph.pl)")  \
     X(diff, cmd_diff, "how two runs' peaks differ, by category and by site (text or --json)") \
-    X(fit, cmd_fit, "largest micro-batch that fits, measured: vramtrace fit [opts] -- CMD {B}...")
+    X(fit, cmd_fit, "largest micro-batch that fits, measured: vramtrace fit [opts] -- CMD {B}...") \
+    X(export, cmd_export, "Perfetto JSON, PyTorch memory_viz pickle or an HTML page of a trace")
 
 #define VT_CMD_DECL(name, fn, help) int fn(int argc, char **argv);
 VT_COMMANDS(VT_CMD_DECL)

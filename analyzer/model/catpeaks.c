@@ -60,6 +60,7 @@ int catpeaks_sweep(catpeaks *cp, int allocator_mode, uint64_t peak[CAT_COUNT],
         }
         if (allocator_mode)
             cur[CAT_CACHE] = seg > inner ? seg - inner : 0;
+        timeline_cats(cp->tl, i - 1, cp->n, t, cur);
         for (int c = 0; c < CAT_COUNT; c++)
             if (cur[c] > 0 && (uint64_t)cur[c] > peak[c])
                 peak[c] = (uint64_t)cur[c], peak_ns[c] = t;

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "categories.h"
+#include "timeline.h"
 
 /* What a delta counts: a tensor or other allocation, a segment of PyTorch's allocator (its
  * cache is the segments less the tensors inside them), a tensor inside such a segment. */
@@ -24,6 +25,7 @@ typedef struct catpeaks {
     catpeaks_delta *d;
     size_t n, cap;
     int lost; /* out of memory or past CATPEAKS_MAX: no peaks */
+    timeline *tl; /* when set, the sweep fills its category buckets */
 } catpeaks;
 
 /* catpeaks_add: one allocation of size bytes in category cat, alive from event ev_alloc

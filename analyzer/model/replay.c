@@ -102,6 +102,7 @@ static void apply_event(state *s, int is_alloc, const reader_event *ev, oom_trac
     replay_result *r = s->r;
     uint8_t loss;
     uint8_t ph = replay_phase_event(s, ev, is_alloc, &loss);
+    timeline_event(r->tl, ev, is_alloc, ph, s->iter);
     unsigned space = (unsigned)reader_api_space(ev->api);
     track_blocks(s, ev);
     if (is_alloc) {
@@ -201,6 +202,7 @@ static void apply_event(state *s, int is_alloc, const reader_event *ev, oom_trac
             s->in_opt = 1;
             ph = PHASE_OPTIMIZER;
         }
+        timeline_freed(r->tl, ev, e->size);
         replay_snap_on_free(s, e, ph, ot->pending, ev->time_ns);
     }
 }
@@ -307,6 +309,7 @@ int replay_file(const char *path, replay_result *out, char *err, size_t errlen)
     state s;
     memset(&s, 0, sizeof s);
     s.r = out;
+    s.peaks.tl = out->tl = timeline_new();
     oom_track ot;
     memset(&ot, 0, sizeof ot);
     int rc = run_pass(&s, rd, &ot, err, errlen);
@@ -361,5 +364,6 @@ void replay_free(replay_result *r)
     free(r->at_peak.items);
     free(r->at_oom.items);
     tables_free(r->t);
+    timeline_free(r->tl);
     memset(r, 0, sizeof *r);
 }

@@ -12,6 +12,7 @@
 #include "phases.h"
 #include "reader.h"
 #include "tables.h"
+#include "timeline.h"
 
 /* One allocation alive at a snapshot (the peak, the OOM). */
 typedef struct live_item {
@@ -85,6 +86,7 @@ typedef struct replay_result {
     uint8_t oom_phase;
     replay_snapshot at_oom;    /* live at the first failure of that OOM */
     uint64_t file_bytes;       /* size of the file, for progress */
+    timeline *tl;              /* owned: for the visual views (NULL when out of memory) */
 } replay_result;
 
 /* REPLAY_LIVE_MAX: the most bytes ever counted live at once (checked sums). */

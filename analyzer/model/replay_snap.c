@@ -108,6 +108,7 @@ static void note_interval(state *s, const livemap_entry *e, const live_item *it,
     if (kind != CATPEAKS_SEGMENT) {
         classify_input in = input_of(s, s->r, it);
         cat = classify(&in, NULL);
+        timeline_total_add(s->r->tl, e->stack_id, cat, e->size);
     }
     catpeaks_add(&s->peaks, e->alloc_event, e->time_ns, freed, s->event, t_free, e->size, cat,
                  kind);

@@ -7,12 +7,6 @@
 
 #include "categories.h"
 
-typedef struct flame_row {
-    uint32_t stack_id;
-    uint8_t category;
-    uint64_t bytes;
-} flame_row;
-
 static int flame_cmp(const void *a, const void *b)
 {
     const flame_row *x = a, *y = b;
@@ -30,26 +24,22 @@ static void flame_put(FILE *out, const char *s)
     }
 }
 
-static void flame_frame(FILE *out, const tables_frame *f)
+const char *flame_frame_name(const tables_frame *f, char *buf, size_t len)
 {
-    char buf[1024];
-    if (f->kind == TABLES_FRAME_NATIVE && f->function[0]) {
-        flame_put(out, f->function); /* the symbol without +0xoff: one box per function */
-        return;
-    }
-    tables_frame_text(f, buf, sizeof buf);
-    flame_put(out, buf);
+    if (f->kind == TABLES_FRAME_NATIVE && f->function[0])
+        snprintf(buf, len, "%s", f->function); /* without +0xoff: one box per function */
+    else
+        tables_frame_text(f, buf, len);
+    return buf;
 }
 
-uint64_t flame_write(FILE *out, replay_result *r, const replay_snapshot *snap, int *io_err)
+flame_row *flame_rows(const replay_snapshot *snap, size_t *n_out)
 {
     flame_row *rows = calloc(snap->n + 1, sizeof *rows);
     size_t n = 0;
-    uint64_t total = 0;
-    if (!rows) {
-        *io_err = 1;
-        return 0;
-    }
+    *n_out = 0;
+    if (!rows)
+        return NULL;
     for (size_t i = 0; i < snap->n; i++)
         rows[i] =
             (flame_row){snap->items[i].stack_id, snap->items[i].category, snap->items[i].size};
@@ -58,19 +48,31 @@ uint64_t flame_write(FILE *out, replay_result *r, const replay_snapshot *snap, i
         if (n && rows[n - 1].stack_id == rows[i].stack_id &&
             rows[n - 1].category == rows[i].category)
             rows[n - 1].bytes += rows[i].bytes;
-        else
+        else if (rows[i].bytes)
             rows[n++] = rows[i];
+    }
+    *n_out = n;
+    return rows;
+}
+
+uint64_t flame_write(FILE *out, replay_result *r, const replay_snapshot *snap, int *io_err)
+{
+    size_t n = 0;
+    uint64_t total = 0;
+    char buf[1024];
+    flame_row *rows = flame_rows(snap, &n);
+    if (!rows) {
+        *io_err = 1;
+        return 0;
     }
     for (size_t i = 0; i < n; i++) {
         size_t nf = 0;
         const tables_frame *fr;
-        if (!rows[i].bytes)
-            continue;
         fr = tables_resolve_stack(r->t, rows[i].stack_id, &nf);
         if (!nf)
             fputs("[no stack]", out);
         for (size_t k = nf; k-- > 0;) {
-            flame_frame(out, &fr[k]);
+            flame_put(out, flame_frame_name(&fr[k], buf, sizeof buf));
             fputc(';', out);
         }
         if (!nf)
@@ -83,4 +85,19 @@ uint64_t flame_write(FILE *out, replay_result *r, const replay_snapshot *snap, i
     if (ferror(out))
         *io_err = 1;
     return total;
+}
+
+int flame_all(const replay_result *r, replay_snapshot *out)
+{
+    const timeline *tl = r->tl;
+    memset(out, 0, sizeof *out);
+    if (!tl || !timeline_totals || tl->totals_lost || !(out->items = calloc(tl->ntotals + 1, sizeof *out->items)))
+        return -1;
+    for (size_t i = 0; i < tl->captotals; i++) {
+        const timeline_total *t = &tl->totals[i];
+        if (t->bytes)
+            out->items[out->n++] =
+                (live_item){.size = t->bytes, .stack_id = t->stack_id, .category = t->category};
+    }
+    return 0;
 }

@@ -9,6 +9,26 @@
 
 #include "replay.h"
 
+/* One stack's bytes in one category at a snapshot. */
+typedef struct flame_row {
+    uint32_t stack_id;
+    uint8_t category;
+    uint64_t bytes;
+} flame_row;
+
+/* flame_rows: the bytes of snap summed by (stack id, category), in stack id order, zero-byte
+ * rows left out: a malloc'ed array of *n rows (free it); NULL when out of memory. */
+flame_row *flame_rows(const replay_snapshot *snap, size_t *n);
+/* flame_frame_name: one frame as a box's name (raw trace bytes: escape them): a native
+ * frame's function without +0xoff, else tables_frame_text. Returns buf. */
+const char *flame_frame_name(const tables_frame *f, char *buf, size_t len);
+
+/* flame_all: a snapshot (free its items) holding, per (stack, category), the bytes allocated
+ * over the whole run (the replay's timeline totals, kept when timeline_totals was set before
+ * it; PyTorch's segments left out, their tensors counted). Returns 0, or -1 when they were not
+ * kept (not asked for, or out of memory). */
+int flame_all(const replay_result *r, replay_snapshot *out);
+
 /* flame_write: one line per stack of snap (bytes summed by stack id, stacks in id order,
  * zero-byte stacks left out), frames outermost first, each frame's text with ';', control
  * characters and bytes >= 0x7f replaced by '_'; "[no stack]" for allocations without one;

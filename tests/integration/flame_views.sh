@@ -31,6 +31,27 @@ PY
 "$VT" flame --at oom "$D/hf_gpt2_eager_b4.vt" >/dev/null 2>err.txt
 [ $? = 2 ] || fail "--at oom on a run without OOM: expected exit 2"
 grep -q 'did not run out of memory' err.txt || fail "no message: $(cat err.txt)"
+# --at all: every allocation of the run; at least what was live at the peak, per category for
+# the ones allocated once (parameters, optimizer state)
+"$VT" flame --at all "$D/hf_gpt2_eager_b4.vt" >a.txt 2>err.txt || fail "--at all exit $?: $(cat err.txt)"
+python3 - a.txt f.txt r.json <<'PY' || exit 1
+import json, re, sys
+def fold(path):
+    by, n = {}, 0
+    for l in open(path).read().splitlines():
+        m = re.fullmatch(r"(.+);\[([a-z_]+)\] ([0-9]+)", l)
+        assert m, "not folded: %r" % l[:200]
+        by[m.group(2)] = by.get(m.group(2), 0) + int(m.group(3))
+        n += 1
+    return by, n
+a, na = fold(sys.argv[1])
+p, npk = fold(sys.argv[2])
+rep = json.load(open(sys.argv[3]))
+assert sum(a.values()) > rep["peak"]["allocated_bytes"], (sum(a.values()), rep["peak"])
+for k in ("parameters", "optimizer", "gradients", "activations"):
+    assert a.get(k, 0) >= p.get(k, 0) > 0, (k, a.get(k), p.get(k))
+assert a["activations"] > 2 * p["activations"], "activations of 4 steps, not one"
+PY
 "$VT" flame --at nowhere "$D/hf_gpt2_eager_b4.vt" >/dev/null 2>&1
 [ $? = 2 ] || fail "--at nowhere: expected exit 2"
 "$VT" flame "$D/no_such.vt" >/dev/null 2>&1

@@ -1,0 +1,197 @@
+/* timeline.c — the replay's timeline for the visual views (timeline.h): bounded buckets,
+ * slices, ticks and a ring of allocator actions; nothing here grows with the trace's length
+ * past its caps. */
+#include "timeline.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int timeline_totals;
+
+timeline *timeline_new(void)
+{
+    timeline *tl = calloc(1, sizeof *tl);
+    if (!tl)
+        return NULL;
+    tl->b = calloc(TIMELINE_BUCKETS, sizeof *tl->b);
+    tl->ring = calloc(TIMELINE_RING, sizeof *tl->ring);
+    if (!tl->b || !tl->ring) {
+        timeline_free(tl);
+        return NULL;
+    }
+    return tl;
+}
+
+void timeline_free(timeline *tl)
+{
+    if (!tl)
+        return;
+    free(tl->b);
+    free(tl->ring);
+    free(tl->slices);
+    free(tl->ticks);
+    free(tl->totals);
+    free(tl);
+}
+
+const char *timeline_action_name(int kind)
+{
+    static const char *const names[] = {
+#define VT_TL_NAME(e, name) name,
+        VT_TIMELINE_ACTIONS(VT_TL_NAME)
+#undef VT_TL_NAME
+    };
+    return kind >= 0 && kind < TL_COUNT ? names[kind] : "?";
+}
+
+const timeline_action *timeline_ring_at(const timeline *tl, size_t i)
+{
+    size_t first = (tl->ring_head + TIMELINE_RING - tl->ring_n) % TIMELINE_RING;
+    return &tl->ring[(first + i) % TIMELINE_RING];
+}
+
+static void ring_push(timeline *tl, const reader_event *ev, int kind, uint64_t size)
+{
+    tl->ring[tl->ring_head] = (timeline_action){ev->time_ns, ev->addr,      size,      ev->stack_id,
+                                                ev->stream,  (uint8_t)kind, ev->device};
+    tl->ring_head = (tl->ring_head + 1) % TIMELINE_RING;
+    if (tl->ring_n < TIMELINE_RING)
+        tl->ring_n++;
+    tl->ring_total++;
+}
+
+/* grow: room for one more of size sz in *p (capacity *cap, at most max); 0 when full. */
+static int grow(void **p, size_t *cap, size_t n, size_t sz, size_t max)
+{
+    if (n < *cap)
+        return 1;
+    size_t nc = *cap ? *cap * 2 : 1024;
+    if (nc > max)
+        nc = max;
+    void *q = nc > n ? realloc(*p, nc * sz) : NULL;
+    if (!q)
+        return 0;
+    *p = q;
+    *cap = nc;
+    return 1;
+}
+
+static void slice_note(timeline *tl, uint32_t thread, int phase, uint64_t t)
+{
+    unsigned k = 0;
+    while (k < tl->nopen && tl->open_thread[k] != thread)
+        k++;
+    if (k == tl->nopen) {
+        if (tl->nopen == TIMELINE_THREADS)
+            return; /* more threads than tracked: their phases are not drawn */
+        tl->open_thread[tl->nopen] = thread;
+        tl->open_slice[tl->nopen++] = 0;
+    }
+    timeline_slice *o = tl->open_slice[k] ? &tl->slices[tl->open_slice[k] - 1] : NULL;
+    if (o && o->phase == phase) {
+        o->t1 = t;
+        return;
+    }
+    if (o)
+        o->t1 = t;
+    if (!grow((void **)&tl->slices, &tl->capslices, tl->nslices, sizeof *tl->slices,
+              TIMELINE_SLICES_MAX)) {
+        tl->slices_cut = 1;
+        return;
+    }
+    tl->slices[tl->nslices] = (timeline_slice){t, t, thread, (uint8_t)phase};
+    tl->open_slice[k] = ++tl->nslices;
+}
+
+void timeline_event(timeline *tl, const reader_event *ev, int is_alloc, int phase, uint32_t iter)
+{
+    if (!tl)
+        return;
+    uint64_t t = ev->time_ns;
+    if (!tl->seen || t < tl->t_begin)
+        tl->t_begin = t;
+    if (t > tl->t_end)
+        tl->t_end = t;
+    tl->seen = 1;
+    slice_note(tl, ev->thread, phase, t);
+    if (iter > tl->last_iter) {
+        tl->last_iter = iter;
+        if (grow((void **)&tl->ticks, &tl->capticks, tl->nticks, sizeof *tl->ticks,
+                 TIMELINE_TICKS_MAX))
+            tl->ticks[tl->nticks++] = t;
+    }
+    if (!is_alloc)
+        return;
+    if (ev->api == VT_API_torchOom || (ev->failed && ev->api == VT_API_torchAlloc))
+        ring_push(tl, ev, TL_OOM, ev->size);
+    else if (ev->failed)
+        return;
+    else if (ev->api == VT_API_torchAlloc)
+        ring_push(tl, ev, TL_ALLOC, ev->size);
+    else if (ev->api == VT_API_torchSegmentAlloc || ev->api == VT_API_torchSegmentMap)
+        ring_push(tl, ev, TL_SEGMENT_ALLOC, ev->size);
+    else if (ev->api == VT_API_torchSegmentFree || ev->api == VT_API_torchSegmentUnmap)
+        ring_push(tl, ev, TL_SEGMENT_FREE, ev->size);
+}
+
+void timeline_freed(timeline *tl, const reader_event *ev, uint64_t size)
+{
+    if (tl && !ev->failed && ev->api == VT_API_torchFree)
+        ring_push(tl, ev, TL_FREE, size);
+}
+
+void timeline_cats(timeline *tl, size_t index, size_t n, uint64_t t, const int64_t cur[CAT_COUNT])
+{
+    if (!tl || !n)
+        return;
+    timeline_bucket *b = &tl->b[(size_t)((unsigned __int128)index * TIMELINE_BUCKETS / n)];
+    int fresh = !b->used;
+    tl->has_cats = 1;
+    b->used = 1;
+    if (fresh)
+        b->t_first = t;
+    b->t_last = t;
+    for (int c = 0; c < CAT_COUNT; c++) {
+        uint64_t v = cur[c] > 0 ? (uint64_t)cur[c] : 0;
+        if (fresh || v > b->max[c])
+            b->max[c] = v, b->t_max[c] = t;
+        b->last[c] = v;
+    }
+}
+
+static size_t total_slot(const timeline_total *t, size_t cap, uint32_t stack_id, int cat)
+{
+    uint64_t h = ((uint64_t)stack_id << 8 | (uint8_t)cat) * 0x9e3779b97f4a7c15ull;
+    size_t j = (size_t)(h >> 32) & (cap - 1); /* the product's high bits: every key bit mixed */
+    while (t[j].bytes && (t[j].stack_id != stack_id || t[j].category != cat))
+        j = (j + 1) & (cap - 1);
+    return j;
+}
+
+void timeline_total_add(timeline *tl, uint32_t stack_id, int cat, uint64_t size)
+{
+    if (!timeline_totals || !tl || !size || tl->totals_lost)
+        return;
+    if ((tl->ntotals + 1) * 2 > tl->captotals) {
+        size_t nc = tl->captotals ? tl->captotals * 2 : 4096;
+        timeline_total *n = calloc(nc, sizeof *n);
+        if (!n) {
+            tl->totals_lost = 1;
+            return;
+        }
+        for (size_t i = 0; i < tl->captotals; i++)
+            if (tl->totals[i].bytes)
+                n[total_slot(n, nc, tl->totals[i].stack_id, tl->totals[i].category)] =
+                    tl->totals[i];
+        free(tl->totals);
+        tl->totals = n;
+        tl->captotals = nc;
+    }
+    timeline_total *t = &tl->totals[total_slot(tl->totals, tl->captotals, stack_id, cat)];
+    if (!t->bytes) {
+        *t = (timeline_total){stack_id, (uint8_t)cat, 0, 0};
+        tl->ntotals++;
+    }
+    t->bytes = size > UINT64_MAX - t->bytes ? UINT64_MAX : t->bytes + size;
+    t->count++;
+}

@@ -1,0 +1,243 @@
+/* memviz.c — PyTorch's memory snapshot of a replay (memviz.h): the peak's live set grouped
+ * into segments and blocks, the timeline's allocator actions as device_traces; the pickle
+ * opcodes are pickle.c's, frames come from the tables' resolver (trace/tables.c). */
+#include "memviz.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "pickle.h"
+
+#define MEMVIZ_DEVICES 16
+#define MEMVIZ_SMALL ((uint64_t)2 << 20) /* PyTorch's small-pool segments are 2 MiB */
+
+/* memo: which stacks' frame lists are already in the pickle's memo (stack id -> slot + 1) */
+typedef struct memo {
+    uint32_t *key, *slot;
+    size_t cap;
+    uint32_t next;
+} memo;
+
+typedef struct mv {
+    FILE *out;
+    replay_result *r;
+    memo m;
+} mv;
+
+static uint32_t *memo_find(memo *m, uint32_t stack_id)
+{
+    size_t j = (stack_id * 2654435761u) & (m->cap - 1);
+    while (m->key[j] && m->key[j] != stack_id)
+        j = (j + 1) & (m->cap - 1);
+    m->key[j] = stack_id;
+    return &m->slot[j];
+}
+
+static void frame(mv *v, const tables_frame *f)
+{
+    char name[64];
+    pickle_dict(v->out);
+    pickle_cstr(v->out, "filename");
+    if (f->kind == TABLES_FRAME_NATIVE)
+        pickle_cstr(v->out, f->src_file[0] ? f->src_file : f->module ? f->module->path.s : "??");
+    else
+        pickle_cstr(v->out, f->file[0] ? f->file : "??");
+    pickle_cstr(v->out, "line");
+    pickle_int(v->out, f->kind == TABLES_FRAME_NATIVE ? f->src_line : f->line > 0 ? f->line : 0);
+    pickle_cstr(v->out, "name");
+    if (!f->function[0])
+        snprintf(name, sizeof name, "0x%llx", (unsigned long long)f->ip);
+    pickle_cstr(v->out, f->function[0] ? f->function : name);
+    pickle_close_dict(v->out);
+}
+
+/* frames: the stack's frames, innermost first, as a list (memoized per stack). */
+static void frames(mv *v, uint32_t stack_id)
+{
+    size_t n = 0;
+    const tables_frame *f = stack_id ? tables_resolve_stack(v->r->t, stack_id, &n) : NULL;
+    uint32_t *slot = n && v->m.cap ? memo_find(&v->m, stack_id) : NULL;
+    if (slot && *slot) {
+        pickle_get(v->out, *slot - 1);
+        return;
+    }
+    pickle_list(v->out);
+    for (size_t i = 0; i < n; i++)
+        frame(v, &f[i]);
+    pickle_close_list(v->out);
+    if (slot) {
+        pickle_put(v->out, v->m.next);
+        *slot = ++v->m.next;
+    }
+}
+
+static void key_uint(FILE *out, const char *k, uint64_t val)
+{
+    pickle_cstr(out, k);
+    pickle_uint(out, val);
+}
+
+static void block(mv *v, uint64_t addr, uint64_t size, const live_item *it)
+{
+    pickle_dict(v->out);
+    key_uint(v->out, "address", addr);
+    key_uint(v->out, "size", size);
+    key_uint(v->out, "requested_size", it ? it->size : 0);
+    pickle_cstr(v->out, "state");
+    pickle_cstr(v->out, it ? "active_allocated" : "inactive");
+    pickle_cstr(v->out, "frames");
+    frames(v, it ? it->stack_id : 0);
+    pickle_close_dict(v->out);
+}
+
+/* segment: [addr, addr + total) holding the active items in[0..n) (sorted by address; gaps
+ * become inactive blocks); seg is the segment's own item (for its stack), or NULL. */
+static void segment(mv *v, const live_item *seg, uint64_t addr, uint64_t total,
+                    const live_item *const *in, size_t n)
+{
+    uint64_t used = 0, at = addr;
+    for (size_t i = 0; i < n; i++)
+        used += in[i]->size;
+    pickle_dict(v->out);
+    key_uint(v->out, "device", (seg ? seg : in[0])->device % MEMVIZ_DEVICES);
+    key_uint(v->out, "address", addr);
+    key_uint(v->out, "total_size", total);
+    key_uint(v->out, "allocated_size", used);
+    key_uint(v->out, "active_size", used);
+    key_uint(v->out, "requested_size", used);
+    key_uint(v->out, "stream", 0);
+    pickle_cstr(v->out, "segment_type");
+    pickle_cstr(v->out, total <= MEMVIZ_SMALL ? "small" : "large");
+    pickle_cstr(v->out, "is_expandable");
+    pickle_bool(v->out, 0);
+    pickle_cstr(v->out, "frames");
+    frames(v, seg ? seg->stack_id : 0);
+    pickle_cstr(v->out, "blocks");
+    pickle_list(v->out);
+    for (size_t i = 0; i < n; i++) {
+        if (in[i]->addr > at)
+            block(v, at, in[i]->addr - at, NULL);
+        block(v, in[i]->addr, in[i]->size, in[i]);
+        at = in[i]->addr + in[i]->size;
+    }
+    if (addr + total > at)
+        block(v, at, addr + total - at, NULL);
+    pickle_close_list(v->out);
+    pickle_close_dict(v->out);
+}
+
+static int cmp_addr(const void *a, const void *b)
+{
+    const live_item *x = *(const live_item *const *)a, *y = *(const live_item *const *)b;
+    return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* segments: PyTorch's segments (allocator mode) with the tensors inside them; every other
+ * device allocation a segment of one active block. */
+static int segments(mv *v, const replay_snapshot *snap)
+{
+    const live_item **segs = calloc(snap->n + 1, sizeof *segs);
+    const live_item **tens = calloc(snap->n + 1, sizeof *tens);
+    size_t ns = 0, nt = 0;
+    if (!segs || !tens) {
+        free(segs);
+        free(tens);
+        return -1;
+    }
+    for (size_t i = 0; i < snap->n; i++) {
+        const live_item *it = &snap->items[i];
+        if (v->r->allocator_mode && it->torch_segment && it->space == VT_SPACE_DEVICE)
+            segs[ns++] = it;
+        else if (it->space == VT_SPACE_TENSOR)
+            tens[nt++] = it;
+        else if (it->space == VT_SPACE_DEVICE && !it->torch_segment)
+            segment(v, it, it->addr, it->size, &it, 1); /* a plain cudaMalloc / driver block */
+    }
+    qsort(segs, ns, sizeof *segs, cmp_addr);
+    qsort(tens, nt, sizeof *tens, cmp_addr);
+    size_t t = 0;
+    for (size_t k = 0; k < ns; k++) {
+        uint64_t a = segs[k]->addr, used = 0;
+        size_t first;
+        for (; t < nt && tens[t]->addr < a; t++) /* below every segment: its own segment */
+            segment(v, NULL, tens[t]->addr, tens[t]->size, &tens[t], 1);
+        /* the replay keeps a segment's unused bytes as its size (its cache), so a tensor
+         * inside starts at most cache + the tensors before it past the segment's start */
+        uint64_t next = k + 1 < ns ? segs[k + 1]->addr : UINT64_MAX, end = a;
+        for (first = t; t < nt && tens[t]->addr < next &&
+                        tens[t]->addr - a <= segs[k]->size + used && tens[t]->addr >= end;
+             t++)
+            used += tens[t]->size, end = tens[t]->addr + tens[t]->size;
+        segment(v, segs[k], a, segs[k]->size + used > end - a ? segs[k]->size + used : end - a,
+                &tens[first], t - first);
+    }
+    for (; t < nt; t++)
+        segment(v, NULL, tens[t]->addr, tens[t]->size, &tens[t], 1);
+    free(segs);
+    free(tens);
+    return 0;
+}
+
+static void traces(mv *v)
+{
+    const timeline *tl = v->r->tl;
+    unsigned ndev = 1;
+    for (size_t i = 0; i < tl->ring_n; i++) {
+        unsigned d = timeline_ring_at(tl, i)->device % MEMVIZ_DEVICES;
+        if (d + 1 > ndev)
+            ndev = d + 1;
+    }
+    pickle_list(v->out);
+    for (unsigned d = 0; d < ndev; d++) {
+        pickle_list(v->out);
+        for (size_t i = 0; i < tl->ring_n; i++) {
+            const timeline_action *a = timeline_ring_at(tl, i);
+            if (a->device % MEMVIZ_DEVICES != d)
+                continue;
+            pickle_dict(v->out);
+            pickle_cstr(v->out, "action");
+            pickle_cstr(v->out, timeline_action_name(a->kind));
+            key_uint(v->out, "addr", a->addr);
+            key_uint(v->out, "size", a->size);
+            key_uint(v->out, "stream", a->stream);
+            key_uint(v->out, "time_us", a->time_ns / 1000);
+            if (a->kind == TL_OOM) /* PyTorch's OOM entry carries the device's free bytes as addr */
+                key_uint(v->out, "device_free", a->addr);
+            pickle_cstr(v->out, "frames");
+            frames(v, a->stack_id);
+            pickle_close_dict(v->out);
+        }
+        pickle_close_list(v->out);
+    }
+    pickle_close_list(v->out);
+}
+
+int memviz_write(FILE *out, replay_result *r)
+{
+    mv v = {out, r, {0}};
+    int rc = 0;
+    if (!r->tl)
+        return -1;
+    v.m.cap = 1024;
+    while (v.m.cap < 2 * tables_n_stacks(r->t) + 2)
+        v.m.cap *= 2;
+    v.m.key = calloc(v.m.cap, sizeof *v.m.key);
+    v.m.slot = calloc(v.m.cap, sizeof *v.m.slot);
+    if (!v.m.key || !v.m.slot)
+        rc = -1;
+    if (!rc) {
+        pickle_begin(out);
+        pickle_dict(out);
+        pickle_cstr(out, "segments");
+        pickle_list(out);
+        rc = segments(&v, &r->at_peak);
+        pickle_close_list(out);
+        pickle_cstr(out, "device_traces");
+        traces(&v);
+        pickle_close_dict(out);
+        pickle_end(out);
+    }
+    free(v.m.key);
+    free(v.m.slot);
+    return rc || ferror(out) ? -1 : 0;
+}

@@ -1,0 +1,75 @@
+#!/bin/sh
+# export_memviz.sh — `vramtrace export --memory-viz`: the pickle loads with Python's pickle;
+# segments and blocks as torch.cuda.memory._snapshot() gives them (blocks tile each segment
+# exactly, allocated_size = the active blocks); device_traces replay like _memory_viz's trace
+# view (a free matches its allocation's size, no address allocated twice); the real
+# tensor+segment trace gives PyTorch's segments with tensors inside, a segment-only trace
+# segments of one block each.
+set -u
+D="$ROOT/examples/traces/h100-torch2.11"
+fail() { echo "export_memviz: $*"; exit 1; }
+"$VT" export --memory-viz t.pickle "$D/hf_gpt2_eager_b4.vt" 2>err.txt || fail "exit $?: $(cat err.txt)"
+"$VT" export --memory-viz s.pickle "$ROOT/tests/data/report_truncated.vt" 2>err.txt || fail "segment-only: exit $?: $(cat err.txt)"
+python3 - t.pickle s.pickle <<'PY' || exit 1
+import pickle, sys
+
+def check(path):
+    snap = pickle.load(open(path, "rb"))
+    assert set(snap) >= {"segments", "device_traces"}, snap.keys()
+    for s in snap["segments"]:
+        for k in ("device", "address", "total_size", "allocated_size", "stream", "segment_type", "blocks", "frames"):
+            assert k in s, (k, s.keys())
+        at = s["address"]
+        for b in s["blocks"]:
+            assert b["address"] == at, "blocks do not tile the segment"
+            assert b["state"] in ("active_allocated", "inactive") and b["size"] > 0
+            assert b["requested_size"] <= b["size"]
+            for f in b["frames"]:
+                assert isinstance(f["filename"], str) and isinstance(f["line"], int) and isinstance(f["name"], str)
+            at += b["size"]
+        assert at == s["address"] + s["total_size"], "blocks do not add up to total_size"
+        assert s["allocated_size"] == sum(b["size"] for b in s["blocks"] if b["state"] == "active_allocated")
+    # _memory_viz's segsum: allocated + internal + external free == reserved, per segment and in all
+    reserved = allocated = internal = external = 0
+    for s in snap["segments"]:
+        a = sum(b["requested_size"] for b in s["blocks"] if b["state"] == "active_allocated")
+        i = sum(b["size"] - b["requested_size"] for b in s["blocks"] if b["state"] == "active_allocated")
+        x = sum(b["size"] for b in s["blocks"] if b["state"] != "active_allocated")
+        assert a + i + x == s["total_size"]
+        reserved += s["total_size"]; allocated += a; internal += i; external += x
+    assert allocated + internal + external == reserved
+    live = {}
+    for dev in snap["device_traces"]:
+        for e in dev:
+            assert e["action"] in ("alloc", "free_completed", "segment_alloc", "segment_free", "oom"), e["action"]
+            assert isinstance(e["frames"], list) and e["time_us"] >= 0 and e["size"] >= 0
+            assert e["action"] != "oom" or isinstance(e["device_free"], int), "oom without device_free"
+            if e["action"] == "alloc":
+                assert e["addr"] not in live, "allocated twice: %x" % e["addr"]
+                live[e["addr"]] = e["size"]
+            elif e["action"] == "free_completed" and e["addr"] in live:
+                assert live.pop(e["addr"]) == e["size"], "a free's size differs from its allocation's"
+    return snap
+
+t = check(sys.argv[1])
+torch_segs = [s for s in t["segments"] if len(s["blocks"]) > 1]
+assert torch_segs, "no segment holds several tensors"
+assert any(b["state"] == "inactive" for s in torch_segs for b in s["blocks"]), "no cached (inactive) block"
+frames = [f for s in torch_segs for b in s["blocks"] for f in b["frames"]]
+assert any(f["filename"].endswith("hf_train.py") and f["line"] > 0 for f in frames), "no Python frame of the script"
+assert any(f["name"].startswith("at::_ops::") for f in frames), "no named native frame"
+acts = [e["action"] for e in t["device_traces"][0]]
+assert acts.count("alloc") > 1000 and acts.count("free_completed") > 1000, "no device trace"
+s = check(sys.argv[2])
+assert s["segments"] and all(len(x["blocks"]) == 1 for x in s["segments"]), "segment-only: one block per segment"
+PY
+# the OOM run: an oom action in the device trace
+"$VT" export --memory-viz o.pickle "$D/hf_gpt2_eager_b16.vt" || fail "b16 exit $?"
+python3 -c 'import pickle,sys; d=pickle.load(open(sys.argv[1],"rb")); assert any(e["action"]=="oom" for t in d["device_traces"] for e in t), "no oom action"' o.pickle || fail "no oom in the device trace"
+for f in "$ROOT"/tests/data/*.vt; do
+    timeout 60 "$VT" export --memory-viz h.pickle "$f" >/dev/null 2>&1
+    rc=$?
+    [ $rc = 0 ] || [ $rc = 3 ] || [ $rc = 2 ] || fail "$f: exit $rc"
+    [ $rc = 0 ] && { python3 -c 'import pickle,sys; pickle.load(open(sys.argv[1],"rb"))' h.pickle || fail "$f: not a pickle"; }
+done
+exit 0

@@ -1,0 +1,56 @@
+#!/bin/sh
+# html_report.sh — `vramtrace export --html` / `report --html` without a browser: one
+# self-contained page (no external script, style, image or link), the report's numbers in its
+# tables, the drawing data as valid JSON whose series keep each category's peak exactly, and
+# a trace whose command line is markup stays text (escaped), never markup.
+set -u
+D="$ROOT/examples/traces/h100-torch2.11"
+fail() { echo "html_report: $*"; exit 1; }
+"$VT" export --html p.html "$D/hf_gpt2_eager_b16.vt" 2>err.txt || fail "exit $?: $(cat err.txt)"
+"$VT" report --json "$D/hf_gpt2_eager_b16.vt" >r.json || fail "report failed"
+python3 - p.html r.json <<'PY' || exit 1
+import json, re, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+rep = json.load(open(sys.argv[2]))
+assert page.startswith("<!doctype html>") and page.rstrip().endswith("</html>")
+assert not re.search(r"<(script|img|iframe|link)[^>]*\s(src|href)=", page, re.I), "an external resource"
+assert page.count("<script") == 2, "a script beyond the data block and the page's own"
+m = re.search(r'<script type="application/json" id="vt-data">(.*?)</script>', page, re.S)
+d = json.loads(m.group(1))
+peaks = {k: v["bytes"] for k, v in rep["category_peaks"].items() if v["bytes"]}
+assert set(peaks) == {k for k in d["v"] if k != "_"}, (sorted(peaks), sorted(d["v"]))
+for k, v in peaks.items():
+    assert max(d["v"][k]) == v, (k, max(d["v"][k]), v)
+    assert len(d["v"][k]) == len(d["t"]) <= 2000
+assert d["t"] == sorted(d["t"])
+assert d["oom"] and d["oom"]["requested"] == rep["oom"]["requested_bytes"]
+assert d["peak"]["bytes"] == rep["peak"]["process_bytes"]
+nodes = d["flame"]["nodes"]
+assert nodes[0][0] == -1 and all(0 <= n[0] < i for i, n in enumerate(nodes) if i), "not a tree in pre-order"
+assert nodes[0][2] == rep["peak"]["process_bytes"], "the icicle's root is not the peak"
+for i, n in enumerate(nodes):  # children never hold more than their parent
+    if i:
+        assert n[2] <= nodes[n[0]][2]
+assert "out of memory" in page and 'id="breakdown"' in page and 'id="sites"' in page
+for k, v in rep["categories"].items():
+    if v:
+        assert 'data-cat="%s"' % k in page, "breakdown row missing: " + k
+PY
+# a command line that is markup: the page shows it as text
+python3 "$ROOT/tests/data/hostile.py" "$ROOT/tests/data/dump_small.vt" evil.vt argv --cwd "$TESTDIR" \
+    python3 '</script><script>alert(1)</script>' '<img src=x onerror=alert(2)>' || fail "hostile.py"
+"$VT" report --html e.html evil.vt >/dev/null 2>err.txt || fail "report --html exit $?: $(cat err.txt)"
+[ "$(grep -c '<script' e.html)" = 2 ] || fail "the trace's text became a script"
+grep -q '<img' e.html && fail "the trace's text became markup"
+grep -q '&lt;/script&gt;&lt;script&gt;alert(1)' e.html || fail "the command line is not shown escaped"
+# every hostile and fuzzed trace: a page or a clean error
+for f in "$ROOT"/tests/data/*.vt; do
+    timeout 60 "$VT" export --html h.html "$f" >/dev/null 2>&1
+    rc=$?
+    [ $rc = 0 ] || [ $rc = 3 ] || [ $rc = 2 ] || fail "$f: exit $rc"
+    if [ $rc = 0 ]; then
+        python3 -c 'import re,sys,json; p=open(sys.argv[1],encoding="utf-8").read(); json.loads(re.search(r"id=\"vt-data\">(.*?)</script>", p, re.S).group(1))' h.html ||
+            fail "$f: the data block is not JSON"
+    fi
+done
+exit 0
