@@ -145,6 +145,29 @@ static char *subst(const char *w, long b, long a, long iters)
     return out;
 }
 
+/* is_trace_name: "*.vt", the names `vramtrace run -o DIR/trace.%p.vt` gives. */
+static int is_trace_name(const char *name)
+{
+    size_t len = strlen(name);
+    return len >= 4 && !strcmp(name + len - 3, ".vt");
+}
+
+/* clear_traces: removes the traces an earlier `fit --dir DIR` left in a trial's directory, so
+ * that only this trial's are read. */
+static void clear_traces(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        char path[PATH_MAX + 256];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (is_trace_name(e->d_name))
+            unlink(path);
+    }
+    if (d)
+        closedir(d);
+}
+
 /* read_traces: replays every *.vt in dir into t (peak, OOM, capacity, categories). Returns
  * the number of traces read; an unreadable one is reported and skipped. */
 static int read_traces(const char *dir, fit_trial *t)
@@ -155,8 +178,7 @@ static int read_traces(const char *dir, fit_trial *t)
     struct dirent *e;
     replay_result *r = calloc(1, sizeof *r);
     while (r && (e = readdir(d))) {
-        size_t len = strlen(e->d_name);
-        if (len < 4 || strcmp(e->d_name + len - 3, ".vt"))
+        if (!is_trace_name(e->d_name))
             continue;
         char path[PATH_MAX + 256], err[512] = "";
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
@@ -202,6 +224,7 @@ static int run_trial(fit_job *j, long b, fit_trial *t)
         fprintf(stderr, "vramtrace fit: cannot create %s: %s\n", tdir, strerror(errno));
         return -1;
     }
+    clear_traces(tdir);
     char **args = calloc((size_t)j->argc + 10, sizeof *args);
     if (!args)
         return -1;
