@@ -428,7 +428,7 @@ static void print_table(const fit_job *j, long best, long best_a, int interrupte
     printf("traces and output of every trial: %s\n", j->dir);
 }
 
-static void print_json(const fit_job *j, long best, long best_a, int interrupted)
+static void print_json(const fit_job *j, long best, long best_a, int stopped)
 {
     cJSON *root = cJSON_CreateObject();
     cJSON *trials = cJSON_AddArrayToObject(root, "trials");
@@ -461,7 +461,8 @@ static void print_json(const fit_job *j, long best, long best_a, int interrupted
         cJSON_AddNullToObject(root, "best");
     }
     cJSON_AddNumberToObject(root, "headroom", FIT_HEADROOM_PCT / 100.0);
-    cJSON_AddBoolToObject(root, "interrupted", interrupted);
+    cJSON_AddBoolToObject(root, "interrupted", g_stop != 0);
+    cJSON_AddBoolToObject(root, "failed", stopped && !g_stop); /* a trial could not run */
     cJSON_AddStringToObject(root, "trials_dir", j->dir);
     char *s = cJSON_PrintUnformatted(root);
     if (s)
