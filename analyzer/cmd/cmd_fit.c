@@ -247,6 +247,7 @@ static int run_trial(fit_job *j, long b, fit_trial *t)
     if (j->has_a)
         fprintf(stderr, " x %ld accumulation steps", t->a);
     fprintf(stderr, " ...\n");
+    fflush(stdout); /* nothing buffered is written twice by the child */
     pid_t pid = bad ? -1 : fork();
     if (pid == 0) {
         int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -428,6 +429,16 @@ static void print_table(const fit_job *j, long best, long best_a, int interrupte
     printf("traces and output of every trial: %s\n", j->dir);
 }
 
+/* add_batch: "batch_size" and "gradient_accumulation_steps" (null without {A}) into o. */
+static void add_batch(cJSON *o, long b, long a, int has_a)
+{
+    cJSON_AddNumberToObject(o, "batch_size", (double)b);
+    if (has_a)
+        cJSON_AddNumberToObject(o, "gradient_accumulation_steps", (double)a);
+    else
+        cJSON_AddNullToObject(o, "gradient_accumulation_steps");
+}
+
 static void print_json(const fit_job *j, long best, long best_a, int stopped)
 {
     cJSON *root = cJSON_CreateObject();
@@ -435,9 +446,7 @@ static void print_json(const fit_job *j, long best, long best_a, int stopped)
     for (int i = 0; i < j->ntrials; i++) {
         const fit_trial *t = &j->trials[i];
         cJSON *o = cJSON_CreateObject();
-        cJSON_AddNumberToObject(o, "batch_size", (double)t->b);
-        if (j->has_a)
-            cJSON_AddNumberToObject(o, "gradient_accumulation_steps", (double)t->a);
+        add_batch(o, t->b, t->a, j->has_a);
         cJSON_AddNumberToObject(o, "peak_bytes", (double)t->peak);
         cJSON_AddBoolToObject(o, "fits", t->fits);
         cJSON_AddBoolToObject(o, "oom", t->oom);
@@ -450,16 +459,10 @@ static void print_json(const fit_job *j, long best, long best_a, int stopped)
         cJSON_AddNumberToObject(o, "seconds", t->seconds);
         cJSON_AddItemToArray(trials, o);
     }
-    if (best > 0) {
-        cJSON *b = cJSON_AddObjectToObject(root, "best");
-        cJSON_AddNumberToObject(b, "batch_size", (double)best);
-        if (j->has_a)
-            cJSON_AddNumberToObject(b, "gradient_accumulation_steps", (double)best_a);
-        else
-            cJSON_AddNullToObject(b, "gradient_accumulation_steps");
-    } else {
+    if (best > 0)
+        add_batch(cJSON_AddObjectToObject(root, "best"), best, best_a, j->has_a);
+    else
         cJSON_AddNullToObject(root, "best");
-    }
     cJSON_AddNumberToObject(root, "headroom", FIT_HEADROOM_PCT / 100.0);
     cJSON_AddBoolToObject(root, "interrupted", g_stop != 0);
     cJSON_AddBoolToObject(root, "failed", stopped && !g_stop); /* a trial could not run */

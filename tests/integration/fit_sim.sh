@@ -110,6 +110,15 @@ grep -q '^1  ' fc.txt && grep -q 'interrupted' fc.txt || { cat fc.txt; fail "the
 rc=$?
 [ $rc = 1 ] && grep -q 'no micro-batch fits, not even 1' fd.txt || { cat fd.txt; fail "nothing fits: exit $rc"; }
 # shellcheck disable=SC2086
+"$VT" fit --card 1GiB --json --dir fd -- "$PY" "$SIM" "$CFG" $ARGS --max_iters=1 --batch_size={B} >fd.json 2>/dev/null
+"$PY" - fd.json <<'PYEOF' || fail "nothing fits: --json wrong"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["best"] is None and len(d["trials"]) == 1, d
+t = d["trials"][0]
+assert t["batch_size"] == 1 and t["gradient_accumulation_steps"] is None and t["oom"] and not t["fits"], t
+PYEOF
+# shellcheck disable=SC2086
 "$VT" fit --card 12GiB --json --dir fe -- "$PY" "$SIM" "$CFG" $ARGS --max_iters=1 --batch_size={B} \
     --no_such_knob=1 >fe.json 2>fe.err
 rc=$?
