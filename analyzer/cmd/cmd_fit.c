@@ -145,6 +145,29 @@ static char *subst(const char *w, long b, long a, long iters)
     return out;
 }
 
+/* is_trace_name: "*.vt", the names `vramtrace run -o DIR/trace.%p.vt` gives. */
+static int is_trace_name(const char *name)
+{
+    size_t len = strlen(name);
+    return len >= 4 && !strcmp(name + len - 3, ".vt");
+}
+
+/* clear_traces: removes the traces an earlier `fit --dir DIR` left in a trial's directory, so
+ * that only this trial's are read. */
+static void clear_traces(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        char path[PATH_MAX + 256];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (is_trace_name(e->d_name))
+            unlink(path);
+    }
+    if (d)
+        closedir(d);
+}
+
 /* read_traces: replays every *.vt in dir into t (peak, OOM, capacity, categories). Returns
  * the number of traces read; an unreadable one is reported and skipped. */
 static int read_traces(const char *dir, fit_trial *t)
@@ -155,8 +178,7 @@ static int read_traces(const char *dir, fit_trial *t)
     struct dirent *e;
     replay_result *r = calloc(1, sizeof *r);
     while (r && (e = readdir(d))) {
-        size_t len = strlen(e->d_name);
-        if (len < 4 || strcmp(e->d_name + len - 3, ".vt"))
+        if (!is_trace_name(e->d_name))
             continue;
         char path[PATH_MAX + 256], err[512] = "";
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
@@ -202,6 +224,7 @@ static int run_trial(fit_job *j, long b, fit_trial *t)
         fprintf(stderr, "vramtrace fit: cannot create %s: %s\n", tdir, strerror(errno));
         return -1;
     }
+    clear_traces(tdir);
     char **args = calloc((size_t)j->argc + 10, sizeof *args);
     if (!args)
         return -1;
@@ -224,6 +247,7 @@ static int run_trial(fit_job *j, long b, fit_trial *t)
     if (j->has_a)
         fprintf(stderr, " x %ld accumulation steps", t->a);
     fprintf(stderr, " ...\n");
+    fflush(stdout); /* nothing buffered is written twice by the child */
     pid_t pid = bad ? -1 : fork();
     if (pid == 0) {
         int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -405,16 +429,24 @@ static void print_table(const fit_job *j, long best, long best_a, int interrupte
     printf("traces and output of every trial: %s\n", j->dir);
 }
 
-static void print_json(const fit_job *j, long best, long best_a, int interrupted)
+/* add_batch: "batch_size" and "gradient_accumulation_steps" (null without {A}) into o. */
+static void add_batch(cJSON *o, long b, long a, int has_a)
+{
+    cJSON_AddNumberToObject(o, "batch_size", (double)b);
+    if (has_a)
+        cJSON_AddNumberToObject(o, "gradient_accumulation_steps", (double)a);
+    else
+        cJSON_AddNullToObject(o, "gradient_accumulation_steps");
+}
+
+static void print_json(const fit_job *j, long best, long best_a, int stopped)
 {
     cJSON *root = cJSON_CreateObject();
     cJSON *trials = cJSON_AddArrayToObject(root, "trials");
     for (int i = 0; i < j->ntrials; i++) {
         const fit_trial *t = &j->trials[i];
         cJSON *o = cJSON_CreateObject();
-        cJSON_AddNumberToObject(o, "batch_size", (double)t->b);
-        if (j->has_a)
-            cJSON_AddNumberToObject(o, "gradient_accumulation_steps", (double)t->a);
+        add_batch(o, t->b, t->a, j->has_a);
         cJSON_AddNumberToObject(o, "peak_bytes", (double)t->peak);
         cJSON_AddBoolToObject(o, "fits", t->fits);
         cJSON_AddBoolToObject(o, "oom", t->oom);
@@ -427,18 +459,13 @@ static void print_json(const fit_job *j, long best, long best_a, int interrupted
         cJSON_AddNumberToObject(o, "seconds", t->seconds);
         cJSON_AddItemToArray(trials, o);
     }
-    if (best > 0) {
-        cJSON *b = cJSON_AddObjectToObject(root, "best");
-        cJSON_AddNumberToObject(b, "batch_size", (double)best);
-        if (j->has_a)
-            cJSON_AddNumberToObject(b, "gradient_accumulation_steps", (double)best_a);
-        else
-            cJSON_AddNullToObject(b, "gradient_accumulation_steps");
-    } else {
+    if (best > 0)
+        add_batch(cJSON_AddObjectToObject(root, "best"), best, best_a, j->has_a);
+    else
         cJSON_AddNullToObject(root, "best");
-    }
     cJSON_AddNumberToObject(root, "headroom", FIT_HEADROOM_PCT / 100.0);
-    cJSON_AddBoolToObject(root, "interrupted", interrupted);
+    cJSON_AddBoolToObject(root, "interrupted", g_stop != 0);
+    cJSON_AddBoolToObject(root, "failed", stopped && !g_stop); /* a trial could not run */
     cJSON_AddStringToObject(root, "trials_dir", j->dir);
     char *s = cJSON_PrintUnformatted(root);
     if (s)

@@ -58,7 +58,7 @@ for t in d["trials"]:
     if t["oom"]:
         assert not t["fits"] and t["grew_most"], t
 assert d["trials"][0]["batch_size"] < d["trials"][-1]["batch_size"], "trials not sorted"
-assert d["interrupted"] is False
+assert d["interrupted"] is False and d["failed"] is False
 PYEOF
 grep -q 'trying micro-batch 16 x 32' fa.err || fail "progress on stderr missing: $(cat fa.err)"
 
@@ -104,7 +104,28 @@ rc=$?
 [ $rc = 2 ] || { cat fc.txt fc.err; fail "interrupted fit: exit $rc, expected 2"; }
 grep -q '^1  ' fc.txt && grep -q 'interrupted' fc.txt || { cat fc.txt; fail "the table so far is not printed"; }
 
-# 4. usage errors
+# 4. nothing fits: exit 1; a trial that fails without running out of memory: exit 2, its log named
+# shellcheck disable=SC2086
+"$VT" fit --card 1GiB --dir fd -- "$PY" "$SIM" "$CFG" $ARGS --max_iters=1 --batch_size={B} >fd.txt 2>&1
+rc=$?
+[ $rc = 1 ] && grep -q 'no micro-batch fits, not even 1' fd.txt || { cat fd.txt; fail "nothing fits: exit $rc"; }
+# shellcheck disable=SC2086
+"$VT" fit --card 1GiB --json --dir fd -- "$PY" "$SIM" "$CFG" $ARGS --max_iters=1 --batch_size={B} >fd.json 2>/dev/null
+"$PY" - fd.json <<'PYEOF' || fail "nothing fits: --json wrong"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["best"] is None and len(d["trials"]) == 1, d
+t = d["trials"][0]
+assert t["batch_size"] == 1 and t["gradient_accumulation_steps"] is None and t["oom"] and not t["fits"], t
+PYEOF
+# shellcheck disable=SC2086
+"$VT" fit --card 12GiB --json --dir fe -- "$PY" "$SIM" "$CFG" $ARGS --max_iters=1 --batch_size={B} \
+    --no_such_knob=1 >fe.json 2>fe.err
+rc=$?
+[ $rc = 2 ] && grep -q 'failed at micro-batch 1 (exit 2) without running out of GPU memory' fe.err &&
+    grep -q '"failed":true' fe.json || { cat fe.err fe.json; fail "failing command: exit $rc"; }
+
+# 5. usage errors
 "$VT" fit -- true >u.txt 2>&1; rc=$?
 [ $rc = 2 ] && grep -q '{B}' u.txt || fail "no {B}: exit $rc"
 "$VT" fit -- echo '{B}' '{A}' >u.txt 2>&1; rc=$?
