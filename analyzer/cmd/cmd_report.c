@@ -1,6 +1,7 @@
 /* cmd_report.c — `vramtrace report [options] FILE...`: replays each trace (replay.c), builds
  * the one report (report/report.c: facts, sites, model), then writes text (report_text.c) or
- * JSON (report_json.c). */
+ * JSON (report_json.c), or with --html the page of views/html.c. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "cfgsrc.h"
 #include "cli.h"
 #include "commands.h"
+#include "html.h"
 #include "report.h"
 #include "report_views.h"
 
@@ -53,10 +55,7 @@ static void usage(FILE *out)
 int cmd_report(int argc, char **argv)
 {
     int json = 0, top = 3, fail_if_oom = 0, no_color = 0;
-    const char *card = NULL;
-    for (int i = 1; i < argc; i++) /* --html OUT: the page `vramtrace export --html` writes */
-        if (!strcmp(argv[i], "--html") || !strncmp(argv[i], "--html=", 7))
-            return cmd_export(argc, argv);
+    const char *card = NULL, *html = NULL;
     const char **files = calloc((size_t)argc + 1, sizeof *files);
     const char **overrides = calloc((size_t)argc + 1, sizeof *overrides);
     char **owned = calloc((size_t)argc + 1, sizeof *owned); /* the overrides built from --n-layer etc. */
@@ -80,6 +79,7 @@ int cmd_report(int argc, char **argv)
         case OPT_NO_COLOR: no_color = 1; break;
         case OPT_FAIL_IF_OOM: fail_if_oom = 1; break;
         case OPT_CARD: card = p.arg; break;
+        case OPT_HTML: html = p.arg; break;
         case OPT_TOP:
             top = (int)strtol(p.arg, &end, 10);
             if (*end || end == p.arg || top < 0 || top > 1000) {
@@ -170,7 +170,22 @@ int cmd_report(int argc, char **argv)
         rc = VT_EXIT_USAGE;
         goto free_runs;
     }
-    int w = json ? report_json(stdout, &c) : report_text(stdout, &c);
+    int w;
+    if (html) { /* the page `vramtrace export --html` writes, of this report */
+        FILE *f = fopen(html, "wb");
+        if (!f) {
+            fprintf(stderr, "vramtrace report: %s: cannot create: %s\n", html, strerror(errno));
+            rc = VT_EXIT_USAGE;
+            goto free_runs;
+        }
+        w = html_write(f, &c);
+        if (fclose(f))
+            w = -1;
+        if (w < 0)
+            fprintf(stderr, "vramtrace report: %s: cannot write it (disk full, or out of memory)\n", html);
+    } else {
+        w = json ? report_json(stdout, &c) : report_text(stdout, &c);
+    }
     if (w < 0)
         rc = VT_EXIT_USAGE;
     else if (fail_if_oom)

@@ -43,6 +43,9 @@ python3 "$ROOT/tests/data/hostile.py" "$ROOT/tests/data/dump_small.vt" evil.vt a
 [ "$(grep -c '<script' e.html)" = 2 ] || fail "the trace's text became a script"
 grep -q '<img' e.html && fail "the trace's text became markup"
 grep -q '&lt;/script&gt;&lt;script&gt;alert(1)' e.html || fail "the command line is not shown escaped"
+# report --html writes the same page as export --html
+"$VT" report --html r.html "$D/hf_gpt2_eager_b16.vt" >/dev/null 2>err.txt || fail "report --html exit $?"
+cmp -s p.html r.html || fail "report --html and export --html differ"
 # every hostile and fuzzed trace: a page or a clean error
 for f in "$ROOT"/tests/data/*.vt; do
     timeout 60 "$VT" export --html h.html "$f" >/dev/null 2>&1
