@@ -1,6 +1,6 @@
 /* cmd_fit.c — `vramtrace fit [options] -- CMD ... {B} ... [{A}]`: the largest micro-batch that
- * fits, measured: each trial is `vramtrace run` (cmd_run.c) of CMD with {B} (and {A}, {I})
- * filled in, its traces replayed (replay.c); a doubling then bisecting search; a table. */
+ * fits, measured: each trial is `vramtrace run` (this program, executed again) of CMD with {B}
+ * (and {A}, {I}) filled in, its traces replayed (replay.c); doubling, then bisecting; a table. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -229,6 +229,7 @@ static int run_trial(fit_job *j, long b, fit_trial *t)
     if (!args)
         return -1;
     int n = 0, bad = 0;
+    args[n++] = "vramtrace";
     args[n++] = "run";
     args[n++] = "-q";
     args[n++] = "-o";
@@ -258,7 +259,8 @@ static int run_trial(fit_job *j, long b, fit_trial *t)
         }
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
-        _exit(cmd_run(n, args));
+        execv("/proc/self/exe", args); /* this vramtrace's own `run` */
+        _exit(127);
     }
     int status = 0;
     if (pid > 0) {
