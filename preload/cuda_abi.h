@@ -25,8 +25,11 @@ enum {
 };
 /* cudaDriverEntryPointQueryResult */
 typedef int cudaDriverEntryPointQueryResult;
-enum { cudaDriverEntryPointSuccess = 0, cudaDriverEntryPointSymbolNotFound = 1,
-       cudaDriverEntryPointVersionNotSufficent = 2 };
+enum {
+    cudaDriverEntryPointSuccess = 0,
+    cudaDriverEntryPointSymbolNotFound = 1,
+    cudaDriverEntryPointVersionNotSufficent = 2
+};
 enum { cudaEnableDefault = 0, cudaEnableLegacyStream = 1, cudaEnablePerThreadDefaultStream = 2 };
 
 /* ---- driver ---- */
@@ -58,15 +61,30 @@ enum {
     CUDA_ERROR_UNKNOWN = 999,
 };
 /* cuGetProcAddress flags */
-enum { CU_GET_PROC_ADDRESS_DEFAULT = 0, CU_GET_PROC_ADDRESS_LEGACY_STREAM = 1,
-       CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM = 2 };
-enum { CU_GET_PROC_ADDRESS_SUCCESS = 0, CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND = 1,
-       CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT = 2 };
+enum {
+    CU_GET_PROC_ADDRESS_DEFAULT = 0,
+    CU_GET_PROC_ADDRESS_LEGACY_STREAM = 1,
+    CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM = 2
+};
+enum {
+    CU_GET_PROC_ADDRESS_SUCCESS = 0,
+    CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND = 1,
+    CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT = 2
+};
 
 /* VMM */
-typedef enum CUmemAllocationType { CU_MEM_ALLOCATION_TYPE_INVALID = 0, CU_MEM_ALLOCATION_TYPE_PINNED = 1 } CUmemAllocationType;
-typedef enum CUmemLocationType { CU_MEM_LOCATION_TYPE_INVALID = 0, CU_MEM_LOCATION_TYPE_DEVICE = 1 } CUmemLocationType;
-typedef enum CUmemAllocationHandleType { CU_MEM_HANDLE_TYPE_NONE = 0, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR = 1 } CUmemAllocationHandleType;
+typedef enum CUmemAllocationType {
+    CU_MEM_ALLOCATION_TYPE_INVALID = 0,
+    CU_MEM_ALLOCATION_TYPE_PINNED = 1
+} CUmemAllocationType;
+typedef enum CUmemLocationType {
+    CU_MEM_LOCATION_TYPE_INVALID = 0,
+    CU_MEM_LOCATION_TYPE_DEVICE = 1
+} CUmemLocationType;
+typedef enum CUmemAllocationHandleType {
+    CU_MEM_HANDLE_TYPE_NONE = 0,
+    CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR = 1
+} CUmemAllocationHandleType;
 typedef struct CUmemLocation {
     CUmemLocationType type;
     int id;
@@ -89,7 +107,10 @@ typedef struct CUmemAccessDesc {
 } CUmemAccessDesc;
 
 /* Device attributes the core reads for DEVICE records. */
-enum { CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76 };
+enum {
+    CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
+    CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76
+};
 typedef struct CUuuid_st {
     char bytes[16];
 } CUuuid;

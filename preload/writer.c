@@ -308,4 +308,3 @@ void vt__writer_counts(uint64_t *events, uint64_t *dropped)
     pthread_mutex_unlock(&vt__ws.lock);
     *dropped = atomic_load(&vt__ws.n_dropped);
 }
-

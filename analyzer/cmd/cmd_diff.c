@@ -17,10 +17,11 @@ static const cli_opt diff_opts[] = {{OPT_JSON, "json", NULL, "one JSON document 
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: vramtrace diff [--json] [--top N] [-h] A.vt B.vt\n\n"
-                 "How two runs' peaks differ (before / after a configuration change): the three\n"
-                 "peaks, the bytes at the process peak by category, and the allocation sites whose\n"
-                 "bytes at the peak changed most. Changes are B minus A.\n\n");
+    fprintf(out,
+            "usage: vramtrace diff [--json] [--top N] [-h] A.vt B.vt\n\n"
+            "How two runs' peaks differ (before / after a configuration change): the three\n"
+            "peaks, the bytes at the process peak by category, and the allocation sites whose\n"
+            "bytes at the peak changed most. Changes are B minus A.\n\n");
     cli_print_options(out, diff_opts);
     fprintf(out, "exit: 0 ok, 2 usage or unreadable file, 3 malformed trace\n");
 }

@@ -51,7 +51,10 @@ static void add_str(cJSON *o, const char *name, const char *s, size_t len)
         cJSON_AddItemToObject(o, name, it);
 }
 
-static void add_rstr(cJSON *o, const char *name, reader_str s) { add_str(o, name, s.p, s.len); }
+static void add_rstr(cJSON *o, const char *name, reader_str s)
+{
+    add_str(o, name, s.p, s.len);
+}
 
 /* stack_json: the "stack" array of stack_id's resolved frames, innermost first, as JSON
  * text (malloc'd, free it); "null" when the id has no STACK record; NULL when out of memory. */
@@ -210,7 +213,10 @@ static void put_x(line_buf *l, uint64_t v)
     l->b[l->n++] = '"';
 }
 
-static void put_b(line_buf *l, bool v) { put_s(l, v ? "true" : "false"); }
+static void put_b(line_buf *l, bool v)
+{
+    put_s(l, v ? "true" : "false");
+}
 
 /* put_api: "api" (name, or the number when unknown), "layer", "kind", "device". */
 static void put_api(line_buf *l, unsigned api, unsigned device)
@@ -225,10 +231,10 @@ static void put_api(line_buf *l, unsigned api, unsigned device)
     } else {
         put_u(l, api);
     }
-    put_s(l, layer == VT_LAYER_RUNTIME  ? ",\"layer\":\"runtime\",\"kind\":\""
-             : layer == VT_LAYER_DRIVER ? ",\"layer\":\"driver\",\"kind\":\""
+    put_s(l, layer == VT_LAYER_RUNTIME     ? ",\"layer\":\"runtime\",\"kind\":\""
+             : layer == VT_LAYER_DRIVER    ? ",\"layer\":\"driver\",\"kind\":\""
              : layer == VT_LAYER_ALLOCATOR ? ",\"layer\":\"allocator\",\"kind\":\""
-                                        : ",\"layer\":\"unknown\",\"kind\":\"");
+                                           : ",\"layer\":\"unknown\",\"kind\":\"");
     put_s(l, reader_kind_name(reader_api_kind(api)));
     put_s(l, "\",\"device\":");
     if (device == VT_DEVICE_UNKNOWN)
@@ -439,8 +445,8 @@ static void fill_record(cJSON *o, const reader_record *r, tables *t)
         add_u64(o, "n_dropped", r->u.trailer.n_dropped);
         add_u64(o, "n_records", r->u.trailer.n_records);
         cJSON_AddNumberToObject(o, "stacks_truncated", r->u.trailer.stacks_truncated);
-#define VT_DUMP_ENDED(name, bit, key) \
-    if (r->flags & bit)                     \
+#define VT_DUMP_ENDED(name, bit, key)                                                              \
+    if (r->flags & bit)                                                                            \
         cJSON_AddStringToObject(o, "ended", key);
         VT_TRAILER_FLAGS(VT_DUMP_ENDED)
 #undef VT_DUMP_ENDED
@@ -556,10 +562,10 @@ static int dump_file(const char *path, bool resolve)
 
 /* The options of `dump`, one table: parsing and --help both come from it. */
 enum { OPT_NO_RESOLVE = CLI_LONG_ONLY };
-static const cli_opt dump_opts[] = {
-    {OPT_NO_RESOLVE, "no-resolve", NULL, "events carry stack_id only (no resolved \"stack\" array)"},
-    {'h', "help", NULL, "this text"},
-    {0}};
+static const cli_opt dump_opts[] = {{OPT_NO_RESOLVE, "no-resolve", NULL,
+                                     "events carry stack_id only (no resolved \"stack\" array)"},
+                                    {'h', "help", NULL, "this text"},
+                                    {0}};
 
 static void dump_usage(FILE *f)
 {

@@ -16,10 +16,19 @@
 #include "report_views.h"
 
 /* The options of `report`, one table: parsing and --help both come from it. */
-enum { OPT_JSON = CLI_LONG_ONLY, OPT_TOP, OPT_CARD, OPT_NO_COLOR, OPT_FAIL_IF_OOM, OPT_HTML, OPT_CFG };
+enum {
+    OPT_JSON = CLI_LONG_ONLY,
+    OPT_TOP,
+    OPT_CARD,
+    OPT_NO_COLOR,
+    OPT_FAIL_IF_OOM,
+    OPT_HTML,
+    OPT_CFG
+};
 static const cli_opt report_opts[] = {
     {OPT_JSON, "json", NULL, "one JSON document instead of text"},
-    {OPT_HTML, "html", "OUT.html", "one self-contained page instead (as `vramtrace export --html`)"},
+    {OPT_HTML, "html", "OUT.html",
+     "one self-contained page instead (as `vramtrace export --html`)"},
     {OPT_TOP, "top", "N", "allocation sites per category (default 3)"},
     {OPT_CARD, "card", "SPEC",
      "target card for the advice (default: the emulated card, else the\n"
@@ -28,20 +37,22 @@ static const cli_opt report_opts[] = {
     {OPT_NO_COLOR, "no-color", NULL, "no ANSI colour (also: NO_COLOR set, or not a terminal)"},
     {OPT_FAIL_IF_OOM, "fail-if-oom", NULL, "exit 1 when a trace ends in an out-of-memory error"},
 /* the run's values when the trace cannot say them (cfgsrc.h): key OPT_CFG + the config key */
-#define VT_REPORT_CFG_OPT(name, key) {OPT_CFG + (key), name, "N", "the run's value (\"given on vramtrace's command line\")"},
+#define VT_REPORT_CFG_OPT(name, key)                                                               \
+    {OPT_CFG + (key), name, "N", "the run's value (\"given on vramtrace's command line\")"},
     VT_CFGSRC_OPTIONS(VT_REPORT_CFG_OPT)
 #undef VT_REPORT_CFG_OPT
-    {'h', "help", NULL, "this text"},
+        {'h', "help", NULL, "this text"},
     {0}};
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: vramtrace report [options] FILE...\n\n"
-            "Where the memory of a traced run went: peaks (allocated / reserved / process), every\n"
-            "byte at the peak by category, the sites that caused them, phases, the formula\n"
-            "comparison, the OOM diagnosis and the configuration change that fits the card.\n"
-            "Several files (one per rank / process): the first in full, then a per-rank table.\n\n");
+    fprintf(
+        out,
+        "usage: vramtrace report [options] FILE...\n\n"
+        "Where the memory of a traced run went: peaks (allocated / reserved / process), every\n"
+        "byte at the peak by category, the sites that caused them, phases, the formula\n"
+        "comparison, the OOM diagnosis and the configuration change that fits the card.\n"
+        "Several files (one per rank / process): the first in full, then a per-rank table.\n\n");
     cli_print_options(out, report_opts);
     fprintf(out,
             "  --KEY=VALUE         override the run's nanoGPT configuration (e.g. --batch_size=8)\n"
@@ -58,7 +69,8 @@ int cmd_report(int argc, char **argv)
     const char *card = NULL, *html = NULL;
     const char **files = calloc((size_t)argc + 1, sizeof *files);
     const char **overrides = calloc((size_t)argc + 1, sizeof *overrides);
-    char **owned = calloc((size_t)argc + 1, sizeof *owned); /* the overrides built from --n-layer etc. */
+    char **owned =
+        calloc((size_t)argc + 1, sizeof *owned); /* the overrides built from --n-layer etc. */
     int nfiles = 0, nover = 0, nowned = 0;
     if (!files || !overrides || !owned) {
         free(files);
@@ -75,11 +87,21 @@ int cmd_report(int argc, char **argv)
         case 'h':
             usage(stdout);
             goto out;
-        case OPT_JSON: json = 1; break;
-        case OPT_NO_COLOR: no_color = 1; break;
-        case OPT_FAIL_IF_OOM: fail_if_oom = 1; break;
-        case OPT_CARD: card = p.arg; break;
-        case OPT_HTML: html = p.arg; break;
+        case OPT_JSON:
+            json = 1;
+            break;
+        case OPT_NO_COLOR:
+            no_color = 1;
+            break;
+        case OPT_FAIL_IF_OOM:
+            fail_if_oom = 1;
+            break;
+        case OPT_CARD:
+            card = p.arg;
+            break;
+        case OPT_HTML:
+            html = p.arg;
+            break;
         case OPT_TOP:
             top = (int)strtol(p.arg, &end, 10);
             if (*end || end == p.arg || top < 0 || top > 1000) {
@@ -89,7 +111,9 @@ int cmd_report(int argc, char **argv)
                 goto out;
             }
             break;
-        case CLI_KEY_VALUE: overrides[nover++] = p.key_value; break;
+        case CLI_KEY_VALUE:
+            overrides[nover++] = p.key_value;
+            break;
         default:
             if (k >= OPT_CFG && k < OPT_CFG + CFG_COUNT) {
                 /* "--n-layer 24" -> the override "n_layer=24" */
@@ -111,7 +135,9 @@ int cmd_report(int argc, char **argv)
     for (int i = p.optind; i < argc; i++)
         files[nfiles++] = argv[i];
     if (!nfiles) {
-        fprintf(stderr, "vramtrace report: no trace file given (usage: vramtrace report [options] FILE...)\n");
+        fprintf(
+            stderr,
+            "vramtrace report: no trace file given (usage: vramtrace report [options] FILE...)\n");
         rc = VT_EXIT_USAGE;
         goto out;
     }
@@ -151,16 +177,22 @@ int cmd_report(int argc, char **argv)
             goto free_runs;
         }
         if (c.runs[i].n_implausible)
-            fprintf(stderr, "vramtrace report: warning: %s: %llu allocations not counted (they "
-                            "would make more than 4 EiB live at once: not a real run)\n",
+            fprintf(stderr,
+                    "vramtrace report: warning: %s: %llu allocations not counted (they "
+                    "would make more than 4 EiB live at once: not a real run)\n",
                     files[i], (unsigned long long)c.runs[i].n_implausible);
         if (c.runs[i].status == READER_TRUNCATED)
-            fprintf(stderr, "vramtrace report: warning: %s is truncated (no trailer: the process was "
-                            "killed or is still running); reporting every complete record\n", files[i]);
+            fprintf(stderr,
+                    "vramtrace report: warning: %s is truncated (no trailer: the process was "
+                    "killed or is still running); reporting every complete record\n",
+                    files[i]);
         else if (c.runs[i].ended & (VT_TRAILER_DISK_FULL | VT_TRAILER_OUTPUT_ERROR))
-            fprintf(stderr, "vramtrace report: warning: %s stopped early (%s: tracing stopped, the "
-                            "program went on); reporting every record made before\n", files[i],
-                    c.runs[i].ended & VT_TRAILER_DISK_FULL ? "disk full" : "writing the trace failed");
+            fprintf(stderr,
+                    "vramtrace report: warning: %s stopped early (%s: tracing stopped, the "
+                    "program went on); reporting every record made before\n",
+                    files[i],
+                    c.runs[i].ended & VT_TRAILER_DISK_FULL ? "disk full"
+                                                           : "writing the trace failed");
     }
     if (isatty(2) && nfiles > 1)
         fprintf(stderr, "\n");
@@ -182,7 +214,8 @@ int cmd_report(int argc, char **argv)
         if (fclose(f))
             w = -1;
         if (w < 0)
-            fprintf(stderr, "vramtrace report: %s: cannot write it (disk full, or out of memory)\n", html);
+            fprintf(stderr, "vramtrace report: %s: cannot write it (disk full, or out of memory)\n",
+                    html);
     } else {
         w = json ? report_json(stdout, &c) : report_text(stdout, &c);
     }

@@ -19,7 +19,14 @@
 #include "summary_text.h"
 
 /* The options of `run`, one table: parsing and --help both come from it. */
-enum { OPT_STACKS = CLI_LONG_ONLY, OPT_DEPTH, OPT_CARD, OPT_TENSORS, OPT_SAMPLE_MS, OPT_FREE_STACKS };
+enum {
+    OPT_STACKS = CLI_LONG_ONLY,
+    OPT_DEPTH,
+    OPT_CARD,
+    OPT_TENSORS,
+    OPT_SAMPLE_MS,
+    OPT_FREE_STACKS
+};
 static const cli_opt run_opts[] = {
     {'o', "output", "FILE", "trace path (%p pid, %r $RANK); default vramtrace.%p.vt"},
     {OPT_STACKS, "stacks", "MODE", "all (native + Python, default), native, python, none"},
@@ -76,7 +83,8 @@ static int find_preload(char *out, size_t len)
  * a different backend the user chose is kept, with a warning. */
 static void merge_tensor_mode(void)
 {
-    const char *name = getenv("PYTORCH_ALLOC_CONF") ? "PYTORCH_ALLOC_CONF" : "PYTORCH_CUDA_ALLOC_CONF";
+    const char *name =
+        getenv("PYTORCH_ALLOC_CONF") ? "PYTORCH_ALLOC_CONF" : "PYTORCH_CUDA_ALLOC_CONF";
     const char *cur = getenv(name);
     if (!cur || !*cur) {
         setenv(name, "backend:cudaMallocAsync", 1);
@@ -85,7 +93,8 @@ static void merge_tensor_mode(void)
     if (strstr(cur, "backend:cudaMallocAsync"))
         return;
     if (strstr(cur, "backend:")) {
-        fprintf(stderr, "vramtrace run: --tensors ignored: %s already chooses a backend (%s)\n", name, cur);
+        fprintf(stderr, "vramtrace run: --tensors ignored: %s already chooses a backend (%s)\n",
+                name, cur);
         return;
     }
     size_t n = strlen(cur) + 32;
@@ -154,46 +163,66 @@ int cmd_run(int argc, char **argv)
         const char *next = p.arg;
         char *end;
         switch (k) {
-        case 'h': usage(stdout); return VT_EXIT_OK;
-        case 'o': output = next; break;
-        case 'q': quiet = 1; break;
-        case OPT_TENSORS: tensors = 1; break;
-        case OPT_FREE_STACKS: free_stacks = 1; break;
-        case OPT_CARD: card = next; break;
+        case 'h':
+            usage(stdout);
+            return VT_EXIT_OK;
+        case 'o':
+            output = next;
+            break;
+        case 'q':
+            quiet = 1;
+            break;
+        case OPT_TENSORS:
+            tensors = 1;
+            break;
+        case OPT_FREE_STACKS:
+            free_stacks = 1;
+            break;
+        case OPT_CARD:
+            card = next;
+            break;
         case OPT_STACKS:
             stacks = next;
             if (strcmp(stacks, VT_STACKS_NAME_ALL) && strcmp(stacks, VT_STACKS_NAME_NATIVE) &&
                 strcmp(stacks, VT_STACKS_NAME_PYTHON) && strcmp(stacks, VT_STACKS_NAME_NONE)) {
-                fprintf(stderr, "vramtrace run: --stacks %s: expected all, native, python or none\n", stacks);
+                fprintf(stderr,
+                        "vramtrace run: --stacks %s: expected all, native, python or none\n",
+                        stacks);
                 return VT_EXIT_USAGE;
             }
             break;
         case OPT_DEPTH:
             depth = strtol(next, &end, 10);
             if (*end || end == next || depth < 1 || depth > 128) {
-                fprintf(stderr, "vramtrace run: --depth %s: expected a number from 1 to 128\n", next);
+                fprintf(stderr, "vramtrace run: --depth %s: expected a number from 1 to 128\n",
+                        next);
                 return VT_EXIT_USAGE;
             }
             break;
         case OPT_SAMPLE_MS:
             sample = strtol(next, &end, 10);
             if (*end || end == next || sample < 0 || sample > 3600000) {
-                fprintf(stderr, "vramtrace run: --sample-ms %s: expected milliseconds (0 = off)\n", next);
+                fprintf(stderr, "vramtrace run: --sample-ms %s: expected milliseconds (0 = off)\n",
+                        next);
                 return VT_EXIT_USAGE;
             }
             break;
-        default: return VT_EXIT_USAGE;
+        default:
+            return VT_EXIT_USAGE;
         }
     }
     int i = p.optind;
     if (i >= argc) {
-        fprintf(stderr, "vramtrace run: no command given (usage: vramtrace run [options] -- CMD ARGS...)\n");
+        fprintf(
+            stderr,
+            "vramtrace run: no command given (usage: vramtrace run [options] -- CMD ARGS...)\n");
         return VT_EXIT_USAGE;
     }
     char preload[PATH_MAX + 64];
     if (find_preload(preload, sizeof preload) < 0) {
-        fprintf(stderr, "vramtrace run: libvramtrace.so not found beside the vramtrace binary or in "
-                        "../lib/vramtrace/ (build it with `make`, or set VRAMTRACE_PRELOAD)\n");
+        fprintf(stderr,
+                "vramtrace run: libvramtrace.so not found beside the vramtrace binary or in "
+                "../lib/vramtrace/ (build it with `make`, or set VRAMTRACE_PRELOAD)\n");
         return VT_EXIT_USAGE;
     }
     if (card) {
@@ -213,7 +242,8 @@ int cmd_run(int argc, char **argv)
     snprintf(manifest, sizeof manifest, "%s/vramtrace-run.XXXXXX", tmp && *tmp ? tmp : "/tmp");
     int mfd = mkstemp(manifest);
     if (mfd < 0) {
-        fprintf(stderr, "vramtrace run: cannot create %s: %s (set TMPDIR to a writable directory)\n",
+        fprintf(stderr,
+                "vramtrace run: cannot create %s: %s (set TMPDIR to a writable directory)\n",
                 manifest, strerror(errno));
         return VT_EXIT_USAGE;
     }

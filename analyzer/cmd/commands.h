@@ -8,13 +8,14 @@
 #include "exit_codes.h"
 
 /* X(name, function, one-line help) */
-#define VT_COMMANDS(X)                                                                    \
-    X(run, cmd_run, "run a command under the tracer: vramtrace run [opts] -- CMD ARGS...") \
-    X(dump, cmd_dump, "print every record of a trace as one JSON object per line")        \
-    X(report, cmd_report, "categories, peaks, formula comparison, OOM diagnosis, advice") \
-    X(predict, cmd_predict, "memory calculator for a GPT configuration (no trace needed)") \
-    X(flame, cmd_flame, "folded stacks of the bytes at the peak, the OOM or over the run (flamegraph.pl)")  \
-    X(diff, cmd_diff, "how two runs' peaks differ, by category and by site (text or --json)") \
+#define VT_COMMANDS(X)                                                                             \
+    X(run, cmd_run, "run a command under the tracer: vramtrace run [opts] -- CMD ARGS...")         \
+    X(dump, cmd_dump, "print every record of a trace as one JSON object per line")                 \
+    X(report, cmd_report, "categories, peaks, formula comparison, OOM diagnosis, advice")          \
+    X(predict, cmd_predict, "memory calculator for a GPT configuration (no trace needed)")         \
+    X(flame, cmd_flame,                                                                            \
+      "folded stacks of the bytes at the peak, the OOM or over the run (flamegraph.pl)")           \
+    X(diff, cmd_diff, "how two runs' peaks differ, by category and by site (text or --json)")      \
     X(fit, cmd_fit, "largest micro-batch that fits, measured: vramtrace fit [opts] -- CMD {B}...") \
     X(export, cmd_export, "Perfetto JSON, PyTorch memory_viz pickle or an HTML page of a trace")
 

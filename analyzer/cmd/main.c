@@ -66,8 +66,8 @@ int main(int argc, char **argv)
     }
     if (!strcmp(cmd, "version"))
         return version();
-#define VT_CMD_DISPATCH(name, fn, help) \
-    if (!strcmp(cmd, #name))            \
+#define VT_CMD_DISPATCH(name, fn, help)                                                            \
+    if (!strcmp(cmd, #name))                                                                       \
         return fn(argc, argv);
     VT_COMMANDS(VT_CMD_DISPATCH)
 #undef VT_CMD_DISPATCH

@@ -68,11 +68,10 @@ static int alias_match(const char *aliases, const char *n)
  * decimal: KB, MB, GB, TB (as disk makers count). Compared case-insensitively. */
 #define VT_SIZE_UNITS(X)                                                                           \
     X("b", 1.0)                                                                                    \
-    X("kib", 0x1p10) X("ki", 0x1p10) X("k", 0x1p10)                                                \
-    X("mib", 0x1p20) X("mi", 0x1p20) X("m", 0x1p20)                                                \
-    X("gib", 0x1p30) X("gi", 0x1p30) X("g", 0x1p30)                                                \
-    X("tib", 0x1p40) X("ti", 0x1p40) X("t", 0x1p40)                                                \
-    X("kb", 1e3) X("mb", 1e6) X("gb", 1e9) X("tb", 1e12)
+    X("kib", 0x1p10)                                                                               \
+    X("ki", 0x1p10) X("k", 0x1p10) X("mib", 0x1p20) X("mi", 0x1p20) X("m", 0x1p20)                 \
+        X("gib", 0x1p30) X("gi", 0x1p30) X("g", 0x1p30) X("tib", 0x1p40) X("ti", 0x1p40)           \
+            X("t", 0x1p40) X("kb", 1e3) X("mb", 1e6) X("gb", 1e9) X("tb", 1e12)
 
 int card_parse_size(const char *s, uint64_t *out)
 {
@@ -139,7 +138,8 @@ int card_parse(const char *s, card_spec *out, char *err, size_t errlen)
     int sr = card_parse_size(s, &b);
     if (sr == CARD_SIZE_NO_UNIT) {
         if (err && errlen)
-            snprintf(err, errlen, "%s: a size needs a unit (e.g. 12GiB, 12288MiB) or a card name", s);
+            snprintf(err, errlen, "%s: a size needs a unit (e.g. 12GiB, 12288MiB) or a card name",
+                     s);
         return -1;
     }
     if (sr == 0) {

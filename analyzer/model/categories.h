@@ -7,22 +7,22 @@
 #include <stdint.h>
 
 /* X(ENUM_SUFFIX, "display name", "json_key", "one-line meaning") */
-#define VT_CATEGORIES(X)                                                                        \
-    X(PARAMETERS, "parameters", "parameters", "model weights (fp32 under AMP)")                \
-    X(GRADIENTS, "gradients", "gradients", ".grad buffers, alive from backward to zero_grad") \
-    X(OPTIMIZER, "optimizer", "optimizer", "AdamW exp_avg / exp_avg_sq, created at step 1")   \
-    X(ACTIVATIONS, "activations", "activations", "forward tensors saved for backward")        \
-    X(LOGITS, "logits/loss", "logits_loss", "B*T*V logits and cross-entropy buffers")         \
-    X(ATTENTION, "attention", "attention", "attention scores / kernels' scratch, freed in phase") \
-    X(AUTOCAST, "autocast copies", "autocast_copies", "16-bit weight copies made by autocast") \
-    X(BACKWARD, "backward", "backward", "made by backward, not a parameter gradient (scratch)") \
-    X(WORKSPACE, "library workspaces", "workspaces", "cuBLAS workspaces kept by PyTorch")      \
-    X(TEMPORARIES, "temporaries", "temporaries", "allocated and freed within one phase")      \
-    X(INPUTS, "inputs", "inputs", "token id / target batches")                                \
-    X(CONTEXT, "CUDA context", "cuda_context", "driver/runtime state, no allocation call")    \
-    X(KERNEL_CODE, "kernel code", "kernel_code", "module / library loads (kernel images)")    \
-    X(CACHE, "allocator cache", "allocator_cache", "reserved by the caching allocator, unused") \
-    X(EXTERNAL, "other / external", "external", "allocations outside PyTorch (NCCL, cuBLAS)") \
+#define VT_CATEGORIES(X)                                                                           \
+    X(PARAMETERS, "parameters", "parameters", "model weights (fp32 under AMP)")                    \
+    X(GRADIENTS, "gradients", "gradients", ".grad buffers, alive from backward to zero_grad")      \
+    X(OPTIMIZER, "optimizer", "optimizer", "AdamW exp_avg / exp_avg_sq, created at step 1")        \
+    X(ACTIVATIONS, "activations", "activations", "forward tensors saved for backward")             \
+    X(LOGITS, "logits/loss", "logits_loss", "B*T*V logits and cross-entropy buffers")              \
+    X(ATTENTION, "attention", "attention", "attention scores / kernels' scratch, freed in phase")  \
+    X(AUTOCAST, "autocast copies", "autocast_copies", "16-bit weight copies made by autocast")     \
+    X(BACKWARD, "backward", "backward", "made by backward, not a parameter gradient (scratch)")    \
+    X(WORKSPACE, "library workspaces", "workspaces", "cuBLAS workspaces kept by PyTorch")          \
+    X(TEMPORARIES, "temporaries", "temporaries", "allocated and freed within one phase")           \
+    X(INPUTS, "inputs", "inputs", "token id / target batches")                                     \
+    X(CONTEXT, "CUDA context", "cuda_context", "driver/runtime state, no allocation call")         \
+    X(KERNEL_CODE, "kernel code", "kernel_code", "module / library loads (kernel images)")         \
+    X(CACHE, "allocator cache", "allocator_cache", "reserved by the caching allocator, unused")    \
+    X(EXTERNAL, "other / external", "external", "allocations outside PyTorch (NCCL, cuBLAS)")      \
     X(UNKNOWN, "unknown", "unknown", "could not be classified; always shown")
 
 typedef enum category {

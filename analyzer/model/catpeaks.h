@@ -24,7 +24,7 @@ typedef struct catpeaks_delta {
 typedef struct catpeaks {
     catpeaks_delta *d;
     size_t n, cap;
-    int lost; /* out of memory or past CATPEAKS_MAX: no peaks */
+    int lost;     /* out of memory or past CATPEAKS_MAX: no peaks */
     timeline *tl; /* when set, the sweep fills its category buckets */
 } catpeaks;
 

@@ -11,24 +11,24 @@
 
 /* What a rule may look at. phase_free = PHASE_COUNT: not freed before the trace ended. */
 typedef struct classify_input {
-    int space;        /* enum vt_space of the allocating API */
-    int layer;        /* 1 runtime, 2 driver */
-    int tensor_api;   /* 1: a per-tensor (async / pool) allocation */
-    int tensor_mode;  /* 1: the trace is in tensor mode */
-    int phase_alloc;  /* enum phase */
+    int space;       /* enum vt_space of the allocating API */
+    int layer;       /* 1 runtime, 2 driver */
+    int tensor_api;  /* 1: a per-tensor (async / pool) allocation */
+    int tensor_mode; /* 1: the trace is in tensor mode */
+    int phase_alloc; /* enum phase */
     int phase_free;
     uint32_t iter_alloc, iter_free; /* optimizer steps seen before the alloc / the free */
-    int loss_site;    /* 1: allocated under cross_entropy / log_softmax / nll_loss */
-    int weight_copy;  /* 1: a dtype conversion whose size is half a parameter's (fp32 -> 16-bit) */
+    int loss_site;                  /* 1: allocated under cross_entropy / log_softmax / nll_loss */
+    int weight_copy; /* 1: a dtype conversion whose size is half a parameter's (fp32 -> 16-bit) */
     /* tensor mode: lifetime and role */
     int freed;                    /* 1: freed before the trace ended */
     uint32_t bwd_alloc, bwd_free; /* backward passes begun before the alloc / the free */
-    int param_sized;  /* 1: the size of a parameter */
-    int vocab_sized;  /* 1: a multiple of the vocabulary, at least 64 rows (B*T*V logits) */
-    int workspace;    /* 1: under cuBLAS's handle / workspace */
-    int attention;    /* 1: under a fused attention kernel */
-    int input;        /* 1: the program's own code made / copied it onto the device (a batch) */
-    int cut_by_oom;   /* 1: freed while an out-of-memory error unwound the step */
+    int param_sized;              /* 1: the size of a parameter */
+    int vocab_sized; /* 1: a multiple of the vocabulary, at least 64 rows (B*T*V logits) */
+    int workspace;   /* 1: under cuBLAS's handle / workspace */
+    int attention;   /* 1: under a fused attention kernel */
+    int input;       /* 1: the program's own code made / copied it onto the device (a batch) */
+    int cut_by_oom;  /* 1: freed while an out-of-memory error unwound the step */
 } classify_input;
 
 /* classify: the category of the first rule that matches (never fails: UNKNOWN last).

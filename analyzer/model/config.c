@@ -569,4 +569,3 @@ int config_dtype_bytes(const nano_config *c)
 {
     return strcmp(c->v[CFG_dtype].s, "float32") == 0 ? 4 : 2;
 }
-

@@ -36,16 +36,16 @@ typedef enum config_source {
     CONFIG_SRC_FILE,    /* a config file on the command line */
     CONFIG_SRC_ARG,     /* --key=value on the traced / given command line */
     CONFIG_SRC_FLAG,    /* an override given to vramtrace itself */
-    CONFIG_SRC_TRACE    /* inferred from the trace's own tensors (infer.h); `where` says from what */
+    CONFIG_SRC_TRACE /* inferred from the trace's own tensors (infer.h); `where` says from what */
 } config_source;
 
 /* config_program: what kind of program the traced command line is, which decides how its
  * arguments are read and how advice spells a change. */
 typedef enum config_program {
-    PROG_UNKNOWN,    /* nothing recognizable: values come from the trace or are unknown */
-    PROG_NANOGPT,    /* nanoGPT's configurator: config files and --key=value */
-    PROG_ARGPARSE,   /* a plain script with its own flags (--batch-size 8, --batch=8) */
-    PROG_HF_TRAINER  /* Hugging Face Trainer arguments (--per_device_train_batch_size 8) */
+    PROG_UNKNOWN,   /* nothing recognizable: values come from the trace or are unknown */
+    PROG_NANOGPT,   /* nanoGPT's configurator: config files and --key=value */
+    PROG_ARGPARSE,  /* a plain script with its own flags (--batch-size 8, --batch=8) */
+    PROG_HF_TRAINER /* Hugging Face Trainer arguments (--per_device_train_batch_size 8) */
 } config_program;
 
 typedef struct config_value {
@@ -54,8 +54,8 @@ typedef struct config_value {
     char s[32];  /* CONFIG_STR */
     config_source src;
     char where[256]; /* the file, the argument or the inference that set it ("" for defaults) */
-    char flag[48];   /* the flag that carried it on the traced command line ("--batch-size"), or "" */
-    char flag_sep;   /* how that flag takes its value: '=' (--batch_size=8) or ' ' (--batch-size 8) */
+    char flag[48]; /* the flag that carried it on the traced command line ("--batch-size"), or "" */
+    char flag_sep; /* how that flag takes its value: '=' (--batch_size=8) or ' ' (--batch-size 8) */
 } config_value;
 
 /* The config files a trace recorded (FILE records, trace format 1.2): for a trace, the only
@@ -64,8 +64,8 @@ typedef struct config_recfile {
     const char *name; /* as the command line gave it */
     const char *data; /* contents, len bytes (none unless flags == 0) */
     size_t len;
-    unsigned flags;   /* VT_FILEF_* */
-    int kind;         /* VT_FILE_ARG, VT_FILE_DIR_CONFIG */
+    unsigned flags; /* VT_FILEF_* */
+    int kind;       /* VT_FILE_ARG, VT_FILE_DIR_CONFIG */
 } config_recfile;
 typedef struct config_files {
     int n;
@@ -81,8 +81,8 @@ typedef struct nano_config {
     config_value v[CFG_COUNT];
     char torch_version[32]; /* PyTorch's __version__ as recorded (torch/version.py), or "" */
     char cuda_version[16];  /* the CUDA version that PyTorch was built for, or "" */
-    int nfiles;    /* config files read */
-    int nwarnings; /* problems that did not stop the parse (report mode) */
+    int nfiles;             /* config files read */
+    int nwarnings;          /* problems that did not stop the parse (report mode) */
     char warnings[4][200];
 } nano_config;
 

@@ -29,7 +29,7 @@ typedef enum infer_key {
 } infer_key;
 
 typedef struct infer_value {
-    int known;       /* 0: the trace does not say (never a guess) */
+    int known; /* 0: the trace does not say (never a guess) */
     int64_t value;
     char where[160]; /* "B·T = 4096 from the int64 input tensor", ... */
 } infer_value;

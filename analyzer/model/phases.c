@@ -38,15 +38,17 @@ static int library_file(const char *file)
 
 stack_facts phases_of_stack(const tables_frame *f, size_t n)
 {
-    static const char *const loss_fns[] = {"cross_entropy", "log_softmax", "_log_softmax",
-                                           "nll_loss", "softmax_cross_entropy", NULL};
-    static const char *const eval_fns[] = {"estimate_loss", "evaluate", "eval_step", "validate", NULL};
+    static const char *const loss_fns[] = {"cross_entropy", "log_softmax",           "_log_softmax",
+                                           "nll_loss",      "softmax_cross_entropy", NULL};
+    static const char *const eval_fns[] = {"estimate_loss", "evaluate", "eval_step", "validate",
+                                           NULL};
     static const char *const data_fns[] = {"get_batch", "__next__", "_next_data", NULL};
     static const char *const fwd_fns[] = {"forward", "_call_impl", "_wrapped_call_impl", NULL};
     static const char *const bwd_fns[] = {"backward", "_make_grads", "_engine_run_backward", NULL};
-    static const char *const init_fns[] = {"__init__", "to", "_apply", "cuda", "to_device",
-                                           "convert", "_to_copy", NULL};
-    int bwd = 0, opt = 0, ev = 0, data = 0, comp = 0, fwd = 0, init = 0, run = 0, gs = 0, gs_scale = 0;
+    static const char *const init_fns[] = {"__init__",  "to",      "_apply",   "cuda",
+                                           "to_device", "convert", "_to_copy", NULL};
+    int bwd = 0, opt = 0, ev = 0, data = 0, comp = 0, fwd = 0, init = 0, run = 0, gs = 0,
+        gs_scale = 0;
     stack_facts r = {PHASE_OTHER, 0, 0, 0, 0, 0, 0};
     int first_py_user = -1, rand_op = 0; /* innermost Python frame: the program's own (1) or not */
     for (size_t i = 0; i < n; i++) {
@@ -68,8 +70,10 @@ stack_facts phases_of_stack(const tables_frame *f, size_t n)
             ev |= in(last, eval_fns);
             data |= in(last, data_fns) || strstr(file, "torch/utils/data") != NULL;
             /* a compiled graph running (inductor's generated code) is the forward, not compile */
-            run |= strstr(file, "torchinductor_") != NULL || !strcmp(fn, "CompiledFxGraph.__call__");
-            comp |= strstr(file, "torch/_dynamo") != NULL || strstr(file, "torch/_inductor") != NULL;
+            run |=
+                strstr(file, "torchinductor_") != NULL || !strcmp(fn, "CompiledFxGraph.__call__");
+            comp |=
+                strstr(file, "torch/_dynamo") != NULL || strstr(file, "torch/_inductor") != NULL;
             fwd |= in(last, fwd_fns);
             init |= in(last, init_fns);
             r.loss |= in(last, loss_fns);
@@ -78,20 +82,28 @@ stack_facts phases_of_stack(const tables_frame *f, size_t n)
             r.loss |= strstr(fn, "cross_entropy") != NULL || strstr(fn, "log_softmax") != NULL ||
                       strstr(fn, "nll_loss") != NULL;
             r.to_copy |= strstr(fn, "_to_copy") != NULL;
-            rand_op |= strstr(fn, "at::_ops::randint") != NULL || strstr(fn, "at::_ops::random_") != NULL;
-            r.workspace |= strstr(fn, "BlasHandle") != NULL || strstr(fn, "BlasLtWorkspace") != NULL ||
-                           strstr(fn, "cublas") != NULL;
-            r.attention |= strstr(fn, "scaled_dot_product") != NULL || strstr(fn, "flash_attention") != NULL ||
-                           strstr(fn, "efficient_attention") != NULL || strstr(fn, "cudnn_attention") != NULL;
+            rand_op |=
+                strstr(fn, "at::_ops::randint") != NULL || strstr(fn, "at::_ops::random_") != NULL;
+            r.workspace |= strstr(fn, "BlasHandle") != NULL ||
+                           strstr(fn, "BlasLtWorkspace") != NULL || strstr(fn, "cublas") != NULL;
+            r.attention |=
+                strstr(fn, "scaled_dot_product") != NULL || strstr(fn, "flash_attention") != NULL ||
+                strstr(fn, "efficient_attention") != NULL || strstr(fn, "cudnn_attention") != NULL;
         }
     }
     opt |= gs && !gs_scale;
     /* the data path: a batch the program itself makes or copies onto the device (random token
      * ids, .to(device)), not an operation inside a module */
     r.input = first_py_user == 1 && !fwd && !run && (rand_op || r.to_copy);
-    r.phase = bwd ? PHASE_BACKWARD : opt ? PHASE_OPTIMIZER : ev ? PHASE_EVAL : data ? PHASE_DATA
-            : run ? PHASE_FORWARD : comp ? PHASE_COMPILE : fwd || r.loss ? PHASE_FORWARD
-            : init ? PHASE_INIT : PHASE_OTHER;
+    r.phase = bwd             ? PHASE_BACKWARD
+              : opt           ? PHASE_OPTIMIZER
+              : ev            ? PHASE_EVAL
+              : data          ? PHASE_DATA
+              : run           ? PHASE_FORWARD
+              : comp          ? PHASE_COMPILE
+              : fwd || r.loss ? PHASE_FORWARD
+              : init          ? PHASE_INIT
+                              : PHASE_OTHER;
     /* a loss computed in the training loop (outside forward) is still the forward pass */
     return r;
 }

@@ -9,14 +9,14 @@
 #include "tables.h"
 
 /* X(ENUM, "name", "how it is recognised") — precedence is the order of phases_of(). */
-#define VT_PHASES(X)                                                                      \
-    X(INIT, "init", "model construction / .to(device), before the first forward")         \
-    X(FORWARD, "forward", "the main thread outside backward / optimizer (eager or compiled)") \
-    X(BACKWARD, "backward", "an autograd thread, or under backward()")                    \
-    X(OPTIMIZER, "optimizer", "under torch/optim/ or GradScaler.step, or freeing gradients") \
-    X(EVAL, "eval", "under estimate_loss / evaluate (no_grad evaluation)")                \
-    X(DATA, "data", "under get_batch or torch/utils/data")                                \
-    X(COMPILE, "compile", "under torch/_dynamo or torch/_inductor")                       \
+#define VT_PHASES(X)                                                                               \
+    X(INIT, "init", "model construction / .to(device), before the first forward")                  \
+    X(FORWARD, "forward", "the main thread outside backward / optimizer (eager or compiled)")      \
+    X(BACKWARD, "backward", "an autograd thread, or under backward()")                             \
+    X(OPTIMIZER, "optimizer", "under torch/optim/ or GradScaler.step, or freeing gradients")       \
+    X(EVAL, "eval", "under estimate_loss / evaluate (no_grad evaluation)")                         \
+    X(DATA, "data", "under get_batch or torch/utils/data")                                         \
+    X(COMPILE, "compile", "under torch/_dynamo or torch/_inductor")                                \
     X(OTHER, "other", "none of the above")
 
 typedef enum phase {
@@ -28,9 +28,9 @@ typedef enum phase {
 
 /* Facts about one stack, computed once per stack id. */
 typedef struct stack_facts {
-    uint8_t phase;     /* enum phase, from the frames alone (OTHER if nothing matched) */
-    uint8_t loss;      /* 1: a cross_entropy / log_softmax / nll_loss frame */
-    uint8_t to_copy;   /* 1: made by a dtype conversion (a native _to_copy frame) */
+    uint8_t phase;   /* enum phase, from the frames alone (OTHER if nothing matched) */
+    uint8_t loss;    /* 1: a cross_entropy / log_softmax / nll_loss frame */
+    uint8_t to_copy; /* 1: made by a dtype conversion (a native _to_copy frame) */
     uint8_t has_python;
     uint8_t workspace; /* 1: under cuBLAS's handle / workspace (a library workspace) */
     uint8_t attention; /* 1: under a fused attention kernel (sdpa, flash, efficient, cudnn) */

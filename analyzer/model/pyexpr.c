@@ -15,8 +15,8 @@ typedef struct parser {
     const char *p;
     pyexpr_lookup lookup; /* names (NULL: none) */
     void *ctx;
-    int depth;            /* nesting of parse_unary, bounded by PYEXPR_MAX_DEPTH */
-    const char *why;      /* the first refusal with a reason */
+    int depth;       /* nesting of parse_unary, bounded by PYEXPR_MAX_DEPTH */
+    const char *why; /* the first refusal with a reason */
 } parser;
 
 static const char WHY_INT[] = "an integer beyond 64 bits (Python's are unbounded; not evaluated)";

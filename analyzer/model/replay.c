@@ -74,7 +74,8 @@ static void track_blocks(state *s, const reader_event *ev)
         return;
     if (!s->blocks_on) {
         const char *conf = tables_env(s->r->t, "PYTORCH_ALLOC_CONF");
-        blocks_rules rules = blocks_rules_parse(conf ? conf : tables_env(s->r->t, "PYTORCH_CUDA_ALLOC_CONF"));
+        blocks_rules rules =
+            blocks_rules_parse(conf ? conf : tables_env(s->r->t, "PYTORCH_CUDA_ALLOC_CONF"));
         blocks_init(&s->blocks, &rules);
         s->blocks_on = 1;
     }
@@ -109,13 +110,14 @@ static void apply_event(state *s, int is_alloc, const reader_event *ev, oom_trac
         int lvl = level_of(ev->api);
         if (ev->api == VT_API_torchTrackerNote && ev->size != VT_TRACKER_DROPPED)
             r->tracker_note = (int)ev->size, r->tracker_detail = ev->addr;
-        if (!ev->failed && (ev->api == VT_API_torchSegmentAlloc || ev->api == VT_API_torchSegmentMap ||
-                            ev->api == VT_API_cuMemMap))
+        if (!ev->failed && (ev->api == VT_API_torchSegmentAlloc ||
+                            ev->api == VT_API_torchSegmentMap || ev->api == VT_API_cuMemMap))
             mark_torch_segments(s, ev);
         if (ev->api == VT_API_torchOom && !ot->pending) {
             /* PyTorch's allocator raised OutOfMemoryError with no failed CUDA call before it
              * (a memory-fraction limit): the tracker's OOM is the only sign (size = request) */
-            *ot = (oom_track){1, s->event, ev->size, ev->time_ns, 0, s->event, ev->stack_id, 1, ph, 0};
+            *ot = (oom_track){1,        s->event,     ev->size, ev->time_ns, 0,
+                              s->event, ev->stack_id, 1,        ph,          0};
             replay_snap_oom(s);
             return;
         }
@@ -130,7 +132,9 @@ static void apply_event(state *s, int is_alloc, const reader_event *ev, oom_trac
                             if (r->at_oom.items[i].oom_released == 1)
                                 r->at_oom.items[i].oom_released = 2;
                     } else {
-                        *ot = (oom_track){1, s->event, ev->size, ev->time_ns, 0, s->event, ev->stack_id, 1, ph, ev->emulated};
+                        *ot = (oom_track){1,  s->event,    ev->size,     ev->time_ns,
+                                          0,  s->event,    ev->stack_id, 1,
+                                          ph, ev->emulated};
                         replay_snap_oom(s);
                     }
                 }
@@ -167,7 +171,8 @@ static void apply_event(state *s, int is_alloc, const reader_event *ev, oom_trac
         e->phase = ph;
         e->flags = loss;
         if (ph == PHASE_INIT && (lvl == L_TENSOR || lvl == L_INNER)) {
-            replay_phase_half_add(s, ev->size / 2); /* a parameter: its 16-bit copy is half as big */
+            replay_phase_half_add(s,
+                                  ev->size / 2); /* a parameter: its 16-bit copy is half as big */
             replay_phase_note_init(s, ev->size);
         }
         e->bwd = s->bwd;
@@ -193,8 +198,9 @@ static void apply_event(state *s, int is_alloc, const reader_event *ev, oom_trac
         }
         if (ot->pending && e->level == L_SEGMENT)
             ot->released += e->size;
-        if (!ev->backward && e->phase == PHASE_BACKWARD && (e->level == L_INNER || e->level == L_TENSOR) &&
-            !(e->size & 1) && replay_phase_half_has(s, e->size / 2) && !s->in_opt && !ot->pending) {
+        if (!ev->backward && e->phase == PHASE_BACKWARD &&
+            (e->level == L_INNER || e->level == L_TENSOR) && !(e->size & 1) &&
+            replay_phase_half_has(s, e->size / 2) && !s->in_opt && !ot->pending) {
             /* the main thread frees a gradient (zero_grad): an optimizer step, even one that
              * allocated nothing (fused / foreach optimizers after their first step); not the
              * frees of the out-of-memory error's unwinding */
@@ -229,13 +235,13 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
         uint64_t event;
     } ring[RING];
     unsigned head = 0, count = 0;
-#define VT_DRAIN_ONE()                                                                   \
-    do {                                                                                 \
-        struct pending *p_ = &ring[head];                                                \
-        s->event = p_->event;                                                            \
-        apply_event(s, p_->is_alloc, &p_->ev, ot);                                 \
-        head = (head + 1) % RING;                                                        \
-        count--;                                                                         \
+#define VT_DRAIN_ONE()                                                                             \
+    do {                                                                                           \
+        struct pending *p_ = &ring[head];                                                          \
+        s->event = p_->event;                                                                      \
+        apply_event(s, p_->is_alloc, &p_->ev, ot);                                                 \
+        head = (head + 1) % RING;                                                                  \
+        count--;                                                                                   \
     } while (0)
     uint64_t seq = 0;
     while (reader_next(rd, &rec)) {
@@ -248,8 +254,10 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
             p->event = ++seq;
             count++;
             if (s->live.cap)
-                __builtin_prefetch(&s->live.e[livemap_mix(rec.u.ev.addr, (unsigned)reader_api_space(rec.u.ev.api)) &
-                                              (s->live.cap - 1)]);
+                __builtin_prefetch(
+                    &s->live
+                         .e[livemap_mix(rec.u.ev.addr, (unsigned)reader_api_space(rec.u.ev.api)) &
+                            (s->live.cap - 1)]);
             if (replay_progress && r->file_bytes >= PROGRESS_MIN_BYTES && !(seq & ((1u << 22) - 1)))
                 fprintf(stderr, "\rvramtrace: %s: %3d %%", r->path,
                         (int)(100.0 * (double)rec.offset / (double)r->file_bytes));
@@ -315,7 +323,8 @@ int replay_file(const char *path, replay_result *out, char *err, size_t errlen)
     int rc = run_pass(&s, rd, &ot, err, errlen);
     const char *why = reader_error_message(rd); /* "no trailer", "last record cut at byte N" */
     snprintf(out->status_msg, sizeof out->status_msg, "%s",
-             out->status == READER_TRUNCATED && why && *why ? why : reader_status_name(out->status));
+             out->status == READER_TRUNCATED && why && *why ? why
+                                                            : reader_status_name(out->status));
     if (ot.pending) {
         out->has_oom = 1;
         out->oom_requested = ot.requested;

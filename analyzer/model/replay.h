@@ -23,20 +23,20 @@ typedef struct live_item {
     uint8_t api, space, device, layer;
     uint8_t phase_alloc, phase_free; /* phase_free = PHASE_COUNT: never freed */
     uint8_t loss_site, tensor_api;
-    uint8_t to_copy;      /* made by a dtype conversion (_to_copy) */
-    uint8_t workspace;    /* under cuBLAS's handle / workspace */
-    uint8_t attention;    /* under a fused attention kernel */
-    uint8_t input;        /* made / copied onto the device by the program's own code */
-    uint8_t after_oom;    /* freed while an out-of-memory error unwound the step */
+    uint8_t to_copy;   /* made by a dtype conversion (_to_copy) */
+    uint8_t workspace; /* under cuBLAS's handle / workspace */
+    uint8_t attention; /* under a fused attention kernel */
+    uint8_t input;     /* made / copied onto the device by the program's own code */
+    uint8_t after_oom; /* freed while an out-of-memory error unwound the step */
     uint8_t category;
     uint8_t rule;
-    uint8_t oom_released; /* freed by the allocator between the OOM's failures: its cache */
+    uint8_t oom_released;  /* freed by the allocator between the OOM's failures: its cache */
     uint8_t torch_segment; /* a segment PyTorch's allocator tracker reported (tensor+segment):
                             * its size in a classified snapshot is what its tensors leave unused */
 } live_item;
 
 typedef struct replay_snapshot {
-    uint64_t event;   /* index of the event after which it was taken */
+    uint64_t event; /* index of the event after which it was taken */
     uint64_t time_ns;
     live_item *items; /* malloc'ed */
     size_t n;
@@ -45,19 +45,19 @@ typedef struct replay_snapshot {
 
 typedef struct replay_result {
     char path[4096];
-    tables *t;                 /* owned: process, threads, stacks... */
-    reader_status status;      /* ok / truncated (malformed stops the replay) */
-    char status_msg[256];      /* the status, or why it is truncated ("no trailer", ...) */
-    int tensor_mode;           /* per-tensor events were seen (cudaMallocAsync backend) */
-    int segment_mode;          /* caching-allocator segments (cudaMalloc / cuMemCreate) seen */
-    int allocator_mode;        /* tensors from PyTorch's allocator tracker (inside the segments) */
-    int tracker_note;          /* the last torchTrackerNote's code (VT_TRACKER_*), 0 = none */
-    uint64_t tracker_detail;   /* its addr: the layout (ATTACHED), a count (DROPPED) */
+    tables *t;               /* owned: process, threads, stacks... */
+    reader_status status;    /* ok / truncated (malformed stops the replay) */
+    char status_msg[256];    /* the status, or why it is truncated ("no trailer", ...) */
+    int tensor_mode;         /* per-tensor events were seen (cudaMallocAsync backend) */
+    int segment_mode;        /* caching-allocator segments (cudaMalloc / cuMemCreate) seen */
+    int allocator_mode;      /* tensors from PyTorch's allocator tracker (inside the segments) */
+    int tracker_note;        /* the last torchTrackerNote's code (VT_TRACKER_*), 0 = none */
+    uint64_t tracker_detail; /* its addr: the layout (ATTACHED), a count (DROPPED) */
     uint64_t n_events, n_failed, unknown_frees;
-    uint64_t n_contexts;       /* CUDA contexts created (primary retains, cuCtxCreate) */
-    uint64_t n_implausible;    /* allocations not counted: the live total would pass 2^62 B */
+    uint64_t n_contexts;    /* CUDA contexts created (primary retains, cuCtxCreate) */
+    uint64_t n_implausible; /* allocations not counted: the live total would pass 2^62 B */
     uint64_t end_ns;
-    uint16_t ended;            /* the TRAILER's header.flags: VT_TRAILER_* (0 = plain exit) */
+    uint16_t ended; /* the TRAILER's header.flags: VT_TRAILER_* (0 = plain exit) */
     /* peaks of the three levels (bytes, time) */
     uint64_t peak_allocated, peak_reserved, peak_process;
     uint64_t t_allocated, t_reserved, t_process;
@@ -68,25 +68,25 @@ typedef struct replay_result {
     uint64_t peak_allocated_blocks, t_allocated_blocks, blocks_unplaced;
     blocks_basis blocks_basis;
     uint64_t phase_peak[PHASE_COUNT]; /* process level while in each phase */
-    uint32_t iterations;       /* optimizer steps: contiguous optimizer stretches */
-    uint32_t backward_passes;  /* backward passes begun */
-    uint64_t vocab;            /* vocabulary inferred from the parameters (0 = none) */
+    uint32_t iterations;              /* optimizer steps: contiguous optimizer stretches */
+    uint32_t backward_passes;         /* backward passes begun */
+    uint64_t vocab;                   /* vocabulary inferred from the parameters (0 = none) */
     /* category_peaks: each category's largest live bytes over the whole run and when
      * (tensor mode; has_cat_peaks = 0 when not computed) */
     int has_cat_peaks;
     uint64_t cat_peak[CAT_COUNT], cat_peak_ns[CAT_COUNT];
-    replay_snapshot at_peak;   /* live at the process peak */
+    replay_snapshot at_peak; /* live at the process peak */
     /* OOM: the last failed out-of-memory allocation the program did not recover from */
     int has_oom;
-    int oom_pytorch_pattern;   /* fail, cached segments released, fail again */
+    int oom_pytorch_pattern; /* fail, cached segments released, fail again */
     int oom_emulated;
     uint64_t oom_requested, oom_capacity, oom_time_ns, oom_cache_released;
-    uint64_t oom_last_event;   /* the last failure of the OOM's retry sequence */
+    uint64_t oom_last_event; /* the last failure of the OOM's retry sequence */
     uint32_t oom_stack;
     uint8_t oom_phase;
-    replay_snapshot at_oom;    /* live at the first failure of that OOM */
-    uint64_t file_bytes;       /* size of the file, for progress */
-    timeline *tl;              /* owned: for the visual views (NULL when out of memory) */
+    replay_snapshot at_oom; /* live at the first failure of that OOM */
+    uint64_t file_bytes;    /* size of the file, for progress */
+    timeline *tl;           /* owned: for the visual views (NULL when out of memory) */
 } replay_result;
 
 /* REPLAY_LIVE_MAX: the most bytes ever counted live at once (checked sums). */

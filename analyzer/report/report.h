@@ -22,11 +22,11 @@ typedef struct report_site {
 typedef struct report_ctx {
     replay_result *runs; /* one per file; runs[0] is the one reported in full */
     int nruns;
-    run_facts facts;     /* for runs[0] */
+    run_facts facts; /* for runs[0] */
     model_opts opts;
-    report_site *sites;  /* sorted by bytes, descending */
+    report_site *sites; /* sorted by bytes, descending */
     size_t nsites;
-    int top;             /* sites shown per category */
+    int top; /* sites shown per category */
     int color;
     const char *argv_store[512];
     config_recfile files_store[VT_FILE_MAX_COUNT]; /* the recorded config files (facts.files) */

@@ -39,8 +39,7 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 
 /* emit: appends piece[0..n) to out if it fits whole (keeping room for the NUL); counts it
  * in *need either way; once a piece did not fit, nothing more is written. */
-static void emit(const char *piece, size_t n, char *out, size_t bufsz, size_t *need,
-                 bool *full)
+static void emit(const char *piece, size_t n, char *out, size_t bufsz, size_t *need, bool *full)
 {
     if (!*full && bufsz && *need + n < bufsz) {
         memcpy(out + *need, piece, n);
@@ -69,8 +68,11 @@ static size_t escape_mode(const char *s, size_t len, char *out, size_t bufsz, in
                 continue;
             }
         } else if (mode == ESC_HTML && strchr("&<>\"'", (int)c) && c) {
-            const char *ent = c == '&' ? "&amp;" : c == '<' ? "&lt;" : c == '>' ? "&gt;"
-                            : c == '"' ? "&quot;" : "&#39;";
+            const char *ent = c == '&'   ? "&amp;"
+                              : c == '<' ? "&lt;"
+                              : c == '>' ? "&gt;"
+                              : c == '"' ? "&quot;"
+                                         : "&#39;";
             emit(ent, strlen(ent), out, bufsz, &need, &full);
             i++;
             continue;
@@ -116,9 +118,18 @@ static char *escape_dup(const char *s, size_t len, int mode)
     return out;
 }
 
-char *escape_term_dup(const char *s, size_t len) { return escape_dup(s, len, ESC_TERM); }
-char *escape_html_dup(const char *s, size_t len) { return escape_dup(s, len, ESC_HTML); }
-char *escape_utf8_dup(const char *s, size_t len) { return escape_dup(s, len, ESC_UTF8); }
+char *escape_term_dup(const char *s, size_t len)
+{
+    return escape_dup(s, len, ESC_TERM);
+}
+char *escape_html_dup(const char *s, size_t len)
+{
+    return escape_dup(s, len, ESC_HTML);
+}
+char *escape_utf8_dup(const char *s, size_t len)
+{
+    return escape_dup(s, len, ESC_UTF8);
+}
 
 /* escape_fputs: escapes through a stack buffer when it fits, else a heap copy. */
 static int escape_fputs(FILE *f, const char *s, size_t len, int mode)
@@ -135,5 +146,11 @@ static int escape_fputs(FILE *f, const char *s, size_t len, int mode)
     return rc;
 }
 
-int escape_term_fputs(FILE *f, const char *s, size_t len) { return escape_fputs(f, s, len, ESC_TERM); }
-int escape_html_fputs(FILE *f, const char *s, size_t len) { return escape_fputs(f, s, len, ESC_HTML); }
+int escape_term_fputs(FILE *f, const char *s, size_t len)
+{
+    return escape_fputs(f, s, len, ESC_TERM);
+}
+int escape_html_fputs(FILE *f, const char *s, size_t len)
+{
+    return escape_fputs(f, s, len, ESC_HTML);
+}

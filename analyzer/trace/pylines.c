@@ -74,21 +74,26 @@ static int line_311(const uint8_t *t, size_t len, int line, uint32_t offset)
         end += 2u * ((h & 7u) + 1u);
         int delta = 0;
         switch (code) {
-        case 15: break;
+        case 15:
+            break;
         case 14:
             delta = svarint(t, len, &i, &bad);
             varint(t, len, &i, &bad);
             varint(t, len, &i, &bad);
             varint(t, len, &i, &bad);
             break;
-        case 13: delta = svarint(t, len, &i, &bad); break;
+        case 13:
+            delta = svarint(t, len, &i, &bad);
+            break;
         case 10:
         case 11:
         case 12:
             delta = (int)code - 10;
             i += 2;
             break;
-        default: i += 1; break;
+        default:
+            i += 1;
+            break;
         }
         if (bad || i > len || __builtin_add_overflow(line, delta, &line))
             return -1; /* cut short, or a line beyond int (a hostile table): malformed */
@@ -98,8 +103,8 @@ static int line_311(const uint8_t *t, size_t len, int line, uint32_t offset)
     return -1;
 }
 
-int pylines_line(unsigned major, unsigned minor, const uint8_t *table, size_t len,
-                 int first_line, uint32_t offset)
+int pylines_line(unsigned major, unsigned minor, const uint8_t *table, size_t len, int first_line,
+                 uint32_t offset)
 {
     if (!pylines_supported(major, minor) || !table)
         return -1;

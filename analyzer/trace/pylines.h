@@ -15,7 +15,7 @@ int pylines_supported(unsigned major, unsigned minor);
  * table[0..len). Returns the line (>= 0), or -1 when the instruction has no line (None in
  * co_lines()), the offset lies past the table, the version is unsupported, or the table is
  * malformed (never reads outside table[0..len)). */
-int pylines_line(unsigned major, unsigned minor, const uint8_t *table, size_t len,
-                 int first_line, uint32_t offset);
+int pylines_line(unsigned major, unsigned minor, const uint8_t *table, size_t len, int first_line,
+                 uint32_t offset);
 
 #endif

@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define READER_BUF (2u << 20)     /* read window; grows only for records larger than it */
-#define READER_FIXED_MAX 256u     /* fixed-shape records may grow (appended fields) to this */
+#define READER_BUF (2u << 20) /* read window; grows only for records larger than it */
+#define READER_FIXED_MAX 256u /* fixed-shape records may grow (appended fields) to this */
 
 /* Size limits per known type: smallest legal record and largest (fixed-shape records may
  * only grow by appended fields, so they stay small). Index = type. */
@@ -43,12 +43,12 @@ struct reader {
     int fd;
     char *path;
     vt_file_header hdr;
-    uint64_t fsize;    /* at open */
-    uint8_t *buf;      /* window: buf[0..len) holds file bytes [buf_off, buf_off + len) */
+    uint64_t fsize; /* at open */
+    uint8_t *buf;   /* window: buf[0..len) holds file bytes [buf_off, buf_off + len) */
     size_t cap, len;
     uint64_t buf_off;
-    uint64_t pos;      /* file offset of the next record */
-    bool eof;          /* read() returned 0 */
+    uint64_t pos; /* file offset of the next record */
+    bool eof;     /* read() returned 0 */
     bool done;
     reader_status st;
     uint64_t err_off;
@@ -151,8 +151,7 @@ static bool read_header(reader *r)
         return set_status(r, READER_MALFORMED, 0, "not a vramtrace trace (bad magic)");
     if ((size_t)have < sizeof(vt_file_header))
         return set_status(r, READER_MALFORMED, (uint64_t)have,
-                          "a vramtrace trace cut short inside its header (%zd of 32 bytes)",
-                          have);
+                          "a vramtrace trace cut short inside its header (%zd of 32 bytes)", have);
     memcpy(&r->hdr, r->buf, sizeof r->hdr);
     if (r->hdr.major != VT_VERSION_MAJOR)
         return set_status(r, READER_MALFORMED, 8,
@@ -226,14 +225,38 @@ void reader_close(reader *r)
     free(r);
 }
 
-reader_status reader_status_of(const reader *r) { return r->st; }
-uint64_t reader_error_offset(const reader *r) { return r->err_off; }
-const char *reader_error_message(const reader *r) { return r->msg; }
-const vt_file_header *reader_header(const reader *r) { return &r->hdr; }
-const char *reader_path(const reader *r) { return r->path; }
-uint64_t reader_records(const reader *r) { return r->nrec; }
-uint64_t reader_position(const reader *r) { return r->pos; }
-uint64_t reader_file_size(const reader *r) { return r->fsize; }
+reader_status reader_status_of(const reader *r)
+{
+    return r->st;
+}
+uint64_t reader_error_offset(const reader *r)
+{
+    return r->err_off;
+}
+const char *reader_error_message(const reader *r)
+{
+    return r->msg;
+}
+const vt_file_header *reader_header(const reader *r)
+{
+    return &r->hdr;
+}
+const char *reader_path(const reader *r)
+{
+    return r->path;
+}
+uint64_t reader_records(const reader *r)
+{
+    return r->nrec;
+}
+uint64_t reader_position(const reader *r)
+{
+    return r->pos;
+}
+uint64_t reader_file_size(const reader *r)
+{
+    return r->fsize;
+}
 
 void reader_describe(const reader *r, char *out, size_t len)
 {
@@ -254,10 +277,14 @@ void reader_describe(const reader *r, char *out, size_t len)
 const char *reader_status_name(reader_status s)
 {
     switch (s) {
-    case READER_OK: return "ok";
-    case READER_TRUNCATED: return "truncated";
-    case READER_MALFORMED: return "malformed";
-    default: return "io-error";
+    case READER_OK:
+        return "ok";
+    case READER_TRUNCATED:
+        return "truncated";
+    case READER_MALFORMED:
+        return "malformed";
+    default:
+        return "io-error";
     }
 }
 
@@ -414,11 +441,15 @@ static const char *decode(reader_record *rec)
         vt_rec_meminfo f;
         memcpy(&f, p, sizeof f);
         rec->u.meminfo = (reader_meminfo){VT_TT_NS(f.tt), VT_TT_THREAD(f.tt), f.free_bytes,
-                                          f.total_bytes, f.device, f.source};
+                                          f.total_bytes,  f.device,           f.source};
         return NULL;
     }
-    case VT_REC_PYINFO: memcpy(&rec->u.pyinfo, p, sizeof(vt_rec_pyinfo)); return NULL;
-    case VT_REC_TRAILER: memcpy(&rec->u.trailer, p, sizeof(vt_rec_trailer)); return NULL;
+    case VT_REC_PYINFO:
+        memcpy(&rec->u.pyinfo, p, sizeof(vt_rec_pyinfo));
+        return NULL;
+    case VT_REC_TRAILER:
+        memcpy(&rec->u.trailer, p, sizeof(vt_rec_trailer));
+        return NULL;
     case VT_REC_PROCESS: {
         reader_process *pr = &rec->u.process;
         memcpy(&pr->fixed, p, sizeof pr->fixed);
@@ -481,7 +512,8 @@ static const char *decode(reader_record *rec)
             return "a FILE record's contents exceed VT_FILE_MAX_BYTES";
         break;
     }
-    default: return NULL; /* unknown: nothing to decode */
+    default:
+        return NULL; /* unknown: nothing to decode */
     }
     return c.bad ? "a string runs past the end of its record" : NULL;
 }
@@ -512,15 +544,32 @@ static bool partial_ok(const vt_rec_header *h, const uint8_t *b, size_t have)
     }
     size_t fixed = 0;
     switch (h->type) {
-    case VT_REC_PROCESS: fixed = sizeof(vt_rec_process); break;
-    case VT_REC_CONFIG: fixed = sizeof(vt_rec_config); break;
-    case VT_REC_DEVICE: fixed = sizeof(vt_rec_device); break;
-    case VT_REC_THREAD: fixed = sizeof(vt_rec_thread); break;
-    case VT_REC_CODE: fixed = sizeof(vt_rec_code); break;
-    case VT_REC_SYMBOL: fixed = sizeof(vt_rec_symbol); break;
-    case VT_REC_MODULE: fixed = sizeof(vt_rec_module); break;
-    case VT_REC_FILE: fixed = sizeof(vt_rec_file); break;
-    default: return true;
+    case VT_REC_PROCESS:
+        fixed = sizeof(vt_rec_process);
+        break;
+    case VT_REC_CONFIG:
+        fixed = sizeof(vt_rec_config);
+        break;
+    case VT_REC_DEVICE:
+        fixed = sizeof(vt_rec_device);
+        break;
+    case VT_REC_THREAD:
+        fixed = sizeof(vt_rec_thread);
+        break;
+    case VT_REC_CODE:
+        fixed = sizeof(vt_rec_code);
+        break;
+    case VT_REC_SYMBOL:
+        fixed = sizeof(vt_rec_symbol);
+        break;
+    case VT_REC_MODULE:
+        fixed = sizeof(vt_rec_module);
+        break;
+    case VT_REC_FILE:
+        fixed = sizeof(vt_rec_file);
+        break;
+    default:
+        return true;
     }
     /* walk the string lengths that are present: each must end inside the declared size */
     uint64_t at = 8 + fixed;
@@ -547,7 +596,8 @@ bool reader_next(reader *r, reader_record *rec)
         if (have < 0)
             return false;
         if (have == 0)
-            return set_status(r, READER_TRUNCATED, r->pos, "no trailer: the trace ends at byte %llu",
+            return set_status(r, READER_TRUNCATED, r->pos,
+                              "no trailer: the trace ends at byte %llu",
                               (unsigned long long)r->pos);
         if (have < 8)
             return set_status(r, READER_TRUNCATED, r->pos,
@@ -568,9 +618,8 @@ bool reader_next(reader *r, reader_record *rec)
         return set_status(r, READER_MALFORMED, r->pos, "bad record size %u (type %u)",
                           (unsigned)h.size, (unsigned)h.type);
     if (!size_ok(h.type, h.size))
-        return set_status(r, READER_MALFORMED, r->pos,
-                          "bad size %u for a %s record", (unsigned)h.size,
-                          reader_type_name(h.type));
+        return set_status(r, READER_MALFORMED, r->pos, "bad size %u for a %s record",
+                          (unsigned)h.size, reader_type_name(h.type));
     if ((size_t)have < h.size) {
         have = fill(r, h.size);
         if (have < 0)
@@ -594,8 +643,8 @@ bool reader_next(reader *r, reader_record *rec)
     rec->payload_len = h.size - 8;
     const char *why = decode(rec);
     if (why)
-        return set_status(r, READER_MALFORMED, r->pos, "%s record: %s",
-                          reader_type_name(h.type), why);
+        return set_status(r, READER_MALFORMED, r->pos, "%s record: %s", reader_type_name(h.type),
+                          why);
     r->pos += h.size;
     r->nrec++;
     if (h.type == VT_REC_TRAILER) {

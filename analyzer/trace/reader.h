@@ -54,22 +54,22 @@ bool reader_strs_next(const reader_strs *list, uint32_t *cursor, reader_str *out
  * result are 0 unless the record has the extended form (has_ext). For ALLOC: has_aux when
  * the record carries aux. api/device/failed/backward/emulated come from header.flags. */
 typedef struct reader_event {
-    uint64_t time_ns;  /* VT_TT_NS(tt): since header.start_mono_ns */
-    uint32_t thread;   /* VT_TT_THREAD(tt): a THREAD record's index */
-    uint16_t flags;    /* header.flags as written */
-    uint8_t api;       /* VT_EVF_API(flags) (enum vt_api) */
-    uint8_t device;    /* VT_EVF_DEVICE(flags), VT_DEVICE_UNKNOWN (15) = unknown */
-    bool failed;       /* VT_EVF_FAILED */
-    bool backward;     /* VT_EVF_BACKWARD */
-    bool emulated;     /* VT_EVF_EMULATED */
-    bool has_aux;      /* ALLOC: the 48-byte form */
-    bool has_ext;      /* FREE: the 32-byte form */
+    uint64_t time_ns; /* VT_TT_NS(tt): since header.start_mono_ns */
+    uint32_t thread;  /* VT_TT_THREAD(tt): a THREAD record's index */
+    uint16_t flags;   /* header.flags as written */
+    uint8_t api;      /* VT_EVF_API(flags) (enum vt_api) */
+    uint8_t device;   /* VT_EVF_DEVICE(flags), VT_DEVICE_UNKNOWN (15) = unknown */
+    bool failed;      /* VT_EVF_FAILED */
+    bool backward;    /* VT_EVF_BACKWARD */
+    bool emulated;    /* VT_EVF_EMULATED */
+    bool has_aux;     /* ALLOC: the 48-byte form */
+    bool has_ext;     /* FREE: the 32-byte form */
     uint64_t addr;
     uint64_t size;     /* ALLOC: bytes asked for; FREE: 0 */
     uint64_t aux;      /* ALLOC with aux: handle / fixed address / used-before; else 0 */
     uint32_t stack_id; /* 0 = no stack */
     uint16_t stream;
-    int32_t result;    /* 0 = success */
+    int32_t result; /* 0 = success */
 } reader_event;
 
 typedef struct reader_oom {
@@ -172,20 +172,20 @@ typedef struct reader_record {
     const uint8_t *payload;
     uint32_t payload_len;
     union {
-        reader_process process;  /* VT_REC_PROCESS */
-        reader_config config;    /* VT_REC_CONFIG */
-        reader_device device;    /* VT_REC_DEVICE */
-        reader_thread thread;    /* VT_REC_THREAD */
-        reader_event ev;         /* VT_REC_ALLOC, VT_REC_FREE */
-        reader_stack stack;      /* VT_REC_STACK */
-        reader_code code;        /* VT_REC_CODE */
-        reader_symbol symbol;    /* VT_REC_SYMBOL */
-        reader_module module;    /* VT_REC_MODULE */
-        reader_meminfo meminfo;  /* VT_REC_MEMINFO */
-        reader_oom oom;          /* VT_REC_OOM */
-        vt_rec_pyinfo pyinfo;    /* VT_REC_PYINFO */
-        vt_rec_trailer trailer;  /* VT_REC_TRAILER */
-        reader_file file;        /* VT_REC_FILE */
+        reader_process process; /* VT_REC_PROCESS */
+        reader_config config;   /* VT_REC_CONFIG */
+        reader_device device;   /* VT_REC_DEVICE */
+        reader_thread thread;   /* VT_REC_THREAD */
+        reader_event ev;        /* VT_REC_ALLOC, VT_REC_FREE */
+        reader_stack stack;     /* VT_REC_STACK */
+        reader_code code;       /* VT_REC_CODE */
+        reader_symbol symbol;   /* VT_REC_SYMBOL */
+        reader_module module;   /* VT_REC_MODULE */
+        reader_meminfo meminfo; /* VT_REC_MEMINFO */
+        reader_oom oom;         /* VT_REC_OOM */
+        vt_rec_pyinfo pyinfo;   /* VT_REC_PYINFO */
+        vt_rec_trailer trailer; /* VT_REC_TRAILER */
+        reader_file file;       /* VT_REC_FILE */
     } u;
 } reader_record;
 

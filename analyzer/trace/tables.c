@@ -377,15 +377,24 @@ static int add_file(tables *t, const reader_file *r)
 int tables_add(tables *t, const reader_record *rec)
 {
     switch (rec->type) {
-    case VT_REC_THREAD: return add_thread(t, &rec->u.thread);
-    case VT_REC_DEVICE: return add_device(t, &rec->u.device);
-    case VT_REC_STACK: return add_stack(t, &rec->u.stack);
-    case VT_REC_CODE: return add_code(t, &rec->u.code);
-    case VT_REC_SYMBOL: return add_symbol(t, &rec->u.symbol);
-    case VT_REC_MODULE: return add_module(t, &rec->u.module);
-    case VT_REC_PROCESS: return add_process(t, &rec->u.process);
-    case VT_REC_CONFIG: return add_config(t, &rec->u.config);
-    case VT_REC_FILE: return add_file(t, &rec->u.file);
+    case VT_REC_THREAD:
+        return add_thread(t, &rec->u.thread);
+    case VT_REC_DEVICE:
+        return add_device(t, &rec->u.device);
+    case VT_REC_STACK:
+        return add_stack(t, &rec->u.stack);
+    case VT_REC_CODE:
+        return add_code(t, &rec->u.code);
+    case VT_REC_SYMBOL:
+        return add_symbol(t, &rec->u.symbol);
+    case VT_REC_MODULE:
+        return add_module(t, &rec->u.module);
+    case VT_REC_PROCESS:
+        return add_process(t, &rec->u.process);
+    case VT_REC_CONFIG:
+        return add_config(t, &rec->u.config);
+    case VT_REC_FILE:
+        return add_file(t, &rec->u.file);
     case VT_REC_PYINFO:
         if (!t->pyinfo) {
             t->pyinfo = arena_alloc(&t->arena, sizeof *t->pyinfo);
@@ -394,34 +403,83 @@ int tables_add(tables *t, const reader_record *rec)
             *t->pyinfo = rec->u.pyinfo;
         }
         return 0;
-    default: return 0;
+    default:
+        return 0;
     }
 }
 
 /* ---- lookups ----------------------------------------------------------------------------- */
 
-const tables_thread *tables_thread_get(const tables *t, uint32_t i) { return map_get(&t->threads, i); }
-const tables_stack *tables_stack_get(const tables *t, uint32_t id) { return map_get(&t->stacks, id); }
-const tables_code *tables_code_get(const tables *t, uint32_t id) { return map_get(&t->codes, id); }
-const tables_symbol *tables_symbol_get(const tables *t, uint64_t ip) { return map_get(&t->symbols, ip); }
-const tables_module *tables_module_get(const tables *t, uint32_t id) { return map_get(&t->modules, id); }
-const tables_device *tables_device_get(const tables *t, uint32_t o) { return map_get(&t->devices, o); }
-const tables_process *tables_process_get(const tables *t) { return t->process; }
-const tables_config *tables_config_get(const tables *t) { return t->config; }
-const vt_rec_pyinfo *tables_pyinfo_get(const tables *t) { return t->pyinfo; }
-size_t tables_n_threads(const tables *t) { return t->thread_list.n; }
-size_t tables_n_devices(const tables *t) { return t->device_list.n; }
-size_t tables_n_stacks(const tables *t) { return t->stacks.n; }
-size_t tables_n_codes(const tables *t) { return t->codes.n; }
-size_t tables_n_symbols(const tables *t) { return t->symbols.n; }
-size_t tables_n_modules(const tables *t) { return t->modules.n; }
+const tables_thread *tables_thread_get(const tables *t, uint32_t i)
+{
+    return map_get(&t->threads, i);
+}
+const tables_stack *tables_stack_get(const tables *t, uint32_t id)
+{
+    return map_get(&t->stacks, id);
+}
+const tables_code *tables_code_get(const tables *t, uint32_t id)
+{
+    return map_get(&t->codes, id);
+}
+const tables_symbol *tables_symbol_get(const tables *t, uint64_t ip)
+{
+    return map_get(&t->symbols, ip);
+}
+const tables_module *tables_module_get(const tables *t, uint32_t id)
+{
+    return map_get(&t->modules, id);
+}
+const tables_device *tables_device_get(const tables *t, uint32_t o)
+{
+    return map_get(&t->devices, o);
+}
+const tables_process *tables_process_get(const tables *t)
+{
+    return t->process;
+}
+const tables_config *tables_config_get(const tables *t)
+{
+    return t->config;
+}
+const vt_rec_pyinfo *tables_pyinfo_get(const tables *t)
+{
+    return t->pyinfo;
+}
+size_t tables_n_threads(const tables *t)
+{
+    return t->thread_list.n;
+}
+size_t tables_n_devices(const tables *t)
+{
+    return t->device_list.n;
+}
+size_t tables_n_stacks(const tables *t)
+{
+    return t->stacks.n;
+}
+size_t tables_n_codes(const tables *t)
+{
+    return t->codes.n;
+}
+size_t tables_n_symbols(const tables *t)
+{
+    return t->symbols.n;
+}
+size_t tables_n_modules(const tables *t)
+{
+    return t->modules.n;
+}
 
 const tables_thread *tables_thread_at(const tables *t, size_t i)
 {
     return i < t->thread_list.n ? t->thread_list.v[i] : NULL;
 }
 
-size_t tables_n_files(const tables *t) { return t->file_list.n; }
+size_t tables_n_files(const tables *t)
+{
+    return t->file_list.n;
+}
 const tables_file *tables_file_at(const tables *t, size_t i)
 {
     return i < t->file_list.n ? t->file_list.v[i] : NULL;
@@ -429,8 +487,8 @@ const tables_file *tables_file_at(const tables *t, size_t i)
 
 const char *tables_file_kind_name(uint32_t kind)
 {
-#define VT_FILE_KIND_NAME(name, v, key, doc) \
-    if (kind == v)                           \
+#define VT_FILE_KIND_NAME(name, v, key, doc)                                                       \
+    if (kind == v)                                                                                 \
         return key;
     VT_FILE_KINDS(VT_FILE_KIND_NAME)
 #undef VT_FILE_KIND_NAME
@@ -458,10 +516,14 @@ const char *tables_env(const tables *t, const char *name)
 const char *tables_role_name(uint32_t role)
 {
     switch (role) {
-    case VT_ROLE_MAIN: return "main";
-    case VT_ROLE_AUTOGRAD: return "autograd";
-    case VT_ROLE_WORKER: return "worker";
-    default: return "other";
+    case VT_ROLE_MAIN:
+        return "main";
+    case VT_ROLE_AUTOGRAD:
+        return "autograd";
+    case VT_ROLE_WORKER:
+        return "worker";
+    default:
+        return "other";
     }
 }
 
@@ -483,9 +545,9 @@ void tables_resolve_frame(const tables *t, uint64_t raw, int kind, tables_frame 
             f->function = f->code->qualname.s;
             f->file = f->code->filename.s;
             if (t->pyinfo)
-                f->line = pylines_line(t->pyinfo->major, t->pyinfo->minor, f->code->linetable,
-                                       f->code->linetable_len, (int)f->code->first_line,
-                                       f->byte_offset);
+                f->line =
+                    pylines_line(t->pyinfo->major, t->pyinfo->minor, f->code->linetable,
+                                 f->code->linetable_len, (int)f->code->first_line, f->byte_offset);
         }
         return;
     }
@@ -597,8 +659,8 @@ size_t tables_frame_text(const tables_frame *f, char *buf, size_t bufsz)
         else
             n = snprintf(buf, bufsz, "%s:? %s", file, fn);
     } else if (f->function[0] && f->module) {
-        n = snprintf(buf, bufsz, "%s+0x%llx (%s)", f->function,
-                     (unsigned long long)f->sym_offset, f->module->basename);
+        n = snprintf(buf, bufsz, "%s+0x%llx (%s)", f->function, (unsigned long long)f->sym_offset,
+                     f->module->basename);
     } else if (f->function[0]) {
         n = snprintf(buf, bufsz, "%s+0x%llx", f->function, (unsigned long long)f->sym_offset);
     } else if (f->module) {

@@ -21,7 +21,7 @@ typedef struct tables_str {
 typedef struct tables_thread {
     uint32_t index; /* events' thread field */
     uint32_t tid;
-    uint32_t role;  /* vt_thread_role */
+    uint32_t role; /* vt_thread_role */
     tables_str name;
 } tables_thread;
 
@@ -51,16 +51,16 @@ typedef struct tables_module {
 
 typedef struct tables_symbol {
     uint64_t ip;
-    uint64_t offset;     /* ip - module base */
-    uint32_t module_id;  /* 0 = unknown */
-    uint32_t sym_offset; /* ip - symbol start */
-    tables_str name;     /* mangled as recorded, "" if none */
+    uint64_t offset;      /* ip - module base */
+    uint32_t module_id;   /* 0 = unknown */
+    uint32_t sym_offset;  /* ip - symbol start */
+    tables_str name;      /* mangled as recorded, "" if none */
     tables_str demangled; /* demangled (== name when not a C++ name), "" if none */
     /* From the module's file on this machine (symbolize.h), filled when a stack using ip is
      * first resolved: name / demangled become the file's symbol when the record had none. */
-    tables_str src_file;  /* DWARF source file, "" when unknown */
-    int src_line;         /* its line, 0 when unknown */
-    int symbolized;       /* 1 once looked up (whatever the outcome) */
+    tables_str src_file; /* DWARF source file, "" when unknown */
+    int src_line;        /* its line, 0 when unknown */
+    int symbolized;      /* 1 once looked up (whatever the outcome) */
 } tables_symbol;
 
 typedef struct tables_device {
@@ -78,7 +78,7 @@ typedef struct tables_process {
     uint32_t argc;
     const tables_str *argv; /* argc entries */
     uint32_t nenv;
-    const tables_str *env;  /* nenv entries, "NAME=value" */
+    const tables_str *env; /* nenv entries, "NAME=value" */
 } tables_process;
 
 typedef struct tables_config {
@@ -156,12 +156,12 @@ enum tables_frame_kind { TABLES_FRAME_NATIVE = 0, TABLES_FRAME_PYTHON = 1 };
 /* One resolved frame. Strings are owned by the tables (valid until tables_free), raw bytes
  * from the trace (escape before printing); "" when unknown, never NULL. */
 typedef struct tables_frame {
-    int kind;              /* enum tables_frame_kind */
-    uint64_t raw;          /* the frame as recorded */
+    int kind;     /* enum tables_frame_kind */
+    uint64_t raw; /* the frame as recorded */
     /* Python: */
-    uint32_t code_id;      /* VT_PYFRAME_CODE(raw) */
-    uint32_t byte_offset;  /* VT_PYFRAME_OFFSET(raw) */
-    int line;              /* from the line table; -1 when unknown (no CODE / no line) */
+    uint32_t code_id;        /* VT_PYFRAME_CODE(raw) */
+    uint32_t byte_offset;    /* VT_PYFRAME_OFFSET(raw) */
+    int line;                /* from the line table; -1 when unknown (no CODE / no line) */
     const tables_code *code; /* NULL when the code id is unknown */
     /* Native: */
     uint64_t ip;
@@ -170,11 +170,11 @@ typedef struct tables_frame {
     uint64_t module_offset;      /* ip - module base (from SYMBOL, or 0 if unknown) */
     uint64_t sym_offset;         /* ip - symbol start (0 if no symbol) */
     /* Both: */
-    const char *function;  /* Python qualname / demangled symbol, "" if unknown */
-    const char *file;      /* Python filename / module path, "" if unknown */
+    const char *function; /* Python qualname / demangled symbol, "" if unknown */
+    const char *file;     /* Python filename / module path, "" if unknown */
     /* Native, from debug info (tables_symbol.src_file / src_line): */
-    const char *src_file;  /* "" if unknown */
-    int src_line;          /* 0 if unknown */
+    const char *src_file; /* "" if unknown */
+    int src_line;         /* 0 if unknown */
 } tables_frame;
 
 /* tables_resolve_frame: resolves frame `raw` of kind TABLES_FRAME_* into *out. Never

@@ -40,9 +40,10 @@ void config_print(FILE *out, const nano_config *c)
         const config_value *v = &c->v[k];
         fprintf(out, "  %-28s %-10s %s%s%s\n", config_key_name((config_key)k),
                 config_value_text(c, (config_key)k, buf, sizeof buf),
-                v->src != CONFIG_SRC_DEFAULT   ? config_source_name(v->src)
-                : c->program == PROG_NANOGPT ? "default (nanoGPT train.py)"
-                                             : "not given: assumed, the program's own value is unknown",
+                v->src != CONFIG_SRC_DEFAULT ? config_source_name(v->src)
+                : c->program == PROG_NANOGPT
+                    ? "default (nanoGPT train.py)"
+                    : "not given: assumed, the program's own value is unknown",
                 v->where[0] ? "  " : "", v->where);
     }
     if (c->torch_version[0])
@@ -76,12 +77,12 @@ void config_add_json(cJSON *root, const nano_config *c)
         cJSON_AddStringToObject(e, "source", config_source_name(v->src));
         cJSON_AddStringToObject(e, "where", v->where);
     }
-    cJSON_AddItemToObject(root, "torch_version", c->torch_version[0]
-                                                      ? cJSON_CreateString(c->torch_version)
-                                                      : cJSON_CreateNull());
-    cJSON_AddItemToObject(root, "cuda_version", c->cuda_version[0]
-                                                     ? cJSON_CreateString(c->cuda_version)
-                                                     : cJSON_CreateNull());
+    cJSON_AddItemToObject(root, "torch_version",
+                          c->torch_version[0] ? cJSON_CreateString(c->torch_version)
+                                              : cJSON_CreateNull());
+    cJSON_AddItemToObject(root, "cuda_version",
+                          c->cuda_version[0] ? cJSON_CreateString(c->cuda_version)
+                                             : cJSON_CreateNull());
     if (c->nwarnings) {
         cJSON *w = cJSON_AddArrayToObject(root, "config_warnings");
         for (int i = 0; i < c->nwarnings && i < 4; i++)

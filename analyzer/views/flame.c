@@ -91,7 +91,8 @@ int flame_all(const replay_result *r, replay_snapshot *out)
 {
     const timeline *tl = r->tl;
     memset(out, 0, sizeof *out);
-    if (!tl || !timeline_totals || tl->totals_lost || !(out->items = calloc(tl->ntotals + 1, sizeof *out->items)))
+    if (!tl || !timeline_totals || tl->totals_lost ||
+        !(out->items = calloc(tl->ntotals + 1, sizeof *out->items)))
         return -1;
     for (size_t i = 0; i < tl->captotals; i++) {
         const timeline_total *t = &tl->totals[i];

@@ -68,11 +68,12 @@ int report_json(FILE *out, const report_ctx *c)
     if (!root)
         return -1;
     cJSON_AddNumberToObject(root, "schema_version", VT_REPORT_SCHEMA_VERSION);
-    cJSON_AddStringToObject(root, "mode", r->allocator_mode && r->segment_mode ? "tensor+segment"
-                                          : r->tensor_mode && r->segment_mode ? "mixed"
-                                          : r->tensor_mode                  ? "tensor"
-                                          : r->segment_mode                 ? "segment"
-                                                                            : "none");
+    cJSON_AddStringToObject(root, "mode",
+                            r->allocator_mode && r->segment_mode ? "tensor+segment"
+                            : r->tensor_mode && r->segment_mode  ? "mixed"
+                            : r->tensor_mode                     ? "tensor"
+                            : r->segment_mode                    ? "segment"
+                                                                 : "none");
     cJSON_AddStringToObject(root, "mode_note", report_mode_text(r));
     if (report_tracker_text(r))
         cJSON_AddStringToObject(root, "tracker_note", report_tracker_text(r));
@@ -132,7 +133,8 @@ int report_json(FILE *out, const report_ctx *c)
         cJSON_AddNullToObject(root, "vocab_inferred");
     uint64_t total = cat_breakdown_total(&r->at_peak.by_cat);
     cJSON_AddNumberToObject(root, "unknown_share",
-                            total ? (double)r->at_peak.by_cat.bytes[CAT_UNKNOWN] / (double)total : 0.0);
+                            total ? (double)r->at_peak.by_cat.bytes[CAT_UNKNOWN] / (double)total
+                                  : 0.0);
     cJSON *sites = cJSON_AddArrayToObject(root, "top_sites");
     for (size_t i = 0; i < c->nsites && i < 50; i++) {
         cJSON *o = cJSON_CreateObject();

@@ -9,8 +9,14 @@
 #include "model_views.h"
 #include "report_views.h"
 
-static const char *B(const report_ctx *c) { return c->color ? "\033[1m" : ""; }
-static const char *N(const report_ctx *c) { return c->color ? "\033[0m" : ""; }
+static const char *B(const report_ctx *c)
+{
+    return c->color ? "\033[1m" : "";
+}
+static const char *N(const report_ctx *c)
+{
+    return c->color ? "\033[0m" : "";
+}
 
 static char *human(uint64_t b, char *buf, size_t len)
 {
@@ -29,11 +35,13 @@ const char *report_tracker_text(const replay_result *r)
     if (r->tracker_note == VT_TRACKER_OTHER_ALLOCATOR && r->tensor_mode && !r->allocator_mode)
         return NULL; /* --tensors: the cudaMallocAsync backend, as asked */
     switch (r->tracker_note) {
-#define VT_TRACKER_TEXT(name, code, text) \
-    case code: return "PyTorch's allocator trace hooks not used: " text;
+#define VT_TRACKER_TEXT(name, code, text)                                                          \
+    case code:                                                                                     \
+        return "PyTorch's allocator trace hooks not used: " text;
         VT_TRACKER_NOTES(VT_TRACKER_TEXT)
 #undef VT_TRACKER_TEXT
-    default: return "PyTorch's allocator trace hooks not used (a reason this build does not know)";
+    default:
+        return "PyTorch's allocator trace hooks not used (a reason this build does not know)";
     }
 }
 
@@ -45,10 +53,12 @@ const char *report_mode_text(const replay_result *r)
     if (r->tensor_mode && r->segment_mode)
         return "mixed: per-tensor (cudaMallocAsync) and segment allocations both seen";
     if (r->tensor_mode)
-        return "tensor mode: one event per tensor (PyTorch's cudaMallocAsync backend): live tensors "
+        return "tensor mode: one event per tensor (PyTorch's cudaMallocAsync backend): live "
+               "tensors "
                "are exact; the pool's own cache is not visible";
     if (r->segment_mode)
-        return "segment mode: PyTorch's caching allocator (one cudaMalloc / cuMemCreate per segment): "
+        return "segment mode: PyTorch's caching allocator (one cudaMalloc / cuMemCreate per "
+               "segment): "
                "each segment is counted under the phase that forced it to grow; tensor-level "
                "'allocated' is not visible (run with --tensors for exact tensors)";
     return "no allocator segments or tensors seen (only contexts, kernels or other memory)";
@@ -79,8 +89,8 @@ static void print_run(FILE *out, const report_ctx *c)
         const tables_device *d = tables_device_at(r->t, i);
         fprintf(out, "  device   %u: ", d->ordinal);
         escape_term_fputs(out, d->name.s, d->name.len);
-        fprintf(out, ", %s, compute capability %u.%u\n", human(d->total_bytes, b1, sizeof b1), d->cc_major,
-                d->cc_minor);
+        fprintf(out, ", %s, compute capability %u.%u\n", human(d->total_bytes, b1, sizeof b1),
+                d->cc_major, d->cc_minor);
     }
     if (c->facts.card_bytes) {
         fprintf(out, "  card     emulated: ");
@@ -95,7 +105,9 @@ static void print_run(FILE *out, const report_ctx *c)
                 (unsigned long long)r->n_events, (unsigned long long)r->n_failed, r->iterations,
                 r->iterations == 1 ? "" : "s", secs(r->end_ns));
     else /* a step that reserves no new segment leaves no event */
-        fprintf(out, "  events   %llu (%llu failed), %u optimizer step%s that grew the cache, %.2f s traced\n",
+        fprintf(out,
+                "  events   %llu (%llu failed), %u optimizer step%s that grew the cache, %.2f s "
+                "traced\n",
                 (unsigned long long)r->n_events, (unsigned long long)r->n_failed, r->iterations,
                 r->iterations == 1 ? "" : "s", secs(r->end_ns));
 }
@@ -106,8 +118,8 @@ static void print_peaks(FILE *out, const report_ctx *c)
     char b[32];
     fprintf(out, "\n%sPeaks%s\n", B(c), N(c));
     if (r->tensor_mode)
-        fprintf(out, "  allocated (tensors)      %12s  at %8.3f s\n", human(r->peak_allocated, b, sizeof b),
-                secs(r->t_allocated));
+        fprintf(out, "  allocated (tensors)      %12s  at %8.3f s\n",
+                human(r->peak_allocated, b, sizeof b), secs(r->t_allocated));
     else
         fprintf(out, "  allocated (tensors)      %12s  (not visible in segment mode)\n", "-");
     if (r->blocks_basis != BLOCKS_BASIS_NONE) { /* emulated (blocks.c) */
@@ -115,21 +127,22 @@ static void print_peaks(FILE *out, const report_ctx *c)
         if (r->blocks_basis == BLOCKS_BASIS_APPROXIMATE)
             snprintf(note, sizeof note, "; approximate: %s", blocks_basis_text(r->blocks_basis));
         else if (r->blocks_unplaced)
-            snprintf(note, sizeof note, "; %llu tensors outside the traced segments counted rounded",
+            snprintf(note, sizeof note,
+                     "; %llu tensors outside the traced segments counted rounded",
                      (unsigned long long)r->blocks_unplaced);
         fprintf(out,
                 "  allocated (blocks)       %12s  at %8.3f s  "
                 "PyTorch's max_memory_allocated counts blocks%s\n",
                 human(r->peak_allocated_blocks, b, sizeof b), secs(r->t_allocated_blocks), note);
     }
-    fprintf(out, "  reserved (allocator)     %12s  at %8.3f s\n", human(r->peak_reserved, b, sizeof b),
-            secs(r->t_reserved));
-    fprintf(out, "  process (all device)     %12s  at %8.3f s\n", human(r->peak_process, b, sizeof b),
-            secs(r->t_process));
+    fprintf(out, "  reserved (allocator)     %12s  at %8.3f s\n",
+            human(r->peak_reserved, b, sizeof b), secs(r->t_reserved));
+    fprintf(out, "  process (all device)     %12s  at %8.3f s\n",
+            human(r->peak_process, b, sizeof b), secs(r->t_process));
 }
 
-static void print_categories(FILE *out, const report_ctx *c, const cat_breakdown *bd, uint64_t total,
-                             const char *title, int note)
+static void print_categories(FILE *out, const report_ctx *c, const cat_breakdown *bd,
+                             uint64_t total, const char *title, int note)
 {
     char b[32];
     fprintf(out, "\n%s%s%s\n", B(c), title, N(c));
@@ -140,15 +153,18 @@ static void print_categories(FILE *out, const report_ctx *c, const cat_breakdown
             continue;
         double share = total ? 100.0 * (double)v / (double)total : 0.0;
         int bar = (int)(share / 2.5 + 0.5);
-        fprintf(out, "  %-18s %12s %6.1f%%  ", category_name((category)i), human(v, b, sizeof b), share);
+        fprintf(out, "  %-18s %12s %6.1f%%  ", category_name((category)i), human(v, b, sizeof b),
+                share);
         for (int k = 0; k < bar; k++)
             fputc('#', out);
         fputc('\n', out);
     }
     fprintf(out, "  %-18s %12s %6.1f%%\n", "total", human(total, b, sizeof b), total ? 100.0 : 0.0);
     if (note && !c->runs[0].tensor_mode)
-        fprintf(out, "  (segment mode: each row is the segments the allocator reserved while that phase ran, not\n"
-                     "   tensors of that kind; gradients, optimizer state and saved activations are told apart\n"
+        fprintf(out, "  (segment mode: each row is the segments the allocator reserved while that "
+                     "phase ran, not\n"
+                     "   tensors of that kind; gradients, optimizer state and saved activations "
+                     "are told apart\n"
                      "   only with tensor events: run with --tensors)\n");
 }
 
@@ -165,8 +181,8 @@ static void print_category_peaks(FILE *out, const report_ctx *c)
     for (int i = 0; i < CAT_COUNT; i++) {
         if (!r->cat_peak[i])
             continue;
-        fprintf(out, "  %-18s %12s %8.3f s\n", category_name((category)i), human(r->cat_peak[i], b, sizeof b),
-                secs(r->cat_peak_ns[i]));
+        fprintf(out, "  %-18s %12s %8.3f s\n", category_name((category)i),
+                human(r->cat_peak[i], b, sizeof b), secs(r->cat_peak_ns[i]));
     }
 }
 
@@ -175,8 +191,10 @@ static void print_sites(FILE *out, const report_ctx *c)
     char b[32];
     if (!c->top || !c->nsites)
         return;
-    fprintf(out, "\n%sTop allocation sites at the peak%s (Python file:line function, the native op below)\n",
-            B(c), N(c));
+    fprintf(
+        out,
+        "\n%sTop allocation sites at the peak%s (Python file:line function, the native op below)\n",
+        B(c), N(c));
     for (int cat = 0; cat < CAT_COUNT; cat++) {
         int shown = 0;
         for (size_t i = 0; i < c->nsites && shown < c->top; i++) {
@@ -184,8 +202,8 @@ static void print_sites(FILE *out, const report_ctx *c)
                 continue;
             if (!shown)
                 fprintf(out, "  %s\n", category_name((category)cat));
-            fprintf(out, "    %12s  %5u x  %s\n", human(c->sites[i].bytes, b, sizeof b), c->sites[i].count,
-                    c->sites[i].text);
+            fprintf(out, "    %12s  %5u x  %s\n", human(c->sites[i].bytes, b, sizeof b),
+                    c->sites[i].count, c->sites[i].text);
             if (c->sites[i].native[0] && strcmp(c->sites[i].native, c->sites[i].text))
                 fprintf(out, "    %12s           via %s\n", "", c->sites[i].native);
             shown++;
@@ -209,7 +227,8 @@ static void print_ranks(FILE *out, const report_ctx *c)
     if (c->nruns < 2)
         return;
     fprintf(out, "\n%sPer rank / process%s\n", B(c), N(c));
-    fprintf(out, "  %-6s %-8s %12s %12s %-5s %s\n", "rank", "pid", "reserved", "process", "OOM", "file");
+    fprintf(out, "  %-6s %-8s %12s %12s %-5s %s\n", "rank", "pid", "reserved", "process", "OOM",
+            "file");
     for (int i = 0; i < c->nruns; i++) {
         const replay_result *r = &c->runs[i];
         const tables_process *p = tables_process_get(r->t);

@@ -22,9 +22,9 @@ extern sim_cuda_err cudaDeviceSynchronize(void);
 
 #define SIM_EXPORT __attribute__((visibility("default")))
 #define MiB (1ull << 20)
-#define SMALL_REQ MiB        /* requests up to this share 2 MiB segments */
+#define SMALL_REQ MiB /* requests up to this share 2 MiB segments */
 #define SMALL_SEG (2 * MiB)
-#define MID_REQ (10 * MiB)   /* requests below this share 20 MiB segments */
+#define MID_REQ (10 * MiB) /* requests below this share 20 MiB segments */
 #define MID_SEG (20 * MiB)
 #define ROUND 512ull
 
@@ -71,7 +71,10 @@ SIM_EXPORT int sim_init(int mode)
 }
 
 /* ---- async mode pointer table ---------------------------------------------------------- */
-static size_t ahash(uint64_t k) { return (size_t)((k >> 9) * 0x9E3779B97F4A7C15ull); }
+static size_t ahash(uint64_t k)
+{
+    return (size_t)((k >> 9) * 0x9E3779B97F4A7C15ull);
+}
 
 /* atab_put: remembers size v of pointer k (k != 0); grows the table. 0 ok, -1 no memory. */
 static int atab_put(uint64_t k, uint64_t v)
@@ -203,13 +206,13 @@ static void format_oom(uint64_t tried)
     size_t fr = 0, tot = 0;
     cudaMemGetInfo(&fr, &tot);
     cudaGetLastError();
-    snprintf(S.err, sizeof S.err,
-             "CUDA out of memory (SIMULATED). Tried to allocate %.2f MiB. GPU 0 has a total capacity "
-             "of %.2f GiB of which %.2f MiB is free. Of the allocated memory %.2f GiB is allocated "
-             "by the simulated PyTorch, and %.2f MiB is reserved but unallocated.",
-             tried / 1048576.0, tot / 1073741824.0, fr / 1048576.0,
-             S.stats[ST_ALLOC] / 1073741824.0,
-             (S.stats[ST_RESV] - S.stats[ST_ALLOC]) / 1048576.0);
+    snprintf(
+        S.err, sizeof S.err,
+        "CUDA out of memory (SIMULATED). Tried to allocate %.2f MiB. GPU 0 has a total capacity "
+        "of %.2f GiB of which %.2f MiB is free. Of the allocated memory %.2f GiB is allocated "
+        "by the simulated PyTorch, and %.2f MiB is reserved but unallocated.",
+        tried / 1048576.0, tot / 1073741824.0, fr / 1048576.0, S.stats[ST_ALLOC] / 1073741824.0,
+        (S.stats[ST_RESV] - S.stats[ST_ALLOC]) / 1048576.0);
 }
 
 static uint64_t caching_alloc(uint64_t n)
@@ -360,7 +363,10 @@ SIM_EXPORT void sim_stats(uint64_t out[8])
     pthread_mutex_unlock(&S.lock);
 }
 
-SIM_EXPORT const char *sim_error(void) { return S.err; }
+SIM_EXPORT const char *sim_error(void)
+{
+    return S.err;
+}
 
 /* ---- the backward thread ------------------------------------------------------------------ */
 static struct {

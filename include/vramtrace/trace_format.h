@@ -93,21 +93,21 @@ _Static_assert(sizeof(vt_rec_header) == 8, "record header is 8 bytes");
 #define VT_REC_MAX_SIZE (16u << 20) /* no valid record is larger: readers refuse it */
 
 /* ---- record types: X(NAME, value, payload struct or fixed part, doc) ------------------- */
-#define VT_RECORD_TYPES(X)                                                                      \
-    X(PROCESS, 1, vt_rec_process, "who: pid, ppid, argv, cwd, host, recorded env vars")        \
-    X(CONFIG, 2, vt_rec_config, "how the trace was taken: stacks, emulated card")               \
-    X(DEVICE, 3, vt_rec_device, "a GPU: ordinal, name, total bytes, UUID, compute capability") \
-    X(THREAD, 4, vt_rec_thread, "a thread: index used by events, tid, role, name")             \
-    X(ALLOC, 5, vt_rec_alloc, "an allocation-like call (alloc, reserve, map, load, ctx)")      \
-    X(FREE, 6, vt_rec_free, "a release-like call (free, release, unmap, unload)")              \
-    X(STACK, 7, vt_rec_stack, "an interned stack: native then Python frames")                  \
-    X(CODE, 8, vt_rec_code, "a Python code object: file, qualname, first line, line table")    \
-    X(SYMBOL, 9, vt_rec_symbol, "a native return address: module, offset, symbol")             \
-    X(MODULE, 10, vt_rec_module, "a loaded ELF object: id, base address, path")                \
-    X(MEMINFO, 11, vt_rec_meminfo, "free/total of a device (cuMemGetInfo or sampler)")         \
-    X(OOM, 12, vt_rec_oom, "an allocation failed with out-of-memory")                          \
-    X(PYINFO, 13, vt_rec_pyinfo, "the Python runtime version (line table format)")             \
-    X(TRAILER, 14, vt_rec_trailer, "clean stop: counts of events and of what was dropped")      \
+#define VT_RECORD_TYPES(X)                                                                         \
+    X(PROCESS, 1, vt_rec_process, "who: pid, ppid, argv, cwd, host, recorded env vars")            \
+    X(CONFIG, 2, vt_rec_config, "how the trace was taken: stacks, emulated card")                  \
+    X(DEVICE, 3, vt_rec_device, "a GPU: ordinal, name, total bytes, UUID, compute capability")     \
+    X(THREAD, 4, vt_rec_thread, "a thread: index used by events, tid, role, name")                 \
+    X(ALLOC, 5, vt_rec_alloc, "an allocation-like call (alloc, reserve, map, load, ctx)")          \
+    X(FREE, 6, vt_rec_free, "a release-like call (free, release, unmap, unload)")                  \
+    X(STACK, 7, vt_rec_stack, "an interned stack: native then Python frames")                      \
+    X(CODE, 8, vt_rec_code, "a Python code object: file, qualname, first line, line table")        \
+    X(SYMBOL, 9, vt_rec_symbol, "a native return address: module, offset, symbol")                 \
+    X(MODULE, 10, vt_rec_module, "a loaded ELF object: id, base address, path")                    \
+    X(MEMINFO, 11, vt_rec_meminfo, "free/total of a device (cuMemGetInfo or sampler)")             \
+    X(OOM, 12, vt_rec_oom, "an allocation failed with out-of-memory")                              \
+    X(PYINFO, 13, vt_rec_pyinfo, "the Python runtime version (line table format)")                 \
+    X(TRAILER, 14, vt_rec_trailer, "clean stop: counts of events and of what was dropped")         \
     X(FILE, 15, vt_rec_file, "a file the analysis needs (a config file), recorded at start")
 
 /* Types are numbered 1..N in the list's order, so the highest known one is its length. */
@@ -119,7 +119,7 @@ enum vt_record_type {
 #undef VT_REC_ENUM
         VT_REC_MAX_KNOWN = 0 VT_RECORD_TYPES(VT_REC_ONE)
 };
-#define VT_REC_IN_RANGE(name, value, st, doc) \
+#define VT_REC_IN_RANGE(name, value, st, doc)                                                      \
     _Static_assert(value >= 1 && value <= VT_REC_MAX_KNOWN, "record types are 1..N");
 VT_RECORD_TYPES(VT_REC_IN_RANGE)
 #undef VT_REC_IN_RANGE
@@ -131,60 +131,60 @@ VT_RECORD_TYPES(VT_REC_IN_RANGE)
  * kind: what the call does to memory (VT_KIND_*). space: which key space `addr` lives in,
  * so an analyzer pairs a free with its alloc by (space, addr). Ids are part of the format:
  * never renumber, only append. */
-#define VT_APIS(X)                                                                  \
-    X(cudaMalloc, 1, 1, ALLOC, DEVICE)                                              \
-    X(cudaFree, 2, 1, FREE, DEVICE)                                                 \
-    X(cudaMallocAsync, 3, 1, ALLOC, DEVICE)                                         \
-    X(cudaFreeAsync, 4, 1, FREE, DEVICE)                                            \
-    X(cudaMallocFromPoolAsync, 5, 1, ALLOC, DEVICE)                                 \
-    X(cudaMallocManaged, 6, 1, ALLOC, MANAGED)                                      \
-    X(cudaMallocPitch, 7, 1, ALLOC, DEVICE)                                         \
-    X(cudaHostAlloc, 8, 1, ALLOC, HOST)                                             \
-    X(cudaMallocHost, 9, 1, ALLOC, HOST)                                            \
-    X(cudaFreeHost, 10, 1, FREE, HOST)                                              \
-    X(cudaHostRegister, 11, 1, ALLOC, HOSTREG)                                      \
-    X(cudaHostUnregister, 12, 1, FREE, HOSTREG)                                     \
-    X(cudaMemGetInfo, 13, 1, INFO, NONE)                                            \
-    X(cudaMemPoolTrimTo, 14, 1, TRIM, NONE)                                         \
-    X(cudaGetDriverEntryPoint, 15, 1, OTHER, NONE)                                  \
-    X(cudaGetDriverEntryPointByVersion, 16, 1, OTHER, NONE)                         \
-    X(cuMemAlloc, 32, 2, ALLOC, DEVICE)                                             \
-    X(cuMemFree, 33, 2, FREE, DEVICE)                                               \
-    X(cuMemAllocPitch, 34, 2, ALLOC, DEVICE)                                        \
-    X(cuMemAllocManaged, 35, 2, ALLOC, MANAGED)                                     \
-    X(cuMemAllocAsync, 36, 2, ALLOC, DEVICE)                                        \
-    X(cuMemFreeAsync, 37, 2, FREE, DEVICE)                                          \
-    X(cuMemAllocFromPoolAsync, 38, 2, ALLOC, DEVICE)                                \
-    X(cuMemCreate, 39, 2, ALLOC, VMM_HANDLE)                                        \
-    X(cuMemRelease, 40, 2, FREE, VMM_HANDLE)                                        \
-    X(cuMemRetainAllocationHandle, 41, 2, RETAIN, VMM_HANDLE)                       \
-    X(cuMemMap, 42, 2, MAP, VMM_VA)                                                 \
-    X(cuMemUnmap, 43, 2, UNMAP, VMM_VA)                                             \
-    X(cuMemAddressReserve, 44, 2, RESERVE, VA_RANGE)                                \
-    X(cuMemAddressFree, 45, 2, UNRESERVE, VA_RANGE)                                 \
-    X(cuMemImportFromShareableHandle, 46, 2, ALLOC, VMM_HANDLE)                     \
-    X(cuMemPoolTrimTo, 47, 2, TRIM, NONE)                                           \
-    X(cuModuleLoad, 48, 2, LOAD, MODULE)                                            \
-    X(cuModuleLoadData, 49, 2, LOAD, MODULE)                                        \
-    X(cuModuleLoadDataEx, 50, 2, LOAD, MODULE)                                      \
-    X(cuModuleLoadFatBinary, 51, 2, LOAD, MODULE)                                   \
-    X(cuModuleUnload, 52, 2, UNLOAD, MODULE)                                        \
-    X(cuLibraryLoadData, 53, 2, LOAD, LIBRARY)                                      \
-    X(cuLibraryLoadFromFile, 54, 2, LOAD, LIBRARY)                                  \
-    X(cuLibraryUnload, 55, 2, UNLOAD, LIBRARY)                                      \
-    X(cuDevicePrimaryCtxRetain, 56, 2, CONTEXT, CONTEXT)                            \
-    X(cuCtxCreate, 57, 2, CONTEXT, CONTEXT)                                         \
-    X(cuMemGetInfo, 58, 2, INFO, NONE)                                              \
-    X(cuMemHostAlloc, 59, 2, ALLOC, HOST)                                           \
-    X(cuMemAllocHost, 60, 2, ALLOC, HOST)                                           \
-    X(cuMemFreeHost, 61, 2, FREE, HOST)                                             \
-    X(torchAlloc, 64, 3, ALLOC, TENSOR)                                             \
-    X(torchFree, 65, 3, FREE, TENSOR)                                               \
-    X(torchSegmentAlloc, 66, 3, OTHER, NONE)                                        \
-    X(torchSegmentFree, 67, 3, OTHER, NONE)                                         \
-    X(torchSegmentMap, 68, 3, OTHER, NONE)                                          \
-    X(torchSegmentUnmap, 69, 3, OTHER, NONE)                                        \
-    X(torchOom, 70, 3, INFO, NONE)                                                  \
+#define VT_APIS(X)                                                                                 \
+    X(cudaMalloc, 1, 1, ALLOC, DEVICE)                                                             \
+    X(cudaFree, 2, 1, FREE, DEVICE)                                                                \
+    X(cudaMallocAsync, 3, 1, ALLOC, DEVICE)                                                        \
+    X(cudaFreeAsync, 4, 1, FREE, DEVICE)                                                           \
+    X(cudaMallocFromPoolAsync, 5, 1, ALLOC, DEVICE)                                                \
+    X(cudaMallocManaged, 6, 1, ALLOC, MANAGED)                                                     \
+    X(cudaMallocPitch, 7, 1, ALLOC, DEVICE)                                                        \
+    X(cudaHostAlloc, 8, 1, ALLOC, HOST)                                                            \
+    X(cudaMallocHost, 9, 1, ALLOC, HOST)                                                           \
+    X(cudaFreeHost, 10, 1, FREE, HOST)                                                             \
+    X(cudaHostRegister, 11, 1, ALLOC, HOSTREG)                                                     \
+    X(cudaHostUnregister, 12, 1, FREE, HOSTREG)                                                    \
+    X(cudaMemGetInfo, 13, 1, INFO, NONE)                                                           \
+    X(cudaMemPoolTrimTo, 14, 1, TRIM, NONE)                                                        \
+    X(cudaGetDriverEntryPoint, 15, 1, OTHER, NONE)                                                 \
+    X(cudaGetDriverEntryPointByVersion, 16, 1, OTHER, NONE)                                        \
+    X(cuMemAlloc, 32, 2, ALLOC, DEVICE)                                                            \
+    X(cuMemFree, 33, 2, FREE, DEVICE)                                                              \
+    X(cuMemAllocPitch, 34, 2, ALLOC, DEVICE)                                                       \
+    X(cuMemAllocManaged, 35, 2, ALLOC, MANAGED)                                                    \
+    X(cuMemAllocAsync, 36, 2, ALLOC, DEVICE)                                                       \
+    X(cuMemFreeAsync, 37, 2, FREE, DEVICE)                                                         \
+    X(cuMemAllocFromPoolAsync, 38, 2, ALLOC, DEVICE)                                               \
+    X(cuMemCreate, 39, 2, ALLOC, VMM_HANDLE)                                                       \
+    X(cuMemRelease, 40, 2, FREE, VMM_HANDLE)                                                       \
+    X(cuMemRetainAllocationHandle, 41, 2, RETAIN, VMM_HANDLE)                                      \
+    X(cuMemMap, 42, 2, MAP, VMM_VA)                                                                \
+    X(cuMemUnmap, 43, 2, UNMAP, VMM_VA)                                                            \
+    X(cuMemAddressReserve, 44, 2, RESERVE, VA_RANGE)                                               \
+    X(cuMemAddressFree, 45, 2, UNRESERVE, VA_RANGE)                                                \
+    X(cuMemImportFromShareableHandle, 46, 2, ALLOC, VMM_HANDLE)                                    \
+    X(cuMemPoolTrimTo, 47, 2, TRIM, NONE)                                                          \
+    X(cuModuleLoad, 48, 2, LOAD, MODULE)                                                           \
+    X(cuModuleLoadData, 49, 2, LOAD, MODULE)                                                       \
+    X(cuModuleLoadDataEx, 50, 2, LOAD, MODULE)                                                     \
+    X(cuModuleLoadFatBinary, 51, 2, LOAD, MODULE)                                                  \
+    X(cuModuleUnload, 52, 2, UNLOAD, MODULE)                                                       \
+    X(cuLibraryLoadData, 53, 2, LOAD, LIBRARY)                                                     \
+    X(cuLibraryLoadFromFile, 54, 2, LOAD, LIBRARY)                                                 \
+    X(cuLibraryUnload, 55, 2, UNLOAD, LIBRARY)                                                     \
+    X(cuDevicePrimaryCtxRetain, 56, 2, CONTEXT, CONTEXT)                                           \
+    X(cuCtxCreate, 57, 2, CONTEXT, CONTEXT)                                                        \
+    X(cuMemGetInfo, 58, 2, INFO, NONE)                                                             \
+    X(cuMemHostAlloc, 59, 2, ALLOC, HOST)                                                          \
+    X(cuMemAllocHost, 60, 2, ALLOC, HOST)                                                          \
+    X(cuMemFreeHost, 61, 2, FREE, HOST)                                                            \
+    X(torchAlloc, 64, 3, ALLOC, TENSOR)                                                            \
+    X(torchFree, 65, 3, FREE, TENSOR)                                                              \
+    X(torchSegmentAlloc, 66, 3, OTHER, NONE)                                                       \
+    X(torchSegmentFree, 67, 3, OTHER, NONE)                                                        \
+    X(torchSegmentMap, 68, 3, OTHER, NONE)                                                         \
+    X(torchSegmentUnmap, 69, 3, OTHER, NONE)                                                       \
+    X(torchOom, 70, 3, INFO, NONE)                                                                 \
     X(torchTrackerNote, 71, 3, INFO, NONE)
 /* 62 and 63 (cuDevicePrimaryCtxRelease, cuCtxDestroy) were listed but never hooked, so no
  * trace holds them: retired, not to be reused. Every runtime and driver API here is hooked
@@ -203,18 +203,19 @@ enum vt_api {
  * below, addr = a detail (ATTACHED: the layout, 1 c10::CachingDeviceAllocator, 2
  * c10::cuda::CUDACachingAllocator). Anything but ATTACHED means: no tensor events follow from
  * the tracker (STOPPED: none after this record), the trace is in segment mode. */
-#define VT_TRACKER_NOTES(X)                                                                   \
-    X(ATTACHED, 1, "attached to PyTorch's caching allocator")                                 \
-    X(NO_LIBRARY, 2, "libc10_cuda.so is not loaded")                                          \
-    X(NO_SYMBOL, 3, "a symbol is missing from libc10_cuda.so's .symtab (stripped?)")          \
-    X(UNKNOWN_LAYOUT, 4, "attachAllocatorTraceTracker takes a TraceEntry this build does not know") \
-    X(OTHER_ALLOCATOR, 5, "the allocator is not the native caching allocator (another backend)") \
-    X(NO_ALLOCATOR, 6, "the allocator pointer is null")                                       \
-    X(SEGMENT_MISMATCH, 7, "the tracker's first segment differs from the one the hook recorded") \
-    X(NO_SEGMENT, 8, "the tracker never reported the segments the hook recorded")             \
-    X(BAD_ENTRY, 9, "the tracker reported an action this build does not know")                \
-    X(OFF, 10, "VRAMTRACE_TORCH_TRACKER=0: not attached on request")                          \
-    X(DROPPED, 11, "addr = events of other threads dropped while the first segment was checked") \
+#define VT_TRACKER_NOTES(X)                                                                        \
+    X(ATTACHED, 1, "attached to PyTorch's caching allocator")                                      \
+    X(NO_LIBRARY, 2, "libc10_cuda.so is not loaded")                                               \
+    X(NO_SYMBOL, 3, "a symbol is missing from libc10_cuda.so's .symtab (stripped?)")               \
+    X(UNKNOWN_LAYOUT, 4,                                                                           \
+      "attachAllocatorTraceTracker takes a TraceEntry this build does not know")                   \
+    X(OTHER_ALLOCATOR, 5, "the allocator is not the native caching allocator (another backend)")   \
+    X(NO_ALLOCATOR, 6, "the allocator pointer is null")                                            \
+    X(SEGMENT_MISMATCH, 7, "the tracker's first segment differs from the one the hook recorded")   \
+    X(NO_SEGMENT, 8, "the tracker never reported the segments the hook recorded")                  \
+    X(BAD_ENTRY, 9, "the tracker reported an action this build does not know")                     \
+    X(OFF, 10, "VRAMTRACE_TORCH_TRACKER=0: not attached on request")                               \
+    X(DROPPED, 11, "addr = events of other threads dropped while the first segment was checked")   \
     X(OUTSIDE, 12, "a symbol's address is outside the loaded library (file changed on disk?)")
 enum vt_tracker_note {
 #define VT_TRACKER_NOTE_ENUM(name, code, text) VT_TRACKER_##name = code,
@@ -228,18 +229,20 @@ enum vt_layer { VT_LAYER_RUNTIME = 1, VT_LAYER_DRIVER = 2, VT_LAYER_ALLOCATOR = 
  * MAP/UNMAP put physical handles into address space (not counted twice: VMM memory is
  * counted by handle, see README "VMM accounting"); LOAD/UNLOAD kernel images; CONTEXT
  * a context whose size is the cuMemGetInfo used-memory delta around its creation. */
-#define VT_KINDS(X) \
-    X(ALLOC) X(FREE) X(RETAIN) X(MAP) X(UNMAP) X(RESERVE) X(UNRESERVE) X(LOAD) X(UNLOAD) \
-    X(CONTEXT) X(UNCONTEXT) X(INFO) X(TRIM) X(OTHER)
+#define VT_KINDS(X)                                                                                \
+    X(ALLOC)                                                                                       \
+    X(FREE) X(RETAIN) X(MAP) X(UNMAP) X(RESERVE) X(UNRESERVE) X(LOAD) X(UNLOAD) X(CONTEXT)         \
+        X(UNCONTEXT) X(INFO) X(TRIM) X(OTHER)
 enum vt_kind {
 #define VT_KIND_ENUM(k) VT_KIND_##k,
     VT_KINDS(VT_KIND_ENUM)
 #undef VT_KIND_ENUM
 };
 
-#define VT_SPACES(X) \
-    X(NONE) X(DEVICE) X(MANAGED) X(HOST) X(HOSTREG) X(VMM_HANDLE) X(VMM_VA) X(VA_RANGE) \
-    X(MODULE) X(LIBRARY) X(CONTEXT) X(TENSOR)
+#define VT_SPACES(X)                                                                               \
+    X(NONE)                                                                                        \
+    X(DEVICE) X(MANAGED) X(HOST) X(HOSTREG) X(VMM_HANDLE) X(VMM_VA) X(VA_RANGE) X(MODULE)          \
+        X(LIBRARY) X(CONTEXT) X(TENSOR)
 enum vt_space {
 #define VT_SPACE_ENUM(s) VT_SPACE_##s,
     VT_SPACES(VT_SPACE_ENUM)
@@ -256,14 +259,14 @@ enum vt_space {
  *   bit  15     reserved, 0 */
 #define VT_EVF_API(f) ((unsigned)(f)&0xffu)
 #define VT_EVF_DEVICE(f) (((unsigned)(f) >> 8) & 0xfu)
-#define VT_EVF_MAKE(api, dev) \
+#define VT_EVF_MAKE(api, dev)                                                                      \
     ((uint16_t)(((unsigned)(api)&0xffu) | ((((unsigned)(dev) > 14u ? 15u : (unsigned)(dev))) << 8)))
 #define VT_EVF_FAILED 0x1000u
 #define VT_EVF_BACKWARD 0x2000u
 #define VT_EVF_EMULATED 0x4000u
 #define VT_DEVICE_UNKNOWN 15u
 
-#define VT_TT_MAKE(ns, thread) (((uint64_t)(ns) & 0xffffffffffffull) | ((uint64_t)(thread) << 48))
+#define VT_TT_MAKE(ns, thread) (((uint64_t)(ns)&0xffffffffffffull) | ((uint64_t)(thread) << 48))
 #define VT_TT_NS(tt) ((tt)&0xffffffffffffull)
 #define VT_TT_THREAD(tt) ((uint32_t)((tt) >> 48))
 
@@ -305,11 +308,16 @@ typedef struct vt_rec_device {
 _Static_assert(sizeof(vt_rec_device) == 40, "layout");
 
 /* THREAD: fixed part, then one string: the thread's name (prctl PR_GET_NAME). */
-enum vt_thread_role { VT_ROLE_OTHER = 0, VT_ROLE_MAIN = 1, VT_ROLE_AUTOGRAD = 2, VT_ROLE_WORKER = 3 };
+enum vt_thread_role {
+    VT_ROLE_OTHER = 0,
+    VT_ROLE_MAIN = 1,
+    VT_ROLE_AUTOGRAD = 2,
+    VT_ROLE_WORKER = 3
+};
 typedef struct vt_rec_thread {
     uint32_t index; /* the value in events' tt bits 48..63; unique in this file */
     uint32_t tid;
-    uint32_t role;  /* vt_thread_role */
+    uint32_t role; /* vt_thread_role */
     uint32_t reserved;
 } vt_rec_thread;
 _Static_assert(sizeof(vt_rec_thread) == 16, "layout");
@@ -369,8 +377,8 @@ _Static_assert(sizeof(vt_rec_code) == 8, "layout");
 /* SYMBOL: fixed part, then one string: the (mangled) symbol name, "" if none. */
 typedef struct vt_rec_symbol {
     uint64_t ip;
-    uint64_t offset;   /* ip - module base */
-    uint32_t module_id; /* 0 = unknown module */
+    uint64_t offset;     /* ip - module base */
+    uint32_t module_id;  /* 0 = unknown module */
     uint32_t sym_offset; /* ip - symbol start, 0 if no symbol */
 } vt_rec_symbol;
 _Static_assert(sizeof(vt_rec_symbol) == 24, "layout");
@@ -389,10 +397,10 @@ _Static_assert(sizeof(vt_rec_module) == 16, "layout");
 enum vt_meminfo_source { VT_MEMINFO_APP = 0, VT_MEMINFO_SAMPLER = 1, VT_MEMINFO_CONTEXT = 2 };
 typedef struct vt_rec_meminfo {
     uint64_t tt;
-    uint64_t free_bytes;  /* as the program saw it (emulated when --card) */
+    uint64_t free_bytes; /* as the program saw it (emulated when --card) */
     uint64_t total_bytes;
     uint32_t device;
-    uint32_t source;      /* vt_meminfo_source */
+    uint32_t source; /* vt_meminfo_source */
 } vt_rec_meminfo;
 _Static_assert(sizeof(vt_rec_meminfo) == 32, "layout");
 
@@ -422,9 +430,9 @@ _Static_assert(sizeof(vt_rec_pyinfo) == 16, "layout");
  *   OUTPUT_ERROR  output stopped early on another error (mmap, ...)
  *   EXEC          the process called exec: the program went on as a new image (traced, if at
  *                 all, in a file of its own) */
-#define VT_TRAILER_FLAGS(X)                    \
-    X(DISK_FULL, 0x1u, "disk_full")            \
-    X(OUTPUT_ERROR, 0x2u, "output_error")      \
+#define VT_TRAILER_FLAGS(X)                                                                        \
+    X(DISK_FULL, 0x1u, "disk_full")                                                                \
+    X(OUTPUT_ERROR, 0x2u, "output_error")                                                          \
     X(EXEC, 0x4u, "exec")
 enum vt_trailer_flag {
 #define VT_TRAILER_ENUM(name, bit, key) VT_TRAILER_##name = bit,
@@ -432,10 +440,10 @@ enum vt_trailer_flag {
 #undef VT_TRAILER_ENUM
 };
 typedef struct vt_rec_trailer {
-    uint64_t end_ns;      /* since start_mono_ns */
-    uint64_t n_events;    /* ALLOC + FREE records written */
-    uint64_t n_dropped;   /* events lost (output failure, table full) */
-    uint64_t n_records;   /* all records written, trailer excluded */
+    uint64_t end_ns;           /* since start_mono_ns */
+    uint64_t n_events;         /* ALLOC + FREE records written */
+    uint64_t n_dropped;        /* events lost (output failure, table full) */
+    uint64_t n_records;        /* all records written, trailer excluded */
     uint32_t stacks_truncated; /* stacks cut at the depth cap */
     uint32_t reserved;
 } vt_rec_trailer;
@@ -459,9 +467,9 @@ _Static_assert(sizeof(vt_rec_trailer) == 40, "layout");
  * VT_FILE_MAX_BYTES is malformed). */
 #define VT_FILE_MAX_BYTES (256u << 10)
 #define VT_FILE_MAX_COUNT 32u
-#define VT_FILE_KINDS(X)                                                                       \
-    X(ARG, 1, "arg", "a config file named by an argument (or --key=FILE)")                     \
-    X(DIR_CONFIG, 2, "dir_config", "config.json of a directory argument (a model directory)")  \
+#define VT_FILE_KINDS(X)                                                                           \
+    X(ARG, 1, "arg", "a config file named by an argument (or --key=FILE)")                         \
+    X(DIR_CONFIG, 2, "dir_config", "config.json of a directory argument (a model directory)")      \
     X(TORCH_VERSION, 3, "torch_version", "torch/version.py of the loaded PyTorch")
 enum vt_file_kind {
 #define VT_FILE_KIND_ENUM(name, v, key, doc) VT_FILE_##name = v,
@@ -480,8 +488,9 @@ typedef struct vt_rec_file {
 _Static_assert(sizeof(vt_rec_file) == 24, "layout");
 
 /* Environment variables the PROCESS record keeps, one X-macro (1.2: and every VRAMTRACE_*). */
-#define VT_RECORDED_ENV(X) \
-    X(PYTORCH_CUDA_ALLOC_CONF) X(PYTORCH_ALLOC_CONF) X(CUDA_VISIBLE_DEVICES) X(RANK) \
-    X(LOCAL_RANK) X(WORLD_SIZE) X(PYTORCH_NO_CUDA_MEMORY_CACHING) X(CUDA_MODULE_LOADING)
+#define VT_RECORDED_ENV(X)                                                                         \
+    X(PYTORCH_CUDA_ALLOC_CONF)                                                                     \
+    X(PYTORCH_ALLOC_CONF) X(CUDA_VISIBLE_DEVICES) X(RANK) X(LOCAL_RANK) X(WORLD_SIZE)              \
+        X(PYTORCH_NO_CUDA_MEMORY_CACHING) X(CUDA_MODULE_LOADING)
 
 #endif /* VRAMTRACE_TRACE_FORMAT_H */

@@ -5,7 +5,8 @@
 
 /* vt__write_argfiles_locked: for argv[1..argc-1] (the process's command line; cwd for
  * relative names) appends one FILE record per named config file (trace_format.h, FILE: which
- * files, bounds), then PyTorch's torch/version.py when PyTorch is loaded. Only from the writer's on-open callback (vt__writer_append_locked). */
+ * files, bounds), then PyTorch's torch/version.py when PyTorch is loaded. Only from the writer's
+ * on-open callback (vt__writer_append_locked). */
 void vt__write_argfiles_locked(int argc, const char *const *argv, const char *cwd);
 
 #endif

@@ -13,7 +13,7 @@
 #define MAX_DEV 64
 
 typedef struct slot {
-    uint64_t key;  /* 0 = empty, UINT64_MAX = deleted */
+    uint64_t key; /* 0 = empty, UINT64_MAX = deleted */
     uint32_t space;
     int32_t device;
     uint64_t size;

@@ -53,8 +53,8 @@ static int parse_stacks(const char *s)
 {
     if (!s || !*s)
         return VT_STACKS_NATIVE | VT_STACKS_PYTHON;
-#define VT_STACK_MODE_MATCH(name, bits) \
-    if (!strcmp(s, name))               \
+#define VT_STACK_MODE_MATCH(name, bits)                                                            \
+    if (!strcmp(s, name))                                                                          \
         return bits;
     VT_STACK_MODES(VT_STACK_MODE_MATCH)
 #undef VT_STACK_MODE_MATCH
@@ -77,8 +77,8 @@ static void copy_env(char *dst, size_t cap, const char *name, const char *def)
 /* safe_name_char: what a value spliced into a file name may hold as is. */
 static int safe_name_char(char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '-' || c == '_' || c == '.';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+           c == '_' || c == '.';
 }
 
 /* vt__config_safe_name: `value` made a safe part of a file name into out (cap >= 2): at most

@@ -50,7 +50,7 @@ void vt__write_process_locked(void)
     enum { NENV = sizeof names / sizeof names[0] + MAX_VT_ENV };
     const char **strs = malloc(sizeof(char *) * (3 + MAX_ARGS + NENV));
     uint32_t *lens = malloc(sizeof(uint32_t) * (3 + MAX_ARGS + NENV));
-    char (*envbuf)[1024] = malloc(sizeof(*envbuf) * NENV);
+    char(*envbuf)[1024] = malloc(sizeof(*envbuf) * NENV);
     char *cmd = NULL, *enc = NULL;
     if (!strs || !lens || !envbuf)
         goto out;

@@ -21,8 +21,9 @@ void *vt__driver_sym(const char *name);
 /* vt__driver_sym_cached: vt__driver_sym(name) looked up once per slot, an absent symbol
  * included (a driver without cuCtxGetDevice is not searched again on every event). Without
  * a loadable libcuda nothing is cached. Runtime functions (vt__next) are not cached as absent:
- * a libcudart may be loaded later, and a hook whose real function is missing makes no event. A slot another writer fills with a real pointer
- * (cuGetProcAddress) wins over MISSING only if it was still NULL. Thread-safe. */
+ * a libcudart may be loaded later, and a hook whose real function is missing makes no event. A slot
+ * another writer fills with a real pointer (cuGetProcAddress) wins over MISSING only if it was
+ * still NULL. Thread-safe. */
 void *vt__driver_sym_cached(_Atomic(void *) *slot, const char *name);
 /* vt__driver_sym_lookups: how many driver lookups were made so far (tests). */
 unsigned long vt__driver_sym_lookups(void);

@@ -69,14 +69,19 @@ void vt__record_alloc(const vt__event *ev)
     vt__device_note(dev);
     uint64_t tt = VT_TT_MAKE(vt__now_ns(), ti);
     uint32_t stack = vt__config_get()->stack_mode ? vt__stack_capture(0) : 0;
-    vt_rec_alloc r = {tt, ev->result ? 0 : ev->addr, ev->size, stack, stream_index(ev->stream),
-                      clamp_result(ev->result)};
+    vt_rec_alloc r = {tt,    ev->result ? 0 : ev->addr, ev->size,
+                      stack, stream_index(ev->stream),  clamp_result(ev->result)};
     uint16_t flags = event_flags(ev, dev, role);
-    vt__write(VT_REC_ALLOC, flags, &r, sizeof r, ev->has_aux ? &ev->aux : NULL, ev->has_aux ? 8 : 0);
+    vt__write(VT_REC_ALLOC, flags, &r, sizeof r, ev->has_aux ? &ev->aux : NULL,
+              ev->has_aux ? 8 : 0);
     if (ev->result == 2 && g_api_kind[ev->api & 0xff] == VT_KIND_ALLOC) {
         int card = vt__card_enabled();
-        vt_rec_oom o = {tt, ev->size, card ? vt__config_get()->card_bytes : vt__device_total(dev),
-                        card ? vt__card_used(dev < 0 ? 0 : dev) : 0, stack, ev->result};
+        vt_rec_oom o = {tt,
+                        ev->size,
+                        card ? vt__config_get()->card_bytes : vt__device_total(dev),
+                        card ? vt__card_used(dev < 0 ? 0 : dev) : 0,
+                        stack,
+                        ev->result};
         vt__write(VT_REC_OOM, flags, &o, sizeof o, NULL, 0);
     }
 }

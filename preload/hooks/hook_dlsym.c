@@ -70,19 +70,19 @@ __asm__(".text\n"
         ".globl dlsym\n"
         ".type dlsym, @function\n"
         "dlsym:\n"
-        "    cmpq $-1, %rdi\n"        /* RTLD_NEXT: straight to the real one */
+        "    cmpq $-1, %rdi\n" /* RTLD_NEXT: straight to the real one */
         "    je 1f\n"
         "    testq %rsi, %rsi\n"
         "    je 1f\n"
-        "    cmpb $0x63, (%rsi)\n"    /* 'c' */
+        "    cmpb $0x63, (%rsi)\n" /* 'c' */
         "    jne 1f\n"
-        "    cmpb $0x75, 1(%rsi)\n"   /* 'u' */
+        "    cmpb $0x75, 1(%rsi)\n" /* 'u' */
         "    jne 1f\n"
         "    jmp vt__dlsym_cu\n"
         "1:  movq vt__dlsym_real_fn(%rip), %rax\n"
         "    testq %rax, %rax\n"
         "    jz 2f\n"
-        "    jmp *%rax\n"             /* tail jump: the caller's return address is kept */
+        "    jmp *%rax\n" /* tail jump: the caller's return address is kept */
         "2:  pushq %rdi\n"
         "    pushq %rsi\n"
         "    subq $8, %rsp\n"

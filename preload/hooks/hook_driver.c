@@ -34,9 +34,9 @@ static void *real_of(int i)
 }
 
 #define REAL(name) ((name##_fn)real_of(VT_DRV_##name))
-#define REAL_OR_FAIL(name)       \
-    name##_fn real = REAL(name); \
-    if (VT__UNLIKELY(!real))     \
+#define REAL_OR_FAIL(name)                                                                         \
+    name##_fn real = REAL(name);                                                                   \
+    if (VT__UNLIKELY(!real))                                                                       \
         return CUDA_ERROR_NOT_INITIALIZED;
 
 #define OOM CUDA_ERROR_OUT_OF_MEMORY
@@ -63,9 +63,10 @@ VT__EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *p, size_t *pitch, size_t w, 
     REAL_OR_FAIL(cuMemAllocPitch_v2);
     vt__call c;
     uint64_t want = (uint64_t)w * h;
-    CUresult r = vt__call_alloc_begin(&c, VT_HOOK_API(cuMemAllocPitch_v2), VT_SPACE_DEVICE, -1, want, 0)
-                     ? OOM
-                     : real(p, pitch, w, h, e);
+    CUresult r =
+        vt__call_alloc_begin(&c, VT_HOOK_API(cuMemAllocPitch_v2), VT_SPACE_DEVICE, -1, want, 0)
+            ? OOM
+            : real(p, pitch, w, h, e);
     vt__call_alloc_end(&c, r, OUT(r, p), r == CUDA_SUCCESS && pitch ? (uint64_t)*pitch * h : want);
     return r;
 }
@@ -74,39 +75,38 @@ VT__EXPORT CUresult cuMemAllocManaged(CUdeviceptr *p, size_t n, unsigned flags)
 {
     REAL_OR_FAIL(cuMemAllocManaged);
     vt__call c;
-    CUresult r = vt__call_alloc_begin(&c, VT_HOOK_API(cuMemAllocManaged), VT_SPACE_MANAGED, -1, n, 0)
-                     ? OOM
-                     : real(p, n, flags);
+    CUresult r =
+        vt__call_alloc_begin(&c, VT_HOOK_API(cuMemAllocManaged), VT_SPACE_MANAGED, -1, n, 0)
+            ? OOM
+            : real(p, n, flags);
     vt__call_alloc_end(&c, r, OUT(r, p), n);
     return r;
 }
 
-#define ASYNC_ALLOC(name)                                                                      \
-    VT__EXPORT CUresult name(CUdeviceptr *p, size_t n, CUstream s)                             \
-    {                                                                                          \
-        REAL_OR_FAIL(name);                                                                    \
-        vt__call c;                                                                            \
-        CUresult r =                                                                           \
-            vt__call_alloc_begin(&c, VT_HOOK_API(name), VT_SPACE_DEVICE, -1, n, U64(s))   \
-                ? OOM                                                                          \
-                : real(p, n, s);                                                               \
-        vt__call_alloc_end(&c, r, OUT(r, p), n);                                               \
-        return r;                                                                              \
+#define ASYNC_ALLOC(name)                                                                          \
+    VT__EXPORT CUresult name(CUdeviceptr *p, size_t n, CUstream s)                                 \
+    {                                                                                              \
+        REAL_OR_FAIL(name);                                                                        \
+        vt__call c;                                                                                \
+        CUresult r = vt__call_alloc_begin(&c, VT_HOOK_API(name), VT_SPACE_DEVICE, -1, n, U64(s))   \
+                         ? OOM                                                                     \
+                         : real(p, n, s);                                                          \
+        vt__call_alloc_end(&c, r, OUT(r, p), n);                                                   \
+        return r;                                                                                  \
     }
 ASYNC_ALLOC(cuMemAllocAsync)
 ASYNC_ALLOC(cuMemAllocAsync_ptsz)
 
-#define POOL_ALLOC(name)                                                                       \
-    VT__EXPORT CUresult name(CUdeviceptr *p, size_t n, CUmemoryPool pool, CUstream s)          \
-    {                                                                                          \
-        REAL_OR_FAIL(name);                                                                    \
-        vt__call c;                                                                            \
-        CUresult r = vt__call_alloc_begin(&c, VT_HOOK_API(name), VT_SPACE_DEVICE, \
-                                          -1, n, U64(s))                                       \
-                         ? OOM                                                                 \
-                         : real(p, n, pool, s);                                                \
-        vt__call_alloc_end(&c, r, OUT(r, p), n);                                               \
-        return r;                                                                              \
+#define POOL_ALLOC(name)                                                                           \
+    VT__EXPORT CUresult name(CUdeviceptr *p, size_t n, CUmemoryPool pool, CUstream s)              \
+    {                                                                                              \
+        REAL_OR_FAIL(name);                                                                        \
+        vt__call c;                                                                                \
+        CUresult r = vt__call_alloc_begin(&c, VT_HOOK_API(name), VT_SPACE_DEVICE, -1, n, U64(s))   \
+                         ? OOM                                                                     \
+                         : real(p, n, pool, s);                                                    \
+        vt__call_alloc_end(&c, r, OUT(r, p), n);                                                   \
+        return r;                                                                                  \
     }
 POOL_ALLOC(cuMemAllocFromPoolAsync)
 POOL_ALLOC(cuMemAllocFromPoolAsync_ptsz)
@@ -121,15 +121,15 @@ VT__EXPORT CUresult cuMemFree_v2(CUdeviceptr p)
     return r;
 }
 
-#define ASYNC_FREE(name)                                                         \
-    VT__EXPORT CUresult name(CUdeviceptr p, CUstream s)                          \
-    {                                                                            \
-        REAL_OR_FAIL(name);                                                      \
-        vt__call c;                                                              \
-        vt__call_free_begin(&c, VT_HOOK_API(name), VT_SPACE_DEVICE, U64(s)); \
-        CUresult r = real(p, s);                                                 \
-        vt__call_free_end(&c, r, p);                                             \
-        return r;                                                                \
+#define ASYNC_FREE(name)                                                                           \
+    VT__EXPORT CUresult name(CUdeviceptr p, CUstream s)                                            \
+    {                                                                                              \
+        REAL_OR_FAIL(name);                                                                        \
+        vt__call c;                                                                                \
+        vt__call_free_begin(&c, VT_HOOK_API(name), VT_SPACE_DEVICE, U64(s));                       \
+        CUresult r = real(p, s);                                                                   \
+        vt__call_free_end(&c, r, p);                                                               \
+        return r;                                                                                  \
     }
 ASYNC_FREE(cuMemFreeAsync)
 ASYNC_FREE(cuMemFreeAsync_ptsz)
@@ -234,15 +234,15 @@ VT__EXPORT CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle 
 }
 
 /* ---- kernel images (sized by the core: core/image.h) ---------------------------------------- */
-#define MODULE_LOAD(name, params, args, image)                          \
-    VT__EXPORT CUresult name params                                     \
-    {                                                                   \
-        REAL_OR_FAIL(name);                                             \
-        vt__call c;                                                     \
-        vt__call_alloc_begin(&c, VT_HOOK_API(name), VT_SPACE_MODULE, -1, 0, 0); \
-        CUresult r = real args;                                         \
-        vt__call_image_end(&c, r, OUT(r, m), image);                    \
-        return r;                                                       \
+#define MODULE_LOAD(name, params, args, image)                                                     \
+    VT__EXPORT CUresult name params                                                                \
+    {                                                                                              \
+        REAL_OR_FAIL(name);                                                                        \
+        vt__call c;                                                                                \
+        vt__call_alloc_begin(&c, VT_HOOK_API(name), VT_SPACE_MODULE, -1, 0, 0);                    \
+        CUresult r = real args;                                                                    \
+        vt__call_image_end(&c, r, OUT(r, m), image);                                               \
+        return r;                                                                                  \
     }
 MODULE_LOAD(cuModuleLoad, (CUmodule * m, const char *fname), (m, fname), NULL)
 MODULE_LOAD(cuModuleLoadData, (CUmodule * m, const void *image), (m, image), image)
@@ -251,16 +251,16 @@ MODULE_LOAD(cuModuleLoadDataEx,
             (m, image, n, o, v), image)
 MODULE_LOAD(cuModuleLoadFatBinary, (CUmodule * m, const void *fat), (m, fat), fat)
 
-#define LIBRARY_LOAD(name, arg1, image)                                                          \
-    VT__EXPORT CUresult name(CUlibrary *m, arg1, CUjit_option *jo, void **jv, unsigned jn,       \
-                             CUlibraryOption *lo, void **lv, unsigned ln)                        \
-    {                                                                                            \
-        REAL_OR_FAIL(name);                                                                      \
-        vt__call c;                                                                              \
-        vt__call_alloc_begin(&c, VT_HOOK_API(name), VT_SPACE_LIBRARY, -1, 0, 0);                     \
-        CUresult r = real(m, src, jo, jv, jn, lo, lv, ln);                                       \
-        vt__call_image_end(&c, r, OUT(r, m), image);                                             \
-        return r;                                                                                \
+#define LIBRARY_LOAD(name, arg1, image)                                                            \
+    VT__EXPORT CUresult name(CUlibrary *m, arg1, CUjit_option *jo, void **jv, unsigned jn,         \
+                             CUlibraryOption *lo, void **lv, unsigned ln)                          \
+    {                                                                                              \
+        REAL_OR_FAIL(name);                                                                        \
+        vt__call c;                                                                                \
+        vt__call_alloc_begin(&c, VT_HOOK_API(name), VT_SPACE_LIBRARY, -1, 0, 0);                   \
+        CUresult r = real(m, src, jo, jv, jn, lo, lv, ln);                                         \
+        vt__call_image_end(&c, r, OUT(r, m), image);                                               \
+        return r;                                                                                  \
     }
 LIBRARY_LOAD(cuLibraryLoadData, const void *src, src)
 LIBRARY_LOAD(cuLibraryLoadFromFile, const char *src, NULL)

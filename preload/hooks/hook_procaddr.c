@@ -13,7 +13,8 @@
 #include "hook_table.h"
 
 typedef CUresult (*gpa1_fn)(const char *, void **, int, cuuint64_t);
-typedef CUresult (*gpa2_fn)(const char *, void **, int, cuuint64_t, CUdriverProcAddressQueryResult *);
+typedef CUresult (*gpa2_fn)(const char *, void **, int, cuuint64_t,
+                            CUdriverProcAddressQueryResult *);
 static _Atomic(void *) g_gpa1, g_gpa2;
 
 CUresult cuGetProcAddress(const char *sym, void **pfn, int ver, cuuint64_t flags);
@@ -25,8 +26,8 @@ static const struct {
     const char *base;
     int v2_from, v2_until; /* [from, until): until 0 = no later ABI */
 } g_versioned[] = {
-    {"cuMemAlloc", 3020, 0},      {"cuMemFree", 3020, 0},    {"cuMemAllocPitch", 3020, 0},
-    {"cuMemGetInfo", 3020, 0},    {"cuMemAllocHost", 3020, 0}, {"cuCtxCreate", 3020, 11040},
+    {"cuMemAlloc", 3020, 0},   {"cuMemFree", 3020, 0},      {"cuMemAllocPitch", 3020, 0},
+    {"cuMemGetInfo", 3020, 0}, {"cuMemAllocHost", 3020, 0}, {"cuCtxCreate", 3020, 11040},
 };
 
 /* exported_name: the driver export a (symbol, version, flags) query means; "" = unwatched. */
@@ -36,7 +37,8 @@ static void exported_name(const char *sym, int ver, unsigned long long flags, ch
     for (size_t i = 0; i < sizeof g_versioned / sizeof g_versioned[0]; i++) {
         if (strcmp(sym, g_versioned[i].base))
             continue;
-        int v2 = ver >= g_versioned[i].v2_from && (!g_versioned[i].v2_until || ver < g_versioned[i].v2_until);
+        int v2 = ver >= g_versioned[i].v2_from &&
+                 (!g_versioned[i].v2_until || ver < g_versioned[i].v2_until);
         if (v2)
             snprintf(out, cap, "%s_v2", sym);
         else
@@ -122,7 +124,8 @@ VT__EXPORT cudaError_t cudaGetDriverEntryPointByVersion(const char *sym, void **
                                                         cudaDriverEntryPointQueryResult *status)
 {
     static _Atomic(void *) slot;
-    cudaGetDriverEntryPointByVersion_fn real = (cudaGetDriverEntryPointByVersion_fn)atomic_load(&slot);
+    cudaGetDriverEntryPointByVersion_fn real =
+        (cudaGetDriverEntryPointByVersion_fn)atomic_load(&slot);
     if (!real) {
         real = (cudaGetDriverEntryPointByVersion_fn)vt__next("cudaGetDriverEntryPointByVersion");
         atomic_store(&slot, (void *)real);

@@ -36,41 +36,53 @@
     X(cudaGetDriverEntryPointByVersion, cudaGetDriverEntryPointByVersion, cudaError_t,             \
       (const char *, void **, unsigned, unsigned long long, cudaDriverEntryPointQueryResult *))
 
-#define VT_DRIVER_FUNCS(X)                                                                              \
-    X(cuMemAlloc_v2, cuMemAlloc, CUresult, (CUdeviceptr *, size_t))                                 \
-    X(cuMemFree_v2, cuMemFree, CUresult, (CUdeviceptr))                                             \
-    X(cuMemAllocPitch_v2, cuMemAllocPitch, CUresult, (CUdeviceptr *, size_t *, size_t, size_t, unsigned)) \
-    X(cuMemAllocManaged, cuMemAllocManaged, CUresult, (CUdeviceptr *, size_t, unsigned))            \
-    X(cuMemAllocAsync, cuMemAllocAsync, CUresult, (CUdeviceptr *, size_t, CUstream))                \
-    X(cuMemAllocAsync_ptsz, cuMemAllocAsync, CUresult, (CUdeviceptr *, size_t, CUstream))           \
-    X(cuMemFreeAsync, cuMemFreeAsync, CUresult, (CUdeviceptr, CUstream))                            \
-    X(cuMemFreeAsync_ptsz, cuMemFreeAsync, CUresult, (CUdeviceptr, CUstream))                       \
-    X(cuMemAllocFromPoolAsync, cuMemAllocFromPoolAsync, CUresult, (CUdeviceptr *, size_t, CUmemoryPool, CUstream)) \
-    X(cuMemAllocFromPoolAsync_ptsz, cuMemAllocFromPoolAsync, CUresult, (CUdeviceptr *, size_t, CUmemoryPool, CUstream)) \
-    X(cuMemPoolTrimTo, cuMemPoolTrimTo, CUresult, (CUmemoryPool, size_t))                           \
-    X(cuMemCreate, cuMemCreate, CUresult, (CUmemGenericAllocationHandle *, size_t, const CUmemAllocationProp *, unsigned long long)) \
-    X(cuMemRelease, cuMemRelease, CUresult, (CUmemGenericAllocationHandle))                         \
-    X(cuMemRetainAllocationHandle, cuMemRetainAllocationHandle, CUresult, (CUmemGenericAllocationHandle *, void *)) \
-    X(cuMemMap, cuMemMap, CUresult, (CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle, unsigned long long)) \
-    X(cuMemUnmap, cuMemUnmap, CUresult, (CUdeviceptr, size_t))                                      \
-    X(cuMemAddressReserve, cuMemAddressReserve, CUresult, (CUdeviceptr *, size_t, size_t, CUdeviceptr, unsigned long long)) \
-    X(cuMemAddressFree, cuMemAddressFree, CUresult, (CUdeviceptr, size_t))                          \
-    X(cuMemImportFromShareableHandle, cuMemImportFromShareableHandle, CUresult, (CUmemGenericAllocationHandle *, void *, CUmemAllocationHandleType)) \
-    X(cuModuleLoad, cuModuleLoad, CUresult, (CUmodule *, const char *))                             \
-    X(cuModuleLoadData, cuModuleLoadData, CUresult, (CUmodule *, const void *))                     \
-    X(cuModuleLoadDataEx, cuModuleLoadDataEx, CUresult, (CUmodule *, const void *, unsigned, CUjit_option *, void **)) \
-    X(cuModuleLoadFatBinary, cuModuleLoadFatBinary, CUresult, (CUmodule *, const void *))           \
-    X(cuModuleUnload, cuModuleUnload, CUresult, (CUmodule))                                         \
-    X(cuLibraryLoadData, cuLibraryLoadData, CUresult, (CUlibrary *, const void *, CUjit_option *, void **, unsigned, CUlibraryOption *, void **, unsigned)) \
-    X(cuLibraryLoadFromFile, cuLibraryLoadFromFile, CUresult, (CUlibrary *, const char *, CUjit_option *, void **, unsigned, CUlibraryOption *, void **, unsigned)) \
-    X(cuLibraryUnload, cuLibraryUnload, CUresult, (CUlibrary))                                      \
+#define VT_DRIVER_FUNCS(X)                                                                         \
+    X(cuMemAlloc_v2, cuMemAlloc, CUresult, (CUdeviceptr *, size_t))                                \
+    X(cuMemFree_v2, cuMemFree, CUresult, (CUdeviceptr))                                            \
+    X(cuMemAllocPitch_v2, cuMemAllocPitch, CUresult,                                               \
+      (CUdeviceptr *, size_t *, size_t, size_t, unsigned))                                         \
+    X(cuMemAllocManaged, cuMemAllocManaged, CUresult, (CUdeviceptr *, size_t, unsigned))           \
+    X(cuMemAllocAsync, cuMemAllocAsync, CUresult, (CUdeviceptr *, size_t, CUstream))               \
+    X(cuMemAllocAsync_ptsz, cuMemAllocAsync, CUresult, (CUdeviceptr *, size_t, CUstream))          \
+    X(cuMemFreeAsync, cuMemFreeAsync, CUresult, (CUdeviceptr, CUstream))                           \
+    X(cuMemFreeAsync_ptsz, cuMemFreeAsync, CUresult, (CUdeviceptr, CUstream))                      \
+    X(cuMemAllocFromPoolAsync, cuMemAllocFromPoolAsync, CUresult,                                  \
+      (CUdeviceptr *, size_t, CUmemoryPool, CUstream))                                             \
+    X(cuMemAllocFromPoolAsync_ptsz, cuMemAllocFromPoolAsync, CUresult,                             \
+      (CUdeviceptr *, size_t, CUmemoryPool, CUstream))                                             \
+    X(cuMemPoolTrimTo, cuMemPoolTrimTo, CUresult, (CUmemoryPool, size_t))                          \
+    X(cuMemCreate, cuMemCreate, CUresult,                                                          \
+      (CUmemGenericAllocationHandle *, size_t, const CUmemAllocationProp *, unsigned long long))   \
+    X(cuMemRelease, cuMemRelease, CUresult, (CUmemGenericAllocationHandle))                        \
+    X(cuMemRetainAllocationHandle, cuMemRetainAllocationHandle, CUresult,                          \
+      (CUmemGenericAllocationHandle *, void *))                                                    \
+    X(cuMemMap, cuMemMap, CUresult,                                                                \
+      (CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle, unsigned long long))             \
+    X(cuMemUnmap, cuMemUnmap, CUresult, (CUdeviceptr, size_t))                                     \
+    X(cuMemAddressReserve, cuMemAddressReserve, CUresult,                                          \
+      (CUdeviceptr *, size_t, size_t, CUdeviceptr, unsigned long long))                            \
+    X(cuMemAddressFree, cuMemAddressFree, CUresult, (CUdeviceptr, size_t))                         \
+    X(cuMemImportFromShareableHandle, cuMemImportFromShareableHandle, CUresult,                    \
+      (CUmemGenericAllocationHandle *, void *, CUmemAllocationHandleType))                         \
+    X(cuModuleLoad, cuModuleLoad, CUresult, (CUmodule *, const char *))                            \
+    X(cuModuleLoadData, cuModuleLoadData, CUresult, (CUmodule *, const void *))                    \
+    X(cuModuleLoadDataEx, cuModuleLoadDataEx, CUresult,                                            \
+      (CUmodule *, const void *, unsigned, CUjit_option *, void **))                               \
+    X(cuModuleLoadFatBinary, cuModuleLoadFatBinary, CUresult, (CUmodule *, const void *))          \
+    X(cuModuleUnload, cuModuleUnload, CUresult, (CUmodule))                                        \
+    X(cuLibraryLoadData, cuLibraryLoadData, CUresult,                                              \
+      (CUlibrary *, const void *, CUjit_option *, void **, unsigned, CUlibraryOption *, void **,   \
+       unsigned))                                                                                  \
+    X(cuLibraryLoadFromFile, cuLibraryLoadFromFile, CUresult,                                      \
+      (CUlibrary *, const char *, CUjit_option *, void **, unsigned, CUlibraryOption *, void **,   \
+       unsigned))                                                                                  \
+    X(cuLibraryUnload, cuLibraryUnload, CUresult, (CUlibrary))                                     \
     X(cuDevicePrimaryCtxRetain, cuDevicePrimaryCtxRetain, CUresult, (CUcontext *, CUdevice))       \
-    X(cuCtxCreate_v2, cuCtxCreate, CUresult, (CUcontext *, unsigned, CUdevice))                     \
-    X(cuMemGetInfo_v2, cuMemGetInfo, CUresult, (size_t *, size_t *))                                \
-    X(cuMemHostAlloc, cuMemHostAlloc, CUresult, (void **, size_t, unsigned))                        \
-    X(cuMemAllocHost_v2, cuMemAllocHost, CUresult, (void **, size_t))                               \
+    X(cuCtxCreate_v2, cuCtxCreate, CUresult, (CUcontext *, unsigned, CUdevice))                    \
+    X(cuMemGetInfo_v2, cuMemGetInfo, CUresult, (size_t *, size_t *))                               \
+    X(cuMemHostAlloc, cuMemHostAlloc, CUresult, (void **, size_t, unsigned))                       \
+    X(cuMemAllocHost_v2, cuMemAllocHost, CUresult, (void **, size_t))                              \
     X(cuMemFreeHost, cuMemFreeHost, CUresult, (void *))
-
 
 /* VT_HOOKS: both layers, for checks that span them (test_hooks). */
 #define VT_HOOKS(X) VT_RUNTIME_HOOKS(X) VT_DRIVER_FUNCS(X)

@@ -119,11 +119,14 @@ static int parse_version(const char *s, unsigned v[3])
     for (int i = 0; i < 3; i++) {
         unsigned x = 0;
         int digits = 0;
-        while (*s >= '0' && *s <= '9' && digits < 6) x = x * 10 + (unsigned)(*s++ - '0'), digits++;
-        if (!digits) return i >= 2 ? 0 : -1;
+        while (*s >= '0' && *s <= '9' && digits < 6)
+            x = x * 10 + (unsigned)(*s++ - '0'), digits++;
+        if (!digits)
+            return i >= 2 ? 0 : -1;
         v[i] = x;
         if (i < 2) {
-            if (*s != '.') return i == 1 ? 0 : -1;
+            if (*s != '.')
+                return i == 1 ? 0 : -1;
             s++;
         }
     }
@@ -133,7 +136,8 @@ static int parse_version(const char *s, unsigned v[3])
 /* write_pyinfo: the PYINFO record of this trace, once (per trace: a fork child re-writes). */
 static void write_pyinfo(int supported)
 {
-    if (atomic_exchange(&g_pyinfo_written, 1)) return;
+    if (atomic_exchange(&g_pyinfo_written, 1))
+        return;
     vt_rec_pyinfo r = {g_major, g_minor, g_micro, (uint32_t)supported};
     vt__write(VT_REC_PYINFO, 0, &r, sizeof r, NULL, 0);
 }
@@ -149,16 +153,21 @@ static int resolve_version(void)
         v[1] = (unsigned)(*hexv >> 16) & 0xff;
         v[2] = (unsigned)(*hexv >> 8) & 0xff;
     } else {
-        const char *(*getv)(void) = (const char *(*)(void))vt__real_dlsym(RTLD_DEFAULT, "Py_GetVersion");
-        if (!getv || parse_version(getv(), v) != 0) v[0] = 0;
+        const char *(*getv)(void) =
+            (const char *(*)(void))vt__real_dlsym(RTLD_DEFAULT, "Py_GetVersion");
+        if (!getv || parse_version(getv(), v) != 0)
+            v[0] = 0;
     }
     g_major = v[0], g_minor = v[1], g_micro = v[2];
     g_code_type = vt__real_dlsym(RTLD_DEFAULT, "PyCode_Type");
     int ok = 0;
     if (g_major == 3 && g_code_type) {
-        if (g_minor == 10) g_off = vt__pyoff_310, ok = 1;
-        else if (g_minor == 11) g_off = vt__pyoff_311, ok = 1;
-        else if (g_minor == 12) g_off = vt__pyoff_312, ok = 1;
+        if (g_minor == 10)
+            g_off = vt__pyoff_310, ok = 1;
+        else if (g_minor == 11)
+            g_off = vt__pyoff_311, ok = 1;
+        else if (g_minor == 12)
+            g_off = vt__pyoff_312, ok = 1;
         else if (g_minor == 13) {
             const vt__py313_debug_offsets *d = vt__real_dlsym(RTLD_DEFAULT, "_PyRuntime");
             ok = d && vt__pyoff_from_debug313(d, &g_off) == 0;
@@ -167,7 +176,8 @@ static int resolve_version(void)
     if (!ok)
         fprintf(stderr,
                 "vramtrace: Python %u.%u.%u is not supported for Python stacks (3.10-3.13 are); "
-                "recording native stacks only\n", g_major, g_minor, g_micro);
+                "recording native stacks only\n",
+                g_major, g_minor, g_micro);
     write_pyinfo(ok);
     return ok ? PY_READY : PY_UNSUPPORTED;
 }
@@ -178,7 +188,8 @@ static void probe_python(void)
     pthread_mutex_lock(&g_init_lock);
     if (atomic_load(&g_state) == PY_UNPROBED) {
         g_is_initialized = (int (*)(void))vt__real_dlsym(RTLD_DEFAULT, "Py_IsInitialized");
-        g_this_tstate = (void *(*)(void))vt__real_dlsym(RTLD_DEFAULT, "PyGILState_GetThisThreadState");
+        g_this_tstate =
+            (void *(*)(void))vt__real_dlsym(RTLD_DEFAULT, "PyGILState_GetThisThreadState");
         atomic_store(&g_state, g_is_initialized && g_this_tstate ? PY_WAITING : PY_NOT_PYTHON);
     }
     if (atomic_load(&g_state) == PY_WAITING && g_is_initialized())
@@ -192,17 +203,22 @@ static void put_utf8(char *buf, uint32_t *n, uint32_t cap, uint32_t c)
 {
     char t[4];
     uint32_t k;
-    if (c >= 0xd800 && c <= 0xdfff) c = 0xfffd;
-    if (c < 0x80) t[0] = (char)c, k = 1;
-    else if (c < 0x800) t[0] = (char)(0xc0 | c >> 6), t[1] = (char)(0x80 | (c & 0x3f)), k = 2;
+    if (c >= 0xd800 && c <= 0xdfff)
+        c = 0xfffd;
+    if (c < 0x80)
+        t[0] = (char)c, k = 1;
+    else if (c < 0x800)
+        t[0] = (char)(0xc0 | c >> 6), t[1] = (char)(0x80 | (c & 0x3f)), k = 2;
     else if (c < 0x10000)
         t[0] = (char)(0xe0 | c >> 12), t[1] = (char)(0x80 | ((c >> 6) & 0x3f)),
         t[2] = (char)(0x80 | (c & 0x3f)), k = 3;
     else if (c < 0x110000)
         t[0] = (char)(0xf0 | c >> 18), t[1] = (char)(0x80 | ((c >> 12) & 0x3f)),
         t[2] = (char)(0x80 | ((c >> 6) & 0x3f)), t[3] = (char)(0x80 | (c & 0x3f)), k = 4;
-    else t[0] = '?', k = 1;
-    if (*n + k > cap) return;
+    else
+        t[0] = '?', k = 1;
+    if (*n + k > cap)
+        return;
     memcpy(buf + *n, t, k);
     *n += k;
 }
@@ -213,11 +229,13 @@ static void put_utf8(char *buf, uint32_t *n, uint32_t cap, uint32_t c)
 static const char *unicode_utf8(uint64_t u, char *buf, uint32_t cap, uint32_t *len)
 {
     *len = 1;
-    if (!plausible(u)) return "?";
+    if (!plausible(u))
+        return "?";
     uint32_t st = rd_u32(u, g_off.uni_state);
     int64_t n = (int64_t)rd_ptr(u, g_off.uni_length);
     unsigned kind = VT__UNI_KIND(st);
-    if (!VT__UNI_COMPACT(st) || n < 0 || n > (1 << 24)) return "?";
+    if (!VT__UNI_COMPACT(st) || n < 0 || n > (1 << 24))
+        return "?";
     if (VT__UNI_ASCII(st)) {
         *len = n > cap ? cap : (uint32_t)n;
         return (const char *)(uintptr_t)(u + g_off.uni_ascii_size);
@@ -226,10 +244,14 @@ static const char *unicode_utf8(uint64_t u, char *buf, uint32_t cap, uint32_t *l
     uint32_t out = 0;
     for (int64_t i = 0; i < n && out + 4 <= cap; i++) {
         uint32_t c;
-        if (kind == 1) c = ((const uint8_t *)(uintptr_t)data)[i];
-        else if (kind == 2) c = ((const uint16_t *)(uintptr_t)data)[i];
-        else if (kind == 4) c = ((const uint32_t *)(uintptr_t)data)[i];
-        else return "?";
+        if (kind == 1)
+            c = ((const uint8_t *)(uintptr_t)data)[i];
+        else if (kind == 2)
+            c = ((const uint16_t *)(uintptr_t)data)[i];
+        else if (kind == 4)
+            c = ((const uint32_t *)(uintptr_t)data)[i];
+        else
+            return "?";
         put_utf8(buf, &out, cap, c);
     }
     *len = out;
@@ -241,7 +263,8 @@ static const char *unicode_utf8(uint64_t u, char *buf, uint32_t cap, uint32_t *l
  * n of them kept (n < 8: bytes past an object's contents are masked out). */
 static inline uint64_t word_at(uint64_t p, uint64_t n)
 {
-    if (n == 0) return 0;
+    if (n == 0)
+        return 0;
     uint64_t w = rd_ptr(p, 0);
     return n >= 8 ? w : w & ((1ull << (8 * n)) - 1); /* little-endian */
 }
@@ -293,9 +316,8 @@ static inline int slot_matches(const code_slot *s, uint64_t code, const code_fp 
 {
     const code_fp *g = &s->fp;
     return s->code == code && g->filename == f->filename && g->name == f->name &&
-           g->linetable == f->linetable && g->size == f->size &&
-           g->first_line == f->first_line && g->lens == f->lens &&
-           g->name_head == f->name_head && g->table_head == f->table_head &&
+           g->linetable == f->linetable && g->size == f->size && g->first_line == f->first_line &&
+           g->lens == f->lens && g->name_head == f->name_head && g->table_head == f->table_head &&
            g->table_tail == f->table_tail;
 }
 
@@ -330,8 +352,10 @@ static uint32_t code_id(uint64_t code)
     for (uint32_t i = 0; i < VT__CODE_SLOTS; i++) {
         code_slot *s = &g_codes[(h + i) & (VT__CODE_SLOTS - 1)];
         uint32_t id = atomic_load_explicit(&s->id, memory_order_acquire);
-        if (id == 0) break;
-        if (slot_matches(s, code, &f)) return id;
+        if (id == 0)
+            break;
+        if (slot_matches(s, code, &f))
+            return id;
     }
     uint32_t result = 0;
     pthread_mutex_lock(&g_code_lock);
@@ -339,14 +363,19 @@ static uint32_t code_id(uint64_t code)
         code_slot *s = &g_codes[(h + i) & (VT__CODE_SLOTS - 1)];
         uint32_t id = atomic_load_explicit(&s->id, memory_order_relaxed);
         if (id != 0) {
-            if (slot_matches(s, code, &f)) { result = id; break; }
+            if (slot_matches(s, code, &f)) {
+                result = id;
+                break;
+            }
             continue;
         }
         if (g_code_count >= VT__CODE_FILL_MAX) {
             static int warned; /* under g_code_lock */
             if (!warned++)
-                fprintf(stderr, "vramtrace: more than %d distinct Python code objects: frames of "
-                                "newer ones are left out of stacks from here on\n", VT__CODE_FILL_MAX);
+                fprintf(stderr,
+                        "vramtrace: more than %d distinct Python code objects: frames of "
+                        "newer ones are left out of stacks from here on\n",
+                        VT__CODE_FILL_MAX);
             break;
         }
         s->code = code;
@@ -367,7 +396,8 @@ static uint64_t first_frame(uint64_t ts)
 {
     uint64_t f = rd_ptr(ts, g_off.ts_frame);
     if (g_off.cframe_current != VT__PYOFF_NONE) { /* 3.11/3.12: through the _PyCFrame */
-        if (!plausible(f)) return 0;
+        if (!plausible(f))
+            return 0;
         f = rd_ptr(f, g_off.cframe_current);
     }
     return f;
@@ -378,7 +408,8 @@ static uint64_t first_frame(uint64_t ts)
 static int frame_code_offset(uint64_t fr, uint64_t *code, uint32_t *offset)
 {
     uint64_t co = rd_ptr(fr, g_off.fr_code);
-    if (!is_code(co)) return 0;
+    if (!is_code(co))
+        return 0;
     if (g_off.fr_owner == VT__PYOFF_NONE) { /* 3.10 PyFrameObject */
         int32_t lasti = rd_i32(fr, g_off.fr_instr);
         *code = co;
@@ -386,11 +417,13 @@ static int frame_code_offset(uint64_t fr, uint64_t *code, uint32_t *offset)
         return 1;
     }
     int owner = *(const signed char *)(uintptr_t)(fr + g_off.fr_owner);
-    if (owner == g_off.owner_cstack) return 0;
+    if (owner == g_off.owner_cstack)
+        return 0;
     uint64_t base = co + g_off.co_code;
     uint64_t units = rd_ptr(co, g_off.co_size);
     uint64_t ip = rd_ptr(fr, g_off.fr_instr);
-    if (ip < base || units > (1u << 28) || ip >= base + units * 2) return 0; /* not started */
+    if (ip < base || units > (1u << 28) || ip >= base + units * 2)
+        return 0; /* not started */
     uint64_t idx = (ip - base) / 2;
     if (g_off.co_firsttraceable != VT__PYOFF_NONE && owner != g_off.owner_generator &&
         idx < (uint64_t)(uint32_t)rd_i32(co, g_off.co_firsttraceable))
@@ -404,11 +437,13 @@ static int frame_code_offset(uint64_t fr, uint64_t *code, uint32_t *offset)
  * thread is storing right now: its stack is as recent). */
 static void remember_main(const uint64_t *frames, int n)
 {
-    if (atomic_flag_test_and_set_explicit(&g_last_busy, memory_order_acquire)) return;
+    if (atomic_flag_test_and_set_explicit(&g_last_busy, memory_order_acquire))
+        return;
     uint32_t s = atomic_load_explicit(&g_last.seq, memory_order_relaxed);
     atomic_store_explicit(&g_last.seq, s + 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
-    for (int i = 0; i < n; i++) atomic_store_explicit(&g_last.frames[i], frames[i], memory_order_relaxed);
+    for (int i = 0; i < n; i++)
+        atomic_store_explicit(&g_last.frames[i], frames[i], memory_order_relaxed);
     atomic_store_explicit(&g_last.n, n, memory_order_relaxed);
     atomic_store_explicit(&g_last.seq, s + 2, memory_order_release);
     atomic_flag_clear_explicit(&g_last_busy, memory_order_release);
@@ -422,29 +457,38 @@ int vt__py_capture(uint64_t *out, int max)
 {
     int st = atomic_load_explicit(&g_state, memory_order_acquire);
     if (VT__UNLIKELY(st != PY_READY)) {
-        if (st == PY_NOT_PYTHON || st == PY_UNSUPPORTED) return 0;
+        if (st == PY_NOT_PYTHON || st == PY_UNSUPPORTED)
+            return 0;
         probe_python();
-        if (atomic_load(&g_state) != PY_READY) return 0;
+        if (atomic_load(&g_state) != PY_READY)
+            return 0;
     }
-    if (!atomic_load_explicit(&g_pyinfo_written, memory_order_relaxed)) write_pyinfo(1);
-    if (!g_is_initialized()) return 0; /* finalizing: code objects may be gone */
+    if (!atomic_load_explicit(&g_pyinfo_written, memory_order_relaxed))
+        write_pyinfo(1);
+    if (!g_is_initialized())
+        return 0; /* finalizing: code objects may be gone */
     uint64_t ts = (uint64_t)(uintptr_t)g_this_tstate();
-    if (!plausible(ts)) return 0;
-    if (max > VT__PY_MAX_DEPTH) max = VT__PY_MAX_DEPTH;
+    if (!plausible(ts))
+        return 0;
+    if (max > VT__PY_MAX_DEPTH)
+        max = VT__PY_MAX_DEPTH;
     int n = 0;
     uint64_t fr = first_frame(ts), prev = 0;
     for (int guard = 0; fr && n < max && guard < VT__PY_WALK_LIMIT; guard++) {
-        if (!plausible(fr) || fr == prev) break;
+        if (!plausible(fr) || fr == prev)
+            break;
         uint64_t code;
         uint32_t off;
         if (frame_code_offset(fr, &code, &off)) {
             uint32_t id = code_id(code);
-            if (id) out[n++] = VT_PYFRAME(id, off);
+            if (id)
+                out[n++] = VT_PYFRAME(id, off);
         }
         prev = fr;
         fr = rd_ptr(fr, g_off.fr_previous);
     }
-    if (n > 0 && vt__thread_role() != VT_ROLE_AUTOGRAD) remember_main(out, n);
+    if (n > 0 && vt__thread_role() != VT_ROLE_AUTOGRAD)
+        remember_main(out, n);
     return n;
 }
 
@@ -454,13 +498,18 @@ int vt__py_last_main_stack(uint64_t *out, int max)
 {
     for (int tries = 0; tries < 16; tries++) {
         uint32_t s1 = atomic_load_explicit(&g_last.seq, memory_order_acquire);
-        if (s1 & 1) continue;
+        if (s1 & 1)
+            continue;
         int n = atomic_load_explicit(&g_last.n, memory_order_relaxed);
-        if (n > max) n = max;
-        if (n > VT__PY_MAX_DEPTH) n = VT__PY_MAX_DEPTH;
-        for (int i = 0; i < n; i++) out[i] = atomic_load_explicit(&g_last.frames[i], memory_order_relaxed);
+        if (n > max)
+            n = max;
+        if (n > VT__PY_MAX_DEPTH)
+            n = VT__PY_MAX_DEPTH;
+        for (int i = 0; i < n; i++)
+            out[i] = atomic_load_explicit(&g_last.frames[i], memory_order_relaxed);
         atomic_thread_fence(memory_order_acquire);
-        if (atomic_load_explicit(&g_last.seq, memory_order_relaxed) == s1) return n < 0 ? 0 : n;
+        if (atomic_load_explicit(&g_last.seq, memory_order_relaxed) == s1)
+            return n < 0 ? 0 : n;
     }
     return 0;
 }
@@ -472,7 +521,8 @@ static void vt__py_after_fork_child(void)
 {
     pthread_mutex_init(&g_code_lock, NULL);
     pthread_mutex_init(&g_init_lock, NULL);
-    if (g_code_count) memset(g_codes, 0, sizeof g_codes);
+    if (g_code_count)
+        memset(g_codes, 0, sizeof g_codes);
     g_code_count = 0;
     g_next_code_id = 0;
     atomic_store(&g_pyinfo_written, 0);

@@ -26,11 +26,12 @@
  *   uni_state, uni_length    PyASCIIObject.state (u32 bit-field) / length
  *   uni_ascii_size, uni_compact_size   sizeof(PyASCIIObject) / sizeof(PyCompactUnicodeObject)
  *   ob_type           PyObject.ob_type */
-#define VT__PYOFF_FIELDS(X)                                                                   \
-    X(ts_frame) X(cframe_current) X(fr_previous) X(fr_code) X(fr_instr) X(fr_owner)          \
-    X(co_size) X(co_filename) X(co_name) X(co_firstlineno) X(co_linetable) X(co_code)        \
-    X(co_firsttraceable) X(bytes_size) X(bytes_sval) X(uni_state) X(uni_length)              \
-    X(uni_ascii_size) X(uni_compact_size) X(ob_type)
+#define VT__PYOFF_FIELDS(X)                                                                        \
+    X(ts_frame)                                                                                    \
+    X(cframe_current) X(fr_previous) X(fr_code) X(fr_instr) X(fr_owner) X(co_size) X(co_filename)  \
+        X(co_name) X(co_firstlineno) X(co_linetable) X(co_code) X(co_firsttraceable) X(bytes_size) \
+            X(bytes_sval) X(uni_state) X(uni_length) X(uni_ascii_size) X(uni_compact_size)         \
+                X(ob_type)
 
 typedef struct vt__pyoffsets {
     int minor; /* 3.<minor> */
@@ -50,40 +51,82 @@ typedef struct vt__pyoffsets {
 /* 3.10.x (x86-64 / aarch64 LP64, default build). */
 static const vt__pyoffsets vt__pyoff_310 = {
     .minor = 10,
-    .ts_frame = 24, .cframe_current = VT__PYOFF_NONE,
-    .fr_previous = 24, .fr_code = 32, .fr_instr = 96, .fr_owner = VT__PYOFF_NONE,
-    .co_size = VT__PYOFF_NONE, .co_filename = 104, .co_name = 112, .co_firstlineno = 40,
-    .co_linetable = 120, .co_code = 48, .co_firsttraceable = VT__PYOFF_NONE,
-    .bytes_size = 16, .bytes_sval = 32,
-    .uni_state = 32, .uni_length = 16, .uni_ascii_size = 48, .uni_compact_size = 72,
+    .ts_frame = 24,
+    .cframe_current = VT__PYOFF_NONE,
+    .fr_previous = 24,
+    .fr_code = 32,
+    .fr_instr = 96,
+    .fr_owner = VT__PYOFF_NONE,
+    .co_size = VT__PYOFF_NONE,
+    .co_filename = 104,
+    .co_name = 112,
+    .co_firstlineno = 40,
+    .co_linetable = 120,
+    .co_code = 48,
+    .co_firsttraceable = VT__PYOFF_NONE,
+    .bytes_size = 16,
+    .bytes_sval = 32,
+    .uni_state = 32,
+    .uni_length = 16,
+    .uni_ascii_size = 48,
+    .uni_compact_size = 72,
     .ob_type = 8,
-    .owner_generator = -1, .owner_cstack = -1,
+    .owner_generator = -1,
+    .owner_cstack = -1,
 };
 
 /* 3.11.x */
 static const vt__pyoffsets vt__pyoff_311 = {
     .minor = 11,
-    .ts_frame = 56, .cframe_current = 8,
-    .fr_previous = 48, .fr_code = 32, .fr_instr = 56, .fr_owner = 69,
-    .co_size = 16, .co_filename = 112, .co_name = 128, .co_firstlineno = 72,
-    .co_linetable = 136, .co_code = 184, .co_firsttraceable = 168,
-    .bytes_size = 16, .bytes_sval = 32,
-    .uni_state = 32, .uni_length = 16, .uni_ascii_size = 48, .uni_compact_size = 72,
+    .ts_frame = 56,
+    .cframe_current = 8,
+    .fr_previous = 48,
+    .fr_code = 32,
+    .fr_instr = 56,
+    .fr_owner = 69,
+    .co_size = 16,
+    .co_filename = 112,
+    .co_name = 128,
+    .co_firstlineno = 72,
+    .co_linetable = 136,
+    .co_code = 184,
+    .co_firsttraceable = 168,
+    .bytes_size = 16,
+    .bytes_sval = 32,
+    .uni_state = 32,
+    .uni_length = 16,
+    .uni_ascii_size = 48,
+    .uni_compact_size = 72,
     .ob_type = 8,
-    .owner_generator = 1, .owner_cstack = -1,
+    .owner_generator = 1,
+    .owner_cstack = -1,
 };
 
 /* 3.12.x */
 static const vt__pyoffsets vt__pyoff_312 = {
     .minor = 12,
-    .ts_frame = 56, .cframe_current = 0,
-    .fr_previous = 8, .fr_code = 0, .fr_instr = 56, .fr_owner = 70,
-    .co_size = 16, .co_filename = 112, .co_name = 128, .co_firstlineno = 68,
-    .co_linetable = 136, .co_code = 192, .co_firsttraceable = 176,
-    .bytes_size = 16, .bytes_sval = 32,
-    .uni_state = 32, .uni_length = 16, .uni_ascii_size = 40, .uni_compact_size = 56,
+    .ts_frame = 56,
+    .cframe_current = 0,
+    .fr_previous = 8,
+    .fr_code = 0,
+    .fr_instr = 56,
+    .fr_owner = 70,
+    .co_size = 16,
+    .co_filename = 112,
+    .co_name = 128,
+    .co_firstlineno = 68,
+    .co_linetable = 136,
+    .co_code = 192,
+    .co_firsttraceable = 176,
+    .bytes_size = 16,
+    .bytes_sval = 32,
+    .uni_state = 32,
+    .uni_length = 16,
+    .uni_ascii_size = 40,
+    .uni_compact_size = 56,
     .ob_type = 8,
-    .owner_generator = 1, .owner_cstack = 3,
+    .owner_generator = 1,
+    .owner_cstack = 3,
 };
 
 /* ---- 3.13: _Py_DebugOffsets, the first member of _PyRuntime ------------------------------
@@ -93,30 +136,52 @@ static const vt__pyoffsets vt__pyoff_312 = {
 typedef struct vt__py313_debug_offsets {
     char cookie[8];
     uint64_t version, free_threaded;
-    struct { uint64_t size, finalizing, interpreters_head; } runtime_state;
     struct {
-        uint64_t size, id, next, threads_head, gc, imports_modules, sysdict, builtins,
-            ceval_gil, gil_runtime_state, gil_runtime_state_enabled, gil_runtime_state_locked,
+        uint64_t size, finalizing, interpreters_head;
+    } runtime_state;
+    struct {
+        uint64_t size, id, next, threads_head, gc, imports_modules, sysdict, builtins, ceval_gil,
+            gil_runtime_state, gil_runtime_state_enabled, gil_runtime_state_locked,
             gil_runtime_state_holder;
     } interpreter_state;
     struct {
         uint64_t size, prev, next, interp, current_frame, thread_id, native_thread_id,
             datastack_chunk, status;
     } thread_state;
-    struct { uint64_t size, previous, executable, instr_ptr, localsplus, owner; } interpreter_frame;
     struct {
-        uint64_t size, filename, name, qualname, linetable, firstlineno, argcount,
-            localsplusnames, localspluskinds, co_code_adaptive;
+        uint64_t size, previous, executable, instr_ptr, localsplus, owner;
+    } interpreter_frame;
+    struct {
+        uint64_t size, filename, name, qualname, linetable, firstlineno, argcount, localsplusnames,
+            localspluskinds, co_code_adaptive;
     } code_object;
-    struct { uint64_t size, ob_type; } pyobject;
-    struct { uint64_t size, tp_name, tp_repr, tp_flags; } type_object;
-    struct { uint64_t size, ob_item, ob_size; } tuple_object;
-    struct { uint64_t size, ob_item, ob_size; } list_object;
-    struct { uint64_t size, ma_keys, ma_values; } dict_object;
-    struct { uint64_t size, ob_fval; } float_object;
-    struct { uint64_t size, lv_tag, ob_digit; } long_object;
-    struct { uint64_t size, ob_size, ob_sval; } bytes_object;
-    struct { uint64_t size, state, length, asciiobject_size; } unicode_object;
+    struct {
+        uint64_t size, ob_type;
+    } pyobject;
+    struct {
+        uint64_t size, tp_name, tp_repr, tp_flags;
+    } type_object;
+    struct {
+        uint64_t size, ob_item, ob_size;
+    } tuple_object;
+    struct {
+        uint64_t size, ob_item, ob_size;
+    } list_object;
+    struct {
+        uint64_t size, ma_keys, ma_values;
+    } dict_object;
+    struct {
+        uint64_t size, ob_fval;
+    } float_object;
+    struct {
+        uint64_t size, lv_tag, ob_digit;
+    } long_object;
+    struct {
+        uint64_t size, ob_size, ob_sval;
+    } bytes_object;
+    struct {
+        uint64_t size, state, length, asciiobject_size;
+    } unicode_object;
 } vt__py313_debug_offsets;
 
 /* vt__pyoff_from_debug313: fills *out from a 3.13 interpreter's debug offsets `d` (read in
@@ -124,20 +189,32 @@ typedef struct vt__py313_debug_offsets {
  * (must be 3.13.x), the build (free-threaded is not supported) or an offset looks wrong. */
 static inline int vt__pyoff_from_debug313(const vt__py313_debug_offsets *d, vt__pyoffsets *out)
 {
-    if (memcmp(d->cookie, VT__PY_DEBUG_COOKIE, 8) != 0) return -1;
-    if (((d->version >> 24) & 0xff) != 3 || ((d->version >> 16) & 0xff) != 13) return -1;
-    if (d->free_threaded != 0) return -1;
-    const uint64_t *check[] = {&d->thread_state.current_frame, &d->interpreter_frame.previous,
-                               &d->interpreter_frame.executable, &d->interpreter_frame.instr_ptr,
-                               &d->interpreter_frame.owner, &d->code_object.filename,
-                               &d->code_object.qualname, &d->code_object.linetable,
-                               &d->code_object.firstlineno, &d->code_object.co_code_adaptive,
-                               &d->bytes_object.ob_size, &d->bytes_object.ob_sval,
-                               &d->unicode_object.state, &d->unicode_object.length,
-                               &d->unicode_object.asciiobject_size, &d->pyobject.ob_type,
+    if (memcmp(d->cookie, VT__PY_DEBUG_COOKIE, 8) != 0)
+        return -1;
+    if (((d->version >> 24) & 0xff) != 3 || ((d->version >> 16) & 0xff) != 13)
+        return -1;
+    if (d->free_threaded != 0)
+        return -1;
+    const uint64_t *check[] = {&d->thread_state.current_frame,
+                               &d->interpreter_frame.previous,
+                               &d->interpreter_frame.executable,
+                               &d->interpreter_frame.instr_ptr,
+                               &d->interpreter_frame.owner,
+                               &d->code_object.filename,
+                               &d->code_object.qualname,
+                               &d->code_object.linetable,
+                               &d->code_object.firstlineno,
+                               &d->code_object.co_code_adaptive,
+                               &d->bytes_object.ob_size,
+                               &d->bytes_object.ob_sval,
+                               &d->unicode_object.state,
+                               &d->unicode_object.length,
+                               &d->unicode_object.asciiobject_size,
+                               &d->pyobject.ob_type,
                                &d->tuple_object.ob_size};
     for (size_t i = 0; i < sizeof check / sizeof check[0]; i++)
-        if (*check[i] > 65536) return -1;
+        if (*check[i] > 65536)
+            return -1;
     vt__pyoffsets o = {
         .minor = 13,
         .ts_frame = (uint32_t)d->thread_state.current_frame,

@@ -124,7 +124,6 @@ void vt__torch_reset(void);
  * (vt__torch_on_entry: passed in, so bridge.cpp calls nothing of torchalloc.c by name) and
  * calls method(self, &function) (the member function's Itanium ABI: a std::function argument
  * is passed by address of a caller-owned temporary). */
-void vt__torch_bridge_attach(void *self, void *method,
-                             void (*on_entry)(const vt__torch_entry *e));
+void vt__torch_bridge_attach(void *self, void *method, void (*on_entry)(const vt__torch_entry *e));
 
 #endif

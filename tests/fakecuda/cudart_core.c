@@ -26,31 +26,34 @@ static __thread int t_dev;
 static __thread cudaError_t t_last;
 
 /* Runtime error names and strings: X(code, name, description). */
-#define RT_ERRORS(X)                                                                   \
-    X(0, cudaSuccess, "no error")                                                      \
-    X(1, cudaErrorInvalidValue, "invalid argument")                                    \
-    X(2, cudaErrorMemoryAllocation, "out of memory")                                   \
-    X(3, cudaErrorInitializationError, "initialization error")                         \
-    X(4, cudaErrorCudartUnloading, "driver shutting down")                             \
-    X(35, cudaErrorInsufficientDriver,                                                 \
-      "CUDA driver version is insufficient for CUDA runtime version")                  \
-    X(100, cudaErrorNoDevice, "no CUDA-capable device is detected")                    \
-    X(101, cudaErrorInvalidDevice, "invalid device ordinal")                           \
-    X(200, cudaErrorInvalidKernelImage, "device kernel image is invalid")              \
-    X(201, cudaErrorDeviceUninitialized, "invalid device context")                     \
-    X(208, cudaErrorAlreadyMapped, "resource already mapped")                          \
-    X(211, cudaErrorNotMapped, "resource not mapped")                                  \
-    X(301, cudaErrorFileNotFound, "file not found")                                    \
-    X(400, cudaErrorInvalidResourceHandle, "invalid resource handle")                  \
-    X(500, cudaErrorSymbolNotFound, "named symbol not found")                          \
-    X(712, cudaErrorHostMemoryAlreadyRegistered,                                       \
-      "part or all of the requested memory range is already mapped")                   \
-    X(713, cudaErrorHostMemoryNotRegistered,                                           \
-      "pointer does not correspond to a registered memory region")                     \
-    X(801, cudaErrorNotSupported, "operation not supported")                           \
+#define RT_ERRORS(X)                                                                               \
+    X(0, cudaSuccess, "no error")                                                                  \
+    X(1, cudaErrorInvalidValue, "invalid argument")                                                \
+    X(2, cudaErrorMemoryAllocation, "out of memory")                                               \
+    X(3, cudaErrorInitializationError, "initialization error")                                     \
+    X(4, cudaErrorCudartUnloading, "driver shutting down")                                         \
+    X(35, cudaErrorInsufficientDriver,                                                             \
+      "CUDA driver version is insufficient for CUDA runtime version")                              \
+    X(100, cudaErrorNoDevice, "no CUDA-capable device is detected")                                \
+    X(101, cudaErrorInvalidDevice, "invalid device ordinal")                                       \
+    X(200, cudaErrorInvalidKernelImage, "device kernel image is invalid")                          \
+    X(201, cudaErrorDeviceUninitialized, "invalid device context")                                 \
+    X(208, cudaErrorAlreadyMapped, "resource already mapped")                                      \
+    X(211, cudaErrorNotMapped, "resource not mapped")                                              \
+    X(301, cudaErrorFileNotFound, "file not found")                                                \
+    X(400, cudaErrorInvalidResourceHandle, "invalid resource handle")                              \
+    X(500, cudaErrorSymbolNotFound, "named symbol not found")                                      \
+    X(712, cudaErrorHostMemoryAlreadyRegistered,                                                   \
+      "part or all of the requested memory range is already mapped")                               \
+    X(713, cudaErrorHostMemoryNotRegistered,                                                       \
+      "pointer does not correspond to a registered memory region")                                 \
+    X(801, cudaErrorNotSupported, "operation not supported")                                       \
     X(999, cudaErrorUnknown, "unknown error")
 
-static void child_reset(void) { pthread_mutex_init(&g_lock, NULL); }
+static void child_reset(void)
+{
+    pthread_mutex_init(&g_lock, NULL);
+}
 
 /* load_driver: the body of rt_init, run once. */
 static void load_driver(void)
@@ -89,12 +92,12 @@ static void load_driver(void)
         return;
     }
     rt_drv.gpa = (rt_gpa_fn)p;
-#define FETCH(field, name, ver, flags, params)                                          \
-    p = NULL;                                                                           \
-    if (rt_drv.gpa(name, &p, ver, flags, &st) != CUDA_SUCCESS || !p) {                  \
-        g_init_err = RT_ERR_INSUFFICIENT_DRIVER;                                       \
-        return;                                                                         \
-    }                                                                                   \
+#define FETCH(field, name, ver, flags, params)                                                     \
+    p = NULL;                                                                                      \
+    if (rt_drv.gpa(name, &p, ver, flags, &st) != CUDA_SUCCESS || !p) {                             \
+        g_init_err = RT_ERR_INSUFFICIENT_DRIVER;                                                   \
+        return;                                                                                    \
+    }                                                                                              \
     rt_drv.field = (CUresult(*) params)p;
     RT_DRIVER(FETCH)
 #undef FETCH
@@ -119,7 +122,9 @@ cudaError_t rt_init(void)
 cudaError_t rt_err(CUresult r)
 {
     switch (r) {
-#define X(code, name, desc) case code: return code;
+#define X(code, name, desc)                                                                        \
+    case code:                                                                                     \
+        return code;
         RT_ERRORS(X)
 #undef X
     }
@@ -189,7 +194,8 @@ cudaError_t cudaGetDevice(int *d)
         return rt_ret(e);
     CUcontext cur = NULL;
     CUdevice cd = 0;
-    if (rt_drv.cuCtxGetCurrent(&cur) == CUDA_SUCCESS && cur && rt_drv.cuCtxGetDevice(&cd) == CUDA_SUCCESS)
+    if (rt_drv.cuCtxGetCurrent(&cur) == CUDA_SUCCESS && cur &&
+        rt_drv.cuCtxGetDevice(&cd) == CUDA_SUCCESS)
         t_dev = cd;
     *d = t_dev;
     return cudaSuccess;
@@ -227,12 +233,17 @@ cudaError_t cudaGetLastError(void)
     return e;
 }
 
-cudaError_t cudaPeekAtLastError(void) { return t_last; }
+cudaError_t cudaPeekAtLastError(void)
+{
+    return t_last;
+}
 
 const char *cudaGetErrorString(cudaError_t e)
 {
     switch (e) {
-#define X(code, name, desc) case code: return desc;
+#define X(code, name, desc)                                                                        \
+    case code:                                                                                     \
+        return desc;
         RT_ERRORS(X)
 #undef X
     }
@@ -242,7 +253,9 @@ const char *cudaGetErrorString(cudaError_t e)
 const char *cudaGetErrorName(cudaError_t e)
 {
     switch (e) {
-#define X(code, name, desc) case code: return #name;
+#define X(code, name, desc)                                                                        \
+    case code:                                                                                     \
+        return #name;
         RT_ERRORS(X)
 #undef X
     }
@@ -264,9 +277,10 @@ cudaError_t cudaGetDriverEntryPointByVersion(const char *sym, void **fn, unsigne
     *fn = NULL;
     CUresult r = rt_drv.gpa(sym, fn, (int)version, flags, &st);
     if (status)
-        *status = st == CU_GET_PROC_ADDRESS_SUCCESS           ? cudaDriverEntryPointSuccess
-                  : st == CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT ? cudaDriverEntryPointVersionNotSufficent
-                                                                      : cudaDriverEntryPointSymbolNotFound;
+        *status = st == CU_GET_PROC_ADDRESS_SUCCESS ? cudaDriverEntryPointSuccess
+                  : st == CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT
+                      ? cudaDriverEntryPointVersionNotSufficent
+                      : cudaDriverEntryPointSymbolNotFound;
     /* a symbol that is not found is reported through *status, not as an error */
     if (r != CUDA_SUCCESS && r != CUDA_ERROR_NOT_FOUND)
         return rt_ret(rt_err(r));
@@ -289,7 +303,10 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned int flags)
     return rt_ret(e ? e : rt_err(rt_drv.cuStreamCreate((CUstream *)s, flags)));
 }
 
-cudaError_t cudaStreamCreate(cudaStream_t *s) { return cudaStreamCreateWithFlags(s, 0); }
+cudaError_t cudaStreamCreate(cudaStream_t *s)
+{
+    return cudaStreamCreateWithFlags(s, 0);
+}
 
 cudaError_t cudaStreamDestroy(cudaStream_t s)
 {

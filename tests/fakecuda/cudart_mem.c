@@ -6,10 +6,10 @@
 #include "cudart_internal.h"
 
 /* CALL: runs a driver call after making sure a context is current; records failures. */
-#define CALL(expr)                                                                        \
-    do {                                                                                  \
-        cudaError_t e_ = rt_ctx();                                                        \
-        return rt_ret(e_ ? e_ : rt_err(expr));                                            \
+#define CALL(expr)                                                                                 \
+    do {                                                                                           \
+        cudaError_t e_ = rt_ctx();                                                                 \
+        return rt_ret(e_ ? e_ : rt_err(expr));                                                     \
     } while (0)
 
 cudaError_t cudaMalloc(void **p, size_t size)
@@ -63,8 +63,14 @@ static cudaError_t async_alloc(void **p, size_t size, cudaMemPool_t pool, cudaSt
     return rt_ret(e);
 }
 
-cudaError_t cudaMallocAsync(void **p, size_t size, cudaStream_t s) { return async_alloc(p, size, NULL, s, 0); }
-cudaError_t cudaMallocAsync_ptsz(void **p, size_t size, cudaStream_t s) { return async_alloc(p, size, NULL, s, 1); }
+cudaError_t cudaMallocAsync(void **p, size_t size, cudaStream_t s)
+{
+    return async_alloc(p, size, NULL, s, 0);
+}
+cudaError_t cudaMallocAsync_ptsz(void **p, size_t size, cudaStream_t s)
+{
+    return async_alloc(p, size, NULL, s, 1);
+}
 
 cudaError_t cudaMallocFromPoolAsync(void **p, size_t size, cudaMemPool_t pool, cudaStream_t s)
 {
@@ -112,16 +118,28 @@ cudaError_t cudaMallocPitch(void **p, size_t *pitch, size_t width, size_t height
     return rt_ret(e);
 }
 
-cudaError_t cudaHostAlloc(void **p, size_t size, unsigned int flags) { CALL(rt_drv.cuMemHostAlloc(p, size, flags)); }
-cudaError_t cudaMallocHost(void **p, size_t size) { CALL(rt_drv.cuMemAllocHost_v2(p, size)); }
-cudaError_t cudaFreeHost(void *p) { CALL(rt_drv.cuMemFreeHost(p)); }
+cudaError_t cudaHostAlloc(void **p, size_t size, unsigned int flags)
+{
+    CALL(rt_drv.cuMemHostAlloc(p, size, flags));
+}
+cudaError_t cudaMallocHost(void **p, size_t size)
+{
+    CALL(rt_drv.cuMemAllocHost_v2(p, size));
+}
+cudaError_t cudaFreeHost(void *p)
+{
+    CALL(rt_drv.cuMemFreeHost(p));
+}
 
 cudaError_t cudaHostRegister(void *p, size_t size, unsigned int flags)
 {
     CALL(rt_drv.cuMemHostRegister_v2(p, size, flags));
 }
 
-cudaError_t cudaHostUnregister(void *p) { CALL(rt_drv.cuMemHostUnregister(p)); }
+cudaError_t cudaHostUnregister(void *p)
+{
+    CALL(rt_drv.cuMemHostUnregister(p));
+}
 
 cudaError_t cudaMemGetInfo(size_t *free_b, size_t *total_b)
 {

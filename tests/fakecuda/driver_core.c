@@ -30,21 +30,41 @@ static uint64_t parse_size(const char *s, uint64_t dflt)
         end++;
     uint64_t mul = 1;
     switch (toupper((unsigned char)*end)) {
-    case 0: break;
-    case 'B': break;
-    case 'K': mul = 1ull << 10; break;
-    case 'M': mul = 1ull << 20; break;
-    case 'G': mul = 1ull << 30; break;
-    case 'T': mul = 1ull << 40; break;
-    default: return dflt;
+    case 0:
+        break;
+    case 'B':
+        break;
+    case 'K':
+        mul = 1ull << 10;
+        break;
+    case 'M':
+        mul = 1ull << 20;
+        break;
+    case 'G':
+        mul = 1ull << 30;
+        break;
+    case 'T':
+        mul = 1ull << 40;
+        break;
+    default:
+        return dflt;
     }
     return (uint64_t)(v * (double)mul);
 }
 
 /* atfork handlers: hold the lock across fork, give the child a fresh one. */
-static void fork_prepare(void) { pthread_mutex_lock(&fk_drv.lock); }
-static void fork_parent(void) { pthread_mutex_unlock(&fk_drv.lock); }
-static void fork_child(void) { pthread_mutex_init(&fk_drv.lock, NULL); }
+static void fork_prepare(void)
+{
+    pthread_mutex_lock(&fk_drv.lock);
+}
+static void fork_parent(void)
+{
+    pthread_mutex_unlock(&fk_drv.lock);
+}
+static void fork_child(void)
+{
+    pthread_mutex_init(&fk_drv.lock, NULL);
+}
 
 static void configure_once(void)
 {
@@ -83,9 +103,18 @@ static void configure_once(void)
     fk_drv.configured = 1;
 }
 
-void fk_configure(void) { pthread_once(&g_conf_once, configure_once); }
-void fk_lock(void) { pthread_mutex_lock(&fk_drv.lock); }
-void fk_unlock(void) { pthread_mutex_unlock(&fk_drv.lock); }
+void fk_configure(void)
+{
+    pthread_once(&g_conf_once, configure_once);
+}
+void fk_lock(void)
+{
+    pthread_mutex_lock(&fk_drv.lock);
+}
+void fk_unlock(void)
+{
+    pthread_mutex_unlock(&fk_drv.lock);
+}
 
 void fk_log(const char *fmt, ...)
 {
@@ -232,14 +261,18 @@ CUresult cuDeviceGetUuid(CUuuid *uuid, CUdevice d)
     if (!uuid)
         return CUDA_ERROR_INVALID_VALUE;
     /* deterministic: "vramtrace-fake" bytes then the ordinal */
-    static const char stem[14] = {'v', 'r', 'a', 'm', 't', 'r', 'a', 'c', 'e', '-', 'f', 'a', 'k', 'e'};
+    static const char stem[14] = {'v', 'r', 'a', 'm', 't', 'r', 'a',
+                                  'c', 'e', '-', 'f', 'a', 'k', 'e'};
     memcpy(uuid->bytes, stem, sizeof stem);
     uuid->bytes[14] = 0;
     uuid->bytes[15] = (char)d;
     return CUDA_SUCCESS;
 }
 
-CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice d) { return cuDeviceGetUuid(uuid, d); }
+CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice d)
+{
+    return cuDeviceGetUuid(uuid, d);
+}
 
 CUresult cuDeviceGetAttribute(int *v, int attr, CUdevice d)
 {
@@ -249,16 +282,36 @@ CUresult cuDeviceGetAttribute(int *v, int attr, CUdevice d)
     if (!v || attr <= 0 || attr > 200)
         return CUDA_ERROR_INVALID_VALUE;
     switch (attr) {
-    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *v = 9; break;
-    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *v = 0; break;
-    case 16: *v = 132; break;          /* multiprocessor count */
-    case 33: *v = d + 1; break;        /* PCI bus id */
-    case 1: *v = 1024; break;          /* max threads per block */
-    case 10: *v = 32; break;           /* warp size */
-    case 83: *v = 1; break;            /* unified addressing */
-    case 115: *v = 1; break;           /* memory pools supported */
-    case 102: *v = 1; break;           /* virtual memory management supported */
-    default: *v = 0; break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
+        *v = 9;
+        break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR:
+        *v = 0;
+        break;
+    case 16:
+        *v = 132;
+        break; /* multiprocessor count */
+    case 33:
+        *v = d + 1;
+        break; /* PCI bus id */
+    case 1:
+        *v = 1024;
+        break; /* max threads per block */
+    case 10:
+        *v = 32;
+        break; /* warp size */
+    case 83:
+        *v = 1;
+        break; /* unified addressing */
+    case 115:
+        *v = 1;
+        break; /* memory pools supported */
+    case 102:
+        *v = 1;
+        break; /* virtual memory management supported */
+    default:
+        *v = 0;
+        break;
     }
     return CUDA_SUCCESS;
 }
@@ -302,7 +355,10 @@ CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d)
     return CUDA_SUCCESS;
 }
 
-CUresult cuDevicePrimaryCtxRelease(CUdevice d) { return cuDevicePrimaryCtxRelease_v2(d); }
+CUresult cuDevicePrimaryCtxRelease(CUdevice d)
+{
+    return cuDevicePrimaryCtxRelease_v2(d);
+}
 
 CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice d)
 {
@@ -388,7 +444,10 @@ CUresult cuCtxGetDevice(CUdevice *d)
     return CUDA_SUCCESS;
 }
 
-CUresult cuCtxSynchronize(void) { return fk_current_dev() < 0 ? CUDA_ERROR_INVALID_CONTEXT : CUDA_SUCCESS; }
+CUresult cuCtxSynchronize(void)
+{
+    return fk_current_dev() < 0 ? CUDA_ERROR_INVALID_CONTEXT : CUDA_SUCCESS;
+}
 
 /* ---- streams (trivial objects) ---- */
 
@@ -421,7 +480,10 @@ CUresult cuStreamSynchronize(CUstream s)
     return CUDA_SUCCESS;
 }
 
-CUresult cuStreamSynchronize_ptsz(CUstream s) { return cuStreamSynchronize(s); }
+CUresult cuStreamSynchronize_ptsz(CUstream s)
+{
+    return cuStreamSynchronize(s);
+}
 
 CUresult cuThreadExchangeStreamCaptureMode(int *mode)
 {
@@ -440,7 +502,10 @@ CUresult cuGetErrorString(CUresult e, const char **s)
     if (!s)
         return CUDA_ERROR_INVALID_VALUE;
     switch (e) {
-#define X(code, name, desc) case code: *s = desc; return CUDA_SUCCESS;
+#define X(code, name, desc)                                                                        \
+    case code:                                                                                     \
+        *s = desc;                                                                                 \
+        return CUDA_SUCCESS;
         FK_ERRORS(X)
 #undef X
     }
@@ -453,7 +518,10 @@ CUresult cuGetErrorName(CUresult e, const char **s)
     if (!s)
         return CUDA_ERROR_INVALID_VALUE;
     switch (e) {
-#define X(code, name, desc) case code: *s = #name; return CUDA_SUCCESS;
+#define X(code, name, desc)                                                                        \
+    case code:                                                                                     \
+        *s = #name;                                                                                \
+        return CUDA_SUCCESS;
         FK_ERRORS(X)
 #undef X
     }

@@ -21,25 +21,26 @@
 #define FK_ERR_HOST_MEMORY_NOT_REGISTERED 713
 
 /* Every driver error the fake can return: X(code, NAME, "description"). */
-#define FK_ERRORS(X)                                                                         \
-    X(0, CUDA_SUCCESS, "no error")                                                           \
-    X(1, CUDA_ERROR_INVALID_VALUE, "invalid argument")                                       \
-    X(2, CUDA_ERROR_OUT_OF_MEMORY, "out of memory")                                          \
-    X(3, CUDA_ERROR_NOT_INITIALIZED, "initialization error")                                 \
-    X(4, CUDA_ERROR_DEINITIALIZED, "driver shutting down")                                   \
-    X(100, CUDA_ERROR_NO_DEVICE, "no CUDA-capable device is detected")                       \
-    X(101, CUDA_ERROR_INVALID_DEVICE, "invalid device ordinal")                              \
-    X(200, CUDA_ERROR_INVALID_IMAGE, "device kernel image is invalid")                       \
-    X(201, CUDA_ERROR_INVALID_CONTEXT, "invalid device context")                             \
-    X(208, CUDA_ERROR_ALREADY_MAPPED, "resource already mapped")                             \
-    X(211, CUDA_ERROR_NOT_MAPPED, "resource not mapped")                                     \
-    X(301, CUDA_ERROR_FILE_NOT_FOUND, "file not found")                                      \
-    X(400, CUDA_ERROR_INVALID_HANDLE, "invalid resource handle")                             \
-    X(500, CUDA_ERROR_NOT_FOUND, "named symbol not found")                                   \
-    X(712, CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED,                                        \
-      "part or all of the requested memory range is already mapped")                         \
-    X(713, CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED, "pointer does not correspond to a registered memory region") \
-    X(801, CUDA_ERROR_NOT_SUPPORTED, "operation not supported")                              \
+#define FK_ERRORS(X)                                                                               \
+    X(0, CUDA_SUCCESS, "no error")                                                                 \
+    X(1, CUDA_ERROR_INVALID_VALUE, "invalid argument")                                             \
+    X(2, CUDA_ERROR_OUT_OF_MEMORY, "out of memory")                                                \
+    X(3, CUDA_ERROR_NOT_INITIALIZED, "initialization error")                                       \
+    X(4, CUDA_ERROR_DEINITIALIZED, "driver shutting down")                                         \
+    X(100, CUDA_ERROR_NO_DEVICE, "no CUDA-capable device is detected")                             \
+    X(101, CUDA_ERROR_INVALID_DEVICE, "invalid device ordinal")                                    \
+    X(200, CUDA_ERROR_INVALID_IMAGE, "device kernel image is invalid")                             \
+    X(201, CUDA_ERROR_INVALID_CONTEXT, "invalid device context")                                   \
+    X(208, CUDA_ERROR_ALREADY_MAPPED, "resource already mapped")                                   \
+    X(211, CUDA_ERROR_NOT_MAPPED, "resource not mapped")                                           \
+    X(301, CUDA_ERROR_FILE_NOT_FOUND, "file not found")                                            \
+    X(400, CUDA_ERROR_INVALID_HANDLE, "invalid resource handle")                                   \
+    X(500, CUDA_ERROR_NOT_FOUND, "named symbol not found")                                         \
+    X(712, CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED,                                              \
+      "part or all of the requested memory range is already mapped")                               \
+    X(713, CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED,                                                  \
+      "pointer does not correspond to a registered memory region")                                 \
+    X(801, CUDA_ERROR_NOT_SUPPORTED, "operation not supported")                                    \
     X(999, CUDA_ERROR_UNKNOWN, "unknown error")
 
 #define FK_MAX_DEVICES 8
@@ -76,11 +77,11 @@ struct fk_pool {
 
 struct fk_device {
     uint64_t capacity, used;
-    int primary_refs;          /* cuDevicePrimaryCtxRetain count */
-    struct fk_ctx primary;     /* the primary context object */
-    struct fk_pool pool;       /* default memory pool */
-    struct fk_space space;     /* 64-bit VA */
-    struct fk_space space32;   /* below 4 GiB, for the v1 (32-bit) API */
+    int primary_refs;        /* cuDevicePrimaryCtxRetain count */
+    struct fk_ctx primary;   /* the primary context object */
+    struct fk_pool pool;     /* default memory pool */
+    struct fk_space space;   /* 64-bit VA */
+    struct fk_space space32; /* below 4 GiB, for the v1 (32-bit) API */
 };
 
 struct fk_driver {
@@ -114,8 +115,8 @@ void fk_uncharge(int d, uint64_t bytes);
  * fk_space_find: the range starting exactly at addr, or NULL. fk_space_find_containing: the
  * range containing addr, or NULL. fk_space_remove: drops a range that find returned (its
  * pointer is invalid afterwards). Caller holds the lock for all of them. */
-uint64_t fk_space_alloc(struct fk_space *s, uint64_t size, uint64_t align, uint64_t want,
-                        int kind, uint64_t charged);
+uint64_t fk_space_alloc(struct fk_space *s, uint64_t size, uint64_t align, uint64_t want, int kind,
+                        uint64_t charged);
 struct fk_range *fk_space_find(const struct fk_space *s, uint64_t addr);
 struct fk_range *fk_space_find_containing(const struct fk_space *s, uint64_t addr);
 void fk_space_remove(struct fk_space *s, struct fk_range *r);

@@ -14,8 +14,8 @@ static CUresult alloc_on(int d, uint64_t size, int kind, int small, uint64_t *ou
     struct fk_device *dv = &fk_drv.dev[d];
     CUresult r = fk_charge(d, rounded);
     if (r == CUDA_SUCCESS) {
-        uint64_t a = fk_space_alloc(small ? &dv->space32 : &dv->space, rounded, FK_ALIGN, 0,
-                                    kind, rounded);
+        uint64_t a =
+            fk_space_alloc(small ? &dv->space32 : &dv->space, rounded, FK_ALIGN, 0, kind, rounded);
         if (!a) {
             fk_uncharge(d, rounded);
             r = CUDA_ERROR_OUT_OF_MEMORY;
@@ -89,8 +89,14 @@ CUresult cuMemAlloc(unsigned int *dptr, unsigned int size)
     return r;
 }
 
-CUresult cuMemFree_v2(CUdeviceptr p) { return free_addr(p); }
-CUresult cuMemFree(unsigned int p) { return free_addr(p); }
+CUresult cuMemFree_v2(CUdeviceptr p)
+{
+    return free_addr(p);
+}
+CUresult cuMemFree(unsigned int p)
+{
+    return free_addr(p);
+}
 
 CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pitch, size_t width, size_t height,
                             unsigned int elem)
@@ -141,7 +147,10 @@ CUresult cuMemFreeAsync(CUdeviceptr p, CUstream s)
     return p ? free_addr(p) : CUDA_ERROR_INVALID_VALUE;
 }
 
-CUresult cuMemFreeAsync_ptsz(CUdeviceptr p, CUstream s) { return cuMemFreeAsync(p, s); }
+CUresult cuMemFreeAsync_ptsz(CUdeviceptr p, CUstream s)
+{
+    return cuMemFreeAsync(p, s);
+}
 
 /* pool_dev: device of a pool handle from cuDeviceGetDefaultMemPool, or -1. */
 static int pool_dev(CUmemoryPool pool)

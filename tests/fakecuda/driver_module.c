@@ -134,7 +134,10 @@ CUresult cuModuleLoadFatBinary(CUmodule *mod, const void *fatbin)
     return cuModuleLoadData(mod, fatbin);
 }
 
-CUresult cuModuleUnload(CUmodule mod) { return unload(mod); }
+CUresult cuModuleUnload(CUmodule mod)
+{
+    return unload(mod);
+}
 
 CUresult cuLibraryLoadData(CUlibrary *lib, const void *code, CUjit_option *jo, void **jv,
                            unsigned int njo, CUlibraryOption *lo, void **lv, unsigned int nlo)
@@ -155,7 +158,10 @@ CUresult cuLibraryLoadFromFile(CUlibrary *lib, const char *fname, CUjit_option *
     return load(n, 0, (void **)lib);
 }
 
-CUresult cuLibraryUnload(CUlibrary lib) { return unload(lib); }
+CUresult cuLibraryUnload(CUlibrary lib)
+{
+    return unload(lib);
+}
 
 /* ---- host memory ---- */
 
@@ -174,8 +180,14 @@ CUresult cuMemHostAlloc(void **pp, size_t size, unsigned int flags)
     return CUDA_SUCCESS;
 }
 
-CUresult cuMemAllocHost_v2(void **pp, size_t size) { return cuMemHostAlloc(pp, size, 0); }
-CUresult cuMemAllocHost(void **pp, unsigned int size) { return cuMemHostAlloc(pp, size, 0); }
+CUresult cuMemAllocHost_v2(void **pp, size_t size)
+{
+    return cuMemHostAlloc(pp, size, 0);
+}
+CUresult cuMemAllocHost(void **pp, unsigned int size)
+{
+    return cuMemHostAlloc(pp, size, 0);
+}
 
 CUresult cuMemFreeHost(void *p)
 {
@@ -190,7 +202,7 @@ CUresult cuMemFreeHost(void *p)
 static struct {
     uintptr_t p;
     size_t n;
-} *g_reg;
+} * g_reg;
 static size_t g_nreg, g_capreg;
 
 CUresult cuMemHostRegister_v2(void *p, size_t size, unsigned int flags)

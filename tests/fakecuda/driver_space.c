@@ -112,8 +112,8 @@ static int insert(struct fk_space *s, struct fk_range r)
     return 0;
 }
 
-uint64_t fk_space_alloc(struct fk_space *s, uint64_t size, uint64_t align, uint64_t want,
-                        int kind, uint64_t charged)
+uint64_t fk_space_alloc(struct fk_space *s, uint64_t size, uint64_t align, uint64_t want, int kind,
+                        uint64_t charged)
 {
     if (size == 0 || align == 0 || size > s->limit - s->base)
         return 0;

@@ -29,7 +29,8 @@ struct mapping {
 };
 
 /* An exported shareable handle (fd) -> physical allocation (holds one ref on ph). */
-struct export {
+struct export
+{
     int fd;
     struct phys *ph;
 };
@@ -61,7 +62,8 @@ static void phys_unref(struct phys *ph)
 {
     if (--ph->refs == 0) {
         fk_uncharge(ph->dev, ph->size);
-        fk_log("vmm: physical %llu bytes on dev %d released", (unsigned long long)ph->size, ph->dev);
+        fk_log("vmm: physical %llu bytes on dev %d released", (unsigned long long)ph->size,
+               ph->dev);
         free(ph);
     }
 }
@@ -100,7 +102,8 @@ CUresult cuMemCreate(CUmemGenericAllocationHandle *h, size_t size, const CUmemAl
     if (r)
         return r;
     if (!h || !prop || flags != 0 || size == 0 || size % FK_GRANULARITY ||
-        prop->type != CU_MEM_ALLOCATION_TYPE_PINNED || prop->location.type != CU_MEM_LOCATION_TYPE_DEVICE)
+        prop->type != CU_MEM_ALLOCATION_TYPE_PINNED ||
+        prop->location.type != CU_MEM_LOCATION_TYPE_DEVICE)
         return CUDA_ERROR_INVALID_VALUE;
     int d = prop->location.id;
     if (d < 0 || d >= fk_drv.ndev)

@@ -54,21 +54,21 @@ extern cudaError_t cudaMemcpyAsync(void *, const void *, size_t, int, cudaStream
 
 static int g_fail; /* failed checks in this process */
 
-#define CHECK(cond)                                                                        \
-    do {                                                                                   \
-        if (!(cond)) {                                                                     \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);       \
-            g_fail++;                                                                      \
-        }                                                                                  \
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);               \
+            g_fail++;                                                                              \
+        }                                                                                          \
     } while (0)
-#define CHECK_EQ(a, b)                                                                     \
-    do {                                                                                   \
-        unsigned long long a_ = (unsigned long long)(a), b_ = (unsigned long long)(b);     \
-        if (a_ != b_) {                                                                    \
-            fprintf(stderr, "%s:%d: CHECK_EQ failed: %s = %llu (%#llx), %s = %llu (%#llx)\n", \
-                    __FILE__, __LINE__, #a, a_, a_, #b, b_, b_);                           \
-            g_fail++;                                                                      \
-        }                                                                                  \
+#define CHECK_EQ(a, b)                                                                             \
+    do {                                                                                           \
+        unsigned long long a_ = (unsigned long long)(a), b_ = (unsigned long long)(b);             \
+        if (a_ != b_) {                                                                            \
+            fprintf(stderr, "%s:%d: CHECK_EQ failed: %s = %llu (%#llx), %s = %llu (%#llx)\n",      \
+                    __FILE__, __LINE__, #a, a_, a_, #b, b_, b_);                                   \
+            g_fail++;                                                                              \
+        }                                                                                          \
     } while (0)
 
 static void *g_cuda; /* dlopen("libcuda.so.1") */

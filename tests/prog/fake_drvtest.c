@@ -4,7 +4,8 @@
  * (fake_selftest.sh sets the FAKECUDA_* environment each section expects). */
 #include "fake_check.h"
 
-typedef CUresult (*gpa_v2_t)(const char *, void **, int, cuuint64_t, CUdriverProcAddressQueryResult *);
+typedef CUresult (*gpa_v2_t)(const char *, void **, int, cuuint64_t,
+                             CUdriverProcAddressQueryResult *);
 typedef CUresult (*gpa_v1_t)(const char *, void **, int, cuuint64_t);
 
 /* query: cuGetProcAddress_v2(name, version, flags); returns the pointer, fills *r / *st. */
@@ -38,7 +39,8 @@ static void t_procaddr(void)
     CHECK(query("cuMemAllocAsync", 12000, 0, &r, &st) == drv("cuMemAllocAsync"));
     CHECK(query("cuMemAllocAsync", 12000, 1, &r, &st) == drv("cuMemAllocAsync"));
     CHECK(query("cuMemFreeAsync", 12000, 2, &r, &st) == drv("cuMemFreeAsync_ptsz"));
-    CHECK(query("cuMemAllocFromPoolAsync", 12000, 2, &r, &st) == drv("cuMemAllocFromPoolAsync_ptsz"));
+    CHECK(query("cuMemAllocFromPoolAsync", 12000, 2, &r, &st) ==
+          drv("cuMemAllocFromPoolAsync_ptsz"));
     CHECK(query("cuMemCreate", 12000, 2, &r, &st) == drv("cuMemCreate")); /* no _ptsz form */
     CHECK(query("cuCtxCreate", 3020, 0, &r, &st) == drv("cuCtxCreate_v2"));
     CHECK(query("cuCtxCreate", 12000, 0, &r, &st) == drv("cuCtxCreate_v3"));
@@ -65,7 +67,8 @@ static void t_procaddr(void)
     CHECK_EQ(cudaGetDriverEntryPoint("cuMemAlloc", &p, cudaEnableDefault, &rs), 0);
     CHECK(p == drv("cuMemAlloc_v2"));
     CHECK_EQ(rs, cudaDriverEntryPointSuccess);
-    CHECK_EQ(cudaGetDriverEntryPoint("cuMemAllocAsync", &p, cudaEnablePerThreadDefaultStream, &rs), 0);
+    CHECK_EQ(cudaGetDriverEntryPoint("cuMemAllocAsync", &p, cudaEnablePerThreadDefaultStream, &rs),
+             0);
     CHECK(p == drv("cuMemAllocAsync_ptsz"));
     CHECK_EQ(cudaGetDriverEntryPointByVersion("cuMemAlloc", &p, 3010, 0, &rs), 0);
     CHECK(p == drv("cuMemAlloc"));
@@ -82,7 +85,8 @@ static void t_procaddr(void)
 /* Env: FAKECUDA_MEM=1G FAKECUDA_CONTEXT=100M. VMM: physical memory, not reserved VA. */
 static void t_vmm(void)
 {
-    CUresult (*gran)(size_t *, const CUmemAllocationProp *, int) = drv("cuMemGetAllocationGranularity");
+    CUresult (*gran)(size_t *, const CUmemAllocationProp *, int) =
+        drv("cuMemGetAllocationGranularity");
     CUresult (*create)(CUmemGenericAllocationHandle *, size_t, const CUmemAllocationProp *,
                        unsigned long long) = drv("cuMemCreate");
     CUresult (*release)(CUmemGenericAllocationHandle) = drv("cuMemRelease");
@@ -92,11 +96,13 @@ static void t_vmm(void)
     CUresult (*map)(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle, unsigned long long) =
         drv("cuMemMap");
     CUresult (*unmap)(CUdeviceptr, size_t) = drv("cuMemUnmap");
-    CUresult (*access)(CUdeviceptr, size_t, const CUmemAccessDesc *, size_t) = drv("cuMemSetAccess");
+    CUresult (*access)(CUdeviceptr, size_t, const CUmemAccessDesc *, size_t) =
+        drv("cuMemSetAccess");
     CUresult (*retain)(CUmemGenericAllocationHandle *, void *) = drv("cuMemRetainAllocationHandle");
     CUresult (*exporth)(void *, CUmemGenericAllocationHandle, int, unsigned long long) =
         drv("cuMemExportToShareableHandle");
-    CUresult (*importh)(CUmemGenericAllocationHandle *, void *, int) = drv("cuMemImportFromShareableHandle");
+    CUresult (*importh)(CUmemGenericAllocationHandle *, void *, int) =
+        drv("cuMemImportFromShareableHandle");
 
     size_t base = free_now(); /* also creates the context */
     CHECK_EQ(base, 1 * GiB - 100 * MiB);
@@ -181,7 +187,8 @@ static void t_modules(const char *tmpfile)
 {
     CUresult (*load)(CUmodule *, const char *) = drv("cuModuleLoad");
     CUresult (*load_data)(CUmodule *, const void *) = drv("cuModuleLoadData");
-    CUresult (*load_ex)(CUmodule *, const void *, unsigned, CUjit_option *, void **) = drv("cuModuleLoadDataEx");
+    CUresult (*load_ex)(CUmodule *, const void *, unsigned, CUjit_option *, void **) =
+        drv("cuModuleLoadDataEx");
     CUresult (*load_fat)(CUmodule *, const void *) = drv("cuModuleLoadFatBinary");
     CUresult (*unload)(CUmodule) = drv("cuModuleUnload");
     CUresult (*lib_data)(CUlibrary *, const void *, CUjit_option *, void **, unsigned,
@@ -253,9 +260,13 @@ static void t_modules(const char *tmpfile)
 static void t_interpose(void)
 {
     typedef int (*shim_fn)(void);
-    const char *shimmed[] = {"cuMemHostAlloc", "cuModuleLoadData", "cuMemAlloc_v2",
-                             "cuMemFreeAsync", "cudaGetDriverEntryPointByVersion",
-                             "cudaStreamCreateWithFlags", "cudaMemcpy"};
+    const char *shimmed[] = {"cuMemHostAlloc",
+                             "cuModuleLoadData",
+                             "cuMemAlloc_v2",
+                             "cuMemFreeAsync",
+                             "cudaGetDriverEntryPointByVersion",
+                             "cudaStreamCreateWithFlags",
+                             "cudaMemcpy"};
     for (size_t i = 0; i < sizeof shimmed / sizeof shimmed[0]; i++) {
         shim_fn f = (shim_fn)dlsym(RTLD_DEFAULT, shimmed[i]);
         CHECK(f != NULL);
@@ -280,7 +291,8 @@ static void t_interpose(void)
     void *h = NULL;
     CHECK_EQ(alloc_host(&h, 4096), 0);
     CHECK_EQ(free_host(h), 0);
-    CUresult (*load_ex)(CUmodule *, const void *, unsigned, CUjit_option *, void **) = drv("cuModuleLoadDataEx");
+    CUresult (*load_ex)(CUmodule *, const void *, unsigned, CUjit_option *, void **) =
+        drv("cuModuleLoadDataEx");
     CUresult (*unload)(CUmodule) = drv("cuModuleUnload");
     CUmodule m = NULL;
     CHECK_EQ(load_ex(&m, "ptx", 0, NULL, NULL), 0);

@@ -30,18 +30,26 @@ cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t keep);
 cudaError_t cudaGetDriverEntryPointByVersion(const char *sym, void **fp, unsigned ver,
                                              unsigned long long flags, int *status);
 
-#define CHECK(x)                                                                        \
-    do {                                                                                \
-        int rc_ = (x);                                                                  \
-        if (rc_) {                                                                      \
-            fprintf(stderr, "rt_cases: %s = %d (line %d)\n", #x, rc_, __LINE__);       \
-            exit(1);                                                                    \
-        }                                                                               \
+#define CHECK(x)                                                                                   \
+    do {                                                                                           \
+        int rc_ = (x);                                                                             \
+        if (rc_) {                                                                                 \
+            fprintf(stderr, "rt_cases: %s = %d (line %d)\n", #x, rc_, __LINE__);                   \
+            exit(1);                                                                               \
+        }                                                                                          \
     } while (0)
 
 /* ---- basic: every runtime hook once, each from its own named function ---------------- */
-void *vt_case_malloc(void) { void *p; CHECK(cudaMalloc(&p, 1000000)); return p; }
-void vt_case_free(void *p) { CHECK(cudaFree(p)); }
+void *vt_case_malloc(void)
+{
+    void *p;
+    CHECK(cudaMalloc(&p, 1000000));
+    return p;
+}
+void vt_case_free(void *p)
+{
+    CHECK(cudaFree(p));
+}
 void vt_case_async(void)
 {
     void *p;
@@ -57,8 +65,19 @@ void vt_case_pool(void)
     CHECK(cudaFreeAsync(p, NULL));
     CHECK(cudaMemPoolTrimTo(pool, 0));
 }
-void vt_case_managed(void) { void *p; CHECK(cudaMallocManaged(&p, 5000000, 1)); CHECK(cudaFree(p)); }
-void vt_case_pitch(void) { void *p; size_t pitch; CHECK(cudaMallocPitch(&p, &pitch, 1000, 60)); CHECK(cudaFree(p)); }
+void vt_case_managed(void)
+{
+    void *p;
+    CHECK(cudaMallocManaged(&p, 5000000, 1));
+    CHECK(cudaFree(p));
+}
+void vt_case_pitch(void)
+{
+    void *p;
+    size_t pitch;
+    CHECK(cudaMallocPitch(&p, &pitch, 1000, 60));
+    CHECK(cudaFree(p));
+}
 void vt_case_host(void)
 {
     void *a, *b;
@@ -70,8 +89,17 @@ void vt_case_host(void)
     CHECK(cudaHostRegister(buf, sizeof buf, 0));
     CHECK(cudaHostUnregister(buf));
 }
-void vt_case_meminfo(void) { size_t f, t; CHECK(cudaMemGetInfo(&f, &t)); printf("meminfo %zu %zu\n", f, t); }
-int vt_case_too_big(void) { void *p; return cudaMalloc(&p, (size_t)1 << 45); }
+void vt_case_meminfo(void)
+{
+    size_t f, t;
+    CHECK(cudaMemGetInfo(&f, &t));
+    printf("meminfo %zu %zu\n", f, t);
+}
+int vt_case_too_big(void)
+{
+    void *p;
+    return cudaMalloc(&p, (size_t)1 << 45);
+}
 
 static int case_basic(void)
 {
@@ -175,8 +203,10 @@ static int case_procaddr(void)
     afree_fn afr;
     CHECK(gpa("cuMemAlloc", (void **)&al, 12000, 0, &st));
     CHECK(gpa("cuMemFree", (void **)&fr, 12000, 0, &st));
-    CHECK(gpa("cuMemAllocAsync", (void **)&aal, 12000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &st));
-    CHECK(gpa("cuMemFreeAsync", (void **)&afr, 12000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &st));
+    CHECK(gpa("cuMemAllocAsync", (void **)&aal, 12000,
+              CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &st));
+    CHECK(gpa("cuMemFreeAsync", (void **)&afr, 12000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM,
+              &st));
     for (int i = 0; i < 3; i++) {
         CUdeviceptr d;
         CHECK(al(&d, 2000000 + (size_t)i));
@@ -209,7 +239,8 @@ typedef CUresult (*create_fn)(CUmemGenericAllocationHandle *, size_t, const CUme
 typedef CUresult (*release_fn)(CUmemGenericAllocationHandle);
 typedef CUresult (*reserve_fn)(CUdeviceptr *, size_t, size_t, CUdeviceptr, unsigned long long);
 typedef CUresult (*afree2_fn)(CUdeviceptr, size_t);
-typedef CUresult (*map_fn)(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle, unsigned long long);
+typedef CUresult (*map_fn)(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle,
+                           unsigned long long);
 typedef CUresult (*unmap_fn)(CUdeviceptr, size_t);
 
 /* vmm: PyTorch's expandable segments: reserve 1.125x the card, create+map 2 MiB and 20 MiB
@@ -228,7 +259,8 @@ static int case_vmm(void)
     int st;
     CHECK(cudaGetDriverEntryPointByVersion("cuMemCreate", (void **)&create, 12030, 0, &st));
     CHECK(cudaGetDriverEntryPointByVersion("cuMemRelease", (void **)&release, 12030, 0, &st));
-    CHECK(cudaGetDriverEntryPointByVersion("cuMemAddressReserve", (void **)&reserve, 12030, 0, &st));
+    CHECK(
+        cudaGetDriverEntryPointByVersion("cuMemAddressReserve", (void **)&reserve, 12030, 0, &st));
     CHECK(cudaGetDriverEntryPointByVersion("cuMemAddressFree", (void **)&addrfree, 12030, 0, &st));
     CHECK(cudaGetDriverEntryPointByVersion("cuMemMap", (void **)&map, 12030, 0, &st));
     CHECK(cudaGetDriverEntryPointByVersion("cuMemUnmap", (void **)&unmap, 12030, 0, &st));

@@ -42,7 +42,10 @@ static void put(const void *p, size_t n)
 static unsigned char g_rec[1 << 20];
 static size_t g_rlen;
 
-static void rec_begin(void) { g_rlen = 8; }
+static void rec_begin(void)
+{
+    g_rlen = 8;
+}
 static void rec_bytes(const void *p, size_t n)
 {
     if (g_rlen + n > sizeof g_rec) {
@@ -87,8 +90,7 @@ static struct {
     unsigned pid, pymajor, pyminor;
     int rank;
     uint64_t card, device_bytes;
-} o = {NULL, 1000, 100, 16, 1, 0, 0, 0, 1, 1, 0, "trailer", NULL, 4242, 3, 11, -1, 0,
-       24ull << 30};
+} o = {NULL, 1000, 100, 16, 1, 0, 0, 0, 1, 1, 0, "trailer", NULL, 4242, 3, 11, -1, 0, 24ull << 30};
 
 static void usage(FILE *f)
 {
@@ -242,8 +244,8 @@ static void ev_alloc(unsigned api, unsigned thread, uint16_t extra, uint64_t add
     g_events++;
 }
 
-static void ev_free(unsigned api, unsigned thread, uint16_t extra, uint64_t addr,
-                    uint32_t stack, int16_t result)
+static void ev_free(unsigned api, unsigned thread, uint16_t extra, uint64_t addr, uint32_t stack,
+                    int16_t result)
 {
     unsigned char r[32];
     int ext = stack || result;
@@ -264,8 +266,12 @@ static void ev_free(unsigned api, unsigned thread, uint16_t extra, uint64_t addr
 
 static void write_header(void)
 {
-    vt_file_header h = {{0}, VT_VERSION_MAJOR, VT_VERSION_MINOR, sizeof(vt_file_header),
-                        1700000000000000000ull, 1000000000ull};
+    vt_file_header h = {{0},
+                        VT_VERSION_MAJOR,
+                        VT_VERSION_MINOR,
+                        sizeof(vt_file_header),
+                        1700000000000000000ull,
+                        1000000000ull};
     memcpy(h.magic, VT_MAGIC, VT_MAGIC_LEN);
     if (o.corrupt && !strcmp(o.corrupt, "magic"))
         memcpy(h.magic, "VRAMTRX\n", 8);
@@ -379,19 +385,29 @@ typedef struct live_t {
 int main(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"events", 1, 0, 'n'},   {"live", 1, 0, 'l'},      {"stacks", 1, 0, 's'},
-        {"tensor", 0, 0, 't'},   {"python", 2, 0, 'y'},    {"oom", 0, 0, 'O'},
-        {"card", 1, 0, 'c'},     {"no-extras", 0, 0, 'x'}, {"tail", 1, 0, 'T'},
-        {"corrupt", 1, 0, 'C'},  {"pid", 1, 0, 'p'},       {"rank", 1, 0, 'r'},
-        {"seed", 1, 0, 'S'},     {"help", 0, 0, 'h'},      {0, 0, 0, 0}};
+        {"events", 1, 0, 'n'},  {"live", 1, 0, 'l'},      {"stacks", 1, 0, 's'},
+        {"tensor", 0, 0, 't'},  {"python", 2, 0, 'y'},    {"oom", 0, 0, 'O'},
+        {"card", 1, 0, 'c'},    {"no-extras", 0, 0, 'x'}, {"tail", 1, 0, 'T'},
+        {"corrupt", 1, 0, 'C'}, {"pid", 1, 0, 'p'},       {"rank", 1, 0, 'r'},
+        {"seed", 1, 0, 'S'},    {"help", 0, 0, 'h'},      {0, 0, 0, 0}};
     int ch;
     while ((ch = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
         switch (ch) {
-        case 'o': o.out = optarg; break;
-        case 'n': o.events = strtoull(optarg, NULL, 0); break;
-        case 'l': o.live = strtoull(optarg, NULL, 0); break;
-        case 's': o.stacks = strtoull(optarg, NULL, 0); break;
-        case 't': o.tensor = 1; break;
+        case 'o':
+            o.out = optarg;
+            break;
+        case 'n':
+            o.events = strtoull(optarg, NULL, 0);
+            break;
+        case 'l':
+            o.live = strtoull(optarg, NULL, 0);
+            break;
+        case 's':
+            o.stacks = strtoull(optarg, NULL, 0);
+            break;
+        case 't':
+            o.tensor = 1;
+            break;
         case 'y':
             o.python = 1;
             if (optarg && sscanf(optarg, "%u.%u", &o.pymajor, &o.pyminor) != 2) {
@@ -399,16 +415,36 @@ int main(int argc, char **argv)
                 return 2;
             }
             break;
-        case 'O': o.oom = 1; break;
-        case 'c': o.card = strtoull(optarg, NULL, 0); break;
-        case 'x': o.extras = 0; break;
-        case 'T': o.tail = optarg; break;
-        case 'C': o.corrupt = optarg; break;
-        case 'p': o.pid = (unsigned)strtoul(optarg, NULL, 0); break;
-        case 'r': o.rank = atoi(optarg); break;
-        case 'S': o.seed = strtoull(optarg, NULL, 0); break;
-        case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
+        case 'O':
+            o.oom = 1;
+            break;
+        case 'c':
+            o.card = strtoull(optarg, NULL, 0);
+            break;
+        case 'x':
+            o.extras = 0;
+            break;
+        case 'T':
+            o.tail = optarg;
+            break;
+        case 'C':
+            o.corrupt = optarg;
+            break;
+        case 'p':
+            o.pid = (unsigned)strtoul(optarg, NULL, 0);
+            break;
+        case 'r':
+            o.rank = atoi(optarg);
+            break;
+        case 'S':
+            o.seed = strtoull(optarg, NULL, 0);
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        default:
+            usage(stderr);
+            return 2;
         }
     }
     if (!o.out || optind != argc) {

@@ -22,7 +22,8 @@ static void *worker(void *arg)
     for (int i = 0; i < j->count && j->rc == 0; i++) {
         void *p = NULL;
         j->rc = cudaMalloc(&p, j->size + (size_t)i * 4096);
-        if (j->rc == 0) j->rc = cudaFree(p);
+        if (j->rc == 0)
+            j->rc = cudaFree(p);
     }
     return NULL;
 }
@@ -32,7 +33,8 @@ __attribute__((visibility("default"))) int vt_test_autograd(size_t size, int cou
 {
     job j = {size, count, 0};
     pthread_t t;
-    if (pthread_create(&t, NULL, worker, &j) != 0) return -1;
+    if (pthread_create(&t, NULL, worker, &j) != 0)
+        return -1;
     pthread_join(t, NULL);
     return j.rc;
 }

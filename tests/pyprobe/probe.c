@@ -51,7 +51,8 @@ static void check_state_bits(void)
     memcpy(&raw, &a.state, sizeof raw);
     ok = ok && VT__UNI_KIND(raw) == 1 && VT__UNI_COMPACT(raw) == 0 && VT__UNI_ASCII(raw) == 1;
     printf("%s unicode state bits\n", ok ? "ok" : "MISMATCH");
-    if (!ok) bad = 1;
+    if (!ok)
+        bad = 1;
 }
 
 #define NONE_IS(name) check(#name, t->name, VT__PYOFF_NONE)
@@ -94,17 +95,27 @@ int main(void)
     check("sizeof owner", 1, sizeof(((_PyInterpreterFrame *)0)->owner));
 #elif PY_MINOR_VERSION == 13
     /* The mirror of _Py_DebugOffsets must match the real one member for member. */
-#define MIRROR(m) check("debug." #m, (uint32_t)offsetof(vt__py313_debug_offsets, m), \
-                        offsetof(_Py_DebugOffsets, m))
-    MIRROR(version); MIRROR(free_threaded);
+#define MIRROR(m)                                                                                  \
+    check("debug." #m, (uint32_t)offsetof(vt__py313_debug_offsets, m),                             \
+          offsetof(_Py_DebugOffsets, m))
+    MIRROR(version);
+    MIRROR(free_threaded);
     MIRROR(thread_state.current_frame);
-    MIRROR(interpreter_frame.previous); MIRROR(interpreter_frame.executable);
-    MIRROR(interpreter_frame.instr_ptr); MIRROR(interpreter_frame.owner);
-    MIRROR(code_object.filename); MIRROR(code_object.qualname); MIRROR(code_object.linetable);
-    MIRROR(code_object.firstlineno); MIRROR(code_object.co_code_adaptive);
-    MIRROR(pyobject.ob_type); MIRROR(tuple_object.ob_size);
-    MIRROR(bytes_object.ob_size); MIRROR(bytes_object.ob_sval);
-    MIRROR(unicode_object.state); MIRROR(unicode_object.length);
+    MIRROR(interpreter_frame.previous);
+    MIRROR(interpreter_frame.executable);
+    MIRROR(interpreter_frame.instr_ptr);
+    MIRROR(interpreter_frame.owner);
+    MIRROR(code_object.filename);
+    MIRROR(code_object.qualname);
+    MIRROR(code_object.linetable);
+    MIRROR(code_object.firstlineno);
+    MIRROR(code_object.co_code_adaptive);
+    MIRROR(pyobject.ob_type);
+    MIRROR(tuple_object.ob_size);
+    MIRROR(bytes_object.ob_size);
+    MIRROR(bytes_object.ob_sval);
+    MIRROR(unicode_object.state);
+    MIRROR(unicode_object.length);
     MIRROR(unicode_object.asciiobject_size);
     /* What the decoder derives must equal the real layout (values CPython itself puts in
      * _PyRuntime.debug_offsets are offsetof() of these same fields). */

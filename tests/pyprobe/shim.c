@@ -63,10 +63,12 @@ int vt__write_strings(uint16_t type, uint16_t flags, const void *fixed, size_t n
                       const char *const *strs, const uint32_t *lens, int nstrs)
 {
     (void)flags;
-    if (type != VT_REC_CODE || nfixed != sizeof(vt_rec_code) || nstrs != 3) return 0;
+    if (type != VT_REC_CODE || nfixed != sizeof(vt_rec_code) || nstrs != 3)
+        return 0;
     vt_rec_code r;
     memcpy(&r, fixed, sizeof r);
-    if (r.code_id >= SHIM_CODES) return 0;
+    if (r.code_id >= SHIM_CODES)
+        return 0;
     pthread_mutex_lock(&lock);
     code_entry *c = &codes[r.code_id];
     code_records++;
@@ -98,8 +100,10 @@ VT__EXPORT int shim_last(uint64_t *out, int max)
  * unknown id, -2 for an id written twice. file/qual are NUL-terminated copies. */
 VT__EXPORT int shim_code(uint32_t id, char *file, char *qual, int *first_line, uint8_t *table)
 {
-    if (id >= SHIM_CODES || !codes[id].used) return -1;
-    if (codes[id].used != 1) return -2;
+    if (id >= SHIM_CODES || !codes[id].used)
+        return -1;
+    if (codes[id].used != 1)
+        return -2;
     strcpy(file, codes[id].file);
     strcpy(qual, codes[id].qual);
     *first_line = (int)codes[id].first_line;
@@ -116,7 +120,10 @@ VT__EXPORT int shim_pyinfo(uint32_t *v)
 
 /* shim_autograd_thread: runs a C thread named pt_autograd_0 that copies the last main stack
  * into out[] (as PyTorch's backward threads would get it); returns the count. */
-typedef struct { uint64_t *out; int max, n; } ag_arg;
+typedef struct {
+    uint64_t *out;
+    int max, n;
+} ag_arg;
 static void *ag_main(void *p)
 {
     ag_arg *a = p;
@@ -130,7 +137,8 @@ VT__EXPORT int shim_autograd_thread(uint64_t *out, int max)
 {
     ag_arg a = {out, max, 0};
     pthread_t t;
-    if (pthread_create(&t, NULL, ag_main, &a) != 0) return -1;
+    if (pthread_create(&t, NULL, ag_main, &a) != 0)
+        return -1;
     pthread_join(t, NULL);
     return a.n;
 }
@@ -143,7 +151,8 @@ VT__EXPORT double shim_bench(int iters)
     uint64_t buf[128];
     struct timespec a, b;
     clock_gettime(CLOCK_MONOTONIC, &a);
-    for (int i = 0; i < iters; i++) vt__py_capture(buf, 128);
+    for (int i = 0; i < iters; i++)
+        vt__py_capture(buf, 128);
     clock_gettime(CLOCK_MONOTONIC, &b);
     return ((double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec)) / iters;
 }

@@ -183,8 +183,7 @@ int main(void)
         cmocka_unit_test(test_fixed_spaces), cmocka_unit_test(test_parameters_inputs),
         cmocka_unit_test(test_optimizer),    cmocka_unit_test(test_backward),
         cmocka_unit_test(test_forward),      cmocka_unit_test(test_autocast),
-        cmocka_unit_test(test_segment_mode),
-        cmocka_unit_test(test_unknown_and_table),
+        cmocka_unit_test(test_segment_mode), cmocka_unit_test(test_unknown_and_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

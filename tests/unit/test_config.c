@@ -254,9 +254,9 @@ static void test_program_kinds(void **state)
     char err[512] = "";
     /* argparse, values as separate words: "4" is never a config file */
     config_init(&c);
-    const char *a1[] = {"python3", "hf_train.py", "--model",  "gpt2",      "--batch-size",
-                        "4",       "--seq-len",   "512",      "--grad-accum=2", "--amp",
-                        "fp16",    "--compile"};
+    const char *a1[] = {"python3",        "hf_train.py", "--model",   "gpt2",
+                        "--batch-size",   "4",           "--seq-len", "512",
+                        "--grad-accum=2", "--amp",       "fp16",      "--compile"};
     assert_int_equal(config_from_cmdline(&c, 12, a1, dir, err, sizeof err), 0);
     assert_int_equal(c.program, PROG_ARGPARSE);
     assert_int_equal(c.v[CFG_batch_size].i, 4);

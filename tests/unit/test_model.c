@@ -127,14 +127,14 @@ static void test_never_opens(void **state)
         model_opts o = {0};
         cJSON *root = cJSON_CreateObject();
         assert_int_equal(model_report_json(root, &f, &o), 0);
-        cJSON *ga = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "config"),
-                                        "gradient_accumulation_steps");
+        cJSON *ga =
+            cJSON_GetObjectItem(cJSON_GetObjectItem(root, "config"), "gradient_accumulation_steps");
         assert_string_equal(cJSON_GetObjectItem(ga, "source")->valuestring, "default");
         cJSON *w = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "config_warnings"), 0);
         assert_non_null(w);
         assert_non_null(strstr(w->valuestring, "gpt2_12gb.py: not recorded"));
-        assert_non_null(strstr(w->valuestring, i == 0 ? "trace from an older vramtrace"
-                                                      : "not a regular"));
+        assert_non_null(
+            strstr(w->valuestring, i == 0 ? "trace from an older vramtrace" : "not a regular"));
         cJSON_Delete(root);
     }
     /* nanoGPT: the trace's B = 16 agrees with the argument; its L = 24 beats the default */
@@ -158,8 +158,8 @@ static void test_never_opens(void **state)
     assert_non_null(strstr(c.v[CFG_n_layer].where, "train.py's default 12 differs"));
     assert_int_equal(c.v[CFG_n_embd].src, CONFIG_SRC_DEFAULT); /* same as the default */
     /* another program: every value the trace knows, and never a nanoGPT default as its own */
-    static const char *const hf_argv[] = {"python3", "hf_train.py", "--model", "gpt2",
-                                          "--batch-size", "4"};
+    static const char *const hf_argv[] = {"python3", "hf_train.py",  "--model",
+                                          "gpt2",    "--batch-size", "4"};
     f.argv = hf_argv;
     f.argc = 6;
     assert_int_equal(model_build(m, &f, NULL, err, sizeof err), 0);
@@ -172,7 +172,8 @@ static void test_never_opens(void **state)
     model_opts o = {1, ov, 0, NULL, 0};
     assert_int_equal(model_build(m, &f, &o, err, sizeof err), 0);
     assert_int_equal(m->cfg.v[CFG_n_layer].i, 6);
-    assert_string_equal(m->cfg.v[CFG_n_layer].where, "given on vramtrace's command line (n_layer=6)");
+    assert_string_equal(m->cfg.v[CFG_n_layer].where,
+                        "given on vramtrace's command line (n_layer=6)");
     free(m);
 }
 
@@ -434,9 +435,12 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_never_opens),
-        cmocka_unit_test(test_oom_json),      cmocka_unit_test(test_text_and_overrides),
-        cmocka_unit_test(test_fragmentation), cmocka_unit_test(test_fits),
-        cmocka_unit_test(test_sim_compile),   cmocka_unit_test(test_peaks_only),
+        cmocka_unit_test(test_oom_json),
+        cmocka_unit_test(test_text_and_overrides),
+        cmocka_unit_test(test_fragmentation),
+        cmocka_unit_test(test_fits),
+        cmocka_unit_test(test_sim_compile),
+        cmocka_unit_test(test_peaks_only),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -111,20 +111,26 @@ static void test_compiled_and_scaler(void **state)
     assert_int_equal(PHASE_OF(py("/tmp/torchinductor_root/ab/cab.py", "Runner.call"),
                               py("/x/torch/_inductor/output_code.py", "CompiledFxGraph.__call__"),
                               py("/x/torch/autograd/function.py", "Function.apply"),
-                              py("/x/torch/_dynamo/eval_frame.py", "_fn"), py("/w/train.py", "main"))
+                              py("/x/torch/_dynamo/eval_frame.py", "_fn"),
+                              py("/w/train.py", "main"))
                          .phase,
                      PHASE_FORWARD);
-    assert_int_equal(PHASE_OF(py("/x/torch/_tensor.py", "Tensor.backward"), py("/w/train.py", "main")).phase,
-                     PHASE_BACKWARD);
+    assert_int_equal(
+        PHASE_OF(py("/x/torch/_tensor.py", "Tensor.backward"), py("/w/train.py", "main")).phase,
+        PHASE_BACKWARD);
     /* GradScaler: step / unscale_ are the optimizer step; scale() is the loss */
-    assert_int_equal(PHASE_OF(py("/x/torch/amp/grad_scaler.py", "GradScaler.unscale_")).phase, PHASE_OPTIMIZER);
-    assert_int_equal(PHASE_OF(py("/x/torch/amp/grad_scaler.py", "GradScaler._lazy_init_scale_growth_tracker"),
-                              py("/x/torch/amp/grad_scaler.py", "GradScaler.scale"), py("/w/train.py", "main"))
-                         .phase,
-                     PHASE_OTHER);
-    assert_int_equal(PHASE_OF(py("/x/torch/nn/utils/clip_grad.py", "_get_total_norm")).phase, PHASE_OPTIMIZER);
+    assert_int_equal(PHASE_OF(py("/x/torch/amp/grad_scaler.py", "GradScaler.unscale_")).phase,
+                     PHASE_OPTIMIZER);
+    assert_int_equal(
+        PHASE_OF(py("/x/torch/amp/grad_scaler.py", "GradScaler._lazy_init_scale_growth_tracker"),
+                 py("/x/torch/amp/grad_scaler.py", "GradScaler.scale"), py("/w/train.py", "main"))
+            .phase,
+        PHASE_OTHER);
+    assert_int_equal(PHASE_OF(py("/x/torch/nn/utils/clip_grad.py", "_get_total_norm")).phase,
+                     PHASE_OPTIMIZER);
     /* cuBLAS's workspace and fused attention kernels are flagged */
-    stack_facts f = PHASE_OF(native("at::cuda::getCurrentCUDABlasHandle()"), native("at::_ops::mm::call"));
+    stack_facts f =
+        PHASE_OF(native("at::cuda::getCurrentCUDABlasHandle()"), native("at::_ops::mm::call"));
     assert_int_equal(f.workspace, 1);
     assert_int_equal(f.attention, 0);
     f = PHASE_OF(native("at::_ops::_scaled_dot_product_efficient_attention::call"));
@@ -133,7 +139,8 @@ static void test_compiled_and_scaler(void **state)
     f = PHASE_OF(native("at::_ops::randint_low::call"), py("/w/hf_train.py", "main"));
     assert_int_equal(f.input, 1);
     /* negative: a dtype conversion inside a module (autocast) is no input */
-    f = PHASE_OF(native("at::_ops::_to_copy::call"), py("/x/torch/nn/modules/linear.py", "Linear.forward"),
+    f = PHASE_OF(native("at::_ops::_to_copy::call"),
+                 py("/x/torch/nn/modules/linear.py", "Linear.forward"),
                  py("/w/hf_train.py", "main"));
     assert_int_equal(f.input, 0);
 }

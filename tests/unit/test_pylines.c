@@ -29,7 +29,7 @@ static void test_310_forms(void **state)
     assert_int_equal(pylines_line(3, 10, t, sizeof t, 10, 12), 15);
     assert_int_equal(pylines_line(3, 10, t, sizeof t, 10, 14), 145);
     assert_int_equal(pylines_line(3, 10, t, sizeof t, 10, 18), -1); /* past the table */
-    assert_int_equal(pylines_line(3, 10, t, 3, 10, 6), -1);          /* odd tail ignored */
+    assert_int_equal(pylines_line(3, 10, t, 3, 10, 6), -1);         /* odd tail ignored */
     /* a line beyond int (a hostile first line or table): malformed, never a wrapped line */
     static const uint8_t up[] = {2, 0, 2, 5};
     assert_int_equal(pylines_line(3, 10, up, sizeof up, INT_MAX - 2, 0), INT_MAX - 2);
@@ -40,13 +40,13 @@ static void test_311_forms(void **state)
 {
     (void)state;
     static const uint8_t t[] = {
-        0x80 | (0 << 3) | 0, 0x05,             /* short form, 1 unit: line 20 */
-        0x80 | (11 << 3) | 1, 3, 9,            /* one-line +1, 2 units: 21 */
-        0x80 | (12 << 3) | 0, 3, 9,            /* one-line +2: 23 */
-        0x80 | (13 << 3) | 0, 0x07,            /* no columns, -3: 20 */
-        0x80 | (15 << 3) | 0,                  /* no location */
+        0x80 | (0 << 3) | 0,  0x05,                /* short form, 1 unit: line 20 */
+        0x80 | (11 << 3) | 1, 3,    9,             /* one-line +1, 2 units: 21 */
+        0x80 | (12 << 3) | 0, 3,    9,             /* one-line +2: 23 */
+        0x80 | (13 << 3) | 0, 0x07,                /* no columns, -3: 20 */
+        0x80 | (15 << 3) | 0,                      /* no location */
         0x80 | (14 << 3) | 0, 0x50, 0x06, 2, 1, 5, /* long form +200 (svarint 400 = 0x50 0x06) */
-        0x80 | (10 << 3) | 7, 1, 2,            /* one-line +0, 8 units: 220 */
+        0x80 | (10 << 3) | 7, 1,    2,             /* one-line +0, 8 units: 220 */
     };
     unsigned v = 11;
     assert_int_equal(pylines_line(3, v, t, sizeof t, 20, 0), 20);
@@ -80,64 +80,64 @@ static void test_311_forms(void **state)
     assert_int_equal(pylines_supported(2, 7), 0);
 }
 
-static const char emit_py[] =
-    "import sys, types\n"
-    "src = '''\n"
-    "def simple(a, b):\n"
-    "    c = a + b\n"
-    "    return c * 2\n"
-    "\n"
-    "def loops(n):\n"
-    "    total = 0\n"
-    "    for i in range(n):\n"
-    "        if i % 2:\n"
-    "            total += i\n"
-    "        else:\n"
-    "            total -= (i\n"
-    "                      + 1)\n"
-    "    while total > 10:\n"
-    "        total //= 2\n"
-    "    return total\n"
-    "\n"
-    "def tryexc(x):\n"
-    "    try:\n"
-    "        y = 1 / x\n"
-    "    except ZeroDivisionError:\n"
-    "        y = None\n"
-    "    finally:\n"
-    "        x = 0\n"
-    "    return y\n"
-    "\n"
-    "class Model:\n"
-    "    def forward(self, x):\n"
-    "        h = [v * 2 for v in x]\n"
-    "        g = (lambda q: q + 1)(3)\n"
-    "        return sum(h) + g\n"
-    "\n"
-    "def gen(n):\n"
-    "    for i in range(n):\n"
-    "        yield i\n"
-    "''' + \"\\n\" * 300 + '''\n"
-    "def far(a):\n"
-    "    b = a\n"
-    "''' + \"\\n\" * 200 + '''\n"
-    "    return b\n"
-    "'''\n"
-    "co = compile(src, \"emit_src.py\", \"exec\")\n"
-    "print(\"VERSION\", sys.version_info[0], sys.version_info[1])\n"
-    "def walk(c):\n"
-    "    yield c\n"
-    "    for k in c.co_consts:\n"
-    "        if isinstance(k, types.CodeType):\n"
-    "            yield from walk(k)\n"
-    "for c in walk(co):\n"
-    "    print(\"CODE\", c.co_qualname if hasattr(c, \"co_qualname\") else c.co_name, c.co_firstlineno, c.co_linetable.hex() or \"-\")\n"
-    "    for s, e, l in c.co_lines():\n"
-    "        print(\"L\", s, e, -1 if l is None else l)\n"
-    "    if hasattr(c, \"co_positions\"):\n"
-    "        for i, p in enumerate(c.co_positions()):\n"
-    "            print(\"P\", 2 * i, -1 if p[0] is None else p[0])\n"
-    "\n";
+static const char emit_py[] = "import sys, types\n"
+                              "src = '''\n"
+                              "def simple(a, b):\n"
+                              "    c = a + b\n"
+                              "    return c * 2\n"
+                              "\n"
+                              "def loops(n):\n"
+                              "    total = 0\n"
+                              "    for i in range(n):\n"
+                              "        if i % 2:\n"
+                              "            total += i\n"
+                              "        else:\n"
+                              "            total -= (i\n"
+                              "                      + 1)\n"
+                              "    while total > 10:\n"
+                              "        total //= 2\n"
+                              "    return total\n"
+                              "\n"
+                              "def tryexc(x):\n"
+                              "    try:\n"
+                              "        y = 1 / x\n"
+                              "    except ZeroDivisionError:\n"
+                              "        y = None\n"
+                              "    finally:\n"
+                              "        x = 0\n"
+                              "    return y\n"
+                              "\n"
+                              "class Model:\n"
+                              "    def forward(self, x):\n"
+                              "        h = [v * 2 for v in x]\n"
+                              "        g = (lambda q: q + 1)(3)\n"
+                              "        return sum(h) + g\n"
+                              "\n"
+                              "def gen(n):\n"
+                              "    for i in range(n):\n"
+                              "        yield i\n"
+                              "''' + \"\\n\" * 300 + '''\n"
+                              "def far(a):\n"
+                              "    b = a\n"
+                              "''' + \"\\n\" * 200 + '''\n"
+                              "    return b\n"
+                              "'''\n"
+                              "co = compile(src, \"emit_src.py\", \"exec\")\n"
+                              "print(\"VERSION\", sys.version_info[0], sys.version_info[1])\n"
+                              "def walk(c):\n"
+                              "    yield c\n"
+                              "    for k in c.co_consts:\n"
+                              "        if isinstance(k, types.CodeType):\n"
+                              "            yield from walk(k)\n"
+                              "for c in walk(co):\n"
+                              "    print(\"CODE\", c.co_qualname if hasattr(c, \"co_qualname\") "
+                              "else c.co_name, c.co_firstlineno, c.co_linetable.hex() or \"-\")\n"
+                              "    for s, e, l in c.co_lines():\n"
+                              "        print(\"L\", s, e, -1 if l is None else l)\n"
+                              "    if hasattr(c, \"co_positions\"):\n"
+                              "        for i, p in enumerate(c.co_positions()):\n"
+                              "            print(\"P\", 2 * i, -1 if p[0] is None else p[0])\n"
+                              "\n";
 
 static int unhex(const char *h, uint8_t *out, size_t cap)
 {
@@ -180,15 +180,15 @@ static long check_interpreter(const char *python, const char *script)
             for (long off = s; off < e; off += 2) {
                 int got = pylines_line(major, minor, table, (size_t)tlen, first, (uint32_t)off);
                 if (got != l)
-                    fail_msg("%s %u.%u %s offset %ld: line %d, co_lines says %ld", python,
-                             major, minor, name, off, got, l);
+                    fail_msg("%s %u.%u %s offset %ld: line %d, co_lines says %ld", python, major,
+                             minor, name, off, got, l);
                 checked++;
             }
         } else if (sscanf(line, "P %ld %ld", &s, &l) == 2) {
             int got = pylines_line(major, minor, table, (size_t)tlen, first, (uint32_t)s);
             if (got != l)
-                fail_msg("%s %u.%u %s offset %ld: line %d, co_positions says %ld", python,
-                         major, minor, name, s, got, l);
+                fail_msg("%s %u.%u %s offset %ld: line %d, co_positions says %ld", python, major,
+                         minor, name, s, got, l);
             checked++;
         }
     }
@@ -227,7 +227,8 @@ static void test_real_interpreters(void **state)
     pclose(ls);
     unlink(script);
     if (versions == 0)
-        fail_msg("no CPython 3.10-3.13 found under $(pyenv root)/versions: at least one is required");
+        fail_msg(
+            "no CPython 3.10-3.13 found under $(pyenv root)/versions: at least one is required");
 }
 
 int main(void)

@@ -122,11 +122,21 @@ static void test_every_record_type(void **state)
             assert_int_equal(rec.u.config.fixed.card_bytes, 12 * 1024 * MiB);
             assert_int_equal(rec.u.config.card.len, 7);
             break;
-        case 2: assert_int_equal(rec.u.device.fixed.total_bytes, 24 * 1024 * MiB); break;
-        case 3: assert_int_equal(rec.u.thread.fixed.tid, 78); break;
-        case 4: assert_int_equal(rec.u.pyinfo.minor, 11); break;
-        case 5: assert_int_equal(rec.u.module.fixed.base, 0x7f0000000000ull); break;
-        case 6: assert_int_equal(rec.u.symbol.fixed.sym_offset, 0x34); break;
+        case 2:
+            assert_int_equal(rec.u.device.fixed.total_bytes, 24 * 1024 * MiB);
+            break;
+        case 3:
+            assert_int_equal(rec.u.thread.fixed.tid, 78);
+            break;
+        case 4:
+            assert_int_equal(rec.u.pyinfo.minor, 11);
+            break;
+        case 5:
+            assert_int_equal(rec.u.module.fixed.base, 0x7f0000000000ull);
+            break;
+        case 6:
+            assert_int_equal(rec.u.symbol.fixed.sym_offset, 0x34);
+            break;
         case 7:
             assert_int_equal(rec.u.code.first_line, 40);
             assert_int_equal(rec.u.code.linetable.len, 4);
@@ -181,7 +191,9 @@ static void test_every_record_type(void **state)
             assert_int_equal(rec.payload_len, 24);
             assert_string_equal(reader_type_name(rec.type), "unknown");
             break;
-        case 16: assert_int_equal(rec.u.trailer.n_events, 4); break;
+        case 16:
+            assert_int_equal(rec.u.trailer.n_events, 4);
+            break;
         }
     }
     assert_int_equal(i, n);
@@ -323,9 +335,9 @@ static void test_malformed(void **state)
         uint16_t type;
         uint32_t size;
     } bad[] = {
-        {VT_REC_ALLOC, 0},           {VT_REC_ALLOC, 4},          {VT_REC_ALLOC, 44},
-        {VT_REC_ALLOC, 0xfffffff8u}, {VT_REC_ALLOC, 32},         {VT_REC_ALLOC, 1024},
-        {VT_REC_FREE, 16},           {VT_REC_TRAILER, 1 << 20},  {999, (16u << 20) + 8},
+        {VT_REC_ALLOC, 0},           {VT_REC_ALLOC, 4},         {VT_REC_ALLOC, 44},
+        {VT_REC_ALLOC, 0xfffffff8u}, {VT_REC_ALLOC, 32},        {VT_REC_ALLOC, 1024},
+        {VT_REC_FREE, 16},           {VT_REC_TRAILER, 1 << 20}, {999, (16u << 20) + 8},
         {VT_REC_CODE, 16},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {

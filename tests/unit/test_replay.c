@@ -17,7 +17,8 @@
 
 static wbuf g_w; /* the trace being written (trace_enc.h) */
 
-static void rec(uint16_t type, uint16_t flags, const void *p, size_t n, const char *const *strs, int ns)
+static void rec(uint16_t type, uint16_t flags, const void *p, size_t n, const char *const *strs,
+                int ns)
 {
     w_rec_strs(&g_w, type, flags, p, n, strs, ns);
 }
@@ -52,10 +53,12 @@ static void stack(uint32_t id, uint32_t code_id)
 
 static unsigned g_alloc_api = VT_API_cudaMallocAsync, g_free_api = VT_API_cudaFreeAsync;
 
-static void alloc(uint32_t thread, int backward, uint64_t addr, uint64_t size, uint32_t st, int result)
+static void alloc(uint32_t thread, int backward, uint64_t addr, uint64_t size, uint32_t st,
+                  int result)
 {
     static uint64_t t = 1000;
-    vt_rec_alloc a = {VT_TT_MAKE(t += 1000, thread), result ? 0 : addr, size, st, 0, (int16_t)result};
+    vt_rec_alloc a = {
+        VT_TT_MAKE(t += 1000, thread), result ? 0 : addr, size, st, 0, (int16_t)result};
     uint16_t fl = VT_EVF_MAKE(g_alloc_api, 0) | (backward ? VT_EVF_BACKWARD : 0) |
                   (result ? VT_EVF_FAILED : 0);
     rec(VT_REC_ALLOC, fl, &a, sizeof a, NULL, 0);
@@ -64,7 +67,8 @@ static void alloc(uint32_t thread, int backward, uint64_t addr, uint64_t size, u
 static void release(uint32_t thread, int backward, uint64_t addr)
 {
     vt_rec_free f = {VT_TT_MAKE(99999, thread), addr};
-    rec(VT_REC_FREE, VT_EVF_MAKE(g_free_api, 0) | (backward ? VT_EVF_BACKWARD : 0), &f, sizeof f, NULL, 0);
+    rec(VT_REC_FREE, VT_EVF_MAKE(g_free_api, 0) | (backward ? VT_EVF_BACKWARD : 0), &f, sizeof f,
+        NULL, 0);
 }
 
 /* write_trace: the training-shaped scenario; trailer = 0 leaves it truncated. */
@@ -226,9 +230,8 @@ static void test_bad_files(void **st)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_training_shape),
-                                       cmocka_unit_test(test_segment_oom_cache),
-                                       cmocka_unit_test(test_allocator_blocks),
-                                       cmocka_unit_test(test_bad_files)};
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_training_shape), cmocka_unit_test(test_segment_oom_cache),
+        cmocka_unit_test(test_allocator_blocks), cmocka_unit_test(test_bad_files)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
