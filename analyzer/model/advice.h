@@ -29,6 +29,11 @@ typedef struct model_calib {
     double temp_per_token;     /* temporaries above 64 MiB, per token (scale with B*T) */
     int calibrated;            /* 1: fitted to a measurement */
     int global;                /* 1: categories unknown; one ratio for all tensor bytes */
+    /* OOM runs (advice_calibrate_oom): the state at the failure, a lower bound on the step */
+    int has_oom;               /* 1: oom_live / oom_request are set */
+    int oom_tight;             /* 1: a forward had completed before the failure */
+    cat_breakdown oom_live;    /* live by category at the failure */
+    uint64_t oom_request;      /* bytes the failing call asked for */
 } model_calib;
 
 /* A prediction for one shape. */
@@ -55,6 +60,14 @@ void advice_calib_default(model_calib *c, const gpt_shape *s);
  * peak was reached: a category measured below the formula is then not trusted (ratio kept at 1). */
 void advice_calibrate(model_calib *c, const gpt_shape *s, const cat_breakdown *measured,
                       int partial);
+
+/* advice_calibrate_oom: adds the state at an OOM (live by category, the failed request, the
+ * phase) to a partial calibration: what-ifs then scale that state (B-proportional parts with
+ * the tokens, fixed parts kept, gradients / optimizer state that did not exist yet from the
+ * formula), so the failed configuration is predicted at least at live + request. tight = 1
+ * when the failure came after the forward (backward, optimizer): the state is then the
+ * prediction; else the larger of it and the formula's. */
+void advice_calibrate_oom(model_calib *c, const cat_breakdown *live, uint64_t request, int tight);
 
 /* advice_predict: the calibrated peak for shape s (steady state, iteration >= 1). */
 void advice_predict(const model_calib *c, const gpt_shape *s, prediction *out);

@@ -263,6 +263,11 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     else
         advice_calib_default(&m->calib, &m->shape);
     m->calib.expandable = m->expandable_set;
+    if (f->has_oom && cat_breakdown_total(&f->at_oom) > 0)
+        advice_calibrate_oom(&m->calib, &f->at_oom, f->oom_requested,
+                             f->at_oom.bytes[CAT_GRADIENTS] > 0 ||
+                                 (f->oom_phase && (!strcmp(f->oom_phase, "backward") ||
+                                                   !strcmp(f->oom_phase, "optimizer"))));
     gpt_shape steady = m->shape;
     steady.iteration0 = 0;
     advice_predict(&m->calib, &steady, &m->current);
