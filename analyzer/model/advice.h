@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "categories.h"
+#include "config.h"
 #include "formula.h"
 
 #define ADVICE_HEADROOM_PCT 5 /* keep at least this % of the card free */
@@ -137,5 +138,12 @@ typedef struct advice_item {
 int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capacity,
                       int fragmentation, int expandable_set, int current_fits, advice_item *items,
                       int max);
+
+/* advice_speak: rewrites items (made for cur) in the traced program's language: nanoGPT keeps
+ * `--key=value`; otherwise a knob changes through the flag that carried it on the command line
+ * (config_value.flag / flag_sep, e.g. `--batch-size 4 --grad-accum 4`), and the change is said
+ * in plain words ("micro-batch 8 → 4, accumulation 2 → 4"); a knob no flag carried gets no
+ * command line (never a flag the program does not have). */
+void advice_speak(advice_item *items, int n, const nano_config *cfg, const gpt_shape *cur);
 
 #endif

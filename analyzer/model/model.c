@@ -286,5 +286,6 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     m->nitems = advice_candidates(&m->calib, &steady, m->capacity,
                                   f->has_oom && m->cause == OOM_FRAGMENTATION, m->expandable_set,
                                   cur_fits, m->items, ADVICE_MAX);
+    advice_speak(m->items, m->nitems, &m->cfg, &steady);
     return 0;
 }

@@ -3,7 +3,8 @@
 # the measured fit/OOM boundary (examples/traces/h100-torch2.11/README.md): no batch measured
 # to run out of memory is predicted to fit, none measured to fit is predicted above the card,
 # a run that fit is never told it needs more than the card, an OOM run is predicted above it
-# and its recommendation is at least half the largest batch measured to fit; predict --from
+# and its recommendation is at least half the largest batch measured to fit; advice uses only
+# the flags the traced command line used (nanoGPT: --key=value); predict --from
 # the documents' case 2 (compiled, B=16, A=32) keeps the effective batch: B=8, A=64.
 set -u
 D="$ROOT/examples/traces/h100-torch2.11"
@@ -53,6 +54,18 @@ for line in open(sys.argv[1]):
             bad.append("%s: batch %d ran out of memory, predicted to fit" % (t, B))
         if B in fit[fam] and a["required_bytes"] > cap and (t, B) not in known:
             bad.append("%s: batch %d fit, predicted %d > card" % (t, B, a["required_bytes"]))
+    # the program's language: only flags the traced command line used (HF: --batch-size N)
+    cmd = f["command"].split("(PYTORCH_CUDA_ALLOC_CONF")[0]
+    for a in r["advice"]:
+        for flag in re.findall(r"(--[A-Za-z_-]+)", a["command_line"]):
+            if flag not in cmd and not (fam.startswith("nano") and "train.py" in cmd):
+                bad.append("%s: advice %r uses %s, not a flag of %s" % (t, a["change"], flag, cmd))
+        if fam.startswith("nano") and a["change"].startswith("batch_size=") and \
+           not a["command_line"].startswith("--batch_size="):
+            bad.append("%s: nanoGPT advice %r not in --key=value" % (t, a["command_line"]))
+    if not fam.startswith("nano") and not any(
+            re.fullmatch(r"--batch-size \d+", a["command_line"]) for a in r["advice"]):
+        bad.append("%s: no advice in the program's own --batch-size N" % t)
     lb = p["largest_batch_size"]
     if any(b <= lb for b in oom[fam]):
         bad.append("%s: largest batch %d, but %s ran out of memory" % (t, lb, sorted(oom[fam])))
