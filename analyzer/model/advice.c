@@ -245,6 +245,17 @@ void advice_predict(const model_calib *c, const gpt_shape *s, prediction *out)
         predict_oom(c, s, &l);
         if (c->oom_tight || l.required_bytes > out->required_bytes)
             *out = l;
+        /* the failed configuration needs at least what was live plus what it asked for */
+        const gpt_shape *m = &c->measured_shape;
+        uint64_t need = cat_breakdown_total(&c->oom_live) + c->oom_request;
+        if (s->B == m->B && s->T == m->T && s->L == m->L && s->d == m->d && s->V == m->V &&
+            s->compile == m->compile && s->checkpointing == m->checkpointing &&
+            out->peak_bytes < need) {
+            uint64_t add = need - out->peak_bytes;
+            out->peak_bytes += add;
+            out->reserved_bytes += add;
+            out->required_bytes += add;
+        }
         return;
     }
     if (!c->calibrated || c->partial)

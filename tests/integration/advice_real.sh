@@ -4,7 +4,8 @@
 # to run out of memory is predicted to fit, none measured to fit is predicted above the card,
 # a run that fit is never told it needs more than the card, an OOM run is predicted above it
 # and its recommendation is at least half the largest batch measured to fit; advice uses only
-# the flags the traced command line used (nanoGPT: --key=value); predict --from
+# the flags the traced command line used (nanoGPT: --key=value); report and predict --from
+# agree within 5 %; predict --from
 # the documents' case 2 (compiled, B=16, A=32) keeps the effective batch: B=8, A=64.
 set -u
 D="$ROOT/examples/traces/h100-torch2.11"
@@ -12,6 +13,7 @@ for f in "$D"/*.vt; do
     t=$(basename "$f" .vt)
     [ "$t" = a_native_compile ] && continue # no card: outside the boundary
     "$VT" report --json "$f" >"$t.json" || { echo "report $t failed"; exit 1; }
+    "$VT" predict --json --from "$f" >"$t.predict.json" || { echo "predict --from $t failed"; exit 1; }
 done
 "$VT" predict --json --from "$D/g_compile_b16_12gib.vt" --card 12GiB >case2.json ||
     { echo "predict --from failed"; exit 1; }
@@ -66,6 +68,10 @@ for line in open(sys.argv[1]):
     if not fam.startswith("nano") and not any(
             re.fullmatch(r"--batch-size \d+", a["command_line"]) for a in r["advice"]):
         bad.append("%s: no advice in the program's own --batch-size N" % t)
+    # report and predict --from share one model: the same configuration within 5 %
+    q = json.load(open(t + ".predict.json"))
+    if abs(q["peak_bytes"] - p["current_peak_bytes"]) > 0.05 * p["current_peak_bytes"]:
+        bad.append("%s: predict --from %d, report %d" % (t, q["peak_bytes"], p["current_peak_bytes"]))
     lb = p["largest_batch_size"]
     if any(b <= lb for b in oom[fam]):
         bad.append("%s: largest batch %d, but %s ran out of memory" % (t, lb, sorted(oom[fam])))
