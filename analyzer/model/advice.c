@@ -448,8 +448,9 @@ static int batch_item(advice_item *items, int n, int max, const model_calib *c,
     uint64_t eff = cur->B * cur->A, neff = B * A;
     if (neff == eff)
         snprintf(note, sizeof note,
-                 "same effective batch %llu, same final model, ~%s slower (more micro-steps)",
-                 (unsigned long long)eff, B * 2 >= cur->B ? "10-15 %" : "15-30 %");
+                 "same effective batch %llu, same final model; %llu micro-steps per optimizer "
+                 "step instead of %llu (smaller kernels: usually slower, not measured here)",
+                 (unsigned long long)eff, (unsigned long long)A, (unsigned long long)cur->A);
     else
         snprintf(note, sizeof note,
                  "effective batch %llu instead of %llu: noisier gradients, 10-20 %% more steps",
