@@ -114,6 +114,10 @@ static int apply_model(nano_config *c, const char *name, char *err, size_t errle
     return -1;
 }
 
+/* The calibration `vramtrace report` built for a trace given to --from (its OOM state
+ * included), so that report and predict share one model; calibrated = 0 for a JSON report. */
+static model_calib trace_calib;
+
 /* load_trace: a trace given to --from: replayed and modelled as `vramtrace report` does
  * (report/report.c), the run's configuration into c (source "file", where "--from PATH"),
  * the measured peak by category into measured, *partial = the run ended in an OOM, the run's
@@ -141,6 +145,7 @@ static int load_trace(const char *path, nano_config *c, cat_breakdown *measured,
         c->v[CFG_compile].i = 0;
     *measured = m->measured;
     *partial = rep.facts.has_oom;
+    trace_calib = m->calib;
     *cap = m->capacity;
     snprintf(capname, caplen, "%s", m->capacity_name[0] ? m->capacity_name : "the traced run's card");
     report_free(&rep);
@@ -322,6 +327,22 @@ static int parse(int argc, char **argv, nano_config *c, predict_args *a, char *e
     return config_validate(c, err, errlen);
 }
 
+/* keep_effective: the largest divisor b <= lb of the effective batch B*A (the documents keep
+ * it: same final model, more micro-steps) and its accumulation a; 0 if none (lb = 0). */
+static int keep_effective(const gpt_shape *s, uint64_t lb, uint64_t *b, uint64_t *a)
+{
+    uint64_t eff;
+    if (!lb || s->A == 0 || __builtin_mul_overflow(s->B, s->A, &eff))
+        return 0;
+    for (uint64_t k = lb < eff ? lb : eff; k >= 1; k--)
+        if (eff % k == 0) {
+            *b = k;
+            *a = eff / k;
+            return 1;
+        }
+    return 0;
+}
+
 static void print_text(const nano_config *c, const gpt_shape *s, const prediction *p,
                        const predict_args *a, uint64_t lb, const model_calib *cal)
 {
@@ -398,9 +419,16 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
         printf(", %s free\n", card_format_bytes((uint64_t)room, b2, sizeof b2));
     else
         printf(", %s over\n", card_format_bytes((uint64_t)-room, b2, sizeof b2));
+    uint64_t rb, ra;
     if (lb)
         printf("largest batch_size that fits (keeping >= %d %% free): %llu  (--batch_size=%llu)\n",
                ADVICE_HEADROOM_PCT, (unsigned long long)lb, (unsigned long long)lb);
+    if (lb && keep_effective(s, lb, &rb, &ra))
+        printf("recommended, keeping the effective batch %llu: batch_size=%llu, "
+               "gradient_accumulation_steps=%llu  (--batch_size=%llu "
+               "--gradient_accumulation_steps=%llu)\n",
+               (unsigned long long)(rb * ra), (unsigned long long)rb, (unsigned long long)ra,
+               (unsigned long long)rb, (unsigned long long)ra);
     else
         printf("not even batch_size=1 fits: use a smaller model, a shorter block_size or "
                "activation checkpointing\n");
@@ -448,6 +476,14 @@ static int print_json(const nano_config *c, const gpt_shape *s, const prediction
         cJSON_AddNumberToObject(root, "headroom_bytes",
                                 (double)((int64_t)a->card.bytes - (int64_t)p->required_bytes));
         cJSON_AddNumberToObject(root, "largest_batch_size", (double)lb);
+        uint64_t rb, ra;
+        if (keep_effective(s, lb, &rb, &ra)) {
+            cJSON *rj = cJSON_AddObjectToObject(root, "recommended");
+            cJSON_AddNumberToObject(rj, "batch_size", (double)rb);
+            cJSON_AddNumberToObject(rj, "gradient_accumulation_steps", (double)ra);
+        } else {
+            cJSON_AddNullToObject(root, "recommended");
+        }
     } else {
         cJSON_AddNullToObject(root, "card");
         cJSON_AddNullToObject(root, "fits");
@@ -526,6 +562,8 @@ int cmd_predict(int argc, char **argv)
         run_shape.unfused_attention = measured.bytes[CAT_ATTENTION] > 0;
         s.unfused_attention |= run_shape.unfused_attention;
         advice_calibrate(&cal, &run_shape, &measured, partial);
+        if (trace_calib.calibrated && !s.checkpointing)
+            cal = trace_calib; /* the report's own model of the run */
     } else {
         advice_calib_default(&cal, &s);
     }

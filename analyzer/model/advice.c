@@ -6,11 +6,12 @@
 #include <string.h>
 
 /* Categories the refined formula predicts; the rest are carried over or derived. */
-static const category model_cats[] = {CAT_PARAMETERS,  CAT_GRADIENTS, CAT_OPTIMIZER, CAT_AUTOCAST,
-                                      CAT_ACTIVATIONS, CAT_LOGITS,    CAT_ATTENTION, CAT_INPUTS};
+static const category model_cats[] = {CAT_PARAMETERS, CAT_GRADIENTS,   CAT_OPTIMIZER,
+                                      CAT_AUTOCAST,   CAT_ACTIVATIONS, CAT_LOGITS,
+                                      CAT_ATTENTION,  CAT_INPUTS,      CAT_BACKWARD};
 #define NMODEL (sizeof model_cats / sizeof model_cats[0])
-static const category fixed_cats[] = {CAT_TEMPORARIES, CAT_CONTEXT, CAT_KERNEL_CODE, CAT_EXTERNAL,
-                                      CAT_UNKNOWN};
+static const category fixed_cats[] = {CAT_TEMPORARIES, CAT_CONTEXT,  CAT_KERNEL_CODE,
+                                      CAT_EXTERNAL,    CAT_UNKNOWN,  CAT_WORKSPACE};
 #define NFIXED (sizeof fixed_cats / sizeof fixed_cats[0])
 
 /* driver: what a category scales with, for bytes the formula does not predict at all. */
@@ -25,12 +26,14 @@ static double driver(const gpt_shape *s, category c)
     case CAT_AUTOCAST:
         return (double)formula_params_matmul(s);
     case CAT_ACTIVATIONS:
+    case CAT_BACKWARD:
         return N * (double)s->d * (double)s->L;
     case CAT_LOGITS:
         return N * (double)s->V;
     case CAT_ATTENTION:
         return (double)s->B * s->H * (double)s->T * s->T * s->L;
     case CAT_INPUTS:
+    case CAT_TEMPORARIES:
         return N;
     default:
         return 1;
@@ -71,7 +74,7 @@ void advice_calibrate(model_calib *c, const gpt_shape *s, const cat_breakdown *m
     for (size_t i = 0; i < NFIXED; i++)
         c->fixed[fixed_cats[i]] = measured->bytes[fixed_cats[i]];
     uint64_t unknown = measured->bytes[CAT_UNKNOWN], temps = measured->bytes[CAT_TEMPORARIES];
-    uint64_t tensor = model_meas + temps + unknown;
+    uint64_t tensor = model_meas + temps + unknown + measured->bytes[CAT_WORKSPACE];
     if (unknown + temps > model_meas && model_ref > 0) {
         /* Most tensor bytes unclassified (segment mode): one ratio for all of them. */
         c->global = 1;
@@ -82,6 +85,7 @@ void advice_calibrate(model_calib *c, const gpt_shape *s, const cat_breakdown *m
             c->ratio[model_cats[i]] = r;
         c->fixed[CAT_UNKNOWN] = 0;
         c->fixed[CAT_TEMPORARIES] = 0;
+        c->fixed[CAT_WORKSPACE] = 0;
     } else {
         /* workspaces are fixed; backward scratch beyond them grows with the tokens */
         uint64_t ws = 64ull << 20;
@@ -125,7 +129,13 @@ static void predict_raw(const model_calib *c, const gpt_shape *s, prediction *ou
     for (size_t i = 0; i < NMODEL; i++) {
         category k = model_cats[i];
         double v;
-        if (!c->calibrated || c->global || c->refined.bytes[k] > 0 || c->measured.bytes[k] == 0)
+        int weights = k == CAT_PARAMETERS || k == CAT_GRADIENTS || k == CAT_OPTIMIZER ||
+                      k == CAT_AUTOCAST;
+        if (c->calibrated && !c->global && weights && c->measured.bytes[k] > 0)
+            /* fixed parts: what the run kept, whatever the batch (scaled with the weights) */
+            v = (double)c->measured.bytes[k] * driver(&s2, k) / driver(&c->measured_shape, k);
+        else if (!c->calibrated || c->global || c->refined.bytes[k] > 0 ||
+                 c->measured.bytes[k] == 0)
             v = (double)ref.bytes[k] * c->ratio[k];
         else /* measured, but not in the formula: scale what was measured */
             v = (double)c->measured.bytes[k] * driver(&s2, k) / driver(&c->measured_shape, k);
@@ -137,7 +147,7 @@ static void predict_raw(const model_calib *c, const gpt_shape *s, prediction *ou
     out->by_cat.bytes[CAT_TEMPORARIES] =
         bytes_of((double)out->by_cat.bytes[CAT_TEMPORARIES] +
                  c->temp_per_token * (double)s->B * (double)s->T);
-    tensor += out->by_cat.bytes[CAT_TEMPORARIES] + c->fixed[CAT_UNKNOWN];
+    tensor += out->by_cat.bytes[CAT_TEMPORARIES] + c->fixed[CAT_UNKNOWN] + c->fixed[CAT_WORKSPACE];
     double floor = advice_cache_floor(&s2, c->expandable);
     double frac = c->cache_fraction < 0 || (c->partial && c->cache_fraction < floor)
                       ? floor
@@ -152,12 +162,102 @@ static void predict_raw(const model_calib *c, const gpt_shape *s, prediction *ou
         out->required_bytes += bytes_of((double)tensor * (floor - frac));
 }
 
+void advice_calibrate_oom(model_calib *c, const cat_breakdown *live, uint64_t request, int tight)
+{
+    c->has_oom = 1;
+    c->oom_tight = tight;
+    c->oom_live = *live;
+    c->oom_request = request;
+}
+
+/* predict_oom: the state at the failure moved to shape s: the parts that grow with the
+ * micro-batch (and the failed request) scaled with their driver, the weights kept (gradients
+ * and optimizer state not yet created taken from the formula), the rest carried; the
+ * allocator cache at its fragmentation floor (the failure squeezed it). */
+static void predict_oom(const model_calib *c, const gpt_shape *s, prediction *out)
+{
+    memset(out, 0, sizeof *out);
+    gpt_shape s2 = *s;
+    s2.iteration0 = 0;
+    cat_breakdown ref;
+    formula_refined(&s2, &ref);
+    const gpt_shape *m = &c->measured_shape;
+    /* the same shape with the run's modes: what compile / checkpointing changes do, the
+     * formula says (a ratio per category) */
+    gpt_shape sm = s2;
+    sm.compile = m->compile;
+    sm.checkpointing = m->checkpointing;
+    sm.unfused_attention = m->unfused_attention;
+    cat_breakdown refm;
+    formula_refined(&sm, &refm);
+    uint64_t tensor = 0;
+    for (int k = 0; k < CAT_COUNT; k++) {
+        uint64_t have = c->oom_live.bytes[k] > c->measured.bytes[k] ? c->oom_live.bytes[k]
+                                                                    : c->measured.bytes[k];
+        double v;
+        switch ((category)k) {
+        case CAT_ACTIVATIONS:
+        case CAT_LOGITS:
+        case CAT_ATTENTION:
+        case CAT_INPUTS:
+        case CAT_BACKWARD:
+        case CAT_TEMPORARIES:
+            v = (double)c->oom_live.bytes[k] * driver(&s2, (category)k) / driver(m, (category)k);
+            if (k == CAT_TEMPORARIES) /* the failed request grows with the tokens too */
+                v += (double)c->oom_request * driver(&s2, CAT_INPUTS) / driver(m, CAT_INPUTS);
+            if (refm.bytes[k] > 0)
+                v = v * (double)ref.bytes[k] / (double)refm.bytes[k];
+            break;
+        case CAT_PARAMETERS:
+        case CAT_GRADIENTS:
+        case CAT_OPTIMIZER:
+        case CAT_AUTOCAST:
+            v = have > 0 ? (double)have * driver(&s2, (category)k) / driver(m, (category)k)
+                         : (double)ref.bytes[k];
+            break;
+        case CAT_CACHE:
+            continue;
+        default:
+            v = (double)have;
+        }
+        out->by_cat.bytes[k] = bytes_of(v);
+        if (k != CAT_CONTEXT && k != CAT_KERNEL_CODE && k != CAT_EXTERNAL)
+            tensor += out->by_cat.bytes[k];
+    }
+    double floor = advice_cache_floor(&s2, c->expandable);
+    out->by_cat.bytes[CAT_CACHE] = bytes_of((double)tensor * floor);
+    out->tensor_bytes = tensor;
+    out->reserved_bytes = tensor + out->by_cat.bytes[CAT_CACHE];
+    out->peak_bytes = out->reserved_bytes + out->by_cat.bytes[CAT_CONTEXT] +
+                      out->by_cat.bytes[CAT_KERNEL_CODE] + out->by_cat.bytes[CAT_EXTERNAL];
+    out->required_bytes = out->peak_bytes;
+}
+
 /* advice_predict: the formula's prediction, anchored on the run's own measurement: at the
  * measured shape of a run that completed, the prediction IS the measured total; what-ifs move
  * from it by the formula's difference, so they stay monotone and never contradict the run. */
 void advice_predict(const model_calib *c, const gpt_shape *s, prediction *out)
 {
     predict_raw(c, s, out);
+    if (c->calibrated && c->has_oom) {
+        /* after the forward the failure state is the step's; before it, a lower bound */
+        prediction l;
+        predict_oom(c, s, &l);
+        if (c->oom_tight || l.required_bytes > out->required_bytes)
+            *out = l;
+        /* the failed configuration needs at least what was live plus what it asked for */
+        const gpt_shape *m = &c->measured_shape;
+        uint64_t need = cat_breakdown_total(&c->oom_live) + c->oom_request;
+        if (s->B == m->B && s->T == m->T && s->L == m->L && s->d == m->d && s->V == m->V &&
+            s->compile == m->compile && s->checkpointing == m->checkpointing &&
+            out->peak_bytes < need) {
+            uint64_t add = need - out->peak_bytes;
+            out->peak_bytes += add;
+            out->reserved_bytes += add;
+            out->required_bytes += add;
+        }
+        return;
+    }
     if (!c->calibrated || c->partial)
         return;
     uint64_t meas = 0;
@@ -168,8 +268,16 @@ void advice_predict(const model_calib *c, const gpt_shape *s, prediction *out)
     if (meas == 0 || p0.peak_bytes == 0)
         return;
     int64_t off = (int64_t)meas - (int64_t)p0.peak_bytes;
-    if (off < 0 && (uint64_t)(-off) >= out->reserved_bytes)
+    if (off < 0) {
+        /* the formula over-predicts this run: scale it down by the same factor, so what-ifs
+         * keep the run's proportions (an offset could leave a smaller batch above the run) */
+        double f = (double)meas / (double)p0.peak_bytes;
+        out->peak_bytes = bytes_of((double)out->peak_bytes * f);
+        out->reserved_bytes = bytes_of((double)out->reserved_bytes * f);
+        out->tensor_bytes = bytes_of((double)out->tensor_bytes * f);
+        out->required_bytes = bytes_of((double)out->required_bytes * f);
         return;
+    }
     out->peak_bytes = (uint64_t)((int64_t)out->peak_bytes + off);
     out->reserved_bytes = (uint64_t)((int64_t)out->reserved_bytes + off);
     out->required_bytes = (uint64_t)((int64_t)out->required_bytes + off);
@@ -340,8 +448,9 @@ static int batch_item(advice_item *items, int n, int max, const model_calib *c,
     uint64_t eff = cur->B * cur->A, neff = B * A;
     if (neff == eff)
         snprintf(note, sizeof note,
-                 "same effective batch %llu, same final model, ~%s slower (more micro-steps)",
-                 (unsigned long long)eff, B * 2 >= cur->B ? "10-15 %" : "15-30 %");
+                 "same effective batch %llu, same final model; %llu micro-steps per optimizer "
+                 "step instead of %llu (smaller kernels: usually slower, not measured here)",
+                 (unsigned long long)eff, (unsigned long long)A, (unsigned long long)cur->A);
     else
         snprintf(note, sizeof note,
                  "effective batch %llu instead of %llu: noisier gradients, 10-20 %% more steps",

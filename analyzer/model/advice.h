@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "categories.h"
+#include "config.h"
 #include "formula.h"
 
 #define ADVICE_HEADROOM_PCT 5 /* keep at least this % of the card free */
@@ -29,6 +30,11 @@ typedef struct model_calib {
     double temp_per_token;     /* temporaries above 64 MiB, per token (scale with B*T) */
     int calibrated;            /* 1: fitted to a measurement */
     int global;                /* 1: categories unknown; one ratio for all tensor bytes */
+    /* OOM runs (advice_calibrate_oom): the state at the failure, a lower bound on the step */
+    int has_oom;               /* 1: oom_live / oom_request are set */
+    int oom_tight;             /* 1: a forward had completed before the failure */
+    cat_breakdown oom_live;    /* live by category at the failure */
+    uint64_t oom_request;      /* bytes the failing call asked for */
 } model_calib;
 
 /* A prediction for one shape. */
@@ -55,6 +61,14 @@ void advice_calib_default(model_calib *c, const gpt_shape *s);
  * peak was reached: a category measured below the formula is then not trusted (ratio kept at 1). */
 void advice_calibrate(model_calib *c, const gpt_shape *s, const cat_breakdown *measured,
                       int partial);
+
+/* advice_calibrate_oom: adds the state at an OOM (live by category, the failed request, the
+ * phase) to a partial calibration: what-ifs then scale that state (B-proportional parts with
+ * the tokens, fixed parts kept, gradients / optimizer state that did not exist yet from the
+ * formula), so the failed configuration is predicted at least at live + request. tight = 1
+ * when the failure came after the forward (backward, optimizer): the state is then the
+ * prediction; else the larger of it and the formula's. */
+void advice_calibrate_oom(model_calib *c, const cat_breakdown *live, uint64_t request, int tight);
 
 /* advice_predict: the calibrated peak for shape s (steady state, iteration >= 1). */
 void advice_predict(const model_calib *c, const gpt_shape *s, prediction *out);
@@ -124,5 +138,12 @@ typedef struct advice_item {
 int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capacity,
                       int fragmentation, int expandable_set, int current_fits, advice_item *items,
                       int max);
+
+/* advice_speak: rewrites items (made for cur) in the traced program's language: nanoGPT keeps
+ * `--key=value`; otherwise a knob changes through the flag that carried it on the command line
+ * (config_value.flag / flag_sep, e.g. `--batch-size 4 --grad-accum 4`), and the change is said
+ * in plain words ("micro-batch 8 → 4, accumulation 2 → 4"); a knob no flag carried gets no
+ * command line (never a flag the program does not have). */
+void advice_speak(advice_item *items, int n, const nano_config *cfg, const gpt_shape *cur);
 
 #endif

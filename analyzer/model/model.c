@@ -306,6 +306,11 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     else
         advice_calib_default(&m->calib, &m->shape);
     m->calib.expandable = m->expandable_set;
+    if (f->has_oom && cat_breakdown_total(&f->at_oom) > 0)
+        advice_calibrate_oom(&m->calib, &f->at_oom, f->oom_requested,
+                             f->at_oom.bytes[CAT_GRADIENTS] > 0 ||
+                                 (f->oom_phase && (!strcmp(f->oom_phase, "backward") ||
+                                                   !strcmp(f->oom_phase, "optimizer"))));
     gpt_shape steady = m->shape;
     steady.iteration0 = 0;
     advice_predict(&m->calib, &steady, &m->current);
@@ -324,5 +329,6 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     m->nitems = advice_candidates(&m->calib, &steady, m->capacity,
                                   f->has_oom && m->cause == OOM_FRAGMENTATION, m->expandable_set,
                                   cur_fits, m->items, ADVICE_MAX);
+    advice_speak(m->items, m->nitems, &m->cfg, &steady);
     return 0;
 }

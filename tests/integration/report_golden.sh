@@ -17,7 +17,7 @@ check() { # check NAME COMMAND...
     fi
 }
 json() { "$VT" report --json "$@" | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin), indent=1, sort_keys=True))'; }
-check report_oom "$VT" report --no-color examples/traces/b_oom_12gib.vt
+check report_oom "$VT" report --no-color examples/traces/b_oom_12gib.vt --batch-size 16 --grad-accum 32
 check report_tensor json examples/traces/a_tensors_eager.vt
 check report_truncated "$VT" report --no-color --top 2 $D/report_truncated.vt
 check report_ranks "$VT" report --no-color --fail-if-oom $D/report_rank0.vt $D/report_rank1.vt

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -277,6 +278,91 @@ static void test_candidates_options(void **state)
         assert_int_equal(items[i].fits, -1);
 }
 
+/* An OOM after the forward (tight): the state at the failure is the prediction at the run's
+ * shape (at least live + request, above the card), B-proportional parts scale with B, the
+ * weights stay, and the prediction never falls as B grows. */
+static void test_oom_state(void **state)
+{
+    (void)state;
+    gpt_shape run = gpt2(16, 32);
+    run.compile = 1;
+    cat_breakdown meas, live;
+    memset(&meas, 0, sizeof meas);
+    memset(&live, 0, sizeof live);
+    live.bytes[CAT_PARAMETERS] = 475 * MiB;
+    live.bytes[CAT_GRADIENTS] = 475 * MiB;
+    live.bytes[CAT_ACTIVATIONS] = 5500 * MiB;
+    live.bytes[CAT_LOGITS] = 3144 * MiB;
+    live.bytes[CAT_CONTEXT] = 527 * MiB;
+    live.bytes[CAT_CACHE] = 1300 * MiB;
+    meas = live;
+    model_calib c;
+    advice_calibrate(&c, &run, &meas, 1);
+    advice_calibrate_oom(&c, &live, 1575 * MiB, 1);
+    prediction p;
+    advice_predict(&c, &run, &p);
+    uint64_t need = 0;
+    for (int k = 0; k < CAT_COUNT; k++)
+        if (k != CAT_CACHE)
+            need += live.bytes[k];
+    assert_true(p.peak_bytes >= need + 1575 * MiB);
+    assert_true(p.required_bytes > 12288 * MiB);
+    gpt_shape h = run;
+    h.B = 8, h.A = 64;
+    prediction p8;
+    advice_predict(&c, &h, &p8);
+    assert_int_equal(p8.by_cat.bytes[CAT_ACTIVATIONS], 2750 * MiB);
+    assert_int_equal(p8.by_cat.bytes[CAT_PARAMETERS], 475 * MiB);
+    assert_true(p8.required_bytes < 11 * 1024 * MiB); /* measured at B=8: 8.04 GiB */
+    uint64_t last = 0;
+    for (uint64_t B = 1; B <= 32; B++) {
+        h.B = B;
+        advice_predict(&c, &h, &p);
+        assert_true(p.required_bytes >= last);
+        last = p.required_bytes;
+    }
+}
+
+/* The program's language: a plain script that took --batch-size 8 and no accumulation flag
+ * gets `--batch-size 4` for a batch-only change, plain words and no command line where the
+ * accumulation must change too, and never nanoGPT's --batch_size= / --n_layer=. */
+static void test_speak(void **state)
+{
+    (void)state;
+    nano_config cfg;
+    config_init(&cfg);
+    cfg.program = PROG_ARGPARSE;
+    snprintf(cfg.v[CFG_batch_size].flag, sizeof cfg.v[CFG_batch_size].flag, "--batch-size");
+    cfg.v[CFG_batch_size].flag_sep = ' ';
+    model_calib c;
+    gpt_shape cur = gpt2(8, 4);
+    advice_calib_default(&c, &cur);
+    advice_item items[ADVICE_MAX];
+    int n = advice_candidates(&c, &cur, RTX4070, 0, 0, 0, items, ADVICE_MAX);
+    advice_speak(items, n, &cfg, &cur);
+    int plain = 0, flag = 0;
+    for (int i = 0; i < n; i++) {
+        assert_null(strstr(items[i].cmdline, "--batch_size"));
+        assert_null(strstr(items[i].cmdline, "--gradient_accumulation_steps"));
+        assert_null(strstr(items[i].cmdline, "--n_layer"));
+        assert_null(strstr(items[i].cmdline, "--block_size"));
+        if (items[i].shape.A != cur.A) {
+            assert_non_null(strstr(items[i].change, "micro-batch 8 \u2192"));
+            assert_string_equal(items[i].cmdline, "");
+            plain++;
+        } else if (items[i].shape.B == 4 && items[i].shape.T == cur.T) {
+            assert_string_equal(items[i].cmdline, "--batch-size 4");
+            flag++;
+        }
+    }
+    assert_true(plain > 0 && flag == 1);
+    /* nanoGPT keeps its own spelling */
+    cfg.program = PROG_NANOGPT;
+    n = advice_candidates(&c, &cur, RTX4070, 0, 0, 0, items, ADVICE_MAX);
+    advice_speak(items, n, &cfg, &cur);
+    assert_non_null(strstr(items[0].cmdline, "--batch_size="));
+}
+
 /* Hostile sizes: a prediction too large for 64 bits is clamped, never wrapped (a double beyond
  * 2^64 converted to uint64_t is undefined), and the search for a smaller micro-batch that keeps
  * the effective batch starts at the largest batch that fits, not at B (B = 2^40 once spun for
@@ -313,6 +399,8 @@ int main(void)
         cmocka_unit_test(test_oom_causes),
         cmocka_unit_test(test_candidates_options),
         cmocka_unit_test(test_huge_sizes),
+        cmocka_unit_test(test_oom_state),
+        cmocka_unit_test(test_speak),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

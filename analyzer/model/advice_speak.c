@@ -1,0 +1,73 @@
+/* advice_speak.c — the advice in the traced program's language: nanoGPT's --key=value, the
+ * flags another program's command line used (config_value.flag / flag_sep), else plain words
+ * and no command line (advice.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "advice.h"
+
+/* flag_of: "--batch-size 8" for key with value v, as the traced command line spelled it; 0
+ * when no flag carried the key. */
+static int flag_of(const nano_config *cfg, int key, uint64_t v, char *out, size_t len)
+{
+    const config_value *cv = &cfg->v[key];
+    if (!cv->flag[0])
+        return 0;
+    snprintf(out, len, "%s%c%llu", cv->flag, cv->flag_sep == '=' ? '=' : ' ',
+             (unsigned long long)v);
+    return 1;
+}
+
+void advice_speak(advice_item *items, int n, const nano_config *cfg, const gpt_shape *cur)
+{
+    if (cfg->program == PROG_NANOGPT)
+        return;
+    for (int i = 0; i < n; i++) {
+        advice_item *it = &items[i];
+        const gpt_shape *s = &it->shape;
+        /* no change, an environment variable or a code change: the same in every program */
+        if (!it->cmdline[0] || it->cmdline[0] == '(' || !strncmp(it->cmdline, "PYTORCH_", 8))
+            continue;
+        char a[64] = "", b[64] = "";
+        int ok = 1;
+        if (s->B != cur->B || s->A != cur->A) {
+            if (s->A != cur->A)
+                snprintf(it->change, sizeof it->change,
+                         "micro-batch %llu \u2192 %llu, accumulation %llu \u2192 %llu",
+                         (unsigned long long)cur->B, (unsigned long long)s->B,
+                         (unsigned long long)cur->A, (unsigned long long)s->A);
+            else
+                snprintf(it->change, sizeof it->change, "micro-batch %llu \u2192 %llu",
+                         (unsigned long long)cur->B, (unsigned long long)s->B);
+            if (s->B != cur->B)
+                ok &= flag_of(cfg, CFG_batch_size, s->B, a, sizeof a);
+            if (s->A != cur->A)
+                ok &= flag_of(cfg, CFG_gradient_accumulation_steps, s->A, b, sizeof b);
+        } else if (s->T != cur->T) {
+            snprintf(it->change, sizeof it->change, "context length %llu \u2192 %llu",
+                     (unsigned long long)cur->T, (unsigned long long)s->T);
+            ok = flag_of(cfg, CFG_block_size, s->T, a, sizeof a);
+        } else if (s->L != cur->L) {
+            snprintf(it->change, sizeof it->change, "transformer blocks %llu \u2192 %llu",
+                     (unsigned long long)cur->L, (unsigned long long)s->L);
+            ok = flag_of(cfg, CFG_n_layer, s->L, a, sizeof a);
+        } else if (s->d != cur->d) {
+            snprintf(it->change, sizeof it->change, "model width %llu \u2192 %llu (%llu heads)",
+                     (unsigned long long)cur->d, (unsigned long long)s->d,
+                     (unsigned long long)s->H);
+            ok = flag_of(cfg, CFG_n_embd, s->d, a, sizeof a) &&
+                 flag_of(cfg, CFG_n_head, s->H, b, sizeof b);
+        } else if (s->compile != cur->compile) {
+            const char *f = cfg->v[CFG_compile].flag;
+            snprintf(it->change, sizeof it->change, "without torch.compile%s%s%s",
+                     f[0] ? " (drop " : "", f, f[0] ? ")" : "");
+            ok = 0;
+        } else {
+            ok = 0;
+        }
+        if (ok)
+            snprintf(it->cmdline, sizeof it->cmdline, "%s%s%s", a, a[0] && b[0] ? " " : "", b);
+        else
+            it->cmdline[0] = '\0';
+    }
+}
