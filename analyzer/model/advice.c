@@ -10,8 +10,8 @@ static const category model_cats[] = {CAT_PARAMETERS, CAT_GRADIENTS,   CAT_OPTIM
                                       CAT_AUTOCAST,   CAT_ACTIVATIONS, CAT_LOGITS,
                                       CAT_ATTENTION,  CAT_INPUTS,      CAT_BACKWARD};
 #define NMODEL (sizeof model_cats / sizeof model_cats[0])
-static const category fixed_cats[] = {CAT_TEMPORARIES, CAT_CONTEXT,  CAT_KERNEL_CODE,
-                                      CAT_EXTERNAL,    CAT_UNKNOWN,  CAT_WORKSPACE};
+static const category fixed_cats[] = {CAT_TEMPORARIES, CAT_CONTEXT, CAT_KERNEL_CODE,
+                                      CAT_EXTERNAL,    CAT_UNKNOWN, CAT_WORKSPACE};
 #define NFIXED (sizeof fixed_cats / sizeof fixed_cats[0])
 
 /* driver: what a category scales with, for bytes the formula does not predict at all. */
@@ -129,8 +129,8 @@ static void predict_raw(const model_calib *c, const gpt_shape *s, prediction *ou
     for (size_t i = 0; i < NMODEL; i++) {
         category k = model_cats[i];
         double v;
-        int weights = k == CAT_PARAMETERS || k == CAT_GRADIENTS || k == CAT_OPTIMIZER ||
-                      k == CAT_AUTOCAST;
+        int weights =
+            k == CAT_PARAMETERS || k == CAT_GRADIENTS || k == CAT_OPTIMIZER || k == CAT_AUTOCAST;
         if (c->calibrated && !c->global && weights && c->measured.bytes[k] > 0)
             /* fixed parts: what the run kept, whatever the batch (scaled with the weights) */
             v = (double)c->measured.bytes[k] * driver(&s2, k) / driver(&c->measured_shape, k);
@@ -144,9 +144,8 @@ static void predict_raw(const model_calib *c, const gpt_shape *s, prediction *ou
     }
     for (size_t i = 0; i < NFIXED; i++)
         out->by_cat.bytes[fixed_cats[i]] = c->fixed[fixed_cats[i]];
-    out->by_cat.bytes[CAT_TEMPORARIES] =
-        bytes_of((double)out->by_cat.bytes[CAT_TEMPORARIES] +
-                 c->temp_per_token * (double)s->B * (double)s->T);
+    out->by_cat.bytes[CAT_TEMPORARIES] = bytes_of((double)out->by_cat.bytes[CAT_TEMPORARIES] +
+                                                  c->temp_per_token * (double)s->B * (double)s->T);
     tensor += out->by_cat.bytes[CAT_TEMPORARIES] + c->fixed[CAT_UNKNOWN] + c->fixed[CAT_WORKSPACE];
     double floor = advice_cache_floor(&s2, c->expandable);
     double frac = c->cache_fraction < 0 || (c->partial && c->cache_fraction < floor)
@@ -414,8 +413,8 @@ static int add(advice_item *items, int n, int max, const model_calib *c, const g
     it->required = p.required_bytes;
     it->fits = advice_fits(p.required_bytes, capacity, ADVICE_HEADROOM);
     /* checked: a card size from a trace can be anything up to 2^64 - 1 */
-    uint64_t gap = capacity >= p.required_bytes ? capacity - p.required_bytes
-                                                : p.required_bytes - capacity;
+    uint64_t gap =
+        capacity >= p.required_bytes ? capacity - p.required_bytes : p.required_bytes - capacity;
     if (gap > (uint64_t)INT64_MAX)
         gap = (uint64_t)INT64_MAX;
     it->headroom_bytes = capacity >= p.required_bytes ? (int64_t)gap : -(int64_t)gap;
@@ -475,20 +474,23 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
     /* the largest micro-batch that fits and keeps the effective batch (B' divides B*A) */
     uint64_t eff;
     if (capacity > 0 && cur->B >= 2 && !__builtin_mul_overflow(cur->B, cur->A, &eff)) {
+        if (cur->accum_unknown) /* B' divides B: A' = A * B / B' whatever A really is */
+            eff = cur->B;
         /* start at the largest batch that fits (a binary search): the walk down to a divisor
          * of B*A is bounded by it (at most 2^20 steps), not by B */
         uint64_t top = advice_largest_batch(c, cur, capacity, ADVICE_HEADROOM);
         for (uint64_t b = top < cur->B - 1 ? top : cur->B - 1; b >= 1; b--) {
             if (eff % b)
                 continue;
+            uint64_t a = cur->accum_unknown ? cur->A * (eff / b) : eff / b;
             gpt_shape s = *cur;
             s.B = b;
-            s.A = eff / b;
+            s.A = a;
             prediction p;
             advice_predict(c, &s, &p);
             if (advice_fits(p.required_bytes, capacity, ADVICE_HEADROOM) == 1) {
                 if (b != cur->B / 2 && b != cur->B / 4)
-                    n = batch_item(items, n, max, c, cur, b, eff / b, capacity);
+                    n = batch_item(items, n, max, c, cur, b, a, capacity);
                 break;
             }
         }

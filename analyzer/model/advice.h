@@ -31,10 +31,10 @@ typedef struct model_calib {
     int calibrated;            /* 1: fitted to a measurement */
     int global;                /* 1: categories unknown; one ratio for all tensor bytes */
     /* OOM runs (advice_calibrate_oom): the state at the failure, a lower bound on the step */
-    int has_oom;               /* 1: oom_live / oom_request are set */
-    int oom_tight;             /* 1: a forward had completed before the failure */
-    cat_breakdown oom_live;    /* live by category at the failure */
-    uint64_t oom_request;      /* bytes the failing call asked for */
+    int has_oom;            /* 1: oom_live / oom_request are set */
+    int oom_tight;          /* 1: a forward had completed before the failure */
+    cat_breakdown oom_live; /* live by category at the failure */
+    uint64_t oom_request;   /* bytes the failing call asked for */
 } model_calib;
 
 /* A prediction for one shape. */
@@ -145,5 +145,9 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
  * in plain words ("micro-batch 8 → 4, accumulation 2 → 4"); a knob no flag carried gets no
  * command line (never a flag the program does not have). */
 void advice_speak(advice_item *items, int n, const nano_config *cfg, const gpt_shape *cur);
+
+/* advice_accum_unknown: 1 when the program's gradient accumulation is an assumption (not
+ * nanoGPT, and no argument, file or option gave it): advice then speaks of a factor. */
+int advice_accum_unknown(const nano_config *cfg);
 
 #endif

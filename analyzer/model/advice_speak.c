@@ -18,6 +18,36 @@ static int flag_of(const nano_config *cfg, int key, uint64_t v, char *out, size_
     return 1;
 }
 
+int advice_accum_unknown(const nano_config *cfg)
+{
+    return cfg->program != PROG_NANOGPT &&
+           cfg->v[CFG_gradient_accumulation_steps].src == CONFIG_SRC_DEFAULT;
+}
+
+/* speak_accum: a change of B (and A by a factor) when the run's A is unknown. */
+static void speak_accum(advice_item *it, const gpt_shape *cur)
+{
+    const gpt_shape *s = &it->shape;
+    unsigned long long f = cur->A ? (unsigned long long)(s->A / cur->A) : 1;
+    if (s->A != cur->A) {
+        snprintf(it->change, sizeof it->change,
+                 "micro-batch %llu \u2192 %llu, %llu\u00d7 the accumulation steps",
+                 (unsigned long long)cur->B, (unsigned long long)s->B, f);
+        snprintf(it->note, sizeof it->note,
+                 "same effective batch, same final model: %llu\u00d7 as many micro-steps per "
+                 "optimizer step (the program's accumulation was not on its command line; "
+                 "usually slower, not measured here)",
+                 f);
+    } else {
+        snprintf(it->change, sizeof it->change, "micro-batch %llu \u2192 %llu",
+                 (unsigned long long)cur->B, (unsigned long long)s->B);
+        snprintf(it->note, sizeof it->note,
+                 "effective batch %llu/%llu of the run's (accumulation unchanged): noisier "
+                 "gradients, 10-20 %% more steps",
+                 (unsigned long long)s->B, (unsigned long long)cur->B);
+    }
+}
+
 void advice_speak(advice_item *items, int n, const nano_config *cfg, const gpt_shape *cur)
 {
     if (cfg->program == PROG_NANOGPT)
@@ -30,7 +60,13 @@ void advice_speak(advice_item *items, int n, const nano_config *cfg, const gpt_s
             continue;
         char a[64] = "", b[64] = "";
         int ok = 1;
-        if (s->B != cur->B || s->A != cur->A) {
+        if ((s->B != cur->B || s->A != cur->A) && cur->accum_unknown) {
+            speak_accum(it, cur);
+            if (s->A != cur->A)
+                ok = 0; /* no flag carried A: words only */
+            else
+                ok = flag_of(cfg, CFG_batch_size, s->B, a, sizeof a);
+        } else if (s->B != cur->B || s->A != cur->A) {
             if (s->A != cur->A)
                 snprintf(it->change, sizeof it->change,
                          "micro-batch %llu \u2192 %llu, accumulation %llu \u2192 %llu",

@@ -19,6 +19,8 @@ typedef struct gpt_shape {
     int unfused_attention; /* 1: B*H*T^2 scores materialized (no flash / SDPA) */
     int checkpointing;     /* 1: activation checkpointing of every block */
     int iteration0;        /* 1: before the first optimizer step (no Adam state) */
+    int accum_unknown;     /* 1: A is an assumption (no argument gave it): advice keeps the
+                            * effective batch with micro-batches dividing B, said as a factor */
 } gpt_shape;
 
 /* The documents' formula (formula.md §2), with its worked-example quantities. */

@@ -78,10 +78,11 @@ static void explain(model_result *m, const run_facts *f)
         if (off_doc && !f->tensor_mode && me == 0 && (c == CAT_GRADIENTS || c == CAT_OPTIMIZER)) {
             /* segments are counted by the phase that forced them: no tensor is seen */
             snprintf(rd, n, "%s (run with --tensors)",
-                     c == CAT_GRADIENTS ? "segment mode cannot tell gradients from backward scratch: both are "
-                                          "under 'backward'"
-                                        : "segment mode sees only new segments: optimizer state placed in "
-                                          "cached ones is not attributed");
+                     c == CAT_GRADIENTS
+                         ? "segment mode cannot tell gradients from backward scratch: both are "
+                           "under 'backward'"
+                         : "segment mode sees only new segments: optimizer state placed in "
+                           "cached ones is not attributed");
         } else if (off_doc) {
             switch ((category)c) {
             case CAT_PARAMETERS:
@@ -107,18 +108,18 @@ static void explain(model_result *m, const run_facts *f)
                 else if (!f->tensor_mode)
                     snprintf(rd, n, "%s", seg_no_ratio);
                 else if (fabs((double)me - 4.0 * P) < 0.15 * 4.0 * P)
-                    snprintf(rd, n,
-                             "gradients are fp32 (%.1f B/param), the documents assumed fp16%s",
-                             (double)me / P,
-                             a_known && s->A > 1 ? "; they stay alive across micro-steps (A > 1)"
-                                                 : "");
+                    snprintf(
+                        rd, n, "gradients are fp32 (%.1f B/param), the documents assumed fp16%s",
+                        (double)me / P,
+                        a_known && s->A > 1 ? "; they stay alive across micro-steps (A > 1)" : "");
                 else if (m->partial && (double)me < 4.0 * P)
                     snprintf(rd, n,
                              "%.0f %% of the fp32 gradients were alive: the run stopped at the "
                              "out-of-memory error during the backward",
                              100.0 * (double)me / (4.0 * P));
                 else
-                    snprintf(rd, n, "%.1f B/param of gradients measured, the documents assumed 2 (fp16)",
+                    snprintf(rd, n,
+                             "%.1f B/param of gradients measured, the documents assumed 2 (fp16)",
                              (double)me / P);
                 break;
             case CAT_OPTIMIZER:
@@ -126,8 +127,9 @@ static void explain(model_result *m, const run_facts *f)
                     snprintf(rd, n,
                              "no AdamW state yet: the run stopped before its first optimizer step");
                 else if (me == 0)
-                    snprintf(rd, n, "no AdamW state at the peak: it came before the first "
-                                    "optimizer step created the state");
+                    snprintf(rd, n,
+                             "no AdamW state at the peak: it came before the first "
+                             "optimizer step created the state");
                 else
                     snprintf(rd, n, "AdamW keeps exp_avg and exp_avg_sq (8 B) for every parameter");
                 break;
@@ -173,8 +175,9 @@ static void explain(model_result *m, const run_facts *f)
                              "documents allow 0.5-1 GB for torch.compile overall)",
                              mibf(me));
                 else
-                    snprintf(rd, n, "kernel images %.0f MiB (modules and libraries loaded); not "
-                                    "in the documents' formula",
+                    snprintf(rd, n,
+                             "kernel images %.0f MiB (modules and libraries loaded); not "
+                             "in the documents' formula",
                              mibf(me));
                 break;
             case CAT_CACHE:
@@ -217,8 +220,7 @@ static void explain(model_result *m, const run_facts *f)
     }
 }
 
-int model_build(model_result *m, const run_facts *f, const model_opts *o, char *err,
-                       size_t errlen)
+int model_build(model_result *m, const run_facts *f, const model_opts *o, char *err, size_t errlen)
 {
     memset(m, 0, sizeof *m);
     static const config_files none = {0, NULL, 0};
@@ -313,6 +315,7 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
                                                    !strcmp(f->oom_phase, "optimizer"))));
     gpt_shape steady = m->shape;
     steady.iteration0 = 0;
+    steady.accum_unknown = advice_accum_unknown(&m->cfg);
     advice_predict(&m->calib, &steady, &m->current);
     if (f->has_oom) {
         uint64_t cap = f->oom_capacity ? f->oom_capacity : m->capacity;

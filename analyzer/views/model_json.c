@@ -92,7 +92,10 @@ static cJSON *advice_json(const advice_item *it)
     cJSON_AddStringToObject(e, "note", it->note);
     cJSON_AddBoolToObject(e, "recommended", it->recommended != 0);
     cJSON_AddNumberToObject(e, "batch_size", (double)it->shape.B);
-    cJSON_AddNumberToObject(e, "gradient_accumulation_steps", (double)it->shape.A);
+    if (it->shape.accum_unknown) /* the run's A is not known: only the factor is */
+        cJSON_AddNullToObject(e, "gradient_accumulation_steps");
+    else
+        cJSON_AddNumberToObject(e, "gradient_accumulation_steps", (double)it->shape.A);
     cJSON_AddNumberToObject(e, "block_size", (double)it->shape.T);
     return e;
 }

@@ -15,7 +15,9 @@ for f in "$D"/*.vt; do
     "$VT" report --json "$f" >"$t.json" || { echo "report $t failed"; exit 1; }
     "$VT" predict --json --from "$f" >"$t.predict.json" || { echo "predict --from $t failed"; exit 1; }
 done
-"$VT" predict --json --from "$D/g_compile_b16_12gib.vt" --card 12GiB >case2.json ||
+# the documents' case 2 is the config file (B=16, A=32); the trace (format 1.1) did not record it
+"$VT" predict --json --from "$D/g_compile_b16_12gib.vt" --card 12GiB \
+    "$ROOT/examples/gpt/config/gpt2-124m-12gb.py" >case2.json ||
     { echo "predict --from failed"; exit 1; }
 python3 - "$D/facts.jsonl" <<'PYEOF' || exit 1
 import json, re, sys

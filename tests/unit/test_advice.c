@@ -363,6 +363,46 @@ static void test_speak(void **state)
     assert_non_null(strstr(items[0].cmdline, "--batch_size="));
 }
 
+/* A program whose accumulation no argument gave: micro-batches divide B (so the effective batch
+ * is kept whatever A really is), the change is said as a factor, and no numbers are built on
+ * the assumed A. */
+static void test_speak_accum_unknown(void **state)
+{
+    (void)state;
+    nano_config cfg;
+    config_init(&cfg);
+    cfg.program = PROG_ARGPARSE;
+    assert_int_equal(advice_accum_unknown(&cfg), 1);
+    cfg.v[CFG_gradient_accumulation_steps].src = CONFIG_SRC_ARG;
+    assert_int_equal(advice_accum_unknown(&cfg), 0);
+    cfg.v[CFG_gradient_accumulation_steps].src = CONFIG_SRC_DEFAULT;
+    cfg.program = PROG_NANOGPT;
+    assert_int_equal(advice_accum_unknown(&cfg), 0);
+    cfg.program = PROG_ARGPARSE;
+    model_calib c;
+    gpt_shape cur = gpt2(12, 40);
+    cur.accum_unknown = 1;
+    advice_calib_default(&c, &cur);
+    advice_item items[ADVICE_MAX];
+    int n = advice_candidates(&c, &cur, RTX4070, 0, 0, 0, items, ADVICE_MAX);
+    advice_speak(items, n, &cfg, &cur);
+    int factor = 0;
+    for (int i = 0; i < n; i++) {
+        const gpt_shape *s = &items[i].shape;
+        if (s->B == cur.B || s->T != cur.T || s->L != cur.L || s->d != cur.d)
+            continue;
+        assert_int_equal(cur.B % s->B, 0);
+        if (s->A != cur.A) {
+            assert_int_equal(s->A, cur.A * (cur.B / s->B));
+            assert_non_null(strstr(items[i].change, "\u00d7 the accumulation steps"));
+            assert_null(strstr(items[i].note, "40"));
+            assert_string_equal(items[i].cmdline, "");
+            factor++;
+        }
+    }
+    assert_true(factor >= 2);
+}
+
 /* Hostile sizes: a prediction too large for 64 bits is clamped, never wrapped (a double beyond
  * 2^64 converted to uint64_t is undefined), and the search for a smaller micro-batch that keeps
  * the effective batch starts at the largest batch that fits, not at B (B = 2^40 once spun for
@@ -401,6 +441,7 @@ int main(void)
         cmocka_unit_test(test_huge_sizes),
         cmocka_unit_test(test_oom_state),
         cmocka_unit_test(test_speak),
+        cmocka_unit_test(test_speak_accum_unknown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
