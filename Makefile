@@ -75,7 +75,7 @@ PRELOAD_LIBS  := -ldl -lunwind -lpthread
 ANALYZER_LIBS := -lcjson -ldw -lelf -lm -lstdc++
 TEST_LIBS     := -lcmocka $(ANALYZER_LIBS) $(PRELOAD_LIBS)
 
-.PHONY: all test check demo demo-gpu bench install uninstall clean help deps fake progs format fuzz fuzz-build wheel
+.PHONY: all test check demo demo-gpu bench install uninstall clean help deps fake progs format format-check fuzz fuzz-build wheel
 all: $(VRAMTRACE) $(PRELOAD_SO)
 
 help:
@@ -270,8 +270,14 @@ uninstall:
 clean:
 	rm -rf $(BUILD)
 
+FORMAT_FILES = $(wildcard include/vramtrace/*.h $(shell find preload -name "*.[ch]") analyzer/*/*.[ch] tests/*/*.[ch] examples/*/*.c)
+
 format:
-	clang-format -i $(wildcard include/vramtrace/*.h $(shell find preload -name "*.[ch]") analyzer/*/*.[ch] tests/*/*.[ch] examples/*/*.c)
+	clang-format -i $(FORMAT_FILES)
+
+# format-check: what `make format` would change, as errors (tests/integration/format_check.sh)
+format-check:
+	clang-format --dry-run --Werror $(FORMAT_FILES)
 
 .SECONDARY:
 

@@ -128,7 +128,8 @@ static int load_trace(const char *path, nano_config *c, cat_breakdown *measured,
     report_ctx rep;
     char rerr[400] = "";
     if (report_of_trace(path, &rep, rerr, sizeof rerr)) {
-        snprintf(err, errlen, "--from %.200s: %.300s", path, rerr[0] ? rerr : "cannot replay the trace");
+        snprintf(err, errlen, "--from %.200s: %.300s", path,
+                 rerr[0] ? rerr : "cannot replay the trace");
         report_free(&rep);
         return -1;
     }
@@ -147,10 +148,12 @@ static int load_trace(const char *path, nano_config *c, cat_breakdown *measured,
     *partial = rep.facts.has_oom;
     trace_calib = m->calib;
     *cap = m->capacity;
-    snprintf(capname, caplen, "%s", m->capacity_name[0] ? m->capacity_name : "the traced run's card");
+    snprintf(capname, caplen, "%s",
+             m->capacity_name[0] ? m->capacity_name : "the traced run's card");
     report_free(&rep);
     if (rc == 0 && cat_breakdown_total(measured) == 0) {
-        snprintf(err, errlen, "--from %s: the report has no measured bytes to calibrate with", path);
+        snprintf(err, errlen, "--from %s: the report has no measured bytes to calibrate with",
+                 path);
         rc = -1;
     }
     return rc;
@@ -169,7 +172,8 @@ static int load_run(const char *path, nano_config *c, cat_breakdown *measured, i
         return -1;
     }
     char magic[VT_MAGIC_LEN];
-    if (fread(magic, 1, sizeof magic, fp) == sizeof magic && !memcmp(magic, VT_MAGIC, VT_MAGIC_LEN)) {
+    if (fread(magic, 1, sizeof magic, fp) == sizeof magic &&
+        !memcmp(magic, VT_MAGIC, VT_MAGIC_LEN)) {
         fclose(fp);
         return load_trace(path, c, measured, partial, cap, capname, caplen, err, errlen);
     }

@@ -66,12 +66,26 @@ static int alias_match(const char *aliases, const char *n)
 
 /* The units of a size, one list: X(spelling, bytes). Binary: B, KiB..TiB (also Ki.., K..);
  * decimal: KB, MB, GB, TB (as disk makers count). Compared case-insensitively. */
+/* clang-format off */
 #define VT_SIZE_UNITS(X)                                                                           \
     X("b", 1.0)                                                                                    \
     X("kib", 0x1p10)                                                                               \
-    X("ki", 0x1p10) X("k", 0x1p10) X("mib", 0x1p20) X("mi", 0x1p20) X("m", 0x1p20)                 \
-        X("gib", 0x1p30) X("gi", 0x1p30) X("g", 0x1p30) X("tib", 0x1p40) X("ti", 0x1p40)           \
-            X("t", 0x1p40) X("kb", 1e3) X("mb", 1e6) X("gb", 1e9) X("tb", 1e12)
+    X("ki", 0x1p10)                                                                                \
+    X("k", 0x1p10)                                                                                 \
+    X("mib", 0x1p20)                                                                               \
+    X("mi", 0x1p20)                                                                                \
+    X("m", 0x1p20)                                                                                 \
+    X("gib", 0x1p30)                                                                               \
+    X("gi", 0x1p30)                                                                                \
+    X("g", 0x1p30)                                                                                 \
+    X("tib", 0x1p40)                                                                               \
+    X("ti", 0x1p40)                                                                                \
+    X("t", 0x1p40)                                                                                 \
+    X("kb", 1e3)                                                                                   \
+    X("mb", 1e6)                                                                                   \
+    X("gb", 1e9)                                                                                   \
+    X("tb", 1e12)
+/* clang-format on */
 
 int card_parse_size(const char *s, uint64_t *out)
 {

@@ -22,32 +22,32 @@ enum {
 
 /* What one traced run measured, as the report knows it. Strings are borrowed. */
 typedef struct run_facts {
-    int argc;                 /* the traced command line (PROCESS record) */
+    int argc; /* the traced command line (PROCESS record) */
     const char *const *argv;
-    const char *cwd;          /* the traced process's working directory (names only) */
-    const config_files *files; /* the config files the trace recorded; never NULL for a trace */
+    const char *cwd;              /* the traced process's working directory (names only) */
+    const config_files *files;    /* the config files the trace recorded; never NULL for a trace */
     const infer_result *inferred; /* what the trace's tensors say (NULL: nothing) */
-    const char *alloc_conf;   /* PYTORCH_CUDA_ALLOC_CONF or PYTORCH_ALLOC_CONF, NULL if unset */
-    int tensor_mode;          /* 1: per-tensor events (cudaMallocAsync backend) */
-    uint64_t card_bytes;      /* emulated card (0 = none) */
-    const char *card_name;    /* "" if none */
-    uint64_t device_total;    /* the traced device's total bytes (0 if unknown) */
-    uint64_t peak_allocated;  /* tensor level (0 if unknown in segment mode) */
-    uint64_t peak_reserved;   /* caching-allocator segments */
-    uint64_t peak_process;    /* reserved + context + kernel code + other driver memory */
-    cat_breakdown at_peak;    /* every byte of peak_process, by category */
-    int iterations;           /* optimizer steps seen */
-    int compile_frames;       /* MODEL_COMPILE_*: what the Python frames say of torch.compile */
+    const char *alloc_conf;       /* PYTORCH_CUDA_ALLOC_CONF or PYTORCH_ALLOC_CONF, NULL if unset */
+    int tensor_mode;              /* 1: per-tensor events (cudaMallocAsync backend) */
+    uint64_t card_bytes;          /* emulated card (0 = none) */
+    const char *card_name;        /* "" if none */
+    uint64_t device_total;        /* the traced device's total bytes (0 if unknown) */
+    uint64_t peak_allocated;      /* tensor level (0 if unknown in segment mode) */
+    uint64_t peak_reserved;       /* caching-allocator segments */
+    uint64_t peak_process;        /* reserved + context + kernel code + other driver memory */
+    cat_breakdown at_peak;        /* every byte of peak_process, by category */
+    int iterations;               /* optimizer steps seen */
+    int compile_frames;           /* MODEL_COMPILE_*: what the Python frames say of torch.compile */
     /* OOM (has_oom = 0: the rest is unused) */
     int has_oom;
-    uint64_t oom_requested;   /* bytes the failing call asked for */
-    uint64_t oom_capacity;    /* card / device capacity at the OOM */
-    cat_breakdown at_oom;     /* live by category at the OOM */
-    uint64_t oom_cache;       /* allocator cache (reserved - allocated) then, if known */
-    uint64_t oom_outside;     /* context + kernel code + external then */
-    const char *oom_phase;    /* "forward", "backward", "optimizer", "eval", "compile", ... */
-    const char *oom_site;     /* "file.py:123 func" of the failing call, or "" */
-    int oom_pytorch_pattern;  /* 1: fail, cache released, fail again (PyTorch's retry) */
+    uint64_t oom_requested;  /* bytes the failing call asked for */
+    uint64_t oom_capacity;   /* card / device capacity at the OOM */
+    cat_breakdown at_oom;    /* live by category at the OOM */
+    uint64_t oom_cache;      /* allocator cache (reserved - allocated) then, if known */
+    uint64_t oom_outside;    /* context + kernel code + external then */
+    const char *oom_phase;   /* "forward", "backward", "optimizer", "eval", "compile", ... */
+    const char *oom_site;    /* "file.py:123 func" of the failing call, or "" */
+    int oom_pytorch_pattern; /* 1: fail, cache released, fail again (PyTorch's retry) */
 } run_facts;
 
 /* Options from `vramtrace report` flags: config overrides (nanoGPT spelling, key=value),
@@ -57,7 +57,7 @@ typedef struct model_opts {
     const char *const *overrides; /* "batch_size=8", ... */
     uint64_t target_card_bytes;   /* 0: emulated card, else the device total */
     const char *target_card_name;
-    int color;                    /* 1: ANSI colour allowed */
+    int color; /* 1: ANSI colour allowed */
 } model_opts;
 
 /* The model of one run, computed once by model_build; views/model_*.c print it. */
@@ -85,9 +85,10 @@ typedef struct model_result {
 
 /* model_build: the run's configuration (its command line and the config files the trace
  * recorded — f->files, no file is opened —, a recorded config.json, the values the trace's
- * tensors give (f->inferred), then o's overrides), the formulas beside the measured peak, the calibration, the OOM cause when
- * f->has_oom, and the advice for the target card. Prints nothing. Returns 0, or -1 with the
- * reason in err when the configuration is invalid (e.g. an override that does not parse). */
+ * tensors give (f->inferred), then o's overrides), the formulas beside the measured peak, the
+ * calibration, the OOM cause when f->has_oom, and the advice for the target card. Prints nothing.
+ * Returns 0, or -1 with the reason in err when the configuration is invalid (e.g. an override that
+ * does not parse). */
 int model_build(model_result *m, const run_facts *f, const model_opts *o, char *err, size_t errlen);
 
 #endif

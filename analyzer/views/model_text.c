@@ -6,7 +6,6 @@
 #include "config_view.h"
 #include "model_views.h"
 
-
 static void print_formula(FILE *out, const model_result *m)
 {
     char b1[32], b2[32], b3[32];
@@ -66,8 +65,9 @@ static void print_oom(FILE *out, const model_result *m, const run_facts *f)
         if (f->at_oom.bytes[c])
             fprintf(out, " %s %s;", category_name((category)c),
                     card_format_bytes(f->at_oom.bytes[c], b1, sizeof b1));
-    fprintf(out, "\n  cache PyTorch released to retry %s, outside PyTorch (context, kernel code, "
-                 "external) %s\n",
+    fprintf(out,
+            "\n  cache PyTorch released to retry %s, outside PyTorch (context, kernel code, "
+            "external) %s\n",
             card_format_bytes(f->oom_cache, b1, sizeof b1),
             card_format_bytes(f->oom_outside, b2, sizeof b2));
     fprintf(out, "  cause: %s\n    %s\n", advice_cause_text(m->cause), m->why);
@@ -94,7 +94,8 @@ static void print_advice(FILE *out, const model_result *m, const model_opts *o)
             snprintf(fit, sizeof fit, "card size unknown");
         else if (it->headroom_bytes >= 0)
             snprintf(fit, sizeof fit, "%s%s (%s left, %.0f %%)",
-                     it->fits ? "fits" : "too tight for ", it->fits ? "" : ADVICE_HEADROOM_PCT_TEXT " % headroom",
+                     it->fits ? "fits" : "too tight for ",
+                     it->fits ? "" : ADVICE_HEADROOM_PCT_TEXT " % headroom",
                      card_format_bytes((uint64_t)it->headroom_bytes, b1, sizeof b1),
                      100.0 * (double)it->headroom_bytes / (double)m->capacity);
         else

@@ -25,9 +25,12 @@
 #define VT_STACKS_NAME_NATIVE "native"
 #define VT_STACKS_NAME_PYTHON "python"
 #define VT_STACKS_NAME_NONE "none"
+/* clang-format off */
 #define VT_STACK_MODES(X)                                                                          \
     X(VT_STACKS_NAME_ALL, VT_STACKS_NATIVE | VT_STACKS_PYTHON)                                     \
     X(VT_STACKS_NAME_NATIVE, VT_STACKS_NATIVE)                                                     \
-    X(VT_STACKS_NAME_PYTHON, VT_STACKS_PYTHON) X(VT_STACKS_NAME_NONE, VT_STACKS_NONE)
+    X(VT_STACKS_NAME_PYTHON, VT_STACKS_PYTHON)                                                     \
+    X(VT_STACKS_NAME_NONE, VT_STACKS_NONE)
+/* clang-format on */
 
 #endif /* VRAMTRACE_ENV_H */

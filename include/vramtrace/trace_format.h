@@ -229,20 +229,44 @@ enum vt_layer { VT_LAYER_RUNTIME = 1, VT_LAYER_DRIVER = 2, VT_LAYER_ALLOCATOR = 
  * MAP/UNMAP put physical handles into address space (not counted twice: VMM memory is
  * counted by handle, see README "VMM accounting"); LOAD/UNLOAD kernel images; CONTEXT
  * a context whose size is the cuMemGetInfo used-memory delta around its creation. */
+/* clang-format off */
 #define VT_KINDS(X)                                                                                \
     X(ALLOC)                                                                                       \
-    X(FREE) X(RETAIN) X(MAP) X(UNMAP) X(RESERVE) X(UNRESERVE) X(LOAD) X(UNLOAD) X(CONTEXT)         \
-        X(UNCONTEXT) X(INFO) X(TRIM) X(OTHER)
+    X(FREE)                                                                                        \
+    X(RETAIN)                                                                                      \
+    X(MAP)                                                                                         \
+    X(UNMAP)                                                                                       \
+    X(RESERVE)                                                                                     \
+    X(UNRESERVE)                                                                                   \
+    X(LOAD)                                                                                        \
+    X(UNLOAD)                                                                                      \
+    X(CONTEXT)                                                                                     \
+    X(UNCONTEXT)                                                                                   \
+    X(INFO)                                                                                        \
+    X(TRIM)                                                                                        \
+    X(OTHER)
+/* clang-format on */
 enum vt_kind {
 #define VT_KIND_ENUM(k) VT_KIND_##k,
     VT_KINDS(VT_KIND_ENUM)
 #undef VT_KIND_ENUM
 };
 
+/* clang-format off */
 #define VT_SPACES(X)                                                                               \
     X(NONE)                                                                                        \
-    X(DEVICE) X(MANAGED) X(HOST) X(HOSTREG) X(VMM_HANDLE) X(VMM_VA) X(VA_RANGE) X(MODULE)          \
-        X(LIBRARY) X(CONTEXT) X(TENSOR)
+    X(DEVICE)                                                                                      \
+    X(MANAGED)                                                                                     \
+    X(HOST)                                                                                        \
+    X(HOSTREG)                                                                                     \
+    X(VMM_HANDLE)                                                                                  \
+    X(VMM_VA)                                                                                      \
+    X(VA_RANGE)                                                                                    \
+    X(MODULE)                                                                                      \
+    X(LIBRARY)                                                                                     \
+    X(CONTEXT)                                                                                     \
+    X(TENSOR)
+/* clang-format on */
 enum vt_space {
 #define VT_SPACE_ENUM(s) VT_SPACE_##s,
     VT_SPACES(VT_SPACE_ENUM)
@@ -488,9 +512,16 @@ typedef struct vt_rec_file {
 _Static_assert(sizeof(vt_rec_file) == 24, "layout");
 
 /* Environment variables the PROCESS record keeps, one X-macro (1.2: and every VRAMTRACE_*). */
+/* clang-format off */
 #define VT_RECORDED_ENV(X)                                                                         \
     X(PYTORCH_CUDA_ALLOC_CONF)                                                                     \
-    X(PYTORCH_ALLOC_CONF) X(CUDA_VISIBLE_DEVICES) X(RANK) X(LOCAL_RANK) X(WORLD_SIZE)              \
-        X(PYTORCH_NO_CUDA_MEMORY_CACHING) X(CUDA_MODULE_LOADING)
+    X(PYTORCH_ALLOC_CONF)                                                                          \
+    X(CUDA_VISIBLE_DEVICES)                                                                        \
+    X(RANK)                                                                                        \
+    X(LOCAL_RANK)                                                                                  \
+    X(WORLD_SIZE)                                                                                  \
+    X(PYTORCH_NO_CUDA_MEMORY_CACHING)                                                              \
+    X(CUDA_MODULE_LOADING)
+/* clang-format on */
 
 #endif /* VRAMTRACE_TRACE_FORMAT_H */

@@ -26,12 +26,29 @@
  *   uni_state, uni_length    PyASCIIObject.state (u32 bit-field) / length
  *   uni_ascii_size, uni_compact_size   sizeof(PyASCIIObject) / sizeof(PyCompactUnicodeObject)
  *   ob_type           PyObject.ob_type */
+/* clang-format off */
 #define VT__PYOFF_FIELDS(X)                                                                        \
     X(ts_frame)                                                                                    \
-    X(cframe_current) X(fr_previous) X(fr_code) X(fr_instr) X(fr_owner) X(co_size) X(co_filename)  \
-        X(co_name) X(co_firstlineno) X(co_linetable) X(co_code) X(co_firsttraceable) X(bytes_size) \
-            X(bytes_sval) X(uni_state) X(uni_length) X(uni_ascii_size) X(uni_compact_size)         \
-                X(ob_type)
+    X(cframe_current)                                                                              \
+    X(fr_previous)                                                                                 \
+    X(fr_code)                                                                                     \
+    X(fr_instr)                                                                                    \
+    X(fr_owner)                                                                                    \
+    X(co_size)                                                                                     \
+    X(co_filename)                                                                                 \
+    X(co_name)                                                                                     \
+    X(co_firstlineno)                                                                              \
+    X(co_linetable)                                                                                \
+    X(co_code)                                                                                     \
+    X(co_firsttraceable)                                                                           \
+    X(bytes_size)                                                                                  \
+    X(bytes_sval)                                                                                  \
+    X(uni_state)                                                                                   \
+    X(uni_length)                                                                                  \
+    X(uni_ascii_size)                                                                              \
+    X(uni_compact_size)                                                                            \
+    X(ob_type)
+/* clang-format on */
 
 typedef struct vt__pyoffsets {
     int minor; /* 3.<minor> */

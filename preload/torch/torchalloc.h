@@ -49,12 +49,18 @@ _Static_assert(sizeof(vt__torch_entry) == 48, "TraceEntry prefix is 48 bytes");
 #endif
 
 /* TraceEntry::Action values (the same in every known layout). */
+/* clang-format off */
 #define VT_TORCH_ACTIONS(X)                                                                        \
     X(ALLOC, 0)                                                                                    \
     X(FREE_REQUESTED, 1)                                                                           \
     X(FREE_COMPLETED, 2)                                                                           \
     X(SEGMENT_ALLOC, 3)                                                                            \
-    X(SEGMENT_FREE, 4) X(SEGMENT_MAP, 5) X(SEGMENT_UNMAP, 6) X(SNAPSHOT, 7) X(OOM, 8)
+    X(SEGMENT_FREE, 4)                                                                             \
+    X(SEGMENT_MAP, 5)                                                                              \
+    X(SEGMENT_UNMAP, 6)                                                                            \
+    X(SNAPSHOT, 7)                                                                                 \
+    X(OOM, 8)
+/* clang-format on */
 enum vt__torch_action {
 #define VT_TORCH_ACTION_ENUM(name, v) VT_TORCH_##name = v,
     VT_TORCH_ACTIONS(VT_TORCH_ACTION_ENUM)
