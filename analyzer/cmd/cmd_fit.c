@@ -1,6 +1,7 @@
 /* cmd_fit.c — `vramtrace fit [options] -- CMD ... {B} ... [{A}]`: the largest micro-batch that
  * fits, measured: each trial is `vramtrace run` (this program, executed again) of CMD with {B}
- * (and {A}, {I}) filled in, its traces replayed (replay.c); doubling, then bisecting; a table. */
+ * (and {A}, {I}) filled in (fit_subst.c), its traces replayed (replay.c); doubling, then bisecting;
+ * a table. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +20,7 @@
 #include "cards.h"
 #include "cli.h"
 #include "commands.h"
+#include "fit_subst.h"
 #include "replay.h"
 
 enum {
@@ -102,47 +104,6 @@ static void on_signal(int sig)
     g_stop = 1;
     if (g_trial > 0)
         kill(g_trial, sig);
-}
-
-/* scan_word: notes the placeholders of one word in job (defaults {B=N}, {A=N}). */
-static void scan_word(fit_job *j, const char *w)
-{
-    for (const char *p = strchr(w, '{'); p; p = strchr(p + 1, '{')) {
-        if ((p[1] != 'B' && p[1] != 'A' && p[1] != 'I') || (p[2] != '}' && p[2] != '='))
-            continue;
-        long v = p[2] == '=' ? strtol(p + 3, NULL, 10) : 0;
-        if (p[1] == 'B' && !j->b0 && v > 0)
-            j->b0 = v;
-        if (p[1] == 'A') {
-            j->has_a = 1;
-            if (!j->a0 && v > 0)
-                j->a0 = v;
-        }
-        if (p[1] == 'I')
-            j->has_i = 1;
-    }
-}
-
-/* subst: w with {B..}, {A..}, {I} replaced by b, a, iters; malloc'ed, NULL when out of memory. */
-static char *subst(const char *w, long b, long a, long iters)
-{
-    size_t cap = strlen(w) + 1, n = 0;
-    for (const char *p = strchr(w, '{'); p; p = strchr(p + 1, '{'))
-        cap += 24; /* a number never needs more than its placeholder plus 24 */
-    char *out = malloc(cap);
-    while (out && *w) {
-        const char *close = w[0] == '{' && w[1] && strchr("BAI", w[1]) ? strchr(w, '}') : NULL;
-        if (close && (w[2] == '}' || w[2] == '=')) {
-            long v = w[1] == 'B' ? b : w[1] == 'A' ? a : iters;
-            n += (size_t)snprintf(out + n, cap - n, "%ld", v);
-            w = close + 1;
-            continue;
-        }
-        out[n++] = *w++;
-    }
-    if (out)
-        out[n] = '\0';
-    return out;
 }
 
 /* is_trace_name: "*.vt", the names `vramtrace run -o DIR/trace.%p.vt` gives. */
@@ -241,7 +202,7 @@ static int run_trial(fit_job *j, long b, fit_trial *t)
     args[n++] = "--";
     int first = n;
     for (int i = 0; i < j->argc; i++)
-        bad |= !(args[n++] = subst(j->argv[i], b, t->a, j->iters));
+        bad |= !(args[n++] = fit_subst(j->argv[i], b, t->a, j->iters));
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     fprintf(stderr, "vramtrace fit: trying micro-batch %ld", b);
@@ -533,7 +494,7 @@ int cmd_fit(int argc, char **argv)
     j->argv = argv + p.optind;
     int has_b = 0;
     for (int i = 0; i < j->argc; i++) {
-        scan_word(j, j->argv[i]);
+        fit_subst_scan(j->argv[i], &j->b0, &j->a0, &j->has_a, &j->has_i);
         has_b |= strstr(j->argv[i], "{B}") || strstr(j->argv[i], "{B=");
     }
     if (!j->argc || !has_b) {

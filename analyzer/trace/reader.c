@@ -1,7 +1,9 @@
 /* reader.c — the streaming trace reader (reader.h): one fd, one growable-but-bounded
  * buffer (a window on the file, at most one maximal record larger than READER_BUF), records
- * decoded in place with no per-record allocation. Trusts no length (trace_format.h rules). */
+ * decoded in place (reader_decode.c) with no per-record allocation. Trusts no length
+ * (trace_format.h rules). */
 #include "reader.h"
+#include "reader_decode.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -110,20 +112,6 @@ static ssize_t fill(reader *r, size_t need)
         r->len += (size_t)n;
     }
     return (ssize_t)r->len;
-}
-
-static uint32_t rd32(const uint8_t *p)
-{
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return v;
-}
-
-static uint64_t rd64(const uint8_t *p)
-{
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return v;
 }
 
 /* read_header: reads and validates the file header from offset 0 into r->hdr and sets
@@ -299,225 +287,6 @@ bool reader_strs_next(const reader_strs *list, uint32_t *cursor, reader_str *out
     return true;
 }
 
-/* ---- decoding ------------------------------------------------------------------------- */
-
-/* A cursor over the strings after a record's fixed part. */
-typedef struct strcur {
-    const uint8_t *p, *end;
-    bool bad;
-} strcur;
-
-/* take_str: the next packed string, or bad (and an empty string) when it runs past the
- * record. */
-static reader_str take_str(strcur *c)
-{
-    reader_str s = {"", 0};
-    if (c->bad || (size_t)(c->end - c->p) < 4) {
-        c->bad = true;
-        return s;
-    }
-    uint32_t n = rd32(c->p);
-    if (n > (size_t)(c->end - c->p) - 4) {
-        c->bad = true;
-        return s;
-    }
-    s.p = (const char *)c->p + 4;
-    s.len = n;
-    c->p += 4 + n;
-    return s;
-}
-
-/* take_strs: n packed strings as a list; bad when they run past the record. */
-static reader_strs take_strs(strcur *c, uint32_t n)
-{
-    reader_strs l = {c->p, 0, 0};
-    if ((uint64_t)n * 4 > (uint64_t)(c->end - c->p)) {
-        c->bad = true;
-        return l;
-    }
-    for (uint32_t i = 0; i < n && !c->bad; i++)
-        take_str(c);
-    if (c->bad)
-        return l;
-    l.n = n;
-    l.bytes = (uint32_t)(c->p - l.p);
-    return l;
-}
-
-static void decode_flags(uint16_t flags, uint64_t tt, reader_event *e)
-{
-    e->time_ns = VT_TT_NS(tt);
-    e->thread = VT_TT_THREAD(tt);
-    e->flags = flags;
-    e->api = (uint8_t)VT_EVF_API(flags);
-    e->device = (uint8_t)VT_EVF_DEVICE(flags);
-    e->failed = (flags & VT_EVF_FAILED) != 0;
-    e->backward = (flags & VT_EVF_BACKWARD) != 0;
-    e->emulated = (flags & VT_EVF_EMULATED) != 0;
-}
-
-/* decode: fills rec->u from the payload. Returns NULL, or why the record is malformed. */
-static const char *decode(reader_record *rec)
-{
-    const uint8_t *p = rec->payload;
-    uint32_t n = rec->payload_len;
-    strcur c = {0};
-    switch (rec->type) {
-    case VT_REC_ALLOC: {
-        reader_event *e = &rec->u.ev;
-        uint64_t tt = rd64(p);
-        decode_flags(rec->flags, tt, e);
-        e->addr = rd64(p + 8);
-        e->size = rd64(p + 16);
-        e->stack_id = rd32(p + 24);
-        uint16_t s16;
-        int16_t r16;
-        memcpy(&s16, p + 28, 2);
-        memcpy(&r16, p + 30, 2);
-        e->stream = s16;
-        e->result = r16;
-        e->has_aux = n >= 40;
-        e->aux = e->has_aux ? rd64(p + 32) : 0;
-        e->has_ext = false;
-        return NULL;
-    }
-    case VT_REC_FREE: {
-        reader_event *e = &rec->u.ev;
-        decode_flags(rec->flags, rd64(p), e);
-        e->addr = rd64(p + 8);
-        e->size = 0;
-        e->aux = 0;
-        e->has_aux = false;
-        e->has_ext = n >= 24;
-        if (e->has_ext) {
-            uint16_t s16;
-            int16_t r16;
-            e->stack_id = rd32(p + 16);
-            memcpy(&s16, p + 20, 2);
-            memcpy(&r16, p + 22, 2);
-            e->stream = s16;
-            e->result = r16;
-        } else {
-            e->stack_id = 0;
-            e->stream = 0;
-            e->result = 0;
-        }
-        return NULL;
-    }
-    case VT_REC_STACK: {
-        reader_stack *s = &rec->u.stack;
-        vt_rec_stack f;
-        memcpy(&f, p, sizeof f);
-        s->stack_id = f.stack_id;
-        s->n_native = f.n_native;
-        s->n_python = f.n_python;
-        s->frames = p + sizeof f;
-        if ((uint64_t)(f.n_native + f.n_python) * 8 > n - sizeof f)
-            return "stack frames run past the record";
-        if ((uint64_t)(f.n_native + f.n_python) * 8 != n - sizeof f)
-            return "stack size does not match its frame count";
-        return NULL;
-    }
-    case VT_REC_OOM: {
-        reader_oom *o = &rec->u.oom;
-        vt_rec_oom f;
-        memcpy(&f, p, sizeof f);
-        reader_event e;
-        decode_flags(rec->flags, f.tt, &e);
-        o->time_ns = e.time_ns;
-        o->thread = e.thread;
-        o->flags = e.flags;
-        o->api = e.api;
-        o->device = e.device;
-        o->emulated = e.emulated;
-        o->requested = f.requested;
-        o->capacity = f.capacity;
-        o->process_used = f.process_used;
-        o->stack_id = f.stack_id;
-        o->result = f.result;
-        return NULL;
-    }
-    case VT_REC_MEMINFO: {
-        vt_rec_meminfo f;
-        memcpy(&f, p, sizeof f);
-        rec->u.meminfo = (reader_meminfo){VT_TT_NS(f.tt), VT_TT_THREAD(f.tt), f.free_bytes,
-                                          f.total_bytes,  f.device,           f.source};
-        return NULL;
-    }
-    case VT_REC_PYINFO:
-        memcpy(&rec->u.pyinfo, p, sizeof(vt_rec_pyinfo));
-        return NULL;
-    case VT_REC_TRAILER:
-        memcpy(&rec->u.trailer, p, sizeof(vt_rec_trailer));
-        return NULL;
-    case VT_REC_PROCESS: {
-        reader_process *pr = &rec->u.process;
-        memcpy(&pr->fixed, p, sizeof pr->fixed);
-        c = (strcur){p + sizeof pr->fixed, p + n, false};
-        pr->exe = take_str(&c);
-        pr->cwd = take_str(&c);
-        pr->host = take_str(&c);
-        pr->argv = take_strs(&c, pr->fixed.argc);
-        pr->env = take_strs(&c, pr->fixed.nenv);
-        break;
-    }
-    case VT_REC_CONFIG:
-        memcpy(&rec->u.config.fixed, p, sizeof(vt_rec_config));
-        c = (strcur){p + sizeof(vt_rec_config), p + n, false};
-        rec->u.config.card = take_str(&c);
-        break;
-    case VT_REC_DEVICE:
-        memcpy(&rec->u.device.fixed, p, sizeof(vt_rec_device));
-        c = (strcur){p + sizeof(vt_rec_device), p + n, false};
-        rec->u.device.name = take_str(&c);
-        break;
-    case VT_REC_THREAD:
-        memcpy(&rec->u.thread.fixed, p, sizeof(vt_rec_thread));
-        c = (strcur){p + sizeof(vt_rec_thread), p + n, false};
-        rec->u.thread.name = take_str(&c);
-        break;
-    case VT_REC_CODE: {
-        reader_code *cd = &rec->u.code;
-        vt_rec_code f;
-        memcpy(&f, p, sizeof f);
-        cd->code_id = f.code_id;
-        cd->first_line = f.first_line;
-        c = (strcur){p + sizeof f, p + n, false};
-        cd->filename = take_str(&c);
-        cd->qualname = take_str(&c);
-        cd->linetable = take_str(&c);
-        break;
-    }
-    case VT_REC_SYMBOL:
-        memcpy(&rec->u.symbol.fixed, p, sizeof(vt_rec_symbol));
-        c = (strcur){p + sizeof(vt_rec_symbol), p + n, false};
-        rec->u.symbol.name = take_str(&c);
-        break;
-    case VT_REC_MODULE:
-        memcpy(&rec->u.module.fixed, p, sizeof(vt_rec_module));
-        c = (strcur){p + sizeof(vt_rec_module), p + n, false};
-        rec->u.module.path = take_str(&c);
-        rec->u.module.build_id = (reader_str){"", 0};
-        if (!c.bad && c.end - c.p >= 4) /* 1.1: the build-id follows the path */
-            rec->u.module.build_id = take_str(&c);
-        break;
-    case VT_REC_FILE: {
-        reader_file *fi = &rec->u.file;
-        memcpy(&fi->fixed, p, sizeof fi->fixed);
-        c = (strcur){p + sizeof fi->fixed, p + n, false};
-        fi->name = take_str(&c);
-        fi->path = take_str(&c);
-        fi->contents = take_str(&c);
-        if (!c.bad && fi->contents.len > VT_FILE_MAX_BYTES)
-            return "a FILE record's contents exceed VT_FILE_MAX_BYTES";
-        break;
-    }
-    default:
-        return NULL; /* unknown: nothing to decode */
-    }
-    return c.bad ? "a string runs past the end of its record" : NULL;
-}
-
 /* size_ok: whether a record of this type can have this size. */
 static bool size_ok(unsigned type, uint32_t size)
 {
@@ -641,7 +410,7 @@ bool reader_next(reader *r, reader_record *rec)
     rec->offset = r->pos;
     rec->payload = b + 8;
     rec->payload_len = h.size - 8;
-    const char *why = decode(rec);
+    const char *why = reader_decode(rec);
     if (why)
         return set_status(r, READER_MALFORMED, r->pos, "%s record: %s", reader_type_name(h.type),
                           why);

@@ -1,27 +1,18 @@
 /* tables.c — lookup tables built from a trace's metadata records (tables.h): an arena for
  * every copied string / frame array / entry (pointers stay valid until tables_free), and
- * open-addressing hash maps keyed by ids / addresses. Line numbers come from pylines.c. */
-#include "tables.h"
+ * open-addressing hash maps keyed by ids / addresses. Frames are resolved in tables_resolve.c. */
+#include "tables_impl.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "pylines.h"
-#include "symbolize.h"
-
 /* ---- arena ------------------------------------------------------------------------------ */
 
 #define ARENA_BLOCK (256u << 10)
 
-typedef struct arena_block {
-    struct arena_block *next;
-    size_t used, cap;
-    _Alignas(16) unsigned char data[];
-} arena_block;
-
-/* arena_alloc: n zeroed bytes, 8-aligned, from *head's blocks; NULL when out of memory. */
-static void *arena_alloc(arena_block **head, size_t n)
+/* tables_arena_alloc: n zeroed bytes, 8-aligned, from *head's blocks; NULL when out of memory. */
+void *tables_arena_alloc(arena_block **head, size_t n)
 {
     n = (n + 7) & ~(size_t)7;
     arena_block *b = *head;
@@ -50,12 +41,6 @@ static void *arena_alloc(arena_block **head, size_t n)
 
 /* ---- hash map: u64 key -> pointer (NULL = empty slot) ------------------------------------ */
 
-typedef struct map {
-    uint64_t *keys;
-    void **vals;
-    size_t cap, n; /* cap is 0 or a power of two */
-} map;
-
 static size_t map_hash(uint64_t k)
 {
     k ^= k >> 33;
@@ -64,7 +49,7 @@ static size_t map_hash(uint64_t k)
     return (size_t)k;
 }
 
-static void *map_get(const map *m, uint64_t key)
+void *tables_map_get(const map *m, uint64_t key)
 {
     if (!m->cap)
         return NULL;
@@ -76,8 +61,8 @@ static void *map_get(const map *m, uint64_t key)
     }
 }
 
-/* map_put: inserts key -> val (val non-NULL, key not present). Returns 0 or -1 (ENOMEM). */
-static int map_put(map *m, uint64_t key, void *val)
+/* tables_map_put: inserts key -> val (val non-NULL, key not present). Returns 0 or -1 (ENOMEM). */
+int tables_map_put(map *m, uint64_t key, void *val)
 {
     if ((m->n + 1) * 2 > m->cap) {
         size_t ncap = m->cap ? m->cap * 2 : 64;
@@ -120,11 +105,6 @@ static void map_free(map *m)
 
 /* ---- growable list of pointers (insertion order) ------------------------------------------ */
 
-typedef struct plist {
-    void **v;
-    size_t n, cap;
-} plist;
-
 static int plist_push(plist *l, void *p)
 {
     if (l->n == l->cap) {
@@ -138,23 +118,6 @@ static int plist_push(plist *l, void *p)
     l->v[l->n++] = p;
     return 0;
 }
-
-/* ---- the tables ------------------------------------------------------------------------- */
-
-typedef struct resolved {
-    size_t n;
-    tables_frame *frames;
-} resolved;
-
-struct tables {
-    arena_block *arena;
-    map threads, stacks, codes, symbols, modules, devices, resolved;
-    plist thread_list, device_list, file_list;
-    tables_process *process;
-    tables_config *config;
-    vt_rec_pyinfo *pyinfo;
-    symbolize *sym; /* created on the first native frame resolved */
-};
 
 tables *tables_new(void)
 {
@@ -181,9 +144,9 @@ void tables_free(tables *t)
 }
 
 /* copy_str: an arena copy of len bytes of s with a NUL after them; false on ENOMEM. */
-static bool copy_str(tables *t, const char *s, uint32_t len, tables_str *out)
+bool tables_copy_str(tables *t, const char *s, uint32_t len, tables_str *out)
 {
-    char *p = arena_alloc(&t->arena, (size_t)len + 1);
+    char *p = tables_arena_alloc(&t->arena, (size_t)len + 1);
     if (!p)
         return false;
     memcpy(p, s, len);
@@ -196,13 +159,13 @@ static bool copy_str(tables *t, const char *s, uint32_t len, tables_str *out)
 /* copy_strs: an arena array of list's strings; false on ENOMEM. */
 static bool copy_strs(tables *t, const reader_strs *list, const tables_str **out)
 {
-    tables_str *a = arena_alloc(&t->arena, sizeof *a * (list->n ? list->n : 1));
+    tables_str *a = tables_arena_alloc(&t->arena, sizeof *a * (list->n ? list->n : 1));
     if (!a)
         return false;
     uint32_t cur = 0, i = 0;
     reader_str s;
     while (i < list->n && reader_strs_next(list, &cur, &s))
-        if (!copy_str(t, s.p, s.len, &a[i++]))
+        if (!tables_copy_str(t, s.p, s.len, &a[i++]))
             return false;
     *out = a;
     return true;
@@ -212,17 +175,17 @@ static bool copy_strs(tables *t, const reader_strs *list, const tables_str **out
  * failure stays in the arena (freed with the tables); the maps are untouched then. */
 static int add_thread(tables *t, const reader_thread *r)
 {
-    if (map_get(&t->threads, r->fixed.index))
+    if (tables_map_get(&t->threads, r->fixed.index))
         return 0;
-    tables_thread *e = arena_alloc(&t->arena, sizeof *e);
-    if (!e || !copy_str(t, r->name.p, r->name.len, &e->name))
+    tables_thread *e = tables_arena_alloc(&t->arena, sizeof *e);
+    if (!e || !tables_copy_str(t, r->name.p, r->name.len, &e->name))
         return -1;
     e->index = r->fixed.index;
     e->tid = r->fixed.tid;
     e->role = r->fixed.role;
     if (plist_push(&t->thread_list, e))
         return -1;
-    if (map_put(&t->threads, e->index, e)) {
+    if (tables_map_put(&t->threads, e->index, e)) {
         t->thread_list.n--;
         return -1;
     }
@@ -231,10 +194,10 @@ static int add_thread(tables *t, const reader_thread *r)
 
 static int add_device(tables *t, const reader_device *r)
 {
-    if (map_get(&t->devices, r->fixed.ordinal))
+    if (tables_map_get(&t->devices, r->fixed.ordinal))
         return 0;
-    tables_device *e = arena_alloc(&t->arena, sizeof *e);
-    if (!e || !copy_str(t, r->name.p, r->name.len, &e->name))
+    tables_device *e = tables_arena_alloc(&t->arena, sizeof *e);
+    if (!e || !tables_copy_str(t, r->name.p, r->name.len, &e->name))
         return -1;
     e->ordinal = r->fixed.ordinal;
     e->cc_major = r->fixed.cc_major;
@@ -243,7 +206,7 @@ static int add_device(tables *t, const reader_device *r)
     memcpy(e->uuid, r->fixed.uuid, 16);
     if (plist_push(&t->device_list, e))
         return -1;
-    if (map_put(&t->devices, e->ordinal, e)) {
+    if (tables_map_put(&t->devices, e->ordinal, e)) {
         t->device_list.n--;
         return -1;
     }
@@ -252,11 +215,11 @@ static int add_device(tables *t, const reader_device *r)
 
 static int add_stack(tables *t, const reader_stack *r)
 {
-    if (map_get(&t->stacks, r->stack_id))
+    if (tables_map_get(&t->stacks, r->stack_id))
         return 0;
     size_t n = (size_t)r->n_native + r->n_python;
-    tables_stack *e = arena_alloc(&t->arena, sizeof *e);
-    uint64_t *fr = arena_alloc(&t->arena, 8 * (n ? n : 1));
+    tables_stack *e = tables_arena_alloc(&t->arena, sizeof *e);
+    uint64_t *fr = tables_arena_alloc(&t->arena, 8 * (n ? n : 1));
     if (!e || !fr)
         return -1;
     memcpy(fr, r->frames, 8 * n);
@@ -264,32 +227,32 @@ static int add_stack(tables *t, const reader_stack *r)
     e->n_native = r->n_native;
     e->n_python = r->n_python;
     e->frames = fr;
-    return map_put(&t->stacks, e->stack_id, e);
+    return tables_map_put(&t->stacks, e->stack_id, e);
 }
 
 static int add_code(tables *t, const reader_code *r)
 {
-    if (map_get(&t->codes, r->code_id))
+    if (tables_map_get(&t->codes, r->code_id))
         return 0;
-    tables_code *e = arena_alloc(&t->arena, sizeof *e);
+    tables_code *e = tables_arena_alloc(&t->arena, sizeof *e);
     tables_str lt;
-    if (!e || !copy_str(t, r->filename.p, r->filename.len, &e->filename) ||
-        !copy_str(t, r->qualname.p, r->qualname.len, &e->qualname) ||
-        !copy_str(t, r->linetable.p, r->linetable.len, &lt))
+    if (!e || !tables_copy_str(t, r->filename.p, r->filename.len, &e->filename) ||
+        !tables_copy_str(t, r->qualname.p, r->qualname.len, &e->qualname) ||
+        !tables_copy_str(t, r->linetable.p, r->linetable.len, &lt))
         return -1;
     e->code_id = r->code_id;
     e->first_line = r->first_line;
     e->linetable = (const uint8_t *)lt.s;
     e->linetable_len = lt.len;
-    return map_put(&t->codes, e->code_id, e);
+    return tables_map_put(&t->codes, e->code_id, e);
 }
 
 static int add_symbol(tables *t, const reader_symbol *r)
 {
-    if (map_get(&t->symbols, r->fixed.ip))
+    if (tables_map_get(&t->symbols, r->fixed.ip))
         return 0;
-    tables_symbol *e = arena_alloc(&t->arena, sizeof *e);
-    if (!e || !copy_str(t, r->name.p, r->name.len, &e->name))
+    tables_symbol *e = tables_arena_alloc(&t->arena, sizeof *e);
+    if (!e || !tables_copy_str(t, r->name.p, r->name.len, &e->name))
         return -1;
     e->ip = r->fixed.ip;
     e->offset = r->fixed.offset;
@@ -298,39 +261,39 @@ static int add_symbol(tables *t, const reader_symbol *r)
     e->demangled = e->name;
     char *d = r->name.len ? demangle(r->name.p, r->name.len) : NULL;
     if (d) {
-        bool ok = copy_str(t, d, (uint32_t)strlen(d), &e->demangled);
+        bool ok = tables_copy_str(t, d, (uint32_t)strlen(d), &e->demangled);
         free(d);
         if (!ok)
             return -1;
     }
-    return map_put(&t->symbols, e->ip, e);
+    return tables_map_put(&t->symbols, e->ip, e);
 }
 
 static int add_module(tables *t, const reader_module *r)
 {
-    if (map_get(&t->modules, r->fixed.module_id))
+    if (tables_map_get(&t->modules, r->fixed.module_id))
         return 0;
-    tables_module *e = arena_alloc(&t->arena, sizeof *e);
-    if (!e || !copy_str(t, r->path.p, r->path.len, &e->path))
+    tables_module *e = tables_arena_alloc(&t->arena, sizeof *e);
+    if (!e || !tables_copy_str(t, r->path.p, r->path.len, &e->path))
         return -1;
     e->module_id = r->fixed.module_id;
     e->base = r->fixed.base;
     const char *slash = strrchr(e->path.s, '/');
     e->basename = slash && slash[1] ? slash + 1 : e->path.s;
-    if (!copy_str(t, r->build_id.p, r->build_id.len, &e->build_id))
+    if (!tables_copy_str(t, r->build_id.p, r->build_id.len, &e->build_id))
         return -1;
-    return map_put(&t->modules, e->module_id, e);
+    return tables_map_put(&t->modules, e->module_id, e);
 }
 
 static int add_process(tables *t, const reader_process *r)
 {
     if (t->process)
         return 0;
-    tables_process *e = arena_alloc(&t->arena, sizeof *e);
-    if (!e || !copy_str(t, r->exe.p, r->exe.len, &e->exe) ||
-        !copy_str(t, r->cwd.p, r->cwd.len, &e->cwd) ||
-        !copy_str(t, r->host.p, r->host.len, &e->host) || !copy_strs(t, &r->argv, &e->argv) ||
-        !copy_strs(t, &r->env, &e->env))
+    tables_process *e = tables_arena_alloc(&t->arena, sizeof *e);
+    if (!e || !tables_copy_str(t, r->exe.p, r->exe.len, &e->exe) ||
+        !tables_copy_str(t, r->cwd.p, r->cwd.len, &e->cwd) ||
+        !tables_copy_str(t, r->host.p, r->host.len, &e->host) ||
+        !copy_strs(t, &r->argv, &e->argv) || !copy_strs(t, &r->env, &e->env))
         return -1;
     e->pid = r->fixed.pid;
     e->ppid = r->fixed.ppid;
@@ -345,8 +308,8 @@ static int add_config(tables *t, const reader_config *r)
 {
     if (t->config)
         return 0;
-    tables_config *e = arena_alloc(&t->arena, sizeof *e);
-    if (!e || !copy_str(t, r->card.p, r->card.len, &e->card))
+    tables_config *e = tables_arena_alloc(&t->arena, sizeof *e);
+    if (!e || !tables_copy_str(t, r->card.p, r->card.len, &e->card))
         return -1;
     e->card_bytes = r->fixed.card_bytes;
     e->stack_mode = r->fixed.stack_mode;
@@ -361,10 +324,10 @@ static int add_file(tables *t, const reader_file *r)
 {
     if (t->file_list.n >= VT_FILE_MAX_COUNT)
         return 0;
-    tables_file *e = arena_alloc(&t->arena, sizeof *e);
-    if (!e || !copy_str(t, r->name.p, r->name.len, &e->name) ||
-        !copy_str(t, r->path.p, r->path.len, &e->path) ||
-        !copy_str(t, r->contents.p, r->contents.len, &e->contents) ||
+    tables_file *e = tables_arena_alloc(&t->arena, sizeof *e);
+    if (!e || !tables_copy_str(t, r->name.p, r->name.len, &e->name) ||
+        !tables_copy_str(t, r->path.p, r->path.len, &e->path) ||
+        !tables_copy_str(t, r->contents.p, r->contents.len, &e->contents) ||
         plist_push(&t->file_list, e) < 0)
         return -1;
     e->kind = r->fixed.kind;
@@ -397,7 +360,7 @@ int tables_add(tables *t, const reader_record *rec)
         return add_file(t, &rec->u.file);
     case VT_REC_PYINFO:
         if (!t->pyinfo) {
-            t->pyinfo = arena_alloc(&t->arena, sizeof *t->pyinfo);
+            t->pyinfo = tables_arena_alloc(&t->arena, sizeof *t->pyinfo);
             if (!t->pyinfo)
                 return -1;
             *t->pyinfo = rec->u.pyinfo;
@@ -412,27 +375,27 @@ int tables_add(tables *t, const reader_record *rec)
 
 const tables_thread *tables_thread_get(const tables *t, uint32_t i)
 {
-    return map_get(&t->threads, i);
+    return tables_map_get(&t->threads, i);
 }
 const tables_stack *tables_stack_get(const tables *t, uint32_t id)
 {
-    return map_get(&t->stacks, id);
+    return tables_map_get(&t->stacks, id);
 }
 const tables_code *tables_code_get(const tables *t, uint32_t id)
 {
-    return map_get(&t->codes, id);
+    return tables_map_get(&t->codes, id);
 }
 const tables_symbol *tables_symbol_get(const tables *t, uint64_t ip)
 {
-    return map_get(&t->symbols, ip);
+    return tables_map_get(&t->symbols, ip);
 }
 const tables_module *tables_module_get(const tables *t, uint32_t id)
 {
-    return map_get(&t->modules, id);
+    return tables_map_get(&t->modules, id);
 }
 const tables_device *tables_device_get(const tables *t, uint32_t o)
 {
-    return map_get(&t->devices, o);
+    return tables_map_get(&t->devices, o);
 }
 const tables_process *tables_process_get(const tables *t)
 {
@@ -525,170 +488,4 @@ const char *tables_role_name(uint32_t role)
     default:
         return "other";
     }
-}
-
-/* ---- resolver ---------------------------------------------------------------------------- */
-
-void tables_resolve_frame(const tables *t, uint64_t raw, int kind, tables_frame *f)
-{
-    memset(f, 0, sizeof *f);
-    f->kind = kind;
-    f->raw = raw;
-    f->line = -1;
-    f->function = "";
-    f->file = "";
-    if (kind == TABLES_FRAME_PYTHON) {
-        f->code_id = VT_PYFRAME_CODE(raw);
-        f->byte_offset = VT_PYFRAME_OFFSET(raw);
-        f->code = tables_code_get(t, f->code_id);
-        if (f->code) {
-            f->function = f->code->qualname.s;
-            f->file = f->code->filename.s;
-            if (t->pyinfo)
-                f->line =
-                    pylines_line(t->pyinfo->major, t->pyinfo->minor, f->code->linetable,
-                                 f->code->linetable_len, (int)f->code->first_line, f->byte_offset);
-        }
-        return;
-    }
-    f->ip = raw;
-    f->sym = tables_symbol_get(t, raw);
-    if (f->sym) {
-        f->module = f->sym->module_id ? tables_module_get(t, f->sym->module_id) : NULL;
-        f->module_offset = f->sym->offset;
-        f->sym_offset = f->sym->name.len ? f->sym->sym_offset : 0;
-        f->function = f->sym->demangled.s;
-        if (f->module)
-            f->file = f->module->path.s;
-        f->src_file = f->sym->src_file.len ? f->sym->src_file.s : "";
-        f->src_line = f->sym->src_file.len ? f->sym->src_line : 0;
-    } else {
-        f->src_file = "";
-    }
-}
-
-/* symbolize_symbol: the first time e is used, its name (when the record had none) and its
- * file:line from the module's file (symbolize.h). Out of memory leaves e as recorded. */
-static void symbolize_symbol(tables *t, tables_symbol *e)
-{
-    if (e->symbolized)
-        return;
-    e->symbolized = 1;
-    const tables_module *m = e->module_id ? tables_module_get(t, e->module_id) : NULL;
-    if (!m || (!t->sym && !(t->sym = symbolize_new())))
-        return;
-    symbolize_result r;
-    if (symbolize_ip(t->sym, m->module_id, m->path.s, m->base, (const uint8_t *)m->build_id.s,
-                     m->build_id.len, e->ip, &r) != SYMBOLIZE_OK)
-        return;
-    if (!e->name.len && r.name) {
-        tables_str name;
-        if (!copy_str(t, r.name, (uint32_t)strlen(r.name), &name))
-            return;
-        char *d = demangle(name.s, name.len);
-        tables_str dem = name;
-        bool ok = !d || copy_str(t, d, (uint32_t)strlen(d), &dem);
-        free(d);
-        if (!ok)
-            return;
-        e->name = name;
-        e->demangled = dem;
-        e->sym_offset = (uint32_t)r.sym_offset;
-    }
-    if (r.file && copy_str(t, r.file, (uint32_t)strlen(r.file), &e->src_file))
-        e->src_line = r.line;
-}
-
-const tables_frame *tables_resolve_stack(tables *t, uint32_t stack_id, size_t *n)
-{
-    *n = 0;
-    resolved *r = map_get(&t->resolved, stack_id);
-    if (r) {
-        *n = r->n;
-        return r->frames;
-    }
-    const tables_stack *s = stack_id ? tables_stack_get(t, stack_id) : NULL;
-    if (!s)
-        return NULL;
-    size_t total = (size_t)s->n_native + s->n_python;
-    for (size_t i = 0; i < s->n_native; i++) {
-        tables_symbol *e = map_get(&t->symbols, s->frames[i]);
-        if (e)
-            symbolize_symbol(t, e);
-    }
-    r = arena_alloc(&t->arena, sizeof *r);
-    tables_frame *fr = arena_alloc(&t->arena, sizeof *fr * (total ? total : 1));
-    if (!r || !fr)
-        return NULL;
-    /* One list, innermost first, the way a traceback reads: the native frames down to the
-     * first frame of the interpreter (libpython / the python executable), then the Python
-     * frames, then the rest of the native frames (the interpreter's own and main). */
-    size_t split = s->n_native;
-    for (size_t i = 0; i < s->n_native && s->n_python; i++) {
-        tables_frame probe;
-        tables_resolve_frame(t, s->frames[i], TABLES_FRAME_NATIVE, &probe);
-        const char *b = probe.module ? probe.module->basename : "";
-        if (!strncmp(b, "libpython", 9) || !strncmp(b, "python", 6)) {
-            split = i;
-            break;
-        }
-    }
-    size_t o = 0;
-    for (size_t i = 0; i < split; i++)
-        tables_resolve_frame(t, s->frames[i], TABLES_FRAME_NATIVE, &fr[o++]);
-    for (size_t i = s->n_native; i < total; i++)
-        tables_resolve_frame(t, s->frames[i], TABLES_FRAME_PYTHON, &fr[o++]);
-    for (size_t i = split; i < s->n_native; i++)
-        tables_resolve_frame(t, s->frames[i], TABLES_FRAME_NATIVE, &fr[o++]);
-    r->n = total;
-    r->frames = fr;
-    if (map_put(&t->resolved, stack_id, r))
-        return NULL;
-    *n = total;
-    return fr;
-}
-
-size_t tables_frame_text(const tables_frame *f, char *buf, size_t bufsz)
-{
-    int n;
-    if (f->kind == TABLES_FRAME_PYTHON) {
-        const char *file = f->code ? f->file : "?";
-        const char *fn = f->code ? f->function : "?";
-        if (f->line >= 0)
-            n = snprintf(buf, bufsz, "%s:%d %s", file, f->line, fn);
-        else
-            n = snprintf(buf, bufsz, "%s:? %s", file, fn);
-    } else if (f->function[0] && f->module) {
-        n = snprintf(buf, bufsz, "%s+0x%llx (%s)", f->function, (unsigned long long)f->sym_offset,
-                     f->module->basename);
-    } else if (f->function[0]) {
-        n = snprintf(buf, bufsz, "%s+0x%llx", f->function, (unsigned long long)f->sym_offset);
-    } else if (f->module) {
-        n = snprintf(buf, bufsz, "%s+0x%llx", f->module->basename,
-                     (unsigned long long)f->module_offset);
-    } else {
-        n = snprintf(buf, bufsz, "0x%llx", (unsigned long long)f->ip);
-    }
-    if (n >= 0 && f->kind == TABLES_FRAME_NATIVE && f->src_file && f->src_file[0]) {
-        size_t at = (size_t)n < bufsz ? (size_t)n : bufsz ? bufsz - 1 : 0;
-        int m = f->src_line > 0
-                    ? snprintf(buf + at, bufsz - at, " at %s:%d", f->src_file, f->src_line)
-                    : snprintf(buf + at, bufsz - at, " at %s", f->src_file);
-        n = m < 0 ? n : n + m;
-    }
-    return n < 0 ? 0 : (size_t)n;
-}
-
-int tables_code_file_has(const tables *t, const char *const *needles)
-{
-    const map *m = &t->codes;
-    for (size_t i = 0; i < m->cap; i++) {
-        const tables_code *c = m->vals[i];
-        if (!c || !c->filename.s)
-            continue;
-        for (const char *const *n = needles; *n; n++)
-            if (strstr(c->filename.s, *n))
-                return 1;
-    }
-    return 0;
 }

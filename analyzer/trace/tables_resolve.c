@@ -1,0 +1,175 @@
+/* tables_resolve.c — turns a trace's raw frames into readable ones (tables.h): a native ip
+ * to symbol / module / source line (symbolized on first use), a Python frame to code object and
+ * line (pylines.c), a stack id to one innermost-first frame list; tables.c builds the tables. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pylines.h"
+#include "tables_impl.h"
+
+/* ---- resolver ---------------------------------------------------------------------------- */
+
+void tables_resolve_frame(const tables *t, uint64_t raw, int kind, tables_frame *f)
+{
+    memset(f, 0, sizeof *f);
+    f->kind = kind;
+    f->raw = raw;
+    f->line = -1;
+    f->function = "";
+    f->file = "";
+    if (kind == TABLES_FRAME_PYTHON) {
+        f->code_id = VT_PYFRAME_CODE(raw);
+        f->byte_offset = VT_PYFRAME_OFFSET(raw);
+        f->code = tables_code_get(t, f->code_id);
+        if (f->code) {
+            f->function = f->code->qualname.s;
+            f->file = f->code->filename.s;
+            if (t->pyinfo)
+                f->line =
+                    pylines_line(t->pyinfo->major, t->pyinfo->minor, f->code->linetable,
+                                 f->code->linetable_len, (int)f->code->first_line, f->byte_offset);
+        }
+        return;
+    }
+    f->ip = raw;
+    f->sym = tables_symbol_get(t, raw);
+    if (f->sym) {
+        f->module = f->sym->module_id ? tables_module_get(t, f->sym->module_id) : NULL;
+        f->module_offset = f->sym->offset;
+        f->sym_offset = f->sym->name.len ? f->sym->sym_offset : 0;
+        f->function = f->sym->demangled.s;
+        if (f->module)
+            f->file = f->module->path.s;
+        f->src_file = f->sym->src_file.len ? f->sym->src_file.s : "";
+        f->src_line = f->sym->src_file.len ? f->sym->src_line : 0;
+    } else {
+        f->src_file = "";
+    }
+}
+
+/* symbolize_symbol: the first time e is used, its name (when the record had none) and its
+ * file:line from the module's file (symbolize.h). Out of memory leaves e as recorded. */
+static void symbolize_symbol(tables *t, tables_symbol *e)
+{
+    if (e->symbolized)
+        return;
+    e->symbolized = 1;
+    const tables_module *m = e->module_id ? tables_module_get(t, e->module_id) : NULL;
+    if (!m || (!t->sym && !(t->sym = symbolize_new())))
+        return;
+    symbolize_result r;
+    if (symbolize_ip(t->sym, m->module_id, m->path.s, m->base, (const uint8_t *)m->build_id.s,
+                     m->build_id.len, e->ip, &r) != SYMBOLIZE_OK)
+        return;
+    if (!e->name.len && r.name) {
+        tables_str name;
+        if (!tables_copy_str(t, r.name, (uint32_t)strlen(r.name), &name))
+            return;
+        char *d = demangle(name.s, name.len);
+        tables_str dem = name;
+        bool ok = !d || tables_copy_str(t, d, (uint32_t)strlen(d), &dem);
+        free(d);
+        if (!ok)
+            return;
+        e->name = name;
+        e->demangled = dem;
+        e->sym_offset = (uint32_t)r.sym_offset;
+    }
+    if (r.file && tables_copy_str(t, r.file, (uint32_t)strlen(r.file), &e->src_file))
+        e->src_line = r.line;
+}
+
+const tables_frame *tables_resolve_stack(tables *t, uint32_t stack_id, size_t *n)
+{
+    *n = 0;
+    resolved *r = tables_map_get(&t->resolved, stack_id);
+    if (r) {
+        *n = r->n;
+        return r->frames;
+    }
+    const tables_stack *s = stack_id ? tables_stack_get(t, stack_id) : NULL;
+    if (!s)
+        return NULL;
+    size_t total = (size_t)s->n_native + s->n_python;
+    for (size_t i = 0; i < s->n_native; i++) {
+        tables_symbol *e = tables_map_get(&t->symbols, s->frames[i]);
+        if (e)
+            symbolize_symbol(t, e);
+    }
+    r = tables_arena_alloc(&t->arena, sizeof *r);
+    tables_frame *fr = tables_arena_alloc(&t->arena, sizeof *fr * (total ? total : 1));
+    if (!r || !fr)
+        return NULL;
+    /* One list, innermost first, the way a traceback reads: the native frames down to the
+     * first frame of the interpreter (libpython / the python executable), then the Python
+     * frames, then the rest of the native frames (the interpreter's own and main). */
+    size_t split = s->n_native;
+    for (size_t i = 0; i < s->n_native && s->n_python; i++) {
+        tables_frame probe;
+        tables_resolve_frame(t, s->frames[i], TABLES_FRAME_NATIVE, &probe);
+        const char *b = probe.module ? probe.module->basename : "";
+        if (!strncmp(b, "libpython", 9) || !strncmp(b, "python", 6)) {
+            split = i;
+            break;
+        }
+    }
+    size_t o = 0;
+    for (size_t i = 0; i < split; i++)
+        tables_resolve_frame(t, s->frames[i], TABLES_FRAME_NATIVE, &fr[o++]);
+    for (size_t i = s->n_native; i < total; i++)
+        tables_resolve_frame(t, s->frames[i], TABLES_FRAME_PYTHON, &fr[o++]);
+    for (size_t i = split; i < s->n_native; i++)
+        tables_resolve_frame(t, s->frames[i], TABLES_FRAME_NATIVE, &fr[o++]);
+    r->n = total;
+    r->frames = fr;
+    if (tables_map_put(&t->resolved, stack_id, r))
+        return NULL;
+    *n = total;
+    return fr;
+}
+
+size_t tables_frame_text(const tables_frame *f, char *buf, size_t bufsz)
+{
+    int n;
+    if (f->kind == TABLES_FRAME_PYTHON) {
+        const char *file = f->code ? f->file : "?";
+        const char *fn = f->code ? f->function : "?";
+        if (f->line >= 0)
+            n = snprintf(buf, bufsz, "%s:%d %s", file, f->line, fn);
+        else
+            n = snprintf(buf, bufsz, "%s:? %s", file, fn);
+    } else if (f->function[0] && f->module) {
+        n = snprintf(buf, bufsz, "%s+0x%llx (%s)", f->function, (unsigned long long)f->sym_offset,
+                     f->module->basename);
+    } else if (f->function[0]) {
+        n = snprintf(buf, bufsz, "%s+0x%llx", f->function, (unsigned long long)f->sym_offset);
+    } else if (f->module) {
+        n = snprintf(buf, bufsz, "%s+0x%llx", f->module->basename,
+                     (unsigned long long)f->module_offset);
+    } else {
+        n = snprintf(buf, bufsz, "0x%llx", (unsigned long long)f->ip);
+    }
+    if (n >= 0 && f->kind == TABLES_FRAME_NATIVE && f->src_file && f->src_file[0]) {
+        size_t at = (size_t)n < bufsz ? (size_t)n : bufsz ? bufsz - 1 : 0;
+        int m = f->src_line > 0
+                    ? snprintf(buf + at, bufsz - at, " at %s:%d", f->src_file, f->src_line)
+                    : snprintf(buf + at, bufsz - at, " at %s", f->src_file);
+        n = m < 0 ? n : n + m;
+    }
+    return n < 0 ? 0 : (size_t)n;
+}
+
+int tables_code_file_has(const tables *t, const char *const *needles)
+{
+    const map *m = &t->codes;
+    for (size_t i = 0; i < m->cap; i++) {
+        const tables_code *c = m->vals[i];
+        if (!c || !c->filename.s)
+            continue;
+        for (const char *const *n = needles; *n; n++)
+            if (strstr(c->filename.s, *n))
+                return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,538 @@
+/* dump_json.c — renders the records of a trace as `vramtrace dump` prints them: one JSON
+ * object per line (cJSON; events formatted by hand, their resolved stacks cached), a header line
+ * and a status line. Reading the file and the options live in cmd/cmd_dump.c. */
+#include "dump_json.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "escape.h"
+
+/* ---- JSON helpers (all tolerate a NULL object after an allocation failure) -------------- */
+
+/* add_u64: an exact integer (cJSON numbers are doubles: exact only below 2^53). */
+static void add_u64(cJSON *o, const char *name, uint64_t v)
+{
+    char b[24];
+    snprintf(b, sizeof b, "%" PRIu64, v);
+    cJSON_AddRawToObject(o, name, b);
+}
+
+static void add_hex(cJSON *o, const char *name, uint64_t v)
+{
+    char b[24];
+    snprintf(b, sizeof b, "0x%" PRIx64, v);
+    cJSON_AddStringToObject(o, name, b);
+}
+
+/* str_item: a JSON string of trace bytes made valid UTF-8 (invalid bytes as \xNN). */
+static cJSON *str_item(const char *s, size_t len)
+{
+    char small[512];
+    size_t need = escape_utf8(s, len, small, sizeof small);
+    if (need < sizeof small)
+        return cJSON_CreateString(small);
+    char *big = escape_utf8_dup(s, len);
+    cJSON *it = big ? cJSON_CreateString(big) : NULL;
+    free(big);
+    return it;
+}
+
+static void add_str(cJSON *o, const char *name, const char *s, size_t len)
+{
+    cJSON *it = str_item(s, len);
+    if (it)
+        cJSON_AddItemToObject(o, name, it);
+}
+
+static void add_rstr(cJSON *o, const char *name, reader_str s)
+{
+    add_str(o, name, s.p, s.len);
+}
+
+/* stack_json: the "stack" array of stack_id's resolved frames, innermost first, as JSON
+ * text (malloc'd, free it); "null" when the id has no STACK record; NULL when out of memory. */
+static char *stack_json(tables *t, uint32_t stack_id)
+{
+    size_t n = 0;
+    const tables_frame *fr = tables_resolve_stack(t, stack_id, &n);
+    if (!fr)
+        return strdup("null");
+    cJSON *arr = cJSON_CreateArray();
+    for (size_t i = 0; i < n && arr; i++) {
+        const tables_frame *f = &fr[i];
+        cJSON *j = cJSON_CreateObject();
+        if (!j)
+            break;
+        cJSON_AddItemToArray(arr, j);
+        if (f->kind == TABLES_FRAME_PYTHON) {
+            cJSON_AddStringToObject(j, "kind", "python");
+            if (f->code) {
+                add_str(j, "file", f->code->filename.s, f->code->filename.len);
+                add_str(j, "function", f->code->qualname.s, f->code->qualname.len);
+            } else {
+                cJSON_AddNullToObject(j, "file");
+                cJSON_AddNullToObject(j, "function");
+            }
+            if (f->line >= 0)
+                cJSON_AddNumberToObject(j, "line", f->line);
+            else
+                cJSON_AddNullToObject(j, "line");
+            cJSON_AddNumberToObject(j, "code_id", f->code_id);
+            cJSON_AddNumberToObject(j, "offset", f->byte_offset);
+        } else {
+            cJSON_AddStringToObject(j, "kind", "native");
+            if (f->module)
+                add_str(j, "module", f->module->path.s, f->module->path.len);
+            else
+                cJSON_AddNullToObject(j, "module");
+            if (f->sym && f->sym->demangled.len)
+                add_str(j, "symbol", f->sym->demangled.s, f->sym->demangled.len);
+            else
+                cJSON_AddNullToObject(j, "symbol");
+            add_u64(j, "offset", f->module_offset);
+            add_u64(j, "symbol_offset", f->sym_offset);
+            add_hex(j, "ip", f->ip);
+            if (f->src_file[0]) { /* from the module's debug info (symbolize.h) */
+                add_str(j, "file", f->src_file, (uint32_t)strlen(f->src_file));
+                if (f->src_line > 0)
+                    cJSON_AddNumberToObject(j, "line", f->src_line);
+            }
+        }
+    }
+    char *text = arr ? cJSON_PrintUnformatted(arr) : NULL;
+    cJSON_Delete(arr);
+    return text;
+}
+
+/* ---- events: formatted by hand (they are almost all of a trace), stacks cached ---------- */
+
+/* The cache is a hash of the ids seen (open addressing, at most half full): its memory
+ * follows the distinct stacks the events use, not the largest id a trace names. */
+typedef struct dump_cached {
+    uint32_t id; /* 0 = empty slot (id 0 is "no stack", never cached) */
+    char *text;
+} dump_cached;
+
+struct dump_json {
+    tables *t;
+    bool resolve;
+    dump_cached *cache; /* stack id -> stack_json text */
+    size_t ncache;      /* slots, a power of two */
+    size_t nused;
+};
+
+static size_t cache_slot(const dump_cached *c, size_t n, uint32_t id)
+{
+    size_t j = (size_t)((id * 0x9e3779b97f4a7c15ull) >> 32) & (n - 1);
+    while (c[j].id && c[j].id != id)
+        j = (j + 1) & (n - 1);
+    return j;
+}
+
+/* cached_stack: stack_json for id, from the cache when possible; NULL on ENOMEM. The
+ * result is owned by the cache unless *owned is set (then free it). */
+static const char *cached_stack(dump_json *d, uint32_t id, bool *owned)
+{
+    *owned = false;
+    if (2 * (d->nused + 1) > d->ncache) {
+        size_t n = d->ncache ? d->ncache * 2 : 1024;
+        dump_cached *nc = calloc(n, sizeof *nc);
+        if (!nc) {
+            *owned = true;
+            return stack_json(d->t, id);
+        }
+        for (size_t i = 0; i < d->ncache; i++)
+            if (d->cache[i].id)
+                nc[cache_slot(nc, n, d->cache[i].id)] = d->cache[i];
+        free(d->cache);
+        d->cache = nc;
+        d->ncache = n;
+    }
+    size_t j = cache_slot(d->cache, d->ncache, id);
+    if (!d->cache[j].id) {
+        char *text = stack_json(d->t, id);
+        if (!text)
+            return NULL;
+        d->cache[j] = (dump_cached){id, text};
+        d->nused++;
+    }
+    return d->cache[j].text;
+}
+
+/* A line under construction: put_* append (the caller keeps it under sizeof line). */
+typedef struct line_buf {
+    char b[512];
+    size_t n;
+} line_buf;
+
+static void put_s(line_buf *l, const char *s)
+{
+    size_t n = strlen(s);
+    memcpy(l->b + l->n, s, n);
+    l->n += n;
+}
+
+static void put_u(line_buf *l, uint64_t v)
+{
+    char tmp[24];
+    int i = 0;
+    do
+        tmp[i++] = (char)('0' + v % 10);
+    while ((v /= 10));
+    while (i)
+        l->b[l->n++] = tmp[--i];
+}
+
+static void put_i(line_buf *l, int64_t v)
+{
+    if (v < 0) {
+        l->b[l->n++] = '-';
+        put_u(l, (uint64_t)0 - (uint64_t)v);
+    } else {
+        put_u(l, (uint64_t)v);
+    }
+}
+
+static void put_x(line_buf *l, uint64_t v)
+{
+    char tmp[20];
+    int i = 0;
+    do
+        tmp[i++] = "0123456789abcdef"[v & 15];
+    while ((v >>= 4));
+    l->b[l->n++] = '"', l->b[l->n++] = '0', l->b[l->n++] = 'x';
+    while (i)
+        l->b[l->n++] = tmp[--i];
+    l->b[l->n++] = '"';
+}
+
+static void put_b(line_buf *l, bool v)
+{
+    put_s(l, v ? "true" : "false");
+}
+
+/* put_api: "api" (name, or the number when unknown), "layer", "kind", "device". */
+static void put_api(line_buf *l, unsigned api, unsigned device)
+{
+    const char *name = reader_api_name(api);
+    int layer = reader_api_layer(api);
+    put_s(l, ",\"api\":");
+    if (name) {
+        put_s(l, "\"");
+        put_s(l, name);
+        put_s(l, "\"");
+    } else {
+        put_u(l, api);
+    }
+    put_s(l, layer == VT_LAYER_RUNTIME     ? ",\"layer\":\"runtime\",\"kind\":\""
+             : layer == VT_LAYER_DRIVER    ? ",\"layer\":\"driver\",\"kind\":\""
+             : layer == VT_LAYER_ALLOCATOR ? ",\"layer\":\"allocator\",\"kind\":\""
+                                           : ",\"layer\":\"unknown\",\"kind\":\"");
+    put_s(l, reader_kind_name(reader_api_kind(api)));
+    put_s(l, "\",\"device\":");
+    if (device == VT_DEVICE_UNKNOWN)
+        put_s(l, "null");
+    else
+        put_u(l, device);
+}
+
+/* emit_event: one ALLOC / FREE / OOM line on stdout. Returns 0 or -1 (ENOMEM). */
+static int emit_event(dump_json *d, const reader_record *r)
+{
+    line_buf l = {.n = 0};
+    uint32_t stack_id;
+    if (r->type == VT_REC_OOM) {
+        const reader_oom *e = &r->u.oom;
+        put_s(&l, "{\"type\":\"oom\"");
+        put_api(&l, e->api, e->device);
+        put_s(&l, ",\"requested\":"), put_u(&l, e->requested);
+        put_s(&l, ",\"capacity\":"), put_u(&l, e->capacity);
+        put_s(&l, ",\"process_used\":"), put_u(&l, e->process_used);
+        put_s(&l, ",\"time_ns\":"), put_u(&l, e->time_ns);
+        put_s(&l, ",\"thread\":"), put_u(&l, e->thread);
+        put_s(&l, ",\"result\":"), put_i(&l, e->result);
+        put_s(&l, ",\"emulated\":"), put_b(&l, e->emulated);
+        stack_id = e->stack_id;
+    } else {
+        const reader_event *e = &r->u.ev;
+        put_s(&l, r->type == VT_REC_ALLOC ? "{\"type\":\"alloc\"" : "{\"type\":\"free\"");
+        put_api(&l, e->api, e->device);
+        put_s(&l, ",\"addr\":"), put_x(&l, e->addr);
+        if (r->type == VT_REC_ALLOC)
+            put_s(&l, ",\"size\":"), put_u(&l, e->size);
+        put_s(&l, ",\"time_ns\":"), put_u(&l, e->time_ns);
+        put_s(&l, ",\"thread\":"), put_u(&l, e->thread);
+        put_s(&l, ",\"stream\":"), put_u(&l, e->stream);
+        put_s(&l, ",\"result\":"), put_i(&l, e->result);
+        put_s(&l, ",\"failed\":"), put_b(&l, e->failed);
+        put_s(&l, ",\"backward\":"), put_b(&l, e->backward);
+        put_s(&l, ",\"emulated\":"), put_b(&l, e->emulated);
+        if (e->has_aux)
+            put_s(&l, ",\"aux\":"), put_x(&l, e->aux);
+        stack_id = e->stack_id;
+    }
+    put_s(&l, ",\"stack_id\":"), put_u(&l, stack_id);
+    fwrite_unlocked(l.b, 1, l.n, stdout);
+    if (d->resolve && stack_id) {
+        bool owned;
+        const char *st = cached_stack(d, stack_id, &owned);
+        if (!st)
+            return -1;
+        fputs_unlocked(",\"stack\":", stdout);
+        fputs_unlocked(st, stdout);
+        if (owned)
+            free((char *)st);
+    }
+    fputs_unlocked("}\n", stdout);
+    return 0;
+}
+
+/* ---- one record -> one object --------------------------------------------------------- */
+
+static void fill_strs(cJSON *arr, const reader_strs *l)
+{
+    uint32_t cur = 0;
+    reader_str s;
+    while (arr && reader_strs_next(l, &cur, &s)) {
+        cJSON *it = str_item(s.p, s.len);
+        if (it)
+            cJSON_AddItemToArray(arr, it);
+    }
+}
+
+static void fill_record(cJSON *o, const reader_record *r, tables *t)
+{
+    switch (r->type) {
+    case VT_REC_STACK: {
+        const reader_stack *s = &r->u.stack;
+        cJSON_AddNumberToObject(o, "stack_id", s->stack_id);
+        cJSON *nat = cJSON_AddArrayToObject(o, "native");
+        cJSON *py = cJSON_AddArrayToObject(o, "python");
+        for (unsigned i = 0; i < (unsigned)s->n_native + s->n_python; i++) {
+            uint64_t f = reader_stack_frame(s, i);
+            char b[24];
+            if (i < s->n_native) {
+                snprintf(b, sizeof b, "0x%" PRIx64, f);
+                if (nat)
+                    cJSON_AddItemToArray(nat, cJSON_CreateString(b));
+            } else if (py) {
+                cJSON *j = cJSON_CreateObject();
+                cJSON_AddNumberToObject(j, "code_id", VT_PYFRAME_CODE(f));
+                cJSON_AddNumberToObject(j, "offset", VT_PYFRAME_OFFSET(f));
+                cJSON_AddItemToArray(py, j);
+            }
+        }
+        break;
+    }
+    case VT_REC_CODE: {
+        const reader_code *c = &r->u.code;
+        cJSON_AddNumberToObject(o, "code_id", c->code_id);
+        cJSON_AddNumberToObject(o, "first_line", c->first_line);
+        add_rstr(o, "filename", c->filename);
+        add_rstr(o, "qualname", c->qualname);
+        char *hex = malloc(2 * (size_t)c->linetable.len + 1);
+        if (hex) {
+            for (uint32_t i = 0; i < c->linetable.len; i++)
+                snprintf(hex + 2 * i, 3, "%02x", (unsigned char)c->linetable.p[i]);
+            hex[2 * c->linetable.len] = 0;
+            cJSON_AddStringToObject(o, "linetable", hex);
+            free(hex);
+        }
+        break;
+    }
+    case VT_REC_SYMBOL: {
+        const reader_symbol *s = &r->u.symbol;
+        add_hex(o, "ip", s->fixed.ip);
+        add_u64(o, "offset", s->fixed.offset);
+        cJSON_AddNumberToObject(o, "module_id", s->fixed.module_id);
+        cJSON_AddNumberToObject(o, "symbol_offset", s->fixed.sym_offset);
+        add_rstr(o, "name", s->name);
+        const tables_symbol *ts = tables_symbol_get(t, s->fixed.ip);
+        if (ts && ts->demangled.s != ts->name.s)
+            add_str(o, "demangled", ts->demangled.s, ts->demangled.len);
+        break;
+    }
+    case VT_REC_MODULE:
+        cJSON_AddNumberToObject(o, "module_id", r->u.module.fixed.module_id);
+        add_hex(o, "base", r->u.module.fixed.base);
+        add_rstr(o, "path", r->u.module.path);
+        if (r->u.module.build_id.len) {
+            char hex[2 * 64 + 1] = "";
+            for (uint32_t i = 0; i < r->u.module.build_id.len && i < 64; i++)
+                snprintf(hex + 2 * i, 3, "%02x", (unsigned char)r->u.module.build_id.p[i]);
+            cJSON_AddStringToObject(o, "build_id", hex);
+        }
+        break;
+    case VT_REC_THREAD:
+        cJSON_AddNumberToObject(o, "index", r->u.thread.fixed.index);
+        cJSON_AddNumberToObject(o, "tid", r->u.thread.fixed.tid);
+        cJSON_AddStringToObject(o, "role", tables_role_name(r->u.thread.fixed.role));
+        add_rstr(o, "name", r->u.thread.name);
+        break;
+    case VT_REC_DEVICE: {
+        const reader_device *d = &r->u.device;
+        char uuid[40], *p = uuid;
+        for (int i = 0; i < 16; i++)
+            p += sprintf(p, "%s%02x", (i == 4 || i == 6 || i == 8 || i == 10) ? "-" : "",
+                         d->fixed.uuid[i]);
+        cJSON_AddNumberToObject(o, "ordinal", d->fixed.ordinal);
+        add_rstr(o, "name", d->name);
+        add_u64(o, "total_bytes", d->fixed.total_bytes);
+        cJSON_AddStringToObject(o, "uuid", uuid);
+        cJSON_AddNumberToObject(o, "cc_major", d->fixed.cc_major);
+        cJSON_AddNumberToObject(o, "cc_minor", d->fixed.cc_minor);
+        break;
+    }
+    case VT_REC_PROCESS: {
+        const reader_process *p = &r->u.process;
+        cJSON_AddNumberToObject(o, "pid", p->fixed.pid);
+        cJSON_AddNumberToObject(o, "ppid", p->fixed.ppid);
+        add_u64(o, "start_realtime_ns", p->fixed.start_realtime_ns);
+        add_rstr(o, "exe", p->exe);
+        add_rstr(o, "cwd", p->cwd);
+        add_rstr(o, "host", p->host);
+        fill_strs(cJSON_AddArrayToObject(o, "argv"), &p->argv);
+        fill_strs(cJSON_AddArrayToObject(o, "env"), &p->env);
+        break;
+    }
+    case VT_REC_CONFIG:
+        add_u64(o, "card_bytes", r->u.config.fixed.card_bytes);
+        add_rstr(o, "card", r->u.config.card);
+        cJSON_AddBoolToObject(o, "native_stacks", r->u.config.fixed.stack_mode & VT_STACKS_NATIVE);
+        cJSON_AddBoolToObject(o, "python_stacks", r->u.config.fixed.stack_mode & VT_STACKS_PYTHON);
+        cJSON_AddNumberToObject(o, "stack_depth", r->u.config.fixed.stack_depth);
+        cJSON_AddNumberToObject(o, "sample_ms", r->u.config.fixed.sample_ms);
+        break;
+    case VT_REC_MEMINFO: {
+        static const char *const src[] = {"app", "sampler", "context"};
+        const reader_meminfo *m = &r->u.meminfo;
+        add_u64(o, "time_ns", m->time_ns);
+        cJSON_AddNumberToObject(o, "thread", m->thread);
+        cJSON_AddNumberToObject(o, "device", m->device);
+        add_u64(o, "free_bytes", m->free_bytes);
+        add_u64(o, "total_bytes", m->total_bytes);
+        if (m->source < 3)
+            cJSON_AddStringToObject(o, "source", src[m->source]);
+        else
+            cJSON_AddNumberToObject(o, "source", m->source);
+        break;
+    }
+    case VT_REC_PYINFO:
+        cJSON_AddNumberToObject(o, "major", r->u.pyinfo.major);
+        cJSON_AddNumberToObject(o, "minor", r->u.pyinfo.minor);
+        cJSON_AddNumberToObject(o, "micro", r->u.pyinfo.micro);
+        cJSON_AddBoolToObject(o, "supported", r->u.pyinfo.supported);
+        break;
+    case VT_REC_FILE: /* contents as text (escaped like every string), flags as words */
+        cJSON_AddStringToObject(o, "kind", tables_file_kind_name(r->u.file.fixed.kind));
+        cJSON_AddNumberToObject(o, "argi", r->u.file.fixed.argi);
+        add_u64(o, "size", r->u.file.fixed.size);
+        cJSON_AddNumberToObject(o, "file_flags", r->u.file.fixed.flags);
+        add_rstr(o, "name", r->u.file.name);
+        add_rstr(o, "path", r->u.file.path);
+        add_rstr(o, "contents", r->u.file.contents);
+        break;
+    case VT_REC_TRAILER:
+        add_u64(o, "end_ns", r->u.trailer.end_ns);
+        add_u64(o, "n_events", r->u.trailer.n_events);
+        add_u64(o, "n_dropped", r->u.trailer.n_dropped);
+        add_u64(o, "n_records", r->u.trailer.n_records);
+        cJSON_AddNumberToObject(o, "stacks_truncated", r->u.trailer.stacks_truncated);
+#define VT_DUMP_ENDED(name, bit, key)                                                              \
+    if (r->flags & bit)                                                                            \
+        cJSON_AddStringToObject(o, "ended", key);
+        VT_TRAILER_FLAGS(VT_DUMP_ENDED)
+#undef VT_DUMP_ENDED
+        break;
+    default:
+        cJSON_AddNumberToObject(o, "record_type", r->type);
+        cJSON_AddNumberToObject(o, "flags", r->flags);
+        cJSON_AddNumberToObject(o, "size", r->size);
+        break;
+    }
+}
+
+/* emit: prints o as one line and frees it; -1 when out of memory. */
+static int emit(cJSON *o)
+{
+    static char buf[1 << 16];
+    int rc = 0;
+    if (!o)
+        return -1;
+    if (cJSON_PrintPreallocated(o, buf, (int)sizeof buf - 1, 0)) {
+        fputs(buf, stdout);
+    } else {
+        char *s = cJSON_PrintUnformatted(o);
+        if (s)
+            fputs(s, stdout);
+        else
+            rc = -1;
+        free(s);
+    }
+    putchar('\n');
+    cJSON_Delete(o);
+    return rc;
+}
+
+/* ---- the interface (dump_json.h) ------------------------------------------------------- */
+
+dump_json *dump_json_new(tables *t, bool resolve)
+{
+    dump_json *d = calloc(1, sizeof *d);
+    if (d) {
+        d->t = t;
+        d->resolve = resolve;
+    }
+    return d;
+}
+
+void dump_json_free(dump_json *d)
+{
+    if (!d)
+        return;
+    for (size_t i = 0; i < d->ncache; i++)
+        free(d->cache[i].text);
+    free(d->cache);
+    free(d);
+}
+
+int dump_json_header(const char *path, const vt_file_header *h)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "type", "header");
+    add_str(o, "file", path, strlen(path));
+    cJSON_AddNumberToObject(o, "major", h->major);
+    cJSON_AddNumberToObject(o, "minor", h->minor);
+    cJSON_AddNumberToObject(o, "header_size", h->header_size);
+    add_u64(o, "start_realtime_ns", h->start_realtime_ns);
+    add_u64(o, "start_mono_ns", h->start_mono_ns);
+    return emit(o);
+}
+
+int dump_json_record(dump_json *d, const reader_record *rec)
+{
+    if (rec->type == VT_REC_ALLOC || rec->type == VT_REC_FREE || rec->type == VT_REC_OOM)
+        return emit_event(d, rec);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "type", reader_type_name(rec->type));
+    fill_record(o, rec, d->t);
+    return emit(o);
+}
+
+int dump_json_status(reader_status st, uint64_t records, uint64_t offset, const char *message)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "type", "status");
+    cJSON_AddStringToObject(o, "status", reader_status_name(st));
+    add_u64(o, "records", records);
+    if (st != READER_OK) {
+        add_u64(o, "offset", offset);
+        add_str(o, "message", message, strlen(message));
+    }
+    return emit(o);
+}
