@@ -248,9 +248,11 @@ void replay_snap_cat_peaks(state *s, replay_result *r)
             note_interval(s, e, &it, 0, 0);
         }
     }
-    if (r->tensor_mode)
+    if (r->tensor_mode) {
         r->has_cat_peaks =
             catpeaks_sweep(&s->peaks, r->allocator_mode, r->cat_peak, r->cat_peak_ns);
+        r->cat_peaks_lost = !r->has_cat_peaks;
+    }
 }
 
 void replay_snap_classify(const state *s, replay_result *r, replay_snapshot *snap)
