@@ -1,75 +1,127 @@
-/* catpeaks.c — category_peaks (catpeaks.h): +size at an allocation, -size at its free, sorted
- * by event and swept once at the end of the replay. */
+/* catpeaks.c — category_peaks (catpeaks.h): a category byte per allocating event from the replay,
+ * then a second pass that adds size at a noted allocation, takes it back at its free, and keeps
+ * each category's largest sum. */
 #include "catpeaks.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static void push(catpeaks *cp, uint64_t event, uint64_t t, int64_t d, uint8_t cat, uint8_t kind)
+void catpeaks_lose(catpeaks *cp, const char *why)
 {
-    if (cp->lost)
+    if (!cp->lost)
+        cp->lost = why;
+}
+
+void catpeaks_note(catpeaks *cp, uint64_t ev_alloc, category cat, int kind, int tensors)
+{
+    if (cp->lost || (unsigned)cat >= CAT_COUNT || !ev_alloc)
         return;
-    if (cp->n == cp->cap) {
-        size_t n = cp->cap ? cp->cap * 2 : 4096;
-        catpeaks_delta *p = n <= CATPEAKS_MAX ? realloc(cp->d, n * sizeof *p) : NULL;
+    if (ev_alloc >= CATPEAKS_MAX_EVENTS) {
+        catpeaks_lose(cp, "more events than the sweep's memory cap of one byte per event");
+        return;
+    }
+    if (!tensors && ev_alloc >= CATPEAKS_MAX_BEFORE_TENSORS) {
+        catpeaks_lose(cp, "the run's first tensor came after the sweep's first 16M events");
+        free(cp->code);
+        cp->code = NULL;
+        cp->cap = 0;
+        return;
+    }
+    if (ev_alloc >= cp->cap) {
+        uint64_t n = cp->cap ? cp->cap : 1u << 16;
+        while (n <= ev_alloc)
+            n += n / 2; /* not doubling: at most a third more than the events need */
+        if (n > CATPEAKS_MAX_EVENTS)
+            n = CATPEAKS_MAX_EVENTS;
+        uint8_t *p = realloc(cp->code, (size_t)n);
         if (!p) {
-            cp->lost = 1;
+            catpeaks_lose(cp, "out of memory");
             return;
         }
-        cp->d = p;
+        memset(p + cp->cap, 0, (size_t)(n - cp->cap));
+        cp->code = p;
         cp->cap = n;
     }
-    cp->d[cp->n++] = (catpeaks_delta){event, t, d, cat, kind};
+    cp->code[ev_alloc] = (uint8_t)(0x80 | (kind & 3) << 4 | (unsigned)cat);
 }
 
-void catpeaks_add(catpeaks *cp, uint64_t ev_alloc, uint64_t t_alloc, int freed, uint64_t ev_free,
-                  uint64_t t_free, uint64_t size, category cat, int kind)
+void catpeaks_sweep_begin(catpeaks *cp, uint64_t n_events, int allocator_mode)
 {
-    if ((unsigned)cat >= CAT_COUNT || size > (uint64_t)INT64_MAX)
+    free(cp->live.e);
+    memset(&cp->live, 0, sizeof cp->live);
+    memset(cp->cur, 0, sizeof cp->cur);
+    memset(cp->peak, 0, sizeof cp->peak);
+    memset(cp->peak_ns, 0, sizeof cp->peak_ns);
+    cp->seg = cp->inner = 0;
+    cp->n_events = n_events;
+    cp->allocator_mode = allocator_mode;
+}
+
+/* apply: one allocation of size bytes with code code comes (sign +1) or goes (-1) at event. */
+static void apply(catpeaks *cp, uint64_t event, uint64_t t, uint8_t code, int64_t delta)
+{
+    int kind = code >> 4 & 3, cat = code & 15;
+    if (kind == CATPEAKS_SEGMENT)
+        cp->seg += delta;
+    else
+        cp->cur[cat] += delta;
+    if (kind == CATPEAKS_INNER)
+        cp->inner += delta;
+    if (cp->allocator_mode)
+        cp->cur[CAT_CACHE] = cp->seg > cp->inner ? cp->seg - cp->inner : 0;
+    timeline_cats(cp->tl, event - 1, cp->n_events, t, cp->cur);
+    for (int c = 0; c < CAT_COUNT; c++)
+        if (cp->cur[c] > 0 && (uint64_t)cp->cur[c] > cp->peak[c])
+            cp->peak[c] = (uint64_t)cp->cur[c], cp->peak_ns[c] = t;
+}
+
+void catpeaks_sweep_event(catpeaks *cp, uint64_t event, int is_alloc, const reader_event *ev)
+{
+    if (cp->lost || ev->failed || !event)
         return;
-    push(cp, ev_alloc, t_alloc, (int64_t)size, (uint8_t)cat, (uint8_t)kind);
-    if (freed)
-        push(cp, ev_free, t_free, -(int64_t)size, (uint8_t)cat, (uint8_t)kind);
+    unsigned space = (unsigned)reader_api_space(ev->api);
+    if (is_alloc) {
+        uint8_t code = event < cp->cap ? cp->code[event] : 0;
+        if (!code || ev->size > (uint64_t)INT64_MAX)
+            return;
+        int replaced;
+        livemap_entry *e = livemap_put(&cp->live, ev->addr, space, &replaced);
+        if (!e) {
+            catpeaks_lose(cp, "out of memory");
+            return;
+        }
+        if (replaced) /* the first pass never notes an allocation that another replaced */
+            apply(cp, event, ev->time_ns, e->level, -(int64_t)e->size);
+        e->size = ev->size;
+        e->level = code;
+        apply(cp, event, ev->time_ns, code, (int64_t)ev->size);
+        return;
+    }
+    livemap_entry *e = livemap_find(&cp->live, ev->addr, space);
+    if (!e)
+        return;
+    uint64_t size = e->size;
+    uint8_t code = e->level;
+    livemap_del(&cp->live, e);
+    apply(cp, event, ev->time_ns, code, -(int64_t)size);
 }
 
-static int cmp_delta(const void *a, const void *b)
-{
-    const catpeaks_delta *x = a, *y = b;
-    return x->event < y->event ? -1 : x->event > y->event;
-}
-
-int catpeaks_sweep(catpeaks *cp, int allocator_mode, uint64_t peak[CAT_COUNT],
-                   uint64_t peak_ns[CAT_COUNT])
+int catpeaks_sweep_end(catpeaks *cp, uint64_t peak[CAT_COUNT], uint64_t peak_ns[CAT_COUNT])
 {
     memset(peak, 0, CAT_COUNT * sizeof *peak);
     memset(peak_ns, 0, CAT_COUNT * sizeof *peak_ns);
-    if (cp->lost || !cp->n)
+    free(cp->live.e);
+    memset(&cp->live, 0, sizeof cp->live);
+    if (cp->lost || !cp->code) /* lost, or nothing was noted */
         return 0;
-    qsort(cp->d, cp->n, sizeof *cp->d, cmp_delta);
-    int64_t cur[CAT_COUNT] = {0}, seg = 0, inner = 0;
-    for (size_t i = 0; i < cp->n;) {
-        uint64_t ev = cp->d[i].event, t = cp->d[i].time_ns;
-        for (; i < cp->n && cp->d[i].event == ev; i++) { /* one event: all its deltas at once */
-            const catpeaks_delta *d = &cp->d[i];
-            if (d->kind == CATPEAKS_SEGMENT)
-                seg += d->delta;
-            else
-                cur[d->cat] += d->delta;
-            if (d->kind == CATPEAKS_INNER)
-                inner += d->delta;
-        }
-        if (allocator_mode)
-            cur[CAT_CACHE] = seg > inner ? seg - inner : 0;
-        timeline_cats(cp->tl, i - 1, cp->n, t, cur);
-        for (int c = 0; c < CAT_COUNT; c++)
-            if (cur[c] > 0 && (uint64_t)cur[c] > peak[c])
-                peak[c] = (uint64_t)cur[c], peak_ns[c] = t;
-    }
+    memcpy(peak, cp->peak, sizeof cp->peak);
+    memcpy(peak_ns, cp->peak_ns, sizeof cp->peak_ns);
     return 1;
 }
 
 void catpeaks_free(catpeaks *cp)
 {
-    free(cp->d);
+    free(cp->code);
+    free(cp->live.e);
     memset(cp, 0, sizeof *cp);
 }

@@ -209,7 +209,7 @@ static void apply_event(state *s, int is_alloc, const reader_event *ev, oom_trac
             ph = PHASE_OPTIMIZER;
         }
         timeline_freed(r->tl, ev, e->size);
-        replay_snap_on_free(s, e, ph, ot->pending, ev->time_ns);
+        replay_snap_on_free(s, e, ph, ot->pending);
     }
 }
 
@@ -349,7 +349,7 @@ int replay_file(const char *path, replay_result *out, char *err, size_t errlen)
     replay_snap_classify(&s, out, &out->at_peak);
     if (out->has_oom)
         replay_snap_classify(&s, out, &out->at_oom);
-    replay_snap_cat_peaks(&s, out);
+    replay_snap_cat_peaks(&s, out, rd);
     out->backward_passes = s.bwd;
     if (s.blocks_on && out->allocator_mode) {
         out->blocks_basis = s.blocks.rules.basis;

@@ -74,7 +74,7 @@ typedef struct replay_result {
     /* category_peaks: each category's largest live bytes over the whole run and when
      * (tensor mode; has_cat_peaks = 0 when not computed) */
     int has_cat_peaks;
-    int cat_peaks_lost; /* tensor mode, but past CATPEAKS_MAX allocations or out of memory */
+    const char *cat_peaks_lost; /* tensor mode, but not computed: why (a static string) */
     uint64_t cat_peak[CAT_COUNT], cat_peak_ns[CAT_COUNT];
     replay_snapshot at_peak; /* live at the process peak */
     /* OOM: the last failed out-of-memory allocation the program did not recover from */

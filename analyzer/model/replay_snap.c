@@ -96,8 +96,7 @@ static classify_input input_of(const state *s, const replay_result *r, const liv
 }
 
 /* note_interval: one allocation's lifetime, classified, for category_peaks. */
-static void note_interval(state *s, const livemap_entry *e, const live_item *it, int freed,
-                          uint64_t t_free)
+static void note_interval(state *s, const livemap_entry *e, const live_item *it)
 {
     if (e->level == L_NONE)
         return;
@@ -110,11 +109,10 @@ static void note_interval(state *s, const livemap_entry *e, const live_item *it,
         cat = classify(&in, NULL);
         timeline_total_add(s->r->tl, e->stack_id, cat, e->size);
     }
-    catpeaks_add(&s->peaks, e->alloc_event, e->time_ns, freed, s->event, t_free, e->size, cat,
-                 kind);
+    catpeaks_note(&s->peaks, e->alloc_event, cat, kind, s->r->tensor_mode);
 }
 
-void replay_snap_on_free(state *s, livemap_entry *e, uint8_t ph, int oom_pending, uint64_t t)
+void replay_snap_on_free(state *s, livemap_entry *e, uint8_t ph, int oom_pending)
 {
     replay_result *r = s->r;
     {
@@ -123,7 +121,7 @@ void replay_snap_on_free(state *s, livemap_entry *e, uint8_t ph, int oom_pending
         it.iter_free = s->iter;
         it.bwd_free = s->bwd;
         it.after_oom = (uint8_t)(oom_pending != 0);
-        note_interval(s, e, &it, 1, t);
+        note_interval(s, e, &it);
     }
     if (r->at_peak.event && e->alloc_event <= r->at_peak.event) {
         if (s->nret == s->capret) {
@@ -237,22 +235,34 @@ static void torch_cache(replay_snapshot *snap)
     free(seg);
 }
 
-/* replay_snap_cat_peaks: the allocations still live at the end join the intervals; then the sweep.
- */
-void replay_snap_cat_peaks(state *s, replay_result *r)
+/* replay_snap_cat_peaks: the allocations still live at the end are noted too; then the second
+ * pass over the trace (rd, read again from its start) sweeps the noted categories. */
+void replay_snap_cat_peaks(state *s, replay_result *r, reader *rd)
 {
     for (uint64_t i = 0; i < s->live.cap; i++) {
         livemap_entry *e = &s->live.e[i];
         if (e->used) {
             live_item it = item_of(e);
-            note_interval(s, e, &it, 0, 0);
+            note_interval(s, e, &it);
         }
     }
-    if (r->tensor_mode) {
-        r->has_cat_peaks =
-            catpeaks_sweep(&s->peaks, r->allocator_mode, r->cat_peak, r->cat_peak_ns);
-        r->cat_peaks_lost = !r->has_cat_peaks;
+    if (!r->tensor_mode)
+        return;
+    catpeaks *cp = &s->peaks;
+    if (!cp->lost && reader_rewind(rd) != 0)
+        catpeaks_lose(cp, "the trace could not be read a second time");
+    if (!cp->lost) {
+        catpeaks_sweep_begin(cp, r->n_events, r->allocator_mode);
+        reader_record rec;
+        uint64_t seq = 0;
+        while (seq < r->n_events && reader_next(rd, &rec))
+            if (rec.type == VT_REC_ALLOC || rec.type == VT_REC_FREE)
+                catpeaks_sweep_event(cp, ++seq, rec.type == VT_REC_ALLOC, &rec.u.ev);
+        if (seq != r->n_events)
+            catpeaks_lose(cp, "the trace changed while it was read");
     }
+    r->has_cat_peaks = catpeaks_sweep_end(cp, r->cat_peak, r->cat_peak_ns);
+    r->cat_peaks_lost = cp->lost;
 }
 
 void replay_snap_classify(const state *s, replay_result *r, replay_snapshot *snap)

@@ -83,12 +83,13 @@ void replay_snap_bump_peaks(state *s, uint8_t ph, uint64_t t);
 /* replay_snap_oom: copies the live set at the first failure of an OOM. */
 void replay_snap_oom(state *s);
 /* replay_snap_on_free: e is freed in phase ph: its lifetime is noted, then it leaves the set. */
-void replay_snap_on_free(state *s, livemap_entry *e, uint8_t ph, int oom_pending, uint64_t t);
+void replay_snap_on_free(state *s, livemap_entry *e, uint8_t ph, int oom_pending);
 /* replay_snap_finish_peak: builds the snapshot at the peak after the pass. */
 void replay_snap_finish_peak(state *s);
 /* replay_snap_classify: sorts a snapshot's items into categories (snap->by_cat). */
 void replay_snap_classify(const state *s, replay_result *r, replay_snapshot *snap);
-/* replay_snap_cat_peaks: category_peaks, from every lifetime noted and the live set's. */
-void replay_snap_cat_peaks(state *s, replay_result *r);
+/* replay_snap_cat_peaks: category_peaks, from every lifetime noted and the live set's, swept in a
+ * second pass over the trace (rd, rewound). */
+void replay_snap_cat_peaks(state *s, replay_result *r, reader *rd);
 
 #endif

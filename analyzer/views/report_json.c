@@ -126,8 +126,7 @@ int report_json(FILE *out, const report_ctx *c)
     } else {
         cJSON_AddNullToObject(root, "category_peaks");
         if (r->cat_peaks_lost) /* said, never silently missing */
-            cJSON_AddStringToObject(root, "category_peaks_note",
-                                    "not computed: more allocations than the sweep's memory cap");
+            cJSON_AddStringToObject(root, "category_peaks_note", r->cat_peaks_lost);
     }
     cJSON_AddNumberToObject(root, "backward_passes", r->backward_passes);
     if (r->vocab)

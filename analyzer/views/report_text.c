@@ -176,10 +176,8 @@ static void print_category_peaks(FILE *out, const report_ctx *c)
     const replay_result *r = &c->runs[0];
     char b[32];
     if (r->cat_peaks_lost)
-        fprintf(out,
-                "\n%sLargest live bytes of each category over the run%s: not computed (more "
-                "than %zu allocations, the memory cap of this sweep)\n",
-                B(c), N(c), (size_t)CATPEAKS_MAX / 2);
+        fprintf(out, "\n%sLargest live bytes of each category over the run%s: not computed (%s)\n",
+                B(c), N(c), r->cat_peaks_lost);
     if (!r->has_cat_peaks)
         return;
     fprintf(out, "\n%sLargest live bytes of each category over the run%s\n", B(c), N(c));

@@ -1,5 +1,5 @@
 /* test_timeline.c — the replay's timeline (analyzer/model/timeline.c) as the category sweep
- * fills it (catpeaks.c): buckets keep each category's maximum exactly however many deltas share
+ * fills it (catpeaks.c): buckets keep each category's maximum exactly however many events share
  * a bucket; phase slices per thread; optimizer ticks; the ring keeps the newest actions; totals
  * per (stack, category) for `flame --at all`. Also the pickle writer (views/pickle.c). */
 #include <setjmp.h>
@@ -24,16 +24,27 @@ static void test_buckets_keep_the_maximum(void **st)
     uint64_t peak[CAT_COUNT], ns[CAT_COUNT], best = 0;
     assert_non_null(tl);
     cp.tl = tl;
-    /* 100k short-lived activations of varying size: far more deltas than buckets */
-    for (uint64_t i = 0; i < 100000; i++) {
+    /* a parameter, then 100k short-lived activations of varying size: far more events than
+     * buckets. Noted as the replay would, then swept as the second pass does. */
+    enum { N = 100000 };
+    catpeaks_note(&cp, 1, CAT_PARAMETERS, CATPEAKS_PLAIN, 1);
+    for (uint64_t i = 0; i < N; i++)
+        catpeaks_note(&cp, 2 * i + 2, CAT_ACTIVATIONS, CATPEAKS_PLAIN, 1);
+    catpeaks_sweep_begin(&cp, 2 * N + 1, 0);
+    reader_event ev = {0};
+    ev.api = VT_API_cudaMallocAsync;
+    ev.addr = 0x100000, ev.size = 4096, ev.time_ns = 0;
+    catpeaks_sweep_event(&cp, 1, 1, &ev);
+    for (uint64_t i = 0; i < N; i++) {
         uint64_t size = 1000 + (i * 7919) % 5000;
-        catpeaks_add(&cp, 2 * i + 1, 2 * i + 1, 1, 2 * i + 2, 2 * i + 2, size, CAT_ACTIVATIONS,
-                     CATPEAKS_PLAIN);
+        ev.addr = 0x200000, ev.size = size, ev.time_ns = 2 * i + 2;
+        catpeaks_sweep_event(&cp, 2 * i + 2, 1, &ev);
+        ev.size = 0, ev.time_ns = 2 * i + 3;
+        catpeaks_sweep_event(&cp, 2 * i + 3, 0, &ev);
         if (size > best)
             best = size;
     }
-    catpeaks_add(&cp, 0, 0, 0, 0, 0, 4096, CAT_PARAMETERS, CATPEAKS_PLAIN);
-    assert_int_equal(catpeaks_sweep(&cp, 0, peak, ns), 1);
+    assert_int_equal(catpeaks_sweep_end(&cp, peak, ns), 1);
     assert_true(tl->has_cats);
     uint64_t m = 0, mp = 0, last_t = 0;
     size_t used = 0;
