@@ -70,7 +70,10 @@ static int r_workspace(const classify_input *in)
 }
 static int r_t_params(const classify_input *in)
 {
-    return TEN(in) && in->phase_alloc == PHASE_INIT && (!in->freed || in->bwd_free > 0);
+    /* kept into training: alive at the end, freed after a backward began, or freed by an
+     * out-of-memory error's exit before any backward (the run died in its first forward) */
+    return TEN(in) && in->phase_alloc == PHASE_INIT &&
+           (!in->freed || in->bwd_free > 0 || in->cut_by_oom);
 }
 static int r_init_temp(const classify_input *in)
 {
@@ -152,7 +155,7 @@ static int r_other(const classify_input *in)
     X(inputs, r_inputs, INPUTS,                                                                    \
       "a batch: get_batch / DataLoader, or made / copied by the program itself")                   \
     X(parameters, r_t_params, PARAMETERS,                                                          \
-      "allocated before the first forward, kept into training")                                    \
+      "allocated before the first forward, kept into training (or until an OOM ended it)")         \
     X(init_temp, r_init_temp, TEMPORARIES,                                                         \
       "allocated before the first forward, freed before training")                                 \
     X(optimizer_state, r_t_optim_state, OPTIMIZER,                                                 \

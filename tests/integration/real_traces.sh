@@ -32,11 +32,18 @@ def near(v, truth, tol):
     return truth > 0 and abs(v - truth) <= tol * truth
 
 
-checked, fits = 0, []
+checked, fits, ooms = 0, [], 0
 for line in open(f"{base}/facts.jsonl"):
     f = json.loads(line)
+    if f["oom"] and f.get("params") and f.get("allocator_backend") == "native":
+        # a run that died in its first forward still had its weights: 4 B per parameter (fp32)
+        j = report(f"{base}/{f['trace']}")
+        if j is not None and j["category_basis"] == "tensors":
+            ooms += 1
+            check(f["trace"], near(j["categories"]["parameters"], 4 * f["params"], 0.03),
+                  f"OOM run: parameters {j['categories']['parameters']} vs 4 x {f['params']} (3 %)")
     if f["oom"] or not f.get("param_bytes"):
-        continue  # the golden figures are those of runs that fit
+        continue  # the other golden figures are those of runs that fit
     fits.append(f)
     path = f"{base}/{f['trace']}"
     if not os.path.exists(path):
@@ -65,6 +72,7 @@ for line in open(f"{base}/facts.jsonl"):
     check(n, j["iterations"] == f["iters"], f"{j['iterations']} optimizer steps, the run made {f['iters']}")
 
 check("facts", checked >= 5, f"only {checked} fit traces checked")
+check("facts", ooms >= 8, f"only {ooms} OOM traces checked")
 
 # category_peaks needs a second pass over the file: from a pipe it is said missing, not guessed,
 # and everything else is the same as from the file
@@ -90,6 +98,7 @@ for path in old:
 
 for m in fail:
     print("real_traces:", m)
-print(f"real_traces: {checked} real traces checked, {len(old)} older traces read, {len(fail)} failures")
+print(f"real_traces: {checked} fit + {ooms} OOM real traces checked, {len(old)} older traces read, "
+      f"{len(fail)} failures")
 sys.exit(1 if fail else 0)
 EOF
