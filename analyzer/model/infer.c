@@ -18,14 +18,16 @@ typedef struct vt__tensor {
     uint64_t addr, size;
     int early; /* allocated before the first backward */
     int live;
-    int kept; /* alive right after the first backward */
+    int kept; /* alive right after the first backward (or at an OOM before it) */
 } vt__tensor;
 
 typedef struct vt__pass {
     vt__tensor *t;
     size_t n, cap;
     int seen_backward;
-    int snapped; /* kept is set */
+    int snapped;     /* kept is set */
+    int at_oom;      /* ... at an out-of-memory failure before the first backward */
+    uint64_t oom_bt; /* then: B·T of the token batch found there (vt__trim_oom), 0 = none */
 } vt__pass;
 
 static int vt__push(vt__pass *p, uint64_t addr, uint64_t size)
@@ -51,6 +53,19 @@ static void vt__free(vt__pass *p, uint64_t addr)
             p->t[i].live = 0;
             return;
         }
+}
+
+/* vt__snap: parameters are the prefix of allocations before the first tensor that died (the
+ * forward's first temporary), those still alive now: after the first backward, or at an
+ * out-of-memory failure that came before any (at_oom; vt__trim_oom then cuts the forward's first
+ * tensors, still alive there, off that prefix). */
+static void vt__snap(vt__pass *p, int at_oom)
+{
+    p->snapped = 1;
+    p->at_oom = at_oom;
+    size_t i = 0;
+    while (i < p->n && p->t[i].live)
+        p->t[i].kept = 1, i++;
 }
 
 static void vt__set(infer_result *out, infer_key k, int64_t v, const char *fmt, ...)
@@ -102,10 +117,10 @@ static void vt__infer_params(const vt__pass *p, infer_result *out, uint64_t *ele
     if (n < 4)
         return;
     vt__set(out, INFER_params, (int64_t)(bytes / 4),
-            "%zu tensors allocated before the first temporary and alive after the first backward, "
-            "%llu B at 4 B each "
+            "%zu tensors allocated before the first temporary and alive %s, %llu B at 4 B each "
             "(fp32 master weights assumed)",
-            n, (unsigned long long)bytes);
+            n, p->at_oom ? "at the out-of-memory failure" : "after the first backward",
+            (unsigned long long)bytes);
     vt__set(out, INFER_param_dtype_bytes, 4, "assumed: fp32 parameters (AMP keeps them fp32)");
     size_t per, reps;
     vt__block(elems, n, &per, &reps, lo);
@@ -163,6 +178,8 @@ static void vt__infer_tokens(const vt__pass *p, const uint64_t *elems, size_t ne
         if (!logits || logits % (V * b))
             continue;
         uint64_t n = logits / (V * b);
+        if (p->at_oom && n != p->oom_bt)
+            continue; /* died in the forward: only logits of the batch found there count */
         for (size_t i = 0; i < at; i++)
             if (p->t[i].early && p->t[i].size == n * 8) {
                 bt = n, dt = b, at = i;
@@ -202,6 +219,38 @@ static void vt__infer_tokens(const vt__pass *p, const uint64_t *elems, size_t ne
     }
 }
 
+/* vt__trim_oom: at an OOM in the first forward the prefix can also hold the token batch and the
+ * forward's first outputs (alive there). The batch is the int64 tensor of B·T·8 bytes whose
+ * embedding lookup, B·T·d elements of 2 or 4 bytes, comes soon after it: the prefix ends before
+ * the batch. No such pair: the prefix is not trusted (nothing inferred), never guessed. */
+#define VT_OOM_TAIL_MAX 16
+static void vt__trim_oom(vt__pass *p, uint64_t *elems)
+{
+    infer_result tmp;
+    size_t n = 0, lo = 0, hi = 0, kept = 0;
+    memset(&tmp, 0, sizeof tmp);
+    vt__infer_params(p, &tmp, elems, &n, &lo, &hi);
+    while (kept < p->n && p->t[kept].kept)
+        kept++;
+    uint64_t d = tmp.v[INFER_n_embd].known ? (uint64_t)tmp.v[INFER_n_embd].value : 0;
+    size_t cut = kept;
+    /* from the end: the batch comes after the weights, and only a few of the forward's tensors
+     * (before its first temporary died) follow it */
+    for (size_t i = kept; d && i-- > 0 && kept - i <= VT_OOM_TAIL_MAX && cut == kept;) {
+        uint64_t bt = p->t[i].size / 8;
+        if (!bt || p->t[i].size % 8)
+            continue;
+        for (size_t j = i + 1; j < p->n && j <= i + VT_OOM_TAIL_MAX; j++)
+            if (p->t[j].size == bt * d * 4 || p->t[j].size == bt * d * 2) {
+                cut = i;
+                break;
+            }
+    }
+    p->oom_bt = cut < kept ? p->t[cut].size / 8 : 0;
+    for (size_t i = cut == kept ? 0 : cut; i < kept; i++)
+        p->t[i].kept = 0;
+}
+
 int infer_model(const char *path, infer_result *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
@@ -215,16 +264,14 @@ int infer_model(const char *path, infer_result *out, char *err, size_t errlen)
         if (rec.type == VT_REC_ALLOC && rec.u.ev.api == VT_API_torchAlloc && !rec.u.ev.failed) {
             if (rec.u.ev.backward)
                 p.seen_backward = 1;
-            else if (p.seen_backward && !p.snapped) {
-                p.snapped = 1; /* the first backward is over: what lives outlived it */
-                /* parameters: the prefix of allocations before the first tensor that
-                 * died (the forward's first temporary), those still alive now */
-                size_t i = 0;
-                while (i < p.n && p.t[i].live)
-                    p.t[i].kept = 1, i++;
-            }
+            else if (p.seen_backward && !p.snapped)
+                vt__snap(&p, 0); /* the first backward is over: what lives outlived it */
             if (!p.seen_backward)
                 rc = vt__push(&p, rec.u.ev.addr, rec.u.ev.size);
+        } else if (rec.type == VT_REC_ALLOC && !p.seen_backward && !p.snapped &&
+                   (rec.u.ev.api == VT_API_torchOom ||
+                    (rec.u.ev.failed && reader_api_kind(rec.u.ev.api) == VT_KIND_ALLOC))) {
+            vt__snap(&p, 1); /* out of memory before any backward: the run died in its forward */
         } else if (rec.type == VT_REC_FREE && rec.u.ev.api == VT_API_torchFree) {
             vt__free(&p, rec.u.ev.addr);
         }
@@ -236,6 +283,8 @@ int infer_model(const char *path, infer_result *out, char *err, size_t errlen)
         return -1;
     }
     uint64_t *elems = malloc((p.n + 1) * sizeof *elems);
+    if (elems && p.at_oom)
+        vt__trim_oom(&p, elems);
     if (elems) {
         size_t n = 0, lo = 0, hi = 0;
         vt__infer_params(&p, out, elems, &n, &lo, &hi);

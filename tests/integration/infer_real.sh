@@ -1,11 +1,15 @@
 #!/bin/sh
 # infer_real.sh — `vramtrace report --json` "inferred" on the real H100 traces against the
 # truth in facts.jsonl: P within 1 %, L, d, V exact (GPT-2 nanoGPT 50304, HF 50257, Llama
-# 32000), B and T exact from the command line; a run that died in its first forward says less.
+# 32000), B and T exact from the command line. A run that died of an out-of-memory error in its
+# first forward (no backward: the parameters are what was alive at the failure, less the token
+# batch and the forward's first outputs) gives P, L, d and V exactly too, and B or T only when its
+# logits were made (never a wrong one).
 set -u
 D="$ROOT/examples/traces/h100-torch2.11"
 for t in hf_gpt2_eager_b4 hf_gpt2_compile_b4 hf_llama_fp16_b4 s_llama_fp16_b12 s_nano_eager_b8 \
-         s_nano_compile_b10 g_compile_b8_12gib; do
+         s_nano_compile_b10 g_compile_b8_12gib hf_llama_fp16_b24 s_hf_gpt2_eager_b12 hf_gpt2_eager_b16 \
+         b_oom_12gib; do
     "$VT" report --json "$D/$t.vt" >"$t.json" || { echo "report $t failed"; exit 1; }
 done
 python3 - "$D/facts.jsonl" <<'PYEOF' || exit 1
@@ -31,5 +35,19 @@ for t, (L, d, V) in cases.items():
     assert val("batch_size") == B, (t, val("batch_size"), B)
     assert val("block_size") == 1024, (t, val("block_size"))
     assert all(inf[k]["where"] for k in inf), t
+# died in the first forward (an OOM before any backward)
+oom = {"hf_llama_fp16_b24": (12, 768, 32000), "s_hf_gpt2_eager_b12": (12, 768, 50257),
+       "hf_gpt2_eager_b16": (12, 768, 50257), "b_oom_12gib": (12, 768, 50304)}
+for t, (L, d, V) in oom.items():
+    f = facts[t + ".vt"]
+    inf = json.load(open(t + ".json"))["inferred"]
+    val = lambda k: inf[k]["value"]
+    assert abs(val("params") - f["params"]) / f["params"] < 0.01, (t, val("params"), f["params"])
+    assert "out-of-memory" in inf["params"]["where"], (t, inf["params"])
+    assert (val("n_layer"), val("n_embd"), val("vocab_size")) == (L, d, V), (t, inf)
+    B = want(f["command"]) or 16
+    assert "batch_size" not in inf or val("batch_size") == B, (t, inf.get("batch_size"), B)
+    assert "block_size" not in inf or val("block_size") == 1024, (t, inf.get("block_size"))
+assert json.load(open("b_oom_12gib.json"))["inferred"]["batch_size"]["value"] == 16
 PYEOF
 echo ok
