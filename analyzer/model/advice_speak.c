@@ -55,7 +55,14 @@ void advice_speak(advice_item *items, int n, const nano_config *cfg, const gpt_s
     for (int i = 0; i < n; i++) {
         advice_item *it = &items[i];
         const gpt_shape *s = &it->shape;
-        /* no change, an environment variable or a code change: the same in every program */
+        /* a code change: nanoGPT's names (GPT.forward, Block) mean nothing in another program */
+        if (s->checkpointing && !cur->checkpointing) {
+            snprintf(it->cmdline, sizeof it->cmdline,
+                     "(code change: torch.utils.checkpoint.checkpoint around each transformer "
+                     "block; Hugging Face models: model.gradient_checkpointing_enable())");
+            continue;
+        }
+        /* no change or an environment variable: the same in every program */
         if (!it->cmdline[0] || it->cmdline[0] == '(' || !strncmp(it->cmdline, "PYTORCH_", 8))
             continue;
         char a[64] = "", b[64] = "";

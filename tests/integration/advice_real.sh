@@ -67,6 +67,10 @@ for line in open(sys.argv[1]):
         if fam.startswith("nano") and a["change"].startswith("batch_size=") and \
            not a["command_line"].startswith("--batch_size="):
             bad.append("%s: nanoGPT advice %r not in --key=value" % (t, a["command_line"]))
+    for a in r["advice"]:  # nanoGPT's code names only for nanoGPT
+        if not fam.startswith("nano") and ("GPT.forward" in a["command_line"] or
+                                           "Block" in a["command_line"]):
+            bad.append("%s: advice %r speaks nanoGPT's code" % (t, a["command_line"]))
     if not fam.startswith("nano") and not any(
             re.fullmatch(r"--batch-size \d+", a["command_line"]) for a in r["advice"]):
         bad.append("%s: no advice in the program's own --batch-size N" % t)
