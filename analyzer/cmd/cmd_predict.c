@@ -137,8 +137,11 @@ static int load_trace(const char *path, nano_config *c, cat_breakdown *measured,
     char where[160];
     snprintf(where, sizeof where, "--from %s", path);
     int rc = 0;
+    c->program = m->cfg.program;          /* its flags, and whether its accumulation is known */
     for (int k = 0; k < CFG_COUNT; k++) { /* the values as the model resolved them */
         c->v[k] = m->cfg.v[k];
+        if (c->v[k].src == CONFIG_SRC_DEFAULT)
+            continue; /* assumed there: still assumed here, not the run's own value */
         c->v[k].src = CONFIG_SRC_FILE;
         snprintf(c->v[k].where, sizeof c->v[k].where, "%s", where);
     }
@@ -331,22 +334,6 @@ static int parse(int argc, char **argv, nano_config *c, predict_args *a, char *e
     return config_validate(c, err, errlen);
 }
 
-/* keep_effective: the largest divisor b <= lb of the effective batch B*A (the documents keep
- * it: same final model, more micro-steps) and its accumulation a; 0 if none (lb = 0). */
-static int keep_effective(const gpt_shape *s, uint64_t lb, uint64_t *b, uint64_t *a)
-{
-    uint64_t eff;
-    if (!lb || s->A == 0 || __builtin_mul_overflow(s->B, s->A, &eff))
-        return 0;
-    for (uint64_t k = lb < eff ? lb : eff; k >= 1; k--)
-        if (eff % k == 0) {
-            *b = k;
-            *a = eff / k;
-            return 1;
-        }
-    return 0;
-}
-
 static void print_text(const nano_config *c, const gpt_shape *s, const prediction *p,
                        const predict_args *a, uint64_t lb, const model_calib *cal)
 {
@@ -357,11 +344,17 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
            "bias %s)\n",
            P / 1e6, (unsigned long long)s->L, (unsigned long long)s->H, (unsigned long long)s->d,
            (unsigned long long)s->T, (unsigned long long)s->V, s->bias ? "True" : "False");
-    printf("step: batch_size %llu, gradient_accumulation_steps %llu (effective batch %llu), %s, "
-           "compile %s, "
-           "dropout %g\n\n",
-           (unsigned long long)s->B, (unsigned long long)s->A, (unsigned long long)(s->B * s->A),
-           c->v[CFG_dtype].s, s->compile ? "True" : "False", s->dropout);
+    if (s->accum_unknown)
+        printf("step: batch_size %llu, gradient accumulation not known (not on the traced command "
+               "line; the formula assumes %llu steps), %s, compile %s, dropout %g\n\n",
+               (unsigned long long)s->B, (unsigned long long)s->A, c->v[CFG_dtype].s,
+               s->compile ? "True" : "False", s->dropout);
+    else
+        printf("step: batch_size %llu, gradient_accumulation_steps %llu (effective batch %llu), "
+               "%s, compile %s, dropout %g\n\n",
+               (unsigned long long)s->B, (unsigned long long)s->A,
+               (unsigned long long)(s->B * s->A), c->v[CFG_dtype].s, s->compile ? "True" : "False",
+               s->dropout);
     if (cal->calibrated) {
         printf("calibrated with %s (measured / refined formula:", a->from);
         for (int k = 0; k < CAT_COUNT; k++)
@@ -424,16 +417,30 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
     else
         printf(", %s over\n", card_format_bytes((uint64_t)-room, b2, sizeof b2));
     uint64_t rb, ra;
-    if (lb)
-        printf("largest batch_size that fits (keeping >= %d %% free): %llu  (--batch_size=%llu)\n",
-               ADVICE_HEADROOM_PCT, (unsigned long long)lb, (unsigned long long)lb);
-    if (lb && keep_effective(s, lb, &rb, &ra))
-        printf("recommended, keeping the effective batch %llu: batch_size=%llu, "
-               "gradient_accumulation_steps=%llu  (--batch_size=%llu "
-               "--gradient_accumulation_steps=%llu)\n",
-               (unsigned long long)(rb * ra), (unsigned long long)rb, (unsigned long long)ra,
-               (unsigned long long)rb, (unsigned long long)ra);
-    else
+    char flags[160];
+    if (lb) {
+        printf("largest batch_size that fits (keeping >= %d %% free): %llu", ADVICE_HEADROOM_PCT,
+               (unsigned long long)lb);
+        advice_batch_flags(c, s, lb, s->A, flags, sizeof flags);
+        if (c->program == PROG_NANOGPT)
+            printf("  (--batch_size=%llu)\n", (unsigned long long)lb);
+        else
+            printf(flags[0] ? "  (%s)\n" : "%s\n", flags);
+    }
+    if (lb && advice_keep_effective(s, lb, &rb, &ra)) {
+        advice_batch_flags(c, s, rb, ra, flags, sizeof flags);
+        if (s->accum_unknown)
+            printf("recommended, keeping the effective batch: micro-batch %llu \u2192 %llu, "
+                   "%llu\u00d7 the accumulation steps%s%s%s\n",
+                   (unsigned long long)s->B, (unsigned long long)rb,
+                   (unsigned long long)(s->B / rb), flags[0] ? "  (" : "", flags,
+                   flags[0] ? ", and the program's accumulation times that)" : "");
+        else
+            printf("recommended, keeping the effective batch %llu: batch_size=%llu, "
+                   "gradient_accumulation_steps=%llu%s%s%s\n",
+                   (unsigned long long)(rb * ra), (unsigned long long)rb, (unsigned long long)ra,
+                   flags[0] ? "  (" : "", flags, flags[0] ? ")" : "");
+    } else
         printf("not even batch_size=1 fits: use a smaller model, a shorter block_size or "
                "activation checkpointing\n");
 }
@@ -481,10 +488,15 @@ static int print_json(const nano_config *c, const gpt_shape *s, const prediction
                                 (double)((int64_t)a->card.bytes - (int64_t)p->required_bytes));
         cJSON_AddNumberToObject(root, "largest_batch_size", (double)lb);
         uint64_t rb, ra;
-        if (keep_effective(s, lb, &rb, &ra)) {
+        if (advice_keep_effective(s, lb, &rb, &ra)) {
             cJSON *rj = cJSON_AddObjectToObject(root, "recommended");
             cJSON_AddNumberToObject(rj, "batch_size", (double)rb);
-            cJSON_AddNumberToObject(rj, "gradient_accumulation_steps", (double)ra);
+            if (s->accum_unknown) { /* the run's A is not known: only the factor is */
+                cJSON_AddNullToObject(rj, "gradient_accumulation_steps");
+                cJSON_AddNumberToObject(rj, "accumulation_multiplier", (double)(s->B / rb));
+            } else {
+                cJSON_AddNumberToObject(rj, "gradient_accumulation_steps", (double)ra);
+            }
         } else {
             cJSON_AddNullToObject(root, "recommended");
         }
@@ -559,6 +571,7 @@ int cmd_predict(int argc, char **argv)
     }
     gpt_shape s;
     formula_shape_from_config(&c, &s);
+    s.accum_unknown = advice_accum_unknown(&c);
     s.unfused_attention = a.unfused;
     s.checkpointing = a.checkpointing;
     model_calib cal;

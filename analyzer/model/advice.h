@@ -146,6 +146,17 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
  * command line (never a flag the program does not have). */
 void advice_speak(advice_item *items, int n, const nano_config *cfg, const gpt_shape *cur);
 
+/* advice_flag_of: "--batch-size 8" for config key with value v, as the traced command line
+ * spelled it (config_value.flag / flag_sep); 0 when no flag carried the key. */
+int advice_flag_of(const nano_config *cfg, int key, uint64_t v, char *out, size_t len);
+/* advice_keep_effective: the largest micro-batch b <= lb that keeps the effective batch B*A (a
+ * divisor of it; of B alone when the run's A is unknown, s->accum_unknown) and its accumulation
+ * a (A * B / b then); 0 if none (lb = 0). */
+int advice_keep_effective(const gpt_shape *s, uint64_t lb, uint64_t *b, uint64_t *a);
+/* advice_batch_flags: how the traced program takes micro-batch b and accumulation a: nanoGPT's
+ * --key=value, the flags its command line used, or "" when none carried them. */
+void advice_batch_flags(const nano_config *c, const gpt_shape *s, uint64_t b, uint64_t a, char *out,
+                        size_t len);
 /* advice_accum_unknown: 1 when the program's gradient accumulation is an assumption (not
  * nanoGPT, and no argument, file or option gave it): advice then speaks of a factor. */
 int advice_accum_unknown(const nano_config *cfg);

@@ -1,14 +1,13 @@
 /* advice_speak.c — the advice in the traced program's language: nanoGPT's --key=value, the
  * flags another program's command line used (config_value.flag / flag_sep), else plain words
- * and no command line (advice.h). */
+ * and no command line (advice.h); and predict's recommendation that keeps the effective batch,
+ * in the same words. */
 #include <stdio.h>
 #include <string.h>
 
 #include "advice.h"
 
-/* flag_of: "--batch-size 8" for key with value v, as the traced command line spelled it; 0
- * when no flag carried the key. */
-static int flag_of(const nano_config *cfg, int key, uint64_t v, char *out, size_t len)
+int advice_flag_of(const nano_config *cfg, int key, uint64_t v, char *out, size_t len)
 {
     const config_value *cv = &cfg->v[key];
     if (!cv->flag[0])
@@ -72,7 +71,7 @@ void advice_speak(advice_item *items, int n, const nano_config *cfg, const gpt_s
             if (s->A != cur->A)
                 ok = 0; /* no flag carried A: words only */
             else
-                ok = flag_of(cfg, CFG_batch_size, s->B, a, sizeof a);
+                ok = advice_flag_of(cfg, CFG_batch_size, s->B, a, sizeof a);
         } else if (s->B != cur->B || s->A != cur->A) {
             if (s->A != cur->A)
                 snprintf(it->change, sizeof it->change,
@@ -83,23 +82,23 @@ void advice_speak(advice_item *items, int n, const nano_config *cfg, const gpt_s
                 snprintf(it->change, sizeof it->change, "micro-batch %llu \u2192 %llu",
                          (unsigned long long)cur->B, (unsigned long long)s->B);
             if (s->B != cur->B)
-                ok &= flag_of(cfg, CFG_batch_size, s->B, a, sizeof a);
+                ok &= advice_flag_of(cfg, CFG_batch_size, s->B, a, sizeof a);
             if (s->A != cur->A)
-                ok &= flag_of(cfg, CFG_gradient_accumulation_steps, s->A, b, sizeof b);
+                ok &= advice_flag_of(cfg, CFG_gradient_accumulation_steps, s->A, b, sizeof b);
         } else if (s->T != cur->T) {
             snprintf(it->change, sizeof it->change, "context length %llu \u2192 %llu",
                      (unsigned long long)cur->T, (unsigned long long)s->T);
-            ok = flag_of(cfg, CFG_block_size, s->T, a, sizeof a);
+            ok = advice_flag_of(cfg, CFG_block_size, s->T, a, sizeof a);
         } else if (s->L != cur->L) {
             snprintf(it->change, sizeof it->change, "transformer blocks %llu \u2192 %llu",
                      (unsigned long long)cur->L, (unsigned long long)s->L);
-            ok = flag_of(cfg, CFG_n_layer, s->L, a, sizeof a);
+            ok = advice_flag_of(cfg, CFG_n_layer, s->L, a, sizeof a);
         } else if (s->d != cur->d) {
             snprintf(it->change, sizeof it->change, "model width %llu \u2192 %llu (%llu heads)",
                      (unsigned long long)cur->d, (unsigned long long)s->d,
                      (unsigned long long)s->H);
-            ok = flag_of(cfg, CFG_n_embd, s->d, a, sizeof a) &&
-                 flag_of(cfg, CFG_n_head, s->H, b, sizeof b);
+            ok = advice_flag_of(cfg, CFG_n_embd, s->d, a, sizeof a) &&
+                 advice_flag_of(cfg, CFG_n_head, s->H, b, sizeof b);
         } else if (s->compile != cur->compile) {
             const char *f = cfg->v[CFG_compile].flag;
             snprintf(it->change, sizeof it->change, "without torch.compile%s%s%s",
@@ -113,4 +112,38 @@ void advice_speak(advice_item *items, int n, const nano_config *cfg, const gpt_s
         else
             it->cmdline[0] = '\0';
     }
+}
+
+int advice_keep_effective(const gpt_shape *s, uint64_t lb, uint64_t *b, uint64_t *a)
+{
+    uint64_t eff;
+    if (!lb || s->A == 0 || __builtin_mul_overflow(s->B, s->A, &eff))
+        return 0;
+    if (s->accum_unknown) /* A is not known: B' divides B, A' = A * B / B' whatever A is */
+        eff = s->B;
+    for (uint64_t k = lb < eff ? lb : eff; k >= 1; k--)
+        if (eff % k == 0) {
+            *b = k;
+            *a = s->accum_unknown ? s->A * (eff / k) : eff / k;
+            return 1;
+        }
+    return 0;
+}
+
+void advice_batch_flags(const nano_config *c, const gpt_shape *s, uint64_t b, uint64_t a, char *out,
+                        size_t len)
+{
+    char fb[64] = "", fa[64] = "";
+    out[0] = '\0';
+    if (c->program == PROG_NANOGPT) {
+        snprintf(out, len, "--batch_size=%llu --gradient_accumulation_steps=%llu",
+                 (unsigned long long)b, (unsigned long long)a);
+        return;
+    }
+    if (!advice_flag_of(c, CFG_batch_size, b, fb, sizeof fb))
+        return;
+    if (!s->accum_unknown && a != s->A &&
+        !advice_flag_of(c, CFG_gradient_accumulation_steps, a, fa, sizeof fa))
+        return;
+    snprintf(out, len, "%s%s%s", fb, fa[0] ? " " : "", fa);
 }

@@ -19,6 +19,12 @@ done
 "$VT" predict --json --from "$D/g_compile_b16_12gib.vt" --card 12GiB \
     "$ROOT/examples/gpt/config/gpt2-124m-12gb.py" >case2.json ||
     { echo "predict --from failed"; exit 1; }
+# predict's text for a plain script: its own flag, never nanoGPT's spelling
+"$VT" predict --from "$D/s_hf_gpt2_eager_b12.vt" >hf_predict.txt || { echo "predict failed"; exit 1; }
+grep -q -- '--batch_size=\|gradient_accumulation_steps=' hf_predict.txt &&
+    { echo "predict --from an HF trace speaks nanoGPT's flags:"; cat hf_predict.txt; exit 1; }
+grep -q -- '(--batch-size [0-9]*)' hf_predict.txt ||
+    { echo "predict --from an HF trace: no --batch-size N"; cat hf_predict.txt; exit 1; }
 python3 - "$D/facts.jsonl" <<'PYEOF' || exit 1
 import json, re, sys
 # the measured boundary on the 12GiB card, by program and mode
@@ -76,6 +82,11 @@ for line in open(sys.argv[1]):
         bad.append("%s: no advice in the program's own --batch-size N" % t)
     # report and predict --from share one model: the same configuration within 5 %
     q = json.load(open(t + ".predict.json"))
+    if not fam.startswith("nano"):  # predict --from speaks the same program, A unknown there too
+        if q["config_program"] == "nanoGPT" or (
+                q.get("recommended") and q["recommended"]["gradient_accumulation_steps"] is not None):
+            bad.append("%s: predict --from says %s, recommended %s" %
+                       (t, q["config_program"], q.get("recommended")))
     if abs(q["peak_bytes"] - p["current_peak_bytes"]) > 0.05 * p["current_peak_bytes"]:
         bad.append("%s: predict --from %d, report %d" % (t, q["peak_bytes"], p["current_peak_bytes"]))
     lb = p["largest_batch_size"]
