@@ -54,7 +54,7 @@ static int apply_overrides(model_result *m, const model_opts *o, char *err, size
 static void explain(model_result *m, const run_facts *f)
 {
     const gpt_shape *s = &m->shape;
-    uint64_t P = formula_params_exact(s);
+    uint64_t P = m->params_trace ? m->params_trace : formula_params_exact(s);
     uint64_t total = cat_breakdown_total(&m->measured);
     /* A from the run (not nanoGPT's default assumed): only then "A > 1" is a fact of the run */
     int a_known = m->cfg.v[CFG_gradient_accumulation_steps].src != CONFIG_SRC_DEFAULT;
@@ -89,6 +89,11 @@ static void explain(model_result *m, const run_facts *f)
                 if (me == 0)
                     snprintf(rd, n, "no parameter %s attributed at the peak",
                              f->tensor_mode ? "tensor" : "segment");
+                else if (m->params_trace)
+                    snprintf(rd, n,
+                             "%.2f M parameters in the trace's weight tensors at 4 B each (fp32 "
+                             "master weights), the documents assumed fp16 (2 B/param)",
+                             (double)P / 1e6);
                 else if (fabs((double)me - 4.0 * P) < 0.15 * 4.0 * P)
                     snprintf(rd, n,
                              "parameters are fp32 under autocast (4 B/param), the documents "
@@ -230,6 +235,9 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
         return -1;
     cfgsrc_apply_hf(&m->cfg, m->cfg.files);
     cfgsrc_apply_inferred(&m->cfg, f->inferred);
+    if (m->cfg.program != PROG_NANOGPT && f->inferred && f->inferred->v[INFER_params].known &&
+        f->inferred->v[INFER_params].value > 0)
+        m->params_trace = (uint64_t)f->inferred->v[INFER_params].value;
     cfgsrc_versions(&m->cfg, m->cfg.files);
     if (config_validate(&m->cfg, err, errlen) < 0) {
         /* the traced run's shape cannot be used: a note, and the defaults for both keys */

@@ -70,6 +70,9 @@ typedef struct model_result {
     char reason_doc[CAT_COUNT][200];
     char reason_ref[CAT_COUNT][200];
     double mult_act, mult_all; /* effective activation multipliers */
+    /* P from the trace's own parameter tensors (infer.h) for a program that is not nanoGPT, whose
+     * shape the GPT formula only approximates (a Llama's MLP); 0 = nanoGPT or not inferred */
+    uint64_t params_trace;
     model_calib calib;
     prediction current;
     uint64_t capacity;

@@ -51,6 +51,10 @@ static void add_formula_json(cJSON *root, const model_result *m)
     cJSON_AddNumberToObject(pc, "reported", (double)m->docf.params_reported);
     cJSON_AddNumberToObject(pc, "document_estimate", (double)m->docf.params_estimate);
     cJSON_AddNumberToObject(pc, "decayed", (double)m->docf.decayed_params);
+    if (m->params_trace) /* not nanoGPT: what the trace's weight tensors hold */
+        cJSON_AddNumberToObject(pc, "from_trace", (double)m->params_trace);
+    else
+        cJSON_AddNullToObject(pc, "from_trace");
 }
 
 static void add_oom_json(cJSON *root, const model_result *m, const run_facts *f)

@@ -10,11 +10,23 @@ static void print_formula(FILE *out, const model_result *m)
 {
     char b1[32], b2[32], b3[32];
     const gpt_shape *s = &m->shape;
-    fprintf(out,
-            "\nformula comparison at the peak (N = B*T = %llu tokens; P = %.2f M parameters, "
-            "nanoGPT logs %.2f M)\n",
-            (unsigned long long)(s->B * s->T), formula_params_exact(s) / 1e6,
-            m->docf.params_reported / 1e6);
+    if (m->params_trace)
+        fprintf(out,
+                "\nformula comparison at the peak (N = B*T = %llu tokens; P = %.2f M parameters in "
+                "the trace's weight tensors, %.2f M for the formula's GPT of the same L, d, V)\n",
+                (unsigned long long)(s->B * s->T), m->params_trace / 1e6,
+                formula_params_exact(s) / 1e6);
+    else if (m->cfg.program == PROG_NANOGPT)
+        fprintf(out,
+                "\nformula comparison at the peak (N = B*T = %llu tokens; P = %.2f M parameters, "
+                "nanoGPT logs %.2f M)\n",
+                (unsigned long long)(s->B * s->T), formula_params_exact(s) / 1e6,
+                m->docf.params_reported / 1e6);
+    else
+        fprintf(out,
+                "\nformula comparison at the peak (N = B*T = %llu tokens; P = %.2f M parameters "
+                "of the formula's GPT shape)\n",
+                (unsigned long long)(s->B * s->T), formula_params_exact(s) / 1e6);
     fprintf(out, "  %-18s %12s %12s %12s %9s %9s\n", "category", "measured", "documents", "refined",
             "meas/doc", "meas/ref");
     int note = 0;

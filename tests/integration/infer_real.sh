@@ -49,5 +49,14 @@ for t, (L, d, V) in oom.items():
     assert "batch_size" not in inf or val("batch_size") == B, (t, inf.get("batch_size"), B)
     assert "block_size" not in inf or val("block_size") == 1024, (t, inf.get("block_size"))
 assert json.load(open("b_oom_12gib.json"))["inferred"]["batch_size"]["value"] == 16
+# a program that is not nanoGPT: the formula comparison counts the trace's own parameters (a
+# Llama's P is not the GPT formula's of the same L, d, V); nanoGPT keeps the formula's
+for t in list(cases) + list(oom):
+    j = json.load(open(t + ".json"))
+    pc, P = j["formula"]["parameter_count"], facts[t + ".vt"]["params"]
+    if "hf_train.py" in facts[t + ".vt"]["command"]:
+        assert pc["from_trace"] and abs(pc["from_trace"] - P) / P < 0.01, (t, pc, P)
+    else:
+        assert pc["from_trace"] is None, (t, pc)
 PYEOF
 echo ok
