@@ -271,9 +271,10 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
         if (no_frames || (!f->has_oom && (double)m->measured.bytes[CAT_LOGITS] > 10.0 * nv)) {
             m->shape.compile = 0;
             snprintf(m->note, sizeof m->note, "%s ran as eager (%s): the formulas use eager mode",
-                     m->cfg.v[CFG_compile].src == CONFIG_SRC_DEFAULT
+                     m->cfg.v[CFG_compile].src != CONFIG_SRC_DEFAULT ? "compile=True"
+                     : m->cfg.program == PROG_NANOGPT
                          ? "compile (not given; nanoGPT's default True assumed)"
-                         : "compile=True",
+                         : "the run (compile not given)",
                      no_frames ? "no Python frame under torch._dynamo / torch._inductor"
                                : "logits/loss kept about 12*B*T*V bytes");
         }

@@ -25,6 +25,11 @@ grep -q -- '--batch_size=\|gradient_accumulation_steps=' hf_predict.txt &&
     { echo "predict --from an HF trace speaks nanoGPT's flags:"; cat hf_predict.txt; exit 1; }
 grep -q -- '(--batch-size [0-9]*)' hf_predict.txt ||
     { echo "predict --from an HF trace: no --batch-size N"; cat hf_predict.txt; exit 1; }
+# a Hugging Face program's report never presents nanoGPT's names or defaults as its own
+for t in hf_llama_fp16_b24 s_hf_gpt2_eager_b12 hf_gpt2_compile_b4 s_llama_fp16_b8; do
+    "$VT" report --no-color "$D/$t.vt" >"$t.txt" || { echo "report $t failed"; exit 1; }
+    grep -i 'nanogpt\|GPT\.forward' "$t.txt" && { echo "$t: the report speaks nanoGPT"; exit 1; }
+done
 python3 - "$D/facts.jsonl" <<'PYEOF' || exit 1
 import json, re, sys
 # the measured boundary on the 12GiB card, by program and mode
