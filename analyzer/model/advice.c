@@ -135,9 +135,15 @@ static void predict_raw(const model_calib *c, const gpt_shape *s, prediction *ou
             /* fixed parts: what the run kept, whatever the batch (scaled with the weights) */
             v = (double)c->measured.bytes[k] * driver(&s2, k) / driver(&c->measured_shape, k);
         else if (!c->calibrated || c->global || c->refined.bytes[k] > 0 ||
-                 c->measured.bytes[k] == 0)
-            v = (double)ref.bytes[k] * c->ratio[k];
-        else /* measured, but not in the formula: scale what was measured */
+                 c->measured.bytes[k] == 0) {
+            double q = c->ratio[k];
+            /* compile turned off: what compile saved below the formula (its fused loss, its
+             * recomputation) does not carry over to eager, so no ratio below 1 either */
+            if (c->calibrated && c->measured_shape.compile && !s2.compile && q < 1 &&
+                (k == CAT_ACTIVATIONS || k == CAT_LOGITS || k == CAT_ATTENTION))
+                q = 1;
+            v = (double)ref.bytes[k] * q;
+        } else /* measured, but not in the formula: scale what was measured */
             v = (double)c->measured.bytes[k] * driver(&s2, k) / driver(&c->measured_shape, k);
         out->by_cat.bytes[k] = bytes_of(v);
         tensor += out->by_cat.bytes[k];

@@ -102,6 +102,20 @@ for line in open(sys.argv[1]):
         if not rec or rec[0]["batch_size"] * 2 < max(fit[fam]) or not rec[0]["fits"]:
             bad.append("%s: recommendation %s below half of %d" %
                        (t, rec[0]["change"] if rec else None, max(fit[fam])))
+# compile turned off, against the eager runs measured at the same micro-batch: never predicted
+# to fit where eager ran out of memory, never far below where it fit
+def compile_off(t):
+    r = json.load(open(t + ".json"))
+    return [a for a in r["advice"] if "compile" in a["change"]][0]
+for t in ("s_hf_gpt2_compile_b8", "s_hf_gpt2_compile_b12", "g_compile_b8_12gib"):
+    a = compile_off(t)  # eager at this B: OOM (s_hf_gpt2_eager_b8 / _b12, s_nano_eager_b8)
+    if a["fits"] or a["required_bytes"] <= 12 << 30:
+        bad.append("%s: compile off predicted %d, eager ran out of memory" % (t, a["required_bytes"]))
+eager4 = json.load(open("hf_gpt2_eager_b4.json"))["peak"]["process_bytes"]
+a = compile_off("hf_gpt2_compile_b4")
+if a["required_bytes"] < 0.9 * eager4:
+    bad.append("hf_gpt2_compile_b4: compile off predicted %d, eager measured %d" %
+               (a["required_bytes"], eager4))
 c2 = json.load(open("case2.json"))
 if c2.get("recommended") != {"batch_size": 8, "gradient_accumulation_steps": 64}:
     bad.append("predict --from g_compile_b16_12gib: recommended %s" % c2.get("recommended"))
