@@ -554,6 +554,8 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
     if (fragmentation && !expandable_set) {
         model_calib c2 = *c;
         c2.expandable = 1;
+        /* no fragmentation in that configuration: the failure's unused cache is not needed */
+        c2.oom_live.bytes[CAT_CACHE] = 0;
         double f = advice_cache_floor(cur, 1);
         if (c2.cache_fraction > f)
             c2.cache_fraction = f;

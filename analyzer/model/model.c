@@ -331,7 +331,12 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     advice_predict(&m->calib, &steady, &m->current);
     if (f->has_oom) {
         uint64_t cap = f->oom_capacity ? f->oom_capacity : m->capacity;
-        m->cause = advice_oom_cause(&f->at_oom, f->oom_requested, cap, f->oom_cache, f->oom_outside,
+        /* the cache then: what PyTorch released to retry (segment mode sees only that), or, with
+         * the allocator's tensors, every reserved byte no tensor held at the failure */
+        uint64_t cache = f->oom_cache;
+        if (f->tensor_mode && f->at_oom.bytes[CAT_CACHE] > cache)
+            cache = f->at_oom.bytes[CAT_CACHE];
+        m->cause = advice_oom_cause(&f->at_oom, f->oom_requested, cap, cache, f->oom_outside,
                                     f->oom_phase, f->iterations, m->why, sizeof m->why);
         /* what the step needs is at least what was live plus what it asked for */
         uint64_t need = cat_breakdown_total(&f->at_oom) + f->oom_requested;

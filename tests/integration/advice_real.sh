@@ -116,6 +116,17 @@ a = compile_off("hf_gpt2_compile_b4")
 if a["required_bytes"] < 0.9 * eager4:
     bad.append("hf_gpt2_compile_b4: compile off predicted %d, eager measured %d" %
                (a["required_bytes"], eager4))
+# the OOM's cause from the allocator's own state at the failure: more unused cache than the
+# request (nanoGPT eager B=8: 2446 MiB for 1572; HF compiled B=16: 1781 for 1572) is
+# fragmentation, offered expandable_segments; less (HF eager B=12: 185 for 1178) is not
+for t, cause in (("s_nano_eager_b8", "fragmentation"), ("hf_gpt2_compile_b16", "fragmentation"),
+                 ("s_hf_gpt2_eager_b12", "activations_too_large")):
+    r = json.load(open(t + ".json"))
+    if r["oom"]["cause"] != cause:
+        bad.append("%s: OOM cause %s, not %s" % (t, r["oom"]["cause"], cause))
+    exp = [a for a in r["advice"] if "expandable_segments" in a["command_line"]]
+    if bool(exp) != (cause == "fragmentation"):
+        bad.append("%s: expandable_segments offered: %s" % (t, bool(exp)))
 c2 = json.load(open("case2.json"))
 if c2.get("recommended") != {"batch_size": 8, "gradient_accumulation_steps": 64}:
     bad.append("predict --from g_compile_b16_12gib: recommended %s" % c2.get("recommended"))

@@ -281,6 +281,40 @@ static void test_candidates_options(void **state)
 /* An OOM after the forward (tight): the state at the failure is the prediction at the run's
  * shape (at least live + request, above the card), B-proportional parts scale with B, the
  * weights stay, and the prediction never falls as B grows. */
+/* An OOM with more unused cache than the request (fragmentation: measured on the H100 in nanoGPT
+ * eager B=8: 2446 MiB cached, 1572 MiB asked for): the failed configuration still needs what was
+ * live, cache included, plus the request; expandable_segments removes that cache from the need. */
+static void test_expandable_drops_the_failure_cache(void **state)
+{
+    (void)state;
+    gpt_shape run = gpt2(8, 4);
+    cat_breakdown live;
+    memset(&live, 0, sizeof live);
+    live.bytes[CAT_PARAMETERS] = 474 * MiB;
+    live.bytes[CAT_GRADIENTS] = 474 * MiB;
+    live.bytes[CAT_OPTIMIZER] = 949 * MiB;
+    live.bytes[CAT_ACTIVATIONS] = 2634 * MiB;
+    live.bytes[CAT_LOGITS] = 3144 * MiB;
+    live.bytes[CAT_CONTEXT] = 527 * MiB;
+    live.bytes[CAT_CACHE] = 2446 * MiB;
+    uint64_t req = 1572 * MiB, total = cat_breakdown_total(&live);
+    model_calib c;
+    advice_calibrate(&c, &run, &live, 1);
+    advice_calibrate_oom(&c, &live, req, 1);
+    prediction p;
+    advice_predict(&c, &run, &p);
+    assert_true(p.peak_bytes >= total + req);
+    advice_item items[ADVICE_MAX];
+    int n = advice_candidates(&c, &run, 12288 * MiB, 1, 0, 0, items, ADVICE_MAX), found = 0;
+    for (int i = 0; i < n; i++)
+        if (strstr(items[i].cmdline, "expandable_segments:True")) {
+            found = 1;
+            assert_true(items[i].predicted_peak < p.peak_bytes);
+            assert_true(items[i].predicted_peak >= total - live.bytes[CAT_CACHE] + req);
+        }
+    assert_int_equal(found, 1);
+}
+
 static void test_oom_state(void **state)
 {
     (void)state;
@@ -440,6 +474,7 @@ int main(void)
         cmocka_unit_test(test_candidates_options),
         cmocka_unit_test(test_huge_sizes),
         cmocka_unit_test(test_oom_state),
+        cmocka_unit_test(test_expandable_drops_the_failure_cache),
         cmocka_unit_test(test_speak),
         cmocka_unit_test(test_speak_accum_unknown),
     };
