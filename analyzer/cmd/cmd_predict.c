@@ -14,6 +14,7 @@
 #include "config.h"
 #include "config_view.h"
 #include "formula.h"
+#include "model_views.h"
 
 /* X(name, n_layer, n_head, n_embd, extra nanoGPT settings) — model presets. */
 #define VT_PREDICT_MODELS(X)                                                                       \
@@ -406,16 +407,7 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
         printf("no --card given: pass --card rtx4070 (or a size) to check the fit\n");
         return;
     }
-    int fits = advice_fits(p->required_bytes, a->card.bytes, ADVICE_HEADROOM);
-    int64_t room = (int64_t)a->card.bytes - (int64_t)p->required_bytes;
-    printf("card %s (%s): %s", a->card.name, card_format_bytes(a->card.bytes, b1, sizeof b1),
-           fits == 1   ? "fits"
-           : room >= 0 ? "too tight (less than " ADVICE_HEADROOM_PCT_TEXT " % free)"
-                       : "does not fit");
-    if (room >= 0)
-        printf(", %s free\n", card_format_bytes((uint64_t)room, b2, sizeof b2));
-    else
-        printf(", %s over\n", card_format_bytes((uint64_t)-room, b2, sizeof b2));
+    model_text_verdict(stdout, p, a->card.name, a->card.bytes);
     uint64_t rb, ra;
     char flags[160];
     if (lb) {
@@ -486,6 +478,12 @@ static int print_json(const nano_config *c, const gpt_shape *s, const prediction
                               advice_fits(p->required_bytes, a->card.bytes, ADVICE_HEADROOM) == 1);
         cJSON_AddNumberToObject(root, "headroom_bytes",
                                 (double)((int64_t)a->card.bytes - (int64_t)p->required_bytes));
+        uint64_t cache, limit = advice_cache_limit(p, a->card.bytes, ADVICE_HEADROOM, &cache);
+        cJSON_AddNumberToObject(root, "allocator_cache_bytes", (double)cache);
+        if (limit) /* the cache decides: fits with at most this much of it */
+            cJSON_AddNumberToObject(root, "fits_with_cache_at_most_bytes", (double)limit);
+        else
+            cJSON_AddNullToObject(root, "fits_with_cache_at_most_bytes");
         cJSON_AddNumberToObject(root, "largest_batch_size", (double)lb);
         uint64_t rb, ra;
         if (advice_keep_effective(s, lb, &rb, &ra)) {

@@ -1,5 +1,5 @@
-/* advice.c — calibration of the refined formula to a measured run, what-if predictions, OOM
- * cause classes and the documents' list of fixes, best first (advice.h, formula.md §4). */
+/* advice.c — calibration of the refined formula to a measured run, what-if predictions and the
+ * documents' list of fixes, best first (advice.h, formula.md §4); OOM causes: advice_cause.c. */
 #include "advice.h"
 
 #include <stdio.h>
@@ -295,6 +295,19 @@ int advice_fits(uint64_t peak, uint64_t capacity, double headroom)
     return (double)peak <= (double)capacity * (1.0 - headroom);
 }
 
+uint64_t advice_cache_limit(const prediction *p, uint64_t capacity, double headroom,
+                            uint64_t *cache)
+{
+    uint64_t c = (p->reserved_bytes > p->tensor_bytes ? p->reserved_bytes - p->tensor_bytes : 0) +
+                 (p->required_bytes > p->peak_bytes ? p->required_bytes - p->peak_bytes : 0);
+    uint64_t rest = p->required_bytes > c ? p->required_bytes - c : 0;
+    double usable = (double)capacity * (1.0 - headroom);
+    *cache = c;
+    if (advice_fits(p->required_bytes, capacity, headroom) != 0 || (double)rest >= usable)
+        return 0;
+    return (uint64_t)(usable - (double)rest);
+}
+
 uint64_t advice_largest_batch(const model_calib *c, const gpt_shape *s, uint64_t capacity,
                               double headroom)
 {
@@ -324,79 +337,6 @@ uint64_t advice_largest_batch(const model_calib *c, const gpt_shape *s, uint64_t
     return lo;
 }
 
-/* ---- OOM causes ------------------------------------------------------------------------ */
-
-static const char *const cause_keys[] = {
-#define VT_OOM_KEY(e, key, text) key,
-    VT_OOM_CAUSES(VT_OOM_KEY)
-#undef VT_OOM_KEY
-};
-static const char *const cause_texts[] = {
-#define VT_OOM_TEXT(e, key, text) text,
-    VT_OOM_CAUSES(VT_OOM_TEXT)
-#undef VT_OOM_TEXT
-};
-
-const char *advice_cause_key(oom_cause c)
-{
-    return (unsigned)c < OOM_COUNT ? cause_keys[c] : "?";
-}
-
-const char *advice_cause_text(oom_cause c)
-{
-    return (unsigned)c < OOM_COUNT ? cause_texts[c] : "?";
-}
-
-static double mib(uint64_t b)
-{
-    return (double)b / (1024.0 * 1024.0);
-}
-
-oom_cause advice_oom_cause(const cat_breakdown *live, uint64_t requested, uint64_t capacity,
-                           uint64_t cache, uint64_t outside, const char *phase, int iterations,
-                           char *why, size_t whylen)
-{
-    uint64_t ext = live ? live->bytes[CAT_EXTERNAL] : 0;
-    if (capacity > 0 &&
-        ((double)outside > 0.25 * (double)capacity || (double)ext > 0.10 * (double)capacity)) {
-        snprintf(why, whylen,
-                 "%.0f MiB of the card was outside PyTorch (context, kernel code, other "
-                 "allocations), %.0f MiB of it external",
-                 mib(outside), mib(ext));
-        return OOM_OUTSIDE;
-    }
-    if (cache >= requested && capacity > 0 && (double)cache >= 0.05 * (double)capacity) {
-        snprintf(why, whylen,
-                 "%.0f MiB sat in the allocator cache, more than the %.0f MiB requested, "
-                 "but not in one piece",
-                 mib(cache), mib(requested));
-        return OOM_FRAGMENTATION;
-    }
-    if (phase &&
-        (!strcmp(phase, "eval") || !strcmp(phase, "compile") || !strcmp(phase, "optimizer"))) {
-        if (!strcmp(phase, "optimizer"))
-            snprintf(why, whylen, "the OOM came in the optimizer step%s",
-                     iterations == 0
-                         ? " of iteration 0, when AdamW creates exp_avg / exp_avg_sq (8 B/param)"
-                         : "");
-        else if (!strcmp(phase, "eval"))
-            snprintf(
-                why, whylen,
-                "the OOM came during evaluation (logits of eval batches, about 10*B*T*V bytes)");
-        else
-            snprintf(why, whylen,
-                     "the OOM came during torch.compile's warm-up (compilation, autotuning)");
-        return OOM_SPIKE;
-    }
-    uint64_t a = live ? live->bytes[CAT_ACTIVATIONS] + live->bytes[CAT_ATTENTION] : 0;
-    uint64_t l = live ? live->bytes[CAT_LOGITS] : 0;
-    snprintf(why, whylen,
-             "activations %.0f MiB and logits/loss %.0f MiB were live in the %s; they grow "
-             "with batch_size * block_size",
-             mib(a), mib(l), phase && *phase ? phase : "step");
-    return OOM_ACTIVATIONS;
-}
-
 /* ---- candidates -------------------------------------------------------------------------- */
 
 /* add: predicts s and appends one item; returns the new count. */
@@ -418,6 +358,7 @@ static int add(advice_item *items, int n, int max, const model_calib *c, const g
     it->predicted_tensors = p.tensor_bytes;
     it->required = p.required_bytes;
     it->fits = advice_fits(p.required_bytes, capacity, ADVICE_HEADROOM);
+    it->cache_limit = advice_cache_limit(&p, capacity, ADVICE_HEADROOM, &it->cache_assumed);
     /* checked: a card size from a trace can be anything up to 2^64 - 1 */
     uint64_t gap =
         capacity >= p.required_bytes ? capacity - p.required_bytes : p.required_bytes - capacity;

@@ -81,6 +81,12 @@ double advice_cache_floor(const gpt_shape *s, int expandable);
  * Callers pass prediction.required_bytes. */
 int advice_fits(uint64_t peak, uint64_t capacity, double headroom);
 
+/* advice_cache_limit: when p does not keep the headroom on capacity but its tensors, context,
+ * kernel code and external bytes alone would, the most allocator cache with which it would
+ * (the cache, not the model, decides the verdict); else 0. *cache: the cache p assumed. */
+uint64_t advice_cache_limit(const prediction *p, uint64_t capacity, double headroom,
+                            uint64_t *cache);
+
 /* advice_largest_batch: the largest batch_size (1..2^20, other knobs of s kept) whose
  * required bytes fit capacity with headroom; 0 if not even 1 fits or capacity is 0. */
 uint64_t advice_largest_batch(const model_calib *c, const gpt_shape *s, uint64_t capacity,
@@ -124,6 +130,9 @@ typedef struct advice_item {
     uint64_t predicted_tensors;  /* allocated tensors (max_memory_allocated) */
     uint64_t required;           /* predicted_peak with the fragmentation floor: what must fit */
     int fits;                    /* 1, 0, or -1 when the capacity is unknown */
+    uint64_t cache_assumed;      /* the allocator cache in required */
+    uint64_t cache_limit;        /* > 0: fits is 0, but would be 1 with at most this much cache
+                                  * (advice_cache_limit): the cache decides the verdict */
     int64_t headroom_bytes;      /* capacity - required (negative: over) */
     int recommended;
 } advice_item;

@@ -93,6 +93,11 @@ static cJSON *advice_json(const advice_item *it)
     else
         cJSON_AddBoolToObject(e, "fits", it->fits == 1);
     cJSON_AddNumberToObject(e, "headroom_bytes", (double)it->headroom_bytes);
+    cJSON_AddNumberToObject(e, "allocator_cache_bytes", (double)it->cache_assumed);
+    if (it->cache_limit) /* the cache decides: fits with at most this much of it */
+        cJSON_AddNumberToObject(e, "fits_with_cache_at_most_bytes", (double)it->cache_limit);
+    else
+        cJSON_AddNullToObject(e, "fits_with_cache_at_most_bytes");
     cJSON_AddStringToObject(e, "note", it->note);
     cJSON_AddBoolToObject(e, "recommended", it->recommended != 0);
     cJSON_AddNumberToObject(e, "batch_size", (double)it->shape.B);

@@ -121,12 +121,38 @@ static void print_advice(FILE *out, const model_result *m, const model_opts *o)
                 it->recommended ? bold : "", it->recommended ? "recommended:" : "-", it->change,
                 it->recommended ? plain : "", card_format_bytes(it->predicted_peak, b2, sizeof b2),
                 extra, fit, it->note);
+        if (it->cache_limit)
+            fprintf(out,
+                    "      the allocator cache decides: %s of it assumed here; with at most %s the "
+                    "rest keeps %.0f %% free (measure it: vramtrace fit)\n",
+                    card_format_bytes(it->cache_assumed, b1, sizeof b1),
+                    card_format_bytes(it->cache_limit, b2, sizeof b2), ADVICE_HEADROOM * 100);
         if (it->cmdline[0])
             fprintf(out, "      change: %s\n", it->cmdline);
     }
     if (m->capacity)
         fprintf(out, "  largest batch_size that fits (other settings unchanged): %llu\n",
                 (unsigned long long)m->largest_batch);
+}
+
+void model_text_verdict(FILE *out, const prediction *p, const char *card_name, uint64_t capacity)
+{
+    char b1[32], b2[32];
+    int fits = advice_fits(p->required_bytes, capacity, ADVICE_HEADROOM);
+    int over = p->required_bytes > capacity;
+    uint64_t gap = over ? p->required_bytes - capacity : capacity - p->required_bytes, cache;
+    fprintf(out, "card %s (%s): %s, %s %s\n", card_name, card_format_bytes(capacity, b1, sizeof b1),
+            fits == 1 ? "fits"
+            : !over   ? "too tight (less than " ADVICE_HEADROOM_PCT_TEXT " % free)"
+                      : "does not fit",
+            card_format_bytes(gap, b2, sizeof b2), over ? "over" : "free");
+    uint64_t limit = advice_cache_limit(p, capacity, ADVICE_HEADROOM, &cache);
+    if (limit)
+        fprintf(out,
+                "the allocator cache decides: %s of it assumed here; with at most %s the rest "
+                "keeps %.0f %% free (measure it: vramtrace fit)\n",
+                card_format_bytes(cache, b1, sizeof b1), card_format_bytes(limit, b2, sizeof b2),
+                ADVICE_HEADROOM * 100);
 }
 
 void model_text(FILE *out, const model_result *m, const run_facts *f, int color)

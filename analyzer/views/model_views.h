@@ -14,6 +14,11 @@
  * advice list (bold when color). */
 void model_text(FILE *out, const model_result *m, const run_facts *f, int color);
 
+/* model_text_verdict: "card NAME (SIZE): fits, X free" (or too tight / does not fit, X over) for
+ * p on a card of capacity bytes, and when the allocator cache decides (advice_cache_limit) the
+ * most cache with which it would keep the headroom. */
+void model_text_verdict(FILE *out, const prediction *p, const char *card_name, uint64_t capacity);
+
 /* model_json: adds "config", "formula", "oom" (diagnosis fields: requested_bytes,
  * capacity_bytes, cause, live_by_category, ...), "advice" and "prediction" to root. */
 void model_json(cJSON *root, const model_result *m, const run_facts *f);

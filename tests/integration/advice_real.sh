@@ -43,10 +43,20 @@ def family(cmd):
             return "llama"
         return "hf_gpt2_compile" if "--compile" in cmd else "hf_gpt2_eager"
     return "nano_eager" if "--compile=False" in cmd else "nano_compile"
-# Known miss (reported, not hidden): HF GPT-2 eager died in its first forward at B=12; from that
-# lower bound the formula (nanoGPT-shaped, 20 % cache floor for eager) puts B=6 at ~13.2 GiB,
-# measured 11.47 GiB. Every other trace/batch pair is checked.
-known = {("s_hf_gpt2_eager_b12", 6)}
+# The allocator cache is not predictable from one run (at their failure the nine OOM runs held
+# 0.4-30.7 % of their tensor bytes unused, HF GPT-2 eager 1.1-9.1 %, nanoGPT eager 14-31 %): a batch
+# measured to fit may be predicted above the card only when the report says the cache decides
+# (fits_with_cache_at_most_bytes) and the rest of its prediction is within 5 % of the run.
+# (HF GPT-2 eager, from its B=12 failure: B=6 is 12.93 GiB with the 20 % eager cache floor,
+# 10.88 GiB without it; measured 11.47 GiB, 0.51 GiB of it cache at the tensor peak.)
+measured = {}  # (family, B) -> the process peak of the run that fit
+for line in open(sys.argv[1]):
+    f = json.loads(line)
+    m = re.search(r"--batch[-_]size[= ]?(\d+)", f["command"])
+    if m and not f["oom"]:
+        r = json.load(open(f["trace"][:-3] + ".json"))
+        measured[(family(f["command"]), int(m.group(1)))] = r["peak"]["process_bytes"]
+decided = []
 bad = []
 for line in open(sys.argv[1]):
     f = json.loads(line)
@@ -62,13 +72,21 @@ for line in open(sys.argv[1]):
     if not f["oom"] and p["current_peak_bytes"] > cap:
         bad.append("%s: fit, told it needs %d > card" % (t, p["current_peak_bytes"]))
     for a in r["advice"]:
-        if not a["change"].startswith("batch_size=") or a["block_size"] != 1024:
+        if not a["change"].startswith(("batch_size=", "micro-batch")) or a["block_size"] != 1024:
             continue
         B = a["batch_size"]
         if B in oom[fam] and a["fits"]:
             bad.append("%s: batch %d ran out of memory, predicted to fit" % (t, B))
-        if B in fit[fam] and a["required_bytes"] > cap and (t, B) not in known:
-            bad.append("%s: batch %d fit, predicted %d > card" % (t, B, a["required_bytes"]))
+        lim = a["fits_with_cache_at_most_bytes"]
+        if lim is not None and (a["fits"] or lim <= 0):
+            bad.append("%s: batch %d: fits %s, cache limit %d" % (t, B, a["fits"], lim))
+        if B in fit[fam] and a["required_bytes"] > cap:
+            rest = a["required_bytes"] - a["allocator_cache_bytes"]
+            if lim is None or (fam, B) not in measured or rest > 1.05 * measured[(fam, B)]:
+                bad.append("%s: batch %d fit, predicted %d > card (cache limit %s)" %
+                           (t, B, a["required_bytes"], lim))
+            else:
+                decided.append((t, B))
     # the program's language: only flags the traced command line used (HF: --batch-size N)
     cmd = f["command"].split("(PYTORCH_CUDA_ALLOC_CONF")[0]
     for a in r["advice"]:
@@ -130,6 +148,10 @@ for t, cause in (("s_nano_eager_b8", "fragmentation"), ("hf_gpt2_compile_b16", "
 c2 = json.load(open("case2.json"))
 if c2.get("recommended") != {"batch_size": 8, "gradient_accumulation_steps": 64}:
     bad.append("predict --from g_compile_b16_12gib: recommended %s" % c2.get("recommended"))
+# the case the rule is for is one (its report says so); a fit predicted above the card without it
+# is a failure above
+if ("s_hf_gpt2_eager_b12", 6) not in decided:
+    bad.append("s_hf_gpt2_eager_b12: batch 6 not said to be decided by the cache: %s" % decided)
 for b in bad:
     print(b)
 sys.exit(1 if bad else 0)

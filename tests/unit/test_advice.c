@@ -315,6 +315,35 @@ static void test_expandable_drops_the_failure_cache(void **state)
     assert_int_equal(found, 1);
 }
 
+/* The cache decides: a prediction above the usable card whose tensors and fixed parts fit gets the
+ * most cache that would keep the headroom; one that fits, or whose rest alone is too big, gets 0.
+ */
+static void test_cache_limit(void **state)
+{
+    (void)state;
+    uint64_t cap = 12288 * MiB, cache = 0;
+    double usable = (double)cap * (1.0 - ADVICE_HEADROOM);
+    prediction p = {.tensor_bytes = 10240 * MiB,
+                    .reserved_bytes = 12288 * MiB,
+                    .peak_bytes = 12800 * MiB,
+                    .required_bytes = 12800 * MiB};
+    uint64_t lim = advice_cache_limit(&p, cap, ADVICE_HEADROOM, &cache);
+    assert_int_equal(cache, 2048 * MiB);
+    assert_int_equal(lim, (uint64_t)(usable - (double)(10752 * MiB)));
+    p.required_bytes += 512 * MiB; /* room raised to the fragmentation floor is cache too */
+    lim = advice_cache_limit(&p, cap, ADVICE_HEADROOM, &cache);
+    assert_int_equal(cache, 2560 * MiB);
+    assert_int_equal(lim, (uint64_t)(usable - (double)(10752 * MiB)));
+    p.tensor_bytes = 11800 * MiB; /* the rest alone keeps no headroom: the model decides */
+    assert_int_equal(advice_cache_limit(&p, cap, ADVICE_HEADROOM, &cache), 0);
+    prediction q = {.tensor_bytes = 8192 * MiB,
+                    .reserved_bytes = 9216 * MiB,
+                    .peak_bytes = 9728 * MiB,
+                    .required_bytes = 9728 * MiB};
+    assert_int_equal(advice_cache_limit(&q, cap, ADVICE_HEADROOM, &cache), 0); /* fits */
+    assert_int_equal(advice_cache_limit(&q, 0, ADVICE_HEADROOM, &cache), 0);   /* no card */
+}
+
 static void test_oom_state(void **state)
 {
     (void)state;
@@ -474,6 +503,7 @@ int main(void)
         cmocka_unit_test(test_candidates_options),
         cmocka_unit_test(test_huge_sizes),
         cmocka_unit_test(test_oom_state),
+        cmocka_unit_test(test_cache_limit),
         cmocka_unit_test(test_expandable_drops_the_failure_cache),
         cmocka_unit_test(test_speak),
         cmocka_unit_test(test_speak_accum_unknown),
