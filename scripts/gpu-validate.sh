@@ -406,8 +406,8 @@ PYEOF
     if "$VT" export --help >/dev/null 2>&1; then
         say "memory_viz"
         "$VT" export --memory-viz "$W/hf.pickle" "$ROOT/examples/traces/h100-torch2.11/hf_gpt2_eager_b4.vt" >"$W/mv.log" 2>&1
-        "$PY" -c "import pickle,sys; from torch.cuda import _memory_viz as mv; s=pickle.load(open(sys.argv[1],'rb')); print('segments', len(s['segments']), 'traces', sum(len(t) for t in s['device_traces'])); open(sys.argv[2],'w').write(mv.trace_plot(s))" "$W/hf.pickle" "$W/hf_memviz.html" >>"$W/mv.log" 2>&1
-        note "- memory_viz: export exit, and torch.cuda._memory_viz.trace_plot on it: $(tail -2 "$W/mv.log" | tr '\n' ' ')"
+        "$PY" -c "import pickle,sys; from torch.cuda import _memory_viz as mv; s=pickle.load(open(sys.argv[1],'rb')); mv.segsum(s); mv.trace(s); print('segments', len(s['segments']), 'traces', sum(len(t) for t in s['device_traces'])); open(sys.argv[2],'w').write(mv.trace_plot(s))" "$W/hf.pickle" "$W/hf_memviz.html" >>"$W/mv.log" 2>&1
+        note "- memory_viz: export exit, and torch.cuda._memory_viz segsum (its accounting asserts), trace and trace_plot on it: $(tail -2 "$W/mv.log" | tr '\n' ' ')"
     fi
 elif [ "${VALIDATE_SET:-ours}" = sweep ]; then
     # the measured boundary between fit and OOM on the 12 GiB card (ground truth for the advice)
