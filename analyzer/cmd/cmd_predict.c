@@ -138,7 +138,8 @@ static int load_trace(const char *path, nano_config *c, cat_breakdown *measured,
     char where[160];
     snprintf(where, sizeof where, "--from %s", path);
     int rc = 0;
-    c->program = m->cfg.program;          /* its flags, and whether its accumulation is known */
+    c->program = m->cfg.program; /* its flags, and whether its accumulation is known */
+    c->nfiles_missing = m->cfg.nfiles_missing;
     for (int k = 0; k < CFG_COUNT; k++) { /* the values as the model resolved them */
         c->v[k] = m->cfg.v[k];
         if (c->v[k].src == CONFIG_SRC_DEFAULT)
@@ -346,8 +347,9 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
            P / 1e6, (unsigned long long)s->L, (unsigned long long)s->H, (unsigned long long)s->d,
            (unsigned long long)s->T, (unsigned long long)s->V, s->bias ? "True" : "False");
     if (s->accum_unknown)
-        printf("step: batch_size %llu, gradient accumulation not known (not on the traced command "
-               "line; the formula assumes %llu steps), %s, compile %s, dropout %g\n\n",
+        printf("step: batch_size %llu, gradient accumulation not known (no argument or recorded "
+               "file gave it, no optimizer step showed it; the formula assumes %llu steps), %s, "
+               "compile %s, dropout %g\n\n",
                (unsigned long long)s->B, (unsigned long long)s->A, c->v[CFG_dtype].s,
                s->compile ? "True" : "False", s->dropout);
     else
@@ -574,7 +576,8 @@ int cmd_predict(int argc, char **argv)
     s.checkpointing = a.checkpointing;
     model_calib cal;
     if (from) {
-        run_shape.unfused_attention = measured.bytes[CAT_ATTENTION] > 0;
+        run_shape.unfused_attention =
+            formula_attention_unfused(&run_shape, measured.bytes[CAT_ATTENTION]);
         s.unfused_attention |= run_shape.unfused_attention;
         advice_calibrate(&cal, &run_shape, &measured, partial);
         if (trace_calib.calibrated && !s.checkpointing)

@@ -152,7 +152,8 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
  * `--key=value`; otherwise a knob changes through the flag that carried it on the command line
  * (config_value.flag / flag_sep, e.g. `--batch-size 4 --grad-accum 4`), and the change is said
  * in plain words ("micro-batch 8 → 4, accumulation 2 → 4"); a knob no flag carried gets no
- * command line (never a flag the program does not have). */
+ * command line (never a flag the program does not have). When the run's accumulation is not
+ * known (cur->accum_unknown, nanoGPT too), a change of it is a factor in words. */
 void advice_speak(advice_item *items, int n, const nano_config *cfg, const gpt_shape *cur);
 
 /* advice_flag_of: "--batch-size 8" for config key with value v, as the traced command line

@@ -19,7 +19,7 @@ int advice_flag_of(const nano_config *cfg, int key, uint64_t v, char *out, size_
 
 int advice_accum_unknown(const nano_config *cfg)
 {
-    return cfg->program != PROG_NANOGPT &&
+    return (cfg->program != PROG_NANOGPT || cfg->nfiles_missing) &&
            cfg->v[CFG_gradient_accumulation_steps].src == CONFIG_SRC_DEFAULT;
 }
 
@@ -34,8 +34,8 @@ static void speak_accum(advice_item *it, const gpt_shape *cur)
                  (unsigned long long)cur->B, (unsigned long long)s->B, f);
         snprintf(it->note, sizeof it->note,
                  "same effective batch, same final model: %llu\u00d7 as many micro-steps per "
-                 "optimizer step (the program's accumulation was not on its command line; "
-                 "usually slower, not measured here)",
+                 "optimizer step (the run's own accumulation is not known; usually slower, not "
+                 "measured here)",
                  f);
     } else {
         snprintf(it->change, sizeof it->change, "micro-batch %llu \u2192 %llu",
@@ -49,8 +49,22 @@ static void speak_accum(advice_item *it, const gpt_shape *cur)
 
 void advice_speak(advice_item *items, int n, const nano_config *cfg, const gpt_shape *cur)
 {
-    if (cfg->program == PROG_NANOGPT)
+    if (cfg->program == PROG_NANOGPT) {
+        /* nanoGPT's flags, but its accumulation (in a config file the trace did not record) is
+         * not known: the factor in words, the micro-batch as a flag */
+        for (int i = 0; cur->accum_unknown && i < n; i++) {
+            advice_item *it = &items[i];
+            if (it->shape.B == cur->B && it->shape.A == cur->A)
+                continue;
+            speak_accum(it, cur);
+            if (it->shape.A != cur->A)
+                it->cmdline[0] = '\0';
+            else /* not the assumed accumulation as if it were the run's */
+                snprintf(it->cmdline, sizeof it->cmdline, "--batch_size=%llu",
+                         (unsigned long long)it->shape.B);
+        }
         return;
+    }
     for (int i = 0; i < n; i++) {
         advice_item *it = &items[i];
         const gpt_shape *s = &it->shape;
@@ -136,8 +150,11 @@ void advice_batch_flags(const nano_config *c, const gpt_shape *s, uint64_t b, ui
     char fb[64] = "", fa[64] = "";
     out[0] = '\0';
     if (c->program == PROG_NANOGPT) {
-        snprintf(out, len, "--batch_size=%llu --gradient_accumulation_steps=%llu",
-                 (unsigned long long)b, (unsigned long long)a);
+        if (s->accum_unknown) /* only the factor is known: words for A */
+            snprintf(out, len, "--batch_size=%llu", (unsigned long long)b);
+        else
+            snprintf(out, len, "--batch_size=%llu --gradient_accumulation_steps=%llu",
+                     (unsigned long long)b, (unsigned long long)a);
         return;
     }
     if (!advice_flag_of(c, CFG_batch_size, b, fb, sizeof fb))

@@ -235,11 +235,13 @@ static int apply_recorded(nano_config *c, const char *path, char *err, size_t er
         snprintf(err, errlen, "config file %s: not recorded (%s)", path,
                  c->files->recorded ? "it was not a regular .py/.json/.yaml/.toml file when traced"
                                     : "trace from an older vramtrace");
+        c->nfiles_missing++;
         return -1;
     }
     if (rf->flags) {
         snprintf(err, errlen, "config file %s: not recorded (%s)", path,
                  rf->flags & VT_FILEF_TOO_LARGE ? "larger than 256 KiB" : "unreadable when traced");
+        c->nfiles_missing++;
         return -1;
     }
     FILE *fp = rf->len ? fmemopen((void *)rf->data, rf->len, "r") : NULL;

@@ -82,6 +82,8 @@ typedef struct nano_config {
     char torch_version[32]; /* PyTorch's __version__ as recorded (torch/version.py), or "" */
     char cuda_version[16];  /* the CUDA version that PyTorch was built for, or "" */
     int nfiles;             /* config files read */
+    int nfiles_missing;     /* config files named but not recorded: a key still at its default
+                             * may have been set there, so its value is not known */
     int nwarnings;          /* problems that did not stop the parse (report mode) */
     char warnings[4][200];
 } nano_config;

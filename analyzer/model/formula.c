@@ -114,6 +114,13 @@ void formula_refined(const gpt_shape *s, cat_breakdown *out)
     out->bytes[CAT_INPUTS] = 16 * N; /* int64 token ids and targets */
 }
 
+int formula_attention_unfused(const gpt_shape *s, uint64_t measured)
+{
+    double scores = 6.0 * (double)s->B * (double)s->H * (double)s->T * (double)s->T *
+                    (double)(s->checkpointing ? 1 : s->L);
+    return measured > 0 && (double)measured >= 0.25 * scores;
+}
+
 uint64_t formula_largest_tensor(const gpt_shape *s, const char **what)
 {
     uint64_t N = s->B * s->T;

@@ -70,6 +70,11 @@ uint64_t formula_block_bytes(const gpt_shape *s);
  * unfused, inputs 16N. Sums to formula.md §3's peak. Other categories are 0. */
 void formula_refined(const gpt_shape *s, cat_breakdown *out);
 
+/* formula_attention_unfused: 1 when measured attention bytes are score matrices (at least a
+ * quarter of the unfused 6*B*H*T^2 per layer), 0 when they are a fused kernel's small buffers
+ * (log-sum-exp rows: B*H*T fp32) or none. */
+int formula_attention_unfused(const gpt_shape *s, uint64_t measured);
+
 /* formula_largest_tensor: the largest single tensor of a step in bytes; *what (optional)
  * gets a static description. */
 uint64_t formula_largest_tensor(const gpt_shape *s, const char **what);

@@ -104,12 +104,14 @@ static void explain(model_result *m, const run_facts *f)
                 break;
             case CAT_GRADIENTS:
                 if (me == 0)
-                    snprintf(
-                        rd, n, "no .grad alive at the peak: %s",
-                        s->A > 1 && !s->iteration0 ? "the peak came before the first backward"
-                        : s->iteration0
-                            ? "the run had not reached a backward yet"
-                            : "with A=1 zero_grad(set_to_none=True) frees them before the forward");
+                    snprintf(rd, n, "no .grad alive at the peak: %s",
+                             m->measured.bytes[CAT_OPTIMIZER] > 0
+                                 ? "zero_grad(set_to_none=True) had freed the last step's "
+                                   "gradients, and the peak came before this step's first backward"
+                             : f->iterations == 0
+                                 ? "the peak came before the run's first backward"
+                                 : "zero_grad(set_to_none=True) frees them between optimizer "
+                                   "steps, and the peak came before a step's first backward");
                 else if (!f->tensor_mode)
                     snprintf(rd, n, "%s", seg_no_ratio);
                 else if (fabs((double)me - 4.0 * P) < 0.15 * 4.0 * P)
@@ -160,10 +162,15 @@ static void explain(model_result *m, const run_facts *f)
                     snprintf(
                         rd, n,
                         "attention is fused (flash / SDPA): no B*H*T^2 score matrices are kept");
-                else
+                else if (formula_attention_unfused(s, me))
                     snprintf(
                         rd, n,
                         "attention scores are materialized (unfused) and saved for every layer");
+                else /* far below B*H*T^2 per layer: a fused kernel's own buffers */
+                    snprintf(rd, n,
+                             "attention is fused (flash / SDPA): %.1f MiB of its buffers "
+                             "(log-sum-exp rows, workspaces), no B*H*T^2 score matrices",
+                             (double)me / 1048576.0);
                 break;
             case CAT_AUTOCAST:
                 snprintf(rd, n,
@@ -282,7 +289,7 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
                                : "logits/loss kept about 12*B*T*V bytes");
         }
     }
-    if (m->measured.bytes[CAT_ATTENTION] > 0)
+    if (formula_attention_unfused(&m->shape, m->measured.bytes[CAT_ATTENTION]))
         m->shape.unfused_attention = 1;
     m->partial = f->has_oom;
     formula_documents(&m->shape, &m->docf);

@@ -204,8 +204,7 @@ static void apply_event(state *s, int is_alloc, const reader_event *ev, oom_trac
             /* the main thread frees a gradient (zero_grad): an optimizer step, even one that
              * allocated nothing (fused / foreach optimizers after their first step); not the
              * frees of the out-of-memory error's unwinding */
-            s->iter++;
-            s->in_opt = 1;
+            replay_phase_step(s);
             ph = PHASE_OPTIMIZER;
         }
         timeline_freed(r->tl, ev, e->size);
@@ -351,6 +350,10 @@ int replay_file(const char *path, replay_result *out, char *err, size_t errlen)
         replay_snap_classify(&s, out, &out->at_oom);
     replay_snap_cat_peaks(&s, out, rd);
     out->backward_passes = s.bwd;
+    if (!s.accum_mixed && s.accum_steps) {
+        out->accum = s.accum;
+        out->accum_steps = s.accum_steps;
+    }
     if (s.blocks_on && out->allocator_mode) {
         out->blocks_basis = s.blocks.rules.basis;
         out->peak_allocated_blocks = s.blocks.peak;

@@ -100,6 +100,18 @@ void replay_phase_note_init(state *s, uint64_t size)
     s->init_sizes[s->ninit++] = size;
 }
 
+void replay_phase_step(state *s)
+{
+    s->iter++;
+    s->in_opt = 1;
+    uint32_t d = s->bwd - s->bwd_at_step;
+    s->bwd_at_step = s->bwd;
+    if (!d || (s->accum_steps && d != s->accum))
+        s->accum_mixed = 1; /* a step with no backward, or another count: no single A */
+    s->accum = d;
+    s->accum_steps++;
+}
+
 /* replay_phase_event: the phase of an event. Allocations: the autograd engine's threads (the
  * event's backward flag) are the backward; on the main thread the stack says optimizer
  * (torch/optim, GradScaler.step), backward (Tensor.backward), eval, data or compile; anything else
@@ -145,7 +157,7 @@ uint8_t replay_phase_event(state *s, const reader_event *ev, int is_alloc, uint8
         infer_vocab(s);
     }
     if (p == PHASE_OPTIMIZER && !s->in_opt)
-        s->iter++, s->in_opt = 1;
+        replay_phase_step(s);
     else if (p != PHASE_OPTIMIZER)
         s->in_opt = 0;
     if (p == PHASE_BACKWARD && s->last_alloc_phase != PHASE_BACKWARD)

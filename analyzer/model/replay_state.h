@@ -32,9 +32,12 @@ typedef struct state {
     uint64_t level[5];
     uint8_t thread_phase[1024];
     int seen_forward;
-    uint8_t last_alloc_phase; /* the phase of the last allocation on any thread */
-    int in_opt;               /* inside an optimizer stretch (one step) */
-    uint32_t iter, bwd;       /* optimizer steps / backward passes begun */
+    uint8_t last_alloc_phase;    /* the phase of the last allocation on any thread */
+    int in_opt;                  /* inside an optimizer stretch (one step) */
+    uint32_t iter, bwd;          /* optimizer steps / backward passes begun */
+    uint32_t bwd_at_step;        /* bwd when the last optimizer step began */
+    uint32_t accum, accum_steps; /* backward passes before each step, over how many steps */
+    int accum_mixed;             /* 1: the steps did not all follow the same number of them */
     /* sizes of the tensors allocated before the first forward (parameters): the vocabulary */
     uint64_t *init_sizes;
     size_t ninit, capinit;
@@ -74,6 +77,9 @@ void replay_phase_half_add(state *s, uint64_t v);
 int replay_phase_half_has(const state *s, uint64_t v);
 /* replay_phase_note_init: the size of a tensor made before the first forward (a parameter). */
 void replay_phase_note_init(state *s, uint64_t size);
+/* replay_phase_step: an optimizer step begins (iter, in_opt); the backward passes since the last
+ * one were its micro-steps (accum, accum_steps, accum_mixed). */
+void replay_phase_step(state *s);
 /* replay_phase_event: the phase of an event; *loss gets its EF_* flags (allocations). */
 uint8_t replay_phase_event(state *s, const reader_event *ev, int is_alloc, uint8_t *loss);
 

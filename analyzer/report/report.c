@@ -61,6 +61,19 @@ static int report_fill(report_ctx *c)
     char ierr[256];
     if (infer_model(r->path, &c->inferred, ierr, sizeof ierr) == 0)
         f->inferred = &c->inferred;
+    if (f->inferred && r->accum) { /* the step's own count of micro-steps */
+        infer_value *a = &c->inferred.v[INFER_gradient_accumulation_steps];
+        a->known = 1;
+        a->value = r->accum;
+        if (r->accum_steps == 1)
+            snprintf(a->where, sizeof a->where,
+                     "A = %u: %u backward pass%s before the run's one optimizer step", r->accum,
+                     r->accum, r->accum == 1 ? "" : "es");
+        else
+            snprintf(a->where, sizeof a->where,
+                     "A = %u: %u backward pass%s before each of the %u optimizer steps", r->accum,
+                     r->accum, r->accum == 1 ? "" : "es", r->accum_steps);
+    }
     f->alloc_conf = env_value(r, "PYTORCH_ALLOC_CONF") ? env_value(r, "PYTORCH_ALLOC_CONF")
                                                        : env_value(r, "PYTORCH_CUDA_ALLOC_CONF");
     f->tensor_mode = r->tensor_mode;

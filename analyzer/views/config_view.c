@@ -41,9 +41,12 @@ void config_print(FILE *out, const nano_config *c)
         fprintf(out, "  %-28s %-10s %s%s%s\n", config_key_name((config_key)k),
                 config_value_text(c, (config_key)k, buf, sizeof buf),
                 v->src != CONFIG_SRC_DEFAULT ? config_source_name(v->src)
-                : c->program == PROG_NANOGPT
-                    ? "default (nanoGPT train.py)"
-                    : "not given: assumed, the program's own value is unknown",
+                : c->program != PROG_NANOGPT
+                    ? "not given: assumed, the program's own value is unknown"
+                : c->nfiles_missing
+                    ? "nanoGPT train.py's default assumed: a config file the trace did not record "
+                      "may set it"
+                    : "default (nanoGPT train.py)",
                 v->where[0] ? "  " : "", v->where);
     }
     if (c->torch_version[0])

@@ -19,7 +19,7 @@ static void print_formula(FILE *out, const model_result *m)
     else if (m->cfg.program == PROG_NANOGPT)
         fprintf(out,
                 "\nformula comparison at the peak (N = B*T = %llu tokens; P = %.2f M parameters, "
-                "nanoGPT logs %.2f M)\n",
+                "%.2f M without the position embedding, as nanoGPT's get_num_params counts)\n",
                 (unsigned long long)(s->B * s->T), formula_params_exact(s) / 1e6,
                 m->docf.params_reported / 1e6);
     else
@@ -131,8 +131,10 @@ static void print_advice(FILE *out, const model_result *m, const model_opts *o)
             fprintf(out, "      change: %s\n", it->cmdline);
     }
     if (m->capacity)
-        fprintf(out, "  largest batch_size that fits (other settings unchanged): %llu\n",
-                (unsigned long long)m->largest_batch);
+        fprintf(out,
+                "  largest batch_size that fits (other settings unchanged, keeping >= %.0f %% "
+                "free): %llu\n",
+                ADVICE_HEADROOM * 100, (unsigned long long)m->largest_batch);
 }
 
 void model_text_verdict(FILE *out, const prediction *p, const char *card_name, uint64_t capacity)

@@ -46,18 +46,16 @@ static cJSON *run_json(const replay_result *r)
 
 /* inferred_json: "inferred": what the trace's own tensors say about the model and the step
  * (infer.h), {key: {value, where}} for the values known; {} when nothing is. */
-static void inferred_json(cJSON *root, const char *path)
+static void inferred_json(cJSON *root, const infer_result *ir)
 {
-    infer_result ir;
-    char err[256];
     cJSON *o = cJSON_AddObjectToObject(root, "inferred");
-    if (!o || infer_model(path, &ir, err, sizeof err) != 0)
+    if (!o || !ir)
         return;
     for (int k = 0; k < INFER_COUNT; k++)
-        if (ir.v[k].known) {
+        if (ir->v[k].known) {
             cJSON *v = cJSON_AddObjectToObject(o, infer_key_name((infer_key)k));
-            cJSON_AddNumberToObject(v, "value", (double)ir.v[k].value);
-            add_str(v, "where", ir.v[k].where, strlen(ir.v[k].where));
+            cJSON_AddNumberToObject(v, "value", (double)ir->v[k].value);
+            add_str(v, "where", ir->v[k].where, strlen(ir->v[k].where));
         }
 }
 
@@ -155,7 +153,7 @@ int report_json(FILE *out, const report_ctx *c)
     for (int i = 0; i < c->nruns; i++)
         cJSON_AddItemToArray(ranks, run_json(&c->runs[i]));
     model_json(root, c->model, &c->facts);
-    inferred_json(root, r->path);
+    inferred_json(root, c->facts.inferred);
     /* the model adds "oom" (diagnosis) when there is one; keep the replay's own facts too */
     cJSON *oom = cJSON_GetObjectItem(root, "oom");
     if (r->has_oom && cJSON_IsObject(oom)) {

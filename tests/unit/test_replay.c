@@ -137,6 +137,57 @@ static void test_training_shape(void **st)
     unlink(path);
 }
 
+/* gradient accumulation seen in the steps: counts[i] forward+backward micro-steps, then an
+ * optimizer step; every step alike gives A, any difference none. */
+static void accum_trace(const char *path, const int *counts, int nsteps)
+{
+    begin();
+    code(2, "/x/train.py", "Block.forward");
+    code(4, "/x/torch/optim/adamw.py", "AdamW.step");
+    stack(2, 2);
+    stack(4, 4);
+    uint64_t a = 0x10000;
+    for (int i = 0; i < nsteps; i++) {
+        for (int k = 0; k < counts[i]; k++) {
+            alloc(0, 0, a += 0x1000, 64, 2, 0); /* forward */
+            alloc(1, 1, a += 0x1000, 64, 0, 0); /* backward, on the autograd thread */
+        }
+        alloc(0, 0, a += 0x1000, 64, 4, 0); /* the optimizer step */
+    }
+    vt_rec_trailer t = {200000, 9, 0, 20, 0, 0};
+    rec(VT_REC_TRAILER, 0, &t, sizeof t, NULL, 0);
+    end(path);
+}
+
+static void test_accumulation(void **st)
+{
+    (void)st;
+    char path[] = "/tmp/vt-replay-XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    replay_result r;
+    char err[256];
+    const int same[] = {2, 2, 2}, differ[] = {2, 3}, one[] = {4};
+    accum_trace(path, same, 3);
+    assert_int_equal(replay_file(path, &r, err, sizeof err), 0);
+    assert_int_equal(r.iterations, 3);
+    assert_int_equal(r.backward_passes, 6);
+    assert_int_equal(r.accum, 2);
+    assert_int_equal(r.accum_steps, 3);
+    replay_free(&r);
+    accum_trace(path, differ, 2);
+    assert_int_equal(replay_file(path, &r, err, sizeof err), 0);
+    assert_int_equal(r.iterations, 2);
+    assert_int_equal(r.accum, 0); /* 2 then 3: no single A */
+    replay_free(&r);
+    accum_trace(path, one, 1);
+    assert_int_equal(replay_file(path, &r, err, sizeof err), 0);
+    assert_int_equal(r.accum, 4);
+    assert_int_equal(r.accum_steps, 1);
+    replay_free(&r);
+    unlink(path);
+}
+
 /* segment mode, PyTorch's OOM retry: a request fails, the allocator frees its cached segment,
  * the request fails again: that segment is the allocator cache at the OOM. */
 static void test_segment_oom_cache(void **st)
@@ -231,7 +282,8 @@ static void test_bad_files(void **st)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_training_shape), cmocka_unit_test(test_segment_oom_cache),
-        cmocka_unit_test(test_allocator_blocks), cmocka_unit_test(test_bad_files)};
+        cmocka_unit_test(test_training_shape), cmocka_unit_test(test_accumulation),
+        cmocka_unit_test(test_segment_oom_cache), cmocka_unit_test(test_allocator_blocks),
+        cmocka_unit_test(test_bad_files)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
