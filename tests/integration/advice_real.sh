@@ -117,6 +117,14 @@ for line in open(sys.argv[1]):
         bad.append("%s: no advice in the program's own --batch-size N" % t)
     # report and predict --from share one model: the same configuration within 5 %
     q = json.load(open(t + ".predict.json"))
+    # every run here used fused attention (SDPA): its few MiB of buffers are not score matrices
+    att = r["formula"]["attention"]
+    if att["refined_bytes"] != 0 or "materialized" in att["reason"]:
+        bad.append("%s: attention %s" % (t, att))
+    g, o = r["formula"]["gradients"], r["formula"]["optimizer"]
+    if g["measured_bytes"] == 0 and o["measured_bytes"] > 0 and "first backward" in g["reason"] \
+            and "this step" not in g["reason"]:
+        bad.append("%s: gradients: %s, with AdamW state at the peak" % (t, g["reason"]))
     # the run's accumulation: an argument, else what its optimizer steps showed, else not known
     # (then only a factor of it is advised); never nanoGPT's default 40 taken as the run's
     a_cfg = r["config"]["gradient_accumulation_steps"]
