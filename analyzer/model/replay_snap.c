@@ -17,8 +17,12 @@ void replay_snap_bump_peaks(state *s, uint8_t ph, uint64_t t)
         r->peak_allocated = alloc, r->t_allocated = t;
     if (res > r->peak_reserved)
         r->peak_reserved = res, r->t_reserved = t;
-    if (proc > r->peak_process) {
-        r->peak_process = proc, r->t_process = t;
+    /* the process peak; at the same level, the moment with the most tensor bytes: a segment
+     * reserved for a tensor reaches the peak one event before the tensor is placed in it */
+    if (proc > r->peak_process || (proc == r->peak_process && alloc > s->alloc_at_peak)) {
+        if (proc > r->peak_process)
+            r->peak_process = proc, r->t_process = t;
+        s->alloc_at_peak = alloc;
         r->at_peak.event = s->event;
         r->at_peak.time_ns = t;
         s->nret = 0; /* whatever was freed before this new peak was not live at it */

@@ -49,6 +49,7 @@ typedef struct state {
      * still live at the end, they are the snapshot at the peak (one pass, no replay) */
     live_item *ret;
     size_t nret, capret;
+    uint64_t alloc_at_peak; /* tensor bytes at the snapshot's moment (replay_snap_bump_peaks) */
     /* half the sizes of the parameters (allocated at init): a 16-bit copy of a weight */
     uint64_t *half;
     size_t nhalf, caphalf;

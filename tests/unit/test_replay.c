@@ -258,6 +258,11 @@ static void test_allocator_blocks(void **st)
     assert_int_equal(r.peak_allocated_blocks, 20 << 20);
     assert_int_equal(r.blocks_basis, BLOCKS_BASIS_CONFIGURED);
     assert_int_equal(r.blocks_unplaced, 0);
+    /* the segment reached the process peak one event before its tensor: the breakdown is taken
+     * at the same level with the tensor placed (3 MiB of tensors, 17 MiB of cache) */
+    assert_int_equal(r.peak_process, 20 << 20);
+    assert_int_equal(r.at_peak.by_cat.bytes[CAT_CACHE], 17 << 20);
+    assert_int_equal(cat_breakdown_total(&r.at_peak.by_cat), 20 << 20);
     replay_free(&r);
     unlink(path);
 }
