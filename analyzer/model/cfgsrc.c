@@ -105,12 +105,13 @@ void cfgsrc_apply_inferred(nano_config *c, const infer_result *ir)
                {INFER_gradient_accumulation_steps, CFG_gradient_accumulation_steps},
                {INFER_n_layer, CFG_n_layer},
                {INFER_n_head, CFG_n_head},
+               {INFER_bias, CFG_bias},
                {INFER_n_embd, CFG_n_embd},
                {INFER_vocab_size, CFG_vocab_size}};
     for (size_t i = 0; ir && i < sizeof map / sizeof map[0]; i++) {
         const infer_value *iv = &ir->v[map[i].from];
         config_value *v = &c->v[map[i].to];
-        if (!iv->known || iv->value < 1 || iv->value > (1ll << 40))
+        if (!iv->known || iv->value < (map[i].to == CFG_bias ? 0 : 1) || iv->value > (1ll << 40))
             continue;
         if (v->src != CONFIG_SRC_DEFAULT && !(map[i].to == CFG_block_size && from_positions(v)))
             continue;
@@ -122,9 +123,12 @@ void cfgsrc_apply_inferred(nano_config *c, const infer_result *ir)
         else
             snprintf(how, sizeof how, "%.200s", iv->where);
         if (v->src == CONFIG_SRC_DEFAULT && c->program == PROG_NANOGPT) {
-            if (v->i == iv->value)
-                continue; /* the default is what the trace shows: it stays a default */
-            snprintf(where, sizeof where, "%s (train.py's default %s differs)", how, def);
+            if (v->i == iv->value && !c->nfiles_missing)
+                continue;          /* the default is what the trace shows: it stays a default */
+            if (v->i == iv->value) /* a config file not recorded: the trace settles it */
+                snprintf(where, sizeof where, "%s", how);
+            else
+                snprintf(where, sizeof where, "%s (train.py's default %s differs)", how, def);
         } else if (v->src == CONFIG_SRC_FILE) {
             snprintf(where, sizeof where, "%s (config.json's maximum is %s)", how, def);
         } else {

@@ -150,6 +150,15 @@ static void vt__infer_params(const vt__pass *p, infer_result *out, uint64_t *ele
                 "d = %llu: the smallest parameter size seen in "
                 "every block (%zu norm weights / biases), d² divides the projections",
                 (unsigned long long)d, dn);
+    /* biases: a block's d-sized tensors are its two norms' weights, plus with biases the norms'
+     * biases and the two output projections' (6: nanoGPT bias=True, Hugging Face GPT-2) */
+    size_t nd = 0;
+    for (size_t i = *lo; d && reps >= 2 && i < *lo + per && i < n; i++)
+        nd += elems[i] == d;
+    if (nd == 2 || nd >= 4)
+        vt__set(out, INFER_bias, nd >= 4, "bias %s: %zu tensors of d elements in each block (%s)",
+                nd >= 4 ? "True" : "False", nd,
+                nd >= 4 ? "norm weights, norm and projection biases" : "the norms' weights only");
     if (d && maxel % d == 0 && maxel / d > d)
         vt__set(out, INFER_vocab_size, (int64_t)(maxel / d),
                 "V = %llu from the largest parameter, %llu×%llu (embedding / head)",

@@ -15,6 +15,7 @@
     X(n_layer, "transformer blocks L")                                                             \
     X(n_embd, "model width d")                                                                     \
     X(n_head, "attention heads H")                                                                 \
+    X(bias, "biases in the blocks' linear and norm layers (1 / 0)")                                \
     X(vocab_size, "vocabulary V")                                                                  \
     X(batch_size, "micro-batch B")                                                                 \
     X(block_size, "sequence length T")                                                             \

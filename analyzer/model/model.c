@@ -275,18 +275,34 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     /* compile=True that ran eager: the Python frames never entered torch.compile (our
      * simulation, a script that ignores the flag); a complete run shows it by keeping eager's
      * 12*N*V of logits/loss (compiled keeps about 8*N*V) */
+    config_value *cv = &m->cfg.v[CFG_compile];
+    if (cv->src == CONFIG_SRC_DEFAULT && f->compile_frames == MODEL_COMPILE_SEEN) {
+        cv->i = 1; /* not given, but the trace shows it */
+        m->shape.compile = 1;
+        cv->src = CONFIG_SRC_TRACE;
+        snprintf(cv->where, sizeof cv->where,
+                 "compiled: Python frames under torch._dynamo / torch._inductor");
+    }
     if (m->shape.compile) {
         int no_frames = f->compile_frames == MODEL_COMPILE_NOT_SEEN;
         double nv = (double)m->shape.B * (double)m->shape.T * (double)m->shape.V;
         if (no_frames || (!f->has_oom && (double)m->measured.bytes[CAT_LOGITS] > 10.0 * nv)) {
             m->shape.compile = 0;
-            snprintf(m->note, sizeof m->note, "%s ran as eager (%s): the formulas use eager mode",
-                     m->cfg.v[CFG_compile].src != CONFIG_SRC_DEFAULT ? "compile=True"
-                     : m->cfg.program == PROG_NANOGPT
-                         ? "compile (not given; nanoGPT's default True assumed)"
-                         : "the run (compile not given)",
-                     no_frames ? "no Python frame under torch._dynamo / torch._inductor"
-                               : "logits/loss kept about 12*B*T*V bytes");
+            if (cv->src == CONFIG_SRC_DEFAULT) { /* not given: what the trace shows is the value */
+                cv->i = 0;
+                cv->src = CONFIG_SRC_TRACE;
+                snprintf(cv->where, sizeof cv->where, "ran as eager: %s",
+                         no_frames ? "no Python frame under torch._dynamo / torch._inductor"
+                                   : "logits/loss kept about 12*B*T*V bytes");
+            } else
+                snprintf(m->note, sizeof m->note,
+                         "%s ran as eager (%s): the formulas use eager mode",
+                         m->cfg.v[CFG_compile].src != CONFIG_SRC_DEFAULT ? "compile=True"
+                         : m->cfg.program == PROG_NANOGPT
+                             ? "compile (not given; nanoGPT's default True assumed)"
+                             : "the run (compile not given)",
+                         no_frames ? "no Python frame under torch._dynamo / torch._inductor"
+                                   : "logits/loss kept about 12*B*T*V bytes");
         }
     }
     if (formula_attention_unfused(&m->shape, m->measured.bytes[CAT_ATTENTION]))

@@ -14,7 +14,9 @@ python3 - "$D/facts.jsonl" <<'PYEOF' || exit 1
 import json, re, sys
 facts = [json.loads(l) for l in open(sys.argv[1])]
 arch = {"gpt2": (12, 768, 50257), "llama-160m": (12, 768, 32000)}
-nhf = ninf = 0
+nhf = ninf = nbias = 0
+nano_default = {"batch_size": 12, "block_size": 1024, "n_layer": 12, "n_head": 12, "n_embd": 768,
+                "vocab_size": 50304, "bias": 0, "gradient_accumulation_steps": 40}
 for f in facts:
     t = f["trace"][:-3]
     r = json.load(open(t + ".json"))
@@ -33,19 +35,24 @@ for f in facts:
                 ninf += 1
             else:  # never a nanoGPT default presented as the program's own
                 assert src(k) == "default", (t, k, c[k])
+        if "bias" in inf:  # Hugging Face GPT-2's layers have biases, Llama's none
+            assert c["bias"]["value"] == ("gpt2" == re.search(r"--model (\S+)", cmd).group(1)) and \
+                src("bias") == "inferred", (t, c["bias"])
+            nbias += 1
     else:
         m = re.search(r"--batch_size=(\d+)", cmd)
         if m:
             assert c["batch_size"]["value"] == int(m.group(1)) and src("batch_size") == "argument", (t, c["batch_size"])
         warn = " ".join(r.get("config_warnings", []))
         assert "not recorded (trace from an older vramtrace)" in warn, (t, warn)
-        for k in c:  # a value the trace infers replaces a default only where they differ
-            if src(k) == "inferred":
-                assert "default" in c[k]["where"] and "differs" in c[k]["where"], (t, k, c[k])
-                assert c[k]["value"] == inf[k]["value"], (t, k, c[k])
+        for k in c:  # the config file was not recorded: what the trace infers replaces the
+            # assumed default, and says so when they differ
+            if k in inf and src(k) not in ("argument", "flag"):
+                assert src(k) == "inferred" and c[k]["value"] == inf[k]["value"], (t, k, c[k])
+                assert ("differs" in c[k]["where"]) == (c[k]["value"] != nano_default[k]), (t, k, c[k])
                 if k == "batch_size":
                     assert c[k]["where"].startswith("micro-batch %d: " % c[k]["value"]), c[k]
-assert nhf >= 12 and ninf >= 30, (nhf, ninf)
+assert nhf >= 12 and ninf >= 30 and nbias >= 8, (nhf, ninf, nbias)
 PYEOF
 # a run whose config file is gone: nanogpt-30m-4070.py (B=16, T=512, L=6, d=384) from the trace
 python3 - a_native_compile.json <<'PYEOF' || exit 1
