@@ -277,10 +277,10 @@ int infer_model(const char *path, infer_result *out, char *err, size_t errlen)
                 vt__snap(&p, 0); /* the first backward is over: what lives outlived it */
             if (!p.seen_backward)
                 rc = vt__push(&p, rec.u.ev.addr, rec.u.ev.size);
-        } else if (rec.type == VT_REC_ALLOC && !p.seen_backward && !p.snapped &&
+        } else if (rec.type == VT_REC_ALLOC && !p.snapped &&
                    (rec.u.ev.api == VT_API_torchOom ||
                     (rec.u.ev.failed && reader_api_kind(rec.u.ev.api) == VT_KIND_ALLOC))) {
-            vt__snap(&p, 1); /* out of memory before any backward: the run died in its forward */
+            vt__snap(&p, 1); /* out of memory in the first forward or backward */
         } else if (rec.type == VT_REC_FREE && rec.u.ev.api == VT_API_torchFree) {
             vt__free(&p, rec.u.ev.addr);
         }

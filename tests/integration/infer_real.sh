@@ -4,12 +4,12 @@
 # 32000), B and T exact from the command line. A run that died of an out-of-memory error in its
 # first forward (no backward: the parameters are what was alive at the failure, less the token
 # batch and the forward's first outputs) gives P, L, d and V exactly too, and B or T only when its
-# logits were made (never a wrong one).
+# logits were made (never a wrong one); one that died in its first backward the same way.
 set -u
 D="$ROOT/examples/traces/h100-torch2.11"
 for t in hf_gpt2_eager_b4 hf_gpt2_compile_b4 hf_llama_fp16_b4 s_llama_fp16_b12 s_nano_eager_b8 \
          s_nano_compile_b10 g_compile_b8_12gib hf_llama_fp16_b24 s_hf_gpt2_eager_b12 hf_gpt2_eager_b16 \
-         b_oom_12gib; do
+         b_oom_12gib s_hf_gpt2_eager_b8; do
     "$VT" report --json "$D/$t.vt" >"$t.json" || { echo "report $t failed"; exit 1; }
 done
 python3 - "$D/facts.jsonl" <<'PYEOF' || exit 1
@@ -21,7 +21,9 @@ def want(cmd):
 cases = {"hf_gpt2_eager_b4": (12, 768, 50257), "hf_gpt2_compile_b4": (12, 768, 50257),
          "hf_llama_fp16_b4": (12, 768, 32000), "s_llama_fp16_b12": (12, 768, 32000),
          "s_nano_eager_b8": (12, 768, 50304), "s_nano_compile_b10": (12, 768, 50304),
-         "g_compile_b8_12gib": (12, 768, 50304)}
+         "g_compile_b8_12gib": (12, 768, 50304),
+         # out of memory in its first backward: what was alive at the failure, as in a forward
+         "s_hf_gpt2_eager_b8": (12, 768, 50257)}
 for t, (L, d, V) in cases.items():
     f = facts[t + ".vt"]
     inf = json.load(open(t + ".json"))["inferred"]
