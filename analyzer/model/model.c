@@ -275,6 +275,20 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     /* compile=True that ran eager: the Python frames never entered torch.compile (our
      * simulation, a script that ignores the flag); a complete run shows it by keeping eager's
      * 12*N*V of logits/loss (compiled keeps about 8*N*V) */
+    config_value *dv = &m->cfg.v[CFG_dtype];
+    if (dv->src == CONFIG_SRC_DEFAULT && f->grad_scaler) {
+        snprintf(dv->s, sizeof dv->s, "float16"); /* not given, but the trace shows it */
+        dv->src = CONFIG_SRC_TRACE;
+        snprintf(dv->where, sizeof dv->where,
+                 "an enabled GradScaler allocated (scale / unscale_): fp16 mixed precision");
+    } else if (dv->src == CONFIG_SRC_DEFAULT && !f->grad_scaler && f->iterations > 0 &&
+               f->at_peak.bytes[CAT_AUTOCAST] > 0) {
+        snprintf(dv->s, sizeof dv->s, "bfloat16");
+        dv->src = CONFIG_SRC_TRACE;
+        snprintf(dv->where, sizeof dv->where,
+                 "16-bit autocast weight copies, no GradScaler over %d optimizer steps",
+                 f->iterations);
+    }
     config_value *cv = &m->cfg.v[CFG_compile];
     if (cv->src == CONFIG_SRC_DEFAULT && f->compile_frames == MODEL_COMPILE_SEEN) {
         cv->i = 1; /* not given, but the trace shows it */

@@ -38,6 +38,7 @@ typedef struct run_facts {
     cat_breakdown at_peak;        /* every byte of peak_process, by category */
     int iterations;               /* optimizer steps seen */
     int compile_frames;           /* MODEL_COMPILE_*: what the Python frames say of torch.compile */
+    int grad_scaler;              /* 1: an enabled GradScaler allocated (scale / unscale): fp16 */
     /* OOM (has_oom = 0: the rest is unused) */
     int has_oom;
     uint64_t oom_requested;  /* bytes the failing call asked for */

@@ -96,6 +96,11 @@ static int report_fill(report_ctx *c)
                             ? MODEL_COMPILE_SEEN
                         : r->phase_peak[PHASE_FORWARD] ? MODEL_COMPILE_NOT_SEEN
                                                        : MODEL_COMPILE_UNKNOWN;
+    /* an enabled GradScaler allocates under these (a disabled one returns before): fp16 AMP */
+    static const char *const scaler_fns[] = {"GradScaler.scale", "GradScaler._unscale_grads_",
+                                             "GradScaler._check_inf_per_device",
+                                             "GradScaler._lazy_init_scale_growth_tracker", NULL};
+    f->grad_scaler = tables_code_named(r->t, "grad_scaler.py", scaler_fns);
     if (r->has_oom) {
         f->has_oom = 1;
         f->oom_requested = r->oom_requested;

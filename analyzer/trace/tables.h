@@ -142,6 +142,10 @@ size_t tables_n_modules(const tables *t);
  * was on a recorded stack) contains one of needles (a NULL-terminated list), else 0. */
 int tables_code_file_has(const tables *t, const char *const *needles);
 
+/* tables_code_named: 1 when a Python code object of the trace (on a recorded stack) has a file
+ * name containing file and one of qualnames (NULL-terminated) as its qualified name, else 0. */
+int tables_code_named(const tables *t, const char *file, const char *const *qualnames);
+
 /* tables_env: the value of recorded environment variable name ("RANK", ...) from the
  * PROCESS record, as a NUL-terminated string owned by the tables; NULL when absent. */
 const char *tables_env(const tables *t, const char *name);

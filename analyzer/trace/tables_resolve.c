@@ -160,6 +160,20 @@ size_t tables_frame_text(const tables_frame *f, char *buf, size_t bufsz)
     return n < 0 ? 0 : (size_t)n;
 }
 
+int tables_code_named(const tables *t, const char *file, const char *const *qualnames)
+{
+    const map *m = &t->codes;
+    for (size_t i = 0; i < m->cap; i++) {
+        const tables_code *c = m->vals[i];
+        if (!c || !c->filename.s || !c->qualname.s || !strstr(c->filename.s, file))
+            continue;
+        for (const char *const *q = qualnames; *q; q++)
+            if (!strcmp(c->qualname.s, *q))
+                return 1;
+    }
+    return 0;
+}
+
 int tables_code_file_has(const tables *t, const char *const *needles)
 {
     const map *m = &t->codes;

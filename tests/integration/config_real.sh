@@ -14,7 +14,7 @@ python3 - "$D/facts.jsonl" <<'PYEOF' || exit 1
 import json, re, sys
 facts = [json.loads(l) for l in open(sys.argv[1])]
 arch = {"gpt2": (12, 768, 50257), "llama-160m": (12, 768, 32000)}
-nhf = ninf = nbias = 0
+nhf = ninf = nbias = ndtype = 0
 nano_default = {"batch_size": 12, "block_size": 1024, "n_layer": 12, "n_head": 12, "n_embd": 768,
                 "vocab_size": 50304, "bias": 0, "gradient_accumulation_steps": 40}
 for f in facts:
@@ -52,7 +52,15 @@ for f in facts:
                 assert ("differs" in c[k]["where"]) == (c[k]["value"] != nano_default[k]), (t, k, c[k])
                 if k == "batch_size":
                     assert c[k]["where"].startswith("micro-batch %d: " % c[k]["value"]), c[k]
-assert nhf >= 12 and ninf >= 30 and nbias >= 8, (nhf, ninf, nbias)
+    # the precision where the trace shows it: an enabled GradScaler is fp16 (the nanoGPT configs,
+    # --amp fp16), autocast copies without one over completed steps bf16 (hf_train's default)
+    if src("dtype") == "inferred":
+        amp = re.search(r"--amp (\S+)", cmd)
+        want = "float16" if ("hf_train.py" not in cmd or (amp and amp.group(1) == "fp16")) \
+            else "bfloat16"
+        assert c["dtype"]["value"] == want, (t, c["dtype"])
+        ndtype += 1
+assert nhf >= 12 and ninf >= 30 and nbias >= 8 and ndtype >= 8, (nhf, ninf, nbias, ndtype)
 PYEOF
 # a run whose config file is gone: nanogpt-30m-4070.py (B=16, T=512, L=6, d=384) from the trace
 python3 - a_native_compile.json <<'PYEOF' || exit 1
