@@ -163,7 +163,9 @@ static void predict_raw(const model_calib *c, const gpt_shape *s, prediction *ou
     out->peak_bytes = out->reserved_bytes + c->fixed[CAT_CONTEXT] + c->fixed[CAT_KERNEL_CODE] +
                       c->fixed[CAT_EXTERNAL];
     out->required_bytes = out->peak_bytes;
-    if (frac < floor)
+    /* room up to the fragmentation floor, unless a complete run measured its own cache in the
+     * same mode (compiled and eager runs fragment differently) */
+    if (frac < floor && (!c->calibrated || c->partial || s2.compile != c->measured_shape.compile))
         out->required_bytes += bytes_of((double)tensor * (floor - frac));
 }
 

@@ -142,6 +142,8 @@ for line in open(sys.argv[1]):
             rq["batch_size"] * rq["gradient_accumulation_steps"] != \
             r["config"]["batch_size"]["value"] * a_cfg["value"]:
         bad.append("%s: recommended %s does not keep the effective batch" % (t, rq))
+    if not f["oom"] and q["required_bytes"] > cap:  # its own configuration, measured to fit
+        bad.append("%s: fit, predict --from says %d > card" % (t, q["required_bytes"]))
     if abs(q["peak_bytes"] - p["current_peak_bytes"]) > 0.05 * p["current_peak_bytes"]:
         bad.append("%s: predict --from %d, report %d" % (t, q["peak_bytes"], p["current_peak_bytes"]))
     lb = p["largest_batch_size"]
