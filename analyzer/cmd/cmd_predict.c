@@ -382,8 +382,9 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
                            : 0,
            cal->calibrated
                ? (cal->partial
-                      ? "as measured, at least the fragmentation room (the run ended in an OOM)"
-                      : "as measured")
+                      ? "the fragmentation floor: the run ended in an OOM, which squeezed its "
+                        "cache, so what it held then is not a measure of what it needs"
+                      : "the share the run measured")
            : s->compile ? "assumed fragmentation room, compiled"
                         : "assumed fragmentation room, eager");
     for (int k = CAT_CONTEXT; k <= CAT_EXTERNAL; k++)

@@ -118,6 +118,21 @@ static uint64_t bytes_of(double v)
     return v >= (double)ADVICE_BYTES_MAX ? ADVICE_BYTES_MAX : (uint64_t)(v + 0.5);
 }
 
+/* unseen_weights: gradients (the parameters' bytes) or AdamW state (twice) that the run had not
+ * created yet, from the parameters it measured rather than the GPT formula's count (a Llama's
+ * 134 M is not the formula's 110 M); the formula's own value where nothing was measured. */
+static double unseen_weights(const model_calib *c, const gpt_shape *s, category k, uint64_t ref)
+{
+    uint64_t p = c->measured.bytes[CAT_PARAMETERS] > c->oom_live.bytes[CAT_PARAMETERS]
+                     ? c->measured.bytes[CAT_PARAMETERS]
+                     : c->oom_live.bytes[CAT_PARAMETERS];
+    if (!ref || !p || !c->calibrated || c->global || !c->weights_exact ||
+        (k != CAT_GRADIENTS && k != CAT_OPTIMIZER))
+        return (double)ref;
+    return (double)p * (k == CAT_OPTIMIZER ? 2.0 : 1.0) * driver(s, CAT_PARAMETERS) /
+           driver(&c->measured_shape, CAT_PARAMETERS);
+}
+
 static void predict_raw(const model_calib *c, const gpt_shape *s, prediction *out)
 {
     memset(out, 0, sizeof *out);
@@ -142,7 +157,7 @@ static void predict_raw(const model_calib *c, const gpt_shape *s, prediction *ou
             if (c->calibrated && c->measured_shape.compile && !s2.compile && q < 1 &&
                 (k == CAT_ACTIVATIONS || k == CAT_LOGITS || k == CAT_ATTENTION))
                 q = 1;
-            v = (double)ref.bytes[k] * q;
+            v = weights ? unseen_weights(c, &s2, k, ref.bytes[k]) * q : (double)ref.bytes[k] * q;
         } else /* measured, but not in the formula: scale what was measured */
             v = (double)c->measured.bytes[k] * driver(&s2, k) / driver(&c->measured_shape, k);
         out->by_cat.bytes[k] = bytes_of(v);
@@ -220,7 +235,7 @@ static void predict_oom(const model_calib *c, const gpt_shape *s, prediction *ou
         case CAT_OPTIMIZER:
         case CAT_AUTOCAST:
             v = have > 0 ? (double)have * driver(&s2, (category)k) / driver(m, (category)k)
-                         : (double)ref.bytes[k];
+                         : unseen_weights(c, &s2, (category)k, ref.bytes[k]);
             break;
         case CAT_CACHE:
             continue;

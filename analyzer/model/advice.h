@@ -30,6 +30,8 @@ typedef struct model_calib {
     double temp_per_token;     /* temporaries above 64 MiB, per token (scale with B*T) */
     int calibrated;            /* 1: fitted to a measurement */
     int global;                /* 1: categories unknown; one ratio for all tensor bytes */
+    int weights_exact;         /* 1: measured parameters are the tensors themselves (tensor mode):
+                                * gradients / AdamW state not created yet derive from them */
     /* OOM runs (advice_calibrate_oom): the state at the failure, a lower bound on the step */
     int has_oom;            /* 1: oom_live / oom_request are set */
     int oom_tight;          /* 1: a forward had completed before the failure */

@@ -128,7 +128,8 @@ void cfgsrc_apply_inferred(nano_config *c, const infer_result *ir)
             if (v->i == iv->value) /* a config file not recorded: the trace settles it */
                 snprintf(where, sizeof where, "%s", how);
             else
-                snprintf(where, sizeof where, "%s (train.py's default %s differs)", how, def);
+                snprintf(where, sizeof where, "%s (upstream nanoGPT's default %s differs)", how,
+                         def);
         } else if (v->src == CONFIG_SRC_FILE) {
             snprintf(where, sizeof where, "%s (config.json's maximum is %s)", how, def);
         } else {

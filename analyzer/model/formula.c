@@ -128,7 +128,9 @@ uint64_t formula_largest_tensor(const gpt_shape *s, const char **what)
         uint64_t bytes;
         const char *what;
     } c[] = {
-        {4 * N * s->V, "fp32 logits for cross-entropy (4*B*T*V)"},
+        {s->compile ? 2 * N * s->V : 4 * N * s->V,
+         s->compile ? "16-bit logits (2*B*T*V; the compiled loss makes no fp32 copy)"
+                    : "fp32 logits for cross-entropy (4*B*T*V)"},
         {4 * s->V * s->d, "token embedding / lm_head weight, fp32 (4*V*d)"},
         {(uint64_t)(s->dtype_bytes >= 4 ? 16 : 8) * N * s->d, "MLP hidden activation (4*d wide)"},
         {s->unfused_attention ? 4 * s->B * s->H * s->T * s->T : 0,

@@ -357,6 +357,7 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     else
         advice_calib_default(&m->calib, &m->shape);
     m->calib.expandable = m->expandable_set;
+    m->calib.weights_exact = f->tensor_mode; /* segments mix weights with other tensors */
     if (f->has_oom && cat_breakdown_total(&f->at_oom) > 0)
         advice_calibrate_oom(&m->calib, &f->at_oom, f->oom_requested,
                              f->at_oom.bytes[CAT_GRADIENTS] > 0 ||

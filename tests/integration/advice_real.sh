@@ -182,6 +182,16 @@ for t, cause in (("s_nano_eager_b8", "fragmentation"), ("hf_gpt2_compile_b16", "
 c2 = json.load(open("case2.json"))
 if c2.get("recommended") != {"batch_size": 8, "gradient_accumulation_steps": 64}:
     bad.append("predict --from g_compile_b16_12gib: recommended %s" % c2.get("recommended"))
+# weights a run had not created yet come from its own parameters, not the GPT formula's count:
+# Llama (134.1 M, the formula's GPT of the same L, d, V has 110.3 M) died before its first
+# optimizer step at B=24 and B=12; its gradients and AdamW state must be those a run measured
+ref = next(f for f in (json.loads(l) for l in open(sys.argv[1]))
+           if "llama" in f["command"] and f.get("grad_bytes"))
+for t in ("hf_llama_fp16_b24", "s_llama_fp16_b12"):
+    bc = json.load(open(t + ".predict.json"))["by_category"]
+    for k, want in (("gradients", ref["grad_bytes"]), ("optimizer", ref["optim_state_bytes"])):
+        if abs(bc[k] - want) > 0.01 * want:
+            bad.append("%s: predicted %s %d, the Llama runs measured %d" % (t, k, bc[k], want))
 # every run that completed an optimizer step shows its accumulation (12 of the 19 here: 3 by
 # argument, 9 inferred from their steps)
 if n_known < 12:

@@ -156,14 +156,20 @@ static void test_calibration(void **state)
     advice_predict(&c, &h, &p);
     assert_true(p.by_cat.bytes[CAT_GRADIENTS] == ref.bytes[CAT_PARAMETERS]);
 
-    /* a cache below the fragmentation floor: kept for the prediction of a complete run, but
-     * the fit is checked with the floor (required); a partial run's cache is not trusted */
+    /* a cache below the fragmentation floor: a complete run's own, in its own mode (the run
+     * showed it: its own configuration needs what it used); with compile switched, the fit is
+     * checked with the floor (required); a partial run's cache is not trusted */
     cat_breakdown lowc = m;
     lowc.bytes[CAT_CACHE] = tensor / 100;
     advice_calibrate(&c, &s, &lowc, 0);
     advice_predict(&c, &s, &p);
     assert_true(p.by_cat.bytes[CAT_CACHE] < p.tensor_bytes / 50);
-    assert_true(p.required_bytes > p.peak_bytes + p.tensor_bytes / 10);
+    assert_true(p.required_bytes == p.peak_bytes);
+    gpt_shape other = s;
+    other.compile = !s.compile;
+    advice_predict(&c, &other, &p);
+    assert_true(p.by_cat.bytes[CAT_CACHE] < p.tensor_bytes / 50);
+    assert_true(p.required_bytes > p.peak_bytes + p.tensor_bytes / 20);
     advice_calibrate(&c, &s, &lowc, 1);
     advice_predict(&c, &s, &p);
     assert_true(p.by_cat.bytes[CAT_CACHE] > p.tensor_bytes / 6);

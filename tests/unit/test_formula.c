@@ -151,6 +151,10 @@ static void test_variants(void **state)
     uint64_t big = formula_largest_tensor(&s, &what);
     assert_true(big == 4ull * 16 * 1024 * 50304);
     assert_non_null(strstr(what, "logits"));
+    s.compile = 1; /* measured on the H100: compiled steps never make the fp32 copy */
+    big = formula_largest_tensor(&s, &what);
+    assert_true(big == 2ull * 16 * 1024 * 50304);
+    assert_non_null(strstr(what, "16-bit logits"));
 }
 
 static void test_shape_from_config(void **state)

@@ -155,7 +155,7 @@ static void test_never_opens(void **state)
     assert_int_equal(c.v[CFG_batch_size].src, CONFIG_SRC_ARG);
     assert_int_equal(c.v[CFG_n_layer].i, 24);
     assert_int_equal(c.v[CFG_n_layer].src, CONFIG_SRC_TRACE);
-    assert_non_null(strstr(c.v[CFG_n_layer].where, "train.py's default 12 differs"));
+    assert_non_null(strstr(c.v[CFG_n_layer].where, "upstream nanoGPT's default 12 differs"));
     /* the same as the default, but the config file that could set it was not recorded: the
      * trace settles it (without a missing file it would stay a default, config_real.sh) */
     assert_int_equal(c.v[CFG_n_embd].src, CONFIG_SRC_TRACE);
