@@ -380,6 +380,20 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
         uint64_t need = cat_breakdown_total(&f->at_oom) + f->oom_requested;
         if (m->current.peak_bytes < need)
             m->current.peak_bytes = need;
+        /* unused cache at the failure, but the step's tensors and what lies outside PyTorch
+         * exceed the card without any cache: the micro-batch is too large, not the cache */
+        uint64_t bare = m->current.tensor_bytes + f->at_oom.bytes[CAT_CONTEXT] +
+                        f->at_oom.bytes[CAT_KERNEL_CODE] + f->at_oom.bytes[CAT_EXTERNAL];
+        if (m->cause == OOM_FRAGMENTATION && f->tensor_mode && cap && bare > cap) {
+            m->cause = OOM_ACTIVATIONS;
+            snprintf(m->why, sizeof m->why,
+                     "%.0f MiB sat unused in the allocator cache, more than the %.0f MiB "
+                     "requested, but the step needs %.2f GiB of tensors and %.0f MiB outside "
+                     "PyTorch even with no cache: more than the card",
+                     (double)cache / 1048576.0, (double)f->oom_requested / 1048576.0,
+                     (double)m->current.tensor_bytes / 1073741824.0,
+                     (double)(bare - m->current.tensor_bytes) / 1048576.0);
+        }
     }
     int cur_fits =
         f->has_oom ? 0 : advice_fits(m->current.peak_bytes, m->capacity, ADVICE_HEADROOM);
