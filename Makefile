@@ -27,9 +27,10 @@ else
 DEPS_STAMP    := $(BUILD)/.deps-ok
 endif
 
-# analyzer/ layers, lowest first (docs/architecture.md). A file's include path holds its own
-# layer and the ones below, so an include from a higher layer does not compile.
-ANALYZER_LAYERS := trace model report views cmd
+# analyzer/ layers, lowest first (docs/architecture.md); model/ is four layers of its own (facts
+# measured from the trace -> recognition -> formula -> advice). A file's include path holds its
+# own layer and the ones below, so an include from a higher layer does not compile.
+ANALYZER_LAYERS := trace model/facts model/recognize model/formula model/advice report views cmd
 layers_upto = $(if $(filter $(1),$(firstword $(2))),$(1),$(firstword $(2)) $(call layers_upto,$(1),$(wordlist 2,99,$(2))))
 ANALYZER_INC    := $(foreach l,$(ANALYZER_LAYERS),-Ianalyzer/$(l))
 $(foreach l,$(ANALYZER_LAYERS),$(eval $(BUILD)/obj/analyzer/$(l)/%.o: LAYER_INC := $(foreach u,$(call layers_upto,$(l),$(ANALYZER_LAYERS)),-Ianalyzer/$(u))))
@@ -270,7 +271,7 @@ uninstall:
 clean:
 	rm -rf $(BUILD)
 
-FORMAT_FILES = $(wildcard include/vramtrace/*.h $(shell find preload -name "*.[ch]") analyzer/*/*.[ch] tests/*/*.[ch] examples/*/*.c)
+FORMAT_FILES = $(wildcard include/vramtrace/*.h $(shell find preload analyzer -name "*.[ch]") tests/*/*.[ch] examples/*/*.c)
 
 format:
 	clang-format -i $(FORMAT_FILES)

@@ -1,5 +1,5 @@
 #!/bin/sh
-# blocks_real.sh — the allocated peak in PyTorch's blocks (analyzer/model/blocks.c) on every
+# blocks_real.sh — the allocated peak in PyTorch's blocks (analyzer/model/facts/blocks.c) on every
 # real H100 trace captured with the allocator tracker (tensor+segment) against what the run's
 # torch.cuda.max_memory_allocated() said (facts.jsonl): within 0.1 % (measured: to the byte);
 # the requested-size peak stays requested_bytes.all.peak to the byte.

@@ -177,3 +177,29 @@ void config_apply_flags(nano_config *c, int argc, const char *const *argv)
         }
     }
 }
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && !strcmp(s + a - b, suffix);
+}
+
+int config_from_cmdline(nano_config *c, int argc, const char *const *argv, const char *cwd,
+                        char *err, size_t errlen)
+{
+    if (!argv || argc <= 0)
+        return 0; /* no PROCESS record: nothing to apply */
+    int start = 1;
+    for (int i = 0; i < argc; i++) {
+        if (argv[i] && ends_with(argv[i], ".py") && strchr(argv[i], '=') == NULL) {
+            start = i + 1;
+            break;
+        }
+    }
+    c->program = config_detect_program(argc - start, argv + start);
+    if (c->program != PROG_NANOGPT) {
+        config_apply_flags(c, argc - start, argv + start);
+        return 0;
+    }
+    return config_apply_args(c, argc - start, argv + start, cwd, CONFIG_SRC_ARG, 0, err, errlen);
+}

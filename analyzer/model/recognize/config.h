@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "pyexpr.h"
+
 typedef enum config_type { CONFIG_INT, CONFIG_FLOAT, CONFIG_BOOL, CONFIG_STR } config_type;
 
 /* X(key, type, default as text, meaning) — the keys the memory model uses, with
@@ -118,6 +120,13 @@ int config_apply_stream(nano_config *c, FILE *fp, const char *path, char *err, s
  * -1 with err on a bad value. */
 int config_set(nano_config *c, const char *key, const char *value, config_source src,
                const char *where, char *err, size_t errlen);
+
+/* config_find_key: the key named name ("batch_size"), or -1. */
+int config_find_key(const char *name);
+/* config_set_value: stores the evaluated value v (text: as written, for messages) into key k
+ * after type and range checks, tagged src / where. 0, or -1 with err (the key unchanged). */
+int config_set_value(nano_config *c, int k, pyval v, const char *text, config_source src,
+                     const char *where, char *err, size_t errlen);
 
 /* config_recorded_file: the recorded file of kind whose name is name, NULL if none. */
 const config_recfile *config_recorded_file(const config_files *f, int kind, const char *name);

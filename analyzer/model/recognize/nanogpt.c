@@ -1,6 +1,7 @@
-/* config.c — nanoGPT configuration from a command line (config.h): train.py defaults, config
- * files (`key = expr` lines, evaluated by a small Python-expression subset) and --key=value
- * overrides, in order, with the source of every value kept for the report. */
+/* nanogpt.c — nanoGPT's configurator read the way train.py's configurator.py runs it
+ * (config.h): each bare argument exec'd as a config file (`key = expr` lines, evaluated by a
+ * small Python-expression subset), each `--key=value` overriding; later ones win. The key
+ * store itself is config.c; which program a command line runs is cmdline.c. */
 #include "config.h"
 
 #include "pyexpr.h"
@@ -9,7 +10,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,18 +18,6 @@
 
 /* CONFIG_FILE_MAX: a config file larger than this is not read (nanoGPT's are < 2 KB). */
 #define CONFIG_FILE_MAX (1 << 20)
-
-typedef struct key_info {
-    const char *name;
-    config_type type;
-    const char *def;
-} key_info;
-
-static const key_info keys[] = {
-#define VT_CFG_INFO(k, t, d, doc) {#k, t, d},
-    VT_CONFIG_KEYS(VT_CFG_INFO)
-#undef VT_CFG_INFO
-};
 
 /* nanoGPT train.py / sample.py keys the memory model does not need: accepted, ignored. */
 static const char *const tolerated[] = {
@@ -41,49 +29,15 @@ static const char *const tolerated[] = {
     /* examples/gpt/train.py and examples/sim/sim_train.py */
     "compile_mode", "num_workers", "allocator", NULL};
 
-/* ---- setting values ----------------------------------------------------------------- */
-
-void config_init(nano_config *c)
-{
-    memset(c, 0, sizeof *c);
-    for (int k = 0; k < CFG_COUNT; k++) {
-        config_value *v = &c->v[k];
-        switch (keys[k].type) {
-        case CONFIG_INT:
-            v->i = strtoll(keys[k].def, NULL, 10);
-            break;
-        case CONFIG_FLOAT:
-            v->f = strtod(keys[k].def, NULL);
-            break;
-        case CONFIG_BOOL:
-            v->i = !strcmp(keys[k].def, "True");
-            break;
-        case CONFIG_STR:
-            snprintf(v->s, sizeof v->s, "%s", keys[k].def);
-            break;
-        }
-        v->src = CONFIG_SRC_DEFAULT;
-    }
-    c->program = PROG_NANOGPT;
-}
-
-static int find_key(const char *name)
-{
-    for (int k = 0; k < CFG_COUNT; k++)
-        if (!strcmp(name, keys[k].name))
-            return k;
-    return -1;
-}
-
 /* lookup_key: a config file's reference to an earlier key (`n_embd = n_head * 64`). */
 static int lookup_key(void *ctx, const char *name, pyval *v)
 {
     const nano_config *c = ctx;
-    int k = find_key(name);
+    int k = config_find_key(name);
     if (k < 0)
         return -1;
     const config_value *cv = &c->v[k];
-    switch (keys[k].type) {
+    switch (config_key_type((config_key)k)) {
     case CONFIG_INT:
         v->k = PYV_INT;
         v->i = cv->i;
@@ -110,121 +64,6 @@ static int is_tolerated(const char *name)
         if (!strcmp(name, tolerated[i]))
             return 1;
     return 0;
-}
-
-/* set_value: stores an evaluated value into key k after type and range checks. */
-static int set_value(nano_config *c, int k, pyval v, const char *text, config_source src,
-                     const char *where, char *err, size_t errlen)
-{
-    config_value nv = c->v[k];
-    const char *name = keys[k].name;
-    switch (keys[k].type) {
-    case CONFIG_INT:
-        if (v.k != PYV_INT) {
-            snprintf(err, errlen, "%s: %s = %s is not an integer (give a whole number, e.g. %s=%s)",
-                     where, name, text, name, keys[k].def);
-            return -1;
-        }
-        if (v.i < 1 || v.i > (1ll << 40)) {
-            snprintf(err, errlen, "%s: %s = %s is out of range (must be a positive integer)", where,
-                     name, text);
-            return -1;
-        }
-        nv.i = v.i;
-        break;
-    case CONFIG_FLOAT:
-        if (v.k != PYV_FLOAT && v.k != PYV_INT) {
-            snprintf(err, errlen, "%s: %s = %s is not a number (e.g. %s=0.1)", where, name, text,
-                     name);
-            return -1;
-        }
-        nv.f = pyexpr_num(v);
-        if (k == CFG_dropout && !(nv.f >= 0 && nv.f < 1)) {
-            snprintf(err, errlen, "%s: dropout = %s is out of range (must be 0 <= dropout < 1)",
-                     where, text);
-            return -1;
-        }
-        break;
-    case CONFIG_BOOL:
-        if (v.k != PYV_BOOL) {
-            snprintf(err, errlen, "%s: %s = %s is not a boolean (write True or False)", where, name,
-                     text);
-            return -1;
-        }
-        nv.i = v.i;
-        break;
-    case CONFIG_STR: {
-        if (v.k != PYV_STR) {
-            snprintf(err, errlen, "%s: %s = %s is not a string (e.g. %s='bfloat16')", where, name,
-                     text, name);
-            return -1;
-        }
-        const char *s = v.s;
-        if (k == CFG_dtype) {
-            if (!strcmp(s, "fp16") || !strcmp(s, "half"))
-                s = "float16";
-            else if (!strcmp(s, "bf16"))
-                s = "bfloat16";
-            else if (!strcmp(s, "fp32") || !strcmp(s, "float"))
-                s = "float32";
-            if (strcmp(s, "float16") && strcmp(s, "bfloat16") && strcmp(s, "float32")) {
-                snprintf(err, errlen,
-                         "%s: dtype = %s is unknown (use float32, bfloat16 or float16)", where,
-                         text);
-                return -1;
-            }
-        }
-        snprintf(nv.s, sizeof nv.s, "%.*s", (int)sizeof nv.s - 1, s);
-        break;
-    }
-    }
-    nv.src = src;
-    snprintf(nv.where, sizeof nv.where, "%s", where);
-    c->v[k] = nv;
-    return 0;
-}
-
-int config_set(nano_config *c, const char *key, const char *value, config_source src,
-               const char *where, char *err, size_t errlen)
-{
-    int k = find_key(key);
-    if (k < 0)
-        return 1;
-    pyval v = pyexpr_eval(value, NULL, NULL); /* literal_eval: no names */
-    if (v.k == PYV_ERR && v.why) {
-        snprintf(err, errlen, "%s = %.60s%s is not used: %s", key, value,
-                 strlen(value) > 60 ? "..." : "", v.why);
-        return -1;
-    }
-    /* literal_eval failing on a bare word gives the word itself as a string (nanoGPT). */
-    if (v.k == PYV_ERR) {
-        v.k = PYV_STR;
-        snprintf(v.s, sizeof v.s, "%s", value);
-    }
-    return set_value(c, k, v, value, src, where, err, errlen);
-}
-
-static void warn(nano_config *c, const char *msg)
-{
-    if (c->nwarnings < (int)(sizeof c->warnings / sizeof c->warnings[0]))
-        snprintf(c->warnings[c->nwarnings], sizeof c->warnings[0], "%.*s",
-                 (int)sizeof c->warnings[0] - 1, msg);
-    c->nwarnings++;
-}
-
-void config_note(nano_config *c, const char *msg)
-{
-    warn(c, msg);
-}
-
-/* ---- files and argument lists --------------------------------------------------------- */
-
-const config_recfile *config_recorded_file(const config_files *f, int kind, const char *name)
-{
-    for (int i = 0; f && i < f->n; i++)
-        if (f->f[i].kind == kind && !strcmp(f->f[i].name, name))
-            return &f->f[i];
-    return NULL;
 }
 
 /* apply_recorded: a trace's config file from its FILE record, never from the disk. */
@@ -353,7 +192,7 @@ int config_apply_stream(nano_config *c, FILE *fp, const char *path, char *err, s
             *--e = '\0';
         while (*p == ' ' || *p == '\t')
             p++;
-        int k = find_key(name);
+        int k = config_find_key(name);
         if (k < 0)
             continue; /* other keys are exec'd by nanoGPT; they do not change memory */
         pyval v = pyexpr_eval(p, lookup_key, c);
@@ -363,12 +202,13 @@ int config_apply_stream(nano_config *c, FILE *fp, const char *path, char *err, s
             char msg[200];
             snprintf(msg, sizeof msg, "%.60s: %s = %.40s%s skipped: %s", where, name, p,
                      strlen(p) > 40 ? "..." : "", v.why);
-            warn(c, msg);
+            config_note(c, msg);
         }
         if (v.k == PYV_ERR)
             continue; /* not a literal: nanoGPT would compute it; we cannot */
         char verr[512];
-        if (set_value(c, k, v, p, CONFIG_SRC_FILE, where, verr, sizeof verr) < 0 && rc == 0) {
+        if (config_set_value(c, k, v, p, CONFIG_SRC_FILE, where, verr, sizeof verr) < 0 &&
+            rc == 0) {
             rc = -2; /* the first bad value is the error; later lines still apply */
             snprintf(err, errlen, "%s", verr);
         }
@@ -395,7 +235,7 @@ int config_apply_args(nano_config *c, int argc, const char *const *argv, const c
                     snprintf(err, errlen, "%s (nanoGPT spells overrides --key=value)", msg);
                     return -1;
                 }
-                warn(c, msg);
+                config_note(c, msg);
                 continue;
             }
             char ferr[512];
@@ -405,7 +245,7 @@ int config_apply_args(nano_config *c, int argc, const char *const *argv, const c
                     snprintf(err, errlen, "%s", ferr);
                     return -1;
                 }
-                warn(c, ferr);
+                config_note(c, ferr);
             }
             continue;
         }
@@ -416,7 +256,7 @@ int config_apply_args(nano_config *c, int argc, const char *const *argv, const c
                 snprintf(err, errlen, "%s (write --key=value)", msg);
                 return -1;
             }
-            warn(c, msg);
+            config_note(c, msg);
             continue;
         }
         char key[64];
@@ -427,11 +267,11 @@ int config_apply_args(nano_config *c, int argc, const char *const *argv, const c
         if (rc < 0) { /* a value the model cannot use: a note, the value stays as it was */
             char msg[300];
             snprintf(msg, sizeof msg, "%s (ignored; the value before it is used)", err);
-            warn(c, msg);
+            config_note(c, msg);
             continue;
         }
         if (rc == 0 && src == CONFIG_SRC_ARG) { /* advice spells a change the same way */
-            config_value *v = &c->v[find_key(key)];
+            config_value *v = &c->v[config_find_key(key)];
             snprintf(v->flag, sizeof v->flag, "%.*s", (int)(eq - a > 47 ? 47 : eq - a), a);
             v->flag_sep = '=';
         }
@@ -446,128 +286,8 @@ int config_apply_args(nano_config *c, int argc, const char *const *argv, const c
                          msg);
                 return -1;
             }
-            warn(c, msg);
+            config_note(c, msg);
         }
     }
     return 0;
-}
-
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t a = strlen(s), b = strlen(suffix);
-    return a >= b && !strcmp(s + a - b, suffix);
-}
-
-int config_from_cmdline(nano_config *c, int argc, const char *const *argv, const char *cwd,
-                        char *err, size_t errlen)
-{
-    if (!argv || argc <= 0)
-        return 0; /* no PROCESS record: nothing to apply */
-    int start = 1;
-    for (int i = 0; i < argc; i++) {
-        if (argv[i] && ends_with(argv[i], ".py") && strchr(argv[i], '=') == NULL) {
-            start = i + 1;
-            break;
-        }
-    }
-    c->program = config_detect_program(argc - start, argv + start);
-    if (c->program != PROG_NANOGPT) {
-        config_apply_flags(c, argc - start, argv + start);
-        return 0;
-    }
-    return config_apply_args(c, argc - start, argv + start, cwd, CONFIG_SRC_ARG, 0, err, errlen);
-}
-
-const char *config_arg_key(const char *arg, char *key, size_t len)
-{
-    while (*arg == '-')
-        arg++;
-    const char *eq = strchr(arg, '=');
-    size_t kl = eq ? (size_t)(eq - arg) : strlen(arg);
-    if (kl >= len)
-        kl = len - 1;
-    memcpy(key, arg, kl);
-    key[kl] = '\0';
-    for (char *p = key; *p; p++)
-        if (*p == '-')
-            *p = '_';
-    return eq ? eq + 1 : NULL;
-}
-
-void config_reset(nano_config *c, config_key k)
-{
-    nano_config d;
-    if ((unsigned)k >= CFG_COUNT)
-        return;
-    config_init(&d);
-    c->v[k] = d.v[k];
-}
-
-int config_validate(const nano_config *c, char *err, size_t errlen)
-{
-    long long d = c->v[CFG_n_embd].i, h = c->v[CFG_n_head].i;
-    if (h <= 0 || d % h != 0) {
-        snprintf(err, errlen,
-                 "n_embd = %lld is not divisible by n_head = %lld (nanoGPT asserts "
-                 "n_embd %% n_head == 0; change one of them)",
-                 d, h);
-        return -1;
-    }
-    return 0;
-}
-
-const char *config_key_name(config_key k)
-{
-    return (unsigned)k < CFG_COUNT ? keys[k].name : "?";
-}
-
-config_type config_key_type(config_key k)
-{
-    return (unsigned)k < CFG_COUNT ? keys[k].type : CONFIG_STR;
-}
-
-const char *config_source_name(config_source s)
-{
-    switch (s) {
-    case CONFIG_SRC_DEFAULT:
-        return "default";
-    case CONFIG_SRC_FILE:
-        return "file";
-    case CONFIG_SRC_ARG:
-        return "argument";
-    case CONFIG_SRC_FLAG:
-        return "flag";
-    case CONFIG_SRC_TRACE:
-        return "inferred";
-    }
-    return "?";
-}
-
-char *config_value_text(const nano_config *c, config_key k, char *buf, size_t len)
-{
-    if ((unsigned)k >= CFG_COUNT) {
-        snprintf(buf, len, "?");
-        return buf;
-    }
-    const config_value *v = &c->v[k];
-    switch (keys[k].type) {
-    case CONFIG_INT:
-        snprintf(buf, len, "%lld", v->i);
-        break;
-    case CONFIG_FLOAT:
-        snprintf(buf, len, v->f == floor(v->f) ? "%.1f" : "%g", v->f);
-        break;
-    case CONFIG_BOOL:
-        snprintf(buf, len, "%s", v->i ? "True" : "False");
-        break;
-    case CONFIG_STR:
-        snprintf(buf, len, "%s", v->s);
-        break;
-    }
-    return buf;
-}
-
-int config_dtype_bytes(const nano_config *c)
-{
-    return strcmp(c->v[CFG_dtype].s, "float32") == 0 ? 4 : 2;
 }

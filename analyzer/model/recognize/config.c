@@ -1,0 +1,256 @@
+/* config.c — the run's configuration as a store of keys (config.h): each value with its type,
+ * its source and where it came from; setting a value checks its type and range. Reading
+ * nanoGPT's configurator is nanogpt.c; which program a command line runs is cmdline.c. */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct key_info {
+    const char *name;
+    config_type type;
+    const char *def;
+} key_info;
+
+static const key_info keys[] = {
+#define VT_CFG_INFO(k, t, d, doc) {#k, t, d},
+    VT_CONFIG_KEYS(VT_CFG_INFO)
+#undef VT_CFG_INFO
+};
+
+/* ---- setting values ----------------------------------------------------------------- */
+
+void config_init(nano_config *c)
+{
+    memset(c, 0, sizeof *c);
+    for (int k = 0; k < CFG_COUNT; k++) {
+        config_value *v = &c->v[k];
+        switch (keys[k].type) {
+        case CONFIG_INT:
+            v->i = strtoll(keys[k].def, NULL, 10);
+            break;
+        case CONFIG_FLOAT:
+            v->f = strtod(keys[k].def, NULL);
+            break;
+        case CONFIG_BOOL:
+            v->i = !strcmp(keys[k].def, "True");
+            break;
+        case CONFIG_STR:
+            snprintf(v->s, sizeof v->s, "%s", keys[k].def);
+            break;
+        }
+        v->src = CONFIG_SRC_DEFAULT;
+    }
+    c->program = PROG_NANOGPT;
+}
+
+int config_find_key(const char *name)
+{
+    for (int k = 0; k < CFG_COUNT; k++)
+        if (!strcmp(name, keys[k].name))
+            return k;
+    return -1;
+}
+
+int config_set_value(nano_config *c, int k, pyval v, const char *text, config_source src,
+                     const char *where, char *err, size_t errlen)
+{
+    config_value nv = c->v[k];
+    const char *name = keys[k].name;
+    switch (keys[k].type) {
+    case CONFIG_INT:
+        if (v.k != PYV_INT) {
+            snprintf(err, errlen, "%s: %s = %s is not an integer (give a whole number, e.g. %s=%s)",
+                     where, name, text, name, keys[k].def);
+            return -1;
+        }
+        if (v.i < 1 || v.i > (1ll << 40)) {
+            snprintf(err, errlen, "%s: %s = %s is out of range (must be a positive integer)", where,
+                     name, text);
+            return -1;
+        }
+        nv.i = v.i;
+        break;
+    case CONFIG_FLOAT:
+        if (v.k != PYV_FLOAT && v.k != PYV_INT) {
+            snprintf(err, errlen, "%s: %s = %s is not a number (e.g. %s=0.1)", where, name, text,
+                     name);
+            return -1;
+        }
+        nv.f = pyexpr_num(v);
+        if (k == CFG_dropout && !(nv.f >= 0 && nv.f < 1)) {
+            snprintf(err, errlen, "%s: dropout = %s is out of range (must be 0 <= dropout < 1)",
+                     where, text);
+            return -1;
+        }
+        break;
+    case CONFIG_BOOL:
+        if (v.k != PYV_BOOL) {
+            snprintf(err, errlen, "%s: %s = %s is not a boolean (write True or False)", where, name,
+                     text);
+            return -1;
+        }
+        nv.i = v.i;
+        break;
+    case CONFIG_STR: {
+        if (v.k != PYV_STR) {
+            snprintf(err, errlen, "%s: %s = %s is not a string (e.g. %s='bfloat16')", where, name,
+                     text, name);
+            return -1;
+        }
+        const char *s = v.s;
+        if (k == CFG_dtype) {
+            if (!strcmp(s, "fp16") || !strcmp(s, "half"))
+                s = "float16";
+            else if (!strcmp(s, "bf16"))
+                s = "bfloat16";
+            else if (!strcmp(s, "fp32") || !strcmp(s, "float"))
+                s = "float32";
+            if (strcmp(s, "float16") && strcmp(s, "bfloat16") && strcmp(s, "float32")) {
+                snprintf(err, errlen,
+                         "%s: dtype = %s is unknown (use float32, bfloat16 or float16)", where,
+                         text);
+                return -1;
+            }
+        }
+        snprintf(nv.s, sizeof nv.s, "%.*s", (int)sizeof nv.s - 1, s);
+        break;
+    }
+    }
+    nv.src = src;
+    snprintf(nv.where, sizeof nv.where, "%s", where);
+    c->v[k] = nv;
+    return 0;
+}
+
+int config_set(nano_config *c, const char *key, const char *value, config_source src,
+               const char *where, char *err, size_t errlen)
+{
+    int k = config_find_key(key);
+    if (k < 0)
+        return 1;
+    pyval v = pyexpr_eval(value, NULL, NULL); /* literal_eval: no names */
+    if (v.k == PYV_ERR && v.why) {
+        snprintf(err, errlen, "%s = %.60s%s is not used: %s", key, value,
+                 strlen(value) > 60 ? "..." : "", v.why);
+        return -1;
+    }
+    /* literal_eval failing on a bare word gives the word itself as a string (nanoGPT). */
+    if (v.k == PYV_ERR) {
+        v.k = PYV_STR;
+        snprintf(v.s, sizeof v.s, "%s", value);
+    }
+    return config_set_value(c, k, v, value, src, where, err, errlen);
+}
+
+void config_note(nano_config *c, const char *msg)
+{
+    if (c->nwarnings < (int)(sizeof c->warnings / sizeof c->warnings[0]))
+        snprintf(c->warnings[c->nwarnings], sizeof c->warnings[0], "%.*s",
+                 (int)sizeof c->warnings[0] - 1, msg);
+    c->nwarnings++;
+}
+
+const config_recfile *config_recorded_file(const config_files *f, int kind, const char *name)
+{
+    for (int i = 0; f && i < f->n; i++)
+        if (f->f[i].kind == kind && !strcmp(f->f[i].name, name))
+            return &f->f[i];
+    return NULL;
+}
+
+const char *config_arg_key(const char *arg, char *key, size_t len)
+{
+    while (*arg == '-')
+        arg++;
+    const char *eq = strchr(arg, '=');
+    size_t kl = eq ? (size_t)(eq - arg) : strlen(arg);
+    if (kl >= len)
+        kl = len - 1;
+    memcpy(key, arg, kl);
+    key[kl] = '\0';
+    for (char *p = key; *p; p++)
+        if (*p == '-')
+            *p = '_';
+    return eq ? eq + 1 : NULL;
+}
+
+void config_reset(nano_config *c, config_key k)
+{
+    nano_config d;
+    if ((unsigned)k >= CFG_COUNT)
+        return;
+    config_init(&d);
+    c->v[k] = d.v[k];
+}
+
+int config_validate(const nano_config *c, char *err, size_t errlen)
+{
+    long long d = c->v[CFG_n_embd].i, h = c->v[CFG_n_head].i;
+    if (h <= 0 || d % h != 0) {
+        snprintf(err, errlen,
+                 "n_embd = %lld is not divisible by n_head = %lld (nanoGPT asserts "
+                 "n_embd %% n_head == 0; change one of them)",
+                 d, h);
+        return -1;
+    }
+    return 0;
+}
+
+const char *config_key_name(config_key k)
+{
+    return (unsigned)k < CFG_COUNT ? keys[k].name : "?";
+}
+
+config_type config_key_type(config_key k)
+{
+    return (unsigned)k < CFG_COUNT ? keys[k].type : CONFIG_STR;
+}
+
+const char *config_source_name(config_source s)
+{
+    switch (s) {
+    case CONFIG_SRC_DEFAULT:
+        return "default";
+    case CONFIG_SRC_FILE:
+        return "file";
+    case CONFIG_SRC_ARG:
+        return "argument";
+    case CONFIG_SRC_FLAG:
+        return "flag";
+    case CONFIG_SRC_TRACE:
+        return "inferred";
+    }
+    return "?";
+}
+
+char *config_value_text(const nano_config *c, config_key k, char *buf, size_t len)
+{
+    if ((unsigned)k >= CFG_COUNT) {
+        snprintf(buf, len, "?");
+        return buf;
+    }
+    const config_value *v = &c->v[k];
+    switch (keys[k].type) {
+    case CONFIG_INT:
+        snprintf(buf, len, "%lld", v->i);
+        break;
+    case CONFIG_FLOAT:
+        snprintf(buf, len, v->f == floor(v->f) ? "%.1f" : "%g", v->f);
+        break;
+    case CONFIG_BOOL:
+        snprintf(buf, len, "%s", v->i ? "True" : "False");
+        break;
+    case CONFIG_STR:
+        snprintf(buf, len, "%s", v->s);
+        break;
+    }
+    return buf;
+}
+
+int config_dtype_bytes(const nano_config *c)
+{
+    return strcmp(c->v[CFG_dtype].s, "float32") == 0 ? 4 : 2;
+}
