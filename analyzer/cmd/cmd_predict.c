@@ -15,6 +15,7 @@
 #include "config_view.h"
 #include "formula.h"
 #include "model_views.h"
+#include "predict_from.h"
 
 /* X(name, n_layer, n_head, n_embd, extra nanoGPT settings) — model presets. */
 #define VT_PREDICT_MODELS(X)                                                                       \
@@ -115,154 +116,6 @@ static int apply_model(nano_config *c, const char *name, char *err, size_t errle
     return -1;
 }
 
-/* The calibration `vramtrace report` built for a trace given to --from (its OOM state
- * included), so that report and predict share one model; calibrated = 0 for a JSON report. */
-static model_calib trace_calib;
-
-/* load_trace: a trace given to --from: replayed and modelled as `vramtrace report` does
- * (report/report.c), the run's configuration into c (source "file", where "--from PATH"),
- * the measured peak by category into measured, *partial = the run ended in an OOM, the run's
- * card into *cap / capname. Returns 0, or -1 with err. */
-static int load_trace(const char *path, nano_config *c, cat_breakdown *measured, int *partial,
-                      uint64_t *cap, char *capname, size_t caplen, char *err, size_t errlen)
-{
-    report_ctx rep;
-    char rerr[400] = "";
-    if (report_of_trace(path, &rep, rerr, sizeof rerr)) {
-        snprintf(err, errlen, "--from %.200s: %.300s", path,
-                 rerr[0] ? rerr : "cannot replay the trace");
-        report_free(&rep);
-        return -1;
-    }
-    const model_result *m = rep.model;
-    char where[160];
-    snprintf(where, sizeof where, "--from %s", path);
-    int rc = 0;
-    c->program = m->cfg.program; /* its flags, and whether its accumulation is known */
-    c->nfiles_missing = m->cfg.nfiles_missing;
-    for (int k = 0; k < CFG_COUNT; k++) { /* the values as the model resolved them */
-        c->v[k] = m->cfg.v[k];
-        if (c->v[k].src == CONFIG_SRC_DEFAULT)
-            continue; /* assumed there: still assumed here, not the run's own value */
-        c->v[k].src = CONFIG_SRC_FILE;
-        snprintf(c->v[k].where, sizeof c->v[k].where, "%s", where);
-    }
-    if (m->cfg.v[CFG_compile].i && !m->shape.compile) /* the model's "ran as eager" */
-        c->v[CFG_compile].i = 0;
-    *measured = m->measured;
-    *partial = rep.facts.has_oom;
-    trace_calib = m->calib;
-    *cap = m->capacity;
-    snprintf(capname, caplen, "%s",
-             m->capacity_name[0] ? m->capacity_name : "the traced run's card");
-    report_free(&rep);
-    if (rc == 0 && cat_breakdown_total(measured) == 0) {
-        snprintf(err, errlen, "--from %s: the report has no measured bytes to calibrate with",
-                 path);
-        rc = -1;
-    }
-    return rc;
-}
-
-/* load_run: --from PATH: a trace (load_trace), or the output of `vramtrace report --json`
- * read for the same things. Returns 0, or -1 with err. */
-static int load_run(const char *path, nano_config *c, cat_breakdown *measured, int *partial,
-                    uint64_t *cap, char *capname, size_t caplen, char *err, size_t errlen)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        snprintf(err, errlen,
-                 "--from %s: cannot open it (give the output of `vramtrace report --json TRACE`)",
-                 path);
-        return -1;
-    }
-    char magic[VT_MAGIC_LEN];
-    if (fread(magic, 1, sizeof magic, fp) == sizeof magic &&
-        !memcmp(magic, VT_MAGIC, VT_MAGIC_LEN)) {
-        fclose(fp);
-        return load_trace(path, c, measured, partial, cap, capname, caplen, err, errlen);
-    }
-    rewind(fp);
-    size_t cap_b = 1 << 16, n = 0;
-    char *buf = malloc(cap_b);
-    size_t got;
-    while (fp && buf && (got = fread(buf + n, 1, cap_b - n - 1, fp)) > 0) {
-        n += got;
-        if (n + 1 >= cap_b && cap_b < (64u << 20)) {
-            char *nb = realloc(buf, cap_b * 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap_b *= 2;
-        } else if (n + 1 >= cap_b) {
-            break;
-        }
-    }
-    if (fp)
-        fclose(fp);
-    if (!buf) {
-        snprintf(err, errlen, "--from %s: out of memory reading it", path);
-        return -1;
-    }
-    buf[n] = '\0';
-    cJSON *root = cJSON_Parse(buf);
-    free(buf);
-    cJSON *cfg = root ? cJSON_GetObjectItem(root, "config") : NULL;
-    cJSON *fo = root ? cJSON_GetObjectItem(root, "formula") : NULL;
-    if (!cJSON_IsObject(cfg) || !cJSON_IsObject(fo)) {
-        cJSON_Delete(root);
-        snprintf(err, errlen,
-                 "--from %s: neither a trace nor the JSON of `vramtrace report --json TRACE`",
-                 path);
-        return -1;
-    }
-    char where[160];
-    snprintf(where, sizeof where, "--from %s", path);
-    int rc = 0;
-    for (int k = 0; k < CFG_COUNT && rc == 0; k++) {
-        cJSON *v =
-            cJSON_GetObjectItem(cJSON_GetObjectItem(cfg, config_key_name((config_key)k)), "value");
-        char text[64];
-        if (cJSON_IsBool(v))
-            snprintf(text, sizeof text, "%s", cJSON_IsTrue(v) ? "True" : "False");
-        else if (cJSON_IsNumber(v))
-            snprintf(text, sizeof text, "%.17g", v->valuedouble);
-        else if (cJSON_IsString(v))
-            snprintf(text, sizeof text, "%s", v->valuestring);
-        else
-            continue;
-        rc = config_set(c, config_key_name((config_key)k), text, CONFIG_SRC_FILE, where, err,
-                        errlen);
-    }
-    cJSON *note = cJSON_GetObjectItem(root, "config_note");
-    if (rc == 0 && cJSON_IsString(note) && strstr(note->valuestring, "eager"))
-        rc = config_set(c, "compile", "False", CONFIG_SRC_FILE, where, err, errlen);
-    memset(measured, 0, sizeof *measured);
-    for (int k = 0; k < CAT_COUNT; k++) {
-        cJSON *m = cJSON_GetObjectItem(cJSON_GetObjectItem(fo, category_key((category)k)),
-                                       "measured_bytes");
-        if (cJSON_IsNumber(m) && m->valuedouble > 0)
-            measured->bytes[k] = (uint64_t)m->valuedouble;
-    }
-    cJSON *oom = cJSON_GetObjectItem(root, "oom");
-    *partial = cJSON_IsObject(oom);
-    cJSON *pr = cJSON_GetObjectItem(root, "prediction");
-    cJSON *cb = cJSON_GetObjectItem(pr, "capacity_bytes"),
-          *cn = cJSON_GetObjectItem(pr, "capacity_name");
-    *cap = cJSON_IsNumber(cb) && cb->valuedouble > 0 ? (uint64_t)cb->valuedouble : 0;
-    snprintf(capname, caplen, "%s", cJSON_IsString(cn) ? cn->valuestring : "the traced run's card");
-    cJSON_Delete(root);
-    if (rc == 0 && cat_breakdown_total(measured) == 0) {
-        snprintf(err, errlen, "--from %s: the report has no measured bytes to calibrate with",
-                 path);
-        rc = -1;
-    }
-    return rc;
-}
-
 typedef struct predict_args {
     int json;
     int unfused;       /* --no-flash: attention scores materialized */
@@ -337,27 +190,39 @@ static int parse(int argc, char **argv, nano_config *c, predict_args *a, char *e
 }
 
 static void print_text(const nano_config *c, const gpt_shape *s, const prediction *p,
-                       const predict_args *a, uint64_t lb, const model_calib *cal)
+                       const predict_args *a, uint64_t lb, const model_calib *cal,
+                       const char *trace_model)
 {
     char b1[32], b2[32];
     uint64_t P = formula_params_exact(s);
-    printf("GPT: %.2f M parameters (n_layer %llu, n_head %llu, n_embd %llu, block_size %llu, "
-           "vocab_size %llu, "
-           "bias %s)\n",
-           P / 1e6, (unsigned long long)s->L, (unsigned long long)s->H, (unsigned long long)s->d,
-           (unsigned long long)s->T, (unsigned long long)s->V, s->bias ? "True" : "False");
-    if (s->accum_unknown)
+    char dt[40];
+    config_value_text(c, CFG_dtype, dt, sizeof dt);
+    if (s->generic) {
+        printf("model: %s: the transformer formulas do not apply; predictions scale what the run "
+               "measured with the micro-batch\n",
+               trace_model[0] ? trace_model : "not a recognized transformer");
+        printf("step: micro-batch %llu, %s\n\n", (unsigned long long)s->B,
+               s->accum_unknown ? "gradient accumulation not known"
+                                : "gradient accumulation as the run");
+    } else
+        printf("GPT: %.2f M parameters (n_layer %llu, n_head %llu, n_embd %llu, block_size %llu, "
+               "vocab_size %llu, bias %s)\n",
+               P / 1e6, (unsigned long long)s->L, (unsigned long long)s->H,
+               (unsigned long long)s->d, (unsigned long long)s->T, (unsigned long long)s->V,
+               s->bias ? "True" : "False");
+    if (s->generic)
+        ;
+    else if (s->accum_unknown)
         printf("step: batch_size %llu, gradient accumulation not known (no argument or recorded "
                "file gave it, no optimizer step showed it; the formula assumes %llu steps), %s, "
                "compile %s, dropout %g\n\n",
-               (unsigned long long)s->B, (unsigned long long)s->A, c->v[CFG_dtype].s,
+               (unsigned long long)s->B, (unsigned long long)s->A, dt,
                s->compile ? "True" : "False", s->dropout);
     else
         printf("step: batch_size %llu, gradient_accumulation_steps %llu (effective batch %llu), "
                "%s, compile %s, dropout %g\n\n",
                (unsigned long long)s->B, (unsigned long long)s->A,
-               (unsigned long long)(s->B * s->A), c->v[CFG_dtype].s, s->compile ? "True" : "False",
-               s->dropout);
+               (unsigned long long)(s->B * s->A), dt, s->compile ? "True" : "False", s->dropout);
     if (cal->calibrated) {
         printf("calibrated with %s (measured / refined formula:", a->from);
         for (int k = 0; k < CAT_COUNT; k++)
@@ -366,7 +231,10 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
         printf("%s)\n",
                cal->partial ? "; the run ended in an OOM, ratios below 1 not trusted" : "");
     }
-    printf("at the step's peak (start of the loss backward; refined formula, formula.md §3):\n");
+    printf("%s", s->generic ? "at the step's peak (what the run measured, its batch-sized parts "
+                              "scaled with the micro-batch):\n"
+                            : "at the step's peak (start of the loss backward; refined formula, "
+                              "formula.md §3):\n");
     for (int k = 0; k < CAT_COUNT; k++) {
         if (!p->by_cat.bytes[k] || k == CAT_CACHE || k == CAT_CONTEXT || k == CAT_KERNEL_CODE ||
             k == CAT_EXTERNAL)
@@ -394,6 +262,8 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
                    cal->calibrated ? "as measured" : "assumed, lazy kernel loading");
     printf("peak: %s (as nvidia-smi would show the process)\n",
            card_format_bytes(p->peak_bytes, b1, sizeof b1));
+    if (s->generic)
+        goto verdict;
     const char *what = NULL;
     uint64_t big = formula_largest_tensor(s, &what);
     printf("largest single tensor: %s, %s\n", card_format_bytes(big, b1, sizeof b1), what);
@@ -406,6 +276,7 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
            card_format_bytes(d.optimizer_bytes, (char[32]){0}, 32),
            card_format_bytes(d.act_bytes_basic, (char[32]){0}, 32),
            card_format_bytes(d.act_bytes_empirical, (char[32]){0}, 32));
+verdict:
     if (!a->have_card) {
         printf("no --card given: pass --card rtx4070 (or a size) to check the fit\n");
         return;
@@ -543,14 +414,11 @@ int cmd_predict(int argc, char **argv)
     char err[512] = "";
     /* --from: the run's configuration first, then the options here as what-ifs */
     const char *from = find_from(argc, argv);
-    cat_breakdown measured;
-    int partial = 0;
+    static predict_run run; /* large: not on the stack */
     gpt_shape run_shape;
-    uint64_t run_cap = 0;
-    char run_capname[80] = "";
+    memset(&run, 0, sizeof run);
     if (from) {
-        if (load_run(from, &c, &measured, &partial, &run_cap, run_capname, sizeof run_capname, err,
-                     sizeof err) < 0) {
+        if (predict_from_load(from, &c, &run, err, sizeof err) < 0) {
             fprintf(stderr, "vramtrace predict: %s\n", err);
             return VT_EXIT_USAGE;
         }
@@ -565,24 +433,42 @@ int cmd_predict(int argc, char **argv)
     }
     for (int i = 0; i < c.nwarnings && i < 4; i++) /* lines of config files not used, and why */
         fprintf(stderr, "vramtrace predict: note: %s\n", c.warnings[i]);
-    if (from && !a.have_card && run_cap) {
+    if (from && !a.have_card && run.cap) {
         a.have_card = 1;
-        a.card.bytes = run_cap;
-        snprintf(a.card.name, sizeof a.card.name, "%.63s", run_capname);
+        a.card.bytes = run.cap;
+        snprintf(a.card.name, sizeof a.card.name, "%.63s", run.capname);
     }
     gpt_shape s;
     formula_shape_from_config(&c, &s);
     s.accum_unknown = advice_accum_unknown(&c);
     s.unfused_attention = a.unfused;
     s.checkpointing = a.checkpointing;
+    const gpt_shape *ts = &run.shape;
+    if (run.has_shape) { /* what the report recognized of the run stays true of its what-ifs */
+        s.generic = ts->generic;
+        s.opt_set = ts->opt_set;
+        s.opt_bpp = ts->opt_bpp;
+        s.train_frac = ts->train_frac;
+        s.patch_tokens = ts->patch_tokens;
+        s.checkpointing |= ts->checkpointing;
+        if (!config_known(&c, CFG_gradient_accumulation_steps))
+            s.A = ts->A;
+        run_shape.generic = ts->generic;
+        run_shape.opt_set = ts->opt_set;
+        run_shape.opt_bpp = ts->opt_bpp;
+        run_shape.train_frac = ts->train_frac;
+        run_shape.patch_tokens = ts->patch_tokens;
+        run_shape.checkpointing = ts->checkpointing;
+        run_shape.A = ts->A;
+    }
     model_calib cal;
     if (from) {
         run_shape.unfused_attention =
-            formula_attention_unfused(&run_shape, measured.bytes[CAT_ATTENTION]);
+            formula_attention_unfused(&run_shape, run.measured.bytes[CAT_ATTENTION]);
         s.unfused_attention |= run_shape.unfused_attention;
-        advice_calibrate(&cal, &run_shape, &measured, partial);
-        if (trace_calib.calibrated && !s.checkpointing)
-            cal = trace_calib; /* the report's own model of the run */
+        advice_calibrate(&cal, &run_shape, &run.measured, run.partial);
+        if (run.calib.calibrated && !a.checkpointing)
+            cal = run.calib; /* the report's own model of the run */
     } else {
         advice_calib_default(&cal, &s);
     }
@@ -591,6 +477,6 @@ int cmd_predict(int argc, char **argv)
     uint64_t lb = a.have_card ? advice_largest_batch(&cal, &s, a.card.bytes, ADVICE_HEADROOM) : 0;
     if (a.json)
         return print_json(&c, &s, &p, &a, lb, &cal);
-    print_text(&c, &s, &p, &a, lb, &cal);
+    print_text(&c, &s, &p, &a, lb, &cal, run.model);
     return VT_EXIT_OK;
 }

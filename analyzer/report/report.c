@@ -101,6 +101,29 @@ static int report_fill(report_ctx *c)
                                              "GradScaler._check_inf_per_device",
                                              "GradScaler._lazy_init_scale_growth_tracker", NULL};
     f->grad_scaler = tables_code_named(r->t, "grad_scaler.py", scaler_fns);
+    f->backward_passes = (int)r->backward_passes;
+    f->peak_phase = r->peak_process ? phase_name(r->peak_phase) : NULL;
+    f->peak_bwd = (int)r->peak_bwd;
+    f->peak_iter = (int)r->peak_iter;
+    f->has_cat_peaks = r->has_cat_peaks;
+    for (int i = 0; r->has_cat_peaks && i < CAT_COUNT; i++)
+        f->cat_peak[i] = r->cat_peak[i];
+    /* what was trained and what was on, from the code on the stacks and the measured state */
+    recognize_input ri = {
+        .t = r->t,
+        .inferred = f->inferred,
+        .tensor_mode = r->tensor_mode,
+        .iterations = (int)r->iterations,
+        .compile_phase = r->phase_peak[PHASE_COMPILE] != 0,
+        .forward_seen = r->phase_peak[PHASE_FORWARD] != 0,
+        .param_bytes = r->has_cat_peaks ? r->cat_peak[CAT_PARAMETERS]
+                                        : r->at_peak.by_cat.bytes[CAT_PARAMETERS],
+        .grad_peak = r->has_cat_peaks ? r->cat_peak[CAT_GRADIENTS] : 0,
+        .optim_peak = r->has_cat_peaks ? r->cat_peak[CAT_OPTIMIZER] : 0,
+        .has_cat_peaks = r->has_cat_peaks,
+    };
+    recognize_run(&ri, &c->recog);
+    f->recog = &c->recog;
     if (r->has_oom) {
         f->has_oom = 1;
         f->oom_requested = r->oom_requested;
@@ -176,7 +199,7 @@ static int report_fill(report_ctx *c)
 
 int report_build(report_ctx *c, char *err, size_t errlen)
 {
-    if (report_fill(c) < 0) {
+    if (report_fill(c) < 0 || report_modules(c) < 0) {
         snprintf(err, errlen, "out of memory collecting the allocation sites");
         return -1;
     }
@@ -218,6 +241,10 @@ void report_free(report_ctx *c)
     free(c->runs);
     free(c->sites);
     free(c->model);
+    free(c->mod_peak);
+    free(c->mod_oom);
+    c->mod_peak = c->mod_oom = NULL;
+    c->nmod_peak = c->nmod_oom = 0;
     c->runs = NULL;
     c->sites = NULL;
     c->model = NULL;

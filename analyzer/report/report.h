@@ -19,6 +19,14 @@ typedef struct report_site {
     char native[256]; /* the native op below it ("at::native::..." first), escaped; "" if none */
 } report_site;
 
+/* One module's share of the batch-sized bytes (activations, logits/loss, attention) live at a
+ * moment: the nn.Module whose forward made them (modules.h). */
+typedef struct report_module {
+    char text[256]; /* "GPT2MLP.forward", raw from the trace (escape before printing) */
+    uint64_t bytes, count;
+    uint64_t by_cat[CAT_COUNT];
+} report_module;
+
 typedef struct report_ctx {
     replay_result *runs; /* one per file; runs[0] is the one reported in full */
     int nruns;
@@ -32,6 +40,11 @@ typedef struct report_ctx {
     config_recfile files_store[VT_FILE_MAX_COUNT]; /* the recorded config files (facts.files) */
     config_files files;
     infer_result inferred; /* facts.inferred */
+    run_recognition recog; /* facts.recog: what was trained and what was on */
+    /* where the activations come from, by module, at the peak and at the OOM (report_modules) */
+    report_module *mod_peak, *mod_oom;
+    size_t nmod_peak, nmod_oom;
+    uint64_t mod_peak_total, mod_oom_total;
     char site_oom[512];
     model_result *model; /* built by report_build */
 } report_ctx;
@@ -40,6 +53,9 @@ typedef struct report_ctx {
  * builds the model once. Returns 0, or -1 with the reason in err (out of memory, invalid
  * configuration). Prints nothing. */
 int report_build(report_ctx *c, char *err, size_t errlen);
+/* report_modules: c->mod_peak / mod_oom from runs[0]'s snapshots (report_modules.c). 0, or -1
+ * when out of memory. */
+int report_modules(report_ctx *c);
 /* report_of_trace: replays path into a fresh c (top 3, no overrides) and builds the report.
  * Returns 0, or an exit code (VT_EXIT_USAGE, VT_EXIT_MALFORMED) with err; report_free(c) after
  * either. */

@@ -174,6 +174,38 @@ int tables_code_named(const tables *t, const char *file, const char *const *qual
     return 0;
 }
 
+const tables_code *tables_code_next(const tables *t, size_t *pos)
+{
+    const map *m = &t->codes;
+    while (*pos < m->cap) {
+        const tables_code *c = m->vals[(*pos)++];
+        if (c)
+            return c;
+    }
+    return NULL;
+}
+
+int tables_code_find(const tables *t, const char *file_part, const char *qualname,
+                     const char *qual_suffix, char *first, size_t len)
+{
+    size_t pos = 0;
+    const tables_code *c;
+    while (t && (c = tables_code_next(t, &pos))) {
+        const char *f = c->filename.s ? c->filename.s : "", *q = c->qualname.s ? c->qualname.s : "";
+        if (file_part && !strstr(f, file_part))
+            continue;
+        if (qualname && strcmp(q, qualname))
+            continue;
+        size_t ql = strlen(q), sl = qual_suffix ? strlen(qual_suffix) : 0;
+        if (qual_suffix && (ql < sl || strcmp(q + ql - sl, qual_suffix)))
+            continue;
+        if (first)
+            snprintf(first, len, "%s", q);
+        return 1;
+    }
+    return 0;
+}
+
 int tables_code_file_has(const tables *t, const char *const *needles)
 {
     const map *m = &t->codes;

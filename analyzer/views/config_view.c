@@ -1,5 +1,6 @@
-/* config_view.c — the run's nanoGPT configuration in the views (config_view.h): a table for the
- * text report, a "config" object for JSON. Parsing and resolving it is model/config.c. */
+/* config_view.c — the run's configuration in the views (config_view.h): a table for the text
+ * report, a "config" object for JSON, each value with its source (argument, config file, the
+ * trace, nanoGPT's default for nanoGPT only, or unknown). Resolving it is model/advice/model.c. */
 #include "config_view.h"
 
 static const char *program_name(config_program p)
@@ -12,25 +13,43 @@ static const char *program_name(config_program p)
     case PROG_HF_TRAINER:
         return "Hugging Face Trainer arguments";
     default:
-        return "unknown program";
+        return "a program vramtrace has no flag spellings for";
     }
 }
 
-void config_print(FILE *out, const nano_config *c)
+/* transformer_key: a key that only a transformer has (hidden for other models unless the
+ * program itself gave it). */
+static int transformer_key(config_key k)
 {
-    int nd = 0, nf = 0, na = 0, ni = 0;
+    return k == CFG_block_size || k == CFG_n_layer || k == CFG_n_head || k == CFG_n_embd ||
+           k == CFG_vocab_size || k == CFG_dropout || k == CFG_bias;
+}
+
+static int from_program(config_source s)
+{
+    return s == CONFIG_SRC_FILE || s == CONFIG_SRC_ARG || s == CONFIG_SRC_FLAG;
+}
+
+void config_print(FILE *out, const nano_config *c, int transformer)
+{
+    int nd = 0, nf = 0, na = 0, ni = 0, nu = 0;
     for (int k = 0; k < CFG_COUNT; k++) {
         config_source s = c->v[k].src;
+        if (!transformer && transformer_key((config_key)k) && !from_program(s))
+            continue;
         nd += s == CONFIG_SRC_DEFAULT;
         nf += s == CONFIG_SRC_FILE;
         na += s == CONFIG_SRC_ARG || s == CONFIG_SRC_FLAG;
         ni += s == CONFIG_SRC_TRACE;
+        nu += s == CONFIG_SRC_UNKNOWN;
     }
     fprintf(out,
             "configuration (%s): %d from arguments/flags, %d from config files, %d inferred "
-            "from the trace, %d %s\n",
-            program_name(c->program), na, nf, ni, nd,
-            c->program == PROG_NANOGPT ? "defaults" : "not given (assumed)");
+            "from the trace",
+            program_name(c->program), na, nf, ni);
+    if (nd)
+        fprintf(out, ", %d nanoGPT defaults", nd);
+    fprintf(out, ", %d unknown\n", nu);
     if (nd == CFG_COUNT && c->program == PROG_NANOGPT)
         fprintf(out, "  note: no nanoGPT setting was found on the command line; the formulas "
                      "assume train.py's "
@@ -38,11 +57,13 @@ void config_print(FILE *out, const nano_config *c)
     for (int k = 0; k < CFG_COUNT; k++) {
         char buf[40];
         const config_value *v = &c->v[k];
+        if (!transformer && transformer_key((config_key)k) && !from_program(v->src))
+            continue;
         fprintf(out, "  %-28s %-10s %s%s%s\n", config_key_name((config_key)k),
                 config_value_text(c, (config_key)k, buf, sizeof buf),
-                v->src != CONFIG_SRC_DEFAULT ? config_source_name(v->src)
-                : c->program != PROG_NANOGPT
-                    ? "not given: assumed, the program's own value is unknown"
+                v->src == CONFIG_SRC_UNKNOWN   ? "unknown: neither the command line nor the trace "
+                                                 "gives it"
+                : v->src != CONFIG_SRC_DEFAULT ? config_source_name(v->src)
                 : c->nfiles_missing
                     ? "nanoGPT train.py's default assumed: a config file the trace did not record "
                       "may set it"
@@ -63,6 +84,12 @@ void config_add_json(cJSON *root, const nano_config *c)
     for (int k = 0; k < CFG_COUNT; k++) {
         const config_value *v = &c->v[k];
         cJSON *e = cJSON_AddObjectToObject(cfg, config_key_name((config_key)k));
+        if (v->src == CONFIG_SRC_UNKNOWN) {
+            cJSON_AddNullToObject(e, "value");
+            cJSON_AddStringToObject(e, "source", config_source_name(v->src));
+            cJSON_AddStringToObject(e, "where", v->where);
+            continue;
+        }
         switch (config_key_type((config_key)k)) {
         case CONFIG_FLOAT:
             cJSON_AddNumberToObject(e, "value", v->f);

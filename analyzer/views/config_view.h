@@ -1,4 +1,4 @@
-/* config_view.h — the run's nanoGPT configuration (model/config.h) rendered: text table and
+/* config_view.h — the run's configuration (model/recognize/config.h) rendered: text table and
  * JSON object (config_view.c); used by the report's model sections and `predict`. */
 #ifndef VT_ANALYZER_CONFIG_VIEW_H
 #define VT_ANALYZER_CONFIG_VIEW_H
@@ -9,9 +9,11 @@
 
 #include "config.h"
 
-/* config_print: the configuration as a table (key, value, source, where), with warnings. */
-void config_print(FILE *out, const nano_config *c);
-/* config_add_json: adds "config" {key: {value, source, where}} to root, and
+/* config_print: the configuration as a table (key, value, source, where), with warnings; a
+ * model that is not a transformer (transformer = 0) gets no transformer keys, except those its
+ * own command line gave. */
+void config_print(FILE *out, const nano_config *c, int transformer);
+/* config_add_json: adds "config" {key: {value (null when unknown), source, where}} to root, and
  * "config_warnings" [..] when there were any. */
 void config_add_json(cJSON *root, const nano_config *c);
 

@@ -109,11 +109,55 @@ static cJSON *advice_json(const advice_item *it)
     return e;
 }
 
+static void add_feature(cJSON *o, const char *key, const recog_feature *f)
+{
+    cJSON *e = cJSON_AddObjectToObject(o, key);
+    if (f->state == FEAT_UNKNOWN)
+        cJSON_AddNullToObject(e, "on");
+    else
+        cJSON_AddBoolToObject(e, "on", f->state == FEAT_ON);
+    cJSON_AddStringToObject(e, "where", f->where);
+}
+
+/* add_recognized_json: "recognized": what was trained and what was on, with the evidence. */
+static void add_recognized_json(cJSON *root, const model_result *m)
+{
+    const run_recognition *r = &m->rec;
+    cJSON *o = cJSON_AddObjectToObject(root, "recognized");
+    cJSON_AddStringToObject(o, "family", family_key(r->family));
+    cJSON_AddStringToObject(o, "family_text", family_words(r->family));
+    cJSON_AddStringToObject(o, "family_where", r->family_where);
+    cJSON_AddStringToObject(o, "model_class", r->model_class);
+    cJSON_AddBoolToObject(o, "nanogpt", m->cfg.program == PROG_NANOGPT);
+    cJSON_AddBoolToObject(o, "batchnorm", r->batchnorm != 0);
+    cJSON *op = cJSON_AddObjectToObject(o, "optimizer");
+    cJSON_AddStringToObject(op, "kind", optim_key(r->optim));
+    cJSON_AddStringToObject(op, "text", optim_words(r->optim));
+    cJSON_AddStringToObject(op, "class", r->optim_class);
+    if (r->optim_bpp >= 0)
+        cJSON_AddNumberToObject(op, "state_bytes_per_trainable_param", r->optim_bpp);
+    else
+        cJSON_AddNullToObject(op, "state_bytes_per_trainable_param");
+    cJSON_AddStringToObject(op, "where", r->optim_where);
+    if (r->trainable)
+        cJSON_AddNumberToObject(o, "trainable_params", (double)r->trainable);
+    else
+        cJSON_AddNullToObject(o, "trainable_params");
+    add_feature(o, "activation_checkpointing", &r->checkpointing);
+    add_feature(o, "torch_compile", &r->compile);
+    add_feature(o, "cuda_graphs", &r->cuda_graphs);
+    add_feature(o, "lora", &r->lora);
+}
+
 void model_json(cJSON *root, const model_result *m, const run_facts *f)
 {
     config_add_json(root, &m->cfg);
     if (m->note[0])
         cJSON_AddStringToObject(root, "config_note", m->note);
+    add_recognized_json(root, m);
+    cJSON_AddBoolToObject(root, "formula_applies", m->formula_ok != 0);
+    if (!m->formula_ok)
+        cJSON_AddStringToObject(root, "formula_note", m->formula_why);
     add_formula_json(root, m);
     add_oom_json(root, m, f);
     cJSON *adv = cJSON_AddArrayToObject(root, "advice");
@@ -127,5 +171,8 @@ void model_json(cJSON *root, const model_result *m, const run_facts *f)
     cJSON_AddStringToObject(pr, "capacity_name", m->capacity_name);
     cJSON_AddNumberToObject(pr, "headroom_fraction", ADVICE_HEADROOM);
     cJSON_AddNumberToObject(pr, "largest_batch_size", (double)m->largest_batch);
+    cJSON_AddBoolToObject(pr, "optimizer_state_assumed_adamw", m->opt_assumed != 0);
+    cJSON_AddBoolToObject(pr, "tight_fit", m->tight != 0);
+    cJSON_AddBoolToObject(pr, "gradients_kept_assumed", m->accum_assumed != 0);
     cJSON_AddItemToObject(pr, "calibrated_by_category", categories_json(&m->current.by_cat));
 }

@@ -1,34 +1,92 @@
-/* model_text.c — the model's sections of the text report (model_views.h): configuration,
- * formula comparison, OOM diagnosis and advice, printed from a built model_result. */
+/* model_text.c — the model's sections of the text report (model_views.h): configuration, what
+ * was trained, the formula comparison (or why none applies), OOM diagnosis and advice, printed
+ * from a built model_result. */
 #include <stdio.h>
 
 #include "cards.h"
 #include "config_view.h"
 #include "model_views.h"
 
+static const char *feature_state(int st)
+{
+    return st == FEAT_ON ? "on" : st == FEAT_OFF ? "off" : "unknown";
+}
+
+/* print_recognized: what was trained and what was on, each with its evidence. */
+static void print_recognized(FILE *out, const model_result *m)
+{
+    const run_recognition *r = &m->rec;
+    char q[80] = "";
+    if (r->model_class[0])
+        snprintf(q, sizeof q, " (%s)", r->model_class);
+    fprintf(out, "\nwhat was trained: %s%s\n", family_words(r->family), q);
+    if (r->family_where[0])
+        fprintf(out, "  %-26s %s\n", "evidence", r->family_where);
+    fprintf(out, "  %-26s %s%s%s\n", "optimizer",
+            r->optim == OPT_UNKNOWN ? "unknown" : optim_words(r->optim),
+            r->optim_where[0] ? "  " : "", r->optim_where);
+    if (r->trainable && m->params_trace)
+        fprintf(out, "  %-26s %.2f M of %.2f M parameters (the gradients' elements)\n", "trainable",
+                (double)r->trainable / 1e6, (double)m->params_trace / 1e6);
+    const struct {
+        const char *name;
+        const recog_feature *f;
+    } feats[] = {{"activation checkpointing", &r->checkpointing},
+                 {"torch.compile", &r->compile},
+                 {"CUDA graphs", &r->cuda_graphs},
+                 {"LoRA adapters (peft)", &r->lora}};
+    for (size_t i = 0; i < sizeof feats / sizeof feats[0]; i++)
+        fprintf(out, "  %-26s %s%s%s\n", feats[i].name, feature_state(feats[i].f->state),
+                feats[i].f->where[0] ? "  " : "", feats[i].f->where);
+    if (r->batchnorm)
+        fprintf(out, "  %-26s %s\n", "batch statistics",
+                "BatchNorm in the forward: its statistics depend on the micro-batch");
+}
+
+/* print_generic: no formula applies: why, and what the measurement says. */
+static void print_generic(FILE *out, const model_result *m)
+{
+    fprintf(out, "\nformula: not applied. %s\n", m->formula_why);
+    int any = 0;
+    for (int c = 0; c < CAT_COUNT; c++)
+        if (m->reason_doc[c][0]) {
+            if (!any++)
+                fprintf(out, "  what the measurement says:\n");
+            fprintf(out, "    %s: %s\n", category_name((category)c), m->reason_doc[c]);
+        }
+}
+
 static void print_formula(FILE *out, const model_result *m)
 {
     char b1[32], b2[32], b3[32];
     const gpt_shape *s = &m->shape;
+    if (!m->formula_ok) {
+        print_generic(out, m);
+        return;
+    }
+    const char *unit = s->patch_tokens ? "patch tokens" : "tokens";
     if (m->params_trace)
         fprintf(out,
-                "\nformula comparison at the peak (N = B*T = %llu tokens; P = %.2f M parameters in "
+                "\nformula comparison at the peak (N = B*T = %llu %s; P = %.2f M parameters in "
                 "the trace's weight tensors, %.2f M for the formula's GPT of the same L, d, V)\n",
-                (unsigned long long)(s->B * s->T), m->params_trace / 1e6,
+                (unsigned long long)(s->B * s->T), unit, m->params_trace / 1e6,
                 formula_params_exact(s) / 1e6);
     else if (m->cfg.program == PROG_NANOGPT)
         fprintf(out,
-                "\nformula comparison at the peak (N = B*T = %llu tokens; P = %.2f M parameters, "
+                "\nformula comparison at the peak (N = B*T = %llu %s; P = %.2f M parameters, "
                 "%.2f M without the position embedding, as nanoGPT's get_num_params counts)\n",
-                (unsigned long long)(s->B * s->T), formula_params_exact(s) / 1e6,
+                (unsigned long long)(s->B * s->T), unit, formula_params_exact(s) / 1e6,
                 m->docf.params_reported / 1e6);
     else
         fprintf(out,
-                "\nformula comparison at the peak (N = B*T = %llu tokens; P = %.2f M parameters "
+                "\nformula comparison at the peak (N = B*T = %llu %s; P = %.2f M parameters "
                 "of the formula's GPT shape)\n",
-                (unsigned long long)(s->B * s->T), formula_params_exact(s) / 1e6);
-    fprintf(out, "  %-18s %12s %12s %12s %9s %9s\n", "category", "measured", "documents", "refined",
-            "meas/doc", "meas/ref");
+                (unsigned long long)(s->B * s->T), unit, formula_params_exact(s) / 1e6);
+    fprintf(out, "  basic: the usual rule of thumb (16-bit weights and gradients, AdamW 8 B/param, "
+                 "activations B*T*d*L*24*2 B);\n  refined: what PyTorch autocast really keeps "
+                 "(docs/formula.md)\n");
+    fprintf(out, "  %-18s %12s %12s %12s %9s %9s\n", "category", "measured", "basic", "refined",
+            "meas/bas", "meas/ref");
     int note = 0;
     for (int c = 0; c < CAT_COUNT; c++) {
         uint64_t me = m->measured.bytes[c], d = m->doc.bytes[c], r = m->refined.bytes[c];
@@ -47,15 +105,14 @@ static void print_formula(FILE *out, const model_result *m)
     }
     fprintf(out,
             "  effective activation multiplier (measured / (B*T*d*L*2 B)): %.1f activations alone, "
-            "%.1f with "
-            "logits/loss and attention; the documents use 24 (basic) and 160 (empirical)\n",
+            "%.1f with logits/loss and attention; the basic formula uses 24 (and 160 as an "
+            "empirical upper figure)\n",
             m->mult_act, m->mult_all);
     if (note)
         fprintf(out, "  * where measured and formula differ by more than 25 %%:\n");
     for (int c = 0; c < CAT_COUNT; c++) {
         if (m->reason_doc[c][0])
-            fprintf(out, "    %s (vs documents): %s\n", category_name((category)c),
-                    m->reason_doc[c]);
+            fprintf(out, "    %s (vs basic): %s\n", category_name((category)c), m->reason_doc[c]);
         if (m->reason_ref[c][0])
             fprintf(out, "    %s (vs refined): %s\n", category_name((category)c), m->reason_ref[c]);
     }
@@ -98,6 +155,13 @@ static void print_advice(FILE *out, const model_result *m, const model_opts *o)
                 "\nadvice (no card size known: pass --card rtx4070 or a size); current "
                 "configuration needs ~%s\n",
                 card_format_bytes(m->current.peak_bytes, b2, sizeof b2));
+    if (m->accum_assumed)
+        fprintf(out, "  (the run's gradient accumulation is not known: predictions keep a step's "
+                     "gradients alive through the next forward, as accumulation does)\n");
+    if (m->opt_assumed)
+        fprintf(out,
+                "  (the optimizer's state was not measured: predictions assume AdamW's 8 B per "
+                "trainable parameter; an optimizer with less state needs less)\n");
     const char *bold = o && o->color ? "\033[1m" : "", *plain = o && o->color ? "\033[0m" : "";
     for (int i = 0; i < m->nitems; i++) {
         const advice_item *it = &m->items[i];
@@ -130,11 +194,14 @@ static void print_advice(FILE *out, const model_result *m, const model_opts *o)
         if (it->cmdline[0])
             fprintf(out, "      change: %s\n", it->cmdline);
     }
-    if (m->capacity)
+    if (m->capacity && config_known(&m->cfg, CFG_batch_size))
         fprintf(out,
-                "  largest batch_size that fits (other settings unchanged, keeping >= %.0f %% "
+                "  largest %s that fits (other settings unchanged, keeping >= %.0f %% "
                 "free): %llu\n",
+                m->cfg.program == PROG_NANOGPT ? "batch_size" : "micro-batch",
                 ADVICE_HEADROOM * 100, (unsigned long long)m->largest_batch);
+    else if (m->capacity)
+        fprintf(out, "  the micro-batch is not known: no what-if of it\n");
 }
 
 void model_text_verdict(FILE *out, const prediction *p, const char *card_name, uint64_t capacity)
@@ -160,9 +227,10 @@ void model_text_verdict(FILE *out, const prediction *p, const char *card_name, u
 void model_text(FILE *out, const model_result *m, const run_facts *f, int color)
 {
     const model_opts o = {.color = color};
-    config_print(out, &m->cfg);
+    config_print(out, &m->cfg, m->formula_ok || family_transformer(m->rec.family));
     if (m->note[0])
         fprintf(out, "  note: %s\n", m->note);
+    print_recognized(out, m);
     print_formula(out, m);
     if (f->has_oom)
         print_oom(out, m, f);

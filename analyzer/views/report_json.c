@@ -59,6 +59,24 @@ static void inferred_json(cJSON *root, const infer_result *ir)
         }
 }
 
+/* modules_json: [{module, bytes, count, by_category}] for every module, most bytes first. */
+static cJSON *modules_json(const report_module *m, size_t n)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; a && i < n; i++) {
+        cJSON *o = cJSON_CreateObject();
+        add_str(o, "module", m[i].text, strlen(m[i].text));
+        cJSON_AddNumberToObject(o, "bytes", (double)m[i].bytes);
+        cJSON_AddNumberToObject(o, "count", (double)m[i].count);
+        cJSON *bc = cJSON_AddObjectToObject(o, "by_category");
+        for (int k = 0; k < CAT_COUNT; k++)
+            if (m[i].by_cat[k])
+                cJSON_AddNumberToObject(bc, category_key((category)k), (double)m[i].by_cat[k]);
+        cJSON_AddItemToArray(a, o);
+    }
+    return a;
+}
+
 int report_json(FILE *out, const report_ctx *c)
 {
     const replay_result *r = &c->runs[0];
@@ -152,6 +170,12 @@ int report_json(FILE *out, const report_ctx *c)
     cJSON *ranks = cJSON_AddArrayToObject(root, "ranks");
     for (int i = 0; i < c->nruns; i++)
         cJSON_AddItemToArray(ranks, run_json(&c->runs[i]));
+    cJSON *mods = cJSON_AddObjectToObject(root, "activations_by_module");
+    cJSON_AddItemToObject(mods, "at_peak", modules_json(c->mod_peak, c->nmod_peak));
+    if (r->has_oom)
+        cJSON_AddItemToObject(mods, "at_oom", modules_json(c->mod_oom, c->nmod_oom));
+    else
+        cJSON_AddNullToObject(mods, "at_oom");
     model_json(root, c->model, &c->facts);
     inferred_json(root, c->facts.inferred);
     /* the model adds "oom" (diagnosis) when there is one; keep the replay's own facts too */

@@ -215,6 +215,36 @@ static void print_sites(FILE *out, const report_ctx *c)
     }
 }
 
+/* print_modules: where the activations come from, by module, at a moment (top 12; the rest
+ * summed, nothing hidden). */
+static void print_modules(FILE *out, const report_ctx *c, const report_module *m, size_t n,
+                          uint64_t total, const char *when)
+{
+    char b[32];
+    if (!n || !total)
+        return;
+    fprintf(out,
+            "\n%sWhere the activations come from%s (activations, logits/loss and attention live "
+            "%s, by the nn.Module whose forward made them)\n",
+            B(c), N(c), when);
+    fprintf(out, "  %12s %6s %7s  %s\n", "bytes", "share", "tensors", "module");
+    uint64_t rest = 0, nrest = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i >= 12) {
+            rest += m[i].bytes;
+            nrest += m[i].count;
+            continue;
+        }
+        fprintf(out, "  %12s %5.1f%% %7llu  ", human(m[i].bytes, b, sizeof b),
+                100.0 * (double)m[i].bytes / (double)total, (unsigned long long)m[i].count);
+        escape_term_fputs(out, m[i].text, strlen(m[i].text));
+        fputc('\n', out);
+    }
+    if (rest)
+        fprintf(out, "  %12s %5.1f%% %7llu  (%zu more modules)\n", human(rest, b, sizeof b),
+                100.0 * (double)rest / (double)total, (unsigned long long)nrest, n - 12);
+}
+
 static void print_phases(FILE *out, const report_ctx *c)
 {
     const replay_result *r = &c->runs[0];
@@ -257,6 +287,15 @@ int report_text(FILE *out, const report_ctx *c)
                          "Live when the out-of-memory allocation failed", 0);
     print_category_peaks(out, c);
     print_sites(out, c);
+    if (!r->tensor_mode)
+        fprintf(out,
+                "\n%sWhere the activations come from%s: by module needs tensor events "
+                "(segment mode sees the allocator's segments only; run with --tensors)\n",
+                B(c), N(c));
+    print_modules(out, c, c->mod_peak, c->nmod_peak, c->mod_peak_total, "at the peak");
+    if (r->has_oom)
+        print_modules(out, c, c->mod_oom, c->nmod_oom, c->mod_oom_total,
+                      "when the out-of-memory allocation failed");
     print_phases(out, c);
     print_ranks(out, c);
     fputc('\n', out);

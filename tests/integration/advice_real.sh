@@ -119,7 +119,7 @@ for line in open(sys.argv[1]):
     q = json.load(open(t + ".predict.json"))
     # every run here used fused attention (SDPA): its few MiB of buffers are not score matrices
     att = r["formula"]["attention"]
-    if att["refined_bytes"] != 0 or "materialized" in att["reason"]:
+    if att["refined_bytes"] != 0 or "materialized" in att.get("reason", ""):
         bad.append("%s: attention %s" % (t, att))
     g, o = r["formula"]["gradients"], r["formula"]["optimizer"]
     if g["measured_bytes"] == 0 and o["measured_bytes"] > 0 and "first backward" in g["reason"] \
@@ -128,7 +128,7 @@ for line in open(sys.argv[1]):
     # the run's accumulation: an argument, else what its optimizer steps showed, else not known
     # (then only a factor of it is advised); never nanoGPT's default 40 taken as the run's
     a_cfg = r["config"]["gradient_accumulation_steps"]
-    if a_cfg["source"] != "default":
+    if a_cfg["source"] not in ("default", "unknown"):
         n_known += 1
         if a_cfg["value"] != run_accum(f["command"]):
             bad.append("%s: A %s (%s), the run's is %d" % (t, a_cfg["value"], a_cfg["source"],
@@ -136,7 +136,8 @@ for line in open(sys.argv[1]):
     rq = q.get("recommended")
     if not fam.startswith("nano") and q["config_program"] == "nanoGPT":
         bad.append("%s: predict --from says nanoGPT" % t)
-    if rq and (rq["gradient_accumulation_steps"] is None) != (a_cfg["source"] == "default"):
+    if rq and (rq["gradient_accumulation_steps"] is None) != \
+            (a_cfg["source"] in ("default", "unknown")):
         bad.append("%s: recommended %s, A %s" % (t, rq, a_cfg))
     if rq and rq["gradient_accumulation_steps"] is not None and \
             rq["batch_size"] * rq["gradient_accumulation_steps"] != \

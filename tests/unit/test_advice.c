@@ -408,7 +408,7 @@ static void test_speak(void **state)
     advice_calib_default(&c, &cur);
     advice_item items[ADVICE_MAX];
     int n = advice_candidates(&c, &cur, RTX4070, 0, 0, 0, items, ADVICE_MAX);
-    advice_speak(items, n, &cfg, &cur);
+    advice_speak(items, n, &cfg, &cur, NULL);
     int plain = 0, flag = 0;
     for (int i = 0; i < n; i++) {
         assert_null(strstr(items[i].cmdline, "--batch_size"));
@@ -428,7 +428,7 @@ static void test_speak(void **state)
     /* nanoGPT keeps its own spelling */
     cfg.program = PROG_NANOGPT;
     n = advice_candidates(&c, &cur, RTX4070, 0, 0, 0, items, ADVICE_MAX);
-    advice_speak(items, n, &cfg, &cur);
+    advice_speak(items, n, &cfg, &cur, NULL);
     assert_non_null(strstr(items[0].cmdline, "--batch_size="));
 }
 
@@ -454,7 +454,7 @@ static void test_speak_accum_unknown(void **state)
     advice_calib_default(&c, &cur);
     advice_item items[ADVICE_MAX];
     int n = advice_candidates(&c, &cur, RTX4070, 0, 0, 0, items, ADVICE_MAX);
-    advice_speak(items, n, &cfg, &cur);
+    advice_speak(items, n, &cfg, &cur, NULL);
     int factor = 0;
     for (int i = 0; i < n; i++) {
         const gpt_shape *s = &items[i].shape;

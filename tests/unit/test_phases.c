@@ -51,7 +51,10 @@ static void test_each_phase(void **state)
     assert_int_equal(PHASE_OF(py("/x/torch/optim/adamw.py", "AdamW.step")).phase, PHASE_OPTIMIZER);
     assert_int_equal(PHASE_OF(py("/w/train.py", "estimate_loss")).phase, PHASE_EVAL);
     assert_int_equal(PHASE_OF(py("/w/train.py", "get_batch")).phase, PHASE_DATA);
-    assert_int_equal(PHASE_OF(py("/x/torch/_dynamo/eval_frame.py", "_fn")).phase, PHASE_COMPILE);
+    assert_int_equal(PHASE_OF(py("/x/torch/_dynamo/convert_frame.py", "_compile")).phase,
+                     PHASE_COMPILE);
+    /* eval_frame.py's _fn alone also wraps disable() (torch.utils.checkpoint, optimizers) */
+    assert_int_equal(PHASE_OF(py("/x/torch/_dynamo/eval_frame.py", "_fn")).phase, PHASE_OTHER);
     assert_int_equal(PHASE_OF(py("/x/torch/_inductor/compile_fx.py", "compile_fx")).phase,
                      PHASE_COMPILE);
     assert_int_equal(PHASE_OF(py("/w/model.py", "GPT.__init__")).phase, PHASE_INIT);
@@ -74,10 +77,16 @@ static void test_precedence(void **state)
         PHASE_OF(py("/w/model.py", "GPT.forward"), py("/w/train.py", "estimate_loss")).phase,
         PHASE_EVAL);
     /* forward under torch.compile's frames is compile */
-    assert_int_equal(
-        PHASE_OF(py("/w/model.py", "GPT.forward"), py("/x/torch/_dynamo/eval_frame.py", "_fn"))
-            .phase,
-        PHASE_COMPILE);
+    assert_int_equal(PHASE_OF(py("/w/model.py", "GPT.forward"),
+                              py("/x/torch/_dynamo/convert_frame.py", "_compile"))
+                         .phase,
+                     PHASE_COMPILE);
+    /* a checkpointed block's forward runs under dynamo's disable() wrapper: still a forward */
+    assert_int_equal(PHASE_OF(py("/w/model.py", "Block.forward"),
+                              py("/x/torch/utils/checkpoint.py", "checkpoint"),
+                              py("/x/torch/_dynamo/eval_frame.py", "_fn"))
+                         .phase,
+                     PHASE_FORWARD);
     /* .to(device) inside forward is forward */
     assert_int_equal(
         PHASE_OF(py("/x/torch/nn/modules/module.py", "Module.to"), py("/w/model.py", "GPT.forward"))

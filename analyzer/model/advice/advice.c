@@ -14,10 +14,23 @@ static const category fixed_cats[] = {CAT_TEMPORARIES, CAT_CONTEXT, CAT_KERNEL_C
                                       CAT_EXTERNAL,    CAT_UNKNOWN, CAT_WORKSPACE};
 #define NFIXED (sizeof fixed_cats / sizeof fixed_cats[0])
 
-/* driver: what a category scales with, for bytes the formula does not predict at all. */
+/* driver: what a category scales with, for bytes the formula does not predict at all; with no
+ * formula (s->generic), the batch's share with the micro-batch and the weights not at all. */
 static double driver(const gpt_shape *s, category c)
 {
     double N = (double)s->B * (double)s->T;
+    if (s->generic)
+        switch (c) {
+        case CAT_ACTIVATIONS:
+        case CAT_BACKWARD:
+        case CAT_LOGITS:
+        case CAT_ATTENTION:
+        case CAT_INPUTS:
+        case CAT_TEMPORARIES:
+            return (double)s->B;
+        default:
+            return 1;
+        }
     switch (c) {
     case CAT_PARAMETERS:
     case CAT_GRADIENTS:
@@ -38,6 +51,14 @@ static double driver(const gpt_shape *s, category c)
     default:
         return 1;
     }
+}
+
+/* scale: driver(to) / driver(from) for category k; 1 when the driver of from is 0 (a size the
+ * run does not give, e.g. heads for attention: nothing to scale by). */
+static double scale(const gpt_shape *to, const gpt_shape *from, category k)
+{
+    double a = driver(to, k), b = driver(from, k);
+    return b > 0 ? a / b : 1.0;
 }
 
 void advice_calib_default(model_calib *c, const gpt_shape *s)
@@ -91,7 +112,8 @@ void advice_calibrate(model_calib *c, const gpt_shape *s, const cat_breakdown *m
         uint64_t ws = 64ull << 20;
         if (temps > ws) {
             c->fixed[CAT_TEMPORARIES] = ws;
-            c->temp_per_token = (double)(temps - ws) / ((double)s->B * (double)s->T);
+            double per = driver(s, CAT_TEMPORARIES);
+            c->temp_per_token = per > 0 ? (double)(temps - ws) / per : 0;
         }
         for (size_t i = 0; i < NMODEL; i++) {
             category k = model_cats[i];
@@ -126,11 +148,13 @@ static double unseen_weights(const model_calib *c, const gpt_shape *s, category 
     uint64_t p = c->measured.bytes[CAT_PARAMETERS] > c->oom_live.bytes[CAT_PARAMETERS]
                      ? c->measured.bytes[CAT_PARAMETERS]
                      : c->oom_live.bytes[CAT_PARAMETERS];
-    if (!ref || !p || !c->calibrated || c->global || !c->weights_exact ||
+    if (!p || !c->calibrated || c->global || !c->weights_exact ||
         (k != CAT_GRADIENTS && k != CAT_OPTIMIZER))
         return (double)ref;
-    return (double)p * (k == CAT_OPTIMIZER ? 2.0 : 1.0) * driver(s, CAT_PARAMETERS) /
-           driver(&c->measured_shape, CAT_PARAMETERS);
+    /* fp32 gradients of the trainable parameters; the optimizer's state per trainable parameter
+     * as recognized (AdamW 8 B: twice the parameters' 4) */
+    double per = k == CAT_OPTIMIZER ? formula_opt_bpp(s) / 4.0 : 1.0;
+    return (double)p * per * formula_train_frac(s) * scale(s, &c->measured_shape, CAT_PARAMETERS);
 }
 
 static void predict_raw(const model_calib *c, const gpt_shape *s, prediction *out)
@@ -148,7 +172,7 @@ static void predict_raw(const model_calib *c, const gpt_shape *s, prediction *ou
             k == CAT_PARAMETERS || k == CAT_GRADIENTS || k == CAT_OPTIMIZER || k == CAT_AUTOCAST;
         if (c->calibrated && !c->global && weights && c->measured.bytes[k] > 0)
             /* fixed parts: what the run kept, whatever the batch (scaled with the weights) */
-            v = (double)c->measured.bytes[k] * driver(&s2, k) / driver(&c->measured_shape, k);
+            v = (double)c->measured.bytes[k] * scale(&s2, &c->measured_shape, k);
         else if (!c->calibrated || c->global || c->refined.bytes[k] > 0 ||
                  c->measured.bytes[k] == 0) {
             double q = c->ratio[k];
@@ -159,14 +183,14 @@ static void predict_raw(const model_calib *c, const gpt_shape *s, prediction *ou
                 q = 1;
             v = weights ? unseen_weights(c, &s2, k, ref.bytes[k]) * q : (double)ref.bytes[k] * q;
         } else /* measured, but not in the formula: scale what was measured */
-            v = (double)c->measured.bytes[k] * driver(&s2, k) / driver(&c->measured_shape, k);
+            v = (double)c->measured.bytes[k] * scale(&s2, &c->measured_shape, k);
         out->by_cat.bytes[k] = bytes_of(v);
         tensor += out->by_cat.bytes[k];
     }
     for (size_t i = 0; i < NFIXED; i++)
         out->by_cat.bytes[fixed_cats[i]] = c->fixed[fixed_cats[i]];
     out->by_cat.bytes[CAT_TEMPORARIES] = bytes_of((double)out->by_cat.bytes[CAT_TEMPORARIES] +
-                                                  c->temp_per_token * (double)s->B * (double)s->T);
+                                                  c->temp_per_token * driver(s, CAT_TEMPORARIES));
     tensor += out->by_cat.bytes[CAT_TEMPORARIES] + c->fixed[CAT_UNKNOWN] + c->fixed[CAT_WORKSPACE];
     double floor = advice_cache_floor(&s2, c->expandable);
     double frac = c->cache_fraction < 0 || (c->partial && c->cache_fraction < floor)
@@ -224,9 +248,9 @@ static void predict_oom(const model_calib *c, const gpt_shape *s, prediction *ou
         case CAT_INPUTS:
         case CAT_BACKWARD:
         case CAT_TEMPORARIES:
-            v = (double)c->oom_live.bytes[k] * driver(&s2, (category)k) / driver(m, (category)k);
+            v = (double)c->oom_live.bytes[k] * scale(&s2, m, (category)k);
             if (k == CAT_TEMPORARIES) /* the failed request grows with the tokens too */
-                v += (double)c->oom_request * driver(&s2, CAT_INPUTS) / driver(m, CAT_INPUTS);
+                v += (double)c->oom_request * scale(&s2, m, CAT_INPUTS);
             if (refm.bytes[k] > 0)
                 v = v * (double)ref.bytes[k] / (double)refm.bytes[k];
             break;
@@ -234,7 +258,7 @@ static void predict_oom(const model_calib *c, const gpt_shape *s, prediction *ou
         case CAT_GRADIENTS:
         case CAT_OPTIMIZER:
         case CAT_AUTOCAST:
-            v = have > 0 ? (double)have * driver(&s2, (category)k) / driver(m, (category)k)
+            v = have > 0 ? (double)have * scale(&s2, m, (category)k)
                          : unseen_weights(c, &s2, (category)k, ref.bytes[k]);
             break;
         case CAT_CACHE:
@@ -430,6 +454,10 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
     if (current_fits == 1)
         n = add(items, n, max, c, cur, capacity, "none (keep the current configuration)", "",
                 "the current configuration fits the card with the stated headroom");
+    else if (current_fits == 2)
+        n = add(items, n, max, c, cur, capacity, "none (keep the current configuration)", "",
+                "it ran to the end on this card, with less than " ADVICE_HEADROOM_PCT_TEXT
+                " % free: it fits; the options below add margin");
     int first_batch = n;
     if (cur->B >= 2)
         n = batch_item(items, n, max, c, cur, cur->B / 2, cur->A * 2, capacity);
@@ -462,7 +490,7 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
     if (cur->B >= 2)
         n = batch_item(items, n, max, c, cur, cur->B / 2, cur->A, capacity);
     int last_batch = n;
-    if (cur->T >= 64) {
+    if (cur->T >= 64 && !cur->generic && !cur->patch_tokens) {
         gpt_shape s = *cur;
         s.T = cur->T / 2;
         snprintf(note, sizeof note,
@@ -471,7 +499,7 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
                  (unsigned long long)s.T, (unsigned long long)cur->T);
         n = knob_item(items, n, max, c, &s, capacity, "block_size", s.T, note);
     }
-    if (cur->L >= 4) {
+    if (cur->L >= 4 && !cur->generic) {
         gpt_shape s = *cur;
         s.L = cur->L * 3 / 4;
         snprintf(note, sizeof note,
@@ -481,8 +509,8 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
         n = knob_item(items, n, max, c, &s, capacity, "n_layer", s.L, note);
     }
     /* narrower at the same head size (768 -> 512 with 8 heads of 64, as the documents say) */
-    uint64_t hd = cur->d / cur->H, d2 = hd ? cur->d * 2 / 3 / hd * hd : 0;
-    if (d2 >= hd && d2 < cur->d && hd > 0) {
+    uint64_t hd = cur->H ? cur->d / cur->H : 0, d2 = hd ? cur->d * 2 / 3 / hd * hd : 0;
+    if (!cur->generic && d2 >= hd && d2 < cur->d && hd > 0) {
         gpt_shape s = *cur;
         s.d = d2;
         s.H = d2 / hd;
@@ -495,14 +523,14 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
                  (unsigned long long)d2, (unsigned long long)cur->d);
         n = add(items, n, max, c, &s, capacity, change, cmd, note);
     }
-    if (cur->compile) {
+    if (cur->compile && !cur->generic) {
         gpt_shape s = *cur;
         s.compile = 0;
         n = add(items, n, max, c, &s, capacity, "compile=False", "--compile=False",
                 "no torch.compile warm-up spike or compile caches (1-2 GB on a first run); eager "
                 "keeps more activations per step and runs slower");
     }
-    if (!cur->checkpointing) {
+    if (!cur->checkpointing && !cur->generic) {
         gpt_shape s = *cur;
         s.checkpointing = 1;
         n = add(items, n, max, c, &s, capacity, "activation checkpointing",

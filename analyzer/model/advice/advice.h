@@ -10,6 +10,7 @@
 #include "categories.h"
 #include "config.h"
 #include "formula.h"
+#include "recognize.h"
 
 #define ADVICE_HEADROOM_PCT 5 /* keep at least this % of the card free */
 #define ADVICE_HEADROOM (ADVICE_HEADROOM_PCT / 100.0)
@@ -143,7 +144,8 @@ typedef struct advice_item {
 
 /* advice_candidates: the documents' options for cur, best first (formula.md §4), each
  * predicted with c against capacity (0 = unknown); expandable_segments only when
- * fragmentation=1 and expandable_set=0; a "no change" first item when current_fits.
+ * fragmentation=1 and expandable_set=0; a "no change" first item when current_fits is 1 (fits
+ * with the headroom) or 2 (a run that completed on the card with less than the headroom free).
  * The recommended item (largest micro-batch that fits) is moved to the front. Returns the
  * number of items written (<= max). */
 int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capacity,
@@ -155,8 +157,11 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
  * (config_value.flag / flag_sep, e.g. `--batch-size 4 --grad-accum 4`), and the change is said
  * in plain words ("micro-batch 8 → 4, accumulation 2 → 4"); a knob no flag carried gets no
  * command line (never a flag the program does not have). When the run's accumulation is not
- * known (cur->accum_unknown, nanoGPT too), a change of it is a factor in words. */
-void advice_speak(advice_item *items, int n, const nano_config *cfg, const gpt_shape *cur);
+ * known (cur->accum_unknown, nanoGPT too), a change of it is a factor in words. rec (may be
+ * NULL): what was recognized: a Hugging Face model's own checkpointing switch; a network with
+ * BatchNorm is not promised "the same final model" from smaller micro-batches. */
+void advice_speak(advice_item *items, int n, const nano_config *cfg, const gpt_shape *cur,
+                  const run_recognition *rec);
 
 /* advice_flag_of: "--batch-size 8" for config key with value v, as the traced command line
  * spelled it (config_value.flag / flag_sep); 0 when no flag carried the key. */

@@ -19,8 +19,9 @@ int advice_flag_of(const nano_config *cfg, int key, uint64_t v, char *out, size_
 
 int advice_accum_unknown(const nano_config *cfg)
 {
-    return (cfg->program != PROG_NANOGPT || cfg->nfiles_missing) &&
-           cfg->v[CFG_gradient_accumulation_steps].src == CONFIG_SRC_DEFAULT;
+    config_source src = cfg->v[CFG_gradient_accumulation_steps].src;
+    return src == CONFIG_SRC_UNKNOWN ||
+           ((cfg->program != PROG_NANOGPT || cfg->nfiles_missing) && src == CONFIG_SRC_DEFAULT);
 }
 
 /* speak_accum: a change of B (and A by a factor) when the run's A is unknown. */
@@ -47,8 +48,37 @@ static void speak_accum(advice_item *it, const gpt_shape *cur)
     }
 }
 
-void advice_speak(advice_item *items, int n, const nano_config *cfg, const gpt_shape *cur)
+static void advice_speak_program(advice_item *items, int n, const nano_config *cfg,
+                                 const gpt_shape *cur, const run_recognition *rec);
+
+/* batch_statistics: a smaller micro-batch changes BatchNorm's statistics: "same final model"
+ * is not true of such a network; said instead. */
+static void batch_statistics(advice_item *it, const gpt_shape *cur)
 {
+    char *p = strstr(it->note, "same final model");
+    if (!p || it->shape.B == cur->B)
+        return;
+    char rest[200];
+    snprintf(rest, sizeof rest, "%s", p + strlen("same final model"));
+    snprintf(p, sizeof it->note - (size_t)(p - it->note),
+             "BatchNorm then sees micro-batches of %llu: its statistics change, the final model "
+             "can differ%s",
+             (unsigned long long)it->shape.B, rest);
+}
+
+void advice_speak(advice_item *items, int n, const nano_config *cfg, const gpt_shape *cur,
+                  const run_recognition *rec)
+{
+    advice_speak_program(items, n, cfg, cur, rec);
+    if (rec && rec->batchnorm)
+        for (int i = 0; i < n; i++)
+            batch_statistics(&items[i], cur);
+}
+
+static void advice_speak_program(advice_item *items, int n, const nano_config *cfg,
+                                 const gpt_shape *cur, const run_recognition *rec)
+{
+    (void)rec;
     if (cfg->program == PROG_NANOGPT) {
         /* nanoGPT's flags, but its accumulation (in a config file the trace did not record) is
          * not known: the factor in words, the micro-batch as a flag */
@@ -70,9 +100,11 @@ void advice_speak(advice_item *items, int n, const nano_config *cfg, const gpt_s
         const gpt_shape *s = &it->shape;
         /* a code change: nanoGPT's names (GPT.forward, Block) mean nothing in another program */
         if (s->checkpointing && !cur->checkpointing) {
-            snprintf(it->cmdline, sizeof it->cmdline,
-                     "(code change: torch.utils.checkpoint.checkpoint around each transformer "
-                     "block; Hugging Face models: model.gradient_checkpointing_enable())");
+            snprintf(it->cmdline, sizeof it->cmdline, "%s",
+                     rec && rec->huggingface
+                         ? "(code change: model.gradient_checkpointing_enable() before training)"
+                         : "(code change: torch.utils.checkpoint.checkpoint around each "
+                           "transformer block in the model's forward)");
             continue;
         }
         /* no change or an environment variable: the same in every program */

@@ -1,7 +1,7 @@
-/* model.c — the model of a run (model.h): its nanoGPT configuration, the measured peak beside
- * the documents' and the refined formula, the OOM diagnosis and the calibrated advice, computed
- * once; printing is views/model_text.c and views/model_json.c. Formulas: formula.c;
- * calibration and candidates: advice.c. */
+/* model.c — the model of a run (model.h): its configuration with one source for every value
+ * (nanoGPT's defaults for nanoGPT's train.py only), what was trained, the measured peak beside
+ * the basic and refined formulas where a transformer's formula applies, the OOM diagnosis and
+ * the calibrated advice, computed once. Reasons: model_explain.c; printing: views/model_*.c. */
 #include "model.h"
 
 #include <math.h>
@@ -13,11 +13,6 @@
 #include "cfgsrc.h"
 #include "config.h"
 #include "formula.h"
-
-static double mibf(uint64_t b)
-{
-    return (double)b / (1024.0 * 1024.0);
-}
 
 /* apply_overrides: `vramtrace report` flags (key=value, optional leading --) over the config. */
 static int apply_overrides(model_result *m, const model_opts *o, char *err, size_t errlen)
@@ -50,189 +45,236 @@ static int apply_overrides(model_result *m, const model_opts *o, char *err, size
     return 0;
 }
 
-/* explain: the one-line reasons where measured and formula differ by more than 25 %. */
-static void explain(model_result *m, const run_facts *f)
+/* script_is_train_py: the traced script is a file named train.py (nanoGPT's entry point). */
+static int script_is_train_py(int argc, const char *const *argv)
 {
-    const gpt_shape *s = &m->shape;
-    uint64_t P = m->params_trace ? m->params_trace : formula_params_exact(s);
-    uint64_t total = cat_breakdown_total(&m->measured);
-    /* A from the run (not nanoGPT's default assumed): only then "A > 1" is a fact of the run */
-    int a_known = m->cfg.v[CFG_gradient_accumulation_steps].src != CONFIG_SRC_DEFAULT;
-    /* segment mode: gradients / optimizer state share segments with backward scratch */
-    static const char seg_no_ratio[] =
-        "segment mode counts whole segments under the phase that grew them: no bytes per "
-        "parameter from it (run with --tensors)";
-    for (int c = 0; c < CAT_COUNT; c++) {
-        uint64_t me = m->measured.bytes[c], d = m->doc.bytes[c], r = m->refined.bytes[c];
-        char *rd = m->reason_doc[c], *rr = m->reason_ref[c];
-        size_t n = sizeof m->reason_doc[c];
-        rd[0] = rr[0] = '\0';
-        /* immaterial rows (all under 2 % of the peak and 64 MiB) get no explanation */
-        uint64_t big = me > d ? (me > r ? me : r) : (d > r ? d : r);
-        if ((double)big < 0.02 * (double)total && big < (64ull << 20))
-            continue;
-        int off_doc =
-            (d > 0 || me > 0) && fabs((double)me - (double)d) > 0.25 * (double)(d > 0 ? d : me);
-        int off_ref =
-            (r > 0 || me > 0) && fabs((double)me - (double)r) > 0.25 * (double)(r > 0 ? r : me);
-        if (off_doc && !f->tensor_mode && me == 0 && (c == CAT_GRADIENTS || c == CAT_OPTIMIZER)) {
-            /* segments are counted by the phase that forced them: no tensor is seen */
-            snprintf(rd, n, "%s (run with --tensors)",
-                     c == CAT_GRADIENTS
-                         ? "segment mode cannot tell gradients from backward scratch: both are "
-                           "under 'backward'"
-                         : "segment mode sees only new segments: optimizer state placed in "
-                           "cached ones is not attributed");
-        } else if (off_doc) {
-            switch ((category)c) {
-            case CAT_PARAMETERS:
-                if (me == 0)
-                    snprintf(rd, n, "no parameter %s attributed at the peak",
-                             f->tensor_mode ? "tensor" : "segment");
-                else if (m->params_trace)
-                    snprintf(rd, n,
-                             "%.2f M parameters in the trace's weight tensors at 4 B each (fp32 "
-                             "master weights), the documents assumed fp16 (2 B/param)",
-                             (double)P / 1e6);
-                else if (fabs((double)me - 4.0 * P) < 0.15 * 4.0 * P)
-                    snprintf(rd, n,
-                             "parameters are fp32 under autocast (4 B/param), the documents "
-                             "assumed fp16 (2 B/param)");
-                else
-                    snprintf(rd, n, "%.2f B/param measured, the documents assumed 2 (fp16)",
-                             (double)me / P);
-                break;
-            case CAT_GRADIENTS:
-                if (me == 0)
-                    snprintf(rd, n, "no .grad alive at the peak: %s",
-                             m->measured.bytes[CAT_OPTIMIZER] > 0
-                                 ? "zero_grad(set_to_none=True) had freed the last step's "
-                                   "gradients, and the peak came before this step's first backward"
-                             : f->iterations == 0
-                                 ? "the peak came before the run's first backward"
-                                 : "zero_grad(set_to_none=True) frees them between optimizer "
-                                   "steps, and the peak came before a step's first backward");
-                else if (!f->tensor_mode)
-                    snprintf(rd, n, "%s", seg_no_ratio);
-                else if (fabs((double)me - 4.0 * P) < 0.15 * 4.0 * P)
-                    snprintf(
-                        rd, n, "gradients are fp32 (%.1f B/param), the documents assumed fp16%s",
-                        (double)me / P,
-                        a_known && s->A > 1 ? "; they stay alive across micro-steps (A > 1)" : "");
-                else if (m->partial && (double)me < 4.0 * P)
-                    snprintf(rd, n,
-                             "%.0f %% of the fp32 gradients were alive: the run stopped at the "
-                             "out-of-memory error during the backward",
-                             100.0 * (double)me / (4.0 * P));
-                else
-                    snprintf(rd, n,
-                             "%.1f B/param of gradients measured, the documents assumed 2 (fp16)",
-                             (double)me / P);
-                break;
-            case CAT_OPTIMIZER:
-                if (me == 0 && f->iterations == 0)
-                    snprintf(rd, n,
-                             "no AdamW state yet: the run stopped before its first optimizer step");
-                else if (me == 0)
-                    snprintf(rd, n,
-                             "no AdamW state at the peak: it came before the first "
-                             "optimizer step created the state");
-                else
-                    snprintf(rd, n, "AdamW keeps exp_avg and exp_avg_sq (8 B) for every parameter");
-                break;
-            case CAT_ACTIVATIONS:
-                snprintf(
-                    rd, n,
-                    "the documents' multiplier 24 %s: measured effective multiplier %.1f (refined: "
-                    "36*N*d + 16*N + 4*N*H bytes per block)",
-                    me > d ? "undercounts" : "overcounts", m->mult_act);
-                break;
-            case CAT_LOGITS:
-                /* what this run kept, in B*T*V units (the refined formula says 8 compiled,
-                 * 12 eager at the start of the loss backward) */
-                snprintf(rd, n,
-                         "the documents fold logits into activations; cross-entropy over V=%llu "
-                         "kept %.1f*B*T*V bytes here (the refined formula: %d)",
-                         (unsigned long long)s->V,
-                         (double)me / ((double)s->B * (double)s->T * (double)s->V),
-                         s->compile ? 8 : 12);
-                break;
-            case CAT_ATTENTION:
-                if (me == 0)
-                    snprintf(
-                        rd, n,
-                        "attention is fused (flash / SDPA): no B*H*T^2 score matrices are kept");
-                else if (formula_attention_unfused(s, me))
-                    snprintf(
-                        rd, n,
-                        "attention scores are materialized (unfused) and saved for every layer");
-                else /* far below B*H*T^2 per layer: a fused kernel's own buffers */
-                    snprintf(rd, n,
-                             "attention is fused (flash / SDPA): %.1f MiB of its buffers "
-                             "(log-sum-exp rows, workspaces), no B*H*T^2 score matrices",
-                             (double)me / 1048576.0);
-                break;
-            case CAT_AUTOCAST:
-                snprintf(rd, n,
-                         "the documents do not count autocast's 16-bit weight copies (2 B per "
-                         "matmul weight)");
-                break;
-            case CAT_CONTEXT:
-                snprintf(rd, n,
-                         "CUDA context measured %.0f MiB, the documents assume ~500 MB (driver, "
-                         "lazy loading)",
-                         mibf(me));
-                break;
-            case CAT_KERNEL_CODE:
-                if (s->compile)
-                    snprintf(rd, n,
-                             "kernel images %.0f MiB, torch.compile's kernels included (the "
-                             "documents allow 0.5-1 GB for torch.compile overall)",
-                             mibf(me));
-                else
-                    snprintf(rd, n,
-                             "kernel images %.0f MiB (modules and libraries loaded); not "
-                             "in the documents' formula",
-                             mibf(me));
-                break;
-            case CAT_CACHE:
-                snprintf(
-                    rd, n,
-                    "the documents count the allocator's cache only as \"fragmentation\" overhead");
-                break;
-            default:
-                if (d == 0)
-                    snprintf(rd, n, "not in the documents' formula");
-                break;
+    for (int i = 0; argv && i < argc; i++) {
+        const char *a = argv[i];
+        size_t n = a ? strlen(a) : 0;
+        if (n >= 3 && !strcmp(a + n - 3, ".py"))
+            return (n == 8 || (n > 8 && a[n - 9] == '/')) && !strcmp(a + n - 8, "train.py");
+    }
+    return 0;
+}
+
+/* nanogpt_run: nanoGPT's defaults apply: its configurator's command line (config files and
+ * --key=value only) and nanoGPT's model classes on the Python stacks; with no Python frames the
+ * script's name train.py stands for them; with no trace (predict) the configuration is nanoGPT's.
+ */
+static int nanogpt_run(const nano_config *c, const run_facts *f, char *why, size_t len)
+{
+    why[0] = '\0';
+    if (c->program != PROG_NANOGPT)
+        return 0;
+    if (!f->recog)
+        return 1;
+    if (f->recog->nanogpt)
+        return 1;
+    if (f->recog->python_frames) {
+        snprintf(
+            why, len,
+            "its command line looks like nanoGPT's, but nanoGPT's model class (GPT.forward) is not "
+            "on its Python stacks: nanoGPT's defaults are not assumed");
+        return 0;
+    }
+    if (f->argv && script_is_train_py(f->argc, f->argv)) {
+        snprintf(why, len,
+                 "no Python frames were recorded: nanoGPT's train.py is assumed from the script's "
+                 "name and command line");
+        return 1;
+    }
+    return 0;
+}
+
+/* set_trace: key k from the trace (src TRACE, where), the flag that carried nothing. */
+static void set_trace(nano_config *c, config_key k, long long v, const char *where)
+{
+    config_value *cv = &c->v[k];
+    cv->i = v;
+    cv->src = CONFIG_SRC_TRACE;
+    cv->flag[0] = '\0';
+    cv->flag_sep = 0;
+    snprintf(cv->where, sizeof cv->where, "%.*s", (int)sizeof cv->where - 1, where);
+}
+
+static int unset(const config_value *v)
+{
+    return v->src == CONFIG_SRC_DEFAULT || v->src == CONFIG_SRC_UNKNOWN;
+}
+
+/* complete_tokens: B·T measured (the token batch) gives T from the program's B, or B from T. */
+static void complete_tokens(nano_config *c, const infer_result *ir)
+{
+    if (!ir || !ir->v[INFER_tokens].known || ir->v[INFER_tokens].value <= 0)
+        return;
+    long long n = ir->v[INFER_tokens].value;
+    config_value *b = &c->v[CFG_batch_size], *t = &c->v[CFG_block_size];
+    char where[256];
+    if (c->v[CFG_block_size].src == CONFIG_SRC_UNKNOWN && !unset(b) && b->i > 0 && n % b->i == 0) {
+        snprintf(where, sizeof where,
+                 "T = %lld: B·T = %lld tokens in the token batch over the "
+                 "micro-batch %lld",
+                 n / b->i, n, b->i);
+        set_trace(c, CFG_block_size, n / b->i, where);
+    } else if (b->src == CONFIG_SRC_UNKNOWN && !unset(t) && t->i > 0 && n % t->i == 0) {
+        snprintf(where, sizeof where,
+                 "B = %lld: B·T = %lld tokens in the token batch over T = %lld", n / t->i, n, t->i);
+        set_trace(c, CFG_batch_size, n / t->i, where);
+    }
+}
+
+/* heads_consistent: n_embd divisible by n_head; when not, the value the trace measured stays
+ * and the other (an assumption or the program's) is dropped with a note. */
+static void heads_consistent(nano_config *c)
+{
+    char err[300], msg[400];
+    if (config_validate(c, err, sizeof err) == 0)
+        return;
+    config_value *h = &c->v[CFG_n_head];
+    snprintf(msg, sizeof msg, "%.240s: the width %lld is kept (%s), heads are not used", err,
+             c->v[CFG_n_embd].i, config_source_name(c->v[CFG_n_embd].src));
+    config_note(c, msg);
+    memset(h, 0, sizeof *h);
+    h->src = CONFIG_SRC_UNKNOWN;
+}
+
+/* from_trace_dtype: the precision the trace shows when nothing gave it. */
+static void from_trace_dtype(nano_config *c, const run_facts *f)
+{
+    config_value *dv = &c->v[CFG_dtype];
+    const infer_result *ir = f->inferred;
+    if (!unset(dv))
+        return;
+    const char *s = NULL, *why = NULL;
+    char buf[200];
+    if (f->grad_scaler) {
+        s = "float16";
+        why = "an enabled GradScaler allocated (scale / unscale_): fp16 mixed precision";
+    } else if (f->iterations > 0 && f->at_peak.bytes[CAT_AUTOCAST] > 0) {
+        s = "bfloat16";
+        snprintf(buf, sizeof buf,
+                 "16-bit autocast weight copies, no GradScaler over %d optimizer steps",
+                 f->iterations);
+        why = buf;
+    } else if (f->at_peak.bytes[CAT_AUTOCAST] > 0 || f->at_oom.bytes[CAT_AUTOCAST] > 0) {
+        s = "16-bit";
+        why = "16-bit autocast weight copies in the forward (no optimizer step ran to tell "
+              "float16 with a GradScaler from bfloat16)";
+    } else if (ir && ir->v[INFER_logits_dtype_bytes].known &&
+               ir->v[INFER_logits_dtype_bytes].value == 2 && dv->src == CONFIG_SRC_UNKNOWN) {
+        s = "bfloat16";
+        why = "16-bit logits in the forward and no GradScaler: bf16 mixed precision";
+    }
+    if (!s)
+        return;
+    snprintf(dv->s, sizeof dv->s, "%s", s);
+    dv->src = CONFIG_SRC_TRACE;
+    snprintf(dv->where, sizeof dv->where, "%s", why);
+}
+
+/* from_trace_compile: torch.compile on or off, as the trace shows it, when nothing gave it; a
+ * compile=True that ran eager becomes a note (the formulas use eager). */
+static void from_trace_compile(model_result *m, const run_facts *f, int nanogpt)
+{
+    config_value *cv = &m->cfg.v[CFG_compile];
+    int state = m->rec.compile.state;
+    const char *where = m->rec.compile.where;
+    if (!f->recog) { /* no recognition: the report's own frame summary */
+        state = f->compile_frames == MODEL_COMPILE_SEEN       ? FEAT_ON
+                : f->compile_frames == MODEL_COMPILE_NOT_SEEN ? FEAT_OFF
+                                                              : FEAT_UNKNOWN;
+        where = state == FEAT_ON ? "compiled: Python frames under torch._dynamo / torch._inductor"
+                                 : "no Python frame under torch._dynamo / torch._inductor";
+    }
+    if (state != FEAT_UNKNOWN && unset(cv) &&
+        !(cv->src == CONFIG_SRC_DEFAULT && (cv->i != 0) == (state == FEAT_ON) && nanogpt &&
+          !m->cfg.nfiles_missing)) {
+        set_trace(&m->cfg, CFG_compile, state == FEAT_ON, where);
+        m->shape.compile = state == FEAT_ON;
+        return;
+    }
+    if (state == FEAT_UNKNOWN && m->shape.compile && !f->has_oom && !m->shape.generic) {
+        /* no Python frames: a complete run that kept eager's 12*N*V of logits/loss ran eager */
+        double nv = (double)m->shape.B * (double)m->shape.T * (double)m->shape.V;
+        if (nv > 0 && (double)f->at_peak.bytes[CAT_LOGITS] > 10.0 * nv) {
+            state = FEAT_OFF;
+            where = "logits/loss kept about 12*B*T*V bytes, as eager does";
+            if (unset(cv)) {
+                set_trace(&m->cfg, CFG_compile, 0, where);
+                m->shape.compile = 0;
+                return;
             }
         }
-        if (off_ref && me > 0 && r > 0) {
-            int grows = c == CAT_ACTIVATIONS || c == CAT_LOGITS || c == CAT_ATTENTION ||
-                        c == CAT_GRADIENTS || c == CAT_AUTOCAST;
-            if (m->partial && grows && me < r)
-                snprintf(rr, n,
-                         "the run stopped at the OOM%s%s before the step's peak: this is partial",
-                         f->oom_phase && *f->oom_phase ? " in the " : "",
-                         f->oom_phase ? f->oom_phase : "");
-            else if (c == CAT_ACTIVATIONS && s->compile)
-                snprintf(rr, n,
-                         "torch.compile decides what is saved (the refined formula assumes 30*N*d "
-                         "per block)");
-            else
-                snprintf(rr, n, "measured %.2fx the refined formula (%s)", (double)me / r,
-                         category_doc((category)c));
-        } else if (off_ref && me > 0 && r == 0) {
-            if (c == CAT_ATTENTION)
-                snprintf(rr, n, "attention is not fused: B*H*T^2 scores are materialized");
-        } else if (off_ref && me == 0 && r > 0) {
-            if (!f->tensor_mode && (c == CAT_GRADIENTS || c == CAT_OPTIMIZER))
-                snprintf(rr, n, "not attributed in segment mode (run with --tensors)");
-            else if (c == CAT_OPTIMIZER)
-                snprintf(rr, n, "no AdamW state at the peak");
-            else
-                snprintf(rr, n, "none measured (classified elsewhere, or not reached)");
-        }
     }
+    if (cv->i && state == FEAT_OFF) {
+        m->shape.compile = 0;
+        snprintf(m->note, sizeof m->note, "%s ran as eager (%.100s): the formulas use eager mode",
+                 cv->src != CONFIG_SRC_DEFAULT ? "compile=True"
+                                               : "compile (nanoGPT's default True assumed)",
+                 where);
+    }
+}
+
+/* shape_of_run: what the recognition adds to the configuration's shape; whether a transformer's
+ * formula applies (every size it needs known), else the measured scaling (generic). */
+static void shape_of_run(model_result *m, int nanogpt)
+{
+    gpt_shape *s = &m->shape;
+    const run_recognition *r = &m->rec;
+    const nano_config *c = &m->cfg;
+    model_family fam = nanogpt ? FAM_DECODER : r->family;
+    s->checkpointing = r->checkpointing.state == FEAT_ON;
+    s->patch_tokens = fam == FAM_VISION_TRANSFORMER;
+    s->opt_set = 1; /* a recognized kind's own size; what was measured for the others */
+    if (r->optim == OPT_MOMENTUM || r->optim == OPT_ONE_STATE)
+        s->opt_bpp = 4;
+    else if (r->optim == OPT_NONE)
+        s->opt_bpp = 0;
+    else if (r->optim == OPT_ADAM)
+        s->opt_bpp = 8;
+    else if (r->optim_bpp >= 0)
+        s->opt_bpp = r->optim_bpp;
+    else {
+        s->opt_set = 0; /* not measured: AdamW's 8 B assumed, and said (views) */
+        m->opt_assumed = 1;
+    }
+    if (r->trainable && m->params_trace && r->trainable < m->params_trace)
+        s->train_frac = (double)r->trainable / (double)m->params_trace;
+    const char *missing = NULL;
+    if (!family_transformer(fam))
+        missing = NULL;
+    else if (!config_known(c, CFG_batch_size))
+        missing = "the micro-batch B";
+    else if (!config_known(c, CFG_block_size))
+        missing = fam == FAM_VISION_TRANSFORMER ? "the patch tokens T" : "the sequence length T";
+    else if (!config_known(c, CFG_n_layer))
+        missing = "the number of blocks L";
+    else if (!config_known(c, CFG_n_embd))
+        missing = "the width d";
+    else if (!config_known(c, CFG_vocab_size) && fam != FAM_VISION_TRANSFORMER)
+        missing = "the vocabulary V";
+    else if (!config_known(c, CFG_dtype))
+        missing = "the compute precision (dtype)";
+    else if (!config_known(c, CFG_compile))
+        missing = "whether torch.compile ran";
+    if (family_transformer(fam) && !missing) {
+        m->formula_ok = 1;
+        if (!s->H)
+            config_note(&m->cfg, "n_head unknown: the refined formula leaves out the attention's "
+                                 "B·H·T log-sum-exp rows (4·B·T·H bytes per block, a few MiB)");
+        return;
+    }
+    s->generic = 1;
+    if (missing)
+        snprintf(m->formula_why, sizeof m->formula_why,
+                 "%s: the transformer formula needs %s, which neither the program nor the trace "
+                 "gives",
+                 family_words(fam), missing);
+    else
+        snprintf(m->formula_why, sizeof m->formula_why,
+                 "%s: the transformer formulas do not apply; the measured breakdown explains the "
+                 "peak, and what-ifs scale what was measured with the micro-batch",
+                 fam == FAM_UNKNOWN ? "the model is not recognized" : family_words(fam));
 }
 
 int model_build(model_result *m, const run_facts *f, const model_opts *o, char *err, size_t errlen)
@@ -243,25 +285,47 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     m->cfg.files = f->files ? f->files : &none; /* a trace's files: never opened */
     if (config_from_cmdline(&m->cfg, f->argc, f->argv, f->cwd, err, errlen) < 0)
         return -1;
+    if (f->recog)
+        m->rec = *f->recog;
+    else
+        m->rec.optim_bpp = -1;
+    char why[300] = "";
+    int nanogpt = f->argv ? nanogpt_run(&m->cfg, f, why, sizeof why) : !f->recog;
+    if (why[0])
+        config_note(&m->cfg, why);
+    if (nanogpt && m->rec.optim == OPT_UNKNOWN) { /* its configure_optimizers */
+        m->rec.optim = OPT_ADAM;
+        snprintf(m->rec.optim_class, sizeof m->rec.optim_class, "AdamW");
+        snprintf(m->rec.optim_where, sizeof m->rec.optim_where,
+                 "nanoGPT's train.py trains with AdamW (configure_optimizers)");
+    }
+    if (!nanogpt) {
+        if (m->cfg.program == PROG_NANOGPT)
+            m->cfg.program = PROG_UNKNOWN;
+        config_forget_defaults(&m->cfg);
+    }
     cfgsrc_apply_hf(&m->cfg, m->cfg.files);
     cfgsrc_apply_inferred(&m->cfg, f->inferred);
-    if (m->cfg.program != PROG_NANOGPT && f->inferred && f->inferred->v[INFER_params].known &&
+    complete_tokens(&m->cfg, f->inferred);
+    if (!nanogpt && f->inferred && f->inferred->v[INFER_params].known &&
         f->inferred->v[INFER_params].value > 0)
         m->params_trace = (uint64_t)f->inferred->v[INFER_params].value;
     cfgsrc_versions(&m->cfg, m->cfg.files);
-    if (config_validate(&m->cfg, err, errlen) < 0) {
-        /* the traced run's shape cannot be used: a note, and the defaults for both keys */
-        char msg[300];
-        snprintf(msg, sizeof msg, "%.240s; the formulas use n_embd=768, n_head=12", err);
-        config_note(&m->cfg, msg);
-        config_reset(&m->cfg, CFG_n_embd);
-        config_reset(&m->cfg, CFG_n_head);
-    }
+    heads_consistent(&m->cfg);
     if (apply_overrides(m, o, err, errlen) < 0 || config_validate(&m->cfg, err, errlen) < 0)
         return -1;
+    from_trace_dtype(&m->cfg, f);
     formula_shape_from_config(&m->cfg, &m->shape);
+    from_trace_compile(m, f, nanogpt);
+    shape_of_run(m, nanogpt);
     m->shape.iteration0 = f->iterations == 0;
     m->measured = f->at_peak;
+    if (!config_known(&m->cfg, CFG_gradient_accumulation_steps)) {
+        /* not known: what-ifs change it by a factor (accum_unknown), and predictions keep a
+         * step's gradients alive through the next forward, as any accumulation does (said) */
+        m->shape.A = 2;
+        m->accum_assumed = 1;
+    }
     if (cat_breakdown_total(&m->measured) == 0 && f->peak_reserved > 0) {
         /* no breakdown: the peaks alone, as unclassified tensor bytes (a global calibration) */
         uint64_t alloc = f->peak_allocated && f->peak_allocated <= f->peak_reserved
@@ -271,53 +335,6 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
         m->measured.bytes[CAT_CACHE] = f->peak_reserved - alloc;
         if (f->peak_process > f->peak_reserved)
             m->measured.bytes[CAT_CONTEXT] = f->peak_process - f->peak_reserved;
-    }
-    /* compile=True that ran eager: the Python frames never entered torch.compile (our
-     * simulation, a script that ignores the flag); a complete run shows it by keeping eager's
-     * 12*N*V of logits/loss (compiled keeps about 8*N*V) */
-    config_value *dv = &m->cfg.v[CFG_dtype];
-    if (dv->src == CONFIG_SRC_DEFAULT && f->grad_scaler) {
-        snprintf(dv->s, sizeof dv->s, "float16"); /* not given, but the trace shows it */
-        dv->src = CONFIG_SRC_TRACE;
-        snprintf(dv->where, sizeof dv->where,
-                 "an enabled GradScaler allocated (scale / unscale_): fp16 mixed precision");
-    } else if (dv->src == CONFIG_SRC_DEFAULT && !f->grad_scaler && f->iterations > 0 &&
-               f->at_peak.bytes[CAT_AUTOCAST] > 0) {
-        snprintf(dv->s, sizeof dv->s, "bfloat16");
-        dv->src = CONFIG_SRC_TRACE;
-        snprintf(dv->where, sizeof dv->where,
-                 "16-bit autocast weight copies, no GradScaler over %d optimizer steps",
-                 f->iterations);
-    }
-    config_value *cv = &m->cfg.v[CFG_compile];
-    if (cv->src == CONFIG_SRC_DEFAULT && f->compile_frames == MODEL_COMPILE_SEEN) {
-        cv->i = 1; /* not given, but the trace shows it */
-        m->shape.compile = 1;
-        cv->src = CONFIG_SRC_TRACE;
-        snprintf(cv->where, sizeof cv->where,
-                 "compiled: Python frames under torch._dynamo / torch._inductor");
-    }
-    if (m->shape.compile) {
-        int no_frames = f->compile_frames == MODEL_COMPILE_NOT_SEEN;
-        double nv = (double)m->shape.B * (double)m->shape.T * (double)m->shape.V;
-        if (no_frames || (!f->has_oom && (double)m->measured.bytes[CAT_LOGITS] > 10.0 * nv)) {
-            m->shape.compile = 0;
-            if (cv->src == CONFIG_SRC_DEFAULT) { /* not given: what the trace shows is the value */
-                cv->i = 0;
-                cv->src = CONFIG_SRC_TRACE;
-                snprintf(cv->where, sizeof cv->where, "ran as eager: %s",
-                         no_frames ? "no Python frame under torch._dynamo / torch._inductor"
-                                   : "logits/loss kept about 12*B*T*V bytes");
-            } else
-                snprintf(m->note, sizeof m->note,
-                         "%s ran as eager (%s): the formulas use eager mode",
-                         m->cfg.v[CFG_compile].src != CONFIG_SRC_DEFAULT ? "compile=True"
-                         : m->cfg.program == PROG_NANOGPT
-                             ? "compile (not given; nanoGPT's default True assumed)"
-                             : "the run (compile not given)",
-                         no_frames ? "no Python frame under torch._dynamo / torch._inductor"
-                                   : "logits/loss kept about 12*B*T*V bytes");
-        }
     }
     if (formula_attention_unfused(&m->shape, m->measured.bytes[CAT_ATTENTION]))
         m->shape.unfused_attention = 1;
@@ -335,7 +352,7 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
                                m->measured.bytes[CAT_ATTENTION]) /
                       denom;
     }
-    explain(m, f);
+    model_explain(m, f);
 
     if (o && o->target_card_bytes) {
         m->capacity = o->target_card_bytes;
@@ -397,10 +414,18 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     }
     int cur_fits =
         f->has_oom ? 0 : advice_fits(m->current.peak_bytes, m->capacity, ADVICE_HEADROOM);
-    m->largest_batch = advice_largest_batch(&m->calib, &steady, m->capacity, ADVICE_HEADROOM);
+    /* a run that completed its steps on this card is never told first to shrink: it fits, with
+     * less than the headroom free; the options add margin */
+    if (cur_fits == 0 && !f->has_oom && f->iterations > 0 && m->capacity &&
+        f->peak_process <= m->capacity) {
+        m->tight = 1;
+        cur_fits = 2;
+    }
+    if (config_known(&m->cfg, CFG_batch_size))
+        m->largest_batch = advice_largest_batch(&m->calib, &steady, m->capacity, ADVICE_HEADROOM);
     m->nitems = advice_candidates(&m->calib, &steady, m->capacity,
                                   f->has_oom && m->cause == OOM_FRAGMENTATION, m->expandable_set,
                                   cur_fits, m->items, ADVICE_MAX);
-    advice_speak(m->items, m->nitems, &m->cfg, &steady);
+    advice_speak(m->items, m->nitems, &m->cfg, &steady, &m->rec);
     return 0;
 }

@@ -1,6 +1,7 @@
-/* model.h — the bridge between what a trace measured (replay/classify, the report) and the
- * memory model (config.c, formula.c, advice.c): formula comparison, OOM diagnosis, advice.
- * The report fills run_facts and builds one model_result; views/ print it. */
+/* model.h — the bridge between what a trace measured (replay/classify, the report), what was
+ * recognized (recognize.h, config.h) and the memory model (formula.c, advice.c): the formula
+ * comparison where one applies, OOM diagnosis, advice. The report fills run_facts and builds
+ * one model_result (model.c; its sentences: model_explain.c); views/ print it. */
 #ifndef VT_ANALYZER_MODEL_H
 #define VT_ANALYZER_MODEL_H
 
@@ -12,6 +13,7 @@
 #include "config.h"
 #include "formula.h"
 #include "infer.h"
+#include "recognize.h"
 
 /* run_facts.compile_frames: whether torch.compile ran, as the trace's Python frames show. */
 enum {
@@ -37,6 +39,12 @@ typedef struct run_facts {
     uint64_t peak_process;        /* reserved + context + kernel code + other driver memory */
     cat_breakdown at_peak;        /* every byte of peak_process, by category */
     int iterations;               /* optimizer steps seen */
+    const run_recognition *recog; /* what was trained and what was on (NULL: not recognized) */
+    int backward_passes;          /* backward passes begun */
+    const char *peak_phase;       /* the phase of the event that made the process peak, or NULL */
+    int peak_bwd, peak_iter;      /* backward passes / optimizer steps begun before the peak */
+    int has_cat_peaks;            /* cat_peak is measured (tensor mode) */
+    uint64_t cat_peak[CAT_COUNT]; /* each category's largest live bytes over the run */
     int compile_frames;           /* MODEL_COMPILE_*: what the Python frames say of torch.compile */
     int grad_scaler;              /* 1: an enabled GradScaler allocated (scale / unscale): fp16 */
     /* OOM (has_oom = 0: the rest is unused) */
@@ -74,6 +82,12 @@ typedef struct model_result {
     /* P from the trace's own parameter tensors (infer.h) for a program that is not nanoGPT, whose
      * shape the GPT formula only approximates (a Llama's MLP); 0 = nanoGPT or not inferred */
     uint64_t params_trace;
+    run_recognition rec;   /* what was trained (from f->recog; zero = nothing recognized) */
+    int formula_ok;        /* 1: a transformer's formula applies to this run's shape */
+    char formula_why[240]; /* why it does not, when formula_ok = 0 */
+    int tight;         /* 1: a run that completed on the card with less than the headroom free */
+    int opt_assumed;   /* 1: the optimizer's state was not measured: predictions assume AdamW */
+    int accum_assumed; /* 1: the accumulation is not known: predictions keep gradients alive */
     model_calib calib;
     prediction current;
     uint64_t capacity;
@@ -94,5 +108,9 @@ typedef struct model_result {
  * Returns 0, or -1 with the reason in err when the configuration is invalid (e.g. an override that
  * does not parse). */
 int model_build(model_result *m, const run_facts *f, const model_opts *o, char *err, size_t errlen);
+
+/* model_explain: the one-line reasons where measured and formula differ (m->reason_doc /
+ * reason_ref), in the words of what was recognized (model_explain.c). */
+void model_explain(model_result *m, const run_facts *f);
 
 #endif

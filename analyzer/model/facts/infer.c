@@ -13,6 +13,8 @@ static const char *const names[] = {
 #undef VT_INFER_NAME
 };
 
+#define VT_EMBED_GAP 16 /* allocations between a token batch and its embedding lookup */
+
 /* One tensor as the pass sees it. */
 typedef struct vt__tensor {
     uint64_t addr, size;
@@ -107,6 +109,7 @@ static void vt__infer_params(const vt__pass *p, infer_result *out, uint64_t *ele
                              size_t *lo, size_t *hi)
 {
     uint64_t bytes = 0, maxel = 0;
+    size_t maxi = 0;
     size_t n = 0;
     for (size_t i = 0; i < p->n; i++)
         if (p->t[i].early && p->t[i].kept && p->t[i].size % 4 == 0) {
@@ -135,10 +138,12 @@ static void vt__infer_params(const vt__pass *p, infer_result *out, uint64_t *ele
     for (size_t i = 0; i < n; i++) {
         size_t c = 0, sq = 0;
         if (elems[i] > maxel)
-            maxel = elems[i];
+            maxel = elems[i], maxi = i;
+        uint64_t square; /* a parameter of 2^32 elements or more has no square to test */
+        int big = __builtin_mul_overflow(elems[i], elems[i], &square);
         for (size_t j = 0; j < n; j++) {
             c += elems[j] == elems[i];
-            sq |= elems[i] > 1 && elems[j] % (elems[i] * elems[i]) == 0;
+            sq |= !big && elems[i] > 1 && elems[j] % square == 0;
         }
         if (reps >= 2 && c >= reps && sq && (!d || elems[i] < d)) {
             d = elems[i];
@@ -159,72 +164,210 @@ static void vt__infer_params(const vt__pass *p, infer_result *out, uint64_t *ele
         vt__set(out, INFER_bias, nd >= 4, "bias %s: %zu tensors of d elements in each block (%s)",
                 nd >= 4 ? "True" : "False", nd,
                 nd >= 4 ? "norm weights, norm and projection biases" : "the norms' weights only");
-    if (d && maxel % d == 0 && maxel / d > d)
+    /* the vocabulary: the largest parameter, outside the repeating blocks (an MLP's 4·d×d
+     * inside them is not an embedding; a vision model has none) */
+    if (d && maxel % d == 0 && maxel / d > d && (maxi < *lo || maxi >= *hi))
         vt__set(out, INFER_vocab_size, (int64_t)(maxel / d),
                 "V = %llu from the largest parameter, %llu×%llu (embedding / head)",
                 (unsigned long long)(maxel / d), (unsigned long long)(maxel / d),
                 (unsigned long long)d);
 }
 
-/* B·T from the logits: the largest tensor of the first forward is B·T·V elements (2 or 4 B);
- * the int64 token input of B·T·8 B, allocated earlier, decides which. */
+/* vt__embeds: the index after i of the embedding lookup of n tokens of width d (n·d elements of
+ * 2 or 4 bytes within VT_EMBED_GAP allocations), or 0 when there is none. */
+static size_t vt__embeds(const vt__pass *p, size_t i, uint64_t n, uint64_t d)
+{
+    uint64_t two, four;
+    if (!d || __builtin_mul_overflow(n, d * 2, &two) || __builtin_mul_overflow(n, d * 4, &four))
+        return 0;
+    for (size_t j = i + 1; j < p->n && j <= i + VT_EMBED_GAP; j++)
+        if (p->t[j].early && (p->t[j].size == two || p->t[j].size == four))
+            return j;
+    return 0;
+}
+
+/* vt__token_batch: N = B·T, the int64 token batch of the first forward: an int64-sized tensor
+ * (N·8 B; kept alive by the training loop or not), whose embedding lookup, N·d elements of 2 or 4
+ * bytes, comes within a few allocations after it. *at its index. 0 when there is none (no token
+ * input: an image model). */
+static uint64_t vt__token_batch(const vt__pass *p, uint64_t d, uint64_t V, size_t *at)
+{
+    if (p->at_oom && p->oom_bt) {
+        for (size_t i = 0; i < p->n; i++)
+            if (p->t[i].early && p->t[i].size == p->oom_bt * 8) {
+                *at = i;
+                return p->oom_bt;
+            }
+    }
+    /* the logits, when the vocabulary is known: the largest tensor of the first forward that
+     * is a multiple of V, N·V of 2 or 4 bytes, with its int64 batch of N·8 bytes before it */
+    size_t li = p->n;
+    for (size_t i = 0; V && i < p->n; i++)
+        if (p->t[i].early && !p->t[i].kept && p->t[i].size % V == 0 &&
+            (li == p->n || p->t[i].size > p->t[li].size))
+            li = i;
+    /* eager keeps an fp32 copy (4 B, the largest), compile the 16-bit logits (2 B): first the
+     * batch whose embedding lookup follows it (eager), then any batch before the logits */
+    for (int pass = 0; li < p->n && pass < 2; pass++)
+        for (int k = 0; k < 2; k++) {
+            uint64_t b = (pass == 0) == (k == 0) ? 4 : 2;
+            if (p->t[li].size % (V * b))
+                continue;
+            uint64_t n = p->t[li].size / (V * b);
+            for (size_t i = 0; i < li; i++)
+                if (p->t[i].early && p->t[i].size == n * 8 &&
+                    (pass == 1 || vt__embeds(p, i, n, d))) {
+                    *at = i;
+                    return n;
+                }
+        }
+    for (size_t i = 0; d && i < p->n; i++) {
+        if (!p->t[i].early || p->t[i].size % 8 || p->t[i].size < 16)
+            continue;
+        uint64_t n = p->t[i].size / 8;
+        if (!vt__embeds(p, i, n, d))
+            continue;
+        *at = i;
+        return n;
+    }
+    return 0;
+}
+
+/* B·T from the token batch; T from the positions (arange(T) int64 between the batch and a few
+ * allocations after its embedding lookup: nanoGPT's pos, transformers' cache_position), else from a
+ * position embedding whose rows divide B·T (a model's maximum context, said so); the logits (B·T×V,
+ * 2 or 4 B) confirm. */
 static void vt__infer_tokens(const vt__pass *p, const uint64_t *elems, size_t nelems, size_t lo,
                              size_t hi, infer_result *out)
 {
-    if (!out->v[INFER_vocab_size].known)
+    if (!out->v[INFER_n_embd].known)
         return;
-    uint64_t V = (uint64_t)out->v[INFER_vocab_size].value, d = (uint64_t)out->v[INFER_n_embd].value;
-    uint64_t logits = 0;
-    size_t li = 0;
-    for (size_t i = 0; i < p->n; i++)
-        if (p->t[i].early && !p->t[i].kept && p->t[i].size > logits && p->t[i].size % V == 0)
-            logits = p->t[i].size, li = i;
-    /* 2- or 4-byte logits: the one whose int64 input (B·T·8 B) comes first before them */
-    uint64_t bt = 0;
-    int dt = 0;
-    size_t at = li;
-    for (int b = 2; b <= 4; b += 2) {
-        if (!logits || logits % (V * b))
-            continue;
-        uint64_t n = logits / (V * b);
-        if (p->at_oom && n != p->oom_bt)
-            continue; /* died in the forward: only logits of the batch found there count */
-        for (size_t i = 0; i < at; i++)
-            if (p->t[i].early && p->t[i].size == n * 8) {
-                bt = n, dt = b, at = i;
-                break;
-            }
-    }
+    uint64_t d = (uint64_t)out->v[INFER_n_embd].value;
+    uint64_t V = out->v[INFER_vocab_size].known ? (uint64_t)out->v[INFER_vocab_size].value : 0;
+    size_t at = 0;
+    uint64_t bt = vt__token_batch(p, d, V, &at);
     if (!bt)
         return;
-    /* the position ids follow the last input-sized tensor before the logits */
-    for (size_t i = at; i < li; i++)
-        if (p->t[i].early && p->t[i].size == bt * 8)
-            at = i;
-    /* T: the position embedding T×d (a parameter outside the repeating block) when there
-     * is one, else the position ids: the first smaller int64-sized tensor after the input
-     * whose size divides it (arange(T)) */
+    /* the logits: the largest tensor of the first forward, B·T·V of 2 or 4 bytes */
+    int dt = 0, half = 0;
+    size_t li = p->n;
+    for (size_t i = at; V && i < p->n; i++) {
+        uint64_t s = p->t[i].size;
+        if (!p->t[i].early || p->t[i].kept || s % V)
+            continue;
+        half |= s == bt * V * 2;
+        if ((s == bt * V * 2 || s == bt * V * 4) && (li == p->n || s > p->t[li].size))
+            li = i, dt = (int)(s / (bt * V));
+    }
+    if (dt)
+        vt__set(out, INFER_logits_dtype_bytes, half ? 2 : 4,
+                half ? "16-bit logits B·T×V in the first forward (16-bit compute)"
+                     : "the logits B·T×V of the first forward are fp32 only");
+    /* the token batch (and targets) the training loop kept alive sit among the parameters'
+     * prefix: they are not parameters */
+    uint64_t batch_bytes = 0;
+    for (size_t i = 0; i < p->n; i++)
+        if (p->t[i].early && p->t[i].kept && p->t[i].size == bt * 8)
+            batch_bytes += p->t[i].size;
+    infer_value *pv = &out->v[INFER_params];
+    if (batch_bytes && pv->known && (uint64_t)pv->value * 4 > batch_bytes) {
+        pv->value -= (int64_t)(batch_bytes / 4);
+        size_t w = strlen(pv->where);
+        snprintf(pv->where + w, sizeof pv->where - w, ", less the token batch (%llu B)",
+                 (unsigned long long)batch_bytes);
+    }
+    vt__set(out, INFER_tokens, (int64_t)bt,
+            "B·T = %llu: the int64 token batch (%llu B) before its embedding lookup%s",
+            (unsigned long long)bt, (unsigned long long)bt * 8, dt ? ", and the logits B·T×V" : "");
+    /* T: arange(T) int64 after the batch (before the logits when there are some) */
     uint64_t T = 0;
-    int wpe = 0;
-    for (size_t i = 0; d && i < nelems && !T; i++) {
+    int how = 0;
+    size_t emb = vt__embeds(p, at, bt, d), stop = emb ? emb + 4 : at;
+    for (size_t i = at + 1; i < p->n && i < li && i <= stop && !T; i++) {
+        uint64_t s = p->t[i].size;
+        if (p->t[i].early && !p->t[i].kept && s < bt * 8 && s >= 64 && s % 8 == 0 &&
+            (bt * 8) % s == 0)
+            T = s / 8, how = 1;
+    }
+    /* else a position embedding (T_max×d, outside the repeating block) whose rows divide B·T */
+    for (size_t i = 0; !T && i < nelems; i++) {
         uint64_t rows = elems[i] / d;
         if (elems[i] % d == 0 && rows != d && rows != V && rows >= 2 && bt % rows == 0 &&
             elems[i] * 4 != bt * 8 && (i < lo || i >= hi))
-            T = rows, wpe = 1;
+            T = rows, how = 2;
     }
-    for (size_t i = at + 1; i < p->n && !T; i++) {
+    if (!T)
+        return;
+    vt__set(out, INFER_block_size, (int64_t)T,
+            how == 1 ? "T = %llu from the position ids (arange(T): %llu int64 after the batch)"
+                     : "T = %llu from the position embedding %llu×d (the model's maximum context, "
+                       "taken as the run's: it divides B·T)",
+            (unsigned long long)T, (unsigned long long)T);
+    vt__set(out, INFER_batch_size, (int64_t)(bt / T), "B = %llu: B·T = %llu over T = %llu",
+            (unsigned long long)(bt / T), (unsigned long long)bt, (unsigned long long)T);
+}
+
+/* vt__isqrt: the integer square root of x when x is a perfect square, else 0. */
+static uint64_t vt__isqrt(uint64_t x)
+{
+    uint64_t r = 0;
+    while (r * r < x && r < (1u << 20))
+        r++;
+    return r * r == x ? r : 0;
+}
+
+/* No token batch: a vision model. A vision transformer's position embedding (rows×d outside the
+ * repeating blocks, rows - 1 a square: the patch grid and the class token) gives T, its first
+ * token tensor (B·T·d or B·(T-1)·d of 2 or 4 bytes) B; otherwise an image batch (fp32
+ * B·3·H·W, H = W) beside its int64 labels (B·8 bytes) gives B and the image size. */
+static void vt__infer_images(const vt__pass *p, const uint64_t *elems, size_t nelems, size_t lo,
+                             size_t hi, infer_result *out)
+{
+    if (out->v[INFER_tokens].known)
+        return;
+    uint64_t d = out->v[INFER_n_embd].known ? (uint64_t)out->v[INFER_n_embd].value : 0, T = 0;
+    for (size_t i = 0; d && i < nelems && !T; i++) {
+        uint64_t rows = elems[i] / d;
+        if (elems[i] % d == 0 && rows != d && rows >= 5 && (i < lo || i >= hi) &&
+            vt__isqrt(rows - 1) >= 2)
+            T = rows;
+    }
+    for (size_t i = 0; T && i < p->n; i++) {
         uint64_t s = p->t[i].size;
-        if (p->t[i].early && s < bt * 8 && s >= 64 && s % 8 == 0 && (bt * 8) % s == 0)
-            T = s / 8;
+        if (!p->t[i].early || p->t[i].kept)
+            continue;
+        for (uint64_t k = 2; k <= 4; k += 2)
+            for (uint64_t t = T - 1; t <= T; t++)
+                if (s % (t * d * k) == 0 && s / (t * d * k) >= 1 && s / (t * d * k) <= 65536) {
+                    vt__set(out, INFER_block_size, (int64_t)T,
+                            "T = %llu patch tokens from the position embedding %llu×d (%llu "
+                            "patches and a class token)",
+                            (unsigned long long)T, (unsigned long long)T,
+                            (unsigned long long)(T - 1));
+                    vt__set(out, INFER_batch_size, (int64_t)(s / (t * d * k)),
+                            "B = %llu: the first token tensor, B·%llu×d of %llu-byte elements",
+                            (unsigned long long)(s / (t * d * k)), (unsigned long long)t,
+                            (unsigned long long)k);
+                    return;
+                }
     }
-    if (T) {
-        vt__set(out, INFER_block_size, (int64_t)T,
-                wpe ? "T = %llu from the position embedding %llu×d"
-                    : "T = %llu from the position ids (%llu int64 after the input)",
-                (unsigned long long)T, (unsigned long long)T);
-        vt__set(out, INFER_batch_size, (int64_t)(bt / T),
-                "B·T = %llu from the int64 input tensor and the %d-byte logits B·T×%llu",
-                (unsigned long long)bt, dt, (unsigned long long)V);
+    for (size_t i = 0; !T && i < p->n; i++) {
+        uint64_t s = p->t[i].size;
+        if (!p->t[i].early || p->t[i].kept || s < 12 * 16 * 16 || s % 12)
+            continue;
+        for (size_t j = i >= 4 ? i - 4 : 0; j < p->n && j <= i + 4; j++) {
+            uint64_t b = p->t[j].size / 8, side;
+            if (j == i || !p->t[j].early || p->t[j].size % 8 || !b || b > 65536 || s % (12 * b))
+                continue;
+            if ((side = vt__isqrt(s / (12 * b))) < 16)
+                continue;
+            vt__set(out, INFER_batch_size, (int64_t)b,
+                    "B = %llu: the int64 labels (%llu B) beside an fp32 image batch of %llu B",
+                    (unsigned long long)b, (unsigned long long)b * 8, (unsigned long long)s);
+            vt__set(out, INFER_image_size, (int64_t)side, "%llu×%llu images: B·3·H·W fp32 = %llu B",
+                    (unsigned long long)side, (unsigned long long)side, (unsigned long long)s);
+            return;
+        }
     }
 }
 
@@ -298,6 +441,7 @@ int infer_model(const char *path, infer_result *out, char *err, size_t errlen)
         size_t n = 0, lo = 0, hi = 0;
         vt__infer_params(&p, out, elems, &n, &lo, &hi);
         vt__infer_tokens(&p, elems, n, lo, hi, out);
+        vt__infer_images(&p, elems, n, lo, hi, out);
     }
     free(elems);
     free(p.t);

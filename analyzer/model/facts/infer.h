@@ -17,8 +17,11 @@
     X(n_head, "attention heads H")                                                                 \
     X(bias, "biases in the blocks' linear and norm layers (1 / 0)")                                \
     X(vocab_size, "vocabulary V")                                                                  \
+    X(tokens, "tokens per micro-batch B·T")                                                        \
+    X(logits_dtype_bytes, "bytes per element of the largest logits tensor (2: 16-bit)")            \
     X(batch_size, "micro-batch B")                                                                 \
-    X(block_size, "sequence length T")                                                             \
+    X(block_size, "sequence length T (patch tokens for a vision transformer)")                     \
+    X(image_size, "image side H = W of an image batch")                                            \
     X(gradient_accumulation_steps, "micro-steps per optimizer step A")                             \
     X(optimizer_steps, "optimizer steps in the trace")
 

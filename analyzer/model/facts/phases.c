@@ -72,8 +72,11 @@ stack_facts phases_of_stack(const tables_frame *f, size_t n)
             /* a compiled graph running (inductor's generated code) is the forward, not compile */
             run |=
                 strstr(file, "torchinductor_") != NULL || !strcmp(fn, "CompiledFxGraph.__call__");
-            comp |=
-                strstr(file, "torch/_dynamo") != NULL || strstr(file, "torch/_inductor") != NULL;
+            /* not dynamo's eval_frame.py alone: its _fn wraps disable() too, which eager code
+             * runs (torch.utils.checkpoint, optimizers) */
+            comp |= strstr(file, "torch/_inductor") != NULL ||
+                    (strstr(file, "torch/_dynamo") != NULL && !strstr(file, "/eval_frame.py") &&
+                     !strstr(file, "/external_utils.py") && !strstr(file, "/decorators.py"));
             fwd |= in(last, fwd_fns);
             init |= in(last, init_fns);
             r.loss |= in(last, loss_fns);

@@ -68,6 +68,8 @@ typedef struct replay_result {
     uint64_t peak_allocated_blocks, t_allocated_blocks, blocks_unplaced;
     blocks_basis blocks_basis;
     uint64_t phase_peak[PHASE_COUNT]; /* process level while in each phase */
+    uint8_t peak_phase;               /* the phase of the event that made the process peak */
+    uint32_t peak_bwd, peak_iter;     /* backward passes / optimizer steps begun before it */
     uint32_t iterations;              /* optimizer steps: contiguous optimizer stretches */
     uint32_t backward_passes;         /* backward passes begun */
     uint32_t accum;       /* backward passes before each optimizer step when every step of the

@@ -23,6 +23,9 @@ void replay_snap_bump_peaks(state *s, uint8_t ph, uint64_t t)
         if (proc > r->peak_process)
             r->peak_process = proc, r->t_process = t;
         s->alloc_at_peak = alloc;
+        r->peak_phase = ph;
+        r->peak_bwd = s->bwd;
+        r->peak_iter = s->iter;
         r->at_peak.event = s->event;
         r->at_peak.time_ns = t;
         s->nret = 0; /* whatever was freed before this new peak was not live at it */

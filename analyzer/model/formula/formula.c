@@ -1,5 +1,6 @@
 /* formula.c — the design documents' memory formula (formula.md §2, exactly as written) and
- * the refined formula (§3) for nanoGPT-shaped models, per category (formula.h).
+ * the refined formula (§3) for transformer shapes, per category (formula.h); nothing for a
+ * shape no formula applies to (gpt_shape.generic).
  * Checked on an H100 (PyTorch 2.11, examples/gpt/train.py, fp16 AMP, 3 iterations): the
  * refined tensor bytes vs torch.cuda.max_memory_allocated were GPT-2 124M eager B=8 A=2
  * 9.95 / 10.04 GB, B=4 A=1 5.60 / 5.67, B=4 A=2 bf16 6.10 / 6.17, the documents' 30M model
@@ -28,6 +29,16 @@ void formula_shape_from_config(const nano_config *c, gpt_shape *s)
     s->compile = (int)c->v[CFG_compile].i;
 }
 
+double formula_opt_bpp(const gpt_shape *s)
+{
+    return s->opt_set ? s->opt_bpp : 8.0;
+}
+
+double formula_train_frac(const gpt_shape *s)
+{
+    return s->train_frac > 0 && s->train_frac < 1 ? s->train_frac : 1.0;
+}
+
 uint64_t formula_params_exact(const gpt_shape *s)
 {
     uint64_t c = s->bias ? 13 : 2, f = s->bias ? 2 : 1;
@@ -42,6 +53,8 @@ uint64_t formula_params_matmul(const gpt_shape *s)
 void formula_documents(const gpt_shape *s, doc_formula *d)
 {
     memset(d, 0, sizeof *d);
+    if (s->generic)
+        return;
     d->params_estimate = 12 * s->L * s->d * s->d + s->d * s->V;
     /* nanoGPT's get_num_params(non_embedding=True) subtracts the position embeddings. */
     d->params_reported = formula_params_exact(s) - s->T * s->d;
@@ -91,10 +104,13 @@ uint64_t formula_block_bytes(const gpt_shape *s)
 void formula_refined(const gpt_shape *s, cat_breakdown *out)
 {
     memset(out, 0, sizeof *out);
+    if (s->generic)
+        return;
     uint64_t P = formula_params_exact(s), N = s->B * s->T, d = s->d;
+    double trained = (double)P * formula_train_frac(s);
     out->bytes[CAT_PARAMETERS] = 4 * P;
-    out->bytes[CAT_OPTIMIZER] = s->iteration0 ? 0 : 8 * P;
-    out->bytes[CAT_GRADIENTS] = s->A > 1 ? 4 * P : 0;
+    out->bytes[CAT_OPTIMIZER] = s->iteration0 ? 0 : (uint64_t)(formula_opt_bpp(s) * trained + 0.5);
+    out->bytes[CAT_GRADIENTS] = s->A > 1 ? (uint64_t)(4.0 * trained + 0.5) : 0;
     if (s->dtype_bytes == 2 && !s->compile)
         out->bytes[CAT_AUTOCAST] =
             s->checkpointing ? 2 * (s->V * d + 12 * d * d) : 2 * formula_params_matmul(s);
@@ -116,6 +132,8 @@ void formula_refined(const gpt_shape *s, cat_breakdown *out)
 
 int formula_attention_unfused(const gpt_shape *s, uint64_t measured)
 {
+    if (s->generic || !s->H)
+        return 0; /* no score matrices to compare with: heads unknown */
     double scores = 6.0 * (double)s->B * (double)s->H * (double)s->T * (double)s->T *
                     (double)(s->checkpointing ? 1 : s->L);
     return measured > 0 && (double)measured >= 0.25 * scores;

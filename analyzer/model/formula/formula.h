@@ -21,6 +21,13 @@ typedef struct gpt_shape {
     int iteration0;        /* 1: before the first optimizer step (no Adam state) */
     int accum_unknown;     /* 1: A is an assumption (no argument gave it): advice keeps the
                             * effective batch with micro-batches dividing B, said as a factor */
+    int generic;           /* 1: no transformer formula applies (a convolutional network, an
+                            * unrecognized model, or a shape the trace does not give): the
+                            * formulas are 0 and predictions scale what was measured with B */
+    int opt_set;           /* 1: opt_bpp is the run's (recognized); 0: AdamW's 8 B assumed */
+    double opt_bpp;        /* optimizer state bytes per trainable parameter, when opt_set */
+    double train_frac;     /* trainable share of the parameters (0 or 1: all; LoRA: a few %) */
+    int patch_tokens;      /* 1: T counts a vision transformer's patches (not a knob to turn) */
 } gpt_shape;
 
 /* The documents' formula (formula.md §2), with its worked-example quantities. */
@@ -42,8 +49,12 @@ typedef struct doc_formula {
 
 enum { FORMULA_DOC_MULT_BASIC = 24, FORMULA_DOC_MULT_EMPIRICAL = 160 };
 
-/* formula_shape_from_config: the shape of a nanoGPT configuration (attention fused,
- * no checkpointing, steady state). */
+/* formula_shape_from_config: the shape of a configuration (attention fused, no checkpointing,
+ * steady state, AdamW's 8 B per parameter, every parameter trained); unknown keys are 0. */
+/* formula_opt_bpp: the optimizer state per trainable parameter s assumes (opt_set: the run's,
+ * else AdamW's 8 B); formula_train_frac: its trainable share (1 when not set). */
+double formula_opt_bpp(const gpt_shape *s);
+double formula_train_frac(const gpt_shape *s);
 void formula_shape_from_config(const nano_config *c, gpt_shape *s);
 
 /* formula_params_exact: nanoGPT's exact parameter count, all tensors on the GPU:
@@ -52,7 +63,7 @@ uint64_t formula_params_exact(const gpt_shape *s);
 /* formula_params_matmul: P_mm = 12*L*d^2 + V*d (weights autocast copies to 16 bits). */
 uint64_t formula_params_matmul(const gpt_shape *s);
 
-/* formula_documents: fills d with the documents' formula for s. */
+/* formula_documents: fills d with the documents' formula for s (all 0 when s->generic). */
 void formula_documents(const gpt_shape *s, doc_formula *d);
 /* formula_documents_breakdown: the documents' numbers per category (parameters, gradients,
  * optimizer, activations at multiplier 24, attention one layer, context, compile as kernel
@@ -64,10 +75,11 @@ void formula_documents_breakdown(const gpt_shape *s, cat_breakdown *out);
 uint64_t formula_block_bytes(const gpt_shape *s);
 
 /* formula_refined: the refined formula's tensor bytes at the step's peak (start of the
- * loss backward) per category: parameters 4P, optimizer 8P (0 at iteration 0), gradients 4P
- * when A > 1, autocast copies 2*P_mm (eager 16-bit), activations L blocks + 6Nd + 8N
- * (final LayerNorm), logits/loss 12NV (8NV compiled), attention 6*B*H*T^2 per layer when
- * unfused, inputs 16N. Sums to formula.md §3's peak. Other categories are 0. */
+ * loss backward) per category: parameters 4P, optimizer opt_bpp per trainable parameter (0 at
+ * iteration 0), gradients 4 B per trainable parameter when A > 1, autocast copies 2*P_mm (eager
+ * 16-bit), activations L blocks + 6Nd + 8N (final LayerNorm), logits/loss 12NV (8NV compiled),
+ * attention 6*B*H*T^2 per layer when unfused, inputs 16N. Sums to formula.md §3's peak. Other
+ * categories are 0; all are 0 when s->generic. */
 void formula_refined(const gpt_shape *s, cat_breakdown *out);
 
 /* formula_attention_unfused: 1 when measured attention bytes are score matrices (at least a

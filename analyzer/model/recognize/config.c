@@ -108,7 +108,9 @@ int config_set_value(nano_config *c, int k, pyval v, const char *text, config_so
                 s = "bfloat16";
             else if (!strcmp(s, "fp32") || !strcmp(s, "float"))
                 s = "float32";
-            if (strcmp(s, "float16") && strcmp(s, "bfloat16") && strcmp(s, "float32")) {
+            /* "16-bit": autocast seen, float16 or bfloat16 not told apart (a trace) */
+            if (strcmp(s, "float16") && strcmp(s, "bfloat16") && strcmp(s, "float32") &&
+                strcmp(s, "16-bit")) {
                 snprintf(err, errlen,
                          "%s: dtype = %s is unknown (use float32, bfloat16 or float16)", where,
                          text);
@@ -186,9 +188,25 @@ void config_reset(nano_config *c, config_key k)
     c->v[k] = d.v[k];
 }
 
+void config_forget_defaults(nano_config *c)
+{
+    for (int k = 0; k < CFG_COUNT; k++)
+        if (c->v[k].src == CONFIG_SRC_DEFAULT) {
+            memset(&c->v[k], 0, sizeof c->v[k]);
+            c->v[k].src = CONFIG_SRC_UNKNOWN;
+        }
+}
+
+int config_known(const nano_config *c, config_key k)
+{
+    return (unsigned)k < CFG_COUNT && c->v[k].src != CONFIG_SRC_UNKNOWN;
+}
+
 int config_validate(const nano_config *c, char *err, size_t errlen)
 {
     long long d = c->v[CFG_n_embd].i, h = c->v[CFG_n_head].i;
+    if (!config_known(c, CFG_n_embd) || !config_known(c, CFG_n_head))
+        return 0;
     if (h <= 0 || d % h != 0) {
         snprintf(err, errlen,
                  "n_embd = %lld is not divisible by n_head = %lld (nanoGPT asserts "
@@ -222,6 +240,8 @@ const char *config_source_name(config_source s)
         return "flag";
     case CONFIG_SRC_TRACE:
         return "inferred";
+    case CONFIG_SRC_UNKNOWN:
+        return "unknown";
     }
     return "?";
 }
@@ -233,6 +253,10 @@ char *config_value_text(const nano_config *c, config_key k, char *buf, size_t le
         return buf;
     }
     const config_value *v = &c->v[k];
+    if (v->src == CONFIG_SRC_UNKNOWN) {
+        snprintf(buf, len, "unknown");
+        return buf;
+    }
     switch (keys[k].type) {
     case CONFIG_INT:
         snprintf(buf, len, "%lld", v->i);
@@ -252,5 +276,7 @@ char *config_value_text(const nano_config *c, config_key k, char *buf, size_t le
 
 int config_dtype_bytes(const nano_config *c)
 {
+    if (!config_known(c, CFG_dtype))
+        return 0;
     return strcmp(c->v[CFG_dtype].s, "float32") == 0 ? 4 : 2;
 }

@@ -1,6 +1,6 @@
-/* config.h — a nanoGPT run's configuration from its command line, the way nanoGPT's
- * configurator.py builds it: train.py defaults, then each bare argument exec'd as a config
- * file (`key = value` lines), each `--key=value` overriding; later ones win. */
+/* config.h — a run's configuration: the keys the memory model uses, each with one source (the
+ * program's arguments or config files, the trace, nanoGPT train.py's default for nanoGPT only, or
+ * unknown). nanoGPT's configurator is read by nanogpt.c, other programs' flags by cmdline.c. */
 #ifndef VT_ANALYZER_CONFIG_H
 #define VT_ANALYZER_CONFIG_H
 
@@ -23,7 +23,7 @@ typedef enum config_type { CONFIG_INT, CONFIG_FLOAT, CONFIG_BOOL, CONFIG_STR } c
     X(vocab_size, CONFIG_INT, "50304", "vocabulary V (GPT-2's 50257 padded)")                      \
     X(dropout, CONFIG_FLOAT, "0.0", "dropout probability")                                         \
     X(bias, CONFIG_BOOL, "False", "biases in Linear and LayerNorm")                                \
-    X(dtype, CONFIG_STR, "bfloat16", "float32, bfloat16 or float16")                               \
+    X(dtype, CONFIG_STR, "bfloat16", "float32, bfloat16, float16 (16-bit: one of the two)")        \
     X(compile, CONFIG_BOOL, "True", "torch.compile the model")
 
 typedef enum config_key {
@@ -34,11 +34,13 @@ typedef enum config_key {
 } config_key;
 
 typedef enum config_source {
-    CONFIG_SRC_DEFAULT, /* nanoGPT's train.py default */
+    CONFIG_SRC_DEFAULT, /* nanoGPT's train.py default (nanoGPT's train.py and predict only) */
     CONFIG_SRC_FILE,    /* a config file on the command line */
     CONFIG_SRC_ARG,     /* --key=value on the traced / given command line */
     CONFIG_SRC_FLAG,    /* an override given to vramtrace itself */
-    CONFIG_SRC_TRACE /* inferred from the trace's own tensors (infer.h); `where` says from what */
+    CONFIG_SRC_TRACE,   /* inferred from the trace (infer.h); `where` says from what */
+    CONFIG_SRC_UNKNOWN  /* not given and not in the trace: the value is 0 / "" and never used as
+                         * if it were the program's (config_known) */
 } config_source;
 
 /* config_program: what kind of program the traced command line is, which decides how its
@@ -158,20 +160,26 @@ const char *config_arg_key(const char *arg, char *key, size_t len);
 void config_note(nano_config *c, const char *msg);
 void config_reset(nano_config *c, config_key k);
 
-/* config_validate: n_embd divisible by n_head, positive sizes, dtype known.
- * Returns 0 or -1 with err. */
+/* config_forget_defaults: every key still at nanoGPT's default becomes unknown (a program that
+ * is not nanoGPT's train.py: its own defaults are not nanoGPT's). */
+void config_forget_defaults(nano_config *c);
+/* config_known: 1 when key k has a value from the program, the trace or (nanoGPT) its default. */
+int config_known(const nano_config *c, config_key k);
+
+/* config_validate: n_embd divisible by n_head when both are known (a value the trace measured
+ * is never the one discarded: callers drop the other, see model.c). Returns 0 or -1 with err. */
 int config_validate(const nano_config *c, char *err, size_t errlen);
 
 /* config_key_name / config_source_name: "batch_size"; "default" / "file" / "argument" /
- * "flag". */
+ * "flag" / "inferred" / "unknown". */
 const char *config_key_name(config_key k);
 const char *config_source_name(config_source s);
 /* config_key_type: the CONFIG_* type of key k. */
 config_type config_key_type(config_key k);
 /* config_value_text: the value as Python would print it ("16", "0.1", "False",
- * "bfloat16") into buf; returns buf. */
+ * "bfloat16"), or "unknown", into buf; returns buf. */
 char *config_value_text(const nano_config *c, config_key k, char *buf, size_t len);
-/* config_dtype_bytes: 4 for float32, 2 for bfloat16 / float16. */
+/* config_dtype_bytes: 4 for float32, 2 for bfloat16 / float16, 0 when unknown. */
 int config_dtype_bytes(const nano_config *c);
 
 #endif

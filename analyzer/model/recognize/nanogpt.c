@@ -266,7 +266,7 @@ int config_apply_args(nano_config *c, int argc, const char *const *argv, const c
             return -1;
         if (rc < 0) { /* a value the model cannot use: a note, the value stays as it was */
             char msg[300];
-            snprintf(msg, sizeof msg, "%s (ignored; the value before it is used)", err);
+            snprintf(msg, sizeof msg, "%s (not used)", err);
             config_note(c, msg);
             continue;
         }

@@ -1,0 +1,165 @@
+/* predict_from.c — `vramtrace predict --from`: the run a trace or a `report --json` output
+ * describes, read for predict (predict_from.h): its configuration as the report resolved it,
+ * the measured peak by category, its calibration and recognized shape (a trace), its card. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "predict_from.h"
+#include "report.h"
+
+/* load_trace: a trace given to --from: replayed and modelled as `vramtrace report` does
+ * (report/report.c), the run's configuration into c (source "file", where "--from PATH"),
+ * the measured peak by category into measured, *partial = the run ended in an OOM, the run's
+ * card into *cap / capname. Returns 0, or -1 with err. */
+static int load_trace(const char *path, nano_config *c, predict_run *run, char *err, size_t errlen)
+{
+    cat_breakdown *measured = &run->measured;
+    report_ctx rep;
+    char rerr[400] = "";
+    if (report_of_trace(path, &rep, rerr, sizeof rerr)) {
+        snprintf(err, errlen, "--from %.200s: %.300s", path,
+                 rerr[0] ? rerr : "cannot replay the trace");
+        report_free(&rep);
+        return -1;
+    }
+    const model_result *m = rep.model;
+    char where[160];
+    snprintf(where, sizeof where, "--from %s", path);
+    int rc = 0;
+    c->program = m->cfg.program; /* its flags, and whether its accumulation is known */
+    c->nfiles_missing = m->cfg.nfiles_missing;
+    for (int k = 0; k < CFG_COUNT; k++) { /* the values as the model resolved them */
+        c->v[k] = m->cfg.v[k];
+        if (c->v[k].src == CONFIG_SRC_DEFAULT || c->v[k].src == CONFIG_SRC_UNKNOWN)
+            continue; /* assumed or unknown there: the same here, not the run's own value */
+        c->v[k].src = CONFIG_SRC_FILE;
+        snprintf(c->v[k].where, sizeof c->v[k].where, "%s", where);
+    }
+    if (m->cfg.v[CFG_compile].i && !m->shape.compile) /* the model's "ran as eager" */
+        c->v[CFG_compile].i = 0;
+    *measured = m->measured;
+    run->partial = rep.facts.has_oom;
+    run->calib = m->calib;
+    run->shape = m->shape;
+    run->has_shape = 1;
+    snprintf(run->model, sizeof run->model, "%s%s%s%s%s", family_words(m->rec.family),
+             m->rec.model_class[0] ? " (" : "", m->rec.model_class,
+             m->rec.model_class[0] ? ")" : "", m->formula_ok ? "" : "; no formula applies");
+    run->cap = m->capacity;
+    snprintf(run->capname, sizeof run->capname, "%s",
+             m->capacity_name[0] ? m->capacity_name : "the traced run's card");
+    report_free(&rep);
+    if (rc == 0 && cat_breakdown_total(measured) == 0) {
+        snprintf(err, errlen, "--from %s: the report has no measured bytes to calibrate with",
+                 path);
+        rc = -1;
+    }
+    return rc;
+}
+
+int predict_from_load(const char *path, nano_config *c, predict_run *run, char *err, size_t errlen)
+{
+    memset(run, 0, sizeof *run);
+    cat_breakdown *measured = &run->measured;
+    FILE *fp = fopen(path, "rb");
+    if (!fp) {
+        snprintf(err, errlen,
+                 "--from %s: cannot open it (give the output of `vramtrace report --json TRACE`)",
+                 path);
+        return -1;
+    }
+    char magic[VT_MAGIC_LEN];
+    if (fread(magic, 1, sizeof magic, fp) == sizeof magic &&
+        !memcmp(magic, VT_MAGIC, VT_MAGIC_LEN)) {
+        fclose(fp);
+        return load_trace(path, c, run, err, errlen);
+    }
+    rewind(fp);
+    size_t cap_b = 1 << 16, n = 0;
+    char *buf = malloc(cap_b);
+    size_t got;
+    while (fp && buf && (got = fread(buf + n, 1, cap_b - n - 1, fp)) > 0) {
+        n += got;
+        if (n + 1 >= cap_b && cap_b < (64u << 20)) {
+            char *nb = realloc(buf, cap_b * 2);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap_b *= 2;
+        } else if (n + 1 >= cap_b) {
+            break;
+        }
+    }
+    if (fp)
+        fclose(fp);
+    if (!buf) {
+        snprintf(err, errlen, "--from %s: out of memory reading it", path);
+        return -1;
+    }
+    buf[n] = '\0';
+    cJSON *root = cJSON_Parse(buf);
+    free(buf);
+    cJSON *cfg = root ? cJSON_GetObjectItem(root, "config") : NULL;
+    cJSON *fo = root ? cJSON_GetObjectItem(root, "formula") : NULL;
+    if (!cJSON_IsObject(cfg) || !cJSON_IsObject(fo)) {
+        cJSON_Delete(root);
+        snprintf(err, errlen,
+                 "--from %s: neither a trace nor the JSON of `vramtrace report --json TRACE`",
+                 path);
+        return -1;
+    }
+    char where[160];
+    snprintf(where, sizeof where, "--from %s", path);
+    int rc = 0;
+    cJSON *prog = cJSON_GetObjectItem(root, "config_program");
+    if (cJSON_IsString(prog) && strcmp(prog->valuestring, "nanoGPT")) {
+        c->program = PROG_UNKNOWN; /* not nanoGPT: nothing of its defaults */
+        config_forget_defaults(c);
+    }
+    for (int k = 0; k < CFG_COUNT && rc == 0; k++) {
+        cJSON *v =
+            cJSON_GetObjectItem(cJSON_GetObjectItem(cfg, config_key_name((config_key)k)), "value");
+        char text[64];
+        if (cJSON_IsBool(v))
+            snprintf(text, sizeof text, "%s", cJSON_IsTrue(v) ? "True" : "False");
+        else if (cJSON_IsNumber(v))
+            snprintf(text, sizeof text, "%.17g", v->valuedouble);
+        else if (cJSON_IsString(v))
+            snprintf(text, sizeof text, "%s", v->valuestring);
+        else
+            continue;
+        rc = config_set(c, config_key_name((config_key)k), text, CONFIG_SRC_FILE, where, err,
+                        errlen);
+    }
+    cJSON *note = cJSON_GetObjectItem(root, "config_note");
+    if (rc == 0 && cJSON_IsString(note) && strstr(note->valuestring, "eager"))
+        rc = config_set(c, "compile", "False", CONFIG_SRC_FILE, where, err, errlen);
+    memset(measured, 0, sizeof *measured);
+    for (int k = 0; k < CAT_COUNT; k++) {
+        cJSON *m = cJSON_GetObjectItem(cJSON_GetObjectItem(fo, category_key((category)k)),
+                                       "measured_bytes");
+        if (cJSON_IsNumber(m) && m->valuedouble > 0)
+            measured->bytes[k] = (uint64_t)m->valuedouble;
+    }
+    cJSON *oom = cJSON_GetObjectItem(root, "oom");
+    run->partial = cJSON_IsObject(oom);
+    cJSON *pr = cJSON_GetObjectItem(root, "prediction");
+    cJSON *cb = cJSON_GetObjectItem(pr, "capacity_bytes"),
+          *cn = cJSON_GetObjectItem(pr, "capacity_name");
+    run->cap = cJSON_IsNumber(cb) && cb->valuedouble > 0 ? (uint64_t)cb->valuedouble : 0;
+    snprintf(run->capname, sizeof run->capname, "%s",
+             cJSON_IsString(cn) ? cn->valuestring : "the traced run's card");
+    cJSON_Delete(root);
+    if (rc == 0 && cat_breakdown_total(measured) == 0) {
+        snprintf(err, errlen, "--from %s: the report has no measured bytes to calibrate with",
+                 path);
+        rc = -1;
+    }
+    return rc;
+}

@@ -1,0 +1,28 @@
+/* predict_from.h — the run `vramtrace predict --from PATH` calibrates with (predict_from.c):
+ * a trace, modelled as `vramtrace report` does, or the JSON `report --json` wrote. */
+#ifndef VT_ANALYZER_PREDICT_FROM_H
+#define VT_ANALYZER_PREDICT_FROM_H
+
+#include <stdint.h>
+
+#include "advice.h"
+#include "config.h"
+
+typedef struct predict_run {
+    cat_breakdown measured; /* the peak by category */
+    int partial;            /* the run ended in an OOM */
+    uint64_t cap;           /* its card (0: unknown) */
+    char capname[80];
+    model_calib calib; /* the report's own calibration (a trace; calibrated = 0 for JSON) */
+    gpt_shape shape;   /* the run's shape as the report recognized it (a trace) */
+    int has_shape;
+    char model[160]; /* what was trained, in words (a trace), or "" */
+} predict_run;
+
+/* predict_from_load: reads path (a trace, or the JSON of `vramtrace report --json`): the run's
+ * configuration into c (values the run gave or the trace showed: source "file", where "--from
+ * PATH"; nanoGPT's defaults only for a nanoGPT run; unknown stays unknown), the rest into *run.
+ * Returns 0, or -1 with err. */
+int predict_from_load(const char *path, nano_config *c, predict_run *run, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,308 @@
+/* model_explain.c — the sentences of a run's model (model.h): where the measured peak and the
+ * basic or refined formula differ by more than 25 %, and, where no formula applies, what the
+ * measurement itself says per category; in the words of what was recognized (the optimizer's
+ * state, the phase the peak came in, what was on), never nanoGPT's unless the run is nanoGPT. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "model.h"
+
+static double mibf(uint64_t b)
+{
+    return (double)b / (1024.0 * 1024.0);
+}
+
+/* optimizer_state: what the optimizer's state at the peak is, as recognized. */
+static void optimizer_state(const model_result *m, const run_facts *f, uint64_t me, char *out,
+                            size_t n)
+{
+    const run_recognition *r = &m->rec;
+    if (me == 0 && f->iterations == 0) {
+        snprintf(out, n, "no optimizer state yet: the run stopped before its first optimizer step");
+    } else if (me == 0 && r->optim == OPT_NONE) {
+        snprintf(out, n, "the optimizer keeps no state (%.40s: %.120s)",
+                 r->optim_class[0] ? r->optim_class : "no state measured", r->optim_where);
+    } else if (me == 0 && f->peak_iter == 0) {
+        snprintf(out, n,
+                 "no optimizer state at the peak: it came before the first optimizer "
+                 "step created the state");
+    } else if (me == 0) {
+        snprintf(out, n, "no optimizer state was alive at the peak");
+    } else if (r->optim != OPT_UNKNOWN && r->optim_bpp >= 0) {
+        snprintf(out, n, "%.2f B of optimizer state per trainable parameter measured: %s",
+                 r->optim_bpp, optim_words(r->optim));
+    } else if (r->optim != OPT_UNKNOWN) {
+        snprintf(out, n, "%s (%.120s)", optim_words(r->optim), r->optim_where);
+    } else {
+        snprintf(out, n, "optimizer state, %.1f MiB (the optimizer is not recognized: %.120s)",
+                 mibf(me), r->optim_where[0] ? r->optim_where : "no measurement");
+    }
+}
+
+/* no_gradients: why no .grad was alive at the peak, from where the peak came. */
+static void no_gradients(const model_result *m, const run_facts *f, char *out, size_t n)
+{
+    const char *ph = f->peak_phase ? f->peak_phase : "";
+    if (f->backward_passes == 0 || (f->peak_bwd == 0 && strcmp(ph, "backward")))
+        snprintf(out, n, "no .grad alive at the peak: it came before the run's first backward%s",
+                 !strcmp(ph, "forward") ? ", in its first forward" : "");
+    else if (!strcmp(ph, "backward"))
+        snprintf(out, n,
+                 "no .grad alive at the peak: it came in a backward, before that "
+                 "backward made the gradients%s",
+                 m->rec.checkpointing.state == FEAT_ON ? " (the checkpointed blocks' forward is "
+                                                         "recomputed there)"
+                                                       : "");
+    else if (f->peak_iter > 0 && f->cat_peak[CAT_GRADIENTS] > 0)
+        snprintf(out, n,
+                 "no .grad alive at the peak: the last optimizer step's gradients had been freed "
+                 "(zero_grad(set_to_none=True)) and the peak came in the %s, before the next "
+                 "backward",
+                 ph[0] ? ph : "step");
+    else
+        snprintf(out, n, "no .grad alive at the peak (it came in the %s)", ph[0] ? ph : "run");
+}
+
+/* explain_generic: no formula applies: what the measurement says, per category. */
+static void explain_generic(model_result *m, const run_facts *f)
+{
+    const gpt_shape *s = &m->shape;
+    uint64_t total = cat_breakdown_total(&m->measured);
+    for (int c = 0; c < CAT_COUNT; c++) {
+        uint64_t me = m->measured.bytes[c];
+        char *rd = m->reason_doc[c];
+        size_t n = sizeof m->reason_doc[c];
+        rd[0] = m->reason_ref[c][0] = '\0';
+        if ((double)me < 0.02 * (double)total && me < (64ull << 20) && c != CAT_OPTIMIZER &&
+            c != CAT_GRADIENTS)
+            continue;
+        switch ((category)c) {
+        case CAT_PARAMETERS:
+            if (me && f->tensor_mode)
+                snprintf(rd, n, "%.2f M parameters at 4 B (fp32 weights)", (double)me / 4e6);
+            break;
+        case CAT_GRADIENTS:
+            if (me == 0 && f->tensor_mode)
+                no_gradients(m, f, rd, n);
+            else if (me && m->rec.trainable)
+                snprintf(rd, n, "fp32 gradients of %.2f M trainable parameters",
+                         (double)m->rec.trainable / 1e6);
+            break;
+        case CAT_OPTIMIZER:
+            if (f->tensor_mode)
+                optimizer_state(m, f, me, rd, n);
+            break;
+        case CAT_ACTIVATIONS:
+            if (me && s->B)
+                snprintf(rd, n,
+                         "%.1f MiB per sample of the micro-batch (%llu): what the forward saved "
+                         "for the backward, scales with the micro-batch%s",
+                         mibf(me) / (double)s->B, (unsigned long long)s->B,
+                         m->rec.batchnorm ? " (and the input size)" : "");
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+/* explain_doc: one category against the basic formula. */
+static void explain_doc(model_result *m, const run_facts *f, int c, uint64_t me, char *rd, size_t n)
+{
+    const gpt_shape *s = &m->shape;
+    uint64_t P = m->params_trace ? m->params_trace : formula_params_exact(s);
+    int a_known = config_known(&m->cfg, CFG_gradient_accumulation_steps) &&
+                  m->cfg.v[CFG_gradient_accumulation_steps].src != CONFIG_SRC_DEFAULT;
+    switch ((category)c) {
+    case CAT_PARAMETERS:
+        if (me == 0)
+            snprintf(rd, n, "no parameter %s attributed at the peak",
+                     f->tensor_mode ? "tensor" : "segment");
+        else if (m->params_trace)
+            snprintf(rd, n,
+                     "%.2f M parameters in the trace's weight tensors at 4 B each (fp32 master "
+                     "weights), the basic formula assumes 16-bit weights (2 B/param)",
+                     (double)P / 1e6);
+        else if (fabs((double)me - 4.0 * P) < 0.15 * 4.0 * P)
+            snprintf(rd, n,
+                     "parameters are fp32 under autocast (4 B/param), the basic formula "
+                     "assumes 16-bit weights (2 B/param)");
+        else
+            snprintf(rd, n, "%.2f B/param measured, the basic formula assumes 2 (16-bit)",
+                     (double)me / P);
+        break;
+    case CAT_GRADIENTS:
+        if (me == 0)
+            no_gradients(m, f, rd, n);
+        else if (!f->tensor_mode)
+            snprintf(rd, n,
+                     "segment mode counts whole segments under the phase that grew them: "
+                     "no bytes per parameter from it (run with --tensors)");
+        else if (fabs((double)me - 4.0 * P * formula_train_frac(s)) <
+                 0.15 * 4.0 * P * formula_train_frac(s))
+            snprintf(rd, n, "gradients are fp32 (%.1f B per trainable parameter)%s",
+                     (double)me / ((double)P * formula_train_frac(s)),
+                     a_known && s->A > 1 ? "; they stay alive across micro-steps (A > 1)" : "");
+        else if (m->partial && (double)me < 4.0 * P * formula_train_frac(s))
+            snprintf(rd, n,
+                     "%.0f %% of the fp32 gradients were alive: the run stopped at the "
+                     "out-of-memory error during the backward",
+                     100.0 * (double)me / (4.0 * P * formula_train_frac(s)));
+        else
+            snprintf(rd, n, "%.1f B/param of gradients measured, the basic formula assumes 2",
+                     (double)me / P);
+        break;
+    case CAT_OPTIMIZER:
+        optimizer_state(m, f, me, rd, n);
+        break;
+    case CAT_ACTIVATIONS:
+        snprintf(rd, n,
+                 "the basic formula's multiplier 24 %s: measured effective multiplier %.1f "
+                 "(refined: 36*N*d + 16*N + 4*N*H bytes per block)%s",
+                 me > m->doc.bytes[c] ? "undercounts" : "overcounts", m->mult_act,
+                 s->checkpointing ? "; checkpointing keeps only each block's input" : "");
+        break;
+    case CAT_LOGITS:
+        if (s->V)
+            snprintf(rd, n,
+                     "the basic formula folds logits into activations; cross-entropy over V=%llu "
+                     "kept %.1f*B*T*V bytes here (the refined formula: %d)",
+                     (unsigned long long)s->V,
+                     (double)me / ((double)s->B * (double)s->T * (double)s->V),
+                     s->compile ? 8 : 12);
+        else
+            snprintf(rd, n, "the loss and the classifier's outputs (no vocabulary)");
+        break;
+    case CAT_ATTENTION:
+        if (me == 0 && f->has_cat_peaks && f->cat_peak[CAT_ATTENTION] > 0)
+            snprintf(rd, n,
+                     "attention is fused (flash / SDPA kernels ran): no B*H*T^2 score matrices "
+                     "are kept");
+        else if (me == 0 && m->cfg.program == PROG_NANOGPT)
+            snprintf(rd, n,
+                     "nanoGPT's attention is fused (F.scaled_dot_product_attention): no "
+                     "B*H*T^2 score matrices are kept");
+        else if (me == 0 && !f->tensor_mode)
+            snprintf(rd, n,
+                     "segment mode cannot tell an attention kernel's buffers apart (run "
+                     "with --tensors)");
+        else if (me == 0)
+            snprintf(rd, n,
+                     "no attention kernel's buffers were seen; score matrices, if the "
+                     "attention materializes them, are counted as activations");
+        else if (formula_attention_unfused(s, me))
+            snprintf(rd, n,
+                     "attention scores are materialized (unfused) and saved for every layer");
+        else if (!s->H)
+            snprintf(rd, n,
+                     "%.1f MiB of attention kernels' buffers; the heads are unknown, so they "
+                     "cannot be compared with B*H*T^2 score matrices",
+                     mibf(me));
+        else
+            snprintf(rd, n,
+                     "attention is fused (flash / SDPA): %.1f MiB of its buffers (log-sum-exp "
+                     "rows, workspaces), no B*H*T^2 score matrices",
+                     mibf(me));
+        break;
+    case CAT_AUTOCAST:
+        snprintf(rd, n,
+                 "the basic formula does not count autocast's 16-bit weight copies (2 B per "
+                 "matmul weight)");
+        break;
+    case CAT_CONTEXT:
+        snprintf(rd, n,
+                 "CUDA context measured %.0f MiB, the basic formula assumes ~500 MB (driver, "
+                 "lazy loading)",
+                 mibf(me));
+        break;
+    case CAT_KERNEL_CODE:
+        if (s->compile)
+            snprintf(rd, n,
+                     "kernel images %.0f MiB, torch.compile's kernels included (the basic formula "
+                     "allows 0.5-1 GB for torch.compile overall)",
+                     mibf(me));
+        else
+            snprintf(rd, n,
+                     "kernel images %.0f MiB (modules and libraries loaded); not in the basic "
+                     "formula",
+                     mibf(me));
+        break;
+    case CAT_CACHE:
+        snprintf(rd, n,
+                 "the basic formula counts the allocator's cache only as \"fragmentation\" "
+                 "overhead");
+        break;
+    default:
+        if (m->doc.bytes[c] == 0)
+            snprintf(rd, n, "not in the basic formula");
+        break;
+    }
+}
+
+/* explain_ref: one category against the refined formula. */
+static void explain_ref(model_result *m, const run_facts *f, int c, uint64_t me, uint64_t r,
+                        char *rr, size_t n)
+{
+    const gpt_shape *s = &m->shape;
+    if (me > 0 && r > 0) {
+        int grows = c == CAT_ACTIVATIONS || c == CAT_LOGITS || c == CAT_ATTENTION ||
+                    c == CAT_GRADIENTS || c == CAT_AUTOCAST;
+        if (m->partial && grows && me < r)
+            snprintf(
+                rr, n, "the run stopped at the OOM%s%s before the step's peak: this is partial",
+                f->oom_phase && *f->oom_phase ? " in the " : "", f->oom_phase ? f->oom_phase : "");
+        else if (c == CAT_ACTIVATIONS && s->compile)
+            snprintf(rr, n,
+                     "torch.compile decides what is saved (the refined formula assumes 30*N*d "
+                     "per block)");
+        else
+            snprintf(rr, n, "measured %.2fx the refined formula (%s)", (double)me / r,
+                     category_doc((category)c));
+    } else if (me > 0 && r == 0) {
+        if (c == CAT_ATTENTION && formula_attention_unfused(s, me))
+            snprintf(rr, n, "attention is not fused: B*H*T^2 scores are materialized");
+    } else if (me == 0 && r > 0) {
+        if (!f->tensor_mode && (c == CAT_GRADIENTS || c == CAT_OPTIMIZER))
+            snprintf(rr, n, "not attributed in segment mode (run with --tensors)");
+        else if (c == CAT_OPTIMIZER)
+            snprintf(rr, n, "no optimizer state at the peak");
+        else
+            snprintf(rr, n, "none measured (classified elsewhere, or not reached)");
+    }
+}
+
+void model_explain(model_result *m, const run_facts *f)
+{
+    if (!m->formula_ok) {
+        explain_generic(m, f);
+        return;
+    }
+    uint64_t total = cat_breakdown_total(&m->measured);
+    for (int c = 0; c < CAT_COUNT; c++) {
+        uint64_t me = m->measured.bytes[c], d = m->doc.bytes[c], r = m->refined.bytes[c];
+        char *rd = m->reason_doc[c], *rr = m->reason_ref[c];
+        size_t n = sizeof m->reason_doc[c];
+        rd[0] = rr[0] = '\0';
+        /* immaterial rows (all under 2 % of the peak and 64 MiB) get no explanation */
+        uint64_t big = me > d ? (me > r ? me : r) : (d > r ? d : r);
+        if ((double)big < 0.02 * (double)total && big < (64ull << 20))
+            continue;
+        int off_doc =
+            (d > 0 || me > 0) && fabs((double)me - (double)d) > 0.25 * (double)(d > 0 ? d : me);
+        int off_ref =
+            (r > 0 || me > 0) && fabs((double)me - (double)r) > 0.25 * (double)(r > 0 ? r : me);
+        if (off_doc && !f->tensor_mode && me == 0 && (c == CAT_GRADIENTS || c == CAT_OPTIMIZER))
+            /* segments are counted by the phase that forced them: no tensor is seen */
+            snprintf(rd, n, "%s (run with --tensors)",
+                     c == CAT_GRADIENTS
+                         ? "segment mode cannot tell gradients from backward scratch: both are "
+                           "under 'backward'"
+                         : "segment mode sees only new segments: optimizer state placed in "
+                           "cached ones is not attributed");
+        else if (off_doc)
+            explain_doc(m, f, c, me, rd, n);
+        if (off_ref)
+            explain_ref(m, f, c, me, r, rr, n);
+    }
+}

@@ -1,0 +1,93 @@
+/* modules.c — the module a tensor was made in (modules.h): the innermost module forward on its
+ * Python stack, the model's own modules before single layers (torch.nn's, or a library's Linear /
+ * Conv1D / norm / activation), so that a Linear inside an MLP counts for the MLP and a model built
+ * from torch.nn layers alone still gets its layers. */
+#include <stdio.h>
+#include <string.h>
+
+#include "modules.h"
+
+static int is_forward(const char *q)
+{
+    size_t n = strlen(q);
+    return (n >= 8 && !strcmp(q + n - 8, ".forward")) || !strcmp(q, "forward");
+}
+
+/* leaf_layer: a layer class (its name ends like a single torch.nn layer's: Linear, Conv1D,
+ * LayerNorm, RMSNorm, an activation, Dropout): its allocations count for the module around it. */
+static int leaf_layer(const char *q)
+{
+    static const char *const ends[] = {"Linear",    "Conv1D",  "Conv1d",     "Conv2d",  "Conv3d",
+                                       "LayerNorm", "RMSNorm", "Activation", "Dropout", "GELU",
+                                       "SiLU",      "ReLU",    "Identity",   NULL};
+    const char *dot = strrchr(q, '.');
+    size_t n = dot ? (size_t)(dot - q) : 0;
+    for (const char *const *e = ends; n && *e; e++) {
+        size_t m = strlen(*e);
+        if (n >= m && !strncmp(q + n - m, *e, m))
+            return 1;
+    }
+    return 0;
+}
+
+static const char *base_name(const char *file)
+{
+    const char *s = strrchr(file, '/');
+    return s ? s + 1 : file;
+}
+
+/* module_text: "Class.forward", or "forward (file.py)" when the qualname names no class. */
+static void module_text(const tables_frame *f, char *out, size_t len)
+{
+    const char *q = f->function ? f->function : "";
+    if (strchr(q, '.'))
+        snprintf(out, len, "%s", q);
+    else
+        snprintf(out, len, "%s (%s)", q, base_name(f->file ? f->file : ""));
+}
+
+int modules_of_stack(const tables_frame *f, size_t n, char *out, size_t len)
+{
+    long layer = -1, own = -1, own_leaf = -1, first_py = -1;
+    for (size_t i = 0; i < n; i++) {
+        if (f[i].kind != TABLES_FRAME_PYTHON)
+            continue;
+        const char *q = f[i].function ? f[i].function : "";
+        const char *file = f[i].file ? f[i].file : "";
+        if (first_py < 0)
+            first_py = (long)i;
+        if (!is_forward(q))
+            continue;
+        if (strstr(file, "torch/nn/")) {
+            if (layer < 0)
+                layer = (long)i;
+        } else if (leaf_layer(q)) {
+            if (own_leaf < 0)
+                own_leaf = (long)i;
+        } else {
+            own = (long)i;
+            break;
+        }
+    }
+    if (own < 0)
+        own = own_leaf;
+    if (own >= 0 || layer >= 0) {
+        module_text(&f[own >= 0 ? own : layer], out, len);
+        return 1;
+    }
+    if (first_py >= 0) {
+        /* the program's own innermost frame, not a library's helper */
+        long prog = first_py;
+        for (size_t i = (size_t)first_py; i < n; i++)
+            if (f[i].kind == TABLES_FRAME_PYTHON && f[i].file && !strstr(f[i].file, "/torch/") &&
+                !strstr(f[i].file, "-packages/")) {
+                prog = (long)i;
+                break;
+            }
+        snprintf(out, len, "(no module: %s %s)", base_name(f[prog].file ? f[prog].file : ""),
+                 f[prog].function ? f[prog].function : "");
+        return 0;
+    }
+    snprintf(out, len, "(no Python frames)");
+    return 0;
+}

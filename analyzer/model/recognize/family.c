@@ -1,0 +1,155 @@
+/* family.c — which kind of model was trained (recognize.h): the model classes and files on the
+ * trace's Python stacks first (a transformer decoder, an encoder, a vision transformer, a
+ * convolutional network), the repeating blocks of the parameters when no frame names the model;
+ * and recognize_run, which puts the three parts together. */
+#include <stdio.h>
+#include <string.h>
+
+#include "recognize.h"
+
+static const char *const fam_keys[] = {
+#define VT_FAMILY_KEY(e, key, words) key,
+    VT_FAMILIES(VT_FAMILY_KEY)
+#undef VT_FAMILY_KEY
+};
+static const char *const fam_words[] = {
+#define VT_FAMILY_WORDS(e, key, words) words,
+    VT_FAMILIES(VT_FAMILY_WORDS)
+#undef VT_FAMILY_WORDS
+};
+
+const char *family_key(model_family f)
+{
+    return (unsigned)f < FAM_COUNT ? fam_keys[f] : "?";
+}
+const char *family_words(model_family f)
+{
+    return (unsigned)f < FAM_COUNT ? fam_words[f] : "?";
+}
+int family_transformer(model_family f)
+{
+    return f == FAM_DECODER || f == FAM_ENCODER || f == FAM_VISION_TRANSFORMER;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && !strcmp(s + a - b, suffix);
+}
+
+/* X(family, file part or NULL, qualname suffix or NULL) — the evidence that names a family,
+ * strongest first: a model class of the kind, then the library file it comes from. */
+#define VT_FAMILY_EVIDENCE(X)                                                                      \
+    X(DECODER, NULL, "ForCausalLM.forward")                                                        \
+    X(DECODER, NULL, "LMHeadModel.forward")                                                        \
+    X(ENCODER, NULL, "ForMaskedLM.forward")                                                        \
+    X(ENCODER, NULL, "BertModel.forward")                                                          \
+    X(ENCODER, NULL, "RobertaModel.forward")                                                       \
+    X(VISION_TRANSFORMER, NULL, "VisionTransformer.forward")                                       \
+    X(VISION_TRANSFORMER, NULL, "ViTForImageClassification.forward")                               \
+    X(VISION_TRANSFORMER, NULL, "ViTModel.forward")                                                \
+    X(VISION_TRANSFORMER, NULL, "PatchEmbed.forward")                                              \
+    X(DECODER, "/models/gpt2/", NULL)                                                              \
+    X(DECODER, "/models/llama/", NULL)                                                             \
+    X(DECODER, "/models/mistral/", NULL)                                                           \
+    X(ENCODER, "/models/bert/", NULL)                                                              \
+    X(ENCODER, "/models/roberta/", NULL)                                                           \
+    X(ENCODER, "/models/distilbert/", NULL)                                                        \
+    X(VISION_TRANSFORMER, "/models/vit/", NULL)                                                    \
+    X(VISION_TRANSFORMER, "vision_transformer.py", NULL)                                           \
+    X(VISION_TRANSFORMER, "/models/deit/", NULL)                                                   \
+    X(CONVNET, "/models/resnet/", NULL)                                                            \
+    X(CONVNET, "/models/convnext/", NULL)                                                          \
+    X(CONVNET, "torchvision/models/", NULL)                                                        \
+    X(CONVNET, "torch/nn/modules/conv.py", "Conv2d.forward")                                       \
+    X(CONVNET, "torch/nn/modules/conv.py", "Conv3d.forward")
+
+static const struct {
+    model_family fam;
+    const char *file, *suffix;
+} evidence[] = {
+#define VT_EVIDENCE_ROW(f, file, suffix) {FAM_##f, file, suffix},
+    VT_FAMILY_EVIDENCE(VT_EVIDENCE_ROW)
+#undef VT_EVIDENCE_ROW
+};
+
+/* class_of: "GPT2LMHeadModel" from "GPT2LMHeadModel.forward" (the part before the last '.'). */
+static void class_of(const char *qual, char *out, size_t len)
+{
+    const char *dot = strrchr(qual, '.');
+    size_t n = dot ? (size_t)(dot - qual) : strlen(qual);
+    if (n >= len)
+        n = len - 1;
+    memcpy(out, qual, n);
+    out[n] = '\0';
+}
+
+/* from_shapes: no frame names the model: repeating parameter blocks with an embedding of V×d,
+ * whose forward made B·T×V logits from a B·T int64 token batch, are a transformer language
+ * model (the sizes cannot tell a decoder from an encoder: the decoder's formula is used). */
+static void from_shapes(const recognize_input *in, run_recognition *out)
+{
+    const infer_result *ir = in->inferred;
+    if (!ir || !ir->v[INFER_n_layer].known || !ir->v[INFER_n_embd].known ||
+        !ir->v[INFER_vocab_size].known || !ir->v[INFER_block_size].known ||
+        !ir->v[INFER_batch_size].known)
+        return;
+    out->family = FAM_DECODER;
+    snprintf(out->family_where, sizeof out->family_where,
+             "from the tensor sizes: %lld repeating blocks of width %lld, a %lld×%lld "
+             "embedding and B·T×V logits (no Python frame names the model class)",
+             (long long)ir->v[INFER_n_layer].value, (long long)ir->v[INFER_n_embd].value,
+             (long long)ir->v[INFER_vocab_size].value, (long long)ir->v[INFER_n_embd].value);
+}
+
+void recognize_family(const recognize_input *in, run_recognition *out)
+{
+    const tables *t = in->t;
+    size_t pos = 0;
+    out->python_frames = t && tables_code_next(t, &pos) != NULL;
+    out->family = FAM_UNKNOWN;
+    out->family_where[0] = out->model_class[0] = '\0';
+    /* GPT.forward (with torch.compile the blocks' frames are fused away: the model's own
+     * forward is what stays on the stacks) */
+    out->nanogpt = tables_code_find(t, NULL, "GPT.forward", NULL, NULL, 0);
+    out->huggingface = tables_code_find(t, "/transformers/", NULL, NULL, NULL, 0);
+    out->batchnorm = tables_code_find(t, "torch/nn/modules/batchnorm.py", NULL, NULL, NULL, 0) ||
+                     tables_code_find(t, "torch/nn/functional.py", "batch_norm", NULL, NULL, 0);
+    if (out->nanogpt) {
+        out->family = FAM_DECODER;
+        snprintf(out->model_class, sizeof out->model_class, "GPT");
+        snprintf(out->family_where, sizeof out->family_where,
+                 "nanoGPT's model class on the Python stacks (GPT.forward)");
+        return;
+    }
+    for (size_t i = 0; i < sizeof evidence / sizeof evidence[0]; i++) {
+        char q[256] = "";
+        size_t fpos = 0;
+        const tables_code *c;
+        int hit = 0;
+        /* the file that held the evidence, for the sentence */
+        char file[120] = "";
+        while (t && (c = tables_code_next(t, &fpos))) {
+            const char *f = c->filename.s ? c->filename.s : "";
+            const char *qq = c->qualname.s ? c->qualname.s : "";
+            if ((evidence[i].file && !strstr(f, evidence[i].file)) ||
+                (evidence[i].suffix && !ends_with(qq, evidence[i].suffix)))
+                continue;
+            snprintf(q, sizeof q, "%s", qq);
+            const char *base = strrchr(f, '/');
+            snprintf(file, sizeof file, "%s", base ? base + 1 : f);
+            hit = 1;
+            break;
+        }
+        if (!hit)
+            continue;
+        out->family = evidence[i].fam;
+        if (evidence[i].suffix)
+            class_of(q, out->model_class, sizeof out->model_class);
+        snprintf(out->family_where, sizeof out->family_where, "%s %s on the Python stacks (%s)",
+                 evidence[i].suffix ? "the model class" : "the library's code",
+                 evidence[i].suffix ? out->model_class : evidence[i].file, file);
+        return;
+    }
+    from_shapes(in, out);
+}

@@ -1,0 +1,90 @@
+/* features.c — what was on in the run (recognize.h): activation checkpointing (frames under
+ * torch.utils.checkpoint), torch.compile (dynamo tracing, AOT autograd, inductor or the code it
+ * generated — not dynamo's disable() wrappers, which checkpointing and optimizers use in eager
+ * runs), CUDA graphs, LoRA adapters (peft); off only when Python frames were recorded. */
+#include <stdio.h>
+#include <string.h>
+
+#include "recognize.h"
+
+static void set(recog_feature *f, int state, const char *where)
+{
+    f->state = state;
+    snprintf(f->where, sizeof f->where, "%s", where);
+}
+
+/* compile_code: a code object of torch.compile at work: inductor, AOT autograd, the code
+ * inductor generated, or dynamo beyond eval_frame.py (whose _fn also wraps disable()). */
+static int compile_code(const tables *t, char *file, size_t len)
+{
+    static const char *const parts[] = {"torch/_inductor/", "torchinductor_",
+                                        "torch/_functorch/_aot_autograd/", "torch/_functorch/aot_",
+                                        NULL};
+    size_t pos = 0;
+    const tables_code *c;
+    while (t && (c = tables_code_next(t, &pos))) {
+        const char *f = c->filename.s ? c->filename.s : "";
+        int hit = 0;
+        for (const char *const *p = parts; *p && !hit; p++)
+            hit = strstr(f, *p) != NULL;
+        if (!hit && strstr(f, "torch/_dynamo/"))
+            hit = !strstr(f, "/eval_frame.py") && !strstr(f, "/external_utils.py") &&
+                  !strstr(f, "/decorators.py");
+        if (hit) {
+            const char *base = strstr(f, "torch");
+            snprintf(file, len, "%s", base ? base : f);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+void recognize_features(const recognize_input *in, run_recognition *out)
+{
+    const tables *t = in->t;
+    char q[160] = "", msg[200];
+    int frames = out->python_frames;
+    memset(&out->checkpointing, 0, sizeof out->checkpointing);
+    memset(&out->compile, 0, sizeof out->compile);
+    memset(&out->cuda_graphs, 0, sizeof out->cuda_graphs);
+    memset(&out->lora, 0, sizeof out->lora);
+
+    if (tables_code_find(t, "torch/utils/checkpoint.py", NULL, NULL, q, sizeof q)) {
+        snprintf(msg, sizeof msg, "Python frames under torch.utils.checkpoint (%.100s)", q);
+        set(&out->checkpointing, FEAT_ON, msg);
+    } else if (frames) {
+        set(&out->checkpointing, FEAT_OFF, "no Python frame under torch.utils.checkpoint");
+    }
+
+    char file[160];
+    if (compile_code(t, file, sizeof file)) {
+        snprintf(msg, sizeof msg, "Python frames of torch.compile at work (%.140s)", file);
+        set(&out->compile, FEAT_ON, msg);
+    } else if (in->compile_phase) {
+        set(&out->compile, FEAT_ON, "allocations while torch.compile compiled");
+    } else if (frames && in->forward_seen) {
+        set(&out->compile, FEAT_OFF,
+            "forwards ran, never under torch.compile's dynamo / inductor code: eager");
+    }
+
+    if (tables_code_find(t, "torch/cuda/graphs.py", NULL, NULL, q, sizeof q) ||
+        tables_code_find(t, "cudagraph_trees.py", NULL, NULL, q, sizeof q)) {
+        snprintf(msg, sizeof msg, "Python frames of CUDA graph capture (%.100s)", q);
+        set(&out->cuda_graphs, FEAT_ON, msg);
+    } else if (frames) {
+        set(&out->cuda_graphs, FEAT_OFF, "no Python frame of CUDA graph capture");
+    }
+
+    if (tables_code_find(t, "/peft/", NULL, NULL, q, sizeof q)) {
+        if (out->trainable && in->param_bytes >= 4)
+            snprintf(msg, sizeof msg,
+                     "peft's code on the Python stacks (%.60s); %.2f %% of the parameters have "
+                     "gradients",
+                     q, 100.0 * (double)out->trainable / ((double)in->param_bytes / 4.0));
+        else
+            snprintf(msg, sizeof msg, "peft's code on the Python stacks (%.100s)", q);
+        set(&out->lora, FEAT_ON, msg);
+    } else if (frames) {
+        set(&out->lora, FEAT_OFF, "no peft code on the Python stacks");
+    }
+}

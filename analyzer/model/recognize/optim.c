@@ -1,0 +1,109 @@
+/* optim.c — the optimizer, recognized from the state it created (recognize.h): bytes of state
+ * per trainable parameter (the optimizer state's peak over the gradients' elements) say what it
+ * keeps, whatever its class; the class on the Python stacks names it. */
+#include <stdio.h>
+#include <string.h>
+
+#include "recognize.h"
+
+static const char *const opt_keys[] = {
+#define VT_OPTIM_KEY(e, key, words) key,
+    VT_OPTIMS(VT_OPTIM_KEY)
+#undef VT_OPTIM_KEY
+};
+static const char *const opt_words[] = {
+#define VT_OPTIM_WORDS(e, key, words) words,
+    VT_OPTIMS(VT_OPTIM_WORDS)
+#undef VT_OPTIM_WORDS
+};
+
+const char *optim_key(optim_kind k)
+{
+    return (unsigned)k < OPT_COUNT ? opt_keys[k] : "?";
+}
+const char *optim_words(optim_kind k)
+{
+    return (unsigned)k < OPT_COUNT ? opt_words[k] : "?";
+}
+
+/* X(file part, class name, the state it usually keeps) — optimizers named by their code. */
+#define VT_OPTIM_FILES(X)                                                                          \
+    X("torch/optim/adamw.py", "AdamW", ADAM)                                                       \
+    X("torch/optim/adam.py", "Adam / AdamW", ADAM)                                                 \
+    X("torch/optim/sgd.py", "SGD", MOMENTUM)                                                       \
+    X("torch/optim/adafactor.py", "Adafactor", FACTORED)                                           \
+    X("transformers/optimization.py", "Adafactor", FACTORED)                                       \
+    X("bitsandbytes/optim/", "a bitsandbytes 8-bit optimizer", EIGHT_BIT)                          \
+    X("torch/optim/rmsprop.py", "RMSprop", ONE_STATE)                                              \
+    X("torch/optim/adagrad.py", "Adagrad", ONE_STATE)
+
+static const struct {
+    const char *file, *name;
+    optim_kind usual;
+} files[] = {
+#define VT_OPTIM_FILE_ROW(f, n, k) {f, n, OPT_##k},
+    VT_OPTIM_FILES(VT_OPTIM_FILE_ROW)
+#undef VT_OPTIM_FILE_ROW
+};
+
+/* by_state: the kind a measured state of bpp bytes per trainable parameter is. */
+static optim_kind by_state(double bpp, optim_kind named)
+{
+    if (bpp < 0.05)
+        return OPT_NONE;
+    if (bpp >= 7.0 && bpp <= 9.0)
+        return OPT_ADAM;
+    if (bpp >= 3.5 && bpp <= 4.5)
+        return named == OPT_ONE_STATE                          ? OPT_ONE_STATE
+               : named == OPT_MOMENTUM || named == OPT_UNKNOWN ? OPT_MOMENTUM
+                                                               : OPT_OTHER;
+    if (bpp >= 1.5 && bpp <= 2.6 && named == OPT_EIGHT_BIT)
+        return OPT_EIGHT_BIT;
+    if (bpp < 1.0 && (named == OPT_FACTORED || named == OPT_UNKNOWN))
+        return OPT_FACTORED;
+    return OPT_OTHER;
+}
+
+void recognize_optim(const recognize_input *in, run_recognition *out)
+{
+    optim_kind named = OPT_UNKNOWN;
+    out->optim = OPT_UNKNOWN;
+    out->optim_bpp = -1;
+    out->optim_class[0] = out->optim_where[0] = '\0';
+    for (size_t i = 0; i < sizeof files / sizeof files[0] && named == OPT_UNKNOWN; i++)
+        if (tables_code_find(in->t, files[i].file, NULL, NULL, NULL, 0)) {
+            named = files[i].usual;
+            snprintf(out->optim_class, sizeof out->optim_class, "%s", files[i].name);
+        }
+    /* the trainable parameters: gradients are made for them only (fp32, as the parameters) */
+    if (in->has_cat_peaks && in->grad_peak >= 4)
+        out->trainable = in->grad_peak / 4;
+    if (in->has_cat_peaks && in->iterations > 0 && out->trainable > 0) {
+        out->optim_bpp = (double)in->optim_peak / (double)out->trainable;
+        out->optim = by_state(out->optim_bpp, named);
+        snprintf(out->optim_where, sizeof out->optim_where,
+                 "%.2f B of state per trainable parameter: %llu B of optimizer state over %llu "
+                 "gradient elements%s%s%s",
+                 out->optim_bpp, (unsigned long long)in->optim_peak,
+                 (unsigned long long)out->trainable, out->optim_class[0] ? " (" : "",
+                 out->optim_class, out->optim_class[0] ? " on the Python stacks)" : "");
+        if (named == OPT_MOMENTUM && out->optim == OPT_NONE)
+            snprintf(out->optim_class, sizeof out->optim_class, "SGD without momentum");
+        return;
+    }
+    if (named != OPT_UNKNOWN) {
+        out->optim = named;
+        snprintf(out->optim_where, sizeof out->optim_where, "%s on the Python stacks (%s)",
+                 out->optim_class,
+                 !in->tensor_mode ? "segment mode does not measure its state"
+                 : in->iterations == 0
+                     ? "no optimizer step completed: its state is not measured"
+                     : "no gradients were measured to count the trainable parameters: its state "
+                       "per parameter is not known");
+        return;
+    }
+    snprintf(out->optim_where, sizeof out->optim_where, "%s",
+             in->iterations == 0 ? "no optimizer step ran before the trace ended"
+             : !in->tensor_mode  ? "segment mode does not measure optimizer state"
+                                 : "no gradients were measured");
+}

@@ -1,0 +1,101 @@
+/* recognize.h — what was trained and what was on, recognized from the trace: the model family
+ * and its class (family.c), the optimizer from the state it created (optim.c), activation
+ * checkpointing, torch.compile, CUDA graphs and LoRA (features.c), put together by
+ * recognize.c, each with the evidence it rests on. Facts come from the layers below: the
+ * trace's code objects, the replay's peaks. */
+#ifndef VT_ANALYZER_RECOGNIZE_H
+#define VT_ANALYZER_RECOGNIZE_H
+
+#include <stdint.h>
+
+#include "infer.h"
+#include "tables.h"
+
+/* X(enum suffix, key, words) — what kind of model was trained. */
+#define VT_FAMILIES(X)                                                                             \
+    X(UNKNOWN, "unknown", "a model vramtrace does not recognize")                                  \
+    X(DECODER, "decoder_transformer", "a decoder transformer language model")                      \
+    X(ENCODER, "encoder_transformer", "an encoder transformer (masked language model)")            \
+    X(VISION_TRANSFORMER, "vision_transformer", "a vision transformer (patch tokens)")             \
+    X(CONVNET, "convolutional", "a convolutional network")
+
+typedef enum model_family {
+#define VT_FAMILY_ENUM(e, key, words) FAM_##e,
+    VT_FAMILIES(VT_FAMILY_ENUM)
+#undef VT_FAMILY_ENUM
+        FAM_COUNT
+} model_family;
+
+/* X(enum suffix, key, words) — the optimizer, as its state shows it. */
+#define VT_OPTIMS(X)                                                                               \
+    X(UNKNOWN, "unknown", "not known")                                                             \
+    X(NONE, "none", "no state (plain SGD)")                                                        \
+    X(ADAM, "adam", "Adam / AdamW: exp_avg and exp_avg_sq, 8 B per trainable parameter")           \
+    X(MOMENTUM, "momentum", "SGD with momentum: one momentum buffer, 4 B per trainable parameter") \
+    X(ONE_STATE, "one_state", "one fp32 state per trainable parameter (4 B)")                      \
+    X(FACTORED, "factored", "factored second moments (Adafactor): under 1 B per parameter")        \
+    X(EIGHT_BIT, "8bit", "8-bit states (bitsandbytes): about 2 B per trainable parameter")         \
+    X(OTHER, "other", "a state of its own size")
+
+typedef enum optim_kind {
+#define VT_OPTIM_ENUM(e, key, words) OPT_##e,
+    VT_OPTIMS(VT_OPTIM_ENUM)
+#undef VT_OPTIM_ENUM
+        OPT_COUNT
+} optim_kind;
+
+/* A feature of the run: on, off, or not known, with the evidence. */
+enum { FEAT_UNKNOWN = 0, FEAT_OFF, FEAT_ON };
+typedef struct recog_feature {
+    int state;       /* FEAT_* */
+    char where[200]; /* the evidence ("" when unknown) */
+} recog_feature;
+
+/* What the recognizer reads. */
+typedef struct recognize_input {
+    const tables *t;              /* the trace's code objects (Python frames); NULL: none */
+    const infer_result *inferred; /* the tensors' sizes (NULL: nothing inferred) */
+    int tensor_mode;              /* 1: tensors seen (the state below is measured) */
+    int iterations;               /* optimizer steps seen */
+    int compile_phase;            /* 1: allocations while torch.compile compiled */
+    int forward_seen;             /* 1: allocations in a forward */
+    uint64_t param_bytes;         /* parameter bytes measured (largest live) */
+    uint64_t grad_peak;           /* gradients' largest live bytes over the run */
+    uint64_t optim_peak;          /* optimizer state's largest live bytes over the run */
+    int has_cat_peaks;            /* 1: grad_peak / optim_peak were measured */
+} recognize_input;
+
+/* What was trained and how. */
+typedef struct run_recognition {
+    model_family family;
+    char family_where[200];
+    char model_class[64]; /* the model class the evidence names ("GPT2LMHeadModel"), or "" */
+    int python_frames;    /* the trace recorded Python frames (classes can be recognized) */
+    int nanogpt;          /* nanoGPT's model class: GPT.forward */
+    int huggingface;      /* Hugging Face transformers' modeling code ran */
+    int batchnorm;        /* batch statistics (BatchNorm) in the forward */
+    optim_kind optim;
+    char optim_class[48]; /* from the frames ("AdamW", "SGD"), "" if unseen */
+    double optim_bpp;     /* state bytes per trainable parameter, measured; < 0: not measured */
+    char optim_where[220];
+    uint64_t trainable; /* trainable parameters (the gradients' elements); 0: unknown */
+    recog_feature checkpointing, compile, cuda_graphs, lora;
+} run_recognition;
+
+/* recognize_run: fills out from in (never fails: what the trace does not show stays unknown). */
+void recognize_run(const recognize_input *in, run_recognition *out);
+
+/* recognize_family / recognize_optim / recognize_features: the three parts of recognize_run. */
+void recognize_family(const recognize_input *in, run_recognition *out);
+void recognize_optim(const recognize_input *in, run_recognition *out);
+void recognize_features(const recognize_input *in, run_recognition *out);
+
+/* family_key / family_words, optim_key / optim_words: names for the views. */
+const char *family_key(model_family f);
+const char *family_words(model_family f);
+const char *optim_key(optim_kind k);
+const char *optim_words(optim_kind k);
+/* family_transformer: 1 for the transformer families (a formula can apply). */
+int family_transformer(model_family f);
+
+#endif

@@ -1,0 +1,91 @@
+/* report_modules.c — where the activations come from (report.h): the bytes of activations,
+ * logits/loss and attention live at the peak (and at an out-of-memory failure), grouped by the
+ * nn.Module whose forward made them (model/facts/modules.c), from the stacks already captured. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "modules.h"
+#include "report.h"
+
+/* batch_cat: the categories that grow with the batch and that a module's forward makes. */
+static int batch_cat(int c)
+{
+    return c == CAT_ACTIVATIONS || c == CAT_LOGITS || c == CAT_ATTENTION;
+}
+
+static int cmp_module(const void *a, const void *b)
+{
+    const report_module *x = a, *y = b;
+    if (x->bytes != y->bytes)
+        return x->bytes < y->bytes ? 1 : -1;
+    return strcmp(x->text, y->text);
+}
+
+/* group: the items of snap in the batch categories, by module. *out (malloc'ed, sorted by bytes)
+ * and *n; 0, or -1 out of memory. */
+static int group(replay_result *r, const replay_snapshot *snap, report_module **out, size_t *n,
+                 uint64_t *total)
+{
+    *out = NULL;
+    *n = *total = 0;
+    size_t cap = 0;
+    report_module *m = NULL;
+    /* one module text per stack, cached: stacks repeat over the items */
+    uint32_t last_stack = UINT32_MAX;
+    size_t last = 0;
+    for (size_t i = 0; i < snap->n; i++) {
+        const live_item *it = &snap->items[i];
+        if (!batch_cat(it->category))
+            continue;
+        if (it->stack_id != last_stack || !m) {
+            char text[256];
+            size_t nf = 0;
+            const tables_frame *f =
+                it->stack_id ? tables_resolve_stack(r->t, it->stack_id, &nf) : NULL;
+            if (f)
+                modules_of_stack(f, nf, text, sizeof text);
+            else
+                snprintf(text, sizeof text, "(no stack)");
+            size_t j = 0;
+            while (j < *n && strcmp(m[j].text, text))
+                j++;
+            if (j == *n) {
+                if (*n == cap) {
+                    size_t nc = cap ? cap * 2 : 16;
+                    report_module *g = realloc(m, nc * sizeof *g);
+                    if (!g) {
+                        free(m);
+                        return -1;
+                    }
+                    m = g;
+                    cap = nc;
+                }
+                memset(&m[*n], 0, sizeof m[*n]);
+                snprintf(m[*n].text, sizeof m[*n].text, "%s", text);
+                (*n)++;
+            }
+            last_stack = it->stack_id;
+            last = j;
+        }
+        m[last].bytes += it->size;
+        m[last].count++;
+        m[last].by_cat[it->category] += it->size;
+        *total += it->size;
+    }
+    if (*n)
+        qsort(m, *n, sizeof *m, cmp_module);
+    *out = m;
+    return 0;
+}
+
+int report_modules(report_ctx *c)
+{
+    replay_result *r = &c->runs[0];
+    if (!r->tensor_mode) /* segments are not tensors: a segment's module says little */
+        return 0;
+    if (group(r, &r->at_peak, &c->mod_peak, &c->nmod_peak, &c->mod_peak_total) < 0)
+        return -1;
+    if (r->has_oom && group(r, &r->at_oom, &c->mod_oom, &c->nmod_oom, &c->mod_oom_total) < 0)
+        return -1;
+    return 0;
+}
