@@ -1,0 +1,91 @@
+#!/bin/sh
+# recognize_real.sh — what `vramtrace report` recognizes of the 20 real H100 runs, against what
+# each program itself counted (facts.jsonl) and what its command line says: the micro-batch and
+# sequence length from the trace equal the program's (every run, the OOM ones too); the
+# parameters and the trainable parameters equal its own count; the optimizer is Adam/AdamW with
+# 8 B of state per trainable parameter where a step ran; torch.compile on exactly where the
+# command asked for it; no checkpointing, no LoRA; the model class is the program's. A program
+# that is not nanoGPT is never told a nanoGPT value; the activations-by-module table adds up to
+# the batch-sized categories at the peak.
+set -u
+D="$ROOT/examples/traces/h100-torch2.11"
+for f in "$D"/*.vt; do
+    t=$(basename "$f" .vt)
+    "$VT" report --json "$f" >"$t.json" || { echo "report --json $t failed"; exit 1; }
+    "$VT" report --no-color "$f" >"$t.txt" 2>/dev/null || { echo "report $t failed"; exit 1; }
+done
+python3 - "$D/facts.jsonl" <<'PYEOF' || exit 1
+import json, re, sys
+bad = []
+for line in open(sys.argv[1]):
+    f = json.loads(line)
+    t, cmd = f["trace"][:-3], f["command"]
+    r = json.load(open(t + ".json"))
+    text = open(t + ".txt").read()
+    rec, cfg, inf = r["recognized"], r["config"], r["inferred"]
+    hf = "hf_train.py" in cmd
+    # B and T: the program's own (hf_train.py: --batch-size, T 1024; nanoGPT: its argument or
+    # its config file's, T 1024 or 512 for the 30M config)
+    m = re.search(r"--batch[-_]size[= ](\d+)", cmd)
+    B = int(m.group(1)) if m else (16 if "gpt2-124m-12gb" in cmd or "30m" in cmd else None)
+    T = 512 if "nanogpt-30m" in cmd else 1024
+    for k, want in (("batch_size", B), ("block_size", T)):
+        if cfg[k]["value"] != want:
+            bad.append("%s: %s %s (%s), the program's %s" % (t, k, cfg[k]["value"],
+                                                            cfg[k]["source"], want))
+        if k in inf and inf[k]["value"] != want:
+            bad.append("%s: inferred %s %s, the program's %s" % (t, k, inf[k]["value"], want))
+    # parameters as the program counted them (a Llama keeps a 64-element buffer beside them)
+    P = inf.get("params", {}).get("value")
+    if P is None or abs(P - f["params"]) > 64:
+        bad.append("%s: P %s, the program counted %s" % (t, P, f["params"]))
+    if rec["trainable_params"] is not None and f.get("grad_bytes") and \
+            rec["trainable_params"] * 4 != f["grad_bytes"]:
+        bad.append("%s: trainable %s, the program's gradients %s B" %
+                   (t, rec["trainable_params"], f["grad_bytes"]))
+    opt = rec["optimizer"]
+    if f["iters"] > 0:
+        bpp = f["optim_state_bytes"] / (f["grad_bytes"] / 4)
+        if opt["kind"] != "adam" or abs(opt["state_bytes_per_trainable_param"] - bpp) > 0.01:
+            bad.append("%s: optimizer %s, the program's AdamW keeps %.3f B" % (t, opt, bpp))
+    elif opt["kind"] not in ("unknown", "adam"):
+        bad.append("%s: no step ran, optimizer %s" % (t, opt["kind"]))
+    compiled = "--compile" in cmd.split("(")[0] and "--compile=False" not in cmd
+    compiled |= "train.py" in cmd and not hf and "--compile=False" not in cmd
+    if rec["torch_compile"]["on"] is not compiled:
+        bad.append("%s: torch.compile %s, the command compiled: %s" %
+                   (t, rec["torch_compile"], compiled))
+    for k in ("activation_checkpointing", "lora", "cuda_graphs"):
+        if rec[k]["on"] is not False:
+            bad.append("%s: %s %s" % (t, k, rec[k]))
+    want_cls = "GPT" if not hf else ("LlamaForCausalLM" if "llama" in cmd else "GPT2LMHeadModel")
+    if rec["family"] != "decoder_transformer" or rec["model_class"] != want_cls:
+        bad.append("%s: %s %s, the program trains %s" % (t, rec["family"], rec["model_class"],
+                                                         want_cls))
+    if hf:  # not nanoGPT: none of its values, words or defaults
+        if r["config_program"] == "nanoGPT" or rec["nanogpt"]:
+            bad.append("%s: taken for nanoGPT" % t)
+        for k, v in cfg.items():
+            if v["source"] == "default":
+                bad.append("%s: %s is nanoGPT's default %s" % (t, k, v["value"]))
+        for word in ("nanoGPT", "(assumed)", "documents", "GPT.forward"):
+            if word in text:
+                bad.append("%s: the report says %r" % (t, word))
+    # where the activations come from adds up to the batch-sized categories at the peak
+    mods = r["activations_by_module"]["at_peak"]
+    cats = r["categories"]
+    want = cats["activations"] + cats["logits_loss"] + cats["attention"]
+    if sum(m["bytes"] for m in mods) != want:
+        bad.append("%s: modules sum %d, activations+logits+attention %d" %
+                   (t, sum(m["bytes"] for m in mods), want))
+    if want and not any(m["module"].endswith(".forward") for m in mods):
+        bad.append("%s: no module named: %s" % (t, [m["module"] for m in mods]))
+    if hf and "eager" in t and not any(re.match(r"(GPT2|Llama)\w+\.forward", m["module"])
+                                       for m in mods[:3]):
+        bad.append("%s: the top modules are not the model's: %s" %
+                   (t, [m["module"] for m in mods[:3]]))
+    if "Where the activations come from" not in text or "what was trained" not in text:
+        bad.append("%s: text report lacks the module table or what was trained" % t)
+print("\n".join(bad) if bad else "ok")
+sys.exit(1 if bad else 0)
+PYEOF

@@ -1,0 +1,220 @@
+/* test_recognize.c — what was trained and what was on (analyzer/model/recognize/): the family
+ * from the classes a trace's code objects name, the optimizer from its state per trainable
+ * parameter, checkpointing / torch.compile / LoRA from the frames, each from a trace written
+ * here with exactly those code objects. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "trace_enc.h"
+
+#include "reader.h"
+#include "recognize.h"
+#include "tables.h"
+
+/* tables_of: a trace whose only records are CODE records (file, qualname pairs, NULL-ended),
+ * read into tables. */
+static tables *tables_of(const char *first, ...)
+{
+    wbuf w = {0};
+    w_header(&w, 1, 2);
+    va_list ap;
+    va_start(ap, first);
+    uint32_t id = 1;
+    for (const char *file = first; file; file = va_arg(ap, const char *)) {
+        const char *qual = va_arg(ap, const char *);
+        vt_rec_code cd = {id++, 1};
+        uint32_t ltn = 0;
+        pl_reset();
+        pl(&cd, sizeof cd), pl_str(file), pl_str(qual), pl(&ltn, 4);
+        w_rec(&w, VT_REC_CODE, 0);
+    }
+    va_end(ap);
+    w_trailer(&w, 0);
+    const char *path = save(&w);
+    char msg[256];
+    reader *r = reader_open(path, msg, sizeof msg);
+    assert_non_null(r);
+    tables *t = tables_new();
+    reader_record rec;
+    while (reader_next(r, &rec))
+        assert_int_equal(tables_add(t, &rec), 0);
+    reader_close(r);
+    free(w.p);
+    return t;
+}
+
+static run_recognition recog(const tables *t, int iterations, uint64_t grads, uint64_t state)
+{
+    recognize_input in = {.t = t,
+                          .tensor_mode = 1,
+                          .iterations = iterations,
+                          .forward_seen = 1,
+                          .param_bytes = 4000,
+                          .grad_peak = grads,
+                          .optim_peak = state,
+                          .has_cat_peaks = 1};
+    run_recognition r;
+    recognize_run(&in, &r);
+    return r;
+}
+
+static void test_families(void **state)
+{
+    (void)state;
+    tables *t = tables_of("/w/model.py", "GPT.forward", "/w/model.py", "Block.forward", NULL);
+    run_recognition r = recog(t, 1, 400, 800);
+    assert_int_equal(r.family, FAM_DECODER);
+    assert_true(r.nanogpt);
+    tables_free(t);
+
+    t = tables_of(
+        "/v/site-packages/transformers/models/gpt2/modeling_gpt2.py", "GPT2LMHeadModel.forward",
+        "/v/site-packages/transformers/models/gpt2/modeling_gpt2.py", "GPT2MLP.forward", NULL);
+    r = recog(t, 1, 400, 800);
+    assert_int_equal(r.family, FAM_DECODER);
+    assert_string_equal(r.model_class, "GPT2LMHeadModel");
+    assert_true(r.huggingface && !r.nanogpt);
+    tables_free(t);
+
+    t = tables_of("/v/transformers/models/bert/modeling_bert.py", "BertForMaskedLM.forward", NULL);
+    assert_int_equal(recog(t, 0, 0, 0).family, FAM_ENCODER);
+    tables_free(t);
+
+    /* a ViT's patch embedding is a Conv2d: still a vision transformer */
+    t = tables_of("/v/torch/nn/modules/conv.py", "Conv2d.forward",
+                  "/v/timm/models/vision_transformer.py", "VisionTransformer.forward", NULL);
+    assert_int_equal(recog(t, 0, 0, 0).family, FAM_VISION_TRANSFORMER);
+    tables_free(t);
+
+    /* a ResNet: convolutional, with batch statistics; Hugging Face's too (not a ViT) */
+    t = tables_of("/v/torchvision/models/resnet.py", "Bottleneck.forward",
+                  "/v/torch/nn/modules/batchnorm.py", "_BatchNorm.forward",
+                  "/v/torch/nn/modules/conv.py", "Conv2d.forward", NULL);
+    r = recog(t, 1, 400, 400);
+    assert_int_equal(r.family, FAM_CONVNET);
+    assert_true(r.batchnorm);
+    tables_free(t);
+    t = tables_of("/v/transformers/models/resnet/modeling_resnet.py",
+                  "ResNetForImageClassification.forward", NULL);
+    assert_int_equal(recog(t, 0, 0, 0).family, FAM_CONVNET);
+    tables_free(t);
+
+    t = tables_of("/w/train.py", "main", NULL);
+    r = recog(t, 0, 0, 0);
+    assert_int_equal(r.family, FAM_UNKNOWN);
+    assert_true(r.python_frames);
+    tables_free(t);
+}
+
+/* no frame names the model: repeating blocks, an embedding and B·T×V logits are a transformer
+ * language model; the parameters of a CNN (no logits) are not */
+static void test_family_from_shapes(void **state)
+{
+    (void)state;
+    infer_result ir;
+    memset(&ir, 0, sizeof ir);
+    ir.v[INFER_n_layer] = (infer_value){1, 12, "x"};
+    ir.v[INFER_n_embd] = (infer_value){1, 768, "x"};
+    ir.v[INFER_vocab_size] = (infer_value){1, 50257, "x"};
+    recognize_input in = {.inferred = &ir};
+    run_recognition r;
+    recognize_run(&in, &r);
+    assert_int_equal(r.family, FAM_UNKNOWN);
+    ir.v[INFER_block_size] = (infer_value){1, 1024, "x"};
+    ir.v[INFER_batch_size] = (infer_value){1, 8, "x"};
+    recognize_run(&in, &r);
+    assert_int_equal(r.family, FAM_DECODER);
+    assert_non_null(strstr(r.family_where, "tensor sizes"));
+    assert_int_equal(r.python_frames, 0);
+    assert_int_equal(r.compile.state, FEAT_UNKNOWN); /* no frames: nothing is off either */
+    assert_int_equal(r.checkpointing.state, FEAT_UNKNOWN);
+}
+
+/* the optimizer from its state per trainable parameter (gradients: 4 B per element) */
+static void test_optimizers(void **state)
+{
+    (void)state;
+    tables *t = tables_of("/v/torch/optim/sgd.py", "SGD.step", NULL);
+    run_recognition r = recog(t, 3, 4000, 4000); /* 1000 trainable, 4 B each */
+    assert_int_equal(r.optim, OPT_MOMENTUM);
+    assert_true(r.optim_bpp > 3.99 && r.optim_bpp < 4.01);
+    assert_int_equal(r.trainable, 1000);
+    r = recog(t, 3, 4000, 0);
+    assert_int_equal(r.optim, OPT_NONE);
+    assert_string_equal(r.optim_class, "SGD without momentum");
+    r = recog(t, 0, 4000, 0); /* no step ran: the class, its state not measured */
+    assert_int_equal(r.optim, OPT_MOMENTUM);
+    assert_true(r.optim_bpp < 0);
+    tables_free(t);
+
+    t = tables_of("/v/torch/optim/adam.py", "Adam.step", NULL);
+    r = recog(t, 2, 4000, 8000);
+    assert_int_equal(r.optim, OPT_ADAM);
+    /* LoRA: 40 trainable parameters of 1000, their state is AdamW's 8 B each */
+    r = recog(t, 2, 160, 320);
+    assert_int_equal(r.optim, OPT_ADAM);
+    assert_int_equal(r.trainable, 40);
+    tables_free(t);
+
+    t = tables_of("/v/transformers/optimization.py", "Adafactor.step", NULL);
+    assert_int_equal(recog(t, 2, 4000, 300).optim, OPT_FACTORED);
+    tables_free(t);
+
+    t = tables_of("/w/train.py", "main", NULL);
+    r = recog(t, 2, 4000, 8000); /* no class on the stacks: the state says it */
+    assert_int_equal(r.optim, OPT_ADAM);
+    assert_string_equal(r.optim_class, "");
+    r = recog(t, 0, 0, 0);
+    assert_int_equal(r.optim, OPT_UNKNOWN);
+    tables_free(t);
+}
+
+static void test_features(void **state)
+{
+    (void)state;
+    /* checkpointing runs its blocks under dynamo's disable() wrapper: that is not compile */
+    tables *t =
+        tables_of("/v/torch/utils/checkpoint.py", "checkpoint", "/v/torch/_dynamo/eval_frame.py",
+                  "DisableContext.__call__.<locals>._fn", "/w/train.py", "main", NULL);
+    run_recognition r = recog(t, 1, 400, 800);
+    assert_int_equal(r.checkpointing.state, FEAT_ON);
+    assert_int_equal(r.compile.state, FEAT_OFF);
+    assert_int_equal(r.lora.state, FEAT_OFF);
+    tables_free(t);
+
+    t = tables_of("/v/torch/_inductor/output_code.py", "CompiledFxGraph.__call__", "/w/train.py",
+                  "main", NULL);
+    r = recog(t, 1, 400, 800);
+    assert_int_equal(r.compile.state, FEAT_ON);
+    assert_int_equal(r.checkpointing.state, FEAT_OFF);
+    tables_free(t);
+    t = tables_of("/v/torch/_dynamo/convert_frame.py", "_compile", NULL);
+    assert_int_equal(recog(t, 0, 0, 0).compile.state, FEAT_ON);
+    tables_free(t);
+
+    t = tables_of("/v/peft/tuners/lora/layer.py", "Linear.forward", NULL);
+    r = recog(t, 1, 160, 320);
+    assert_int_equal(r.lora.state, FEAT_ON);
+    assert_non_null(strstr(r.lora.where, "4.00 % of the parameters")); /* 40 of 1000 */
+    tables_free(t);
+
+    t = tables_of("/v/torch/cuda/graphs.py", "CUDAGraph.capture_begin", NULL);
+    assert_int_equal(recog(t, 0, 0, 0).cuda_graphs.state, FEAT_ON);
+    tables_free(t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_families),
+        cmocka_unit_test(test_family_from_shapes),
+        cmocka_unit_test(test_optimizers),
+        cmocka_unit_test(test_features),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
