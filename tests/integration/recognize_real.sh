@@ -3,7 +3,8 @@
 # each program itself counted (facts.jsonl) and what its command line says: the micro-batch and
 # sequence length from the trace equal the program's (every run, the OOM ones too); the
 # parameters and the trainable parameters equal its own count; the optimizer is Adam/AdamW with
-# 8 B of state per trainable parameter where a step ran; torch.compile on exactly where the
+# 8 B of state per trainable parameter where a step ran; the parameter category is the program's
+# weights to the byte (no token batch in it); torch.compile on exactly where the
 # command asked for it; no checkpointing, no LoRA; the model class is the program's. A program
 # that is not nanoGPT is never told a nanoGPT value; the activations-by-module table adds up to
 # the batch-sized categories at the peak.
@@ -43,6 +44,14 @@ for line in open(sys.argv[1]):
             rec["trainable_params"] * 4 != f["grad_bytes"]:
         bad.append("%s: trainable %s, the program's gradients %s B" %
                    (t, rec["trainable_params"], f["grad_bytes"]))
+    # the parameter category holds the weights and nothing of the batch: the first token batch,
+    # made before the first forward, is an input (a Llama's rotary buffers: 256 B beside them)
+    pb = f.get("param_bytes") or 4 * f["params"]
+    for what, got in (("at the peak", r["categories"]["parameters"]),
+                      ("over the run", (r["category_peaks"] or {}).get("parameters", {})
+                       .get("bytes", pb))):
+        if not 0 <= got - pb <= 256:
+            bad.append("%s: parameters %s %d B, the program's %d B" % (t, what, got, pb))
     opt = rec["optimizer"]
     if f["iters"] > 0:
         bpp = f["optim_state_bytes"] / (f["grad_bytes"] / 4)

@@ -27,8 +27,11 @@ static int r_external(const classify_input *in)
 #define SEG(in) (!(in)->tensor_api)
 static int r_inputs(const classify_input *in)
 {
+    /* the program's own batch, also the first one, made before the first forward (a token or
+     * image batch copied to the device is not a parameter) */
     return in->phase_alloc == PHASE_DATA ||
-           (in->tensor_api && in->input && in->phase_alloc == PHASE_FORWARD);
+           (in->tensor_api && in->input &&
+            (in->phase_alloc == PHASE_FORWARD || in->phase_alloc == PHASE_INIT));
 }
 static int r_params(const classify_input *in)
 {
