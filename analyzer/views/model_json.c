@@ -174,5 +174,10 @@ void model_json(cJSON *root, const model_result *m, const run_facts *f)
     cJSON_AddBoolToObject(pr, "optimizer_state_assumed_adamw", m->opt_assumed != 0);
     cJSON_AddBoolToObject(pr, "tight_fit", m->tight != 0);
     cJSON_AddBoolToObject(pr, "gradients_kept_assumed", m->accum_assumed != 0);
+    if (m->oom_forward[0])
+        cJSON_AddStringToObject(pr, "first_forward_note", m->oom_forward);
+    else
+        cJSON_AddNullToObject(pr, "first_forward_note");
+    cJSON_AddNumberToObject(pr, "forward_share_at_oom", m->calib.oom_forward_frac);
     cJSON_AddItemToObject(pr, "calibrated_by_category", categories_json(&m->current.by_cat));
 }

@@ -155,6 +155,8 @@ static void print_advice(FILE *out, const model_result *m, const model_opts *o)
                 "\nadvice (no card size known: pass --card rtx4070 or a size); current "
                 "configuration needs ~%s\n",
                 card_format_bytes(m->current.peak_bytes, b2, sizeof b2));
+    if (m->oom_forward[0])
+        fprintf(out, "  (%s)\n", m->oom_forward);
     if (m->accum_assumed)
         fprintf(out, "  (the run's gradient accumulation is not known: predictions keep a step's "
                      "gradients alive through the next forward, as accumulation does)\n");

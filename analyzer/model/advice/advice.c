@@ -249,7 +249,9 @@ static void predict_oom(const model_calib *c, const gpt_shape *s, prediction *ou
         case CAT_BACKWARD:
         case CAT_TEMPORARIES:
             v = (double)c->oom_live.bytes[k] * scale(&s2, m, (category)k);
-            if (k == CAT_TEMPORARIES) /* the failed request grows with the tokens too */
+            if (k == CAT_ACTIVATIONS && c->oom_forward_frac > 0 && c->oom_forward_frac < 1)
+                v /= c->oom_forward_frac; /* the whole forward's, from the share it had done */
+            if (k == CAT_TEMPORARIES)     /* the failed request grows with the tokens too */
                 v += (double)c->oom_request * scale(&s2, m, CAT_INPUTS);
             if (refm.bytes[k] > 0)
                 v = v * (double)ref.bytes[k] / (double)refm.bytes[k];
@@ -459,9 +461,11 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
                 "it ran to the end on this card, with less than " ADVICE_HEADROOM_PCT_TEXT
                 " % free: it fits; the options below add margin");
     int first_batch = n;
-    if (cur->B >= 2)
+    /* half and quarter the micro-batch with 2x / 4x the accumulation: the same effective batch
+     * only when they divide it (the largest divisor that fits comes next either way) */
+    if (cur->B >= 2 && cur->B % 2 == 0)
         n = batch_item(items, n, max, c, cur, cur->B / 2, cur->A * 2, capacity);
-    if (cur->B >= 4)
+    if (cur->B >= 4 && cur->B % 4 == 0)
         n = batch_item(items, n, max, c, cur, cur->B / 4, cur->A * 4, capacity);
     /* the largest micro-batch that fits and keeps the effective batch (B' divides B*A) */
     uint64_t eff;
@@ -481,7 +485,7 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
             prediction p;
             advice_predict(c, &s, &p);
             if (advice_fits(p.required_bytes, capacity, ADVICE_HEADROOM) == 1) {
-                if (b != cur->B / 2 && b != cur->B / 4)
+                if ((b != cur->B / 2 || cur->B % 2) && (b != cur->B / 4 || cur->B % 4))
                     n = batch_item(items, n, max, c, cur, b, a, capacity);
                 break;
             }

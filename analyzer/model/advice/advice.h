@@ -34,10 +34,13 @@ typedef struct model_calib {
     int weights_exact;         /* 1: measured parameters are the tensors themselves (tensor mode):
                                 * gradients / AdamW state not created yet derive from them */
     /* OOM runs (advice_calibrate_oom): the state at the failure, a lower bound on the step */
-    int has_oom;            /* 1: oom_live / oom_request are set */
-    int oom_tight;          /* 1: a forward had completed before the failure */
-    cat_breakdown oom_live; /* live by category at the failure */
-    uint64_t oom_request;   /* bytes the failing call asked for */
+    int has_oom;             /* 1: oom_live / oom_request are set */
+    int oom_tight;           /* 1: a forward had completed before the failure */
+    cat_breakdown oom_live;  /* live by category at the failure */
+    uint64_t oom_request;    /* bytes the failing call asked for */
+    double oom_forward_frac; /* no formula, died in its first forward: the share of the forward
+                              * done then (autocast copies made / the weights' 16-bit size), its
+                              * activations scaled by its inverse; 0: not known (lower bounds) */
 } model_calib;
 
 /* A prediction for one shape. */

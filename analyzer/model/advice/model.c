@@ -277,6 +277,32 @@ static void shape_of_run(model_result *m, int nanogpt)
                  fam == FAM_UNKNOWN ? "the model is not recognized" : family_words(fam));
 }
 
+/* oom_forward_share: no formula, and the run died in its first forward: how much of the
+ * forward it had done, from autocast's 16-bit weight copies (kept for the backward, made as
+ * each weight is used: 2 B per 4-B parameter) when there are some; else what-ifs are lower
+ * bounds. Said in either case (m->oom_forward). */
+static void oom_forward_share(model_result *m, const run_facts *f)
+{
+    if (!m->shape.generic || f->backward_passes > 0 || !f->oom_phase ||
+        strcmp(f->oom_phase, "forward"))
+        return;
+    uint64_t copies = f->at_oom.bytes[CAT_AUTOCAST], params = f->at_oom.bytes[CAT_PARAMETERS];
+    double frac = params ? 2.0 * (double)copies / (double)params : 0;
+    if (frac >= 0.05 && frac < 0.95) {
+        m->calib.oom_forward_frac = frac;
+        snprintf(m->oom_forward, sizeof m->oom_forward,
+                 "the run died in its first forward, after about %.0f %% of its weights had been "
+                 "cast to 16 bits by autocast: the forward's activations are taken as %.1fx what "
+                 "was alive then (an estimate from the weights used, not a measurement: "
+                 "vramtrace fit measures)",
+                 100.0 * frac, 1.0 / frac);
+    } else {
+        snprintf(m->oom_forward, sizeof m->oom_forward,
+                 "the run died in its first forward, before it finished: what-ifs scale what was "
+                 "alive then, so they are lower bounds (vramtrace fit measures)");
+    }
+}
+
 int model_build(model_result *m, const run_facts *f, const model_opts *o, char *err, size_t errlen)
 {
     memset(m, 0, sizeof *m);
@@ -375,11 +401,13 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
         advice_calib_default(&m->calib, &m->shape);
     m->calib.expandable = m->expandable_set;
     m->calib.weights_exact = f->tensor_mode; /* segments mix weights with other tensors */
-    if (f->has_oom && cat_breakdown_total(&f->at_oom) > 0)
+    if (f->has_oom && cat_breakdown_total(&f->at_oom) > 0) {
         advice_calibrate_oom(&m->calib, &f->at_oom, f->oom_requested,
                              f->at_oom.bytes[CAT_GRADIENTS] > 0 ||
                                  (f->oom_phase && (!strcmp(f->oom_phase, "backward") ||
                                                    !strcmp(f->oom_phase, "optimizer"))));
+        oom_forward_share(m, f);
+    }
     gpt_shape steady = m->shape;
     steady.iteration0 = 0;
     steady.accum_unknown = advice_accum_unknown(&m->cfg);
