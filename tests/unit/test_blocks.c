@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "../../analyzer/model/blocks.h"
+#include "../../analyzer/model/facts/blocks.h"
 
 #define KiB ((uint64_t)1 << 10)
 #define MiB ((uint64_t)1 << 20)

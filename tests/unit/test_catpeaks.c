@@ -8,8 +8,8 @@
 
 #include <cmocka.h>
 
-#include "../../analyzer/model/catpeaks.h"
-#include "../../analyzer/model/classify.h"
+#include "../../analyzer/model/facts/catpeaks.h"
+#include "../../analyzer/model/facts/classify.h"
 
 /* One ALLOC or FREE record of the second pass: its number is its index + 1. */
 typedef struct ev {

@@ -12,8 +12,8 @@
 
 #include <cmocka.h>
 
-#include "../../analyzer/model/formula.h"
-#include "../../analyzer/model/model.h"
+#include "../../analyzer/model/formula/formula.h"
+#include "../../analyzer/model/advice/model.h"
 #include "../../analyzer/views/model_views.h"
 
 #define MiB (1024ull * 1024ull)

@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "../../analyzer/model/phases.h"
+#include "../../analyzer/model/facts/phases.h"
 
 static tables_frame py(const char *file, const char *qualname)
 {

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "../../analyzer/model/pyexpr.h"
+#include "../../analyzer/model/recognize/pyexpr.h"
 
 static pyval ev(const char *text)
 {

@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "../../analyzer/model/summary.h"
+#include "../../analyzer/model/facts/summary.h"
 #include "../../analyzer/report/report.h"
 #include "../../analyzer/views/report_views.h"
 #include "../../analyzer/views/summary_text.h"

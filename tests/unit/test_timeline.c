@@ -12,8 +12,8 @@
 
 #include <cmocka.h>
 
-#include "../../analyzer/model/catpeaks.h"
-#include "../../analyzer/model/timeline.h"
+#include "../../analyzer/model/facts/catpeaks.h"
+#include "../../analyzer/model/facts/timeline.h"
 #include "../../analyzer/views/pickle.h"
 
 static void test_buckets_keep_the_maximum(void **st)
