@@ -105,6 +105,7 @@ int cmd_export(int argc, char **argv)
         usage(stderr);
         return VT_EXIT_USAGE;
     }
+    timeline_segments = 1; /* a segment-mode trace's timeline is drawn too */
     rc = report_of_trace(argv[optind], &rep, err, sizeof err);
     if (rc) {
         fprintf(stderr, "vramtrace export: %s\n", err);

@@ -160,6 +160,7 @@ int cmd_report(int argc, char **argv)
         c.opts.target_card_name = spec.name;
     }
     replay_progress = isatty(2);
+    timeline_segments = html != NULL; /* the page draws a segment-mode timeline too */
     c.runs = calloc((size_t)nfiles, sizeof *c.runs);
     if (!c.runs) {
         rc = VT_EXIT_USAGE;

@@ -36,43 +36,29 @@ static const char *human(uint64_t b, char *buf, size_t len)
     return buf;
 }
 
-/* ---- the timeline: buckets merged to HTML_POINTS points (max per category kept) ---- */
+/* ---- the timeline: whole moments of the replay (timeline_moments), never a mix of instants,
+ * so every drawn total is the process's live bytes at that instant ---- */
 static void series(FILE *out, const timeline *tl)
 {
-    size_t used = 0, group, k;
-    for (size_t i = 0; i < TIMELINE_BUCKETS; i++)
-        used += tl->b[i].used;
-    group = used / HTML_POINTS + 1;
-    for (int pass = -1; pass < CAT_COUNT; pass++) {
+    size_t n = 0;
+    const timeline_moment **m = timeline_moments(tl, HTML_POINTS, &n);
+    fputs("\"t\":[", out);
+    for (size_t i = 0; i < n; i++)
+        fprintf(out, "%s%.3f", i ? "," : "", ms(m[i]->t));
+    fputs("],\"v\":{\"_\":0", out);
+    for (int c = 0; c < CAT_COUNT; c++) {
         uint64_t any = 0;
-        for (size_t i = 0; pass >= 0 && i < TIMELINE_BUCKETS; i++)
-            any |= tl->b[i].max[pass];
-        if (pass >= 0 && !any)
+        for (size_t i = 0; i < n; i++)
+            any |= m[i]->v[c];
+        if (!any)
             continue;
-        if (pass < 0)
-            fputs("\"t\":[", out);
-        else
-            fprintf(out, ",\"%s\":[", category_key(pass));
-        k = 0;
-        uint64_t acc = 0, t = 0;
-        for (size_t i = 0, m = 0; i < TIMELINE_BUCKETS; i++) {
-            const timeline_bucket *b = &tl->b[i];
-            if (!b->used)
-                continue;
-            if (pass >= 0 && b->max[pass] > acc)
-                acc = b->max[pass];
-            t = b->t_last;
-            if (++m % group && m != used)
-                continue;
-            if (pass < 0)
-                fprintf(out, "%s%.3f", k++ ? "," : "", ms(t));
-            else
-                fprintf(out, "%s%" PRIu64, k++ ? "," : "", acc);
-            acc = 0;
-        }
-        fputs(pass < 0 ? "],\"v\":{\"_\":0" : "]", out);
+        fprintf(out, ",\"%s\":[", category_key(c));
+        for (size_t i = 0; i < n; i++)
+            fprintf(out, "%s%" PRIu64, i ? "," : "", m[i]->v[c]);
+        fputs("]", out);
     }
     fputs("}", out);
+    free(m);
 }
 
 /* phase slices, one band row per thread (in order of appearance, 4 rows at most) */
@@ -377,12 +363,20 @@ int html_write(FILE *out, report_ctx *c)
     header(out, r);
     fputs("<h2>Live bytes per category over the run<button id=reset class=btn>reset zoom</button>"
           "</h2>\n<p class=sub>wheel: zoom, drag: pan, double-click: reset. Bands above: the phase "
-          "of each thread; grey lines: optimizer steps; dashed: the peak; red: the OOM.</p>\n"
+          "of each thread; grey lines: optimizer steps; dashed: the peak; red: the OOM. Each point "
+          "is "
+          "one instant of the run (each span's lowest, tallest and last, every category's "
+          "largest): its stack adds up to the process's live bytes then.</p>\n"
           "<div id=phases></div><canvas id=tl height=340></canvas><div id=legend></div>\n",
           out);
     if (!r->tl->has_cats)
-        fputs("<p>No per-category timeline: the trace has no per-tensor events (capture mode "
-              "segment).</p>\n",
+        fputs("<p>No per-category timeline: the replay could not sweep the trace's allocations a "
+              "second time.</p>\n",
+              out);
+    else if (!r->tensor_mode)
+        fputs("<p class=sub>Segment mode: each band is the segments PyTorch's allocator reserved, "
+              "sorted by the phase that reserved them, not tensors of that kind (run with "
+              "--tensors to see the tensors).</p>\n",
               out);
     breakdown(out, r);
     fputs("<h2>Bytes live at the peak by stack (outermost frame on top)</h2>\n<p class=sub>hover: "
