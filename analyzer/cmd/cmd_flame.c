@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "flame.h"
+#include "notes.h"
 #include "replay.h"
 
 static void usage(FILE *out)
@@ -59,6 +60,7 @@ int cmd_flame(int argc, char **argv)
         replay_free(&r);
         return rc;
     }
+    notes_trace("flame", &r, "folding");
     if (!strcmp(at, "oom") && !r.has_oom) {
         fprintf(stderr, "vramtrace flame: %s: the run did not run out of memory (use --at peak)\n",
                 argv[optind]);
@@ -75,9 +77,5 @@ int cmd_flame(int argc, char **argv)
     } else
         flame_write(stdout, &r, !strcmp(at, "oom") ? &r.at_oom : &r.at_peak, &io_err);
     replay_free(&r);
-    if (io_err || fflush(stdout)) {
-        fprintf(stderr, "vramtrace flame: cannot write the output\n");
-        return VT_EXIT_USAGE;
-    }
-    return VT_EXIT_OK;
+    return notes_stdout_error("flame", io_err) ? VT_EXIT_USAGE : VT_EXIT_OK;
 }

@@ -15,7 +15,9 @@
 #include "config_view.h"
 #include "formula.h"
 #include "model_views.h"
+#include "notes.h"
 
+#define PREDICT_SCHEMA_VERSION 1 /* "schema_version" of --json (README, `vramtrace predict`) */
 /* X(name, n_layer, n_head, n_embd, extra nanoGPT settings) — model presets. */
 #define VT_PREDICT_MODELS(X)                                                                       \
     X("gpt2", 12, 12, 768, "")                                                                     \
@@ -134,6 +136,7 @@ static int load_trace(const char *path, nano_config *c, cat_breakdown *measured,
         report_free(&rep);
         return -1;
     }
+    notes_trace("predict", &rep.runs[0], "calibrating from");
     const model_result *m = rep.model;
     char where[160];
     snprintf(where, sizeof where, "--from %s", path);
@@ -169,13 +172,9 @@ static int load_trace(const char *path, nano_config *c, cat_breakdown *measured,
 static int load_run(const char *path, nano_config *c, cat_breakdown *measured, int *partial,
                     uint64_t *cap, char *capname, size_t caplen, char *err, size_t errlen)
 {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        snprintf(err, errlen,
-                 "--from %s: cannot open it (give the output of `vramtrace report --json TRACE`)",
-                 path);
+    FILE *fp = notes_open_read("--from ", path, err, errlen); /* "Is a directory", ... */
+    if (!fp)
         return -1;
-    }
     char magic[VT_MAGIC_LEN];
     if (fread(magic, 1, sizeof magic, fp) == sizeof magic &&
         !memcmp(magic, VT_MAGIC, VT_MAGIC_LEN)) {
@@ -444,6 +443,7 @@ static int print_json(const nano_config *c, const gpt_shape *s, const prediction
                       const predict_args *a, uint64_t lb, const model_calib *cal)
 {
     cJSON *root = cJSON_CreateObject();
+    cJSON_AddNumberToObject(root, "schema_version", PREDICT_SCHEMA_VERSION);
     config_add_json(root, c);
     cJSON *m = cJSON_AddObjectToObject(root, "model");
     cJSON_AddNumberToObject(m, "parameters", (double)formula_params_exact(s));
