@@ -10,6 +10,7 @@
 #include "escape.h"
 #include "flame.h"
 #include "jsonw.h"
+#include "stackview.h"
 
 /* one colour per category (categories.h order) and per phase (phases.h order) */
 static const char *const cat_colors[] = {
@@ -178,25 +179,26 @@ static void tree_build(ftree *t, replay_result *r)
 {
     size_t nrows = 0;
     flame_row *rows = flame_rows(&r->at_peak, &nrows);
+    stackview_frame *v = malloc(STACKVIEW_MAX * sizeof *v);
     char buf[1024], leaf[64];
     t->cap = 1024;
     t->n = malloc(t->cap * sizeof *t->n);
-    if (!rows || !t->n) {
+    if (!rows || !t->n || !v) {
         t->oom = 1;
         free(rows);
+        free(v);
         return;
     }
     t->n[0] = (fnode){-1, -1, -1, -1, intern(t, "all"), 0, -1};
     t->len = 1;
     for (size_t i = 0; i < nrows && !t->oom; i++) {
-        size_t nf = 0;
-        const tables_frame *fr = tables_resolve_stack(r->t, rows[i].stack_id, &nf);
+        size_t nv = stackview_build(r->t, rows[i].stack_id, 0, v); /* outermost first */
         int32_t at = 0;
         t->n[0].value += rows[i].bytes;
-        if (!nf)
+        if (!nv)
             at = child(t, at, intern(t, "[no stack]"), -1), t->n[at].value += rows[i].bytes;
-        for (size_t k = nf; k-- > 0 && !t->oom;) {
-            at = child(t, at, intern(t, flame_frame_name(&fr[k], buf, sizeof buf)), -1);
+        for (size_t k = 0; k < nv && !t->oom; k++) {
+            at = child(t, at, intern(t, stackview_name(r->t, &v[k], buf, sizeof buf)), -1);
             t->n[at].value += rows[i].bytes;
         }
         snprintf(leaf, sizeof leaf, "[%s]", category_name((category)rows[i].category));
@@ -204,6 +206,7 @@ static void tree_build(ftree *t, replay_result *r)
         t->n[at].value += rows[i].bytes;
     }
     free(rows);
+    free(v);
 }
 
 /* emit: the tree from its root (pre-order, so a parent precedes its children), nodes under
@@ -329,6 +332,19 @@ static void sites(FILE *out, report_ctx *c)
     fputs("</table>\n", out);
 }
 
+/* unnamed_note: why some native frames stay "module+0xoffset" (flame_note), said on the page */
+static void unnamed_note(FILE *out, replay_result *r)
+{
+    char note[1024];
+    if (!*flame_note(r, &r->at_peak, note, sizeof note))
+        return;
+    fputs("<p class=sub id=unnamed>Native frames the capture could not name (it names exported "
+          "functions only) stay module+0xoffset: ",
+          out);
+    escape_html_fputs(out, note, strlen(note));
+    fputs(".</p>\n", out);
+}
+
 static void header(FILE *out, replay_result *r)
 {
     const tables_process *p = tables_process_get(r->t);
@@ -379,10 +395,13 @@ int html_write(FILE *out, report_ctx *c)
               "--tensors to see the tensors).</p>\n",
               out);
     breakdown(out, r);
-    fputs("<h2>Bytes live at the peak by stack (outermost frame on top)</h2>\n<p class=sub>hover: "
-          "details, click: zoom into a frame (click it again to go back up).</p>\n"
+    fputs("<h2>Bytes live at the peak by stack (the program's outermost Python frame on top)</h2>"
+          "\n<p class=sub>The Python stack first, the operation's native frames below it; "
+          "CPython's own frames folded away. Hover: details, click: zoom into a frame (click it "
+          "again to go back up).</p>\n"
           "<div id=flamebox><canvas id=flame></canvas></div><div id=details></div>\n",
           out);
+    unnamed_note(out, r);
     sites(out, c);
     fputs("<div id=tip></div><pre id=vt-errors></pre>\n"
           "<script type=\"application/json\" id=\"vt-data\">",
