@@ -59,7 +59,7 @@ static void counter(FILE *out, int c, uint64_t t, uint64_t v)
 }
 
 /* one counter track per category that ever held bytes, sampled at whole moments of the replay
- * (timeline_moments: every bucket's lowest and tallest, each category's largest, the run's
+ * (timeline_moments: each span's lowest, tallest and last, each category's largest, the run's
  * tallest), a value left out when it repeats the track's last: at any instant the tracks hold
  * one moment's values, so their sum is the process's live bytes then, never more than its peak */
 static int counters(FILE *out, const timeline *tl)
