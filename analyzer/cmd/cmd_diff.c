@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "diff_view.h"
+#include "notes.h"
 #include "replay.h"
 
 /* The options of `diff`, one table: parsing and --help both come from it. */
@@ -64,12 +65,10 @@ int cmd_diff(int argc, char **argv)
                 replay_free(&r[k]);
             return e;
         }
+        notes_trace("diff", &r[i], "comparing");
     }
     rc = diff_view_write(stdout, &r[0], &r[1], top, json);
-    if (rc || fflush(stdout)) {
-        fprintf(stderr, "vramtrace diff: cannot write the output (out of memory or disk full)\n");
-        rc = VT_EXIT_USAGE;
-    }
+    rc = notes_stdout_error("diff", rc != 0) ? VT_EXIT_USAGE : VT_EXIT_OK;
     replay_free(&r[0]);
     replay_free(&r[1]);
     return rc;

@@ -1,7 +1,6 @@
 /* cmd_export.c — `vramtrace export --perfetto OUT.json | --memory-viz OUT.pickle | --html
  * OUT.html FILE`: replays the trace once (model/replay.c) and writes each asked-for file
  * through its view (views/perfetto.c, memviz.c, html.c). */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,30 +8,34 @@
 #include "commands.h"
 #include "html.h"
 #include "memviz.h"
+#include "notes.h"
 #include "perfetto.h"
 #include "report.h"
 
-static int export_perfetto(FILE *f, report_ctx *c)
+static int export_perfetto(FILE *f, void *c)
 {
-    return perfetto_write(f, &c->runs[0]);
+    return perfetto_write(f, &((report_ctx *)c)->runs[0]);
 }
-static int export_memviz(FILE *f, report_ctx *c)
+static int export_memviz(FILE *f, void *c)
 {
-    return memviz_write(f, &c->runs[0]);
+    return memviz_write(f, &((report_ctx *)c)->runs[0]);
 }
-static int export_html(FILE *f, report_ctx *c)
+static int export_html(FILE *f, void *c)
 {
     return html_write(f, c);
 }
 
-/* X(enum, "option", writer, "what it writes") */
+/* X(enum, "option", writer, "what it writes", "what was written") */
 #define VT_EXPORTS(X)                                                                              \
-    X(PERFETTO, "perfetto", export_perfetto, "Chrome trace JSON for ui.perfetto.dev")              \
-    X(MEMVIZ, "memory-viz", export_memviz, "PyTorch memory snapshot for pytorch.org/memory_viz")   \
-    X(HTML, "html", export_html, "one self-contained HTML page: timeline, breakdown, flame graph")
+    X(PERFETTO, "perfetto", export_perfetto, "Chrome trace JSON for ui.perfetto.dev",              \
+      "Perfetto trace JSON")                                                                       \
+    X(MEMVIZ, "memory-viz", export_memviz, "PyTorch memory snapshot for pytorch.org/memory_viz",   \
+      "memory_viz snapshot")                                                                       \
+    X(HTML, "html", export_html, "one self-contained HTML page: timeline, breakdown, flame graph", \
+      "HTML page")
 
 enum {
-#define VT_EXP_ENUM(e, opt, fn, doc) EXP_##e,
+#define VT_EXP_ENUM(e, opt, fn, doc, done) EXP_##e,
     VT_EXPORTS(VT_EXP_ENUM)
 #undef VT_EXP_ENUM
         EXP_COUNT
@@ -44,7 +47,7 @@ static void usage(FILE *out)
                  "OUT.html]\n                        FILE\n\n"
                  "Writes the trace in other tools' formats (one replay for all of them).\n\n"
                  "options:\n");
-#define VT_EXP_HELP(e, opt, fn, doc) fprintf(out, "  --%-12s OUT  %s\n", opt, doc);
+#define VT_EXP_HELP(e, opt, fn, doc, done) fprintf(out, "  --%-12s OUT  %s\n", opt, doc);
     VT_EXPORTS(VT_EXP_HELP)
 #undef VT_EXP_HELP
     fprintf(out, "  -h, --help          this text\n"
@@ -52,34 +55,26 @@ static void usage(FILE *out)
                  "trace\n");
 }
 
-/* write_one: runs view k of r into path; 0 or an exit code with the message printed. */
+/* write_one: runs view k of c into path (its path printed); 0 or an exit code, said. */
 static int write_one(int k, const char *path, report_ctx *c)
 {
-    static int (*const writers[])(FILE *, report_ctx *) = {
-#define VT_EXP_FN(e, opt, fn, doc) fn,
+    static int (*const writers[])(FILE *, void *) = {
+#define VT_EXP_FN(e, opt, fn, doc, done) fn,
         VT_EXPORTS(VT_EXP_FN)
 #undef VT_EXP_FN
     };
-    FILE *f = fopen(path, "wb");
-    int rc = -1;
-    if (!f) {
-        fprintf(stderr, "vramtrace export: %s: cannot create: %s (check the directory)\n", path,
-                strerror(errno));
-        return VT_EXIT_USAGE;
-    }
-    rc = writers[k](f, c);
-    if (fclose(f) || rc) {
-        fprintf(stderr, "vramtrace export: %s: cannot write it (disk full, or out of memory)\n",
-                path);
-        return VT_EXIT_USAGE;
-    }
-    return VT_EXIT_OK;
+    static const char *const done[] = {
+#define VT_EXP_DONE(e, opt, fn, doc, done) done,
+        VT_EXPORTS(VT_EXP_DONE)
+#undef VT_EXP_DONE
+    };
+    return notes_write("export", path, done[k], writers[k], c);
 }
 
 int cmd_export(int argc, char **argv)
 {
     static const struct option opts[] = {
-#define VT_EXP_OPT(e, opt, fn, doc) {opt, required_argument, NULL, 'A' + EXP_##e},
+#define VT_EXP_OPT(e, opt, fn, doc, done) {opt, required_argument, NULL, 'A' + EXP_##e},
         VT_EXPORTS(VT_EXP_OPT)
 #undef VT_EXP_OPT
             {"help", no_argument, NULL, 'h'},
@@ -105,12 +100,14 @@ int cmd_export(int argc, char **argv)
         usage(stderr);
         return VT_EXIT_USAGE;
     }
+    timeline_segments = 1; /* a segment-mode trace's timeline is drawn too */
     rc = report_of_trace(argv[optind], &rep, err, sizeof err);
     if (rc) {
         fprintf(stderr, "vramtrace export: %s\n", err);
         report_free(&rep);
         return rc;
     }
+    notes_trace("export", &rep.runs[0], "exporting");
     for (int k = 0; k < EXP_COUNT && !rc; k++)
         if (outs[k])
             rc = write_one(k, outs[k], &rep);

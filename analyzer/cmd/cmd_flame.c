@@ -7,7 +7,9 @@
 #include <string.h>
 
 #include "commands.h"
+#include "escape.h"
 #include "flame.h"
+#include "notes.h"
 #include "replay.h"
 
 static void usage(FILE *out)
@@ -59,6 +61,7 @@ int cmd_flame(int argc, char **argv)
         replay_free(&r);
         return rc;
     }
+    notes_trace("flame", &r, "folding");
     if (!strcmp(at, "oom") && !r.has_oom) {
         fprintf(stderr, "vramtrace flame: %s: the run did not run out of memory (use --at peak)\n",
                 argv[optind]);
@@ -72,12 +75,18 @@ int cmd_flame(int argc, char **argv)
         else
             flame_write(stdout, &r, &all, &io_err);
         free(all.items);
-    } else
-        flame_write(stdout, &r, !strcmp(at, "oom") ? &r.at_oom : &r.at_peak, &io_err);
-    replay_free(&r);
-    if (io_err || fflush(stdout)) {
-        fprintf(stderr, "vramtrace flame: cannot write the output\n");
-        return VT_EXIT_USAGE;
+    } else {
+        const replay_snapshot *snap = !strcmp(at, "oom") ? &r.at_oom : &r.at_peak;
+        char note[1024];
+        flame_write(stdout, &r, snap, &io_err);
+        if (*flame_note(&r, snap, note, sizeof note)) { /* said, never invented */
+            fputs("vramtrace flame: note: native frames the capture could not name (it names "
+                  "exported functions only) stay module+0xoffset: ",
+                  stderr);
+            escape_term_fputs(stderr, note, strlen(note)); /* module names from the trace */
+            fputc('\n', stderr);
+        }
     }
-    return VT_EXIT_OK;
+    replay_free(&r);
+    return notes_stdout_error("flame", io_err) ? VT_EXIT_USAGE : VT_EXIT_OK;
 }

@@ -15,8 +15,10 @@
 #include "config_view.h"
 #include "formula.h"
 #include "model_views.h"
+#include "notes.h"
 #include "predict_from.h"
 
+#define PREDICT_SCHEMA_VERSION 1 /* "schema_version" of --json (README, `vramtrace predict`) */
 /* X(name, n_layer, n_head, n_embd, extra nanoGPT settings) — model presets. */
 #define VT_PREDICT_MODELS(X)                                                                       \
     X("gpt2", 12, 12, 768, "")                                                                     \
@@ -315,6 +317,7 @@ static int print_json(const nano_config *c, const gpt_shape *s, const prediction
                       const predict_args *a, uint64_t lb, const model_calib *cal)
 {
     cJSON *root = cJSON_CreateObject();
+    cJSON_AddNumberToObject(root, "schema_version", PREDICT_SCHEMA_VERSION);
     config_add_json(root, c);
     cJSON *m = cJSON_AddObjectToObject(root, "model");
     cJSON_AddNumberToObject(m, "parameters", (double)formula_params_exact(s));

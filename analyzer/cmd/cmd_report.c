@@ -1,7 +1,6 @@
 /* cmd_report.c — `vramtrace report [options] FILE...`: replays each trace (replay.c), builds
  * the one report (report/report.c: facts, sites, model), then writes text (report_text.c) or
  * JSON (report_json.c), or with --html the page of views/html.c. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +11,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "html.h"
+#include "notes.h"
 #include "report.h"
 #include "report_views.h"
 
@@ -43,6 +43,12 @@ static const cli_opt report_opts[] = {
 #undef VT_REPORT_CFG_OPT
         {'h', "help", NULL, "this text"},
     {0}};
+
+/* html_page: notes_write's writer for --html */
+static int html_page(FILE *f, void *c)
+{
+    return html_write(f, c);
+}
 
 static void usage(FILE *out)
 {
@@ -160,6 +166,7 @@ int cmd_report(int argc, char **argv)
         c.opts.target_card_name = spec.name;
     }
     replay_progress = isatty(2);
+    timeline_segments = html != NULL; /* the page draws a segment-mode timeline too */
     c.runs = calloc((size_t)nfiles, sizeof *c.runs);
     if (!c.runs) {
         rc = VT_EXIT_USAGE;
@@ -176,23 +183,7 @@ int cmd_report(int argc, char **argv)
             rc = r == 2 ? VT_EXIT_USAGE : VT_EXIT_MALFORMED;
             goto free_runs;
         }
-        if (c.runs[i].n_implausible)
-            fprintf(stderr,
-                    "vramtrace report: warning: %s: %llu allocations not counted (they "
-                    "would make more than 4 EiB live at once: not a real run)\n",
-                    files[i], (unsigned long long)c.runs[i].n_implausible);
-        if (c.runs[i].status == READER_TRUNCATED)
-            fprintf(stderr,
-                    "vramtrace report: warning: %s is truncated (no trailer: the process was "
-                    "killed or is still running); reporting every complete record\n",
-                    files[i]);
-        else if (c.runs[i].ended & (VT_TRAILER_DISK_FULL | VT_TRAILER_OUTPUT_ERROR))
-            fprintf(stderr,
-                    "vramtrace report: warning: %s stopped early (%s: tracing stopped, the "
-                    "program went on); reporting every record made before\n",
-                    files[i],
-                    c.runs[i].ended & VT_TRAILER_DISK_FULL ? "disk full"
-                                                           : "writing the trace failed");
+        notes_trace("report", &c.runs[i], "reporting");
     }
     if (isatty(2) && nfiles > 1)
         fprintf(stderr, "\n");
@@ -203,22 +194,10 @@ int cmd_report(int argc, char **argv)
         goto free_runs;
     }
     int w;
-    if (html) { /* the page `vramtrace export --html` writes, of this report */
-        FILE *f = fopen(html, "wb");
-        if (!f) {
-            fprintf(stderr, "vramtrace report: %s: cannot create: %s\n", html, strerror(errno));
-            rc = VT_EXIT_USAGE;
-            goto free_runs;
-        }
-        w = html_write(f, &c);
-        if (fclose(f))
-            w = -1;
-        if (w < 0)
-            fprintf(stderr, "vramtrace report: %s: cannot write it (disk full, or out of memory)\n",
-                    html);
-    } else {
+    if (html) /* the page `vramtrace export --html` writes, of this report; its path said */
+        w = notes_write("report", html, "HTML page", html_page, &c) ? -1 : 0;
+    else
         w = json ? report_json(stdout, &c) : report_text(stdout, &c);
-    }
     if (w < 0)
         rc = VT_EXIT_USAGE;
     else if (fail_if_oom)

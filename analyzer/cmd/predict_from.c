@@ -7,6 +7,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "notes.h"
 #include "predict_from.h"
 #include "report.h"
 
@@ -25,6 +26,7 @@ static int load_trace(const char *path, nano_config *c, predict_run *run, char *
         report_free(&rep);
         return -1;
     }
+    notes_trace("predict", &rep.runs[0], "calibrating from");
     const model_result *m = rep.model;
     char where[160];
     snprintf(where, sizeof where, "--from %s", path);
@@ -64,13 +66,9 @@ int predict_from_load(const char *path, nano_config *c, predict_run *run, char *
 {
     memset(run, 0, sizeof *run);
     cat_breakdown *measured = &run->measured;
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        snprintf(err, errlen,
-                 "--from %s: cannot open it (give the output of `vramtrace report --json TRACE`)",
-                 path);
+    FILE *fp = notes_open_read("--from ", path, err, errlen); /* "Is a directory", ... */
+    if (!fp)
         return -1;
-    }
     char magic[VT_MAGIC_LEN];
     if (fread(magic, 1, sizeof magic, fp) == sizeof magic &&
         !memcmp(magic, VT_MAGIC, VT_MAGIC_LEN)) {

@@ -64,16 +64,18 @@ void symbolize_free(symbolize *s)
 static void open_module(sym_module *m, const char *path, uint64_t base, const uint8_t *id,
                         size_t id_len)
 {
-    m->status = SYMBOLIZE_NO_BUILD_ID;
-    if (!id_len || !path || path[0] != '/')
-        return;
     m->status = SYMBOLIZE_NO_FILE;
-    /* the path comes from the trace: only a regular file is opened (never a FIFO, a device) */
+    if (!path || path[0] != '/')
+        return;
+    /* the path comes from the trace: only a regular file is opened (never a FIFO, a device);
+     * a missing file says so before a missing build-id does (what the views tell people) */
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     struct stat st;
     if (fd < 0)
         return;
-    if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !(m->dwfl = dwfl_begin(&callbacks))) {
+    if (!fstat(fd, &st) && S_ISREG(st.st_mode) && !id_len)
+        m->status = SYMBOLIZE_NO_BUILD_ID; /* the file is there, but cannot be checked */
+    if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !id_len || !(m->dwfl = dwfl_begin(&callbacks))) {
         close(fd);
         return;
     }
@@ -153,4 +155,14 @@ int symbolize_ip(symbolize *s, uint32_t module_id, const char *path, uint64_t ba
         out->line = line > 0 ? line : 0;
     }
     return SYMBOLIZE_OK;
+}
+
+int symbolize_module_status(const symbolize *s, uint32_t module_id)
+{
+    if (s && s->off)
+        return SYMBOLIZE_OFF;
+    for (size_t i = 0; s && i < s->n; i++)
+        if (s->mods[i].module_id == module_id)
+            return s->mods[i].status;
+    return SYMBOLIZE_UNTRIED;
 }

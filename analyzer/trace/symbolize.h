@@ -25,8 +25,9 @@ typedef struct symbolize_result {
 enum symbolize_status {
     SYMBOLIZE_OK = 0,
     SYMBOLIZE_OFF = -1,         /* VRAMTRACE_SYMBOLIZE=0 */
-    SYMBOLIZE_NO_BUILD_ID = -2, /* the trace recorded none: the file cannot be checked */
-    SYMBOLIZE_NO_FILE = -3,     /* the file is missing or not an ELF object */
+    SYMBOLIZE_NO_BUILD_ID = -2, /* the file is there, but the trace recorded no build-id */
+    SYMBOLIZE_NO_FILE = -3,     /* the file is missing (whatever the trace recorded), not a
+                                 * regular file, or not an ELF object */
     SYMBOLIZE_MISMATCH = -4,    /* the file's build-id differs from the recorded one */
 };
 
@@ -44,5 +45,11 @@ void symbolize_free(symbolize *s);
  * enum symbolize_status with *out all unknown. */
 int symbolize_ip(symbolize *s, uint32_t module_id, const char *path, uint64_t base,
                  const uint8_t *build_id, size_t build_id_len, uint64_t ip, symbolize_result *out);
+
+/* symbolize_module_status: why module_id's file could (SYMBOLIZE_OK) or could not be used (a
+ * negative enum symbolize_status), as the first symbolize_ip on it found; SYMBOLIZE_UNTRIED when
+ * no address of it was looked up. s may be NULL (nothing looked up yet). */
+#define SYMBOLIZE_UNTRIED 1
+int symbolize_module_status(const symbolize *s, uint32_t module_id);
 
 #endif

@@ -200,6 +200,11 @@ void tables_resolve_frame(const tables *t, uint64_t raw, int kind, tables_frame 
  * memory). The array is owned by the tables. */
 const tables_frame *tables_resolve_stack(tables *t, uint32_t stack_id, size_t *n);
 
+/* tables_module_names: whether the names of module_id's frames could be looked up in its file
+ * on this machine (symbolize.h: SYMBOLIZE_OK, a negative enum symbolize_status saying why not,
+ * or SYMBOLIZE_UNTRIED before any of its frames was resolved). */
+int tables_module_names(const tables *t, uint32_t module_id);
+
 /* tables_frame_text: human text of a resolved frame into buf (always NUL-terminated,
  * truncated to bufsz): Python "file:line qualname" (line "?" if unknown), native
  * "symbol+0xoff (module basename)" or "module+0xoff" or "0xip", then " at file:line" when

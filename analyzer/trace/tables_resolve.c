@@ -129,6 +129,11 @@ const tables_frame *tables_resolve_stack(tables *t, uint32_t stack_id, size_t *n
     return fr;
 }
 
+int tables_module_names(const tables *t, uint32_t module_id)
+{
+    return symbolize_module_status(t->sym, module_id);
+}
+
 size_t tables_frame_text(const tables_frame *f, char *buf, size_t bufsz)
 {
     int n;

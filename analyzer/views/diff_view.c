@@ -74,6 +74,22 @@ static double mib(int64_t b)
     return (double)b / (1024.0 * 1024.0);
 }
 
+/* change: b bytes as a signed change in MiB ("+1594.5"); one that would round to 0.0 in KiB or
+ * bytes ("-12.0 KiB", "+312 B"), so a change is never shown as "+0.0" or "-0.0"; none is "0". */
+static const char *change(int64_t b, char *buf, size_t len)
+{
+    int64_t a = b < 0 ? -b : b;
+    if (!b)
+        snprintf(buf, len, "0");
+    else if (a >= 52429) /* 0.05 MiB: "%.1f" shows at least 0.1 */
+        snprintf(buf, len, "%+.1f", mib(b));
+    else if (a >= 52) /* 0.05 KiB */
+        snprintf(buf, len, "%+.1f KiB", (double)b / 1024.0);
+    else
+        snprintf(buf, len, "%+" PRId64 " B", b);
+    return buf;
+}
+
 static void json_str(FILE *out, const char *s)
 {
     char *e = escape_utf8_dup(s, strlen(s));
@@ -96,7 +112,7 @@ static void write_json(FILE *out, replay_result *a, replay_result *b, diff_sites
     const uint64_t pa[3] = {a->peak_allocated, a->peak_reserved, a->peak_process};
     const uint64_t pb[3] = {b->peak_allocated, b->peak_reserved, b->peak_process};
     static const char *const lv[3] = {"allocated_bytes", "reserved_bytes", "process_bytes"};
-    fputs("{\"a\":", out);
+    fprintf(out, "{\"schema_version\":%d,\"a\":", DIFF_SCHEMA_VERSION);
     json_str(out, a->path);
     fputs(",\"b\":", out);
     json_str(out, b->path);
@@ -125,29 +141,30 @@ static void write_json(FILE *out, replay_result *a, replay_result *b, diff_sites
 
 static void write_text(FILE *out, replay_result *a, replay_result *b, diff_sites *s, size_t top)
 {
+    const uint64_t pa[3] = {a->peak_allocated, a->peak_reserved, a->peak_process};
+    const uint64_t pb[3] = {b->peak_allocated, b->peak_reserved, b->peak_process};
+    static const char *const lv[3] = {"allocated", "reserved", "process"};
+    char ch[32];
     fputs("A: ", out);
     escape_term_fputs(out, a->path, strlen(a->path));
     fputs("\nB: ", out);
     escape_term_fputs(out, b->path, strlen(b->path));
-    fprintf(out, "\n\n%-16s %12s %12s %12s\n", "peak (MiB)", "A", "B", "B - A");
-    fprintf(out, "%-16s %12.1f %12.1f %+12.1f\n", "allocated", mib((int64_t)a->peak_allocated),
-            mib((int64_t)b->peak_allocated), mib((int64_t)(b->peak_allocated - a->peak_allocated)));
-    fprintf(out, "%-16s %12.1f %12.1f %+12.1f\n", "reserved", mib((int64_t)a->peak_reserved),
-            mib((int64_t)b->peak_reserved), mib((int64_t)(b->peak_reserved - a->peak_reserved)));
-    fprintf(out, "%-16s %12.1f %12.1f %+12.1f\n", "process", mib((int64_t)a->peak_process),
-            mib((int64_t)b->peak_process), mib((int64_t)(b->peak_process - a->peak_process)));
-    fprintf(out, "\n%-16s %12s %12s %12s\n", "at the peak", "A", "B", "B - A");
+    fprintf(out, "\n\n%-20s %12s %12s %12s\n", "peak (MiB)", "A", "B", "B - A");
+    for (int i = 0; i < 3; i++)
+        fprintf(out, "%-20s %12.1f %12.1f %12s\n", lv[i], mib((int64_t)pa[i]), mib((int64_t)pb[i]),
+                change((int64_t)(pb[i] - pa[i]), ch, sizeof ch));
+    fprintf(out, "\n%-20s %12s %12s %12s\n", "at the peak (MiB)", "A", "B", "B - A");
     for (int c = 0; c < CAT_COUNT; c++) {
         int64_t x = (int64_t)a->at_peak.by_cat.bytes[c], y = (int64_t)b->at_peak.by_cat.bytes[c];
         if (x || y)
-            fprintf(out, "%-16s %12.1f %12.1f %+12.1f\n", category_key((category)c), mib(x), mib(y),
-                    mib(y - x));
+            fprintf(out, "%-20s %12.1f %12.1f %12s\n", category_name((category)c), mib(x), mib(y),
+                    change(y - x, ch, sizeof ch));
     }
     fprintf(out, "\nsites that changed most (MiB, B - A):\n");
     for (size_t i = 0; i < s->n && i < top; i++) {
         if (!site_change(&s->v[i]))
             break;
-        fprintf(out, "  %+10.1f  ", mib(site_change(&s->v[i])));
+        fprintf(out, "  %12s  ", change(site_change(&s->v[i]), ch, sizeof ch));
         escape_term_fputs(out, s->v[i].text, strlen(s->v[i].text));
         fputc('\n', out);
     }

@@ -8,9 +8,15 @@
 
 #include "replay.h"
 
+/* DIFF_SCHEMA_VERSION: "schema_version" of `diff --json` (README, `vramtrace diff`): raised when
+ * a field changes meaning or goes. */
+#define DIFF_SCHEMA_VERSION 1
+
 /* diff_view_write: a against b (b minus a): the three peaks, every category either run has,
  * then the top sites by absolute change (at most top; sites keyed by replay_site_text).
- * json: one JSON document, else text. Returns 0, or 2 when out of memory or a write failed. */
+ * json: one JSON document (category keys), else text (the report's category names, changes in
+ * MiB, those under 0.05 MiB in KiB or bytes, never "-0.0"). Returns 0, or 2 when out of memory or a
+ * write failed. */
 int diff_view_write(FILE *out, replay_result *a, replay_result *b, int top, int json);
 
 #endif

@@ -1,11 +1,13 @@
-/* flame.c — folded stacks of a snapshot (flame.h). Frame text comes from the tables'
- * resolver (trace/tables.c); what is live comes from the replay (model/replay.c). */
+/* flame.c — folded stacks of a snapshot (flame.h). Frames come as people read them from
+ * stackview.c (on the tables' resolver, trace/tables.c); what is live comes from the replay
+ * (model/replay.c). */
 #include "flame.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "categories.h"
+#include "stackview.h"
 
 static int flame_cmp(const void *a, const void *b)
 {
@@ -22,15 +24,6 @@ static void flame_put(FILE *out, const char *s)
         unsigned char c = (unsigned char)*s;
         fputc(c == ';' || c < 0x20 || c >= 0x7f ? '_' : c, out);
     }
-}
-
-const char *flame_frame_name(const tables_frame *f, char *buf, size_t len)
-{
-    if (f->kind == TABLES_FRAME_NATIVE && f->function[0])
-        snprintf(buf, len, "%s", f->function); /* without +0xoff: one box per function */
-    else
-        tables_frame_text(f, buf, len);
-    return buf;
 }
 
 flame_row *flame_rows(const replay_snapshot *snap, size_t *n_out)
@@ -61,30 +54,45 @@ uint64_t flame_write(FILE *out, replay_result *r, const replay_snapshot *snap, i
     uint64_t total = 0;
     char buf[1024];
     flame_row *rows = flame_rows(snap, &n);
-    if (!rows) {
+    stackview_frame *v = malloc(STACKVIEW_MAX * sizeof *v);
+    if (!rows || !v) {
+        free(rows);
+        free(v);
         *io_err = 1;
         return 0;
     }
     for (size_t i = 0; i < n; i++) {
-        size_t nf = 0;
-        const tables_frame *fr;
-        fr = tables_resolve_stack(r->t, rows[i].stack_id, &nf);
-        if (!nf)
-            fputs("[no stack]", out);
-        for (size_t k = nf; k-- > 0;) {
-            flame_put(out, flame_frame_name(&fr[k], buf, sizeof buf));
+        size_t nv = stackview_build(r->t, rows[i].stack_id, 0, v);
+        if (!nv)
+            fputs("[no stack];", out);
+        for (size_t k = 0; k < nv; k++) {
+            flame_put(out, stackview_name(r->t, &v[k], buf, sizeof buf));
             fputc(';', out);
         }
-        if (!nf)
-            fputc(';', out);
         fprintf(out, "[%s] %llu\n", category_key((category)rows[i].category),
                 (unsigned long long)rows[i].bytes);
         total += rows[i].bytes;
     }
     free(rows);
+    free(v);
     if (ferror(out))
         *io_err = 1;
     return total;
+}
+
+const char *flame_note(replay_result *r, const replay_snapshot *snap, char *buf, size_t len)
+{
+    size_t n = 0;
+    flame_row *rows = flame_rows(snap, &n);
+    uint32_t *ids = calloc(n + 1, sizeof *ids);
+    buf[0] = '\0';
+    for (size_t i = 0; rows && ids && i < n; i++)
+        ids[i] = rows[i].stack_id;
+    if (rows && ids)
+        stackview_unnamed_note(r->t, ids, n, buf, len);
+    free(rows);
+    free(ids);
+    return buf;
 }
 
 int flame_all(const replay_result *r, replay_snapshot *out)

@@ -10,6 +10,7 @@
 #include "escape.h"
 #include "flame.h"
 #include "jsonw.h"
+#include "stackview.h"
 
 /* one colour per category (categories.h order) and per phase (phases.h order) */
 static const char *const cat_colors[] = {
@@ -36,43 +37,29 @@ static const char *human(uint64_t b, char *buf, size_t len)
     return buf;
 }
 
-/* ---- the timeline: buckets merged to HTML_POINTS points (max per category kept) ---- */
+/* ---- the timeline: whole moments of the replay (timeline_moments), never a mix of instants,
+ * so every drawn total is the process's live bytes at that instant ---- */
 static void series(FILE *out, const timeline *tl)
 {
-    size_t used = 0, group, k;
-    for (size_t i = 0; i < TIMELINE_BUCKETS; i++)
-        used += tl->b[i].used;
-    group = used / HTML_POINTS + 1;
-    for (int pass = -1; pass < CAT_COUNT; pass++) {
+    size_t n = 0;
+    const timeline_moment **m = timeline_moments(tl, HTML_POINTS, &n);
+    fputs("\"t\":[", out);
+    for (size_t i = 0; i < n; i++)
+        fprintf(out, "%s%.3f", i ? "," : "", ms(m[i]->t));
+    fputs("],\"v\":{\"_\":0", out);
+    for (int c = 0; c < CAT_COUNT; c++) {
         uint64_t any = 0;
-        for (size_t i = 0; pass >= 0 && i < TIMELINE_BUCKETS; i++)
-            any |= tl->b[i].max[pass];
-        if (pass >= 0 && !any)
+        for (size_t i = 0; i < n; i++)
+            any |= m[i]->v[c];
+        if (!any)
             continue;
-        if (pass < 0)
-            fputs("\"t\":[", out);
-        else
-            fprintf(out, ",\"%s\":[", category_key(pass));
-        k = 0;
-        uint64_t acc = 0, t = 0;
-        for (size_t i = 0, m = 0; i < TIMELINE_BUCKETS; i++) {
-            const timeline_bucket *b = &tl->b[i];
-            if (!b->used)
-                continue;
-            if (pass >= 0 && b->max[pass] > acc)
-                acc = b->max[pass];
-            t = b->t_last;
-            if (++m % group && m != used)
-                continue;
-            if (pass < 0)
-                fprintf(out, "%s%.3f", k++ ? "," : "", ms(t));
-            else
-                fprintf(out, "%s%" PRIu64, k++ ? "," : "", acc);
-            acc = 0;
-        }
-        fputs(pass < 0 ? "],\"v\":{\"_\":0" : "]", out);
+        fprintf(out, ",\"%s\":[", category_key(c));
+        for (size_t i = 0; i < n; i++)
+            fprintf(out, "%s%" PRIu64, i ? "," : "", m[i]->v[c]);
+        fputs("]", out);
     }
     fputs("}", out);
+    free(m);
 }
 
 /* phase slices, one band row per thread (in order of appearance, 4 rows at most) */
@@ -192,25 +179,26 @@ static void tree_build(ftree *t, replay_result *r)
 {
     size_t nrows = 0;
     flame_row *rows = flame_rows(&r->at_peak, &nrows);
+    stackview_frame *v = malloc(STACKVIEW_MAX * sizeof *v);
     char buf[1024], leaf[64];
     t->cap = 1024;
     t->n = malloc(t->cap * sizeof *t->n);
-    if (!rows || !t->n) {
+    if (!rows || !t->n || !v) {
         t->oom = 1;
         free(rows);
+        free(v);
         return;
     }
     t->n[0] = (fnode){-1, -1, -1, -1, intern(t, "all"), 0, -1};
     t->len = 1;
     for (size_t i = 0; i < nrows && !t->oom; i++) {
-        size_t nf = 0;
-        const tables_frame *fr = tables_resolve_stack(r->t, rows[i].stack_id, &nf);
+        size_t nv = stackview_build(r->t, rows[i].stack_id, 0, v); /* outermost first */
         int32_t at = 0;
         t->n[0].value += rows[i].bytes;
-        if (!nf)
+        if (!nv)
             at = child(t, at, intern(t, "[no stack]"), -1), t->n[at].value += rows[i].bytes;
-        for (size_t k = nf; k-- > 0 && !t->oom;) {
-            at = child(t, at, intern(t, flame_frame_name(&fr[k], buf, sizeof buf)), -1);
+        for (size_t k = 0; k < nv && !t->oom; k++) {
+            at = child(t, at, intern(t, stackview_name(r->t, &v[k], buf, sizeof buf)), -1);
             t->n[at].value += rows[i].bytes;
         }
         snprintf(leaf, sizeof leaf, "[%s]", category_name((category)rows[i].category));
@@ -218,6 +206,7 @@ static void tree_build(ftree *t, replay_result *r)
         t->n[at].value += rows[i].bytes;
     }
     free(rows);
+    free(v);
 }
 
 /* emit: the tree from its root (pre-order, so a parent precedes its children), nodes under
@@ -343,6 +332,19 @@ static void sites(FILE *out, report_ctx *c)
     fputs("</table>\n", out);
 }
 
+/* unnamed_note: why some native frames stay "module+0xoffset" (flame_note), said on the page */
+static void unnamed_note(FILE *out, replay_result *r)
+{
+    char note[1024];
+    if (!*flame_note(r, &r->at_peak, note, sizeof note))
+        return;
+    fputs("<p class=sub id=unnamed>Native frames the capture could not name (it names exported "
+          "functions only) stay module+0xoffset: ",
+          out);
+    escape_html_fputs(out, note, strlen(note));
+    fputs(".</p>\n", out);
+}
+
 static void header(FILE *out, replay_result *r)
 {
     const tables_process *p = tables_process_get(r->t);
@@ -377,18 +379,29 @@ int html_write(FILE *out, report_ctx *c)
     header(out, r);
     fputs("<h2>Live bytes per category over the run<button id=reset class=btn>reset zoom</button>"
           "</h2>\n<p class=sub>wheel: zoom, drag: pan, double-click: reset. Bands above: the phase "
-          "of each thread; grey lines: optimizer steps; dashed: the peak; red: the OOM.</p>\n"
+          "of each thread; grey lines: optimizer steps; dashed: the peak; red: the OOM. Each point "
+          "is "
+          "one instant of the run (each span's lowest, tallest and last, every category's "
+          "largest): its stack adds up to the process's live bytes then.</p>\n"
           "<div id=phases></div><canvas id=tl height=340></canvas><div id=legend></div>\n",
           out);
     if (!r->tl->has_cats)
-        fputs("<p>No per-category timeline: the trace has no per-tensor events (capture mode "
-              "segment).</p>\n",
+        fputs("<p>No per-category timeline: the replay could not sweep the trace's allocations a "
+              "second time.</p>\n",
+              out);
+    else if (!r->tensor_mode)
+        fputs("<p class=sub>Segment mode: each band is the segments PyTorch's allocator reserved, "
+              "sorted by the phase that reserved them, not tensors of that kind (run with "
+              "--tensors to see the tensors).</p>\n",
               out);
     breakdown(out, r);
-    fputs("<h2>Bytes live at the peak by stack (outermost frame on top)</h2>\n<p class=sub>hover: "
-          "details, click: zoom into a frame (click it again to go back up).</p>\n"
+    fputs("<h2>Bytes live at the peak by stack (the program's outermost Python frame on top)</h2>"
+          "\n<p class=sub>The Python stack first, the operation's native frames below it; "
+          "CPython's own frames folded away. Hover: details, click: zoom into a frame (click it "
+          "again to go back up).</p>\n"
           "<div id=flamebox><canvas id=flame></canvas></div><div id=details></div>\n",
           out);
+    unnamed_note(out, r);
     sites(out, c);
     fputs("<div id=tip></div><pre id=vt-errors></pre>\n"
           "<script type=\"application/json\" id=\"vt-data\">",

@@ -164,7 +164,7 @@ const char html_js[] =
     "      var v = D.v[keys[k]][i]; tot += v;\n"
     "      if (v) lines.push(name[keys[k]] + ': ' + human(v));\n"
     "    }\n"
-    "    lines.splice(1, 0, 'total (max per category in this span): ' + human(tot));\n"
+    "    lines.splice(1, 0, 'total at this moment: ' + human(tot));\n"
     "    showTip(e, lines.join('\\n'));\n"
     "  });\n"
     "  tl.addEventListener('mouseleave', hideTip);\n"

@@ -1,12 +1,13 @@
 /* memviz.c — PyTorch's memory snapshot of a replay (memviz.h): the peak's live set grouped
  * into segments and blocks, the timeline's allocator actions as device_traces; the pickle
- * opcodes are pickle.c's, frames come from the tables' resolver (trace/tables.c). */
+ * opcodes are pickle.c's, frames as people read them come from stackview.c. */
 #include "memviz.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "pickle.h"
+#include "stackview.h"
 
 #define MEMVIZ_DEVICES 16
 #define MEMVIZ_SMALL ((uint64_t)2 << 20) /* PyTorch's small-pool segments are 2 MiB */
@@ -22,6 +23,7 @@ typedef struct mv {
     FILE *out;
     replay_result *r;
     memo m;
+    stackview_frame view[STACKVIEW_MAX];
 } mv;
 
 static uint32_t *memo_find(memo *m, uint32_t stack_id)
@@ -45,17 +47,22 @@ static void frame(mv *v, const tables_frame *f)
     pickle_cstr(v->out, "line");
     pickle_int(v->out, f->kind == TABLES_FRAME_NATIVE ? f->src_line : f->line > 0 ? f->line : 0);
     pickle_cstr(v->out, "name");
-    if (!f->function[0])
+    if (!f->function[0] && f->module) /* nothing names it: where it is, as addr2line takes it */
+        snprintf(name, sizeof name, "%.40s+0x%llx", f->module->basename,
+                 (unsigned long long)f->module_offset);
+    else if (!f->function[0])
         snprintf(name, sizeof name, "0x%llx", (unsigned long long)f->ip);
     pickle_cstr(v->out, f->function[0] ? f->function : name);
     pickle_close_dict(v->out);
 }
 
-/* frames: the stack's frames, innermost first, as a list (memoized per stack). */
+/* frames: the stack's frames as people read it (stackview.h: the Python spine, CPython's frames
+ * folded away), innermost first as PyTorch's snapshots list them (memoized per stack). */
 static void frames(mv *v, uint32_t stack_id)
 {
-    size_t n = 0;
-    const tables_frame *f = stack_id ? tables_resolve_stack(v->r->t, stack_id, &n) : NULL;
+    size_t n = stack_id ? stackview_build(v->r->t, stack_id,
+                                          STACKVIEW_INNER_FIRST | STACKVIEW_EVERY_FRAME, v->view)
+                        : 0;
     uint32_t *slot = n && v->m.cap ? memo_find(&v->m, stack_id) : NULL;
     if (slot && *slot) {
         pickle_get(v->out, *slot - 1);
@@ -63,7 +70,8 @@ static void frames(mv *v, uint32_t stack_id)
     }
     pickle_list(v->out);
     for (size_t i = 0; i < n; i++)
-        frame(v, &f[i]);
+        if (v->view[i].f)
+            frame(v, v->view[i].f);
     pickle_close_list(v->out);
     if (slot) {
         pickle_put(v->out, v->m.next);

@@ -3,7 +3,9 @@
  * segments live at the process peak with their blocks (tensor+segment traces: PyTorch's
  * segments, the tensors inside as active blocks, the rest inactive; segment-only traces: each
  * segment one active block), and device_traces from the replay's last allocator actions
- * (model/timeline.c), frames innermost first; an "oom" action's device_free is the free bytes
+ * (model/timeline.c), frames innermost first as people read them (stackview.h: the operation's
+ * native frames, then the Python spine; CPython's own frames folded away; a frame nothing names
+ * is "module+0xoffset"); an "oom" action's device_free is the free bytes
  * PyTorch's tracker reported. Written as a pickle protocol 2 stream (pickle.c). */
 #ifndef VT_ANALYZER_MEMVIZ_H
 #define VT_ANALYZER_MEMVIZ_H

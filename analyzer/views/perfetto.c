@@ -4,6 +4,7 @@
 #include "perfetto.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "jsonw.h"
@@ -57,26 +58,26 @@ static void counter(FILE *out, int c, uint64_t t, uint64_t v)
             category_key((category)c), us(t), v);
 }
 
-/* one counter track per category that ever held bytes: per bucket its maximum (when it was
- * reached) and its value at the bucket's end, repeats left out */
-static void counters(FILE *out, const timeline *tl)
+/* one counter track per category that ever held bytes, sampled at whole moments of the replay
+ * (timeline_moments: each span's lowest, tallest and last, each category's largest, the run's
+ * tallest), a value left out when it repeats the track's last: at any instant the tracks hold
+ * one moment's values, so their sum is the process's live bytes then, never more than its peak */
+static int counters(FILE *out, const timeline *tl)
 {
+    size_t n = 0;
+    const timeline_moment **m = timeline_moments(tl, PERFETTO_POINTS, &n);
+    if (!m)
+        return -1;
     for (int c = 0; c < CAT_COUNT; c++) {
-        uint64_t any = 0, prev = UINT64_MAX;
-        for (size_t i = 0; i < TIMELINE_BUCKETS; i++)
-            any |= tl->b[i].max[c];
-        if (!any)
-            continue;
-        for (size_t i = 0; i < TIMELINE_BUCKETS; i++) {
-            const timeline_bucket *b = &tl->b[i];
-            if (!b->used)
-                continue;
-            if (b->max[c] != prev)
-                counter(out, c, b->t_max[c], prev = b->max[c]);
-            if (b->last[c] != prev)
-                counter(out, c, b->t_last, prev = b->last[c]);
-        }
+        uint64_t prev = UINT64_MAX, any = 0;
+        for (size_t i = 0; i < n; i++)
+            any |= m[i]->v[c];
+        for (size_t i = 0; any && i < n; i++)
+            if (m[i]->v[c] != prev)
+                counter(out, c, m[i]->t, prev = m[i]->v[c]);
     }
+    free(m);
+    return 0;
 }
 
 static void instant(FILE *out, const char *name, const char *cat, uint64_t t, const char *scope)
@@ -95,8 +96,8 @@ int perfetto_write(FILE *out, replay_result *r)
         return -1;
     fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n", out);
     meta(out, r);
-    if (tl->has_cats)
-        counters(out, tl);
+    if (tl->has_cats && counters(out, tl))
+        return -1;
     for (size_t i = 0; i < tl->nslices; i++) {
         const timeline_slice *s = &tl->slices[i];
         fprintf(out,

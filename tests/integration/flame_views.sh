@@ -22,7 +22,7 @@ for l in lines:
 assert total == rep["peak"]["process_bytes"], (total, rep["peak"])
 for k, v in rep["categories"].items():
     assert by_cat.get(k, 0) == v, (k, by_cat.get(k, 0), v)
-assert any(l.startswith("/") and "hf_train.py" in l.split(";")[0] for l in lines), "outermost frame is not the script"
+assert all(re.match(r"^\S*hf_train\.py:\d+ <module>$", l.split(";")[0]) for l in lines), "outermost frame is not the script's"
 assert any("at::_ops::" in l for l in lines), "no named native frame"
 PY
 # an OOM run: the bytes at the OOM, the category breakdown the report gives for it

@@ -1,9 +1,9 @@
 #!/bin/sh
 # sym_native.sh — native frames named by the analyzer from the module files: a static
 # function (no dladdr name at capture) of a -g program gets its .symtab name and DWARF
-# file:line in dump and report (a C++ mangled one demangled); the MODULE record carries the
-# build-id read in memory; a file whose build-id differs (rebuilt program) keeps the recorded
-# names, without file:line.
+# file:line in dump and report (a C++ mangled one demangled), and in flame below main; the
+# MODULE record carries the build-id read in memory; a file whose build-id differs (rebuilt
+# program) keeps the recorded names, without file:line, and flame says why.
 set -u
 export LD_LIBRARY_PATH="$FAKE"
 fail() { echo "sym_native: $*"; exit 1; }
@@ -57,6 +57,16 @@ check s.jsonl vt_static_alloc 1 || fail "dump: static function not named / no fi
 grep -q "vt_static_alloc+0x[0-9a-f]* (sym_static) at $SRC:$LS" report.txt ||
     { grep -A3 "Top allocation" report.txt; fail "report: site without the static name / file:line"; }
 
+# flame (and so the HTML icicle): the same names, the program's entry frames as roots; a frame
+# left module+0xoffset only with the reason said on stderr
+"$VT" flame s.vt >flame.txt 2>flame.err || fail "flame"
+grep -q '^_start;.*;main;vt_exported_caller;vt_static_alloc;' flame.txt ||
+    fail "flame: the static function is not named below main: $(head -n 2 flame.txt)"
+grep -q 'sym_static+0x' flame.txt && fail "flame: a frame of the program left unnamed: $(head -n 2 flame.txt)"
+VRAMTRACE_SYMBOLIZE=0 "$VT" flame s.vt >off.txt 2>off.err || fail "flame (symbolize off)"
+grep -q ';vt_exported_caller;sym_static+0x[0-9a-f]*;' off.txt || fail "flame (symbolize off): $(head -n 2 off.txt)"
+grep -q 'sym_static.*VRAMTRACE_SYMBOLIZE=0' off.err || fail "flame (symbolize off) does not say why: $(cat off.err)"
+
 # VRAMTRACE_SYMBOLIZE=0: only what was recorded
 VRAMTRACE_SYMBOLIZE=0 "$VT" dump s.vt >off.jsonl || fail "dump (symbolize off)"
 check off.jsonl - 0 || fail "VRAMTRACE_SYMBOLIZE=0 still symbolized"
@@ -76,4 +86,6 @@ PYEOF
 check mis.jsonl - 0 || fail "build-id mismatch: the other file was used"
 "$VT" report s.vt >mis.txt || fail "report (mismatch)"
 grep -q "sym_static.c" mis.txt && fail "report (mismatch) shows a source line"
+"$VT" flame s.vt >/dev/null 2>mis.err || fail "flame (mismatch)"
+grep -q 'sym_static.*other builds' mis.err || fail "flame (mismatch) does not say why: $(cat mis.err)"
 exit 0

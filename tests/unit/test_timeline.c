@@ -16,57 +16,112 @@
 #include "timeline.h"
 #include "../../analyzer/views/pickle.h"
 
-static void test_buckets_keep_the_maximum(void **st)
+/* sweep_two: n events into a fresh timeline: activations and gradients take turns holding
+ * size bytes (one frees as the other allocates), over a parameter of 4096 B that stays. Never
+ * more than 4096 + size live at once, but each category alone reaches size in every span. */
+static timeline *sweep_two(catpeaks *cp, uint64_t n, uint64_t *best)
 {
-    (void)st;
     timeline *tl = timeline_new();
-    catpeaks cp = {0};
-    uint64_t peak[CAT_COUNT], ns[CAT_COUNT], best = 0;
-    assert_non_null(tl);
-    cp.tl = tl;
-    /* a parameter, then 100k short-lived activations of varying size: far more events than
-     * buckets. Noted as the replay would, then swept as the second pass does. */
-    enum { N = 100000 };
-    catpeaks_note(&cp, 1, CAT_PARAMETERS, CATPEAKS_PLAIN, 1);
-    for (uint64_t i = 0; i < N; i++)
-        catpeaks_note(&cp, 2 * i + 2, CAT_ACTIVATIONS, CATPEAKS_PLAIN, 1);
-    catpeaks_sweep_begin(&cp, 2 * N + 1, 0);
     reader_event ev = {0};
+    uint64_t peak[CAT_COUNT], ns[CAT_COUNT];
+    assert_non_null(tl);
+    cp->tl = tl;
+    catpeaks_note(cp, 1, CAT_PARAMETERS, CATPEAKS_PLAIN, 1);
+    for (uint64_t i = 0; i < n; i++)
+        catpeaks_note(cp, 2 * i + 2, i % 2 ? CAT_GRADIENTS : CAT_ACTIVATIONS, CATPEAKS_PLAIN, 1);
+    catpeaks_sweep_begin(cp, 2 * n + 1, 0);
     ev.api = VT_API_cudaMallocAsync;
     ev.addr = 0x100000, ev.size = 4096, ev.time_ns = 0;
-    catpeaks_sweep_event(&cp, 1, 1, &ev);
-    for (uint64_t i = 0; i < N; i++) {
+    catpeaks_sweep_event(cp, 1, 1, &ev);
+    *best = 0;
+    for (uint64_t i = 0; i < n; i++) {
         uint64_t size = 1000 + (i * 7919) % 5000;
-        ev.addr = 0x200000, ev.size = size, ev.time_ns = 2 * i + 2;
-        catpeaks_sweep_event(&cp, 2 * i + 2, 1, &ev);
-        ev.size = 0, ev.time_ns = 2 * i + 3;
-        catpeaks_sweep_event(&cp, 2 * i + 3, 0, &ev);
-        if (size > best)
-            best = size;
+        ev.addr = 0x200000, ev.size = 0, ev.time_ns = 2 * i + 1; /* the previous one goes */
+        catpeaks_sweep_event(cp, 2 * i + 1, 0, &ev);
+        ev.size = size, ev.time_ns = 2 * i + 2;
+        catpeaks_sweep_event(cp, 2 * i + 2, 1, &ev);
+        if (size > *best)
+            *best = size;
     }
-    assert_int_equal(catpeaks_sweep_end(&cp, peak, ns), 1);
+    assert_int_equal(catpeaks_sweep_end(cp, peak, ns), 1);
+    assert_int_equal(peak[CAT_ACTIVATIONS] > peak[CAT_GRADIENTS] ? peak[CAT_ACTIVATIONS]
+                                                                 : peak[CAT_GRADIENTS],
+                     *best);
+    return tl;
+}
+
+/* every bucket keeps whole moments: its tallest, lowest and last each add up to their total;
+ * the run's tallest is the true maximum, each category's largest is kept exactly */
+static void test_buckets_keep_whole_moments(void **st)
+{
+    (void)st;
+    catpeaks cp = {0};
+    uint64_t best;
+    enum { N = 100000 }; /* far more events than buckets */
+    timeline *tl = sweep_two(&cp, N, &best);
     assert_true(tl->has_cats);
-    uint64_t m = 0, mp = 0, last_t = 0;
     size_t used = 0;
+    uint64_t last_t = 0, hi = 0;
     for (size_t i = 0; i < TIMELINE_BUCKETS; i++) {
         const timeline_bucket *b = &tl->b[i];
         if (!b->used)
             continue;
         used++;
         assert_true(b->t_first >= last_t && b->t_last >= b->t_first); /* in time order */
-        assert_true(b->t_max[CAT_ACTIVATIONS] >= b->t_first &&
-                    b->t_max[CAT_ACTIVATIONS] <= b->t_last);
         last_t = b->t_last;
-        if (b->max[CAT_ACTIVATIONS] > m)
-            m = b->max[CAT_ACTIVATIONS];
-        if (b->max[CAT_PARAMETERS] > mp)
-            mp = b->max[CAT_PARAMETERS];
-        assert_true(b->last[CAT_ACTIVATIONS] <= b->max[CAT_ACTIVATIONS]);
+        const timeline_moment *m[3] = {&b->hi, &b->lo, &b->end};
+        for (int k = 0; k < 3; k++) {
+            uint64_t sum = 0;
+            for (int c = 0; c < CAT_COUNT; c++)
+                sum += m[k]->v[c];
+            assert_int_equal(sum, m[k]->total);
+            assert_true(m[k]->t >= b->t_first && m[k]->t <= b->t_last);
+            assert_true(m[k]->total <= 4096 + best); /* never a mix of two instants */
+            assert_int_equal(m[k]->v[CAT_ACTIVATIONS] && m[k]->v[CAT_GRADIENTS], 0);
+        }
+        assert_true(b->lo.total <= b->end.total && b->end.total <= b->hi.total);
+        if (b->hi.total > hi)
+            hi = b->hi.total;
     }
     assert_int_equal(used, TIMELINE_BUCKETS);
-    assert_int_equal(m, best);
-    assert_int_equal(m, peak[CAT_ACTIVATIONS]);
-    assert_int_equal(mp, 4096);
+    assert_int_equal(hi, 4096 + best);
+    assert_int_equal(tl->top.total, 4096 + best);
+    assert_int_equal(tl->cat_top[CAT_PARAMETERS].v[CAT_PARAMETERS], 4096);
+    catpeaks_free(&cp);
+    timeline_free(tl);
+}
+
+/* timeline_moments: at most max, in time order, the tallest and each category's largest among
+ * them, each one moment: a stack of them never passes the run's peak */
+static void test_moments_to_draw(void **st)
+{
+    (void)st;
+    catpeaks cp = {0};
+    uint64_t best;
+    timeline *tl = sweep_two(&cp, 100000, &best);
+    for (size_t max = 2 * CAT_COUNT + 2; max <= 20000; max = max * 3 + 1) {
+        size_t n = 0;
+        const timeline_moment **m = timeline_moments(tl, max, &n);
+        assert_non_null(m);
+        assert_true(n >= 3 && n <= max);
+        uint64_t top = 0, act = 0, grad = 0;
+        for (size_t i = 0; i < n; i++) {
+            assert_true(!i || m[i]->seq > m[i - 1]->seq);
+            assert_true(!i || m[i]->t >= m[i - 1]->t);
+            assert_true(m[i]->total <= 4096 + best);
+            top = m[i]->total > top ? m[i]->total : top;
+            act = m[i]->v[CAT_ACTIVATIONS] > act ? m[i]->v[CAT_ACTIVATIONS] : act;
+            grad = m[i]->v[CAT_GRADIENTS] > grad ? m[i]->v[CAT_GRADIENTS] : grad;
+        }
+        assert_int_equal(top, 4096 + best);
+        assert_int_equal(act > grad ? act : grad, best);
+        assert_int_equal(act, tl->cat_top[CAT_ACTIVATIONS].v[CAT_ACTIVATIONS]);
+        assert_int_equal(grad, tl->cat_top[CAT_GRADIENTS].v[CAT_GRADIENTS]);
+        free(m);
+    }
+    size_t n = 1;
+    assert_null(timeline_moments(tl, 2 * CAT_COUNT + 1, &n)); /* too few to keep the peaks */
+    assert_int_equal(n, 0);
     catpeaks_free(&cp);
     timeline_free(tl);
 }
@@ -171,7 +226,8 @@ static void test_pickle_bytes(void **st)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_buckets_keep_the_maximum),
+        cmocka_unit_test(test_buckets_keep_whole_moments),
+        cmocka_unit_test(test_moments_to_draw),
         cmocka_unit_test(test_slices_ticks_ring_totals),
         cmocka_unit_test(test_pickle_bytes),
     };

@@ -253,7 +253,9 @@ void replay_snap_cat_peaks(state *s, replay_result *r, reader *rd)
             note_interval(s, e, &it);
         }
     }
-    if (!r->tensor_mode)
+    /* category_peaks are a tensor-mode fact; the views' timeline (r->tl) is drawn from the
+     * same sweep in segment mode too, by the segments' categories, when a view asked for it */
+    if (!r->tensor_mode && !(r->tl && timeline_segments))
         return;
     catpeaks *cp = &s->peaks;
     if (!cp->lost && reader_rewind(rd) != 0)
@@ -268,8 +270,11 @@ void replay_snap_cat_peaks(state *s, replay_result *r, reader *rd)
         if (seq != r->n_events)
             catpeaks_lose(cp, "the trace changed while it was read");
     }
-    r->has_cat_peaks = catpeaks_sweep_end(cp, r->cat_peak, r->cat_peak_ns);
-    r->cat_peaks_lost = cp->lost;
+    r->has_cat_peaks = catpeaks_sweep_end(cp, r->cat_peak, r->cat_peak_ns) && r->tensor_mode;
+    if (!r->has_cat_peaks)
+        memset(r->cat_peak, 0, sizeof r->cat_peak),
+            memset(r->cat_peak_ns, 0, sizeof r->cat_peak_ns);
+    r->cat_peaks_lost = r->tensor_mode ? cp->lost : NULL;
 }
 
 void replay_snap_classify(const state *s, replay_result *r, replay_snapshot *snap)

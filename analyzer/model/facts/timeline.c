@@ -7,6 +7,7 @@
 #include <string.h>
 
 int timeline_totals;
+int timeline_segments;
 
 timeline *timeline_new(void)
 {
@@ -145,18 +146,82 @@ void timeline_cats(timeline *tl, size_t index, size_t n, uint64_t t, const int64
     if (!tl || !n)
         return;
     timeline_bucket *b = &tl->b[(size_t)((unsigned __int128)index * TIMELINE_BUCKETS / n)];
-    int fresh = !b->used;
-    tl->has_cats = 1;
-    b->used = 1;
-    if (fresh)
-        b->t_first = t;
-    b->t_last = t;
+    timeline_moment m;
+    m.seq = ++tl->nmoments;
+    m.t = t;
+    m.total = 0;
     for (int c = 0; c < CAT_COUNT; c++) {
-        uint64_t v = cur[c] > 0 ? (uint64_t)cur[c] : 0;
-        if (fresh || v > b->max[c])
-            b->max[c] = v, b->t_max[c] = t;
-        b->last[c] = v;
+        m.v[c] = cur[c] > 0 ? (uint64_t)cur[c] : 0;
+        m.total += m.v[c];
     }
+    tl->has_cats = 1;
+    if (!b->used) {
+        b->used = 1;
+        b->t_first = t;
+        b->hi = b->lo = m;
+    } else if (m.total > b->hi.total)
+        b->hi = m;
+    else if (m.total < b->lo.total)
+        b->lo = m;
+    b->t_last = t;
+    b->end = m;
+    if (m.total > tl->top.total || !tl->top.seq)
+        tl->top = m;
+    for (int c = 0; c < CAT_COUNT; c++)
+        if (m.v[c] > tl->cat_top[c].v[c])
+            tl->cat_top[c] = m;
+}
+
+static int cmp_seq(const void *a, const void *b)
+{
+    uint64_t x = (*(const timeline_moment *const *)a)->seq;
+    uint64_t y = (*(const timeline_moment *const *)b)->seq;
+    return x < y ? -1 : x > y;
+}
+
+const timeline_moment **timeline_moments(const timeline *tl, size_t max, size_t *n)
+{
+    enum { EXTRA = CAT_COUNT + 1 }; /* the run's tallest, each category's largest */
+    size_t used = 0, k = 0;
+    *n = 0;
+    if (!tl || !tl->has_cats || max < 2 * EXTRA)
+        return NULL;
+    for (size_t i = 0; i < TIMELINE_BUCKETS; i++)
+        used += tl->b[i].used;
+    size_t groups = (max - EXTRA) / 3, per = used / groups + (used % groups != 0);
+    const timeline_moment **m = malloc((3 * groups + EXTRA) * sizeof *m);
+    if (!m)
+        return NULL;
+    const timeline_moment *hi = NULL, *lo = NULL;
+    for (size_t i = 0, in = 0; i < TIMELINE_BUCKETS; i++) {
+        const timeline_bucket *b = &tl->b[i];
+        if (!b->used)
+            continue;
+        if (!hi || b->hi.total > hi->total)
+            hi = &b->hi;
+        if (!lo || b->lo.total < lo->total)
+            lo = &b->lo;
+        if (++in % per && in != used)
+            continue;
+        /* the group's lowest, tallest and last (in time order below; each moment once): the
+         * last shows how the categories moved while the total stood still */
+        m[k++] = lo;
+        m[k++] = hi;
+        m[k++] = &b->end;
+        hi = lo = NULL;
+    }
+    if (tl->top.seq)
+        m[k++] = &tl->top;
+    for (int c = 0; c < CAT_COUNT; c++)
+        if (tl->cat_top[c].seq)
+            m[k++] = &tl->cat_top[c];
+    qsort(m, k, sizeof *m, cmp_seq);
+    size_t j = 0;
+    for (size_t i = 0; i < k; i++)
+        if (!j || m[i]->seq != m[j - 1]->seq)
+            m[j++] = m[i];
+    *n = j;
+    return m;
 }
 
 static size_t total_slot(const timeline_total *t, size_t cap, uint32_t stack_id, int cat)

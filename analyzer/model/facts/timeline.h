@@ -1,9 +1,10 @@
 /* timeline.h — what the visual views draw over time, collected while a trace is replayed
- * (model/replay.c) and its category lifetimes swept (catpeaks.c): live bytes per category in
- * at most TIMELINE_BUCKETS buckets (each keeps every category's maximum exactly, when, and the
- * value at its end), phase slices per thread, optimizer-step ticks, and the last TIMELINE_RING
- * actions of PyTorch's allocator (memory_viz's device trace). Views: perfetto.c, memviz.c, html.c.
- */
+ * (model/replay.c) and its category lifetimes swept (catpeaks.c): whole moments of live bytes
+ * per category (each bucket's tallest, lowest and last; the run's tallest; the moment each
+ * category was largest), phase slices per thread, optimizer-step ticks, and the last
+ * TIMELINE_RING actions of PyTorch's allocator (memory_viz's device trace). A moment is never
+ * a mix of instants, so a stacked drawing of moments never passes the process's peak.
+ * Views: perfetto.c, memviz.c, html.c. */
 #ifndef VT_ANALYZER_TIMELINE_H
 #define VT_ANALYZER_TIMELINE_H
 
@@ -19,10 +20,17 @@
 #define TIMELINE_RING 20000
 #define TIMELINE_THREADS 64
 
+/* One instant of the sweep: every category's live bytes after one change; total is their
+ * sum, the process's live bytes then. seq orders moments that share a time (0: none). */
+typedef struct timeline_moment {
+    uint64_t seq, t, total;
+    uint64_t v[CAT_COUNT];
+} timeline_moment;
+
 typedef struct timeline_bucket {
     int used;
-    uint64_t t_first, t_last; /* first and last event swept into it */
-    uint64_t max[CAT_COUNT], t_max[CAT_COUNT], last[CAT_COUNT];
+    uint64_t t_first, t_last;    /* first and last event swept into it */
+    timeline_moment hi, lo, end; /* its tallest (the first of equals), lowest and last */
 } timeline_bucket;
 
 typedef struct timeline_slice {
@@ -63,6 +71,9 @@ typedef struct timeline_total {
 typedef struct timeline {
     timeline_bucket *b; /* TIMELINE_BUCKETS of them; has_cats when the sweep filled them */
     int has_cats;
+    timeline_moment top;                /* the run's tallest moment (the first of equals) */
+    timeline_moment cat_top[CAT_COUNT]; /* when each category first held its most bytes */
+    uint64_t nmoments;                  /* moments swept (the last seq) */
     timeline_slice *slices;
     size_t nslices, capslices;
     int slices_cut; /* more than TIMELINE_SLICES_MAX: the later ones are missing */
@@ -93,11 +104,20 @@ void timeline_event(timeline *tl, const reader_event *ev, int is_alloc, int phas
 /* timeline_freed: a free of a live allocation of size bytes (a tensor's: an allocator action). */
 void timeline_freed(timeline *tl, const reader_event *ev, uint64_t size);
 /* timeline_cats: the sweep of category lifetimes: the live bytes per category after the
- * event at time t, the index-th of n deltas. */
+ * event at time t, the index-th of n deltas: one moment. */
 void timeline_cats(timeline *tl, size_t index, size_t n, uint64_t t, const int64_t cur[CAT_COUNT]);
+/* timeline_moments: at most max (>= 2 * CAT_COUNT + 2) whole moments to draw, in the order
+ * they happened: each group of buckets' lowest, tallest and last, the run's tallest and each
+ * category's largest. Returns a malloc'ed array of *n pointers into tl (free it); NULL with
+ * *n = 0 when the sweep filled nothing or memory is short. */
+const timeline_moment **timeline_moments(const timeline *tl, size_t max, size_t *n);
 /* timeline_totals: set it (before the replay) for the totals by stack: `flame --at all` does;
  * a hash lookup per allocation that the other commands do not pay. */
 extern int timeline_totals;
+/* timeline_segments: set it (before the replay) when a view will draw the timeline of a
+ * segment-mode trace too (export, report --html): its category sweep (a second pass over the
+ * file, by the segments' categories) that a segment-mode report does not pay otherwise. */
+extern int timeline_segments;
 /* timeline_total_add: one allocation of the run (size bytes, category cat, made at stack_id),
  * classified once its lifetime is known. */
 void timeline_total_add(timeline *tl, uint32_t stack_id, int cat, uint64_t size);

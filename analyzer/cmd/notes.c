@@ -1,0 +1,111 @@
+/* notes.c — messages every command shares (notes.h): a trace's warnings, the path of a file
+ * written, the system's reason when a write fails. */
+#include "notes.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "escape.h"
+#include "exit_codes.h"
+
+static void path_fputs(FILE *out, const char *path)
+{
+    escape_term_fputs(out, path, strlen(path));
+}
+
+void notes_trace(const char *cmd, const replay_result *r, const char *doing)
+{
+    if (r->n_implausible) {
+        fprintf(stderr, "vramtrace %s: warning: ", cmd);
+        path_fputs(stderr, r->path);
+        fprintf(stderr,
+                ": %llu allocations not counted (they would make more than 4 EiB live at once: "
+                "not a real run)\n",
+                (unsigned long long)r->n_implausible);
+    }
+    if (r->status == READER_TRUNCATED) {
+        fprintf(stderr, "vramtrace %s: warning: ", cmd);
+        path_fputs(stderr, r->path);
+        fprintf(stderr, " is truncated (");
+        path_fputs(stderr, r->status_msg[0] ? r->status_msg : "no trailer");
+        fprintf(stderr, ": the process was killed or is still running); %s every complete record\n",
+                doing);
+    } else if (r->ended & (VT_TRAILER_DISK_FULL | VT_TRAILER_OUTPUT_ERROR)) {
+        fprintf(stderr, "vramtrace %s: warning: ", cmd);
+        path_fputs(stderr, r->path);
+        fprintf(stderr,
+                " stopped early (%s: tracing stopped, the program went on); %s every record "
+                "made before\n",
+                r->ended & VT_TRAILER_DISK_FULL ? "disk full" : "writing the trace failed", doing);
+    }
+}
+
+static const char *reason(int e)
+{
+    return e ? strerror(e) : "out of memory";
+}
+
+int notes_write(const char *cmd, const char *path, const char *what,
+                int (*write)(FILE *f, void *arg), void *arg)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) {
+        int e = errno;
+        fprintf(stderr, "vramtrace %s: ", cmd);
+        path_fputs(stderr, path);
+        fprintf(stderr, ": cannot create it: %s\n", strerror(e));
+        return VT_EXIT_USAGE;
+    }
+    errno = 0;
+    int rc = write(f, arg), e = ferror(f) ? errno : 0;
+    if (!e && fflush(f))
+        e = errno, rc = -1;
+    if (fclose(f) && !rc)
+        e = errno, rc = -1;
+    if (rc || e) {
+        fprintf(stderr, "vramtrace %s: ", cmd);
+        path_fputs(stderr, path);
+        fprintf(stderr, ": cannot write it: %s\n", reason(e));
+        return VT_EXIT_USAGE;
+    }
+    struct stat st;
+    double kib = stat(path, &st) == 0 ? (double)st.st_size / 1024.0 : 0;
+    fputs("wrote ", stdout);
+    path_fputs(stdout, path);
+    if (kib >= 1024)
+        printf(" (%s, %.1f MiB)\n", what, kib / 1024);
+    else
+        printf(" (%s, %.0f KiB)\n", what, kib);
+    return 0;
+}
+
+FILE *notes_open_read(const char *what, const char *path, char *err, size_t errlen)
+{
+    struct stat st;
+    FILE *f = fopen(path, "rb");
+    int e = f ? 0 : errno;
+    if (f && fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode))
+        e = EISDIR;
+    if (!e)
+        return f;
+    if (f)
+        fclose(f);
+    snprintf(err, errlen, "%s%s: %s", what, path, strerror(e));
+    return NULL;
+}
+
+int notes_stdout_error(const char *cmd, int io_err)
+{
+    int e;
+    if (ferror(stdout)) /* a write failed: its errno ("No space left on device", ...) */
+        e = errno ? errno : EIO;
+    else if (io_err) /* the view could not build what it writes */
+        e = 0;
+    else if (fflush(stdout))
+        e = errno;
+    else
+        return 0;
+    fprintf(stderr, "vramtrace %s: cannot write the output: %s\n", cmd, reason(e));
+    return -1;
+}

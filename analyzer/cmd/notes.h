@@ -1,0 +1,31 @@
+/* notes.h — the messages every command shares: the warnings a replayed trace calls for (cut
+ * short, stopped early, implausible sizes), a file written with its path on stdout, and the
+ * system's reason when writing it failed. Printed only from cmd/ (commands.h). */
+#ifndef VT_ANALYZER_NOTES_H
+#define VT_ANALYZER_NOTES_H
+
+#include <stdio.h>
+
+#include "replay.h"
+
+/* notes_trace: on stderr, "vramtrace CMD: warning: PATH is truncated (why ...); DOING every
+ * complete record" for a trace without its end, the same for one that stopped early (disk
+ * full, a failed write), and the allocations not counted because of an implausible size. */
+void notes_trace(const char *cmd, const replay_result *r, const char *doing);
+
+/* notes_write: creates path, runs write(f, arg) into it and closes it; on success prints
+ * "wrote PATH (WHAT, SIZE)" on stdout. Returns 0, or VT_EXIT_USAGE after "vramtrace CMD:
+ * PATH: cannot create it: REASON" / "cannot write it: REASON" (the system's: "Is a
+ * directory", "No space left on device"; "out of memory" when write failed without one). */
+int notes_write(const char *cmd, const char *path, const char *what,
+                int (*write)(FILE *f, void *arg), void *arg);
+
+/* notes_open_read: path opened for reading, or NULL with "WHATPATH: REASON" in err (the
+ * system's reason; a directory is refused with "Is a directory", which fopen lets through). */
+FILE *notes_open_read(const char *what, const char *path, char *err, size_t errlen);
+
+/* notes_stdout_error: 0 when stdout took everything (flushed), else -1 after "vramtrace CMD:
+ * cannot write the output: REASON" on stderr. io_err: the view already saw a failed write. */
+int notes_stdout_error(const char *cmd, int io_err);
+
+#endif
