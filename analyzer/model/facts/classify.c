@@ -84,7 +84,10 @@ static int r_init_temp(const classify_input *in)
 }
 static int r_t_optim_state(const classify_input *in)
 {
-    return TEN(in) && in->phase_alloc == PHASE_OPTIMIZER && crossed_backward(in);
+    /* kept: across a backward, or past the step that made it (a run of one step frees its
+     * state at the end, outside any optimizer step) */
+    return TEN(in) && in->phase_alloc == PHASE_OPTIMIZER &&
+           (crossed_backward(in) || in->phase_free != PHASE_OPTIMIZER);
 }
 static int r_t_optim_temp(const classify_input *in)
 {
@@ -162,7 +165,7 @@ static int r_other(const classify_input *in)
     X(init_temp, r_init_temp, TEMPORARIES,                                                         \
       "allocated before the first forward, freed before training")                                 \
     X(optimizer_state, r_t_optim_state, OPTIMIZER,                                                 \
-      "allocated in an optimizer step, kept across steps")                                         \
+      "allocated in an optimizer step, kept past it (across steps, or to the end)")                                         \
     X(optimizer_temp, r_t_optim_temp, TEMPORARIES,                                                 \
       "allocated and freed within one optimizer step")                                             \
     X(segment_parameters, r_params, PARAMETERS, "segment mode: a segment forced before training")  \

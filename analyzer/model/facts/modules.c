@@ -80,7 +80,7 @@ int modules_of_stack(const tables_frame *f, size_t n, char *out, size_t len)
         long prog = first_py;
         for (size_t i = (size_t)first_py; i < n; i++)
             if (f[i].kind == TABLES_FRAME_PYTHON && f[i].file && !strstr(f[i].file, "/torch/") &&
-                !strstr(f[i].file, "-packages/")) {
+                !strstr(f[i].file, "-packages/") && !strstr(f[i].file, "/simtorch/")) {
                 prog = (long)i;
                 break;
             }

@@ -133,7 +133,8 @@ void recognize_family(const recognize_input *in, run_recognition *out)
             const char *f = c->filename.s ? c->filename.s : "";
             const char *qq = c->qualname.s ? c->qualname.s : "";
             if ((evidence[i].file && !strstr(f, evidence[i].file)) ||
-                (evidence[i].suffix && !ends_with(qq, evidence[i].suffix)))
+                (evidence[i].suffix && !ends_with(qq, evidence[i].suffix)) ||
+                strstr(f, "/peft/")) /* peft wraps the model: a feature, not the model */
                 continue;
             snprintf(q, sizeof q, "%s", qq);
             const char *base = strrchr(f, '/');
