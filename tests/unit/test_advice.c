@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "../../analyzer/model/advice.h"
+#include "advice.h"
 
 #define MiB (1024ull * 1024ull)
 #define RTX4070 (12282ull * MiB)

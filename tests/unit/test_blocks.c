@@ -1,4 +1,4 @@
-/* test_blocks.c — PyTorch's allocator blocks emulated (analyzer/model/blocks.c): round_size,
+/* test_blocks.c — PyTorch's allocator blocks emulated (analyzer/model/facts/blocks.c): round_size,
  * should_split in both pools and under the allocator's settings, the settings read from
  * PYTORCH_CUDA_ALLOC_CONF, and block sizes carved from free ranges inside segments. */
 #include <setjmp.h>
@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "../../analyzer/model/blocks.h"
+#include "blocks.h"
 
 #define KiB ((uint64_t)1 << 10)
 #define MiB ((uint64_t)1 << 20)

@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "../../analyzer/model/cards.h"
+#include "cards.h"
 
 #define MiB (1024ull * 1024ull)
 #define GiB (1024ull * MiB)

@@ -1,4 +1,4 @@
-/* test_catpeaks.c — category_peaks (analyzer/model/catpeaks.c): each category's largest live
+/* test_catpeaks.c — category_peaks (analyzer/model/facts/catpeaks.c): each category's largest live
  * bytes over a run, when it came, the allocator cache as segments less their tensors, and the
  * vocabulary the logits rule uses (classify_vocab). */
 #include <setjmp.h>
@@ -8,8 +8,8 @@
 
 #include <cmocka.h>
 
-#include "../../analyzer/model/catpeaks.h"
-#include "../../analyzer/model/classify.h"
+#include "catpeaks.h"
+#include "classify.h"
 
 /* One ALLOC or FREE record of the second pass: its number is its index + 1. */
 typedef struct ev {

@@ -6,8 +6,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "../../analyzer/model/classify.h"
-#include "../../analyzer/model/phases.h"
+#include "classify.h"
+#include "phases.h"
 #include "vramtrace/trace_format.h"
 
 /* tensor: a tensor-mode allocation; ba / bf = backward passes begun before its alloc / free

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "../../analyzer/model/config.h"
+#include "config.h"
 
 static char dir[256];
 

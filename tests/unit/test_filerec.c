@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "../../analyzer/model/cfgsrc.h"
+#include "cfgsrc.h"
 #include "../../analyzer/trace/reader.h"
 #include "../../analyzer/trace/tables.h"
 

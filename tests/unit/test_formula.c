@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "../../analyzer/model/formula.h"
+#include "formula.h"
 
 /* Worked example 1: L=6, H=6, d=384, T=512, B=16, A=4, V=50304, float16, compile on. */
 static gpt_shape example1(void)

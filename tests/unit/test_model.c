@@ -1,4 +1,4 @@
-/* test_model.c — the model of a run (analyzer/model/model.c) from a filled run_facts, seen
+/* test_model.c — the model of a run (analyzer/model/advice/model.c) from a filled run_facts, seen
  * through its views (analyzer/views/model_*.c): the configuration from a traced command line,
  * the formula table, OOM diagnosis, advice. */
 #include <setjmp.h>
@@ -12,8 +12,8 @@
 
 #include <cmocka.h>
 
-#include "../../analyzer/model/formula.h"
-#include "../../analyzer/model/model.h"
+#include "formula.h"
+#include "model.h"
 #include "../../analyzer/views/model_views.h"
 
 #define MiB (1024ull * 1024ull)

@@ -1,4 +1,4 @@
-/* test_phases.c — training phases from frames (analyzer/model/phases.c): each phase's signal,
+/* test_phases.c — training phases from frames (analyzer/model/facts/phases.c): each phase's signal,
  * their precedence (backward > optimizer > eval > data > compile > forward > init), the loss
  * and dtype-conversion flags, native frames, and the site a report names for a stack. */
 #include <setjmp.h>
@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "../../analyzer/model/phases.h"
+#include "phases.h"
 
 static tables_frame py(const char *file, const char *qualname)
 {

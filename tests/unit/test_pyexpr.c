@@ -1,4 +1,4 @@
-/* test_pyexpr.c — the evaluator of nanoGPT config expressions (analyzer/model/pyexpr.c):
+/* test_pyexpr.c — the evaluator of nanoGPT config expressions (analyzer/model/recognize/pyexpr.c):
  * literals, Python's int / float arithmetic (// and % floor toward -inf, / is float, **)
  * within 64 bits, precedence and parentheses, strings, names through a lookup; what it
  * refuses, with a reason where there is one (overflow, division by zero, a float that is not
@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "../../analyzer/model/pyexpr.h"
+#include "pyexpr.h"
 
 static pyval ev(const char *text)
 {

@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "../../analyzer/model/replay.h"
+#include "replay.h"
 #include "trace_enc.h"
 
 static wbuf g_w; /* the trace being written (trace_enc.h) */

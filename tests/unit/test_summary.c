@@ -1,4 +1,4 @@
-/* test_summary.c — the run summary after `vramtrace run` (analyzer/model/summary.c,
+/* test_summary.c — the run summary after `vramtrace run` (analyzer/model/facts/summary.c,
  * analyzer/views/summary_text.c): on every committed trace (examples/traces/, tests/data/) it
  * says what `vramtrace report` says — events, failed events, reserved and process peaks, OOM,
  * truncation — compared on the printed text of both; read errors give the same exit codes. */
@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "../../analyzer/model/summary.h"
+#include "summary.h"
 #include "../../analyzer/report/report.h"
 #include "../../analyzer/views/report_views.h"
 #include "../../analyzer/views/summary_text.h"

@@ -1,4 +1,4 @@
-/* test_timeline.c — the replay's timeline (analyzer/model/timeline.c) as the category sweep
+/* test_timeline.c — the replay's timeline (analyzer/model/facts/timeline.c) as the category sweep
  * fills it (catpeaks.c): buckets keep each category's maximum exactly however many events share
  * a bucket; phase slices per thread; optimizer ticks; the ring keeps the newest actions; totals
  * per (stack, category) for `flame --at all`. Also the pickle writer (views/pickle.c). */
@@ -12,8 +12,8 @@
 
 #include <cmocka.h>
 
-#include "../../analyzer/model/catpeaks.h"
-#include "../../analyzer/model/timeline.h"
+#include "catpeaks.h"
+#include "timeline.h"
 #include "../../analyzer/views/pickle.h"
 
 static void test_buckets_keep_the_maximum(void **st)
