@@ -11,6 +11,9 @@ class FunctionCtx:
 
     def save_for_backward(self, *tensors):
         self.to_save = [save(t) for t in tensors]
+        for kept, t in zip(self.to_save, tensors):  # unpacked as they were: requires_grad kept
+            if kept is not None:
+                kept.requires_grad = t.requires_grad
 
     @property
     def saved_tensors(self):
