@@ -90,12 +90,13 @@ traced_run() {
 heading "vramtrace demo — $LABEL"
 if [ "$MODE" = sim ]; then
     cat <<EOF
-This is a SIMULATION: examples/sim/sim_train.py replays the allocation sequence of a nanoGPT
-training run (model to the device, forward per block, logits and loss, backward on a thread
-named pt_autograd_0, fused AdamW state at the first step, zero_grad, evaluation, gradient
-accumulation) through an emulated PyTorch caching allocator onto the project's FAKE CUDA
-runtime. No GPU and no PyTorch are involved; the sizes are the ones PyTorch would allocate.
-vramtrace itself is the real thing: LD_PRELOAD capture, trace, report.
+This is a SIMULATION: examples/sim/sim_train.py runs nanoGPT's training loop on simtorch, a
+sizes-only imitation of PyTorch (model to the device, forward per block, logits and loss,
+backward on a thread named pt_autograd_0, fused AdamW state at the first step, zero_grad,
+evaluation, gradient accumulation) whose caching allocator is a fake libc10_cuda.so on the
+project's FAKE CUDA runtime. No GPU and no PyTorch are involved; the tensors are the ones
+eager PyTorch allocates. vramtrace itself is the real thing: LD_PRELOAD capture, attachment to
+the allocator's trace hooks (every tensor and segment: mode tensor+segment), trace, report.
 EOF
 fi
 echo
@@ -117,11 +118,12 @@ PRED=$(json_get "$D/oom.report.json" 'r["advice"][0].get("predicted_peak_bytes")
 PRED_RES=$(json_get "$D/oom.report.json" 'r["advice"][0].get("predicted_reserved_bytes")')
 PRED_ALLOC=$(json_get "$D/oom.report.json" 'r["advice"][0].get("predicted_allocated_bytes")')
 if [ -z "$REC" ]; then
-    REC="--batch_size=8 --gradient_accumulation_steps=64"
     echo
-    echo "(no advice could be read from \`vramtrace report --json\` (exit $REP_RC): using the documents'"
-    echo " first option instead: $REC)"
+    echo "demo: no recommendation could be read from \`vramtrace report --json\` (exit $REP_RC; see" >&2
+    echo "      $D/oom.report.err): the demo stops here rather than run a configuration of its own" >&2
+    exit 1
 fi
+MODE_OOM=$(json_get "$D/oom.report.json" 'r.get("mode")')
 
 heading "3. The recommended configuration on the same card: $REC"
 # shellcheck disable=SC2086
@@ -145,5 +147,6 @@ echo
 echo "first run: exit $OOM_RC ($([ "$OOM_RC" = 1 ] && echo "out of memory, as expected" || echo "expected an OOM (exit 1)"));" \
     "recommended run: exit $FIT_RC ($([ "$FIT_RC" = 0 ] && echo "fits" || echo "did not fit"))."
 [ "$MODE" = sim ] && echo "All figures above come from a SIMULATION on a fake CUDA runtime (see docs/validation.md for real runs)."
+echo "capture mode of the first run: ${MODE_OOM:-unknown}"
 echo "Traces: $D/oom.vt $D/fit.vt"
 [ "$OOM_RC" = 1 ] && [ "$FIT_RC" = 0 ]

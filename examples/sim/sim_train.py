@@ -1,7 +1,7 @@
 """examples/sim/sim_train.py — a SIMULATION of a nanoGPT training run's GPU allocations, for
-vramtrace's no-GPU demo: the same script structure and knobs as examples/gpt/train.py, on
-simtorch (sizes only, nothing computed) and the project's fake CUDA runtime. Its numbers are
-what the formulas in docs say PyTorch would allocate, not measurements of a real GPU.
+vramtrace's no-GPU demo: examples/gpt/train.py's model, knobs and loop, written against simtorch
+(sizes only, nothing computed), whose caching allocator is the fake libc10_cuda.so on the
+project's fake CUDA runtime: vramtrace captures it as a real run (mode tensor+segment).
 
     python3 examples/sim/sim_train.py ../gpt/config/gpt2-124m-12gb.py --batch_size=8
 """
@@ -15,11 +15,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "gpt"))
 from configurator import parse_config  # noqa: E402
 
-import simtorch  # noqa: E402
-import simtorch.functional as F  # noqa: E402
+import simtorch as torch  # noqa: E402
 import simtorch.nn as nn  # noqa: E402
-from simtorch.amp import GradScaler  # noqa: E402
-from simtorch.optim import AdamW  # noqa: E402
+import simtorch.nn.functional as F  # noqa: E402
 
 DEFAULTS = dict(
     batch_size=12, block_size=1024, gradient_accumulation_steps=1, n_layer=12, n_head=12,
@@ -30,6 +28,18 @@ DEFAULTS = dict(
 )
 
 
+class LayerNorm(nn.Module):
+    """LayerNorm with an optional bias."""
+
+    def __init__(self, ndim, bias):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(ndim))
+        self.bias = nn.Parameter(torch.zeros(ndim)) if bias else None
+
+    def forward(self, x):
+        return F.layer_norm(x, self.weight.shape, self.weight, self.bias, 1e-5)
+
+
 class CausalSelfAttention(nn.Module):
     def __init__(self, c):
         super().__init__()
@@ -37,10 +47,17 @@ class CausalSelfAttention(nn.Module):
         self.c_proj = nn.Linear(c["n_embd"], c["n_embd"], bias=c["bias"])
         self.resid_dropout = nn.Dropout(c["dropout"])
         self.n_head = c["n_head"]
+        self.dropout = c["dropout"]
 
     def forward(self, x):
-        qkv = self.c_attn(x)  # q, k, v are views of it
-        y = F.scaled_dot_product_attention(qkv, self.n_head)
+        B, T, C = x.size()
+        q, k, v = self.c_attn(x).split(C, dim=2)
+        q = q.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
+        k = k.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
+        v = v.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=True,
+                                           dropout_p=self.dropout if self.training else 0.0)
+        y = y.transpose(1, 2).contiguous().view(B, T, C)
         return self.resid_dropout(self.c_proj(y))
 
 
@@ -59,65 +76,70 @@ class MLP(nn.Module):
 class Block(nn.Module):
     def __init__(self, c):
         super().__init__()
-        self.ln_1 = nn.LayerNorm(c["n_embd"], c["bias"])
+        self.ln_1 = LayerNorm(c["n_embd"], c["bias"])
         self.attn = CausalSelfAttention(c)
-        self.ln_2 = nn.LayerNorm(c["n_embd"], c["bias"])
+        self.ln_2 = LayerNorm(c["n_embd"], c["bias"])
         self.mlp = MLP(c)
 
     def forward(self, x):
-        x = F.add(x, self.attn(self.ln_1(x)))
-        x = F.add(x, self.mlp(self.ln_2(x)))
+        x = x + self.attn(self.ln_1(x))
+        x = x + self.mlp(self.ln_2(x))
         return x
 
 
 class GPT(nn.Module):
     def __init__(self, c):
         super().__init__()
-        self.wte = nn.Embedding(c["vocab_size"], c["n_embd"])
-        self.wpe = nn.Embedding(c["block_size"], c["n_embd"])
-        self.drop = nn.Dropout(c["dropout"])
-        self.h = nn.ModuleList([Block(c) for _ in range(c["n_layer"])])
-        self.ln_f = nn.LayerNorm(c["n_embd"], c["bias"])
+        self.transformer = nn.ModuleDict(dict(
+            wte=nn.Embedding(c["vocab_size"], c["n_embd"]),
+            wpe=nn.Embedding(c["block_size"], c["n_embd"]),
+            drop=nn.Dropout(c["dropout"]),
+            h=nn.ModuleList([Block(c) for _ in range(c["n_layer"])]),
+            ln_f=LayerNorm(c["n_embd"], c["bias"]),
+        ))
         self.lm_head = nn.Linear(c["n_embd"], c["vocab_size"], bias=False)
-        self.wte.weight = self.lm_head.weight  # weight tying
+        self.transformer["wte"].weight = self.lm_head.weight  # weight tying
+
+    def num_params(self):
+        return sum(p.numel() for p in self.parameters())
 
     def forward(self, idx, targets=None):
-        b, t = idx.shape
-        pos = F.arange(t)
-        x = self.drop(F.add(self.wte(idx), self.wpe(pos)))
-        del pos
-        for block in self.h:
+        b, t = idx.size()
+        tr = self.transformer
+        pos = torch.arange(0, t, dtype=torch.long, device=idx.device)
+        x = tr["drop"](tr["wte"](idx) + tr["wpe"](pos))
+        for block in tr["h"]:
             x = block(x)
-        x = self.ln_f(x)
+        x = tr["ln_f"](x)
         logits = self.lm_head(x)
-        del x
-        loss = F.cross_entropy(logits, targets) if targets is not None else None
+        loss = None
+        if targets is not None:
+            loss = F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1),
+                                   ignore_index=-1)
         return logits, loss
 
     def configure_optimizers(self, c):
-        params = self.parameters()
-        groups = [{"params": [p for p in params if len(p.shape) >= 2], "weight_decay": c["weight_decay"]},
-                  {"params": [p for p in params if len(p.shape) < 2], "weight_decay": 0.0}]
-        return AdamW(groups, lr=c["learning_rate"], betas=(c["beta1"], c["beta2"]), fused=True)
+        params = [p for p in self.parameters() if p.requires_grad]
+        groups = [{"params": [p for p in params if p.dim() >= 2], "weight_decay": c["weight_decay"]},
+                  {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0}]
+        return torch.optim.AdamW(groups, lr=c["learning_rate"], betas=(c["beta1"], c["beta2"]),
+                                 fused=True)
 
 
 class Trainer:
     def __init__(self, c):
         self.c = c
-        self.pinned = {}  # PyTorch's caching host allocator: pinned blocks are reused
         self.iter_times = []
         self.iters = 0
 
     def get_batch(self, split):
-        """A micro-batch (x, y) of int64 token ids, through pinned host memory to the device."""
-        B, T = self.c["batch_size"], self.c["block_size"]
-        nbytes = 1 << (8 * B * T - 1).bit_length()
-        for key in ("x", "y"):
-            if (key, nbytes) not in self.pinned:
-                self.pinned[(key, nbytes)] = simtorch.host_alloc(nbytes)
-        return simtorch.Tensor((B, T), "int64"), simtorch.Tensor((B, T), "int64")
+        """A micro-batch (x, y) of int64 token ids, made on the host, pinned, copied over."""
+        d = torch.randint(self.c["vocab_size"], size=(self.c["batch_size"], self.c["block_size"] + 1))
+        x, y = d[:, :-1], d[:, 1:]
+        x, y = x.pin_memory(), y.pin_memory()
+        return x.to(self.c["device"]), y.to(self.c["device"])
 
-    @simtorch.no_grad()
+    @torch.no_grad()
     def estimate_loss(self, model, ctx):
         out = {}
         model.eval()
@@ -143,12 +165,12 @@ class Trainer:
             for micro_step in range(A):
                 with ctx:
                     logits, loss = model(X, Y)
-                    loss = F.scalar_op(loss)  # loss / gradient_accumulation_steps
-                X, Y = self.get_batch("train")
+                    loss = loss / A
+                X, Y = self.get_batch("train")  # prefetch, as train.py does
                 scaler.scale(loss).backward()
             if c["grad_clip"] != 0.0:
                 scaler.unscale_(optimizer)
-                nn.clip_grad_norm_(model.parameters(), c["grad_clip"])
+                nn.utils.clip_grad_norm_(model.parameters(), c["grad_clip"])
             scaler.step(optimizer)
             scaler.update()
             optimizer.zero_grad(set_to_none=True)
@@ -169,6 +191,16 @@ def alloc_conf():
     return {k: os.environ[k] for k in ("PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF") if k in os.environ}
 
 
+def tensor_bytes(ts):
+    seen, n = set(), 0
+    for t in ts:
+        if t is None or not t.is_cuda or id(t.untyped_storage()) in seen:
+            continue
+        seen.add(id(t.untyped_storage()))
+        n += t.numel() * t.element_size()
+    return n
+
+
 def main(argv):
     c, _ = parse_config(argv, DEFAULTS, "sim_train.py")
     allocator = c["allocator"]
@@ -178,52 +210,51 @@ def main(argv):
     if allocator not in ("caching", "async"):
         print(f"sim_train.py: --allocator={allocator}: expected caching, async or auto", file=sys.stderr)
         return 2
-    print(f"sim_train.py: {simtorch.SIMULATION}; allocator={allocator}"
+    if allocator == "async" and not alloc_conf():
+        os.environ["PYTORCH_CUDA_ALLOC_CONF"] = "backend:cudaMallocAsync"  # read when CUDA starts
+    print(f"sim_train.py: {torch.SIMULATION}; allocator={allocator}"
           + ("; compile=True is simulated as eager" if c["compile"] else ""), flush=True)
-    simtorch.init(allocator)
-    ctx = simtorch.autocast(c["dtype"]) if c["dtype"] in ("float16", "bfloat16") else _Null()
-    trainer, nparams, oom, message = Trainer(c), None, False, None
+    torch.cuda.init()
+    ptdtype = {"float16": torch.float16, "bfloat16": torch.bfloat16}.get(c["dtype"])
+    ctx = torch.amp.autocast(device_type="cuda", dtype=ptdtype, enabled=ptdtype is not None)
+    trainer, nparams, oom, message, model, optimizer = Trainer(c), None, False, None, None, None
+    grad_bytes = None
     try:
         model = GPT(c)
-        nparams = sum(p.numel() for p in model.parameters())
+        nparams = model.num_params()
         print(f"number of parameters: {nparams / 1e6:.2f}M (simulated)", flush=True)
         model.to(c["device"])
-        scaler = GradScaler(enabled=c["dtype"] == "float16")
+        scaler = torch.amp.GradScaler("cuda", enabled=c["dtype"] == "float16")
         optimizer = model.configure_optimizers(c)
         trainer.train(model, optimizer, scaler, ctx)
-    except simtorch.OutOfMemoryError as e:
+    except torch.OutOfMemoryError as e:
         oom, message = True, str(e)
         print(f"simtorch.OutOfMemoryError: {message}", file=sys.stderr, flush=True)
-    st = simtorch.memory_stats()
-    free, total = simtorch.mem_get_info()
+    st = torch.cuda.memory_stats()
+    free, total = torch.cuda.mem_get_info()
+    params = list(model.parameters()) if model is not None else []
+    state = [v for s in optimizer.state.values() for v in s.values()] if optimizer else []
     stats = {
         "simulation": True, "torch_version": "simtorch (simulation)", "cuda_version": None,
-        "device": "cuda", "device_name": "simulated (fake CUDA runtime)", "oom": oom,
+        "device": "cuda", "device_name": torch.cuda.get_device_name(), "oom": oom,
         "iters": trainer.iters, "ms_per_iter": trainer.ms_per_iter(), "params": nparams,
-        "alloc_conf": alloc_conf(), "allocator_backend": "native" if allocator == "caching" else "cudaMallocAsync",
+        "alloc_conf": alloc_conf(), "allocator_backend": torch.cuda.get_allocator_backend(),
         "config": c, "pid": os.getpid(),
         "max_memory_allocated": st["allocated_bytes.all.peak"],
+        "requested_bytes_peak": st["requested_bytes.all.peak"],
         "max_memory_reserved": st["reserved_bytes.all.peak"],
         "memory_allocated": st["allocated_bytes.all.current"],
         "memory_reserved": st["reserved_bytes.all.current"],
-        "num_device_alloc": st["num_device_alloc"] if allocator == "caching" else 0,
-        "num_device_free": st["num_device_free"], "num_alloc_retries": st["num_alloc_retries"],
-        "num_ooms": st["num_ooms"], "mem_get_info_free": free, "mem_get_info_total": total,
+        "num_device_alloc": st["num_device_alloc"], "num_device_free": st["num_device_free"],
+        "num_alloc_retries": st["num_alloc_retries"], "num_ooms": st["num_ooms"],
+        "mem_get_info_free": free, "mem_get_info_total": total,
+        "param_bytes": tensor_bytes(params), "grad_bytes": grad_bytes,
+        "optim_state_bytes": tensor_bytes(state) if state else (0 if optimizer else None),
     }
     if message:
         stats["oom_message"] = message
     print("VRAMTRACE_TORCH_STATS " + json.dumps(stats, sort_keys=True), flush=True)
     return 1 if oom else 0
-
-
-class _Null:
-    """No autocast (dtype float32)."""
-
-    def __enter__(self):
-        return None
-
-    def __exit__(self, *exc):
-        return False
 
 
 if __name__ == "__main__":

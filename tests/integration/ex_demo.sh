@@ -1,7 +1,8 @@
 #!/bin/sh
 # ex_demo.sh — `make demo` end to end (scripts/demo.sh on the SIMULATION): the documents' GPT-2
-# 124M case OOMs under `vramtrace run --card 12GiB`, the report's first advice fits on the same
-# card, and the traces say what the simulation did (autograd thread, AdamW state, an OOM).
+# 124M case OOMs under `vramtrace run --card 12GiB`, captured in mode tensor+segment (the fake
+# libc10_cuda.so's trace hooks, as PyTorch's), the report's first advice fits on the same card,
+# and the traces say what the simulation did (autograd thread, AdamW state, an OOM).
 set -u
 PY=${PYTHON:-python3}
 command -v "$PY" >/dev/null 2>&1 || { echo "no python3"; exit 77; }
@@ -15,11 +16,13 @@ rc=$?
 [ $rc = 0 ] || { tail -60 demo.txt; fail "demo.sh exit $rc (expected: first run OOM, recommended run fits)"; }
 grep -q 'SIMULATION' demo.txt || fail "the demo does not say it is a simulation"
 grep -q 'out of memory, as expected' demo.txt || fail "no OOM in the first run"
+grep -q 'capture mode of the first run: tensor+segment' demo.txt || fail "the demo's run is not in mode tensor+segment"
+grep -q 'using the documents' demo.txt && fail "the demo fell back to a recommendation of its own"
 D="$TESTDIR/demo"
 "$VT" dump "$D/oom.vt" >oom.jsonl || fail "dump of the OOM trace failed"
 grep -q '"type": *"oom"' oom.jsonl || fail "no OOM record in the trace"
 "$VT" dump "$D/fit.vt" >fit.jsonl || fail "dump of the recommended run's trace failed"
-# segment mode reuses cached blocks for AdamW's state; tensor mode shows every tensor
+# tensor mode (--tensors: the cudaMallocAsync backend, one allocation per tensor) works too
 SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB "$VT" run --tensors --card 12GiB -q -o tensors.vt -- \
     "$PY" "$ROOT/examples/sim/sim_train.py" "$ROOT/examples/gpt/config/gpt2-124m-12gb.py" --max_iters=2 \
     --eval_iters=1 --eval_interval=1000 --compile=False --batch_size=4 --gradient_accumulation_steps=2 \
@@ -33,6 +36,7 @@ grep '"type": *"alloc"' fit.jsonl | grep -q '"backward": *true' || fail "no back
 "$PY" - oom.json <<'PYEOF' || fail "the OOM report lacks the OOM or a fitting first advice"
 import json, sys
 r = json.load(open(sys.argv[1]))
+assert r["mode"] == "tensor+segment", r["mode"]
 assert r["oom"] and r["oom"]["requested_bytes"] > 0, r.get("oom")
 assert r["advice"] and r["advice"][0]["fits"], r["advice"][:1]
 assert "batch_size" in r["advice"][0]["change"], r["advice"][0]

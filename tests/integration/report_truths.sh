@@ -1,11 +1,12 @@
 #!/bin/sh
 # report_truths.sh — every sentence of a report is true of its run, over every trace in
 # examples/traces/**: the header's optimizer steps agree with the optimizer-state notes (and
-# with the steps the program counted, facts.jsonl); no bytes-per-parameter figure from a
-# category segment mode cannot attribute (gradients, optimizer state), none that is absurd (0, or "fp32" far from 4 B);
-# torch.compile notes only where the run was compiled (frames under torch/_inductor or
-# inductor's generated code in `vramtrace dump`), "ran as eager" only
-# where it was not. Grep-level: the text report up to its advice.
+# with the steps the program counted, facts.jsonl of the real and the simulated traces); no
+# bytes-per-parameter figure from a category segment mode cannot attribute (gradients,
+# optimizer state), none that is absurd (0, or "fp32" far from 4 B); torch.compile notes only
+# where the run was compiled (frames under torch/_inductor or inductor's generated code in
+# `vramtrace dump`), "ran as eager" only where it was not. Grep-level: the text report up to its
+# advice. Contradictions already known (KNOWN, below) are printed but do not fail, until fixed.
 set -u
 cd "$ROOT" || exit 1
 find examples/traces -name '*.vt' | sort >"$TESTDIR/traces.txt"
@@ -24,7 +25,7 @@ python3 - "$TESTDIR" <<'PY'
 import json, os, re, sys
 d = sys.argv[1]
 facts = {}
-for fj in ["examples/traces/h100-torch2.11/facts.jsonl"]:
+for fj in ["examples/traces/h100-torch2.11/facts.jsonl", "examples/traces/sim/facts.jsonl"]:
     for line in open(fj):
         f = json.loads(line)
         facts[os.path.join(os.path.dirname(fj), f["trace"])] = f
@@ -51,7 +52,8 @@ for line in open(os.path.join(d, "compiled.txt")):
           "optimizer step(s): wrong number agreement")
     check(t, js.get("iterations") == steps, f"text says {steps} steps, JSON {js.get('iterations')}")
     if t in facts:
-        check(t, steps == facts[t]["iters"], f"{steps} optimizer steps, the program made {facts[t]['iters']}")
+        made = facts[t].get("iters", facts[t].get("steps"))  # real runs say iters, simulated steps
+        check(t, steps == made, f"{steps} optimizer steps, the program made {made}")
     if steps >= 1:
         check(t, "before its first optimizer step" not in body,
               f"{steps} optimizer steps, and a note says the run stopped before its first")
@@ -81,8 +83,16 @@ for line in open(os.path.join(d, "compiled.txt")):
         for l in notes:
             check(t, "ran as eager" not in l, f"compiled, yet: {l.strip()}")
             check(t, "12*B*T*V" not in l, f"compiled, yet eager's logits: {l.strip()}")
+# Contradictions the SIMULATED traces (examples/traces/sim/) revealed in the analyzer, listed here
+# until it is fixed; each is still printed, and one that no longer occurs fails (remove it then).
+KNOWN = set()  # contradictions known and not fixed yet: none today
+known = [f for f in fail if f in KNOWN]
+fail = [f for f in fail if f not in KNOWN]
+fail += [f"listed in KNOWN but no longer found (fixed? remove it): {k}" for k in sorted(KNOWN - set(known))]
+for f in known:
+    print("report_truths: known analyzer bug:", f)
 for f in fail:
     print("report_truths:", f)
-print(f"report_truths: {n_checked} traces checked, {len(fail)} contradictions")
+print(f"report_truths: {n_checked} traces checked, {len(fail)} contradictions ({len(known)} known)")
 sys.exit(1 if fail or n_checked < 20 else 0)
 PY

@@ -153,8 +153,8 @@ static void from_trace_dtype(nano_config *c, const run_facts *f)
     } else if (f->iterations > 0 && f->at_peak.bytes[CAT_AUTOCAST] > 0) {
         s = "bfloat16";
         snprintf(buf, sizeof buf,
-                 "16-bit autocast weight copies, no GradScaler over %d optimizer steps",
-                 f->iterations);
+                 "16-bit autocast weight copies, no GradScaler over %d optimizer step%s",
+                 f->iterations, f->iterations == 1 ? "" : "s");
         why = buf;
     } else if (f->at_peak.bytes[CAT_AUTOCAST] > 0 || f->at_oom.bytes[CAT_AUTOCAST] > 0) {
         s = "16-bit";

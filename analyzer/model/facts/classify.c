@@ -165,7 +165,7 @@ static int r_other(const classify_input *in)
     X(init_temp, r_init_temp, TEMPORARIES,                                                         \
       "allocated before the first forward, freed before training")                                 \
     X(optimizer_state, r_t_optim_state, OPTIMIZER,                                                 \
-      "allocated in an optimizer step, kept past it (across steps, or to the end)")                                         \
+      "allocated in an optimizer step, kept past it (across steps, or to the end)")                \
     X(optimizer_temp, r_t_optim_temp, TEMPORARIES,                                                 \
       "allocated and freed within one optimizer step")                                             \
     X(segment_parameters, r_params, PARAMETERS, "segment mode: a segment forced before training")  \

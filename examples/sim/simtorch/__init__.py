@@ -1,191 +1,144 @@
-"""simtorch — a SIMULATION of the parts of PyTorch a nanoGPT training step uses, for vramtrace's
-no-GPU demo: tensors hold only sizes; their device memory comes from libsimtorch.so (an emulated
-caching allocator on the fake CUDA runtime). Not PyTorch; nothing is computed."""
-import ctypes
-import os
-import sys
+"""simtorch — a SIMULATION of the parts of PyTorch a training step uses, for vramtrace's no-GPU
+demo and tests: tensors hold only shapes, dtypes and device memory, which comes from the fake
+libc10_cuda.so's caching allocator (tests/fakecuda/c10) on the fake CUDA runtime, through the
+same allocator trace hooks vramtrace attaches to in real PyTorch. Files are laid out like
+torch's (simtorch/nn/modules/linear.py, simtorch/optim/adamw.py, ...), so frame rules that
+match torch's paths match these. Not PyTorch; nothing is computed."""
+from . import _C
+from ._C import (SIMULATION, OutOfMemoryError, dtype, float32, float16, bfloat16, float64,
+                 int64, int32, uint8, promote_types)
+from ._C import _aten as _A
+from ._C import _aten_nn as _NN
+from ._C._tensor import Size
+from ._tensor import Tensor
+from .autograd.grad_mode import no_grad, enable_grad, set_grad_enabled, is_grad_enabled
+from . import autograd, nn, optim, amp, cuda, utils  # noqa: F401
+from .amp.autocast_mode import autocast
 
-SIMULATION = "SIMULATION (simtorch on the fake CUDA runtime; no GPU, no PyTorch)"
-DTYPE_SIZE = {"float32": 4, "float16": 2, "bfloat16": 2, "int64": 8, "bool": 1, "uint8": 1}
-CUBLAS_WORKSPACE = 8519680  # PyTorch's default ":4096:2:16:8" = 8 MiB + 128 KiB
-
-
-class OutOfMemoryError(RuntimeError):
-    """Raised like torch.OutOfMemoryError when the emulated allocator cannot get memory."""
-
-
-_lib = None
-_state = {"grad": True, "autocast": None, "tape": [], "uid": 0, "mode": "caching"}
-_persistent = []  # cuBLAS workspaces: never freed, like PyTorch's
-
-
-def _load_lib():
-    """Loads libsimtorch.so ($SIMTORCH_LIB, else build/examples/ beside the repo). Returns the
-    CDLL; exits 2 with a message when it is missing (build it with `make progs`)."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    path = os.environ.get("SIMTORCH_LIB") or os.path.join(here, "..", "..", "..", "build",
-                                                          "examples", "libsimtorch.so")
-    try:
-        lib = ctypes.CDLL(path)
-    except OSError as e:
-        print(f"simtorch: cannot load {path}: {e} (run `make progs`, or set SIMTORCH_LIB)",
-              file=sys.stderr)
-        sys.exit(2)
-    u64, i64 = ctypes.c_uint64, ctypes.c_int64
-    lib.sim_init.argtypes, lib.sim_init.restype = [ctypes.c_int], ctypes.c_int
-    lib.sim_alloc.argtypes, lib.sim_alloc.restype = [u64], u64
-    lib.sim_free.argtypes, lib.sim_free.restype = [u64], None
-    lib.sim_host_alloc.argtypes, lib.sim_host_alloc.restype = [u64], u64
-    lib.sim_mem_get_info.argtypes, lib.sim_mem_get_info.restype = [ctypes.POINTER(u64)], ctypes.c_int
-    lib.sim_stats.argtypes, lib.sim_stats.restype = [ctypes.POINTER(u64)], None
-    lib.sim_error.argtypes, lib.sim_error.restype = [], ctypes.c_char_p
-    lib.sim_backward.argtypes = [ctypes.POINTER(i64), i64, ctypes.POINTER(u64)]
-    lib.sim_backward.restype = ctypes.c_int
-    return lib
+bool = _C.bool_  # noqa: A001 — torch.bool
+half, float, long = float16, float32, int64  # noqa: A001
+preserve_format = contiguous_format = None
 
 
-def init(allocator):
-    """Starts the simulated CUDA: allocator 'caching' (segments) or 'async' (cudaMallocAsync per
-    tensor). Creates the context like torch's lazy init. Raises RuntimeError on a CUDA error."""
-    global _lib
-    _lib = _load_lib()
-    _state["mode"] = allocator
-    err = _lib.sim_init(1 if allocator == "async" else 0)
-    if err:
-        raise RuntimeError(f"simulated CUDA initialisation failed with error {err}")
+class device:
+    """torch.device('cuda') / ('cpu')."""
+
+    def __init__(self, type_, index=None):
+        self.type = str(type_).split(":")[0]
+        self.index = index
+
+    def __str__(self):
+        return self.type
+
+    def __repr__(self):
+        return f"device(type='{self.type}')"
 
 
-def _oom():
-    return OutOfMemoryError(_lib.sim_error().decode(errors="replace"))
+def _dev(d):
+    if d is None:
+        return "cpu"
+    return "cuda" if str(d).startswith("cuda") else "cpu"
 
 
-class Tensor:
-    """A device tensor: shape, dtype and the address of its memory (freed when the object dies,
-    unless the autograd thread freed it first: ptr 0). `saved` counts graph nodes keeping it."""
-
-    __slots__ = ("shape", "dtype", "ptr", "nbytes", "uid", "saved", "requires_grad", "grad")
-
-    def __init__(self, shape, dtype="float32", device="cuda"):
-        self.shape = tuple(shape)
-        self.dtype = dtype
-        n = 1
-        for s in self.shape:
-            n *= s
-        self.nbytes = n * DTYPE_SIZE[dtype]
-        self.ptr = 0
-        self.saved = 0
-        self.requires_grad = False
-        self.grad = None
-        _state["uid"] += 1
-        self.uid = _state["uid"]
-        if device == "cuda":
-            self.ptr = _lib.sim_alloc(self.nbytes)
-            if not self.ptr:
-                raise _oom()
-
-    @classmethod
-    def adopt(cls, ptr, shape, dtype):
-        """A tensor around memory the autograd thread allocated (ownership moves to it)."""
-        t = cls(shape, dtype, device="cpu")
-        t.ptr = ptr
-        return t
-
-    def backward(self):
-        """loss.backward(): see simtorch.autograd.backward."""
-        from .autograd import backward
-        backward(self)
-
-    def numel(self):
-        return self.nbytes // DTYPE_SIZE[self.dtype]
-
-    def item(self):
-        return 0.0  # a simulation computes nothing
-
-    def __del__(self):
-        if self.ptr and _lib is not None:
-            _lib.sim_free(self.ptr)
-            self.ptr = 0
+def _shape(size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        return tuple(size[0])
+    return tuple(size)
 
 
-class Parameter(Tensor):
-    """A model weight: built on the CPU, moved to the device by Module.to('cuda')."""
-
-    __slots__ = ("name",)
-
-    def __init__(self, shape, name=""):
-        super().__init__(shape, "float32", device="cpu")
-        self.requires_grad = True
-        self.name = name  # never None: autograd tells parameters from activations by it
-
-    def to_device(self):
-        self.ptr = _lib.sim_alloc(self.nbytes)
-        if not self.ptr:
-            raise _oom()
+def manual_seed(seed):
+    return None
 
 
-class no_grad:
-    """Context manager and decorator: no graph is recorded, nothing saved for backward."""
-
-    def __enter__(self):
-        self.prev = _state["grad"]
-        _state["grad"] = False
-
-    def __exit__(self, *exc):
-        _state["grad"] = self.prev
-
-    def __call__(self, fn):
-        def wrapper(*a, **k):
-            with no_grad():
-                return fn(*a, **k)
-        wrapper.__name__, wrapper.__qualname__ = fn.__name__, fn.__qualname__
-        return wrapper
+def zeros(*size, dtype=None, device=None):
+    return _A.zeros(_shape(size), dtype or float32, _dev(device))
 
 
-class autocast:
-    """torch.amp.autocast: matmuls run in 16 bits on 16-bit copies of their inputs/weights."""
-
-    def __init__(self, dtype):
-        self.dtype = dtype
-
-    def __enter__(self):
-        self.prev = _state["autocast"]
-        _state["autocast"] = self.dtype
-
-    def __exit__(self, *exc):
-        _state["autocast"] = self.prev
+def ones(*size, dtype=None, device=None):
+    return _A.zeros(_shape(size), dtype or float32, _dev(device), op="ones_like")
 
 
-def grad_enabled():
-    return _state["grad"]
+def empty(*size, dtype=None, device=None):
+    return _A.zeros(_shape(size), dtype or float32, _dev(device), op="empty_like")
 
 
-def autocast_dtype():
-    return _state["autocast"]
+def full(size, fill_value, dtype=None, device=None):
+    return _A.full(tuple(size), dtype or float32, _dev(device))
 
 
-def cublas_workspace():
-    """The per-thread cuBLAS workspace, allocated at the main thread's first matmul."""
-    if not _persistent:
-        _persistent.append(Tensor((CUBLAS_WORKSPACE,), "uint8"))
+def zeros_like(t, dtype=None, memory_format=None):
+    return _A.like(t, "zeros_like", dtype)
 
 
-def memory_stats():
-    """The simulated allocator's counters, with PyTorch's memory_stats() names."""
-    a = (ctypes.c_uint64 * 8)()
-    _lib.sim_stats(a)
-    keys = ("allocated_bytes.all.current", "allocated_bytes.all.peak", "reserved_bytes.all.current",
-            "reserved_bytes.all.peak", "num_device_alloc", "num_device_free", "num_alloc_retries",
-            "num_ooms")
-    return dict(zip(keys, list(a)))
+def ones_like(t, dtype=None, memory_format=None):
+    return _A.like(t, "ones_like", dtype)
 
 
-def mem_get_info():
-    """(free, total) bytes from cudaMemGetInfo (emulated card when vramtrace --card)."""
-    a = (ctypes.c_uint64 * 2)()
-    _lib.sim_mem_get_info(a)
-    return a[0], a[1]
+def empty_like(t, dtype=None, memory_format=None):
+    return _A.like(t, "empty_like", dtype)
 
 
-def host_alloc(nbytes):
-    """Pinned host memory (cudaHostAlloc), as pin_memory() gets it."""
-    return _lib.sim_host_alloc(nbytes)
+def arange(start, end=None, device=None, dtype=None):
+    n = start if end is None else end - start
+    return _A.arange(n, _dev(device), dtype or int64)
+
+
+def randint(low, high=None, size=None, device=None, dtype=None):
+    return _A.randint(tuple(size), _dev(device))
+
+
+def randn(*size, dtype=None, device=None):
+    return _A.randn(_shape(size), _dev(device), dtype or float32)
+
+
+rand = randn
+
+
+def tensor(data, dtype=None, device=None):
+    n = len(data) if isinstance(data, (list, tuple)) else None
+    return _A.zeros(() if n is None else (n,), dtype or float32, _dev(device), op="full")
+
+
+def cat(tensors, dim=0):
+    return _A.cat(list(tensors), dim)
+
+
+def stack(tensors, dim=0):
+    return _A.stack(list(tensors), dim)
+
+
+def matmul(a, b):
+    return _NN.bmm(a, b)
+
+
+def rsqrt(x):
+    return _A.rsqrt(x)
+
+
+def tanh(x):
+    return _A.tanh(x)
+
+
+def pow(x, e):  # noqa: A001
+    return _A.pow_(x, e)
+
+
+def mean(x, dim=None, keepdim=False):
+    return _A.mean(x, dim, keepdim)
+
+
+def norm(x, p=2, dim=None, keepdim=False):
+    return _A.norm(x, dim, keepdim)
+
+
+def flatten(x, start_dim=0, end_dim=-1):
+    return x.flatten(start_dim, end_dim)
+
+
+def is_tensor(x):
+    return isinstance(x, Tensor)
+
+
+def compile(model, **kwargs):  # noqa: A001
+    """torch.compile is not simulated: the model runs eagerly (the caller should say so)."""
+    return model

@@ -1,19 +1,22 @@
-// fake_c10.cpp — a fake libc10_cuda.so for tests without PyTorch: the project's own tiny
-// caching allocator on the fake cudart (segments via cudaMalloc, tensors carved inside),
-// reachable the way PyTorch's is (the exported `allocator` atomic, a NativeCachingAllocator
-// class with an attachAllocatorTraceTracker virtual) and calling its trackers for each action.
+// fake_c10.cpp — a fake libc10_cuda.so for tests and the simulation without PyTorch: the
+// project's own caching allocator on the fake cudart, following the rules of PyTorch's
+// (segments via cudaMalloc, tensors carved inside; see Native below), reachable the way
+// PyTorch's is (the exported `allocator` atomic, a NativeCachingAllocator class with an
+// attachAllocatorTraceTracker virtual) and calling its trackers for each action.
 // Written from the public description of the mechanism; no PyTorch code. One build per layout:
 //   FAKE_C10_LAYOUT_cda  TraceEntry in c10::CachingDeviceAllocator (PyTorch 2.10/2.11+ naming)
 //   FAKE_C10_LAYOUT_cca  TraceEntry in c10::cuda::CUDACachingAllocator (2.1 to 2.9 naming)
 //   FAKE_C10_LAYOUT_odd  TraceEntry in a namespace no release uses (must be refused)
 //   FAKE_C10_LAYOUT_noinit  cda without the initialized() virtual
 // Environment: FAKE_C10_BACKEND=async (the allocator object is another class: per-tensor
-// cudaMalloc, like the cudaMallocAsync backend), FAKE_C10_LIE=1 (SEGMENT_ALLOC reports an
+// cudaMalloc), PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync (another class: per-tensor
+// cudaMallocAsync, like PyTorch's backend), FAKE_C10_LIE=1 (SEGMENT_ALLOC reports an
 // address 512 bytes off), FAKE_C10_MEM_FRACTION=BYTES (an allocator-level limit: OOM with no
 // failed CUDA call), FAKE_C10_EXPANDABLE=1 (segments are 2 MiB physical chunks mapped one
 // by one into one reserved range, reported as SEGMENT_MAP / SEGMENT_UNMAP, like expandable
 // segments; the driver functions come from cudaGetDriverEntryPointByVersion).
 #include <atomic>
+#include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -21,6 +24,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -28,6 +32,11 @@ extern "C" {
 #include "../../../preload/cuda_abi.h"
 int cudaMalloc(void **p, size_t n);
 int cudaFree(void *p);
+int cudaMallocAsync(void **p, size_t n, void *stream);
+int cudaFreeAsync(void *p, void *stream);
+int cudaMemGetInfo(size_t *free_b, size_t *total_b);
+int cudaGetLastError(void);
+int cudaDeviceSynchronize(void);
 int cudaGetDriverEntryPointByVersion(const char *sym, void **fn, unsigned version,
                                      unsigned long long flags, int *status);
 }
@@ -117,99 +126,70 @@ class CUDAAllocator
 
 FAKE_API std::atomic<CUDAAllocator *> allocator;
 
+// The figures PyTorch's memory_stats() reports, kept the same way: requested bytes (what the
+// callers asked for), allocated bytes (the blocks: rounded, with any unsplit rest), reserved
+// bytes (segments), device calls, retries after freeing the cache, and out-of-memory errors.
 struct counters {
-    uint64_t allocated = 0, peak_allocated = 0, reserved = 0, peak_reserved = 0, allocs = 0,
-             frees = 0;
-    void alloc(uint64_t n)
+    uint64_t requested = 0, peak_requested = 0, allocated = 0, peak_allocated = 0, reserved = 0,
+             peak_reserved = 0, allocs = 0, frees = 0, device_allocs = 0, device_frees = 0,
+             retries = 0, ooms = 0;
+    void alloc(uint64_t req, uint64_t blk)
     {
-        allocated += n, allocs++, peak_allocated = std::max(peak_allocated, allocated);
+        requested += req, allocated += blk, allocs++;
+        peak_requested = std::max(peak_requested, requested);
+        peak_allocated = std::max(peak_allocated, allocated);
     }
-    void free(uint64_t n)
+    void free(uint64_t req, uint64_t blk)
     {
-        allocated -= n, frees++;
+        requested -= req, allocated -= blk, frees++;
     }
     void reserve(uint64_t n)
     {
-        reserved += n, peak_reserved = std::max(peak_reserved, reserved);
+        reserved += n, device_allocs++, peak_reserved = std::max(peak_reserved, reserved);
+    }
+    void unreserve(uint64_t n)
+    {
+        reserved -= n, device_frees++;
     }
 };
 static counters g_stats;
 static std::recursive_mutex g_mutex;
+static char g_oom_message[640];
 
-// The driver's VMM functions, fetched the way PyTorch 2.8+ does (through the runtime).
-struct vmm {
-    CUresult (*reserve)(CUdeviceptr *, size_t, size_t, CUdeviceptr, unsigned long long) = nullptr;
-    CUresult (*create)(CUmemGenericAllocationHandle *, size_t, const CUmemAllocationProp *,
-                       unsigned long long) = nullptr;
-    CUresult (*map)(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle,
-                    unsigned long long) = nullptr;
-    CUresult (*set_access)(CUdeviceptr, size_t, const CUmemAccessDesc *, size_t) = nullptr;
-    CUresult (*unmap)(CUdeviceptr, size_t) = nullptr;
-    CUresult (*release)(CUmemGenericAllocationHandle) = nullptr;
-    CUdeviceptr base = 0, next = 0;
-    std::map<CUdeviceptr, CUmemGenericAllocationHandle> chunks; // mapped 2 MiB chunks
-    template <class F> bool get(const char *name, F &f)
-    {
-        void *p = nullptr;
-        int st = 1;
-        if (cudaGetDriverEntryPointByVersion(name, &p, 12000, 0, &st) != 0 || st != 0 || !p)
-            return false;
-        f = reinterpret_cast<F>(p);
-        return true;
-    }
-    bool init()
-    {
-        if (base)
-            return true;
-        cudaFree(nullptr); // the context
-        if (!get("cuMemAddressReserve", reserve) || !get("cuMemCreate", create) ||
-            !get("cuMemMap", map) || !get("cuMemSetAccess", set_access) ||
-            !get("cuMemUnmap", unmap) || !get("cuMemRelease", release))
-            return false;
-        if (reserve(&base, 64ull << 30, 2u << 20, 0, 0) != 0)
-            return false;
-        next = base;
-        return true;
-    }
-    static constexpr size_t CHUNK = 2u << 20;
-    // grow: maps size bytes (a multiple of CHUNK) at the range's end, chunk by chunk
-    CUdeviceptr grow(size_t size)
-    {
-        if (!init())
-            return 0;
-        CUdeviceptr at = next;
-        for (size_t off = 0; off < size; off += CHUNK) {
-            CUmemAllocationProp prop{};
-            prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-            prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-            prop.location.id = 0;
-            CUmemGenericAllocationHandle h = 0;
-            if (create(&h, CHUNK, &prop, 0) != 0) {
-                shrink(at, off);
-                return 0;
-            }
-            map(at + off, CHUNK, 0, h, 0);
-            CUmemAccessDesc d{};
-            d.location = prop.location;
-            d.flags = 3;
-            set_access(at + off, CHUNK, &d, 1);
-            chunks[at + off] = h;
-        }
-        next = at + size;
-        return at;
-    }
-    void shrink(CUdeviceptr at, size_t size)
-    {
-        for (size_t off = 0; off < size; off += CHUNK) {
-            auto it = chunks.find(at + off);
-            if (it == chunks.end())
-                continue;
-            unmap(at + off, CHUNK);
-            release(it->second);
-            chunks.erase(it);
-        }
-    }
-};
+// format_size: bytes as PyTorch's messages print them ("1.50 GiB", "20.00 MiB", "512 bytes")
+static std::string format_size(uint64_t n)
+{
+    char b[64];
+    if (n <= 1024)
+        snprintf(b, sizeof b, "%llu bytes", (unsigned long long)n);
+    else if (n <= (1ull << 20))
+        snprintf(b, sizeof b, "%.2f KiB", n / 1024.0);
+    else if (n <= (1ull << 30))
+        snprintf(b, sizeof b, "%.2f MiB", n / 1048576.0);
+    else
+        snprintf(b, sizeof b, "%.2f GiB", n / 1073741824.0);
+    return b;
+}
+
+// oom_message: the OutOfMemoryError text, in PyTorch's words (marked SIMULATED); returns the
+// free bytes the device reported (the OOM trace entry's address field, as in PyTorch).
+static uint64_t oom_message(uint64_t tried)
+{
+    size_t fr = 0, tot = 0;
+    cudaMemGetInfo(&fr, &tot);
+    cudaGetLastError();
+    snprintf(g_oom_message, sizeof g_oom_message,
+             "CUDA out of memory (SIMULATED). Tried to allocate %s. GPU 0 has a total capacity of "
+             "%s of which %s is free. Including non-PyTorch memory, this process has %s memory "
+             "in use. Of the allocated memory %s is allocated by PyTorch, and %s is reserved by "
+             "PyTorch but unallocated.",
+             format_size(tried).c_str(), format_size(tot).c_str(), format_size(fr).c_str(),
+             format_size(tot - fr).c_str(), format_size(g_stats.allocated).c_str(),
+             format_size(g_stats.reserved - g_stats.allocated).c_str());
+    return fr;
+}
+
+#include "fake_vmm.h"
 static vmm g_vmm;
 static bool expandable()
 {
@@ -218,8 +198,13 @@ static bool expandable()
 
 namespace Native
 {
-// Tensors live in blocks; a segment is one cudaMalloc, split into blocks. Requests round up to
-// 512 B; <= 1 MiB use 2 MiB segments, < 10 MiB 20 MiB ones, larger their own (2 MiB multiple).
+// The caching allocator's rules (default settings): requests round up to 512 B; those of at
+// most 1 MiB come from the small pool's 2 MiB segments, those under 10 MiB from 20 MiB
+// segments, larger ones get a segment of their own rounded up to 2 MiB. A free block is found
+// best-fit (smallest size, then lowest address) in its pool and split when the rest is at
+// least 512 B (small pool) or more than 1 MiB (large pool); freed blocks merge with free
+// neighbours. When cudaMalloc fails, every cached segment that is one whole free block is
+// released and the cudaMalloc retried once; then an OOM entry and a null result.
 class NativeCachingAllocator final : public CUDAAllocator
 {
     struct block {
@@ -227,8 +212,9 @@ class NativeCachingAllocator final : public CUDAAllocator
         uintptr_t segment;
         bool small, free;
     };
-    std::map<uintptr_t, block> blocks_;    // by address
-    std::map<uintptr_t, size_t> segments_; // base -> size
+    std::map<uintptr_t, block> blocks_;             // by address
+    std::map<uintptr_t, size_t> segments_;          // base -> size
+    std::set<std::pair<size_t, uintptr_t>> pool_[2]; // free blocks (size, address); [1] small
     std::vector<AllocatorTraceTracker> trackers_;
     uint64_t limit_ = 0;
     bool initialized_ = false; // like PyTorch's device allocators, made lazily at the first use
@@ -251,12 +237,23 @@ class NativeCachingAllocator final : public CUDAAllocator
     {
         return (n + m - 1) / m * m;
     }
+    void add_block(uintptr_t a, const block &b)
+    {
+        blocks_[a] = b;
+        if (b.free)
+            pool_[b.small].insert({b.size, a});
+    }
+    void take(std::map<uintptr_t, block>::iterator it) // a free block leaves its pool
+    {
+        pool_[it->second.small].erase({it->second.size, it->first});
+    }
     bool release_free_segments()
     {
         bool any = false;
         for (auto it = segments_.begin(); it != segments_.end();) {
             auto b = blocks_.find(it->first);
             if (b != blocks_.end() && b->second.free && b->second.size == it->second) {
+                take(b);
                 if (expandable()) {
                     g_vmm.shrink(it->first, it->second);
                     trace(TraceEntry::SEGMENT_UNMAP, it->first, it->second);
@@ -264,7 +261,7 @@ class NativeCachingAllocator final : public CUDAAllocator
                     cudaFree(reinterpret_cast<void *>(it->first));
                     trace(TraceEntry::SEGMENT_FREE, it->first, it->second);
                 }
-                g_stats.reserved -= it->second;
+                g_stats.unreserve(it->second);
                 blocks_.erase(b);
                 it = segments_.erase(it);
                 any = true;
@@ -285,11 +282,12 @@ class NativeCachingAllocator final : public CUDAAllocator
             if (!p)
                 return false;
         } else if (cudaMalloc(&p, size) != 0 || !p) {
+            cudaGetLastError(); // PyTorch clears the error before it retries or raises
             return false;
         }
         uintptr_t a = reinterpret_cast<uintptr_t>(p);
         segments_[a] = size;
-        blocks_[a] = block{size, 0, a, small, true};
+        add_block(a, block{size, 0, a, small, true});
         g_stats.reserve(size);
         static const bool lie = getenv("FAKE_C10_LIE") && getenv("FAKE_C10_LIE")[0] == '1';
         trace(expandable() ? TraceEntry::SEGMENT_MAP : TraceEntry::SEGMENT_ALLOC, lie ? a + 512 : a,
@@ -298,12 +296,8 @@ class NativeCachingAllocator final : public CUDAAllocator
     }
     std::map<uintptr_t, block>::iterator find_free(size_t size, bool small)
     {
-        auto best = blocks_.end();
-        for (auto it = blocks_.begin(); it != blocks_.end(); ++it)
-            if (it->second.free && it->second.small == small && it->second.size >= size &&
-                (best == blocks_.end() || it->second.size < best->second.size))
-                best = it;
-        return best;
+        auto f = pool_[small].lower_bound({size, 0});
+        return f == pool_[small].end() ? blocks_.end() : blocks_.find(f->second);
     }
 
   public:
@@ -316,27 +310,34 @@ class NativeCachingAllocator final : public CUDAAllocator
     {
         std::lock_guard<std::recursive_mutex> lock(g_mutex);
         initialized_ = true;
-        size_t size = round_up(n ? n : 1, 512);
+        size_t size = n < 512 ? 512 : round_up(n, 512);
         bool small = size <= (1u << 20);
+        size_t seg = small ? (2u << 20) : size < (10u << 20) ? (20u << 20) : round_up(size, 2u << 20);
         auto it = find_free(size, small);
         if (it == blocks_.end()) {
-            size_t seg = small                ? (2u << 20)
-                         : size < (10u << 20) ? (20u << 20)
-                                              : round_up(size, 2u << 20);
-            if (!new_segment(seg, small) && !(release_free_segments() && new_segment(seg, small))) {
-                trace(TraceEntry::OOM, 0, size);
+            bool ok = new_segment(seg, small);
+            if (!ok) {
+                release_free_segments();
+                g_stats.retries++;
+                ok = new_segment(seg, small);
+            }
+            if (!ok) {
+                g_stats.ooms++;
+                trace(TraceEntry::OOM, oom_message(seg), size);
                 return nullptr;
             }
             it = find_free(size, small);
         }
+        take(it);
         block &b = it->second;
-        if (b.size - size >= 512) { // split: the rest stays free
-            blocks_[it->first + size] = block{b.size - size, 0, b.segment, small, true};
+        size_t rest = b.size - size;
+        if (small ? rest >= 512 : rest > (1u << 20)) { // split: the rest stays free
+            add_block(it->first + size, block{rest, 0, b.segment, small, true});
             b.size = size;
         }
         b.free = false;
         b.requested = n;
-        g_stats.alloc(n);
+        g_stats.alloc(n, b.size);
         trace(TraceEntry::ALLOC, it->first, n);
         return reinterpret_cast<void *>(it->first);
     }
@@ -348,21 +349,25 @@ class NativeCachingAllocator final : public CUDAAllocator
             return;
         trace(TraceEntry::FREE_REQUESTED, it->first, it->second.requested);
         trace(TraceEntry::FREE_COMPLETED, it->first, it->second.requested);
-        g_stats.free(it->second.requested);
+        g_stats.free(it->second.requested, it->second.size);
         it->second.free = true;
         auto next = std::next(it); // merge with free neighbours of the same segment
         if (next != blocks_.end() && next->second.free &&
             next->second.segment == it->second.segment) {
+            take(next);
             it->second.size += next->second.size;
             blocks_.erase(next);
         }
         if (it != blocks_.begin()) {
             auto prev = std::prev(it);
             if (prev->second.free && prev->second.segment == it->second.segment) {
+                take(prev);
                 prev->second.size += it->second.size;
                 blocks_.erase(it);
+                it = prev;
             }
         }
+        pool_[it->second.small].insert({it->second.size, it->first});
     }
     void emptyCache() override
     {
@@ -389,22 +394,41 @@ class NativeCachingAllocator final : public CUDAAllocator
 };
 } // namespace Native
 
-// The other backend: one cudaMalloc per tensor, its own tracker list (never the native vtable).
+// Another backend: one cudaMalloc per tensor (FAKE_C10_BACKEND=async), or one cudaMallocAsync
+// per tensor, retried once after a device synchronize, as PyTorch's cudaMallocAsync backend
+// (PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync). Its own class: never the native vtable.
 class PerTensorAllocator final : public CUDAAllocator
 {
     std::map<uintptr_t, size_t> live_;
     std::vector<AllocatorTraceTracker> trackers_;
+    bool async_;
 
   public:
+    explicit PerTensorAllocator(bool stream_ordered) : async_(stream_ordered) {}
     void *raw_alloc(size_t n) override
     {
         std::lock_guard<std::recursive_mutex> lock(g_mutex);
         void *p = nullptr;
-        if (cudaMalloc(&p, n ? n : 1) != 0)
-            return nullptr;
+        size_t sz = n ? n : 1;
+        if (!async_) {
+            if (cudaMalloc(&p, sz) != 0)
+                return nullptr;
+        } else if (cudaMallocAsync(&p, sz, nullptr) != 0) {
+            cudaGetLastError();
+            cudaDeviceSynchronize();
+            g_stats.retries++;
+            if (cudaMallocAsync(&p, sz, nullptr) != 0) {
+                cudaGetLastError();
+                g_stats.ooms++;
+                oom_message(n);
+                return nullptr;
+            }
+        }
         live_[reinterpret_cast<uintptr_t>(p)] = n;
-        g_stats.alloc(n);
+        g_stats.alloc(n, n);
         g_stats.reserve(n);
+        if (async_)
+            g_stats.device_allocs--; // not a cudaMalloc: num_device_alloc stays 0
         return p;
     }
     void raw_delete(void *p) override
@@ -413,10 +437,15 @@ class PerTensorAllocator final : public CUDAAllocator
         auto it = live_.find(reinterpret_cast<uintptr_t>(p));
         if (it == live_.end())
             return;
-        g_stats.free(it->second);
-        g_stats.reserved -= it->second;
+        g_stats.free(it->second, it->second);
+        g_stats.unreserve(it->second);
+        if (async_) {
+            g_stats.device_frees--;
+            cudaFreeAsync(p, nullptr);
+        } else {
+            cudaFree(p);
+        }
         live_.erase(it);
-        cudaFree(p);
     }
     void emptyCache() override {}
     void attachAllocatorTraceTracker(AllocatorTraceTracker tracker) override
@@ -432,9 +461,25 @@ class PerTensorAllocator final : public CUDAAllocator
 #endif
     const char *name() override
     {
-        return "per-tensor";
+        return async_ ? "cudaMallocAsync" : "per-tensor";
     }
 };
+
+// conf_says_async: PYTORCH_CUDA_ALLOC_CONF / PYTORCH_ALLOC_CONF names backend:cudaMallocAsync
+// (case and spaces ignored), as PyTorch reads it when its allocator is created.
+static bool conf_says_async()
+{
+    for (const char *var : {"PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF"}) {
+        const char *v = getenv(var);
+        std::string s;
+        for (; v && *v; v++)
+            if (*v != ' ')
+                s += static_cast<char>(tolower(static_cast<unsigned char>(*v)));
+        if (s.find("backend:cudamallocasync") != std::string::npos)
+            return true;
+    }
+    return false;
+}
 
 // Chosen when the library loads, like PyTorch's backend initializer.
 static struct backend_init {
@@ -442,14 +487,17 @@ static struct backend_init {
     {
         const char *b = getenv("FAKE_C10_BACKEND");
         if (b && std::string(b) == "async")
-            allocator.store(new PerTensorAllocator());
+            allocator.store(new PerTensorAllocator(false));
+        else if (conf_says_async())
+            allocator.store(new PerTensorAllocator(true));
         else
             allocator.store(new Native::NativeCachingAllocator());
     }
 } g_backend_init;
 } // namespace c10::cuda::CUDACachingAllocator
 
-// The test program's face (PyTorch's inline wrappers do the same: allocator.load()->method()).
+// The C face for test programs and the simulation (PyTorch's inline wrappers do the same:
+// allocator.load()->method()).
 namespace cca = c10::cuda::CUDACachingAllocator;
 extern "C" FAKE_API void *fake_c10_malloc(size_t n)
 {
@@ -469,7 +517,26 @@ extern "C" FAKE_API void fake_c10_stats(uint64_t out[6])
 {
     std::lock_guard<std::recursive_mutex> lock(cca::g_mutex);
     const cca::counters &c = cca::g_stats;
-    uint64_t v[6] = {c.allocated, c.peak_allocated, c.reserved, c.peak_reserved, c.allocs, c.frees};
+    uint64_t v[6] = {c.requested, c.peak_requested, c.reserved, c.peak_reserved, c.allocs, c.frees};
     for (int i = 0; i < 6; i++)
         out[i] = v[i];
+}
+// fake_c10_memory_stats: out[12] = requested bytes current, peak; allocated (block) bytes
+// current, peak; reserved bytes current, peak; num_device_alloc, num_device_free,
+// num_alloc_retries, num_ooms, allocations, frees. Returns the backend's name.
+extern "C" FAKE_API const char *fake_c10_memory_stats(uint64_t out[12])
+{
+    std::lock_guard<std::recursive_mutex> lock(cca::g_mutex);
+    const cca::counters &c = cca::g_stats;
+    uint64_t v[12] = {c.requested,     c.peak_requested, c.allocated,    c.peak_allocated,
+                      c.reserved,      c.peak_reserved,  c.device_allocs, c.device_frees,
+                      c.retries,       c.ooms,           c.allocs,        c.frees};
+    for (int i = 0; i < 12; i++)
+        out[i] = v[i];
+    return cca::allocator.load()->name();
+}
+// fake_c10_oom_message: the last out-of-memory error's text ("" before any).
+extern "C" FAKE_API const char *fake_c10_oom_message(void)
+{
+    return cca::g_oom_message;
 }

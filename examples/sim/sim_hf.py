@@ -1,0 +1,140 @@
+"""examples/sim/sim_hf.py — a SIMULATION of a plain Hugging Face training script (a user's own
+loop, argparse flags) on simtorch and the simulated transformers / peft of simmodels/: GPT-2 (small,
+medium), a Llama-style SwiGLU decoder, BERT-base masked LM; AdamW (fused), SGD or Adafactor; bf16
+or fp16 autocast (fp16 with a GradScaler); gradient accumulation, gradient checkpointing, LoRA.
+No GPU, no PyTorch: the tensors eager PyTorch would allocate, on the fake CUDA runtime.
+
+    python3 examples/sim/sim_hf.py --model gpt2-medium --batch-size 4 --grad-accum 2 --steps 2
+
+It prints `VRAMTRACE_TORCH_STATS {json}` at the end (also after an out-of-memory error): its
+own truth (parameters, gradients before the first optimizer step, optimizer state, counted from
+its objects) and the allocator's counters."""
+import argparse
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "simmodels", "site-packages"))
+import simtorch as torch  # noqa: E402
+import transformers as tf  # noqa: E402
+from sim_truth import tensor_bytes, state_tensors, factored_elements, print_truth  # noqa: E402
+
+SIZES = {
+    # name: (family, layers, hidden, heads, intermediate, vocab, default sequence length)
+    "gpt2": ("gpt2", 12, 768, 12, 3072, 50257, 1024),
+    "gpt2-medium": ("gpt2", 24, 1024, 16, 4096, 50257, 1024),
+    "llama-160m": ("llama", 12, 768, 12, 2048, 32000, 1024),
+    "llama-400m": ("llama", 24, 1024, 16, 2816, 32000, 1024),
+    "bert-base": ("bert", 12, 768, 12, 3072, 30522, 512),
+}
+
+
+def build(name, seq, dropout):
+    family, layers, hidden, heads, inter, vocab, _ = SIZES[name]
+    if family == "gpt2":
+        cfg = tf.GPT2Config(n_layer=layers, n_embd=hidden, n_head=heads, vocab_size=vocab,
+                            n_positions=max(1024, seq), resid_pdrop=dropout, embd_pdrop=dropout,
+                            attn_pdrop=dropout)
+        return tf.GPT2LMHeadModel(cfg)
+    if family == "llama":
+        cfg = tf.LlamaConfig(num_hidden_layers=layers, hidden_size=hidden, num_attention_heads=heads,
+                             intermediate_size=inter, vocab_size=vocab,
+                             max_position_embeddings=max(2048, seq))
+        return tf.LlamaForCausalLM(cfg)
+    cfg = tf.BertConfig(num_hidden_layers=layers, hidden_size=hidden, num_attention_heads=heads,
+                        intermediate_size=inter, vocab_size=vocab,
+                        max_position_embeddings=max(512, seq))
+    return tf.BertForMaskedLM(cfg)
+
+
+def make_optimizer(name, params, lr):
+    if name == "adamw":
+        return torch.optim.AdamW(params, lr=lr, weight_decay=0.01, fused=True)
+    if name == "sgd":
+        return torch.optim.SGD(params, lr=lr, momentum=0.9)
+    return torch.optim.Adafactor(params, lr=lr, foreach=False)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--model", choices=sorted(SIZES), default="gpt2")
+    ap.add_argument("--batch-size", type=int, default=4)
+    ap.add_argument("--seq-len", type=int, default=None, help="default: 1024 (512 for BERT)")
+    ap.add_argument("--grad-accum", type=int, default=1)
+    ap.add_argument("--steps", type=int, default=2)
+    ap.add_argument("--optimizer", choices=["adamw", "sgd", "adafactor"], default="adamw")
+    ap.add_argument("--amp", choices=["bf16", "fp16", "none"], default="bf16")
+    ap.add_argument("--gradient-checkpointing", action="store_true")
+    ap.add_argument("--lora-rank", type=int, default=0, help="LoRA on q/k/v/o (Llama); 0: off")
+    ap.add_argument("--lora-alpha", type=int, default=16)
+    ap.add_argument("--dropout", type=float, default=None, help="default: 0 (GPT-2), 0.1 (BERT)")
+    ap.add_argument("--lr", type=float, default=3e-4)
+    a = ap.parse_args()
+    family, layers, hidden, heads, inter, vocab, default_t = SIZES[a.model]
+    T = a.seq_len or default_t
+    if a.lora_rank and family != "llama":
+        ap.error("--lora-rank: the simulation puts LoRA on Llama's q/k/v/o projections only")
+    dropout = a.dropout if a.dropout is not None else (0.1 if family == "bert" else 0.0)
+    print(f"sim_hf.py: {torch.SIMULATION}", flush=True)
+    dev = "cuda"
+    torch.manual_seed(0)
+    dtype = {"bf16": torch.bfloat16, "fp16": torch.float16, "none": None}[a.amp]
+    truth = {"program": "sim_hf.py", "family": family, "model": a.model, "batch_size": a.batch_size,
+             "seq_len": T, "grad_accum": a.grad_accum, "optimizer": a.optimizer, "amp": a.amp,
+             "gradient_checkpointing": a.gradient_checkpointing, "lora_rank": a.lora_rank,
+             "layers": layers, "hidden": hidden, "heads": heads, "vocab_size": vocab,
+             "steps": 0, "oom": False, "oom_phase": None, "grad_bytes": None,
+             "optim_state_bytes": None}
+    phase = "model"
+    try:
+        model = build(a.model, T, dropout)
+        if a.lora_rank:
+            from peft import LoraConfig, get_peft_model
+            model = get_peft_model(model, LoraConfig(r=a.lora_rank, lora_alpha=a.lora_alpha,
+                                                     target_modules=["q_proj", "k_proj",
+                                                                     "v_proj", "o_proj"]))
+        if a.gradient_checkpointing:
+            model.gradient_checkpointing_enable()
+        params = list(model.parameters())
+        trainable = [p for p in params if p.requires_grad]
+        truth.update(params=sum(p.numel() for p in params),
+                     trainable_params=sum(p.numel() for p in trainable),
+                     trainable_tensors=len(trainable),
+                     factored_elements=factored_elements(trainable))
+        print(f"number of parameters: {truth['params'] / 1e6:.2f}M (trainable "
+              f"{truth['trainable_params'] / 1e6:.2f}M)", flush=True)
+        model.to(dev)
+        model.train()
+        truth["param_bytes"] = tensor_bytes(params)
+        truth["trainable_param_bytes"] = tensor_bytes(trainable)
+        opt = make_optimizer(a.optimizer, trainable, a.lr)
+        scaler = torch.amp.GradScaler("cuda", enabled=a.amp == "fp16")
+        for step in range(a.steps):
+            for _ in range(a.grad_accum):
+                phase = "forward"
+                x = torch.randint(0, vocab, (a.batch_size, T))
+                x = x.to(dev)
+                y = x if family != "bert" else torch.randint(0, vocab, (a.batch_size, T)).to(dev)
+                with torch.autocast("cuda", dtype=dtype, enabled=dtype is not None):
+                    loss = model(input_ids=x, labels=y).loss / a.grad_accum
+                phase = "backward"
+                scaler.scale(loss).backward()
+            if step == 0:
+                truth["grad_bytes"] = tensor_bytes(p.grad for p in trainable)
+            phase = "optimizer"
+            scaler.step(opt)
+            scaler.update()
+            if step == 0:
+                truth["optim_state_bytes"] = tensor_bytes(state_tensors(opt))
+            opt.zero_grad(set_to_none=True)
+            truth["steps"] = step + 1
+            print(f"step {step}: (simulated)", flush=True)
+    except torch.OutOfMemoryError as e:
+        truth.update(oom=True, oom_phase=phase, oom_message=str(e).splitlines()[0])
+        print(f"simtorch.OutOfMemoryError: {e}", file=sys.stderr, flush=True)
+    print_truth(torch, truth)
+    return 1 if truth["oom"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,2 @@
+"""simtorch/utils — SIMULATION of torch.utils: checkpoint (activation checkpointing)."""
+from . import checkpoint  # noqa: F401

@@ -1,0 +1,45 @@
+#!/bin/sh
+# make.sh — regenerates the SIMULATION traces of examples/traces/sim/ and their facts.jsonl:
+# each program of examples/sim/ runs under `vramtrace run --card 12GiB` on a 24 GiB fake device
+# from the repository root; its VRAMTRACE_TORCH_STATS line, the command and the exit code become
+# one line of facts.jsonl. Needs `make all fake progs`. env: BUILD (default build), PYTHON.
+set -u
+ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
+BUILD=${BUILD:-build}
+PY=${PYTHON:-python3}
+OUT=examples/traces/sim
+cd "$ROOT" || exit 2
+export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB
+: >"$OUT/facts.jsonl.new"
+
+# run NAME PROGRAM ARGS...: one trace and its facts line
+run() {
+    name=$1
+    shift
+    rm -f "$OUT/$name.vt"
+    "$BUILD/vramtrace" run -q --card 12GiB -o "$OUT/$name.vt" -- "$PY" "$@" >"$OUT/$name.out" 2>&1
+    rc=$?
+    "$PY" - "$OUT/$name.out" "$name.vt" "$rc" "FAKECUDA_MEM=24GiB vramtrace run --card 12GiB -- python3 $*" \
+        >>"$OUT/facts.jsonl.new" <<'PYEOF' || { echo "make.sh: $name: no stats line"; exit 1; }
+import json, sys
+out, trace, rc, command = sys.argv[1:5]
+line = [l for l in open(out) if l.startswith("VRAMTRACE_TORCH_STATS ")][-1]
+facts = json.loads(line.split(" ", 1)[1])
+facts.update(trace=trace, command=command, exit_code=int(rc))
+print(json.dumps(facts, sort_keys=True))
+PYEOF
+    rm -f "$OUT/$name.out"
+    echo "$name: exit $rc, $(wc -c <"$OUT/$name.vt") bytes"
+}
+
+run gpt2m_b2_a2_fit examples/sim/sim_hf.py --model gpt2-medium --batch-size 2 --grad-accum 2 --steps 1
+run gpt2m_b4_oom_forward examples/sim/sim_hf.py --model gpt2-medium --batch-size 4 --steps 1
+run llama400m_b4_fit examples/sim/sim_hf.py --model llama-400m --batch-size 4 --steps 1
+run llama400m_lora8_b4_fit examples/sim/sim_hf.py --model llama-400m --batch-size 4 --lora-rank 8 --steps 1
+run bert_b16_fit examples/sim/sim_hf.py --model bert-base --batch-size 16 --steps 1
+run bert_b32_oom_backward examples/sim/sim_hf.py --model bert-base --batch-size 32 --steps 1
+run gpt2_ckpt_b16_fit examples/sim/sim_hf.py --model gpt2 --batch-size 16 --gradient-checkpointing --steps 1
+run resnet50_b128_fit examples/sim/sim_vision.py --model resnet50 --batch-size 128 --steps 1
+run resnet50_b320_oom_forward examples/sim/sim_vision.py --model resnet50 --batch-size 320 --steps 1
+run vitb16_b64_fit examples/sim/sim_vision.py --model vit-b16 --batch-size 64 --steps 1
+mv "$OUT/facts.jsonl.new" "$OUT/facts.jsonl"

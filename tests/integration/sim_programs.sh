@@ -1,0 +1,98 @@
+#!/bin/sh
+# sim_programs.sh — the SIMULATED training programs (examples/sim/sim_hf.py, sim_vision.py) run
+# briefly under `vramtrace run --card 12GiB` (a larger fake device): each trace is in mode
+# tensor+segment, vramtrace's reserved and allocated peaks equal the program's own allocator
+# counters, the bytes the program reports for parameters, gradients and optimizer state are the
+# ones its model and optimizer imply (fp32 parameters, one gradient per trainable element, AdamW
+# 8 B + a step, SGD momentum 4 B, Adafactor's factored rows and columns, LoRA: adapters only),
+# the out-of-memory sizes fail where expected, the backward runs on pt_autograd_0 and a
+# checkpointed block's forward runs again there.
+set -u
+PY=${PYTHON:-python3}
+command -v "$PY" >/dev/null 2>&1 || { echo "no python3"; exit 77; }
+export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so"
+[ -f "$SIMTORCH_LIB" ] || { echo "sim_programs: $SIMTORCH_LIB not built"; exit 1; }
+export FAKECUDA_MEM=24GiB # larger than the card: the OOMs come from vramtrace's --card
+S="$ROOT/examples/sim"
+fail() { echo "sim_programs: $*"; exit 1; }
+
+# case NAME EXPECT PROGRAM ARGS...: EXPECT is fit, or oom:PHASE (forward / backward)
+case_run() {
+    name=$1 expect=$2 prog=$3
+    shift 3
+    "$VT" run -q --card 12GiB -o "$name.vt" -- "$PY" "$S/$prog" "$@" >"$name.out" 2>"$name.err"
+    rc=$?
+    case $expect in
+    fit) [ $rc = 0 ] || { tail -5 "$name.err"; fail "$name: exit $rc, expected 0 (fits)"; } ;;
+    *) [ $rc = 1 ] || { tail -5 "$name.err"; fail "$name: exit $rc, expected 1 (out of memory)"; } ;;
+    esac
+    grep -q 'SIMULATION' "$name.out" || fail "$name: the program does not say it is a simulation"
+    "$VT" report --json "$name.vt" >"$name.json" || fail "$name: report --json failed"
+    "$VT" dump "$name.vt" >"$name.jsonl" || fail "$name: dump failed"
+    "$PY" - "$name" "$expect" <<'PYEOF' || fail "$name: see above"
+import json, sys
+name, expect = sys.argv[1], sys.argv[2]
+t = json.loads([l for l in open(name + ".out") if l.startswith("VRAMTRACE_TORCH_STATS ")][-1].split(" ", 1)[1])
+r = json.load(open(name + ".json"))
+assert t["simulation"] is True, t
+assert r["mode"] == "tensor+segment", r["mode"]
+assert r["peak"]["reserved_bytes"] == t["max_memory_reserved"], (r["peak"], t["max_memory_reserved"])
+assert r["peak"]["allocated_bytes"] == t["requested_bytes_peak"], (r["peak"], t["requested_bytes_peak"])
+# the program's own bytes, against what its model and optimizer imply
+assert t["param_bytes"] == 4 * t["params"], (t["param_bytes"], t["params"])
+assert t["trainable_param_bytes"] == 4 * t["trainable_params"], t
+if expect == "fit":
+    assert t["oom"] is False and t["steps"] >= 1 and r["oom"] is None, (t["oom"], r["oom"])
+    assert t["grad_bytes"] == 4 * t["trainable_params"], (t["grad_bytes"], t["trainable_params"])
+    n, k, opt = t["trainable_params"], t["trainable_tensors"], t["optimizer"]
+    fused = t["program"] == "sim_hf.py"  # AdamW fused (device step counters) vs foreach (host)
+    want = {"adamw": 8 * n + (4 * k if fused else 0), "sgd": 4 * n,
+            "adafactor": 4 * t["factored_elements"]}[opt]
+    assert t["optim_state_bytes"] == want, (opt, t["optim_state_bytes"], want)
+else:
+    phase = expect.split(":")[1]
+    assert t["oom"] is True and t["oom_phase"] == phase and t["steps"] == 0, (t["oom"], t["oom_phase"])
+    assert t["num_ooms"] == 1 and r["oom"] and r["oom"]["requested_bytes"] > 0, (t["num_ooms"], r["oom"])
+threads = {o["index"]: o["name"] for l in open(name + ".jsonl") for o in [json.loads(l)]
+           if o["type"] == "thread"}
+assert "pt_autograd_0" in threads.values() or expect == "oom:forward", threads
+print(f"{name}: {t['model']} B={t['batch_size']} oom={t['oom']} reserved {t['max_memory_reserved'] / 2**30:.2f} GiB = vramtrace's")
+PYEOF
+}
+
+case_run gpt2m_fit fit sim_hf.py --model gpt2-medium --batch-size 2 --grad-accum 2 --steps 1
+case_run gpt2m_oom oom:forward sim_hf.py --model gpt2-medium --batch-size 4 --steps 1
+case_run llama_fit fit sim_hf.py --model llama-400m --batch-size 2 --steps 1
+case_run lora_fit fit sim_hf.py --model llama-400m --batch-size 4 --lora-rank 8 --steps 1
+case_run bert_fit fit sim_hf.py --model bert-base --batch-size 8 --amp fp16 --steps 1
+case_run bert_oom oom:backward sim_hf.py --model bert-base --batch-size 32 --steps 1
+case_run ckpt_fit fit sim_hf.py --model gpt2 --batch-size 4 --gradient-checkpointing --steps 1
+case_run sgd_fit fit sim_hf.py --model gpt2 --batch-size 1 --seq-len 512 --optimizer sgd --steps 1
+case_run ada_fit fit sim_hf.py --model gpt2 --batch-size 1 --seq-len 512 --optimizer adafactor --steps 1
+case_run resnet_fit fit sim_vision.py --model resnet50 --batch-size 64 --steps 1
+case_run vit_fit fit sim_vision.py --model vit-b16 --batch-size 32 --steps 1
+
+# LoRA: only the adapters train (rank 8 on q, k, v, o of 24 layers of width 1024)
+"$PY" - <<'PYEOF' || fail "lora: trainable parameters are not the adapters'"
+import json
+t = json.loads([l for l in open("lora_fit.out") if l.startswith("VRAMTRACE_TORCH_STATS ")][-1].split(" ", 1)[1])
+assert t["trainable_params"] == 24 * 4 * 2 * 8 * 1024 and t["params"] > 300e6, t
+PYEOF
+# frames as torch's: the allocations sit under simtorch/nn/modules/linear.py, optim/adamw.py,
+# amp/grad_scaler.py; the checkpointed blocks' forward runs again on the autograd thread
+grep -q 'simtorch/nn/modules/linear.py' gpt2m_fit.jsonl || fail "no frame in simtorch/nn/modules/linear.py"
+grep -q 'simtorch/optim/adamw.py' gpt2m_fit.jsonl || fail "no frame in simtorch/optim/adamw.py"
+grep -q 'transformers/models/gpt2/modeling_gpt2.py' gpt2m_fit.jsonl || fail "no GPT-2 model frame"
+grep -q 'simtorch/amp/grad_scaler.py' resnet_fit.jsonl || fail "no GradScaler frame (fp16)"
+grep -q 'simtorch/optim/sgd.py' resnet_fit.jsonl || fail "no SGD frame"
+"$PY" - <<'PYEOF' || fail "checkpointing: no forward recomputed on the autograd thread"
+import json
+recs = [json.loads(l) for l in open("ckpt_fit.jsonl")]
+auto = {o["index"] for o in recs if o["type"] == "thread" and o["name"] == "pt_autograd_0"}
+def ops(o):
+    return [f.get("symbol") or "" for f in o.get("stack", []) if f.get("kind") == "native"]
+fwd = [o for o in recs if o["type"] == "alloc" and o["api"] == "torchAlloc" and o["thread"] in auto
+       and any("native_layer_norm::call" in s for s in ops(o))]
+assert len(fwd) >= 12, len(fwd)  # 12 blocks, each recomputing its layer norms
+PYEOF
+echo ok
