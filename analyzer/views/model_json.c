@@ -178,6 +178,5 @@ void model_json(cJSON *root, const model_result *m, const run_facts *f)
         cJSON_AddStringToObject(pr, "first_forward_note", m->oom_forward);
     else
         cJSON_AddNullToObject(pr, "first_forward_note");
-    cJSON_AddNumberToObject(pr, "forward_share_at_oom", m->calib.oom_forward_frac);
     cJSON_AddItemToObject(pr, "calibrated_by_category", categories_json(&m->current.by_cat));
 }

@@ -211,23 +211,23 @@ static void test_oom_causes(void **state)
     live.bytes[CAT_LOGITS] = 4000 * MiB;
     char why[256];
     assert_int_equal(advice_oom_cause(&live, 1536 * MiB, RTX4070, 100 * MiB, 600 * MiB, "forward",
-                                      0, why, sizeof why),
+                                      0, why, sizeof why, 1),
                      OOM_ACTIVATIONS);
     assert_non_null(strstr(why, "activations"));
     assert_int_equal(advice_oom_cause(&live, 512 * MiB, RTX4070, 2000 * MiB, 600 * MiB, "backward",
-                                      3, why, sizeof why),
+                                      3, why, sizeof why, 1),
                      OOM_FRAGMENTATION);
     live.bytes[CAT_EXTERNAL] = 3000 * MiB;
-    assert_int_equal(
-        advice_oom_cause(&live, 512 * MiB, RTX4070, 0, 3600 * MiB, "forward", 3, why, sizeof why),
-        OOM_OUTSIDE);
+    assert_int_equal(advice_oom_cause(&live, 512 * MiB, RTX4070, 0, 3600 * MiB, "forward", 3, why,
+                                      sizeof why, 1),
+                     OOM_OUTSIDE);
     live.bytes[CAT_EXTERNAL] = 0;
-    assert_int_equal(
-        advice_oom_cause(&live, 512 * MiB, RTX4070, 0, 600 * MiB, "optimizer", 0, why, sizeof why),
-        OOM_SPIKE);
+    assert_int_equal(advice_oom_cause(&live, 512 * MiB, RTX4070, 0, 600 * MiB, "optimizer", 0, why,
+                                      sizeof why, 1),
+                     OOM_SPIKE);
     assert_non_null(strstr(why, "exp_avg"));
     assert_int_equal(
-        advice_oom_cause(&live, 512 * MiB, RTX4070, 0, 600 * MiB, "eval", 5, why, sizeof why),
+        advice_oom_cause(&live, 512 * MiB, RTX4070, 0, 600 * MiB, "eval", 5, why, sizeof why, 1),
         OOM_SPIKE);
     assert_string_equal(advice_cause_key(OOM_FRAGMENTATION), "fragmentation");
     assert_non_null(strstr(advice_cause_text(OOM_OUTSIDE), "outside"));

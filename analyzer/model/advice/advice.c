@@ -249,9 +249,7 @@ static void predict_oom(const model_calib *c, const gpt_shape *s, prediction *ou
         case CAT_BACKWARD:
         case CAT_TEMPORARIES:
             v = (double)c->oom_live.bytes[k] * scale(&s2, m, (category)k);
-            if (k == CAT_ACTIVATIONS && c->oom_forward_frac > 0 && c->oom_forward_frac < 1)
-                v /= c->oom_forward_frac; /* the whole forward's, from the share it had done */
-            if (k == CAT_TEMPORARIES)     /* the failed request grows with the tokens too */
+            if (k == CAT_TEMPORARIES) /* the failed request grows with the tokens too */
                 v += (double)c->oom_request * scale(&s2, m, CAT_INPUTS);
             if (refm.bytes[k] > 0)
                 v = v * (double)ref.bytes[k] / (double)refm.bytes[k];

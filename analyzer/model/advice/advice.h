@@ -34,13 +34,10 @@ typedef struct model_calib {
     int weights_exact;         /* 1: measured parameters are the tensors themselves (tensor mode):
                                 * gradients / AdamW state not created yet derive from them */
     /* OOM runs (advice_calibrate_oom): the state at the failure, a lower bound on the step */
-    int has_oom;             /* 1: oom_live / oom_request are set */
-    int oom_tight;           /* 1: a forward had completed before the failure */
-    cat_breakdown oom_live;  /* live by category at the failure */
-    uint64_t oom_request;    /* bytes the failing call asked for */
-    double oom_forward_frac; /* no formula, died in its first forward: the share of the forward
-                              * done then (autocast copies made / the weights' 16-bit size), its
-                              * activations scaled by its inverse; 0: not known (lower bounds) */
+    int has_oom;            /* 1: oom_live / oom_request are set */
+    int oom_tight;          /* 1: a forward had completed before the failure */
+    cat_breakdown oom_live; /* live by category at the failure */
+    uint64_t oom_request;   /* bytes the failing call asked for */
 } model_calib;
 
 /* A prediction for one shape. */
@@ -120,10 +117,10 @@ const char *advice_cause_text(oom_cause c);
 /* advice_oom_cause: classifies an OOM from what was live (by category), the request, the
  * capacity, the allocator cache and the memory outside PyTorch at that moment, the phase
  * ("forward", "backward", "optimizer", "eval", "compile", or NULL) and the optimizer steps
- * done. why gets one line of evidence. */
+ * done. why gets one line of evidence, in a transformer's terms (B*T tokens) when transformer. */
 oom_cause advice_oom_cause(const cat_breakdown *live, uint64_t requested, uint64_t capacity,
                            uint64_t cache, uint64_t outside, const char *phase, int iterations,
-                           char *why, size_t whylen);
+                           char *why, size_t whylen, int transformer);
 
 /* One candidate change. */
 typedef struct advice_item {

@@ -33,7 +33,7 @@ static double mib(uint64_t b)
 
 oom_cause advice_oom_cause(const cat_breakdown *live, uint64_t requested, uint64_t capacity,
                            uint64_t cache, uint64_t outside, const char *phase, int iterations,
-                           char *why, size_t whylen)
+                           char *why, size_t whylen, int transformer)
 {
     uint64_t ext = live ? live->bytes[CAT_EXTERNAL] : 0;
     if (capacity > 0 &&
@@ -55,13 +55,14 @@ oom_cause advice_oom_cause(const cat_breakdown *live, uint64_t requested, uint64
         (!strcmp(phase, "eval") || !strcmp(phase, "compile") || !strcmp(phase, "optimizer"))) {
         if (!strcmp(phase, "optimizer"))
             snprintf(why, whylen, "the OOM came in the optimizer step%s",
-                     iterations == 0
-                         ? " of iteration 0, when AdamW creates exp_avg / exp_avg_sq (8 B/param)"
-                         : "");
+                     iterations == 0 ? " of iteration 0, when the optimizer creates its state "
+                                       "(AdamW: exp_avg and exp_avg_sq, 8 B per parameter)"
+                                     : "");
         else if (!strcmp(phase, "eval"))
-            snprintf(
-                why, whylen,
-                "the OOM came during evaluation (logits of eval batches, about 10*B*T*V bytes)");
+            snprintf(why, whylen, "%s",
+                     transformer ? "the OOM came during evaluation (logits of eval batches, about "
+                                   "10*B*T*V bytes)"
+                                 : "the OOM came during evaluation (its batches' outputs)");
         else
             snprintf(why, whylen,
                      "the OOM came during torch.compile's warm-up (compilation, autotuning)");
@@ -71,7 +72,9 @@ oom_cause advice_oom_cause(const cat_breakdown *live, uint64_t requested, uint64
     uint64_t l = live ? live->bytes[CAT_LOGITS] : 0;
     snprintf(why, whylen,
              "activations %.0f MiB and logits/loss %.0f MiB were live in the %s; they grow "
-             "with batch_size * block_size",
-             mib(a), mib(l), phase && *phase ? phase : "step");
+             "with %s",
+             mib(a), mib(l), phase && *phase ? phase : "step",
+             transformer ? "the micro-batch times the sequence length (B*T tokens)"
+                         : "the micro-batch (and the input size)");
     return OOM_ACTIVATIONS;
 }

@@ -61,8 +61,7 @@ static void batch_statistics(advice_item *it, const gpt_shape *cur)
     char rest[200];
     snprintf(rest, sizeof rest, "%s", p + strlen("same final model"));
     snprintf(p, sizeof it->note - (size_t)(p - it->note),
-             "BatchNorm then sees micro-batches of %llu: its statistics change, the final model "
-             "can differ%s",
+             "BatchNorm's statistics over micro-batches of %llu (the final model can differ)%s",
              (unsigned long long)it->shape.B, rest);
 }
 

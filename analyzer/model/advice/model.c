@@ -281,6 +281,11 @@ static void shape_of_run(model_result *m, int nanogpt)
  * forward it had done, from autocast's 16-bit weight copies (kept for the backward, made as
  * each weight is used: 2 B per 4-B parameter) when there are some; else what-ifs are lower
  * bounds. Said in either case (m->oom_forward). */
+/* oom_forward_share: no formula, and the run died in its first forward: what-ifs scale what was
+ * alive then, so they are lower bounds; how far the forward had got is said from autocast's
+ * 16-bit weight copies (made as each weight is used: 2 B per 4-B parameter) when there are
+ * some. Not used to extrapolate: a network's activations are not spread like its weights (a
+ * ResNet's early, high-resolution layers hold most activations and few weights). */
 static void oom_forward_share(model_result *m, const run_facts *f)
 {
     if (!m->shape.generic || f->backward_passes > 0 || !f->oom_phase ||
@@ -288,19 +293,16 @@ static void oom_forward_share(model_result *m, const run_facts *f)
         return;
     uint64_t copies = f->at_oom.bytes[CAT_AUTOCAST], params = f->at_oom.bytes[CAT_PARAMETERS];
     double frac = params ? 2.0 * (double)copies / (double)params : 0;
-    if (frac >= 0.05 && frac < 0.95) {
-        m->calib.oom_forward_frac = frac;
-        snprintf(m->oom_forward, sizeof m->oom_forward,
-                 "the run died in its first forward, after about %.0f %% of its weights had been "
-                 "cast to 16 bits by autocast: the forward's activations are taken as %.1fx what "
-                 "was alive then (an estimate from the weights used, not a measurement: "
-                 "vramtrace fit measures)",
-                 100.0 * frac, 1.0 / frac);
-    } else {
-        snprintf(m->oom_forward, sizeof m->oom_forward,
-                 "the run died in its first forward, before it finished: what-ifs scale what was "
-                 "alive then, so they are lower bounds (vramtrace fit measures)");
-    }
+    char used[120] = "";
+    if (frac >= 0.01 && frac < 0.99)
+        snprintf(used, sizeof used,
+                 ", after about %.0f %% of its weights had been used (cast to "
+                 "16 bits by autocast)",
+                 100.0 * frac);
+    snprintf(m->oom_forward, sizeof m->oom_forward,
+             "the run died in its first forward%s: what-ifs scale what was alive then; the rest "
+             "of its forward was not measured, so they are lower bounds (vramtrace fit measures)",
+             used);
 }
 
 int model_build(model_result *m, const run_facts *f, const model_opts *o, char *err, size_t errlen)
@@ -419,8 +421,9 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
         uint64_t cache = f->oom_cache;
         if (f->tensor_mode && f->at_oom.bytes[CAT_CACHE] > cache)
             cache = f->at_oom.bytes[CAT_CACHE];
-        m->cause = advice_oom_cause(&f->at_oom, f->oom_requested, cap, cache, f->oom_outside,
-                                    f->oom_phase, f->iterations, m->why, sizeof m->why);
+        m->cause =
+            advice_oom_cause(&f->at_oom, f->oom_requested, cap, cache, f->oom_outside, f->oom_phase,
+                             f->iterations, m->why, sizeof m->why, !m->shape.generic);
         /* what the step needs is at least what was live plus what it asked for */
         uint64_t need = cat_breakdown_total(&f->at_oom) + f->oom_requested;
         if (m->current.peak_bytes < need)

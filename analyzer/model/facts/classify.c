@@ -84,10 +84,11 @@ static int r_init_temp(const classify_input *in)
 }
 static int r_t_optim_state(const classify_input *in)
 {
-    /* kept: across a backward, or past the step that made it (a run of one step frees its
-     * state at the end, outside any optimizer step) */
+    /* kept: across a backward, or past the step that made it (freed after zero_grad freed
+     * the gradients, or at the end of a run that never freed them): a run of one step frees
+     * its state at the end */
     return TEN(in) && in->phase_alloc == PHASE_OPTIMIZER &&
-           (crossed_backward(in) || in->phase_free != PHASE_OPTIMIZER);
+           (crossed_backward(in) || in->outlived_step || in->freed_at_end);
 }
 static int r_t_optim_temp(const classify_input *in)
 {

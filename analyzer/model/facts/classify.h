@@ -24,11 +24,14 @@ typedef struct classify_input {
     int freed;                    /* 1: freed before the trace ended */
     uint32_t bwd_alloc, bwd_free; /* backward passes begun before the alloc / the free */
     int param_sized;              /* 1: the size of a parameter */
-    int vocab_sized; /* 1: a multiple of the vocabulary, at least 64 rows (B*T*V logits) */
-    int workspace;   /* 1: under cuBLAS's handle / workspace */
-    int attention;   /* 1: under a fused attention kernel */
-    int input;       /* 1: the program's own code made / copied it onto the device (a batch) */
-    int cut_by_oom;  /* 1: freed while an out-of-memory error unwound the step */
+    int vocab_sized;   /* 1: a multiple of the vocabulary, at least 64 rows (B*T*V logits) */
+    int workspace;     /* 1: under cuBLAS's handle / workspace */
+    int attention;     /* 1: under a fused attention kernel */
+    int input;         /* 1: the program's own code made / copied it onto the device (a batch) */
+    int cut_by_oom;    /* 1: freed while an out-of-memory error unwound the step */
+    int freed_at_end;  /* 1: freed after the run's last allocation (kept to the end), in a run
+                        * that never freed a gradient */
+    int outlived_step; /* 1: freed after a gradient freed after it (past its optimizer step) */
 } classify_input;
 
 /* classify: the category of the first rule that matches (never fails: UNKNOWN last).

@@ -3,6 +3,7 @@
  * repeating block in their allocation order; width, vocabulary; B·T from the logits. */
 #include "infer.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,8 @@ typedef struct vt__tensor {
     uint64_t addr, size;
     int early; /* allocated before the first backward */
     int live;
-    int kept; /* alive right after the first backward (or at an OOM before it) */
+    int kept;  /* alive right after the first backward (or at an OOM before it) */
+    int batch; /* an image batch or its labels (vt__find_images): not a parameter */
 } vt__tensor;
 
 typedef struct vt__pass {
@@ -30,6 +32,7 @@ typedef struct vt__pass {
     int snapped;     /* kept is set */
     int at_oom;      /* ... at an out-of-memory failure before the first backward */
     uint64_t oom_bt; /* then: B·T of the token batch found there (vt__trim_oom), 0 = none */
+    uint64_t img_b, img_side, img_bytes; /* an image batch (vt__find_images), 0 = none */
 } vt__pass;
 
 static int vt__push(vt__pass *p, uint64_t addr, uint64_t size)
@@ -42,7 +45,7 @@ static int vt__push(vt__pass *p, uint64_t addr, uint64_t size)
         p->t = t;
         p->cap = cap;
     }
-    p->t[p->n++] = (vt__tensor){addr, size, !p->seen_backward, 1, 0};
+    p->t[p->n++] = (vt__tensor){addr, size, !p->seen_backward, 1, 0, 0};
     return 0;
 }
 
@@ -112,7 +115,7 @@ static void vt__infer_params(const vt__pass *p, infer_result *out, uint64_t *ele
     size_t maxi = 0;
     size_t n = 0;
     for (size_t i = 0; i < p->n; i++)
-        if (p->t[i].early && p->t[i].kept && p->t[i].size % 4 == 0) {
+        if (p->t[i].early && p->t[i].kept && !p->t[i].batch && p->t[i].size % 4 == 0) {
             bytes += p->t[i].size;
             elems[n++] = p->t[i].size / 4;
         }
@@ -166,7 +169,15 @@ static void vt__infer_params(const vt__pass *p, infer_result *out, uint64_t *ele
                 nd >= 4 ? "norm weights, norm and projection biases" : "the norms' weights only");
     /* the vocabulary: the largest parameter, outside the repeating blocks (an MLP's 4·d×d
      * inside them is not an embedding; a vision model has none) */
-    if (d && maxel % d == 0 && maxel / d > d && (maxi < *lo || maxi >= *hi))
+    /* ... and a token embedding comes first among the weights (the tied or untied head of
+     * the same size may come last): a classifier's head, last alone, is not one */
+    size_t first_max = maxi;
+    for (size_t i = 0; i < n; i++)
+        if (elems[i] == maxel) {
+            first_max = i;
+            break;
+        }
+    if (d && maxel % d == 0 && maxel / d > d && (maxi < *lo || maxi >= *hi) && first_max < 4)
         vt__set(out, INFER_vocab_size, (int64_t)(maxel / d),
                 "V = %llu from the largest parameter, %llu×%llu (embedding / head)",
                 (unsigned long long)(maxel / d), (unsigned long long)(maxel / d),
@@ -221,7 +232,8 @@ static uint64_t vt__token_batch(const vt__pass *p, uint64_t d, uint64_t V, size_
                     return n;
                 }
         }
-    for (size_t i = 0; d && i < p->n; i++) {
+    /* a token batch is looked up in an embedding: no vocabulary, no tokens (an image model) */
+    for (size_t i = 0; d && V && i < p->n; i++) {
         if (!p->t[i].early || p->t[i].size % 8 || p->t[i].size < 16)
             continue;
         uint64_t n = p->t[i].size / 8;
@@ -240,8 +252,8 @@ static uint64_t vt__token_batch(const vt__pass *p, uint64_t d, uint64_t V, size_
 static void vt__infer_tokens(const vt__pass *p, const uint64_t *elems, size_t nelems, size_t lo,
                              size_t hi, infer_result *out)
 {
-    if (!out->v[INFER_n_embd].known)
-        return;
+    if (!out->v[INFER_n_embd].known || p->img_b)
+        return; /* an image batch: no tokens */
     uint64_t d = (uint64_t)out->v[INFER_n_embd].value;
     uint64_t V = out->v[INFER_vocab_size].known ? (uint64_t)out->v[INFER_vocab_size].value : 0;
     size_t at = 0;
@@ -310,8 +322,10 @@ static void vt__infer_tokens(const vt__pass *p, const uint64_t *elems, size_t ne
 /* vt__isqrt: the integer square root of x when x is a perfect square, else 0. */
 static uint64_t vt__isqrt(uint64_t x)
 {
-    uint64_t r = 0;
-    while (r * r < x && r < (1u << 20))
+    uint64_t r = (uint64_t)sqrt((double)x);
+    while (r > 0 && r * r > x)
+        r--;
+    while ((r + 1) * (r + 1) <= x && r < (1ull << 31))
         r++;
     return r * r == x ? r : 0;
 }
@@ -351,21 +365,34 @@ static void vt__infer_images(const vt__pass *p, const uint64_t *elems, size_t ne
                     return;
                 }
     }
-    for (size_t i = 0; !T && i < p->n; i++) {
+    if (!T && p->img_b) {
+        vt__set(out, INFER_batch_size, (int64_t)p->img_b,
+                "B = %llu: the int64 labels (%llu B) beside an fp32 image batch of %llu B",
+                (unsigned long long)p->img_b, (unsigned long long)p->img_b * 8,
+                (unsigned long long)p->img_bytes);
+        vt__set(out, INFER_image_size, (int64_t)p->img_side,
+                "%llu×%llu images: B·3·H·W fp32 = %llu B", (unsigned long long)p->img_side,
+                (unsigned long long)p->img_side, (unsigned long long)p->img_bytes);
+    }
+}
+
+/* vt__find_images: an image batch the program copied to the device before its first forward:
+ * fp32 B·3·H·W (H = W >= 32) beside its int64 labels (B·8 bytes, B >= 2) within a few
+ * allocations. Both are marked (not parameters: alive through the step like the weights). */
+static void vt__find_images(vt__pass *p)
+{
+    for (size_t i = 0; i < p->n; i++) {
         uint64_t s = p->t[i].size;
-        if (!p->t[i].early || p->t[i].kept || s < 12 * 16 * 16 || s % 12)
+        if (!p->t[i].early || s < 12 * 32 * 32 * 2 || s % 12)
             continue;
         for (size_t j = i >= 4 ? i - 4 : 0; j < p->n && j <= i + 4; j++) {
             uint64_t b = p->t[j].size / 8, side;
-            if (j == i || !p->t[j].early || p->t[j].size % 8 || !b || b > 65536 || s % (12 * b))
+            if (j == i || !p->t[j].early || p->t[j].size % 8 || b < 2 || b > 65536 || s % (12 * b))
                 continue;
-            if ((side = vt__isqrt(s / (12 * b))) < 16)
+            if ((side = vt__isqrt(s / (12 * b))) < 32)
                 continue;
-            vt__set(out, INFER_batch_size, (int64_t)b,
-                    "B = %llu: the int64 labels (%llu B) beside an fp32 image batch of %llu B",
-                    (unsigned long long)b, (unsigned long long)b * 8, (unsigned long long)s);
-            vt__set(out, INFER_image_size, (int64_t)side, "%llu×%llu images: B·3·H·W fp32 = %llu B",
-                    (unsigned long long)side, (unsigned long long)side, (unsigned long long)s);
+            p->t[i].batch = p->t[j].batch = 1;
+            p->img_b = b, p->img_side = side, p->img_bytes = s;
             return;
         }
     }
@@ -399,6 +426,16 @@ static void vt__trim_oom(vt__pass *p, uint64_t *elems)
             }
     }
     p->oom_bt = cut < kept ? p->t[cut].size / 8 : 0;
+    /* no token batch (no vocabulary among the weights, or none found): an image batch and its
+     * labels end the weights' prefix instead */
+    if (cut == kept || !tmp.v[INFER_vocab_size].known) {
+        vt__find_images(p);
+        for (size_t i = 0; p->img_b && i < kept; i++)
+            if (p->t[i].batch) {
+                cut = i, p->oom_bt = 0;
+                break;
+            }
+    }
     for (size_t i = cut == kept ? 0 : cut; i < kept; i++)
         p->t[i].kept = 0;
 }
@@ -440,8 +477,24 @@ int infer_model(const char *path, infer_result *out, char *err, size_t errlen)
     if (elems) {
         size_t n = 0, lo = 0, hi = 0;
         vt__infer_params(&p, out, elems, &n, &lo, &hi);
+        /* no token embedding among the weights: an image batch may sit among them instead */
+        if (!out->v[INFER_vocab_size].known) {
+            vt__find_images(&p);
+            if (p.img_b) {
+                memset(out, 0, sizeof *out);
+                vt__infer_params(&p, out, elems, &n, &lo, &hi);
+            }
+        }
         vt__infer_tokens(&p, elems, n, lo, hi, out);
         vt__infer_images(&p, elems, n, lo, hi, out);
+        if (p.img_b && !out->v[INFER_block_size].known) {
+            /* images and no patch tokens: no transformer's blocks, width or vocabulary to say
+             * (a convolutional network's repeating sizes are not those) */
+            static const infer_key drop[] = {INFER_n_layer, INFER_n_embd, INFER_n_head, INFER_bias,
+                                             INFER_vocab_size};
+            for (size_t i = 0; i < sizeof drop / sizeof drop[0]; i++)
+                memset(&out->v[drop[i]], 0, sizeof out->v[drop[i]]);
+        }
     }
     free(elems);
     free(p.t);

@@ -170,7 +170,7 @@ static void apply_event(state *s, int is_alloc, const reader_event *ev, oom_trac
         e->layer = (uint8_t)reader_api_layer(ev->api);
         e->phase = ph;
         e->flags = loss;
-        if (ph == PHASE_INIT && (lvl == L_TENSOR || lvl == L_INNER)) {
+        if (ph == PHASE_INIT && (lvl == L_TENSOR || lvl == L_INNER) && !(loss & EF_INPUT)) {
             replay_phase_half_add(s,
                                   ev->size / 2); /* a parameter: its 16-bit copy is half as big */
             replay_phase_note_init(s, ev->size);
@@ -179,6 +179,9 @@ static void apply_event(state *s, int is_alloc, const reader_event *ev, oom_trac
         e->level = (uint8_t)lvl;
         e->snap_peak = e->snap_oom = 0;
         e->alloc_event = s->event;
+        s->last_alloc_event = s->event;
+        if (s->npend) /* freed before this allocation: not kept to the run's end */
+            replay_snap_flush(s);
         s->level[lvl] += ev->size;
         if (lvl == L_INNER)
             r->tensor_mode = r->allocator_mode = 1;
@@ -198,9 +201,13 @@ static void apply_event(state *s, int is_alloc, const reader_event *ev, oom_trac
         }
         if (ot->pending && e->level == L_SEGMENT)
             ot->released += e->size;
-        if (!ev->backward && e->phase == PHASE_BACKWARD &&
-            (e->level == L_INNER || e->level == L_TENSOR) && !(e->size & 1) &&
-            replay_phase_half_has(s, e->size / 2) && !s->in_opt && !ot->pending) {
+        int grad_free = !ev->backward && e->phase == PHASE_BACKWARD &&
+                        (e->level == L_INNER || e->level == L_TENSOR) && !(e->size & 1) &&
+                        replay_phase_half_has(s, e->size / 2) && !ot->pending;
+        if (grad_free) /* a gradient freed: what an optimizer step made and keeps past this is
+                        * its state */
+            s->grad_free_event = s->event;
+        if (grad_free && !s->in_opt) {
             /* the main thread frees a gradient (zero_grad): an optimizer step, even one that
              * allocated nothing (fused / foreach optimizers after their first step); not the
              * frees of the out-of-memory error's unwinding */
@@ -337,6 +344,7 @@ int replay_file(const char *path, replay_result *out, char *err, size_t errlen)
         out->oom_last_event = ot.last_event;
         out->at_oom.time_ns = ot.time_ns;
     }
+    replay_snap_flush(&s); /* what was freed after the last allocation: kept to the end */
     replay_snap_finish_peak(&s);
     for (size_t i = 0; i < out->at_oom.n; i++) /* released but never confirmed: not cache */
         out->at_oom.items[i].oom_released = out->at_oom.items[i].oom_released == 2;
@@ -364,6 +372,7 @@ int replay_file(const char *path, replay_result *out, char *err, size_t errlen)
     free(s.live.e);
     free(s.facts);
     free(s.ret);
+    free(s.pend);
     free(s.half);
     free(s.init_sizes);
     catpeaks_free(&s.peaks);

@@ -33,6 +33,9 @@ typedef struct live_item {
     uint8_t oom_released;  /* freed by the allocator between the OOM's failures: its cache */
     uint8_t torch_segment; /* a segment PyTorch's allocator tracker reported (tensor+segment):
                             * its size in a classified snapshot is what its tensors leave unused */
+    uint64_t free_event;   /* the event that freed it (0: not freed) */
+    uint8_t outlived_step; /* freed after a gradient that came after it (zero_grad): it outlived
+                            * the optimizer step that made it */
 } live_item;
 
 typedef struct replay_snapshot {

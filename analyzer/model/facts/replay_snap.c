@@ -99,24 +99,55 @@ static classify_input input_of(const state *s, const replay_result *r, const liv
     in.attention = it->attention;
     in.cut_by_oom = it->after_oom;
     in.input = it->input;
+    /* kept to the end, when the run never freed a gradient to tell a step's end by */
+    in.freed_at_end = it->free_event && it->free_event > s->last_alloc_event && !s->grad_free_event;
+    in.outlived_step = it->outlived_step;
     return in;
 }
 
-/* note_interval: one allocation's lifetime, classified, for category_peaks. */
-static void note_interval(state *s, const livemap_entry *e, const live_item *it)
+/* note_lifetime: one allocation's lifetime, classified, for category_peaks and the timeline. */
+static void note_lifetime(state *s, uint64_t alloc_event, uint8_t level, uint8_t flags,
+                          const live_item *it)
 {
-    if (e->level == L_NONE)
-        return;
-    int kind = (e->flags & EF_TORCH_SEG) ? CATPEAKS_SEGMENT
-               : e->level == L_INNER     ? CATPEAKS_INNER
-                                         : CATPEAKS_PLAIN;
+    int kind = (flags & EF_TORCH_SEG) ? CATPEAKS_SEGMENT
+               : level == L_INNER     ? CATPEAKS_INNER
+                                      : CATPEAKS_PLAIN;
     category cat = CAT_CACHE;
     if (kind != CATPEAKS_SEGMENT) {
         classify_input in = input_of(s, s->r, it);
         cat = classify(&in, NULL);
-        timeline_total_add(s->r->tl, e->stack_id, cat, e->size);
+        timeline_total_add(s->r->tl, it->stack_id, cat, it->size);
     }
-    catpeaks_note(&s->peaks, e->alloc_event, cat, kind, s->r->tensor_mode);
+    catpeaks_note(&s->peaks, alloc_event, cat, kind, s->r->tensor_mode);
+}
+
+/* note_interval: e's lifetime; a tensor an optimizer step made is held back until it is known
+ * whether it was freed before the run's end (replay_snap_flush). */
+static void note_interval(state *s, const livemap_entry *e, const live_item *it)
+{
+    if (e->level == L_NONE)
+        return;
+    if (it->phase_alloc == PHASE_OPTIMIZER && it->tensor_api) {
+        if (s->npend == s->cappend) {
+            size_t n = s->cappend ? s->cappend * 2 : 256;
+            struct pending_free *p = realloc(s->pend, n * sizeof *p);
+            if (p)
+                s->pend = p, s->cappend = n;
+        }
+        if (s->npend < s->cappend) {
+            s->pend[s->npend++] = (struct pending_free){*it, e->alloc_event, e->level, e->flags};
+            return;
+        }
+    }
+    note_lifetime(s, e->alloc_event, e->level, e->flags, it);
+}
+
+void replay_snap_flush(state *s)
+{
+    for (size_t i = 0; i < s->npend; i++)
+        note_lifetime(s, s->pend[i].alloc_event, s->pend[i].level, s->pend[i].flags,
+                      &s->pend[i].it);
+    s->npend = 0;
 }
 
 void replay_snap_on_free(state *s, livemap_entry *e, uint8_t ph, int oom_pending)
@@ -128,6 +159,8 @@ void replay_snap_on_free(state *s, livemap_entry *e, uint8_t ph, int oom_pending
         it.iter_free = s->iter;
         it.bwd_free = s->bwd;
         it.after_oom = (uint8_t)(oom_pending != 0);
+        it.free_event = s->event;
+        it.outlived_step = s->grad_free_event > e->alloc_event;
         note_interval(s, e, &it);
     }
     if (r->at_peak.event && e->alloc_event <= r->at_peak.event) {
@@ -144,10 +177,14 @@ void replay_snap_on_free(state *s, livemap_entry *e, uint8_t ph, int oom_pending
             it->iter_free = s->iter;
             it->bwd_free = s->bwd;
             it->after_oom = (uint8_t)(oom_pending != 0);
+            it->free_event = s->event;
+            it->outlived_step = s->grad_free_event > e->alloc_event;
         }
     }
     if (e->snap_oom && e->snap_oom <= r->at_oom.n) {
         live_item *it = &r->at_oom.items[e->snap_oom - 1];
+        it->free_event = s->event;
+        it->outlived_step = s->grad_free_event > e->alloc_event;
         it->phase_free = ph;
         it->iter_free = s->iter;
         it->bwd_free = s->bwd;

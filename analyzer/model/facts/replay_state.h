@@ -59,6 +59,16 @@ typedef struct state {
         uint64_t va, handle;
     } maps[4096];
     unsigned nmaps;
+    /* optimizer-step tensors freed since the last allocation, classified once the next one
+     * comes (or the trace ends: then they were kept to the end, e.g. a one-step run's state) */
+    uint64_t last_alloc_event;
+    uint64_t grad_free_event; /* the last free of a gradient by the program (zero_grad), 0: none */
+    struct pending_free {
+        live_item it;
+        uint64_t alloc_event;
+        uint8_t level, flags;
+    } * pend;
+    size_t npend, cappend;
     /* PyTorch's blocks (blocks.c), from the allocator tracker's events: max_memory_allocated */
     blocks blocks;
     int blocks_on;
@@ -91,6 +101,9 @@ void replay_snap_bump_peaks(state *s, uint8_t ph, uint64_t t);
 void replay_snap_oom(state *s);
 /* replay_snap_on_free: e is freed in phase ph: its lifetime is noted, then it leaves the set. */
 void replay_snap_on_free(state *s, livemap_entry *e, uint8_t ph, int oom_pending);
+/* replay_snap_flush: notes the lifetimes held back (s->pend): after an allocation (they were
+ * not the run's last frees) or at the end of the pass (they were). */
+void replay_snap_flush(state *s);
 /* replay_snap_finish_peak: builds the snapshot at the peak after the pass. */
 void replay_snap_finish_peak(state *s);
 /* replay_snap_classify: sorts a snapshot's items into categories (snap->by_cat). */
