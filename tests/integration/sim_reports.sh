@@ -1,0 +1,109 @@
+#!/bin/sh
+# sim_reports.sh — what `vramtrace report` must and must not say of programs that are not nanoGPT,
+# on the committed SIMULATED traces (examples/traces/sim: GPT-2 medium, Llama 400M, LoRA, BERT at
+# T=512, GPT-2 with checkpointing, ResNet-50 with SGD, ViT-B/16; fits and OOMs), against each
+# simulated program's own count of its tensors (facts.jsonl). The family, the optimizer's state
+# per trainable parameter, the trainable parameters, the shapes the trace gives (width 1024 is
+# 1024; a ViT counts 197 patch tokens), checkpointing on and never recommended, no transformer
+# words for a CNN, no nanoGPT value anywhere.
+set -u
+D="$ROOT/examples/traces/sim"
+[ -f "$D/facts.jsonl" ] || { echo "no $D/facts.jsonl"; exit 1; }
+for f in "$D"/*.vt; do
+    t=$(basename "$f" .vt)
+    "$VT" report --json "$f" >"$t.json" || { echo "report --json $t failed"; exit 1; }
+    "$VT" report --no-color "$f" >"$t.txt" 2>/dev/null || { echo "report $t failed"; exit 1; }
+done
+python3 - "$D/facts.jsonl" <<'PYEOF' || exit 1
+import json, sys
+bad = []
+FAMILY = {"gpt2": ("decoder_transformer", "GPT2LMHeadModel"),
+          "llama": ("decoder_transformer", "LlamaForCausalLM"),
+          "bert": ("encoder_transformer", "BertForMaskedLM"),
+          "resnet": ("convolutional", ""), "vit": ("vision_transformer", "VisionTransformer")}
+STATE = {"adamw": ("adam", 8.0), "sgd": ("momentum", 4.0)}
+n = 0
+for line in open(sys.argv[1]):
+    f = json.loads(line)
+    t = f["trace"][:-3]
+    r = json.load(open(t + ".json"))
+    text = open(t + ".txt").read()
+    rec, cfg, inf = r["recognized"], r["config"], r["inferred"]
+    n += 1
+    fam, cls = FAMILY[f["family"]]
+    if rec["family"] != fam or (cls and rec["model_class"] != cls):
+        bad.append("%s: %s %s, the program trains %s %s" % (t, rec["family"], rec["model_class"],
+                                                            fam, cls))
+    # no nanoGPT anything in a program that is not nanoGPT
+    if r["config_program"] == "nanoGPT" or any(v["source"] == "default" for v in cfg.values()):
+        bad.append("%s: nanoGPT defaults: %s" % (t, [k for k, v in cfg.items()
+                                                     if v["source"] == "default"]))
+    for word in ("nanoGPT", "(assumed)", "GPT.forward", "documents"):
+        if word in text:
+            bad.append("%s: says %r" % (t, word))
+    # the optimizer and the trainable parameters, from the state and the gradients
+    if f["optim_state_bytes"]:
+        kind, bpp = STATE[f["optimizer"]]
+        o = rec["optimizer"]
+        want = f["optim_state_bytes"] / f["trainable_params"]
+        if o["kind"] != kind or abs(o["state_bytes_per_trainable_param"] - want) > 0.01:
+            bad.append("%s: optimizer %s %s, the program's %s keeps %.3f B" %
+                       (t, o["kind"], o["state_bytes_per_trainable_param"], f["optimizer"], want))
+        if (r["category_peaks"] or {}).get("optimizer", {}).get("bytes") != f["optim_state_bytes"]:
+            bad.append("%s: optimizer state %s, the program's %d" %
+                       (t, r["category_peaks"].get("optimizer"), f["optim_state_bytes"]))
+        if rec["trainable_params"] != f["trainable_params"]:
+            bad.append("%s: trainable %s, the program's %d" % (t, rec["trainable_params"],
+                                                             f["trainable_params"]))
+        if f["optimizer"] == "sgd" and "AdamW keeps" in text:
+            bad.append("%s: SGD described as AdamW" % t)
+    # the shapes the trace gives: never nanoGPT's width or heads
+    if fam != "convolutional":
+        want_t = f["tokens"] if fam == "vision_transformer" else f["seq_len"]
+        # ViT-B/16: width 768, 12 blocks (the vision program prints no architecture)
+        hidden, layers = (768, 12) if fam == "vision_transformer" else (f["hidden"], f["layers"])
+        for k, want in (("n_embd", hidden), ("n_layer", layers),
+                        ("batch_size", f["batch_size"]), ("block_size", want_t)):
+            if cfg[k]["value"] != want:
+                bad.append("%s: %s %s (%s), the program's %s" % (t, k, cfg[k]["value"],
+                                                                cfg[k]["source"], want))
+        if cfg["n_head"]["source"] not in ("unknown", "argument", "file", "flag"):
+            bad.append("%s: n_head %s" % (t, cfg["n_head"]))
+        if fam == "vision_transformer" and cfg["vocab_size"]["value"] is not None:
+            bad.append("%s: a ViT has no vocabulary: %s" % (t, cfg["vocab_size"]))
+        if r["formula_applies"] is not True:
+            bad.append("%s: no formula for a transformer: %s" % (t, r.get("formula_note")))
+    else:
+        if r["formula_applies"] is not False or "formula comparison" in text:
+            bad.append("%s: a formula for a CNN" % t)
+        for word in ("tokens", "context length", "transformer block", "block_size", "n_layer",
+                     "vocab", "B*T"):
+            if word in text:
+                bad.append("%s: a CNN's report says %r" % (t, word))
+        if any(not a["change"].startswith(("micro-batch", "none")) for a in r["advice"]):
+            bad.append("%s: advice other than the micro-batch: %s" %
+                       (t, [a["change"] for a in r["advice"]]))
+        if "same final model" in text or "BatchNorm" not in text:
+            bad.append("%s: BatchNorm not said for a smaller micro-batch" % t)
+        if inf.get("image_size", {}).get("value") != f.get("image_size", 224):
+            bad.append("%s: image size %s" % (t, inf.get("image_size")))
+    # what was on: checkpointing, LoRA; never recommended when on, never read as compile
+    ck = f.get("gradient_checkpointing", False)
+    if rec["activation_checkpointing"]["on"] is not bool(ck):
+        bad.append("%s: checkpointing %s, the program's %s" % (t, rec["activation_checkpointing"], ck))
+    if ck and any("checkpointing" in a["change"] for a in r["advice"]):
+        bad.append("%s: checkpointing recommended while on" % t)
+    if rec["torch_compile"]["on"] is not False or cfg["compile"]["value"] is not False:
+        bad.append("%s: compile %s / %s" % (t, rec["torch_compile"], cfg["compile"]))
+    if rec["lora"]["on"] is not bool(f.get("lora_rank")):
+        bad.append("%s: LoRA %s, rank %s" % (t, rec["lora"], f.get("lora_rank")))
+    # an OOM: the cause in the model's own terms
+    if f["oom"] and fam == "convolutional" and "block_size" in r["oom"]["evidence"]:
+        bad.append("%s: OOM evidence in transformer terms: %s" % (t, r["oom"]["evidence"]))
+    if r["oom"] is None and f["oom"]:
+        bad.append("%s: the OOM is not reported" % t)
+if n < 10:
+    bad.append("only %d simulated traces" % n)
+print("\n".join(bad) if bad else "ok: %d simulated programs" % n)
+sys.exit(1 if bad else 0)
+PYEOF
