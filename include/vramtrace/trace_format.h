@@ -38,7 +38,9 @@
  *        named on the command line, config.json of a model directory argument), written
  *        right after PROCESS, so a trace is analysed the same on any machine; PROCESS env
  *        also keeps every VRAMTRACE_* variable. A 1.2 trace whose command line names no such
- *        file has no FILE record.
+ *        file has no FILE record. Later 1.2 writers also fill a field that was reserved (0):
+ *        TRAILER `error` (the errno that stopped the output: EFBIG = `ulimit -f`); readers
+ *        that ignore it lose nothing.
  *
  * RULES FOR READERS
  *   - refuse a bad magic or a different major version (exit 3); accept a higher minor;
@@ -449,7 +451,8 @@ _Static_assert(sizeof(vt_rec_pyinfo) == 16, "layout");
 
 /* TRAILER header.flags: why the trace ended (0: the process exited normally).
  * X(NAME, bit, key): VT_TRAILER_NAME; key names it in JSON (`dump`: "ended").
- *   DISK_FULL     output stopped early: no space left (ENOSPC, quota); later events were not
+ *   DISK_FULL     output stopped early: no room for the file (ENOSPC, quota, or EFBIG: the
+ *                 file-size limit, `ulimit -f`; `error` says which); later events were not
  *                 recorded (n_dropped counts those seen before the trailer)
  *   OUTPUT_ERROR  output stopped early on another error (mmap, ...)
  *   EXEC          the process called exec: the program went on as a new image (traced, if at
@@ -469,7 +472,10 @@ typedef struct vt_rec_trailer {
     uint64_t n_dropped;        /* events lost (output failure, table full) */
     uint64_t n_records;        /* all records written, trailer excluded */
     uint32_t stacks_truncated; /* stacks cut at the depth cap */
-    uint32_t reserved;
+    uint32_t error;            /* with DISK_FULL / OUTPUT_ERROR: the errno that stopped the
+                                * output (ENOSPC 28, EDQUOT 122, EFBIG 27: the file reached the
+                                * process's file-size limit, `ulimit -f`; ...); else 0. Was
+                                * `reserved` (always 0) before 1.2 writers set it */
 } vt_rec_trailer;
 _Static_assert(sizeof(vt_rec_trailer) == 40, "layout");
 

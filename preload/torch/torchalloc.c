@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 #include "core/attr.h"
+#include "core/config.h"
+#include "core/quietio.h"
 #include "core/record.h"
 #include "core/thread.h"
 #include "vramtrace/env.h"
@@ -219,10 +221,9 @@ static void refuse(int code, const char *why, int quiet)
         return;
     snprintf(g_reason, sizeof g_reason, "%s", why);
     if (!quiet)
-        fprintf(stderr,
-                "vramtrace: not using PyTorch's allocator tracker: %s; tensors are not "
-                "recorded, segments are (segment mode)\n",
-                why);
+        vt__quiet_stderr("vramtrace: not using PyTorch's allocator tracker: %s; tensors are not "
+                         "recorded, segments are (segment mode)\n",
+                         why);
     note(code, 0);
 }
 
@@ -272,8 +273,7 @@ static void try_attach(void)
     static struct found f;
     static vt__torch_syms s;
     static int have_syms;
-    const char *off = getenv(VT_ENV_TORCH_TRACKER);
-    if (off && !strcmp(off, "0")) {
+    if (!vt__config_get()->torch_tracker) {
         atomic_store(&g_state, VT_TORCH_REFUSED);
         snprintf(g_reason, sizeof g_reason, "VRAMTRACE_TORCH_TRACKER=0");
         note(VT_TRACKER_OFF, 0);
