@@ -247,7 +247,7 @@ static void open_locked(void)
     if (vt__ws.on_open)
         vt__ws.on_open();
     vt_rec_config cr = {c->card_bytes, (uint32_t)c->stack_mode, (uint32_t)c->stack_depth,
-                        c->sample_ms, 0};
+                        c->sample_ms, c->native_off_fork ? VT_CONFIG_NATIVE_OFF_FORK : 0};
     uint32_t nlen = (uint32_t)strlen(c->card_name);
     append(VT_REC_CONFIG, 0, &cr, sizeof cr, &nlen, 4, c->card_name, nlen);
     if (atomic_load(&vt__ws.state) == W_UNOPENED)

@@ -116,25 +116,37 @@ static void forward_signal(int sig)
 }
 
 /* trace_notes: what the summary cannot say, from the trace's own records: output that stopped
- * at the file-size limit (TRAILER error EFBIG: not a full disk). `shown` is the escaped path. */
+ * at the file-size limit (TRAILER error EFBIG: not a full disk) and native frames left out
+ * after a fork from a multithreaded parent (CONFIG flags). `shown` is the escaped path. */
 static void trace_notes(const char *path, const char *shown, unsigned ended)
 {
-    if (!(ended & (VT_TRAILER_DISK_FULL | VT_TRAILER_OUTPUT_ERROR)))
-        return;
     reader *r = reader_open(path, NULL, 0);
     if (!r)
         return;
-    uint32_t error = 0;
+    int want_trailer = (ended & (VT_TRAILER_DISK_FULL | VT_TRAILER_OUTPUT_ERROR)) != 0;
+    uint32_t config_flags = 0, error = 0;
     reader_record rec;
-    while (reader_next(r, &rec))
-        if (rec.type == VT_REC_TRAILER)
+    while (reader_next(r, &rec)) {
+        if (rec.type == VT_REC_CONFIG) {
+            config_flags = rec.u.config.fixed.flags;
+            if (!want_trailer)
+                break;
+        } else if (rec.type == VT_REC_TRAILER) {
             error = rec.u.trailer.error;
+        }
+    }
     reader_close(r);
     if (error == EFBIG)
         fprintf(stderr,
                 "vramtrace: %s stopped at the process's file-size limit (ulimit -f), not on a "
                 "full disk: the program went on untraced; `ulimit -f unlimited` for a whole "
                 "trace\n",
+                shown);
+    if (config_flags & VT_CONFIG_NATIVE_OFF_FORK)
+        fprintf(stderr,
+                "vramtrace: %s has no native frames: its process was forked from a "
+                "multithreaded parent, where unwinding could wait for ever on the loader's "
+                "lock (Python frames are kept)\n",
                 shown);
 }
 

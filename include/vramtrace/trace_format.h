@@ -38,9 +38,9 @@
  *        named on the command line, config.json of a model directory argument), written
  *        right after PROCESS, so a trace is analysed the same on any machine; PROCESS env
  *        also keeps every VRAMTRACE_* variable. A 1.2 trace whose command line names no such
- *        file has no FILE record. Later 1.2 writers also fill a field that was reserved (0):
- *        TRAILER `error` (the errno that stopped the output: EFBIG = `ulimit -f`); readers
- *        that ignore it lose nothing.
+ *        file has no FILE record. Later 1.2 writers also fill two fields that were reserved
+ *        (0): TRAILER `error` (the errno that stopped the output: EFBIG = `ulimit -f`) and
+ *        CONFIG `flags` (VT_CONFIG_NATIVE_OFF_FORK); readers that ignore them lose nothing.
  *
  * RULES FOR READERS
  *   - refuse a bad magic or a different major version (exit 3); accept a higher minor;
@@ -311,15 +311,23 @@ typedef struct vt_rec_process {
 } vt_rec_process;
 _Static_assert(sizeof(vt_rec_process) == 24, "layout");
 
-/* CONFIG: fixed part, then one string: the emulated card's name as given ("" if none). */
+/* CONFIG: fixed part, then one string: the emulated card's name as given ("" if none).
+ * stack_mode is what this process records: in a process where native frames are off
+ * (VT_CONFIG_NATIVE_OFF_FORK) its NATIVE bit is clear, so every reader sees Python frames only. */
 enum vt_stack_mode { VT_STACKS_NONE = 0, VT_STACKS_NATIVE = 1, VT_STACKS_PYTHON = 2 /* bit */ };
 typedef struct vt_rec_config {
     uint64_t card_bytes;  /* emulated card capacity, 0 = no emulation */
     uint32_t stack_mode;  /* VT_STACKS_* bits */
     uint32_t stack_depth; /* native frame cap */
     uint32_t sample_ms;   /* background cuMemGetInfo sampler period, 0 = off */
-    uint32_t reserved;
+    uint32_t flags;       /* VT_CONFIG_* (was `reserved`, always 0, before 1.2 writers set it) */
 } vt_rec_config;
+/* CONFIG flags. NATIVE_OFF_FORK: this process was forked from a multithreaded parent, where
+ * native unwinding (and anything else that takes the dynamic loader's lock: walking the loaded
+ * objects, reading build-ids, attaching to PyTorch's allocator) could wait forever on a lock
+ * a thread of the parent held at the fork; the preload recorded no native frames in it
+ * (stack_mode's NATIVE bit cleared) although they were asked for. An exec ends it. */
+#define VT_CONFIG_NATIVE_OFF_FORK 0x1u
 _Static_assert(sizeof(vt_rec_config) == 24, "layout");
 
 /* DEVICE: fixed part, then one string: the device name. */

@@ -171,6 +171,24 @@ static void expand_rank(char *tmpl, size_t cap)
     snprintf(tmpl, cap, "%s", out);
 }
 
+/* set in a fork child of a multithreaded parent (vt__config_fork_child); inherited by its own
+ * children, ended by an exec (a new image starts with it clear) */
+static int g_fork_threaded;
+
+/* apply_fork: in such a child the dynamic loader's lock may be held for ever by a thread that
+ * is not there: nothing may take it (loader_unsafe), so native frames are off; the trace says
+ * so (CONFIG: the NATIVE bit clear, VT_CONFIG_NATIVE_OFF_FORK). */
+static void apply_fork(vt__config *c)
+{
+    if (!g_fork_threaded)
+        return;
+    c->loader_unsafe = 1;
+    if (c->stack_mode & VT_STACKS_NATIVE) {
+        c->stack_mode &= ~VT_STACKS_NATIVE;
+        c->native_off_fork = 1;
+    }
+}
+
 static void config_load(void)
 {
     vt__config *c = &g_config;
@@ -185,9 +203,21 @@ static void config_load(void)
     copy_env(c->output, sizeof c->output, VT_ENV_OUTPUT, "vramtrace.%p.vt");
     expand_rank(c->output, sizeof c->output);
     copy_env(c->manifest, sizeof c->manifest, VT_ENV_MANIFEST, "");
+    apply_fork(c);
 }
 
 static int g_loaded;
+
+/* vt__config_fork_child: see config.h. Applied now if the settings are loaded, else when they
+ * are (never pthread_once from a fork handler). */
+void vt__config_fork_child(int parent_threaded)
+{
+    if (!parent_threaded)
+        return;
+    g_fork_threaded = 1;
+    if (__atomic_load_n(&g_loaded, __ATOMIC_ACQUIRE))
+        apply_fork(&g_config);
+}
 
 static void config_load_once(void)
 {

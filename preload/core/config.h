@@ -25,10 +25,18 @@ typedef struct vt__config {
     int torch_tracker;   /* VRAMTRACE_TORCH_TRACKER: 0 = do not attach, default 1 */
     char output[4096];   /* VRAMTRACE_OUTPUT template, default "vramtrace.%p.vt", %r expanded */
     char manifest[4096]; /* VRAMTRACE_MANIFEST: file to append each trace path to, "" = none */
+    /* a fork child of a multithreaded parent (vt__config_fork_child): the dynamic loader's
+     * lock may be held for ever, so nothing takes it (realsym.c walks the loaded objects
+     * without it); native frames off, native_off_fork = 1 when they were asked for */
+    int loader_unsafe;
+    int native_off_fork;
 } vt__config;
 
 /* vt__config_get: the process's configuration, parsed on first call (no allocation). */
 const vt__config *vt__config_get(void);
+/* vt__config_fork_child: called first in a fork child (core/record.c's handler) with whether
+ * the parent had other threads: then loader_unsafe and native frames off, until an exec. */
+void vt__config_fork_child(int parent_threaded);
 /* vt__config_reload: re-reads the environment (a fork child, tests). Not thread-safe. */
 void vt__config_reload(void);
 /* vt__config_escape: s made safe to print (printable ASCII, a backslash doubled, any other

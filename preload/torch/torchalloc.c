@@ -19,6 +19,7 @@
 #include "core/attr.h"
 #include "core/config.h"
 #include "core/quietio.h"
+#include "core/realsym.h"
 #include "core/record.h"
 #include "core/thread.h"
 #include "vramtrace/env.h"
@@ -227,7 +228,7 @@ static void refuse(int code, const char *why, int quiet)
     note(code, 0);
 }
 
-/* find_c10: dl_iterate_phdr callback: the loaded libc10_cuda.so's path, base and the ranges
+/* find_c10: vt__loaded_objects callback: the loaded libc10_cuda.so's path, base and the ranges
  * its PT_LOAD segments occupy (every address taken from the file must lie inside one). */
 struct found {
     char path[4096];
@@ -281,7 +282,7 @@ static void try_attach(void)
     }
     if (!have_syms) {
         memset(&f, 0, sizeof f);
-        if (!dl_iterate_phdr(find_c10, &f)) {
+        if (!vt__loaded_objects(find_c10, &f)) {
             /* no PyTorch in this process (yet): try again at the next segment */
             atomic_store(&g_claimed, 0);
             return;
