@@ -22,10 +22,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/config.h"
 #include "core/output.h"
+#include "core/quietio.h"
 #include "vramtrace/trace_format.h"
 #include "writer.h"
 #include "writer_internal.h"
@@ -118,8 +120,10 @@ static void expand_path(const char *tmpl, char *out, size_t cap)
     out[n] = '\0';
 }
 
-/* create_file: O_EXCL; an existing name gets ".1", ".2", ... (never overwritten). */
-static int create_file(const char *base)
+/* create_file: O_EXCL; an existing file gets ".1", ".2", ... (never overwritten). A name that
+ * is a directory, a device, a FIFO or a socket is not a trace file: refused (-1, *why set),
+ * never written beside as NAME.1. */
+static int create_file(const char *base, const char **why)
 {
     int flags = O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
     for (int i = 0; i < 1000; i++) {
@@ -130,8 +134,32 @@ static int create_file(const char *base)
         int fd = vt__sys_ops.open(vt__ws.path, flags, 0600);
         if (fd >= 0 || errno != EEXIST)
             return fd;
+        struct stat st;
+        if (i == 0 && !lstat(vt__ws.path, &st) && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
+            *why = S_ISDIR(st.st_mode) ? "is a directory (the output is a file name, e.g. "
+                                         "DIR/vramtrace.%p.vt)"
+                                       : "exists and is not a regular file (a device, FIFO or "
+                                         "socket)";
+            return -1;
+        }
     }
     return -1;
+}
+
+/* manifest_line: appends one line to the manifest `vramtrace run` reads (no signal, no error:
+ * the trace is what matters). */
+static void manifest_line(const char *manifest, const char *line, size_t n)
+{
+    vt__quiet q;
+    vt__quiet_begin(&q);
+    int fd = open(manifest, O_WRONLY | O_APPEND | O_CLOEXEC | O_NONBLOCK);
+    if (fd >= 0) {
+        if (write(fd, line, n) != (ssize_t)n) {
+            /* the trace still exists; `vramtrace run` just will not list it */
+        }
+        close(fd);
+    }
+    vt__quiet_end(&q);
 }
 
 static void note_in_manifest(const char *manifest)
@@ -148,13 +176,23 @@ static void note_in_manifest(const char *manifest)
             cwd[0] = '\0';
         n = snprintf(line, sizeof line, "%s/%s\n", cwd, vt__ws.path);
     }
-    int fd = open(manifest, O_WRONLY | O_APPEND | O_CLOEXEC);
-    if (fd < 0)
+    if (n > 0 && (size_t)n < sizeof line)
+        manifest_line(manifest, line, (size_t)n);
+}
+
+/* note_failure: no trace could be made: the warning on stderr, and for `vramtrace run` a
+ * manifest line "!PID why" (escaped), so it says why there is no trace instead of "no CUDA
+ * allocation was made". */
+static void note_failure(const char *manifest, const char *what, const char *why)
+{
+    vt__writer_warn_once_why(what, why);
+    if (!manifest[0])
         return;
-    if (n > 0 && (size_t)n < sizeof line && write(fd, line, (size_t)n) != n) {
-        /* the trace still exists; `vramtrace run` just will not list it */
-    }
-    close(fd);
+    char line[1400], esc[1100];
+    vt__config_escape(vt__ws.path[0] ? vt__ws.path : "(trace file)", esc, sizeof esc);
+    int n = snprintf(line, sizeof line, "!%d %s %s: %s\n", (int)getpid(), what, esc, why);
+    if (n > 0 && (size_t)n < sizeof line)
+        manifest_line(manifest, line, (size_t)n);
 }
 
 void vt__writer_on_open(void (*first_records)(void))
@@ -170,10 +208,12 @@ static void open_locked(void)
     const vt__config *c = vt__config_get();
     char base[4200];
     expand_path(c->output, base, sizeof base);
-    int fd = create_file(base);
+    const char *why = NULL;
+    int fd = create_file(base, &why);
     if (fd < 0) {
+        int err = errno;
         atomic_store(&vt__ws.state, W_STOPPED);
-        vt__writer_warn_once("cannot create", errno);
+        note_failure(c->manifest, "cannot create", why ? why : vt__writer_strerror(err));
         return;
     }
     vt__ws.fd = fd;
@@ -183,11 +223,12 @@ static void open_locked(void)
     vt__writer_start_clock();
     int err = 0;
     window *w = vt__window_new(0, sizeof(vt_file_header), &err);
-    if (!w) {
+    if (!w) { /* not even the first page: no empty file is left, and the warning says why */
         atomic_store(&vt__ws.state, W_STOPPED);
-        vt__writer_warn_once(err == ENOSPC ? "disk full, cannot create" : "cannot create", err);
         vt__writer_close_fd();
         unlink(vt__ws.path);
+        note_failure(c->manifest, err == ENOSPC ? "disk full, cannot create" : "cannot create",
+                     vt__writer_strerror(err));
         return;
     }
     vt_file_header h;
@@ -206,7 +247,7 @@ static void open_locked(void)
     if (vt__ws.on_open)
         vt__ws.on_open();
     vt_rec_config cr = {c->card_bytes, (uint32_t)c->stack_mode, (uint32_t)c->stack_depth,
-                        c->sample_ms, 0};
+                        c->sample_ms, c->native_off_fork ? VT_CONFIG_NATIVE_OFF_FORK : 0};
     uint32_t nlen = (uint32_t)strlen(c->card_name);
     append(VT_REC_CONFIG, 0, &cr, sizeof cr, &nlen, 4, c->card_name, nlen);
     if (atomic_load(&vt__ws.state) == W_UNOPENED)

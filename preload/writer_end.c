@@ -47,7 +47,7 @@ static void drain(window *w, uint64_t s)
 
 /* finish_locked: the trailer at w's seal s (room for it is always kept) and the file cut
  * right after it. The descriptor stays open (exec may fail and tracing resume). */
-static void finish_locked(window *w, uint64_t s, uint16_t flags)
+static void finish_locked(window *w, uint64_t s, uint16_t flags, int err)
 {
     vt__window_drop_spare(); /* its blocks are cut off below */
     drain(w, s);
@@ -58,7 +58,7 @@ static void finish_locked(window *w, uint64_t s, uint16_t flags)
                         atomic_load(&vt__ws.n_dropped),
                         records,
                         atomic_load(&vt__ws.stacks_truncated),
-                        0};
+                        (uint32_t)err};
     vt__put_record(w->base + s, TRAILER_ROOM, VT_REC_TRAILER, flags, &t, sizeof t, NULL, 0, NULL,
                    0);
     vt__ws.reserved = w->start + s + TRAILER_ROOM;
@@ -79,7 +79,7 @@ void vt__writer_fail_locked(window *w, uint64_t s, const char *what, int err)
     atomic_store(&vt__ws.state, W_STOPPED);
     vt__writer_warn_once(what, err);
     int full = err == ENOSPC || err == EDQUOT || err == EFBIG;
-    finish_locked(w, s, full ? VT_TRAILER_DISK_FULL : VT_TRAILER_OUTPUT_ERROR);
+    finish_locked(w, s, full ? VT_TRAILER_DISK_FULL : VT_TRAILER_OUTPUT_ERROR, err);
     vt__writer_close_fd();
     vt__window_retire_locked(w);
     vt__window_sweep_locked();
@@ -94,7 +94,7 @@ void vt__writer_close(void)
         window *w = atomic_load(&vt__ws.cur);
         vt__window_set_cur_locked(NULL);
         uint64_t s = seal(w);
-        finish_locked(w, s, 0);
+        finish_locked(w, s, 0, 0);
         vt__writer_close_fd();
         atomic_store(&vt__ws.state, W_CLOSED);
         vt__window_retire_locked(w);
@@ -117,7 +117,7 @@ void vt__writer_exec_prepare(void)
         atomic_store(&vt__ws.state, W_EXEC);
         vt__ws.exec_seal = seal(w);
         vt__ws.exec_win = w;
-        finish_locked(w, vt__ws.exec_seal, VT_TRAILER_EXEC);
+        finish_locked(w, vt__ws.exec_seal, VT_TRAILER_EXEC, 0);
     }
     pthread_mutex_unlock(&vt__ws.lock);
 }

@@ -104,8 +104,11 @@ static inline void vt__put_record(char *dst, size_t size, uint16_t type, uint16_
 /* vt__writer_start_clock: the trace's time origin, fixed once per process (and again in a
  * fork child). */
 void vt__writer_start_clock(void);
-/* vt__writer_warn_once: the one warning of an output failure (the program is never affected). */
+/* vt__writer_warn_once: the one warning of an output failure (the program is never affected);
+ * _why: with the reason in words. vt__writer_strerror: strerror, EFBIG named as the limit. */
 void vt__writer_warn_once(const char *what, int err);
+void vt__writer_warn_once_why(const char *what, const char *why);
+const char *vt__writer_strerror(int err);
 /* vt__window_set_cur_locked: where records go from now on; wakes writers waiting for a switch. */
 void vt__window_set_cur_locked(window *w);
 /* vt__window_drop_spare: unmaps the mapping made ahead, if any. */

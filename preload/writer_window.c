@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include "core/attr.h"
+#include "core/config.h"
+#include "core/quietio.h"
 #include "vramtrace/trace_format.h"
 #include "writer.h"
 #include "writer_internal.h"
@@ -22,9 +24,15 @@ static int sys_open(const char *p, int flags, mode_t mode)
 {
     return open(p, flags, mode);
 }
+/* fallocate and ftruncate are where a file-size limit (`ulimit -f`) strikes: with SIGXFSZ
+ * blocked around them they fail with EFBIG instead of killing the program (quietio.h) */
 static int sys_fallocate(int fd, off_t off, off_t len)
 {
-    return posix_fallocate(fd, off, len);
+    vt__quiet q;
+    vt__quiet_begin(&q);
+    int e = posix_fallocate(fd, off, len);
+    vt__quiet_end(&q);
+    return e;
 }
 static void *sys_mmap(size_t len, int fd, off_t off)
 {
@@ -36,7 +44,11 @@ static int sys_munmap(void *p, size_t len)
 }
 static int sys_ftruncate(int fd, off_t len)
 {
-    return ftruncate(fd, len);
+    vt__quiet q;
+    vt__quiet_begin(&q);
+    int r = ftruncate(fd, len);
+    vt__quiet_end(&q);
+    return r;
 }
 static int sys_close(int fd)
 {
@@ -79,14 +91,29 @@ uint64_t vt__now_ns(void)
     return now > s ? now - s : 0;
 }
 
-/* vt__writer_warn_once: see writer_internal.h. */
-void vt__writer_warn_once(const char *what, int err)
+/* vt__writer_strerror: strerror, EFBIG named for what it is here: the file-size limit. */
+const char *vt__writer_strerror(int err)
+{
+    return err == EFBIG ? "File too large (the process's file-size limit, ulimit -f)"
+                        : strerror(err);
+}
+
+/* vt__writer_warn_once_why: see writer_internal.h. The path is escaped (it comes from the
+ * environment); never a signal (quietio.h). */
+void vt__writer_warn_once_why(const char *what, const char *why)
 {
     if (vt__ws.warned)
         return;
     vt__ws.warned = 1;
-    fprintf(stderr, "vramtrace: %s %s: %s; tracing stopped, the program continues\n", what,
-            vt__ws.path[0] ? vt__ws.path : "(trace file)", strerror(err));
+    char esc[600];
+    vt__config_escape(vt__ws.path[0] ? vt__ws.path : "(trace file)", esc, sizeof esc);
+    vt__quiet_stderr("vramtrace: %s %s: %s; tracing stopped, the program continues\n", what, esc,
+                     why);
+}
+
+void vt__writer_warn_once(const char *what, int err)
+{
+    vt__writer_warn_once_why(what, vt__writer_strerror(err));
 }
 
 /* ---- windows ---------------------------------------------------------------------------- */

@@ -1,10 +1,9 @@
 /* cmd_fit.c — `vramtrace fit [options] -- CMD ... {B} ... [{A}]`: the largest micro-batch that
  * fits, measured: each trial is `vramtrace run` (this program, executed again) of CMD with {B}
- * (and {A}, {I}) filled in (fit_subst.c), its traces replayed (replay.c); doubling, then bisecting;
- * a table. */
+ * (and {A}, {I}) filled in (fit_subst.c), run with a time limit and a bounded log (fit_trial.c),
+ * its traces replayed (replay.c); doubling, then bisecting; a table. */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -21,6 +20,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "fit_subst.h"
+#include "fit_trial.h"
 #include "replay.h"
 
 enum {
@@ -29,7 +29,15 @@ enum {
     FIT_HEADROOM_PCT = 5, /* a fit needs its peak at most 95 % of the card */
 };
 
-enum { OPT_CARD = CLI_LONG_ONLY, OPT_ITERS, OPT_MAX_B, OPT_JSON, OPT_DIR, OPT_EFFECTIVE };
+enum {
+    OPT_CARD = CLI_LONG_ONLY,
+    OPT_ITERS,
+    OPT_MAX_B,
+    OPT_JSON,
+    OPT_DIR,
+    OPT_EFFECTIVE,
+    OPT_TIMEOUT
+};
 static const cli_opt fit_opts[] = {
     {OPT_CARD, "card", "SPEC",
      "emulate a card for every trial (12GiB, 12288MiB, a preset; see\n"
@@ -41,7 +49,11 @@ static const cli_opt fit_opts[] = {
      "product, {B=16} ... {A=32} -> 512)"},
     {OPT_DIR, "dir", "DIR",
      "where the trials' traces and logs go (default: a new directory\n"
-     "in $TMPDIR, kept)"},
+     "in $TMPDIR, kept; each log keeps its first and last 512 KiB)"},
+    {OPT_TIMEOUT, "trial-timeout", "SECONDS",
+     "kill a trial (its whole process group) that runs longer (default:\n"
+     "1 hour until a trial ran to its end, then 10x that trial's time,\n"
+     "scaled by the micro-batch, at least 120 s)"},
     {OPT_JSON, "json", NULL, "one JSON document on stdout instead of the table"},
     {'h', "help", NULL, "this text"},
     {0}};
@@ -80,6 +92,9 @@ typedef struct fit_trial {
     cat_breakdown live; /* by category at the OOM (oom) or at the peak */
     int broke;          /* category that grew most up to the OOM; CAT_COUNT: none */
     double seconds;
+    double limit;     /* the time limit it ran under */
+    int timed_out;    /* killed at the limit: in the table, the search stops */
+    uint64_t out_cut; /* bytes of its output left out of its log */
     int ntraces;
 } fit_trial;
 
@@ -89,6 +104,9 @@ typedef struct fit_job {
     long b0, a0;      /* {B=..}, {A=..} defaults, 0 if none */
     int has_a, has_i; /* {A}, {I} seen */
     long effective, iters, max_b;
+    double timeout; /* --trial-timeout, 0: derived (fit_time_limit) */
+    double base_s;  /* the first trial that ran to its end: its seconds, */
+    long base_b;    /* and its micro-batch */
     const char *card;
     char dir[PATH_MAX];
     long cand[FIT_MAX_CANDIDATES];
@@ -98,35 +116,12 @@ typedef struct fit_job {
 } fit_job;
 
 static volatile sig_atomic_t g_stop;
-static pid_t g_trial;
+static volatile pid_t g_trial;
 static void on_signal(int sig)
 {
     g_stop = 1;
     if (g_trial > 0)
         kill(g_trial, sig);
-}
-
-/* is_trace_name: "*.vt", the names `vramtrace run -o DIR/trace.%p.vt` gives. */
-static int is_trace_name(const char *name)
-{
-    size_t len = strlen(name);
-    return len >= 4 && !strcmp(name + len - 3, ".vt");
-}
-
-/* clear_traces: removes the traces an earlier `fit --dir DIR` left in a trial's directory, so
- * that only this trial's are read. */
-static void clear_traces(const char *dir)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    while (d && (e = readdir(d))) {
-        char path[PATH_MAX + 256];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        if (is_trace_name(e->d_name))
-            unlink(path);
-    }
-    if (d)
-        closedir(d);
 }
 
 /* read_traces: replays every *.vt in dir into t (peak, OOM, capacity, categories). Returns
@@ -139,7 +134,7 @@ static int read_traces(const char *dir, fit_trial *t)
     struct dirent *e;
     replay_result *r = calloc(1, sizeof *r);
     while (r && (e = readdir(d))) {
-        if (!is_trace_name(e->d_name))
+        if (!fit_is_trace_name(e->d_name))
             continue;
         char path[PATH_MAX + 256], err[512] = "";
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
@@ -185,12 +180,12 @@ static int run_trial(fit_job *j, long b, fit_trial *t)
         fprintf(stderr, "vramtrace fit: cannot create %s: %s\n", tdir, strerror(errno));
         return -1;
     }
-    clear_traces(tdir);
+    fit_clear_traces(tdir);
     char **args = calloc((size_t)j->argc + 10, sizeof *args);
     if (!args)
         return -1;
     int n = 0, bad = 0;
-    args[n++] = "vramtrace";
+    args[n++] = "/proc/self/exe"; /* this vramtrace's own `run` */
     args[n++] = "run";
     args[n++] = "-q";
     args[n++] = "-o";
@@ -203,43 +198,37 @@ static int run_trial(fit_job *j, long b, fit_trial *t)
     int first = n;
     for (int i = 0; i < j->argc; i++)
         bad |= !(args[n++] = fit_subst(j->argv[i], b, t->a, j->iters));
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    t->limit = fit_time_limit(j->timeout, j->base_s, j->base_b, b);
     fprintf(stderr, "vramtrace fit: trying micro-batch %ld", b);
     if (j->has_a)
         fprintf(stderr, " x %ld accumulation steps", t->a);
-    fprintf(stderr, " ...\n");
-    fflush(stdout); /* nothing buffered is written twice by the child */
-    pid_t pid = bad ? -1 : fork();
-    if (pid == 0) {
-        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fd >= 0) {
-            dup2(fd, 1);
-            dup2(fd, 2);
-            close(fd);
-        }
-        signal(SIGINT, SIG_DFL);
-        signal(SIGTERM, SIG_DFL);
-        execv("/proc/self/exe", args); /* this vramtrace's own `run` */
-        _exit(127);
-    }
-    int status = 0;
-    if (pid > 0) {
-        g_trial = pid;
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-        }
-        g_trial = 0;
-    }
-    clock_gettime(CLOCK_MONOTONIC, &t1);
+    fprintf(stderr, " (time limit %.0f s) ...\n", t->limit);
+    fit_proc pr;
+    int rc = bad ? (errno = ENOMEM, -1) : fit_proc_run(args, log, t->limit, &g_stop, &g_trial, &pr);
+    int err = errno;
     for (int i = first; i < n; i++)
         free(args[i]);
     free(args);
-    if (pid < 0) {
-        fprintf(stderr, "vramtrace fit: cannot start the trial: %s\n", strerror(errno));
+    if (rc < 0) {
+        fprintf(stderr, "vramtrace fit: cannot start the trial: %s\n", strerror(err));
         return -1;
     }
-    t->seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-    t->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    t->seconds = pr.seconds;
+    t->status = pr.status;
+    t->timed_out = pr.timed_out;
+    t->out_cut = pr.out_cut;
+    if (pr.out_cut)
+        fprintf(stderr,
+                "vramtrace fit: micro-batch %ld printed %.1f MiB: its log keeps the first and "
+                "last 512 KiB (%.1f MiB cut)\n",
+                b, (double)pr.out / 1048576.0, (double)pr.out_cut / 1048576.0);
+    if (t->timed_out) {
+        fprintf(stderr,
+                "vramtrace fit: micro-batch %ld did not finish within %.0f s: stopped (its "
+                "process group killed); its output: %s; --trial-timeout SECONDS gives more\n",
+                b, t->limit, log);
+        return -1;
+    }
     if (g_stop)
         return -1;
     read_traces(tdir, t);
@@ -259,6 +248,10 @@ static int run_trial(fit_job *j, long b, fit_trial *t)
     }
     uint64_t limit = t->capacity / 100 * (100 - FIT_HEADROOM_PCT);
     t->fits = !t->oom && (!t->capacity || t->peak <= limit);
+    if (!t->oom && !j->base_s) { /* ran to its end: later trials' limits come from it */
+        j->base_s = t->seconds > 0.001 ? t->seconds : 0.001;
+        j->base_b = b;
+    }
     return 0;
 }
 
@@ -271,9 +264,12 @@ static fit_trial *trial_at(fit_job *j, int k)
     if (j->ntrials >= FIT_MAX_TRIALS || g_stop)
         return NULL;
     fit_trial *t = &j->trials[j->ntrials];
-    if (run_trial(j, j->cand[k], t) < 0)
+    int rc = run_trial(j, j->cand[k], t);
+    if (rc < 0 && !t->timed_out)
         return NULL;
-    j->ntrials++;
+    j->ntrials++; /* a trial that timed out is in the table; the search stops there */
+    if (rc < 0)
+        return NULL;
     /* what broke it: the category that grew most since the largest smaller fit */
     const fit_trial *base = NULL;
     for (int i = 0; i < j->ntrials - 1; i++)
@@ -362,7 +358,9 @@ static void print_table(const fit_job *j, long best, long best_a, int interrupte
     for (int i = 0; i < j->ntrials; i++) {
         const fit_trial *t = &j->trials[i];
         char verdict[80];
-        if (t->fits)
+        if (t->timed_out)
+            snprintf(verdict, sizeof verdict, "timed out (killed after %.0f s)", t->limit);
+        else if (t->fits)
             snprintf(verdict, sizeof verdict, "fits");
         else if (t->oom)
             snprintf(verdict, sizeof verdict, "OOM (%s grew most)",
@@ -420,6 +418,9 @@ static void print_json(const fit_job *j, long best, long best_a, int stopped)
         cJSON_AddNumberToObject(o, "capacity_bytes", (double)t->capacity);
         cJSON_AddNumberToObject(o, "exit_status", t->status);
         cJSON_AddNumberToObject(o, "seconds", t->seconds);
+        cJSON_AddNumberToObject(o, "time_limit_s", t->limit);
+        cJSON_AddBoolToObject(o, "timed_out", t->timed_out);
+        cJSON_AddNumberToObject(o, "log_cut_bytes", (double)t->out_cut);
         cJSON_AddItemToArray(trials, o);
     }
     if (best > 0)
@@ -486,6 +487,13 @@ int cmd_fit(int argc, char **argv)
             if ((j->effective = parse_long("--effective", p.arg, 1, 1L << 30)) < 0)
                 return VT_EXIT_USAGE;
             break;
+        case OPT_TIMEOUT: {
+            long v = parse_long("--trial-timeout", p.arg, 1, 7L * 24 * 3600);
+            if (v < 0)
+                return VT_EXIT_USAGE;
+            j->timeout = (double)v;
+            break;
+        }
         default:
             return VT_EXIT_USAGE;
         }

@@ -16,6 +16,8 @@
 #include "cards.h"
 #include "cli.h"
 #include "commands.h"
+#include "escape.h"
+#include "reader.h"
 #include "summary_text.h"
 
 /* The options of `run`, one table: parsing and --help both come from it. */
@@ -113,19 +115,63 @@ static void forward_signal(int sig)
         kill(g_child, sig);
 }
 
-/* print_traces: every path in the manifest once, with its summary unless quiet. */
+/* trace_notes: what the summary cannot say, from the trace's own records: output that stopped
+ * at the file-size limit (TRAILER error EFBIG: not a full disk) and native frames left out
+ * after a fork from a multithreaded parent (CONFIG flags). `shown` is the escaped path. */
+static void trace_notes(const char *path, const char *shown, unsigned ended)
+{
+    reader *r = reader_open(path, NULL, 0);
+    if (!r)
+        return;
+    int want_trailer = (ended & (VT_TRAILER_DISK_FULL | VT_TRAILER_OUTPUT_ERROR)) != 0;
+    uint32_t config_flags = 0, error = 0;
+    reader_record rec;
+    while (reader_next(r, &rec)) {
+        if (rec.type == VT_REC_CONFIG) {
+            config_flags = rec.u.config.fixed.flags;
+            if (!want_trailer)
+                break;
+        } else if (rec.type == VT_REC_TRAILER) {
+            error = rec.u.trailer.error;
+        }
+    }
+    reader_close(r);
+    if (error == EFBIG)
+        fprintf(stderr,
+                "vramtrace: %s stopped at the process's file-size limit (ulimit -f), not on a "
+                "full disk: the program went on untraced; `ulimit -f unlimited` for a whole "
+                "trace\n",
+                shown);
+    if (config_flags & VT_CONFIG_NATIVE_OFF_FORK)
+        fprintf(stderr,
+                "vramtrace: %s has no native frames: its process was forked from a "
+                "multithreaded parent, where unwinding could wait for ever on the loader's "
+                "lock (Python frames are kept)\n",
+                shown);
+}
+
+/* print_traces: every path in the manifest once, with its summary unless quiet; the
+ * processes that could not write one ("!PID why", written by the preload) with the reason. */
 static void print_traces(const char *manifest, int quiet)
 {
     FILE *f = fopen(manifest, "r");
     if (!f)
         return;
-    char line[8400];
+    char line[8400], shown[8400];
     char seen[64][512];
-    int nseen = 0, count = 0;
+    int nseen = 0, count = 0, failed = 0;
     while (fgets(line, sizeof line, f)) {
         line[strcspn(line, "\n")] = '\0';
         if (!line[0])
             continue;
+        escape_term(line, strlen(line), shown, sizeof shown);
+        if (line[0] == '!') {
+            char *sp = strchr(shown, ' ');
+            fprintf(stderr, "vramtrace: process %.*s wrote no trace: %s\n",
+                    sp ? (int)(sp - shown - 1) : 0, shown + 1, sp ? sp + 1 : shown);
+            failed++;
+            continue;
+        }
         int dup = 0;
         for (int i = 0; i < nseen; i++)
             dup |= !strncmp(seen[i], line, sizeof seen[i] - 1);
@@ -134,21 +180,126 @@ static void print_traces(const char *manifest, int quiet)
         if (nseen < 64)
             snprintf(seen[nseen++], sizeof seen[0], "%.500s", line);
         count++;
+        run_summary sum;
+        char err[600] = "";
+        int ok = summary_read(line, &sum, err, sizeof err) == VT_EXIT_OK;
         if (quiet) {
-            fprintf(stderr, "vramtrace: trace %s\n", line);
+            fprintf(stderr, "vramtrace: trace %s\n", shown);
         } else {
             fprintf(stderr, "\n");
-            run_summary sum;
-            char err[600] = "";
-            if (summary_read(line, &sum, err, sizeof err) == VT_EXIT_OK)
-                summary_text(stderr, line, &sum);
+            if (ok)
+                summary_text(stderr, shown, &sum);
             else
                 fprintf(stderr, "vramtrace: cannot summarize the trace: %s\n", err);
         }
+        if (ok)
+            trace_notes(line, shown, sum.ended);
     }
     fclose(f);
-    if (!count)
+    if (!count && !failed)
         fprintf(stderr, "vramtrace: no CUDA allocation was made, so no trace was written\n");
+}
+
+/* safe_rank: $RANK as the preload puts it in a file name (%r): at most 16 characters of
+ * [A-Za-z0-9._-], others '_', a leading '.' made '_'; "0" when unset. */
+static void safe_rank(char out[17])
+{
+    const char *s = getenv("RANK");
+    if (!s || !*s)
+        s = "0";
+    size_t n = 0;
+    for (; s[n] && n < 16; n++) {
+        char c = s[n];
+        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                 c == '-' || c == '_' || c == '.';
+        out[n] = ok ? c : '_';
+    }
+    out[n] = '\0';
+    if (out[0] == '.')
+        out[0] = '_';
+}
+
+/* expand_known: the template with %r and %% expanded as the preload does; 0, or -1 when the
+ * name depends on the pid (%p: only known in the process). */
+static int expand_known(const char *tmpl, char *out, size_t cap)
+{
+    char rank[17];
+    safe_rank(rank);
+    size_t n = 0;
+    for (const char *s = tmpl; *s && n + 17 < cap; s++) {
+        if (s[0] == '%' && s[1] == 'p')
+            return -1;
+        if (s[0] == '%' && s[1] == 'r') {
+            n += (size_t)snprintf(out + n, cap - n, "%s", rank);
+            s++;
+        } else if (s[0] == '%' && s[1] == '%') {
+            out[n++] = '%';
+            s++;
+        } else {
+            out[n++] = *s;
+        }
+    }
+    out[n] = '\0';
+    return 0;
+}
+
+/* check_output: refuses, before the program starts, an output the preload could not use: a
+ * directory or a device (FIFO, socket) named as the trace file, a name ending in '/', a
+ * directory that does not exist or cannot be written (read-only). `from` names where the
+ * template came from. 0, or -1 after one message. */
+static int check_output(const char *tmpl, const char *from)
+{
+    char shown[1200], name[PATH_MAX], dir[PATH_MAX];
+    escape_term(tmpl, strlen(tmpl), shown, sizeof shown);
+    size_t len = strlen(tmpl);
+    if (!len || tmpl[len - 1] == '/') {
+        fprintf(stderr,
+                "vramtrace run: %s %s: not a file name (traces are files: e.g. "
+                "%svramtrace.%%p.vt)\n",
+                from, shown, len ? shown : "DIR/");
+        return -1;
+    }
+    struct stat st;
+    if (!expand_known(tmpl, name, sizeof name) && !lstat(name, &st) && !S_ISREG(st.st_mode) &&
+        !S_ISLNK(st.st_mode)) {
+        if (S_ISDIR(st.st_mode))
+            fprintf(stderr,
+                    "vramtrace run: %s %s: is a directory; the output is a file name (e.g. "
+                    "%s/vramtrace.%%p.vt)\n",
+                    from, shown, shown);
+        else
+            fprintf(stderr,
+                    "vramtrace run: %s %s: exists and is not a regular file (a device, FIFO "
+                    "or socket); a trace is a file of its own\n",
+                    from, shown);
+        return -1;
+    }
+    const char *slash = strrchr(tmpl, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == tmpl)
+        snprintf(dir, sizeof dir, "/");
+    else
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - tmpl), tmpl);
+    char edir[PATH_MAX], sdir[1200];
+    if (expand_known(dir, edir, sizeof edir) < 0)
+        return 0; /* a directory per process: the preload says if it cannot write there */
+    escape_term(edir, strlen(edir), sdir, sizeof sdir);
+    if (stat(edir, &st)) {
+        fprintf(stderr, "vramtrace run: %s %s: the directory %s: %s\n", from, shown, sdir,
+                strerror(errno));
+        return -1;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "vramtrace run: %s %s: %s is not a directory\n", from, shown, sdir);
+        return -1;
+    }
+    if (access(edir, W_OK | X_OK)) {
+        fprintf(stderr, "vramtrace run: %s %s: cannot write traces in %s: %s\n", from, shown, sdir,
+                strerror(errno));
+        return -1;
+    }
+    return 0;
 }
 
 int cmd_run(int argc, char **argv)
@@ -232,11 +383,19 @@ int cmd_run(int argc, char **argv)
             fprintf(stderr, "vramtrace run: --card: %s\n", err);
             return VT_EXIT_USAGE;
         }
+        if (spec.bytes > (1ull << 62)) { /* the preload's VRAMTRACE_CARD_BYTES range */
+            fprintf(stderr, "vramtrace run: --card %s: more than 4 EiB is not a card\n", card);
+            return VT_EXIT_USAGE;
+        }
         char bytes[32];
         snprintf(bytes, sizeof bytes, "%llu", (unsigned long long)spec.bytes);
         setenv(VT_ENV_CARD_BYTES, bytes, 1);
         setenv(VT_ENV_CARD_NAME, spec.name, 1);
     }
+    const char *tmpl = output ? output : getenv(VT_ENV_OUTPUT);
+    if (tmpl && *tmpl ? check_output(tmpl, output ? "-o" : VT_ENV_OUTPUT) < 0
+                      : check_output("vramtrace.%p.vt", "the default output") < 0)
+        return VT_EXIT_USAGE;
     char manifest[PATH_MAX];
     const char *tmp = getenv("TMPDIR");
     snprintf(manifest, sizeof manifest, "%s/vramtrace-run.XXXXXX", tmp && *tmp ? tmp : "/tmp");

@@ -38,7 +38,9 @@
  *        named on the command line, config.json of a model directory argument), written
  *        right after PROCESS, so a trace is analysed the same on any machine; PROCESS env
  *        also keeps every VRAMTRACE_* variable. A 1.2 trace whose command line names no such
- *        file has no FILE record.
+ *        file has no FILE record. Later 1.2 writers also fill two fields that were reserved
+ *        (0): TRAILER `error` (the errno that stopped the output: EFBIG = `ulimit -f`) and
+ *        CONFIG `flags` (VT_CONFIG_NATIVE_OFF_FORK); readers that ignore them lose nothing.
  *
  * RULES FOR READERS
  *   - refuse a bad magic or a different major version (exit 3); accept a higher minor;
@@ -309,15 +311,23 @@ typedef struct vt_rec_process {
 } vt_rec_process;
 _Static_assert(sizeof(vt_rec_process) == 24, "layout");
 
-/* CONFIG: fixed part, then one string: the emulated card's name as given ("" if none). */
+/* CONFIG: fixed part, then one string: the emulated card's name as given ("" if none).
+ * stack_mode is what this process records: in a process where native frames are off
+ * (VT_CONFIG_NATIVE_OFF_FORK) its NATIVE bit is clear, so every reader sees Python frames only. */
 enum vt_stack_mode { VT_STACKS_NONE = 0, VT_STACKS_NATIVE = 1, VT_STACKS_PYTHON = 2 /* bit */ };
 typedef struct vt_rec_config {
     uint64_t card_bytes;  /* emulated card capacity, 0 = no emulation */
     uint32_t stack_mode;  /* VT_STACKS_* bits */
     uint32_t stack_depth; /* native frame cap */
     uint32_t sample_ms;   /* background cuMemGetInfo sampler period, 0 = off */
-    uint32_t reserved;
+    uint32_t flags;       /* VT_CONFIG_* (was `reserved`, always 0, before 1.2 writers set it) */
 } vt_rec_config;
+/* CONFIG flags. NATIVE_OFF_FORK: this process was forked from a multithreaded parent, where
+ * native unwinding (and anything else that takes the dynamic loader's lock: walking the loaded
+ * objects, reading build-ids, attaching to PyTorch's allocator) could wait forever on a lock
+ * a thread of the parent held at the fork; the preload recorded no native frames in it
+ * (stack_mode's NATIVE bit cleared) although they were asked for. An exec ends it. */
+#define VT_CONFIG_NATIVE_OFF_FORK 0x1u
 _Static_assert(sizeof(vt_rec_config) == 24, "layout");
 
 /* DEVICE: fixed part, then one string: the device name. */
@@ -449,7 +459,8 @@ _Static_assert(sizeof(vt_rec_pyinfo) == 16, "layout");
 
 /* TRAILER header.flags: why the trace ended (0: the process exited normally).
  * X(NAME, bit, key): VT_TRAILER_NAME; key names it in JSON (`dump`: "ended").
- *   DISK_FULL     output stopped early: no space left (ENOSPC, quota); later events were not
+ *   DISK_FULL     output stopped early: no room for the file (ENOSPC, quota, or EFBIG: the
+ *                 file-size limit, `ulimit -f`; `error` says which); later events were not
  *                 recorded (n_dropped counts those seen before the trailer)
  *   OUTPUT_ERROR  output stopped early on another error (mmap, ...)
  *   EXEC          the process called exec: the program went on as a new image (traced, if at
@@ -469,7 +480,10 @@ typedef struct vt_rec_trailer {
     uint64_t n_dropped;        /* events lost (output failure, table full) */
     uint64_t n_records;        /* all records written, trailer excluded */
     uint32_t stacks_truncated; /* stacks cut at the depth cap */
-    uint32_t reserved;
+    uint32_t error;            /* with DISK_FULL / OUTPUT_ERROR: the errno that stopped the
+                                * output (ENOSPC 28, EDQUOT 122, EFBIG 27: the file reached the
+                                * process's file-size limit, `ulimit -f`; ...); else 0. Was
+                                * `reserved` (always 0) before 1.2 writers set it */
 } vt_rec_trailer;
 _Static_assert(sizeof(vt_rec_trailer) == 40, "layout");
 

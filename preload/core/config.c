@@ -1,50 +1,99 @@
 /* config.c — the preload's configuration: the VRAMTRACE_* environment variables, parsed once
  * (no allocation) into a vt__config. The README's table documents every variable.
- * A number that is not one, or a stack mode that is not one, is the default with one warning;
- * %r of the output template becomes $RANK in safe file-name characters. Interface: config.h. */
+ * A value that is not one the variable takes (a number out of its range, a flag other than 0 or
+ * 1, an unknown stack mode) is the default with one warning, the value escaped; %r of the
+ * output template becomes $RANK in safe file-name characters. Interface: config.h. */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
+#include "quietio.h"
 #include "vramtrace/env.h"
 #include "vramtrace/trace_format.h"
-
-#include <stdio.h>
 
 static vt__config g_config;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
-/* warn: one line on stderr for a value that is not used (config_load runs once). */
-static void warn(const char *name, const char *value, const char *expected, const char *def)
+/* vt__config_escape: s made safe to print into out (cap >= 8): printable ASCII as is, a
+ * backslash doubled, every other byte \xHH (no escape code from the environment reaches a
+ * terminal); cut with "..." past cap. Returns out. */
+char *vt__config_escape(const char *s, char *out, size_t cap)
 {
-    fprintf(stderr, "vramtrace: %s=%s is not %s; using %s\n", name, value, expected, def);
+    static const char hex[] = "0123456789abcdef";
+    size_t n = 0;
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        size_t need = c == '\\' ? 2 : c >= 0x20 && c < 0x7f ? 1 : 4;
+        if (n + need + 4 > cap) {
+            memcpy(out + n, "...", 3);
+            n += 3;
+            break;
+        }
+        if (c == '\\') {
+            out[n++] = '\\';
+            out[n++] = '\\';
+        } else if (need == 1) {
+            out[n++] = (char)c;
+        } else {
+            out[n++] = '\\';
+            out[n++] = 'x';
+            out[n++] = hex[c >> 4];
+            out[n++] = hex[c & 15];
+        }
+    }
+    out[n] = '\0';
+    return out;
 }
 
-/* env_u64: the unsigned decimal value of `name`; def when unset; def and one warning when it
- * is not a plain decimal number (a sign, letters, spaces, or past 2^64). */
-static uint64_t env_u64(const char *name, uint64_t def, const char *def_text)
+/* warn: one line on stderr for a value that is not used (config_load runs once per process),
+ * the value escaped; never a signal (a closed stderr pipe). */
+static void warn(const char *name, const char *value, const char *expected, const char *def)
+{
+    char esc[200];
+    vt__quiet_stderr("vramtrace: %s=%s is not %s; using %s\n", name,
+                     vt__config_escape(value, esc, sizeof esc), expected, def);
+}
+
+/* env_u64: the value of `name`, a plain decimal number in [min, max]; def when unset or empty;
+ * def and one warning when it is anything else (a sign, letters, spaces, out of the range,
+ * past 2^64). */
+static uint64_t env_u64(const char *name, uint64_t def, uint64_t min, uint64_t max,
+                        const char *def_text)
 {
     const char *s = getenv(name);
     if (!s || !*s)
         return def;
     uint64_t v = 0;
-    for (const char *p = s; *p; p++) {
+    int ok = 1;
+    for (const char *p = s; *p && ok; p++) {
         unsigned d = (unsigned)(*p - '0');
-        if (d > 9 || v > (UINT64_MAX - d) / 10) {
-            warn(name, s, "a non-negative integer", def_text);
-            return def;
-        }
-        v = v * 10 + d;
+        if (d > 9 || v > (UINT64_MAX - d) / 10)
+            ok = 0;
+        else
+            v = v * 10 + d;
     }
-    return v;
+    if (ok && v >= min && v <= max)
+        return v;
+    char expected[96];
+    snprintf(expected, sizeof expected, "a whole number from %llu to %llu", (unsigned long long)min,
+             (unsigned long long)max);
+    warn(name, s, expected, def_text);
+    return def;
 }
 
-/* env_flag: 1 when `name` is set to a non-empty value other than "0". */
-static int env_flag(const char *name)
+/* env_flag: `name` set to 1 or 0; def when unset or empty; def and one warning for anything
+ * else ("false", "yes", "01": a value that does not say 0 or 1 is never guessed). */
+static int env_flag(const char *name, int def)
 {
     const char *s = getenv(name);
-    return s && *s && strcmp(s, "0") != 0;
+    if (!s || !*s)
+        return def;
+    if (!strcmp(s, "0") || !strcmp(s, "1"))
+        return s[0] == '1';
+    warn(name, s, "0 or 1", def ? "1" : "0");
+    return def;
 }
 
 /* parse_stacks: VRAMTRACE_STACKS value -> VT_STACKS_* bits; unset -> all; a name that is not
@@ -122,24 +171,53 @@ static void expand_rank(char *tmpl, size_t cap)
     snprintf(tmpl, cap, "%s", out);
 }
 
+/* set in a fork child of a multithreaded parent (vt__config_fork_child); inherited by its own
+ * children, ended by an exec (a new image starts with it clear) */
+static int g_fork_threaded;
+
+/* apply_fork: in such a child the dynamic loader's lock may be held for ever by a thread that
+ * is not there: nothing may take it (loader_unsafe), so native frames are off; the trace says
+ * so (CONFIG: the NATIVE bit clear, VT_CONFIG_NATIVE_OFF_FORK). */
+static void apply_fork(vt__config *c)
+{
+    if (!g_fork_threaded)
+        return;
+    c->loader_unsafe = 1;
+    if (c->stack_mode & VT_STACKS_NATIVE) {
+        c->stack_mode &= ~VT_STACKS_NATIVE;
+        c->native_off_fork = 1;
+    }
+}
+
 static void config_load(void)
 {
     vt__config *c = &g_config;
-    c->disabled = env_flag(VT_ENV_DISABLE);
+    c->disabled = env_flag(VT_ENV_DISABLE, 0);
     c->stack_mode = parse_stacks(getenv(VT_ENV_STACKS));
-    uint64_t depth = env_u64(VT_ENV_STACK_DEPTH, 32, "32");
-    c->stack_depth = depth < 1 ? 1 : depth > 128 ? 128 : (int)depth;
-    c->card_bytes = env_u64(VT_ENV_CARD_BYTES, 0, "0 (no emulated card)");
+    c->stack_depth = (int)env_u64(VT_ENV_STACK_DEPTH, 32, 1, VT__STACK_DEPTH_MAX, "32");
+    c->card_bytes = env_u64(VT_ENV_CARD_BYTES, 0, 0, VT__CARD_BYTES_MAX, "0 (no emulated card)");
     copy_env(c->card_name, sizeof c->card_name, VT_ENV_CARD_NAME, "");
-    uint64_t ms = env_u64(VT_ENV_SAMPLE_MS, 0, "0 (no sampler)");
-    c->sample_ms = ms > 3600000 ? 3600000 : (unsigned)ms;
-    c->free_stacks = env_flag(VT_ENV_FREE_STACKS);
+    c->sample_ms = (unsigned)env_u64(VT_ENV_SAMPLE_MS, 0, 0, VT__SAMPLE_MS_MAX, "0 (no sampler)");
+    c->free_stacks = env_flag(VT_ENV_FREE_STACKS, 0);
+    c->torch_tracker = env_flag(VT_ENV_TORCH_TRACKER, 1);
     copy_env(c->output, sizeof c->output, VT_ENV_OUTPUT, "vramtrace.%p.vt");
     expand_rank(c->output, sizeof c->output);
     copy_env(c->manifest, sizeof c->manifest, VT_ENV_MANIFEST, "");
+    apply_fork(c);
 }
 
 static int g_loaded;
+
+/* vt__config_fork_child: see config.h. Applied now if the settings are loaded, else when they
+ * are (never pthread_once from a fork handler). */
+void vt__config_fork_child(int parent_threaded)
+{
+    if (!parent_threaded)
+        return;
+    g_fork_threaded = 1;
+    if (__atomic_load_n(&g_loaded, __ATOMIC_ACQUIRE))
+        apply_fork(&g_config);
+}
 
 static void config_load_once(void)
 {

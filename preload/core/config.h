@@ -9,6 +9,11 @@
 
 #include "attr.h"
 
+/* the largest values the variables take (README's table) */
+#define VT__STACK_DEPTH_MAX 128
+#define VT__SAMPLE_MS_MAX 3600000u
+#define VT__CARD_BYTES_MAX (1ull << 62) /* 4 EiB: the analyzer counts no more live bytes */
+
 typedef struct vt__config {
     int disabled;        /* VRAMTRACE_DISABLE=1 */
     int stack_mode;      /* VT_STACKS_* bits, from VRAMTRACE_STACKS=none|native|python|all */
@@ -17,14 +22,26 @@ typedef struct vt__config {
     char card_name[64];  /* VRAMTRACE_CARD_NAME */
     unsigned sample_ms;  /* VRAMTRACE_SAMPLE_MS, 0 = off */
     int free_stacks;     /* VRAMTRACE_FREE_STACKS=1: stacks on frees too */
+    int torch_tracker;   /* VRAMTRACE_TORCH_TRACKER: 0 = do not attach, default 1 */
     char output[4096];   /* VRAMTRACE_OUTPUT template, default "vramtrace.%p.vt", %r expanded */
     char manifest[4096]; /* VRAMTRACE_MANIFEST: file to append each trace path to, "" = none */
+    /* a fork child of a multithreaded parent (vt__config_fork_child): the dynamic loader's
+     * lock may be held for ever, so nothing takes it (realsym.c walks the loaded objects
+     * without it); native frames off, native_off_fork = 1 when they were asked for */
+    int loader_unsafe;
+    int native_off_fork;
 } vt__config;
 
 /* vt__config_get: the process's configuration, parsed on first call (no allocation). */
 const vt__config *vt__config_get(void);
+/* vt__config_fork_child: called first in a fork child (core/record.c's handler) with whether
+ * the parent had other threads: then loader_unsafe and native frames off, until an exec. */
+void vt__config_fork_child(int parent_threaded);
 /* vt__config_reload: re-reads the environment (a fork child, tests). Not thread-safe. */
 void vt__config_reload(void);
+/* vt__config_escape: s made safe to print (printable ASCII, a backslash doubled, any other
+ * byte \xHH), cut with "..." to fit cap (>= 8). Returns out. */
+char *vt__config_escape(const char *s, char *out, size_t cap);
 /* vt__config_safe_name: `value` made a safe part of a file name into out (cap >= 2): at most
  * 16 characters of [A-Za-z0-9._-], anything else '_', a leading '.' made '_' (never "." or
  * ".."); NULL or empty gives def. Returns out. */

@@ -1,13 +1,59 @@
 /* realsym.c — finding the real functions behind our hooks: the real dlsym (hook_dlsym.c
- * overrides the exported one), RTLD_NEXT lookups through it, and the real libcuda's own
- * symbols. A core file (not a hook) so unit tests link it. Interface: realsym.h. */
+ * overrides the exported one), RTLD_NEXT lookups through it, the real libcuda's own symbols,
+ * and the walk over the loaded objects that needs no loader lock in a fork child. A core file
+ * (not a hook) so unit tests link it. Interface: realsym.h. */
 #include <dlfcn.h>
+#include <elf.h>
 #include <link.h>
-#include <string.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <string.h>
+#include <sys/auxv.h>
 
+#include "config.h"
 #include "realsym.h"
+
+/* ---- the loaded objects, with or without the loader's lock ---------------------------------
+ * dl_iterate_phdr holds the loader's lock while it walks. In a fork child of a multithreaded
+ * parent that lock may be held for ever (glibc does not reset it in the child), so there the
+ * objects are walked from the loader's public list (_r_debug) instead, each program header
+ * table found from its mapped ELF header (the program's from the auxiliary vector). Nothing
+ * is taken, nothing allocated; the child has one thread when it starts. */
+static int walk_unlocked(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data)
+{
+    int first = 1;
+    for (struct link_map *m = _r_debug.r_map; m; m = m->l_next) {
+        struct dl_phdr_info info;
+        memset(&info, 0, sizeof info);
+        info.dlpi_addr = m->l_addr;
+        info.dlpi_name = m->l_name ? m->l_name : "";
+        if (first || !info.dlpi_name[0]) { /* the program */
+            info.dlpi_phdr = (const ElfW(Phdr) *)getauxval(AT_PHDR);
+            info.dlpi_phnum = (ElfW(Half))getauxval(AT_PHNUM);
+        } else if (m->l_addr) { /* a shared object: linked at 0, its ELF header first */
+            const ElfW(Ehdr) *e = (const ElfW(Ehdr) *)m->l_addr;
+            if (memcmp(e->e_ident, ELFMAG, SELFMAG) || e->e_phentsize != sizeof(ElfW(Phdr)) ||
+                e->e_phnum > 512)
+                continue;
+            info.dlpi_phdr = (const ElfW(Phdr) *)(m->l_addr + e->e_phoff);
+            info.dlpi_phnum = e->e_phnum;
+        }
+        first = 0;
+        if (!info.dlpi_phdr)
+            continue;
+        int r = cb(&info, sizeof info, data);
+        if (r)
+            return r;
+    }
+    return 0;
+}
+
+int vt__loaded_objects(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data)
+{
+    if (vt__config_get()->loader_unsafe)
+        return walk_unlocked(cb, data);
+    return dl_iterate_phdr(cb, data);
+}
 
 typedef void *(*dlsym_fn)(void *, const char *);
 
@@ -74,10 +120,10 @@ static void *find_in_loaded(const char *name, const char *prefer)
     if (!dladdr((void *)&find_in_loaded, &self))
         return NULL;
     struct find_ctx c = {name, prefer, self.dli_fbase, NULL};
-    dl_iterate_phdr(find_cb, &c);
+    vt__loaded_objects(find_cb, &c);
     if (!c.found && prefer) {
         c.prefer = NULL;
-        dl_iterate_phdr(find_cb, &c);
+        vt__loaded_objects(find_cb, &c);
     }
     return c.found;
 }
@@ -99,7 +145,7 @@ static void *libcuda_handle(void)
     if (h)
         return h;
     h = dlopen("libcuda.so.1", RTLD_NOLOAD | RTLD_LAZY);
-    if (!h)
+    if (!h && !vt__config_get()->loader_unsafe) /* loading one takes the loader's lock */
         h = dlopen("libcuda.so.1", RTLD_LAZY);
     if (!h)
         return NULL;

@@ -1,8 +1,10 @@
 /* realsym.h — realsym.c's interface: the real functions behind our hooks (the real dlsym,
- * RTLD_NEXT lookups, the real libcuda's own exports, a driver symbol's absence cached).
- * realsym.c calls nothing else of the preload. */
+ * RTLD_NEXT lookups, the real libcuda's own exports, a driver symbol's absence cached, the
+ * loaded objects). realsym.c calls only the settings (config.c). */
 #ifndef VT_PRELOAD_REALSYM_H
 #define VT_PRELOAD_REALSYM_H
+
+#include <stddef.h>
 
 #include "attr.h"
 
@@ -15,6 +17,12 @@ void *vt__next(const char *name);
 /* vt__driver_sym: a function of the real libcuda (dlopen'ed RTLD_NOLOAD first, then
  * "libcuda.so.1"), bypassing our wrappers; NULL if absent. */
 void *vt__driver_sym(const char *name);
+
+/* vt__loaded_objects: dl_iterate_phdr(cb, data); in a fork child of a multithreaded parent
+ * (config loader_unsafe), where the loader's lock may never be released, the same walk without
+ * it (the objects' names, bases and program headers; dlpi_adds / dlpi_tls_* are 0). */
+struct dl_phdr_info;
+int vt__loaded_objects(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data);
 
 /* A cached answer: NULL = not looked up yet, VT__SYM_MISSING = the driver lacks it. */
 #define VT__SYM_MISSING ((void *)1)

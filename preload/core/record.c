@@ -129,8 +129,13 @@ void vt__record_meminfo(int device, uint64_t free_b, uint64_t total_b, int sourc
 }
 
 /* ---- process life: fork handlers, trailer at exit ----------------------------------------- */
+/* glibc (2.32+) clears it when the process makes its first thread; weak: unknown elsewhere */
+extern char __libc_single_threaded __attribute__((weak));
+static int g_fork_threaded; /* the forking process had other threads (prepare -> child) */
+
 static void fork_prepare(void)
 {
+    g_fork_threaded = &__libc_single_threaded ? !__libc_single_threaded : 1;
     vt__stacks_fork_prepare();
     vt__writer_fork_prepare();
 }
@@ -143,6 +148,7 @@ static void fork_parent(void)
 
 static void fork_child(void)
 {
+    vt__config_fork_child(g_fork_threaded); /* first: what the child may still call */
     vt__writer_fork_child();
     vt__stacks_fork_child();
     vt__thread_fork_child();

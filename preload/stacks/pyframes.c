@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "../core/output.h"
+#include "../core/quietio.h"
 #include "../core/realsym.h"
 #include "../core/thread.h"
 #include "pyframes.h"
@@ -174,10 +175,10 @@ static int resolve_version(void)
         }
     }
     if (!ok)
-        fprintf(stderr,
-                "vramtrace: Python %u.%u.%u is not supported for Python stacks (3.10-3.13 are); "
-                "recording native stacks only\n",
-                g_major, g_minor, g_micro);
+        vt__quiet_stderr(
+            "vramtrace: Python %u.%u.%u is not supported for Python stacks (3.10-3.13 are); "
+            "recording native stacks only\n",
+            g_major, g_minor, g_micro);
     write_pyinfo(ok);
     return ok ? PY_READY : PY_UNSUPPORTED;
 }
@@ -372,10 +373,9 @@ static uint32_t code_id(uint64_t code)
         if (g_code_count >= VT__CODE_FILL_MAX) {
             static int warned; /* under g_code_lock */
             if (!warned++)
-                fprintf(stderr,
-                        "vramtrace: more than %d distinct Python code objects: frames of "
-                        "newer ones are left out of stacks from here on\n",
-                        VT__CODE_FILL_MAX);
+                vt__quiet_stderr("vramtrace: more than %d distinct Python code objects: frames of "
+                                 "newer ones are left out of stacks from here on\n",
+                                 VT__CODE_FILL_MAX);
             break;
         }
         s->code = code;

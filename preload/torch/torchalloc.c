@@ -17,6 +17,9 @@
 #include <unistd.h>
 
 #include "core/attr.h"
+#include "core/config.h"
+#include "core/quietio.h"
+#include "core/realsym.h"
 #include "core/record.h"
 #include "core/thread.h"
 #include "vramtrace/env.h"
@@ -219,14 +222,13 @@ static void refuse(int code, const char *why, int quiet)
         return;
     snprintf(g_reason, sizeof g_reason, "%s", why);
     if (!quiet)
-        fprintf(stderr,
-                "vramtrace: not using PyTorch's allocator tracker: %s; tensors are not "
-                "recorded, segments are (segment mode)\n",
-                why);
+        vt__quiet_stderr("vramtrace: not using PyTorch's allocator tracker: %s; tensors are not "
+                         "recorded, segments are (segment mode)\n",
+                         why);
     note(code, 0);
 }
 
-/* find_c10: dl_iterate_phdr callback: the loaded libc10_cuda.so's path, base and the ranges
+/* find_c10: vt__loaded_objects callback: the loaded libc10_cuda.so's path, base and the ranges
  * its PT_LOAD segments occupy (every address taken from the file must lie inside one). */
 struct found {
     char path[4096];
@@ -272,8 +274,7 @@ static void try_attach(void)
     static struct found f;
     static vt__torch_syms s;
     static int have_syms;
-    const char *off = getenv(VT_ENV_TORCH_TRACKER);
-    if (off && !strcmp(off, "0")) {
+    if (!vt__config_get()->torch_tracker) {
         atomic_store(&g_state, VT_TORCH_REFUSED);
         snprintf(g_reason, sizeof g_reason, "VRAMTRACE_TORCH_TRACKER=0");
         note(VT_TRACKER_OFF, 0);
@@ -281,7 +282,7 @@ static void try_attach(void)
     }
     if (!have_syms) {
         memset(&f, 0, sizeof f);
-        if (!dl_iterate_phdr(find_c10, &f)) {
+        if (!vt__loaded_objects(find_c10, &f)) {
             /* no PyTorch in this process (yet): try again at the next segment */
             atomic_store(&g_claimed, 0);
             return;

@@ -1,7 +1,8 @@
 /* test_preload_config.c — the preload's configuration (preload/core/config.c): numbers that
- * are negative or not numbers fall back to the default with exactly one warning each; stack
- * modes are exactly the names of include/vramtrace/env.h; %r in the output template becomes
- * $RANK in safe file-name characters (RANK=../../x cannot lead outside the directory). */
+ * are negative, not numbers or outside their range (129 frames, 2^64-1) and flags other than
+ * 0 / 1 (VRAMTRACE_DISABLE=false) fall back to the default with exactly one warning each, the
+ * value escaped; stack modes are exactly the names of include/vramtrace/env.h; %r in the
+ * output template becomes $RANK in safe file-name characters (RANK=../../x stays inside). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -44,8 +45,9 @@ static int reload_capturing(void)
 static int clear_env(void **state)
 {
     (void)state;
-    const char *names[] = {VT_ENV_STACK_DEPTH, VT_ENV_SAMPLE_MS, VT_ENV_CARD_BYTES,
-                           VT_ENV_STACKS,      VT_ENV_OUTPUT,    "RANK"};
+    const char *names[] = {VT_ENV_STACK_DEPTH, VT_ENV_SAMPLE_MS,   VT_ENV_CARD_BYTES,
+                           VT_ENV_STACKS,      VT_ENV_OUTPUT,      "RANK",
+                           VT_ENV_DISABLE,     VT_ENV_FREE_STACKS, VT_ENV_TORCH_TRACKER};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         unsetenv(names[i]);
     return 0;
@@ -97,6 +99,76 @@ static void bad_numbers_default_one_warning_each(void **state)
     assert_int_equal(c->stack_depth, 32);
     assert_int_equal(c->sample_ms, 0);
     assert_int_equal(c->card_bytes, 0);
+}
+
+static void out_of_range_default_one_warning_each(void **state)
+{
+    (void)state;
+    const vt__config *c = vt__config_get();
+    setenv(VT_ENV_STACK_DEPTH, "129", 1);
+    setenv(VT_ENV_SAMPLE_MS, "3600001", 1);
+    setenv(VT_ENV_CARD_BYTES, "18446744073709551615", 1); /* 2^64-1: no card has it */
+    assert_int_equal(reload_capturing(), 3);
+    assert_non_null(strstr(g_err, "VRAMTRACE_STACK_DEPTH=129 is not a whole number from 1 to 128"));
+    assert_non_null(strstr(g_err, "VRAMTRACE_SAMPLE_MS=3600001"));
+    assert_non_null(strstr(g_err, "VRAMTRACE_CARD_BYTES=18446744073709551615"));
+    assert_int_equal(c->stack_depth, 32);
+    assert_int_equal(c->sample_ms, 0);
+    assert_int_equal(c->card_bytes, 0);
+    setenv(VT_ENV_STACK_DEPTH, "0", 1);
+    setenv(VT_ENV_SAMPLE_MS, "3600000", 1);
+    setenv(VT_ENV_CARD_BYTES, "4611686018427387904", 1); /* 2^62: the largest taken */
+    assert_int_equal(reload_capturing(), 1);
+    assert_int_equal(c->stack_depth, 32);
+    assert_int_equal(c->sample_ms, 3600000);
+    assert_int_equal(c->card_bytes, 1ull << 62);
+    setenv(VT_ENV_STACK_DEPTH, "128", 1);
+    assert_int_equal(reload_capturing(), 0);
+    assert_int_equal(c->stack_depth, 128);
+}
+
+static void flags_are_0_or_1(void **state)
+{
+    (void)state;
+    const vt__config *c = vt__config_get();
+    setenv(VT_ENV_DISABLE, "false", 1); /* never read as "set, so disable" */
+    setenv(VT_ENV_FREE_STACKS, "yes", 1);
+    setenv(VT_ENV_TORCH_TRACKER, "off", 1);
+    assert_int_equal(reload_capturing(), 3);
+    assert_non_null(strstr(g_err, "VRAMTRACE_DISABLE=false is not 0 or 1; using 0"));
+    assert_int_equal(c->disabled, 0);
+    assert_int_equal(c->free_stacks, 0);
+    assert_int_equal(c->torch_tracker, 1);
+    setenv(VT_ENV_DISABLE, "1", 1);
+    setenv(VT_ENV_FREE_STACKS, "1", 1);
+    setenv(VT_ENV_TORCH_TRACKER, "0", 1);
+    assert_int_equal(reload_capturing(), 0);
+    assert_int_equal(c->disabled, 1);
+    assert_int_equal(c->free_stacks, 1);
+    assert_int_equal(c->torch_tracker, 0);
+    setenv(VT_ENV_DISABLE, "0", 1);
+    setenv(VT_ENV_TORCH_TRACKER, "", 1);
+    assert_int_equal(reload_capturing(), 0);
+    assert_int_equal(c->disabled, 0);
+    assert_int_equal(c->torch_tracker, 1);
+}
+
+/* values from the environment are printed escaped: no terminal escape code, no raw byte */
+static void warnings_escaped(void **state)
+{
+    (void)state;
+    setenv(VT_ENV_STACKS, "\x1b]0;owned\x07\x1b[2J\\\xff", 1);
+    assert_int_equal(reload_capturing(), 1);
+    for (const char *p = g_err; *p; p++)
+        assert_true((*p >= 0x20 && *p < 0x7f) || *p == '\n');
+    assert_non_null(strstr(g_err, "VRAMTRACE_STACKS=\\x1b]0;owned\\x07\\x1b[2J\\\\\\xff is not"));
+    char out[16], big[600];
+    memset(big, 'a', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    assert_string_equal(vt__config_escape(big, out, sizeof out), "aaaaaaaaaaaa...");
+    assert_string_equal(vt__config_escape("\x1b\x1b\x1b", out, sizeof out), "\\x1b\\x1b\\x1b");
+    assert_string_equal(vt__config_escape("\x1b\x1b\x1b\x1b", out, sizeof out),
+                        "\\x1b\\x1b\\x1b...");
 }
 
 static void stack_modes_strict(void **state)
@@ -159,6 +231,9 @@ int main(void)
         cmocka_unit_test_setup(defaults_silent, clear_env),
         cmocka_unit_test_setup(good_numbers, clear_env),
         cmocka_unit_test_setup(bad_numbers_default_one_warning_each, clear_env),
+        cmocka_unit_test_setup(out_of_range_default_one_warning_each, clear_env),
+        cmocka_unit_test_setup(flags_are_0_or_1, clear_env),
+        cmocka_unit_test_setup(warnings_escaped, clear_env),
         cmocka_unit_test_setup(stack_modes_strict, clear_env),
         cmocka_unit_test_setup(rank_in_safe_characters, clear_env),
         cmocka_unit_test_setup(safe_name_bounds, clear_env),

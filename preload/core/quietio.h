@@ -1,0 +1,75 @@
+/* quietio.h — the preload's own I/O never signals the program: SIGXFSZ (a file past `ulimit -f`)
+ * and SIGPIPE (stderr or the manifest a closed pipe) are blocked on the calling thread around
+ * each of the preload's writes, and one that the call raised is taken back before the mask is
+ * restored, so the call just fails (EFBIG, EPIPE). Inline only (no calls between files): the
+ * writer, the settings and every layer use it. Two system calls on the way in and out: used
+ * around the writer's real I/O (fallocate, ftruncate, a manifest line, a warning), never per
+ * record. */
+#ifndef VT_PRELOAD_QUIETIO_H
+#define VT_PRELOAD_QUIETIO_H
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <time.h>
+
+typedef struct vt__quiet {
+    sigset_t old;     /* the thread's mask before */
+    sigset_t pending; /* what was pending before: the program's own, left alone */
+} vt__quiet;
+
+static inline void vt__quiet_set(sigset_t *s)
+{
+    sigemptyset(s);
+    sigaddset(s, SIGXFSZ);
+    sigaddset(s, SIGPIPE);
+}
+
+/* vt__quiet_begin: blocks SIGXFSZ and SIGPIPE on this thread (errno kept). */
+static inline void vt__quiet_begin(vt__quiet *q)
+{
+    int e = errno;
+    sigset_t s;
+    vt__quiet_set(&s);
+    pthread_sigmask(SIG_BLOCK, &s, &q->old);
+    sigpending(&q->pending);
+    errno = e;
+}
+
+/* vt__quiet_end: takes back a SIGXFSZ / SIGPIPE that became pending since vt__quiet_begin
+ * (the call's own), then restores the mask (errno kept: the caller reads the call's). */
+static inline void vt__quiet_end(vt__quiet *q)
+{
+    int e = errno;
+    sigset_t now;
+    if (!sigpending(&now)) {
+        static const int sigs[2] = {SIGXFSZ, SIGPIPE};
+        for (int i = 0; i < 2; i++) {
+            if (sigismember(&now, sigs[i]) && !sigismember(&q->pending, sigs[i])) {
+                sigset_t one;
+                sigemptyset(&one);
+                sigaddset(&one, sigs[i]);
+                struct timespec zero = {0, 0};
+                sigtimedwait(&one, NULL, &zero);
+            }
+        }
+    }
+    pthread_sigmask(SIG_SETMASK, &q->old, NULL);
+    errno = e;
+}
+
+/* vt__quiet_stderr: one message on stderr without a signal (a closed pipe, a full file). */
+__attribute__((format(printf, 1, 2))) static inline void vt__quiet_stderr(const char *fmt, ...)
+{
+    vt__quiet q;
+    vt__quiet_begin(&q);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fflush(stderr);
+    vt__quiet_end(&q);
+}
+
+#endif

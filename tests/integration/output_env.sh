@@ -1,0 +1,93 @@
+#!/bin/sh
+# output_env.sh — no quiet loss. `run -o` a directory, a name ending in '/', a device, a missing
+# or read-only directory: refused before the program starts (exit 2, one clear line); the
+# preload alone never writes DIR.1 or /dev/null.1 beside them; a trace that cannot be created
+# after the start is named by `run` with the reason, never "no CUDA allocation was made".
+# VRAMTRACE_* values outside their range (STACK_DEPTH=129, 2^64-1) and flags other than 0/1
+# (VRAMTRACE_DISABLE=false still traces) give one warning each, escaped, and the default.
+set -u
+export LD_LIBRARY_PATH="$FAKE"
+P="$BUILD/tests/prog/rt_cases"
+fail() { echo "output_env: $*"; exit 1; }
+unset VRAMTRACE_OUTPUT VRAMTRACE_STACK_DEPTH VRAMTRACE_DISABLE VRAMTRACE_SAMPLE_MS VRAMTRACE_CARD_BYTES
+
+# refused PATTERN -o VALUE: exit 2 before the program ran (it would write ran.txt), one line
+refused() {
+    want=$1
+    shift
+    rm -f ran.txt
+    "$VT" run "$@" -- sh -c 'echo ran >ran.txt' >out 2>err
+    rc=$?
+    [ $rc = 2 ] || { cat err; fail "$*: exit $rc, want 2"; }
+    [ ! -e ran.txt ] || fail "$*: the program ran"
+    [ "$(wc -l <err)" = 1 ] && grep -q "$want" err || { cat err; fail "$*: want one line saying '$want'"; }
+    echo "refused $*: $(cat err)"
+}
+mkdir -p dir
+refused "is a directory; the output is a file name (e.g. dir/vramtrace.%p.vt)" -o dir
+refused "not a file name" -o dir/
+refused "/dev/null: exists and is not a regular file" -o /dev/null
+refused "the directory nodir: No such file or directory" -o nodir/t.vt
+VRAMTRACE_OUTPUT=dir refused "VRAMTRACE_OUTPUT dir: is a directory"
+[ ! -e dir.1 ] || fail "dir.1 written"
+
+# a read-only directory: a read-only tmpfs (root may mount one) or, for another user, mode 0555
+mkdir -p ro
+if mount -t tmpfs -o ro,size=64k vt-ro ro 2>/dev/null; then
+    trap 'umount "$TESTDIR/ro" 2>/dev/null' EXIT
+    refused "cannot write traces in ro: Read-only file system" -o ro/t.%p.vt
+elif [ "$(id -u)" != 0 ]; then
+    chmod 0555 ro
+    refused "cannot write traces in ro: Permission denied" -o ro/t.%p.vt
+else
+    echo "read-only directory: skipped (root, and no tmpfs mount allowed)"
+fi
+# ... and one only known in the process (%p in the directory): the preload's reason, via run
+"$VT" run -o 'per-%p/t.vt' -- "$P" basic >out 2>err
+rc=$?
+[ $rc = 0 ] || { cat err; fail "per-%p: exit $rc"; }
+grep -q "wrote no trace: cannot create per-[0-9]*/t.vt: No such file or directory" err ||
+    { cat err; fail "per-%p: run does not say why no trace was written"; }
+grep -q "no CUDA allocation" err && fail "per-%p: run blames the program"
+
+# the preload alone: a directory or a device is refused with one warning, nothing beside it
+null1=0
+[ -e /dev/null.1 ] && null1=1
+for o in dir /dev/null; do
+    LD_PRELOAD="$VT_PRELOAD" VRAMTRACE_OUTPUT=$o "$P" basic >out 2>err || { cat err; fail "$o: program failed"; }
+    [ "$(grep -c 'tracing stopped' err)" = 1 ] || { cat err; fail "$o: want one warning"; }
+    grep -q "cannot create $o: .*not a regular file\|cannot create $o: is a directory" err || { cat err; fail "$o: warning"; }
+done
+[ ! -e dir.1 ] || fail "the preload wrote dir.1"
+[ $null1 = 1 ] || [ ! -e /dev/null.1 ] || fail "the preload wrote /dev/null.1"
+
+# values outside their range: one warning each, the default used, the trace written
+VRAMTRACE_STACK_DEPTH=129 VRAMTRACE_SAMPLE_MS=18446744073709551615 VRAMTRACE_CARD_BYTES=18446744073709551615 \
+    "$VT" run -q -o vals.vt -- "$P" basic >out 2>err || { cat err; fail "values: run failed"; }
+for w in "VRAMTRACE_STACK_DEPTH=129 is not a whole number from 1 to 128; using 32" \
+    "VRAMTRACE_SAMPLE_MS=18446744073709551615 is not a whole number from 0 to 3600000" \
+    "VRAMTRACE_CARD_BYTES=18446744073709551615 is not a whole number from 0 to 4611686018427387904"; do
+    [ "$(grep -c "$w" err)" = 1 ] || { cat err; fail "want one warning: $w"; }
+done
+"$VT" dump vals.vt | grep -q '"type":"config","card_bytes":0,.*"stack_depth":32,"sample_ms":0' ||
+    fail "vals.vt: defaults not used"
+# VRAMTRACE_DISABLE (`run` clears it; the preload alone reads it): only 1 disables
+LD_PRELOAD="$VT_PRELOAD" VRAMTRACE_DISABLE=false VRAMTRACE_OUTPUT=on.vt "$P" basic >out 2>err
+[ -f on.vt ] || { cat err; fail "VRAMTRACE_DISABLE=false disabled tracing"; }
+[ "$(grep -c 'VRAMTRACE_DISABLE=false is not 0 or 1; using 0' err)" = 1 ] || { cat err; fail "DISABLE=false: one warning"; }
+LD_PRELOAD="$VT_PRELOAD" VRAMTRACE_DISABLE=1 VRAMTRACE_OUTPUT=off.vt "$P" basic >out 2>err
+[ ! -e off.vt ] && [ ! -s err ] || fail "VRAMTRACE_DISABLE=1 wrote a trace or warned"
+
+# escaped: an escape sequence in a value reaches stderr as text, never as bytes
+esc=$(printf '\033]0;owned\007\033[2J')
+VRAMTRACE_STACKS="$esc" VRAMTRACE_OUTPUT="x$esc.vt" LD_PRELOAD="$VT_PRELOAD" "$P" basic >out 2>err
+python3 - err <<'PYEOF' || fail "raw bytes from the environment on stderr"
+import sys
+b = open(sys.argv[1], "rb").read()
+assert b"\x1b" not in b and b"\x07" not in b, b
+assert b"VRAMTRACE_STACKS=\\x1b]0;owned\\x07\\x1b[2J is not" in b, b
+print("escaped:", b.decode().strip())
+PYEOF
+"$VT" run -o "y$esc.vt" -- "$P" basic >out 2>err
+python3 -c 'import sys; b = open("err", "rb").read(); assert b"\x1b" not in b, b' || fail "run printed a raw escape"
+echo "output_env: ok"

@@ -1,0 +1,79 @@
+#!/bin/sh
+# ulimit_f.sh — the preload's own I/O never signals the program. Under `ulimit -f` (1, 16,
+# 100, 1000, 4000 KiB) the traced program exits 0, as it does untraced (it used to be killed
+# by SIGXFSZ, exit 153): tracing stops with one warning naming the file-size limit, the trace
+# keeps what fits and ends with a DISK_FULL trailer whose `error` is EFBIG (27), and `run`
+# says so; when not even the first page fits no file is left and `run` says why. A warning
+# written to a stderr whose reader is gone does not kill the program with SIGPIPE.
+set -u
+export LD_LIBRARY_PATH="$FAKE"
+P="$BUILD/tests/prog/rt_cases"
+fail() { echo "ulimit_f: $*"; exit 1; }
+
+# trailer FILE: "FLAGS ERROR" of the trace's last record, a TRAILER ending the file
+trailer() {
+    python3 - "$1" <<'PYEOF' || fail "$1: does not end with a trailer"
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+off, last = 32, None
+while off + 8 <= len(b):
+    t, fl, size = struct.unpack_from("<HHI", b, off)
+    assert t and size >= 8 and off + size <= len(b), (off, t, size)
+    last = (t, fl, off)
+    off += size
+assert off == len(b) and last[0] == 14, (off, len(b), last)
+print(last[1], struct.unpack_from("<I", b, last[2] + 8 + 36)[0])
+PYEOF
+}
+
+for lim in 1 16 100 1000 4000; do
+    rm -f "t$lim.vt"*
+    (ulimit -f $lim && "$VT" run -o "t$lim.vt" -- "$P" threads 2 20000 >"out$lim" 2>"err$lim")
+    rc=$?
+    [ $rc = 0 ] || { cat "err$lim"; fail "ulimit -f $lim: exit $rc (the program must not be killed)"; }
+    if [ $lim = 1 ]; then
+        [ ! -e t1.vt ] || fail "ulimit -f 1: an empty trace was left"
+        grep -q "vramtrace: cannot create t1.vt: File too large (the process's file-size limit, ulimit -f); tracing stopped" err1 ||
+            { cat err1; fail "ulimit -f 1: no warning naming the limit"; }
+        grep -q "wrote no trace: cannot create t1.vt: File too large" err1 ||
+            { cat err1; fail "ulimit -f 1: run does not say why there is no trace"; }
+        grep -q "no CUDA allocation was made" err1 && fail "ulimit -f 1: run blames the program"
+        continue
+    fi
+    [ -f "t$lim.vt" ] || { cat "err$lim"; fail "ulimit -f $lim: no trace"; }
+    size=$(wc -c <"t$lim.vt")
+    [ "$size" -le $((lim * 1024)) ] || fail "ulimit -f $lim: the trace ($size bytes) passed the limit"
+    set -- $(trailer "t$lim.vt")
+    if [ "$1" = 0 ]; then # it fitted: the run was traced whole
+        [ "$2" = 0 ] || fail "ulimit -f $lim: complete trace with error $2"
+        grep -q "tracing stopped" "err$lim" && fail "ulimit -f $lim: complete but warned"
+    else
+        [ "$1 $2" = "1 27" ] || fail "ulimit -f $lim: trailer flags $1 error $2, want DISK_FULL + EFBIG (1 27)"
+        [ "$(grep -c 'tracing stopped' "err$lim")" = 1 ] || { cat "err$lim"; fail "ulimit -f $lim: want one warning"; }
+        grep -q "stopped at the process's file-size limit (ulimit -f)" "err$lim" ||
+            { cat "err$lim"; fail "ulimit -f $lim: run does not name the limit"; }
+        "$VT" dump --no-resolve "t$lim.vt" | grep -q '"ended":"disk_full"' || fail "ulimit -f $lim: dump"
+    fi
+    echo "ulimit -f $lim: exit 0, $size bytes, trailer flags $1 error $2"
+done
+[ "$(trailer t16.vt)" = "1 27" ] || fail "ulimit -f 16 should stop early"
+
+# without `run`: the preload alone, the program's exit status and output untouched
+rm -f plain.vt*
+(ulimit -f 100 && LD_PRELOAD="$VT_PRELOAD" VRAMTRACE_OUTPUT=plain.vt "$P" threads 2 20000 >pout 2>perr)
+rc=$?
+[ $rc = 0 ] || { cat perr; fail "LD_PRELOAD alone under ulimit -f 100: exit $rc"; }
+[ "$(trailer plain.vt)" = "1 27" ] || fail "plain.vt: want DISK_FULL + EFBIG"
+
+# SIGPIPE: the preload's warning goes to a stderr pipe nobody reads any more
+python3 - "$VT_PRELOAD" "$P" <<'PYEOF' || fail "a warning on a closed stderr pipe killed the program"
+import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+env = dict(os.environ, LD_PRELOAD=sys.argv[1], VRAMTRACE_STACK_DEPTH="abc", VRAMTRACE_OUTPUT="pipe.vt")
+p = subprocess.run([sys.argv[2], "basic"], stdout=subprocess.DEVNULL, stderr=w, env=env)
+os.close(w)
+print("warning to a closed pipe: exit", p.returncode)
+sys.exit(0 if p.returncode == 0 else 1)
+PYEOF
+echo "ulimit_f: ok"
