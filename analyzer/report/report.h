@@ -45,6 +45,8 @@ typedef struct report_ctx {
     report_module *mod_peak, *mod_oom;
     size_t nmod_peak, nmod_oom;
     uint64_t mod_peak_total, mod_oom_total;
+    uint64_t mod_peak_ns;    /* the moment of mod_peak */
+    int mod_peak_is_tensors; /* 1: the allocated (tensor) peak, 0: the process peak */
     char site_oom[512];
     model_result *model; /* built by report_build */
 } report_ctx;
@@ -53,8 +55,8 @@ typedef struct report_ctx {
  * builds the model once. Returns 0, or -1 with the reason in err (out of memory, invalid
  * configuration). Prints nothing. */
 int report_build(report_ctx *c, char *err, size_t errlen);
-/* report_modules: c->mod_peak / mod_oom from runs[0]'s snapshots (report_modules.c). 0, or -1
- * when out of memory. */
+/* report_modules: c->mod_peak (at the allocated peak: runs[0].at_tensors, else at the process
+ * peak) and mod_oom from runs[0]'s snapshots (report_modules.c). 0, or -1 out of memory. */
 int report_modules(report_ctx *c);
 /* report_of_trace: replays path into a fresh c (top 3, no overrides) and builds the report.
  * Returns 0, or an exit code (VT_EXIT_USAGE, VT_EXIT_MALFORMED) with err; report_free(c) after

@@ -1,6 +1,7 @@
 /* report_modules.c — where the activations come from (report.h): the bytes of activations,
- * logits/loss and attention live at the peak (and at an out-of-memory failure), grouped by the
- * nn.Module whose forward made them (model/facts/modules.c), from the stacks already captured. */
+ * logits/loss and attention live at the allocated (tensor) peak and at an out-of-memory failure,
+ * grouped by the nn.Module whose forward made them (model/facts/modules.c), from the stacks
+ * already captured. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,7 +84,12 @@ int report_modules(report_ctx *c)
     replay_result *r = &c->runs[0];
     if (!r->tensor_mode) /* segments are not tensors: a segment's module says little */
         return 0;
-    if (group(r, &r->at_peak, &c->mod_peak, &c->nmod_peak, &c->mod_peak_total) < 0)
+    /* at the allocated (tensor) peak: where the activations are; the process peak can come
+     * later, when the backward has freed most of them and the cache holds the rest */
+    const replay_snapshot *at = r->at_tensors.n ? &r->at_tensors : &r->at_peak;
+    c->mod_peak_ns = at->time_ns;
+    c->mod_peak_is_tensors = at == &r->at_tensors;
+    if (group(r, at, &c->mod_peak, &c->nmod_peak, &c->mod_peak_total) < 0)
         return -1;
     if (r->has_oom && group(r, &r->at_oom, &c->mod_oom, &c->nmod_oom, &c->mod_oom_total) < 0)
         return -1;

@@ -172,6 +172,11 @@ int report_json(FILE *out, const report_ctx *c)
         cJSON_AddItemToArray(ranks, run_json(&c->runs[i]));
     cJSON *mods = cJSON_AddObjectToObject(root, "activations_by_module");
     cJSON_AddItemToObject(mods, "at_peak", modules_json(c->mod_peak, c->nmod_peak));
+    cJSON_AddStringToObject(mods, "peak", c->mod_peak_is_tensors ? "allocated" : "process");
+    cJSON_AddNumberToObject(mods, "peak_time_ns", (double)c->mod_peak_ns);
+    cJSON_AddItemToObject(
+        mods, "peak_categories",
+        categories_json(c->mod_peak_is_tensors ? &r->at_tensors.by_cat : &r->at_peak.by_cat));
     if (r->has_oom)
         cJSON_AddItemToObject(mods, "at_oom", modules_json(c->mod_oom, c->nmod_oom));
     else

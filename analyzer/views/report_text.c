@@ -292,7 +292,10 @@ int report_text(FILE *out, const report_ctx *c)
                 "\n%sWhere the activations come from%s: by module needs tensor events "
                 "(segment mode sees the allocator's segments only; run with --tensors)\n",
                 B(c), N(c));
-    print_modules(out, c, c->mod_peak, c->nmod_peak, c->mod_peak_total, "at the peak");
+    char when[96];
+    snprintf(when, sizeof when, "at the %s peak (%.3f s)",
+             c->mod_peak_is_tensors ? "allocated" : "process", secs(c->mod_peak_ns));
+    print_modules(out, c, c->mod_peak, c->nmod_peak, c->mod_peak_total, when);
     if (r->has_oom)
         print_modules(out, c, c->mod_oom, c->nmod_oom, c->mod_oom_total,
                       "when the out-of-memory allocation failed");

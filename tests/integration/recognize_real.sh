@@ -7,7 +7,7 @@
 # weights to the byte (no token batch in it); torch.compile on exactly where the
 # command asked for it; no checkpointing, no LoRA; the model class is the program's. A program
 # that is not nanoGPT is never told a nanoGPT value; the activations-by-module table adds up to
-# the batch-sized categories at the peak.
+# the batch-sized categories at the allocated (tensor) peak.
 set -u
 D="$ROOT/examples/traces/h100-torch2.11"
 for f in "$D"/*.vt; do
@@ -82,7 +82,9 @@ for line in open(sys.argv[1]):
                 bad.append("%s: the report says %r" % (t, word))
     # where the activations come from adds up to the batch-sized categories at the peak
     mods = r["activations_by_module"]["at_peak"]
-    cats = r["categories"]
+    cats = r["activations_by_module"]["peak_categories"]  # the allocated peak's snapshot
+    if r["activations_by_module"]["peak"] != "allocated":
+        bad.append("%s: modules at the %s peak" % (t, r["activations_by_module"]["peak"]))
     want = cats["activations"] + cats["logits_loss"] + cats["attention"]
     if sum(m["bytes"] for m in mods) != want:
         bad.append("%s: modules sum %d, activations+logits+attention %d" %

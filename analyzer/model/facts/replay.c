@@ -354,6 +354,8 @@ int replay_file(const char *path, replay_result *out, char *err, size_t errlen)
         out->at_oom.n = 0;
     }
     replay_snap_classify(&s, out, &out->at_peak);
+    if (out->at_tensors.n)
+        replay_snap_classify(&s, out, &out->at_tensors);
     if (out->has_oom)
         replay_snap_classify(&s, out, &out->at_oom);
     replay_snap_cat_peaks(&s, out, rd);
@@ -372,6 +374,7 @@ int replay_file(const char *path, replay_result *out, char *err, size_t errlen)
     free(s.live.e);
     free(s.facts);
     free(s.ret);
+    free(s.ret2);
     free(s.pend);
     free(s.half);
     free(s.init_sizes);
@@ -383,6 +386,7 @@ int replay_file(const char *path, replay_result *out, char *err, size_t errlen)
 void replay_free(replay_result *r)
 {
     free(r->at_peak.items);
+    free(r->at_tensors.items);
     free(r->at_oom.items);
     tables_free(r->t);
     timeline_free(r->tl);

@@ -84,7 +84,9 @@ typedef struct replay_result {
     int has_cat_peaks;
     const char *cat_peaks_lost; /* tensor mode, but not computed: why (a static string) */
     uint64_t cat_peak[CAT_COUNT], cat_peak_ns[CAT_COUNT];
-    replay_snapshot at_peak; /* live at the process peak */
+    replay_snapshot at_peak;    /* live at the process peak */
+    replay_snapshot at_tensors; /* live at the allocated (tensor) peak (tensor modes; its
+                                 * event 0 when there is none): where the activations are */
     /* OOM: the last failed out-of-memory allocation the program did not recover from */
     int has_oom;
     int oom_pytorch_pattern; /* fail, cached segments released, fail again */

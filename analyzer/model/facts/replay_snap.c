@@ -13,8 +13,12 @@ void replay_snap_bump_peaks(state *s, uint8_t ph, uint64_t t)
     uint64_t alloc = s->level[L_TENSOR] + s->level[L_INNER];
     uint64_t res = s->level[L_TENSOR] + s->level[L_SEGMENT];
     uint64_t proc = res + s->level[L_OTHER];
-    if (alloc > r->peak_allocated)
+    if (alloc > r->peak_allocated) {
         r->peak_allocated = alloc, r->t_allocated = t;
+        r->at_tensors.event = s->event;
+        r->at_tensors.time_ns = t;
+        s->nret2 = 0; /* freed before this new tensor peak: not live at it */
+    }
     if (res > r->peak_reserved)
         r->peak_reserved = res, r->t_reserved = t;
     /* the process peak; at the same level, the moment with the most tensor bytes: a segment
@@ -150,6 +154,19 @@ void replay_snap_flush(state *s)
     s->npend = 0;
 }
 
+/* keep_freed: an item freed after a snapshot's moment that was live at it, into *v. */
+static void keep_freed(live_item **v, size_t *n, size_t *cap, const live_item *it)
+{
+    if (*n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 1024;
+        live_item *p = realloc(*v, nc * sizeof *p);
+        if (!p)
+            return; /* out of memory: this snapshot misses it (counted nowhere else) */
+        *v = p, *cap = nc;
+    }
+    (*v)[(*n)++] = *it;
+}
+
 void replay_snap_on_free(state *s, livemap_entry *e, uint8_t ph, int oom_pending)
 {
     replay_result *r = s->r;
@@ -162,6 +179,9 @@ void replay_snap_on_free(state *s, livemap_entry *e, uint8_t ph, int oom_pending
         it.free_event = s->event;
         it.outlived_step = s->grad_free_event > e->alloc_event;
         note_interval(s, e, &it);
+        if (r->at_tensors.event && e->alloc_event <= r->at_tensors.event &&
+            (e->level == L_TENSOR || e->level == L_INNER))
+            keep_freed(&s->ret2, &s->nret2, &s->capret2, &it);
     }
     if (r->at_peak.event && e->alloc_event <= r->at_peak.event) {
         if (s->nret == s->capret) {
@@ -199,8 +219,32 @@ void replay_snap_on_free(state *s, livemap_entry *e, uint8_t ph, int oom_pending
 
 /* replay_snap_finish_peak: the snapshot at the peak = what was freed after it (kept) + what is
  * still live and was allocated no later than it. */
+/* finish_tensors: the snapshot at the allocated peak: its tensors (not segments, context or
+ * kernel code: what a module's forward makes), those freed after it and those live at the end. */
+static void finish_tensors(state *s)
+{
+    replay_result *r = s->r;
+    replay_snapshot *snap = &r->at_tensors;
+    snap->n = 0;
+    if (!r->at_tensors.event || !r->tensor_mode)
+        return;
+    snap->items = malloc((s->nret2 + s->live.n + 1) * sizeof *snap->items);
+    if (!snap->items)
+        return;
+    if (s->nret2)
+        memcpy(snap->items, s->ret2, s->nret2 * sizeof *s->ret2);
+    snap->n = s->nret2;
+    for (uint64_t i = 0; i < s->live.cap; i++) {
+        livemap_entry *e = &s->live.e[i];
+        if (e->used && (e->level == L_TENSOR || e->level == L_INNER) &&
+            e->alloc_event <= r->at_tensors.event)
+            snap->items[snap->n++] = item_of(e);
+    }
+}
+
 void replay_snap_finish_peak(state *s)
 {
+    finish_tensors(s);
     replay_result *r = s->r;
     replay_snapshot *snap = &r->at_peak;
     size_t cap = s->nret + s->live.n + 1;

@@ -49,6 +49,9 @@ typedef struct state {
      * still live at the end, they are the snapshot at the peak (one pass, no replay) */
     live_item *ret;
     size_t nret, capret;
+    /* the same for the allocated (tensor) peak, r->at_tensors */
+    live_item *ret2;
+    size_t nret2, capret2;
     uint64_t alloc_at_peak; /* tensor bytes at the snapshot's moment (replay_snap_bump_peaks) */
     /* half the sizes of the parameters (allocated at init): a 16-bit copy of a weight */
     uint64_t *half;
