@@ -434,8 +434,11 @@ int cmd_predict(int argc, char **argv)
         fprintf(stderr, "vramtrace predict: %s\n", err);
         return VT_EXIT_USAGE;
     }
-    for (int i = 0; i < c.nwarnings && i < 4; i++) /* lines of config files not used, and why */
+    for (int i = 0; i < config_notes_kept(&c); i++) /* config lines not used, and why */
         fprintf(stderr, "vramtrace predict: note: %s\n", c.warnings[i]);
+    if (c.nwarnings > config_notes_kept(&c))
+        fprintf(stderr, "vramtrace predict: note: %d more notes not kept\n",
+                c.nwarnings - config_notes_kept(&c));
     if (from && !a.have_card && run.cap) {
         a.have_card = 1;
         a.card.bytes = run.cap;

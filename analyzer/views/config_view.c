@@ -73,8 +73,11 @@ void config_print(FILE *out, const nano_config *c, int transformer)
     if (c->torch_version[0])
         fprintf(out, "  recorded: PyTorch %s%s%s\n", c->torch_version,
                 c->cuda_version[0] ? ", built for CUDA " : "", c->cuda_version);
-    for (int i = 0; i < c->nwarnings && i < 4; i++)
+    for (int i = 0; i < config_notes_kept(c); i++)
         fprintf(out, "  note: %s\n", c->warnings[i]);
+    if (c->nwarnings > config_notes_kept(c))
+        fprintf(out, "  note: %d more notes not kept (the first %d are above)\n",
+                c->nwarnings - config_notes_kept(c), config_notes_kept(c));
 }
 
 void config_add_json(cJSON *root, const nano_config *c)
@@ -115,7 +118,8 @@ void config_add_json(cJSON *root, const nano_config *c)
                                              : cJSON_CreateNull());
     if (c->nwarnings) {
         cJSON *w = cJSON_AddArrayToObject(root, "config_warnings");
-        for (int i = 0; i < c->nwarnings && i < 4; i++)
+        for (int i = 0; i < config_notes_kept(c); i++)
             cJSON_AddItemToArray(w, cJSON_CreateString(c->warnings[i]));
+        cJSON_AddNumberToObject(root, "config_warnings_cut", c->nwarnings - config_notes_kept(c));
     }
 }

@@ -313,12 +313,51 @@ static void test_program_kinds(void **state)
     assert_int_equal(c.v[CFG_compile].i, 0);
 }
 
+/* Nothing said is lost: a line too long to read is a note, and notes past what is kept are
+ * counted; unknown values are unknown, never nanoGPT's defaults (config_forget_defaults). */
+static void test_notes_and_unknown(void **state)
+{
+    (void)state;
+    nano_config c;
+    config_init(&c);
+    char longline[3000];
+    memset(longline, 'a', sizeof longline - 1);
+    longline[sizeof longline - 1] = '\0';
+    char text[3200];
+    snprintf(text, sizeof text, "batch_size = 4\nx = '%s'\nblock_size = 256\n", longline);
+    write_file("long.py", text);
+    char err[512], path[512];
+    snprintf(path, sizeof path, "%s/long.py", dir);
+    assert_int_equal(config_apply_file(&c, path, NULL, err, sizeof err), 0);
+    assert_int_equal(c.v[CFG_block_size].i, 256); /* the line after it is read */
+    assert_int_equal(c.nwarnings, 1);
+    assert_non_null(strstr(c.warnings[0], ":2: a line of more than 1023 characters"));
+    for (int i = 0; i < CONFIG_NOTES_MAX + 5; i++)
+        config_note(&c, "n");
+    assert_int_equal(c.nwarnings, CONFIG_NOTES_MAX + 6);
+    assert_int_equal(config_notes_kept(&c), CONFIG_NOTES_MAX);
+
+    config_init(&c);
+    config_set(&c, "n_embd", "1024", CONFIG_SRC_ARG, "--n_embd=1024", err, sizeof err);
+    config_forget_defaults(&c);
+    assert_int_equal(c.v[CFG_n_embd].i, 1024);
+    assert_false(config_known(&c, CFG_n_head));
+    assert_int_equal(c.v[CFG_n_head].i, 0);
+    assert_int_equal(c.v[CFG_gradient_accumulation_steps].src, CONFIG_SRC_UNKNOWN);
+    char buf[32];
+    assert_string_equal(config_value_text(&c, CFG_batch_size, buf, sizeof buf), "unknown");
+    assert_int_equal(config_dtype_bytes(&c), 0);
+    /* width 1024 and unknown heads: nothing to contradict */
+    assert_int_equal(config_validate(&c, err, sizeof err), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_defaults),   cmocka_unit_test(test_file_and_overrides),
-        cmocka_unit_test(test_arithmetic), cmocka_unit_test(test_bad_values),
-        cmocka_unit_test(test_cmdline),    cmocka_unit_test(test_program_kinds),
+        cmocka_unit_test(test_defaults),          cmocka_unit_test(test_file_and_overrides),
+        cmocka_unit_test(test_arithmetic),        cmocka_unit_test(test_bad_values),
+        cmocka_unit_test(test_cmdline),           cmocka_unit_test(test_program_kinds),
+        cmocka_unit_test(test_notes_and_unknown),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

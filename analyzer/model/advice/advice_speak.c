@@ -77,7 +77,6 @@ void advice_speak(advice_item *items, int n, const nano_config *cfg, const gpt_s
 static void advice_speak_program(advice_item *items, int n, const nano_config *cfg,
                                  const gpt_shape *cur, const run_recognition *rec)
 {
-    (void)rec;
     if (cfg->program == PROG_NANOGPT) {
         /* nanoGPT's flags, but its accumulation (in a config file the trace did not record) is
          * not known: the factor in words, the micro-batch as a flag */
@@ -131,8 +130,14 @@ static void advice_speak_program(advice_item *items, int n, const nano_config *c
             if (s->A != cur->A)
                 ok &= advice_flag_of(cfg, CFG_gradient_accumulation_steps, s->A, b, sizeof b);
         } else if (s->T != cur->T) {
-            snprintf(it->change, sizeof it->change, "context length %llu \u2192 %llu",
+            snprintf(it->change, sizeof it->change, "%s %llu \u2192 %llu",
+                     rec && rec->family == FAM_ENCODER ? "sequence length" : "context length",
                      (unsigned long long)cur->T, (unsigned long long)s->T);
+            if (rec && rec->family == FAM_ENCODER)
+                snprintf(it->note, sizeof it->note,
+                         "sequences of %llu tokens instead of %llu: activations and logits "
+                         "halve, the model sees shorter texts",
+                         (unsigned long long)s->T, (unsigned long long)cur->T);
             ok = advice_flag_of(cfg, CFG_block_size, s->T, a, sizeof a);
         } else if (s->L != cur->L) {
             snprintf(it->change, sizeof it->change, "transformer blocks %llu \u2192 %llu",

@@ -262,6 +262,10 @@ static void shape_of_run(model_result *m, int nanogpt)
         if (!s->H)
             config_note(&m->cfg, "n_head unknown: the refined formula leaves out the attention's "
                                  "B·H·T log-sum-exp rows (4·B·T·H bytes per block, a few MiB)");
+        if (!config_known(c, CFG_dropout))
+            config_note(&m->cfg, "dropout unknown: the refined formula leaves out dropout masks "
+                                 "(2·B·T·d bytes per block when dropout is on; they are in the "
+                                 "measured activations if there are some)");
         return;
     }
     s->generic = 1;

@@ -139,6 +139,12 @@ static void explain_doc(model_result *m, const run_facts *f, int c, uint64_t me,
             snprintf(rd, n,
                      "segment mode counts whole segments under the phase that grew them: "
                      "no bytes per parameter from it (run with --tensors)");
+        else if (f->peak_phase && !strcmp(f->peak_phase, "backward") &&
+                 (double)me < 0.97 * 4.0 * P * formula_train_frac(s))
+            snprintf(rd, n,
+                     "%.0f %% of the fp32 gradients were alive: the peak came during a backward, "
+                     "before it had made the rest",
+                     100.0 * (double)me / (4.0 * P * formula_train_frac(s)));
         else if (fabs((double)me - 4.0 * P * formula_train_frac(s)) <
                  0.15 * 4.0 * P * formula_train_frac(s))
             snprintf(rd, n, "gradients are fp32 (%.1f B per trainable parameter)%s",

@@ -147,6 +147,11 @@ int config_set(nano_config *c, const char *key, const char *value, config_source
     return config_set_value(c, k, v, value, src, where, err, errlen);
 }
 
+int config_notes_kept(const nano_config *c)
+{
+    return c->nwarnings < CONFIG_NOTES_MAX ? c->nwarnings : CONFIG_NOTES_MAX;
+}
+
 void config_note(nano_config *c, const char *msg)
 {
     if (c->nwarnings < (int)(sizeof c->warnings / sizeof c->warnings[0]))

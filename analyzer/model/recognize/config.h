@@ -52,6 +52,8 @@ typedef enum config_program {
     PROG_HF_TRAINER /* Hugging Face Trainer arguments (--per_device_train_batch_size 8) */
 } config_program;
 
+#define CONFIG_NOTES_MAX 12 /* notes kept; the rest are counted and said to be cut */
+
 typedef struct config_value {
     long long i; /* CONFIG_INT, CONFIG_BOOL (0/1) */
     double f;    /* CONFIG_FLOAT */
@@ -88,8 +90,9 @@ typedef struct nano_config {
     int nfiles;             /* config files read */
     int nfiles_missing;     /* config files named but not recorded: a key still at its default
                              * may have been set there, so its value is not known */
-    int nwarnings;          /* problems that did not stop the parse (report mode) */
-    char warnings[4][200];
+    int nwarnings;          /* notes: problems that did not stop the parse, values not used; all
+                             * are counted, the first CONFIG_NOTES_MAX kept (config_notes_kept) */
+    char warnings[CONFIG_NOTES_MAX][240];
 } nano_config;
 
 /* config_init: every key at nanoGPT's default, source CONFIG_SRC_DEFAULT. */
@@ -155,6 +158,8 @@ void config_apply_flags(nano_config *c, int argc, const char *const *argv);
  * value after '=' (inside arg), or NULL when there is no '='. */
 const char *config_arg_key(const char *arg, char *key, size_t len);
 
+/* config_notes_kept: how many of c->nwarnings notes are kept in c->warnings. */
+int config_notes_kept(const nano_config *c);
 /* config_note: adds a note (a value that was not used, and why) to the report's warnings.
  * config_reset: key k back to nanoGPT's default. */
 void config_note(nano_config *c, const char *msg);

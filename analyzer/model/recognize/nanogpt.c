@@ -147,6 +147,10 @@ int config_apply_stream(nano_config *c, FILE *fp, const char *path, char *err, s
             int ch;
             while ((ch = fgetc(fp)) != EOF && ch != '\n')
                 ;
+            char msg[200];
+            snprintf(msg, sizeof msg, "%.120s:%d: a line of more than %d characters, not read",
+                     path, lineno, (int)sizeof line - 1);
+            config_note(c, msg);
             continue;
         }
         int triples = 0;
