@@ -19,15 +19,10 @@
 #include "cards.h"
 #include "cli.h"
 #include "commands.h"
+#include "fit_job.h"
 #include "fit_subst.h"
 #include "fit_trial.h"
 #include "replay.h"
-
-enum {
-    FIT_MAX_TRIALS = 64,
-    FIT_MAX_CANDIDATES = 4096,
-    FIT_HEADROOM_PCT = 5, /* a fit needs its peak at most 95 % of the card */
-};
 
 enum {
     OPT_CARD = CLI_LONG_ONLY,
@@ -81,40 +76,6 @@ static void usage(FILE *out)
             card_presets_help());
 }
 
-/* One trial: CMD run at micro-batch b (accumulation a, 0 without {A}). */
-typedef struct fit_trial {
-    long b, a;
-    int status;         /* `vramtrace run`'s exit status */
-    int oom;            /* a trace ended in an out-of-memory error */
-    int fits;           /* ran to the end, no OOM, peak within the headroom */
-    uint64_t peak;      /* the process-level peak, largest over the trial's traces */
-    uint64_t capacity;  /* the card (or device) the trial ran on, 0 if unknown */
-    cat_breakdown live; /* by category at the OOM (oom) or at the peak */
-    int broke;          /* category that grew most up to the OOM; CAT_COUNT: none */
-    double seconds;
-    double limit;     /* the time limit it ran under */
-    int timed_out;    /* killed at the limit: in the table, the search stops */
-    uint64_t out_cut; /* bytes of its output left out of its log */
-    int ntraces;
-} fit_trial;
-
-typedef struct fit_job {
-    int argc;
-    char **argv;      /* CMD with placeholders */
-    long b0, a0;      /* {B=..}, {A=..} defaults, 0 if none */
-    int has_a, has_i; /* {A}, {I} seen */
-    long effective, iters, max_b;
-    double timeout; /* --trial-timeout, 0: derived (fit_time_limit) */
-    double base_s;  /* the first trial that ran to its end: its seconds, */
-    long base_b;    /* and its micro-batch */
-    const char *card;
-    char dir[PATH_MAX];
-    long cand[FIT_MAX_CANDIDATES];
-    int ncand;
-    fit_trial trials[FIT_MAX_TRIALS];
-    int ntrials;
-} fit_job;
-
 static volatile sig_atomic_t g_stop;
 static volatile pid_t g_trial;
 static void on_signal(int sig)
@@ -142,6 +103,8 @@ static int read_traces(const char *dir, fit_trial *t)
             fprintf(stderr, "vramtrace fit: %s (skipped)\n", err);
         } else {
             t->ntraces++;
+            if ((int)r->accum > t->accum)
+                t->accum = (int)r->accum;
             if (r->peak_process >= t->peak && !t->oom) {
                 t->peak = r->peak_process;
                 t->live = r->at_peak.by_cat;
@@ -171,6 +134,10 @@ static int run_trial(fit_job *j, long b, fit_trial *t)
     memset(t, 0, sizeof *t);
     t->b = b;
     t->a = j->has_a ? j->effective / b : 0;
+    /* the program accumulates (its {A} default is more than 1): a trial keeps at least two
+     * micro-steps per optimizer step, so that it measures the gradients alive through the next
+     * micro-batch's forward, as the real run holds them */
+    t->a_run = t->a == 1 && j->a0 > 1 ? 2 : t->a;
     t->broke = CAT_COUNT;
     char tdir[PATH_MAX], out[PATH_MAX + 32], log[PATH_MAX + 32];
     snprintf(tdir, sizeof tdir, "%.*s/b%ld", PATH_MAX - 32, j->dir, b);
@@ -197,11 +164,11 @@ static int run_trial(fit_job *j, long b, fit_trial *t)
     args[n++] = "--";
     int first = n;
     for (int i = 0; i < j->argc; i++)
-        bad |= !(args[n++] = fit_subst(j->argv[i], b, t->a, j->iters));
+        bad |= !(args[n++] = fit_subst(j->argv[i], b, t->a_run, j->iters));
     t->limit = fit_time_limit(j->timeout, j->base_s, j->base_b, b);
     fprintf(stderr, "vramtrace fit: trying micro-batch %ld", b);
     if (j->has_a)
-        fprintf(stderr, " x %ld accumulation steps", t->a);
+        fprintf(stderr, " x %ld accumulation steps", t->a_run);
     fprintf(stderr, " (time limit %.0f s) ...\n", t->limit);
     fit_proc pr;
     int rc = bad ? (errno = ENOMEM, -1) : fit_proc_run(args, log, t->limit, &g_stop, &g_trial, &pr);
@@ -350,94 +317,6 @@ static int by_batch(const void *x, const void *y)
     return (a->b > b->b) - (a->b < b->b);
 }
 
-static void print_table(const fit_job *j, long best, long best_a, int interrupted)
-{
-    char buf[32];
-    printf("%-12s%s%-12s  %-36s %8s\n", "micro-batch", j->has_a ? "  accumulate " : "", "peak",
-           "verdict", "seconds");
-    for (int i = 0; i < j->ntrials; i++) {
-        const fit_trial *t = &j->trials[i];
-        char verdict[80];
-        if (t->timed_out)
-            snprintf(verdict, sizeof verdict, "timed out (killed after %.0f s)", t->limit);
-        else if (t->fits)
-            snprintf(verdict, sizeof verdict, "fits");
-        else if (t->oom)
-            snprintf(verdict, sizeof verdict, "OOM (%s grew most)",
-                     t->broke < CAT_COUNT ? category_name((category)t->broke) : "?");
-        else
-            snprintf(verdict, sizeof verdict, "ran, under %d %% headroom", FIT_HEADROOM_PCT);
-        printf("%-12ld", t->b);
-        if (j->has_a)
-            printf("  %-11ld", t->a);
-        printf("%-12s  %-36s %8.1f\n", card_format_bytes(t->peak, buf, sizeof buf), verdict,
-               t->seconds);
-    }
-    uint64_t cap = j->ntrials ? j->trials[0].capacity : 0;
-    if (interrupted)
-        printf("the search stopped early (%s): the table holds the trials so far\n",
-               g_stop ? "interrupted" : "a trial failed");
-    if (best > 0) {
-        printf("largest micro-batch that fits with %d %% headroom on %s%s: %ld", FIT_HEADROOM_PCT,
-               cap ? card_format_bytes(cap, buf, sizeof buf) : "the device",
-               interrupted ? " (so far)" : "", best);
-        if (j->has_a)
-            printf(", accumulate %ld steps (effective batch %ld)", best_a, j->effective);
-        printf("\n");
-    } else if (!interrupted) {
-        printf("no micro-batch fits, not even %ld\n", j->cand[0]);
-    }
-    printf("traces and output of every trial: %s\n", j->dir);
-}
-
-/* add_batch: "batch_size" and "gradient_accumulation_steps" (null without {A}) into o. */
-static void add_batch(cJSON *o, long b, long a, int has_a)
-{
-    cJSON_AddNumberToObject(o, "batch_size", (double)b);
-    if (has_a)
-        cJSON_AddNumberToObject(o, "gradient_accumulation_steps", (double)a);
-    else
-        cJSON_AddNullToObject(o, "gradient_accumulation_steps");
-}
-
-static void print_json(const fit_job *j, long best, long best_a, int stopped)
-{
-    cJSON *root = cJSON_CreateObject();
-    cJSON *trials = cJSON_AddArrayToObject(root, "trials");
-    for (int i = 0; i < j->ntrials; i++) {
-        const fit_trial *t = &j->trials[i];
-        cJSON *o = cJSON_CreateObject();
-        add_batch(o, t->b, t->a, j->has_a);
-        cJSON_AddNumberToObject(o, "peak_bytes", (double)t->peak);
-        cJSON_AddBoolToObject(o, "fits", t->fits);
-        cJSON_AddBoolToObject(o, "oom", t->oom);
-        if (t->broke < CAT_COUNT)
-            cJSON_AddStringToObject(o, "grew_most", category_key((category)t->broke));
-        else
-            cJSON_AddNullToObject(o, "grew_most");
-        cJSON_AddNumberToObject(o, "capacity_bytes", (double)t->capacity);
-        cJSON_AddNumberToObject(o, "exit_status", t->status);
-        cJSON_AddNumberToObject(o, "seconds", t->seconds);
-        cJSON_AddNumberToObject(o, "time_limit_s", t->limit);
-        cJSON_AddBoolToObject(o, "timed_out", t->timed_out);
-        cJSON_AddNumberToObject(o, "log_cut_bytes", (double)t->out_cut);
-        cJSON_AddItemToArray(trials, o);
-    }
-    if (best > 0)
-        add_batch(cJSON_AddObjectToObject(root, "best"), best, best_a, j->has_a);
-    else
-        cJSON_AddNullToObject(root, "best");
-    cJSON_AddNumberToObject(root, "headroom", FIT_HEADROOM_PCT / 100.0);
-    cJSON_AddBoolToObject(root, "interrupted", g_stop != 0);
-    cJSON_AddBoolToObject(root, "failed", stopped && !g_stop); /* a trial could not run */
-    cJSON_AddStringToObject(root, "trials_dir", j->dir);
-    char *s = cJSON_PrintUnformatted(root);
-    if (s)
-        printf("%s\n", s);
-    free(s);
-    cJSON_Delete(root);
-}
-
 /* parse_long: a whole number in [min, max] for option opt, or -1 after an error message. */
 static long parse_long(const char *opt, const char *s, long min, long max)
 {
@@ -568,9 +447,9 @@ int cmd_fit(int argc, char **argv)
     long best_a = best && j->has_a ? j->effective / best : 0;
     qsort(j->trials, (size_t)j->ntrials, sizeof j->trials[0], by_batch);
     if (json)
-        print_json(j, best, best_a, interrupted || failed);
+        fit_print_json(j, best, best_a, interrupted || failed, g_stop != 0);
     else
-        print_table(j, best, best_a, interrupted || failed);
+        fit_print_table(j, best, best_a, interrupted || failed, g_stop != 0);
     if (failed || interrupted)
         return VT_EXIT_USAGE;
     return best ? VT_EXIT_OK : VT_EXIT_FINDINGS;

@@ -59,8 +59,28 @@ for t in d["trials"]:
         assert not t["fits"] and t["grew_most"], t
 assert d["trials"][0]["batch_size"] < d["trials"][-1]["batch_size"], "trials not sorted"
 assert d["interrupted"] is False and d["failed"] is False
+for t in d["trials"]:  # each trial ran the accumulation it names, as its trace shows
+    assert t["trial_accumulation_steps"] == t["gradient_accumulation_steps"], t
+    assert t["micro_steps_per_optimizer_step"] in (None, t["gradient_accumulation_steps"]), t
 PYEOF
 grep -q 'trying micro-batch 16 x 32' fa.err || fail "progress on stderr missing: $(cat fa.err)"
+
+# 1b. the program accumulates ({A=2}): where the effective batch leaves one micro-step (B=2,
+# A=1), the trial still runs two, so that it holds a step's gradients through the next forward
+# (issue 26: GPT-2 medium fit at B=2 in a trial of one micro-step, then ran out of memory with
+# 4); the trace shows the two, the note says so
+# shellcheck disable=SC2086
+"$VT" fit --card 12GiB --json --max-b 2 --dir fg -- "$PY" "$SIM" "$CFG" $ARGS --max_iters={I} \
+    --batch_size={B=1} --gradient_accumulation_steps={A=2} >fg.json 2>fg.err ||
+    { cat fg.err; fail "fit with {A=2}: exit $?"; }
+"$PY" - fg.json <<'PYEOF' || fail "a trial of one micro-step for a program that accumulates"
+import json, sys
+d = json.load(open(sys.argv[1]))
+t2 = [t for t in d["trials"] if t["batch_size"] == 2][0]
+assert t2["gradient_accumulation_steps"] == 1 and t2["trial_accumulation_steps"] == 2, t2
+assert t2["micro_steps_per_optimizer_step"] == 2, t2
+assert "ran two" in d["accumulation_note"], d["accumulation_note"]
+PYEOF
 
 # 2. without {A}: every B from 1, a smaller card (the boundary falls between powers of two)
 # shellcheck disable=SC2086
@@ -88,6 +108,9 @@ cat fb.txt
 [ "$best" -gt 1 ] && [ "$best" -lt 12 ] || fail "the sweep's boundary ($best) does not test the bisection"
 [ "$got" = "$best" ] || fail "fit found ${got:-nothing}, the brute-force sweep $best"
 [ -f fb/b1/output.log ] && ls fb/b1/*.vt >/dev/null 2>&1 || fail "trial traces / output not kept in --dir"
+# without {A}, trials of one backward per optimizer step: said, with what to do if it accumulates
+grep -q '^note: each trial ran one backward per optimizer step: if the training accumulates' fb.txt ||
+    fail "no accumulation note: $(cat fb.txt)"
 
 # 3. Ctrl-C during a trial: the table so far is printed, exit 2
 # shellcheck disable=SC2016,SC2086

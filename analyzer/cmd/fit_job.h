@@ -1,0 +1,60 @@
+/* fit_job.h — the search `vramtrace fit` runs (cmd_fit.c) and what its table and JSON show
+ * (fit_report.c): the trials, each a traced run of the command at one micro-batch. */
+#ifndef VT_ANALYZER_FIT_JOB_H
+#define VT_ANALYZER_FIT_JOB_H
+
+#include <limits.h>
+#include <stdint.h>
+
+#include "categories.h"
+
+enum {
+    FIT_MAX_TRIALS = 64,
+    FIT_MAX_CANDIDATES = 4096,
+    FIT_HEADROOM_PCT = 5, /* a fit needs its peak at most 95 % of the card */
+};
+
+/* One trial: CMD run at micro-batch b (accumulation a, 0 without {A}). */
+typedef struct fit_trial {
+    long b, a;
+    long a_run;         /* the accumulation it ran with: a, or 2 where a is 1 but the program
+                         * accumulates (its gradients then stay alive through a forward) */
+    int accum;          /* backward passes per optimizer step its trace showed (0: not known) */
+    int status;         /* `vramtrace run`'s exit status */
+    int oom;            /* a trace ended in an out-of-memory error */
+    int fits;           /* ran to the end, no OOM, peak within the headroom */
+    uint64_t peak;      /* the process-level peak, largest over the trial's traces */
+    uint64_t capacity;  /* the card (or device) the trial ran on, 0 if unknown */
+    cat_breakdown live; /* by category at the OOM (oom) or at the peak */
+    int broke;          /* category that grew most up to the OOM; CAT_COUNT: none */
+    double seconds;
+    double limit;     /* the time limit it ran under */
+    int timed_out;    /* killed at the limit: in the table, the search stops */
+    uint64_t out_cut; /* bytes of its output left out of its log */
+    int ntraces;
+} fit_trial;
+
+typedef struct fit_job {
+    int argc;
+    char **argv;      /* CMD with placeholders */
+    long b0, a0;      /* {B=..}, {A=..} defaults, 0 if none */
+    int has_a, has_i; /* {A}, {I} seen */
+    long effective, iters, max_b;
+    double timeout; /* --trial-timeout, 0: derived (fit_time_limit) */
+    double base_s;  /* the first trial that ran to its end: its seconds, */
+    long base_b;    /* and its micro-batch */
+    const char *card;
+    char dir[PATH_MAX];
+    long cand[FIT_MAX_CANDIDATES];
+    int ncand;
+    fit_trial trials[FIT_MAX_TRIALS];
+    int ntrials;
+} fit_job;
+
+/* fit_print_table / fit_print_json: the trials, the largest micro-batch that fits (best, with
+ * its accumulation best_a), what the trials measured of gradient accumulation; stopped: the
+ * search stopped early, interrupted: by a signal. */
+void fit_print_table(const fit_job *j, long best, long best_a, int stopped, int interrupted);
+void fit_print_json(const fit_job *j, long best, long best_a, int stopped, int interrupted);
+
+#endif

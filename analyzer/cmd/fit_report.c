@@ -1,0 +1,153 @@
+/* fit_report.c — what `vramtrace fit` shows (fit_job.h): the table of trials or one JSON
+ * document, the largest micro-batch that fits, and what the trials measured of gradient
+ * accumulation. The search itself is cmd_fit.c. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <cjson/cJSON.h>
+
+#include "cards.h"
+#include "fit_job.h"
+
+/* accumulation_note: what the trials measured of gradient accumulation (the gradients of one
+ * micro-step alive through the next micro-batch's forward), in one sentence; "" when nothing
+ * needs saying. */
+static void accumulation_note(const fit_job *j, char *out, size_t len)
+{
+    out[0] = '\0';
+    const fit_trial *first = NULL;
+    for (int i = 0; i < j->ntrials && !first; i++)
+        if (!j->trials[i].timed_out && j->trials[i].ntraces)
+            first = &j->trials[i];
+    if (!first)
+        return;
+    for (int i = 0; j->has_a && i < j->ntrials; i++)
+        if (j->trials[i].a_run > j->trials[i].a) {
+            snprintf(out, len,
+                     "where the effective batch leaves one micro-step per optimizer step, the "
+                     "trial ran two (the program accumulates: gradients stay alive through the "
+                     "next micro-batch's forward), so its peak is an upper bound");
+            return;
+        }
+    if (j->has_a)
+        return;
+    if (first->accum >= 2)
+        snprintf(out, len,
+                 "the trials accumulated %d micro-steps per optimizer step, as the command "
+                 "does: their peaks include the gradients kept through the next forward",
+                 first->accum);
+    else if (first->accum == 1)
+        snprintf(out, len,
+                 "each trial ran one backward per optimizer step: if the training accumulates "
+                 "gradients over several micro-batches, mark its accumulation with {A} (its "
+                 "gradients stay alive through the next micro-batch's forward, which these "
+                 "trials did not measure)");
+    else
+        snprintf(out, len,
+                 "whether the command accumulates gradients is not known (no trial completed "
+                 "an optimizer step): if it does, mark its accumulation with {A}");
+}
+
+void fit_print_table(const fit_job *j, long best, long best_a, int interrupted, int by_signal)
+{
+    char buf[32];
+    printf("%-12s%s%-12s  %-36s %8s\n", "micro-batch", j->has_a ? "  accumulate " : "", "peak",
+           "verdict", "seconds");
+    for (int i = 0; i < j->ntrials; i++) {
+        const fit_trial *t = &j->trials[i];
+        char verdict[80];
+        if (t->timed_out)
+            snprintf(verdict, sizeof verdict, "timed out (killed after %.0f s)", t->limit);
+        else if (t->fits)
+            snprintf(verdict, sizeof verdict, "fits");
+        else if (t->oom)
+            snprintf(verdict, sizeof verdict, "OOM (%s grew most)",
+                     t->broke < CAT_COUNT ? category_name((category)t->broke) : "?");
+        else
+            snprintf(verdict, sizeof verdict, "ran, under %d %% headroom", FIT_HEADROOM_PCT);
+        printf("%-12ld", t->b);
+        if (j->has_a)
+            printf("  %-11ld", t->a);
+        printf("%-12s  %-36s %8.1f\n", card_format_bytes(t->peak, buf, sizeof buf), verdict,
+               t->seconds);
+    }
+    uint64_t cap = j->ntrials ? j->trials[0].capacity : 0;
+    if (interrupted)
+        printf("the search stopped early (%s): the table holds the trials so far\n",
+               by_signal ? "interrupted" : "a trial failed");
+    if (best > 0) {
+        printf("largest micro-batch that fits with %d %% headroom on %s%s: %ld", FIT_HEADROOM_PCT,
+               cap ? card_format_bytes(cap, buf, sizeof buf) : "the device",
+               interrupted ? " (so far)" : "", best);
+        if (j->has_a)
+            printf(", accumulate %ld steps (effective batch %ld)", best_a, j->effective);
+        printf("\n");
+    } else if (!interrupted) {
+        printf("no micro-batch fits, not even %ld\n", j->cand[0]);
+    }
+    char note[400];
+    accumulation_note(j, note, sizeof note);
+    if (note[0])
+        printf("note: %s\n", note);
+    printf("traces and output of every trial: %s\n", j->dir);
+}
+
+/* add_batch: "batch_size" and "gradient_accumulation_steps" (null without {A}) into o. */
+static void add_batch(cJSON *o, long b, long a, int has_a)
+{
+    cJSON_AddNumberToObject(o, "batch_size", (double)b);
+    if (has_a)
+        cJSON_AddNumberToObject(o, "gradient_accumulation_steps", (double)a);
+    else
+        cJSON_AddNullToObject(o, "gradient_accumulation_steps");
+}
+
+void fit_print_json(const fit_job *j, long best, long best_a, int stopped, int by_signal)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON *trials = cJSON_AddArrayToObject(root, "trials");
+    for (int i = 0; i < j->ntrials; i++) {
+        const fit_trial *t = &j->trials[i];
+        cJSON *o = cJSON_CreateObject();
+        add_batch(o, t->b, t->a, j->has_a);
+        if (j->has_a)
+            cJSON_AddNumberToObject(o, "trial_accumulation_steps", (double)t->a_run);
+        if (t->accum)
+            cJSON_AddNumberToObject(o, "micro_steps_per_optimizer_step", t->accum);
+        else
+            cJSON_AddNullToObject(o, "micro_steps_per_optimizer_step");
+        cJSON_AddNumberToObject(o, "peak_bytes", (double)t->peak);
+        cJSON_AddBoolToObject(o, "fits", t->fits);
+        cJSON_AddBoolToObject(o, "oom", t->oom);
+        if (t->broke < CAT_COUNT)
+            cJSON_AddStringToObject(o, "grew_most", category_key((category)t->broke));
+        else
+            cJSON_AddNullToObject(o, "grew_most");
+        cJSON_AddNumberToObject(o, "capacity_bytes", (double)t->capacity);
+        cJSON_AddNumberToObject(o, "exit_status", t->status);
+        cJSON_AddNumberToObject(o, "seconds", t->seconds);
+        cJSON_AddNumberToObject(o, "time_limit_s", t->limit);
+        cJSON_AddBoolToObject(o, "timed_out", t->timed_out);
+        cJSON_AddNumberToObject(o, "log_cut_bytes", (double)t->out_cut);
+        cJSON_AddItemToArray(trials, o);
+    }
+    if (best > 0)
+        add_batch(cJSON_AddObjectToObject(root, "best"), best, best_a, j->has_a);
+    else
+        cJSON_AddNullToObject(root, "best");
+    cJSON_AddNumberToObject(root, "headroom", FIT_HEADROOM_PCT / 100.0);
+    cJSON_AddBoolToObject(root, "interrupted", by_signal != 0);
+    cJSON_AddBoolToObject(root, "failed", stopped && !by_signal); /* a trial could not run */
+    cJSON_AddStringToObject(root, "trials_dir", j->dir);
+    char note[400];
+    accumulation_note(j, note, sizeof note);
+    if (note[0])
+        cJSON_AddStringToObject(root, "accumulation_note", note);
+    else
+        cJSON_AddNullToObject(root, "accumulation_note");
+    char *s = cJSON_PrintUnformatted(root);
+    if (s)
+        printf("%s\n", s);
+    free(s);
+    cJSON_Delete(root);
+}
