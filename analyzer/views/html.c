@@ -265,7 +265,8 @@ static void timeline_section(FILE *out, const replay_result *r)
           "of each thread; thin lines: optimizer steps; dashed: the peak; red: the OOM. Each "
           "point is one instant of the run (each span's lowest, tallest and last, every "
           "category's largest): its stack adds up to the process's live bytes then.</p>\n"
-          "<div id=phases></div><canvas id=tl height=360></canvas><div id=legend></div>\n",
+          "<div id=phases></div><canvas id=tl height=360></canvas><div id=legend></div>\n"
+          "<p class=sub id=tlnote></p>\n",
           out);
     if (!r->tl->has_cats)
         fputs("<p>No per-category timeline: the replay could not sweep the trace's allocations a "
