@@ -74,11 +74,9 @@ void html_summary(FILE *out, const report_ctx *c)
         fputs("</b></p></div>\n", out);
     }
     if (f->has_oom && m) {
-        fprintf(out,
-                "<div class=\"card bad\"><h3>out of memory</h3><p class=big>in the %s</p><p>asking "
-                "for %s: <b>",
-                f->oom_phase && *f->oom_phase ? f->oom_phase : "run",
-                html_bytes(f->oom_requested, b1, sizeof b1));
+        fputs("<div class=\"card bad\"><h3>out of memory</h3><p class=big>in the ", out);
+        html_esc(out, f->oom_phase && *f->oom_phase ? f->oom_phase : "run");
+        fprintf(out, "</p><p>asking for %s: <b>", html_bytes(f->oom_requested, b1, sizeof b1));
         html_esc(out, advice_cause_text(m->cause));
         fputs("</b> <a href=\"#oom\">why</a></p></div>\n", out);
     } else {
