@@ -206,6 +206,8 @@ $(BUILD)/examples/lib%.so: examples/sim/lib%.c $(FAKE_RT) Makefile
 test: all fake $(FAKE_C10) $(UNIT_BINS) $(PROG_BINS) $(EXAMPLE_BINS)
 	$(Q)if [ -n "$(FUZZ_OK)" ]; then $(MAKE) --no-print-directory BUILD=$(BUILD) fuzz-build; \
 	  else echo "  (no clang with libFuzzer: the fuzz round is skipped)"; fi
+	$(Q)$(if $(DEPS_PREFIX),true,sh scripts/install-deps.sh --test) || \
+	  echo "  (no chromium: the HTML page's browser test is skipped)"
 	$(Q)BUILD=$(BUILD) sh tests/run.sh $(UNIT_BINS)
 
 check: test

@@ -16,6 +16,7 @@
 #include "formula.h"
 #include "model_views.h"
 #include "notes.h"
+#include "predict_files.h"
 #include "predict_from.h"
 
 #define PREDICT_SCHEMA_VERSION 1 /* "schema_version" of --json (README, `vramtrace predict`) */
@@ -57,7 +58,11 @@ static void usage(FILE *out)
             "  --checkpointing       activation checkpointing of every block\n"
             "  nanoGPT's own spelling works too (--batch_size=8, "
             "--gradient_accumulation_steps=64), and\n"
-            "  bare arguments are nanoGPT config files (key = value lines), applied in order\n"
+            "  bare arguments are nanoGPT config files (key = value lines), applied in order; a\n"
+            "  line that sets a key but cannot be evaluated (a call, a typo such as 8x) is an\n"
+            "  error, and a trace or a report's JSON is read with --from, not as a config file.\n"
+            "  Without --grad-accum the accumulation is not assumed to be nanoGPT's 40: the\n"
+            "  recommendation is a micro-batch and a factor for your accumulation steps.\n"
             "target:\n"
             "  --card CARD           %s, or a size (12GiB, 12288MiB, 11.5G)\n"
             "  --from TRACE        calibrate with a traced run: a trace, or the output of\n"
@@ -141,7 +146,7 @@ static int parse(int argc, char **argv, nano_config *c, predict_args *a, char *e
                 snprintf(err, errlen, "unknown option '%s' (see vramtrace predict --help)", arg);
                 return -1;
             }
-            if (config_apply_file(c, arg, NULL, err, errlen) < 0)
+            if (predict_apply_file(c, arg, err, errlen) < 0)
                 return -1;
             continue;
         }
@@ -214,6 +219,12 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
                s->bias ? "True" : "False");
     if (s->generic)
         ;
+    else if (s->accum_unknown && !a->from)
+        printf("step: batch_size %llu, gradient accumulation not given (--grad-accum N): the "
+               "effective batch is batch_size times your accumulation steps, and the peak assumes "
+               "more than one (a step's gradients kept through the next forward; --grad-accum 1 "
+               "if you do not accumulate), %s, compile %s, dropout %g\n\n",
+               (unsigned long long)s->B, dt, s->compile ? "True" : "False", s->dropout);
     else if (s->accum_unknown)
         printf("step: batch_size %llu, gradient accumulation not known (no argument or recorded "
                "file gave it, no optimizer step showed it; the formula assumes %llu steps), %s, "
@@ -297,12 +308,18 @@ verdict:
     }
     if (lb && advice_keep_effective(s, lb, &rb, &ra)) {
         advice_batch_flags(c, s, rb, ra, flags, sizeof flags);
-        if (s->accum_unknown)
+        if (s->accum_unknown && rb == s->B)
+            printf("recommended: micro-batch %llu as it is%s%s%s, your accumulation steps "
+                   "unchanged\n",
+                   (unsigned long long)rb, flags[0] ? "  (" : "", flags, flags[0] ? ")" : "");
+        else if (s->accum_unknown)
             printf("recommended, keeping the effective batch: micro-batch %llu \u2192 %llu, "
                    "%llu\u00d7 the accumulation steps%s%s%s\n",
                    (unsigned long long)s->B, (unsigned long long)rb,
                    (unsigned long long)(s->B / rb), flags[0] ? "  (" : "", flags,
-                   flags[0] ? ", and the program's accumulation times that)" : "");
+                   !flags[0] ? ""
+                   : a->from ? ", and the program's accumulation times that)"
+                             : ", and your accumulation steps times that)");
         else
             printf("recommended, keeping the effective batch %llu: batch_size=%llu, "
                    "gradient_accumulation_steps=%llu%s%s%s\n",
@@ -381,6 +398,8 @@ static int print_json(const nano_config *c, const gpt_shape *s, const prediction
         cJSON_AddNullToObject(root, "largest_batch_size");
     }
     cJSON_AddNumberToObject(root, "headroom_fraction", ADVICE_HEADROOM);
+    /* no argument gave the accumulation: "recommended" has only a factor for it */
+    cJSON_AddBoolToObject(root, "gradient_accumulation_assumed", s->accum_unknown != 0);
     cJSON_AddStringToObject(root, "calibration", cal->calibrated ? "run" : "formula");
     if (cal->calibrated)
         cJSON_AddStringToObject(root, "calibrated_from", a->from);
@@ -446,7 +465,10 @@ int cmd_predict(int argc, char **argv)
     }
     gpt_shape s;
     formula_shape_from_config(&c, &s);
-    s.accum_unknown = advice_accum_unknown(&c);
+    /* no --from and no --grad-accum: nanoGPT's default of 40 is not the user's run, so the
+     * advice speaks of the micro-batch and a factor, never of an effective batch it made up */
+    s.accum_unknown = advice_accum_unknown(&c) ||
+                      (!from && c.v[CFG_gradient_accumulation_steps].src == CONFIG_SRC_DEFAULT);
     s.unfused_attention = a.unfused;
     s.checkpointing = a.checkpointing;
     const gpt_shape *ts = &run.shape;

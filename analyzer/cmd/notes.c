@@ -39,6 +39,15 @@ void notes_trace(const char *cmd, const replay_result *r, const char *doing)
                 "made before\n",
                 r->ended & VT_TRAILER_DISK_FULL ? "disk full" : "writing the trace failed", doing);
     }
+    if (!r->tensor_mode && !r->segment_mode) { /* a trace cut before it, or a tiny one */
+        fprintf(stderr, "vramtrace %s: warning: ", cmd);
+        path_fputs(stderr, r->path);
+        fprintf(stderr,
+                " holds no allocation of PyTorch's (%llu events%s): too short to diagnose or "
+                "advise; trace a run that reaches its first training step\n",
+                (unsigned long long)r->n_events,
+                r->status == READER_TRUNCATED ? ", cut before the first one" : "");
+    }
 }
 
 static const char *reason(int e)

@@ -10,7 +10,9 @@
 
 /* notes_trace: on stderr, "vramtrace CMD: warning: PATH is truncated (why ...); DOING every
  * complete record" for a trace without its end, the same for one that stopped early (disk
- * full, a failed write), and the allocations not counted because of an implausible size. */
+ * full, a failed write), the allocations not counted because of an implausible size, and a
+ * trace with no allocation of PyTorch's (cut before the first, or too short): nothing to
+ * diagnose or advise. */
 void notes_trace(const char *cmd, const replay_result *r, const char *doing);
 
 /* notes_write: creates path, runs write(f, arg) into it and closes it; on success prints

@@ -27,6 +27,15 @@ static int load_trace(const char *path, nano_config *c, predict_run *run, char *
         return -1;
     }
     notes_trace("predict", &rep.runs[0], "calibrating from");
+    if (!rep.runs[0].tensor_mode && !rep.runs[0].segment_mode) {
+        snprintf(err, errlen,
+                 "--from %.200s: no allocation of PyTorch's in it (%llu events%s): too short to "
+                 "calibrate with",
+                 path, (unsigned long long)rep.runs[0].n_events,
+                 rep.runs[0].status == READER_TRUNCATED ? ", cut before the first one" : "");
+        report_free(&rep);
+        return -1;
+    }
     const model_result *m = rep.model;
     char where[160];
     snprintf(where, sizeof where, "--from %s", path);

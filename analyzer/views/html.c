@@ -1,6 +1,7 @@
-/* html.c — the HTML report (html.h): tables rendered here with every trace string through
- * escape_html (trace/escape.h), the drawing data as one JSON block (strings through jsonw.c),
- * the folded stacks from flame.c made into a tree for the icicle. */
+/* html.c — the report as one HTML page (html.h): the page itself, its header, the timeline's
+ * data (one JSON block, strings through jsonw.c), the breakdown at the peak and the top sites;
+ * the diagnosis sections are html_model.c and html_config.c, the icicle html_flame.c, the
+ * style and script html_assets.c. Every trace string goes through escape_html. */
 #include "html.h"
 
 #include <inttypes.h>
@@ -9,32 +10,17 @@
 
 #include "escape.h"
 #include "flame.h"
+#include "html_parts.h"
 #include "jsonw.h"
-#include "stackview.h"
+#include "report_views.h"
 
-/* one colour per category (categories.h order) and per phase (phases.h order) */
-static const char *const cat_colors[] = {
-    "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7",
-    "#9c755f", "#bab0ac", "#8cd17d", "#499894", "#86bcb6", "#d4d4d4", "#f1ce63", "#79706e"};
-_Static_assert(sizeof cat_colors / sizeof *cat_colors == CAT_COUNT, "a colour per category");
-static const char *const phase_colors[] = {"#9e9e9e", "#1f77b4", "#d62728", "#2ca02c",
-                                           "#9467bd", "#8c564b", "#e377c2", "#c7c7c7"};
+static const char *const phase_colors[] = {"#BBBBBB", "#0072B2", "#D55E00", "#009E73",
+                                           "#CC79A7", "#E69F00", "#56B4E9", "#E3E3E3"};
 _Static_assert(sizeof phase_colors / sizeof *phase_colors == PHASE_COUNT, "a colour per phase");
 
 static double ms(uint64_t ns)
 {
     return (double)ns / 1e6;
-}
-
-static const char *human(uint64_t b, char *buf, size_t len)
-{
-    const char *u[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    double v = (double)b;
-    int i = 0;
-    while (v >= 1024 && i < 4)
-        v /= 1024, i++;
-    snprintf(buf, len, i ? "%.1f %s" : "%.0f %s", v, u[i]);
-    return buf;
 }
 
 /* ---- the timeline: whole moments of the replay (timeline_moments), never a mix of instants,
@@ -89,169 +75,6 @@ static void slices(FILE *out, const timeline *tl, int *nthreads)
     *nthreads = nrows;
 }
 
-/* ---- the icicle: a trie of the folded stacks at the peak, frames outermost first ---- */
-typedef struct fnode {
-    int32_t parent, child, next, cat; /* cat: a leaf's category, else -1 */
-    uint32_t name;
-    uint64_t value;
-    int32_t out; /* index in the page's node list, -1 when too small to show */
-} fnode;
-
-typedef struct ftree {
-    fnode *n;
-    size_t len, cap;
-    char **names;
-    size_t nnames, capnames;
-    uint32_t *hash; /* name index + 1 by string hash */
-    size_t caphash;
-    int oom;
-} ftree;
-
-static uint32_t intern(ftree *t, const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (const char *p = s; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ull;
-    if ((t->nnames + 1) * 2 > t->caphash) {
-        size_t nc = t->caphash ? t->caphash * 2 : 4096;
-        uint32_t *nh = calloc(nc, sizeof *nh);
-        if (!nh) {
-            t->oom = 1;
-            return 0;
-        }
-        for (size_t i = 0; i < t->nnames; i++) {
-            uint64_t g = 1469598103934665603ull;
-            for (const char *p = t->names[i]; *p; p++)
-                g = (g ^ (unsigned char)*p) * 1099511628211ull;
-            size_t j = g & (nc - 1);
-            while (nh[j])
-                j = (j + 1) & (nc - 1);
-            nh[j] = (uint32_t)i + 1;
-        }
-        free(t->hash);
-        t->hash = nh;
-        t->caphash = nc;
-    }
-    size_t j = h & (t->caphash - 1);
-    for (; t->hash[j]; j = (j + 1) & (t->caphash - 1))
-        if (!strcmp(t->names[t->hash[j] - 1], s))
-            return t->hash[j] - 1;
-    if (t->nnames == t->capnames) {
-        size_t nc = t->capnames ? t->capnames * 2 : 1024;
-        char **nn = realloc(t->names, nc * sizeof *nn);
-        if (!nn) {
-            t->oom = 1;
-            return 0;
-        }
-        t->names = nn;
-        t->capnames = nc;
-    }
-    if (!(t->names[t->nnames] = strdup(s))) {
-        t->oom = 1;
-        return 0;
-    }
-    t->hash[j] = (uint32_t)++t->nnames;
-    return (uint32_t)t->nnames - 1;
-}
-
-/* child: the child of parent named name (category cat for a leaf), made when missing */
-static int32_t child(ftree *t, int32_t parent, uint32_t name, int32_t cat)
-{
-    for (int32_t c = t->n[parent].child; c >= 0; c = t->n[c].next)
-        if (t->n[c].name == name && t->n[c].cat == cat)
-            return c;
-    if (t->len == t->cap) {
-        size_t nc = t->cap * 2;
-        fnode *nn = realloc(t->n, nc * sizeof *nn);
-        if (!nn) {
-            t->oom = 1;
-            return parent;
-        }
-        t->n = nn;
-        t->cap = nc;
-    }
-    t->n[t->len] = (fnode){parent, -1, t->n[parent].child, cat, name, 0, -1};
-    t->n[parent].child = (int32_t)t->len;
-    return (int32_t)t->len++;
-}
-
-static void tree_build(ftree *t, replay_result *r)
-{
-    size_t nrows = 0;
-    flame_row *rows = flame_rows(&r->at_peak, &nrows);
-    stackview_frame *v = malloc(STACKVIEW_MAX * sizeof *v);
-    char buf[1024], leaf[64];
-    t->cap = 1024;
-    t->n = malloc(t->cap * sizeof *t->n);
-    if (!rows || !t->n || !v) {
-        t->oom = 1;
-        free(rows);
-        free(v);
-        return;
-    }
-    t->n[0] = (fnode){-1, -1, -1, -1, intern(t, "all"), 0, -1};
-    t->len = 1;
-    for (size_t i = 0; i < nrows && !t->oom; i++) {
-        size_t nv = stackview_build(r->t, rows[i].stack_id, 0, v); /* outermost first */
-        int32_t at = 0;
-        t->n[0].value += rows[i].bytes;
-        if (!nv)
-            at = child(t, at, intern(t, "[no stack]"), -1), t->n[at].value += rows[i].bytes;
-        for (size_t k = 0; k < nv && !t->oom; k++) {
-            at = child(t, at, intern(t, stackview_name(r->t, &v[k], buf, sizeof buf)), -1);
-            t->n[at].value += rows[i].bytes;
-        }
-        snprintf(leaf, sizeof leaf, "[%s]", category_name((category)rows[i].category));
-        at = child(t, at, intern(t, leaf), rows[i].category);
-        t->n[at].value += rows[i].bytes;
-    }
-    free(rows);
-    free(v);
-}
-
-/* emit: the tree from its root (pre-order, so a parent precedes its children), nodes under
- * min bytes left out */
-static void emit(FILE *out, ftree *t, uint64_t min, int32_t *k)
-{
-    int32_t *stack = malloc((t->len + 1) * sizeof *stack); /* every node is pushed once */
-    size_t sp = 0;
-    if (!stack)
-        return;
-    stack[sp++] = 0;
-    while (sp) {
-        int32_t c = stack[--sp];
-        fnode *n = &t->n[c];
-        if (c && n->value < min)
-            continue;
-        n->out = (*k)++;
-        fprintf(out, "%s[%d,%u,%" PRIu64 ",%d]", n->out ? "," : "", c ? t->n[n->parent].out : -1,
-                n->name, n->value, n->cat);
-        for (int32_t ch = n->child; ch >= 0; ch = t->n[ch].next)
-            stack[sp++] = ch;
-    }
-    free(stack);
-}
-
-static void flame_data(FILE *out, replay_result *r)
-{
-    ftree t = {0};
-    int32_t k = 0;
-    tree_build(&t, r);
-    fputs(",\"flame\":{\"nodes\":[", out);
-    if (!t.oom)
-        emit(out, &t, t.n[0].value / 4000 + 1, &k);
-    fputs("],\"names\":[", out);
-    for (size_t i = 0; i < t.nnames; i++) {
-        fputs(i ? "," : "", out);
-        jsonw_cstr(out, t.names[i]);
-        free(t.names[i]);
-    }
-    fputs("]}", out);
-    free(t.names);
-    free(t.hash);
-    free(t.n);
-}
-
 static void data(FILE *out, report_ctx *c)
 {
     replay_result *r = &c->runs[0];
@@ -260,8 +83,8 @@ static void data(FILE *out, report_ctx *c)
     char site[512];
     fputs("{\"cats\":[", out);
     for (int k = 0; k < CAT_COUNT; k++)
-        fprintf(out, "%s{\"key\":\"%s\",\"name\":\"%s\",\"color\":\"%s\"}", k ? "," : "",
-                category_key(k), category_name(k), cat_colors[k]);
+        fprintf(out, "%s{\"key\":\"%s\",\"name\":\"%s\",\"color\":\"%s\",\"hatch\":%d}",
+                k ? "," : "", category_key(k), category_name(k), html_cat_color(k), k == CAT_CACHE);
     fputs("],\"phaseNames\":[", out);
     for (int p = 0; p < PHASE_COUNT; p++)
         fprintf(out, "%s\"%s\"", p ? "," : "", phase_name(p));
@@ -284,7 +107,9 @@ static void data(FILE *out, report_ctx *c)
         fputs("}", out);
     } else
         fputs("null", out);
-    flame_data(out, r);
+    fprintf(out, ",\"cap\":%" PRIu64 ",\"capName\":", c->model ? c->model->capacity : 0);
+    jsonw_cstr(out, c->model ? c->model->capacity_name : "");
+    html_flame_data(out, r);
     fputs("}", out);
 }
 
@@ -294,42 +119,57 @@ static void breakdown(FILE *out, replay_result *r)
     char b1[32], b2[32];
     uint64_t total = cat_breakdown_total(&r->at_peak.by_cat);
     fprintf(out,
-            "<h2>At the peak (%s)%s</h2>\n<table id=\"breakdown\"><tr><th>category</th>"
-            "<th class=n>bytes</th><th class=n>share</th>%s<th>meaning</th></tr>\n",
-            human(total, b1, sizeof b1), r->has_oom ? " and at the OOM" : "",
+            "<section id=peak><h2>Every byte at the process peak (%s)%s</h2>\n"
+            "<table id=\"breakdown\"><tr><th>category</th><th class=n>bytes</th><th "
+            "class=n>share</th><th></th>%s<th>meaning</th></tr>\n",
+            html_bytes(total, b1, sizeof b1), r->has_oom ? ", and at the OOM" : "",
             r->has_oom ? "<th class=n>at the OOM</th>" : "");
     for (int k = 0; k < CAT_COUNT; k++) {
         uint64_t v = r->at_peak.by_cat.bytes[k], o = r->has_oom ? r->at_oom.by_cat.bytes[k] : 0;
         if (!v && !o)
             continue;
-        fprintf(out, "<tr data-cat=\"%s\"><td>%s</td><td class=n>%s</td><td class=n>%.1f %%</td>",
-                category_key(k), category_name(k), human(v, b1, sizeof b1),
-                total ? 100.0 * (double)v / (double)total : 0.0);
+        double share = total ? 100.0 * (double)v / (double)total : 0.0;
+        fprintf(out, "<tr data-cat=\"%s\"><td>", category_key(k));
+        html_swatch(out, k);
+        fprintf(out,
+                "%s</td><td class=n>%s</td><td class=n>%.1f %%</td><td class=barcell><div "
+                "class=\"bar c-%s\" style=\"width:%.1f%%\"></div></td>",
+                category_name(k), html_bytes(v, b1, sizeof b1), share, category_key(k), share);
         if (r->has_oom)
-            fprintf(out, "<td class=n>%s</td>", human(o, b2, sizeof b2));
-        fprintf(out, "<td>%s</td></tr>\n", category_doc(k));
+            fprintf(out, "<td class=n>%s</td>", html_bytes(o, b2, sizeof b2));
+        fprintf(out, "<td class=sub2>%s</td></tr>\n", category_doc(k));
     }
     fputs("</table>\n", out);
+    if (!r->tensor_mode && r->segment_mode)
+        fputs("<p class=sub>Segment mode: each row is the segments PyTorch's allocator reserved "
+              "while that phase ran, not tensors of that kind; gradients, optimizer state and "
+              "saved activations are told apart only with tensor events (vramtrace run "
+              "--tensors).</p>\n",
+              out);
+    fputs("</section>\n", out);
 }
 
-static void sites(FILE *out, report_ctx *c)
+static void sites(FILE *out, const report_ctx *c)
 {
     char b[32];
-    fputs("<h2>Top allocation sites at the peak</h2>\n<table id=\"sites\"><tr><th class=n>bytes"
-          "</th><th class=n>count</th><th>category</th><th>site</th></tr>\n",
+    fputs("<section id=allocsites><h2>Top allocation sites at the peak</h2>\n<table "
+          "id=\"sites\"><tr><th class=n>bytes</th><th class=n>count</th><th>category</th>"
+          "<th>site (Python file:line function, the native operation below)</th></tr>\n",
           out);
     for (size_t i = 0; i < c->nsites && i < HTML_SITES; i++) {
         const report_site *s = &c->sites[i];
-        fprintf(out, "<tr><td class=n>%s</td><td class=n>%u</td><td>%s</td><td class=site>",
-                human(s->bytes, b, sizeof b), s->count, category_name((category)s->category));
-        escape_html_fputs(out, s->text, strlen(s->text));
+        fprintf(out, "<tr><td class=n>%s</td><td class=n>%u</td><td>",
+                html_bytes(s->bytes, b, sizeof b), s->count);
+        html_swatch(out, s->category);
+        fprintf(out, "%s</td><td class=site>", category_name((category)s->category));
+        html_esc(out, s->text);
         if (s->native[0] && strcmp(s->native, s->text)) {
             fputs("<br>via ", out);
-            escape_html_fputs(out, s->native, strlen(s->native));
+            html_esc(out, s->native);
         }
         fputs("</td></tr>\n", out);
     }
-    fputs("</table>\n", out);
+    fputs("</table></section>\n", out);
 }
 
 /* unnamed_note: why some native frames stay "module+0xoffset" (flame_note), said on the page */
@@ -341,67 +181,146 @@ static void unnamed_note(FILE *out, replay_result *r)
     fputs("<p class=sub id=unnamed>Native frames the capture could not name (it names exported "
           "functions only) stay module+0xoffset: ",
           out);
-    escape_html_fputs(out, note, strlen(note));
+    html_esc(out, note);
     fputs(".</p>\n", out);
 }
 
-static void header(FILE *out, replay_result *r)
+static void header(FILE *out, const report_ctx *c)
 {
+    const replay_result *r = &c->runs[0];
     const tables_process *p = tables_process_get(r->t);
     char b1[32], b2[32], b3[32];
-    fputs("<h1>vramtrace report</h1>\n<p class=sub>", out);
+    fputs("<header><h1>vramtrace report</h1>\n<p class=cmd>", out);
     for (uint32_t i = 0; p && i < p->argc && i < 64; i++) {
         fputs(i ? " " : "", out);
         escape_html_fputs(out, p->argv[i].s, p->argv[i].len);
     }
-    fputs(p ? "<br>" : "", out);
-    escape_html_fputs(out, r->path, strlen(r->path));
+    fputs("</p>\n<dl class=run><dt>trace</dt><dd>", out);
+    html_esc(out, r->path);
+    fprintf(out, " (%s", reader_status_name(r->status));
+    if (r->status == READER_TRUNCATED && r->status_msg[0]) {
+        fputs(": ", out);
+        html_esc(out, r->status_msg);
+    }
+    fputs(")</dd>\n", out);
+    for (size_t i = 0; i < tables_n_devices(r->t); i++) {
+        const tables_device *d = tables_device_at(r->t, i);
+        fprintf(out, "<dt>device %u</dt><dd>", d->ordinal);
+        escape_html_fputs(out, d->name.s, d->name.len);
+        fprintf(out, ", %s</dd>\n", html_bytes(d->total_bytes, b1, sizeof b1));
+    }
+    if (c->facts.card_bytes) {
+        fputs("<dt>card</dt><dd>emulated: ", out);
+        html_esc(out, c->facts.card_name);
+        fprintf(out, " (%s)</dd>\n", html_bytes(c->facts.card_bytes, b1, sizeof b1));
+    }
+    fputs("<dt>mode</dt><dd>", out);
+    html_esc(out, report_mode_text(r));
+    if (report_tracker_text(r)) {
+        fputs("<br>", out);
+        html_esc(out, report_tracker_text(r));
+    }
     fprintf(out,
-            "</p>\n<p>peak: process %s, reserved %s, allocated %s; %" PRIu64
-            " events, %u optimizer steps",
-            human(r->peak_process, b1, sizeof b1), human(r->peak_reserved, b2, sizeof b2),
-            human(r->peak_allocated, b3, sizeof b3), r->n_events, r->iterations);
+            "</dd>\n<dt>peaks</dt><dd>process %s at %.3f s, reserved %s, allocated %s</dd>\n"
+            "<dt>events</dt><dd>%" PRIu64 " (%" PRIu64 " failed), %u optimizer step%s%s, %.2f s "
+            "traced</dd></dl>\n",
+            html_bytes(r->peak_process, b1, sizeof b1), (double)r->t_process / 1e9,
+            html_bytes(r->peak_reserved, b2, sizeof b2),
+            r->tensor_mode ? html_bytes(r->peak_allocated, b3, sizeof b3)
+                           : "not visible in segment mode",
+            r->n_events, r->n_failed, r->iterations, r->iterations == 1 ? "" : "s",
+            r->tensor_mode ? "" : " that grew the cache", (double)r->end_ns / 1e9);
+    fputs("<nav><a href=\"#summary\">summary</a><a href=\"#timeline\">timeline</a><a "
+          "href=\"#peak\">at the peak</a>",
+          out);
     if (r->has_oom)
-        fprintf(out, "; <span class=oom>out of memory in the %s asking for %s</span>",
-                phase_name(r->oom_phase), human(r->oom_requested, b1, sizeof b1));
-    fputs("</p>\n", out);
+        fputs("<a href=\"#oom\">OOM</a>", out);
+    fputs("<a href=\"#advice\">advice</a><a href=\"#config\">configuration</a><a "
+          "href=\"#trained\">what was trained</a><a href=\"#formula\">formula</a><a "
+          "href=\"#modules\">by module</a><a href=\"#stacks\">by stack</a><a "
+          "href=\"#allocsites\">sites</a></nav></header>\n",
+          out);
 }
 
-int html_write(FILE *out, report_ctx *c)
+/* style: the page's style sheet, then one class per category colour (swatches, bars) */
+static void style(FILE *out)
 {
-    replay_result *r = &c->runs[0];
-    if (!r->tl)
-        return -1;
-    fprintf(out, "<!doctype html>\n<html lang=en><head><meta charset=utf-8>\n"
-                 "<meta name=viewport content=\"width=device-width\">\n<title>vramtrace: ");
-    escape_html_fputs(out, r->path, strlen(r->path));
-    fprintf(out, "</title>\n<style>\n%s</style></head><body>\n", html_css);
-    header(out, r);
-    fputs("<h2>Live bytes per category over the run<button id=reset class=btn>reset zoom</button>"
-          "</h2>\n<p class=sub>wheel: zoom, drag: pan, double-click: reset. Bands above: the phase "
-          "of each thread; grey lines: optimizer steps; dashed: the peak; red: the OOM. Each point "
-          "is "
-          "one instant of the run (each span's lowest, tallest and last, every category's "
-          "largest): its stack adds up to the process's live bytes then.</p>\n"
-          "<div id=phases></div><canvas id=tl height=340></canvas><div id=legend></div>\n",
+    fprintf(out, "<style>\n%s", html_css);
+    for (int k = 0; k < CAT_COUNT; k++)
+        if (k == CAT_CACHE)
+            fprintf(out,
+                    ".c-%s{background:repeating-linear-gradient(135deg,%s 0 3px,#fff 3px "
+                    "5px)}\n",
+                    category_key(k), html_cat_color(k));
+        else
+            fprintf(out, ".c-%s{background:%s}\n", category_key(k), html_cat_color(k));
+    fputs("</style>", out);
+}
+
+static void timeline_section(FILE *out, const replay_result *r)
+{
+    fputs("<section id=timeline><h2>Live bytes per category over the run<button id=reset "
+          "class=btn>reset zoom</button></h2>\n<p class=sub>Wheel: zoom, drag: pan, double-click: "
+          "reset, hover: the bytes of each category at that instant. The band above: the phase "
+          "of each thread; thin lines: optimizer steps; dashed: the peak; red: the OOM. Each "
+          "point is one instant of the run (each span's lowest, tallest and last, every "
+          "category's largest): its stack adds up to the process's live bytes then.</p>\n"
+          "<div id=phases></div><canvas id=tl height=360></canvas><div id=legend></div>\n"
+          "<p class=sub id=tlnote></p>\n",
           out);
     if (!r->tl->has_cats)
         fputs("<p>No per-category timeline: the replay could not sweep the trace's allocations a "
               "second time.</p>\n",
               out);
-    else if (!r->tensor_mode)
+    else if (!r->tensor_mode && r->segment_mode)
         fputs("<p class=sub>Segment mode: each band is the segments PyTorch's allocator reserved, "
-              "sorted by the phase that reserved them, not tensors of that kind (run with "
-              "--tensors to see the tensors).</p>\n",
+              "sorted by the phase that reserved them, not tensors of that kind (vramtrace run "
+              "--tensors shows the tensors).</p>\n",
               out);
-    breakdown(out, r);
-    fputs("<h2>Bytes live at the peak by stack (the program's outermost Python frame on top)</h2>"
-          "\n<p class=sub>The Python stack first, the operation's native frames below it; "
-          "CPython's own frames folded away. Hover: details, click: zoom into a frame (click it "
-          "again to go back up).</p>\n"
+    fputs("</section>\n", out);
+}
+
+int html_write(FILE *out, report_ctx *c)
+{
+    replay_result *r = &c->runs[0];
+    char why[512];
+    if (!r->tl)
+        return -1;
+    fputs("<!doctype html>\n<html lang=en><head><meta charset=utf-8>\n"
+          "<meta name=viewport content=\"width=device-width\">\n<title>vramtrace: ",
+          out);
+    html_esc(out, r->path);
+    fputs("</title>\n", out);
+    style(out);
+    fputs("</head><body>\n", out);
+    header(out, c);
+    if (html_too_short(r, why, sizeof why)) {
+        fputs("<p id=too-short class=warn>", out);
+        html_esc(out, why);
+        fputs("</p>\n", out);
+    } else {
+        html_summary(out, c);
+    }
+    timeline_section(out, r);
+    if (html_too_short(r, why, sizeof why)) {
+        html_config(out, c); /* the command line's, all a cut trace can say */
+    } else {
+        breakdown(out, r);
+        html_oom(out, c);
+        html_advice(out, c);
+        html_config(out, c);
+        html_trained(out, c);
+        html_formula(out, c);
+        html_modules(out, c);
+    }
+    fputs("<section id=stacks><h2>Bytes live at the peak by stack (the program's outermost "
+          "Python frame on top)</h2>\n<p class=sub>The Python stack first, the operation's "
+          "native frames below it; CPython's own frames folded away. Hover: details, click: zoom "
+          "into a frame (click it again to go back up).</p>\n"
           "<div id=flamebox><canvas id=flame></canvas></div><div id=details></div>\n",
           out);
     unnamed_note(out, r);
+    fputs("</section>\n", out);
     sites(out, c);
     fputs("<div id=tip></div><pre id=vt-errors></pre>\n"
           "<script type=\"application/json\" id=\"vt-data\">",

@@ -1,8 +1,11 @@
-/* html.h — the report as one self-contained HTML page (no network): a zoomable stacked-area
- * timeline of live bytes per category with phase bands, optimizer-step ticks, the peak and the
- * OOM; the breakdown at the peak; the top allocation sites; an icicle of the bytes live at the
- * peak by stack. Data from the report (report/report.c) and the replay's timeline, downsampled
- * here; the page's script and style are html_assets.c. */
+/* html.h — the report as one self-contained HTML page (no network): everything the text report
+ * says — the run, the diagnosis at a glance, a zoomable stacked-area timeline of live bytes per
+ * category (phase bands, optimizer steps, the peak, the OOM, the card), the breakdown at the
+ * peak, the OOM's cause, the advice with predicted peaks, the configuration with each value's
+ * source, what was trained, the formula comparison (or why none applies), where the
+ * activations come from by module, an icicle of the bytes live at the peak and the top sites.
+ * Data from the built report (report/report.c); html.c and its parts (html_parts.h) write it,
+ * the page's script and style are html_assets.c. */
 #ifndef VT_ANALYZER_HTML_H
 #define VT_ANALYZER_HTML_H
 

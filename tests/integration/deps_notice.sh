@@ -2,7 +2,8 @@
 # deps_notice.sh — `make`'s dependency step (scripts/install-deps.sh) never runs sudo without
 # saying so first: with every dependency missing (CC=false) and a user who is not root (fake
 # `id`), it prints the exact sudo command and how to skip it before the first sudo call (fake
-# `sudo` that only logs); with VRAMTRACE_NO_INSTALL=1 it calls nothing and exits 2.
+# `sudo` that only logs); with VRAMTRACE_NO_INSTALL=1 it calls nothing and exits 2. The same
+# for `--test` (chromium, make test's browser), whose sudo is `sudo -n`.
 set -eu
 bin="$TESTDIR/bin"
 mkdir -p "$bin"
@@ -27,4 +28,18 @@ cat "$log"
 [ "$rc" -eq 2 ] || { echo "VRAMTRACE_NO_INSTALL=1: exit $rc, want 2"; exit 1; }
 grep -q 'missing build dependencies:.*libcmocka-dev' "$log" || { echo "no list of what is missing"; exit 1; }
 ! grep -q 'CALLED' "$log" || { echo "VRAMTRACE_NO_INSTALL=1 still ran a command"; exit 1; }
+# --test (make test's tools): with no chromium on PATH (only the fakes), the same notice first,
+# then sudo -n (never a password prompt); VRAMTRACE_NO_INSTALL=1 names chromium, installs nothing
+SH=$(command -v sh)
+PATH="$bin" "$SH" "$ROOT/scripts/install-deps.sh" --test >"$log" 2>&1 || {
+    echo "install-deps.sh --test failed"; cat "$log"; exit 1; }
+cat "$log"
+said=$(grep -n '^vramtrace: running: sudo -n apt-get update && sudo -n apt-get install -y chromium' "$log" | head -n 1 | cut -d: -f1)
+called=$(grep -n '^SUDO-CALLED -n apt-get' "$log" | head -n 1 | cut -d: -f1)
+[ -n "$said" ] && [ -n "$called" ] && [ "$said" -lt "$called" ] || { echo "--test: no notice before sudo -n"; exit 1; }
+rc=0
+PATH="$bin" VRAMTRACE_NO_INSTALL=1 "$SH" "$ROOT/scripts/install-deps.sh" --test >"$log" 2>&1 || rc=$?
+cat "$log"
+[ "$rc" -eq 2 ] && grep -q 'missing test tools: chromium' "$log" && ! grep -q 'CALLED' "$log" ||
+    { echo "--test with VRAMTRACE_NO_INSTALL=1: exit $rc"; exit 1; }
 echo "the sudo command and how to skip it come first; VRAMTRACE_NO_INSTALL=1 installs nothing"

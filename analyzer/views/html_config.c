@@ -1,0 +1,237 @@
+/* html_config.c — the HTML page's account of the run (html_parts.h): the configuration with
+ * each value's source and how it was found, what was trained (family, optimizer, features on
+ * or off with their evidence), and where the activations come from by nn.Module. Rendered from
+ * the built report; every string escaped. */
+#include <string.h>
+
+#include "html_parts.h"
+
+/* the meaning of each configuration key (config.h's list) */
+static const char *const key_doc[] = {
+#define VT_HTML_KEY_DOC(k, t, d, doc) doc,
+    VT_CONFIG_KEYS(VT_HTML_KEY_DOC)
+#undef VT_HTML_KEY_DOC
+};
+
+/* program_name: the kind of program the configuration was read as (the words config_view.c
+ * prints in the text report) */
+static const char *program_name(config_program p)
+{
+    switch (p) {
+    case PROG_NANOGPT:
+        return "nanoGPT";
+    case PROG_ARGPARSE:
+        return "a plain argparse script";
+    case PROG_HF_TRAINER:
+        return "Hugging Face Trainer arguments";
+    default:
+        return "a program vramtrace has no flag spellings for";
+    }
+}
+
+/* shown: a key of a transformer is listed for another model only when the program gave it (as
+ * the text report does) */
+static int shown(const nano_config *c, config_key k, int transformer)
+{
+    config_source s = c->v[k].src;
+    int tkey = k == CFG_block_size || k == CFG_n_layer || k == CFG_n_head || k == CFG_n_embd ||
+               k == CFG_vocab_size || k == CFG_dropout || k == CFG_bias;
+    return transformer || !tkey || s == CONFIG_SRC_FILE || s == CONFIG_SRC_ARG ||
+           s == CONFIG_SRC_FLAG;
+}
+
+void html_config(FILE *out, const report_ctx *c)
+{
+    const model_result *m = c->model;
+    if (!m)
+        return;
+    const nano_config *cfg = &m->cfg;
+    int tr = m->formula_ok || family_transformer(m->rec.family);
+    int n[CONFIG_SRC_UNKNOWN + 1] = {0};
+    for (int k = 0; k < CFG_COUNT; k++)
+        if (shown(cfg, (config_key)k, tr))
+            n[cfg->v[k].src]++;
+    fprintf(out,
+            "<section id=config><h2>Configuration (%s)</h2>\n<p>%d from arguments or flags, %d "
+            "from config files, %d inferred from the trace",
+            program_name(cfg->program), n[CONFIG_SRC_ARG] + n[CONFIG_SRC_FLAG], n[CONFIG_SRC_FILE],
+            n[CONFIG_SRC_TRACE]);
+    if (n[CONFIG_SRC_DEFAULT])
+        fprintf(out, ", %d nanoGPT defaults", n[CONFIG_SRC_DEFAULT]);
+    fprintf(out, ", %d unknown. No computation uses a default in place of an unknown value.</p>\n",
+            n[CONFIG_SRC_UNKNOWN]);
+    fputs("<table id=config-table><tr><th>key</th><th>value</th><th>source</th><th>where, or "
+          "how it was found</th><th>meaning</th></tr>\n",
+          out);
+    for (int k = 0; k < CFG_COUNT; k++) {
+        const config_value *v = &cfg->v[k];
+        char buf[40];
+        if (!shown(cfg, (config_key)k, tr))
+            continue;
+        fprintf(out, "<tr data-key=\"%s\"><td><code>%s</code></td><td>",
+                config_key_name((config_key)k), config_key_name((config_key)k));
+        html_esc(out, config_value_text(cfg, (config_key)k, buf, sizeof buf));
+        fprintf(out, "</td><td><span class=\"src src-%s\">%s</span></td><td class=sub2>",
+                config_source_name(v->src), config_source_name(v->src));
+        if (v->src == CONFIG_SRC_UNKNOWN)
+            fputs("neither the command line nor the trace gives it", out);
+        else if (v->src == CONFIG_SRC_DEFAULT)
+            fputs(cfg->nfiles_missing ? "nanoGPT train.py's default assumed: a config file the "
+                                        "trace did not record may set it"
+                                      : "nanoGPT train.py's default",
+                  out);
+        else if (v->src == CONFIG_SRC_FLAG)
+            fputs("given on vramtrace's command line", out);
+        if (v->where[0]) {
+            fputs(v->src == CONFIG_SRC_UNKNOWN || v->src == CONFIG_SRC_DEFAULT ||
+                          v->src == CONFIG_SRC_FLAG
+                      ? "; "
+                      : "",
+                  out);
+            html_esc(out, v->where);
+        }
+        fprintf(out, "</td><td class=sub2>%s</td></tr>\n", key_doc[k]);
+    }
+    fputs("</table>\n", out);
+    if (m->note[0]) {
+        fputs("<p class=sub>Note: ", out);
+        html_esc(out, m->note);
+        fputs("</p>\n", out);
+    }
+    for (int i = 0; i < cfg->nwarnings && i < 4; i++) {
+        fputs("<p class=sub>Note: ", out);
+        html_esc(out, cfg->warnings[i]);
+        fputs("</p>\n", out);
+    }
+    if (cfg->torch_version[0]) {
+        fputs("<p class=sub>Recorded: PyTorch ", out);
+        html_esc(out, cfg->torch_version);
+        if (cfg->cuda_version[0]) {
+            fputs(", built for CUDA ", out);
+            html_esc(out, cfg->cuda_version);
+        }
+        fputs("</p>\n", out);
+    }
+    fputs("</section>\n", out);
+}
+
+static void trained_row(FILE *out, const char *what, const char *state, const char *cls,
+                        const char *where)
+{
+    fprintf(out, "<tr><td>%s</td><td><span class=\"st %s\">", what, cls);
+    html_esc(out, state);
+    fputs("</span></td><td class=sub2>", out);
+    html_esc(out, where);
+    fputs("</td></tr>\n", out);
+}
+
+void html_trained(FILE *out, const report_ctx *c)
+{
+    const model_result *m = c->model;
+    if (!m)
+        return;
+    const run_recognition *r = &m->rec;
+    char fam[160], buf[120];
+    snprintf(fam, sizeof fam, "%s%s%s%s", family_words(r->family), r->model_class[0] ? " (" : "",
+             r->model_class, r->model_class[0] ? ")" : "");
+    fputs("<section id=trained><h2>What was trained</h2>\n<table id=trained-table><tr><th>"
+          "</th><th>found</th><th>evidence</th></tr>\n",
+          out);
+    trained_row(out, "model", fam, r->family == FAM_UNKNOWN ? "unk" : "fam", r->family_where);
+    trained_row(out, "optimizer", r->optim == OPT_UNKNOWN ? "unknown" : optim_words(r->optim),
+                r->optim == OPT_UNKNOWN ? "unk" : "fam", r->optim_where);
+    if (r->trainable && m->params_trace) {
+        snprintf(buf, sizeof buf, "%.2f M of %.2f M parameters", (double)r->trainable / 1e6,
+                 (double)m->params_trace / 1e6);
+        trained_row(out, "trainable", buf, "fam", "the gradients' elements");
+    }
+    const struct {
+        const char *name;
+        const recog_feature *f;
+    } feats[] = {{"activation checkpointing", &r->checkpointing},
+                 {"torch.compile", &r->compile},
+                 {"CUDA graphs", &r->cuda_graphs},
+                 {"LoRA adapters (peft)", &r->lora}};
+    for (size_t i = 0; i < sizeof feats / sizeof feats[0]; i++) {
+        int st = feats[i].f->state;
+        trained_row(out, feats[i].name,
+                    st == FEAT_ON    ? "on"
+                    : st == FEAT_OFF ? "off"
+                                     : "unknown",
+                    st == FEAT_ON    ? "on"
+                    : st == FEAT_OFF ? "off"
+                                     : "unk",
+                    feats[i].f->where);
+    }
+    if (r->batchnorm)
+        trained_row(out, "batch statistics", "BatchNorm", "fam",
+                    "BatchNorm in the forward: its statistics depend on the micro-batch");
+    fputs("</table>\n<p class=sub>What is on is never recommended; the what-ifs start from the "
+          "run's own state.</p></section>\n",
+          out);
+}
+
+/* module_table: one moment's modules (top 12, the rest summed, nothing hidden), each with a
+ * bar of its bytes by category */
+static void module_table(FILE *out, const report_module *mods, size_t n, uint64_t total,
+                         const char *id, const char *when)
+{
+    char b[32];
+    if (!n || !total)
+        return;
+    fprintf(out,
+            "<h3>%s</h3>\n<table id=\"%s\" class=modules><tr><th class=n>bytes</th><th "
+            "class=n>share</th><th></th><th class=n>tensors</th><th>module</th></tr>\n",
+            when, id);
+    uint64_t rest = 0, nrest = 0, top = mods[0].bytes ? mods[0].bytes : 1;
+    for (size_t i = 0; i < n; i++) {
+        const report_module *md = &mods[i];
+        if (i >= 12) {
+            rest += md->bytes;
+            nrest += md->count;
+            continue;
+        }
+        fprintf(out,
+                "<tr><td class=n>%s</td><td class=n>%.1f %%</td><td class=barcell><div "
+                "class=mbar style=\"width:%.1f%%\">",
+                html_bytes(md->bytes, b, sizeof b), 100.0 * (double)md->bytes / (double)total,
+                100.0 * (double)md->bytes / (double)top);
+        for (int k = 0; k < CAT_COUNT; k++)
+            if (md->by_cat[k] && md->bytes)
+                fprintf(out, "<span class=\"c-%s\" style=\"width:%.2f%%\" title=\"%s: %s\"></span>",
+                        category_key((category)k),
+                        100.0 * (double)md->by_cat[k] / (double)md->bytes,
+                        category_name((category)k), html_bytes(md->by_cat[k], b, sizeof b));
+        fprintf(out, "</div></td><td class=n>%llu</td><td class=site>",
+                (unsigned long long)md->count);
+        html_esc(out, md->text);
+        fputs("</td></tr>\n", out);
+    }
+    if (rest)
+        fprintf(out,
+                "<tr><td class=n>%s</td><td class=n>%.1f %%</td><td></td><td class=n>%llu</td>"
+                "<td>(%zu more modules)</td></tr>\n",
+                html_bytes(rest, b, sizeof b), 100.0 * (double)rest / (double)total,
+                (unsigned long long)nrest, n - 12);
+    fputs("</table>\n", out);
+}
+
+void html_modules(FILE *out, const report_ctx *c)
+{
+    const replay_result *r = &c->runs[0];
+    fputs("<section id=modules><h2>Where the activations come from</h2>\n<p class=sub>"
+          "Activations, logits/loss and attention live at a moment, by the nn.Module whose "
+          "forward made them; the bar shows each module's bytes by category.</p>\n",
+          out);
+    if (!r->tensor_mode)
+        fputs("<p>By module needs tensor events: segment mode sees the allocator's segments "
+              "only (vramtrace run --tensors records every tensor).</p>\n",
+              out);
+    else if (!c->nmod_peak && !(r->has_oom && c->nmod_oom))
+        fputs("<p>No activations, logits or attention scores were live at the peak.</p>\n", out);
+    module_table(out, c->mod_peak, c->nmod_peak, c->mod_peak_total, "modules-peak", "at the peak");
+    if (r->has_oom)
+        module_table(out, c->mod_oom, c->nmod_oom, c->mod_oom_total, "modules-oom",
+                     "when the out-of-memory allocation failed");
+    fputs("</section>\n", out);
+}

@@ -1,0 +1,376 @@
+/* html_model.c — the diagnosis on the HTML page (html_parts.h): the summary at the top, the
+ * OOM's cause with its evidence, the advice with predicted peaks against the card and the
+ * notes the text report prints, the formula comparison or why none applies. Rendered from the
+ * built report (report_ctx, model_result), never computed here; every string escaped. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "html_parts.h"
+
+static const char *verdict_class(const advice_item *it)
+{
+    return it->fits < 0 ? "unk" : it->fits ? "ok" : it->headroom_bytes >= 0 ? "tight" : "over";
+}
+
+/* verdict: "fits (2.95 GiB left, 25 %)", "too tight for 5 % headroom (...)", "does not fit
+ * (2.98 GiB over)", as the text report says it */
+static void verdict(FILE *out, const advice_item *it, uint64_t capacity)
+{
+    char b[32];
+    if (it->fits < 0)
+        fputs("card size unknown", out);
+    else if (it->headroom_bytes >= 0)
+        fprintf(out, "%s (%s left, %.0f %%)",
+                it->fits ? "fits" : "too tight for " ADVICE_HEADROOM_PCT_TEXT " % headroom",
+                html_bytes((uint64_t)it->headroom_bytes, b, sizeof b),
+                capacity ? 100.0 * (double)it->headroom_bytes / (double)capacity : 0.0);
+    else
+        fprintf(out, "does not fit (%s over)",
+                html_bytes((uint64_t)-it->headroom_bytes, b, sizeof b));
+}
+
+static const advice_item *recommended(const model_result *m)
+{
+    for (int i = 0; i < m->nitems; i++)
+        if (m->items[i].recommended)
+            return &m->items[i];
+    return NULL;
+}
+
+void html_summary(FILE *out, const report_ctx *c)
+{
+    const replay_result *r = &c->runs[0];
+    const model_result *m = c->model;
+    const run_facts *f = &c->facts;
+    char b1[32], b2[32];
+    fputs("<section id=summary class=cards>\n", out);
+    fprintf(out,
+            "<div class=card><h3>peak</h3><p class=big>%s</p><p>process (as nvidia-smi shows it) "
+            "at %.3f s",
+            html_bytes(r->peak_process, b1, sizeof b1), (double)r->t_process / 1e9);
+    if (f->peak_phase && *f->peak_phase) {
+        fputs(", in the ", out);
+        html_esc(out, f->peak_phase);
+    }
+    fprintf(out, "; reserved %s</p></div>\n", html_bytes(r->peak_reserved, b1, sizeof b1));
+    if (m && m->capacity) { /* the current configuration against the card, as model.c says */
+        uint64_t need = m->current.peak_bytes, cap = m->capacity;
+        int over = need > cap || f->has_oom;
+        int fits = !over && advice_fits(need, cap, ADVICE_HEADROOM) == 1;
+        char b3[32];
+        fputs("<div class=card><h3>card</h3><p class=big>", out);
+        html_esc(out, m->capacity_name);
+        fprintf(out, "</p><p>%s; this configuration needs ~%s: <b class=%s>%s",
+                html_bytes(cap, b1, sizeof b1), html_bytes(need, b2, sizeof b2),
+                fits   ? "ok"
+                : over ? "over"
+                       : "tight",
+                fits   ? "fits"
+                : over ? "does not fit"
+                       : "fits, with less than " ADVICE_HEADROOM_PCT_TEXT " % free");
+        if (need != cap)
+            fprintf(out, ", %s %s", html_bytes(need > cap ? need - cap : cap - need, b3, sizeof b3),
+                    need > cap ? "over" : "free");
+        fputs("</b></p></div>\n", out);
+    }
+    if (f->has_oom && m) {
+        fputs("<div class=\"card bad\"><h3>out of memory</h3><p class=big>in the ", out);
+        html_esc(out, f->oom_phase && *f->oom_phase ? f->oom_phase : "run");
+        fprintf(out, "</p><p>asking for %s: <b>", html_bytes(f->oom_requested, b1, sizeof b1));
+        html_esc(out, advice_cause_text(m->cause));
+        fputs("</b> <a href=\"#oom\">why</a></p></div>\n", out);
+    } else {
+        fprintf(out,
+                "<div class=card><h3>run</h3><p class=big>no OOM</p><p>%u optimizer step%s "
+                "traced%s</p></div>\n",
+                r->iterations, r->iterations == 1 ? "" : "s",
+                m && m->tight ? "; it fit with less than " ADVICE_HEADROOM_PCT_TEXT " % free" : "");
+    }
+    const advice_item *it = m ? recommended(m) : NULL;
+    if (it) {
+        fputs("<div class=\"card rec\"><h3>recommended</h3><p class=big>", out);
+        html_esc(out, it->change);
+        fprintf(out, "</p><p>predicted peak %s: <b class=%s>",
+                html_bytes(it->predicted_peak, b1, sizeof b1), verdict_class(it));
+        verdict(out, it, m->capacity);
+        fputs("</b>", out);
+        if (it->cmdline[0]) {
+            fputs("<br><code>", out);
+            html_esc(out, it->cmdline);
+            fputs("</code>", out);
+        }
+        fputs(" <a href=\"#advice\">all advice</a></p></div>\n", out);
+    }
+    fputs("</section>\n", out);
+}
+
+/* cardbar: bytes by category (and the request, hatched) along a bar scaled to scale bytes,
+ * with the card's capacity marked; a title on each part says its bytes */
+static void cardbar(FILE *out, const cat_breakdown *live, uint64_t requested, uint64_t cap,
+                    uint64_t scale)
+{
+    char b[32];
+    fputs("<div class=cardbar>", out);
+    for (int k = 0; k < CAT_COUNT; k++) {
+        if (!live->bytes[k])
+            continue;
+        fprintf(out, "<span class=\"c-%s\" style=\"width:%.2f%%\" title=\"%s: %s\"></span>",
+                category_key((category)k), 100.0 * (double)live->bytes[k] / (double)scale,
+                category_name((category)k), html_bytes(live->bytes[k], b, sizeof b));
+    }
+    if (requested)
+        fprintf(out,
+                "<span class=req style=\"width:%.2f%%\" title=\"the failed request: %s\"></span>",
+                100.0 * (double)requested / (double)scale, html_bytes(requested, b, sizeof b));
+    if (cap)
+        fprintf(out, "<em class=capline style=\"left:%.2f%%\" title=\"the card: %s\"></em>",
+                100.0 * (double)cap / (double)scale, html_bytes(cap, b, sizeof b));
+    fputs("</div>\n", out);
+}
+
+void html_oom(FILE *out, const report_ctx *c)
+{
+    const model_result *m = c->model;
+    const run_facts *f = &c->facts;
+    char b1[32], b2[32];
+    if (!f->has_oom || !m)
+        return;
+    uint64_t cap = f->oom_capacity ? f->oom_capacity : m->capacity;
+    uint64_t live = cat_breakdown_total(&f->at_oom);
+    uint64_t scale = live + f->oom_requested > cap ? live + f->oom_requested : cap;
+    fputs("<section id=oom><h2>Out of memory: why</h2>\n<p class=cause><b>cause: ", out);
+    html_esc(out, advice_cause_text(m->cause));
+    fputs("</b><br>", out);
+    html_esc(out, m->why);
+    fprintf(out, "</p>\n<p>%s requested", html_bytes(f->oom_requested, b1, sizeof b1));
+    if (f->oom_site && *f->oom_site) {
+        fputs(" at <span class=site>", out);
+        html_esc(out, f->oom_site);
+        fputs("</span>", out);
+    }
+    if (f->oom_phase && *f->oom_phase) {
+        fputs(" during the ", out);
+        html_esc(out, f->oom_phase);
+    }
+    fprintf(out,
+            "; capacity %s%s. What was live then, and the request (hatched), against the "
+            "card (the black line):</p>\n",
+            html_bytes(cap, b2, sizeof b2),
+            f->oom_pytorch_pattern ? " (PyTorch released its cache and failed again)" : "");
+    if (scale)
+        cardbar(out, &f->at_oom, f->oom_requested, cap, scale);
+    fputs("<p class=keys>", out);
+    for (int k = 0; k < CAT_COUNT; k++)
+        if (f->at_oom.bytes[k]) {
+            fputs("<span>", out);
+            html_swatch(out, k);
+            fprintf(out, "%s %s</span>", category_name((category)k),
+                    html_bytes(f->at_oom.bytes[k], b1, sizeof b1));
+        }
+    fprintf(out,
+            "</p>\n<p class=sub>Cache PyTorch released to retry: %s; outside PyTorch (context, "
+            "kernel code, external): %s.</p></section>\n",
+            html_bytes(f->oom_cache, b1, sizeof b1), html_bytes(f->oom_outside, b2, sizeof b2));
+}
+
+static void advice_notes(FILE *out, const model_result *m)
+{
+    int any = m->oom_forward[0] || m->accum_assumed || m->opt_assumed || m->tight;
+    if (!any)
+        return;
+    fputs("<ul class=notes>", out);
+    if (m->tight)
+        fputs("<li>The run completed on this card with less than " ADVICE_HEADROOM_PCT_TEXT
+              " % free: a tight fit, which the first row says.</li>",
+              out);
+    if (m->oom_forward[0]) {
+        fputs("<li>", out);
+        html_esc(out, m->oom_forward);
+        fputs(".</li>", out);
+    }
+    if (m->accum_assumed)
+        fputs("<li>The run's gradient accumulation is not known: predictions keep a step's "
+              "gradients alive through the next forward, as accumulation does.</li>",
+              out);
+    if (m->opt_assumed)
+        fputs("<li>The optimizer's state was not measured: predictions assume AdamW's 8 B per "
+              "trainable parameter; an optimizer with less state needs less.</li>",
+              out);
+    fputs("</ul>\n", out);
+}
+
+static void advice_row(FILE *out, const model_result *m, const advice_item *it, uint64_t scale)
+{
+    char b1[32], b2[32];
+    fprintf(out, "<tr class=\"%s\"><td>%s", it->recommended ? "recommended" : "",
+            it->recommended ? "<b class=badge>recommended</b> " : "");
+    html_esc(out, it->change);
+    if (it->cmdline[0]) {
+        fputs("<br><code>", out);
+        html_esc(out, it->cmdline);
+        fputs("</code>", out);
+    }
+    fprintf(out,
+            "</td><td class=n>%s</td><td class=barcell><div class=pbar><span class=%s "
+            "style=\"width:%.1f%%\" title=\"predicted peak %s\"></span>",
+            html_bytes(it->predicted_peak, b1, sizeof b1), verdict_class(it),
+            100.0 * (double)(it->predicted_peak < scale ? it->predicted_peak : scale) /
+                (double)scale,
+            b1);
+    if (m->capacity)
+        fprintf(out, "<em class=capline style=\"left:%.1f%%\" title=\"the card: %s\"></em>",
+                100.0 * (double)m->capacity / (double)scale,
+                html_bytes(m->capacity, b2, sizeof b2));
+    fprintf(out, "</div></td><td class=%s>", verdict_class(it));
+    verdict(out, it, m->capacity);
+    if (it->required > it->predicted_peak)
+        fprintf(out, " (with +%s room for allocator fragmentation)",
+                html_bytes(it->required - it->predicted_peak, b1, sizeof b1));
+    fputs("</td><td class=sub2>", out);
+    html_esc(out, it->note);
+    if (it->cache_limit)
+        fprintf(out,
+                "<br>The allocator cache decides: %s of it assumed here; with at most %s the rest "
+                "keeps %d %% free (measure it: vramtrace fit).",
+                html_bytes(it->cache_assumed, b1, sizeof b1),
+                html_bytes(it->cache_limit, b2, sizeof b2), ADVICE_HEADROOM_PCT);
+    fputs("</td></tr>\n", out);
+}
+
+void html_advice(FILE *out, const report_ctx *c)
+{
+    const model_result *m = c->model;
+    char b1[32], b2[32];
+    if (!m)
+        return;
+    fputs("<section id=advice><h2>", out);
+    if (m->capacity) {
+        fputs("Advice for ", out);
+        html_esc(out, m->capacity_name);
+        fprintf(out, " (%s; keep &ge; %d %% free)</h2>\n", html_bytes(m->capacity, b1, sizeof b1),
+                ADVICE_HEADROOM_PCT);
+    } else {
+        fputs("Advice (no card size known: pass --card rtx4070 or a size)</h2>\n", out);
+    }
+    fprintf(out, "<p>The current configuration needs ~%s.</p>\n",
+            html_bytes(m->current.peak_bytes, b2, sizeof b2));
+    advice_notes(out, m);
+    uint64_t scale = m->capacity + m->capacity / 10;
+    for (int i = 0; i < m->nitems; i++)
+        if (m->items[i].predicted_peak > scale)
+            scale = m->items[i].predicted_peak;
+    if (scale > 2 * (m->capacity + m->capacity / 10) && m->capacity)
+        scale = 2 * (m->capacity + m->capacity / 10); /* a far-off item does not shrink the rest */
+    if (!scale)
+        scale = 1;
+    if (m->nitems) {
+        fputs("<table id=advice-table><tr><th>change</th><th class=n>predicted peak</th><th>"
+              "against the card (black line)</th><th>verdict</th><th>what it costs</th></tr>\n",
+              out);
+        for (int i = 0; i < m->nitems; i++)
+            advice_row(out, m, &m->items[i], scale);
+        fputs("</table>\n", out);
+    }
+    if (m->capacity && config_known(&m->cfg, CFG_batch_size))
+        fprintf(out,
+                "<p>Largest %s that fits (other settings unchanged, keeping &ge; %d %% free): "
+                "<b>%llu</b></p>\n",
+                m->cfg.program == PROG_NANOGPT ? "batch_size" : "micro-batch", ADVICE_HEADROOM_PCT,
+                (unsigned long long)m->largest_batch);
+    else if (m->capacity)
+        fputs("<p>The micro-batch is not known: no what-if of it.</p>\n", out);
+    fputs("</section>\n", out);
+}
+
+/* formula_head: what N and P are for the comparison, as the text report says them */
+static void formula_head(FILE *out, const model_result *m)
+{
+    const gpt_shape *s = &m->shape;
+    const char *unit = s->patch_tokens ? "patch tokens" : "tokens";
+    fprintf(out, "<p>N = B&middot;T = %llu %s; ", (unsigned long long)(s->B * s->T), unit);
+    if (m->params_trace)
+        fprintf(out,
+                "P = %.2f M parameters in the trace's weight tensors, %.2f M for the formula's "
+                "GPT of the same L, d, V.",
+                m->params_trace / 1e6, formula_params_exact(s) / 1e6);
+    else if (m->cfg.program == PROG_NANOGPT)
+        fprintf(out,
+                "P = %.2f M parameters, %.2f M without the position embedding, as nanoGPT's "
+                "get_num_params counts.",
+                formula_params_exact(s) / 1e6, m->docf.params_reported / 1e6);
+    else
+        fprintf(out, "P = %.2f M parameters of the formula's GPT shape.",
+                formula_params_exact(s) / 1e6);
+    fputs(" <i>Basic</i>: the usual rule of thumb (16-bit weights and gradients, AdamW 8 B per "
+          "parameter, activations B&middot;T&middot;d&middot;L&middot;24&middot;2 B); "
+          "<i>refined</i>: what PyTorch autocast really keeps (docs/formula.md).</p>\n",
+          out);
+}
+
+static void ratio(FILE *out, uint64_t me, uint64_t f)
+{
+    if (!f) {
+        fputs("<td class=n>-</td>", out);
+        return;
+    }
+    double q = (double)me / (double)f;
+    fprintf(out, "<td class=\"n%s\">%.2f</td>", q > 1.25 || q < 0.75 ? " off" : "", q);
+}
+
+void html_formula(FILE *out, const report_ctx *c)
+{
+    const model_result *m = c->model;
+    char b1[32], b2[32], b3[32];
+    if (!m)
+        return;
+    if (!m->formula_ok) {
+        fputs("<section id=formula><h2>Formula: not applied</h2>\n<p>", out);
+        html_esc(out, m->formula_why);
+        fputs("</p>\n", out);
+        int any = 0;
+        for (int k = 0; k < CAT_COUNT; k++)
+            if (m->reason_doc[k][0]) {
+                fputs(any++ ? "" : "<p>What the measurement says:</p><ul id=measured-says>", out);
+                fputs("<li>", out);
+                html_swatch(out, k);
+                fprintf(out, "<b>%s</b>: ", category_name((category)k));
+                html_esc(out, m->reason_doc[k]);
+                fputs("</li>", out);
+            }
+        fputs(any ? "</ul></section>\n" : "</section>\n", out);
+        return;
+    }
+    fputs("<section id=formula><h2>Formula comparison at the peak</h2>\n", out);
+    formula_head(out, m);
+    fputs("<table id=formula-table><tr><th>category</th><th class=n>measured</th><th "
+          "class=n>basic</th><th class=n>refined</th><th class=n>meas/basic</th><th "
+          "class=n>meas/refined</th><th>where they differ by more than 25 %</th></tr>\n",
+          out);
+    for (int k = 0; k < CAT_COUNT; k++) {
+        uint64_t me = m->measured.bytes[k], d = m->doc.bytes[k], r = m->refined.bytes[k];
+        if (!me && !d && !r)
+            continue;
+        fputs("<tr><td>", out);
+        html_swatch(out, k);
+        fprintf(out, "%s</td><td class=n>%s</td><td class=n>%s</td><td class=n>%s</td>",
+                category_name((category)k), html_bytes(me, b1, sizeof b1),
+                html_bytes(d, b2, sizeof b2), html_bytes(r, b3, sizeof b3));
+        ratio(out, me, d);
+        ratio(out, me, r);
+        fputs("<td class=sub2>", out);
+        if (m->reason_doc[k][0]) {
+            fputs("vs basic: ", out);
+            html_esc(out, m->reason_doc[k]);
+        }
+        if (m->reason_ref[k][0]) {
+            fputs(m->reason_doc[k][0] ? "<br>vs refined: " : "vs refined: ", out);
+            html_esc(out, m->reason_ref[k]);
+        }
+        fputs("</td></tr>\n", out);
+    }
+    fprintf(out,
+            "</table>\n<p>Effective activation multiplier (measured / (B&middot;T&middot;d&middot;"
+            "L&middot;2 B)): <b>%.1f</b> activations alone, %.1f with logits/loss and attention; "
+            "the basic formula uses 24 (and 160 as an empirical upper figure).</p></section>\n",
+            m->mult_act, m->mult_all);
+}
