@@ -3,39 +3,12 @@
  * trace, nanoGPT's default for nanoGPT only, or unknown). Resolving it is model/advice/model.c. */
 #include "config_view.h"
 
-static const char *program_name(config_program p)
-{
-    switch (p) {
-    case PROG_NANOGPT:
-        return "nanoGPT";
-    case PROG_ARGPARSE:
-        return "a plain argparse script";
-    case PROG_HF_TRAINER:
-        return "Hugging Face Trainer arguments";
-    default:
-        return "a program vramtrace has no flag spellings for";
-    }
-}
-
-/* transformer_key: a key that only a transformer has (hidden for other models unless the
- * program itself gave it). */
-static int transformer_key(config_key k)
-{
-    return k == CFG_block_size || k == CFG_n_layer || k == CFG_n_head || k == CFG_n_embd ||
-           k == CFG_vocab_size || k == CFG_dropout || k == CFG_bias;
-}
-
-static int from_program(config_source s)
-{
-    return s == CONFIG_SRC_FILE || s == CONFIG_SRC_ARG || s == CONFIG_SRC_FLAG;
-}
-
 void config_print(FILE *out, const nano_config *c, int transformer)
 {
     int nd = 0, nf = 0, na = 0, ni = 0, nu = 0;
     for (int k = 0; k < CFG_COUNT; k++) {
         config_source s = c->v[k].src;
-        if (!transformer && transformer_key((config_key)k) && !from_program(s))
+        if (!config_key_shown(c, (config_key)k, transformer))
             continue;
         nd += s == CONFIG_SRC_DEFAULT;
         nf += s == CONFIG_SRC_FILE;
@@ -46,7 +19,7 @@ void config_print(FILE *out, const nano_config *c, int transformer)
     fprintf(out,
             "configuration (%s): %d from arguments/flags, %d from config files, %d inferred "
             "from the trace",
-            program_name(c->program), na, nf, ni);
+            config_program_name(c->program), na, nf, ni);
     if (nd)
         fprintf(out, ", %d nanoGPT defaults", nd);
     fprintf(out, ", %d unknown\n", nu);
@@ -57,7 +30,7 @@ void config_print(FILE *out, const nano_config *c, int transformer)
     for (int k = 0; k < CFG_COUNT; k++) {
         char buf[40];
         const config_value *v = &c->v[k];
-        if (!transformer && transformer_key((config_key)k) && !from_program(v->src))
+        if (!config_key_shown(c, (config_key)k, transformer))
             continue;
         fprintf(out, "  %-28s %-10s %s%s%s\n", config_key_name((config_key)k),
                 config_value_text(c, (config_key)k, buf, sizeof buf),
@@ -83,7 +56,7 @@ void config_print(FILE *out, const nano_config *c, int transformer)
 void config_add_json(cJSON *root, const nano_config *c)
 {
     cJSON *cfg = cJSON_AddObjectToObject(root, "config");
-    cJSON_AddStringToObject(root, "config_program", program_name(c->program));
+    cJSON_AddStringToObject(root, "config_program", config_program_name(c->program));
     for (int k = 0; k < CFG_COUNT; k++) {
         const config_value *v = &c->v[k];
         cJSON *e = cJSON_AddObjectToObject(cfg, config_key_name((config_key)k));

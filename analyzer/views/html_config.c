@@ -6,40 +6,6 @@
 
 #include "html_parts.h"
 
-/* the meaning of each configuration key (config.h's list) */
-static const char *const key_doc[] = {
-#define VT_HTML_KEY_DOC(k, t, d, doc) doc,
-    VT_CONFIG_KEYS(VT_HTML_KEY_DOC)
-#undef VT_HTML_KEY_DOC
-};
-
-/* program_name: the kind of program the configuration was read as (the words config_view.c
- * prints in the text report) */
-static const char *program_name(config_program p)
-{
-    switch (p) {
-    case PROG_NANOGPT:
-        return "nanoGPT";
-    case PROG_ARGPARSE:
-        return "a plain argparse script";
-    case PROG_HF_TRAINER:
-        return "Hugging Face Trainer arguments";
-    default:
-        return "a program vramtrace has no flag spellings for";
-    }
-}
-
-/* shown: a key of a transformer is listed for another model only when the program gave it (as
- * the text report does) */
-static int shown(const nano_config *c, config_key k, int transformer)
-{
-    config_source s = c->v[k].src;
-    int tkey = k == CFG_block_size || k == CFG_n_layer || k == CFG_n_head || k == CFG_n_embd ||
-               k == CFG_vocab_size || k == CFG_dropout || k == CFG_bias;
-    return transformer || !tkey || s == CONFIG_SRC_FILE || s == CONFIG_SRC_ARG ||
-           s == CONFIG_SRC_FLAG;
-}
-
 void html_config(FILE *out, const report_ctx *c)
 {
     const model_result *m = c->model;
@@ -49,13 +15,13 @@ void html_config(FILE *out, const report_ctx *c)
     int tr = m->formula_ok || family_transformer(m->rec.family);
     int n[CONFIG_SRC_UNKNOWN + 1] = {0};
     for (int k = 0; k < CFG_COUNT; k++)
-        if (shown(cfg, (config_key)k, tr))
+        if (config_key_shown(cfg, (config_key)k, tr))
             n[cfg->v[k].src]++;
     fprintf(out,
             "<section id=config><h2>Configuration (%s)</h2>\n<p>%d from arguments or flags, %d "
             "from config files, %d inferred from the trace",
-            program_name(cfg->program), n[CONFIG_SRC_ARG] + n[CONFIG_SRC_FLAG], n[CONFIG_SRC_FILE],
-            n[CONFIG_SRC_TRACE]);
+            config_program_name(cfg->program), n[CONFIG_SRC_ARG] + n[CONFIG_SRC_FLAG],
+            n[CONFIG_SRC_FILE], n[CONFIG_SRC_TRACE]);
     if (n[CONFIG_SRC_DEFAULT])
         fprintf(out, ", %d nanoGPT defaults", n[CONFIG_SRC_DEFAULT]);
     fprintf(out, ", %d unknown. No computation uses a default in place of an unknown value.</p>\n",
@@ -66,7 +32,7 @@ void html_config(FILE *out, const report_ctx *c)
     for (int k = 0; k < CFG_COUNT; k++) {
         const config_value *v = &cfg->v[k];
         char buf[40];
-        if (!shown(cfg, (config_key)k, tr))
+        if (!config_key_shown(cfg, (config_key)k, tr))
             continue;
         fprintf(out, "<tr data-key=\"%s\"><td><code>%s</code></td><td>",
                 config_key_name((config_key)k), config_key_name((config_key)k));
@@ -90,7 +56,7 @@ void html_config(FILE *out, const report_ctx *c)
                   out);
             html_esc(out, v->where);
         }
-        fprintf(out, "</td><td class=sub2>%s</td></tr>\n", key_doc[k]);
+        fprintf(out, "</td><td class=sub2>%s</td></tr>\n", config_key_doc((config_key)k));
     }
     fputs("</table>\n", out);
     if (m->note[0]) {

@@ -156,6 +156,7 @@ void model_json(cJSON *root, const model_result *m, const run_facts *f)
         cJSON_AddStringToObject(root, "config_note", m->note);
     add_recognized_json(root, m);
     cJSON_AddBoolToObject(root, "formula_applies", m->formula_ok != 0);
+    cJSON_AddBoolToObject(root, "no_allocation", m->empty != 0);
     if (!m->formula_ok)
         cJSON_AddStringToObject(root, "formula_note", m->formula_why);
     add_formula_json(root, m);

@@ -161,7 +161,7 @@ static void print_categories(FILE *out, const report_ctx *c, const cat_breakdown
         fputc('\n', out);
     }
     fprintf(out, "  %-18s %12s %6.1f%%\n", "total", human(total, b, sizeof b), total ? 100.0 : 0.0);
-    if (note && !c->runs[0].tensor_mode)
+    if (note && !c->runs[0].tensor_mode && c->runs[0].segment_mode)
         fprintf(out, "  (segment mode: each row is the segments the allocator reserved while that "
                      "phase ran, not\n"
                      "   tensors of that kind; gradients, optimizer state and saved activations "
@@ -287,7 +287,7 @@ int report_text(FILE *out, const report_ctx *c)
                          "Live when the out-of-memory allocation failed", 0);
     print_category_peaks(out, c);
     print_sites(out, c);
-    if (!r->tensor_mode)
+    if (!r->tensor_mode && r->segment_mode)
         fprintf(out,
                 "\n%sWhere the activations come from%s: by module needs tensor events "
                 "(segment mode sees the allocator's segments only; run with --tensors)\n",

@@ -70,7 +70,7 @@ static int nanogpt_run(const nano_config *c, const run_facts *f, char *why, size
         return 1;
     if (f->recog->nanogpt)
         return 1;
-    if (f->recog->python_frames) {
+    if (f->recog->python_frames && f->peak_process) {
         snprintf(
             why, len,
             "its command line looks like nanoGPT's, but nanoGPT's model class (GPT.forward) is not "
@@ -79,8 +79,10 @@ static int nanogpt_run(const nano_config *c, const run_facts *f, char *why, size
     }
     if (f->argv && script_is_train_py(f->argc, f->argv)) {
         snprintf(why, len,
-                 "no Python frames were recorded: nanoGPT's train.py is assumed from the script's "
-                 "name and command line");
+                 "%s: nanoGPT's train.py is assumed from the script's name and command "
+                 "line",
+                 f->recog->python_frames ? "no allocation was recorded to show the model's classes"
+                                         : "no Python frames were recorded");
         return 1;
     }
     return 0;
@@ -321,6 +323,14 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
         m->rec = *f->recog;
     else
         m->rec.optim_bpp = -1;
+    m->empty =
+        f->peak_process == 0 && f->peak_reserved == 0 && cat_breakdown_total(&f->at_peak) == 0;
+    if (m->empty && f->recog) { /* a trace cut before its first allocation shows nothing off */
+        memset(&m->rec.checkpointing, 0, sizeof m->rec.checkpointing);
+        memset(&m->rec.compile, 0, sizeof m->rec.compile);
+        memset(&m->rec.cuda_graphs, 0, sizeof m->rec.cuda_graphs);
+        memset(&m->rec.lora, 0, sizeof m->rec.lora);
+    }
     char why[300] = "";
     int nanogpt = f->argv ? nanogpt_run(&m->cfg, f, why, sizeof why) : !f->recog;
     if (why[0])
@@ -383,6 +393,16 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
         m->mult_all = (double)(m->measured.bytes[CAT_ACTIVATIONS] + m->measured.bytes[CAT_LOGITS] +
                                m->measured.bytes[CAT_ATTENTION]) /
                       denom;
+    }
+    if (m->empty) {
+        /* no allocation at all (a trace cut before the first one): nothing to explain or
+         * advise, and said; never what-ifs of an empty run */
+        m->formula_ok = 0;
+        m->shape.generic = 1;
+        snprintf(m->formula_why, sizeof m->formula_why,
+                 "the trace holds no allocation (cut before the first one, or a run that used no "
+                 "GPU memory): nothing to compare or advise");
+        return 0;
     }
     model_explain(m, f);
 

@@ -222,6 +222,40 @@ int config_validate(const nano_config *c, char *err, size_t errlen)
     return 0;
 }
 
+static const char *const key_docs[] = {
+#define VT_CFG_DOC(k, t, d, doc) doc,
+    VT_CONFIG_KEYS(VT_CFG_DOC)
+#undef VT_CFG_DOC
+};
+
+const char *config_key_doc(config_key k)
+{
+    return (unsigned)k < CFG_COUNT ? key_docs[k] : "?";
+}
+
+const char *config_program_name(config_program p)
+{
+    switch (p) {
+    case PROG_NANOGPT:
+        return "nanoGPT";
+    case PROG_ARGPARSE:
+        return "a plain argparse script";
+    case PROG_HF_TRAINER:
+        return "Hugging Face Trainer arguments";
+    default:
+        return "a program vramtrace has no flag spellings for";
+    }
+}
+
+int config_key_shown(const nano_config *c, config_key k, int transformer)
+{
+    config_source s = c->v[k].src;
+    int tkey = k == CFG_block_size || k == CFG_n_layer || k == CFG_n_head || k == CFG_n_embd ||
+               k == CFG_vocab_size || k == CFG_dropout || k == CFG_bias;
+    return transformer || !tkey || s == CONFIG_SRC_FILE || s == CONFIG_SRC_ARG ||
+           s == CONFIG_SRC_FLAG;
+}
+
 const char *config_key_name(config_key k)
 {
     return (unsigned)k < CFG_COUNT ? keys[k].name : "?";

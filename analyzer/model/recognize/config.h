@@ -93,6 +93,9 @@ typedef struct nano_config {
     int nwarnings;          /* notes: problems that did not stop the parse, values not used; all
                              * are counted, the first CONFIG_NOTES_MAX kept (config_notes_kept) */
     char warnings[CONFIG_NOTES_MAX][240];
+    int nskipped;      /* config file lines that set a key and could not be evaluated */
+    char skipped[400]; /* the first: "FILE:LINE: 'key = expr' cannot be evaluated: why" */
+    int skipped_key;   /* its key */
 } nano_config;
 
 /* config_init: every key at nanoGPT's default, source CONFIG_SRC_DEFAULT. */
@@ -179,6 +182,13 @@ int config_validate(const nano_config *c, char *err, size_t errlen);
  * "flag" / "inferred" / "unknown". */
 const char *config_key_name(config_key k);
 const char *config_source_name(config_source s);
+/* config_key_doc: what key k means ("micro-batch: sequences per forward/backward").
+ * config_program_name: how a program kind is said ("nanoGPT", "a plain argparse script").
+ * config_key_shown: whether a report lists key k: a transformer's keys (T, L, H, d, V, dropout,
+ * bias) only for a transformer (transformer = 1), or where the program itself gave them. */
+const char *config_key_doc(config_key k);
+const char *config_program_name(config_program p);
+int config_key_shown(const nano_config *c, config_key k, int transformer);
 /* config_key_type: the CONFIG_* type of key k. */
 config_type config_key_type(config_key k);
 /* config_value_text: the value as Python would print it ("16", "0.1", "False",

@@ -202,14 +202,21 @@ int config_apply_stream(nano_config *c, FILE *fp, const char *path, char *err, s
         pyval v = pyexpr_eval(p, lookup_key, c);
         char where[160];
         snprintf(where, sizeof where, "%s:%d", path, lineno);
-        if (v.k == PYV_ERR && v.why) { /* say why the line is skipped */
-            char msg[200];
-            snprintf(msg, sizeof msg, "%.60s: %s = %.40s%s skipped: %s", where, name, p,
-                     strlen(p) > 40 ? "..." : "", v.why);
+        if (v.k == PYV_ERR) { /* not a literal: nanoGPT would compute it; we cannot: said */
+            const char *why = v.why ? v.why
+                                    : "not a literal nor arithmetic of literals and earlier keys "
+                                      "(a call, an unknown name, a typo such as 8x)";
+            char msg[340];
+            snprintf(msg, sizeof msg, "%.60s: %.40s = %.40s%s skipped: %.100s", where, name, p,
+                     strlen(p) > 40 ? "..." : "", why);
             config_note(c, msg);
+            if (!c->nskipped++) {
+                snprintf(c->skipped, sizeof c->skipped,
+                         "%.80s: '%.40s = %.60s' cannot be evaluated: %.100s", where, name, p, why);
+                c->skipped_key = k;
+            }
+            continue;
         }
-        if (v.k == PYV_ERR)
-            continue; /* not a literal: nanoGPT would compute it; we cannot */
         char verr[512];
         if (config_set_value(c, k, v, p, CONFIG_SRC_FILE, where, verr, sizeof verr) < 0 &&
             rc == 0) {
