@@ -282,7 +282,7 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
     printf("largest single tensor: %s, %s\n", card_format_bytes(big, b1, sizeof b1), what);
     doc_formula d;
     formula_documents(s, &d);
-    printf("the documents' formula (formula.md §2): params %s, grads %s, AdamW %s, activations %s "
+    printf("the basic formula (formula.md §2): params %s, grads %s, AdamW %s, activations %s "
            "(x24) / %s (x160)\n",
            card_format_bytes(d.param_bytes, b1, sizeof b1),
            card_format_bytes(d.grad_bytes, b2, sizeof b2),

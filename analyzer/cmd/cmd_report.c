@@ -63,7 +63,7 @@ static void usage(FILE *out)
     fprintf(out,
             "  --KEY=VALUE         override the run's nanoGPT configuration (e.g. --batch_size=8)\n"
             "card presets: %s\n"
-            "the categories (formula.md §1), the documents' and the refined formula (§2, §3)\n"
+            "the categories (formula.md §1), the basic and the refined formula (§2, §3)\n"
             "and the advice rules (§4): docs/formula.md\n"
             "exit: 0 ok, 1 OOM with --fail-if-oom, 2 usage or unreadable file, 3 malformed trace\n",
             card_presets_help());

@@ -29,7 +29,7 @@ for doc in $(grep -oh 'docs/[A-Za-z0-9_-]*\.md' $files "$help" | sort -u); do
     [ -f "$doc" ] || fail "$doc is named but not in the repository"
 done
 # the sections the code cites by name are the ones there
-for s in "1. Categories" "2. The documents' formula" "3. The refined formula" "4. Advice"; do
+for s in "1. Categories" "2. The basic formula" "3. The refined formula" "4. Advice"; do
     grep -q "^## $s" docs/formula.md || fail "docs/formula.md lacks '## $s'"
 done
 exit 0
