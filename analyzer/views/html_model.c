@@ -175,27 +175,14 @@ void html_oom(FILE *out, const report_ctx *c)
 
 static void advice_notes(FILE *out, const model_result *m)
 {
-    int any = m->oom_forward[0] || m->accum_assumed || m->opt_assumed || m->tight;
-    if (!any)
+    if (!m->nnotes)
         return;
     fputs("<ul class=notes>", out);
-    if (m->tight)
-        fputs("<li>The run completed on this card with less than " ADVICE_HEADROOM_PCT_TEXT
-              " % free: a tight fit, which the first row says.</li>",
-              out);
-    if (m->oom_forward[0]) {
+    for (int i = 0; i < m->nnotes; i++) {
         fputs("<li>", out);
-        html_esc(out, m->oom_forward);
+        html_esc(out, m->notes[i]);
         fputs(".</li>", out);
     }
-    if (m->accum_assumed)
-        fputs("<li>The run's gradient accumulation is not known: predictions keep a step's "
-              "gradients alive through the next forward, as accumulation does.</li>",
-              out);
-    if (m->opt_assumed)
-        fputs("<li>The optimizer's state was not measured: predictions assume AdamW's 8 B per "
-              "trainable parameter; an optimizer with less state needs less.</li>",
-              out);
     fputs("</ul>\n", out);
 }
 

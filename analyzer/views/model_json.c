@@ -175,6 +175,9 @@ void model_json(cJSON *root, const model_result *m, const run_facts *f)
     cJSON_AddBoolToObject(pr, "optimizer_state_assumed_adamw", m->opt_assumed != 0);
     cJSON_AddBoolToObject(pr, "tight_fit", m->tight != 0);
     cJSON_AddBoolToObject(pr, "gradients_kept_assumed", m->accum_assumed != 0);
+    cJSON *notes = cJSON_AddArrayToObject(pr, "notes");
+    for (int i = 0; i < m->nnotes; i++)
+        cJSON_AddItemToArray(notes, cJSON_CreateString(m->notes[i]));
     if (m->oom_forward[0])
         cJSON_AddStringToObject(pr, "first_forward_note", m->oom_forward);
     else

@@ -159,15 +159,8 @@ static void print_advice(FILE *out, const model_result *m, const model_opts *o)
                 "\nadvice (no card size known: pass --card rtx4070 or a size); current "
                 "configuration needs ~%s\n",
                 card_format_bytes(m->current.peak_bytes, b2, sizeof b2));
-    if (m->oom_forward[0])
-        fprintf(out, "  (%s)\n", m->oom_forward);
-    if (m->accum_assumed)
-        fprintf(out, "  (the run's gradient accumulation is not known: predictions keep a step's "
-                     "gradients alive through the next forward, as accumulation does)\n");
-    if (m->opt_assumed)
-        fprintf(out,
-                "  (the optimizer's state was not measured: predictions assume AdamW's 8 B per "
-                "trainable parameter; an optimizer with less state needs less)\n");
+    for (int i = 0; i < m->nnotes; i++)
+        fprintf(out, "  (%s)\n", m->notes[i]);
     const char *bold = o && o->color ? "\033[1m" : "", *plain = o && o->color ? "\033[0m" : "";
     for (int i = 0; i < m->nitems; i++) {
         const advice_item *it = &m->items[i];

@@ -311,6 +311,33 @@ static void oom_forward_share(model_result *m, const run_facts *f)
              used);
 }
 
+/* note: one more sentence the advice rests on (m->notes). */
+static void note(model_result *m, const char *text)
+{
+    if (m->nnotes < (int)(sizeof m->notes / sizeof m->notes[0]))
+        snprintf(m->notes[m->nnotes++], sizeof m->notes[0], "%s", text);
+}
+
+/* advice_notes: what the predictions assume or how certain they are, said once for every view. */
+static void advice_notes(model_result *m)
+{
+    if (m->tight)
+        note(m, "the run completed on this card with less than " ADVICE_HEADROOM_PCT_TEXT
+                " % free: it fits, tightly; the first row says so and the others add margin");
+    if (m->oom_forward[0])
+        note(m, m->oom_forward);
+    else if (m->shape.generic)
+        note(m, "no formula applies: what-ifs scale this run's batch-sized bytes in proportion to "
+                "the micro-batch, the rest kept: an estimate from one measurement (vramtrace fit "
+                "measures)");
+    if (m->accum_assumed)
+        note(m, "the run's gradient accumulation is not known: predictions keep a step's "
+                "gradients alive through the next forward, as accumulation does");
+    if (m->opt_assumed)
+        note(m, "the optimizer's state was not measured: predictions assume AdamW's 8 B per "
+                "trainable parameter; an optimizer with less state needs less");
+}
+
 int model_build(model_result *m, const run_facts *f, const model_opts *o, char *err, size_t errlen)
 {
     memset(m, 0, sizeof *m);
@@ -482,5 +509,6 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
                                   f->has_oom && m->cause == OOM_FRAGMENTATION, m->expandable_set,
                                   cur_fits, m->items, ADVICE_MAX);
     advice_speak(m->items, m->nitems, &m->cfg, &steady, &m->rec);
+    advice_notes(m);
     return 0;
 }

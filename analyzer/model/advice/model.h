@@ -85,9 +85,11 @@ typedef struct model_result {
     run_recognition rec;   /* what was trained (from f->recog; zero = nothing recognized) */
     int formula_ok;        /* 1: a transformer's formula applies to this run's shape */
     char formula_why[240]; /* why it does not, when formula_ok = 0 */
-    int tight;       /* 1: a run that completed on the card with less than the headroom free */
-    int opt_assumed; /* 1: the optimizer's state was not measured: predictions assume AdamW */
-    int empty;       /* 1: the trace holds no allocation: no explanation, no advice (said) */
+    int tight;          /* 1: a run that completed on the card with less than the headroom free */
+    int opt_assumed;    /* 1: the optimizer's state was not measured: predictions assume AdamW */
+    char notes[5][320]; /* what the advice assumes, or how certain it is (every view) */
+    int nnotes;
+    int empty;             /* 1: the trace holds no allocation: no explanation, no advice (said) */
     char oom_forward[300]; /* no formula, died in its first forward: how far it had got */
     int accum_assumed;     /* 1: the accumulation is not known: predictions keep gradients alive */
     model_calib calib;
