@@ -111,23 +111,13 @@ void html_trained(FILE *out, const report_ctx *c)
                  (double)m->params_trace / 1e6);
         trained_row(out, "trainable", buf, "fam", "the gradients' elements");
     }
-    const struct {
-        const char *name;
-        const recog_feature *f;
-    } feats[] = {{"activation checkpointing", &r->checkpointing},
-                 {"torch.compile", &r->compile},
-                 {"CUDA graphs", &r->cuda_graphs},
-                 {"LoRA adapters (peft)", &r->lora}};
-    for (size_t i = 0; i < sizeof feats / sizeof feats[0]; i++) {
-        int st = feats[i].f->state;
-        trained_row(out, feats[i].name,
-                    st == FEAT_ON    ? "on"
-                    : st == FEAT_OFF ? "off"
-                                     : "unknown",
+    for (int i = 0; i < FEATURE_COUNT; i++) {
+        int st = r->feat[i].state;
+        trained_row(out, feature_words((feature_id)i), feature_state_word(st),
                     st == FEAT_ON    ? "on"
                     : st == FEAT_OFF ? "off"
                                      : "unk",
-                    feats[i].f->where);
+                    r->feat[i].where);
     }
     if (r->batchnorm)
         trained_row(out, "batch statistics", "BatchNorm", "fam",

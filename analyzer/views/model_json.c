@@ -143,10 +143,8 @@ static void add_recognized_json(cJSON *root, const model_result *m)
         cJSON_AddNumberToObject(o, "trainable_params", (double)r->trainable);
     else
         cJSON_AddNullToObject(o, "trainable_params");
-    add_feature(o, "activation_checkpointing", &r->checkpointing);
-    add_feature(o, "torch_compile", &r->compile);
-    add_feature(o, "cuda_graphs", &r->cuda_graphs);
-    add_feature(o, "lora", &r->lora);
+    for (int i = 0; i < FEATURE_COUNT; i++)
+        add_feature(o, feature_key((feature_id)i), &r->feat[i]);
 }
 
 void model_json(cJSON *root, const model_result *m, const run_facts *f)

@@ -7,11 +7,6 @@
 #include "config_view.h"
 #include "model_views.h"
 
-static const char *feature_state(int st)
-{
-    return st == FEAT_ON ? "on" : st == FEAT_OFF ? "off" : "unknown";
-}
-
 /* print_recognized: what was trained and what was on, each with its evidence. */
 static void print_recognized(FILE *out, const model_result *m)
 {
@@ -28,16 +23,10 @@ static void print_recognized(FILE *out, const model_result *m)
     if (r->trainable && m->params_trace)
         fprintf(out, "  %-26s %.2f M of %.2f M parameters (the gradients' elements)\n", "trainable",
                 (double)r->trainable / 1e6, (double)m->params_trace / 1e6);
-    const struct {
-        const char *name;
-        const recog_feature *f;
-    } feats[] = {{"activation checkpointing", &r->checkpointing},
-                 {"torch.compile", &r->compile},
-                 {"CUDA graphs", &r->cuda_graphs},
-                 {"LoRA adapters (peft)", &r->lora}};
-    for (size_t i = 0; i < sizeof feats / sizeof feats[0]; i++)
-        fprintf(out, "  %-26s %s%s%s\n", feats[i].name, feature_state(feats[i].f->state),
-                feats[i].f->where[0] ? "  " : "", feats[i].f->where);
+    for (int i = 0; i < FEATURE_COUNT; i++)
+        fprintf(out, "  %-26s %s%s%s\n", feature_words((feature_id)i),
+                feature_state_word(r->feat[i].state), r->feat[i].where[0] ? "  " : "",
+                r->feat[i].where);
     if (r->batchnorm)
         fprintf(out, "  %-26s %s\n", "batch statistics",
                 "BatchNorm in the forward: its statistics depend on the micro-batch");

@@ -131,8 +131,9 @@ static void test_family_from_shapes(void **state)
     assert_int_equal(r.family, FAM_DECODER);
     assert_non_null(strstr(r.family_where, "tensor sizes"));
     assert_int_equal(r.python_frames, 0);
-    assert_int_equal(r.compile.state, FEAT_UNKNOWN); /* no frames: nothing is off either */
-    assert_int_equal(r.checkpointing.state, FEAT_UNKNOWN);
+    assert_int_equal(r.feat[FEATURE_COMPILE].state,
+                     FEAT_UNKNOWN); /* no frames: nothing is off either */
+    assert_int_equal(r.feat[FEATURE_CHECKPOINTING].state, FEAT_UNKNOWN);
 }
 
 /* the optimizer from its state per trainable parameter (gradients: 4 B per element) */
@@ -182,29 +183,30 @@ static void test_features(void **state)
         tables_of("/v/torch/utils/checkpoint.py", "checkpoint", "/v/torch/_dynamo/eval_frame.py",
                   "DisableContext.__call__.<locals>._fn", "/w/train.py", "main", NULL);
     run_recognition r = recog(t, 1, 400, 800);
-    assert_int_equal(r.checkpointing.state, FEAT_ON);
-    assert_int_equal(r.compile.state, FEAT_OFF);
-    assert_int_equal(r.lora.state, FEAT_OFF);
+    assert_int_equal(r.feat[FEATURE_CHECKPOINTING].state, FEAT_ON);
+    assert_int_equal(r.feat[FEATURE_COMPILE].state, FEAT_OFF);
+    assert_int_equal(r.feat[FEATURE_LORA].state, FEAT_OFF);
     tables_free(t);
 
     t = tables_of("/v/torch/_inductor/output_code.py", "CompiledFxGraph.__call__", "/w/train.py",
                   "main", NULL);
     r = recog(t, 1, 400, 800);
-    assert_int_equal(r.compile.state, FEAT_ON);
-    assert_int_equal(r.checkpointing.state, FEAT_OFF);
+    assert_int_equal(r.feat[FEATURE_COMPILE].state, FEAT_ON);
+    assert_int_equal(r.feat[FEATURE_CHECKPOINTING].state, FEAT_OFF);
     tables_free(t);
     t = tables_of("/v/torch/_dynamo/convert_frame.py", "_compile", NULL);
-    assert_int_equal(recog(t, 0, 0, 0).compile.state, FEAT_ON);
+    assert_int_equal(recog(t, 0, 0, 0).feat[FEATURE_COMPILE].state, FEAT_ON);
     tables_free(t);
 
     t = tables_of("/v/peft/tuners/lora/layer.py", "Linear.forward", NULL);
     r = recog(t, 1, 160, 320);
-    assert_int_equal(r.lora.state, FEAT_ON);
-    assert_non_null(strstr(r.lora.where, "4.00 % of the parameters")); /* 40 of 1000 */
+    assert_int_equal(r.feat[FEATURE_LORA].state, FEAT_ON);
+    assert_non_null(
+        strstr(r.feat[FEATURE_LORA].where, "4.00 % of the parameters")); /* 40 of 1000 */
     tables_free(t);
 
     t = tables_of("/v/torch/cuda/graphs.py", "CUDAGraph.capture_begin", NULL);
-    assert_int_equal(recog(t, 0, 0, 0).cuda_graphs.state, FEAT_ON);
+    assert_int_equal(recog(t, 0, 0, 0).feat[FEATURE_CUDA_GRAPHS].state, FEAT_ON);
     tables_free(t);
 }
 

@@ -179,8 +179,8 @@ static void from_trace_dtype(nano_config *c, const run_facts *f)
 static void from_trace_compile(model_result *m, const run_facts *f, int nanogpt)
 {
     config_value *cv = &m->cfg.v[CFG_compile];
-    int state = m->rec.compile.state;
-    const char *where = m->rec.compile.where;
+    int state = m->rec.feat[FEATURE_COMPILE].state;
+    const char *where = m->rec.feat[FEATURE_COMPILE].where;
     if (!f->recog) { /* no recognition: the report's own frame summary */
         state = f->compile_frames == MODEL_COMPILE_SEEN       ? FEAT_ON
                 : f->compile_frames == MODEL_COMPILE_NOT_SEEN ? FEAT_OFF
@@ -225,7 +225,7 @@ static void shape_of_run(model_result *m, int nanogpt)
     const run_recognition *r = &m->rec;
     const nano_config *c = &m->cfg;
     model_family fam = nanogpt ? FAM_DECODER : r->family;
-    s->checkpointing = r->checkpointing.state == FEAT_ON;
+    s->checkpointing = r->feat[FEATURE_CHECKPOINTING].state == FEAT_ON;
     s->patch_tokens = fam == FAM_VISION_TRANSFORMER;
     s->opt_set = 1; /* a recognized kind's own size; what was measured for the others */
     if (r->optim == OPT_MOMENTUM || r->optim == OPT_ONE_STATE)
@@ -353,10 +353,7 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     m->empty =
         f->peak_process == 0 && f->peak_reserved == 0 && cat_breakdown_total(&f->at_peak) == 0;
     if (m->empty && f->recog) { /* a trace cut before its first allocation shows nothing off */
-        memset(&m->rec.checkpointing, 0, sizeof m->rec.checkpointing);
-        memset(&m->rec.compile, 0, sizeof m->rec.compile);
-        memset(&m->rec.cuda_graphs, 0, sizeof m->rec.cuda_graphs);
-        memset(&m->rec.lora, 0, sizeof m->rec.lora);
+        memset(m->rec.feat, 0, sizeof m->rec.feat);
     }
     char why[300] = "";
     int nanogpt = f->argv ? nanogpt_run(&m->cfg, f, why, sizeof why) : !f->recog;

@@ -51,9 +51,10 @@ static void no_gradients(const model_result *m, const run_facts *f, char *out, s
         snprintf(out, n,
                  "no .grad alive at the peak: it came in a backward, before that "
                  "backward made the gradients%s",
-                 m->rec.checkpointing.state == FEAT_ON ? " (the checkpointed blocks' forward is "
-                                                         "recomputed there)"
-                                                       : "");
+                 m->rec.feat[FEATURE_CHECKPOINTING].state == FEAT_ON
+                     ? " (the checkpointed blocks' forward is "
+                       "recomputed there)"
+                     : "");
     else if (f->peak_iter > 0 && f->cat_peak[CAT_GRADIENTS] > 0)
         snprintf(out, n,
                  "no .grad alive at the peak: the last optimizer step's gradients had been freed "

@@ -7,6 +7,30 @@
 
 #include "recognize.h"
 
+static const char *const feat_keys[] = {
+#define VT_FEATURE_KEY(e, key, words) key,
+    VT_FEATURES(VT_FEATURE_KEY)
+#undef VT_FEATURE_KEY
+};
+static const char *const feat_words[] = {
+#define VT_FEATURE_WORDS(e, key, words) words,
+    VT_FEATURES(VT_FEATURE_WORDS)
+#undef VT_FEATURE_WORDS
+};
+
+const char *feature_key(feature_id f)
+{
+    return (unsigned)f < FEATURE_COUNT ? feat_keys[f] : "?";
+}
+const char *feature_words(feature_id f)
+{
+    return (unsigned)f < FEATURE_COUNT ? feat_words[f] : "?";
+}
+const char *feature_state_word(int state)
+{
+    return state == FEAT_ON ? "on" : state == FEAT_OFF ? "off" : "unknown";
+}
+
 static void set(recog_feature *f, int state, const char *where)
 {
     f->state = state;
@@ -44,35 +68,33 @@ void recognize_features(const recognize_input *in, run_recognition *out)
     const tables *t = in->t;
     char q[160] = "", msg[200];
     int frames = out->python_frames;
-    memset(&out->checkpointing, 0, sizeof out->checkpointing);
-    memset(&out->compile, 0, sizeof out->compile);
-    memset(&out->cuda_graphs, 0, sizeof out->cuda_graphs);
-    memset(&out->lora, 0, sizeof out->lora);
+    memset(out->feat, 0, sizeof out->feat);
 
     if (tables_code_find(t, "torch/utils/checkpoint.py", NULL, NULL, q, sizeof q)) {
         snprintf(msg, sizeof msg, "Python frames under torch.utils.checkpoint (%.100s)", q);
-        set(&out->checkpointing, FEAT_ON, msg);
+        set(&out->feat[FEATURE_CHECKPOINTING], FEAT_ON, msg);
     } else if (frames) {
-        set(&out->checkpointing, FEAT_OFF, "no Python frame under torch.utils.checkpoint");
+        set(&out->feat[FEATURE_CHECKPOINTING], FEAT_OFF,
+            "no Python frame under torch.utils.checkpoint");
     }
 
     char file[160];
     if (compile_code(t, file, sizeof file)) {
         snprintf(msg, sizeof msg, "Python frames of torch.compile at work (%.140s)", file);
-        set(&out->compile, FEAT_ON, msg);
+        set(&out->feat[FEATURE_COMPILE], FEAT_ON, msg);
     } else if (in->compile_phase) {
-        set(&out->compile, FEAT_ON, "allocations while torch.compile compiled");
+        set(&out->feat[FEATURE_COMPILE], FEAT_ON, "allocations while torch.compile compiled");
     } else if (frames && in->forward_seen) {
-        set(&out->compile, FEAT_OFF,
+        set(&out->feat[FEATURE_COMPILE], FEAT_OFF,
             "forwards ran, never under torch.compile's dynamo / inductor code: eager");
     }
 
     if (tables_code_find(t, "torch/cuda/graphs.py", NULL, NULL, q, sizeof q) ||
         tables_code_find(t, "cudagraph_trees.py", NULL, NULL, q, sizeof q)) {
         snprintf(msg, sizeof msg, "Python frames of CUDA graph capture (%.100s)", q);
-        set(&out->cuda_graphs, FEAT_ON, msg);
+        set(&out->feat[FEATURE_CUDA_GRAPHS], FEAT_ON, msg);
     } else if (frames) {
-        set(&out->cuda_graphs, FEAT_OFF, "no Python frame of CUDA graph capture");
+        set(&out->feat[FEATURE_CUDA_GRAPHS], FEAT_OFF, "no Python frame of CUDA graph capture");
     }
 
     if (tables_code_find(t, "/peft/", NULL, NULL, q, sizeof q)) {
@@ -83,8 +105,8 @@ void recognize_features(const recognize_input *in, run_recognition *out)
                      q, 100.0 * (double)out->trainable / ((double)in->param_bytes / 4.0));
         else
             snprintf(msg, sizeof msg, "peft's code on the Python stacks (%.100s)", q);
-        set(&out->lora, FEAT_ON, msg);
+        set(&out->feat[FEATURE_LORA], FEAT_ON, msg);
     } else if (frames) {
-        set(&out->lora, FEAT_OFF, "no peft code on the Python stacks");
+        set(&out->feat[FEATURE_LORA], FEAT_OFF, "no peft code on the Python stacks");
     }
 }

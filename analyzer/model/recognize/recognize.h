@@ -51,6 +51,20 @@ typedef struct recog_feature {
     char where[200]; /* the evidence ("" when unknown) */
 } recog_feature;
 
+/* X(enum suffix, key, words) — the features recognized (features.c), in the views' order. */
+#define VT_FEATURES(X)                                                                             \
+    X(CHECKPOINTING, "activation_checkpointing", "activation checkpointing")                       \
+    X(COMPILE, "torch_compile", "torch.compile")                                                   \
+    X(CUDA_GRAPHS, "cuda_graphs", "CUDA graphs")                                                   \
+    X(LORA, "lora", "LoRA adapters (peft)")
+
+typedef enum feature_id {
+#define VT_FEATURE_ENUM(e, key, words) FEATURE_##e,
+    VT_FEATURES(VT_FEATURE_ENUM)
+#undef VT_FEATURE_ENUM
+        FEATURE_COUNT
+} feature_id;
+
 /* What the recognizer reads. */
 typedef struct recognize_input {
     const tables *t;              /* the trace's code objects (Python frames); NULL: none */
@@ -79,7 +93,7 @@ typedef struct run_recognition {
     double optim_bpp;     /* state bytes per trainable parameter, measured; < 0: not measured */
     char optim_where[220];
     uint64_t trainable; /* trainable parameters (the gradients' elements); 0: unknown */
-    recog_feature checkpointing, compile, cuda_graphs, lora;
+    recog_feature feat[FEATURE_COUNT]; /* by feature_id */
 } run_recognition;
 
 /* recognize_run: fills out from in (never fails: what the trace does not show stays unknown). */
@@ -95,6 +109,11 @@ const char *family_key(model_family f);
 const char *family_words(model_family f);
 const char *optim_key(optim_kind k);
 const char *optim_words(optim_kind k);
+/* feature_key / feature_words: "torch_compile" / "torch.compile"; feature_state_word: "on",
+ * "off" or "unknown". */
+const char *feature_key(feature_id f);
+const char *feature_words(feature_id f);
+const char *feature_state_word(int state);
 /* family_transformer: 1 for the transformer families (a formula can apply). */
 int family_transformer(model_family f);
 
