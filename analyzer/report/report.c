@@ -86,6 +86,8 @@ static int report_fill(report_ctx *c)
     f->peak_reserved = r->peak_reserved;
     f->peak_process = r->peak_process;
     f->at_peak = r->at_peak.by_cat;
+    f->has_at_tensors = r->tensor_mode && r->at_tensors.n > 0;
+    f->at_tensors = r->at_tensors.by_cat;
     f->iterations = (int)r->iterations;
     /* torch.compile compiles at the first forward: forward frames and no compile frame = eager */
     /* (segment mode may allocate nothing while compiling: then a Python frame of inductor,
@@ -105,6 +107,11 @@ static int report_fill(report_ctx *c)
     f->peak_phase = r->peak_process ? phase_name(r->peak_phase) : NULL;
     f->peak_bwd = (int)r->peak_bwd;
     f->peak_iter = (int)r->peak_iter;
+    if (r->tensor_mode && r->at_tensors.n) { /* the model explains the tensors' peak */
+        f->peak_phase = phase_name(r->tensors_phase);
+        f->peak_bwd = (int)r->tensors_bwd;
+        f->peak_iter = (int)r->tensors_iter;
+    }
     f->has_cat_peaks = r->has_cat_peaks;
     for (int i = 0; r->has_cat_peaks && i < CAT_COUNT; i++)
         f->cat_peak[i] = r->cat_peak[i];

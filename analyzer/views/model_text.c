@@ -54,23 +54,25 @@ static void print_formula(FILE *out, const model_result *m)
         return;
     }
     const char *unit = s->patch_tokens ? "patch tokens" : "tokens";
+    /* the tensors where they peaked, with the process peak's cache, context and kernel code */
+    const char *at = m->measured_at_tensors ? "tensors' peak" : "peak";
     if (m->params_trace)
         fprintf(out,
-                "\nformula comparison at the peak (N = B*T = %llu %s; P = %.2f M parameters in "
+                "\nformula comparison at the %s (N = B*T = %llu %s; P = %.2f M parameters in "
                 "the trace's weight tensors, %.2f M for the formula's GPT of the same L, d, V)\n",
-                (unsigned long long)(s->B * s->T), unit, m->params_trace / 1e6,
+                at, (unsigned long long)(s->B * s->T), unit, m->params_trace / 1e6,
                 formula_params_exact(s) / 1e6);
     else if (m->cfg.program == PROG_NANOGPT)
         fprintf(out,
-                "\nformula comparison at the peak (N = B*T = %llu %s; P = %.2f M parameters, "
+                "\nformula comparison at the %s (N = B*T = %llu %s; P = %.2f M parameters, "
                 "%.2f M without the position embedding, as nanoGPT's get_num_params counts)\n",
-                (unsigned long long)(s->B * s->T), unit, formula_params_exact(s) / 1e6,
+                at, (unsigned long long)(s->B * s->T), unit, formula_params_exact(s) / 1e6,
                 m->docf.params_reported / 1e6);
     else
         fprintf(out,
-                "\nformula comparison at the peak (N = B*T = %llu %s; P = %.2f M parameters "
+                "\nformula comparison at the %s (N = B*T = %llu %s; P = %.2f M parameters "
                 "of the formula's GPT shape)\n",
-                (unsigned long long)(s->B * s->T), unit, formula_params_exact(s) / 1e6);
+                at, (unsigned long long)(s->B * s->T), unit, formula_params_exact(s) / 1e6);
     fprintf(out, "  basic: the usual rule of thumb (16-bit weights and gradients, AdamW 8 B/param, "
                  "activations B*T*d*L*24*2 B);\n  refined: what PyTorch autocast really keeps "
                  "(docs/formula.md)\n");

@@ -73,6 +73,12 @@ for line in open(sys.argv[1]):
             bad.append("%s: a ViT has no vocabulary: %s" % (t, cfg["vocab_size"]))
         if r["formula_applies"] is not True:
             bad.append("%s: no formula for a transformer: %s" % (t, r.get("formula_note")))
+        # compared where the tensors peaked, not at a later, cache-held process peak (a
+        # one-step run's peak comes in its optimizer step, the activations freed by then)
+        ratio = r["formula"]["activations"]["ratio"]
+        if not f["oom"] and not f.get("gradient_checkpointing") and \
+                not (ratio and 0.5 < ratio < 3.0):
+            bad.append("%s: activations %s x the refined formula" % (t, ratio))
     else:
         if r["formula_applies"] is not False or "formula comparison" in text:
             bad.append("%s: a formula for a CNN" % t)

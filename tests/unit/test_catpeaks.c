@@ -117,6 +117,11 @@ static void test_vocab(void **st)
     /* negative: no size occurs twice (no norm weight to divide by) */
     uint64_t odd[] = {50257ull * 768 * 4, 768 * 4, 999 * 4, 12345 * 4};
     assert_int_equal(classify_vocab(odd, 4), 0);
+    /* negative: the largest weight comes late, in a block (a ViT's MLP, 3072 x 768): no
+     * vocabulary, so its activations are not taken for logits */
+    uint64_t vit[] = {768 * 3 * 16 * 16 * 4, 768 * 4, 197 * 768 * 4,    768 * 4, 768 * 4,
+                      3072ull * 768 * 4,     768 * 4, 3072ull * 768 * 4};
+    assert_int_equal(classify_vocab(vit, 8), 0);
     /* negative: too few tensors to say */
     uint64_t few[] = {4096, 4096};
     assert_int_equal(classify_vocab(few, 2), 0);

@@ -386,6 +386,21 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     shape_of_run(m, nanogpt);
     m->shape.iteration0 = f->iterations == 0;
     m->measured = f->at_peak;
+    if (f->has_at_tensors && cat_breakdown_total(&f->at_tensors) > 0) {
+        /* the step's tensors where they peaked (the process peak can come later, in the
+         * optimizer step, with the activations freed and the cache holding their place), with
+         * the process peak's context, kernel code and external bytes and, as the cache, what
+         * makes up the rest of the process peak */
+        cat_breakdown b = f->at_tensors;
+        static const category fixed[] = {CAT_CONTEXT, CAT_KERNEL_CODE, CAT_EXTERNAL};
+        for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+            b.bytes[fixed[i]] = f->at_peak.bytes[fixed[i]];
+        b.bytes[CAT_CACHE] = 0;
+        uint64_t rest = cat_breakdown_total(&b);
+        b.bytes[CAT_CACHE] = f->peak_process > rest ? f->peak_process - rest : 0;
+        m->measured = b;
+        m->measured_at_tensors = 1;
+    }
     if (!config_known(&m->cfg, CFG_gradient_accumulation_steps)) {
         /* not known: what-ifs change it by a factor (accum_unknown), and predictions keep a
          * step's gradients alive through the next forward, as any accumulation does (said) */

@@ -38,11 +38,15 @@ typedef struct run_facts {
     uint64_t peak_reserved;       /* caching-allocator segments */
     uint64_t peak_process;        /* reserved + context + kernel code + other driver memory */
     cat_breakdown at_peak;        /* every byte of peak_process, by category */
+    int has_at_tensors;           /* at_tensors is measured (tensor modes) */
+    cat_breakdown at_tensors;     /* the tensors live at the allocated (tensor) peak, by category:
+                                   * where the step's tensors peaked, whatever the cache did */
     int iterations;               /* optimizer steps seen */
     const run_recognition *recog; /* what was trained and what was on (NULL: not recognized) */
     int backward_passes;          /* backward passes begun */
-    const char *peak_phase;       /* the phase of the event that made the process peak, or NULL */
-    int peak_bwd, peak_iter;      /* backward passes / optimizer steps begun before the peak */
+    const char *peak_phase;       /* the phase of the event that made the peak the model explains
+                                   * (the tensors' peak in tensor modes, else the process peak) */
+    int peak_bwd, peak_iter;      /* backward passes / optimizer steps begun before it */
     int has_cat_peaks;            /* cat_peak is measured (tensor mode) */
     uint64_t cat_peak[CAT_COUNT]; /* each category's largest live bytes over the run */
     int compile_frames;           /* MODEL_COMPILE_*: what the Python frames say of torch.compile */
@@ -85,9 +89,10 @@ typedef struct model_result {
     run_recognition rec;   /* what was trained (from f->recog; zero = nothing recognized) */
     int formula_ok;        /* 1: a transformer's formula applies to this run's shape */
     char formula_why[240]; /* why it does not, when formula_ok = 0 */
-    int tight;          /* 1: a run that completed on the card with less than the headroom free */
-    int opt_assumed;    /* 1: the optimizer's state was not measured: predictions assume AdamW */
-    char notes[5][320]; /* what the advice assumes, or how certain it is (every view) */
+    int tight;       /* 1: a run that completed on the card with less than the headroom free */
+    int opt_assumed; /* 1: the optimizer's state was not measured: predictions assume AdamW */
+    int measured_at_tensors; /* measured: the tensors at their peak (else at the process peak) */
+    char notes[5][320];      /* what the advice assumes, or how certain it is (every view) */
     int nnotes;
     int empty;             /* 1: the trace holds no allocation: no explanation, no advice (said) */
     char oom_forward[300]; /* no formula, died in its first forward: how far it had got */

@@ -246,6 +246,18 @@ uint64_t classify_vocab(uint64_t *sizes, size_t n)
 {
     if (n < 4)
         return 0;
+    /* a token embedding comes first among the weights (an untied head of its size may come
+     * last): the largest tensor met later is a block's (a ViT's MLP) or a classifier's */
+    uint64_t big = 0;
+    size_t first = 0;
+    for (size_t i = 0; i < n; i++)
+        if (sizes[i] > big)
+            big = sizes[i], first = i;
+    for (size_t i = 0; i < first; i++)
+        if (sizes[i] == big)
+            first = i;
+    if (first >= 4)
+        return 0;
     qsort(sizes, n, sizeof *sizes, cmp_u64);
     uint64_t largest = sizes[n - 1], d = 0;
     for (size_t i = 0; i + 1 < n && !d; i++)

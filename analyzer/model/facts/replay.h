@@ -73,12 +73,14 @@ typedef struct replay_result {
     uint64_t phase_peak[PHASE_COUNT]; /* process level while in each phase */
     uint8_t peak_phase;               /* the phase of the event that made the process peak */
     uint32_t peak_bwd, peak_iter;     /* backward passes / optimizer steps begun before it */
-    uint32_t iterations;              /* optimizer steps: contiguous optimizer stretches */
-    uint32_t backward_passes;         /* backward passes begun */
-    uint32_t accum;       /* backward passes before each optimizer step when every step of the
-                           * run had the same number (gradient accumulation); 0 = not so */
-    uint32_t accum_steps; /* the optimizer steps that showed it */
-    uint64_t vocab;       /* vocabulary inferred from the parameters (0 = none) */
+    uint8_t tensors_phase;            /* the same for the allocated (tensor) peak */
+    uint32_t tensors_bwd, tensors_iter;
+    uint32_t iterations;      /* optimizer steps: contiguous optimizer stretches */
+    uint32_t backward_passes; /* backward passes begun */
+    uint32_t accum;           /* backward passes before each optimizer step when every step of the
+                               * run had the same number (gradient accumulation); 0 = not so */
+    uint32_t accum_steps;     /* the optimizer steps that showed it */
+    uint64_t vocab;           /* vocabulary inferred from the parameters (0 = none) */
     /* category_peaks: each category's largest live bytes over the whole run and when
      * (tensor mode; has_cat_peaks = 0 when not computed) */
     int has_cat_peaks;

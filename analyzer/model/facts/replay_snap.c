@@ -17,6 +17,9 @@ void replay_snap_bump_peaks(state *s, uint8_t ph, uint64_t t)
         r->peak_allocated = alloc, r->t_allocated = t;
         r->at_tensors.event = s->event;
         r->at_tensors.time_ns = t;
+        r->tensors_phase = ph;
+        r->tensors_bwd = s->bwd;
+        r->tensors_iter = s->iter;
         s->nret2 = 0; /* freed before this new tensor peak: not live at it */
     }
     if (res > r->peak_reserved)
