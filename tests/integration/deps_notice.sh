@@ -3,6 +3,7 @@
 # saying so first: with every dependency missing (CC=false) and a user who is not root (fake
 # `id`), it prints the exact sudo command and how to skip it before the first sudo call (fake
 # `sudo` that only logs); with VRAMTRACE_NO_INSTALL=1 it calls nothing and exits 2.
+# kind: hygiene (the code's shape, not what vramtrace does; counted apart by tests/run.sh)
 set -eu
 bin="$TESTDIR/bin"
 mkdir -p "$bin"
