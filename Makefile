@@ -221,8 +221,9 @@ check: test
 
 # mutate: one-line bugs put into a scratch copy, one at a time; each must fail a test
 # (scripts/mutate.sh, tests/mutations.txt; not part of `make test`: ~10 min on 2 cores)
+# (MUTATE_IDS="id ..." runs only those entries)
 mutate:
-	$(Q)sh scripts/mutate.sh
+	$(Q)sh scripts/mutate.sh $(MUTATE_IDS)
 
 demo: all fake $(EXAMPLE_BINS)
 	$(Q)BUILD=$(BUILD) sh scripts/demo.sh
