@@ -76,7 +76,7 @@ PRELOAD_LIBS  := -ldl -lunwind -lpthread
 ANALYZER_LIBS := -lcjson -ldw -lelf -lm -lstdc++
 TEST_LIBS     := -lcmocka $(ANALYZER_LIBS) $(PRELOAD_LIBS)
 
-.PHONY: all test check demo demo-gpu bench install uninstall clean help deps fake progs format format-check fuzz fuzz-build wheel
+.PHONY: all test test-build mutate check demo demo-gpu bench install uninstall clean help deps fake progs format format-check fuzz fuzz-build wheel
 all: $(VRAMTRACE) $(PRELOAD_SO)
 
 help:
@@ -84,6 +84,7 @@ help:
 	@echo '  all        build build/vramtrace and build/libvramtrace.so (default)'
 	@echo '  test       build everything and run unit + integration tests (no GPU needed)'
 	@echo '  check      test, then the unit tests again under ASan+UBSan'
+	@echo '  mutate     each bug of tests/mutations.txt in a scratch copy must fail a test (slow)'
 	@echo '  demo       simulated GPT-2 124M OOM on a 12 GiB card, diagnosed and fixed (no GPU)'
 	@echo '  demo-gpu   the same with examples/gpt on a real GPU with PyTorch'
 	@echo '  bench      capture cost, trace size, analyzer throughput (build/bench.json)'
@@ -203,7 +204,10 @@ $(BUILD)/examples/lib%.so: examples/sim/lib%.c $(FAKE_RT) Makefile
 
 
 # --- test / check / demo / bench --------------------------------------------------------
-test: all fake $(FAKE_C10) $(UNIT_BINS) $(PROG_BINS) $(EXAMPLE_BINS)
+# test-build: everything the tests run (what `make mutate` rebuilds after each mutation)
+test-build: all fake $(FAKE_C10) $(UNIT_BINS) $(PROG_BINS) $(EXAMPLE_BINS)
+
+test: test-build
 	$(Q)if [ -n "$(FUZZ_OK)" ]; then $(MAKE) --no-print-directory BUILD=$(BUILD) fuzz-build; \
 	  else echo "  (no clang with libFuzzer: the fuzz round is skipped)"; fi
 	$(Q)$(if $(DEPS_PREFIX),true,sh scripts/install-deps.sh --test) || \
@@ -216,6 +220,12 @@ check: test
 	  LDFLAGS='-fsanitize=address,undefined' \
 	  $(patsubst $(BUILD)/%,$(BUILD)/asan/%,$(UNIT_BINS)) $(BUILD)/asan/vramtrace
 	$(Q)BUILD=$(BUILD)/asan UNIT_ONLY=1 sh tests/run.sh $(patsubst $(BUILD)/%,$(BUILD)/asan/%,$(UNIT_BINS))
+
+# mutate: one-line bugs put into a scratch copy, one at a time; each must fail a test
+# (scripts/mutate.sh, tests/mutations.txt; not part of `make test`: ~10 min on 2 cores)
+# (MUTATE_IDS="id ..." runs only those entries)
+mutate:
+	$(Q)sh scripts/mutate.sh $(MUTATE_IDS)
 
 demo: all fake $(EXAMPLE_BINS)
 	$(Q)BUILD=$(BUILD) sh scripts/demo.sh

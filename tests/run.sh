@@ -1,16 +1,21 @@
 #!/bin/sh
 # run.sh — the runner behind `make test`: each cmocka unit binary given as an argument, then
-# every tests/integration/*.sh (unless UNIT_ONLY=1). An integration script exits 0 (pass),
-# 77 (skip: say why on stdout) or anything else (fail). Ends with "N passed, N failed".
+# every tests/integration/*.sh (unless UNIT_ONLY=1; ONLY="a b" runs just those scripts). An
+# integration script exits 0 (pass), 77 (skip: say why on stdout) or anything else (fail).
+# A script with a line "# kind: hygiene ..." in its header checks the code's shape (format, file
+# sizes, layers, ...), not what vramtrace does: the summary counts those apart, as
+# "N behaviour tests passed, M hygiene checks passed (names), F failed, S skipped".
+# TEST_TIMEOUT (seconds, default 600) limits each test, unit binaries included.
 set -u
 BUILD=$(cd "${BUILD:-build}" && pwd)
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 export BUILD ROOT
 export VT="$BUILD/vramtrace" VT_PRELOAD="$BUILD/libvramtrace.so" FAKE="$BUILD/fakecuda"
-pass=0 fail=0 skip=0 failed=""
+TEST_TIMEOUT=${TEST_TIMEOUT:-600}
+pass=0 hyg=0 hygnames="" fail=0 skip=0 failed=""
 for t in "$@"; do
     name=$(basename "$t")
-    if out=$("$t" 2>&1); then
+    if out=$(timeout "$TEST_TIMEOUT" "$t" 2>&1); then
         pass=$((pass + 1)); echo "PASS $name"
     else
         fail=$((fail + 1)); failed="$failed $name"; echo "FAIL $name"; printf '%s\n' "$out" | tail -n 40
@@ -20,15 +25,26 @@ if [ "${UNIT_ONLY:-0}" != 1 ]; then
     for t in "$ROOT"/tests/integration/*.sh; do
         [ -f "$t" ] || continue
         name=$(basename "$t" .sh)
+        if [ -n "${ONLY:-}" ]; then
+            case " $ONLY " in *" $name "*) ;; *) continue ;; esac
+        fi
+        kind=behaviour
+        head -n 12 "$t" | grep -q '^# kind: hygiene' && kind=hygiene
         work=$(mktemp -d "${TMPDIR:-/tmp}/vt-test.XXXXXX")
-        out=$(cd "$work" && TESTDIR="$work" timeout 600 sh "$t" 2>&1); rc=$?
+        out=$(cd "$work" && TESTDIR="$work" timeout "$TEST_TIMEOUT" sh "$t" 2>&1); rc=$?
         case $rc in
-        0) pass=$((pass + 1)); echo "PASS $name"; rm -rf "$work" ;;
+        0)
+            if [ $kind = hygiene ]; then
+                hyg=$((hyg + 1)); hygnames="$hygnames${hygnames:+, }$name"; echo "PASS $name (hygiene)"
+            else
+                pass=$((pass + 1)); echo "PASS $name"
+            fi
+            rm -rf "$work" ;;
         77) skip=$((skip + 1)); echo "SKIP $name: $(printf '%s\n' "$out" | tail -n 1)"; rm -rf "$work" ;;
         *) fail=$((fail + 1)); failed="$failed $name"; echo "FAIL $name (exit $rc, kept $work)"; printf '%s\n' "$out" | tail -n 60 ;;
         esac
     done
 fi
 [ -n "$failed" ] && echo "failed:$failed"
-echo "$pass passed, $fail failed, $skip skipped"
+echo "$pass behaviour tests passed, $hyg hygiene checks passed${hygnames:+ ($hygnames)}, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

@@ -81,6 +81,8 @@ static void configure_once(void)
     uint64_t cap = 16ull << 30;
     e = getenv("FAKECUDA_LOG");
     fk_drv.log = e && *e && strcmp(e, "0") != 0;
+    e = getenv("FAKECUDA_NO_REUSE");
+    int no_reuse = e && *e && strcmp(e, "0") != 0;
     for (int d = 0; d < FK_MAX_DEVICES; d++) {
         struct fk_device *dv = &fk_drv.dev[d];
         if (mem && *mem) {
@@ -98,6 +100,7 @@ static void configure_once(void)
         dv->space.limit = dv->space.base + 0x40000000000ull;
         dv->space32.base = 0x10000000ull + (uint64_t)d * 0x10000000ull;
         dv->space32.limit = dv->space32.base + 0x10000000ull;
+        dv->space.no_reuse = dv->space32.no_reuse = no_reuse;
     }
     pthread_atfork(fork_prepare, fork_parent, fork_child);
     fk_drv.configured = 1;

@@ -62,6 +62,8 @@ struct fk_space {
     uint64_t base, limit;
     struct fk_node *root;
     size_t n;
+    int no_reuse; /* FAKECUDA_NO_REUSE=1: never hand out an address below hwm again */
+    uint64_t hwm; /* end of the highest range ever handed out */
 };
 
 struct fk_ctx {

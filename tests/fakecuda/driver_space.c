@@ -1,6 +1,7 @@
 /* driver_space.c — the fake driver's address spaces: live ranges of one device's fake VA in a
  * treap keyed by address, each subtree knowing its largest internal gap, so first-fit
- * allocation (lowest free address: freed ranges are reused), lookup and removal are O(log n). */
+ * allocation (lowest free address: freed ranges are reused; with FAKECUDA_NO_REUSE=1 above every
+ * range handed out before), lookup and removal are O(log n). */
 #include <stdlib.h>
 
 #include "driver_internal.h"
@@ -136,15 +137,27 @@ uint64_t fk_space_alloc(struct fk_space *s, uint64_t size, uint64_t align, uint6
             }
         }
         r.addr = want;
-        return insert(s, r) ? 0 : want;
+        if (insert(s, r))
+            return 0;
+        if (want + size > s->hwm)
+            s->hwm = want + size;
+        return want;
     }
-    uint64_t a = s->root ? first_fit(s->root, s->base, size, align) : 0;
-    if (!a)
-        a = fits(s->root ? s->root->hi : s->base, s->limit, size, align);
+    uint64_t a = s->root && !s->no_reuse ? first_fit(s->root, s->base, size, align) : 0, top;
+    if (!a) {
+        top = s->root ? s->root->hi : s->base;
+        if (s->no_reuse && s->hwm > top)
+            top = s->hwm; /* a freed range is never handed out again */
+        a = fits(top, s->limit, size, align);
+    }
     if (!a)
         return 0;
     r.addr = a;
-    return insert(s, r) ? 0 : a;
+    if (insert(s, r))
+        return 0;
+    if (a + size > s->hwm)
+        s->hwm = a + size;
+    return a;
 }
 
 struct fk_range *fk_space_find(const struct fk_space *s, uint64_t addr)

@@ -13,8 +13,28 @@ for f in "$D"/*.vt; do
     t=$(basename "$f" .vt)
     [ "$t" = a_native_compile ] && continue # no card: outside the boundary
     "$VT" report --json "$f" >"$t.json" || { echo "report $t failed"; exit 1; }
+    "$VT" report --no-color "$f" >"$t.report.txt" || { echo "report $t failed"; exit 1; }
     "$VT" predict --json --from "$f" >"$t.predict.json" || { echo "predict --from $t failed"; exit 1; }
 done
+# the text says of each option what the JSON says (whose "fits" is held to the runs below):
+# "fits (...)" exactly where it fits, "too tight for ..." / "does not fit" where it does not
+python3 - "$D" <<'PYEOF' || { echo "the text report's verdicts differ from its JSON (see above)"; exit 1; }
+import glob, json, os, re, sys
+bad = []
+for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.vt"))):
+    t = os.path.basename(f)[:-3]
+    if t == "a_native_compile":
+        continue
+    adv = json.load(open(t + ".json"))["advice"] or []
+    text = open(t + ".report.txt", encoding="utf-8").read()
+    said = re.findall(r"^      predicted peak [^:]*: (fits \(|too tight for |does not fit \(|card size unknown)", text, re.M)
+    want = ["card size unknown" if a["fits"] is None else "fits (" if a["fits"] else
+            "too tight for " if a["headroom_bytes"] >= 0 else "does not fit (" for a in adv]
+    if said != want:
+        bad.append("%s: the text says %s, the JSON %s" % (t, said, want))
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+PYEOF
 # the documents' case 2 is the config file (B=16, A=32); the trace (format 1.1) did not record it
 "$VT" predict --json --from "$D/g_compile_b16_12gib.vt" --card 12GiB \
     "$ROOT/examples/gpt/config/gpt2-124m-12gb.py" >case2.json ||

@@ -4,6 +4,7 @@
 # `id`), it prints the exact sudo command and how to skip it before the first sudo call (fake
 # `sudo` that only logs); with VRAMTRACE_NO_INSTALL=1 it calls nothing and exits 2. The same
 # for `--test` (chromium, make test's browser), whose sudo is `sudo -n`.
+# kind: hygiene (the code's shape, not what vramtrace does; counted apart by tests/run.sh)
 set -eu
 bin="$TESTDIR/bin"
 mkdir -p "$bin"

@@ -3,6 +3,7 @@
 # sources and every command's --help) never points outside the repository ("../shared"),
 # every "§N" it cites is a numbered section "## N." of docs/formula.md, and every docs/*.md
 # it names exists.
+# kind: hygiene (the code's shape, not what vramtrace does; counted apart by tests/run.sh)
 set -u
 cd "$ROOT" || exit 1
 fail() { echo "docs_refs: $*"; exit 1; }

@@ -1,10 +1,16 @@
 #!/bin/sh
 # ex_gpt_cpu.sh — examples/gpt/train.py's CPU smoke test: two iterations of a tiny GPT, one
-# VRAMTRACE_TORCH_STATS line, config files and --key=value overrides. Skips (77) without torch.
+# VRAMTRACE_TORCH_STATS line, config files and --key=value overrides. Skips (77) without torch,
+# saying why and what would run (PyPI may be out of reach: the suite never installs PyTorch).
 set -u
 PY=${PYTHON:-python3}
 if ! "$PY" -c 'import torch' >/dev/null 2>&1; then
-    echo "python3 cannot import torch (set PYTHON to one that can)"
+    # one line (tests/run.sh prints the last): why, and what would run with torch
+    echo "$PY cannot import torch (PyTorch is not installed for it; the suite never installs it," \
+        "as PyPI may be out of reach);" \
+        "with PYTHON=a python that has torch (CPU build is enough) this runs examples/gpt/train.py" \
+        "on the CPU: 2 iterations of a tiny GPT from a config file + --key=value, its stats line," \
+        "and exit 2 for an unknown knob or a bad value"
     exit 77
 fi
 TRAIN="$ROOT/examples/gpt/train.py"

@@ -3,6 +3,8 @@
 # emulated by --card): the micro-batch it finds equals a brute-force sweep of `vramtrace run`
 # + `report --json` under the same rule (no OOM, peak within 95 % of the card), with {A}
 # keeping B*A and without; --json's shape; Ctrl-C keeps the table; usage errors exit 2.
+# CONSISTENCY CHECK of fit's search: the sweep measures with the same `vramtrace run` + report
+# (whose peaks sim_programs.sh holds to the simulated programs' own counters).
 set -u
 PY=${PYTHON:-python3}
 command -v "$PY" >/dev/null 2>&1 || { echo "no python3"; exit 77; }

@@ -2,6 +2,7 @@
 # format_check.sh — the C sources are formatted as .clang-format says (`make format` applies
 # it). Pinned to clang-format 14, the version the tree is formatted with: another version
 # formats some constructs differently, so the check is skipped there, saying so.
+# kind: hygiene (the code's shape, not what vramtrace does; counted apart by tests/run.sh)
 set -u
 cd "$ROOT" || exit 2
 command -v clang-format >/dev/null 2>&1 || { echo "clang-format not installed: not checked"; exit 77; }

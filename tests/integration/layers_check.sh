@@ -7,6 +7,7 @@
 # (b) preload/: from the symbols each object of build/obj/preload defines and uses (nm), no
 # circle of calls between its files, no file calling into a hook, and the writer files calling
 # only each other and the settings (core/config.c): hooks -> core / stacks / torch -> writer.
+# kind: hygiene (the code's shape, not what vramtrace does; counted apart by tests/run.sh)
 set -u
 OBJ="$BUILD/obj/preload"
 [ -d "$OBJ" ] || { echo "no $OBJ (build first)"; exit 77; }

@@ -1,12 +1,18 @@
 #!/bin/sh
 # predict_fit.sh — `vramtrace predict` on the documents' worked example 2 (GPT-2 124M on a
 # 12 GB card): B=16, A=32 does not fit rtx4070, B=8, A=64 does, and 8 is the largest batch.
+# CONSISTENCY CHECK, not accuracy: the expected verdicts and the largest batch (7 eager) are what
+# vramtrace's own formula (formula.md §3) gives; only the parameter count (124.37 M) is computed
+# by hand. The formula's accuracy is tested against independent truths in predict_sim.sh (the
+# op-by-op simulation), advice_real.sh and predict_trace.sh (real runs on a 12 GiB card).
 set -u
 fail() { echo "FAIL: $*"; exit 1; }
 
 out=$("$VT" predict --model gpt2 --batch-size 16 --grad-accum 32 --no-compile --card rtx4070) || fail "predict rc $?"
 printf '%s\n' "$out"
-printf '%s\n' "$out" | grep -q "does not fit" || fail "B=16 should not fit rtx4070"
+# the verdict is one sentence: "card NAME (SIZE): fits|too tight (...)|does not fit, N over|free"
+printf '%s\n' "$out" | grep -Eq '^card rtx4070 \(11\.99 GiB\): does not fit, [0-9.]+ GiB over$' ||
+    fail "B=16 should not fit rtx4070 (the verdict line)"
 printf '%s\n' "$out" | grep -q "largest batch_size that fits.*: 7 " || fail "largest eager batch should be 7"
 printf '%s\n' "$out" | grep -q "124.37 M parameters" || fail "parameter count"
 
@@ -34,6 +40,13 @@ base=$(pk); nf=$(pk --no-flash); ck=$(pk --checkpointing)
 awk -v a="$base" -v b="$nf" -v c="$ck" 'BEGIN { exit !(b > a && c < a) }' || fail "no-flash $nf / checkpointing $ck vs $base"
 
 # the small character model fits easily
-"$VT" predict --model shakespeare-char --card rtx4070 | grep -q "fits" || fail "shakespeare-char"
+# not a bare "fits": "largest batch_size that fits" is printed whatever the verdict
+sc=$("$VT" predict --model shakespeare-char --card rtx4070) || fail "shakespeare-char rc"
+printf '%s\n' "$sc" | grep -Eq '^card rtx4070 \(11\.99 GiB\): fits, [0-9.]+ GiB free$' ||
+    { printf '%s\n' "$sc"; fail "shakespeare-char should fit rtx4070 (the verdict line)"; }
+"$VT" predict --model gpt2 --batch-size 7 --no-compile --card rtx4070 |
+    grep -Eq '^card rtx4070 \(11\.99 GiB\): fits, ' || fail "B=7, the largest batch said to fit, does not fit"
+"$VT" predict --model gpt2 --batch-size 8 --no-compile --card rtx4070 |
+    grep -Eq '^card rtx4070 \(11\.99 GiB\): (too tight|does not fit)' || fail "B=8 said to fit, though 7 is the largest"
 "$VT" predict --help | grep -q -- "--card" || fail "--help"
 echo ok

@@ -2,6 +2,7 @@
 # report_golden.sh — `vramtrace report` on committed traces compared with committed expected
 # output (diff -u): a real segment-mode OOM (H100, --card 12GiB), a real tensor-mode run (JSON),
 # a truncated trace, two ranks. UPDATE_GOLDEN=1 rewrites the expectations (review the diff).
+# REGRESSION CHECK, not accuracy: the expectations are vramtrace's own reviewed output.
 set -u
 cd "$ROOT" || exit 2
 D=tests/data

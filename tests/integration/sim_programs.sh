@@ -6,7 +6,8 @@
 # ones its model and optimizer imply (fp32 parameters, one gradient per trainable element, AdamW
 # 8 B + a step, SGD momentum 4 B, Adafactor's factored rows and columns, LoRA: adapters only),
 # the out-of-memory sizes fail where expected, the backward runs on pt_autograd_0 and a
-# checkpointed block's forward runs again there.
+# checkpointed block's forward runs again there (under dynamo's disable() wrapper, as in
+# PyTorch: recognized as checkpointing on, compile off).
 set -u
 PY=${PYTHON:-python3}
 command -v "$PY" >/dev/null 2>&1 || { echo "no python3"; exit 77; }
@@ -94,5 +95,14 @@ def ops(o):
 fwd = [o for o in recs if o["type"] == "alloc" and o["api"] == "torchAlloc" and o["thread"] in auto
        and any("native_layer_norm::call" in s for s in ops(o))]
 assert len(fwd) >= 12, len(fwd)  # 12 blocks, each recomputing its layer norms
+PYEOF
+# checkpointing runs under dynamo's disable() wrapper (torch/_dynamo/eval_frame.py), as in
+# PyTorch: an eager run all the same, never "compiled"; checkpointing on and never recommended
+grep -q 'simtorch/_dynamo/eval_frame.py' ckpt_fit.jsonl || fail "checkpointing: no frame in _dynamo/eval_frame.py"
+"$PY" - ckpt_fit.json <<'PYEOF' || fail "checkpointing under dynamo's disable(): recognized wrong (see above)"
+import json, sys
+r = json.load(open(sys.argv[1]))["recognized"]
+assert r["activation_checkpointing"]["on"] is True, r["activation_checkpointing"]
+assert r["torch_compile"]["on"] is False, "an eager checkpointed run called compiled: %s" % r["torch_compile"]
 PYEOF
 echo ok

@@ -5,7 +5,8 @@
 # simulated program's own count of its tensors (facts.jsonl). The family, the optimizer's state
 # per trainable parameter, the trainable parameters, the shapes the trace gives (width 1024 is
 # 1024; a ViT counts 197 patch tokens), checkpointing on and never recommended, no transformer
-# words for a CNN, no nanoGPT value anywhere.
+# words for a CNN, no nanoGPT value anywhere; the activations grouped by the innermost module of
+# the program's own model code (its MLP and attention blocks, a ResNet's Bottleneck).
 set -u
 D="$ROOT/examples/traces/sim"
 [ -f "$D/facts.jsonl" ] || { echo "no $D/facts.jsonl"; exit 1; }
@@ -69,8 +70,11 @@ for line in open(sys.argv[1]):
                                                                 cfg[k]["source"], want))
         if cfg["n_head"]["source"] not in ("unknown", "argument", "file", "flag"):
             bad.append("%s: n_head %s" % (t, cfg["n_head"]))
-        if fam == "vision_transformer" and cfg["vocab_size"]["value"] is not None:
-            bad.append("%s: a ViT has no vocabulary: %s" % (t, cfg["vocab_size"]))
+        if fam == "vision_transformer" and (cfg["vocab_size"]["value"] is not None or
+                                            r["vocab_inferred"] is not None or
+                                            r["categories"]["logits_loss"] > (1 << 20)):
+            bad.append("%s: a ViT has no vocabulary: %s, vocab_inferred %s, logits/loss %d B" %
+                       (t, cfg["vocab_size"], r["vocab_inferred"], r["categories"]["logits_loss"]))
         if r["formula_applies"] is not True:
             bad.append("%s: no formula for a transformer: %s" % (t, r.get("formula_note")))
         # compared where the tensors peaked, not at a later, cache-held process peak (a
@@ -108,6 +112,30 @@ for line in open(sys.argv[1]):
         bad.append("%s: OOM evidence in transformer terms: %s" % (t, r["oom"]["evidence"]))
     if r["oom"] is None and f["oom"]:
         bad.append("%s: the OOM is not reported" % t)
+    # where the activations come from: the innermost module of the program's own model code,
+    # so the model class's own forward (outermost) holds its head's output and a few tensors of
+    # its own (< 5 % of the activations; 3.7 % with checkpointing), never the blocks'; a
+    # ResNet's own forward holds its stem (conv1, bn1, max-pool and its int64 indices: 12.6 % at
+    # B=128), Bottleneck the rest
+    abm = r["activations_by_module"]
+    rows = {m["module"]: m for m in abm["at_peak"]}
+    acts = abm["peak_categories"]["activations"]
+    outer = (cls or "ResNet") + ".forward"
+    share = 0.20 if f["family"] == "resnet" else 0.05
+    if outer in rows and rows[outer]["by_category"].get("activations", 0) > share * acts:
+        bad.append("%s: %s holds %d of the %d B of activations: grouped by the outermost module" %
+                   (t, outer, rows[outer]["by_category"]["activations"], acts))
+    parts = {"gpt2": ("GPT2MLP.forward", "GPT2Attention.forward"),
+             "llama": ("LlamaMLP.forward", "LlamaAttention.forward"),
+             "bert": ("BertIntermediate.forward", "BertSelfAttention.forward"),
+             "vit": ("Mlp.forward", "Attention.forward"), "resnet": ("Bottleneck.forward",)}
+    if not f.get("gradient_checkpointing"):  # checkpointing keeps only the blocks' inputs
+        missing = [p for p in parts[f["family"]] if p not in rows]
+        if missing:
+            bad.append("%s: no activations in %s: %s" % (t, missing, list(rows)[:6]))
+    if f["family"] == "resnet" and (abm["at_peak"][0]["module"] != "Bottleneck.forward" or
+                                    abm["at_peak"][0]["bytes"] < 0.75 * acts):
+        bad.append("%s: the top module is %s, not the ResNet's Bottleneck" % (t, abm["at_peak"][0]["module"]))
 if n < 10:
     bad.append("only %d simulated traces" % n)
 print("\n".join(bad) if bad else "ok: %d simulated programs" % n)

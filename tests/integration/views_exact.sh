@@ -1,9 +1,11 @@
 #!/bin/sh
 # views_exact.sh — every drawn instant is a real one, on all 24 committed traces: the HTML
-# timeline's stacked series and the Perfetto counter tracks reach exactly the report's process
-# peak (to the byte), never more, at the instant the peak marker names; each category's largest
-# bytes (tensor modes) are still a point of its series. A view that kept each category's own
-# maximum per span stacked instants that never happened (+27 % on hf_gpt2_eager_b4).
+# timeline's stacked series and the Perfetto counter tracks reach exactly the process peak (to
+# the byte) that an independent replay of the trace's events finds (tests/python/replay_dump.py
+# on `vramtrace dump`; the report, text and JSON, must say the same peaks and times), never
+# more, at the instant the peak marker names; each category's largest bytes (tensor modes) are
+# still a point of its series. A view that kept each category's own maximum per span stacked
+# instants that never happened (+27 % on hf_gpt2_eager_b4).
 set -u
 fail() { echo "views_exact: $*"; exit 1; }
 n=0
@@ -12,10 +14,30 @@ for f in "$ROOT"/examples/traces/*.vt "$ROOT"/examples/traces/h100-torch2.11/*.v
     "$VT" export --html "$t.html" --perfetto "$t.json" "$f" >/dev/null 2>err.txt ||
         fail "$t: export exit $?: $(cat err.txt)"
     "$VT" report --json "$f" >"$t.r.json" 2>/dev/null || fail "$t: report failed"
-    python3 - "$t" "$t.html" "$t.json" "$t.r.json" <<'PY' || fail "$t: a drawn instant that never happened"
+    "$VT" dump --no-resolve "$f" >"$t.jsonl" 2>/dev/null || fail "$t: dump failed"
+    "$VT" report --no-color "$f" >"$t.txt" 2>/dev/null || fail "$t: text report failed"
+    python3 - "$t" "$t.html" "$t.json" "$t.r.json" "$t.jsonl" "$ROOT/tests/python" "$t.txt" <<'PY' || fail "$t: a drawn instant that never happened"
 import json, re, sys
 name, page, perf, rep = sys.argv[1], open(sys.argv[2], encoding="utf-8").read(), json.load(open(sys.argv[3])), json.load(open(sys.argv[4]))
+sys.path.insert(0, sys.argv[6])
+import replay_dump
+# the truth: an independent replay of the trace's events (tests/python/replay_dump.py), so a
+# replay bug that moves the report and the views together is still seen
+ind = replay_dump.replay(open(sys.argv[5], encoding="utf-8"))
 peak = rep["peak"]["process_bytes"]
+assert peak == ind["process_bytes"], "%s: report's process peak %d, the events' own %d" % (name, peak, ind["process_bytes"])
+assert (rep["peak"]["allocated_bytes"] or 0) == ind["allocated_bytes"], "%s: allocated peak %s, the events' own %d" % (name, rep["peak"]["allocated_bytes"], ind["allocated_bytes"])
+assert rep["peak"]["reserved_bytes"] == ind["reserved_bytes"], "%s: reserved peak %d, the events' own %d" % (name, rep["peak"]["reserved_bytes"], ind["reserved_bytes"])
+assert rep["peak"]["time_ns"] == ind["process_ns"], "%s: the peak at %d ns, the events reach it first at %d ns" % (name, rep["peak"]["time_ns"], ind["process_ns"])
+# the text report's Peaks table: each level's time (s, 3 decimals) is when the events first reach it
+text = open(sys.argv[7], encoding="utf-8").read()
+for row, key in (("allocated (tensors)", "allocated"), ("reserved (allocator)", "reserved"), ("process (all device)", "process")):
+    m = re.search(r"^  %s .* at +([0-9.]+) s" % re.escape(row), text, re.M)
+    if key == "allocated" and not ind["allocated_bytes"]:
+        assert not m, "%s: a tensor peak time in segment mode" % name
+        continue
+    assert m, "%s: no %s row with a time in the text report" % (name, row)
+    assert m.group(1) == "%.3f" % (ind[key + "_ns"] / 1e9), "%s: %s at %s s, the events reach it first at %.3f s" % (name, row, m.group(1), ind[key + "_ns"] / 1e9)
 cat_peaks = {k: v["bytes"] for k, v in (rep["category_peaks"] or {}).items() if v["bytes"]}
 # the HTML page: every point a whole moment, the tallest one the peak, where the marker is
 d = json.loads(re.search(r'<script type="application/json" id="vt-data">(.*?)</script>', page, re.S).group(1))
@@ -45,6 +67,7 @@ while i < len(order):
         best, at = s, ts
 assert best == peak, "%s: Perfetto tracks reach %d, the peak is %d" % (name, best, peak)
 assert at == mark[0]["ts"], "%s: the Perfetto peak instant (%s) is not at the tallest sum (%s)" % (name, mark[0]["ts"], at)
+assert round(at * 1000) == ind["process_ns"], "%s: Perfetto's tallest sum at %s us, the events' peak at %d ns" % (name, at, ind["process_ns"])
 tracks = {}
 for e in ev:
     tracks[e["name"]] = max(tracks.get(e["name"], 0), e["args"]["bytes"])

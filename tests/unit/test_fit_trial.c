@@ -92,26 +92,31 @@ static void hanging_trial_killed_with_its_group(void **state)
 {
     (void)state;
     /* ignores SIGTERM, and a child of it would outlive it: the group is killed */
-    char *argv[] = {"/bin/sh", "-c",
-                    "trap '' TERM; (trap '' TERM; sleep 1000; echo leaked >&2) & "
-                    "echo $! >/tmp/vt-fit-trial-child.pid; echo started; sleep 1000",
-                    NULL};
+    /* a path of this process alone: other checkouts run this test at the same time */
+    char pidfile[64], script[256];
+    snprintf(pidfile, sizeof pidfile, "/tmp/vt-fit-trial-child.%d.pid", (int)getpid());
+    snprintf(script, sizeof script,
+             "trap '' TERM; (trap '' TERM; sleep 1000; echo leaked >&2) & "
+             "echo $! >%s; echo started; sleep 1000",
+             pidfile);
+    char *argv[] = {"/bin/sh", "-c", script, NULL};
     fit_proc p;
     assert_int_equal(fit_proc_run(argv, g_log, 1, &g_stop, &g_running, &p), 0);
     assert_true(p.timed_out);
     assert_int_equal(p.status, 128 + 9); /* SIGKILL after the grace: SIGTERM was ignored */
     assert_true(p.seconds >= 1 && p.seconds < 1 + FIT_KILL_GRACE_S + 3);
-    FILE *f = fopen("/tmp/vt-fit-trial-child.pid", "r");
+    FILE *f = fopen(pidfile, "r");
     assert_non_null(f);
     int child = 0;
     assert_int_equal(fscanf(f, "%d", &child), 1);
     fclose(f);
-    unlink("/tmp/vt-fit-trial-child.pid");
-    usleep(200000);
+    unlink(pidfile);
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/stat", child);
     struct stat st;
-    /* gone, or a zombie waiting for init */
+    /* gone, or a zombie waiting for init; a loaded machine may take a moment to reap it */
+    for (int i = 0; i < 50 && !stat(path, &st); i++)
+        usleep(100000);
     if (!stat(path, &st)) {
         f = fopen(path, "r");
         char line[512] = "";

@@ -1,6 +1,6 @@
 /* test_model.c — the model of a run (analyzer/model/advice/model.c) from a filled run_facts, seen
- * through its views (analyzer/views/model_*.c): the configuration from a traced command line,
- * the formula table, OOM diagnosis, advice. */
+ * through its views (analyzer/views/model_*.c): the configuration from a traced command line
+ * (nanoGPT's defaults only for nanoGPT's model), the formula table, OOM diagnosis, advice. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -177,6 +177,38 @@ static void test_never_opens(void **state)
     assert_int_equal(m->cfg.v[CFG_n_layer].i, 6);
     assert_string_equal(m->cfg.v[CFG_n_layer].where,
                         "given on vramtrace's command line (n_layer=6)");
+    free(m);
+}
+
+/* A nanoGPT-like command line (config file, --key=value) whose Python stacks show another model
+ * (GPT2LMHeadModel, no GPT.forward) is not nanoGPT: no nanoGPT default is taken for it; with
+ * GPT.forward on the stacks the same command line keeps nanoGPT's defaults. */
+static void test_nanogpt_needs_its_model(void **state)
+{
+    (void)state;
+    run_facts f;
+    oom_facts(&f);
+    static const config_files none = {0, NULL, 1};
+    f.files = &none;
+    run_recognition rec;
+    memset(&rec, 0, sizeof rec);
+    rec.python_frames = 1;
+    rec.family = FAM_DECODER;
+    snprintf(rec.model_class, sizeof rec.model_class, "GPT2LMHeadModel");
+    f.recog = &rec;
+    model_result *m = calloc(1, sizeof *m);
+    char err[300];
+    assert_non_null(m);
+    assert_int_equal(model_build(m, &f, NULL, err, sizeof err), 0);
+    assert_int_not_equal(m->cfg.program, PROG_NANOGPT);
+    for (int k = 0; k < CFG_COUNT; k++)
+        assert_int_not_equal(m->cfg.v[k].src, CONFIG_SRC_DEFAULT);
+    assert_int_equal(m->cfg.v[CFG_batch_size].i, 16); /* its own argument stays */
+    assert_int_equal(m->cfg.v[CFG_n_layer].src, CONFIG_SRC_UNKNOWN);
+    rec.nanogpt = 1; /* GPT.forward on the stacks: nanoGPT, its defaults apply */
+    assert_int_equal(model_build(m, &f, NULL, err, sizeof err), 0);
+    assert_int_equal(m->cfg.program, PROG_NANOGPT);
+    assert_int_equal(m->cfg.v[CFG_n_layer].src, CONFIG_SRC_DEFAULT);
     free(m);
 }
 
@@ -437,13 +469,10 @@ static void test_peaks_only(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_never_opens),
-        cmocka_unit_test(test_oom_json),
-        cmocka_unit_test(test_text_and_overrides),
-        cmocka_unit_test(test_fragmentation),
-        cmocka_unit_test(test_fits),
-        cmocka_unit_test(test_sim_compile),
-        cmocka_unit_test(test_peaks_only),
+        cmocka_unit_test(test_never_opens),   cmocka_unit_test(test_nanogpt_needs_its_model),
+        cmocka_unit_test(test_oom_json),      cmocka_unit_test(test_text_and_overrides),
+        cmocka_unit_test(test_fragmentation), cmocka_unit_test(test_fits),
+        cmocka_unit_test(test_sim_compile),   cmocka_unit_test(test_peaks_only),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,7 +1,8 @@
 /* test_torchalloc.c — the allocator tracker's checks (preload/torch/torchalloc.c) without
  * LD_PRELOAD: layouts from mangled names, the .symtab reader on the fake libc10_cuda.so
  * builds, the vtable slot search, the segment self-check, and the state machine attaching to
- * the fake for real (a wrong first segment refuses, the right one activates). */
+ * the fake for real (a wrong first segment refuses, the right one activates; events that came
+ * during the check are dropped and counted in the trace). */
 #include <dlfcn.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,7 +15,10 @@
 #include <cmocka.h>
 
 #include "../../preload/core/config.h"
+#include "../../preload/core/output.h"
 #include "../../preload/torch/torchalloc.h"
+#include "../../preload/writer.h"
+#include "reader.h"
 
 #define ATTACH VT_TORCH_SYM_ATTACH_PREFIX
 
@@ -192,6 +196,60 @@ static void attach_for_real(void **st)
     vt__torch_reset();
 }
 
+/* notes_dropped: the counts of the DROPPED notes in the trace at path (their addr). */
+static uint64_t notes_dropped(const char *path, int *n)
+{
+    char msg[200];
+    reader *r = reader_open(path, msg, sizeof msg);
+    assert_non_null(r);
+    reader_record rec;
+    uint64_t count = 0;
+    *n = 0;
+    while (reader_next(r, &rec))
+        if (rec.type == VT_REC_ALLOC && rec.u.ev.api == VT_API_torchTrackerNote &&
+            rec.u.ev.size == VT_TRACKER_DROPPED)
+            count += rec.u.ev.addr, (*n)++;
+    reader_close(r);
+    return count;
+}
+
+/* 5. tensor events (of other threads) that arrive while the first segment is being checked are
+ * dropped, not trusted, and the trace says how many: one DROPPED note whose addr is the count. */
+static void dropped_before_check(void **st)
+{
+    (void)st;
+    char p[600], out[700];
+    void *h = dlopen(fake_lib("cda", p, sizeof p), RTLD_NOW | RTLD_GLOBAL);
+    assert_non_null(h);
+    malloc_fn m = (malloc_fn)dlsym(h, "fake_c10_malloc");
+    free_fn f = (free_fn)dlsym(h, "fake_c10_free");
+    void_fn empty = (void_fn)dlsym(h, "fake_c10_empty_cache");
+    assert_true(m && f && empty);
+    void *t = m(100);
+    uint64_t seg = (uint64_t)(uintptr_t)t;
+    f(t);
+    empty();
+    snprintf(out, sizeof out, "%s/dropped.vt", g_dir);
+    setenv("VRAMTRACE_OUTPUT", out, 1);
+    vt__config_reload();
+    vt__writer_reset_for_tests();
+    vt__torch_reset();
+    vt__torch_segment(seg, 2u << 20, 0);
+    assert_int_equal(vt__torch_state(), VT_TORCH_CHECKING);
+    vt__torch_entry other = {VT_TORCH_ALLOC, 0, {0}, seg + 4096, {0, 0}, 0, 512};
+    for (int i = 0; i < 3; i++)
+        vt__torch_on_entry(&other);
+    assert_int_equal(vt__torch_state(), VT_TORCH_CHECKING);
+    t = m(100); /* the tracker's SEGMENT_ALLOC(seg): confirmed */
+    assert_int_equal(vt__torch_state(), VT_TORCH_ACTIVE);
+    f(t);
+    vt__torch_reset();
+    vt__writer_close();
+    int n;
+    assert_int_equal(notes_dropped(out, &n), 3);
+    assert_int_equal(n, 1);
+}
+
 int main(void)
 {
     snprintf(g_dir, sizeof g_dir, "/tmp/vt-torchalloc.%d", (int)getpid());
@@ -207,7 +265,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(layouts_from_names), cmocka_unit_test(symtab_of_fakes),
         cmocka_unit_test(vtable_slots),       cmocka_unit_test(segment_check),
-        cmocka_unit_test(attach_for_real),
+        cmocka_unit_test(attach_for_real),    cmocka_unit_test(dropped_before_check),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     snprintf(cmd, sizeof cmd, "rm -rf %s", g_dir);

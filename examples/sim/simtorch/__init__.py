@@ -4,7 +4,23 @@ libc10_cuda.so's caching allocator (tests/fakecuda/c10) on the fake CUDA runtime
 same allocator trace hooks vramtrace attaches to in real PyTorch. Files are laid out like
 torch's (simtorch/nn/modules/linear.py, simtorch/optim/adamw.py, ...), so frame rules that
 match torch's paths match these. Not PyTorch; nothing is computed."""
-from . import _C
+
+
+def _disable_dynamo(fn=None, recursive=True):
+    """torch._disable_dynamo: calls fn through torch._dynamo.disable (made at the first call);
+    defined before the imports below, since simtorch.utils.checkpoint uses it as it loads."""
+    def inner(*args, **kwargs):
+        disable_fn = getattr(fn, "__dynamo_disable", None)
+        if disable_fn is None:
+            from . import _dynamo
+            disable_fn = _dynamo.disable(fn, recursive)
+            fn.__dynamo_disable = disable_fn
+        return disable_fn(*args, **kwargs)
+
+    return inner
+
+
+from . import _C  # noqa: E402 (the imports follow _disable_dynamo)
 from ._C import (SIMULATION, OutOfMemoryError, dtype, float32, float16, bfloat16, float64,
                  int64, int32, uint8, promote_types)
 from ._C import _aten as _A

@@ -3,7 +3,7 @@ the one Hugging Face's gradient_checkpointing_enable() uses by default): the wra
 forward runs with grad mode off, so nothing inside it is saved except its inputs; during the
 backward, on the autograd thread, it runs again with grad mode on (and the forward's autocast
 state) and that recomputed graph is run backwards at once (a reentrant backward)."""
-from .. import _C
+from .. import _C, _disable_dynamo
 from ..amp.autocast_mode import autocast
 from ..autograd.function import Function
 from .._C._tensor import TensorBase, alias
@@ -60,6 +60,8 @@ class CheckpointFunction(Function):
         return (None, None) + grads
 
 
+@_disable_dynamo
 def checkpoint(function, *args, use_reentrant=None, preserve_rng_state=True, **kwargs):
-    """torch.utils.checkpoint.checkpoint (use_reentrant=True is the variant simulated)."""
+    """torch.utils.checkpoint.checkpoint (use_reentrant=True is the variant simulated); as in
+    PyTorch, decorated with torch._disable_dynamo, so it runs under dynamo's eval_frame.py."""
     return CheckpointFunction.apply(function, preserve_rng_state, *args)
