@@ -13,7 +13,8 @@
 #      SIMULATED programs of examples/sim/ on the fake CUDA: a dry run without a GPU) | shim (the
 #      real programs on the simulation, tests/realonsim), BEYOND_ONLY (run names, comma-separated),
 #      BUILD_DIR (default build/gpu; build for sim / shim), KEEP_TRACE_BYTES (default 4 MiB),
-#      VALIDATE_COMMIT (the commit said in summary.md where the copy has no .git).
+#      VALIDATE_COMMIT (the commit said in summary.md where the copy has no .git),
+#      VALIDATE_NO_BUILD=1 (use BUILD_DIR's vramtrace as it is: tests).
 set -u
 
 OUT=${1:?usage: sh scripts/gpu-beyond.sh OUTDIR}
@@ -73,7 +74,9 @@ pack() {
 main() {
     say "gpu-beyond.sh: $PROGRAMS programs, $PY, work files in $W"
     # ---- the build ---------------------------------------------------------------------------
-    if [ "$PROGRAMS" = real ]; then
+    if [ "$PROGRAMS" = real ] && [ "${VALIDATE_NO_BUILD:-0}" = 1 ]; then
+        note "- VALIDATE_NO_BUILD=1: $VT as it is"
+    elif [ "$PROGRAMS" = real ]; then
         say "build"
         DEPS_ARG=""
         if ls .debs/*.deb >/dev/null 2>&1; then
@@ -116,11 +119,15 @@ if programs == "real":
             env[n] = metadata.version(n.replace("_", "-"))
         except metadata.PackageNotFoundError:
             env[n] = "?"
-    import torch
-    env["cuda_available"] = torch.cuda.is_available()
-    if env["cuda_available"]:
-        env["device"] = torch.cuda.get_device_name()
-        env["torch_cuda"] = torch.version.cuda
+    try:
+        import torch
+        env["cuda_available"] = torch.cuda.is_available()
+        if env["cuda_available"]:
+            env["device"] = torch.cuda.get_device_name()
+            env["torch_cuda"] = torch.version.cuda
+    except Exception as e:  # the summary says why
+        env["cuda_available"], env["torch_error"] = False, f"{type(e).__name__}: {e}"
+        print(env["torch_error"], file=sys.stderr)
 open(have, "w").write("\n".join(found) + "\n")
 print(json.dumps(env, sort_keys=True))
 PYEOF
@@ -174,17 +181,19 @@ RUNS
     return 0
 }
 
-# has NEEDS: every ','-separated item present, an item being one of its '/' alternatives
+# has NEEDS: every ','-separated item present, an item being one of its '/' alternatives; the
+# items missing go to $missing ("a or b, c")
 has() {
+    missing=""
     [ "$PROGRAMS" = real ] || return 0
     for item in $(echo "$1" | tr ',' ' '); do
         ok=no
         for alt in $(echo "$item" | tr '/' ' '); do
             grep -qx "$alt" "$W/have" && ok=yes
         done
-        [ $ok = yes ] || return 1
+        [ $ok = yes ] || missing="$missing${missing:+, }$(echo "$item" | sed 's|/| or |g')"
     done
-    return 0
+    [ -z "$missing" ]
 }
 
 # one_run NAME EXPECT PROGRAM NEEDS OFFLINE ARGS: runs it under vramtrace, compares, packs
@@ -209,7 +218,7 @@ one_run() {
     src=estimate
     case ",$offline," in *",sim,"*) src=simulation ;; esac
     if ! has "$needs"; then
-        note "- $name: skipped, $(echo "$needs" | sed 's/,/ and /g; s|/| or |g') not installed for $PY"
+        note "- $name: skipped, not installed for $PY: $missing"
         return 0
     fi
     lim=$(($(left) - 15))

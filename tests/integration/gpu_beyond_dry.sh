@@ -1,8 +1,9 @@
 #!/bin/sh
 # gpu_beyond_dry.sh — the GPU session's `VALIDATE_SET=beyond` (scripts/gpu-beyond.sh, through
 # scripts/gpu-validate.sh) run here as a dry run: the SIMULATED programs on the fake CUDA
-# (VALIDATE_PROGRAMS=sim), then the real programs on the simulation (shim), a few runs each. Its
-# plumbing is checked: arguments, runs without an offline counterpart skipped with a line, the
+# (VALIDATE_PROGRAMS=sim), then the real programs on the simulation (shim, and real with `torch`
+# being simtorch), a few runs each. Its plumbing is checked: arguments, runs without an offline
+# counterpart or whose package is missing skipped with a line, the
 # truth lines parsed into results.jsonl and facts.jsonl, vramtrace's figures equal the program's,
 # ONE tarball with traces, facts and reports, and runs past the time budget skipped, saying so.
 set -u
@@ -66,6 +67,18 @@ for a, b in zip(sim, shim):
         assert a["torch"][k] == b["torch"][k], (a["case"], k, a["torch"][k], b["torch"][k])
 print(f"shim: {len(shim)} runs of the real programs, figures as the simulated programs'")
 PYEOF
+
+# the real-program path (package checks) on the simulation: `torch` is simtorch, torchvision
+# the simulated one, transformers and lightning missing
+S=$ROOT/examples/sim
+mkdir pp && ln -s "$S/simmodels/site-packages/torchvision" pp/torchvision
+SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB VALIDATE_NO_BUILD=1 \
+    PYTHONPATH="$ROOT/tests/realonsim:$PWD/pp:$S" dry real real
+grep -q 'bert_b32_oom: skipped, not installed for .*: transformers$' real/summary.md &&
+    grep -q 'lit_gpt2_b4_fit: skipped, not installed for .*: lightning or pytorch_lightning, transformers$' real/summary.md ||
+    { cat real/summary.md; fail "real: no 'not installed' lines"; }
+[ "$(wc -l <real/results.jsonl)" = 1 ] && grep -q '"case": "resnet50_b128_fit".*"verdict": "PASS"' real/results.jsonl ||
+    { cat real/summary.md; fail "real: resnet50_b128_fit did not run and pass"; }
 
 # past the budget every run is skipped, saying so, and the results still come back
 dry late sim 20

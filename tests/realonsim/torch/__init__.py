@@ -20,24 +20,30 @@ for _name, _mod in list(sys.modules.items()):
 
 
 def _real_api():
-    """torchvision's `weights=` and timm's create_model(), over the simulated models."""
+    """torchvision's `weights=` and timm's create_model(), over the simulated models (where the
+    simulated library is on the path)."""
     try:
-        import timm
         import torchvision.models as tvm
     except ImportError:
-        return
-    sim_resnet50 = tvm.resnet50
+        tvm = None
+    if tvm is not None:
+        sim_resnet50 = tvm.resnet50
 
-    @functools.wraps(sim_resnet50)
-    def resnet50(weights=None, num_classes=1000):
-        assert weights is None, "the simulation has no pretrained weights"
-        return sim_resnet50(num_classes=num_classes)
+        @functools.wraps(sim_resnet50)
+        def resnet50(weights=None, num_classes=1000):
+            assert weights is None, "the simulation has no pretrained weights"
+            return sim_resnet50(num_classes=num_classes)
+
+        tvm.resnet50 = resnet50
+    try:
+        import timm
+    except ImportError:
+        return
 
     def create_model(name, pretrained=False, num_classes=1000, img_size=224):
         assert name == "vit_base_patch16_224" and not pretrained, name
         return timm.vit_base_patch16_224(num_classes=num_classes, img_size=img_size)
 
-    tvm.resnet50 = resnet50
     timm.create_model = create_model
 
 
