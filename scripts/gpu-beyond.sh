@@ -239,10 +239,14 @@ one_run() {
     "$VT" report "$W/$name.vt" >"$P/reports/$name.txt" 2>&1
     kept=""
     if [ -f "$W/$name.vt" ]; then
-        if [ "$(wc -c <"$W/$name.vt")" -le "$KEEP" ]; then
-            cp "$W/$name.vt" "$P/traces/" && kept=--kept
+        size=$(wc -c <"$W/$name.vt")
+        packed=$(cat "$P"/traces/*.vt 2>/dev/null | wc -c)
+        if [ "$size" -gt "$KEEP" ]; then
+            note "- $name.vt not packed: $size bytes (> KEEP_TRACE_BYTES=$KEEP)"
+        elif [ $((packed + size)) -gt $((48 << 20)) ]; then # the device returns 64 MiB at most
+            note "- $name.vt not packed: the packed traces would pass 48 MiB"
         else
-            note "- $name.vt not packed: $(wc -c <"$W/$name.vt") bytes (> KEEP_TRACE_BYTES=$KEEP)"
+            cp "$W/$name.vt" "$P/traces/" && kept=--kept
         fi
     fi
     tail -300 "$W/$name.log" >"$P/logs/$name.log"
