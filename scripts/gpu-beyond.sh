@@ -62,12 +62,12 @@ pack() {
         [ -s "$P/results.jsonl" ] && "$PY" "$CMP" summary "$P/results.jsonl"
     } >"$P/summary.md" 2>&1
     cp "$P/summary.md" "$OUT/summary.md"
-    rm -f "$OUT"/beyond.tgz "$OUT"/beyond.tgz.?
     tar -czf "$W/beyond.tgz" -C "$W" pack 2>/dev/null
     if [ "$(wc -c <"$W/beyond.tgz")" -gt $((15 << 20)) ]; then
+        rm -f "$OUT"/beyond.tgz "$OUT"/beyond.tgz.?
         split -b 15m -a 1 "$W/beyond.tgz" "$OUT/beyond.tgz." # cat beyond.tgz.* | tar -xz
-    else
-        cp "$W/beyond.tgz" "$OUT/beyond.tgz"
+    else # the last complete one stays until the new one is whole
+        cp "$W/beyond.tgz" "$OUT/beyond.tgz.new" && mv "$OUT/beyond.tgz.new" "$OUT/beyond.tgz"
     fi
 }
 

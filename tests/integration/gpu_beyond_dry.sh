@@ -10,7 +10,7 @@ set -u
 PY=${PYTHON:-python3}
 command -v "$PY" >/dev/null 2>&1 || { echo "no python3"; exit 77; }
 [ -f "$BUILD/examples/libsimtorch.so" ] || { echo "gpu_beyond_dry: libsimtorch.so not built"; exit 1; }
-export PYTHONDONTWRITEBYTECODE=1
+export PYTHONDONTWRITEBYTECODE=1 TMPDIR="$PWD" # the script's work files stay in the test's folder
 fail() { echo "gpu_beyond_dry: $*"; exit 1; }
 RUNS=bert_b32_oom,resnet50_b128_fit,gpt2_adafactor_b4_fit,t5small_b8_fit,lit_gpt2_b4_fit
 
