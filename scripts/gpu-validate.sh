@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
 # gpu-validate.sh OUTDIR — the real check, on a GPU machine with PyTorch and no package registry
-# (docs: gpu-validation.md): builds vramtrace against .debs/ unpacked into .deps/, runs
+# (docs/validation.md): builds vramtrace against .debs/ unpacked into .deps/, runs
 # examples/gpt/train.py under `vramtrace run` in every allocator mode, compares vramtrace's
 # figures with PyTorch's own (VRAMTRACE_TORCH_STATS), measures overhead, tries the robustness
 # cases, and writes OUTDIR/validation.md, OUTDIR/results.jsonl, OUTDIR/validate.log and a few
 # small traces. Keeps going past failures (each is a row of the table). ~9 minutes on an H100.
 #
 # env: PYTHON (default /opt/torch/.venv/bin/python3), VALIDATE_BUDGET_S (default 520),
-#      VT_RUN_OPTS (extra `vramtrace run` options for every traced run), BUILD_DIR (build/gpu).
+#      VT_RUN_OPTS (extra `vramtrace run` options for every traced run), BUILD_DIR (build/gpu),
+#      VALIDATE_SET ours (default) | hf | sweep | final | beyond (scripts/gpu-beyond.sh: BERT,
+#      ResNet, ViT, LoRA, checkpointing, ...; with VALIDATE_PROGRAMS=sim or shim it is a dry run
+#      without a GPU, and that is what VALIDATE_PROGRAMS alone runs).
 set -u
+if [ "${VALIDATE_SET:-ours}" = beyond ] || [ -n "${VALIDATE_PROGRAMS:-}" ]; then
+    exec sh "$(dirname "$0")/gpu-beyond.sh" "$@"
+fi
 
 OUT=${1:?usage: bash scripts/gpu-validate.sh OUTDIR}
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)

@@ -1,132 +1,184 @@
 """examples/hf/hf_train.py — a plain Hugging Face training loop, the kind of program vramtrace
-did not write: GPT2LMHeadModel or LlamaForCausalLM built from a config (no download), AdamW,
-AMP (bf16, or fp16 with GradScaler), gradient accumulation, eager or torch.compile.
+did not write: GPT-2 (small, medium), a Llama-style decoder, BERT-base masked LM or T5-small built
+from a config (no download, random tokens); AdamW (fused), SGD or Adafactor; AMP (bf16, or fp16
+with a GradScaler); gradient accumulation, gradient checkpointing, LoRA (peft), torch.compile.
 
-Flags are argparse's (dashes, no config file), unlike examples/gpt/train.py:
+Flags are argparse's (dashes, no config file), the same as the SIMULATION examples/sim/sim_hf.py:
 
     python examples/hf/hf_train.py --model gpt2 --batch-size 4 --seq-len 1024 --compile
+    python examples/hf/hf_train.py --model llama-400m --batch-size 4 --lora-rank 8 --grad-accum 1
 
-At the end, and on an out-of-memory error, it prints ONE line `VRAMTRACE_TORCH_STATS {json}`
-with PyTorch's own memory figures and the ground truth of the categories (bytes of parameters,
-gradients and optimizer state, counted from the tensors themselves), which
-scripts/gpu-validate.sh compares with what vramtrace says.
-"""
+At the end, and after an out-of-memory error (exit 1), it prints ONE line
+`VRAMTRACE_TORCH_STATS {json}`: PyTorch's own memory figures and the ground truth of the
+categories (parameters, gradients just before the first optimizer step, optimizer state after it,
+counted from the program's objects; train_truth.py), which scripts/gpu-validate.sh and
+scripts/gpu-beyond.sh compare with what vramtrace says."""
 import argparse
-import json
+import functools
 import os
 import statistics
 import sys
 import time
 
-import torch
-
-OutOfMemoryError = getattr(torch, "OutOfMemoryError", None) or torch.cuda.OutOfMemoryError
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from train_truth import (torch, need_torch, tensor_bytes, state_tensors, model_truth,  # noqa: E402
+                         record_failure, versions, print_truth)
 
 SIZES = {
-    # name: (layers, hidden, heads, intermediate (llama), vocab)
-    "gpt2": (12, 768, 12, None, 50257),
-    "gpt2-medium": (24, 1024, 16, None, 50257),
-    "llama-160m": (12, 768, 12, 2048, 32000),
-    "llama-400m": (24, 1024, 16, 2816, 32000),
+    # name: (family, layers, hidden, heads, intermediate, vocab, default sequence length)
+    "gpt2": ("gpt2", 12, 768, 12, 3072, 50257, 1024),
+    "gpt2-medium": ("gpt2", 24, 1024, 16, 4096, 50257, 1024),
+    "llama-160m": ("llama", 12, 768, 12, 2048, 32000, 1024),
+    "llama-400m": ("llama", 24, 1024, 16, 2816, 32000, 1024),
+    "bert-base": ("bert", 12, 768, 12, 3072, 30522, 512),
+    "t5-small": ("t5", 6, 512, 8, 2048, 32128, 512),
 }
+# LoRA on the attention projections, by their module names in each family
+LORA_TARGETS = {
+    "gpt2": ["c_attn", "attn.c_proj"],
+    "llama": ["q_proj", "k_proj", "v_proj", "o_proj"],
+    "bert": ["query", "key", "value", "attention.output.dense"],
+    "t5": ["q", "k", "v", "o"],
+}
+LORA_TASK = {"gpt2": "CAUSAL_LM", "llama": "CAUSAL_LM", "t5": "SEQ_2_SEQ_LM", "bert": None}
 
 
-def build(model, seq):
+def build(name, seq, dropout):
     import transformers as tf
-    layers, hidden, heads, inter, vocab = SIZES[model]
-    if model.startswith("gpt2"):
+    family, layers, hidden, heads, inter, vocab, _ = SIZES[name]
+    if family == "gpt2":
         cfg = tf.GPT2Config(n_layer=layers, n_embd=hidden, n_head=heads, vocab_size=vocab,
-                            n_positions=max(1024, seq), resid_pdrop=0.0, embd_pdrop=0.0,
-                            attn_pdrop=0.0)
+                            n_positions=max(1024, seq), resid_pdrop=dropout, embd_pdrop=dropout,
+                            attn_pdrop=dropout)
         return tf.GPT2LMHeadModel(cfg)
-    cfg = tf.LlamaConfig(num_hidden_layers=layers, hidden_size=hidden, num_attention_heads=heads,
-                         num_key_value_heads=heads, intermediate_size=inter, vocab_size=vocab,
-                         max_position_embeddings=max(2048, seq))
-    return tf.LlamaForCausalLM(cfg)
+    if family == "llama":
+        cfg = tf.LlamaConfig(num_hidden_layers=layers, hidden_size=hidden, num_attention_heads=heads,
+                             num_key_value_heads=heads, intermediate_size=inter, vocab_size=vocab,
+                             max_position_embeddings=max(2048, seq))
+        return tf.LlamaForCausalLM(cfg)
+    if family == "bert":
+        cfg = tf.BertConfig(num_hidden_layers=layers, hidden_size=hidden, num_attention_heads=heads,
+                            intermediate_size=inter, vocab_size=vocab,
+                            max_position_embeddings=max(512, seq), hidden_dropout_prob=dropout,
+                            attention_probs_dropout_prob=dropout)
+        return tf.BertForMaskedLM(cfg)
+    cfg = tf.T5Config(vocab_size=vocab, d_model=hidden, d_kv=hidden // heads, d_ff=inter,
+                      num_layers=layers, num_decoder_layers=layers, num_heads=heads,
+                      dropout_rate=dropout, feed_forward_proj="relu", decoder_start_token_id=0,
+                      pad_token_id=0)
+    return tf.T5ForConditionalGeneration(cfg)
 
 
-def tensor_bytes(ts):
-    seen, n = set(), 0
-    for t in ts:
-        if t is None or not t.is_cuda or t.data_ptr() in seen:
-            continue
-        seen.add(t.data_ptr())
-        n += t.numel() * t.element_size()
-    return n
+def add_lora(model, family, rank, alpha):
+    from peft import LoraConfig, get_peft_model
+    task = LORA_TASK[family]
+    kw = {"task_type": task} if task else {}
+    return get_peft_model(model, LoraConfig(r=rank, lora_alpha=alpha, lora_dropout=0.0,
+                                            target_modules=LORA_TARGETS[family], **kw))
 
 
-def truth(model, opt):
-    """The categories' ground truth, counted from the tensors (not from vramtrace)."""
-    params = list(model.parameters())
-    state = [v for s in opt.state.values() for v in s.values() if torch.is_tensor(v)]
-    return {"param_bytes": tensor_bytes(params),
-            "grad_bytes": tensor_bytes(p.grad for p in params),
-            "optim_state_bytes": tensor_bytes(state)}
+def checkpoint_variant(model):
+    """use_reentrant of the checkpoint function transformers gave the layers (None: unknown)."""
+    for m in model.modules():
+        fn = getattr(m, "_gradient_checkpointing_func", None)
+        if isinstance(fn, functools.partial):
+            return fn.keywords.get("use_reentrant")
+    return None
 
 
-def main():
+def make_optimizer(name, params, lr):
+    if name == "adamw":
+        return torch.optim.AdamW(params, lr=lr, weight_decay=0.01, fused=True)
+    if name == "sgd":
+        return torch.optim.SGD(params, lr=lr, momentum=0.9)
+    return torch.optim.Adafactor(params, lr=lr, foreach=False)  # torch >= 2.5
+
+
+def parser():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", choices=sorted(SIZES), default="gpt2")
     ap.add_argument("--batch-size", type=int, default=4)
-    ap.add_argument("--seq-len", type=int, default=1024)
+    ap.add_argument("--seq-len", type=int, default=None, help="default: 1024 (512 for BERT, T5)")
     ap.add_argument("--grad-accum", type=int, default=2)
     ap.add_argument("--steps", type=int, default=6)
+    ap.add_argument("--optimizer", choices=["adamw", "sgd", "adafactor"], default="adamw")
     ap.add_argument("--amp", choices=["bf16", "fp16", "none"], default="bf16")
+    ap.add_argument("--gradient-checkpointing", action="store_true",
+                    help="model.gradient_checkpointing_enable() (transformers' default variant)")
+    ap.add_argument("--checkpoint-reentrant", action="store_true",
+                    help="with --gradient-checkpointing: use_reentrant=True (as the simulation)")
+    ap.add_argument("--lora-rank", type=int, default=0, help="LoRA on the attention projections; 0: off")
+    ap.add_argument("--lora-alpha", type=int, default=16)
+    ap.add_argument("--dropout", type=float, default=None, help="default: 0 (GPT-2), 0.1 (BERT, T5)")
     ap.add_argument("--compile", action="store_true")
     ap.add_argument("--lr", type=float, default=3e-4)
-    a = ap.parse_args()
+    return ap
 
+
+def main():
+    a = parser().parse_args()
+    need_torch()
+    family, layers, hidden, heads, inter, vocab, default_t = SIZES[a.model]
+    T = a.seq_len or default_t
+    dropout = a.dropout if a.dropout is not None else (0.1 if family in ("bert", "t5") else 0.0)
     dev = "cuda"
     torch.manual_seed(0)
     dtype = {"bf16": torch.bfloat16, "fp16": torch.float16, "none": None}[a.amp]
-    stats = {"program": "hf_train.py", "args": vars(a), "oom": False, "iters": 0,
-             "torch_version": torch.__version__, "cuda_version": torch.version.cuda}
-    times, model, opt = [], None, None
+    truth = {"program": "hf_train.py", "args": vars(a), "family": family, "model": a.model,
+             "batch_size": a.batch_size, "seq_len": T, "grad_accum": a.grad_accum,
+             "optimizer": a.optimizer, "amp": a.amp, "compile": a.compile,
+             "gradient_checkpointing": a.gradient_checkpointing, "lora_rank": a.lora_rank,
+             "layers": layers, "hidden": hidden, "heads": heads, "vocab_size": vocab,
+             "steps": 0, "iters": 0, "oom": False, "oom_phase": None, "grad_bytes": None,
+             "optim_state_bytes": None}
+    times, phase, rc = [], "model", 0
     try:
-        model = build(a.model, a.seq_len).to(dev)
-        stats["params"] = sum(p.numel() for p in model.parameters())
-        print(f"number of parameters: {stats['params'] / 1e6:.2f}M", flush=True)
-        opt = torch.optim.AdamW(model.parameters(), lr=a.lr, fused=True)
+        model = build(a.model, T, dropout)
+        if a.lora_rank:
+            model = add_lora(model, family, a.lora_rank, a.lora_alpha)
+        if a.gradient_checkpointing:
+            kw = {"use_reentrant": True} if a.checkpoint_reentrant else None
+            model.gradient_checkpointing_enable(gradient_checkpointing_kwargs=kw)
+            if a.lora_rank:  # frozen embeddings: the checkpointed blocks' inputs need a gradient
+                model.enable_input_require_grads()
+            truth["checkpoint_use_reentrant"] = checkpoint_variant(model)
+        model.to(dev)
+        model.train()
+        trainable = model_truth(model, truth)
+        print(f"number of parameters: {truth['params'] / 1e6:.2f}M (trainable "
+              f"{truth['trainable_params'] / 1e6:.2f}M)", flush=True)
+        opt = make_optimizer(a.optimizer, trainable, a.lr)
         scaler = torch.amp.GradScaler("cuda", enabled=a.amp == "fp16")
         step_fn = torch.compile(model) if a.compile else model
-        vocab = model.config.vocab_size
         for step in range(a.steps):
             t0 = time.perf_counter()
             for _ in range(a.grad_accum):
-                x = torch.randint(0, vocab, (a.batch_size, a.seq_len), device=dev)
+                phase = "forward"
+                x = torch.randint(0, vocab, (a.batch_size, T), device=dev)
+                y = x if family in ("gpt2", "llama") else torch.randint(0, vocab, (a.batch_size, T), device=dev)
                 with torch.autocast("cuda", dtype=dtype, enabled=dtype is not None):
-                    loss = step_fn(input_ids=x, labels=x).loss / a.grad_accum
+                    loss = step_fn(input_ids=x, labels=y).loss / a.grad_accum
+                phase = "backward"
                 scaler.scale(loss).backward()
+            if step == 0:
+                truth["grad_bytes"] = tensor_bytes(p.grad for p in trainable)
+            phase = "optimizer"
             scaler.step(opt)
             scaler.update()
             if step == 0:
-                stats.update(truth(model, opt))
+                truth["optim_state_bytes"] = tensor_bytes(state_tensors(opt))
             opt.zero_grad(set_to_none=True)
             torch.cuda.synchronize()
             times.append((time.perf_counter() - t0) * 1000.0)
-            stats["iters"] = step + 1
+            truth["steps"] = truth["iters"] = step + 1
             print(f"step {step}: loss {loss.item() * a.grad_accum:.4f}, {times[-1]:.1f} ms", flush=True)
-    except OutOfMemoryError as e:
-        stats["oom"], stats["oom_message"] = True, (str(e).splitlines() or ["out of memory"])[0]
-    except Exception as e:  # torch.compile wraps an OOM in its own error types
-        if "out of memory" not in str(e):
-            raise
-        stats["oom"], stats["oom_message"] = True, str(e).splitlines()[0]
+    except Exception as e:  # noqa: BLE001 — OOM (or anything else): the truth line still comes
+        rc = record_failure(truth, e, phase)
     skip = max(1, len(times) // 3) if len(times) > 1 else 0
-    stats["ms_per_iter"] = round(statistics.median(times[skip:]), 3) if times else None
-    ms = torch.cuda.memory_stats()
-    stats.update({
-        "allocator_backend": torch.cuda.get_allocator_backend(),
-        "alloc_conf": os.environ.get("PYTORCH_CUDA_ALLOC_CONF"),
-        "max_memory_allocated": torch.cuda.max_memory_allocated(),
-        "max_memory_reserved": torch.cuda.max_memory_reserved(),
-        "num_device_alloc": ms.get("num_device_alloc"),
-        "requested_bytes_peak": ms.get("requested_bytes.all.peak"),
-        "num_ooms": ms.get("num_ooms"),
-        "device_name": torch.cuda.get_device_name(),
-    })
-    print("VRAMTRACE_TORCH_STATS " + json.dumps(stats, sort_keys=True), flush=True)
-    return 1 if stats["oom"] else 0
+    truth["ms_per_iter"] = round(statistics.median(times[skip:]), 3) if times else None
+    truth.update(versions("transformers", "peft"))
+    print_truth(truth)
+    return rc
 
 
 if __name__ == "__main__":

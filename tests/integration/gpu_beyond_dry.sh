@@ -1,0 +1,88 @@
+#!/bin/sh
+# gpu_beyond_dry.sh — the GPU session's `VALIDATE_SET=beyond` (scripts/gpu-beyond.sh, through
+# scripts/gpu-validate.sh) run here as a dry run: the SIMULATED programs on the fake CUDA
+# (VALIDATE_PROGRAMS=sim), then the real programs on the simulation (shim, and real with `torch`
+# being simtorch), a few runs each. Its plumbing is checked: arguments, runs without an offline
+# counterpart or whose package is missing skipped with a line, the
+# truth lines parsed into results.jsonl and facts.jsonl, vramtrace's figures equal the program's,
+# ONE tarball with traces, facts and reports, and runs past the time budget skipped, saying so.
+set -u
+PY=${PYTHON:-python3}
+command -v "$PY" >/dev/null 2>&1 || { echo "no python3"; exit 77; }
+[ -f "$BUILD/examples/libsimtorch.so" ] || { echo "gpu_beyond_dry: libsimtorch.so not built"; exit 1; }
+export PYTHONDONTWRITEBYTECODE=1 TMPDIR="$PWD" # the script's work files stay in the test's folder
+fail() { echo "gpu_beyond_dry: $*"; exit 1; }
+RUNS=bert_b32_oom,resnet50_b128_fit,gpt2_adafactor_b4_fit,t5small_b8_fit,lit_gpt2_b4_fit
+
+# dry OUT PROGRAMS [BUDGET]: the script as the GPU session runs it, on the simulation
+dry() {
+    PYTHON=$PY BUILD_DIR=$BUILD VALIDATE_PROGRAMS=$2 VALIDATE_BUDGET_S=${3:-300} BEYOND_ONLY=$RUNS \
+        VALIDATE_SET=beyond bash "$ROOT/scripts/gpu-validate.sh" "$1" >"$1.out" 2>&1 ||
+        { tail -20 "$1.out"; fail "$2: gpu-validate.sh VALIDATE_SET=beyond failed"; }
+}
+dry sim sim
+for f in beyond.tgz results.jsonl summary.md beyond.log; do
+    [ -s "sim/$f" ] || fail "sim: $f missing from OUTDIR"
+done
+for r in t5small_b8_fit lit_gpt2_b4_fit; do
+    grep -q "$r: skipped, no sim counterpart" sim/summary.md || fail "sim: $r not said skipped"
+done
+mkdir x && tar -xzf sim/beyond.tgz -C x || fail "sim: the tarball does not unpack"
+"$PY" - x/pack sim <<'PYEOF' || fail "sim: see above"
+import json, os, sys
+pack, out = sys.argv[1], sys.argv[2]
+rows = [json.loads(l) for l in open(os.path.join(out, "results.jsonl"))]
+assert [r["case"] for r in rows] == ["bert_b32_oom", "resnet50_b128_fit", "gpt2_adafactor_b4_fit"], rows
+for r in rows:
+    t, vt = r["torch"], r["vt"]
+    assert r["verdict"] == "PASS", (r["case"], r["problems"])
+    assert r["as_expected"] is True and r["expect_source"] == "simulation", r
+    assert t["simulation"] is True and t["program"].startswith("sim_"), t["program"]
+    assert vt["segments"] == t["num_device_alloc"] and vt["peak_reserved"] == t["max_memory_reserved"]
+    assert os.path.getsize(os.path.join(pack, "traces", r["case"] + ".vt")) > 10000, r["case"]
+    assert os.path.exists(os.path.join(pack, "reports", r["case"] + ".txt")), r["case"]
+oom = rows[0]
+assert oom["outcome"] == "oom" and oom["torch"]["oom_phase"] == "backward" and oom["vt"]["oom"], oom
+assert rows[1]["vt"]["family"] == "convolutional" and rows[1]["vt"]["optimizer"] == "momentum", rows[1]["vt"]
+facts = [json.loads(l) for l in open(os.path.join(pack, "facts.jsonl"))]
+assert [f["trace"] for f in facts] == [r["case"] + ".vt" for r in rows], facts
+for f in facts:
+    assert f["command"].startswith("vramtrace run --card 12GiB -- python examples/sim/"), f["command"]
+    for k in ("exit_code", "params", "param_bytes", "grad_bytes", "optim_state_bytes", "steps", "oom",
+              "requested_bytes_peak", "max_memory_reserved", "num_device_alloc", "batch_size"):
+        assert k in f, (f["trace"], k)
+print(f"sim: {len(rows)} runs PASS, {len(facts)} facts, tarball of {len(os.listdir(os.path.join(pack, 'traces')))} traces")
+PYEOF
+
+# the real programs on the simulation: the same figures as the simulated programs'
+dry shim shim
+"$PY" - sim/results.jsonl shim/results.jsonl <<'PYEOF' || fail "shim: see above"
+import json, sys
+sim, shim = ([json.loads(l) for l in open(p)] for p in sys.argv[1:3])
+assert [r["case"] for r in shim] == [r["case"] for r in sim], shim
+for a, b in zip(sim, shim):
+    assert b["verdict"] == "PASS" and b["torch"]["program"] in ("hf_train.py", "vision_train.py"), b
+    assert b["command"].startswith("vramtrace run --card 12GiB -- python examples/"), b["command"]
+    for k in ("max_memory_reserved", "requested_bytes_peak", "num_device_alloc", "grad_bytes"):
+        assert a["torch"][k] == b["torch"][k], (a["case"], k, a["torch"][k], b["torch"][k])
+print(f"shim: {len(shim)} runs of the real programs, figures as the simulated programs'")
+PYEOF
+
+# the real-program path (package checks) on the simulation: `torch` is simtorch, torchvision
+# the simulated one, transformers and lightning missing
+S=$ROOT/examples/sim
+mkdir pp && ln -s "$S/simmodels/site-packages/torchvision" pp/torchvision
+SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB VALIDATE_NO_BUILD=1 \
+    PYTHONPATH="$ROOT/tests/realonsim:$PWD/pp:$S" dry real real
+grep -q 'bert_b32_oom: skipped, not installed for .*: transformers$' real/summary.md &&
+    grep -q 'lit_gpt2_b4_fit: skipped, not installed for .*: lightning or pytorch_lightning, transformers$' real/summary.md ||
+    { cat real/summary.md; fail "real: no 'not installed' lines"; }
+[ "$(wc -l <real/results.jsonl)" = 1 ] && grep -q '"case": "resnet50_b128_fit".*"verdict": "PASS"' real/results.jsonl ||
+    { cat real/summary.md; fail "real: resnet50_b128_fit did not run and pass"; }
+
+# past the budget every run is skipped, saying so, and the results still come back
+dry late sim 20
+grep -q 'bert_b32_oom: skipped, out of time' late/summary.md || fail "late: no 'out of time' line"
+[ ! -s late/results.jsonl ] && [ -s late/beyond.tgz ] || fail "late: results or tarball wrong"
+echo "the dry run of VALIDATE_SET=beyond: sim, shim and out-of-time cases as expected"
+exit 0
