@@ -165,6 +165,14 @@ static void test_optimizers(void **state)
     t = tables_of("/v/transformers/optimization.py", "Adafactor.step", NULL);
     assert_int_equal(recog(t, 2, 4000, 300).optim, OPT_FACTORED);
     tables_free(t);
+    /* torch.optim.Adafactor (torch/optim/_adafactor.py): a d×d weight keeps 2d floats, 0.01 B
+     * per parameter at d = 768, below the threshold that reads as no state */
+    t = tables_of("/v/torch/optim/_adafactor.py", "Adafactor.step", NULL);
+    r = recog(t, 2, 4000000, 10000);
+    assert_int_equal(r.optim, OPT_FACTORED);
+    assert_string_equal(r.optim_class, "Adafactor");
+    assert_int_equal(recog(t, 2, 4000000, 0).optim, OPT_NONE); /* no state at all */
+    tables_free(t);
 
     t = tables_of("/w/train.py", "main", NULL);
     r = recog(t, 2, 4000, 8000); /* no class on the stacks: the state says it */

@@ -31,7 +31,7 @@ const char *optim_words(optim_kind k)
     X("torch/optim/adamw.py", "AdamW", ADAM)                                                       \
     X("torch/optim/adam.py", "Adam / AdamW", ADAM)                                                 \
     X("torch/optim/sgd.py", "SGD", MOMENTUM)                                                       \
-    X("torch/optim/adafactor.py", "Adafactor", FACTORED)                                           \
+    X("torch/optim/_adafactor.py", "Adafactor", FACTORED)                                          \
     X("transformers/optimization.py", "Adafactor", FACTORED)                                       \
     X("bitsandbytes/optim/", "a bitsandbytes 8-bit optimizer", EIGHT_BIT)                          \
     X("torch/optim/rmsprop.py", "RMSprop", ONE_STATE)                                              \
@@ -49,6 +49,10 @@ static const struct {
 /* by_state: the kind a measured state of bpp bytes per trainable parameter is. */
 static optim_kind by_state(double bpp, optim_kind named)
 {
+    /* factored second moments of a d×d weight are 2d floats: 8/d B per parameter (0.01 at
+     * d = 768), so Adafactor's state on the stacks is factored however small it is */
+    if (named == OPT_FACTORED && bpp > 0 && bpp < 1.0)
+        return OPT_FACTORED;
     if (bpp < 0.05)
         return OPT_NONE;
     if (bpp >= 7.0 && bpp <= 9.0)

@@ -39,6 +39,7 @@ run llama400m_lora8_b4_fit examples/sim/sim_hf.py --model llama-400m --batch-siz
 run bert_b16_fit examples/sim/sim_hf.py --model bert-base --batch-size 16 --steps 1
 run bert_b32_oom_backward examples/sim/sim_hf.py --model bert-base --batch-size 32 --steps 1
 run gpt2_ckpt_b16_fit examples/sim/sim_hf.py --model gpt2 --batch-size 16 --gradient-checkpointing --steps 1
+run gpt2_adafactor_b4_fit examples/sim/sim_hf.py --model gpt2 --batch-size 4 --optimizer adafactor --steps 1
 run resnet50_b128_fit examples/sim/sim_vision.py --model resnet50 --batch-size 128 --steps 1
 run resnet50_b320_oom_forward examples/sim/sim_vision.py --model resnet50 --batch-size 320 --steps 1
 run vitb16_b64_fit examples/sim/sim_vision.py --model vit-b16 --batch-size 64 --steps 1
