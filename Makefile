@@ -73,7 +73,10 @@ EXAMPLE_LIBS := $(patsubst examples/sim/%.c,$(BUILD)/examples/%.so,$(filter exam
 EXAMPLE_BINS := $(patsubst examples/sim/%.c,$(BUILD)/examples/%,$(filter-out examples/sim/lib%.c,$(EXAMPLE_SRC))) $(EXAMPLE_LIBS)
 
 PRELOAD_LIBS  := -ldl -lunwind -lpthread
-ANALYZER_LIBS := -lcjson -ldw -lelf -lm -lstdc++
+# the analyzer's allocations go through analyzer/trace/mem.c, which remembers a failed one
+# (mem.h: a command then exits 2 "out of memory" rather than answer without it)
+MEM_WRAP      := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=aligned_alloc,--wrap=strdup,--wrap=strndup
+ANALYZER_LIBS := -lcjson -ldw -lelf -lm -lstdc++ $(MEM_WRAP)
 TEST_LIBS     := -lcmocka $(ANALYZER_LIBS) $(PRELOAD_LIBS)
 
 .PHONY: all test check demo demo-gpu bench install uninstall clean help deps fake progs format format-check fuzz fuzz-build wheel
@@ -177,7 +180,8 @@ $(FAKE_DIR)/c10/%/libc10_cuda.so: tests/fakecuda/c10/fake_c10.cpp tests/fakecuda
 
 fake: $(FAKE_RT) $(FAKE_DRV) $(FAKE_C10)
 
-$(BUILD)/tests/%: $(call obj,tests/unit/%.c) $(ANALYZER_A) $(PRELOAD_A)
+# mem.o linked whole: the wrapped allocation calls of both archives need it (ANALYZER_LIBS)
+$(BUILD)/tests/%: $(call obj,tests/unit/%.c) $(call obj,analyzer/trace/mem.c) $(ANALYZER_A) $(PRELOAD_A)
 	$(E) LD $@
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -pthread -o $@ $^ $(LDFLAGS) $(DEPS_LDFLAGS) $(TEST_LIBS)
