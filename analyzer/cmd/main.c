@@ -42,14 +42,13 @@ static int version(void)
     return VT_EXIT_OK;
 }
 
-/* finish: the command's exit code, or 2 when an allocation failed (said once: a command that
- * returned 2 has said why). */
+/* finish: the command's exit code, or 2 with the one message for it when an allocation failed
+ * (whether or not the command noticed: mem.h). */
 static int finish(const char *cmd, int rc)
 {
     if (!mem_failed())
         return rc;
-    if (rc != VT_EXIT_USAGE)
-        fprintf(stderr, "vramtrace %s: %s\n", cmd, MEM_OOM_MESSAGE);
+    fprintf(stderr, "vramtrace %s: %s\n", cmd, MEM_OOM_MESSAGE);
     return VT_EXIT_USAGE;
 }
 
