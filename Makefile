@@ -198,6 +198,13 @@ $(BUILD)/examples/%: $(call obj,examples/sim/%.c) $(FAKE_RT) Makefile
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -pthread -rdynamic -o $@ $< $(LDFLAGS) -L$(FAKE_DIR) $(FAKE_RPATH) -Wl,-rpath,'$$ORIGIN/../fakecuda' -lcudart -ldl -lm
 
+# tests/fault/failmalloc.c: an LD_PRELOAD library that fails the Nth allocation of a program
+FAILMALLOC := $(BUILD)/tests/libfailmalloc.so
+$(FAILMALLOC): tests/fault/failmalloc.c Makefile
+	$(E) LD $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(BASEFLAGS) -fPIC $(CFLAGS) -shared -o $@ $< $(LDFLAGS) -ldl
+
 progs: $(PROG_BINS) $(EXAMPLE_BINS)
 # examples/sim/lib*.c: shared helpers the simulation loads with ctypes (fake cudart, rpath).
 $(BUILD)/examples/lib%.so: examples/sim/lib%.c $(FAKE_RT) Makefile
@@ -207,7 +214,7 @@ $(BUILD)/examples/lib%.so: examples/sim/lib%.c $(FAKE_RT) Makefile
 
 
 # --- test / check / demo / bench --------------------------------------------------------
-test: all fake $(FAKE_C10) $(UNIT_BINS) $(PROG_BINS) $(EXAMPLE_BINS)
+test: all fake $(FAKE_C10) $(UNIT_BINS) $(PROG_BINS) $(EXAMPLE_BINS) $(FAILMALLOC)
 	$(Q)if [ -n "$(FUZZ_OK)" ]; then $(MAKE) --no-print-directory BUILD=$(BUILD) fuzz-build; \
 	  else echo "  (no clang with libFuzzer: the fuzz round is skipped)"; fi
 	$(Q)BUILD=$(BUILD) sh tests/run.sh $(UNIT_BINS)
