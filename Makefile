@@ -239,7 +239,10 @@ bench: all fake $(PROG_BINS) $(EXAMPLE_BINS)
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_DIR     := $(BUILD)/fuzz
-FUZZ_FLAGS   := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+# two checks recover so that tests/fuzz/known.supp can set aside an open finding while the
+# fuzzing goes on (tests/fuzz/run.sh halts on every other report: UBSAN_OPTIONS=halt_on_error=1)
+FUZZ_FLAGS   := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+  -fsanitize-recover=pointer-overflow,nonnull-attribute -fno-omit-frame-pointer
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(FUZZ_DIR)/%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
 FUZZ_OBJ     := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(ANALYZER_LIB))
 
@@ -251,7 +254,14 @@ $(FUZZ_DIR)/obj/%.o: %.c | $(DEPS_STAMP)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) $(BASEFLAGS) $(LAYER_INC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
-$(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/obj/tests/fuzz/fuzz_%.o $(FUZZ_OBJ)
+# the trace targets share harness.c (input file, quiet commands, the structure-aware mutator
+# vtmutate.c); fuzz_config keeps libFuzzer's own mutation
+FUZZ_HARNESS := $(patsubst %,$(FUZZ_DIR)/obj/tests/fuzz/%.o,harness vtmutate vtmutate_rec)
+$(FUZZ_DIR)/fuzz_config: $(FUZZ_DIR)/obj/tests/fuzz/fuzz_config.o $(FUZZ_OBJ)
+	$(E) LD $@
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(DEPS_LDFLAGS) $(ANALYZER_LIBS)
+
+$(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/obj/tests/fuzz/fuzz_%.o $(FUZZ_HARNESS) $(FUZZ_OBJ)
 	$(E) LD $@
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(DEPS_LDFLAGS) $(ANALYZER_LIBS)
 
