@@ -47,8 +47,8 @@ static cJSON *str_item(const char *s, size_t len)
 static void add_str(cJSON *o, const char *name, const char *s, size_t len)
 {
     cJSON *it = str_item(s, len);
-    if (it)
-        cJSON_AddItemToObject(o, name, it);
+    if (it && !cJSON_AddItemToObject(o, name, it)) /* the key's copy failed: not o's to free */
+        cJSON_Delete(it);
 }
 
 static void add_rstr(cJSON *o, const char *name, reader_str s)
