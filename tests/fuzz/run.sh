@@ -2,7 +2,8 @@
 # run.sh — `make fuzz`: runs each libFuzzer target given as an argument for FUZZ_SECONDS
 # seconds, seeded from the kept corpus (tests/fuzz/corpus/config/ for fuzz_config,
 # tests/fuzz/corpus/trace/ and the traces of tests/data/ for the trace targets) into a work
-# corpus per target under $BUILD/fuzz/ (new inputs go there, never into the tree). Prints the
+# corpus per target under $BUILD/fuzz/ (or FUZZ_WORK; new inputs go there, never into the tree:
+# every seed is run first, so a committed input that fails fails the round). Prints the
 # executions and coverage per target; a crash leaves its input in $BUILD/fuzz/ and fails (copy
 # it into tests/data/ with a test). FUZZ_JOBS=N runs N processes per target (-fork).
 set -u
@@ -19,7 +20,7 @@ for t in "$@"; do
     fuzz_config) kept="$ROOT/tests/fuzz/corpus/config" extra= ;;
     *) kept="$ROOT/tests/fuzz/corpus/trace" extra=$seeds ;;
     esac
-    work="$BUILD/fuzz/corpus-${name#fuzz_}"
+    work="${FUZZ_WORK:-$BUILD/fuzz}/corpus-${name#fuzz_}"
     mkdir -p "$work"
     log="$BUILD/fuzz/$name.log"
     fork=
