@@ -73,7 +73,10 @@ EXAMPLE_LIBS := $(patsubst examples/sim/%.c,$(BUILD)/examples/%.so,$(filter exam
 EXAMPLE_BINS := $(patsubst examples/sim/%.c,$(BUILD)/examples/%,$(filter-out examples/sim/lib%.c,$(EXAMPLE_SRC))) $(EXAMPLE_LIBS)
 
 PRELOAD_LIBS  := -ldl -lunwind -lpthread
-ANALYZER_LIBS := -lcjson -ldw -lelf -lm -lstdc++
+# the analyzer's allocations go through analyzer/trace/mem.c, which remembers a failed one
+# (mem.h: a command then exits 2 "out of memory" rather than answer without it)
+MEM_WRAP      := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=aligned_alloc,--wrap=strdup,--wrap=strndup
+ANALYZER_LIBS := -lcjson -ldw -lelf -lm -lstdc++ $(MEM_WRAP)
 TEST_LIBS     := -lcmocka $(ANALYZER_LIBS) $(PRELOAD_LIBS)
 
 .PHONY: all test test-build mutate check demo demo-gpu bench install uninstall clean help deps fake progs format format-check fuzz fuzz-build wheel
@@ -178,7 +181,8 @@ $(FAKE_DIR)/c10/%/libc10_cuda.so: tests/fakecuda/c10/fake_c10.cpp tests/fakecuda
 
 fake: $(FAKE_RT) $(FAKE_DRV) $(FAKE_C10)
 
-$(BUILD)/tests/%: $(call obj,tests/unit/%.c) $(ANALYZER_A) $(PRELOAD_A)
+# mem.o linked whole: the wrapped allocation calls of both archives need it (ANALYZER_LIBS)
+$(BUILD)/tests/%: $(call obj,tests/unit/%.c) $(call obj,analyzer/trace/mem.c) $(ANALYZER_A) $(PRELOAD_A)
 	$(E) LD $@
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -pthread -o $@ $^ $(LDFLAGS) $(DEPS_LDFLAGS) $(TEST_LIBS)
@@ -195,6 +199,13 @@ $(BUILD)/examples/%: $(call obj,examples/sim/%.c) $(FAKE_RT) Makefile
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -pthread -rdynamic -o $@ $< $(LDFLAGS) -L$(FAKE_DIR) $(FAKE_RPATH) -Wl,-rpath,'$$ORIGIN/../fakecuda' -lcudart -ldl -lm
 
+# tests/fault/failmalloc.c: an LD_PRELOAD library that fails the Nth allocation of a program
+FAILMALLOC := $(BUILD)/tests/libfailmalloc.so
+$(FAILMALLOC): tests/fault/failmalloc.c Makefile
+	$(E) LD $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(BASEFLAGS) -fPIC $(CFLAGS) -shared -o $@ $< $(LDFLAGS) -ldl
+
 progs: $(PROG_BINS) $(EXAMPLE_BINS)
 # examples/sim/lib*.c: shared helpers the simulation loads with ctypes (fake cudart, rpath).
 $(BUILD)/examples/lib%.so: examples/sim/lib%.c $(FAKE_RT) Makefile
@@ -205,7 +216,7 @@ $(BUILD)/examples/lib%.so: examples/sim/lib%.c $(FAKE_RT) Makefile
 
 # --- test / check / demo / bench --------------------------------------------------------
 # test-build: everything the tests run (what `make mutate` rebuilds after each mutation)
-test-build: all fake $(FAKE_C10) $(UNIT_BINS) $(PROG_BINS) $(EXAMPLE_BINS)
+test-build: all fake $(FAKE_C10) $(UNIT_BINS) $(PROG_BINS) $(EXAMPLE_BINS) $(FAILMALLOC)
 
 test: test-build
 	$(Q)if [ -n "$(FUZZ_OK)" ]; then $(MAKE) --no-print-directory BUILD=$(BUILD) fuzz-build; \
@@ -240,7 +251,10 @@ bench: all fake $(PROG_BINS) $(EXAMPLE_BINS)
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_DIR     := $(BUILD)/fuzz
-FUZZ_FLAGS   := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+# two checks recover so that tests/fuzz/known.supp can set aside an open finding while the
+# fuzzing goes on (tests/fuzz/run.sh halts on every other report: UBSAN_OPTIONS=halt_on_error=1)
+FUZZ_FLAGS   := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+  -fsanitize-recover=pointer-overflow,nonnull-attribute -fno-omit-frame-pointer
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(FUZZ_DIR)/%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
 FUZZ_OBJ     := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(ANALYZER_LIB))
 
@@ -252,7 +266,14 @@ $(FUZZ_DIR)/obj/%.o: %.c | $(DEPS_STAMP)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) $(BASEFLAGS) $(LAYER_INC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
-$(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/obj/tests/fuzz/fuzz_%.o $(FUZZ_OBJ)
+# the trace targets share harness.c (input file, quiet commands, the structure-aware mutator
+# vtmutate.c); fuzz_config keeps libFuzzer's own mutation
+FUZZ_HARNESS := $(patsubst %,$(FUZZ_DIR)/obj/tests/fuzz/%.o,harness vtmutate vtmutate_rec)
+$(FUZZ_DIR)/fuzz_config: $(FUZZ_DIR)/obj/tests/fuzz/fuzz_config.o $(FUZZ_OBJ)
+	$(E) LD $@
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(DEPS_LDFLAGS) $(ANALYZER_LIBS)
+
+$(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/obj/tests/fuzz/fuzz_%.o $(FUZZ_HARNESS) $(FUZZ_OBJ)
 	$(E) LD $@
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(DEPS_LDFLAGS) $(ANALYZER_LIBS)
 

@@ -86,12 +86,12 @@ grep -q 'simtorch/optim/adamw.py' gpt2m_fit.jsonl || fail "no frame in simtorch/
 grep -q 'transformers/models/gpt2/modeling_gpt2.py' gpt2m_fit.jsonl || fail "no GPT-2 model frame"
 grep -q 'simtorch/amp/grad_scaler.py' resnet_fit.jsonl || fail "no GradScaler frame (fp16)"
 grep -q 'simtorch/optim/sgd.py' resnet_fit.jsonl || fail "no SGD frame"
-"$PY" - <<'PYEOF' || fail "checkpointing: no forward recomputed on the autograd thread"
-import json
-recs = [json.loads(l) for l in open("ckpt_fit.jsonl")]
+PYTHONPATH="$ROOT/tests/python" "$PY" - <<'PYEOF' || fail "checkpointing: no forward recomputed on the autograd thread"
+import vtdump
+recs, stacks = vtdump.load("ckpt_fit.jsonl")
 auto = {o["index"] for o in recs if o["type"] == "thread" and o["name"] == "pt_autograd_0"}
 def ops(o):
-    return [f.get("symbol") or "" for f in o.get("stack", []) if f.get("kind") == "native"]
+    return [f.get("symbol") or "" for f in stacks.get(o["stack_id"]) or [] if f.get("kind") == "native"]
 fwd = [o for o in recs if o["type"] == "alloc" and o["api"] == "torchAlloc" and o["thread"] in auto
        and any("native_layer_norm::call" in s for s in ops(o))]
 assert len(fwd) >= 12, len(fwd)  # 12 blocks, each recomputing its layer norms
