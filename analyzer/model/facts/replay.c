@@ -373,6 +373,7 @@ int replay_file(const char *path, replay_result *out, char *err, size_t errlen)
     blocks_free_all(&s.blocks);
     free(s.live.e);
     free(s.facts);
+    phases_memo_free(&s.memo);
     free(s.ret);
     free(s.ret2);
     free(s.pend);

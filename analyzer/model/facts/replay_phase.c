@@ -72,7 +72,7 @@ static stack_facts facts_of(state *s, uint32_t id)
     if (s->facts[id].phase == 255) {
         size_t n = 0;
         const tables_frame *fr = tables_resolve_stack(s->r->t, id, &n);
-        s->facts[id] = fr ? phases_of_stack(fr, n) : none;
+        s->facts[id] = fr ? phases_of_stack_memo(fr, n, &s->memo) : none;
     }
     return s->facts[id];
 }

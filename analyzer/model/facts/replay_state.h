@@ -28,6 +28,7 @@ typedef struct state {
     replay_result *r;
     livemap live;
     stack_facts *facts; /* by stack id; phase 255 = not computed */
+    phases_memo memo;   /* what each code object / symbol of the stacks said */
     uint32_t nfacts;
     uint64_t level[5];
     uint8_t thread_phase[1024];
