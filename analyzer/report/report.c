@@ -52,15 +52,14 @@ static int report_fill(report_ctx *c)
         f->argv = c->argv_store;
         f->cwd = p->cwd.s;
     }
-    /* the configuration's own inputs: recorded files (never the disk), the trace's tensors */
-    reader *rd = reader_open(r->path, NULL, 0);
-    int minor = rd ? reader_header(rd)->minor : 0;
-    reader_close(rd);
-    cfgsrc_files(r->t, minor, c->files_store, VT_FILE_MAX_COUNT, &c->files);
+    /* the configuration's own inputs: recorded files (never the disk), the trace's tensors
+     * (both from the replay's one reading of the trace: a pipe or FIFO is read once) */
+    cfgsrc_files(r->t, (int)r->minor, c->files_store, VT_FILE_MAX_COUNT, &c->files);
     f->files = &c->files;
-    char ierr[256];
-    if (infer_model(r->path, &c->inferred, ierr, sizeof ierr) == 0)
+    if (r->has_inferred) {
+        c->inferred = r->inferred;
         f->inferred = &c->inferred;
+    }
     if (f->inferred && r->accum) { /* the step's own count of micro-steps */
         infer_value *a = &c->inferred.v[INFER_gradient_accumulation_steps];
         a->known = 1;

@@ -98,6 +98,17 @@ static void track_blocks(state *s, const reader_event *ev)
     }
 }
 
+/* infer_note: one event for infer.c's pass (freed_event: the allocation a free frees, or 0). */
+static void infer_note(state *s, int is_alloc, const reader_event *ev, uint64_t freed_event)
+{
+    infer_pass_event(s->infer, s->event, is_alloc, ev, freed_event);
+    if (infer_pass_done(s->infer)) {
+        s->r->has_inferred = infer_finish(s->infer, &s->r->inferred) == 0;
+        infer_pass_free(s->infer);
+        s->infer = NULL;
+    }
+}
+
 static void apply_event(state *s, int is_alloc, const reader_event *ev, oom_track *ot)
 {
     replay_result *r = s->r;
@@ -106,6 +117,8 @@ static void apply_event(state *s, int is_alloc, const reader_event *ev, oom_trac
     timeline_event(r->tl, ev, is_alloc, ph, s->iter);
     unsigned space = (unsigned)reader_api_space(ev->api);
     track_blocks(s, ev);
+    if (is_alloc && s->infer)
+        infer_note(s, 1, ev, 0);
     if (is_alloc) {
         int lvl = level_of(ev->api);
         if (ev->api == VT_API_torchTrackerNote && ev->size != VT_TRACKER_DROPPED)
@@ -191,9 +204,14 @@ static void apply_event(state *s, int is_alloc, const reader_event *ev, oom_trac
             r->segment_mode = 1;
         replay_snap_bump_peaks(s, ph, ev->time_ns);
     } else {
-        if (ev->failed)
+        if (ev->failed) {
+            if (s->infer)
+                infer_note(s, 0, ev, 0);
             return;
+        }
         livemap_entry *e = livemap_find(&s->live, ev->addr, space);
+        if (s->infer)
+            infer_note(s, 0, ev, e ? e->alloc_event : 0);
         if (!e) {
             if (space != VT_SPACE_VMM_VA && space != VT_SPACE_VA_RANGE && space != VT_SPACE_NONE)
                 r->unknown_frees++;
@@ -324,6 +342,8 @@ int replay_file(const char *path, replay_result *out, char *err, size_t errlen)
     memset(&s, 0, sizeof s);
     s.r = out;
     s.peaks.tl = out->tl = timeline_new();
+    s.infer = infer_pass_new();
+    out->minor = reader_header(rd)->minor;
     oom_track ot;
     memset(&ot, 0, sizeof ot);
     int rc = run_pass(&s, rd, &ot, err, errlen);
@@ -344,6 +364,9 @@ int replay_file(const char *path, replay_result *out, char *err, size_t errlen)
         out->oom_last_event = ot.last_event;
         out->at_oom.time_ns = ot.time_ns;
     }
+    if (s.infer) /* the trace ended before the first backward did */
+        out->has_inferred = infer_finish(s.infer, &out->inferred) == 0;
+    infer_pass_free(s.infer);
     replay_snap_flush(&s); /* what was freed after the last allocation: kept to the end */
     replay_snap_finish_peak(&s);
     for (size_t i = 0; i < out->at_oom.n; i++) /* released but never confirmed: not cache */

@@ -9,6 +9,7 @@
 
 #include "blocks.h"
 #include "categories.h"
+#include "infer.h"
 #include "phases.h"
 #include "reader.h"
 #include "tables.h"
@@ -97,6 +98,9 @@ typedef struct replay_result {
     uint8_t oom_phase;
     replay_snapshot at_oom; /* live at the first failure of that OOM */
     uint64_t file_bytes;    /* size of the file, for progress */
+    unsigned minor;         /* the trace format's minor version (its header) */
+    int has_inferred;       /* inferred is filled (0: memory ran short) */
+    infer_result inferred;  /* what the tensors say of the model (infer.h), from this pass */
     timeline *tl;           /* owned: for the visual views (NULL when out of memory) */
 } replay_result;
 

@@ -76,6 +76,7 @@ typedef struct state {
     /* PyTorch's blocks (blocks.c), from the allocator tracker's events: max_memory_allocated */
     blocks blocks;
     int blocks_on;
+    infer_pass *infer; /* what the tensors say of the model (infer.h); NULL once it is done */
 } state;
 
 /* OOM bookkeeping */
