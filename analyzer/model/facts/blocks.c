@@ -140,7 +140,7 @@ void blocks_free_all(blocks *b)
     for (size_t i = 0; i < b->nsegs; i++)
         free(b->segs[i].starts);
     free(b->segs);
-    free(b->live.e);
+    livemap_free(&b->live);
     memset(b, 0, sizeof *b);
 }
 

@@ -46,15 +46,19 @@ static void mark_torch_segments(state *s, const reader_event *ev)
 {
     if (ev->api == VT_API_torchSegmentAlloc) {
         livemap_entry *e = livemap_find(&s->live, ev->addr, VT_SPACE_DEVICE);
-        if (e && e->level == L_SEGMENT)
+        if (e && e->level == L_SEGMENT) {
             e->flags |= EF_TORCH_SEG;
+            replay_cats_marked(s, e);
+        }
     } else if (ev->api == VT_API_torchSegmentMap) {
         for (unsigned i = 0; i < s->nmaps; i++) {
             if (s->maps[i].va < ev->addr || s->maps[i].va - ev->addr >= ev->size)
                 continue;
             livemap_entry *e = livemap_find(&s->live, s->maps[i].handle, VT_SPACE_VMM_HANDLE);
-            if (e && e->level == L_SEGMENT)
+            if (e && e->level == L_SEGMENT) {
                 e->flags |= EF_TORCH_SEG;
+                replay_cats_marked(s, e);
+            }
         }
         s->nmaps = 0;
     } else if (ev->api == VT_API_cuMemMap && ev->has_aux) {
@@ -113,12 +117,21 @@ static void apply_event(state *s, int is_alloc, const reader_event *ev, oom_trac
 {
     replay_result *r = s->r;
     uint8_t loss;
+    uint32_t bwd0 = s->bwd, iter0 = s->iter;
+    int sized0 = s->vocab_done;
     uint8_t ph = replay_phase_event(s, ev, is_alloc, &loss);
+    /* what the waiting allocations' categories may depend on changed (replay_cats.c) */
+    if (s->vocab_done != sized0) /* the parameters' sizes and the vocabulary are final */
+        replay_cats_changed(s, CATS_ALL);
+    if (s->bwd != bwd0)
+        replay_cats_changed(s, CATS_BWD);
+    if (s->iter != iter0)
+        replay_cats_changed(s, CATS_ITER);
     timeline_event(r->tl, ev, is_alloc, ph, s->iter);
     unsigned space = (unsigned)reader_api_space(ev->api);
     track_blocks(s, ev);
-    if (is_alloc && s->infer)
-        infer_note(s, 1, ev, 0);
+    if (is_alloc && s->infer && (ev->failed || ev->api >= VT_API_torchAlloc))
+        infer_note(s, 1, ev, 0); /* its tensors, an OOM */
     if (is_alloc) {
         int lvl = level_of(ev->api);
         if (ev->api == VT_API_torchTrackerNote && ev->size != VT_TRACKER_DROPPED)
@@ -172,8 +185,10 @@ static void apply_event(state *s, int is_alloc, const reader_event *ev, oom_trac
         livemap_entry *e = livemap_put(&s->live, ev->addr, space, &replaced);
         if (!e)
             return;
-        if (replaced)
-            s->level[e->level] -= e->size;
+        if (replaced) { /* its free was not seen: it ends here, the new one takes its place */
+            replay_snap_retire(s, e, ph, ot->pending, ev->time_ns);
+            e->code = 0, e->snap_oom = 0;
+        }
         e->size = ev->size;
         e->time_ns = ev->time_ns;
         e->stack_id = ev->stack_id;
@@ -190,27 +205,32 @@ static void apply_event(state *s, int is_alloc, const reader_event *ev, oom_trac
         }
         e->bwd = s->bwd;
         e->level = (uint8_t)lvl;
-        e->snap_peak = e->snap_oom = 0;
+        e->snap_oom = 0;
         e->alloc_event = s->event;
         s->last_alloc_event = s->event;
         if (s->npend) /* freed before this allocation: not kept to the run's end */
-            replay_snap_flush(s);
+            replay_cats_flush(s);
         s->level[lvl] += ev->size;
+        int first_tensor = !r->tensor_mode && (lvl == L_INNER || lvl == L_TENSOR);
+        int first_inner = !r->allocator_mode && lvl == L_INNER;
         if (lvl == L_INNER)
             r->tensor_mode = r->allocator_mode = 1;
         if (lvl == L_TENSOR)
             r->tensor_mode = 1;
         else if (lvl == L_SEGMENT)
             r->segment_mode = 1;
+        if (first_tensor || first_inner)
+            replay_cats_tensors(s, first_inner);
+        replay_cats_alloc(s, e);
         replay_snap_bump_peaks(s, ph, ev->time_ns);
     } else {
         if (ev->failed) {
-            if (s->infer)
+            if (s->infer && ev->api == VT_API_torchFree)
                 infer_note(s, 0, ev, 0);
             return;
         }
         livemap_entry *e = livemap_find(&s->live, ev->addr, space);
-        if (s->infer)
+        if (s->infer && ev->api == VT_API_torchFree)
             infer_note(s, 0, ev, e ? e->alloc_event : 0);
         if (!e) {
             if (space != VT_SPACE_VMM_VA && space != VT_SPACE_VA_RANGE && space != VT_SPACE_NONE)
@@ -222,18 +242,22 @@ static void apply_event(state *s, int is_alloc, const reader_event *ev, oom_trac
         int grad_free = !ev->backward && e->phase == PHASE_BACKWARD &&
                         (e->level == L_INNER || e->level == L_TENSOR) && !(e->size & 1) &&
                         replay_phase_half_has(s, e->size / 2) && !ot->pending;
-        if (grad_free) /* a gradient freed: what an optimizer step made and keeps past this is
-                        * its state */
+        if (grad_free) { /* a gradient freed: what an optimizer step made and keeps past this is
+                          * its state */
+            int first = !s->grad_free_event;
             s->grad_free_event = s->event;
+            replay_cats_changed(s, first ? CATS_ALL : CATS_GRAD);
+        }
         if (grad_free && !s->in_opt) {
             /* the main thread frees a gradient (zero_grad): an optimizer step, even one that
              * allocated nothing (fused / foreach optimizers after their first step); not the
              * frees of the out-of-memory error's unwinding */
             replay_phase_step(s);
+            replay_cats_changed(s, CATS_ITER);
             ph = PHASE_OPTIMIZER;
         }
         timeline_freed(r->tl, ev, e->size);
-        replay_snap_on_free(s, e, ph, ot->pending);
+        replay_snap_on_free(s, e, ph, ot->pending, ev->time_ns);
     }
 }
 
@@ -264,6 +288,7 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
         struct pending *p_ = &ring[head];                                                          \
         s->event = p_->event;                                                                      \
         apply_event(s, p_->is_alloc, &p_->ev, ot);                                                 \
+        replay_cats_sweep(s);                                                                      \
         head = (head + 1) % RING;                                                                  \
         count--;                                                                                   \
     } while (0)
@@ -277,11 +302,11 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
             p->is_alloc = rec.type == VT_REC_ALLOC;
             p->event = ++seq;
             count++;
-            if (s->live.cap)
-                __builtin_prefetch(
-                    &s->live
-                         .e[livemap_mix(rec.u.ev.addr, (unsigned)reader_api_space(rec.u.ev.api)) &
-                            (s->live.cap - 1)]);
+            livemap_prefetch(&s->live, rec.u.ev.addr, (unsigned)reader_api_space(rec.u.ev.api));
+            if (count > RING / 2) { /* its index slot is in cache by now: its entry next */
+                const reader_event *h = &ring[(head + RING / 2) % RING].ev;
+                livemap_prefetch_entry(&s->live, h->addr, (unsigned)reader_api_space(h->api));
+            }
             if (replay_progress && r->file_bytes >= PROGRESS_MIN_BYTES && !(seq & ((1u << 22) - 1)))
                 fprintf(stderr, "\rvramtrace: %s: %3d %%", r->path,
                         (int)(100.0 * (double)rec.offset / (double)r->file_bytes));
@@ -341,7 +366,7 @@ int replay_file(const char *path, replay_result *out, char *err, size_t errlen)
     state s;
     memset(&s, 0, sizeof s);
     s.r = out;
-    s.peaks.tl = out->tl = timeline_new();
+    replay_cats_begin(&s);
     s.infer = infer_pass_new();
     out->minor = reader_header(rd)->minor;
     oom_track ot;
@@ -367,7 +392,7 @@ int replay_file(const char *path, replay_result *out, char *err, size_t errlen)
     if (s.infer) /* the trace ended before the first backward did */
         out->has_inferred = infer_finish(s.infer, &out->inferred) == 0;
     infer_pass_free(s.infer);
-    replay_snap_flush(&s); /* what was freed after the last allocation: kept to the end */
+    replay_cats_flush(&s); /* what was freed after the last allocation: kept to the end */
     replay_snap_finish_peak(&s);
     for (size_t i = 0; i < out->at_oom.n; i++) /* released but never confirmed: not cache */
         out->at_oom.items[i].oom_released = out->at_oom.items[i].oom_released == 2;
@@ -381,7 +406,7 @@ int replay_file(const char *path, replay_result *out, char *err, size_t errlen)
         replay_snap_classify(&s, out, &out->at_tensors);
     if (out->has_oom)
         replay_snap_classify(&s, out, &out->at_oom);
-    replay_snap_cat_peaks(&s, out, rd);
+    replay_cats_end(&s);
     out->backward_passes = s.bwd;
     if (!s.accum_mixed && s.accum_steps) {
         out->accum = s.accum;
@@ -394,7 +419,7 @@ int replay_file(const char *path, replay_result *out, char *err, size_t errlen)
         out->blocks_unplaced = s.blocks.unplaced;
     }
     blocks_free_all(&s.blocks);
-    free(s.live.e);
+    livemap_free(&s.live);
     free(s.facts);
     phases_memo_free(&s.memo);
     free(s.ret);
@@ -402,7 +427,7 @@ int replay_file(const char *path, replay_result *out, char *err, size_t errlen)
     free(s.pend);
     free(s.half);
     free(s.init_sizes);
-    catpeaks_free(&s.peaks);
+    replay_cats_free_all(&s);
     reader_close(rd);
     return rc;
 }
