@@ -217,7 +217,9 @@ int report_build(report_ctx *c, char *err, size_t errlen)
     return 0;
 }
 
-int report_of_trace(const char *path, report_ctx *c, char *err, size_t errlen)
+/* of_trace: report_of_trace / report_of_stream (fp NULL: the file at path). */
+static int of_trace(const char *path, FILE *fp, const void *head, size_t nhead, report_ctx *c,
+                    char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
     c->top = 3;
@@ -226,11 +228,23 @@ int report_of_trace(const char *path, report_ctx *c, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         return VT_EXIT_USAGE;
     }
-    int r = replay_file(path, &c->runs[0], err, errlen);
+    int r = fp ? replay_stream(fp, path, head, nhead, &c->runs[0], err, errlen)
+               : replay_file(path, &c->runs[0], err, errlen);
     c->nruns = 1;
     if (r)
         return r;
     return report_build(c, err, errlen) < 0 ? VT_EXIT_USAGE : 0;
+}
+
+int report_of_trace(const char *path, report_ctx *c, char *err, size_t errlen)
+{
+    return of_trace(path, NULL, NULL, 0, c, err, errlen);
+}
+
+int report_of_stream(FILE *fp, const char *path, const void *head, size_t nhead, report_ctx *c,
+                     char *err, size_t errlen)
+{
+    return of_trace(path, fp, head, nhead, c, err, errlen);
 }
 
 void report_free(report_ctx *c)

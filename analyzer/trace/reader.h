@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "vramtrace/trace_format.h"
 
@@ -207,6 +208,12 @@ typedef struct reader reader;
  * returned with status READER_MALFORMED at offset 0/8, msg gets reader_describe's
  * "PATH: not a vramtrace trace (bad magic)" (exit 3 material) and reader_next returns false. */
 reader *reader_open(const char *path, char *msg, size_t msgsz);
+
+/* reader_open_stream: the same over a stream the caller opened and keeps (not closed here), whose
+ * first nhead bytes it already read into head (a command that looked at the magic); a pipe or a
+ * FIFO is read this once. reader_rewind fails on it. */
+reader *reader_open_stream(FILE *fp, const char *path, const void *head, size_t nhead, char *msg,
+                           size_t msgsz);
 
 /* reader_next: decodes the next record into *rec. Returns true with *rec filled (pointers
  * valid until the next call); false at the end of the records: then reader_status says

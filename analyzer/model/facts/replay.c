@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "exit_codes.h"
 #include "replay_state.h"
@@ -348,17 +347,31 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
     return 0;
 }
 
+static int replay_reader(const char *path, reader *rd, replay_result *out, char *err,
+                         size_t errlen);
+
 int replay_file(const char *path, replay_result *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
+    return replay_reader(path, reader_open(path, err, errlen), out, err, errlen);
+}
+
+int replay_stream(FILE *fp, const char *path, const void *head, size_t nhead, replay_result *out,
+                  char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    return replay_reader(path, reader_open_stream(fp, path, head, nhead, err, errlen), out, err,
+                         errlen);
+}
+
+/* replay_reader: the replay of rd (NULL: it could not be opened, err says why), closed after. */
+static int replay_reader(const char *path, reader *rd, replay_result *out, char *err, size_t errlen)
+{
     snprintf(out->path, sizeof out->path, "%s", path);
     out->t = tables_new();
-    struct stat sb;
-    if (stat(path, &sb) == 0)
-        out->file_bytes = (uint64_t)sb.st_size;
-    reader *rd = reader_open(path, err, errlen);
     if (!rd)
         return VT_EXIT_USAGE;
+    out->file_bytes = reader_file_size(rd);
     if (reader_status_of(rd) == READER_MALFORMED) {
         reader_close(rd);
         return VT_EXIT_MALFORMED;

@@ -6,6 +6,7 @@
 #define VT_ANALYZER_REPLAY_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "blocks.h"
 #include "categories.h"
@@ -114,6 +115,10 @@ extern int replay_progress;
  * out->status), 2 (cannot open: message in err) or 3 (malformed: message in err; out holds
  * what was read before). Free with replay_free in every case. */
 int replay_file(const char *path, replay_result *out, char *err, size_t errlen);
+/* replay_stream: the same from a stream the caller opened (and closes), whose first nhead bytes
+ * it already read into head (reader_open_stream): a FIFO or a pipe is read this once. */
+int replay_stream(FILE *fp, const char *path, const void *head, size_t nhead, replay_result *out,
+                  char *err, size_t errlen);
 void replay_free(replay_result *r);
 
 /* replay_site_text: "file:line function" of the site a report names for stack_id (escaped
