@@ -14,8 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define READER_BUF (2u << 20) /* read window; grows only for records larger than it */
-#define READER_FIXED_MAX 256u /* fixed-shape records may grow (appended fields) to this */
+#define READER_BUF (256u << 10) /* read window; grows only for records larger than it */
+#define READER_FIXED_MAX 256u   /* fixed-shape records may grow (appended fields) to this */
 
 /* Size limits per known type: smallest legal record and largest (fixed-shape records may
  * only grow by appended fields, so they stay small). Index = type. */

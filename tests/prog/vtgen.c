@@ -519,7 +519,7 @@ int main(int argc, char **argv)
         if (do_alloc) {
             uint64_t size = o.tensor ? (1 + rnd() % 4096) * 512 : (1 + rnd() % 10) * 2 * MiB;
             uint64_t addr;
-            if (nfreed && (rnd() & 1)) {
+            if (nfreed && (o.allocator || (rnd() & 1))) { /* the allocator reuses its cache */
                 addr = freed[--nfreed];
             } else {
                 if (o.allocator && next_addr % SEGMENT_BYTES == 0) /* a new segment for 16 */

@@ -240,27 +240,18 @@ int classify_rule_count(void)
 /* ---- classify_settled: every end the lifetime can still have ------------------------------------
  */
 
-/* The settle key: bits 0-3 space, 4-5 layer, 6 tensor_api, 7 tensor_mode, 8-11 phase_alloc, 12
- * loss_site, 13 weight_copy, 14 param_sized, 15 vocab_sized, 16 workspace, 17 attention, 18 input,
- * 19 bwd_alloc > 0, 20 param may change, 21 weight_copy may, 22 vocab_sized may, 23 the end counts.
- * (iter_alloc is 0, bwd_alloc 0 or 1: rules compare the counters only with each other and 0.) */
+/* The settle key (classify_settle_bits): iter_alloc is 0 and bwd_alloc 0 or 1 in it (rules compare
+ * the counters only with each other and 0). */
 #define KEY_BITS 24
 
 uint32_t classify_settle_key(const classify_input *in, int param_may, int weight_copy_may,
                              int vocab_may, int end_counts)
 {
-    uint32_t k = 0;
-    k |= (uint32_t)(in->space & 15) | (uint32_t)(in->layer & 3) << 4;
-    k |= (uint32_t)(in->tensor_api != 0) << 6 | (uint32_t)(in->tensor_mode != 0) << 7;
-    k |= (uint32_t)(in->phase_alloc & 15) << 8 | (uint32_t)(in->loss_site != 0) << 12;
-    k |= (uint32_t)(in->weight_copy != 0) << 13 | (uint32_t)(in->param_sized != 0) << 14;
-    k |= (uint32_t)(in->vocab_sized != 0) << 15 | (uint32_t)(in->workspace != 0) << 16;
-    k |= (uint32_t)(in->attention != 0) << 17 | (uint32_t)(in->input != 0) << 18;
-    k |= (uint32_t)(in->bwd_alloc > 0) << 19;
-    k |= (uint32_t)(param_may && !in->param_sized) << 20;
-    k |= (uint32_t)(weight_copy_may && !in->weight_copy) << 21;
-    k |= (uint32_t)(vocab_may != 0) << 22 | (uint32_t)(end_counts != 0) << 23;
-    return k;
+    return classify_settle_bits(
+        (unsigned)in->space, (unsigned)in->layer, in->tensor_api != 0, in->tensor_mode != 0,
+        (unsigned)in->phase_alloc, in->loss_site != 0, in->weight_copy != 0, in->param_sized != 0,
+        in->vocab_sized != 0, in->workspace != 0, in->attention != 0, in->input != 0,
+        in->bwd_alloc > 0, param_may != 0, weight_copy_may != 0, vocab_may != 0, end_counts != 0);
 }
 
 /* settle: classify() over every end an allocation of key can still have, now. */

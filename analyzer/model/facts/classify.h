@@ -50,6 +50,24 @@ category classify(const classify_input *in, int *rule_out);
  * alive at the end is an end to settle, 0: the caller's business), as 24 bits. */
 uint32_t classify_settle_key(const classify_input *in, int param_may, int weight_copy_may,
                              int vocab_may, int end_counts);
+/* classify_settle_bits: the same from the fields themselves (flags 0 / 1; no struct to fill):
+ * bits 0-3 space, 4-5 layer, 6 tensor_api, 7 tensor_mode, 8-11 phase_alloc, 12 loss_site, 13
+ * weight_copy, 14 param_sized, 15 vocab_sized, 16 workspace, 17 attention, 18 input, 19 bwd_alloc
+ * > 0, 20 param_sized may still change, 21 weight_copy may, 22 vocab_sized may, 23 the end counts.
+ */
+static inline uint32_t
+classify_settle_bits(unsigned space, unsigned layer, unsigned tensor_api, unsigned tensor_mode,
+                     unsigned phase_alloc, unsigned loss_site, unsigned weight_copy,
+                     unsigned param_sized, unsigned vocab_sized, unsigned workspace,
+                     unsigned attention, unsigned input, unsigned bwd_alloc_pos, unsigned param_may,
+                     unsigned weight_copy_may, unsigned vocab_may, unsigned end_counts)
+{
+    return (space & 15) | (layer & 3) << 4 | tensor_api << 6 | tensor_mode << 7 |
+           (phase_alloc & 15) << 8 | loss_site << 12 | weight_copy << 13 | param_sized << 14 |
+           vocab_sized << 15 | workspace << 16 | attention << 17 | input << 18 |
+           bwd_alloc_pos << 19 | (param_may & !param_sized) << 20 |
+           (weight_copy_may & !weight_copy) << 21 | vocab_may << 22 | end_counts << 23;
+}
 /* What has happened since the allocation (classify_settled's now). */
 enum {
     CLS_ITER_PASSED = 1, /* an optimizer step began */

@@ -99,7 +99,10 @@ static livemap_slot *slot_of(const livemap *m, uint64_t addr, unsigned space)
 livemap_entry *livemap_find(livemap *m, uint64_t addr, unsigned space)
 {
     livemap_slot *s = slot_of(m, addr, space);
-    return s ? &m->e[s->where >> 4] : NULL;
+    if (!s)
+        return NULL;
+    m->hint = (uint64_t)(s - m->slot);
+    return &m->e[s->where >> 4];
 }
 
 void livemap_prefetch(const livemap *m, uint64_t addr, unsigned space)
@@ -125,6 +128,7 @@ livemap_entry *livemap_put(livemap *m, uint64_t addr, unsigned space, int *repla
     for (; m->slot[j].addr; j = (j + 1) & (m->cap - 1))
         if (m->slot[j].addr == addr && (m->slot[j].where & 15) == space) {
             *replaced = 1;
+            m->hint = j;
             return &m->e[m->slot[j].where >> 4];
         }
     uint64_t k;
@@ -137,6 +141,7 @@ livemap_entry *livemap_put(livemap *m, uint64_t addr, unsigned space, int *repla
         k = m->ne++;
     }
     m->n++;
+    m->hint = j;
     m->slot[j] = (livemap_slot){addr, h, (uint32_t)(k << 4 | (space & 15))};
     livemap_entry *e = &m->e[k];
     memset(e, 0, sizeof *e);
@@ -147,8 +152,11 @@ livemap_entry *livemap_put(livemap *m, uint64_t addr, unsigned space, int *repla
 
 void livemap_del(livemap *m, livemap_entry *e)
 {
-    livemap_slot *s = slot_of(m, e->addr, e->space);
     uint64_t k = (uint64_t)(e - m->e);
+    livemap_slot *s =
+        m->hint < m->cap && m->slot[m->hint].addr == e->addr && m->slot[m->hint].where >> 4 == k
+            ? &m->slot[m->hint]
+            : slot_of(m, e->addr, e->space);
     e->addr = 0;
     e->size = m->free_head;
     m->free_head = k + 1;

@@ -36,6 +36,7 @@ typedef struct livemap {
     livemap_entry *e;
     uint64_t ne, cape;  /* entries in use or freed (e[0..ne)), room for */
     uint64_t free_head; /* entry number + 1 of the last freed entry, 0 = none */
+    uint64_t hint;      /* the slot the last find or put ended at (a delete after a find) */
     size_t bytes_slot, bytes_e;
 } livemap;
 

@@ -160,21 +160,23 @@ static uint32_t frame_bits(const tables_frame *f, phases_memo *m)
     return b;
 }
 
-stack_facts phases_of_stack_memo(const tables_frame *f, size_t n, phases_memo *m)
+void phases_acc_frame(phases_acc *a, const tables_frame *f, phases_memo *m)
 {
-    uint32_t any = 0, py_any = 0;
-    stack_facts r = {PHASE_OTHER, 0, 0, 0, 0, 0, 0};
-    int first_py_user = -1; /* innermost Python frame: the program's own (1) or not */
-    for (size_t i = 0; i < n; i++) {
-        uint32_t b = frame_bits(&f[i], m);
-        if (f[i].kind == TABLES_FRAME_PYTHON) {
-            r.has_python = 1;
-            if (first_py_user < 0)
-                first_py_user = !(b & FB_LIBRARY);
-            py_any |= b;
-        }
-        any |= b;
+    uint32_t b = frame_bits(f, m);
+    if (f->kind == TABLES_FRAME_PYTHON) {
+        a->has_python = 1;
+        if (a->first_py_user < 0)
+            a->first_py_user = !(b & FB_LIBRARY);
+        a->py_any |= b;
     }
+    a->any |= b;
+}
+
+stack_facts phases_acc_end(const phases_acc *a)
+{
+    uint32_t any = a->any, py_any = a->py_any;
+    stack_facts r = {PHASE_OTHER, 0, 0, 0, 0, 0, 0};
+    r.has_python = (uint8_t)a->has_python;
     int bwd = (any & FB_BWD) != 0, ev = (py_any & FB_EVAL) != 0, data = (py_any & FB_DATA) != 0;
     int run = (py_any & FB_RUN) != 0, comp = (py_any & FB_COMPILE) != 0;
     int fwd = (py_any & FB_FWD) != 0, init = (py_any & FB_INIT) != 0;
@@ -185,7 +187,7 @@ stack_facts phases_of_stack_memo(const tables_frame *f, size_t n, phases_memo *m
     r.attention = (any & FB_ATTENTION) != 0;
     /* the data path: a batch the program itself makes or copies onto the device (random token
      * ids, .to(device)), not an operation inside a module */
-    r.input = first_py_user == 1 && !fwd && !run && ((any & FB_RAND) || r.to_copy);
+    r.input = a->first_py_user == 1 && !fwd && !run && ((any & FB_RAND) || r.to_copy);
     r.phase = bwd             ? PHASE_BACKWARD
               : opt           ? PHASE_OPTIMIZER
               : ev            ? PHASE_EVAL
@@ -197,6 +199,14 @@ stack_facts phases_of_stack_memo(const tables_frame *f, size_t n, phases_memo *m
                               : PHASE_OTHER;
     /* a loss computed in the training loop (outside forward) is still the forward pass */
     return r;
+}
+
+stack_facts phases_of_stack_memo(const tables_frame *f, size_t n, phases_memo *m)
+{
+    phases_acc a = PHASES_ACC_INIT;
+    for (size_t i = 0; i < n; i++)
+        phases_acc_frame(&a, &f[i], m);
+    return phases_acc_end(&a);
 }
 
 stack_facts phases_of_stack(const tables_frame *f, size_t n)

@@ -302,6 +302,10 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
             p->event = ++seq;
             count++;
             livemap_prefetch(&s->live, rec.u.ev.addr, (unsigned)reader_api_space(rec.u.ev.api));
+            if (rec.u.ev.api == VT_API_torchAlloc || rec.u.ev.api == VT_API_torchFree)
+                blocks_prefetch(&s->blocks, rec.u.ev.addr); /* PyTorch's blocks too */
+            if (rec.u.ev.stack_id < s->nfacts)              /* and the facts of its stack */
+                __builtin_prefetch(&s->facts[rec.u.ev.stack_id]);
             if (count > RING / 2) { /* its index slot is in cache by now: its entry next */
                 const reader_event *h = &ring[(head + RING / 2) % RING].ev;
                 livemap_prefetch_entry(&s->live, h->addr, (unsigned)reader_api_space(h->api));

@@ -46,13 +46,28 @@ live_item replay_item(const livemap_entry *e)
 
 /* input_core: what the rules of classify.c see of an allocation at its birth (its end's fields
  * left 0); *copy: its size is half a parameter's. */
+#define SIZE_MEMO 4096
+static unsigned size_bits(const state *s, uint64_t size)
+{
+    struct size_memo *m = s->szm ? &s->szm[(size * 0x9e3779b97f4a7c15ull) >> 52] : NULL;
+    if (m && m->size == size && m->gen == s->sizes_gen)
+        return m->bits;
+    int half = !(size & 1) && replay_phase_half_has(s, size / 2); /* a parameter's size */
+    int copy = replay_phase_half_has(s, size);                    /* half a parameter's */
+    int vocab = s->vocab && size % s->vocab == 0 && size / s->vocab >= 128 && !half && !copy;
+    unsigned bits = (unsigned)(half | copy << 1 | vocab << 2);
+    if (m)
+        *m = (struct size_memo){size, s->sizes_gen, (uint8_t)bits};
+    return bits;
+}
+
 static classify_input input_core(const state *s, const replay_result *r, uint64_t size, int space,
                                  int layer, int tensor_api, int phase_alloc, int loss_site,
                                  int to_copy, int *copy)
 {
-    int half = !(size & 1) && replay_phase_half_has(s, size / 2); /* a parameter's size */
-    *copy = replay_phase_half_has(s, size);                       /* half a parameter's */
-    int vocab = s->vocab && size % s->vocab == 0 && size / s->vocab >= 128 && !half && !*copy;
+    unsigned bits = size_bits(s, size);
+    int half = bits & 1, vocab = bits >> 2 & 1;
+    *copy = bits >> 1 & 1;
     classify_input in;
     memset(&in, 0, sizeof in);
     in.space = space, in.layer = layer, in.tensor_api = tensor_api;
@@ -81,20 +96,6 @@ classify_input replay_input(const state *s, const replay_result *r, const live_i
     /* kept to the end, when the run never freed a gradient to tell a step's end by */
     in.freed_at_end = it->free_event && it->free_event > s->last_alloc_event && !s->grad_free_event;
     in.outlived_step = it->outlived_step;
-    return in;
-}
-
-classify_input replay_input_live(const state *s, const livemap_entry *e, int *copy)
-{
-    int tensor_api = e->level == L_TENSOR || e->level == L_INNER;
-    classify_input in = input_core(s, s->r, e->size, e->space, e->layer, tensor_api, e->phase,
-                                   (e->flags & EF_LOSS) != 0, (e->flags & EF_TO_COPY) != 0, copy);
-    in.phase_free = PHASE_COUNT;
-    in.iter_alloc = e->iter;
-    in.bwd_alloc = e->bwd;
-    in.workspace = (e->flags & EF_WORKSPACE) != 0;
-    in.attention = (e->flags & EF_ATTENTION) != 0;
-    in.input = (e->flags & EF_INPUT) != 0;
     return in;
 }
 
@@ -155,11 +156,15 @@ static void settle(state *s, livemap_entry *e, category cat)
 /* set_key: e's settle key, from its features and the run's sizes now. */
 static void set_key(state *s, livemap_entry *e)
 {
-    int copy, sized = s->vocab_done;
-    classify_input in = replay_input_live(s, e, &copy);
-    e->ckey = classify_settle_key(&in, !sized, !sized && (e->flags & EF_TO_COPY) && in.tensor_api,
-                                  !sized && !in.param_sized && !copy,
-                                  !provisional(e->phase, in.tensor_api));
+    unsigned sized = s->vocab_done != 0, tensor_api = e->level == L_TENSOR || e->level == L_INNER;
+    unsigned bits = size_bits(s, e->size), half = bits & 1, copy = bits >> 1 & 1;
+    unsigned f = e->flags, to_copy = (f & EF_TO_COPY) != 0;
+    e->ckey =
+        classify_settle_bits(e->space, e->layer, tensor_api, s->r->tensor_mode != 0, e->phase,
+                             (f & EF_LOSS) != 0, to_copy & tensor_api & copy, half, bits >> 2 & 1,
+                             (f & EF_WORKSPACE) != 0, (f & EF_ATTENTION) != 0, (f & EF_INPUT) != 0,
+                             e->bwd > 0, !sized, (!sized) & to_copy & tensor_api,
+                             (!sized) & (!half) & (!copy), !provisional(e->phase, (int)tensor_api));
 }
 
 /* try_settle: e's category, when every end it can still have gives the same one. */
@@ -189,29 +194,57 @@ void replay_cats_begin(state *s)
     catpeaks_init(&s->peaks, timeline_segments ? s->r->tl : NULL);
     s->cats_on = !s->peaks.lost;
     s->classify_on = s->cats_on || timeline_totals;
-    s->scan_bwd = s->scan_iter = s->scan_grad = 1;
+    s->szm = calloc(SIZE_MEMO, sizeof *s->szm);
+    s->sizes_gen = 1;
+}
+
+/* waiting: the allocation of wait[i] still waits for its category (its entry: *e). */
+static int waiting(state *s, size_t i, livemap_entry **e)
+{
+    catpeaks *cp = &s->peaks;
+    uint64_t n = s->wait[i];
+    if (n < cp->head || n >= cp->tail || catpeaks_code(cp, n) ||
+        (catpeaks_flags(cp, n) & CATPEAKS_F_ENDED))
+        return 0;
+    *e = livemap_at(&s->live, catpeaks_ref(cp, n));
+    return 1;
+}
+
+/* compact: wait[] keeps only the allocations still waiting (the marks moved with them). */
+static void compact(state *s)
+{
+    size_t k = 0, *marks[3] = {&s->wait_bwd, &s->wait_iter, &s->wait_grad};
+    size_t newmark[3] = {0, 0, 0};
+    livemap_entry *e;
+    for (size_t i = 0; i < s->nwait; i++) {
+        for (int m = 0; m < 3; m++)
+            if (*marks[m] == i)
+                newmark[m] = k;
+        if (waiting(s, i, &e))
+            s->wait[k++] = s->wait[i];
+    }
+    for (int m = 0; m < 3; m++)
+        *marks[m] = *marks[m] >= s->nwait ? k : newmark[m];
+    s->nwait = k;
 }
 
 void replay_cats_changed(state *s, int what)
 {
     if (!s->cats_on)
         return;
-    catpeaks *cp = &s->peaks;
-    uint64_t *since = what == CATS_BWD    ? &s->scan_bwd
-                      : what == CATS_ITER ? &s->scan_iter
-                      : what == CATS_GRAD ? &s->scan_grad
-                                          : NULL;
-    uint64_t from = since && *since > cp->head ? *since : cp->head;
-    for (uint64_t n = from; n < cp->tail; n++)
-        if ((catpeaks_flags(cp, n) & (CATPEAKS_F_ALLOC | CATPEAKS_F_ENDED)) == CATPEAKS_F_ALLOC &&
-            !catpeaks_code(cp, n)) {
-            livemap_entry *e = livemap_at(&s->live, catpeaks_ref(cp, n));
+    size_t *since = what == CATS_BWD    ? &s->wait_bwd
+                    : what == CATS_ITER ? &s->wait_iter
+                    : what == CATS_GRAD ? &s->wait_grad
+                                        : NULL;
+    livemap_entry *e;
+    for (size_t i = since ? *since : 0; i < s->nwait; i++)
+        if (waiting(s, i, &e)) {
             if (what == CATS_ALL) /* what the rules see of it may have changed */
                 set_key(s, e);
             try_settle(s, e);
         }
     if (since)
-        *since = cp->tail;
+        *since = s->nwait;
     if (what == CATS_ALL)
         s->half_grew = 0, s->half_scan_event = s->event;
 }
@@ -261,6 +294,22 @@ void replay_cats_alloc(state *s, livemap_entry *e)
     e->flags |= EF_HAS_REC;
     set_key(s, e);
     try_settle(s, e);
+    if (!e->code) { /* it waits: the changes to come look at it */
+        if (s->nwait == s->capwait) {
+            compact(s);
+            if (!s->capwait || s->nwait * 2 > s->capwait) {
+                size_t cap = s->capwait ? s->capwait * 2 : 1024;
+                uint64_t *w = realloc(s->wait, cap * sizeof *w);
+                if (!w) {
+                    catpeaks_lose(&s->peaks, "out of memory");
+                    stop(s);
+                    return;
+                }
+                s->wait = w, s->capwait = cap;
+            }
+        }
+        s->wait[s->nwait++] = n;
+    }
     if (!s->r->tensor_mode && !s->tm_assumed && s->event >= BEFORE_TENSORS)
         no_tensors(s);
 }
@@ -397,6 +446,8 @@ void replay_cats_end(state *s)
 
 void replay_cats_free_all(state *s)
 {
+    free(s->wait);
+    free(s->szm);
     catpeaks_free(&s->peaks);
     classify_memo_free(&s->cmemo);
 }

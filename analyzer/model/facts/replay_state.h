@@ -54,10 +54,20 @@ typedef struct state {
     int classify_on; /* each allocation is classified once (the sweep, or flame's totals) */
     int tm_assumed;  /* tensor_mode taken to stay 0 (no tensor after the first events) */
     classify_memo cmemo;
-    /* the window's records since which each kind of change was last looked at */
-    uint64_t scan_bwd, scan_iter, scan_grad;
+    /* the allocations whose category waits, in allocation order (their records; settled ones are
+     * skipped, and dropped now and then), and where in it each kind of change was last looked */
+    uint64_t *wait;
+    size_t nwait, capwait, wait_bwd, wait_iter, wait_grad;
     int half_grew; /* the parameters' sizes grew since the window was last looked at */
     uint64_t half_scan_event;
+    /* what a size says (a parameter's, half one's, the vocabulary's multiple) by size, valid for
+     * sizes_gen (it changes with the parameters' sizes and the vocabulary) */
+    struct size_memo {
+        uint64_t size;
+        uint32_t gen;
+        uint8_t bits;
+    } * szm;
+    uint32_t sizes_gen;
     uint64_t event;
     /* allocations freed after the current peak candidate that were live at it: with the ones
      * still live at the end, they are the snapshot at the peak (one pass, no replay) */
@@ -131,9 +141,7 @@ void replay_snap_classify(const state *s, replay_result *r, replay_snapshot *sna
  * classify.c see of one item, now. */
 live_item replay_item(const livemap_entry *e);
 classify_input replay_input(const state *s, const replay_result *r, const live_item *it);
-/* replay_input_live: the same of a live entry, now (its end's fields 0, phase_free
- * PHASE_COUNT); *copy: its size is half a parameter's. */
-classify_input replay_input_live(const state *s, const livemap_entry *e, int *copy);
+
 /* replay_cats_begin: the sweep (and the classification) as the views and the run need them. */
 void replay_cats_begin(state *s);
 /* replay_cats_alloc: e was just allocated (its fields set): its record, its category if settled. */
