@@ -173,12 +173,17 @@ static size_t seg_upper(const blocks *b, uint64_t addr)
     return lo;
 }
 
-/* seg_of: the segment holding addr, or NULL. */
+/* seg_of: the segment holding addr, or NULL (the last one found first: a step's tensors keep to
+ * a few segments). */
 static blocks_segment *seg_of(blocks *b, uint64_t addr)
 {
+    size_t l = b->last_seg;
+    if (l < b->nsegs && addr - b->segs[l].addr < b->segs[l].size)
+        return &b->segs[l];
     size_t i = seg_upper(b, addr);
     if (!i || addr - b->segs[i - 1].addr >= b->segs[i - 1].size)
         return NULL;
+    b->last_seg = i - 1;
     return &b->segs[i - 1];
 }
 

@@ -76,6 +76,7 @@ typedef struct blocks {
     blocks_rules rules;
     blocks_segment *segs;
     size_t nsegs, capsegs;
+    size_t last_seg;         /* the segment seg_of found last (checked first; any index is safe) */
     struct blocks_live {     /* block start -> its size: open addressing, linear probing */
         uint64_t addr, size; /* addr 0: empty */
     } * live;

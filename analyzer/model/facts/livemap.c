@@ -84,21 +84,30 @@ static int grow_entries(livemap *m)
     return 0;
 }
 
-/* slot_of: the index slot of (addr, space), or NULL. */
-static livemap_slot *slot_of(const livemap *m, uint64_t addr, unsigned space)
+/* slot_h: the index slot of (addr, space) whose hash is h, or NULL. */
+static inline livemap_slot *slot_h(const livemap *m, uint64_t addr, unsigned space, uint64_t h)
 {
     if (!m->cap)
         return NULL;
-    for (uint64_t j = livemap_mix(addr, space) & (m->cap - 1); m->slot[j].addr;
-         j = (j + 1) & (m->cap - 1))
+    for (uint64_t j = h & (m->cap - 1); m->slot[j].addr; j = (j + 1) & (m->cap - 1))
         if (m->slot[j].addr == addr && (m->slot[j].where & 15) == space)
             return &m->slot[j];
     return NULL;
 }
 
+static livemap_slot *slot_of(const livemap *m, uint64_t addr, unsigned space)
+{
+    return slot_h(m, addr, space, livemap_mix(addr, space));
+}
+
 livemap_entry *livemap_find(livemap *m, uint64_t addr, unsigned space)
 {
-    livemap_slot *s = slot_of(m, addr, space);
+    return livemap_find_h(m, addr, space, livemap_mix(addr, space));
+}
+
+livemap_entry *livemap_find_h(livemap *m, uint64_t addr, unsigned space, uint64_t h)
+{
+    livemap_slot *s = slot_h(m, addr, space, h);
     if (!s)
         return NULL;
     m->hint = (uint64_t)(s - m->slot);
@@ -107,23 +116,39 @@ livemap_entry *livemap_find(livemap *m, uint64_t addr, unsigned space)
 
 void livemap_prefetch(const livemap *m, uint64_t addr, unsigned space)
 {
+    livemap_prefetch_h(m, livemap_mix(addr, space));
+}
+
+void livemap_prefetch_h(const livemap *m, uint64_t h)
+{
     if (m->cap)
-        __builtin_prefetch(&m->slot[livemap_mix(addr, space) & (m->cap - 1)]);
+        __builtin_prefetch(&m->slot[h & (m->cap - 1)]);
 }
 
 void livemap_prefetch_entry(const livemap *m, uint64_t addr, unsigned space)
 {
-    const livemap_slot *s = slot_of(m, addr, space);
+    livemap_prefetch_entry_h(m, addr, space, livemap_mix(addr, space));
+}
+
+void livemap_prefetch_entry_h(const livemap *m, uint64_t addr, unsigned space, uint64_t h)
+{
+    const livemap_slot *s = slot_h(m, addr, space, h);
     if (s)
         __builtin_prefetch(&m->e[s->where >> 4]);
 }
 
 livemap_entry *livemap_put(livemap *m, uint64_t addr, unsigned space, int *replaced)
 {
+    return livemap_put_h(m, addr, space, livemap_mix(addr, space), replaced);
+}
+
+livemap_entry *livemap_put_h(livemap *m, uint64_t addr, unsigned space, uint64_t hash,
+                             int *replaced)
+{
     *replaced = 0;
     if ((m->n + 1) * 2 >= m->cap && grow_index(m) < 0)
         return NULL;
-    uint32_t h = (uint32_t)livemap_mix(addr, space);
+    uint32_t h = (uint32_t)hash;
     uint64_t j = h & (m->cap - 1);
     for (; m->slot[j].addr; j = (j + 1) & (m->cap - 1))
         if (m->slot[j].addr == addr && (m->slot[j].where & 15) == space) {

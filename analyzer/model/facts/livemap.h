@@ -51,10 +51,14 @@ static inline uint64_t livemap_mix(uint64_t addr, unsigned space)
 
 /* livemap_find: the live entry of (addr, space), or NULL. */
 livemap_entry *livemap_find(livemap *m, uint64_t addr, unsigned space);
+/* livemap_find_h / livemap_put_h / livemap_prefetch_h / livemap_prefetch_entry_h: the same with
+ * h = livemap_mix(addr, space) computed once by the caller. */
+livemap_entry *livemap_find_h(livemap *m, uint64_t addr, unsigned space, uint64_t h);
 /* livemap_put: an entry for (addr, space), zeroed but for its key when new; *replaced = 1 when a
  * live one with the same key is returned as it was. NULL when out of memory. Entries may move in
  * memory (their numbers never do): a pointer from before a put is stale. */
 livemap_entry *livemap_put(livemap *m, uint64_t addr, unsigned space, int *replaced);
+livemap_entry *livemap_put_h(livemap *m, uint64_t addr, unsigned space, uint64_t h, int *replaced);
 /* livemap_del: removes e (from livemap_find / livemap_put); its number may be given out again. */
 void livemap_del(livemap *m, livemap_entry *e);
 /* livemap_number / livemap_at: an entry's number, and the entry of a number (live or not). */
@@ -74,9 +78,11 @@ static inline livemap_entry *livemap_slot_entry(livemap *m, uint64_t i)
 }
 /* livemap_prefetch: the index slot of (addr, space) on its way to the cache (a read ahead). */
 void livemap_prefetch(const livemap *m, uint64_t addr, unsigned space);
+void livemap_prefetch_h(const livemap *m, uint64_t h);
 /* livemap_prefetch_entry: the entry of (addr, space), when live, on its way to the cache (its
  * index slot should be there already). */
 void livemap_prefetch_entry(const livemap *m, uint64_t addr, unsigned space);
+void livemap_prefetch_entry_h(const livemap *m, uint64_t addr, unsigned space, uint64_t h);
 void livemap_free(livemap *m);
 
 #endif

@@ -181,7 +181,7 @@ static void apply_event(state *s, int is_alloc, const reader_event *ev, oom_trac
             return;
         }
         int replaced;
-        livemap_entry *e = livemap_put(&s->live, ev->addr, space, &replaced);
+        livemap_entry *e = livemap_put_h(&s->live, ev->addr, space, s->hash, &replaced);
         if (!e)
             return;
         if (replaced) { /* its free was not seen: it ends here, the new one takes its place */
@@ -228,7 +228,7 @@ static void apply_event(state *s, int is_alloc, const reader_event *ev, oom_trac
                 infer_note(s, 0, ev, 0);
             return;
         }
-        livemap_entry *e = livemap_find(&s->live, ev->addr, space);
+        livemap_entry *e = livemap_find_h(&s->live, ev->addr, space, s->hash);
         if (s->infer && ev->api == VT_API_torchFree)
             infer_note(s, 0, ev, e ? e->alloc_event : 0);
         if (!e) {
@@ -239,8 +239,8 @@ static void apply_event(state *s, int is_alloc, const reader_event *ev, oom_trac
         if (ot->pending && e->level == L_SEGMENT)
             ot->released += e->size;
         int grad_free = !ev->backward && e->phase == PHASE_BACKWARD &&
-                        (e->level == L_INNER || e->level == L_TENSOR) && !(e->size & 1) &&
-                        replay_phase_half_has(s, e->size / 2) && !ot->pending;
+                        (e->level == L_INNER || e->level == L_TENSOR) &&
+                        (replay_size_bits(s, e->size) & 1) && !ot->pending;
         if (grad_free) { /* a gradient freed: what an optimizer step made and keeps past this is
                           * its state */
             int first = !s->grad_free_event;
@@ -279,13 +279,14 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
     struct pending {
         reader_event ev;
         int is_alloc;
-        uint64_t event;
+        uint64_t event, hash; /* hash: livemap_mix of its key, computed once */
     } ring[RING];
     unsigned head = 0, count = 0;
 #define VT_DRAIN_ONE()                                                                             \
     do {                                                                                           \
         struct pending *p_ = &ring[head];                                                          \
         s->event = p_->event;                                                                      \
+        s->hash = p_->hash;                                                                        \
         apply_event(s, p_->is_alloc, &p_->ev, ot);                                                 \
         replay_cats_sweep(s);                                                                      \
         head = (head + 1) % RING;                                                                  \
@@ -300,15 +301,17 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
             p->ev = rec.u.ev;
             p->is_alloc = rec.type == VT_REC_ALLOC;
             p->event = ++seq;
+            p->hash = livemap_mix(rec.u.ev.addr, (unsigned)reader_api_space(rec.u.ev.api));
             count++;
-            livemap_prefetch(&s->live, rec.u.ev.addr, (unsigned)reader_api_space(rec.u.ev.api));
+            livemap_prefetch_h(&s->live, p->hash);
             if (rec.u.ev.api == VT_API_torchAlloc || rec.u.ev.api == VT_API_torchFree)
                 blocks_prefetch(&s->blocks, rec.u.ev.addr); /* PyTorch's blocks too */
             if (rec.u.ev.stack_id < s->nfacts)              /* and the facts of its stack */
                 __builtin_prefetch(&s->facts[rec.u.ev.stack_id]);
             if (count > RING / 2) { /* its index slot is in cache by now: its entry next */
-                const reader_event *h = &ring[(head + RING / 2) % RING].ev;
-                livemap_prefetch_entry(&s->live, h->addr, (unsigned)reader_api_space(h->api));
+                const struct pending *h = &ring[(head + RING / 2) % RING];
+                livemap_prefetch_entry_h(&s->live, h->ev.addr,
+                                         (unsigned)reader_api_space(h->ev.api), h->hash);
             }
             if (replay_progress && r->file_bytes >= PROGRESS_MIN_BYTES && !(seq & ((1u << 22) - 1)))
                 fprintf(stderr, "\rvramtrace: %s: %3d %%", r->path,

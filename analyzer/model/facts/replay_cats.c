@@ -46,18 +46,22 @@ live_item replay_item(const livemap_entry *e)
 
 /* input_core: what the rules of classify.c see of an allocation at its birth (its end's fields
  * left 0); *copy: its size is half a parameter's. */
-#define SIZE_MEMO 4096
-static unsigned size_bits(const state *s, uint64_t size)
+#define SIZE_MEMO 8192 /* two ways of 4096 */
+unsigned replay_size_bits(const state *s, uint64_t size)
 {
-    struct size_memo *m = s->szm ? &s->szm[(size * 0x9e3779b97f4a7c15ull) >> 52] : NULL;
+    struct size_memo *m = s->szm ? &s->szm[2 * ((size * 0x9e3779b97f4a7c15ull) >> 52)] : NULL;
     if (m && m->size == size && m->gen == s->sizes_gen)
         return m->bits;
+    if (m && m[1].size == size && m[1].gen == s->sizes_gen)
+        return m[1].bits;
     int half = !(size & 1) && replay_phase_half_has(s, size / 2); /* a parameter's size */
     int copy = replay_phase_half_has(s, size);                    /* half a parameter's */
     int vocab = s->vocab && size % s->vocab == 0 && size / s->vocab >= 128 && !half && !copy;
     unsigned bits = (unsigned)(half | copy << 1 | vocab << 2);
-    if (m)
-        *m = (struct size_memo){size, s->sizes_gen, (uint8_t)bits};
+    if (m) { /* the newer one in the first way */
+        m[1] = m[0];
+        m[0] = (struct size_memo){size, s->sizes_gen, (uint8_t)bits};
+    }
     return bits;
 }
 
@@ -65,7 +69,7 @@ static classify_input input_core(const state *s, const replay_result *r, uint64_
                                  int layer, int tensor_api, int phase_alloc, int loss_site,
                                  int to_copy, int *copy)
 {
-    unsigned bits = size_bits(s, size);
+    unsigned bits = replay_size_bits(s, size);
     int half = bits & 1, vocab = bits >> 2 & 1;
     *copy = bits >> 1 & 1;
     classify_input in;
@@ -157,7 +161,7 @@ static void settle(state *s, livemap_entry *e, category cat)
 static void set_key(state *s, livemap_entry *e)
 {
     unsigned sized = s->vocab_done != 0, tensor_api = e->level == L_TENSOR || e->level == L_INNER;
-    unsigned bits = size_bits(s, e->size), half = bits & 1, copy = bits >> 1 & 1;
+    unsigned bits = replay_size_bits(s, e->size), half = bits & 1, copy = bits >> 1 & 1;
     unsigned f = e->flags, to_copy = (f & EF_TO_COPY) != 0;
     e->ckey =
         classify_settle_bits(e->space, e->layer, tensor_api, s->r->tensor_mode != 0, e->phase,

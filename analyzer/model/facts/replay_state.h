@@ -69,6 +69,7 @@ typedef struct state {
     } * szm;
     uint32_t sizes_gen;
     uint64_t event;
+    uint64_t hash; /* livemap_mix of the event being applied (run_pass computed it) */
     /* allocations freed after the current peak candidate that were live at it: with the ones
      * still live at the end, they are the snapshot at the peak (one pass, no replay) */
     live_item *ret;
@@ -137,6 +138,9 @@ void replay_snap_finish_peak(state *s);
 /* replay_snap_classify: sorts a snapshot's items into categories (snap->by_cat). */
 void replay_snap_classify(const state *s, replay_result *r, replay_snapshot *snap);
 /* replay_cats.c */
+/* replay_size_bits: what a size says now: 1 a parameter's size, 2 half a parameter's, 4 a
+ * multiple of the vocabulary (logits), memoized (struct size_memo). */
+unsigned replay_size_bits(const state *s, uint64_t size);
 /* replay_item: the snapshot item of a live entry (not freed). replay_input: what the rules of
  * classify.c see of one item, now. */
 live_item replay_item(const livemap_entry *e);
