@@ -35,6 +35,7 @@ layers_upto = $(if $(filter $(1),$(firstword $(2))),$(1),$(firstword $(2)) $(cal
 ANALYZER_INC    := $(foreach l,$(ANALYZER_LAYERS),-Ianalyzer/$(l))
 $(foreach l,$(ANALYZER_LAYERS),$(eval $(BUILD)/obj/analyzer/$(l)/%.o: LAYER_INC := $(foreach u,$(call layers_upto,$(l),$(ANALYZER_LAYERS)),-Ianalyzer/$(u))))
 $(BUILD)/obj/tests/unit/%.o: LAYER_INC := $(ANALYZER_INC)
+$(BUILD)/obj/tests/bench/%.o: LAYER_INC := -Ianalyzer/trace
 WARN      := -Wall -Wextra -Wshadow -Wno-missing-field-initializers
 BASEFLAGS := -std=gnu11 -pthread -D_GNU_SOURCE -Iinclude $(DEPS_CPPFLAGS) $(WARN) -MMD -MP
 PICFLAGS  := -fPIC -fvisibility=hidden -ftls-model=initial-exec
@@ -56,6 +57,7 @@ FAKERT_SRC    := $(sort $(wildcard tests/fakecuda/cudart*.c))
 FAKEDRV_SRC   := $(sort $(wildcard tests/fakecuda/driver*.c))
 UNIT_SRC      := $(sort $(wildcard tests/unit/test_*.c))
 PROG_SRC      := $(sort $(wildcard tests/prog/*.c))
+BENCH_SRC     := $(sort $(wildcard tests/bench/*.c))
 EXAMPLE_SRC   := $(sort $(wildcard examples/sim/*.c))
 
 obj = $(patsubst %.cpp,$(BUILD)/obj/%.o,$(patsubst %.c,$(BUILD)/obj/%.o,$(1)))
@@ -69,6 +71,7 @@ FAKE_RT      := $(FAKE_DIR)/libcudart.so.13
 FAKE_DRV     := $(FAKE_DIR)/libcuda.so.1
 UNIT_BINS    := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 PROG_BINS    := $(patsubst tests/prog/%.c,$(BUILD)/tests/prog/%,$(PROG_SRC))
+BENCH_BINS   := $(patsubst tests/bench/%.c,$(BUILD)/tests/bench/%,$(BENCH_SRC))
 EXAMPLE_LIBS := $(patsubst examples/sim/%.c,$(BUILD)/examples/%.so,$(filter examples/sim/lib%.c,$(EXAMPLE_SRC)))
 EXAMPLE_BINS := $(patsubst examples/sim/%.c,$(BUILD)/examples/%,$(filter-out examples/sim/lib%.c,$(EXAMPLE_SRC))) $(EXAMPLE_LIBS)
 
@@ -187,6 +190,12 @@ $(BUILD)/tests/%: $(call obj,tests/unit/%.c) $(call obj,analyzer/trace/mem.c) $(
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -pthread -o $@ $^ $(LDFLAGS) $(DEPS_LDFLAGS) $(TEST_LIBS)
 
+# make bench's own programs (tests/bench/): the analyzer's reader and nothing else of it
+$(BUILD)/tests/bench/%: $(call obj,tests/bench/%.c) $(ANALYZER_A)
+	$(E) LD $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -o $@ $^ $(LDFLAGS) $(DEPS_LDFLAGS) $(ANALYZER_LIBS)
+
 # Integration programs link the fake runtime (DT_NEEDED libcudart.so.13, rpath to it), like
 # PyTorch links the real one; they also get -ldl for the programs that dlopen libcuda.
 $(BUILD)/tests/prog/%: $(call obj,tests/prog/%.c) $(FAKE_RT) Makefile
@@ -244,7 +253,7 @@ demo: all fake $(EXAMPLE_BINS)
 demo-gpu: all
 	$(Q)BUILD=$(BUILD) sh scripts/demo-gpu.sh
 
-bench: all fake $(PROG_BINS) $(EXAMPLE_BINS)
+bench: all fake $(PROG_BINS) $(EXAMPLE_BINS) $(BENCH_BINS)
 	$(Q)BUILD=$(BUILD) sh scripts/bench.sh
 
 # --- fuzzing (clang's libFuzzer with ASan + UBSan; see tests/fuzz/run.sh) ---------------

@@ -1,6 +1,6 @@
 #!/bin/sh
 # oom_ulimit.sh — the analyzer under `ulimit -v` (issue 23: `report --json` of a large trace
-# exited 0 with a smaller report): for limits from 24 MB down to 6 MB, each command on a
+# exited 0 with a smaller report): for limits from 40 MB down to 6 MB, each command on a
 # 100,000-event tensor trace must give the answer of an unlimited run, or exit 2 saying "out
 # of memory" — or not start at all (the loader cannot map the libraries: exit 127). Every
 # command must show both an answer and an exit 2 over the range.
@@ -14,7 +14,7 @@ check() {
     name=$1
     shift
     "$VT" "$@" >ref.out 2>/dev/null || { echo "FAIL $name: fails without a limit"; bad=1; return; }
-    same=0 oom=0 nostart=0 v=24000
+    same=0 oom=0 nostart=0 v=40000
     while [ $v -ge 6000 ]; do
         (ulimit -v $v && exec "$VT" "$@") >got.out 2>got.err
         rc=$?

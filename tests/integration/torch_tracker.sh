@@ -83,6 +83,11 @@ ARGS="3 4" check thrx cda tensor+segment 1 1 FAKE_C10_EXPANDABLE=1
 check raw cda tensor+segment 1 1 TORCH_PROG_RAW=1
 grep -q "allocator tracker" raw.err && fail "raw: the tracker refused a late but valid attach"
 
+# PyTorch loaded after the process's own cudaMallocs (each of them looked for it, then only once a
+# library was loaded): attached at the allocator's first segment all the same
+check early cda tensor+segment 1 1 TORCH_PROG_EARLY=20000
+grep -q "allocator tracker" early.err && fail "early: the tracker did not attach"
+
 # no initialized() to ask: attach at the first segment; if that cudaMalloc was not the
 # allocator's (the tracker is lost), its next one on the thread finds no tracker event: refuse
 check noinit noinit tensor+segment 1 1

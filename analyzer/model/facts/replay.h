@@ -6,9 +6,11 @@
 #define VT_ANALYZER_REPLAY_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "blocks.h"
 #include "categories.h"
+#include "infer.h"
 #include "phases.h"
 #include "reader.h"
 #include "tables.h"
@@ -99,6 +101,9 @@ typedef struct replay_result {
     uint8_t oom_phase;
     replay_snapshot at_oom; /* live at the first failure of that OOM */
     uint64_t file_bytes;    /* size of the file, for progress */
+    unsigned minor;         /* the trace format's minor version (its header) */
+    int has_inferred;       /* inferred is filled (0: memory ran short) */
+    infer_result inferred;  /* what the tensors say of the model (infer.h), from this pass */
     timeline *tl;           /* owned: for the visual views (NULL when out of memory) */
 } replay_result;
 
@@ -112,6 +117,10 @@ extern int replay_progress;
  * out->status), 2 (cannot open: message in err) or 3 (malformed: message in err; out holds
  * what was read before). Free with replay_free in every case. */
 int replay_file(const char *path, replay_result *out, char *err, size_t errlen);
+/* replay_stream: the same from a stream the caller opened (and closes), whose first nhead bytes
+ * it already read into head (reader_open_stream): a FIFO or a pipe is read this once. */
+int replay_stream(FILE *fp, const char *path, const void *head, size_t nhead, replay_result *out,
+                  char *err, size_t errlen);
 void replay_free(replay_result *r);
 
 /* replay_site_text: "file:line function" of the site a report names for stack_id (escaped
