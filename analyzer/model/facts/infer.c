@@ -200,6 +200,14 @@ static void vt__infer_params(const vt__pass *p, infer_result *out, uint64_t *ele
 
 /* vt__embeds: the index after i of the embedding lookup of n tokens of width d (n·d elements of
  * 2 or 4 bytes within VT_EMBED_GAP allocations), or 0 when there is none. */
+/* vt__mul: a·b, or 0 when it does not fit 64 bits (trace-derived sizes: a product that wraps
+ * could become 0 before a % or a /, or match a tensor it has nothing to do with) */
+static uint64_t vt__mul(uint64_t a, uint64_t b)
+{
+    uint64_t r;
+    return __builtin_mul_overflow(a, b, &r) ? 0 : r;
+}
+
 static size_t vt__embeds(const vt__pass *p, size_t i, uint64_t n, uint64_t d)
 {
     uint64_t two, four;
@@ -235,10 +243,10 @@ static uint64_t vt__token_batch(const vt__pass *p, uint64_t d, uint64_t V, size_
      * batch whose embedding lookup follows it (eager), then any batch before the logits */
     for (int pass = 0; li < p->n && pass < 2; pass++)
         for (int k = 0; k < 2; k++) {
-            uint64_t b = (pass == 0) == (k == 0) ? 4 : 2;
-            if (p->t[li].size % (V * b))
+            uint64_t b = (pass == 0) == (k == 0) ? 4 : 2, vb = vt__mul(V, b);
+            if (!vb || p->t[li].size % vb)
                 continue;
-            uint64_t n = p->t[li].size / (V * b);
+            uint64_t n = p->t[li].size / vb;
             for (size_t i = 0; i < li; i++)
                 if (p->t[i].early && p->t[i].size == n * 8 &&
                     (pass == 1 || vt__embeds(p, i, n, d))) {
@@ -277,13 +285,14 @@ static void vt__infer_tokens(const vt__pass *p, const uint64_t *elems, size_t ne
     /* the logits: the largest tensor of the first forward, B·T·V of 2 or 4 bytes */
     int dt = 0, half = 0;
     size_t li = p->n;
-    for (size_t i = at; V && i < p->n; i++) {
+    uint64_t btv = vt__mul(bt, V), btv2 = vt__mul(btv, 2), btv4 = vt__mul(btv, 4);
+    for (size_t i = at; btv4 && i < p->n; i++) {
         uint64_t s = p->t[i].size;
         if (!p->t[i].early || p->t[i].kept || s % V)
             continue;
-        half |= s == bt * V * 2;
-        if ((s == bt * V * 2 || s == bt * V * 4) && (li == p->n || s > p->t[li].size))
-            li = i, dt = (int)(s / (bt * V));
+        half |= s == btv2;
+        if ((s == btv2 || s == btv4) && (li == p->n || s > p->t[li].size))
+            li = i, dt = (int)(s / btv);
     }
     if (dt)
         vt__set(out, INFER_logits_dtype_bytes, half ? 2 : 4,
@@ -365,16 +374,17 @@ static void vt__infer_images(const vt__pass *p, const uint64_t *elems, size_t ne
         if (!p->t[i].early || p->t[i].kept)
             continue;
         for (uint64_t k = 2; k <= 4; k += 2)
-            for (uint64_t t = T - 1; t <= T; t++)
-                if (s % (t * d * k) == 0 && s / (t * d * k) >= 1 && s / (t * d * k) <= 65536) {
+            for (uint64_t t = T - 1, tdk; t <= T; t++)
+                if ((tdk = vt__mul(vt__mul(t, d), k)) && s % tdk == 0 && s / tdk >= 1 &&
+                    s / tdk <= 65536) {
                     vt__set(out, INFER_block_size, (int64_t)T,
                             "T = %llu patch tokens from the position embedding %llu×d (%llu "
                             "patches and a class token)",
                             (unsigned long long)T, (unsigned long long)T,
                             (unsigned long long)(T - 1));
-                    vt__set(out, INFER_batch_size, (int64_t)(s / (t * d * k)),
+                    vt__set(out, INFER_batch_size, (int64_t)(s / tdk),
                             "B = %llu: the first token tensor, B·%llu×d of %llu-byte elements",
-                            (unsigned long long)(s / (t * d * k)), (unsigned long long)t,
+                            (unsigned long long)(s / tdk), (unsigned long long)t,
                             (unsigned long long)k);
                     return;
                 }
