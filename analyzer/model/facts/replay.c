@@ -112,7 +112,7 @@ static void infer_note(state *s, int is_alloc, const reader_event *ev, uint64_t 
     }
 }
 
-static void apply_event(state *s, int is_alloc, const reader_event *ev, oom_track *ot)
+static void apply_one(state *s, int is_alloc, const reader_event *ev, oom_track *ot)
 {
     replay_result *r = s->r;
     uint8_t loss;
@@ -258,6 +258,28 @@ static void apply_event(state *s, int is_alloc, const reader_event *ev, oom_trac
         timeline_freed(r->tl, ev, e->size);
         replay_snap_on_free(s, e, ph, ot->pending, ev->time_ns);
     }
+}
+
+/* apply_event: one event; a physical handle counts from its first map (replay_vmm.c): its
+ * creation is held, and applied (with its own stack) when the map comes, before the map. */
+static void apply_event(state *s, int is_alloc, const reader_event *ev, oom_track *ot)
+{
+    if (!ev->failed && is_alloc && ev->api == VT_API_cuMemCreate && ev->addr &&
+        !replay_vmm_hold(s, ev))
+        return;
+    if (!ev->failed && !is_alloc && ev->api == VT_API_cuMemRelease &&
+        replay_vmm_release(s, ev->addr))
+        return;
+    reader_event c;
+    if (!ev->failed && is_alloc && ev->api == VT_API_cuMemMap && ev->has_aux &&
+        replay_vmm_take(s, ev->aux, &c)) {
+        uint64_t hash = s->hash;
+        c.time_ns = ev->time_ns;
+        s->hash = livemap_mix(c.addr, (unsigned)reader_api_space(c.api));
+        apply_one(s, 1, &c, ot);
+        s->hash = hash;
+    }
+    apply_one(s, is_alloc, ev, ot);
 }
 
 static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errlen)
@@ -421,6 +443,7 @@ static int replay_reader(const char *path, reader *rd, replay_result *out, char 
     if (s.infer) /* the trace ended before the first backward did */
         out->has_inferred = infer_finish(s.infer, &out->inferred) == 0;
     infer_pass_free(s.infer);
+    replay_vmm_end(&s);
     replay_cats_flush(&s); /* what was freed after the last allocation: kept to the end */
     replay_snap_finish_peak(&s);
     for (size_t i = 0; i < out->at_oom.n; i++) /* released but never confirmed: not cache */

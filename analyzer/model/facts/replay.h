@@ -61,6 +61,9 @@ typedef struct replay_result {
     uint64_t n_events, n_failed, unknown_frees;
     uint64_t n_contexts;    /* CUDA contexts created (primary retains, cuCtxCreate) */
     uint64_t n_implausible; /* allocations not counted: the live total would pass 2^62 B */
+    /* physical handles (cuMemCreate) released or left without ever being mapped: never
+     * counted, as PyTorch's reserved memory does not count them (replay_vmm.c) */
+    uint64_t vmm_unmapped_handles, vmm_unmapped_bytes;
     uint64_t end_ns;
     uint16_t ended; /* the TRAILER's header.flags: VT_TRAILER_* (0 = plain exit) */
     /* peaks of the three levels (bytes, time) */

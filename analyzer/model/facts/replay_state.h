@@ -101,6 +101,9 @@ typedef struct state {
     blocks blocks;
     int blocks_on;
     infer_pass *infer; /* what the tensors say of the model (infer.h); NULL once it is done */
+    /* physical handles created and not mapped yet (replay_vmm.c): their creation events */
+    reader_event *vmm;
+    size_t nvmm, capvmm;
 } state;
 
 /* OOM bookkeeping */
@@ -137,6 +140,16 @@ void replay_snap_on_free(state *s, livemap_entry *e, uint8_t ph, int oom_pending
 void replay_snap_finish_peak(state *s);
 /* replay_snap_classify: sorts a snapshot's items into categories (snap->by_cat). */
 void replay_snap_classify(const state *s, replay_result *r, replay_snapshot *snap);
+/* replay_vmm.c */
+/* replay_vmm_hold: a cuMemCreate (ev) waits for its first map (-1: out of memory, not held). */
+int replay_vmm_hold(state *s, const reader_event *ev);
+/* replay_vmm_take: handle h is mapped: 1 and its creation event in *out if it was held. */
+int replay_vmm_take(state *s, uint64_t h, reader_event *out);
+/* replay_vmm_release: handle h is released: 1 if it was held (never mapped: never counted). */
+int replay_vmm_release(state *s, uint64_t h);
+/* replay_vmm_end: the handles still held are counted as never mapped; the list freed. */
+void replay_vmm_end(state *s);
+
 /* replay_cats.c */
 /* replay_size_bits: what a size says now: 1 a parameter's size, 2 half a parameter's, 4 a
  * multiple of the vocabulary (logits), memoized (struct size_memo). */
