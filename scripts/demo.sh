@@ -103,7 +103,7 @@ echo
 echo "Case: GPT-2 124M (n_layer=12, n_head=12, n_embd=768), block_size=1024, batch_size=16,"
 echo "gradient_accumulation_steps=32, float16 AMP, on a $CARD card (vramtrace --card emulates it)."
 
-heading "1. The documents' configuration on a $CARD card ($LABEL)"
+heading "1. GPT-2 124M at micro-batch 16 on a $CARD card ($LABEL)"
 traced_run oom
 OOM_RC=$?
 

@@ -1,4 +1,4 @@
-# examples/gpt/config/gpt2-124m-12gb.py — the design documents' second case: GPT-2 124M on a
+# examples/gpt/config/gpt2-124m-12gb.py — GPT-2 124M on a
 # 12 GB card, which runs out of memory: L=12, H=12, d=768, T=1024, B=16, A=32, fp16.
 # Run it under `vramtrace run --card 12GiB` and let `vramtrace report` recommend a fix.
 batch_size = 16

@@ -1,4 +1,4 @@
-# examples/gpt/config/nanogpt-30m-4070.py — the design documents' first case: a 30M-parameter
+# examples/gpt/config/nanogpt-30m-4070.py — a 30M-parameter
 # nanoGPT on an RTX 4070 (12 GB): L=6, H=6, d=384, T=512, B=16, A=4, fp16 + GradScaler, compile.
 # Observed there: 6582 MiB on the GPU (see docs: formula.md, worked example 1).
 batch_size = 16
