@@ -107,9 +107,11 @@ void html_trained(FILE *out, const report_ctx *c)
     trained_row(out, "optimizer", r->optim == OPT_UNKNOWN ? "unknown" : optim_words(r->optim),
                 r->optim == OPT_UNKNOWN ? "unk" : "fam", r->optim_where);
     if (r->trainable && m->params_trace) {
-        snprintf(buf, sizeof buf, "%.2f M of %.2f M parameters", (double)r->trainable / 1e6,
-                 (double)m->params_trace / 1e6);
-        trained_row(out, "trainable", buf, "fam", "the gradients' elements");
+        snprintf(buf, sizeof buf, "%.2f M of the %.2f M weight elements",
+                 (double)r->trainable / 1e6, (double)m->params_trace / 1e6);
+        trained_row(out, "trainable", buf, "fam",
+                    "the gradients' elements, of the weights made before training (the rest: "
+                    "frozen parameters or buffers)");
     }
     for (int i = 0; i < FEATURE_COUNT; i++) {
         int st = r->feat[i].state;

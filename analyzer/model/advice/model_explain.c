@@ -81,7 +81,10 @@ static void explain_generic(model_result *m, const run_facts *f)
         switch ((category)c) {
         case CAT_PARAMETERS:
             if (me && f->tensor_mode)
-                snprintf(rd, n, "%.2f M parameters at 4 B (fp32 weights)", (double)me / 4e6);
+                snprintf(rd, n,
+                         "%.2f M elements at 4 B in the weights made before training (fp32 "
+                         "parameters, and buffers if any)",
+                         (double)me / 4e6);
             break;
         case CAT_GRADIENTS:
             if (me == 0 && f->tensor_mode)
