@@ -44,7 +44,7 @@ static void big_free(void *p, size_t bytes)
         free(p);
 }
 
-static int grow_index(livemap *m)
+int livemap_grow_index(livemap *m)
 {
     uint64_t ncap = m->cap ? m->cap * 2 : 1024;
     size_t bytes;
@@ -66,7 +66,7 @@ static int grow_index(livemap *m)
     return 0;
 }
 
-static int grow_entries(livemap *m)
+int livemap_grow_entries(livemap *m)
 {
     uint64_t ncap = m->cape ? m->cape * 2 : 512;
     if (ncap > ((uint64_t)1 << 28)) /* the number must fit a slot's 28 bits */
@@ -84,20 +84,10 @@ static int grow_entries(livemap *m)
     return 0;
 }
 
-/* slot_h: the index slot of (addr, space) whose hash is h, or NULL. */
-static inline livemap_slot *slot_h(const livemap *m, uint64_t addr, unsigned space, uint64_t h)
-{
-    if (!m->cap)
-        return NULL;
-    for (uint64_t j = h & (m->cap - 1); m->slot[j].addr; j = (j + 1) & (m->cap - 1))
-        if (m->slot[j].addr == addr && (m->slot[j].where & 15) == space)
-            return &m->slot[j];
-    return NULL;
-}
-
 static livemap_slot *slot_of(const livemap *m, uint64_t addr, unsigned space)
 {
-    return slot_h(m, addr, space, livemap_mix(addr, space));
+    uint64_t j = livemap_slot_of(m, addr, space, livemap_mix(addr, space));
+    return j < m->cap ? &m->slot[j] : NULL;
 }
 
 livemap_entry *livemap_find(livemap *m, uint64_t addr, unsigned space)
@@ -105,36 +95,14 @@ livemap_entry *livemap_find(livemap *m, uint64_t addr, unsigned space)
     return livemap_find_h(m, addr, space, livemap_mix(addr, space));
 }
 
-livemap_entry *livemap_find_h(livemap *m, uint64_t addr, unsigned space, uint64_t h)
-{
-    livemap_slot *s = slot_h(m, addr, space, h);
-    if (!s)
-        return NULL;
-    m->hint = (uint64_t)(s - m->slot);
-    return &m->e[s->where >> 4];
-}
-
 void livemap_prefetch(const livemap *m, uint64_t addr, unsigned space)
 {
     livemap_prefetch_h(m, livemap_mix(addr, space));
 }
 
-void livemap_prefetch_h(const livemap *m, uint64_t h)
-{
-    if (m->cap)
-        __builtin_prefetch(&m->slot[h & (m->cap - 1)]);
-}
-
 void livemap_prefetch_entry(const livemap *m, uint64_t addr, unsigned space)
 {
     livemap_prefetch_entry_h(m, addr, space, livemap_mix(addr, space));
-}
-
-void livemap_prefetch_entry_h(const livemap *m, uint64_t addr, unsigned space, uint64_t h)
-{
-    const livemap_slot *s = slot_h(m, addr, space, h);
-    if (s)
-        __builtin_prefetch(&m->e[s->where >> 4]);
 }
 
 livemap_entry *livemap_put(livemap *m, uint64_t addr, unsigned space, int *replaced)
@@ -145,60 +113,24 @@ livemap_entry *livemap_put(livemap *m, uint64_t addr, unsigned space, int *repla
 livemap_entry *livemap_put_h(livemap *m, uint64_t addr, unsigned space, uint64_t hash,
                              int *replaced)
 {
-    *replaced = 0;
-    if ((m->n + 1) * 2 >= m->cap && grow_index(m) < 0)
-        return NULL;
-    uint32_t h = (uint32_t)hash;
-    uint64_t j = h & (m->cap - 1);
-    for (; m->slot[j].addr; j = (j + 1) & (m->cap - 1))
-        if (m->slot[j].addr == addr && (m->slot[j].where & 15) == space) {
-            *replaced = 1;
-            m->hint = j;
-            return &m->e[m->slot[j].where >> 4];
-        }
-    uint64_t k;
-    if (m->free_head) { /* the last freed entry: still in cache */
-        k = m->free_head - 1;
-        m->free_head = m->e[k].size;
-    } else {
-        if (m->ne == m->cape && grow_entries(m) < 0)
-            return NULL;
-        k = m->ne++;
+    livemap_entry *e = livemap_put_raw(m, addr, space, hash, replaced);
+    if (e && !*replaced) {
+        memset(e, 0, sizeof *e);
+        e->addr = addr;
+        e->space = (uint8_t)space;
     }
-    m->n++;
-    m->hint = j;
-    m->slot[j] = (livemap_slot){addr, h, (uint32_t)(k << 4 | (space & 15))};
-    livemap_entry *e = &m->e[k];
-    memset(e, 0, sizeof *e);
-    e->addr = addr;
-    e->space = (uint8_t)space;
     return e;
 }
 
-void livemap_del(livemap *m, livemap_entry *e)
+void livemap_del_slow(livemap *m, livemap_entry *e)
 {
     uint64_t k = (uint64_t)(e - m->e);
-    livemap_slot *s =
-        m->hint < m->cap && m->slot[m->hint].addr == e->addr && m->slot[m->hint].where >> 4 == k
-            ? &m->slot[m->hint]
-            : slot_of(m, e->addr, e->space);
+    livemap_slot *s = slot_of(m, e->addr, e->space);
     e->addr = 0;
     e->size = m->free_head;
     m->free_head = k + 1;
-    if (!s)
-        return;
-    uint64_t i = (uint64_t)(s - m->slot), mask = m->cap - 1;
-    m->slot[i].addr = 0;
-    m->n--;
-    for (uint64_t j = (i + 1) & mask; m->slot[j].addr; j = (j + 1) & mask) {
-        uint64_t home = m->slot[j].hash & mask;
-        /* move j back to i if its home is not in (i, j] */
-        if (((j - home) & mask) >= ((j - i) & mask)) {
-            m->slot[i] = m->slot[j];
-            m->slot[j].addr = 0;
-            i = j;
-        }
-    }
+    if (s)
+        livemap_unslot(m, (uint64_t)(s - m->slot));
 }
 
 void livemap_free(livemap *m)

@@ -49,18 +49,112 @@ static inline uint64_t livemap_mix(uint64_t addr, unsigned space)
     return h ^ (h >> 31);
 }
 
+/* livemap_slot_of: the index slot of (addr, space) whose hash is h (livemap_mix), or m->cap when
+ * it is not live. */
+static inline uint64_t livemap_slot_of(const livemap *m, uint64_t addr, unsigned space, uint64_t h)
+{
+    if (!m->cap)
+        return 0;
+    uint64_t mask = m->cap - 1;
+    for (uint64_t j = h & mask; m->slot[j].addr; j = (j + 1) & mask)
+        if (m->slot[j].addr == addr && (m->slot[j].where & 15) == space)
+            return j;
+    return m->cap;
+}
 /* livemap_find: the live entry of (addr, space), or NULL. */
 livemap_entry *livemap_find(livemap *m, uint64_t addr, unsigned space);
 /* livemap_find_h / livemap_put_h / livemap_prefetch_h / livemap_prefetch_entry_h: the same with
  * h = livemap_mix(addr, space) computed once by the caller. */
-livemap_entry *livemap_find_h(livemap *m, uint64_t addr, unsigned space, uint64_t h);
+static inline livemap_entry *livemap_find_h(livemap *m, uint64_t addr, unsigned space, uint64_t h)
+{
+    uint64_t j = livemap_slot_of(m, addr, space, h);
+    if (j >= m->cap)
+        return NULL;
+    m->hint = j;
+    return &m->e[m->slot[j].where >> 4];
+}
+/* livemap_find_at: livemap_find_h, where j is the slot livemap_slot_of gave a little earlier
+ * (checked first: puts and deletes since may have moved it). */
+static inline livemap_entry *livemap_find_at(livemap *m, uint64_t addr, unsigned space, uint64_t h,
+                                             uint64_t j)
+{
+    if (j < m->cap && m->slot[j].addr == addr && (m->slot[j].where & 15) == space) {
+        m->hint = j;
+        return &m->e[m->slot[j].where >> 4];
+    }
+    return livemap_find_h(m, addr, space, h);
+}
 /* livemap_put: an entry for (addr, space), zeroed but for its key when new; *replaced = 1 when a
  * live one with the same key is returned as it was. NULL when out of memory. Entries may move in
  * memory (their numbers never do): a pointer from before a put is stale. */
 livemap_entry *livemap_put(livemap *m, uint64_t addr, unsigned space, int *replaced);
+/* livemap_put_raw: livemap_put_h, but a new entry is left as it was but for its key: the caller
+ * sets every field. */
+int livemap_grow_index(livemap *m);
+int livemap_grow_entries(livemap *m);
+static inline livemap_entry *livemap_put_raw(livemap *m, uint64_t addr, unsigned space,
+                                             uint64_t hash, int *replaced)
+{
+    *replaced = 0;
+    if (__builtin_expect((m->n + 1) * 2 >= m->cap, 0) && livemap_grow_index(m) < 0)
+        return NULL;
+    uint32_t h = (uint32_t)hash;
+    uint64_t mask = m->cap - 1, j = h & mask;
+    for (; m->slot[j].addr; j = (j + 1) & mask)
+        if (m->slot[j].addr == addr && (m->slot[j].where & 15) == space) {
+            *replaced = 1;
+            m->hint = j;
+            return &m->e[m->slot[j].where >> 4];
+        }
+    uint64_t k;
+    if (m->free_head) { /* the last freed entry: still in cache */
+        k = m->free_head - 1;
+        m->free_head = m->e[k].size;
+    } else {
+        if (__builtin_expect(m->ne == m->cape, 0) && livemap_grow_entries(m) < 0)
+            return NULL;
+        k = m->ne++;
+    }
+    m->n++;
+    m->hint = j;
+    m->slot[j] = (livemap_slot){addr, h, (uint32_t)(k << 4 | (space & 15))};
+    livemap_entry *e = &m->e[k];
+    e->addr = addr;
+    e->space = (uint8_t)space;
+    return e;
+}
 livemap_entry *livemap_put_h(livemap *m, uint64_t addr, unsigned space, uint64_t h, int *replaced);
 /* livemap_del: removes e (from livemap_find / livemap_put); its number may be given out again. */
-void livemap_del(livemap *m, livemap_entry *e);
+/* livemap_unslot: empties index slot i (backward-shift deletion). */
+static inline void livemap_unslot(livemap *m, uint64_t i)
+{
+    uint64_t mask = m->cap - 1;
+    m->slot[i].addr = 0;
+    m->n--;
+    for (uint64_t j = (i + 1) & mask; m->slot[j].addr; j = (j + 1) & mask) {
+        uint64_t home = m->slot[j].hash & mask;
+        /* move j back to i if its home is not in (i, j] */
+        if (((j - home) & mask) >= ((j - i) & mask)) {
+            m->slot[i] = m->slot[j];
+            m->slot[j].addr = 0;
+            i = j;
+        }
+    }
+}
+void livemap_del_slow(livemap *m, livemap_entry *e);
+static inline void livemap_del(livemap *m, livemap_entry *e)
+{
+    uint64_t k = (uint64_t)(e - m->e), i = m->hint;
+    if (__builtin_expect(i >= m->cap || m->slot[i].addr != e->addr || m->slot[i].where >> 4 != k,
+                         0)) {
+        livemap_del_slow(m, e);
+        return;
+    }
+    e->addr = 0;
+    e->size = m->free_head;
+    m->free_head = k + 1;
+    livemap_unslot(m, i);
+}
 /* livemap_number / livemap_at: an entry's number, and the entry of a number (live or not). */
 static inline uint32_t livemap_number(const livemap *m, const livemap_entry *e)
 {
@@ -78,11 +172,23 @@ static inline livemap_entry *livemap_slot_entry(livemap *m, uint64_t i)
 }
 /* livemap_prefetch: the index slot of (addr, space) on its way to the cache (a read ahead). */
 void livemap_prefetch(const livemap *m, uint64_t addr, unsigned space);
-void livemap_prefetch_h(const livemap *m, uint64_t h);
+static inline void livemap_prefetch_h(const livemap *m, uint64_t h)
+{
+    if (m->cap)
+        __builtin_prefetch(&m->slot[h & (m->cap - 1)]);
+}
 /* livemap_prefetch_entry: the entry of (addr, space), when live, on its way to the cache (its
- * index slot should be there already). */
+ * index slot should be there already). livemap_prefetch_entry_h returns the slot (for
+ * livemap_find_at; m->cap: not live). */
 void livemap_prefetch_entry(const livemap *m, uint64_t addr, unsigned space);
-void livemap_prefetch_entry_h(const livemap *m, uint64_t addr, unsigned space, uint64_t h);
+static inline uint64_t livemap_prefetch_entry_h(const livemap *m, uint64_t addr, unsigned space,
+                                                uint64_t h)
+{
+    uint64_t j = livemap_slot_of(m, addr, space, h);
+    if (j < m->cap)
+        __builtin_prefetch(&m->e[m->slot[j].where >> 4]);
+    return j;
+}
 void livemap_free(livemap *m);
 
 #endif

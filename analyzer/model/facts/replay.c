@@ -12,132 +12,22 @@
 int replay_progress;
 #define PROGRESS_MIN_BYTES (64u << 20) /* smaller files finish before it would help */
 
-/* ---- per-API facts --------------------------------------------------------------------------- */
-static int level_of(unsigned api)
-{
-    int kind = reader_api_kind(api), space = reader_api_space(api);
-    if (kind == VT_KIND_CONTEXT || space == VT_SPACE_MODULE || space == VT_SPACE_LIBRARY)
-        return kind == VT_KIND_CONTEXT || kind == VT_KIND_LOAD ? L_OTHER : L_NONE;
-    if (kind != VT_KIND_ALLOC)
-        return L_NONE;
-    if (space == VT_SPACE_TENSOR)
-        return L_INNER;
-    switch (api) {
-    case VT_API_cudaMallocAsync:
-    case VT_API_cudaMallocFromPoolAsync:
-    case VT_API_cuMemAllocAsync:
-    case VT_API_cuMemAllocFromPoolAsync:
-        return L_TENSOR;
-    case VT_API_cudaMalloc:
-    case VT_API_cudaMallocPitch:
-    case VT_API_cuMemCreate:
-    case VT_API_cuMemImportFromShareableHandle:
-        return L_SEGMENT;
-    default:
-        return space == VT_SPACE_DEVICE || space == VT_SPACE_MANAGED ? L_OTHER : L_NONE;
-    }
-}
-
-/* mark_torch_segments: the allocator tracker reported a segment (SEGMENT_ALLOC: a cudaMalloc
- * at addr; SEGMENT_MAP: the cuMemMap chunks mapped into [addr, addr + size) since the last one):
- * flag the live segment entries as PyTorch's, so a snapshot counts them as its cache. */
-static void mark_torch_segments(state *s, const reader_event *ev)
-{
-    if (ev->api == VT_API_torchSegmentAlloc) {
-        livemap_entry *e = livemap_find(&s->live, ev->addr, VT_SPACE_DEVICE);
-        if (e && e->level == L_SEGMENT) {
-            e->flags |= EF_TORCH_SEG;
-            replay_cats_marked(s, e);
-        }
-    } else if (ev->api == VT_API_torchSegmentMap) {
-        for (unsigned i = 0; i < s->nmaps; i++) {
-            if (s->maps[i].va < ev->addr || s->maps[i].va - ev->addr >= ev->size)
-                continue;
-            livemap_entry *e = livemap_find(&s->live, s->maps[i].handle, VT_SPACE_VMM_HANDLE);
-            if (e && e->level == L_SEGMENT) {
-                e->flags |= EF_TORCH_SEG;
-                replay_cats_marked(s, e);
-            }
-        }
-        s->nmaps = 0;
-    } else if (ev->api == VT_API_cuMemMap && ev->has_aux) {
-        if (s->nmaps == sizeof s->maps / sizeof s->maps[0]) /* full: keep the newer half */
-            memmove(s->maps, s->maps + s->nmaps / 2, (s->nmaps - s->nmaps / 2) * sizeof s->maps[0]),
-                s->nmaps -= s->nmaps / 2;
-        s->maps[s->nmaps].va = ev->addr;
-        s->maps[s->nmaps++].handle = ev->aux;
-    }
-}
-
-/* track_blocks: the allocator tracker's tensors and segments, to PyTorch's block sizes (blocks.c),
- * under the rules of the run's allocator settings (read at its first event). */
-static void track_blocks(state *s, const reader_event *ev)
-{
-    if (ev->failed || ev->api < VT_API_torchAlloc || ev->api > VT_API_torchSegmentUnmap)
-        return;
-    if (!s->blocks_on) {
-        const char *conf = tables_env(s->r->t, "PYTORCH_ALLOC_CONF");
-        blocks_rules rules =
-            blocks_rules_parse(conf ? conf : tables_env(s->r->t, "PYTORCH_CUDA_ALLOC_CONF"));
-        blocks_init(&s->blocks, &rules);
-        s->blocks_on = 1;
-    }
-    switch (ev->api) {
-    case VT_API_torchAlloc:
-        blocks_alloc(&s->blocks, ev->addr, ev->size, ev->time_ns);
-        break;
-    case VT_API_torchFree:
-        blocks_free(&s->blocks, ev->addr);
-        break;
-    case VT_API_torchSegmentAlloc:
-        blocks_segment_add(&s->blocks, ev->addr, ev->size);
-        break;
-    case VT_API_torchSegmentMap:
-        blocks_segment_map(&s->blocks, ev->addr, ev->size);
-        break;
-    default: /* torchSegmentFree, torchSegmentUnmap */
-        blocks_segment_del(&s->blocks, ev->addr, ev->size);
-        break;
-    }
-}
-
-/* infer_note: one event for infer.c's pass (freed_event: the allocation a free frees, or 0). */
-static void infer_note(state *s, int is_alloc, const reader_event *ev, uint64_t freed_event)
-{
-    infer_pass_event(s->infer, s->event, is_alloc, ev, freed_event);
-    if (infer_pass_done(s->infer)) {
-        s->r->has_inferred = infer_finish(s->infer, &s->r->inferred) == 0;
-        infer_pass_free(s->infer);
-        s->infer = NULL;
-    }
-}
-
-static void apply_one(state *s, int is_alloc, const reader_event *ev, oom_track *ot)
+/* apply_alloc: the allocation ev (its phase ph, flags loss) enters the live set and the levels;
+ * special: an API with more to it than that (apinfo's AP_SPECIAL) or a failed call. */
+static inline __attribute__((always_inline)) void apply_alloc(state *s, const reader_event *ev,
+                                                              oom_track *ot, unsigned info,
+                                                              uint8_t ph, uint8_t loss)
 {
     replay_result *r = s->r;
-    uint8_t loss;
-    uint32_t bwd0 = s->bwd, iter0 = s->iter;
-    int sized0 = s->vocab_done;
-    uint8_t ph = replay_phase_event(s, ev, is_alloc, &loss);
-    /* what the waiting allocations' categories may depend on changed (replay_cats.c) */
-    if (s->vocab_done != sized0) /* the parameters' sizes and the vocabulary are final */
-        replay_cats_changed(s, CATS_ALL);
-    if (s->bwd != bwd0)
-        replay_cats_changed(s, CATS_BWD);
-    if (s->iter != iter0)
-        replay_cats_changed(s, CATS_ITER);
-    timeline_event(r->tl, ev, is_alloc, ph, s->iter);
-    unsigned space = (unsigned)reader_api_space(ev->api);
-    track_blocks(s, ev);
-    if (is_alloc && s->infer && (ev->failed || ev->api >= VT_API_torchAlloc))
-        infer_note(s, 1, ev, 0); /* its tensors, an OOM */
-    if (is_alloc) {
-        int lvl = level_of(ev->api);
+    int lvl = AP_LEVEL(info);
+    if (__builtin_expect((info & AP_SPECIAL) || ev->failed, 0)) {
+        if (s->infer && (ev->failed || ev->api >= VT_API_torchAlloc))
+            replay_infer_note(s, 1, ev, 0); /* its tensors, an OOM */
         if (ev->api == VT_API_torchTrackerNote && ev->size != VT_TRACKER_DROPPED)
             r->tracker_note = (int)ev->size, r->tracker_detail = ev->addr;
         if (!ev->failed && (ev->api == VT_API_torchSegmentAlloc ||
                             ev->api == VT_API_torchSegmentMap || ev->api == VT_API_cuMemMap))
-            mark_torch_segments(s, ev);
+            replay_mark_torch_segments(s, ev);
         if (ev->api == VT_API_torchOom && !ot->pending) {
             /* PyTorch's allocator raised OutOfMemoryError with no failed CUDA call before it
              * (a memory-fraction limit): the tracker's OOM is the only sign (size = request) */
@@ -147,69 +37,67 @@ static void apply_one(state *s, int is_alloc, const reader_event *ev, oom_track 
             return;
         }
         if (ev->failed) {
-            {
-                r->n_failed++;
-                if (ev->result == 2 && reader_api_kind(ev->api) == VT_KIND_ALLOC) {
-                    if (ot->pending && ot->requested == ev->size) {
-                        ot->fails++;
-                        ot->last_event = s->event;
-                        for (size_t i = 0; i < r->at_oom.n; i++) /* confirm the released cache */
-                            if (r->at_oom.items[i].oom_released == 1)
-                                r->at_oom.items[i].oom_released = 2;
-                    } else {
-                        *ot = (oom_track){1,  s->event,    ev->size,     ev->time_ns,
-                                          0,  s->event,    ev->stack_id, 1,
-                                          ph, ev->emulated};
-                        replay_snap_oom(s);
-                    }
+            r->n_failed++;
+            if (ev->result == 2 && reader_api_kind(ev->api) == VT_KIND_ALLOC) {
+                if (ot->pending && ot->requested == ev->size) {
+                    ot->fails++;
+                    ot->last_event = s->event;
+                    for (size_t i = 0; i < r->at_oom.n; i++) /* confirm the released cache */
+                        if (r->at_oom.items[i].oom_released == 1)
+                            r->at_oom.items[i].oom_released = 2;
+                } else {
+                    *ot = (oom_track){1,        s->event,     ev->size, ev->time_ns, 0,
+                                      s->event, ev->stack_id, 1,        ph,          ev->emulated};
+                    replay_snap_oom(s);
                 }
             }
             return;
         }
         if (reader_api_kind(ev->api) == VT_KIND_CONTEXT)
             r->n_contexts++;
-        if (ot->pending && lvl != L_NONE && ev->size >= ot->requested)
-            ot->pending = 0; /* recovered: the same request later succeeded */
-        if (lvl == L_NONE || !ev->addr)
-            return;
-        /* checked sums: an allocation that would take the live total past 2^62 bytes (4 EiB;
-         * no device holds that) is not counted, so no level, peak or category sum can wrap */
-        uint64_t total =
-            s->level[L_TENSOR] + s->level[L_SEGMENT] + s->level[L_OTHER] + s->level[L_INNER];
-        if (ev->size > REPLAY_LIVE_MAX - total) {
-            r->n_implausible++;
-            return;
-        }
-        int replaced;
-        livemap_entry *e = livemap_put_h(&s->live, ev->addr, space, s->hash, &replaced);
-        if (!e)
-            return;
-        if (replaced) { /* its free was not seen: it ends here, the new one takes its place */
-            replay_snap_retire(s, e, ph, ot->pending, ev->time_ns);
-            e->code = 0, e->snap_oom = 0;
-        }
-        e->size = ev->size;
-        e->time_ns = ev->time_ns;
-        e->stack_id = ev->stack_id;
-        e->iter = s->iter;
-        e->api = ev->api;
-        e->device = ev->device;
-        e->layer = (uint8_t)reader_api_layer(ev->api);
-        e->phase = ph;
-        e->flags = loss;
-        if (ph == PHASE_INIT && (lvl == L_TENSOR || lvl == L_INNER) && !(loss & EF_INPUT)) {
-            replay_phase_half_add(s,
-                                  ev->size / 2); /* a parameter: its 16-bit copy is half as big */
-            replay_phase_note_init(s, ev->size);
-        }
-        e->bwd = s->bwd;
-        e->level = (uint8_t)lvl;
-        e->snap_oom = 0;
-        e->alloc_event = s->event;
-        s->last_alloc_event = s->event;
-        if (s->npend) /* freed before this allocation: not kept to the run's end */
-            replay_cats_flush(s);
-        s->level[lvl] += ev->size;
+    }
+    if (ot->pending && lvl != L_NONE && ev->size >= ot->requested)
+        ot->pending = 0; /* recovered: the same request later succeeded */
+    if (lvl == L_NONE || !ev->addr)
+        return;
+    /* checked sums: an allocation that would take the live total past 2^62 bytes (4 EiB;
+     * no device holds that) is not counted, so no level, peak or category sum can wrap */
+    uint64_t total =
+        s->level[L_TENSOR] + s->level[L_SEGMENT] + s->level[L_OTHER] + s->level[L_INNER];
+    if (ev->size > REPLAY_LIVE_MAX - total) {
+        r->n_implausible++;
+        return;
+    }
+    int replaced;
+    livemap_entry *e = livemap_put_raw(&s->live, ev->addr, AP_SPACE(info), s->hash, &replaced);
+    if (!e)
+        return;
+    if (replaced) /* its free was not seen: it ends here, the new one takes its place */
+        replay_snap_retire(s, e, ph, ot->pending, ev->time_ns);
+    *e = (livemap_entry){.addr = ev->addr,
+                         .size = ev->size,
+                         .time_ns = ev->time_ns,
+                         .alloc_event = s->event,
+                         .stack_id = ev->stack_id,
+                         .iter = s->iter,
+                         .bwd = s->bwd,
+                         .space = (uint8_t)AP_SPACE(info),
+                         .api = ev->api,
+                         .device = ev->device,
+                         .layer = (uint8_t)AP_LAYER(info),
+                         .phase = ph,
+                         .flags = loss,
+                         .level = (uint8_t)lvl};
+    if (ph == PHASE_INIT && (lvl == L_TENSOR || lvl == L_INNER) && !(loss & EF_INPUT)) {
+        replay_phase_half_add(s, ev->size / 2); /* a parameter: its 16-bit copy is half as big */
+        replay_phase_note_init(s, ev->size);
+    }
+    s->last_alloc_event = s->event;
+    if (s->npend) /* freed before this allocation: not kept to the run's end */
+        replay_cats_flush(s);
+    s->level[lvl] += ev->size;
+    if (__builtin_expect(!(s->levels_seen & 1u << lvl), 0)) { /* the first of its level */
+        s->levels_seen |= 1u << lvl;
         int first_tensor = !r->tensor_mode && (lvl == L_INNER || lvl == L_TENSOR);
         int first_inner = !r->allocator_mode && lvl == L_INNER;
         if (lvl == L_INNER)
@@ -220,49 +108,103 @@ static void apply_one(state *s, int is_alloc, const reader_event *ev, oom_track 
             r->segment_mode = 1;
         if (first_tensor || first_inner)
             replay_cats_tensors(s, first_inner);
-        replay_cats_alloc(s, e);
-        replay_snap_bump_peaks(s, ph, ev->time_ns);
-    } else {
-        if (ev->failed) {
-            if (s->infer && ev->api == VT_API_torchFree)
-                infer_note(s, 0, ev, 0);
-            return;
-        }
-        livemap_entry *e = livemap_find_h(&s->live, ev->addr, space, s->hash);
-        if (s->infer && ev->api == VT_API_torchFree)
-            infer_note(s, 0, ev, e ? e->alloc_event : 0);
-        if (!e) {
-            if (space != VT_SPACE_VMM_VA && space != VT_SPACE_VA_RANGE && space != VT_SPACE_NONE)
-                r->unknown_frees++;
-            return;
-        }
-        if (ot->pending && e->level == L_SEGMENT)
-            ot->released += e->size;
-        int grad_free = !ev->backward && e->phase == PHASE_BACKWARD &&
-                        (e->level == L_INNER || e->level == L_TENSOR) &&
-                        (replay_size_bits(s, e->size) & 1) && !ot->pending;
-        if (grad_free) { /* a gradient freed: what an optimizer step made and keeps past this is
-                          * its state */
-            int first = !s->grad_free_event;
-            s->grad_free_event = s->event;
-            replay_cats_changed(s, first ? CATS_ALL : CATS_GRAD);
-        }
-        if (grad_free && !s->in_opt) {
-            /* the main thread frees a gradient (zero_grad): an optimizer step, even one that
-             * allocated nothing (fused / foreach optimizers after their first step); not the
-             * frees of the out-of-memory error's unwinding */
-            replay_phase_step(s);
-            replay_cats_changed(s, CATS_ITER);
-            ph = PHASE_OPTIMIZER;
-        }
-        timeline_freed(r->tl, ev, e->size);
-        replay_snap_on_free(s, e, ph, ot->pending, ev->time_ns);
     }
+    if (s->cats_on)
+        replay_cats_alloc(s, e);
+    replay_snap_bump_peaks_q(s, ph, ev->time_ns);
 }
 
-/* apply_event: one event; a physical handle counts from its first map (replay_vmm.c): its
- * creation is held, and applied (with its own stack) when the map comes, before the map. */
-static void apply_event(state *s, int is_alloc, const reader_event *ev, oom_track *ot)
+/* apply_free: the free ev (its phase ph) takes its allocation out of the live set; slot: where
+ * run_pass last saw its index slot. */
+static inline __attribute__((always_inline)) void apply_free(state *s, const reader_event *ev,
+                                                             oom_track *ot, unsigned info,
+                                                             uint8_t ph, uint64_t slot)
+{
+    replay_result *r = s->r;
+    unsigned space = AP_SPACE(info);
+    if (__builtin_expect(ev->failed, 0)) {
+        if (s->infer && ev->api == VT_API_torchFree)
+            replay_infer_note(s, 0, ev, 0);
+        return;
+    }
+    livemap_entry *e = livemap_find_at(&s->live, ev->addr, space, s->hash, slot);
+    if (__builtin_expect(info & AP_SPECIAL, 0) && s->infer && ev->api == VT_API_torchFree)
+        replay_infer_note(s, 0, ev, e ? e->alloc_event : 0);
+    if (!e) {
+        if (space != VT_SPACE_VMM_VA && space != VT_SPACE_VA_RANGE && space != VT_SPACE_NONE)
+            r->unknown_frees++;
+        return;
+    }
+    if (ot->pending && e->level == L_SEGMENT)
+        ot->released += e->size;
+    int grad_free = !ev->backward && e->phase == PHASE_BACKWARD &&
+                    (e->level == L_INNER || e->level == L_TENSOR) &&
+                    (replay_size_bits(s, e->size) & 1) && !ot->pending;
+    if (grad_free) { /* a gradient freed: what an optimizer step made and keeps past this is
+                      * its state */
+        int first = !s->grad_free_event;
+        s->grad_free_event = s->event;
+        replay_cats_changed(s, first ? CATS_ALL : CATS_GRAD);
+    }
+    if (grad_free && !s->in_opt) {
+        /* the main thread frees a gradient (zero_grad): an optimizer step, even one that
+         * allocated nothing (fused / foreach optimizers after their first step); not the
+         * frees of the out-of-memory error's unwinding */
+        replay_phase_step(s);
+        replay_cats_changed(s, CATS_ITER);
+        ph = PHASE_OPTIMIZER;
+    }
+    if (r->tl)
+        timeline_freed(r->tl, ev, e->size);
+    /* its lifetime noted when a snapshot or the categories want it */
+    if (s->classify_on || e->snap_oom || e->alloc_event <= r->at_peak.event ||
+        e->alloc_event <= r->at_tensors.event)
+        replay_snap_retire(s, e, ph, ot->pending, ev->time_ns);
+    else
+        s->level[e->level] -= e->size;
+    livemap_del(&s->live, e);
+}
+
+static inline __attribute__((always_inline)) void apply_one(state *s, int is_alloc,
+                                                            const reader_event *ev, oom_track *ot,
+                                                            unsigned info, uint64_t slot)
+{
+    uint8_t loss = 0, ph;
+    if (is_alloc) {
+        uint32_t bwd0 = s->bwd, iter0 = s->iter;
+        int sized0 = s->vocab_done;
+        ph = replay_phase_event(s, ev, 1, &loss);
+        /* what the waiting allocations' categories may depend on changed (replay_cats.c) */
+        if (s->vocab_done != sized0) /* the parameters' sizes and the vocabulary are final */
+            replay_cats_changed(s, CATS_ALL);
+        if (s->bwd != bwd0)
+            replay_cats_changed(s, CATS_BWD);
+        if (s->iter != iter0)
+            replay_cats_changed(s, CATS_ITER);
+    } else {
+        ph = replay_phase_free(s, ev); /* a free changes no counter */
+    }
+    if (s->r->tl)
+        timeline_event(s->r->tl, ev, is_alloc, ph, s->iter);
+    if (__builtin_expect(info & AP_SPECIAL, 0))
+        replay_track_blocks(s, ev);
+    if (is_alloc)
+        apply_alloc(s, ev, ot, info, ph, loss);
+    else
+        apply_free(s, ev, ot, info, ph, slot);
+}
+
+static __attribute__((noinline)) void apply_one_call(state *s, int is_alloc, const reader_event *ev,
+                                                     oom_track *ot, unsigned info, uint64_t slot)
+{
+    apply_one(s, is_alloc, ev, ot, info, slot);
+}
+
+/* apply_special: an event of an API with more to it (AP_SPECIAL). A physical handle counts from
+ * its first map (replay_vmm.c): its creation is held, and applied (with its own stack) when the
+ * map comes, before the map. */
+static __attribute__((noinline)) void apply_special(state *s, int is_alloc, const reader_event *ev,
+                                                    oom_track *ot, unsigned info, uint64_t slot)
 {
     if (!ev->failed && is_alloc && ev->api == VT_API_cuMemCreate && ev->addr &&
         !replay_vmm_hold(s, ev))
@@ -276,16 +218,43 @@ static void apply_event(state *s, int is_alloc, const reader_event *ev, oom_trac
         uint64_t hash = s->hash;
         c.time_ns = ev->time_ns;
         s->hash = livemap_mix(c.addr, (unsigned)reader_api_space(c.api));
-        apply_one(s, 1, &c, ot);
+        apply_one_call(s, 1, &c, ot, s->apinfo[c.api], ~(uint64_t)0);
         s->hash = hash;
     }
-    apply_one(s, is_alloc, ev, ot);
+    apply_one_call(s, is_alloc, ev, ot, info, slot);
+}
+
+/* apply_event: one event (its api's apinfo, the index slot run_pass saw it at). */
+static inline __attribute__((always_inline)) void apply_event(state *s, int is_alloc,
+                                                              const reader_event *ev, oom_track *ot,
+                                                              unsigned info, uint64_t slot)
+{
+    if (__builtin_expect(!(info & AP_SPECIAL), 1))
+        apply_one(s, is_alloc, ev, ot, info, slot);
+    else
+        apply_special(s, is_alloc, ev, ot, info, slot);
+}
+
+/* an event read ahead (run_pass's ring) */
+struct pending {
+    reader_record rec;
+    uint64_t event, hash; /* hash: livemap_mix of its key, computed once */
+    uint64_t slot;        /* its index slot when last looked at (~0: not yet) */
+    unsigned info;        /* s->apinfo[its api] */
+};
+
+/* drain: the oldest event of the ring applied, then the sweep. */
+static void drain(state *s, const struct pending *p, oom_track *ot)
+{
+    s->event = p->event;
+    s->hash = p->hash;
+    apply_event(s, p->rec.type == VT_REC_ALLOC, &p->rec.u.ev, ot, p->info, p->slot);
+    replay_cats_sweep(s);
 }
 
 static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errlen)
 {
     replay_result *r = s->r;
-    reader_record rec;
     memset(s->level, 0, sizeof s->level);
     memset(s->thread_phase, PHASE_INIT, sizeof s->thread_phase);
     s->seen_forward = 0;
@@ -294,70 +263,70 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
     s->bwd = 0;
     s->iter = 0;
     s->event = 0;
+    replay_apinfo_init(s);
     /* Events wait in a small ring while their hash slots are prefetched: with a live set of
      * 100k allocations nearly every lookup is a cache miss, and this hides most of them.
-     * Any other record first drains the ring, so the order of effects is unchanged. */
+     * Each record is read into the ring's next place; any other record first drains the ring,
+     * so the order of effects is unchanged. */
     enum { RING = 16 };
-    struct pending {
-        reader_event ev;
-        int is_alloc;
-        uint64_t event, hash; /* hash: livemap_mix of its key, computed once */
-    } ring[RING];
+    struct pending ring[RING];
     unsigned head = 0, count = 0;
 #define VT_DRAIN_ONE()                                                                             \
     do {                                                                                           \
-        struct pending *p_ = &ring[head];                                                          \
-        s->event = p_->event;                                                                      \
-        s->hash = p_->hash;                                                                        \
-        apply_event(s, p_->is_alloc, &p_->ev, ot);                                                 \
-        replay_cats_sweep(s);                                                                      \
+        drain(s, &ring[head], ot);                                                                 \
         head = (head + 1) % RING;                                                                  \
         count--;                                                                                   \
     } while (0)
     uint64_t seq = 0;
-    while (reader_next(rd, &rec)) {
-        if (rec.type == VT_REC_ALLOC || rec.type == VT_REC_FREE) {
-            if (count == RING)
-                VT_DRAIN_ONE();
-            struct pending *p = &ring[(head + count) % RING];
-            p->ev = rec.u.ev;
-            p->is_alloc = rec.type == VT_REC_ALLOC;
+    for (;;) {
+        if (count == RING)
+            VT_DRAIN_ONE();
+        struct pending *p = &ring[(head + count) % RING];
+        if (!reader_next(rd, &p->rec))
+            break;
+        if (p->rec.type == VT_REC_ALLOC || p->rec.type == VT_REC_FREE) {
+            const reader_event *ev = &p->rec.u.ev;
             p->event = ++seq;
-            p->hash = livemap_mix(rec.u.ev.addr, (unsigned)reader_api_space(rec.u.ev.api));
+            p->info = s->apinfo[ev->api];
+            p->hash = livemap_mix(ev->addr, AP_SPACE(p->info));
+            p->slot = ~(uint64_t)0;
             count++;
             livemap_prefetch_h(&s->live, p->hash);
-            if (rec.u.ev.api == VT_API_torchAlloc || rec.u.ev.api == VT_API_torchFree)
-                blocks_prefetch(&s->blocks, rec.u.ev.addr); /* PyTorch's blocks too */
-            if (rec.u.ev.stack_id < s->nfacts)              /* and the facts of its stack */
-                __builtin_prefetch(&s->facts[rec.u.ev.stack_id]);
-            if (count > RING / 2) { /* its index slot is in cache by now: its entry next */
-                const struct pending *h = &ring[(head + RING / 2) % RING];
-                livemap_prefetch_entry_h(&s->live, h->ev.addr,
-                                         (unsigned)reader_api_space(h->ev.api), h->hash);
+            if (__builtin_expect(p->info & AP_SPECIAL, 0) &&
+                (ev->api == VT_API_torchAlloc || ev->api == VT_API_torchFree))
+                blocks_prefetch(&s->blocks, ev->addr);    /* PyTorch's blocks too */
+            if (ev->stack_id && ev->stack_id < s->nfacts) /* and the facts of its stack */
+                __builtin_prefetch(&s->facts[ev->stack_id]);
+            if (count > RING / 2) { /* its index slot is in cache by now: a freed entry next */
+                struct pending *h = &ring[(head + RING / 2) % RING];
+                if (h->rec.type == VT_REC_FREE)
+                    h->slot = livemap_prefetch_entry_h(&s->live, h->rec.u.ev.addr,
+                                                       AP_SPACE(h->info), h->hash);
             }
             if (replay_progress && r->file_bytes >= PROGRESS_MIN_BYTES && !(seq & ((1u << 22) - 1)))
                 fprintf(stderr, "\rvramtrace: %s: %3d %%", r->path,
-                        (int)(100.0 * (double)rec.offset / (double)r->file_bytes));
+                        (int)(100.0 * (double)p->rec.offset / (double)r->file_bytes));
             r->n_events++;
-            if (rec.u.ev.time_ns > r->end_ns)
-                r->end_ns = rec.u.ev.time_ns;
+            if (ev->time_ns > r->end_ns)
+                r->end_ns = ev->time_ns;
             continue;
         }
         while (count)
             VT_DRAIN_ONE();
-        if (tables_add(r->t, &rec) < 0) { /* out of memory: the tables would lack it */
+        const reader_record *rec = &p->rec;
+        if (tables_add(r->t, rec) < 0) { /* out of memory: the tables would lack it */
             snprintf(err, errlen, "%s: out of memory", r->path);
             return VT_EXIT_USAGE;
         }
-        switch (rec.type) {
+        switch (rec->type) {
         case VT_REC_OOM:
             if (ot->pending && !r->oom_capacity)
-                r->oom_capacity = rec.u.oom.capacity;
+                r->oom_capacity = rec->u.oom.capacity;
             break;
         case VT_REC_TRAILER:
-            if (rec.u.trailer.end_ns > r->end_ns)
-                r->end_ns = rec.u.trailer.end_ns;
-            r->ended = rec.flags;
+            if (rec->u.trailer.end_ns > r->end_ns)
+                r->end_ns = rec->u.trailer.end_ns;
+            r->ended = rec->flags;
             break;
         default:
             break;

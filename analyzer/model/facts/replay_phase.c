@@ -88,9 +88,9 @@ static stack_facts raw_facts(state *s, uint32_t id)
 }
 
 /* facts_slow: the facts of stack id (not yet computed, or past the cache): computed and kept. */
-static const stack_facts *facts_slow(state *s, uint32_t id)
+static const struct stack_fx *facts_slow(state *s, uint32_t id)
 {
-    static const stack_facts none = {PHASE_OTHER, 0, 0, 0, 0, 0, 0};
+    static const struct stack_fx none = {{PHASE_OTHER, 0, 0, 0, 0, 0, 0}, 0};
     if (id >= s->nfacts) {
         /* ids come from the trace: a corrupt one must not size the cache (nor loop on it) */
         if (id >= (1u << 24) || !tables_stack_get(s->r->t, id))
@@ -98,22 +98,26 @@ static const stack_facts *facts_slow(state *s, uint32_t id)
         uint32_t n = s->nfacts ? s->nfacts : 1024;
         while (n <= id)
             n *= 2;
-        stack_facts *f = realloc(s->facts, n * sizeof *f);
+        struct stack_fx *f = realloc(s->facts, n * sizeof *f);
         if (!f)
             return &none;
         for (uint32_t i = s->nfacts; i < n; i++)
-            f[i].phase = 255;
+            f[i].f.phase = 255;
         s->facts = f;
         s->nfacts = n;
     }
-    s->facts[id] = raw_facts(s, id);
-    return &s->facts[id];
+    struct stack_fx *x = &s->facts[id];
+    x->f = raw_facts(s, id);
+    x->ef = (uint8_t)((x->f.loss ? EF_LOSS : 0) | (x->f.to_copy ? EF_TO_COPY : 0) |
+                      (x->f.workspace ? EF_WORKSPACE : 0) | (x->f.attention ? EF_ATTENTION : 0) |
+                      (x->f.input ? EF_INPUT : 0));
+    return x;
 }
 
 /* facts_of: the facts of stack id (> 0), computed once per stack. */
-static inline const stack_facts *facts_of(state *s, uint32_t id)
+static inline const struct stack_fx *facts_of(state *s, uint32_t id)
 {
-    if (id < s->nfacts && s->facts[id].phase != 255)
+    if (id < s->nfacts && s->facts[id].f.phase != 255)
         return &s->facts[id];
     return facts_slow(s, id);
 }
@@ -166,32 +170,21 @@ uint8_t replay_phase_event(state *s, const reader_event *ev, int is_alloc, uint8
 {
     uint8_t *tp = &s->thread_phase[ev->thread & 1023];
     *loss = 0;
+    if (!is_alloc)
+        return replay_phase_free(s, ev);
     if (ev->backward) {
-        if (is_alloc) {
-            if (s->last_alloc_phase != PHASE_BACKWARD)
-                s->bwd++, s->in_opt = 0;
-            s->last_alloc_phase = PHASE_BACKWARD;
-            if (ev->stack_id) {
-                const stack_facts *f = facts_of(s, ev->stack_id);
-                *loss = (uint8_t)((f->loss ? EF_LOSS : 0) | (f->to_copy ? EF_TO_COPY : 0) |
-                                  (f->workspace ? EF_WORKSPACE : 0) |
-                                  (f->attention ? EF_ATTENTION : 0));
-            }
-        }
+        if (s->last_alloc_phase != PHASE_BACKWARD)
+            s->bwd++, s->in_opt = 0;
+        s->last_alloc_phase = PHASE_BACKWARD;
+        if (ev->stack_id)
+            *loss = facts_of(s, ev->stack_id)->ef & (uint8_t)~EF_INPUT;
         return *tp = PHASE_BACKWARD;
-    }
-    if (!is_alloc) {
-        if (s->last_alloc_phase == PHASE_BACKWARD)
-            return PHASE_OTHER; /* the main thread runs again: the backward is over */
-        return s->in_opt ? PHASE_OPTIMIZER : s->last_alloc_phase;
     }
     if (!ev->stack_id)
         return *tp;
-    const stack_facts *f = facts_of(s, ev->stack_id);
-    *loss = (uint8_t)((f->loss ? EF_LOSS : 0) | (f->to_copy ? EF_TO_COPY : 0) |
-                      (f->workspace ? EF_WORKSPACE : 0) | (f->attention ? EF_ATTENTION : 0) |
-                      (f->input ? EF_INPUT : 0));
-    uint8_t p = f->phase;
+    const struct stack_fx *f = facts_of(s, ev->stack_id);
+    *loss = f->ef;
+    uint8_t p = f->f.phase;
     if (p == PHASE_OTHER || p == PHASE_INIT)
         p = !s->seen_forward && s->iter == 0 ? PHASE_INIT : PHASE_FORWARD;
     if (p == PHASE_FORWARD && !s->seen_forward) {

@@ -112,12 +112,6 @@ void replay_snap_retire(state *s, livemap_entry *e, uint8_t ph, int oom_pending,
     s->level[e->level] -= e->size;
 }
 
-void replay_snap_on_free(state *s, livemap_entry *e, uint8_t ph, int oom_pending, uint64_t t)
-{
-    replay_snap_retire(s, e, ph, oom_pending, t);
-    livemap_del(&s->live, e);
-}
-
 /* replay_snap_finish_peak: the snapshot at the peak = what was freed after it (kept) + what is
  * still live and was allocated no later than it. */
 /* finish_tensors: the snapshot at the allocated peak: its tensors (not segments, context or

@@ -28,12 +28,23 @@ enum {
     EF_HAS_REC = 128 /* it has an allocating record in the category window (livemap_entry.rec) */
 };
 
+/* what the pass needs of an API id at once (state.apinfo): its level, space and layer, and
+ * AP_SPECIAL when an event of it does more than enter or leave the live set (PyTorch's
+ * tracker, VMM handles, contexts) */
+#define AP_LEVEL(i) ((i)&7)
+#define AP_SPACE(i) ((i) >> 3 & 15)
+#define AP_LAYER(i) ((i) >> 7 & 3)
+#define AP_SPECIAL 0x200u
+
 /* the replay state: one per replay_file */
 typedef struct state {
     replay_result *r;
     livemap live;
-    stack_facts *facts; /* by stack id; phase 255 = not computed */
-    phases_memo memo;   /* what each code object / symbol of the stacks said */
+    struct stack_fx {
+        stack_facts f; /* phase 255 = not computed */
+        uint8_t ef;    /* EF_LOSS | EF_TO_COPY | EF_WORKSPACE | EF_ATTENTION | EF_INPUT of it */
+    } * facts;         /* by stack id */
+    phases_memo memo;  /* what each code object / symbol of the stacks said */
     uint32_t nfacts;
     uint64_t level[5];
     uint8_t thread_phase[1024];
@@ -69,7 +80,9 @@ typedef struct state {
     } * szm;
     uint32_t sizes_gen;
     uint64_t event;
-    uint64_t hash; /* livemap_mix of the event being applied (run_pass computed it) */
+    uint64_t hash;        /* livemap_mix of the event being applied (run_pass computed it) */
+    uint16_t apinfo[256]; /* by API id: AP_* */
+    unsigned levels_seen; /* 1 << level of each level an allocation had */
     /* allocations freed after the current peak candidate that were live at it: with the ones
      * still live at the end, they are the snapshot at the peak (one pass, no replay) */
     live_item *ret;
@@ -125,17 +138,38 @@ void replay_phase_note_init(state *s, uint64_t size);
 void replay_phase_step(state *s);
 /* replay_phase_event: the phase of an event; *loss gets its EF_* flags (allocations). */
 uint8_t replay_phase_event(state *s, const reader_event *ev, int is_alloc, uint8_t *loss);
+/* replay_phase_free: the phase of a free (replay_phase_event's, which it is): frees carry no
+ * stack: the autograd threads' are backward, the main thread's belong to the last allocation's
+ * phase (after a backward: the backward is over). */
+static inline uint8_t replay_phase_free(state *s, const reader_event *ev)
+{
+    if (ev->backward)
+        return s->thread_phase[ev->thread & 1023] = PHASE_BACKWARD;
+    if (s->last_alloc_phase == PHASE_BACKWARD)
+        return PHASE_OTHER; /* the main thread runs again: the backward is over */
+    return s->in_opt ? PHASE_OPTIMIZER : s->last_alloc_phase;
+}
 
 /* replay_snap.c */
 /* replay_snap_bump_peaks: the levels changed: new peaks of the three levels (at time t). */
 void replay_snap_bump_peaks(state *s, uint8_t ph, uint64_t t);
+/* replay_snap_bump_peaks_q: the same, called only when a level passed its peak. */
+static inline void replay_snap_bump_peaks_q(state *s, uint8_t ph, uint64_t t)
+{
+    const replay_result *r = s->r;
+    uint64_t alloc = s->level[L_TENSOR] + s->level[L_INNER];
+    uint64_t res = s->level[L_TENSOR] + s->level[L_SEGMENT];
+    uint64_t proc = res + s->level[L_OTHER];
+    if (alloc > r->peak_allocated || res > r->peak_reserved || proc >= r->peak_process ||
+        (ph < PHASE_COUNT && proc > r->phase_peak[ph]))
+        replay_snap_bump_peaks(s, ph, t);
+}
 /* replay_snap_oom: copies the live set at the first failure of an OOM. */
 void replay_snap_oom(state *s);
 /* replay_snap_retire: e ends in phase ph at time t (freed, or replaced by a new allocation at its
- * address): its lifetime is noted, it leaves the levels; replay_snap_on_free: retired, then it
- * leaves the set. */
+ * address): its lifetime is noted, it leaves the levels. (A free whose lifetime no snapshot and
+ * no category wants only leaves the levels: replay.c's apply_free.) */
 void replay_snap_retire(state *s, livemap_entry *e, uint8_t ph, int oom_pending, uint64_t t);
-void replay_snap_on_free(state *s, livemap_entry *e, uint8_t ph, int oom_pending, uint64_t t);
 /* replay_snap_finish_peak: builds the snapshot at the peak after the pass. */
 void replay_snap_finish_peak(state *s);
 /* replay_snap_classify: sorts a snapshot's items into categories (snap->by_cat). */
@@ -149,6 +183,17 @@ int replay_vmm_take(state *s, uint64_t h, reader_event *out);
 int replay_vmm_release(state *s, uint64_t h);
 /* replay_vmm_end: the handles still held are counted as never mapped; the list freed. */
 void replay_vmm_end(state *s);
+
+/* replay_api.c */
+/* replay_apinfo_init: s->apinfo of every API id. */
+void replay_apinfo_init(state *s);
+/* replay_mark_torch_segments: the allocator tracker named a segment (SEGMENT_ALLOC, SEGMENT_MAP)
+ * or a cuMemMap came (its chunks): PyTorch's segments flagged. */
+void replay_mark_torch_segments(state *s, const reader_event *ev);
+/* replay_track_blocks: an allocator-tracker event for PyTorch's blocks (blocks.c). */
+void replay_track_blocks(state *s, const reader_event *ev);
+/* replay_infer_note: one event for infer.c's pass (freed_event: what a free frees, or 0). */
+void replay_infer_note(state *s, int is_alloc, const reader_event *ev, uint64_t freed_event);
 
 /* replay_cats.c */
 /* replay_size_bits: what a size says now: 1 a parameter's size, 2 half a parameter's, 4 a

@@ -1,0 +1,120 @@
+/* replay_api.c — what the replay (replay.c) needs of each API id at once (state.apinfo), and the
+ * events with more to them than a live-set entry (AP_SPECIAL): PyTorch's allocator tracker (its
+ * segments named, its blocks), the inference pass's notes. Part of the one replay. */
+#include <string.h>
+
+#include "replay_state.h"
+
+/* ---- per-API facts --------------------------------------------------------------------------- */
+static int level_of(unsigned api)
+{
+    int kind = reader_api_kind(api), space = reader_api_space(api);
+    if (kind == VT_KIND_CONTEXT || space == VT_SPACE_MODULE || space == VT_SPACE_LIBRARY)
+        return kind == VT_KIND_CONTEXT || kind == VT_KIND_LOAD ? L_OTHER : L_NONE;
+    if (kind != VT_KIND_ALLOC)
+        return L_NONE;
+    if (space == VT_SPACE_TENSOR)
+        return L_INNER;
+    switch (api) {
+    case VT_API_cudaMallocAsync:
+    case VT_API_cudaMallocFromPoolAsync:
+    case VT_API_cuMemAllocAsync:
+    case VT_API_cuMemAllocFromPoolAsync:
+        return L_TENSOR;
+    case VT_API_cudaMalloc:
+    case VT_API_cudaMallocPitch:
+    case VT_API_cuMemCreate:
+    case VT_API_cuMemImportFromShareableHandle:
+        return L_SEGMENT;
+    default:
+        return space == VT_SPACE_DEVICE || space == VT_SPACE_MANAGED ? L_OTHER : L_NONE;
+    }
+}
+
+/* mark_torch_segments: the allocator tracker reported a segment (SEGMENT_ALLOC: a cudaMalloc
+ * at addr; SEGMENT_MAP: the cuMemMap chunks mapped into [addr, addr + size) since the last one):
+ * flag the live segment entries as PyTorch's, so a snapshot counts them as its cache. */
+void replay_mark_torch_segments(state *s, const reader_event *ev)
+{
+    if (ev->api == VT_API_torchSegmentAlloc) {
+        livemap_entry *e = livemap_find(&s->live, ev->addr, VT_SPACE_DEVICE);
+        if (e && e->level == L_SEGMENT) {
+            e->flags |= EF_TORCH_SEG;
+            replay_cats_marked(s, e);
+        }
+    } else if (ev->api == VT_API_torchSegmentMap) {
+        for (unsigned i = 0; i < s->nmaps; i++) {
+            if (s->maps[i].va < ev->addr || s->maps[i].va - ev->addr >= ev->size)
+                continue;
+            livemap_entry *e = livemap_find(&s->live, s->maps[i].handle, VT_SPACE_VMM_HANDLE);
+            if (e && e->level == L_SEGMENT) {
+                e->flags |= EF_TORCH_SEG;
+                replay_cats_marked(s, e);
+            }
+        }
+        s->nmaps = 0;
+    } else if (ev->api == VT_API_cuMemMap && ev->has_aux) {
+        if (s->nmaps == sizeof s->maps / sizeof s->maps[0]) /* full: keep the newer half */
+            memmove(s->maps, s->maps + s->nmaps / 2, (s->nmaps - s->nmaps / 2) * sizeof s->maps[0]),
+                s->nmaps -= s->nmaps / 2;
+        s->maps[s->nmaps].va = ev->addr;
+        s->maps[s->nmaps++].handle = ev->aux;
+    }
+}
+
+/* track_blocks: the allocator tracker's tensors and segments, to PyTorch's block sizes (blocks.c),
+ * under the rules of the run's allocator settings (read at its first event). */
+void replay_track_blocks(state *s, const reader_event *ev)
+{
+    if (ev->failed || ev->api < VT_API_torchAlloc || ev->api > VT_API_torchSegmentUnmap)
+        return;
+    if (!s->blocks_on) {
+        const char *conf = tables_env(s->r->t, "PYTORCH_ALLOC_CONF");
+        blocks_rules rules =
+            blocks_rules_parse(conf ? conf : tables_env(s->r->t, "PYTORCH_CUDA_ALLOC_CONF"));
+        blocks_init(&s->blocks, &rules);
+        s->blocks_on = 1;
+    }
+    switch (ev->api) {
+    case VT_API_torchAlloc:
+        blocks_alloc(&s->blocks, ev->addr, ev->size, ev->time_ns);
+        break;
+    case VT_API_torchFree:
+        blocks_free(&s->blocks, ev->addr);
+        break;
+    case VT_API_torchSegmentAlloc:
+        blocks_segment_add(&s->blocks, ev->addr, ev->size);
+        break;
+    case VT_API_torchSegmentMap:
+        blocks_segment_map(&s->blocks, ev->addr, ev->size);
+        break;
+    default: /* torchSegmentFree, torchSegmentUnmap */
+        blocks_segment_del(&s->blocks, ev->addr, ev->size);
+        break;
+    }
+}
+
+/* infer_note: one event for infer.c's pass (freed_event: the allocation a free frees, or 0). */
+void replay_infer_note(state *s, int is_alloc, const reader_event *ev, uint64_t freed_event)
+{
+    infer_pass_event(s->infer, s->event, is_alloc, ev, freed_event);
+    if (infer_pass_done(s->infer)) {
+        s->r->has_inferred = infer_finish(s->infer, &s->r->inferred) == 0;
+        infer_pass_free(s->infer);
+        s->infer = NULL;
+    }
+}
+
+/* apinfo: what the pass needs of each API id at once (replay_state.h's AP_*). */
+void replay_apinfo_init(state *s)
+{
+    for (unsigned api = 0; api < 256; api++) {
+        int kind = reader_api_kind(api);
+        int special = api >= VT_API_torchAlloc || kind == VT_KIND_CONTEXT ||
+                      api == VT_API_cuMemCreate || api == VT_API_cuMemRelease ||
+                      api == VT_API_cuMemMap;
+        s->apinfo[api] =
+            (uint16_t)((unsigned)level_of(api) | (unsigned)reader_api_space(api) << 3 |
+                       (unsigned)reader_api_layer(api) << 7 | (special ? AP_SPECIAL : 0));
+    }
+}
