@@ -72,8 +72,8 @@ PROG_BINS    := $(patsubst tests/prog/%.c,$(BUILD)/tests/prog/%,$(PROG_SRC))
 EXAMPLE_LIBS := $(patsubst examples/sim/%.c,$(BUILD)/examples/%.so,$(filter examples/sim/lib%.c,$(EXAMPLE_SRC)))
 EXAMPLE_BINS := $(patsubst examples/sim/%.c,$(BUILD)/examples/%,$(filter-out examples/sim/lib%.c,$(EXAMPLE_SRC))) $(EXAMPLE_LIBS)
 
-PRELOAD_LIBS  := -ldl -lunwind -lpthread
-ANALYZER_LIBS := -lcjson -ldw -lelf -lm -lstdc++
+PRELOAD_LIBS  := -ldl -lunwind -lzstd -lpthread
+ANALYZER_LIBS := -lcjson -ldw -lelf -lzstd -lm -lstdc++
 TEST_LIBS     := -lcmocka $(ANALYZER_LIBS) $(PRELOAD_LIBS)
 
 .PHONY: all test test-build mutate check demo demo-gpu bench install uninstall clean help deps fake progs format format-check fuzz fuzz-build wheel

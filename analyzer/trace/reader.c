@@ -3,6 +3,7 @@
  * decoded in place (reader_decode.c) with no per-record allocation. Trusts no length
  * (trace_format.h rules). */
 #include "reader.h"
+#include "reader_chunked.h"
 #include "reader_decode.h"
 
 #include <errno.h>
@@ -37,12 +38,17 @@ static const struct {
     [VT_REC_PYINFO] = {8 + sizeof(vt_rec_pyinfo), READER_FIXED_MAX},
     [VT_REC_TRAILER] = {8 + sizeof(vt_rec_trailer), READER_FIXED_MAX},
     [VT_REC_FILE] = {8 + sizeof(vt_rec_file) + 3 * 4, VT_REC_MAX_SIZE},
+    [VT_REC_SLOT] = {VT_SLOT_REC_SIZE, READER_FIXED_MAX},
+    [VT_REC_CHUNK] = {8 + sizeof(vt_rec_chunk), VT_REC_MAX_SIZE},
+    [VT_REC_SNAPSHOT] = {8 + sizeof(vt_rec_snapshot), READER_FIXED_MAX},
+    [VT_REC_STEP] = {8 + sizeof(vt_rec_step), VT_REC_MAX_SIZE},
 };
 
 /* ---- the reader state ------------------------------------------------------------------- */
 
 struct reader {
     int fd;
+    chunked *ck; /* the chunked layout: bytes come from it (reader_chunked.c) */
     char *path;
     vt_file_header hdr;
     uint64_t fsize; /* at open */
@@ -98,7 +104,12 @@ static ssize_t fill(reader *r, size_t need)
         r->cap = ncap;
     }
     while (r->len < need) {
-        ssize_t n = read(r->fd, r->buf + r->len, r->cap - r->len);
+        ssize_t n = r->ck ? chunked_read(r->ck, r->buf + r->len, r->cap - r->len)
+                          : read(r->fd, r->buf + r->len, r->cap - r->len);
+        if (n < 0 && r->ck) {
+            set_status(r, READER_MALFORMED, r->buf_off + r->len, "%s", chunked_error(r->ck));
+            return -1;
+        }
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0) {
@@ -155,6 +166,26 @@ static bool read_header(reader *r)
     return true;
 }
 
+/* open_chunked: the file is in the chunked layout: its bytes come from reader_chunked.c from the
+ * header on (re-read through it); a malformed grid is a malformed trace at byte 32. */
+static void open_chunked(reader *r, char *msg, size_t msgsz)
+{
+    char why[200];
+    r->ck = chunked_open(r->fd, r->fsize, &r->hdr, why, sizeof why);
+    if (!r->ck) {
+        set_status(r, READER_MALFORMED, r->hdr.header_size, "%s", why);
+        if (msg && msgsz)
+            reader_describe(r, msg, msgsz);
+        return;
+    }
+    read_header(r);
+}
+
+const chunked_info *reader_chunked_info(const reader *r)
+{
+    return r->ck ? chunked_get_info(r->ck) : NULL;
+}
+
 reader *reader_open(const char *path, char *msg, size_t msgsz)
 {
     reader *r = calloc(1, sizeof *r);
@@ -189,12 +220,16 @@ reader *reader_open(const char *path, char *msg, size_t msgsz)
     posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
     if (!read_header(r) && msg && msgsz)
         reader_describe(r, msg, msgsz);
+    else if (r->st == READER_OK && chunked_detect(fd, r->hdr.header_size))
+        open_chunked(r, msg, msgsz);
     return r;
 }
 
 int reader_rewind(reader *r)
 {
-    if (lseek(r->fd, 0, SEEK_SET) != 0) {
+    if (r->ck)
+        chunked_rewind(r->ck);
+    else if (lseek(r->fd, 0, SEEK_SET) != 0) {
         set_status(r, READER_IOERR, 0, "seek failed: %s", strerror(errno));
         return -1;
     }
@@ -208,6 +243,7 @@ void reader_close(reader *r)
         return;
     if (r->fd >= 0)
         close(r->fd);
+    chunked_close(r->ck);
     free(r->buf);
     free(r->path);
     free(r);
