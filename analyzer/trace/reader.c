@@ -168,10 +168,10 @@ static bool read_header(reader *r)
 
 /* open_chunked: the file is in the chunked layout: its bytes come from reader_chunked.c from the
  * header on (re-read through it); a malformed grid is a malformed trace at byte 32. */
-static void open_chunked(reader *r, char *msg, size_t msgsz)
+static void open_chunked(reader *r, int summary_only, char *msg, size_t msgsz)
 {
     char why[200];
-    r->ck = chunked_open(r->fd, r->fsize, &r->hdr, why, sizeof why);
+    r->ck = chunked_open(r->fd, r->fsize, &r->hdr, summary_only, why, sizeof why);
     if (!r->ck) {
         set_status(r, READER_MALFORMED, r->hdr.header_size, "%s", why);
         if (msg && msgsz)
@@ -181,12 +181,41 @@ static void open_chunked(reader *r, char *msg, size_t msgsz)
     read_header(r);
 }
 
+int reader_follow(reader *r)
+{
+    struct stat sb;
+    if (r->ck || r->st != READER_TRUNCATED || r->bad_header || r->pos < r->hdr.header_size ||
+        lseek(r->fd, (off_t)r->pos, SEEK_SET) != (off_t)r->pos)
+        return -1;
+    r->done = r->eof = false;
+    r->st = READER_OK;
+    r->msg[0] = 0;
+    r->err_off = 0;
+    r->buf_off = r->pos; /* what was read past pos (zeros, a record in flight) is read again */
+    r->len = 0;
+    if (fstat(r->fd, &sb) == 0)
+        r->fsize = (uint64_t)sb.st_size;
+    return 0;
+}
+
 const chunked_info *reader_chunked_info(const reader *r)
 {
     return r->ck ? chunked_get_info(r->ck) : NULL;
 }
 
+static reader *open_file(const char *path, int summary_only, char *msg, size_t msgsz);
+
 reader *reader_open(const char *path, char *msg, size_t msgsz)
+{
+    return open_file(path, 0, msg, msgsz);
+}
+
+reader *reader_open_summary(const char *path, char *msg, size_t msgsz)
+{
+    return open_file(path, 1, msg, msgsz);
+}
+
+static reader *open_file(const char *path, int summary_only, char *msg, size_t msgsz)
 {
     reader *r = calloc(1, sizeof *r);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -221,7 +250,7 @@ reader *reader_open(const char *path, char *msg, size_t msgsz)
     if (!read_header(r) && msg && msgsz)
         reader_describe(r, msg, msgsz);
     else if (r->st == READER_OK && chunked_detect(fd, r->hdr.header_size))
-        open_chunked(r, msg, msgsz);
+        open_chunked(r, summary_only, msg, msgsz);
     return r;
 }
 

@@ -284,6 +284,15 @@ typedef struct chunked_info {
     uint64_t snapshots_used;          /* snapshots handed out (1 where events were dropped) */
     uint64_t gaps; /* events missing with no snapshot before what follows (never written so) */
 } chunked_info;
+/* reader_open_summary: reader_open, but a chunked trace is read as its first raw slot's records
+ * (process, config, device), its definitions and its summaries (STEP records, the trailer):
+ * what `watch` reads each time, without the events. A plain trace is read whole. */
+reader *reader_open_summary(const char *path, char *msg, size_t msgsz);
+/* reader_follow: a plain trace still being written: after reader_next returned false at the end
+ * of what was written so far (status truncated: a zero tail, the end of the file, a record cut
+ * by it), reader_next goes on from that record, reading what was written since. 0, or -1 when
+ * the trace cannot be followed (malformed, read error, a trailer read, the chunked layout). */
+int reader_follow(reader *r);
 /* reader_chunked_info: NULL for a plain trace. */
 const chunked_info *reader_chunked_info(const reader *r);
 

@@ -163,7 +163,8 @@ int chunked_detect(int fd, uint64_t header_size)
     return pread_all(fd, h, 8, header_size) == 0 && u16at(h) == VT_REC_SLOT;
 }
 
-chunked *chunked_open(int fd, uint64_t fsize, const vt_file_header *hdr, char *msg, size_t len)
+chunked *chunked_open(int fd, uint64_t fsize, const vt_file_header *hdr, int summary_only,
+                      char *msg, size_t len)
 {
     chunked *c = calloc(1, sizeof *c);
     if (!c) {
@@ -221,6 +222,15 @@ chunked *chunked_open(int fd, uint64_t fsize, const vt_file_header *hdr, char *m
         }
         if (r)
             goto bad;
+    }
+    if (summary_only) { /* the first raw slot (process, device, config), definitions, summaries */
+        size_t k = 0;
+        for (size_t i = 0; i < c->n; i++)
+            if (c->items[i].kind == IT_SUMMARY || c->items[i].kind == IT_META ||
+                ((c->items[i].kind == IT_RAW || c->items[i].kind == IT_HEAD) &&
+                 c->items[i].key == 1))
+                c->items[k++] = c->items[i];
+        c->n = k;
     }
     qsort(c->items, c->n, sizeof *c->items, by_plan);
     c->in = malloc(c->slot_size);

@@ -15,8 +15,10 @@ typedef struct chunked chunked;
 /* chunked_detect: whether the record at header_size of fd is a SLOT (the chunked layout). */
 int chunked_detect(int fd, uint64_t header_size);
 /* chunked_open: walks the slot grid of the file fd (fsize bytes, header hdr): every SLOT and
- * CHUNK header checked. NULL with msg (why it is malformed, or out of memory). */
-chunked *chunked_open(int fd, uint64_t fsize, const vt_file_header *hdr, char *msg, size_t len);
+ * CHUNK header checked; summary_only: the logical trace keeps the first raw slot's records, the
+ * definitions (META) and the summaries. NULL with msg (why it is malformed, or out of memory). */
+chunked *chunked_open(int fd, uint64_t fsize, const vt_file_header *hdr, int summary_only,
+                      char *msg, size_t len);
 /* chunked_read: the next bytes of the logical trace (its header first) into buf; 0 at its end,
  * -1 when a chunk is malformed or unreadable (chunked_error says why). */
 ssize_t chunked_read(chunked *c, void *buf, size_t n);

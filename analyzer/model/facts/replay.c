@@ -183,6 +183,9 @@ static void apply_event(state *s, int is_alloc, const reader_event *ev, oom_trac
         if (s->npend) /* freed before this allocation: not kept to the run's end */
             replay_snap_flush(s);
         s->level[lvl] += ev->size;
+        growth_alloc(&r->growth, ev->stack_id, ev->size, lvl == L_TENSOR || lvl == L_INNER,
+                     lvl == L_TENSOR || lvl == L_SEGMENT || lvl == L_OTHER, ph, ev->backward,
+                     ev->time_ns);
         if (lvl == L_INNER)
             r->tensor_mode = r->allocator_mode = 1;
         if (lvl == L_TENSOR)
@@ -215,6 +218,8 @@ static void apply_event(state *s, int is_alloc, const reader_event *ev, oom_trac
             ph = PHASE_OPTIMIZER;
         }
         timeline_freed(r->tl, ev, e->size);
+        growth_free(&r->growth, e->stack_id, e->size, e->level == L_TENSOR || e->level == L_INNER,
+                    e->level == L_TENSOR || e->level == L_SEGMENT || e->level == L_OTHER);
         replay_snap_on_free(s, e, ph, ot->pending);
     }
 }
@@ -284,6 +289,18 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
             if (rec.u.trailer.end_ns > r->end_ns)
                 r->end_ns = rec.u.trailer.end_ns;
             r->ended = rec.flags;
+            r->run_events = rec.u.trailer.n_events;
+            r->run_dropped = rec.u.trailer.n_dropped;
+            break;
+        case VT_REC_STEP:
+            growth_step_record(&r->growth, &rec.u.step, replay_phase_of_stack, s);
+            break;
+        case VT_REC_SNAPSHOT: /* a chunked trace's events before this are gone */
+            r->dropped_events = rec.u.snap.fixed.dropped_events;
+            r->dropped_from_ns = rec.u.snap.fixed.dropped_from_ns;
+            r->dropped_to_ns = rec.u.snap.fixed.dropped_to_ns;
+            r->snapshot_ns = rec.u.snap.time_ns;
+            r->snapshot_allocs = rec.u.snap.fixed.n_allocs;
             break;
         default:
             break;
@@ -296,6 +313,9 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
         fprintf(stderr, "\r%*s\r", 60 + (int)strlen(r->path), "");
     r->status = reader_status_of(rd);
     r->iterations = s->iter;
+    growth_end(&r->growth, r->end_ns);
+    if (reader_chunked_info(rd))
+        r->chunked = 1, r->layout = *reader_chunked_info(rd);
     if (r->status == READER_MALFORMED || r->status == READER_IOERR) {
         snprintf(err, errlen, "%s: %s at byte %llu: %s", r->path,
                  r->status == READER_MALFORMED ? "malformed trace" : "read error",
@@ -390,5 +410,6 @@ void replay_free(replay_result *r)
     free(r->at_oom.items);
     tables_free(r->t);
     timeline_free(r->tl);
+    growth_free_all(&r->growth);
     memset(r, 0, sizeof *r);
 }

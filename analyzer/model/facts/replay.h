@@ -9,6 +9,7 @@
 
 #include "blocks.h"
 #include "categories.h"
+#include "growth.h"
 #include "phases.h"
 #include "reader.h"
 #include "tables.h"
@@ -100,6 +101,18 @@ typedef struct replay_result {
     replay_snapshot at_oom; /* live at the first failure of that OOM */
     uint64_t file_bytes;    /* size of the file, for progress */
     timeline *tl;           /* owned: for the visual views (NULL when out of memory) */
+    /* growth across steps (growth.h): the live bytes at each step end, what grows */
+    growth growth;
+    /* a chunked trace (1.3: run --max-size / --compress): its layout, and what its writer
+     * dropped (a SNAPSHOT read: the events before it are gone, the live set given instead) */
+    int chunked;
+    chunked_info layout;
+    uint64_t run_events;     /* the TRAILER's count of the run's events (0: no trailer) */
+    uint64_t run_dropped;    /* the TRAILER's events lost (capture could not keep them) */
+    uint64_t dropped_events; /* events of the run no longer in the file */
+    uint64_t dropped_from_ns, dropped_to_ns;
+    uint64_t snapshot_ns;     /* the moment the replay starts again from (0: none) */
+    uint64_t snapshot_allocs; /* allocations alive then, replayed from the snapshot */
 } replay_result;
 
 /* REPLAY_LIVE_MAX: the most bytes ever counted live at once (checked sums). */
