@@ -43,8 +43,12 @@ static struct packer {
     size_t zcap, meta_cap, evs_cap, snap_cap;
     out head, meta_o, events, summary;
     struct fifo_item { /* closed EVENTS slots, oldest first: dropped in this order */
-        uint64_t slot, events, first_ns, last_ns;
+        uint64_t slot, events, first_ns, last_ns, group;
     } * fifo;
+    /* EVENTS slots come in groups, each led by a snapshot: a new group once the events stored
+     * since the last snapshot are 3 times its size (so snapshots take at most a quarter of the
+     * window), and a group is dropped whole */
+    uint64_t group, group_bytes, snap_bytes;
     size_t nfifo, capfifo;
     uint64_t pack_seq, summary_seq;
     uint64_t head_left; /* bytes of HEAD slots the run's beginning may still take */
@@ -81,27 +85,46 @@ static void wipe(uint64_t i, char *map)
             break;
 }
 
-/* drop_oldest: the oldest closed EVENTS slot goes, its events with it: its SLOT header zeroed
- * on disk first (a reader sees a free slot from then on), its blocks punched out; the slot is
- * the caller's. -1 when fewer than two are closed (the window keeps at least those). */
+/* drop_oldest: the oldest group of closed EVENTS slots goes, its events with it: each slot's
+ * SLOT header zeroed on disk first (a reader sees a free slot from then on), its blocks punched
+ * out; the first slot is the caller's, the others free. -1 when the oldest group is the one
+ * being filled (the window keeps at least that). */
 static int64_t drop_oldest(void)
 {
     pthread_mutex_lock(&vt__ws.lock);
-    if (P.nfifo < 2) {
+    if (!P.nfifo || P.fifo[0].group == P.group) {
         pthread_mutex_unlock(&vt__ws.lock);
         return -1;
     }
-    struct fifo_item it = P.fifo[0];
-    memmove(P.fifo, P.fifo + 1, (P.nfifo - 1) * sizeof *P.fifo);
-    P.nfifo--;
+    uint64_t g = P.fifo[0].group;
+    size_t k = 0;
+    while (k < P.nfifo && P.fifo[k].group == g)
+        k++;
+    struct fifo_item one, *items = malloc(k * sizeof *items);
+    if (!items) {
+        k = 1; /* out of memory: one slot (the rest of its group waits for the next drop) */
+        items = &one;
+    }
+    memcpy(items, P.fifo, k * sizeof *items);
+    memmove(P.fifo, P.fifo + k, (P.nfifo - k) * sizeof *P.fifo);
+    P.nfifo -= k;
     pthread_mutex_unlock(&vt__ws.lock);
-    wipe(it.slot, NULL);
-    if (!P.dropped_events || it.first_ns < P.dropped_from)
-        P.dropped_from = it.first_ns;
-    if (it.last_ns > P.dropped_to)
-        P.dropped_to = it.last_ns;
-    P.dropped_events += it.events;
-    return (int64_t)it.slot;
+    for (size_t i = 0; i < k; i++) {
+        wipe(items[i].slot, NULL);
+        if (!P.dropped_events || items[i].first_ns < P.dropped_from)
+            P.dropped_from = items[i].first_ns;
+        if (items[i].last_ns > P.dropped_to)
+            P.dropped_to = items[i].last_ns;
+        P.dropped_events += items[i].events;
+    }
+    int64_t first = (int64_t)items[0].slot;
+    pthread_mutex_lock(&vt__ws.lock);
+    for (size_t i = 1; i < k; i++)
+        vt__slot_release_locked(items[i].slot, NULL);
+    pthread_mutex_unlock(&vt__ws.lock);
+    if (items != &one)
+        free(items);
+    return first;
 }
 
 /* out_open: o gets a fresh slot of this kind and stream, its SLOT record written; for EVENTS
@@ -151,7 +174,8 @@ static void out_close(out *o, int events)
                 P.fifo = nf, P.capfifo = n;
         }
         if (P.nfifo < P.capfifo)
-            P.fifo[P.nfifo++] = (struct fifo_item){o->slot, o->events, o->first_ns, o->last_ns};
+            P.fifo[P.nfifo++] =
+                (struct fifo_item){o->slot, o->events, o->first_ns, o->last_ns, P.group};
         pthread_mutex_unlock(&vt__ws.lock);
     }
     o->open = 0;
@@ -268,12 +292,18 @@ static void feed(const char *data, size_t len, int meta, int events)
     }
 }
 
-/* open_events: a new EVENTS slot, its SNAP chunk first (the live set before what follows) */
+/* open_events: a new EVENTS slot; one that starts a group begins with its SNAP chunks (the live
+ * set before what follows) */
 static int open_events(uint64_t raw_seq)
 {
     out_close(&P.events, 1);
+    int lead = !P.group || P.group_bytes >= 3 * P.snap_bytes;
+    if (lead) /* a new group: the old one may be dropped from now on */
+        P.group++, P.group_bytes = P.snap_bytes = 0;
     if (out_open(&P.events, VT_SLOT_PACK, VT_STREAM_EVENTS))
         return -1;
+    if (!lead)
+        return 0;
     vt_rec_snapshot snap = {VT_TT_MAKE(P.last_ns, 0),
                             vt__pl_events(),
                             P.dropped_events,
@@ -284,9 +314,35 @@ static int open_events(uint64_t raw_seq)
     size_t n = vt__pl_snapshot(&P.snap, &P.snap_cap, &snap);
     if (!n)
         return 0; /* out of memory: the slot holds events without a way in (said by readers) */
-    size_t c = chunk(raw_seq, VT_STREAM_SNAP, P.snap, n, 0, 0, 0, vt__pl_events());
-    if (!c || put(&P.events, P.zbuf, c, 0))
-        P.lost_records++; /* a live set larger than a slot: readers cannot enter here */
+    /* in pieces that fit an empty slot, cut between records, over as many slots of the group as
+     * they take; readers take the pieces with the same first_event together */
+    size_t most = (size_t)(P.events.cap - 128) < VT_CHUNK_MAX_RAW ? (size_t)(P.events.cap - 128)
+                                                                  : VT_CHUNK_MAX_RAW;
+    for (size_t at = 0; at < n;) {
+        size_t piece = 0;
+        while (at + piece < n) {
+            uint32_t rs = rec_size(P.snap + at + piece);
+            if (piece + rs > most)
+                break;
+            piece += rs;
+        }
+        size_t c =
+            piece ? chunk(raw_seq, VT_STREAM_SNAP, P.snap + at, piece, 0, 0, 0, vt__pl_events())
+                  : 0;
+        if (c && put(&P.events, P.zbuf, c, 0)) { /* the next slot of the group takes it */
+            out_close(&P.events, 1);
+            if (out_open(&P.events, VT_SLOT_PACK, VT_STREAM_EVENTS))
+                return -1;
+            if (put(&P.events, P.zbuf, c, 0))
+                c = 0;
+        }
+        if (!c) {
+            P.lost_records++; /* readers skip this group's events to the next snapshot */
+            break;
+        }
+        P.snap_bytes += c;
+        at += piece;
+    }
     return 0;
 }
 
@@ -305,6 +361,7 @@ static void pack_events(uint64_t raw_seq, const char *data, size_t len)
             uint64_t f, l, n = span(data + at, piece, &f, &l);
             size_t c = chunk(raw_seq, VT_STREAM_EVENTS, data + at, piece, n, f, l, vt__pl_events());
             if (c && put(&P.events, P.zbuf, c, 0) == 0) {
+                P.group_bytes += c;
                 P.events.events += n;
                 if (!P.events.first_ns)
                     P.events.first_ns = f;
@@ -422,7 +479,7 @@ static void pack_window_locked(void)
     pthread_mutex_lock(&vt__ws.lock);
     vt__slot_release_locked(w->slot, NULL);
     /* free slots kept for the writers, so that they seldom find none: old events go first */
-    while (vt__ws.n_free < 2 && vt__ws.n_slots >= vt__ws.max_slots && P.nfifo > 2) {
+    while (vt__ws.n_free < 2 && vt__ws.n_slots >= vt__ws.max_slots && P.nfifo) {
         pthread_mutex_unlock(&vt__ws.lock);
         int64_t d = drop_oldest();
         pthread_mutex_lock(&vt__ws.lock);

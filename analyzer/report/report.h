@@ -37,6 +37,7 @@ typedef struct report_growth_site {
                        * or the site itself */
     uint32_t stack;
     const char *phase; /* the phase that made its first bytes ("forward", ...) */
+    int in_forward;    /* 1: made under a module's forward (activations, the graph saving them) */
     uint32_t since_step, n_up;
     uint64_t bytes_since, bytes_last;
     double rate; /* bytes per step */

@@ -27,6 +27,21 @@ static const char *script_name(const replay_result *r, char *buf, size_t len)
     return NULL;
 }
 
+/* in_forward: whether a Python frame of the stack is a module's forward (what a forward made:
+ * activations, and the graph that saves them) */
+static int in_forward(replay_result *r, uint32_t stack)
+{
+    size_t n = 0;
+    const tables_frame *f = tables_resolve_stack(r->t, stack, &n);
+    for (size_t i = 0; f && i < n; i++) {
+        const char *fn = f[i].function ? f[i].function : "";
+        size_t l = strlen(fn);
+        if (f[i].kind == TABLES_FRAME_PYTHON && l >= 7 && !strcmp(fn + l - 7, "forward"))
+            return 1;
+    }
+    return 0;
+}
+
 /* caller_text: the innermost frame of the traced script on the stack ("sim_long.py:65
  * LongTrainer.validation_loss"): where the program made what stays alive; "" if none */
 static void caller_text(replay_result *r, uint32_t stack, const char *script, char *out, size_t len)
@@ -86,6 +101,7 @@ void report_growth_fill(report_ctx *c)
         replay_site_text(r, s[i].stack, d->text, sizeof d->text);
         replay_native_text(r, s[i].stack, d->native, sizeof d->native);
         caller_text(r, s[i].stack, sn, d->caller, sizeof d->caller);
+        d->in_forward = in_forward(r, s[i].stack);
         if (!strcmp(d->caller, d->text))
             d->caller[0] = 0;
     }

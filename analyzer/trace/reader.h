@@ -282,7 +282,8 @@ typedef struct chunked_info {
     uint64_t raw_slots, pack_slots, free_slots, chunks;
     uint64_t stored_bytes, raw_bytes; /* the chunks' bytes as stored / once decompressed */
     uint64_t snapshots_used;          /* snapshots handed out (1 where events were dropped) */
-    uint64_t gaps; /* events missing with no snapshot before what follows (never written so) */
+    uint64_t gaps; /* chunks of events skipped: events before them missing and no snapshot (a
+                    * live set too large for a slot) */
 } chunked_info;
 /* reader_open_summary: reader_open, but a chunked trace is read as its first raw slot's records
  * (process, config, device), its definitions and its summaries (STEP records, the trailer):

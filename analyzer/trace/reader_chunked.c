@@ -38,7 +38,9 @@ struct chunked {
     item *items;
     size_t n, cap, next;
     uint8_t *in, *out; /* stored bytes; the current item's records */
-    size_t out_len, out_pos;
+    size_t out_len, out_pos, out_cap;
+    uint64_t snap_at; /* the SNAP handed out last: its further pieces go with it */
+    int snap_valid;
     int header_done;
     uint64_t emitted; /* events handed out so far (the SNAP rule) */
     uint64_t raw_key; /* the last raw slot handed out (its chunks are skipped) */
@@ -123,8 +125,8 @@ static int walk_pack(chunked *c, uint64_t off, uint64_t end)
                    : k.stream == VT_STREAM_EVENTS ? IT_EVENTS
                                                   : -1;
         if (kind < 0 || k.method > VT_CHUNK_ZSTD || k.stored > payload || payload - k.stored >= 8 ||
-            k.raw_len > VT_CHUNK_MAX_RAW || k.raw_len > c->slot_size || !k.raw_len ||
-            (k.method == VT_CHUNK_NONE && k.stored != k.raw_len))
+            k.raw_len > VT_CHUNK_MAX_RAW || (k.raw_len > c->slot_size && kind != IT_SNAP) ||
+            !k.raw_len || (k.method == VT_CHUNK_NONE && k.stored != k.raw_len))
             return fail(c, "malformed CHUNK record at byte %llu", (unsigned long long)off);
         if (add(c, (item){k.raw_seq, off + sizeof h, k.first_event, k.stored, k.raw_len,
                           (uint16_t)kind, (uint16_t)k.method, 0}))
@@ -235,6 +237,7 @@ chunked *chunked_open(int fd, uint64_t fsize, const vt_file_header *hdr, int sum
     qsort(c->items, c->n, sizeof *c->items, by_plan);
     c->in = malloc(c->slot_size);
     c->out = malloc(c->slot_size);
+    c->out_cap = c->slot_size;
     c->dctx = ZSTD_createDCtx();
     if (c->dctx)
         ZSTD_DCtx_setParameter(c->dctx, ZSTD_d_windowLogMax, 27);
@@ -277,6 +280,13 @@ static int load(chunked *c, const item *it)
         c->emitted += ev;
         return 0;
     }
+    if (it->raw_len > c->out_cap) { /* a snapshot larger than a slot (at most 16 MiB) */
+        uint8_t *nb = realloc(c->out, it->raw_len);
+        if (!nb)
+            return fail(c, "out of memory for a %llu-byte chunk", it->raw_len);
+        c->out = nb;
+        c->out_cap = it->raw_len;
+    }
     if (it->method == VT_CHUNK_ZSTD) {
         unsigned long long want = ZSTD_getFrameContentSize(c->in, it->len);
         size_t got = want == it->raw_len
@@ -293,15 +303,19 @@ static int load(chunked *c, const item *it)
                     (unsigned long long)it->off);
     c->out_len = it->raw_len;
     if (it->kind == IT_SNAP) {
-        if (c->emitted >= it->first)
+        int more = c->snap_valid && c->snap_at == it->first; /* a further piece of it */
+        if (c->emitted >= it->first && !more)
             return 1; /* the events before it are here: the state is already this */
-        c->info.snapshots_used++;
-        c->emitted = it->first;
+        c->info.snapshots_used += !more;
+        c->emitted = c->snap_at = it->first;
+        c->snap_valid = 1;
     } else if (it->kind == IT_EVENTS) {
         if (it->first < c->emitted)
             return 1; /* already handed out (a raw slot and its chunk both present) */
-        if (it->first > c->emitted)
-            c->info.gaps++; /* events missing with no snapshot to start from */
+        if (it->first > c->emitted) {
+            c->info.gaps++; /* events missing with no snapshot before: skipped to the next */
+            return 1;
+        }
         c->emitted = it->first + ev;
     } else if (it->kind == IT_HEAD) {
         c->emitted += ev;
@@ -356,6 +370,7 @@ int chunked_rewind(chunked *c)
     c->header_done = 0;
     c->emitted = 0;
     c->have_raw = 0;
+    c->snap_valid = 0;
     c->info.snapshots_used = c->info.gaps = 0;
     return 0;
 }

@@ -89,9 +89,13 @@ void growth_text(FILE *out, const report_ctx *c, const char *bold, const char *n
     if (g->nmore)
         fprintf(out, "  and %d more stack%s growing (%s per step in all)\n", g->nmore,
                 g->nmore == 1 ? "" : "s", human((uint64_t)g->rate, a, sizeof a));
-    if (g->sites[0].phase && !strcmp(g->sites[0].phase, "forward"))
-        fprintf(out, "  what the forward made stays alive past its step: a reference keeps it (a "
-                     "loss or output kept in a list, `total += loss` without .item())\n");
+    if (g->sites[0].in_forward)
+        fprintf(out, "  what a module's forward made (activations, saved for a backward that never "
+                     "came) stays alive past its step: something keeps its output or loss, and "
+                     "so its graph (a list of losses, `total += loss` without .item())\n");
+    else
+        fprintf(out, "  what it made stays alive past its step: the program keeps a reference "
+                     "to it (a cache or a list that is never emptied)\n");
     if (g->reaches && g->steps_to_card == 0)
         fprintf(out, "  the process already reached the card (%s) during the last step\n",
                 human(g->capacity, a, sizeof a));
@@ -142,6 +146,7 @@ void growth_json(cJSON *root, const report_ctx *c)
         cJSON_AddStringToObject(e, "caller", s->caller);
         cJSON_AddNumberToObject(e, "stack_id", s->stack);
         cJSON_AddStringToObject(e, "phase", s->phase);
+        cJSON_AddBoolToObject(e, "in_module_forward", s->in_forward);
         cJSON_AddNumberToObject(e, "since_step", s->since_step);
         cJSON_AddNumberToObject(e, "steps_that_grew", s->n_up);
         cJSON_AddNumberToObject(e, "bytes_since", (double)s->bytes_since);

@@ -597,7 +597,8 @@ _Static_assert(sizeof(vt_rec_slot) == 40, "layout");
 
 /* CHUNK: fixed part, then `stored` bytes: the records (method NONE) or one zstd frame of them
  * (ZSTD) whose content is exactly raw_len bytes of whole records. Readers: raw_len is at most
- * the slot size and VT_CHUNK_MAX_RAW; a frame that says or gives another size is malformed. */
+ * the slot size (a SNAP chunk: VT_CHUNK_MAX_RAW, its further pieces with the same first_event
+ * follow it); a frame that says or gives another size is malformed. */
 enum vt_chunk_method { VT_CHUNK_NONE = 0, VT_CHUNK_ZSTD = 1 };
 #define VT_CHUNK_MAX_RAW (16u << 20)
 typedef struct vt_rec_chunk {

@@ -295,13 +295,19 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
         case VT_REC_STEP:
             growth_step_record(&r->growth, &rec.u.step, replay_phase_of_stack, s);
             break;
-        case VT_REC_SNAPSHOT: /* a chunked trace's events before this are gone */
-            r->dropped_events = rec.u.snap.fixed.dropped_events;
-            r->dropped_from_ns = rec.u.snap.fixed.dropped_from_ns;
-            r->dropped_to_ns = rec.u.snap.fixed.dropped_to_ns;
-            r->snapshot_ns = rec.u.snap.time_ns;
+        case VT_REC_SNAPSHOT: /* a chunked trace's events before this are gone: how many, when */
+        {
+            /* the run's events read so far: all but the snapshots' allocations, plus those gone */
+            uint64_t run = r->n_events - r->snapshot_events + r->dropped_events;
+            if (rec.u.snap.fixed.events_before > run)
+                r->dropped_events += rec.u.snap.fixed.events_before - run;
+            if (!r->dropped_from_ns)
+                r->dropped_from_ns = r->end_ns;
+            r->dropped_to_ns = r->snapshot_ns = rec.u.snap.time_ns;
             r->snapshot_allocs = rec.u.snap.fixed.n_allocs;
+            r->snapshot_events += rec.u.snap.fixed.n_allocs;
             break;
+        }
         default:
             break;
         }

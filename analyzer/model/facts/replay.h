@@ -113,6 +113,7 @@ typedef struct replay_result {
     uint64_t dropped_from_ns, dropped_to_ns;
     uint64_t snapshot_ns;     /* the moment the replay starts again from (0: none) */
     uint64_t snapshot_allocs; /* allocations alive then, replayed from the snapshot */
+    uint64_t snapshot_events; /* of n_events, the snapshots' allocations (not the run's events) */
 } replay_result;
 
 /* REPLAY_LIVE_MAX: the most bytes ever counted live at once (checked sums). */
