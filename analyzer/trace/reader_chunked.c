@@ -95,14 +95,14 @@ static int add(chunked *c, item it)
         c->items = ni;
         c->cap = ncap;
     }
-    it.order = (uint32_t)c->n;
     c->items[c->n++] = it;
     return 0;
 }
 
-/* walk_pack: the CHUNK records of a PACK slot's content [off, end) */
-static int walk_pack(chunked *c, uint64_t off, uint64_t end)
+/* walk_pack: the CHUNK records of a PACK slot's content [off, end); seq: the slot's */
+static int walk_pack(chunked *c, uint64_t off, uint64_t end, uint64_t seq)
 {
+    uint64_t place = 0;
     uint8_t h[8 + sizeof(vt_rec_chunk)];
     while (off + 8 <= end) {
         if (pread_all(c->fd, h, 8, off))
@@ -129,7 +129,7 @@ static int walk_pack(chunked *c, uint64_t off, uint64_t end)
             !k.raw_len || (k.method == VT_CHUNK_NONE && k.stored != k.raw_len))
             return fail(c, "malformed CHUNK record at byte %llu", (unsigned long long)off);
         if (add(c, (item){k.raw_seq, off + sizeof h, k.first_event, k.stored, k.raw_len,
-                          (uint16_t)kind, (uint16_t)k.method, 0}))
+                          (uint16_t)kind, (uint16_t)k.method, (seq << 20) | place++}))
             return -1;
         c->info.chunks++;
         c->info.stored_bytes += k.stored;
@@ -212,12 +212,12 @@ chunked *chunked_open(int fd, uint64_t fsize, const vt_file_header *hdr, int sum
         uint64_t body = off + sizeof h;
         int r = 0;
         if (s.kind == VT_SLOT_RAW) {
-            r = add(c, (item){s.seq, body, 0, (uint32_t)(end - body), 0, IT_RAW, 0, 0});
+            r = add(c, (item){s.seq, body, 0, (uint32_t)(end - body), 0, IT_RAW, 0, i});
             c->info.raw_slots++;
         } else if (s.kind == VT_SLOT_SUMMARY) {
-            r = add(c, (item){s.seq, body, 0, (uint32_t)(end - body), 0, IT_SUMMARY, 0, 0});
+            r = add(c, (item){s.seq, body, 0, (uint32_t)(end - body), 0, IT_SUMMARY, 0, i});
         } else if (s.kind == VT_SLOT_PACK) {
-            r = walk_pack(c, body, end);
+            r = walk_pack(c, body, end, s.seq);
             c->info.pack_slots++;
         } else {
             r = fail(c, "slot at byte %llu of an unknown kind", (unsigned long long)off);
