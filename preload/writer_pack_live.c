@@ -374,6 +374,14 @@ void vt__pl_event(const char *rec, uint32_t size, void (*emit)(const void *, siz
     else if (!api_facts[api].known || space == VT_SPACE_NONE || kind == PK_RETAIN ||
              kind == PK_INFO || kind == PK_TRIM || kind == PK_OTHER || !addr)
         return;
+    int async = api == VT_API_cudaMallocAsync || api == VT_API_cuMemAllocAsync ||
+                api == VT_API_cudaMallocFromPoolAsync || api == VT_API_cuMemAllocFromPoolAsync;
+    int tensor = kind == PK_ALLOC && (space == VT_SPACE_TENSOR || async);
+    int device = (kind == PK_ALLOC && (space == VT_SPACE_DEVICE || space == VT_SPACE_MANAGED ||
+                                       space == VT_SPACE_VMM_HANDLE)) ||
+                 kind == PK_CONTEXT || (kind == PK_LOAD && a.size);
+    if (tensor || device) /* a step that ends here ends before this allocation */
+        step_rule(flags, a.stack_id, tt, emit);
     if ((L.n + 1) * 4 > L.cap * 3 && grow())
         return;
     ent *e = find(addr, space);
@@ -394,11 +402,8 @@ void vt__pl_event(const char *rec, uint32_t size, void (*emit)(const void *, siz
     e->size = a.size;
     e->order = L.order++;
     e->stack = a.stack_id;
-    int async = api == VT_API_cudaMallocAsync || api == VT_API_cuMemAllocAsync ||
-                api == VT_API_cudaMallocFromPoolAsync || api == VT_API_cuMemAllocFromPoolAsync;
-    e->tensor = kind == PK_ALLOC && (space == VT_SPACE_TENSOR || async);
-    e->device = kind == PK_ALLOC && (space == VT_SPACE_DEVICE || space == VT_SPACE_MANAGED ||
-                                     space == VT_SPACE_VMM_HANDLE);
+    e->tensor = (uint8_t)tensor;
+    e->device = (uint8_t)device;
     e->len = (uint8_t)(size < sizeof e->rec ? size : sizeof e->rec);
     memcpy(e->rec, rec, e->len);
     if (size > sizeof e->rec) { /* longer forms than the writer makes: kept at 48 bytes */
@@ -414,8 +419,6 @@ void vt__pl_event(const char *rec, uint32_t size, void (*emit)(const void *, siz
     if (L.device_bytes > L.peak_device)
         L.peak_device = L.device_bytes;
     count(e->stack, e->tensor, e->device, (int64_t)e->size);
-    if (e->tensor || e->device)
-        step_rule(flags, a.stack_id, tt, emit);
 }
 
 uint64_t vt__pl_events(void)

@@ -66,7 +66,7 @@ void growth_text(FILE *out, const report_ctx *c, const char *bold, const char *n
     fprintf(out, "\n%sGrowth across steps%s (%u step%s", bold, normal, g->steps,
             g->steps == 1 ? "" : "s");
     if (g->secs_per_step > 0)
-        fprintf(out, ", %.3f s per step", g->secs_per_step);
+        fprintf(out, ", %.3g s per step", g->secs_per_step);
     fprintf(out, "; %s)\n",
             g->from_records ? "every step of the run, from the trace's per-step summaries"
                             : "the live bytes at the end of each step");
@@ -77,7 +77,8 @@ void growth_text(FILE *out, const report_ctx *c, const char *bold, const char *n
     }
     for (int i = 0; i < g->nsites; i++) {
         const report_growth_site *s = &g->sites[i];
-        fprintf(out, "  +%s per step since step %u (%s then, %s at the last step; made in the %s) ",
+        fprintf(out,
+                "  +%s per step since step %u (%s then, %s at the last step; made in phase %s) ",
                 human((uint64_t)s->rate, a, sizeof a), s->since_step,
                 human(s->bytes_since, b, sizeof b), human(s->bytes_last, d, sizeof d), s->phase);
         fprintf(out, "%s\n", s->text);

@@ -60,7 +60,9 @@ static void sample(growth *g, uint64_t t)
         growth_stack *s = &g->st[g->dirty[i]];
         uint64_t v = value(g, s);
         s->dirty = 0;
-        if (v < s->last || s->run_start == 0) {
+        /* a run ends where its bytes fall back, beyond a tenth of what it gained (a step's own
+         * tensors at the moment it ended; a run that ended inside a step) */
+        if (s->run_start == 0 || (v < s->last && (s->last - v) * 10 > s->last - s->run_bytes)) {
             s->run_start = g->steps;
             s->run_bytes = v;
             s->n_up = 0;
