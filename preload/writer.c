@@ -232,19 +232,6 @@ static void open_locked(void)
     vt__ws.rec_max = VT_REC_MAX_SIZE;
     vt__writer_start_clock();
     int err = 0;
-    if ((c->max_size || c->compress) && vt__slots_init_locked(c->max_size)) {
-        err = ENOMEM;
-        vt__ws.chunked = 0;
-    }
-    window *w = err ? NULL : vt__window_new(0, sizeof(vt_file_header), &err);
-    if (!w) { /* not even the first page: no empty file is left, and the warning says why */
-        atomic_store(&vt__ws.state, W_STOPPED);
-        vt__writer_close_fd();
-        unlink(vt__ws.path);
-        note_failure(c->manifest, err == ENOSPC ? "disk full, cannot create" : "cannot create",
-                     vt__writer_strerror(err));
-        return;
-    }
     vt_file_header h;
     memset(&h, 0, sizeof h);
     memcpy(h.magic, VT_MAGIC, VT_MAGIC_LEN);
@@ -253,17 +240,28 @@ static void open_locked(void)
     h.header_size = sizeof h;
     h.start_realtime_ns = vt__ws.start_real;
     h.start_mono_ns = vt__ws.start_mono;
-    if (vt__ws.chunked) { /* the header before slot 0's SLOT record; records after it */
-        memcpy(w->map, &h, sizeof h);
-        vt__ws.rec_max = vt__slot_capacity();
-        if (vt__pack_start_locked()) {
+    if (c->max_size || c->compress) {
+        /* the chunked layout: slot 0 is the first HEAD slot, never freed (its SLOT record
+         * right after the header says the layout); the writers' first raw slot comes after */
+        if (vt__slots_init_locked(c->max_size) || vt__pack_start_locked(&h)) {
             atomic_store(&vt__ws.state, W_STOPPED);
             vt__writer_close_fd();
             unlink(vt__ws.path);
-            note_failure(c->manifest, "cannot start the packer for", "out of memory or threads");
+            note_failure(c->manifest, "cannot start", "out of memory, threads or room for it");
             return;
         }
-    } else {
+        vt__ws.rec_max = vt__slot_capacity();
+    }
+    window *w = vt__window_new(0, sizeof(vt_file_header), &err);
+    if (!w) { /* not even the first page: no empty file is left, and the warning says why */
+        atomic_store(&vt__ws.state, W_STOPPED);
+        vt__writer_close_fd();
+        unlink(vt__ws.path);
+        note_failure(c->manifest, err == ENOSPC ? "disk full, cannot create" : "cannot create",
+                     vt__writer_strerror(err));
+        return;
+    }
+    if (!vt__ws.chunked) {
         memcpy(w->base, &h, sizeof h);
         atomic_store(&w->used, sizeof h);
         w->scanned = sizeof h;

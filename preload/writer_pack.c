@@ -514,7 +514,7 @@ static void *pack_main(void *arg)
     return NULL;
 }
 
-int vt__pack_start_locked(void)
+int vt__pack_start_locked(const vt_file_header *h)
 {
     vt__pl_reset();
     ZSTD_freeCCtx(P.cctx);
@@ -523,9 +523,10 @@ int vt__pack_start_locked(void)
     P.head_left = vt__ws.max_size ? vt__ws.max_size / 8 : UINT64_MAX;
     if (P.head_left != UINT64_MAX && P.head_left < 2 * vt__ws.slot_size)
         P.head_left = 2 * vt__ws.slot_size;
-    P.cctx = ZSTD_createCCtx(); /* NULL: chunks are stored */
-    if (out_open(&P.head, VT_SLOT_PACK, VT_STREAM_HEAD))
+    P.cctx = ZSTD_createCCtx();                          /* NULL: chunks are stored */
+    if (out_open(&P.head, VT_SLOT_PACK, VT_STREAM_HEAD)) /* slot 0: the header goes first */
         return -1;
+    memcpy(P.head.map, h, sizeof *h);
     P.head_left -= P.head_left == UINT64_MAX ? 0 : vt__ws.slot_size;
     pthread_attr_t a;
     pthread_attr_init(&a);

@@ -13,6 +13,8 @@ that thousands of steps take seconds, with one scenario:
                        --eval_scale times longer, which runs out of memory on the card
   --scenario=steady    plain training (a long run rolls a bounded trace's window)
 
+--step_sleep=S sleeps S seconds after each step (a run slow enough to watch while it runs).
+
     python3 examples/sim/sim_long.py --scenario=leak --max_iters=60
 
 Its last line is `VRAMTRACE_TORCH_STATS {json}` with "simulation": true and the scenario's own
@@ -21,6 +23,7 @@ truth: the bytes its leak or cache holds at the end, and per step how many bytes
 import json
 import os
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -36,7 +39,7 @@ DEFAULTS = dict(
     learning_rate=6e-4, weight_decay=1e-1, beta1=0.9, beta2=0.95, grad_clip=1.0,
     eval_interval=0, eval_iters=0, max_iters=60, log_interval=0, device="cuda", seed=1337,
     allocator="caching", scenario="leak", leak="list", cache_every=5, cache_kib=1024,
-    eval_at=40, eval_scale=64,
+    eval_at=40, eval_scale=64, step_sleep=0.0,
 )
 
 
@@ -100,6 +103,8 @@ class LongTrainer(Trainer):
                 self.cache[it] = torch.empty(n, dtype=torch.uint8, device=c["device"])
                 self.held_bytes += n
             self.iters = it + 1
+            if c["step_sleep"] > 0:  # a slower run, to be watched while it is alive
+                time.sleep(c["step_sleep"])
 
 
 def main(argv):
