@@ -25,6 +25,7 @@
 #include "writer_internal.h"
 
 #define ZSTD_LEVEL 1
+#define RAW_RESERVE 4 /* free slots the packer keeps for the writers' next raw slots */
 
 /* one output slot the packer is filling: records at base[0, pos), room for cap */
 typedef struct out {
@@ -478,8 +479,9 @@ static void pack_window_locked(void)
     wipe(w->slot, w->map);
     pthread_mutex_lock(&vt__ws.lock);
     vt__slot_release_locked(w->slot, NULL);
-    /* free slots kept for the writers, so that they seldom find none: old events go first */
-    while (vt__ws.n_free < 2 && vt__ws.n_slots >= vt__ws.max_slots && P.nfifo) {
+    /* free slots kept for the writers, so that they seldom find none: old events go first (4:
+     * the milliseconds of a snapshot or a drop at a million events a second) */
+    while (vt__ws.n_free < RAW_RESERVE && vt__ws.n_slots >= vt__ws.max_slots && P.nfifo) {
         pthread_mutex_unlock(&vt__ws.lock);
         int64_t d = drop_oldest();
         pthread_mutex_lock(&vt__ws.lock);

@@ -178,7 +178,8 @@ static void open_chunked(reader *r, int summary_only, char *msg, size_t msgsz)
             reader_describe(r, msg, msgsz);
         return;
     }
-    read_header(r);
+    if (!read_header(r) && msg && msgsz) /* its first chunk did not read */
+        reader_describe(r, msg, msgsz);
 }
 
 int reader_follow(reader *r)

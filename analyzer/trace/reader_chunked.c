@@ -6,6 +6,7 @@
  * before it are gone, then the SUMMARY slots' records. reader.c frames and checks those records
  * as any others. Memory: one slot's bytes twice, and 56 bytes per chunk. */
 #include "reader_chunked.h"
+#include "reader_snapjoin.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -28,7 +29,9 @@ typedef struct item {
     uint32_t raw_len; /* chunks: bytes once decompressed */
     uint16_t kind;    /* IT_* */
     uint16_t method;  /* chunks: vt_chunk_method */
-    uint32_t order;   /* where it was found: keeps the file's order among equals */
+    uint64_t order;   /* the order it was written in: its PACK slot's seq, then its place in
+                       * the slot (the pieces of one snapshot go in this order) */
+    uint64_t events;  /* chunks: ALLOC + FREE records in it */
 } item;
 
 struct chunked {
@@ -39,8 +42,12 @@ struct chunked {
     size_t n, cap, next;
     uint8_t *in, *out; /* stored bytes; the current item's records */
     size_t out_len, out_pos, out_cap;
-    uint64_t snap_at; /* the SNAP handed out last: its further pieces go with it */
-    int snap_valid;
+    const uint8_t *cur; /* what is handed out now: out, or joined */
+    size_t cur_len;
+    snapjoin *join;     /* what was handed out, while a snapshot may still be needed */
+    size_t last_needed; /* the plan's last snapshot with events missing before it, + 1 */
+    uint8_t *joined;    /* the snapshot joined to it (snapjoin_merge), handed out */
+    size_t joined_len;
     int header_done;
     uint64_t emitted; /* events handed out so far (the SNAP rule) */
     uint64_t raw_key; /* the last raw slot handed out (its chunks are skipped) */
@@ -129,7 +136,7 @@ static int walk_pack(chunked *c, uint64_t off, uint64_t end, uint64_t seq)
             !k.raw_len || (k.method == VT_CHUNK_NONE && k.stored != k.raw_len))
             return fail(c, "malformed CHUNK record at byte %llu", (unsigned long long)off);
         if (add(c, (item){k.raw_seq, off + sizeof h, k.first_event, k.stored, k.raw_len,
-                          (uint16_t)kind, (uint16_t)k.method, (seq << 20) | place++}))
+                          (uint16_t)kind, (uint16_t)k.method, (seq << 20) | place++, k.events}))
             return -1;
         c->info.chunks++;
         c->info.stored_bytes += k.stored;
@@ -235,13 +242,24 @@ chunked *chunked_open(int fd, uint64_t fsize, const vt_file_header *hdr, int sum
         c->n = k;
     }
     qsort(c->items, c->n, sizeof *c->items, by_plan);
+    /* the snapshots with events missing before them (raw slots, the newest, come after) */
+    uint64_t covered = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        const item *it = &c->items[i];
+        if ((it->kind == IT_HEAD || it->kind == IT_EVENTS) && it->first <= covered &&
+            it->first + it->events > covered)
+            covered = it->first + it->events;
+        else if (it->kind == IT_SNAP && it->first > covered)
+            c->last_needed = i + 1, covered = it->first;
+    }
+    c->join = c->last_needed ? snapjoin_new() : NULL;
     c->in = malloc(c->slot_size);
     c->out = malloc(c->slot_size);
     c->out_cap = c->slot_size;
     c->dctx = ZSTD_createDCtx();
     if (c->dctx)
         ZSTD_DCtx_setParameter(c->dctx, ZSTD_d_windowLogMax, 27);
-    if (!c->in || !c->out || !c->dctx) {
+    if (!c->in || !c->out || !c->dctx || (c->last_needed && !c->join)) {
         fail(c, "out of memory for a %llu-byte slot", (unsigned long long)c->slot_size);
         goto bad;
     }
@@ -268,16 +286,16 @@ static size_t records_prefix(const uint8_t *b, size_t n, uint64_t *events)
     return at;
 }
 
-/* load: the records of item it into c->out (c->out_len); 1 when it is skipped, -1 on error */
-static int load(chunked *c, const item *it)
+/* load: the records of item it into c->out (c->out_len bytes, *ev events): read, decompressed
+ * into what the chunk declares and no more, checked to be whole records. 0 or -1. */
+static int load(chunked *c, const item *it, uint64_t *ev)
 {
+    *ev = 0;
     if (pread_all(c->fd, it->kind == IT_RAW || it->kind == IT_SUMMARY ? c->out : c->in, it->len,
                   it->off))
         return fail(c, "read error at byte %llu", (unsigned long long)it->off);
-    uint64_t ev = 0;
     if (it->kind == IT_RAW || it->kind == IT_SUMMARY) {
-        c->out_len = records_prefix(c->out, it->len, &ev);
-        c->emitted += ev;
+        c->out_len = records_prefix(c->out, it->len, ev);
         return 0;
     }
     if (it->raw_len > c->out_cap) { /* a snapshot larger than a slot (at most 16 MiB) */
@@ -298,28 +316,101 @@ static int load(chunked *c, const item *it)
     } else {
         memcpy(c->out, c->in, it->len);
     }
-    if (records_prefix(c->out, it->raw_len, &ev) != it->raw_len)
+    if (records_prefix(c->out, it->raw_len, ev) != it->raw_len)
         return fail(c, "a chunk at byte %llu does not hold whole records",
                     (unsigned long long)it->off);
     c->out_len = it->raw_len;
-    if (it->kind == IT_SNAP) {
-        int more = c->snap_valid && c->snap_at == it->first; /* a further piece of it */
-        if (c->emitted >= it->first && !more)
-            return 1; /* the events before it are here: the state is already this */
-        c->info.snapshots_used += !more;
-        c->emitted = c->snap_at = it->first;
-        c->snap_valid = 1;
-    } else if (it->kind == IT_EVENTS) {
-        if (it->first < c->emitted)
-            return 1; /* already handed out (a raw slot and its chunk both present) */
-        if (it->first > c->emitted) {
-            c->info.gaps++; /* events missing with no snapshot before: skipped to the next */
-            return 1;
+    return 0;
+}
+
+/* join_snapshot: the snapshot whose first piece is items[c->next] (its pieces follow it, with
+ * the same raw seq and first event), joined to what was handed out (reader_snapjoin.c) into
+ * c->joined; c->next past its pieces. 0 or -1. */
+static int join_snapshot(chunked *c)
+{
+    const item *first = &c->items[c->next];
+    uint8_t *all = NULL;
+    size_t n = 0;
+    uint64_t ev;
+    while (c->next < c->n && c->items[c->next].kind == IT_SNAP &&
+           c->items[c->next].key == first->key && c->items[c->next].first == first->first) {
+        if (load(c, &c->items[c->next], &ev)) {
+            free(all);
+            return -1;
         }
-        c->emitted = it->first + ev;
-    } else if (it->kind == IT_HEAD) {
-        c->emitted += ev;
+        uint8_t *na = realloc(all, n + c->out_len);
+        if (!na) {
+            free(all);
+            return fail(c, "out of memory for a snapshot of %llu bytes", n + c->out_len);
+        }
+        all = na;
+        memcpy(all + n, c->out, c->out_len);
+        n += c->out_len;
+        c->next++;
     }
+    free(c->joined);
+    c->joined = NULL;
+    int r = snapjoin_merge(c->join, all, n, &c->joined, &c->joined_len);
+    free(all);
+    if (r)
+        return fail(c, "a snapshot at byte %llu is not one (or out of memory)",
+                    (unsigned long long)first->off);
+    return 0;
+}
+
+/* next_item: the next records to hand out into c->cur / c->cur_len (0 bytes: none from this
+ * item); 0, 1 at the plan's end, -1 on error. What the plan says of each item: a raw slot
+ * stands for its chunks; a snapshot is handed out only where events before it are missing
+ * (joined to what was handed out); events already handed out, or after missing ones with no
+ * snapshot, are skipped. */
+static int next_item(chunked *c)
+{
+    c->cur_len = c->out_pos = 0;
+    if (c->next == c->n)
+        return 1;
+    const item *it = &c->items[c->next];
+    if (it->kind != IT_RAW && it->kind != IT_SUMMARY && c->have_raw && c->raw_key == it->key) {
+        c->next++;
+        return 0;
+    }
+    if (it->kind == IT_SNAP) {
+        if (c->emitted >= it->first) { /* the events before it are here */
+            c->next++;
+            return 0;
+        }
+        c->info.snapshots_used++;
+        c->emitted = it->first;
+        if (!c->join) { /* not foreseen: its pieces as they are */
+            uint64_t ev;
+            for (; c->next < c->n && c->items[c->next].kind == IT_SNAP &&
+                   c->items[c->next].first == it->first;
+                 c->next++)
+                ; /* (never written so: the plan foresees every snapshot it hands out) */
+            return load(c, it, &ev) < 0 ? -1 : (c->cur = c->out, c->cur_len = c->out_len, 0);
+        }
+        if (join_snapshot(c))
+            return -1;
+        c->cur = c->joined;
+        c->cur_len = c->joined_len;
+        return 0;
+    }
+    uint64_t ev;
+    if (it->kind == IT_RAW)
+        c->have_raw = 1, c->raw_key = it->key;
+    if (it->kind == IT_EVENTS && it->first != c->emitted) {
+        c->info.gaps += it->first > c->emitted; /* no snapshot before it: skipped */
+        c->next++;
+        return 0;
+    }
+    if (load(c, it, &ev))
+        return -1;
+    c->next++;
+    if (it->kind != IT_SUMMARY && it->kind != IT_META)
+        c->emitted += ev;
+    if (c->join && c->next <= c->last_needed)
+        snapjoin_records(c->join, c->out, c->out_len);
+    c->cur = c->out;
+    c->cur_len = c->out_len;
     return 0;
 }
 
@@ -333,31 +424,18 @@ ssize_t chunked_read(chunked *c, void *buf, size_t n)
         got = k;
     }
     while (got < n) {
-        if (c->out_pos == c->out_len) {
-            if (c->next == c->n)
-                break;
-            const item *it = &c->items[c->next];
-            /* a raw slot stands for its chunks: those of the same seq are skipped */
-            if (it->kind != IT_RAW && it->kind != IT_SUMMARY && c->have_raw &&
-                c->raw_key == it->key) {
-                c->next++;
-                continue;
-            }
-            if (it->kind == IT_RAW)
-                c->have_raw = 1, c->raw_key = it->key;
-            c->out_len = c->out_pos = 0;
-            int r = load(c, it);
-            c->next++;
+        if (c->out_pos == c->cur_len) {
+            int r = next_item(c);
             if (r < 0)
                 return -1;
             if (r > 0)
-                c->out_len = 0;
+                break;
             continue;
         }
-        size_t k = c->out_len - c->out_pos;
+        size_t k = c->cur_len - c->out_pos;
         if (k > n - got)
             k = n - got;
-        memcpy((char *)buf + got, c->out + c->out_pos, k);
+        memcpy((char *)buf + got, c->cur + c->out_pos, k);
         c->out_pos += k;
         got += k;
     }
@@ -366,11 +444,12 @@ ssize_t chunked_read(chunked *c, void *buf, size_t n)
 
 int chunked_rewind(chunked *c)
 {
-    c->next = c->out_len = c->out_pos = 0;
+    c->next = c->out_len = c->out_pos = c->cur_len = 0;
+    snapjoin_free(c->join);
+    c->join = c->last_needed ? snapjoin_new() : NULL;
     c->header_done = 0;
     c->emitted = 0;
     c->have_raw = 0;
-    c->snap_valid = 0;
     c->info.snapshots_used = c->info.gaps = 0;
     return 0;
 }
@@ -390,6 +469,8 @@ void chunked_close(chunked *c)
     if (!c)
         return;
     free(c->items);
+    free(c->joined);
+    snapjoin_free(c->join);
     free(c->in);
     free(c->out);
     ZSTD_freeDCtx(c->dctx);

@@ -5,13 +5,17 @@
  * gradients: the preload flags its events backward, as PyTorch's), an optimizer step; with
  * LEAK=K one activation of every K-th step is kept (a leak of known size); at the end an
  * evaluation tensor of EVAL bytes, which the emulated card refuses (an OOM at the end).
- * usage: long_prog LIBC10_CUDA.SO EVENTS [LEAK [EVAL]]; prints one JSON line of its truth. */
+ * PAUSE_US: a pause of so many microseconds after each step (its computation: the rate of
+ * events of a real run, not a loop's).
+ * usage: long_prog LIBC10_CUDA.SO EVENTS [LEAK [EVAL [PAUSE_US]]]; prints one JSON line of its
+ * truth. */
 #include <dlfcn.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef void *(*malloc_fn)(size_t);
 typedef void (*free_fn)(void *);
@@ -92,6 +96,7 @@ int main(int argc, char **argv)
     uint64_t events = strtoull(argv[2], NULL, 10);
     long leak = argc > 3 ? atol(argv[3]) : 0;
     uint64_t eval = argc > 4 ? strtoull(argv[4], NULL, 10) : 0;
+    long pause_us = argc > 5 ? atol(argv[5]) : 0;
     void *h = dlopen(argv[1], RTLD_NOW | RTLD_GLOBAL);
     if (!h) {
         fprintf(stderr, "long_prog: %s\n", dlerror());
@@ -119,6 +124,10 @@ int main(int argc, char **argv)
             pthread_cond_wait(&g_cv, &g_mu);
         pthread_mutex_unlock(&g_mu);
         long_prog_optimizer((int)s, state);
+        if (pause_us > 0) {
+            struct timespec ts = {0, pause_us * 1000L};
+            nanosleep(&ts, NULL);
+        }
     }
     int oom = 0;
     if (eval) { /* the late evaluation: refused by the card */
