@@ -7,7 +7,7 @@
 # the headroom over the rate, the text says them); a cache filled every 5 steps grows at its own
 # rate and is not called a forward's graph; plain training grows nothing and the report says
 # nothing alarming; the same leak in a bounded trace (--max-size) is found from the per-step
-# summaries of every step, its rate the same.
+# summaries of every step, its rate the same. The HTML page shows the same.
 set -u
 export LD_LIBRARY_PATH="$FAKE"
 fail() { echo "long_growth: $*"; exit 1; }
@@ -94,3 +94,12 @@ if bad:
 print("long_growth: leak %.2f MiB/step (truth %.2f), cache %.0f KiB/step, steady none" % (
     growth("leak")["bytes_per_step"] / 2**20, true_rate / 2**20, c["bytes_per_step"] / 1024))
 PYEOF
+# the HTML page: the same section (what grows, the script's line, when it reaches the card)
+for sc in leak steady bounded; do
+    "$VT" report --html $sc.html $sc.vt >/dev/null 2>&1 || fail "report --html $sc"
+done
+grep -q '<table id=growing>' leak.html && grep -q 'validation_loss' leak.html &&
+    grep -q '<p id=growth-card>' leak.html || fail "the page does not show the leak"
+grep -q '<p id=growth-none>' steady.html && ! grep -q 'id=growing' steady.html ||
+    fail "the page of plain training shows growth"
+grep -q '<p id=bounded>' bounded.html || fail "the page of a bounded trace does not say so"
