@@ -55,6 +55,8 @@ static struct packer {
     uint64_t head_left; /* bytes of HEAD slots the run's beginning may still take */
     uint64_t dropped_events, dropped_from, dropped_to, lost_records;
     uint64_t last_ns; /* the time of the last event packed */
+    char *sum;        /* STEP records waiting for flush_summary */
+    size_t nsum, sum_cap;
 } P;
 
 /* ---- slots ------------------------------------------------------------------------------- */
@@ -270,13 +272,37 @@ static uint64_t span(const char *data, size_t len, uint64_t *first, uint64_t *la
     return n;
 }
 
+/* emit_summary: a STEP record, kept until the raw slot being packed is done (flush_summary) */
 static void emit_summary(const void *rec, size_t len)
 {
-    if (put(&P.summary, rec, len, 0) == 0)
+    if (P.nsum + len > P.sum_cap) {
+        size_t n = P.sum_cap ? P.sum_cap * 2 : 65536;
+        while (n < P.nsum + len)
+            n *= 2;
+        char *nb = realloc(P.sum, n);
+        if (!nb) {
+            P.lost_records++;
+            return;
+        }
+        P.sum = nb;
+        P.sum_cap = n;
+    }
+    memcpy(P.sum + P.nsum, rec, len);
+    P.nsum += len;
+}
+
+/* flush_summary: the STEP records of the raw slot just packed, as one SUMMARY chunk */
+static void flush_summary(uint64_t raw_seq)
+{
+    if (!P.nsum)
         return;
-    out_close(&P.summary, 0);
-    if (out_open(&P.summary, VT_SLOT_SUMMARY, 0) || put(&P.summary, rec, len, 0))
-        P.lost_records++;
+    size_t c = chunk(raw_seq, VT_STREAM_SUMMARY, P.sum, P.nsum, 0, 0, 0, vt__pl_events());
+    if (!c || put(&P.summary, P.zbuf, c, 0)) {
+        out_close(&P.summary, 0);
+        if (!c || out_open(&P.summary, VT_SLOT_SUMMARY, 0) || put(&P.summary, P.zbuf, c, 0))
+            P.lost_records++;
+    }
+    P.nsum = 0;
 }
 
 /* feed: the records data[0, len) in order to the live set and the steps */
@@ -473,6 +499,7 @@ static void pack_window_locked(void)
     uint64_t upto = w->scanned;
     pthread_mutex_unlock(&vt__ws.lock);
     pack_raw(w->raw_seq, w->base, upto);
+    flush_summary(w->raw_seq);
     pthread_mutex_lock(&vt__ws.lock);
     w->unmapped = 1;
     pthread_mutex_unlock(&vt__ws.lock);
@@ -520,7 +547,7 @@ int vt__pack_start_locked(const vt_file_header *h)
 {
     vt__pl_reset();
     ZSTD_freeCCtx(P.cctx);
-    free(P.zbuf), free(P.meta), free(P.evs), free(P.snap), free(P.fifo);
+    free(P.zbuf), free(P.meta), free(P.evs), free(P.snap), free(P.fifo), free(P.sum);
     memset(&P, 0, sizeof P);
     P.head_left = vt__ws.max_size ? vt__ws.max_size / 8 : UINT64_MAX;
     if (P.head_left != UINT64_MAX && P.head_left < 2 * vt__ws.slot_size)
@@ -555,6 +582,7 @@ void vt__pack_finish_locked(window *w, uint64_t s, uint16_t flags, int err)
     pthread_mutex_unlock(&vt__ws.lock);
     uint64_t now = vt__now_ns();
     vt__pl_end(now, emit_summary);
+    flush_summary(vt__ws.raw_seq);
     out_close(&P.head, 0);
     out_close(&P.meta_o, 0);
     out_close(&P.events, 1);
@@ -579,6 +607,20 @@ void vt__pack_finish_locked(window *w, uint64_t s, uint16_t flags, int err)
         vt__sys_ops.munmap(P.summary.map, (size_t)vt__ws.slot_size);
         P.summary.open = 0;
     }
+    /* the free slots at the grid's end go (the writers' reserve, the spare): the file ends at
+     * the last slot in use */
+    uint64_t end = vt__ws.n_slots;
+    for (int again = 1; again && end > 1;) {
+        again = 0;
+        for (size_t i = 0; i < vt__ws.n_free; i++)
+            if (vt__ws.free_slots[i] == end - 1)
+                again = 1;
+        if (vt__ws.spare_slot.map && vt__ws.spare_slot.slot == end - 1)
+            again = 1;
+        end -= again;
+    }
+    if (end < vt__ws.n_slots)
+        vt__sys_ops.ftruncate(vt__ws.fd, (off_t)(end * vt__ws.slot_size));
 }
 
 void vt__pack_forget_child(void)

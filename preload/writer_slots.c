@@ -21,10 +21,10 @@
          * (56 bytes more), still fits a pack slot */
 
 /* vt__slots_init_locked: see writer_internal.h. The slot size: a power of two, 1/32 of the
- * bound (256 KiB to 4 MiB), 4 MiB without a bound. */
+ * bound (256 KiB to 4 MiB), 1 MiB without a bound (a short run's file stays small). */
 int vt__slots_init_locked(uint64_t max_size)
 {
-    uint64_t s = SLOT_MAX;
+    uint64_t s = 1u << 20;
     if (max_size) {
         s = SLOT_MIN;
         while (s < SLOT_MAX && s * 2 <= max_size / 32)

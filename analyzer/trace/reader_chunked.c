@@ -19,7 +19,8 @@
 #define SLOT_SIZE_MAX (64u << 20)
 #define CHUNKS_MAX (8u << 20) /* more chunk headers than any writer makes of a file */
 
-enum { IT_RAW, IT_HEAD, IT_META, IT_SNAP, IT_EVENTS, IT_SUMMARY };
+enum { IT_RAW, IT_HEAD, IT_META, IT_SNAP, IT_EVENTS, IT_SUMMARY, IT_SUMCHUNK };
+#define IS_SUMMARY(k) ((k) == IT_SUMMARY || (k) == IT_SUMCHUNK)
 
 typedef struct item {
     uint64_t key;     /* raw seq (summary: its seq) */
@@ -106,6 +107,39 @@ static int add(chunked *c, item it)
     return 0;
 }
 
+/* walk_summary: a SUMMARY slot's content [off, end): its CHUNK records (STEP records), then
+ * the trailer (any other record: handed out as it is); seq: the slot's */
+static int walk_summary(chunked *c, uint64_t off, uint64_t end, uint64_t seq)
+{
+    uint8_t h[8 + sizeof(vt_rec_chunk)];
+    for (uint64_t place = 0; off + 8 <= end; place++) {
+        if (pread_all(c->fd, h, 8, off))
+            return fail(c, "read error at byte %llu", (unsigned long long)off);
+        uint16_t type = u16at(h);
+        uint32_t size = u32at(h + 4);
+        if (!type || size < 8 || size % 8 || size > end - off)
+            break; /* the end of what was written (or a record cut by a kill) */
+        if (type == VT_REC_CHUNK) {
+            vt_rec_chunk k;
+            if (size < sizeof h || pread_all(c->fd, h, sizeof h, off))
+                return fail(c, "malformed CHUNK record at byte %llu", (unsigned long long)off);
+            memcpy(&k, h + 8, sizeof k);
+            if (k.stream != VT_STREAM_SUMMARY || k.method > VT_CHUNK_ZSTD || !k.raw_len ||
+                k.stored > size - sizeof h || size - sizeof h - k.stored >= 8 ||
+                k.raw_len > VT_CHUNK_MAX_RAW || k.raw_len > c->slot_size ||
+                (k.method == VT_CHUNK_NONE && k.stored != k.raw_len))
+                return fail(c, "malformed CHUNK record at byte %llu", (unsigned long long)off);
+            if (add(c, (item){seq, off + sizeof h, 0, k.stored, k.raw_len, IT_SUMCHUNK,
+                              (uint16_t)k.method, place, 0}))
+                return -1;
+        } else if (add(c, (item){seq, off, 0, size, 0, IT_SUMMARY, 0, place, 0})) {
+            return -1;
+        }
+        off += size;
+    }
+    return 0;
+}
+
 /* walk_pack: the CHUNK records of a PACK slot's content [off, end); seq: the slot's */
 static int walk_pack(chunked *c, uint64_t off, uint64_t end, uint64_t seq)
 {
@@ -151,10 +185,13 @@ static int walk_pack(chunked *c, uint64_t off, uint64_t end, uint64_t seq)
 static int by_plan(const void *a, const void *b)
 {
     const item *x = a, *y = b;
-    int sx = x->kind == IT_SUMMARY, sy = y->kind == IT_SUMMARY;
+    int sx = IS_SUMMARY(x->kind), sy = IS_SUMMARY(y->kind);
     int rx = x->kind >= IT_SNAP ? IT_SNAP : x->kind, ry = y->kind >= IT_SNAP ? IT_SNAP : y->kind;
     if (sx != sy)
         return sx - sy;
+    if (sx) /* summaries: by slot, then in the order they were written in it */
+        return x->key != y->key ? (x->key < y->key ? -1 : 1)
+                                : (x->order > y->order) - (x->order < y->order);
     if (x->key != y->key)
         return x->key < y->key ? -1 : 1;
     if (rx != ry)
@@ -222,7 +259,7 @@ chunked *chunked_open(int fd, uint64_t fsize, const vt_file_header *hdr, int sum
             r = add(c, (item){s.seq, body, 0, (uint32_t)(end - body), 0, IT_RAW, 0, i});
             c->info.raw_slots++;
         } else if (s.kind == VT_SLOT_SUMMARY) {
-            r = add(c, (item){s.seq, body, 0, (uint32_t)(end - body), 0, IT_SUMMARY, 0, i});
+            r = walk_summary(c, body, end, s.seq);
         } else if (s.kind == VT_SLOT_PACK) {
             r = walk_pack(c, body, end, s.seq);
             c->info.pack_slots++;
@@ -235,7 +272,7 @@ chunked *chunked_open(int fd, uint64_t fsize, const vt_file_header *hdr, int sum
     if (summary_only) { /* the first raw slot (process, device, config), definitions, summaries */
         size_t k = 0;
         for (size_t i = 0; i < c->n; i++)
-            if (c->items[i].kind == IT_SUMMARY || c->items[i].kind == IT_META ||
+            if (IS_SUMMARY(c->items[i].kind) || c->items[i].kind == IT_META ||
                 ((c->items[i].kind == IT_RAW || c->items[i].kind == IT_HEAD) &&
                  c->items[i].key == 1))
                 c->items[k++] = c->items[i];
@@ -369,7 +406,7 @@ static int next_item(chunked *c)
     if (c->next == c->n)
         return 1;
     const item *it = &c->items[c->next];
-    if (it->kind != IT_RAW && it->kind != IT_SUMMARY && c->have_raw && c->raw_key == it->key) {
+    if (it->kind != IT_RAW && !IS_SUMMARY(it->kind) && c->have_raw && c->raw_key == it->key) {
         c->next++;
         return 0;
     }
@@ -405,7 +442,7 @@ static int next_item(chunked *c)
     if (load(c, it, &ev))
         return -1;
     c->next++;
-    if (it->kind != IT_SUMMARY && it->kind != IT_META)
+    if (!IS_SUMMARY(it->kind) && it->kind != IT_META)
         c->emitted += ev;
     if (c->join && c->next <= c->last_needed)
         snapjoin_records(c->join, c->out, c->out_len);

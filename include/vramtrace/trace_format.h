@@ -75,8 +75,8 @@
  *           ALLOC record of every allocation alive then, in the order they were made). A PACK
  *           slot's `stream` says which streams it holds: HEAD, META, or EVENTS (a SNAP chunk
  *           first, then EVENTS chunks: such a slot is replayable on its own).
- *     SUMMARY  records written by the packer that hold for the whole run: STEP records,
- *           then the TRAILER at a clean stop.
+ *     SUMMARY  what holds for the whole run: CHUNK records of the SUMMARY stream (STEP
+ *           records, one chunk per raw slot packed), then the TRAILER, raw, at a clean stop.
  *   A raw slot's records move into chunks once the slot is full; the raw slot is freed (its
  *   SLOT header zeroed) only after its chunks are complete, so a record is always in one of
  *   the two. At --max-size, the oldest EVENTS PACK slot is dropped (zeroed) to make room: its
@@ -578,7 +578,8 @@ enum vt_slot_kind {
     X(HEAD, 1, "head", "every record of a raw slot of the run's beginning, kept in full")          \
     X(META, 2, "meta", "a later raw slot's definitions (stacks, code, threads...): never dropped") \
     X(EVENTS, 3, "events", "a later raw slot's events: the rolling window, oldest dropped first")  \
-    X(SNAP, 4, "snap", "the live set before a raw slot's events (SNAPSHOT + ALLOC records)")
+    X(SNAP, 4, "snap", "the live set before a raw slot's events (SNAPSHOT + ALLOC records)")       \
+    X(SUMMARY, 5, "summary", "STEP records, in a SUMMARY slot (the trailer follows them, raw)")
 enum vt_stream {
 #define VT_STREAM_ENUM(name, v, key, doc) VT_STREAM_##name = v,
     VT_STREAMS(VT_STREAM_ENUM)

@@ -19,7 +19,7 @@ C10="$FAKE/c10/cda/libc10_cuda.so"
 [ -f "$C10" ] || { echo "no $C10 (make fake)"; exit 77; }
 # 20 us of "computation" per step: a real run's rate of events (a loop with none outruns the
 # packer on this 2-core machine; what it cannot keep is counted: long_kill.sh)
-EVENTS=4000000 LEAK=50 EVAL=4294967296 PAUSE=20 MAX=8MiB
+EVENTS=6000000 LEAK=50 EVAL=4294967296 PAUSE=20 MAX=8MiB
 for t in plain bounded compressed; do
     case $t in
     plain) opt="" ;;

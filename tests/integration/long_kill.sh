@@ -2,7 +2,7 @@
 # long_kill.sh — SIGKILL at any moment leaves a readable bounded trace: a run that rolls its window
 # all the time (tests/prog/long_prog as fast as it goes, --max-size 8MiB: the packer drops an old
 # group of slots every few milliseconds and frees raw slots, while the program's threads write)
-# is killed with SIGKILL at 12 moments from 0.05 s to 1.6 s; every trace it leaves is read by
+# is killed with SIGKILL at 12 moments from 0.05 s to 3.3 s; every trace it leaves is read by
 # report as a truncated trace (no trailer), never malformed and never a crash, with every step
 # summarized so far; dump (on 3 of them) reads it whole, its steps numbered 1..N; most were
 # killed after the window had rolled (a snapshot read). What a loop this fast makes faster than the packer keeps is counted, not
@@ -14,7 +14,7 @@ P="$BUILD/tests/prog/long_prog"
 C10="$FAKE/c10/cda/libc10_cuda.so"
 [ -f "$C10" ] || { echo "no $C10 (make fake)"; exit 77; }
 rolled=0
-for ms in 50 120 200 330 470 600 750 900 1050 1200 1400 1600; do
+for ms in 50 300 600 900 1200 1500 1800 2100 2400 2700 3000 3300; do
     rm -f k.vt
     VRAMTRACE_OUTPUT=k.vt VRAMTRACE_MAX_SIZE=$((8 << 20)) LD_PRELOAD="$VT_PRELOAD" \
         "$P" "$C10" 100000000 50 >/dev/null 2>&1 &
@@ -30,7 +30,7 @@ for ms in 50 120 200 330 470 600 750 900 1050 1200 1400 1600; do
         cat k.err
         fail "killed at $ms ms: report exit $rc"
     fi
-    case $ms in 50 | 750 | 1600)
+    case $ms in 50 | 1500 | 3300)
         "$VT" dump --no-resolve k.vt >k.jsonl 2>k.derr || { cat k.derr; fail "killed at $ms ms: dump failed"; } ;;
     *) : >k.jsonl ;;
     esac
