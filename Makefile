@@ -35,6 +35,7 @@ layers_upto = $(if $(filter $(1),$(firstword $(2))),$(1),$(firstword $(2)) $(cal
 ANALYZER_INC    := $(foreach l,$(ANALYZER_LAYERS),-Ianalyzer/$(l))
 $(foreach l,$(ANALYZER_LAYERS),$(eval $(BUILD)/obj/analyzer/$(l)/%.o: LAYER_INC := $(foreach u,$(call layers_upto,$(l),$(ANALYZER_LAYERS)),-Ianalyzer/$(u))))
 $(BUILD)/obj/tests/unit/%.o: LAYER_INC := $(ANALYZER_INC)
+$(BUILD)/obj/tests/bench/%.o: LAYER_INC := -Ianalyzer/trace
 WARN      := -Wall -Wextra -Wshadow -Wno-missing-field-initializers
 BASEFLAGS := -std=gnu11 -pthread -D_GNU_SOURCE -Iinclude $(DEPS_CPPFLAGS) $(WARN) -MMD -MP
 PICFLAGS  := -fPIC -fvisibility=hidden -ftls-model=initial-exec
@@ -56,6 +57,7 @@ FAKERT_SRC    := $(sort $(wildcard tests/fakecuda/cudart*.c))
 FAKEDRV_SRC   := $(sort $(wildcard tests/fakecuda/driver*.c))
 UNIT_SRC      := $(sort $(wildcard tests/unit/test_*.c))
 PROG_SRC      := $(sort $(wildcard tests/prog/*.c))
+BENCH_SRC     := $(sort $(wildcard tests/bench/*.c))
 EXAMPLE_SRC   := $(sort $(wildcard examples/sim/*.c))
 
 obj = $(patsubst %.cpp,$(BUILD)/obj/%.o,$(patsubst %.c,$(BUILD)/obj/%.o,$(1)))
@@ -69,11 +71,15 @@ FAKE_RT      := $(FAKE_DIR)/libcudart.so.13
 FAKE_DRV     := $(FAKE_DIR)/libcuda.so.1
 UNIT_BINS    := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 PROG_BINS    := $(patsubst tests/prog/%.c,$(BUILD)/tests/prog/%,$(PROG_SRC))
+BENCH_BINS   := $(patsubst tests/bench/%.c,$(BUILD)/tests/bench/%,$(BENCH_SRC))
 EXAMPLE_LIBS := $(patsubst examples/sim/%.c,$(BUILD)/examples/%.so,$(filter examples/sim/lib%.c,$(EXAMPLE_SRC)))
 EXAMPLE_BINS := $(patsubst examples/sim/%.c,$(BUILD)/examples/%,$(filter-out examples/sim/lib%.c,$(EXAMPLE_SRC))) $(EXAMPLE_LIBS)
 
 PRELOAD_LIBS  := -ldl -lunwind -lzstd -lpthread
-ANALYZER_LIBS := -lcjson -ldw -lelf -lzstd -lm -lstdc++
+# the analyzer's allocations go through analyzer/trace/mem.c, which remembers a failed one
+# (mem.h: a command then exits 2 "out of memory" rather than answer without it)
+MEM_WRAP      := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=aligned_alloc,--wrap=strdup,--wrap=strndup
+ANALYZER_LIBS := -lcjson -ldw -lelf -lzstd -lm -lstdc++ $(MEM_WRAP)
 TEST_LIBS     := -lcmocka $(ANALYZER_LIBS) $(PRELOAD_LIBS)
 
 .PHONY: all test test-build mutate check demo demo-gpu bench install uninstall clean help deps fake progs format format-check fuzz fuzz-build wheel
@@ -178,10 +184,17 @@ $(FAKE_DIR)/c10/%/libc10_cuda.so: tests/fakecuda/c10/fake_c10.cpp tests/fakecuda
 
 fake: $(FAKE_RT) $(FAKE_DRV) $(FAKE_C10)
 
-$(BUILD)/tests/%: $(call obj,tests/unit/%.c) $(ANALYZER_A) $(PRELOAD_A)
+# mem.o linked whole: the wrapped allocation calls of both archives need it (ANALYZER_LIBS)
+$(BUILD)/tests/%: $(call obj,tests/unit/%.c) $(call obj,analyzer/trace/mem.c) $(ANALYZER_A) $(PRELOAD_A)
 	$(E) LD $@
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -pthread -o $@ $^ $(LDFLAGS) $(DEPS_LDFLAGS) $(TEST_LIBS)
+
+# make bench's own programs (tests/bench/): the analyzer's reader and nothing else of it
+$(BUILD)/tests/bench/%: $(call obj,tests/bench/%.c) $(ANALYZER_A)
+	$(E) LD $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -o $@ $^ $(LDFLAGS) $(DEPS_LDFLAGS) $(ANALYZER_LIBS)
 
 # Integration programs link the fake runtime (DT_NEEDED libcudart.so.13, rpath to it), like
 # PyTorch links the real one; they also get -ldl for the programs that dlopen libcuda.
@@ -195,6 +208,13 @@ $(BUILD)/examples/%: $(call obj,examples/sim/%.c) $(FAKE_RT) Makefile
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -pthread -rdynamic -o $@ $< $(LDFLAGS) -L$(FAKE_DIR) $(FAKE_RPATH) -Wl,-rpath,'$$ORIGIN/../fakecuda' -lcudart -ldl -lm
 
+# tests/fault/failmalloc.c: an LD_PRELOAD library that fails the Nth allocation of a program
+FAILMALLOC := $(BUILD)/tests/libfailmalloc.so
+$(FAILMALLOC): tests/fault/failmalloc.c Makefile
+	$(E) LD $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(BASEFLAGS) -fPIC $(CFLAGS) -shared -o $@ $< $(LDFLAGS) -ldl
+
 progs: $(PROG_BINS) $(EXAMPLE_BINS)
 # examples/sim/lib*.c: shared helpers the simulation loads with ctypes (fake cudart, rpath).
 $(BUILD)/examples/lib%.so: examples/sim/lib%.c $(FAKE_RT) Makefile
@@ -205,7 +225,7 @@ $(BUILD)/examples/lib%.so: examples/sim/lib%.c $(FAKE_RT) Makefile
 
 # --- test / check / demo / bench --------------------------------------------------------
 # test-build: everything the tests run (what `make mutate` rebuilds after each mutation)
-test-build: all fake $(FAKE_C10) $(UNIT_BINS) $(PROG_BINS) $(EXAMPLE_BINS)
+test-build: all fake $(FAKE_C10) $(UNIT_BINS) $(PROG_BINS) $(EXAMPLE_BINS) $(FAILMALLOC)
 
 test: test-build
 	$(Q)if [ -n "$(FUZZ_OK)" ]; then $(MAKE) --no-print-directory BUILD=$(BUILD) fuzz-build; \
@@ -233,14 +253,17 @@ demo: all fake $(EXAMPLE_BINS)
 demo-gpu: all
 	$(Q)BUILD=$(BUILD) sh scripts/demo-gpu.sh
 
-bench: all fake $(PROG_BINS) $(EXAMPLE_BINS)
+bench: all fake $(PROG_BINS) $(EXAMPLE_BINS) $(BENCH_BINS)
 	$(Q)BUILD=$(BUILD) sh scripts/bench.sh
 
 # --- fuzzing (clang's libFuzzer with ASan + UBSan; see tests/fuzz/run.sh) ---------------
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_DIR     := $(BUILD)/fuzz
-FUZZ_FLAGS   := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+# two checks recover so that tests/fuzz/known.supp can set aside an open finding while the
+# fuzzing goes on (tests/fuzz/run.sh halts on every other report: UBSAN_OPTIONS=halt_on_error=1)
+FUZZ_FLAGS   := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+  -fsanitize-recover=pointer-overflow,nonnull-attribute -fno-omit-frame-pointer
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(FUZZ_DIR)/%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
 FUZZ_OBJ     := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(ANALYZER_LIB))
 
@@ -252,7 +275,14 @@ $(FUZZ_DIR)/obj/%.o: %.c | $(DEPS_STAMP)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) $(BASEFLAGS) $(LAYER_INC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
-$(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/obj/tests/fuzz/fuzz_%.o $(FUZZ_OBJ)
+# the trace targets share harness.c (input file, quiet commands, the structure-aware mutator
+# vtmutate.c); fuzz_config keeps libFuzzer's own mutation
+FUZZ_HARNESS := $(patsubst %,$(FUZZ_DIR)/obj/tests/fuzz/%.o,harness vtmutate vtmutate_rec)
+$(FUZZ_DIR)/fuzz_config: $(FUZZ_DIR)/obj/tests/fuzz/fuzz_config.o $(FUZZ_OBJ)
+	$(E) LD $@
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(DEPS_LDFLAGS) $(ANALYZER_LIBS)
+
+$(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/obj/tests/fuzz/fuzz_%.o $(FUZZ_HARNESS) $(FUZZ_OBJ)
 	$(E) LD $@
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(DEPS_LDFLAGS) $(ANALYZER_LIBS)
 

@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "diff_view.h"
+#include "mem.h"
 #include "notes.h"
 #include "replay.h"
 
@@ -67,8 +68,10 @@ int cmd_diff(int argc, char **argv)
         }
         notes_trace("diff", &r[i], "comparing");
     }
-    rc = diff_view_write(stdout, &r[0], &r[1], top, json);
-    rc = notes_stdout_error("diff", rc != 0) ? VT_EXIT_USAGE : VT_EXIT_OK;
+    if (mem_failed()) /* a replay lost something: no comparison drawn from it (main says why) */
+        rc = VT_EXIT_USAGE;
+    else if (notes_stdout_error("diff", diff_view_write(stdout, &r[0], &r[1], top, json) != 0))
+        rc = VT_EXIT_USAGE;
     replay_free(&r[0]);
     replay_free(&r[1]);
     return rc;

@@ -1,59 +1,46 @@
 /* cmd_dump.c — `vramtrace dump [--no-resolve] FILE...`: every record of each trace as one
- * JSON object per line, events with their resolved stacks, then a status line. The stable,
- * greppable view of the binary format; reading is reader.c, rendering views/dump_json.c. */
-#include <inttypes.h>
+ * JSON object per line (each stack once, resolved, on its own line), then a status line. The
+ * stable, greppable view of the binary format; reading is reader.c, rendering dump_json.c. */
 #include <stdio.h>
 
 #include "cli.h"
 #include "commands.h"
 #include "dump_json.h"
+#include "mem.h"
 #include "reader.h"
 #include "tables.h"
 
-/* dump_file: all records of path; returns the exit code for this file (0, 2, 3). */
+/* dump_file: all records of path; returns the exit code for this file (0, 2, 3). An allocation
+ * that failed stops it with 2 (main says "out of memory": mem.h). */
 static int dump_file(const char *path, bool resolve)
 {
     char msg[512];
     reader *r = reader_open(path, msg, sizeof msg);
     if (!r) {
-        fprintf(stderr, "vramtrace dump: cannot open %s (check the path)\n", msg);
+        if (!mem_failed())
+            fprintf(stderr, "vramtrace dump: cannot open %s (check the path)\n", msg);
         return VT_EXIT_USAGE;
     }
     tables *t = tables_new();
+    dump_json *d = t ? dump_json_new(t, stdout, resolve) : NULL;
     int rc = VT_EXIT_OK;
-    if (!t) {
-        fprintf(stderr, "vramtrace dump: %s: out of memory\n", path);
-        reader_close(r);
-        return VT_EXIT_USAGE;
-    }
-    dump_json *d = dump_json_new(t, resolve);
-    if (!d) {
-        fprintf(stderr, "vramtrace dump: %s: out of memory\n", path);
-        tables_free(t);
-        reader_close(r);
-        return VT_EXIT_USAGE;
-    }
-    if (reader_status_of(r) == READER_OK)
-        dump_json_header(path, reader_header(r));
+    if (d && reader_status_of(r) == READER_OK && dump_json_header(d, path, reader_header(r)))
+        rc = VT_EXIT_USAGE;
     reader_record rec;
-    while (reader_next(r, &rec)) {
-        if (tables_add(t, &rec) != 0) {
-            fprintf(stderr, "vramtrace dump: %s: out of memory at byte %" PRIu64 "\n", path,
-                    rec.offset);
+    while (d && !rc && reader_next(r, &rec)) {
+        /* a stack is dumped from its own record (dump_json.h): the tables never keep one, so
+         * memory follows the trace's code objects and symbols, not its stacks */
+        if ((rec.type != VT_REC_STACK && tables_add(t, &rec) != 0) || dump_json_record(d, &rec))
             rc = VT_EXIT_USAGE;
-            break;
-        }
-        if (dump_json_record(d, &rec) != 0) {
-            fprintf(stderr, "vramtrace dump: out of memory\n");
-            rc = VT_EXIT_USAGE;
-            break;
-        }
     }
     reader_status st = reader_status_of(r);
-    if (rc == VT_EXIT_OK)
-        dump_json_status(st, reader_records(r), reader_error_offset(r), reader_error_message(r));
+    if (!d || mem_failed())
+        rc = VT_EXIT_USAGE;
+    if (rc == VT_EXIT_OK &&
+        dump_json_status(d, st, reader_records(r), reader_error_offset(r), reader_error_message(r)))
+        rc = VT_EXIT_USAGE;
     fflush(stdout);
-    if (st == READER_MALFORMED || st == READER_IOERR) {
+    if (rc == VT_EXIT_OK && (st == READER_MALFORMED || st == READER_IOERR)) {
         char why[600];
         reader_describe(r, why, sizeof why);
         fprintf(stderr, "vramtrace dump: %s\n", why);
@@ -68,19 +55,28 @@ static int dump_file(const char *path, bool resolve)
 /* The options of `dump`, one table: parsing and --help both come from it. */
 enum { OPT_NO_RESOLVE = CLI_LONG_ONLY };
 static const cli_opt dump_opts[] = {{OPT_NO_RESOLVE, "no-resolve", NULL,
-                                     "events carry stack_id only (no resolved \"stack\" array)"},
+                                     "the records only: no Python line numbers, no traceback\n"
+                                     "order, no names or lines from module files"},
                                     {'h', "help", NULL, "this text"},
                                     {0}};
 
 static void dump_usage(FILE *f)
 {
-    fprintf(f, "usage: vramtrace dump [--no-resolve] [-h] FILE...\n\n"
-               "Prints every record of each trace as one JSON object per line: a \"header\"\n"
-               "line, the records (\"type\": process, config, device, thread, alloc, free,\n"
-               "stack, code, symbol, module, meminfo, oom, pyinfo, trailer, unknown), then\n"
-               "{\"type\":\"status\",\"status\":\"ok|truncated|malformed\",\"records\":N}.\n\n");
+    fprintf(f,
+            "usage: vramtrace dump [--no-resolve] [-h] FILE...\n\n"
+            "Prints every record of each trace as one JSON object per line: a \"header\"\n"
+            "line, the records (\"type\": process, config, device, thread, alloc, free,\n"
+            "stack, code, symbol, module, meminfo, oom, pyinfo, trailer, unknown), then\n"
+            "{\"type\":\"status\",\"status\":\"ok|truncated|malformed\",\"records\":N}.\n"
+            "Each record once: an event names its stack by \"stack_id\"; the \"stack\" line\n"
+            "(before its first use) lists \"native\" return addresses (the \"ip\" of \"symbol\"\n"
+            "lines) and \"python\" frames (\"code_id\" of \"code\" lines, \"offset\", \"line\"),\n"
+            "innermost first, and \"native_before_python\": the native frames shown before the\n"
+            "Python ones in a traceback. \"symbol\" lines add the name reports show and the\n"
+            "source \"file\" / \"line\" from the module's file when it has debug info.\n\n");
     cli_print_options(f, dump_opts);
-    fprintf(f, "exit: 0 ok (also truncated), 2 usage or unreadable file, 3 malformed trace\n");
+    fprintf(f, "exit: 0 ok (also truncated), 2 usage or unreadable file or out of memory, 3 "
+               "malformed trace\n");
 }
 
 int cmd_dump(int argc, char **argv)

@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "html.h"
+#include "mem.h"
 #include "memviz.h"
 #include "notes.h"
 #include "perfetto.h"
@@ -106,6 +107,10 @@ int cmd_export(int argc, char **argv)
         fprintf(stderr, "vramtrace export: %s\n", err);
         report_free(&rep);
         return rc;
+    }
+    if (mem_failed()) { /* the replay lost something: nothing written from it (main says why) */
+        report_free(&rep);
+        return VT_EXIT_USAGE;
     }
     notes_trace("export", &rep.runs[0], "exporting");
     for (int k = 0; k < EXP_COUNT && !rc; k++)

@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "escape.h"
 #include "flame.h"
+#include "mem.h"
 #include "notes.h"
 #include "replay.h"
 
@@ -60,6 +61,10 @@ int cmd_flame(int argc, char **argv)
         fprintf(stderr, "vramtrace flame: %s\n", err);
         replay_free(&r);
         return rc;
+    }
+    if (mem_failed()) { /* the replay lost something: no stacks drawn from it (main says why) */
+        replay_free(&r);
+        return VT_EXIT_USAGE;
     }
     notes_trace("flame", &r, "folding");
     if (!strcmp(at, "oom") && !r.has_oom) {

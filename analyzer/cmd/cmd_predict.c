@@ -14,6 +14,7 @@
 #include "config.h"
 #include "config_view.h"
 #include "formula.h"
+#include "mem.h"
 #include "model_views.h"
 #include "notes.h"
 #include "predict_files.h"
@@ -503,6 +504,8 @@ int cmd_predict(int argc, char **argv)
     prediction p;
     advice_predict(&cal, &s, &p);
     uint64_t lb = a.have_card ? advice_largest_batch(&cal, &s, a.card.bytes, ADVICE_HEADROOM) : 0;
+    if (mem_failed()) /* the run it came from lost something: no prediction (main says why) */
+        return VT_EXIT_USAGE;
     if (a.json)
         return print_json(&c, &s, &p, &a, lb, &cal);
     print_text(&c, &s, &p, &a, lb, &cal, run.model);

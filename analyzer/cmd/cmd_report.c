@@ -14,6 +14,7 @@
 #include "notes.h"
 #include "report.h"
 #include "report_views.h"
+#include "mem.h"
 
 /* The options of `report`, one table: parsing and --help both come from it. */
 enum {
@@ -193,6 +194,8 @@ int cmd_report(int argc, char **argv)
         rc = VT_EXIT_USAGE;
         goto free_runs;
     }
+    if (mem_failed()) /* a replay or the report lost something: nothing written (main says why) */
+        goto free_runs;
     int w;
     if (html) /* the page `vramtrace export --html` writes, of this report; its path said */
         w = notes_write("report", html, "HTML page", html_page, &c) ? -1 : 0;

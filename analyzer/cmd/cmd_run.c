@@ -19,6 +19,7 @@
 #include "escape.h"
 #include "reader.h"
 #include "summary_text.h"
+#include "mem.h"
 #include "watch.h"
 
 /* The options of `run`, one table: parsing and --help both come from it. */
@@ -197,6 +198,10 @@ static void print_traces(const char *manifest, int quiet)
         run_summary sum;
         char err[600] = "";
         int ok = summary_read(line, &sum, err, sizeof err) == VT_EXIT_OK;
+        if (ok && mem_failed()) { /* a summary built without something: not shown */
+            ok = 0;
+            snprintf(err, sizeof err, "out of memory while reading it");
+        }
         if (quiet) {
             fprintf(stderr, "vramtrace: trace %s\n", shown);
         } else {

@@ -1,10 +1,14 @@
 /* main.c — the `vramtrace` command line: dispatches to the subcommands of commands.h.
- * Only main() exits; everything else returns error values. */
+ * Only main() exits; everything else returns error values. An allocation that failed anywhere
+ * (mem.h) makes the exit 2 "out of memory", whatever the command made of it. */
 #include <stdio.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "cli.h"
 #include "commands.h"
+#include "mem.h"
 #include "vramtrace/trace_format.h"
 
 #ifndef VT_VERSION_STRING
@@ -38,8 +42,20 @@ static int version(void)
     return VT_EXIT_OK;
 }
 
+/* finish: the command's exit code, or 2 with the one message for it when an allocation failed
+ * (whether or not the command noticed: mem.h). */
+static int finish(const char *cmd, int rc)
+{
+    if (!mem_failed())
+        return rc;
+    fprintf(stderr, "vramtrace %s: %s\n", cmd, MEM_OOM_MESSAGE);
+    return VT_EXIT_USAGE;
+}
+
 int main(int argc, char **argv)
 {
+    cJSON_Hooks hooks = {mem_malloc, mem_free};
+    cJSON_InitHooks(&hooks);
     cli p;
     int k;
     cli_init(&p, "", main_opts, CLI_STOP_AT_OPERAND);
@@ -68,7 +84,7 @@ int main(int argc, char **argv)
         return version();
 #define VT_CMD_DISPATCH(name, fn, help)                                                            \
     if (!strcmp(cmd, #name))                                                                       \
-        return fn(argc, argv);
+        return finish(#name, fn(argc, argv));
     VT_COMMANDS(VT_CMD_DISPATCH)
 #undef VT_CMD_DISPATCH
     fprintf(stderr, "vramtrace: unknown command '%s' (try `vramtrace --help`)\n", cmd);

@@ -11,16 +11,18 @@
 #include "predict_from.h"
 #include "report.h"
 
-/* load_trace: a trace given to --from: replayed and modelled as `vramtrace report` does
- * (report/report.c), the run's configuration into c (source "file", where "--from PATH"),
- * the measured peak by category into measured, *partial = the run ended in an OOM, the run's
- * card into *cap / capname. Returns 0, or -1 with err. */
-static int load_trace(const char *path, nano_config *c, predict_run *run, char *err, size_t errlen)
+/* load_trace: a trace given to --from (fp, its magic already read into magic: the stream is read
+ * once, so a FIFO works): replayed and modelled as `vramtrace report` does (report/report.c),
+ * the run's configuration into c (source "file", where "--from PATH"), the measured peak by
+ * category into measured, *partial = the run ended in an OOM, the run's card into *cap /
+ * capname. Returns 0, or -1 with err. */
+static int load_trace(const char *path, FILE *fp, const char *magic, nano_config *c,
+                      predict_run *run, char *err, size_t errlen)
 {
     cat_breakdown *measured = &run->measured;
     report_ctx rep;
     char rerr[400] = "";
-    if (report_of_trace(path, &rep, rerr, sizeof rerr)) {
+    if (report_of_stream(fp, path, magic, VT_MAGIC_LEN, &rep, rerr, sizeof rerr)) {
         snprintf(err, errlen, "--from %.200s: %.300s", path,
                  rerr[0] ? rerr : "cannot replay the trace");
         report_free(&rep);
@@ -79,14 +81,16 @@ int predict_from_load(const char *path, nano_config *c, predict_run *run, char *
     if (!fp)
         return -1;
     char magic[VT_MAGIC_LEN];
-    if (fread(magic, 1, sizeof magic, fp) == sizeof magic &&
-        !memcmp(magic, VT_MAGIC, VT_MAGIC_LEN)) {
+    size_t nmagic = fread(magic, 1, sizeof magic, fp);
+    if (nmagic == sizeof magic && !memcmp(magic, VT_MAGIC, VT_MAGIC_LEN)) {
+        int rc = load_trace(path, fp, magic, c, run, err, errlen);
         fclose(fp);
-        return load_trace(path, c, run, err, errlen);
+        return rc;
     }
-    rewind(fp);
-    size_t cap_b = 1 << 16, n = 0;
+    size_t cap_b = 1 << 16, n = nmagic; /* what was read is the JSON's start (no rewind: a FIFO) */
     char *buf = malloc(cap_b);
+    if (buf)
+        memcpy(buf, magic, nmagic);
     size_t got;
     while (fp && buf && (got = fread(buf + n, 1, cap_b - n - 1, fp)) > 0) {
         n += got;

@@ -52,15 +52,14 @@ static int report_fill(report_ctx *c)
         f->argv = c->argv_store;
         f->cwd = p->cwd.s;
     }
-    /* the configuration's own inputs: recorded files (never the disk), the trace's tensors */
-    reader *rd = reader_open(r->path, NULL, 0);
-    int minor = rd ? reader_header(rd)->minor : 0;
-    reader_close(rd);
-    cfgsrc_files(r->t, minor, c->files_store, VT_FILE_MAX_COUNT, &c->files);
+    /* the configuration's own inputs: recorded files (never the disk), the trace's tensors
+     * (both from the replay's one reading of the trace: a pipe or FIFO is read once) */
+    cfgsrc_files(r->t, (int)r->minor, c->files_store, VT_FILE_MAX_COUNT, &c->files);
     f->files = &c->files;
-    char ierr[256];
-    if (infer_model(r->path, &c->inferred, ierr, sizeof ierr) == 0)
+    if (r->has_inferred) {
+        c->inferred = r->inferred;
         f->inferred = &c->inferred;
+    }
     if (f->inferred && r->accum) { /* the step's own count of micro-steps */
         infer_value *a = &c->inferred.v[INFER_gradient_accumulation_steps];
         a->known = 1;
@@ -226,7 +225,9 @@ int report_build(report_ctx *c, char *err, size_t errlen)
     return 0;
 }
 
-int report_of_trace(const char *path, report_ctx *c, char *err, size_t errlen)
+/* of_trace: report_of_trace / report_of_stream (fp NULL: the file at path). */
+static int of_trace(const char *path, FILE *fp, const void *head, size_t nhead, report_ctx *c,
+                    char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
     c->top = 3;
@@ -235,11 +236,23 @@ int report_of_trace(const char *path, report_ctx *c, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         return VT_EXIT_USAGE;
     }
-    int r = replay_file(path, &c->runs[0], err, errlen);
+    int r = fp ? replay_stream(fp, path, head, nhead, &c->runs[0], err, errlen)
+               : replay_file(path, &c->runs[0], err, errlen);
     c->nruns = 1;
     if (r)
         return r;
     return report_build(c, err, errlen) < 0 ? VT_EXIT_USAGE : 0;
+}
+
+int report_of_trace(const char *path, report_ctx *c, char *err, size_t errlen)
+{
+    return of_trace(path, NULL, NULL, 0, c, err, errlen);
+}
+
+int report_of_stream(FILE *fp, const char *path, const void *head, size_t nhead, report_ctx *c,
+                     char *err, size_t errlen)
+{
+    return of_trace(path, fp, head, nhead, c, err, errlen);
 }
 
 void report_free(report_ctx *c)

@@ -98,6 +98,10 @@ void report_growth_fill(report_ctx *c);
  * Returns 0, or an exit code (VT_EXIT_USAGE, VT_EXIT_MALFORMED) with err; report_free(c) after
  * either. */
 int report_of_trace(const char *path, report_ctx *c, char *err, size_t errlen);
+/* report_of_stream: the same from a stream the caller opened (and closes), whose first nhead
+ * bytes it already read into head (replay_stream): a FIFO or a pipe is read this once. */
+int report_of_stream(FILE *fp, const char *path, const void *head, size_t nhead, report_ctx *c,
+                     char *err, size_t errlen);
 /* report_free: the runs, sites and model of c. */
 void report_free(report_ctx *c);
 

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mem.h"
 #include "tables.h"
 
 /* The Itanium C++ ABI entry point, declared here so the analyzer stays C. */
@@ -23,6 +24,8 @@ char *demangle(const char *name, size_t len)
     if (z != small)
         free(z);
     if (status != 0) {
+        if (status == -1) /* libstdc++'s own allocation failed: not "not a C++ name" */
+            mem_note_failure();
         free(out);
         return NULL;
     }

@@ -15,8 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define READER_BUF (2u << 20) /* read window; grows only for records larger than it */
-#define READER_FIXED_MAX 256u /* fixed-shape records may grow (appended fields) to this */
+#define READER_BUF (256u << 10) /* read window; grows only for records larger than it */
+#define READER_FIXED_MAX 256u   /* fixed-shape records may grow (appended fields) to this */
 
 /* Size limits per known type: smallest legal record and largest (fixed-shape records may
  * only grow by appended fields, so they stay small). Index = type. */
@@ -48,6 +48,7 @@ static const struct {
 
 struct reader {
     int fd;
+    FILE *fp;    /* reader_open_stream: read through it instead (the caller's, not closed) */
     chunked *ck; /* the chunked layout: bytes come from it (reader_chunked.c) */
     char *path;
     vt_file_header hdr;
@@ -104,11 +105,23 @@ static ssize_t fill(reader *r, size_t need)
         r->cap = ncap;
     }
     while (r->len < need) {
-        ssize_t n = r->ck ? chunked_read(r->ck, r->buf + r->len, r->cap - r->len)
-                          : read(r->fd, r->buf + r->len, r->cap - r->len);
-        if (n < 0 && r->ck) {
-            set_status(r, READER_MALFORMED, r->buf_off + r->len, "%s", chunked_error(r->ck));
-            return -1;
+        ssize_t n;
+        if (r->ck) { /* the chunked layout: the plain trace it stands for */
+            n = chunked_read(r->ck, r->buf + r->len, r->cap - r->len);
+            if (n < 0) {
+                set_status(r, READER_MALFORMED, r->buf_off + r->len, "%s", chunked_error(r->ck));
+                return -1;
+            }
+        } else if (r->fp) { /* the caller's stream: what its buffer holds comes first */
+            size_t got = fread(r->buf + r->len, 1, r->cap - r->len, r->fp);
+            if (!got && ferror(r->fp)) {
+                set_status(r, READER_IOERR, r->buf_off + r->len, "read failed: %s",
+                           strerror(errno ? errno : EIO));
+                return -1;
+            }
+            n = (ssize_t)got;
+        } else {
+            n = read(r->fd, r->buf + r->len, r->cap - r->len);
         }
         if (n < 0 && errno == EINTR)
             continue;
@@ -127,10 +140,10 @@ static ssize_t fill(reader *r, size_t need)
 
 /* read_header: reads and validates the file header from offset 0 into r->hdr and sets
  * r->pos to the first record. Returns false with status set when it is bad. */
-static bool read_header(reader *r)
+static bool read_header(reader *r, size_t have_bytes)
 {
     r->pos = r->buf_off = 0;
-    r->len = 0;
+    r->len = have_bytes; /* bytes the window holds already (reader_open_stream's head) */
     r->eof = false;
     r->done = false;
     r->st = READER_OK;
@@ -178,7 +191,7 @@ static void open_chunked(reader *r, int summary_only, char *msg, size_t msgsz)
             reader_describe(r, msg, msgsz);
         return;
     }
-    if (!read_header(r) && msg && msgsz) /* its first chunk did not read */
+    if (!read_header(r, 0) && msg && msgsz) /* its first chunk did not read */
         reader_describe(r, msg, msgsz);
 }
 
@@ -248,10 +261,37 @@ static reader *open_file(const char *path, int summary_only, char *msg, size_t m
         return NULL;
     }
     posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-    if (!read_header(r) && msg && msgsz)
+    if (!read_header(r, 0) && msg && msgsz)
         reader_describe(r, msg, msgsz);
     else if (r->st == READER_OK && chunked_detect(fd, r->hdr.header_size))
         open_chunked(r, summary_only, msg, msgsz);
+    return r;
+}
+
+reader *reader_open_stream(FILE *fp, const char *path, const void *head, size_t nhead, char *msg,
+                           size_t msgsz)
+{
+    reader *r = calloc(1, sizeof *r);
+    if (r) {
+        r->fd = -1;
+        r->fp = fp;
+        r->path = strdup(path);
+        r->cap = READER_BUF > nhead ? READER_BUF : nhead;
+        r->buf = malloc(r->cap);
+    }
+    if (!r || !r->path || !r->buf) {
+        if (msg && msgsz)
+            snprintf(msg, msgsz, "%s: %s", path, strerror(ENOMEM));
+        reader_close(r);
+        return NULL;
+    }
+    struct stat sb;
+    if (fstat(fileno(fp), &sb) == 0 && S_ISREG(sb.st_mode))
+        r->fsize = (uint64_t)sb.st_size;
+    if (nhead)
+        memcpy(r->buf, head, nhead);
+    if (!read_header(r, nhead) && msg && msgsz)
+        reader_describe(r, msg, msgsz);
     return r;
 }
 
@@ -259,11 +299,11 @@ int reader_rewind(reader *r)
 {
     if (r->ck)
         chunked_rewind(r->ck);
-    else if (lseek(r->fd, 0, SEEK_SET) != 0) {
-        set_status(r, READER_IOERR, 0, "seek failed: %s", strerror(errno));
+    else if (r->fp || lseek(r->fd, 0, SEEK_SET) != 0) {
+        set_status(r, READER_IOERR, 0, "seek failed: %s", strerror(r->fp ? ESPIPE : errno));
         return -1;
     }
-    read_header(r);
+    read_header(r, 0);
     return r->st == READER_IOERR ? -1 : 0;
 }
 

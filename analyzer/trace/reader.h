@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "vramtrace/trace_format.h"
 
@@ -15,12 +16,23 @@
 
 /* reader_api_name: "cudaMalloc", ... for a known api id; NULL for an unknown id. */
 const char *reader_api_name(unsigned api);
+/* reader_api_bits: layer | (kind ^ VT_KIND_OTHER) << 2 | space << 6 by id (reader_names.c). */
+extern const uint16_t reader_api_bits[256];
 /* reader_api_layer: VT_LAYER_RUNTIME / VT_LAYER_DRIVER, 0 for an unknown id. */
-int reader_api_layer(unsigned api);
+static inline int reader_api_layer(unsigned api)
+{
+    return api < 256 ? reader_api_bits[api] & 3 : 0;
+}
 /* reader_api_kind: enum vt_kind (VT_KIND_*) of a known id; VT_KIND_OTHER for unknown ids. */
-int reader_api_kind(unsigned api);
+static inline int reader_api_kind(unsigned api)
+{
+    return api < 256 ? (reader_api_bits[api] >> 2 & 15) ^ VT_KIND_OTHER : VT_KIND_OTHER;
+}
 /* reader_api_space: enum vt_space (VT_SPACE_*) of a known id; VT_SPACE_NONE for unknown. */
-int reader_api_space(unsigned api);
+static inline int reader_api_space(unsigned api)
+{
+    return api < 256 ? reader_api_bits[api] >> 6 & 15 : VT_SPACE_NONE;
+}
 /* reader_kind_name / reader_space_name: "ALLOC", "DEVICE", ...; "?" when out of range. */
 const char *reader_kind_name(int kind);
 const char *reader_space_name(int space);
@@ -231,6 +243,12 @@ typedef struct reader reader;
  * returned with status READER_MALFORMED at offset 0/8, msg gets reader_describe's
  * "PATH: not a vramtrace trace (bad magic)" (exit 3 material) and reader_next returns false. */
 reader *reader_open(const char *path, char *msg, size_t msgsz);
+
+/* reader_open_stream: the same over a stream the caller opened and keeps (not closed here), whose
+ * first nhead bytes it already read into head (a command that looked at the magic); a pipe or a
+ * FIFO is read this once. reader_rewind fails on it. */
+reader *reader_open_stream(FILE *fp, const char *path, const void *head, size_t nhead, char *msg,
+                           size_t msgsz);
 
 /* reader_next: decodes the next record into *rec. Returns true with *rec filled (pointers
  * valid until the next call); false at the end of the records: then reader_status says

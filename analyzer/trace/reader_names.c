@@ -32,20 +32,14 @@ const char *reader_api_name(unsigned api)
     return api < 256 ? reader_apis[api].name : NULL;
 }
 
-int reader_api_layer(unsigned api)
-{
-    return api < 256 && reader_apis[api].name ? reader_apis[api].layer : 0;
-}
-
-int reader_api_kind(unsigned api)
-{
-    return api < 256 && reader_apis[api].name ? reader_apis[api].kind : VT_KIND_OTHER;
-}
-
-int reader_api_space(unsigned api)
-{
-    return api < 256 && reader_apis[api].name ? reader_apis[api].space : VT_SPACE_NONE;
-}
+/* layer | (kind ^ OTHER) << 2 | space << 6 of each known id: an unknown id's 0 reads as layer 0,
+ * kind OTHER, space NONE (reader.h's inline reader_api_layer / _kind / _space) */
+const uint16_t reader_api_bits[256] = {
+#define READER_API_BITS(name, id, layer, kind, space)                                              \
+    [id] = (uint16_t)((layer) | (VT_KIND_##kind ^ VT_KIND_OTHER) << 2 | VT_SPACE_##space << 6),
+    VT_APIS(READER_API_BITS)
+#undef READER_API_BITS
+};
 
 const char *reader_kind_name(int kind)
 {

@@ -4,6 +4,7 @@
  * by build-id / .gnu_debuglink under /usr/lib/debug, never fetched from a server. */
 #include "symbolize.h"
 
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -12,6 +13,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "mem.h"
 
 typedef struct sym_module {
     uint32_t module_id;
@@ -35,6 +38,26 @@ static const Dwfl_Callbacks callbacks = {
     .section_address = dwfl_offline_section_address,
     .debuginfo_path = &g_debuginfo_path,
 };
+
+/* nomem: whether libdwfl's last error was an allocation that failed (it has no public code for
+ * it: its message, and libelf's, is "out of memory"); recorded as the analyzer's own (mem.h),
+ * so a name it could not look up for want of memory is never shown as "no symbol". */
+static void nomem(void)
+{
+    int e = dwfl_errno();
+    const char *why = e ? dwfl_errmsg(e) : NULL;
+    if (why && strstr(why, "out of memory"))
+        mem_note_failure();
+}
+
+/* oom_exit: libdw's handler for an allocation that fails deep inside it (reading DWARF), which
+ * cannot return: the default prints "cannot allocate memory" and exits 1, the code for a
+ * finding. This one says what every command says and exits 2 (the one exit outside main). */
+__attribute__((noreturn)) static void oom_exit(void)
+{
+    fprintf(stderr, "vramtrace: %s\n", MEM_OOM_MESSAGE);
+    _exit(2);
+}
 
 symbolize *symbolize_new(void)
 {
@@ -73,9 +96,12 @@ static void open_module(sym_module *m, const char *path, uint64_t base, const ui
     struct stat st;
     if (fd < 0)
         return;
-    if (!fstat(fd, &st) && S_ISREG(st.st_mode) && !id_len)
+    bool regular = !fstat(fd, &st) && S_ISREG(st.st_mode);
+    if (regular && !id_len)
         m->status = SYMBOLIZE_NO_BUILD_ID; /* the file is there, but cannot be checked */
-    if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !id_len || !(m->dwfl = dwfl_begin(&callbacks))) {
+    if (!regular || !id_len || !(m->dwfl = dwfl_begin(&callbacks))) {
+        if (regular && id_len)
+            nomem(); /* dwfl_begin fails only for memory */
         close(fd);
         return;
     }
@@ -84,16 +110,25 @@ static void open_module(sym_module *m, const char *path, uint64_t base, const ui
     m->mod = dwfl_report_elf(m->dwfl, slash + 1, path, fd, base, false); /* takes fd */
     dwfl_report_end(m->dwfl, NULL, NULL);
     if (!m->mod) {
+        nomem();
         close(fd); /* not consumed on failure */
         return;
     }
     const unsigned char *bits;
     GElf_Addr vaddr;
     int n = dwfl_module_build_id(m->mod, &bits, &vaddr);
+    if (n < 0)
+        nomem();
     if (n <= 0 || (size_t)n != id_len || memcmp(bits, id, id_len)) {
         m->status = SYMBOLIZE_MISMATCH;
         return;
     }
+    Dwarf_Addr bias;
+    Dwarf *dw = dwfl_module_getdwarf(m->mod, &bias);
+    if (dw)
+        dwarf_new_oom_handler(dw, oom_exit);
+    else
+        nomem(); /* no DWARF is fine (symbols only); no memory is not */
     m->status = SYMBOLIZE_OK;
 }
 
@@ -139,11 +174,15 @@ int symbolize_ip(symbolize *s, uint32_t module_id, const char *path, uint64_t ba
     GElf_Off off = 0;
     GElf_Sym sym;
     const char *name = dwfl_module_addrinfo(m->mod, a, &off, &sym, NULL, NULL, NULL);
+    if (!name)
+        nomem();
     if (name && name[0]) {
         out->name = name;
         out->sym_offset = off + 1;
     }
     Dwfl_Line *l = dwfl_module_getsrc(m->mod, a);
+    if (!l)
+        nomem();
     int line = 0;
     const char *file = l ? dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL) : NULL;
     const char *dir = l && file && file[0] != '/' ? dwfl_line_comp_dir(l) : NULL;

@@ -196,9 +196,22 @@ void tables_resolve_frame(const tables *t, uint64_t raw, int kind, tables_frame 
 /* tables_resolve_stack: all frames of stack_id, innermost first (native then Python, the
  * order a traceback is read from the allocation outwards), resolved once and cached (native
  * symbols looked up in their module files the first time: symbolize.h): *n
- * gets the count. Returns NULL with *n = 0 for stack 0 or an unknown id (or out of
- * memory). The array is owned by the tables. */
+ * gets the count. Returns NULL with *n = 0 for stack 0 or an unknown id, or out of memory
+ * (then mem_failed(), mem.h, says so: never show that as "no stack"). The array is owned by
+ * the tables. */
 const tables_frame *tables_resolve_stack(tables *t, uint32_t stack_id, size_t *n);
+
+/* tables_symbol_named: the SYMBOL entry of ip once its module's file on this machine was
+ * consulted (the first call looks, symbolize.h): name / demangled from the file when the record
+ * had none, src_file / src_line from its debug info; NULL when the trace has no SYMBOL for ip. */
+const tables_symbol *tables_symbol_named(tables *t, uint64_t ip);
+
+/* tables_resolve_frames: the frames of a STACK record (frames[0..n_native + n_python): native
+ * innermost first, then Python) resolved into out (room for n_native + n_python) in the order
+ * tables_resolve_stack gives, keeping nothing: for a caller that sees each stack once and need
+ * not store it (dump). Returns the count. Strings as tables_resolve_frame's. */
+size_t tables_resolve_frames(tables *t, const uint64_t *frames, unsigned n_native,
+                             unsigned n_python, tables_frame *out);
 
 /* tables_module_names: whether the names of module_id's frames could be looked up in its file
  * on this machine (symbolize.h: SYMBOLIZE_OK, a negative enum symbolize_status saying why not,

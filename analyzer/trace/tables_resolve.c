@@ -80,6 +80,43 @@ static void symbolize_symbol(tables *t, tables_symbol *e)
         e->src_line = r.line;
 }
 
+const tables_symbol *tables_symbol_named(tables *t, uint64_t ip)
+{
+    tables_symbol *e = tables_map_get(&t->symbols, ip);
+    if (e)
+        symbolize_symbol(t, e);
+    return e;
+}
+
+size_t tables_resolve_frames(tables *t, const uint64_t *frames, unsigned n_native,
+                             unsigned n_python, tables_frame *out)
+{
+    size_t total = (size_t)n_native + n_python;
+    for (size_t i = 0; i < n_native; i++)
+        tables_symbol_named(t, frames[i]);
+    /* One list, innermost first, the way a traceback reads: the native frames down to the
+     * first frame of the interpreter (libpython / the python executable), then the Python
+     * frames, then the rest of the native frames (the interpreter's own and main). */
+    size_t split = n_native;
+    for (size_t i = 0; i < n_native && n_python; i++) {
+        tables_frame probe;
+        tables_resolve_frame(t, frames[i], TABLES_FRAME_NATIVE, &probe);
+        const char *b = probe.module ? probe.module->basename : "";
+        if (!strncmp(b, "libpython", 9) || !strncmp(b, "python", 6)) {
+            split = i;
+            break;
+        }
+    }
+    size_t o = 0;
+    for (size_t i = 0; i < split; i++)
+        tables_resolve_frame(t, frames[i], TABLES_FRAME_NATIVE, &out[o++]);
+    for (size_t i = n_native; i < total; i++)
+        tables_resolve_frame(t, frames[i], TABLES_FRAME_PYTHON, &out[o++]);
+    for (size_t i = split; i < n_native; i++)
+        tables_resolve_frame(t, frames[i], TABLES_FRAME_NATIVE, &out[o++]);
+    return total;
+}
+
 const tables_frame *tables_resolve_stack(tables *t, uint32_t stack_id, size_t *n)
 {
     *n = 0;
@@ -92,36 +129,11 @@ const tables_frame *tables_resolve_stack(tables *t, uint32_t stack_id, size_t *n
     if (!s)
         return NULL;
     size_t total = (size_t)s->n_native + s->n_python;
-    for (size_t i = 0; i < s->n_native; i++) {
-        tables_symbol *e = tables_map_get(&t->symbols, s->frames[i]);
-        if (e)
-            symbolize_symbol(t, e);
-    }
     r = tables_arena_alloc(&t->arena, sizeof *r);
     tables_frame *fr = tables_arena_alloc(&t->arena, sizeof *fr * (total ? total : 1));
     if (!r || !fr)
         return NULL;
-    /* One list, innermost first, the way a traceback reads: the native frames down to the
-     * first frame of the interpreter (libpython / the python executable), then the Python
-     * frames, then the rest of the native frames (the interpreter's own and main). */
-    size_t split = s->n_native;
-    for (size_t i = 0; i < s->n_native && s->n_python; i++) {
-        tables_frame probe;
-        tables_resolve_frame(t, s->frames[i], TABLES_FRAME_NATIVE, &probe);
-        const char *b = probe.module ? probe.module->basename : "";
-        if (!strncmp(b, "libpython", 9) || !strncmp(b, "python", 6)) {
-            split = i;
-            break;
-        }
-    }
-    size_t o = 0;
-    for (size_t i = 0; i < split; i++)
-        tables_resolve_frame(t, s->frames[i], TABLES_FRAME_NATIVE, &fr[o++]);
-    for (size_t i = s->n_native; i < total; i++)
-        tables_resolve_frame(t, s->frames[i], TABLES_FRAME_PYTHON, &fr[o++]);
-    for (size_t i = split; i < s->n_native; i++)
-        tables_resolve_frame(t, s->frames[i], TABLES_FRAME_NATIVE, &fr[o++]);
-    r->n = total;
+    r->n = tables_resolve_frames(t, s->frames, s->n_native, s->n_python, fr);
     r->frames = fr;
     if (tables_map_put(&t->resolved, stack_id, r))
         return NULL;

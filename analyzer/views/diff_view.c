@@ -8,6 +8,30 @@
 
 #include "categories.h"
 #include "escape.h"
+#include "mem.h"
+
+/* Trace-derived byte counts are u64 up to 2^64 - 1: a sum or a change that would leave int64 is
+ * held at its bound (never a signed overflow), +-INT64_MAX so that negating one is defined. */
+static int64_t clamp(int64_t v)
+{
+    return v < -INT64_MAX ? -INT64_MAX : v;
+}
+static int64_t add_s(int64_t a, int64_t b)
+{
+    int64_t r;
+    return __builtin_add_overflow(a, b, &r) ? (a < 0 ? -INT64_MAX : INT64_MAX) : clamp(r);
+}
+/* delta: b - a of two byte counts, held within +-INT64_MAX */
+static int64_t delta(uint64_t a, uint64_t b)
+{
+    if (b >= a)
+        return b - a > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)(b - a);
+    return a - b > (uint64_t)INT64_MAX ? -INT64_MAX : -(int64_t)(a - b);
+}
+static int64_t to_s(uint64_t v)
+{
+    return v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v;
+}
 
 typedef struct diff_site {
     char *text;
@@ -23,7 +47,7 @@ static int sites_add(diff_sites *s, const char *text, int side, uint64_t bytes)
 {
     for (size_t i = 0; i < s->n; i++) /* sites at a peak: hundreds, not millions */
         if (!strcmp(s->v[i].text, text)) {
-            s->v[i].bytes[side] += (int64_t)bytes;
+            s->v[i].bytes[side] = add_s(s->v[i].bytes[side], to_s(bytes));
             return 0;
         }
     if (s->n == s->cap) {
@@ -37,7 +61,7 @@ static int sites_add(diff_sites *s, const char *text, int side, uint64_t bytes)
     s->v[s->n].text = strdup(text);
     if (!s->v[s->n].text)
         return -1;
-    s->v[s->n].bytes[side] = (int64_t)bytes;
+    s->v[s->n].bytes[side] = to_s(bytes);
     s->v[s->n].bytes[!side] = 0;
     s->n++;
     return 0;
@@ -56,7 +80,7 @@ static int sites_fill(diff_sites *s, replay_result *r, int side)
 
 static int64_t site_change(const diff_site *x)
 {
-    return x->bytes[1] - x->bytes[0];
+    return add_s(x->bytes[1], -x->bytes[0]); /* both within +-INT64_MAX */
 }
 
 static int cmp_change(const void *p, const void *q)
@@ -119,14 +143,14 @@ static void write_json(FILE *out, replay_result *a, replay_result *b, diff_sites
     fputs(",\"peak\":{", out);
     for (int i = 0; i < 3; i++)
         fprintf(out, "%s\"%s\":{\"a\":%" PRIu64 ",\"b\":%" PRIu64 ",\"change\":%" PRId64 "}",
-                i ? "," : "", lv[i], pa[i], pb[i], (int64_t)(pb[i] - pa[i]));
+                i ? "," : "", lv[i], pa[i], pb[i], delta(pa[i], pb[i]));
     fputs("},\"categories\":{", out);
     for (int c = 0, first = 1; c < CAT_COUNT; c++) {
         uint64_t x = a->at_peak.by_cat.bytes[c], y = b->at_peak.by_cat.bytes[c];
         if (!x && !y)
             continue;
         fprintf(out, "%s\"%s\":{\"a\":%" PRIu64 ",\"b\":%" PRIu64 ",\"change\":%" PRId64 "}",
-                first ? "" : ",", category_key((category)c), x, y, (int64_t)(y - x));
+                first ? "" : ",", category_key((category)c), x, y, delta(x, y));
         first = 0;
     }
     fputs("},\"sites\":[", out);
@@ -151,14 +175,14 @@ static void write_text(FILE *out, replay_result *a, replay_result *b, diff_sites
     escape_term_fputs(out, b->path, strlen(b->path));
     fprintf(out, "\n\n%-20s %12s %12s %12s\n", "peak (MiB)", "A", "B", "B - A");
     for (int i = 0; i < 3; i++)
-        fprintf(out, "%-20s %12.1f %12.1f %12s\n", lv[i], mib((int64_t)pa[i]), mib((int64_t)pb[i]),
-                change((int64_t)(pb[i] - pa[i]), ch, sizeof ch));
+        fprintf(out, "%-20s %12.1f %12.1f %12s\n", lv[i], mib(to_s(pa[i])), mib(to_s(pb[i])),
+                change(delta(pa[i], pb[i]), ch, sizeof ch));
     fprintf(out, "\n%-20s %12s %12s %12s\n", "at the peak (MiB)", "A", "B", "B - A");
     for (int c = 0; c < CAT_COUNT; c++) {
-        int64_t x = (int64_t)a->at_peak.by_cat.bytes[c], y = (int64_t)b->at_peak.by_cat.bytes[c];
+        uint64_t x = a->at_peak.by_cat.bytes[c], y = b->at_peak.by_cat.bytes[c];
         if (x || y)
-            fprintf(out, "%-20s %12.1f %12.1f %12s\n", category_name((category)c), mib(x), mib(y),
-                    change(y - x, ch, sizeof ch));
+            fprintf(out, "%-20s %12.1f %12.1f %12s\n", category_name((category)c), mib(to_s(x)),
+                    mib(to_s(y)), change(delta(x, y), ch, sizeof ch));
     }
     fprintf(out, "\nsites that changed most (MiB, B - A):\n");
     for (size_t i = 0; i < s->n && i < top; i++) {
@@ -177,12 +201,13 @@ int diff_view_write(FILE *out, replay_result *a, replay_result *b, int top, int 
     if (sites_fill(&s, a, 0) || sites_fill(&s, b, 1))
         rc = 2;
     else {
-        qsort(s.v, s.n, sizeof *s.v, cmp_change);
+        if (s.n > 1) /* s.v is NULL when no site: qsort must not see it */
+            qsort(s.v, s.n, sizeof *s.v, cmp_change);
         if (json)
             write_json(out, a, b, &s, (size_t)(top < 0 ? 0 : top));
         else
             write_text(out, a, b, &s, (size_t)(top < 0 ? 0 : top));
-        if (ferror(out))
+        if (ferror(out) || mem_failed()) /* a site's text left out for want of memory */
             rc = 2;
     }
     for (size_t i = 0; i < s.n; i++)

@@ -1,6 +1,7 @@
 /* dump_json.c — renders the records of a trace as `vramtrace dump` prints them: one JSON
- * object per line (cJSON; events formatted by hand, their resolved stacks cached), a header line
- * and a status line. Reading the file and the options live in cmd/cmd_dump.c. */
+ * object per line (cJSON; events formatted by hand), a header line and a status line. A stack
+ * is written once, on its STACK record's line with its frames resolved; events carry its id.
+ * Reading the file and the options live in cmd/cmd_dump.c. */
 #include "dump_json.h"
 
 #include <inttypes.h>
@@ -11,6 +12,7 @@
 #include <cjson/cJSON.h>
 
 #include "escape.h"
+#include "mem.h"
 
 /* ---- JSON helpers (all tolerate a NULL object after an allocation failure) -------------- */
 
@@ -45,8 +47,8 @@ static cJSON *str_item(const char *s, size_t len)
 static void add_str(cJSON *o, const char *name, const char *s, size_t len)
 {
     cJSON *it = str_item(s, len);
-    if (it)
-        cJSON_AddItemToObject(o, name, it);
+    if (it && !cJSON_AddItemToObject(o, name, it)) /* the key's copy failed: not o's to free */
+        cJSON_Delete(it);
 }
 
 static void add_rstr(cJSON *o, const char *name, reader_str s)
@@ -54,115 +56,49 @@ static void add_rstr(cJSON *o, const char *name, reader_str s)
     add_str(o, name, s.p, s.len);
 }
 
-/* stack_json: the "stack" array of stack_id's resolved frames, innermost first, as JSON
- * text (malloc'd, free it); "null" when the id has no STACK record; NULL when out of memory. */
-static char *stack_json(tables *t, uint32_t stack_id)
-{
-    size_t n = 0;
-    const tables_frame *fr = tables_resolve_stack(t, stack_id, &n);
-    if (!fr)
-        return strdup("null");
-    cJSON *arr = cJSON_CreateArray();
-    for (size_t i = 0; i < n && arr; i++) {
-        const tables_frame *f = &fr[i];
-        cJSON *j = cJSON_CreateObject();
-        if (!j)
-            break;
-        cJSON_AddItemToArray(arr, j);
-        if (f->kind == TABLES_FRAME_PYTHON) {
-            cJSON_AddStringToObject(j, "kind", "python");
-            if (f->code) {
-                add_str(j, "file", f->code->filename.s, f->code->filename.len);
-                add_str(j, "function", f->code->qualname.s, f->code->qualname.len);
-            } else {
-                cJSON_AddNullToObject(j, "file");
-                cJSON_AddNullToObject(j, "function");
-            }
-            if (f->line >= 0)
-                cJSON_AddNumberToObject(j, "line", f->line);
-            else
-                cJSON_AddNullToObject(j, "line");
-            cJSON_AddNumberToObject(j, "code_id", f->code_id);
-            cJSON_AddNumberToObject(j, "offset", f->byte_offset);
-        } else {
-            cJSON_AddStringToObject(j, "kind", "native");
-            if (f->module)
-                add_str(j, "module", f->module->path.s, f->module->path.len);
-            else
-                cJSON_AddNullToObject(j, "module");
-            if (f->sym && f->sym->demangled.len)
-                add_str(j, "symbol", f->sym->demangled.s, f->sym->demangled.len);
-            else
-                cJSON_AddNullToObject(j, "symbol");
-            add_u64(j, "offset", f->module_offset);
-            add_u64(j, "symbol_offset", f->sym_offset);
-            add_hex(j, "ip", f->ip);
-            if (f->src_file[0]) { /* from the module's debug info (symbolize.h) */
-                add_str(j, "file", f->src_file, (uint32_t)strlen(f->src_file));
-                if (f->src_line > 0)
-                    cJSON_AddNumberToObject(j, "line", f->src_line);
-            }
-        }
-    }
-    char *text = arr ? cJSON_PrintUnformatted(arr) : NULL;
-    cJSON_Delete(arr);
-    return text;
-}
-
-/* ---- events: formatted by hand (they are almost all of a trace), stacks cached ---------- */
-
-/* The cache is a hash of the ids seen (open addressing, at most half full): its memory
- * follows the distinct stacks the events use, not the largest id a trace names. */
-typedef struct dump_cached {
-    uint32_t id; /* 0 = empty slot (id 0 is "no stack", never cached) */
-    char *text;
-} dump_cached;
-
 struct dump_json {
     tables *t;
+    FILE *out;
     bool resolve;
-    dump_cached *cache; /* stack id -> stack_json text */
-    size_t ncache;      /* slots, a power of two */
-    size_t nused;
+    uint64_t *raw;    /* a STACK record's frames, aligned (cap of them) */
+    tables_frame *fr; /* the same resolved */
+    size_t cap;
 };
 
-static size_t cache_slot(const dump_cached *c, size_t n, uint32_t id)
+/* add_resolved: what the STACK record's frames need besides their records: each Python frame's
+ * line (from its code object's line table, null when unknown) and how many native frames come
+ * before the Python ones in a traceback's order (tables_resolve_frames: the rest are the
+ * interpreter's own). Everything else about a frame is on its CODE or SYMBOL line. */
+static void add_resolved(dump_json *d, cJSON *o, cJSON *py, const reader_stack *s)
 {
-    size_t j = (size_t)((id * 0x9e3779b97f4a7c15ull) >> 32) & (n - 1);
-    while (c[j].id && c[j].id != id)
-        j = (j + 1) & (n - 1);
-    return j;
+    size_t n = (size_t)s->n_native + s->n_python;
+    if (n > d->cap) {
+        uint64_t *raw = realloc(d->raw, n * sizeof *raw);
+        if (raw)
+            d->raw = raw;
+        tables_frame *fr = raw ? realloc(d->fr, n * sizeof *fr) : NULL;
+        if (!fr)
+            return; /* mem_failed() says it: the caller stops */
+        d->fr = fr;
+        d->cap = n;
+    }
+    for (size_t i = 0; i < n; i++)
+        d->raw[i] = reader_stack_frame(s, (unsigned)i);
+    n = tables_resolve_frames(d->t, d->raw, s->n_native, s->n_python, d->fr);
+    size_t split = 0;
+    while (split < n && d->fr[split].kind != TABLES_FRAME_PYTHON)
+        split++;
+    cJSON *f = py ? py->child : NULL;
+    for (size_t i = split; f && i < n && d->fr[i].kind == TABLES_FRAME_PYTHON; i++, f = f->next)
+        if (d->fr[i].line >= 0)
+            cJSON_AddNumberToObject(f, "line", d->fr[i].line);
+        else
+            cJSON_AddNullToObject(f, "line");
+    if (s->n_python && s->n_native)
+        cJSON_AddNumberToObject(o, "native_before_python", (double)split);
 }
 
-/* cached_stack: stack_json for id, from the cache when possible; NULL on ENOMEM. The
- * result is owned by the cache unless *owned is set (then free it). */
-static const char *cached_stack(dump_json *d, uint32_t id, bool *owned)
-{
-    *owned = false;
-    if (2 * (d->nused + 1) > d->ncache) {
-        size_t n = d->ncache ? d->ncache * 2 : 1024;
-        dump_cached *nc = calloc(n, sizeof *nc);
-        if (!nc) {
-            *owned = true;
-            return stack_json(d->t, id);
-        }
-        for (size_t i = 0; i < d->ncache; i++)
-            if (d->cache[i].id)
-                nc[cache_slot(nc, n, d->cache[i].id)] = d->cache[i];
-        free(d->cache);
-        d->cache = nc;
-        d->ncache = n;
-    }
-    size_t j = cache_slot(d->cache, d->ncache, id);
-    if (!d->cache[j].id) {
-        char *text = stack_json(d->t, id);
-        if (!text)
-            return NULL;
-        d->cache[j] = (dump_cached){id, text};
-        d->nused++;
-    }
-    return d->cache[j].text;
-}
+/* ---- events: formatted by hand (they are almost all of a trace) ------------------------- */
 
 /* A line under construction: put_* append (the caller keeps it under sizeof line). */
 typedef struct line_buf {
@@ -241,8 +177,8 @@ static void put_api(line_buf *l, unsigned api, unsigned device)
         put_u(l, device);
 }
 
-/* emit_event: one ALLOC / FREE / OOM line on stdout. Returns 0 or -1 (ENOMEM). */
-static int emit_event(dump_json *d, const reader_record *r)
+/* emit_event: one ALLOC / FREE / OOM line (its stack by id: the stack's own line has it). */
+static void emit_event(dump_json *d, const reader_record *r)
 {
     line_buf l = {.n = 0};
     uint32_t stack_id;
@@ -277,19 +213,8 @@ static int emit_event(dump_json *d, const reader_record *r)
         stack_id = e->stack_id;
     }
     put_s(&l, ",\"stack_id\":"), put_u(&l, stack_id);
-    fwrite_unlocked(l.b, 1, l.n, stdout);
-    if (d->resolve && stack_id) {
-        bool owned;
-        const char *st = cached_stack(d, stack_id, &owned);
-        if (!st)
-            return -1;
-        fputs_unlocked(",\"stack\":", stdout);
-        fputs_unlocked(st, stdout);
-        if (owned)
-            free((char *)st);
-    }
-    fputs_unlocked("}\n", stdout);
-    return 0;
+    put_s(&l, "}\n");
+    fwrite_unlocked(l.b, 1, l.n, d->out);
 }
 
 /* ---- one record -> one object --------------------------------------------------------- */
@@ -305,7 +230,7 @@ static void fill_strs(cJSON *arr, const reader_strs *l)
     }
 }
 
-static void fill_record(cJSON *o, const reader_record *r, tables *t)
+static void fill_record(dump_json *d, cJSON *o, const reader_record *r)
 {
     switch (r->type) {
     case VT_REC_STACK: {
@@ -327,6 +252,8 @@ static void fill_record(cJSON *o, const reader_record *r, tables *t)
                 cJSON_AddItemToArray(py, j);
             }
         }
+        if (d->resolve)
+            add_resolved(d, o, py, s);
         break;
     }
     case VT_REC_CODE: {
@@ -346,15 +273,30 @@ static void fill_record(cJSON *o, const reader_record *r, tables *t)
         break;
     }
     case VT_REC_SYMBOL: {
+        /* resolving: the module's file is consulted first (tables_symbol_named, once), so
+         * "symbol" is the name reports show (recorded, or the file's when the capture had none),
+         * "symbol_offset" is from its start, "file" / "line" from the file's debug info */
         const reader_symbol *s = &r->u.symbol;
+        const tables_symbol *ts = d->resolve ? tables_symbol_named(d->t, s->fixed.ip)
+                                             : tables_symbol_get(d->t, s->fixed.ip);
         add_hex(o, "ip", s->fixed.ip);
         add_u64(o, "offset", s->fixed.offset);
         cJSON_AddNumberToObject(o, "module_id", s->fixed.module_id);
-        cJSON_AddNumberToObject(o, "symbol_offset", s->fixed.sym_offset);
+        cJSON_AddNumberToObject(o, "symbol_offset", ts ? ts->sym_offset : s->fixed.sym_offset);
         add_rstr(o, "name", s->name);
-        const tables_symbol *ts = tables_symbol_get(t, s->fixed.ip);
-        if (ts && ts->demangled.s != ts->name.s)
+        if (ts && s->name.len && ts->demangled.s != ts->name.s)
             add_str(o, "demangled", ts->demangled.s, ts->demangled.len);
+        if (!d->resolve)
+            break;
+        if (ts && ts->demangled.len)
+            add_str(o, "symbol", ts->demangled.s, ts->demangled.len);
+        else
+            cJSON_AddNullToObject(o, "symbol");
+        if (ts && ts->src_file.len) {
+            add_str(o, "file", ts->src_file.s, ts->src_file.len);
+            if (ts->src_line > 0)
+                cJSON_AddNumberToObject(o, "line", ts->src_line);
+        }
         break;
     }
     case VT_REC_MODULE:
@@ -375,17 +317,17 @@ static void fill_record(cJSON *o, const reader_record *r, tables *t)
         add_rstr(o, "name", r->u.thread.name);
         break;
     case VT_REC_DEVICE: {
-        const reader_device *d = &r->u.device;
+        const reader_device *dev = &r->u.device;
         char uuid[40], *p = uuid;
         for (int i = 0; i < 16; i++)
             p += sprintf(p, "%s%02x", (i == 4 || i == 6 || i == 8 || i == 10) ? "-" : "",
-                         d->fixed.uuid[i]);
-        cJSON_AddNumberToObject(o, "ordinal", d->fixed.ordinal);
-        add_rstr(o, "name", d->name);
-        add_u64(o, "total_bytes", d->fixed.total_bytes);
+                         dev->fixed.uuid[i]);
+        cJSON_AddNumberToObject(o, "ordinal", dev->fixed.ordinal);
+        add_rstr(o, "name", dev->name);
+        add_u64(o, "total_bytes", dev->fixed.total_bytes);
         cJSON_AddStringToObject(o, "uuid", uuid);
-        cJSON_AddNumberToObject(o, "cc_major", d->fixed.cc_major);
-        cJSON_AddNumberToObject(o, "cc_minor", d->fixed.cc_minor);
+        cJSON_AddNumberToObject(o, "cc_major", dev->fixed.cc_major);
+        cJSON_AddNumberToObject(o, "cc_minor", dev->fixed.cc_minor);
         break;
     }
     case VT_REC_PROCESS: {
@@ -487,35 +429,33 @@ static void fill_record(cJSON *o, const reader_record *r, tables *t)
     }
 }
 
-/* emit: prints o as one line and frees it; -1 when out of memory. */
-static int emit(cJSON *o)
+/* emit: o as one line on out, then freed; -1 when an allocation failed (o's or any before). */
+static int emit(FILE *out, cJSON *o)
 {
     static char buf[1 << 16];
-    int rc = 0;
-    if (!o)
-        return -1;
-    if (cJSON_PrintPreallocated(o, buf, (int)sizeof buf - 1, 0)) {
-        fputs(buf, stdout);
-    } else {
+    if (o && cJSON_PrintPreallocated(o, buf, (int)sizeof buf - 1, 0)) {
+        fputs(buf, out);
+        fputc('\n', out);
+    } else if (o) {
         char *s = cJSON_PrintUnformatted(o);
-        if (s)
-            fputs(s, stdout);
-        else
-            rc = -1;
+        if (s) {
+            fputs(s, out);
+            fputc('\n', out);
+        }
         free(s);
     }
-    putchar('\n');
     cJSON_Delete(o);
-    return rc;
+    return !o || mem_failed() ? -1 : 0;
 }
 
 /* ---- the interface (dump_json.h) ------------------------------------------------------- */
 
-dump_json *dump_json_new(tables *t, bool resolve)
+dump_json *dump_json_new(tables *t, FILE *out, bool resolve)
 {
     dump_json *d = calloc(1, sizeof *d);
     if (d) {
         d->t = t;
+        d->out = out;
         d->resolve = resolve;
     }
     return d;
@@ -525,13 +465,12 @@ void dump_json_free(dump_json *d)
 {
     if (!d)
         return;
-    for (size_t i = 0; i < d->ncache; i++)
-        free(d->cache[i].text);
-    free(d->cache);
+    free(d->raw);
+    free(d->fr);
     free(d);
 }
 
-int dump_json_header(const char *path, const vt_file_header *h)
+int dump_json_header(dump_json *d, const char *path, const vt_file_header *h)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "type", "header");
@@ -541,20 +480,23 @@ int dump_json_header(const char *path, const vt_file_header *h)
     cJSON_AddNumberToObject(o, "header_size", h->header_size);
     add_u64(o, "start_realtime_ns", h->start_realtime_ns);
     add_u64(o, "start_mono_ns", h->start_mono_ns);
-    return emit(o);
+    return emit(d->out, o);
 }
 
 int dump_json_record(dump_json *d, const reader_record *rec)
 {
-    if (rec->type == VT_REC_ALLOC || rec->type == VT_REC_FREE || rec->type == VT_REC_OOM)
-        return emit_event(d, rec);
+    if (rec->type == VT_REC_ALLOC || rec->type == VT_REC_FREE || rec->type == VT_REC_OOM) {
+        emit_event(d, rec);
+        return 0;
+    }
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "type", reader_type_name(rec->type));
-    fill_record(o, rec, d->t);
-    return emit(o);
+    fill_record(d, o, rec);
+    return emit(d->out, o);
 }
 
-int dump_json_status(reader_status st, uint64_t records, uint64_t offset, const char *message)
+int dump_json_status(dump_json *d, reader_status st, uint64_t records, uint64_t offset,
+                     const char *message)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "type", "status");
@@ -564,5 +506,5 @@ int dump_json_status(reader_status st, uint64_t records, uint64_t offset, const 
         add_u64(o, "offset", offset);
         add_str(o, "message", message, strlen(message));
     }
-    return emit(o);
+    return emit(d->out, o);
 }

@@ -7,7 +7,14 @@
 #include <string.h>
 
 #include "categories.h"
+#include "mem.h"
 #include "stackview.h"
+
+/* sat_add: a + b, or UINT64_MAX when it would wrap (a crafted trace's sizes) */
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
 
 static int flame_cmp(const void *a, const void *b)
 {
@@ -40,7 +47,7 @@ flame_row *flame_rows(const replay_snapshot *snap, size_t *n_out)
     for (size_t i = 0; i < snap->n; i++) {
         if (n && rows[n - 1].stack_id == rows[i].stack_id &&
             rows[n - 1].category == rows[i].category)
-            rows[n - 1].bytes += rows[i].bytes;
+            rows[n - 1].bytes = sat_add(rows[n - 1].bytes, rows[i].bytes);
         else if (rows[i].bytes)
             rows[n++] = rows[i];
     }
@@ -71,11 +78,11 @@ uint64_t flame_write(FILE *out, replay_result *r, const replay_snapshot *snap, i
         }
         fprintf(out, "[%s] %llu\n", category_key((category)rows[i].category),
                 (unsigned long long)rows[i].bytes);
-        total += rows[i].bytes;
+        total = sat_add(total, rows[i].bytes);
     }
     free(rows);
     free(v);
-    if (ferror(out))
+    if (ferror(out) || mem_failed()) /* a frame not resolved for want of memory: not an answer */
         *io_err = 1;
     return total;
 }

@@ -32,7 +32,8 @@ int flame_all(const replay_result *r, replay_snapshot *out);
  * (stackview_name: the program's outermost Python frame first when it has one), each frame's
  * text with ';', control characters and bytes >= 0x7f replaced by '_'; "[no stack]" for
  * allocations without one; the category name as the innermost frame. Returns the total bytes
- * written out, and sets *io_err when a write failed. */
+ * written out (UINT64_MAX when they pass it), and sets *io_err when a write or an allocation
+ * failed (mem.h). */
 uint64_t flame_write(FILE *out, replay_result *r, const replay_snapshot *snap, int *io_err);
 
 /* flame_note: why some native frames of snap's stacks have no name (stackview_unnamed_note),

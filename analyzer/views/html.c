@@ -230,6 +230,13 @@ static void header(FILE *out, const report_ctx *c)
                            : "not visible in segment mode",
             r->n_events, r->n_failed, r->iterations, r->iterations == 1 ? "" : "s",
             r->tensor_mode ? "" : " that grew the cache", (double)r->end_ns / 1e9);
+    if (r->vmm_unmapped_handles) /* as the text report's peaks say it */
+        fprintf(out,
+                "<p class=note>not counted: %s in %" PRIu64
+                " physical chunks created and released without being mapped (an expansion that "
+                "failed when the device was full; PyTorch does not count them as reserved "
+                "either)</p>\n",
+                html_bytes(r->vmm_unmapped_bytes, b1, sizeof b1), r->vmm_unmapped_handles);
     fputs("<nav><a href=\"#summary\">summary</a><a href=\"#timeline\">timeline</a><a "
           "href=\"#peak\">at the peak</a>",
           out);

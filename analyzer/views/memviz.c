@@ -6,11 +6,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mem.h"
 #include "pickle.h"
 #include "stackview.h"
 
 #define MEMVIZ_DEVICES 16
 #define MEMVIZ_SMALL ((uint64_t)2 << 20) /* PyTorch's small-pool segments are 2 MiB */
+
+/* sat_add: a + b, or UINT64_MAX when it would wrap (a crafted trace's addresses and sizes) */
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
 
 /* memo: which stacks' frame lists are already in the pickle's memo (stack id -> slot + 1) */
 typedef struct memo {
@@ -103,9 +110,9 @@ static void block(mv *v, uint64_t addr, uint64_t size, const live_item *it)
 static void segment(mv *v, const live_item *seg, uint64_t addr, uint64_t total,
                     const live_item *const *in, size_t n)
 {
-    uint64_t used = 0, at = addr;
+    uint64_t used = 0, at = addr, end = sat_add(addr, total);
     for (size_t i = 0; i < n; i++)
-        used += in[i]->size;
+        used = sat_add(used, in[i]->size);
     pickle_dict(v->out);
     key_uint(v->out, "device", (seg ? seg : in[0])->device % MEMVIZ_DEVICES);
     key_uint(v->out, "address", addr);
@@ -126,10 +133,10 @@ static void segment(mv *v, const live_item *seg, uint64_t addr, uint64_t total,
         if (in[i]->addr > at)
             block(v, at, in[i]->addr - at, NULL);
         block(v, in[i]->addr, in[i]->size, in[i]);
-        at = in[i]->addr + in[i]->size;
+        at = sat_add(in[i]->addr, in[i]->size);
     }
-    if (addr + total > at)
-        block(v, at, addr + total - at, NULL);
+    if (end > at)
+        block(v, at, end - at, NULL);
     pickle_close_list(v->out);
     pickle_close_dict(v->out);
 }
@@ -173,11 +180,11 @@ static int segments(mv *v, const replay_snapshot *snap)
          * inside starts at most cache + the tensors before it past the segment's start */
         uint64_t next = k + 1 < ns ? segs[k + 1]->addr : UINT64_MAX, end = a;
         for (first = t; t < nt && tens[t]->addr < next &&
-                        tens[t]->addr - a <= segs[k]->size + used && tens[t]->addr >= end;
+                        tens[t]->addr - a <= sat_add(segs[k]->size, used) && tens[t]->addr >= end;
              t++)
-            used += tens[t]->size, end = tens[t]->addr + tens[t]->size;
-        segment(v, segs[k], a, segs[k]->size + used > end - a ? segs[k]->size + used : end - a,
-                &tens[first], t - first);
+            used = sat_add(used, tens[t]->size), end = sat_add(tens[t]->addr, tens[t]->size);
+        uint64_t size = sat_add(segs[k]->size, used);
+        segment(v, segs[k], a, size > end - a ? size : end - a, &tens[first], t - first);
     }
     for (; t < nt; t++)
         segment(v, NULL, tens[t]->addr, tens[t]->size, &tens[t], 1);
@@ -247,5 +254,5 @@ int memviz_write(FILE *out, replay_result *r)
     }
     free(v.m.key);
     free(v.m.slot);
-    return rc || ferror(out) ? -1 : 0;
+    return rc || ferror(out) || mem_failed() ? -1 : 0; /* pickle strings need memory too */
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "jsonw.h"
+#include "mem.h"
 #include "phases.h"
 
 static double us(uint64_t ns)
@@ -103,7 +104,8 @@ int perfetto_write(FILE *out, replay_result *r)
         fprintf(out,
                 ",\n{\"ph\":\"X\",\"name\":\"%s\",\"cat\":\"phase\",\"pid\":1,\"tid\":%" PRIu32
                 ",\"ts\":%.3f,\"dur\":%.3f}",
-                phase_name(s->phase), s->thread + 1, us(s->t0), us(s->t1 - s->t0));
+                phase_name(s->phase), s->thread + 1, us(s->t0),
+                us(s->t1 > s->t0 ? s->t1 - s->t0 : 0));
     }
     for (size_t i = 0; i < tl->nticks; i++) {
         instant(out, "optimizer step", "iteration", tl->ticks[i], "p");
@@ -122,5 +124,5 @@ int perfetto_write(FILE *out, replay_result *r)
             "\n],\"otherData\":{\"tool\":\"vramtrace\",\"phase_slices_cut\":%s,"
             "\"category_tracks\":%s}}\n",
             tl->slices_cut ? "true" : "false", tl->has_cats ? "true" : "false");
-    return ferror(out) ? -1 : 0;
+    return ferror(out) || mem_failed() ? -1 : 0; /* a string left out for want of memory */
 }

@@ -127,6 +127,9 @@ int report_json(FILE *out, const report_ctx *c)
         cJSON_AddNumberToObject(peak, "allocated_blocks_unplaced", (double)r->blocks_unplaced);
     }
     cJSON_AddNumberToObject(peak, "reserved_bytes", (double)r->peak_reserved);
+    /* physical chunks created and released unmapped (a failed expansion): not in any peak */
+    cJSON_AddNumberToObject(peak, "unmapped_chunks_bytes", (double)r->vmm_unmapped_bytes);
+    cJSON_AddNumberToObject(peak, "unmapped_chunks", (double)r->vmm_unmapped_handles);
     cJSON_AddNumberToObject(peak, "process_bytes", (double)r->peak_process);
     cJSON_AddNumberToObject(peak, "time_ns", (double)r->t_process);
     cJSON_AddItemToObject(root, "categories", categories_json(&r->at_peak.by_cat));

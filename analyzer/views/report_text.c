@@ -139,6 +139,13 @@ static void print_peaks(FILE *out, const report_ctx *c)
     }
     fprintf(out, "  reserved (allocator)     %12s  at %8.3f s\n",
             human(r->peak_reserved, b, sizeof b), secs(r->t_reserved));
+    if (r->vmm_unmapped_handles) /* expandable segments: an expansion that could not be made */
+        fprintf(out,
+                "    not counted: %s in %llu physical chunks created and released without being "
+                "mapped (an expansion that failed when the device was full; PyTorch does not "
+                "count them as reserved either)\n",
+                human(r->vmm_unmapped_bytes, b, sizeof b),
+                (unsigned long long)r->vmm_unmapped_handles);
     fprintf(out, "  process (all device)     %12s  at %8.3f s\n",
             human(r->peak_process, b, sizeof b), secs(r->t_process));
 }

@@ -7,6 +7,7 @@
 #include <link.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/auxv.h>
 
@@ -53,6 +54,26 @@ int vt__loaded_objects(int (*cb)(struct dl_phdr_info *, size_t, void *), void *d
     if (vt__config_get()->loader_unsafe)
         return walk_unlocked(cb, data);
     return dl_iterate_phdr(cb, data);
+}
+
+static int first_gen(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    *(uint64_t *)data = (uint64_t)info->dlpi_adds << 32 ^ (uint64_t)info->dlpi_subs;
+    return 1; /* the counts come with every object: the first is enough */
+}
+
+uint64_t vt__loaded_generation(void)
+{
+    uint64_t g = 0;
+    if (!vt__config_get()->loader_unsafe) {
+        dl_iterate_phdr(first_gen, &g);
+        return g;
+    }
+    /* no counts without the lock: the list's length and last object stand for them */
+    for (struct link_map *m = _r_debug.r_map; m; m = m->l_next)
+        g = (g + 1) * 0x9e3779b97f4a7c15ull ^ (uint64_t)(uintptr_t)m;
+    return g;
 }
 
 typedef void *(*dlsym_fn)(void *, const char *);

@@ -5,6 +5,7 @@
 #define VT_PRELOAD_REALSYM_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "attr.h"
 
@@ -23,6 +24,11 @@ void *vt__driver_sym(const char *name);
  * it (the objects' names, bases and program headers; dlpi_adds / dlpi_tls_* are 0). */
 struct dl_phdr_info;
 int vt__loaded_objects(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data);
+
+/* vt__loaded_generation: a number that changes when an object is loaded or unloaded (the loader's
+ * dlpi_adds / dlpi_subs from the first object dl_iterate_phdr reports; in a fork child of a
+ * multithreaded parent, the loader's list walked without the lock). */
+uint64_t vt__loaded_generation(void);
 
 /* A cached answer: NULL = not looked up yet, VT__SYM_MISSING = the driver lacks it. */
 #define VT__SYM_MISSING ((void *)1)

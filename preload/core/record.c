@@ -59,6 +59,13 @@ static int16_t clamp_result(int32_t r)
     return r > 32767 ? 32767 : r < -32768 ? -32768 : (int16_t)r;
 }
 
+static __thread uint64_t t_last_ns; /* this thread's last allocation record's time */
+
+uint64_t vt__record_last_ns(void)
+{
+    return t_last_ns;
+}
+
 void vt__record_alloc(const vt__event *ev)
 {
     if (!vt__active())
@@ -67,7 +74,9 @@ void vt__record_alloc(const vt__event *ev)
     uint32_t ti = vt__thread_current(&role);
     int dev = ev->device >= 0 ? ev->device : vt__current_device();
     vt__device_note(dev);
-    uint64_t tt = VT_TT_MAKE(vt__now_ns(), ti);
+    uint64_t now = vt__now_ns();
+    t_last_ns = now;
+    uint64_t tt = VT_TT_MAKE(now, ti);
     uint32_t stack = vt__config_get()->stack_mode ? vt__stack_capture(0) : 0;
     vt_rec_alloc r = {tt,    ev->result ? 0 : ev->addr, ev->size,
                       stack, stream_index(ev->stream),  clamp_result(ev->result)};

@@ -25,6 +25,9 @@ typedef struct vt__event {
  * Cost target: < 150 ns without stacks. Never fails visibly: on output failure tracing
  * stops with one warning on stderr. */
 void vt__record_alloc(const vt__event *ev);
+/* vt__record_last_ns: the time of this thread's last vt__record_alloc (0: none yet), for a
+ * caller that wants the time without reading the clock again. */
+uint64_t vt__record_last_ns(void);
 void vt__record_free(const vt__event *ev);
 /* vt__record_meminfo: one MEMINFO record (source VT_MEMINFO_*). */
 void vt__record_meminfo(int device, uint64_t free_b, uint64_t total_b, int source);

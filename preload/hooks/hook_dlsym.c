@@ -3,12 +3,15 @@
  * Triton's lookups) get our wrappers; runtime functions asked of a libcudart handle (ctypes,
  * dlopen users) get our runtime hooks. Everything else, and EVERY RTLD_NEXT lookup, reaches
  * the real dlsym by a tail jump, so the caller's identity (which RTLD_NEXT depends on) is
- * unchanged. The entry is a few instructions of x86-64 assembly for that reason. */
+ * unchanged. The entry is a few instructions of x86-64 assembly for that reason. Every call also
+ * tells PyTorch's allocator tracker that a library may have just been loaded (a dlopen is
+ * followed by dlsym: Python's import asks for PyInit_*), to look for it at the next segment. */
 #include <dlfcn.h>
 #include <string.h>
 
 #include "core/realsym.h"
 #include "hook_table.h"
+#include "torch/torchalloc.h"
 
 void *vt__dlsym_real_fn; /* the real dlsym, read by the trampoline */
 
@@ -70,7 +73,8 @@ __asm__(".text\n"
         ".globl dlsym\n"
         ".type dlsym, @function\n"
         "dlsym:\n"
-        "    cmpq $-1, %rdi\n" /* RTLD_NEXT: straight to the real one */
+        "    movl $1, vt__torch_loaded_hint(%rip)\n" /* a library was likely just loaded */
+        "    cmpq $-1, %rdi\n"                       /* RTLD_NEXT: straight to the real one */
         "    je 1f\n"
         "    testq %rsi, %rsi\n"
         "    je 1f\n"

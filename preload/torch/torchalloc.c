@@ -186,6 +186,13 @@ static char g_reason[512];
 static __thread uint64_t t_seg_addr, t_seg_size;
 static __thread int t_seg_map, t_checker, t_unconfirmed;
 static _Atomic uint64_t g_dropped; /* events of other threads while the check was pending */
+/* no libc10_cuda.so among the loaded objects when the loader's generation was g_absent_gen
+ * (g_absent set): it is looked for again only once that changes (a library was loaded), looked
+ * at no more often than every GEN_EVERY_NS of the segments' own event times */
+static _Atomic int g_absent;
+static _Atomic uint64_t g_absent_gen, g_gen_ns;
+#define GEN_EVERY_NS 50000u
+int vt__torch_loaded_hint; /* see torchalloc.h: written by the dlsym trampoline */
 
 int vt__torch_state(void)
 {
@@ -202,6 +209,8 @@ void vt__torch_reset(void)
     atomic_store(&g_state, VT_TORCH_IDLE);
     atomic_store(&g_claimed, 0);
     atomic_store(&g_dropped, 0);
+    atomic_store(&g_absent, 0);
+    atomic_store(&g_gen_ns, 0);
     g_reason[0] = '\0';
     t_seg_addr = t_seg_size = 0;
     t_seg_map = t_checker = t_unconfirmed = 0;
@@ -282,11 +291,15 @@ static void try_attach(void)
     }
     if (!have_syms) {
         memset(&f, 0, sizeof f);
+        uint64_t gen = vt__loaded_generation(); /* before the walk: a load during it changes it */
         if (!vt__loaded_objects(find_c10, &f)) {
-            /* no PyTorch in this process (yet): try again at the next segment */
+            /* no PyTorch in this process (yet): looked for again once a library was loaded */
+            atomic_store(&g_absent_gen, gen);
+            atomic_store(&g_absent, 1);
             atomic_store(&g_claimed, 0);
             return;
         }
+        atomic_store(&g_absent, 0);
         if (vt__torch_read_symtab(f.path, f.base, &s, why, sizeof why) < 0) {
             refuse(VT_TRACKER_NO_SYMBOL, why, 0);
             return;
@@ -338,10 +351,31 @@ static void try_attach(void)
     note(VT_TRACKER_ATTACHED, (uint64_t)s.layout);
 }
 
+/* unchanged_absence: PyTorch's library was not loaded at the last look, and no library was loaded
+ * since (or that look was just now, by the segments' times, and no dlsym came since): no attach
+ * to try. No lock is taken on the way (the loader's is, at most every GEN_EVERY_NS or after a
+ * dlsym). */
+static int unchanged_absence(void)
+{
+    if (!atomic_load_explicit(&g_absent, memory_order_acquire))
+        return 0;
+    uint64_t now = vt__record_last_ns(),
+             last = atomic_load_explicit(&g_gen_ns, memory_order_relaxed);
+    int hint = __atomic_load_n(&vt__torch_loaded_hint, __ATOMIC_RELAXED);
+    if (!hint && now && now >= last && now - last < GEN_EVERY_NS)
+        return 1; /* (a thread with no record's time yet always looks) */
+    if (hint)
+        __atomic_store_n(&vt__torch_loaded_hint, 0, __ATOMIC_RELAXED);
+    atomic_store_explicit(&g_gen_ns, now, memory_order_relaxed);
+    return vt__loaded_generation() == atomic_load(&g_absent_gen);
+}
+
 void vt__torch_segment(uint64_t addr, uint64_t size, int map)
 {
     int st = atomic_load_explicit(&g_state, memory_order_acquire);
     if (VT__LIKELY(st == VT_TORCH_ACTIVE || st == VT_TORCH_REFUSED))
+        return;
+    if (st == VT_TORCH_IDLE && unchanged_absence())
         return;
     /* the hook has left its guard: take it again, so nothing the attach calls is recorded,
      * and leave the caller the errno its real call left */

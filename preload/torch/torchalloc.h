@@ -14,6 +14,9 @@
  * call tries to attach (once per process); every call remembers (addr, size) for the
  * self-check of the tracker's first segment event. Cheap after the first call. */
 void vt__torch_segment(uint64_t addr, uint64_t size, int map);
+/* vt__torch_loaded_hint: set to 1 by every dlsym call (hooks/hook_dlsym.c): a library may have
+ * just been loaded, so a tracker not attached yet looks for PyTorch's at the next segment. */
+extern int vt__torch_loaded_hint;
 
 /* ---- layouts: the TraceEntry types this build understands -------------------------------
  * X(ID, mangled parameter type of attachAllocatorTraceTracker, namespace, releases).

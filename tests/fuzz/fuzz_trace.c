@@ -1,31 +1,22 @@
-/* fuzz_trace.c — libFuzzer target for the trace reader through the whole report path: the
- * input is a trace file; it is replayed, the report is built and written as JSON and as text
- * (`make fuzz`; corpus in tests/fuzz/corpus/trace/). */
+/* fuzz_trace.c — libFuzzer target for the report path: the input is a trace (changed as one by
+ * the structure-aware mutator, harness.c); it is replayed, the report is built and written as
+ * JSON and as text, and `predict --from` calibrates with it (`make fuzz`; corpus in
+ * tests/fuzz/corpus/trace/). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
+#include "commands.h"
+#include "harness.h"
 #include "report.h"
 #include "report_views.h"
 
-static int memfd = -1;
-static FILE *devnull;
-static char path[64];
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (memfd < 0) {
-        memfd = memfd_create("vt-fuzz-trace", MFD_CLOEXEC);
-        devnull = fopen("/dev/null", "w");
-        if (memfd < 0 || !devnull)
-            abort();
-        snprintf(path, sizeof path, "/proc/self/fd/%d", memfd);
-    }
-    if (ftruncate(memfd, 0) < 0 || pwrite(memfd, data, size, 0) != (ssize_t)size)
+    static FILE *devnull;
+    if (!devnull && !(devnull = fopen("/dev/null", "w")))
         abort();
+    const char *path = harness_file(data, size);
     report_ctx c;
     char err[512];
     if (report_of_trace(path, &c, err, sizeof err) == 0) {
@@ -40,5 +31,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         report_text(devnull, &c);
     }
     report_free(&c);
+    harness_cmd(cmd_predict, "predict", "--from", path, NULL);
     return 0;
 }

@@ -1,7 +1,9 @@
 #!/bin/sh
 # dump_vtgen.sh — `vramtrace dump` on traces from tests/prog/vtgen: every line is JSON, every
-# record type appears with its fields, stacks resolve to the generator's files/lines/symbols,
-# truncated tails keep every complete record, malformed traces exit 3 with a message.
+# record type appears with its fields, each stack is written once, before the events naming it
+# by id, and resolves (with its code and symbol lines: tests/python/vtdump.py) to the
+# generator's files/lines/symbols, truncated tails keep every complete record, malformed
+# traces exit 3 with a message.
 set -eu
 GEN="$BUILD/tests/prog/vtgen"
 [ -x "$GEN" ] || { echo "vtgen not built ($GEN)"; exit 1; }
@@ -13,14 +15,11 @@ GEN="$BUILD/tests/prog/vtgen"
 "$GEN" -o py310.vt --events 50 --live 10 --stacks 4 --python=3.10 >/dev/null
 "$VT" dump py310.vt >py310.jsonl
 
-python3 - <<'PY'
-import json, collections
-def load(p):
-    out = []
-    for n, line in enumerate(open(p, encoding="utf-8"), 1):
-        out.append(json.loads(line))          # every line must parse
-    return out
-recs = load("full.jsonl")
+PYTHONPATH="$ROOT/tests/python" python3 - <<'PY'
+import collections
+import vtdump
+load = vtdump.records
+recs, stacks = vtdump.load("full.jsonl")
 types = collections.Counter(r["type"] for r in recs)
 for t in ("header", "process", "config", "device", "thread", "alloc", "free", "stack", "code",
           "symbol", "module", "meminfo", "oom", "pyinfo", "trailer", "unknown", "status"):
@@ -49,14 +48,15 @@ for r in events:
     if r["type"] == "alloc":
         assert isinstance(r["size"], int) and r["size"] > 0 or r["failed"], r
     assert r["backward"] == (r["thread"] == 1), r
+    assert "stack" not in r, r                # the stack is on its own line, once
     if r["stack_id"]:
-        st = r["stack"]
+        st = stacks[r["stack_id"]]
         assert [f["kind"] for f in st] == ["native"] * 4 + ["python"] * 3, st
         for f in st[:4]:
             s = syms[f["ip"]]
             assert f["module"] == mods[s["module_id"]]["path"]
             assert f["offset"] == s["offset"] and f["symbol_offset"] == s["symbol_offset"]
-            assert f["symbol"] == s.get("demangled", s["name"])
+            assert f["symbol"] == s.get("demangled", s["name"]) == s["symbol"]
         for f in st[4:]:
             c = codes[f["code_id"]]
             # vtgen's line tables: line = first_line + byte offset // 16
@@ -64,7 +64,15 @@ for r in events:
             assert f["line"] == c["first_line"] + f["offset"] // 16, (f, c)
             checked += 1
 assert checked > 100, checked
-assert any("::" in r["symbol"] for r in events if r.get("stack") for r in r["stack"] if r["kind"] == "native"), "no demangled symbol"
+assert any("::" in f["symbol"] for st in stacks.values() for f in st if f["kind"] == "native"), "no demangled symbol"
+ids = [r["stack_id"] for r in recs if r["type"] == "stack"]
+assert len(ids) == len(set(ids)) > 0, "a stack written twice"
+seen = set()
+for r in recs:                                # a stack's line comes before its first use
+    if r["type"] == "stack":
+        seen.add(r["stack_id"])
+    elif r["type"] in ("alloc", "free", "oom") and r["stack_id"]:
+        assert r["stack_id"] in seen, r
 ctx = events[0]
 assert ctx["api"] == "cuDevicePrimaryCtxRetain" and ctx["layer"] == "driver" and ctx["kind"] == "CONTEXT"
 assert any(r["api"] == "cudaMalloc" and r["layer"] == "runtime" for r in events)
@@ -72,18 +80,28 @@ mp = next(r for r in events if r["api"] == "cuMemMap")
 assert mp["aux"] == "0x9001" and mp["size"] == 32 << 20
 oom = next(r for r in recs if r["type"] == "oom")
 assert oom["requested"] == 12884901888 and oom["capacity"] == 12884901888 and oom["emulated"] is True
-assert oom["stack"][0]["kind"] == "native"
+assert stacks[oom["stack_id"]][0]["kind"] == "native"
 failed = [r for r in events if r["failed"]]
 assert {r["api"] for r in failed} == {"cudaFree", "cudaMalloc"}, failed
 unk = next(r for r in recs if r["type"] == "unknown")
 assert unk["record_type"] == 200 and unk["size"] == 24
 nores = load("nores.jsonl")
-assert len(nores) == len(recs) and not any("stack" in r for r in nores if r["type"] in ("alloc", "free", "oom"))
-p310 = load("py310.jsonl")
+# --no-resolve: the same lines, but no line numbers, no traceback order, no symbol files looked at
+assert len(nores) == len(recs)
+for a, b in zip(recs, nores):
+    if a["type"] == "stack":
+        assert "native_before_python" not in b and not any("line" in p for p in b["python"]), b
+        b = dict(b, python=[dict(p, line=a["python"][i]["line"]) for i, p in enumerate(b["python"])])
+        b["native_before_python"] = a["native_before_python"]
+    elif a["type"] == "symbol":
+        assert "symbol" not in b, b
+        b = dict(b, symbol=a["symbol"])
+    assert a == b, (a, b)
+p310, s310 = vtdump.load("py310.jsonl")
 n310 = 0
 codes = {r["code_id"]: r for r in p310 if r["type"] == "code"}
-for r in p310:
-    for f in r.get("stack") or []:
+for st in s310.values():
+    for f in st:
         if f["kind"] == "python":
             assert f["line"] == codes[f["code_id"]]["first_line"] + f["offset"] // 16
             n310 += 1
@@ -152,5 +170,19 @@ for i in range(150):
     codes[p.returncode] = codes.get(p.returncode, 0) + 1
 assert len(codes) == 2, codes
 print("fuzz:", codes)
+PY
+# bounded: each stack once, so 100,000 distinct Python stacks under 200,000 events make about
+# 5 bytes of JSON per byte of trace (13 when every event repeated its stack) and the memory
+# dump needs does not grow with the stacks (150 MB before; about 14 MB)
+"$GEN" -o many.vt --events 200000 --stacks 100000 --python=3.12 --live 1000 >/dev/null
+python3 - "$VT" <<'PY'
+import os, resource, subprocess, sys
+out = subprocess.run([sys.argv[1], "dump", "many.vt"], stdout=subprocess.PIPE, check=True).stdout
+ratio = len(out) / os.path.getsize("many.vt")
+rss_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+print(f"dump of {os.path.getsize('many.vt')} bytes: {len(out)} bytes ({ratio:.1f}x), {rss_mb:.0f} MB resident")
+assert ratio < 7, ratio
+assert rss_mb < 64, rss_mb
+assert out.count(b'"type":"stack"') == len(set(l for l in out.split(b"\n") if b'"type":"stack"' in l))
 PY
 echo "dump_vtgen ok"

@@ -81,11 +81,13 @@ PY
 echo "$list" | while read -r prefix mm; do
     "$prefix/bin/python$mm" capture.py "t$mm.vt" "exp$mm.json" || { echo "FAIL: capture.py on $mm"; exit 1; }
     "$VT" dump "t$mm.vt" >"d$mm.jsonl" || { echo "FAIL: dump of the $mm trace"; exit 1; }
-    python3 - "exp$mm.json" "d$mm.jsonl" "$mm" <<'PY' || exit 1
+    PYTHONPATH="$ROOT/tests/python" python3 - "exp$mm.json" "d$mm.jsonl" "$mm" <<'PY' || exit 1
 import json, sys
+import vtdump
 exp = json.load(open(sys.argv[1]))
-got = [[[f["file"], f["function"], f["line"]] for f in r["stack"]]
-       for r in map(json.loads, open(sys.argv[2])) if r["type"] == "alloc"]
+recs, stacks = vtdump.load(sys.argv[2])
+got = [[[f["file"], f["function"], f["line"]] for f in stacks[r["stack_id"]]]
+       for r in recs if r["type"] == "alloc"]
 assert len(got) == len(exp) == 5, (len(got), len(exp))
 bad = [(i, e, g) for i, (e, g) in enumerate(zip(exp, got)) if e != g]
 for i, e, g in bad:

@@ -20,14 +20,15 @@ print(n)"
 # 1. every hooked runtime call once, with sizes, results and the caller's name on top
 "$VT" run -q -o basic.vt -- "$P" basic >basic.out 2>&1 || { cat basic.out; fail "basic run failed"; }
 "$VT" dump basic.vt >basic.jsonl || fail "dump basic.vt"
-python3 - basic.jsonl <<'PYEOF' || fail "basic: events differ from the calls made"
-import json, sys
-ev = [json.loads(l) for l in open(sys.argv[1])]
+PYTHONPATH="$ROOT/tests/python" python3 - basic.jsonl <<'PYEOF' || fail "basic: events differ from the calls made"
+import sys
+import vtdump
+ev, stacks = vtdump.load(sys.argv[1])
 allocs = [o for o in ev if o["type"] == "alloc"]
 def one(api, size, fn):
     m = [o for o in allocs if o["api"] == api and o["size"] == size]
     assert len(m) == 1, (api, size, len(m))
-    top = [f for f in m[0]["stack"] if f["kind"] == "native"][0]
+    top = [f for f in stacks[m[0]["stack_id"]] if f["kind"] == "native"][0]
     assert top["symbol"] == fn, (api, top)
 one("cudaMalloc", 1000000, "vt_case_malloc")
 one("cudaMallocAsync", 3000000, "vt_case_async")

@@ -5,7 +5,8 @@
 # counters, the bytes the program reports for parameters, gradients and optimizer state are the
 # ones its model and optimizer imply (fp32 parameters, one gradient per trainable element, AdamW
 # 8 B + a step, SGD momentum 4 B, Adafactor's factored rows and columns, LoRA: adapters only),
-# the out-of-memory sizes fail where expected, the backward runs on pt_autograd_0 and a
+# the out-of-memory sizes fail where expected (also under expandable segments, where an expansion
+# that fails leaves physical chunks never mapped), the backward runs on pt_autograd_0 and a
 # checkpointed block's forward runs again there (under dynamo's disable() wrapper, as in
 # PyTorch: recognized as checkpointing on, compile off).
 set -u
@@ -73,6 +74,25 @@ case_run ada_fit fit sim_hf.py --model gpt2 --batch-size 1 --seq-len 512 --optim
 case_run resnet_fit fit sim_vision.py --model resnet50 --batch-size 64 --steps 1
 case_run vit_fit fit sim_vision.py --model vit-b16 --batch-size 32 --steps 1
 
+# expandable segments (PyTorch's ExpandableSegment::map: every chunk of an expansion created,
+# then mapped; when the card is full the chunks made so far are released unmapped): the reserved
+# peak counts mapped chunks only, as max_memory_reserved does, and the report says what it left out
+export FAKE_C10_EXPANDABLE=1
+case_run exp_oom oom:forward sim_hf.py --model gpt2-medium --batch-size 4 --steps 1
+unset FAKE_C10_EXPANDABLE
+"$PY" - <<'PYEOF' || fail "exp_oom: the unmapped chunks are not reported"
+import json
+r = json.load(open("exp_oom.json"))
+assert r["peak"]["allocated_blocks_basis"] == "expandable_segments", r["peak"]
+assert r["peak"]["unmapped_chunks"] > 0 and r["peak"]["unmapped_chunks_bytes"] == r["peak"]["unmapped_chunks"] * (2 << 20), r["peak"]
+PYEOF
+for view in text html; do
+    if [ $view = text ]; then "$VT" report exp_oom.vt >exp_oom.$view 2>/dev/null; else
+        "$VT" report --html exp_oom.$view exp_oom.vt >/dev/null 2>&1; fi
+    grep -q 'physical chunks created and released without being mapped' exp_oom.$view ||
+        fail "exp_oom: the $view report does not say what reserved leaves out"
+done
+
 # LoRA: only the adapters train (rank 8 on q, k, v, o of 24 layers of width 1024)
 "$PY" - <<'PYEOF' || fail "lora: trainable parameters are not the adapters'"
 import json
@@ -86,12 +106,12 @@ grep -q 'simtorch/optim/adamw.py' gpt2m_fit.jsonl || fail "no frame in simtorch/
 grep -q 'transformers/models/gpt2/modeling_gpt2.py' gpt2m_fit.jsonl || fail "no GPT-2 model frame"
 grep -q 'simtorch/amp/grad_scaler.py' resnet_fit.jsonl || fail "no GradScaler frame (fp16)"
 grep -q 'simtorch/optim/sgd.py' resnet_fit.jsonl || fail "no SGD frame"
-"$PY" - <<'PYEOF' || fail "checkpointing: no forward recomputed on the autograd thread"
-import json
-recs = [json.loads(l) for l in open("ckpt_fit.jsonl")]
+PYTHONPATH="$ROOT/tests/python" "$PY" - <<'PYEOF' || fail "checkpointing: no forward recomputed on the autograd thread"
+import vtdump
+recs, stacks = vtdump.load("ckpt_fit.jsonl")
 auto = {o["index"] for o in recs if o["type"] == "thread" and o["name"] == "pt_autograd_0"}
 def ops(o):
-    return [f.get("symbol") or "" for f in o.get("stack", []) if f.get("kind") == "native"]
+    return [f.get("symbol") or "" for f in stacks.get(o["stack_id"]) or [] if f.get("kind") == "native"]
 fwd = [o for o in recs if o["type"] == "alloc" and o["api"] == "torchAlloc" and o["thread"] in auto
        and any("native_layer_norm::call" in s for s in ops(o))]
 assert len(fwd) >= 12, len(fwd)  # 12 blocks, each recomputing its layer norms

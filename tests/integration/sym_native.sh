@@ -21,16 +21,17 @@ ID=$(readelf -n "$PROG" | sed -n 's/.*Build ID: *//p')
 
 # check JSONL WANT-STATIC-SYMBOL WANT-FILE(1/0): the frames of the 123456789-byte cudaMalloc
 check() {
-    python3 - "$1" "$2" "$3" "$PROG" "$ID" "$SRC" "$LS" "$LE" "$LC" <<'PYEOF'
-import json, sys
+    PYTHONPATH="$ROOT/tests/python" python3 - "$1" "$2" "$3" "$PROG" "$ID" "$SRC" "$LS" "$LE" "$LC" <<'PYEOF'
+import sys
+import vtdump
 path, want_sym, want_file, prog, bid, src, ls, le, lc = sys.argv[1:]
-ev = [json.loads(l) for l in open(path)]
+ev, stacks = vtdump.load(path)
 mods = [o for o in ev if o["type"] == "module" and o["path"] == prog]
 assert len(mods) == 1, ("program's module record (real path, not argv[0])", [o for o in ev if o["type"] == "module"])
 assert mods[0].get("build_id") == bid, (mods[0], bid)
 a = [o for o in ev if o["type"] == "alloc" and o["api"] == "cudaMalloc" and o["size"] == 123456789]
 assert len(a) == 1, len(a)
-fr = [f for f in a[0]["stack"] if f["kind"] == "native" and f["module"] == prog]
+fr = [f for f in stacks[a[0]["stack_id"]] if f["kind"] == "native" and f["module"] == prog]
 assert len(fr) >= 3, fr  # vt_static_alloc, vt_exported_caller, main (, _start)
 st, ex = fr[0], fr[1]
 want = None if want_sym == "-" else want_sym
@@ -45,7 +46,7 @@ else:
 # the static function with a C++ mangled name calling vt_static_alloc: demangled
 c = [o for o in ev if o["type"] == "alloc" and o["api"] == "cudaMalloc" and o["size"] == 2345678]
 assert len(c) == 1, len(c)
-cf = [f for f in c[0]["stack"] if f["kind"] == "native" and f["module"] == prog][1]
+cf = [f for f in stacks[c[0]["stack_id"]] if f["kind"] == "native" and f["module"] == prog][1]
 assert cf["symbol"] == (None if want == None else "vt::static_cpp(unsigned long)"), cf
 assert cf.get("line") == (int(lc) if want_file == "1" else None), (cf, lc)
 PYEOF

@@ -23,12 +23,13 @@ check() {
     [ -n "${ARGS:-}" ] || cmp -s "$name.plain" "$name.out" || fail "$name: the program's output changed under the tracer"
     "$VT" report --json "$name.vt" >"$name.json" || fail "$name: report failed"
     "$VT" dump "$name.vt" >"$name.jsonl" || fail "$name: dump failed"
-    python3 - "$name" "$mode" "$code" "$detail" <<'PYEOF' || fail "$name: trace differs from the fake's counters"
+    PYTHONPATH="$ROOT/tests/python" python3 - "$name" "$mode" "$code" "$detail" <<'PYEOF' || fail "$name: trace differs from the fake's counters"
 import json, sys
+import vtdump
 name, mode, code, detail = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 fake = json.loads(open(name + ".out").read().strip().splitlines()[-1])
 rep = json.load(open(name + ".json"))
-ev = [json.loads(l) for l in open(name + ".jsonl")]
+ev, stacks = vtdump.load(name + ".jsonl")
 assert rep["mode"] == mode, (rep["mode"], mode)
 assert rep["peak"]["reserved_bytes"] == fake["peak_reserved"], (rep["peak"], fake)
 notes = [o for o in ev if o.get("api") == "torchTrackerNote"]
@@ -48,7 +49,7 @@ if mode == "tensor+segment":
     assert len(allocs) == fake["allocs"] and len(frees) == fake["frees"], (len(allocs), len(frees), fake)
     assert all(o["layer"] == "allocator" and o["stack_id"] for o in allocs)
     # the allocating call site is on the stack, as for every other event
-    named = [o for o in allocs if any(f.get("symbol") == "torch_prog_step" for f in o["stack"])]
+    named = [o for o in allocs if any(f.get("symbol") == "torch_prog_step" for f in stacks[o["stack_id"]])]
     assert named, "no tensor stack names torch_prog_step"
     # the tracker's segments are the hook's segments, one for one
     assert sorted((o["addr"], o["size"]) for o in segs) == sorted((o["addr"], o["size"]) for o in mallocs)
@@ -81,6 +82,11 @@ ARGS="3 4" check thrx cda tensor+segment 1 1 FAKE_C10_EXPANDABLE=1
 # yet): the attach waits for initialized(), at the allocator's own first segment
 check raw cda tensor+segment 1 1 TORCH_PROG_RAW=1
 grep -q "allocator tracker" raw.err && fail "raw: the tracker refused a late but valid attach"
+
+# PyTorch loaded after the process's own cudaMallocs (each of them looked for it, then only once a
+# library was loaded): attached at the allocator's first segment all the same
+check early cda tensor+segment 1 1 TORCH_PROG_EARLY=20000
+grep -q "allocator tracker" early.err && fail "early: the tracker did not attach"
 
 # no initialized() to ask: attach at the first segment; if that cudaMalloc was not the
 # allocator's (the tracker is lost), its next one on the thread finds no tracker event: refuse
@@ -127,13 +133,14 @@ vt_pythons | while read -r prefix mm; do
     "$VT" run -q -o py.vt -- "$prefix/bin/python$mm" pyprog.py "$FAKE/c10/cda/libc10_cuda.so" >py.log 2>&1 ||
         { cat py.log; fail "python $mm: traced run failed"; }
     "$VT" dump py.vt >py.jsonl || fail "python $mm: dump failed"
-    python3 - "$mm" <<'PYEOF' || fail "python $mm: the tensor's Python frames are wrong"
-import json, sys
+    PYTHONPATH="$ROOT/tests/python" python3 - "$mm" <<'PYEOF' || fail "python $mm: the tensor's Python frames are wrong"
+import sys
+import vtdump
 line = [i + 1 for i, l in enumerate(open("pyprog.py")) if "ALLOC-SITE" in l][0]
-ev = [json.loads(l) for l in open("py.jsonl")]
+ev, stacks = vtdump.load("py.jsonl")
 t = [o for o in ev if o.get("api") == "torchAlloc" and o["size"] == 2222221]
 assert len(t) == 1, len(t)
-py = [(f["function"], f["line"]) for f in t[0]["stack"] if f["kind"] == "python"]
+py = [(f["function"], f["line"]) for f in stacks[t[0]["stack_id"]] if f["kind"] == "python"]
 assert py[:2] == [("forward_layer", line), ("train", line + 3)], py
 assert sum(o.get("api") == "torchAlloc" for o in ev) == 5 and sum(o.get("api") == "torchFree" for o in ev) == 5
 PYEOF

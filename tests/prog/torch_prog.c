@@ -87,6 +87,13 @@ int main(int argc, char **argv)
     int nthreads = argc > 3 ? atoi(argv[3]) : 1;
     if (nthreads < 1 || nthreads > 16)
         return 2;
+    /* TORCH_PROG_EARLY=N: N cudaMalloc / cudaFree pairs of the program's own before PyTorch is
+     * loaded (a process that used CUDA before importing torch) */
+    for (long n = getenv("TORCH_PROG_EARLY") ? atol(getenv("TORCH_PROG_EARLY")) : 0; n > 0; n--) {
+        void *raw = NULL;
+        if (cudaMalloc(&raw, (3u << 20) + 4096) != 0 || cudaFree(raw) != 0)
+            return 2;
+    }
     void *h = dlopen(argv[1], RTLD_NOW | RTLD_GLOBAL);
     if (!h) {
         fprintf(stderr, "torch_prog: %s\n", dlerror());

@@ -84,13 +84,15 @@ static struct {
     const char *out;
     uint64_t events, live, stacks, seed;
     int tensor, python, oom, extras, trailer, big_stacks;
-    const char *tail;    /* "trailer" (default: trailer), "none", "zero", "cut", "garbage" */
+    int allocator;    /* PyTorch's caching allocator with its tracker: segments and their tensors */
+    const char *tail; /* "trailer" (default: trailer), "none", "zero", "cut", "garbage" */
     const char *corrupt; /* NULL, "magic", "major", "size0", "size-odd", "size-past-eof",
                             "string", "huge", "type0" */
     unsigned pid, pymajor, pyminor;
     int rank;
     uint64_t card, device_bytes;
-} o = {NULL, 1000, 100, 16, 1, 0, 0, 0, 1, 1, 0, "trailer", NULL, 4242, 3, 11, -1, 0, 24ull << 30};
+} o = {NULL, 1000, 100,       16,   1,    0, 0,  0,  1, 1,
+       0,    0,    "trailer", NULL, 4242, 3, 11, -1, 0, 24ull << 30};
 
 static void usage(FILE *f)
 {
@@ -101,6 +103,9 @@ static void usage(FILE *f)
             "  --stacks N        distinct stacks (default 16)\n"
             "  --tensor          tensor mode: cudaMallocAsync/cudaFreeAsync, small sizes\n"
             "                    (default: segment mode, cudaMalloc/cudaFree of 2 MiB multiples)\n"
+            "  --allocator       PyTorch's default mode: the tracker's tensors (torchAlloc /\n"
+            "                    torchFree, sizes as --tensor) in 32 MiB cudaMalloc segments it\n"
+            "                    names (torchSegmentAlloc), 16 tensors to a segment\n"
             "  --python[=3.X]    Python frames + CODE/PYINFO records (default version 3.11)\n"
             "  --oom             end with a failed allocation and an OOM record\n"
             "  --card BYTES      CONFIG emulated card capacity (OOM marked emulated)\n"
@@ -284,7 +289,7 @@ static void write_metadata(void)
 {
     char env[5][64];
     int nenv = 0;
-    if (o.tensor)
+    if (o.tensor && !o.allocator)
         snprintf(env[nenv++], 64, "PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync");
     if (o.rank >= 0) {
         snprintf(env[nenv++], 64, "RANK=%d", o.rank);
@@ -378,18 +383,29 @@ static void write_corrupt(void)
     put(r, n);
 }
 
+/* new_segment: PyTorch's allocator reserves a segment at addr (cudaMalloc, then its tracker names
+ * it), for the tensors it places there. */
+#define SEGMENT_BYTES (32 * MiB)
+static void new_segment(uint64_t addr, unsigned thread, uint16_t extra, uint32_t stack)
+{
+    ev_alloc(VT_API_cudaMalloc, thread, extra, addr, SEGMENT_BYTES, stack, 0, 0, 0, 0);
+    ev_alloc(VT_API_torchSegmentAlloc, thread, extra, addr, SEGMENT_BYTES, stack, 1, 0, 0, 0);
+}
+
 typedef struct live_t {
     uint64_t addr, size;
 } live_t;
 
 int main(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"events", 1, 0, 'n'},  {"live", 1, 0, 'l'},      {"stacks", 1, 0, 's'},
-        {"tensor", 0, 0, 't'},  {"python", 2, 0, 'y'},    {"oom", 0, 0, 'O'},
-        {"card", 1, 0, 'c'},    {"no-extras", 0, 0, 'x'}, {"tail", 1, 0, 'T'},
-        {"corrupt", 1, 0, 'C'}, {"pid", 1, 0, 'p'},       {"rank", 1, 0, 'r'},
-        {"seed", 1, 0, 'S'},    {"help", 0, 0, 'h'},      {0, 0, 0, 0}};
+    static const struct option opts[] = {{"events", 1, 0, 'n'},    {"live", 1, 0, 'l'},
+                                         {"stacks", 1, 0, 's'},    {"tensor", 0, 0, 't'},
+                                         {"python", 2, 0, 'y'},    {"oom", 0, 0, 'O'},
+                                         {"card", 1, 0, 'c'},      {"no-extras", 0, 0, 'x'},
+                                         {"tail", 1, 0, 'T'},      {"corrupt", 1, 0, 'C'},
+                                         {"pid", 1, 0, 'p'},       {"rank", 1, 0, 'r'},
+                                         {"seed", 1, 0, 'S'},      {"help", 0, 0, 'h'},
+                                         {"allocator", 0, 0, 'A'}, {0, 0, 0, 0}};
     int ch;
     while ((ch = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
         switch (ch) {
@@ -407,6 +423,9 @@ int main(int argc, char **argv)
             break;
         case 't':
             o.tensor = 1;
+            break;
+        case 'A':
+            o.allocator = o.tensor = 1;
             break;
         case 'y':
             o.python = 1;
@@ -465,8 +484,12 @@ int main(int argc, char **argv)
     write_header();
     write_metadata();
 
-    unsigned alloc_api = o.tensor ? VT_API_cudaMallocAsync : VT_API_cudaMalloc;
-    unsigned free_api = o.tensor ? VT_API_cudaFreeAsync : VT_API_cudaFree;
+    unsigned alloc_api = o.allocator ? VT_API_torchAlloc
+                         : o.tensor  ? VT_API_cudaMallocAsync
+                                     : VT_API_cudaMalloc;
+    unsigned free_api = o.allocator ? VT_API_torchFree
+                        : o.tensor  ? VT_API_cudaFreeAsync
+                                    : VT_API_cudaFree;
     uint16_t stream = o.tensor ? 1 : 0;
     uint64_t live_bytes = 0, nfreed = 0, next_addr = 0x7e0000000000ull;
     /* context first, like a real run */
@@ -496,9 +519,11 @@ int main(int argc, char **argv)
         if (do_alloc) {
             uint64_t size = o.tensor ? (1 + rnd() % 4096) * 512 : (1 + rnd() % 10) * 2 * MiB;
             uint64_t addr;
-            if (nfreed && (rnd() & 1)) {
+            if (nfreed && (o.allocator || (rnd() & 1))) { /* the allocator reuses its cache */
                 addr = freed[--nfreed];
             } else {
+                if (o.allocator && next_addr % SEGMENT_BYTES == 0) /* a new segment for 16 */
+                    new_segment(next_addr, thread, extra, stack);
                 addr = next_addr;
                 next_addr += o.tensor ? 0x200000 : 0x1400000;
             }

@@ -1,27 +1,29 @@
 # check_frames.py — compares what frames_prog.py knew about each allocation's Python stack
-# with what `vramtrace dump` shows for it: the same Python frames (file, function, line),
-# innermost first, nothing missing and nothing extra; autograd-thread events marked backward
-# and carrying the stack of the main thread's last allocation. Any python3 runs it.
+# with what `vramtrace dump` shows for it (its stack line joined with its code lines by
+# vtdump.py): the same Python frames (file, function, line), innermost first, nothing missing
+# and nothing extra; autograd-thread events marked backward and carrying the stack of the main
+# thread's last allocation. Any python3 runs it.
 # Usage: check_frames.py EXPECTED.json DUMP.jsonl   (exit 0 = all match, 1 = mismatches)
 import json
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import vtdump  # noqa: E402
 
 
 def main():
     exp = json.load(open(sys.argv[1], encoding="utf-8"))
     events = {}
-    for line in open(sys.argv[2], encoding="utf-8"):
-        line = line.strip()
-        if not line:
-            continue
-        rec = json.loads(line)
+    recs, stacks = vtdump.load(sys.argv[2])
+    for rec in recs:
         if rec.get("type") == "alloc" and rec.get("api") == "cudaMalloc":
             events.setdefault(int(rec["size"]), []).append(rec)
     bad = []
 
     def python_frames(ev):
         return [[f.get("file"), f.get("function"), f.get("line")]
-                for f in (ev.get("stack") or []) if f.get("kind") == "python"]
+                for f in (stacks.get(ev.get("stack_id")) or []) if f.get("kind") == "python"]
 
     def one(size, what):
         evs = events.get(size, [])

@@ -1,6 +1,8 @@
 /* test_catpeaks.c — category_peaks (analyzer/model/facts/catpeaks.c): each category's largest live
- * bytes over a run, when it came, the allocator cache as segments less their tensors, and the
- * vocabulary the logits rule uses (classify_vocab). */
+ * bytes over a run and when it came, swept from a window whose records wait for their category;
+ * the allocator cache as segments less their tensors; an optimizer step's tensor alive at the end
+ * counted nowhere; a window past its cap said lost; and the vocabulary the logits rule uses
+ * (classify_vocab). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,100 +13,169 @@
 #include "catpeaks.h"
 #include "classify.h"
 
-/* One ALLOC or FREE record of the second pass: its number is its index + 1. */
+/* One ALLOC or FREE record: its number is its index + 1; code 0 = settled later. */
 typedef struct ev {
     int is_alloc;
-    uint64_t addr, size, t;
+    uint32_t ref;
+    uint64_t size, t;
+    uint8_t code;
 } ev;
 
-static int sweep(catpeaks *cp, const ev *evs, size_t n, int allocator_mode, uint64_t *peak,
-                 uint64_t *ns)
+#define P(cat) CATPEAKS_CODE(CATPEAKS_PLAIN, CAT_##cat)
+
+/* add: the records in order (each allocation's free carries its code); then settle every
+ * record whose code was left 0 with late[] (by allocation ref), sweeping as it goes. */
+static int run(catpeaks *cp, const ev *evs, size_t n, int alloc_mode, const uint8_t *late,
+               uint64_t *peak, uint64_t *ns)
 {
-    catpeaks_sweep_begin(cp, n, allocator_mode);
+    catpeaks_init(cp, NULL);
+    catpeaks_set_alloc_mode(cp, alloc_mode);
+    uint64_t rec[64] = {0};
     for (size_t i = 0; i < n; i++) {
-        reader_event e = {0};
-        e.api = VT_API_cudaMallocAsync; /* a DEVICE allocation */
-        e.addr = evs[i].addr;
-        e.size = evs[i].is_alloc ? evs[i].size : 0;
-        e.time_ns = evs[i].t;
-        catpeaks_sweep_event(cp, i + 1, evs[i].is_alloc, &e);
+        uint64_t r = catpeaks_add(cp, i + 1, evs[i].t, evs[i].size,
+                                  evs[i].is_alloc ? CATPEAKS_F_ALLOC : 0, evs[i].ref, evs[i].code);
+        if (evs[i].is_alloc)
+            rec[evs[i].ref] = r;
+        else if (!evs[i].code && late) /* settled at its free: both records */
+            catpeaks_settle(cp, rec[evs[i].ref], late[evs[i].ref], 0),
+                catpeaks_settle(cp, r, late[evs[i].ref], 0);
+        catpeaks_advance(cp);
     }
-    return catpeaks_sweep_end(cp, peak, ns);
+    for (size_t i = 0; late && i < 64; i++)
+        if (rec[i] && late[i])
+            catpeaks_settle(cp, rec[i], late[i], 0);
+    return catpeaks_end(cp, peak, ns);
 }
 
 static void test_peaks_over_the_run(void **st)
 {
     (void)st;
-    catpeaks cp = {0};
+    catpeaks cp;
     uint64_t peak[CAT_COUNT], ns[CAT_COUNT];
     /* an activation spike that comes and goes, twice; two optimizer-state tensors that stay;
-     * an allocation the first pass did not note (never counted, its free neither) */
+     * the first activations settled only at their free, after later records waited */
     const ev evs[] = {
-        {1, 0x1000, 5000, 10},  {1, 0x2000, 3000, 20},   {0, 0x2000, 0, 40},
-        {0, 0x1000, 0, 50},     {1, 0x3000, 800, 100},   {1, 0x4000, 800, 110},
-        {1, 0x5000, 6000, 200}, {1, 0x6000, 99999, 250}, {0, 0x5000, 0, 300},
-        {0, 0x6000, 0, 310},
+        {1, 1, 5000, 10, 0},
+        {1, 2, 3000, 20, 0},
+        {0, 2, 3000, 40, 0},
+        {0, 1, 5000, 50, 0},
+        {1, 5, 800, 100, P(OPTIMIZER)},
+        {1, 6, 800, 110, P(OPTIMIZER)},
+        {1, 7, 6000, 200, 0},
+        {1, 8, 99999, 250, CATPEAKS_NONE},
+        {0, 7, 6000, 300, 0},
+        {0, 8, 99999, 310, CATPEAKS_NONE},
     };
-    catpeaks_note(&cp, 1, CAT_ACTIVATIONS, CATPEAKS_PLAIN, 1);
-    catpeaks_note(&cp, 2, CAT_ACTIVATIONS, CATPEAKS_PLAIN, 1);
-    catpeaks_note(&cp, 5, CAT_OPTIMIZER, CATPEAKS_PLAIN, 1);
-    catpeaks_note(&cp, 6, CAT_OPTIMIZER, CATPEAKS_PLAIN, 1);
-    catpeaks_note(&cp, 7, CAT_ACTIVATIONS, CATPEAKS_PLAIN, 1);
-    assert_int_equal(sweep(&cp, evs, sizeof evs / sizeof evs[0], 0, peak, ns), 1);
+    uint8_t late[64] = {0};
+    late[1] = late[2] = late[7] = P(ACTIVATIONS);
+    assert_int_equal(run(&cp, evs, sizeof evs / sizeof evs[0], 0, late, peak, ns), 1);
     assert_null(cp.lost);
     assert_int_equal(peak[CAT_OPTIMIZER], 1600);
     assert_int_equal(ns[CAT_OPTIMIZER], 110);
     assert_int_equal(peak[CAT_ACTIVATIONS], 8000); /* 5000 + 3000 at event 2, not 6000 later */
     assert_int_equal(ns[CAT_ACTIVATIONS], 20);
     assert_int_equal(peak[CAT_GRADIENTS], 0);
-    for (int c = 0; c < CAT_COUNT; c++) /* the unnoted 99999 bytes are in no category */
+    for (int c = 0; c < CAT_COUNT; c++) /* the 99999 bytes counted nowhere are in no category */
         assert_true(peak[c] <= 8000);
+    catpeaks_free(&cp);
+}
+
+/* records wait for the first unsettled one: nothing is swept past it */
+static void test_records_wait_in_order(void **st)
+{
+    (void)st;
+    catpeaks cp;
+    catpeaks_init(&cp, NULL);
+    catpeaks_set_alloc_mode(&cp, 0);
+    uint64_t a = catpeaks_add(&cp, 1, 1, 100, CATPEAKS_F_ALLOC, 1, 0);
+    catpeaks_add(&cp, 2, 2, 50, CATPEAKS_F_ALLOC, 2, P(TEMPORARIES));
+    assert_int_equal(catpeaks_advance(&cp), a); /* waits at the first */
+    catpeaks_settle(&cp, a, P(PARAMETERS), 0);
+    assert_int_equal(catpeaks_advance(&cp), cp.tail);
+    uint64_t peak[CAT_COUNT], ns[CAT_COUNT];
+    assert_int_equal(catpeaks_end(&cp, peak, ns), 1);
+    assert_int_equal(peak[CAT_PARAMETERS], 100);
+    assert_int_equal(peak[CAT_TEMPORARIES], 50);
     catpeaks_free(&cp);
 }
 
 static void test_cache_is_segments_less_tensors(void **st)
 {
     (void)st;
-    catpeaks cp = {0};
+    catpeaks cp;
     uint64_t peak[CAT_COUNT], ns[CAT_COUNT];
     const ev evs[] = {
-        {1, 0x10000, 1000, 1},
-        {1, 0x10000 + 1, 600, 2},
-        {0, 0x10000 + 1, 0, 3},
-        {1, 0x10000 + 2, 100, 4},
+        {1, 1, 1000, 1, CATPEAKS_CODE(CATPEAKS_SEGMENT, CAT_CACHE)},
+        {1, 2, 600, 2, CATPEAKS_CODE(CATPEAKS_INNER, CAT_ACTIVATIONS)},
+        {0, 2, 600, 3, CATPEAKS_CODE(CATPEAKS_INNER, CAT_ACTIVATIONS)},
+        {1, 3, 100, 4, CATPEAKS_CODE(CATPEAKS_INNER, CAT_PARAMETERS)},
     };
-    catpeaks_note(&cp, 1, CAT_CACHE, CATPEAKS_SEGMENT, 1);
-    catpeaks_note(&cp, 2, CAT_ACTIVATIONS, CATPEAKS_INNER, 1);
-    catpeaks_note(&cp, 4, CAT_PARAMETERS, CATPEAKS_INNER, 1);
-    assert_int_equal(sweep(&cp, evs, 4, 1, peak, ns), 1);
+    assert_int_equal(run(&cp, evs, 4, 1, NULL, peak, ns), 1);
     assert_int_equal(peak[CAT_CACHE], 1000); /* before any tensor: all of it is cache */
     assert_int_equal(peak[CAT_ACTIVATIONS], 600);
     assert_int_equal(peak[CAT_PARAMETERS], 100);
     catpeaks_free(&cp);
+    /* a segment waits until the mode is known: the cache counts segments only in allocator mode */
+    catpeaks_init(&cp, NULL);
+    catpeaks_add(&cp, 1, 1, 1000, CATPEAKS_F_ALLOC, 1, CATPEAKS_CODE(CATPEAKS_SEGMENT, CAT_CACHE));
+    assert_int_equal(catpeaks_advance(&cp), 1);
+    catpeaks_set_alloc_mode(&cp, 0);
+    assert_int_equal(catpeaks_advance(&cp), 2);
+    assert_int_equal(catpeaks_end(&cp, peak, ns), 1);
+    assert_int_equal(peak[CAT_CACHE], 0); /* not allocator mode: a segment counts nowhere */
+    catpeaks_free(&cp);
     /* nothing noted: no peaks claimed, and none said lost */
-    assert_int_equal(sweep(&cp, evs, 4, 1, peak, ns), 0);
+    catpeaks_init(&cp, NULL);
+    assert_int_equal(catpeaks_end(&cp, peak, ns), 0);
     assert_null(cp.lost);
     assert_int_equal(peak[CAT_CACHE], 0);
+    catpeaks_free(&cp);
+}
+
+/* an optimizer step's tensor settled before its free (provisional) counts if it is freed, and
+ * counts nowhere, at no moment, when it is alive at the end */
+static void test_provisional(void **st)
+{
+    (void)st;
+    uint64_t peak[CAT_COUNT], ns[CAT_COUNT];
+    for (int freed = 0; freed < 2; freed++) {
+        catpeaks cp;
+        catpeaks_init(&cp, NULL);
+        catpeaks_set_alloc_mode(&cp, 0);
+        uint8_t opt = P(OPTIMIZER);
+        catpeaks_add(&cp, 1, 1, 700, CATPEAKS_F_ALLOC, 1, opt); /* freed: counted */
+        uint64_t a = catpeaks_add(&cp, 2, 2, 300, CATPEAKS_F_ALLOC, 2, 0);
+        catpeaks_settle(&cp, a, opt, 1); /* provisional */
+        catpeaks_add(&cp, 3, 3, 50, CATPEAKS_F_ALLOC, 3, opt);
+        catpeaks_add(&cp, 4, 4, 700, 0, 1, opt);
+        if (freed)
+            catpeaks_add(&cp, 5, 5, 300, CATPEAKS_F_PROVISIONAL, 2, opt);
+        assert_int_equal(catpeaks_end(&cp, peak, ns), 1);
+        assert_int_equal(peak[CAT_OPTIMIZER], freed ? 1050 : 750);
+        assert_int_equal(ns[CAT_OPTIMIZER], 3);
+        catpeaks_free(&cp);
+    }
 }
 
 static void test_lost_is_said(void **st)
 {
     (void)st;
-    catpeaks cp = {0};
+    catpeaks cp;
     uint64_t peak[CAT_COUNT], ns[CAT_COUNT];
-    const ev evs[] = {{1, 0x1000, 64, 1}};
-    catpeaks_note(&cp, 1, CAT_ACTIVATIONS, CATPEAKS_PLAIN, 1);
-    catpeaks_note(&cp, CATPEAKS_MAX_EVENTS, CAT_ACTIVATIONS, CATPEAKS_PLAIN, 1); /* past the cap */
-    assert_non_null(cp.lost);
-    assert_int_equal(sweep(&cp, evs, 1, 0, peak, ns), 0);
-    assert_int_equal(peak[CAT_ACTIVATIONS], 0);
+    catpeaks_init(&cp, NULL);
+    catpeaks_add(&cp, 1, 1, 64, CATPEAKS_F_ALLOC, 1, 0); /* never settled: all the rest waits */
+    for (uint64_t i = 1; i <= CATPEAKS_WINDOW_MAX && !cp.lost; i++)
+        catpeaks_add(&cp, i + 1, i + 1, 64, CATPEAKS_F_ALLOC, 2, P(TEMPORARIES));
+    assert_non_null(cp.lost); /* past the window's cap */
+    assert_int_equal(catpeaks_add(&cp, 1, 1, 64, CATPEAKS_F_ALLOC, 3, P(TEMPORARIES)), 0);
+    assert_int_equal(catpeaks_end(&cp, peak, ns), 0);
+    assert_int_equal(peak[CAT_TEMPORARIES], 0);
     catpeaks_free(&cp);
-    /* a run that has shown no tensor: notes stop (their memory freed) past the first 16M events */
-    catpeaks_note(&cp, 5, CAT_CACHE, CATPEAKS_PLAIN, 0);
-    assert_null(cp.lost);
-    catpeaks_note(&cp, CATPEAKS_MAX_BEFORE_TENSORS, CAT_CACHE, CATPEAKS_PLAIN, 0);
+    /* a record never settled by the end */
+    catpeaks_init(&cp, NULL);
+    catpeaks_add(&cp, 1, 1, 64, CATPEAKS_F_ALLOC, 1, 0);
+    assert_int_equal(catpeaks_end(&cp, peak, ns), 0);
     assert_non_null(cp.lost);
-    assert_null(cp.code);
     catpeaks_free(&cp);
 }
 
@@ -131,7 +202,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_peaks_over_the_run),
+        cmocka_unit_test(test_records_wait_in_order),
         cmocka_unit_test(test_cache_is_segments_less_tensors),
+        cmocka_unit_test(test_provisional),
         cmocka_unit_test(test_lost_is_said),
         cmocka_unit_test(test_vocab),
     };

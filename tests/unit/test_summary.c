@@ -173,6 +173,14 @@ static void test_summary_text(void **state)
     w_alloc(&w, VT_API_cuDevicePrimaryCtxRetain, 0, 1, 0, 0x50, 300 * MiB, 0);
     w_alloc(&w, VT_API_cudaMalloc, 0, 2, 0, 0x1000, 100 * MiB, 0);
     w_alloc(&w, VT_API_cuMemCreate, 0, 3, 0, 0x77, 50 * MiB, 0);
+    /* a physical handle counts once mapped (the map's aux names it) */
+    vt_rec_alloc m = {VT_TT_MAKE(3, 0), 0x7000000, 50 * MiB, 0, 0, 0};
+    uint64_t handle = 0x77;
+    pl(&m, sizeof m), pl(&handle, sizeof handle);
+    w_rec(&w, VT_REC_ALLOC, VT_EVF_MAKE(VT_API_cuMemMap, 0));
+    /* one released without ever being mapped (a failed expansion): never counted */
+    w_alloc(&w, VT_API_cuMemCreate, 0, 3, 0, 0x78, 4096 * MiB, 0);
+    w_free(&w, VT_API_cuMemRelease, 3, 0x78);
     w_alloc(&w, VT_API_cudaHostAlloc, 0, 4, 0, 0x3000, 900 * MiB, 0); /* not VRAM */
     w_free(&w, VT_API_cudaFree, 5, 0x1000);
     w_alloc(&w, VT_API_cudaMalloc, 0, 6, 0, 0x1000, 20 * MiB, 0); /* reused address */
@@ -187,7 +195,7 @@ static void test_summary_text(void **state)
     assert_int_equal(summary_print(f, save(&w)), 0);
     fclose(f);
     unlink(g_path);
-    assert_non_null(strstr(out, "7 events (1 failed)"));
+    assert_non_null(strstr(out, "10 events (1 failed)"));
     assert_non_null(
         strstr(out, "peak 150.0 MiB reserved by the allocator (450.0 MiB for the process"));
     assert_non_null(strstr(out, "1 context,"));

@@ -4,6 +4,7 @@
  * block's start to the next live block or the end of its segment (free blocks merge). */
 #include "blocks.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -140,7 +141,7 @@ void blocks_free_all(blocks *b)
     for (size_t i = 0; i < b->nsegs; i++)
         free(b->segs[i].starts);
     free(b->segs);
-    free(b->live.e);
+    free(b->live);
     memset(b, 0, sizeof *b);
 }
 
@@ -172,12 +173,17 @@ static size_t seg_upper(const blocks *b, uint64_t addr)
     return lo;
 }
 
-/* seg_of: the segment holding addr, or NULL. */
+/* seg_of: the segment holding addr, or NULL (the last one found first: a step's tensors keep to
+ * a few segments). */
 static blocks_segment *seg_of(blocks *b, uint64_t addr)
 {
+    size_t l = b->last_seg;
+    if (l < b->nsegs && addr - b->segs[l].addr < b->segs[l].size)
+        return &b->segs[l];
     size_t i = seg_upper(b, addr);
     if (!i || addr - b->segs[i - 1].addr >= b->segs[i - 1].size)
         return NULL;
+    b->last_seg = i - 1;
     return &b->segs[i - 1];
 }
 
@@ -211,10 +217,14 @@ static int segs_reserve(blocks *b, size_t n)
 void blocks_segment_del(blocks *b, uint64_t addr, uint64_t size)
 {
     uint64_t end = addr + size < addr ? UINT64_MAX : addr + size;
-    for (size_t i = 0; i < b->nsegs;) {
+    /* segments are sorted and apart: the first that can overlap holds addr or starts after it */
+    size_t i = seg_upper(b, addr);
+    if (i && b->segs[i - 1].addr + b->segs[i - 1].size > addr)
+        i--;
+    while (i < b->nsegs && b->segs[i].addr < end) {
         blocks_segment *s = &b->segs[i];
         uint64_t s_end = s->addr + s->size;
-        if (s_end <= addr || s->addr >= end) {
+        if (s_end <= addr) {
             i++;
         } else if (s->addr >= addr && s_end <= end) { /* all of it */
             free(s->starts);
@@ -239,7 +249,8 @@ void blocks_segment_del(blocks *b, uint64_t addr, uint64_t size)
             i++;
         } else { /* keep the tail */
             size_t k = upper(s->starts, s->n, end - 1);
-            memmove(s->starts, s->starts + k, (s->n - k) * sizeof *s->starts);
+            if (s->n > k) /* none: the list may be NULL */
+                memmove(s->starts, s->starts + k, (s->n - k) * sizeof *s->starts);
             s->n -= k;
             s->size = s_end - end;
             s->addr = end;
@@ -248,18 +259,20 @@ void blocks_segment_del(blocks *b, uint64_t addr, uint64_t size)
     }
 }
 
-/* join: segment i absorbs segment i + 1, which starts where it ends. */
-static void join(blocks *b, size_t i)
+/* join: segment i absorbs segment i + 1, which starts where it ends; -1 out of memory. */
+static int join(blocks *b, size_t i)
 {
     blocks_segment *s = &b->segs[i], *t = &b->segs[i + 1];
     if (starts_reserve(s, s->n + t->n))
-        return;
-    memcpy(s->starts + s->n, t->starts, t->n * sizeof *t->starts);
+        return -1;
+    if (t->n) /* none: both lists may be NULL */
+        memcpy(s->starts + s->n, t->starts, t->n * sizeof *t->starts);
     s->n += t->n;
     s->size += t->size;
     free(t->starts);
     memmove(t, t + 1, (b->nsegs - i - 2) * sizeof *t);
     b->nsegs--;
+    return 0;
 }
 
 static int segment_add(blocks *b, uint64_t addr, uint64_t size, int joins)
@@ -273,10 +286,10 @@ static int segment_add(blocks *b, uint64_t addr, uint64_t size, int joins)
     memmove(&b->segs[i + 1], &b->segs[i], (b->nsegs - i) * sizeof *b->segs);
     b->segs[i] = (blocks_segment){addr, size, NULL, 0, 0};
     b->nsegs++;
-    if (joins && i + 1 < b->nsegs && b->segs[i + 1].addr == addr + size)
-        join(b, i);
-    if (joins && i > 0 && b->segs[i - 1].addr + b->segs[i - 1].size == addr)
-        join(b, i - 1);
+    if (joins && i + 1 < b->nsegs && b->segs[i + 1].addr == addr + size && join(b, i))
+        return -1;
+    if (joins && i > 0 && b->segs[i - 1].addr + b->segs[i - 1].size == addr && join(b, i - 1))
+        return -1;
     return 0;
 }
 
@@ -298,12 +311,81 @@ int blocks_segment_map(blocks *b, uint64_t addr, uint64_t size)
 
 /* ---- blocks ---------------------------------------------------------------------------------- */
 
+/* live_slot: the slot of the live block at addr, or the empty one where it would go. */
+static struct blocks_live *live_slot(const blocks *b, uint64_t addr)
+{
+    size_t j = (size_t)livemap_mix(addr, 0) & (b->caplive - 1);
+    while (b->live[j].addr && b->live[j].addr != addr)
+        j = (j + 1) & (b->caplive - 1);
+    return &b->live[j];
+}
+
+void blocks_prefetch(const blocks *b, uint64_t addr)
+{
+    if (b->caplive)
+        __builtin_prefetch(&b->live[(size_t)livemap_mix(addr, 0) & (b->caplive - 1)]);
+}
+
+static int live_grow(blocks *b)
+{
+    size_t cap = b->caplive ? b->caplive * 2 : 1024;
+    struct blocks_live *old = b->live, *n = calloc(cap, sizeof *n);
+    if (!n)
+        return -1;
+    size_t oc = b->caplive;
+    b->live = n, b->caplive = cap;
+    for (size_t i = 0; i < oc; i++)
+        if (old[i].addr)
+            *live_slot(b, old[i].addr) = old[i];
+    free(old);
+    return 0;
+}
+
+static void live_del(blocks *b, struct blocks_live *e)
+{
+    size_t i = (size_t)(e - b->live), mask = b->caplive - 1;
+    b->live[i].addr = 0;
+    b->nlive--;
+    for (size_t j = (i + 1) & mask; b->live[j].addr; j = (j + 1) & mask) {
+        size_t home = (size_t)livemap_mix(b->live[j].addr, 0) & mask;
+        if (((j - home) & mask) >= ((j - i) & mask)) { /* its home is not in (i, j]: back to i */
+            b->live[i] = b->live[j];
+            b->live[j].addr = 0;
+            i = j;
+        }
+    }
+}
+
+/* live_find: where the size of the live block at addr is kept, NULL when none lives there. */
+static uint64_t *live_find(blocks *b, uint64_t addr)
+{
+    if (!addr)
+        return b->zero_live ? &b->zero_size : NULL;
+    struct blocks_live *e = b->caplive ? live_slot(b, addr) : NULL;
+    return e && e->addr ? &e->size : NULL;
+}
+
+/* live_add: where the size of a new live block at addr goes (none lives there); NULL when out of
+ * memory. */
+static uint64_t *live_add(blocks *b, uint64_t addr)
+{
+    if (!addr) {
+        b->zero_live = 1;
+        return &b->zero_size;
+    }
+    if ((b->nlive + 1) * 2 > b->caplive && live_grow(b) < 0)
+        return NULL;
+    struct blocks_live *e = live_slot(b, addr);
+    e->addr = addr;
+    b->nlive++;
+    return &e->size;
+}
+
 uint64_t blocks_alloc(blocks *b, uint64_t addr, uint64_t size, uint64_t t)
 {
-    if (livemap_find(&b->live, addr, 0)) /* its free was not seen: the new one replaces it */
+    if (live_find(b, addr)) /* its free was not seen: the new one replaces it */
         blocks_free(b, addr);
-    int replaced;
-    livemap_entry *e = livemap_put(&b->live, addr, 0, &replaced);
+    uint64_t *e = live_add(b, addr);
     if (!e)
         return 0;
     uint64_t r = blocks_round(&b->rules, size), bsize = r;
@@ -323,7 +405,7 @@ uint64_t blocks_alloc(blocks *b, uint64_t addr, uint64_t size, uint64_t t)
             s->n++;
         }
     }
-    e->size = bsize;
+    *e = bsize;
     b->allocated += bsize;
     if (b->allocated > b->peak)
         b->peak = b->allocated, b->t_peak = t;
@@ -332,11 +414,14 @@ uint64_t blocks_alloc(blocks *b, uint64_t addr, uint64_t size, uint64_t t)
 
 uint64_t blocks_free(blocks *b, uint64_t addr)
 {
-    livemap_entry *e = livemap_find(&b->live, addr, 0);
+    uint64_t *e = live_find(b, addr);
     if (!e)
         return 0;
-    uint64_t size = e->size;
-    livemap_del(&b->live, e);
+    uint64_t size = *e;
+    if (addr)
+        live_del(b, (struct blocks_live *)(void *)((char *)e - offsetof(struct blocks_live, size)));
+    else
+        b->zero_live = 0;
     b->allocated -= size;
     blocks_segment *s = seg_of(b, addr);
     if (s) {

@@ -76,7 +76,13 @@ typedef struct blocks {
     blocks_rules rules;
     blocks_segment *segs;
     size_t nsegs, capsegs;
-    livemap live;          /* block start -> its size (livemap_entry.size) */
+    size_t last_seg;         /* the segment seg_of found last (checked first; any index is safe) */
+    struct blocks_live {     /* block start -> its size: open addressing, linear probing */
+        uint64_t addr, size; /* addr 0: empty */
+    } * live;
+    size_t nlive, caplive;
+    int zero_live; /* a block at address 0 (no slot can hold it): its size */
+    uint64_t zero_size;
     uint64_t allocated;    /* bytes in live blocks: memory_allocated() */
     uint64_t peak, t_peak; /* their peak and when: max_memory_allocated() */
     uint64_t unplaced;     /* tensors in no known segment, or past its free range: rounded only */
@@ -104,5 +110,7 @@ uint64_t blocks_alloc(blocks *b, uint64_t addr, uint64_t size, uint64_t t);
 /* blocks_free: the tensor at addr was freed (FREE_COMPLETED): its block is free again. Returns
  * the block's size, 0 when no live block starts at addr. */
 uint64_t blocks_free(blocks *b, uint64_t addr);
+/* blocks_prefetch: the live block at addr (if any) on its way to the cache (a read ahead). */
+void blocks_prefetch(const blocks *b, uint64_t addr);
 
 #endif

@@ -1,127 +1,299 @@
-/* catpeaks.c — category_peaks (catpeaks.h): a category byte per allocating event from the replay,
- * then a second pass that adds size at a noted allocation, takes it back at its free, and keeps
- * each category's largest sum. */
+/* catpeaks.c — category_peaks (catpeaks.h): a window of records in event order, each swept once
+ * its allocation's category is settled: added at its allocation, taken back at its free, each
+ * category's largest sum kept per epoch (and the timeline's moments, when asked). */
 #include "catpeaks.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+static void drop_window(catpeaks *cp)
+{
+    free(cp->size), free(cp->time), free(cp->event), free(cp->ref), free(cp->code), free(cp->flags);
+    cp->size = cp->time = cp->event = NULL;
+    cp->ref = NULL;
+    cp->code = cp->flags = NULL;
+    cp->cap = 0;
+    cp->head = cp->tail = 1;
+}
+
+void catpeaks_init(catpeaks *cp, timeline *tl)
+{
+    memset(cp, 0, sizeof *cp);
+    cp->tl = tl;
+    cp->head = cp->tail = 1;
+    cp->ep = calloc(1, sizeof *cp->ep); /* the first epoch, open from the start */
+    if (!cp->ep) {
+        catpeaks_lose(cp, "out of memory");
+        return;
+    }
+    cp->nep = cp->capep = 1;
+}
+
 void catpeaks_lose(catpeaks *cp, const char *why)
 {
     if (!cp->lost)
         cp->lost = why;
+    drop_window(cp);
 }
 
-void catpeaks_note(catpeaks *cp, uint64_t ev_alloc, category cat, int kind, int tensors)
+void catpeaks_set_alloc_mode(catpeaks *cp, int alloc_mode)
 {
-    if (cp->lost || (unsigned)cat >= CAT_COUNT || !ev_alloc)
-        return;
-    if (ev_alloc >= CATPEAKS_MAX_EVENTS) {
-        catpeaks_lose(cp, "more events than the sweep's memory cap of one byte per event");
-        return;
-    }
-    if (!tensors && ev_alloc >= CATPEAKS_MAX_BEFORE_TENSORS) {
-        catpeaks_lose(cp, "the run's first tensor came after the sweep's first 16M events");
-        free(cp->code);
-        cp->code = NULL;
-        cp->cap = 0;
-        return;
-    }
-    if (ev_alloc >= cp->cap) {
-        uint64_t n = cp->cap ? cp->cap : 1u << 16;
-        while (n <= ev_alloc)
-            n += n / 2; /* not doubling: at most a third more than the events need */
-        if (n > CATPEAKS_MAX_EVENTS)
-            n = CATPEAKS_MAX_EVENTS;
-        uint8_t *p = realloc(cp->code, (size_t)n);
-        if (!p) {
-            catpeaks_lose(cp, "out of memory");
-            return;
-        }
-        memset(p + cp->cap, 0, (size_t)(n - cp->cap));
-        cp->code = p;
-        cp->cap = n;
-    }
-    cp->code[ev_alloc] = (uint8_t)(0x80 | (kind & 3) << 4 | (unsigned)cat);
+    cp->alloc_mode = alloc_mode;
+    cp->alloc_mode_known = 1;
 }
 
-void catpeaks_sweep_begin(catpeaks *cp, uint64_t n_events, int allocator_mode)
+/* grow: a ring of twice the slots, the records in the same order. */
+static int grow(catpeaks *cp)
 {
-    free(cp->live.e);
-    memset(&cp->live, 0, sizeof cp->live);
-    memset(cp->cur, 0, sizeof cp->cur);
-    memset(cp->peak, 0, sizeof cp->peak);
-    memset(cp->peak_ns, 0, sizeof cp->peak_ns);
-    cp->seg = cp->inner = 0;
-    cp->n_events = n_events;
-    cp->allocator_mode = allocator_mode;
+    uint64_t ncap = cp->cap ? cp->cap * 2 : 4096;
+    if (ncap > CATPEAKS_WINDOW_MAX) {
+        catpeaks_lose(cp, "more allocations waited for their category at once than the "
+                          "sweep's window holds");
+        return -1;
+    }
+    uint64_t *size = malloc(ncap * sizeof *size), *time = malloc(ncap * sizeof *time);
+    uint64_t *event = cp->tl ? malloc(ncap * sizeof *event) : NULL;
+    uint32_t *ref = malloc(ncap * sizeof *ref);
+    uint8_t *code = malloc(ncap), *flags = malloc(ncap);
+    if (!size || !time || (cp->tl && !event) || !ref || !code || !flags) {
+        free(size), free(time), free(event), free(ref), free(code), free(flags);
+        catpeaks_lose(cp, "out of memory");
+        return -1;
+    }
+    for (uint64_t n = cp->head; n < cp->tail; n++) {
+        uint64_t o = n & (cp->cap - 1), i = n & (ncap - 1);
+        size[i] = cp->size[o], time[i] = cp->time[o], ref[i] = cp->ref[o];
+        code[i] = cp->code[o], flags[i] = cp->flags[o];
+        if (event)
+            event[i] = cp->event[o];
+    }
+    uint64_t head = cp->head, tail = cp->tail;
+    drop_window(cp);
+    cp->size = size, cp->time = time, cp->event = event, cp->ref = ref;
+    cp->code = code, cp->flags = flags;
+    cp->cap = ncap, cp->head = head, cp->tail = tail;
+    return 0;
 }
 
-/* apply: one allocation of size bytes with code code comes (sign +1) or goes (-1) at event. */
-static void apply(catpeaks *cp, uint64_t event, uint64_t t, uint8_t code, int64_t delta)
+uint64_t catpeaks_add(catpeaks *cp, uint64_t event, uint64_t t, uint64_t size, int flags,
+                      uint32_t ref, uint8_t code)
 {
-    int kind = code >> 4 & 3, cat = code & 15;
+    if (cp->lost)
+        return 0;
+    if (cp->tail - cp->head == cp->cap && grow(cp) < 0)
+        return 0;
+    uint64_t n = cp->tail++, i = n & (cp->cap - 1);
+    cp->size[i] = size, cp->time[i] = t, cp->ref[i] = ref;
+    cp->code[i] = code, cp->flags[i] = (uint8_t)flags;
+    if (cp->event)
+        cp->event[i] = event;
+    cp->noted = 1;
+    return n;
+}
+
+void catpeaks_settle(catpeaks *cp, uint64_t n, uint8_t code, int provisional)
+{
+    if (n < cp->head || n >= cp->tail)
+        return;
+    cp->code[n & (cp->cap - 1)] = code;
+    if (provisional)
+        cp->flags[n & (cp->cap - 1)] |= CATPEAKS_F_PROVISIONAL;
+}
+
+static int64_t cache_raw(const catpeaks *cp)
+{
+    return cp->alloc_mode ? cp->seg - cp->inner : 0;
+}
+
+/* note: the moment now (time t) in the open epoch: the categories that moved and the cache. */
+static void note(catpeaks *cp, int cat, uint64_t t)
+{
+    catpeaks_epoch *e = &cp->ep[cp->last];
+    if (cat >= 0 && cp->cur[cat] > e->m[cat])
+        e->m[cat] = cp->cur[cat], e->t[cat] = t;
+    if (cp->alloc_mode && cache_raw(cp) > e->m[CAT_CACHE])
+        e->m[CAT_CACHE] = cache_raw(cp), e->t[CAT_CACHE] = t;
+}
+
+/* open_epoch: a provisional tensor's allocation (its ref: key) begins an epoch: every category's
+ * sum now is its first moment (the same sums ended the epoch before: ties go to the earlier). */
+static int open_epoch(catpeaks *cp, uint32_t key, uint64_t size, uint8_t code, uint64_t t)
+{
+    if (cp->nep == cp->capep) {
+        uint32_t cap = cp->capep * 2;
+        catpeaks_epoch *ep = realloc(cp->ep, cap * sizeof *ep);
+        if (!ep)
+            return -1;
+        cp->ep = ep, cp->capep = cap;
+    }
+    if (cp->nopen == cp->capopen) {
+        size_t cap = cp->capopen ? cp->capopen * 2 : 64;
+        void *o = realloc(cp->open, cap * sizeof *cp->open);
+        if (!o)
+            return -1;
+        cp->open = o, cp->capopen = cap;
+    }
+    uint32_t k = cp->nep++;
+    catpeaks_epoch *e = &cp->ep[k];
+    memset(e, 0, sizeof *e);
+    for (int c = 0; c < CAT_COUNT; c++)
+        e->m[c] = cp->cur[c], e->t[c] = t;
+    e->m[CAT_CACHE] = cp->alloc_mode ? cache_raw(cp) : cp->cur[CAT_CACHE];
+    e->size = size, e->code = code;
+    e->prev = cp->last + 1;
+    cp->ep[cp->last].next = k + 1;
+    cp->last = k;
+    cp->open[cp->nopen].key = key;
+    cp->open[cp->nopen++].epoch = k;
+    return 0;
+}
+
+/* close_epoch: the tensor that opened an epoch (its ref: key) is freed: it counts after all, and
+ * its epoch merges into the open one before it. */
+static void close_epoch(catpeaks *cp, uint32_t key)
+{
+    size_t i = 0;
+    while (i < cp->nopen && cp->open[i].key != key)
+        i++;
+    if (i == cp->nopen)
+        return;
+    uint32_t k = cp->open[i].epoch;
+    cp->open[i] = cp->open[--cp->nopen];
+    catpeaks_epoch *e = &cp->ep[k], *p = &cp->ep[e->prev - 1];
+    for (int c = 0; c < CAT_COUNT; c++)
+        if (e->m[c] > p->m[c]) /* the earlier of equals stays */
+            p->m[c] = e->m[c], p->t[c] = e->t[c];
+    p->next = e->next;
+    if (e->next)
+        cp->ep[e->next - 1].prev = e->prev;
+    if (cp->last == k)
+        cp->last = e->prev - 1;
+    e->into = e->prev;
+}
+
+/* apply: record i (settled) comes or goes, at event, time t. */
+static void apply(catpeaks *cp, uint64_t n, uint64_t i)
+{
+    uint8_t code = cp->code[i], fl = cp->flags[i];
+    if (code == CATPEAKS_NONE)
+        return;
+    uint64_t t = cp->time[i];
+    (void)n;
+    int64_t delta = fl & CATPEAKS_F_ALLOC ? (int64_t)cp->size[i] : -(int64_t)cp->size[i];
+    if ((fl & CATPEAKS_F_PROVISIONAL) && !(fl & CATPEAKS_F_ALLOC))
+        close_epoch(cp, cp->ref[i]);
+    int kind = CATPEAKS_KIND(code), cat = CATPEAKS_CAT(code);
     if (kind == CATPEAKS_SEGMENT)
         cp->seg += delta;
     else
         cp->cur[cat] += delta;
     if (kind == CATPEAKS_INNER)
         cp->inner += delta;
-    if (cp->allocator_mode)
+    if (cp->alloc_mode)
         cp->cur[CAT_CACHE] = cp->seg > cp->inner ? cp->seg - cp->inner : 0;
-    timeline_cats(cp->tl, event - 1, cp->n_events, t, cp->cur);
-    for (int c = 0; c < CAT_COUNT; c++)
-        if (cp->cur[c] > 0 && (uint64_t)cp->cur[c] > cp->peak[c])
-            cp->peak[c] = (uint64_t)cp->cur[c], cp->peak_ns[c] = t;
+    if ((fl & CATPEAKS_F_PROVISIONAL) && (fl & CATPEAKS_F_ALLOC) &&
+        open_epoch(cp, cp->ref[i], cp->size[i], code, t) < 0)
+        catpeaks_lose(cp, "out of memory");
+    if (cp->tl)
+        timeline_cats(cp->tl, cp->event ? cp->event[i] : 0, t, cp->cur, cache_raw(cp), cp->last);
+    note(cp, kind == CATPEAKS_SEGMENT ? -1 : cat, t);
 }
 
-void catpeaks_sweep_event(catpeaks *cp, uint64_t event, int is_alloc, const reader_event *ev)
+uint64_t catpeaks_advance(catpeaks *cp)
 {
-    if (cp->lost || ev->failed || !event)
-        return;
-    unsigned space = (unsigned)reader_api_space(ev->api);
-    if (is_alloc) {
-        uint8_t code = event < cp->cap ? cp->code[event] : 0;
-        if (!code || ev->size > (uint64_t)INT64_MAX)
-            return;
-        int replaced;
-        livemap_entry *e = livemap_put(&cp->live, ev->addr, space, &replaced);
-        if (!e) {
-            catpeaks_lose(cp, "out of memory");
-            return;
+    while (cp->head < cp->tail) {
+        uint64_t i = cp->head & (cp->cap - 1);
+        uint8_t code = cp->code[i];
+        if (!code || (code != CATPEAKS_NONE && CATPEAKS_KIND(code) == CATPEAKS_SEGMENT &&
+                      !cp->alloc_mode_known))
+            break;
+        apply(cp, cp->head++, i);
+        if (cp->lost)
+            break;
+    }
+    return cp->head;
+}
+
+/* finish: each category's largest over the open epochs in order, each epoch's moments less the
+ * provisional tensors alive at the end that opened it or an epoch before it. */
+static void finish(catpeaks *cp, uint64_t peak[CAT_COUNT], uint64_t peak_ns[CAT_COUNT])
+{
+    int64_t back[CAT_COUNT + 1] = {0};
+    for (uint32_t k = 0;; k = cp->ep[k].next - 1) {
+        const catpeaks_epoch *e = &cp->ep[k];
+        if (e->size) {
+            if (CATPEAKS_KIND(e->code) != CATPEAKS_SEGMENT)
+                back[CATPEAKS_CAT(e->code)] += (int64_t)e->size;
+            if (CATPEAKS_KIND(e->code) == CATPEAKS_INNER)
+                back[CAT_COUNT] += (int64_t)e->size;
         }
-        if (replaced) /* the first pass never notes an allocation that another replaced */
-            apply(cp, event, ev->time_ns, e->level, -(int64_t)e->size);
-        e->size = ev->size;
-        e->level = code;
-        apply(cp, event, ev->time_ns, code, (int64_t)ev->size);
+        for (int c = 0; c < CAT_COUNT; c++) {
+            int64_t v =
+                c == CAT_CACHE && cp->alloc_mode ? e->m[c] + back[CAT_COUNT] : e->m[c] - back[c];
+            if (v > 0 && (uint64_t)v > peak[c]) /* the first of equals */
+                peak[c] = (uint64_t)v, peak_ns[c] = e->t[c];
+        }
+        if (!e->next)
+            break;
+    }
+}
+
+/* fix_timeline: the timeline's moments take back the provisional tensors alive at the end. */
+static void fix_timeline(catpeaks *cp)
+{
+    if (!cp->tl || cp->nep < 2)
+        return;
+    int64_t(*back)[CAT_COUNT + 1] = calloc(cp->nep, sizeof *back);
+    uint32_t *rep = malloc(cp->nep * sizeof *rep);
+    if (!back || !rep) {
+        free(back), free(rep);
         return;
     }
-    livemap_entry *e = livemap_find(&cp->live, ev->addr, space);
-    if (!e)
-        return;
-    uint64_t size = e->size;
-    uint8_t code = e->level;
-    livemap_del(&cp->live, e);
-    apply(cp, event, ev->time_ns, code, -(int64_t)size);
+    int64_t acc[CAT_COUNT + 1] = {0};
+    for (uint32_t k = 0;; k = cp->ep[k].next - 1) {
+        const catpeaks_epoch *e = &cp->ep[k];
+        if (e->size && CATPEAKS_KIND(e->code) != CATPEAKS_SEGMENT)
+            acc[CATPEAKS_CAT(e->code)] += (int64_t)e->size;
+        if (e->size && CATPEAKS_KIND(e->code) == CATPEAKS_INNER)
+            acc[CAT_COUNT] += (int64_t)e->size;
+        memcpy(back[k], acc, sizeof acc);
+        if (!e->next)
+            break;
+    }
+    for (uint32_t k = 0; k < cp->nep; k++) { /* a merged epoch's moments: its open one's */
+        uint32_t r = k;
+        while (cp->ep[r].into)
+            r = cp->ep[r].into - 1;
+        rep[k] = r;
+    }
+    timeline_fix(cp->tl, (const int64_t(*)[CAT_COUNT + 1]) back, rep, cp->nep, cp->alloc_mode);
+    free(back), free(rep);
 }
 
-int catpeaks_sweep_end(catpeaks *cp, uint64_t peak[CAT_COUNT], uint64_t peak_ns[CAT_COUNT])
+int catpeaks_end(catpeaks *cp, uint64_t peak[CAT_COUNT], uint64_t peak_ns[CAT_COUNT])
 {
     memset(peak, 0, CAT_COUNT * sizeof *peak);
     memset(peak_ns, 0, CAT_COUNT * sizeof *peak_ns);
-    free(cp->live.e);
-    memset(&cp->live, 0, sizeof cp->live);
-    if (cp->lost || !cp->code) /* lost, or nothing was noted */
+    if (!cp->lost && !cp->alloc_mode_known)
+        catpeaks_set_alloc_mode(cp, 0);
+    if (!cp->lost && catpeaks_advance(cp) != cp->tail)
+        catpeaks_lose(cp, "an allocation's category was never settled");
+    drop_window(cp);
+    if (cp->lost && cp->tl) /* a timeline swept in part is not drawn */
+        cp->tl->has_cats = 0;
+    if (cp->lost || !cp->noted) /* lost, or nothing was noted */
         return 0;
-    memcpy(peak, cp->peak, sizeof cp->peak);
-    memcpy(peak_ns, cp->peak_ns, sizeof cp->peak_ns);
+    finish(cp, peak, peak_ns);
+    fix_timeline(cp);
     return 1;
 }
 
 void catpeaks_free(catpeaks *cp)
 {
-    free(cp->code);
-    free(cp->live.e);
-    memset(cp, 0, sizeof *cp);
+    drop_window(cp);
+    free(cp->ep);
+    free(cp->open);
+    cp->ep = NULL, cp->open = NULL;
+    cp->nep = cp->capep = 0;
+    cp->nopen = cp->capopen = 0;
 }

@@ -1,8 +1,16 @@
-/* catpeaks.h — each category's largest live bytes over a whole run (category_peaks), in two
- * passes over the trace. The replay notes each allocation's category once its lifetime is
- * known (one byte per event, indexed by the event's number); a second pass re-reads the events,
- * keeps the noted allocations live by address and sweeps each category's sum in event order.
- * Memory: one byte per event plus the live set, never a record per allocation. */
+/* catpeaks.h — each category's largest live bytes over a run (category_peaks) and the timeline's
+ * moments, from the replay's one pass over the trace. Each event that allocates or frees a noted
+ * allocation is a record in a window, in event order, that waits there until the allocation's
+ * category is settled (at its allocation, when a backward pass begins, at its free at the latest:
+ * classify_settled); the sweep adds or takes back each settled record in order and keeps every
+ * category's largest sum. Memory: the records from the oldest one still waiting (about one
+ * training step), never the trace's length; no second reading of the trace, no lookup by address.
+ *
+ * A tensor an optimizer step made counts only if it is freed before the trace ends (one alive at
+ * the end of a cut run is not counted at all): when its category is settled before its free it
+ * is swept as "provisional" and opens an epoch; the sweep keeps each epoch's largest sums, an
+ * epoch merges into the one before when its tensor is freed, and at the end the epochs still
+ * open take their tensor back from every moment after it. */
 #ifndef VT_ANALYZER_CATPEAKS_H
 #define VT_ANALYZER_CATPEAKS_H
 
@@ -10,44 +18,105 @@
 #include <stdint.h>
 
 #include "categories.h"
-#include "livemap.h"
-#include "reader.h"
 #include "timeline.h"
 
 /* What an allocation counts: a tensor or other allocation, a segment of PyTorch's allocator (its
  * cache is the segments less the tensors inside them), a tensor inside such a segment. */
 enum { CATPEAKS_PLAIN, CATPEAKS_SEGMENT, CATPEAKS_INNER };
-#define CATPEAKS_MAX_EVENTS ((uint64_t)1 << 30) /* one byte each: at most 1 GiB of notes */
-/* Until the run shows a tensor (category peaks are a tensor-mode view), notes stop at this many
- * events: a segment-mode trace never pays more than 16 MiB for peaks it will not sweep. */
-#define CATPEAKS_MAX_BEFORE_TENSORS ((uint64_t)1 << 24)
+/* a record's code: 0 while the allocation is not settled, CATPEAKS_NONE when it counts nowhere,
+ * else CATPEAKS_CODE(kind, category) */
+#define CATPEAKS_CODE(kind, cat) ((uint8_t)(0x80u | (unsigned)(kind) << 4 | (unsigned)(cat)))
+#define CATPEAKS_NONE ((uint8_t)0x40)
+#define CATPEAKS_KIND(code) ((code) >> 4 & 3)
+#define CATPEAKS_CAT(code) ((code)&15)
+/* records waiting at most (22 B each, 30 with a timeline); past it the peaks are not computed */
+#define CATPEAKS_WINDOW_MAX ((uint64_t)1 << 21)
+
+/* An epoch: the moments from a provisional tensor's allocation (its opener) to the next one's. */
+typedef struct catpeaks_epoch {
+    int64_t m[CAT_COUNT]; /* each category's largest sum among its moments (the cache, in
+                           * allocator mode: segments less tensors, not clamped at 0) */
+    uint64_t t[CAT_COUNT];
+    uint64_t size; /* its opener's bytes and code; 0: the first epoch */
+    uint8_t code;
+    uint32_t prev, next, into; /* open epochs in order (number + 1); merged into (number + 1) */
+} catpeaks_epoch;
 
 typedef struct catpeaks {
-    uint8_t *code; /* by event number: 0 = nothing noted, else 0x80 | kind << 4 | category */
-    uint64_t cap;
+    /* the window: records head..tail-1 (numbered from 1) in a ring of cap slots */
+    uint64_t *size, *time, *event; /* event: only with a timeline */
+    uint32_t *ref;                 /* the caller's name for the allocation (unique while it
+                                    * lives: a provisional free closes the epoch of that name) */
+    uint8_t *code, *flags;         /* flags: CATPEAKS_F_* */
+    uint64_t head, tail, cap;
     const char *lost; /* why there are no peaks (a static string), NULL while there can be */
     timeline *tl;     /* when set, the sweep fills its category buckets */
+    int alloc_mode;   /* 1: the cache is the segments less their tensors (allocator mode) */
+    int alloc_mode_known;
+    int noted; /* a record was added */
     /* the sweep */
-    livemap live; /* the noted allocations live at the current event (level = code) */
-    uint64_t n_events;
-    int allocator_mode;
     int64_t cur[CAT_COUNT], seg, inner;
-    uint64_t peak[CAT_COUNT], peak_ns[CAT_COUNT];
+    catpeaks_epoch *ep;
+    uint32_t nep, capep, last; /* epochs; the open one the sweep is in (number) */
+    struct { /* a provisional tensor alive in the sweep (its ref) -> the epoch it opened */
+        uint32_t key, epoch;
+    } * open;
+    size_t nopen, capopen;
 } catpeaks;
 
-/* catpeaks_note: the allocation made by event number ev_alloc (1 = the first ALLOC/FREE record)
- * is in category cat and counts as kind; tensors: the run has shown a tensor so far. */
-void catpeaks_note(catpeaks *cp, uint64_t ev_alloc, category cat, int kind, int tensors);
+/* a record's flags: an allocating one, a provisional one (catpeaks.h above), one whose
+ * allocation ended before it was settled (the caller settles it later, by its number), one the
+ * caller may settle when enough records came after it (CATPEAKS_F_LATER) */
+enum {
+    CATPEAKS_F_ALLOC = 1,
+    CATPEAKS_F_PROVISIONAL = 2,
+    CATPEAKS_F_ENDED = 4,
+    CATPEAKS_F_LATER = 8
+};
 
-/* The second pass: catpeaks_sweep_begin, then catpeaks_sweep_event for each ALLOC / FREE record
- * in the trace's order (event = its number, as in the first pass), then catpeaks_sweep_end, which
- * writes each category's largest live bytes and when into peak / peak_ns (zeroed first); the
- * cache from the segments when allocator_mode. It returns 1, or 0 when lost (cp->lost says why). */
-void catpeaks_sweep_begin(catpeaks *cp, uint64_t n_events, int allocator_mode);
-void catpeaks_sweep_event(catpeaks *cp, uint64_t event, int is_alloc, const reader_event *ev);
-int catpeaks_sweep_end(catpeaks *cp, uint64_t peak[CAT_COUNT], uint64_t peak_ns[CAT_COUNT]);
+/* catpeaks_init: an empty window (tl: the timeline whose moments the sweep fills, or NULL). */
+void catpeaks_init(catpeaks *cp, timeline *tl);
+/* catpeaks_add: the record of event number event (1 = the trace's first ALLOC / FREE) at time t:
+ * size bytes allocated or freed (flags), code as far as known (0: not settled), ref the caller's
+ * name for the allocation. Returns the record's number, 0 when lost. */
+uint64_t catpeaks_add(catpeaks *cp, uint64_t event, uint64_t t, uint64_t size, int flags,
+                      uint32_t ref, uint8_t code);
+/* catpeaks_settle: record n's code, and whether it is provisional (a record already swept or not
+ * in the window is left). */
+void catpeaks_settle(catpeaks *cp, uint64_t n, uint8_t code, int provisional);
+/* catpeaks_mark: record n gains flags (when in the window). */
+static inline void catpeaks_mark(catpeaks *cp, uint64_t n, int flags)
+{
+    if (n >= cp->head && n < cp->tail)
+        cp->flags[n & (cp->cap - 1)] |= (uint8_t)flags;
+}
+/* catpeaks_set_alloc_mode: whether the run is in allocator mode, once known (a segment's record
+ * waits until then: the cache counts segments only in that mode). */
+void catpeaks_set_alloc_mode(catpeaks *cp, int alloc_mode);
+/* catpeaks_advance: sweeps the settled records at the head of the window. Returns the number of
+ * the first record still waiting (cp->tail when none waits). */
+uint64_t catpeaks_advance(catpeaks *cp);
+/* A record in the window (head <= n < tail): its code, ref and flags. */
+static inline uint8_t catpeaks_code(const catpeaks *cp, uint64_t n)
+{
+    return cp->code[n & (cp->cap - 1)];
+}
+static inline uint32_t catpeaks_ref(const catpeaks *cp, uint64_t n)
+{
+    return cp->ref[n & (cp->cap - 1)];
+}
+static inline int catpeaks_flags(const catpeaks *cp, uint64_t n)
+{
+    return cp->flags[n & (cp->cap - 1)];
+}
+/* catpeaks_end: every record settled, writes each category's largest live bytes and when into
+ * peak / peak_ns (zeroed first); the cache from the segments when in allocator mode; the
+ * timeline's moments take back the provisional tensors alive at the end. Returns 1, or 0 when
+ * lost (cp->lost says why) or nothing was noted. */
+int catpeaks_end(catpeaks *cp, uint64_t peak[CAT_COUNT], uint64_t peak_ns[CAT_COUNT]);
 
-/* catpeaks_lose: no peaks, for the reason why (a static string), unless one is already said. */
+/* catpeaks_lose: no peaks, for the reason why (a static string), unless one is already said;
+ * the window is dropped. */
 void catpeaks_lose(catpeaks *cp, const char *why);
 void catpeaks_free(catpeaks *cp);
 

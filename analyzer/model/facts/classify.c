@@ -4,6 +4,7 @@
 #include "classify.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "phases.h"
 #include "vramtrace/trace_format.h"
@@ -234,6 +235,132 @@ const char *classify_rule_reason(int rule)
 int classify_rule_count(void)
 {
     return N_RULES;
+}
+
+/* ---- classify_settled: every end the lifetime can still have ------------------------------------
+ */
+
+/* The settle key (classify_settle_bits): iter_alloc is 0 and bwd_alloc 0 or 1 in it (rules compare
+ * the counters only with each other and 0). */
+#define KEY_BITS 24
+
+uint32_t classify_settle_key(const classify_input *in, int param_may, int weight_copy_may,
+                             int vocab_may, int end_counts)
+{
+    return classify_settle_bits(
+        (unsigned)in->space, (unsigned)in->layer, in->tensor_api != 0, in->tensor_mode != 0,
+        (unsigned)in->phase_alloc, in->loss_site != 0, in->weight_copy != 0, in->param_sized != 0,
+        in->vocab_sized != 0, in->workspace != 0, in->attention != 0, in->input != 0,
+        in->bwd_alloc > 0, param_may != 0, weight_copy_may != 0, vocab_may != 0, end_counts != 0);
+}
+
+/* settle: classify() over every end an allocation of key can still have, now. */
+static category settle(uint32_t key, unsigned now)
+{
+    classify_input in;
+    memset(&in, 0, sizeof in);
+    in.space = (int)(key & 15), in.layer = (int)(key >> 4 & 3);
+    in.tensor_api = key >> 6 & 1, in.tensor_mode = key >> 7 & 1;
+    in.phase_alloc = (int)(key >> 8 & 15), in.loss_site = key >> 12 & 1;
+    in.weight_copy = key >> 13 & 1, in.param_sized = key >> 14 & 1;
+    in.vocab_sized = key >> 15 & 1, in.workspace = key >> 16 & 1;
+    in.attention = key >> 17 & 1, in.input = key >> 18 & 1;
+    in.iter_alloc = 0, in.bwd_alloc = key >> 19 & 1;
+    int param_may = key >> 20 & 1, wc_may = key >> 21 & 1, vocab_may = key >> 22 & 1;
+    int end_counts = key >> 23 & 1;
+    uint32_t iter = (now & CLS_ITER_PASSED) != 0;
+    uint32_t bwd = in.bwd_alloc + ((now & CLS_BWD_PASSED) != 0);
+    int tm0 = in.tensor_mode, ps0 = in.param_sized, wc0 = in.weight_copy, vs0 = in.vocab_sized;
+    int tm_n = (now & CLS_TM_SET) || tm0 ? 1 : 2;
+    int ps_n = param_may ? 2 : 1, wc_n = wc_may ? 2 : 1, vs_n = vocab_may ? 2 : 1;
+    category cat = CAT_COUNT;
+    for (int tm = 0; tm < tm_n; tm++)
+        for (int ps = 0; ps < ps_n; ps++)
+            for (int wc = 0; wc < wc_n; wc++)
+                for (int vs = 0; vs < vs_n; vs++) {
+                    in.tensor_mode = tm_n == 1 ? tm0 : tm;
+                    in.param_sized = ps_n == 1 ? ps0 : ps;
+                    in.weight_copy = wc_n == 1 ? wc0 : wc;
+                    in.vocab_sized = vs_n == 1 ? vs0 : vs;
+                    /* alive at the end: what a live allocation's item says */
+                    if (end_counts) {
+                        in.freed = 0;
+                        in.phase_free = PHASE_COUNT;
+                        in.iter_free = in.bwd_free = 0;
+                        in.cut_by_oom = in.freed_at_end = in.outlived_step = 0;
+                        category c = classify(&in, NULL);
+                        if (cat != CAT_COUNT && c != cat)
+                            return CAT_COUNT;
+                        cat = c;
+                    }
+                    in.freed = 1;
+                    for (int ph = 0; ph < PHASE_COUNT; ph++)
+                        for (uint32_t it = iter; it <= iter + 1; it++)
+                            for (uint32_t bw = bwd; bw <= bwd + 1; bw++)
+                                for (int bits = 0; bits < 8; bits++) {
+                                    in.phase_free = ph;
+                                    in.iter_free = it;
+                                    in.bwd_free = bw;
+                                    in.cut_by_oom = bits & 1;
+                                    in.outlived_step = (now & CLS_OUTLIVED) || (bits & 2);
+                                    in.freed_at_end = !(now & CLS_GRAD_FREED) && (bits & 4);
+                                    category c = classify(&in, NULL);
+                                    if (cat != CAT_COUNT && c != cat)
+                                        return CAT_COUNT;
+                                    cat = c;
+                                }
+                }
+    return cat;
+}
+
+/* the settle key names every field classify() reads but the ones a lifetime's end sets: a new
+ * field of classify_input belongs in it (or among those settle() walks) */
+_Static_assert(sizeof(classify_input) == 84, "classify_input changed: update the settle key");
+
+static size_t memo_slot(uint32_t key, size_t cap)
+{
+    return (size_t)(((uint64_t)key * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+}
+
+category classify_settled(uint32_t key, unsigned now, classify_memo *m)
+{
+    uint32_t full = (key << 5 | (now & 31)) + 1; /* 0: an empty slot */
+    if (m->cap)
+        for (size_t j = memo_slot(full, m->cap); m->e[j].key; j = (j + 1) & (m->cap - 1))
+            if (m->e[j].key == full)
+                return (category)m->e[j].cat;
+    category c = settle(key, now);
+    if ((m->n + 1) * 2 > m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 256;
+        struct classify_memo_entry *e = calloc(cap, sizeof *e);
+        if (!e)
+            return c;
+        for (size_t i = 0; i < m->cap; i++) {
+            if (!m->e[i].key)
+                continue;
+            size_t k = memo_slot(m->e[i].key, cap);
+            while (e[k].key)
+                k = (k + 1) & (cap - 1);
+            e[k] = m->e[i];
+        }
+        free(m->e);
+        m->e = e;
+        m->cap = cap;
+    }
+    size_t j = memo_slot(full, m->cap);
+    while (m->e[j].key)
+        j = (j + 1) & (m->cap - 1);
+    m->e[j].key = full;
+    m->e[j].cat = (uint8_t)c;
+    m->n++;
+    return c;
+}
+
+void classify_memo_free(classify_memo *m)
+{
+    free(m->e);
+    m->e = NULL;
+    m->n = m->cap = 0;
 }
 
 static int cmp_u64(const void *a, const void *b)

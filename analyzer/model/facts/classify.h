@@ -37,6 +37,61 @@ typedef struct classify_input {
 /* classify: the category of the first rule that matches (never fails: UNKNOWN last).
  * *rule_out (optional) receives the rule's index for explanations. */
 category classify(const classify_input *in, int *rule_out);
+/* ---- settling a category before the lifetime ends ---------------------------------------------
+ * What the end of a lifetime can still change, from the replay's state now: counters only grow
+ * (a free's iter_free / bwd_free are at least the ones now), a gradient freed after the
+ * allocation stays freed after it (outlived_step), once the run freed a gradient freed_at_end is 0,
+ * tensor_mode goes from 0 to 1 at most, and the parameters' sizes only gain members until the
+ * first forward (param_sized / weight_copy from 0 to 1; vocab_sized is set at the first forward).
+ * Rules may compare iter_free / bwd_free only with iter_alloc / bwd_alloc and with 0. */
+
+/* classify_settle_key: an allocation's features (in: its fields but the end's) and what may still
+ * change of them (param_sized, weight_copy, vocab_sized may still become 1; end_counts: its being
+ * alive at the end is an end to settle, 0: the caller's business), as 24 bits. */
+uint32_t classify_settle_key(const classify_input *in, int param_may, int weight_copy_may,
+                             int vocab_may, int end_counts);
+/* classify_settle_bits: the same from the fields themselves (flags 0 / 1; no struct to fill):
+ * bits 0-3 space, 4-5 layer, 6 tensor_api, 7 tensor_mode, 8-11 phase_alloc, 12 loss_site, 13
+ * weight_copy, 14 param_sized, 15 vocab_sized, 16 workspace, 17 attention, 18 input, 19 bwd_alloc
+ * > 0, 20 param_sized may still change, 21 weight_copy may, 22 vocab_sized may, 23 the end counts.
+ */
+static inline uint32_t
+classify_settle_bits(unsigned space, unsigned layer, unsigned tensor_api, unsigned tensor_mode,
+                     unsigned phase_alloc, unsigned loss_site, unsigned weight_copy,
+                     unsigned param_sized, unsigned vocab_sized, unsigned workspace,
+                     unsigned attention, unsigned input, unsigned bwd_alloc_pos, unsigned param_may,
+                     unsigned weight_copy_may, unsigned vocab_may, unsigned end_counts)
+{
+    return (space & 15) | (layer & 3) << 4 | tensor_api << 6 | tensor_mode << 7 |
+           (phase_alloc & 15) << 8 | loss_site << 12 | weight_copy << 13 | param_sized << 14 |
+           vocab_sized << 15 | workspace << 16 | attention << 17 | input << 18 |
+           bwd_alloc_pos << 19 | (param_may & !param_sized) << 20 |
+           (weight_copy_may & !weight_copy) << 21 | vocab_may << 22 | end_counts << 23;
+}
+/* What has happened since the allocation (classify_settled's now). */
+enum {
+    CLS_ITER_PASSED = 1, /* an optimizer step began */
+    CLS_BWD_PASSED = 2,  /* a backward pass began */
+    CLS_OUTLIVED = 4,    /* a gradient was freed after it */
+    CLS_GRAD_FREED = 8,  /* the run has freed a gradient (freed_at_end is 0 from then on) */
+    CLS_TM_SET = 16      /* tensor_mode can no longer change (1, or assumed to stay 0) */
+};
+
+/* classify_memo: classify_settled's answers by key (zero it to start). */
+typedef struct classify_memo {
+    struct classify_memo_entry {
+        uint32_t key; /* 0 = empty */
+        uint8_t cat;
+    } * e;
+    size_t n, cap;
+} classify_memo;
+
+/* classify_settled: the category of an allocation whose lifetime has not ended (key), when every
+ * end it can still have, now, gives the same one, else CAT_COUNT. Then classify() at its end
+ * gives that category too. */
+category classify_settled(uint32_t key, unsigned now, classify_memo *m);
+void classify_memo_free(classify_memo *m);
+
 /* classify_rule_name / classify_rule_reason: the rule table, for reports and reviews. */
 const char *classify_rule_name(int rule);
 const char *classify_rule_reason(int rule);

@@ -19,7 +19,8 @@ static const char *const names[] = {
 /* One tensor as the pass sees it. */
 typedef struct vt__tensor {
     uint64_t addr, size;
-    int early; /* allocated before the first backward */
+    uint64_t event; /* the allocating event's number (the replay's; a free finds it by it) */
+    int early;      /* allocated before the first backward */
     int live;
     int kept;  /* alive right after the first backward (or at an OOM before it) */
     int batch; /* an image batch or its labels (vt__find_images): not a parameter */
@@ -35,7 +36,7 @@ typedef struct vt__pass {
     uint64_t img_b, img_side, img_bytes; /* an image batch (vt__find_images), 0 = none */
 } vt__pass;
 
-static int vt__push(vt__pass *p, uint64_t addr, uint64_t size)
+static int vt__push(vt__pass *p, uint64_t addr, uint64_t size, uint64_t event)
 {
     if (p->n == p->cap) {
         size_t cap = p->cap ? p->cap * 2 : 1024;
@@ -45,14 +46,27 @@ static int vt__push(vt__pass *p, uint64_t addr, uint64_t size)
         p->t = t;
         p->cap = cap;
     }
-    p->t[p->n++] = (vt__tensor){addr, size, !p->seen_backward, 1, 0, 0};
+    p->t[p->n++] = (vt__tensor){addr, size, event, !p->seen_backward, 1, 0, 0};
     return 0;
 }
 
-/* vt__free: the newest live tensor at addr dies (searching back; early tensors are few and
- * recent frees are near the end). Only the early ones matter, so later ones are not kept. */
-static void vt__free(vt__pass *p, uint64_t addr)
+/* vt__free: the newest live tensor at addr dies: the one the freed allocation's event names
+ * (event: the replay's newest allocation at addr; tensors are kept in event order), else (0, or
+ * not here) found searching back. Only the early ones matter, so later ones are not kept. */
+static void vt__free(vt__pass *p, uint64_t addr, uint64_t event)
 {
+    size_t lo = 0, hi = p->n;
+    while (event && lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (p->t[mid].event < event)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (event && lo < p->n && p->t[lo].event == event && p->t[lo].addr == addr && p->t[lo].live) {
+        p->t[lo].live = 0; /* the replay's newest at addr: no newer one here is live either */
+        return;
+    }
     for (size_t i = p->n; i-- > 0;)
         if (p->t[i].live && p->t[i].addr == addr) {
             p->t[i].live = 0;
@@ -186,6 +200,14 @@ static void vt__infer_params(const vt__pass *p, infer_result *out, uint64_t *ele
 
 /* vt__embeds: the index after i of the embedding lookup of n tokens of width d (n·d elements of
  * 2 or 4 bytes within VT_EMBED_GAP allocations), or 0 when there is none. */
+/* vt__mul: a·b, or 0 when it does not fit 64 bits (trace-derived sizes: a product that wraps
+ * could become 0 before a % or a /, or match a tensor it has nothing to do with) */
+static uint64_t vt__mul(uint64_t a, uint64_t b)
+{
+    uint64_t r;
+    return __builtin_mul_overflow(a, b, &r) ? 0 : r;
+}
+
 static size_t vt__embeds(const vt__pass *p, size_t i, uint64_t n, uint64_t d)
 {
     uint64_t two, four;
@@ -221,10 +243,10 @@ static uint64_t vt__token_batch(const vt__pass *p, uint64_t d, uint64_t V, size_
      * batch whose embedding lookup follows it (eager), then any batch before the logits */
     for (int pass = 0; li < p->n && pass < 2; pass++)
         for (int k = 0; k < 2; k++) {
-            uint64_t b = (pass == 0) == (k == 0) ? 4 : 2;
-            if (p->t[li].size % (V * b))
+            uint64_t b = (pass == 0) == (k == 0) ? 4 : 2, vb = vt__mul(V, b);
+            if (!vb || p->t[li].size % vb)
                 continue;
-            uint64_t n = p->t[li].size / (V * b);
+            uint64_t n = p->t[li].size / vb;
             for (size_t i = 0; i < li; i++)
                 if (p->t[i].early && p->t[i].size == n * 8 &&
                     (pass == 1 || vt__embeds(p, i, n, d))) {
@@ -263,13 +285,14 @@ static void vt__infer_tokens(const vt__pass *p, const uint64_t *elems, size_t ne
     /* the logits: the largest tensor of the first forward, B·T·V of 2 or 4 bytes */
     int dt = 0, half = 0;
     size_t li = p->n;
-    for (size_t i = at; V && i < p->n; i++) {
+    uint64_t btv = vt__mul(bt, V), btv2 = vt__mul(btv, 2), btv4 = vt__mul(btv, 4);
+    for (size_t i = at; btv4 && i < p->n; i++) {
         uint64_t s = p->t[i].size;
         if (!p->t[i].early || p->t[i].kept || s % V)
             continue;
-        half |= s == bt * V * 2;
-        if ((s == bt * V * 2 || s == bt * V * 4) && (li == p->n || s > p->t[li].size))
-            li = i, dt = (int)(s / (bt * V));
+        half |= s == btv2;
+        if ((s == btv2 || s == btv4) && (li == p->n || s > p->t[li].size))
+            li = i, dt = (int)(s / btv);
     }
     if (dt)
         vt__set(out, INFER_logits_dtype_bytes, half ? 2 : 4,
@@ -351,16 +374,17 @@ static void vt__infer_images(const vt__pass *p, const uint64_t *elems, size_t ne
         if (!p->t[i].early || p->t[i].kept)
             continue;
         for (uint64_t k = 2; k <= 4; k += 2)
-            for (uint64_t t = T - 1; t <= T; t++)
-                if (s % (t * d * k) == 0 && s / (t * d * k) >= 1 && s / (t * d * k) <= 65536) {
+            for (uint64_t t = T - 1, tdk; t <= T; t++)
+                if ((tdk = vt__mul(vt__mul(t, d), k)) && s % tdk == 0 && s / tdk >= 1 &&
+                    s / tdk <= 65536) {
                     vt__set(out, INFER_block_size, (int64_t)T,
                             "T = %llu patch tokens from the position embedding %llu×d (%llu "
                             "patches and a class token)",
                             (unsigned long long)T, (unsigned long long)T,
                             (unsigned long long)(T - 1));
-                    vt__set(out, INFER_batch_size, (int64_t)(s / (t * d * k)),
+                    vt__set(out, INFER_batch_size, (int64_t)(s / tdk),
                             "B = %llu: the first token tensor, B·%llu×d of %llu-byte elements",
-                            (unsigned long long)(s / (t * d * k)), (unsigned long long)t,
+                            (unsigned long long)(s / tdk), (unsigned long long)t,
                             (unsigned long long)k);
                     return;
                 }
@@ -440,65 +464,104 @@ static void vt__trim_oom(vt__pass *p, uint64_t *elems)
         p->t[i].kept = 0;
 }
 
+/* ---- the pass: fed by the replay (infer_pass_event), or by infer_model's own reader ---------- */
+struct infer_pass {
+    vt__pass p;
+    int oom; /* out of memory: nothing inferred */
+};
+
+infer_pass *infer_pass_new(void)
+{
+    return calloc(1, sizeof(infer_pass));
+}
+
+void infer_pass_free(infer_pass *ip)
+{
+    if (ip)
+        free(ip->p.t);
+    free(ip);
+}
+
+void infer_pass_event(infer_pass *ip, uint64_t event, int is_alloc, const reader_event *ev,
+                      uint64_t freed_event)
+{
+    vt__pass *p = &ip->p;
+    if ((p->snapped && p->seen_backward) || ip->oom)
+        return; /* the first backward is over: nothing later counts */
+    if (is_alloc && ev->api == VT_API_torchAlloc && !ev->failed) {
+        if (ev->backward)
+            p->seen_backward = 1;
+        else if (p->seen_backward && !p->snapped)
+            vt__snap(p, 0); /* the first backward is over: what lives outlived it */
+        if (!p->seen_backward && vt__push(p, ev->addr, ev->size, event))
+            ip->oom = 1;
+    } else if (is_alloc && !p->snapped &&
+               (ev->api == VT_API_torchOom ||
+                (ev->failed && reader_api_kind(ev->api) == VT_KIND_ALLOC))) {
+        vt__snap(p, 1); /* out of memory in the first forward or backward */
+    } else if (!is_alloc && ev->api == VT_API_torchFree) {
+        vt__free(p, ev->addr, freed_event);
+    }
+}
+
+int infer_pass_done(const infer_pass *ip)
+{
+    return (ip->p.snapped && ip->p.seen_backward) || ip->oom;
+}
+
+int infer_finish(infer_pass *ip, infer_result *out)
+{
+    memset(out, 0, sizeof *out);
+    vt__pass *p = &ip->p;
+    if (ip->oom)
+        return -1;
+    uint64_t *elems = malloc((p->n + 1) * sizeof *elems);
+    if (!elems)
+        return -1;
+    if (p->at_oom)
+        vt__trim_oom(p, elems);
+    size_t n = 0, lo = 0, hi = 0;
+    vt__infer_params(p, out, elems, &n, &lo, &hi);
+    /* no token embedding among the weights: an image batch may sit among them instead */
+    if (!out->v[INFER_vocab_size].known) {
+        vt__find_images(p);
+        if (p->img_b) {
+            memset(out, 0, sizeof *out);
+            vt__infer_params(p, out, elems, &n, &lo, &hi);
+        }
+    }
+    vt__infer_tokens(p, elems, n, lo, hi, out);
+    vt__infer_images(p, elems, n, lo, hi, out);
+    if (p->img_b && !out->v[INFER_block_size].known) {
+        /* images and no patch tokens: no transformer's blocks, width or vocabulary to say
+         * (a convolutional network's repeating sizes are not those) */
+        static const infer_key drop[] = {INFER_n_layer, INFER_n_embd, INFER_n_head, INFER_bias,
+                                         INFER_vocab_size};
+        for (size_t i = 0; i < sizeof drop / sizeof drop[0]; i++)
+            memset(&out->v[drop[i]], 0, sizeof out->v[drop[i]]);
+    }
+    free(elems);
+    return 0;
+}
+
 int infer_model(const char *path, infer_result *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     reader *r = reader_open(path, err, errlen);
     if (!r)
         return -1;
-    vt__pass p = {0};
+    infer_pass *ip = infer_pass_new();
     reader_record rec;
-    int rc = 0;
-    while (rc == 0 && reader_next(r, &rec)) {
-        if (rec.type == VT_REC_ALLOC && rec.u.ev.api == VT_API_torchAlloc && !rec.u.ev.failed) {
-            if (rec.u.ev.backward)
-                p.seen_backward = 1;
-            else if (p.seen_backward && !p.snapped)
-                vt__snap(&p, 0); /* the first backward is over: what lives outlived it */
-            if (!p.seen_backward)
-                rc = vt__push(&p, rec.u.ev.addr, rec.u.ev.size);
-        } else if (rec.type == VT_REC_ALLOC && !p.snapped &&
-                   (rec.u.ev.api == VT_API_torchOom ||
-                    (rec.u.ev.failed && reader_api_kind(rec.u.ev.api) == VT_KIND_ALLOC))) {
-            vt__snap(&p, 1); /* out of memory in the first forward or backward */
-        } else if (rec.type == VT_REC_FREE && rec.u.ev.api == VT_API_torchFree) {
-            vt__free(&p, rec.u.ev.addr);
-        }
-    }
+    uint64_t event = 0;
+    while (ip && !ip->oom && reader_next(r, &rec))
+        if (rec.type == VT_REC_ALLOC || rec.type == VT_REC_FREE)
+            infer_pass_event(ip, ++event, rec.type == VT_REC_ALLOC, &rec.u.ev, 0);
     reader_close(r);
-    if (rc) {
-        free(p.t);
+    int rc = ip ? infer_finish(ip, out) : -1;
+    infer_pass_free(ip);
+    if (rc)
         snprintf(err, errlen, "%s: out of memory", path);
-        return -1;
-    }
-    uint64_t *elems = malloc((p.n + 1) * sizeof *elems);
-    if (elems && p.at_oom)
-        vt__trim_oom(&p, elems);
-    if (elems) {
-        size_t n = 0, lo = 0, hi = 0;
-        vt__infer_params(&p, out, elems, &n, &lo, &hi);
-        /* no token embedding among the weights: an image batch may sit among them instead */
-        if (!out->v[INFER_vocab_size].known) {
-            vt__find_images(&p);
-            if (p.img_b) {
-                memset(out, 0, sizeof *out);
-                vt__infer_params(&p, out, elems, &n, &lo, &hi);
-            }
-        }
-        vt__infer_tokens(&p, elems, n, lo, hi, out);
-        vt__infer_images(&p, elems, n, lo, hi, out);
-        if (p.img_b && !out->v[INFER_block_size].known) {
-            /* images and no patch tokens: no transformer's blocks, width or vocabulary to say
-             * (a convolutional network's repeating sizes are not those) */
-            static const infer_key drop[] = {INFER_n_layer, INFER_n_embd, INFER_n_head, INFER_bias,
-                                             INFER_vocab_size};
-            for (size_t i = 0; i < sizeof drop / sizeof drop[0]; i++)
-                memset(&out->v[drop[i]], 0, sizeof out->v[drop[i]]);
-        }
-    }
-    free(elems);
-    free(p.t);
-    return 0;
+    return rc;
 }
 
 const char *infer_key_name(infer_key k)

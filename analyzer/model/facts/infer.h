@@ -42,9 +42,23 @@ typedef struct infer_result {
     infer_value v[INFER_COUNT];
 } infer_result;
 
-/* infer_model: reads the trace at path (tensor events; a segment-only trace infers nothing)
- * and fills out. Returns 0 (out filled, possibly with nothing known) or -1 with err when the
- * trace cannot be read. */
+/* The pass over PyTorch's allocator tracker's tensors (a segment-only trace infers nothing), fed
+ * by the replay as it reads the trace (replay.h: r->inferred), so the trace is read once:
+ * infer_pass_event for each ALLOC / FREE record in order (event: its number, 1 for the first;
+ * freed_event: for a FREE, the number of the event that made the allocation it frees, when the
+ * caller knows it, else 0), then infer_finish fills out (0; -1 when memory ran short: nothing
+ * known). Only the events up to the end of the first backward count: later ones cost nothing. */
+typedef struct infer_pass infer_pass;
+infer_pass *infer_pass_new(void); /* NULL when out of memory */
+void infer_pass_event(infer_pass *p, uint64_t event, int is_alloc, const reader_event *ev,
+                      uint64_t freed_event);
+/* infer_pass_done: 1 once no later event can change what infer_finish says. */
+int infer_pass_done(const infer_pass *p);
+int infer_finish(infer_pass *p, infer_result *out);
+void infer_pass_free(infer_pass *p);
+
+/* infer_model: the same from the trace at path, read on its own. Returns 0 (out filled,
+ * possibly with nothing known) or -1 with err when the trace cannot be read. */
 int infer_model(const char *path, infer_result *out, char *err, size_t errlen);
 
 /* infer_key_name: "params", "n_layer", ... */

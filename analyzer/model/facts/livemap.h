@@ -1,26 +1,43 @@
-/* livemap.h — the replay's live set (livemap.c): (address, space) -> one 64-byte entry per
- * live allocation, open addressing with linear probing and backward-shift deletion, so a
- * lookup is one cache line and memory follows the live set, never the trace's length. */
+/* livemap.h — the replay's live set (livemap.c): (address, space) -> one entry per live
+ * allocation. A small index (16-byte slots: the address, its hash, the space and the entry's
+ * number; open addressing, linear probing, backward-shift deletion: four slots to a cache line)
+ * over a dense array of entries whose numbers stay put while they live (a freed one is reused
+ * first, while it is still in cache); both on 2 MiB pages where the kernel gives them. Memory
+ * follows the live set, never the trace's length. */
 #ifndef VT_ANALYZER_LIVEMAP_H
 #define VT_ANALYZER_LIVEMAP_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct livemap_entry {
-    uint64_t addr; /* 0 = empty slot (no allocation has address 0) */
+    uint64_t addr; /* 0 = a free entry (no allocation has address 0); then size = next free + 1 */
     uint64_t size, time_ns;
+    uint64_t alloc_event; /* index of the allocating event */
+    uint32_t rec;         /* its allocating record in the category window (catpeaks.h), low bits */
+    uint32_t ckey;        /* its classify_settle_key (replay_cats.c) */
     uint32_t stack_id, iter;
-    uint32_t snap_peak, snap_oom; /* index + 1 in the snapshots, 0 = not in one */
-    uint32_t hash;                /* mix(addr, space), low 32 bits: no rehashing on deletes */
-    uint32_t bwd;                 /* backward passes begun before the allocation */
-    uint64_t alloc_event;         /* index of the allocating event */
-    uint8_t space, api, device, layer, phase, flags, level, used; /* flags: EF_* */
+    uint32_t bwd;      /* backward passes begun before the allocation */
+    uint32_t snap_oom; /* index + 1 in the OOM's snapshot, 0 = not in it */
+    uint8_t space, api, device, layer, phase, flags, level; /* flags: EF_* */
+    uint8_t code; /* its category settled (a catpeaks code), 0 = not yet */
 } livemap_entry;
 _Static_assert(sizeof(livemap_entry) == 64, "an entry is one cache line");
 
+typedef struct livemap_slot {
+    uint64_t addr;  /* 0 = empty */
+    uint32_t hash;  /* livemap_mix's low 32 bits: no rehashing on deletes */
+    uint32_t where; /* (entry number) << 4 | space */
+} livemap_slot;
+
 typedef struct livemap {
+    livemap_slot *slot;
+    uint64_t cap, n; /* slots (a power of two), live entries */
     livemap_entry *e;
-    uint64_t cap, n;
+    uint64_t ne, cape;  /* entries in use or freed (e[0..ne)), room for */
+    uint64_t free_head; /* entry number + 1 of the last freed entry, 0 = none */
+    uint64_t hint;      /* the slot the last find or put ended at (a delete after a find) */
+    size_t bytes_slot, bytes_e;
 } livemap;
 
 /* livemap_mix: splitmix64's finalizer: every address bit reaches the low bits the table uses. */
@@ -34,10 +51,38 @@ static inline uint64_t livemap_mix(uint64_t addr, unsigned space)
 
 /* livemap_find: the live entry of (addr, space), or NULL. */
 livemap_entry *livemap_find(livemap *m, uint64_t addr, unsigned space);
-/* livemap_put: a slot for (addr, space), zeroed when new; *replaced = 1 when a live one with
- * the same key is returned as it was. NULL when out of memory. */
+/* livemap_find_h / livemap_put_h / livemap_prefetch_h / livemap_prefetch_entry_h: the same with
+ * h = livemap_mix(addr, space) computed once by the caller. */
+livemap_entry *livemap_find_h(livemap *m, uint64_t addr, unsigned space, uint64_t h);
+/* livemap_put: an entry for (addr, space), zeroed but for its key when new; *replaced = 1 when a
+ * live one with the same key is returned as it was. NULL when out of memory. Entries may move in
+ * memory (their numbers never do): a pointer from before a put is stale. */
 livemap_entry *livemap_put(livemap *m, uint64_t addr, unsigned space, int *replaced);
-/* livemap_del: removes e (from livemap_find / livemap_put); other entries may move. */
+livemap_entry *livemap_put_h(livemap *m, uint64_t addr, unsigned space, uint64_t h, int *replaced);
+/* livemap_del: removes e (from livemap_find / livemap_put); its number may be given out again. */
 void livemap_del(livemap *m, livemap_entry *e);
+/* livemap_number / livemap_at: an entry's number, and the entry of a number (live or not). */
+static inline uint32_t livemap_number(const livemap *m, const livemap_entry *e)
+{
+    return (uint32_t)(e - m->e);
+}
+static inline livemap_entry *livemap_at(livemap *m, uint32_t number)
+{
+    return &m->e[number];
+}
+/* livemap_slot_entry: the entry of index slot i (i < m->cap), NULL when the slot is empty. Walk
+ * the live set this way: its order is the index's (what the snapshots list first). */
+static inline livemap_entry *livemap_slot_entry(livemap *m, uint64_t i)
+{
+    return m->slot[i].addr ? &m->e[m->slot[i].where >> 4] : NULL;
+}
+/* livemap_prefetch: the index slot of (addr, space) on its way to the cache (a read ahead). */
+void livemap_prefetch(const livemap *m, uint64_t addr, unsigned space);
+void livemap_prefetch_h(const livemap *m, uint64_t h);
+/* livemap_prefetch_entry: the entry of (addr, space), when live, on its way to the cache (its
+ * index slot should be there already). */
+void livemap_prefetch_entry(const livemap *m, uint64_t addr, unsigned space);
+void livemap_prefetch_entry_h(const livemap *m, uint64_t addr, unsigned space, uint64_t h);
+void livemap_free(livemap *m);
 
 #endif

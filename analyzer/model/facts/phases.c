@@ -2,6 +2,7 @@
  * qualnames and files first, then native symbols), and the site a report names for it. */
 #include "phases.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const g_phase_names[] = {
@@ -36,7 +37,28 @@ static int library_file(const char *file)
            strstr(file, "dist-packages") || file[0] == '<';
 }
 
-stack_facts phases_of_stack(const tables_frame *f, size_t n)
+/* What one frame says, as bits (a stack's facts OR them over its frames): Python frames by
+ * their code object's qualname and file, native frames by their symbol. */
+enum {
+    FB_BWD = 1 << 0,
+    FB_OPT = 1 << 1,
+    FB_GS = 1 << 2,
+    FB_GS_SCALE = 1 << 3,
+    FB_EVAL = 1 << 4,
+    FB_DATA = 1 << 5,
+    FB_RUN = 1 << 6,
+    FB_COMPILE = 1 << 7,
+    FB_FWD = 1 << 8,
+    FB_INIT = 1 << 9,
+    FB_LOSS = 1 << 10,
+    FB_LIBRARY = 1 << 11, /* a Python frame of torch / site-packages (not the program's own) */
+    FB_TO_COPY = 1 << 12,
+    FB_RAND = 1 << 13,
+    FB_WORKSPACE = 1 << 14,
+    FB_ATTENTION = 1 << 15,
+};
+
+static uint32_t python_bits(const char *fn, const char *file)
 {
     static const char *const loss_fns[] = {"cross_entropy", "log_softmax",           "_log_softmax",
                                            "nll_loss",      "softmax_cross_entropy", NULL};
@@ -47,57 +69,125 @@ stack_facts phases_of_stack(const tables_frame *f, size_t n)
     static const char *const bwd_fns[] = {"backward", "_make_grads", "_engine_run_backward", NULL};
     static const char *const init_fns[] = {"__init__",  "to",      "_apply",   "cuda",
                                            "to_device", "convert", "_to_copy", NULL};
-    int bwd = 0, opt = 0, ev = 0, data = 0, comp = 0, fwd = 0, init = 0, run = 0, gs = 0,
-        gs_scale = 0;
-    stack_facts r = {PHASE_OTHER, 0, 0, 0, 0, 0, 0};
-    int first_py_user = -1, rand_op = 0; /* innermost Python frame: the program's own (1) or not */
-    for (size_t i = 0; i < n; i++) {
-        const char *fn = f[i].function ? f[i].function : "";
-        const char *file = f[i].file ? f[i].file : "";
-        if (f[i].kind == TABLES_FRAME_PYTHON) {
-            r.has_python = 1;
-            if (first_py_user < 0)
-                first_py_user = !library_file(file);
-            const char *last = last_component(fn);
-            /* torch/autograd/function.py (Function.apply) runs compiled forwards: not backward */
-            bwd |= in(last, bwd_fns);
-            opt |= strstr(file, "/optim/") != NULL || strstr(file, "/optim.py") != NULL ||
-                   strstr(file, "torch/nn/utils/clip_grad") != NULL;
-            /* GradScaler's step / unscale_ / update belong to the optimizer step; everything
-             * under its scale() multiplies the loss (forward) */
-            gs |= strstr(file, "grad_scaler.py") != NULL;
-            gs_scale |= strstr(file, "grad_scaler.py") != NULL && !strcmp(last, "scale");
-            ev |= in(last, eval_fns);
-            data |= in(last, data_fns) || strstr(file, "torch/utils/data") != NULL;
-            /* a compiled graph running (inductor's generated code) is the forward, not compile */
-            run |=
-                strstr(file, "torchinductor_") != NULL || !strcmp(fn, "CompiledFxGraph.__call__");
-            /* not dynamo's eval_frame.py alone: its _fn wraps disable() too, which eager code
-             * runs (torch.utils.checkpoint, optimizers) */
-            comp |= strstr(file, "torch/_inductor") != NULL ||
-                    (strstr(file, "torch/_dynamo") != NULL && !strstr(file, "/eval_frame.py") &&
-                     !strstr(file, "/external_utils.py") && !strstr(file, "/decorators.py"));
-            fwd |= in(last, fwd_fns);
-            init |= in(last, init_fns);
-            r.loss |= in(last, loss_fns);
-        } else {
-            bwd |= strstr(fn, "torch::autograd::Engine") != NULL;
-            r.loss |= strstr(fn, "cross_entropy") != NULL || strstr(fn, "log_softmax") != NULL ||
-                      strstr(fn, "nll_loss") != NULL;
-            r.to_copy |= strstr(fn, "_to_copy") != NULL;
-            rand_op |=
-                strstr(fn, "at::_ops::randint") != NULL || strstr(fn, "at::_ops::random_") != NULL;
-            r.workspace |= strstr(fn, "BlasHandle") != NULL ||
-                           strstr(fn, "BlasLtWorkspace") != NULL || strstr(fn, "cublas") != NULL;
-            r.attention |=
-                strstr(fn, "scaled_dot_product") != NULL || strstr(fn, "flash_attention") != NULL ||
-                strstr(fn, "efficient_attention") != NULL || strstr(fn, "cudnn_attention") != NULL;
-        }
+    const char *last = last_component(fn);
+    uint32_t b = library_file(file) ? FB_LIBRARY : 0;
+    /* torch/autograd/function.py (Function.apply) runs compiled forwards: not backward */
+    b |= in(last, bwd_fns) ? FB_BWD : 0;
+    b |= strstr(file, "/optim/") || strstr(file, "/optim.py") ||
+                 strstr(file, "torch/nn/utils/clip_grad")
+             ? FB_OPT
+             : 0;
+    /* GradScaler's step / unscale_ / update belong to the optimizer step; everything under its
+     * scale() multiplies the loss (forward) */
+    b |= strstr(file, "grad_scaler.py") ? FB_GS : 0;
+    b |= strstr(file, "grad_scaler.py") && !strcmp(last, "scale") ? FB_GS_SCALE : 0;
+    b |= in(last, eval_fns) ? FB_EVAL : 0;
+    b |= in(last, data_fns) || strstr(file, "torch/utils/data") ? FB_DATA : 0;
+    /* a compiled graph running (inductor's generated code) is the forward, not compile */
+    b |= strstr(file, "torchinductor_") || !strcmp(fn, "CompiledFxGraph.__call__") ? FB_RUN : 0;
+    /* not dynamo's eval_frame.py alone: its _fn wraps disable() too, which eager code runs
+     * (torch.utils.checkpoint, optimizers) */
+    b |= strstr(file, "torch/_inductor") ||
+                 (strstr(file, "torch/_dynamo") && !strstr(file, "/eval_frame.py") &&
+                  !strstr(file, "/external_utils.py") && !strstr(file, "/decorators.py"))
+             ? FB_COMPILE
+             : 0;
+    b |= in(last, fwd_fns) ? FB_FWD : 0;
+    b |= in(last, init_fns) ? FB_INIT : 0;
+    b |= in(last, loss_fns) ? FB_LOSS : 0;
+    return b;
+}
+
+static uint32_t native_bits(const char *fn)
+{
+    uint32_t b = strstr(fn, "torch::autograd::Engine") ? FB_BWD : 0;
+    b |= strstr(fn, "cross_entropy") || strstr(fn, "log_softmax") || strstr(fn, "nll_loss")
+             ? FB_LOSS
+             : 0;
+    b |= strstr(fn, "_to_copy") ? FB_TO_COPY : 0;
+    b |= strstr(fn, "at::_ops::randint") || strstr(fn, "at::_ops::random_") ? FB_RAND : 0;
+    b |= strstr(fn, "BlasHandle") || strstr(fn, "BlasLtWorkspace") || strstr(fn, "cublas")
+             ? FB_WORKSPACE
+             : 0;
+    b |= strstr(fn, "scaled_dot_product") || strstr(fn, "flash_attention") ||
+                 strstr(fn, "efficient_attention") || strstr(fn, "cudnn_attention")
+             ? FB_ATTENTION
+             : 0;
+    return b;
+}
+
+/* frame_bits: the bits of frame f, from the memo when it has them (keyed by the code object or
+ * symbol the frame resolved to; frames with neither are computed each time). */
+static uint32_t frame_bits(const tables_frame *f, phases_memo *m)
+{
+    int py = f->kind == TABLES_FRAME_PYTHON;
+    const void *key = py ? (const void *)f->code : (const void *)f->sym;
+    size_t j = 0;
+    if (m && key && m->cap) {
+        j = (size_t)(((uint64_t)(uintptr_t)key * 0x9e3779b97f4a7c15ull) >> 32) & (m->cap - 1);
+        for (; m->e[j].key; j = (j + 1) & (m->cap - 1))
+            if (m->e[j].key == key)
+                return m->e[j].bits;
     }
-    opt |= gs && !gs_scale;
+    const char *fn = f->function ? f->function : "";
+    uint32_t b = py ? python_bits(fn, f->file ? f->file : "") : native_bits(fn);
+    if (!m || !key)
+        return b;
+    if ((m->n + 1) * 2 > m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 1024;
+        struct phases_memo_entry *n = calloc(cap, sizeof *n);
+        if (!n)
+            return b;
+        for (size_t i = 0; i < m->cap; i++) {
+            if (!m->e[i].key)
+                continue;
+            size_t k = (size_t)(((uint64_t)(uintptr_t)m->e[i].key * 0x9e3779b97f4a7c15ull) >> 32) &
+                       (cap - 1);
+            while (n[k].key)
+                k = (k + 1) & (cap - 1);
+            n[k] = m->e[i];
+        }
+        free(m->e);
+        m->e = n;
+        m->cap = cap;
+    }
+    j = (size_t)(((uint64_t)(uintptr_t)key * 0x9e3779b97f4a7c15ull) >> 32) & (m->cap - 1);
+    while (m->e[j].key)
+        j = (j + 1) & (m->cap - 1);
+    m->e[j].key = key;
+    m->e[j].bits = b;
+    m->n++;
+    return b;
+}
+
+void phases_acc_frame(phases_acc *a, const tables_frame *f, phases_memo *m)
+{
+    uint32_t b = frame_bits(f, m);
+    if (f->kind == TABLES_FRAME_PYTHON) {
+        a->has_python = 1;
+        if (a->first_py_user < 0)
+            a->first_py_user = !(b & FB_LIBRARY);
+        a->py_any |= b;
+    }
+    a->any |= b;
+}
+
+stack_facts phases_acc_end(const phases_acc *a)
+{
+    uint32_t any = a->any, py_any = a->py_any;
+    stack_facts r = {PHASE_OTHER, 0, 0, 0, 0, 0, 0};
+    r.has_python = (uint8_t)a->has_python;
+    int bwd = (any & FB_BWD) != 0, ev = (py_any & FB_EVAL) != 0, data = (py_any & FB_DATA) != 0;
+    int run = (py_any & FB_RUN) != 0, comp = (py_any & FB_COMPILE) != 0;
+    int fwd = (py_any & FB_FWD) != 0, init = (py_any & FB_INIT) != 0;
+    int opt = (py_any & FB_OPT) || ((py_any & FB_GS) && !(py_any & FB_GS_SCALE));
+    r.loss = (any & FB_LOSS) != 0;
+    r.to_copy = (any & FB_TO_COPY) != 0;
+    r.workspace = (any & FB_WORKSPACE) != 0;
+    r.attention = (any & FB_ATTENTION) != 0;
     /* the data path: a batch the program itself makes or copies onto the device (random token
      * ids, .to(device)), not an operation inside a module */
-    r.input = first_py_user == 1 && !fwd && !run && (rand_op || r.to_copy);
+    r.input = a->first_py_user == 1 && !fwd && !run && ((any & FB_RAND) || r.to_copy);
     r.phase = bwd             ? PHASE_BACKWARD
               : opt           ? PHASE_OPTIMIZER
               : ev            ? PHASE_EVAL
@@ -109,6 +199,25 @@ stack_facts phases_of_stack(const tables_frame *f, size_t n)
                               : PHASE_OTHER;
     /* a loss computed in the training loop (outside forward) is still the forward pass */
     return r;
+}
+
+stack_facts phases_of_stack_memo(const tables_frame *f, size_t n, phases_memo *m)
+{
+    phases_acc a = PHASES_ACC_INIT;
+    for (size_t i = 0; i < n; i++)
+        phases_acc_frame(&a, &f[i], m);
+    return phases_acc_end(&a);
+}
+
+stack_facts phases_of_stack(const tables_frame *f, size_t n)
+{
+    return phases_of_stack_memo(f, n, NULL);
+}
+
+void phases_memo_free(phases_memo *m)
+{
+    free(m->e);
+    memset(m, 0, sizeof *m);
 }
 
 long phases_site(const tables_frame *f, size_t n)

@@ -40,6 +40,31 @@ typedef struct stack_facts {
 const char *phase_name(int p);
 /* phases_of_stack: the facts of a resolved stack (frames innermost first). */
 stack_facts phases_of_stack(const tables_frame *frames, size_t n);
+/* phases_memo: what each code object / symbol said, for the stacks of one trace's tables (the
+ * keys are their records: free it before the tables). Zero it to start. */
+typedef struct phases_memo {
+    struct phases_memo_entry {
+        const void *key;
+        uint32_t bits;
+    } * e;
+    size_t n, cap;
+} phases_memo;
+/* phases_of_stack_memo: phases_of_stack, each frame's part looked up in / added to m. */
+stack_facts phases_of_stack_memo(const tables_frame *frames, size_t n, phases_memo *m);
+/* The same one frame at a time (a stack's frames need not be resolved into an array): start at
+ * PHASES_ACC_INIT, add every frame (its Python frames in their order), then phases_acc_end. A
+ * frame's facts come from its function and file and its code object / symbol (the memo's key). */
+typedef struct phases_acc {
+    uint32_t any, py_any;
+    int first_py_user, has_python;
+} phases_acc;
+#define PHASES_ACC_INIT                                                                            \
+    {                                                                                              \
+        0, 0, -1, 0                                                                                \
+    }
+void phases_acc_frame(phases_acc *a, const tables_frame *f, phases_memo *m);
+stack_facts phases_acc_end(const phases_acc *a);
+void phases_memo_free(phases_memo *m);
 /* phases_site: the frame a report names for a stack: the innermost Python frame outside
  * torch / site-packages, else the innermost Python frame, else the innermost native frame
  * with a symbol; -1 if none. */

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "exit_codes.h"
 #include "replay_state.h"
@@ -46,15 +45,19 @@ static void mark_torch_segments(state *s, const reader_event *ev)
 {
     if (ev->api == VT_API_torchSegmentAlloc) {
         livemap_entry *e = livemap_find(&s->live, ev->addr, VT_SPACE_DEVICE);
-        if (e && e->level == L_SEGMENT)
+        if (e && e->level == L_SEGMENT) {
             e->flags |= EF_TORCH_SEG;
+            replay_cats_marked(s, e);
+        }
     } else if (ev->api == VT_API_torchSegmentMap) {
         for (unsigned i = 0; i < s->nmaps; i++) {
             if (s->maps[i].va < ev->addr || s->maps[i].va - ev->addr >= ev->size)
                 continue;
             livemap_entry *e = livemap_find(&s->live, s->maps[i].handle, VT_SPACE_VMM_HANDLE);
-            if (e && e->level == L_SEGMENT)
+            if (e && e->level == L_SEGMENT) {
                 e->flags |= EF_TORCH_SEG;
+                replay_cats_marked(s, e);
+            }
         }
         s->nmaps = 0;
     } else if (ev->api == VT_API_cuMemMap && ev->has_aux) {
@@ -98,14 +101,36 @@ static void track_blocks(state *s, const reader_event *ev)
     }
 }
 
-static void apply_event(state *s, int is_alloc, const reader_event *ev, oom_track *ot)
+/* infer_note: one event for infer.c's pass (freed_event: the allocation a free frees, or 0). */
+static void infer_note(state *s, int is_alloc, const reader_event *ev, uint64_t freed_event)
+{
+    infer_pass_event(s->infer, s->event, is_alloc, ev, freed_event);
+    if (infer_pass_done(s->infer)) {
+        s->r->has_inferred = infer_finish(s->infer, &s->r->inferred) == 0;
+        infer_pass_free(s->infer);
+        s->infer = NULL;
+    }
+}
+
+static void apply_one(state *s, int is_alloc, const reader_event *ev, oom_track *ot)
 {
     replay_result *r = s->r;
     uint8_t loss;
+    uint32_t bwd0 = s->bwd, iter0 = s->iter;
+    int sized0 = s->vocab_done;
     uint8_t ph = replay_phase_event(s, ev, is_alloc, &loss);
+    /* what the waiting allocations' categories may depend on changed (replay_cats.c) */
+    if (s->vocab_done != sized0) /* the parameters' sizes and the vocabulary are final */
+        replay_cats_changed(s, CATS_ALL);
+    if (s->bwd != bwd0)
+        replay_cats_changed(s, CATS_BWD);
+    if (s->iter != iter0)
+        replay_cats_changed(s, CATS_ITER);
     timeline_event(r->tl, ev, is_alloc, ph, s->iter);
     unsigned space = (unsigned)reader_api_space(ev->api);
     track_blocks(s, ev);
+    if (is_alloc && s->infer && (ev->failed || ev->api >= VT_API_torchAlloc))
+        infer_note(s, 1, ev, 0); /* its tensors, an OOM */
     if (is_alloc) {
         int lvl = level_of(ev->api);
         if (ev->api == VT_API_torchTrackerNote && ev->size != VT_TRACKER_DROPPED)
@@ -156,11 +181,13 @@ static void apply_event(state *s, int is_alloc, const reader_event *ev, oom_trac
             return;
         }
         int replaced;
-        livemap_entry *e = livemap_put(&s->live, ev->addr, space, &replaced);
+        livemap_entry *e = livemap_put_h(&s->live, ev->addr, space, s->hash, &replaced);
         if (!e)
             return;
-        if (replaced)
-            s->level[e->level] -= e->size;
+        if (replaced) { /* its free was not seen: it ends here, the new one takes its place */
+            replay_snap_retire(s, e, ph, ot->pending, ev->time_ns);
+            e->code = 0, e->snap_oom = 0;
+        }
         e->size = ev->size;
         e->time_ns = ev->time_ns;
         e->stack_id = ev->stack_id;
@@ -177,26 +204,36 @@ static void apply_event(state *s, int is_alloc, const reader_event *ev, oom_trac
         }
         e->bwd = s->bwd;
         e->level = (uint8_t)lvl;
-        e->snap_peak = e->snap_oom = 0;
+        e->snap_oom = 0;
         e->alloc_event = s->event;
         s->last_alloc_event = s->event;
         if (s->npend) /* freed before this allocation: not kept to the run's end */
-            replay_snap_flush(s);
+            replay_cats_flush(s);
         s->level[lvl] += ev->size;
         growth_alloc(&r->growth, ev->stack_id, ev->size, lvl == L_TENSOR || lvl == L_INNER,
                      lvl == L_TENSOR || lvl == L_SEGMENT || lvl == L_OTHER, ph, ev->backward,
                      ev->time_ns);
+        int first_tensor = !r->tensor_mode && (lvl == L_INNER || lvl == L_TENSOR);
+        int first_inner = !r->allocator_mode && lvl == L_INNER;
         if (lvl == L_INNER)
             r->tensor_mode = r->allocator_mode = 1;
         if (lvl == L_TENSOR)
             r->tensor_mode = 1;
         else if (lvl == L_SEGMENT)
             r->segment_mode = 1;
+        if (first_tensor || first_inner)
+            replay_cats_tensors(s, first_inner);
+        replay_cats_alloc(s, e);
         replay_snap_bump_peaks(s, ph, ev->time_ns);
     } else {
-        if (ev->failed)
+        if (ev->failed) {
+            if (s->infer && ev->api == VT_API_torchFree)
+                infer_note(s, 0, ev, 0);
             return;
-        livemap_entry *e = livemap_find(&s->live, ev->addr, space);
+        }
+        livemap_entry *e = livemap_find_h(&s->live, ev->addr, space, s->hash);
+        if (s->infer && ev->api == VT_API_torchFree)
+            infer_note(s, 0, ev, e ? e->alloc_event : 0);
         if (!e) {
             if (space != VT_SPACE_VMM_VA && space != VT_SPACE_VA_RANGE && space != VT_SPACE_NONE)
                 r->unknown_frees++;
@@ -205,23 +242,49 @@ static void apply_event(state *s, int is_alloc, const reader_event *ev, oom_trac
         if (ot->pending && e->level == L_SEGMENT)
             ot->released += e->size;
         int grad_free = !ev->backward && e->phase == PHASE_BACKWARD &&
-                        (e->level == L_INNER || e->level == L_TENSOR) && !(e->size & 1) &&
-                        replay_phase_half_has(s, e->size / 2) && !ot->pending;
-        if (grad_free) /* a gradient freed: what an optimizer step made and keeps past this is
-                        * its state */
+                        (e->level == L_INNER || e->level == L_TENSOR) &&
+                        (replay_size_bits(s, e->size) & 1) && !ot->pending;
+        if (grad_free) { /* a gradient freed: what an optimizer step made and keeps past this is
+                          * its state */
+            int first = !s->grad_free_event;
             s->grad_free_event = s->event;
+            replay_cats_changed(s, first ? CATS_ALL : CATS_GRAD);
+        }
         if (grad_free && !s->in_opt) {
             /* the main thread frees a gradient (zero_grad): an optimizer step, even one that
              * allocated nothing (fused / foreach optimizers after their first step); not the
              * frees of the out-of-memory error's unwinding */
             replay_phase_step(s);
+            replay_cats_changed(s, CATS_ITER);
             ph = PHASE_OPTIMIZER;
         }
         timeline_freed(r->tl, ev, e->size);
         growth_free(&r->growth, e->stack_id, e->size, e->level == L_TENSOR || e->level == L_INNER,
                     e->level == L_TENSOR || e->level == L_SEGMENT || e->level == L_OTHER);
-        replay_snap_on_free(s, e, ph, ot->pending);
+        replay_snap_on_free(s, e, ph, ot->pending, ev->time_ns);
     }
+}
+
+/* apply_event: one event; a physical handle counts from its first map (replay_vmm.c): its
+ * creation is held, and applied (with its own stack) when the map comes, before the map. */
+static void apply_event(state *s, int is_alloc, const reader_event *ev, oom_track *ot)
+{
+    if (!ev->failed && is_alloc && ev->api == VT_API_cuMemCreate && ev->addr &&
+        !replay_vmm_hold(s, ev))
+        return;
+    if (!ev->failed && !is_alloc && ev->api == VT_API_cuMemRelease &&
+        replay_vmm_release(s, ev->addr))
+        return;
+    reader_event c;
+    if (!ev->failed && is_alloc && ev->api == VT_API_cuMemMap && ev->has_aux &&
+        replay_vmm_take(s, ev->aux, &c)) {
+        uint64_t hash = s->hash;
+        c.time_ns = ev->time_ns;
+        s->hash = livemap_mix(c.addr, (unsigned)reader_api_space(c.api));
+        apply_one(s, 1, &c, ot);
+        s->hash = hash;
+    }
+    apply_one(s, is_alloc, ev, ot);
 }
 
 static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errlen)
@@ -243,14 +306,16 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
     struct pending {
         reader_event ev;
         int is_alloc;
-        uint64_t event;
+        uint64_t event, hash; /* hash: livemap_mix of its key, computed once */
     } ring[RING];
     unsigned head = 0, count = 0;
 #define VT_DRAIN_ONE()                                                                             \
     do {                                                                                           \
         struct pending *p_ = &ring[head];                                                          \
         s->event = p_->event;                                                                      \
+        s->hash = p_->hash;                                                                        \
         apply_event(s, p_->is_alloc, &p_->ev, ot);                                                 \
+        replay_cats_sweep(s);                                                                      \
         head = (head + 1) % RING;                                                                  \
         count--;                                                                                   \
     } while (0)
@@ -263,12 +328,18 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
             p->ev = rec.u.ev;
             p->is_alloc = rec.type == VT_REC_ALLOC;
             p->event = ++seq;
+            p->hash = livemap_mix(rec.u.ev.addr, (unsigned)reader_api_space(rec.u.ev.api));
             count++;
-            if (s->live.cap)
-                __builtin_prefetch(
-                    &s->live
-                         .e[livemap_mix(rec.u.ev.addr, (unsigned)reader_api_space(rec.u.ev.api)) &
-                            (s->live.cap - 1)]);
+            livemap_prefetch_h(&s->live, p->hash);
+            if (rec.u.ev.api == VT_API_torchAlloc || rec.u.ev.api == VT_API_torchFree)
+                blocks_prefetch(&s->blocks, rec.u.ev.addr); /* PyTorch's blocks too */
+            if (rec.u.ev.stack_id < s->nfacts)              /* and the facts of its stack */
+                __builtin_prefetch(&s->facts[rec.u.ev.stack_id]);
+            if (count > RING / 2) { /* its index slot is in cache by now: its entry next */
+                const struct pending *h = &ring[(head + RING / 2) % RING];
+                livemap_prefetch_entry_h(&s->live, h->ev.addr,
+                                         (unsigned)reader_api_space(h->ev.api), h->hash);
+            }
             if (replay_progress && r->file_bytes >= PROGRESS_MIN_BYTES && !(seq & ((1u << 22) - 1)))
                 fprintf(stderr, "\rvramtrace: %s: %3d %%", r->path,
                         (int)(100.0 * (double)rec.offset / (double)r->file_bytes));
@@ -279,7 +350,10 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
         }
         while (count)
             VT_DRAIN_ONE();
-        tables_add(r->t, &rec);
+        if (tables_add(r->t, &rec) < 0) { /* out of memory: the tables would lack it */
+            snprintf(err, errlen, "%s: out of memory", r->path);
+            return VT_EXIT_USAGE;
+        }
         switch (rec.type) {
         case VT_REC_OOM:
             if (ot->pending && !r->oom_capacity)
@@ -331,17 +405,37 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
     return 0;
 }
 
+static int replay_reader(const char *path, reader *rd, replay_result *out, char *err,
+                         size_t errlen);
+
 int replay_file(const char *path, replay_result *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
+    return replay_reader(path, reader_open(path, err, errlen), out, err, errlen);
+}
+
+int replay_stream(FILE *fp, const char *path, const void *head, size_t nhead, replay_result *out,
+                  char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    return replay_reader(path, reader_open_stream(fp, path, head, nhead, err, errlen), out, err,
+                         errlen);
+}
+
+/* replay_reader: the replay of rd (NULL: it could not be opened, err says why), closed after. */
+static int replay_reader(const char *path, reader *rd, replay_result *out, char *err, size_t errlen)
+{
     snprintf(out->path, sizeof out->path, "%s", path);
     out->t = tables_new();
-    struct stat sb;
-    if (stat(path, &sb) == 0)
-        out->file_bytes = (uint64_t)sb.st_size;
-    reader *rd = reader_open(path, err, errlen);
+    if (!out->t) { /* out of memory (mem.h remembers it: main says so) */
+        snprintf(err, errlen, "%s: out of memory", path);
+        if (rd)
+            reader_close(rd);
+        return VT_EXIT_USAGE;
+    }
     if (!rd)
         return VT_EXIT_USAGE;
+    out->file_bytes = reader_file_size(rd);
     if (reader_status_of(rd) == READER_MALFORMED) {
         reader_close(rd);
         return VT_EXIT_MALFORMED;
@@ -349,7 +443,9 @@ int replay_file(const char *path, replay_result *out, char *err, size_t errlen)
     state s;
     memset(&s, 0, sizeof s);
     s.r = out;
-    s.peaks.tl = out->tl = timeline_new();
+    replay_cats_begin(&s);
+    s.infer = infer_pass_new();
+    out->minor = reader_header(rd)->minor;
     oom_track ot;
     memset(&ot, 0, sizeof ot);
     int rc = run_pass(&s, rd, &ot, err, errlen);
@@ -370,7 +466,11 @@ int replay_file(const char *path, replay_result *out, char *err, size_t errlen)
         out->oom_last_event = ot.last_event;
         out->at_oom.time_ns = ot.time_ns;
     }
-    replay_snap_flush(&s); /* what was freed after the last allocation: kept to the end */
+    if (s.infer) /* the trace ended before the first backward did */
+        out->has_inferred = infer_finish(s.infer, &out->inferred) == 0;
+    infer_pass_free(s.infer);
+    replay_vmm_end(&s);
+    replay_cats_flush(&s); /* what was freed after the last allocation: kept to the end */
     replay_snap_finish_peak(&s);
     for (size_t i = 0; i < out->at_oom.n; i++) /* released but never confirmed: not cache */
         out->at_oom.items[i].oom_released = out->at_oom.items[i].oom_released == 2;
@@ -384,7 +484,7 @@ int replay_file(const char *path, replay_result *out, char *err, size_t errlen)
         replay_snap_classify(&s, out, &out->at_tensors);
     if (out->has_oom)
         replay_snap_classify(&s, out, &out->at_oom);
-    replay_snap_cat_peaks(&s, out, rd);
+    replay_cats_end(&s);
     out->backward_passes = s.bwd;
     if (!s.accum_mixed && s.accum_steps) {
         out->accum = s.accum;
@@ -397,14 +497,15 @@ int replay_file(const char *path, replay_result *out, char *err, size_t errlen)
         out->blocks_unplaced = s.blocks.unplaced;
     }
     blocks_free_all(&s.blocks);
-    free(s.live.e);
+    livemap_free(&s.live);
     free(s.facts);
+    phases_memo_free(&s.memo);
     free(s.ret);
     free(s.ret2);
     free(s.pend);
     free(s.half);
     free(s.init_sizes);
-    catpeaks_free(&s.peaks);
+    replay_cats_free_all(&s);
     reader_close(rd);
     return rc;
 }

@@ -6,10 +6,12 @@
 #define VT_ANALYZER_REPLAY_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "blocks.h"
 #include "categories.h"
 #include "growth.h"
+#include "infer.h"
 #include "phases.h"
 #include "reader.h"
 #include "tables.h"
@@ -60,6 +62,9 @@ typedef struct replay_result {
     uint64_t n_events, n_failed, unknown_frees;
     uint64_t n_contexts;    /* CUDA contexts created (primary retains, cuCtxCreate) */
     uint64_t n_implausible; /* allocations not counted: the live total would pass 2^62 B */
+    /* physical handles (cuMemCreate) released or left without ever being mapped: never
+     * counted, as PyTorch's reserved memory does not count them (replay_vmm.c) */
+    uint64_t vmm_unmapped_handles, vmm_unmapped_bytes;
     uint64_t end_ns;
     uint16_t ended; /* the TRAILER's header.flags: VT_TRAILER_* (0 = plain exit) */
     /* peaks of the three levels (bytes, time) */
@@ -100,6 +105,9 @@ typedef struct replay_result {
     uint8_t oom_phase;
     replay_snapshot at_oom; /* live at the first failure of that OOM */
     uint64_t file_bytes;    /* size of the file, for progress */
+    unsigned minor;         /* the trace format's minor version (its header) */
+    int has_inferred;       /* inferred is filled (0: memory ran short) */
+    infer_result inferred;  /* what the tensors say of the model (infer.h), from this pass */
     timeline *tl;           /* owned: for the visual views (NULL when out of memory) */
     /* growth across steps (growth.h): the live bytes at each step end, what grows */
     growth growth;
@@ -126,6 +134,10 @@ extern int replay_progress;
  * out->status), 2 (cannot open: message in err) or 3 (malformed: message in err; out holds
  * what was read before). Free with replay_free in every case. */
 int replay_file(const char *path, replay_result *out, char *err, size_t errlen);
+/* replay_stream: the same from a stream the caller opened (and closes), whose first nhead bytes
+ * it already read into head (reader_open_stream): a FIFO or a pipe is read this once. */
+int replay_stream(FILE *fp, const char *path, const void *head, size_t nhead, replay_result *out,
+                  char *err, size_t errlen);
 void replay_free(replay_result *r);
 
 /* replay_site_text: "file:line function" of the site a report names for stack_id (escaped

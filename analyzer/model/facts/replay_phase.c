@@ -2,8 +2,10 @@
  * forward, backward, optimizer, ...), backward passes and optimizer steps, and the sizes of the
  * parameters (a set of half sizes, the vocabulary). The pass itself is replay.c. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "classify.h"
+#include "symbolize.h"
 #include "replay_state.h"
 
 /* replay_phase_half_add / replay_phase_half_has: a small open-addressing set of sizes
@@ -35,6 +37,8 @@ void replay_phase_half_add(state *s, uint64_t v)
     if (!s->half[j]) {
         s->half[j] = v;
         s->nhalf++;
+        s->half_grew = 1; /* the waiting allocations' sizes may be a parameter's now */
+        s->sizes_gen++;
     }
 }
 
@@ -49,32 +53,69 @@ int replay_phase_half_has(const state *s, uint64_t v)
     return 0;
 }
 
-static stack_facts facts_of(state *s, uint32_t id)
+/* raw_facts: the facts of stack id from its recorded frames, each looked up on its own (no
+ * resolved copy of the stack, no line numbers: phases need neither); a native frame whose symbol
+ * has no name yet may get one from its module's file when the stack is resolved (unless that file
+ * was found unusable already): such a stack is resolved as the report will (tables_resolve_stack
+ * symbolizes), for the same facts. */
+static stack_facts raw_facts(state *s, uint32_t id)
 {
-    stack_facts none = {PHASE_OTHER, 0, 0};
-    if (!id)
+    static const stack_facts none = {PHASE_OTHER, 0, 0, 0, 0, 0, 0};
+    const tables_stack *st = tables_stack_get(s->r->t, id);
+    if (!st)
         return none;
+    phases_acc a = PHASES_ACC_INIT;
+    tables_frame f;
+    for (unsigned i = 0; i < st->n_native; i++) {
+        tables_resolve_frame(s->r->t, st->frames[i], TABLES_FRAME_NATIVE, &f);
+        if (f.sym && !f.sym->name.len && !f.sym->symbolized && f.sym->module_id &&
+            tables_module_names(s->r->t, f.sym->module_id) >= SYMBOLIZE_OK) {
+            size_t n = 0;
+            const tables_frame *fr = tables_resolve_stack(s->r->t, id, &n);
+            return fr ? phases_of_stack_memo(fr, n, &s->memo) : none;
+        }
+        phases_acc_frame(&a, &f, &s->memo);
+    }
+    memset(&f, 0, sizeof f);
+    f.kind = TABLES_FRAME_PYTHON;
+    for (unsigned i = st->n_native; i < (unsigned)st->n_native + st->n_python; i++) {
+        f.code = tables_code_get(s->r->t, VT_PYFRAME_CODE(st->frames[i]));
+        f.function = f.code ? f.code->qualname.s : "";
+        f.file = f.code ? f.code->filename.s : "";
+        phases_acc_frame(&a, &f, &s->memo);
+    }
+    return phases_acc_end(&a);
+}
+
+/* facts_slow: the facts of stack id (not yet computed, or past the cache): computed and kept. */
+static const stack_facts *facts_slow(state *s, uint32_t id)
+{
+    static const stack_facts none = {PHASE_OTHER, 0, 0, 0, 0, 0, 0};
     if (id >= s->nfacts) {
         /* ids come from the trace: a corrupt one must not size the cache (nor loop on it) */
         if (id >= (1u << 24) || !tables_stack_get(s->r->t, id))
-            return none;
+            return &none;
         uint32_t n = s->nfacts ? s->nfacts : 1024;
         while (n <= id)
             n *= 2;
         stack_facts *f = realloc(s->facts, n * sizeof *f);
         if (!f)
-            return none;
+            return &none;
         for (uint32_t i = s->nfacts; i < n; i++)
             f[i].phase = 255;
         s->facts = f;
         s->nfacts = n;
     }
-    if (s->facts[id].phase == 255) {
-        size_t n = 0;
-        const tables_frame *fr = tables_resolve_stack(s->r->t, id, &n);
-        s->facts[id] = fr ? phases_of_stack(fr, n) : none;
-    }
-    return s->facts[id];
+    s->facts[id] = raw_facts(s, id);
+    return &s->facts[id];
+}
+
+/* facts_of: the facts of stack id (> 0), computed once per stack. */
+static inline const stack_facts *facts_of(state *s, uint32_t id)
+{
+    if (id < s->nfacts && s->facts[id].phase != 255)
+        return &s->facts[id];
+    return facts_slow(s, id);
 }
 
 /* infer_vocab: at the first forward, from the tensors made before it (the parameters). */
@@ -83,6 +124,7 @@ static void infer_vocab(state *s)
     s->vocab_done = 1;
     s->vocab = classify_vocab(s->init_sizes, s->ninit);
     s->r->vocab = s->vocab;
+    s->sizes_gen++;
 }
 
 void replay_phase_note_init(state *s, uint64_t size)
@@ -130,10 +172,10 @@ uint8_t replay_phase_event(state *s, const reader_event *ev, int is_alloc, uint8
                 s->bwd++, s->in_opt = 0;
             s->last_alloc_phase = PHASE_BACKWARD;
             if (ev->stack_id) {
-                stack_facts f = facts_of(s, ev->stack_id);
-                *loss =
-                    (uint8_t)((f.loss ? EF_LOSS : 0) | (f.to_copy ? EF_TO_COPY : 0) |
-                              (f.workspace ? EF_WORKSPACE : 0) | (f.attention ? EF_ATTENTION : 0));
+                const stack_facts *f = facts_of(s, ev->stack_id);
+                *loss = (uint8_t)((f->loss ? EF_LOSS : 0) | (f->to_copy ? EF_TO_COPY : 0) |
+                                  (f->workspace ? EF_WORKSPACE : 0) |
+                                  (f->attention ? EF_ATTENTION : 0));
             }
         }
         return *tp = PHASE_BACKWARD;
@@ -145,11 +187,11 @@ uint8_t replay_phase_event(state *s, const reader_event *ev, int is_alloc, uint8
     }
     if (!ev->stack_id)
         return *tp;
-    stack_facts f = facts_of(s, ev->stack_id);
-    *loss = (uint8_t)((f.loss ? EF_LOSS : 0) | (f.to_copy ? EF_TO_COPY : 0) |
-                      (f.workspace ? EF_WORKSPACE : 0) | (f.attention ? EF_ATTENTION : 0) |
-                      (f.input ? EF_INPUT : 0));
-    uint8_t p = f.phase;
+    const stack_facts *f = facts_of(s, ev->stack_id);
+    *loss = (uint8_t)((f->loss ? EF_LOSS : 0) | (f->to_copy ? EF_TO_COPY : 0) |
+                      (f->workspace ? EF_WORKSPACE : 0) | (f->attention ? EF_ATTENTION : 0) |
+                      (f->input ? EF_INPUT : 0));
+    uint8_t p = f->phase;
     if (p == PHASE_OTHER || p == PHASE_INIT)
         p = !s->seen_forward && s->iter == 0 ? PHASE_INIT : PHASE_FORWARD;
     if (p == PHASE_FORWARD && !s->seen_forward) {
@@ -169,5 +211,5 @@ uint8_t replay_phase_event(state *s, const reader_event *ev, int is_alloc, uint8
 /* replay_phase_of_stack: the phase a stack's frames say (growth.c's callback; s is the state) */
 int replay_phase_of_stack(void *s, uint32_t id)
 {
-    return facts_of((state *)s, id).phase;
+    return facts_of((state *)s, id)->phase;
 }

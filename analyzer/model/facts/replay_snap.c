@@ -1,6 +1,6 @@
 /* replay_snap.c — the replay's peaks and snapshots: the three levels' peaks, the allocations
- * live at the peak and at the OOM with their lifetimes, each allocation's interval for
- * category_peaks, and the classification of a snapshot (classify.c's rules). */
+ * live at the peak and at the OOM with their lifetimes, and the classification of a snapshot
+ * (classify.c's rules). Each lifetime's category for category_peaks is replay_cats.c's. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,29 +41,6 @@ void replay_snap_bump_peaks(state *s, uint8_t ph, uint64_t t)
         r->phase_peak[ph] = proc;
 }
 
-static live_item item_of(const livemap_entry *e)
-{
-    return (live_item){.addr = e->addr,
-                       .size = e->size,
-                       .time_ns = e->time_ns,
-                       .stack_id = e->stack_id,
-                       .iter_alloc = e->iter,
-                       .api = e->api,
-                       .space = e->space,
-                       .device = e->device,
-                       .layer = e->layer,
-                       .phase_alloc = e->phase,
-                       .phase_free = PHASE_COUNT,
-                       .bwd_alloc = e->bwd,
-                       .loss_site = (uint8_t)((e->flags & EF_LOSS) != 0),
-                       .workspace = (uint8_t)((e->flags & EF_WORKSPACE) != 0),
-                       .attention = (uint8_t)((e->flags & EF_ATTENTION) != 0),
-                       .input = (uint8_t)((e->flags & EF_INPUT) != 0),
-                       .tensor_api = e->level == L_TENSOR || e->level == L_INNER,
-                       .to_copy = (uint8_t)((e->flags & EF_TO_COPY) != 0),
-                       .torch_segment = (uint8_t)((e->flags & EF_TORCH_SEG) != 0)};
-}
-
 /* replay_snap_oom: copies the live set at the first failure of an OOM (replacing an earlier,
  * recovered one); each entry remembers its item so its free can be noted. */
 void replay_snap_oom(state *s)
@@ -74,87 +51,15 @@ void replay_snap_oom(state *s)
     snap->items = calloc(m->n ? m->n : 1, sizeof *snap->items);
     snap->n = 0;
     for (uint64_t i = 0; i < m->cap; i++) {
-        livemap_entry *e = &m->e[i];
-        if (!e->used)
+        livemap_entry *e = livemap_slot_entry(m, i);
+        if (!e)
             continue;
         e->snap_oom = 0;
         if (!snap->items || e->level == L_NONE)
             continue;
-        snap->items[snap->n] = item_of(e);
+        snap->items[snap->n] = replay_item(e);
         e->snap_oom = (uint32_t)++snap->n;
     }
-}
-
-/* input_of: what the rules of classify.c see of one item. */
-static classify_input input_of(const state *s, const replay_result *r, const live_item *it)
-{
-    int half = !(it->size & 1) && replay_phase_half_has(s, it->size / 2); /* a parameter's size */
-    int copy = replay_phase_half_has(s, it->size);                        /* half a parameter's */
-    int vocab =
-        s->vocab && it->size % s->vocab == 0 && it->size / s->vocab >= 128 && !half && !copy;
-    classify_input in = {it->space,       it->layer,
-                         it->tensor_api,  r->tensor_mode,
-                         it->phase_alloc, it->phase_free,
-                         it->iter_alloc,  it->iter_free,
-                         it->loss_site,   it->to_copy && it->tensor_api && copy};
-    in.freed = it->phase_free != PHASE_COUNT;
-    in.bwd_alloc = it->bwd_alloc;
-    in.bwd_free = it->bwd_free;
-    in.param_sized = half;
-    in.vocab_sized = vocab;
-    in.workspace = it->workspace;
-    in.attention = it->attention;
-    in.cut_by_oom = it->after_oom;
-    in.input = it->input;
-    /* kept to the end, when the run never freed a gradient to tell a step's end by */
-    in.freed_at_end = it->free_event && it->free_event > s->last_alloc_event && !s->grad_free_event;
-    in.outlived_step = it->outlived_step;
-    return in;
-}
-
-/* note_lifetime: one allocation's lifetime, classified, for category_peaks and the timeline. */
-static void note_lifetime(state *s, uint64_t alloc_event, uint8_t level, uint8_t flags,
-                          const live_item *it)
-{
-    int kind = (flags & EF_TORCH_SEG) ? CATPEAKS_SEGMENT
-               : level == L_INNER     ? CATPEAKS_INNER
-                                      : CATPEAKS_PLAIN;
-    category cat = CAT_CACHE;
-    if (kind != CATPEAKS_SEGMENT) {
-        classify_input in = input_of(s, s->r, it);
-        cat = classify(&in, NULL);
-        timeline_total_add(s->r->tl, it->stack_id, cat, it->size);
-    }
-    catpeaks_note(&s->peaks, alloc_event, cat, kind, s->r->tensor_mode);
-}
-
-/* note_interval: e's lifetime; a tensor an optimizer step made is held back until it is known
- * whether it was freed before the run's end (replay_snap_flush). */
-static void note_interval(state *s, const livemap_entry *e, const live_item *it)
-{
-    if (e->level == L_NONE)
-        return;
-    if (it->phase_alloc == PHASE_OPTIMIZER && it->tensor_api) {
-        if (s->npend == s->cappend) {
-            size_t n = s->cappend ? s->cappend * 2 : 256;
-            struct pending_free *p = realloc(s->pend, n * sizeof *p);
-            if (p)
-                s->pend = p, s->cappend = n;
-        }
-        if (s->npend < s->cappend) {
-            s->pend[s->npend++] = (struct pending_free){*it, e->alloc_event, e->level, e->flags};
-            return;
-        }
-    }
-    note_lifetime(s, e->alloc_event, e->level, e->flags, it);
-}
-
-void replay_snap_flush(state *s)
-{
-    for (size_t i = 0; i < s->npend; i++)
-        note_lifetime(s, s->pend[i].alloc_event, s->pend[i].level, s->pend[i].flags,
-                      &s->pend[i].it);
-    s->npend = 0;
 }
 
 /* keep_freed: an item freed after a snapshot's moment that was live at it, into *v. */
@@ -170,39 +75,27 @@ static void keep_freed(live_item **v, size_t *n, size_t *cap, const live_item *i
     (*v)[(*n)++] = *it;
 }
 
-void replay_snap_on_free(state *s, livemap_entry *e, uint8_t ph, int oom_pending)
+void replay_snap_retire(state *s, livemap_entry *e, uint8_t ph, int oom_pending, uint64_t t)
 {
     replay_result *r = s->r;
-    {
-        live_item it = item_of(e);
+    int tensors_peak = r->at_tensors.event && e->alloc_event <= r->at_tensors.event &&
+                       (e->level == L_TENSOR || e->level == L_INNER);
+    int peak = r->at_peak.event && e->alloc_event <= r->at_peak.event;
+    if (tensors_peak || peak || (s->classify_on && !e->code)) {
+        live_item it = replay_item(e);
         it.phase_free = ph;
         it.iter_free = s->iter;
         it.bwd_free = s->bwd;
         it.after_oom = (uint8_t)(oom_pending != 0);
         it.free_event = s->event;
         it.outlived_step = s->grad_free_event > e->alloc_event;
-        note_interval(s, e, &it);
-        if (r->at_tensors.event && e->alloc_event <= r->at_tensors.event &&
-            (e->level == L_TENSOR || e->level == L_INNER))
+        replay_cats_free(s, e, &it, t);
+        if (tensors_peak)
             keep_freed(&s->ret2, &s->nret2, &s->capret2, &it);
-    }
-    if (r->at_peak.event && e->alloc_event <= r->at_peak.event) {
-        if (s->nret == s->capret) {
-            size_t n = s->capret ? s->capret * 2 : 1024;
-            live_item *p = realloc(s->ret, n * sizeof *p);
-            if (p)
-                s->ret = p, s->capret = n;
-        }
-        if (s->nret < s->capret) {
-            live_item *it = &s->ret[s->nret++];
-            *it = item_of(e);
-            it->phase_free = ph;
-            it->iter_free = s->iter;
-            it->bwd_free = s->bwd;
-            it->after_oom = (uint8_t)(oom_pending != 0);
-            it->free_event = s->event;
-            it->outlived_step = s->grad_free_event > e->alloc_event;
-        }
+        if (peak)
+            keep_freed(&s->ret, &s->nret, &s->capret, &it);
+    } else {
+        replay_cats_free(s, e, NULL, t); /* settled already: no item to classify */
     }
     if (e->snap_oom && e->snap_oom <= r->at_oom.n) {
         live_item *it = &r->at_oom.items[e->snap_oom - 1];
@@ -217,6 +110,11 @@ void replay_snap_on_free(state *s, livemap_entry *e, uint8_t ph, int oom_pending
             it->oom_released = 1;
     }
     s->level[e->level] -= e->size;
+}
+
+void replay_snap_on_free(state *s, livemap_entry *e, uint8_t ph, int oom_pending, uint64_t t)
+{
+    replay_snap_retire(s, e, ph, oom_pending, t);
     livemap_del(&s->live, e);
 }
 
@@ -238,10 +136,10 @@ static void finish_tensors(state *s)
         memcpy(snap->items, s->ret2, s->nret2 * sizeof *s->ret2);
     snap->n = s->nret2;
     for (uint64_t i = 0; i < s->live.cap; i++) {
-        livemap_entry *e = &s->live.e[i];
-        if (e->used && (e->level == L_TENSOR || e->level == L_INNER) &&
+        livemap_entry *e = livemap_slot_entry(&s->live, i);
+        if (e && (e->level == L_TENSOR || e->level == L_INNER) &&
             e->alloc_event <= r->at_tensors.event)
-            snap->items[snap->n++] = item_of(e);
+            snap->items[snap->n++] = replay_item(e);
     }
 }
 
@@ -259,9 +157,9 @@ void replay_snap_finish_peak(state *s)
         memcpy(snap->items, s->ret, s->nret * sizeof *s->ret);
     snap->n = s->nret;
     for (uint64_t i = 0; i < s->live.cap; i++) {
-        livemap_entry *e = &s->live.e[i];
-        if (e->used && e->level != L_NONE && e->alloc_event <= r->at_peak.event)
-            snap->items[snap->n++] = item_of(e);
+        livemap_entry *e = livemap_slot_entry(&s->live, i);
+        if (e && e->level != L_NONE && e->alloc_event <= r->at_peak.event)
+            snap->items[snap->n++] = replay_item(e);
     }
 }
 
@@ -326,41 +224,6 @@ static void torch_cache(replay_snapshot *snap)
     free(seg);
 }
 
-/* replay_snap_cat_peaks: the allocations still live at the end are noted too; then the second
- * pass over the trace (rd, read again from its start) sweeps the noted categories. */
-void replay_snap_cat_peaks(state *s, replay_result *r, reader *rd)
-{
-    for (uint64_t i = 0; i < s->live.cap; i++) {
-        livemap_entry *e = &s->live.e[i];
-        if (e->used) {
-            live_item it = item_of(e);
-            note_interval(s, e, &it);
-        }
-    }
-    /* category_peaks are a tensor-mode fact; the views' timeline (r->tl) is drawn from the
-     * same sweep in segment mode too, by the segments' categories, when a view asked for it */
-    if (!r->tensor_mode && !(r->tl && timeline_segments))
-        return;
-    catpeaks *cp = &s->peaks;
-    if (!cp->lost && reader_rewind(rd) != 0)
-        catpeaks_lose(cp, "the trace could not be read a second time");
-    if (!cp->lost) {
-        catpeaks_sweep_begin(cp, r->n_events, r->allocator_mode);
-        reader_record rec;
-        uint64_t seq = 0;
-        while (seq < r->n_events && reader_next(rd, &rec))
-            if (rec.type == VT_REC_ALLOC || rec.type == VT_REC_FREE)
-                catpeaks_sweep_event(cp, ++seq, rec.type == VT_REC_ALLOC, &rec.u.ev);
-        if (seq != r->n_events)
-            catpeaks_lose(cp, "the trace changed while it was read");
-    }
-    r->has_cat_peaks = catpeaks_sweep_end(cp, r->cat_peak, r->cat_peak_ns) && r->tensor_mode;
-    if (!r->has_cat_peaks)
-        memset(r->cat_peak, 0, sizeof r->cat_peak),
-            memset(r->cat_peak_ns, 0, sizeof r->cat_peak_ns);
-    r->cat_peaks_lost = r->tensor_mode ? cp->lost : NULL;
-}
-
 void replay_snap_classify(const state *s, replay_result *r, replay_snapshot *snap)
 {
     memset(&snap->by_cat, 0, sizeof snap->by_cat);
@@ -368,7 +231,7 @@ void replay_snap_classify(const state *s, replay_result *r, replay_snapshot *sna
         torch_cache(snap);
     for (size_t i = 0; i < snap->n; i++) {
         live_item *it = &snap->items[i];
-        classify_input in = input_of(s, r, it);
+        classify_input in = replay_input(s, r, it);
         int rule;
         it->category = (uint8_t)classify(&in, &rule);
         if (it->oom_released || (r->allocator_mode && it->torch_segment)) {

@@ -1,11 +1,13 @@
 /* replay_state.h — the replay's private state, shared by the files of the one replay:
- * replay.c (the pass, events in order), replay_phase.c (phases, iterations, parameter sizes)
- * and replay_snap.c (peaks, snapshots, lifetimes, their classification). Not an interface. */
+ * replay.c (the pass, events in order), replay_phase.c (phases, iterations, parameter sizes),
+ * replay_snap.c (peaks, snapshots, lifetimes, their classification) and replay_cats.c (each
+ * allocation's category for category_peaks and the timeline). Not an interface. */
 #ifndef VT_ANALYZER_REPLAY_STATE_H
 #define VT_ANALYZER_REPLAY_STATE_H
 
 #include "blocks.h"
 #include "catpeaks.h"
+#include "classify.h"
 #include "livemap.h"
 #include "replay.h"
 
@@ -20,7 +22,10 @@ enum {
     EF_TORCH_SEG = 4,
     EF_WORKSPACE = 8,
     EF_ATTENTION = 16,
-    EF_INPUT = 32
+    EF_INPUT = 32,
+    EF_KIND_SET =
+        64,          /* a segment PyTorch's tracker did not name: not its segment (replay_cats.c) */
+    EF_HAS_REC = 128 /* it has an allocating record in the category window (livemap_entry.rec) */
 };
 
 /* the replay state: one per replay_file */
@@ -28,6 +33,7 @@ typedef struct state {
     replay_result *r;
     livemap live;
     stack_facts *facts; /* by stack id; phase 255 = not computed */
+    phases_memo memo;   /* what each code object / symbol of the stacks said */
     uint32_t nfacts;
     uint64_t level[5];
     uint8_t thread_phase[1024];
@@ -43,8 +49,27 @@ typedef struct state {
     size_t ninit, capinit;
     uint64_t vocab;
     int vocab_done;
-    catpeaks peaks; /* category_peaks */
+    catpeaks peaks;  /* category_peaks */
+    int cats_on;     /* the sweep runs: each allocation's records go to its window */
+    int classify_on; /* each allocation is classified once (the sweep, or flame's totals) */
+    int tm_assumed;  /* tensor_mode taken to stay 0 (no tensor after the first events) */
+    classify_memo cmemo;
+    /* the allocations whose category waits, in allocation order (their records; settled ones are
+     * skipped, and dropped now and then), and where in it each kind of change was last looked */
+    uint64_t *wait;
+    size_t nwait, capwait, wait_bwd, wait_iter, wait_grad;
+    int half_grew; /* the parameters' sizes grew since the window was last looked at */
+    uint64_t half_scan_event;
+    /* what a size says (a parameter's, half one's, the vocabulary's multiple) by size, valid for
+     * sizes_gen (it changes with the parameters' sizes and the vocabulary) */
+    struct size_memo {
+        uint64_t size;
+        uint32_t gen;
+        uint8_t bits;
+    } * szm;
+    uint32_t sizes_gen;
     uint64_t event;
+    uint64_t hash; /* livemap_mix of the event being applied (run_pass computed it) */
     /* allocations freed after the current peak candidate that were live at it: with the ones
      * still live at the end, they are the snapshot at the peak (one pass, no replay) */
     live_item *ret;
@@ -68,13 +93,17 @@ typedef struct state {
     uint64_t grad_free_event; /* the last free of a gradient by the program (zero_grad), 0: none */
     struct pending_free {
         live_item it;
-        uint64_t alloc_event;
+        uint64_t alloc_rec, free_rec; /* its records in the window (0: none) */
         uint8_t level, flags;
     } * pend;
     size_t npend, cappend;
     /* PyTorch's blocks (blocks.c), from the allocator tracker's events: max_memory_allocated */
     blocks blocks;
     int blocks_on;
+    infer_pass *infer; /* what the tensors say of the model (infer.h); NULL once it is done */
+    /* physical handles created and not mapped yet (replay_vmm.c): their creation events */
+    reader_event *vmm;
+    size_t nvmm, capvmm;
 } state;
 
 /* OOM bookkeeping */
@@ -104,17 +133,67 @@ uint8_t replay_phase_event(state *s, const reader_event *ev, int is_alloc, uint8
 void replay_snap_bump_peaks(state *s, uint8_t ph, uint64_t t);
 /* replay_snap_oom: copies the live set at the first failure of an OOM. */
 void replay_snap_oom(state *s);
-/* replay_snap_on_free: e is freed in phase ph: its lifetime is noted, then it leaves the set. */
-void replay_snap_on_free(state *s, livemap_entry *e, uint8_t ph, int oom_pending);
-/* replay_snap_flush: notes the lifetimes held back (s->pend): after an allocation (they were
- * not the run's last frees) or at the end of the pass (they were). */
-void replay_snap_flush(state *s);
+/* replay_snap_retire: e ends in phase ph at time t (freed, or replaced by a new allocation at its
+ * address): its lifetime is noted, it leaves the levels; replay_snap_on_free: retired, then it
+ * leaves the set. */
+void replay_snap_retire(state *s, livemap_entry *e, uint8_t ph, int oom_pending, uint64_t t);
+void replay_snap_on_free(state *s, livemap_entry *e, uint8_t ph, int oom_pending, uint64_t t);
 /* replay_snap_finish_peak: builds the snapshot at the peak after the pass. */
 void replay_snap_finish_peak(state *s);
 /* replay_snap_classify: sorts a snapshot's items into categories (snap->by_cat). */
 void replay_snap_classify(const state *s, replay_result *r, replay_snapshot *snap);
-/* replay_snap_cat_peaks: category_peaks, from every lifetime noted and the live set's, swept in a
- * second pass over the trace (rd, rewound). */
-void replay_snap_cat_peaks(state *s, replay_result *r, reader *rd);
+/* replay_vmm.c */
+/* replay_vmm_hold: a cuMemCreate (ev) waits for its first map (-1: out of memory, not held). */
+int replay_vmm_hold(state *s, const reader_event *ev);
+/* replay_vmm_take: handle h is mapped: 1 and its creation event in *out if it was held. */
+int replay_vmm_take(state *s, uint64_t h, reader_event *out);
+/* replay_vmm_release: handle h is released: 1 if it was held (never mapped: never counted). */
+int replay_vmm_release(state *s, uint64_t h);
+/* replay_vmm_end: the handles still held are counted as never mapped; the list freed. */
+void replay_vmm_end(state *s);
+
+/* replay_cats.c */
+/* replay_size_bits: what a size says now: 1 a parameter's size, 2 half a parameter's, 4 a
+ * multiple of the vocabulary (logits), memoized (struct size_memo). */
+unsigned replay_size_bits(const state *s, uint64_t size);
+/* replay_item: the snapshot item of a live entry (not freed). replay_input: what the rules of
+ * classify.c see of one item, now. */
+live_item replay_item(const livemap_entry *e);
+classify_input replay_input(const state *s, const replay_result *r, const live_item *it);
+
+/* replay_cats_begin: the sweep (and the classification) as the views and the run need them. */
+void replay_cats_begin(state *s);
+/* replay_cats_alloc: e was just allocated (its fields set): its record, its category if settled. */
+void replay_cats_alloc(state *s, livemap_entry *e);
+/* replay_cats_free: e ends at time t (it: its item with the end's fields; NULL when e is settled):
+ * its category and its freeing record (a tensor an optimizer step made, not settled, waits for
+ * the next allocation: s->pend). */
+void replay_cats_free(state *s, livemap_entry *e, const live_item *it, uint64_t t);
+/* replay_cats_flush: classifies the lifetimes held back (s->pend): after an allocation (they
+ * were not the run's last frees) or at the end of the pass (they were). */
+void replay_cats_flush(state *s);
+/* replay_cats_marked: PyTorch's tracker named e one of its segments. */
+void replay_cats_marked(state *s, livemap_entry *e);
+/* What changed, for the allocations whose category waits: CATS_BWD a backward pass began,
+ * CATS_ITER an optimizer step, CATS_GRAD a gradient was freed, CATS_ALL anything the rules see of
+ * every allocation (tensor mode, the parameters' sizes and the vocabulary). */
+enum { CATS_BWD, CATS_ITER, CATS_GRAD, CATS_ALL };
+void replay_cats_changed(state *s, int what);
+/* replay_cats_tensors: the run showed its first tensor (tensor_mode) / allocator-tracker tensor. */
+void replay_cats_tensors(state *s, int inner);
+/* replay_cats_sweep: sweeps what is settled (after each event; cheap when nothing is). */
+void replay_cats_sweep_more(state *s);
+static inline void replay_cats_sweep(state *s)
+{
+    const catpeaks *cp = &s->peaks;
+    if (s->cats_on && cp->head < cp->tail &&
+        (catpeaks_code(cp, cp->head) || s->half_grew ||
+         ((catpeaks_flags(cp, cp->head) & CATPEAKS_F_LATER) && cp->tail - cp->head >= 256)))
+        replay_cats_sweep_more(s);
+}
+/* replay_cats_end: the allocations alive at the end are classified and the sweep finished:
+ * r->has_cat_peaks, cat_peak, cat_peak_ns, cat_peaks_lost. */
+void replay_cats_end(state *s);
+void replay_cats_free_all(state *s);
 
 #endif

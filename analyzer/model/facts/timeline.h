@@ -1,10 +1,10 @@
 /* timeline.h — what the visual views draw over time, collected while a trace is replayed
  * (model/replay.c) and its category lifetimes swept (catpeaks.c): whole moments of live bytes
- * per category (each bucket's tallest, lowest and last; the run's tallest; the moment each
- * category was largest), phase slices per thread, optimizer-step ticks, and the last
- * TIMELINE_RING actions of PyTorch's allocator (memory_viz's device trace). A moment is never
- * a mix of instants, so a stacked drawing of moments never passes the process's peak.
- * Views: perfetto.c, memviz.c, html.c. */
+ * per category (each bucket's tallest, lowest and last — a bucket spans a power of two of events,
+ * pairs merged as the run grows; the run's tallest; the moment each category was largest), phase
+ * slices per thread, optimizer-step ticks, and the last TIMELINE_RING actions of PyTorch's
+ * allocator (memory_viz's device trace). A moment is never a mix of instants, so a stacked drawing
+ * of moments never passes the process's peak. Views: perfetto.c, memviz.c, html.c. */
 #ifndef VT_ANALYZER_TIMELINE_H
 #define VT_ANALYZER_TIMELINE_H
 
@@ -25,6 +25,9 @@
 typedef struct timeline_moment {
     uint64_t seq, t, total;
     uint64_t v[CAT_COUNT];
+    int64_t
+        cache_raw;  /* allocator mode: segments less tensors then (v[CAT_CACHE] = it, at least 0) */
+    uint32_t epoch; /* the sweep's epoch (catpeaks.h) it came in */
 } timeline_moment;
 
 typedef struct timeline_bucket {
@@ -71,6 +74,8 @@ typedef struct timeline_total {
 typedef struct timeline {
     timeline_bucket *b; /* TIMELINE_BUCKETS of them; has_cats when the sweep filled them */
     int has_cats;
+    uint64_t
+        width; /* events per bucket: 1, doubled (neighbours merged) when the run outgrows them */
     timeline_moment top;                /* the run's tallest moment (the first of equals) */
     timeline_moment cat_top[CAT_COUNT]; /* when each category first held its most bytes */
     uint64_t nmoments;                  /* moments swept (the last seq) */
@@ -103,9 +108,17 @@ void timeline_free(timeline *tl);
 void timeline_event(timeline *tl, const reader_event *ev, int is_alloc, int phase, uint32_t iter);
 /* timeline_freed: a free of a live allocation of size bytes (a tensor's: an allocator action). */
 void timeline_freed(timeline *tl, const reader_event *ev, uint64_t size);
-/* timeline_cats: the sweep of category lifetimes: the live bytes per category after the
- * event at time t, the index-th of n deltas: one moment. */
-void timeline_cats(timeline *tl, size_t index, size_t n, uint64_t t, const int64_t cur[CAT_COUNT]);
+/* timeline_cats: the sweep of category lifetimes: the live bytes per category after event number
+ * event (1 = the trace's first ALLOC / FREE; in order) at time t, in the sweep's epoch: one
+ * moment (cache_raw: allocator mode's segments less tensors, 0 otherwise). */
+void timeline_cats(timeline *tl, uint64_t event, uint64_t t, const int64_t cur[CAT_COUNT],
+                   int64_t cache_raw, uint32_t epoch);
+/* timeline_fix: each kept moment of epoch k takes back back[rep[k]][c] bytes from category c, and
+ * (allocator mode) gives back[rep[k]][CAT_COUNT] bytes back to the cache (tensors no longer
+ * counted inside segments); the run's tallest and each category's largest are chosen again among
+ * the kept moments. */
+void timeline_fix(timeline *tl, const int64_t (*back)[CAT_COUNT + 1], const uint32_t *rep,
+                  size_t nep, int alloc_mode);
 /* timeline_moments: at most max (>= 2 * CAT_COUNT + 2) whole moments to draw, in the order
  * they happened: each group of buckets' lowest, tallest and last, the run's tallest and each
  * category's largest. Returns a malloc'ed array of *n pointers into tl (free it); NULL with
@@ -114,9 +127,9 @@ const timeline_moment **timeline_moments(const timeline *tl, size_t max, size_t 
 /* timeline_totals: set it (before the replay) for the totals by stack: `flame --at all` does;
  * a hash lookup per allocation that the other commands do not pay. */
 extern int timeline_totals;
-/* timeline_segments: set it (before the replay) when a view will draw the timeline of a
- * segment-mode trace too (export, report --html): its category sweep (a second pass over the
- * file, by the segments' categories) that a segment-mode report does not pay otherwise. */
+/* timeline_segments: set it (before the replay) when a view will draw the timeline (export,
+ * report --html), of a segment-mode trace too: the replay keeps a timeline (slices, ticks, the
+ * allocator's actions, the category moments) only then, or for timeline_totals. */
 extern int timeline_segments;
 /* timeline_total_add: one allocation of the run (size bytes, category cat, made at stack_id),
  * classified once its lifetime is known. */

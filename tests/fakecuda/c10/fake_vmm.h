@@ -37,28 +37,36 @@ struct vmm {
         return true;
     }
     static constexpr size_t CHUNK = 2u << 20;
-    // grow: maps size bytes (a multiple of CHUNK) at the range's end, chunk by chunk
+    // grow: maps size bytes (a multiple of CHUNK) at the range's end. As PyTorch's
+    // ExpandableSegment::map: every chunk's handle is created first; when one cannot be, those
+    // created so far are released unmapped (never counted as reserved); then all are mapped.
     CUdeviceptr grow(size_t size)
     {
         if (!init())
             return 0;
         CUdeviceptr at = next;
+        CUmemAllocationProp prop{};
+        prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+        prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+        prop.location.id = 0;
+        std::vector<CUmemGenericAllocationHandle> hs;
         for (size_t off = 0; off < size; off += CHUNK) {
-            CUmemAllocationProp prop{};
-            prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-            prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-            prop.location.id = 0;
             CUmemGenericAllocationHandle h = 0;
             if (create(&h, CHUNK, &prop, 0) != 0) {
-                shrink(at, off);
+                for (CUmemGenericAllocationHandle c : hs)
+                    release(c);
                 return 0;
             }
-            map(at + off, CHUNK, 0, h, 0);
+            hs.push_back(h);
+        }
+        for (size_t i = 0; i < hs.size(); i++) {
+            CUdeviceptr va = at + i * CHUNK;
+            map(va, CHUNK, 0, hs[i], 0);
             CUmemAccessDesc d{};
             d.location = prop.location;
             d.flags = 3;
-            set_access(at + off, CHUNK, &d, 1);
-            chunks[at + off] = h;
+            set_access(va, CHUNK, &d, 1);
+            chunks[va] = hs[i];
         }
         next = at + size;
         return at;

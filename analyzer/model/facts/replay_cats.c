@@ -1,0 +1,457 @@
+/* replay_cats.c — each noted allocation's category for category_peaks, the timeline and flame's
+ * totals (and what the rules of classify.c see of an allocation, for them and the snapshots), in
+ * the replay's one pass: classified once, as soon as every end it can still have gives
+ * the same category (classify_settled: often at its allocation, else when a backward pass or an
+ * optimizer step begins or a gradient is freed; at its free at the latest), its records in the
+ * sweep's window (catpeaks.c) settled then. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay_state.h"
+
+/* an unmarked segment is not PyTorch's once this many records came after it (the tracker names
+ * its segment right after the allocation that made it) */
+#define KIND_RECORDS 256 /* replay_cats_sweep looks further only past as many */
+/* a run that showed no tensor in its first events is taken for segment mode from then on */
+#define BEFORE_TENSORS ((uint64_t)1 << 20)
+#define NO_TENSORS_WHY "the run's first tensor came after the sweep's first 1M events"
+/* the parameters' sizes grew: the waiting allocations are looked at again, at most this often */
+#define SIZES_EVENTS 4096
+
+/* ---- what the rules see of an allocation ------------------------------------------------------
+ */
+
+live_item replay_item(const livemap_entry *e)
+{
+    return (live_item){.addr = e->addr,
+                       .size = e->size,
+                       .time_ns = e->time_ns,
+                       .stack_id = e->stack_id,
+                       .iter_alloc = e->iter,
+                       .api = e->api,
+                       .space = e->space,
+                       .device = e->device,
+                       .layer = e->layer,
+                       .phase_alloc = e->phase,
+                       .phase_free = PHASE_COUNT,
+                       .bwd_alloc = e->bwd,
+                       .loss_site = (uint8_t)((e->flags & EF_LOSS) != 0),
+                       .workspace = (uint8_t)((e->flags & EF_WORKSPACE) != 0),
+                       .attention = (uint8_t)((e->flags & EF_ATTENTION) != 0),
+                       .input = (uint8_t)((e->flags & EF_INPUT) != 0),
+                       .tensor_api = e->level == L_TENSOR || e->level == L_INNER,
+                       .to_copy = (uint8_t)((e->flags & EF_TO_COPY) != 0),
+                       .torch_segment = (uint8_t)((e->flags & EF_TORCH_SEG) != 0)};
+}
+
+/* input_core: what the rules of classify.c see of an allocation at its birth (its end's fields
+ * left 0); *copy: its size is half a parameter's. */
+#define SIZE_MEMO 8192 /* two ways of 4096 */
+unsigned replay_size_bits(const state *s, uint64_t size)
+{
+    struct size_memo *m = s->szm ? &s->szm[2 * ((size * 0x9e3779b97f4a7c15ull) >> 52)] : NULL;
+    if (m && m->size == size && m->gen == s->sizes_gen)
+        return m->bits;
+    if (m && m[1].size == size && m[1].gen == s->sizes_gen)
+        return m[1].bits;
+    int half = !(size & 1) && replay_phase_half_has(s, size / 2); /* a parameter's size */
+    int copy = replay_phase_half_has(s, size);                    /* half a parameter's */
+    int vocab = s->vocab && size % s->vocab == 0 && size / s->vocab >= 128 && !half && !copy;
+    unsigned bits = (unsigned)(half | copy << 1 | vocab << 2);
+    if (m) { /* the newer one in the first way */
+        m[1] = m[0];
+        m[0] = (struct size_memo){size, s->sizes_gen, (uint8_t)bits};
+    }
+    return bits;
+}
+
+static classify_input input_core(const state *s, const replay_result *r, uint64_t size, int space,
+                                 int layer, int tensor_api, int phase_alloc, int loss_site,
+                                 int to_copy, int *copy)
+{
+    unsigned bits = replay_size_bits(s, size);
+    int half = bits & 1, vocab = bits >> 2 & 1;
+    *copy = bits >> 1 & 1;
+    classify_input in;
+    memset(&in, 0, sizeof in);
+    in.space = space, in.layer = layer, in.tensor_api = tensor_api;
+    in.tensor_mode = r->tensor_mode, in.phase_alloc = phase_alloc, in.loss_site = loss_site;
+    in.weight_copy = to_copy && tensor_api && *copy;
+    in.param_sized = half;
+    in.vocab_sized = vocab;
+    return in;
+}
+
+classify_input replay_input(const state *s, const replay_result *r, const live_item *it)
+{
+    int copy;
+    classify_input in = input_core(s, r, it->size, it->space, it->layer, it->tensor_api,
+                                   it->phase_alloc, it->loss_site, it->to_copy, &copy);
+    in.phase_free = it->phase_free;
+    in.iter_alloc = it->iter_alloc;
+    in.iter_free = it->iter_free;
+    in.freed = it->phase_free != PHASE_COUNT;
+    in.bwd_alloc = it->bwd_alloc;
+    in.bwd_free = it->bwd_free;
+    in.workspace = it->workspace;
+    in.attention = it->attention;
+    in.cut_by_oom = it->after_oom;
+    in.input = it->input;
+    /* kept to the end, when the run never freed a gradient to tell a step's end by */
+    in.freed_at_end = it->free_event && it->free_event > s->last_alloc_event && !s->grad_free_event;
+    in.outlived_step = it->outlived_step;
+    return in;
+}
+
+/* ---- each allocation's category ----------------------------------------------------------------
+ */
+
+static int kind_of(const livemap_entry *e)
+{
+    return (e->flags & EF_TORCH_SEG) && !(e->flags & EF_KIND_SET) ? CATPEAKS_SEGMENT
+           : e->level == L_INNER                                  ? CATPEAKS_INNER
+                                                                  : CATPEAKS_PLAIN;
+}
+
+/* provisional: a tensor an optimizer step made counts only if it is freed before the end. */
+static int provisional(int phase_alloc, int tensor_api)
+{
+    return phase_alloc == PHASE_OPTIMIZER && tensor_api;
+}
+
+static int provisional_entry(const livemap_entry *e)
+{
+    return provisional(e->phase, e->level == L_TENSOR || e->level == L_INNER);
+}
+
+/* total: flame's bytes by (stack, category) of one lifetime (not a segment's: the cache). */
+static void total(state *s, uint32_t stack, int kind, category cat, uint64_t size)
+{
+    if (kind != CATPEAKS_SEGMENT)
+        timeline_total_add(s->r->tl, stack, cat, size);
+}
+
+static void stop(state *s)
+{
+    s->cats_on = 0;
+    s->classify_on = timeline_totals;
+}
+
+/* rec_of: the number of e's allocating record in the window, 0 when it has none (the window
+ * holds fewer than 2^32 records: its low bits name it). */
+static uint64_t rec_of(const state *s, const livemap_entry *e)
+{
+    if (!(e->flags & EF_HAS_REC))
+        return 0;
+    return s->peaks.tail - (uint32_t)((uint32_t)s->peaks.tail - e->rec);
+}
+
+/* settle: e's category is cat for every end it can have (a provisional one's, if freed). */
+static void settle(state *s, livemap_entry *e, category cat)
+{
+    int kind = kind_of(e), prov = provisional_entry(e);
+    e->code = CATPEAKS_CODE(kind, kind == CATPEAKS_SEGMENT ? CAT_CACHE : cat);
+    if (!prov) /* a provisional one's count waits for its free */
+        total(s, e->stack_id, kind, cat, e->size);
+    if (e->flags & EF_HAS_REC)
+        catpeaks_settle(&s->peaks, rec_of(s, e), e->code, prov);
+}
+
+/* set_key: e's settle key, from its features and the run's sizes now. */
+static void set_key(state *s, livemap_entry *e)
+{
+    unsigned sized = s->vocab_done != 0, tensor_api = e->level == L_TENSOR || e->level == L_INNER;
+    unsigned bits = replay_size_bits(s, e->size), half = bits & 1, copy = bits >> 1 & 1;
+    unsigned f = e->flags, to_copy = (f & EF_TO_COPY) != 0;
+    e->ckey =
+        classify_settle_bits(e->space, e->layer, tensor_api, s->r->tensor_mode != 0, e->phase,
+                             (f & EF_LOSS) != 0, to_copy & tensor_api & copy, half, bits >> 2 & 1,
+                             (f & EF_WORKSPACE) != 0, (f & EF_ATTENTION) != 0, (f & EF_INPUT) != 0,
+                             e->bwd > 0, !sized, (!sized) & to_copy & tensor_api,
+                             (!sized) & (!half) & (!copy), !provisional(e->phase, (int)tensor_api));
+}
+
+/* try_settle: e's category, when every end it can still have gives the same one. */
+static void try_settle(state *s, livemap_entry *e)
+{
+    if (e->code)
+        return;
+    if (kind_of(e) == CATPEAKS_SEGMENT) {
+        settle(s, e, CAT_CACHE);
+        return;
+    }
+    if (e->level == L_SEGMENT && !(e->flags & EF_KIND_SET))
+        return; /* PyTorch's tracker may still name it its segment */
+    unsigned now = (s->iter > e->iter ? CLS_ITER_PASSED : 0) |
+                   (s->bwd > e->bwd ? CLS_BWD_PASSED : 0) |
+                   (s->grad_free_event > e->alloc_event ? CLS_OUTLIVED : 0) |
+                   (s->grad_free_event ? CLS_GRAD_FREED : 0) |
+                   (s->r->tensor_mode || s->tm_assumed ? CLS_TM_SET : 0);
+    category c = classify_settled(e->ckey, now, &s->cmemo);
+    if (c != CAT_COUNT)
+        settle(s, e, c);
+}
+
+void replay_cats_begin(state *s)
+{
+    s->r->tl = timeline_segments || timeline_totals ? timeline_new() : NULL;
+    catpeaks_init(&s->peaks, timeline_segments ? s->r->tl : NULL);
+    s->cats_on = !s->peaks.lost;
+    s->classify_on = s->cats_on || timeline_totals;
+    s->szm = calloc(SIZE_MEMO, sizeof *s->szm);
+    s->sizes_gen = 1;
+}
+
+/* waiting: the allocation of wait[i] still waits for its category (its entry: *e). */
+static int waiting(state *s, size_t i, livemap_entry **e)
+{
+    catpeaks *cp = &s->peaks;
+    uint64_t n = s->wait[i];
+    if (n < cp->head || n >= cp->tail || catpeaks_code(cp, n) ||
+        (catpeaks_flags(cp, n) & CATPEAKS_F_ENDED))
+        return 0;
+    *e = livemap_at(&s->live, catpeaks_ref(cp, n));
+    return 1;
+}
+
+/* compact: wait[] keeps only the allocations still waiting (the marks moved with them). */
+static void compact(state *s)
+{
+    size_t k = 0, *marks[3] = {&s->wait_bwd, &s->wait_iter, &s->wait_grad};
+    size_t newmark[3] = {0, 0, 0};
+    livemap_entry *e;
+    for (size_t i = 0; i < s->nwait; i++) {
+        for (int m = 0; m < 3; m++)
+            if (*marks[m] == i)
+                newmark[m] = k;
+        if (waiting(s, i, &e))
+            s->wait[k++] = s->wait[i];
+    }
+    for (int m = 0; m < 3; m++)
+        *marks[m] = *marks[m] >= s->nwait ? k : newmark[m];
+    s->nwait = k;
+}
+
+void replay_cats_changed(state *s, int what)
+{
+    if (!s->cats_on)
+        return;
+    size_t *since = what == CATS_BWD    ? &s->wait_bwd
+                    : what == CATS_ITER ? &s->wait_iter
+                    : what == CATS_GRAD ? &s->wait_grad
+                                        : NULL;
+    livemap_entry *e;
+    for (size_t i = since ? *since : 0; i < s->nwait; i++)
+        if (waiting(s, i, &e)) {
+            if (what == CATS_ALL) /* what the rules see of it may have changed */
+                set_key(s, e);
+            try_settle(s, e);
+        }
+    if (since)
+        *since = s->nwait;
+    if (what == CATS_ALL)
+        s->half_grew = 0, s->half_scan_event = s->event;
+}
+
+/* no_tensors: the run's first events showed no tensor: a segment-mode run (its category
+ * peaks are not reported) unless a view draws its timeline, which then takes it for one. */
+static void no_tensors(state *s)
+{
+    if (!timeline_segments) {
+        catpeaks_lose(&s->peaks, NO_TENSORS_WHY);
+        stop(s);
+        return;
+    }
+    s->tm_assumed = 1;
+    if (!s->peaks.alloc_mode_known)
+        catpeaks_set_alloc_mode(&s->peaks, 0);
+    replay_cats_changed(s, CATS_ALL);
+}
+
+void replay_cats_tensors(state *s, int inner)
+{
+    if (!s->cats_on)
+        return;
+    if (s->tm_assumed) { /* taken for segment mode: the segments' categories were wrong */
+        catpeaks_lose(&s->peaks, NO_TENSORS_WHY);
+        stop(s);
+        return;
+    }
+    if (inner)
+        catpeaks_set_alloc_mode(&s->peaks, 1);
+    replay_cats_changed(s, CATS_ALL);
+}
+
+void replay_cats_alloc(state *s, livemap_entry *e)
+{
+    if (!s->cats_on)
+        return;
+    int later = e->level == L_SEGMENT && !(e->flags & EF_TORCH_SEG); /* KIND_RECORDS after */
+    uint64_t n = catpeaks_add(&s->peaks, s->event, e->time_ns, e->size,
+                              CATPEAKS_F_ALLOC | (later ? CATPEAKS_F_LATER : 0),
+                              livemap_number(&s->live, e), 0);
+    if (!n) {
+        stop(s);
+        return;
+    }
+    e->rec = (uint32_t)n;
+    e->flags |= EF_HAS_REC;
+    set_key(s, e);
+    try_settle(s, e);
+    if (!e->code) { /* it waits: the changes to come look at it */
+        if (s->nwait == s->capwait) {
+            compact(s);
+            if (!s->capwait || s->nwait * 2 > s->capwait) {
+                size_t cap = s->capwait ? s->capwait * 2 : 1024;
+                uint64_t *w = realloc(s->wait, cap * sizeof *w);
+                if (!w) {
+                    catpeaks_lose(&s->peaks, "out of memory");
+                    stop(s);
+                    return;
+                }
+                s->wait = w, s->capwait = cap;
+            }
+        }
+        s->wait[s->nwait++] = n;
+    }
+    if (!s->r->tensor_mode && !s->tm_assumed && s->event >= BEFORE_TENSORS)
+        no_tensors(s);
+}
+
+void replay_cats_marked(state *s, livemap_entry *e)
+{
+    if (s->cats_on && !e->code && !(e->flags & EF_KIND_SET))
+        settle(s, e, CAT_CACHE);
+}
+
+/* classified: a lifetime that ended (it) classified at its end: its code, flame's totals, its
+ * records settled. */
+static void classified(state *s, const live_item *it, uint8_t level, uint8_t flags, uint64_t arec,
+                       uint64_t frec)
+{
+    int kind = (flags & EF_TORCH_SEG) && !(flags & EF_KIND_SET) ? CATPEAKS_SEGMENT
+               : level == L_INNER                               ? CATPEAKS_INNER
+                                                                : CATPEAKS_PLAIN;
+    category cat = CAT_CACHE;
+    if (kind != CATPEAKS_SEGMENT) {
+        classify_input in = replay_input(s, s->r, it);
+        cat = classify(&in, NULL);
+    }
+    total(s, it->stack_id, kind, cat, it->size);
+    uint8_t code = CATPEAKS_CODE(kind, cat);
+    if (arec)
+        catpeaks_settle(&s->peaks, arec, code, 0);
+    if (frec)
+        catpeaks_settle(&s->peaks, frec, code, 0);
+}
+
+void replay_cats_free(state *s, livemap_entry *e, const live_item *it, uint64_t t)
+{
+    if (!s->classify_on)
+        return;
+    int prov = provisional_entry(e) && e->code; /* settled before its free: its epoch closes */
+    uint64_t frec = 0;
+    if (s->cats_on) {
+        frec = catpeaks_add(&s->peaks, s->event, t, e->size, prov ? CATPEAKS_F_PROVISIONAL : 0,
+                            livemap_number(&s->live, e), e->code);
+        if (!frec)
+            stop(s);
+    }
+    if (e->code) {
+        if (prov) /* counted after all */
+            total(s, e->stack_id, kind_of(e), (category)CATPEAKS_CAT(e->code), e->size);
+        return;
+    }
+    uint64_t arec = s->cats_on ? rec_of(s, e) : 0;
+    if (provisional(it->phase_alloc, it->tensor_api)) {
+        /* held back until it is known whether it was freed before the run's end */
+        if (s->npend == s->cappend) {
+            size_t n = s->cappend ? s->cappend * 2 : 256;
+            struct pending_free *p = realloc(s->pend, n * sizeof *p);
+            if (p)
+                s->pend = p, s->cappend = n;
+        }
+        if (s->npend < s->cappend) {
+            s->pend[s->npend++] = (struct pending_free){*it, arec, frec, e->level, e->flags};
+            if (arec) /* its entry is gone: settled by replay_cats_flush */
+                catpeaks_mark(&s->peaks, arec, CATPEAKS_F_ENDED);
+            return;
+        }
+    }
+    classified(s, it, e->level, e->flags, arec, frec);
+}
+
+void replay_cats_flush(state *s)
+{
+    for (size_t i = 0; i < s->npend; i++) {
+        struct pending_free *p = &s->pend[i];
+        classified(s, &p->it, p->level, p->flags, s->cats_on ? p->alloc_rec : 0,
+                   s->cats_on ? p->free_rec : 0);
+    }
+    s->npend = 0;
+}
+
+void replay_cats_sweep_more(state *s)
+{
+    if (s->half_grew && s->event - s->half_scan_event >= SIZES_EVENTS)
+        replay_cats_changed(s, CATS_ALL);
+    catpeaks *cp = &s->peaks;
+    for (;;) {
+        uint64_t n = catpeaks_advance(cp);
+        if (n == cp->tail || cp->lost)
+            break;
+        if ((catpeaks_flags(cp, n) & (CATPEAKS_F_ALLOC | CATPEAKS_F_ENDED)) != CATPEAKS_F_ALLOC ||
+            catpeaks_code(cp, n))
+            break;
+        /* an allocation still waits: a segment nobody named may now be settled as not PyTorch's */
+        livemap_entry *e = livemap_at(&s->live, catpeaks_ref(cp, n));
+        if (e->level != L_SEGMENT || (e->flags & (EF_TORCH_SEG | EF_KIND_SET)) ||
+            cp->tail - n < KIND_RECORDS)
+            break;
+        e->flags |= EF_KIND_SET;
+        try_settle(s, e);
+        if (!e->code)
+            break;
+    }
+    if (cp->lost && s->cats_on)
+        stop(s);
+}
+
+void replay_cats_end(state *s)
+{
+    replay_result *r = s->r;
+    if (s->classify_on) {
+        /* what is alive at the end, classified as such, in the live set's order (flame's totals) */
+        for (uint64_t i = 0; i < s->live.cap; i++) {
+            livemap_entry *e = livemap_slot_entry(&s->live, i);
+            if (!e || e->code)
+                continue;
+            live_item it = replay_item(e);
+            if (provisional(it.phase_alloc, it.tensor_api)) { /* never freed: counted nowhere */
+                if (s->cats_on && (e->flags & EF_HAS_REC))
+                    catpeaks_settle(&s->peaks, rec_of(s, e), CATPEAKS_NONE, 0);
+                continue;
+            }
+            classified(s, &it, e->level, e->flags, s->cats_on ? rec_of(s, e) : 0, 0);
+        }
+    }
+    if (s->cats_on) {
+        if (!s->peaks.alloc_mode_known)
+            catpeaks_set_alloc_mode(&s->peaks, r->allocator_mode);
+        r->has_cat_peaks = catpeaks_end(&s->peaks, r->cat_peak, r->cat_peak_ns) && r->tensor_mode;
+    } else if (r->tl) {
+        r->tl->has_cats = 0;
+    }
+    if (!r->has_cat_peaks)
+        memset(r->cat_peak, 0, sizeof r->cat_peak),
+            memset(r->cat_peak_ns, 0, sizeof r->cat_peak_ns);
+    r->cat_peaks_lost = r->tensor_mode ? s->peaks.lost : NULL;
+}
+
+void replay_cats_free_all(state *s)
+{
+    free(s->wait);
+    free(s->szm);
+    catpeaks_free(&s->peaks);
+    classify_memo_free(&s->cmemo);
+}

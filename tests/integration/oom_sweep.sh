@@ -1,0 +1,83 @@
+#!/bin/sh
+# oom_sweep.sh — every command with its allocations failing one at a time (tests/fault/
+# failmalloc.c, an LD_PRELOAD library: the C library's own allocations included): each run must
+# give the answer of a run where nothing failed, or exit 2 saying "out of memory" (or the
+# system's "Cannot allocate memory") — never exit 0 with another answer, never die. All the
+# allocations of a command up to 300 are tried, past that the first 100 and 100 spread over the
+# rest. The commands of an "oom" line of tests/known_failures must still show its symptom.
+set -u
+LIB="$BUILD/tests/libfailmalloc.so"
+[ -f "$LIB" ] || { echo "failmalloc not built ($LIB)"; exit 1; }
+D="$ROOT/tests/data"
+S="$ROOT/tests/fuzz/corpus/trace/slice_sim_gpt2_ckpt_b16_fit_start.vt"
+bad=0
+
+# sweep NAME CMD...: prints "NAME K clean|SYMPTOM ..." and the first problems
+sweep() {
+    name=$1
+    shift
+    LD_PRELOAD="$LIB" VT_FAILMALLOC_COUNT=count "$VT" "$@" >ref.out 2>/dev/null || {
+        echo "$name: fails without a failed allocation"
+        return 1
+    }
+    k=$(cat count)
+    if [ "$k" -le 300 ]; then
+        ns=$(seq 1 "$k")
+    else
+        ns="$(seq 1 100) $(seq 101 $(((k - 100) / 100 + 1)) "$k")"
+    fi
+    : >problems
+    for n in $ns; do
+        VT_FAILMALLOC=$n LD_PRELOAD="$LIB" "$VT" "$@" >got.out 2>got.err
+        rc=$?
+        if [ $rc -eq 0 ] && cmp -s got.out ref.out; then
+            continue
+        elif [ $rc -eq 2 ] && grep -qi 'out of memory\|cannot allocate memory' got.err; then
+            continue
+        elif [ $rc -ge 128 ]; then
+            echo "crash allocation $n of $k: signal $((rc - 128))" >>problems
+        elif [ $rc -eq 0 ]; then
+            echo "wrong allocation $n of $k: exit 0 with another answer" >>problems
+        else
+            echo "silent allocation $n of $k: exit $rc without saying out of memory" >>problems
+        fi
+    done
+    kinds=$(cut -d' ' -f1 problems | sort -u | tr '\n' ' ')
+    echo "$name: $k allocations, ${kinds:-clean}"
+    head -n 3 problems | sed 's/^/    /'
+    printf '%s\n' "${kinds% }" >"kinds.$name"
+}
+
+expected() { # the symptom tests/known_failures gives the command, or "clean"
+    awk -v c="$1" '$1 == "oom" { for (i = 3; i <= NF; i++) if ($i == c) { print $2; exit } }' \
+        "$ROOT/tests/known_failures" | grep . || echo clean
+}
+
+run() {
+    name=$1
+    shift
+    sweep "$name" "$@" || { bad=1; return; }
+    got=$(cat "kinds.$name")
+    want=$(expected "$name")
+    [ -n "$got" ] || got=clean
+    if [ "$got" != "$want" ]; then
+        if [ "$want" != clean ] && [ "$got" = clean ]; then
+            echo "FAIL $name: clean now: remove it from the oom line of tests/known_failures"
+        else
+            echo "FAIL $name: $got (expected: $want)"
+        fi
+        bad=1
+    fi
+}
+
+run dump dump "$D/dump_small.vt"
+run dump_slice dump "$S"
+run dump_noresolve dump --no-resolve "$S"
+run report report "$D/dump_small.vt"
+run report_json report --json "$D/dump_small.vt"
+run flame flame "$D/dump_small.vt"
+run flame_all flame --at all "$D/dump_small.vt"
+run diff diff "$D/dump_small.vt" "$D/report_rank0.vt"
+run export export --perfetto p.json --memory-viz m.pickle --html h.html "$D/dump_small.vt"
+run predict_from predict --from "$D/dump_small.vt"
+exit $bad

@@ -1,0 +1,302 @@
+/* test_mem.c — allocation failures through the analyzer's allocator seam (trace/mem.h): the Nth
+ * allocation fails, for N = 1, 2, ... until a run needs no failure, in the trace layer (reader,
+ * tables, stack resolution) and in the views of `dump`, `flame`, Perfetto, memory_viz and
+ * `diff`. Each run must either return an error or give exactly the answer of a run where
+ * nothing failed — never a smaller one — and mem_failed() must have seen every failure. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+#include <cmocka.h>
+
+#include "diff_view.h"
+#include "dump_json.h"
+#include "flame.h"
+#include "mem.h"
+#include "memviz.h"
+#include "perfetto.h"
+#include "reader.h"
+#include "replay.h"
+#include "tables.h"
+
+/* ---- the failing allocator: call g_at (1-based) of the seam fails ------------------------ */
+
+static long g_at, g_calls;
+
+static int fails(void)
+{
+    return ++g_calls == g_at;
+}
+static void *f_malloc(size_t n)
+{
+    return fails() ? NULL : mem_libc.malloc(n);
+}
+static void *f_calloc(size_t n, size_t size)
+{
+    return fails() ? NULL : mem_libc.calloc(n, size);
+}
+static void *f_realloc(void *p, size_t n)
+{
+    return fails() ? NULL : mem_libc.realloc(p, n);
+}
+static void *f_aligned(size_t align, size_t n)
+{
+    return fails() ? NULL : mem_libc.aligned_alloc(align, n);
+}
+static const mem_ops failing = {f_malloc, f_calloc, f_realloc, f_aligned};
+
+/* ---- scenarios: prepare (nothing fails), run (the seam fails), cleanup -------------------- */
+
+static char g_path[2][4096];
+
+typedef struct scenario {
+    const char *name;
+    void (*prepare)(void);
+    int (*run)(FILE *out); /* 0, or -1 when it reported an error */
+    void (*cleanup)(void);
+} scenario;
+
+/* the trace layer as every command uses it: records into the tables, every stack resolved */
+static int run_tables(FILE *out)
+{
+    reader *r = reader_open(g_path[0], NULL, 0);
+    tables *t = tables_new();
+    int rc = r && t ? 0 : -1;
+    reader_record rec;
+    while (!rc && reader_next(r, &rec)) {
+        if (tables_add(t, &rec)) {
+            rc = -1;
+            break;
+        }
+        if (rec.type != VT_REC_ALLOC || !rec.u.ev.stack_id)
+            continue;
+        size_t n;
+        const tables_frame *f = tables_resolve_stack(t, rec.u.ev.stack_id, &n);
+        if (!f && mem_failed()) /* the contract: NULL for want of memory is not "no stack" */
+            rc = -1;
+        for (size_t i = 0; f && i < n; i++) {
+            char buf[512];
+            tables_frame_text(&f[i], buf, sizeof buf);
+            fprintf(out, "%u %s\n", (unsigned)rec.u.ev.stack_id, buf);
+        }
+    }
+    if (r && reader_status_of(r) == READER_IOERR)
+        rc = -1; /* the read window could not grow */
+    tables_free(t);
+    reader_close(r);
+    return rc;
+}
+
+/* what cmd_dump does with them (its loop, on out) */
+static int run_dump(FILE *out)
+{
+    reader *r = reader_open(g_path[0], NULL, 0);
+    tables *t = r ? tables_new() : NULL;
+    dump_json *d = t ? dump_json_new(t, out, true) : NULL;
+    int rc = d ? dump_json_header(d, g_path[0], reader_header(r)) : -1;
+    reader_record rec;
+    while (!rc && reader_next(r, &rec))
+        if ((rec.type != VT_REC_STACK && tables_add(t, &rec)) || dump_json_record(d, &rec))
+            rc = -1;
+    if (!rc && dump_json_status(d, reader_status_of(r), reader_records(r), 0, ""))
+        rc = -1;
+    dump_json_free(d);
+    tables_free(t);
+    reader_close(r);
+    return rc;
+}
+
+static replay_result g_r[2];
+
+static void prepare_one(void)
+{
+    char err[512];
+    timeline_totals = 1;
+    assert_int_equal(replay_file(g_path[0], &g_r[0], err, sizeof err), 0);
+    memset(&g_r[1], 0, sizeof g_r[1]);
+}
+static void prepare_two(void)
+{
+    char err[512];
+    prepare_one();
+    assert_int_equal(replay_file(g_path[1], &g_r[1], err, sizeof err), 0);
+}
+static void cleanup_replay(void)
+{
+    replay_free(&g_r[0]);
+    replay_free(&g_r[1]);
+}
+
+static int run_flame(FILE *out)
+{
+    int io_err = 0;
+    flame_write(out, &g_r[0], &g_r[0].at_peak, &io_err);
+    return io_err ? -1 : 0;
+}
+static int run_flame_all(FILE *out)
+{
+    replay_snapshot all;
+    int io_err = flame_all(&g_r[0], &all);
+    if (!io_err)
+        flame_write(out, &g_r[0], &all, &io_err);
+    free(all.items);
+    return io_err ? -1 : 0;
+}
+static int run_perfetto(FILE *out)
+{
+    return perfetto_write(out, &g_r[0]);
+}
+static int run_memviz(FILE *out)
+{
+    return memviz_write(out, &g_r[0]);
+}
+static int run_diff(FILE *out)
+{
+    return diff_view_write(out, &g_r[0], &g_r[1], 10, 0) ? -1 : 0;
+}
+static int run_diff_json(FILE *out)
+{
+    return diff_view_write(out, &g_r[0], &g_r[1], 10, 1) ? -1 : 0;
+}
+
+static void nothing(void) {}
+
+/* capture: s's output with the seam failing call at (0: none); *calls gets the calls made */
+static int capture(const scenario *s, long at, char **text, size_t *len, long *calls)
+{
+    s->prepare();
+    FILE *m = open_memstream(text, len);
+    assert_non_null(m);
+    mem_reset();
+    g_at = at;
+    g_calls = 0;
+    mem_set_ops(&failing);
+    int rc = s->run(m);
+    mem_set_ops(NULL);
+    *calls = g_calls;
+    fclose(m);
+    s->cleanup();
+    return rc;
+}
+
+/* sweep: every N until a run needs no failure; returns the number of allocations made */
+static long sweep(const scenario *s)
+{
+    char *ref = NULL, *got = NULL;
+    size_t nref = 0, ngot = 0;
+    long calls, n = 0, errors = 0;
+    assert_int_equal(capture(s, 0, &ref, &nref, &calls), 0);
+    assert_false(mem_failed());
+    assert_true(calls > 0);
+    for (long at = 1;; at++) {
+        int rc = capture(s, at, &got, &ngot, &calls);
+        if (calls < at) { /* nothing failed: the same answer */
+            assert_int_equal(rc, 0);
+            assert_false(mem_failed());
+            assert_int_equal(ngot, nref);
+            assert_memory_equal(got, ref, nref);
+            free(got);
+            n = at - 1;
+            break;
+        }
+        assert_true(mem_failed()); /* the seam's failure was seen */
+        if (rc == 0 && (ngot != nref || memcmp(got, ref, nref))) {
+            fprintf(stderr, "%s: allocation %ld of %ld failed, no error, and the answer differs\n",
+                    s->name, at, calls);
+            fail();
+        }
+        errors += rc != 0;
+        free(got);
+        got = NULL;
+    }
+    free(ref);
+    mem_reset();
+    printf("%-14s %ld allocations, each failed once: %ld errors, the rest the same answer\n",
+           s->name, n, errors);
+    return n;
+}
+
+static const scenario scenarios[] = {
+    {"tables", nothing, run_tables, nothing},
+    {"dump", nothing, run_dump, nothing},
+    {"flame", prepare_one, run_flame, cleanup_replay},
+    {"flame --at all", prepare_one, run_flame_all, cleanup_replay},
+    {"perfetto", prepare_one, run_perfetto, cleanup_replay},
+    {"memory_viz", prepare_one, run_memviz, cleanup_replay},
+    {"diff", prepare_two, run_diff, cleanup_replay},
+    {"diff --json", prepare_two, run_diff_json, cleanup_replay},
+};
+
+static void set_paths(const char *a, const char *b)
+{
+    const char *root = getenv("ROOT") ? getenv("ROOT") : ".";
+    snprintf(g_path[0], sizeof g_path[0], "%s/%s", root, a);
+    snprintf(g_path[1], sizeof g_path[1], "%s/%s", root, b);
+}
+
+static void test_small_trace(void **state)
+{
+    (void)state;
+    set_paths("tests/data/dump_small.vt", "tests/data/report_rank0.vt");
+    for (size_t i = 0; i < sizeof scenarios / sizeof *scenarios; i++)
+        assert_true(sweep(&scenarios[i]) > 0);
+}
+
+static void test_tensor_trace(void **state)
+{
+    (void)state;
+    set_paths("tests/fuzz/corpus/trace/slice_sim_gpt2_ckpt_b16_fit_start.vt",
+              "tests/data/dump_small.vt");
+    for (size_t i = 0; i < sizeof scenarios / sizeof *scenarios; i++)
+        assert_true(sweep(&scenarios[i]) > 0);
+}
+
+/* the wrappers themselves: a failure of n > 0 bytes is seen, realloc(p, 0) and malloc(0) are
+ * not failures, strdup / strndup go through the seam */
+static void test_wrappers(void **state)
+{
+    (void)state;
+    mem_reset();
+    char *p = malloc(0);
+    free(p);
+    p = realloc(NULL, 8);
+    assert_non_null(p);
+    p = realloc(p, 0);
+    free(p);
+    assert_false(mem_failed());
+    g_calls = 0;
+    g_at = 1;
+    mem_set_ops(&failing);
+    assert_null(strdup("x"));
+    mem_set_ops(NULL);
+    assert_true(mem_failed());
+    mem_reset();
+    g_calls = 0;
+    g_at = 1;
+    mem_set_ops(&failing);
+    assert_null(strndup("xyz", 2));
+    p = calloc(4, 4); /* only call 1 fails */
+    assert_non_null(p);
+    free(p);
+    mem_set_ops(NULL);
+    assert_true(mem_failed());
+    mem_reset();
+    assert_false(mem_failed());
+}
+
+int main(void)
+{
+    cJSON_Hooks hooks = {mem_malloc, mem_free};
+    cJSON_InitHooks(&hooks);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_wrappers),
+        cmocka_unit_test(test_small_trace),
+        cmocka_unit_test(test_tensor_trace),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
