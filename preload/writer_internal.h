@@ -178,6 +178,11 @@ void vt__slot_release_locked(uint64_t i, char *map);
 window *vt__slot_window_new_locked(uint64_t need, int *err);
 /* vt__slot_prepare_locked: maps the next raw slot ahead (the spare), when one is free. */
 void vt__slot_prepare_locked(void);
+/* vt__slot_wipe: slot i leaves the file's content (its SLOT header zeroed first, through map
+ * when it is mapped, then unmapped; its blocks punched out, or zeros written); not locked: the
+ * caller owns slot i. vt__slots_trim_locked: the file cut after its last slot in use. */
+void vt__slot_wipe(uint64_t i, char *map);
+void vt__slots_trim_locked(void);
 /* vt__slot_capacity: the largest record a raw slot holds. */
 uint64_t vt__slot_capacity(void);
 

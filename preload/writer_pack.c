@@ -61,33 +61,6 @@ static struct packer {
 
 /* ---- slots ------------------------------------------------------------------------------- */
 
-/* wipe: slot i leaves the file's content: its SLOT header zeroed first (readers skip it from
- * then on; through map when it is mapped, then unmapped), the rest of its first page zeroed
- * and its other blocks punched out (zeros again; mapped anew, the slot is reserved again), or
- * zeros written where the file system has no holes. Slot 0 keeps the file header. */
-static void wipe(uint64_t i, char *map)
-{
-    static const char zeros[4096];
-    uint64_t S = vt__ws.slot_size, page = (uint64_t)sysconf(_SC_PAGESIZE);
-    uint64_t off = vt__slot_off(i), first = off - i * S, rest = i * S + page;
-    if (map) {
-        __atomic_store_n((uint64_t *)(void *)(map + first), 0, __ATOMIC_RELEASE);
-        memset(map + first, 0, (size_t)(page - first));
-        vt__sys_ops.munmap(map, (size_t)S);
-    } else {
-        for (uint64_t o = off; o < rest; o += sizeof zeros)
-            if (pwrite(vt__ws.fd, zeros,
-                       (size_t)(rest - o < sizeof zeros ? rest - o : sizeof zeros), (off_t)o) < 0)
-                break;
-    }
-    if (fallocate(vt__ws.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)rest,
-                  (off_t)(S - page)) == 0)
-        return;
-    for (uint64_t o = rest; o < (i + 1) * S; o += sizeof zeros)
-        if (pwrite(vt__ws.fd, zeros, sizeof zeros, (off_t)o) < 0)
-            break;
-}
-
 /* drop_oldest: the oldest group of closed EVENTS slots goes, its events with it: each slot's
  * SLOT header zeroed on disk first (a reader sees a free slot from then on), its blocks punched
  * out; the first slot is the caller's, the others free. -1 when the oldest group is the one
@@ -113,7 +86,7 @@ static int64_t drop_oldest(void)
     P.nfifo -= k;
     pthread_mutex_unlock(&vt__ws.lock);
     for (size_t i = 0; i < k; i++) {
-        wipe(items[i].slot, NULL);
+        vt__slot_wipe(items[i].slot, NULL);
         if (!P.dropped_events || items[i].first_ns < P.dropped_from)
             P.dropped_from = items[i].first_ns;
         if (items[i].last_ns > P.dropped_to)
@@ -503,7 +476,7 @@ static void pack_window_locked(void)
     pthread_mutex_lock(&vt__ws.lock);
     w->unmapped = 1;
     pthread_mutex_unlock(&vt__ws.lock);
-    wipe(w->slot, w->map);
+    vt__slot_wipe(w->slot, w->map);
     pthread_mutex_lock(&vt__ws.lock);
     vt__slot_release_locked(w->slot, NULL);
     /* free slots kept for the writers, so that they seldom find none: old events go first (4:
@@ -607,20 +580,7 @@ void vt__pack_finish_locked(window *w, uint64_t s, uint16_t flags, int err)
         vt__sys_ops.munmap(P.summary.map, (size_t)vt__ws.slot_size);
         P.summary.open = 0;
     }
-    /* the free slots at the grid's end go (the writers' reserve, the spare): the file ends at
-     * the last slot in use */
-    uint64_t end = vt__ws.n_slots;
-    for (int again = 1; again && end > 1;) {
-        again = 0;
-        for (size_t i = 0; i < vt__ws.n_free; i++)
-            if (vt__ws.free_slots[i] == end - 1)
-                again = 1;
-        if (vt__ws.spare_slot.map && vt__ws.spare_slot.slot == end - 1)
-            again = 1;
-        end -= again;
-    }
-    if (end < vt__ws.n_slots)
-        vt__sys_ops.ftruncate(vt__ws.fd, (off_t)(end * vt__ws.slot_size));
+    vt__slots_trim_locked();
 }
 
 void vt__pack_forget_child(void)

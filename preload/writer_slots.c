@@ -4,6 +4,7 @@
  * What goes into pack and summary slots is writer_pack.c's; the plain layout's windows are
  * writer_window.c's. Everything here runs under vt__ws.lock unless it says otherwise. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,4 +187,49 @@ window *vt__slot_window_new_locked(uint64_t need, int *err)
     w->slot = slot;
     w->raw_seq = sr.seq;
     return w;
+}
+
+/* vt__slot_wipe: slot i leaves the file's content: its SLOT header zeroed first (readers skip it
+ * from then on; through map when it is mapped, then unmapped), the rest of its first page zeroed
+ * and its other blocks punched out (zeros again; mapped anew, the slot is reserved again), or
+ * zeros written where the file system has no holes. Slot 0 keeps the file header. */
+void vt__slot_wipe(uint64_t i, char *map)
+{
+    static const char zeros[4096];
+    uint64_t S = vt__ws.slot_size, page = (uint64_t)sysconf(_SC_PAGESIZE);
+    uint64_t off = vt__slot_off(i), first = off - i * S, rest = i * S + page;
+    if (map) {
+        __atomic_store_n((uint64_t *)(void *)(map + first), 0, __ATOMIC_RELEASE);
+        memset(map + first, 0, (size_t)(page - first));
+        vt__sys_ops.munmap(map, (size_t)S);
+    } else {
+        for (uint64_t o = off; o < rest; o += sizeof zeros)
+            if (pwrite(vt__ws.fd, zeros,
+                       (size_t)(rest - o < sizeof zeros ? rest - o : sizeof zeros), (off_t)o) < 0)
+                break;
+    }
+    if (fallocate(vt__ws.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)rest,
+                  (off_t)(S - page)) == 0)
+        return;
+    for (uint64_t o = rest; o < (i + 1) * S; o += sizeof zeros)
+        if (pwrite(vt__ws.fd, zeros, sizeof zeros, (off_t)o) < 0)
+            break;
+}
+
+/* vt__slots_trim_locked: the free slots at the grid's end go (the writers' reserve, the spare):
+ * the file ends at the last slot in use (a clean stop) */
+void vt__slots_trim_locked(void)
+{
+    uint64_t end = vt__ws.n_slots;
+    for (int again = 1; again && end > 1;) {
+        again = 0;
+        for (size_t i = 0; i < vt__ws.n_free; i++)
+            if (vt__ws.free_slots[i] == end - 1)
+                again = 1;
+        if (vt__ws.spare_slot.map && vt__ws.spare_slot.slot == end - 1)
+            again = 1;
+        end -= again;
+    }
+    if (end < vt__ws.n_slots)
+        vt__sys_ops.ftruncate(vt__ws.fd, (off_t)(end * vt__ws.slot_size));
 }

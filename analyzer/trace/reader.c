@@ -219,6 +219,24 @@ const chunked_info *reader_chunked_info(const reader *r)
 
 static reader *open_file(const char *path, int summary_only, char *msg, size_t msgsz);
 
+/* first_is_slot: the first record is a SLOT: the chunked layout (1.3) */
+static bool first_is_slot(reader *r)
+{
+    ssize_t have = fill(r, 8);
+    return have >= 8 && r->buf[r->pos - r->buf_off] == VT_REC_SLOT &&
+           !r->buf[r->pos - r->buf_off + 1];
+}
+
+/* refuse_chunked_stream: the chunked layout is read by slot, out of order: from its file only */
+static void refuse_chunked_stream(reader *r, char *msg, size_t msgsz)
+{
+    set_status(r, READER_MALFORMED, r->pos,
+               "a bounded or compressed trace (run --max-size / --compress) is read from its "
+               "file, not from a pipe");
+    if (msg && msgsz)
+        reader_describe(r, msg, msgsz);
+}
+
 reader *reader_open(const char *path, char *msg, size_t msgsz)
 {
     return open_file(path, 0, msg, msgsz);
@@ -263,8 +281,12 @@ static reader *open_file(const char *path, int summary_only, char *msg, size_t m
     posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
     if (!read_header(r, 0) && msg && msgsz)
         reader_describe(r, msg, msgsz);
-    else if (r->st == READER_OK && chunked_detect(fd, r->hdr.header_size))
-        open_chunked(r, summary_only, msg, msgsz);
+    else if (r->st == READER_OK && first_is_slot(r)) {
+        if (chunked_detect(fd, r->hdr.header_size))
+            open_chunked(r, summary_only, msg, msgsz);
+        else
+            refuse_chunked_stream(r, msg, msgsz);
+    }
     return r;
 }
 
@@ -292,6 +314,8 @@ reader *reader_open_stream(FILE *fp, const char *path, const void *head, size_t 
         memcpy(r->buf, head, nhead);
     if (!read_header(r, nhead) && msg && msgsz)
         reader_describe(r, msg, msgsz);
+    else if (r->st == READER_OK && first_is_slot(r))
+        refuse_chunked_stream(r, msg, msgsz);
     return r;
 }
 
