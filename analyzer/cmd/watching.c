@@ -33,6 +33,7 @@ typedef struct wstate {
     growth g;
     uint64_t device, tensor, peak, peak_ns, last_ns, card, events;
     int chunked, ended, seen, lines;
+    int bad; /* chunked: reads in a row that met a slot being reused (10: it is malformed) */
     char why[520];
 } wstate;
 
@@ -180,8 +181,16 @@ static int refresh(wstate *w)
     reader_status st = reader_status_of(w->rd);
     if (st == READER_MALFORMED || st == READER_IOERR) {
         reader_describe(w->rd, w->why, sizeof w->why);
+        if (w->chunked && ++w->bad < 10) {
+            /* read while the packer reused a slot under it: read again at the next refresh */
+            reader_close(w->rd);
+            w->rd = NULL;
+            w->seen = 0;
+            return 0;
+        }
         return -1;
     }
+    w->bad = 0;
     if (w->chunked) {
         reader_close(w->rd);
         w->rd = NULL;
