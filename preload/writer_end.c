@@ -99,7 +99,8 @@ void vt__writer_close(void)
     if (atomic_load(&vt__ws.state) == W_OPEN) {
         window *w = atomic_load(&vt__ws.cur);
         vt__window_set_cur_locked(NULL);
-        uint64_t s = seal(w);
+        /* no window: a chunked trace whose writers found no raw slot free (records dropped) */
+        uint64_t s = w ? seal(w) : 0;
         atomic_store(&vt__ws.state, W_CLOSED);
         finish_locked(w, s, 0, 0);
         vt__writer_close_fd();
@@ -123,7 +124,7 @@ void vt__writer_exec_prepare(void)
         window *w = atomic_load(&vt__ws.cur);
         vt__window_set_cur_locked(NULL);
         atomic_store(&vt__ws.state, W_EXEC);
-        vt__ws.exec_seal = seal(w);
+        vt__ws.exec_seal = w ? seal(w) : 0; /* no window: as in vt__writer_close */
         vt__ws.exec_win = w;
         finish_locked(w, vt__ws.exec_seal, VT_TRAILER_EXEC, 0);
     }

@@ -89,6 +89,7 @@ typedef struct vt__writer_state {
         uint64_t slot;
     } spare_slot;
     uint64_t dropped_no_slot; /* events dropped while no raw slot could be had */
+    int full_err;             /* the disk (or the file-size limit) bounded the grid: its errno */
 
     void (*on_open)(void); /* set once by vt__writer_on_open before any thread writes */
     char path[4200];
@@ -192,8 +193,9 @@ uint64_t vt__slot_capacity(void);
  * slot slot 0 with the file header h; -1 on failure. */
 int vt__pack_start_locked(const vt_file_header *h);
 /* vt__pack_finish_locked: packs every queued raw window and w (sealed at s: its records up to
- * there), joins the packer's thread, and writes the trailer in the summary slot (flags, err).
- * The trace is complete after it. vt__ws.lock held (released while waiting for the thread). */
+ * there; NULL: none, the writers had no raw slot), joins the packer's thread, and writes the
+ * trailer in the summary slot (flags, err). The trace is complete after it. vt__ws.lock held
+ * (released while waiting for the thread). */
 void vt__pack_finish_locked(window *w, uint64_t s, uint16_t flags, int err);
 /* vt__pack_forget_child: in a fork child: the parent's packer is not ours (no thread, no I/O). */
 void vt__pack_forget_child(void);

@@ -470,15 +470,19 @@ static void pack_window_locked(void)
         pthread_mutex_lock(&vt__ws.lock);
     }
     uint64_t upto = w->scanned;
+    int whole = upto >= s; /* else a writer still holds a record in it (descheduled a second) */
     pthread_mutex_unlock(&vt__ws.lock);
     pack_raw(w->raw_seq, w->base, upto);
     flush_summary(w->raw_seq);
     pthread_mutex_lock(&vt__ws.lock);
-    w->unmapped = 1;
-    pthread_mutex_unlock(&vt__ws.lock);
-    vt__slot_wipe(w->slot, w->map);
-    pthread_mutex_lock(&vt__ws.lock);
-    vt__slot_release_locked(w->slot, NULL);
+    if (whole) { /* freed; one a writer may still store into stays mapped, and stays in the
+                  * file (readers take a raw slot over its chunks) */
+        w->unmapped = 1;
+        pthread_mutex_unlock(&vt__ws.lock);
+        vt__slot_wipe(w->slot, w->map);
+        pthread_mutex_lock(&vt__ws.lock);
+        vt__slot_release_locked(w->slot, NULL);
+    }
     /* free slots kept for the writers, so that they seldom find none: old events go first (4:
      * the milliseconds of a snapshot or a drop at a million events a second) */
     while (vt__ws.n_free < RAW_RESERVE && vt__ws.n_slots >= vt__ws.max_slots && P.nfifo) {
@@ -540,8 +544,10 @@ int vt__pack_start_locked(const vt_file_header *h)
 
 void vt__pack_finish_locked(window *w, uint64_t s, uint16_t flags, int err)
 {
-    atomic_store(&w->sealed, s);
-    vt__window_retire_locked(w);
+    if (w) { /* NULL: the writers had no raw slot when the trace ended */
+        atomic_store(&w->sealed, s);
+        vt__window_retire_locked(w);
+    }
     P.stop = 1;
     pthread_cond_broadcast(&vt__ws.pack_cond);
     if (P.have_thread && !pthread_equal(P.thread, pthread_self())) {
@@ -570,6 +576,10 @@ void vt__pack_finish_locked(window *w, uint64_t s, uint16_t flags, int err)
                         records,
                         atomic_load(&vt__ws.stacks_truncated),
                         (uint32_t)err};
+    if (vt__ws.full_err && !err) { /* the disk or the file-size limit stopped the grid */
+        flags |= VT_TRAILER_DISK_FULL;
+        t.error = (uint32_t)vt__ws.full_err;
+    }
     if (P.summary.open) {
         char rec[TRAILER_ROOM];
         uint64_t h =

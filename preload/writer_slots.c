@@ -43,6 +43,7 @@ int vt__slots_init_locked(uint64_t max_size)
     vt__ws.pack_first = vt__ws.pack_last = NULL;
     vt__ws.spare_slot.map = NULL;
     vt__ws.dropped_no_slot = 0;
+    vt__ws.full_err = 0;
     if (!vt__ws.free_slots) {
         vt__ws.cap_free = 64;
         vt__ws.free_slots = malloc(vt__ws.cap_free * sizeof *vt__ws.free_slots);
@@ -130,6 +131,7 @@ static char *take_and_map(uint64_t *slot, int *err)
             (*err == ENOSPC || *err == EFBIG || *err == EDQUOT)) {
             vt__ws.n_slots--; /* the disk's bound: no slot past this one */
             vt__ws.max_slots = vt__ws.n_slots;
+            vt__ws.full_err = *err; /* said by the trailer (DISK_FULL) */
             *err = EAGAIN;
         } else {
             vt__slot_release_locked((uint64_t)i, NULL);

@@ -52,8 +52,13 @@ void growth_text(FILE *out, const report_ctx *c, const char *bold, const char *n
                 (unsigned long long)r->dropped_events, (unsigned long long)r->run_events,
                 (double)r->dropped_from_ns / 1e9, (double)r->dropped_to_ns / 1e9,
                 (double)r->snapshot_ns / 1e9, (unsigned long long)r->snapshot_allocs);
-        else
+        else if (!r->missing_events)
             fprintf(out, "  dropped  nothing: every event of the run is in the file\n");
+        if (r->missing_events)
+            fprintf(out,
+                    "  missing  %llu events of the run are not in the file (the disk, the "
+                    "file-size limit, or a live set too large for the bound kept them out)\n",
+                    (unsigned long long)r->missing_events);
         if (r->layout.gaps)
             fprintf(out, "  gaps     %llu: events missing with no snapshot before what follows\n",
                     (unsigned long long)r->layout.gaps);
@@ -126,6 +131,7 @@ void growth_json(cJSON *root, const report_ctx *c)
         cJSON_AddNumberToObject(b, "snapshot_time_ns", (double)r->snapshot_ns);
         cJSON_AddNumberToObject(b, "snapshot_allocations", (double)r->snapshot_allocs);
         cJSON_AddNumberToObject(b, "gaps", (double)r->layout.gaps);
+        cJSON_AddNumberToObject(b, "missing_events", (double)r->missing_events);
         cJSON_AddNumberToObject(b, "lost_events", (double)r->run_dropped);
     } else {
         cJSON_AddNullToObject(root, "bounded");

@@ -55,3 +55,18 @@ PYEOF
 done
 [ $rolled -ge 6 ] || fail "only $rolled of 12 traces were killed after their window rolled"
 echo "long_kill: 12 SIGKILLs, every trace readable, $rolled after the window rolled"
+
+# the file-size limit (ulimit -f) under a bound larger than it: the program runs to its end as
+# without the tracer (no SIGXFSZ), the trace ends saying disk_full, and the report says how many
+# of the run's events the file could not hold
+rm -f f.vt
+(ulimit -f 3000 && VRAMTRACE_OUTPUT=f.vt VRAMTRACE_MAX_SIZE=$((16 << 20)) LD_PRELOAD="$VT_PRELOAD" \
+    exec "$P" "$C10" 1000000 50 >f.out 2>f.err)
+rc=$?
+[ $rc -eq 0 ] || { cat f.err; fail "under ulimit -f the program exited $rc"; }
+[ "$(wc -c <f.vt)" -le $((3000 * 1024)) ] || fail "the trace passed the file-size limit"
+"$VT" dump --no-resolve f.vt | grep '"type":"trailer"' | grep -q '"ended":"disk_full"' ||
+    fail "the trailer does not say the disk (the file-size limit) stopped it"
+"$VT" report --no-color f.vt >f.txt 2>f.rerr || fail "report on the limited trace"
+grep -q '^  missing  [0-9]* events of the run are not in the file' f.txt || { cat f.txt; fail "the report does not say what is missing"; }
+grep -q 'disk full' f.rerr || fail "report does not warn that the disk stopped the trace"

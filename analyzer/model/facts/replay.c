@@ -394,8 +394,11 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
     r->status = reader_status_of(rd);
     r->iterations = s->iter;
     growth_end(&r->growth, r->end_ns);
-    if (reader_chunked_info(rd))
+    if (reader_chunked_info(rd)) {
         r->chunked = 1, r->layout = *reader_chunked_info(rd);
+        uint64_t have = r->n_events - r->snapshot_events + r->dropped_events;
+        r->missing_events = r->run_events > have ? r->run_events - have : 0;
+    }
     if (r->status == READER_MALFORMED || r->status == READER_IOERR) {
         snprintf(err, errlen, "%s: %s at byte %llu: %s", r->path,
                  r->status == READER_MALFORMED ? "malformed trace" : "read error",

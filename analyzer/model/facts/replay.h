@@ -122,6 +122,9 @@ typedef struct replay_result {
     uint64_t snapshot_ns;     /* the moment the replay starts again from (0: none) */
     uint64_t snapshot_allocs; /* allocations alive then, replayed from the snapshot */
     uint64_t snapshot_events; /* of n_events, the snapshots' allocations (not the run's events) */
+    uint64_t missing_events;  /* the run's events (its trailer) neither in the file nor dropped
+                               * before a snapshot: the disk, the file-size limit or a live set
+                               * too large for the bound kept them out */
 } replay_result;
 
 /* REPLAY_LIVE_MAX: the most bytes ever counted live at once (checked sums). */
