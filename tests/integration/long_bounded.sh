@@ -12,7 +12,9 @@
 # (a zstd frame that does not decompress to its size, a chunk longer than any, a slot grid that
 # makes no sense) are malformed traces (exit 3), never a crash.
 set -u
-export LD_LIBRARY_PATH="$FAKE"
+# no device address handed out twice: an allocation alive at the run's beginning and freed in
+# the dropped part (long_prog's probe) cannot hide behind a later one at the same address
+export LD_LIBRARY_PATH="$FAKE" FAKECUDA_NO_REUSE=1
 fail() { echo "long_bounded: $*"; exit 1; }
 P="$BUILD/tests/prog/long_prog"
 C10="$FAKE/c10/cda/libc10_cuda.so"
@@ -98,6 +100,8 @@ if dropped < 2 * (len(plain) - cut):
 # the snapshot: after it, what was alive at the cut in the run, exactly
 want = sorted(key(o) for o in live_after(plain[:cut]).values())
 got = sorted(key(o) for o in live_after(bounded[:snap["end"]]).values())
+if not any(o["api"] == "cudaFree" for o in plain[nhead:cut]):
+    bad.append("the probe (cudaMalloc'ed first, freed halfway) was not freed in the dropped part")
 if want != got:
     bad.append("after the snapshot %d allocations are alive, %d were in the run (first difference: %s)" % (
         len(got), len(want), next((a, b) for a, b in zip(got + [None] * len(want), want + [None] * len(got)) if a != b)))

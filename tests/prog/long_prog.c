@@ -5,6 +5,8 @@
  * gradients: the preload flags its events backward, as PyTorch's), an optimizer step; with
  * LEAK=K one activation of every K-th step is kept (a leak of known size); at the end an
  * evaluation tensor of EVAL bytes, which the emulated card refuses (an OOM at the end).
+ * A probe of 3 MiB made with cudaMalloc before the first step is freed halfway through the
+ * run (a bounded trace drops that part: its reader must free it where it starts again).
  * PAUSE_US: a pause of so many microseconds after each step (its computation: the rate of
  * events of a real run, not a loop's).
  * usage: long_prog LIBC10_CUDA.SO EVENTS [LEAK [EVAL [PAUSE_US]]]; prints one JSON line of its
@@ -16,6 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+int cudaMalloc(void **p, size_t n);
+int cudaFree(void *p);
 
 typedef void *(*malloc_fn)(size_t);
 typedef void (*free_fn)(void *);
@@ -113,7 +118,12 @@ int main(int argc, char **argv)
     for (int i = 0; i < NP; i++)
         g_params[i] = tensor(((size_t)i + 1) * 65536);
     uint64_t per_step = 2 * NA + 2 * NP, steps = events / per_step, kept = 0;
+    void *probe = NULL;
+    if (cudaMalloc(&probe, 3u << 20))
+        return 2;
     for (uint64_t s = 0; s < steps; s++) {
+        if (s == steps / 2)
+            cudaFree(probe);
         int keep = leak > 0 && s % (uint64_t)leak == 0;
         long_prog_forward(keep);
         kept += keep;

@@ -65,7 +65,7 @@ static void test_no_growth(void **st)
     growth_alloc(&g, 1, 100 * MiB, 1, 0, PHASE_INIT, 0, 1);
     for (int i = 0; i < 40; i++) {
         step(&g, 1000 * (uint64_t)(i + 1), 0);
-        if (i < 3) /* a cache filled in the first steps and kept: not growth */
+        if (i < 6) /* a cache filled in the first steps and kept: not growth */
             growth_alloc(&g, 6, 50 * MiB, 1, 0, PHASE_FORWARD, 0, 1000 * (uint64_t)(i + 1) + 5);
         if (i >= 5 && i < 15) /* grows for 10 steps, then falls back: not growth */
             growth_alloc(&g, 7, 2 * MiB, 1, 0, PHASE_FORWARD, 0, 1000 * (uint64_t)(i + 1) + 6);
@@ -87,12 +87,13 @@ static void test_tolerates_small_fall(void **st)
     memset(&g, 0, sizeof g);
     for (int i = 0; i < 20; i++) {
         step(&g, 1000 * (uint64_t)(i + 1), 4 * MiB);
-        if (i == 12) /* a little of it freed once: the run goes on */
-            growth_free(&g, 5, 2 * MiB, 1, 0);
+        if (i == 12) /* a little of it freed once (a fall at that step's end): the run goes on */
+            growth_free(&g, 5, 6 * MiB, 1, 0);
     }
     growth_site s[2];
     assert_int_equal(growth_sites(&g, s, 2), 1);
     assert_true(s[0].since_step <= 2);
+    assert_int_equal(s[0].n_up, 17); /* the step ends 2..19 rose, but the one that fell */
     growth_free_all(&g);
 }
 
