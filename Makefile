@@ -75,11 +75,11 @@ BENCH_BINS   := $(patsubst tests/bench/%.c,$(BUILD)/tests/bench/%,$(BENCH_SRC))
 EXAMPLE_LIBS := $(patsubst examples/sim/%.c,$(BUILD)/examples/%.so,$(filter examples/sim/lib%.c,$(EXAMPLE_SRC)))
 EXAMPLE_BINS := $(patsubst examples/sim/%.c,$(BUILD)/examples/%,$(filter-out examples/sim/lib%.c,$(EXAMPLE_SRC))) $(EXAMPLE_LIBS)
 
-PRELOAD_LIBS  := -ldl -lunwind -lpthread
+PRELOAD_LIBS  := -ldl -lunwind -lzstd -lpthread
 # the analyzer's allocations go through analyzer/trace/mem.c, which remembers a failed one
 # (mem.h: a command then exits 2 "out of memory" rather than answer without it)
 MEM_WRAP      := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=aligned_alloc,--wrap=strdup,--wrap=strndup
-ANALYZER_LIBS := -lcjson -ldw -lelf -lm -lstdc++ $(MEM_WRAP)
+ANALYZER_LIBS := -lcjson -ldw -lelf -lzstd -lm -lstdc++ $(MEM_WRAP)
 TEST_LIBS     := -lcmocka $(ANALYZER_LIBS) $(PRELOAD_LIBS)
 
 .PHONY: all test test-build mutate check demo demo-gpu bench install uninstall clean help deps fake progs format format-check fuzz fuzz-build wheel

@@ -46,6 +46,14 @@ static int switch_window(window *w, uint64_t s, uint64_t need)
     }
     int err = 0;
     window *nw = vt__window_new(w->start + s, need, &err);
+    if (!nw && vt__ws.chunked && err == EAGAIN) {
+        /* no raw slot free: records are dropped (counted) until the packer frees one and puts
+         * a new window in (writer_pack.c); the program never waits for it */
+        vt__window_set_cur_locked(NULL);
+        vt__window_retire_locked(w);
+        pthread_mutex_unlock(&vt__ws.lock);
+        return -1;
+    }
     if (!nw) {
         vt__window_set_cur_locked(NULL);
         vt__writer_fail_locked(w, s, err == ENOSPC ? "disk full, cannot extend" : "cannot extend",
@@ -75,7 +83,7 @@ static int append(uint16_t type, uint16_t flags, const void *p1, size_t n1, cons
                   size_t n2, const void *p3, size_t n3)
 {
     size_t size = (8 + n1 + n2 + n3 + (VT_REC_ALIGN - 1)) & ~(size_t)(VT_REC_ALIGN - 1);
-    if (size > VT_REC_MAX_SIZE) {
+    if (size > vt__ws.rec_max) { /* VT_REC_MAX_SIZE, or what a slot of a chunked trace holds */
         atomic_fetch_add(&vt__ws.n_dropped, 1);
         return -1;
     }
@@ -220,8 +228,30 @@ static void open_locked(void)
     vt__ws.pid = getpid();
     vt__ws.reserved = 0;
     vt__ws.next_len = WINDOW_FIRST;
+    vt__ws.chunked = 0;
+    vt__ws.rec_max = VT_REC_MAX_SIZE;
     vt__writer_start_clock();
     int err = 0;
+    vt_file_header h;
+    memset(&h, 0, sizeof h);
+    memcpy(h.magic, VT_MAGIC, VT_MAGIC_LEN);
+    h.major = VT_VERSION_MAJOR;
+    h.minor = VT_VERSION_MINOR;
+    h.header_size = sizeof h;
+    h.start_realtime_ns = vt__ws.start_real;
+    h.start_mono_ns = vt__ws.start_mono;
+    if (c->max_size || c->compress) {
+        /* the chunked layout: slot 0 is the first HEAD slot, never freed (its SLOT record
+         * right after the header says the layout); the writers' first raw slot comes after */
+        if (vt__slots_init_locked(c->max_size) || vt__pack_start_locked(&h)) {
+            atomic_store(&vt__ws.state, W_STOPPED);
+            vt__writer_close_fd();
+            unlink(vt__ws.path);
+            note_failure(c->manifest, "cannot start", "out of memory, threads or room for it");
+            return;
+        }
+        vt__ws.rec_max = vt__slot_capacity();
+    }
     window *w = vt__window_new(0, sizeof(vt_file_header), &err);
     if (!w) { /* not even the first page: no empty file is left, and the warning says why */
         atomic_store(&vt__ws.state, W_STOPPED);
@@ -231,17 +261,11 @@ static void open_locked(void)
                      vt__writer_strerror(err));
         return;
     }
-    vt_file_header h;
-    memset(&h, 0, sizeof h);
-    memcpy(h.magic, VT_MAGIC, VT_MAGIC_LEN);
-    h.major = VT_VERSION_MAJOR;
-    h.minor = VT_VERSION_MINOR;
-    h.header_size = sizeof h;
-    h.start_realtime_ns = vt__ws.start_real;
-    h.start_mono_ns = vt__ws.start_mono;
-    memcpy(w->base, &h, sizeof h);
-    atomic_store(&w->used, sizeof h);
-    w->scanned = sizeof h;
+    if (!vt__ws.chunked) {
+        memcpy(w->base, &h, sizeof h);
+        atomic_store(&w->used, sizeof h);
+        w->scanned = sizeof h;
+    }
     vt__window_set_cur_locked(w);
     note_in_manifest(c->manifest);
     if (vt__ws.on_open)

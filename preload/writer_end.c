@@ -49,6 +49,10 @@ static void drain(window *w, uint64_t s)
  * right after it. The descriptor stays open (exec may fail and tracing resume). */
 static void finish_locked(window *w, uint64_t s, uint16_t flags, int err)
 {
+    if (vt__ws.chunked) { /* the packer packs what is left and ends the summary with it */
+        vt__pack_finish_locked(w, s, flags, err);
+        return;
+    }
     vt__window_drop_spare(); /* its blocks are cut off below */
     drain(w, s);
     uint64_t records, events;
@@ -81,6 +85,8 @@ void vt__writer_fail_locked(window *w, uint64_t s, const char *what, int err)
     int full = err == ENOSPC || err == EDQUOT || err == EFBIG;
     finish_locked(w, s, full ? VT_TRAILER_DISK_FULL : VT_TRAILER_OUTPUT_ERROR, err);
     vt__writer_close_fd();
+    if (vt__ws.chunked)
+        return; /* w is the packer's (packed and freed) */
     vt__window_retire_locked(w);
     vt__window_sweep_locked();
 }
@@ -93,12 +99,15 @@ void vt__writer_close(void)
     if (atomic_load(&vt__ws.state) == W_OPEN) {
         window *w = atomic_load(&vt__ws.cur);
         vt__window_set_cur_locked(NULL);
-        uint64_t s = seal(w);
+        /* no window: a chunked trace whose writers found no raw slot free (records dropped) */
+        uint64_t s = w ? seal(w) : 0;
+        atomic_store(&vt__ws.state, W_CLOSED);
         finish_locked(w, s, 0, 0);
         vt__writer_close_fd();
-        atomic_store(&vt__ws.state, W_CLOSED);
-        vt__window_retire_locked(w);
-        vt__window_sweep_locked();
+        if (!vt__ws.chunked) {
+            vt__window_retire_locked(w);
+            vt__window_sweep_locked();
+        }
     }
     pthread_mutex_unlock(&vt__ws.lock);
 }
@@ -115,7 +124,7 @@ void vt__writer_exec_prepare(void)
         window *w = atomic_load(&vt__ws.cur);
         vt__window_set_cur_locked(NULL);
         atomic_store(&vt__ws.state, W_EXEC);
-        vt__ws.exec_seal = seal(w);
+        vt__ws.exec_seal = w ? seal(w) : 0; /* no window: as in vt__writer_close */
         vt__ws.exec_win = w;
         finish_locked(w, vt__ws.exec_seal, VT_TRAILER_EXEC, 0);
     }
@@ -129,7 +138,11 @@ void vt__writer_exec_failed(void)
     if (atomic_load(&vt__ws.state) != W_EXEC || getpid() != vt__ws.pid)
         return;
     pthread_mutex_lock(&vt__ws.lock);
-    if (atomic_load(&vt__ws.state) == W_EXEC) {
+    if (atomic_load(&vt__ws.state) == W_EXEC && vt__ws.chunked) {
+        /* the packer has ended the chunked trace: it stays ended (README) */
+        atomic_store(&vt__ws.state, W_CLOSED);
+        vt__writer_close_fd();
+    } else if (atomic_load(&vt__ws.state) == W_EXEC) {
         window *w = vt__ws.exec_win;
         uint64_t s = vt__ws.exec_seal;
         char *t = w->base + s;
@@ -178,6 +191,17 @@ void vt__writer_fork_child(void)
     atomic_store(&vt__ws.cur, NULL);
     vt__ws.retired = NULL;
     vt__ws.exec_win = NULL;
+    /* the chunked layout's slots and packer are the parent's: nothing of them is touched */
+    vt__ws.pack_cond = (pthread_cond_t)PTHREAD_COND_INITIALIZER;
+    vt__ws.pack_first = vt__ws.pack_last = NULL;
+    if (vt__ws.spare_slot.map)
+        munmap(vt__ws.spare_slot.map, (size_t)vt__ws.slot_size);
+    vt__ws.spare_slot.map = NULL;
+    vt__ws.n_free = 0;
+    vt__ws.chunked = 0;
+    vt__ws.rec_max = VT_REC_MAX_SIZE;
+    if (vt__ws.slot_size)
+        vt__pack_forget_child();
     if (vt__ws.spare.map)
         munmap(vt__ws.spare.map, (size_t)(vt__ws.spare.end - vt__ws.spare.map_off));
     vt__ws.spare.map = NULL;

@@ -1,7 +1,9 @@
-/* writer_internal.h — what the three writer files share and nothing else includes: the state
- * of the one trace file, the window descriptor, and each file's internal functions. Calls go
- * one way: writer.c (open, reserve, write) -> writer_end.c (trailer, failure, close, exec,
- * fork) -> writer_window.c (state, time origin, windows). The interface is writer.h/output.h. */
+/* writer_internal.h — what the writer files share and nothing else includes: the state of the
+ * one trace file, the window descriptor, and each file's internal functions. Calls go one way:
+ * writer.c (open, reserve, write) -> writer_end.c (trailer, failure, close, exec, fork) ->
+ * writer_pack.c (the chunked layout's packer thread) -> writer_pack_live.c (its live set and
+ * steps), writer_window.c (windows) -> writer_slots.c (the chunked layout's slots) ->
+ * writer_state.c (state, seam, time origin). The interface is writer.h/output.h. */
 #ifndef VT_PRELOAD_WRITER_INTERNAL_H
 #define VT_PRELOAD_WRITER_INTERNAL_H
 
@@ -37,7 +39,10 @@ typedef struct window {
     _Atomic uint64_t sealed;           /* bytes accepted, UNSEALED until full, closed or paused */
     int unmapped;                      /* (lock) */
     struct window *next_all;           /* every window of this file, newest first (lock) */
-    struct window *next_retired;       /* sealed, waiting for its last records (lock) */
+    struct window *next_retired;       /* sealed, waiting for its last records (lock); in the
+                                        * chunked layout: waiting for the packer, oldest first */
+    uint64_t slot;                     /* chunked layout: its slot's index */
+    uint64_t raw_seq;                  /* chunked layout: its SLOT record's seq */
     uint64_t scanned;                  /* (lock) the walk over stored headers reached here, */
     uint64_t n_records, n_events;      /* counting these (events: ALLOC / FREE) */
     alignas(64) _Atomic uint64_t used; /* bytes reserved (runs past limit once full); the
@@ -47,8 +52,10 @@ typedef struct window {
 /* The one trace file of this process (defined in writer_window.c). `lock` is taken only to
  * open, switch, close or exec; every record reads `state` and `cur` without it. */
 typedef struct vt__writer_state {
-    _Atomic int state;                /* W_* */
-    _Atomic(window *) cur;            /* where records go now; NULL when not open (set: lock) */
+    _Atomic int state;     /* W_* */
+    _Atomic(window *) cur; /* where records go now; NULL when not open (set: lock) */
+    size_t rec_max;        /* the largest record: VT_REC_MAX_SIZE, or what a raw slot holds (set at
+                            * open; beside cur, which every record reads) */
     alignas(64) pthread_mutex_t lock; /* recursive: the PROCESS record may switch windows
                                        * while opening */
     pthread_cond_t cur_changed;
@@ -66,6 +73,24 @@ typedef struct vt__writer_state {
     } spare; /* the next window's mapping, made ahead (lock) */
     int warned;
     uint64_t start_mono, start_real;
+    /* the chunked layout (trace_format.h CHUNKED LAYOUT; --max-size / --compress), 0 = plain.
+     * Slots are handed out under `lock`: free ones first, then new ones while the file is under
+     * its bound; the packer (writer_pack.c) frees raw slots it packed and drops old ones. */
+    int chunked;
+    uint64_t slot_size, max_size, max_slots; /* max_slots UINT64_MAX: no bound */
+    uint64_t n_slots;                        /* slots the file has */
+    uint64_t *free_slots;                    /* (lock) a stack of free slot indices */
+    size_t n_free, cap_free;
+    uint64_t raw_seq;                      /* the last raw slot's seq */
+    struct window *pack_first, *pack_last; /* (lock) sealed raw windows, oldest first */
+    pthread_cond_t pack_cond;              /* signalled when one is queued or at the end */
+    struct {
+        char *map; /* NULL: none; the next raw slot, mapped ahead (lock) */
+        uint64_t slot;
+    } spare_slot;
+    uint64_t dropped_no_slot; /* events dropped while no raw slot could be had */
+    int full_err;             /* the disk (or the file-size limit) bounded the grid: its errno */
+
     void (*on_open)(void); /* set once by vt__writer_on_open before any thread writes */
     char path[4200];
     /* counters written on the way (drops, cut stacks): each on its own cache line, away from
@@ -99,7 +124,7 @@ static inline void vt__put_record(char *dst, size_t size, uint16_t type, uint16_
     __atomic_store_n((uint64_t *)(void *)dst, hdr, __ATOMIC_RELEASE);
 }
 
-/* ---- writer_window.c: time origin, warnings, windows (lock held where _locked) ---------- */
+/* ---- writer_state.c: time origin, warnings, window descriptors ------------------------- */
 
 /* vt__writer_start_clock: the trace's time origin, fixed once per process (and again in a
  * fork child). */
@@ -109,6 +134,13 @@ void vt__writer_start_clock(void);
 void vt__writer_warn_once(const char *what, int err);
 void vt__writer_warn_once_why(const char *what, const char *why);
 const char *vt__writer_strerror(int err);
+/* vt__window_make: the descriptor of a window over the mapping [map_off, end) whose records start
+ * at file offset start (linked into vt__ws.all). NULL (and the mapping undone) when out of memory.
+ * vt__ws.lock held. */
+window *vt__window_make(char *map, uint64_t map_off, uint64_t end, uint64_t start);
+
+/* ---- writer_window.c: windows (lock held where _locked) --------------------------------- */
+
 /* vt__window_set_cur_locked: where records go from now on; wakes writers waiting for a switch. */
 void vt__window_set_cur_locked(window *w);
 /* vt__window_drop_spare: unmaps the mapping made ahead, if any. */
@@ -127,6 +159,55 @@ window *vt__window_new(uint64_t start, uint64_t need, int *err);
 void vt__window_prepare_next(window *w);
 /* vt__window_totals_locked: records and ALLOC/FREE events written so far in all windows. */
 void vt__window_totals_locked(uint64_t *records, uint64_t *events);
+
+/* ---- writer_slots.c: the chunked layout's slot grid (lock held) ------------------------ */
+
+/* vt__slots_init_locked: the grid for a chunked trace bounded at max_size bytes (0: none);
+ * -1 when out of memory. vt__slot_off: slot i's first byte (slot 0 starts after the header). */
+int vt__slots_init_locked(uint64_t max_size);
+uint64_t vt__slot_off(uint64_t i);
+/* vt__slot_take_locked: a free slot, else a new one while the file is under its bound; -1 when
+ * none (the packer then drops an old one). */
+int64_t vt__slot_take_locked(void);
+/* vt__slot_map: slot i mapped read-write, blocks reserved (posix_fallocate); NULL with *err. */
+char *vt__slot_map(uint64_t i, int *err);
+/* vt__slot_release_locked: slot i is free again: its first 8 bytes zeroed through map (its
+ * mapping, unmapped here) so readers skip it, and it joins the free ones. */
+void vt__slot_release_locked(uint64_t i, char *map);
+/* vt__slot_window_new_locked: a window over a fresh raw slot (the spare when there is one), its
+ * SLOT record written; NULL with *err (EAGAIN: no slot free now). */
+window *vt__slot_window_new_locked(uint64_t need, int *err);
+/* vt__slot_prepare_locked: maps the next raw slot ahead (the spare), when one is free. */
+void vt__slot_prepare_locked(void);
+/* vt__slot_wipe: slot i leaves the file's content (its SLOT header zeroed first, through map
+ * when it is mapped, then unmapped; its blocks punched out, or zeros written); not locked: the
+ * caller owns slot i. vt__slots_trim_locked: the file cut after its last slot in use. */
+void vt__slot_wipe(uint64_t i, char *map);
+void vt__slots_trim_locked(void);
+/* vt__slot_capacity: the largest record a raw slot holds. */
+uint64_t vt__slot_capacity(void);
+
+/* ---- writer_pack.c / writer_pack_live.c: the packer (chunked layout) -------------------- */
+
+/* vt__pack_start_locked: the packer's thread for a newly opened chunked trace, its first HEAD
+ * slot slot 0 with the file header h; -1 on failure. */
+int vt__pack_start_locked(const vt_file_header *h);
+/* vt__pack_finish_locked: packs every queued raw window and w (sealed at s: its records up to
+ * there; NULL: none, the writers had no raw slot), joins the packer's thread, and writes the
+ * trailer in the summary slot (flags, err). The trace is complete after it. vt__ws.lock held
+ * (released while waiting for the thread). */
+void vt__pack_finish_locked(window *w, uint64_t s, uint16_t flags, int err);
+/* vt__pack_forget_child: in a fork child: the parent's packer is not ours (no thread, no I/O). */
+void vt__pack_forget_child(void);
+
+/* writer_pack_live.c: the packer's view of the run (records given as header + payload) */
+void vt__pl_meta(const char *rec, uint32_t size);
+void vt__pl_event(const char *rec, uint32_t size, void (*emit)(const void *, size_t));
+void vt__pl_end(uint64_t tt, void (*emit)(const void *, size_t));
+uint64_t vt__pl_events(void);
+size_t vt__pl_snapshot(char **buf, size_t *cap, vt_rec_snapshot *snap);
+void vt__pl_reset(void);
+void vt__pl_forget(void);
 
 /* ---- writer_end.c: the end of a trace (lock held) --------------------------------------- */
 

@@ -1,7 +1,8 @@
 /* writer_window.c — the trace file's windows: blocks reserved with posix_fallocate, mapped
- * MAP_SHARED (the next one made ahead), walked for stored headers and unmapped once retired;
- * also the writer's shared state, system-call seam and time origin. Records and opening are
- * writer.c; the trailer, close, exec and fork are writer_end.c. */
+ * MAP_SHARED (the next one made ahead), walked for stored headers and unmapped once retired.
+ * The writer's shared state, system-call seam and time origin are writer_state.c; records and
+ * opening writer.c; the trailer, close, exec and fork writer_end.c; the chunked layout's slots
+ * writer_slots.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -19,102 +20,6 @@
 #include "vramtrace/trace_format.h"
 #include "writer.h"
 #include "writer_internal.h"
-
-static int sys_open(const char *p, int flags, mode_t mode)
-{
-    return open(p, flags, mode);
-}
-/* fallocate and ftruncate are where a file-size limit (`ulimit -f`) strikes: with SIGXFSZ
- * blocked around them they fail with EFBIG instead of killing the program (quietio.h) */
-static int sys_fallocate(int fd, off_t off, off_t len)
-{
-    vt__quiet q;
-    vt__quiet_begin(&q);
-    int e = posix_fallocate(fd, off, len);
-    vt__quiet_end(&q);
-    return e;
-}
-static void *sys_mmap(size_t len, int fd, off_t off)
-{
-    return mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off);
-}
-static int sys_munmap(void *p, size_t len)
-{
-    return munmap(p, len);
-}
-static int sys_ftruncate(int fd, off_t len)
-{
-    vt__quiet q;
-    vt__quiet_begin(&q);
-    int r = ftruncate(fd, len);
-    vt__quiet_end(&q);
-    return r;
-}
-static int sys_close(int fd)
-{
-    return close(fd);
-}
-
-vt__sys vt__sys_ops = {sys_open, sys_fallocate, sys_mmap, sys_munmap, sys_ftruncate, sys_close};
-
-vt__writer_state vt__ws = {
-    .lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP,
-    .cur_changed = PTHREAD_COND_INITIALIZER,
-    .fd = -1,
-    .next_len = WINDOW_FIRST,
-};
-
-static uint64_t clock_ns(clockid_t id)
-{
-    struct timespec ts;
-    clock_gettime(id, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* vt__writer_start_clock: see writer_internal.h. */
-void vt__writer_start_clock(void)
-{
-    if (!__atomic_load_n(&vt__ws.start_mono, __ATOMIC_ACQUIRE)) {
-        vt__ws.start_real = clock_ns(CLOCK_REALTIME);
-        __atomic_store_n(&vt__ws.start_mono, clock_ns(CLOCK_MONOTONIC), __ATOMIC_RELEASE);
-    }
-}
-
-uint64_t vt__now_ns(void)
-{
-    uint64_t s = __atomic_load_n(&vt__ws.start_mono, __ATOMIC_ACQUIRE);
-    if (VT__UNLIKELY(!s)) {
-        vt__writer_start_clock();
-        s = __atomic_load_n(&vt__ws.start_mono, __ATOMIC_ACQUIRE);
-    }
-    uint64_t now = clock_ns(CLOCK_MONOTONIC);
-    return now > s ? now - s : 0;
-}
-
-/* vt__writer_strerror: strerror, EFBIG named for what it is here: the file-size limit. */
-const char *vt__writer_strerror(int err)
-{
-    return err == EFBIG ? "File too large (the process's file-size limit, ulimit -f)"
-                        : strerror(err);
-}
-
-/* vt__writer_warn_once_why: see writer_internal.h. The path is escaped (it comes from the
- * environment); never a signal (quietio.h). */
-void vt__writer_warn_once_why(const char *what, const char *why)
-{
-    if (vt__ws.warned)
-        return;
-    vt__ws.warned = 1;
-    char esc[600];
-    vt__config_escape(vt__ws.path[0] ? vt__ws.path : "(trace file)", esc, sizeof esc);
-    vt__quiet_stderr("vramtrace: %s %s: %s; tracing stopped, the program continues\n", what, esc,
-                     why);
-}
-
-void vt__writer_warn_once(const char *what, int err)
-{
-    vt__writer_warn_once_why(what, vt__writer_strerror(err));
-}
 
 /* ---- windows ---------------------------------------------------------------------------- */
 
@@ -178,6 +83,16 @@ void vt__window_sweep_locked(void)
  * held. */
 void vt__window_retire_locked(window *w)
 {
+    if (vt__ws.chunked) { /* the packer's, oldest first: it unmaps the slot once packed */
+        w->next_retired = NULL;
+        if (vt__ws.pack_last)
+            vt__ws.pack_last->next_retired = w;
+        else
+            vt__ws.pack_first = w;
+        vt__ws.pack_last = w;
+        pthread_cond_broadcast(&vt__ws.pack_cond);
+        return;
+    }
     w->next_retired = vt__ws.retired;
     vt__ws.retired = w;
 }
@@ -224,39 +139,17 @@ static char *map_range(uint64_t map_off, uint64_t min_end, uint64_t want_end, ui
     return p;
 }
 
-/* window_at: the descriptor of a window over the mapping [map_off, end) whose records start
- * at file offset start. vt__ws.lock held. NULL (and the mapping undone) when out of memory. */
-static window *window_at(char *map, uint64_t map_off, uint64_t end, uint64_t start)
-{
-    window *w = aligned_alloc(64, (sizeof(window) + 63) & ~(size_t)63);
-    if (!w) {
-        vt__sys_ops.munmap(map, (size_t)(end - map_off));
-        return NULL;
-    }
-    memset(w, 0, sizeof *w);
-    w->map = map;
-    w->map_off = map_off;
-    w->map_len = (size_t)(end - map_off);
-    w->start = start;
-    w->base = w->map + (start - map_off);
-    w->limit = end - TRAILER_ROOM - start;
-    w->half = w->limit / 2;
-    atomic_init(&w->sealed, UNSEALED);
-    w->next_all = vt__ws.all;
-    vt__ws.all = w;
-    if (vt__ws.next_len < WINDOW_MAX)
-        vt__ws.next_len *= 2;
-    return w;
-}
-
 /* vt__window_new: a window whose records start at `start`, holding at least `need` bytes and a
  * trailer: the spare when it covers that, else mapped now. vt__ws.lock held. NULL with *err. */
 window *vt__window_new(uint64_t start, uint64_t need, int *err)
 {
+    if (vt__ws.chunked)
+        return vt__slot_window_new_locked(need, err);
     uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
     if (vt__ws.spare.map && vt__ws.spare.map_off <= start &&
         start + need + TRAILER_ROOM <= vt__ws.spare.end) {
-        window *w = window_at(vt__ws.spare.map, vt__ws.spare.map_off, vt__ws.spare.end, start);
+        window *w =
+            vt__window_make(vt__ws.spare.map, vt__ws.spare.map_off, vt__ws.spare.end, start);
         vt__ws.spare.map = NULL;
         *err = ENOMEM;
         return w;
@@ -268,7 +161,7 @@ window *vt__window_new(uint64_t start, uint64_t need, int *err)
     if (!p)
         return NULL;
     *err = ENOMEM;
-    return window_at(p, map_off, end, start);
+    return vt__window_make(p, map_off, end, start);
 }
 
 /* vt__window_prepare_next: maps the window after w ahead of time (called once w is half full), so
@@ -277,7 +170,10 @@ window *vt__window_new(uint64_t start, uint64_t need, int *err)
 void vt__window_prepare_next(window *w)
 {
     pthread_mutex_lock(&vt__ws.lock);
-    if (atomic_load(&vt__ws.cur) == w && !vt__ws.spare.map) {
+    if (vt__ws.chunked) {
+        if (atomic_load(&vt__ws.cur) == w)
+            vt__slot_prepare_locked();
+    } else if (atomic_load(&vt__ws.cur) == w && !vt__ws.spare.map) {
         vt__window_sweep_locked();
         uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
         uint64_t w_end = w->start + w->limit + TRAILER_ROOM;

@@ -18,6 +18,7 @@ else
     have_hdr libunwind.h "" || missing="$missing libunwind-dev"
     have_hdr cjson/cJSON.h "" || missing="$missing libcjson-dev"
     have_hdr elfutils/libdwfl.h "" || missing="$missing libdw-dev"
+    have_hdr zstd.h "" || missing="$missing libzstd-dev"
     printf '#include <stdarg.h>\n#include <stddef.h>\n#include <setjmp.h>\n#include <stdint.h>\n#include <cmocka.h>\nint main(void){return 0;}\n' |
         ${CC:-cc} -x c - -fsyntax-only >/dev/null 2>&1 || missing="$missing libcmocka-dev"
     command -v pkg-config >/dev/null 2>&1 || missing="$missing pkg-config"

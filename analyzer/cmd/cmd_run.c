@@ -20,6 +20,7 @@
 #include "reader.h"
 #include "summary_text.h"
 #include "mem.h"
+#include "watch.h"
 
 /* The options of `run`, one table: parsing and --help both come from it. */
 enum {
@@ -28,7 +29,11 @@ enum {
     OPT_CARD,
     OPT_TENSORS,
     OPT_SAMPLE_MS,
-    OPT_FREE_STACKS
+    OPT_FREE_STACKS,
+    OPT_MAX_SIZE,
+    OPT_COMPRESS,
+    OPT_NO_COMPRESS,
+    OPT_WATCH
 };
 static const cli_opt run_opts[] = {
     {'o', "output", "FILE", "trace path (%p pid, %r $RANK); default vramtrace.%p.vt"},
@@ -42,6 +47,15 @@ static const cli_opt run_opts[] = {
      "tensor (merged into PYTORCH_CUDA_ALLOC_CONF)"},
     {OPT_SAMPLE_MS, "sample-ms", "N", "sample cuMemGetInfo every N ms in the background"},
     {OPT_FREE_STACKS, "free-stacks", NULL, "record stacks on frees too"},
+    {OPT_MAX_SIZE, "max-size", "SIZE",
+     "keep each trace file under SIZE (512MiB, 2GiB; at least 8MiB): the\n"
+     "first steps in full, then a rolling window of the latest events with\n"
+     "snapshots of what was alive, and every step's summary (README)"},
+    {OPT_COMPRESS, "compress", NULL, "zstd-compress the trace (on by default with --max-size)"},
+    {OPT_NO_COMPRESS, "no-compress", NULL, "with --max-size: chunks stored, not compressed"},
+    {OPT_WATCH, "watch", NULL,
+     "show the live bytes, the peak, the card's headroom and growth per\n"
+     "step while CMD runs (vramtrace watch on its trace)"},
     {'q', "quiet", NULL, "no summary after the run (trace paths only)"},
     {'h', "help", NULL, "this text"},
     {0}};
@@ -311,7 +325,8 @@ int cmd_run(int argc, char **argv)
 {
     const char *output = NULL, *stacks = NULL, *card = NULL;
     long depth = 0, sample = -1;
-    int tensors = 0, free_stacks = 0, quiet = 0;
+    int tensors = 0, free_stacks = 0, quiet = 0, compress = -1, watch = 0;
+    uint64_t max_size = 0;
     int k;
     cli p;
     cli_init(&p, "run", run_opts, CLI_STOP_AT_OPERAND);
@@ -336,6 +351,23 @@ int cmd_run(int argc, char **argv)
             break;
         case OPT_CARD:
             card = next;
+            break;
+        case OPT_COMPRESS:
+        case OPT_NO_COMPRESS:
+            compress = k == OPT_COMPRESS;
+            break;
+        case OPT_WATCH:
+            watch = 1;
+            break;
+        case OPT_MAX_SIZE:
+            if (card_parse_size(next, &max_size) < 0 || max_size < VT_MAX_SIZE_MIN ||
+                max_size > (1ull << 50)) {
+                fprintf(stderr,
+                        "vramtrace run: --max-size %s: expected a size with a unit from 8MiB to "
+                        "1PiB (512MiB, 2GiB)\n",
+                        next);
+                return VT_EXIT_USAGE;
+            }
             break;
         case OPT_STACKS:
             stacks = next;
@@ -428,6 +460,12 @@ int cmd_run(int argc, char **argv)
     }
     if (free_stacks)
         setenv(VT_ENV_FREE_STACKS, "1", 1);
+    if (max_size) {
+        snprintf(num, sizeof num, "%llu", (unsigned long long)max_size);
+        setenv(VT_ENV_MAX_SIZE, num, 1);
+    }
+    if (compress >= 0)
+        setenv(VT_ENV_COMPRESS, compress ? "1" : "0", 1);
     if (tensors)
         merge_tensor_mode();
     unsetenv(VT_ENV_DISABLE);
@@ -463,8 +501,11 @@ int cmd_run(int argc, char **argv)
     }
     g_child = pid;
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    if (watch)
+        watch_child(pid, manifest, &status);
+    else
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
     g_child = 0;
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);

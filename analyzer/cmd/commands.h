@@ -17,7 +17,8 @@
       "folded stacks of the bytes at the peak, the OOM or over the run (flamegraph.pl)")           \
     X(diff, cmd_diff, "how two runs' peaks differ, by category and by site (text or --json)")      \
     X(fit, cmd_fit, "largest micro-batch that fits, measured: vramtrace fit [opts] -- CMD {B}...") \
-    X(export, cmd_export, "Perfetto JSON, PyTorch memory_viz pickle or an HTML page of a trace")
+    X(export, cmd_export, "Perfetto JSON, PyTorch memory_viz pickle or an HTML page of a trace")   \
+    X(watch, cmd_watch, "follow a run while it is alive: live bytes, peak, headroom, growth")
 
 #define VT_CMD_DECL(name, fn, help) int fn(int argc, char **argv);
 VT_COMMANDS(VT_CMD_DECL)

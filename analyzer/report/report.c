@@ -221,6 +221,7 @@ int report_build(report_ctx *c, char *err, size_t errlen)
         c->model = NULL;
         return -1;
     }
+    report_growth_fill(c);
     return 0;
 }
 

@@ -27,6 +27,39 @@ typedef struct report_module {
     uint64_t by_cat[CAT_COUNT];
 } report_module;
 
+/* Growth across steps (report_growth.c): what grew step after step, and when it reaches the
+ * card at that rate. */
+#define REPORT_GROWTH_SITES 5
+typedef struct report_growth_site {
+    char text[512];   /* the site, escaped for a terminal */
+    char native[256]; /* the native op below it, escaped; "" if none */
+    char caller[512]; /* the traced script's innermost frame on its stack, escaped; "" if none
+                       * or the site itself */
+    uint32_t stack;
+    const char *phase; /* the phase that made its first bytes ("forward", ...) */
+    int in_forward;    /* 1: made under a module's forward (activations, the graph saving them) */
+    uint32_t since_step, n_up;
+    uint64_t bytes_since, bytes_last;
+    double rate; /* bytes per step */
+} report_growth_site;
+typedef struct report_growth {
+    uint32_t steps, opt_steps; /* steps seen; of them, with optimizer allocations */
+    int from_records;          /* 1: the trace's STEP records (a chunked trace), 0: the replay */
+    int tensors;               /* 1: tensor bytes, 0: device bytes (segment mode) */
+    report_growth_site sites[REPORT_GROWTH_SITES];
+    int nsites, nmore;    /* shown; more that grow too */
+    double rate;          /* every growing stack's bytes per step together */
+    double secs_per_step; /* 0: unknown */
+    uint64_t capacity;    /* the card the ETA is against (0: unknown) */
+    char capacity_name[80];
+    uint64_t last_peak; /* the process's highest bytes during the last step */
+    uint64_t last_live; /* live at the last step's end */
+    int reaches;        /* 1: steps_to_card is an estimate */
+    double steps_to_card, secs_to_card;
+    uint32_t at_step; /* the step it reaches the card at */
+    uint32_t oom_steps, first_oom_step;
+} report_growth;
+
 typedef struct report_ctx {
     replay_result *runs; /* one per file; runs[0] is the one reported in full */
     int nruns;
@@ -48,7 +81,8 @@ typedef struct report_ctx {
     uint64_t mod_peak_ns;    /* the moment of mod_peak */
     int mod_peak_is_tensors; /* 1: the allocated (tensor) peak, 0: the process peak */
     char site_oom[512];
-    model_result *model; /* built by report_build */
+    model_result *model;  /* built by report_build */
+    report_growth growth; /* runs[0]'s growth across steps (report_growth.c) */
 } report_ctx;
 
 /* report_build: from c->runs (replayed) and c->opts, fills the facts and sites of runs[0] and
@@ -58,6 +92,8 @@ int report_build(report_ctx *c, char *err, size_t errlen);
 /* report_modules: c->mod_peak (at the allocated peak: runs[0].at_tensors, else at the process
  * peak) and mod_oom from runs[0]'s snapshots (report_modules.c). 0, or -1 out of memory. */
 int report_modules(report_ctx *c);
+/* report_growth: c->growth from runs[0]'s replay and the model's card (report_growth.c). */
+void report_growth_fill(report_ctx *c);
 /* report_of_trace: replays path into a fresh c (top 3, no overrides) and builds the report.
  * Returns 0, or an exit code (VT_EXIT_USAGE, VT_EXIT_MALFORMED) with err; report_free(c) after
  * either. */

@@ -3,6 +3,7 @@
  * decoded in place (reader_decode.c) with no per-record allocation. Trusts no length
  * (trace_format.h rules). */
 #include "reader.h"
+#include "reader_chunked.h"
 #include "reader_decode.h"
 
 #include <errno.h>
@@ -37,13 +38,18 @@ static const struct {
     [VT_REC_PYINFO] = {8 + sizeof(vt_rec_pyinfo), READER_FIXED_MAX},
     [VT_REC_TRAILER] = {8 + sizeof(vt_rec_trailer), READER_FIXED_MAX},
     [VT_REC_FILE] = {8 + sizeof(vt_rec_file) + 3 * 4, VT_REC_MAX_SIZE},
+    [VT_REC_SLOT] = {VT_SLOT_REC_SIZE, READER_FIXED_MAX},
+    [VT_REC_CHUNK] = {8 + sizeof(vt_rec_chunk), VT_REC_MAX_SIZE},
+    [VT_REC_SNAPSHOT] = {8 + sizeof(vt_rec_snapshot), READER_FIXED_MAX},
+    [VT_REC_STEP] = {8 + sizeof(vt_rec_step), VT_REC_MAX_SIZE},
 };
 
 /* ---- the reader state ------------------------------------------------------------------- */
 
 struct reader {
     int fd;
-    FILE *fp; /* reader_open_stream: read through it instead (the caller's, not closed) */
+    FILE *fp;    /* reader_open_stream: read through it instead (the caller's, not closed) */
+    chunked *ck; /* the chunked layout: bytes come from it (reader_chunked.c) */
     char *path;
     vt_file_header hdr;
     uint64_t fsize; /* at open */
@@ -100,7 +106,13 @@ static ssize_t fill(reader *r, size_t need)
     }
     while (r->len < need) {
         ssize_t n;
-        if (r->fp) { /* the caller's stream: what its buffer holds comes first */
+        if (r->ck) { /* the chunked layout: the plain trace it stands for */
+            n = chunked_read(r->ck, r->buf + r->len, r->cap - r->len);
+            if (n < 0) {
+                set_status(r, READER_MALFORMED, r->buf_off + r->len, "%s", chunked_error(r->ck));
+                return -1;
+            }
+        } else if (r->fp) { /* the caller's stream: what its buffer holds comes first */
             size_t got = fread(r->buf + r->len, 1, r->cap - r->len, r->fp);
             if (!got && ferror(r->fp)) {
                 set_status(r, READER_IOERR, r->buf_off + r->len, "read failed: %s",
@@ -167,7 +179,75 @@ static bool read_header(reader *r, size_t have_bytes)
     return true;
 }
 
+/* open_chunked: the file is in the chunked layout: its bytes come from reader_chunked.c from the
+ * header on (re-read through it); a malformed grid is a malformed trace at byte 32. */
+static void open_chunked(reader *r, int summary_only, char *msg, size_t msgsz)
+{
+    char why[200];
+    r->ck = chunked_open(r->fd, r->fsize, &r->hdr, summary_only, why, sizeof why);
+    if (!r->ck) {
+        set_status(r, READER_MALFORMED, r->hdr.header_size, "%s", why);
+        if (msg && msgsz)
+            reader_describe(r, msg, msgsz);
+        return;
+    }
+    if (!read_header(r, 0) && msg && msgsz) /* its first chunk did not read */
+        reader_describe(r, msg, msgsz);
+}
+
+int reader_follow(reader *r)
+{
+    struct stat sb;
+    if (r->ck || r->st != READER_TRUNCATED || r->bad_header || r->pos < r->hdr.header_size ||
+        lseek(r->fd, (off_t)r->pos, SEEK_SET) != (off_t)r->pos)
+        return -1;
+    r->done = r->eof = false;
+    r->st = READER_OK;
+    r->msg[0] = 0;
+    r->err_off = 0;
+    r->buf_off = r->pos; /* what was read past pos (zeros, a record in flight) is read again */
+    r->len = 0;
+    if (fstat(r->fd, &sb) == 0)
+        r->fsize = (uint64_t)sb.st_size;
+    return 0;
+}
+
+const chunked_info *reader_chunked_info(const reader *r)
+{
+    return r->ck ? chunked_get_info(r->ck) : NULL;
+}
+
+static reader *open_file(const char *path, int summary_only, char *msg, size_t msgsz);
+
+/* first_is_slot: the first record is a SLOT: the chunked layout (1.3) */
+static bool first_is_slot(reader *r)
+{
+    ssize_t have = fill(r, 8);
+    return have >= 8 && r->buf[r->pos - r->buf_off] == VT_REC_SLOT &&
+           !r->buf[r->pos - r->buf_off + 1];
+}
+
+/* refuse_chunked_stream: the chunked layout is read by slot, out of order: from its file only */
+static void refuse_chunked_stream(reader *r, char *msg, size_t msgsz)
+{
+    set_status(r, READER_MALFORMED, r->pos,
+               "a bounded or compressed trace (run --max-size / --compress) is read from its "
+               "file, not from a pipe");
+    if (msg && msgsz)
+        reader_describe(r, msg, msgsz);
+}
+
 reader *reader_open(const char *path, char *msg, size_t msgsz)
+{
+    return open_file(path, 0, msg, msgsz);
+}
+
+reader *reader_open_summary(const char *path, char *msg, size_t msgsz)
+{
+    return open_file(path, 1, msg, msgsz);
+}
+
+static reader *open_file(const char *path, int summary_only, char *msg, size_t msgsz)
 {
     reader *r = calloc(1, sizeof *r);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -201,6 +281,12 @@ reader *reader_open(const char *path, char *msg, size_t msgsz)
     posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
     if (!read_header(r, 0) && msg && msgsz)
         reader_describe(r, msg, msgsz);
+    else if (r->st == READER_OK && first_is_slot(r)) {
+        if (chunked_detect(fd, r->hdr.header_size))
+            open_chunked(r, summary_only, msg, msgsz);
+        else
+            refuse_chunked_stream(r, msg, msgsz);
+    }
     return r;
 }
 
@@ -228,12 +314,16 @@ reader *reader_open_stream(FILE *fp, const char *path, const void *head, size_t 
         memcpy(r->buf, head, nhead);
     if (!read_header(r, nhead) && msg && msgsz)
         reader_describe(r, msg, msgsz);
+    else if (r->st == READER_OK && first_is_slot(r))
+        refuse_chunked_stream(r, msg, msgsz);
     return r;
 }
 
 int reader_rewind(reader *r)
 {
-    if (r->fp || lseek(r->fd, 0, SEEK_SET) != 0) {
+    if (r->ck)
+        chunked_rewind(r->ck);
+    else if (r->fp || lseek(r->fd, 0, SEEK_SET) != 0) {
         set_status(r, READER_IOERR, 0, "seek failed: %s", strerror(r->fp ? ESPIPE : errno));
         return -1;
     }
@@ -247,6 +337,7 @@ void reader_close(reader *r)
         return;
     if (r->fd >= 0)
         close(r->fd);
+    chunked_close(r->ck);
     free(r->buf);
     free(r->path);
     free(r);

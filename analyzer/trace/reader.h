@@ -173,6 +173,28 @@ typedef struct reader_file {
     reader_str contents;
 } reader_file;
 
+/* SNAPSHOT (1.3): the live set follows as n_allocs ALLOC records (what a reader of a chunked
+ * trace hands out where the events before it are gone). */
+typedef struct reader_snapshot {
+    vt_rec_snapshot fixed;
+    uint64_t time_ns; /* VT_TT_NS(fixed.tt) */
+} reader_snapshot;
+
+/* STEP (1.3): a training step's end; stacks is fixed.n_stacks vt_step_stack, maybe unaligned:
+ * read them with reader_step_stack. */
+typedef struct reader_step {
+    vt_rec_step fixed;
+    uint64_t time_ns;
+    const uint8_t *stacks;
+} reader_step;
+
+static inline vt_step_stack reader_step_stack(const reader_step *s, unsigned i)
+{
+    vt_step_stack v;
+    __builtin_memcpy(&v, s->stacks + 16u * i, 16);
+    return v;
+}
+
 /* One record. type/flags/size are the record header; offset is the record's byte offset in
  * the file; payload/payload_len the bytes after the header (valid like reader_str). Exactly
  * the union member named by type is filled (nothing for unknown types: skip them). */
@@ -198,6 +220,8 @@ typedef struct reader_record {
         vt_rec_pyinfo pyinfo;   /* VT_REC_PYINFO */
         vt_rec_trailer trailer; /* VT_REC_TRAILER */
         reader_file file;       /* VT_REC_FILE */
+        reader_snapshot snap;   /* VT_REC_SNAPSHOT */
+        reader_step step;       /* VT_REC_STEP */
     } u;
 } reader_record;
 
@@ -266,6 +290,30 @@ uint64_t reader_records(const reader *r);
  * e.g. for a progress indicator. */
 uint64_t reader_position(const reader *r);
 uint64_t reader_file_size(const reader *r);
+
+/* The chunked layout (1.3, run --max-size / --compress): what reader_open found. A chunked
+ * trace is read as the plain trace it stands for (trace_format.h, CHUNKED LAYOUT): raw slots and
+ * chunks in order, a snapshot's SNAPSHOT + ALLOC records only where the events before it were
+ * dropped, the summary's STEP records and trailer last; error offsets are that trace's. */
+typedef struct chunked_info {
+    uint64_t slot_size, max_size; /* max_size 0: compressed, not bounded */
+    uint64_t raw_slots, pack_slots, free_slots, chunks;
+    uint64_t stored_bytes, raw_bytes; /* the chunks' bytes as stored / once decompressed */
+    uint64_t snapshots_used;          /* snapshots handed out (1 where events were dropped) */
+    uint64_t gaps; /* chunks of events skipped: events before them missing and no snapshot (a
+                    * live set too large for a slot) */
+} chunked_info;
+/* reader_open_summary: reader_open, but a chunked trace is read as its first raw slot's records
+ * (process, config, device), its definitions and its summaries (STEP records, the trailer):
+ * what `watch` reads each time, without the events. A plain trace is read whole. */
+reader *reader_open_summary(const char *path, char *msg, size_t msgsz);
+/* reader_follow: a plain trace still being written: after reader_next returned false at the end
+ * of what was written so far (status truncated: a zero tail, the end of the file, a record cut
+ * by it), reader_next goes on from that record, reading what was written since. 0, or -1 when
+ * the trace cannot be followed (malformed, read error, a trailer read, the chunked layout). */
+int reader_follow(reader *r);
+/* reader_chunked_info: NULL for a plain trace. */
+const chunked_info *reader_chunked_info(const reader *r);
 
 /* reader_rewind: back to the first record for another pass, status reset (the header is
  * re-read and re-validated). Returns 0, or -1 when the seek/read failed (status IOERR). */

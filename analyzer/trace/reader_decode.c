@@ -152,6 +152,20 @@ const char *reader_decode(reader_record *rec)
     case VT_REC_TRAILER:
         memcpy(&rec->u.trailer, p, sizeof(vt_rec_trailer));
         return NULL;
+    case VT_REC_SNAPSHOT:
+        memcpy(&rec->u.snap.fixed, p, sizeof(vt_rec_snapshot));
+        rec->u.snap.time_ns = VT_TT_NS(rec->u.snap.fixed.tt);
+        return NULL;
+    case VT_REC_STEP: {
+        reader_step *st = &rec->u.step;
+        memcpy(&st->fixed, p, sizeof st->fixed);
+        if ((uint64_t)st->fixed.n_stacks > VT_STEP_MAX_STACKS ||
+            sizeof st->fixed + 16ull * st->fixed.n_stacks != n)
+            return "its stack count does not match its size";
+        st->time_ns = VT_TT_NS(st->fixed.tt);
+        st->stacks = p + sizeof st->fixed;
+        return NULL;
+    }
     case VT_REC_PROCESS: {
         reader_process *pr = &rec->u.process;
         memcpy(&pr->fixed, p, sizeof pr->fixed);

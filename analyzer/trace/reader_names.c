@@ -86,6 +86,14 @@ const char *reader_type_name(unsigned type)
         return "trailer";
     case VT_REC_FILE:
         return "file";
+    case VT_REC_SLOT:
+        return "slot";
+    case VT_REC_CHUNK:
+        return "chunk";
+    case VT_REC_SNAPSHOT:
+        return "snapshot";
+    case VT_REC_STEP:
+        return "step";
     default:
         return "unknown";
     }

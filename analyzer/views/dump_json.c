@@ -391,6 +391,36 @@ static void fill_record(dump_json *d, cJSON *o, const reader_record *r)
         VT_TRAILER_FLAGS(VT_DUMP_ENDED)
 #undef VT_DUMP_ENDED
         break;
+    case VT_REC_SNAPSHOT: /* 1.3: the ALLOC records that follow are the live set then */
+        add_u64(o, "time_ns", r->u.snap.time_ns);
+        add_u64(o, "events_before", r->u.snap.fixed.events_before);
+        add_u64(o, "n_allocs", r->u.snap.fixed.n_allocs);
+        add_u64(o, "live_bytes", r->u.snap.fixed.live_bytes);
+        break;
+    case VT_REC_STEP: { /* 1.3: a step's end; stacks: [stack_id, live bytes] where changed */
+        const vt_rec_step *f = &r->u.step.fixed;
+        add_u64(o, "time_ns", r->u.step.time_ns);
+        cJSON_AddNumberToObject(o, "step", f->step);
+        add_u64(o, "events", f->events);
+        cJSON_AddBoolToObject(o, "optimizer", (f->flags & VT_STEPF_OPTIMIZER) != 0);
+        cJSON_AddBoolToObject(o, "tensors", (f->flags & VT_STEPF_TENSORS) != 0);
+        cJSON_AddBoolToObject(o, "oom", (f->flags & VT_STEPF_OOM) != 0);
+        cJSON_AddBoolToObject(o, "partial", (f->flags & VT_STEPF_PARTIAL) != 0);
+        add_u64(o, "live_tensor", f->live_tensor);
+        add_u64(o, "live_device", f->live_device);
+        add_u64(o, "peak_tensor", f->peak_tensor);
+        add_u64(o, "peak_device", f->peak_device);
+        add_u64(o, "oom_request", f->oom_request);
+        cJSON *st = cJSON_AddArrayToObject(o, "stacks");
+        for (uint32_t i = 0; st && i < f->n_stacks; i++) {
+            vt_step_stack v = reader_step_stack(&r->u.step, i);
+            cJSON *pair = cJSON_CreateArray();
+            cJSON_AddItemToArray(pair, cJSON_CreateNumber(v.stack_id));
+            cJSON_AddItemToArray(pair, cJSON_CreateNumber((double)v.bytes));
+            cJSON_AddItemToArray(st, pair);
+        }
+        break;
+    }
     default:
         cJSON_AddNumberToObject(o, "record_type", r->type);
         cJSON_AddNumberToObject(o, "flags", r->flags);

@@ -319,6 +319,7 @@ int html_write(FILE *out, report_ctx *c)
         html_trained(out, c);
         html_formula(out, c);
         html_modules(out, c);
+        html_growth(out, c);
     }
     fputs("<section id=stacks><h2>Bytes live at the peak by stack (the program's outermost "
           "Python frame on top)</h2>\n<p class=sub>The Python stack first, the operation's "

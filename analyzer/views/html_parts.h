@@ -41,5 +41,8 @@ void html_config(FILE *out, const report_ctx *c);
 void html_trained(FILE *out, const report_ctx *c);
 void html_formula(FILE *out, const report_ctx *c);
 void html_modules(FILE *out, const report_ctx *c);
+/* html_growth: long runs (#growth): a bounded trace's keeping, the live bytes per step, what
+ * grows and when it reaches the card (html_growth.c); nothing for a run without steps. */
+void html_growth(FILE *out, const report_ctx *c);
 
 #endif

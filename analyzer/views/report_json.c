@@ -7,6 +7,7 @@
 #include <cjson/cJSON.h>
 
 #include "escape.h"
+#include "growth_view.h"
 #include "infer.h"
 #include "model_views.h"
 #include "report_views.h"
@@ -186,6 +187,7 @@ int report_json(FILE *out, const report_ctx *c)
         cJSON_AddNullToObject(mods, "at_oom");
     model_json(root, c->model, &c->facts);
     inferred_json(root, c->facts.inferred);
+    growth_json(root, c);
     /* the model adds "oom" (diagnosis) when there is one; keep the replay's own facts too */
     cJSON *oom = cJSON_GetObjectItem(root, "oom");
     if (r->has_oom && cJSON_IsObject(oom)) {

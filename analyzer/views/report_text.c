@@ -8,6 +8,7 @@
 #include "catpeaks.h"
 #include "escape.h"
 #include "model_views.h"
+#include "growth_view.h"
 #include "report_views.h"
 
 static const char *B(const report_ctx *c)
@@ -307,6 +308,7 @@ int report_text(FILE *out, const report_ctx *c)
         print_modules(out, c, c->mod_oom, c->nmod_oom, c->mod_oom_total,
                       "when the out-of-memory allocation failed");
     print_phases(out, c);
+    growth_text(out, c, B(c), N(c));
     print_ranks(out, c);
     fputc('\n', out);
     model_text(out, c->model, &c->facts, c->color);

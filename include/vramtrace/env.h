@@ -17,6 +17,11 @@
 #define VT_ENV_MANIFEST "VRAMTRACE_MANIFEST"
 #define VT_ENV_PRELOAD "VRAMTRACE_PRELOAD"
 #define VT_ENV_TORCH_TRACKER "VRAMTRACE_TORCH_TRACKER"
+#define VT_ENV_MAX_SIZE "VRAMTRACE_MAX_SIZE"
+#define VT_ENV_COMPRESS "VRAMTRACE_COMPRESS"
+
+/* VRAMTRACE_MAX_SIZE: the smallest bound a chunked trace takes (32 slots of 256 KiB) */
+#define VT_MAX_SIZE_MIN (8ull << 20)
 
 /* Stack modes: X(name, VT_STACKS_* bits of trace_format.h, expanded where it is included).
  * The preload and `vramtrace run --stacks` accept exactly these names; the preload warns once

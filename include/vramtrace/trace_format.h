@@ -41,6 +41,9 @@
  *        file has no FILE record. Later 1.2 writers also fill two fields that were reserved
  *        (0): TRAILER `error` (the errno that stopped the output: EFBIG = `ulimit -f`) and
  *        CONFIG `flags` (VT_CONFIG_NATIVE_OFF_FORK); readers that ignore them lose nothing.
+ *   1.3  CHUNKED LAYOUT (below), written with `run --max-size` / `--compress` only: slots,
+ *        compressed chunks, live-set snapshots and per-step summaries (SLOT, CHUNK, SNAPSHOT,
+ *        STEP). A trace without them is laid out exactly as 1.2.
  *
  * RULES FOR READERS
  *   - refuse a bad magic or a different major version (exit 3); accept a higher minor;
@@ -54,6 +57,35 @@
  *   An event's first u64 "tt" packs the time and the thread:
  *     bits 0..47  nanoseconds since header.start_mono_ns (CLOCK_MONOTONIC), 78 hours of range
  *     bits 48..63 thread index (the `index` of a VT_REC_THREAD record of this file)
+ *
+ * CHUNKED LAYOUT (1.3: bounded and/or compressed traces)
+ *   The first record after the header is a SLOT record: the file is then a grid of slots of
+ *   slot_size bytes (a power of two, a multiple of the page): slot 0 is [32, S), slot i is
+ *   [i*S, (i+1)*S). Each slot starts with a SLOT record (a slot whose first 8 bytes are zero is
+ *   free: skip it) saying what it holds:
+ *     RAW   records exactly as in a plain trace (header last, zero tail), written by the
+ *           program's threads; `seq` numbers raw slots 1, 2, ... in the order they were
+ *           written: the run's records are raw slot 1's, then 2's, ...
+ *     PACK  CHUNK records back to back (zero tail), written by the preload's packer thread:
+ *           each CHUNK holds records of one raw slot (`raw_seq`), stored or zstd-compressed,
+ *           for one stream: HEAD (every record of a raw slot of the run's beginning, kept in
+ *           full), META (the definitions of a later raw slot: everything but ALLOC, FREE,
+ *           MEMINFO, OOM; never dropped), EVENTS (that raw slot's events, in order) or SNAP
+ *           (the live set before raw slot `raw_seq`'s events: a SNAPSHOT record, then the
+ *           ALLOC record of every allocation alive then, in the order they were made). A PACK
+ *           slot's `stream` says which streams it holds: HEAD, META, or EVENTS (a SNAP chunk
+ *           first, then EVENTS chunks: such a slot is replayable on its own).
+ *     SUMMARY  what holds for the whole run: CHUNK records of the SUMMARY stream (STEP
+ *           records, one chunk per raw slot packed), then the TRAILER, raw, at a clean stop.
+ *   A raw slot's records move into chunks once the slot is full; the raw slot is freed (its
+ *   SLOT header zeroed) only after its chunks are complete, so a record is always in one of
+ *   the two. At --max-size, the oldest EVENTS PACK slot is dropped (zeroed) to make room: its
+ *   events are gone, the SNAP chunk of the next one holds what was alive. The logical trace a
+ *   reader makes of it: for raw_seq 1, 2, ...: the raw slot if present, else its HEAD chunk,
+ *   else its META chunk, then (only where the events before it are missing) the SNAP chunk
+ *   of raw_seq, then its EVENTS chunk; then the SUMMARY slots' records in seq order. Every
+ *   SIGKILL leaves such a file readable: a slot is zeroed before it is reused and each record
+ *   stores its header last. Byte offsets in readers' messages are the logical trace's.
  *
  * STACKS
  *   VT_REC_STACK interns one stack (native frames innermost first, then Python frames
@@ -72,7 +104,7 @@
 #define VT_MAGIC "VRAMTRC\n"
 #define VT_MAGIC_LEN 8
 #define VT_VERSION_MAJOR 1
-#define VT_VERSION_MINOR 2 /* what each minor adds: VERSIONS above */
+#define VT_VERSION_MINOR 3 /* what each minor adds: VERSIONS above */
 
 typedef struct vt_file_header {
     char magic[VT_MAGIC_LEN];
@@ -110,7 +142,12 @@ _Static_assert(sizeof(vt_rec_header) == 8, "record header is 8 bytes");
     X(OOM, 12, vt_rec_oom, "an allocation failed with out-of-memory")                              \
     X(PYINFO, 13, vt_rec_pyinfo, "the Python runtime version (line table format)")                 \
     X(TRAILER, 14, vt_rec_trailer, "clean stop: counts of events and of what was dropped")         \
-    X(FILE, 15, vt_rec_file, "a file the analysis needs (a config file), recorded at start")
+    X(FILE, 15, vt_rec_file, "a file the analysis needs (a config file), recorded at start")       \
+    X(SLOT, 16, vt_rec_slot, "1.3: the start of a slot of a chunked trace (what it holds)")        \
+    X(CHUNK, 17, vt_rec_chunk, "1.3: records of one raw slot, stored or zstd-compressed")          \
+    X(SNAPSHOT, 18, vt_rec_snapshot,                                                               \
+      "1.3: the live set follows (ALLOC records); what was dropped")                               \
+    X(STEP, 19, vt_rec_step, "1.3: after a training step: live bytes, by stack where changed")
 
 /* Types are numbered 1..N in the list's order, so the highest known one is its length. */
 #define VT_REC_ONE(name, value, st, doc) +1
@@ -537,5 +574,8 @@ _Static_assert(sizeof(vt_rec_file) == 24, "layout");
     X(PYTORCH_NO_CUDA_MEMORY_CACHING)                                                              \
     X(CUDA_MODULE_LOADING)
 /* clang-format on */
+
+/* 1.3: the chunked layout's records (SLOT, CHUNK, SNAPSHOT, STEP) */
+#include "trace_chunked.h"
 
 #endif /* VRAMTRACE_TRACE_FORMAT_H */

@@ -200,6 +200,10 @@ static void config_load(void)
     c->sample_ms = (unsigned)env_u64(VT_ENV_SAMPLE_MS, 0, 0, VT__SAMPLE_MS_MAX, "0 (no sampler)");
     c->free_stacks = env_flag(VT_ENV_FREE_STACKS, 0);
     c->torch_tracker = env_flag(VT_ENV_TORCH_TRACKER, 1);
+    c->max_size = env_u64(VT_ENV_MAX_SIZE, 0, 0, VT__MAX_SIZE_MAX, "0 (no bound)");
+    if (c->max_size && c->max_size < VT_MAX_SIZE_MIN)
+        c->max_size = VT_MAX_SIZE_MIN; /* run refuses less; set by hand: the smallest bound */
+    c->compress = env_flag(VT_ENV_COMPRESS, c->max_size ? 1 : 0);
     copy_env(c->output, sizeof c->output, VT_ENV_OUTPUT, "vramtrace.%p.vt");
     expand_rank(c->output, sizeof c->output);
     copy_env(c->manifest, sizeof c->manifest, VT_ENV_MANIFEST, "");

@@ -12,6 +12,7 @@
 /* the largest values the variables take (README's table) */
 #define VT__STACK_DEPTH_MAX 128
 #define VT__SAMPLE_MS_MAX 3600000u
+#define VT__MAX_SIZE_MAX (1ull << 50)
 #define VT__CARD_BYTES_MAX (1ull << 62) /* 4 EiB: the analyzer counts no more live bytes */
 
 typedef struct vt__config {
@@ -23,6 +24,9 @@ typedef struct vt__config {
     unsigned sample_ms;  /* VRAMTRACE_SAMPLE_MS, 0 = off */
     int free_stacks;     /* VRAMTRACE_FREE_STACKS=1: stacks on frees too */
     int torch_tracker;   /* VRAMTRACE_TORCH_TRACKER: 0 = do not attach, default 1 */
+    uint64_t max_size;   /* VRAMTRACE_MAX_SIZE: bytes the trace file keeps to, 0 = no bound */
+    int compress;        /* VRAMTRACE_COMPRESS: 1 = zstd chunks (the chunked layout), default:
+                          * 1 when max_size is set, else 0 */
     char output[4096];   /* VRAMTRACE_OUTPUT template, default "vramtrace.%p.vt", %r expanded */
     char manifest[4096]; /* VRAMTRACE_MANIFEST: file to append each trace path to, "" = none */
     /* a fork child of a multithreaded parent (vt__config_fork_child): the dynamic loader's

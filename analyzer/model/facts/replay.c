@@ -96,6 +96,9 @@ static inline __attribute__((always_inline)) void apply_alloc(state *s, const re
     if (s->npend) /* freed before this allocation: not kept to the run's end */
         replay_cats_flush(s);
     s->level[lvl] += ev->size;
+    growth_alloc(&r->growth, ev->stack_id, ev->size, lvl == L_TENSOR || lvl == L_INNER,
+                 lvl == L_TENSOR || lvl == L_SEGMENT || lvl == L_OTHER, ph, ev->backward,
+                 ev->time_ns);
     if (__builtin_expect(!(s->levels_seen & 1u << lvl), 0)) { /* the first of its level */
         s->levels_seen |= 1u << lvl;
         int first_tensor = !r->tensor_mode && (lvl == L_INNER || lvl == L_TENSOR);
@@ -156,6 +159,8 @@ static inline __attribute__((always_inline)) void apply_free(state *s, const rea
     }
     if (r->tl)
         timeline_freed(r->tl, ev, e->size);
+    growth_free(&r->growth, e->stack_id, e->size, e->level == L_TENSOR || e->level == L_INNER,
+                e->level == L_TENSOR || e->level == L_SEGMENT || e->level == L_OTHER);
     /* its lifetime noted when a snapshot or the categories want it */
     if (s->classify_on || e->snap_oom || e->alloc_event <= r->at_peak.event ||
         e->alloc_event <= r->at_tensors.event)
@@ -327,7 +332,25 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
             if (rec->u.trailer.end_ns > r->end_ns)
                 r->end_ns = rec->u.trailer.end_ns;
             r->ended = rec->flags;
+            r->run_events = rec->u.trailer.n_events;
+            r->run_dropped = rec->u.trailer.n_dropped;
             break;
+        case VT_REC_STEP:
+            growth_step_record(&r->growth, &rec->u.step, replay_phase_of_stack, s);
+            break;
+        case VT_REC_SNAPSHOT: /* a chunked trace's events before this are gone: how many, when */
+        {
+            /* the run's events read so far: all but the snapshots' allocations, plus those gone */
+            uint64_t run = r->n_events - r->snapshot_events + r->dropped_events;
+            if (rec->u.snap.fixed.events_before > run)
+                r->dropped_events += rec->u.snap.fixed.events_before - run;
+            if (!r->dropped_from_ns)
+                r->dropped_from_ns = r->end_ns;
+            r->dropped_to_ns = r->snapshot_ns = rec->u.snap.time_ns;
+            r->snapshot_allocs = rec->u.snap.fixed.n_allocs;
+            r->snapshot_events += rec->u.snap.fixed.n_allocs;
+            break;
+        }
         default:
             break;
         }
@@ -339,6 +362,12 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
         fprintf(stderr, "\r%*s\r", 60 + (int)strlen(r->path), "");
     r->status = reader_status_of(rd);
     r->iterations = s->iter;
+    growth_end(&r->growth, r->end_ns);
+    if (reader_chunked_info(rd)) {
+        r->chunked = 1, r->layout = *reader_chunked_info(rd);
+        uint64_t have = r->n_events - r->snapshot_events + r->dropped_events;
+        r->missing_events = r->run_events > have ? r->run_events - have : 0;
+    }
     if (r->status == READER_MALFORMED || r->status == READER_IOERR) {
         snprintf(err, errlen, "%s: %s at byte %llu: %s", r->path,
                  r->status == READER_MALFORMED ? "malformed trace" : "read error",
@@ -460,5 +489,6 @@ void replay_free(replay_result *r)
     free(r->at_oom.items);
     tables_free(r->t);
     timeline_free(r->tl);
+    growth_free_all(&r->growth);
     memset(r, 0, sizeof *r);
 }

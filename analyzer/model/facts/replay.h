@@ -10,6 +10,7 @@
 
 #include "blocks.h"
 #include "categories.h"
+#include "growth.h"
 #include "infer.h"
 #include "phases.h"
 #include "reader.h"
@@ -108,6 +109,22 @@ typedef struct replay_result {
     int has_inferred;       /* inferred is filled (0: memory ran short) */
     infer_result inferred;  /* what the tensors say of the model (infer.h), from this pass */
     timeline *tl;           /* owned: for the visual views (NULL when out of memory) */
+    /* growth across steps (growth.h): the live bytes at each step end, what grows */
+    growth growth;
+    /* a chunked trace (1.3: run --max-size / --compress): its layout, and what its writer
+     * dropped (a SNAPSHOT read: the events before it are gone, the live set given instead) */
+    int chunked;
+    chunked_info layout;
+    uint64_t run_events;     /* the TRAILER's count of the run's events (0: no trailer) */
+    uint64_t run_dropped;    /* the TRAILER's events lost (capture could not keep them) */
+    uint64_t dropped_events; /* events of the run no longer in the file */
+    uint64_t dropped_from_ns, dropped_to_ns;
+    uint64_t snapshot_ns;     /* the moment the replay starts again from (0: none) */
+    uint64_t snapshot_allocs; /* allocations alive then, replayed from the snapshot */
+    uint64_t snapshot_events; /* of n_events, the snapshots' allocations (not the run's events) */
+    uint64_t missing_events;  /* the run's events (its trailer) neither in the file nor dropped
+                               * before a snapshot: the disk, the file-size limit or a live set
+                               * too large for the bound kept them out */
 } replay_result;
 
 /* REPLAY_LIVE_MAX: the most bytes ever counted live at once (checked sums). */

@@ -200,3 +200,9 @@ uint8_t replay_phase_event(state *s, const reader_event *ev, int is_alloc, uint8
     s->last_alloc_phase = p;
     return *tp = p;
 }
+
+/* replay_phase_of_stack: the phase a stack's frames say (growth.c's callback; s is the state) */
+int replay_phase_of_stack(void *s, uint32_t id)
+{
+    return facts_of((state *)s, id)->f.phase;
+}

@@ -1,0 +1,350 @@
+/* watching.c — a run followed while it is alive, from the trace being written (no second
+ * channel into the process), for `vramtrace watch` (cmd_watch.c) and `run --watch`: the live
+ * bytes, the peak so far, the card's headroom, the steps and what grows per step (growth.h). A
+ * plain trace is followed record by record (reader_follow); a chunked one (--max-size /
+ * --compress) is read again each time as its summary (STEP records). A terminal gets a block
+ * redrawn in place, anything else one line per refresh. Not a command: shared by two. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cards.h"
+#include "exit_codes.h"
+#include "escape.h"
+#include "growth.h"
+#include "livemap.h"
+#include "phases.h"
+#include "reader.h"
+#include "tables.h"
+#include "watch.h"
+
+/* what watch knows of the run so far */
+typedef struct wstate {
+    const char *path;
+    reader *rd; /* a plain trace, followed */
+    tables *t;
+    livemap live;
+    uint8_t *phase_of; /* by stack id, 255: not computed */
+    uint32_t nphase;
+    growth g;
+    uint64_t device, tensor, peak, peak_ns, last_ns, card, events;
+    int chunked, ended, seen, lines;
+    int bad; /* chunked: reads in a row that met a slot being reused (10: it is malformed) */
+    char why[520];
+} wstate;
+
+static int stack_phase(wstate *w, uint32_t id)
+{
+    if (!id || id >= (1u << 24))
+        return PHASE_OTHER;
+    if (id >= w->nphase) {
+        uint32_t n = w->nphase ? w->nphase : 1024;
+        while (n <= id)
+            n *= 2;
+        uint8_t *p = realloc(w->phase_of, n);
+        if (!p)
+            return PHASE_OTHER;
+        memset(p + w->nphase, 255, n - w->nphase);
+        w->phase_of = p;
+        w->nphase = n;
+    }
+    if (w->phase_of[id] == 255) {
+        size_t n = 0;
+        const tables_frame *f = tables_resolve_stack(w->t, id, &n);
+        w->phase_of[id] = f ? phases_of_stack(f, n).phase : PHASE_OTHER;
+    }
+    return w->phase_of[id];
+}
+
+static int phase_cb(void *ctx, uint32_t id)
+{
+    return stack_phase(ctx, id);
+}
+
+/* event: one ALLOC / FREE of a followed trace: the live bytes, the peak, the steps */
+static void event(wstate *w, const reader_record *rec)
+{
+    const reader_event *ev = &rec->u.ev;
+    int kind = reader_api_kind(ev->api), space = reader_api_space(ev->api);
+    int async = ev->api == VT_API_cudaMallocAsync || ev->api == VT_API_cuMemAllocAsync ||
+                ev->api == VT_API_cudaMallocFromPoolAsync ||
+                ev->api == VT_API_cuMemAllocFromPoolAsync;
+    w->events++;
+    w->last_ns = ev->time_ns > w->last_ns ? ev->time_ns : w->last_ns;
+    if (ev->failed)
+        return;
+    if (rec->type == VT_REC_FREE) {
+        livemap_entry *e = livemap_find(&w->live, ev->addr, (unsigned)space);
+        if (!e)
+            return;
+        int tensor = e->flags & 1, device = e->flags & 2;
+        w->tensor -= tensor ? e->size : 0;
+        w->device -= device ? e->size : 0;
+        growth_free(&w->g, e->stack_id, e->size, tensor, device);
+        livemap_del(&w->live, e);
+        return;
+    }
+    int tensor = kind == VT_KIND_ALLOC && (space == VT_SPACE_TENSOR || async);
+    int device = (kind == VT_KIND_ALLOC && (space == VT_SPACE_DEVICE || space == VT_SPACE_MANAGED ||
+                                            space == VT_SPACE_VMM_HANDLE)) ||
+                 kind == VT_KIND_CONTEXT || (kind == VT_KIND_LOAD && ev->size);
+    if ((!tensor && !device) || !ev->addr)
+        return;
+    int replaced;
+    livemap_entry *e = livemap_put(&w->live, ev->addr, (unsigned)space, &replaced);
+    if (!e)
+        return;
+    if (replaced) {
+        w->tensor -= (e->flags & 1) ? e->size : 0;
+        w->device -= (e->flags & 2) ? e->size : 0;
+        growth_free(&w->g, e->stack_id, e->size, e->flags & 1, e->flags & 2);
+    }
+    e->size = ev->size;
+    e->stack_id = ev->stack_id;
+    e->flags = (uint8_t)(tensor | device << 1);
+    w->tensor += tensor ? ev->size : 0;
+    w->device += device ? ev->size : 0;
+    if (w->device > w->peak)
+        w->peak = w->device, w->peak_ns = ev->time_ns;
+    int ph = ev->backward ? PHASE_BACKWARD : stack_phase(w, ev->stack_id);
+    growth_alloc(&w->g, ev->stack_id, ev->size, tensor, device, ph, ev->backward, ev->time_ns);
+}
+
+/* other: a record that is not an event: tables, the card, steps, the end */
+static void other(wstate *w, const reader_record *rec)
+{
+    tables_add(w->t, rec);
+    if (rec->type == VT_REC_CONFIG && rec->u.config.fixed.card_bytes)
+        w->card = rec->u.config.fixed.card_bytes;
+    else if (rec->type == VT_REC_DEVICE && !w->card)
+        w->card = rec->u.device.fixed.total_bytes;
+    else if (rec->type == VT_REC_TRAILER)
+        w->ended = 1,
+        w->last_ns = rec->u.trailer.end_ns > w->last_ns ? rec->u.trailer.end_ns : w->last_ns;
+    else if (rec->type == VT_REC_STEP) {
+        growth_step_record(&w->g, &rec->u.step, phase_cb, w);
+        w->tensor = rec->u.step.fixed.live_tensor;
+        w->device = rec->u.step.fixed.live_device;
+        if (rec->u.step.fixed.peak_device > w->peak)
+            w->peak = rec->u.step.fixed.peak_device, w->peak_ns = rec->u.step.time_ns;
+        w->last_ns = rec->u.step.time_ns;
+    }
+}
+
+/* refresh: reads what was written since the last time. 0, or -1 with w->why (not a trace). */
+static int refresh(wstate *w)
+{
+    char msg[512];
+    reader_record rec;
+    if (w->chunked || !w->rd) {
+        /* a chunked trace, or the first look: opened (again) and read to its end */
+        reader *rd = w->chunked ? reader_open_summary(w->path, msg, sizeof msg)
+                                : reader_open(w->path, msg, sizeof msg);
+        if (!rd) {
+            snprintf(w->why, sizeof w->why, "%s", msg);
+            return errno == ENOENT ? 1 : -1;
+        }
+        if (reader_status_of(rd) == READER_MALFORMED && reader_position(rd) == 0) {
+            reader_close(rd); /* an empty file: the process is starting */
+            snprintf(w->why, sizeof w->why, "%s", msg);
+            return 1;
+        }
+        if (!w->chunked && reader_chunked_info(rd)) {
+            reader_close(rd);
+            w->chunked = 1;
+            return refresh(w);
+        }
+        if (w->chunked) { /* all again: what the summaries say now */
+            tables_free(w->t);
+            growth_free_all(&w->g);
+            memset(&w->g, 0, sizeof w->g);
+            w->t = tables_new();
+            free(w->phase_of);
+            w->phase_of = NULL;
+            w->nphase = 0;
+        }
+        w->rd = rd;
+    } else if (reader_follow(w->rd)) {
+        return 0; /* ended, or nothing to follow */
+    }
+    while (reader_next(w->rd, &rec)) {
+        if (rec.type == VT_REC_ALLOC || rec.type == VT_REC_FREE)
+            event(w, &rec);
+        else
+            other(w, &rec);
+    }
+    w->seen = 1;
+    reader_status st = reader_status_of(w->rd);
+    if (st == READER_MALFORMED || st == READER_IOERR) {
+        reader_describe(w->rd, w->why, sizeof w->why);
+        if (w->chunked && ++w->bad < 10) {
+            /* read while the packer reused a slot under it: read again at the next refresh */
+            reader_close(w->rd);
+            w->rd = NULL;
+            w->seen = 0;
+            return 0;
+        }
+        return -1;
+    }
+    w->bad = 0;
+    if (w->chunked) {
+        reader_close(w->rd);
+        w->rd = NULL;
+    }
+    return 0;
+}
+
+/* show: the state, as a block redrawn in place (tty) or one line */
+static void show(wstate *w, int tty, double secs)
+{
+    char a[32], b[32], c[32], d[32], e[300], site[600];
+    growth_site gs[64]; /* every growing stack (the 64 fastest) counts toward the card */
+    int ng = growth_sites(&w->g, gs, 64);
+    double rate = 0, per = growth_time_per_step(&w->g);
+    for (int i = 0; i < ng; i++)
+        rate += gs[i].rate;
+    uint64_t head = w->card > w->peak ? w->card - w->peak : 0;
+    double to_card = rate > 0 && w->card > w->g.last_peak_device
+                         ? (double)(w->card - w->g.last_peak_device) / rate
+                         : -1;
+    site[0] = 0;
+    if (ng) {
+        size_t n = 0;
+        const tables_frame *f = tables_resolve_stack(w->t, gs[0].stack, &n);
+        long i = f ? phases_site(f, n) : -1;
+        char raw[512];
+        if (i >= 0) {
+            size_t m = tables_frame_text(&f[i], raw, sizeof raw);
+            escape_term(raw, m < sizeof raw ? m : sizeof raw - 1, site, sizeof site);
+        } else {
+            snprintf(site, sizeof site, "stack #%u", gs[0].stack);
+        }
+    }
+    card_format_bytes(w->device, a, sizeof a);
+    card_format_bytes(w->peak, b, sizeof b);
+    card_format_bytes(head, c, sizeof c);
+    card_format_bytes((uint64_t)rate, d, sizeof d);
+    if (!tty) {
+        printf("%.1fs live %s peak %s headroom %s steps %u growth %s%s/step%s%s%s\n", secs, a, b,
+               w->card ? c : "?", w->g.steps, ng ? "+" : "", ng ? d : "0", ng ? " at " : "",
+               ng ? site : "", w->ended ? " (ended)" : "");
+        fflush(stdout);
+        return;
+    }
+    if (w->lines)
+        printf("\033[%dA\033[J", w->lines); /* back up over the last block */
+    int lines = 0;
+    escape_term(w->path, strlen(w->path), e, sizeof e);
+    printf("vramtrace watch  %s  %.1f s traced%s\n", e, secs, w->ended ? "  (ended)" : "");
+    printf("  live now     %s%s\n", a,
+           w->g.tensors_seen ? "" : "  (device memory: no tensor events)");
+    printf("  peak so far  %s at %.1f s\n", b, (double)w->peak_ns / 1e9);
+    lines += 3;
+    if (w->card) {
+        printf("  card         %s, headroom at the peak %s\n",
+               card_format_bytes(w->card, e, sizeof e), c);
+        lines++;
+    }
+    if (per > 0)
+        printf("  steps        %u (%.2f s per step)\n", w->g.steps, per);
+    else
+        printf("  steps        %u\n", w->g.steps);
+    lines++;
+    if (ng && to_card >= 0)
+        printf("  growth       +%s per step since step %u at %s: the card in about %.0f steps\n", d,
+               gs[0].since_step, site, to_card);
+    else if (ng)
+        printf("  growth       +%s per step since step %u at %s\n", d, gs[0].since_step, site);
+    else
+        printf("  growth       none across the steps so far\n");
+    lines++;
+    if (!w->chunked && w->g.steps) {
+        printf("  at the last step's end, by the phase that made it:");
+        for (int p = 0; p < PHASE_COUNT; p++)
+            if (w->g.by_phase[p] >= (1u << 20))
+                printf(" %s %s", phase_name(p), card_format_bytes(w->g.by_phase[p], e, sizeof e));
+        printf("\n");
+        lines++;
+    }
+    w->lines = lines;
+    fflush(stdout);
+}
+
+static void free_state(wstate *w)
+{
+    reader_close(w->rd);
+    tables_free(w->t);
+    free(w->live.e);
+    growth_free_all(&w->g);
+    free(w->phase_of);
+}
+
+/* watch_loop: refreshes every interval until the trace ends, the child (when > 0) exits (then
+ * *reaped = 1, its status in *status), or once. The exit code. */
+int watch_loop(const char *path, double interval, int once, int plain, pid_t child, int *status,
+               int *reaped)
+{
+    wstate w;
+    memset(&w, 0, sizeof w);
+    w.path = path;
+    w.t = tables_new();
+    int tty = !plain && isatty(STDOUT_FILENO);
+    int rc = VT_EXIT_OK;
+    for (;;) {
+        if (child > 0 && !*reaped) {
+            pid_t p = waitpid(child, status, WNOHANG);
+            *reaped = p == child || (p < 0 && errno != EINTR && errno != EAGAIN);
+        }
+        int r = refresh(&w);
+        if (r < 0) {
+            fprintf(stderr, "vramtrace watch: %s\n", w.why);
+            rc = VT_EXIT_MALFORMED;
+            break;
+        }
+        if (w.seen)
+            show(&w, tty, (double)w.last_ns / 1e9);
+        if (once || w.ended || (child > 0 && *reaped)) {
+            if (!w.seen && once) {
+                fprintf(stderr, "vramtrace watch: %s\n", w.why[0] ? w.why : "nothing to read yet");
+                rc = VT_EXIT_USAGE;
+            }
+            break;
+        }
+        struct timespec ts = {(time_t)interval,
+                              (long)((interval - (double)(time_t)interval) * 1e9)};
+        nanosleep(&ts, NULL);
+    }
+    free_state(&w);
+    return rc;
+}
+
+/* watch_child: see watch.h */
+void watch_child(pid_t pid, const char *manifest, int *status)
+{
+    char path[4096] = "";
+    int reaped = 0;
+    while (!reaped) { /* the trace's path: the manifest's first line, once the process wrote it */
+        FILE *f = fopen(manifest, "r");
+        if (f) {
+            if (!fgets(path, sizeof path, f) || path[0] == '!')
+                path[0] = 0;
+            path[strcspn(path, "\n")] = 0;
+            fclose(f);
+        }
+        if (path[0])
+            break;
+        pid_t p = waitpid(pid, status, WNOHANG);
+        reaped = p == pid || (p < 0 && errno != EINTR);
+        struct timespec ts = {0, 200000000L};
+        if (!reaped)
+            nanosleep(&ts, NULL);
+    }
+    if (!reaped)
+        watch_loop(path, 1.0, 0, 0, pid, status, &reaped);
+    while (!reaped && waitpid(pid, status, 0) < 0 && errno == EINTR) {
+    }
+}

@@ -1,0 +1,499 @@
+/* writer_pack_live.c — what the packer (writer_pack.c) knows of the run as it packs it, in its
+ * own thread, never on a program's thread: the live set (every allocation made and not freed,
+ * with its ALLOC record, paired by (space, addr) as readers pair them) for the snapshots, the
+ * live bytes per stack, and the training steps it ends STEP records at (trace_format.h STEP).
+ * Its input is the records themselves; it calls nothing but the C library. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "vramtrace/trace_format.h"
+#include "writer_internal.h"
+
+/* ---- facts per API, from the format's one list ----------------------------------------- */
+enum {
+    PK_ALLOC,
+    PK_FREE,
+    PK_RETAIN,
+    PK_MAP,
+    PK_UNMAP,
+    PK_RESERVE,
+    PK_UNRESERVE,
+    PK_LOAD,
+    PK_UNLOAD,
+    PK_CONTEXT,
+    PK_UNCONTEXT,
+    PK_INFO,
+    PK_TRIM,
+    PK_OTHER
+};
+static const struct {
+    uint8_t kind, space, known;
+} api_facts[256] = {
+#define API_FACT(name, id, layer, kind, space) [id] = {PK_##kind, VT_SPACE_##space, 1},
+    VT_APIS(API_FACT)
+#undef API_FACT
+};
+#define SP_TORCH_SEG 100 /* torchSegmentAlloc .. torchSegmentFree, by address */
+#define SP_TORCH_MAP 101 /* torchSegmentMap .. torchSegmentUnmap, by address */
+
+/* ---- the live set: open addressing on (space, addr), deletions shift back ---------------- */
+typedef struct ent {
+    uint64_t addr, size, order;
+    uint32_t stack;
+    uint8_t space, used, tensor, device, len;
+    uint8_t rec[48]; /* the ALLOC record as written (header included) */
+} ent;
+
+static struct live {
+    ent *tab;
+    size_t cap, n;
+    uint64_t order, events;
+    uint64_t tensor_bytes, device_bytes, peak_tensor, peak_device;
+    /* per stack id: live bytes of tensors / of device allocations, what the last STEP said,
+     * and the ids changed since (dirty) */
+    struct per_stack {
+        uint64_t tensor, device, said;
+        uint8_t dirty;
+    } * st;
+    uint32_t nst;
+    uint32_t *dirty;
+    size_t ndirty, capdirty;
+    uint8_t *code_opt, *stack_opt; /* by code id / stack id: 1 optimizer, 2 backward */
+    uint32_t ncode, nstack;
+    int tensors_seen, phase, opt_since, oom_since;
+    uint64_t oom_request;
+    uint32_t step;
+} L;
+
+enum { PH_FWD, PH_BWD, PH_OPT };
+
+static uint64_t hash(uint64_t addr, unsigned space)
+{
+    uint64_t h = (addr ^ ((uint64_t)space << 56)) * 0x9e3779b97f4a7c15ull;
+    return h ^ (h >> 29);
+}
+
+static ent *find(uint64_t addr, unsigned space)
+{
+    if (!L.cap)
+        return NULL;
+    for (size_t i = hash(addr, space) & (L.cap - 1);; i = (i + 1) & (L.cap - 1)) {
+        ent *e = &L.tab[i];
+        if (!e->used)
+            return NULL;
+        if (e->addr == addr && e->space == space)
+            return e;
+    }
+}
+
+static int grow(void)
+{
+    size_t ncap = L.cap ? L.cap * 2 : 4096;
+    ent *nt = calloc(ncap, sizeof *nt);
+    if (!nt)
+        return -1;
+    for (size_t i = 0; i < L.cap; i++) {
+        if (!L.tab[i].used)
+            continue;
+        size_t j = hash(L.tab[i].addr, L.tab[i].space) & (ncap - 1);
+        while (nt[j].used)
+            j = (j + 1) & (ncap - 1);
+        nt[j] = L.tab[i];
+    }
+    free(L.tab);
+    L.tab = nt;
+    L.cap = ncap;
+    return 0;
+}
+
+static void erase(ent *e)
+{
+    size_t i = (size_t)(e - L.tab), j = i;
+    L.tab[i].used = 0;
+    L.n--;
+    for (;;) { /* backward shift: every entry after the hole that may move into it does */
+        j = (j + 1) & (L.cap - 1);
+        if (!L.tab[j].used)
+            return;
+        size_t k = hash(L.tab[j].addr, L.tab[j].space) & (L.cap - 1);
+        if ((j > i && (k <= i || k > j)) || (j < i && k <= i && k > j)) {
+            L.tab[i] = L.tab[j];
+            L.tab[j].used = 0;
+            i = j;
+        }
+    }
+}
+
+/* ---- per stack --------------------------------------------------------------------------- */
+static struct per_stack *stack_of(uint32_t id)
+{
+    if (!id || id > 0xffffffu)
+        return NULL;
+    if (id >= L.nst) {
+        uint32_t n = L.nst ? L.nst : 1024;
+        while (n <= id)
+            n *= 2;
+        struct per_stack *ns = realloc(L.st, n * sizeof *ns);
+        if (!ns)
+            return NULL;
+        memset(ns + L.nst, 0, (n - L.nst) * sizeof *ns);
+        L.st = ns;
+        L.nst = n;
+    }
+    return &L.st[id];
+}
+
+static void count(uint32_t stack, int tensor, int device, int64_t delta)
+{
+    struct per_stack *p = stack_of(stack);
+    if (!p)
+        return;
+    if (tensor)
+        p->tensor += (uint64_t)delta;
+    if (device)
+        p->device += (uint64_t)delta;
+    if (!p->dirty) {
+        if (L.ndirty == L.capdirty) {
+            size_t n = L.capdirty ? L.capdirty * 2 : 1024;
+            uint32_t *nd = realloc(L.dirty, n * sizeof *nd);
+            if (!nd)
+                return;
+            L.dirty = nd;
+            L.capdirty = n;
+        }
+        L.dirty[L.ndirty++] = stack;
+        p->dirty = 1;
+    }
+}
+
+static uint8_t *grow_bytes(uint8_t **a, uint32_t *n, uint32_t id)
+{
+    if (id >= *n) {
+        uint32_t m = *n ? *n : 1024;
+        while (m <= id)
+            m *= 2;
+        uint8_t *na = realloc(*a, m);
+        if (!na)
+            return NULL;
+        memset(na + *n, 0, m - *n);
+        *a = na;
+        *n = m;
+    }
+    return &(*a)[id];
+}
+
+/* contains: needle in the n bytes at s (not NUL-terminated) */
+static int contains(const char *s, uint32_t n, const char *needle)
+{
+    size_t k = strlen(needle);
+    for (uint32_t i = 0; i + k <= n; i++)
+        if (!memcmp(s + i, needle, k))
+            return 1;
+    return 0;
+}
+
+/* vt__pl_meta: a CODE record tells whether the code object is an optimizer's (a file under
+ * optim/, clip_grad, GradScaler but its scale) or a backward call; a STACK record whether any
+ * of its Python frames is. rec: header + payload, size bytes. */
+void vt__pl_meta(const char *rec, uint32_t size)
+{
+    uint16_t type;
+    memcpy(&type, rec, 2);
+    if (type == VT_REC_CODE && size >= 8 + sizeof(vt_rec_code) + 8) {
+        vt_rec_code c;
+        memcpy(&c, rec + 8, sizeof c);
+        uint32_t at = 8 + sizeof c, flen, qlen = 0;
+        memcpy(&flen, rec + at, 4);
+        if (flen > size - at - 4)
+            return;
+        const char *file = rec + at + 4, *qual = "";
+        at += 4 + flen;
+        if (at + 4 <= size) {
+            memcpy(&qlen, rec + at, 4);
+            if (qlen <= size - at - 4)
+                qual = rec + at + 4;
+            else
+                qlen = 0;
+        }
+        uint8_t *p = grow_bytes(&L.code_opt, &L.ncode, c.code_id);
+        if (!p)
+            return;
+        int gs = contains(file, flen, "grad_scaler.py");
+        int scale = qlen >= 6 && !memcmp(qual + qlen - 6, ".scale", 6);
+        if (contains(file, flen, "/optim/") || contains(file, flen, "/optim.py") ||
+            contains(file, flen, "torch/nn/utils/clip_grad") || (gs && !scale))
+            *p = 1;
+        else if ((qlen >= 8 && !memcmp(qual + qlen - 8, "backward", 8)) ||
+                 contains(qual, qlen, "_engine_run_backward"))
+            *p = 2;
+    } else if (type == VT_REC_STACK && size >= 16) {
+        vt_rec_stack s;
+        memcpy(&s, rec + 8, sizeof s);
+        if (16u + 8u * ((uint32_t)s.n_native + s.n_python) > size)
+            return;
+        uint8_t *p = grow_bytes(&L.stack_opt, &L.nstack, s.stack_id), v = 0;
+        for (unsigned i = 0; p && i < s.n_python; i++) {
+            uint64_t f;
+            memcpy(&f, rec + 16 + 8u * (s.n_native + i), 8);
+            uint32_t code = VT_PYFRAME_CODE(f);
+            if (code < L.ncode && L.code_opt[code] && (!v || L.code_opt[code] == 1))
+                v = L.code_opt[code];
+        }
+        if (p)
+            *p = v;
+    }
+}
+
+/* ---- steps ------------------------------------------------------------------------------- */
+static int by_change(const void *a, const void *b)
+{
+    const vt_step_stack *x = a, *y = b;
+    return x->bytes < y->bytes ? 1 : x->bytes > y->bytes ? -1 : 0;
+}
+
+/* emit_step: a STEP record of the stacks whose live bytes changed, through emit. */
+static void emit_step(uint64_t tt, void (*emit)(const void *, size_t))
+{
+    size_t n = 0;
+    vt_step_stack *v = malloc((L.ndirty ? L.ndirty : 1) * sizeof *v);
+    for (size_t i = 0; i < L.ndirty; i++) {
+        struct per_stack *p = &L.st[L.dirty[i]];
+        uint64_t now = L.tensors_seen ? p->tensor : p->device;
+        p->dirty = 0;
+        if (v && now != p->said)
+            v[n++] = (vt_step_stack){L.dirty[i], 0, now};
+        p->said = now;
+    }
+    L.ndirty = 0;
+    vt_rec_step s = {tt,
+                     L.events,
+                     ++L.step,
+                     (L.opt_since ? VT_STEPF_OPTIMIZER : 0u) |
+                         (L.tensors_seen ? VT_STEPF_TENSORS : 0u) |
+                         (L.oom_since ? VT_STEPF_OOM : 0u),
+                     L.tensor_bytes,
+                     L.device_bytes,
+                     L.peak_tensor,
+                     L.peak_device,
+                     L.oom_request,
+                     0,
+                     0};
+    if (n > VT_STEP_MAX_STACKS) { /* the largest kept; the rest said at a later step */
+        qsort(v, n, sizeof *v, by_change);
+        n = VT_STEP_MAX_STACKS;
+        s.flags |= VT_STEPF_PARTIAL;
+    }
+    s.n_stacks = (uint32_t)n;
+    size_t len = 8 + sizeof s + n * sizeof *v;
+    char *buf = malloc(len);
+    if (buf) {
+        uint64_t h = (uint64_t)VT_REC_STEP | ((uint64_t)len << 32);
+        memcpy(buf, &h, 8);
+        memcpy(buf + 8, &s, sizeof s);
+        if (n)
+            memcpy(buf + 8 + sizeof s, v, n * sizeof *v);
+        emit(buf, len);
+        free(buf);
+    }
+    free(v);
+    L.opt_since = L.oom_since = 0;
+    L.oom_request = 0;
+    L.peak_tensor = L.tensor_bytes;
+    L.peak_device = L.device_bytes;
+}
+
+/* step_rule: a training step ends at the first allocation of the program's thread that is
+ * neither backward nor the optimizer's after backward or optimizer allocations. */
+static void step_rule(uint16_t flags, uint32_t stack, uint64_t tt,
+                      void (*emit)(const void *, size_t))
+{
+    uint8_t k = stack < L.nstack ? L.stack_opt[stack] : 0;
+    if ((flags & VT_EVF_BACKWARD) || k == 2) {
+        L.phase = PH_BWD;
+    } else if (k == 1) {
+        L.phase = PH_OPT;
+        L.opt_since = 1;
+    } else if (L.phase != PH_FWD) {
+        emit_step(tt, emit);
+        L.phase = PH_FWD;
+    }
+}
+
+/* vt__pl_event: an event record (ALLOC, FREE, OOM) of the run, in the file's order: the live
+ * set, the bytes per stack and the steps follow it; STEP records go out through emit. */
+void vt__pl_event(const char *rec, uint32_t size, void (*emit)(const void *, size_t))
+{
+    uint16_t type, flags;
+    memcpy(&type, rec, 2);
+    memcpy(&flags, rec + 2, 2);
+    unsigned api = VT_EVF_API(flags);
+    if (type == VT_REC_OOM) {
+        L.oom_since = 1;
+        return;
+    }
+    if ((type != VT_REC_ALLOC && type != VT_REC_FREE) || size < 24)
+        return;
+    L.events++;
+    uint64_t tt, addr;
+    memcpy(&tt, rec + 8, 8);
+    memcpy(&addr, rec + 16, 8);
+    unsigned kind = api_facts[api].kind, space = api_facts[api].space;
+    if (type == VT_REC_FREE) {
+        if (flags & VT_EVF_FAILED)
+            return;
+        ent *e = find(addr, space);
+        if (e) {
+            count(e->stack, e->tensor, e->device, -(int64_t)e->size);
+            L.tensor_bytes -= e->tensor ? e->size : 0;
+            L.device_bytes -= e->device ? e->size : 0;
+            erase(e);
+        }
+        return;
+    }
+    if (size < VT_ALLOC_REC_SIZE)
+        return;
+    vt_rec_alloc a;
+    memcpy(&a, rec + 8, sizeof a);
+    if (flags & VT_EVF_FAILED) {
+        if (a.result == 2 || (flags & VT_EVF_EMULATED))
+            L.oom_since = 1, L.oom_request = a.size;
+        return;
+    }
+    if (api == VT_API_torchOom)
+        L.oom_since = 1, L.oom_request = a.size;
+    if (api == VT_API_torchSegmentFree || api == VT_API_torchSegmentUnmap) {
+        ent *e = find(addr, api == VT_API_torchSegmentFree ? SP_TORCH_SEG : SP_TORCH_MAP);
+        if (e)
+            erase(e);
+        return;
+    }
+    if (api == VT_API_torchSegmentAlloc)
+        space = SP_TORCH_SEG;
+    else if (api == VT_API_torchSegmentMap)
+        space = SP_TORCH_MAP;
+    else if (!api_facts[api].known || space == VT_SPACE_NONE || kind == PK_RETAIN ||
+             kind == PK_INFO || kind == PK_TRIM || kind == PK_OTHER || !addr)
+        return;
+    int async = api == VT_API_cudaMallocAsync || api == VT_API_cuMemAllocAsync ||
+                api == VT_API_cudaMallocFromPoolAsync || api == VT_API_cuMemAllocFromPoolAsync;
+    int tensor = kind == PK_ALLOC && (space == VT_SPACE_TENSOR || async);
+    int device = (kind == PK_ALLOC && (space == VT_SPACE_DEVICE || space == VT_SPACE_MANAGED ||
+                                       space == VT_SPACE_VMM_HANDLE)) ||
+                 kind == PK_CONTEXT || (kind == PK_LOAD && a.size);
+    if (tensor || device) /* a step that ends here ends before this allocation */
+        step_rule(flags, a.stack_id, tt, emit);
+    if ((L.n + 1) * 4 > L.cap * 3 && grow())
+        return;
+    ent *e = find(addr, space);
+    if (e) { /* a second allocation at a live address: readers replace it, so does this */
+        count(e->stack, e->tensor, e->device, -(int64_t)e->size);
+        L.tensor_bytes -= e->tensor ? e->size : 0;
+        L.device_bytes -= e->device ? e->size : 0;
+        erase(e);
+    }
+    size_t i = hash(addr, space) & (L.cap - 1);
+    while (L.tab[i].used)
+        i = (i + 1) & (L.cap - 1);
+    e = &L.tab[i];
+    e->used = 1;
+    L.n++;
+    e->addr = addr;
+    e->space = (uint8_t)space;
+    e->size = a.size;
+    e->order = L.order++;
+    e->stack = a.stack_id;
+    e->tensor = (uint8_t)tensor;
+    e->device = (uint8_t)device;
+    e->len = (uint8_t)(size < sizeof e->rec ? size : sizeof e->rec);
+    memcpy(e->rec, rec, e->len);
+    if (size > sizeof e->rec) { /* longer forms than the writer makes: kept at 48 bytes */
+        uint32_t s48 = sizeof e->rec;
+        memcpy(e->rec + 4, &s48, 4);
+    }
+    if (e->tensor && !L.tensors_seen)
+        L.tensors_seen = 1;
+    L.tensor_bytes += e->tensor ? e->size : 0;
+    L.device_bytes += e->device ? e->size : 0;
+    if (L.tensor_bytes > L.peak_tensor)
+        L.peak_tensor = L.tensor_bytes;
+    if (L.device_bytes > L.peak_device)
+        L.peak_device = L.device_bytes;
+    count(e->stack, e->tensor, e->device, (int64_t)e->size);
+}
+
+uint64_t vt__pl_events(void)
+{
+    return L.events;
+}
+
+/* vt__pl_end: the run ended inside a step (backward or optimizer allocations last): one STEP
+ * record for it at time tt. */
+void vt__pl_end(uint64_t tt, void (*emit)(const void *, size_t))
+{
+    if (L.phase != PH_FWD)
+        emit_step(tt, emit);
+    L.phase = PH_FWD;
+}
+
+static int by_order(const void *a, const void *b)
+{
+    const ent *x = *(const ent *const *)a, *y = *(const ent *const *)b;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* vt__pl_snapshot: a SNAPSHOT record (fields from snap; n_allocs and live_bytes filled here)
+ * followed by the ALLOC record of every live allocation in the order they were made, into
+ * *buf (grown as needed). The bytes written, 0 when out of memory. */
+size_t vt__pl_snapshot(char **buf, size_t *cap, vt_rec_snapshot *snap)
+{
+    const ent **v = malloc((L.n ? L.n : 1) * sizeof *v);
+    if (!v)
+        return 0;
+    size_t n = 0, need = 8 + sizeof *snap;
+    for (size_t i = 0; i < L.cap; i++)
+        if (L.tab[i].used) {
+            v[n++] = &L.tab[i];
+            need += L.tab[i].len;
+        }
+    qsort(v, n, sizeof *v, by_order);
+    if (need > *cap) {
+        char *nb = realloc(*buf, need);
+        if (!nb) {
+            free(v);
+            return 0;
+        }
+        *buf = nb;
+        *cap = need;
+    }
+    snap->n_allocs = n;
+    snap->live_bytes = 0;
+    size_t at = 8 + sizeof *snap;
+    for (size_t i = 0; i < n; i++) {
+        memcpy(*buf + at, v[i]->rec, v[i]->len);
+        at += v[i]->len;
+        snap->live_bytes += v[i]->size;
+    }
+    uint64_t h = (uint64_t)VT_REC_SNAPSHOT | ((uint64_t)(8 + sizeof *snap) << 32);
+    memcpy(*buf, &h, 8);
+    memcpy(*buf + 8, snap, sizeof *snap);
+    free(v);
+    return at;
+}
+
+/* vt__pl_reset: forgets everything (a new trace, a fork child). */
+void vt__pl_reset(void)
+{
+    free(L.tab);
+    free(L.st);
+    free(L.dirty);
+    free(L.code_opt);
+    free(L.stack_opt);
+    memset(&L, 0, sizeof L);
+}
+
+/* vt__pl_forget: a fork child: the parent's tables as the fork left them (perhaps mid-change
+ * in the parent's packer thread) are never touched, only forgotten. */
+void vt__pl_forget(void)
+{
+    memset(&L, 0, sizeof L);
+}

@@ -1,0 +1,144 @@
+/* writer_state.c — what every writer file shares and nothing calls down from: the state of the
+ * one trace file (vt__ws), the system-call seam (vt__sys_ops: tests inject ENOSPC), the time
+ * origin, the one warning, and a window descriptor made over a mapping. Windows are
+ * writer_window.c, slots of the chunked layout writer_slots.c. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/attr.h"
+#include "core/config.h"
+#include "core/quietio.h"
+#include "vramtrace/trace_format.h"
+#include "writer.h"
+#include "writer_internal.h"
+
+static int sys_open(const char *p, int flags, mode_t mode)
+{
+    return open(p, flags, mode);
+}
+/* fallocate and ftruncate are where a file-size limit (`ulimit -f`) strikes: with SIGXFSZ
+ * blocked around them they fail with EFBIG instead of killing the program (quietio.h) */
+static int sys_fallocate(int fd, off_t off, off_t len)
+{
+    vt__quiet q;
+    vt__quiet_begin(&q);
+    int e = posix_fallocate(fd, off, len);
+    vt__quiet_end(&q);
+    return e;
+}
+static void *sys_mmap(size_t len, int fd, off_t off)
+{
+    return mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off);
+}
+static int sys_munmap(void *p, size_t len)
+{
+    return munmap(p, len);
+}
+static int sys_ftruncate(int fd, off_t len)
+{
+    vt__quiet q;
+    vt__quiet_begin(&q);
+    int r = ftruncate(fd, len);
+    vt__quiet_end(&q);
+    return r;
+}
+static int sys_close(int fd)
+{
+    return close(fd);
+}
+
+vt__sys vt__sys_ops = {sys_open, sys_fallocate, sys_mmap, sys_munmap, sys_ftruncate, sys_close};
+
+vt__writer_state vt__ws = {
+    .lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP,
+    .cur_changed = PTHREAD_COND_INITIALIZER,
+    .pack_cond = PTHREAD_COND_INITIALIZER,
+    .fd = -1,
+    .next_len = WINDOW_FIRST,
+    .rec_max = VT_REC_MAX_SIZE,
+};
+
+static uint64_t clock_ns(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* vt__writer_start_clock: see writer_internal.h. */
+void vt__writer_start_clock(void)
+{
+    if (!__atomic_load_n(&vt__ws.start_mono, __ATOMIC_ACQUIRE)) {
+        vt__ws.start_real = clock_ns(CLOCK_REALTIME);
+        __atomic_store_n(&vt__ws.start_mono, clock_ns(CLOCK_MONOTONIC), __ATOMIC_RELEASE);
+    }
+}
+
+uint64_t vt__now_ns(void)
+{
+    uint64_t s = __atomic_load_n(&vt__ws.start_mono, __ATOMIC_ACQUIRE);
+    if (VT__UNLIKELY(!s)) {
+        vt__writer_start_clock();
+        s = __atomic_load_n(&vt__ws.start_mono, __ATOMIC_ACQUIRE);
+    }
+    uint64_t now = clock_ns(CLOCK_MONOTONIC);
+    return now > s ? now - s : 0;
+}
+
+/* vt__writer_strerror: strerror, EFBIG named for what it is here: the file-size limit. */
+const char *vt__writer_strerror(int err)
+{
+    return err == EFBIG ? "File too large (the process's file-size limit, ulimit -f)"
+                        : strerror(err);
+}
+
+/* vt__writer_warn_once_why: see writer_internal.h. The path is escaped (it comes from the
+ * environment); never a signal (quietio.h). */
+void vt__writer_warn_once_why(const char *what, const char *why)
+{
+    if (vt__ws.warned)
+        return;
+    vt__ws.warned = 1;
+    char esc[600];
+    vt__config_escape(vt__ws.path[0] ? vt__ws.path : "(trace file)", esc, sizeof esc);
+    vt__quiet_stderr("vramtrace: %s %s: %s; tracing stopped, the program continues\n", what, esc,
+                     why);
+}
+
+void vt__writer_warn_once(const char *what, int err)
+{
+    vt__writer_warn_once_why(what, vt__writer_strerror(err));
+}
+
+/* vt__window_make: the descriptor of a window over the mapping [map_off, end) whose records start
+ * at file offset start. vt__ws.lock held. NULL (and the mapping undone) when out of memory. */
+window *vt__window_make(char *map, uint64_t map_off, uint64_t end, uint64_t start)
+{
+    window *w = aligned_alloc(64, (sizeof(window) + 63) & ~(size_t)63);
+    if (!w) {
+        vt__sys_ops.munmap(map, (size_t)(end - map_off));
+        return NULL;
+    }
+    memset(w, 0, sizeof *w);
+    w->map = map;
+    w->map_off = map_off;
+    w->map_len = (size_t)(end - map_off);
+    w->start = start;
+    w->base = w->map + (start - map_off);
+    w->limit = end - TRAILER_ROOM - start;
+    w->half = w->limit / 2;
+    atomic_init(&w->sealed, UNSEALED);
+    w->next_all = vt__ws.all;
+    vt__ws.all = w;
+    if (vt__ws.next_len < WINDOW_MAX)
+        vt__ws.next_len *= 2;
+    return w;
+}

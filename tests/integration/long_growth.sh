@@ -1,0 +1,105 @@
+#!/bin/sh
+# long_growth.sh — growth across steps (report text and JSON) against the simulated programs' own
+# truth (examples/sim/sim_long.py, on the fake CUDA): a loss kept with its graph each step (a
+# Python list, and `total_loss += loss`) is named — the model's forward that made it and the
+# script's line that kept calling it — with the rate the program's own allocator counters give
+# (within 5 %), since an early step, and when it reaches the card (the steps the JSON gives are
+# the headroom over the rate, the text says them); a cache filled every 5 steps grows at its own
+# rate and is not called a forward's graph; plain training grows nothing and the report says
+# nothing alarming; the same leak in a bounded trace (--max-size) is found from the per-step
+# summaries of every step, its rate the same. The HTML page shows the same.
+set -u
+export LD_LIBRARY_PATH="$FAKE"
+fail() { echo "long_growth: $*"; exit 1; }
+SIM="$ROOT/examples/sim/sim_long.py"
+N=40
+for sc in leak steady cache; do
+    "$VT" run -q -o "$sc.vt" -- python3 "$SIM" --scenario=$sc --max_iters=$N >"$sc.out" 2>&1 ||
+        { cat "$sc.out"; fail "sim_long --scenario=$sc failed"; }
+    "$VT" report --no-color "$sc.vt" >"$sc.txt" 2>"$sc.err" || fail "report $sc"
+    "$VT" report --json "$sc.vt" >"$sc.json" || fail "report --json $sc"
+done
+"$VT" run -q -o sum.vt -- python3 "$SIM" --scenario=leak --leak=sum --max_iters=$N >sum.out 2>&1 ||
+    fail "sim_long --leak=sum failed"
+"$VT" report --json sum.vt >sum.json || fail "report --json sum"
+"$VT" run -q --max-size 8MiB -o bounded.vt -- python3 "$SIM" --scenario=leak --max_iters=$N \
+    >bounded.out 2>&1 || fail "sim_long under --max-size failed"
+"$VT" report --json bounded.vt >bounded.json || fail "report --json bounded"
+"$VT" report --no-color bounded.vt >bounded.txt 2>/dev/null || fail "report bounded"
+
+python3 - "$N" <<'PYEOF' || exit 1
+import json, math, re, sys
+N = int(sys.argv[1])
+def truth(name):
+    for line in open(name + ".out"):
+        if line.startswith("VRAMTRACE_TORCH_STATS "):
+            return json.loads(line.split(" ", 1)[1])
+    raise SystemExit("no truth line in %s.out" % name)
+def growth(name):
+    return json.load(open(name + ".json"))["growth"]
+bad = []
+steady, leak = truth("steady"), truth("leak")
+assert steady["iters"] == leak["iters"] == N, (steady["iters"], leak["iters"])
+# the leak's truth: what its allocator holds at the end beyond the same run without the leak,
+# per step (the first kept loss comes after the first step)
+true_rate = (leak["memory_allocated"] - steady["memory_allocated"]) / (N - 1)
+assert true_rate > 1 << 20, true_rate
+for name in ("leak", "bounded", "sum"):
+    g = growth(name)
+    if g["steps"] < N:
+        bad.append("%s: %d steps seen, the run made %d" % (name, g["steps"], N))
+    if not g["growing"]:
+        bad.append("%s: nothing found growing" % name)
+        continue
+    if abs(g["bytes_per_step"] - true_rate) > 0.05 * true_rate:
+        bad.append("%s: %.0f B per step, the program's own counters say %.0f" % (name, g["bytes_per_step"], true_rate))
+    top = g["growing"][0]
+    if "forward" not in top["site"] or top["phase"] != "forward" or not top["in_module_forward"]:
+        bad.append("%s: the growing site is not the model's forward: %s" % (name, top))
+    if "validation_loss" not in top["caller"] or "sim_long.py" not in top["caller"]:
+        bad.append("%s: the script's line that keeps the loss is not named: %r" % (name, top["caller"]))
+    if top["since_step"] > 3:
+        bad.append("%s: growth said to start at step %d (the leak starts after step 1)" % (name, top["since_step"]))
+    k = g["reaches_card"]
+    if not k:
+        bad.append("%s: no estimate of when it reaches the card" % name)
+    else:
+        want = math.ceil((k["capacity_bytes"] - g["last_step_peak_bytes"]) / g["bytes_per_step"])
+        if abs(k["steps"] - want) > 1 or k["at_step"] != g["steps"] + int(k["steps"]):
+            bad.append("%s: reaches the card in %s steps, the headroom over the rate is %d" % (name, k["steps"], want))
+if growth("bounded")["source"] != "summaries" or growth("leak")["source"] != "replay":
+    bad.append("sources: bounded %s, plain %s" % (growth("bounded")["source"], growth("leak")["source"]))
+txt = open("leak.txt").read()
+m = re.search(r"reaches the card \(([^,]+), [^)]*\) in about (\d+) steps", txt)
+if not m or int(m.group(2)) != int(growth("leak")["reaches_card"]["steps"]):
+    bad.append("leak: the text does not say when it reaches the card as the JSON does")
+if "validation_loss" not in txt or "stays alive past its step" not in txt:
+    bad.append("leak: the text does not name the loop's line or say what stays alive")
+# a cache, every 5 steps 1 MiB: its rate, and no word of a forward's graph
+c, ct = growth("cache"), truth("cache")
+if not c["growing"] or abs(c["bytes_per_step"] - ct["cache_bytes_per_step"]) > 0.1 * ct["cache_bytes_per_step"]:
+    bad.append("cache: %s B per step, the program adds %s" % (c["growing"] and c["bytes_per_step"], ct["cache_bytes_per_step"]))
+elif c["growing"][0]["in_module_forward"] or "its graph" in open("cache.txt").read():
+    bad.append("cache: called a forward's graph")
+# plain training: nothing grows, nothing alarming
+s = growth("steady")
+stxt = open("steady.txt").read()
+if s["growing"] or s["reaches_card"] is not None or s["steps"] < N:
+    bad.append("steady: %s" % {k: s[k] for k in ("growing", "reaches_card", "steps")})
+if "nothing grows step after step" not in stxt or "reaches the card" in stxt or "stays alive" in stxt:
+    bad.append("steady: the text says more than that nothing grows")
+if bad:
+    print("\n".join(bad))
+    sys.exit(1)
+print("long_growth: leak %.2f MiB/step (truth %.2f), cache %.0f KiB/step, steady none" % (
+    growth("leak")["bytes_per_step"] / 2**20, true_rate / 2**20, c["bytes_per_step"] / 1024))
+PYEOF
+# the HTML page: the same section (what grows, the script's line, when it reaches the card)
+for sc in leak steady bounded; do
+    "$VT" report --html $sc.html $sc.vt >/dev/null 2>&1 || fail "report --html $sc"
+done
+grep -q '<table id=growing>' leak.html && grep -q 'validation_loss' leak.html &&
+    grep -q '<p id=growth-card>' leak.html || fail "the page does not show the leak"
+grep -q '<p id=growth-none>' steady.html && ! grep -q 'id=growing' steady.html ||
+    fail "the page of plain training shows growth"
+grep -q '<p id=bounded>' bounded.html || fail "the page of a bounded trace does not say so"

@@ -1,0 +1,52 @@
+#!/bin/sh
+# watch_live.sh — `vramtrace watch` on a trace being written (a simulated leak, 60 steps of
+# 50 ms, examples/sim/sim_long.py), plain and bounded (--max-size): one line per refresh when
+# stdout is not a terminal, the steps rising while the run is alive (read before the run ended),
+# the last line once the trailer is there, with every step, the growth per step and the site;
+# `run --watch` shows the same while it runs its command and returns the command's status;
+# --once on an ended trace prints one line; a file that is not there is an error.
+set -u
+export LD_LIBRARY_PATH="$FAKE"
+fail() { echo "watch_live: $*"; exit 1; }
+SIM="$ROOT/examples/sim/sim_long.py"
+N=60
+for t in plain bounded; do
+    opt=""
+    [ $t = bounded ] && opt="--max-size 8MiB"
+    # shellcheck disable=SC2086
+    "$VT" run -q $opt -o $t.vt -- python3 "$SIM" --scenario=leak --max_iters=$N --step_sleep=0.05 \
+        >$t.run 2>&1 &
+    pid=$!
+    i=0
+    while [ ! -s $t.vt ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+    [ -s $t.vt ] || fail "$t: no trace after 10 s"
+    timeout 120 "$VT" watch --interval 0.2 $t.vt >$t.watch 2>$t.werr || { cat $t.werr; fail "$t: watch failed"; }
+    wait $pid || fail "$t: the run failed"
+    python3 - $t $N <<'PYEOF' || { cat $t.watch; fail "$t: (see above)"; }
+import re, sys
+t, n = sys.argv[1], int(sys.argv[2])
+lines = [l for l in open(t + ".watch") if l.strip()]
+steps = [int(re.search(r" steps (\d+) ", l).group(1)) for l in lines]
+assert len(lines) >= 5, "%d lines" % len(lines)
+assert steps == sorted(steps), steps
+assert len({s for s in steps if s < n}) >= 3, "not read while the run was alive: %s" % steps
+last = lines[-1]
+assert last.rstrip().endswith("(ended)") and steps[-1] >= n, last
+m = re.search(r"growth \+([\d.]+) (MiB|KiB)/step at (.*?) \(ended\)", last)
+assert m and "forward" in m.group(3), last
+assert all("(ended)" not in l for l in lines[:-1]), "ended before the end"
+PYEOF
+done
+"$VT" run --watch -o rw.vt -- python3 "$SIM" --scenario=leak --max_iters=30 --step_sleep=0.04 \
+    >rw.out 2>rw.err
+rc=$?
+[ $rc -eq 0 ] || { cat rw.err; fail "run --watch: exit $rc"; }
+n=$(grep -c ' steps [0-9]* growth' rw.out)
+[ "$n" -ge 2 ] || { cat rw.out; fail "run --watch showed $n lines"; }
+"$VT" run --watch -q -o rf.vt -- sh -c 'exit 3' >/dev/null 2>&1
+[ $? -eq 3 ] || fail "run --watch does not return the command's status"
+"$VT" watch --once plain.vt >once.out || fail "watch --once on an ended trace"
+[ "$(wc -l <once.out)" -eq 1 ] && grep -q '(ended)' once.out || { cat once.out; fail "watch --once"; }
+"$VT" watch --once missing.vt >/dev/null 2>miss.err && fail "watch of a missing file succeeded"
+grep -q 'missing.vt' miss.err || { cat miss.err; fail "the error does not name the file"; }
+echo "watch_live: plain $(wc -l <plain.watch) lines, bounded $(wc -l <bounded.watch), run --watch $n"

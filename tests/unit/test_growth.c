@@ -1,0 +1,155 @@
+/* test_growth.c — growth across steps (analyzer/model/facts/growth.c) on hand-made steps: a
+ * leak of a known size per step is found with its rate and since which step, and the step rule
+ * (backward, then the optimizer, then the next forward) counts every step; a cache filled in the
+ * first steps and kept is not growth; a stack that grows and then falls back is not; a run of
+ * steps given by STEP records (a chunked trace) replaces the replay's own; a fall of less than a
+ * tenth of what a run gained keeps the run going. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "growth.h"
+
+#define MiB (1ull << 20)
+
+/* step: one training step: a forward of an activation (stack 2, freed by the backward), a
+ * backward (a gradient, stack 3, freed), an optimizer allocation (stack 4, freed); leak bytes
+ * (stack 5) kept each step when > 0 */
+static void step(growth *g, uint64_t t, uint64_t leak)
+{
+    growth_alloc(g, 2, 8 * MiB, 1, 0, PHASE_FORWARD, 0, t);
+    if (leak)
+        growth_alloc(g, 5, leak, 1, 0, PHASE_FORWARD, 0, t + 1);
+    growth_alloc(g, 3, 4 * MiB, 1, 0, PHASE_BACKWARD, 1, t + 2);
+    growth_free(g, 2, 8 * MiB, 1, 0);
+    growth_alloc(g, 4, 1 * MiB, 1, 0, PHASE_OPTIMIZER, 0, t + 3);
+    growth_free(g, 4, 1 * MiB, 1, 0);
+    growth_free(g, 3, 4 * MiB, 1, 0);
+}
+
+static void test_leak_found(void **st)
+{
+    (void)st;
+    growth g;
+    memset(&g, 0, sizeof g);
+    growth_alloc(&g, 1, 100 * MiB, 1, 0, PHASE_INIT, 0, 1); /* the parameters */
+    for (int i = 0; i < 30; i++)
+        step(&g, 1000 * (uint64_t)(i + 1), i >= 10 ? 3 * MiB : 0);
+    growth_end(&g, 100000);
+    assert_int_equal(g.steps, 30);
+    assert_int_equal(g.opt_steps, 30);
+    growth_site s[4];
+    int n = growth_sites(&g, s, 4);
+    assert_int_equal(n, 1);
+    assert_int_equal(s[0].stack, 5);
+    assert_int_equal(s[0].phase, PHASE_FORWARD);
+    assert_true(s[0].rate > 2.9 * MiB && s[0].rate < 3.1 * MiB);
+    assert_true(s[0].since_step >= 10 && s[0].since_step <= 12);
+    assert_int_equal(s[0].bytes_last, 20 * 3 * MiB);
+    /* the live bytes at the last step's end: the parameters and the leak */
+    assert_int_equal(g.last_live, 100 * MiB + 60 * MiB);
+    growth_free_all(&g);
+}
+
+static void test_no_growth(void **st)
+{
+    (void)st;
+    growth g;
+    memset(&g, 0, sizeof g);
+    growth_alloc(&g, 1, 100 * MiB, 1, 0, PHASE_INIT, 0, 1);
+    for (int i = 0; i < 40; i++) {
+        step(&g, 1000 * (uint64_t)(i + 1), 0);
+        if (i < 6) /* a cache filled in the first steps and kept: not growth */
+            growth_alloc(&g, 6, 50 * MiB, 1, 0, PHASE_FORWARD, 0, 1000 * (uint64_t)(i + 1) + 5);
+        if (i >= 5 && i < 15) /* grows for 10 steps, then falls back: not growth */
+            growth_alloc(&g, 7, 2 * MiB, 1, 0, PHASE_FORWARD, 0, 1000 * (uint64_t)(i + 1) + 6);
+        if (i == 15)
+            growth_free(&g, 7, 20 * MiB, 1, 0);
+    }
+    assert_int_equal(g.steps, 39); /* the last step ends with the run: */
+    growth_end(&g, 100000);
+    growth_site s[4];
+    assert_int_equal(growth_sites(&g, s, 4), 0);
+    assert_int_equal(g.steps, 40);
+    growth_free_all(&g);
+}
+
+static void test_tolerates_small_fall(void **st)
+{
+    (void)st;
+    growth g;
+    memset(&g, 0, sizeof g);
+    for (int i = 0; i < 20; i++) {
+        step(&g, 1000 * (uint64_t)(i + 1), 4 * MiB);
+        if (i == 12) /* a little of it freed once (a fall at that step's end): the run goes on */
+            growth_free(&g, 5, 6 * MiB, 1, 0);
+    }
+    growth_site s[2];
+    assert_int_equal(growth_sites(&g, s, 2), 1);
+    assert_true(s[0].since_step <= 2);
+    assert_int_equal(s[0].n_up, 17); /* the step ends 2..19 rose, but the one that fell */
+    growth_free_all(&g);
+}
+
+/* step_rec: a STEP record of one stack's bytes */
+static reader_step step_rec(uint32_t n, uint64_t t, uint32_t stack, uint64_t bytes, uint8_t *buf)
+{
+    reader_step r;
+    memset(&r, 0, sizeof r);
+    r.fixed.step = n;
+    r.fixed.flags = VT_STEPF_TENSORS | VT_STEPF_OPTIMIZER;
+    r.fixed.live_tensor = bytes;
+    r.fixed.peak_device = bytes + 10 * MiB;
+    r.fixed.n_stacks = 1;
+    r.time_ns = t;
+    vt_step_stack v = {stack, 0, bytes};
+    memcpy(buf, &v, sizeof v);
+    r.stacks = buf;
+    return r;
+}
+
+static int phase_fwd(void *ctx, uint32_t id)
+{
+    (void)ctx;
+    return id == 9 ? PHASE_FORWARD : PHASE_OTHER;
+}
+
+static void test_step_records_rule(void **st)
+{
+    (void)st;
+    growth g;
+    memset(&g, 0, sizeof g);
+    for (int i = 0; i < 10; i++) /* the replay's own steps, with a leak at stack 5 ... */
+        step(&g, 1000 * (uint64_t)(i + 1), 3 * MiB);
+    uint8_t buf[16];
+    for (uint32_t i = 1; i <= 50; i++) { /* ... until the trace's STEP records come */
+        reader_step r = step_rec(i, 100000 + i, 9, (uint64_t)i * MiB, buf);
+        growth_step_record(&g, &r, phase_fwd, NULL);
+    }
+    assert_true(g.from_records);
+    assert_int_equal(g.steps, 50);
+    growth_site s[4];
+    assert_int_equal(growth_sites(&g, s, 4), 1);
+    assert_int_equal(s[0].stack, 9);
+    assert_int_equal(s[0].phase, PHASE_FORWARD);
+    assert_true(s[0].rate > 0.99 * MiB && s[0].rate < 1.01 * MiB);
+    assert_int_equal(g.last_peak_device, 60 * MiB);
+    growth_free_all(&g);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_leak_found),
+        cmocka_unit_test(test_no_growth),
+        cmocka_unit_test(test_tolerates_small_fall),
+        cmocka_unit_test(test_step_records_rule),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
