@@ -231,7 +231,7 @@ test: test-build
 	$(Q)if [ -n "$(FUZZ_OK)" ]; then $(MAKE) --no-print-directory BUILD=$(BUILD) fuzz-build; \
 	  else echo "  (no clang with libFuzzer: the fuzz round is skipped)"; fi
 	$(Q)$(if $(DEPS_PREFIX),true,sh scripts/install-deps.sh --test) || \
-	  echo "  (no chromium: the HTML page's browser test is skipped)"
+	  echo "  (a test tool is missing: its test is skipped, saying why)"
 	$(Q)BUILD=$(BUILD) sh tests/run.sh $(UNIT_BINS)
 
 check: test

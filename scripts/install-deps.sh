@@ -1,6 +1,7 @@
 #!/bin/sh
 # install-deps.sh — make sure the build dependencies (Debian packages) are present; with
-# --test, the test tools (chromium, for the HTML page's browser test; called by `make test`).
+# --test, the test tools (chromium, for the HTML page's browser test; python3-torch, a CPU
+# PyTorch for the trainer example's smoke test; called by `make test`).
 # Called by `make` once (stamp build/.deps-ok); installs only what is missing, with apt-get,
 # after printing the commands and how to skip them. VRAMTRACE_NO_INSTALL=1: never install, only
 # say what is missing (exit 2). DEPS_PREFIX=DIR on make's command line skips this script.
@@ -8,11 +9,17 @@ set -eu
 missing=""
 what="build dependencies"
 if [ "${1:-}" = --test ]; then
-    # `make test`'s own tools: a headless browser for tests/integration/html_browser.sh (the
-    # test is skipped, saying why, when this fails)
+    # `make test`'s own tools: a headless browser for tests/integration/html_browser.sh, a CPU
+    # PyTorch for ex_gpt_cpu.sh (each test is skipped, saying why, when its tool is missing)
     what="test tools"
     command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 ||
         command -v google-chrome >/dev/null 2>&1 || missing=" chromium"
+    # a CPU PyTorch for the system's python3 (tests/integration/ex_gpt_cpu.sh runs the trainer
+    # example with it): Debian's python3-torch, when no python3 on the PATH has torch already
+    if ! python3 -c 'import torch' >/dev/null 2>&1 && [ -x /usr/bin/python3 ] &&
+        ! /usr/bin/python3 -c 'import torch' >/dev/null 2>&1; then
+        missing="$missing python3-torch"
+    fi
 else
     have_hdr() { printf '#include <%s>\nint main(void){return 0;}\n' "$1" | ${CC:-cc} -x c - -fsyntax-only $2 >/dev/null 2>&1; }
     have_hdr libunwind.h "" || missing="$missing libunwind-dev"

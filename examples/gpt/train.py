@@ -88,10 +88,22 @@ class CausalSelfAttention(nn.Module):
         q = q.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
         k = k.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
         v = v.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
-        y = F.scaled_dot_product_attention(q, k, v, attn_mask=None, is_causal=True,
-                                           dropout_p=self.dropout if self.training else 0.0)
+        y = causal_attention(q, k, v, self.dropout if self.training else 0.0)
         y = y.transpose(1, 2).contiguous().view(B, T, C)
         return self.resid_dropout(self.c_proj(y))
+
+
+def causal_attention(q, k, v, dropout_p):
+    """Fused attention (F.scaled_dot_product_attention, PyTorch >= 2.0); the explicit form on
+    older releases (the CPU smoke test runs on Debian's PyTorch 1.13)."""
+    if hasattr(F, "scaled_dot_product_attention"):
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=None, is_causal=True,
+                                              dropout_p=dropout_p)
+    T = q.size(-2)
+    att = (q @ k.transpose(-2, -1)) / math.sqrt(k.size(-1))
+    causal = torch.ones(T, T, dtype=torch.bool, device=q.device).tril()
+    att = F.softmax(att.masked_fill(~causal, float("-inf")), dim=-1)
+    return F.dropout(att, p=dropout_p) @ v
 
 
 class MLP(nn.Module):
@@ -157,7 +169,7 @@ class GPT(nn.Module):
         logits = self.lm_head(x)
         loss = None
         if targets is not None:
-            loss = F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1),
+            loss = F.cross_entropy(logits.view(-1, logits.size(-1)), targets.reshape(-1),
                                    ignore_index=-1)
         return logits, loss
 
@@ -383,8 +395,10 @@ def main(argv):
         if master:
             print(f"number of parameters: {nparams / 1e6:.2f}M", flush=True)
         model.to(device)
-        scaler = torch.amp.GradScaler(device_type, enabled=(c["dtype"] == "float16"
-                                                            and device_type == "cuda"))
+        fp16 = c["dtype"] == "float16" and device_type == "cuda"
+        scaler = (torch.amp.GradScaler(device_type, enabled=fp16)
+                  if hasattr(torch.amp, "GradScaler")  # PyTorch >= 2.3
+                  else torch.cuda.amp.GradScaler(enabled=fp16))
         optimizer = model.configure_optimizers(c, device_type)
         raw_model = model
         if c["compile"]:

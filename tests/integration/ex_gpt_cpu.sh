@@ -1,13 +1,17 @@
 #!/bin/sh
 # ex_gpt_cpu.sh — examples/gpt/train.py's CPU smoke test: two iterations of a tiny GPT, one
-# VRAMTRACE_TORCH_STATS line, config files and --key=value overrides. Skips (77) without torch,
-# saying why and what would run (PyPI may be out of reach: the suite never installs PyTorch).
+# VRAMTRACE_TORCH_STATS line, config files and --key=value overrides. The python: $PYTHON, else
+# python3 when it has torch, else /usr/bin/python3 (Debian's python3-torch, which `make test`
+# installs with scripts/install-deps.sh --test). Skips (77) without torch, saying why.
 set -u
 PY=${PYTHON:-python3}
+if [ -z "${PYTHON:-}" ] && ! "$PY" -c 'import torch' >/dev/null 2>&1 && [ -x /usr/bin/python3 ]; then
+    PY=/usr/bin/python3
+fi
 if ! "$PY" -c 'import torch' >/dev/null 2>&1; then
     # one line (tests/run.sh prints the last): why, and what would run with torch
-    echo "$PY cannot import torch (PyTorch is not installed for it; the suite never installs it," \
-        "as PyPI may be out of reach);" \
+    echo "$PY cannot import torch (make test installs Debian's python3-torch for /usr/bin/python3" \
+        "when missing; that failed or was skipped);" \
         "with PYTHON=a python that has torch (CPU build is enough) this runs examples/gpt/train.py" \
         "on the CPU: 2 iterations of a tiny GPT from a config file + --key=value, its stats line," \
         "and exit 2 for an unknown knob or a bad value"
