@@ -7,49 +7,50 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { G_FWD, G_BWD, G_OPT };
-
 #define GROW_MIN_BYTES (1ull << 20)
 
-static growth_stack *stack_at(growth *g, uint32_t id)
+/* stack_at: 1 when stack id is in the arrays (grown to hold it), 0 when it cannot be */
+static int stack_at(growth *g, uint32_t id)
 {
     if (!id || id > 0xffffffu)
-        return NULL;
-    if (id >= g->nst) {
-        uint32_t n = g->nst ? g->nst : 1024;
-        while (n <= id)
-            n *= 2;
-        growth_stack *ns = realloc(g->st, (size_t)n * sizeof *ns);
-        if (!ns)
-            return NULL;
-        memset(ns + g->nst, 0, (size_t)(n - g->nst) * sizeof *ns);
-        for (uint32_t i = g->nst; i < n; i++)
-            ns[i].phase = PHASE_COUNT;
+        return 0;
+    if (id < g->nst)
+        return 1;
+    uint32_t n = g->nst ? g->nst : 1024;
+    while (n <= id)
+        n *= 2;
+    growth_live *nl = realloc(g->live, (size_t)n * sizeof *nl);
+    if (nl)
+        g->live = nl;
+    uint8_t *np = realloc(g->ph, n);
+    if (np)
+        g->ph = np;
+    growth_stack *ns = realloc(g->st, (size_t)n * sizeof *ns);
+    if (ns)
         g->st = ns;
-        g->nst = n;
-    }
-    return &g->st[id];
+    if (!nl || !np || !ns)
+        return 0;
+    memset(nl + g->nst, 0, (size_t)(n - g->nst) * sizeof *nl);
+    memset(np + g->nst, PHASE_COUNT, n - g->nst);
+    memset(ns + g->nst, 0, (size_t)(n - g->nst) * sizeof *ns);
+    g->nst = n;
+    return 1;
 }
 
-static void mark(growth *g, uint32_t id, growth_stack *s)
+int growth_more_dirty(growth *g)
 {
-    if (s->dirty)
-        return;
-    if (g->ndirty == g->capdirty) {
-        size_t n = g->capdirty ? g->capdirty * 2 : 1024;
-        uint32_t *nd = realloc(g->dirty, n * sizeof *nd);
-        if (!nd)
-            return;
-        g->dirty = nd;
-        g->capdirty = n;
-    }
-    g->dirty[g->ndirty++] = id;
-    s->dirty = 1;
+    size_t n = g->capdirty ? g->capdirty * 2 : 1024;
+    uint32_t *nd = realloc(g->dirty, n * sizeof *nd);
+    if (!nd)
+        return -1;
+    g->dirty = nd;
+    g->capdirty = n;
+    return 0;
 }
 
-static uint64_t value(const growth *g, const growth_stack *s)
+static uint64_t value(const growth *g, uint32_t id)
 {
-    return g->tensors_seen ? s->tensor : s->device;
+    return g->tensors_seen ? g->live[id].tensor : g->live[id].device;
 }
 
 /* sample: a step ended at t: every stack whose bytes changed continues or restarts its run */
@@ -57,9 +58,10 @@ static void sample(growth *g, uint64_t t)
 {
     g->steps++;
     for (size_t i = 0; i < g->ndirty; i++) {
-        growth_stack *s = &g->st[g->dirty[i]];
-        uint64_t v = value(g, s);
-        s->dirty = 0;
+        uint32_t id = g->dirty[i];
+        growth_stack *s = &g->st[id];
+        uint64_t v = value(g, id);
+        g->ph[id] &= (uint8_t)~GROWTH_DIRTY;
         /* a run ends where its bytes fall back, beyond a tenth of what it gained (a step's own
          * tensors at the moment it ended; a run that ended inside a step) */
         if (s->run_start == 0 || (v < s->last && (s->last - v) * 10 > s->last - s->run_bytes)) {
@@ -87,7 +89,6 @@ static void sample(growth *g, uint64_t t)
     g->opt_steps += g->opt_since;
     g->opt_since = g->oom_since = 0;
     g->peak_device = g->device;
-    g->peak_tensor = g->tensor;
     if (!g->every)
         g->every = 1;
     if (g->npts == GROWTH_POINTS) { /* every other point goes; the step between points doubles */
@@ -96,7 +97,7 @@ static void sample(growth *g, uint64_t t)
         g->npts = GROWTH_POINTS / 2;
         g->every *= 2;
     }
-    if (g->steps % g->every == 0) {
+    if ((g->steps & (g->every - 1)) == 0) { /* every: a power of two */
         growth_point *p = &g->pts[g->npts++];
         p->step = g->steps;
         p->time_ns = t;
@@ -105,57 +106,31 @@ static void sample(growth *g, uint64_t t)
     }
 }
 
-static void add(growth *g, uint32_t stack, uint64_t size, int tensor, int device, int sign,
-                int phase_now)
+void growth_sample_now(growth *g, uint64_t time_ns)
 {
-    if (tensor) {
-        g->tensor += sign > 0 ? size : (uint64_t) - (int64_t)size;
-        g->tensors_seen = 1;
-    }
-    if (device)
-        g->device += sign > 0 ? size : (uint64_t) - (int64_t)size;
-    if (g->tensor > g->peak_tensor)
-        g->peak_tensor = g->tensor;
-    if (g->device > g->peak_device)
-        g->peak_device = g->device;
-    growth_stack *s = stack_at(g, stack);
-    int ph = s && s->phase < PHASE_COUNT ? s->phase : phase_now;
+    sample(g, time_ns);
+}
+
+/* growth_add_slow: growth_add's stack part (the levels are counted) for a stack id not in the
+ * arrays yet or whose phase is not known yet */
+void growth_add_slow(growth *g, uint32_t stack, uint64_t delta, int tensor, int device,
+                     int phase_now)
+{
+    int have = stack_at(g, stack);
+    unsigned known = have ? g->ph[stack] & ~GROWTH_DIRTY : PHASE_COUNT;
+    int ph = known < PHASE_COUNT ? (int)known : phase_now;
     if (ph >= 0 && ph < PHASE_COUNT && (g->tensors_seen ? tensor : device))
-        g->by_phase[ph] += sign > 0 ? size : (uint64_t) - (int64_t)size;
-    if (!s)
+        g->by_phase[ph] += delta;
+    if (!have)
         return;
-    if (s->phase == PHASE_COUNT && phase_now >= 0 && phase_now < PHASE_COUNT)
-        s->phase = (uint8_t)phase_now;
+    if (known == PHASE_COUNT && phase_now >= 0 && phase_now < PHASE_COUNT)
+        g->ph[stack] = (uint8_t)((g->ph[stack] & GROWTH_DIRTY) | (unsigned)phase_now);
     if (tensor)
-        s->tensor += sign > 0 ? size : (uint64_t) - (int64_t)size;
+        g->live[stack].tensor += delta;
     if (device)
-        s->device += sign > 0 ? size : (uint64_t) - (int64_t)size;
-    mark(g, stack, s);
-}
-
-void growth_alloc(growth *g, uint32_t stack, uint64_t size, int tensor, int device, int ph,
-                  int backward, uint64_t time_ns)
-{
-    if (!tensor && !device)
-        return;
-    if (!g->from_records) { /* the packer's rule (trace_format.h, STEP) */
-        if (backward || ph == PHASE_BACKWARD) {
-            g->state = G_BWD;
-        } else if (ph == PHASE_OPTIMIZER) {
-            g->state = G_OPT;
-            g->opt_since = 1;
-        } else if (g->state != G_FWD) {
-            sample(g, time_ns);
-            g->state = G_FWD;
-        }
-    }
-    add(g, stack, size, tensor, device, 1, ph);
-}
-
-void growth_free(growth *g, uint32_t stack, uint64_t size, int tensor, int device)
-{
-    if (tensor || device)
-        add(g, stack, size, tensor, device, -1, -1);
+        g->live[stack].device += delta;
+    if (!(g->ph[stack] & GROWTH_DIRTY))
+        growth_mark(g, stack);
 }
 
 void growth_step_record(growth *g, const reader_step *st, int (*phase_of)(void *, uint32_t),
@@ -163,11 +138,12 @@ void growth_step_record(growth *g, const reader_step *st, int (*phase_of)(void *
 {
     if (!g->from_records) { /* the trace's own steps from now on: the replay's are forgotten */
         g->from_records = 1;
-        for (uint32_t i = 0; i < g->nst; i++) {
-            uint8_t ph = g->st[i].phase;
-            memset(&g->st[i], 0, sizeof g->st[i]);
-            g->st[i].phase = ph;
+        if (g->nst) {
+            memset(g->st, 0, (size_t)g->nst * sizeof *g->st);
+            memset(g->live, 0, (size_t)g->nst * sizeof *g->live);
         }
+        for (uint32_t i = 0; i < g->nst; i++)
+            g->ph[i] &= (uint8_t)~GROWTH_DIRTY;
         g->ndirty = 0;
         g->steps = g->opt_steps = g->oom_steps = 0;
         g->first_ns = g->last_ns = 0;
@@ -181,19 +157,25 @@ void growth_step_record(growth *g, const reader_step *st, int (*phase_of)(void *
     g->device = st->fixed.live_device;
     for (uint32_t i = 0; i < st->fixed.n_stacks; i++) {
         vt_step_stack v = reader_step_stack(st, i);
-        growth_stack *s = stack_at(g, v.stack_id);
-        if (!s)
+        uint32_t id = v.stack_id;
+        if (!stack_at(g, id))
             continue;
-        if (s->phase == PHASE_COUNT && phase_of)
-            s->phase = (uint8_t)phase_of(ctx, v.stack_id);
-        uint64_t old = value(g, s);
-        if (s->phase < PHASE_COUNT)
-            g->by_phase[s->phase] += v.bytes - old;
+        unsigned ph = g->ph[id] & ~GROWTH_DIRTY;
+        if (ph == PHASE_COUNT && phase_of) {
+            ph = (unsigned)phase_of(ctx, id) & 0xffu;
+            if (ph & GROWTH_DIRTY) /* not a phase: stays unknown, as any other past the last */
+                ph = (uint8_t)~GROWTH_DIRTY;
+            g->ph[id] = (uint8_t)((g->ph[id] & GROWTH_DIRTY) | ph);
+        }
+        uint64_t old = value(g, id);
+        if (ph < PHASE_COUNT)
+            g->by_phase[ph] += v.bytes - old;
         if (g->tensors_seen)
-            s->tensor = v.bytes;
+            g->live[id].tensor = v.bytes;
         else
-            s->device = v.bytes;
-        mark(g, v.stack_id, s);
+            g->live[id].device = v.bytes;
+        if (!(g->ph[id] & GROWTH_DIRTY))
+            growth_mark(g, id);
     }
     g->peak_device = st->fixed.peak_device;
     g->opt_since = (st->fixed.flags & VT_STEPF_OPTIMIZER) != 0;
@@ -203,16 +185,20 @@ void growth_step_record(growth *g, const reader_step *st, int (*phase_of)(void *
 
 void growth_end(growth *g, uint64_t end_ns)
 {
-    if (!g->from_records && g->state != G_FWD)
+    if (!g->from_records && g->state != GROWTH_FWD)
         sample(g, end_ns);
-    g->state = G_FWD;
+    g->state = GROWTH_FWD;
 }
 
 void growth_free_all(growth *g)
 {
     free(g->st);
+    free(g->live);
+    free(g->ph);
     free(g->dirty);
     g->st = NULL;
+    g->live = NULL;
+    g->ph = NULL;
     g->dirty = NULL;
     g->nst = 0;
     g->ndirty = g->capdirty = 0;
@@ -238,7 +224,7 @@ int growth_sites(const growth *g, growth_site *out, int max)
         if (span < 4 || s->last_up + recent < g->steps)
             continue;
         growth_site site = {id,
-                            s->phase,
+                            (uint8_t)(g->ph[id] & ~GROWTH_DIRTY),
                             s->run_start,
                             s->n_up,
                             s->run_bytes,

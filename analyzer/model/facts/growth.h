@@ -17,14 +17,20 @@
 
 #define GROWTH_POINTS 256 /* the series kept for views: every k-th step, k doubling */
 
-/* one stack's bytes over the steps: its current run of steps without a decrease */
+/* one stack's bytes at the step ends: its current run of steps without a decrease (looked at
+ * only when a step ends, for the stacks whose bytes changed in it) */
 typedef struct growth_stack {
-    uint64_t tensor, device; /* live now */
-    uint64_t last;           /* at the last step end */
-    uint64_t run_bytes;      /* at the step its run began */
+    uint64_t last;      /* at the last step end */
+    uint64_t run_bytes; /* at the step its run began */
     uint32_t run_start, last_up, n_up;
-    uint8_t dirty, phase; /* phase: the phase of its first allocation (PHASE_COUNT: unknown) */
 } growth_stack;
+
+/* one stack's bytes live now (what each event changes: 16 bytes a stack, dense by stack id) */
+typedef struct growth_live {
+    uint64_t tensor, device;
+} growth_live;
+
+#define GROWTH_DIRTY 0x80u /* in growth.ph: the stack's bytes changed since the last step end */
 
 typedef struct growth_point {
     uint32_t step;
@@ -34,13 +40,16 @@ typedef struct growth_point {
 } growth_point;
 
 typedef struct growth {
-    growth_stack *st;
+    growth_live *live; /* by stack id, [0, nst) */
+    uint8_t *ph;       /* by stack id: the phase of its first allocation (PHASE_COUNT: unknown),
+                        * | GROWTH_DIRTY */
+    growth_stack *st;  /* by stack id */
     uint32_t nst;
     uint32_t *dirty;
     size_t ndirty, capdirty;
     int tensors_seen, state, opt_since, oom_since;
     int from_records; /* STEP records seen: they are the steps (the replay's are ignored) */
-    uint64_t tensor, device, peak_tensor, peak_device;
+    uint64_t tensor, device, peak_device;
     uint64_t by_phase[PHASE_COUNT]; /* live now, by the phase of the stack's first allocation */
     uint32_t steps, opt_steps, oom_steps, first_oom_step;
     uint64_t first_ns, last_ns; /* the first and the last step end */
@@ -51,10 +60,86 @@ typedef struct growth {
 
 /* growth_alloc / growth_free: an allocation the replay counted, with its stack and the phase of
  * the event: tensor (a tensor's bytes), device (bytes of device memory the process holds);
- * backward: the event came from the autograd engine. */
-void growth_alloc(growth *g, uint32_t stack, uint64_t size, int tensor, int device, int ph,
-                  int backward, uint64_t time_ns);
-void growth_free(growth *g, uint32_t stack, uint64_t size, int tensor, int device);
+ * backward: the event came from the autograd engine. Inline: the replay calls them per event;
+ * what is rare (a step's end, a new stack id, a first allocation of a stack) is growth.c's. */
+void growth_sample_now(growth *g, uint64_t time_ns);
+void growth_add_slow(growth *g, uint32_t stack, uint64_t delta, int tensor, int device,
+                     int phase_now);
+
+enum { GROWTH_FWD, GROWTH_BWD, GROWTH_OPT };
+
+int growth_more_dirty(growth *g);
+
+/* growth_mark: the stack's bytes changed in this step (its run is looked at when the step ends) */
+static inline void growth_mark(growth *g, uint32_t stack)
+{
+    if (g->ndirty == g->capdirty && growth_more_dirty(g) < 0)
+        return;
+    g->dirty[g->ndirty++] = stack;
+    g->ph[stack] |= GROWTH_DIRTY;
+    __builtin_prefetch(&g->st[stack]);
+}
+
+/* growth_add: delta (size, or its negation as unsigned) to the levels, the stack's phase's and
+ * the stack's; phase_now: the event's (-1 for a free). A stack seen before whose phase is known
+ * is the common case; the rest is growth_add_slow's. */
+static inline void growth_add(growth *g, uint32_t stack, uint64_t delta, int tensor, int device,
+                              int phase_now)
+{
+    uint64_t dt = tensor ? delta : 0, dd = device ? delta : 0;
+    g->tensor += dt;
+    g->device += dd;
+    g->tensors_seen |= tensor != 0;
+    if (g->device > g->peak_device)
+        g->peak_device = g->device;
+    unsigned p;
+    if (__builtin_expect(
+            !stack || stack >= g->nst || ((p = g->ph[stack]) & ~GROWTH_DIRTY) >= PHASE_COUNT, 0)) {
+        growth_add_slow(g, stack, delta, tensor, device, phase_now);
+        return;
+    }
+    if (g->tensors_seen ? tensor : device)
+        g->by_phase[p & ~GROWTH_DIRTY] += delta;
+    g->live[stack].tensor += dt;
+    g->live[stack].device += dd;
+    if (!(p & GROWTH_DIRTY))
+        growth_mark(g, stack);
+}
+
+static inline void growth_alloc(growth *g, uint32_t stack, uint64_t size, int tensor, int device,
+                                int ph, int backward, uint64_t time_ns)
+{
+    if (!tensor && !device)
+        return;
+    if (!g->from_records) { /* the packer's rule (trace_format.h, STEP) */
+        if (backward || ph == PHASE_BACKWARD) {
+            g->state = GROWTH_BWD;
+        } else if (ph == PHASE_OPTIMIZER) {
+            g->state = GROWTH_OPT;
+            g->opt_since = 1;
+        } else if (g->state != GROWTH_FWD) {
+            growth_sample_now(g, time_ns);
+            g->state = GROWTH_FWD;
+        }
+    }
+    growth_add(g, stack, size, tensor, device, ph);
+}
+
+static inline void growth_free(growth *g, uint32_t stack, uint64_t size, int tensor, int device)
+{
+    if (tensor || device)
+        growth_add(g, stack, (uint64_t) - (int64_t)size, tensor, device, -1);
+}
+
+/* growth_prefetch: a stack's bytes on their way to the cache (an event read ahead) */
+static inline void growth_prefetch(const growth *g, uint32_t stack)
+{
+    if (stack < g->nst) {
+        __builtin_prefetch(&g->live[stack]);
+        __builtin_prefetch(&g->ph[stack]);
+    }
+}
+
 /* growth_step_record: a STEP record (the trace's own steps; phase_of gives a stack's phase) */
 void growth_step_record(growth *g, const reader_step *st, int (*phase_of)(void *, uint32_t),
                         void *ctx);
