@@ -176,7 +176,7 @@ $(FAKE_RT): $(call obj,$(FAKERT_SRC)) tests/fakecuda/cudart.map Makefile | $(FAK
 # noinit = cda without an initialized() method.
 FAKE_C10_VARIANTS := cda cca odd noinit
 FAKE_C10 := $(foreach v,$(FAKE_C10_VARIANTS),$(FAKE_DIR)/c10/$(v)/libc10_cuda.so)
-$(FAKE_DIR)/c10/%/libc10_cuda.so: tests/fakecuda/c10/fake_c10.cpp tests/fakecuda/c10/fake_vmm.h $(FAKE_RT) Makefile
+$(FAKE_DIR)/c10/%/libc10_cuda.so: tests/fakecuda/c10/fake_c10.cpp $(wildcard tests/fakecuda/c10/*.h) $(FAKE_RT) Makefile
 	$(E) CXX $@
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CXX) -std=c++17 -O1 -g -fPIC -shared -fvisibility=hidden -Wall -Wextra -DFAKE_C10_LAYOUT_$* \

@@ -1,6 +1,6 @@
 // fake_c10.cpp — a fake libc10_cuda.so for tests and the simulation without PyTorch: the
 // project's own caching allocator on the fake cudart, following the rules of PyTorch's
-// (segments via cudaMalloc, tensors carved inside; see Native below), reachable the way
+// (segments via cudaMalloc, tensors carved inside; fake_native.h), reachable the way
 // PyTorch's is (the exported `allocator` atomic, a NativeCachingAllocator class with an
 // attachAllocatorTraceTracker virtual) and calling its trackers for each action.
 // Written from the public description of the mechanism; no PyTorch code. One build per layout:
@@ -14,7 +14,12 @@
 // address 512 bytes off), FAKE_C10_MEM_FRACTION=BYTES (an allocator-level limit: OOM with no
 // failed CUDA call), FAKE_C10_EXPANDABLE=1 (segments are 2 MiB physical chunks mapped one
 // by one into one reserved range, reported as SEGMENT_MAP / SEGMENT_UNMAP, like expandable
-// segments; the driver functions come from cudaGetDriverEntryPointByVersion).
+// segments; the driver functions come from cudaGetDriverEntryPointByVersion),
+// PYTORCH_CUDA_ALLOC_CONF (or PYTORCH_ALLOC_CONF) with max_split_size_mb:N and / or
+// garbage_collection_threshold:T (PyTorch's rules, fake_settings.h; the threshold acts only
+// with FAKE_C10_MEM_FRACTION, the fake's set_per_process_memory_fraction). record_stream:
+// fake_c10_record_stream(ptr, stream), and fake_c10_stream_done(stream), which lets the frees
+// that stream held back complete.
 #include <atomic>
 #include <cctype>
 #include <cstdint>
@@ -141,7 +146,17 @@ struct counters {
     }
     void free(uint64_t req, uint64_t blk)
     {
-        requested -= req, allocated -= blk, frees++;
+        free_requested(blk), free_completed(req);
+    }
+    // apart under record_stream, as PyTorch's: block bytes at the free request, requested
+    // bytes when the block returns to the pool
+    void free_requested(uint64_t blk)
+    {
+        allocated -= blk;
+    }
+    void free_completed(uint64_t req)
+    {
+        requested -= req, frees++;
     }
     void reserve(uint64_t n)
     {
@@ -189,6 +204,7 @@ static uint64_t oom_message(uint64_t tried)
     return fr;
 }
 
+#include "fake_settings.h"
 #include "fake_vmm.h"
 static vmm g_vmm;
 static bool expandable()
@@ -196,203 +212,7 @@ static bool expandable()
     return getenv("FAKE_C10_EXPANDABLE") && getenv("FAKE_C10_EXPANDABLE")[0] == '1';
 }
 
-namespace Native
-{
-// The caching allocator's rules (default settings): requests round up to 512 B; those of at
-// most 1 MiB come from the small pool's 2 MiB segments, those under 10 MiB from 20 MiB
-// segments, larger ones get a segment of their own rounded up to 2 MiB. A free block is found
-// best-fit (smallest size, then lowest address) in its pool and split when the rest is at
-// least 512 B (small pool) or more than 1 MiB (large pool); freed blocks merge with free
-// neighbours. When cudaMalloc fails, every cached segment that is one whole free block is
-// released and the cudaMalloc retried once; then an OOM entry and a null result.
-class NativeCachingAllocator final : public CUDAAllocator
-{
-    struct block {
-        size_t size, requested;
-        uintptr_t segment;
-        bool small, free;
-    };
-    std::map<uintptr_t, block> blocks_;             // by address
-    std::map<uintptr_t, size_t> segments_;          // base -> size
-    std::set<std::pair<size_t, uintptr_t>> pool_[2]; // free blocks (size, address); [1] small
-    std::vector<AllocatorTraceTracker> trackers_;
-    uint64_t limit_ = 0;
-    bool initialized_ = false; // like PyTorch's device allocators, made lazily at the first use
-
-    void trace(TraceEntry::Action a, uint64_t addr, uint64_t size)
-    {
-        TraceEntry te;
-        te.action_ = a;
-        te.device_ = 0;
-        te.addr_ = static_cast<decltype(te.addr_)>(addr);
-        te.stream_ = nullptr;
-        te.size_ = static_cast<decltype(te.size_)>(size);
-        te.mempool_ = {0, 0};
-        te.time_ = 0;
-        te.compile_context_ = "N/A";
-        for (auto &t : trackers_) // callbacks must not call back into the allocator
-            t(te);
-    }
-    static size_t round_up(size_t n, size_t m)
-    {
-        return (n + m - 1) / m * m;
-    }
-    void add_block(uintptr_t a, const block &b)
-    {
-        blocks_[a] = b;
-        if (b.free)
-            pool_[b.small].insert({b.size, a});
-    }
-    void take(std::map<uintptr_t, block>::iterator it) // a free block leaves its pool
-    {
-        pool_[it->second.small].erase({it->second.size, it->first});
-    }
-    bool release_free_segments()
-    {
-        bool any = false;
-        for (auto it = segments_.begin(); it != segments_.end();) {
-            auto b = blocks_.find(it->first);
-            if (b != blocks_.end() && b->second.free && b->second.size == it->second) {
-                take(b);
-                if (expandable()) {
-                    g_vmm.shrink(it->first, it->second);
-                    trace(TraceEntry::SEGMENT_UNMAP, it->first, it->second);
-                } else {
-                    cudaFree(reinterpret_cast<void *>(it->first));
-                    trace(TraceEntry::SEGMENT_FREE, it->first, it->second);
-                }
-                g_stats.unreserve(it->second);
-                blocks_.erase(b);
-                it = segments_.erase(it);
-                any = true;
-            } else {
-                ++it;
-            }
-        }
-        return any;
-    }
-    bool new_segment(size_t size, bool small)
-    {
-        if (limit_ && g_stats.reserved + size > limit_)
-            return false;
-        void *p = nullptr;
-        if (expandable()) {
-            size = round_up(size, vmm::CHUNK);
-            p = reinterpret_cast<void *>(g_vmm.grow(size));
-            if (!p)
-                return false;
-        } else if (cudaMalloc(&p, size) != 0 || !p) {
-            cudaGetLastError(); // PyTorch clears the error before it retries or raises
-            return false;
-        }
-        uintptr_t a = reinterpret_cast<uintptr_t>(p);
-        segments_[a] = size;
-        add_block(a, block{size, 0, a, small, true});
-        g_stats.reserve(size);
-        static const bool lie = getenv("FAKE_C10_LIE") && getenv("FAKE_C10_LIE")[0] == '1';
-        trace(expandable() ? TraceEntry::SEGMENT_MAP : TraceEntry::SEGMENT_ALLOC, lie ? a + 512 : a,
-              size);
-        return true;
-    }
-    std::map<uintptr_t, block>::iterator find_free(size_t size, bool small)
-    {
-        auto f = pool_[small].lower_bound({size, 0});
-        return f == pool_[small].end() ? blocks_.end() : blocks_.find(f->second);
-    }
-
-  public:
-    NativeCachingAllocator()
-    {
-        const char *f = getenv("FAKE_C10_MEM_FRACTION");
-        limit_ = f ? strtoull(f, nullptr, 0) : 0;
-    }
-    void *raw_alloc(size_t n) override
-    {
-        std::lock_guard<std::recursive_mutex> lock(g_mutex);
-        initialized_ = true;
-        size_t size = n < 512 ? 512 : round_up(n, 512);
-        bool small = size <= (1u << 20);
-        size_t seg = small ? (2u << 20) : size < (10u << 20) ? (20u << 20) : round_up(size, 2u << 20);
-        auto it = find_free(size, small);
-        if (it == blocks_.end()) {
-            bool ok = new_segment(seg, small);
-            if (!ok) {
-                release_free_segments();
-                g_stats.retries++;
-                ok = new_segment(seg, small);
-            }
-            if (!ok) {
-                g_stats.ooms++;
-                trace(TraceEntry::OOM, oom_message(seg), size);
-                return nullptr;
-            }
-            it = find_free(size, small);
-        }
-        take(it);
-        block &b = it->second;
-        size_t rest = b.size - size;
-        if (small ? rest >= 512 : rest > (1u << 20)) { // split: the rest stays free
-            add_block(it->first + size, block{rest, 0, b.segment, small, true});
-            b.size = size;
-        }
-        b.free = false;
-        b.requested = n;
-        g_stats.alloc(n, b.size);
-        trace(TraceEntry::ALLOC, it->first, n);
-        return reinterpret_cast<void *>(it->first);
-    }
-    void raw_delete(void *p) override
-    {
-        std::lock_guard<std::recursive_mutex> lock(g_mutex);
-        auto it = blocks_.find(reinterpret_cast<uintptr_t>(p));
-        if (it == blocks_.end() || it->second.free)
-            return;
-        trace(TraceEntry::FREE_REQUESTED, it->first, it->second.requested);
-        trace(TraceEntry::FREE_COMPLETED, it->first, it->second.requested);
-        g_stats.free(it->second.requested, it->second.size);
-        it->second.free = true;
-        auto next = std::next(it); // merge with free neighbours of the same segment
-        if (next != blocks_.end() && next->second.free &&
-            next->second.segment == it->second.segment) {
-            take(next);
-            it->second.size += next->second.size;
-            blocks_.erase(next);
-        }
-        if (it != blocks_.begin()) {
-            auto prev = std::prev(it);
-            if (prev->second.free && prev->second.segment == it->second.segment) {
-                take(prev);
-                prev->second.size += it->second.size;
-                blocks_.erase(it);
-                it = prev;
-            }
-        }
-        pool_[it->second.small].insert({it->second.size, it->first});
-    }
-    void emptyCache() override
-    {
-        std::lock_guard<std::recursive_mutex> lock(g_mutex);
-        release_free_segments();
-    }
-    void attachAllocatorTraceTracker(AllocatorTraceTracker tracker) override
-    {
-        // recursive: safe from a cudaMalloc hook of this allocator
-        std::lock_guard<std::recursive_mutex> lock(g_mutex);
-        if (initialized_) // before: no device allocator to hold it, lost (as in PyTorch)
-            trackers_.push_back(std::move(tracker));
-    }
-#ifndef FAKE_C10_NO_INITIALIZED
-    bool initialized() override
-    {
-        return initialized_;
-    }
-#endif
-    const char *name() override
-    {
-        return "native";
-    }
-};
-} // namespace Native
+#include "fake_native.h"
 
 // Another backend: one cudaMalloc per tensor (FAKE_C10_BACKEND=async), or one cudaMallocAsync
 // per tensor, retried once after a device synchronize, as PyTorch's cudaMallocAsync backend
@@ -482,6 +302,7 @@ static bool conf_says_async()
 }
 
 // Chosen when the library loads, like PyTorch's backend initializer.
+static Native::NativeCachingAllocator *g_native; // null with another backend
 static struct backend_init {
     backend_init()
     {
@@ -491,7 +312,7 @@ static struct backend_init {
         else if (conf_says_async())
             allocator.store(new PerTensorAllocator(true));
         else
-            allocator.store(new Native::NativeCachingAllocator());
+            allocator.store(g_native = new Native::NativeCachingAllocator());
     }
 } g_backend_init;
 } // namespace c10::cuda::CUDACachingAllocator
@@ -510,6 +331,18 @@ extern "C" FAKE_API void fake_c10_free(void *p)
 extern "C" FAKE_API void fake_c10_empty_cache(void)
 {
     cca::allocator.load()->emptyCache();
+}
+// fake_c10_record_stream: the tensor at p is used on `stream` (Tensor.record_stream; native
+// backend only); fake_c10_stream_done: that stream's work so far completed (fake_settings.h)
+extern "C" FAKE_API void fake_c10_record_stream(void *p, uintptr_t stream)
+{
+    if (cca::g_native)
+        cca::g_native->record_stream(p, stream);
+}
+extern "C" FAKE_API void fake_c10_stream_done(uintptr_t stream)
+{
+    if (cca::g_native)
+        cca::g_native->stream_done(stream);
 }
 // fake_c10_stats: allocated, peak allocated (requested bytes), reserved, peak reserved, allocs,
 // frees.
