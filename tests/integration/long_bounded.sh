@@ -44,69 +44,88 @@ import replay_dump
 table = replay_dump.api_table()
 truth = json.loads(open("plain.out").read())
 bad = []
-def events(name):
-    """the events in order; the snapshot record; where its records start and end"""
-    out, snap, steps, n_snap, at = [], None, [], 0, None
-    for line in open(name + ".jsonl"):
-        o = json.loads(line)
-        if o["type"] == "snapshot":
-            snap, n_snap, at = o, o["n_allocs"], len(out)
-        elif o["type"] in ("alloc", "free"):
-            out.append(o)
-            n_snap -= 1 if n_snap else 0
-            if snap is not None and n_snap == 0 and "end" not in snap:
-                snap["end"] = len(out)
-        elif o["type"] == "step":
-            steps.append(o["step"])
-    if snap is not None:
-        snap["start"] = at
-        snap.setdefault("end", at)
-    return out, snap, steps
+# Read event by event, kept as small tuples (6M events as dicts would take gigabytes): the
+# bounded trace whole (its beginning, snapshot and window), the plain one streamed against it.
+SEGS = {"torchSegmentAlloc": "SEG", "torchSegmentFree": "SEG", "torchSegmentMap": "MAP",
+        "torchSegmentUnmap": "MAP"}
 def key(o):  # an event as both traces record it (a context's handle is a host pointer: ASLR)
     addr = o["addr"] if o["api"] != "cuDevicePrimaryCtxRetain" else "ctx"
     return (o["type"], o["api"], addr, o.get("size"), o["stack_id"], o["thread"], o["failed"])
-def live_after(evs):  # an independent pairing by (space, addr): the format's rule
-    live = {}
-    for o in evs:
-        if o["failed"]:
-            continue
-        kind, space = table[o["api"]]
-        seg = {"torchSegmentAlloc": "SEG", "torchSegmentFree": "SEG", "torchSegmentMap": "MAP",
-               "torchSegmentUnmap": "MAP"}.get(o["api"])
-        if o["type"] == "free" or o["api"] in ("torchSegmentFree", "torchSegmentUnmap"):
-            live.pop((seg or space, o["addr"]), None)
-        elif seg or (space != "NONE" and kind not in ("RETAIN", "INFO", "TRIM", "OTHER") and o["addr"] != "0x0"):
-            live[(seg or space, o["addr"])] = o
-    return live
-plain, _, _ = events("plain")
-bounded, snap, steps = events("bounded")
+class Live:  # an independent pairing by (space, addr): the format's rule
+    def __init__(self):
+        self.live = {}
+    def add(self, k):
+        typ, api, addr, size, failed = k[0], k[1], k[2], k[3], k[6]
+        if failed:
+            return
+        kind, space = table[api]
+        seg = SEGS.get(api)
+        if typ == "free" or api in ("torchSegmentFree", "torchSegmentUnmap"):
+            self.live.pop((seg or space, addr), None)
+        elif seg or (space != "NONE" and kind not in ("RETAIN", "INFO", "TRIM", "OTHER") and addr != "0x0"):
+            self.live[(seg or space, addr)] = k
+def lines(name):
+    for line in open(name + ".jsonl"):
+        yield json.loads(line)
+bounded, snap, steps, n_snap = [], None, [], 0
+for o in lines("bounded"):
+    if o["type"] == "snapshot":
+        snap, n_snap = o, o["n_allocs"]
+        snap["start"] = len(bounded)
+    elif o["type"] in ("alloc", "free"):
+        bounded.append(key(o))
+        n_snap -= 1 if n_snap else 0
+        if snap is not None and n_snap == 0 and "end" not in snap:
+            snap["end"] = len(bounded)
+    elif o["type"] == "step":
+        steps.append(o["step"])
 if snap is None:
     sys.exit("no snapshot in the bounded trace: its window never rolled")
+snap.setdefault("end", snap["start"])
 # every step of the run summarized, in order
 if steps != list(range(1, len(steps) + 1)) or len(steps) < truth["steps"]:
     bad.append("steps summarized: %d (1..N: %s), the run made %d" % (len(steps), steps[:3], truth["steps"]))
-cut, nhead = snap["events_before"], snap["start"]
-# the beginning: kept in full
-if [key(o) for o in bounded[:nhead]] != [key(o) for o in plain[:nhead]]:
+cut, nhead, end = snap["events_before"], snap["start"], snap["end"]
+plain_live, head_same, window_same, probe_freed, n_plain, want = Live(), True, True, False, 0, None
+for o in lines("plain"):
+    if o["type"] not in ("alloc", "free"):
+        continue
+    k, i = key(o), n_plain
+    n_plain += 1
+    if i == cut:
+        want = dict(plain_live.live)
+    if i < nhead:  # the beginning: kept in full
+        head_same = head_same and i < len(bounded) and bounded[i] == k
+    elif i < cut:
+        probe_freed = probe_freed or o["api"] == "cudaFree"
+    else:  # the window: the plain trace's last events, exactly
+        j = end + i - cut
+        window_same = window_same and j < len(bounded) and bounded[j] == k
+    if i < cut:
+        plain_live.add(k)
+if want is None:
+    want = dict(plain_live.live)
+if not head_same:
     bad.append("the first %d events are not the run's first events" % nhead)
-# the window: the plain trace's last events, exactly
-if [key(o) for o in bounded[snap["end"]:]] != [key(o) for o in plain[cut:]]:
+if not window_same or len(bounded) - end != n_plain - cut:
     bad.append("the events after the snapshot are not the plain trace's events %d.." % cut)
-if len(plain) - cut < 100000:
-    bad.append("the window kept only %d events" % (len(plain) - cut))
+if n_plain - cut < 100000:
+    bad.append("the window kept only %d events" % (n_plain - cut))
 dropped = cut - nhead
-if dropped < 2 * (len(plain) - cut):
-    bad.append("only %d events dropped for a window of %d: the window did not roll several times" % (dropped, len(plain) - cut))
+if dropped < 2 * (n_plain - cut):
+    bad.append("only %d events dropped for a window of %d: the window did not roll several times" % (dropped, n_plain - cut))
 # the snapshot: after it, what was alive at the cut in the run, exactly
-want = sorted(key(o) for o in live_after(plain[:cut]).values())
-got = sorted(key(o) for o in live_after(bounded[:snap["end"]]).values())
-if not any(o["api"] == "cudaFree" for o in plain[nhead:cut]):
+got_live = Live()
+for k in bounded[:end]:
+    got_live.add(k)
+want_keys, got = sorted(want.values()), sorted(got_live.live.values())
+if not probe_freed:
     bad.append("the probe (cudaMalloc'ed first, freed halfway) was not freed in the dropped part")
-if want != got:
+if want_keys != got:
     bad.append("after the snapshot %d allocations are alive, %d were in the run (first difference: %s)" % (
-        len(got), len(want), next((a, b) for a, b in zip(got + [None] * len(want), want + [None] * len(got)) if a != b)))
-if snap["live_bytes"] != sum(o["size"] for o in live_after(plain[:cut]).values()):
-    bad.append("the snapshot's live_bytes %d, the run had %d alive" % (snap["live_bytes"], sum(o["size"] for o in live_after(plain[:cut]).values())))
+        len(got), len(want_keys), next((a, b) for a, b in zip(got + [None] * len(want_keys), want_keys + [None] * len(got)) if a != b)))
+if snap["live_bytes"] != sum(k[3] for k in want.values()):
+    bad.append("the snapshot's live_bytes %d, the run had %d alive" % (snap["live_bytes"], sum(k[3] for k in want.values())))
 # the reports: the OOM at the end with its cause; the leak; the compressed one as the plain one
 rp, rb, rc = (json.load(open(n + ".json")) for n in ("plain", "bounded", "compressed"))
 for name, r in (("bounded", rb), ("compressed", rc)):
@@ -123,7 +142,7 @@ for k in ("peak", "categories", "events", "mode"):
     if rc[k] != rp[k]:
         bad.append("compressed: %s differs from the plain trace's: %s / %s" % (k, rc[k], rp[k]))
 b = rb["bounded"]
-if not b or b["dropped_events"] != dropped or b["run_events"] != len(plain):
+if not b or b["dropped_events"] != dropped or b["run_events"] != n_plain:
     bad.append("bounded: says %s dropped of %s, the files say %d of %d" % (b and b["dropped_events"], b and b["run_events"], dropped, len(plain)))
 if rp["bounded"] is not None or rc["bounded"]["dropped_events"] != 0:
     bad.append("plain / compressed: bounded %s / %s" % (rp["bounded"], rc["bounded"]))
@@ -131,7 +150,7 @@ if bad:
     print("\n".join(bad))
     sys.exit(1)
 print("long_bounded: %d events, %d dropped, window %d exact, %d alive at the snapshot, %d steps" % (
-    len(plain), dropped, len(plain) - cut, len(got), len(steps)))
+    n_plain, dropped, n_plain - cut, len(got), len(steps)))
 PYEOF
 ps=$(wc -c <plain.vt) cs=$(wc -c <compressed.vt)
 [ $((ps / cs)) -ge 3 ] || fail "compressed $cs bytes, plain $ps: less than 3 times smaller"
