@@ -43,7 +43,9 @@
  *        CONFIG `flags` (VT_CONFIG_NATIVE_OFF_FORK); readers that ignore them lose nothing.
  *   1.3  CHUNKED LAYOUT (below), written with `run --max-size` / `--compress` only: slots,
  *        compressed chunks, live-set snapshots and per-step summaries (SLOT, CHUNK, SNAPSHOT,
- *        STEP). A trace without them is laid out exactly as 1.2.
+ *        STEP). A trace without them is laid out exactly as 1.2. Also API 72,
+ *        torchFreeRequested (a FREE record, space NONE: it ends no allocation), written only
+ *        when PyTorch's allocator requests a free it completes later (record_stream).
  *
  * RULES FOR READERS
  *   - refuse a bad magic or a different major version (exit 3); accept a higher minor;
@@ -224,7 +226,8 @@ VT_RECORD_TYPES(VT_REC_IN_RANGE)
     X(torchSegmentMap, 68, 3, OTHER, NONE)                                                         \
     X(torchSegmentUnmap, 69, 3, OTHER, NONE)                                                       \
     X(torchOom, 70, 3, INFO, NONE)                                                                 \
-    X(torchTrackerNote, 71, 3, INFO, NONE)
+    X(torchTrackerNote, 71, 3, INFO, NONE)                                                         \
+    X(torchFreeRequested, 72, 3, OTHER, NONE)
 /* 62 and 63 (cuDevicePrimaryCtxRelease, cuCtxDestroy) were listed but never hooked, so no
  * trace holds them: retired, not to be reused. Every runtime and driver API here is hooked
  * (preload/hooks/hook_table.h; test_hooks checks it); the allocator's (layer 3) are recorded

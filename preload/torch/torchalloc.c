@@ -397,9 +397,43 @@ void vt__torch_segment(uint64_t addr, uint64_t size, int map)
 }
 
 /* ---- the callback ------------------------------------------------------------------------- */
+/* A free the allocator has requested and not completed, per device. PyTorch lowers
+ * allocated_bytes (max_memory_allocated's count) at FREE_REQUESTED and requested_bytes at
+ * FREE_COMPLETED; for an ordinary free the two come one after the other, and the free is
+ * recorded once (torchFree, at FREE_COMPLETED). A block used on another stream (record_stream)
+ * completes later: when any other action of its device comes first, the request is recorded
+ * (torchFreeRequested) before it, so the block count falls before anything can rise. The
+ * allocator calls its trackers under the device's lock: one slot per device is never shared. */
+#define VT_TORCH_REQ_DEVICES 64
+static struct {
+    uint64_t addr, size, stream;
+    int set;
+} g_requested[VT_TORCH_REQ_DEVICES];
+
+static void record_request(const vt__torch_entry *e)
+{
+    unsigned d = (unsigned)(int)e->device;
+    if (d >= VT_TORCH_REQ_DEVICES || !g_requested[d].set)
+        return;
+    g_requested[d].set = 0;
+    if (e->action == VT_TORCH_FREE_COMPLETED && e->addr == g_requested[d].addr)
+        return; /* completed at once: the one torchFree says it */
+    vt__event ev = {VT_API_torchFreeRequested,
+                    0,
+                    e->device,
+                    g_requested[d].addr,
+                    g_requested[d].size,
+                    g_requested[d].stream,
+                    0,
+                    0,
+                    0};
+    vt__record_free(&ev);
+}
+
 static void record(const vt__torch_entry *e)
 {
     uint16_t api;
+    record_request(e);
     switch (e->action) {
     case VT_TORCH_ALLOC:
         api = VT_API_torchAlloc;
@@ -422,8 +456,15 @@ static void record(const vt__torch_entry *e)
     case VT_TORCH_OOM:
         api = VT_API_torchOom;
         break;
+    case VT_TORCH_FREE_REQUESTED: {
+        unsigned d = (unsigned)(int)e->device;
+        if (d < VT_TORCH_REQ_DEVICES)
+            g_requested[d].addr = e->addr, g_requested[d].size = e->size,
+            g_requested[d].stream = e->stream, g_requested[d].set = 1;
+        return; /* recorded only if another action comes before its completion */
+    }
     default:
-        return; /* FREE_REQUESTED, SNAPSHOT: no change of memory */
+        return; /* SNAPSHOT: no change of memory */
     }
     vt__event ev = {api, 0, e->device, e->addr, e->size, e->stream, 0, 0, 0};
     if (api == VT_API_torchFree)

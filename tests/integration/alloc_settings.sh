@@ -7,8 +7,9 @@
 # peak the setting changes (checked against the same run under default settings) under
 # `vramtrace run`, and `report --json`'s reserved and allocated peaks must equal the fake's own
 # max_memory_reserved and requested_bytes peaks to the byte, the allocated peak in blocks its
-# allocated_bytes peak (max_memory_allocated) — except under record_stream, where the trace
-# has no FREE_REQUESTED and the blocks peak stays above by what was pending (said in README.md).
+# allocated_bytes peak (max_memory_allocated) — under record_stream too, where the free the
+# allocator requested and completes later is recorded (torchFreeRequested) and the blocks peak
+# falls with it, as allocated_bytes does at FREE_REQUESTED; an ordinary free stays one record.
 set -u
 export LD_LIBRARY_PATH="$FAKE"
 P="$BUILD/tests/prog/alloc_prog"
@@ -40,10 +41,7 @@ print("%s: reserved %d (fake %d), allocated %d (fake requested %d), blocks %d (f
 assert rep["mode"] == "tensor+segment" and "tracker_note" not in rep, rep.get("tracker_note")
 assert pk["reserved_bytes"] == fake["peak_reserved"], (pk, fake)
 assert pk["allocated_bytes"] == fake["peak_requested"], (pk, fake)
-if name == "stream_on":  # known: blocks freed at FREE_COMPLETED, PyTorch's drop at FREE_REQUESTED
-    assert pk["allocated_blocks_bytes"] > fake["peak_allocated"], (pk, fake)
-else:
-    assert pk["allocated_blocks_bytes"] == fake["peak_allocated"], (pk, fake)
+assert pk["allocated_blocks_bytes"] == fake["peak_allocated"], (pk, fake)
 # the tracker's segments are the hook's, one for one, made and released (the GC's, the
 # oversize release's and empty_cache's cudaFree)
 ev, _ = vtdump.load(name + ".jsonl")
@@ -97,4 +95,12 @@ case_run stream_on stream on
     fail "stream: record_stream did not keep the block from reuse"
 [ "$(field stream_on peak_requested)" -gt "$(field stream_on peak_allocated)" ] ||
     fail "stream: requested bytes did not wait for the stream"
+# the deferred free's request is in the trace, once; no ordinary free left one
+for n in stream_on stream_off gc_on split_on; do
+    grep -c '"api":"torchFreeRequested"' "$n.jsonl" >"$n.req"
+done
+[ "$(cat stream_on.req)" -ge 1 ] || fail "stream: no torchFreeRequested recorded for the deferred free"
+for n in stream_off gc_on split_on; do
+    [ "$(cat $n.req)" = 0 ] || fail "$n: $(cat $n.req) torchFreeRequested records for frees completed at once"
+done
 exit 0

@@ -412,17 +412,32 @@ uint64_t blocks_alloc(blocks *b, uint64_t addr, uint64_t size, uint64_t t)
     return bsize;
 }
 
+/* A live block's size with BLOCK_REQUESTED set: its free was requested, its bytes already out of
+ * `allocated` (sizes stay below 2^62: the replay's checked sums). */
+#define BLOCK_REQUESTED (1ull << 63)
+
+uint64_t blocks_free_request(blocks *b, uint64_t addr)
+{
+    uint64_t *e = live_find(b, addr);
+    if (!e || (*e & BLOCK_REQUESTED))
+        return 0;
+    b->allocated -= *e;
+    *e |= BLOCK_REQUESTED;
+    return *e & ~BLOCK_REQUESTED;
+}
+
 uint64_t blocks_free(blocks *b, uint64_t addr)
 {
     uint64_t *e = live_find(b, addr);
     if (!e)
         return 0;
-    uint64_t size = *e;
+    uint64_t size = *e & ~BLOCK_REQUESTED, requested = *e & BLOCK_REQUESTED;
     if (addr)
         live_del(b, (struct blocks_live *)(void *)((char *)e - offsetof(struct blocks_live, size)));
     else
         b->zero_live = 0;
-    b->allocated -= size;
+    if (!requested)
+        b->allocated -= size;
     blocks_segment *s = seg_of(b, addr);
     if (s) {
         size_t k = upper(s->starts, s->n, addr);

@@ -110,6 +110,10 @@ uint64_t blocks_alloc(blocks *b, uint64_t addr, uint64_t size, uint64_t t);
 /* blocks_free: the tensor at addr was freed (FREE_COMPLETED): its block is free again. Returns
  * the block's size, 0 when no live block starts at addr. */
 uint64_t blocks_free(blocks *b, uint64_t addr);
+/* blocks_free_request: PyTorch requested the free of the block at addr and completes it later
+ * (a block used on another stream): its bytes leave `allocated` now, its place stays taken
+ * until blocks_free. Returns its size, or 0 (no live block there, or already requested). */
+uint64_t blocks_free_request(blocks *b, uint64_t addr);
 /* blocks_prefetch: the live block at addr (if any) on its way to the cache (a read ahead). */
 void blocks_prefetch(const blocks *b, uint64_t addr);
 

@@ -66,7 +66,8 @@ void replay_mark_torch_segments(state *s, const reader_event *ev)
  * under the rules of the run's allocator settings (read at its first event). */
 void replay_track_blocks(state *s, const reader_event *ev)
 {
-    if (ev->failed || ev->api < VT_API_torchAlloc || ev->api > VT_API_torchSegmentUnmap)
+    if (ev->failed || ev->api < VT_API_torchAlloc ||
+        (ev->api > VT_API_torchSegmentUnmap && ev->api != VT_API_torchFreeRequested))
         return;
     if (!s->blocks_on) {
         const char *conf = tables_env(s->r->t, "PYTORCH_ALLOC_CONF");
@@ -81,6 +82,9 @@ void replay_track_blocks(state *s, const reader_event *ev)
         break;
     case VT_API_torchFree:
         blocks_free(&s->blocks, ev->addr);
+        break;
+    case VT_API_torchFreeRequested: /* completed later (record_stream): out of the count now */
+        blocks_free_request(&s->blocks, ev->addr);
         break;
     case VT_API_torchSegmentAlloc:
         blocks_segment_add(&s->blocks, ev->addr, ev->size);
