@@ -139,7 +139,7 @@ build || { tail -30 "$S/build.log"; echo "mutate: the unmutated copy does not bu
 run_test() {
     case $1 in
     test_*) out=$(cd "$S" && BUILD="$B" UNIT_ONLY=1 TEST_TIMEOUT=$2 sh tests/run.sh "$B/tests/$1" 2>&1) ;;
-    *) out=$(cd "$S" && BUILD="$B" ONLY="$1" TEST_TIMEOUT=$2 sh tests/run.sh 2>&1) ;;
+    *) out=$(cd "$S" && BUILD="$B" ONLY="$1" TEST_TIMEOUT=$2 KEEP_FAILED=0 sh tests/run.sh 2>&1) ;;
     esac
     printf '%s\n' "$out" >"$S/last-test.log"
     if printf '%s\n' "$out" | grep -q "^FAIL $1 (exit 124"; then echo timeout

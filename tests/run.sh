@@ -5,7 +5,9 @@
 # A script with a line "# kind: hygiene ..." in its header checks the code's shape (format, file
 # sizes, layers, ...), not what vramtrace does: the summary counts those apart, as
 # "N behaviour tests passed, M hygiene checks passed (names), F failed, S skipped".
-# TEST_TIMEOUT (seconds, default 600) limits each test, unit binaries included.
+# TEST_TIMEOUT (seconds, default 600) limits each test, unit binaries included. A failed
+# script's work folder is kept for a look (its path printed) unless KEEP_FAILED=0 (make mutate,
+# whose mutations make tests fail on purpose: a kept folder can hold gigabytes).
 set -u
 BUILD=$(cd "${BUILD:-build}" && pwd)
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -41,7 +43,14 @@ if [ "${UNIT_ONLY:-0}" != 1 ]; then
             fi
             rm -rf "$work" ;;
         77) skip=$((skip + 1)); echo "SKIP $name: $(printf '%s\n' "$out" | tail -n 1)"; rm -rf "$work" ;;
-        *) fail=$((fail + 1)); failed="$failed $name"; echo "FAIL $name (exit $rc, kept $work)"; printf '%s\n' "$out" | tail -n 60 ;;
+        *)
+            fail=$((fail + 1)); failed="$failed $name"
+            if [ "${KEEP_FAILED:-1}" = 0 ]; then
+                rm -rf "$work"; echo "FAIL $name (exit $rc)"
+            else
+                echo "FAIL $name (exit $rc, kept $work)"
+            fi
+            printf '%s\n' "$out" | tail -n 60 ;;
         esac
     done
 fi
