@@ -180,10 +180,15 @@ static blocks_segment *seg_of(blocks *b, uint64_t addr)
     size_t l = b->last_seg;
     if (l < b->nsegs && addr - b->segs[l].addr < b->segs[l].size)
         return &b->segs[l];
+    /* then the one found last in addr's 2 MiB (segments are apart: a hit is the one) */
+    uint32_t *hint = &b->near[((addr >> 21) * 0x9e3779b97f4a7c15ull) >> 54];
+    if (*hint < b->nsegs && addr - b->segs[*hint].addr < b->segs[*hint].size)
+        return &b->segs[b->last_seg = *hint];
     size_t i = seg_upper(b, addr);
     if (!i || addr - b->segs[i - 1].addr >= b->segs[i - 1].size)
         return NULL;
     b->last_seg = i - 1;
+    *hint = (uint32_t)(i - 1);
     return &b->segs[i - 1];
 }
 
