@@ -268,6 +268,11 @@ void phases_memo_free(phases_memo *m)
     memset(m, 0, sizeof *m);
 }
 
+int phases_site_own(const tables_frame *f)
+{
+    return !library_file(f->file ? f->file : "");
+}
+
 long phases_site(const tables_frame *f, size_t n)
 {
     long first_py = -1, first_native = -1;
@@ -275,7 +280,7 @@ long phases_site(const tables_frame *f, size_t n)
         if (f[i].kind == TABLES_FRAME_PYTHON) {
             if (first_py < 0)
                 first_py = (long)i;
-            if (!library_file(f[i].file ? f[i].file : ""))
+            if (phases_site_own(&f[i]))
                 return (long)i;
         } else if (first_native < 0 && f[i].function && f[i].function[0]) {
             first_native = (long)i;

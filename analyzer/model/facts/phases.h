@@ -82,5 +82,8 @@ void phases_memo_free(phases_memo *m);
  * torch / site-packages, else the innermost Python frame, else the innermost native frame
  * with a symbol; -1 if none. */
 long phases_site(const tables_frame *frames, size_t n);
+/* phases_site_own: a Python frame phases_site names before the others (outside torch /
+ * site-packages: the program's own). */
+int phases_site_own(const tables_frame *f);
 
 #endif
