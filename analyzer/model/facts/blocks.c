@@ -386,13 +386,29 @@ static uint64_t *live_add(blocks *b, uint64_t addr)
     return &e->size;
 }
 
+/* live_new: where the size of a new live block at addr goes, in one probe when no block lives
+ * there and the table has room (else NULL: live_find, live_add). */
+static uint64_t *live_new(blocks *b, uint64_t addr)
+{
+    if (!addr || (b->nlive + 1) * 2 > b->caplive)
+        return NULL;
+    struct blocks_live *e = live_slot(b, addr);
+    if (e->addr)
+        return NULL;
+    e->addr = addr;
+    b->nlive++;
+    return &e->size;
+}
+
 uint64_t blocks_alloc(blocks *b, uint64_t addr, uint64_t size, uint64_t t)
 {
-    if (live_find(b, addr)) /* its free was not seen: the new one replaces it */
-        blocks_free(b, addr);
-    uint64_t *e = live_add(b, addr);
-    if (!e)
-        return 0;
+    uint64_t *e = live_new(b, addr);
+    if (!e) {
+        if (live_find(b, addr)) /* its free was not seen: the new one replaces it */
+            blocks_free(b, addr);
+        if (!(e = live_add(b, addr)))
+            return 0;
+    }
     uint64_t r = blocks_round(&b->rules, size), bsize = r;
     if (b->rules.async) {
         bsize = size;

@@ -317,18 +317,16 @@ static category settle(uint32_t key, unsigned now)
  * field of classify_input belongs in it (or among those settle() walks) */
 _Static_assert(sizeof(classify_input) == 84, "classify_input changed: update the settle key");
 
+/* memo_slot: where key's probe starts (classify.h's classify_settled probes the same way) */
 static size_t memo_slot(uint32_t key, size_t cap)
 {
     return (size_t)(((uint64_t)key * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
 }
 
-category classify_settled(uint32_t key, unsigned now, classify_memo *m)
+/* classify_settled_slow: classify_settled's answer not yet in m: worked out and kept. */
+category classify_settled_slow(uint32_t key, unsigned now, classify_memo *m)
 {
-    uint32_t full = (key << 5 | (now & 31)) + 1; /* 0: an empty slot */
-    if (m->cap)
-        for (size_t j = memo_slot(full, m->cap); m->e[j].key; j = (j + 1) & (m->cap - 1))
-            if (m->e[j].key == full)
-                return (category)m->e[j].cat;
+    uint32_t full = (key << 5 | (now & 31)) + 1; /* 0: an empty slot (classify_settled) */
     category c = settle(key, now);
     if ((m->n + 1) * 2 > m->cap) {
         size_t cap = m->cap ? m->cap * 2 : 256;
@@ -354,6 +352,41 @@ category classify_settled(uint32_t key, unsigned now, classify_memo *m)
     m->e[j].cat = (uint8_t)c;
     m->n++;
     return c;
+}
+
+/* rank: a counter pair as ranks among 0 and themselves (their order kept, equals equal). */
+static void rank(uint32_t *a, uint32_t *f)
+{
+    uint32_t x = *a, y = *f;
+    *a = (x > 0) + (y > 0 && y < x);
+    *f = (y > 0) + (x > 0 && x < y);
+}
+
+category classify_cached(const classify_input *in, classify_cache *c)
+{
+    classify_input k = *in;
+    rank(&k.iter_alloc, &k.iter_free);
+    rank(&k.bwd_alloc, &k.bwd_free);
+    if (!c->e && !(c->e = calloc(CLASSIFY_CACHE, sizeof *c->e)))
+        return classify(&k, NULL);
+    uint64_t w[(sizeof k + 7) / 8] = {0}, h = 0;
+    memcpy(w, &k, sizeof k);
+    for (unsigned i = 0; i < sizeof w / sizeof *w; i++) /* each word turned its own way */
+        h ^= w[i] << (5 * i + 1) | w[i] >> (63 - 5 * i);
+    struct classify_cache_entry *e =
+        &c->e[(size_t)((h * 0x9e3779b97f4a7c15ull) >> 32) & (CLASSIFY_CACHE - 1)];
+    if (e->used && !memcmp(&e->in, &k, sizeof k))
+        return (category)e->cat;
+    e->in = k;
+    e->cat = (uint8_t)classify(&k, NULL);
+    e->used = 1;
+    return (category)e->cat;
+}
+
+void classify_cache_free(classify_cache *c)
+{
+    free(c->e);
+    c->e = NULL;
 }
 
 void classify_memo_free(classify_memo *m)

@@ -335,7 +335,7 @@ static void classified(state *s, const live_item *it, uint8_t level, uint8_t fla
     category cat = CAT_CACHE;
     if (kind != CATPEAKS_SEGMENT) {
         classify_input in = replay_input(s, s->r, it);
-        cat = classify(&in, NULL);
+        cat = classify_cached(&in, &s->ccache);
     }
     total(s, it->stack_id, kind, cat, it->size);
     uint8_t code = CATPEAKS_CODE(kind, cat);
@@ -454,4 +454,5 @@ void replay_cats_free_all(state *s)
     free(s->szm);
     catpeaks_free(&s->peaks);
     classify_memo_free(&s->cmemo);
+    classify_cache_free(&s->ccache);
 }

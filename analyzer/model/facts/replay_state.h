@@ -65,6 +65,7 @@ typedef struct state {
     int classify_on; /* each allocation is classified once (the sweep, or flame's totals) */
     int tm_assumed;  /* tensor_mode taken to stay 0 (no tensor after the first events) */
     classify_memo cmemo;
+    classify_cache ccache; /* the ended lifetimes' categories (classified) */
     /* the allocations whose category waits, in allocation order (their records; settled ones are
      * skipped, and dropped now and then), and where in it each kind of change was last looked */
     uint64_t *wait;
