@@ -9,8 +9,7 @@
 #include "phases.h"
 #include "vramtrace/trace_format.h"
 
-typedef int (*rule_fn)(const classify_input *in);
-
+/* The rules: each a predicate on the input; VT_RULES below orders them (first match wins). */
 static int r_context(const classify_input *in)
 {
     return in->space == VT_SPACE_CONTEXT;
@@ -198,28 +197,35 @@ static int r_other(const classify_input *in)
 
 static const struct {
     const char *name;
-    rule_fn fn;
     category cat;
     const char *reason;
 } g_rules[] = {
-#define VT_RULE_ROW(name, fn, cat, reason) {#name, fn, CAT_##cat, reason},
+#define VT_RULE_ROW(name, fn, cat, reason) {#name, CAT_##cat, reason},
     VT_RULES(VT_RULE_ROW)
 #undef VT_RULE_ROW
 };
 enum { N_RULES = sizeof g_rules / sizeof g_rules[0] };
 
+/* first_rule: the index of the first rule that matches, N_RULES when none: the table's rules
+ * tried in its order, each inline (no call through the table for each). */
+static int first_rule(const classify_input *in)
+{
+    int i = 0;
+#define VT_RULE_TRY(name, fn, cat, reason)                                                         \
+    if (fn(in))                                                                                    \
+        return i;                                                                                  \
+    i++;
+    VT_RULES(VT_RULE_TRY)
+#undef VT_RULE_TRY
+    return i;
+}
+
 category classify(const classify_input *in, int *rule_out)
 {
-    for (int i = 0; i < N_RULES; i++) {
-        if (g_rules[i].fn(in)) {
-            if (rule_out)
-                *rule_out = i;
-            return g_rules[i].cat;
-        }
-    }
+    int i = first_rule(in);
     if (rule_out)
-        *rule_out = N_RULES;
-    return CAT_UNKNOWN;
+        *rule_out = i;
+    return i < N_RULES ? g_rules[i].cat : CAT_UNKNOWN;
 }
 
 const char *classify_rule_name(int rule)
