@@ -22,6 +22,30 @@ static int cmp_module(const void *a, const void *b)
     return strcmp(x->text, y->text);
 }
 
+/* module_text: the module of stack id (modules_of_stack: it reads the Python frames alone, so
+ * only they are resolved, one at a time); "(no stack)" for none or an unknown one. -1 out of
+ * memory. */
+static int module_text(tables *t, uint32_t id, char *text, size_t len)
+{
+    const tables_stack *st = id ? tables_stack_get(t, id) : NULL;
+    if (!st) {
+        snprintf(text, len, "(no stack)");
+        return 0;
+    }
+    tables_frame *py = malloc((st->n_python ? st->n_python : 1) * sizeof *py);
+    if (!py)
+        return -1;
+    for (unsigned i = 0; i < st->n_python; i++) {
+        const tables_frame *f =
+            tables_frame_of(t, st->frames[st->n_native + i], TABLES_FRAME_PYTHON, &py[i]);
+        if (f != &py[i])
+            py[i] = *f;
+    }
+    modules_of_stack(py, st->n_python, text, len);
+    free(py);
+    return 0;
+}
+
 /* group: the items of snap in the batch categories, by module. *out (malloc'ed, sorted by bytes)
  * and *n; 0, or -1 out of memory. */
 static int group(replay_result *r, const replay_snapshot *snap, report_module **out, size_t *n,
@@ -40,13 +64,10 @@ static int group(replay_result *r, const replay_snapshot *snap, report_module **
             continue;
         if (it->stack_id != last_stack || !m) {
             char text[256];
-            size_t nf = 0;
-            const tables_frame *f =
-                it->stack_id ? tables_resolve_stack(r->t, it->stack_id, &nf) : NULL;
-            if (f)
-                modules_of_stack(f, nf, text, sizeof text);
-            else
-                snprintf(text, sizeof text, "(no stack)");
+            if (module_text(r->t, it->stack_id, text, sizeof text) < 0) {
+                free(m);
+                return -1;
+            }
             size_t j = 0;
             while (j < *n && strcmp(m[j].text, text))
                 j++;

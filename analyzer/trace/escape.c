@@ -50,6 +50,27 @@ static void emit(const char *piece, size_t n, char *out, size_t bufsz, size_t *n
     *need += n;
 }
 
+/* emit_run: n one-byte pieces at once, as emit would one by one: those that fit. */
+static void emit_run(const char *run, size_t n, char *out, size_t bufsz, size_t *need, bool *full)
+{
+    size_t room = !*full && bufsz && *need + 1 < bufsz ? bufsz - 1 - *need : 0;
+    size_t k = n < room ? n : room;
+    if (k) {
+        memcpy(out + *need, run, k);
+        out[*need + k] = 0;
+    }
+    if (k < n)
+        *full = true;
+    *need += n;
+}
+
+/* plain: a byte every mode copies as it is (printable ASCII but the ones some mode escapes). */
+static inline bool plain(unsigned c)
+{
+    return c >= 0x20 && c < 0x7f && c != '\\' && c != '&' && c != '<' && c != '>' && c != '"' &&
+           c != '\'';
+}
+
 static size_t escape_mode(const char *s, size_t len, char *out, size_t bufsz, int mode)
 {
     const unsigned char *u = (const unsigned char *)s;
@@ -60,6 +81,14 @@ static size_t escape_mode(const char *s, size_t len, char *out, size_t bufsz, in
         out[0] = 0;
     for (size_t i = 0; i < len;) {
         unsigned c = u[i];
+        if (plain(c)) {
+            size_t j = i + 1;
+            while (j < len && plain(u[j]))
+                j++;
+            emit_run(s + i, j - i, out, bufsz, &need, &full);
+            i = j;
+            continue;
+        }
         if (c >= 0x80) {
             size_t l = utf8_len(u + i, len - i);
             if (l) {

@@ -540,7 +540,11 @@ bool reader_next(reader *r, reader_record *rec)
     rec->offset = r->pos;
     rec->payload = b + 8;
     rec->payload_len = h.size - 8;
-    const char *why = reader_decode(rec);
+    const char *why = NULL;
+    if (h.type == VT_REC_ALLOC || h.type == VT_REC_FREE)
+        reader_decode_event(rec);
+    else
+        why = reader_decode(rec);
     if (why)
         return set_status(r, READER_MALFORMED, r->pos, "%s record: %s", reader_type_name(h.type),
                           why);

@@ -46,18 +46,6 @@ static reader_strs take_strs(strcur *c, uint32_t n)
     return l;
 }
 
-static void decode_flags(uint16_t flags, uint64_t tt, reader_event *e)
-{
-    e->time_ns = VT_TT_NS(tt);
-    e->thread = VT_TT_THREAD(tt);
-    e->flags = flags;
-    e->api = (uint8_t)VT_EVF_API(flags);
-    e->device = (uint8_t)VT_EVF_DEVICE(flags);
-    e->failed = (flags & VT_EVF_FAILED) != 0;
-    e->backward = (flags & VT_EVF_BACKWARD) != 0;
-    e->emulated = (flags & VT_EVF_EMULATED) != 0;
-}
-
 /* reader_decode: fills rec->u from the payload. Returns NULL, or why the record is malformed. */
 const char *reader_decode(reader_record *rec)
 {
@@ -65,47 +53,10 @@ const char *reader_decode(reader_record *rec)
     uint32_t n = rec->payload_len;
     strcur c = {0};
     switch (rec->type) {
-    case VT_REC_ALLOC: {
-        reader_event *e = &rec->u.ev;
-        uint64_t tt = rd64(p);
-        decode_flags(rec->flags, tt, e);
-        e->addr = rd64(p + 8);
-        e->size = rd64(p + 16);
-        e->stack_id = rd32(p + 24);
-        uint16_t s16;
-        int16_t r16;
-        memcpy(&s16, p + 28, 2);
-        memcpy(&r16, p + 30, 2);
-        e->stream = s16;
-        e->result = r16;
-        e->has_aux = n >= 40;
-        e->aux = e->has_aux ? rd64(p + 32) : 0;
-        e->has_ext = false;
+    case VT_REC_ALLOC:
+    case VT_REC_FREE:
+        reader_decode_event(rec);
         return NULL;
-    }
-    case VT_REC_FREE: {
-        reader_event *e = &rec->u.ev;
-        decode_flags(rec->flags, rd64(p), e);
-        e->addr = rd64(p + 8);
-        e->size = 0;
-        e->aux = 0;
-        e->has_aux = false;
-        e->has_ext = n >= 24;
-        if (e->has_ext) {
-            uint16_t s16;
-            int16_t r16;
-            e->stack_id = rd32(p + 16);
-            memcpy(&s16, p + 20, 2);
-            memcpy(&r16, p + 22, 2);
-            e->stream = s16;
-            e->result = r16;
-        } else {
-            e->stack_id = 0;
-            e->stream = 0;
-            e->result = 0;
-        }
-        return NULL;
-    }
     case VT_REC_STACK: {
         reader_stack *s = &rec->u.stack;
         vt_rec_stack f;
@@ -125,7 +76,7 @@ const char *reader_decode(reader_record *rec)
         vt_rec_oom f;
         memcpy(&f, p, sizeof f);
         reader_event e;
-        decode_flags(rec->flags, f.tt, &e);
+        reader_decode_flags(rec->flags, f.tt, &e);
         o->time_ns = e.time_ns;
         o->thread = e.thread;
         o->flags = e.flags;

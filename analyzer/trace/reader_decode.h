@@ -22,6 +22,58 @@ static inline uint64_t rd64(const uint8_t *p)
     return v;
 }
 
+static inline void reader_decode_flags(uint16_t flags, uint64_t tt, reader_event *e)
+{
+    e->time_ns = VT_TT_NS(tt);
+    e->thread = VT_TT_THREAD(tt);
+    e->flags = flags;
+    e->api = (uint8_t)VT_EVF_API(flags);
+    e->device = (uint8_t)VT_EVF_DEVICE(flags);
+    e->failed = (flags & VT_EVF_FAILED) != 0;
+    e->backward = (flags & VT_EVF_BACKWARD) != 0;
+    e->emulated = (flags & VT_EVF_EMULATED) != 0;
+}
+
+/* reader_decode_event: reader_decode of an ALLOC or FREE record (it cannot be malformed once
+ * framed): inline, the reader's loop decodes these at every event. */
+static inline void reader_decode_event(reader_record *rec)
+{
+    const uint8_t *p = rec->payload;
+    uint32_t n = rec->payload_len;
+    reader_event *e = &rec->u.ev;
+    uint16_t s16;
+    int16_t r16;
+    reader_decode_flags(rec->flags, rd64(p), e);
+    e->addr = rd64(p + 8);
+    if (rec->type == VT_REC_ALLOC) {
+        e->size = rd64(p + 16);
+        e->stack_id = rd32(p + 24);
+        memcpy(&s16, p + 28, 2);
+        memcpy(&r16, p + 30, 2);
+        e->stream = s16;
+        e->result = r16;
+        e->has_aux = n >= 40;
+        e->aux = e->has_aux ? rd64(p + 32) : 0;
+        e->has_ext = false;
+        return;
+    }
+    e->size = 0;
+    e->aux = 0;
+    e->has_aux = false;
+    e->has_ext = n >= 24;
+    if (e->has_ext) {
+        e->stack_id = rd32(p + 16);
+        memcpy(&s16, p + 20, 2);
+        memcpy(&r16, p + 22, 2);
+        e->stream = s16;
+        e->result = r16;
+    } else {
+        e->stack_id = 0;
+        e->stream = 0;
+        e->result = 0;
+    }
+}
+
 /* reader_decode: fills rec->u from rec->payload / payload_len (type already size-checked by
  * the framing). Returns NULL, or a static text saying why the record is malformed. */
 const char *reader_decode(reader_record *rec);

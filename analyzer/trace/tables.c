@@ -128,8 +128,8 @@ void tables_free(tables *t)
 {
     if (!t)
         return;
-    map *maps[] = {&t->threads, &t->stacks,  &t->codes,   &t->symbols,
-                   &t->modules, &t->devices, &t->resolved};
+    map *maps[] = {&t->threads, &t->stacks,   &t->codes,         &t->symbols,      &t->modules,
+                   &t->devices, &t->resolved, &t->native_frames, &t->python_frames};
     for (size_t i = 0; i < sizeof maps / sizeof *maps; i++)
         map_free(maps[i]);
     free(t->thread_list.v);

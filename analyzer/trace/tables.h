@@ -208,10 +208,15 @@ const tables_symbol *tables_symbol_named(tables *t, uint64_t ip);
 
 /* tables_resolve_frames: the frames of a STACK record (frames[0..n_native + n_python): native
  * innermost first, then Python) resolved into out (room for n_native + n_python) in the order
- * tables_resolve_stack gives, keeping nothing: for a caller that sees each stack once and need
- * not store it (dump). Returns the count. Strings as tables_resolve_frame's. */
+ * tables_resolve_stack gives, keeping no stack: for a caller that sees each stack once and need
+ * not store it (dump). Each frame that can no longer change (a symbol's, a code object's) is
+ * kept once by its raw value (stacks share most of their frames). Returns the count. Strings
+ * as tables_resolve_frame's. */
 size_t tables_resolve_frames(tables *t, const uint64_t *frames, unsigned n_native,
                              unsigned n_python, tables_frame *out);
+/* tables_frame_of: frame raw of kind (TABLES_FRAME_*) as tables_resolve_stack resolves it, alone:
+ * the frame the tables keep for raw, or out filled (valid until out is reused). */
+const tables_frame *tables_frame_of(tables *t, uint64_t raw, int kind, tables_frame *out);
 
 /* tables_module_names: whether the names of module_id's frames could be looked up in its file
  * on this machine (symbolize.h: SYMBOLIZE_OK, a negative enum symbolize_status saying why not,

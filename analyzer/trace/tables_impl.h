@@ -35,6 +35,8 @@ typedef struct resolved {
 struct tables {
     arena_block *arena;
     map threads, stacks, codes, symbols, modules, devices, resolved;
+    map native_frames,
+        python_frames; /* raw -> a resolved frame that cannot change (tables_frame) */
     plist thread_list, device_list, file_list;
     tables_process *process;
     tables_config *config;

@@ -88,6 +88,39 @@ const tables_symbol *tables_symbol_named(tables *t, uint64_t ip)
     return e;
 }
 
+/* resolve_kept: tables_resolve_frame, from t's frames resolved before where one is: a native
+ * frame with its symbol (symbolized: tables_symbol_named, and the first SYMBOL record of an ip
+ * holds), a Python frame with its code and the interpreter's version cannot change. */
+static const tables_frame *kept(tables *t, uint64_t raw, int kind, tables_frame *out)
+{
+    map *m = kind == TABLES_FRAME_PYTHON ? &t->python_frames : &t->native_frames;
+    const tables_frame *k = tables_map_get(m, raw);
+    if (k)
+        return k;
+    tables_resolve_frame(t, raw, kind, out);
+    if (kind == TABLES_FRAME_PYTHON ? !out->code || !t->pyinfo : !out->sym || !out->sym->symbolized)
+        return out;
+    tables_frame *keep = tables_arena_alloc(&t->arena, sizeof *keep);
+    if (!keep)
+        return out; /* out of memory: resolved again next time */
+    *keep = *out;
+    return tables_map_put(m, raw, keep) < 0 ? out : keep;
+}
+
+static void resolve_kept(tables *t, uint64_t raw, int kind, tables_frame *out)
+{
+    const tables_frame *k = kept(t, raw, kind, out);
+    if (k != out)
+        *out = *k;
+}
+
+const tables_frame *tables_frame_of(tables *t, uint64_t raw, int kind, tables_frame *out)
+{
+    if (kind == TABLES_FRAME_NATIVE)
+        tables_symbol_named(t, raw);
+    return kept(t, raw, kind, out);
+}
+
 size_t tables_resolve_frames(tables *t, const uint64_t *frames, unsigned n_native,
                              unsigned n_python, tables_frame *out)
 {
@@ -99,9 +132,10 @@ size_t tables_resolve_frames(tables *t, const uint64_t *frames, unsigned n_nativ
      * frames, then the rest of the native frames (the interpreter's own and main). */
     size_t split = n_native;
     for (size_t i = 0; i < n_native && n_python; i++) {
-        tables_frame probe;
-        tables_resolve_frame(t, frames[i], TABLES_FRAME_NATIVE, &probe);
-        const char *b = probe.module ? probe.module->basename : "";
+        const tables_symbol *sym = tables_symbol_get(t, frames[i]);
+        const tables_module *mod =
+            sym && sym->module_id ? tables_module_get(t, sym->module_id) : NULL;
+        const char *b = mod ? mod->basename : "";
         if (!strncmp(b, "libpython", 9) || !strncmp(b, "python", 6)) {
             split = i;
             break;
@@ -109,11 +143,11 @@ size_t tables_resolve_frames(tables *t, const uint64_t *frames, unsigned n_nativ
     }
     size_t o = 0;
     for (size_t i = 0; i < split; i++)
-        tables_resolve_frame(t, frames[i], TABLES_FRAME_NATIVE, &out[o++]);
+        resolve_kept(t, frames[i], TABLES_FRAME_NATIVE, &out[o++]);
     for (size_t i = n_native; i < total; i++)
-        tables_resolve_frame(t, frames[i], TABLES_FRAME_PYTHON, &out[o++]);
+        resolve_kept(t, frames[i], TABLES_FRAME_PYTHON, &out[o++]);
     for (size_t i = split; i < n_native; i++)
-        tables_resolve_frame(t, frames[i], TABLES_FRAME_NATIVE, &out[o++]);
+        resolve_kept(t, frames[i], TABLES_FRAME_NATIVE, &out[o++]);
     return total;
 }
 

@@ -180,10 +180,15 @@ static blocks_segment *seg_of(blocks *b, uint64_t addr)
     size_t l = b->last_seg;
     if (l < b->nsegs && addr - b->segs[l].addr < b->segs[l].size)
         return &b->segs[l];
+    /* then the one found last in addr's 2 MiB (segments are apart: a hit is the one) */
+    uint32_t *hint = &b->near[((addr >> 21) * 0x9e3779b97f4a7c15ull) >> 54];
+    if (*hint < b->nsegs && addr - b->segs[*hint].addr < b->segs[*hint].size)
+        return &b->segs[b->last_seg = *hint];
     size_t i = seg_upper(b, addr);
     if (!i || addr - b->segs[i - 1].addr >= b->segs[i - 1].size)
         return NULL;
     b->last_seg = i - 1;
+    *hint = (uint32_t)(i - 1);
     return &b->segs[i - 1];
 }
 
@@ -381,13 +386,29 @@ static uint64_t *live_add(blocks *b, uint64_t addr)
     return &e->size;
 }
 
+/* live_new: where the size of a new live block at addr goes, in one probe when no block lives
+ * there and the table has room (else NULL: live_find, live_add). */
+static uint64_t *live_new(blocks *b, uint64_t addr)
+{
+    if (!addr || (b->nlive + 1) * 2 > b->caplive)
+        return NULL;
+    struct blocks_live *e = live_slot(b, addr);
+    if (e->addr)
+        return NULL;
+    e->addr = addr;
+    b->nlive++;
+    return &e->size;
+}
+
 uint64_t blocks_alloc(blocks *b, uint64_t addr, uint64_t size, uint64_t t)
 {
-    if (live_find(b, addr)) /* its free was not seen: the new one replaces it */
-        blocks_free(b, addr);
-    uint64_t *e = live_add(b, addr);
-    if (!e)
-        return 0;
+    uint64_t *e = live_new(b, addr);
+    if (!e) {
+        if (live_find(b, addr)) /* its free was not seen: the new one replaces it */
+            blocks_free(b, addr);
+        if (!(e = live_add(b, addr)))
+            return 0;
+    }
     uint64_t r = blocks_round(&b->rules, size), bsize = r;
     if (b->rules.async) {
         bsize = size;

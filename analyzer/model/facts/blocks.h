@@ -71,14 +71,17 @@ typedef struct blocks_segment {
     size_t n, cap;
 } blocks_segment;
 
+#define BLOCKS_NEAR 1024 /* seg_of's hints */
+
 /* The emulation of one run: segments sorted by address, live blocks by address. */
 typedef struct blocks {
     blocks_rules rules;
     blocks_segment *segs;
     size_t nsegs, capsegs;
-    size_t last_seg;         /* the segment seg_of found last (checked first; any index is safe) */
-    struct blocks_live {     /* block start -> its size: open addressing, linear probing */
-        uint64_t addr, size; /* addr 0: empty */
+    size_t last_seg; /* the segment seg_of found last (checked first; any index is safe) */
+    uint32_t near[BLOCKS_NEAR]; /* by addr's 2 MiB: the segment found there last (any safe) */
+    struct blocks_live {        /* block start -> its size: open addressing, linear probing */
+        uint64_t addr, size;    /* addr 0: empty */
     } * live;
     size_t nlive, caplive;
     int zero_live; /* a block at address 0 (no slot can hold it): its size */

@@ -42,8 +42,8 @@ void catpeaks_set_alloc_mode(catpeaks *cp, int alloc_mode)
     cp->alloc_mode_known = 1;
 }
 
-/* grow: a ring of twice the slots, the records in the same order. */
-static int grow(catpeaks *cp)
+/* catpeaks_grow: a ring of twice the slots, the records in the same order (catpeaks_add). */
+int catpeaks_grow(catpeaks *cp)
 {
     uint64_t ncap = cp->cap ? cp->cap * 2 : 4096;
     if (ncap > CATPEAKS_WINDOW_MAX) {
@@ -73,31 +73,6 @@ static int grow(catpeaks *cp)
     cp->code = code, cp->flags = flags;
     cp->cap = ncap, cp->head = head, cp->tail = tail;
     return 0;
-}
-
-uint64_t catpeaks_add(catpeaks *cp, uint64_t event, uint64_t t, uint64_t size, int flags,
-                      uint32_t ref, uint8_t code)
-{
-    if (cp->lost)
-        return 0;
-    if (cp->tail - cp->head == cp->cap && grow(cp) < 0)
-        return 0;
-    uint64_t n = cp->tail++, i = n & (cp->cap - 1);
-    cp->size[i] = size, cp->time[i] = t, cp->ref[i] = ref;
-    cp->code[i] = code, cp->flags[i] = (uint8_t)flags;
-    if (cp->event)
-        cp->event[i] = event;
-    cp->noted = 1;
-    return n;
-}
-
-void catpeaks_settle(catpeaks *cp, uint64_t n, uint8_t code, int provisional)
-{
-    if (n < cp->head || n >= cp->tail)
-        return;
-    cp->code[n & (cp->cap - 1)] = code;
-    if (provisional)
-        cp->flags[n & (cp->cap - 1)] |= CATPEAKS_F_PROVISIONAL;
 }
 
 static int64_t cache_raw(const catpeaks *cp)

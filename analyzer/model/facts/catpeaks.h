@@ -79,11 +79,32 @@ void catpeaks_init(catpeaks *cp, timeline *tl);
 /* catpeaks_add: the record of event number event (1 = the trace's first ALLOC / FREE) at time t:
  * size bytes allocated or freed (flags), code as far as known (0: not settled), ref the caller's
  * name for the allocation. Returns the record's number, 0 when lost. */
-uint64_t catpeaks_add(catpeaks *cp, uint64_t event, uint64_t t, uint64_t size, int flags,
-                      uint32_t ref, uint8_t code);
+int catpeaks_grow(catpeaks *cp);
+static inline uint64_t catpeaks_add(catpeaks *cp, uint64_t event, uint64_t t, uint64_t size,
+                                    int flags, uint32_t ref, uint8_t code)
+{
+    if (cp->lost)
+        return 0;
+    if (cp->tail - cp->head == cp->cap && catpeaks_grow(cp) < 0)
+        return 0;
+    uint64_t n = cp->tail++, i = n & (cp->cap - 1);
+    cp->size[i] = size, cp->time[i] = t, cp->ref[i] = ref;
+    cp->code[i] = code, cp->flags[i] = (uint8_t)flags;
+    if (cp->event)
+        cp->event[i] = event;
+    cp->noted = 1;
+    return n;
+}
 /* catpeaks_settle: record n's code, and whether it is provisional (a record already swept or not
  * in the window is left). */
-void catpeaks_settle(catpeaks *cp, uint64_t n, uint8_t code, int provisional);
+static inline void catpeaks_settle(catpeaks *cp, uint64_t n, uint8_t code, int provisional)
+{
+    if (n < cp->head || n >= cp->tail)
+        return;
+    cp->code[n & (cp->cap - 1)] = code;
+    if (provisional)
+        cp->flags[n & (cp->cap - 1)] |= CATPEAKS_F_PROVISIONAL;
+}
 /* catpeaks_mark: record n gains flags (when in the window). */
 static inline void catpeaks_mark(catpeaks *cp, uint64_t n, int flags)
 {

@@ -9,8 +9,7 @@
 #include "phases.h"
 #include "vramtrace/trace_format.h"
 
-typedef int (*rule_fn)(const classify_input *in);
-
+/* The rules: each a predicate on the input; VT_RULES below orders them (first match wins). */
 static int r_context(const classify_input *in)
 {
     return in->space == VT_SPACE_CONTEXT;
@@ -198,28 +197,35 @@ static int r_other(const classify_input *in)
 
 static const struct {
     const char *name;
-    rule_fn fn;
     category cat;
     const char *reason;
 } g_rules[] = {
-#define VT_RULE_ROW(name, fn, cat, reason) {#name, fn, CAT_##cat, reason},
+#define VT_RULE_ROW(name, fn, cat, reason) {#name, CAT_##cat, reason},
     VT_RULES(VT_RULE_ROW)
 #undef VT_RULE_ROW
 };
 enum { N_RULES = sizeof g_rules / sizeof g_rules[0] };
 
+/* first_rule: the index of the first rule that matches, N_RULES when none: the table's rules
+ * tried in its order, each inline (no call through the table for each). */
+static int first_rule(const classify_input *in)
+{
+    int i = 0;
+#define VT_RULE_TRY(name, fn, cat, reason)                                                         \
+    if (fn(in))                                                                                    \
+        return i;                                                                                  \
+    i++;
+    VT_RULES(VT_RULE_TRY)
+#undef VT_RULE_TRY
+    return i;
+}
+
 category classify(const classify_input *in, int *rule_out)
 {
-    for (int i = 0; i < N_RULES; i++) {
-        if (g_rules[i].fn(in)) {
-            if (rule_out)
-                *rule_out = i;
-            return g_rules[i].cat;
-        }
-    }
+    int i = first_rule(in);
     if (rule_out)
-        *rule_out = N_RULES;
-    return CAT_UNKNOWN;
+        *rule_out = i;
+    return i < N_RULES ? g_rules[i].cat : CAT_UNKNOWN;
 }
 
 const char *classify_rule_name(int rule)
@@ -317,18 +323,16 @@ static category settle(uint32_t key, unsigned now)
  * field of classify_input belongs in it (or among those settle() walks) */
 _Static_assert(sizeof(classify_input) == 84, "classify_input changed: update the settle key");
 
+/* memo_slot: where key's probe starts (classify.h's classify_settled probes the same way) */
 static size_t memo_slot(uint32_t key, size_t cap)
 {
     return (size_t)(((uint64_t)key * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
 }
 
-category classify_settled(uint32_t key, unsigned now, classify_memo *m)
+/* classify_settled_slow: classify_settled's answer not yet in m: worked out and kept. */
+category classify_settled_slow(uint32_t key, unsigned now, classify_memo *m)
 {
-    uint32_t full = (key << 5 | (now & 31)) + 1; /* 0: an empty slot */
-    if (m->cap)
-        for (size_t j = memo_slot(full, m->cap); m->e[j].key; j = (j + 1) & (m->cap - 1))
-            if (m->e[j].key == full)
-                return (category)m->e[j].cat;
+    uint32_t full = (key << 5 | (now & 31)) + 1; /* 0: an empty slot (classify_settled) */
     category c = settle(key, now);
     if ((m->n + 1) * 2 > m->cap) {
         size_t cap = m->cap ? m->cap * 2 : 256;
@@ -354,6 +358,41 @@ category classify_settled(uint32_t key, unsigned now, classify_memo *m)
     m->e[j].cat = (uint8_t)c;
     m->n++;
     return c;
+}
+
+/* rank: a counter pair as ranks among 0 and themselves (their order kept, equals equal). */
+static void rank(uint32_t *a, uint32_t *f)
+{
+    uint32_t x = *a, y = *f;
+    *a = (x > 0) + (y > 0 && y < x);
+    *f = (y > 0) + (x > 0 && x < y);
+}
+
+category classify_cached(const classify_input *in, classify_cache *c)
+{
+    classify_input k = *in;
+    rank(&k.iter_alloc, &k.iter_free);
+    rank(&k.bwd_alloc, &k.bwd_free);
+    if (!c->e && !(c->e = calloc(CLASSIFY_CACHE, sizeof *c->e)))
+        return classify(&k, NULL);
+    uint64_t w[(sizeof k + 7) / 8] = {0}, h = 0;
+    memcpy(w, &k, sizeof k);
+    for (unsigned i = 0; i < sizeof w / sizeof *w; i++) /* each word turned its own way */
+        h ^= w[i] << (5 * i + 1) | w[i] >> (63 - 5 * i);
+    struct classify_cache_entry *e =
+        &c->e[(size_t)((h * 0x9e3779b97f4a7c15ull) >> 32) & (CLASSIFY_CACHE - 1)];
+    if (e->used && !memcmp(&e->in, &k, sizeof k))
+        return (category)e->cat;
+    e->in = k;
+    e->cat = (uint8_t)classify(&k, NULL);
+    e->used = 1;
+    return (category)e->cat;
+}
+
+void classify_cache_free(classify_cache *c)
+{
+    free(c->e);
+    c->e = NULL;
 }
 
 void classify_memo_free(classify_memo *m)

@@ -89,8 +89,34 @@ typedef struct classify_memo {
 /* classify_settled: the category of an allocation whose lifetime has not ended (key), when every
  * end it can still have, now, gives the same one, else CAT_COUNT. Then classify() at its end
  * gives that category too. */
-category classify_settled(uint32_t key, unsigned now, classify_memo *m);
+category classify_settled_slow(uint32_t key, unsigned now, classify_memo *m);
+static inline category classify_settled(uint32_t key, unsigned now, classify_memo *m)
+{
+    uint32_t full = (key << 5 | (now & 31)) + 1; /* 0: an empty slot */
+    if (m->cap)
+        for (size_t j = (size_t)(((uint64_t)full * 0x9e3779b97f4a7c15ull) >> 32) & (m->cap - 1);
+             m->e[j].key; j = (j + 1) & (m->cap - 1))
+            if (m->e[j].key == full)
+                return (category)m->e[j].cat;
+    return classify_settled_slow(key, now, m);
+}
 void classify_memo_free(classify_memo *m);
+
+/* classify_cache: classify's answers for the lifetimes that ended last (a fixed table, made on
+ * first use; zero it to start). */
+#define CLASSIFY_CACHE 1024
+typedef struct classify_cache {
+    struct classify_cache_entry {
+        classify_input in; /* the counters ranked (classify_cached) */
+        uint8_t cat, used;
+    } * e;
+} classify_cache;
+
+/* classify_cached: classify(in) (no rule), from c when an input that classify cannot tell from
+ * it was seen: the same but for counters in the same order among themselves and 0 (iter_alloc,
+ * iter_free and 0; bwd_alloc, bwd_free and 0: all the rules compare them with). */
+category classify_cached(const classify_input *in, classify_cache *c);
+void classify_cache_free(classify_cache *c);
 
 /* classify_rule_name / classify_rule_reason: the rule table, for reports and reviews. */
 const char *classify_rule_name(int rule);

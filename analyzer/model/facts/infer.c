@@ -34,7 +34,14 @@ typedef struct vt__pass {
     int at_oom;      /* ... at an out-of-memory failure before the first backward */
     uint64_t oom_bt; /* then: B·T of the token batch found there (vt__trim_oom), 0 = none */
     uint64_t img_b, img_side, img_bytes; /* an image batch (vt__find_images), 0 = none */
+    /* live tensors by a hash of their address (0: vt__free needs no search) */
+    uint32_t live_at[4096];
 } vt__pass;
+
+static uint32_t *vt__live_at(vt__pass *p, uint64_t addr)
+{
+    return &p->live_at[(addr * 0x9e3779b97f4a7c15ull) >> 52];
+}
 
 static int vt__push(vt__pass *p, uint64_t addr, uint64_t size, uint64_t event)
 {
@@ -47,6 +54,7 @@ static int vt__push(vt__pass *p, uint64_t addr, uint64_t size, uint64_t event)
         p->cap = cap;
     }
     p->t[p->n++] = (vt__tensor){addr, size, event, !p->seen_backward, 1, 0, 0};
+    ++*vt__live_at(p, addr);
     return 0;
 }
 
@@ -65,11 +73,13 @@ static void vt__free(vt__pass *p, uint64_t addr, uint64_t event)
     }
     if (event && lo < p->n && p->t[lo].event == event && p->t[lo].addr == addr && p->t[lo].live) {
         p->t[lo].live = 0; /* the replay's newest at addr: no newer one here is live either */
+        --*vt__live_at(p, addr);
         return;
     }
-    for (size_t i = p->n; i-- > 0;)
+    for (size_t i = *vt__live_at(p, addr) ? p->n : 0; i-- > 0;)
         if (p->t[i].live && p->t[i].addr == addr) {
             p->t[i].live = 0;
+            --*vt__live_at(p, addr);
             return;
         }
 }

@@ -160,7 +160,7 @@ static uint32_t frame_bits(const tables_frame *f, phases_memo *m)
     return b;
 }
 
-void phases_acc_frame(phases_acc *a, const tables_frame *f, phases_memo *m)
+uint32_t phases_acc_frame(phases_acc *a, const tables_frame *f, phases_memo *m)
 {
     uint32_t b = frame_bits(f, m);
     if (f->kind == TABLES_FRAME_PYTHON) {
@@ -170,6 +170,53 @@ void phases_acc_frame(phases_acc *a, const tables_frame *f, phases_memo *m)
         a->py_any |= b;
     }
     a->any |= b;
+    return b;
+}
+
+static size_t ip_slot(uint64_t ip, size_t cap)
+{
+    return (size_t)((ip * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+}
+
+int phases_acc_native(phases_acc *a, uint64_t ip, const phases_memo *m, size_t nsyms)
+{
+    if (!m->capip || !ip)
+        return 0;
+    for (size_t j = ip_slot(ip, m->capip); m->ip[j].ip; j = (j + 1) & (m->capip - 1))
+        if (m->ip[j].ip == ip) {
+            if (m->ip[j].until && m->ip[j].until != nsyms + 1)
+                return 0;
+            a->any |= m->ip[j].bits;
+            return 1;
+        }
+    return 0;
+}
+
+void phases_memo_keep_ip(phases_memo *m, uint64_t ip, uint32_t bits, uint32_t until)
+{
+    if (!ip)
+        return;
+    if ((m->nip + 1) * 2 > m->capip) {
+        size_t cap = m->capip ? m->capip * 2 : 1024;
+        struct phases_ip_entry *n = calloc(cap, sizeof *n);
+        if (!n)
+            return;
+        for (size_t i = 0; i < m->capip; i++)
+            if (m->ip[i].ip) {
+                size_t k = ip_slot(m->ip[i].ip, cap);
+                while (n[k].ip)
+                    k = (k + 1) & (cap - 1);
+                n[k] = m->ip[i];
+            }
+        free(m->ip);
+        m->ip = n, m->capip = cap;
+    }
+    size_t j = ip_slot(ip, m->capip);
+    while (m->ip[j].ip && m->ip[j].ip != ip)
+        j = (j + 1) & (m->capip - 1);
+    if (!m->ip[j].ip)
+        m->nip++;
+    m->ip[j].ip = ip, m->ip[j].bits = bits, m->ip[j].until = until;
 }
 
 stack_facts phases_acc_end(const phases_acc *a)
@@ -217,7 +264,13 @@ stack_facts phases_of_stack(const tables_frame *f, size_t n)
 void phases_memo_free(phases_memo *m)
 {
     free(m->e);
+    free(m->ip);
     memset(m, 0, sizeof *m);
+}
+
+int phases_site_own(const tables_frame *f)
+{
+    return !library_file(f->file ? f->file : "");
 }
 
 long phases_site(const tables_frame *f, size_t n)
@@ -227,7 +280,7 @@ long phases_site(const tables_frame *f, size_t n)
         if (f[i].kind == TABLES_FRAME_PYTHON) {
             if (first_py < 0)
                 first_py = (long)i;
-            if (!library_file(f[i].file ? f[i].file : ""))
+            if (phases_site_own(&f[i]))
                 return (long)i;
         } else if (first_native < 0 && f[i].function && f[i].function[0]) {
             first_native = (long)i;

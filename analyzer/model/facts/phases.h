@@ -48,6 +48,11 @@ typedef struct phases_memo {
         uint32_t bits;
     } * e;
     size_t n, cap;
+    struct phases_ip_entry { /* a native frame's ip: its bits (phases_memo_keep_ip) */
+        uint64_t ip;
+        uint32_t bits, until; /* kept while the trace's symbols number until - 1 (0: always) */
+    } * ip;
+    size_t nip, capip;
 } phases_memo;
 /* phases_of_stack_memo: phases_of_stack, each frame's part looked up in / added to m. */
 stack_facts phases_of_stack_memo(const tables_frame *frames, size_t n, phases_memo *m);
@@ -62,12 +67,23 @@ typedef struct phases_acc {
     {                                                                                              \
         0, 0, -1, 0                                                                                \
     }
-void phases_acc_frame(phases_acc *a, const tables_frame *f, phases_memo *m);
+/* phases_acc_frame: adds f; its bits (what phases_memo_keep_ip keeps). */
+uint32_t phases_acc_frame(phases_acc *a, const tables_frame *f, phases_memo *m);
+/* phases_acc_native: the native frame at ip, when m kept its bits and they hold with nsyms symbols
+ * in the tables: added to a, 1; else 0. */
+int phases_acc_native(phases_acc *a, uint64_t ip, const phases_memo *m, size_t nsyms);
+/* phases_memo_keep_ip: a native frame at ip gave bits, for good (its symbol's name can no longer
+ * change), or, with until = nsyms + 1 (no symbol), until a symbol is added; out of memory keeps
+ * nothing. */
+void phases_memo_keep_ip(phases_memo *m, uint64_t ip, uint32_t bits, uint32_t until);
 stack_facts phases_acc_end(const phases_acc *a);
 void phases_memo_free(phases_memo *m);
 /* phases_site: the frame a report names for a stack: the innermost Python frame outside
  * torch / site-packages, else the innermost Python frame, else the innermost native frame
  * with a symbol; -1 if none. */
 long phases_site(const tables_frame *frames, size_t n);
+/* phases_site_own: a Python frame phases_site names before the others (outside torch /
+ * site-packages: the program's own). */
+int phases_site_own(const tables_frame *f);
 
 #endif

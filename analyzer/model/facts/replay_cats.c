@@ -47,13 +47,11 @@ live_item replay_item(const livemap_entry *e)
 /* input_core: what the rules of classify.c see of an allocation at its birth (its end's fields
  * left 0); *copy: its size is half a parameter's. */
 #define SIZE_MEMO 8192 /* two ways of 4096 */
-unsigned replay_size_bits(const state *s, uint64_t size)
+/* replay_size_bits_slow: replay_size_bits (replay_state.h) for a size not in the memo now (the
+ * same slot: 4096 slots of two ways) */
+unsigned replay_size_bits_slow(const state *s, uint64_t size)
 {
     struct size_memo *m = s->szm ? &s->szm[2 * ((size * 0x9e3779b97f4a7c15ull) >> 52)] : NULL;
-    if (m && m->size == size && m->gen == s->sizes_gen)
-        return m->bits;
-    if (m && m[1].size == size && m[1].gen == s->sizes_gen)
-        return m[1].bits;
     int half = !(size & 1) && replay_phase_half_has(s, size / 2); /* a parameter's size */
     int copy = replay_phase_half_has(s, size);                    /* half a parameter's */
     int vocab = s->vocab && size % s->vocab == 0 && size / s->vocab >= 128 && !half && !copy;
@@ -335,7 +333,7 @@ static void classified(state *s, const live_item *it, uint8_t level, uint8_t fla
     category cat = CAT_CACHE;
     if (kind != CATPEAKS_SEGMENT) {
         classify_input in = replay_input(s, s->r, it);
-        cat = classify(&in, NULL);
+        cat = classify_cached(&in, &s->ccache);
     }
     total(s, it->stack_id, kind, cat, it->size);
     uint8_t code = CATPEAKS_CODE(kind, cat);
@@ -454,4 +452,5 @@ void replay_cats_free_all(state *s)
     free(s->szm);
     catpeaks_free(&s->peaks);
     classify_memo_free(&s->cmemo);
+    classify_cache_free(&s->ccache);
 }

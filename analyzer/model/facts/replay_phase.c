@@ -66,7 +66,10 @@ static stack_facts raw_facts(state *s, uint32_t id)
         return none;
     phases_acc a = PHASES_ACC_INIT;
     tables_frame f;
+    size_t nsyms = tables_n_symbols(s->r->t);
     for (unsigned i = 0; i < st->n_native; i++) {
+        if (phases_acc_native(&a, st->frames[i], &s->memo, nsyms))
+            continue; /* a frame seen before, whose symbol is what it was */
         tables_resolve_frame(s->r->t, st->frames[i], TABLES_FRAME_NATIVE, &f);
         if (f.sym && !f.sym->name.len && !f.sym->symbolized && f.sym->module_id &&
             tables_module_names(s->r->t, f.sym->module_id) >= SYMBOLIZE_OK) {
@@ -74,7 +77,11 @@ static stack_facts raw_facts(state *s, uint32_t id)
             const tables_frame *fr = tables_resolve_stack(s->r->t, id, &n);
             return fr ? phases_of_stack_memo(fr, n, &s->memo) : none;
         }
-        phases_acc_frame(&a, &f, &s->memo);
+        /* kept: a symbol that is named, symbolized, in no module or in one whose file failed
+         * stays as it is; no symbol, until one comes */
+        uint32_t b = phases_acc_frame(&a, &f, &s->memo);
+        if (nsyms < UINT32_MAX - 1)
+            phases_memo_keep_ip(&s->memo, st->frames[i], b, f.sym ? 0 : (uint32_t)nsyms + 1);
     }
     memset(&f, 0, sizeof f);
     f.kind = TABLES_FRAME_PYTHON;

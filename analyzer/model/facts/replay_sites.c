@@ -1,54 +1,93 @@
 /* replay_sites.c — how a report names a stack of the replay: the program's site
  * ("file:line function") and the native operation ("at::_ops::mm (libtorch_cpu.so)"),
- * escaped for a terminal. The stacks are tables.c's; the phases' site rule is phases.c's. */
+ * escaped for a terminal. The stacks are tables.c's; the phases' site rule is phases.c's.
+ * A stack's frames are looked at one at a time (tables_frame_of), in the order
+ * tables_resolve_stack gives them, without resolving the whole stack into one array. */
 #include <stdio.h>
 #include <string.h>
 
 #include "escape.h"
 #include "replay.h"
 
+/* site_frame: the frame phases_site names of stack id (into buf unless the tables keep it), NULL
+ * when none: the innermost Python frame of the program's own, else the innermost Python frame,
+ * else the innermost native frame with a symbol (phases_site; the native frames keep their
+ * order around the Python ones). */
+static const tables_frame *site_frame(tables *t, uint32_t id, tables_frame *buf)
+{
+    const tables_stack *st = id ? tables_stack_get(t, id) : NULL;
+    if (!st)
+        return NULL;
+    unsigned total = st->n_native + st->n_python, first_py = total;
+    for (unsigned i = st->n_native; i < total; i++) {
+        const tables_frame *f = tables_frame_of(t, st->frames[i], TABLES_FRAME_PYTHON, buf);
+        if (phases_site_own(f))
+            return f;
+        if (first_py == total)
+            first_py = i;
+    }
+    if (first_py < total)
+        return tables_frame_of(t, st->frames[first_py], TABLES_FRAME_PYTHON, buf);
+    for (unsigned i = 0; i < st->n_native; i++) {
+        const tables_frame *f = tables_frame_of(t, st->frames[i], TABLES_FRAME_NATIVE, buf);
+        if (f->function && f->function[0])
+            return f;
+    }
+    return NULL;
+}
+
 const char *replay_site_text(replay_result *r, uint32_t stack_id, char *buf, size_t len)
 {
-    size_t n = 0;
-    const tables_frame *f = stack_id ? tables_resolve_stack(r->t, stack_id, &n) : NULL;
-    long i = f ? phases_site(f, n) : -1;
-    if (i < 0) {
+    tables_frame fb;
+    const tables_frame *f = stack_id ? site_frame(r->t, stack_id, &fb) : NULL;
+    if (!f) {
         snprintf(buf, len, "%s", stack_id ? "(no named frame)" : "(no stack)");
         return buf;
     }
     char raw[1024];
-    size_t m = tables_frame_text(&f[i], raw, sizeof raw);
+    size_t m = tables_frame_text(f, raw, sizeof raw);
     escape_term(raw, m < sizeof raw ? m : sizeof raw - 1, buf, len);
     return buf;
 }
 
-const char *replay_native_text(replay_result *r, uint32_t stack_id, char *buf, size_t len)
+/* native_pick: the native frame that names stack id's operation, innermost first: an
+ * at::_ops:: one, else an at::native:: one, else any with a symbol, skipping the allocation
+ * primitive (empty*) for the first two; its index among the native frames, or -1. */
+static long native_pick(tables *t, const tables_stack *st)
 {
-    size_t n = 0;
-    const tables_frame *f = stack_id ? tables_resolve_stack(r->t, stack_id, &n) : NULL;
     long op = -1, native = -1, any = -1;
-    for (size_t i = 0; f && i < n; i++) {
-        const char *fn = f[i].function;
-        if (f[i].kind != TABLES_FRAME_NATIVE || !fn || !fn[0])
+    tables_frame fb;
+    for (unsigned i = 0; i < st->n_native && op < 0; i++) {
+        const tables_frame *f = tables_frame_of(t, st->frames[i], TABLES_FRAME_NATIVE, &fb);
+        const char *fn = f->function;
+        if (!fn || !fn[0])
             continue;
         if (any < 0)
             any = (long)i;
         if (strstr(fn, "empty")) /* the allocation primitive itself names no operation */
             continue;
-        if (op < 0 && strstr(fn, "at::_ops::"))
+        if (strstr(fn, "at::_ops::"))
             op = (long)i;
         if (native < 0 && strstr(fn, "at::native::"))
             native = (long)i;
     }
-    long pick = op >= 0 ? op : native >= 0 ? native : any;
+    return op >= 0 ? op : native >= 0 ? native : any;
+}
+
+const char *replay_native_text(replay_result *r, uint32_t stack_id, char *buf, size_t len)
+{
+    const tables_stack *st = stack_id ? tables_stack_get(r->t, stack_id) : NULL;
+    long pick = st ? native_pick(r->t, st) : -1;
     buf[0] = '\0';
     if (pick < 0)
         return buf;
-    const char *fn = f[pick].function;
+    tables_frame fb;
+    const tables_frame *f = tables_frame_of(r->t, st->frames[pick], TABLES_FRAME_NATIVE, &fb);
+    const char *fn = f->function;
     size_t fl = strcspn(fn, "("); /* the name without its argument list */
     char raw[512];
     snprintf(raw, sizeof raw, "%.*s (%s)", (int)(fl < 400 ? fl : 400), fn,
-             f[pick].module ? f[pick].module->basename : "?");
+             f->module ? f->module->basename : "?");
     escape_term(raw, strlen(raw), buf, len);
     return buf;
 }

@@ -65,6 +65,7 @@ typedef struct state {
     int classify_on; /* each allocation is classified once (the sweep, or flame's totals) */
     int tm_assumed;  /* tensor_mode taken to stay 0 (no tensor after the first events) */
     classify_memo cmemo;
+    classify_cache ccache; /* the ended lifetimes' categories (classified) */
     /* the allocations whose category waits, in allocation order (their records; settled ones are
      * skipped, and dropped now and then), and where in it each kind of change was last looked */
     uint64_t *wait;
@@ -200,7 +201,16 @@ void replay_infer_note(state *s, int is_alloc, const reader_event *ev, uint64_t 
 /* replay_cats.c */
 /* replay_size_bits: what a size says now: 1 a parameter's size, 2 half a parameter's, 4 a
  * multiple of the vocabulary (logits), memoized (struct size_memo). */
-unsigned replay_size_bits(const state *s, uint64_t size);
+unsigned replay_size_bits_slow(const state *s, uint64_t size);
+static inline unsigned replay_size_bits(const state *s, uint64_t size)
+{
+    const struct size_memo *m = s->szm ? &s->szm[2 * ((size * 0x9e3779b97f4a7c15ull) >> 52)] : NULL;
+    if (m && m->size == size && m->gen == s->sizes_gen)
+        return m->bits;
+    if (m && m[1].size == size && m[1].gen == s->sizes_gen)
+        return m[1].bits;
+    return replay_size_bits_slow(s, size);
+}
 /* replay_item: the snapshot item of a live entry (not freed). replay_input: what the rules of
  * classify.c see of one item, now. */
 live_item replay_item(const livemap_entry *e);
