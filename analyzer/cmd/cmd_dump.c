@@ -21,6 +21,7 @@ static int dump_file(const char *path, bool resolve)
             fprintf(stderr, "vramtrace dump: cannot open %s (check the path)\n", msg);
         return VT_EXIT_USAGE;
     }
+    reader_any_stack_ids(r); /* dump shows every record; it keeps nothing per stack id */
     tables *t = tables_new();
     dump_json *d = t ? dump_json_new(t, stdout, resolve) : NULL;
     int rc = VT_EXIT_OK;

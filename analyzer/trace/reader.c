@@ -63,7 +63,10 @@ struct reader {
     uint64_t err_off;
     uint64_t nrec;
     char msg[256];
-    bool bad_header; /* the header itself is not a vramtrace header (reader_describe) */
+    bool bad_header;      /* the header itself is not a vramtrace header (reader_describe) */
+    uint64_t nstacks;     /* STACK records read */
+    uint64_t stack_bound; /* the highest stack id a record may name now (VT_STACK_ID_SLACK) */
+    bool any_stack_ids;   /* reader_any_stack_ids: no bound */
 };
 
 /* set_status: records a final status with offset and message; always returns false so
@@ -149,6 +152,8 @@ static bool read_header(reader *r, size_t have_bytes)
     r->st = READER_OK;
     r->err_off = 0;
     r->nrec = 0;
+    r->nstacks = 0;
+    r->stack_bound = r->any_stack_ids ? UINT32_MAX : VT_STACK_ID_SLACK;
     r->msg[0] = 0;
     memset(&r->hdr, 0, sizeof r->hdr);
     ssize_t have = fill(r, sizeof(vt_file_header));
@@ -317,6 +322,12 @@ reader *reader_open_stream(FILE *fp, const char *path, const void *head, size_t 
     else if (r->st == READER_OK && first_is_slot(r))
         refuse_chunked_stream(r, msg, msgsz);
     return r;
+}
+
+void reader_any_stack_ids(reader *r)
+{
+    r->any_stack_ids = true;
+    r->stack_bound = UINT32_MAX;
 }
 
 int reader_rewind(reader *r)
@@ -541,10 +552,24 @@ bool reader_next(reader *r, reader_record *rec)
     rec->payload = b + 8;
     rec->payload_len = h.size - 8;
     const char *why = NULL;
-    if (h.type == VT_REC_ALLOC || h.type == VT_REC_FREE)
+    if (h.type == VT_REC_ALLOC || h.type == VT_REC_FREE) {
         reader_decode_event(rec);
-    else
+        if (__builtin_expect(rec->u.ev.stack_id > r->stack_bound, 0))
+            return set_status(r, READER_MALFORMED, r->pos,
+                              "%s record: stack id %u, far past the %llu stacks defined before "
+                              "it (ids are given in order)",
+                              reader_type_name(h.type), (unsigned)rec->u.ev.stack_id,
+                              (unsigned long long)r->nstacks);
+    } else {
         why = reader_decode(rec);
+        if (!why && h.type == VT_REC_STACK) {
+            if (rec->u.stack.stack_id > r->stack_bound)
+                why = "its id is far past the stacks defined before it (ids are given in order)";
+            r->nstacks++;
+            if (!r->any_stack_ids)
+                r->stack_bound = 2 * r->nstacks + VT_STACK_ID_SLACK;
+        }
+    }
     if (why)
         return set_status(r, READER_MALFORMED, r->pos, "%s record: %s", reader_type_name(h.type),
                           why);

@@ -315,6 +315,10 @@ int reader_follow(reader *r);
 /* reader_chunked_info: NULL for a plain trace. */
 const chunked_info *reader_chunked_info(const reader *r);
 
+/* reader_any_stack_ids: stack ids out of order (trace_format.h, VT_STACK_ID_SLACK) are read, not
+ * refused: for dump, which keeps nothing per stack id and shows every record as it is. */
+void reader_any_stack_ids(reader *r);
+
 /* reader_rewind: back to the first record for another pass, status reset (the header is
  * re-read and re-validated). Returns 0, or -1 when the seek/read failed (status IOERR). */
 int reader_rewind(reader *r);

@@ -89,4 +89,17 @@ assert b'"stack_id":16777215' in p.stdout
 assert kb < 32 * 1024, f"dump took {kb} KB"
 print(f"dump of a stack id 0xFFFFFF: {kb} KB")
 PYEOF
+# 9. ... and every analysis refuses it (stack ids are given in order: trace_format.h): per-stack
+# tables sized by that id took 938 MB and 1 s for this 2,880-byte file (a fuzz_views timeout)
+python3 - "$VT" "$D/hostile_stack_ffffff.vt" <<'PYEOF' || fail "report of hostile_stack_ffffff.vt"
+import resource, subprocess, sys
+for cmd in (["report", "--json"], ["flame"], ["export", "--perfetto", "x.json"]):
+    p = subprocess.run([sys.argv[1]] + cmd + [sys.argv[2]], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, timeout=60)
+    assert p.returncode == 3, (cmd, p.returncode)
+    assert b"far past the stacks defined before it" in p.stderr, (cmd, p.stderr)
+kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+assert kb < 32 * 1024, f"took {kb} KB"
+print(f"report / flame / export of a stack id 0xFFFFFF: exit 3, {kb} KB")
+PYEOF
 echo "report_hostile: ok"
