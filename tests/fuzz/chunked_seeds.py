@@ -3,6 +3,7 @@
 # FZ_PARAMS record (the layout's parameters, fuzz_chunked.c's fz_params) after its header and a
 # STEP record (a few stacks) every --every events, so the layout has SUMMARY chunks to make.
 # usage: chunked_seeds.py TRACE OUT --params RAW_CAP,MODES,ZMASK,DROPMASK,PIECE,ZLEVEL,FLAGS
+#        [--corrupt C1,C2,C3]
 import argparse
 import struct
 
@@ -11,11 +12,12 @@ ap.add_argument("trace")
 ap.add_argument("out")
 ap.add_argument("--params", default="4096,0x55555555,0xaaaaaaaa,0,64,0,1")
 ap.add_argument("--every", type=int, default=40)
+ap.add_argument("--corrupt", default="0,0,0", help="three fields to change (fz_params.corrupt)")
 a = ap.parse_args()
 d = open(a.trace, "rb").read()
 hsize = struct.unpack_from("<I", d, 12)[0]
 p = [int(x, 0) for x in a.params.split(",")]
-params = struct.pack("<IIIIHBB12x", *p)
+params = struct.pack("<IIIIHBBIII", *p, *[int(x, 0) for x in a.corrupt.split(",")])
 out = [d[:32], struct.pack("<HHI", 0x7FF0, 0, 8 + len(params)) + params]
 at, events, step, tt, stacks = hsize, 0, 0, 0, []
 while at + 8 <= len(d):

@@ -398,9 +398,13 @@ static size_t build(lay *L, const uint8_t *d, size_t n)
     }
     if (!have) { /* no parameters: a hash of the input */
         uint64_t h = fnv(d, n), g = h * 0x9e3779b97f4a7c15ull;
+        uint64_t k = g * 0x9e3779b97f4a7c15ull; /* fields changed: 0 to 3, one most often */
         L->P = (fz_params){
             (uint32_t)h, (uint32_t)(h >> 32), (uint32_t)g, (uint32_t)(g >> 40), (uint16_t)(g >> 16),
             0,           (uint8_t)(h >> 8),   {0, 0, 0}};
+        L->P.corrupt[0] = h & 0x3 ? (uint32_t)k : 0;
+        L->P.corrupt[1] = (h & 0xc) == 0xc ? (uint32_t)(k >> 32) : 0;
+        L->P.corrupt[2] = (h & 0x30) == 0x30 ? (uint32_t)(k * 3) : 0;
     }
     L->S = L->P.flags & FL_BIG ? 128u << 10 : 64u << 10;
     L->nslots = L->nf = 0;
