@@ -1,7 +1,8 @@
 #!/bin/sh
 # run.sh — `make fuzz`: runs each libFuzzer target given as an argument for FUZZ_SECONDS
 # seconds, seeded from the kept corpus (tests/fuzz/corpus/config/ for fuzz_config,
-# tests/fuzz/corpus/trace/ and the traces of tests/data/ for the trace targets) into a work
+# tests/fuzz/corpus/trace/ and the traces of tests/data/ for the trace targets, and
+# tests/fuzz/corpus/chunked/ first for fuzz_chunked) into a work
 # corpus per target under $BUILD/fuzz/ (or FUZZ_WORK; new inputs go there, never into the tree:
 # every seed is run first, so a committed input that fails fails the round). Prints the
 # executions and coverage per target; a crash leaves its input in $BUILD/fuzz/ and fails (copy
@@ -18,6 +19,7 @@ for t in "$@"; do
     name=$(basename "$t")
     case $name in
     fuzz_config) kept="$ROOT/tests/fuzz/corpus/config" extra= ;;
+    fuzz_chunked) kept="$ROOT/tests/fuzz/corpus/chunked" extra="$ROOT/tests/fuzz/corpus/trace $seeds" ;;
     *) kept="$ROOT/tests/fuzz/corpus/trace" extra=$seeds ;;
     esac
     work="${FUZZ_WORK:-$BUILD/fuzz}/corpus-${name#fuzz_}"
