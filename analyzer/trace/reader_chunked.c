@@ -17,7 +17,9 @@
 
 #define SLOT_SIZE_MIN (64u << 10)
 #define SLOT_SIZE_MAX (64u << 20)
-#define CHUNKS_MAX (8u << 20) /* more chunk headers than any writer makes of a file */
+#define CHUNKS_MAX (8u << 20)       /* more chunk headers than any writer makes of a file */
+#define SNAP_FREE_BYTES (16u << 20) /* a snapshot's pieces: this much, then ... */
+#define SNAP_RATIO_MAX 64u          /* ... at most this many times their stored bytes */
 
 enum { IT_RAW, IT_HEAD, IT_META, IT_SNAP, IT_EVENTS, IT_SUMMARY, IT_SUMCHUNK };
 #define IS_SUMMARY(k) ((k) == IT_SUMMARY || (k) == IT_SUMCHUNK)
@@ -368,9 +370,18 @@ static int join_snapshot(chunked *c)
     const item *first = &c->items[c->next];
     uint8_t *all = NULL;
     size_t n = 0;
-    uint64_t ev;
+    uint64_t ev, stored = 0;
     while (c->next < c->n && c->items[c->next].kind == IT_SNAP &&
            c->items[c->next].key == first->key && c->items[c->next].first == first->first) {
+        /* each piece is at most 16 MiB once decompressed; their total past the first 16 MiB
+         * at most SNAP_RATIO_MAX times what they take in the file (a writer's live set
+         * compresses far less: a file of 64 KiB cannot make gigabytes) */
+        stored += c->items[c->next].len;
+        if (n + c->items[c->next].raw_len > SNAP_FREE_BYTES + SNAP_RATIO_MAX * stored) {
+            free(all);
+            return fail(c, "a snapshot at byte %llu decompresses to more than 64 times its size",
+                        (unsigned long long)first->off);
+        }
         if (load(c, &c->items[c->next], &ev)) {
             free(all);
             return -1;

@@ -102,4 +102,17 @@ kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
 assert kb < 32 * 1024, f"took {kb} KB"
 print(f"report / flame / export of a stack id 0xFFFFFF: exit 3, {kb} KB")
 PYEOF
+# 10. a snapshot's zstd pieces that decompress to gigabytes (a 64 KiB chunked file whose 43
+# pieces of 1.4 KiB each say 16 MiB: dump took 1.4 GB and over 30 s): malformed, at once
+python3 - "$VT" "$D/hostile_snapshot_bomb.vt" <<'PYEOF' || fail "hostile_snapshot_bomb.vt"
+import resource, subprocess, sys
+for cmd in (["dump"], ["report", "--json"]):
+    p = subprocess.run([sys.argv[1]] + cmd + [sys.argv[2]], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, timeout=60)
+    assert p.returncode == 3, (cmd, p.returncode)
+    assert b"decompresses to more than 64 times its size" in p.stderr, (cmd, p.stderr)
+kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+assert kb < 128 * 1024, f"took {kb} KB"
+print(f"dump / report of a snapshot bomb: exit 3, {kb} KB")
+PYEOF
 echo "report_hostile: ok"
