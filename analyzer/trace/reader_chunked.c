@@ -6,6 +6,7 @@
  * before it are gone, then the SUMMARY slots' records. reader.c frames and checks those records
  * as any others. Memory: one slot's bytes twice, and 56 bytes per chunk. */
 #include "reader_chunked.h"
+#include "reader_decode.h"
 #include "reader_snapjoin.h"
 
 #include <errno.h>
@@ -60,19 +61,6 @@ struct chunked {
     char err[200];
 };
 
-static uint16_t u16at(const uint8_t *p)
-{
-    uint16_t v;
-    memcpy(&v, p, 2);
-    return v;
-}
-static uint32_t u32at(const uint8_t *p)
-{
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return v;
-}
-
 static int fail(chunked *c, const char *fmt, unsigned long long a)
 {
     snprintf(c->err, sizeof c->err, fmt, a);
@@ -117,8 +105,8 @@ static int walk_summary(chunked *c, uint64_t off, uint64_t end, uint64_t seq)
     for (uint64_t place = 0; off + 8 <= end; place++) {
         if (pread_all(c->fd, h, 8, off))
             return fail(c, "read error at byte %llu", (unsigned long long)off);
-        uint16_t type = u16at(h);
-        uint32_t size = u32at(h + 4);
+        uint16_t type = rd16(h);
+        uint32_t size = rd32(h + 4);
         if (!type || size < 8 || size % 8 || size > end - off)
             break; /* the end of what was written (or a record cut by a kill) */
         if (type == VT_REC_CHUNK) {
@@ -150,8 +138,8 @@ static int walk_pack(chunked *c, uint64_t off, uint64_t end, uint64_t seq)
     while (off + 8 <= end) {
         if (pread_all(c->fd, h, 8, off))
             return fail(c, "read error at byte %llu", (unsigned long long)off);
-        uint16_t type = u16at(h);
-        uint32_t size = u32at(h + 4);
+        uint16_t type = rd16(h);
+        uint32_t size = rd32(h + 4);
         if (!type)
             break; /* the end of what was written */
         if (type != VT_REC_CHUNK || size < sizeof h || size % 8 || size > end - off)
@@ -208,7 +196,7 @@ static int by_plan(const void *a, const void *b)
 int chunked_detect(int fd, uint64_t header_size)
 {
     uint8_t h[8];
-    return pread_all(fd, h, 8, header_size) == 0 && u16at(h) == VT_REC_SLOT;
+    return pread_all(fd, h, 8, header_size) == 0 && rd16(h) == VT_REC_SLOT;
 }
 
 chunked *chunked_open(int fd, uint64_t fsize, const vt_file_header *hdr, int summary_only,
@@ -225,7 +213,7 @@ chunked *chunked_open(int fd, uint64_t fsize, const vt_file_header *hdr, int sum
     uint8_t h[VT_SLOT_REC_SIZE];
     vt_rec_slot s0;
     if (hdr->header_size != sizeof(vt_file_header) || pread_all(fd, h, sizeof h, 32) ||
-        u32at(h + 4) != VT_SLOT_REC_SIZE) {
+        rd32(h + 4) != VT_SLOT_REC_SIZE) {
         fail(c, "malformed SLOT record at byte %llu", 32);
         goto bad;
     }
@@ -243,13 +231,13 @@ chunked *chunked_open(int fd, uint64_t fsize, const vt_file_header *hdr, int sum
         uint64_t off = i ? i * c->slot_size : 32, end = (i + 1) * c->slot_size;
         if (end > fsize)
             end = fsize;
-        if (off + sizeof h > end || pread_all(fd, h, sizeof h, off) || !u16at(h)) {
+        if (off + sizeof h > end || pread_all(fd, h, sizeof h, off) || !rd16(h)) {
             c->info.free_slots++;
             continue;
         }
         vt_rec_slot s;
         memcpy(&s, h + 8, sizeof s);
-        if (u16at(h) != VT_REC_SLOT || u32at(h + 4) != VT_SLOT_REC_SIZE ||
+        if (rd16(h) != VT_REC_SLOT || rd32(h + 4) != VT_SLOT_REC_SIZE ||
             s.slot_size != c->slot_size) {
             fail(c, "slot at byte %llu does not start with a SLOT record of this file",
                  (unsigned long long)off);
@@ -315,8 +303,8 @@ static size_t records_prefix(const uint8_t *b, size_t n, uint64_t *events)
 {
     size_t at = 0;
     while (at + 8 <= n) {
-        uint16_t t = u16at(b + at);
-        uint32_t s = u32at(b + at + 4);
+        uint16_t t = rd16(b + at);
+        uint32_t s = rd32(b + at + 4);
         if (!t || s < 8 || s % 8 || s > n - at)
             break;
         *events += t == VT_REC_ALLOC || t == VT_REC_FREE;

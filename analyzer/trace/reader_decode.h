@@ -1,5 +1,6 @@
-/* reader_decode.h — private to reader.c and reader_decode.c: decoding one framed record's
- * payload into reader_record.u, and the little-endian loads both use (reader.h is public). */
+/* reader_decode.h — private to the reader's files (reader.c, reader_decode.c, reader_chunked.c)
+ * and its fuzz targets: decoding one framed record's payload into reader_record.u, and the
+ * little-endian loads they use (reader.h is public). */
 #ifndef VT_READER_DECODE_H
 #define VT_READER_DECODE_H
 
@@ -7,6 +8,13 @@
 #include <string.h>
 
 #include "reader.h"
+
+static inline uint16_t rd16(const uint8_t *p)
+{
+    uint16_t v;
+    memcpy(&v, p, 2);
+    return v;
+}
 
 static inline uint32_t rd32(const uint8_t *p)
 {

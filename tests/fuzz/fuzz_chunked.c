@@ -19,6 +19,7 @@
 #include "commands.h"
 #include "harness.h"
 #include "reader.h"
+#include "reader_decode.h"
 #include "report.h"
 #include "report_views.h"
 
@@ -78,19 +79,6 @@ static rec g_recs[MAX_RECS];
 static size_t g_n;
 static const rec *g_live[MAX_RECS];
 static size_t g_nlive;
-
-static uint32_t rd32(const uint8_t *p)
-{
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return v;
-}
-static uint64_t rd64(const uint8_t *p)
-{
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return v;
-}
 
 static void note(lay *L, uint64_t off, uint8_t width)
 {
