@@ -405,28 +405,28 @@ void vt__torch_segment(uint64_t addr, uint64_t size, int map)
  * (torchFreeRequested) before it, so the block count falls before anything can rise. The
  * allocator calls its trackers under the device's lock: one slot per device is never shared. */
 #define VT_TORCH_REQ_DEVICES 64
-static struct {
+typedef struct {
     uint64_t addr, size, stream;
     int set;
-} g_requested[VT_TORCH_REQ_DEVICES];
+} requested;
+static requested g_requested[VT_TORCH_REQ_DEVICES];
+
+/* requested_of: the slot of e's device, or NULL for a device past the table (not held) */
+static requested *requested_of(const vt__torch_entry *e)
+{
+    unsigned d = (unsigned)(int)e->device;
+    return d < VT_TORCH_REQ_DEVICES ? &g_requested[d] : NULL;
+}
 
 static void record_request(const vt__torch_entry *e)
 {
-    unsigned d = (unsigned)(int)e->device;
-    if (d >= VT_TORCH_REQ_DEVICES || !g_requested[d].set)
+    requested *q = requested_of(e);
+    if (!q || !q->set)
         return;
-    g_requested[d].set = 0;
-    if (e->action == VT_TORCH_FREE_COMPLETED && e->addr == g_requested[d].addr)
+    q->set = 0;
+    if (e->action == VT_TORCH_FREE_COMPLETED && e->addr == q->addr)
         return; /* completed at once: the one torchFree says it */
-    vt__event ev = {VT_API_torchFreeRequested,
-                    0,
-                    e->device,
-                    g_requested[d].addr,
-                    g_requested[d].size,
-                    g_requested[d].stream,
-                    0,
-                    0,
-                    0};
+    vt__event ev = {VT_API_torchFreeRequested, 0, e->device, q->addr, q->size, q->stream, 0, 0, 0};
     vt__record_free(&ev);
 }
 
@@ -457,10 +457,9 @@ static void record(const vt__torch_entry *e)
         api = VT_API_torchOom;
         break;
     case VT_TORCH_FREE_REQUESTED: {
-        unsigned d = (unsigned)(int)e->device;
-        if (d < VT_TORCH_REQ_DEVICES)
-            g_requested[d].addr = e->addr, g_requested[d].size = e->size,
-            g_requested[d].stream = e->stream, g_requested[d].set = 1;
+        requested *q = requested_of(e);
+        if (q)
+            q->addr = e->addr, q->size = e->size, q->stream = e->stream, q->set = 1;
         return; /* recorded only if another action comes before its completion */
     }
     default:
