@@ -78,18 +78,9 @@ main() {
         note "- VALIDATE_NO_BUILD=1: $VT as it is"
     elif [ "$PROGRAMS" = real ]; then
         say "build"
-        DEPS_ARG=""
-        if ls .debs/*.deb >/dev/null 2>&1; then
-            rm -rf .deps && mkdir -p .deps
-            for deb in .debs/*.deb; do
-                if command -v dpkg >/dev/null 2>&1; then
-                    dpkg -x "$deb" .deps || note "- could not unpack $deb"
-                else # a .deb is an ar archive holding data.tar.*
-                    (d=$(mktemp -d) && cd "$d" && ar x "$ROOT/$deb" && tar -xf data.tar.* -C "$ROOT/.deps"; rm -rf "$d")
-                fi
-            done
-            DEPS_ARG="DEPS_PREFIX=$ROOT/.deps/usr"
-        else
+        DEPS_ARG=$(sh "$ROOT/scripts/unpack-debs.sh" "$ROOT" 2>"$W/debs.err")
+        while IFS= read -r l; do note "- $l"; done <"$W/debs.err"
+        if [ -z "$DEPS_ARG" ]; then
             note "- no .debs/ carried (scripts/fetch-debs.sh on the dev machine): system headers"
         fi
         # shellcheck disable=SC2086

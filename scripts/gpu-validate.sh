@@ -263,17 +263,9 @@ fi
 
 # ---- 1. build against the carried .deb files --------------------------------------------------
 say "build"
-DEPS_ARG=""
-if ls .debs/*.deb >/dev/null 2>&1; then
-    rm -rf .deps && mkdir -p .deps
-    for deb in .debs/*.deb; do
-        if command -v dpkg >/dev/null 2>&1; then
-            dpkg -x "$deb" .deps || note "- could not unpack $deb"
-        else  # a .deb is an ar archive holding data.tar.*
-            (d=$(mktemp -d) && cd "$d" && ar x "$ROOT/$deb" && tar -xf data.tar.* -C "$ROOT/.deps"; rm -rf "$d")
-        fi
-    done
-    DEPS_ARG="DEPS_PREFIX=$ROOT/.deps/usr"
+DEPS_ARG=$(sh "$ROOT/scripts/unpack-debs.sh" "$ROOT" 2>"$W/debs.err")
+while IFS= read -r l; do note "- $l"; done <"$W/debs.err"
+if [ -n "$DEPS_ARG" ]; then
     note "- build dependencies: $(ls .debs/*.deb | wc -l) .deb files unpacked into .deps/"
 else
     note "- no .debs/ carried (run scripts/fetch-debs.sh on the dev machine): using system headers"
