@@ -1,5 +1,6 @@
 /* demangle.c — C++ symbol demangling for native frames (tables.h: demangle), through
- * __cxa_demangle from libstdc++ (linked into the analyzer). No C++ source needed. */
+ * __cxa_demangle from libstdc++'s archive (linked statically: the demangler's objects alone, so
+ * the analyzer never loads libstdc++.so). No C++ source needed. */
 #include <stdlib.h>
 #include <string.h>
 

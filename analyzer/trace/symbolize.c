@@ -4,6 +4,7 @@
  * by build-id / .gnu_debuglink under /usr/lib/debug, never fetched from a server. */
 #include "symbolize.h"
 
+#include <dlfcn.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
@@ -32,20 +33,74 @@ struct symbolize {
 
 static char *g_debuginfo_path; /* NULL: libdwfl's default (/usr/lib/debug) */
 
-static const Dwfl_Callbacks callbacks = {
-    .find_elf = dwfl_build_id_find_elf,
-    .find_debuginfo = dwfl_standard_find_debuginfo,
-    .section_address = dwfl_offline_section_address,
-    .debuginfo_path = &g_debuginfo_path,
-};
+/* libdw is loaded the first time a module's file is there to be read (dw_load), not when the
+ * program starts: most commands on most traces never read one, and loading it (with libelf,
+ * libz, liblzma, libbz2) cost every command 0.25 ms of CPU. Its functions, called through dw: */
+#define DW_FUNCS(X)                                                                                \
+    X(dwfl_begin)                                                                                  \
+    X(dwfl_end)                                                                                    \
+    X(dwfl_errno)                                                                                  \
+    X(dwfl_errmsg)                                                                                 \
+    X(dwfl_report_begin)                                                                           \
+    X(dwfl_report_elf)                                                                             \
+    X(dwfl_report_end)                                                                             \
+    X(dwfl_module_build_id)                                                                        \
+    X(dwfl_module_getdwarf)                                                                        \
+    X(dwarf_new_oom_handler)                                                                       \
+    X(dwfl_module_addrinfo)                                                                        \
+    X(dwfl_module_getsrc)                                                                          \
+    X(dwfl_lineinfo)                                                                               \
+    X(dwfl_line_comp_dir)                                                                          \
+    X(dwfl_build_id_find_elf)                                                                      \
+    X(dwfl_standard_find_debuginfo)                                                                \
+    X(dwfl_offline_section_address)
+
+static struct {
+#define X(f) __typeof__(f) *f;
+    DW_FUNCS(X)
+#undef X
+} lib;
+static int dw_state;             /* 0 not tried, 1 loaded, -1 could not be */
+static char dw_why[256];         /* why not (dlerror's words) */
+static Dwfl_Callbacks callbacks; /* libdwfl's own finders, once loaded */
+
+/* dw_load: libdw's functions, loaded once; 0, or -1 (dw_why says why). */
+static int dw_load(void)
+{
+    if (dw_state)
+        return dw_state > 0 ? 0 : -1;
+    dw_state = -1;
+    void *h = dlopen("libdw.so.1", RTLD_NOW | RTLD_LOCAL);
+    const char *err = h ? NULL : dlerror();
+#define X(f)                                                                                       \
+    if (h && !err && !(*(void **)&lib.f = dlsym(h, #f)))                                           \
+        err = dlerror();
+    DW_FUNCS(X)
+#undef X
+    if (err) {
+        snprintf(dw_why, sizeof dw_why, "%s", err);
+        return -1;
+    }
+    callbacks = (Dwfl_Callbacks){.find_elf = lib.dwfl_build_id_find_elf,
+                                 .find_debuginfo = lib.dwfl_standard_find_debuginfo,
+                                 .section_address = lib.dwfl_offline_section_address,
+                                 .debuginfo_path = &g_debuginfo_path};
+    dw_state = 1;
+    return 0;
+}
+
+const char *symbolize_libdw_error(void)
+{
+    return dw_state < 0 ? dw_why : NULL;
+}
 
 /* nomem: whether libdwfl's last error was an allocation that failed (it has no public code for
  * it: its message, and libelf's, is "out of memory"); recorded as the analyzer's own (mem.h),
  * so a name it could not look up for want of memory is never shown as "no symbol". */
 static void nomem(void)
 {
-    int e = dwfl_errno();
-    const char *why = e ? dwfl_errmsg(e) : NULL;
+    int e = lib.dwfl_errno();
+    const char *why = e ? lib.dwfl_errmsg(e) : NULL;
     if (why && strstr(why, "out of memory"))
         mem_note_failure();
 }
@@ -78,7 +133,7 @@ void symbolize_free(symbolize *s)
         return;
     for (size_t i = 0; i < s->n; i++)
         if (s->mods[i].dwfl)
-            dwfl_end(s->mods[i].dwfl);
+            lib.dwfl_end(s->mods[i].dwfl);
     free(s->mods);
     free(s);
 }
@@ -99,16 +154,21 @@ static void open_module(sym_module *m, const char *path, uint64_t base, const ui
     bool regular = !fstat(fd, &st) && S_ISREG(st.st_mode);
     if (regular && !id_len)
         m->status = SYMBOLIZE_NO_BUILD_ID; /* the file is there, but cannot be checked */
-    if (!regular || !id_len || !(m->dwfl = dwfl_begin(&callbacks))) {
+    if (regular && id_len && dw_load() < 0) {
+        m->status = SYMBOLIZE_NO_LIBDW;
+        close(fd);
+        return;
+    }
+    if (!regular || !id_len || !(m->dwfl = lib.dwfl_begin(&callbacks))) {
         if (regular && id_len)
             nomem(); /* dwfl_begin fails only for memory */
         close(fd);
         return;
     }
     const char *slash = strrchr(path, '/');
-    dwfl_report_begin(m->dwfl);
-    m->mod = dwfl_report_elf(m->dwfl, slash + 1, path, fd, base, false); /* takes fd */
-    dwfl_report_end(m->dwfl, NULL, NULL);
+    lib.dwfl_report_begin(m->dwfl);
+    m->mod = lib.dwfl_report_elf(m->dwfl, slash + 1, path, fd, base, false); /* takes fd */
+    lib.dwfl_report_end(m->dwfl, NULL, NULL);
     if (!m->mod) {
         nomem();
         close(fd); /* not consumed on failure */
@@ -116,7 +176,7 @@ static void open_module(sym_module *m, const char *path, uint64_t base, const ui
     }
     const unsigned char *bits;
     GElf_Addr vaddr;
-    int n = dwfl_module_build_id(m->mod, &bits, &vaddr);
+    int n = lib.dwfl_module_build_id(m->mod, &bits, &vaddr);
     if (n < 0)
         nomem();
     if (n <= 0 || (size_t)n != id_len || memcmp(bits, id, id_len)) {
@@ -124,9 +184,9 @@ static void open_module(sym_module *m, const char *path, uint64_t base, const ui
         return;
     }
     Dwarf_Addr bias;
-    Dwarf *dw = dwfl_module_getdwarf(m->mod, &bias);
+    Dwarf *dw = lib.dwfl_module_getdwarf(m->mod, &bias);
     if (dw)
-        dwarf_new_oom_handler(dw, oom_exit);
+        lib.dwarf_new_oom_handler(dw, oom_exit);
     else
         nomem(); /* no DWARF is fine (symbols only); no memory is not */
     m->status = SYMBOLIZE_OK;
@@ -151,7 +211,7 @@ static sym_module *get_module(symbolize *s, uint32_t module_id, const char *path
     m->module_id = module_id;
     open_module(m, path, base, id, id_len);
     if (m->status != SYMBOLIZE_OK && m->dwfl) {
-        dwfl_end(m->dwfl);
+        lib.dwfl_end(m->dwfl);
         m->dwfl = NULL;
         m->mod = NULL;
     }
@@ -173,19 +233,19 @@ int symbolize_ip(symbolize *s, uint32_t module_id, const char *path, uint64_t ba
     GElf_Addr a = ip ? ip - 1 : 0;
     GElf_Off off = 0;
     GElf_Sym sym;
-    const char *name = dwfl_module_addrinfo(m->mod, a, &off, &sym, NULL, NULL, NULL);
+    const char *name = lib.dwfl_module_addrinfo(m->mod, a, &off, &sym, NULL, NULL, NULL);
     if (!name)
         nomem();
     if (name && name[0]) {
         out->name = name;
         out->sym_offset = off + 1;
     }
-    Dwfl_Line *l = dwfl_module_getsrc(m->mod, a);
+    Dwfl_Line *l = lib.dwfl_module_getsrc(m->mod, a);
     if (!l)
         nomem();
     int line = 0;
-    const char *file = l ? dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL) : NULL;
-    const char *dir = l && file && file[0] != '/' ? dwfl_line_comp_dir(l) : NULL;
+    const char *file = l ? lib.dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL) : NULL;
+    const char *dir = l && file && file[0] != '/' ? lib.dwfl_line_comp_dir(l) : NULL;
     if (dir && dir[0] == '/' &&
         (size_t)snprintf(s->path, sizeof s->path, "%s/%s", dir, file) < sizeof s->path)
         file = s->path; /* a relative name is relative to the compilation directory */

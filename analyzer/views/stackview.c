@@ -218,6 +218,8 @@ static const char *why(int status)
         return "this machine's files are other builds than the traced ones";
     case SYMBOLIZE_OFF:
         return "VRAMTRACE_SYMBOLIZE=0 keeps the recorded names";
+    case SYMBOLIZE_NO_LIBDW:
+        return "libdw (elfutils) could not be loaded here to read their files";
     default:
         return "no symbol of their files covers them";
     }

@@ -68,6 +68,16 @@ VRAMTRACE_SYMBOLIZE=0 "$VT" flame s.vt >off.txt 2>off.err || fail "flame (symbol
 grep -q ';vt_exported_caller;sym_static+0x[0-9a-f]*;' off.txt || fail "flame (symbolize off): $(head -n 2 off.txt)"
 grep -q 'sym_static.*VRAMTRACE_SYMBOLIZE=0' off.err || fail "flame (symbolize off) does not say why: $(cat off.err)"
 
+# libdw is loaded only when a module's file is read: where it cannot be (a broken libdw.so.1
+# first on the library path), the recorded names stay and flame says why; report still runs
+mkdir -p nolibdw && printf 'not an ELF object' >nolibdw/libdw.so.1
+LD_LIBRARY_PATH="$PWD/nolibdw:$FAKE" "$VT" flame s.vt >nodw.txt 2>nodw.err ||
+    fail "flame (no libdw): $(cat nodw.err)"
+grep -q ';vt_exported_caller;sym_static+0x[0-9a-f]*;' nodw.txt || fail "flame (no libdw): $(head -n 2 nodw.txt)"
+grep -q 'sym_static.*libdw (elfutils) could not be loaded' nodw.err ||
+    fail "flame (no libdw) does not say why: $(cat nodw.err)"
+LD_LIBRARY_PATH="$PWD/nolibdw:$FAKE" "$VT" report s.vt >nodw_report.txt || fail "report (no libdw)"
+
 # VRAMTRACE_SYMBOLIZE=0: only what was recorded
 VRAMTRACE_SYMBOLIZE=0 "$VT" dump s.vt >off.jsonl || fail "dump (symbolize off)"
 check off.jsonl - 0 || fail "VRAMTRACE_SYMBOLIZE=0 still symbolized"
