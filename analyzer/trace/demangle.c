@@ -10,25 +10,29 @@
 /* The Itanium C++ ABI entry point, declared here so the analyzer stays C. */
 extern char *__cxa_demangle(const char *mangled, char *out, size_t *len, int *status);
 
-char *demangle(const char *name, size_t len)
+int demangle(const char *name, size_t len, char **out)
 {
+    *out = NULL;
     if (len < 2 || name[0] != '_' || name[1] != 'Z')
-        return NULL;
+        return 0;
     char small[256];
     char *z = len < sizeof small ? small : malloc(len + 1);
     if (!z)
-        return NULL;
+        return -1;
     memcpy(z, name, len);
     z[len] = 0;
     int status = -1;
-    char *out = __cxa_demangle(z, NULL, NULL, &status);
+    char *d = __cxa_demangle(z, NULL, NULL, &status);
     if (z != small)
         free(z);
     if (status != 0) {
-        if (status == -1) /* libstdc++'s own allocation failed: not "not a C++ name" */
+        free(d);
+        if (status == -1) { /* the demangler's own allocation failed: not "not a C++ name" */
             mem_note_failure();
-        free(out);
-        return NULL;
+            return -1;
+        }
+        return 0;
     }
-    return out;
+    *out = d;
+    return 0;
 }

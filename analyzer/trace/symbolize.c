@@ -79,6 +79,11 @@ static int dw_load(void)
 #undef X
     if (err) {
         snprintf(dw_why, sizeof dw_why, "%s", err);
+        /* the loader could not get memory (malloc, or mmap under `ulimit -v`): the analyzer's
+         * own out of memory (mem.h), never "could not be loaded" */
+        if (strstr(err, "allocate memory") || strstr(err, "out of memory") ||
+            strstr(err, "failed to map segment"))
+            mem_note_failure();
         return -1;
     }
     callbacks = (Dwfl_Callbacks){.find_elf = lib.dwfl_build_id_find_elf,

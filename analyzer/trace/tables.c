@@ -259,7 +259,9 @@ static int add_symbol(tables *t, const reader_symbol *r)
     e->module_id = r->fixed.module_id;
     e->sym_offset = r->fixed.sym_offset;
     e->demangled = e->name;
-    char *d = r->name.len ? demangle(r->name.p, r->name.len) : NULL;
+    char *d = NULL;
+    if (r->name.len && demangle(r->name.p, r->name.len, &d) < 0)
+        return -1; /* out of memory: the tables would lack its name */
     if (d) {
         bool ok = tables_copy_str(t, d, (uint32_t)strlen(d), &e->demangled);
         free(d);

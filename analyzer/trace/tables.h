@@ -230,9 +230,10 @@ int tables_module_names(const tables *t, uint32_t module_id);
  * length it wanted (snprintf-like). */
 size_t tables_frame_text(const tables_frame *f, char *buf, size_t bufsz);
 
-/* demangle: C++ demangling of a mangled name via __cxa_demangle (demangle.c). Returns a
- * malloc'd NUL-terminated string (free it), or NULL when name is not a mangled C++ name
- * or memory is short. name needs no NUL: len bytes are used. */
-char *demangle(const char *name, size_t len);
+/* demangle: C++ demangling of a mangled name via __cxa_demangle (demangle.c): *out gets a
+ * malloc'ed demangled name, or NULL when name is not a C++ name (does not start with _Z, or the
+ * demangler refuses it). Returns 0, or -1 when memory ran out (*out NULL: the name is not known
+ * to be other than C++; mem.h has the failure). name needs no NUL: len bytes are used. */
+int demangle(const char *name, size_t len, char **out);
 
 #endif

@@ -66,7 +66,9 @@ static void symbolize_symbol(tables *t, tables_symbol *e)
         tables_str name;
         if (!tables_copy_str(t, r.name, (uint32_t)strlen(r.name), &name))
             return;
-        char *d = demangle(name.s, name.len);
+        char *d;
+        if (demangle(name.s, name.len, &d) < 0)
+            return; /* out of memory (mem.h says so): left as recorded */
         tables_str dem = name;
         bool ok = !d || tables_copy_str(t, d, (uint32_t)strlen(d), &dem);
         free(d);

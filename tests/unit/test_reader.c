@@ -513,12 +513,15 @@ static void test_open_errors_and_api_names(void **state)
     assert_string_equal(reader_space_name(VT_SPACE_HOST), "HOST");
     assert_string_equal(reader_kind_name(VT_KIND_UNCONTEXT), "UNCONTEXT");
     assert_string_equal(reader_type_name(VT_REC_MEMINFO), "meminfo");
-    char *d = demangle("_ZN2at6native3addERKNS_6TensorE", 31);
+    char *d;
+    assert_int_equal(demangle("_ZN2at6native3addERKNS_6TensorE", 31, &d), 0);
     assert_non_null(d);
     assert_string_equal(d, "at::native::add(at::Tensor const&)");
     free(d);
-    assert_null(demangle("cudaMalloc", 10));
-    assert_null(demangle("_Zgarbage", 9));
+    assert_int_equal(demangle("cudaMalloc", 10, &d), 0);
+    assert_null(d);
+    assert_int_equal(demangle("_Zgarbage", 9, &d), 0);
+    assert_null(d);
 }
 
 int main(void)
