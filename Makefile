@@ -35,7 +35,7 @@ layers_upto = $(if $(filter $(1),$(firstword $(2))),$(1),$(firstword $(2)) $(cal
 ANALYZER_INC    := $(foreach l,$(ANALYZER_LAYERS),-Ianalyzer/$(l))
 $(foreach l,$(ANALYZER_LAYERS),$(eval $(BUILD)/obj/analyzer/$(l)/%.o: LAYER_INC := $(foreach u,$(call layers_upto,$(l),$(ANALYZER_LAYERS)),-Ianalyzer/$(u))))
 $(BUILD)/obj/tests/unit/%.o: LAYER_INC := $(ANALYZER_INC)
-$(BUILD)/obj/tests/bench/%.o: LAYER_INC := -Ianalyzer/trace
+$(BUILD)/obj/tests/bench/%.o: LAYER_INC := -Ianalyzer/trace -Ianalyzer/model/facts
 WARN      := -Wall -Wextra -Wshadow -Wno-missing-field-initializers
 BASEFLAGS := -std=gnu11 -pthread -D_GNU_SOURCE -Iinclude $(DEPS_CPPFLAGS) $(WARN) -MMD -MP
 PICFLAGS  := -fPIC -fvisibility=hidden -ftls-model=initial-exec

@@ -26,6 +26,7 @@ PRELOAD = os.path.join(BUILD, "libvramtrace.so")
 FAKE = os.path.join(BUILD, "fakecuda")
 PROG = os.path.join(BUILD, "tests", "prog")
 FLOOR = os.path.join(BUILD, "tests", "bench", "floor")
+SKELETON = os.path.join(BUILD, "tests", "bench", "skeleton")  # the replay's live set alone
 QUICK = os.environ.get("BENCH_QUICK") == "1"
 RUNS = int(os.environ.get("BENCH_RUNS", "3" if QUICK else "5"))
 PAIRS = 200_000 if QUICK else 1_000_000
@@ -176,11 +177,17 @@ def analyzer_section(tmp):
         for mode, flags in MODES:
             f = os.path.join(tmp, f"gen-{mode}-{n}.vt")
             files[mode] = (f, gen(f, n, flags))
-        s = {m: {"cpu": [], "wall": [], "rss": [], "floor_cpu": [], "floor_wall": []} for m in files}
+        s = {m: {"cpu": [], "wall": [], "rss": [], "floor_cpu": [], "floor_wall": [], "skeleton_cpu": []}
+             for m in files}
+        peaks = {}
         for _ in range(RUNS):
             for mode, (f, _) in files.items():
-                _, w, c, _ = run([FLOOR, f])
+                out, w, c, _ = run([FLOOR, f])
                 s[mode]["floor_cpu"].append(c), s[mode]["floor_wall"].append(w)
+                if os.path.exists(SKELETON):
+                    sout, _, sc, _ = run([SKELETON, f])
+                    s[mode]["skeleton_cpu"].append(sc)
+                    peaks[mode] = (out.split()[2], sout.split()[2])
                 _, w, c, rss = run([VT, "report", "--json", f])
                 s[mode]["cpu"].append(c), s[mode]["wall"].append(w), s[mode]["rss"].append(rss)
         for mode, (f, events) in files.items():
@@ -201,6 +208,13 @@ def analyzer_section(tmp):
             row("analyzer", f"report, {n // 1_000_000}M events, {mode}",
                 f"{rate / 1e6:.1f} M/s cpu ({wrate / 1e6:.1f} wall), floor {floor / 1e6:.1f}: {100 * share:.0f} %, "
                 f"RSS {rss:.0f} MiB", target, ok)
+            if x["skeleton_cpu"]:
+                sk = events / med(x["skeleton_cpu"])
+                rec["skeleton_events_per_s_cpu"] = sk
+                same = peaks[mode][0] == peaks[mode][1]  # both replay the same live set
+                row("analyzer", f"  the replay's live set alone (tests/bench/skeleton), {mode}",
+                    f"{sk / 1e6:.1f} M/s cpu, {100 * med(x['floor_cpu']) / med(x['skeleton_cpu']):.0f} % of the floor's speed",
+                    "peak = the floor's", same)
         if n == 10_000_000:
             views_times(files["segment"][0], files["tensor"][0])
         for f, _ in files.values():

@@ -1,0 +1,109 @@
+/* skeleton.c — make bench's second baseline: a trace read by the analyzer's own reader into the
+ * replay's own live set (livemap.h), as replay.c's pass does it — each event's hash computed once,
+ * its index slot prefetched as it enters a 16-event ring, a freed entry's line half a ring later —
+ * with the live bytes and their peak, and nothing else of the replay. What the analyzer would
+ * cost if the report needed nothing but the live set; bench.py prints it beside the floor
+ * (tests/bench/floor.c: the same reading with a bare table and no prefetching).
+ * Usage: skeleton TRACE. Prints "EVENTS CPU_SECONDS PEAK_BYTES", as floor does. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "livemap.h"
+#include "reader.h"
+
+enum { RING = 16, SPACE = 1 };
+
+struct pending {
+    reader_record rec;
+    uint64_t hash, slot;
+};
+
+static uint64_t live, peak;
+
+static void apply(livemap *m, const struct pending *p)
+{
+    const reader_event *e = &p->rec.u.ev;
+    if (p->rec.type == VT_REC_ALLOC) {
+        int replaced;
+        livemap_entry *x = livemap_put_raw(m, e->addr, SPACE, p->hash, &replaced);
+        if (!x) {
+            fprintf(stderr, "skeleton: out of memory\n");
+            exit(2);
+        }
+        if (replaced)
+            live -= x->size;
+        x->size = e->size;
+        x->stack_id = e->stack_id;
+        x->time_ns = e->time_ns;
+        live += e->size;
+        peak = live > peak ? live : peak;
+    } else {
+        livemap_entry *x = livemap_find_at(m, e->addr, SPACE, p->hash, p->slot);
+        if (x) {
+            live -= x->size;
+            livemap_del(m, x);
+        }
+    }
+}
+
+int main(int argc, char **argv)
+{
+    char err[512];
+    if (argc != 2) {
+        fprintf(stderr, "usage: skeleton TRACE\n");
+        return 2;
+    }
+    struct timespec a, b;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
+    reader *r = reader_open(argv[1], err, sizeof err);
+    if (!r) {
+        fprintf(stderr, "skeleton: %s\n", err);
+        return 2;
+    }
+    livemap m = {0};
+    if (livemap_grow_index(&m) < 0) {
+        fprintf(stderr, "skeleton: out of memory\n");
+        return 2;
+    }
+    struct pending ring[RING];
+    unsigned head = 0, count = 0;
+    uint64_t events = 0;
+    for (;;) {
+        if (count == RING) {
+            apply(&m, &ring[head]);
+            head = (head + 1) % RING;
+            count--;
+        }
+        struct pending *p = &ring[(head + count) % RING];
+        if (!reader_next(r, &p->rec))
+            break;
+        if (p->rec.type != VT_REC_ALLOC && p->rec.type != VT_REC_FREE)
+            continue;
+        events++;
+        const reader_event *e = &p->rec.u.ev;
+        if (e->failed || !e->addr)
+            continue;
+        p->hash = livemap_mix(e->addr, SPACE);
+        p->slot = ~(uint64_t)0;
+        count++;
+        livemap_prefetch_h(&m, p->hash);
+        if (count > RING / 2) { /* its index slot is in cache by now: a freed entry next */
+            struct pending *h = &ring[(head + RING / 2) % RING];
+            if (h->rec.type == VT_REC_FREE)
+                h->slot = livemap_prefetch_entry_h(&m, h->rec.u.ev.addr, SPACE, h->hash);
+        }
+    }
+    while (count) {
+        apply(&m, &ring[head]);
+        head = (head + 1) % RING;
+        count--;
+    }
+    reader_close(r);
+    livemap_free(&m);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
+    printf("%llu %.6f %llu\n", (unsigned long long)events,
+           (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9,
+           (unsigned long long)peak);
+    return 0;
+}
