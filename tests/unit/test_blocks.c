@@ -195,6 +195,64 @@ static void test_expandable_maps_join(void **st)
     blocks_free_all(&b);
 }
 
+/* many_segments: past BLOCKS_MANY_SEGS segments, added out of order and then some deleted and
+ * others added between them (every one of them moves the segments after it in the sorted list):
+ * each tensor still finds its own segment, by the hint of its 2 MiB once it was found there, so a
+ * second round of the same lookups searches (almost) never */
+static void test_many_segments(void **st)
+{
+    (void)st;
+    enum { N = 3000 };
+    blocks_rules rl = blocks_rules_parse(NULL);
+    blocks b;
+    blocks_init(&b, &rl);
+    const uint64_t base = (uint64_t)1 << 40, step = 4 * MiB;
+    /* the segments in an order that inserts everywhere: i * 7919 mod N visits each once */
+    for (unsigned k = 0; k < N; k++) {
+        uint64_t i = (uint64_t)k * 7919 % N;
+        assert_int_equal(blocks_segment_add(&b, base + i * step, 2 * MiB + 512 * KiB), 0);
+    }
+    assert_int_equal(b.nsegs, N);
+    assert_true(blocks_many_segs(&b));
+    /* 1.5 MiB at each segment's start: the large pool's rule keeps the whole 2.5 MiB range
+     * (a remainder of 1 MiB is not split off); found in no segment, it would be 1.5 MiB */
+    for (unsigned k = 0; k < N; k++) {
+        uint64_t i = (uint64_t)k * 104729 % N, a = base + i * step;
+        blocks_prefetch(&b, a);
+        blocks_prefetch_seg(&b, a);
+        blocks_prefetch_starts(&b, a);
+        assert_int_equal(blocks_alloc(&b, a, MiB + 512 * KiB, k), 2 * MiB + 512 * KiB);
+    }
+    assert_int_equal(b.unplaced, 0);
+    /* every third segment goes (its block first), a 1 MiB one comes in each gap after it */
+    for (unsigned i = 0; i < N; i += 3) {
+        assert_int_equal(blocks_free(&b, base + i * step), 2 * MiB + 512 * KiB);
+        blocks_segment_del(&b, base + i * step, 2 * MiB + 512 * KiB);
+        assert_int_equal(blocks_segment_add(&b, base + i * step + 3 * MiB, MiB), 0);
+    }
+    assert_int_equal(b.nsegs, N);
+    /* the remaining blocks freed and taken again: their segments are known by id, not place */
+    uint64_t before = b.searches;
+    unsigned n = 0;
+    for (unsigned i = 0; i < N; i++) {
+        if (i % 3 == 0)
+            continue;
+        uint64_t a = base + i * step;
+        assert_int_equal(blocks_free(&b, a), 2 * MiB + 512 * KiB);
+        assert_int_equal(blocks_alloc(&b, a, MiB + 512 * KiB, 0), 2 * MiB + 512 * KiB);
+        n += 2;
+    }
+    assert_int_equal(b.unplaced, 0);
+    assert_true(b.searches - before < n / 20); /* a hint shared by two pieces: at most 5 % */
+    /* and the new 1 MiB segments hold their tensors: 512 KiB in 1 MiB is split (small pool) */
+    assert_int_equal(blocks_alloc(&b, base + 3 * MiB, 512 * KiB, 0), 512 * KiB);
+    assert_int_equal(b.unplaced, 0);
+    /* a deleted segment's range holds nothing */
+    assert_int_equal(blocks_alloc(&b, base + 3 * step, MiB + 512 * KiB, 0), MiB + 512 * KiB);
+    assert_int_equal(b.unplaced, 1);
+    blocks_free_all(&b);
+}
+
 static void test_async_counts_requests(void **st)
 {
     (void)st;
@@ -218,6 +276,7 @@ int main(void)
         cmocka_unit_test(test_large_pool_keeps_remainders),
         cmocka_unit_test(test_unplaced_and_segment_free),
         cmocka_unit_test(test_expandable_maps_join),
+        cmocka_unit_test(test_many_segments),
         cmocka_unit_test(test_async_counts_requests),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -142,21 +142,40 @@ void blocks_free_all(blocks *b)
         free(b->segs[i].starts);
     free(b->segs);
     free(b->live);
+    free(b->pos);
+    free(b->free_ids);
+    free(b->near);
     memset(b, 0, sizeof *b);
 }
 
-/* upper: the index of the first of a[0..n) above x (sorted). */
+/* near_slot: the hint of addr's 2 MiB (nearcap > 0) */
+static inline uint32_t *near_slot(const blocks *b, uint64_t addr)
+{
+    return &b->near[((addr >> 21) * 0x9e3779b97f4a7c15ull) >> 32 & (b->nearcap - 1)];
+}
+
+/* near_at: the index of the segment addr's hint names, or SIZE_MAX (none, or no longer one) */
+static inline size_t near_at(const blocks *b, uint64_t addr)
+{
+    uint32_t id = b->nearcap ? *near_slot(b, addr) : UINT32_MAX;
+    size_t k = id < b->npos ? b->pos[id] : SIZE_MAX;
+    return k < b->nsegs ? k : SIZE_MAX;
+}
+
+/* upper: the index of the first of a[0..n) above x (sorted). Without a branch on the values: a
+ * search in a segment's blocks goes either way as often (answer in [base, base + n]; what is
+ * before base is at most x). */
 static size_t upper(const uint64_t *a, size_t n, uint64_t x)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (a[mid] <= x)
-            lo = mid + 1;
-        else
-            hi = mid;
+    if (!n)
+        return 0;
+    const uint64_t *base = a;
+    while (n > 1) {
+        size_t half = n / 2;
+        base = base[half] <= x ? base + half : base;
+        n -= half;
     }
-    return lo;
+    return (size_t)(base - a) + (*base <= x);
 }
 
 /* seg_upper: the index of the first segment starting above addr. */
@@ -180,15 +199,18 @@ static blocks_segment *seg_of(blocks *b, uint64_t addr)
     size_t l = b->last_seg;
     if (l < b->nsegs && addr - b->segs[l].addr < b->segs[l].size)
         return &b->segs[l];
-    /* then the one found last in addr's 2 MiB (segments are apart: a hit is the one) */
-    uint32_t *hint = &b->near[((addr >> 21) * 0x9e3779b97f4a7c15ull) >> 54];
-    if (*hint < b->nsegs && addr - b->segs[*hint].addr < b->segs[*hint].size)
-        return &b->segs[b->last_seg = *hint];
+    /* then the one found last in addr's 2 MiB, by its id: inserts and deletes of segments move
+     * it in segs, its id stays (segments are apart: a hit is the one) */
+    size_t k = near_at(b, addr);
+    if (k != SIZE_MAX && addr - b->segs[k].addr < b->segs[k].size)
+        return &b->segs[b->last_seg = k];
     size_t i = seg_upper(b, addr);
+    b->searches++;
     if (!i || addr - b->segs[i - 1].addr >= b->segs[i - 1].size)
         return NULL;
     b->last_seg = i - 1;
-    *hint = (uint32_t)(i - 1);
+    if (b->nearcap)
+        *near_slot(b, addr) = b->segs[i - 1].id;
     return &b->segs[i - 1];
 }
 
@@ -219,6 +241,56 @@ static int segs_reserve(blocks *b, size_t n)
     return grow((void **)&b->segs, &b->capsegs, n, sizeof *b->segs, 64);
 }
 
+/* renumber: the segments from index `from` on moved: where each is now */
+static void renumber(blocks *b, size_t from)
+{
+    for (size_t k = from; k < b->nsegs; k++)
+        b->pos[b->segs[k].id] = (uint32_t)k;
+}
+
+/* new_id: an id for a new segment (a deleted one's first); -1 out of memory */
+static int new_id(blocks *b, uint32_t *id)
+{
+    if (b->nfree_ids) {
+        *id = b->free_ids[--b->nfree_ids];
+        return 0;
+    }
+    if (b->npos >= UINT32_MAX - 1 ||
+        grow((void **)&b->pos, &b->cappos, b->npos + 1, sizeof *b->pos, 64))
+        return -1;
+    b->pos[b->npos] = UINT32_MAX;
+    *id = (uint32_t)b->npos++;
+    return 0;
+}
+
+/* drop_id: a segment is deleted: its id names none (given out again; kept unused when the list
+ * of free ids cannot grow) */
+static void drop_id(blocks *b, uint32_t id)
+{
+    b->pos[id] = UINT32_MAX;
+    if (!grow((void **)&b->free_ids, &b->capfree_ids, b->nfree_ids + 1, sizeof *b->free_ids, 64))
+        b->free_ids[b->nfree_ids++] = id;
+}
+
+/* near_fit: the hints sized to the segments (a new table starts empty: every hint is checked
+ * before use, a lost one is found again); out of memory, the old one stays (mem.h has it) */
+static void near_fit(blocks *b)
+{
+    uint64_t want = blocks_many_segs(b) ? (uint64_t)b->nsegs * BLOCKS_NEAR_PER_SEG : 0;
+    if (b->nearcap >= BLOCKS_NEAR_MAX || (b->nearcap && want <= b->nearcap))
+        return;
+    uint32_t cap = b->nearcap ? b->nearcap : BLOCKS_NEAR_MIN;
+    while (cap < want && cap < BLOCKS_NEAR_MAX)
+        cap *= 2;
+    uint32_t *n = malloc((size_t)cap * sizeof *n);
+    if (!n)
+        return;
+    memset(n, 0xff, (size_t)cap * sizeof *n); /* no id */
+    free(b->near);
+    b->near = n;
+    b->nearcap = cap;
+}
+
 void blocks_segment_del(blocks *b, uint64_t addr, uint64_t size)
 {
     uint64_t end = addr + size < addr ? UINT64_MAX : addr + size;
@@ -233,12 +305,15 @@ void blocks_segment_del(blocks *b, uint64_t addr, uint64_t size)
             i++;
         } else if (s->addr >= addr && s_end <= end) { /* all of it */
             free(s->starts);
+            drop_id(b, s->id);
             memmove(s, s + 1, (b->nsegs - i - 1) * sizeof *s);
             b->nsegs--;
+            renumber(b, i);
         } else if (s->addr < addr) { /* keep the head; a tail past the hole is its own */
-            if (s_end > end && !segs_reserve(b, b->nsegs + 1)) {
+            uint32_t tid;
+            if (s_end > end && !segs_reserve(b, b->nsegs + 1) && !new_id(b, &tid)) {
                 s = &b->segs[i];
-                blocks_segment tail = {end, s_end - end, NULL, 0, 0};
+                blocks_segment tail = {end, s_end - end, NULL, 0, 0, tid};
                 size_t k = upper(s->starts, s->n, end - 1);
                 if (s->n > k && !starts_reserve(&tail, s->n - k)) {
                     memcpy(tail.starts, s->starts + k, (s->n - k) * sizeof *s->starts);
@@ -247,6 +322,7 @@ void blocks_segment_del(blocks *b, uint64_t addr, uint64_t size)
                 memmove(&b->segs[i + 2], &b->segs[i + 1], (b->nsegs - i - 1) * sizeof *s);
                 b->segs[i + 1] = tail;
                 b->nsegs++;
+                renumber(b, i + 1);
                 i++;
             }
             s->size = addr - s->addr;
@@ -275,8 +351,10 @@ static int join(blocks *b, size_t i)
     s->n += t->n;
     s->size += t->size;
     free(t->starts);
+    drop_id(b, t->id);
     memmove(t, t + 1, (b->nsegs - i - 2) * sizeof *t);
     b->nsegs--;
+    renumber(b, i + 1);
     return 0;
 }
 
@@ -285,12 +363,15 @@ static int segment_add(blocks *b, uint64_t addr, uint64_t size, int joins)
     if (!size || addr + size < addr)
         return -1;
     blocks_segment_del(b, addr, size); /* a range reserved twice: the newer one holds */
-    if (segs_reserve(b, b->nsegs + 1))
+    uint32_t id;
+    if (segs_reserve(b, b->nsegs + 1) || new_id(b, &id))
         return -1;
     size_t i = seg_upper(b, addr);
     memmove(&b->segs[i + 1], &b->segs[i], (b->nsegs - i) * sizeof *b->segs);
-    b->segs[i] = (blocks_segment){addr, size, NULL, 0, 0};
+    b->segs[i] = (blocks_segment){addr, size, NULL, 0, 0, id};
     b->nsegs++;
+    renumber(b, i);
+    near_fit(b);
     if (joins && i + 1 < b->nsegs && b->segs[i + 1].addr == addr + size && join(b, i))
         return -1;
     if (joins && i > 0 && b->segs[i - 1].addr + b->segs[i - 1].size == addr && join(b, i - 1))
@@ -329,6 +410,22 @@ void blocks_prefetch(const blocks *b, uint64_t addr)
 {
     if (b->caplive)
         __builtin_prefetch(&b->live[(size_t)livemap_mix(addr, 0) & (b->caplive - 1)]);
+    if (blocks_many_segs(b))
+        __builtin_prefetch(near_slot(b, addr));
+}
+
+void blocks_prefetch_seg(const blocks *b, uint64_t addr)
+{
+    size_t k = near_at(b, addr);
+    if (k != SIZE_MAX)
+        __builtin_prefetch(&b->segs[k]);
+}
+
+void blocks_prefetch_starts(const blocks *b, uint64_t addr)
+{
+    size_t k = near_at(b, addr);
+    if (k != SIZE_MAX && b->segs[k].n) /* the middle of its list: where the search starts */
+        __builtin_prefetch(&b->segs[k].starts[b->segs[k].n / 2]);
 }
 
 static int live_grow(blocks *b)

@@ -69,19 +69,28 @@ typedef struct blocks_segment {
     uint64_t addr, size;
     uint64_t *starts;
     size_t n, cap;
+    uint32_t id; /* its name while it lives (blocks.pos: where it is now) */
 } blocks_segment;
 
-#define BLOCKS_NEAR 1024 /* seg_of's hints */
+#define BLOCKS_NEAR_MIN 1024u    /* seg_of's hints: at first; from BLOCKS_MANY_SEGS segments on, */
+#define BLOCKS_NEAR_PER_SEG 128u /* this many per segment (a direct-mapped table: room), */
+#define BLOCKS_NEAR_MAX (1u << 20) /* at most (4 MiB) */
 
 /* The emulation of one run: segments sorted by address, live blocks by address. */
 typedef struct blocks {
     blocks_rules rules;
-    blocks_segment *segs;
+    blocks_segment *segs; /* sorted by address: an insert or a delete moves the ones after it */
     size_t nsegs, capsegs;
     size_t last_seg; /* the segment seg_of found last (checked first; any index is safe) */
-    uint32_t near[BLOCKS_NEAR]; /* by addr's 2 MiB: the segment found there last (any safe) */
-    struct blocks_live {        /* block start -> its size: open addressing, linear probing */
-        uint64_t addr, size;    /* addr 0: empty */
+    uint32_t *pos;   /* by segment id: its index in segs (UINT32_MAX: no such segment now) */
+    size_t npos, cappos;
+    uint32_t *free_ids; /* ids of deleted segments, given out again */
+    size_t nfree_ids, capfree_ids;
+    uint32_t *near;      /* by addr's 2 MiB (hashed): the id of the segment found there last (any
+                          * value is safe: checked before use) */
+    uint32_t nearcap;    /* a power of two, grown with the segments; 0: none yet */
+    struct blocks_live { /* block start -> its size: open addressing, linear probing */
+        uint64_t addr, size; /* addr 0: empty */
     } * live;
     size_t nlive, caplive;
     int zero_live; /* a block at address 0 (no slot can hold it): its size */
@@ -89,6 +98,7 @@ typedef struct blocks {
     uint64_t allocated;    /* bytes in live blocks: memory_allocated() */
     uint64_t peak, t_peak; /* their peak and when: max_memory_allocated() */
     uint64_t unplaced;     /* tensors in no known segment, or past its free range: rounded only */
+    uint64_t searches;     /* segment lookups its hints did not answer (a binary search each) */
 } blocks;
 
 /* blocks_init: an empty emulation with rules (from blocks_rules_parse). */
@@ -117,7 +127,19 @@ uint64_t blocks_free(blocks *b, uint64_t addr);
  * (a block used on another stream): its bytes leave `allocated` now, its place stays taken
  * until blocks_free. Returns its size, or 0 (no live block there, or already requested). */
 uint64_t blocks_free_request(blocks *b, uint64_t addr);
-/* blocks_prefetch: the live block at addr (if any) on its way to the cache (a read ahead). */
+/* blocks_prefetch: the live block at addr (if any) and the hint of its segment on their way to
+ * the cache (a read ahead); blocks_prefetch_seg, some events later: the segment the hint names;
+ * blocks_prefetch_starts, later still: that segment's list of blocks. */
 void blocks_prefetch(const blocks *b, uint64_t addr);
+void blocks_prefetch_seg(const blocks *b, uint64_t addr);
+void blocks_prefetch_starts(const blocks *b, uint64_t addr);
+/* blocks_many_segs: so many segments that their hints, entries and lists of blocks miss the cache
+ * (the replay then prefetches a tensor's in stages; with fewer, the stages cost more than they
+ * save: 3 % more instructions on a real trace of 270 segments) */
+#define BLOCKS_MANY_SEGS 1024
+static inline int blocks_many_segs(const blocks *b)
+{
+    return b->nsegs >= BLOCKS_MANY_SEGS;
+}
 
 #endif

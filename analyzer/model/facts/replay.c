@@ -248,6 +248,13 @@ struct pending {
     unsigned info;        /* s->apinfo[its api] */
 };
 
+/* torch_tensor: p is a tensor of PyTorch's allocator (its block is emulated: blocks.c) */
+static inline int torch_tensor(const struct pending *p)
+{
+    return __builtin_expect(p->info & AP_SPECIAL, 0) &&
+           (p->rec.u.ev.api == VT_API_torchAlloc || p->rec.u.ev.api == VT_API_torchFree);
+}
+
 /* drain: the oldest event of the ring applied, then the sweep. */
 static void drain(state *s, const struct pending *p, oom_track *ot)
 {
@@ -297,8 +304,7 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
             p->slot = ~(uint64_t)0;
             count++;
             livemap_prefetch_h(&s->live, p->hash);
-            if (__builtin_expect(p->info & AP_SPECIAL, 0) &&
-                (ev->api == VT_API_torchAlloc || ev->api == VT_API_torchFree))
+            if (torch_tensor(p))
                 blocks_prefetch(&s->blocks, ev->addr);    /* PyTorch's blocks too */
             if (ev->stack_id && ev->stack_id < s->nfacts) /* and the facts of its stack */
                 __builtin_prefetch(&s->facts[ev->stack_id]);
@@ -307,6 +313,16 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
                 if (h->rec.type == VT_REC_FREE)
                     h->slot = livemap_prefetch_entry_h(&s->live, h->rec.u.ev.addr,
                                                        AP_SPACE(h->info), h->hash);
+            }
+            if (__builtin_expect(blocks_many_segs(&s->blocks), 0) && count > RING / 2) {
+                /* so many of PyTorch's segments that they miss the cache: half a ring before a
+                 * tensor is applied its segment, a quarter ring before that segment's blocks */
+                struct pending *h = &ring[(head + RING / 2) % RING];
+                if (torch_tensor(h))
+                    blocks_prefetch_seg(&s->blocks, h->rec.u.ev.addr);
+                h = &ring[(head + RING / 4) % RING];
+                if (torch_tensor(h))
+                    blocks_prefetch_starts(&s->blocks, h->rec.u.ev.addr);
             }
             if (replay_progress && r->file_bytes >= PROGRESS_MIN_BYTES && !(seq & ((1u << 22) - 1)))
                 fprintf(stderr, "\rvramtrace: %s: %3d %%", r->path,
