@@ -5,9 +5,8 @@
  * Usage: floor TRACE. Prints "EVENTS CPU_SECONDS PEAK_BYTES". */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
-#include "reader.h"
+#include "baseline.h"
 
 typedef struct slot {
     uint64_t addr, size;
@@ -63,18 +62,8 @@ static void del(slot *s)
 
 int main(int argc, char **argv)
 {
-    char err[512];
-    if (argc != 2) {
-        fprintf(stderr, "usage: floor TRACE\n");
-        return 2;
-    }
-    struct timespec a, b;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
-    reader *r = reader_open(argv[1], err, sizeof err);
-    if (!r) {
-        fprintf(stderr, "floor: %s\n", err);
-        return 2;
-    }
+    struct timespec t0;
+    reader *r = baseline_open(argc, argv, "floor", &t0);
     t = calloc(cap, sizeof *t);
     uint64_t events = 0, live = 0, peak = 0;
     reader_record rec;
@@ -101,10 +90,6 @@ int main(int argc, char **argv)
             del(s);
         }
     }
-    reader_close(r);
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
-    printf("%llu %.6f %llu\n", (unsigned long long)events,
-           (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9,
-           (unsigned long long)peak);
+    baseline_done(r, &t0, events, peak);
     return 0;
 }

@@ -7,10 +7,9 @@
  * Usage: skeleton TRACE. Prints "EVENTS CPU_SECONDS PEAK_BYTES", as floor does. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
+#include "baseline.h"
 #include "livemap.h"
-#include "reader.h"
 
 enum { RING = 16, SPACE = 1 };
 
@@ -49,18 +48,8 @@ static void apply(livemap *m, const struct pending *p)
 
 int main(int argc, char **argv)
 {
-    char err[512];
-    if (argc != 2) {
-        fprintf(stderr, "usage: skeleton TRACE\n");
-        return 2;
-    }
-    struct timespec a, b;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
-    reader *r = reader_open(argv[1], err, sizeof err);
-    if (!r) {
-        fprintf(stderr, "skeleton: %s\n", err);
-        return 2;
-    }
+    struct timespec t0;
+    reader *r = baseline_open(argc, argv, "skeleton", &t0);
     livemap m = {0};
     if (livemap_grow_index(&m) < 0) {
         fprintf(stderr, "skeleton: out of memory\n");
@@ -99,11 +88,7 @@ int main(int argc, char **argv)
         head = (head + 1) % RING;
         count--;
     }
-    reader_close(r);
     livemap_free(&m);
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
-    printf("%llu %.6f %llu\n", (unsigned long long)events,
-           (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9,
-           (unsigned long long)peak);
+    baseline_done(r, &t0, events, peak);
     return 0;
 }
