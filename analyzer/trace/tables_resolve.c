@@ -90,7 +90,7 @@ const tables_symbol *tables_symbol_named(tables *t, uint64_t ip)
     return e;
 }
 
-/* resolve_kept: tables_resolve_frame, from t's frames resolved before where one is: a native
+/* kept: tables_resolve_frame, from t's frames resolved before where one is: a native
  * frame with its symbol (symbolized: tables_symbol_named, and the first SYMBOL record of an ip
  * holds), a Python frame with its code and the interpreter's version cannot change. */
 static const tables_frame *kept(tables *t, uint64_t raw, int kind, tables_frame *out)
@@ -109,6 +109,7 @@ static const tables_frame *kept(tables *t, uint64_t raw, int kind, tables_frame 
     return tables_map_put(m, raw, keep) < 0 ? out : keep;
 }
 
+/* resolve_kept: the same into out (a caller's array of frames) */
 static void resolve_kept(tables *t, uint64_t raw, int kind, tables_frame *out)
 {
     const tables_frame *k = kept(t, raw, kind, out);

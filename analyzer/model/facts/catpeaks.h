@@ -76,10 +76,11 @@ enum {
 
 /* catpeaks_init: an empty window (tl: the timeline whose moments the sweep fills, or NULL). */
 void catpeaks_init(catpeaks *cp, timeline *tl);
+/* catpeaks_grow: room for more records (catpeaks_add's rare part); -1 when lost. */
+int catpeaks_grow(catpeaks *cp);
 /* catpeaks_add: the record of event number event (1 = the trace's first ALLOC / FREE) at time t:
  * size bytes allocated or freed (flags), code as far as known (0: not settled), ref the caller's
  * name for the allocation. Returns the record's number, 0 when lost. */
-int catpeaks_grow(catpeaks *cp);
 static inline uint64_t catpeaks_add(catpeaks *cp, uint64_t event, uint64_t t, uint64_t size,
                                     int flags, uint32_t ref, uint8_t code)
 {

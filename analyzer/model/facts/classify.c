@@ -323,12 +323,6 @@ static category settle(uint32_t key, unsigned now)
  * field of classify_input belongs in it (or among those settle() walks) */
 _Static_assert(sizeof(classify_input) == 84, "classify_input changed: update the settle key");
 
-/* memo_slot: where key's probe starts (classify.h's classify_settled probes the same way) */
-static size_t memo_slot(uint32_t key, size_t cap)
-{
-    return (size_t)(((uint64_t)key * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
-}
-
 /* classify_settled_slow: classify_settled's answer not yet in m: worked out and kept. */
 category classify_settled_slow(uint32_t key, unsigned now, classify_memo *m)
 {
@@ -342,7 +336,7 @@ category classify_settled_slow(uint32_t key, unsigned now, classify_memo *m)
         for (size_t i = 0; i < m->cap; i++) {
             if (!m->e[i].key)
                 continue;
-            size_t k = memo_slot(m->e[i].key, cap);
+            size_t k = classify_memo_slot(m->e[i].key, cap);
             while (e[k].key)
                 k = (k + 1) & (cap - 1);
             e[k] = m->e[i];
@@ -351,7 +345,7 @@ category classify_settled_slow(uint32_t key, unsigned now, classify_memo *m)
         m->e = e;
         m->cap = cap;
     }
-    size_t j = memo_slot(full, m->cap);
+    size_t j = classify_memo_slot(full, m->cap);
     while (m->e[j].key)
         j = (j + 1) & (m->cap - 1);
     m->e[j].key = full;

@@ -89,13 +89,17 @@ typedef struct classify_memo {
 /* classify_settled: the category of an allocation whose lifetime has not ended (key), when every
  * end it can still have, now, gives the same one, else CAT_COUNT. Then classify() at its end
  * gives that category too. */
+/* classify_memo_slot: where a memo key's probe starts (cap: a power of two) */
+static inline size_t classify_memo_slot(uint32_t key, size_t cap)
+{
+    return (size_t)(((uint64_t)key * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+}
 category classify_settled_slow(uint32_t key, unsigned now, classify_memo *m);
 static inline category classify_settled(uint32_t key, unsigned now, classify_memo *m)
 {
     uint32_t full = (key << 5 | (now & 31)) + 1; /* 0: an empty slot */
     if (m->cap)
-        for (size_t j = (size_t)(((uint64_t)full * 0x9e3779b97f4a7c15ull) >> 32) & (m->cap - 1);
-             m->e[j].key; j = (j + 1) & (m->cap - 1))
+        for (size_t j = classify_memo_slot(full, m->cap); m->e[j].key; j = (j + 1) & (m->cap - 1))
             if (m->e[j].key == full)
                 return (category)m->e[j].cat;
     return classify_settled_slow(key, now, m);

@@ -51,7 +51,7 @@ live_item replay_item(const livemap_entry *e)
  * same slot: 4096 slots of two ways) */
 unsigned replay_size_bits_slow(const state *s, uint64_t size)
 {
-    struct size_memo *m = s->szm ? &s->szm[2 * ((size * 0x9e3779b97f4a7c15ull) >> 52)] : NULL;
+    struct size_memo *m = replay_size_memo(s, size);
     int half = !(size & 1) && replay_phase_half_has(s, size / 2); /* a parameter's size */
     int copy = replay_phase_half_has(s, size);                    /* half a parameter's */
     int vocab = s->vocab && size % s->vocab == 0 && size / s->vocab >= 128 && !half && !copy;

@@ -201,10 +201,15 @@ void replay_infer_note(state *s, int is_alloc, const reader_event *ev, uint64_t 
 /* replay_cats.c */
 /* replay_size_bits: what a size says now: 1 a parameter's size, 2 half a parameter's, 4 a
  * multiple of the vocabulary (logits), memoized (struct size_memo). */
+/* replay_size_memo: the two ways of size's slot in the memo (NULL when there is none) */
+static inline struct size_memo *replay_size_memo(const state *s, uint64_t size)
+{
+    return s->szm ? &s->szm[2 * ((size * 0x9e3779b97f4a7c15ull) >> 52)] : NULL;
+}
 unsigned replay_size_bits_slow(const state *s, uint64_t size);
 static inline unsigned replay_size_bits(const state *s, uint64_t size)
 {
-    const struct size_memo *m = s->szm ? &s->szm[2 * ((size * 0x9e3779b97f4a7c15ull) >> 52)] : NULL;
+    const struct size_memo *m = replay_size_memo(s, size);
     if (m && m->size == size && m->gen == s->sizes_gen)
         return m->bits;
     if (m && m[1].size == size && m[1].gen == s->sizes_gen)
