@@ -4,7 +4,7 @@
 # run scripts/gpu-validate.sh, which unpacks them with `dpkg -x` into .deps/ (never into /).
 set -eu
 cd "$(dirname "$0")/.."
-PKGS="libunwind8 libunwind-dev libcjson1 libcjson-dev liblzma5 liblzma-dev libcmocka0 libcmocka-dev libdw1 libdw-dev libelf1 libelf-dev"
+PKGS="libunwind8 libunwind-dev libcjson1 libcjson-dev liblzma5 liblzma-dev libcmocka0 libcmocka-dev libdw1 libdw-dev libelf1 libelf-dev libzstd1 libzstd-dev"
 command -v apt-get >/dev/null 2>&1 || { echo "fetch-debs.sh: apt-get not found (run this on a Debian/Ubuntu dev machine)" >&2; exit 2; }
 mkdir -p .debs
 cd .debs
