@@ -38,6 +38,27 @@ static const char *env_value(const replay_result *r, const char *name)
     return tables_env(r->t, name);
 }
 
+/* adapter_bytes: the parameters alive in snapshot s that were made under peft's code (LoRA
+ * adapters), whose count says what trains when no gradient was measured. */
+static uint64_t adapter_bytes(const tables *t, const replay_snapshot *s)
+{
+    uint64_t sum = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        const live_item *it = &s->items[i];
+        const tables_stack *st = it->category == CAT_PARAMETERS && it->stack_id
+                                     ? tables_stack_get(t, it->stack_id)
+                                     : NULL;
+        for (unsigned k = st ? st->n_native : 0; st && k < st->n_native + st->n_python; k++) {
+            const tables_code *code = tables_code_get(t, VT_PYFRAME_CODE(st->frames[k]));
+            if (code && code->filename.s && strstr(code->filename.s, "/peft/")) {
+                sum += it->size;
+                break;
+            }
+        }
+    }
+    return sum;
+}
+
 static int report_fill(report_ctx *c)
 {
     replay_result *r = &c->runs[0];
@@ -127,9 +148,18 @@ static int report_fill(report_ctx *c)
         .grad_peak = r->has_cat_peaks ? r->cat_peak[CAT_GRADIENTS] : 0,
         .optim_peak = r->has_cat_peaks ? r->cat_peak[CAT_OPTIMIZER] : 0,
         .has_cat_peaks = r->has_cat_peaks,
+        .grad_scaler = f->grad_scaler,
+        .adapter_bytes = adapter_bytes(r->t, &r->at_peak),
     };
     recognize_run(&ri, &c->recog);
     f->recog = &c->recog;
+    if (c->recog.family == FAM_ENCODER_DECODER && f->inferred) {
+        /* its encoder and decoder stacks differ (a T5's decoder blocks add cross-attention): one
+         * repeating block, one sequence's position ids, and B from them are not its shape */
+        static const infer_key one_stack[] = {INFER_n_layer, INFER_block_size, INFER_batch_size};
+        for (size_t i = 0; i < sizeof one_stack / sizeof one_stack[0]; i++)
+            c->inferred.v[one_stack[i]].known = 0;
+    }
     if (r->has_oom) {
         f->has_oom = 1;
         f->oom_requested = r->oom_requested;

@@ -109,9 +109,7 @@ void html_trained(FILE *out, const report_ctx *c)
     if (r->trainable && m->params_trace) {
         snprintf(buf, sizeof buf, "%.2f M of the %.2f M weight elements",
                  (double)r->trainable / 1e6, (double)m->params_trace / 1e6);
-        trained_row(out, "trainable", buf, "fam",
-                    "the gradients' elements, of the weights made before training (the rest: "
-                    "frozen parameters or buffers)");
+        trained_row(out, "trainable", buf, "fam", r->trainable_where);
     }
     for (int i = 0; i < FEATURE_COUNT; i++) {
         int st = r->feat[i].state;

@@ -21,10 +21,9 @@ static void print_recognized(FILE *out, const model_result *m)
             r->optim == OPT_UNKNOWN ? "unknown" : optim_words(r->optim),
             r->optim_where[0] ? "  " : "", r->optim_where);
     if (r->trainable && m->params_trace)
-        fprintf(out,
-                "  %-26s %.2f M of the %.2f M weight elements made before training (the "
-                "gradients' elements; the rest: frozen parameters or buffers)\n",
-                "trainable", (double)r->trainable / 1e6, (double)m->params_trace / 1e6);
+        fprintf(out, "  %-26s %.2f M of the %.2f M weight elements made before training (%s)\n",
+                "trainable", (double)r->trainable / 1e6, (double)m->params_trace / 1e6,
+                r->trainable_where);
     for (int i = 0; i < FEATURE_COUNT; i++)
         fprintf(out, "  %-26s %s%s%s\n", feature_words((feature_id)i),
                 feature_state_word(r->feat[i].state), r->feat[i].where[0] ? "  " : "",

@@ -94,6 +94,65 @@ static void test_precedence(void **state)
         PHASE_FORWARD);
 }
 
+/* optimizer.step(closure): what the closure computes is not the optimizer's (Lightning, LBFGS);
+ * the optimizer's own code under it is, wherever torch is installed */
+static void test_closure(void **state)
+{
+    (void)state;
+    const char *adam = "/opt/torch/.venv/lib/python3.12/site-packages/torch/optim/adam.py";
+    const char *lit =
+        "/opt/torch/.venv/lib/python3.12/site-packages/lightning/pytorch/loops/optimization/"
+        "automatic.py";
+    /* the model's forward in Lightning's training_step */
+    assert_int_equal(PHASE_OF(py("/x/torch/nn/modules/module.py", "Module._call_impl"),
+                              py("/w/lit.py", "LitLM.training_step"), py(lit, "Closure.closure"),
+                              py(adam, "Adam.step"), py("/w/lit.py", "main"))
+                         .phase,
+                     PHASE_FORWARD);
+    /* Lightning's own bookkeeping of the loss in the closure (a venv under /opt/torch/): none of
+     * the phases (the replay counts it in the forward) */
+    assert_int_equal(PHASE_OF(py(lit, "ClosureResult.from_training_step_output"),
+                              py(lit, "Closure.closure"), py(adam, "Adam.step"))
+                         .phase,
+                     PHASE_OTHER);
+    /* a loss computed in an LBFGS closure of the program's own */
+    assert_int_equal(PHASE_OF(native("at::_ops::nll_loss_forward::call"),
+                              py("/x/torch/nn/functional.py", "cross_entropy"),
+                              py("/w/train.py", "main.<locals>.closure"),
+                              py("/x/torch/optim/lbfgs.py", "LBFGS.step"))
+                         .phase,
+                     PHASE_FORWARD);
+    /* the backward in the closure stays backward */
+    assert_int_equal(PHASE_OF(py("/x/torch/autograd/__init__.py", "backward"),
+                              py("/w/train.py", "closure"),
+                              py("/x/torch/optim/lbfgs.py", "LBFGS.step"))
+                         .phase,
+                     PHASE_BACKWARD);
+    /* the optimizer's state, made by its own code and torch's helpers under the same step */
+    assert_int_equal(PHASE_OF(py("/opt/torch/.venv/lib/python3.12/site-packages/torch/utils/"
+                                 "_foreach_utils.py",
+                                 "_group_tensors_by_device_and_dtype"),
+                              py(adam, "_multi_tensor_adam"), py(adam, "Adam.step"),
+                              py(lit, "Closure.step"), py("/w/lit.py", "main"))
+                         .phase,
+                     PHASE_OPTIMIZER);
+    /* Lightning moves the batch onto the device (not the program's own frame): an input */
+    stack_facts in =
+        PHASE_OF(native("at::_ops::_to_copy::call"), py("/x/torch/_tensor.py", "Tensor.to"),
+                 py("/x/site-packages/lightning/fabric/utilities/apply_func.py",
+                    "move_data_to_device.<locals>.batch_to"),
+                 py("/x/site-packages/lightning/pytorch/core/hooks.py",
+                    "DataHooks.transfer_batch_to_device"),
+                 py("/w/lit.py", "main"));
+    assert_int_equal(in.phase, PHASE_DATA);
+    assert_int_equal(in.input, 1);
+    assert_int_equal(
+        PHASE_OF(py("/x/site-packages/bitsandbytes/functional.py", "quantize"),
+                 py("/x/site-packages/bitsandbytes/optim/optimizer.py", "Optimizer8bit.step"))
+            .phase,
+        PHASE_OPTIMIZER);
+}
+
 static void test_flags(void **state)
 {
     (void)state;
@@ -188,6 +247,7 @@ int main(void)
         cmocka_unit_test(test_each_phase), cmocka_unit_test(test_precedence),
         cmocka_unit_test(test_flags),      cmocka_unit_test(test_site),
         cmocka_unit_test(test_names),      cmocka_unit_test(test_compiled_and_scaler),
+        cmocka_unit_test(test_closure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

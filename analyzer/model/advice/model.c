@@ -242,6 +242,13 @@ static void shape_of_run(model_result *m, int nanogpt)
     }
     if (r->trainable && m->params_trace && r->trainable < m->params_trace)
         s->train_frac = (double)r->trainable / (double)m->params_trace;
+    else if (!r->trainable && r->feat[FEATURE_LORA].state == FEAT_ON) {
+        /* LoRA, and no gradient measured (an OOM before the first backward): the frozen weights
+         * get no gradient and no optimizer state; the adapters are counted at 1 % of the
+         * weights, more than usual (ranks 8-64 of a model's width: 0.1-1 %) */
+        s->train_frac = 0.01;
+        m->lora_assumed = 1;
+    }
     const char *missing = NULL;
     if (!family_transformer(fam))
         missing = NULL;
@@ -336,6 +343,9 @@ static void advice_notes(model_result *m)
     if (m->opt_assumed)
         note(m, "the optimizer's state was not measured: predictions assume AdamW's 8 B per "
                 "trainable parameter; an optimizer with less state needs less");
+    if (m->lora_assumed)
+        note(m, "LoRA: no gradient was measured; predictions give gradients and optimizer state "
+                "to 1 % of the weights (the adapters, usually fewer), none to the frozen weights");
 }
 
 int model_build(model_result *m, const run_facts *f, const model_opts *o, char *err, size_t errlen)

@@ -80,8 +80,8 @@ typedef struct model_result {
     gpt_shape shape; /* the run (iteration0 when no optimizer step was seen) */
     doc_formula docf;
     cat_breakdown measured, doc, refined;
-    char reason_doc[CAT_COUNT][200];
-    char reason_ref[CAT_COUNT][200];
+    char reason_doc[CAT_COUNT][320];
+    char reason_ref[CAT_COUNT][320];
     double mult_act, mult_all; /* effective activation multipliers */
     /* P from the trace's own parameter tensors (infer.h) for a program that is not nanoGPT, whose
      * shape the GPT formula only approximates (a Llama's MLP); 0 = nanoGPT or not inferred */
@@ -97,6 +97,7 @@ typedef struct model_result {
     int empty;             /* 1: the trace holds no allocation: no explanation, no advice (said) */
     char oom_forward[300]; /* no formula, died in its first forward: how far it had got */
     int accum_assumed;     /* 1: the accumulation is not known: predictions keep gradients alive */
+    int lora_assumed;      /* 1: LoRA on, no gradient measured: MODEL_LORA_TRAIN_FRAC trains */
     model_calib calib;
     prediction current;
     uint64_t capacity;

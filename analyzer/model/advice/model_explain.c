@@ -23,6 +23,8 @@ static void optimizer_state(const model_result *m, const run_facts *f, uint64_t 
     } else if (me == 0 && r->optim == OPT_NONE) {
         snprintf(out, n, "the optimizer keeps no state (%.40s: %.120s)",
                  r->optim_class[0] ? r->optim_class : "no state measured", r->optim_where);
+    } else if (me == 0 && r->optim == OPT_UNKNOWN && r->optim_bpp == 0) {
+        snprintf(out, n, "no optimizer state over the run: %.250s", r->optim_where);
     } else if (me == 0 && f->peak_iter == 0) {
         snprintf(out, n,
                  "no optimizer state at the peak: it came before the first optimizer "

@@ -37,6 +37,22 @@ static int library_file(const char *file)
            strstr(file, "dist-packages") || file[0] == '<';
 }
 
+/* torch_or_optimizer_file: a file of torch itself (or of bitsandbytes' optimizers): the package
+ * right after site-packages/ (a path such as /opt/torch/.venv/.../lightning/ is not torch's), or a
+ * torch/ folder anywhere in a path that has none (a source checkout). */
+static int torch_or_optimizer_file(const char *file)
+{
+    const char *p = strstr(file, "-packages/"), *q;
+    while (p && (q = strstr(p + 1, "-packages/")))
+        p = q;
+    if (p)
+        p += strlen("-packages/");
+    else
+        p = strstr(file, "/torch/") ? strstr(file, "/torch/") + 1 : file;
+    return !strncmp(p, "torch/", 6) || !strncmp(p, "bitsandbytes/", 13) ||
+           strstr(file, "/simtorch/");
+}
+
 /* What one frame says, as bits (a stack's facts OR them over its frames): Python frames by
  * their code object's qualname and file, native frames by their symbol. */
 enum {
@@ -56,6 +72,7 @@ enum {
     FB_RAND = 1 << 13,
     FB_WORKSPACE = 1 << 14,
     FB_ATTENTION = 1 << 15,
+    FB_FOREIGN = 1 << 16, /* a Python frame of neither torch nor an optimizer's own package */
 };
 
 static uint32_t python_bits(const char *fn, const char *file)
@@ -64,7 +81,14 @@ static uint32_t python_bits(const char *fn, const char *file)
                                            "nll_loss",      "softmax_cross_entropy", NULL};
     static const char *const eval_fns[] = {"estimate_loss", "evaluate", "eval_step", "validate",
                                            NULL};
-    static const char *const data_fns[] = {"get_batch", "__next__", "_next_data", NULL};
+    /* a batch loaded, or moved onto the device by a framework (Lightning, Accelerate) */
+    static const char *const data_fns[] = {"get_batch",
+                                           "__next__",
+                                           "_next_data",
+                                           "transfer_batch_to_device",
+                                           "send_to_device",
+                                           "move_data_to_device",
+                                           NULL};
     static const char *const fwd_fns[] = {"forward", "_call_impl", "_wrapped_call_impl", NULL};
     static const char *const bwd_fns[] = {"backward", "_make_grads", "_engine_run_backward", NULL};
     static const char *const init_fns[] = {"__init__",  "to",      "_apply",   "cuda",
@@ -95,6 +119,7 @@ static uint32_t python_bits(const char *fn, const char *file)
     b |= in(last, fwd_fns) ? FB_FWD : 0;
     b |= in(last, init_fns) ? FB_INIT : 0;
     b |= in(last, loss_fns) ? FB_LOSS : 0;
+    b |= !torch_or_optimizer_file(file) && !(b & FB_OPT) ? FB_FOREIGN : 0;
     return b;
 }
 
@@ -167,7 +192,14 @@ uint32_t phases_acc_frame(phases_acc *a, const tables_frame *f, phases_memo *m)
         a->has_python = 1;
         if (a->first_py_user < 0)
             a->first_py_user = !(b & FB_LIBRARY);
+        /* frames come innermost first: an optimizer frame that called a module's forward, a
+         * loss or code of neither torch nor an optimizer (its caller's closure:
+         * optimizer.step(closure), as Lightning and LBFGS do) is not the optimizer's work */
+        if (!a->opt_frame && ((b & FB_OPT) || ((b & FB_GS) && !(b & FB_GS_SCALE))))
+            a->opt_frame =
+                (a->py_any & FB_FWD) || (a->any & FB_LOSS) || (a->py_last & FB_FOREIGN) ? 2 : 1;
         a->py_any |= b;
+        a->py_last = b;
     }
     a->any |= b;
     return b;
@@ -227,14 +259,15 @@ stack_facts phases_acc_end(const phases_acc *a)
     int bwd = (any & FB_BWD) != 0, ev = (py_any & FB_EVAL) != 0, data = (py_any & FB_DATA) != 0;
     int run = (py_any & FB_RUN) != 0, comp = (py_any & FB_COMPILE) != 0;
     int fwd = (py_any & FB_FWD) != 0, init = (py_any & FB_INIT) != 0;
-    int opt = (py_any & FB_OPT) || ((py_any & FB_GS) && !(py_any & FB_GS_SCALE));
+    int opt =
+        ((py_any & FB_OPT) || ((py_any & FB_GS) && !(py_any & FB_GS_SCALE))) && a->opt_frame != 2;
     r.loss = (any & FB_LOSS) != 0;
     r.to_copy = (any & FB_TO_COPY) != 0;
     r.workspace = (any & FB_WORKSPACE) != 0;
     r.attention = (any & FB_ATTENTION) != 0;
     /* the data path: a batch the program itself makes or copies onto the device (random token
-     * ids, .to(device)), not an operation inside a module */
-    r.input = a->first_py_user == 1 && !fwd && !run && ((any & FB_RAND) || r.to_copy);
+     * ids, .to(device)), or a framework's data path does, not an operation inside a module */
+    r.input = (a->first_py_user == 1 || data) && !fwd && !run && ((any & FB_RAND) || r.to_copy);
     r.phase = bwd             ? PHASE_BACKWARD
               : opt           ? PHASE_OPTIMIZER
               : ev            ? PHASE_EVAL

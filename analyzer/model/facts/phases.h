@@ -60,12 +60,15 @@ stack_facts phases_of_stack_memo(const tables_frame *frames, size_t n, phases_me
  * PHASES_ACC_INIT, add every frame (its Python frames in their order), then phases_acc_end. A
  * frame's facts come from its function and file and its code object / symbol (the memo's key). */
 typedef struct phases_acc {
-    uint32_t any, py_any;
+    uint32_t any, py_any, py_last; /* py_last: the bits of the last Python frame added */
     int first_py_user, has_python;
+    /* the innermost optimizer frame (torch/optim, GradScaler.step): 0 none yet, 1 the optimizer's
+     * own code, 2 a caller of a forward or a loss (optimizer.step(closure): Lightning, LBFGS) */
+    int opt_frame;
 } phases_acc;
 #define PHASES_ACC_INIT                                                                            \
     {                                                                                              \
-        0, 0, -1, 0                                                                                \
+        0, 0, 0, -1, 0, 0                                                                          \
     }
 /* phases_acc_frame: adds f; its bits (what phases_memo_keep_ip keeps). */
 uint32_t phases_acc_frame(phases_acc *a, const tables_frame *f, phases_memo *m);

@@ -153,16 +153,21 @@ void replay_phase_note_init(state *s, uint64_t size)
     s->init_sizes[s->ninit++] = size;
 }
 
-void replay_phase_step(state *s)
+int replay_phase_step(state *s)
 {
-    s->iter++;
-    s->in_opt = 1;
     uint32_t d = s->bwd - s->bwd_at_step;
+    s->in_opt = 1;
+    /* no backward since the last step, in a trace that shows them: the same step still, not a
+     * new one (Lightning's closure frees the gradients before its forward, after the step) */
+    if (!d && s->bwd)
+        return 0;
+    s->iter++;
     s->bwd_at_step = s->bwd;
     if (!d || (s->accum_steps && d != s->accum))
         s->accum_mixed = 1; /* a step with no backward, or another count: no single A */
     s->accum = d;
     s->accum_steps++;
+    return 1;
 }
 
 /* replay_phase_event: the phase of an event. Allocations: the autograd engine's threads (the

@@ -134,9 +134,10 @@ void replay_phase_half_add(state *s, uint64_t v);
 int replay_phase_half_has(const state *s, uint64_t v);
 /* replay_phase_note_init: the size of a tensor made before the first forward (a parameter). */
 void replay_phase_note_init(state *s, uint64_t size);
-/* replay_phase_step: an optimizer step begins (iter, in_opt); the backward passes since the last
- * one were its micro-steps (accum, accum_steps, accum_mixed). */
-void replay_phase_step(state *s);
+/* replay_phase_step: an optimizer stretch begins (in_opt); a step (iter) when a backward ran since
+ * the last one, or the trace shows none: 1, and the backward passes since the last step were its
+ * micro-steps (accum, accum_steps, accum_mixed); 0: the last step goes on. */
+int replay_phase_step(state *s);
 /* replay_phase_of_stack: the phase of a stack's frames (s: the state), for growth.c */
 int replay_phase_of_stack(void *s, uint32_t id);
 /* replay_phase_event: the phase of an event; *loss gets its EF_* flags (allocations). */

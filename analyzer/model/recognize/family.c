@@ -38,8 +38,21 @@ static int ends_with(const char *s, const char *suffix)
 }
 
 /* X(family, file part or NULL, qualname suffix or NULL) — the evidence that names a family,
- * strongest first: a model class of the kind, then the library file it comes from. */
+ * strongest first: a model class of the kind, then the library file it comes from. An
+ * encoder-decoder comes first: its encoder and decoder halves may be models of the other kinds
+ * (EncoderDecoderModel over BERT and GPT-2). */
 #define VT_FAMILY_EVIDENCE(X)                                                                      \
+    X(ENCODER_DECODER, NULL, "T5ForConditionalGeneration.forward")                                 \
+    X(ENCODER_DECODER, NULL, "BartForConditionalGeneration.forward")                               \
+    X(ENCODER_DECODER, NULL, "EncoderDecoderModel.forward")                                        \
+    X(ENCODER_DECODER, "/models/t5/", NULL)                                                        \
+    X(ENCODER_DECODER, "/models/mt5/", NULL)                                                       \
+    X(ENCODER_DECODER, "/models/umt5/", NULL)                                                      \
+    X(ENCODER_DECODER, "/models/bart/", NULL)                                                      \
+    X(ENCODER_DECODER, "/models/mbart/", NULL)                                                     \
+    X(ENCODER_DECODER, "/models/pegasus/", NULL)                                                   \
+    X(ENCODER_DECODER, "/models/marian/", NULL)                                                    \
+    X(ENCODER_DECODER, "/models/whisper/", NULL)                                                   \
     X(DECODER, NULL, "ForCausalLM.forward")                                                        \
     X(DECODER, NULL, "LMHeadModel.forward")                                                        \
     X(ENCODER, NULL, "ForMaskedLM.forward")                                                        \

@@ -98,6 +98,12 @@ void recognize_features(const recognize_input *in, run_recognition *out)
     }
 
     if (tables_code_find(t, "/peft/", NULL, NULL, q, sizeof q)) {
+        if (!out->trainable && in->adapter_bytes >= 4) { /* no gradient measured (an early OOM) */
+            out->trainable = in->adapter_bytes / 4;
+            snprintf(out->trainable_where, sizeof out->trainable_where,
+                     "the LoRA adapters' fp32 weights, made under peft's code: with LoRA only "
+                     "they train (no gradient was measured)");
+        }
         if (out->trainable && in->param_bytes >= 4)
             snprintf(msg, sizeof msg,
                      "peft's code on the Python stacks (%.60s); %.2f %% of the parameters have "

@@ -80,8 +80,12 @@ void recognize_optim(const recognize_input *in, run_recognition *out)
             snprintf(out->optim_class, sizeof out->optim_class, "%s", files[i].name);
         }
     /* the trainable parameters: gradients are made for them only (fp32, as the parameters) */
-    if (in->has_cat_peaks && in->grad_peak >= 4)
+    out->trainable_where[0] = '\0';
+    if (in->has_cat_peaks && in->grad_peak >= 4) {
         out->trainable = in->grad_peak / 4;
+        snprintf(out->trainable_where, sizeof out->trainable_where,
+                 "the gradients' elements; the rest: frozen parameters or buffers");
+    }
     if (in->has_cat_peaks && in->iterations > 0 && out->trainable > 0) {
         out->optim_bpp = (double)in->optim_peak / (double)out->trainable;
         out->optim = by_state(out->optim_bpp, named);
@@ -93,6 +97,18 @@ void recognize_optim(const recognize_input *in, run_recognition *out)
                  out->optim_class, out->optim_class[0] ? " on the Python stacks)" : "");
         if (named == OPT_MOMENTUM && out->optim == OPT_NONE)
             snprintf(out->optim_class, sizeof out->optim_class, "SGD without momentum");
+        /* no state and none of an optimizer's code on any stack: a GradScaler may have skipped
+         * every step (its fp16 gradients held inf / NaN), so the optimizer never ran */
+        if (out->optim == OPT_NONE && named == OPT_UNKNOWN && in->grad_scaler &&
+            !tables_code_find(in->t, "/optim/", NULL, NULL, NULL, 0) &&
+            !tables_code_find(in->t, "/optim.py", NULL, NULL, NULL, 0)) {
+            out->optim = OPT_UNKNOWN;
+            snprintf(out->optim_where, sizeof out->optim_where,
+                     "no state was made and nothing was allocated under an optimizer's code, "
+                     "with a GradScaler on: an optimizer without state (plain SGD), or steps the "
+                     "GradScaler skipped (fp16 gradients with inf / NaN, as first steps often "
+                     "have)");
+        }
         return;
     }
     if (named != OPT_UNKNOWN) {

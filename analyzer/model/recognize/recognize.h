@@ -16,6 +16,8 @@
     X(UNKNOWN, "unknown", "a model vramtrace does not recognize")                                  \
     X(DECODER, "decoder_transformer", "a decoder transformer language model")                      \
     X(ENCODER, "encoder_transformer", "an encoder transformer (masked language model)")            \
+    X(ENCODER_DECODER, "encoder_decoder_transformer",                                              \
+      "an encoder-decoder transformer (sequence to sequence)")                                     \
     X(VISION_TRANSFORMER, "vision_transformer", "a vision transformer (patch tokens)")             \
     X(CONVNET, "convolutional", "a convolutional network")
 
@@ -77,6 +79,8 @@ typedef struct recognize_input {
     uint64_t grad_peak;           /* gradients' largest live bytes over the run */
     uint64_t optim_peak;          /* optimizer state's largest live bytes over the run */
     int has_cat_peaks;            /* 1: grad_peak / optim_peak were measured */
+    int grad_scaler;              /* 1: an enabled GradScaler allocated (it may skip steps) */
+    uint64_t adapter_bytes; /* parameters made under peft's code (LoRA adapters), 0: none seen */
 } recognize_input;
 
 /* What was trained and how. */
@@ -91,8 +95,9 @@ typedef struct run_recognition {
     optim_kind optim;
     char optim_class[48]; /* from the frames ("AdamW", "SGD"), "" if unseen */
     double optim_bpp;     /* state bytes per trainable parameter, measured; < 0: not measured */
-    char optim_where[220];
-    uint64_t trainable; /* trainable parameters (the gradients' elements); 0: unknown */
+    char optim_where[320];
+    uint64_t trainable;        /* trainable parameters (the gradients' elements); 0: unknown */
+    char trainable_where[160]; /* what they were counted from */
     recog_feature feat[FEATURE_COUNT]; /* by feature_id */
 } run_recognition;
 
@@ -114,7 +119,8 @@ const char *optim_words(optim_kind k);
 const char *feature_key(feature_id f);
 const char *feature_words(feature_id f);
 const char *feature_state_word(int state);
-/* family_transformer: 1 for the transformer families (a formula can apply). */
+/* family_transformer: 1 for the transformer families a formula can apply to (one stack of like
+ * blocks: not an encoder-decoder, whose two stacks differ). */
 int family_transformer(model_family f);
 
 #endif

@@ -1,0 +1,123 @@
+#!/bin/sh
+# beyond_real.sh — the 17 real H100 runs of programs that are not nanoGPT (BERT, T5, ResNet-50,
+# ViT-B/16, Llama with LoRA, GPT-2 with checkpointing, Adafactor, a Lightning Trainer, GPT-2
+# medium with accumulation), held to what each run itself said (facts.jsonl): PyTorch's peaks to
+# the byte and the OOM verdict; parameters (and buffers), gradients and optimizer state over the
+# run equal to the program's own count of its tensors; the model family, optimizer, checkpointing,
+# LoRA and compile as the program ran them; B and T as its command line set them; the optimizer
+# steps it took. The fit run of each pair predicts a largest micro-batch its OOM sibling does not
+# contradict, and the OOM run's recommendation is no larger than what fit. No report of these
+# tells a nanoGPT value or a transformer formula where none applies.
+set -u
+D="$ROOT/examples/traces/h100-torch2.11-beyond"
+for f in "$D"/*.vt; do
+    t=$(basename "$f" .vt)
+    "$VT" report --json "$f" >"$t.json" || { echo "report --json $t failed"; exit 1; }
+    "$VT" report --no-color "$f" >"$t.txt" 2>/dev/null || { echo "report $t failed"; exit 1; }
+done
+python3 - "$D/facts.jsonl" <<'PYEOF' || exit 1
+import json, sys
+bad = []
+FAM = {"bert": "encoder_transformer", "gpt2": "decoder_transformer",
+       "llama": "decoder_transformer", "t5": "encoder_decoder_transformer",
+       "resnet": "convolutional", "vit": "vision_transformer"}
+CLS = {"bert": "BertForMaskedLM", "gpt2": "GPT2LMHeadModel", "llama": "LlamaForCausalLM",
+       "t5": "T5ForConditionalGeneration"}
+OPT = {"adamw": "adam", "adafactor": "factored", "sgd": "momentum"}
+facts = [json.loads(l) for l in open(sys.argv[1])]
+runs = {}
+for f in facts:
+    t = f["trace"][:-3]
+    r = json.load(open(t + ".json"))
+    text = open(t + ".txt").read()
+    runs[t] = (f, r)
+    def want(what, got, exp):
+        if got != exp:
+            bad.append("%s: %s %r, the run's %r" % (t, what, got, exp))
+    steps = f.get("iters", f.get("steps", 0))
+    pk = r["peak"]
+    want("reserved peak", pk["reserved_bytes"], f["max_memory_reserved"])
+    want("requested peak", pk["allocated_bytes"], f["requested_bytes_peak"])
+    want("allocated (blocks) peak", pk["allocated_blocks_bytes"], f["max_memory_allocated"])
+    want("OOM", r["run"]["oom"], f["oom"])
+    cp = r["category_peaks"]
+    # parameters and the buffers made with them: BatchNorm's statistics (the program counts
+    # them), BERT's position and token-type ids (two int64 rows of T), Llama's rotary inverse
+    # frequencies and their original (fp32, half a head's width each)
+    buffers = f.get("buffer_bytes") or 0
+    if f["family"] == "bert":
+        buffers = 2 * 8 * f["seq_len"]
+    elif f["family"] == "llama":
+        buffers = 2 * 4 * f["hidden"] // f["heads"] // 2
+    want("parameters and buffers", cp["parameters"]["bytes"], f["param_bytes"] + buffers)
+    if f.get("grad_bytes") is not None:
+        want("gradients (largest live)", cp["gradients"]["bytes"], f["grad_bytes"])
+    if f.get("optim_state_bytes") is not None and steps > 0:
+        want("optimizer state (largest live)", cp["optimizer"]["bytes"], f["optim_state_bytes"])
+    rec = r["recognized"]
+    want("family", rec["family"], FAM[f["family"]])
+    if f["family"] in CLS:
+        want("model class", rec["model_class"], CLS[f["family"]])
+    want("nanoGPT", rec["nanogpt"], False)
+    want("checkpointing", rec["activation_checkpointing"]["on"],
+         bool(f.get("gradient_checkpointing")))
+    want("LoRA", rec["lora"]["on"], bool(f.get("lora_rank")))
+    want("torch.compile", rec["torch_compile"]["on"], bool(f.get("compile")))
+    want("micro-batch", r["config"]["batch_size"]["value"], f["batch_size"])
+    if f.get("seq_len"):
+        want("sequence length", r["config"]["block_size"]["value"], f["seq_len"])
+    if not f["oom"]:
+        want("optimizer steps", r["iterations"], steps)
+    kind = rec["optimizer"]["kind"]
+    if steps > 0 and f.get("optim_state_bytes"):
+        want("optimizer", kind, OPT[f["optimizer"]])
+    elif steps > 0:  # no state made: every step skipped by the GradScaler
+        want("optimizer (no state made)", kind, "unknown")
+        if "GradScaler skipped" not in text or "plain SGD" not in text:
+            bad.append("%s: the report does not give both readings of no state" % t)
+    if r["config_program"] == "nanoGPT":
+        bad.append("%s: taken for nanoGPT" % t)
+    for k, v in r["config"].items():
+        if v["source"] == "default":
+            bad.append("%s: %s is nanoGPT's default %s" % (t, k, v["value"]))
+    for word in ("nanoGPT", "(assumed)", "GPT.forward"):
+        if word in text:
+            bad.append("%s: the report says %r" % (t, word))
+    transformer = f["family"] in ("bert", "gpt2", "llama", "vit")
+    if r["formula_applies"] != transformer:
+        bad.append("%s: formula_applies %s for a %s" % (t, r["formula_applies"], f["family"]))
+    if f["family"] in ("resnet", "t5") and ("formula comparison" in text or
+                                            "formula: not applied" not in text):
+        bad.append("%s: a transformer formula for a %s" % (t, f["family"]))
+    if f["family"] == "resnet" and ("token" in text or any(
+            "AdamW" in l and "assume AdamW" not in l for l in text.splitlines())):
+        bad.append("%s: tokens, or AdamW other than as a stated assumption, in a CNN's report" % t)
+    if "lit_train.py" in f["command"]:  # the forward in optimizer.step(closure) is no state
+        at = r["categories"]
+        if at["optimizer"] > f["optim_state_bytes"] or at["activations"] < 2 ** 30:
+            bad.append("%s: optimizer %d B, activations %d B at the peak (state %d B)" %
+                       (t, at["optimizer"], at["activations"], f["optim_state_bytes"]))
+# each fit / OOM pair of a workload: the predictions against the sibling run
+for t, (f, r) in runs.items():
+    if f["oom"]:
+        continue
+    base = t.rsplit("_", 2)[0]
+    for u, (g, s) in runs.items():
+        if not u.startswith(base + "_") or not g["oom"] or u == t:
+            continue
+        largest = (r["prediction"] or {}).get("largest_batch_size")
+        if largest is None or not f["batch_size"] <= largest < g["batch_size"]:
+            bad.append("%s: largest micro-batch %s, but B=%d fit and %s ran out at B=%d" %
+                       (t, largest, f["batch_size"], u, g["batch_size"]))
+        rec = [a for a in s["advice"] if a.get("recommended")]
+        if not rec or rec[0]["batch_size"] > f["batch_size"] and \
+                (s["prediction"] or {}).get("largest_batch_size", 0) < f["batch_size"]:
+            bad.append("%s: recommends %s though B=%d fit (%s)" %
+                       (u, rec[0]["change"] if rec else None, f["batch_size"], t))
+        if (s["prediction"] or {}).get("largest_batch_size", 0) < f["batch_size"] and \
+                f["max_memory_reserved"] < 0.85 * 12 * 2 ** 30:
+            bad.append("%s: largest micro-batch %s, but B=%d fit with room (%s)" %
+                       (u, s["prediction"]["largest_batch_size"], f["batch_size"], t))
+print("\n".join(bad) if bad else "ok")
+sys.exit(1 if bad else 0)
+PYEOF
