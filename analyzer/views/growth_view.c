@@ -70,6 +70,8 @@ void growth_text(FILE *out, const report_ctx *c, const char *bold, const char *n
         return; /* no training step: nothing to say about steps */
     fprintf(out, "\n%sGrowth across steps%s (%u step%s", bold, normal, g->steps,
             g->steps == 1 ? "" : "s");
+    if (g->opt_steps && g->opt_steps < g->steps) /* accumulation: a step is a micro-step */
+        fprintf(out, " of forward and backward, %u ending in an optimizer step", g->opt_steps);
     if (g->secs_per_step > 0)
         fprintf(out, ", %.3g s per step", g->secs_per_step);
     fprintf(out, "; %s)\n",

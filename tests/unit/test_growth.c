@@ -57,6 +57,42 @@ static void test_leak_found(void **st)
     growth_free_all(&g);
 }
 
+/* the time per step comes from the step ends before the trace's end: the last step's end there
+ * is the program's teardown (here 1 s after the last step began, where steps take 1 ms); an
+ * optimizer step that allocated nothing (told by the replay) is an optimizer step */
+static void test_time_per_step(void **st)
+{
+    (void)st;
+    growth g;
+    memset(&g, 0, sizeof g);
+    growth_alloc(&g, 1, 100 * MiB, 1, 0, PHASE_INIT, 0, 1);
+    for (int i = 0; i < 5; i++) {
+        uint64_t t = 1000000 * (uint64_t)(i + 1);
+        growth_alloc(&g, 2, 8 * MiB, 1, 0, PHASE_FORWARD, 0, t);
+        growth_alloc(&g, 3, 4 * MiB, 1, 0, PHASE_BACKWARD, 1, t + 2);
+        growth_free(&g, 2, 8 * MiB, 1, 0);
+        if (i % 2)
+            growth_optimizer_step(&g); /* a fused optimizer: nothing allocated */
+        growth_free(&g, 3, 4 * MiB, 1, 0);
+    }
+    growth_end(&g, 5000000 + 1000000000ull);
+    assert_int_equal(g.steps, 5);
+    assert_int_equal(g.opt_steps, 2);
+    /* the ends of steps 1..4 (at 2, 3, 4, 5 ms): 1 ms a step, not (1.005 s - 2 ms) / 4 */
+    assert_true(growth_time_per_step(&g) > 0.00099 && growth_time_per_step(&g) < 0.00101);
+    growth_free_all(&g);
+    /* one step end before the trace's: no time per step */
+    memset(&g, 0, sizeof g);
+    growth_alloc(&g, 2, 8 * MiB, 1, 0, PHASE_FORWARD, 0, 10);
+    growth_alloc(&g, 3, 4 * MiB, 1, 0, PHASE_BACKWARD, 1, 20);
+    growth_alloc(&g, 2, 8 * MiB, 1, 0, PHASE_FORWARD, 0, 30);
+    growth_alloc(&g, 3, 4 * MiB, 1, 0, PHASE_BACKWARD, 1, 40);
+    growth_end(&g, 1000);
+    assert_int_equal(g.steps, 2);
+    assert_true(growth_time_per_step(&g) == 0);
+    growth_free_all(&g);
+}
+
 static void test_no_growth(void **st)
 {
     (void)st;
@@ -146,9 +182,8 @@ static void test_step_records_rule(void **st)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_leak_found),
-        cmocka_unit_test(test_no_growth),
-        cmocka_unit_test(test_tolerates_small_fall),
+        cmocka_unit_test(test_leak_found),        cmocka_unit_test(test_no_growth),
+        cmocka_unit_test(test_time_per_step),     cmocka_unit_test(test_tolerates_small_fall),
         cmocka_unit_test(test_step_records_rule),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -53,9 +53,14 @@ static uint64_t value(const growth *g, uint32_t id)
     return g->tensors_seen ? g->live[id].tensor : g->live[id].device;
 }
 
-/* sample: a step ended at t: every stack whose bytes changed continues or restarts its run */
-static void sample(growth *g, uint64_t t)
+/* sample: a step ended at t (at_end: the trace's end): every stack whose bytes changed continues
+ * or restarts its run */
+static void sample(growth *g, uint64_t t, int at_end)
 {
+    if (!at_end) {
+        g->timed_steps++;
+        g->timed_last_ns = t;
+    }
     g->steps++;
     for (size_t i = 0; i < g->ndirty; i++) {
         uint32_t id = g->dirty[i];
@@ -108,7 +113,7 @@ static void sample(growth *g, uint64_t t)
 
 void growth_sample_now(growth *g, uint64_t time_ns)
 {
-    sample(g, time_ns);
+    sample(g, time_ns, 0);
 }
 
 /* growth_add_slow: growth_add's stack part (the levels are counted) for a stack id not in the
@@ -145,8 +150,8 @@ void growth_step_record(growth *g, const reader_step *st, int (*phase_of)(void *
         for (uint32_t i = 0; i < g->nst; i++)
             g->ph[i] &= (uint8_t)~GROWTH_DIRTY;
         g->ndirty = 0;
-        g->steps = g->opt_steps = g->oom_steps = 0;
-        g->first_ns = g->last_ns = 0;
+        g->steps = g->opt_steps = g->oom_steps = g->timed_steps = 0;
+        g->first_ns = g->last_ns = g->timed_last_ns = 0;
         g->npts = 0;
         g->every = 1;
         g->max_peak_device = 0;
@@ -180,13 +185,13 @@ void growth_step_record(growth *g, const reader_step *st, int (*phase_of)(void *
     g->peak_device = st->fixed.peak_device;
     g->opt_since = (st->fixed.flags & VT_STEPF_OPTIMIZER) != 0;
     g->oom_since = (st->fixed.flags & VT_STEPF_OOM) != 0;
-    sample(g, st->time_ns);
+    sample(g, st->time_ns, 0);
 }
 
 void growth_end(growth *g, uint64_t end_ns)
 {
     if (!g->from_records && g->state != GROWTH_FWD)
-        sample(g, end_ns);
+        sample(g, end_ns, 1);
     g->state = GROWTH_FWD;
 }
 
@@ -247,5 +252,7 @@ int growth_sites(const growth *g, growth_site *out, int max)
 
 double growth_time_per_step(const growth *g)
 {
-    return g->steps >= 2 ? (double)(g->last_ns - g->first_ns) / 1e9 / (double)(g->steps - 1) : 0;
+    return g->timed_steps >= 2
+               ? (double)(g->timed_last_ns - g->first_ns) / 1e9 / (double)(g->timed_steps - 1)
+               : 0;
 }

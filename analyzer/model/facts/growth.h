@@ -53,6 +53,10 @@ typedef struct growth {
     uint64_t by_phase[PHASE_COUNT]; /* live now, by the phase of the stack's first allocation */
     uint32_t steps, opt_steps, oom_steps, first_oom_step;
     uint64_t first_ns, last_ns; /* the first and the last step end */
+    /* the step ends seen before the trace's own end (not the end itself: the last step's end
+     * there is the program's teardown), and the last of them */
+    uint32_t timed_steps;
+    uint64_t timed_last_ns;
     uint64_t last_peak_device, max_peak_device, last_live;
     growth_point pts[GROWTH_POINTS];
     unsigned npts, every;
@@ -140,6 +144,16 @@ static inline void growth_prefetch(const growth *g, uint32_t stack)
     }
 }
 
+/* growth_optimizer_step: the replay counted an optimizer step that allocated nothing (its
+ * gradients freed after a backward: fused optimizers after their first step) */
+static inline void growth_optimizer_step(growth *g)
+{
+    if (!g->from_records) {
+        g->state = GROWTH_OPT;
+        g->opt_since = 1;
+    }
+}
+
 /* growth_step_record: a STEP record (the trace's own steps; phase_of gives a stack's phase) */
 void growth_step_record(growth *g, const reader_step *st, int (*phase_of)(void *, uint32_t),
                         void *ctx);
@@ -161,7 +175,8 @@ typedef struct growth_site {
  * run of at least 4 steps without a decrease, the last rise within the last quarter of that run
  * (so a cache that filled early and stayed is not growth). */
 int growth_sites(const growth *g, growth_site *out, int max);
-/* growth_time_per_step: seconds per step over the steps seen (0 when fewer than 2). */
+/* growth_time_per_step: seconds per step between the step ends seen before the trace's end (the
+ * first step holds the model's creation, the last the program's teardown): 0 with fewer than 2. */
 double growth_time_per_step(const growth *g);
 
 #endif

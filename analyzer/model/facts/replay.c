@@ -153,8 +153,10 @@ static inline __attribute__((always_inline)) void apply_free(state *s, const rea
         /* the main thread frees a gradient (zero_grad): an optimizer step, even one that
          * allocated nothing (fused / foreach optimizers after their first step); not the
          * frees of the out-of-memory error's unwinding */
-        if (replay_phase_step(s))
+        if (replay_phase_step(s)) {
             replay_cats_changed(s, CATS_ITER);
+            growth_optimizer_step(&r->growth);
+        }
         ph = PHASE_OPTIMIZER;
     }
     if (r->tl)
