@@ -179,7 +179,8 @@ static int report_fill(report_ctx *c)
     }
     /* sites: (category, site text) over the allocations live at the peak. Items are grouped
      * by (category, stack) first, so each stack's text is made once; texts are merged through
-     * a hash (different stacks often share a site). */
+     * a hash (different stacks often share a site), and a site's native op is that of the stack
+     * that gave it the most bytes. */
     size_t items = r->at_peak.n;
     group_key *keys = malloc((items + 1) * sizeof *keys);
     if (!keys)
@@ -197,14 +198,23 @@ static int report_fill(report_ctx *c)
         hcap *= 2;
     report_site *s = calloc(ngroups + 1, sizeof *s);
     uint32_t *slot = calloc(hcap, sizeof *slot); /* index + 1 into s, 0 = empty */
-    if (!s || !slot) {
-        free(keys), free(s), free(slot);
+    /* per site, the stack that gave it the most bytes: its native op is the one named */
+    struct biggest {
+        uint64_t bytes;
+        uint32_t stack;
+    } *big = calloc(ngroups + 1, sizeof *big);
+    if (!s || !slot || !big) {
+        free(keys), free(s), free(slot), free(big);
         return -1;
     }
     size_t cur = 0;
+    uint64_t group = 0; /* the bytes of the current (category, stack) group */
     for (size_t i = 0; i < items; i++) {
         if (i == 0 || keys[i].category != keys[i - 1].category ||
             keys[i].stack != keys[i - 1].stack) {
+            if (i && group > big[cur].bytes) /* the group that ended, against its site's best */
+                big[cur] = (struct biggest){group, keys[i - 1].stack};
+            group = 0;
             char text[512];
             replay_site_text(r, keys[i].stack, text, sizeof text);
             uint64_t h = keys[i].category * 0x9e3779b97f4a7c15ull;
@@ -217,16 +227,21 @@ static int report_fill(report_ctx *c)
             if (!slot[j]) {
                 s[n].category = keys[i].category;
                 snprintf(s[n].text, sizeof s[n].text, "%s", text);
-                replay_native_text(r, keys[i].stack, s[n].native, sizeof s[n].native);
                 slot[j] = (uint32_t)++n;
             }
             cur = slot[j] - 1;
         }
+        group += keys[i].size;
         s[cur].bytes += keys[i].size;
         s[cur].count++;
     }
+    if (items && group > big[cur].bytes)
+        big[cur] = (struct biggest){group, keys[items - 1].stack};
+    for (size_t k = 0; k < n; k++)
+        replay_native_text(r, big[k].stack, s[k].native, sizeof s[k].native);
     free(keys);
     free(slot);
+    free(big);
     qsort(s, n, sizeof *s, cmp_site);
     c->sites = s;
     c->nsites = n;

@@ -92,6 +92,14 @@ for f in facts:
     if f["family"] == "resnet" and ("token" in text or any(
             "AdamW" in l and "assume AdamW" not in l for l in text.splitlines())):
         bad.append("%s: tokens, or AdamW other than as a stated assumption, in a CNN's report" % t)
+    # a site's native op is its largest part's: ResNet's activations are convolutions' outputs
+    # (5.8 GiB) more than batch norm's (4.8 GiB), BERT's the Linear layers' (addmm)
+    top = {}
+    for x in r["top_sites"]:  # most bytes first: each category's largest site
+        top.setdefault(x["category"], x)
+    want_op = {"resnet": "cudnn_convolution", "bert": "addmm"}.get(f["family"])
+    if want_op and want_op not in top["activations"]["native"]:
+        bad.append("%s: activations via %s" % (t, top["activations"]["native"]))
     if "lit_train.py" in f["command"]:  # the forward in optimizer.step(closure) is no state
         at = r["categories"]
         if at["optimizer"] > f["optim_state_bytes"] or at["activations"] < 2 ** 30:
