@@ -249,6 +249,8 @@ static void predict_oom(const model_calib *c, const gpt_shape *s, prediction *ou
         case CAT_BACKWARD:
         case CAT_TEMPORARIES:
             v = (double)c->oom_live.bytes[k] * scale(&s2, m, (category)k);
+            if (k == CAT_ACTIVATIONS && c->act_whole > 1) /* the rest of a cut-short forward */
+                v *= c->act_whole;
             if (k == CAT_TEMPORARIES) /* the failed request grows with the tokens too */
                 v += (double)c->oom_request * scale(&s2, m, CAT_INPUTS);
             if (refm.bytes[k] > 0)

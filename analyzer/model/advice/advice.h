@@ -38,6 +38,8 @@ typedef struct model_calib {
     int oom_tight;          /* 1: a forward had completed before the failure */
     cat_breakdown oom_live; /* live by category at the failure */
     uint64_t oom_request;   /* bytes the failing call asked for */
+    double act_whole;       /* > 1: the activations at the failure were this share of the whole
+                             * forward's (a first forward cut short, weights used evenly) */
 } model_calib;
 
 /* A prediction for one shape. */

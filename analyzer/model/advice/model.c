@@ -217,6 +217,57 @@ static void from_trace_compile(model_result *m, const run_facts *f, int nanogpt)
     }
 }
 
+/* X(value of --optimizer / --optim, case ignored, the kind) — optimizers a command line names */
+#define VT_OPTIM_FLAGS(X)                                                                          \
+    X("adamw", ADAM)                                                                               \
+    X("adam", ADAM)                                                                                \
+    X("adamw_torch", ADAM)                                                                         \
+    X("adamw_torch_fused", ADAM)                                                                   \
+    X("adafactor", FACTORED)                                                                       \
+    X("adamw_8bit", EIGHT_BIT)                                                                     \
+    X("adamw_bnb_8bit", EIGHT_BIT)                                                                 \
+    X("paged_adamw_8bit", EIGHT_BIT)                                                               \
+    X("rmsprop", ONE_STATE)                                                                        \
+    X("adagrad", ONE_STATE)
+
+/* optimizer_from_cmdline: no step ran and no optimizer code was seen, but the traced command line
+ * names the optimizer (--optimizer adafactor, HF Trainer's --optim): that one, said so. SGD is
+ * not taken: the command line does not say whether it keeps a momentum buffer. */
+static void optimizer_from_cmdline(model_result *m, const run_facts *f)
+{
+    static const struct {
+        const char *name;
+        optim_kind kind;
+    } names[] = {
+#define VT_OPTIM_FLAG_ROW(n, k) {n, OPT_##k},
+        VT_OPTIM_FLAGS(VT_OPTIM_FLAG_ROW)
+#undef VT_OPTIM_FLAG_ROW
+    };
+    run_recognition *r = &m->rec;
+    if (r->optim != OPT_UNKNOWN || r->optim_bpp >= 0 || !f->argv)
+        return;
+    for (int i = 1; i < f->argc; i++) {
+        const char *a = f->argv[i], *v;
+        size_t k = !strncmp(a, "--optimizer", 11) ? 11 : !strncmp(a, "--optim", 7) ? 7 : 0;
+        if (!k || (a[k] && a[k] != '='))
+            continue; /* not the flag (--optim_args, --optimizer-lr) */
+        if (a[k] == '=')
+            v = a + k + 1;
+        else if (i + 1 < f->argc)
+            v = f->argv[i + 1];
+        else
+            continue;
+        for (size_t j = 0; j < sizeof names / sizeof names[0]; j++)
+            if (!strcasecmp(v, names[j].name)) {
+                r->optim = names[j].kind;
+                snprintf(r->optim_where, sizeof r->optim_where,
+                         "%.60s%s%.40s on the command line (no step ran: its state not measured)",
+                         a, a[k] == '=' ? "" : " ", a[k] == '=' ? "" : v);
+                return;
+            }
+    }
+}
+
 /* shape_of_run: what the recognition adds to the configuration's shape; whether a transformer's
  * formula applies (every size it needs known), else the measured scaling (generic). */
 static void shape_of_run(model_result *m, int nanogpt)
@@ -236,7 +287,12 @@ static void shape_of_run(model_result *m, int nanogpt)
         s->opt_bpp = 8;
     else if (r->optim_bpp >= 0)
         s->opt_bpp = r->optim_bpp;
-    else {
+    else if (r->optim == OPT_FACTORED || r->optim == OPT_EIGHT_BIT) {
+        /* named, not measured: at most 1 B (factored moments: 8/d B per weight of width d), 2 B
+         * (8-bit moments and their scales) per parameter; said as a bound */
+        s->opt_bpp = r->optim == OPT_FACTORED ? 1 : 2;
+        m->opt_bound = 1;
+    } else {
         s->opt_set = 0; /* not measured: AdamW's 8 B assumed, and said (views) */
         m->opt_assumed = 1;
     }
@@ -294,11 +350,13 @@ static void shape_of_run(model_result *m, int nanogpt)
  * forward it had done, from autocast's 16-bit weight copies (kept for the backward, made as
  * each weight is used: 2 B per 4-B parameter) when there are some; else what-ifs are lower
  * bounds. Said in either case (m->oom_forward). */
-/* oom_forward_share: no formula, and the run died in its first forward: what-ifs scale what was
- * alive then, so they are lower bounds; how far the forward had got is said from autocast's
- * 16-bit weight copies (made as each weight is used: 2 B per 4-B parameter) when there are
- * some. Not used to extrapolate: a network's activations are not spread like its weights (a
- * ResNet's early, high-resolution layers hold most activations and few weights). */
+/* oom_forward_share: no formula, and the run died in its first forward: how far the forward had
+ * got is said from autocast's 16-bit weight copies (made as each weight is used: 2 B per 4-B
+ * parameter) when there are some. An encoder-decoder's blocks keep alike activations per weight,
+ * so its activations are extrapolated to the whole forward by that share (T5-small at B=32, cut
+ * at 53 %: B=8 predicted 5.17 GiB from what was alive, 6.77 GiB measured by a run at B=8); other
+ * networks' are not spread like their weights (a ResNet's early, high-resolution layers hold
+ * most activations and few weights): what-ifs scale what was alive, lower bounds. */
 static void oom_forward_share(model_result *m, const run_facts *f)
 {
     if (!m->shape.generic || f->backward_passes > 0 || !f->oom_phase ||
@@ -312,6 +370,15 @@ static void oom_forward_share(model_result *m, const run_facts *f)
                  ", after about %.0f %% of its weights had been used (cast to "
                  "16 bits by autocast)",
                  100.0 * frac);
+    if (used[0] && frac >= 0.2 && m->rec.family == FAM_ENCODER_DECODER) {
+        m->calib.act_whole = 1.0 / frac;
+        snprintf(m->oom_forward, sizeof m->oom_forward,
+                 "the run died in its first forward%s: its activations are extrapolated to the "
+                 "whole forward (x%.2f: its blocks keep alike activations per weight); the logits "
+                 "at its end, not reached, are not counted (vramtrace fit measures)",
+                 used, 1.0 / frac);
+        return;
+    }
     snprintf(m->oom_forward, sizeof m->oom_forward,
              "the run died in its first forward%s: what-ifs scale what was alive then; the rest "
              "of its forward was not measured, so they are lower bounds (vramtrace fit measures)",
@@ -343,6 +410,12 @@ static void advice_notes(model_result *m)
     if (m->opt_assumed)
         note(m, "the optimizer's state was not measured: predictions assume AdamW's 8 B per "
                 "trainable parameter; an optimizer with less state needs less");
+    if (m->opt_bound)
+        note(m, m->rec.optim == OPT_FACTORED
+                    ? "the optimizer's state was not measured: Adafactor's factored moments are "
+                      "counted as 1 B per trainable parameter, more than they take"
+                    : "the optimizer's state was not measured: 8-bit moments are counted as 2 B "
+                      "per trainable parameter, about what they take");
     if (m->lora_assumed)
         note(m, "LoRA: no gradient was measured; predictions give gradients and optimizer state "
                 "to 1 % of the weights (the adapters, usually fewer), none to the frozen weights");
@@ -393,6 +466,7 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     from_trace_dtype(&m->cfg, f);
     formula_shape_from_config(&m->cfg, &m->shape);
     from_trace_compile(m, f, nanogpt);
+    optimizer_from_cmdline(m, f);
     shape_of_run(m, nanogpt);
     m->shape.iteration0 = f->iterations == 0;
     m->measured = f->at_peak;

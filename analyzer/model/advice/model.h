@@ -91,11 +91,12 @@ typedef struct model_result {
     char formula_why[240]; /* why it does not, when formula_ok = 0 */
     int tight;       /* 1: a run that completed on the card with less than the headroom free */
     int opt_assumed; /* 1: the optimizer's state was not measured: predictions assume AdamW */
+    int opt_bound;   /* 1: named, not measured: a bound of its kind's state (said) */
     int measured_at_tensors; /* measured: the tensors at their peak (else at the process peak) */
-    char notes[5][320];      /* what the advice assumes, or how certain it is (every view) */
+    char notes[5][400];      /* what the advice assumes, or how certain it is (every view) */
     int nnotes;
     int empty;             /* 1: the trace holds no allocation: no explanation, no advice (said) */
-    char oom_forward[300]; /* no formula, died in its first forward: how far it had got */
+    char oom_forward[400]; /* no formula, died in its first forward: how far it had got */
     int accum_assumed;     /* 1: the accumulation is not known: predictions keep gradients alive */
     int lora_assumed;      /* 1: LoRA on, no gradient measured: MODEL_LORA_TRAIN_FRAC trains */
     model_calib calib;
