@@ -101,6 +101,10 @@ for f in facts:
     want_op = {"resnet": "cudnn_convolution", "bert": "addmm"}.get(f["family"])
     if want_op and want_op not in top["activations"]["native"]:
         bad.append("%s: activations via %s" % (t, top["activations"]["native"]))
+    if f["oom"] and steps > 0 and f["oom_phase"] == "forward" and \
+            "made at the first step, was live too" not in text:
+        bad.append("%s: ran out in step %d's forward, the first step's state not named" %
+                   (t, steps + 1))
     if f["oom"] and "--optimizer" in f["command"] and r["prediction"]["optimizer_state_assumed_adamw"]:
         bad.append("%s: AdamW assumed, the command line names %s" % (t, f["optimizer"]))
     if "lit_train.py" in f["command"]:  # the forward in optimizer.step(closure) is no state

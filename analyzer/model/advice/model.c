@@ -581,14 +581,26 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
                         f->at_oom.bytes[CAT_KERNEL_CODE] + f->at_oom.bytes[CAT_EXTERNAL];
         if (m->cause == OOM_FRAGMENTATION && f->tensor_mode && cap && bare > cap) {
             m->cause = OOM_ACTIVATIONS;
-            snprintf(m->why, sizeof m->why,
-                     "%.0f MiB sat unused in the allocator cache, more than the %.0f MiB "
-                     "requested, but the step needs %.2f GiB of tensors and %.0f MiB outside "
-                     "PyTorch even with no cache: more than the card",
-                     (double)cache / 1048576.0, (double)f->oom_requested / 1048576.0,
-                     (double)m->current.tensor_bytes / 1073741824.0,
-                     (double)(bare - m->current.tensor_bytes) / 1048576.0);
+            snprintf(
+                m->why, sizeof m->why,
+                "%.0f MiB reserved by PyTorch was in no tensor (its free blocks and the "
+                "rounding inside blocks), more than the %.0f MiB requested, but the step needs "
+                "%.2f GiB of tensors and %.0f MiB outside PyTorch even with no cache: more "
+                "than the card",
+                (double)cache / 1048576.0, (double)f->oom_requested / 1048576.0,
+                (double)m->current.tensor_bytes / 1073741824.0,
+                (double)(bare - m->current.tensor_bytes) / 1048576.0);
         }
+        /* a later step's forward failed with the state the first step made (5 % of the card or
+         * more): that step's forward fit because it ran before the state existed */
+        size_t w = strlen(m->why);
+        if (m->cause == OOM_ACTIVATIONS && f->iterations > 0 && f->oom_phase &&
+            !strcmp(f->oom_phase, "forward") && cap &&
+            (double)f->at_oom.bytes[CAT_OPTIMIZER] >= 0.05 * (double)cap && w < sizeof m->why)
+            snprintf(m->why + w, sizeof m->why - w,
+                     "; the optimizer's state (%.2f GiB), made at the first step, was live too: "
+                     "that step's forward ran before it existed",
+                     (double)f->at_oom.bytes[CAT_OPTIMIZER] / 1073741824.0);
     }
     int cur_fits =
         f->has_oom ? 0 : advice_fits(m->current.peak_bytes, m->capacity, ADVICE_HEADROOM);

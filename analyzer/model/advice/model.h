@@ -105,7 +105,7 @@ typedef struct model_result {
     char capacity_name[80];
     int partial;
     oom_cause cause;
-    char why[300];
+    char why[480];
     int expandable_set;
     uint64_t largest_batch;
     advice_item items[ADVICE_MAX];
