@@ -183,6 +183,41 @@ static void test_optimizers(void **state)
     tables_free(t);
 }
 
+/* the optimizer a command line names, when no step ran and no code named one */
+static void test_optim_cmdline(void **state)
+{
+    (void)state;
+    run_recognition r;
+    const char *const a1[] = {"python", "train.py", "--optimizer", "adafactor", "--lr", "1"};
+    memset(&r, 0, sizeof r);
+    r.optim_bpp = -1;
+    recognize_optim_cmdline(6, a1, &r);
+    assert_int_equal(r.optim, OPT_FACTORED);
+    assert_non_null(strstr(r.optim_where, "--optimizer adafactor on the command line"));
+    const char *const a2[] = {"python", "t.py", "--optim=ADAMW_8BIT"};
+    memset(&r, 0, sizeof r);
+    r.optim_bpp = -1;
+    recognize_optim_cmdline(3, a2, &r);
+    assert_int_equal(r.optim, OPT_EIGHT_BIT);
+    assert_non_null(strstr(r.optim_where, "--optim=ADAMW_8BIT on the command line"));
+    /* not the flag, SGD (momentum not said), a flag with no value: nothing taken */
+    const char *const a3[] = {"python",  "t.py", "--optimizer-lr", "adamw",
+                              "--optim", "sgd",  "--optimizer"};
+    memset(&r, 0, sizeof r);
+    r.optim_bpp = -1;
+    recognize_optim_cmdline(7, a3, &r);
+    assert_int_equal(r.optim, OPT_UNKNOWN);
+    /* a measured state is never replaced by a name */
+    memset(&r, 0, sizeof r);
+    r.optim_bpp = 8.0;
+    recognize_optim_cmdline(6, a1, &r);
+    assert_int_equal(r.optim, OPT_UNKNOWN);
+    r.optim = OPT_ADAM;
+    r.optim_bpp = -1;
+    recognize_optim_cmdline(6, a1, &r);
+    assert_int_equal(r.optim, OPT_ADAM);
+}
+
 static void test_features(void **state)
 {
     (void)state;
@@ -221,9 +256,8 @@ static void test_features(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_families),
-        cmocka_unit_test(test_family_from_shapes),
-        cmocka_unit_test(test_optimizers),
+        cmocka_unit_test(test_families),   cmocka_unit_test(test_family_from_shapes),
+        cmocka_unit_test(test_optimizers), cmocka_unit_test(test_optim_cmdline),
         cmocka_unit_test(test_features),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

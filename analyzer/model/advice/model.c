@@ -217,57 +217,6 @@ static void from_trace_compile(model_result *m, const run_facts *f, int nanogpt)
     }
 }
 
-/* X(value of --optimizer / --optim, case ignored, the kind) — optimizers a command line names */
-#define VT_OPTIM_FLAGS(X)                                                                          \
-    X("adamw", ADAM)                                                                               \
-    X("adam", ADAM)                                                                                \
-    X("adamw_torch", ADAM)                                                                         \
-    X("adamw_torch_fused", ADAM)                                                                   \
-    X("adafactor", FACTORED)                                                                       \
-    X("adamw_8bit", EIGHT_BIT)                                                                     \
-    X("adamw_bnb_8bit", EIGHT_BIT)                                                                 \
-    X("paged_adamw_8bit", EIGHT_BIT)                                                               \
-    X("rmsprop", ONE_STATE)                                                                        \
-    X("adagrad", ONE_STATE)
-
-/* optimizer_from_cmdline: no step ran and no optimizer code was seen, but the traced command line
- * names the optimizer (--optimizer adafactor, HF Trainer's --optim): that one, said so. SGD is
- * not taken: the command line does not say whether it keeps a momentum buffer. */
-static void optimizer_from_cmdline(model_result *m, const run_facts *f)
-{
-    static const struct {
-        const char *name;
-        optim_kind kind;
-    } names[] = {
-#define VT_OPTIM_FLAG_ROW(n, k) {n, OPT_##k},
-        VT_OPTIM_FLAGS(VT_OPTIM_FLAG_ROW)
-#undef VT_OPTIM_FLAG_ROW
-    };
-    run_recognition *r = &m->rec;
-    if (r->optim != OPT_UNKNOWN || r->optim_bpp >= 0 || !f->argv)
-        return;
-    for (int i = 1; i < f->argc; i++) {
-        const char *a = f->argv[i], *v;
-        size_t k = !strncmp(a, "--optimizer", 11) ? 11 : !strncmp(a, "--optim", 7) ? 7 : 0;
-        if (!k || (a[k] && a[k] != '='))
-            continue; /* not the flag (--optim_args, --optimizer-lr) */
-        if (a[k] == '=')
-            v = a + k + 1;
-        else if (i + 1 < f->argc)
-            v = f->argv[i + 1];
-        else
-            continue;
-        for (size_t j = 0; j < sizeof names / sizeof names[0]; j++)
-            if (!strcasecmp(v, names[j].name)) {
-                r->optim = names[j].kind;
-                snprintf(r->optim_where, sizeof r->optim_where,
-                         "%.60s%s%.40s on the command line (no step ran: its state not measured)",
-                         a, a[k] == '=' ? "" : " ", a[k] == '=' ? "" : v);
-                return;
-            }
-    }
-}
-
 /* shape_of_run: what the recognition adds to the configuration's shape; whether a transformer's
  * formula applies (every size it needs known), else the measured scaling (generic). */
 static void shape_of_run(model_result *m, int nanogpt)
@@ -466,7 +415,8 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     from_trace_dtype(&m->cfg, f);
     formula_shape_from_config(&m->cfg, &m->shape);
     from_trace_compile(m, f, nanogpt);
-    optimizer_from_cmdline(m, f);
+    if (f->argv)
+        recognize_optim_cmdline(f->argc, f->argv, &m->rec);
     shape_of_run(m, nanogpt);
     m->shape.iteration0 = f->iterations == 0;
     m->measured = f->at_peak;

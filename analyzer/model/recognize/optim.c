@@ -1,8 +1,10 @@
 /* optim.c — the optimizer, recognized from the state it created (recognize.h): bytes of state
  * per trainable parameter (the optimizer state's peak over the gradients' elements) say what it
- * keeps, whatever its class; the class on the Python stacks names it. */
+ * keeps, whatever its class; the class on the Python stacks names it; with neither, the traced
+ * command line's --optimizer / --optim. */
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "recognize.h"
 
@@ -126,4 +128,51 @@ void recognize_optim(const recognize_input *in, run_recognition *out)
              in->iterations == 0 ? "no optimizer step ran before the trace ended"
              : !in->tensor_mode  ? "segment mode does not measure optimizer state"
                                  : "no gradients were measured");
+}
+
+/* X(value of --optimizer / --optim, case ignored, the kind) — optimizers a command line names */
+#define VT_OPTIM_FLAGS(X)                                                                          \
+    X("adamw", ADAM)                                                                               \
+    X("adam", ADAM)                                                                                \
+    X("adamw_torch", ADAM)                                                                         \
+    X("adamw_torch_fused", ADAM)                                                                   \
+    X("adafactor", FACTORED)                                                                       \
+    X("adamw_8bit", EIGHT_BIT)                                                                     \
+    X("adamw_bnb_8bit", EIGHT_BIT)                                                                 \
+    X("paged_adamw_8bit", EIGHT_BIT)                                                               \
+    X("rmsprop", ONE_STATE)                                                                        \
+    X("adagrad", ONE_STATE)
+
+void recognize_optim_cmdline(int argc, const char *const *argv, run_recognition *r)
+{
+    static const struct {
+        const char *name;
+        optim_kind kind;
+    } names[] = {
+#define VT_OPTIM_FLAG_ROW(n, k) {n, OPT_##k},
+        VT_OPTIM_FLAGS(VT_OPTIM_FLAG_ROW)
+#undef VT_OPTIM_FLAG_ROW
+    };
+    if (r->optim != OPT_UNKNOWN || r->optim_bpp >= 0 || !argv)
+        return;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v;
+        size_t k = !strncmp(a, "--optimizer", 11) ? 11 : !strncmp(a, "--optim", 7) ? 7 : 0;
+        if (!k || (a[k] && a[k] != '='))
+            continue; /* not the flag (--optim_args, --optimizer-lr) */
+        if (a[k] == '=')
+            v = a + k + 1;
+        else if (i + 1 < argc)
+            v = argv[i + 1];
+        else
+            continue;
+        for (size_t j = 0; j < sizeof names / sizeof names[0]; j++)
+            if (!strcasecmp(v, names[j].name)) {
+                r->optim = names[j].kind;
+                snprintf(r->optim_where, sizeof r->optim_where,
+                         "%.60s%s%.40s on the command line (no step ran: its state not measured)",
+                         a, a[k] == '=' ? "" : " ", a[k] == '=' ? "" : v);
+                return;
+            }
+    }
 }

@@ -104,6 +104,11 @@ typedef struct run_recognition {
 /* recognize_run: fills out from in (never fails: what the trace does not show stays unknown). */
 void recognize_run(const recognize_input *in, run_recognition *out);
 
+/* recognize_optim_cmdline: no step ran and no optimizer code was seen (r->optim unknown, nothing
+ * measured), but the traced command line names the optimizer (--optimizer adafactor, Hugging
+ * Face Trainer's --optim): that one, its where saying so. SGD is not taken: a command line does
+ * not say whether it keeps a momentum buffer. */
+void recognize_optim_cmdline(int argc, const char *const *argv, run_recognition *r);
 /* recognize_family / recognize_optim / recognize_features: the three parts of recognize_run. */
 void recognize_family(const recognize_input *in, run_recognition *out);
 void recognize_optim(const recognize_input *in, run_recognition *out);
