@@ -90,6 +90,8 @@ for f in facts:
     if f["family"] in ("resnet", "t5") and ("formula comparison" in text or
                                             "formula: not applied" not in text):
         bad.append("%s: a transformer formula for a %s" % (t, f["family"]))
+    if f["family"] == "vit" and ("token id" in text or "sequence length" in text):
+        bad.append("%s: token ids or a sequence length in a ViT's report" % t)
     if f["family"] == "resnet" and ("token" in text or any(
             "AdamW" in l and "assume AdamW" not in l for l in text.splitlines())):
         bad.append("%s: tokens, or AdamW other than as a stated assumption, in a CNN's report" % t)

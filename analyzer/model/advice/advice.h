@@ -119,7 +119,8 @@ const char *advice_cause_text(oom_cause c);
 /* advice_oom_cause: classifies an OOM from what was live (by category), the request, the
  * capacity, the allocator cache and the memory outside PyTorch at that moment, the phase
  * ("forward", "backward", "optimizer", "eval", "compile", or NULL) and the optimizer steps
- * done. why gets one line of evidence, in a transformer's terms (B*T tokens) when transformer. */
+ * done. why gets one line of evidence, in a transformer's terms when transformer (1: B*T tokens; 2:
+ * a vision transformer's B*T patch tokens; 0: the micro-batch alone). */
 oom_cause advice_oom_cause(const cat_breakdown *live, uint64_t requested, uint64_t capacity,
                            uint64_t cache, uint64_t outside, const char *phase, int iterations,
                            char *why, size_t whylen, int transformer);

@@ -74,7 +74,9 @@ oom_cause advice_oom_cause(const cat_breakdown *live, uint64_t requested, uint64
              "activations %.0f MiB and logits/loss %.0f MiB were live in the %s; they grow "
              "with %s",
              mib(a), mib(l), phase && *phase ? phase : "step",
-             transformer ? "the micro-batch times the sequence length (B*T tokens)"
-                         : "the micro-batch (and the input size)");
+             transformer == 2 ? "the micro-batch times the patch tokens (B*T, T from the image "
+                                "size)"
+             : transformer    ? "the micro-batch times the sequence length (B*T tokens)"
+                              : "the micro-batch (and the input size)");
     return OOM_ACTIVATIONS;
 }

@@ -518,9 +518,11 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
         uint64_t cache = f->oom_cache;
         if (f->tensor_mode && f->at_oom.bytes[CAT_CACHE] > cache)
             cache = f->at_oom.bytes[CAT_CACHE];
-        m->cause =
-            advice_oom_cause(&f->at_oom, f->oom_requested, cap, cache, f->oom_outside, f->oom_phase,
-                             f->iterations, m->why, sizeof m->why, !m->shape.generic);
+        m->cause = advice_oom_cause(&f->at_oom, f->oom_requested, cap, cache, f->oom_outside,
+                                    f->oom_phase, f->iterations, m->why, sizeof m->why,
+                                    m->shape.generic        ? 0
+                                    : m->shape.patch_tokens ? 2
+                                                            : 1);
         /* what the step needs is at least what was live plus what it asked for */
         uint64_t need = cat_breakdown_total(&f->at_oom) + f->oom_requested;
         if (m->current.peak_bytes < need)

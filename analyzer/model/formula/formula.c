@@ -127,7 +127,8 @@ void formula_refined(const gpt_shape *s, cat_breakdown *out)
     out->bytes[CAT_LOGITS] = (s->compile ? 8 : 12) * N * s->V;
     if (s->unfused_attention)
         out->bytes[CAT_ATTENTION] = (s->checkpointing ? 1 : s->L) * 6 * s->B * s->H * s->T * s->T;
-    out->bytes[CAT_INPUTS] = 16 * N; /* int64 token ids and targets */
+    /* int64 token ids and targets; a vision transformer's images: their size is not in it */
+    out->bytes[CAT_INPUTS] = s->patch_tokens ? 0 : 16 * N;
 }
 
 int formula_attention_unfused(const gpt_shape *s, uint64_t measured)
