@@ -90,6 +90,28 @@ for f in facts:
     if f["family"] in ("resnet", "t5") and ("formula comparison" in text or
                                             "formula: not applied" not in text):
         bad.append("%s: a transformer formula for a %s" % (t, f["family"]))
+    # every formula row marked as more than 25 % off says why, against each formula it is off
+    lines = text.splitlines()
+    if "formula comparison" in text:
+        i0 = next(i for i, l in enumerate(lines) if l.startswith("formula comparison"))
+        for l in lines[i0:]:
+            if l.startswith("advice") or l.startswith("OOM"):
+                break
+            if not l.startswith("  ") or not l.rstrip().endswith("*") or "(vs" in l:
+                continue
+            cat, cols = l[2:22].strip(), l[22:].split()
+            if len(cols) != 9:
+                continue
+            measured = cols[0] != "0"
+            said = lambda which: any(x.strip().startswith("%s (vs %s)" % (cat, which))
+                                     for x in lines)
+            for which, amount, ratio in (("basic", cols[2], cols[6]), ("refined", cols[4], cols[7])):
+                off = (ratio != "-" and abs(float(ratio) - 1) > 0.25) or \
+                      (ratio == "-" and amount == "0" and measured)
+                # in neither formula: one reason does for both
+                neither = cols[2] == cols[4] == "0" and (said("basic") or said("refined"))
+                if off and not said(which) and not neither:
+                    bad.append("%s: %s off the %s formula, unexplained" % (t, cat, which))
     if f["family"] == "vit" and ("token id" in text or "sequence length" in text):
         bad.append("%s: token ids or a sequence length in a ViT's report" % t)
     if f["family"] == "resnet" and ("token" in text or any(

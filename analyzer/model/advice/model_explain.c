@@ -274,6 +274,11 @@ static void explain_ref(model_result *m, const run_facts *f, int c, uint64_t me,
     } else if (me > 0 && r == 0) {
         if (c == CAT_ATTENTION && formula_attention_unfused(s, me))
             snprintf(rr, n, "attention is not fused: B*H*T^2 scores are materialized");
+        else if (c == CAT_GRADIENTS)
+            snprintf(rr, n,
+                     "the refined formula puts a step's peak at its forward's end, with no .grad "
+                     "alive when nothing accumulates; this peak, in the %s, had %.1f MiB of them",
+                     f->peak_phase ? f->peak_phase : "step", mibf(me));
     } else if (me == 0 && r > 0) {
         if (!f->tensor_mode && (c == CAT_GRADIENTS || c == CAT_OPTIMIZER))
             snprintf(rr, n, "not attributed in segment mode (run with --tensors)");
