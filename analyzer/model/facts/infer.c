@@ -381,7 +381,10 @@ static void vt__infer_images(const vt__pass *p, const uint64_t *elems, size_t ne
     }
     for (size_t i = 0; T && i < p->n; i++) {
         uint64_t s = p->t[i].size;
-        if (!p->t[i].early || p->t[i].kept)
+        /* not the image batch: fp32 B·3·H·W is B·2·196×d 2-byte elements when 3·224²·4 =
+         * 2·196·768·2 (ViT-B/16 at 224²), and at an out-of-memory failure it is no longer
+         * kept (vt__trim_oom cut it off the weights) */
+        if (!p->t[i].early || p->t[i].kept || p->t[i].batch)
             continue;
         for (uint64_t k = 2; k <= 4; k += 2)
             for (uint64_t t = T - 1, tdk; t <= T; t++)
