@@ -1,7 +1,7 @@
 /* test_infer.c — what the tensors say of the model (analyzer/model/facts/infer.c), on tensor
  * sequences built here in the order PyTorch makes them, each the shape of a real run that was once
- * read wrong: an image batch whose size is a whole number of patch-token tensors (ViT-B/16 at
- * 224²). */
+ * read wrong: a forward's position ids alive at an out-of-memory failure beside the batch (BERT),
+ * an image batch whose size is a whole number of patch-token tensors (ViT-B/16 at 224²). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -70,6 +70,62 @@ static int64_t val(const infer_result *out, infer_key k)
     return out->v[k].value;
 }
 
+/* ---- an encoder out of memory in its first backward, its position ids alive ------------------ */
+#define BD 64
+#define BV 1000
+#define BL 3
+#define BT 128
+#define BB 8 /* the batch: 8·128 int64 = 8192 B; the position ids 128 int64 = 1024 B */
+
+/* BERT's order: word, position and type embeddings, the position and type ids (two int64 rows of
+ * T, buffers made with the model), the norm, the blocks (with biases), the head's bias; *elems
+ * what the weights and buffers count at 4 B each */
+static void bert_weights(run *r, int64_t *elems)
+{
+    static const uint64_t block[] = {BD * BD,     BD, BD * BD, BD, BD * BD,     BD,
+                                     BD * BD,     BD, BD,      BD, 4 * BD * BD, 4 * BD,
+                                     4 * BD * BD, BD, BD,      BD};
+    static const uint64_t head[] = {BV * BD, BT * BD, 2 * BD, BT * 2, BT * 2, BD, BD};
+    *elems = 0;
+    for (size_t i = 0; i < sizeof head / sizeof head[0]; i++)
+        t(r, head[i] * 4, 0), *elems += (int64_t)head[i];
+    for (int l = 0; l < BL; l++)
+        for (size_t i = 0; i < sizeof block / sizeof block[0]; i++)
+            t(r, block[i] * 4, 0), *elems += (int64_t)block[i];
+    t(r, BV * 4, 0), *elems += BV;
+}
+
+/* The batch and its labels, then the forward: the position ids (T int64, looked up as T×d) are
+ * still alive at the failure. B·T is the batch's, not the positions'; the parameters stop before
+ * the batch (the two id buffers stay in them, at 4 B per 4 bytes: the rule infer.c states). */
+static void test_oom_position_ids_are_not_the_batch(void **state)
+{
+    (void)state;
+    run r;
+    infer_result out;
+    int64_t elems;
+    run_begin(&r);
+    bert_weights(&r, &elems);
+    t(&r, BB * BT * 8, 0);                /* input_ids */
+    t(&r, BB * BT * 8, 0);                /* labels */
+    t(&r, BT * 8, 0);                     /* the forward's position ids */
+    t(&r, BB * BT * BD * 4, 0);           /* the word embeddings' lookup */
+    uint64_t tmp = t(&r, BB * BT * 8, 0); /* a temporary: it dies */
+    t(&r, BB * BT * BD * 4, 0);           /* type embeddings' lookup */
+    t(&r, BT * BD * 4, 0);                /* the position embeddings' lookup */
+    t(&r, BB * BT * BV * 2, 0);           /* 16-bit logits */
+    die(&r, tmp);
+    t(&r, BV * BD * 4, 1); /* the backward */
+    oom(&r);
+    run_end(&r, &out);
+    assert_int_equal(val(&out, INFER_params), elems);
+    assert_int_equal(val(&out, INFER_n_layer), BL);
+    assert_int_equal(val(&out, INFER_n_embd), BD);
+    assert_int_equal(val(&out, INFER_tokens), BB * BT);
+    assert_int_equal(val(&out, INFER_block_size), BT);
+    assert_int_equal(val(&out, INFER_batch_size), BB);
+}
+
 /* ---- a vision transformer out of memory in its first forward ----------------------------- */
 #define VD 48 /* width: 3·4², so that 3·H·W·4 = 2·(H/4)²·d·2 (as 3·224²·4 = 2·196·768·2) */
 #define VL 3
@@ -120,6 +176,7 @@ static void test_oom_image_batch_is_not_tokens(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_oom_position_ids_are_not_the_batch),
         cmocka_unit_test(test_oom_image_batch_is_not_tokens),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
