@@ -1,7 +1,8 @@
 /* test_infer.c — what the tensors say of the model (analyzer/model/facts/infer.c), on tensor
- * sequences built here in the order PyTorch makes them, each the shape of a real run that was once
- * read wrong: a forward's position ids alive at an out-of-memory failure beside the batch (BERT),
- * an image batch whose size is a whole number of patch-token tensors (ViT-B/16 at 224²). */
+ * sequences built here in the order PyTorch makes them, each the shape of a real run that was
+ * once read wrong: weights the size of the token batch (LoRA's adapters), a forward's position
+ * ids alive at an out-of-memory failure beside the batch (BERT), an image batch whose size is
+ * a whole number of patch-token tensors (ViT-B/16 at 224²). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -68,6 +69,56 @@ static int64_t val(const infer_result *out, infer_key k)
 {
     assert_true(out->v[k].known);
     return out->v[k].value;
+}
+
+/* ---- a decoder with LoRA adapters of the token batch's size -------------------------------- */
+#define LD 64   /* width d */
+#define LV 1000 /* vocabulary */
+#define LL 4    /* blocks */
+#define LT 128  /* sequence */
+#define LB 4    /* micro-batch: the batch is 4·128 int64 = 4096 B, as an adapter of 16×64 fp32 */
+
+/* the weights (fp32, no biases): the embedding, LL blocks each with rank-16 adapters on q and v,
+ * a final norm and an untied head; *elems their element count */
+static void lora_weights(run *r, int64_t *elems)
+{
+    static const uint64_t block[] = {LD,      LD * LD, 16 * LD, 16 * LD, LD * LD,     LD * LD,
+                                     16 * LD, 16 * LD, LD * LD, LD,      3 * LD * LD, 3 * LD * LD};
+    *elems = 0;
+    t(r, LV * LD * 4, 0), *elems += LV * LD;
+    for (int l = 0; l < LL; l++)
+        for (size_t i = 0; i < sizeof block / sizeof block[0]; i++)
+            t(r, block[i] * 4, 0), *elems += (int64_t)block[i];
+    t(r, LD * 4, 0), *elems += LD;
+    t(r, LV * LD * 4, 0), *elems += LV * LD;
+}
+
+/* The run fits: the batch outlives the first backward, the forward's tensors do not. Only the
+ * batch is not a parameter: the 16 adapters of its size are the model's. */
+static void test_lora_adapters_are_parameters(void **state)
+{
+    (void)state;
+    run r;
+    infer_result out;
+    int64_t elems;
+    run_begin(&r);
+    lora_weights(&r, &elems);
+    t(&r, LB * LT * 8, 0);                       /* the token batch */
+    uint64_t pos = t(&r, LT * 8, 0);             /* arange(T) */
+    uint64_t emb = t(&r, LB * LT * LD * 4, 0);   /* its embedding lookup */
+    uint64_t lg = t(&r, LB * LT * LV * 4ull, 0); /* the logits */
+    die(&r, pos);
+    uint64_t g = t(&r, LV * LD * 4, 1); /* the backward */
+    die(&r, lg), die(&r, emb), die(&r, g);
+    t(&r, 64, 0); /* after the first backward */
+    run_end(&r, &out);
+    assert_int_equal(val(&out, INFER_params), elems);
+    assert_int_equal(val(&out, INFER_n_layer), LL);
+    assert_int_equal(val(&out, INFER_n_embd), LD);
+    assert_int_equal(val(&out, INFER_vocab_size), LV);
+    assert_int_equal(val(&out, INFER_tokens), LB * LT);
+    assert_int_equal(val(&out, INFER_block_size), LT);
+    assert_int_equal(val(&out, INFER_batch_size), LB);
 }
 
 /* ---- an encoder out of memory in its first backward, its position ids alive ------------------ */
@@ -176,6 +227,7 @@ static void test_oom_image_batch_is_not_tokens(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_lora_adapters_are_parameters),
         cmocka_unit_test(test_oom_position_ids_are_not_the_batch),
         cmocka_unit_test(test_oom_image_batch_is_not_tokens),
     };

@@ -309,12 +309,16 @@ static void vt__infer_tokens(const vt__pass *p, const uint64_t *elems, size_t ne
         vt__set(out, INFER_logits_dtype_bytes, half ? 2 : 4,
                 half ? "16-bit logits B·T×V in the first forward (16-bit compute)"
                      : "the logits B·T×V of the first forward are fp32 only");
-    /* the token batch (and targets) the training loop kept alive sit among the parameters'
-     * prefix: they are not parameters */
+    /* the token batch (and targets) the training loop kept alive end the parameters' prefix:
+     * the program made them after the model. Only that last run of B·T·8-byte tensors is left
+     * out: one of that size among the weights is the model's (LoRA's rank-8 adapters of 8×1024
+     * fp32 are 32768 B, as a batch of 4·1024 int64 tokens is) */
     uint64_t batch_bytes = 0;
-    for (size_t i = 0; i < p->n; i++)
-        if (p->t[i].early && p->t[i].kept && p->t[i].size == bt * 8)
-            batch_bytes += p->t[i].size;
+    size_t end = 0;
+    while (end < p->n && p->t[end].kept)
+        end++;
+    for (size_t i = end; i-- > 0 && p->t[i].size == bt * 8;)
+        batch_bytes += p->t[i].size;
     infer_value *pv = &out->v[INFER_params];
     if (batch_bytes && pv->known && (uint64_t)pv->value * 4 > batch_bytes) {
         pv->value -= (int64_t)(batch_bytes / 4);
