@@ -33,6 +33,7 @@ typedef struct vt__pass {
     int snapped;     /* kept is set */
     int at_oom;      /* ... at an out-of-memory failure before the first backward */
     uint64_t oom_bt; /* then: B·T of the token batch found there (vt__trim_oom), 0 = none */
+    size_t oom_at;   /* ... and its index */
     uint64_t img_b, img_side, img_bytes; /* an image batch (vt__find_images), 0 = none */
     /* live tensors by a hash of their address (0: vt__free needs no search) */
     uint32_t live_at[4096];
@@ -146,6 +147,9 @@ static void vt__infer_params(const vt__pass *p, infer_result *out, uint64_t *ele
     *nelems = n;
     if (n < 4)
         return;
+    /* P: the program's parameters plus its buffers' bytes / 4 (no dtypes in the trace; a buffer
+     * is made and kept as a weight is): BERT's two int64 id rows of 512 add 2048, a Llama's two
+     * fp32 rotary rows of 32 64, ResNet-50's BatchNorm statistics 53226 (infer_beyond.sh) */
     vt__set(out, INFER_params, (int64_t)(bytes / 4),
             "%zu tensors allocated before the first temporary and alive %s, %llu B at 4 B each "
             "(fp32 master weights assumed)",
@@ -236,11 +240,8 @@ static size_t vt__embeds(const vt__pass *p, size_t i, uint64_t n, uint64_t d)
 static uint64_t vt__token_batch(const vt__pass *p, uint64_t d, uint64_t V, size_t *at)
 {
     if (p->at_oom && p->oom_bt) {
-        for (size_t i = 0; i < p->n; i++)
-            if (p->t[i].early && p->t[i].size == p->oom_bt * 8) {
-                *at = i;
-                return p->oom_bt;
-            }
+        *at = p->oom_at; /* not the first tensor of its size: that can be a weight or buffer */
+        return p->oom_bt;
     }
     /* the logits, when the vocabulary is known: the largest tensor of the first forward that
      * is a multiple of V, N·V of 2 or 4 bytes, with its int64 batch of N·8 bytes before it */
@@ -308,12 +309,16 @@ static void vt__infer_tokens(const vt__pass *p, const uint64_t *elems, size_t ne
         vt__set(out, INFER_logits_dtype_bytes, half ? 2 : 4,
                 half ? "16-bit logits B·T×V in the first forward (16-bit compute)"
                      : "the logits B·T×V of the first forward are fp32 only");
-    /* the token batch (and targets) the training loop kept alive sit among the parameters'
-     * prefix: they are not parameters */
+    /* the token batch (and targets) the training loop kept alive end the parameters' prefix:
+     * the program made them after the model. Only that last run of B·T·8-byte tensors is left
+     * out: one of that size among the weights is the model's (LoRA's rank-8 adapters of 8×1024
+     * fp32 are 32768 B, as a batch of 4·1024 int64 tokens is) */
     uint64_t batch_bytes = 0;
-    for (size_t i = 0; i < p->n; i++)
-        if (p->t[i].early && p->t[i].kept && p->t[i].size == bt * 8)
-            batch_bytes += p->t[i].size;
+    size_t end = 0;
+    while (end < p->n && p->t[end].kept)
+        end++;
+    for (size_t i = end; i-- > 0 && p->t[i].size == bt * 8;)
+        batch_bytes += p->t[i].size;
     infer_value *pv = &out->v[INFER_params];
     if (batch_bytes && pv->known && (uint64_t)pv->value * 4 > batch_bytes) {
         pv->value -= (int64_t)(batch_bytes / 4);
@@ -381,7 +386,10 @@ static void vt__infer_images(const vt__pass *p, const uint64_t *elems, size_t ne
     }
     for (size_t i = 0; T && i < p->n; i++) {
         uint64_t s = p->t[i].size;
-        if (!p->t[i].early || p->t[i].kept)
+        /* not the image batch: fp32 B·3·H·W is B·2·196×d 2-byte elements when 3·224²·4 =
+         * 2·196·768·2 (ViT-B/16 at 224²), and at an out-of-memory failure it is no longer
+         * kept (vt__trim_oom cut it off the weights) */
+        if (!p->t[i].early || p->t[i].kept || p->t[i].batch)
             continue;
         for (uint64_t k = 2; k <= 4; k += 2)
             for (uint64_t t = T - 1, tdk; t <= T; t++)
@@ -432,11 +440,19 @@ static void vt__find_images(vt__pass *p)
     }
 }
 
+/* vt__looked_up: n when tensor i could be n int64 indices, their embedding lookup soon after
+ * it (vt__embeds); else 0. */
+#define VT_OOM_TAIL_MAX 16
+static uint64_t vt__looked_up(const vt__pass *p, size_t i, uint64_t d)
+{
+    uint64_t n = p->t[i].size / 8;
+    return n && p->t[i].size % 8 == 0 && vt__embeds(p, i, n, d) ? n : 0;
+}
+
 /* vt__trim_oom: at an OOM in the first forward the prefix can also hold the token batch and the
  * forward's first outputs (alive there). The batch is the int64 tensor of B·T·8 bytes whose
  * embedding lookup, B·T·d elements of 2 or 4 bytes, comes soon after it: the prefix ends before
  * the batch. No such pair: the prefix is not trusted (nothing inferred), never guessed. */
-#define VT_OOM_TAIL_MAX 16
 static void vt__trim_oom(vt__pass *p, uint64_t *elems)
 {
     infer_result tmp;
@@ -448,18 +464,22 @@ static void vt__trim_oom(vt__pass *p, uint64_t *elems)
     uint64_t d = tmp.v[INFER_n_embd].known ? (uint64_t)tmp.v[INFER_n_embd].value : 0;
     size_t cut = kept;
     /* from the end: the batch comes after the weights, and only a few of the forward's tensors
-     * (before its first temporary died) follow it */
-    for (size_t i = kept; d && i-- > 0 && kept - i <= VT_OOM_TAIL_MAX && cut == kept;) {
-        uint64_t bt = p->t[i].size / 8;
-        if (!bt || p->t[i].size % 8)
-            continue;
-        for (size_t j = i + 1; j < p->n && j <= i + VT_OOM_TAIL_MAX; j++)
-            if (p->t[j].size == bt * d * 4 || p->t[j].size == bt * d * 2) {
-                cut = i;
-                break;
-            }
+     * (before its first temporary died) follow it. The last such pair can be the forward's
+     * position ids, T int64 looked up as T×d (BERT's 512 after its batch of 32·512 and its
+     * targets): the int64 tensors right before it with a lookup of as many or more indices
+     * (B·T >= T) are the batch and its targets, and the prefix ends before the first of them.
+     * Only that unbroken run: a weight further back can pass for indices too. */
+    for (size_t i = kept; d && i-- > 0 && kept - i <= VT_OOM_TAIL_MAX;) {
+        uint64_t bt = vt__looked_up(p, i, d);
+        if (cut == kept && bt)
+            cut = i;
+        else if (cut < kept && bt && i + 1 == cut && bt >= p->t[cut].size / 8)
+            cut = i;
+        else if (cut < kept)
+            break;
     }
     p->oom_bt = cut < kept ? p->t[cut].size / 8 : 0;
+    p->oom_at = cut;
     /* no token batch (no vocabulary among the weights, or none found): an image batch and its
      * labels end the weights' prefix instead */
     if (cut == kept || !tmp.v[INFER_vocab_size].known) {

@@ -1,0 +1,235 @@
+/* test_infer.c — what the tensors say of the model (analyzer/model/facts/infer.c), on tensor
+ * sequences built here in the order PyTorch makes them, each the shape of a real run that was
+ * once read wrong: weights the size of the token batch (LoRA's adapters), a forward's position
+ * ids alive at an out-of-memory failure beside the batch (BERT), an image batch whose size is
+ * a whole number of patch-token tensors (ViT-B/16 at 224²). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "infer.h"
+#include "reader.h"
+
+/* A run's events, fed to the pass as the replay would: every tensor at an address of its own. */
+typedef struct run {
+    infer_pass *ip;
+    uint64_t event, addr;
+} run;
+
+static void run_begin(run *r)
+{
+    r->ip = infer_pass_new();
+    assert_non_null(r->ip);
+    r->event = 0;
+    r->addr = 0x7f0000000000ull;
+}
+
+static void feed(run *r, int is_alloc, unsigned api, int backward, int failed, uint64_t addr,
+                 uint64_t size)
+{
+    reader_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.api = (uint8_t)api;
+    ev.backward = backward;
+    ev.failed = failed;
+    ev.addr = addr;
+    ev.size = size;
+    infer_pass_event(r->ip, ++r->event, is_alloc, &ev, 0);
+}
+
+/* t: a tensor of size bytes (backward: made in the backward); its address */
+static uint64_t t(run *r, uint64_t size, int backward)
+{
+    r->addr += (size + 511) / 512 * 512 + 512;
+    feed(r, 1, VT_API_torchAlloc, backward, 0, r->addr, size);
+    return r->addr;
+}
+
+static void die(run *r, uint64_t addr)
+{
+    feed(r, 0, VT_API_torchFree, 0, 0, addr, 0);
+}
+
+static void oom(run *r)
+{
+    feed(r, 1, VT_API_torchOom, 0, 1, 0, 1ull << 34);
+}
+
+static void run_end(run *r, infer_result *out)
+{
+    assert_int_equal(infer_finish(r->ip, out), 0);
+    infer_pass_free(r->ip);
+}
+
+static int64_t val(const infer_result *out, infer_key k)
+{
+    assert_true(out->v[k].known);
+    return out->v[k].value;
+}
+
+/* ---- a decoder with LoRA adapters of the token batch's size -------------------------------- */
+#define LD 64   /* width d */
+#define LV 1000 /* vocabulary */
+#define LL 4    /* blocks */
+#define LT 128  /* sequence */
+#define LB 4    /* micro-batch: the batch is 4·128 int64 = 4096 B, as an adapter of 16×64 fp32 */
+
+/* the weights (fp32, no biases): the embedding, LL blocks each with rank-16 adapters on q and v,
+ * a final norm and an untied head; *elems their element count */
+static void lora_weights(run *r, int64_t *elems)
+{
+    static const uint64_t block[] = {LD,      LD * LD, 16 * LD, 16 * LD, LD * LD,     LD * LD,
+                                     16 * LD, 16 * LD, LD * LD, LD,      3 * LD * LD, 3 * LD * LD};
+    *elems = 0;
+    t(r, LV * LD * 4, 0), *elems += LV * LD;
+    for (int l = 0; l < LL; l++)
+        for (size_t i = 0; i < sizeof block / sizeof block[0]; i++)
+            t(r, block[i] * 4, 0), *elems += (int64_t)block[i];
+    t(r, LD * 4, 0), *elems += LD;
+    t(r, LV * LD * 4, 0), *elems += LV * LD;
+}
+
+/* The run fits: the batch outlives the first backward, the forward's tensors do not. Only the
+ * batch is not a parameter: the 16 adapters of its size are the model's. */
+static void test_lora_adapters_are_parameters(void **state)
+{
+    (void)state;
+    run r;
+    infer_result out;
+    int64_t elems;
+    run_begin(&r);
+    lora_weights(&r, &elems);
+    t(&r, LB * LT * 8, 0);                       /* the token batch */
+    uint64_t pos = t(&r, LT * 8, 0);             /* arange(T) */
+    uint64_t emb = t(&r, LB * LT * LD * 4, 0);   /* its embedding lookup */
+    uint64_t lg = t(&r, LB * LT * LV * 4ull, 0); /* the logits */
+    die(&r, pos);
+    uint64_t g = t(&r, LV * LD * 4, 1); /* the backward */
+    die(&r, lg), die(&r, emb), die(&r, g);
+    t(&r, 64, 0); /* after the first backward */
+    run_end(&r, &out);
+    assert_int_equal(val(&out, INFER_params), elems);
+    assert_int_equal(val(&out, INFER_n_layer), LL);
+    assert_int_equal(val(&out, INFER_n_embd), LD);
+    assert_int_equal(val(&out, INFER_vocab_size), LV);
+    assert_int_equal(val(&out, INFER_tokens), LB * LT);
+    assert_int_equal(val(&out, INFER_block_size), LT);
+    assert_int_equal(val(&out, INFER_batch_size), LB);
+}
+
+/* ---- an encoder out of memory in its first backward, its position ids alive ------------------ */
+#define BD 64
+#define BV 1000
+#define BL 3
+#define BT 128
+#define BB 8 /* the batch: 8·128 int64 = 8192 B; the position ids 128 int64 = 1024 B */
+
+/* BERT's order: word, position and type embeddings, the position and type ids (two int64 rows of
+ * T, buffers made with the model), the norm, the blocks (with biases), the head's bias; *elems
+ * what the weights and buffers count at 4 B each */
+static void bert_weights(run *r, int64_t *elems)
+{
+    static const uint64_t block[] = {BD * BD,     BD, BD * BD, BD, BD * BD,     BD,
+                                     BD * BD,     BD, BD,      BD, 4 * BD * BD, 4 * BD,
+                                     4 * BD * BD, BD, BD,      BD};
+    static const uint64_t head[] = {BV * BD, BT * BD, 2 * BD, BT * 2, BT * 2, BD, BD};
+    *elems = 0;
+    for (size_t i = 0; i < sizeof head / sizeof head[0]; i++)
+        t(r, head[i] * 4, 0), *elems += (int64_t)head[i];
+    for (int l = 0; l < BL; l++)
+        for (size_t i = 0; i < sizeof block / sizeof block[0]; i++)
+            t(r, block[i] * 4, 0), *elems += (int64_t)block[i];
+    t(r, BV * 4, 0), *elems += BV;
+}
+
+/* The batch and its labels, then the forward: the position ids (T int64, looked up as T×d) are
+ * still alive at the failure. B·T is the batch's, not the positions'; the parameters stop before
+ * the batch (the two id buffers stay in them, at 4 B per 4 bytes: the rule infer.c states). */
+static void test_oom_position_ids_are_not_the_batch(void **state)
+{
+    (void)state;
+    run r;
+    infer_result out;
+    int64_t elems;
+    run_begin(&r);
+    bert_weights(&r, &elems);
+    t(&r, BB * BT * 8, 0);                /* input_ids */
+    t(&r, BB * BT * 8, 0);                /* labels */
+    t(&r, BT * 8, 0);                     /* the forward's position ids */
+    t(&r, BB * BT * BD * 4, 0);           /* the word embeddings' lookup */
+    uint64_t tmp = t(&r, BB * BT * 8, 0); /* a temporary: it dies */
+    t(&r, BB * BT * BD * 4, 0);           /* type embeddings' lookup */
+    t(&r, BT * BD * 4, 0);                /* the position embeddings' lookup */
+    t(&r, BB * BT * BV * 2, 0);           /* 16-bit logits */
+    die(&r, tmp);
+    t(&r, BV * BD * 4, 1); /* the backward */
+    oom(&r);
+    run_end(&r, &out);
+    assert_int_equal(val(&out, INFER_params), elems);
+    assert_int_equal(val(&out, INFER_n_layer), BL);
+    assert_int_equal(val(&out, INFER_n_embd), BD);
+    assert_int_equal(val(&out, INFER_tokens), BB * BT);
+    assert_int_equal(val(&out, INFER_block_size), BT);
+    assert_int_equal(val(&out, INFER_batch_size), BB);
+}
+
+/* ---- a vision transformer out of memory in its first forward ----------------------------- */
+#define VD 48 /* width: 3·4², so that 3·H·W·4 = 2·(H/4)²·d·2 (as 3·224²·4 = 2·196·768·2) */
+#define VL 3
+#define VG 8 /* an 8×8 grid of 4×4 patches: 32×32 images, T = 65 */
+#define VB 8
+
+static void vit_weights(run *r, int64_t *elems)
+{
+    static const uint64_t block[] = {VD, VD, 3 * VD * VD, 3 * VD, VD * VD,     VD,
+                                     VD, VD, 4 * VD * VD, 4 * VD, 4 * VD * VD, VD};
+    static const uint64_t head[] = {VD, (VG * VG + 1) * VD, VD * 3 * 4 * 4, VD};
+    *elems = 0;
+    for (size_t i = 0; i < sizeof head / sizeof head[0]; i++)
+        t(r, head[i] * 4, 0), *elems += (int64_t)head[i];
+    for (int l = 0; l < VL; l++)
+        for (size_t i = 0; i < sizeof block / sizeof block[0]; i++)
+            t(r, block[i] * 4, 0), *elems += (int64_t)block[i];
+    t(r, VD * 4, 0), t(r, VD * 4, 0), t(r, 12 * VD * 4, 0), t(r, 12 * 4, 0);
+    *elems += 2 * VD + 12 * VD + 12;
+}
+
+/* The images (fp32 B·3·32·32 = 2B·64·d 2-byte elements) and labels, the patch embedding's 16-bit
+ * weight and output (B·64·d, 2 B), alive at the failure: B is the output's, not twice it. */
+static void test_oom_image_batch_is_not_tokens(void **state)
+{
+    (void)state;
+    run r;
+    infer_result out;
+    int64_t elems;
+    run_begin(&r);
+    vit_weights(&r, &elems);
+    t(&r, VB * 3 * 32 * 32 * 4, 0);  /* the images */
+    t(&r, VB * 8, 0);                /* the labels */
+    t(&r, VD * 3 * 4 * 4 * 2, 0);    /* the patch weight cast to 16 bits */
+    t(&r, VB * VG * VG * VD * 2, 0); /* the patch tokens */
+    uint64_t tmp = t(&r, VB * VG * VG * VD * 2, 0);
+    die(&r, tmp);
+    oom(&r);
+    run_end(&r, &out);
+    assert_int_equal(val(&out, INFER_params), elems);
+    assert_int_equal(val(&out, INFER_n_layer), VL);
+    assert_int_equal(val(&out, INFER_n_embd), VD);
+    assert_int_equal(val(&out, INFER_block_size), VG * VG + 1);
+    assert_int_equal(val(&out, INFER_batch_size), VB);
+    assert_false(out.v[INFER_tokens].known);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_lora_adapters_are_parameters),
+        cmocka_unit_test(test_oom_position_ids_are_not_the_batch),
+        cmocka_unit_test(test_oom_image_batch_is_not_tokens),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
