@@ -17,8 +17,8 @@ void config_print(FILE *out, const nano_config *c, int transformer)
         nu += s == CONFIG_SRC_UNKNOWN;
     }
     fprintf(out,
-            "configuration (%s): %d from arguments/flags, %d from config files, %d inferred "
-            "from the trace",
+            "configuration (%s): %d from arguments/flags, %d from files (config files "
+            "or the script's own), %d inferred from the trace",
             config_program_name(c->program), na, nf, ni);
     if (nd)
         fprintf(out, ", %d nanoGPT defaults", nd);

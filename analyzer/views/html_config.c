@@ -19,7 +19,7 @@ void html_config(FILE *out, const report_ctx *c)
             n[cfg->v[k].src]++;
     fprintf(out,
             "<section id=config><h2>Configuration (%s)</h2>\n<p>%d from arguments or flags, %d "
-            "from config files, %d inferred from the trace",
+            "from files (config files or the script's own), %d inferred from the trace",
             config_program_name(cfg->program), n[CONFIG_SRC_ARG] + n[CONFIG_SRC_FLAG],
             n[CONFIG_SRC_FILE], n[CONFIG_SRC_TRACE]);
     if (n[CONFIG_SRC_DEFAULT])

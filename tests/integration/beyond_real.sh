@@ -17,7 +17,7 @@ for f in "$D"/*.vt; do
     "$VT" report --no-color "$f" >"$t.txt" 2>/dev/null || { echo "report $t failed"; exit 1; }
 done
 python3 - "$D/facts.jsonl" <<'PYEOF' || exit 1
-import json, sys
+import json, os, sys
 bad = []
 FAM = {"bert": "encoder_transformer", "gpt2": "decoder_transformer",
        "llama": "decoder_transformer", "t5": "encoder_decoder_transformer",
@@ -125,6 +125,15 @@ for f in facts:
     want_op = {"resnet": "cudnn_convolution", "bert": "addmm"}.get(f["family"])
     if want_op and want_op not in top["activations"]["native"]:
         bad.append("%s: activations via %s" % (t, top["activations"]["native"]))
+    # the advice spells changes with the program's own flags, used or not on its command line
+    prog = open(os.path.join(os.environ["ROOT"], f["command"].split(" -- python ")[1].split()[0])).read()
+    for a in r["advice"]:
+        for w in (a.get("command_line") or "").split():
+            if w.startswith("--") and ("'%s'" % w) not in prog and ('"%s"' % w) not in prog:
+                bad.append("%s: advice spells %s, not a flag of the program" % (t, w))
+        if "checkpointing" in a["change"] and "--gradient-checkpointing" in prog and \
+                a.get("command_line") != "--gradient-checkpointing":
+            bad.append("%s: checkpointing spelled %r" % (t, a.get("command_line")))
     if f["oom"] and steps > 0 and f["oom_phase"] == "forward" and \
             "made at the first step, was live too" not in text:
         bad.append("%s: ran out in step %d's forward, the first step's state not named" %

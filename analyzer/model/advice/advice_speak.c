@@ -99,7 +99,8 @@ static void advice_speak_program(advice_item *items, int n, const nano_config *c
         /* a code change: nanoGPT's names (GPT.forward, Block) mean nothing in another program */
         if (s->checkpointing && !cur->checkpointing) {
             snprintf(it->cmdline, sizeof it->cmdline, "%s",
-                     rec && rec->huggingface
+                     cfg->ckpt_flag[0] ? cfg->ckpt_flag /* the script's own switch */
+                     : rec && rec->huggingface
                          ? "(code change: model.gradient_checkpointing_enable() before training)"
                          : "(code change: torch.utils.checkpoint.checkpoint around each "
                            "transformer block in the model's forward)");

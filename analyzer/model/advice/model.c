@@ -13,6 +13,7 @@
 #include "cfgsrc.h"
 #include "config.h"
 #include "formula.h"
+#include "scriptflags.h"
 
 /* apply_overrides: `vramtrace report` flags (key=value, optional leading --) over the config. */
 static int apply_overrides(model_result *m, const model_opts *o, char *err, size_t errlen)
@@ -405,6 +406,7 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     cfgsrc_apply_hf(&m->cfg, m->cfg.files);
     cfgsrc_apply_inferred(&m->cfg, f->inferred);
     complete_tokens(&m->cfg, f->inferred);
+    config_apply_script(&m->cfg, f->argc, f->argv);
     if (!nanogpt && f->inferred && f->inferred->v[INFER_params].known &&
         f->inferred->v[INFER_params].value > 0)
         m->params_trace = (uint64_t)f->inferred->v[INFER_params].value;

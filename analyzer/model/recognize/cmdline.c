@@ -72,6 +72,13 @@ static int spelling_key(const char *name)
     return -1;
 }
 
+int config_flag_key(const char *flag)
+{
+    char name[64];
+    flag_name(flag, name, sizeof name);
+    return spelling_key(name);
+}
+
 static int is_hf_flag(const char *name)
 {
     static const char *const hf[] = {"per_device_train_batch_size", "model_name_or_path",

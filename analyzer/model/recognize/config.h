@@ -93,9 +93,10 @@ typedef struct nano_config {
     int nwarnings;          /* notes: problems that did not stop the parse, values not used; all
                              * are counted, the first CONFIG_NOTES_MAX kept (config_notes_kept) */
     char warnings[CONFIG_NOTES_MAX][240];
-    int nskipped;      /* config file lines that set a key and could not be evaluated */
-    char skipped[400]; /* the first: "FILE:LINE: 'key = expr' cannot be evaluated: why" */
-    int skipped_key;   /* its key */
+    int nskipped;       /* config file lines that set a key and could not be evaluated */
+    char skipped[400];  /* the first: "FILE:LINE: 'key = expr' cannot be evaluated: why" */
+    int skipped_key;    /* its key */
+    char ckpt_flag[48]; /* the script's own switch for activation checkpointing, or "" */
 } nano_config;
 
 /* config_init: every key at nanoGPT's default, source CONFIG_SRC_DEFAULT. */
@@ -155,6 +156,10 @@ config_program config_detect_program(int argc, const char *const *argv);
  * CONFIG_SRC_ARG with config_value.flag / flag_sep; unknown flags and their values are
  * skipped, bare words are never read as files. */
 void config_apply_flags(nano_config *c, int argc, const char *const *argv);
+
+/* config_flag_key: the key a flag spelling of argparse scripts and the Trainer sets
+ * ("--grad-accum" -> CFG_gradient_accumulation_steps), or -1. */
+int config_flag_key(const char *flag);
 
 /* config_arg_key: the key of an argument such as "--batch-size=8" or "batch_size=8": leading
  * dashes dropped, '-' inside mapped to '_', copied into key (truncated to len-1). Returns the

@@ -1,0 +1,224 @@
+/* scriptflags.c — the traced script's own argparse flags (scriptflags.h): a scan of its recorded
+ * source for add_argument calls, strings and comments followed so that neither ends a call nor
+ * starts one, and what they add to the configuration. */
+#include "scriptflags.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vramtrace/trace_format.h"
+
+/* skip_string: s[i] opens a string literal ('...', "...", or tripled); the index after it (len
+ * when it does not close; a one-line string ends at its line's end). */
+static size_t skip_string(const char *s, size_t i, size_t len)
+{
+    char q = s[i];
+    int triple = i + 2 < len && s[i + 1] == q && s[i + 2] == q;
+    for (i += triple ? 3 : 1; i < len; i++) {
+        if (s[i] == '\\') {
+            i++;
+            continue;
+        }
+        if (!triple && s[i] == '\n')
+            return i;
+        if (s[i] == q && (!triple || (i + 2 < len && s[i + 1] == q && s[i + 2] == q)))
+            return i + (triple ? 3 : 1);
+    }
+    return len;
+}
+
+static size_t skip_comment(const char *s, size_t i, size_t len)
+{
+    while (i < len && s[i] != '\n')
+        i++;
+    return i;
+}
+
+/* literal: the text of the plain string literal s[a..b) ("--batch-size"), 0 when it is not one
+ * or does not fit. */
+static int literal(const char *s, size_t a, size_t b, char *out, size_t cap)
+{
+    if (b - a < 2 || (s[a] != '"' && s[a] != '\'') || s[b - 1] != s[a] || b - a - 2 >= cap)
+        return 0;
+    for (size_t i = a + 1; i + 1 < b; i++)
+        if (s[i] == '\\' || s[i] == s[a])
+            return 0; /* escapes, or two strings side by side: not a flag's name */
+    memcpy(out, s + a + 1, b - a - 2);
+    out[b - a - 2] = '\0';
+    return 1;
+}
+
+/* piece: one argument s[a..b) of a call: an option string, default=, action=. */
+static void piece(const char *s, size_t a, size_t b, script_flag *f)
+{
+    while (a < b && isspace((unsigned char)s[a]))
+        a++;
+    while (b > a && isspace((unsigned char)s[b - 1]))
+        b--;
+    char text[64];
+    if (a < b && (s[a] == '"' || s[a] == '\'')) {
+        if (literal(s, a, b, text, sizeof f->names[0]) && text[0] == '-' &&
+            f->nnames < SCRIPT_FLAG_NAMES)
+            memcpy(f->names[f->nnames++], text, strlen(text) + 1); /* fits: literal's cap */
+        return;
+    }
+    size_t k = a;
+    while (k < b && (isalnum((unsigned char)s[k]) || s[k] == '_'))
+        k++;
+    size_t e = k;
+    while (e < b && isspace((unsigned char)s[e]))
+        e++;
+    if (k == a || e >= b || s[e] != '=' || (e + 1 < b && s[e + 1] == '='))
+        return;
+    size_t v = e + 1;
+    while (v < b && isspace((unsigned char)s[v]))
+        v++;
+    if (k - a == 7 && !strncmp(s + a, "default", 7) && b - v < sizeof text) {
+        memcpy(text, s + v, b - v);
+        text[b - v] = '\0';
+        char *end;
+        long long d = strtoll(text, &end, 10);
+        if (end != text && !*end && (isdigit((unsigned char)text[0]) || text[0] == '-'))
+            f->has_default = 1, f->def = d;
+    } else if (k - a == 6 && !strncmp(s + a, "action", 6)) {
+        f->store_true = literal(s, v, b, text, sizeof text) && !strcmp(text, "store_true");
+    }
+}
+
+/* call: the arguments of a call opened at s[i - 1] == '('; the index after its ')'. */
+static size_t call(const char *s, size_t i, size_t len, script_flag *f)
+{
+    int depth = 0;
+    size_t start = i;
+    while (i < len) {
+        char c = s[i];
+        if (c == '"' || c == '\'') {
+            i = skip_string(s, i, len);
+            continue;
+        }
+        if (c == '#') {
+            i = skip_comment(s, i, len);
+            continue;
+        }
+        if (c == '(' || c == '[' || c == '{')
+            depth++;
+        else if ((c == ')' || c == ']' || c == '}') && depth > 0)
+            depth--;
+        else if (c == ')' || (c == ',' && depth == 0)) {
+            piece(s, start, i, f);
+            start = i + 1;
+            if (c == ')')
+                return i + 1;
+        }
+        i++;
+    }
+    return len;
+}
+
+int scriptflags_parse(const char *src, size_t len, script_flag *out, int max)
+{
+    static const char word[] = ".add_argument";
+    const size_t wl = sizeof word - 1;
+    int n = 0;
+    for (size_t i = 0; src && i < len && n < max;) {
+        char c = src[i];
+        if (c == '"' || c == '\'') {
+            i = skip_string(src, i, len);
+            continue;
+        }
+        if (c == '#') {
+            i = skip_comment(src, i, len);
+            continue;
+        }
+        if (c != '.' || len - i < wl || memcmp(src + i, word, wl) != 0) {
+            i++;
+            continue;
+        }
+        size_t j = i + wl;
+        while (j < len && (src[j] == ' ' || src[j] == '\t'))
+            j++;
+        if (j >= len || src[j] != '(') {
+            i = j;
+            continue;
+        }
+        memset(&out[n], 0, sizeof out[n]);
+        i = call(src, j + 1, len, &out[n]);
+        n += out[n].nnames > 0;
+    }
+    return n;
+}
+
+/* a switch that turns activation checkpointing on, by its name (dashes dropped, '-' as '_') */
+static int checkpointing_switch(const char *key)
+{
+    static const char *const names[] = {"gradient_checkpointing",   "grad_checkpointing",
+                                        "activation_checkpointing", "checkpointing",
+                                        "checkpoint_activations",   NULL};
+    for (int i = 0; names[i]; i++)
+        if (!strcmp(key, names[i]))
+            return 1;
+    return 0;
+}
+
+/* the script: the command line's first .py argument, as the trace recorded it */
+static const config_recfile *script_of(const nano_config *c, int argc, const char *const *argv)
+{
+    for (int i = 0; argv && i < argc; i++) {
+        size_t n = argv[i] ? strlen(argv[i]) : 0;
+        if (n > 3 && !strcmp(argv[i] + n - 3, ".py") && !strchr(argv[i], '='))
+            return config_recorded_file(c->files, VT_FILE_ARG, argv[i]);
+    }
+    return NULL;
+}
+
+void config_apply_script(nano_config *c, int argc, const char *const *argv)
+{
+    if (c->program == PROG_NANOGPT || !c->files)
+        return;
+    const config_recfile *f = script_of(c, argc, argv);
+    if (!f || !f->data || f->flags)
+        return;
+    const char *base = strrchr(f->name, '/') ? strrchr(f->name, '/') + 1 : f->name;
+    script_flag *fl = malloc(SCRIPT_FLAGS_MAX * sizeof *fl);
+    if (!fl)
+        return; /* out of memory: the command line's own flags only */
+    int n = scriptflags_parse(f->data, f->len, fl, SCRIPT_FLAGS_MAX);
+    for (int i = 0; i < n; i++) {
+        const char *lng = fl[i].names[0];
+        for (int j = 0; j < fl[i].nnames; j++)
+            if (!strncmp(fl[i].names[j], "--", 2)) {
+                lng = fl[i].names[j];
+                break;
+            }
+        char key[64];
+        config_arg_key(lng, key, sizeof key);
+        for (char *p = key; *p; p++)
+            *p = (char)tolower((unsigned char)*p);
+        if (fl[i].store_true && checkpointing_switch(key) && !c->ckpt_flag[0]) {
+            snprintf(c->ckpt_flag, sizeof c->ckpt_flag, "%s", lng);
+            continue;
+        }
+        int k = config_flag_key(lng);
+        if (k < 0 || config_key_type((config_key)k) != CONFIG_INT)
+            continue; /* precision and compile: the trace says what ran */
+        config_value *v = &c->v[k];
+        if (v->src == CONFIG_SRC_UNKNOWN && fl[i].has_default) {
+            char val[32], where[160], err[200];
+            snprintf(val, sizeof val, "%lld", fl[i].def);
+            snprintf(where, sizeof where,
+                     "%.60s: %.40s, default=%lld (its argparse; not on the "
+                     "command line)",
+                     base, lng, fl[i].def);
+            if (config_set(c, config_key_name((config_key)k), val, CONFIG_SRC_FILE, where, err,
+                           sizeof err) != 0)
+                continue;
+        }
+        if (!v->flag[0] && v->src != CONFIG_SRC_ARG) {
+            snprintf(v->flag, sizeof v->flag, "%s", lng);
+            v->flag_sep = ' ';
+        }
+    }
+    free(fl);
+}

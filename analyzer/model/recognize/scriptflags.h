@@ -1,0 +1,39 @@
+/* scriptflags.h — the flags the traced script itself defines: its argparse add_argument calls,
+ * read from the script's source the trace recorded (a FILE record of the command line's .py).
+ * A flag the command line did not use is still the program's: advice spells a change with it
+ * (--gradient-checkpointing, --grad-accum 2), and an integer default is the program's value
+ * where neither the command line nor the trace gave one. Nothing is executed; a call the parser
+ * cannot read is skipped. */
+#ifndef VT_ANALYZER_SCRIPTFLAGS_H
+#define VT_ANALYZER_SCRIPTFLAGS_H
+
+#include <stddef.h>
+
+#include "config.h"
+
+#define SCRIPT_FLAGS_MAX 128 /* add_argument calls read from one script */
+#define SCRIPT_FLAG_NAMES 4  /* option strings kept per call ("-b", "--batch-size") */
+
+/* One add_argument call: its option strings as written, its default when it is an integer
+ * literal, whether it is a switch (action="store_true"). */
+typedef struct script_flag {
+    char names[SCRIPT_FLAG_NAMES][48];
+    int nnames;
+    int has_default; /* 1: default= an integer literal (in def) */
+    long long def;
+    int store_true;
+} script_flag;
+
+/* scriptflags_parse: the add_argument calls in src (len bytes, not NUL-terminated), at most max
+ * into out; their number. Strings, brackets and comments are followed to each call's end. */
+int scriptflags_parse(const char *src, size_t len, script_flag *out, int max);
+
+/* config_apply_script: the traced script's flags (its recorded source: the command line's first
+ * .py argument) for a program that is not nanoGPT: a key's flag the command line did not use
+ * becomes the one advice spells, an integer default the key's value where nothing set it
+ * (CONFIG_SRC_FILE, where "hf_train.py: --grad-accum, default=1 (argparse)"); a checkpointing
+ * switch (--gradient-checkpointing) becomes c->ckpt_flag. The precision and compile keys are
+ * left to the trace. */
+void config_apply_script(nano_config *c, int argc, const char *const *argv);
+
+#endif

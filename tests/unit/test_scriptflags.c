@@ -1,0 +1,130 @@
+/* test_scriptflags.c — the traced script's own argparse flags (analyzer/model/recognize/
+ * scriptflags.c): add_argument calls over several lines with help texts holding commas, brackets
+ * and '#', integer defaults and switches, calls in strings and comments not read, a hostile
+ * source (unterminated, names too long) bounded; and what they add to a configuration: a default
+ * where nothing set the key, the flag advice spells, the checkpointing switch, nothing over an
+ * argument's value or for nanoGPT. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "scriptflags.h"
+#include "vramtrace/trace_format.h"
+
+static const char script[] =
+    "\"\"\"train.py — a docstring that shows ap.add_argument('--n-layer', default=99)\"\"\"\n"
+    "import argparse\n"
+    "ap = argparse.ArgumentParser()\n"
+    "# ap.add_argument('--n-head', default=7)\n"
+    "ap.add_argument('--batch-size', type=int, default=8,\n"
+    "                help='micro-batch (tokens, not samples), see [1] # not a comment')\n"
+    "ap.add_argument(\"-a\", \"--grad-accum\", type=lambda s: int(s), default=1)\n"
+    "ap.add_argument('--seq-len', type=int, default=None, help=\"default: 1024 (512 for BERT)\")\n"
+    "ap.add_argument('--gradient-checkpointing', action=\"store_true\")\n"
+    "ap.add_argument('--lr', type=float, default=3e-4)\n"
+    "ap.add_argument( '--n-layer' , default = -3 )\n"
+    "ap.add_argument(*names)\n";
+
+static void test_parse(void **state)
+{
+    (void)state;
+    script_flag f[16];
+    int n = scriptflags_parse(script, sizeof script - 1, f, 16);
+    assert_int_equal(n, 6); /* not the docstring's, the comment's or the one with no literal */
+    assert_string_equal(f[0].names[0], "--batch-size");
+    assert_int_equal(f[0].has_default, 1);
+    assert_int_equal(f[0].def, 8);
+    assert_int_equal(f[1].nnames, 2);
+    assert_string_equal(f[1].names[1], "--grad-accum");
+    assert_int_equal(f[1].def, 1);
+    assert_int_equal(f[2].has_default, 0); /* None */
+    assert_int_equal(f[3].store_true, 1);
+    assert_int_equal(f[4].has_default, 0); /* 3e-4: not an integer */
+    assert_string_equal(f[5].names[0], "--n-layer");
+    assert_int_equal(f[5].def, -3);
+    /* max bounds what is kept */
+    assert_int_equal(scriptflags_parse(script, sizeof script - 1, f, 2), 2);
+}
+
+static void test_hostile(void **state)
+{
+    (void)state;
+    script_flag f[4];
+    /* an unterminated call and string: nothing read past the end (len, not a NUL) */
+    static const char cut[] = "p.add_argument('--batch-size', default=4, help='no end";
+    assert_int_equal(scriptflags_parse(cut, sizeof cut - 1, f, 4), 1);
+    assert_int_equal(scriptflags_parse(cut, 20, f, 4), 0);
+    /* a name too long for the table is not kept truncated */
+    char big[200];
+    snprintf(big, sizeof big, "p.add_argument('--%0100d', default=1)", 0);
+    assert_int_equal(scriptflags_parse(big, strlen(big), f, 4), 0);
+    assert_int_equal(scriptflags_parse(NULL, 10, f, 4), 0);
+    assert_int_equal(scriptflags_parse("x.add_argument", 14, f, 4), 0);
+}
+
+static void configured(nano_config *c, config_files *files, config_recfile *rf,
+                       config_program program)
+{
+    config_init(c);
+    c->program = program;
+    if (program != PROG_NANOGPT)
+        config_forget_defaults(c);
+    *rf = (config_recfile){"examples/train.py", script, sizeof script - 1, 0, VT_FILE_ARG};
+    *files = (config_files){1, rf, 1};
+    c->files = files;
+}
+
+static void test_apply(void **state)
+{
+    (void)state;
+    nano_config c;
+    config_files files;
+    config_recfile rf;
+    const char *const argv[] = {"python", "examples/train.py", "--batch-size", "4"};
+    configured(&c, &files, &rf, PROG_ARGPARSE);
+    config_apply_flags(&c, 2, argv + 2);
+    config_apply_script(&c, 4, argv);
+    /* the argument's value and flag stay */
+    assert_int_equal(c.v[CFG_batch_size].i, 4);
+    assert_int_equal(c.v[CFG_batch_size].src, CONFIG_SRC_ARG);
+    /* the script's default, said as such, and its flag for advice */
+    assert_int_equal(c.v[CFG_gradient_accumulation_steps].i, 1);
+    assert_int_equal(c.v[CFG_gradient_accumulation_steps].src, CONFIG_SRC_FILE);
+    assert_non_null(
+        strstr(c.v[CFG_gradient_accumulation_steps].where, "train.py: --grad-accum, default=1"));
+    assert_string_equal(c.v[CFG_gradient_accumulation_steps].flag, "--grad-accum");
+    /* default=None: no value, but the flag */
+    assert_int_equal(c.v[CFG_block_size].src, CONFIG_SRC_UNKNOWN);
+    assert_string_equal(c.v[CFG_block_size].flag, "--seq-len");
+    assert_int_equal(c.v[CFG_block_size].flag_sep, ' ');
+    /* -3 layers: not a value the model takes (config_set refuses it), no flag either */
+    assert_int_equal(c.v[CFG_n_layer].src, CONFIG_SRC_UNKNOWN);
+    assert_string_equal(c.ckpt_flag, "--gradient-checkpointing");
+
+    /* nanoGPT's configurator: its script's flags are not read */
+    configured(&c, &files, &rf, PROG_NANOGPT);
+    config_apply_script(&c, 4, argv);
+    assert_string_equal(c.ckpt_flag, "");
+    assert_int_equal(c.v[CFG_gradient_accumulation_steps].src, CONFIG_SRC_DEFAULT);
+
+    /* a script the trace did not record: nothing */
+    const char *const other[] = {"python", "other.py"};
+    configured(&c, &files, &rf, PROG_ARGPARSE);
+    config_apply_script(&c, 2, other);
+    assert_string_equal(c.ckpt_flag, "");
+    assert_int_equal(c.v[CFG_gradient_accumulation_steps].src, CONFIG_SRC_UNKNOWN);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse),
+        cmocka_unit_test(test_hostile),
+        cmocka_unit_test(test_apply),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
