@@ -83,6 +83,10 @@ def report_figures(rep):
         "peak_allocated_blocks": get(rep, "peak", "allocated_blocks_bytes"),
         "peak_process": get(rep, "peak", "process_bytes"),
         "categories": rep.get("categories"),
+        # each category's largest live bytes over the run: what a program's own count of its
+        # parameters, gradients (before the step) and optimizer state (after it) compares with
+        "category_peaks": {k: v.get("bytes") for k, v in (rep.get("category_peaks") or {}).items()
+                           if isinstance(v, dict)},
         "oom": bool(rep.get("oom")),
         "oom_cause": get(rep, "oom", "cause"),
         "oom_phase": get(rep, "oom", "phase"),
@@ -148,7 +152,7 @@ def row_main(a):
         row["vt"] = vt
         if t is not None and not t.get("error"):
             checks(t, vt, row)
-            cat = vt["categories"] if isinstance(vt["categories"], dict) else {}
+            cat = vt["category_peaks"]
             row["categories_vt_vs_truth"] = {
                 k: [cat.get(k), t.get(f)] for k, f in (("parameters", "param_bytes"),
                                                        ("gradients", "grad_bytes"),
