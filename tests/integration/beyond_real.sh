@@ -11,11 +11,8 @@
 # or a transformer formula where none applies.
 set -u
 D="$ROOT/examples/traces/h100-torch2.11-beyond"
-for f in "$D"/*.vt; do
-    t=$(basename "$f" .vt)
-    "$VT" report --json "$f" >"$t.json" || { echo "report --json $t failed"; exit 1; }
-    "$VT" report --no-color "$f" >"$t.txt" 2>/dev/null || { echo "report $t failed"; exit 1; }
-done
+. "$ROOT/tests/report_each.sh"
+report_each "$D"
 python3 - "$D/facts.jsonl" <<'PYEOF' || exit 1
 import json, os, sys
 bad = []

@@ -10,11 +10,8 @@
 set -u
 D="$ROOT/examples/traces/sim"
 [ -f "$D/facts.jsonl" ] || { echo "no $D/facts.jsonl"; exit 1; }
-for f in "$D"/*.vt; do
-    t=$(basename "$f" .vt)
-    "$VT" report --json "$f" >"$t.json" || { echo "report --json $t failed"; exit 1; }
-    "$VT" report --no-color "$f" >"$t.txt" 2>/dev/null || { echo "report $t failed"; exit 1; }
-done
+. "$ROOT/tests/report_each.sh"
+report_each "$D"
 python3 - "$D/facts.jsonl" <<'PYEOF' || exit 1
 import json, sys
 bad = []

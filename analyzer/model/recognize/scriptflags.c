@@ -36,6 +36,14 @@ static size_t skip_comment(const char *s, size_t i, size_t len)
     return i;
 }
 
+/* skip_noncode: the index past the string or comment that starts at s[i], else i */
+static size_t skip_noncode(const char *s, size_t i, size_t len)
+{
+    if (s[i] == '"' || s[i] == '\'')
+        return skip_string(s, i, len);
+    return s[i] == '#' ? skip_comment(s, i, len) : i;
+}
+
 /* literal: the text of the plain string literal s[a..b) ("--batch-size"), 0 when it is not one
  * or does not fit. */
 static int literal(const char *s, size_t a, size_t b, char *out, size_t cap)
@@ -94,12 +102,9 @@ static size_t call(const char *s, size_t i, size_t len, script_flag *f)
     size_t start = i;
     while (i < len) {
         char c = s[i];
-        if (c == '"' || c == '\'') {
-            i = skip_string(s, i, len);
-            continue;
-        }
-        if (c == '#') {
-            i = skip_comment(s, i, len);
+        size_t past = skip_noncode(s, i, len);
+        if (past != i) {
+            i = past;
             continue;
         }
         if (c == '(' || c == '[' || c == '{')
@@ -123,16 +128,12 @@ int scriptflags_parse(const char *src, size_t len, script_flag *out, int max)
     const size_t wl = sizeof word - 1;
     int n = 0;
     for (size_t i = 0; src && i < len && n < max;) {
-        char c = src[i];
-        if (c == '"' || c == '\'') {
-            i = skip_string(src, i, len);
+        size_t past = skip_noncode(src, i, len);
+        if (past != i) {
+            i = past;
             continue;
         }
-        if (c == '#') {
-            i = skip_comment(src, i, len);
-            continue;
-        }
-        if (c != '.' || len - i < wl || memcmp(src + i, word, wl) != 0) {
+        if (src[i] != '.' || len - i < wl || memcmp(src + i, word, wl) != 0) {
             i++;
             continue;
         }
