@@ -329,6 +329,11 @@ void html_formula(FILE *out, const report_ctx *c)
     }
     fputs("<section id=formula><h2>Formula comparison at the peak</h2>\n", out);
     formula_head(out, m);
+    if (m->formula_block[0]) {
+        fputs("<p id=formula-block>", out);
+        html_esc(out, m->formula_block);
+        fputs("</p>\n", out);
+    }
     fputs("<table id=formula-table><tr><th>category</th><th class=n>measured</th><th "
           "class=n>basic</th><th class=n>refined</th><th class=n>meas/basic</th><th "
           "class=n>meas/refined</th><th>where they differ by more than 25 %</th></tr>\n",

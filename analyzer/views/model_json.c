@@ -157,6 +157,8 @@ void model_json(cJSON *root, const model_result *m, const run_facts *f)
     cJSON_AddBoolToObject(root, "no_allocation", m->empty != 0);
     if (!m->formula_ok)
         cJSON_AddStringToObject(root, "formula_note", m->formula_why);
+    if (m->formula_block[0])
+        cJSON_AddStringToObject(root, "formula_block_note", m->formula_block);
     add_formula_json(root, m);
     add_oom_json(root, m, f);
     cJSON *adv = cJSON_AddArrayToObject(root, "advice");

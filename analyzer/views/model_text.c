@@ -77,6 +77,8 @@ static void print_formula(FILE *out, const model_result *m)
     fprintf(out, "  basic: the usual rule of thumb (16-bit weights and gradients, AdamW 8 B/param, "
                  "activations B*T*d*L*24*2 B);\n  refined: what PyTorch autocast really keeps "
                  "(docs/formula.md)\n");
+    if (m->formula_block[0])
+        fprintf(out, "  %s\n", m->formula_block);
     fprintf(out, "  %-18s %12s %12s %12s %9s %9s\n", "category", "measured", "basic", "refined",
             "meas/bas", "meas/ref");
     int note = 0;

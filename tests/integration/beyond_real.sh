@@ -84,6 +84,9 @@ for f in facts:
     transformer = f["family"] in ("bert", "gpt2", "llama", "vit")
     if r["formula_applies"] != transformer:
         bad.append("%s: formula_applies %s for a %s" % (t, r["formula_applies"], f["family"]))
+    # the formulas' GPT-2 block is said not to be a Llama's, and only there
+    if ("formula_block_note" in r) != (f["family"] == "llama" and r["formula_applies"]):
+        bad.append("%s: formula_block_note %r" % (t, r.get("formula_block_note")))
     if f["family"] in ("resnet", "t5") and ("formula comparison" in text or
                                             "formula: not applied" not in text):
         bad.append("%s: a transformer formula for a %s" % (t, f["family"]))

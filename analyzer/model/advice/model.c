@@ -218,6 +218,26 @@ static void from_trace_compile(model_result *m, const run_facts *f, int nanogpt)
     }
 }
 
+/* gated_block: a decoder whose class is one of the gated-MLP families (SwiGLU / GeGLU MLP of
+ * its own width, RMSNorm, rotary positions): the formulas, a GPT-2 block's, are not its shape. */
+static void gated_block(model_result *m, int nanogpt)
+{
+    static const char *const gated[] = {"Llama", "Mistral", "Mixtral", "Qwen",
+                                        "Gemma", "Phi3",    "Olmo",    NULL};
+    const run_recognition *r = &m->rec;
+    if (nanogpt || r->family != FAM_DECODER || !r->model_class[0])
+        return;
+    for (int i = 0; gated[i]; i++)
+        if (strstr(r->model_class, gated[i])) {
+            snprintf(m->formula_block, sizeof m->formula_block,
+                     "both formulas are a GPT-2 block's (4d GELU MLP, LayerNorm, learned "
+                     "positions); %.40s's blocks (a gated MLP of their own width, RMSNorm, rotary "
+                     "positions) keep other tensors: the ratios say by how much",
+                     r->model_class);
+            return;
+        }
+}
+
 /* shape_of_run: what the recognition adds to the configuration's shape; whether a transformer's
  * formula applies (every size it needs known), else the measured scaling (generic). */
 static void shape_of_run(model_result *m, int nanogpt)
@@ -274,6 +294,7 @@ static void shape_of_run(model_result *m, int nanogpt)
         missing = "whether torch.compile ran";
     if (family_transformer(fam) && !missing) {
         m->formula_ok = 1;
+        gated_block(m, nanogpt);
         if (!s->H)
             config_note(&m->cfg, "n_head unknown: the refined formula leaves out the attention's "
                                  "B·H·T log-sum-exp rows (4·B·T·H bytes per block, a few MiB)");
