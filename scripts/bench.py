@@ -243,13 +243,14 @@ def views_times(fseg, ften):
 def traces_section(tmp):
     """report on each committed real trace: median CPU ms of RUNS + 2 runs each; and the
     analyzer's start-up alone (`vramtrace --version`), which every report pays."""
-    d = os.path.join(ROOT, "examples", "traces", "h100-torch2.11")
-    traces = sorted(f for f in os.listdir(d) if f.endswith(".vt"))
+    base = os.path.join(ROOT, "examples", "traces")
+    traces = sorted(os.path.join(sub, f) for sub in ("h100-torch2.11", "h100-torch2.11-beyond")
+                    for f in os.listdir(os.path.join(base, sub)) if f.endswith(".vt"))
     ms, start = {}, []
     for _ in range(RUNS + 2):
         start.append(1000 * run([VT, "--version"])[2])
         for t in traces:
-            _, _, c, _ = run([VT, "report", os.path.join(d, t)])
+            _, _, c, _ = run([VT, "report", os.path.join(base, t)])
             ms.setdefault(t, []).append(1000 * c)
     results["startup_ms_cpu"] = med(start)
     row("real traces", "start-up alone (vramtrace --version)", f"{med(start):.2f} ms cpu")
