@@ -104,6 +104,15 @@ static void test_families(void **state)
     assert_int_equal(recog(t, 0, 0, 0).family, FAM_CONVNET);
     tables_free(t);
 
+    /* a diffusion U-Net: Conv2d and attention, neither a plain CNN nor a transformer */
+    t = tables_of("/v/torch/nn/modules/conv.py", "Conv2d.forward",
+                  "/v/diffusers/models/unets/unet_2d_condition.py", "UNet2DConditionModel.forward",
+                  "/v/diffusers/models/attention_processor.py", "Attention.forward", NULL);
+    r = recog(t, 0, 0, 0);
+    assert_int_equal(r.family, FAM_DIFFUSION_UNET);
+    assert_false(family_transformer(r.family));
+    tables_free(t);
+
     t = tables_of("/w/train.py", "main", NULL);
     r = recog(t, 0, 0, 0);
     assert_int_equal(r.family, FAM_UNKNOWN);

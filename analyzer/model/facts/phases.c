@@ -81,13 +81,16 @@ static uint32_t python_bits(const char *fn, const char *file)
                                            "nll_loss",      "softmax_cross_entropy", NULL};
     static const char *const eval_fns[] = {"estimate_loss", "evaluate", "eval_step", "validate",
                                            NULL};
-    /* a batch loaded, or moved onto the device by a framework (Lightning, Accelerate) */
+    /* a batch loaded, or moved onto the device by a framework (Lightning, Accelerate, the
+     * Hugging Face Trainer) */
     static const char *const data_fns[] = {"get_batch",
                                            "__next__",
                                            "_next_data",
                                            "transfer_batch_to_device",
                                            "send_to_device",
                                            "move_data_to_device",
+                                           "_prepare_input",
+                                           "_prepare_inputs",
                                            NULL};
     static const char *const fwd_fns[] = {"forward", "_call_impl", "_wrapped_call_impl", NULL};
     static const char *const bwd_fns[] = {"backward", "_make_grads", "_engine_run_backward", NULL};

@@ -38,10 +38,14 @@ static int ends_with(const char *s, const char *suffix)
 }
 
 /* X(family, file part or NULL, qualname suffix or NULL) — the evidence that names a family,
- * strongest first: a model class of the kind, then the library file it comes from. An
- * encoder-decoder comes first: its encoder and decoder halves may be models of the other kinds
- * (EncoderDecoderModel over BERT and GPT-2). */
+ * strongest first: a model class of the kind, then the library file it comes from. A diffusion
+ * U-Net and an encoder-decoder come first: the one's blocks are Conv2d and attention (not a plain
+ * CNN), the other's halves may be models of the other kinds (EncoderDecoderModel over BERT and
+ * GPT-2). */
 #define VT_FAMILY_EVIDENCE(X)                                                                      \
+    X(DIFFUSION_UNET, NULL, "UNet2DConditionModel.forward")                                        \
+    X(DIFFUSION_UNET, NULL, "UNet2DModel.forward")                                                 \
+    X(DIFFUSION_UNET, "/diffusers/models/unets/", NULL)                                            \
     X(ENCODER_DECODER, NULL, "T5ForConditionalGeneration.forward")                                 \
     X(ENCODER_DECODER, NULL, "BartForConditionalGeneration.forward")                               \
     X(ENCODER_DECODER, NULL, "EncoderDecoderModel.forward")                                        \

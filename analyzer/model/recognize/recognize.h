@@ -19,7 +19,8 @@
     X(ENCODER_DECODER, "encoder_decoder_transformer",                                              \
       "an encoder-decoder transformer (sequence to sequence)")                                     \
     X(VISION_TRANSFORMER, "vision_transformer", "a vision transformer (patch tokens)")             \
-    X(CONVNET, "convolutional", "a convolutional network")
+    X(CONVNET, "convolutional", "a convolutional network")                                         \
+    X(DIFFUSION_UNET, "diffusion_unet", "a diffusion U-Net (convolutions with attention)")
 
 typedef enum model_family {
 #define VT_FAMILY_ENUM(e, key, words) FAM_##e,
