@@ -1,7 +1,8 @@
 #!/bin/sh
 # flame_views.sh — `vramtrace flame` on real H100 traces: every line is `frames bytes` with
 # the category as the innermost frame, the bytes at the peak sum to the report's process peak
-# and per category to the report's breakdown; --at oom needs an OOM; bad options are exit 2.
+# and per category to the report's breakdown, also on the 17 runs of programs we did not write,
+# each stack rooted in the program's script; --at oom needs an OOM; bad options are exit 2.
 set -u
 D="$ROOT/examples/traces/h100-torch2.11"
 fail() { echo "flame_views: $*"; exit 1; }
@@ -25,6 +26,31 @@ for k, v in rep["categories"].items():
 assert all(re.match(r"^\S*hf_train\.py:\d+ <module>$", l.split(";")[0]) for l in lines), "outermost frame is not the script's"
 assert any("at::_ops::" in l for l in lines), "no named native frame"
 PY
+# the runs of programs we did not write (BERT, T5, ResNet, ViT, LoRA, Lightning, ...): the same
+# sums, each stack rooted in the program's own script, not in an interpreter frame
+for f in "$ROOT"/examples/traces/h100-torch2.11-beyond/*.vt; do
+    t=$(basename "$f" .vt)
+    "$VT" flame "$f" >"$t.f" 2>err.txt || fail "$t: flame exit $?: $(cat err.txt)"
+    "$VT" report --json "$f" >"$t.r" || fail "$t: report failed"
+    python3 - "$t.f" "$t.r" "$t" <<'PY' || exit 1
+import json, re, sys
+lines = open(sys.argv[1]).read().splitlines()
+rep, t = json.load(open(sys.argv[2])), sys.argv[3]
+script = rep["run"]["argv"][1].rsplit("/", 1)[-1]
+by_cat, total = {}, 0
+for l in lines:
+    m = re.fullmatch(r"(.+);\[([a-z_]+)\] ([0-9]+)", l)
+    assert m, "%s: not folded: %r" % (t, l[:200])
+    by_cat[m.group(2)] = by_cat.get(m.group(2), 0) + int(m.group(3))
+    total += int(m.group(3))
+    root = l.split(";")[0]
+    assert root.startswith("[") or re.search(re.escape(script) + r":\d+ <module>$", root), \
+        "%s: a stack rooted in %r, not %s" % (t, root, script)
+assert total == rep["peak"]["process_bytes"], (t, total, rep["peak"])
+for k, v in rep["categories"].items():
+    assert by_cat.get(k, 0) == v, (t, k, by_cat.get(k, 0), v)
+PY
+done
 # an OOM run: the bytes at the OOM, the category breakdown the report gives for it
 "$VT" flame --at oom "$D/hf_gpt2_eager_b16.vt" >o.txt 2>err.txt || fail "--at oom exit $?: $(cat err.txt)"
 [ -s o.txt ] || fail "--at oom printed nothing"

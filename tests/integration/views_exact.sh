@@ -1,5 +1,5 @@
 #!/bin/sh
-# views_exact.sh — every drawn instant is a real one, on all 24 committed traces: the HTML
+# views_exact.sh — every drawn instant is a real one, on all 41 committed traces: the HTML
 # timeline's stacked series and the Perfetto counter tracks reach exactly the process peak (to
 # the byte) that an independent replay of the trace's events finds (tests/python/replay_dump.py
 # on `vramtrace dump`; the report, text and JSON, must say the same peaks and times), never
@@ -9,7 +9,8 @@
 set -u
 fail() { echo "views_exact: $*"; exit 1; }
 n=0
-for f in "$ROOT"/examples/traces/*.vt "$ROOT"/examples/traces/h100-torch2.11/*.vt; do
+for f in "$ROOT"/examples/traces/*.vt "$ROOT"/examples/traces/h100-torch2.11/*.vt \
+    "$ROOT"/examples/traces/h100-torch2.11-beyond/*.vt; do
     t=$(basename "$f" .vt)
     "$VT" export --html "$t.html" --perfetto "$t.json" "$f" >/dev/null 2>err.txt ||
         fail "$t: export exit $?: $(cat err.txt)"
@@ -76,5 +77,5 @@ for k, v in cat_peaks.items():
 PY
     n=$((n + 1))
 done
-[ "$n" = 24 ] || fail "expected the 24 committed traces, found $n"
+[ "$n" = 41 ] || fail "expected the 41 committed traces, found $n"
 exit 0
