@@ -135,7 +135,9 @@ PYEOF
     unset PYTORCH_CUDA_ALLOC_CONF
     export PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
     echo >>"$P/notes.md"
-    # ---- the runs, most informative first -----------------------------------------------------
+    # ---- the runs, most informative first: those no GPU has run yet (2026-11-26 ran the 17 from
+    # bert_b16_fit on: examples/traces/h100-torch2.11-beyond), and ResNet-50 over 6 steps (in 2
+    # its fp16 GradScaler skipped both, so SGD's momentum state was never made) -------------------
     # NAME|EXPECT|PROGRAM|NEEDS|OFFLINE|ARGS. EXPECT: what the simulation gave at these arguments
     # (OFFLINE has sim), else an estimate. NEEDS: modules, ',' all of, '/' one of. OFFLINE: where
     # the run also exists without a GPU (sim: its simulated program; shim: the real one on simtorch).
@@ -143,6 +145,15 @@ PYEOF
         case $name in '' | '#'*) continue ;; esac
         one_run "$name" "$expect" "$prog" "$needs" "$offline" "$args"
     done <<'RUNS'
+gpt2_sgd_b4_fit|fit|hf|transformers|sim,shim|--model gpt2 --batch-size 4 --optimizer sgd --grad-accum 1 --steps 2
+gpt2_sgd_b16_oom|oom|hf|transformers|sim,shim|--model gpt2 --batch-size 16 --optimizer sgd --grad-accum 1 --steps 2
+lit_gpt2_b16_oom|oom|lit|lightning/pytorch_lightning,transformers|-|--model gpt2 --batch-size 16 --steps 2
+gpt2m_b4_oom|oom|hf|transformers|sim,shim|--model gpt2-medium --batch-size 4 --grad-accum 1 --steps 2
+llama400m_b2_fit|fit|hf|transformers|sim,shim|--model llama-400m --batch-size 2 --grad-accum 1 --steps 2
+gpt2_ckpt_b16_oom|oom|hf|transformers|sim,shim|--model gpt2 --batch-size 16 --gradient-checkpointing --grad-accum 1 --steps 2
+gpt2_ckpt_reentrant_b8_fit|fit|hf|transformers|shim|--model gpt2 --batch-size 8 --gradient-checkpointing --checkpoint-reentrant --grad-accum 1 --steps 2
+llama400m_lora8_ckpt_b16|any|hf|transformers,peft|-|--model llama-400m --batch-size 16 --lora-rank 8 --gradient-checkpointing --grad-accum 1 --steps 2
+resnet50_b128_s6_fit|fit|vision|torchvision|sim,shim|--model resnet50 --batch-size 128 --steps 6
 bert_b16_fit|fit|hf|transformers|sim,shim|--model bert-base --batch-size 16 --grad-accum 1 --steps 2
 bert_b32_oom|oom|hf|transformers|sim,shim|--model bert-base --batch-size 32 --grad-accum 1 --steps 2
 resnet50_b128_fit|fit|vision|torchvision|sim,shim|--model resnet50 --batch-size 128 --steps 2
@@ -156,18 +167,10 @@ gpt2_ckpt_b32_oom|oom|hf|transformers|sim,shim|--model gpt2 --batch-size 32 --gr
 gpt2_adafactor_b4_fit|fit|hf|transformers|sim,shim|--model gpt2 --batch-size 4 --optimizer adafactor --grad-accum 1 --steps 2
 gpt2_adafactor_b16_oom|oom|hf|transformers|sim,shim|--model gpt2 --batch-size 16 --optimizer adafactor --grad-accum 1 --steps 2
 lit_gpt2_b4_fit|fit|lit|lightning/pytorch_lightning,transformers|-|--model gpt2 --batch-size 4 --steps 2
-lit_gpt2_b16_oom|oom|lit|lightning/pytorch_lightning,transformers|-|--model gpt2 --batch-size 16 --steps 2
 t5small_b8_fit|fit|hf|transformers|-|--model t5-small --batch-size 8 --grad-accum 1 --steps 2
 t5small_b32_oom|oom|hf|transformers|-|--model t5-small --batch-size 32 --grad-accum 1 --steps 2
 gpt2m_b1_a2_fit|fit|hf|transformers|sim,shim|--model gpt2-medium --batch-size 1 --grad-accum 2 --steps 2
-gpt2m_b4_oom|oom|hf|transformers|sim,shim|--model gpt2-medium --batch-size 4 --grad-accum 1 --steps 2
-llama400m_b2_fit|fit|hf|transformers|sim,shim|--model llama-400m --batch-size 2 --grad-accum 1 --steps 2
 llama400m_b4_oom|oom|hf|transformers|sim,shim|--model llama-400m --batch-size 4 --grad-accum 1 --steps 2
-gpt2_sgd_b4_fit|fit|hf|transformers|sim,shim|--model gpt2 --batch-size 4 --optimizer sgd --grad-accum 1 --steps 2
-gpt2_sgd_b16_oom|oom|hf|transformers|sim,shim|--model gpt2 --batch-size 16 --optimizer sgd --grad-accum 1 --steps 2
-gpt2_ckpt_b16_oom|oom|hf|transformers|sim,shim|--model gpt2 --batch-size 16 --gradient-checkpointing --grad-accum 1 --steps 2
-gpt2_ckpt_reentrant_b8_fit|fit|hf|transformers|shim|--model gpt2 --batch-size 8 --gradient-checkpointing --checkpoint-reentrant --grad-accum 1 --steps 2
-llama400m_lora8_ckpt_b16|any|hf|transformers,peft|-|--model llama-400m --batch-size 16 --lora-rank 8 --gradient-checkpointing --grad-accum 1 --steps 2
 RUNS
     return 0
 }
