@@ -66,6 +66,15 @@ for f in facts:
         want("sequence length", r["config"]["block_size"]["value"], f["seq_len"])
     if not f["oom"]:
         want("optimizer steps", r["iterations"], steps)
+        # growth across steps: a step is a forward and backward (a micro-step), the optimizer
+        # steps among them the program's; no time per step longer than the program's own
+        # (its last step's end is not the trace's teardown)
+        g, A = r["growth"], f.get("grad_accum") or 1
+        want("growth steps", g["steps"], steps * A)
+        want("growth optimizer steps", g["optimizer_steps"], steps)
+        if f.get("ms_per_iter") and g["seconds_per_step"] * 1000 * A > 2 * f["ms_per_iter"]:
+            bad.append("%s: %.3f s per step, the program %.1f ms per optimizer step" %
+                       (t, g["seconds_per_step"], f["ms_per_iter"]))
     kind = rec["optimizer"]["kind"]
     if steps > 0 and f.get("optim_state_bytes"):
         want("optimizer", kind, OPT[f["optimizer"]])

@@ -149,7 +149,6 @@ static void test_closure(void **state)
     /* the Hugging Face Trainer's _prepare_input: the same */
     in = PHASE_OF(native("at::_ops::_to_copy::call"), py("/x/torch/_tensor.py", "Tensor.to"),
                   py("/x/site-packages/transformers/trainer.py", "Trainer._prepare_input"),
-                  py("/x/site-packages/transformers/trainer.py", "Trainer._prepare_inputs"),
                   py("/x/site-packages/transformers/trainer.py", "Trainer.training_step"),
                   py("/w/run.py", "main"));
     assert_int_equal(in.phase, PHASE_DATA);
