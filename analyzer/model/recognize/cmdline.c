@@ -56,8 +56,7 @@ static const struct {
 #undef VT_SP_ROW
 };
 
-/* flag_name: "--Batch-Size=4" -> "batch_size" (up to '='). */
-static void flag_name(const char *arg, char *out, size_t len)
+void config_flag_name(const char *arg, char *out, size_t len)
 {
     config_arg_key(arg, out, len);
     for (char *p = out; *p; p++)
@@ -75,7 +74,7 @@ static int spelling_key(const char *name)
 int config_flag_key(const char *flag)
 {
     char name[64];
-    flag_name(flag, name, sizeof name);
+    config_flag_name(flag, name, sizeof name);
     return spelling_key(name);
 }
 
@@ -97,7 +96,7 @@ config_program config_detect_program(int argc, const char *const *argv)
         if (!a || strncmp(a, "--", 2) != 0)
             continue;
         char name[64];
-        flag_name(a, name, sizeof name);
+        config_flag_name(a, name, sizeof name);
         if (is_hf_flag(name))
             return PROG_HF_TRAINER;
         if (!strchr(a, '='))
@@ -147,7 +146,7 @@ void config_apply_flags(nano_config *c, int argc, const char *const *argv)
         if (!a || strncmp(a, "--", 2) != 0)
             continue; /* a bare word: a value of an unknown flag, or a positional: not a file */
         char name[64], flag[64], where[160];
-        flag_name(a, name, sizeof name);
+        config_flag_name(a, name, sizeof name);
         const char *eq = strchr(a, '=');
         snprintf(flag, sizeof flag, "%.*s", (int)(eq ? (size_t)(eq - a) : strlen(a)), a);
         const char *next = i + 1 < argc ? argv[i + 1] : NULL;
@@ -191,18 +190,22 @@ static int ends_with(const char *s, const char *suffix)
     return a >= b && !strcmp(s + a - b, suffix);
 }
 
+int config_script_index(int argc, const char *const *argv)
+{
+    for (int i = 0; argv && i < argc; i++)
+        if (argv[i] && ends_with(argv[i], ".py") && strchr(argv[i], '=') == NULL)
+            return i;
+    return -1;
+}
+
 int config_from_cmdline(nano_config *c, int argc, const char *const *argv, const char *cwd,
                         char *err, size_t errlen)
 {
     if (!argv || argc <= 0)
-        return 0; /* no PROCESS record: nothing to apply */
-    int start = 1;
-    for (int i = 0; i < argc; i++) {
-        if (argv[i] && ends_with(argv[i], ".py") && strchr(argv[i], '=') == NULL) {
-            start = i + 1;
-            break;
-        }
-    }
+        return 0;                                    /* no PROCESS record: nothing to apply */
+    int start = config_script_index(argc, argv) + 1; /* none: everything after argv[0] */
+    if (start == 0)
+        start = 1;
     c->program = config_detect_program(argc - start, argv + start);
     if (c->program != PROG_NANOGPT) {
         config_apply_flags(c, argc - start, argv + start);

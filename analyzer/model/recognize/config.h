@@ -157,6 +157,11 @@ config_program config_detect_program(int argc, const char *const *argv);
  * skipped, bare words are never read as files. */
 void config_apply_flags(nano_config *c, int argc, const char *const *argv);
 
+/* config_flag_name: "--Batch-Size=4" -> "batch_size": config_arg_key in lower case. */
+void config_flag_name(const char *arg, char *out, size_t len);
+/* config_script_index: the training script in a traced command line, the first argument ending
+ * in ".py" (not a --key=value), or -1. */
+int config_script_index(int argc, const char *const *argv);
 /* config_flag_key: the key a flag spelling of argparse scripts and the Trainer sets
  * ("--grad-accum" -> CFG_gradient_accumulation_steps), or -1. */
 int config_flag_key(const char *flag);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "config.h"
 #include "recognize.h"
 
 static const char *const opt_keys[] = {
@@ -156,22 +157,18 @@ void recognize_optim_cmdline(int argc, const char *const *argv, run_recognition 
     if (r->optim != OPT_UNKNOWN || r->optim_bpp >= 0 || !argv)
         return;
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v;
-        size_t k = !strncmp(a, "--optimizer", 11) ? 11 : !strncmp(a, "--optim", 7) ? 7 : 0;
-        if (!k || (a[k] && a[k] != '='))
+        char key[32];
+        const char *a = argv[i], *v = config_arg_key(a, key, sizeof key);
+        if (strncmp(a, "--", 2) || (strcmp(key, "optimizer") && strcmp(key, "optim")))
             continue; /* not the flag (--optim_args, --optimizer-lr) */
-        if (a[k] == '=')
-            v = a + k + 1;
-        else if (i + 1 < argc)
-            v = argv[i + 1];
-        else
+        if (!v && !(v = i + 1 < argc ? argv[i + 1] : NULL))
             continue;
         for (size_t j = 0; j < sizeof names / sizeof names[0]; j++)
             if (!strcasecmp(v, names[j].name)) {
                 r->optim = names[j].kind;
                 snprintf(r->optim_where, sizeof r->optim_where,
                          "%.60s%s%.40s on the command line (no step ran: its state not measured)",
-                         a, a[k] == '=' ? "" : " ", a[k] == '=' ? "" : v);
+                         a, strchr(a, '=') ? "" : " ", strchr(a, '=') ? "" : v);
                 return;
             }
     }

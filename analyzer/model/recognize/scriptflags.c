@@ -163,22 +163,12 @@ static int checkpointing_switch(const char *key)
     return 0;
 }
 
-/* the script: the command line's first .py argument, as the trace recorded it */
-static const config_recfile *script_of(const nano_config *c, int argc, const char *const *argv)
-{
-    for (int i = 0; argv && i < argc; i++) {
-        size_t n = argv[i] ? strlen(argv[i]) : 0;
-        if (n > 3 && !strcmp(argv[i] + n - 3, ".py") && !strchr(argv[i], '='))
-            return config_recorded_file(c->files, VT_FILE_ARG, argv[i]);
-    }
-    return NULL;
-}
-
 void config_apply_script(nano_config *c, int argc, const char *const *argv)
 {
     if (c->program == PROG_NANOGPT || !c->files)
         return;
-    const config_recfile *f = script_of(c, argc, argv);
+    int si = config_script_index(argc, argv); /* the script, as the trace recorded it */
+    const config_recfile *f = si < 0 ? NULL : config_recorded_file(c->files, VT_FILE_ARG, argv[si]);
     if (!f || !f->data || f->flags)
         return;
     const char *base = strrchr(f->name, '/') ? strrchr(f->name, '/') + 1 : f->name;
@@ -194,9 +184,7 @@ void config_apply_script(nano_config *c, int argc, const char *const *argv)
                 break;
             }
         char key[64];
-        config_arg_key(lng, key, sizeof key);
-        for (char *p = key; *p; p++)
-            *p = (char)tolower((unsigned char)*p);
+        config_flag_name(lng, key, sizeof key);
         if (fl[i].store_true && checkpointing_switch(key) && !c->ckpt_flag[0]) {
             snprintf(c->ckpt_flag, sizeof c->ckpt_flag, "%s", lng);
             continue;
