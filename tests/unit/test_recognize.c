@@ -255,6 +255,17 @@ static void test_features(void **state)
     assert_int_equal(r.feat[FEATURE_LORA].state, FEAT_ON);
     assert_non_null(
         strstr(r.feat[FEATURE_LORA].where, "4.00 % of the parameters")); /* 40 of 1000 */
+    assert_non_null(strstr(r.trainable_where, "the gradients' elements"));
+    /* no gradient measured (an OOM before the first backward): the adapters made under peft's
+     * code are what trains; measured gradients win over them */
+    recognize_input in = {.t = t, .tensor_mode = 1, .param_bytes = 4000, .adapter_bytes = 80};
+    recognize_run(&in, &r);
+    assert_int_equal(r.trainable, 20);
+    assert_non_null(strstr(r.trainable_where, "LoRA adapters"));
+    assert_non_null(strstr(r.feat[FEATURE_LORA].where, "2.00 % of the parameters"));
+    in.grad_peak = 160, in.has_cat_peaks = 1;
+    recognize_run(&in, &r);
+    assert_int_equal(r.trainable, 40);
     tables_free(t);
 
     t = tables_of("/v/torch/cuda/graphs.py", "CUDAGraph.capture_begin", NULL);

@@ -317,10 +317,6 @@ static void shape_of_run(model_result *m, int nanogpt)
                  fam == FAM_UNKNOWN ? "the model is not recognized" : family_words(fam));
 }
 
-/* oom_forward_share: no formula, and the run died in its first forward: how much of the
- * forward it had done, from autocast's 16-bit weight copies (kept for the backward, made as
- * each weight is used: 2 B per 4-B parameter) when there are some; else what-ifs are lower
- * bounds. Said in either case (m->oom_forward). */
 /* oom_forward_share: no formula, and the run died in its first forward: how far the forward had
  * got is said from autocast's 16-bit weight copies (made as each weight is used: 2 B per 4-B
  * parameter) when there are some. An encoder-decoder's blocks keep alike activations per weight,

@@ -101,7 +101,7 @@ typedef struct model_result {
     int empty;             /* 1: the trace holds no allocation: no explanation, no advice (said) */
     char oom_forward[400]; /* no formula, died in its first forward: how far it had got */
     int accum_assumed;     /* 1: the accumulation is not known: predictions keep gradients alive */
-    int lora_assumed;      /* 1: LoRA on, no gradient measured: MODEL_LORA_TRAIN_FRAC trains */
+    int lora_assumed;      /* 1: LoRA on, no gradient measured: 1 % of the weights train (said) */
     model_calib calib;
     prediction current;
     uint64_t capacity;

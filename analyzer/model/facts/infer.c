@@ -442,7 +442,6 @@ static void vt__find_images(vt__pass *p)
 
 /* vt__looked_up: n when tensor i could be n int64 indices, their embedding lookup soon after
  * it (vt__embeds); else 0. */
-#define VT_OOM_TAIL_MAX 16
 static uint64_t vt__looked_up(const vt__pass *p, size_t i, uint64_t d)
 {
     uint64_t n = p->t[i].size / 8;
@@ -453,6 +452,7 @@ static uint64_t vt__looked_up(const vt__pass *p, size_t i, uint64_t d)
  * forward's first outputs (alive there). The batch is the int64 tensor of B·T·8 bytes whose
  * embedding lookup, B·T·d elements of 2 or 4 bytes, comes soon after it: the prefix ends before
  * the batch. No such pair: the prefix is not trusted (nothing inferred), never guessed. */
+#define VT_OOM_TAIL_MAX 16
 static void vt__trim_oom(vt__pass *p, uint64_t *elems)
 {
     infer_result tmp;

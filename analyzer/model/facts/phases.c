@@ -47,8 +47,10 @@ static int torch_or_optimizer_file(const char *file)
         p = q;
     if (p)
         p += strlen("-packages/");
+    else if ((p = strstr(file, "/torch/")) != NULL)
+        p++;
     else
-        p = strstr(file, "/torch/") ? strstr(file, "/torch/") + 1 : file;
+        p = file;
     return !strncmp(p, "torch/", 6) || !strncmp(p, "bitsandbytes/", 13) ||
            strstr(file, "/simtorch/");
 }
