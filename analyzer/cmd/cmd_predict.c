@@ -237,7 +237,10 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
                "%s, compile %s, dropout %g\n\n",
                (unsigned long long)s->B, (unsigned long long)s->A,
                (unsigned long long)(s->B * s->A), dt, s->compile ? "True" : "False", s->dropout);
-    if (cal->calibrated) {
+    if (cal->calibrated && s->generic) {
+        printf("calibrated with %s (what the run measured%s)\n", a->from,
+               cal->partial ? "; it ended in an OOM: its step would have kept at least that" : "");
+    } else if (cal->calibrated) {
         printf("calibrated with %s (measured / refined formula:", a->from);
         for (int k = 0; k < CAT_COUNT; k++)
             if (cal->measured.bytes[k] && cal->refined.bytes[k])
@@ -443,6 +446,15 @@ int cmd_predict(int argc, char **argv)
     if (from) {
         if (predict_from_load(from, &c, &run, err, sizeof err) < 0) {
             fprintf(stderr, "vramtrace predict: %s\n", err);
+            return VT_EXIT_USAGE;
+        }
+        if (!config_known(&c, CFG_batch_size)) { /* nothing to scale from or calibrate with */
+            fprintf(stderr,
+                    "vramtrace predict: --from %s: the traced run's micro-batch is not known "
+                    "(neither its command line nor its trace gives it): give it, e.g. `vramtrace "
+                    "report --json --batch-size N %s > run.json`, then `vramtrace predict --from "
+                    "run.json`\n",
+                    from, from);
             return VT_EXIT_USAGE;
         }
         formula_shape_from_config(&c, &run_shape);

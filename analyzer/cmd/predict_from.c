@@ -129,10 +129,12 @@ int predict_from_load(const char *path, nano_config *c, predict_run *run, char *
     snprintf(where, sizeof where, "--from %s", path);
     int rc = 0;
     cJSON *prog = cJSON_GetObjectItem(root, "config_program");
-    if (cJSON_IsString(prog) && strcmp(prog->valuestring, "nanoGPT")) {
-        c->program = PROG_UNKNOWN; /* not nanoGPT: nothing of its defaults */
-        config_forget_defaults(c);
-    }
+    if (cJSON_IsString(prog) && strcmp(prog->valuestring, "nanoGPT"))
+        c->program = PROG_UNKNOWN; /* not nanoGPT: nothing of its spelling */
+    /* the report resolved the run's configuration: what it did not know stays unknown here,
+     * never nanoGPT's default (a nanoGPT-style run's too: its own script's defaults are the
+     * report's to say) */
+    config_forget_defaults(c);
     for (int k = 0; k < CFG_COUNT && rc == 0; k++) {
         cJSON *v =
             cJSON_GetObjectItem(cJSON_GetObjectItem(cfg, config_key_name((config_key)k)), "value");
@@ -157,6 +159,28 @@ int predict_from_load(const char *path, nano_config *c, predict_run *run, char *
                                        "measured_bytes");
         if (cJSON_IsNumber(m) && m->valuedouble > 0)
             measured->bytes[k] = (uint64_t)m->valuedouble;
+    }
+    /* what the report recognized: no transformer formula applied (a convolutional network, a
+     * shape it did not know), then predictions scale what was measured with the micro-batch,
+     * with the optimizer state it measured */
+    cJSON *fa = cJSON_GetObjectItem(root, "formula_applies");
+    cJSON *rec = cJSON_GetObjectItem(root, "recognized");
+    cJSON *ft = cJSON_GetObjectItem(rec, "family_text"),
+          *mc = cJSON_GetObjectItem(rec, "model_class");
+    if (cJSON_IsFalse(fa)) {
+        run->has_shape = 1;
+        run->shape.generic = 1;
+        cJSON *bpp = cJSON_GetObjectItem(cJSON_GetObjectItem(rec, "optimizer"),
+                                         "state_bytes_per_trainable_param");
+        if (cJSON_IsNumber(bpp) && bpp->valuedouble >= 0 && bpp->valuedouble < 1e6) {
+            run->shape.opt_set = 1;
+            run->shape.opt_bpp = bpp->valuedouble;
+        }
+        snprintf(run->model, sizeof run->model, "%.100s%s%.40s%s; no formula applies",
+                 cJSON_IsString(ft) ? ft->valuestring : "not a recognized transformer",
+                 cJSON_IsString(mc) && mc->valuestring[0] ? " (" : "",
+                 cJSON_IsString(mc) ? mc->valuestring : "",
+                 cJSON_IsString(mc) && mc->valuestring[0] ? ")" : "");
     }
     cJSON *oom = cJSON_GetObjectItem(root, "oom");
     run->partial = cJSON_IsObject(oom);

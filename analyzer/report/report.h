@@ -52,9 +52,11 @@ typedef struct report_growth {
     double secs_per_step; /* 0: unknown */
     uint64_t capacity;    /* the card the ETA is against (0: unknown) */
     char capacity_name[80];
-    uint64_t last_peak; /* the process's highest bytes during the last step */
-    uint64_t last_live; /* live at the last step's end */
-    int reaches;        /* 1: steps_to_card is an estimate */
+    uint64_t last_peak;      /* the process's highest bytes during the last step */
+    uint64_t last_live;      /* live at the end of step last_live_step */
+    uint32_t last_live_step; /* the last step that ended before the trace's end (the trace's
+                              * end itself when none did: its only step ran into it) */
+    int reaches;             /* 1: steps_to_card is an estimate */
     double steps_to_card, secs_to_card;
     uint32_t at_step; /* the step it reaches the card at */
     uint32_t oom_steps, first_oom_step;

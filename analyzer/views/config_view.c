@@ -37,10 +37,7 @@ void config_print(FILE *out, const nano_config *c, int transformer)
                 v->src == CONFIG_SRC_UNKNOWN   ? "unknown: neither the command line nor the trace "
                                                  "gives it"
                 : v->src != CONFIG_SRC_DEFAULT ? config_source_name(v->src)
-                : c->nfiles_missing
-                    ? "nanoGPT train.py's default assumed: a config file the trace did not record "
-                      "may set it"
-                    : "default (nanoGPT train.py)",
+                                               : "default (nanoGPT train.py)",
                 v->where[0] ? "  " : "", v->where);
     }
     if (c->torch_version[0])

@@ -77,8 +77,17 @@ void growth_text(FILE *out, const report_ctx *c, const char *bold, const char *n
     fprintf(out, "; %s)\n",
             g->from_records ? "every step of the run, from the trace's per-step summaries"
                             : "the live bytes at the end of each step");
+    if (!g->nsites && g->steps == 1 && !g->from_records) { /* it ran into the trace's end */
+        fprintf(out,
+                "  no step ended before the trace's end: nothing to compare step to step (%s "
+                "%s live at the trace's end)\n",
+                human(g->last_live, a, sizeof a), g->tensors ? "of tensors" : "of device memory");
+        return;
+    }
     if (!g->nsites) {
-        fprintf(out, "  nothing grows step after step: at the last step's end %s %s live\n",
+        fprintf(out, "  nothing grows step after step: at the end of step %u%s %s %s live\n",
+                g->last_live_step,
+                g->last_live_step < g->steps ? " (the last before the trace's end)" : "",
                 human(g->last_live, a, sizeof a), g->tensors ? "of tensors" : "of device memory");
         return;
     }
@@ -145,6 +154,7 @@ void growth_json(cJSON *root, const report_ctx *c)
     cJSON_AddStringToObject(o, "basis", g->tensors ? "tensors" : "device");
     cJSON_AddNumberToObject(o, "seconds_per_step", g->secs_per_step);
     cJSON_AddNumberToObject(o, "live_at_last_step_bytes", (double)g->last_live);
+    cJSON_AddNumberToObject(o, "live_at_step", g->last_live_step);
     cJSON_AddNumberToObject(o, "last_step_peak_bytes", (double)g->last_peak);
     cJSON *arr = cJSON_AddArrayToObject(o, "growing");
     for (int i = 0; i < g->nsites; i++) {

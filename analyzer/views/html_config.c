@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "html_parts.h"
+#include "model_views.h"
 
 void html_config(FILE *out, const report_ctx *c)
 {
@@ -12,7 +13,7 @@ void html_config(FILE *out, const report_ctx *c)
     if (!m)
         return;
     const nano_config *cfg = &m->cfg;
-    int tr = m->formula_ok || family_transformer(m->rec.family);
+    int tr = model_config_shown(m);
     int n[CONFIG_SRC_UNKNOWN + 1] = {0};
     for (int k = 0; k < CFG_COUNT; k++)
         if (config_key_shown(cfg, (config_key)k, tr))
@@ -42,10 +43,7 @@ void html_config(FILE *out, const report_ctx *c)
         if (v->src == CONFIG_SRC_UNKNOWN)
             fputs("neither the command line nor the trace gives it", out);
         else if (v->src == CONFIG_SRC_DEFAULT)
-            fputs(cfg->nfiles_missing ? "nanoGPT train.py's default assumed: a config file the "
-                                        "trace did not record may set it"
-                                      : "nanoGPT train.py's default",
-                  out);
+            fputs("nanoGPT train.py's default", out); /* predict's, without a trace */
         else if (v->src == CONFIG_SRC_FLAG)
             fputs("given on vramtrace's command line", out);
         if (v->where[0]) {

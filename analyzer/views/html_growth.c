@@ -64,11 +64,18 @@ void html_growth(FILE *out, const report_ctx *c)
             g->steps, g->from_records ? ", every one from the trace's per-step summaries" : "",
             g->tensors ? "tensors" : "device memory");
     line(out, &r->growth);
+    if (!g->nsites && g->steps == 1 && !g->from_records) {
+        fprintf(out,
+                "<p id=growth-none>No step ended before the trace's end: nothing to compare "
+                "step to step (%s live at the trace's end).</p></section>\n",
+                html_bytes(g->last_live, a, sizeof a));
+        return;
+    }
     if (!g->nsites) {
         fprintf(out,
-                "<p id=growth-none>Nothing grows step after step: %s live at the last "
-                "step's end.</p></section>\n",
-                html_bytes(g->last_live, a, sizeof a));
+                "<p id=growth-none>Nothing grows step after step: %s live at the end of "
+                "step %u.</p></section>\n",
+                html_bytes(g->last_live, a, sizeof a), g->last_live_step);
         return;
     }
     fputs("<table id=growing><tr><th class=n>per step</th><th class=n>since step</th>"

@@ -221,7 +221,7 @@ void model_text_verdict(FILE *out, const prediction *p, const char *card_name, u
 void model_text(FILE *out, const model_result *m, const run_facts *f, int color)
 {
     const model_opts o = {.color = color};
-    config_print(out, &m->cfg, m->formula_ok || family_transformer(m->rec.family));
+    config_print(out, &m->cfg, model_config_shown(m));
     if (m->note[0])
         fprintf(out, "  note: %s\n", m->note);
     print_recognized(out, m);
@@ -229,4 +229,11 @@ void model_text(FILE *out, const model_result *m, const run_facts *f, int color)
     if (f->has_oom)
         print_oom(out, m, f);
     print_advice(out, m, &o);
+}
+
+int model_config_shown(const model_result *m)
+{
+    if (!m->formula_ok && !family_transformer(m->rec.family))
+        return CONFIG_SHOW_OTHER;
+    return m->rec.family == FAM_VISION_TRANSFORMER ? CONFIG_SHOW_NO_VOCAB : CONFIG_SHOW_TRANSFORMER;
 }

@@ -22,6 +22,9 @@ void model_text_verdict(FILE *out, const prediction *p, const char *card_name, u
 /* model_json: adds "config", "formula", "oom" (diagnosis fields: requested_bytes,
  * capacity_bytes, cause, live_by_category, ...), "advice" and "prediction" to root. */
 void model_json(cJSON *root, const model_result *m, const run_facts *f);
+/* model_config_shown: which of the configuration's keys the views list for m's run
+ * (config_key_shown's transformer argument: a vision transformer's has no vocabulary). */
+int model_config_shown(const model_result *m);
 
 /* categories_json: {category key: bytes} for every category (the one writer of it). */
 cJSON *categories_json(const cat_breakdown *b);

@@ -14,7 +14,7 @@ D="$ROOT/examples/traces/h100-torch2.11-beyond"
 . "$ROOT/tests/report_each.sh"
 report_each "$D"
 python3 - "$D/facts.jsonl" <<'PYEOF' || exit 1
-import json, os, sys
+import json, os, re, sys
 bad = []
 FAM = {"bert": "encoder_transformer", "gpt2": "decoder_transformer",
        "llama": "decoder_transformer", "t5": "encoder_decoder_transformer",
@@ -75,6 +75,21 @@ for f in facts:
         if f.get("ms_per_iter") and g["seconds_per_step"] * 1000 * A > 2 * f["ms_per_iter"]:
             bad.append("%s: %.3f s per step, the program %.1f ms per optimizer step" %
                        (t, g["seconds_per_step"], f["ms_per_iter"]))
+        # the live bytes at the last step's end are a step's, not the program's teardown after
+        # it: with a step before the trace's end the parameters (and the optimizer state once a
+        # step made it) are alive there
+        if g["steps"] > 1:
+            want("growth: the step the live bytes are of", g["live_at_step"], g["steps"] - 1)
+            keep = f["param_bytes"] + (f.get("optim_state_bytes") or 0)
+            if g["live_at_last_step_bytes"] < keep:
+                bad.append("%s: %d B live at the last step's end, less than the parameters "
+                           "and optimizer state (%d B)" % (t, g["live_at_last_step_bytes"], keep))
+            if any(p["live_bytes"] < f["param_bytes"] for p in g["series"]):
+                bad.append("%s: a point of the growth series below the parameters" % t)
+    if f["family"] in ("vit", "resnet") and re.search(r"^  vocab_size ", text, re.M):
+        bad.append("%s: a vocabulary listed for a vision model" % t)
+    if f.get("vocab_size") and r.get("vocab_inferred") is not None:
+        want("vocabulary (classification)", r["vocab_inferred"], f["vocab_size"])
     kind = rec["optimizer"]["kind"]
     if steps > 0 and f.get("optim_state_bytes"):
         want("optimizer", kind, OPT[f["optimizer"]])

@@ -3,7 +3,7 @@
 # refuses is exit 2 with "vramtrace report: configuration: ..." on stderr and nothing on
 # stdout (text and JSON); predict --from the same trace with the same bad value is exit 2 too.
 set -u
-T="$ROOT/examples/traces/b_oom_12gib.vt"
+T="$ROOT/examples/traces/h100-torch2.11/b_oom_12gib.vt" # d = 768 from its tensors
 fail() { echo "report_errors: $*"; exit 1; }
 for fmt in --no-color --json; do
     "$VT" report "$fmt" --n_head=7 "$T" >out.txt 2>err.txt

@@ -18,8 +18,13 @@ check() { # check NAME COMMAND...
     fi
 }
 json() { "$VT" report --json "$@" | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin), indent=1, sort_keys=True))'; }
-check report_oom "$VT" report --no-color examples/traces/b_oom_12gib.vt --batch-size 16 --grad-accum 32
-check report_tensor json examples/traces/a_tensors_eager.vt
+# these two traces come from an older vramtrace that recorded neither the script nor its config
+# file: the run's values are given as a user would (gpt2-124m-12gb.py, nanogpt-30m-4070.py and
+# examples/gpt/train.py's vocab_size); nothing is taken from upstream nanoGPT's defaults
+check report_oom "$VT" report --no-color examples/traces/b_oom_12gib.vt --batch-size 16 --grad-accum 32 \
+    --block_size=1024 --n_layer=12 --n_head=12 --n_embd=768 --vocab_size=50304 --dropout=0.0 --bias=False --dtype=float16
+check report_tensor json examples/traces/a_tensors_eager.vt --batch_size=16 --block_size=512 \
+    --n_layer=6 --n_head=6 --n_embd=384 --vocab_size=50304 --dropout=0.0 --bias=False --dtype=float16
 check report_truncated "$VT" report --no-color --top 2 $D/report_truncated.vt
 check report_ranks "$VT" report --no-color --fail-if-oom $D/report_rank0.vt $D/report_rank1.vt
 grep -q 'truncated' "$TESTDIR/report_truncated.err" || { echo "report_golden: no truncation warning"; fail=1; }

@@ -182,10 +182,17 @@ static void test_lost_is_said(void **st)
 static void test_vocab(void **st)
 {
     (void)st;
-    /* GPT-2: wte 50257 x 768 fp32, norms 768 fp32 (twice or more), a d x 3d weight */
-    uint64_t gpt2[] = {50257ull * 768 * 4, 768 * 4, 768 * 3 * 768 * 4, 768 * 4, 768 * 4, 2304 * 4};
-    assert_int_equal(classify_vocab(gpt2, 6), 50257);
-    /* negative: no size occurs twice (no norm weight to divide by) */
+    /* GPT-2: wte 50257 x 768 fp32, norms 768 fp32 (four times or more), a d x 3d weight */
+    uint64_t gpt2[] = {
+        50257ull * 768 * 4, 768 * 4, 768 * 3 * 768 * 4, 768 * 4, 768 * 4, 768 * 4, 2304 * 4};
+    assert_int_equal(classify_vocab(gpt2, 7), 50257);
+    /* T5-small: the shared 32128 x 512 embedding, two relative-position tables of 32 x 8 (a
+     * pair smaller than the width, not the width: 2 x V was said), norms of 512 */
+    uint64_t t5[] = {
+        32128ull * 512 * 4, 512 * 512 * 4, 256 * 4, 512 * 4, 512 * 4, 256 * 4, 512 * 4, 512 * 4,
+        2048 * 512 * 4};
+    assert_int_equal(classify_vocab(t5, 9), 32128);
+    /* negative: no size occurs four times (no norm weight to divide by) */
     uint64_t odd[] = {50257ull * 768 * 4, 768 * 4, 999 * 4, 12345 * 4};
     assert_int_equal(classify_vocab(odd, 4), 0);
     /* negative: the largest weight comes late, in a block (a ViT's MLP, 3072 x 768): no

@@ -51,9 +51,36 @@ static void test_leak_found(void **st)
     assert_int_equal(s[0].phase, PHASE_FORWARD);
     assert_true(s[0].rate > 2.9 * MiB && s[0].rate < 3.1 * MiB);
     assert_true(s[0].since_step >= 10 && s[0].since_step <= 12);
-    assert_int_equal(s[0].bytes_last, 20 * 3 * MiB);
+    /* the 30th step ran into the trace's end, which is no step's end: the last one is the
+     * 29th's, with 19 leaks (steps 11 to 29) */
+    assert_int_equal(s[0].bytes_last, 19 * 3 * MiB);
     /* the live bytes at the last step's end: the parameters and the leak */
-    assert_int_equal(g.last_live, 100 * MiB + 60 * MiB);
+    assert_int_equal(g.last_live, 100 * MiB + 57 * MiB);
+    assert_int_equal(g.timed_steps, 29);
+    growth_free_all(&g);
+}
+
+/* the program's teardown frees everything after its last step: that is no step's end, so the
+ * leak is still found and the last step's live bytes are a step's, not the teardown's */
+static void test_teardown_not_a_step(void **st)
+{
+    (void)st;
+    growth g;
+    memset(&g, 0, sizeof g);
+    growth_alloc(&g, 1, 100 * MiB, 1, 0, PHASE_INIT, 0, 1);
+    for (int i = 0; i < 30; i++)
+        step(&g, 1000 * (uint64_t)(i + 1), i >= 10 ? 3 * MiB : 0);
+    growth_free(&g, 5, 20 * 3 * MiB, 1, 0); /* exit: the leaked list and the model go */
+    growth_free(&g, 1, 100 * MiB, 1, 0);
+    growth_end(&g, 100000);
+    assert_int_equal(g.steps, 30);
+    growth_site s[4];
+    assert_int_equal(growth_sites(&g, s, 4), 1);
+    assert_int_equal(s[0].stack, 5);
+    assert_int_equal(s[0].bytes_last, 19 * 3 * MiB);
+    assert_int_equal(g.last_live, 100 * MiB + 57 * MiB);
+    for (unsigned i = 0; i < g.npts; i++) /* no point of the series is the teardown's */
+        assert_true(g.pts[i].live >= 100 * MiB);
     growth_free_all(&g);
 }
 
@@ -79,6 +106,22 @@ static void test_time_per_step(void **st)
     assert_int_equal(g.steps, 5);
     assert_int_equal(g.opt_steps, 2);
     /* the ends of steps 1..4 (at 2, 3, 4, 5 ms): 1 ms a step, not (1.005 s - 2 ms) / 4 */
+    assert_true(growth_time_per_step(&g) > 0.00099 && growth_time_per_step(&g) < 0.00101);
+    growth_free_all(&g);
+    /* the step with the first optimizer step makes its state (3 ms where steps take 1 ms): the
+     * time per step is measured from its end on, 1 ms, not (7 - 2) ms / 3 */
+    memset(&g, 0, sizeof g);
+    static const uint64_t starts[] = {1000000, 2000000, 5000000, 6000000, 7000000};
+    for (int i = 0; i < 5; i++) {
+        growth_alloc(&g, 2, 8 * MiB, 1, 0, PHASE_FORWARD, 0, starts[i]);
+        growth_alloc(&g, 3, 4 * MiB, 1, 0, PHASE_BACKWARD, 1, starts[i] + 2);
+        growth_free(&g, 2, 8 * MiB, 1, 0);
+        if (i % 2)
+            growth_optimizer_step(&g);
+        growth_free(&g, 3, 4 * MiB, 1, 0);
+    }
+    growth_end(&g, 9000000);
+    assert_int_equal(g.steps, 5);
     assert_true(growth_time_per_step(&g) > 0.00099 && growth_time_per_step(&g) < 0.00101);
     growth_free_all(&g);
     /* one step end before the trace's: no time per step */
@@ -182,8 +225,11 @@ static void test_step_records_rule(void **st)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_leak_found),        cmocka_unit_test(test_no_growth),
-        cmocka_unit_test(test_time_per_step),     cmocka_unit_test(test_tolerates_small_fall),
+        cmocka_unit_test(test_leak_found),
+        cmocka_unit_test(test_teardown_not_a_step),
+        cmocka_unit_test(test_no_growth),
+        cmocka_unit_test(test_time_per_step),
+        cmocka_unit_test(test_tolerates_small_fall),
         cmocka_unit_test(test_step_records_rule),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

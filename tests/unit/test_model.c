@@ -74,9 +74,19 @@ static const char *const oom_argv[] = {"python3", "train.py", "gpt2_12gb.py", "-
 static const char gpt2_12gb[] = "batch_size = 4\nblock_size = 1024\n"
                                 "gradient_accumulation_steps = 32\nn_layer = 12\nn_head = 12\n"
                                 "n_embd = 768\ndtype = 'float16'\ncompile = False\n";
+/* the script as recorded: nanoGPT's spelling, its defaults assigned at top level (upstream
+ * train.py's way; vocab_size is this one's own line) */
+static const char train_py[] = "batch_size = 12\nblock_size = 1024\n"
+                               "gradient_accumulation_steps = 5 * 8\nn_layer = 12\n"
+                               "n_head = 12\nn_embd = 768\nvocab_size = 50304\n"
+                               "dropout = 0.0\nbias = False\n"
+                               "dtype = 'bfloat16' if torch.cuda.is_bf16_supported() else "
+                               "'float16'\nexec(open('configurator.py').read())\n";
 static const config_recfile recorded[] = {
-    {"gpt2_12gb.py", gpt2_12gb, sizeof gpt2_12gb - 1, 0, VT_FILE_ARG}};
-static const config_files recorded_files = {1, recorded, 1};
+    {"gpt2_12gb.py", gpt2_12gb, sizeof gpt2_12gb - 1, 0, VT_FILE_ARG},
+    {"train.py", train_py, sizeof train_py - 1, 0, VT_FILE_ARG},
+    {"examples/sim/sim_train.py", train_py, sizeof train_py - 1, 0, VT_FILE_ARG}};
+static const config_files recorded_files = {3, recorded, 1};
 
 /* An OOM in the forward of iteration 0 of GPT-2 124M, B=16, on a 12 GiB card: what was live
  * follows the refined formula, with the forward half done. */
@@ -129,12 +139,18 @@ static void test_never_opens(void **state)
         assert_int_equal(model_report_json(root, &f, &o), 0);
         cJSON *ga =
             cJSON_GetObjectItem(cJSON_GetObjectItem(root, "config"), "gradient_accumulation_steps");
-        assert_string_equal(cJSON_GetObjectItem(ga, "source")->valuestring, "default");
-        cJSON *w = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "config_warnings"), 0);
+        /* neither the config file nor the script recorded: no nanoGPT default is the run's */
+        assert_string_equal(cJSON_GetObjectItem(ga, "source")->valuestring, "unknown");
+        cJSON *warns = cJSON_GetObjectItem(root, "config_warnings");
+        cJSON *w = cJSON_GetArrayItem(warns, 0);
         assert_non_null(w);
         assert_non_null(strstr(w->valuestring, "gpt2_12gb.py: not recorded"));
         assert_non_null(
             strstr(w->valuestring, i == 0 ? "trace from an older vramtrace" : "not a regular"));
+        w = cJSON_GetArrayItem(warns, 1);
+        assert_non_null(w);
+        assert_non_null(strstr(w->valuestring, "train.py: not recorded"));
+        assert_non_null(strstr(w->valuestring, "nanoGPT's defaults are not assumed"));
         cJSON_Delete(root);
     }
     /* nanoGPT: the trace's B = 16 agrees with the argument; its L = 24 beats the default */
@@ -155,9 +171,9 @@ static void test_never_opens(void **state)
     assert_int_equal(c.v[CFG_batch_size].src, CONFIG_SRC_ARG);
     assert_int_equal(c.v[CFG_n_layer].i, 24);
     assert_int_equal(c.v[CFG_n_layer].src, CONFIG_SRC_TRACE);
-    assert_non_null(strstr(c.v[CFG_n_layer].where, "upstream nanoGPT's default 12 differs"));
-    /* the same as the default, but the config file that could set it was not recorded: the
-     * trace settles it (without a missing file it would stay a default, config_real.sh) */
+    assert_string_equal(c.v[CFG_n_layer].where, "L = 24: a block repeats 24 times");
+    /* upstream nanoGPT's value, but neither the config file nor the script was recorded: the
+     * trace settles it, no default is named */
     assert_int_equal(c.v[CFG_n_embd].src, CONFIG_SRC_TRACE);
     assert_string_equal(c.v[CFG_n_embd].where, "d = 768");
     /* another program: every value the trace knows, and never a nanoGPT default as its own */
@@ -205,10 +221,33 @@ static void test_nanogpt_needs_its_model(void **state)
         assert_int_not_equal(m->cfg.v[k].src, CONFIG_SRC_DEFAULT);
     assert_int_equal(m->cfg.v[CFG_batch_size].i, 16); /* its own argument stays */
     assert_int_equal(m->cfg.v[CFG_n_layer].src, CONFIG_SRC_UNKNOWN);
-    rec.nanogpt = 1; /* GPT.forward on the stacks: nanoGPT, its defaults apply */
+    rec.nanogpt = 1; /* GPT.forward on the stacks: nanoGPT's configurator, but its script was
+                      * not recorded: its defaults are not known, upstream's are not taken */
     assert_int_equal(model_build(m, &f, NULL, err, sizeof err), 0);
     assert_int_equal(m->cfg.program, PROG_NANOGPT);
-    assert_int_equal(m->cfg.v[CFG_n_layer].src, CONFIG_SRC_DEFAULT);
+    for (int k = 0; k < CFG_COUNT; k++)
+        assert_int_not_equal(m->cfg.v[k].src, CONFIG_SRC_DEFAULT);
+    assert_int_equal(m->cfg.v[CFG_n_layer].src, CONFIG_SRC_UNKNOWN);
+    /* recorded: the config file's values, then what the script assigns at top level (its
+     * gradient_accumulation_steps = 5 * 8 under the config file's 32); a value neither says,
+     * or the script computes (its dtype), is unknown */
+    f.files = &recorded_files;
+    assert_int_equal(model_build(m, &f, NULL, err, sizeof err), 0);
+    assert_int_equal(m->cfg.v[CFG_n_layer].src, CONFIG_SRC_FILE);
+    assert_int_equal(m->cfg.v[CFG_gradient_accumulation_steps].i, 32);
+    assert_int_equal(m->cfg.v[CFG_vocab_size].src, CONFIG_SRC_FILE);
+    assert_int_equal(m->cfg.v[CFG_vocab_size].i, 50304);
+    assert_string_equal(m->cfg.v[CFG_vocab_size].where, "train.py:7 (the script's own)");
+    assert_int_equal(m->cfg.v[CFG_dropout].src, CONFIG_SRC_FILE);
+    static const char other[] = "DEFAULTS = dict(\n    batch_size=12, vocab_size=50304,\n)\n";
+    static const config_recfile own[] = {{"train.py", other, sizeof other - 1, 0, VT_FILE_ARG}};
+    static const config_files own_files = {1, own, 1};
+    f.files = &own_files; /* nanoGPT's spelling, defaults of its own (not top-level) */
+    assert_int_equal(model_build(m, &f, NULL, err, sizeof err), 0);
+    assert_int_equal(m->cfg.v[CFG_vocab_size].src, CONFIG_SRC_UNKNOWN);
+    assert_int_equal(m->cfg.v[CFG_batch_size].i, 16); /* the argument */
+    for (int k = 0; k < CFG_COUNT; k++)
+        assert_int_not_equal(m->cfg.v[k].src, CONFIG_SRC_DEFAULT);
     free(m);
 }
 
@@ -228,9 +267,10 @@ static void test_oom_json(void **state)
     cJSON *ga = cJSON_GetObjectItem(cfg, "gradient_accumulation_steps");
     assert_string_equal(cJSON_GetObjectItem(ga, "source")->valuestring, "file");
     assert_string_equal(cJSON_GetObjectItem(ga, "where")->valuestring, "gpt2_12gb.py:3");
-    assert_string_equal(
-        cJSON_GetObjectItem(cJSON_GetObjectItem(cfg, "vocab_size"), "source")->valuestring,
-        "default");
+    cJSON *vs = cJSON_GetObjectItem(cfg, "vocab_size"); /* the script's own line */
+    assert_string_equal(cJSON_GetObjectItem(vs, "source")->valuestring, "file");
+    assert_string_equal(cJSON_GetObjectItem(vs, "where")->valuestring,
+                        "train.py:7 (the script's own)");
 
     cJSON *fo = cJSON_GetObjectItem(root, "formula");
     cJSON *par = cJSON_GetObjectItem(fo, "parameters");

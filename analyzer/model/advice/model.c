@@ -419,6 +419,8 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
         if (m->cfg.program == PROG_NANOGPT)
             m->cfg.program = PROG_UNKNOWN;
         config_forget_defaults(&m->cfg);
+    } else if (f->argv) { /* a traced run: its own script's defaults, not upstream's */
+        config_nanogpt_script(&m->cfg, f->argc, f->argv);
     }
     cfgsrc_apply_hf(&m->cfg, m->cfg.files);
     cfgsrc_apply_inferred(&m->cfg, f->inferred);

@@ -419,9 +419,12 @@ uint64_t classify_vocab(uint64_t *sizes, size_t n)
     if (first >= 4)
         return 0;
     qsort(sizes, n, sizeof *sizes, cmp_u64);
+    /* the width: the smallest size of at least 256 B met four times or more (every block has
+     * norm weights of d; a pair of another size, such as T5's two relative-position tables of
+     * 32 buckets x 8 heads, is not the width) */
     uint64_t largest = sizes[n - 1], d = 0;
-    for (size_t i = 0; i + 1 < n && !d; i++)
-        if (sizes[i] >= 256 && sizes[i] == sizes[i + 1])
+    for (size_t i = 0; i + 3 < n && !d; i++)
+        if (sizes[i] >= 256 && sizes[i] == sizes[i + 3])
             d = sizes[i];
     if (d && largest % d == 0 && largest / d >= 1000 && largest / d <= (1u << 22))
         return largest / d;

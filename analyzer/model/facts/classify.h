@@ -128,9 +128,10 @@ const char *classify_rule_reason(int rule);
 int classify_rule_count(void);
 /* classify_vocab: the vocabulary V from the byte sizes of the parameters (sorted in place):
  * the largest is the embedding / head (V*d elements) when one of the first four weights is that
- * large (an embedding comes first; else there is none, e.g. a ViT), the smallest occurring twice or
- * more a norm's weight (d elements, same dtype): V = largest / smallest when it divides and lies in
- * [1000, 4M]; 0 otherwise. The logits rule takes a multiple of V (B*T*V) for logits. */
+ * large (an embedding comes first; else there is none, e.g. a ViT), the smallest of at least 256 B
+ * occurring four times or more a norm's weight (d elements, same dtype; a pair is not): V = largest
+ * / smallest when it divides and lies in [1000, 4M]; 0 otherwise. The logits rule takes a multiple
+ * of V (B*T*V) for logits. */
 uint64_t classify_vocab(uint64_t *sizes, size_t n);
 
 #endif

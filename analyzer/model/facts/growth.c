@@ -62,6 +62,16 @@ static void sample(growth *g, uint64_t t, int at_end)
         g->timed_last_ns = t;
     }
     g->steps++;
+    /* the trace's end after steps that ended before it: the last step ran into the program's
+     * teardown (its tensors freed at exit), which is no step's end: counted as a step, its bytes
+     * taken for no run, no point and not as the last step's live bytes */
+    int teardown = at_end && g->timed_steps;
+    for (size_t i = 0; teardown && i < g->ndirty; i++)
+        g->ph[g->dirty[i]] &= (uint8_t)~GROWTH_DIRTY;
+    if (teardown)
+        g->ndirty = 0;
+    else
+        g->sampled = g->steps;
     for (size_t i = 0; i < g->ndirty; i++) {
         uint32_t id = g->dirty[i];
         growth_stack *s = &g->st[id];
@@ -83,7 +93,8 @@ static void sample(growth *g, uint64_t t, int at_end)
     if (!g->first_ns)
         g->first_ns = t;
     g->last_ns = t;
-    g->last_live = g->tensors_seen ? g->tensor : g->device;
+    if (!teardown)
+        g->last_live = g->tensors_seen ? g->tensor : g->device;
     if (g->steps > 1) { /* the first step's peak holds the model's creation, not a step's */
         g->last_peak_device = g->peak_device;
         if (g->peak_device > g->max_peak_device)
@@ -91,6 +102,10 @@ static void sample(growth *g, uint64_t t, int at_end)
     }
     if (g->oom_since && !g->oom_steps++)
         g->first_oom_step = g->steps;
+    if (!at_end && g->opt_since && !g->opt_first_ns) { /* the first optimizer step's end */
+        g->opt_first_ns = t;
+        g->opt_first_step = g->timed_steps;
+    }
     g->opt_steps += g->opt_since;
     g->opt_since = g->oom_since = 0;
     g->peak_device = g->device;
@@ -102,7 +117,7 @@ static void sample(growth *g, uint64_t t, int at_end)
         g->npts = GROWTH_POINTS / 2;
         g->every *= 2;
     }
-    if ((g->steps & (g->every - 1)) == 0) { /* every: a power of two */
+    if (!teardown && (g->steps & (g->every - 1)) == 0) { /* every: a power of two */
         growth_point *p = &g->pts[g->npts++];
         p->step = g->steps;
         p->time_ns = t;
@@ -150,8 +165,9 @@ void growth_step_record(growth *g, const reader_step *st, int (*phase_of)(void *
         for (uint32_t i = 0; i < g->nst; i++)
             g->ph[i] &= (uint8_t)~GROWTH_DIRTY;
         g->ndirty = 0;
-        g->steps = g->opt_steps = g->oom_steps = g->timed_steps = 0;
-        g->first_ns = g->last_ns = g->timed_last_ns = 0;
+        g->steps = g->opt_steps = g->oom_steps = g->timed_steps = g->sampled = 0;
+        g->first_ns = g->last_ns = g->timed_last_ns = g->opt_first_ns = 0;
+        g->opt_first_step = 0;
         g->npts = 0;
         g->every = 1;
         g->max_peak_device = 0;
@@ -220,13 +236,13 @@ static int by_rate(const void *a, const void *b)
 int growth_sites(const growth *g, growth_site *out, int max)
 {
     int n = 0;
-    for (uint32_t id = 1; id < g->nst && g->steps >= 4; id++) {
+    for (uint32_t id = 1; id < g->nst && g->sampled >= 4; id++) {
         const growth_stack *s = &g->st[id];
         if (!s->run_start || s->n_up < 3 || s->last < s->run_bytes + GROW_MIN_BYTES)
             continue;
-        uint32_t span = g->steps - s->run_start;
+        uint32_t span = g->sampled - s->run_start;
         uint32_t recent = span / 4 > 3 ? span / 4 : 3;
-        if (span < 4 || s->last_up + recent < g->steps)
+        if (span < 4 || s->last_up + recent < g->sampled)
             continue;
         growth_site site = {id,
                             (uint8_t)(g->ph[id] & ~GROWTH_DIRTY),
@@ -252,6 +268,10 @@ int growth_sites(const growth *g, growth_site *out, int max)
 
 double growth_time_per_step(const growth *g)
 {
+    if (g->opt_first_ns && g->timed_steps > g->opt_first_step) /* steady: after the first
+                                                                * optimizer step made its state */
+        return (double)(g->timed_last_ns - g->opt_first_ns) / 1e9 /
+               (double)(g->timed_steps - g->opt_first_step);
     return g->timed_steps >= 2
                ? (double)(g->timed_last_ns - g->first_ns) / 1e9 / (double)(g->timed_steps - 1)
                : 0;

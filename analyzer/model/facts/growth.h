@@ -57,6 +57,9 @@ typedef struct growth {
      * there is the program's teardown), and the last of them */
     uint32_t timed_steps;
     uint64_t timed_last_ns;
+    uint32_t sampled;        /* the last step whose end the runs took (not the teardown: sample) */
+    uint64_t opt_first_ns;   /* the end of the first step that ended in an optimizer step */
+    uint32_t opt_first_step; /* its number among the timed steps */
     uint64_t last_peak_device, max_peak_device, last_live;
     growth_point pts[GROWTH_POINTS];
     unsigned npts, every;
@@ -176,7 +179,9 @@ typedef struct growth_site {
  * (so a cache that filled early and stayed is not growth). */
 int growth_sites(const growth *g, growth_site *out, int max);
 /* growth_time_per_step: seconds per step between the step ends seen before the trace's end (the
- * first step holds the model's creation, the last the program's teardown): 0 with fewer than 2. */
+ * first step holds the model's creation, the last the program's teardown), from the end of the
+ * first optimizer step on when a step ended after it (that step makes the optimizer's state, a
+ * compiled run's first steps compile): 0 with fewer than 2. */
 double growth_time_per_step(const growth *g);
 
 #endif

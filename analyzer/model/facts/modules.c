@@ -48,7 +48,7 @@ static void module_text(const tables_frame *f, char *out, size_t len)
 
 int modules_of_stack(const tables_frame *f, size_t n, char *out, size_t len)
 {
-    long layer = -1, own = -1, own_leaf = -1, first_py = -1;
+    long layer = -1, own = -1, own_leaf = -1, first_py = -1, compiled = -1;
     for (size_t i = 0; i < n; i++) {
         if (f[i].kind != TABLES_FRAME_PYTHON)
             continue;
@@ -61,6 +61,12 @@ int modules_of_stack(const tables_frame *f, size_t n, char *out, size_t len)
         if (strstr(file, "torch/nn/")) {
             if (layer < 0)
                 layer = (long)i;
+        } else if (strstr(file, "/torch/_") || strstr(file, "/torch/autograd/")) {
+            /* PyTorch's own forward that is no module: torch.compile's compiled graph
+             * (AOTDispatchAutograd's CompiledFunction), an autograd.Function; the model's
+             * module, if on the stack, is further out */
+            if (compiled < 0 && strstr(q, "CompiledFunction"))
+                compiled = (long)i;
         } else if (leaf_layer(q)) {
             if (own_leaf < 0)
                 own_leaf = (long)i;
@@ -74,6 +80,10 @@ int modules_of_stack(const tables_frame *f, size_t n, char *out, size_t len)
     if (own >= 0 || layer >= 0) {
         module_text(&f[own >= 0 ? own : layer], out, len);
         return 1;
+    }
+    if (compiled >= 0) { /* the modules ran inside the graph: none of them is on the stack */
+        snprintf(out, len, "(torch.compile's compiled graph: no module on the stack)");
+        return 0;
     }
     if (first_py >= 0) {
         /* the program's own innermost frame, not a library's helper */

@@ -128,15 +128,9 @@ void cfgsrc_apply_inferred(nano_config *c, const infer_result *ir)
             snprintf(how, sizeof how, "micro-batch %lld: %.190s", (long long)iv->value, iv->where);
         else
             snprintf(how, sizeof how, "%.200s", iv->where);
-        if (v->src == CONFIG_SRC_DEFAULT && c->program == PROG_NANOGPT) {
-            if (v->i == iv->value && !c->nfiles_missing)
-                continue;          /* the default is what the trace shows: it stays a default */
-            if (v->i == iv->value) /* a config file not recorded: the trace settles it */
-                snprintf(where, sizeof where, "%s", how);
-            else
-                snprintf(where, sizeof where, "%s (upstream nanoGPT's default %s differs)", how,
-                         def);
-        } else if (v->src == CONFIG_SRC_FILE) {
+        if (v->src == CONFIG_SRC_DEFAULT && v->i == iv->value)
+            continue; /* predict's nanoGPT default is what the trace shows: it stays one */
+        if (v->src == CONFIG_SRC_FILE) {
             snprintf(where, sizeof where, "%s (config.json's maximum is %s)", how, def);
         } else {
             snprintf(where, sizeof where, "%s", how);

@@ -252,6 +252,8 @@ int config_key_shown(const nano_config *c, config_key k, int transformer)
     config_source s = c->v[k].src;
     int tkey = k == CFG_block_size || k == CFG_n_layer || k == CFG_n_head || k == CFG_n_embd ||
                k == CFG_vocab_size || k == CFG_dropout || k == CFG_bias;
+    if (transformer == CONFIG_SHOW_NO_VOCAB && k == CFG_vocab_size)
+        tkey = 1, transformer = CONFIG_SHOW_OTHER;
     return transformer || !tkey || s == CONFIG_SRC_FILE || s == CONFIG_SRC_ARG ||
            s == CONFIG_SRC_FLAG;
 }

@@ -1,6 +1,7 @@
 /* scriptflags.c — the traced script's own argparse flags (scriptflags.h): a scan of its recorded
  * source for add_argument calls, strings and comments followed so that neither ends a call nor
- * starts one, and what they add to the configuration. */
+ * starts one, and what they add to the configuration; and a nanoGPT-style script's own top-level
+ * defaults (config_nanogpt_script). */
 #include "scriptflags.h"
 
 #include <ctype.h>
@@ -210,4 +211,55 @@ void config_apply_script(nano_config *c, int argc, const char *const *argv)
         }
     }
     free(fl);
+}
+
+void config_nanogpt_script(nano_config *c, int argc, const char *const *argv)
+{
+    int si = config_script_index(argc, argv);
+    const config_recfile *f =
+        si < 0 || !c->files ? NULL : config_recorded_file(c->files, VT_FILE_ARG, argv[si]);
+    const char *name = si < 0 ? "the script" : argv[si];
+    const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+    nano_config *sc = NULL; /* the script's own top-level assignments, read on their own */
+    if (f && !f->flags && f->data && f->len && (sc = malloc(sizeof *sc))) {
+        config_init(sc);
+        sc->files = c->files;
+        FILE *fp = fmemopen((void *)f->data, f->len, "r");
+        char err[512];
+        if (!fp || config_apply_stream(sc, fp, base, err, sizeof err) == -1) {
+            free(sc); /* unreadable: as if not recorded */
+            sc = NULL;
+        }
+        if (fp)
+            fclose(fp);
+    }
+    int forgot = 0;
+    for (int k = 0; k < CFG_COUNT; k++) {
+        config_value *v = &c->v[k];
+        if (v->src != CONFIG_SRC_DEFAULT)
+            continue;
+        if (sc && sc->v[k].src == CONFIG_SRC_FILE) { /* the script assigns it: its value */
+            *v = sc->v[k];
+            char where[sizeof v->where];
+            snprintf(where, sizeof where, "%.*s (the script's own)", (int)sizeof where - 20,
+                     sc->v[k].where);
+            snprintf(v->where, sizeof v->where, "%s", where);
+            continue;
+        }
+        memset(v, 0, sizeof *v);
+        v->src = CONFIG_SRC_UNKNOWN;
+        forgot++;
+    }
+    if (forgot && !sc) {
+        char msg[300];
+        snprintf(msg, sizeof msg,
+                 "%.120s: not recorded (%s): nanoGPT's defaults are not assumed, the trace "
+                 "and the command line say what they can",
+                 name,
+                 f                                ? "larger than 256 KiB or unreadable when traced"
+                 : c->files && c->files->recorded ? "not a regular .py file when traced"
+                                                  : "trace from an older vramtrace");
+        config_note(c, msg);
+    }
+    free(sc);
 }

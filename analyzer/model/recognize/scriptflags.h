@@ -36,4 +36,12 @@ int scriptflags_parse(const char *src, size_t len, script_flag *out, int max);
  * left to the trace. */
 void config_apply_script(nano_config *c, int argc, const char *const *argv);
 
+/* config_nanogpt_script: a traced nanoGPT-style run's defaults as its own script states them:
+ * every key still at upstream nanoGPT's default takes the value the recorded script assigns at
+ * top level (upstream train.py assigns them all before exec'ing its configurator; source FILE,
+ * "train.py:LINE (the script's own)"), else it becomes unknown: a script of nanoGPT's spelling
+ * with defaults of its own, or one the trace did not record, never gets another program's
+ * defaults (a note says why when the script was not recorded). */
+void config_nanogpt_script(nano_config *c, int argc, const char *const *argv);
+
 #endif
