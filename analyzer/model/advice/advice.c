@@ -251,6 +251,8 @@ static void predict_oom(const model_calib *c, const gpt_shape *s, prediction *ou
             v = (double)c->oom_live.bytes[k] * scale(&s2, m, (category)k);
             if (k == CAT_ACTIVATIONS && c->act_whole > 1) /* the rest of a cut-short forward */
                 v *= c->act_whole;
+            if (k == CAT_LOGITS && c->logits_whole > v / scale(&s2, m, CAT_LOGITS))
+                v = c->logits_whole * scale(&s2, m, CAT_LOGITS); /* its end, not reached */
             if (k == CAT_TEMPORARIES) /* the failed request grows with the tokens too */
                 v += (double)c->oom_request * scale(&s2, m, CAT_INPUTS);
             if (refm.bytes[k] > 0)

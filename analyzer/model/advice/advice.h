@@ -40,6 +40,8 @@ typedef struct model_calib {
     uint64_t oom_request;   /* bytes the failing call asked for */
     double act_whole;       /* > 1: the activations at the failure were this share of the whole
                              * forward's (a first forward cut short, weights used evenly) */
+    double logits_whole;    /* > 0: the logits/loss bytes that forward would have made at its
+                             * end (at the run's shape), when it died before them */
 } model_calib;
 
 /* A prediction for one shape. */

@@ -320,8 +320,10 @@ static void shape_of_run(model_result *m, int nanogpt)
 /* oom_forward_share: no formula, and the run died in its first forward: how far the forward had
  * got is said from autocast's 16-bit weight copies (made as each weight is used: 2 B per 4-B
  * parameter) when there are some. An encoder-decoder's blocks keep alike activations per weight,
- * so its activations are extrapolated to the whole forward by that share (T5-small at B=32, cut
- * at 53 %: B=8 predicted 5.17 GiB from what was alive, 6.77 GiB measured by a run at B=8); other
+ * so its activations are extrapolated to the whole forward by that share of its blocks' weights
+ * (the token embedding and the head that shares it are no block's; T5-small at B=32, cut at 73 %:
+ * B=8 predicted from what was alive 5.17 GiB, extrapolated by the share of all weights (53 %)
+ * 8.05 GiB, by the blocks' 7.16, measured by a run at B=8 6.77); other
  * networks' are not spread like their weights (a ResNet's early, high-resolution layers hold
  * most activations and few weights): what-ifs scale what was alive, lower bounds. */
 static void oom_forward_share(model_result *m, const run_facts *f)
@@ -330,20 +332,43 @@ static void oom_forward_share(model_result *m, const run_facts *f)
         strcmp(f->oom_phase, "forward"))
         return;
     uint64_t copies = f->at_oom.bytes[CAT_AUTOCAST], params = f->at_oom.bytes[CAT_PARAMETERS];
+    /* the token embedding is looked up, never cast; the head that shares it (or its own V x d)
+     * is cast at the forward's end: neither is a block's weight used so far */
+    uint64_t V = config_known(&m->cfg, CFG_vocab_size) ? (uint64_t)m->cfg.v[CFG_vocab_size].i : 0,
+             d = config_known(&m->cfg, CFG_n_embd) ? (uint64_t)m->cfg.v[CFG_n_embd].i : 0, emb;
+    if (V && d && !__builtin_mul_overflow(4 * V, d, &emb) && emb < params / 2)
+        params -= emb;
     double frac = params ? 2.0 * (double)copies / (double)params : 0;
     char used[120] = "";
     if (frac >= 0.01 && frac < 0.99)
         snprintf(used, sizeof used,
-                 ", after about %.0f %% of its weights had been used (cast to "
+                 ", after about %.0f %% of its blocks' weights had been used (cast to "
                  "16 bits by autocast)",
                  100.0 * frac);
     if (used[0] && frac >= 0.2 && m->rec.family == FAM_ENCODER_DECODER) {
         m->calib.act_whole = 1.0 / frac;
+        /* the logits at its end, not reached: the refined formula's cross-entropy of B*T
+         * tokens over V (12 B each eager, 8 compiled; T5-small at B=8 kept 10) */
+        uint64_t B = config_known(&m->cfg, CFG_batch_size) ? (uint64_t)m->cfg.v[CFG_batch_size].i
+                                                           : 0,
+                 T = config_known(&m->cfg, CFG_block_size) ? (uint64_t)m->cfg.v[CFG_block_size].i
+                                                           : 0;
+        unsigned per = m->shape.compile ? 8 : 12;
+        double logits = (double)B * (double)T * (double)V * per;
+        if (logits > 0 && logits < 1e18)
+            m->calib.logits_whole = logits;
+        char lg[120];
+        snprintf(lg, sizeof lg,
+                 m->calib.logits_whole > 0
+                     ? "the logits at its end, not reached, are counted as %u*B*T*V bytes (the "
+                       "refined formula's cross-entropy)"
+                     : "the logits at its end, not reached, are not counted (V or T unknown)",
+                 per);
         snprintf(m->oom_forward, sizeof m->oom_forward,
                  "the run died in its first forward%s: its activations are extrapolated to the "
-                 "whole forward (x%.2f: its blocks keep alike activations per weight); the logits "
-                 "at its end, not reached, are not counted (vramtrace fit measures)",
-                 used, 1.0 / frac);
+                 "whole forward (x%.2f: its blocks keep alike activations per weight); %s "
+                 "(vramtrace fit measures)",
+                 used, 1.0 / frac, lg);
         return;
     }
     snprintf(m->oom_forward, sizeof m->oom_forward,
