@@ -13,19 +13,21 @@ static const char *verdict_class(const advice_item *it)
 }
 
 /* verdict: "fits (2.95 GiB left, 25 %)", "too tight for 5 % headroom (...)", "does not fit
- * (2.98 GiB over)", as the text report says it */
+ * (2.98 GiB over)", "... with the cache assumed" where that assumption decides, as the text report
+ * says it */
 static void verdict(FILE *out, const advice_item *it, uint64_t capacity)
 {
     char b[32];
+    const char *cache = it->cache_limit ? " with the cache assumed" : "";
     if (it->fits < 0)
         fputs("card size unknown", out);
     else if (it->headroom_bytes >= 0)
-        fprintf(out, "%s (%s left, %.0f %%)",
+        fprintf(out, "%s%s (%s left, %.0f %%)",
                 it->fits ? "fits" : "too tight for " ADVICE_HEADROOM_PCT_TEXT " % headroom",
-                html_bytes((uint64_t)it->headroom_bytes, b, sizeof b),
+                it->fits ? "" : cache, html_bytes((uint64_t)it->headroom_bytes, b, sizeof b),
                 capacity ? 100.0 * (double)it->headroom_bytes / (double)capacity : 0.0);
     else
-        fprintf(out, "does not fit (%s over)",
+        fprintf(out, "does not fit%s (%s over)", cache,
                 html_bytes((uint64_t)-it->headroom_bytes, b, sizeof b));
 }
 
@@ -261,9 +263,10 @@ void html_advice(FILE *out, const report_ctx *c)
     if (m->capacity && config_known(&m->cfg, CFG_batch_size))
         fprintf(out,
                 "<p>Largest %s that fits (other settings unchanged, keeping &ge; %d %% free): "
-                "<b>%llu</b></p>\n",
+                "%s<b>%llu</b>%s</p>\n",
                 m->cfg.program == PROG_NANOGPT ? "batch_size" : "micro-batch", ADVICE_HEADROOM_PCT,
-                (unsigned long long)m->largest_batch);
+                m->lower_bounds ? "at most " : "", (unsigned long long)m->largest_batch,
+                m->lower_bounds ? " (the what-ifs are lower bounds)" : "");
     else if (m->capacity)
         fputs("<p>The micro-batch is not known: no what-if of it.</p>\n", out);
     fputs("</section>\n", out);

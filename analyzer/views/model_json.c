@@ -172,6 +172,7 @@ void model_json(cJSON *root, const model_result *m, const run_facts *f)
     cJSON_AddStringToObject(pr, "capacity_name", m->capacity_name);
     cJSON_AddNumberToObject(pr, "headroom_fraction", ADVICE_HEADROOM);
     cJSON_AddNumberToObject(pr, "largest_batch_size", (double)m->largest_batch);
+    cJSON_AddBoolToObject(pr, "largest_batch_size_at_most", m->lower_bounds != 0);
     cJSON_AddBoolToObject(pr, "optimizer_state_assumed_adamw", m->opt_assumed != 0);
     cJSON_AddBoolToObject(pr, "tight_fit", m->tight != 0);
     cJSON_AddBoolToObject(pr, "gradients_kept_assumed", m->accum_assumed != 0);

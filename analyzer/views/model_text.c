@@ -159,17 +159,19 @@ static void print_advice(FILE *out, const model_result *m, const model_opts *o)
     const char *bold = o && o->color ? "\033[1m" : "", *plain = o && o->color ? "\033[0m" : "";
     for (int i = 0; i < m->nitems; i++) {
         const advice_item *it = &m->items[i];
-        char fit[96];
+        char fit[128];
+        /* the verdict rests on the cache assumed (the line below says how much would do) */
+        const char *cache = it->cache_limit ? " with the cache assumed" : "";
         if (it->fits < 0)
             snprintf(fit, sizeof fit, "card size unknown");
         else if (it->headroom_bytes >= 0)
-            snprintf(fit, sizeof fit, "%s%s (%s left, %.0f %%)",
+            snprintf(fit, sizeof fit, "%s%s%s (%s left, %.0f %%)",
                      it->fits ? "fits" : "too tight for ",
-                     it->fits ? "" : ADVICE_HEADROOM_PCT_TEXT " % headroom",
+                     it->fits ? "" : ADVICE_HEADROOM_PCT_TEXT " % headroom", it->fits ? "" : cache,
                      card_format_bytes((uint64_t)it->headroom_bytes, b1, sizeof b1),
                      100.0 * (double)it->headroom_bytes / (double)m->capacity);
         else
-            snprintf(fit, sizeof fit, "does not fit (%s over)",
+            snprintf(fit, sizeof fit, "does not fit%s (%s over)", cache,
                      card_format_bytes((uint64_t)-it->headroom_bytes, b1, sizeof b1));
         char extra[96] = "";
         if (it->required > it->predicted_peak)
@@ -191,9 +193,11 @@ static void print_advice(FILE *out, const model_result *m, const model_opts *o)
     if (m->capacity && config_known(&m->cfg, CFG_batch_size))
         fprintf(out,
                 "  largest %s that fits (other settings unchanged, keeping >= %.0f %% "
-                "free): %llu\n",
+                "free): %s%llu%s\n",
                 m->cfg.program == PROG_NANOGPT ? "batch_size" : "micro-batch",
-                ADVICE_HEADROOM * 100, (unsigned long long)m->largest_batch);
+                ADVICE_HEADROOM * 100, m->lower_bounds ? "at most " : "",
+                (unsigned long long)m->largest_batch,
+                m->lower_bounds ? " (the what-ifs are lower bounds)" : "");
     else if (m->capacity)
         fprintf(out, "  the micro-batch is not known: no what-if of it\n");
 }

@@ -27,9 +27,12 @@ for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.vt"))):
         continue
     adv = json.load(open(t + ".json"))["advice"] or []
     text = open(t + ".report.txt", encoding="utf-8").read()
-    said = re.findall(r"^      predicted peak [^:]*: (fits \(|too tight for |does not fit \(|card size unknown)", text, re.M)
+    said = re.findall(r"^      predicted peak [^:]*: (fits \(|too tight for |does not fit(?: with the cache assumed)? \(|card size unknown)", text, re.M)
+    # a verdict the cache assumption decides says so ("... with the cache assumed")
     want = ["card size unknown" if a["fits"] is None else "fits (" if a["fits"] else
-            "too tight for " if a["headroom_bytes"] >= 0 else "does not fit (" for a in adv]
+            "too tight for " if a["headroom_bytes"] >= 0 else
+            "does not fit with the cache assumed (" if a["fits_with_cache_at_most_bytes"] is not None
+            else "does not fit (" for a in adv]
     if said != want:
         bad.append("%s: the text says %s, the JSON %s" % (t, said, want))
 print("\n".join(bad))

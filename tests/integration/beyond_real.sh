@@ -86,6 +86,12 @@ for f in facts:
                            "and optimizer state (%d B)" % (t, g["live_at_last_step_bytes"], keep))
             if any(p["live_bytes"] < f["param_bytes"] for p in g["series"]):
                 bad.append("%s: a point of the growth series below the parameters" % t)
+    # what-ifs from a forward cut short are lower bounds: the largest micro-batch is a bound
+    lower = "so they are lower bounds" in text
+    if lower != r["prediction"]["largest_batch_size_at_most"] or \
+            lower != ("fits (other settings unchanged, keeping >= 5 % free): at most" in text):
+        bad.append("%s: lower-bound what-ifs %s, largest micro-batch %s" %
+                   (t, lower, r["prediction"]["largest_batch_size_at_most"]))
     if f["family"] in ("vit", "resnet") and re.search(r"^  vocab_size ", text, re.M):
         bad.append("%s: a vocabulary listed for a vision model" % t)
     if f.get("vocab_size") and r.get("vocab_inferred") is not None:

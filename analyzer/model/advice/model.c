@@ -375,6 +375,7 @@ static void oom_forward_share(model_result *m, const run_facts *f)
              "the run died in its first forward%s: what-ifs scale what was alive then; the rest "
              "of its forward was not measured, so they are lower bounds (vramtrace fit measures)",
              used);
+    m->lower_bounds = 1;
 }
 
 /* note: one more sentence the advice rests on (m->notes). */

@@ -100,6 +100,8 @@ typedef struct model_result {
     int nnotes;
     int empty;             /* 1: the trace holds no allocation: no explanation, no advice (said) */
     char oom_forward[400]; /* no formula, died in its first forward: how far it had got */
+    int lower_bounds;      /* 1: the what-ifs scale what was alive then, lower bounds (so the
+                            * largest micro-batch that fits is at most largest_batch) */
     int accum_assumed;     /* 1: the accumulation is not known: predictions keep gradients alive */
     int lora_assumed;      /* 1: LoRA on, no gradient measured: 1 % of the weights train (said) */
     model_calib calib;
