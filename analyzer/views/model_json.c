@@ -138,6 +138,7 @@ static void add_recognized_json(cJSON *root, const model_result *m)
         cJSON_AddNumberToObject(op, "state_bytes_per_trainable_param", r->optim_bpp);
     else
         cJSON_AddNullToObject(op, "state_bytes_per_trainable_param");
+    cJSON_AddBoolToObject(op, "steps_may_be_skipped", r->steps_maybe_skipped != 0);
     cJSON_AddStringToObject(op, "where", r->optim_where);
     if (r->trainable)
         cJSON_AddNumberToObject(o, "trainable_params", (double)r->trainable);

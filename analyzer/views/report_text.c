@@ -103,9 +103,14 @@ static void print_run(FILE *out, const report_ctx *c)
     if (report_tracker_text(r))
         fprintf(out, "  tracker  %s\n", report_tracker_text(r));
     if (r->tensor_mode)
-        fprintf(out, "  events   %llu (%llu failed), %u optimizer step%s, %.2f s traced\n",
+        fprintf(out, "  events   %llu (%llu failed), %u optimizer step%s%s, %.2f s traced\n",
                 (unsigned long long)r->n_events, (unsigned long long)r->n_failed, r->iterations,
-                r->iterations == 1 ? "" : "s", secs(r->end_ns));
+                r->iterations == 1 ? "" : "s",
+                c->model && c->model->rec.steps_maybe_skipped && r->iterations
+                    ? " (gradients freed after each; the GradScaler may have skipped them: see "
+                      "optimizer)"
+                    : "",
+                secs(r->end_ns));
     else /* a step that reserves no new segment leaves no event */
         fprintf(out,
                 "  events   %llu (%llu failed), %u optimizer step%s that grew the cache, %.2f s "

@@ -103,6 +103,13 @@ for f in facts:
         want("optimizer (no state made)", kind, "unknown")
         if "GradScaler skipped" not in text or "plain SGD" not in text:
             bad.append("%s: the report does not give both readings of no state" % t)
+        # the optimizer steps it counts (gradients freed) may have updated nothing: said where
+        # they are counted
+        if not rec["optimizer"]["steps_may_be_skipped"] or \
+                "the GradScaler may have skipped them" not in text.splitlines()[6]:
+            bad.append("%s: its steps are counted as the optimizer's without a word" % t)
+    elif rec["optimizer"]["steps_may_be_skipped"]:
+        bad.append("%s: steps said maybe skipped, the optimizer made state" % t)
     if r["config_program"] == "nanoGPT":
         bad.append("%s: taken for nanoGPT" % t)
     for k, v in r["config"].items():

@@ -106,6 +106,7 @@ void recognize_optim(const recognize_input *in, run_recognition *out)
             !tables_code_find(in->t, "/optim/", NULL, NULL, NULL, 0) &&
             !tables_code_find(in->t, "/optim.py", NULL, NULL, NULL, 0)) {
             out->optim = OPT_UNKNOWN;
+            out->steps_maybe_skipped = 1;
             snprintf(out->optim_where, sizeof out->optim_where,
                      "no state was made and nothing was allocated under an optimizer's code, "
                      "with a GradScaler on: an optimizer without state (plain SGD), or steps the "

@@ -97,6 +97,8 @@ typedef struct run_recognition {
     char optim_class[48]; /* from the frames ("AdamW", "SGD"), "" if unseen */
     double optim_bpp;     /* state bytes per trainable parameter, measured; < 0: not measured */
     char optim_where[320];
+    int steps_maybe_skipped;   /* 1: no optimizer ran that a GradScaler's skipping explains: the
+                                * steps counted (gradients freed) may have updated nothing */
     uint64_t trainable;        /* trainable parameters (the gradients' elements); 0: unknown */
     char trainable_where[160]; /* what they were counted from */
     recog_feature feat[FEATURE_COUNT]; /* by feature_id */
