@@ -140,6 +140,12 @@ static void add_recognized_json(cJSON *root, const model_result *m)
         cJSON_AddNullToObject(op, "state_bytes_per_trainable_param");
     cJSON_AddBoolToObject(op, "steps_may_be_skipped", r->steps_maybe_skipped != 0);
     cJSON_AddStringToObject(op, "where", r->optim_where);
+    cJSON *lp = cJSON_AddObjectToObject(o, "training_loop");
+    if (r->loop[0])
+        cJSON_AddStringToObject(lp, "kind", r->loop);
+    else
+        cJSON_AddNullToObject(lp, "kind");
+    cJSON_AddStringToObject(lp, "where", r->loop_where);
     if (r->trainable)
         cJSON_AddNumberToObject(o, "trainable_params", (double)r->trainable);
     else

@@ -92,6 +92,9 @@ for f in facts:
             lower != ("fits (other settings unchanged, keeping >= 5 % free): at most" in text):
         bad.append("%s: lower-bound what-ifs %s, largest micro-batch %s" %
                    (t, lower, r["prediction"]["largest_batch_size_at_most"]))
+    # the loop that ran the steps: lit_train.py's is Lightning's Trainer, the others their own
+    want("training loop", rec["training_loop"]["kind"],
+         "lightning" if f["program"] == "lit_train.py" else "own")
     if f["family"] in ("vit", "resnet") and re.search(r"^  vocab_size ", text, re.M):
         bad.append("%s: a vocabulary listed for a vision model" % t)
     if f.get("vocab_size") and r.get("vocab_inferred") is not None:

@@ -273,12 +273,42 @@ static void test_features(void **state)
     tables_free(t);
 }
 
+/* the loop that ran the steps: a framework's Trainer on the stacks, Hugging Face's before the
+ * Accelerate it runs under, else the script's own; nothing said without Python frames */
+static void test_loops(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *file, *qual, *want;
+    } cases[] = {
+        {"/v/lightning/pytorch/trainer/call.py", "_call_lightning_module_hook", "lightning"},
+        {"/v/pytorch_lightning/trainer/trainer.py", "Trainer.fit", "lightning"},
+        {"/v/transformers/trainer.py", "Trainer.training_step", "hf_trainer"},
+        {"/v/accelerate/accelerator.py", "Accelerator.backward", "accelerate"},
+        {"/w/train.py", "main", "own"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tables *t = tables_of(cases[i].file, cases[i].qual, NULL);
+        run_recognition r = recog(t, 1, 400, 800);
+        assert_string_equal(r.loop, cases[i].want);
+        assert_non_null(strstr(recognize_loop_words(r.loop), i < 2    ? "Lightning"
+                                                             : i == 2 ? "Hugging Face"
+                                                             : i == 3 ? "Accelerate"
+                                                                      : "own"));
+        tables_free(t);
+    }
+    tables *t = tables_of("/v/accelerate/accelerator.py", "Accelerator.backward",
+                          "/v/transformers/trainer.py", "Trainer.training_step", NULL);
+    assert_string_equal(recog(t, 1, 400, 800).loop, "hf_trainer");
+    tables_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_families),   cmocka_unit_test(test_family_from_shapes),
         cmocka_unit_test(test_optimizers), cmocka_unit_test(test_optim_cmdline),
-        cmocka_unit_test(test_features),
+        cmocka_unit_test(test_features),   cmocka_unit_test(test_loops),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

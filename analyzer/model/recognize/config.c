@@ -239,7 +239,7 @@ const char *config_program_name(config_program p)
     case PROG_NANOGPT:
         return "nanoGPT";
     case PROG_ARGPARSE:
-        return "a plain argparse script";
+        return "an argparse script";
     case PROG_HF_TRAINER:
         return "Hugging Face Trainer arguments";
     default:

@@ -193,7 +193,7 @@ int config_validate(const nano_config *c, char *err, size_t errlen);
 const char *config_key_name(config_key k);
 const char *config_source_name(config_source s);
 /* config_key_doc: what key k means ("micro-batch: sequences per forward/backward").
- * config_program_name: how a program kind is said ("nanoGPT", "a plain argparse script").
+ * config_program_name: how a program kind is said ("nanoGPT", "an argparse script").
  * config_key_shown: whether a report lists key k: a transformer's keys (T, L, H, d, V, dropout,
  * bias) only for a transformer (transformer = CONFIG_SHOW_TRANSFORMER; the vocabulary V not for
  * one without tokens, CONFIG_SHOW_NO_VOCAB: a vision transformer), or where the program itself

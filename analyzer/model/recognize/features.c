@@ -63,6 +63,43 @@ static int compile_code(const tables *t, char *file, size_t len)
     return 0;
 }
 
+/* the training loops a framework runs, the first found on the Python stacks wins (Hugging
+ * Face's Trainer runs under Accelerate: it comes first) */
+static const struct {
+    const char *key, *words, *file;
+} loops[] = {
+    {"lightning", "Lightning's Trainer", "lightning/pytorch/trainer/"},
+    {"lightning", "Lightning's Trainer", "pytorch_lightning/trainer/"},
+    {"hf_trainer", "Hugging Face's Trainer", "transformers/trainer.py"},
+    {"accelerate", "Accelerate (its Accelerator)", "accelerate/accelerator.py"},
+};
+
+const char *recognize_loop_words(const char *loop)
+{
+    for (size_t i = 0; i < sizeof loops / sizeof loops[0]; i++)
+        if (!strcmp(loop, loops[i].key))
+            return loops[i].words;
+    return !strcmp(loop, "own") ? "the script's own" : "unknown";
+}
+
+/* recognize_loop: which loop ran the steps, from the Python stacks */
+static void recognize_loop(const tables *t, int frames, run_recognition *out)
+{
+    char q[120];
+    for (size_t i = 0; i < sizeof loops / sizeof loops[0]; i++)
+        if (tables_code_find(t, loops[i].file, NULL, NULL, q, sizeof q)) {
+            snprintf(out->loop, sizeof out->loop, "%s", loops[i].key);
+            snprintf(out->loop_where, sizeof out->loop_where,
+                     "%s's code on the Python stacks (%.100s)", loops[i].file, q);
+            return;
+        }
+    if (frames) {
+        snprintf(out->loop, sizeof out->loop, "own");
+        snprintf(out->loop_where, sizeof out->loop_where,
+                 "no Trainer of Lightning or Hugging Face, no Accelerate on the Python stacks");
+    }
+}
+
 void recognize_features(const recognize_input *in, run_recognition *out)
 {
     const tables *t = in->t;
@@ -115,4 +152,5 @@ void recognize_features(const recognize_input *in, run_recognition *out)
     } else if (frames) {
         set(&out->feat[FEATURE_LORA], FEAT_OFF, "no peft code on the Python stacks");
     }
+    recognize_loop(t, frames, out);
 }

@@ -102,7 +102,14 @@ typedef struct run_recognition {
     uint64_t trainable;        /* trainable parameters (the gradients' elements); 0: unknown */
     char trainable_where[160]; /* what they were counted from */
     recog_feature feat[FEATURE_COUNT]; /* by feature_id */
+    /* the training loop: "lightning" (Lightning's Trainer), "hf_trainer" (Hugging Face's),
+     * "accelerate", "own" (the script's: none of those on the stacks), "" (no Python frames) */
+    char loop[16];
+    char loop_where[200];
 } run_recognition;
+
+/* recognize_loop_words: how a loop key is said ("Lightning's Trainer"), "unknown" for "". */
+const char *recognize_loop_words(const char *loop);
 
 /* recognize_run: fills out from in (never fails: what the trace does not show stays unknown). */
 void recognize_run(const recognize_input *in, run_recognition *out);
