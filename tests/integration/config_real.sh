@@ -14,7 +14,7 @@ python3 - "$D/facts.jsonl" <<'PYEOF' || exit 1
 import json, re, sys
 facts = [json.loads(l) for l in open(sys.argv[1])]
 arch = {"gpt2": (12, 768, 50257), "llama-160m": (12, 768, 32000)}
-nhf = ninf = nbias = ndtype = 0
+nhf = ninf = nbias = ndtype = nleast = 0
 for f in facts:
     t = f["trace"][:-3]
     r = json.load(open(t + ".json"))
@@ -39,6 +39,11 @@ for f in facts:
         for k in c:
             assert src(k) in ("argument", "flag", "file", "inferred", "unknown"), (t, k, c[k])
         A = c["gradient_accumulation_steps"]
+        for w in r.get("config_warnings") or []:  # a lower bound the trace shows: true of the run
+            least = re.search(r"gradient_accumulation_steps is at least (\d+)", w)
+            if least:
+                assert A["source"] == "unknown" and int(least.group(1)) <= 2, (t, w)
+                nleast += 1
         if f["iters"] > 0:
             assert (A["value"], A["source"]) == (2, "inferred"), (t, A)
         else:
@@ -74,7 +79,8 @@ for f in facts:
         # "16-bit": autocast copies seen, no step to tell float16 (GradScaler) from bfloat16
         assert c["dtype"]["value"] in (want, "16-bit"), (t, c["dtype"])
         ndtype += 1
-assert nhf >= 12 and ninf >= 30 and nbias >= 8 and ndtype >= 8, (nhf, ninf, nbias, ndtype)
+assert nhf >= 12 and ninf >= 30 and nbias >= 8 and ndtype >= 8 and nleast >= 1, \
+    (nhf, ninf, nbias, ndtype, nleast)
 PYEOF
 # a run whose config file is gone: nanogpt-30m-4070.py (B=16, T=512, L=6, d=384) from the trace
 python3 - a_native_compile.json <<'PYEOF' || exit 1
