@@ -212,12 +212,21 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
         printf("step: micro-batch %llu, %s\n\n", (unsigned long long)s->B,
                s->accum_unknown ? "gradient accumulation not known"
                                 : "gradient accumulation as the run");
-    } else
-        printf("GPT: %.2f M parameters (n_layer %llu, n_head %llu, n_embd %llu, block_size %llu, "
+    } else if (s->gated) {
+        printf("%s, gated blocks: %.2f M parameters (n_layer %llu, n_embd %llu, MLP width %llu, "
+               "block_size %llu, vocab_size %llu, %s head)\n",
+               trace_model[0] ? trace_model : "a gated-MLP decoder", P / 1e6,
+               (unsigned long long)s->L, (unsigned long long)s->d, (unsigned long long)s->I,
+               (unsigned long long)s->T, (unsigned long long)s->V, s->untied ? "untied" : "tied");
+    } else {
+        char h[24] = "unknown"; /* a trace that does not give the heads */
+        if (s->H)
+            snprintf(h, sizeof h, "%llu", (unsigned long long)s->H);
+        printf("GPT: %.2f M parameters (n_layer %llu, n_head %s, n_embd %llu, block_size %llu, "
                "vocab_size %llu, bias %s)\n",
-               P / 1e6, (unsigned long long)s->L, (unsigned long long)s->H,
-               (unsigned long long)s->d, (unsigned long long)s->T, (unsigned long long)s->V,
-               s->bias ? "True" : "False");
+               P / 1e6, (unsigned long long)s->L, h, (unsigned long long)s->d,
+               (unsigned long long)s->T, (unsigned long long)s->V, s->bias ? "True" : "False");
+    }
     if (s->generic)
         ;
     else if (s->accum_unknown && !a->from)
@@ -492,6 +501,7 @@ int cmd_predict(int argc, char **argv)
         s.train_frac = ts->train_frac;
         s.patch_tokens = ts->patch_tokens;
         s.checkpointing |= ts->checkpointing;
+        s.gated = ts->gated, s.I = ts->I, s.kv = ts->kv, s.untied = ts->untied; /* its block */
         if (!config_known(&c, CFG_gradient_accumulation_steps))
             s.A = ts->A;
         run_shape.generic = ts->generic;
@@ -499,6 +509,8 @@ int cmd_predict(int argc, char **argv)
         run_shape.opt_bpp = ts->opt_bpp;
         run_shape.train_frac = ts->train_frac;
         run_shape.patch_tokens = ts->patch_tokens;
+        run_shape.gated = ts->gated, run_shape.I = ts->I, run_shape.kv = ts->kv;
+        run_shape.untied = ts->untied;
         run_shape.checkpointing = ts->checkpointing;
         run_shape.A = ts->A;
     }

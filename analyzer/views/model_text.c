@@ -63,10 +63,12 @@ static void print_formula(FILE *out, const model_result *m)
     if (m->params_trace)
         fprintf(out,
                 "\nformula comparison at the %s (N = B*T = %llu %s; P = %.2f M parameters in "
-                "the trace's weight tensors, %.2f M for the formula's GPT blocks of the same %s)\n",
+                "the trace's weight tensors, %.2f M for the formula's %s blocks of the same %s)\n",
                 at, (unsigned long long)(s->B * s->T), unit, m->params_trace / 1e6,
-                formula_params_exact(s) / 1e6,
-                s->patch_tokens ? "L, d, T (no vocabulary)" : "L, d, V");
+                formula_params_exact(s) / 1e6, s->gated ? "gated" : "GPT",
+                s->patch_tokens ? "L, d, T (no vocabulary)"
+                : s->gated      ? "L, d, I, V"
+                                : "L, d, V");
     else if (m->cfg.program == PROG_NANOGPT)
         fprintf(out,
                 "\nformula comparison at the %s (N = B*T = %llu %s; P = %.2f M parameters, "

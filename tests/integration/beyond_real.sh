@@ -124,9 +124,35 @@ for f in facts:
     transformer = f["family"] in ("bert", "gpt2", "llama", "vit")
     if r["formula_applies"] != transformer:
         bad.append("%s: formula_applies %s for a %s" % (t, r["formula_applies"], f["family"]))
-    # the formulas' GPT-2 block is said not to be a Llama's, and only there
+    # a Llama's refined formula is its gated block (its MLP width from the weights), said, and
+    # only there: parameters and autocast copies exact, activations exact without LoRA (the
+    # frozen layers of LoRA keep less, said)
     if ("formula_block_note" in r) != (f["family"] == "llama" and r["formula_applies"]):
         bad.append("%s: formula_block_note %r" % (t, r.get("formula_block_note")))
+    # a gated MLP's width from the weights: only a Llama has one (GPT-2's and BERT's MLPs are two
+    # matrices of 4d x d, T5's two of its own width)
+    inf = r.get("inferred") or {}
+    if ("mlp_width" in inf) != (f["family"] == "llama"):
+        bad.append("%s: mlp_width %r" % (t, inf.get("mlp_width")))
+    elif "mlp_width" in inf and inf["mlp_width"]["value"] != {1024: 2816, 768: 2048}[f["hidden"]]:
+        bad.append("%s: mlp_width %r" % (t, inf["mlp_width"]))
+    if f["family"] == "llama" and r["formula_applies"]:
+        fo = r["formula"]
+        if "gated block" not in r.get("formula_block_note", ""):
+            bad.append("%s: not the gated block: %r" % (t, r.get("formula_block_note")))
+        ref_p = fo["parameters"]["refined_bytes"]
+        if abs(ref_p - f["param_bytes"]) > 0.005 * f["param_bytes"]:
+            bad.append("%s: refined parameters %d, the program's %d" % (t, ref_p, f["param_bytes"]))
+        ac = fo["autocast_copies"]
+        if not f["oom"] and abs(ac["measured_bytes"] - ac["refined_bytes"]) > 0.01 * ac["refined_bytes"]:
+            bad.append("%s: autocast copies %s" % (t, ac))
+        act = fo["activations"]
+        if not f["oom"] and not f.get("lora_rank") and \
+                abs(act["measured_bytes"] - act["refined_bytes"]) > 0.01 * act["refined_bytes"]:
+            bad.append("%s: activations %s" % (t, act))
+        if f.get("lora_rank") and not f["oom"] and \
+                "frozen layers keep no input" not in act.get("reason_refined", ""):
+            bad.append("%s: LoRA's activations below the formula, unexplained: %s" % (t, act))
     if f["family"] in ("resnet", "t5") and ("formula comparison" in text or
                                             "formula: not applied" not in text):
         bad.append("%s: a transformer formula for a %s" % (t, f["family"]))

@@ -157,6 +157,39 @@ static void test_variants(void **state)
     assert_non_null(strstr(what, "16-bit logits"));
 }
 
+/* a gated-MLP decoder's block (Llama-160M of examples/hf: L=12, d=768, I=2048, V=32000, an
+ * untied head): its exact parameters, the matrices autocast copies, and the saved activations
+ * the H100 runs measured to the byte at B=4, T=1024 (2,122,989,568 B: hf_llama_fp16_b4) */
+static void test_gated(void **state)
+{
+    (void)state;
+    gpt_shape s;
+    memset(&s, 0, sizeof s);
+    s.B = 4, s.T = 1024, s.A = 2, s.L = 12, s.H = 12, s.d = 768, s.V = 32000, s.dtype_bytes = 2;
+    s.gated = 1, s.I = 2048, s.untied = 1;
+    assert_int_equal(formula_params_exact(&s), 134105856);
+    assert_int_equal(formula_params_matmul(&s), 109510656);
+    uint64_t N = 4096;
+    assert_int_equal(formula_block_bytes(&s), 34 * N * 768 + 8 * N * 2048 + 8 * N + 4 * N * 12);
+    cat_breakdown r;
+    formula_refined(&s, &r);
+    assert_int_equal(r.bytes[CAT_ACTIVATIONS], 2122989568);
+    assert_int_equal(r.bytes[CAT_AUTOCAST], 2 * 109510656);
+    assert_int_equal(r.bytes[CAT_PARAMETERS], 4 * 134105856);
+    /* tied, grouped-query key / value of 256: fewer weights */
+    s.untied = 0, s.kv = 256;
+    assert_int_equal(formula_params_exact(&s),
+                     32000ull * 768 +
+                         12 * (2 * 768 * 768 + 2 * 768 * 256 + 3 * 768 * 2048 + 2 * 768) + 768);
+    /* float32: every saved tensor at 4 B, the MLP's four kept whole */
+    s.dtype_bytes = 4;
+    assert_int_equal(formula_block_bytes(&s), 40 * N * 768 + 16 * N * 2048 + 8 * N + 4 * N * 12);
+    /* the documents' formula subtracts no position embedding (rotary) */
+    doc_formula d;
+    formula_documents(&s, &d);
+    assert_int_equal(d.params_reported, formula_params_exact(&s));
+}
+
 static void test_shape_from_config(void **state)
 {
     (void)state;
@@ -173,7 +206,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_documents_example1), cmocka_unit_test(test_exact_params),
         cmocka_unit_test(test_refined_peak),       cmocka_unit_test(test_variants),
-        cmocka_unit_test(test_shape_from_config),
+        cmocka_unit_test(test_shape_from_config),  cmocka_unit_test(test_gated),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

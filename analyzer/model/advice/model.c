@@ -219,16 +219,33 @@ static void from_trace_compile(model_result *m, const run_facts *f, int nanogpt)
 }
 
 /* gated_block: a decoder whose class is one of the gated-MLP families (SwiGLU / GeGLU MLP of
- * its own width, RMSNorm, rotary positions): the formulas, a GPT-2 block's, are not its shape. */
-static void gated_block(model_result *m, int nanogpt)
+ * its own width, RMSNorm, rotary positions): with the MLP's width from the trace's weights the
+ * refined formula is its block's (formula.h), else both formulas, a GPT-2 block's, are not its
+ * shape and the note says so. */
+static void gated_block(model_result *m, const run_facts *f, int nanogpt)
 {
     static const char *const gated[] = {"Llama", "Mistral", "Mixtral", "Qwen",
                                         "Gemma", "Phi3",    "Olmo",    NULL};
     const run_recognition *r = &m->rec;
     if (nanogpt || r->family != FAM_DECODER || !r->model_class[0])
         return;
+    const infer_result *ir = f->inferred;
     for (int i = 0; gated[i]; i++)
-        if (strstr(r->model_class, gated[i])) {
+        if (strstr(r->model_class, gated[i]) && ir && ir->v[INFER_mlp_width].known &&
+            ir->v[INFER_mlp_width].value > 0) {
+            gpt_shape *s = &m->shape;
+            s->gated = 1;
+            s->I = (uint64_t)ir->v[INFER_mlp_width].value;
+            s->kv = ir->v[INFER_kv_width].known ? (uint64_t)ir->v[INFER_kv_width].value : 0;
+            s->untied = ir->v[INFER_untied_head].known && ir->v[INFER_untied_head].value;
+            snprintf(m->formula_block, sizeof m->formula_block,
+                     "refined: %.40s's gated block (MLP width I = %llu, RMSNorm, rotary "
+                     "positions%s%s): 34*N*d + 8*N*I + 8*N + 4*N*H bytes per block; basic: the "
+                     "usual GPT-2 rule of thumb",
+                     r->model_class, (unsigned long long)s->I, s->kv ? ", grouped key / value" : "",
+                     s->untied ? ", an untied head" : "");
+            return;
+        } else if (strstr(r->model_class, gated[i])) {
             snprintf(m->formula_block, sizeof m->formula_block,
                      "both formulas are a GPT-2 block's (4d GELU MLP, LayerNorm, learned "
                      "positions); %.40s's blocks (a gated MLP of their own width, RMSNorm, rotary "
@@ -240,7 +257,7 @@ static void gated_block(model_result *m, int nanogpt)
 
 /* shape_of_run: what the recognition adds to the configuration's shape; whether a transformer's
  * formula applies (every size it needs known), else the measured scaling (generic). */
-static void shape_of_run(model_result *m, int nanogpt)
+static void shape_of_run(model_result *m, const run_facts *f, int nanogpt)
 {
     gpt_shape *s = &m->shape;
     const run_recognition *r = &m->rec;
@@ -294,7 +311,7 @@ static void shape_of_run(model_result *m, int nanogpt)
         missing = "whether torch.compile ran";
     if (family_transformer(fam) && !missing) {
         m->formula_ok = 1;
-        gated_block(m, nanogpt);
+        gated_block(m, f, nanogpt);
         if (!s->H)
             config_note(&m->cfg, "n_head unknown: the refined formula leaves out the attention's "
                                  "B·H·T log-sum-exp rows (4·B·T·H bytes per block, a few MiB)");
@@ -464,7 +481,7 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     from_trace_compile(m, f, nanogpt);
     if (f->argv)
         recognize_optim_cmdline(f->argc, f->argv, &m->rec);
-    shape_of_run(m, nanogpt);
+    shape_of_run(m, f, nanogpt);
     m->shape.iteration0 = f->iterations == 0;
     m->measured = f->at_peak;
     if (f->has_at_tensors && cat_breakdown_total(&f->at_tensors) > 0) {

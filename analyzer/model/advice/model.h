@@ -91,7 +91,7 @@ typedef struct model_result {
     char formula_why[240]; /* why it does not, when formula_ok = 0 */
     /* the formulas' block is a GPT-2 block: a run whose blocks are another kind's (a gated-MLP
      * decoder such as Llama) says so beside the comparison; "" otherwise */
-    char formula_block[240];
+    char formula_block[320];
     int tight;       /* 1: a run that completed on the card with less than the headroom free */
     int opt_assumed; /* 1: the optimizer's state was not measured: predictions assume AdamW */
     int opt_bound;   /* 1: named, not measured: a bound of its kind's state (said) */

@@ -268,6 +268,11 @@ static void explain_ref(model_result *m, const run_facts *f, int c, uint64_t me,
             snprintf(rr, n,
                      "torch.compile decides what is saved (the refined formula assumes 30*N*d "
                      "per block)");
+        else if (c == CAT_ACTIVATIONS && me < r && m->rec.feat[FEATURE_LORA].state == FEAT_ON)
+            snprintf(rr, n,
+                     "measured %.2fx the refined formula: with LoRA the frozen layers keep no "
+                     "input for a weight gradient (the formula's blocks train every weight)",
+                     (double)me / r);
         else
             snprintf(rr, n, "measured %.2fx the refined formula (%s)", (double)me / r,
                      category_doc((category)c));

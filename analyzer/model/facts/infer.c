@@ -133,6 +133,39 @@ static void vt__block(const uint64_t *seq, size_t n, size_t *period, size_t *rep
         }
 }
 
+/* vt__infer_gated: a gated MLP (Llama, Mistral, Qwen: gate, up and down, three d×I matrices in
+ * each block; no other transformer's block has three of a size that is a multiple of d, not d²:
+ * GPT-2's and BERT's MLPs are two of 4d²), and grouped-query attention's key and value (two
+ * d×w matrices, w < d) */
+static void vt__infer_gated(const uint64_t *elems, size_t n, size_t lo, size_t per, size_t reps,
+                            uint64_t d, infer_result *out)
+{
+    if (!d || reps < 2 || per < 7 || lo + per > n || d > (1u << 20))
+        return;
+    uint64_t I = 0, w = 0;
+    for (size_t i = lo; i < lo + per; i++) {
+        uint64_t s = elems[i];
+        if (s % d || s == d || s == d * d)
+            continue;
+        size_t c = 0;
+        for (size_t j = lo; j < lo + per; j++)
+            c += elems[j] == s;
+        if (c == 3)
+            I = s / d;
+        else if (c == 2 && s < d * d)
+            w = s / d;
+    }
+    if (!I)
+        return;
+    vt__set(out, INFER_mlp_width, (int64_t)I,
+            "I = %llu: three %llu×%llu matrices in each block (a gated MLP: gate, up, down)",
+            (unsigned long long)I, (unsigned long long)d, (unsigned long long)I);
+    if (w)
+        vt__set(out, INFER_kv_width, (int64_t)w,
+                "%llu: the key and value projections are %llu×%llu (grouped-query attention)",
+                (unsigned long long)w, (unsigned long long)d, (unsigned long long)w);
+}
+
 static void vt__infer_params(const vt__pass *p, infer_result *out, uint64_t *elems, size_t *nelems,
                              size_t *lo, size_t *hi)
 {
@@ -205,11 +238,21 @@ static void vt__infer_params(const vt__pass *p, infer_result *out, uint64_t *ele
             first_max = i;
             break;
         }
-    if (d && maxel % d == 0 && maxel / d > d && (maxi < *lo || maxi >= *hi) && first_max < 4)
+    if (d && maxel % d == 0 && maxel / d > d && (maxi < *lo || maxi >= *hi) && first_max < 4) {
         vt__set(out, INFER_vocab_size, (int64_t)(maxel / d),
                 "V = %llu from the largest parameter, %llu×%llu (embedding / head)",
                 (unsigned long long)(maxel / d), (unsigned long long)(maxel / d),
                 (unsigned long long)d);
+        size_t nv = 0; /* the embedding, and a head of its own after the blocks */
+        for (size_t i = 0; i < n; i++)
+            nv += elems[i] == maxel;
+        if (nv <= 2)
+            vt__set(out, INFER_untied_head, nv == 2,
+                    nv == 2 ? "the head is a %llu×%llu tensor of its own (untied)"
+                            : "one %llu×%llu tensor: the head is tied to the embedding",
+                    (unsigned long long)(maxel / d), (unsigned long long)d);
+    }
+    vt__infer_gated(elems, n, *lo, per, reps, d, out);
 }
 
 /* vt__embeds: the index after i of the embedding lookup of n tokens of width d (n·d elements of

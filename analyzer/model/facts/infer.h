@@ -17,6 +17,9 @@
     X(n_head, "attention heads H")                                                                 \
     X(bias, "biases in the blocks' linear and norm layers (1 / 0)")                                \
     X(vocab_size, "vocabulary V")                                                                  \
+    X(mlp_width, "a gated MLP's width I (gate, up and down: three d×I matrices per block)")        \
+    X(kv_width, "grouped-query attention's key / value width (two d×w matrices per block)")        \
+    X(untied_head, "1: the head is a V×d tensor of its own, 0: tied to the embedding")             \
     X(tokens, "tokens per micro-batch B·T")                                                        \
     X(logits_dtype_bytes, "bytes per element of the largest logits tensor (2: 16-bit)")            \
     X(batch_size, "micro-batch B")                                                                 \

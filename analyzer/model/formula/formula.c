@@ -39,14 +39,30 @@ double formula_train_frac(const gpt_shape *s)
     return s->train_frac > 0 && s->train_frac < 1 ? s->train_frac : 1.0;
 }
 
+/* kv_width: a gated block's key / value width (d without grouped-query attention) */
+static uint64_t kv_width(const gpt_shape *s)
+{
+    return s->kv ? s->kv : s->d;
+}
+
+/* gated_matmul: the matrices of one gated block (q, o: d x d; k, v: d x kv; gate, up, down) */
+static uint64_t gated_matmul(const gpt_shape *s)
+{
+    return 2 * s->d * s->d + 2 * s->d * kv_width(s) + 3 * s->d * s->I;
+}
+
 uint64_t formula_params_exact(const gpt_shape *s)
 {
+    if (s->gated)
+        return s->V * s->d * (s->untied ? 2 : 1) + s->L * (gated_matmul(s) + 2 * s->d) + s->d;
     uint64_t c = s->bias ? 13 : 2, f = s->bias ? 2 : 1;
     return s->V * s->d + s->T * s->d + s->L * (12 * s->d * s->d + c * s->d) + f * s->d;
 }
 
 uint64_t formula_params_matmul(const gpt_shape *s)
 {
+    if (s->gated)
+        return s->L * gated_matmul(s) + s->V * s->d;
     return 12 * s->L * s->d * s->d + s->V * s->d;
 }
 
@@ -56,8 +72,9 @@ void formula_documents(const gpt_shape *s, doc_formula *d)
     if (s->generic)
         return;
     d->params_estimate = 12 * s->L * s->d * s->d + s->d * s->V;
-    /* nanoGPT's get_num_params(non_embedding=True) subtracts the position embeddings. */
-    d->params_reported = formula_params_exact(s) - s->T * s->d;
+    /* nanoGPT's get_num_params(non_embedding=True) subtracts the position embeddings (a gated
+     * block's model has none: rotary) */
+    d->params_reported = formula_params_exact(s) - (s->gated ? 0 : s->T * s->d);
     d->decayed_params = s->V * s->d + s->T * s->d + 12 * s->L * s->d * s->d;
     d->param_bytes = d->params_reported * 2;
     d->grad_bytes = d->params_reported * 2;
@@ -88,6 +105,12 @@ void formula_documents_breakdown(const gpt_shape *s, cat_breakdown *out)
 uint64_t formula_block_bytes(const gpt_shape *s)
 {
     uint64_t N = s->B * s->T, d = s->d;
+    if (s->gated) {
+        uint64_t b = s->dtype_bytes >= 4 ? 40 * N * d + 16 * N * s->I : 34 * N * d + 8 * N * s->I;
+        if (s->compile && s->dtype_bytes < 4)
+            b = b * 30 / 36;
+        return b + 8 * N + 4 * N * s->H;
+    }
     uint64_t per_nd;
     if (s->dtype_bytes >= 4)
         per_nd = 64; /* float32: every saved tensor at 4 B */
@@ -112,15 +135,20 @@ void formula_refined(const gpt_shape *s, cat_breakdown *out)
     out->bytes[CAT_OPTIMIZER] = s->iteration0 ? 0 : (uint64_t)(formula_opt_bpp(s) * trained + 0.5);
     out->bytes[CAT_GRADIENTS] = s->A > 1 ? (uint64_t)(4.0 * trained + 0.5) : 0;
     if (s->dtype_bytes == 2 && !s->compile)
-        out->bytes[CAT_AUTOCAST] =
-            s->checkpointing ? 2 * (s->V * d + 12 * d * d) : 2 * formula_params_matmul(s);
+        out->bytes[CAT_AUTOCAST] = s->checkpointing
+                                       ? 2 * (s->V * d + (s->gated ? gated_matmul(s) : 12 * d * d))
+                                       : 2 * formula_params_matmul(s);
     uint64_t block = formula_block_bytes(s);
     uint64_t act;
     if (s->checkpointing) /* only block inputs (fp32 residual) + one block recomputed */
         act = s->L * 4 * N * d + block;
     else
         act = s->L * block;
-    act += 6 * N * d + 8 * N; /* final LayerNorm: fp32 input + 16-bit output, mean/rstd */
+    if (s->gated) /* final RMSNorm: fp32 input and normalized input, rsqrt rows, the head's
+                   * input (a 16-bit cast, or the fp32 output itself) */
+        act += (s->dtype_bytes >= 4 ? 12 : 10) * N * d + 4 * N;
+    else
+        act += 6 * N * d + 8 * N; /* final LayerNorm: fp32 input + 16-bit output, mean/rstd */
     if (s->dropout > 0)
         act += N * d; /* embedding dropout mask */
     out->bytes[CAT_ACTIVATIONS] = act;
@@ -151,7 +179,9 @@ uint64_t formula_largest_tensor(const gpt_shape *s, const char **what)
          s->compile ? "16-bit logits (2*B*T*V; the compiled loss makes no fp32 copy)"
                     : "fp32 logits for cross-entropy (4*B*T*V)"},
         {4 * s->V * s->d, "token embedding / lm_head weight, fp32 (4*V*d)"},
-        {(uint64_t)(s->dtype_bytes >= 4 ? 16 : 8) * N * s->d, "MLP hidden activation (4*d wide)"},
+        {s->gated ? (uint64_t)(s->dtype_bytes >= 4 ? 4 : 2) * N * s->I
+                  : (uint64_t)(s->dtype_bytes >= 4 ? 16 : 8) * N * s->d,
+         s->gated ? "gated MLP hidden activation (I wide)" : "MLP hidden activation (4*d wide)"},
         {s->unfused_attention ? 4 * s->B * s->H * s->T * s->T : 0,
          "attention scores, fp32 (4*B*H*T^2)"},
     };

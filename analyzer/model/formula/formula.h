@@ -28,6 +28,12 @@ typedef struct gpt_shape {
     double opt_bpp;        /* optimizer state bytes per trainable parameter, when opt_set */
     double train_frac;     /* trainable share of the parameters (0 or 1: all; LoRA: a few %) */
     int patch_tokens;      /* 1: T counts a vision transformer's patches (not a knob to turn) */
+    /* a gated-MLP decoder's block (Llama, Mistral, Qwen: gate, up, down of width I, RMSNorm,
+     * rotary positions, no biases) instead of GPT-2's; kv: grouped-query attention's key / value
+     * width (0: d); untied: the head is a V x d tensor of its own */
+    int gated;
+    uint64_t I, kv;
+    int untied;
 } gpt_shape;
 
 /* The documents' formula (formula.md §2), with its worked-example quantities. */
@@ -58,9 +64,11 @@ double formula_train_frac(const gpt_shape *s);
 void formula_shape_from_config(const nano_config *c, gpt_shape *s);
 
 /* formula_params_exact: nanoGPT's exact parameter count, all tensors on the GPU:
- * V*d + T*d + L*(12*d^2 + c*d) + f*d, c = 13, f = 2 with bias, c = 2, f = 1 without. */
+ * V*d + T*d + L*(12*d^2 + c*d) + f*d, c = 13, f = 2 with bias, c = 2, f = 1 without; a gated
+ * block's: V*d (twice untied) + L*(2*d^2 + 2*d*kv + 3*d*I + 2*d) + d (no positions, no biases). */
 uint64_t formula_params_exact(const gpt_shape *s);
-/* formula_params_matmul: P_mm = 12*L*d^2 + V*d (weights autocast copies to 16 bits). */
+/* formula_params_matmul: P_mm = 12*L*d^2 + V*d (weights autocast copies to 16 bits); gated:
+ * L*(2*d^2 + 2*d*kv + 3*d*I) + V*d. */
 uint64_t formula_params_matmul(const gpt_shape *s);
 
 /* formula_documents: fills d with the documents' formula for s (all 0 when s->generic). */
@@ -71,7 +79,11 @@ void formula_documents(const gpt_shape *s, doc_formula *d);
 void formula_documents_breakdown(const gpt_shape *s, cat_breakdown *out);
 
 /* formula_block_bytes: saved activations of one transformer block (36*N*d + 16*N + 4*N*H
- * for eager 16-bit autocast with fused attention; variants per s). */
+ * for eager 16-bit autocast with fused attention; variants per s). A gated block, eager 16-bit:
+ * 34*N*d + 8*N*I + 8*N + 4*N*H (the fp32 residual and the one after attention, the two RMSNorms'
+ * normalized inputs and rsqrt rows, the 16-bit casts of their outputs for q, k, v and for gate,
+ * up, SDPA's q, k, v, output and log-sum-exp rows, the MLP's gate, SiLU, up and product);
+ * float32: 40*N*d + 16*N*I + 8*N + 4*N*H; compiled: the eager bytes x 30/36, as for GPT-2. */
 uint64_t formula_block_bytes(const gpt_shape *s);
 
 /* formula_refined: the refined formula's tensor bytes at the step's peak (start of the
