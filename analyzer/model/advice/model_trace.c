@@ -1,0 +1,221 @@
+/* model_trace.c — what the trace shows of a run beyond its configuration (model_trace.h), for
+ * model_build: B or T from the token batch, the precision and torch.compile when nothing gave
+ * them, a gated-MLP decoder's block, how far a first forward that ran out of memory had got. */
+#include "model_trace.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "formula.h"
+
+/* set_trace: key k from the trace (src TRACE, where), the flag that carried nothing. */
+static void set_trace(nano_config *c, config_key k, long long v, const char *where)
+{
+    config_value *cv = &c->v[k];
+    cv->i = v;
+    cv->src = CONFIG_SRC_TRACE;
+    cv->flag[0] = '\0';
+    cv->flag_sep = 0;
+    snprintf(cv->where, sizeof cv->where, "%.*s", (int)sizeof cv->where - 1, where);
+}
+
+static int unset(const config_value *v)
+{
+    return v->src == CONFIG_SRC_DEFAULT || v->src == CONFIG_SRC_UNKNOWN;
+}
+
+/* complete_tokens: B·T measured (the token batch) gives T from the program's B, or B from T. */
+void model_complete_tokens(nano_config *c, const infer_result *ir)
+{
+    if (!ir || !ir->v[INFER_tokens].known || ir->v[INFER_tokens].value <= 0)
+        return;
+    long long n = ir->v[INFER_tokens].value;
+    config_value *b = &c->v[CFG_batch_size], *t = &c->v[CFG_block_size];
+    char where[256];
+    if (c->v[CFG_block_size].src == CONFIG_SRC_UNKNOWN && !unset(b) && b->i > 0 && n % b->i == 0) {
+        snprintf(where, sizeof where,
+                 "T = %lld: B·T = %lld tokens in the token batch over the "
+                 "micro-batch %lld",
+                 n / b->i, n, b->i);
+        set_trace(c, CFG_block_size, n / b->i, where);
+    } else if (b->src == CONFIG_SRC_UNKNOWN && !unset(t) && t->i > 0 && n % t->i == 0) {
+        snprintf(where, sizeof where,
+                 "B = %lld: B·T = %lld tokens in the token batch over T = %lld", n / t->i, n, t->i);
+        set_trace(c, CFG_batch_size, n / t->i, where);
+    }
+}
+
+/* from_trace_dtype: the precision the trace shows when nothing gave it. */
+void model_trace_dtype(nano_config *c, const run_facts *f)
+{
+    config_value *dv = &c->v[CFG_dtype];
+    const infer_result *ir = f->inferred;
+    if (!unset(dv))
+        return;
+    const char *s = NULL, *why = NULL;
+    char buf[200];
+    if (f->grad_scaler) {
+        s = "float16";
+        why = "an enabled GradScaler allocated (scale / unscale_): fp16 mixed precision";
+    } else if (f->iterations > 0 && f->at_peak.bytes[CAT_AUTOCAST] > 0) {
+        s = "bfloat16";
+        snprintf(buf, sizeof buf,
+                 "16-bit autocast weight copies, no GradScaler over %d optimizer step%s",
+                 f->iterations, f->iterations == 1 ? "" : "s");
+        why = buf;
+    } else if (f->at_peak.bytes[CAT_AUTOCAST] > 0 || f->at_oom.bytes[CAT_AUTOCAST] > 0) {
+        s = "16-bit";
+        why = "16-bit autocast weight copies in the forward (no optimizer step ran to tell "
+              "float16 with a GradScaler from bfloat16)";
+    } else if (ir && ir->v[INFER_logits_dtype_bytes].known &&
+               ir->v[INFER_logits_dtype_bytes].value == 2 && dv->src == CONFIG_SRC_UNKNOWN) {
+        s = "bfloat16";
+        why = "16-bit logits in the forward and no GradScaler: bf16 mixed precision";
+    }
+    if (!s)
+        return;
+    snprintf(dv->s, sizeof dv->s, "%s", s);
+    dv->src = CONFIG_SRC_TRACE;
+    snprintf(dv->where, sizeof dv->where, "%s", why);
+}
+
+/* from_trace_compile: torch.compile on or off, as the trace shows it, when nothing gave it; a
+ * compile=True that ran eager becomes a note (the formulas use eager). */
+void model_trace_compile(model_result *m, const run_facts *f, int nanogpt)
+{
+    config_value *cv = &m->cfg.v[CFG_compile];
+    int state = m->rec.feat[FEATURE_COMPILE].state;
+    const char *where = m->rec.feat[FEATURE_COMPILE].where;
+    if (!f->recog) { /* no recognition: the report's own frame summary */
+        state = f->compile_frames == MODEL_COMPILE_SEEN       ? FEAT_ON
+                : f->compile_frames == MODEL_COMPILE_NOT_SEEN ? FEAT_OFF
+                                                              : FEAT_UNKNOWN;
+        where = state == FEAT_ON ? "compiled: Python frames under torch._dynamo / torch._inductor"
+                                 : "no Python frame under torch._dynamo / torch._inductor";
+    }
+    if (state != FEAT_UNKNOWN && unset(cv) &&
+        !(cv->src == CONFIG_SRC_DEFAULT && (cv->i != 0) == (state == FEAT_ON) && nanogpt &&
+          !m->cfg.nfiles_missing)) {
+        set_trace(&m->cfg, CFG_compile, state == FEAT_ON, where);
+        m->shape.compile = state == FEAT_ON;
+        return;
+    }
+    if (state == FEAT_UNKNOWN && m->shape.compile && !f->has_oom && !m->shape.generic) {
+        /* no Python frames: a complete run that kept eager's 12*N*V of logits/loss ran eager */
+        double nv = (double)m->shape.B * (double)m->shape.T * (double)m->shape.V;
+        if (nv > 0 && (double)f->at_peak.bytes[CAT_LOGITS] > 10.0 * nv) {
+            state = FEAT_OFF;
+            where = "logits/loss kept about 12*B*T*V bytes, as eager does";
+            if (unset(cv)) {
+                set_trace(&m->cfg, CFG_compile, 0, where);
+                m->shape.compile = 0;
+                return;
+            }
+        }
+    }
+    if (cv->i && state == FEAT_OFF) {
+        m->shape.compile = 0;
+        snprintf(m->note, sizeof m->note, "%s ran as eager (%.100s): the formulas use eager mode",
+                 cv->src != CONFIG_SRC_DEFAULT ? "compile=True"
+                                               : "compile (nanoGPT's default True assumed)",
+                 where);
+    }
+}
+
+/* gated_block: a decoder whose class is one of the gated-MLP families (SwiGLU / GeGLU MLP of
+ * its own width, RMSNorm, rotary positions): with the MLP's width from the trace's weights the
+ * refined formula is its block's (formula.h), else both formulas, a GPT-2 block's, are not its
+ * shape and the note says so. */
+void model_gated_block(model_result *m, const run_facts *f, int nanogpt)
+{
+    static const char *const gated[] = {"Llama", "Mistral", "Mixtral", "Qwen",
+                                        "Gemma", "Phi3",    "Olmo",    NULL};
+    const run_recognition *r = &m->rec;
+    if (nanogpt || r->family != FAM_DECODER || !r->model_class[0])
+        return;
+    const infer_result *ir = f->inferred;
+    for (int i = 0; gated[i]; i++)
+        if (strstr(r->model_class, gated[i]) && ir && ir->v[INFER_mlp_width].known &&
+            ir->v[INFER_mlp_width].value > 0) {
+            gpt_shape *s = &m->shape;
+            s->gated = 1;
+            s->I = (uint64_t)ir->v[INFER_mlp_width].value;
+            s->kv = ir->v[INFER_kv_width].known ? (uint64_t)ir->v[INFER_kv_width].value : 0;
+            s->untied = ir->v[INFER_untied_head].known && ir->v[INFER_untied_head].value;
+            snprintf(m->formula_block, sizeof m->formula_block,
+                     "refined: %.40s's gated block (MLP width I = %llu, RMSNorm, rotary "
+                     "positions%s%s): 34*N*d + 8*N*I + 8*N + 4*N*H bytes per block; basic: the "
+                     "usual GPT-2 rule of thumb",
+                     r->model_class, (unsigned long long)s->I, s->kv ? ", grouped key / value" : "",
+                     s->untied ? ", an untied head" : "");
+            return;
+        } else if (strstr(r->model_class, gated[i])) {
+            snprintf(m->formula_block, sizeof m->formula_block,
+                     "both formulas are a GPT-2 block's (4d GELU MLP, LayerNorm, learned "
+                     "positions); %.40s's blocks (a gated MLP of their own width, RMSNorm, rotary "
+                     "positions) keep other tensors: the ratios say by how much",
+                     r->model_class);
+            return;
+        }
+}
+
+/* oom_forward_share: no formula, and the run died in its first forward: how far the forward had
+ * got is said from autocast's 16-bit weight copies (made as each weight is used: 2 B per 4-B
+ * parameter) when there are some. An encoder-decoder's blocks keep alike activations per weight,
+ * so its activations are extrapolated to the whole forward by that share of its blocks' weights
+ * (the token embedding and the head that shares it are no block's; T5-small at B=32, cut at 73 %:
+ * B=8 predicted from what was alive 5.17 GiB, extrapolated by the share of all weights (53 %)
+ * 8.05 GiB, by the blocks' 7.16, measured by a run at B=8 6.77); other
+ * networks' are not spread like their weights (a ResNet's early, high-resolution layers hold
+ * most activations and few weights): what-ifs scale what was alive, lower bounds. */
+void model_oom_forward_share(model_result *m, const run_facts *f)
+{
+    if (!m->shape.generic || f->backward_passes > 0 || !f->oom_phase ||
+        strcmp(f->oom_phase, "forward"))
+        return;
+    uint64_t copies = f->at_oom.bytes[CAT_AUTOCAST], params = f->at_oom.bytes[CAT_PARAMETERS];
+    /* the token embedding is looked up, never cast; the head that shares it (or its own V x d)
+     * is cast at the forward's end: neither is a block's weight used so far */
+    uint64_t V = config_known(&m->cfg, CFG_vocab_size) ? (uint64_t)m->cfg.v[CFG_vocab_size].i : 0,
+             d = config_known(&m->cfg, CFG_n_embd) ? (uint64_t)m->cfg.v[CFG_n_embd].i : 0, emb;
+    if (V && d && !__builtin_mul_overflow(4 * V, d, &emb) && emb < params / 2)
+        params -= emb;
+    double frac = params ? 2.0 * (double)copies / (double)params : 0;
+    char used[120] = "";
+    if (frac >= 0.01 && frac < 0.99)
+        snprintf(used, sizeof used,
+                 ", after about %.0f %% of its blocks' weights had been used (cast to "
+                 "16 bits by autocast)",
+                 100.0 * frac);
+    if (used[0] && frac >= 0.2 && m->rec.family == FAM_ENCODER_DECODER) {
+        m->calib.act_whole = 1.0 / frac;
+        /* the logits at its end, not reached: the refined formula's cross-entropy of B*T
+         * tokens over V (12 B each eager, 8 compiled; T5-small at B=8 kept 10) */
+        uint64_t B = config_known(&m->cfg, CFG_batch_size) ? (uint64_t)m->cfg.v[CFG_batch_size].i
+                                                           : 0,
+                 T = config_known(&m->cfg, CFG_block_size) ? (uint64_t)m->cfg.v[CFG_block_size].i
+                                                           : 0;
+        unsigned per = m->shape.compile ? 8 : 12;
+        double logits = (double)B * (double)T * (double)V * per;
+        if (logits > 0 && logits < 1e18)
+            m->calib.logits_whole = logits;
+        char lg[120];
+        snprintf(lg, sizeof lg,
+                 m->calib.logits_whole > 0
+                     ? "the logits at its end, not reached, are counted as %u*B*T*V bytes (the "
+                       "refined formula's cross-entropy)"
+                     : "the logits at its end, not reached, are not counted (V or T unknown)",
+                 per);
+        snprintf(m->oom_forward, sizeof m->oom_forward,
+                 "the run died in its first forward%s: its activations are extrapolated to the "
+                 "whole forward (x%.2f: its blocks keep alike activations per weight); %s "
+                 "(vramtrace fit measures)",
+                 used, 1.0 / frac, lg);
+        return;
+    }
+    snprintf(m->oom_forward, sizeof m->oom_forward,
+             "the run died in its first forward%s: what-ifs scale what was alive then; the rest "
+             "of its forward was not measured, so they are lower bounds (vramtrace fit measures)",
+             used);
+    m->lower_bounds = 1;
+}

@@ -1,0 +1,45 @@
+/* infer_pass.h — infer.c's pass over the tensors, shared with infer_weights.c (what the weights
+ * say); private to the two. */
+#ifndef VT_ANALYZER_INFER_PASS_H
+#define VT_ANALYZER_INFER_PASS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "infer.h"
+
+#define VT_EMBED_GAP 16 /* allocations between a token batch and its embedding lookup */
+
+/* One tensor as the pass sees it. */
+typedef struct vt__tensor {
+    uint64_t addr, size;
+    uint64_t event; /* the allocating event's number (the replay's; a free finds it by it) */
+    int early;      /* allocated before the first backward */
+    int live;
+    int kept;  /* alive right after the first backward (or at an OOM before it) */
+    int batch; /* an image batch or its labels (vt__find_images): not a parameter */
+} vt__tensor;
+
+typedef struct vt__pass {
+    vt__tensor *t;
+    size_t n, cap;
+    int seen_backward;
+    int snapped;     /* kept is set */
+    int at_oom;      /* ... at an out-of-memory failure before the first backward */
+    uint64_t oom_bt; /* then: B·T of the token batch found there (vt__trim_oom), 0 = none */
+    size_t oom_at;   /* ... and its index */
+    uint64_t img_b, img_side, img_bytes; /* an image batch (vt__find_images), 0 = none */
+    /* live tensors by a hash of their address (0: vt__free needs no search) */
+    uint32_t live_at[4096];
+} vt__pass;
+
+/* vt__set: key k known, with its value and where it came from (printf-style) */
+void vt__set(infer_result *out, infer_key k, int64_t v, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* vt__infer_params: P, L, d, biases, V, a tied or untied head, a gated MLP from the parameters
+ * (the tensors kept from before the first temporary); elems gets their element counts (*nelems),
+ * [*lo, *hi) the repeating blocks. */
+void vt__infer_params(const vt__pass *p, infer_result *out, uint64_t *elems, size_t *nelems,
+                      size_t *lo, size_t *hi);
+
+#endif

@@ -1,0 +1,161 @@
+/* infer_weights.c — what the weights say (infer_pass.h): the parameters made before the first
+ * temporary, the repeating block (L), the width d, biases, the vocabulary and whether the head
+ * is tied, a gated MLP's width and grouped key / value; infer.c's pass gathers them. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "infer_pass.h"
+
+void vt__set(infer_result *out, infer_key k, int64_t v, const char *fmt, ...)
+{
+    va_list ap;
+    out->v[k].known = 1;
+    out->v[k].value = v;
+    va_start(ap, fmt);
+    vsnprintf(out->v[k].where, sizeof out->v[k].where, fmt, ap);
+    va_end(ap);
+}
+
+/* vt__block: the longest run of a repeating size pattern in seq (period up to 64); *period
+ * *repeats and where it *start(s); 0 when nothing repeats. */
+static void vt__block(const uint64_t *seq, size_t n, size_t *period, size_t *repeats, size_t *start)
+{
+    size_t best = 0;
+    *period = *repeats = *start = 0;
+    for (size_t p = 2; p <= 64 && p < n; p++)
+        for (size_t s = 0; s + p < n; s++) {
+            size_t k = 0;
+            while (s + k + p < n && seq[s + k] == seq[s + k + p])
+                k++;
+            size_t r = 1 + k / p;
+            if (r >= 2 && r * p > best) {
+                best = r * p;
+                *period = p;
+                *repeats = r;
+                *start = s;
+            }
+        }
+}
+
+/* vt__infer_gated: a gated MLP (Llama, Mistral, Qwen: gate, up and down, three d×I matrices in
+ * each block; no other transformer's block has three of a size that is a multiple of d, not d²:
+ * GPT-2's and BERT's MLPs are two of 4d²), and grouped-query attention's key and value (two
+ * d×w matrices, w < d) */
+static void vt__infer_gated(const uint64_t *elems, size_t n, size_t lo, size_t per, size_t reps,
+                            uint64_t d, infer_result *out)
+{
+    if (!d || reps < 2 || per < 7 || lo + per > n || d > (1u << 20))
+        return;
+    uint64_t I = 0, w = 0;
+    for (size_t i = lo; i < lo + per; i++) {
+        uint64_t s = elems[i];
+        if (s % d || s == d || s == d * d)
+            continue;
+        size_t c = 0;
+        for (size_t j = lo; j < lo + per; j++)
+            c += elems[j] == s;
+        if (c == 3)
+            I = s / d;
+        else if (c == 2 && s < d * d)
+            w = s / d;
+    }
+    if (!I)
+        return;
+    vt__set(out, INFER_mlp_width, (int64_t)I,
+            "I = %llu: three %llu×%llu matrices in each block (a gated MLP: gate, up, down)",
+            (unsigned long long)I, (unsigned long long)d, (unsigned long long)I);
+    if (w)
+        vt__set(out, INFER_kv_width, (int64_t)w,
+                "%llu: the key and value projections are %llu×%llu (grouped-query attention)",
+                (unsigned long long)w, (unsigned long long)d, (unsigned long long)w);
+}
+
+void vt__infer_params(const vt__pass *p, infer_result *out, uint64_t *elems, size_t *nelems,
+                      size_t *lo, size_t *hi)
+{
+    uint64_t bytes = 0, maxel = 0;
+    size_t maxi = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < p->n; i++)
+        if (p->t[i].early && p->t[i].kept && !p->t[i].batch && p->t[i].size % 4 == 0) {
+            bytes += p->t[i].size;
+            elems[n++] = p->t[i].size / 4;
+        }
+    *nelems = n;
+    if (n < 4)
+        return;
+    /* P: the program's parameters plus its buffers' bytes / 4 (no dtypes in the trace; a buffer
+     * is made and kept as a weight is): BERT's two int64 id rows of 512 add 2048, a Llama's two
+     * fp32 rotary rows of 32 64, ResNet-50's BatchNorm statistics 53226 (infer_beyond.sh) */
+    vt__set(out, INFER_params, (int64_t)(bytes / 4),
+            "%zu tensors allocated before the first temporary and alive %s, %llu B at 4 B each "
+            "(fp32 master weights assumed)",
+            n, p->at_oom ? "at the out-of-memory failure" : "after the first backward",
+            (unsigned long long)bytes);
+    vt__set(out, INFER_param_dtype_bytes, 4, "assumed: fp32 parameters (AMP keeps them fp32)");
+    size_t per, reps;
+    vt__block(elems, n, &per, &reps, lo);
+    *hi = *lo + per * reps;
+    if (reps >= 2)
+        vt__set(out, INFER_n_layer, (int64_t)reps,
+                "L = %zu: a block of %zu parameter tensors repeats %zu times", reps, per, reps);
+    /* width: the smallest size found at least once per block whose square divides some
+     * parameter (norm weights / biases are d elements, projections k·d²) */
+    uint64_t d = 0;
+    size_t dn = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t c = 0, sq = 0;
+        if (elems[i] > maxel)
+            maxel = elems[i], maxi = i;
+        uint64_t square; /* a parameter of 2^32 elements or more has no square to test */
+        int big = __builtin_mul_overflow(elems[i], elems[i], &square);
+        for (size_t j = 0; j < n; j++) {
+            c += elems[j] == elems[i];
+            sq |= !big && elems[i] > 1 && elems[j] % square == 0;
+        }
+        if (reps >= 2 && c >= reps && sq && (!d || elems[i] < d)) {
+            d = elems[i];
+            dn = c;
+        }
+    }
+    if (d)
+        vt__set(out, INFER_n_embd, (int64_t)d,
+                "d = %llu: the smallest parameter size seen in "
+                "every block (%zu norm weights / biases), d² divides the projections",
+                (unsigned long long)d, dn);
+    /* biases: a block's d-sized tensors are its two norms' weights, plus with biases the norms'
+     * biases and the two output projections' (6: nanoGPT bias=True, Hugging Face GPT-2) */
+    size_t nd = 0;
+    for (size_t i = *lo; d && reps >= 2 && i < *lo + per && i < n; i++)
+        nd += elems[i] == d;
+    if (nd == 2 || nd >= 4)
+        vt__set(out, INFER_bias, nd >= 4, "bias %s: %zu tensors of d elements in each block (%s)",
+                nd >= 4 ? "True" : "False", nd,
+                nd >= 4 ? "norm weights, norm and projection biases" : "the norms' weights only");
+    /* the vocabulary: the largest parameter, outside the repeating blocks (an MLP's 4·d×d
+     * inside them is not an embedding; a vision model has none) */
+    /* ... and a token embedding comes first among the weights (the tied or untied head of
+     * the same size may come last): a classifier's head, last alone, is not one */
+    size_t first_max = maxi;
+    for (size_t i = 0; i < n; i++)
+        if (elems[i] == maxel) {
+            first_max = i;
+            break;
+        }
+    if (d && maxel % d == 0 && maxel / d > d && (maxi < *lo || maxi >= *hi) && first_max < 4) {
+        vt__set(out, INFER_vocab_size, (int64_t)(maxel / d),
+                "V = %llu from the largest parameter, %llu×%llu (embedding / head)",
+                (unsigned long long)(maxel / d), (unsigned long long)(maxel / d),
+                (unsigned long long)d);
+        size_t nv = 0; /* the embedding, and a head of its own after the blocks */
+        for (size_t i = 0; i < n; i++)
+            nv += elems[i] == maxel;
+        if (nv <= 2)
+            vt__set(out, INFER_untied_head, nv == 2,
+                    nv == 2 ? "the head is a %llu×%llu tensor of its own (untied)"
+                            : "one %llu×%llu tensor: the head is tied to the embedding",
+                    (unsigned long long)(maxel / d), (unsigned long long)d);
+    }
+    vt__infer_gated(elems, n, *lo, per, reps, d, out);
+}
