@@ -56,6 +56,7 @@ typedef struct report_growth {
     uint64_t last_live;      /* live at the end of step last_live_step */
     uint32_t last_live_step; /* the last step that ended before the trace's end (the trace's
                               * end itself when none did: its only step ran into it) */
+    uint32_t timed_steps;    /* the steps that ended before the trace's end */
     int reaches;             /* 1: steps_to_card is an estimate */
     double steps_to_card, secs_to_card;
     uint32_t at_step; /* the step it reaches the card at */

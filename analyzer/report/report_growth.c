@@ -77,6 +77,7 @@ void report_growth_fill(report_ctx *c)
     o->last_peak = g->last_peak_device;
     o->last_live = g->last_live;
     o->last_live_step = g->timed_steps ? g->timed_steps : g->steps;
+    o->timed_steps = g->timed_steps;
     o->oom_steps = g->oom_steps;
     o->first_oom_step = g->first_oom_step;
     if (c->model && c->model->capacity) {

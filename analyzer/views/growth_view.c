@@ -77,7 +77,7 @@ void growth_text(FILE *out, const report_ctx *c, const char *bold, const char *n
     fprintf(out, "; %s)\n",
             g->from_records ? "every step of the run, from the trace's per-step summaries"
                             : "the live bytes at the end of each step");
-    if (!g->nsites && g->steps == 1 && !g->from_records) { /* it ran into the trace's end */
+    if (!g->nsites && !g->timed_steps && !g->from_records) { /* it ran into the trace's end */
         fprintf(out,
                 "  no step ended before the trace's end: nothing to compare step to step (%s "
                 "%s live at the trace's end)\n",

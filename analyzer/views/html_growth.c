@@ -64,7 +64,7 @@ void html_growth(FILE *out, const report_ctx *c)
             g->steps, g->from_records ? ", every one from the trace's per-step summaries" : "",
             g->tensors ? "tensors" : "device memory");
     line(out, &r->growth);
-    if (!g->nsites && g->steps == 1 && !g->from_records) {
+    if (!g->nsites && !g->timed_steps && !g->from_records) {
         fprintf(out,
                 "<p id=growth-none>No step ended before the trace's end: nothing to compare "
                 "step to step (%s live at the trace's end).</p></section>\n",

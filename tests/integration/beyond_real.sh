@@ -95,6 +95,11 @@ for f in facts:
     # the loop that ran the steps: lit_train.py's is Lightning's Trainer, the others their own
     want("training loop", rec["training_loop"]["kind"],
          "lightning" if f["program"] == "lit_train.py" else "own")
+    # a step that ended before the trace's end is never said not to have (an OOM in a later
+    # step), and a run whose only step died in it is not compared step to step
+    if "no step ended before the trace's end" in text and steps > 0:
+        bad.append("%s: %d steps, the growth section: %s" % (t, steps, [
+            l for l in text.splitlines() if "step" in l and "nothing" in l]))
     if f["family"] in ("vit", "resnet") and re.search(r"^  vocab_size ", text, re.M):
         bad.append("%s: a vocabulary listed for a vision model" % t)
     if f.get("vocab_size") and r.get("vocab_inferred") is not None:
