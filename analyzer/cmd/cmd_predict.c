@@ -203,8 +203,10 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
 {
     char b1[32], b2[32];
     uint64_t P = formula_params_exact(s);
-    char dt[40];
+    char dt[40], dr[24] = "unknown"; /* a trace may not give the dropout */
     config_value_text(c, CFG_dtype, dt, sizeof dt);
+    if (config_known(c, CFG_dropout))
+        snprintf(dr, sizeof dr, "%g", s->dropout);
     if (s->generic) {
         printf("model: %s: the transformer formulas do not apply; predictions scale what the run "
                "measured with the micro-batch\n",
@@ -222,10 +224,18 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
         char h[24] = "unknown"; /* a trace that does not give the heads */
         if (s->H)
             snprintf(h, sizeof h, "%llu", (unsigned long long)s->H);
-        printf("GPT: %.2f M parameters (n_layer %llu, n_head %s, n_embd %llu, block_size %llu, "
-               "vocab_size %llu, bias %s)\n",
-               P / 1e6, (unsigned long long)s->L, h, (unsigned long long)s->d,
-               (unsigned long long)s->T, (unsigned long long)s->V, s->bias ? "True" : "False");
+        char v[48]; /* a vision transformer's T counts patches; it has no vocabulary */
+        if (s->patch_tokens)
+            snprintf(v, sizeof v, "patch tokens %llu", (unsigned long long)s->T);
+        else
+            snprintf(v, sizeof v, "block_size %llu, vocab_size %llu", (unsigned long long)s->T,
+                     (unsigned long long)s->V);
+        /* from a trace, what was trained first: the formula is GPT-2's block of its shape */
+        printf("%s%sGPT%s: %.2f M parameters (n_layer %llu, n_head %s, n_embd %llu, %s, bias "
+               "%s)\n",
+               trace_model[0] ? trace_model : "", trace_model[0] ? "; the formula's " : "",
+               trace_model[0] ? " blocks of its shape" : "", P / 1e6, (unsigned long long)s->L, h,
+               (unsigned long long)s->d, v, s->bias ? "True" : "False");
     }
     if (s->generic)
         ;
@@ -233,19 +243,19 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
         printf("step: batch_size %llu, gradient accumulation not given (--grad-accum N): the "
                "effective batch is batch_size times your accumulation steps, and the peak assumes "
                "more than one (a step's gradients kept through the next forward; --grad-accum 1 "
-               "if you do not accumulate), %s, compile %s, dropout %g\n\n",
-               (unsigned long long)s->B, dt, s->compile ? "True" : "False", s->dropout);
+               "if you do not accumulate), %s, compile %s, dropout %s\n\n",
+               (unsigned long long)s->B, dt, s->compile ? "True" : "False", dr);
     else if (s->accum_unknown)
         printf("step: batch_size %llu, gradient accumulation not known (no argument or recorded "
                "file gave it, no optimizer step showed it; the formula assumes %llu steps), %s, "
-               "compile %s, dropout %g\n\n",
+               "compile %s, dropout %s\n\n",
                (unsigned long long)s->B, (unsigned long long)s->A, dt,
-               s->compile ? "True" : "False", s->dropout);
+               s->compile ? "True" : "False", dr);
     else
         printf("step: batch_size %llu, gradient_accumulation_steps %llu (effective batch %llu), "
-               "%s, compile %s, dropout %g\n\n",
+               "%s, compile %s, dropout %s\n\n",
                (unsigned long long)s->B, (unsigned long long)s->A,
-               (unsigned long long)(s->B * s->A), dt, s->compile ? "True" : "False", s->dropout);
+               (unsigned long long)(s->B * s->A), dt, s->compile ? "True" : "False", dr);
     if (cal->calibrated && s->generic) {
         printf("calibrated with %s (what the run measured%s)\n", a->from,
                cal->partial ? "; it ended in an OOM: its step would have kept at least that" : "");

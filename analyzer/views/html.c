@@ -229,7 +229,8 @@ static void header(FILE *out, const report_ctx *c)
             r->tensor_mode ? html_bytes(r->peak_allocated, b3, sizeof b3)
                            : "not visible in segment mode",
             r->n_events, r->n_failed, r->iterations, r->iterations == 1 ? "" : "s",
-            r->tensor_mode ? "" : " that grew the cache", (double)r->end_ns / 1e9);
+            r->tensor_mode ? report_steps_hedge(c) : " that grew the cache",
+            (double)r->end_ns / 1e9);
     if (r->vmm_unmapped_handles) /* as the text report's peaks say it */
         fprintf(out,
                 "<p class=note>not counted: %s in %" PRIu64

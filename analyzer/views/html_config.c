@@ -25,7 +25,9 @@ void html_config(FILE *out, const report_ctx *c)
             n[CONFIG_SRC_FILE], n[CONFIG_SRC_TRACE]);
     if (n[CONFIG_SRC_DEFAULT])
         fprintf(out, ", %d nanoGPT defaults", n[CONFIG_SRC_DEFAULT]);
-    fprintf(out, ", %d unknown. No computation uses a default in place of an unknown value.</p>\n",
+    fprintf(out,
+            ", %d unknown (never shown as a value; what a prediction assumes in its place, it "
+            "says).</p>\n",
             n[CONFIG_SRC_UNKNOWN]);
     fputs("<table id=config-table><tr><th>key</th><th>value</th><th>source</th><th>where, or "
           "how it was found</th><th>meaning</th></tr>\n",

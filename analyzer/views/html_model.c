@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "html_parts.h"
+#include "report_views.h"
 
 static const char *verdict_class(const advice_item *it)
 {
@@ -22,9 +23,10 @@ static void verdict(FILE *out, const advice_item *it, uint64_t capacity)
     if (it->fits < 0)
         fputs("card size unknown", out);
     else if (it->headroom_bytes >= 0)
-        fprintf(out, "%s%s (%s left, %.0f %%)",
+        fprintf(out, "%s%s (%s left, %.*f %%)",
                 it->fits ? "fits" : "too tight for " ADVICE_HEADROOM_PCT_TEXT " % headroom",
                 it->fits ? "" : cache, html_bytes((uint64_t)it->headroom_bytes, b, sizeof b),
+                it->fits ? 0 : 1,
                 capacity ? 100.0 * (double)it->headroom_bytes / (double)capacity : 0.0);
     else
         fprintf(out, "does not fit%s (%s over)", cache,
@@ -83,9 +85,9 @@ void html_summary(FILE *out, const report_ctx *c)
         fputs("</b> <a href=\"#oom\">why</a></p></div>\n", out);
     } else {
         fprintf(out,
-                "<div class=card><h3>run</h3><p class=big>no OOM</p><p>%u optimizer step%s "
+                "<div class=card><h3>run</h3><p class=big>no OOM</p><p>%u optimizer step%s%s "
                 "traced%s</p></div>\n",
-                r->iterations, r->iterations == 1 ? "" : "s",
+                r->iterations, r->iterations == 1 ? "" : "s", report_steps_hedge(c),
                 m && m->tight ? "; it fit with less than " ADVICE_HEADROOM_PCT_TEXT " % free" : "");
     }
     const advice_item *it = m ? recommended(m) : NULL;

@@ -170,11 +170,12 @@ static void print_advice(FILE *out, const model_result *m, const model_opts *o)
         if (it->fits < 0)
             snprintf(fit, sizeof fit, "card size unknown");
         else if (it->headroom_bytes >= 0)
-            snprintf(fit, sizeof fit, "%s%s%s (%s left, %.0f %%)",
+            /* too tight: a tenth of a percent, so 4.9 % free never reads as the 5 % wanted */
+            snprintf(fit, sizeof fit, "%s%s%s (%s left, %.*f %%)",
                      it->fits ? "fits" : "too tight for ",
                      it->fits ? "" : ADVICE_HEADROOM_PCT_TEXT " % headroom", it->fits ? "" : cache,
                      card_format_bytes((uint64_t)it->headroom_bytes, b1, sizeof b1),
-                     100.0 * (double)it->headroom_bytes / (double)m->capacity);
+                     it->fits ? 0 : 1, 100.0 * (double)it->headroom_bytes / (double)m->capacity);
         else
             snprintf(fit, sizeof fit, "does not fit%s (%s over)", cache,
                      card_format_bytes((uint64_t)-it->headroom_bytes, b1, sizeof b1));

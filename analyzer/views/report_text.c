@@ -47,6 +47,14 @@ const char *report_tracker_text(const replay_result *r)
     }
 }
 
+const char *report_steps_hedge(const report_ctx *c)
+{
+    return c->model && c->model->rec.steps_maybe_skipped && c->runs[0].iterations
+               ? " (gradients freed after each; the GradScaler may have skipped them: see "
+                 "optimizer)"
+               : "";
+}
+
 const char *report_mode_text(const replay_result *r)
 {
     if (r->allocator_mode && r->segment_mode)
@@ -105,12 +113,7 @@ static void print_run(FILE *out, const report_ctx *c)
     if (r->tensor_mode)
         fprintf(out, "  events   %llu (%llu failed), %u optimizer step%s%s, %.2f s traced\n",
                 (unsigned long long)r->n_events, (unsigned long long)r->n_failed, r->iterations,
-                r->iterations == 1 ? "" : "s",
-                c->model && c->model->rec.steps_maybe_skipped && r->iterations
-                    ? " (gradients freed after each; the GradScaler may have skipped them: see "
-                      "optimizer)"
-                    : "",
-                secs(r->end_ns));
+                r->iterations == 1 ? "" : "s", report_steps_hedge(c), secs(r->end_ns));
     else /* a step that reserves no new segment leaves no event */
         fprintf(out,
                 "  events   %llu (%llu failed), %u optimizer step%s that grew the cache, %.2f s "

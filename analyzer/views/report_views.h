@@ -20,5 +20,8 @@ int report_json(FILE *out, const report_ctx *c);
 const char *report_tracker_text(const replay_result *r);
 /* report_mode_text: one line saying what the capture mode means. */
 const char *report_mode_text(const replay_result *r);
+/* report_steps_hedge: what the optimizer steps counted may not be (a GradScaler that may have
+ * skipped them), to follow "N optimizer steps", or "". */
+const char *report_steps_hedge(const report_ctx *c);
 
 #endif

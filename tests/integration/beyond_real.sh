@@ -100,6 +100,9 @@ for f in facts:
     if "no step ended before the trace's end" in text and steps > 0:
         bad.append("%s: %d steps, the growth section: %s" % (t, steps, [
             l for l in text.splitlines() if "step" in l and "nothing" in l]))
+    for a in r["advice"] or []:  # a what-if's note is said whole (BatchNorm's made it longer)
+        if "(smaller kernels" in a["note"] and not a["note"].endswith("not measured here)"):
+            bad.append("%s: a note cut short: %r" % (t, a["note"][-60:]))
     if f["family"] in ("vit", "resnet") and re.search(r"^  vocab_size ", text, re.M):
         bad.append("%s: a vocabulary listed for a vision model" % t)
     if f.get("vocab_size") and r.get("vocab_inferred") is not None:
@@ -116,6 +119,17 @@ for f in facts:
         if not rec["optimizer"]["steps_may_be_skipped"] or \
                 "the GradScaler may have skipped them" not in text.splitlines()[6]:
             bad.append("%s: its steps are counted as the optimizer's without a word" % t)
+        # the page says what the text says, wherever it counts them
+        html = os.path.join(os.environ.get("TESTDIR", "."), t + ".html")
+        if os.system("'%s' report --html '%s' '%s.vt' >/dev/null" %
+                     (os.environ["VT"], html, os.path.join(os.environ["ROOT"],
+                      "examples/traces/h100-torch2.11-beyond", t))) == 0:
+            page = open(html, encoding="utf-8").read()
+            # (the accumulation's "before each of the 2 optimizer steps" counts micro-steps)
+            if re.findall(r"(?<!of the )\b\d+ optimizer steps?\b(?! \(gradients freed)", page):
+                bad.append("%s: the HTML page counts its steps without a word" % t)
+        else:
+            bad.append("%s: report --html failed" % t)
     elif rec["optimizer"]["steps_may_be_skipped"]:
         bad.append("%s: steps said maybe skipped, the optimizer made state" % t)
     if r["config_program"] == "nanoGPT":

@@ -11,7 +11,7 @@ for f in "$D"/*.vt; do
     "$VT" report --json "$f" >"$t.json" || { echo "report $t failed"; exit 1; }
 done
 python3 - "$D/facts.jsonl" <<'PYEOF' || exit 1
-import json, re, sys
+import json, os, re, sys
 facts = [json.loads(l) for l in open(sys.argv[1])]
 arch = {"gpt2": (12, 768, 50257), "llama-160m": (12, 768, 32000)}
 nhf = ninf = nbias = ndtype = nleast = 0
@@ -58,6 +58,17 @@ for f in facts:
             assert c["batch_size"]["value"] == int(m.group(1)) and src("batch_size") == "argument", (t, c["batch_size"])
         warn = " ".join(r.get("config_warnings", []))
         assert "not recorded (trace from an older vramtrace)" in warn, (t, warn)
+        # a lower bound the trace shows on the accumulation: true of the run (its config file)
+        cf = re.search(r"(\S+/examples/gpt/config/\S+\.py)", cmd)
+        runA = 1
+        if cf:
+            path = os.path.join(os.environ["ROOT"], cf.group(1).split("/work/main/", 1)[-1])
+            a = re.search(r"^gradient_accumulation_steps\s*=\s*(\d+)", open(path).read(), re.M)
+            runA = int(a.group(1)) if a else 1
+        least = re.search(r"gradient_accumulation_steps is at least (\d+)", warn)
+        if least:
+            assert int(least.group(1)) <= runA, (t, warn, runA)
+            nleast += 1
         assert "train.py: not recorded" in warn and "defaults are not assumed" in warn, (t, warn)
         for k in c:  # neither the config file nor the script was recorded: upstream nanoGPT's
             # defaults are another program's (examples/gpt/train.py accumulates 1, not 40): a
@@ -79,7 +90,7 @@ for f in facts:
         # "16-bit": autocast copies seen, no step to tell float16 (GradScaler) from bfloat16
         assert c["dtype"]["value"] in (want, "16-bit"), (t, c["dtype"])
         ndtype += 1
-assert nhf >= 12 and ninf >= 30 and nbias >= 8 and ndtype >= 8 and nleast >= 1, \
+assert nhf >= 12 and ninf >= 30 and nbias >= 8 and ndtype >= 8 and nleast >= 2, \
     (nhf, ninf, nbias, ndtype, nleast)
 PYEOF
 # a run whose config file is gone: nanogpt-30m-4070.py (B=16, T=512, L=6, d=384) from the trace

@@ -44,6 +44,17 @@ PYEOF
 "$VT" predict --from rn.json --batch_size=128 >rn.txt || { echo "predict --from a ResNet report failed"; exit 1; }
 grep -q '^model: a convolutional network' rn.txt && ! grep -q 'GPT:\|refined formula' rn.txt ||
     { cat rn.txt; echo "predict --from a ResNet report: not in its words"; exit 1; }
+# from a trace, what was trained comes first: a BERT is not called a GPT, a ViT has no
+# vocabulary, and what the trace does not give (nanoGPT's dropout) is unknown, never 0
+B="$ROOT/examples/traces/h100-torch2.11-beyond"
+"$VT" predict --from "$B/bert_b16_fit.vt" >bert.txt || exit 1
+head -1 bert.txt | grep -q "^an encoder transformer.*(BertForMaskedLM); the formula's GPT blocks of its shape" ||
+    { head -1 bert.txt; echo "predict --from a BERT trace: not in its words"; exit 1; }
+"$VT" predict --from "$B/vitb16_b64_fit.vt" >vit.txt || exit 1
+head -1 vit.txt | grep -q "patch tokens 197" && ! head -1 vit.txt | grep -q vocab_size ||
+    { head -1 vit.txt; echo "predict --from a ViT trace: a vocabulary"; exit 1; }
+"$VT" predict --from "$ROOT/examples/traces/h100-torch2.11/b_oom_12gib.vt" >nano.txt || exit 1
+sed -n 2p nano.txt | grep -q "dropout unknown" || { sed -n 2p nano.txt; echo "predict: an unknown dropout said as a value"; exit 1; }
 printf 'not a trace\n' >bogus.txt
 "$VT" predict --from bogus.txt >/dev/null 2>err.txt; rc=$?
 [ $rc = 2 ] && grep -q 'neither a trace' err.txt || { cat err.txt; echo "bad --from: exit $rc"; exit 1; }

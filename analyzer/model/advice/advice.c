@@ -462,6 +462,8 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
         n = add(items, n, max, c, cur, capacity, "none (keep the current configuration)", "",
                 "it ran to the end on this card, with less than " ADVICE_HEADROOM_PCT_TEXT
                 " % free: it fits; the options below add margin");
+    if (n) /* the run itself: its cache was measured, not assumed */
+        items[0].cache_limit = 0;
     int first_batch = n;
     /* half and quarter the micro-batch with 2x / 4x the accumulation: the same effective batch
      * only when they divide it (the largest divisor that fits comes next either way) */

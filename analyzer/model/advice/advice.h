@@ -131,7 +131,7 @@ oom_cause advice_oom_cause(const cat_breakdown *live, uint64_t requested, uint64
 typedef struct advice_item {
     char change[128];  /* "batch_size=8, gradient_accumulation_steps=64" */
     char cmdline[160]; /* "--batch_size=8 --gradient_accumulation_steps=64" (or an env var) */
-    char note[200];    /* the trade-off in one line */
+    char note[320];    /* the trade-off in one line */
     gpt_shape shape;
     uint64_t predicted_peak;     /* process: what counts against the card */
     uint64_t predicted_reserved; /* caching allocator segments (max_memory_reserved) */

@@ -293,17 +293,18 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
          * step's gradients alive through the next forward, as any accumulation does (said) */
         m->shape.A = 2;
         m->accum_assumed = 1;
-        if (f->has_oom && f->iterations == 0 && f->backward_passes >= 1 &&
-            f->at_oom.bytes[CAT_GRADIENTS] > 0 && f->oom_phase &&
-            !strcmp(f->oom_phase, "forward")) {
-            /* a backward's gradients alive in the next forward, no optimizer step between */
+        int in_bwd = f->oom_phase && !strcmp(f->oom_phase, "backward"),
+            in_fwd = f->oom_phase && !strcmp(f->oom_phase, "forward");
+        int done = f->backward_passes - in_bwd; /* the backward passes that completed */
+        if (f->has_oom && f->iterations == 0 && done >= 1 && (in_fwd || in_bwd) &&
+            f->at_oom.bytes[CAT_GRADIENTS] > 0) {
+            /* a backward's gradients alive in the next micro-step, no optimizer step between */
             char msg[240];
             snprintf(msg, sizeof msg,
-                     "gradient_accumulation_steps is at least %d: the gradients of %d backward "
-                     "pass%s were alive in the forward that ran out of memory, no optimizer step "
-                     "between",
-                     f->backward_passes + 1, f->backward_passes,
-                     f->backward_passes == 1 ? "" : "es");
+                     "gradient_accumulation_steps is at least %d: the gradients of %d completed "
+                     "backward pass%s were alive in the %s that ran out of memory, no optimizer "
+                     "step between",
+                     done + 1, done, done == 1 ? "" : "es", f->oom_phase);
             config_note(&m->cfg, msg);
         }
     }

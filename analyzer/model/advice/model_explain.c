@@ -171,8 +171,10 @@ static void explain_doc(model_result *m, const run_facts *f, int c, uint64_t me,
     case CAT_ACTIVATIONS:
         snprintf(rd, n,
                  "the basic formula's multiplier 24 %s: measured effective multiplier %.1f "
-                 "(refined: 36*N*d + 16*N + 4*N*H bytes per block)%s",
+                 "(refined: %s bytes per block)%s",
                  me > m->doc.bytes[c] ? "undercounts" : "overcounts", m->mult_act,
+                 s->gated ? "34*N*d + 8*N*I + 8*N + 4*N*H (a gated block)"
+                          : "36*N*d + 16*N + 4*N*H",
                  s->checkpointing ? "; checkpointing keeps only each block's input" : "");
         break;
     case CAT_LOGITS:
