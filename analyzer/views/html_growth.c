@@ -60,8 +60,13 @@ void html_growth(FILE *out, const report_ctx *c)
         fputs("</section>\n", out);
         return;
     }
-    fprintf(out, "<p class=sub>%u steps%s; the live bytes at the end of each step (%s):</p>\n",
-            g->steps, g->from_records ? ", every one from the trace's per-step summaries" : "",
+    fprintf(out, "<p class=sub>%u step%s", g->steps, g->steps == 1 ? "" : "s");
+    if (g->opt_steps && g->opt_steps < g->steps) /* accumulation: a step is a micro-step */
+        fprintf(out, " of forward and backward, %u ending in an optimizer step", g->opt_steps);
+    if (g->secs_per_step > 0)
+        fprintf(out, ", %.3g s per step", g->secs_per_step);
+    fprintf(out, "%s; the live bytes at the end of each step (%s):</p>\n",
+            g->from_records ? ", every one from the trace's per-step summaries" : "",
             g->tensors ? "tensors" : "device memory");
     line(out, &r->growth);
     if (!g->nsites && !g->timed_steps && !g->from_records) {
