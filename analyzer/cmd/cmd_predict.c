@@ -267,10 +267,13 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
         printf("%s)\n",
                cal->partial ? "; the run ended in an OOM, ratios below 1 not trusted" : "");
     }
-    printf("%s", s->generic ? "at the step's peak (what the run measured, its batch-sized parts "
-                              "scaled with the micro-batch):\n"
-                            : "at the step's peak (start of the loss backward; refined formula, "
-                              "formula.md §3):\n");
+    printf("%s", p->oom_state ? "at the failure (what was live when the run ran out of memory, "
+                                "its batch-sized parts scaled with the micro-batch):\n"
+                 : s->generic
+                     ? "at the step's peak (what the run measured, its batch-sized parts scaled "
+                       "with the micro-batch):\n"
+                     : "at the step's peak (start of the loss backward; refined formula, "
+                       "formula.md §3):\n");
     for (int k = 0; k < CAT_COUNT; k++) {
         if (!p->by_cat.bytes[k] || k == CAT_CACHE || k == CAT_CONTEXT || k == CAT_KERNEL_CODE ||
             k == CAT_EXTERNAL)
@@ -366,6 +369,8 @@ static int print_json(const nano_config *c, const gpt_shape *s, const prediction
     cJSON_AddNumberToObject(m, "n_embd", (double)s->d);
     cJSON_AddNumberToObject(m, "block_size", (double)s->T);
     cJSON_AddNumberToObject(m, "vocab_size", (double)s->V);
+    /* by_category: the failure's state (what was live, moved to the shape), or the step's peak */
+    cJSON_AddStringToObject(root, "by_category_at", p->oom_state ? "failure" : "step_peak");
     cJSON *bc = cJSON_AddObjectToObject(root, "by_category");
     for (int k = 0; k < CAT_COUNT; k++)
         cJSON_AddNumberToObject(bc, category_key((category)k), (double)p->by_cat.bytes[k]);

@@ -55,6 +55,12 @@ head -1 vit.txt | grep -q "patch tokens 197" && ! head -1 vit.txt | grep -q voca
     { head -1 vit.txt; echo "predict --from a ViT trace: a vocabulary"; exit 1; }
 "$VT" predict --from "$ROOT/examples/traces/h100-torch2.11/b_oom_12gib.vt" >nano.txt || exit 1
 sed -n 2p nano.txt | grep -q "dropout unknown" || { sed -n 2p nano.txt; echo "predict: an unknown dropout said as a value"; exit 1; }
+# an OOM run whose failure state is its prediction says so, not "at the step's peak"
+"$VT" predict --from "$ROOT/examples/traces/h100-torch2.11/s_llama_fp16_b12.vt" >ll.txt || exit 1
+grep -q "^at the failure (what was live when the run ran out of memory" ll.txt &&
+    ! grep -q "^at the step's peak" ll.txt || { sed -n 1,6p ll.txt; echo "predict: an OOM state said to be the step's peak"; exit 1; }
+"$VT" predict --json --from "$ROOT/examples/traces/h100-torch2.11/s_llama_fp16_b12.vt" | grep -q '"by_category_at":"failure"' ||
+    { echo "predict --json: by_category_at"; exit 1; }
 printf 'not a trace\n' >bogus.txt
 "$VT" predict --from bogus.txt >/dev/null 2>err.txt; rc=$?
 [ $rc = 2 ] && grep -q 'neither a trace' err.txt || { cat err.txt; echo "bad --from: exit $rc"; exit 1; }

@@ -293,8 +293,10 @@ void advice_predict(const model_calib *c, const gpt_shape *s, prediction *out)
         /* after the forward the failure state is the step's; before it, a lower bound */
         prediction l;
         predict_oom(c, s, &l);
-        if (c->oom_tight || l.required_bytes > out->required_bytes)
+        if (c->oom_tight || l.required_bytes > out->required_bytes) {
             *out = l;
+            out->oom_state = 1;
+        }
         /* the failed configuration needs at least what was live plus what it asked for */
         const gpt_shape *m = &c->measured_shape;
         uint64_t need = cat_breakdown_total(&c->oom_live) + c->oom_request;

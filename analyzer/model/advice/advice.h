@@ -53,6 +53,8 @@ typedef struct prediction {
     uint64_t required_bytes; /* peak_bytes, with the cache raised to the fragmentation floor
                               * (advice_cache_floor) when the calibration's is lower: what
                               * must fit the card */
+    int oom_state; /* 1: the run's state at its out-of-memory failure, moved to the shape (what
+                    * was live then: by_cat is that, not the formula's step peak) */
 } prediction;
 
 /* advice_calib_default: no measurement: formula ratios 1, CUDA context 500 MiB, cuBLAS
