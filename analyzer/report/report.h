@@ -50,6 +50,7 @@ typedef struct report_growth {
     int nsites, nmore;    /* shown; more that grow too */
     double rate;          /* every growing stack's bytes per step together */
     double secs_per_step; /* 0: unknown */
+    uint32_t secs_steps;  /* the steps it was timed over */
     uint64_t capacity;    /* the card the ETA is against (0: unknown) */
     char capacity_name[80];
     uint64_t last_peak;      /* the process's highest bytes during the last step */

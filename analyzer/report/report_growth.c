@@ -74,6 +74,7 @@ void report_growth_fill(report_ctx *c)
     o->from_records = g->from_records;
     o->tensors = g->tensors_seen;
     o->secs_per_step = growth_time_per_step(g);
+    o->secs_steps = growth_timed_steps(g);
     o->last_peak = g->last_peak_device;
     o->last_live = g->last_live;
     o->last_live_step = g->timed_steps ? g->timed_steps : g->steps;

@@ -72,8 +72,9 @@ void growth_text(FILE *out, const report_ctx *c, const char *bold, const char *n
             g->steps == 1 ? "" : "s");
     if (g->opt_steps && g->opt_steps < g->steps) /* accumulation: a step is a micro-step */
         fprintf(out, " of forward and backward, %u ending in an optimizer step", g->opt_steps);
-    if (g->secs_per_step > 0)
-        fprintf(out, ", %.3g s per step", g->secs_per_step);
+    if (g->secs_per_step > 0) /* few steps timed: said (one may not be the others' kind) */
+        fprintf(out, ", %.3g s per step%s", g->secs_per_step,
+                g->secs_steps == 1 ? " (one step timed)" : "");
     fprintf(out, "; %s)\n",
             g->from_records ? "every step of the run, from the trace's per-step summaries"
                             : "the live bytes at the end of each step");
@@ -153,6 +154,7 @@ void growth_json(cJSON *root, const report_ctx *c)
     cJSON_AddStringToObject(o, "source", g->from_records ? "summaries" : "replay");
     cJSON_AddStringToObject(o, "basis", g->tensors ? "tensors" : "device");
     cJSON_AddNumberToObject(o, "seconds_per_step", g->secs_per_step);
+    cJSON_AddNumberToObject(o, "steps_timed", g->secs_steps);
     cJSON_AddNumberToObject(o, "live_at_last_step_bytes", (double)g->last_live);
     cJSON_AddNumberToObject(o, "live_at_step", g->last_live_step);
     cJSON_AddNumberToObject(o, "last_step_peak_bytes", (double)g->last_peak);

@@ -64,7 +64,8 @@ void html_growth(FILE *out, const report_ctx *c)
     if (g->opt_steps && g->opt_steps < g->steps) /* accumulation: a step is a micro-step */
         fprintf(out, " of forward and backward, %u ending in an optimizer step", g->opt_steps);
     if (g->secs_per_step > 0)
-        fprintf(out, ", %.3g s per step", g->secs_per_step);
+        fprintf(out, ", %.3g s per step%s", g->secs_per_step,
+                g->secs_steps == 1 ? " (one step timed)" : "");
     fprintf(out, "%s; the live bytes at the end of each step (%s):</p>\n",
             g->from_records ? ", every one from the trace's per-step summaries" : "",
             g->tensors ? "tensors" : "device memory");

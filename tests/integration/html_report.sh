@@ -60,5 +60,6 @@ done
 "$VT" report --no-color "$ROOT/examples/traces/h100-torch2.11-beyond/gpt2m_b1_a2_fit.vt" >g.txt || fail "report failed"
 "$VT" report --html g.html "$ROOT/examples/traces/h100-torch2.11-beyond/gpt2m_b1_a2_fit.vt" >/dev/null || fail "report --html failed"
 want=$(sed -n 's/^Growth across steps (\([^;]*\);.*/\1/p' g.txt)
+case $want in *"(one step timed)"*) ;; *) fail "gpt2m_b1_a2_fit: its time per step, from one step, not said so: $want" ;; esac
 [ -n "$want" ] && grep -qF "<p class=sub>$want;" g.html || { echo "text: $want"; grep -o '<p class=sub>[0-9]* step[^<]*' g.html; fail "the page's growth heading differs from the text's"; }
 exit 0

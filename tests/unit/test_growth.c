@@ -105,8 +105,10 @@ static void test_time_per_step(void **st)
     growth_end(&g, 5000000 + 1000000000ull);
     assert_int_equal(g.steps, 5);
     assert_int_equal(g.opt_steps, 2);
-    /* the ends of steps 1..4 (at 2, 3, 4, 5 ms): 1 ms a step, not (1.005 s - 2 ms) / 4 */
+    /* the ends of steps 1..4 (at 2, 3, 4, 5 ms): 1 ms a step, not (1.005 s - 2 ms) / 4; from
+     * the first optimizer step's end (3 ms) on: 2 steps timed */
     assert_true(growth_time_per_step(&g) > 0.00099 && growth_time_per_step(&g) < 0.00101);
+    assert_int_equal(growth_timed_steps(&g), 2);
     growth_free_all(&g);
     /* the step with the first optimizer step makes its state (3 ms where steps take 1 ms): the
      * time per step is measured from its end on, 1 ms, not (7 - 2) ms / 3 */
@@ -133,6 +135,7 @@ static void test_time_per_step(void **st)
     growth_end(&g, 1000);
     assert_int_equal(g.steps, 2);
     assert_true(growth_time_per_step(&g) == 0);
+    assert_int_equal(growth_timed_steps(&g), 0);
     growth_free_all(&g);
 }
 

@@ -266,13 +266,23 @@ int growth_sites(const growth *g, growth_site *out, int max)
     return n;
 }
 
+/* from_first_optimizer: a step ended after the first optimizer step's end (the time per step
+ * is taken from there: that step makes the optimizer's state, a compiled run's first compile) */
+static int from_first_optimizer(const growth *g)
+{
+    return g->opt_first_ns && g->timed_steps > g->opt_first_step;
+}
+
+uint32_t growth_timed_steps(const growth *g)
+{
+    if (from_first_optimizer(g))
+        return g->timed_steps - g->opt_first_step;
+    return g->timed_steps >= 2 ? g->timed_steps - 1 : 0;
+}
+
 double growth_time_per_step(const growth *g)
 {
-    if (g->opt_first_ns && g->timed_steps > g->opt_first_step) /* steady: after the first
-                                                                * optimizer step made its state */
-        return (double)(g->timed_last_ns - g->opt_first_ns) / 1e9 /
-               (double)(g->timed_steps - g->opt_first_step);
-    return g->timed_steps >= 2
-               ? (double)(g->timed_last_ns - g->first_ns) / 1e9 / (double)(g->timed_steps - 1)
-               : 0;
+    uint32_t n = growth_timed_steps(g);
+    uint64_t from = from_first_optimizer(g) ? g->opt_first_ns : g->first_ns;
+    return n ? (double)(g->timed_last_ns - from) / 1e9 / (double)n : 0;
 }

@@ -183,5 +183,7 @@ int growth_sites(const growth *g, growth_site *out, int max);
  * first optimizer step on when a step ended after it (that step makes the optimizer's state, a
  * compiled run's first steps compile): 0 with fewer than 2. */
 double growth_time_per_step(const growth *g);
+/* growth_timed_steps: how many steps growth_time_per_step's time is over (0: none) */
+uint32_t growth_timed_steps(const growth *g);
 
 #endif
