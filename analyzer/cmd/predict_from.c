@@ -46,7 +46,7 @@ static int load_trace(const char *path, FILE *fp, const char *magic, nano_config
     c->nfiles_missing = m->cfg.nfiles_missing;
     for (int k = 0; k < CFG_COUNT; k++) { /* the values as the model resolved them */
         c->v[k] = m->cfg.v[k];
-        if (c->v[k].src == CONFIG_SRC_DEFAULT || c->v[k].src == CONFIG_SRC_UNKNOWN)
+        if (config_unset(&c->v[k]))
             continue; /* assumed or unknown there: the same here, not the run's own value */
         c->v[k].src = CONFIG_SRC_FILE;
         snprintf(c->v[k].where, sizeof c->v[k].where, "%s", where);

@@ -29,6 +29,19 @@ static char *duration(double s, char *buf, size_t len)
     return buf;
 }
 
+void growth_heading(const report_growth *g, char *out, size_t len)
+{
+    int n = snprintf(out, len, "%u step%s", g->steps, g->steps == 1 ? "" : "s");
+    if (n >= 0 && (size_t)n < len && g->opt_steps && g->opt_steps < g->steps)
+        /* accumulation: a step is a micro-step */
+        n += snprintf(out + n, len - (size_t)n,
+                      " of forward and backward, %u ending in an optimizer step", g->opt_steps);
+    if (n >= 0 && (size_t)n < len && g->secs_per_step > 0)
+        /* few steps timed: said (one may not be the others' kind) */
+        snprintf(out + n, len - (size_t)n, ", %.3g s per step%s", g->secs_per_step,
+                 g->secs_steps == 1 ? " (one step timed)" : "");
+}
+
 void growth_text(FILE *out, const report_ctx *c, const char *bold, const char *normal)
 {
     const report_growth *g = &c->growth;
@@ -68,14 +81,9 @@ void growth_text(FILE *out, const report_ctx *c, const char *bold, const char *n
     }
     if (!g->steps)
         return; /* no training step: nothing to say about steps */
-    fprintf(out, "\n%sGrowth across steps%s (%u step%s", bold, normal, g->steps,
-            g->steps == 1 ? "" : "s");
-    if (g->opt_steps && g->opt_steps < g->steps) /* accumulation: a step is a micro-step */
-        fprintf(out, " of forward and backward, %u ending in an optimizer step", g->opt_steps);
-    if (g->secs_per_step > 0) /* few steps timed: said (one may not be the others' kind) */
-        fprintf(out, ", %.3g s per step%s", g->secs_per_step,
-                g->secs_steps == 1 ? " (one step timed)" : "");
-    fprintf(out, "; %s)\n",
+    char head[200];
+    growth_heading(g, head, sizeof head);
+    fprintf(out, "\n%sGrowth across steps%s (%s; %s)\n", bold, normal, head,
             g->from_records ? "every step of the run, from the trace's per-step summaries"
                             : "the live bytes at the end of each step");
     if (!g->nsites && !g->timed_steps && !g->from_records) { /* it ran into the trace's end */

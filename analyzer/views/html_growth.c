@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "growth_view.h"
 #include "html_parts.h"
 
 /* line: the series of live bytes at step ends, an SVG polyline 640 x 120 */
@@ -60,13 +61,9 @@ void html_growth(FILE *out, const report_ctx *c)
         fputs("</section>\n", out);
         return;
     }
-    fprintf(out, "<p class=sub>%u step%s", g->steps, g->steps == 1 ? "" : "s");
-    if (g->opt_steps && g->opt_steps < g->steps) /* accumulation: a step is a micro-step */
-        fprintf(out, " of forward and backward, %u ending in an optimizer step", g->opt_steps);
-    if (g->secs_per_step > 0)
-        fprintf(out, ", %.3g s per step%s", g->secs_per_step,
-                g->secs_steps == 1 ? " (one step timed)" : "");
-    fprintf(out, "%s; the live bytes at the end of each step (%s):</p>\n",
+    char head[200]; /* the text report's words: numbers and fixed text, nothing to escape */
+    growth_heading(g, head, sizeof head);
+    fprintf(out, "<p class=sub>%s%s; the live bytes at the end of each step (%s):</p>\n", head,
             g->from_records ? ", every one from the trace's per-step summaries" : "",
             g->tensors ? "tensors" : "device memory");
     line(out, &r->growth);

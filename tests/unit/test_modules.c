@@ -12,19 +12,9 @@
 #include <cmocka.h>
 
 #include "modules.h"
+#include "pyframe.h"
 
 #define VENV "/opt/torch/.venv/lib/python3.12/site-packages/"
-
-static tables_frame py(const char *file, const char *qualname)
-{
-    tables_frame f;
-    memset(&f, 0, sizeof f);
-    f.kind = TABLES_FRAME_PYTHON;
-    f.file = file;
-    f.function = qualname;
-    f.line = 1;
-    return f;
-}
 
 #define MODULE_OF(...)                                                                             \
     ({                                                                                             \

@@ -10,17 +10,7 @@
 #include <cmocka.h>
 
 #include "phases.h"
-
-static tables_frame py(const char *file, const char *qualname)
-{
-    tables_frame f;
-    memset(&f, 0, sizeof f);
-    f.kind = TABLES_FRAME_PYTHON;
-    f.file = file;
-    f.function = qualname;
-    f.line = 1;
-    return f;
-}
+#include "pyframe.h"
 
 static tables_frame native(const char *symbol)
 {

@@ -19,11 +19,6 @@ static void set_trace(nano_config *c, config_key k, long long v, const char *whe
     snprintf(cv->where, sizeof cv->where, "%.*s", (int)sizeof cv->where - 1, where);
 }
 
-static int unset(const config_value *v)
-{
-    return v->src == CONFIG_SRC_DEFAULT || v->src == CONFIG_SRC_UNKNOWN;
-}
-
 /* complete_tokens: B·T measured (the token batch) gives T from the program's B, or B from T. */
 void model_complete_tokens(nano_config *c, const infer_result *ir)
 {
@@ -32,13 +27,14 @@ void model_complete_tokens(nano_config *c, const infer_result *ir)
     long long n = ir->v[INFER_tokens].value;
     config_value *b = &c->v[CFG_batch_size], *t = &c->v[CFG_block_size];
     char where[256];
-    if (c->v[CFG_block_size].src == CONFIG_SRC_UNKNOWN && !unset(b) && b->i > 0 && n % b->i == 0) {
+    if (c->v[CFG_block_size].src == CONFIG_SRC_UNKNOWN && !config_unset(b) && b->i > 0 &&
+        n % b->i == 0) {
         snprintf(where, sizeof where,
                  "T = %lld: B·T = %lld tokens in the token batch over the "
                  "micro-batch %lld",
                  n / b->i, n, b->i);
         set_trace(c, CFG_block_size, n / b->i, where);
-    } else if (b->src == CONFIG_SRC_UNKNOWN && !unset(t) && t->i > 0 && n % t->i == 0) {
+    } else if (b->src == CONFIG_SRC_UNKNOWN && !config_unset(t) && t->i > 0 && n % t->i == 0) {
         snprintf(where, sizeof where,
                  "B = %lld: B·T = %lld tokens in the token batch over T = %lld", n / t->i, n, t->i);
         set_trace(c, CFG_batch_size, n / t->i, where);
@@ -50,7 +46,7 @@ void model_trace_dtype(nano_config *c, const run_facts *f)
 {
     config_value *dv = &c->v[CFG_dtype];
     const infer_result *ir = f->inferred;
-    if (!unset(dv))
+    if (!config_unset(dv))
         return;
     const char *s = NULL, *why = NULL;
     char buf[200];
@@ -93,7 +89,7 @@ void model_trace_compile(model_result *m, const run_facts *f, int nanogpt)
         where = state == FEAT_ON ? "compiled: Python frames under torch._dynamo / torch._inductor"
                                  : "no Python frame under torch._dynamo / torch._inductor";
     }
-    if (state != FEAT_UNKNOWN && unset(cv) &&
+    if (state != FEAT_UNKNOWN && config_unset(cv) &&
         !(cv->src == CONFIG_SRC_DEFAULT && (cv->i != 0) == (state == FEAT_ON) && nanogpt &&
           !m->cfg.nfiles_missing)) {
         set_trace(&m->cfg, CFG_compile, state == FEAT_ON, where);
@@ -106,7 +102,7 @@ void model_trace_compile(model_result *m, const run_facts *f, int nanogpt)
         if (nv > 0 && (double)f->at_peak.bytes[CAT_LOGITS] > 10.0 * nv) {
             state = FEAT_OFF;
             where = "logits/loss kept about 12*B*T*V bytes, as eager does";
-            if (unset(cv)) {
+            if (config_unset(cv)) {
                 set_trace(&m->cfg, CFG_compile, 0, where);
                 m->shape.compile = 0;
                 return;

@@ -33,12 +33,6 @@ void cfgsrc_files(const tables *t, int minor, config_recfile *buf, int cap, conf
     X("n_positions", CFG_block_size)                                                               \
     X("max_position_embeddings", CFG_block_size)
 
-/* unset: no argument or file gave the value (nanoGPT's default, or unknown) */
-static int unset(const config_value *v)
-{
-    return v->src == CONFIG_SRC_DEFAULT || v->src == CONFIG_SRC_UNKNOWN;
-}
-
 /* from_positions: whether block_size came from config.json's maximum context */
 static int from_positions(const config_value *v)
 {
@@ -72,9 +66,9 @@ static void apply_hf_one(nano_config *c, const config_recfile *rf)
     for (size_t i = 0; i < sizeof hf_keys / sizeof hf_keys[0]; i++) {
         config_value *v = &c->v[map[i].key];
         const cJSON *j = cJSON_GetObjectItemCaseSensitive(root, map[i].name);
-        if (!cJSON_IsNumber(j) || (!unset(v) && v->src != CONFIG_SRC_TRACE))
+        if (!cJSON_IsNumber(j) || (!config_unset(v) && v->src != CONFIG_SRC_TRACE))
             continue;
-        if (map[i].key == CFG_block_size && !unset(v))
+        if (map[i].key == CFG_block_size && !config_unset(v))
             continue; /* a maximum context never replaces a known T */
         double d = j->valuedouble;
         char val[32], where[200], err[300];
@@ -119,7 +113,7 @@ void cfgsrc_apply_inferred(nano_config *c, const infer_result *ir)
         config_value *v = &c->v[map[i].to];
         if (!iv->known || iv->value < (map[i].to == CFG_bias ? 0 : 1) || iv->value > (1ll << 40))
             continue;
-        if (!unset(v) && !(map[i].to == CFG_block_size && from_positions(v)))
+        if (!config_unset(v) && !(map[i].to == CFG_block_size && from_positions(v)))
             continue;
         char def[32], where[300], how[220];
         config_value_text(c, map[i].to, def, sizeof def);

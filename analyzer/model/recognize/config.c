@@ -202,6 +202,11 @@ void config_forget_defaults(nano_config *c)
         }
 }
 
+int config_unset(const config_value *v)
+{
+    return v->src == CONFIG_SRC_DEFAULT || v->src == CONFIG_SRC_UNKNOWN;
+}
+
 int config_known(const nano_config *c, config_key k)
 {
     return (unsigned)k < CFG_COUNT && c->v[k].src != CONFIG_SRC_UNKNOWN;

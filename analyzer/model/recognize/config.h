@@ -181,6 +181,8 @@ void config_reset(nano_config *c, config_key k);
 /* config_forget_defaults: every key still at nanoGPT's default becomes unknown (a program that
  * is not nanoGPT's train.py: its own defaults are not nanoGPT's). */
 void config_forget_defaults(nano_config *c);
+/* config_unset: no argument, file or trace gave the value (nanoGPT's default, or unknown). */
+int config_unset(const config_value *v);
 /* config_known: 1 when key k has a value from the program, the trace or (nanoGPT) its default. */
 int config_known(const nano_config *c, config_key k);
 
