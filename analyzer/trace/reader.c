@@ -492,7 +492,9 @@ static bool partial_ok(const vt_rec_header *h, const uint8_t *b, size_t have)
     return true;
 }
 
-bool reader_next(reader *r, reader_record *rec)
+/* next: reader_next, an event decoded into *ev */
+static inline __attribute__((always_inline)) bool next(reader *r, reader_record *rec,
+                                                       reader_event *ev)
 {
     if (r->done)
         return false;
@@ -553,12 +555,12 @@ bool reader_next(reader *r, reader_record *rec)
     rec->payload_len = h.size - 8;
     const char *why = NULL;
     if (h.type == VT_REC_ALLOC || h.type == VT_REC_FREE) {
-        reader_decode_event(rec);
-        if (__builtin_expect(rec->u.ev.stack_id > r->stack_bound, 0))
+        reader_decode_event_to(rec, ev);
+        if (__builtin_expect(ev->stack_id > r->stack_bound, 0))
             return set_status(r, READER_MALFORMED, r->pos,
                               "%s record: stack id %u, far past the %llu stacks defined before "
                               "it (ids are given in order)",
-                              reader_type_name(h.type), (unsigned)rec->u.ev.stack_id,
+                              reader_type_name(h.type), (unsigned)ev->stack_id,
                               (unsigned long long)r->nstacks);
     } else {
         why = reader_decode(rec);
@@ -580,4 +582,14 @@ bool reader_next(reader *r, reader_record *rec)
         r->msg[0] = 0;
     }
     return true;
+}
+
+bool reader_next(reader *r, reader_record *rec)
+{
+    return next(r, rec, &rec->u.ev);
+}
+
+bool reader_next_event(reader *r, reader_record *rec, reader_event *ev)
+{
+    return next(r, rec, ev);
 }

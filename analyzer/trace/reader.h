@@ -264,6 +264,9 @@ reader *reader_open_stream(FILE *fp, const char *path, const void *head, size_t 
  * appended fields up to 256 bytes; more is malformed.
  * Unknown types are returned with type set and no union member filled. */
 bool reader_next(reader *r, reader_record *rec);
+/* reader_next_event: reader_next, but an ALLOC or FREE record's event is decoded into *ev, not
+ * rec->u.ev (a replay's read-ahead ring takes the event where it will stay: no copy). */
+bool reader_next_event(reader *r, reader_record *rec, reader_event *ev);
 
 /* reader_status: the status so far (final once reader_next returned false). */
 reader_status reader_status_of(const reader *r);

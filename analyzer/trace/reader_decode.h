@@ -42,13 +42,12 @@ static inline void reader_decode_flags(uint16_t flags, uint64_t tt, reader_event
     e->emulated = (flags & VT_EVF_EMULATED) != 0;
 }
 
-/* reader_decode_event: reader_decode of an ALLOC or FREE record (it cannot be malformed once
- * framed): inline, the reader's loop decodes these at every event. */
-static inline void reader_decode_event(reader_record *rec)
+/* reader_decode_event_to: reader_decode of an ALLOC or FREE record (it cannot be malformed once
+ * framed) into *e: inline, the reader's loop decodes these at every event. */
+static inline void reader_decode_event_to(const reader_record *rec, reader_event *e)
 {
     const uint8_t *p = rec->payload;
     uint32_t n = rec->payload_len;
-    reader_event *e = &rec->u.ev;
     uint16_t s16;
     int16_t r16;
     reader_decode_flags(rec->flags, rd64(p), e);
@@ -80,6 +79,12 @@ static inline void reader_decode_event(reader_record *rec)
         e->stream = 0;
         e->result = 0;
     }
+}
+
+/* reader_decode_event: the same into rec->u.ev */
+static inline void reader_decode_event(reader_record *rec)
+{
+    reader_decode_event_to(rec, &rec->u.ev);
 }
 
 /* reader_decode: fills rec->u from rec->payload / payload_len (type already size-checked by

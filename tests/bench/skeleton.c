@@ -14,16 +14,17 @@
 enum { RING = 16, SPACE = 1 };
 
 struct pending {
-    reader_record rec;
+    reader_event ev; /* decoded in place (reader_next_event) */
     uint64_t hash, slot;
+    int is_alloc;
 };
 
 static uint64_t live, peak;
 
 static void apply(livemap *m, const struct pending *p)
 {
-    const reader_event *e = &p->rec.u.ev;
-    if (p->rec.type == VT_REC_ALLOC) {
+    const reader_event *e = &p->ev;
+    if (p->is_alloc) {
         int replaced;
         livemap_entry *x = livemap_put_raw(m, e->addr, SPACE, p->hash, &replaced);
         if (!x) {
@@ -65,12 +66,14 @@ int main(int argc, char **argv)
             count--;
         }
         struct pending *p = &ring[(head + count) % RING];
-        if (!reader_next(r, &p->rec))
+        reader_record got;
+        if (!reader_next_event(r, &got, &p->ev))
             break;
-        if (p->rec.type != VT_REC_ALLOC && p->rec.type != VT_REC_FREE)
+        if (got.type != VT_REC_ALLOC && got.type != VT_REC_FREE)
             continue;
         events++;
-        const reader_event *e = &p->rec.u.ev;
+        p->is_alloc = got.type == VT_REC_ALLOC;
+        const reader_event *e = &p->ev;
         if (e->failed || !e->addr)
             continue;
         p->hash = livemap_mix(e->addr, SPACE);
@@ -79,8 +82,8 @@ int main(int argc, char **argv)
         livemap_prefetch_h(&m, p->hash);
         if (count > RING / 2) { /* its index slot is in cache by now: a freed entry next */
             struct pending *h = &ring[(head + RING / 2) % RING];
-            if (h->rec.type == VT_REC_FREE)
-                h->slot = livemap_prefetch_entry_h(&m, h->rec.u.ev.addr, SPACE, h->hash);
+            if (!h->is_alloc)
+                h->slot = livemap_prefetch_entry_h(&m, h->ev.addr, SPACE, h->hash);
         }
     }
     while (count) {

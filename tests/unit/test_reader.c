@@ -236,6 +236,70 @@ static void test_every_record_type(void **state)
 
 /* ---- truncation ------------------------------------------------------------------------- */
 
+/* reader_next_event gives every record reader_next gives, an event decoded into the caller's
+ * place (nothing written there for other records), the status and offsets alike */
+static void same_event(const reader_event *a, const reader_event *b)
+{
+    assert_int_equal(a->time_ns, b->time_ns);
+    assert_int_equal(a->thread, b->thread);
+    assert_int_equal(a->flags, b->flags);
+    assert_int_equal(a->api, b->api);
+    assert_int_equal(a->device, b->device);
+    assert_int_equal(a->failed, b->failed);
+    assert_int_equal(a->backward, b->backward);
+    assert_int_equal(a->emulated, b->emulated);
+    assert_int_equal(a->has_aux, b->has_aux);
+    assert_int_equal(a->has_ext, b->has_ext);
+    assert_int_equal(a->addr, b->addr);
+    assert_int_equal(a->size, b->size);
+    assert_int_equal(a->aux, b->aux);
+    assert_int_equal(a->stack_id, b->stack_id);
+    assert_int_equal(a->stream, b->stream);
+    assert_int_equal(a->result, b->result);
+}
+
+static void test_next_event(void **state)
+{
+    (void)state;
+    wbuf w = {0};
+    int n;
+    build_all(&w, &n);
+    char msg[256];
+    const char *path = save(&w);
+    reader *a = reader_open(path, msg, sizeof msg), *b = reader_open(path, msg, sizeof msg);
+    assert_non_null(a);
+    assert_non_null(b);
+    reader_record ra, rb;
+    int count = 0, events = 0;
+    for (;;) {
+        reader_event ev;
+        memset(&ev, 0xa5, sizeof ev);
+        bool ga = reader_next(a, &ra), gb = reader_next_event(b, &rb, &ev);
+        assert_int_equal(ga, gb);
+        if (!ga)
+            break;
+        count++;
+        assert_int_equal(ra.type, rb.type);
+        assert_int_equal(ra.offset, rb.offset);
+        assert_int_equal(ra.size, rb.size);
+        if (ra.type == VT_REC_ALLOC || ra.type == VT_REC_FREE) {
+            same_event(&ra.u.ev, &ev);
+            events++;
+        } else {
+            reader_event untouched;
+            memset(&untouched, 0xa5, sizeof untouched);
+            assert_memory_equal(&ev, &untouched, sizeof ev);
+        }
+    }
+    assert_int_equal(count, n);
+    assert_int_equal(events, 4);
+    assert_int_equal(reader_status_of(a), reader_status_of(b));
+    reader_close(a);
+    reader_close(b);
+    unlink(g_path);
+    free(w.p);
+}
+
 static void test_truncated(void **state)
 {
     (void)state;
@@ -528,6 +592,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_record_type),
+        cmocka_unit_test(test_next_event),
         cmocka_unit_test(test_truncated),
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_many_records_and_big_record),

@@ -242,19 +242,21 @@ static inline __attribute__((always_inline)) void apply_event(state *s, int is_a
         apply_special(s, is_alloc, ev, ot, info, slot);
 }
 
-/* an event read ahead (run_pass's ring) */
+/* an event read ahead (run_pass's ring): the event alone, not its whole record (a record is
+ * twice its size: copying it cost a tenth of the pass) */
 struct pending {
-    reader_record rec;
+    reader_event ev;
     uint64_t event, hash; /* hash: livemap_mix of its key, computed once */
     uint64_t slot;        /* its index slot when last looked at (~0: not yet) */
     unsigned info;        /* s->apinfo[its api] */
+    int is_alloc;         /* an ALLOC record (else a FREE) */
 };
 
 /* torch_tensor: p is a tensor of PyTorch's allocator (its block is emulated: blocks.c) */
 static inline int torch_tensor(const struct pending *p)
 {
     return __builtin_expect(p->info & AP_SPECIAL, 0) &&
-           (p->rec.u.ev.api == VT_API_torchAlloc || p->rec.u.ev.api == VT_API_torchFree);
+           (p->ev.api == VT_API_torchAlloc || p->ev.api == VT_API_torchFree);
 }
 
 /* drain: the oldest event of the ring applied, then the sweep. */
@@ -262,7 +264,7 @@ static void drain(state *s, const struct pending *p, oom_track *ot)
 {
     s->event = p->event;
     s->hash = p->hash;
-    apply_event(s, p->rec.type == VT_REC_ALLOC, &p->rec.u.ev, ot, p->info, p->slot);
+    apply_event(s, p->is_alloc, &p->ev, ot, p->info, p->slot);
     replay_cats_sweep(s);
 }
 
@@ -295,11 +297,13 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
     for (;;) {
         if (count == RING)
             VT_DRAIN_ONE();
+        reader_record got;
         struct pending *p = &ring[(head + count) % RING];
-        if (!reader_next(rd, &p->rec))
+        if (!reader_next_event(rd, &got, &p->ev))
             break;
-        if (p->rec.type == VT_REC_ALLOC || p->rec.type == VT_REC_FREE) {
-            const reader_event *ev = &p->rec.u.ev;
+        if (got.type == VT_REC_ALLOC || got.type == VT_REC_FREE) {
+            p->is_alloc = got.type == VT_REC_ALLOC;
+            const reader_event *ev = &p->ev;
             p->event = ++seq;
             p->info = s->apinfo[ev->api];
             p->hash = livemap_mix(ev->addr, AP_SPACE(p->info));
@@ -312,23 +316,23 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
                 __builtin_prefetch(&s->facts[ev->stack_id]);
             if (count > RING / 2) { /* its index slot is in cache by now: a freed entry next */
                 struct pending *h = &ring[(head + RING / 2) % RING];
-                if (h->rec.type == VT_REC_FREE)
-                    h->slot = livemap_prefetch_entry_h(&s->live, h->rec.u.ev.addr,
-                                                       AP_SPACE(h->info), h->hash);
+                if (!h->is_alloc)
+                    h->slot =
+                        livemap_prefetch_entry_h(&s->live, h->ev.addr, AP_SPACE(h->info), h->hash);
             }
             if (__builtin_expect(blocks_many_segs(&s->blocks), 0) && count > RING / 2) {
                 /* so many of PyTorch's segments that they miss the cache: half a ring before a
                  * tensor is applied its segment, a quarter ring before that segment's blocks */
                 struct pending *h = &ring[(head + RING / 2) % RING];
                 if (torch_tensor(h))
-                    blocks_prefetch_seg(&s->blocks, h->rec.u.ev.addr);
+                    blocks_prefetch_seg(&s->blocks, h->ev.addr);
                 h = &ring[(head + RING / 4) % RING];
                 if (torch_tensor(h))
-                    blocks_prefetch_starts(&s->blocks, h->rec.u.ev.addr);
+                    blocks_prefetch_starts(&s->blocks, h->ev.addr);
             }
             if (replay_progress && r->file_bytes >= PROGRESS_MIN_BYTES && !(seq & ((1u << 22) - 1)))
                 fprintf(stderr, "\rvramtrace: %s: %3d %%", r->path,
-                        (int)(100.0 * (double)p->rec.offset / (double)r->file_bytes));
+                        (int)(100.0 * (double)got.offset / (double)r->file_bytes));
             r->n_events++;
             if (ev->time_ns > r->end_ns)
                 r->end_ns = ev->time_ns;
@@ -336,7 +340,7 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
         }
         while (count)
             VT_DRAIN_ONE();
-        const reader_record *rec = &p->rec;
+        const reader_record *rec = &got;
         if (tables_add(r->t, rec) < 0) { /* out of memory: the tables would lack it */
             snprintf(err, errlen, "%s: out of memory", r->path);
             return VT_EXIT_USAGE;
