@@ -475,7 +475,7 @@ static uint64_t *live_add(blocks *b, uint64_t addr)
         b->zero_live = 1;
         return &b->zero_size;
     }
-    if ((b->nlive + 1) * 2 > b->caplive && live_grow(b) < 0)
+    if ((b->nlive + 1) * 4 > b->caplive && live_grow(b) < 0)
         return NULL;
     struct blocks_live *e = live_slot(b, addr);
     e->addr = addr;
@@ -487,7 +487,7 @@ static uint64_t *live_add(blocks *b, uint64_t addr)
  * there and the table has room (else NULL: live_find, live_add). */
 static uint64_t *live_new(blocks *b, uint64_t addr)
 {
-    if (!addr || (b->nlive + 1) * 2 > b->caplive)
+    if (!addr || (b->nlive + 1) * 4 > b->caplive)
         return NULL;
     struct blocks_live *e = live_slot(b, addr);
     if (e->addr)
