@@ -33,6 +33,41 @@ static int cmp_key(const void *a, const void *b)
     return x->stack < y->stack ? -1 : x->stack > y->stack ? 1 : 0;
 }
 
+/* sort_keys: k[0..n) in cmp_key's order, by radix on (category, stack): five byte-wide passes,
+ * those where every key has the same byte skipped (a snapshot holds ~100k items: qsort's calls
+ * to cmp_key were 7 % of a report on 1M events). qsort when the buffer cannot be had. */
+static void sort_keys(group_key *k, size_t n)
+{
+    group_key *tmp = n > 1 ? malloc(n * sizeof *tmp) : NULL;
+    if (!tmp) {
+        if (n > 1)
+            qsort(k, n, sizeof *k, cmp_key);
+        return;
+    }
+    group_key *src = k, *dst = tmp;
+    for (int pass = 0; pass < 5; pass++) {
+        size_t count[256] = {0};
+        for (size_t i = 0; i < n; i++)
+            count[pass == 4 ? src[i].category : src[i].stack >> (8 * pass) & 255]++;
+        size_t first = pass == 4 ? src[0].category : src[0].stack >> (8 * pass) & 255;
+        if (count[first] == n) /* one value of this byte: the order stands */
+            continue;
+        size_t at = 0;
+        for (int d = 0; d < 256; d++) {
+            size_t c = count[d];
+            count[d] = at;
+            at += c;
+        }
+        for (size_t i = 0; i < n; i++)
+            dst[count[pass == 4 ? src[i].category : src[i].stack >> (8 * pass) & 255]++] = src[i];
+        group_key *t = src;
+        src = dst, dst = t;
+    }
+    if (src != k)
+        memcpy(k, src, n * sizeof *k);
+    free(tmp);
+}
+
 static const char *env_value(const replay_result *r, const char *name)
 {
     return tables_env(r->t, name);
@@ -188,7 +223,7 @@ static int report_fill(report_ctx *c)
     for (size_t i = 0; i < items; i++)
         keys[i] = (group_key){(uint8_t)r->at_peak.items[i].category, r->at_peak.items[i].stack_id,
                               r->at_peak.items[i].size};
-    qsort(keys, items, sizeof *keys, cmp_key);
+    sort_keys(keys, items);
     size_t ngroups = 0;
     for (size_t i = 0; i < items; i++)
         ngroups += i == 0 || keys[i].category != keys[i - 1].category ||
