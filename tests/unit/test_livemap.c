@@ -1,17 +1,23 @@
 /* test_livemap.c — the replay's live set (analyzer/model/facts/livemap.c): random puts, replaces,
  * finds and deletes against a plain array of the same keys, through the index's growth (a quarter
  * full at most) and its backward-shift deletions; entry numbers stay put while they live, a freed
- * entry is given out again first, and the index walk sees every live entry once. */
+ * entry is given out again first, and the index walk sees every live entry once; running out of
+ * address space is said (mem_failed), never silent. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "livemap.h"
+#include "mem.h"
 
 #define KEYS 20000u /* the key universe: KEYS addresses in each of two spaces */
 
@@ -165,11 +171,49 @@ static void test_stale_hint_and_cluster(void **st)
     livemap_free(&m);
 }
 
+/* out of address space (ulimit -v) while the index or the entries grow past 2 MiB (mmap, which
+ * mem.h's wrappers do not see): the put fails and mem_failed() says so, for the command to exit
+ * 2 "out of memory" rather than report without the allocation (in a child: the limit stays
+ * there) */
+static void test_out_of_memory_said(void **st)
+{
+    (void)st;
+#if defined(__SANITIZE_ADDRESS__)
+    skip(); /* the sanitizer's shadow memory and allocator do not run under an address limit */
+#endif
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        long pages = 0;
+        FILE *f = fopen("/proc/self/statm", "r");
+        if (!f || fscanf(f, "%ld", &pages) != 1)
+            _exit(3);
+        fclose(f);
+        rlim_t now = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE);
+        struct rlimit rl = {now + (16u << 20), now + (16u << 20)};
+        if (setrlimit(RLIMIT_AS, &rl) != 0)
+            _exit(3);
+        mem_reset();
+        livemap m = {0};
+        for (uint64_t i = 1; i < (1u << 24); i++) {
+            int replaced;
+            if (!livemap_put(&m, i * 512, 1, &replaced))
+                _exit(mem_failed() ? 0 : 1); /* refused, and said */
+        }
+        _exit(2); /* never ran out: the limit did not hold */
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_against_array),
         cmocka_unit_test(test_stale_hint_and_cluster),
+        cmocka_unit_test(test_out_of_memory_said),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,6 +3,8 @@
  * last-freed first; large arrays on 2 MiB pages (madvise) when the kernel has them. */
 #include "livemap.h"
 
+#include "mem.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -20,8 +22,10 @@ static void *big_alloc(size_t n, size_t *bytes)
     size_t len = (n + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
     char *p =
         mmap(NULL, len + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED)
+    if (p == MAP_FAILED) {
+        mem_note_failure(); /* mem.h's wrappers do not see mmap: said here (the command exits 2) */
         return NULL;
+    }
     char *a = (char *)(((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
     if (a > p)
         munmap(p, (size_t)(a - p));
@@ -69,8 +73,10 @@ int livemap_grow_index(livemap *m)
 int livemap_grow_entries(livemap *m)
 {
     uint64_t ncap = m->cape ? m->cape * 2 : 512;
-    if (ncap > ((uint64_t)1 << 28)) /* the number must fit a slot's 28 bits */
+    if (ncap > ((uint64_t)1 << 28)) {
+        mem_note_failure(); /* no room: the number must fit a slot's 28 bits */
         return -1;
+    }
     size_t bytes;
     livemap_entry *n = big_alloc(ncap * sizeof *n, &bytes);
     if (!n)
