@@ -19,20 +19,13 @@ static int stack_at(growth *g, uint32_t id)
     uint32_t n = g->nst ? g->nst : 1024;
     while (n <= id)
         n *= 2;
-    growth_live *nl = realloc(g->live, (size_t)n * sizeof *nl);
-    if (nl)
-        g->live = nl;
-    uint8_t *np = realloc(g->ph, n);
-    if (np)
-        g->ph = np;
     growth_stack *ns = realloc(g->st, (size_t)n * sizeof *ns);
-    if (ns)
-        g->st = ns;
-    if (!nl || !np || !ns)
+    if (!ns)
         return 0;
-    memset(nl + g->nst, 0, (size_t)(n - g->nst) * sizeof *nl);
-    memset(np + g->nst, PHASE_COUNT, n - g->nst);
+    g->st = ns;
     memset(ns + g->nst, 0, (size_t)(n - g->nst) * sizeof *ns);
+    for (uint32_t i = g->nst; i < n; i++)
+        ns[i].ph = PHASE_COUNT;
     g->nst = n;
     return 1;
 }
@@ -50,7 +43,7 @@ int growth_more_dirty(growth *g)
 
 static uint64_t value(const growth *g, uint32_t id)
 {
-    return g->tensors_seen ? g->live[id].tensor : g->live[id].device;
+    return g->tensors_seen ? g->st[id].tensor : g->st[id].device;
 }
 
 /* sample: a step ended at t (at_end: the trace's end): every stack whose bytes changed continues
@@ -67,7 +60,7 @@ static void sample(growth *g, uint64_t t, int at_end)
      * taken for no run, no point and not as the last step's live bytes */
     int teardown = at_end && g->timed_steps;
     for (size_t i = 0; teardown && i < g->ndirty; i++)
-        g->ph[g->dirty[i]] &= (uint8_t)~GROWTH_DIRTY;
+        g->st[g->dirty[i]].ph &= (uint8_t)~GROWTH_DIRTY;
     if (teardown)
         g->ndirty = 0;
     else
@@ -76,7 +69,7 @@ static void sample(growth *g, uint64_t t, int at_end)
         uint32_t id = g->dirty[i];
         growth_stack *s = &g->st[id];
         uint64_t v = value(g, id);
-        g->ph[id] &= (uint8_t)~GROWTH_DIRTY;
+        s->ph &= (uint8_t)~GROWTH_DIRTY;
         /* a run ends where its bytes fall back, beyond a tenth of what it gained (a step's own
          * tensors at the moment it ended; a run that ended inside a step) */
         if (s->run_start == 0 || (v < s->last && (s->last - v) * 10 > s->last - s->run_bytes)) {
@@ -137,19 +130,19 @@ void growth_add_slow(growth *g, uint32_t stack, uint64_t delta, int tensor, int 
                      int phase_now)
 {
     int have = stack_at(g, stack);
-    unsigned known = have ? g->ph[stack] & ~GROWTH_DIRTY : PHASE_COUNT;
+    unsigned known = have ? g->st[stack].ph & ~GROWTH_DIRTY : PHASE_COUNT;
     int ph = known < PHASE_COUNT ? (int)known : phase_now;
     if (ph >= 0 && ph < PHASE_COUNT && (g->tensors_seen ? tensor : device))
         g->by_phase[ph] += delta;
     if (!have)
         return;
     if (known == PHASE_COUNT && phase_now >= 0 && phase_now < PHASE_COUNT)
-        g->ph[stack] = (uint8_t)((g->ph[stack] & GROWTH_DIRTY) | (unsigned)phase_now);
+        g->st[stack].ph = (uint8_t)((g->st[stack].ph & GROWTH_DIRTY) | (unsigned)phase_now);
     if (tensor)
-        g->live[stack].tensor += delta;
+        g->st[stack].tensor += delta;
     if (device)
-        g->live[stack].device += delta;
-    if (!(g->ph[stack] & GROWTH_DIRTY))
+        g->st[stack].device += delta;
+    if (!(g->st[stack].ph & GROWTH_DIRTY))
         growth_mark(g, stack);
 }
 
@@ -158,12 +151,8 @@ void growth_step_record(growth *g, const reader_step *st, int (*phase_of)(void *
 {
     if (!g->from_records) { /* the trace's own steps from now on: the replay's are forgotten */
         g->from_records = 1;
-        if (g->nst) {
-            memset(g->st, 0, (size_t)g->nst * sizeof *g->st);
-            memset(g->live, 0, (size_t)g->nst * sizeof *g->live);
-        }
-        for (uint32_t i = 0; i < g->nst; i++)
-            g->ph[i] &= (uint8_t)~GROWTH_DIRTY;
+        for (uint32_t i = 0; i < g->nst; i++) /* all but the phase of its first allocation */
+            g->st[i] = (growth_stack){.ph = (uint8_t)(g->st[i].ph & ~GROWTH_DIRTY)};
         g->ndirty = 0;
         g->steps = g->opt_steps = g->oom_steps = g->timed_steps = g->sampled = 0;
         g->first_ns = g->last_ns = g->timed_last_ns = g->opt_first_ns = 0;
@@ -181,21 +170,21 @@ void growth_step_record(growth *g, const reader_step *st, int (*phase_of)(void *
         uint32_t id = v.stack_id;
         if (!stack_at(g, id))
             continue;
-        unsigned ph = g->ph[id] & ~GROWTH_DIRTY;
+        unsigned ph = g->st[id].ph & ~GROWTH_DIRTY;
         if (ph == PHASE_COUNT && phase_of) {
             ph = (unsigned)phase_of(ctx, id) & 0xffu;
             if (ph & GROWTH_DIRTY) /* not a phase: stays unknown, as any other past the last */
                 ph = (uint8_t)~GROWTH_DIRTY;
-            g->ph[id] = (uint8_t)((g->ph[id] & GROWTH_DIRTY) | ph);
+            g->st[id].ph = (uint8_t)((g->st[id].ph & GROWTH_DIRTY) | ph);
         }
         uint64_t old = value(g, id);
         if (ph < PHASE_COUNT)
             g->by_phase[ph] += v.bytes - old;
         if (g->tensors_seen)
-            g->live[id].tensor = v.bytes;
+            g->st[id].tensor = v.bytes;
         else
-            g->live[id].device = v.bytes;
-        if (!(g->ph[id] & GROWTH_DIRTY))
+            g->st[id].device = v.bytes;
+        if (!(g->st[id].ph & GROWTH_DIRTY))
             growth_mark(g, id);
     }
     g->peak_device = st->fixed.peak_device;
@@ -214,12 +203,8 @@ void growth_end(growth *g, uint64_t end_ns)
 void growth_free_all(growth *g)
 {
     free(g->st);
-    free(g->live);
-    free(g->ph);
     free(g->dirty);
     g->st = NULL;
-    g->live = NULL;
-    g->ph = NULL;
     g->dirty = NULL;
     g->nst = 0;
     g->ndirty = g->capdirty = 0;
@@ -245,7 +230,7 @@ int growth_sites(const growth *g, growth_site *out, int max)
         if (span < 4 || s->last_up + recent < g->sampled)
             continue;
         growth_site site = {id,
-                            (uint8_t)(g->ph[id] & ~GROWTH_DIRTY),
+                            (uint8_t)(s->ph & ~GROWTH_DIRTY),
                             s->run_start,
                             s->n_up,
                             s->run_bytes,

@@ -17,18 +17,17 @@
 
 #define GROWTH_POINTS 256 /* the series kept for views: every k-th step, k doubling */
 
-/* one stack's bytes at the step ends: its current run of steps without a decrease (looked at
- * only when a step ends, for the stacks whose bytes changed in it) */
+/* one stack: its bytes live now (what each event changes), the phase of its first allocation,
+ * and its bytes at the step ends: its current run of steps without a decrease (looked at only
+ * when a step ends, for the stacks whose bytes changed in it). One cache line's worth a stack,
+ * dense by stack id: an event and a step's end touch one place of it, not three. */
 typedef struct growth_stack {
-    uint64_t last;      /* at the last step end */
-    uint64_t run_bytes; /* at the step its run began */
+    uint64_t tensor, device; /* live now */
+    uint64_t last;           /* at the last step end */
+    uint64_t run_bytes;      /* at the step its run began */
     uint32_t run_start, last_up, n_up;
+    uint8_t ph; /* the phase of its first allocation (PHASE_COUNT: unknown), | GROWTH_DIRTY */
 } growth_stack;
-
-/* one stack's bytes live now (what each event changes: 16 bytes a stack, dense by stack id) */
-typedef struct growth_live {
-    uint64_t tensor, device;
-} growth_live;
 
 #define GROWTH_DIRTY 0x80u /* in growth.ph: the stack's bytes changed since the last step end */
 
@@ -40,10 +39,7 @@ typedef struct growth_point {
 } growth_point;
 
 typedef struct growth {
-    growth_live *live; /* by stack id, [0, nst) */
-    uint8_t *ph;       /* by stack id: the phase of its first allocation (PHASE_COUNT: unknown),
-                        * | GROWTH_DIRTY */
-    growth_stack *st;  /* by stack id */
+    growth_stack *st; /* by stack id, [0, nst) */
     uint32_t nst;
     uint32_t *dirty;
     size_t ndirty, capdirty;
@@ -83,8 +79,7 @@ static inline void growth_mark(growth *g, uint32_t stack)
     if (g->ndirty == g->capdirty && growth_more_dirty(g) < 0)
         return;
     g->dirty[g->ndirty++] = stack;
-    g->ph[stack] |= GROWTH_DIRTY;
-    __builtin_prefetch(&g->st[stack]);
+    g->st[stack].ph |= GROWTH_DIRTY;
 }
 
 /* growth_add: delta (size, or its negation as unsigned) to the levels, the stack's phase's and
@@ -100,15 +95,16 @@ static inline void growth_add(growth *g, uint32_t stack, uint64_t delta, int ten
     if (g->device > g->peak_device)
         g->peak_device = g->device;
     unsigned p;
-    if (__builtin_expect(
-            !stack || stack >= g->nst || ((p = g->ph[stack]) & ~GROWTH_DIRTY) >= PHASE_COUNT, 0)) {
+    if (__builtin_expect(!stack || stack >= g->nst ||
+                             ((p = g->st[stack].ph) & ~GROWTH_DIRTY) >= PHASE_COUNT,
+                         0)) {
         growth_add_slow(g, stack, delta, tensor, device, phase_now);
         return;
     }
     if (g->tensors_seen ? tensor : device)
         g->by_phase[p & ~GROWTH_DIRTY] += delta;
-    g->live[stack].tensor += dt;
-    g->live[stack].device += dd;
+    g->st[stack].tensor += dt;
+    g->st[stack].device += dd;
     if (!(p & GROWTH_DIRTY))
         growth_mark(g, stack);
 }
@@ -136,15 +132,6 @@ static inline void growth_free(growth *g, uint32_t stack, uint64_t size, int ten
 {
     if (tensor || device)
         growth_add(g, stack, (uint64_t) - (int64_t)size, tensor, device, -1);
-}
-
-/* growth_prefetch: a stack's bytes on their way to the cache (an event read ahead) */
-static inline void growth_prefetch(const growth *g, uint32_t stack)
-{
-    if (stack < g->nst) {
-        __builtin_prefetch(&g->live[stack]);
-        __builtin_prefetch(&g->ph[stack]);
-    }
 }
 
 /* growth_optimizer_step: the replay counted an optimizer step that allocated nothing (its
