@@ -242,8 +242,8 @@ static inline __attribute__((always_inline)) void apply_event(state *s, int is_a
         apply_special(s, is_alloc, ev, ot, info, slot);
 }
 
-/* an event read ahead (run_pass's ring): the event alone, not its whole record (a record is
- * twice its size: copying it cost a tenth of the pass) */
+/* an event read ahead (run_pass's ring): the event alone, decoded in place, not its whole
+ * record (twice its size: copying it cost 6 % of a segment-mode pass, 20 % of the live set's) */
 struct pending {
     reader_event ev;
     uint64_t event, hash; /* hash: livemap_mix of its key, computed once */
