@@ -29,7 +29,7 @@ typedef struct growth_stack {
     uint8_t ph; /* the phase of its first allocation (PHASE_COUNT: unknown), | GROWTH_DIRTY */
 } growth_stack;
 
-#define GROWTH_DIRTY 0x80u /* in growth.ph: the stack's bytes changed since the last step end */
+#define GROWTH_DIRTY 0x80u /* in growth_stack.ph: its bytes changed since the last step end */
 
 typedef struct growth_point {
     uint32_t step;
