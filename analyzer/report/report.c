@@ -36,6 +36,12 @@ static int cmp_key(const void *a, const void *b)
 /* sort_keys: k[0..n) in cmp_key's order, by radix on (category, stack): five byte-wide passes,
  * those where every key has the same byte skipped (a snapshot holds ~100k items: qsort's calls
  * to cmp_key were 7 % of a report on 1M events). qsort when the buffer cannot be had. */
+/* digit: key k's byte of a radix pass: passes 0-3 the stack's bytes, low first; 4 the category */
+static inline unsigned digit(const group_key *k, int pass)
+{
+    return pass == 4 ? k->category : k->stack >> (8 * pass) & 255;
+}
+
 static void sort_keys(group_key *k, size_t n)
 {
     group_key *tmp = n > 1 ? malloc(n * sizeof *tmp) : NULL;
@@ -48,9 +54,8 @@ static void sort_keys(group_key *k, size_t n)
     for (int pass = 0; pass < 5; pass++) {
         size_t count[256] = {0};
         for (size_t i = 0; i < n; i++)
-            count[pass == 4 ? src[i].category : src[i].stack >> (8 * pass) & 255]++;
-        size_t first = pass == 4 ? src[0].category : src[0].stack >> (8 * pass) & 255;
-        if (count[first] == n) /* one value of this byte: the order stands */
+            count[digit(&src[i], pass)]++;
+        if (count[digit(&src[0], pass)] == n) /* one value of this byte: the order stands */
             continue;
         size_t at = 0;
         for (int d = 0; d < 256; d++) {
@@ -59,7 +64,7 @@ static void sort_keys(group_key *k, size_t n)
             at += c;
         }
         for (size_t i = 0; i < n; i++)
-            dst[count[pass == 4 ? src[i].category : src[i].stack >> (8 * pass) & 255]++] = src[i];
+            dst[count[digit(&src[i], pass)]++] = src[i];
         group_key *t = src;
         src = dst, dst = t;
     }

@@ -76,7 +76,7 @@ static void check_all(livemap *m, const ref *r)
         }
     }
     assert_int_equal(walked, live);
-    assert_true(!m->n || m->n * 4 < m->cap); /* at most a quarter full */
+    assert_true(!m->n || m->n * LIVEMAP_FILL < m->cap); /* at most a quarter full */
 }
 
 static void test_random_against_array(void **st)

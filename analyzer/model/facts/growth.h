@@ -19,8 +19,8 @@
 
 /* one stack: its bytes live now (what each event changes), the phase of its first allocation,
  * and its bytes at the step ends: its current run of steps without a decrease (looked at only
- * when a step ends, for the stacks whose bytes changed in it). One cache line's worth a stack,
- * dense by stack id: an event and a step's end touch one place of it, not three. */
+ * when a step ends, for the stacks whose bytes changed in it). 48 bytes a stack, dense by
+ * stack id: an event and a step's end touch one place of it, not three. */
 typedef struct growth_stack {
     uint64_t tensor, device; /* live now */
     uint64_t last;           /* at the last step end */

@@ -11,6 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* LIVEMAP_FILL: at most 1 / LIVEMAP_FILL of the index's slots in use (the index doubles first) */
+#define LIVEMAP_FILL 4
+
 typedef struct livemap_entry {
     uint64_t addr; /* 0 = a free entry (no allocation has address 0); then size = next free + 1 */
     uint64_t size, time_ns;
@@ -97,7 +100,7 @@ static inline livemap_entry *livemap_put_raw(livemap *m, uint64_t addr, unsigned
                                              uint64_t hash, int *replaced)
 {
     *replaced = 0;
-    if (__builtin_expect((m->n + 1) * 4 >= m->cap, 0) && livemap_grow_index(m) < 0)
+    if (__builtin_expect((m->n + 1) * LIVEMAP_FILL >= m->cap, 0) && livemap_grow_index(m) < 0)
         return NULL;
     uint32_t h = (uint32_t)hash;
     uint64_t mask = m->cap - 1, j = h & mask;
