@@ -267,6 +267,93 @@ static void test_allocator_blocks(void **st)
     unlink(path);
 }
 
+/* category peaks: an allocation whose category is settled after what its settle key was made
+ * from changed (replay_cats.c: keys_from). A plain cudaMalloc in forward comes before the run's
+ * first tensor, so its key says segment mode; nobody names it PyTorch's segment, so it waits 256
+ * records, and by then the run is in tensor mode. Its key is redone: in tensor mode a device
+ * allocation outside PyTorch's allocator freed within the forward is a temporary, not an
+ * activation (what every forward segment is in segment mode). */
+static void test_cat_peaks_key_redone(void **st)
+{
+    (void)st;
+    char path[] = "/tmp/vt-replay-XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    begin();
+    code(2, "/x/train.py", "Block.forward");
+    stack(2, 2);
+    g_alloc_api = VT_API_cudaMalloc;
+    g_free_api = VT_API_cudaFree;
+    alloc(0, 0, 0x100000, 1 << 20, 2, 0); /* before any tensor */
+    g_alloc_api = VT_API_cudaMallocAsync;
+    g_free_api = VT_API_cudaFreeAsync;
+    for (uint64_t i = 0; i < 200; i++) { /* tensors: 400 records */
+        alloc(0, 0, 0x10000000 + i * 0x1000, 64, 2, 0);
+        release(0, 0, 0x10000000 + i * 0x1000);
+    }
+    g_free_api = VT_API_cudaFree;
+    release(0, 0, 0x100000); /* still in forward: a temporary */
+    g_free_api = VT_API_cudaFreeAsync;
+    vt_rec_trailer t = {200000, 9, 0, 20, 0, 0};
+    rec(VT_REC_TRAILER, 0, &t, sizeof t, NULL, 0);
+    end(path);
+    replay_result r;
+    char err[256];
+    assert_int_equal(replay_file(path, &r, err, sizeof err), 0);
+    assert_true(r.tensor_mode);
+    assert_true(r.has_cat_peaks);
+    /* its key kept from before the first tensor would settle it as segment mode's forward
+     * segment, an activation, whatever its end */
+    assert_int_equal(r.cat_peak[CAT_ACTIVATIONS], 0);
+    assert_int_equal(r.cat_peak[CAT_TEMPORARIES], (1 << 20) + 64);
+    replay_free(&r);
+    unlink(path);
+}
+
+/* category peaks: the sweep's window holds about a step, not the run, when an allocation made in
+ * the first forward lives to the end: the backward pass that began settles it (replay_cats.c
+ * looks at the first waiting allocation again at each such change), so the records behind it
+ * are swept step by step. 100 steps of 100 records: 10,000 records; the window stays at its
+ * first size (4,096). */
+static void test_cat_window_a_step(void **st)
+{
+    (void)st;
+    char path[] = "/tmp/vt-replay-XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    begin();
+    code(2, "/x/train.py", "Block.forward");
+    code(4, "/x/torch/optim/adamw.py", "AdamW.step");
+    stack(2, 2);
+    stack(4, 4);
+    alloc(0, 0, 0x100000, 4096, 2, 0); /* made in the first forward, alive to the end */
+    uint64_t a = 0x10000000;
+    for (int step = 0; step < 100; step++) {
+        for (int k = 0; k < 25; k++) { /* forward: activations, freed in the backward */
+            alloc(0, 0, a + (uint64_t)k * 0x1000, 64, 2, 0);
+        }
+        for (int k = 0; k < 25; k++) { /* backward, on the autograd thread */
+            alloc(1, 1, a + 0x100000 + (uint64_t)k * 0x1000, 32, 0, 0);
+            release(1, 1, a + (uint64_t)k * 0x1000);
+        }
+        for (int k = 0; k < 25; k++) /* the optimizer step frees the gradients */
+            release(0, 0, a + 0x100000 + (uint64_t)k * 0x1000);
+        a += 0x1000000;
+    }
+    vt_rec_trailer t = {200000, 9, 0, 20, 0, 0};
+    rec(VT_REC_TRAILER, 0, &t, sizeof t, NULL, 0);
+    end(path);
+    replay_result r;
+    char err[256];
+    assert_int_equal(replay_file(path, &r, err, sizeof err), 0);
+    assert_true(r.has_cat_peaks);
+    assert_true(r.backward_passes >= 100);
+    assert_int_equal(r.cat_window, 4096);
+    assert_int_equal(r.cat_peak[CAT_ACTIVATIONS], 4096 + 25 * 64);
+    replay_free(&r);
+    unlink(path);
+}
+
 static void test_bad_files(void **st)
 {
     (void)st;
@@ -286,9 +373,12 @@ static void test_bad_files(void **st)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_training_shape), cmocka_unit_test(test_accumulation),
-        cmocka_unit_test(test_segment_oom_cache), cmocka_unit_test(test_allocator_blocks),
-        cmocka_unit_test(test_bad_files)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_training_shape),
+                                       cmocka_unit_test(test_accumulation),
+                                       cmocka_unit_test(test_segment_oom_cache),
+                                       cmocka_unit_test(test_allocator_blocks),
+                                       cmocka_unit_test(test_cat_peaks_key_redone),
+                                       cmocka_unit_test(test_cat_window_a_step),
+                                       cmocka_unit_test(test_bad_files)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

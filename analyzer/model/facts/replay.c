@@ -145,16 +145,15 @@ static inline __attribute__((always_inline)) void apply_free(state *s, const rea
                     (replay_size_bits(s, e->size) & 1) && !ot->pending;
     if (grad_free) { /* a gradient freed: what an optimizer step made and keeps past this is
                       * its state */
-        int first = !s->grad_free_event;
         s->grad_free_event = s->event;
-        replay_cats_changed(s, first ? CATS_ALL : CATS_GRAD);
+        replay_cats_changed(s);
     }
     if (grad_free && !s->in_opt) {
         /* the main thread frees a gradient (zero_grad): an optimizer step, even one that
          * allocated nothing (fused / foreach optimizers after their first step); not the
          * frees of the out-of-memory error's unwinding */
         if (replay_phase_step(s)) {
-            replay_cats_changed(s, CATS_ITER);
+            replay_cats_changed(s);
             growth_optimizer_step(&r->growth);
         }
         ph = PHASE_OPTIMIZER;
@@ -181,13 +180,12 @@ static inline __attribute__((always_inline)) void apply_one(state *s, int is_all
         uint32_t bwd0 = s->bwd, iter0 = s->iter;
         int sized0 = s->vocab_done;
         ph = replay_phase_event(s, ev, 1, &loss);
-        /* what the waiting allocations' categories may depend on changed (replay_cats.c) */
-        if (s->vocab_done != sized0) /* the parameters' sizes and the vocabulary are final */
-            replay_cats_changed(s, CATS_ALL);
-        if (s->bwd != bwd0)
-            replay_cats_changed(s, CATS_BWD);
-        if (s->iter != iter0)
-            replay_cats_changed(s, CATS_ITER);
+        /* what the waiting allocations' categories may depend on changed (replay_cats.c): the
+         * parameters' sizes and the vocabulary are final, a backward pass or a step began */
+        if (s->vocab_done != sized0)
+            replay_cats_keys_changed(s);
+        else if (s->bwd != bwd0 || s->iter != iter0)
+            replay_cats_changed(s);
     } else {
         ph = replay_phase_free(s, ev); /* a free changes no counter */
     }

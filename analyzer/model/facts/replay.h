@@ -92,6 +92,7 @@ typedef struct replay_result {
     int has_cat_peaks;
     const char *cat_peaks_lost; /* tensor mode, but not computed: why (a static string) */
     uint64_t cat_peak[CAT_COUNT], cat_peak_ns[CAT_COUNT];
+    uint64_t cat_window; /* the records the sweep's window grew to hold (a power of two; 0: none) */
     replay_snapshot at_peak;    /* live at the process peak */
     replay_snapshot at_tensors; /* live at the allocated (tensor) peak (tensor modes; its
                                  * event 0 when there is none): where the activations are */

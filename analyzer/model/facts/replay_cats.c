@@ -1,9 +1,11 @@
 /* replay_cats.c — each noted allocation's category for category_peaks, the timeline and flame's
  * totals (and what the rules of classify.c see of an allocation, for them and the snapshots), in
  * the replay's one pass: classified once, as soon as every end it can still have gives
- * the same category (classify_settled: often at its allocation, else when a backward pass or an
- * optimizer step begins or a gradient is freed; at its free at the latest), its records in the
- * sweep's window (catpeaks.c) settled then. */
+ * the same category (classify_settled), its records in the sweep's window (catpeaks.c) settled
+ * then. Only the window's first record waiting is looked at: the sweep cannot pass it, and a
+ * settled category stays what it is, so the records behind it are looked at when the sweep
+ * comes to them (once each, not at every backward pass, step and gradient freed: 3 looks an
+ * allocation before); at its free at the latest. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,8 +17,6 @@
 /* a run that showed no tensor in its first events is taken for segment mode from then on */
 #define BEFORE_TENSORS ((uint64_t)1 << 20)
 #define NO_TENSORS_WHY "the run's first tensor came after the sweep's first 1M events"
-/* the parameters' sizes grew: the waiting allocations are looked at again, at most this often */
-#define SIZES_EVENTS 4096
 
 /* ---- what the rules see of an allocation ------------------------------------------------------
  */
@@ -155,18 +155,18 @@ static void settle(state *s, livemap_entry *e, category cat)
         catpeaks_settle(&s->peaks, rec_of(s, e), e->code, prov);
 }
 
-/* set_key: e's settle key, from its features and the run's sizes now. */
-static void set_key(state *s, livemap_entry *e)
+/* key_of: e's settle key, from its features and the run's sizes now. */
+static uint32_t key_of(const state *s, const livemap_entry *e)
 {
     unsigned sized = s->vocab_done != 0, tensor_api = e->level == L_TENSOR || e->level == L_INNER;
     unsigned bits = replay_size_bits(s, e->size), half = bits & 1, copy = bits >> 1 & 1;
     unsigned f = e->flags, to_copy = (f & EF_TO_COPY) != 0;
-    e->ckey =
-        classify_settle_bits(e->space, e->layer, tensor_api, s->r->tensor_mode != 0, e->phase,
-                             (f & EF_LOSS) != 0, to_copy & tensor_api & copy, half, bits >> 2 & 1,
-                             (f & EF_WORKSPACE) != 0, (f & EF_ATTENTION) != 0, (f & EF_INPUT) != 0,
-                             e->bwd > 0, !sized, (!sized) & to_copy & tensor_api,
-                             (!sized) & (!half) & (!copy), !provisional(e->phase, (int)tensor_api));
+    return classify_settle_bits(e->space, e->layer, tensor_api, s->r->tensor_mode != 0, e->phase,
+                                (f & EF_LOSS) != 0, to_copy & tensor_api & copy, half,
+                                bits >> 2 & 1, (f & EF_WORKSPACE) != 0, (f & EF_ATTENTION) != 0,
+                                (f & EF_INPUT) != 0, e->bwd > 0, !sized,
+                                (!sized) & to_copy & tensor_api, (!sized) & (!half) & (!copy),
+                                !provisional(e->phase, (int)tensor_api));
 }
 
 /* try_settle: e's category, when every end it can still have gives the same one. */
@@ -185,6 +185,8 @@ static void try_settle(state *s, livemap_entry *e)
                    (s->grad_free_event > e->alloc_event ? CLS_OUTLIVED : 0) |
                    (s->grad_free_event ? CLS_GRAD_FREED : 0) |
                    (s->r->tensor_mode || s->tm_assumed ? CLS_TM_SET : 0);
+    if (rec_of(s, e) < s->keys_from) /* allocated before what its key says last changed */
+        e->ckey = key_of(s, e);
     category c = classify_settled(e->ckey, now, &s->cmemo);
     if (c != CAT_COUNT)
         settle(s, e, c);
@@ -200,57 +202,6 @@ void replay_cats_begin(state *s)
     s->sizes_gen = 1;
 }
 
-/* waiting: the allocation of wait[i] still waits for its category (its entry: *e). */
-static int waiting(state *s, size_t i, livemap_entry **e)
-{
-    catpeaks *cp = &s->peaks;
-    uint64_t n = s->wait[i];
-    if (n < cp->head || n >= cp->tail || catpeaks_code(cp, n) ||
-        (catpeaks_flags(cp, n) & CATPEAKS_F_ENDED))
-        return 0;
-    *e = livemap_at(&s->live, catpeaks_ref(cp, n));
-    return 1;
-}
-
-/* compact: wait[] keeps only the allocations still waiting (the marks moved with them). */
-static void compact(state *s)
-{
-    size_t k = 0, *marks[3] = {&s->wait_bwd, &s->wait_iter, &s->wait_grad};
-    size_t newmark[3] = {0, 0, 0};
-    livemap_entry *e;
-    for (size_t i = 0; i < s->nwait; i++) {
-        for (int m = 0; m < 3; m++)
-            if (*marks[m] == i)
-                newmark[m] = k;
-        if (waiting(s, i, &e))
-            s->wait[k++] = s->wait[i];
-    }
-    for (int m = 0; m < 3; m++)
-        *marks[m] = *marks[m] >= s->nwait ? k : newmark[m];
-    s->nwait = k;
-}
-
-void replay_cats_changed(state *s, int what)
-{
-    if (!s->cats_on)
-        return;
-    size_t *since = what == CATS_BWD    ? &s->wait_bwd
-                    : what == CATS_ITER ? &s->wait_iter
-                    : what == CATS_GRAD ? &s->wait_grad
-                                        : NULL;
-    livemap_entry *e;
-    for (size_t i = since ? *since : 0; i < s->nwait; i++)
-        if (waiting(s, i, &e)) {
-            if (what == CATS_ALL) /* what the rules see of it may have changed */
-                set_key(s, e);
-            try_settle(s, e);
-        }
-    if (since)
-        *since = s->nwait;
-    if (what == CATS_ALL)
-        s->half_grew = 0, s->half_scan_event = s->event;
-}
-
 /* no_tensors: the run's first events showed no tensor: a segment-mode run (its category
  * peaks are not reported) unless a view draws its timeline, which then takes it for one. */
 static void no_tensors(state *s)
@@ -263,7 +214,7 @@ static void no_tensors(state *s)
     s->tm_assumed = 1;
     if (!s->peaks.alloc_mode_known)
         catpeaks_set_alloc_mode(&s->peaks, 0);
-    replay_cats_changed(s, CATS_ALL);
+    replay_cats_keys_changed(s);
 }
 
 void replay_cats_tensors(state *s, int inner)
@@ -277,7 +228,7 @@ void replay_cats_tensors(state *s, int inner)
     }
     if (inner)
         catpeaks_set_alloc_mode(&s->peaks, 1);
-    replay_cats_changed(s, CATS_ALL);
+    replay_cats_keys_changed(s);
 }
 
 void replay_cats_alloc(state *s, livemap_entry *e)
@@ -293,25 +244,8 @@ void replay_cats_alloc(state *s, livemap_entry *e)
         return;
     }
     e->rec = (uint32_t)n;
-    e->flags |= EF_HAS_REC;
-    set_key(s, e);
-    try_settle(s, e);
-    if (!e->code) { /* it waits: the changes to come look at it */
-        if (s->nwait == s->capwait) {
-            compact(s);
-            if (!s->capwait || s->nwait * 2 > s->capwait) {
-                size_t cap = s->capwait ? s->capwait * 2 : 1024;
-                uint64_t *w = realloc(s->wait, cap * sizeof *w);
-                if (!w) {
-                    catpeaks_lose(&s->peaks, "out of memory");
-                    stop(s);
-                    return;
-                }
-                s->wait = w, s->capwait = cap;
-            }
-        }
-        s->wait[s->nwait++] = n;
-    }
+    e->flags |= EF_HAS_REC; /* its category: when the sweep comes to it (replay_cats_sweep) */
+    e->ckey = key_of(s, e); /* (here, where its size memo's miss overlaps the event's others) */
     if (!s->r->tensor_mode && !s->tm_assumed && s->event >= BEFORE_TENSORS)
         no_tensors(s);
 }
@@ -391,22 +325,28 @@ void replay_cats_flush(state *s)
 
 void replay_cats_sweep_more(state *s)
 {
-    if (s->half_grew && s->event - s->half_scan_event >= SIZES_EVENTS)
-        replay_cats_changed(s, CATS_ALL);
     catpeaks *cp = &s->peaks;
+    int changed = s->cats_dirty;
+    s->cats_dirty = 0;
     for (;;) {
         uint64_t n = catpeaks_advance(cp);
         if (n == cp->tail || cp->lost)
             break;
+        int fresh = n != s->cats_tried; /* not looked at since it came first */
+        s->cats_tried = n;
+        /* a free, or an allocation freed and held back (s->pend): settled with its free */
         if ((catpeaks_flags(cp, n) & (CATPEAKS_F_ALLOC | CATPEAKS_F_ENDED)) != CATPEAKS_F_ALLOC ||
             catpeaks_code(cp, n))
             break;
-        /* an allocation still waits: a segment nobody named may now be settled as not PyTorch's */
         livemap_entry *e = livemap_at(&s->live, catpeaks_ref(cp, n));
-        if (e->level != L_SEGMENT || (e->flags & (EF_TORCH_SEG | EF_KIND_SET)) ||
-            cp->tail - n < KIND_RECORDS)
+        if (n + 1 < cp->tail) /* the next one's entry, while this one is looked at */
+            __builtin_prefetch(livemap_at(&s->live, cp->ref[(n + 1) & (cp->cap - 1)]));
+        /* a segment nobody named this many records later is not PyTorch's */
+        if (e->level == L_SEGMENT && !(e->flags & (EF_TORCH_SEG | EF_KIND_SET)) &&
+            cp->tail - n >= KIND_RECORDS)
+            e->flags |= EF_KIND_SET, fresh = 1;
+        if (!fresh && !changed)
             break;
-        e->flags |= EF_KIND_SET;
         try_settle(s, e);
         if (!e->code)
             break;
@@ -433,6 +373,7 @@ void replay_cats_end(state *s)
             classified(s, &it, e->level, e->flags, s->cats_on ? rec_of(s, e) : 0, 0);
         }
     }
+    r->cat_window = s->peaks.cap;
     if (s->cats_on) {
         if (!s->peaks.alloc_mode_known)
             catpeaks_set_alloc_mode(&s->peaks, r->allocator_mode);
@@ -448,7 +389,6 @@ void replay_cats_end(state *s)
 
 void replay_cats_free_all(state *s)
 {
-    free(s->wait);
     free(s->szm);
     catpeaks_free(&s->peaks);
     classify_memo_free(&s->cmemo);

@@ -37,7 +37,7 @@ void replay_phase_half_add(state *s, uint64_t v)
     if (!s->half[j]) {
         s->half[j] = v;
         s->nhalf++;
-        s->half_grew = 1; /* the waiting allocations' sizes may be a parameter's now */
+        replay_cats_keys_changed(s); /* a waiting allocation's size may be a parameter's now */
         s->sizes_gen++;
     }
 }

@@ -66,12 +66,11 @@ typedef struct state {
     int tm_assumed;  /* tensor_mode taken to stay 0 (no tensor after the first events) */
     classify_memo cmemo;
     classify_cache ccache; /* the ended lifetimes' categories (classified) */
-    /* the allocations whose category waits, in allocation order (their records; settled ones are
-     * skipped, and dropped now and then), and where in it each kind of change was last looked */
-    uint64_t *wait;
-    size_t nwait, capwait, wait_bwd, wait_iter, wait_grad;
-    int half_grew; /* the parameters' sizes grew since the window was last looked at */
-    uint64_t half_scan_event;
+    /* the sweep's first record waiting (replay_cats.c): its number when last looked at, and
+     * whether what its category depends on changed since */
+    uint64_t cats_tried;
+    int cats_dirty;
+    uint64_t keys_from; /* the allocations whose records come before it: their keys are stale */
     /* what a size says (a parameter's, half one's, the vocabulary's multiple) by size, valid for
      * sizes_gen (it changes with the parameters' sizes and the vocabulary) */
     struct size_memo {
@@ -235,11 +234,21 @@ void replay_cats_free(state *s, livemap_entry *e, const live_item *it, uint64_t 
 void replay_cats_flush(state *s);
 /* replay_cats_marked: PyTorch's tracker named e one of its segments. */
 void replay_cats_marked(state *s, livemap_entry *e);
-/* What changed, for the allocations whose category waits: CATS_BWD a backward pass began,
- * CATS_ITER an optimizer step, CATS_GRAD a gradient was freed, CATS_ALL anything the rules see of
- * every allocation (tensor mode, the parameters' sizes and the vocabulary). */
-enum { CATS_BWD, CATS_ITER, CATS_GRAD, CATS_ALL };
-void replay_cats_changed(state *s, int what);
+/* replay_cats_changed: what a waiting allocation's category depends on changed (a backward pass
+ * or an optimizer step began, a gradient was freed, the parameters' sizes, the vocabulary or
+ * tensor mode became known). */
+static inline void replay_cats_changed(state *s)
+{
+    s->cats_dirty = 1; /* the window's first record waiting is looked at again */
+}
+/* replay_cats_keys_changed: the same, and what the rules see of every allocation (the
+ * parameters' sizes, the vocabulary, tensor mode): the waiting ones' settle keys are redone
+ * (those of the allocations whose records came before now). */
+static inline void replay_cats_keys_changed(state *s)
+{
+    s->cats_dirty = 1;
+    s->keys_from = s->peaks.tail;
+}
 /* replay_cats_tensors: the run showed its first tensor (tensor_mode) / allocator-tracker tensor. */
 void replay_cats_tensors(state *s, int inner);
 /* replay_cats_sweep: sweeps what is settled (after each event; cheap when nothing is). */
@@ -248,7 +257,7 @@ static inline void replay_cats_sweep(state *s)
 {
     const catpeaks *cp = &s->peaks;
     if (s->cats_on && cp->head < cp->tail &&
-        (catpeaks_code(cp, cp->head) || s->half_grew ||
+        (catpeaks_code(cp, cp->head) || s->cats_dirty || cp->head != s->cats_tried ||
          ((catpeaks_flags(cp, cp->head) & CATPEAKS_F_LATER) && cp->tail - cp->head >= 256)))
         replay_cats_sweep_more(s);
 }
