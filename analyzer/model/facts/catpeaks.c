@@ -176,17 +176,47 @@ static void apply(catpeaks *cp, uint64_t n, uint64_t i)
 
 uint64_t catpeaks_advance(catpeaks *cp)
 {
-    while (cp->head < cp->tail) {
-        uint64_t i = cp->head & (cp->cap - 1);
+    uint64_t head = cp->head;
+    const uint64_t tail = cp->tail, mask = cp->cap - 1;
+    while (head < tail) {
+        uint64_t i = head & mask;
         uint8_t code = cp->code[i];
-        if (!code || (code != CATPEAKS_NONE && CATPEAKS_KIND(code) == CATPEAKS_SEGMENT &&
-                      !cp->alloc_mode_known))
+        if (!code)
             break;
-        apply(cp, cp->head++, i);
-        if (cp->lost)
+        if (code == CATPEAKS_NONE) { /* counted nowhere */
+            head++;
+            continue;
+        }
+        int kind = CATPEAKS_KIND(code);
+        if (kind == CATPEAKS_SEGMENT && !cp->alloc_mode_known)
             break;
+        uint8_t fl = cp->flags[i];
+        if (__builtin_expect((fl & CATPEAKS_F_PROVISIONAL) || cp->tl || cp->alloc_mode ||
+                                 kind != CATPEAKS_PLAIN,
+                             0)) {
+            cp->head = head + 1;
+            apply(cp, head, i);
+            if (cp->lost)
+                return cp->head;
+            head = cp->head;
+            continue;
+        }
+        /* the common record, apply's work without what does not concern it: a plain
+         * allocation's bytes, no epoch to open or close, no cache, no timeline. A free lowers its
+         * category: the open epoch's largest (never below the sums now) stays. */
+        int cat = CATPEAKS_CAT(code);
+        if (fl & CATPEAKS_F_ALLOC) {
+            int64_t v = cp->cur[cat] += (int64_t)cp->size[i];
+            catpeaks_epoch *e = &cp->ep[cp->last];
+            if (v > e->m[cat])
+                e->m[cat] = v, e->t[cat] = cp->time[i];
+        } else {
+            cp->cur[cat] -= (int64_t)cp->size[i];
+        }
+        head++;
     }
-    return cp->head;
+    cp->head = head;
+    return head;
 }
 
 /* finish: each category's largest over the open epochs in order, each epoch's moments less the

@@ -156,7 +156,7 @@ static void settle(state *s, livemap_entry *e, category cat)
 }
 
 /* key_of: e's settle key, from its features and the run's sizes now. */
-static uint32_t key_of(const state *s, const livemap_entry *e)
+static inline __attribute__((always_inline)) uint32_t key_of(const state *s, const livemap_entry *e)
 {
     unsigned sized = s->vocab_done != 0, tensor_api = e->level == L_TENSOR || e->level == L_INNER;
     unsigned bits = replay_size_bits(s, e->size), half = bits & 1, copy = bits >> 1 & 1;
@@ -328,22 +328,27 @@ void replay_cats_sweep_more(state *s)
     catpeaks *cp = &s->peaks;
     int changed = s->cats_dirty;
     s->cats_dirty = 0;
-    for (;;) {
-        uint64_t n = catpeaks_advance(cp);
-        if (n == cp->tail || cp->lost)
-            break;
-        int fresh = n != s->cats_tried; /* not looked at since it came first */
-        s->cats_tried = n;
+    uint64_t head = catpeaks_advance(cp), m = head;
+    /* from the first record waiting on: the allocations are looked at in order, each as the
+     * sweep comes to it (the first again only after a change), until one stays unsettled; then
+     * the sweep applies what was settled, in one go */
+    for (; m < cp->tail && !cp->lost; m++) {
+        if (catpeaks_code(cp, m)) {
+            if (m == head) /* settled, applied once the allocator mode is known */
+                break;
+            continue;
+        }
+        int fresh = m != s->cats_tried; /* not looked at since it came first */
+        s->cats_tried = m;
         /* a free, or an allocation freed and held back (s->pend): settled with its free */
-        if ((catpeaks_flags(cp, n) & (CATPEAKS_F_ALLOC | CATPEAKS_F_ENDED)) != CATPEAKS_F_ALLOC ||
-            catpeaks_code(cp, n))
+        if ((catpeaks_flags(cp, m) & (CATPEAKS_F_ALLOC | CATPEAKS_F_ENDED)) != CATPEAKS_F_ALLOC)
             break;
-        livemap_entry *e = livemap_at(&s->live, catpeaks_ref(cp, n));
-        if (n + 1 < cp->tail) /* the next one's entry, while this one is looked at */
-            __builtin_prefetch(livemap_at(&s->live, cp->ref[(n + 1) & (cp->cap - 1)]));
+        livemap_entry *e = livemap_at(&s->live, catpeaks_ref(cp, m));
+        if (m + 1 < cp->tail) /* the next one's entry, while this one is looked at */
+            __builtin_prefetch(livemap_at(&s->live, cp->ref[(m + 1) & (cp->cap - 1)]));
         /* a segment nobody named this many records later is not PyTorch's */
         if (e->level == L_SEGMENT && !(e->flags & (EF_TORCH_SEG | EF_KIND_SET)) &&
-            cp->tail - n >= KIND_RECORDS)
+            cp->tail - m >= KIND_RECORDS)
             e->flags |= EF_KIND_SET, fresh = 1;
         if (!fresh && !changed)
             break;
@@ -351,6 +356,8 @@ void replay_cats_sweep_more(state *s)
         if (!e->code)
             break;
     }
+    if (m != head && !cp->lost)
+        catpeaks_advance(cp);
     if (cp->lost && s->cats_on)
         stop(s);
 }
