@@ -125,7 +125,7 @@ static int provisional_entry(const livemap_entry *e)
 /* total: flame's bytes by (stack, category) of one lifetime (not a segment's: the cache). */
 static void total(state *s, uint32_t stack, int kind, category cat, uint64_t size)
 {
-    if (kind != CATPEAKS_SEGMENT)
+    if (kind != CATPEAKS_SEGMENT && s->r->tl) /* (no call when no view asked for them) */
         timeline_total_add(s->r->tl, stack, cat, size);
 }
 
@@ -158,15 +158,15 @@ static void settle(state *s, livemap_entry *e, category cat)
 /* key_of: e's settle key, from its features and the run's sizes now. */
 static inline __attribute__((always_inline)) uint32_t key_of(const state *s, const livemap_entry *e)
 {
-    unsigned sized = s->vocab_done != 0, tensor_api = e->level == L_TENSOR || e->level == L_INNER;
+    unsigned f = e->flags, ph = e->phase, lv = e->level, tm = s->r->tensor_mode != 0;
+    unsigned tensor_api = (lv == L_TENSOR) | (lv == L_INNER), unsized = !s->vocab_done;
     unsigned bits = replay_size_bits(s, e->size), half = bits & 1, copy = bits >> 1 & 1;
-    unsigned f = e->flags, to_copy = (f & EF_TO_COPY) != 0;
-    return classify_settle_bits(e->space, e->layer, tensor_api, s->r->tensor_mode != 0, e->phase,
-                                (f & EF_LOSS) != 0, to_copy & tensor_api & copy, half,
-                                bits >> 2 & 1, (f & EF_WORKSPACE) != 0, (f & EF_ATTENTION) != 0,
-                                (f & EF_INPUT) != 0, e->bwd > 0, !sized,
-                                (!sized) & to_copy & tensor_api, (!sized) & (!half) & (!copy),
-                                !provisional(e->phase, (int)tensor_api));
+    unsigned to_copy = (f / EF_TO_COPY & 1) & tensor_api; /* (the EF_ are powers of two) */
+    return classify_settle_bits(e->space, e->layer, tensor_api, tm, ph, f / EF_LOSS & 1,
+                                to_copy & copy, half, bits >> 2 & 1, f / EF_WORKSPACE & 1,
+                                f / EF_ATTENTION & 1, f / EF_INPUT & 1, e->bwd != 0, unsized,
+                                unsized & to_copy, unsized & !half & !copy,
+                                !((ph == PHASE_OPTIMIZER) & tensor_api));
 }
 
 /* try_settle: e's category, when every end it can still have gives the same one. */
