@@ -95,7 +95,7 @@ void replay_snap_retire(state *s, livemap_entry *e, uint8_t ph, int oom_pending,
         if (peak)
             keep_freed(&s->ret, &s->nret, &s->capret, &it);
     } else {
-        replay_cats_free(s, e, NULL, t); /* settled already: no item to classify */
+        replay_cats_free_settled(s, e, t); /* settled already: no item to classify */
     }
     if (e->snap_oom && e->snap_oom <= r->at_oom.n) {
         live_item *it = &r->at_oom.items[e->snap_oom - 1];

@@ -229,6 +229,18 @@ void replay_cats_alloc(state *s, livemap_entry *e);
  * its category and its freeing record (a tensor an optimizer step made, not settled, waits for
  * the next allocation: s->pend). */
 void replay_cats_free(state *s, livemap_entry *e, const live_item *it, uint64_t t);
+/* replay_cats_free_settled: replay_cats_free(s, e, NULL, t) with its common case inline: a
+ * settled allocation that is no provisional tensor, its free record (room for it: no growing) */
+static inline void replay_cats_free_settled(state *s, livemap_entry *e, uint64_t t)
+{
+    catpeaks *cp = &s->peaks;
+    if (s->cats_on && e->code && !cp->lost && cp->tail - cp->head < cp->cap &&
+        !(e->phase == PHASE_OPTIMIZER && (e->level == L_TENSOR || e->level == L_INNER))) {
+        catpeaks_add(cp, s->event, t, e->size, 0, livemap_number(&s->live, e), e->code);
+        return;
+    }
+    replay_cats_free(s, e, NULL, t);
+}
 /* replay_cats_flush: classifies the lifetimes held back (s->pend): after an allocation (they
  * were not the run's last frees) or at the end of the pass (they were). */
 void replay_cats_flush(state *s);
