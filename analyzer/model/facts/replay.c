@@ -257,13 +257,20 @@ static inline int torch_tensor(const struct pending *p)
            (p->ev.api == VT_API_torchAlloc || p->ev.api == VT_API_torchFree);
 }
 
-/* drain: the oldest event of the ring applied, then the sweep. */
-static void drain(state *s, const struct pending *p, oom_track *ot)
+/* drain: the oldest event of the ring applied, then the sweep (inline where the ring is full,
+ * once an event: no call and its saved registers; drain_call where the ring empties) */
+static inline __attribute__((always_inline)) void drain(state *s, const struct pending *p,
+                                                        oom_track *ot)
 {
     s->event = p->event;
     s->hash = p->hash;
     apply_event(s, p->is_alloc, &p->ev, ot, p->info, p->slot);
     replay_cats_sweep(s);
+}
+
+static __attribute__((noinline)) void drain_call(state *s, const struct pending *p, oom_track *ot)
+{
+    drain(s, p, ot);
 }
 
 static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errlen)
@@ -287,14 +294,17 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
     unsigned head = 0, count = 0;
 #define VT_DRAIN_ONE()                                                                             \
     do {                                                                                           \
-        drain(s, &ring[head], ot);                                                                 \
+        drain_call(s, &ring[head], ot);                                                            \
         head = (head + 1) % RING;                                                                  \
         count--;                                                                                   \
     } while (0)
     uint64_t seq = 0;
     for (;;) {
-        if (count == RING)
-            VT_DRAIN_ONE();
+        if (count == RING) {
+            drain(s, &ring[head], ot);
+            head = (head + 1) % RING;
+            count--;
+        }
         reader_record got;
         struct pending *p = &ring[(head + count) % RING];
         if (!reader_next_event(rd, &got, &p->ev))
