@@ -191,14 +191,28 @@ uint64_t catpeaks_advance(catpeaks *cp)
         if (kind == CATPEAKS_SEGMENT && !cp->alloc_mode_known)
             break;
         uint8_t fl = cp->flags[i];
-        if (__builtin_expect((fl & CATPEAKS_F_PROVISIONAL) || cp->tl || cp->alloc_mode ||
-                                 kind != CATPEAKS_PLAIN,
-                             0)) {
+        if (__builtin_expect((fl & CATPEAKS_F_PROVISIONAL) || cp->tl, 0)) {
             cp->head = head + 1;
             apply(cp, head, i);
             if (cp->lost)
                 return cp->head;
             head = cp->head;
+            continue;
+        }
+        if (cp->alloc_mode || kind != CATPEAKS_PLAIN) { /* apply's work without epochs opened or
+                                                         * closed and without a timeline */
+            int64_t delta = fl & CATPEAKS_F_ALLOC ? (int64_t)cp->size[i] : -(int64_t)cp->size[i];
+            int cat = CATPEAKS_CAT(code);
+            if (kind == CATPEAKS_SEGMENT)
+                cp->seg += delta;
+            else
+                cp->cur[cat] += delta;
+            if (kind == CATPEAKS_INNER)
+                cp->inner += delta;
+            if (cp->alloc_mode)
+                cp->cur[CAT_CACHE] = cp->seg > cp->inner ? cp->seg - cp->inner : 0;
+            note(cp, kind == CATPEAKS_SEGMENT ? -1 : cat, cp->time[i]);
+            head++;
             continue;
         }
         /* the common record, apply's work without what does not concern it: a plain
