@@ -226,7 +226,7 @@ static __attribute__((noinline)) void apply_special(state *s, int is_alloc, cons
         apply_one_call(s, 1, &c, ot, s->apinfo[c.api], ~(uint64_t)0);
         s->hash = hash;
     }
-    apply_one_call(s, is_alloc, ev, ot, info, slot);
+    apply_one(s, is_alloc, ev, ot, info, slot); /* (inline: every tensor of PyTorch's tracker) */
 }
 
 /* apply_event: one event (its api's apinfo, the index slot run_pass saw it at). */
