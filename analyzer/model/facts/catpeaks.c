@@ -146,18 +146,11 @@ static void close_epoch(catpeaks *cp, uint32_t key)
     e->into = e->prev;
 }
 
-/* apply: record i (settled) comes or goes, at event, time t. */
-static void apply(catpeaks *cp, uint64_t n, uint64_t i)
+/* sums: record i (kind, category cat, flags fl) adds its bytes to the sums or takes them back:
+ * its category's (a segment's: the segments'), the tensors' inside segments, the cache. */
+static inline void sums(catpeaks *cp, uint64_t i, int kind, int cat, uint8_t fl)
 {
-    uint8_t code = cp->code[i], fl = cp->flags[i];
-    if (code == CATPEAKS_NONE)
-        return;
-    uint64_t t = cp->time[i];
-    (void)n;
     int64_t delta = fl & CATPEAKS_F_ALLOC ? (int64_t)cp->size[i] : -(int64_t)cp->size[i];
-    if ((fl & CATPEAKS_F_PROVISIONAL) && !(fl & CATPEAKS_F_ALLOC))
-        close_epoch(cp, cp->ref[i]);
-    int kind = CATPEAKS_KIND(code), cat = CATPEAKS_CAT(code);
     if (kind == CATPEAKS_SEGMENT)
         cp->seg += delta;
     else
@@ -166,6 +159,18 @@ static void apply(catpeaks *cp, uint64_t n, uint64_t i)
         cp->inner += delta;
     if (cp->alloc_mode)
         cp->cur[CAT_CACHE] = cp->seg > cp->inner ? cp->seg - cp->inner : 0;
+}
+
+/* apply: record i (settled, counted: not CATPEAKS_NONE) comes or goes (out of line: the sweep
+ * calls it for the rare records, with an epoch or a timeline) */
+static __attribute__((noinline)) void apply(catpeaks *cp, uint64_t i)
+{
+    uint8_t code = cp->code[i], fl = cp->flags[i];
+    uint64_t t = cp->time[i];
+    if ((fl & CATPEAKS_F_PROVISIONAL) && !(fl & CATPEAKS_F_ALLOC))
+        close_epoch(cp, cp->ref[i]);
+    int kind = CATPEAKS_KIND(code), cat = CATPEAKS_CAT(code);
+    sums(cp, i, kind, cat, fl);
     if ((fl & CATPEAKS_F_PROVISIONAL) && (fl & CATPEAKS_F_ALLOC) &&
         open_epoch(cp, cp->ref[i], cp->size[i], code, t) < 0)
         catpeaks_lose(cp, "out of memory");
@@ -193,7 +198,7 @@ uint64_t catpeaks_advance(catpeaks *cp)
         uint8_t fl = cp->flags[i];
         if (__builtin_expect((fl & CATPEAKS_F_PROVISIONAL) || cp->tl, 0)) {
             cp->head = head + 1;
-            apply(cp, head, i);
+            apply(cp, i);
             if (cp->lost)
                 return cp->head;
             head = cp->head;
@@ -201,16 +206,8 @@ uint64_t catpeaks_advance(catpeaks *cp)
         }
         if (cp->alloc_mode || kind != CATPEAKS_PLAIN) { /* apply's work without epochs opened or
                                                          * closed and without a timeline */
-            int64_t delta = fl & CATPEAKS_F_ALLOC ? (int64_t)cp->size[i] : -(int64_t)cp->size[i];
             int cat = CATPEAKS_CAT(code);
-            if (kind == CATPEAKS_SEGMENT)
-                cp->seg += delta;
-            else
-                cp->cur[cat] += delta;
-            if (kind == CATPEAKS_INNER)
-                cp->inner += delta;
-            if (cp->alloc_mode)
-                cp->cur[CAT_CACHE] = cp->seg > cp->inner ? cp->seg - cp->inner : 0;
+            sums(cp, i, kind, cat, fl);
             note(cp, kind == CATPEAKS_SEGMENT ? -1 : cat, cp->time[i]);
             head++;
             continue;

@@ -111,17 +111,6 @@ static int kind_of(const livemap_entry *e)
                                                                   : CATPEAKS_PLAIN;
 }
 
-/* provisional: a tensor an optimizer step made counts only if it is freed before the end. */
-static int provisional(int phase_alloc, int tensor_api)
-{
-    return phase_alloc == PHASE_OPTIMIZER && tensor_api;
-}
-
-static int provisional_entry(const livemap_entry *e)
-{
-    return provisional(e->phase, e->level == L_TENSOR || e->level == L_INNER);
-}
-
 /* total: flame's bytes by (stack, category) of one lifetime (not a segment's: the cache). */
 static void total(state *s, uint32_t stack, int kind, category cat, uint64_t size)
 {
@@ -147,7 +136,7 @@ static uint64_t rec_of(const state *s, const livemap_entry *e)
 /* settle: e's category is cat for every end it can have (a provisional one's, if freed). */
 static void settle(state *s, livemap_entry *e, category cat)
 {
-    int kind = kind_of(e), prov = provisional_entry(e);
+    int kind = kind_of(e), prov = replay_provisional_entry(e);
     e->code = CATPEAKS_CODE(kind, kind == CATPEAKS_SEGMENT ? CAT_CACHE : cat);
     if (!prov) /* a provisional one's count waits for its free */
         total(s, e->stack_id, kind, cat, e->size);
@@ -166,7 +155,7 @@ static inline __attribute__((always_inline)) uint32_t key_of(const state *s, con
                                 to_copy & copy, half, bits >> 2 & 1, f / EF_WORKSPACE & 1,
                                 f / EF_ATTENTION & 1, f / EF_INPUT & 1, e->bwd != 0, unsized,
                                 unsized & to_copy, unsized & !half & !copy,
-                                !((ph == PHASE_OPTIMIZER) & tensor_api));
+                                !replay_provisional((int)ph, (int)tensor_api));
 }
 
 /* try_settle: e's category, when every end it can still have gives the same one. */
@@ -281,7 +270,8 @@ void replay_cats_free(state *s, livemap_entry *e, const live_item *it, uint64_t 
 {
     if (!s->classify_on)
         return;
-    int prov = provisional_entry(e) && e->code; /* settled before its free: its epoch closes */
+    int prov =
+        replay_provisional_entry(e) && e->code; /* settled before its free: its epoch closes */
     uint64_t frec = 0;
     if (s->cats_on) {
         frec = catpeaks_add(&s->peaks, s->event, t, e->size, prov ? CATPEAKS_F_PROVISIONAL : 0,
@@ -295,7 +285,7 @@ void replay_cats_free(state *s, livemap_entry *e, const live_item *it, uint64_t 
         return;
     }
     uint64_t arec = s->cats_on ? rec_of(s, e) : 0;
-    if (provisional(it->phase_alloc, it->tensor_api)) {
+    if (replay_provisional(it->phase_alloc, it->tensor_api)) {
         /* held back until it is known whether it was freed before the run's end */
         if (s->npend == s->cappend) {
             size_t n = s->cappend ? s->cappend * 2 : 256;
@@ -372,7 +362,8 @@ void replay_cats_end(state *s)
             if (!e || e->code)
                 continue;
             live_item it = replay_item(e);
-            if (provisional(it.phase_alloc, it.tensor_api)) { /* never freed: counted nowhere */
+            if (replay_provisional(it.phase_alloc,
+                                   it.tensor_api)) { /* never freed: counted nowhere */
                 if (s->cats_on && (e->flags & EF_HAS_REC))
                     catpeaks_settle(&s->peaks, rec_of(s, e), CATPEAKS_NONE, 0);
                 continue;

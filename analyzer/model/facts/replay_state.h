@@ -229,13 +229,23 @@ void replay_cats_alloc(state *s, livemap_entry *e);
  * its category and its freeing record (a tensor an optimizer step made, not settled, waits for
  * the next allocation: s->pend). */
 void replay_cats_free(state *s, livemap_entry *e, const live_item *it, uint64_t t);
+/* replay_provisional: a tensor an optimizer step made counts only if it is freed before the end
+ * (replay_provisional_entry: the same of a live entry) */
+static inline int replay_provisional(int phase_alloc, int tensor_api)
+{
+    return (phase_alloc == PHASE_OPTIMIZER) & (tensor_api != 0);
+}
+static inline int replay_provisional_entry(const livemap_entry *e)
+{
+    return replay_provisional(e->phase, e->level == L_TENSOR || e->level == L_INNER);
+}
 /* replay_cats_free_settled: replay_cats_free(s, e, NULL, t) with its common case inline: a
  * settled allocation that is no provisional tensor, its free record (room for it: no growing) */
 static inline void replay_cats_free_settled(state *s, livemap_entry *e, uint64_t t)
 {
     catpeaks *cp = &s->peaks;
     if (s->cats_on && e->code && !cp->lost && cp->tail - cp->head < cp->cap &&
-        !(e->phase == PHASE_OPTIMIZER && (e->level == L_TENSOR || e->level == L_INNER))) {
+        !replay_provisional_entry(e)) {
         catpeaks_add(cp, s->event, t, e->size, 0, livemap_number(&s->live, e), e->code);
         return;
     }
@@ -258,7 +268,7 @@ static inline void replay_cats_changed(state *s)
  * (those of the allocations whose records came before now). */
 static inline void replay_cats_keys_changed(state *s)
 {
-    s->cats_dirty = 1;
+    replay_cats_changed(s);
     s->keys_from = s->peaks.tail;
 }
 /* replay_cats_tensors: the run showed its first tensor (tensor_mode) / allocator-tracker tensor. */
