@@ -52,9 +52,10 @@ void html_summary(FILE *out, const report_ctx *c)
             "<div class=card><h3>peak</h3><p class=big>%s</p><p>process (as nvidia-smi shows it) "
             "at %.3f s",
             html_bytes(r->peak_process, b1, sizeof b1), (double)r->t_process / 1e9);
-    if (f->peak_phase && *f->peak_phase) {
+    const char *ph = r->peak_process ? phase_name(r->peak_phase) : NULL; /* the process peak's */
+    if (ph && *ph) {
         fputs(", in the ", out);
-        html_esc(out, f->peak_phase);
+        html_esc(out, ph);
     }
     fprintf(out, "; reserved %s</p></div>\n", html_bytes(r->peak_reserved, b1, sizeof b1));
     if (m && m->capacity) { /* the current configuration against the card, as model.c says */

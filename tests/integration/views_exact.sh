@@ -29,7 +29,14 @@ peak = rep["peak"]["process_bytes"]
 assert peak == ind["process_bytes"], "%s: report's process peak %d, the events' own %d" % (name, peak, ind["process_bytes"])
 assert (rep["peak"]["allocated_bytes"] or 0) == ind["allocated_bytes"], "%s: allocated peak %s, the events' own %d" % (name, rep["peak"]["allocated_bytes"], ind["allocated_bytes"])
 assert rep["peak"]["reserved_bytes"] == ind["reserved_bytes"], "%s: reserved peak %d, the events' own %d" % (name, rep["peak"]["reserved_bytes"], ind["reserved_bytes"])
-assert rep["peak"]["time_ns"] == ind["process_ns"], "%s: the peak at %d ns, the events reach it first at %d ns" % (name, rep["peak"]["time_ns"], ind["process_ns"])
+assert rep["peak"]["time_ns"] == ind["process_ns"], "%s: the peak at %d ns, the events' moment of it (the first at its level with the most tensor bytes) at %d ns" % (name, rep["peak"]["time_ns"], ind["process_ns"])
+# the breakdown at the process peak is the moment its time names: its tensors' categories add up
+# to the tensor bytes the events hold then
+TENSOR_CATS = ("parameters", "gradients", "optimizer", "activations", "logits_loss", "attention",
+               "autocast_copies", "backward", "workspaces", "temporaries", "inputs")
+if ind["allocated_bytes"]:
+    got = sum(rep["categories"][k] for k in TENSOR_CATS)
+    assert got == ind["process_tensors"], "%s: the breakdown at the peak holds %d B of tensors, the events %d B at its time" % (name, got, ind["process_tensors"])
 # the text report's Peaks table: each level's time (s, 3 decimals) is when the events first reach it
 text = open(sys.argv[7], encoding="utf-8").read()
 for row, key in (("allocated (tensors)", "allocated"), ("reserved (allocator)", "reserved"), ("process (all device)", "process")):
@@ -47,7 +54,8 @@ assert keys and d["t"], "%s: no timeline" % name
 tot = [sum(d["v"][k][i] for k in keys) for i in range(len(d["t"]))]
 assert max(tot) == peak, "%s: HTML stacked max %d, process peak %d (%+.2f %%)" % (name, max(tot), peak, 100.0 * (max(tot) - peak) / peak)
 assert d["peak"]["bytes"] == peak
-assert d["t"][tot.index(peak)] == d["peak"]["t"], "%s: the peak marker is not at the tallest point" % name
+assert d["peak"]["t"] in d["t"] and tot[d["t"].index(d["peak"]["t"])] == peak, "%s: the peak marker is not at a tallest point" % name
+assert abs(d["peak"]["t"] * 1e6 - ind["process_ns"]) < 1000, "%s: the HTML peak marker at %s ms, the breakdown's moment %d ns" % (name, d["peak"]["t"], ind["process_ns"])
 assert d["t"] == sorted(d["t"]) and len(d["t"]) <= 2000
 for k, v in cat_peaks.items():
     assert max(d["v"][k]) == v, "%s: %s's largest %d drawn as %d" % (name, k, v, max(d["v"][k]))
@@ -56,19 +64,26 @@ ev = [e for e in perf["traceEvents"] if e["ph"] == "C"]
 mark = [e for e in perf["traceEvents"] if e["ph"] == "i" and e["cat"] == "peak"]
 assert ev and len(mark) == 1, "%s: no counters or no peak instant" % name
 order = sorted(range(len(ev)), key=lambda i: (ev[i]["ts"], i))
-cur, best, at, i = {}, 0, None, 0
+cur, best, at, i, at_mark = {}, 0, None, 0, None
 while i < len(order):
     ts = ev[order[i]]["ts"]
     while i < len(order) and ev[order[i]]["ts"] == ts:
         cur[ev[order[i]]["name"]] = ev[order[i]]["args"]["bytes"]
         i += 1
     s = sum(cur.values())
+    if ts == mark[0]["ts"]:
+        at_mark = s
     assert s <= peak, "%s: Perfetto tracks sum to %d at %.3f us, over the peak %d" % (name, s, ts, peak)
     if s > best:
         best, at = s, ts
 assert best == peak, "%s: Perfetto tracks reach %d, the peak is %d" % (name, best, peak)
-assert at == mark[0]["ts"], "%s: the Perfetto peak instant (%s) is not at the tallest sum (%s)" % (name, mark[0]["ts"], at)
-assert round(at * 1000) == ind["process_ns"], "%s: Perfetto's tallest sum at %s us, the events' peak at %d ns" % (name, at, ind["process_ns"])
+slices = [e for e in perf["traceEvents"] if e["ph"] == "X" and e["cat"] == "phase" and e["ts"] <= mark[0]["ts"] <= e["ts"] + e["dur"]]
+m = re.search(r"process \(as nvidia-smi shows it\) at ([0-9.]+) s(?:, in the ([a-z_ ]+))?;", page)
+assert m and m.group(1) == "%.3f" % (ind["process_ns"] / 1e9), "%s: the HTML's peak card says %s" % (name, m and m.group(0))
+if m.group(2):
+    assert m.group(2) in [e["name"] for e in slices], "%s: the HTML says the peak is in the %s, the phases then: %s" % (name, m.group(2), [e["name"] for e in slices])
+assert at_mark == peak, "%s: the Perfetto peak instant (%s) is not at a tallest sum (%s there)" % (name, mark[0]["ts"], at_mark)
+assert round(mark[0]["ts"] * 1000) == ind["process_ns"], "%s: Perfetto's peak instant at %s us, the breakdown's moment at %d ns" % (name, mark[0]["ts"], ind["process_ns"])
 tracks = {}
 for e in ev:
     tracks[e["name"]] = max(tracks.get(e["name"], 0), e["args"]["bytes"])

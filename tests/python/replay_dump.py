@@ -48,6 +48,7 @@ def replay(lines, table=None):
     live = {}  # (space, addr) -> (level, size)
     tot = {"tensor": 0, "stream": 0, "segment": 0, "other": 0}
     peak = {"allocated": (0, 0), "reserved": (0, 0), "process": (0, 0)}
+    moment = (0, 0, 0)
     events = 0
     for line in lines:
         if '"type":"alloc"' not in line and '"type":"free"' not in line:
@@ -77,11 +78,16 @@ def replay(lines, table=None):
         for k, v in now.items():
             if v > peak[k][0]:
                 peak[k] = (v, t)
+        # the process peak's moment: among those at its level, the first with the most tensor
+        # bytes (the moment its breakdown describes; the level is the same at all of them)
+        if (now["process"], now["allocated"]) > moment[:2]:
+            moment = (now["process"], now["allocated"], t)
     end = tot["stream"] + tot["segment"] + tot["other"]
     return {"events": events, "allocated_bytes": peak["allocated"][0],
             "allocated_ns": peak["allocated"][1], "reserved_bytes": peak["reserved"][0],
             "reserved_ns": peak["reserved"][1], "process_bytes": peak["process"][0],
-            "process_ns": peak["process"][1], "process_at_end": end,
+            "process_first_ns": peak["process"][1], "process_ns": moment[2],
+            "process_tensors": moment[1], "process_at_end": end,
             "tensors_at_end": tot["tensor"] + tot["stream"]}
 
 

@@ -19,12 +19,14 @@
 
 /* sweep_two: n events into a fresh timeline: activations and gradients take turns holding
  * size bytes (one frees as the other allocates), over a parameter of 4096 B that stays. Never
- * more than 4096 + size live at once, but each category alone reaches size in every span. */
-static timeline *sweep_two(catpeaks *cp, uint64_t n, uint64_t *best)
+ * more than 4096 + size live at once, but each category alone reaches size in every span.
+ * peak_event: the replay's process-peak event, or NULL. */
+static timeline *sweep_two_at(catpeaks *cp, uint64_t n, uint64_t *best, const uint64_t *peak_event)
 {
     timeline *tl = timeline_new();
     uint64_t peak[CAT_COUNT], ns[CAT_COUNT];
     assert_non_null(tl);
+    tl->peak_event = peak_event;
     catpeaks_init(cp, tl);
     catpeaks_set_alloc_mode(cp, 0);
     catpeaks_add(cp, 1, 0, 4096, CATPEAKS_F_ALLOC, 1,
@@ -48,6 +50,11 @@ static timeline *sweep_two(catpeaks *cp, uint64_t n, uint64_t *best)
                                                                  : peak[CAT_GRADIENTS],
                      *best);
     return tl;
+}
+
+static timeline *sweep_two(catpeaks *cp, uint64_t n, uint64_t *best)
+{
+    return sweep_two_at(cp, n, best, NULL);
 }
 
 /* every bucket keeps whole moments: its tallest, lowest and last each add up to their total;
@@ -100,7 +107,7 @@ static void test_moments_to_draw(void **st)
     catpeaks cp = {0};
     uint64_t best;
     timeline *tl = sweep_two(&cp, 100000, &best);
-    for (size_t max = 2 * CAT_COUNT + 2; max <= 20000; max = max * 3 + 1) {
+    for (size_t max = 2 * CAT_COUNT + 4; max <= 20000; max = max * 3 + 1) {
         size_t n = 0;
         const timeline_moment **m = timeline_moments(tl, max, &n);
         assert_non_null(m);
@@ -121,7 +128,7 @@ static void test_moments_to_draw(void **st)
         free(m);
     }
     size_t n = 1;
-    assert_null(timeline_moments(tl, 2 * CAT_COUNT + 1, &n)); /* too few to keep the peaks */
+    assert_null(timeline_moments(tl, 2 * CAT_COUNT + 3, &n)); /* too few to keep the peaks */
     assert_int_equal(n, 0);
     catpeaks_free(&cp);
     timeline_free(tl);
@@ -224,11 +231,39 @@ static void test_pickle_bytes(void **st)
     free(buf);
 }
 
+/* the process peak's moment (the replay's snapshot event, not the run's first tallest: the
+ * replay may pick a later moment at the same level) is kept as swept, and drawn at every size */
+static void test_peak_moment_drawn(void **st)
+{
+    (void)st;
+    catpeaks cp = {0};
+    uint64_t best, ev = 2 * 40001 + 2; /* an allocation in the middle, not the tallest */
+    timeline *tl = sweep_two_at(&cp, 100000, &best, &ev);
+    assert_int_not_equal(tl->at_peak.seq, 0);
+    assert_int_equal(tl->at_peak.t, ev); /* sweep_two's times are its event numbers */
+    assert_int_equal(tl->at_peak.v[CAT_PARAMETERS], 4096);
+    assert_int_equal(tl->at_peak.total, 4096 + 1000 + (40001ull * 7919) % 5000);
+    assert_true(tl->at_peak.seq != tl->top.seq);
+    for (size_t max = 2 * CAT_COUNT + 4; max <= 20000; max = max * 3 + 1) {
+        size_t n = 0, seen = 0;
+        const timeline_moment **m = timeline_moments(tl, max, &n);
+        assert_non_null(m);
+        assert_true(n <= max);
+        for (size_t i = 0; i < n; i++)
+            seen += m[i]->seq == tl->at_peak.seq && m[i]->t == ev;
+        assert_int_equal(seen, 1);
+        free(m);
+    }
+    catpeaks_free(&cp);
+    timeline_free(tl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_buckets_keep_whole_moments),
         cmocka_unit_test(test_moments_to_draw),
+        cmocka_unit_test(test_peak_moment_drawn),
         cmocka_unit_test(test_slices_ticks_ring_totals),
         cmocka_unit_test(test_pickle_bytes),
     };

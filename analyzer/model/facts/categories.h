@@ -10,9 +10,10 @@
 #define VT_CATEGORIES(X)                                                                           \
     X(PARAMETERS, "parameters", "parameters", "model weights (fp32 under AMP)")                    \
     X(GRADIENTS, "gradients", "gradients", ".grad buffers, alive from backward to zero_grad")      \
-    X(OPTIMIZER, "optimizer", "optimizer", "AdamW exp_avg / exp_avg_sq, created at step 1")        \
+    X(OPTIMIZER, "optimizer", "optimizer",                                                         \
+      "the optimizer's state (moments, momentum), made at its first step")                         \
     X(ACTIVATIONS, "activations", "activations", "forward tensors saved for backward")             \
-    X(LOGITS, "logits/loss", "logits_loss", "B*T*V logits and cross-entropy buffers")              \
+    X(LOGITS, "logits/loss", "logits_loss", "the output layer's logits and the loss's buffers")    \
     X(ATTENTION, "attention", "attention", "attention scores / kernels' scratch, freed in phase")  \
     X(AUTOCAST, "autocast copies", "autocast_copies", "16-bit weight copies made by autocast")     \
     X(BACKWARD, "backward", "backward", "made by backward, not a parameter gradient (scratch)")    \

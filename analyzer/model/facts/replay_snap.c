@@ -25,10 +25,10 @@ void replay_snap_bump_peaks(state *s, uint8_t ph, uint64_t t)
     if (res > r->peak_reserved)
         r->peak_reserved = res, r->t_reserved = t;
     /* the process peak; at the same level, the moment with the most tensor bytes: a segment
-     * reserved for a tensor reaches the peak one event before the tensor is placed in it */
+     * reserved for a tensor reaches the peak one event before the tensor is placed in it. The
+     * peak's time is the moment its snapshot describes (the level was the same at both). */
     if (proc > r->peak_process || (proc == r->peak_process && alloc > s->alloc_at_peak)) {
-        if (proc > r->peak_process)
-            r->peak_process = proc, r->t_process = t;
+        r->peak_process = proc, r->t_process = t;
         s->alloc_at_peak = alloc;
         r->peak_phase = ph;
         r->peak_bwd = s->bwd;

@@ -198,6 +198,8 @@ void timeline_cats(timeline *tl, uint64_t event, uint64_t t, const int64_t cur[C
     b->end = m;
     if (m.total > tl->top.total || !tl->top.seq)
         tl->top = m;
+    if (tl->peak_event && event == *tl->peak_event)
+        tl->at_peak = m;
     for (int c = 0; c < CAT_COUNT; c++)
         if (m.v[c] > tl->cat_top[c].v[c])
             tl->cat_top[c] = m;
@@ -247,6 +249,7 @@ void timeline_fix(timeline *tl, const int64_t (*back)[CAT_COUNT + 1], const uint
         fix_one(&old[k], back, rep, nep, alloc_mode);
         consider(tl, &old[k]);
     }
+    fix_one(&tl->at_peak, back, rep, nep, alloc_mode);
     for (size_t i = 0; i < TIMELINE_BUCKETS; i++) {
         timeline_bucket *b = &tl->b[i];
         if (!b->used)
@@ -268,7 +271,7 @@ static int cmp_seq(const void *a, const void *b)
 
 const timeline_moment **timeline_moments(const timeline *tl, size_t max, size_t *n)
 {
-    enum { EXTRA = CAT_COUNT + 1 }; /* the run's tallest, each category's largest */
+    enum { EXTRA = CAT_COUNT + 2 }; /* the run's tallest, the peak's, each category's largest */
     size_t used = 0, k = 0;
     *n = 0;
     if (!tl || !tl->has_cats || max < 2 * EXTRA)
@@ -299,6 +302,8 @@ const timeline_moment **timeline_moments(const timeline *tl, size_t max, size_t 
     }
     if (tl->top.seq)
         m[k++] = &tl->top;
+    if (tl->at_peak.seq)
+        m[k++] = &tl->at_peak;
     for (int c = 0; c < CAT_COUNT; c++)
         if (tl->cat_top[c].seq)
             m[k++] = &tl->cat_top[c];

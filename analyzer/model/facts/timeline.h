@@ -78,7 +78,11 @@ typedef struct timeline {
         width; /* events per bucket: 1, doubled (neighbours merged) when the run outgrows them */
     timeline_moment top;                /* the run's tallest moment (the first of equals) */
     timeline_moment cat_top[CAT_COUNT]; /* when each category first held its most bytes */
-    uint64_t nmoments;                  /* moments swept (the last seq) */
+    /* the moment of the process peak's snapshot (replay_result.at_peak): *peak_event is that
+     * event; it only moves forward and is final once the sweep reaches it (the replay is ahead) */
+    timeline_moment at_peak;
+    const uint64_t *peak_event;
+    uint64_t nmoments; /* moments swept (the last seq) */
     timeline_slice *slices;
     size_t nslices, capslices;
     int slices_cut; /* more than TIMELINE_SLICES_MAX: the later ones are missing */
@@ -119,10 +123,11 @@ void timeline_cats(timeline *tl, uint64_t event, uint64_t t, const int64_t cur[C
  * the kept moments. */
 void timeline_fix(timeline *tl, const int64_t (*back)[CAT_COUNT + 1], const uint32_t *rep,
                   size_t nep, int alloc_mode);
-/* timeline_moments: at most max (>= 2 * CAT_COUNT + 2) whole moments to draw, in the order
- * they happened: each group of buckets' lowest, tallest and last, the run's tallest and each
- * category's largest. Returns a malloc'ed array of *n pointers into tl (free it); NULL with
- * *n = 0 when the sweep filled nothing or memory is short. */
+/* timeline_moments: at most max (>= 2 * CAT_COUNT + 4) whole moments to draw, in the order
+ * they happened: each group of buckets' lowest, tallest and last, the run's tallest, the process
+ * peak's (the moment its breakdown describes) and each category's largest. Returns a malloc'ed
+ * array of *n pointers into tl (free it); NULL with *n = 0 when the sweep filled nothing or memory
+ * is short. */
 const timeline_moment **timeline_moments(const timeline *tl, size_t max, size_t *n);
 /* timeline_totals: set it (before the replay) for the totals by stack: `flame --at all` does;
  * a hash lookup per allocation that the other commands do not pay. */

@@ -14,13 +14,13 @@ typedef enum config_type { CONFIG_INT, CONFIG_FLOAT, CONFIG_BOOL, CONFIG_STR } c
 /* X(key, type, default as text, meaning) — the keys the memory model uses, with
  * nanoGPT train.py's defaults (dtype: 'bfloat16' where supported, as on any recent GPU). */
 #define VT_CONFIG_KEYS(X)                                                                          \
-    X(batch_size, CONFIG_INT, "12", "micro-batch: sequences per forward/backward")                 \
+    X(batch_size, CONFIG_INT, "12", "micro-batch: samples per forward/backward")                   \
     X(block_size, CONFIG_INT, "1024", "context length T")                                          \
     X(gradient_accumulation_steps, CONFIG_INT, "40", "micro-steps per optimizer step A")           \
     X(n_layer, CONFIG_INT, "12", "transformer blocks L")                                           \
     X(n_head, CONFIG_INT, "12", "attention heads H")                                               \
     X(n_embd, CONFIG_INT, "768", "model width d")                                                  \
-    X(vocab_size, CONFIG_INT, "50304", "vocabulary V (GPT-2's 50257 padded)")                      \
+    X(vocab_size, CONFIG_INT, "50304", "vocabulary size V")                                        \
     X(dropout, CONFIG_FLOAT, "0.0", "dropout probability")                                         \
     X(bias, CONFIG_BOOL, "False", "biases in Linear and LayerNorm")                                \
     X(dtype, CONFIG_STR, "bfloat16", "float32, bfloat16, float16 (16-bit: one of the two)")        \
@@ -194,7 +194,7 @@ int config_validate(const nano_config *c, char *err, size_t errlen);
  * "flag" / "inferred" / "unknown". */
 const char *config_key_name(config_key k);
 const char *config_source_name(config_source s);
-/* config_key_doc: what key k means ("micro-batch: sequences per forward/backward").
+/* config_key_doc: what key k means ("micro-batch: samples per forward/backward").
  * config_program_name: how a program kind is said ("nanoGPT", "an argparse script").
  * config_key_shown: whether a report lists key k: a transformer's keys (T, L, H, d, V, dropout,
  * bias) only for a transformer (transformer = CONFIG_SHOW_TRANSFORMER; the vocabulary V not for
