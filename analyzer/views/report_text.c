@@ -55,6 +55,16 @@ const char *report_steps_hedge(const report_ctx *c)
                : "";
 }
 
+const char *report_failed_text(uint64_t allocs, uint64_t frees, char *buf, size_t n)
+{
+    int k = snprintf(buf, n, "%llu failed allocation%s", (unsigned long long)allocs,
+                     allocs == 1 ? "" : "s");
+    if (frees && k > 0 && (size_t)k < n)
+        snprintf(buf + k, n - (size_t)k, ", %llu failed free%s", (unsigned long long)frees,
+                 frees == 1 ? "" : "s");
+    return buf;
+}
+
 const char *report_mode_text(const replay_result *r)
 {
     if (r->allocator_mode && r->segment_mode)
@@ -110,15 +120,17 @@ static void print_run(FILE *out, const report_ctx *c)
     fprintf(out, "  mode     %s\n", report_mode_text(r));
     if (report_tracker_text(r))
         fprintf(out, "  tracker  %s\n", report_tracker_text(r));
+    char fails[96];
+    report_failed_text(r->n_failed, r->n_failed_frees, fails, sizeof fails);
     if (r->tensor_mode)
-        fprintf(out, "  events   %llu (%llu failed), %u optimizer step%s%s, %.2f s traced\n",
-                (unsigned long long)r->n_events, (unsigned long long)r->n_failed, r->iterations,
+        fprintf(out, "  events   %llu (%s), %u optimizer step%s%s, %.2f s traced\n",
+                (unsigned long long)r->n_events, fails, r->iterations,
                 r->iterations == 1 ? "" : "s", report_steps_hedge(c), secs(r->end_ns));
     else /* a step that reserves no new segment leaves no event */
         fprintf(out,
-                "  events   %llu (%llu failed), %u optimizer step%s that grew the cache, %.2f s "
+                "  events   %llu (%s), %u optimizer step%s that grew the cache, %.2f s "
                 "traced\n",
-                (unsigned long long)r->n_events, (unsigned long long)r->n_failed, r->iterations,
+                (unsigned long long)r->n_events, fails, r->iterations,
                 r->iterations == 1 ? "" : "s", secs(r->end_ns));
 }
 

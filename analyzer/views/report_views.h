@@ -18,6 +18,9 @@ int report_json(FILE *out, const report_ctx *c);
 /* report_tracker_text: why PyTorch's allocator tracker was not used (a torchTrackerNote in
  * the trace), or NULL when it was, or when the trace says nothing about it. */
 const char *report_tracker_text(const replay_result *r);
+/* report_failed_text: the failed calls among the events, as counted ("0 failed allocations",
+ * "1 failed allocation, 23 failed frees": frees only when some failed); buf. */
+const char *report_failed_text(uint64_t allocs, uint64_t frees, char *buf, size_t n);
 /* report_mode_text: one line saying what the capture mode means. */
 const char *report_mode_text(const replay_result *r);
 /* report_steps_hedge: what the optimizer steps counted may not be (a GradScaler that may have

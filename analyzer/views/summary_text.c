@@ -5,18 +5,20 @@
 #include <inttypes.h>
 
 #include "cards.h"
+#include "report_views.h"
 #include "vramtrace/trace_format.h"
 
 void summary_text(FILE *out, const char *path, const run_summary *s)
 {
-    char pr[32], pp[32], oq[32];
+    char pr[32], pp[32], oq[32], fails[96];
     card_format_bytes(s->peak_reserved, pr, sizeof pr);
     card_format_bytes(s->peak_process, pp, sizeof pp);
     fprintf(out,
-            "vramtrace: trace %s: %" PRIu64 " events (%" PRIu64 " failed), peak %s reserved "
+            "vramtrace: trace %s: %" PRIu64 " events (%s), peak %s reserved "
             "by the allocator (%s for the process, with contexts and kernel images), %" PRIu64
             " context%s, ",
-            path, s->events, s->failed, pr, pp, s->contexts, s->contexts == 1 ? "" : "s");
+            path, s->events, report_failed_text(s->failed, s->failed_frees, fails, sizeof fails),
+            pr, pp, s->contexts, s->contexts == 1 ? "" : "s");
     if (s->oom)
         fprintf(out, "OOM: yes (a request for %s failed), ",
                 card_format_bytes(s->oom_requested, oq, sizeof oq));

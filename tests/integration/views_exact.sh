@@ -37,6 +37,14 @@ TENSOR_CATS = ("parameters", "gradients", "optimizer", "activations", "logits_lo
 if ind["allocated_bytes"]:
     got = sum(rep["categories"][k] for k in TENSOR_CATS)
     assert got == ind["process_tensors"], "%s: the breakdown at the peak holds %d B of tensors, the events %d B at its time" % (name, got, ind["process_tensors"])
+# the failed calls the report counts are the events' own: allocations and frees apart
+fa = fr = 0
+for l in open(sys.argv[5], encoding="utf-8"):
+    if '"failed":true' in l:
+        o = json.loads(l)
+        fa += o["type"] == "alloc"
+        fr += o["type"] == "free"
+assert (rep["failed_events"], rep["failed_frees"]) == (fa, fr), "%s: failed allocations / frees %s / %s, the events' own %d / %d" % (name, rep["failed_events"], rep["failed_frees"], fa, fr)
 # the text report's Peaks table: each level's time (s, 3 decimals) is when the events first reach it
 text = open(sys.argv[7], encoding="utf-8").read()
 for row, key in (("allocated (tensors)", "allocated"), ("reserved (allocator)", "reserved"), ("process (all device)", "process")):

@@ -10,6 +10,7 @@
 
 typedef struct run_summary {
     uint64_t events, failed; /* allocation and free events; failed allocations */
+    uint64_t failed_frees;   /* failed frees */
     uint64_t peak_reserved;  /* the report's "reserved (allocator)" peak */
     uint64_t peak_process;   /* the report's "process (all device)" peak */
     uint64_t contexts;       /* CUDA contexts created */
