@@ -44,6 +44,7 @@ static void add_formula_json(cJSON *root, const model_result *m)
     cJSON *mu = cJSON_AddObjectToObject(fo, "activation_multiplier");
     cJSON_AddNumberToObject(mu, "measured", m->mult_act);
     cJSON_AddNumberToObject(mu, "measured_with_logits_attention", m->mult_all);
+    cJSON_AddBoolToObject(mu, "forward_unfinished", m->forward_cut);
     cJSON_AddNumberToObject(mu, "document_basic", FORMULA_DOC_MULT_BASIC);
     cJSON_AddNumberToObject(mu, "document_empirical", FORMULA_DOC_MULT_EMPIRICAL);
     cJSON *pc = cJSON_AddObjectToObject(fo, "parameter_count");

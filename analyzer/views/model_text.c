@@ -105,9 +105,11 @@ static void print_formula(FILE *out, const model_result *m)
     }
     fprintf(out,
             "  effective activation multiplier (measured / (B*T*d*L*2 B)): %.1f activations alone, "
-            "%.1f with logits/loss and attention; the basic formula uses 24 (and 160 as an "
+            "%.1f with logits/loss and attention%s; the basic formula uses 24 (and 160 as an "
             "empirical upper figure)\n",
-            m->mult_act, m->mult_all);
+            m->mult_act, m->mult_all,
+            m->forward_cut ? " (at the out-of-memory error, in a forward that had not finished)"
+                           : "");
     if (note)
         fprintf(out, "  * where measured and formula differ by more than 25 %%:\n");
     for (int c = 0; c < CAT_COUNT; c++) {

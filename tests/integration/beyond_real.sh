@@ -172,6 +172,17 @@ for f in facts:
         if f.get("lora_rank") and not f["oom"] and \
                 "frozen layers keep no input" not in act.get("reason_refined", ""):
             bad.append("%s: LoRA's activations below the formula, unexplained: %s" % (t, act))
+    # a forward cut short by the OOM measured part of one: no verdict on the basic multiplier
+    # ("overcounts") and no loss said to have kept its bytes
+    if f["oom"] and f.get("oom_phase") == "forward":
+        mu = r["formula"]["activation_multiplier"] if r["formula_applies"] else None
+        if mu and not mu["forward_unfinished"]:
+            bad.append("%s: its multiplier not marked as from an unfinished forward" % t)
+        for l in text.splitlines():
+            if "24 overcounts: measured" in l or re.search(r"cross-entropy over V=\d+ kept", l):
+                bad.append("%s: a partial forward judged as whole: %s" % (t, l.strip()))
+    elif r["formula_applies"] and r["formula"]["activation_multiplier"]["forward_unfinished"]:
+        bad.append("%s: a whole forward marked unfinished" % t)
     if f["family"] in ("resnet", "t5") and ("formula comparison" in text or
                                             "formula: not applied" not in text):
         bad.append("%s: a transformer formula for a %s" % (t, f["family"]))

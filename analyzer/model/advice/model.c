@@ -321,6 +321,7 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     if (formula_attention_unfused(&m->shape, m->measured.bytes[CAT_ATTENTION]))
         m->shape.unfused_attention = 1;
     m->partial = f->has_oom;
+    m->forward_cut = f->has_oom && f->oom_phase && !strcmp(f->oom_phase, "forward");
     formula_documents(&m->shape, &m->docf);
     formula_documents_breakdown(&m->shape, &m->doc);
     formula_refined(&m->shape, &m->refined);

@@ -109,6 +109,8 @@ typedef struct model_result {
     uint64_t capacity;
     char capacity_name[80];
     int partial;
+    int forward_cut; /* the run stopped at the OOM inside a forward: what it measured is part of one
+                      */
     oom_cause cause;
     char why[480];
     int expandable_set;

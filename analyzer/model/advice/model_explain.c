@@ -169,16 +169,34 @@ static void explain_doc(model_result *m, const run_facts *f, int c, uint64_t me,
         optimizer_state(m, f, me, rd, n);
         break;
     case CAT_ACTIVATIONS:
-        snprintf(rd, n,
-                 "the basic formula's multiplier 24 %s: measured effective multiplier %.1f "
-                 "(refined: %s bytes per block)%s",
-                 me > m->doc.bytes[c] ? "undercounts" : "overcounts", m->mult_act,
-                 s->gated ? "34*N*d + 8*N*I + 8*N + 4*N*H (a gated block)"
-                          : "36*N*d + 16*N + 4*N*H",
-                 s->checkpointing ? "; checkpointing keeps only each block's input" : "");
+        if (m->forward_cut && me <= m->doc.bytes[c]) /* a whole forward keeps more: unknown */
+            snprintf(rd, n,
+                     "measured effective multiplier %.1f at the out-of-memory error, in a forward "
+                     "that had not finished: a whole forward keeps more, so this run does not "
+                     "say whether the basic formula's 24 overcounts (refined: %s bytes per "
+                     "block)%s",
+                     m->mult_act,
+                     s->gated ? "34*N*d + 8*N*I + 8*N + 4*N*H (a gated block)"
+                              : "36*N*d + 16*N + 4*N*H",
+                     s->checkpointing ? "; checkpointing keeps only each block's input" : "");
+        else
+            snprintf(rd, n,
+                     "the basic formula's multiplier 24 %s: measured effective multiplier %.1f "
+                     "(refined: %s bytes per block)%s",
+                     me > m->doc.bytes[c] ? "undercounts" : "overcounts", m->mult_act,
+                     s->gated ? "34*N*d + 8*N*I + 8*N + 4*N*H (a gated block)"
+                              : "36*N*d + 16*N + 4*N*H",
+                     s->checkpointing ? "; checkpointing keeps only each block's input" : "");
         break;
     case CAT_LOGITS:
-        if (s->V)
+        if (s->V && m->forward_cut)
+            snprintf(rd, n,
+                     "the basic formula folds logits into activations; %.1f*B*T*V bytes of "
+                     "logits/loss (V=%llu) were alive at the out-of-memory error, in a forward "
+                     "that had not finished (the refined formula: %d for a whole step)",
+                     (double)me / ((double)s->B * (double)s->T * (double)s->V),
+                     (unsigned long long)s->V, s->compile ? 8 : 12);
+        else if (s->V)
             snprintf(rd, n,
                      "the basic formula folds logits into activations; cross-entropy over V=%llu "
                      "kept %.1f*B*T*V bytes here (the refined formula: %d)",
