@@ -39,6 +39,13 @@ for line in open(sys.argv[1]):
     for word in ("nanoGPT", "(assumed)", "GPT.forward", "documents"):
         if word in text:
             bad.append("%s: says %r" % (t, word))
+    # a peak explained before the optimizer made its state (none measured there, tensors exact):
+    # the refined formula of that moment holds none either
+    fo = r.get("formula") or {}
+    if r["formula_applies"] and not r["run"]["oom"] and f["optim_state_bytes"] and \
+            fo["optimizer"]["measured_bytes"] == 0 and fo["optimizer"]["refined_bytes"] != 0:
+        bad.append("%s: %d B of optimizer state in the refined formula at a peak before any" %
+                   (t, fo["optimizer"]["refined_bytes"]))
     # the optimizer and the trainable parameters, from the state and the gradients
     if f["optim_state_bytes"]:
         kind, bpp = STATE[f["optimizer"]]

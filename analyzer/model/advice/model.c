@@ -327,6 +327,9 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     formula_refined(&m->shape, &m->refined);
     if (m->shape.iteration0 && m->measured.bytes[CAT_GRADIENTS] == 0)
         m->refined.bytes[CAT_GRADIENTS] = 0; /* before the first backward there is no .grad */
+    if (!f->has_oom && f->peak_iter == 0 && m->measured.bytes[CAT_OPTIMIZER] == 0)
+        m->refined.bytes[CAT_OPTIMIZER] = 0; /* the peak explained came before the first
+                                              * optimizer step made any state */
     m->refined.bytes[CAT_CONTEXT] = FORMULA_CONTEXT_BYTES;
     double denom = (double)m->docf.act_elements * 2.0;
     if (denom > 0) {
