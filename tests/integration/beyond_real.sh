@@ -172,6 +172,21 @@ for f in facts:
         if f.get("lora_rank") and not f["oom"] and \
                 "frozen layers keep no input" not in act.get("reason_refined", ""):
             bad.append("%s: LoRA's activations below the formula, unexplained: %s" % (t, act))
+    # a micro-batch with k micro-steps per optimizer step holds, at its peak, the gradients of
+    # the micro-steps before (every trainable parameter's, the program's own count) beyond the
+    # same micro-batch with one, where they are made after the peak (a run given A = 1)
+    adv = {a["change"]: a for a in r["advice"] or []}
+    acc = r["config"]["gradient_accumulation_steps"]
+    for ch, a in adv.items():
+        m = re.match(r"micro-batch (\d+) → (\d+), accumulation 1 → \d+$", ch)
+        one = m and adv.get("micro-batch %s → %s" % m.groups())
+        if not one or acc["source"] != "argument" or f.get("grad_bytes") is None:
+            continue
+        extra = a["predicted_allocated_bytes"] - one["predicted_allocated_bytes"]
+        at_peak = r["categories"]["gradients"]
+        if abs(extra - (f["grad_bytes"] - at_peak)) > 0.01 * f["grad_bytes"] + 4096:
+            bad.append("%s: %s holds %d B more than %s, the gradients alive are %d B" %
+                       (t, ch, extra, one["change"], f["grad_bytes"] - at_peak))
     # a forward cut short by the OOM measured part of one: no verdict on the basic multiplier
     # ("overcounts") and no loss said to have kept its bytes
     if f["oom"] and f.get("oom_phase") == "forward":

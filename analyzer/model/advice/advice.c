@@ -140,21 +140,42 @@ static uint64_t bytes_of(double v)
     return v >= (double)ADVICE_BYTES_MAX ? ADVICE_BYTES_MAX : (uint64_t)(v + 0.5);
 }
 
-/* unseen_weights: gradients (the parameters' bytes) or AdamW state (twice) that the run had not
- * created yet, from the parameters it measured rather than the GPT formula's count (a Llama's
- * 134 M is not the formula's 110 M); the formula's own value where nothing was measured. */
-static double unseen_weights(const model_calib *c, const gpt_shape *s, category k, uint64_t ref)
+/* weights_of: the fp32 gradients (the parameters' bytes) or the optimizer's state (AdamW:
+ * twice) of the trainable parameters at shape s, from the parameters the run measured rather
+ * than the GPT formula's count (a Llama's 134 M is not the formula's 110 M); ref where nothing
+ * was measured. */
+static double weights_of(const model_calib *c, const gpt_shape *s, category k, double ref)
 {
     uint64_t p = c->measured.bytes[CAT_PARAMETERS] > c->oom_live.bytes[CAT_PARAMETERS]
                      ? c->measured.bytes[CAT_PARAMETERS]
                      : c->oom_live.bytes[CAT_PARAMETERS];
     if (!p || !c->calibrated || c->global || !c->weights_exact ||
         (k != CAT_GRADIENTS && k != CAT_OPTIMIZER))
-        return (double)ref;
+        return ref;
     /* fp32 gradients of the trainable parameters; the optimizer's state per trainable parameter
      * as recognized (AdamW 8 B: twice the parameters' 4) */
     double per = k == CAT_OPTIMIZER ? formula_opt_bpp(s) / 4.0 : 1.0;
     return (double)p * per * formula_train_frac(s) * scale(s, &c->measured_shape, CAT_PARAMETERS);
+}
+
+/* unseen_weights: gradients or optimizer state the run had not created yet at its peak, where
+ * the formula has them at shape s's (weights_of); none where it has none (the gradients of one
+ * micro-step per optimizer step: set to None after each step, made by the backward after the
+ * peak). */
+static double unseen_weights(const model_calib *c, const gpt_shape *s, category k, uint64_t ref)
+{
+    return ref ? weights_of(c, s, k, (double)ref) : 0;
+}
+
+/* kept_grads: v, the gradients predicted at shape s's peak, at least every trainable
+ * parameter's when s has more than one micro-step per optimizer step: those of the micro-steps
+ * before are alive through the last one's (whatever the run measured with fewer) */
+static double kept_grads(const model_calib *c, const gpt_shape *s, double v)
+{
+    if (s->A <= 1)
+        return v;
+    double all = weights_of(c, s, CAT_GRADIENTS, 0);
+    return all > v ? all : v;
 }
 
 static void predict_raw(const model_calib *c, const gpt_shape *s, prediction *out)
@@ -184,6 +205,8 @@ static void predict_raw(const model_calib *c, const gpt_shape *s, prediction *ou
             v = weights ? unseen_weights(c, &s2, k, ref.bytes[k]) * q : (double)ref.bytes[k] * q;
         } else /* measured, but not in the formula: scale what was measured */
             v = (double)c->measured.bytes[k] * scale(&s2, &c->measured_shape, k);
+        if (k == CAT_GRADIENTS)
+            v = kept_grads(c, &s2, v);
         out->by_cat.bytes[k] = bytes_of(v);
         tensor += out->by_cat.bytes[k];
     }
@@ -264,6 +287,8 @@ static void predict_oom(const model_calib *c, const gpt_shape *s, prediction *ou
         case CAT_AUTOCAST:
             v = have > 0 ? (double)have * scale(&s2, m, (category)k)
                          : unseen_weights(c, &s2, (category)k, ref.bytes[k]);
+            if (k == CAT_GRADIENTS)
+                v = kept_grads(c, &s2, v);
             break;
         case CAT_CACHE:
             continue;
