@@ -96,10 +96,10 @@ typedef struct model_result {
     int opt_assumed; /* 1: the optimizer's state was not measured: predictions assume AdamW */
     int opt_bound;   /* 1: named, not measured: a bound of its kind's state (said) */
     int measured_at_tensors; /* measured: the tensors at their peak (else at the process peak) */
-    char notes[5][400];      /* what the advice assumes, or how certain it is (every view) */
+    char notes[5][640];      /* what the advice assumes, or how certain it is (every view) */
     int nnotes;
     int empty;             /* 1: the trace holds no allocation: no explanation, no advice (said) */
-    char oom_forward[400]; /* no formula, died in its first forward: how far it had got */
+    char oom_forward[640]; /* no formula, died in its first forward: how far it had got */
     int lower_bounds;      /* 1: the what-ifs scale what was alive then, lower bounds (so the
                             * largest micro-batch that fits is at most largest_batch) */
     int accum_assumed;     /* 1: the accumulation is not known: predictions keep gradients alive */

@@ -195,17 +195,19 @@ void model_oom_forward_share(model_result *m, const run_facts *f)
         double logits = (double)B * (double)T * (double)V * per;
         if (logits > 0 && logits < 1e18)
             m->calib.logits_whole = logits;
-        char lg[120];
+        char lg[200];
         snprintf(lg, sizeof lg,
                  m->calib.logits_whole > 0
-                     ? "the logits at its end, not reached, are counted as %u*B*T*V bytes (the "
-                       "refined formula's cross-entropy)"
+                     ? "the logits at its end, not reached, are assumed to take %u*B*T*V bytes "
+                       "(what a decoder's cross-entropy keeps in the refined formula; not "
+                       "measured for this model)"
                      : "the logits at its end, not reached, are not counted (V or T unknown)",
                  per);
         snprintf(m->oom_forward, sizeof m->oom_forward,
                  "the run died in its first forward%s: its activations are extrapolated to the "
-                 "whole forward (x%.2f: its blocks keep alike activations per weight); %s "
-                 "(vramtrace fit measures)",
+                 "whole forward (x%.2f, assuming the blocks not reached keep as many per weight "
+                 "as those that ran; a decoder's blocks, with cross-attention, may keep more); "
+                 "%s (vramtrace fit measures)",
                  used, 1.0 / frac, lg);
         return;
     }
