@@ -1,0 +1,207 @@
+/* advice_candidates.c — the documents' list of fixes for a run, best first (formula.md §4):
+ * each a shape changed from the current one (micro-batch with or without accumulation, context,
+ * blocks, checkpointing, compile, the allocator's settings), predicted by advice.c, with the
+ * words of its trade-off. Interface: advice.h. */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "advice.h"
+
+/* add: predicts s and appends one item; returns the new count. */
+static int add(advice_item *items, int n, int max, const model_calib *c, const gpt_shape *s,
+               uint64_t capacity, const char *change, const char *cmdline, const char *note)
+{
+    if (n >= max)
+        return n;
+    advice_item *it = &items[n];
+    memset(it, 0, sizeof *it);
+    snprintf(it->change, sizeof it->change, "%s", change);
+    snprintf(it->cmdline, sizeof it->cmdline, "%s", cmdline);
+    snprintf(it->note, sizeof it->note, "%s", note);
+    it->shape = *s;
+    prediction p;
+    advice_predict(c, s, &p);
+    it->predicted_peak = p.peak_bytes;
+    it->predicted_reserved = p.reserved_bytes;
+    it->predicted_tensors = p.tensor_bytes;
+    it->required = p.required_bytes;
+    it->fits = advice_fits(p.required_bytes, capacity, ADVICE_HEADROOM);
+    it->cache_limit = advice_cache_limit(&p, capacity, ADVICE_HEADROOM, &it->cache_assumed);
+    /* checked: a card size from a trace can be anything up to 2^64 - 1 */
+    uint64_t gap =
+        capacity >= p.required_bytes ? capacity - p.required_bytes : p.required_bytes - capacity;
+    if (gap > (uint64_t)INT64_MAX)
+        gap = (uint64_t)INT64_MAX;
+    it->headroom_bytes = capacity >= p.required_bytes ? (int64_t)gap : -(int64_t)gap;
+    return n + 1;
+}
+
+/* knob_item: one item changing a single nanoGPT key to value (change "key=value", command
+ * line "--key=value"); s is the shape with that change. Returns the new count. */
+static int knob_item(advice_item *items, int n, int max, const model_calib *c, const gpt_shape *s,
+                     uint64_t capacity, const char *key, uint64_t value, const char *note)
+{
+    char change[128], cmd[160];
+    snprintf(change, sizeof change, "%s=%llu", key, (unsigned long long)value);
+    snprintf(cmd, sizeof cmd, "--%s=%llu", key, (unsigned long long)value);
+    return add(items, n, max, c, s, capacity, change, cmd, note);
+}
+
+/* batch_item: B, A -> one item with the documents' wording of the trade-off. */
+static int batch_item(advice_item *items, int n, int max, const model_calib *c,
+                      const gpt_shape *cur, uint64_t B, uint64_t A, uint64_t capacity)
+{
+    gpt_shape s = *cur;
+    s.B = B;
+    s.A = A;
+    char change[128], cmd[160], note[200];
+    snprintf(change, sizeof change, "batch_size=%llu, gradient_accumulation_steps=%llu",
+             (unsigned long long)B, (unsigned long long)A);
+    snprintf(cmd, sizeof cmd, "--batch_size=%llu --gradient_accumulation_steps=%llu",
+             (unsigned long long)B, (unsigned long long)A);
+    uint64_t eff = cur->B * cur->A, neff = B * A;
+    if (neff == eff)
+        snprintf(note, sizeof note,
+                 "same effective batch %llu, same final model; %llu micro-steps per optimizer "
+                 "step instead of %llu (smaller kernels: usually slower, not measured here)",
+                 (unsigned long long)eff, (unsigned long long)A, (unsigned long long)cur->A);
+    else
+        snprintf(note, sizeof note,
+                 "effective batch %llu instead of %llu: noisier gradients, 10-20 %% more steps",
+                 (unsigned long long)neff, (unsigned long long)eff);
+    return add(items, n, max, c, &s, capacity, change, cmd, note);
+}
+
+int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capacity,
+                      int fragmentation, int expandable_set, int current_fits, advice_item *items,
+                      int max)
+{
+    int n = 0;
+    char change[128], cmd[160], note[200];
+    if (current_fits == 1)
+        n = add(items, n, max, c, cur, capacity, "none (keep the current configuration)", "",
+                "the current configuration fits the card with the stated headroom");
+    else if (current_fits == 2)
+        n = add(items, n, max, c, cur, capacity, "none (keep the current configuration)", "",
+                "it ran to the end on this card, with less than " ADVICE_HEADROOM_PCT_TEXT
+                " % free: it fits; the options below add margin");
+    if (n) /* the run itself: its cache was measured, not assumed */
+        items[0].cache_limit = 0;
+    int first_batch = n;
+    /* half and quarter the micro-batch with 2x / 4x the accumulation: the same effective batch
+     * only when they divide it (the largest divisor that fits comes next either way) */
+    if (cur->B >= 2 && cur->B % 2 == 0)
+        n = batch_item(items, n, max, c, cur, cur->B / 2, cur->A * 2, capacity);
+    if (cur->B >= 4 && cur->B % 4 == 0)
+        n = batch_item(items, n, max, c, cur, cur->B / 4, cur->A * 4, capacity);
+    /* the largest micro-batch that fits and keeps the effective batch (B' divides B*A) */
+    uint64_t eff;
+    if (capacity > 0 && cur->B >= 2 && !__builtin_mul_overflow(cur->B, cur->A, &eff)) {
+        if (cur->accum_unknown) /* B' divides B: A' = A * B / B' whatever A really is */
+            eff = cur->B;
+        /* start at the largest batch that fits (a binary search): the walk down to a divisor
+         * of B*A is bounded by it (at most 2^20 steps), not by B */
+        uint64_t top = advice_largest_batch(c, cur, capacity, ADVICE_HEADROOM);
+        for (uint64_t b = top < cur->B - 1 ? top : cur->B - 1; b >= 1; b--) {
+            if (eff % b)
+                continue;
+            uint64_t a = cur->accum_unknown ? cur->A * (eff / b) : eff / b;
+            gpt_shape s = *cur;
+            s.B = b;
+            s.A = a;
+            prediction p;
+            advice_predict(c, &s, &p);
+            if (advice_fits(p.required_bytes, capacity, ADVICE_HEADROOM) == 1) {
+                if ((b != cur->B / 2 || cur->B % 2) && (b != cur->B / 4 || cur->B % 4))
+                    n = batch_item(items, n, max, c, cur, b, a, capacity);
+                break;
+            }
+        }
+    }
+    if (cur->B >= 2)
+        n = batch_item(items, n, max, c, cur, cur->B / 2, cur->A, capacity);
+    int last_batch = n;
+    if (cur->T >= 64 && !cur->generic && !cur->patch_tokens) {
+        gpt_shape s = *cur;
+        s.T = cur->T / 2;
+        snprintf(note, sizeof note,
+                 "context of %llu tokens instead of %llu: activations and logits halve, "
+                 "the model sees less context",
+                 (unsigned long long)s.T, (unsigned long long)cur->T);
+        n = knob_item(items, n, max, c, &s, capacity, "block_size", s.T, note);
+    }
+    if (cur->L >= 4 && !cur->generic) {
+        gpt_shape s = *cur;
+        s.L = cur->L * 3 / 4;
+        snprintf(note, sizeof note,
+                 "smaller model (%llu instead of %llu blocks): less capacity, "
+                 "a new model, not the same run",
+                 (unsigned long long)s.L, (unsigned long long)cur->L);
+        n = knob_item(items, n, max, c, &s, capacity, "n_layer", s.L, note);
+    }
+    /* narrower at the same head size (768 -> 512 with 8 heads of 64, as the documents say) */
+    uint64_t hd = cur->H ? cur->d / cur->H : 0, d2 = hd ? cur->d * 2 / 3 / hd * hd : 0;
+    if (!cur->generic && d2 >= hd && d2 < cur->d && hd > 0) {
+        gpt_shape s = *cur;
+        s.d = d2;
+        s.H = d2 / hd;
+        snprintf(change, sizeof change, "n_embd=%llu, n_head=%llu", (unsigned long long)d2,
+                 (unsigned long long)s.H);
+        snprintf(cmd, sizeof cmd, "--n_embd=%llu --n_head=%llu", (unsigned long long)d2,
+                 (unsigned long long)s.H);
+        snprintf(note, sizeof note,
+                 "narrower model (n_embd %llu instead of %llu): less capacity, a new model",
+                 (unsigned long long)d2, (unsigned long long)cur->d);
+        n = add(items, n, max, c, &s, capacity, change, cmd, note);
+    }
+    if (cur->compile && !cur->generic) {
+        gpt_shape s = *cur;
+        s.compile = 0;
+        n = add(items, n, max, c, &s, capacity, "compile=False", "--compile=False",
+                "no torch.compile warm-up spike or compile caches (1-2 GB on a first run); eager "
+                "keeps more activations per step and runs slower");
+    }
+    if (!cur->checkpointing && !cur->generic) {
+        gpt_shape s = *cur;
+        s.checkpointing = 1;
+        n = add(items, n, max, c, &s, capacity, "activation checkpointing",
+                "(code change: torch.utils.checkpoint.checkpoint around each Block in GPT.forward)",
+                "keeps only block inputs and recomputes the forward in backward: ~25-35 % slower");
+    }
+    if (fragmentation && !expandable_set) {
+        model_calib c2 = *c;
+        c2.expandable = 1;
+        /* no fragmentation in that configuration: the failure's unused cache is not needed */
+        c2.oom_live.bytes[CAT_CACHE] = 0;
+        double f = advice_cache_floor(cur, 1);
+        if (c2.cache_fraction > f)
+            c2.cache_fraction = f;
+        n = add(
+            items, n, max, &c2, cur, capacity, "expandable_segments:True",
+            "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
+            "lets the caching allocator grow segments instead of splitting them; no speed cost");
+    }
+    /* recommended: the largest micro-batch that fits (earliest wins ties); else the first
+     * option that fits; else the first batch option. */
+    int rec = -1;
+    if (first_batch > 0) {
+        rec = 0;
+    } else {
+        for (int i = first_batch; i < last_batch; i++)
+            if (items[i].fits == 1 && (rec < 0 || items[i].shape.B > items[rec].shape.B))
+                rec = i;
+        for (int i = last_batch; rec < 0 && i < n; i++)
+            if (items[i].fits == 1)
+                rec = i;
+        if (rec < 0 && n > 0)
+            rec = 0;
+    }
+    if (rec >= 0) {
+        advice_item r = items[rec];
+        memmove(&items[1], &items[0], (size_t)rec * sizeof items[0]);
+        items[0] = r;
+        items[0].recommended = 1;
+    }
+    return n;
+}
