@@ -228,9 +228,12 @@ static void show(wstate *w, int tty, double secs)
     card_format_bytes(w->peak, b, sizeof b);
     card_format_bytes(head, c, sizeof c);
     card_format_bytes((uint64_t)rate, d, sizeof d);
+    /* too few step ends for the rule: the growth is not known, not none (growth_can_tell) */
+    int tell = growth_can_tell(&w->g);
+    const char *per_step = ng ? d : tell ? "0" : "?";
     if (!tty) {
         printf("%.1fs live %s peak %s headroom %s steps %u growth %s%s/step%s%s%s\n", secs, a, b,
-               w->card ? c : "?", w->g.steps, ng ? "+" : "", ng ? d : "0", ng ? " at " : "",
+               w->card ? c : "?", w->g.steps, ng ? "+" : "", per_step, ng ? " at " : "",
                ng ? site : "", w->ended ? " (ended)" : "");
         fflush(stdout);
         return;
@@ -259,8 +262,11 @@ static void show(wstate *w, int tty, double secs)
                gs[0].since_step, site, to_card);
     else if (ng)
         printf("  growth       +%s per step since step %u at %s\n", d, gs[0].since_step, site);
-    else
+    else if (tell)
         printf("  growth       none across the steps so far\n");
+    else
+        printf("  growth       too few step ends to tell yet (%u seen, %u needed)\n",
+               growth_step_ends(&w->g), (unsigned)GROWTH_MIN_STEP_ENDS);
     lines++;
     if (!w->chunked && w->g.steps) {
         printf("  at the last step's end, by the phase that made it:");

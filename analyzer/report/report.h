@@ -44,6 +44,7 @@ typedef struct report_growth_site {
 } report_growth_site;
 typedef struct report_growth {
     uint32_t steps, opt_steps; /* steps seen; of them, with optimizer allocations */
+    int no_opt_step;           /* 1: the replay saw no optimizer step in the run */
     int from_records;          /* 1: the trace's STEP records (a chunked trace), 0: the replay */
     int tensors;               /* 1: tensor bytes, 0: device bytes (segment mode) */
     report_growth_site sites[REPORT_GROWTH_SITES];
@@ -58,6 +59,9 @@ typedef struct report_growth {
     uint32_t last_live_step; /* the last step that ended before the trace's end (the trace's
                               * end itself when none did: its only step ran into it) */
     uint32_t timed_steps;    /* the steps that ended before the trace's end */
+    uint32_t step_ends;      /* the step ends compared for growth (growth_step_ends) */
+    uint32_t ends_needed;    /* the fewest that can show growth (GROWTH_MIN_STEP_ENDS) */
+    int can_tell;            /* 1: step_ends >= ends_needed (fewer can show no growth) */
     int reaches;             /* 1: steps_to_card is an estimate */
     double steps_to_card, secs_to_card;
     uint32_t at_step; /* the step it reaches the card at */

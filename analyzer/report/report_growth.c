@@ -1,7 +1,8 @@
 /* report_growth.c — the report's growth across steps (report.h, report_growth): the stacks whose
  * live bytes rose step after step to the run's end (growth.h decides), named as the report names
  * sites, their rate, since which step, the phase that made them, and when that rate reaches the
- * card the advice is for. Says nothing the replay did not measure: no steps, no growth. */
+ * card the advice is for. Says nothing the replay did not measure: no steps, no growth; too few
+ * step ends for the rule (growth.h, growth_can_tell), no word that nothing grows. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -79,6 +80,12 @@ void report_growth_fill(report_ctx *c)
     o->last_live = g->last_live;
     o->last_live_step = g->timed_steps ? g->timed_steps : g->steps;
     o->timed_steps = g->timed_steps;
+    o->step_ends = growth_step_ends(g);
+    o->ends_needed = GROWTH_MIN_STEP_ENDS;
+    o->can_tell = growth_can_tell(g);
+    /* the replay's steps, none with an optimizer step in it or anywhere in the run (a trace's
+     * STEP records count only the optimizer's allocations: they cannot say none) */
+    o->no_opt_step = !g->from_records && !g->opt_steps && !r->iterations;
     o->oom_steps = g->oom_steps;
     o->first_oom_step = g->first_oom_step;
     if (c->model && c->model->capacity) {

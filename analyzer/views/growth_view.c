@@ -36,6 +36,11 @@ void growth_heading(const report_growth *g, char *out, size_t len)
         /* accumulation: a step is a micro-step */
         n += snprintf(out + n, len - (size_t)n,
                       " of forward and backward, %u ending in an optimizer step", g->opt_steps);
+    else if (n >= 0 && (size_t)n < len && g->no_opt_step)
+        /* a forward and backward that took no optimizer step (an OOM in it): not a "step" of
+         * training as the program counts them */
+        n += snprintf(out + n, len - (size_t)n,
+                      " of forward and backward, none ending in an optimizer step");
     if (n >= 0 && (size_t)n < len && g->secs_per_step > 0)
         /* few steps timed: said (one may not be the others' kind) */
         snprintf(out + n, len - (size_t)n, ", %.3g s per step%s", g->secs_per_step,
@@ -86,18 +91,30 @@ void growth_text(FILE *out, const report_ctx *c, const char *bold, const char *n
     fprintf(out, "\n%sGrowth across steps%s (%s; %s)\n", bold, normal, head,
             g->from_records ? "every step of the run, from the trace's per-step summaries"
                             : "the live bytes at the end of each step");
+    const char *of = g->tensors ? "of tensors" : "of device memory";
     if (!g->nsites && !g->timed_steps && !g->from_records) { /* it ran into the trace's end */
         fprintf(out,
-                "  no step ended before the trace's end: nothing to compare step to step (%s "
-                "%s live at the trace's end)\n",
-                human(g->last_live, a, sizeof a), g->tensors ? "of tensors" : "of device memory");
+                "  no step end seen before the trace's end (a step is seen to end at the first "
+                "allocation after its backward or optimizer allocations): nothing to compare "
+                "step to step (%s %s live at the trace's end)\n",
+                human(g->last_live, a, sizeof a), of);
+        return;
+    }
+    if (!g->nsites && !g->can_tell) { /* the rule cannot find growth in so few: not "nothing" */
+        fprintf(out,
+                "  too few step ends to tell growth (%u seen before the trace's end, %u needed: "
+                "growth is a rise over at least %d steps): at the last step end seen (step %u) "
+                "%s %s live\n",
+                g->step_ends, g->ends_needed, GROWTH_MIN_SPAN, g->last_live_step,
+                human(g->last_live, a, sizeof a), of);
         return;
     }
     if (!g->nsites) {
-        fprintf(out, "  nothing grows step after step: at the end of step %u%s %s %s live\n",
-                g->last_live_step,
-                g->last_live_step < g->steps ? " (the last before the trace's end)" : "",
-                human(g->last_live, a, sizeof a), g->tensors ? "of tensors" : "of device memory");
+        fprintf(out,
+                "  nothing grows step after step (%u step ends compared; growth is a rise over "
+                "at least %d steps): at the last step end seen (step %u) %s %s live\n",
+                g->step_ends, GROWTH_MIN_SPAN, g->last_live_step, human(g->last_live, a, sizeof a),
+                of);
         return;
     }
     for (int i = 0; i < g->nsites; i++) {
@@ -166,6 +183,11 @@ void growth_json(cJSON *root, const report_ctx *c)
     cJSON_AddNumberToObject(o, "live_at_last_step_bytes", (double)g->last_live);
     cJSON_AddNumberToObject(o, "live_at_step", g->last_live_step);
     cJSON_AddNumberToObject(o, "last_step_peak_bytes", (double)g->last_peak);
+    /* the step ends compared, and whether the rule can find growth in so few (false: an empty
+     * "growing" says nothing of the program) */
+    cJSON_AddNumberToObject(o, "step_ends", g->step_ends);
+    cJSON_AddNumberToObject(o, "step_ends_needed", g->ends_needed);
+    cJSON_AddBoolToObject(o, "enough_steps", g->can_tell);
     cJSON *arr = cJSON_AddArrayToObject(o, "growing");
     for (int i = 0; i < g->nsites; i++) {
         const report_growth_site *s = &g->sites[i];

@@ -69,16 +69,28 @@ void html_growth(FILE *out, const report_ctx *c)
     line(out, &r->growth);
     if (!g->nsites && !g->timed_steps && !g->from_records) {
         fprintf(out,
-                "<p id=growth-none>No step ended before the trace's end: nothing to compare "
-                "step to step (%s live at the trace's end).</p></section>\n",
+                "<p id=growth-few>No step end seen before the trace's end (a step is seen to "
+                "end at the first allocation after its backward or optimizer allocations): "
+                "nothing to compare step to step (%s live at the trace's end).</p></section>\n",
                 html_bytes(g->last_live, a, sizeof a));
+        return;
+    }
+    if (!g->nsites && !g->can_tell) { /* the rule cannot find growth in so few: not "nothing" */
+        fprintf(out,
+                "<p id=growth-few>Too few step ends to tell growth (%u seen before the trace's "
+                "end, %u needed: growth is a rise over at least %d steps): %s live at the last "
+                "step end seen (step %u).</p></section>\n",
+                g->step_ends, g->ends_needed, GROWTH_MIN_SPAN,
+                html_bytes(g->last_live, a, sizeof a), g->last_live_step);
         return;
     }
     if (!g->nsites) {
         fprintf(out,
-                "<p id=growth-none>Nothing grows step after step: %s live at the end of "
-                "step %u.</p></section>\n",
-                html_bytes(g->last_live, a, sizeof a), g->last_live_step);
+                "<p id=growth-none>Nothing grows step after step (%u step ends compared; "
+                "growth is a rise over at least %d steps): %s live at the last step end seen "
+                "(step %u).</p></section>\n",
+                g->step_ends, GROWTH_MIN_SPAN, html_bytes(g->last_live, a, sizeof a),
+                g->last_live_step);
         return;
     }
     fputs("<table id=growing><tr><th class=n>per step</th><th class=n>since step</th>"

@@ -80,6 +80,7 @@ for f in facts:
         # step made it) are alive there
         if g["steps"] > 1:
             want("growth: the step the live bytes are of", g["live_at_step"], g["steps"] - 1)
+            want("growth: the step ends compared", g.get("step_ends"), steps * A - 1)
             keep = f["param_bytes"] + (f.get("optim_state_bytes") or 0)
             if g["live_at_last_step_bytes"] < keep:
                 bad.append("%s: %d B live at the last step's end, less than the parameters "
@@ -97,9 +98,22 @@ for f in facts:
          "lightning" if f["program"] == "lit_train.py" else "own")
     # a step that ended before the trace's end is never said not to have (an OOM in a later
     # step), and a run whose only step died in it is not compared step to step
-    if "no step ended before the trace's end" in text and steps > 0:
+    if "no step end seen before the trace's end" in text and steps > 0:
         bad.append("%s: %d steps, the growth section: %s" % (t, steps, [
             l for l in text.splitlines() if "step" in l and "nothing" in l]))
+    # "nothing grows" only where the step ends compared are enough for the rule to find growth
+    # (the fit runs' are their steps but the last, checked above); with fewer the report says
+    # how many it saw and that it cannot tell
+    g = r["growth"]
+    ends, need = g.get("step_ends"), g.get("step_ends_needed")
+    enough = ends is not None and bool(need) and ends >= need
+    lines = [l for l in text.splitlines() if "grow" in l and "step" in l]
+    if g["steps"] and (ends is None or not need or g.get("enough_steps") != enough):
+        bad.append("%s: step ends %r, %r needed, enough %r" % (t, ends, need, g.get("enough_steps")))
+    if "nothing grows" in text and not enough:
+        bad.append("%s: %r step ends (%r needed), yet: %s" % (t, ends, need, lines))
+    if ends and not enough and "too few step ends to tell growth (%d seen" % ends not in text:
+        bad.append("%s: the text does not say its %d step ends are too few: %s" % (t, ends, lines))
     for a in r["advice"] or []:  # a what-if's note is said whole (BatchNorm's made it longer)
         if "(smaller kernels" in a["note"] and not a["note"].endswith("not measured here)"):
             bad.append("%s: a note cut short: %r" % (t, a["note"][-60:]))

@@ -7,12 +7,22 @@
 # the headroom over the rate, the text says them); a cache filled every 5 steps grows at its own
 # rate and is not called a forward's graph; plain training grows nothing and the report says
 # nothing alarming; the same leak in a bounded trace (--max-size) is found from the per-step
-# summaries of every step, its rate the same. The HTML page shows the same.
+# summaries of every step, its rate the same; the same leak over a few steps, too few step ends
+# for the rule to find growth in, is never called "nothing grows": the report says how many step
+# ends it saw and that it cannot tell. The HTML page shows the same.
 set -u
 export LD_LIBRARY_PATH="$FAKE"
 fail() { echo "long_growth: $*"; exit 1; }
 SIM="$ROOT/examples/sim/sim_long.py"
 N=40
+NS=3 # a short run: fewer step ends than a rise over at least 4 steps needs
+for sc in leak steady; do
+    "$VT" run -q -o short_$sc.vt -- python3 "$SIM" --scenario=$sc --max_iters=$NS >short_$sc.out 2>&1 ||
+        { cat short_$sc.out; fail "sim_long --scenario=$sc --max_iters=$NS failed"; }
+done
+"$VT" report --no-color short_leak.vt >short_leak.txt 2>/dev/null || fail "report short_leak"
+"$VT" report --json short_leak.vt >short_leak.json || fail "report --json short_leak"
+"$VT" report --html short_leak.html short_leak.vt >/dev/null 2>&1 || fail "report --html short_leak"
 for sc in leak steady cache; do
     "$VT" run -q -o "$sc.vt" -- python3 "$SIM" --scenario=$sc --max_iters=$N >"$sc.out" 2>&1 ||
         { cat "$sc.out"; fail "sim_long --scenario=$sc failed"; }
@@ -27,9 +37,9 @@ done
 "$VT" report --json bounded.vt >bounded.json || fail "report --json bounded"
 "$VT" report --no-color bounded.vt >bounded.txt 2>/dev/null || fail "report bounded"
 
-python3 - "$N" <<'PYEOF' || exit 1
+python3 - "$N" "$NS" <<'PYEOF' || exit 1
 import json, math, re, sys
-N = int(sys.argv[1])
+N, NS = int(sys.argv[1]), int(sys.argv[2])
 def truth(name):
     for line in open(name + ".out"):
         if line.startswith("VRAMTRACE_TORCH_STATS "):
@@ -88,6 +98,28 @@ if s["growing"] or s["reaches_card"] is not None or s["steps"] < N:
     bad.append("steady: %s" % {k: s[k] for k in ("growing", "reaches_card", "steps")})
 if "nothing grows step after step" not in stxt or "reaches the card" in stxt or "stays alive" in stxt:
     bad.append("steady: the text says more than that nothing grows")
+# "nothing grows" is said of enough step ends: the long runs' are every step of the program's
+for name in ("leak", "steady", "cache"):
+    g = growth(name)
+    if g.get("step_ends") != g["steps"] or g["steps"] < N or not g.get("enough_steps") or \
+            g["step_ends"] < g.get("step_ends_needed", N + 1):
+        bad.append("%s: %r step ends of %d steps, %r needed, enough %r" % (
+            name, g.get("step_ends"), g["steps"], g.get("step_ends_needed"), g.get("enough_steps")))
+# the leak over a few steps: the program kept more at its end than the same run without the
+# leak (its own counters), so "nothing grows" would be false; the rule cannot find growth in so
+# few step ends, and the report says so with the number it saw
+ls, ss = truth("short_leak"), truth("short_steady")
+assert ls["iters"] == ss["iters"] == NS and ls["memory_allocated"] > ss["memory_allocated"], (ls, ss)
+g, ltxt = growth("short_leak"), open("short_leak.txt").read()
+ends, need = g.get("step_ends"), g.get("step_ends_needed")
+lines = [l for l in ltxt.splitlines() if "grow" in l]
+if "nothing grows" in ltxt:
+    bad.append("short leak: a leaking run of %d steps said to grow nothing: %s" % (NS, lines))
+if ends is None or not need or ends > NS or ends >= need or g.get("enough_steps") is not False:
+    bad.append("short leak: %r step ends of %d steps, %r needed, enough %r" % (
+        ends, NS, need, g.get("enough_steps")))
+elif "too few step ends to tell growth (%d seen" % ends not in ltxt:
+    bad.append("short leak: the text does not say its %d step ends are too few: %s" % (ends, lines))
 if bad:
     print("\n".join(bad))
     sys.exit(1)
@@ -102,4 +134,11 @@ grep -q '<table id=growing>' leak.html && grep -q 'validation_loss' leak.html &&
     grep -q '<p id=growth-card>' leak.html || fail "the page does not show the leak"
 grep -q '<p id=growth-none>' steady.html && ! grep -q 'id=growing' steady.html ||
     fail "the page of plain training shows growth"
+grep -q '<p id=growth-few>Too few step ends' short_leak.html && ! grep -q 'id=growth-none' short_leak.html ||
+    fail "the page of a short run says nothing grows"
+# watch: the short leak's growth is not known (?), the steady long run's none (0)
+"$VT" watch --once short_leak.vt >short_leak.watch || fail "watch --once short_leak"
+grep -q ' growth ?/step' short_leak.watch || { cat short_leak.watch; fail "watch: a short run's growth given"; }
+"$VT" watch --once steady.vt >steady.watch || fail "watch --once steady"
+grep -q ' growth 0/step' steady.watch || { cat steady.watch; fail "watch: the steady run's growth not 0"; }
 grep -q '<p id=bounded>' bounded.html || fail "the page of a bounded trace does not say so"

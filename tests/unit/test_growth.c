@@ -3,7 +3,8 @@
  * (backward, then the optimizer, then the next forward) counts every step; a cache filled in the
  * first steps and kept is not growth; a stack that grows and then falls back is not; a run of
  * steps given by STEP records (a chunked trace) replaces the replay's own; a fall of less than a
- * tenth of what a run gained keeps the run going. */
+ * tenth of what a run gained keeps the run going; fewer step ends than the rule needs are said
+ * (growth_can_tell), the fewest it needs being the rule's own. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -179,6 +180,53 @@ static void test_tolerates_small_fall(void **st)
     growth_free_all(&g);
 }
 
+/* leak_steps: a run of n steps, each keeping 3 MiB more at stack 5 from the first on, with the
+ * parameters; the program's teardown ends it (no step's end) */
+static void leak_steps(growth *g, int n)
+{
+    memset(g, 0, sizeof *g);
+    growth_alloc(g, 1, 100 * MiB, 1, 0, PHASE_INIT, 0, 1);
+    for (int i = 0; i < n; i++)
+        step(g, 1000 * (uint64_t)(i + 1), 3 * MiB);
+    growth_end(g, 1000000);
+}
+
+/* the fewest step ends the rule can find growth in (growth_can_tell) is the rule's own: a leak
+ * from the first step on is found at GROWTH_MIN_STEP_ENDS step ends, and one fewer can show no
+ * growth at all, which growth_can_tell says (so a view does not say that nothing grows) */
+static void test_too_few_step_ends(void **st)
+{
+    (void)st;
+    growth g;
+    growth_site s[2];
+    for (uint32_t ends = 1; ends < GROWTH_MIN_STEP_ENDS; ends++) {
+        leak_steps(&g, (int)ends + 1); /* n steps: n - 1 ends before the teardown */
+        assert_int_equal(growth_step_ends(&g), ends);
+        assert_int_equal(growth_step_ends(&g), g.sampled); /* the ends the runs took */
+        assert_false(growth_can_tell(&g));
+        assert_int_equal(growth_sites(&g, s, 2), 0);
+        growth_free_all(&g);
+    }
+    leak_steps(&g, GROWTH_MIN_STEP_ENDS + 1);
+    assert_int_equal(growth_step_ends(&g), GROWTH_MIN_STEP_ENDS);
+    assert_int_equal(growth_step_ends(&g), g.sampled);
+    assert_true(growth_can_tell(&g));
+    assert_int_equal(growth_sites(&g, s, 2), 1);
+    assert_int_equal(s[0].stack, 5);
+    assert_int_equal(s[0].since_step, 1);
+    assert_true(s[0].rate > 2.9 * MiB && s[0].rate < 3.1 * MiB);
+    growth_free_all(&g);
+    /* no step ended before the trace's end: its one point is the trace's end, none compared */
+    memset(&g, 0, sizeof g);
+    growth_alloc(&g, 2, 8 * MiB, 1, 0, PHASE_FORWARD, 0, 10);
+    growth_alloc(&g, 3, 4 * MiB, 1, 0, PHASE_BACKWARD, 1, 20);
+    growth_end(&g, 1000);
+    assert_int_equal(g.steps, 1);
+    assert_int_equal(growth_step_ends(&g), 0);
+    assert_false(growth_can_tell(&g));
+    growth_free_all(&g);
+}
+
 /* step_rec: a STEP record of one stack's bytes */
 static reader_step step_rec(uint32_t n, uint64_t t, uint32_t stack, uint64_t bytes, uint8_t *buf)
 {
@@ -216,6 +264,7 @@ static void test_step_records_rule(void **st)
     }
     assert_true(g.from_records);
     assert_int_equal(g.steps, 50);
+    assert_int_equal(growth_step_ends(&g), 50); /* every record a step's end */
     growth_site s[4];
     assert_int_equal(growth_sites(&g, s, 4), 1);
     assert_int_equal(s[0].stack, 9);
@@ -234,6 +283,7 @@ int main(void)
         cmocka_unit_test(test_time_per_step),
         cmocka_unit_test(test_tolerates_small_fall),
         cmocka_unit_test(test_step_records_rule),
+        cmocka_unit_test(test_too_few_step_ends),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

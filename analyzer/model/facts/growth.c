@@ -218,16 +218,28 @@ static int by_rate(const void *a, const void *b)
                                : (x->stack > y->stack) - (x->stack < y->stack);
 }
 
+uint32_t growth_step_ends(const growth *g)
+{
+    /* sampled, once a step ended before the trace's end: the teardown after it is taken by no
+     * run (sample) */
+    return g->timed_steps;
+}
+
+int growth_can_tell(const growth *g)
+{
+    return growth_step_ends(g) >= GROWTH_MIN_STEP_ENDS;
+}
+
 int growth_sites(const growth *g, growth_site *out, int max)
 {
     int n = 0;
-    for (uint32_t id = 1; id < g->nst && g->sampled >= 4; id++) {
+    for (uint32_t id = 1; id < g->nst && growth_can_tell(g); id++) {
         const growth_stack *s = &g->st[id];
-        if (!s->run_start || s->n_up < 3 || s->last < s->run_bytes + GROW_MIN_BYTES)
+        if (!s->run_start || s->n_up < GROWTH_MIN_RISES || s->last < s->run_bytes + GROW_MIN_BYTES)
             continue;
         uint32_t span = g->sampled - s->run_start;
         uint32_t recent = span / 4 > 3 ? span / 4 : 3;
-        if (span < 4 || s->last_up + recent < g->sampled)
+        if (span < GROWTH_MIN_SPAN || s->last_up + recent < g->sampled)
             continue;
         growth_site site = {id,
                             (uint8_t)(s->ph & ~GROWTH_DIRTY),

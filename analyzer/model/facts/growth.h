@@ -160,10 +160,27 @@ typedef struct growth_site {
     double rate; /* bytes per step */
 } growth_site;
 
-/* growth_sites: the growing stacks, fastest first, at most max into out; their number. A stack
- * grows when its live bytes at step ends rose on at least 3 steps and by at least 1 MiB over a
- * run of at least 4 steps without a decrease, the last rise within the last quarter of that run
- * (so a cache that filled early and stayed is not growth). */
+/* The rule's least run: a stack grows when its live bytes at step ends rose on at least
+ * GROWTH_MIN_RISES steps over a run of at least GROWTH_MIN_SPAN steps (growth_sites). A run
+ * begins at a step end (the first is step 1's), so fewer step ends than GROWTH_MIN_STEP_ENDS
+ * can show no growth at all: that is not that nothing grows. */
+#define GROWTH_MIN_RISES 3
+#define GROWTH_MIN_SPAN 4
+#define GROWTH_MIN_STEP_ENDS (1 + GROWTH_MIN_SPAN)
+
+/* growth_step_ends: the step ends seen before the trace's end, the ones the runs compare (the
+ * trace's end is none of them: the program's teardown, or a step it cut; where no step ended
+ * before it, the runs' one point is the trace's end and there is nothing to compare) */
+uint32_t growth_step_ends(const growth *g);
+/* growth_can_tell: enough step ends for growth_sites to find growth (GROWTH_MIN_STEP_ENDS): with
+ * fewer it finds none whatever the program did, so a view says so, not that nothing grows */
+int growth_can_tell(const growth *g);
+
+/* growth_sites: the growing stacks, fastest first, at most max into out; their number (0 when
+ * !growth_can_tell). A stack grows when its live bytes at step ends rose on at least
+ * GROWTH_MIN_RISES steps and by at least 1 MiB over a run of at least GROWTH_MIN_SPAN steps
+ * without a decrease, the last rise within the last quarter of that run (so a cache that filled
+ * early and stayed is not growth). */
 int growth_sites(const growth *g, growth_site *out, int max);
 /* growth_time_per_step: seconds per step between the step ends seen before the trace's end (the
  * first step holds the model's creation, the last the program's teardown), from the end of the
