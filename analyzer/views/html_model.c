@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "html_parts.h"
+#include "model_views.h"
 #include "report_views.h"
 
 static const char *verdict_class(const advice_item *it)
@@ -13,24 +14,11 @@ static const char *verdict_class(const advice_item *it)
     return it->fits < 0 ? "unk" : it->fits ? "ok" : it->headroom_bytes >= 0 ? "tight" : "over";
 }
 
-/* verdict: "fits (2.95 GiB left, 25 %)", "too tight for 5 % headroom (...)", "does not fit
- * (2.98 GiB over)", "... with the cache assumed" where that assumption decides, as the text report
- * says it */
-static void verdict(FILE *out, const advice_item *it, uint64_t capacity)
+/* verdict: model_item_verdict's words (the text report's), escaped */
+static void verdict(FILE *out, const advice_item *it, const model_result *m)
 {
-    char b[32];
-    const char *cache = it->cache_limit ? " with the cache assumed" : "";
-    if (it->fits < 0)
-        fputs("card size unknown", out);
-    else if (it->headroom_bytes >= 0)
-        fprintf(out, "%s%s (%s left, %.*f %%)",
-                it->fits ? "fits" : "too tight for " ADVICE_HEADROOM_PCT_TEXT " % headroom",
-                it->fits ? "" : cache, html_bytes((uint64_t)it->headroom_bytes, b, sizeof b),
-                it->fits ? 0 : 1,
-                capacity ? 100.0 * (double)it->headroom_bytes / (double)capacity : 0.0);
-    else
-        fprintf(out, "does not fit%s (%s over)", cache,
-                html_bytes((uint64_t)-it->headroom_bytes, b, sizeof b));
+    char v[192];
+    html_esc(out, model_item_verdict(it, m->capacity, m->lower_bounds, v, sizeof v));
 }
 
 static const advice_item *recommended(const model_result *m)
@@ -95,9 +83,9 @@ void html_summary(FILE *out, const report_ctx *c)
     if (it) {
         fputs("<div class=\"card rec\"><h3>recommended</h3><p class=big>", out);
         html_esc(out, it->change);
-        fprintf(out, "</p><p>predicted peak %s: <b class=%s>",
+        fprintf(out, "</p><p>predicted peak %s%s: <b class=%s>", m->lower_bounds ? "at least " : "",
                 html_bytes(it->predicted_peak, b1, sizeof b1), verdict_class(it));
-        verdict(out, it, m->capacity);
+        verdict(out, it, m);
         fputs("</b>", out);
         if (it->cmdline[0]) {
             fputs("<br><code>", out);
@@ -214,7 +202,7 @@ static void advice_row(FILE *out, const model_result *m, const advice_item *it, 
                 100.0 * (double)m->capacity / (double)scale,
                 html_bytes(m->capacity, b2, sizeof b2));
     fprintf(out, "</div></td><td class=%s>", verdict_class(it));
-    verdict(out, it, m->capacity);
+    verdict(out, it, m);
     if (it->required > it->predicted_peak)
         fprintf(out, " (with +%s room for allocator fragmentation)",
                 html_bytes(it->required - it->predicted_peak, b1, sizeof b1));
@@ -244,8 +232,8 @@ void html_advice(FILE *out, const report_ctx *c)
     } else {
         fputs("Advice (no card size known: pass --card rtx4070 or a size)</h2>\n", out);
     }
-    fprintf(out, "<p>The current configuration needs ~%s.</p>\n",
-            html_bytes(m->current.peak_bytes, b2, sizeof b2));
+    fprintf(out, "<p>The current configuration needs %s%s.</p>\n",
+            m->lower_bounds ? "at least " : "~", html_bytes(m->current.peak_bytes, b2, sizeof b2));
     advice_notes(out, m);
     uint64_t scale = m->capacity + m->capacity / 10;
     for (int i = 0; i < m->nitems; i++)

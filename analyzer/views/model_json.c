@@ -80,12 +80,14 @@ static void add_oom_json(cJSON *root, const model_result *m, const run_facts *f)
 }
 
 /* advice_json: one advice item. */
-static cJSON *advice_json(const advice_item *it)
+static cJSON *advice_json(const advice_item *it, int lower)
 {
     cJSON *e = cJSON_CreateObject();
     cJSON_AddStringToObject(e, "change", it->change);
     cJSON_AddStringToObject(e, "command_line", it->cmdline);
     cJSON_AddNumberToObject(e, "predicted_peak_bytes", (double)it->predicted_peak);
+    /* a forward the OOM cut short: the prediction is a lower bound ("fits": may fit) */
+    cJSON_AddBoolToObject(e, "predicted_peak_at_least", lower);
     cJSON_AddNumberToObject(e, "predicted_reserved_bytes", (double)it->predicted_reserved);
     cJSON_AddNumberToObject(e, "predicted_allocated_bytes", (double)it->predicted_tensors);
     cJSON_AddNumberToObject(e, "required_bytes", (double)it->required);
@@ -171,7 +173,7 @@ void model_json(cJSON *root, const model_result *m, const run_facts *f)
     add_oom_json(root, m, f);
     cJSON *adv = cJSON_AddArrayToObject(root, "advice");
     for (int i = 0; i < m->nitems; i++)
-        cJSON_AddItemToArray(adv, advice_json(&m->items[i]));
+        cJSON_AddItemToArray(adv, advice_json(&m->items[i], m->lower_bounds != 0));
     cJSON *pr = cJSON_AddObjectToObject(root, "prediction");
     cJSON_AddNumberToObject(pr, "current_peak_bytes", (double)m->current.peak_bytes);
     cJSON_AddNumberToObject(pr, "current_reserved_bytes", (double)m->current.reserved_bytes);

@@ -153,42 +153,31 @@ static void print_advice(FILE *out, const model_result *m, const model_opts *o)
     char b1[32], b2[32];
     if (m->capacity)
         fprintf(out,
-                "\nadvice for %s (%s; keep >= %.0f %% free); current configuration needs ~%s\n",
+                "\nadvice for %s (%s; keep >= %.0f %% free); current configuration needs %s%s\n",
                 m->capacity_name, card_format_bytes(m->capacity, b1, sizeof b1),
-                ADVICE_HEADROOM * 100, card_format_bytes(m->current.peak_bytes, b2, sizeof b2));
+                ADVICE_HEADROOM * 100, m->lower_bounds ? "at least " : "~",
+                card_format_bytes(m->current.peak_bytes, b2, sizeof b2));
     else
         fprintf(out,
                 "\nadvice (no card size known: pass --card rtx4070 or a size); current "
-                "configuration needs ~%s\n",
+                "configuration needs %s%s\n",
+                m->lower_bounds ? "at least " : "~",
                 card_format_bytes(m->current.peak_bytes, b2, sizeof b2));
     for (int i = 0; i < m->nnotes; i++)
         fprintf(out, "  (%s)\n", m->notes[i]);
     const char *bold = o && o->color ? "\033[1m" : "", *plain = o && o->color ? "\033[0m" : "";
     for (int i = 0; i < m->nitems; i++) {
         const advice_item *it = &m->items[i];
-        char fit[128];
-        /* the verdict rests on the cache assumed (the line below says how much would do) */
-        const char *cache = it->cache_limit ? " with the cache assumed" : "";
-        if (it->fits < 0)
-            snprintf(fit, sizeof fit, "card size unknown");
-        else if (it->headroom_bytes >= 0)
-            /* too tight: a tenth of a percent, so 4.9 % free never reads as the 5 % wanted */
-            snprintf(fit, sizeof fit, "%s%s%s (%s left, %.*f %%)",
-                     it->fits ? "fits" : "too tight for ",
-                     it->fits ? "" : ADVICE_HEADROOM_PCT_TEXT " % headroom", it->fits ? "" : cache,
-                     card_format_bytes((uint64_t)it->headroom_bytes, b1, sizeof b1),
-                     it->fits ? 0 : 1, 100.0 * (double)it->headroom_bytes / (double)m->capacity);
-        else
-            snprintf(fit, sizeof fit, "does not fit%s (%s over)", cache,
-                     card_format_bytes((uint64_t)-it->headroom_bytes, b1, sizeof b1));
+        char fit[192];
+        model_item_verdict(it, m->capacity, m->lower_bounds, fit, sizeof fit);
         char extra[96] = "";
         if (it->required > it->predicted_peak)
             snprintf(extra, sizeof extra, " (+%s room for allocator fragmentation)",
                      card_format_bytes(it->required - it->predicted_peak, b1, sizeof b1));
-        fprintf(out, "  %s%s %s%s\n      predicted peak %s%s: %s\n      %s\n",
+        fprintf(out, "  %s%s %s%s\n      predicted peak %s%s%s: %s\n      %s\n",
                 it->recommended ? bold : "", it->recommended ? "recommended:" : "-", it->change,
-                it->recommended ? plain : "", card_format_bytes(it->predicted_peak, b2, sizeof b2),
-                extra, fit, it->note);
+                it->recommended ? plain : "", m->lower_bounds ? "at least " : "",
+                card_format_bytes(it->predicted_peak, b2, sizeof b2), extra, fit, it->note);
         if (it->cache_limit)
             fprintf(out,
                     "      the allocator cache decides: %s of it assumed here; with at most %s the "
@@ -248,4 +237,25 @@ int model_config_shown(const model_result *m)
     if (!m->formula_ok && !family_transformer(m->rec.family))
         return CONFIG_SHOW_OTHER;
     return m->rec.family == FAM_VISION_TRANSFORMER ? CONFIG_SHOW_NO_VOCAB : CONFIG_SHOW_TRANSFORMER;
+}
+
+const char *model_item_verdict(const advice_item *it, uint64_t capacity, int lower, char *out,
+                               size_t n)
+{
+    char b[32];
+    const char *cache = it->cache_limit ? " with the cache assumed" : "";
+    if (it->fits < 0)
+        snprintf(out, n, "card size unknown");
+    else if (it->headroom_bytes >= 0)
+        /* too tight: a tenth of a percent, so 4.9 % free never reads as the 5 % wanted */
+        snprintf(out, n, "%s%s (%s%s left, %.*f %%)",
+                 it->fits ? (lower ? "may fit" : "fits")
+                          : "too tight for " ADVICE_HEADROOM_PCT_TEXT " % headroom",
+                 it->fits ? "" : cache, lower ? "at most " : "",
+                 card_format_bytes((uint64_t)it->headroom_bytes, b, sizeof b), it->fits ? 0 : 1,
+                 capacity ? 100.0 * (double)it->headroom_bytes / (double)capacity : 0.0);
+    else
+        snprintf(out, n, "does not fit%s (%s%s over)", cache, lower ? "at least " : "",
+                 card_format_bytes((uint64_t)-it->headroom_bytes, b, sizeof b));
+    return out;
 }

@@ -19,6 +19,14 @@ void model_text(FILE *out, const model_result *m, const run_facts *f, int color)
  * most cache with which it would keep the headroom. */
 void model_text_verdict(FILE *out, const prediction *p, const char *card_name, uint64_t capacity);
 
+/* model_item_verdict: what an advice item's prediction says on the card, into out: "fits (2.95
+ * GiB left, 25 %)", "too tight for 5 % headroom (...)", "does not fit (2.98 GiB over)", "... with
+ * the cache assumed" where that assumption decides; lower (the what-ifs are lower bounds: a
+ * forward the OOM cut short): "may fit (at most 3.06 GiB left, ...)", "does not fit (at least ...
+ * over)". The one writer of it (text and HTML). */
+const char *model_item_verdict(const advice_item *it, uint64_t capacity, int lower, char *out,
+                               size_t n);
+
 /* model_json: adds "config", "formula", "oom" (diagnosis fields: requested_bytes,
  * capacity_bytes, cause, live_by_category, ...), "advice" and "prediction" to root. */
 void model_json(cJSON *root, const model_result *m, const run_facts *f);

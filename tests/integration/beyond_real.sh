@@ -93,6 +93,14 @@ for f in facts:
             lower != ("fits (other settings unchanged, keeping >= 5 % free): at most" in text):
         bad.append("%s: lower-bound what-ifs %s, largest micro-batch %s" %
                    (t, lower, r["prediction"]["largest_batch_size_at_most"]))
+    # and each of them says so: a lower bound "may fit", never "fits"; the current configuration
+    # needs "at least"
+    if lower and (not all(a["predicted_peak_at_least"] for a in r["advice"] or []) or
+                  re.search(r"predicted peak [0-9.]+ [KMG]?i?B[^:\n]*: fits", text) or
+                  "configuration needs ~" in text):
+        bad.append("%s: a lower bound said to fit" % t)
+    if not lower and any(a["predicted_peak_at_least"] for a in r["advice"] or []):
+        bad.append("%s: a whole prediction marked a lower bound" % t)
     # the loop that ran the steps: lit_train.py's is Lightning's Trainer, the others their own
     want("training loop", rec["training_loop"]["kind"],
          "lightning" if f["program"] == "lit_train.py" else "own")
