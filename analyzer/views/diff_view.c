@@ -131,6 +131,13 @@ static void json_str(FILE *out, const char *s)
     free(e);
 }
 
+/* basis: what a run's categories sort ("tensors": each tensor; "segments": each segment under
+ * the phase that grew it, segment mode, where 'allocated' is not visible either) */
+static const char *basis(const replay_result *r)
+{
+    return r->tensor_mode ? "tensors" : "segments";
+}
+
 static void write_json(FILE *out, replay_result *a, replay_result *b, diff_sites *s, size_t top)
 {
     const uint64_t pa[3] = {a->peak_allocated, a->peak_reserved, a->peak_process};
@@ -140,10 +147,19 @@ static void write_json(FILE *out, replay_result *a, replay_result *b, diff_sites
     json_str(out, a->path);
     fputs(",\"b\":", out);
     json_str(out, b->path);
-    fputs(",\"peak\":{", out);
-    for (int i = 0; i < 3; i++)
+    fprintf(out, ",\"category_basis\":{\"a\":\"%s\",\"b\":\"%s\"},\"peak\":{", basis(a), basis(b));
+    for (int i = 0; i < 3; i++) {
+        if (i == 0 && (!a->tensor_mode || !b->tensor_mode)) { /* not visible in segment mode */
+            fputs("\"allocated_bytes\":{\"a\":", out);
+            fprintf(out, a->tensor_mode ? "%" PRIu64 : "null", pa[0]);
+            fputs(",\"b\":", out);
+            fprintf(out, b->tensor_mode ? "%" PRIu64 : "null", pb[0]);
+            fputs(",\"change\":null}", out);
+            continue;
+        }
         fprintf(out, "%s\"%s\":{\"a\":%" PRIu64 ",\"b\":%" PRIu64 ",\"change\":%" PRId64 "}",
                 i ? "," : "", lv[i], pa[i], pb[i], delta(pa[i], pb[i]));
+    }
     fputs("},\"categories\":{", out);
     for (int c = 0, first = 1; c < CAT_COUNT; c++) {
         uint64_t x = a->at_peak.by_cat.bytes[c], y = b->at_peak.by_cat.bytes[c];
@@ -174,9 +190,26 @@ static void write_text(FILE *out, replay_result *a, replay_result *b, diff_sites
     fputs("\nB: ", out);
     escape_term_fputs(out, b->path, strlen(b->path));
     fprintf(out, "\n\n%-20s %12s %12s %12s\n", "peak (MiB)", "A", "B", "B - A");
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 3; i++) {
+        if (i == 0 && (!a->tensor_mode || !b->tensor_mode)) { /* not visible in segment mode */
+            char x[32], y[32];
+            snprintf(x, sizeof x, "%.1f", mib(to_s(pa[0])));
+            snprintf(y, sizeof y, "%.1f", mib(to_s(pb[0])));
+            fprintf(out, "%-20s %12s %12s %12s\n", lv[0], a->tensor_mode ? x : "-",
+                    b->tensor_mode ? y : "-", "-");
+            continue;
+        }
         fprintf(out, "%-20s %12.1f %12.1f %12s\n", lv[i], mib(to_s(pa[i])), mib(to_s(pb[i])),
                 change(delta(pa[i], pb[i]), ch, sizeof ch));
+    }
+    if (a->tensor_mode != b->tensor_mode)
+        fprintf(out,
+                "(allocated: not visible in segment mode; %s's categories sort tensors, %s's "
+                "segments under the phase that grew them: a change below compares the two "
+                "ways of sorting as much as the two runs)\n",
+                a->tensor_mode ? "A" : "B", a->tensor_mode ? "B" : "A");
+    else if (!a->tensor_mode)
+        fprintf(out, "(allocated: not visible in segment mode)\n");
     fprintf(out, "\n%-20s %12s %12s %12s\n", "at the peak (MiB)", "A", "B", "B - A");
     for (int c = 0; c < CAT_COUNT; c++) {
         uint64_t x = a->at_peak.by_cat.bytes[c], y = b->at_peak.by_cat.bytes[c];

@@ -34,6 +34,19 @@ assert all(e['change']==0 for e in d['sites'])" || fail "a run against itself ch
 grep -q '^activations ' d.txt || fail "no category row: $(head -20 d.txt)"
 grep -q 'sites that changed most' d.txt || fail "no sites in the text"
 "$VT" diff "$A" >/dev/null 2>&1; [ $? = 2 ] || fail "one file: expected exit 2"
+# a tensor-mode run against a segment-mode one: no 'allocated' for the segment side (the report
+# says it is not visible there), and the two ways of sorting categories are named
+T="$ROOT/examples/traces/a_tensors_eager.vt" S="$ROOT/examples/traces/b_oom_12gib.vt"
+"$VT" diff --json "$T" "$S" >m.json && "$VT" diff "$T" "$S" >m.txt || fail "mixed diff failed"
+python3 -c "
+import json; d=json.load(open('m.json'))
+assert d['peak']['allocated_bytes']['b'] is None and d['peak']['allocated_bytes']['change'] is None, d['peak']
+assert d['peak']['allocated_bytes']['a'] > 0
+assert d['category_basis'] == {'a': 'tensors', 'b': 'segments'}, d['category_basis']" || fail "mixed modes: $(cat m.json | head -c 300)"
+grep -Eq '^allocated +[0-9.]+ +- +-$' m.txt || fail "mixed modes: the allocated row $(grep ^allocated m.txt)"
+grep -q "B's segments under the phase that grew them" m.txt || fail "mixed modes: not said"
+grep -q "category_basis" same.json || fail "no category_basis"
+grep -q "ways of sorting" d.txt && fail "same modes said to differ"
 "$VT" diff --top x "$A" "$B" >/dev/null 2>&1; [ $? = 2 ] || fail "--top x: expected exit 2"
 "$VT" diff "$A" "$D/no_such.vt" >/dev/null 2>&1; [ $? = 2 ] || fail "missing file: expected exit 2"
 exit 0
