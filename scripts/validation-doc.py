@@ -3,7 +3,11 @@
 
 Reads examples/traces/h100-torch2.11/facts.jsonl (what each run's PyTorch said at its end) and
 runs `vramtrace report --json` and `vramtrace dump` on each committed trace, then rewrites the
-part of docs/validation.md between the `<!-- tables:begin -->` and `<!-- tables:end -->` lines.
+part of docs/validation.md between the `<!-- tables:begin -->` and `<!-- tables:end -->` lines;
+and from examples/traces/h100-torch2.11-beyond/ (programs this project did not write, each a fit
+and an out-of-memory run of one workload) the part between `<!-- beyond:begin -->` and
+`<!-- beyond:end -->`: each OOM run's what-if at the micro-batch its sibling fit, against that
+run's measured peak, and each fit run's largest micro-batch.
 No GPU needed. `--check`: write nothing, exit 1 when the committed tables differ (make test).
 
 usage: scripts/validation-doc.py [--check] [--vt build/vramtrace] [--doc docs/validation.md]
@@ -18,6 +22,8 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TRACES = os.path.join(ROOT, "examples", "traces", "h100-torch2.11")
 BEGIN, END = "<!-- tables:begin -->", "<!-- tables:end -->"
+BEYOND = os.path.join(ROOT, "examples", "traces", "h100-torch2.11-beyond")
+BEGIN2, END2 = "<!-- beyond:begin -->", "<!-- beyond:end -->"
 
 
 def mib(b):
@@ -98,6 +104,45 @@ def tables(vt):
     return "\n".join(out)
 
 
+def beyond(vt):
+    """Each fit / OOM pair of a workload (the trace names share all but their last two parts)."""
+    runs = {}
+    for line in open(os.path.join(BEYOND, "facts.jsonl")):
+        f = json.loads(line)
+        path = os.path.join(BEYOND, f["trace"])
+        runs[f["trace"][:-3]] = (f, json.loads(subprocess.run(
+            [vt, "report", "--json", path], check=True, capture_output=True, text=True).stdout))
+    rows = ["| out-of-memory run (B) | its what-if at the batch that fit | predicted | the fit run "
+            "measured | predicted / measured | the fit run's largest micro-batch |",
+            "|---|---|---|---|---|---|"]
+    for t, (f, r) in sorted(runs.items()):
+        if f["oom"]:
+            continue
+        base = t.rsplit("_", 2)[0]
+        for u, (g, s) in sorted(runs.items()):
+            if not u.startswith(base + "_") or not g["oom"]:
+                continue
+            largest = (r["prediction"] or {}).get("largest_batch_size")
+            for a in s["advice"] or []:
+                if a.get("batch_size") != f["batch_size"]:
+                    continue
+                meas = r["peak"]["process_bytes"]
+                rows.append(f"| {u} ({g['batch_size']}) | {a['change']} | "
+                            f"{'at least ' if a['predicted_peak_at_least'] else ''}"
+                            f"{a['predicted_peak_bytes'] / 2**30:.2f} GiB | {t}: "
+                            f"{meas / 2**30:.2f} GiB | {100.0 * (a['predicted_peak_bytes'] / meas - 1):+.1f} % "
+                            f"| {largest} (B={f['batch_size']} fit, B={g['batch_size']} did not) |")
+    return "\n".join(rows)
+
+
+def fill(doc, begin, end, body, name):
+    if begin not in doc or end not in doc:
+        sys.exit(f"{name}: no {begin} ... {end} lines to fill; add them where the tables go")
+    head, rest = doc.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    return f"{head}{begin}\n{body}\n{end}{tail}"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="exit 1 when the doc's tables differ")
@@ -105,11 +150,7 @@ def main():
     ap.add_argument("--doc", default=os.path.join(ROOT, "docs", "validation.md"))
     a = ap.parse_args()
     doc = open(a.doc).read()
-    if BEGIN not in doc or END not in doc:
-        sys.exit(f"{a.doc}: no {BEGIN} ... {END} lines to fill; add them where the tables go")
-    head, rest = doc.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    new = f"{head}{BEGIN}\n{tables(a.vt)}\n{END}{tail}"
+    new = fill(fill(doc, BEGIN, END, tables(a.vt), a.doc), BEGIN2, END2, beyond(a.vt), a.doc)
     if a.check:
         if new != doc:
             sys.exit(f"{a.doc}: the tables differ from the traces' (run scripts/validation-doc.py)")
