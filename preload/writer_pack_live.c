@@ -58,7 +58,8 @@ static struct live {
     uint32_t nst;
     uint32_t *dirty;
     size_t ndirty, capdirty;
-    uint8_t *code_opt, *stack_opt; /* by code id / stack id: 1 optimizer, 2 backward */
+    uint8_t *code_opt;  /* by code id: CODE_* bits */
+    uint8_t *stack_opt; /* by stack id: 1 optimizer, 2 backward (the analyzer's phases.c rule) */
     uint32_t ncode, nstack;
     int tensors_seen, phase, opt_since, oom_since;
     uint64_t oom_request;
@@ -66,6 +67,11 @@ static struct live {
 } L;
 
 enum { PH_FWD, PH_BWD, PH_OPT };
+
+/* what a code object is, as the analyzer's phases.c sorts frames: an optimizer's (a file under
+ * optim/, clip_grad), a backward call, GradScaler's, GradScaler.scale (which makes the loss's
+ * scaled copy and, the first time, the scale: the forward's, not the optimizer's) */
+enum { CODE_OPT = 1, CODE_BWD = 2, CODE_GS = 4, CODE_GS_SCALE = 8 };
 
 static uint64_t hash(uint64_t addr, unsigned space)
 {
@@ -220,27 +226,33 @@ void vt__pl_meta(const char *rec, uint32_t size)
             return;
         int gs = contains(file, flen, "grad_scaler.py");
         int scale = qlen >= 6 && !memcmp(qual + qlen - 6, ".scale", 6);
+        *p = 0;
         if (contains(file, flen, "/optim/") || contains(file, flen, "/optim.py") ||
-            contains(file, flen, "torch/nn/utils/clip_grad") || (gs && !scale))
-            *p = 1;
-        else if ((qlen >= 8 && !memcmp(qual + qlen - 8, "backward", 8)) ||
-                 contains(qual, qlen, "_engine_run_backward"))
-            *p = 2;
+            contains(file, flen, "torch/nn/utils/clip_grad"))
+            *p |= CODE_OPT;
+        if (gs)
+            *p |= scale ? CODE_GS | CODE_GS_SCALE : CODE_GS;
+        if ((qlen >= 8 && !memcmp(qual + qlen - 8, "backward", 8)) ||
+            contains(qual, qlen, "_engine_run_backward"))
+            *p |= CODE_BWD;
     } else if (type == VT_REC_STACK && size >= 16) {
         vt_rec_stack s;
         memcpy(&s, rec + 8, sizeof s);
         if (16u + 8u * ((uint32_t)s.n_native + s.n_python) > size)
             return;
-        uint8_t *p = grow_bytes(&L.stack_opt, &L.nstack, s.stack_id), v = 0;
+        uint8_t *p = grow_bytes(&L.stack_opt, &L.nstack, s.stack_id), any = 0;
         for (unsigned i = 0; p && i < s.n_python; i++) {
             uint64_t f;
             memcpy(&f, rec + 16 + 8u * (s.n_native + i), 8);
             uint32_t code = VT_PYFRAME_CODE(f);
-            if (code < L.ncode && L.code_opt[code] && (!v || L.code_opt[code] == 1))
-                v = L.code_opt[code];
+            if (code < L.ncode)
+                any |= L.code_opt[code];
         }
+        /* the optimizer's: an optimizer frame, or GradScaler's under no GradScaler.scale (its
+         * lazily made scale is the loss's); else a backward's; the optimizer's first */
+        int opt = (any & CODE_OPT) || ((any & CODE_GS) && !(any & CODE_GS_SCALE));
         if (p)
-            *p = v;
+            *p = opt ? 1 : (any & CODE_BWD) ? 2 : 0;
     }
 }
 

@@ -79,6 +79,14 @@ for name in ("leak", "bounded", "sum"):
             bad.append("%s: reaches the card in %s steps, the headroom over the rate is %d" % (name, k["steps"], want))
 if growth("bounded")["source"] != "summaries" or growth("leak")["source"] != "replay":
     bad.append("sources: bounded %s, plain %s" % (growth("bounded")["source"], growth("leak")["source"]))
+# the bounded trace's steps are the plain trace's (the packer's STEP rule is the replay's: the
+# scale GradScaler.scale makes lazily at the first step is the forward's, not the optimizer's)
+b, l = growth("bounded"), growth("leak")
+if (b["steps"], b["optimizer_steps"]) != (l["steps"], l["optimizer_steps"]) or \
+        [g["since_step"] for g in b["growing"]] != [g["since_step"] for g in l["growing"]]:
+    bad.append("bounded: %d steps (%d optimizer), growth since %s; plain: %d (%d), since %s" % (
+        b["steps"], b["optimizer_steps"], [g["since_step"] for g in b["growing"]], l["steps"],
+        l["optimizer_steps"], [g["since_step"] for g in l["growing"]]))
 txt = open("leak.txt").read()
 m = re.search(r"reaches the card \(([^,]+), [^)]*\) in about (\d+) steps", txt)
 if not m or int(m.group(2)) != int(growth("leak")["reaches_card"]["steps"]):
