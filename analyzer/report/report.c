@@ -99,6 +99,26 @@ static uint64_t adapter_bytes(const tables *t, const replay_snapshot *s)
     return sum;
 }
 
+/* kv_cache_bytes: the tensors alive in snapshot s that transformers' KV cache made (a Python frame
+ * of its cache_utils.py on their stack) */
+static uint64_t kv_cache_bytes(const tables *t, const replay_snapshot *s)
+{
+    uint64_t sum = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        const live_item *it = &s->items[i];
+        const tables_stack *st = it->stack_id ? tables_stack_get(t, it->stack_id) : NULL;
+        for (unsigned k = st ? st->n_native : 0; st && k < st->n_native + st->n_python; k++) {
+            const tables_code *code = tables_code_get(t, VT_PYFRAME_CODE(st->frames[k]));
+            if (code && code->filename.s &&
+                strstr(code->filename.s, "transformers/cache_utils.py")) {
+                sum += it->size;
+                break;
+            }
+        }
+    }
+    return sum;
+}
+
 static int report_fill(report_ctx *c)
 {
     replay_result *r = &c->runs[0];
@@ -190,6 +210,8 @@ static int report_fill(report_ctx *c)
         .has_cat_peaks = r->has_cat_peaks,
         .grad_scaler = f->grad_scaler,
         .adapter_bytes = adapter_bytes(r->t, &r->at_peak),
+        .kv_cache_bytes = kv_cache_bytes(r->t, r->has_oom ? &r->at_oom : &r->at_peak),
+        .kv_cache_at = r->has_oom ? "at the out-of-memory error" : "at the peak",
     };
     recognize_run(&ri, &c->recog);
     f->recog = &c->recog;

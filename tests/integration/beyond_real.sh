@@ -14,7 +14,7 @@ D="$ROOT/examples/traces/h100-torch2.11-beyond"
 . "$ROOT/tests/report_each.sh"
 report_each "$D"
 python3 - "$D/facts.jsonl" <<'PYEOF' || exit 1
-import json, os, re, sys
+import json, os, re, subprocess, sys
 bad = []
 FAM = {"bert": "encoder_transformer", "gpt2": "decoder_transformer",
        "llama": "decoder_transformer", "t5": "encoder_decoder_transformer",
@@ -216,6 +216,21 @@ for f in facts:
         if not note or "assuming the blocks not reached" not in note[0] or \
                 "not measured for this model" not in note[0] or "alike activations" in note[0]:
             bad.append("%s: the extrapolation of its forward: %s" % (t, note))
+    # transformers' KV cache, filled in every forward while use_cache is on (Hugging Face turns it
+    # off under gradient checkpointing; BERT's encoder and the vision models keep none): as it ran
+    # it, its bytes at the moment explained those flame counts under cache_utils.py
+    kv = rec["kv_cache"]
+    want("KV cache", kv["on"], f["family"] in ("gpt2", "llama", "t5") and
+         not f.get("gradient_checkpointing"))
+    if kv["on"]:
+        at = "oom" if f["oom"] else "peak"
+        fl = subprocess.run([os.environ["VT"], "flame", "--at", at, os.path.join(
+            os.environ["ROOT"], "examples/traces/h100-torch2.11-beyond", t + ".vt")],
+            capture_output=True, text=True).stdout
+        b = sum(int(l.rsplit(" ", 1)[1]) for l in fl.splitlines() if "transformers/cache_utils.py" in l)
+        said = ("%.1f MiB of it live" % (b / 1048576.0)) if b else "none of it live"
+        if said not in kv["where"]:
+            bad.append("%s: KV cache %r, flame --at %s: %d B" % (t, kv["where"], at, b))
     # a forward cut short by the OOM measured part of one: no verdict on the basic multiplier
     # ("overcounts") and no loss said to have kept its bytes
     if f["oom"] and f.get("oom_phase") == "forward":

@@ -152,5 +152,23 @@ void recognize_features(const recognize_input *in, run_recognition *out)
     } else if (frames) {
         set(&out->feat[FEATURE_LORA], FEAT_OFF, "no peft code on the Python stacks");
     }
+    /* transformers' models fill a KV cache in every forward while config.use_cache is on
+     * (DynamicCache: each layer's keys and values copied by torch.cat); training never reads it */
+    if (tables_code_find(t, "transformers/cache_utils.py", NULL, NULL, q, sizeof q)) {
+        if (in->kv_cache_bytes)
+            snprintf(msg, sizeof msg,
+                     "transformers' KV cache filled in the forward (%.60s): %.1f MiB of it live "
+                     "%.40s; use_cache=False (the model's config) makes none",
+                     q, (double)in->kv_cache_bytes / 1048576.0,
+                     in->kv_cache_at ? in->kv_cache_at : "");
+        else
+            snprintf(msg, sizeof msg,
+                     "transformers' KV cache filled in the forward (%.60s), none of it live "
+                     "%.40s; use_cache=False (the model's config) makes none",
+                     q, in->kv_cache_at ? in->kv_cache_at : "");
+        set(&out->feat[FEATURE_KV_CACHE], FEAT_ON, msg);
+    } else if (frames) {
+        set(&out->feat[FEATURE_KV_CACHE], FEAT_OFF, "no code of transformers' KV cache ran");
+    }
     recognize_loop(t, frames, out);
 }

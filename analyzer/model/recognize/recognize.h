@@ -59,7 +59,8 @@ typedef struct recog_feature {
     X(CHECKPOINTING, "activation_checkpointing", "activation checkpointing")                       \
     X(COMPILE, "torch_compile", "torch.compile")                                                   \
     X(CUDA_GRAPHS, "cuda_graphs", "CUDA graphs")                                                   \
-    X(LORA, "lora", "LoRA adapters (peft)")
+    X(LORA, "lora", "LoRA adapters (peft)")                                                        \
+    X(KV_CACHE, "kv_cache", "KV cache (use_cache)")
 
 typedef enum feature_id {
 #define VT_FEATURE_ENUM(e, key, words) FEATURE_##e,
@@ -81,7 +82,10 @@ typedef struct recognize_input {
     uint64_t optim_peak;          /* optimizer state's largest live bytes over the run */
     int has_cat_peaks;            /* 1: grad_peak / optim_peak were measured */
     int grad_scaler;              /* 1: an enabled GradScaler allocated (it may skip steps) */
-    uint64_t adapter_bytes; /* parameters made under peft's code (LoRA adapters), 0: none seen */
+    uint64_t adapter_bytes;  /* parameters made under peft's code (LoRA adapters), 0: none seen */
+    uint64_t kv_cache_bytes; /* tensors of transformers' KV cache (cache_utils.py) live at the
+                              * moment the report explains (kv_cache_at), 0: none */
+    const char *kv_cache_at; /* "at the out-of-memory error" / "at the peak" */
 } recognize_input;
 
 /* What was trained and how. */
