@@ -363,7 +363,7 @@ int cmd_fit(int argc, char **argv)
                 return VT_EXIT_USAGE;
             break;
         case OPT_EFFECTIVE:
-            if ((j->effective = parse_long("--effective", p.arg, 1, 1L << 30)) < 0)
+            if ((j->effective = parse_long("--effective", p.arg, 1, FIT_DEFAULT_MAX)) < 0)
                 return VT_EXIT_USAGE;
             break;
         case OPT_TIMEOUT: {
@@ -379,12 +379,16 @@ int cmd_fit(int argc, char **argv)
     }
     j->argc = argc - p.optind;
     j->argv = argv + p.optind;
-    int has_b = 0;
+    fit_marks m = {0};
     for (int i = 0; i < j->argc; i++) {
-        fit_subst_scan(j->argv[i], &j->b0, &j->a0, &j->has_a, &j->has_i);
-        has_b |= strstr(j->argv[i], "{B}") || strstr(j->argv[i], "{B=");
+        char err[512];
+        if (fit_subst_scan(j->argv[i], &m, err, sizeof err) < 0) {
+            fprintf(stderr, "vramtrace fit: %s\n", err);
+            return VT_EXIT_USAGE;
+        }
     }
-    if (!j->argc || !has_b) {
+    j->b0 = m.b0, j->a0 = m.a0, j->has_a = m.has_a, j->has_i = m.has_i;
+    if (!j->argc || !m.has_b) {
         fprintf(stderr,
                 "vramtrace fit: %s (usage: vramtrace fit [options] -- CMD ... {B} ...; "
                 "e.g. -- python train.py --batch_size={B})\n",
@@ -400,8 +404,16 @@ int cmd_fit(int argc, char **argv)
             return VT_EXIT_USAGE;
         }
     }
-    if (j->has_a && !j->effective)
-        j->effective = j->b0 && j->a0 ? j->b0 * j->a0 : 0;
+    if (j->has_a && !j->effective && j->b0 && j->a0) {
+        j->effective = j->b0 * j->a0; /* each at most 2^30: no overflow */
+        if (j->effective > FIT_DEFAULT_MAX) {
+            fprintf(stderr,
+                    "vramtrace fit: {B=%ld} x {A=%ld}: an effective batch of %ld, over %ld (give "
+                    "--effective N)\n",
+                    j->b0, j->a0, j->effective, FIT_DEFAULT_MAX);
+            return VT_EXIT_USAGE;
+        }
+    }
     if (j->has_a && !j->effective) {
         fprintf(stderr, "vramtrace fit: {A} needs the effective batch to keep: give --effective N, "
                         "or the defaults as {B=16} and {A=32}\n");

@@ -1,11 +1,11 @@
 /* cmd_flame.c — `vramtrace flame [--at peak|oom|all] FILE`: replays the trace (model/replay.c)
  * and prints the folded stacks of what was live at that moment, or of every allocation of the
  * run (views/flame.c). */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "commands.h"
 #include "escape.h"
 #include "flame.h"
@@ -13,37 +13,41 @@
 #include "notes.h"
 #include "replay.h"
 
+/* The options of `flame`, one table: parsing and --help both come from it. */
+enum { OPT_AT = CLI_LONG_ONLY };
+static const cli_opt flame_opts[] = {
+    {OPT_AT, "at", "peak|oom|all",
+     "the moment (default peak; oom needs a trace that ran out);\n"
+     "all: every allocation of the run (PyTorch's segments left out)"},
+    {'h', "help", NULL, "this text"},
+    {0}};
+
 static void usage(FILE *out)
 {
+    fprintf(out, "usage: vramtrace flame [--at peak|oom|all] FILE\n\n"
+                 "Folded stacks of the bytes live at the process peak (or at the out-of-memory\n"
+                 "error, or allocated over the whole run): one line per stack,\n"
+                 "`outer;...;inner;[category] bytes`, for flamegraph.pl and speedscope.\n\n");
+    cli_print_options(out, flame_opts);
     fprintf(out,
-            "usage: vramtrace flame [--at peak|oom|all] FILE\n\n"
-            "Folded stacks of the bytes live at the process peak (or at the out-of-memory\n"
-            "error, or allocated over the whole run): one line per stack,\n"
-            "`outer;...;inner;[category] bytes`, for flamegraph.pl and speedscope.\n\n"
-            "options:\n"
-            "  --at peak|oom|all the moment (default peak; oom needs a trace that ran out);\n"
-            "                    all: every allocation of the run (PyTorch's segments left out)\n"
-            "  -h, --help        this text\n"
             "exit: 0 ok, 2 usage or unreadable file or no OOM in the trace, 3 malformed trace\n");
 }
 
 int cmd_flame(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"at", required_argument, NULL, 'a'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
     const char *at = "peak";
-    int c, io_err = 0, rc;
+    int k, io_err = 0, rc;
     char err[512];
     replay_result r;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        if (c == 'a')
-            at = optarg;
-        else if (c == 'h') {
+    cli p;
+    cli_init(&p, "flame", flame_opts, 0);
+    while ((k = cli_next(&p, argc, argv)) != CLI_END) {
+        if (k == OPT_AT)
+            at = p.arg;
+        else if (k == 'h') {
             usage(stdout);
             return VT_EXIT_OK;
         } else {
-            usage(stderr);
             return VT_EXIT_USAGE;
         }
     }
@@ -51,12 +55,14 @@ int cmd_flame(int argc, char **argv)
         fprintf(stderr, "vramtrace flame: --at %s: unknown moment (use peak, oom or all)\n", at);
         return VT_EXIT_USAGE;
     }
-    if (optind != argc - 1) {
+    if (p.optind != argc - 1) {
+        fprintf(stderr, "vramtrace flame: expected one trace file, got %d\n", argc - p.optind);
         usage(stderr);
         return VT_EXIT_USAGE;
     }
+    const char *path = argv[p.optind];
     timeline_totals = !strcmp(at, "all");
-    rc = replay_file(argv[optind], &r, err, sizeof err);
+    rc = replay_file(path, &r, err, sizeof err);
     if (rc) {
         fprintf(stderr, "vramtrace flame: %s\n", err);
         replay_free(&r);
@@ -69,7 +75,7 @@ int cmd_flame(int argc, char **argv)
     notes_trace("flame", &r, "folding");
     if (!strcmp(at, "oom") && !r.has_oom) {
         fprintf(stderr, "vramtrace flame: %s: the run did not run out of memory (use --at peak)\n",
-                argv[optind]);
+                path);
         replay_free(&r);
         return VT_EXIT_USAGE;
     }

@@ -107,6 +107,14 @@ int cmd_report(int argc, char **argv)
             card = p.arg;
             break;
         case OPT_HTML:
+            if (html) { /* one page per report: the first would be lost */
+                fprintf(stderr,
+                        "vramtrace report: --html given twice (%s, %s): the report writes one "
+                        "page\n",
+                        html, p.arg);
+                rc = VT_EXIT_USAGE;
+                goto out;
+            }
             html = p.arg;
             break;
         case OPT_TOP:
@@ -138,6 +146,14 @@ int cmd_report(int argc, char **argv)
             rc = VT_EXIT_USAGE;
             goto out;
         }
+    }
+    if (json && html) { /* --html writes the page instead of the text or the JSON */
+        fprintf(stderr,
+                "vramtrace report: --json and --html %s: give one (--json prints the "
+                "report as JSON, --html writes it as a page)\n",
+                html);
+        rc = VT_EXIT_USAGE;
+        goto out;
     }
     for (int i = p.optind; i < argc; i++)
         files[nfiles++] = argv[i];

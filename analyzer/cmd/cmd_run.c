@@ -354,6 +354,11 @@ int cmd_run(int argc, char **argv)
             break;
         case OPT_COMPRESS:
         case OPT_NO_COMPRESS:
+            if (compress == (k == OPT_NO_COMPRESS)) { /* the other one came before */
+                fprintf(stderr, "vramtrace run: --compress and --no-compress contradict each "
+                                "other: give one\n");
+                return VT_EXIT_USAGE;
+            }
             compress = k == OPT_COMPRESS;
             break;
         case OPT_WATCH:

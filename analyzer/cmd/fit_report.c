@@ -51,8 +51,9 @@ static void accumulation_note(const fit_job *j, char *out, size_t len)
 void fit_print_table(const fit_job *j, long best, long best_a, int interrupted, int by_signal)
 {
     char buf[32];
-    printf("%-12s%s%-12s  %-36s %8s\n", "micro-batch", j->has_a ? "  accumulate " : "", "peak",
-           "verdict", "seconds");
+    if (j->ntrials) /* no heading over an empty table */
+        printf("%-12s%s%-12s  %-36s %8s\n", "micro-batch", j->has_a ? "  accumulate " : "", "peak",
+               "verdict", "seconds");
     for (int i = 0; i < j->ntrials; i++) {
         const fit_trial *t = &j->trials[i];
         char verdict[80];
@@ -72,9 +73,12 @@ void fit_print_table(const fit_job *j, long best, long best_a, int interrupted, 
                t->seconds);
     }
     uint64_t cap = j->ntrials ? j->trials[0].capacity : 0;
-    if (interrupted)
+    if (interrupted && j->ntrials)
         printf("the search stopped early (%s): the table holds the trials so far\n",
                by_signal ? "interrupted" : "a trial failed");
+    else if (interrupted) /* the first trial did not complete: nothing measured */
+        printf("the search stopped early (%s): no trial completed, nothing was measured\n",
+               by_signal ? "interrupted" : "the first trial failed");
     if (best > 0) {
         printf("largest micro-batch that fits with %d %% headroom on %s%s: %ld", FIT_HEADROOM_PCT,
                cap ? card_format_bytes(cap, buf, sizeof buf) : "the device",

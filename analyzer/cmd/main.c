@@ -68,7 +68,6 @@ int main(int argc, char **argv)
             return version();
         return VT_EXIT_USAGE;
     }
-    opterr = 1; /* commands that call getopt_long themselves (flame) report its errors */
     if (p.optind >= argc) {
         usage(stderr);
         return VT_EXIT_USAGE;

@@ -5,6 +5,7 @@
  * --compress) is read again each time as its summary (STEP records). A terminal gets a block
  * redrawn in place, anything else one line per refresh. Not a command: shared by two. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include "phases.h"
 #include "reader.h"
 #include "tables.h"
+#include "vramtrace/trace_format.h"
 #include "watch.h"
 
 /* what watch knows of the run so far */
@@ -35,6 +37,7 @@ typedef struct wstate {
     int chunked, ended, seen, lines;
     int bad; /* chunked: reads in a row that met a slot being reused (10: it is malformed) */
     char why[520];
+    int why_rc; /* the exit code of why: a wait that --once cannot make, or a refusal */
 } wstate;
 
 static int stack_phase(wstate *w, uint32_t id)
@@ -135,23 +138,53 @@ static void other(wstate *w, const reader_record *rec)
     }
 }
 
-/* refresh: reads what was written since the last time. 0, or -1 with w->why (not a trace). */
+/* header_pending: path may be a trace whose header is not there yet: empty, zeros where the
+ * header goes (the preload maps the file, then copies the header into it), the magic and zeros
+ * after it, or the header's beginning. What watch waits for; anything else that is not a trace
+ * (another magic, another format version) is refused. */
+static int header_pending(const char *path)
+{
+    unsigned char b[sizeof(vt_file_header)];
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    ssize_t n = fd >= 0 ? pread(fd, b, sizeof b, 0) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (n < 0)
+        return 0;
+    size_t have = (size_t)n, m = have < VT_MAGIC_LEN ? have : VT_MAGIC_LEN, z = 0;
+    while (z < have && !b[z])
+        z++;
+    if (z == have) /* empty, or zeros */
+        return 1;
+    if (memcmp(b, VT_MAGIC, m))
+        return 0;
+    for (z = m; z < have && !b[z];)
+        z++;
+    return have < sizeof b || z == have; /* cut short, or the magic alone so far */
+}
+
+/* refresh: reads what was written since the last time. 0; 1 when there is nothing to read yet
+ * (w->why says why, w->why_rc the exit code if that is the end: a missing file 2, a header not
+ * written 3); -1 with w->why and w->why_rc: the file cannot be read (2) or is not a trace (3). */
 static int refresh(wstate *w)
 {
     char msg[512];
     reader_record rec;
     if (w->chunked || !w->rd) {
         /* a chunked trace, or the first look: opened (again) and read to its end */
+        errno = 0;
         reader *rd = w->chunked ? reader_open_summary(w->path, msg, sizeof msg)
                                 : reader_open(w->path, msg, sizeof msg);
-        if (!rd) {
+        if (!rd) { /* not there (yet): waited for; a directory, no permission: the end */
             snprintf(w->why, sizeof w->why, "%s", msg);
+            w->why_rc = VT_EXIT_USAGE;
             return errno == ENOENT ? 1 : -1;
         }
         if (reader_status_of(rd) == READER_MALFORMED && reader_position(rd) == 0) {
-            reader_close(rd); /* an empty file: the process is starting */
+            reader_close(rd); /* a bad header: the process starting, or not a trace */
             snprintf(w->why, sizeof w->why, "%s", msg);
-            return 1;
+            w->why_rc = VT_EXIT_MALFORMED;
+            return header_pending(w->path) ? 1 : -1;
         }
         if (!w->chunked && reader_chunked_info(rd)) {
             reader_close(rd);
@@ -181,6 +214,7 @@ static int refresh(wstate *w)
     reader_status st = reader_status_of(w->rd);
     if (st == READER_MALFORMED || st == READER_IOERR) {
         reader_describe(w->rd, w->why, sizeof w->why);
+        w->why_rc = st == READER_MALFORMED ? VT_EXIT_MALFORMED : VT_EXIT_USAGE;
         if (w->chunked && ++w->bad < 10) {
             /* read while the packer reused a slot under it: read again at the next refresh */
             reader_close(w->rd);
@@ -308,15 +342,15 @@ int watch_loop(const char *path, double interval, int once, int plain, pid_t chi
         int r = refresh(&w);
         if (r < 0) {
             fprintf(stderr, "vramtrace watch: %s\n", w.why);
-            rc = VT_EXIT_MALFORMED;
+            rc = w.why_rc;
             break;
         }
         if (w.seen)
             show(&w, tty, (double)w.last_ns / 1e9);
         if (once || w.ended || (child > 0 && *reaped)) {
-            if (!w.seen && once) {
+            if (!w.seen && once) { /* nothing to show: what report says of the same file */
                 fprintf(stderr, "vramtrace watch: %s\n", w.why[0] ? w.why : "nothing to read yet");
-                rc = VT_EXIT_USAGE;
+                rc = w.why_rc ? w.why_rc : VT_EXIT_USAGE;
             }
             break;
         }

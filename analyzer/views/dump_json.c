@@ -370,7 +370,7 @@ static void fill_record(dump_json *d, cJSON *o, const reader_record *r)
         cJSON_AddNumberToObject(o, "micro", r->u.pyinfo.micro);
         cJSON_AddBoolToObject(o, "supported", r->u.pyinfo.supported);
         break;
-    case VT_REC_FILE: /* contents as text (escaped like every string), flags as words */
+    case VT_REC_FILE: /* contents as text (escaped like every string), kind as a word */
         cJSON_AddStringToObject(o, "kind", tables_file_kind_name(r->u.file.fixed.kind));
         cJSON_AddNumberToObject(o, "argi", r->u.file.fixed.argi);
         add_u64(o, "size", r->u.file.fixed.size);

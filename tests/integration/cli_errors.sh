@@ -1,8 +1,10 @@
 #!/bin/sh
 # cli_errors.sh — every error names the file and the problem, in one wording that comes from
 # the reader (reader_describe), with the exit codes of exit_codes.h: a file that is not a
-# trace (README.md), an empty file, a header cut short, a missing file; for report, dump,
-# flame, diff and predict --from. A size without a unit (--card 13) is refused (exit 2).
+# trace (README.md), an empty file, a header cut short, a missing file, a directory; for report,
+# dump, flame, watch, diff and predict --from. A size without a unit (--card 13) is refused
+# (exit 2). Options that contradict or repeat one another are refused, naming them (exit 2),
+# never the last one silently winning; so is a wrong count of trace files, with the count.
 set -u
 fail() { echo "cli_errors: $*"; exit 1; }
 T="$ROOT/examples/traces/b_oom_12gib.vt"
@@ -18,11 +20,26 @@ expect() {
     [ "$rc" = "$want_rc" ] || fail "$cmd $*: exit $rc, expected $want_rc ($(cat err.txt))"
     grep -qxF "vramtrace $cmd: $msg" err.txt || fail "$cmd $*: stderr is: $(cat err.txt)"
 }
-for cmd in report dump flame; do
-    expect $cmd 3 "README.md: not a vramtrace trace (bad magic)" README.md
-    expect $cmd 3 "empty.vt: not a vramtrace trace (an empty file: the traced process wrote nothing, or it is still starting)" empty.vt
-    expect $cmd 3 "short.vt: a vramtrace trace cut short inside its header (20 of 32 bytes)" short.vt
+mkdir adir
+for cmd in report dump flame watch; do
+    o=
+    [ $cmd = watch ] && o=--once # what watch has read once: the same words and exit codes
+    expect $cmd 3 "README.md: not a vramtrace trace (bad magic)" $o README.md
+    expect $cmd 3 "empty.vt: not a vramtrace trace (an empty file: the traced process wrote nothing, or it is still starting)" $o empty.vt
+    expect $cmd 3 "short.vt: a vramtrace trace cut short inside its header (20 of 32 bytes)" $o short.vt
+    [ $cmd = dump ] || expect $cmd 2 "adir: Is a directory" $o adir # dump: "cannot open adir: ..."
 done
+# watch without --once waits for a file being started (not there, empty), not for one that
+# cannot become a trace: a directory or README.md end it at once
+timeout 20 "$VT" watch --interval 0.1 adir >out.txt 2>err.txt
+rc=$?
+[ $rc = 2 ] && grep -qxF "vramtrace watch: adir: Is a directory" err.txt || fail "watch adir: exit $rc: $(cat err.txt)"
+timeout 20 "$VT" watch --interval 0.1 README.md >out.txt 2>err.txt
+rc=$?
+[ $rc = 3 ] && grep -qxF "vramtrace watch: README.md: not a vramtrace trace (bad magic)" err.txt ||
+    fail "watch README.md: exit $rc (124: it waited): $(cat err.txt)"
+timeout 1 "$VT" watch --interval 0.1 empty.vt >out.txt 2>err.txt
+[ $? = 124 ] || fail "watch empty.vt: did not wait for the header: $(cat err.txt)"
 expect diff 3 "README.md: not a vramtrace trace (bad magic)" README.md "$T"
 expect diff 3 "README.md: not a vramtrace trace (bad magic)" "$T" README.md
 expect report 2 "missing.vt: No such file or directory" missing.vt
@@ -40,4 +57,39 @@ grep -qF 'short.vt: a vramtrace trace cut short inside its header (20 of 32 byte
 "$VT" predict --card 13 >out.txt 2>err.txt
 [ $? = 2 ] || fail "predict --card 13: not exit 2"
 grep -qF '13: a size needs a unit' err.txt || fail "predict --card 13: $(cat err.txt)"
+# contradicting or repeated options: refused, both named, nothing written
+expect report 2 "--json and --html x.html: give one (--json prints the report as JSON, --html writes it as a page)" --json --html x.html "$T"
+expect report 2 "--html given twice (a.html, b.html): the report writes one page" --html a.html --html b.html "$T"
+expect export 2 "--html given twice (a.html, b.html): one file per format" --html a.html --html b.html "$T"
+expect export 2 "--html and --perfetto both write a.html: give each its own file" --html a.html --perfetto a.html "$T"
+for f in x.html a.html b.html; do [ -e $f ] && fail "$f written after a refused command line"; done
+expect run 2 "--compress and --no-compress contradict each other: give one" --compress --no-compress -- true
+expect run 2 "--compress and --no-compress contradict each other: give one" --no-compress --compress -- true
+# fit: a placeholder's default that is not used as written is refused before any trial
+for w in '{B=abc}' '{B=0}' '{B=-2}' '{B=}' '{B=8x}' '{B=99999999999999999999}'; do
+    expect fit 2 "$w: a default must be a whole number from 1 to 1073741824 (e.g. {B=16})" --dir fitdir -- echo "$w"
+done
+expect fit 2 "{A=0}: a default must be a whole number from 1 to 1073741824 (e.g. {A=16})" --dir fitdir -- echo '{B}' '{A=0}'
+expect fit 2 "--bs={B=16: {B= has no closing '}' (e.g. {B=16})" --dir fitdir -- echo '--bs={B=16'
+expect fit 2 "{I=5}: {I} takes no default: the iterations are --iters N (default 2)" --dir fitdir -- echo '{B}' '{I=5}'
+expect fit 2 "{B=16} and {B=32}: two defaults for {B}: give one" --dir fitdir -- echo '{B=16}' '{B=32}'
+[ -e fitdir ] && fail "fit made its directory (ran a trial?) for a refused placeholder"
+# the wrong number of trace files: the count first, then the usage
+expect flame 2 "expected one trace file, got 2" "$T" "$T"
+expect flame 2 "expected one trace file, got 0"
+expect export 2 "expected one trace file, got 2" --html x.html "$T" "$T"
+expect export 2 "expected one trace file, got 0" --html x.html
+expect export 2 "no output asked for: give --perfetto, --memory-viz or --html" "$T"
+grep -q '^usage: vramtrace export' err.txt || fail "export without an output: no usage after the reason"
+# a config line predict cannot evaluate: the reason whole, to its closing parenthesis
+printf 'batch_size = 8x\n' >cfg.py
+"$VT" predict --model gpt2 cfg.py >out.txt 2>err.txt
+[ $? = 2 ] || fail "predict cfg.py (batch_size = 8x): not exit 2"
+grep -qF "cfg.py:1: 'batch_size = 8x' cannot be evaluated: not a literal nor arithmetic of literals and earlier keys (a call, an unknown name, a typo such as 8x); " err.txt ||
+    fail "predict cfg.py: the reason is cut: $(cat err.txt)"
+# fit whose first trial fails: no table to speak of, and it says none completed
+"$VT" fit --dir ff -- sh -c 'exit 5' x '{B}' >out.txt 2>err.txt
+[ $? = 2 ] || fail "fit of a failing command: not exit 2"
+grep -qxF "the search stopped early (the first trial failed): no trial completed, nothing was measured" out.txt &&
+    ! grep -q 'table holds\|^micro-batch' out.txt || fail "fit, no trial completed: $(cat out.txt)"
 exit 0

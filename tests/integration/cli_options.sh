@@ -6,7 +6,7 @@
 set -u
 fail() { echo "cli_options: $*"; exit 1; }
 T="$ROOT/examples/traces/b_oom_12gib.vt"
-for cmd in "" report dump run predict flame diff; do
+for cmd in "" report dump run predict flame diff export watch fit; do
     for h in -h --help; do
         "$VT" $cmd $h >out.txt 2>err.txt || fail "'$cmd $h': exit $?"
         grep -q "^usage: vramtrace $cmd" out.txt || fail "'$cmd $h': no usage on stdout"
@@ -15,9 +15,7 @@ for cmd in "" report dump run predict flame diff; do
 done
 "$VT" dump -h | grep -q '^usage: vramtrace dump .*-h' || fail "dump's usage line omits -h"
 "$VT" --version | grep -q '^vramtrace [0-9]' || fail "--version"
-"$VT" flame --no-such-option x >out.txt 2>&1
-[ $? = 2 ] || fail "flame --no-such-option: not exit 2"
-for cmd in "" report dump run diff; do
+for cmd in "" report dump run diff flame export watch fit; do
     "$VT" $cmd --no-such-option x y >out.txt 2>err.txt
     rc=$?
     [ $rc = 2 ] || fail "'$cmd --no-such-option': exit $rc, expected 2"

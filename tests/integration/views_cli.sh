@@ -3,7 +3,7 @@
 # that writes a file prints its path; every JSON output carries the schema_version the README
 # documents for it; diff speaks the report's category names and never prints "-0.0"; every
 # command warns on a truncated trace; an error carries the system's reason ("Is a directory",
-# "No space left on device").
+# "No space left on device"); dump writes the types and fields its --help and the README say.
 set -u
 D="$ROOT/examples/traces/h100-torch2.11"
 T="$D/hf_gpt2_eager_b16.vt" CUT="$ROOT/tests/data/report_truncated.vt"
@@ -71,4 +71,56 @@ if [ -w /dev/full ]; then
     check "No space left on device" sh -c '"$1" flame "$2" >/dev/full' sh "$VT" "$T"
     check "No space left on device" sh -c '"$1" diff --json "$2" "$2" >/dev/full' sh "$VT" "$T"
 fi
+# 6. dump: every type it writes is named in its --help and the README's section, an event's and
+# an oom line's keys are their README entry's (an oom has no addr / size / stream), and aux is
+# on the alloc lines of the calls the README names, no others (a VMM run on the fake driver, a
+# compressed run with step records, two committed traces with file and oom records)
+P="$BUILD/tests/prog"
+LD_LIBRARY_PATH="$FAKE" "$VT" run -q -o vmm.vt -- "$P/rt_cases" vmm >/dev/null 2>&1 || fail "run rt_cases vmm"
+LD_LIBRARY_PATH="$FAKE" "$VT" run -q --compress -o steps.vt -- "$P/long_prog" "$FAKE/c10/cda/libc10_cuda.so" 20000 50 \
+    >/dev/null 2>&1 || fail "run long_prog --compress"
+for t in vmm.vt steps.vt "$ROOT/examples/traces/sim/resnet50_b320_oom_forward.vt" "$T"; do
+    "$VT" dump --no-resolve "$t" || fail "dump $t"
+done >all.jsonl
+"$VT" dump --help >dump_help.txt
+python3 - "$ROOT/README.md" dump_help.txt all.jsonl <<'PY' || fail "dump's documentation (above)"
+import json, re, sys
+readme, helpf, dumpf = sys.argv[1:4]
+sec = re.search(r"^### `vramtrace dump\b.*?(?=^### |^## )", open(readme, encoding="utf-8").read(), re.S | re.M).group(0)
+hlp = open(helpf).read()
+def entry(start):  # the README bullet that starts "- START", its `words`
+    m = re.search(r"^- %s.*?(?=^- |^\n)" % re.escape(start), sec, re.S | re.M)
+    assert m, "the README's dump section has no entry '- %s'" % start
+    return set(re.findall(r"`([^`]+)`", m.group(0)))
+keys, aux_apis, plain_apis = {}, set(), set()
+for line in open(dumpf):
+    o = json.loads(line)
+    keys.setdefault(o["type"], set()).update(o)
+    if o["type"] == "alloc":
+        (aux_apis if "aux" in o else plain_apis).add(o["api"])
+# the lists of types: the README's first paragraph, the help's parenthesis ("file" is a field of
+# symbol lines too: named elsewhere is not named there)
+rlist = re.search(r"binary format:(.*?)\{\"type\":\"status\"", sec, re.S).group(1)
+hlist = re.search(r"the records \(\"type\": (.*?)\), then", hlp, re.S).group(1)
+for t in set(keys) - {"header", "status"}:
+    assert "`%s`" % t in rlist, "dump writes %r lines; the README's list of types does not name them" % t
+    assert re.search(r"\b%s\b" % t, hlist), "dump writes %r lines; dump --help's list of types does not name them" % t
+for need in ("file", "oom", "step", "alloc"):
+    assert need in keys, "no %r line in the dumps: the test lost its input" % need
+ev, oom = entry("events"), entry("`oom`")
+for t in ("alloc", "free"):
+    missing = keys[t] - ev - {"type"}
+    assert not missing, "%s lines carry %s, not in the README's events entry" % (t, sorted(missing))
+assert keys["oom"] - {"type"} <= oom, "oom keys not in the README: %s" % sorted(keys["oom"] - oom)
+extra = oom - keys["oom"] - {"oom", "alloc"}
+assert not extra, "the README's oom entry names %s, which an oom line does not have" % sorted(extra)
+m = re.search(r"`aux`[^;]*", sec)  # the README's sentence on aux, to its first ';'
+assert m, "the README's dump section does not say when lines carry aux"
+named = set(re.findall(r"`([^`]+)`", m.group(0)))
+assert aux_apis and aux_apis <= named, "aux on %s; the README names %s" % (sorted(aux_apis), sorted(named))
+assert not (plain_apis & named), "the README names %s for aux, whose lines have none" % sorted(plain_apis & named)
+for api in aux_apis:
+    assert api in hlp, "dump --help does not say %s lines carry aux" % api
+print("dump docs: types %s; aux on %s" % (sorted(keys), sorted(aux_apis)))
+PY
 exit 0

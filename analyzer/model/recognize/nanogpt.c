@@ -206,13 +206,16 @@ int config_apply_stream(nano_config *c, FILE *fp, const char *path, char *err, s
             const char *why = v.why ? v.why
                                     : "not a literal nor arithmetic of literals and earlier keys "
                                       "(a call, an unknown name, a typo such as 8x)";
-            char msg[340];
-            snprintf(msg, sizeof msg, "%.60s: %.40s = %.40s%s skipped: %.100s", where, name, p,
+            /* why whole (the longest, the default above, is 102 characters): with a key's name
+             * (27 at most) the note fits the 240 bytes of c->warnings, the first the 400 of
+             * c->skipped */
+            char msg[360];
+            snprintf(msg, sizeof msg, "%.52s: %.40s = %.40s%s skipped: %.128s", where, name, p,
                      strlen(p) > 40 ? "..." : "", why);
             config_note(c, msg);
             if (!c->nskipped++) {
                 snprintf(c->skipped, sizeof c->skipped,
-                         "%.80s: '%.40s = %.60s' cannot be evaluated: %.100s", where, name, p, why);
+                         "%.80s: '%.40s = %.60s' cannot be evaluated: %.128s", where, name, p, why);
                 c->skipped_key = k;
             }
             continue;
