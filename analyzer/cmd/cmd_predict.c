@@ -169,6 +169,11 @@ static int parse(int argc, char **argv, nano_config *c, predict_args *a, char *e
                 return -1;
             continue;
         }
+        if (strcmp(key, "model") && strcmp(key, "card") && strcmp(key, "from") &&
+            strcmp(key, "grad_accum") && config_find_key(key) < 0) { /* before its value */
+            snprintf(err, errlen, "unknown option '%s' (see vramtrace predict --help)", arg);
+            return -1;
+        }
         const char *val = eq;
         if (!val) {
             if (i + 1 >= argc) {
@@ -199,8 +204,9 @@ static int parse(int argc, char **argv, nano_config *c, predict_args *a, char *e
 
 static void print_text(const nano_config *c, const gpt_shape *s, const prediction *p,
                        const predict_args *a, uint64_t lb, const model_calib *cal,
-                       const char *trace_model)
+                       const predict_run *run)
 {
+    const char *trace_model = run->model;
     char b1[32], b2[32];
     uint64_t P = formula_params_exact(s);
     char dt[40], dr[24] = "unknown"; /* a trace may not give the dropout */
@@ -211,9 +217,12 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
         printf("model: %s: the transformer formulas do not apply; predictions scale what the run "
                "measured with the micro-batch\n",
                trace_model[0] ? trace_model : "not a recognized transformer");
-        printf("step: micro-batch %llu, %s\n\n", (unsigned long long)s->B,
-               s->accum_unknown ? "gradient accumulation not known"
-                                : "gradient accumulation as the run");
+        if (s->accum_unknown) /* the run's, or a what-if's: said as given */
+            printf("step: micro-batch %llu, gradient accumulation not known\n\n",
+                   (unsigned long long)s->B);
+        else
+            printf("step: micro-batch %llu, gradient_accumulation_steps %llu\n\n",
+                   (unsigned long long)s->B, (unsigned long long)s->A);
     } else if (s->gated) {
         printf("%s, gated blocks: %.2f M parameters (n_layer %llu, n_embd %llu, MLP width %llu, "
                "block_size %llu, vocab_size %llu, %s head)\n",
@@ -267,6 +276,8 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
         printf("%s)\n",
                cal->partial ? "; the run ended in an OOM, ratios below 1 not trusted" : "");
     }
+    if (run->forward_note[0]) /* how its cut-short forward is read: as the report says it */
+        printf("  (%s)\n", run->forward_note);
     printf("%s", p->oom_state ? "at the failure (what was live when the run ran out of memory, "
                                 "its batch-sized parts scaled with the micro-batch):\n"
                  : s->generic
@@ -321,11 +332,15 @@ verdict:
         return;
     }
     model_text_verdict(stdout, p, a->card.name, a->card.bytes);
+    if (run->lower_bounds)
+        printf("  (a lower bound: the rest of the run's first forward was not measured; the "
+               "step needs at least this much)\n");
     uint64_t rb, ra;
     char flags[160];
     if (lb) {
-        printf("largest batch_size that fits (keeping >= %d %% free): %llu", ADVICE_HEADROOM_PCT,
-               (unsigned long long)lb);
+        printf("largest batch_size that fits (keeping >= %d %% free): %s%llu%s",
+               ADVICE_HEADROOM_PCT, run->lower_bounds ? "at most " : "", (unsigned long long)lb,
+               run->lower_bounds ? " (the what-ifs are lower bounds)" : "");
         advice_batch_flags(c, s, lb, s->A, flags, sizeof flags);
         if (c->program == PROG_NANOGPT)
             printf("  (--batch_size=%llu)\n", (unsigned long long)lb);
@@ -357,7 +372,7 @@ verdict:
 }
 
 static int print_json(const nano_config *c, const gpt_shape *s, const prediction *p,
-                      const predict_args *a, uint64_t lb, const model_calib *cal)
+                      const predict_args *a, uint64_t lb, const model_calib *cal, int lower)
 {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddNumberToObject(root, "schema_version", PREDICT_SCHEMA_VERSION);
@@ -407,6 +422,7 @@ static int print_json(const nano_config *c, const gpt_shape *s, const prediction
         else
             cJSON_AddNullToObject(root, "fits_with_cache_at_most_bytes");
         cJSON_AddNumberToObject(root, "largest_batch_size", (double)lb);
+        cJSON_AddBoolToObject(root, "largest_batch_size_at_most", lower); /* as the report */
         uint64_t rb, ra;
         if (advice_keep_effective(s, lb, &rb, &ra)) {
             cJSON *rj = cJSON_AddObjectToObject(root, "recommended");
@@ -424,6 +440,7 @@ static int print_json(const nano_config *c, const gpt_shape *s, const prediction
         cJSON_AddNullToObject(root, "card");
         cJSON_AddNullToObject(root, "fits");
         cJSON_AddNullToObject(root, "largest_batch_size");
+        cJSON_AddBoolToObject(root, "largest_batch_size_at_most", lower);
     }
     cJSON_AddNumberToObject(root, "headroom_fraction", ADVICE_HEADROOM);
     /* no argument gave the accumulation: "recommended" has only a factor for it */
@@ -432,6 +449,8 @@ static int print_json(const nano_config *c, const gpt_shape *s, const prediction
     if (cal->calibrated)
         cJSON_AddStringToObject(root, "calibrated_from", a->from);
     cJSON_AddNumberToObject(root, "required_bytes", (double)p->required_bytes);
+    /* the run died in its first forward: every predicted peak here is a lower bound */
+    cJSON_AddBoolToObject(root, "lower_bound", lower);
     char *text = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
     if (!text) {
@@ -546,7 +565,7 @@ int cmd_predict(int argc, char **argv)
     if (mem_failed()) /* the run it came from lost something: no prediction (main says why) */
         return VT_EXIT_USAGE;
     if (a.json)
-        return print_json(&c, &s, &p, &a, lb, &cal);
-    print_text(&c, &s, &p, &a, lb, &cal, run.model);
+        return print_json(&c, &s, &p, &a, lb, &cal, run.lower_bounds);
+    print_text(&c, &s, &p, &a, lb, &cal, &run);
     return VT_EXIT_OK;
 }

@@ -7,6 +7,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "calib_json.h"
 #include "notes.h"
 #include "predict_from.h"
 #include "report.h"
@@ -64,6 +65,8 @@ static int load_trace(const char *path, FILE *fp, const char *magic, nano_config
     run->cap = m->capacity;
     snprintf(run->capname, sizeof run->capname, "%s",
              m->capacity_name[0] ? m->capacity_name : "the traced run's card");
+    run->lower_bounds = m->lower_bounds;
+    snprintf(run->forward_note, sizeof run->forward_note, "%s", m->oom_forward);
     report_free(&rep);
     if (rc == 0 && cat_breakdown_total(measured) == 0) {
         snprintf(err, errlen, "--from %s: the report has no measured bytes to calibrate with",
@@ -73,10 +76,163 @@ static int load_trace(const char *path, FILE *fp, const char *magic, nano_config
     return rc;
 }
 
+/* json_config: the configuration the report resolved, key by key as the trace route copies it
+ * (load_trace): a value the run gave or the trace showed (source "file", where "--from PATH",
+ * the flag that carried it), nanoGPT's default where the report kept one, unknown where it
+ * was. Returns 0, or -1 with err. */
+static int json_config(const cJSON *root, const cJSON *cfg, const char *where, nano_config *c,
+                       char *err, size_t errlen)
+{
+    cJSON *prog = cJSON_GetObjectItem(root, "config_program");
+    if (cJSON_IsString(prog)) {
+        c->program = PROG_UNKNOWN; /* a kind this vramtrace does not name: no spelling */
+        for (int p = PROG_UNKNOWN; p <= PROG_HF_TRAINER; p++)
+            if (!strcmp(prog->valuestring, config_program_name((config_program)p)))
+                c->program = (config_program)p;
+    }
+    cJSON *fm = cJSON_GetObjectItem(root, "config_files_missing");
+    if (cJSON_IsNumber(fm) && fm->valuedouble >= 0 && fm->valuedouble < 1000)
+        c->nfiles_missing = (int)fm->valuedouble;
+    /* what the report did not know stays unknown here, never nanoGPT's default */
+    config_forget_defaults(c);
+    for (int k = 0; k < CFG_COUNT; k++) {
+        cJSON *e = cJSON_GetObjectItem(cfg, config_key_name((config_key)k));
+        cJSON *v = cJSON_GetObjectItem(e, "value"), *src = cJSON_GetObjectItem(e, "source"),
+              *w = cJSON_GetObjectItem(e, "where"), *fl = cJSON_GetObjectItem(e, "flag"),
+              *fs = cJSON_GetObjectItem(e, "flag_sep");
+        char text[64];
+        if (cJSON_IsBool(v))
+            snprintf(text, sizeof text, "%s", cJSON_IsTrue(v) ? "True" : "False");
+        else if (cJSON_IsNumber(v))
+            snprintf(text, sizeof text, "%.17g", v->valuedouble);
+        else if (cJSON_IsString(v))
+            snprintf(text, sizeof text, "%s", v->valuestring);
+        else { /* unknown to the report: so here, with its why */
+            snprintf(c->v[k].where, sizeof c->v[k].where, "%s",
+                     cJSON_IsString(w) ? w->valuestring : "");
+            continue;
+        }
+        if (config_set(c, config_key_name((config_key)k), text, CONFIG_SRC_FILE, where, err,
+                       errlen))
+            return -1;
+        config_value *cv = &c->v[k];
+        if (cJSON_IsString(src) && !strcmp(src->valuestring, "default")) {
+            cv->src = CONFIG_SRC_DEFAULT; /* the report kept nanoGPT's default: so does this */
+            snprintf(cv->where, sizeof cv->where, "%s", cJSON_IsString(w) ? w->valuestring : "");
+        }
+        if (cJSON_IsString(fl)) { /* the program's own spelling of it */
+            snprintf(cv->flag, sizeof cv->flag, "%s", fl->valuestring);
+            cv->flag_sep = cJSON_IsString(fs) && !strcmp(fs->valuestring, "=") ? '=' : ' ';
+        }
+    }
+    return 0;
+}
+
+/* json_model: the report's own model of the run ("prediction.run_shape", "prediction.calibration"
+ * of a report of this vramtrace): 1 when read into run, 0 when the JSON has neither (an older
+ * report's, or one made by hand), -1 with err when they do not read. */
+static int json_model(const cJSON *pr, predict_run *run, char *err, size_t errlen)
+{
+    cJSON *sh = cJSON_GetObjectItem(pr, "run_shape"), *ca = cJSON_GetObjectItem(pr, "calibration");
+    if (!sh && !ca)
+        return 0;
+    char why[200];
+    if (!cJSON_IsObject(sh) || !cJSON_IsObject(ca)) {
+        snprintf(err, errlen, "prediction.%s: missing or not an object",
+                 cJSON_IsObject(sh) ? "calibration" : "run_shape");
+        return -1;
+    }
+    if (calib_shape_from_json(sh, &run->shape, why, sizeof why) < 0) {
+        snprintf(err, errlen, "prediction.run_shape.%s", why);
+        return -1;
+    }
+    if (calib_from_json(ca, &run->calib, why, sizeof why) < 0) {
+        snprintf(err, errlen, "prediction.calibration.%s", why);
+        return -1;
+    }
+    run->has_shape = 1;
+    return 1;
+}
+
+/* load_json: the JSON of `vramtrace report --json` (root, already parsed): the same run, model
+ * and calibration load_trace reads from the trace. Returns 0, or -1 with err. */
+static int load_json(const char *path, const cJSON *root, nano_config *c, predict_run *run,
+                     char *err, size_t errlen)
+{
+    cJSON *cfg = cJSON_GetObjectItem(root, "config"), *fo = cJSON_GetObjectItem(root, "formula");
+    char where[160], why[300] = "";
+    snprintf(where, sizeof where, "--from %s", path);
+    if (json_config(root, cfg, where, c, err, errlen) < 0)
+        return -1;
+    cat_breakdown *measured = &run->measured;
+    for (int k = 0; k < CAT_COUNT; k++) {
+        cJSON *m = cJSON_GetObjectItem(cJSON_GetObjectItem(fo, category_key((category)k)),
+                                       "measured_bytes");
+        if (cJSON_IsNumber(m) && m->valuedouble > 0)
+            measured->bytes[k] = (uint64_t)m->valuedouble;
+    }
+    cJSON *pr = cJSON_GetObjectItem(root, "prediction");
+    int model = json_model(pr, run, why, sizeof why);
+    if (model < 0) {
+        snprintf(err, errlen, "--from %s: %s", path, why);
+        return -1;
+    }
+    /* what the report recognized, said as the trace route says it */
+    cJSON *fa = cJSON_GetObjectItem(root, "formula_applies");
+    cJSON *rec = cJSON_GetObjectItem(root, "recognized");
+    cJSON *ft = cJSON_GetObjectItem(rec, "family_text"),
+          *mc = cJSON_GetObjectItem(rec, "model_class");
+    int named = cJSON_IsString(mc) && mc->valuestring[0];
+    if (cJSON_IsString(ft) || cJSON_IsFalse(fa))
+        snprintf(run->model, sizeof run->model, "%.100s%s%.40s%s%s",
+                 cJSON_IsString(ft) ? ft->valuestring : "not a recognized transformer",
+                 named ? " (" : "", named ? mc->valuestring : "", named ? ")" : "",
+                 cJSON_IsFalse(fa) ? "; no formula applies" : "");
+    if (!model && cJSON_IsFalse(fa)) {
+        /* an older report: no transformer formula applied (a convolutional network, a shape it
+         * did not know), then predictions scale what was measured with the micro-batch, with
+         * the optimizer state it measured */
+        run->has_shape = 1;
+        run->shape.generic = 1;
+        cJSON *bpp = cJSON_GetObjectItem(cJSON_GetObjectItem(rec, "optimizer"),
+                                         "state_bytes_per_trainable_param");
+        if (cJSON_IsNumber(bpp) && bpp->valuedouble >= 0 && bpp->valuedouble < 1e6) {
+            run->shape.opt_set = 1;
+            run->shape.opt_bpp = bpp->valuedouble;
+        }
+    }
+    cJSON *note = cJSON_GetObjectItem(root, "config_note");
+    if (model && c->v[CFG_compile].i && !run->shape.compile) /* the model's "ran as eager" */
+        c->v[CFG_compile].i = 0;
+    else if (!model && cJSON_IsString(note) && strstr(note->valuestring, "eager") &&
+             config_set(c, "compile", "False", CONFIG_SRC_FILE, where, err, errlen))
+        return -1;
+    run->partial = cJSON_IsObject(cJSON_GetObjectItem(root, "oom"));
+    cJSON *cb = cJSON_GetObjectItem(pr, "capacity_bytes"),
+          *cn = cJSON_GetObjectItem(pr, "capacity_name"),
+          *lb = cJSON_GetObjectItem(pr, "largest_batch_size_at_most"),
+          *fw = cJSON_GetObjectItem(pr, "first_forward_note");
+    run->cap = cJSON_IsNumber(cb) && cb->valuedouble > 0 ? (uint64_t)cb->valuedouble : 0;
+    snprintf(run->capname, sizeof run->capname, "%s",
+             cJSON_IsString(cn) ? cn->valuestring : "the traced run's card");
+    run->lower_bounds = cJSON_IsTrue(lb);
+    if (cJSON_IsString(fw))
+        snprintf(run->forward_note, sizeof run->forward_note, "%s", fw->valuestring);
+    if (!model) /* said, never a different answer in silence */
+        fprintf(stderr,
+                "vramtrace predict: note: --from %s has no prediction.calibration (a report's "
+                "JSON of an older vramtrace, or made by hand): calibrated again from its measured "
+                "breakdown alone, without the report's own model (the state at an out-of-memory "
+                "failure, a cut-short forward's extrapolation, the recognized optimizer state, "
+                "trainable share and block), so it can differ from `predict --from TRACE`; "
+                "`vramtrace report --json TRACE` writes it\n",
+                path);
+    return 0;
+}
+
 int predict_from_load(const char *path, nano_config *c, predict_run *run, char *err, size_t errlen)
 {
     memset(run, 0, sizeof *run);
-    cat_breakdown *measured = &run->measured;
     FILE *fp = notes_open_read("--from ", path, err, errlen); /* "Is a directory", ... */
     if (!fp)
         return -1;
@@ -86,6 +242,14 @@ int predict_from_load(const char *path, nano_config *c, predict_run *run, char *
         int rc = load_trace(path, fp, magic, c, run, err, errlen);
         fclose(fp);
         return rc;
+    }
+    if (nmagic == 0) { /* as every command says it of an empty trace */
+        fclose(fp);
+        snprintf(err, errlen,
+                 "--from %s: an empty file (a trace the traced process wrote nothing to, or is "
+                 "still starting)",
+                 path);
+        return -1;
     }
     size_t cap_b = 1 << 16, n = nmagic; /* what was read is the JSON's start (no rewind: a FIFO) */
     char *buf = malloc(cap_b);
@@ -116,82 +280,17 @@ int predict_from_load(const char *path, nano_config *c, predict_run *run, char *
     buf[n] = '\0';
     cJSON *root = cJSON_Parse(buf);
     free(buf);
-    cJSON *cfg = root ? cJSON_GetObjectItem(root, "config") : NULL;
-    cJSON *fo = root ? cJSON_GetObjectItem(root, "formula") : NULL;
-    if (!cJSON_IsObject(cfg) || !cJSON_IsObject(fo)) {
+    if (!cJSON_IsObject(cJSON_GetObjectItem(root, "config")) ||
+        !cJSON_IsObject(cJSON_GetObjectItem(root, "formula"))) {
         cJSON_Delete(root);
         snprintf(err, errlen,
                  "--from %s: neither a trace nor the JSON of `vramtrace report --json TRACE`",
                  path);
         return -1;
     }
-    char where[160];
-    snprintf(where, sizeof where, "--from %s", path);
-    int rc = 0;
-    cJSON *prog = cJSON_GetObjectItem(root, "config_program");
-    if (cJSON_IsString(prog) && strcmp(prog->valuestring, "nanoGPT"))
-        c->program = PROG_UNKNOWN; /* not nanoGPT: nothing of its spelling */
-    /* the report resolved the run's configuration: what it did not know stays unknown here,
-     * never nanoGPT's default (a nanoGPT-style run's too: its own script's defaults are the
-     * report's to say) */
-    config_forget_defaults(c);
-    for (int k = 0; k < CFG_COUNT && rc == 0; k++) {
-        cJSON *v =
-            cJSON_GetObjectItem(cJSON_GetObjectItem(cfg, config_key_name((config_key)k)), "value");
-        char text[64];
-        if (cJSON_IsBool(v))
-            snprintf(text, sizeof text, "%s", cJSON_IsTrue(v) ? "True" : "False");
-        else if (cJSON_IsNumber(v))
-            snprintf(text, sizeof text, "%.17g", v->valuedouble);
-        else if (cJSON_IsString(v))
-            snprintf(text, sizeof text, "%s", v->valuestring);
-        else
-            continue;
-        rc = config_set(c, config_key_name((config_key)k), text, CONFIG_SRC_FILE, where, err,
-                        errlen);
-    }
-    cJSON *note = cJSON_GetObjectItem(root, "config_note");
-    if (rc == 0 && cJSON_IsString(note) && strstr(note->valuestring, "eager"))
-        rc = config_set(c, "compile", "False", CONFIG_SRC_FILE, where, err, errlen);
-    memset(measured, 0, sizeof *measured);
-    for (int k = 0; k < CAT_COUNT; k++) {
-        cJSON *m = cJSON_GetObjectItem(cJSON_GetObjectItem(fo, category_key((category)k)),
-                                       "measured_bytes");
-        if (cJSON_IsNumber(m) && m->valuedouble > 0)
-            measured->bytes[k] = (uint64_t)m->valuedouble;
-    }
-    /* what the report recognized: no transformer formula applied (a convolutional network, a
-     * shape it did not know), then predictions scale what was measured with the micro-batch,
-     * with the optimizer state it measured */
-    cJSON *fa = cJSON_GetObjectItem(root, "formula_applies");
-    cJSON *rec = cJSON_GetObjectItem(root, "recognized");
-    cJSON *ft = cJSON_GetObjectItem(rec, "family_text"),
-          *mc = cJSON_GetObjectItem(rec, "model_class");
-    if (cJSON_IsFalse(fa)) {
-        run->has_shape = 1;
-        run->shape.generic = 1;
-        cJSON *bpp = cJSON_GetObjectItem(cJSON_GetObjectItem(rec, "optimizer"),
-                                         "state_bytes_per_trainable_param");
-        if (cJSON_IsNumber(bpp) && bpp->valuedouble >= 0 && bpp->valuedouble < 1e6) {
-            run->shape.opt_set = 1;
-            run->shape.opt_bpp = bpp->valuedouble;
-        }
-        snprintf(run->model, sizeof run->model, "%.100s%s%.40s%s; no formula applies",
-                 cJSON_IsString(ft) ? ft->valuestring : "not a recognized transformer",
-                 cJSON_IsString(mc) && mc->valuestring[0] ? " (" : "",
-                 cJSON_IsString(mc) ? mc->valuestring : "",
-                 cJSON_IsString(mc) && mc->valuestring[0] ? ")" : "");
-    }
-    cJSON *oom = cJSON_GetObjectItem(root, "oom");
-    run->partial = cJSON_IsObject(oom);
-    cJSON *pr = cJSON_GetObjectItem(root, "prediction");
-    cJSON *cb = cJSON_GetObjectItem(pr, "capacity_bytes"),
-          *cn = cJSON_GetObjectItem(pr, "capacity_name");
-    run->cap = cJSON_IsNumber(cb) && cb->valuedouble > 0 ? (uint64_t)cb->valuedouble : 0;
-    snprintf(run->capname, sizeof run->capname, "%s",
-             cJSON_IsString(cn) ? cn->valuestring : "the traced run's card");
+    int rc = load_json(path, root, c, run, err, errlen);
     cJSON_Delete(root);
-    if (rc == 0 && cat_breakdown_total(measured) == 0) {
+    if (rc == 0 && cat_breakdown_total(&run->measured) == 0) {
         snprintf(err, errlen, "--from %s: the report has no measured bytes to calibrate with",
                  path);
         rc = -1;

@@ -13,10 +13,13 @@ typedef struct predict_run {
     int partial;            /* the run ended in an OOM */
     uint64_t cap;           /* its card (0: unknown) */
     char capname[80];
-    model_calib calib; /* the report's own calibration (a trace; calibrated = 0 for JSON) */
-    gpt_shape shape;   /* the run's shape as the report recognized it (a trace) */
+    model_calib calib; /* the report's own calibration (calibrated = 0: an older report's JSON) */
+    gpt_shape shape;   /* the run's shape as the report recognized it */
     int has_shape;
-    char model[160]; /* what was trained, in words (a trace), or "" */
+    char model[160];  /* what was trained, in words, or "" */
+    int lower_bounds; /* the report's what-ifs are lower bounds (died in its first forward): the
+                       * predicted peaks too, and the largest micro-batch is at most lb */
+    char forward_note[640]; /* how a run that died in its first forward is extrapolated, or "" */
 } predict_run;
 
 /* predict_from_load: reads path (a trace, or the JSON of `vramtrace report --json`): the run's

@@ -79,7 +79,12 @@ void config_add_json(cJSON *root, const nano_config *c)
         }
         cJSON_AddStringToObject(e, "source", config_source_name(v->src));
         cJSON_AddStringToObject(e, "where", v->where);
+        if (v->flag[0]) { /* how the program takes it: predict --from a report speaks it */
+            cJSON_AddStringToObject(e, "flag", v->flag);
+            cJSON_AddStringToObject(e, "flag_sep", v->flag_sep == '=' ? "=" : " ");
+        }
     }
+    cJSON_AddNumberToObject(root, "config_files_missing", c->nfiles_missing);
     cJSON_AddItemToObject(root, "torch_version",
                           c->torch_version[0] ? cJSON_CreateString(c->torch_version)
                                               : cJSON_CreateNull());

@@ -13,7 +13,9 @@
  * model that is not a transformer (transformer = 0) gets no transformer keys, except those its
  * own command line gave. */
 void config_print(FILE *out, const nano_config *c, int transformer);
-/* config_add_json: adds "config" {key: {value (null when unknown), source, where}} to root, and
+/* config_add_json: adds "config" {key: {value (null when unknown), source, where, and flag /
+ * flag_sep when a flag of the traced command line carried it ("--batch-size", " ")},
+ * "config_program", "config_files_missing" (config files named, not recorded) to root, and
  * "config_warnings" [..] when there were any. */
 void config_add_json(cJSON *root, const nano_config *c);
 

@@ -1,6 +1,7 @@
 /* model_json.c — the model's fields of `report --json` (model_views.h): "config",
  * "formula", "oom" (diagnosis), "advice", "prediction", from a built model_result; and the
  * one writer of a by-category object. */
+#include "calib_json.h"
 #include "config_view.h"
 #include "model_views.h"
 
@@ -194,4 +195,7 @@ void model_json(cJSON *root, const model_result *m, const run_facts *f)
     else
         cJSON_AddNullToObject(pr, "first_forward_note");
     cJSON_AddItemToObject(pr, "calibrated_by_category", categories_json(&m->current.by_cat));
+    /* the model itself, for `predict --from` this JSON: the same as from the trace */
+    cJSON_AddItemToObject(pr, "run_shape", calib_shape_json(&m->shape));
+    cJSON_AddItemToObject(pr, "calibration", calib_json(&m->calib));
 }

@@ -41,6 +41,28 @@ expect_usage --card gtx9999
 expect_usage --no-such-option=3
 expect_usage missing_config.py
 expect_usage --from trace.vt
+# an option predict does not have is unknown, whatever follows it (never "needs a value")
+for args in "--bogus" "--bogus 3" "--model gpt2 --bogus"; do
+    # shellcheck disable=SC2086
+    msg=$("$VT" predict $args 2>&1 >/dev/null); rc=$?
+    [ "$rc" -eq 2 ] && printf '%s\n' "$msg" | grep -q "unknown option '--bogus'" &&
+        ! printf '%s\n' "$msg" | grep -q 'needs a value' || fail "predict $args: exit $rc: $msg"
+done
+msg=$("$VT" predict --batch-size 2>&1 >/dev/null); rc=$?
+[ "$rc" -eq 2 ] && printf '%s\n' "$msg" | grep -q "'--batch-size' needs a value" || fail "--batch-size: $msg"
+# float32 logits are 4 B each, compiled or not: 4*B*T*V (12 x 1024 x 50304: 2.30 GiB); only a
+# compiled 16-bit step keeps them at 2 B
+for c in "" "--no-compile"; do
+    # shellcheck disable=SC2086
+    out=$("$VT" predict --dtype fp32 $c) || fail "--dtype fp32 $c: rc $?"
+    printf '%s\n' "$out" | grep -q '^largest single tensor: 2.30 GiB, fp32 logits' &&
+        ! printf '%s\n' "$out" | grep -q '^largest single tensor.*16-bit' ||
+        fail "--dtype fp32 $c: $(printf '%s\n' "$out" | grep '^largest single')"
+    # shellcheck disable=SC2086
+    "$VT" predict --dtype fp32 $c --json | grep -q '"largest_tensor":{"bytes":2472542208,' ||
+        fail "--dtype fp32 $c --json: largest_tensor"
+done
+"$VT" predict | grep -q '^largest single tensor: 1.15 GiB, 16-bit logits' || fail "compiled bf16 logits"
 printf 'n_layer = 1.5\n' > bad.py
 msg=$("$VT" predict bad.py 2>&1); rc=$?
 [ "$rc" -eq 2 ] || fail "bad.py rc $rc"

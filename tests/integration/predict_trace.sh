@@ -61,7 +61,121 @@ grep -q "^at the failure (what was live when the run ran out of memory" ll.txt &
     ! grep -q "^at the step's peak" ll.txt || { sed -n 1,6p ll.txt; echo "predict: an OOM state said to be the step's peak"; exit 1; }
 "$VT" predict --json --from "$ROOT/examples/traces/h100-torch2.11/s_llama_fp16_b12.vt" | grep -q '"by_category_at":"failure"' ||
     { echo "predict --json: by_category_at"; exit 1; }
+# the trace and its report's JSON are one run: `predict --from T.vt` and `predict --from T.json`
+# (`report --json` with the same options) predict the same peaks, largest micro-batch, lower-bound
+# caveat and flag spelling, what-if by what-if, for every real run beyond nanoGPT; b_oom_12gib,
+# whose micro-batch only the report's options give, predicts what the report's advice did
+python3 - "$VT" "$B" "$ROOT/examples/traces/b_oom_12gib.vt" <<'PYEOF' || exit 1
+import glob, json, os, subprocess, sys
+vt, beyond, boom = sys.argv[1:4]
+bad = []
+def run(*args):
+    p = subprocess.run([vt] + list(args), capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+def text_of(out):  # the file read differs, nothing else may
+    return [l for l in out.splitlines() if not l.startswith("calibrated with ")]
+KEYS = ("peak_bytes", "required_bytes", "tensor_bytes", "by_category", "largest_batch_size",
+        "largest_batch_size_at_most", "lower_bound", "recommended", "fits")
+def json_route(tag, report_opts, trace):
+    js = tag + ".json"
+    rc, out, err = run("report", "--json", *report_opts, trace)
+    if rc:
+        bad.append("%s: report --json exit %d: %s" % (tag, rc, err.strip()))
+        return None, None
+    open(js, "w").write(out)
+    return js, json.loads(out)
+for t in sorted(glob.glob(os.path.join(beyond, "*.vt"))):
+    tag = os.path.basename(t)[:-3]
+    js, rep = json_route(tag, [], t)
+    if not js:
+        continue
+    B = rep["config"]["batch_size"]["value"]
+    for b in (None, max(1, B // 2), max(1, B // 4)):
+        opt = ["--batch-size", str(b)] if b else []
+        what = "%s %s" % (tag, " ".join(opt) or "(as run)")
+        (r1, o1, e1), (r2, o2, e2) = run("predict", "--from", t, *opt), run("predict", "--from", js, *opt)
+        if (r1, r2) != (0, 0):
+            bad.append("%s: exit %d from the trace, %d from the JSON: %s %s" % (what, r1, r2, e1, e2))
+            continue
+        if "no prediction.calibration" in e2:
+            bad.append("%s: the JSON route recalibrated: %s" % (what, e2.strip()))
+        if text_of(o1) != text_of(o2):
+            d = [(a, c) for a, c in zip(text_of(o1), text_of(o2)) if a != c][:2]
+            bad.append("%s: the trace says / the JSON says: %s" % (what, d))
+        (r1, o1, _), (r2, o2, _) = (run("predict", "--json", "--from", f, *opt) for f in (t, js))
+        p1, p2 = json.loads(o1), json.loads(o2)
+        for k in KEYS:
+            if p1.get(k) != p2.get(k):
+                bad.append("%s: %s %r from the trace, %r from the JSON" % (what, k, p1.get(k), p2.get(k)))
+        if b is None:  # the run's own: predict's largest micro-batch and caveat are the report's
+            pr = rep["prediction"]
+            if (p1.get("largest_batch_size"), p1.get("largest_batch_size_at_most")) != \
+                    (pr["largest_batch_size"], pr["largest_batch_size_at_most"]):
+                bad.append("%s: predict largest %s (at most %s), the report %s (at most %s)" %
+                           (tag, p1.get("largest_batch_size"), p1.get("largest_batch_size_at_most"),
+                            pr["largest_batch_size"], pr["largest_batch_size_at_most"]))
+            if p1.get("lower_bound") != pr["largest_batch_size_at_most"]:
+                bad.append("%s: predict lower_bound %s, the report's what-ifs lower bounds: %s" %
+                           (tag, p1.get("lower_bound"), pr["largest_batch_size_at_most"]))
+# the cases the review found, by their numbers (measured: T5 B=8 peaked at 6.77 GiB, Llama-LoRA
+# B=4 fit at 9.96 GiB): the JSON route said 4.34 GiB, and 13.39 GiB with "largest 2"
+for tag, b, peak, want in (("t5small_b32_oom", "8", "7.33 GiB", "(--batch-size 13)"),
+                           ("llama400m_lora8_b8_oom", "4", "11.27 GiB", "fits (keeping >= 5 % free): 4  (--batch-size 4)")):
+    _, out, _ = run("predict", "--from", tag + ".json", "--batch-size", b)
+    if "peak: " + peak not in out or want not in out:
+        bad.append("%s.json --batch-size %s: not %s and %r:\n%s" % (tag, b, peak, want, out))
+# a run that died in its first forward: its what-ifs are lower bounds, said as the report says it
+for f in (os.path.join(beyond, "resnet50_b320_oom.vt"), "resnet50_b320_oom.json"):
+    _, out, _ = run("predict", "--from", f)
+    if "fits (keeping >= 5 % free): at most 251 (the what-ifs are lower bounds)" not in out:
+        bad.append("predict --from %s: the largest micro-batch stated as a fact:\n%s" % (f, out))
+    _, out, _ = run("predict", "--from", f, "--batch-size", "251")
+    if "fits, 649.6 MiB free\n  (a lower bound:" not in out:
+        bad.append("predict --from %s --batch-size 251: a fit without its caveat:\n%s" % (f, out))
+# b_oom_12gib: the report's advice (its --batch-size 16) is what predict --from its JSON says
+js, rep = json_route("b_oom", ["--batch-size", "16"], boom)
+if js:
+    item = [a for a in rep["advice"] if a["batch_size"] == 8][0]
+    rc, out, err = run("predict", "--json", "--from", js, "--batch-size", "8", "--grad-accum", "64")
+    p = json.loads(out)
+    if p["peak_bytes"] != item["predicted_peak_bytes"]:
+        bad.append("b_oom B=8: predict %.2f GiB, the report's advice %.2f GiB" %
+                   (p["peak_bytes"] / 2**30, item["predicted_peak_bytes"] / 2**30))
+    got = tuple(p.get(k) for k in ("largest_batch_size", "largest_batch_size_at_most", "lower_bound"))
+    if got != (rep["prediction"]["largest_batch_size"], True, True):
+        bad.append("b_oom: largest %s (at most %s, lower bound %s), the report at most %s" %
+                   (got + (rep["prediction"]["largest_batch_size"],)))
+    _, out, _ = run("predict", "--from", js, "--batch-size", "8", "--grad-accum", "64")
+    for want in ("step: micro-batch 8, gradient_accumulation_steps 64", "at most 10 (the what-ifs are lower bounds)  (--batch_size=10)"):
+        if want not in out:
+            bad.append("b_oom: %r not in:\n%s" % (want, out))
+for b in bad:
+    print("predict_trace:", b)
+sys.exit(1 if bad else 0)
+PYEOF
+# a report's JSON without the report's model (an older vramtrace's, or made by hand) still
+# predicts, and says what it lacks; one whose model does not read is refused, naming the field
+python3 - rn.json <<'PYEOF' || exit 1
+import json, sys
+d = json.load(open(sys.argv[1]))
+for k in ("run_shape", "calibration"):
+    del d["prediction"][k]
+json.dump(d, open("rn_old.json", "w"))
+d = json.load(open(sys.argv[1]))
+d["prediction"]["calibration"]["ratio"]["activations"] = "x"
+json.dump(d, open("rn_bad.json", "w"))
+PYEOF
+"$VT" predict --from rn_old.json --batch_size=128 >old.txt 2>old.err || { cat old.err; echo "predict --from an older report failed"; exit 1; }
+grep -q '^model: a convolutional network' old.txt && grep -q "no prediction.calibration" old.err ||
+    { cat old.txt old.err; echo "predict --from an older report: not said"; exit 1; }
+"$VT" predict --from rn_bad.json >/dev/null 2>err.txt; rc=$?
+[ $rc = 2 ] && grep -q "rn_bad.json: prediction.calibration.ratio.activations: missing or not a number" err.txt ||
+    { cat err.txt; echo "predict --from a report whose model does not read: exit $rc"; exit 1; }
 printf 'not a trace\n' >bogus.txt
 "$VT" predict --from bogus.txt >/dev/null 2>err.txt; rc=$?
 [ $rc = 2 ] && grep -q 'neither a trace' err.txt || { cat err.txt; echo "bad --from: exit $rc"; exit 1; }
+: >empty.vt # as every command says it: an empty file, not "neither a trace nor ..."
+"$VT" predict --from empty.vt >/dev/null 2>err.txt; rc=$?
+[ $rc = 2 ] && grep -q 'empty.vt: an empty file' err.txt && ! grep -q 'neither' err.txt ||
+    { cat err.txt; echo "--from an empty file: exit $rc"; exit 1; }
 echo ok

@@ -155,6 +155,11 @@ static void test_variants(void **state)
     big = formula_largest_tensor(&s, &what);
     assert_true(big == 2ull * 16 * 1024 * 50304);
     assert_non_null(strstr(what, "16-bit logits"));
+    s.dtype_bytes = 4; /* float32 compiled: the logits themselves are 4 B each */
+    big = formula_largest_tensor(&s, &what);
+    assert_true(big == 4ull * 16 * 1024 * 50304);
+    assert_non_null(strstr(what, "fp32 logits"));
+    assert_null(strstr(what, "16-bit"));
 }
 
 /* a gated-MLP decoder's block (Llama-160M of examples/hf: L=12, d=768, I=2048, V=32000, an

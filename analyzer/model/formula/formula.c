@@ -175,9 +175,11 @@ uint64_t formula_largest_tensor(const gpt_shape *s, const char **what)
         uint64_t bytes;
         const char *what;
     } c[] = {
-        {s->compile ? 2 * N * s->V : 4 * N * s->V,
-         s->compile ? "16-bit logits (2*B*T*V; the compiled loss makes no fp32 copy)"
-                    : "fp32 logits for cross-entropy (4*B*T*V)"},
+        /* compiled 16-bit: the fused loss makes no fp32 copy; fp32 logits are 4 B anyway */
+        {s->compile && s->dtype_bytes < 4 ? 2 * N * s->V : 4 * N * s->V,
+         !s->compile          ? "fp32 logits for cross-entropy (4*B*T*V)"
+         : s->dtype_bytes < 4 ? "16-bit logits (2*B*T*V; the compiled loss makes no fp32 copy)"
+                              : "fp32 logits (4*B*T*V; float32 training)"},
         {4 * s->V * s->d, "token embedding / lm_head weight, fp32 (4*V*d)"},
         {s->gated ? (uint64_t)(s->dtype_bytes >= 4 ? 4 : 2) * N * s->I
                   : (uint64_t)(s->dtype_bytes >= 4 ? 16 : 8) * N * s->d,

@@ -1,0 +1,210 @@
+/* calib_json.c — a run's shape and the report's calibration as JSON and back (calib_json.h).
+ * Numbers are written as cJSON writes doubles (they read back to the same double); byte counts
+ * are integers below 2^53, exact. */
+#include "calib_json.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* X(field, "key") by kind: U a uint64_t count, N an int count, D a double, Y an int flag
+ * (a boolean in JSON). */
+#define VT_SHAPE_FIELDS(U, N, D, Y)                                                                \
+    U(B, "batch_size")                                                                             \
+    U(T, "block_size")                                                                             \
+    U(A, "gradient_accumulation_steps")                                                            \
+    U(L, "n_layer")                                                                                \
+    U(H, "n_head")                                                                                 \
+    U(d, "n_embd")                                                                                 \
+    U(V, "vocab_size")                                                                             \
+    D(dropout, "dropout")                                                                          \
+    Y(bias, "bias")                                                                                \
+    N(dtype_bytes, "dtype_bytes")                                                                  \
+    Y(compile, "compile")                                                                          \
+    Y(unfused_attention, "unfused_attention")                                                      \
+    Y(checkpointing, "checkpointing")                                                              \
+    Y(iteration0, "before_first_step")                                                             \
+    Y(accum_unknown, "accumulation_unknown")                                                       \
+    Y(generic, "no_formula")                                                                       \
+    Y(opt_set, "optimizer_bytes_known")                                                            \
+    D(opt_bpp, "optimizer_bytes_per_trainable_param")                                              \
+    D(train_frac, "trainable_fraction")                                                            \
+    Y(patch_tokens, "patch_tokens")                                                                \
+    Y(gated, "gated_mlp")                                                                          \
+    U(I, "mlp_width")                                                                              \
+    U(kv, "kv_width")                                                                              \
+    Y(untied, "untied_head")
+
+#define VT_CALIB_FIELDS(U, N, D, Y)                                                                \
+    D(cache_fraction, "cache_fraction")                                                            \
+    Y(expandable, "expandable_segments")                                                           \
+    Y(partial, "partial")                                                                          \
+    D(temp_per_token, "temporaries_per_token")                                                     \
+    Y(calibrated, "calibrated")                                                                    \
+    Y(global, "one_ratio")                                                                         \
+    Y(weights_exact, "weights_exact")                                                              \
+    Y(has_oom, "oom_state")                                                                        \
+    Y(oom_tight, "oom_tight")                                                                      \
+    U(oom_request, "oom_request_bytes")                                                            \
+    D(act_whole, "activations_whole")                                                              \
+    D(logits_whole, "logits_whole_bytes")
+
+#define W_NUM(f, key) cJSON_AddNumberToObject(o, key, (double)s->f);
+#define W_BOOL(f, key) cJSON_AddBoolToObject(o, key, s->f != 0);
+
+cJSON *calib_shape_json(const gpt_shape *s)
+{
+    cJSON *o = cJSON_CreateObject();
+    VT_SHAPE_FIELDS(W_NUM, W_NUM, W_NUM, W_BOOL)
+    return o;
+}
+
+/* bytes_json / ratio_json: {category key: value} for every category. */
+static cJSON *bytes_json(const uint64_t *v)
+{
+    cJSON *o = cJSON_CreateObject();
+    for (int k = 0; k < CAT_COUNT; k++)
+        cJSON_AddNumberToObject(o, category_key((category)k), (double)v[k]);
+    return o;
+}
+
+static cJSON *ratio_json(const double *v)
+{
+    cJSON *o = cJSON_CreateObject();
+    for (int k = 0; k < CAT_COUNT; k++)
+        cJSON_AddNumberToObject(o, category_key((category)k), v[k]);
+    return o;
+}
+
+cJSON *calib_json(const model_calib *s)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddItemToObject(o, "measured_shape", calib_shape_json(&s->measured_shape));
+    cJSON_AddItemToObject(o, "measured", bytes_json(s->measured.bytes));
+    cJSON_AddItemToObject(o, "refined", bytes_json(s->refined.bytes));
+    cJSON_AddItemToObject(o, "ratio", ratio_json(s->ratio));
+    cJSON_AddItemToObject(o, "fixed", bytes_json(s->fixed));
+    cJSON_AddItemToObject(o, "oom_live", bytes_json(s->oom_live.bytes));
+    VT_CALIB_FIELDS(W_NUM, W_NUM, W_NUM, W_BOOL)
+    return o;
+}
+
+/* num / flag: the number or boolean at key; -1 with "PREFIXkey: ..." in err when it is not. */
+static int num(const cJSON *o, const char *prefix, const char *key, double *out, char *err,
+               size_t errlen)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!cJSON_IsNumber(v)) {
+        snprintf(err, errlen, "%s%s: missing or not a number", prefix, key);
+        return -1;
+    }
+    *out = v->valuedouble;
+    return 0;
+}
+
+static int flag(const cJSON *o, const char *prefix, const char *key, int *out, char *err,
+                size_t errlen)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!cJSON_IsBool(v)) {
+        snprintf(err, errlen, "%s%s: missing or not a boolean", prefix, key);
+        return -1;
+    }
+    *out = cJSON_IsTrue(v);
+    return 0;
+}
+
+/* count: a number that is a whole count of at most 2^60 (bytes, sizes). */
+static int count(const cJSON *o, const char *prefix, const char *key, uint64_t *out, char *err,
+                 size_t errlen)
+{
+    double v;
+    if (num(o, prefix, key, &v, err, errlen) < 0)
+        return -1;
+    if (!(v >= 0 && v <= 1152921504606846976.0) || v != (double)(uint64_t)v) {
+        snprintf(err, errlen, "%s%s: %g is not a count", prefix, key, v);
+        return -1;
+    }
+    *out = (uint64_t)v;
+    return 0;
+}
+
+#define R_U64(f, key)                                                                              \
+    if (count(o, prefix, key, &u, err, errlen) < 0)                                                \
+        return -1;                                                                                 \
+    s->f = u;
+#define R_INT(f, key)                                                                              \
+    if (count(o, prefix, key, &u, err, errlen) < 0)                                                \
+        return -1;                                                                                 \
+    if (u > 64) {                                                                                  \
+        snprintf(err, errlen, "%s%s: %llu is out of range", prefix, key, (unsigned long long)u);   \
+        return -1;                                                                                 \
+    }                                                                                              \
+    s->f = (int)u;
+#define R_DBL(f, key)                                                                              \
+    if (num(o, prefix, key, &dv, err, errlen) < 0)                                                 \
+        return -1;                                                                                 \
+    s->f = dv;
+#define R_BOOL(f, key)                                                                             \
+    if (flag(o, prefix, key, &iv, err, errlen) < 0)                                                \
+        return -1;                                                                                 \
+    s->f = iv;
+
+static int shape_from(const cJSON *o, const char *name, gpt_shape *s, char *err, size_t errlen)
+{
+    uint64_t u;
+    double dv;
+    int iv;
+    char prefix[64] = "";
+    if (name[0])
+        snprintf(prefix, sizeof prefix, "%s.", name);
+    memset(s, 0, sizeof *s);
+    if (!cJSON_IsObject(o)) {
+        snprintf(err, errlen, "%s%snot an object", name, name[0] ? ": " : "");
+        return -1;
+    }
+    VT_SHAPE_FIELDS(R_U64, R_INT, R_DBL, R_BOOL)
+    return 0;
+}
+
+int calib_shape_from_json(const cJSON *o, gpt_shape *s, char *err, size_t errlen)
+{
+    return shape_from(o, "", s, err, errlen);
+}
+
+/* cats_from: {category key: count} into v (every category). */
+static int cats_from(const cJSON *o, const char *key, uint64_t *v, char *err, size_t errlen)
+{
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(o, key);
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "%s.", key);
+    for (int k = 0; k < CAT_COUNT; k++)
+        if (count(c, prefix, category_key((category)k), &v[k], err, errlen) < 0)
+            return -1;
+    return 0;
+}
+
+int calib_from_json(const cJSON *o, model_calib *s, char *err, size_t errlen)
+{
+    const char *prefix = "";
+    uint64_t u;
+    double dv;
+    int iv;
+    memset(s, 0, sizeof *s);
+    if (!cJSON_IsObject(o)) {
+        snprintf(err, errlen, "not an object");
+        return -1;
+    }
+    if (shape_from(cJSON_GetObjectItemCaseSensitive(o, "measured_shape"), "measured_shape",
+                   &s->measured_shape, err, errlen) < 0 ||
+        cats_from(o, "measured", s->measured.bytes, err, errlen) < 0 ||
+        cats_from(o, "refined", s->refined.bytes, err, errlen) < 0 ||
+        cats_from(o, "fixed", s->fixed, err, errlen) < 0 ||
+        cats_from(o, "oom_live", s->oom_live.bytes, err, errlen) < 0)
+        return -1;
+    const cJSON *r = cJSON_GetObjectItemCaseSensitive(o, "ratio");
+    for (int k = 0; k < CAT_COUNT; k++)
+        if (num(r, "ratio.", category_key((category)k), &s->ratio[k], err, errlen) < 0)
+            return -1;
+    VT_CALIB_FIELDS(R_U64, R_INT, R_DBL, R_BOOL)
+    return 0;
+}
