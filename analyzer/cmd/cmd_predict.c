@@ -310,7 +310,8 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
             printf("  %-18s %12s  (%s)\n", category_name((category)k),
                    card_format_bytes(p->by_cat.bytes[k], b1, sizeof b1),
                    cal->calibrated ? "as measured" : "assumed, lazy kernel loading");
-    printf("peak: %s (as nvidia-smi would show the process)\n",
+    printf("peak: %s%s (as nvidia-smi would show the process)\n",
+           run && run->lower_bounds ? "at least " : "",
            card_format_bytes(p->peak_bytes, b1, sizeof b1));
     if (s->generic)
         goto verdict;
@@ -331,7 +332,7 @@ verdict:
         printf("no --card given: pass --card rtx4070 (or a size) to check the fit\n");
         return;
     }
-    model_text_verdict(stdout, p, a->card.name, a->card.bytes);
+    model_text_verdict(stdout, p, a->card.name, a->card.bytes, run->lower_bounds);
     if (run->lower_bounds)
         printf("  (a lower bound: the rest of the run's first forward was not measured; the "
                "step needs at least this much)\n");

@@ -199,17 +199,21 @@ static void print_advice(FILE *out, const model_result *m, const model_opts *o)
         fprintf(out, "  the micro-batch is not known: no what-if of it\n");
 }
 
-void model_text_verdict(FILE *out, const prediction *p, const char *card_name, uint64_t capacity)
+void model_text_verdict(FILE *out, const prediction *p, const char *card_name, uint64_t capacity,
+                        int lower)
 {
     char b1[32], b2[32];
     int fits = advice_fits(p->required_bytes, capacity, ADVICE_HEADROOM);
     int over = p->required_bytes > capacity;
     uint64_t gap = over ? p->required_bytes - capacity : capacity - p->required_bytes, cache;
-    fprintf(out, "card %s (%s): %s, %s %s\n", card_name, card_format_bytes(capacity, b1, sizeof b1),
-            fits == 1 ? "fits"
+    /* a lower bound: what is free is at most that, what is over at least */
+    fprintf(out, "card %s (%s): %s, %s%s %s\n", card_name,
+            card_format_bytes(capacity, b1, sizeof b1),
+            fits == 1 ? (lower ? "may fit" : "fits")
             : !over   ? "too tight (less than " ADVICE_HEADROOM_PCT_TEXT " % free)"
                       : "does not fit",
-            card_format_bytes(gap, b2, sizeof b2), over ? "over" : "free");
+            lower ? (over ? "at least " : "at most ") : "", card_format_bytes(gap, b2, sizeof b2),
+            over ? "over" : "free");
     uint64_t limit = advice_cache_limit(p, capacity, ADVICE_HEADROOM, &cache);
     if (limit)
         fprintf(out,

@@ -16,8 +16,10 @@ void model_text(FILE *out, const model_result *m, const run_facts *f, int color)
 
 /* model_text_verdict: "card NAME (SIZE): fits, X free" (or too tight / does not fit, X over) for
  * p on a card of capacity bytes, and when the allocator cache decides (advice_cache_limit) the
- * most cache with which it would keep the headroom. */
-void model_text_verdict(FILE *out, const prediction *p, const char *card_name, uint64_t capacity);
+ * most cache with which it would keep the headroom; lower (p is a lower bound): "may fit, at most
+ * X free", "does not fit, at least X over". */
+void model_text_verdict(FILE *out, const prediction *p, const char *card_name, uint64_t capacity,
+                        int lower);
 
 /* model_item_verdict: what an advice item's prediction says on the card, into out: "fits (2.95
  * GiB left, 25 %)", "too tight for 5 % headroom (...)", "does not fit (2.98 GiB over)", "... with
