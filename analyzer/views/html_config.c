@@ -187,7 +187,10 @@ void html_modules(FILE *out, const report_ctx *c)
               out);
     else if (!c->nmod_peak && !(r->has_oom && c->nmod_oom))
         fputs("<p>No activations, logits or attention scores were live at the peak.</p>\n", out);
-    module_table(out, c->mod_peak, c->nmod_peak, c->mod_peak_total, "modules-peak", "at the peak");
+    char when[96]; /* the moment the text report names */
+    snprintf(when, sizeof when, "at the %s peak (%.3f s)",
+             c->mod_peak_is_tensors ? "allocated" : "process", (double)c->mod_peak_ns / 1e9);
+    module_table(out, c->mod_peak, c->nmod_peak, c->mod_peak_total, "modules-peak", when);
     if (r->has_oom)
         module_table(out, c->mod_oom, c->nmod_oom, c->mod_oom_total, "modules-oom",
                      "when the out-of-memory allocation failed");

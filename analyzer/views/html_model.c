@@ -45,7 +45,8 @@ void html_summary(FILE *out, const report_ctx *c)
         fputs(", in the ", out);
         html_esc(out, ph);
     }
-    fprintf(out, "; reserved %s</p></div>\n", html_bytes(r->peak_reserved, b1, sizeof b1));
+    fprintf(out, "; the reserved peak %s at %.3f s</p></div>\n",
+            html_bytes(r->peak_reserved, b1, sizeof b1), (double)r->t_reserved / 1e9);
     if (m && m->capacity) { /* the current configuration against the card, as model.c says */
         uint64_t need = m->current.peak_bytes, cap = m->capacity;
         int over = need > cap || f->has_oom;
@@ -53,8 +54,9 @@ void html_summary(FILE *out, const report_ctx *c)
         char b3[32];
         fputs("<div class=card><h3>card</h3><p class=big>", out);
         html_esc(out, m->capacity_name);
-        fprintf(out, "</p><p>%s; this configuration needs ~%s: <b class=%s>%s",
-                html_bytes(cap, b1, sizeof b1), html_bytes(need, b2, sizeof b2),
+        fprintf(out, "</p><p>%s; this configuration needs %s%s: <b class=%s>%s",
+                html_bytes(cap, b1, sizeof b1), m->lower_bounds ? "at least " : "~",
+                html_bytes(need, b2, sizeof b2),
                 fits   ? "ok"
                 : over ? "over"
                        : "tight",
@@ -191,9 +193,10 @@ static void advice_row(FILE *out, const model_result *m, const advice_item *it, 
         fputs("</code>", out);
     }
     fprintf(out,
-            "</td><td class=n>%s</td><td class=barcell><div class=pbar><span class=%s "
+            "</td><td class=n>%s%s</td><td class=barcell><div class=pbar><span class=%s "
             "style=\"width:%.1f%%\" title=\"predicted peak %s\"></span>",
-            html_bytes(it->predicted_peak, b1, sizeof b1), verdict_class(it),
+            m->lower_bounds ? "at least " : "", html_bytes(it->predicted_peak, b1, sizeof b1),
+            verdict_class(it),
             100.0 * (double)(it->predicted_peak < scale ? it->predicted_peak : scale) /
                 (double)scale,
             b1);
@@ -324,7 +327,9 @@ void html_formula(FILE *out, const report_ctx *c)
         fputs(any ? "</ul></section>\n" : "</section>\n", out);
         return;
     }
-    fputs("<section id=formula><h2>Formula comparison at the peak</h2>\n", out);
+    /* the tensors where they peaked (as the text report says), not the process peak */
+    fprintf(out, "<section id=formula><h2>Formula comparison at the %s</h2>\n",
+            m->measured_at_tensors ? "tensors' peak" : "peak");
     formula_head(out, m);
     if (m->formula_block[0]) {
         fputs("<p id=formula-block>", out);

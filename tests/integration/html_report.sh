@@ -62,4 +62,27 @@ done
 want=$(sed -n 's/^Growth across steps (\([^;]*\);.*/\1/p' g.txt)
 case $want in *"(one step timed)"*) ;; *) fail "gpt2m_b1_a2_fit: its time per step, from one step, not said so: $want" ;; esac
 [ -n "$want" ] && grep -qF "<p class=sub>$want;" g.html || { echo "text: $want"; grep -o '<p class=sub>[0-9]* step[^<]*' g.html; fail "the page's growth heading differs from the text's"; }
+# the page names the moments the text report names: the formula at the tensors' peak, the modules
+# at the allocated peak with its time, the reserved peak with its own time; a lower bound is "at
+# least" in the card and in every predicted peak of the advice table, as in the text
+for t in bert_b32_oom resnet50_b320_oom; do
+    f="$ROOT/examples/traces/h100-torch2.11-beyond/$t.vt"
+    "$VT" report --no-color "$f" >m.txt && "$VT" report --html m.html "$f" >/dev/null || fail "$t: report failed"
+    python3 - "$t" m.txt m.html <<'PY' || fail "$t: the page names other moments than the text"
+import re, sys
+t, text, page = sys.argv[1], open(sys.argv[2]).read(), open(sys.argv[3], encoding="utf-8").read()
+m = re.search(r"^formula comparison at the (tensors' peak|peak) ", text, re.M)
+if m:
+    assert "Formula comparison at the %s</h2>" % m.group(1) in page.replace("&#39;", "'"), m.group(1)
+w = re.search(r"live (at the (?:allocated|process) peak \([0-9.]+ s\))", text)
+assert w and w.group(1) in page, w and w.group(1)
+r = re.search(r"^  reserved \(allocator\) +([0-9.]+ [KMG]iB) +at +([0-9.]+) s", text, re.M)
+assert "the reserved peak %s at %s s" % r.groups() in page, r.groups()
+if "so they are lower bounds" in text:
+    assert "needs ~" not in page and "needs at least" in page
+    adv = page[page.index("<section id=advice"):]
+    cells = re.findall(r"</td><td class=n>([^<]*)</td><td class=barcell>", adv[:adv.index("</section>")])
+    assert cells and all(c.startswith("at least ") for c in cells), cells
+PY
+done
 exit 0

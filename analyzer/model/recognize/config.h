@@ -15,7 +15,7 @@ typedef enum config_type { CONFIG_INT, CONFIG_FLOAT, CONFIG_BOOL, CONFIG_STR } c
  * nanoGPT train.py's defaults (dtype: 'bfloat16' where supported, as on any recent GPU). */
 #define VT_CONFIG_KEYS(X)                                                                          \
     X(batch_size, CONFIG_INT, "12", "micro-batch: samples per forward/backward")                   \
-    X(block_size, CONFIG_INT, "1024", "context length T")                                          \
+    X(block_size, CONFIG_INT, "1024", "sequence length T (tokens, or a ViT's patches)")            \
     X(gradient_accumulation_steps, CONFIG_INT, "40", "micro-steps per optimizer step A")           \
     X(n_layer, CONFIG_INT, "12", "transformer blocks L")                                           \
     X(n_head, CONFIG_INT, "12", "attention heads H")                                               \
