@@ -125,10 +125,11 @@ static void other(wstate *w, const reader_record *rec)
         w->card = rec->u.config.fixed.card_bytes;
     else if (rec->type == VT_REC_DEVICE && !w->card)
         w->card = rec->u.device.fixed.total_bytes;
-    else if (rec->type == VT_REC_TRAILER)
-        w->ended = 1,
+    else if (rec->type == VT_REC_TRAILER) {
+        w->ended = 1;
         w->last_ns = rec->u.trailer.end_ns > w->last_ns ? rec->u.trailer.end_ns : w->last_ns;
-    else if (rec->type == VT_REC_STEP) {
+        growth_end(&w->g, w->last_ns); /* a step that ran into the end is a step, as report says */
+    } else if (rec->type == VT_REC_STEP) {
         growth_step_record(&w->g, &rec->u.step, phase_cb, w);
         w->tensor = rec->u.step.fixed.live_tensor;
         w->device = rec->u.step.fixed.live_device;
