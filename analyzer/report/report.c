@@ -78,39 +78,22 @@ static const char *env_value(const replay_result *r, const char *name)
     return tables_env(r->t, name);
 }
 
-/* adapter_bytes: the parameters alive in snapshot s that were made under peft's code (LoRA
- * adapters), whose count says what trains when no gradient was measured. */
-static uint64_t adapter_bytes(const tables *t, const replay_snapshot *s)
+/* bytes_made_under: the bytes alive in snapshot s (of category only, or any when CAT_COUNT)
+ * made with a Python frame of a file whose name holds part on their stack: parameters under
+ * peft's code are LoRA adapters (what trains when no gradient was measured), tensors under
+ * transformers' cache_utils.py its KV cache */
+static uint64_t bytes_made_under(const tables *t, const replay_snapshot *s, category only,
+                                 const char *part)
 {
     uint64_t sum = 0;
     for (size_t i = 0; i < s->n; i++) {
         const live_item *it = &s->items[i];
-        const tables_stack *st = it->category == CAT_PARAMETERS && it->stack_id
+        const tables_stack *st = (only == CAT_COUNT || it->category == only) && it->stack_id
                                      ? tables_stack_get(t, it->stack_id)
                                      : NULL;
         for (unsigned k = st ? st->n_native : 0; st && k < st->n_native + st->n_python; k++) {
             const tables_code *code = tables_code_get(t, VT_PYFRAME_CODE(st->frames[k]));
-            if (code && code->filename.s && strstr(code->filename.s, "/peft/")) {
-                sum += it->size;
-                break;
-            }
-        }
-    }
-    return sum;
-}
-
-/* kv_cache_bytes: the tensors alive in snapshot s that transformers' KV cache made (a Python frame
- * of its cache_utils.py on their stack) */
-static uint64_t kv_cache_bytes(const tables *t, const replay_snapshot *s)
-{
-    uint64_t sum = 0;
-    for (size_t i = 0; i < s->n; i++) {
-        const live_item *it = &s->items[i];
-        const tables_stack *st = it->stack_id ? tables_stack_get(t, it->stack_id) : NULL;
-        for (unsigned k = st ? st->n_native : 0; st && k < st->n_native + st->n_python; k++) {
-            const tables_code *code = tables_code_get(t, VT_PYFRAME_CODE(st->frames[k]));
-            if (code && code->filename.s &&
-                strstr(code->filename.s, "transformers/cache_utils.py")) {
+            if (code && code->filename.s && strstr(code->filename.s, part)) {
                 sum += it->size;
                 break;
             }
@@ -209,8 +192,9 @@ static int report_fill(report_ctx *c)
         .optim_peak = r->has_cat_peaks ? r->cat_peak[CAT_OPTIMIZER] : 0,
         .has_cat_peaks = r->has_cat_peaks,
         .grad_scaler = f->grad_scaler,
-        .adapter_bytes = adapter_bytes(r->t, &r->at_peak),
-        .kv_cache_bytes = kv_cache_bytes(r->t, r->has_oom ? &r->at_oom : &r->at_peak),
+        .adapter_bytes = bytes_made_under(r->t, &r->at_peak, CAT_PARAMETERS, "/peft/"),
+        .kv_cache_bytes = bytes_made_under(r->t, r->has_oom ? &r->at_oom : &r->at_peak, CAT_COUNT,
+                                           "transformers/cache_utils.py"),
         .kv_cache_at = r->has_oom ? "at the out-of-memory error" : "at the peak",
     };
     recognize_run(&ri, &c->recog);
