@@ -58,8 +58,9 @@ cJSON *calib_shape_json(const gpt_shape *s)
     return o;
 }
 
-/* bytes_json / ratio_json: {category key: value} for every category. */
-static cJSON *bytes_json(const uint64_t *v)
+/* calib_cats_json / ratio_json: {category key: value} for every category (calib_cats_json:
+ * also categories_json's, model_json.c) */
+cJSON *calib_cats_json(const uint64_t v[CAT_COUNT])
 {
     cJSON *o = cJSON_CreateObject();
     for (int k = 0; k < CAT_COUNT; k++)
@@ -79,11 +80,11 @@ cJSON *calib_json(const model_calib *s)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddItemToObject(o, "measured_shape", calib_shape_json(&s->measured_shape));
-    cJSON_AddItemToObject(o, "measured", bytes_json(s->measured.bytes));
-    cJSON_AddItemToObject(o, "refined", bytes_json(s->refined.bytes));
+    cJSON_AddItemToObject(o, "measured", calib_cats_json(s->measured.bytes));
+    cJSON_AddItemToObject(o, "refined", calib_cats_json(s->refined.bytes));
     cJSON_AddItemToObject(o, "ratio", ratio_json(s->ratio));
-    cJSON_AddItemToObject(o, "fixed", bytes_json(s->fixed));
-    cJSON_AddItemToObject(o, "oom_live", bytes_json(s->oom_live.bytes));
+    cJSON_AddItemToObject(o, "fixed", calib_cats_json(s->fixed));
+    cJSON_AddItemToObject(o, "oom_live", calib_cats_json(s->oom_live.bytes));
     VT_CALIB_FIELDS(W_NUM, W_NUM, W_NUM, W_BOOL)
     return o;
 }

@@ -13,6 +13,8 @@
 
 /* calib_shape_json: a gpt_shape as {"batch_size": B, "block_size": T, ...} (every field). */
 cJSON *calib_shape_json(const gpt_shape *s);
+/* calib_cats_json: {category key: bytes} for every category (the one writer of it) */
+cJSON *calib_cats_json(const uint64_t v[CAT_COUNT]);
 /* calib_json: a model_calib, its measured shape and breakdowns included (every field). */
 cJSON *calib_json(const model_calib *c);
 

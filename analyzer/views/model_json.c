@@ -7,10 +7,7 @@
 
 cJSON *categories_json(const cat_breakdown *b)
 {
-    cJSON *o = cJSON_CreateObject();
-    for (int c = 0; c < CAT_COUNT; c++)
-        cJSON_AddNumberToObject(o, category_key((category)c), (double)b->bytes[c]);
-    return o;
+    return calib_cats_json(b->bytes);
 }
 
 static void add_formula_json(cJSON *root, const model_result *m)

@@ -36,7 +36,7 @@ void model_json(cJSON *root, const model_result *m, const run_facts *f);
  * (config_key_shown's transformer argument: a vision transformer's has no vocabulary). */
 int model_config_shown(const model_result *m);
 
-/* categories_json: {category key: bytes} for every category (the one writer of it). */
+/* categories_json: {category key: bytes} for every category (calib_cats_json writes it). */
 cJSON *categories_json(const cat_breakdown *b);
 
 #endif
