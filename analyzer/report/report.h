@@ -42,6 +42,9 @@ typedef struct report_growth_site {
     uint64_t bytes_since, bytes_last;
     double rate; /* bytes per step */
 } report_growth_site;
+/* why a growth section shows no site: its steps ran into the trace's end (no step end seen),
+ * too few step ends for the rule (growth.h, growth_can_tell), or nothing grows */
+enum { REPORT_GROWTH_SHOWN, REPORT_GROWTH_NO_END, REPORT_GROWTH_TOO_FEW, REPORT_GROWTH_NONE };
 typedef struct report_growth {
     uint32_t steps, opt_steps; /* steps seen; of them, with optimizer allocations */
     int no_opt_step;           /* 1: the replay saw no optimizer step in the run */
@@ -62,6 +65,7 @@ typedef struct report_growth {
     uint32_t step_ends;      /* the step ends compared for growth (growth_step_ends) */
     uint32_t ends_needed;    /* the fewest that can show growth (GROWTH_MIN_STEP_ENDS) */
     int can_tell;            /* 1: step_ends >= ends_needed (fewer can show no growth) */
+    int quiet;               /* no growing site, and why (REPORT_GROWTH_*): every view says it */
     int reaches;             /* 1: steps_to_card is an estimate */
     double steps_to_card, secs_to_card;
     uint32_t at_step; /* the step it reaches the card at */

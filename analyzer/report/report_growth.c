@@ -97,6 +97,10 @@ void report_growth_fill(report_ctx *c)
     for (int i = 0; i < all; i++)
         o->rate += s[i].rate; /* every growing stack (the 64 fastest) counts toward the card */
     o->nmore = all - n;
+    o->quiet = n                                     ? REPORT_GROWTH_SHOWN
+               : !o->timed_steps && !o->from_records ? REPORT_GROWTH_NO_END
+               : !o->can_tell                        ? REPORT_GROWTH_TOO_FEW
+                                                     : REPORT_GROWTH_NONE;
     char script[256];
     const char *sn = script_name(r, script, sizeof script);
     for (int i = 0; i < n; i++) {

@@ -92,7 +92,7 @@ void growth_text(FILE *out, const report_ctx *c, const char *bold, const char *n
             g->from_records ? "every step of the run, from the trace's per-step summaries"
                             : "the live bytes at the end of each step");
     const char *of = g->tensors ? "of tensors" : "of device memory";
-    if (!g->nsites && !g->timed_steps && !g->from_records) { /* it ran into the trace's end */
+    if (g->quiet == REPORT_GROWTH_NO_END) { /* it ran into the trace's end */
         fprintf(out,
                 "  no step end seen before the trace's end (a step is seen to end at the first "
                 "allocation after its backward or optimizer allocations): nothing to compare "
@@ -100,7 +100,7 @@ void growth_text(FILE *out, const report_ctx *c, const char *bold, const char *n
                 human(g->last_live, a, sizeof a), of);
         return;
     }
-    if (!g->nsites && !g->can_tell) { /* the rule cannot find growth in so few: not "nothing" */
+    if (g->quiet == REPORT_GROWTH_TOO_FEW) { /* the rule cannot find growth in so few */
         fprintf(out,
                 "  too few step ends to tell growth (%u seen before the trace's end, %u needed: "
                 "growth is a rise over at least %d steps): at the last step end seen (step %u) "
@@ -109,7 +109,7 @@ void growth_text(FILE *out, const report_ctx *c, const char *bold, const char *n
                 human(g->last_live, a, sizeof a), of);
         return;
     }
-    if (!g->nsites) {
+    if (g->quiet == REPORT_GROWTH_NONE) {
         fprintf(out,
                 "  nothing grows step after step (%u step ends compared; growth is a rise over "
                 "at least %d steps): at the last step end seen (step %u) %s %s live\n",

@@ -67,7 +67,7 @@ void html_growth(FILE *out, const report_ctx *c)
             g->from_records ? ", every one from the trace's per-step summaries" : "",
             g->tensors ? "tensors" : "device memory");
     line(out, &r->growth);
-    if (!g->nsites && !g->timed_steps && !g->from_records) {
+    if (g->quiet == REPORT_GROWTH_NO_END) {
         fprintf(out,
                 "<p id=growth-few>No step end seen before the trace's end (a step is seen to "
                 "end at the first allocation after its backward or optimizer allocations): "
@@ -75,7 +75,7 @@ void html_growth(FILE *out, const report_ctx *c)
                 html_bytes(g->last_live, a, sizeof a));
         return;
     }
-    if (!g->nsites && !g->can_tell) { /* the rule cannot find growth in so few: not "nothing" */
+    if (g->quiet == REPORT_GROWTH_TOO_FEW) { /* the rule cannot find growth in so few */
         fprintf(out,
                 "<p id=growth-few>Too few step ends to tell growth (%u seen before the trace's "
                 "end, %u needed: growth is a rise over at least %d steps): %s live at the last "
@@ -84,7 +84,7 @@ void html_growth(FILE *out, const report_ctx *c)
                 html_bytes(g->last_live, a, sizeof a), g->last_live_step);
         return;
     }
-    if (!g->nsites) {
+    if (g->quiet == REPORT_GROWTH_NONE) {
         fprintf(out,
                 "<p id=growth-none>Nothing grows step after step (%u step ends compared; "
                 "growth is a rise over at least %d steps): %s live at the last step end seen "
