@@ -1,6 +1,6 @@
-/* cmd_flame.c — `vramtrace flame [--at peak|oom|all] FILE`: replays the trace (model/replay.c)
- * and prints the folded stacks of what was live at that moment, or of every allocation of the
- * run (views/flame.c). */
+/* cmd_flame.c — `vramtrace flame [--at peak|tensors|oom|all] FILE`: replays the trace
+ * (model/replay.c) and prints the folded stacks of what was live at that moment, or of every
+ * allocation of the run (views/flame.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,21 +16,24 @@
 /* The options of `flame`, one table: parsing and --help both come from it. */
 enum { OPT_AT = CLI_LONG_ONLY };
 static const cli_opt flame_opts[] = {
-    {OPT_AT, "at", "peak|oom|all",
-     "the moment (default peak; oom needs a trace that ran out);\n"
-     "all: every allocation of the run (PyTorch's segments left out)"},
+    {OPT_AT, "at", "peak|tensors|oom|all",
+     "the moment (default peak, the process peak; tensors: the\n"
+     "allocated peak, the moment the formula comparison and advice\n"
+     "explain, for a trace with tensors; oom needs a trace that ran\n"
+     "out); all: every allocation of the run (PyTorch's segments\n"
+     "left out)"},
     {'h', "help", NULL, "this text"},
     {0}};
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: vramtrace flame [--at peak|oom|all] FILE\n\n"
-                 "Folded stacks of the bytes live at the process peak (or at the out-of-memory\n"
-                 "error, or allocated over the whole run): one line per stack,\n"
+    fprintf(out, "usage: vramtrace flame [--at peak|tensors|oom|all] FILE\n\n"
+                 "Folded stacks of the bytes live at the process peak (or at the tensors' peak,\n"
+                 "the out-of-memory error, or allocated over the whole run): one line per stack,\n"
                  "`outer;...;inner;[category] bytes`, for flamegraph.pl and speedscope.\n\n");
     cli_print_options(out, flame_opts);
-    fprintf(out,
-            "exit: 0 ok, 2 usage or unreadable file or no OOM in the trace, 3 malformed trace\n");
+    fprintf(out, "exit: 0 ok, 2 usage or unreadable file or no OOM (no tensors) in the trace, 3\n"
+                 "malformed trace\n");
 }
 
 int cmd_flame(int argc, char **argv)
@@ -51,8 +54,9 @@ int cmd_flame(int argc, char **argv)
             return VT_EXIT_USAGE;
         }
     }
-    if (strcmp(at, "peak") && strcmp(at, "oom") && strcmp(at, "all")) {
-        fprintf(stderr, "vramtrace flame: --at %s: unknown moment (use peak, oom or all)\n", at);
+    if (strcmp(at, "peak") && strcmp(at, "tensors") && strcmp(at, "oom") && strcmp(at, "all")) {
+        fprintf(stderr,
+                "vramtrace flame: --at %s: unknown moment (use peak, tensors, oom or all)\n", at);
         return VT_EXIT_USAGE;
     }
     if (p.optind != argc - 1) {
@@ -79,6 +83,14 @@ int cmd_flame(int argc, char **argv)
         replay_free(&r);
         return VT_EXIT_USAGE;
     }
+    if (!strcmp(at, "tensors") && !(r.tensor_mode && r.at_tensors.n)) {
+        fprintf(stderr,
+                "vramtrace flame: %s: the trace has no tensors (a segment-mode capture): no "
+                "tensors' peak (use --at peak)\n",
+                path);
+        replay_free(&r);
+        return VT_EXIT_USAGE;
+    }
     if (!strcmp(at, "all")) {
         replay_snapshot all;
         if (flame_all(&r, &all))
@@ -87,7 +99,9 @@ int cmd_flame(int argc, char **argv)
             flame_write(stdout, &r, &all, &io_err);
         free(all.items);
     } else {
-        const replay_snapshot *snap = !strcmp(at, "oom") ? &r.at_oom : &r.at_peak;
+        const replay_snapshot *snap = !strcmp(at, "oom")       ? &r.at_oom
+                                      : !strcmp(at, "tensors") ? &r.at_tensors
+                                                               : &r.at_peak;
         char note[1024];
         flame_write(stdout, &r, snap, &io_err);
         if (*flame_note(&r, snap, note, sizeof note)) { /* said, never invented */

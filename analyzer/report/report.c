@@ -78,29 +78,30 @@ static const char *env_value(const replay_result *r, const char *name)
     return tables_env(r->t, name);
 }
 
-/* bytes_made_under: the bytes alive in snapshot s (of category only, or any when CAT_COUNT)
- * made with a Python frame of a file whose name holds part on their stack: parameters under
- * peft's code are LoRA adapters (what trains when no gradient was measured), tensors under
- * transformers' cache_utils.py its KV cache */
-static uint64_t bytes_made_under(const tables *t, const replay_snapshot *s, category only,
-                                 const char *part)
+/* made_under: the bytes alive in snapshot s, by category, made with a Python frame of a file
+ * whose name holds part on their stack: parameters under peft's code are LoRA adapters (what
+ * trains when no gradient was measured), tensors under transformers' cache_utils.py its KV
+ * cache */
+static cat_breakdown made_under(const tables *t, const replay_snapshot *s, const char *part)
 {
-    uint64_t sum = 0;
+    cat_breakdown b;
+    memset(&b, 0, sizeof b);
     for (size_t i = 0; i < s->n; i++) {
         const live_item *it = &s->items[i];
-        const tables_stack *st = (only == CAT_COUNT || it->category == only) && it->stack_id
-                                     ? tables_stack_get(t, it->stack_id)
-                                     : NULL;
+        const tables_stack *st = it->stack_id ? tables_stack_get(t, it->stack_id) : NULL;
         for (unsigned k = st ? st->n_native : 0; st && k < st->n_native + st->n_python; k++) {
             const tables_code *code = tables_code_get(t, VT_PYFRAME_CODE(st->frames[k]));
             if (code && code->filename.s && strstr(code->filename.s, part)) {
-                sum += it->size;
+                if (it->category < CAT_COUNT)
+                    b.bytes[it->category] += it->size;
                 break;
             }
         }
     }
-    return sum;
+    return b;
 }
+
+#define KV_CACHE_FILE "transformers/cache_utils.py"
 
 static int report_fill(report_ctx *c)
 {
@@ -178,6 +179,12 @@ static int report_fill(report_ctx *c)
     f->has_cat_peaks = r->has_cat_peaks;
     for (int i = 0; r->has_cat_peaks && i < CAT_COUNT; i++)
         f->cat_peak[i] = r->cat_peak[i];
+    /* transformers' KV cache in each snapshot the model reads (advice's use_cache=False) */
+    f->kv_at_peak = made_under(r->t, &r->at_peak, KV_CACHE_FILE);
+    if (f->has_at_tensors)
+        f->kv_at_tensors = made_under(r->t, &r->at_tensors, KV_CACHE_FILE);
+    if (r->has_oom)
+        f->kv_at_oom = made_under(r->t, &r->at_oom, KV_CACHE_FILE);
     /* what was trained and what was on, from the code on the stacks and the measured state */
     recognize_input ri = {
         .t = r->t,
@@ -192,10 +199,14 @@ static int report_fill(report_ctx *c)
         .optim_peak = r->has_cat_peaks ? r->cat_peak[CAT_OPTIMIZER] : 0,
         .has_cat_peaks = r->has_cat_peaks,
         .grad_scaler = f->grad_scaler,
-        .adapter_bytes = bytes_made_under(r->t, &r->at_peak, CAT_PARAMETERS, "/peft/"),
-        .kv_cache_bytes = bytes_made_under(r->t, r->has_oom ? &r->at_oom : &r->at_peak, CAT_COUNT,
-                                           "transformers/cache_utils.py"),
-        .kv_cache_at = r->has_oom ? "at the out-of-memory error" : "at the peak",
+        .adapter_bytes = made_under(r->t, &r->at_peak, "/peft/").bytes[CAT_PARAMETERS],
+        /* at the moment the model explains (advice's use_cache=False saves it there) */
+        .kv_cache_bytes = cat_breakdown_total(r->has_oom          ? &f->kv_at_oom
+                                              : f->has_at_tensors ? &f->kv_at_tensors
+                                                                  : &f->kv_at_peak),
+        .kv_cache_at = r->has_oom          ? "at the out-of-memory error"
+                       : f->has_at_tensors ? "at the tensors' peak"
+                                           : "at the peak",
     };
     recognize_run(&ri, &c->recog);
     f->recog = &c->recog;

@@ -69,6 +69,8 @@ def main():
     ap.add_argument("--lora-alpha", type=int, default=16)
     ap.add_argument("--dropout", type=float, default=None, help="default: 0 (GPT-2), 0.1 (BERT)")
     ap.add_argument("--lr", type=float, default=3e-4)
+    ap.add_argument("--no-cache", action="store_true",
+                    help="use_cache=False: no KV cache in the forward (the config's default is on)")
     a = ap.parse_args()
     family, layers, hidden, heads, inter, vocab, default_t = SIZES[a.model]
     T = a.seq_len or default_t
@@ -82,6 +84,7 @@ def main():
     truth = {"program": "sim_hf.py", "family": family, "model": a.model, "batch_size": a.batch_size,
              "seq_len": T, "grad_accum": a.grad_accum, "optimizer": a.optimizer, "amp": a.amp,
              "gradient_checkpointing": a.gradient_checkpointing, "lora_rank": a.lora_rank,
+             "use_cache": not a.no_cache,
              "layers": layers, "hidden": hidden, "heads": heads, "vocab_size": vocab,
              "steps": 0, "oom": False, "oom_phase": None, "grad_bytes": None,
              "optim_state_bytes": None}
@@ -95,6 +98,8 @@ def main():
                                                                      "v_proj", "o_proj"]))
         if a.gradient_checkpointing:
             model.gradient_checkpointing_enable()
+        if a.no_cache:
+            model.config.use_cache = False
         params = list(model.parameters())
         trainable = [p for p in params if p.requires_grad]
         truth.update(params=sum(p.numel() for p in params),

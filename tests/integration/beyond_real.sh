@@ -222,8 +222,11 @@ for f in facts:
     kv = rec["kv_cache"]
     want("KV cache", kv["on"], f["family"] in ("gpt2", "llama", "t5") and
          not f.get("gradient_checkpointing"))
+    kv_item = [a for a in r["advice"] if a["change"] == "use_cache=False"]
     if kv["on"]:
-        at = "oom" if f["oom"] else "peak"
+        # at the moment the formula comparison and the advice explain: the OOM, or the tensors'
+        # (allocated) peak of a run that fit
+        at = "oom" if f["oom"] else "tensors"
         fl = subprocess.run([os.environ["VT"], "flame", "--at", at, os.path.join(
             os.environ["ROOT"], "examples/traces/h100-torch2.11-beyond", t + ".vt")],
             capture_output=True, text=True).stdout
@@ -231,6 +234,17 @@ for f in facts:
         said = ("%.1f MiB of it live" % (b / 1048576.0)) if b else "none of it live"
         if said not in kv["where"]:
             bad.append("%s: KV cache %r, flame --at %s: %d B" % (t, kv["where"], at, b))
+        # use_cache=False listed with its prediction: below the configuration's own by at least
+        # the cache's bytes then (more: the allocator's cache and a cut forward's rest scale too)
+        # and by at most three times them
+        cur = r["prediction"]["current_peak_bytes"]
+        if b and len(kv_item) != 1:
+            bad.append("%s: %d MiB of KV cache, %d use_cache=False what-ifs" % (t, b >> 20, len(kv_item)))
+        elif b and not (b <= cur - kv_item[0]["predicted_peak_bytes"] <= 3 * b):
+            bad.append("%s: use_cache=False saves %d B of a %d B cache" %
+                       (t, cur - kv_item[0]["predicted_peak_bytes"], b))
+    elif kv_item:
+        bad.append("%s: use_cache=False advised with no KV cache" % t)
     # a forward cut short by the OOM measured part of one: no verdict on the basic multiplier
     # ("overcounts") and no loss said to have kept its bytes
     if f["oom"] and f.get("oom_phase") == "forward":

@@ -321,6 +321,53 @@ static void test_expandable_drops_the_failure_cache(void **state)
     assert_int_equal(found, 1);
 }
 
+/* transformers' KV cache in an OOM's activations (Llama 400M at B=4 on the H100: 736 MiB of 5.70
+ * GiB): use_cache=False removes the cache's share of the category, at any micro-batch, and the
+ * failed configuration's floor (what was live plus the request) is not put on that what-if. */
+static void test_kv_cache_off(void **state)
+{
+    (void)state;
+    gpt_shape run = gpt2(8, 4);
+    run.generic = 1; /* no formula: the state at the failure decides, below its floor */
+    cat_breakdown live, kv;
+    memset(&live, 0, sizeof live);
+    memset(&kv, 0, sizeof kv);
+    live.bytes[CAT_PARAMETERS] = 474 * MiB;
+    live.bytes[CAT_OPTIMIZER] = 949 * MiB;
+    live.bytes[CAT_ACTIVATIONS] = 5836 * MiB;
+    live.bytes[CAT_CONTEXT] = 527 * MiB;
+    live.bytes[CAT_CACHE] = 2446 * MiB; /* unused cache: the floor is above the prediction */
+    kv.bytes[CAT_ACTIVATIONS] = 736 * MiB;
+    model_calib c;
+    advice_calibrate(&c, &run, &live, 1);
+    advice_calibrate_oom(&c, &live, 22 * MiB, 0);
+    c.kv = c.kv_oom = kv;
+    prediction p, q;
+    advice_predict(&c, &run, &p);
+    assert_int_equal(p.peak_bytes, cat_breakdown_total(&live) + 22 * MiB); /* the floor */
+    gpt_shape off = run;
+    off.no_kv_cache = 1;
+    advice_predict(&c, &off, &q);
+    assert_int_equal(q.by_cat.bytes[CAT_ACTIVATIONS], (5836 - 736) * MiB);
+    assert_true(q.peak_bytes + 736 * MiB <= p.peak_bytes);
+    off.B = 4; /* half the micro-batch: half the activations, half the cache's share gone too */
+    advice_predict(&c, &off, &q);
+    assert_int_equal(q.by_cat.bytes[CAT_ACTIVATIONS], (5836 - 736) / 2 * MiB);
+    advice_item items[ADVICE_MAX];
+    int n = advice_candidates(&c, &run, 12288 * MiB, 0, 0, 0, items, ADVICE_MAX), found = 0;
+    for (int i = 0; i < n; i++)
+        if (!strcmp(items[i].change, "use_cache=False")) {
+            found = 1;
+            assert_true(items[i].predicted_peak < p.peak_bytes);
+        }
+    assert_int_equal(found, 1);
+    memset(&c.kv, 0, sizeof c.kv); /* no cache: not advised */
+    memset(&c.kv_oom, 0, sizeof c.kv_oom);
+    n = advice_candidates(&c, &run, 12288 * MiB, 0, 0, 0, items, ADVICE_MAX);
+    for (int i = 0; i < n; i++)
+        assert_true(strcmp(items[i].change, "use_cache=False") != 0);
+}
+
 /* The cache decides: a prediction above the usable card whose tensors and fixed parts fit gets the
  * most cache that would keep the headroom; one that fits, or whose rest alone is too big, gets 0.
  */
@@ -511,6 +558,7 @@ int main(void)
         cmocka_unit_test(test_oom_state),
         cmocka_unit_test(test_cache_limit),
         cmocka_unit_test(test_expandable_drops_the_failure_cache),
+        cmocka_unit_test(test_kv_cache_off),
         cmocka_unit_test(test_speak),
         cmocka_unit_test(test_speak_accum_unknown),
     };

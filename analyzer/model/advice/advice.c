@@ -178,6 +178,18 @@ static double kept_grads(const model_calib *c, const gpt_shape *s, double v)
     return all > v ? all : v;
 }
 
+/* without_kv: v, category k's bytes predicted at shape s from have (the measured breakdown, or
+ * the state at the failure), less the KV cache's share of them (kv) when s turns the cache off:
+ * the cache grows with the tokens and the blocks as what it sits in does */
+static double without_kv(const gpt_shape *s, const cat_breakdown *have, const cat_breakdown *kv,
+                         int k, double v)
+{
+    if (!s->no_kv_cache || !kv->bytes[k] || !have->bytes[k])
+        return v;
+    double f = (double)kv->bytes[k] / (double)have->bytes[k];
+    return v * (1.0 - (f > 1.0 ? 1.0 : f));
+}
+
 static void predict_raw(const model_calib *c, const gpt_shape *s, prediction *out)
 {
     memset(out, 0, sizeof *out);
@@ -207,6 +219,7 @@ static void predict_raw(const model_calib *c, const gpt_shape *s, prediction *ou
             v = (double)c->measured.bytes[k] * scale(&s2, &c->measured_shape, k);
         if (k == CAT_GRADIENTS)
             v = kept_grads(c, &s2, v);
+        v = without_kv(&s2, &c->measured, &c->kv, k, v);
         out->by_cat.bytes[k] = bytes_of(v);
         tensor += out->by_cat.bytes[k];
     }
@@ -214,7 +227,13 @@ static void predict_raw(const model_calib *c, const gpt_shape *s, prediction *ou
         out->by_cat.bytes[fixed_cats[i]] = c->fixed[fixed_cats[i]];
     out->by_cat.bytes[CAT_TEMPORARIES] = bytes_of((double)out->by_cat.bytes[CAT_TEMPORARIES] +
                                                   c->temp_per_token * driver(s, CAT_TEMPORARIES));
-    tensor += out->by_cat.bytes[CAT_TEMPORARIES] + c->fixed[CAT_UNKNOWN] + c->fixed[CAT_WORKSPACE];
+    static const category tensor_fixed[] = {CAT_TEMPORARIES, CAT_UNKNOWN, CAT_WORKSPACE};
+    for (size_t i = 0; i < sizeof tensor_fixed / sizeof tensor_fixed[0]; i++) {
+        category k = tensor_fixed[i];
+        out->by_cat.bytes[k] =
+            bytes_of(without_kv(&s2, &c->measured, &c->kv, k, (double)out->by_cat.bytes[k]));
+        tensor += out->by_cat.bytes[k];
+    }
     double floor = advice_cache_floor(&s2, c->expandable);
     double frac = c->cache_fraction < 0 || (c->partial && c->cache_fraction < floor)
                       ? floor
@@ -295,7 +314,7 @@ static void predict_oom(const model_calib *c, const gpt_shape *s, prediction *ou
         default:
             v = (double)have;
         }
-        out->by_cat.bytes[k] = bytes_of(v);
+        out->by_cat.bytes[k] = bytes_of(without_kv(&s2, &c->oom_live, &c->kv_oom, k, v));
         if (k != CAT_CONTEXT && k != CAT_KERNEL_CODE && k != CAT_EXTERNAL)
             tensor += out->by_cat.bytes[k];
     }
@@ -327,7 +346,7 @@ void advice_predict(const model_calib *c, const gpt_shape *s, prediction *out)
         uint64_t need = cat_breakdown_total(&c->oom_live) + c->oom_request;
         if (s->B == m->B && s->T == m->T && s->L == m->L && s->d == m->d && s->V == m->V &&
             s->compile == m->compile && s->checkpointing == m->checkpointing &&
-            out->peak_bytes < need) {
+            s->no_kv_cache == m->no_kv_cache && out->peak_bytes < need) {
             uint64_t add = need - out->peak_bytes;
             out->peak_bytes += add;
             out->reserved_bytes += add;

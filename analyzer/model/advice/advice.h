@@ -42,6 +42,9 @@ typedef struct model_calib {
                              * forward's (a first forward cut short, weights used evenly) */
     double logits_whole;    /* > 0: the logits/loss bytes that forward would have made at its
                              * end (at the run's shape), when it died before them */
+    /* transformers' KV cache in measured and in oom_live, by category: what a shape with
+     * no_kv_cache does not make (the same share of each category, at any shape) */
+    cat_breakdown kv, kv_oom;
 } model_calib;
 
 /* A prediction for one shape. */

@@ -169,6 +169,15 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
                 "(code change: torch.utils.checkpoint.checkpoint around each Block in GPT.forward)",
                 "keeps only block inputs and recomputes the forward in backward: ~25-35 % slower");
     }
+    if (!cur->no_kv_cache &&
+        (cat_breakdown_total(&c->kv) > 0 || cat_breakdown_total(&c->kv_oom) > 0)) {
+        gpt_shape s = *cur;
+        s.no_kv_cache = 1;
+        n = add(items, n, max, c, &s, capacity, "use_cache=False",
+                "(code change: model.config.use_cache = False before training)",
+                "transformers' KV cache is never read in training: its copies of each block's "
+                "keys and values are not made; no speed cost");
+    }
     if (fragmentation && !expandable_set) {
         model_calib c2 = *c;
         c2.expandable = 1;

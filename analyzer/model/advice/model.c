@@ -371,11 +371,15 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
         advice_calib_default(&m->calib, &m->shape);
     m->calib.expandable = m->expandable_set;
     m->calib.weights_exact = f->tensor_mode; /* segments mix weights with other tensors */
+    /* the KV cache in the measured breakdown (the one the calibration fitted) */
+    if (cat_breakdown_total(&f->at_peak) > 0 || m->measured_at_tensors)
+        m->calib.kv = m->measured_at_tensors ? f->kv_at_tensors : f->kv_at_peak;
     if (f->has_oom && cat_breakdown_total(&f->at_oom) > 0) {
         advice_calibrate_oom(&m->calib, &f->at_oom, f->oom_requested,
                              f->at_oom.bytes[CAT_GRADIENTS] > 0 ||
                                  (f->oom_phase && (!strcmp(f->oom_phase, "backward") ||
                                                    !strcmp(f->oom_phase, "optimizer"))));
+        m->calib.kv_oom = f->kv_at_oom;
         model_oom_forward_share(m, f);
     }
     gpt_shape steady = m->shape;

@@ -50,7 +50,10 @@ typedef struct run_facts {
     int has_cat_peaks;            /* cat_peak is measured (tensor mode) */
     uint64_t cat_peak[CAT_COUNT]; /* each category's largest live bytes over the run */
     int compile_frames;           /* MODEL_COMPILE_*: what the Python frames say of torch.compile */
-    int grad_scaler;              /* 1: an enabled GradScaler allocated (scale / unscale): fp16 */
+    /* transformers' KV cache (tensors made under its cache_utils.py) by category in at_peak,
+     * at_tensors and at_oom: what use_cache=False would not make */
+    cat_breakdown kv_at_peak, kv_at_tensors, kv_at_oom;
+    int grad_scaler; /* 1: an enabled GradScaler allocated (scale / unscale): fp16 */
     /* OOM (has_oom = 0: the rest is unused) */
     int has_oom;
     uint64_t oom_requested;  /* bytes the failing call asked for */

@@ -34,6 +34,8 @@ typedef struct gpt_shape {
     int gated;
     uint64_t I, kv;
     int untied;
+    int no_kv_cache; /* 1: transformers' KV cache turned off (use_cache=False): what the run's
+                      * cache held is not made (advice.c; the formulas never count a cache) */
 } gpt_shape;
 
 /* The documents' formula (formula.md §2), with its worked-example quantities. */

@@ -1,0 +1,53 @@
+#!/bin/sh
+# sim_kv_cache.sh — the advice's use_cache=False against the run it predicts: SIMULATED Hugging
+# Face runs (examples/sim/sim_hf.py) with transformers' KV cache on, as the config has it, and the
+# same runs with --no-cache. The report of each run with the cache lists use_cache=False with a
+# predicted peak within 1 % of the process peak the run without it measured (and the same fit
+# verdict); a run without the cache is not told to turn it off; an out-of-memory run's what-if
+# equals what the report of the run without the cache says that configuration needs.
+set -u
+PY=${PYTHON:-python3}
+command -v "$PY" >/dev/null 2>&1 || { echo "no python3"; exit 77; }
+export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so"
+[ -f "$SIMTORCH_LIB" ] || { echo "sim_kv_cache: $SIMTORCH_LIB not built"; exit 1; }
+export LD_LIBRARY_PATH="$FAKE${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export FAKECUDA_MEM=24GiB # the device is larger than the card: an OOM comes from --card
+fail() { echo "FAIL: $*"; exit 1; }
+
+# run NAME ARGS...: a traced simulated run and its report (NAME.json)
+run() {
+    name=$1
+    shift
+    "$VT" run -q --card 12GiB -o "$name.vt" -- "$PY" "$ROOT/examples/sim/sim_hf.py" "$@" \
+        >"$name.out" 2>&1
+    "$VT" report --json "$name.vt" >"$name.json" || fail "report $name"
+}
+
+for c in "gpt2 4 1" "gpt2-medium 2 1" "llama-400m 2 1" "llama-400m 4 2"; do
+    set -- $c
+    run "on-$1-$2" --model "$1" --batch-size "$2" --steps "$3"
+    run "off-$1-$2" --model "$1" --batch-size "$2" --steps "$3" --no-cache
+    "$PY" - "on-$1-$2.json" "off-$1-$2.json" "$c" <<'PYEOF' || fail "$c: see above"
+import json, sys
+on, off, what = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3]
+assert on["recognized"]["kv_cache"]["on"], "the cache not seen"
+assert not off["recognized"]["kv_cache"]["on"], "a cache seen in a run without one"
+assert not [a for a in off["advice"] if a["change"] == "use_cache=False"], "told to turn off none"
+item = [a for a in on["advice"] if a["change"] == "use_cache=False"]
+assert len(item) == 1, f"{len(item)} use_cache=False what-ifs"
+p = item[0]["predicted_peak_bytes"]
+if on["run"]["oom"]:  # the same configuration as the run without the cache says it needs
+    need = off["prediction"]["current_peak_bytes"]
+    print(f"{what}: OOM; use_cache=False predicted {p / 2**30:.3f} GiB, its run says it needs "
+          f"{need / 2**30:.3f} GiB")
+    assert abs(p - need) <= 0.01 * need, "the what-if and the run's own prediction differ"
+    assert item[0]["fits"] == off["advice"][0]["fits"] or not item[0]["fits"]
+else:
+    got = off["peak"]["process_bytes"]
+    print(f"{what}: use_cache=False predicted {p / 2**30:.3f} GiB, measured {got / 2**30:.3f} "
+          f"GiB (with the cache {on['peak']['process_bytes'] / 2**30:.3f})")
+    assert abs(p - got) <= 0.01 * got, f"off by {(p - got) / got:+.1%}"
+    assert p < on["peak"]["process_bytes"], "no saving predicted"
+PYEOF
+done
+echo "sim_kv_cache: ok"
