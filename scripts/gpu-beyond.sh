@@ -135,7 +135,8 @@ PYEOF
     unset PYTORCH_CUDA_ALLOC_CONF
     export PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
     echo >>"$P/notes.md"
-    # ---- the runs, most informative first: those no GPU has run yet (2026-11-26 ran the 17 from
+    # ---- the runs, most informative first: use_cache=False beside committed runs with the cache
+    # (llama400m_lora8_b4_fit, gpt2_adafactor_b4_fit: their reports predict these), those no GPU has run yet (2026-11-26 ran the 17 from
     # bert_b16_fit on: examples/traces/h100-torch2.11-beyond), and ResNet-50 over 6 steps (in 2
     # its fp16 GradScaler skipped both, so SGD's momentum state was never made) -------------------
     # NAME|EXPECT|PROGRAM|NEEDS|OFFLINE|ARGS. EXPECT: what the simulation gave at these arguments
@@ -145,6 +146,8 @@ PYEOF
         case $name in '' | '#'*) continue ;; esac
         one_run "$name" "$expect" "$prog" "$needs" "$offline" "$args"
     done <<'RUNS'
+llama400m_lora8_nocache_b4_fit|fit|hf|transformers,peft|sim,shim|--model llama-400m --batch-size 4 --lora-rank 8 --no-cache --grad-accum 1 --steps 2
+gpt2_nocache_b4_fit|fit|hf|transformers|sim,shim|--model gpt2 --batch-size 4 --optimizer adafactor --no-cache --grad-accum 1 --steps 2
 gpt2_sgd_b4_fit|fit|hf|transformers|sim,shim|--model gpt2 --batch-size 4 --optimizer sgd --grad-accum 1 --steps 2
 gpt2_sgd_b16_oom|oom|hf|transformers|sim,shim|--model gpt2 --batch-size 16 --optimizer sgd --grad-accum 1 --steps 2
 lit_gpt2_b16_oom|oom|lit|lightning/pytorch_lightning,transformers|-|--model gpt2 --batch-size 16 --steps 2

@@ -111,6 +111,8 @@ def parser():
     ap.add_argument("--lora-alpha", type=int, default=16)
     ap.add_argument("--dropout", type=float, default=None, help="default: 0 (GPT-2), 0.1 (BERT, T5)")
     ap.add_argument("--compile", action="store_true")
+    ap.add_argument("--no-cache", action="store_true",
+                    help="model.config.use_cache = False: no KV cache in the training forward")
     ap.add_argument("--lr", type=float, default=3e-4)
     return ap
 
@@ -142,6 +144,9 @@ def main():
             if a.lora_rank:  # frozen embeddings: the checkpointed blocks' inputs need a gradient
                 model.enable_input_require_grads()
             truth["checkpoint_use_reentrant"] = checkpoint_variant(model)
+        if a.no_cache and hasattr(model.config, "use_cache"):
+            model.config.use_cache = False
+        truth["use_cache"] = bool(getattr(model.config, "use_cache", False))
         model.to(dev)
         model.train()
         trainable = model_truth(model, truth)
