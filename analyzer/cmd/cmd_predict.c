@@ -273,8 +273,15 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
         for (int k = 0; k < CAT_COUNT; k++)
             if (cal->measured.bytes[k] && cal->refined.bytes[k])
                 printf(" %s %.2f", category_name((category)k), cal->ratio[k]);
-        printf("%s)\n",
-               cal->partial ? "; the run ended in an OOM, ratios below 1 not trusted" : "");
+        /* (a ratio below 1 in a partial calibration: the activations of a first forward that
+         * ran every block before the OOM, model_trace.c) */
+        printf("%s)\n", !cal->partial ? ""
+                        : cal->ratio[CAT_ACTIVATIONS] < 1.0
+                            ? "; the run ended in an OOM, ratios below 1 "
+                              "not trusted but the activations': its "
+                              "forward had run every block"
+                            : "; the run ended in an OOM, ratios below 1 "
+                              "not trusted");
     }
     if (run->forward_note[0]) /* how its cut-short forward is read: as the report says it */
         printf("  (%s)\n", run->forward_note);

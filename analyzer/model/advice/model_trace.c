@@ -164,19 +164,43 @@ void model_gated_block(model_result *m, const run_facts *f, int nanogpt)
  * 8.05 GiB, by the blocks' 7.16, measured by a run at B=8 6.77); other
  * networks' are not spread like their weights (a ResNet's early, high-resolution layers hold
  * most activations and few weights): what-ifs scale what was alive, lower bounds. */
-void model_oom_forward_share(model_result *m, const run_facts *f)
+/* blocks_used: the share of the blocks' weights a first forward had used when it ran out of
+ * memory (autocast casts each to 16 bits at its first use; the token embedding is looked up,
+ * never cast, and the head that shares it, or its own V x d, is cast at the forward's end:
+ * neither is a block's weight); 0 when the run shows no autocast copy. */
+static double blocks_used(const model_result *m, const run_facts *f)
 {
-    if (!m->shape.generic || f->backward_passes > 0 || !f->oom_phase ||
-        strcmp(f->oom_phase, "forward"))
-        return;
     uint64_t copies = f->at_oom.bytes[CAT_AUTOCAST], params = f->at_oom.bytes[CAT_PARAMETERS];
-    /* the token embedding is looked up, never cast; the head that shares it (or its own V x d)
-     * is cast at the forward's end: neither is a block's weight used so far */
     uint64_t V = config_known(&m->cfg, CFG_vocab_size) ? (uint64_t)m->cfg.v[CFG_vocab_size].i : 0,
              d = config_known(&m->cfg, CFG_n_embd) ? (uint64_t)m->cfg.v[CFG_n_embd].i : 0, emb;
     if (V && d && !__builtin_mul_overflow(4 * V, d, &emb) && emb < params / 2)
         params -= emb;
-    double frac = params ? 2.0 * (double)copies / (double)params : 0;
+    return params ? 2.0 * (double)copies / (double)params : 0;
+}
+
+/* forward_blocks_done: a transformer's first forward that ran out of memory after every block
+ * had run (all their weights cast: at the head or the loss) kept its blocks' whole activations:
+ * their ratio to the refined formula is a measurement, below 1 too (a LoRA run saves no input
+ * of a frozen weight: Llama 400M with LoRA 0.87 of the formula at B=8, its B=4 run 0.87 with
+ * its KV cache), not the lower bound of a forward cut short */
+static void forward_blocks_done(model_result *m, const run_facts *f)
+{
+    uint64_t meas = m->calib.measured.bytes[CAT_ACTIVATIONS],
+             ref = m->calib.refined.bytes[CAT_ACTIVATIONS];
+    double q = ref ? (double)meas / (double)ref : 1.0;
+    if (blocks_used(m, f) >= 0.99 && meas && q < 1.0 && m->calib.calibrated && !m->calib.global)
+        m->calib.ratio[CAT_ACTIVATIONS] = q; /* (advice_calibrate kept 1: a partial run's) */
+}
+
+void model_oom_forward_share(model_result *m, const run_facts *f)
+{
+    if (f->backward_passes > 0 || !f->oom_phase || strcmp(f->oom_phase, "forward"))
+        return;
+    if (!m->shape.generic) {
+        forward_blocks_done(m, f);
+        return;
+    }
+    double frac = blocks_used(m, f);
     char used[120] = "";
     if (frac >= 0.01 && frac < 0.99)
         snprintf(used, sizeof used,
@@ -191,6 +215,8 @@ void model_oom_forward_share(model_result *m, const run_facts *f)
                                                            : 0,
                  T = config_known(&m->cfg, CFG_block_size) ? (uint64_t)m->cfg.v[CFG_block_size].i
                                                            : 0;
+        uint64_t V =
+            config_known(&m->cfg, CFG_vocab_size) ? (uint64_t)m->cfg.v[CFG_vocab_size].i : 0;
         unsigned per = m->shape.compile ? 8 : 12;
         double logits = (double)B * (double)T * (double)V * per;
         if (logits > 0 && logits < 1e18)
