@@ -132,6 +132,14 @@ SIM_OP(18, linalg_vector_norm)
 SIM_OP(10, reciprocal)
 SIM_OP(5, clamp)
 SIM_OP(4, norm)
+SIM_OP(3, exp)
+SIM_OP(12, index_Tensor)
+SIM_OP(17, native_group_norm)
+SIM_OP(26, native_group_norm_backward)
+SIM_OP(18, upsample_nearest2d)
+SIM_OP(27, upsample_nearest2d_backward)
+SIM_OP(8, mse_loss)
+SIM_OP(17, mse_loss_backward)
 
 /* The cuBLAS workspaces a thread's first matrix products get (through the caching allocator,
  * as PyTorch's): the handle's and cuBLASLt's. */

@@ -135,6 +135,18 @@ def tanh(x):
     return _A.tanh(x)
 
 
+def exp(x):
+    return _A.exp(x)
+
+
+def sin(x):
+    return _A.sin(x)
+
+
+def cos(x):
+    return _A.cos(x)
+
+
 def pow(x, e):  # noqa: A001
     return _A.pow_(x, e)
 

@@ -156,6 +156,9 @@ class Tensor(T.TensorBase):
     def cos(self):
         return A.cos(self)
 
+    def exp(self):
+        return A.exp(self)
+
     def sin(self):
         return A.sin(self)
 

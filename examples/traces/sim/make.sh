@@ -43,4 +43,6 @@ run gpt2_adafactor_b4_fit examples/sim/sim_hf.py --model gpt2 --batch-size 4 --o
 run resnet50_b128_fit examples/sim/sim_vision.py --model resnet50 --batch-size 128 --steps 1
 run resnet50_b320_oom_forward examples/sim/sim_vision.py --model resnet50 --batch-size 320 --steps 1
 run vitb16_b64_fit examples/sim/sim_vision.py --model vit-b16 --batch-size 64 --steps 1
+run unet_b16_fit examples/sim/sim_diffusion.py --batch-size 16 --image-size 128 --steps 2
+run unet_b32_oom_forward examples/sim/sim_diffusion.py --batch-size 32 --image-size 128 --steps 1
 mv "$OUT/facts.jsonl.new" "$OUT/facts.jsonl"

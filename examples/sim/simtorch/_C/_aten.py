@@ -228,6 +228,10 @@ def sin(x):
     return unary(x, "sin", "mul_Tensor", save_input=True)
 
 
+def exp(x):
+    return unary(x, "exp", "mul_Tensor", save_output=True)
+
+
 def reciprocal(x):
     return unary(x, "reciprocal", "mul_Tensor", save_output=True)
 
@@ -353,4 +357,5 @@ def gemm_out(shape, dtype, device, op):
 
 # views, indexing, joins (their own file; they use clone() from here)
 from ._aten_views import (view, reshape, permute, transpose, unsqueeze, squeeze,  # noqa: E402
-                          expand, narrow, select, getitem, split, unbind, cat, stack, pad)
+                          expand, narrow, select, getitem, split, unbind, cat, stack, pad,
+                          index)

@@ -1,7 +1,7 @@
 """simtorch/_C/_aten_nn.py — SIMULATION of the ATen kernels a training step of a transformer or a
 CNN runs (linear/addmm/mm/bmm with their cuBLAS workspaces, layer norm, embedding, fused
-attention as cuDNN's on a compute-capability-9.0 device, log_softmax/nll_loss, dropout,
-activations, convolution, batch norm, pooling): outputs, saved tensors, backward allocations and
+attention as cuDNN's on a compute-capability-9.0 device, log_softmax/nll_loss, mse_loss,
+dropout, activations, convolution, batch norm, group norm, pooling, nearest upsampling): outputs, saved tensors, backward allocations and
 their order, from public descriptions of those kernels. Nothing is computed."""
 from . import float32, int64, bool_, uint8
 from ._tensor import empty, numel_of, like_strides
@@ -126,6 +126,36 @@ def batch_norm(x, running_mean, running_var, w, b, training, eps=1e-5):
     if needs_grad(x, w, b):
         record(NormBackward, [x, w, b], [out], (save(x), save(w), smean, sinv),
                "cudnn_batch_norm_backward")
+    return out
+
+
+class GroupNormBackward(Node):
+    """native_group_norm_backward (CUDA): the input, weight and bias gradients (those needed),
+    then the kernel's fp32 per-(sample, channel) sums ds and db, freed at the end."""
+
+    __slots__ = ()
+
+    def apply(self, grads):
+        g = grads[0]
+        outs = [None if e is None else empty(m[0], m[1], g.device, "native_group_norm_backward")
+                for e, m in zip(self.next, self.meta)]
+        n_c = self.meta[0][0][:2]
+        ds = empty(n_c, float32, g.device, "native_group_norm_backward")
+        db = empty(n_c, float32, g.device, "native_group_norm_backward")
+        del ds, db
+        return outs
+
+
+def group_norm(x_in, groups, w_in, b_in, eps=1e-5):
+    """native_group_norm (autocast: fp32, so a 16-bit input is copied to fp32 first): the
+    output in the input's type, mean and rstd (fp32, one per sample and group); saves the
+    input, the weight, mean and rstd (the output is not saved)."""
+    x, w, b = ac_fp32(x_in, w_in, b_in) if b_in is not None else ac_fp32(x_in, w_in) + (None,)
+    out = empty(x._shape, x.dtype, x.device, "native_group_norm")
+    mean = empty((x._shape[0], groups), float32, x.device, "native_group_norm")
+    rstd = empty((x._shape[0], groups), float32, x.device, "native_group_norm")
+    if needs_grad(x, w, b):
+        record(GroupNormBackward, [x, w, b], [out], (save(x), save(w), mean, rstd))
     return out
 
 
@@ -263,6 +293,30 @@ def cross_entropy(x, target, reduction="mean"):
     return nll_loss(ls, target, reduction)
 
 
+class MseLossBackward(Node):
+    __slots__ = ()
+
+    def apply(self, grads):
+        g = grads[0]
+        return [None if e is None else empty(m[0], m[1], g.device, "mse_loss_backward")
+                for e, m in zip(self.next, self.meta)]
+
+
+def mse_loss(x_in, target_in, reduction="mean"):
+    """mse_loss (autocast: fp32): the elementwise squared errors (a tensor the input's size),
+    reduced to the loss, then freed; saves the input and the target."""
+    x, target = ac_fp32(x_in, target_in)
+    sq = empty(x._shape, x.dtype, x.device, "mse_loss")
+    if reduction == "none":
+        out = sq
+    else:
+        out = empty((), x.dtype, x.device, "mse_loss")
+        del sq
+    if needs_grad(x, target):
+        record(MseLossBackward, [x, target], [out], (save(x), save(target)))
+    return out
+
+
 # ---- pointwise kernels with their own backward ----------------------------------------------------------
 class ActBackward(Node):
     __slots__ = ()
@@ -348,6 +402,16 @@ def max_pool2d(x, k, stride, padding):
     idx = empty((B, C, oh, ow), int64, x.device, "max_pool2d_with_indices")
     if needs_grad(x):
         record(PoolBackward, [x], [out], (save(x), idx), "max_pool2d_with_indices_backward")
+    return out
+
+
+def upsample_nearest2d(x, scale):
+    """upsample_nearest2d (runs in the input's type; saves only sizes): the output; its
+    backward makes a gradient the input's size."""
+    B, C, H, W = x._shape
+    out = empty((B, C, H * scale, W * scale), x.dtype, x.device, "upsample_nearest2d")
+    if needs_grad(x):
+        record(PoolBackward, [x], [out], None, "upsample_nearest2d_backward")
     return out
 
 

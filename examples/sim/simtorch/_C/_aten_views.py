@@ -4,7 +4,7 @@ split/unbind (one multi-output node), cat, stack, constant pad. Views share thei
 their backward nodes allocate only what PyTorch's do (a reshape's copy, a slice's zeroed input,
 an expand's sum, the join of split pieces)."""
 from . import promote_types
-from ._tensor import empty, view_of, contiguous_strides, view_strides, infer_shape
+from ._tensor import TensorBase, empty, view_of, contiguous_strides, view_strides, infer_shape
 from ._autograd import Node, record, needs_grad
 from ._aten import clone, _device
 
@@ -119,8 +119,18 @@ def select(t, dim, index):
     return _view_node(t, v, IndexBackward, "zeros")
 
 
+def index(t, idx):
+    """t[idx] with an integer index tensor (advanced indexing along dimension 0): a gathered
+    copy (index_Tensor); its backward scatters into a zeroed tensor of t's size."""
+    out = empty(tuple(idx._shape) + tuple(t._shape[1:]), t.dtype, _device(t, idx), "index_Tensor")
+    return _view_node(t, out, IndexBackward, "zeros")
+
+
 def getitem(t, idx):
-    """t[...]: integers select, slices narrow, None adds a dimension, Ellipsis fills."""
+    """t[...]: integers select, slices narrow, None adds a dimension, Ellipsis fills; an
+    integer tensor gathers (index)."""
+    if isinstance(idx, TensorBase):
+        return index(t, idx)
     if not isinstance(idx, tuple):
         idx = (idx,)
     if Ellipsis in idx:

@@ -1,6 +1,6 @@
 """simtorch/nn/functional.py — SIMULATION of torch.nn.functional. Functions that are Python in
 torch are Python here (layer_norm, embedding, cross_entropy, dropout, silu, relu, pad, softmax,
-batch_norm, pooling), so stacks show functional.py as torch's do; builtins (linear, gelu,
+batch_norm, group_norm, pooling, interpolate, mse_loss), so stacks show functional.py as torch's do; builtins (linear, gelu,
 scaled_dot_product_attention, conv2d) are the simulated ATen operations themselves."""
 from .._C import _aten as _A
 from .._C import _aten_nn as _NN
@@ -69,3 +69,20 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def adaptive_avg_pool2d(input, output_size):  # noqa: A002
     size = (output_size, output_size) if isinstance(output_size, int) else tuple(output_size)
     return _NN.adaptive_avg_pool2d(input, size)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):  # noqa: A002
+    return _NN.group_norm(input, num_groups, weight, bias, eps)
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,  # noqa: A002
+                recompute_scale_factor=None, antialias=False):
+    """Only mode='nearest' with an integer scale factor is simulated."""
+    if mode != "nearest" or scale_factor is None or int(scale_factor) != scale_factor:
+        raise NotImplementedError("simtorch: interpolate(mode='nearest', scale_factor=N) only")
+    return _NN.upsample_nearest2d(input, int(scale_factor))
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean",  # noqa: A002
+             weight=None):
+    return _NN.mse_loss(input, target, reduction)
