@@ -170,3 +170,11 @@ def is_tensor(x):
 def compile(model, **kwargs):  # noqa: A001
     """torch.compile is not simulated: the model runs eagerly (the caller should say so)."""
     return model
+
+
+def isnan(x):
+    return _A.compare(x, "isnan")
+
+
+def isinf(x):
+    return _A.compare(x, "isinf")

@@ -45,4 +45,7 @@ run resnet50_b320_oom_forward examples/sim/sim_vision.py --model resnet50 --batc
 run vitb16_b64_fit examples/sim/sim_vision.py --model vit-b16 --batch-size 64 --steps 1
 run unet_b16_fit examples/sim/sim_diffusion.py --batch-size 16 --image-size 128 --steps 2
 run unet_b32_oom_forward examples/sim/sim_diffusion.py --batch-size 32 --image-size 128 --steps 1
+# a Hugging Face Trainer script: batch size, accumulation, bf16 in its TrainingArguments
+run trainer_gpt2_fit examples/sim/sim_trainer.py --model gpt2
+run trainer_gpt2m_oom_forward examples/sim/sim_trainer.py --model gpt2-medium
 mv "$OUT/facts.jsonl.new" "$OUT/facts.jsonl"

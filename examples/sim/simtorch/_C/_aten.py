@@ -3,7 +3,7 @@ broadcasting and type promotion, reductions, views, creation, cat/stack/split, i
 autocast's casting policies): each allocates its outputs with PyTorch's shapes and dtypes under
 the operation's native frame and records the backward node, saving what that node reads.
 Nothing is computed. Views share memory; in-place operations allocate nothing."""
-from . import float32, int64, promote_types, autocast_dtype, tls, gemm_workspaces
+from . import float32, int64, bool_, promote_types, autocast_dtype, tls, gemm_workspaces
 from ._tensor import TensorBase, empty, make, like_strides, broadcast_shapes
 from ._autograd import Node, record, needs_grad, save
 
@@ -302,6 +302,11 @@ def mean(x, dims=None, keepdim=False):
     if needs_grad(x):
         record(MeanBackward, [x], [out])
     return out
+
+
+def compare(x, op="ne_Scalar"):
+    """x.ne(value) and the like: a bool tensor of x's shape, outside any graph."""
+    return empty(x._shape, bool_, x.device, op)
 
 
 def sum_to(g, shape):
