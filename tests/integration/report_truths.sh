@@ -85,11 +85,7 @@ for line in open(os.path.join(d, "compiled.txt")):
             check(t, "12*B*T*V" not in l, f"compiled, yet eager's logits: {l.strip()}")
 # Contradictions the SIMULATED traces (examples/traces/sim/) revealed in the analyzer, listed here
 # until it is fixed; each is still printed, and one that no longer occurs fails (remove it then).
-KNOWN = {  # contradictions known and not fixed yet
-    # the Trainer's tr_loss (a 4-byte tensor made before the first forward) is taken for a
-    # parameter, so each backward's 4-byte seed, freed on the main thread, reads as zero_grad
-    "examples/traces/sim/trainer_gpt2_fit.vt: 4 optimizer steps, the program made 1",
-}
+KNOWN = set()  # contradictions known and not fixed yet: none today
 known = [f for f in fail if f in KNOWN]
 fail = [f for f in fail if f not in KNOWN]
 fail += [f"listed in KNOWN but no longer found (fixed? remove it): {k}" for k in sorted(KNOWN - set(known))]

@@ -24,9 +24,8 @@ FAMILY = {"gpt2": ("decoder_transformer", "GPT2LMHeadModel"),
 # contradictions known and not fixed yet (printed, not failed): a diffusion run's EMA copy of the
 # weights (diffusers' EMAModel, cloned before the first forward and kept) is filed as parameters
 KNOWN = {  # the HF Trainer simulation (its tr_loss, label mask and TrainingArguments):
-    'trainer_gpt2_fit: 992372736 B of optimizer state in the refined formula at a peak before any',
     "trainer_gpt2_fit: optimizer state {'bytes': 995519060, 'time_ns': 53760363}, the program's 995519056",
-    "trainer_gpt2_fit: trainable 124439810, the program's 124439808",
+    "trainer_gpt2_fit: trainable 124439809, the program's 124439808",
     "trainer_gpt2_fit: batch_size 8 (inferred), the program's 4",
     "trainer_gpt2_fit: block_size 512 (inferred), the program's 1024",
     "trainer_gpt2m_oom_forward: batch_size 8 (inferred), the program's 4",

@@ -75,6 +75,7 @@ enum {
     FB_WORKSPACE = 1 << 14,
     FB_ATTENTION = 1 << 15,
     FB_FOREIGN = 1 << 16, /* a Python frame of neither torch nor an optimizer's own package */
+    FB_SEED = 1 << 17,    /* autograd's _make_grads: the backward's starting gradient */
 };
 
 static uint32_t python_bits(const char *fn, const char *file)
@@ -101,7 +102,12 @@ static uint32_t python_bits(const char *fn, const char *file)
     const char *last = last_component(fn);
     uint32_t b = library_file(file) ? FB_LIBRARY : 0;
     /* torch/autograd/function.py (Function.apply) runs compiled forwards: not backward */
-    b |= in(last, bwd_fns) ? FB_BWD : 0;
+    /* a framework's backward (Accelerate's, Lightning's, DeepSpeed's) scales the loss before it
+     * calls torch's: what it makes is the step's loss, not the backward's (a gradient's size:
+     * the 4-byte loss of a Trainer, whose 4-byte running loss is made before the forward) */
+    b |= in(last, bwd_fns) && (strcmp(last, "backward") || torch_or_optimizer_file(file)) ? FB_BWD
+                                                                                          : 0;
+    b |= !strcmp(last, "_make_grads") ? FB_SEED : 0;
     b |= strstr(file, "/optim/") || strstr(file, "/optim.py") ||
                  strstr(file, "torch/nn/utils/clip_grad")
              ? FB_OPT
@@ -270,6 +276,7 @@ stack_facts phases_acc_end(const phases_acc *a)
     r.to_copy = (any & FB_TO_COPY) != 0;
     r.workspace = (any & FB_WORKSPACE) != 0;
     r.attention = (any & FB_ATTENTION) != 0;
+    r.seed = (py_any & FB_SEED) != 0;
     /* the data path: a batch the program itself makes or copies onto the device (random token
      * ids, .to(device)), or a framework's data path does, not an operation inside a module */
     r.input = (a->first_py_user == 1 || data) && !fwd && !run && ((any & FB_RAND) || r.to_copy);

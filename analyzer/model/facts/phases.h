@@ -35,6 +35,9 @@ typedef struct stack_facts {
     uint8_t workspace; /* 1: under cuBLAS's handle / workspace (a library workspace) */
     uint8_t attention; /* 1: under a fused attention kernel (sdpa, flash, efficient, cudnn) */
     uint8_t input;     /* 1: the program's own code makes / copies a batch onto the device */
+    uint8_t seed; /* 1: under torch.autograd's _make_grads: on the calling thread, the backward's
+                   * starting gradient (ones_like of the loss), no parameter's gradient (the
+                   * engine's threads carry the calling thread's last Python frames: these too) */
 } stack_facts;
 
 const char *phase_name(int p);

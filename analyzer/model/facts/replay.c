@@ -141,9 +141,12 @@ static inline __attribute__((always_inline)) void apply_free(state *s, const rea
     }
     if (ot->pending && e->level == L_SEGMENT)
         ot->released += e->size;
+    int seed = e->addr == s->seed_addr; /* the backward's starting gradient (replay_phase.c) */
+    if (seed)
+        s->seed_addr = 0;
     int grad_free = !ev->backward && e->phase == PHASE_BACKWARD &&
                     (e->level == L_INNER || e->level == L_TENSOR) &&
-                    (replay_size_bits(s, e->size) & 1) && !ot->pending;
+                    (replay_size_bits(s, e->size) & 1) && !ot->pending && !seed;
     if (grad_free) { /* a gradient freed: what an optimizer step made and keeps past this is
                       * its state */
         s->grad_free_event = s->event;

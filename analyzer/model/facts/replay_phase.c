@@ -199,6 +199,11 @@ uint8_t replay_phase_event(state *s, const reader_event *ev, int is_alloc, uint8
     uint8_t p = f->f.phase;
     if (p == PHASE_OTHER || p == PHASE_INIT)
         p = !s->seen_forward && s->iter == 0 ? PHASE_INIT : PHASE_FORWARD;
+    /* the backward's starting gradient, made on the calling thread: its free is not a gradient's
+     * as zero_grad frees them (a scalar loss's is 4 bytes: a loop's running loss made before the
+     * first forward, a Trainer's, has that size, taken for a parameter's) */
+    if (p == PHASE_BACKWARD && f->f.seed)
+        s->seed_addr = ev->addr;
     if (p == PHASE_FORWARD && !s->seen_forward) {
         s->seen_forward = 1;
         infer_vocab(s);
