@@ -56,11 +56,7 @@ for line in open(sys.argv[1]):
 # GroupNorm weight of 512 fp32 read as an image batch (48x48) and its int64 labels (B 256)
 KNOWN = {  # the HF Trainer simulation (its tr_loss, label mask and TrainingArguments):
     "trainer_gpt2_fit.vt: P 124439809, the program's 124439808 + 0 of buffers",
-    "trainer_gpt2_fit.vt: B 8, the run's 4",
-    "trainer_gpt2_fit.vt: T 512, the run's 1024",
     "trainer_gpt2m_oom_forward.vt: P 354823169, the program's 354823168 + 0 of buffers",
-    "trainer_gpt2m_oom_forward.vt: B 8, the run's 4",
-    "trainer_gpt2m_oom_forward.vt: T 512, the run's 1024",
     "unet_b16_fit.vt: P 225576454, the program's 113673219 + 0 of buffers",
          "unet_b16_fit.vt: B 256, the run's 16",
          "unet_b32_oom_forward.vt: P 96392448, the program's 113673219 + 0 of buffers",

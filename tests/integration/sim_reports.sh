@@ -26,10 +26,6 @@ FAMILY = {"gpt2": ("decoder_transformer", "GPT2LMHeadModel"),
 KNOWN = {  # the HF Trainer simulation (its tr_loss, label mask and TrainingArguments):
     "trainer_gpt2_fit: optimizer state {'bytes': 995519060, 'time_ns': 53760363}, the program's 995519056",
     "trainer_gpt2_fit: trainable 124439809, the program's 124439808",
-    "trainer_gpt2_fit: batch_size 8 (inferred), the program's 4",
-    "trainer_gpt2_fit: block_size 512 (inferred), the program's 1024",
-    "trainer_gpt2m_oom_forward: batch_size 8 (inferred), the program's 4",
-    "trainer_gpt2m_oom_forward: block_size 512 (inferred), the program's 1024",
     "unet_b16_fit: parameters 909385752 B at the peak, the program's "
          "454692876 (+ 454692876 B of EMA copy)",
          "unet_b32_oom_forward: parameters 921968920 B at the OOM, the "

@@ -21,7 +21,7 @@ static uint32_t *vt__live_at(vt__pass *p, uint64_t addr)
     return &p->live_at[(addr * 0x9e3779b97f4a7c15ull) >> 52];
 }
 
-static int vt__push(vt__pass *p, uint64_t addr, uint64_t size, uint64_t event)
+static int vt__push(vt__pass *p, uint64_t addr, uint64_t size, uint64_t event, int made)
 {
     if (p->n == p->cap) {
         size_t cap = p->cap ? p->cap * 2 : 1024;
@@ -31,7 +31,7 @@ static int vt__push(vt__pass *p, uint64_t addr, uint64_t size, uint64_t event)
         p->t = t;
         p->cap = cap;
     }
-    p->t[p->n++] = (vt__tensor){addr, size, event, !p->seen_backward, 1, 0, 0};
+    p->t[p->n++] = (vt__tensor){addr, size, event, !p->seen_backward, 1, 0, 0, made};
     ++*vt__live_at(p, addr);
     return 0;
 }
@@ -198,8 +198,10 @@ static void vt__infer_tokens(const vt__pass *p, const uint64_t *elems, size_t ne
     size_t emb = vt__embeds(p, at, bt, d), stop = emb ? emb + 4 : at;
     for (size_t i = at + 1; i < p->n && i < li && i <= stop && !T; i++) {
         uint64_t s = p->t[i].size;
+        /* (made in a forward where the stack says: a Trainer's mask of the batch's tokens,
+         * B·T bools, made before it, has the size of arange(B·T / 8)) */
         if (p->t[i].early && !p->t[i].kept && s < bt * 8 && s >= 64 && s % 8 == 0 &&
-            (bt * 8) % s == 0)
+            (bt * 8) % s == 0 && p->t[i].made != INFER_MADE_ELSEWHERE)
             T = s / 8, how = 1;
     }
     /* else a position embedding (T_max×d, outside the repeating block) whose rows divide B·T */
@@ -378,6 +380,12 @@ void infer_pass_free(infer_pass *ip)
 void infer_pass_event(infer_pass *ip, uint64_t event, int is_alloc, const reader_event *ev,
                       uint64_t freed_event)
 {
+    infer_pass_event_made(ip, event, is_alloc, ev, freed_event, INFER_MADE_UNKNOWN);
+}
+
+void infer_pass_event_made(infer_pass *ip, uint64_t event, int is_alloc, const reader_event *ev,
+                           uint64_t freed_event, int made)
+{
     vt__pass *p = &ip->p;
     if ((p->snapped && p->seen_backward) || ip->oom)
         return; /* the first backward is over: nothing later counts */
@@ -386,7 +394,7 @@ void infer_pass_event(infer_pass *ip, uint64_t event, int is_alloc, const reader
             p->seen_backward = 1;
         else if (p->seen_backward && !p->snapped)
             vt__snap(p, 0); /* the first backward is over: what lives outlived it */
-        if (!p->seen_backward && vt__push(p, ev->addr, ev->size, event))
+        if (!p->seen_backward && vt__push(p, ev->addr, ev->size, event, made))
             ip->oom = 1;
     } else if (is_alloc && !p->snapped &&
                (ev->api == VT_API_torchOom ||

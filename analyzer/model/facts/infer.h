@@ -55,6 +55,12 @@ typedef struct infer_pass infer_pass;
 infer_pass *infer_pass_new(void); /* NULL when out of memory */
 void infer_pass_event(infer_pass *p, uint64_t event, int is_alloc, const reader_event *ev,
                       uint64_t freed_event);
+/* infer_pass_event_made: infer_pass_event, with where the allocation's stack says it was made
+ * (the replay knows; INFER_MADE_UNKNOWN is infer_pass_event's): position ids are made in a
+ * module's forward, a training loop's token mask of the same size is not. */
+enum { INFER_MADE_UNKNOWN, INFER_MADE_FORWARD, INFER_MADE_ELSEWHERE };
+void infer_pass_event_made(infer_pass *p, uint64_t event, int is_alloc, const reader_event *ev,
+                           uint64_t freed_event, int made);
 /* infer_pass_done: 1 once no later event can change what infer_finish says. */
 int infer_pass_done(const infer_pass *p);
 int infer_finish(infer_pass *p, infer_result *out);

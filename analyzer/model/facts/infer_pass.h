@@ -18,6 +18,7 @@ typedef struct vt__tensor {
     int live;
     int kept;  /* alive right after the first backward (or at an OOM before it) */
     int batch; /* an image batch or its labels (vt__find_images): not a parameter */
+    int made;  /* where its stack says it was made: INFER_MADE_* (infer.h) */
 } vt__tensor;
 
 typedef struct vt__pass {

@@ -223,3 +223,13 @@ int replay_phase_of_stack(void *s, uint32_t id)
 {
     return facts_of((state *)s, id)->f.phase;
 }
+
+int replay_phase_made(state *s, uint32_t id)
+{
+    if (!id)
+        return INFER_MADE_UNKNOWN;
+    const struct stack_fx *f = facts_of(s, id);
+    int fwd = f->f.phase == PHASE_FORWARD || f->f.phase == PHASE_EVAL ||
+              f->f.phase == PHASE_COMPILE; /* (an evaluation's forward is a forward) */
+    return !f->f.has_python ? INFER_MADE_UNKNOWN : fwd ? INFER_MADE_FORWARD : INFER_MADE_ELSEWHERE;
+}

@@ -141,6 +141,10 @@ void replay_phase_note_init(state *s, uint64_t size);
 int replay_phase_step(state *s);
 /* replay_phase_of_stack: the phase of a stack's frames (s: the state), for growth.c */
 int replay_phase_of_stack(void *s, uint32_t id);
+/* replay_phase_made: INFER_MADE_FORWARD when stack id's frames are a forward's (training,
+ * evaluation or compiling), ELSEWHERE when its Python frames say another phase, UNKNOWN with
+ * none (0, or native frames only) */
+int replay_phase_made(state *s, uint32_t id);
 /* replay_phase_event: the phase of an event; *loss gets its EF_* flags (allocations). */
 uint8_t replay_phase_event(state *s, const reader_event *ev, int is_alloc, uint8_t *loss);
 /* replay_phase_free: the phase of a free (replay_phase_event's, which it is): frees carry no
