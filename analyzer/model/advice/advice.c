@@ -164,6 +164,11 @@ static double weights_of(const model_calib *c, const gpt_shape *s, category k, d
  * peak). */
 static double unseen_weights(const model_calib *c, const gpt_shape *s, category k, uint64_t ref)
 {
+    /* no formula: the optimizer's state of the parameters measured (AdamW's 8 B each unless the
+     * optimizer was recognized), alive through every forward after the first step; gradients
+     * only as kept_grads keeps them (zero_grad sets them to None before the next forward) */
+    if (!ref && s->generic && k == CAT_OPTIMIZER)
+        return weights_of(c, s, k, 0);
     return ref ? weights_of(c, s, k, (double)ref) : 0;
 }
 
