@@ -168,6 +168,43 @@ static void test_flags(void **state)
     assert_int_equal(f.has_python, 0);
 }
 
+/* a batch made in the training loop: random token ids, and a diffusion step's noise (random
+ * floats made on the device), not a parameter made with torch.randn in a module's __init__, nor
+ * noise made inside a forward; the backward's starting gradient and what a framework's backward
+ * makes before torch's */
+static void test_inputs_and_seed(void **state)
+{
+    (void)state;
+    stack_facts f = PHASE_OF(native("at::_ops::randn::call(c10::ArrayRef<long>)"),
+                             py("/w/train_unet.py", "main"));
+    assert_int_equal(f.input, 1);
+    f = PHASE_OF(native("at::_ops::randn_like::call(at::Tensor const&)"),
+                 py("/w/train_unet.py", "main"));
+    assert_int_equal(f.input, 1);
+    f = PHASE_OF(native("at::_ops::randint_low::call(long, long)"), py("/w/train.py", "main"));
+    assert_int_equal(f.input, 1);
+    f = PHASE_OF(native("at::_ops::randn::call(c10::ArrayRef<long>)"),
+                 py("/w/model.py", "Net.__init__"), py("/w/train.py", "main"));
+    assert_int_equal(f.input, 0);
+    f = PHASE_OF(native("at::_ops::randn::call(c10::ArrayRef<long>)"),
+                 py("/w/model.py", "Net.forward"), py("/w/train.py", "main"));
+    assert_int_equal(f.input, 0);
+    f = PHASE_OF(native("at::_ops::empty_strided::call"), py("/w/train.py", "main"));
+    assert_int_equal(f.input, 0);
+    f = PHASE_OF(native("at::_ops::ones_like::call"),
+                 py("/v/site-packages/torch/autograd/__init__.py", "_make_grads"),
+                 py("/v/site-packages/torch/autograd/__init__.py", "backward"),
+                 py("/v/site-packages/torch/_tensor.py", "Tensor.backward"),
+                 py("/w/train.py", "main"));
+    assert_int_equal(f.seed, 1);
+    assert_int_equal(f.phase, PHASE_BACKWARD);
+    f = PHASE_OF(native("at::_ops::div_Tensor::call"),
+                 py("/v/site-packages/accelerate/accelerator.py", "Accelerator.backward"),
+                 py("/v/site-packages/transformers/trainer.py", "Trainer.training_step"));
+    assert_int_equal(f.seed, 0);
+    assert_true(f.phase != PHASE_BACKWARD);
+}
+
 /* the signals that survive torch.compile and loops other than nanoGPT's */
 static void test_compiled_and_scaler(void **state)
 {
@@ -241,9 +278,13 @@ static void test_names(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_each_phase), cmocka_unit_test(test_precedence),
-        cmocka_unit_test(test_flags),      cmocka_unit_test(test_site),
-        cmocka_unit_test(test_names),      cmocka_unit_test(test_compiled_and_scaler),
+        cmocka_unit_test(test_each_phase),
+        cmocka_unit_test(test_precedence),
+        cmocka_unit_test(test_flags),
+        cmocka_unit_test(test_inputs_and_seed),
+        cmocka_unit_test(test_site),
+        cmocka_unit_test(test_names),
+        cmocka_unit_test(test_compiled_and_scaler),
         cmocka_unit_test(test_closure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

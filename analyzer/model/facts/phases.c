@@ -76,6 +76,7 @@ enum {
     FB_ATTENTION = 1 << 15,
     FB_FOREIGN = 1 << 16, /* a Python frame of neither torch nor an optimizer's own package */
     FB_SEED = 1 << 17,    /* autograd's _make_grads: the backward's starting gradient */
+    FB_NOISE = 1 << 18,   /* random floats made (randn, rand, normal): a diffusion step's noise */
 };
 
 static uint32_t python_bits(const char *fn, const char *file)
@@ -142,6 +143,10 @@ static uint32_t native_bits(const char *fn)
              : 0;
     b |= strstr(fn, "_to_copy") ? FB_TO_COPY : 0;
     b |= strstr(fn, "at::_ops::randint") || strstr(fn, "at::_ops::random_") ? FB_RAND : 0;
+    b |= strstr(fn, "at::_ops::randn") || strstr(fn, "at::_ops::rand_like") ||
+                 strstr(fn, "at::_ops::rand::") || strstr(fn, "at::_ops::normal")
+             ? FB_NOISE
+             : 0;
     b |= strstr(fn, "BlasHandle") || strstr(fn, "BlasLtWorkspace") || strstr(fn, "cublas")
              ? FB_WORKSPACE
              : 0;
@@ -279,7 +284,10 @@ stack_facts phases_acc_end(const phases_acc *a)
     r.seed = (py_any & FB_SEED) != 0;
     /* the data path: a batch the program itself makes or copies onto the device (random token
      * ids, .to(device)), or a framework's data path does, not an operation inside a module */
-    r.input = (a->first_py_user == 1 || data) && !fwd && !run && ((any & FB_RAND) || r.to_copy);
+    /* (random floats too: a diffusion step's noise, not under a module's __init__, where a
+     * parameter made with torch.randn on the device is) */
+    r.input = (a->first_py_user == 1 || data) && !fwd && !run &&
+              ((any & FB_RAND) || ((any & FB_NOISE) && !init) || r.to_copy);
     r.phase = bwd             ? PHASE_BACKWARD
               : opt           ? PHASE_OPTIMIZER
               : ev            ? PHASE_EVAL
