@@ -42,29 +42,32 @@ static void optimizer_state(const model_result *m, const run_facts *f, uint64_t 
     }
 }
 
-/* no_gradients: why no .grad was alive at the peak, from where the peak came. */
+/* no_gradients: why no .grad was alive at the peak the model explains (the tensors' peak when
+ * measured there: the process peak's table beside it can hold gradients), from where it came. */
 static void no_gradients(const model_result *m, const run_facts *f, char *out, size_t n)
 {
     const char *ph = f->peak_phase ? f->peak_phase : "";
+    const char *pk = m->measured_at_tensors ? "the tensors' peak" : "the peak";
     if (f->backward_passes == 0 || (f->peak_bwd == 0 && strcmp(ph, "backward")))
-        snprintf(out, n, "no .grad alive at the peak: it came before the run's first backward%s",
+        snprintf(out, n, "no .grad alive at %s: it came before the run's first backward%s", pk,
                  !strcmp(ph, "forward") ? ", in its first forward" : "");
     else if (!strcmp(ph, "backward"))
         snprintf(out, n,
-                 "no .grad alive at the peak: it came in a backward, before that "
+                 "no .grad alive at %s: it came in a backward, before that "
                  "backward made the gradients%s",
+                 pk,
                  m->rec.feat[FEATURE_CHECKPOINTING].state == FEAT_ON
                      ? " (the checkpointed blocks' forward is "
                        "recomputed there)"
                      : "");
     else if (f->peak_iter > 0 && f->cat_peak[CAT_GRADIENTS] > 0)
         snprintf(out, n,
-                 "no .grad alive at the peak: the last optimizer step's gradients had been freed "
-                 "(zero_grad(set_to_none=True)) and the peak came in the %s, before the next "
+                 "no .grad alive at %s: the last optimizer step's gradients had been freed "
+                 "(zero_grad(set_to_none=True)) and %s came in the %s, before the next "
                  "backward",
-                 ph[0] ? ph : "step");
+                 pk, pk, ph[0] ? ph : "step");
     else
-        snprintf(out, n, "no .grad alive at the peak (it came in the %s)", ph[0] ? ph : "run");
+        snprintf(out, n, "no .grad alive at %s (it came in the %s)", pk, ph[0] ? ph : "run");
 }
 
 /* explain_generic: no formula applies: what the measurement says, per category. */
