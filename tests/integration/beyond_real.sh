@@ -254,6 +254,9 @@ for f in facts:
         for l in text.splitlines():
             if "24 overcounts: measured" in l or re.search(r"cross-entropy over V=\d+ kept", l):
                 bad.append("%s: a partial forward judged as whole: %s" % (t, l.strip()))
+            if "MiB per sample of the micro-batch" in l and "cut the forward short" not in l:
+                bad.append("%s: a partial forward's bytes per sample as the whole's: %s" %
+                           (t, l.strip()))
     elif r["formula_applies"] and r["formula"]["activation_multiplier"]["forward_unfinished"]:
         bad.append("%s: a whole forward marked unfinished" % t)
     if f["family"] in ("resnet", "t5") and ("formula comparison" in text or

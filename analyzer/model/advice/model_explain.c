@@ -103,7 +103,14 @@ static void explain_generic(model_result *m, const run_facts *f)
                 optimizer_state(m, f, me, rd, n);
             break;
         case CAT_ACTIVATIONS:
-            if (me && s->B)
+            if (me && s->B && m->forward_cut)
+                snprintf(rd, n,
+                         "%.1f MiB per sample of the micro-batch (%llu) when the out-of-memory "
+                         "error cut the forward short: the whole forward saves more for the "
+                         "backward; scales with the micro-batch%s",
+                         mibf(me) / (double)s->B, (unsigned long long)s->B,
+                         m->rec.batchnorm ? " (and the input size)" : "");
+            else if (me && s->B)
                 snprintf(rd, n,
                          "%.1f MiB per sample of the micro-batch (%llu): what the forward saved "
                          "for the backward, scales with the micro-batch%s",
