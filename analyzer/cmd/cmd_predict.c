@@ -345,18 +345,23 @@ verdict:
                "step needs at least this much)\n");
     uint64_t rb, ra;
     char flags[160];
+    /* the flags change the traced run's command line: its accumulation, not the what-if's
+     * (--grad-accum 2 given here is a change the program must be told too) */
+    gpt_shape base = *s;
+    if (a->from && cal->calibrated && !s->accum_unknown)
+        base.A = cal->measured_shape.A;
     if (lb) {
         printf("largest batch_size that fits (keeping >= %d %% free): %s%llu%s",
                ADVICE_HEADROOM_PCT, run->lower_bounds ? "at most " : "", (unsigned long long)lb,
                run->lower_bounds ? " (the what-ifs are lower bounds)" : "");
-        advice_batch_flags(c, s, lb, s->A, flags, sizeof flags);
+        advice_batch_flags(c, &base, lb, s->A, flags, sizeof flags);
         if (c->program == PROG_NANOGPT)
             printf("  (--batch_size=%llu)\n", (unsigned long long)lb);
         else
             printf(flags[0] ? "  (%s)\n" : "%s\n", flags);
     }
     if (lb && advice_keep_effective(s, lb, &rb, &ra)) {
-        advice_batch_flags(c, s, rb, ra, flags, sizeof flags);
+        advice_batch_flags(c, &base, rb, ra, flags, sizeof flags);
         if (s->accum_unknown && rb == s->B)
             printf("recommended: micro-batch %llu as it is%s%s%s, your accumulation steps "
                    "unchanged\n",

@@ -133,6 +133,13 @@ for f in (os.path.join(beyond, "resnet50_b320_oom.vt"), "resnet50_b320_oom.json"
     _, out, _ = run("predict", "--from", f, "--batch-size", "246")
     if "may fit, at most 632.8 MiB free\n  (a lower bound:" not in out or "peak: at least " not in out:
         bad.append("predict --from %s --batch-size 246: a fit without its caveat:\n%s" % (f, out))
+# an accumulation given to predict is a change of the run: the flags it prints carry it (they said
+# "--batch-size 16" for B=16 with --grad-accum 2, an effective batch of 16 when run)
+_, out, _ = run("predict", "--from", os.path.join(beyond, "bert_b32_oom.vt"), "--batch-size", "16",
+                "--grad-accum", "2")
+for l in out.splitlines():
+    if ("largest batch_size" in l or l.startswith("recommended")) and "--grad-accum 2)" not in l:
+        bad.append("predict --grad-accum 2: flags without it: %s" % l)
 # b_oom_12gib: the report's advice (its --batch-size 16) is what predict --from its JSON says
 js, rep = json_route("b_oom", ["--batch-size", "16"], boom)
 if js:
