@@ -46,8 +46,9 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: vramtrace predict [options] [CONFIG.py ...] [--key=value ...]\n\n"
-            "Predicts the GPU memory of one nanoGPT training step (formula.md §3) and whether it "
-            "fits a card.\n\n"
+            "Predicts the GPU memory of one training step and whether it fits a card: a GPT-style\n"
+            "transformer's from the refined formula (docs/formula.md §3), or, with --from, any\n"
+            "traced run's (a CNN, a diffusion U-Net, ...) scaled from what it measured.\n\n"
             "model:\n"
             "  --model NAME          gpt2, gpt2-medium, gpt2-large, gpt2-xl, shakespeare-char\n"
             "  --n-layer N  --n-head N  --n-embd N  --block-size N  --vocab-size N  --bias / "
@@ -72,10 +73,9 @@ static void usage(FILE *out)
             "output:\n"
             "  --json                one JSON object on stdout\n"
             "  -h, --help            this text\n\n"
-            "defaults are nanoGPT train.py's (GPT-2 124M shape, batch_size 12, block_size 1024, "
-            "bfloat16, compile).\n"
-            "The peak includes an assumed 500 MiB CUDA context and a 10 %% allocator cache; keep "
-            ">= %d %% free.\n"
+            "without --from, defaults are nanoGPT train.py's (GPT-2 124M shape, batch_size 12,\n"
+            "block_size 1024, bfloat16, compile), and the peak includes an assumed 500 MiB CUDA\n"
+            "context and a 10 %% allocator cache; with --from, the run's own. Keep >= %d %% free.\n"
             "exit codes: 0 ok, 2 usage or bad value\n",
             card_presets_help(), ADVICE_HEADROOM_PCT);
 }
