@@ -14,8 +14,11 @@ static void add_formula_json(cJSON *root, const model_result *m)
 {
     cJSON *fo = cJSON_AddObjectToObject(root, "formula");
     uint64_t tm = 0, td = 0, tr = 0;
+    /* no formula applies: none is compared (not even the refined formula's assumed context) */
+    int fo_ok = m->formula_ok;
     for (int c = 0; c < CAT_COUNT; c++) {
-        uint64_t me = m->measured.bytes[c], d = m->doc.bytes[c], r = m->refined.bytes[c];
+        uint64_t me = m->measured.bytes[c], d = fo_ok ? m->doc.bytes[c] : 0,
+                 r = fo_ok ? m->refined.bytes[c] : 0;
         tm += me, td += d, tr += r;
         cJSON *e = cJSON_AddObjectToObject(fo, category_key((category)c));
         cJSON_AddNumberToObject(e, "measured_bytes", (double)me);
@@ -38,13 +41,21 @@ static void add_formula_json(cJSON *root, const model_result *m)
     cJSON_AddNumberToObject(t, "measured_bytes", (double)tm);
     cJSON_AddNumberToObject(t, "document_bytes", (double)td);
     cJSON_AddNumberToObject(t, "refined_bytes", (double)tr);
-    cJSON_AddNumberToObject(t, "ratio", tr ? (double)tm / tr : 0);
+    if (tr)
+        cJSON_AddNumberToObject(t, "ratio", (double)tm / tr);
+    else
+        cJSON_AddNullToObject(t, "ratio");
     cJSON *mu = cJSON_AddObjectToObject(fo, "activation_multiplier");
     cJSON_AddNumberToObject(mu, "measured", m->mult_act);
     cJSON_AddNumberToObject(mu, "measured_with_logits_attention", m->mult_all);
     cJSON_AddBoolToObject(mu, "forward_unfinished", m->forward_cut);
-    cJSON_AddNumberToObject(mu, "document_basic", FORMULA_DOC_MULT_BASIC);
-    cJSON_AddNumberToObject(mu, "document_empirical", FORMULA_DOC_MULT_EMPIRICAL);
+    if (fo_ok) {
+        cJSON_AddNumberToObject(mu, "document_basic", FORMULA_DOC_MULT_BASIC);
+        cJSON_AddNumberToObject(mu, "document_empirical", FORMULA_DOC_MULT_EMPIRICAL);
+    } else {
+        cJSON_AddNullToObject(mu, "document_basic");
+        cJSON_AddNullToObject(mu, "document_empirical");
+    }
     cJSON *pc = cJSON_AddObjectToObject(fo, "parameter_count");
     cJSON_AddNumberToObject(pc, "exact", (double)formula_params_exact(&m->shape));
     cJSON_AddNumberToObject(pc, "reported", (double)m->docf.params_reported);

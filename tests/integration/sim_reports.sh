@@ -122,6 +122,14 @@ for line in open(sys.argv[1]):
         if fam == "convolutional" and \
                 inf.get("image_size", {}).get("value") != f.get("image_size", 224):
             bad.append("%s: image size %s" % (t, inf.get("image_size")))
+    # no formula applies: the JSON compares none (no refined context, no total ratio, no 24)
+    if not r["formula_applies"]:
+        fo = r["formula"]
+        if fo["total"]["ratio"] is not None or fo["activation_multiplier"]["document_basic"] is not None \
+                or any(v.get("refined_bytes") for k, v in fo.items() if isinstance(v, dict) and
+                       "refined_bytes" in v):
+            bad.append("%s: no formula applies, yet the JSON compares one: total %s" %
+                       (t, fo["total"]))
     # what was on: checkpointing, LoRA; never recommended when on, never read as compile
     ck = f.get("gradient_checkpointing", False)
     if rec["activation_checkpointing"]["on"] is not bool(ck):
