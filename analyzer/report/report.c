@@ -81,8 +81,9 @@ static const char *env_value(const replay_result *r, const char *name)
 /* made_under: the bytes alive in snapshot s, by category, made with a Python frame of a file
  * whose name holds part on their stack: parameters under peft's code are LoRA adapters (what
  * trains when no gradient was measured), tensors under transformers' cache_utils.py its KV
- * cache */
-static cat_breakdown made_under(const tables *t, const replay_snapshot *s, const char *part)
+ * cache. part NULL: a frame of an EMA's code (recognize_ema_code; *ema: which one). */
+static cat_breakdown made_under(const tables *t, const replay_snapshot *s, const char *part,
+                                int *ema)
 {
     cat_breakdown b;
     memset(&b, 0, sizeof b);
@@ -91,14 +92,26 @@ static cat_breakdown made_under(const tables *t, const replay_snapshot *s, const
         const tables_stack *st = it->stack_id ? tables_stack_get(t, it->stack_id) : NULL;
         for (unsigned k = st ? st->n_native : 0; st && k < st->n_native + st->n_python; k++) {
             const tables_code *code = tables_code_get(t, VT_PYFRAME_CODE(st->frames[k]));
-            if (code && code->filename.s && strstr(code->filename.s, part)) {
+            const char *file = code ? code->filename.s : NULL;
+            int hit = !file  ? 0
+                      : part ? strstr(file, part) != NULL
+                             : recognize_ema_code(file, code->qualname.s);
+            if (hit) {
                 if (it->category < CAT_COUNT)
                     b.bytes[it->category] += it->size;
+                if (ema)
+                    *ema = hit;
                 break;
             }
         }
     }
     return b;
+}
+
+/* ema_params: the parameters' bytes in snapshot s that are an EMA's copy of the weights */
+static uint64_t ema_params(const tables *t, const replay_snapshot *s, int *which)
+{
+    return made_under(t, s, NULL, which).bytes[CAT_PARAMETERS];
 }
 
 #define KV_CACHE_FILE "transformers/cache_utils.py"
@@ -180,11 +193,27 @@ static int report_fill(report_ctx *c)
     for (int i = 0; r->has_cat_peaks && i < CAT_COUNT; i++)
         f->cat_peak[i] = r->cat_peak[i];
     /* transformers' KV cache in each snapshot the model reads (advice's use_cache=False) */
-    f->kv_at_peak = made_under(r->t, &r->at_peak, KV_CACHE_FILE);
+    f->kv_at_peak = made_under(r->t, &r->at_peak, KV_CACHE_FILE, NULL);
     if (f->has_at_tensors)
-        f->kv_at_tensors = made_under(r->t, &r->at_tensors, KV_CACHE_FILE);
+        f->kv_at_tensors = made_under(r->t, &r->at_tensors, KV_CACHE_FILE, NULL);
     if (r->has_oom)
-        f->kv_at_oom = made_under(r->t, &r->at_oom, KV_CACHE_FILE);
+        f->kv_at_oom = made_under(r->t, &r->at_oom, KV_CACHE_FILE, NULL);
+    /* an EMA's copy of the weights among the parameters: not the model's (P, the trainable
+     * share, what the weights predict leave it out) */
+    int ema_which = 0;
+    f->ema_at_peak = ema_params(r->t, &r->at_peak, &ema_which);
+    if (f->has_at_tensors)
+        f->ema_at_tensors = ema_params(r->t, &r->at_tensors, &ema_which);
+    if (r->has_oom)
+        f->ema_at_oom = ema_params(r->t, &r->at_oom, &ema_which);
+    uint64_t ema = r->has_oom          ? f->ema_at_oom
+                   : f->has_at_tensors ? f->ema_at_tensors
+                                       : f->ema_at_peak;
+    f->ema_words = recognize_ema_words(ema_which);
+    if (f->inferred && ema)
+        infer_params_less(&c->inferred, ema, f->ema_words);
+    uint64_t params =
+        r->has_cat_peaks ? r->cat_peak[CAT_PARAMETERS] : r->at_peak.by_cat.bytes[CAT_PARAMETERS];
     /* what was trained and what was on, from the code on the stacks and the measured state */
     recognize_input ri = {
         .t = r->t,
@@ -193,13 +222,12 @@ static int report_fill(report_ctx *c)
         .iterations = (int)r->iterations,
         .compile_phase = r->phase_peak[PHASE_COMPILE] != 0,
         .forward_seen = r->phase_peak[PHASE_FORWARD] != 0,
-        .param_bytes = r->has_cat_peaks ? r->cat_peak[CAT_PARAMETERS]
-                                        : r->at_peak.by_cat.bytes[CAT_PARAMETERS],
+        .param_bytes = params > ema ? params - ema : params,
         .grad_peak = r->has_cat_peaks ? r->cat_peak[CAT_GRADIENTS] : 0,
         .optim_peak = r->has_cat_peaks ? r->cat_peak[CAT_OPTIMIZER] : 0,
         .has_cat_peaks = r->has_cat_peaks,
         .grad_scaler = f->grad_scaler,
-        .adapter_bytes = made_under(r->t, &r->at_peak, "/peft/").bytes[CAT_PARAMETERS],
+        .adapter_bytes = made_under(r->t, &r->at_peak, "/peft/", NULL).bytes[CAT_PARAMETERS],
         /* at the moment the model explains (advice's use_cache=False saves it there) */
         .kv_cache_bytes = cat_breakdown_total(r->has_oom          ? &f->kv_at_oom
                                               : f->has_at_tensors ? &f->kv_at_tensors
@@ -207,6 +235,8 @@ static int report_fill(report_ctx *c)
         .kv_cache_at = r->has_oom          ? "at the out-of-memory error"
                        : f->has_at_tensors ? "at the tensors' peak"
                                            : "at the peak",
+        .ema_bytes = ema,
+        .ema_which = ema_which,
     };
     recognize_run(&ri, &c->recog);
     f->recog = &c->recog;

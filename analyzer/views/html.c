@@ -114,7 +114,7 @@ static void data(FILE *out, report_ctx *c)
 }
 
 /* ---- the tables ---- */
-static void breakdown(FILE *out, replay_result *r)
+static void breakdown(FILE *out, replay_result *r, const run_facts *f)
 {
     char b1[32], b2[32];
     uint64_t total = cat_breakdown_total(&r->at_peak.by_cat);
@@ -137,7 +137,12 @@ static void breakdown(FILE *out, replay_result *r)
                 category_name(k), html_bytes(v, b1, sizeof b1), share, category_key(k), share);
         if (r->has_oom)
             fprintf(out, "<td class=n>%s</td>", html_bytes(o, b2, sizeof b2));
-        fprintf(out, "<td class=sub2>%s</td></tr>\n", category_doc(k));
+        fprintf(out, "<td class=sub2>%s", category_doc(k));
+        if (k == CAT_PARAMETERS && (f->ema_at_peak || f->ema_at_oom)) /* not the model's own */
+            fprintf(out, ", and an EMA copy of them (%s, %s)",
+                    html_bytes(f->ema_at_peak ? f->ema_at_peak : f->ema_at_oom, b1, sizeof b1),
+                    f->ema_words);
+        fputs("</td></tr>\n", out);
     }
     fputs("</table>\n", out);
     if (!r->tensor_mode && r->segment_mode)
@@ -314,7 +319,7 @@ int html_write(FILE *out, report_ctx *c)
     if (html_too_short(r, why, sizeof why)) {
         html_config(out, c); /* the command line's, all a cut trace can say */
     } else {
-        breakdown(out, r);
+        breakdown(out, r, &c->facts);
         html_oom(out, c);
         html_advice(out, c);
         html_config(out, c);

@@ -107,8 +107,9 @@ void html_trained(FILE *out, const report_ctx *c)
     trained_row(out, "optimizer", r->optim == OPT_UNKNOWN ? "unknown" : optim_words(r->optim),
                 r->optim == OPT_UNKNOWN ? "unk" : "fam", r->optim_where);
     if (r->trainable && m->params_trace) {
-        snprintf(buf, sizeof buf, "%.2f M of the %.2f M weight elements",
-                 (double)r->trainable / 1e6, (double)m->params_trace / 1e6);
+        snprintf(buf, sizeof buf, "%.2f M of the %.2f M weight elements%s",
+                 (double)r->trainable / 1e6, (double)m->params_trace / 1e6,
+                 m->ema_said[0] ? ", their EMA copy left out" : "");
         trained_row(out, "trainable", buf, "fam", r->trainable_where);
     }
     for (int i = 0; i < FEATURE_COUNT; i++) {

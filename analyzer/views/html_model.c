@@ -159,8 +159,11 @@ void html_oom(FILE *out, const report_ctx *c)
         if (f->at_oom.bytes[k]) {
             fputs("<span>", out);
             html_swatch(out, k);
-            fprintf(out, "%s %s</span>", category_name((category)k),
+            fprintf(out, "%s %s", category_name((category)k),
                     html_bytes(f->at_oom.bytes[k], b1, sizeof b1));
+            if (k == CAT_PARAMETERS && f->ema_at_oom) /* not the model's own */
+                fprintf(out, " (%s of it the EMA copy)", html_bytes(f->ema_at_oom, b1, sizeof b1));
+            fputs("</span>", out);
         }
     fprintf(out,
             "</p>\n<p class=sub>Cache PyTorch released to retry: %s; outside PyTorch (context, "

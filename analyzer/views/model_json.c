@@ -121,7 +121,7 @@ static cJSON *advice_json(const advice_item *it, int lower)
     return e;
 }
 
-static void add_feature(cJSON *o, const char *key, const recog_feature *f)
+static cJSON *add_feature(cJSON *o, const char *key, const recog_feature *f)
 {
     cJSON *e = cJSON_AddObjectToObject(o, key);
     if (f->state == FEAT_UNKNOWN)
@@ -129,6 +129,7 @@ static void add_feature(cJSON *o, const char *key, const recog_feature *f)
     else
         cJSON_AddBoolToObject(e, "on", f->state == FEAT_ON);
     cJSON_AddStringToObject(e, "where", f->where);
+    return e;
 }
 
 /* add_recognized_json: "recognized": what was trained and what was on, with the evidence. */
@@ -162,8 +163,11 @@ static void add_recognized_json(cJSON *root, const model_result *m)
         cJSON_AddNumberToObject(o, "trainable_params", (double)r->trainable);
     else
         cJSON_AddNullToObject(o, "trainable_params");
-    for (int i = 0; i < FEATURE_COUNT; i++)
-        add_feature(o, feature_key((feature_id)i), &r->feat[i]);
+    for (int i = 0; i < FEATURE_COUNT; i++) {
+        cJSON *e = add_feature(o, feature_key((feature_id)i), &r->feat[i]);
+        if (i == FEATURE_EMA) /* its copy of the weights among the parameters, when explained */
+            cJSON_AddNumberToObject(e, "bytes", (double)r->ema_bytes);
+    }
 }
 
 void model_json(cJSON *root, const model_result *m, const run_facts *f)

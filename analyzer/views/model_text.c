@@ -21,9 +21,9 @@ static void print_recognized(FILE *out, const model_result *m)
             r->optim == OPT_UNKNOWN ? "unknown" : optim_words(r->optim),
             r->optim_where[0] ? "  " : "", r->optim_where);
     if (r->trainable && m->params_trace)
-        fprintf(out, "  %-26s %.2f M of the %.2f M weight elements made before training (%s)\n",
+        fprintf(out, "  %-26s %.2f M of the %.2f M weight elements made before training%s (%s)\n",
                 "trainable", (double)r->trainable / 1e6, (double)m->params_trace / 1e6,
-                r->trainable_where);
+                m->ema_said[0] ? ", their EMA copy left out" : "", r->trainable_where);
     for (int i = 0; i < FEATURE_COUNT; i++)
         fprintf(out, "  %-26s %s%s%s\n", feature_words((feature_id)i),
                 feature_state_word(r->feat[i].state), r->feat[i].where[0] ? "  " : "",
@@ -133,9 +133,14 @@ static void print_oom(FILE *out, const model_result *m, const run_facts *f)
             f->oom_pytorch_pattern ? " (PyTorch released its cache and failed again)" : "");
     fprintf(out, "  live at the OOM:");
     for (int c = 0; c < CAT_COUNT; c++)
-        if (f->at_oom.bytes[c])
-            fprintf(out, " %s %s;", category_name((category)c),
+        if (f->at_oom.bytes[c]) {
+            fprintf(out, " %s %s", category_name((category)c),
                     card_format_bytes(f->at_oom.bytes[c], b1, sizeof b1));
+            if (c == CAT_PARAMETERS && f->ema_at_oom) /* not the model's own */
+                fprintf(out, " (%s of it the EMA copy)",
+                        card_format_bytes(f->ema_at_oom, b1, sizeof b1));
+            fputc(';', out);
+        }
     fprintf(out,
             "\n  cache PyTorch released to retry %s, outside PyTorch (context, kernel code, "
             "external) %s\n",

@@ -7,7 +7,8 @@
 # where inferred, the run's. Runs once read wrong: LoRA's adapters the size of the token batch
 # left out of P; BERT's position ids, alive at its out-of-memory failure, taken for the batch
 # (B·T 512, B 1); ViT-B/16's fp32 images taken for 2·B patch-token tensors (B 512 at 256); GPT-2
-# medium's 24 MLP biases of 4·1024 fp32 the size of its batch of 2·1024 int64 left out of P.
+# medium's 24 MLP biases of 4·1024 fp32 the size of its batch of 2·1024 int64 left out of P; a
+# diffusion U-Net's EMA copy of its weights counted in P, one of its conv weights read as images.
 set -u
 check() { # check DIR: every trace of DIR/facts.jsonl
     python3 - "$1/facts.jsonl" <<'PYEOF'
@@ -51,16 +52,21 @@ for line in open(sys.argv[1]):
             (val("batch_size") is None or
              (fam not in ("resnet", "unet2d") and val("block_size") is None)):
         bad.append("%s: B or T not inferred: %s" % (t, sorted(inf)))
-# known and not fixed yet (printed, not failed): a diffusion run's EMA copy of the weights (cloned
-# before the first forward, kept) counted in P, and a conv weight (512, 384, 3, 3) fp32 beside a
-# GroupNorm weight of 512 fp32 read as an image batch (48x48) and its int64 labels (B 256)
+    # a diffusion run: its EMA copy of the weights (diffusers' EMAModel: cloned before the first
+    # forward, kept) is not in P (said in its where), and its batch is the noised images
+    # (B·3·H·W fp32 beside the int64 timesteps), not a conv weight of (512, 384, 3, 3) fp32
+    # beside a GroupNorm weight of 512 (12·256·48² B beside 256·8) among the weights
+    if f.get("ema_bytes"):
+        r = json.loads(out.stdout)["recognized"]
+        if r["ema"]["on"] is not True or r["ema"]["bytes"] != f["ema_bytes"]:
+            bad.append("%s: EMA %s, the program's %d B" % (t, r["ema"], f["ema_bytes"]))
+        if "less the EMA copy (%d B" % f["ema_bytes"] not in inf["params"]["where"]:
+            bad.append("%s: P's where: %s" % (t, inf["params"]["where"]))
+    if f.get("image_size") and val("image_size") not in (None, f["image_size"]):
+        bad.append("%s: image size %s, the run's %d" % (t, val("image_size"), f["image_size"]))
 KNOWN = {  # the HF Trainer simulation (its tr_loss, label mask and TrainingArguments):
     "trainer_gpt2_fit.vt: P 124439809, the program's 124439808 + 0 of buffers",
-    "trainer_gpt2m_oom_forward.vt: P 354823169, the program's 354823168 + 0 of buffers",
-    "unet_b16_fit.vt: P 225576454, the program's 113673219 + 0 of buffers",
-         "unet_b16_fit.vt: B 256, the run's 16",
-         "unet_b32_oom_forward.vt: P 96392448, the program's 113673219 + 0 of buffers",
-         "unet_b32_oom_forward.vt: B 256, the run's 32"}
+    "trainer_gpt2m_oom_forward.vt: P 354823169, the program's 354823168 + 0 of buffers"}
 known = [b for b in bad if b in KNOWN]
 bad = [b for b in bad if b not in KNOWN]
 for b in known:

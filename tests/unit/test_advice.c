@@ -321,6 +321,32 @@ static void test_expandable_drops_the_failure_cache(void **state)
     assert_int_equal(found, 1);
 }
 
+/* an EMA copy of the weights among the parameters (a diffusion U-Net's EMAModel: 434 MiB beside
+ * its 434 MiB) at an OOM in the first forward: the gradients a what-if with accumulation keeps
+ * alive through the next forward are the model's weights' (434 MiB), not the two copies' */
+static void test_ema_not_trained(void **state)
+{
+    (void)state;
+    gpt_shape run = gpt2(32, 2);
+    run.generic = 1;
+    cat_breakdown live;
+    memset(&live, 0, sizeof live);
+    live.bytes[CAT_PARAMETERS] = 2 * 434 * MiB;
+    live.bytes[CAT_ACTIVATIONS] = 9850 * MiB;
+    live.bytes[CAT_CONTEXT] = 300 * MiB;
+    model_calib c;
+    advice_calibrate(&c, &run, &live, 1);
+    advice_calibrate_oom(&c, &live, 512 * MiB, 0);
+    c.weights_exact = 1;
+    prediction p;
+    advice_predict(&c, &run, &p);
+    assert_int_equal(p.by_cat.bytes[CAT_GRADIENTS], 2 * 434 * MiB); /* no EMA said: both */
+    c.ema = 434 * MiB;
+    advice_predict(&c, &run, &p);
+    assert_int_equal(p.by_cat.bytes[CAT_PARAMETERS], 2 * 434 * MiB); /* kept: both copies */
+    assert_int_equal(p.by_cat.bytes[CAT_GRADIENTS], 434 * MiB);
+}
+
 /* transformers' KV cache in an OOM's activations (Llama 400M at B=4 on the H100: 736 MiB of 5.70
  * GiB): use_cache=False removes the cache's share of the category, at any micro-batch, and the
  * failed configuration's floor (what was live plus the request) is not put on that what-if. */
@@ -559,6 +585,7 @@ int main(void)
         cmocka_unit_test(test_cache_limit),
         cmocka_unit_test(test_expandable_drops_the_failure_cache),
         cmocka_unit_test(test_kv_cache_off),
+        cmocka_unit_test(test_ema_not_trained),
         cmocka_unit_test(test_speak),
         cmocka_unit_test(test_speak_accum_unknown),
     };

@@ -2,7 +2,8 @@
  * sequences built here in the order PyTorch makes them, each the shape of a real run that was
  * once read wrong: weights the size of the token batch (LoRA's adapters), a forward's position
  * ids alive at an out-of-memory failure beside the batch (BERT), an image batch whose size is
- * a whole number of patch-token tensors (ViT-B/16 at 224²). */
+ * a whole number of patch-token tensors (ViT-B/16 at 224²), a diffusion U-Net's conv weight and
+ * norm of an image batch's sizes, with an EMA copy of its weights. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -224,12 +225,94 @@ static void test_oom_image_batch_is_not_tokens(void **state)
     assert_false(out.v[INFER_tokens].known);
 }
 
+/* ---- a diffusion U-Net with an EMA copy of its weights ----------------------------------------
+ */
+#define UB 16  /* micro-batch */
+#define US 128 /* image side */
+
+/* the weights (fp32): norms, convolutions and biases, among them a GroupNorm weight of 512 beside
+ * a conv weight of 512×384×3×3: 2048 B beside 12·256·48² B, an image batch's sizes (B 256 and
+ * its int64 labels); *bytes their bytes */
+static void unet_weights(run *r, uint64_t *bytes)
+{
+    static const uint64_t sizes[] = {3 * 3 * 3 * 128, 128, 128, 128, 1000, 512,
+                                     512 * 384 * 9,   512, 512, 384, 1000, 3 * 128 * 9};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        t(r, sizes[i] * 4, 0), *bytes += sizes[i] * 4;
+}
+
+/* weights, their EMA copy (cloned before training, kept), then the step's batch: the images, the
+ * noise and the int64 timesteps, the noised images */
+static void unet_start(run *r, uint64_t b, uint64_t *model, uint64_t *im)
+{
+    uint64_t ema = 0;
+    *model = 0;
+    unet_weights(r, model);
+    unet_weights(r, &ema);
+    assert_int_equal(ema, *model);
+    im[0] = t(r, b * 3 * US * US * 4, 0);
+    im[1] = t(r, b * 3 * US * US * 4, 0);
+    im[2] = t(r, b * 8, 0);
+    im[3] = t(r, b * 3 * US * US * 4, 0);
+}
+
+/* The run fits and frees its batch at the step's end: the images are the batch, not the weights'
+ * conv and norm of those sizes; P, less the EMA copy the report finds under its code, the model's
+ */
+static void test_unet_images_not_weights(void **state)
+{
+    (void)state;
+    run r;
+    infer_result out;
+    uint64_t model, im[4];
+    run_begin(&r);
+    unet_start(&r, UB, &model, im);
+    uint64_t act = t(&r, UB * 128 * US * US * 2, 0);
+    die(&r, t(&r, UB * 128 * US * US * 2, 0)); /* the forward's first temporary */
+    t(&r, UB * 128 * US * US * 2, 1);          /* the backward */
+    die(&r, act);
+    for (int i = 0; i < 4; i++)
+        die(&r, im[i]);
+    t(&r, 4096, 0); /* the optimizer step: the first backward is over */
+    run_end(&r, &out);
+    assert_int_equal(val(&out, INFER_params), 2 * model / 4);
+    assert_int_equal(val(&out, INFER_batch_size), UB);
+    assert_int_equal(val(&out, INFER_image_size), US);
+    infer_params_less(&out, model, "EMAModel (diffusers)");
+    assert_int_equal(val(&out, INFER_params), model / 4);
+    assert_non_null(strstr(out.v[INFER_params].where, "less the EMA copy"));
+    assert_non_null(strstr(out.v[INFER_params].where, "EMAModel (diffusers)"));
+    infer_params_less(&out, 4 * model, "too much"); /* never below nothing: P stays */
+    assert_int_equal(val(&out, INFER_params), model / 4);
+}
+
+/* Out of memory in the first forward, the batch alive: the weights' prefix ends at the images
+ * (the first of the two of their size), not at the conv weight */
+static void test_unet_oom_images_end_the_weights(void **state)
+{
+    (void)state;
+    run r;
+    infer_result out;
+    uint64_t model, im[4];
+    run_begin(&r);
+    unet_start(&r, 2 * UB, &model, im);
+    t(&r, 2 * UB * 128 * US * US * 2, 0);
+    die(&r, t(&r, 2 * UB * 128 * US * US * 2, 0));
+    oom(&r);
+    run_end(&r, &out);
+    assert_int_equal(val(&out, INFER_params), 2 * model / 4);
+    assert_int_equal(val(&out, INFER_batch_size), 2 * UB);
+    assert_int_equal(val(&out, INFER_image_size), US);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lora_adapters_are_parameters),
         cmocka_unit_test(test_oom_position_ids_are_not_the_batch),
         cmocka_unit_test(test_oom_image_batch_is_not_tokens),
+        cmocka_unit_test(test_unet_images_not_weights),
+        cmocka_unit_test(test_unet_oom_images_end_the_weights),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -273,6 +273,66 @@ static void test_features(void **state)
     tables_free(t);
 }
 
+/* an EMA of the weights: its code (VT_EMA_CODE) on the stacks, by class where the frame names
+ * it (diffusers' training_utils.py holds other helpers: cast_training_params makes the model's
+ * own fp32 weights there), by file under Python 3.10's bare names; off only with frames */
+static void test_ema(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *file, *qual;
+        int on;
+    } codes[] = {
+        {"/v/diffusers/training_utils.py", "EMAModel.__init__.<locals>.<listcomp>", 1},
+        {"/v/diffusers/training_utils.py", "EMAModel.to", 1},
+        {"/v/diffusers/training_utils.py", "__init__", 1}, /* Python 3.10 */
+        {"/v/diffusers/training_utils.py", "cast_training_params", 0},
+        {"/v/diffusers/training_utils.py", "compute_snr", 0},
+        {"/v/timm/utils/model_ema.py", "ModelEmaV3.__init__", 2},
+        {"/v/torch/optim/swa_utils.py", "AveragedModel.__init__", 3},
+        {"/v/torch/optim/swa_utils.py", "update_bn", 0},
+        {"/v/torch_ema/ema.py", "ExponentialMovingAverage.__init__", 4},
+        {"/w/train.py", "main", 0},
+        {NULL, "EMAModel.__init__", 0},
+    };
+    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
+        assert_int_equal(recognize_ema_code(codes[i].file, codes[i].qual), codes[i].on);
+    assert_string_equal(recognize_ema_words(1), "EMAModel (diffusers)");
+    assert_string_equal(recognize_ema_words(0), "");
+    assert_string_equal(recognize_ema_words(99), "");
+
+    tables *t = tables_of("/v/diffusers/training_utils.py", "EMAModel.__init__", "/w/train.py",
+                          "main", NULL);
+    recognize_input in = {.t = t,
+                          .tensor_mode = 1,
+                          .forward_seen = 1,
+                          .param_bytes = 4000,
+                          .ema_bytes = 3 << 20,
+                          .ema_which = 1,
+                          .kv_cache_at = "at the peak"};
+    run_recognition r;
+    recognize_run(&in, &r);
+    assert_int_equal(r.feat[FEATURE_EMA].state, FEAT_ON);
+    assert_int_equal(r.ema_bytes, 3 << 20);
+    assert_non_null(
+        strstr(r.feat[FEATURE_EMA].where, "EMAModel (diffusers)): 3.0 MiB live at the peak"));
+    in.ema_bytes = 0, in.ema_which = 0; /* its code ran, no copy among the parameters */
+    recognize_run(&in, &r);
+    assert_int_equal(r.feat[FEATURE_EMA].state, FEAT_ON);
+    assert_int_equal(r.ema_bytes, 0);
+    assert_non_null(strstr(r.feat[FEATURE_EMA].where, "none of them among the parameters"));
+    tables_free(t);
+    t = tables_of("/v/diffusers/training_utils.py", "cast_training_params", NULL);
+    in.t = t, in.ema_bytes = 1 << 20; /* no EMA code: bytes said of none */
+    recognize_run(&in, &r);
+    assert_int_equal(r.feat[FEATURE_EMA].state, FEAT_OFF);
+    assert_int_equal(r.ema_bytes, 0);
+    tables_free(t);
+    in.t = NULL; /* no Python frames: not known */
+    recognize_run(&in, &r);
+    assert_int_equal(r.feat[FEATURE_EMA].state, FEAT_UNKNOWN);
+}
+
 /* the loop that ran the steps: a framework's Trainer on the stacks, Hugging Face's before the
  * Accelerate it runs under, else the script's own; nothing said without Python frames */
 static void test_loops(void **state)
@@ -309,6 +369,7 @@ int main(void)
         cmocka_unit_test(test_families),   cmocka_unit_test(test_family_from_shapes),
         cmocka_unit_test(test_optimizers), cmocka_unit_test(test_optim_cmdline),
         cmocka_unit_test(test_features),   cmocka_unit_test(test_loops),
+        cmocka_unit_test(test_ema),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -142,13 +142,14 @@ static uint64_t bytes_of(double v)
 
 /* weights_of: the fp32 gradients (the parameters' bytes) or the optimizer's state (AdamW:
  * twice) of the trainable parameters at shape s, from the parameters the run measured rather
- * than the GPT formula's count (a Llama's 134 M is not the formula's 110 M); ref where nothing
- * was measured. */
+ * than the GPT formula's count (a Llama's 134 M is not the formula's 110 M), less an EMA's copy
+ * of them; ref where nothing was measured. */
 static double weights_of(const model_calib *c, const gpt_shape *s, category k, double ref)
 {
     uint64_t p = c->measured.bytes[CAT_PARAMETERS] > c->oom_live.bytes[CAT_PARAMETERS]
                      ? c->measured.bytes[CAT_PARAMETERS]
                      : c->oom_live.bytes[CAT_PARAMETERS];
+    p = p > c->ema ? p - c->ema : 0; /* an EMA's copy of them trains nothing */
     if (!p || !c->calibrated || c->global || !c->weights_exact ||
         (k != CAT_GRADIENTS && k != CAT_OPTIMIZER))
         return ref;

@@ -45,6 +45,9 @@ typedef struct model_calib {
     /* transformers' KV cache in measured and in oom_live, by category: what a shape with
      * no_kv_cache does not make (the same share of each category, at any shape) */
     cat_breakdown kv, kv_oom;
+    /* an EMA's copy of the weights among the parameters measured / at the failure: not trained,
+     * so no gradient or optimizer state derives from it (weights_of) */
+    uint64_t ema;
 } model_calib;
 
 /* A prediction for one shape. */

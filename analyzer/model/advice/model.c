@@ -288,6 +288,11 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
         m->measured = b;
         m->measured_at_tensors = 1;
     }
+    m->ema_measured = m->measured_at_tensors ? f->ema_at_tensors : f->ema_at_peak;
+    if (m->ema_measured)
+        snprintf(m->ema_said, sizeof m->ema_said, "an EMA copy of them (%.1f MiB, %.60s)",
+                 (double)m->ema_measured / 1048576.0,
+                 f->ema_words && *f->ema_words ? f->ema_words : "an EMA of the weights");
     if (!config_known(&m->cfg, CFG_gradient_accumulation_steps)) {
         /* not known: what-ifs change it by a factor (accum_unknown), and predictions keep a
          * step's gradients alive through the next forward, as any accumulation does (said) */
@@ -371,6 +376,7 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
         advice_calib_default(&m->calib, &m->shape);
     m->calib.expandable = m->expandable_set;
     m->calib.weights_exact = f->tensor_mode; /* segments mix weights with other tensors */
+    m->calib.ema = m->ema_measured > f->ema_at_oom ? m->ema_measured : f->ema_at_oom;
     /* the KV cache in the measured breakdown (the one the calibration fitted) */
     if (cat_breakdown_total(&f->at_peak) > 0 || m->measured_at_tensors)
         m->calib.kv = m->measured_at_tensors ? f->kv_at_tensors : f->kv_at_peak;

@@ -53,7 +53,11 @@ typedef struct run_facts {
     /* transformers' KV cache (tensors made under its cache_utils.py) by category in at_peak,
      * at_tensors and at_oom: what use_cache=False would not make */
     cat_breakdown kv_at_peak, kv_at_tensors, kv_at_oom;
-    int grad_scaler; /* 1: an enabled GradScaler allocated (scale / unscale): fp16 */
+    /* an EMA's copy of the weights (VT_EMA_CODE) among the parameters in at_peak, at_tensors and
+     * at_oom: not the model's own (no gradient, no optimizer state), and what made it */
+    uint64_t ema_at_peak, ema_at_tensors, ema_at_oom;
+    const char *ema_words; /* "EMAModel (diffusers)", "" for none */
+    int grad_scaler;       /* 1: an enabled GradScaler allocated (scale / unscale): fp16 */
     /* OOM (has_oom = 0: the rest is unused) */
     int has_oom;
     uint64_t oom_requested;  /* bytes the failing call asked for */
@@ -90,6 +94,8 @@ typedef struct model_result {
      * shape the GPT formula only approximates (a Llama's MLP); 0 = nanoGPT or not inferred */
     uint64_t params_trace;
     run_recognition rec;   /* what was trained (from f->recog; zero = nothing recognized) */
+    uint64_t ema_measured; /* the EMA copy of the weights among measured's parameters */
+    char ema_said[120];    /* "an EMA copy of them (433.6 MiB, EMAModel (diffusers))", or "" */
     int formula_ok;        /* 1: a transformer's formula applies to this run's shape */
     char formula_why[240]; /* why it does not, when formula_ok = 0 */
     /* the formulas' block is a GPT-2 block: a run whose blocks are another kind's (a gated-MLP

@@ -85,7 +85,12 @@ static void explain_generic(model_result *m, const run_facts *f)
             continue;
         switch ((category)c) {
         case CAT_PARAMETERS:
-            if (me && f->tensor_mode)
+            if (me && f->tensor_mode && m->ema_said[0] && me > m->ema_measured)
+                snprintf(rd, n,
+                         "%.2f M elements at 4 B in the weights made before training (fp32 "
+                         "parameters, and buffers if any), plus %s",
+                         (double)(me - m->ema_measured) / 4e6, m->ema_said);
+            else if (me && f->tensor_mode)
                 snprintf(rd, n,
                          "%.2f M elements at 4 B in the weights made before training (fp32 "
                          "parameters, and buffers if any)",
@@ -324,6 +329,18 @@ static void explain_ref(model_result *m, const run_facts *f, int c, uint64_t me,
     }
 }
 
+/* ema_said: the parameters' explanations against the formulas say the row holds an EMA's copy
+ * of the weights beside them, when it does (the formulas count the model's own) */
+static void ema_said(model_result *m)
+{
+    char *why[2] = {m->reason_doc[CAT_PARAMETERS], m->reason_ref[CAT_PARAMETERS]};
+    for (int i = 0; i < 2 && m->ema_said[0]; i++) {
+        size_t w = strlen(why[i]), n = sizeof m->reason_doc[CAT_PARAMETERS];
+        if (w)
+            snprintf(why[i] + w, n - w, "; the row also holds %s", m->ema_said);
+    }
+}
+
 void model_explain(model_result *m, const run_facts *f)
 {
     if (!m->formula_ok) {
@@ -357,4 +374,5 @@ void model_explain(model_result *m, const run_facts *f)
         if (off_ref)
             explain_ref(m, f, c, me, r, rr, n);
     }
+    ema_said(m);
 }

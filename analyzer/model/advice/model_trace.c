@@ -167,10 +167,12 @@ void model_gated_block(model_result *m, const run_facts *f, int nanogpt)
 /* blocks_used: the share of the blocks' weights a first forward had used when it ran out of
  * memory (autocast casts each to 16 bits at its first use; the token embedding is looked up,
  * never cast, and the head that shares it, or its own V x d, is cast at the forward's end:
- * neither is a block's weight); 0 when the run shows no autocast copy. */
+ * neither is a block's weight; nor is an EMA's copy of the weights, which the forward never
+ * uses); 0 when the run shows no autocast copy. */
 static double blocks_used(const model_result *m, const run_facts *f)
 {
     uint64_t copies = f->at_oom.bytes[CAT_AUTOCAST], params = f->at_oom.bytes[CAT_PARAMETERS];
+    params = params > f->ema_at_oom ? params - f->ema_at_oom : 0; /* an EMA's copy: never cast */
     uint64_t V = config_known(&m->cfg, CFG_vocab_size) ? (uint64_t)m->cfg.v[CFG_vocab_size].i : 0,
              d = config_known(&m->cfg, CFG_n_embd) ? (uint64_t)m->cfg.v[CFG_n_embd].i : 0, emb;
     if (V && d && !__builtin_mul_overflow(4 * V, d, &emb) && emb < params / 2)

@@ -4,6 +4,7 @@
 #include "infer.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -285,24 +286,45 @@ static void vt__infer_images(const vt__pass *p, const uint64_t *elems, size_t ne
 
 /* vt__find_images: an image batch the program copied to the device before its first forward:
  * fp32 B·3·H·W (H = W >= 32) beside its int64 labels (B·8 bytes, B >= 2) within a few
- * allocations. Both are marked (not parameters: alive through the step like the weights). */
+ * allocations, the two on the same side of the end of the prefix of tensors kept from the start.
+ * The batch comes after the model, and the forward after it: of the pairs that fit, the one
+ * nearest that end (the weights can hold one: a conv weight of 512×384×3×3 fp32 beside a norm
+ * weight of 512 is 12·256·48² bytes beside 256·8: a diffusion U-Net's), and the first of its
+ * size beside the labels. Both are marked (not parameters: alive through the step like the
+ * weights). */
 static void vt__find_images(vt__pass *p)
 {
+    size_t end = 0, bi = 0, bj = 0, best = SIZE_MAX;
+    uint64_t bb = 0, bside = 0;
+    while (end < p->n && p->t[end].kept)
+        end++;
     for (size_t i = 0; i < p->n; i++) {
         uint64_t s = p->t[i].size;
-        if (!p->t[i].early || s < 12 * 32 * 32 * 2 || s % 12)
+        size_t far = p->t[i].kept ? end - 1 - i : i - end; /* from the kept prefix's end */
+        if (!p->t[i].early || s < 12 * 32 * 32 * 2 || s % 12 || far >= best)
             continue;
         for (size_t j = i >= 4 ? i - 4 : 0; j < p->n && j <= i + 4; j++) {
             uint64_t b = p->t[j].size / 8, side;
-            if (j == i || !p->t[j].early || p->t[j].size % 8 || b < 2 || b > 65536 || s % (12 * b))
+            if (j == i || !p->t[j].early || p->t[j].size % 8 || b < 2 || b > 65536 ||
+                s % (12 * b) || p->t[j].kept != p->t[i].kept)
                 continue;
             if ((side = vt__isqrt(s / (12 * b))) < 32)
                 continue;
-            p->t[i].batch = p->t[j].batch = 1;
-            p->img_b = b, p->img_side = side, p->img_bytes = s;
-            return;
+            bi = i, bj = j, bb = b, bside = side, best = far;
+            break;
         }
     }
+    if (best == SIZE_MAX)
+        return;
+    /* the first tensor of its size beside the labels: the batch, made before its likes (the
+     * noise a diffusion step adds to it, the noised images) */
+    for (size_t k = bj >= 4 ? bj - 4 : 0; k < bi; k++)
+        if (p->t[k].size == p->t[bi].size && p->t[k].kept == p->t[bi].kept && p->t[k].early) {
+            bi = k;
+            break;
+        }
+    p->t[bi].batch = p->t[bj].batch = 1;
+    p->img_b = bb, p->img_side = bside, p->img_bytes = p->t[bi].size;
 }
 
 /* vt__looked_up: n when tensor i could be n int64 indices, their embedding lookup soon after

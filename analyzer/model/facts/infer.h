@@ -70,6 +70,11 @@ void infer_pass_free(infer_pass *p);
  * possibly with nothing known) or -1 with err when the trace cannot be read. */
 int infer_model(const char *path, infer_result *out, char *err, size_t errlen);
 
+/* infer_params_less: P less a copy of the weights the program keeps beside them, bytes of them
+ * made with the model and kept as its weights are (an EMA of the weights: what, "EMAModel
+ * (diffusers)"), said in P's where; P stays when it is not known or not larger. */
+void infer_params_less(infer_result *r, uint64_t bytes, const char *what);
+
 /* infer_key_name: "params", "n_layer", ... */
 const char *infer_key_name(infer_key k);
 

@@ -1,6 +1,7 @@
 /* infer_weights.c — what the weights say (infer_pass.h): the parameters made before the first
  * temporary, the repeating block (L), the width d, biases, the vocabulary and whether the head
- * is tied, a gated MLP's width and grouped key / value; infer.c's pass gathers them. */
+ * is tied, a gated MLP's width and grouped key / value; infer.c's pass gathers them. P less an
+ * EMA's copy of the weights (infer_params_less, from the report, which sees the stacks). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -158,4 +159,21 @@ void vt__infer_params(const vt__pass *p, infer_result *out, uint64_t *elems, siz
                     (unsigned long long)(maxel / d), (unsigned long long)d);
     }
     vt__infer_gated(elems, n, *lo, per, reps, d, out);
+}
+
+void infer_params_less(infer_result *r, uint64_t bytes, const char *what)
+{
+    infer_value *pv = &r->v[INFER_params];
+    uint64_t less = bytes / 4; /* at 4 B each, as P counts */
+    if (!pv->known || !less || (uint64_t)pv->value <= less)
+        return;
+    pv->value -= (int64_t)less;
+    char tail[120];
+    int n = snprintf(tail, sizeof tail, ", less the EMA copy (%llu B, %s)",
+                     (unsigned long long)bytes, what && *what ? what : "an EMA");
+    size_t w = strlen(pv->where);
+    char *comma = strchr(pv->where, ',');
+    if (n > 0 && w + (size_t)n >= sizeof pv->where && comma) /* too long: the count's bytes go */
+        w = (size_t)(comma - pv->where);
+    snprintf(pv->where + w, sizeof pv->where - w, "%s", tail);
 }

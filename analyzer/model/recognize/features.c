@@ -1,7 +1,8 @@
 /* features.c — what was on in the run (recognize.h): activation checkpointing (frames under
  * torch.utils.checkpoint), torch.compile (dynamo tracing, AOT autograd, inductor or the code it
  * generated — not dynamo's disable() wrappers, which checkpointing and optimizers use in eager
- * runs), CUDA graphs, LoRA adapters (peft); off only when Python frames were recorded. */
+ * runs), CUDA graphs, LoRA adapters (peft), transformers' KV cache, an EMA copy of the weights
+ * (VT_EMA_CODE); off only when Python frames were recorded. */
 #include <stdio.h>
 #include <string.h>
 
@@ -29,6 +30,32 @@ const char *feature_words(feature_id f)
 const char *feature_state_word(int state)
 {
     return state == FEAT_ON ? "on" : state == FEAT_OFF ? "off" : "unknown";
+}
+
+static const struct {
+    const char *file, *prefix, *words;
+} ema_code[] = {
+#define VT_EMA_ENTRY(file, prefix, words) {file, prefix, words},
+    VT_EMA_CODE(VT_EMA_ENTRY)
+#undef VT_EMA_ENTRY
+};
+#define N_EMA_CODE (sizeof ema_code / sizeof ema_code[0])
+
+int recognize_ema_code(const char *file, const char *qualname)
+{
+    const char *q = qualname ? qualname : "";
+    /* Python 3.10 names the function alone: a class's __init__ (the copy), to() (moved) */
+    int bare = !strchr(q, '.') && (!strcmp(q, "__init__") || !strcmp(q, "to"));
+    for (size_t i = 0; file && i < N_EMA_CODE; i++)
+        if (strstr(file, ema_code[i].file) &&
+            (!strncmp(q, ema_code[i].prefix, strlen(ema_code[i].prefix)) || bare))
+            return (int)i + 1;
+    return 0;
+}
+
+const char *recognize_ema_words(int which)
+{
+    return which >= 1 && (size_t)which <= N_EMA_CODE ? ema_code[which - 1].words : "";
 }
 
 static void set(recog_feature *f, int state, const char *where)
@@ -98,6 +125,34 @@ static void recognize_loop(const tables *t, int frames, run_recognition *out)
         snprintf(out->loop_where, sizeof out->loop_where,
                  "no Trainer of Lightning or Hugging Face, no Accelerate on the Python stacks");
     }
+}
+
+/* recognize_ema: an EMA of the weights when its code ran (made tensors, on a recorded stack),
+ * with the bytes of its copy among the parameters at the moment explained */
+static void recognize_ema(const recognize_input *in, int frames, run_recognition *out)
+{
+    size_t pos = 0;
+    const tables_code *c;
+    int which = in->ema_which;
+    while (!which && in->t && (c = tables_code_next(in->t, &pos)))
+        which = recognize_ema_code(c->filename.s, c->qualname.s);
+    char msg[200];
+    out->ema_bytes = which ? in->ema_bytes : 0;
+    if (which && in->ema_bytes)
+        snprintf(msg, sizeof msg,
+                 "EMA copy of the weights (%s): %.1f MiB live %.40s, among the parameters (no "
+                 "gradient or optimizer state follows it)",
+                 recognize_ema_words(which), (double)in->ema_bytes / 1048576.0,
+                 in->kv_cache_at ? in->kv_cache_at : "");
+    else if (which)
+        snprintf(msg, sizeof msg, "%s's code made tensors, none of them among the parameters %.40s",
+                 recognize_ema_words(which), in->kv_cache_at ? in->kv_cache_at : "");
+    if (which)
+        set(&out->feat[FEATURE_EMA], FEAT_ON, msg);
+    else if (frames)
+        set(&out->feat[FEATURE_EMA], FEAT_OFF,
+            "no code of an EMA of the weights ran (diffusers' EMAModel, timm's ModelEma, "
+            "AveragedModel, torch_ema)");
 }
 
 void recognize_features(const recognize_input *in, run_recognition *out)
@@ -170,5 +225,6 @@ void recognize_features(const recognize_input *in, run_recognition *out)
     } else if (frames) {
         set(&out->feat[FEATURE_KV_CACHE], FEAT_OFF, "no code of transformers' KV cache ran");
     }
+    recognize_ema(in, frames, out);
     recognize_loop(t, frames, out);
 }

@@ -1,8 +1,8 @@
 /* recognize.h — what was trained and what was on, recognized from the trace: the model family
  * and its class (family.c), the optimizer from the state it created (optim.c), activation
- * checkpointing, torch.compile, CUDA graphs and LoRA (features.c), put together by
- * recognize.c, each with the evidence it rests on. Facts come from the layers below: the
- * trace's code objects, the replay's peaks. */
+ * checkpointing, torch.compile, CUDA graphs, LoRA, a KV cache and an EMA of the weights
+ * (features.c), put together by recognize.c, each with the evidence it rests on. Facts come from
+ * the layers below: the trace's code objects, the replay's peaks. */
 #ifndef VT_ANALYZER_RECOGNIZE_H
 #define VT_ANALYZER_RECOGNIZE_H
 
@@ -60,7 +60,8 @@ typedef struct recog_feature {
     X(COMPILE, "torch_compile", "torch.compile")                                                   \
     X(CUDA_GRAPHS, "cuda_graphs", "CUDA graphs")                                                   \
     X(LORA, "lora", "LoRA adapters (peft)")                                                        \
-    X(KV_CACHE, "kv_cache", "KV cache (use_cache)")
+    X(KV_CACHE, "kv_cache", "KV cache (use_cache)")                                                \
+    X(EMA, "ema", "EMA weights")
 
 typedef enum feature_id {
 #define VT_FEATURE_ENUM(e, key, words) FEATURE_##e,
@@ -68,6 +69,22 @@ typedef enum feature_id {
 #undef VT_FEATURE_ENUM
         FEATURE_COUNT
 } feature_id;
+
+/* X(file part, qualname prefix, words) — the code that keeps an exponential moving average (EMA)
+ * of the weights: a copy of them, made before training and updated after each optimizer step,
+ * that no gradient or optimizer state follows. A prefix "" takes the whole file; under Python
+ * 3.10 a frame names its function only ("__init__"), then a class's __init__ and to() count
+ * (recognize_ema_code). */
+#define VT_EMA_CODE(X)                                                                             \
+    X("diffusers/training_utils.py", "EMAModel.", "EMAModel (diffusers)")                          \
+    X("timm/utils/model_ema.py", "", "ModelEma (timm)")                                            \
+    X("torch/optim/swa_utils.py", "AveragedModel.", "AveragedModel (torch.optim.swa_utils)")       \
+    X("torch_ema/ema.py", "", "ExponentialMovingAverage (torch_ema)")
+
+/* recognize_ema_code: 1 + the VT_EMA_CODE entry a Python code object of file and qualname is
+ * (its tensors are the EMA's), 0 when none; recognize_ema_words: that entry's words ("" for 0). */
+int recognize_ema_code(const char *file, const char *qualname);
+const char *recognize_ema_words(int which);
 
 /* What the recognizer reads. */
 typedef struct recognize_input {
@@ -86,6 +103,9 @@ typedef struct recognize_input {
     uint64_t kv_cache_bytes; /* tensors of transformers' KV cache (cache_utils.py) live at the
                               * moment the report explains (kv_cache_at), 0: none */
     const char *kv_cache_at; /* "at the out-of-memory error" / "at the peak" */
+    uint64_t ema_bytes;      /* parameters made under an EMA's code (VT_EMA_CODE) live at the moment
+                              * kv_cache_at says: the EMA copy of the weights, 0: none */
+    int ema_which;           /* recognize_ema_code of the code that made them, 0: none */
 } recognize_input;
 
 /* What was trained and how. */
@@ -106,6 +126,7 @@ typedef struct run_recognition {
     uint64_t trainable;        /* trainable parameters (the gradients' elements); 0: unknown */
     char trainable_where[160]; /* what they were counted from */
     recog_feature feat[FEATURE_COUNT]; /* by feature_id */
+    uint64_t ema_bytes; /* the EMA copy of the weights among the parameters (recognize_input) */
     /* the training loop: "lightning" (Lightning's Trainer), "hf_trainer" (Hugging Face's),
      * "accelerate", "own" (the script's: none of those on the stacks), "" (no Python frames) */
     char loop[16];
