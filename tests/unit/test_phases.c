@@ -264,6 +264,24 @@ static void test_site(void **state)
     tables_frame d[] = {native("")};
     assert_int_equal(phases_site(d, 1), -1);
     assert_int_equal(phases_site(NULL, 0), -1);
+    /* a framework's training loop between: the model's code below it (not the script's
+     * trainer.train() line, every tensor's); the program's own loop keeps its own line */
+    const char *gpt2 = "/v/site-packages/transformers/models/gpt2/modeling_gpt2.py";
+    tables_frame e[] = {native("at::_ops::mm::call"),
+                        py("/v/site-packages/torch/nn/functional.py", "linear"),
+                        py(gpt2, "GPT2MLP.forward"),
+                        py("/v/site-packages/transformers/trainer.py", "Trainer.compute_loss"),
+                        py("/w/train.py", "main")};
+    assert_int_equal(phases_site(e, 5), 2);
+    tables_frame g[] = {native("at::_ops::mm::call"),
+                        py("/v/site-packages/torch/nn/functional.py", "linear"),
+                        py(gpt2, "GPT2MLP.forward"), py("/w/train.py", "main")};
+    assert_int_equal(phases_site(g, 4), 3);
+    /* nothing but torch below the loop: the loop's own frame */
+    tables_frame h[] = {py("/v/site-packages/torch/optim/adamw.py", "AdamW.step"),
+                        py("/v/site-packages/lightning/pytorch/loops/fit_loop.py", "FitLoop.run"),
+                        py("/w/lit.py", "main")};
+    assert_int_equal(phases_site(h, 3), 1);
 }
 
 static void test_names(void **state)

@@ -321,23 +321,52 @@ void phases_memo_free(phases_memo *m)
     memset(m, 0, sizeof *m);
 }
 
-int phases_site_own(const tables_frame *f)
+/* framework_loop_file: a training loop that calls the model for the program (Hugging Face's
+ * Trainer and TRL's, Lightning's loops and strategies) */
+static int framework_loop_file(const char *file)
 {
-    return !library_file(f->file ? f->file : "");
+    static const char *const parts[] = {"transformers/trainer",
+                                        "trl/trainer/",
+                                        "lightning/pytorch/loops/",
+                                        "lightning/pytorch/trainer/",
+                                        "pytorch_lightning/loops/",
+                                        "pytorch_lightning/trainer/",
+                                        NULL};
+    for (size_t i = 0; parts[i]; i++)
+        if (strstr(file, parts[i]))
+            return 1;
+    return 0;
+}
+
+int phases_site_step(phases_site_walk *w, const tables_frame *f, long i)
+{
+    const char *file = f->file ? f->file : "";
+    if (w->first_py < 0)
+        w->first_py = i;
+    if (!library_file(file)) { /* the program's own */
+        w->pick = i;
+        return 1;
+    }
+    if (framework_loop_file(file)) {
+        w->pick = w->first_lib >= 0 ? w->first_lib : i;
+        return 1;
+    }
+    if (w->first_lib < 0 && !torch_or_optimizer_file(file) && file[0] != '<')
+        w->first_lib = i;
+    return 0;
 }
 
 long phases_site(const tables_frame *f, size_t n)
 {
-    long first_py = -1, first_native = -1;
+    phases_site_walk w = PHASES_SITE_WALK_INIT;
+    long first_native = -1;
     for (size_t i = 0; i < n; i++) {
         if (f[i].kind == TABLES_FRAME_PYTHON) {
-            if (first_py < 0)
-                first_py = (long)i;
-            if (phases_site_own(&f[i]))
-                return (long)i;
+            if (phases_site_step(&w, &f[i], (long)i))
+                return w.pick;
         } else if (first_native < 0 && f[i].function && f[i].function[0]) {
             first_native = (long)i;
         }
     }
-    return first_py >= 0 ? first_py : first_native;
+    return w.first_py >= 0 ? w.first_py : first_native;
 }

@@ -84,12 +84,22 @@ int phases_acc_native(phases_acc *a, uint64_t ip, const phases_memo *m, size_t n
 void phases_memo_keep_ip(phases_memo *m, uint64_t ip, uint32_t bits, uint32_t until);
 stack_facts phases_acc_end(const phases_acc *a);
 void phases_memo_free(phases_memo *m);
-/* phases_site: the frame a report names for a stack: the innermost Python frame outside
- * torch / site-packages, else the innermost Python frame, else the innermost native frame
- * with a symbol; -1 if none. */
+/* phases_site: the frame a report names for a stack: the innermost Python frame of the program's
+ * own (outside torch / site-packages); when a framework's training loop (Hugging Face's Trainer,
+ * Lightning's loops) lies between, the innermost library frame that is not torch's below it (the
+ * model's code: every frame the program's own would be its trainer.train() line); else the
+ * innermost Python frame, else the innermost native frame with a symbol; -1 if none. */
 long phases_site(const tables_frame *frames, size_t n);
-/* phases_site_own: a Python frame phases_site names before the others (outside torch /
- * site-packages: the program's own). */
-int phases_site_own(const tables_frame *f);
+/* The same walk over a stack's Python frames one at a time, innermost first (replay_sites.c):
+ * phases_site_step takes frame f, at index i; 1 when the site is decided (w->pick). Undecided
+ * after the last: w->first_py (the innermost Python frame, -1 if none). */
+typedef struct phases_site_walk {
+    long first_py, first_lib, pick;
+} phases_site_walk;
+#define PHASES_SITE_WALK_INIT                                                                      \
+    {                                                                                              \
+        -1, -1, -1                                                                                 \
+    }
+int phases_site_step(phases_site_walk *w, const tables_frame *f, long i);
 
 #endif

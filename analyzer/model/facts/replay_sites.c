@@ -10,24 +10,24 @@
 #include "replay.h"
 
 /* site_frame: the frame phases_site names of stack id (into buf unless the tables keep it), NULL
- * when none: the innermost Python frame of the program's own, else the innermost Python frame,
- * else the innermost native frame with a symbol (phases_site; the native frames keep their
- * order around the Python ones). */
+ * when none (phases_site_step's walk over its Python frames; the native frames keep their order
+ * around the Python ones). */
 static const tables_frame *site_frame(tables *t, uint32_t id, tables_frame *buf)
 {
     const tables_stack *st = id ? tables_stack_get(t, id) : NULL;
     if (!st)
         return NULL;
-    unsigned total = st->n_native + st->n_python, first_py = total;
+    unsigned total = st->n_native + st->n_python;
+    phases_site_walk w = PHASES_SITE_WALK_INIT;
     for (unsigned i = st->n_native; i < total; i++) {
         const tables_frame *f = tables_frame_of(t, st->frames[i], TABLES_FRAME_PYTHON, buf);
-        if (phases_site_own(f))
-            return f;
-        if (first_py == total)
-            first_py = i;
+        if (phases_site_step(&w, f, (long)i))
+            return (unsigned)w.pick == i
+                       ? f
+                       : tables_frame_of(t, st->frames[w.pick], TABLES_FRAME_PYTHON, buf);
     }
-    if (first_py < total)
-        return tables_frame_of(t, st->frames[first_py], TABLES_FRAME_PYTHON, buf);
+    if (w.first_py >= 0)
+        return tables_frame_of(t, st->frames[w.first_py], TABLES_FRAME_PYTHON, buf);
     for (unsigned i = 0; i < st->n_native; i++) {
         const tables_frame *f = tables_frame_of(t, st->frames[i], TABLES_FRAME_NATIVE, buf);
         if (f->function && f->function[0])
