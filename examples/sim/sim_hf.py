@@ -84,7 +84,6 @@ def main():
     truth = {"program": "sim_hf.py", "family": family, "model": a.model, "batch_size": a.batch_size,
              "seq_len": T, "grad_accum": a.grad_accum, "optimizer": a.optimizer, "amp": a.amp,
              "gradient_checkpointing": a.gradient_checkpointing, "lora_rank": a.lora_rank,
-             "use_cache": not a.no_cache,
              "layers": layers, "hidden": hidden, "heads": heads, "vocab_size": vocab,
              "steps": 0, "oom": False, "oom_phase": None, "grad_bytes": None,
              "optim_state_bytes": None}
@@ -100,6 +99,7 @@ def main():
             model.gradient_checkpointing_enable()
         if a.no_cache:
             model.config.use_cache = False
+        truth["use_cache"] = bool(getattr(model.config, "use_cache", False))
         params = list(model.parameters())
         trainable = [p for p in params if p.requires_grad]
         truth.update(params=sum(p.numel() for p in params),
