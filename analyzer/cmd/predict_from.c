@@ -99,7 +99,7 @@ static int json_config(const cJSON *root, const cJSON *cfg, const char *where, n
         cJSON *e = cJSON_GetObjectItem(cfg, config_key_name((config_key)k));
         cJSON *v = cJSON_GetObjectItem(e, "value"), *src = cJSON_GetObjectItem(e, "source"),
               *w = cJSON_GetObjectItem(e, "where"), *fl = cJSON_GetObjectItem(e, "flag"),
-              *fs = cJSON_GetObjectItem(e, "flag_sep");
+              *fs = cJSON_GetObjectItem(e, "flag_sep"), *call = cJSON_GetObjectItem(e, "call");
         char text[64];
         if (cJSON_IsBool(v))
             snprintf(text, sizeof text, "%s", cJSON_IsTrue(v) ? "True" : "False");
@@ -123,6 +123,11 @@ static int json_config(const cJSON *root, const cJSON *cfg, const char *where, n
         if (cJSON_IsString(fl)) { /* the program's own spelling of it */
             snprintf(cv->flag, sizeof cv->flag, "%s", fl->valuestring);
             cv->flag_sep = cJSON_IsString(fs) && !strcmp(fs->valuestring, "=") ? '=' : ' ';
+            if (cJSON_IsString(fs) && !strcmp(fs->valuestring, "(") && cJSON_IsString(call) &&
+                call->valuestring[0]) { /* a keyword of the script's call */
+                cv->flag_sep = '(';
+                snprintf(cv->call, sizeof cv->call, "%s", call->valuestring);
+            }
         }
     }
     return 0;

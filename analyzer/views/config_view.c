@@ -81,7 +81,12 @@ void config_add_json(cJSON *root, const nano_config *c)
         cJSON_AddStringToObject(e, "where", v->where);
         if (v->flag[0]) { /* how the program takes it: predict --from a report speaks it */
             cJSON_AddStringToObject(e, "flag", v->flag);
-            cJSON_AddStringToObject(e, "flag_sep", v->flag_sep == '=' ? "=" : " ");
+            cJSON_AddStringToObject(e, "flag_sep",
+                                    v->flag_sep == '='   ? "="
+                                    : v->flag_sep == '(' ? "("
+                                                         : " ");
+            if (v->flag_sep == '(') /* a keyword of the script's call */
+                cJSON_AddStringToObject(e, "call", v->call);
         }
     }
     cJSON_AddNumberToObject(root, "config_files_missing", c->nfiles_missing);

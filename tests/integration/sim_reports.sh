@@ -3,7 +3,8 @@
 # on the committed SIMULATED traces (examples/traces/sim: GPT-2 medium, Llama 400M, LoRA, BERT at
 # T=512, GPT-2 with checkpointing, GPT-2 with Adafactor, ResNet-50 with SGD, ViT-B/16,
 # a diffusion UNet with an EMA copy (recognized, its bytes said beside the parameters, never in
-# P or the trainable share); fits and OOMs), against each
+# P or the trainable share), GPT-2 under the Hugging Face Trainer with its batch and
+# accumulation in the script's TrainingArguments; fits and OOMs), against each
 # simulated program's own count of its tensors (facts.jsonl). The family, the optimizer's state
 # per trainable parameter, the trainable parameters, the shapes the trace gives (width 1024 is
 # 1024; a ViT counts 197 patch tokens), checkpointing on and never recommended, no transformer
@@ -15,7 +16,7 @@ D="$ROOT/examples/traces/sim"
 . "$ROOT/tests/report_each.sh"
 report_each "$D"
 python3 - "$D/facts.jsonl" <<'PYEOF' || exit 1
-import json, sys
+import json, re, sys
 bad = []
 FAMILY = {"gpt2": ("decoder_transformer", "GPT2LMHeadModel"),
           "llama": ("decoder_transformer", "LlamaForCausalLM"),
@@ -70,6 +71,34 @@ for line in open(sys.argv[1]):
                                                              f["trainable_params"]))
         if not f["optimizer"].startswith("adamw") and "AdamW keeps" in text:
             bad.append("%s: %s described as AdamW" % (t, f["optimizer"]))
+    # a Trainer script's own TrainingArguments(...) (sim_trainer.py: no flag carries them): its
+    # micro-batch, accumulation and precision from the script, with the line; advice changes
+    # them there (never a --flag the script lacks), checkpointing through TrainingArguments
+    if f.get("loop") == "transformers.Trainer":
+        for k, want, kw in (("batch_size", f["batch_size"], "per_device_train_batch_size"),
+                            ("gradient_accumulation_steps", f["grad_accum"],
+                             "gradient_accumulation_steps")):
+            c = cfg[k]
+            if c["value"] != want or c["source"] != "file" or \
+                    not re.match(r"sim_trainer\.py:\d+ TrainingArguments\(%s=%d\)" % (kw, want),
+                                 c["where"]):
+                bad.append("%s: %s %s (%s: %s), the script's TrainingArguments(%s=%d)" %
+                           (t, k, c["value"], c["source"], c["where"], kw, want))
+        if f["amp"] == "bf16" and (cfg["dtype"]["value"], cfg["dtype"]["source"]) != \
+                ("bfloat16", "file"):
+            bad.append("%s: dtype %s, the script's TrainingArguments(bf16=True)" %
+                       (t, cfg["dtype"]))
+        for a in r["advice"]:
+            cl, ch = a["command_line"], a["change"]
+            if "--" in cl or (ch.startswith("micro-batch") and not cl.startswith(
+                    "TrainingArguments(per_device_train_batch_size=")) or \
+                    ("accumulation" in ch and "gradient_accumulation_steps=" not in cl):
+                bad.append("%s: %r changes through %r" % (t, ch, cl))
+            if "checkpointing" in ch and cl != "TrainingArguments(gradient_checkpointing=True)":
+                bad.append("%s: checkpointing through %r under the Trainer" % (t, cl))
+        if not any(a["change"].startswith("micro-batch") and a["command_line"]
+                   for a in r["advice"]):
+            bad.append("%s: no micro-batch change through TrainingArguments" % t)
     # the shapes the trace gives: never nanoGPT's width or heads
     # an EMA copy of the weights (diffusers' EMAModel): recognized with its bytes, kept under
     # parameters and said so in every sentence of them, never the model's own (P, trainable)

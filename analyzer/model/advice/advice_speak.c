@@ -7,14 +7,63 @@
 
 #include "advice.h"
 
+/* add: appends to out (len bytes, holding *n); 0 when it does not fit. */
+static int add(char *out, size_t len, size_t *n, const char *text)
+{
+    size_t l = strlen(text);
+    if (*n + l >= len)
+        return 0;
+    memcpy(out + *n, text, l + 1);
+    *n += l;
+    return 1;
+}
+
+int advice_flags(const nano_config *cfg, int n, const int *keys, const uint64_t *vals, char *out,
+                 size_t len)
+{
+    size_t used = 0;
+    int ok = len > 0;
+    if (ok)
+        out[0] = '\0';
+    for (int i = 0; ok && i < n; i++) /* every knob carried by something */
+        ok = cfg->v[keys[i]].flag[0] != '\0';
+    char piece[128];
+    for (int i = 0; ok && i < n; i++) { /* the command line's flags first */
+        const config_value *cv = &cfg->v[keys[i]];
+        if (cv->flag_sep == '(')
+            continue;
+        snprintf(piece, sizeof piece, "%s%s%c%llu", used ? " " : "", cv->flag,
+                 cv->flag_sep == '=' ? '=' : ' ', (unsigned long long)vals[i]);
+        ok = add(out, len, &used, piece);
+    }
+    for (int i = 0; ok && i < n; i++) { /* then each call once: Call(a=1, b=2) */
+        const config_value *cv = &cfg->v[keys[i]];
+        int seen = cv->flag_sep != '(';
+        for (int j = 0; !seen && j < i; j++)
+            seen = cfg->v[keys[j]].flag_sep == '(' && !strcmp(cfg->v[keys[j]].call, cv->call);
+        if (seen)
+            continue;
+        snprintf(piece, sizeof piece, "%s%s(", used ? "; " : "", cv->call);
+        ok = add(out, len, &used, piece);
+        for (int j = i, first = 1; ok && j < n; j++) {
+            const config_value *cj = &cfg->v[keys[j]];
+            if (cj->flag_sep != '(' || strcmp(cj->call, cv->call))
+                continue;
+            snprintf(piece, sizeof piece, "%s%s=%llu", first ? "" : ", ", cj->flag,
+                     (unsigned long long)vals[j]);
+            ok = add(out, len, &used, piece);
+            first = 0;
+        }
+        ok = ok && add(out, len, &used, ")");
+    }
+    if (!ok && len > 0)
+        out[0] = '\0';
+    return ok;
+}
+
 int advice_flag_of(const nano_config *cfg, int key, uint64_t v, char *out, size_t len)
 {
-    const config_value *cv = &cfg->v[key];
-    if (!cv->flag[0])
-        return 0;
-    snprintf(out, len, "%s%c%llu", cv->flag, cv->flag_sep == '=' ? '=' : ' ',
-             (unsigned long long)v);
-    return 1;
+    return advice_flags(cfg, 1, &key, &v, out, len);
 }
 
 int advice_accum_unknown(const nano_config *cfg)
@@ -98,19 +147,27 @@ static void advice_speak_program(advice_item *items, int n, const nano_config *c
         const gpt_shape *s = &it->shape;
         /* a code change: nanoGPT's names (GPT.forward, Block) mean nothing in another program */
         if (s->checkpointing && !cur->checkpointing) {
-            snprintf(it->cmdline, sizeof it->cmdline, "%s",
-                     cfg->ckpt_flag[0] ? cfg->ckpt_flag /* the script's own switch */
-                     : rec && rec->huggingface
-                         ? "(code change: model.gradient_checkpointing_enable() before training)"
-                         : "(code change: torch.utils.checkpoint.checkpoint around each "
-                           "transformer block in the model's forward)");
+            if (cfg->ckpt_flag[0]) /* the script's own switch */
+                snprintf(it->cmdline, sizeof it->cmdline, "%s", cfg->ckpt_flag);
+            else if (cfg->targs_call[0] || (rec && !strcmp(rec->loop, "hf_trainer")))
+                snprintf(it->cmdline, sizeof it->cmdline, "%s(gradient_checkpointing=True)",
+                         cfg->targs_call[0] ? cfg->targs_call : "TrainingArguments");
+            else
+                snprintf(it->cmdline, sizeof it->cmdline, "%s",
+                         rec && rec->huggingface
+                             ? "(code change: model.gradient_checkpointing_enable() before "
+                               "training)"
+                             : "(code change: torch.utils.checkpoint.checkpoint around each "
+                               "transformer block in the model's forward)");
             continue;
         }
         /* no change or an environment variable: the same in every program */
         if (!it->cmdline[0] || it->cmdline[0] == '(' || !strncmp(it->cmdline, "PYTORCH_", 8))
             continue;
-        char a[64] = "", b[64] = "";
-        int ok = 1;
+        char a[sizeof it->cmdline] = "";
+        int keys[2];
+        uint64_t vals[2];
+        int nk = 0, ok = 1;
         if ((s->B != cur->B || s->A != cur->A) && cur->accum_unknown) {
             speak_accum(it, cur);
             if (s->A != cur->A)
@@ -127,9 +184,10 @@ static void advice_speak_program(advice_item *items, int n, const nano_config *c
                 snprintf(it->change, sizeof it->change, "micro-batch %llu \u2192 %llu",
                          (unsigned long long)cur->B, (unsigned long long)s->B);
             if (s->B != cur->B)
-                ok &= advice_flag_of(cfg, CFG_batch_size, s->B, a, sizeof a);
+                keys[nk] = CFG_batch_size, vals[nk++] = s->B;
             if (s->A != cur->A)
-                ok &= advice_flag_of(cfg, CFG_gradient_accumulation_steps, s->A, b, sizeof b);
+                keys[nk] = CFG_gradient_accumulation_steps, vals[nk++] = s->A;
+            ok = advice_flags(cfg, nk, keys, vals, a, sizeof a);
         } else if (s->T != cur->T) {
             snprintf(it->change, sizeof it->change, "%s %llu \u2192 %llu",
                      rec && rec->family == FAM_ENCODER ? "sequence length" : "context length",
@@ -148,8 +206,8 @@ static void advice_speak_program(advice_item *items, int n, const nano_config *c
             snprintf(it->change, sizeof it->change, "model width %llu \u2192 %llu (%llu heads)",
                      (unsigned long long)cur->d, (unsigned long long)s->d,
                      (unsigned long long)s->H);
-            ok = advice_flag_of(cfg, CFG_n_embd, s->d, a, sizeof a) &&
-                 advice_flag_of(cfg, CFG_n_head, s->H, b, sizeof b);
+            keys[0] = CFG_n_embd, vals[0] = s->d, keys[1] = CFG_n_head, vals[1] = s->H;
+            ok = advice_flags(cfg, 2, keys, vals, a, sizeof a);
         } else if (s->compile != cur->compile) {
             const char *f = cfg->v[CFG_compile].flag;
             snprintf(it->change, sizeof it->change, "without torch.compile%s%s%s",
@@ -159,7 +217,7 @@ static void advice_speak_program(advice_item *items, int n, const nano_config *c
             ok = 0;
         }
         if (ok)
-            snprintf(it->cmdline, sizeof it->cmdline, "%s%s%s", a, a[0] && b[0] ? " " : "", b);
+            snprintf(it->cmdline, sizeof it->cmdline, "%s", a);
         else
             it->cmdline[0] = '\0';
     }
@@ -184,7 +242,6 @@ int advice_keep_effective(const gpt_shape *s, uint64_t lb, uint64_t *b, uint64_t
 void advice_batch_flags(const nano_config *c, const gpt_shape *s, uint64_t b, uint64_t a, char *out,
                         size_t len)
 {
-    char fb[64] = "", fa[64] = "";
     out[0] = '\0';
     if (c->program == PROG_NANOGPT) {
         if (s->accum_unknown) /* only the factor is known: words for A */
@@ -194,10 +251,8 @@ void advice_batch_flags(const nano_config *c, const gpt_shape *s, uint64_t b, ui
                      (unsigned long long)b, (unsigned long long)a);
         return;
     }
-    if (!advice_flag_of(c, CFG_batch_size, b, fb, sizeof fb))
-        return;
-    if (!s->accum_unknown && a != s->A &&
-        !advice_flag_of(c, CFG_gradient_accumulation_steps, a, fa, sizeof fa))
-        return;
-    snprintf(out, len, "%s%s%s", fb, fa[0] ? " " : "", fa);
+    int keys[2] = {CFG_batch_size, CFG_gradient_accumulation_steps};
+    uint64_t vals[2] = {b, a};
+    /* the accumulation only where it changes (and is known): else the micro-batch alone */
+    advice_flags(c, !s->accum_unknown && a != s->A ? 2 : 1, keys, vals, out, len);
 }

@@ -15,6 +15,7 @@
 #include "formula.h"
 #include "model_trace.h"
 #include "scriptflags.h"
+#include "trainargs.h"
 
 /* apply_overrides: `vramtrace report` flags (key=value, optional leading --) over the config. */
 static int apply_overrides(model_result *m, const model_opts *o, char *err, size_t errlen)
@@ -254,6 +255,9 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     } else if (f->argv) { /* a traced run: its own script's defaults, not upstream's */
         config_nanogpt_script(&m->cfg, f->argc, f->argv);
     }
+    /* a Trainer script's own TrainingArguments: after the command line (it wins), before the
+     * trace's inferences (the script's literal is the program's value) */
+    config_apply_trainer_args(&m->cfg, f->argc, f->argv);
     cfgsrc_apply_hf(&m->cfg, m->cfg.files);
     cfgsrc_apply_inferred(&m->cfg, f->inferred);
     model_complete_tokens(&m->cfg, f->inferred);

@@ -16,7 +16,23 @@ static void set_trace(nano_config *c, config_key k, long long v, const char *whe
     cv->src = CONFIG_SRC_TRACE;
     cv->flag[0] = '\0';
     cv->flag_sep = 0;
+    cv->call[0] = '\0';
     snprintf(cv->where, sizeof cv->where, "%.*s", (int)sizeof cv->where - 1, where);
+}
+
+/* given: a value the program gave (its command line, its files or script, vramtrace's options) */
+static int given(const config_value *v)
+{
+    return v->src == CONFIG_SRC_ARG || v->src == CONFIG_SRC_FILE || v->src == CONFIG_SRC_FLAG;
+}
+
+/* first_clause: the length of where up to its first " (" or ":" (at most 80) */
+static int first_clause(const char *where)
+{
+    size_t n = strcspn(where, "(:");
+    while (n > 0 && where[n - 1] == ' ')
+        n--;
+    return (int)(n < 80 ? n : 80);
 }
 
 /* complete_tokens: B·T measured (the token batch) gives T from the program's B, or B from T. */
@@ -26,7 +42,7 @@ void model_complete_tokens(nano_config *c, const infer_result *ir)
         return;
     long long n = ir->v[INFER_tokens].value;
     config_value *b = &c->v[CFG_batch_size], *t = &c->v[CFG_block_size];
-    char where[256];
+    char where[320];
     if (c->v[CFG_block_size].src == CONFIG_SRC_UNKNOWN && !config_unset(b) && b->i > 0 &&
         n % b->i == 0) {
         snprintf(where, sizeof where,
@@ -37,6 +53,22 @@ void model_complete_tokens(nano_config *c, const infer_result *ir)
     } else if (b->src == CONFIG_SRC_UNKNOWN && !config_unset(t) && t->i > 0 && n % t->i == 0) {
         snprintf(where, sizeof where,
                  "B = %lld: B·T = %lld tokens in the token batch over T = %lld", n / t->i, n, t->i);
+        set_trace(c, CFG_batch_size, n / t->i, where);
+    } else if (given(b) && t->src == CONFIG_SRC_TRACE && b->i > 0 && n % b->i == 0 &&
+               n / b->i != t->i) {
+        /* the program's B against the trace's T: the B·T measured (the token batch, the
+         * logits) decides; a T read from another tensor (position ids) gives way, said */
+        snprintf(where, sizeof where,
+                 "T = %lld: B·T = %lld tokens in the token batch over the micro-batch %lld; the "
+                 "trace's %.*s does not agree",
+                 n / b->i, n, b->i, first_clause(t->where), t->where);
+        set_trace(c, CFG_block_size, n / b->i, where);
+    } else if (given(t) && b->src == CONFIG_SRC_TRACE && t->i > 0 && n % t->i == 0 &&
+               n / t->i != b->i) {
+        snprintf(where, sizeof where,
+                 "B = %lld: B·T = %lld tokens in the token batch over T = %lld; the trace's %.*s "
+                 "does not agree",
+                 n / t->i, n, t->i, first_clause(b->where), b->where);
         set_trace(c, CFG_batch_size, n / t->i, where);
     }
 }

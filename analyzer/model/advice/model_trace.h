@@ -6,7 +6,8 @@
 #include "model.h"
 
 /* model_complete_tokens: B·T measured (the token batch) gives T from the program's B, or B
- * from T. */
+ * from T: where T (B) is unknown, or the trace read it otherwise (position ids) and the
+ * program's B (T) times it is not B·T. */
 void model_complete_tokens(nano_config *c, const infer_result *ir);
 /* model_trace_dtype: the precision the trace shows when nothing gave it. */
 void model_trace_dtype(nano_config *c, const run_facts *f);

@@ -134,6 +134,7 @@ void cfgsrc_apply_inferred(nano_config *c, const infer_result *ir)
         snprintf(v->where, sizeof v->where, "%.*s", (int)sizeof v->where - 1, where);
         v->flag[0] = '\0';
         v->flag_sep = 0;
+        v->call[0] = '\0';
     }
 }
 

@@ -137,6 +137,7 @@ static void apply_one(nano_config *c, config_key k, const char *flag, char sep, 
     }
     snprintf(c->v[k].flag, sizeof c->v[k].flag, "%.*s", (int)sizeof c->v[k].flag - 1, flag);
     c->v[k].flag_sep = sep;
+    c->v[k].call[0] = '\0';
 }
 
 void config_apply_flags(nano_config *c, int argc, const char *const *argv)

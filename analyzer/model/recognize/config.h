@@ -60,8 +60,13 @@ typedef struct config_value {
     char s[32];  /* CONFIG_STR */
     config_source src;
     char where[256]; /* the file, the argument or the inference that set it ("" for defaults) */
-    char flag[48]; /* the flag that carried it on the traced command line ("--batch-size"), or "" */
-    char flag_sep; /* how that flag takes its value: '=' (--batch_size=8) or ' ' (--batch-size 8) */
+    char flag[48];   /* the flag that carried it on the traced command line ("--batch-size"), or
+                      * the keyword of the script's call that set it (per_device_train_batch_size,
+                      * with call), or "" */
+    char
+        flag_sep;  /* how that flag takes its value: '=' (--batch_size=8), ' ' (--batch-size 8)
+                    * or '(' (a keyword of call: TrainingArguments(per_device_train_batch_size=8)) */
+    char call[48]; /* flag_sep '(': the call as the script wrote it ("TrainingArguments") */
 } config_value;
 
 /* The config files a trace recorded (FILE records, trace format 1.2): for a trace, the only
@@ -93,10 +98,12 @@ typedef struct nano_config {
     int nwarnings;          /* notes: problems that did not stop the parse, values not used; all
                              * are counted, the first CONFIG_NOTES_MAX kept (config_notes_kept) */
     char warnings[CONFIG_NOTES_MAX][240];
-    int nskipped;       /* config file lines that set a key and could not be evaluated */
-    char skipped[400];  /* the first: "FILE:LINE: 'key = expr' cannot be evaluated: why" */
-    int skipped_key;    /* its key */
-    char ckpt_flag[48]; /* the script's own switch for activation checkpointing, or "" */
+    int nskipped;        /* config file lines that set a key and could not be evaluated */
+    char skipped[400];   /* the first: "FILE:LINE: 'key = expr' cannot be evaluated: why" */
+    int skipped_key;     /* its key */
+    char ckpt_flag[48];  /* the script's own switch for activation checkpointing, or "" */
+    char targs_call[48]; /* the script's own training-arguments call ("TrainingArguments",
+                          * "SFTConfig"; trainargs.h), or "" */
 } nano_config;
 
 /* config_init: every key at nanoGPT's default, source CONFIG_SRC_DEFAULT. */

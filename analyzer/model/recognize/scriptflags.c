@@ -37,8 +37,7 @@ static size_t skip_comment(const char *s, size_t i, size_t len)
     return i;
 }
 
-/* skip_noncode: the index past the string or comment that starts at s[i], else i */
-static size_t skip_noncode(const char *s, size_t i, size_t len)
+size_t scriptflags_skip_noncode(const char *s, size_t i, size_t len)
 {
     if (s[i] == '"' || s[i] == '\'')
         return skip_string(s, i, len);
@@ -103,7 +102,7 @@ static size_t call(const char *s, size_t i, size_t len, script_flag *f)
     size_t start = i;
     while (i < len) {
         char c = s[i];
-        size_t past = skip_noncode(s, i, len);
+        size_t past = scriptflags_skip_noncode(s, i, len);
         if (past != i) {
             i = past;
             continue;
@@ -129,7 +128,7 @@ int scriptflags_parse(const char *src, size_t len, script_flag *out, int max)
     const size_t wl = sizeof word - 1;
     int n = 0;
     for (size_t i = 0; src && i < len && n < max;) {
-        size_t past = skip_noncode(src, i, len);
+        size_t past = scriptflags_skip_noncode(src, i, len);
         if (past != i) {
             i = past;
             continue;

@@ -28,6 +28,11 @@ typedef struct script_flag {
  * into out; their number. Strings, brackets and comments are followed to each call's end. */
 int scriptflags_parse(const char *src, size_t len, script_flag *out, int max);
 
+/* scriptflags_skip_noncode: the index past the Python string literal ('...', "...", tripled) or
+ * the comment that starts at s[i], else i (len when it does not end; a one-line string ends at
+ * its line's end). */
+size_t scriptflags_skip_noncode(const char *s, size_t i, size_t len);
+
 /* config_apply_script: the traced script's flags (its recorded source: the command line's first
  * .py argument) for a program that is not nanoGPT: a key's flag the command line did not use
  * becomes the one advice spells, an integer default the key's value where nothing set it
