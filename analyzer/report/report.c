@@ -78,43 +78,93 @@ static const char *env_value(const replay_result *r, const char *name)
     return tables_env(r->t, name);
 }
 
-/* made_under: the bytes alive in snapshot s, by category, made with a Python frame of a file
- * whose name holds part on their stack: parameters under peft's code are LoRA adapters (what
- * trains when no gradient was measured), tensors under transformers' cache_utils.py its KV
- * cache. part NULL: a frame of an EMA's code (recognize_ema_code; *ema: which one). */
-static cat_breakdown made_under(const tables *t, const replay_snapshot *s, const char *part,
-                                int *ema)
+#define KV_CACHE_FILE "transformers/cache_utils.py"
+
+/* What a stack was made under (made_of): transformers' KV cache code (cache_utils.py), peft's
+ * (LoRA adapters: what trains when no gradient was measured), an EMA's (recognize_ema_code: its
+ * kind above MADE_EMA_SHIFT); looked up once per stack (made_memo: stack id -> MADE_DONE | it). */
+enum { MADE_KV = 1, MADE_PEFT = 2, MADE_DONE = 4, MADE_EMA_SHIFT = 8 };
+typedef struct made_memo {
+    uint32_t *key, *val; /* open addressing; key 0: empty (stack ids are > 0) */
+    size_t cap;
+} made_memo;
+
+static uint32_t made_of(const tables *t, uint32_t id)
 {
-    cat_breakdown b;
+    const tables_stack *st = id ? tables_stack_get(t, id) : NULL;
+    uint32_t m = 0;
+    for (unsigned k = st ? st->n_native : 0; st && k < st->n_native + st->n_python; k++) {
+        const tables_code *code = tables_code_get(t, VT_PYFRAME_CODE(st->frames[k]));
+        const char *file = code ? code->filename.s : NULL;
+        if (!file)
+            continue;
+        if (!(m & MADE_KV) && strstr(file, KV_CACHE_FILE))
+            m |= MADE_KV;
+        if (!(m & MADE_PEFT) && strstr(file, "/peft/"))
+            m |= MADE_PEFT;
+        if (!(m >> MADE_EMA_SHIFT))
+            m |= (uint32_t)recognize_ema_code(file, code->qualname.s) << MADE_EMA_SHIFT;
+    }
+    return m;
+}
+
+static uint32_t made_lookup(made_memo *mm, const tables *t, uint32_t id)
+{
+    if (!id)
+        return 0;
+    if (!mm->cap) { /* sized once for every stack of the trace: never grows */
+        size_t cap = 64;
+        while (cap < 2 * tables_n_stacks(t) + 16)
+            cap *= 2;
+        mm->key = calloc(cap, sizeof *mm->key);
+        mm->val = calloc(cap, sizeof *mm->val);
+        if (!mm->key || !mm->val) { /* out of memory: each looked up where asked */
+            free(mm->key), free(mm->val);
+            mm->key = mm->val = NULL;
+        } else {
+            mm->cap = cap;
+        }
+    }
+    if (!mm->cap)
+        return made_of(t, id);
+    size_t j = (id * 0x9e3779b1u) & (mm->cap - 1), probes = 0;
+    for (; mm->key[j] && mm->key[j] != id && probes < mm->cap; j = (j + 1) & (mm->cap - 1))
+        probes++;
+    if (mm->key[j] == id)
+        return mm->val[j];
+    uint32_t m = made_of(t, id);
+    if (!mm->key[j]) /* (a full table, from ids beyond its count: not kept) */
+        mm->key[j] = id, mm->val[j] = m | MADE_DONE;
+    return m | MADE_DONE;
+}
+
+/* made_under: the bytes alive in snapshot s, by category, made under the KV cache's, peft's
+ * and an EMA's code (ema_which: the kind of the last EMA seen) */
+typedef struct made_bytes {
+    cat_breakdown kv, peft, ema;
+    int ema_which;
+} made_bytes;
+
+static made_bytes made_under(const tables *t, made_memo *mm, const replay_snapshot *s)
+{
+    made_bytes b;
     memset(&b, 0, sizeof b);
     for (size_t i = 0; i < s->n; i++) {
         const live_item *it = &s->items[i];
-        const tables_stack *st = it->stack_id ? tables_stack_get(t, it->stack_id) : NULL;
-        for (unsigned k = st ? st->n_native : 0; st && k < st->n_native + st->n_python; k++) {
-            const tables_code *code = tables_code_get(t, VT_PYFRAME_CODE(st->frames[k]));
-            const char *file = code ? code->filename.s : NULL;
-            int hit = !file  ? 0
-                      : part ? strstr(file, part) != NULL
-                             : recognize_ema_code(file, code->qualname.s);
-            if (hit) {
-                if (it->category < CAT_COUNT)
-                    b.bytes[it->category] += it->size;
-                if (ema)
-                    *ema = hit;
-                break;
-            }
+        uint32_t m = made_lookup(mm, t, it->stack_id);
+        if (it->category >= CAT_COUNT)
+            continue;
+        if (m & MADE_KV)
+            b.kv.bytes[it->category] += it->size;
+        if (m & MADE_PEFT)
+            b.peft.bytes[it->category] += it->size;
+        if (m >> MADE_EMA_SHIFT) {
+            b.ema.bytes[it->category] += it->size;
+            b.ema_which = (int)(m >> MADE_EMA_SHIFT);
         }
     }
     return b;
 }
-
-/* ema_params: the parameters' bytes in snapshot s that are an EMA's copy of the weights */
-static uint64_t ema_params(const tables *t, const replay_snapshot *s, int *which)
-{
-    return made_under(t, s, NULL, which).bytes[CAT_PARAMETERS];
-}
-
-#define KV_CACHE_FILE "transformers/cache_utils.py"
 
 static int report_fill(report_ctx *c)
 {
@@ -192,20 +242,26 @@ static int report_fill(report_ctx *c)
     f->has_cat_peaks = r->has_cat_peaks;
     for (int i = 0; r->has_cat_peaks && i < CAT_COUNT; i++)
         f->cat_peak[i] = r->cat_peak[i];
-    /* transformers' KV cache in each snapshot the model reads (advice's use_cache=False) */
-    f->kv_at_peak = made_under(r->t, &r->at_peak, KV_CACHE_FILE, NULL);
+    /* transformers' KV cache in each snapshot the model reads (advice's use_cache=False); an
+     * EMA's copy of the weights among the parameters: not the model's (P, the trainable share,
+     * what the weights predict leave it out); peft's adapters */
+    made_memo mm = {0};
+    made_bytes at_peak = made_under(r->t, &mm, &r->at_peak), at_tensors, at_oom;
+    memset(&at_tensors, 0, sizeof at_tensors);
+    memset(&at_oom, 0, sizeof at_oom);
     if (f->has_at_tensors)
-        f->kv_at_tensors = made_under(r->t, &r->at_tensors, KV_CACHE_FILE, NULL);
+        at_tensors = made_under(r->t, &mm, &r->at_tensors);
     if (r->has_oom)
-        f->kv_at_oom = made_under(r->t, &r->at_oom, KV_CACHE_FILE, NULL);
-    /* an EMA's copy of the weights among the parameters: not the model's (P, the trainable
-     * share, what the weights predict leave it out) */
-    int ema_which = 0;
-    f->ema_at_peak = ema_params(r->t, &r->at_peak, &ema_which);
-    if (f->has_at_tensors)
-        f->ema_at_tensors = ema_params(r->t, &r->at_tensors, &ema_which);
-    if (r->has_oom)
-        f->ema_at_oom = ema_params(r->t, &r->at_oom, &ema_which);
+        at_oom = made_under(r->t, &mm, &r->at_oom);
+    free(mm.key);
+    free(mm.val);
+    f->kv_at_peak = at_peak.kv, f->kv_at_tensors = at_tensors.kv, f->kv_at_oom = at_oom.kv;
+    f->ema_at_peak = at_peak.ema.bytes[CAT_PARAMETERS];
+    f->ema_at_tensors = at_tensors.ema.bytes[CAT_PARAMETERS];
+    f->ema_at_oom = at_oom.ema.bytes[CAT_PARAMETERS];
+    int ema_which = at_oom.ema_which       ? at_oom.ema_which
+                    : at_tensors.ema_which ? at_tensors.ema_which
+                                           : at_peak.ema_which;
     uint64_t ema = r->has_oom          ? f->ema_at_oom
                    : f->has_at_tensors ? f->ema_at_tensors
                                        : f->ema_at_peak;
@@ -227,7 +283,7 @@ static int report_fill(report_ctx *c)
         .optim_peak = r->has_cat_peaks ? r->cat_peak[CAT_OPTIMIZER] : 0,
         .has_cat_peaks = r->has_cat_peaks,
         .grad_scaler = f->grad_scaler,
-        .adapter_bytes = made_under(r->t, &r->at_peak, "/peft/", NULL).bytes[CAT_PARAMETERS],
+        .adapter_bytes = at_peak.peft.bytes[CAT_PARAMETERS],
         /* at the moment the model explains (advice's use_cache=False saves it there) */
         .kv_cache_bytes = cat_breakdown_total(r->has_oom          ? &f->kv_at_oom
                                               : f->has_at_tensors ? &f->kv_at_tensors
