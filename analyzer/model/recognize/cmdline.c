@@ -8,6 +8,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "vramtrace/trace_format.h"
+
 /* X(spelling, key) — flag names (dashes dropped, '-' as '_', lower case) of argparse scripts
  * and the Hugging Face Trainer, and the model key each one sets. */
 #define VT_FLAG_SPELLINGS(X)                                                                       \
@@ -197,6 +199,16 @@ int config_script_index(int argc, const char *const *argv)
         if (argv[i] && ends_with(argv[i], ".py") && strchr(argv[i], '=') == NULL)
             return i;
     return -1;
+}
+
+const config_recfile *config_recorded_script(const nano_config *c, int argc,
+                                             const char *const *argv)
+{
+    if (c->program == PROG_NANOGPT || !c->files)
+        return NULL;
+    int si = config_script_index(argc, argv);
+    const config_recfile *f = si < 0 ? NULL : config_recorded_file(c->files, VT_FILE_ARG, argv[si]);
+    return f && f->data && !f->flags ? f : NULL;
 }
 
 int config_from_cmdline(nano_config *c, int argc, const char *const *argv, const char *cwd,

@@ -169,6 +169,10 @@ void config_flag_name(const char *arg, char *out, size_t len);
 /* config_script_index: the training script in a traced command line, the first argument ending
  * in ".py" (not a --key=value), or -1. */
 int config_script_index(int argc, const char *const *argv);
+/* config_recorded_script: the text of that script as the trace recorded it, whole (a file cut
+ * or unreadable when recorded is not), for a program other than nanoGPT; NULL when none. */
+const config_recfile *config_recorded_script(const nano_config *c, int argc,
+                                             const char *const *argv);
 /* config_flag_key: the key a flag spelling of argparse scripts and the Trainer sets
  * ("--grad-accum" -> CFG_gradient_accumulation_steps), or -1. */
 int config_flag_key(const char *flag);

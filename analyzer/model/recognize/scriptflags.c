@@ -165,11 +165,8 @@ static int checkpointing_switch(const char *key)
 
 void config_apply_script(nano_config *c, int argc, const char *const *argv)
 {
-    if (c->program == PROG_NANOGPT || !c->files)
-        return;
-    int si = config_script_index(argc, argv); /* the script, as the trace recorded it */
-    const config_recfile *f = si < 0 ? NULL : config_recorded_file(c->files, VT_FILE_ARG, argv[si]);
-    if (!f || !f->data || f->flags)
+    const config_recfile *f = config_recorded_script(c, argc, argv);
+    if (!f)
         return;
     const char *base = strrchr(f->name, '/') ? strrchr(f->name, '/') + 1 : f->name;
     script_flag *fl = malloc(SCRIPT_FLAGS_MAX * sizeof *fl);

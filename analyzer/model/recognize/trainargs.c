@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "scriptflags.h"
-#include "vramtrace/trace_format.h"
 
 /* lines: a line counter over src, moved forward (or restarted) to the position asked. */
 typedef struct lines {
@@ -405,11 +404,8 @@ static void apply_calls(nano_config *c, const script *sc)
 
 void config_apply_trainer_args(nano_config *c, int argc, const char *const *argv)
 {
-    if (c->program == PROG_NANOGPT || !c->files)
-        return;
-    int si = config_script_index(argc, argv); /* the script, as the trace recorded it */
-    const config_recfile *f = si < 0 ? NULL : config_recorded_file(c->files, VT_FILE_ARG, argv[si]);
-    if (!f || !f->data || f->flags)
+    const config_recfile *f = config_recorded_script(c, argc, argv);
+    if (!f)
         return;
     targs_call *calls = malloc(TARGS_CALLS_MAX * sizeof *calls);
     if (!calls)
