@@ -20,7 +20,8 @@ sys.path.insert(0, os.path.join(HERE, "simmodels", "site-packages"))
 import simtorch as torch  # noqa: E402
 import simtorch.nn.functional as F  # noqa: E402
 from diffusers import DDPMScheduler, EMAModel, UNet2DModel  # noqa: E402
-from sim_truth import tensor_bytes, state_tensors, print_truth  # noqa: E402
+from sim_truth import (tensor_bytes, state_tensors, print_truth,  # noqa: E402
+                       record_oom)
 
 
 def main():
@@ -93,8 +94,7 @@ def main():
             truth["steps"] = step + 1
             print(f"step {step}: (simulated)", flush=True)
     except torch.OutOfMemoryError as e:
-        truth.update(oom=True, oom_phase=phase, oom_message=str(e).splitlines()[0])
-        print(f"simtorch.OutOfMemoryError: {e}", file=sys.stderr, flush=True)
+        record_oom(truth, phase, e)
     print_truth(torch, truth)
     return 1 if truth["oom"] else 0
 

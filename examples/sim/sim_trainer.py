@@ -21,7 +21,8 @@ import simtorch as torch  # noqa: E402
 from simtorch.utils.data import Dataset  # noqa: E402
 from transformers import (GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM,  # noqa: E402
                           Trainer, TrainerCallback, TrainingArguments, default_data_collator)
-from sim_truth import tensor_bytes, state_tensors, print_truth  # noqa: E402
+from sim_truth import (tensor_bytes, state_tensors, print_truth,  # noqa: E402
+                       record_oom)
 
 BLOCK_SIZE = 1024
 
@@ -137,9 +138,7 @@ def main():
         truth["trainable_param_bytes"] = tensor_bytes(p for p in params if p.requires_grad)
         trainer.train()
     except torch.OutOfMemoryError as e:
-        truth.update(oom=True, oom_phase=oom_phase(e.__traceback__),
-                     oom_message=str(e).splitlines()[0])
-        print(f"simtorch.OutOfMemoryError: {e}", file=sys.stderr, flush=True)
+        record_oom(truth, oom_phase(e.__traceback__), e)
     print_truth(torch, truth)
     return 1 if truth["oom"] else 0
 

@@ -4,6 +4,7 @@ their own truth at the end: bytes counted from the program's own objects (parame
 `VRAMTRACE_TORCH_STATS {json}` (the same prefix as sim_train.py and the real programs)."""
 import json
 import os
+import sys
 
 
 def tensor_bytes(tensors):
@@ -46,6 +47,13 @@ def allocator_stats(torch):
         "num_ooms": st["num_ooms"],
         "device_name": torch.cuda.get_device_name(),
     }
+
+
+def record_oom(truth, phase, e):
+    """An out-of-memory error in the truth line (the phase it came in, its first line) and on
+    stderr, as torch says it."""
+    truth.update(oom=True, oom_phase=phase, oom_message=str(e).splitlines()[0])
+    print(f"simtorch.OutOfMemoryError: {e}", file=sys.stderr, flush=True)
 
 
 def print_truth(torch, truth):
