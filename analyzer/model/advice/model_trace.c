@@ -187,15 +187,12 @@ void model_gated_block(model_result *m, const run_facts *f, int nanogpt)
         }
 }
 
-/* oom_forward_share: no formula, and the run died in its first forward: how far the forward had
- * got is said from autocast's 16-bit weight copies (made as each weight is used: 2 B per 4-B
- * parameter) when there are some. An encoder-decoder's blocks keep alike activations per weight,
- * so its activations are extrapolated to the whole forward by that share of its blocks' weights
- * (the token embedding and the head that shares it are no block's; T5-small at B=32, cut at 73 %:
- * B=8 predicted from what was alive 5.17 GiB, extrapolated by the share of all weights (53 %)
- * 8.05 GiB, by the blocks' 7.16, measured by a run at B=8 6.77); other
- * networks' are not spread like their weights (a ResNet's early, high-resolution layers hold
- * most activations and few weights): what-ifs scale what was alive, lower bounds. */
+/* known_size: configuration key k's value when known, else 0 */
+static uint64_t known_size(const model_result *m, config_key k)
+{
+    return config_known(&m->cfg, k) ? (uint64_t)m->cfg.v[k].i : 0;
+}
+
 /* blocks_used: the share of the blocks' weights a first forward had used when it ran out of
  * memory (autocast casts each to 16 bits at its first use; the token embedding is looked up,
  * never cast, and the head that shares it, or its own V x d, is cast at the forward's end:
@@ -205,8 +202,7 @@ static double blocks_used(const model_result *m, const run_facts *f)
 {
     uint64_t copies = f->at_oom.bytes[CAT_AUTOCAST], params = f->at_oom.bytes[CAT_PARAMETERS];
     params = params > f->ema_at_oom ? params - f->ema_at_oom : 0; /* an EMA's copy: never cast */
-    uint64_t V = config_known(&m->cfg, CFG_vocab_size) ? (uint64_t)m->cfg.v[CFG_vocab_size].i : 0,
-             d = config_known(&m->cfg, CFG_n_embd) ? (uint64_t)m->cfg.v[CFG_n_embd].i : 0, emb;
+    uint64_t V = known_size(m, CFG_vocab_size), d = known_size(m, CFG_n_embd), emb;
     if (V && d && !__builtin_mul_overflow(4 * V, d, &emb) && emb < params / 2)
         params -= emb;
     return params ? 2.0 * (double)copies / (double)params : 0;
@@ -226,6 +222,16 @@ static void forward_blocks_done(model_result *m, const run_facts *f)
         m->calib.ratio[CAT_ACTIVATIONS] = q; /* (advice_calibrate kept 1: a partial run's) */
 }
 
+/* model_oom_forward_share: the run died in its first forward. A transformer's formula applies:
+ * forward_blocks_done. No formula: how far the forward had
+ * got is said from autocast's 16-bit weight copies (made as each weight is used: 2 B per 4-B
+ * parameter) when there are some. An encoder-decoder's blocks keep alike activations per weight,
+ * so its activations are extrapolated to the whole forward by that share of its blocks' weights
+ * (the token embedding and the head that shares it are no block's; T5-small at B=32, cut at 73 %:
+ * B=8 predicted from what was alive 5.17 GiB, extrapolated by the share of all weights (53 %)
+ * 8.05 GiB, by the blocks' 7.16, measured by a run at B=8 6.77); other
+ * networks' are not spread like their weights (a ResNet's early, high-resolution layers hold
+ * most activations and few weights): what-ifs scale what was alive, lower bounds. */
 void model_oom_forward_share(model_result *m, const run_facts *f)
 {
     if (f->backward_passes > 0 || !f->oom_phase || strcmp(f->oom_phase, "forward"))
@@ -245,12 +251,8 @@ void model_oom_forward_share(model_result *m, const run_facts *f)
         m->calib.act_whole = 1.0 / frac;
         /* the logits at its end, not reached: the refined formula's cross-entropy of B*T
          * tokens over V (12 B each eager, 8 compiled; T5-small at B=8 kept 10) */
-        uint64_t B = config_known(&m->cfg, CFG_batch_size) ? (uint64_t)m->cfg.v[CFG_batch_size].i
-                                                           : 0,
-                 T = config_known(&m->cfg, CFG_block_size) ? (uint64_t)m->cfg.v[CFG_block_size].i
-                                                           : 0;
-        uint64_t V =
-            config_known(&m->cfg, CFG_vocab_size) ? (uint64_t)m->cfg.v[CFG_vocab_size].i : 0;
+        uint64_t B = known_size(m, CFG_batch_size), T = known_size(m, CFG_block_size),
+                 V = known_size(m, CFG_vocab_size);
         unsigned per = m->shape.compile ? 8 : 12;
         double logits = (double)B * (double)T * (double)V * per;
         if (logits > 0 && logits < 1e18)
