@@ -253,7 +253,7 @@ static void show(wstate *w, int tty, double secs)
         long i = f ? phases_site(f, n) : -1;
         char raw[512];
         if (i >= 0) {
-            size_t m = tables_frame_text(&f[i], raw, sizeof raw);
+            size_t m = tables_frame_label(w->t, &f[i], raw, sizeof raw);
             escape_term(raw, m < sizeof raw ? m : sizeof raw - 1, site, sizeof site);
         } else {
             snprintf(site, sizeof site, "stack #%u", gs[0].stack);

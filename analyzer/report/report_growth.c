@@ -58,7 +58,7 @@ static void caller_text(replay_result *r, uint32_t stack, const char *script, ch
             (fl > sl && f[i].file[fl - sl - 1] != '/'))
             continue;
         char raw[1024];
-        size_t m = tables_frame_text(&f[i], raw, sizeof raw);
+        size_t m = tables_frame_label(r->t, &f[i], raw, sizeof raw);
         escape_term(raw, m < sizeof raw ? m : sizeof raw - 1, out, len);
         return;
     }

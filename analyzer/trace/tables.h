@@ -229,6 +229,13 @@ int tables_module_names(const tables *t, uint32_t module_id);
  * debug info gave one. Not escaped. Returns the
  * length it wanted (snprintf-like). */
 size_t tables_frame_text(const tables_frame *f, char *buf, size_t bufsz);
+/* tables_short_file: a Python file name as people say it: from the package on when under
+ * site-packages / dist-packages, relative to the traced process's directory when under it (the
+ * same line of code then reads the same in two traces from different machines or checkouts) */
+const char *tables_short_file(const tables *t, const char *file);
+/* tables_frame_label: tables_frame_text with the Python file made short (tables_short_file): what
+ * reports, views and diff name a frame by */
+size_t tables_frame_label(const tables *t, const tables_frame *f, char *buf, size_t bufsz);
 
 /* demangle: C++ demangling of a mangled name via __cxa_demangle (demangle.c): *out gets a
  * malloc'ed demangled name, or NULL when name is not a C++ name (does not start with _Z, or the

@@ -183,6 +183,26 @@ int tables_module_names(const tables *t, uint32_t module_id)
     return symbolize_module_status(t->sym, module_id);
 }
 
+const char *tables_short_file(const tables *t, const char *file)
+{
+    const tables_process *p = tables_process_get(t);
+    const char *s = strstr(file, "-packages/");
+    if (s && (s - file >= 4) && (!strncmp(s - 4, "site", 4) || !strncmp(s - 4, "dist", 4)))
+        return s + strlen("-packages/");
+    if (p && p->cwd.len > 1 && !strncmp(file, p->cwd.s, p->cwd.len) && file[p->cwd.len] == '/')
+        return file + p->cwd.len + 1;
+    return file;
+}
+
+size_t tables_frame_label(const tables *t, const tables_frame *f, char *buf, size_t bufsz)
+{
+    if (f->kind != TABLES_FRAME_PYTHON || !f->code)
+        return tables_frame_text(f, buf, bufsz);
+    tables_frame g = *f;
+    g.file = tables_short_file(t, f->file);
+    return tables_frame_text(&g, buf, bufsz);
+}
+
 size_t tables_frame_text(const tables_frame *f, char *buf, size_t bufsz)
 {
     int n;

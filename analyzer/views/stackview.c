@@ -150,19 +150,6 @@ size_t stackview_build(tables *t, uint32_t stack_id, int flags, stackview_frame 
     return n;
 }
 
-/* short_file: a Python file name as people say it: from the package on when under
- * site-packages / dist-packages, relative to the traced process's directory when under it */
-static const char *short_file(tables *t, const char *file)
-{
-    const tables_process *p = tables_process_get(t);
-    const char *s = strstr(file, "-packages/");
-    if (s && (s - file >= 4) && (!strncmp(s - 4, "site", 4) || !strncmp(s - 4, "dist", 4)))
-        return s + strlen("-packages/");
-    if (p && p->cwd.len > 1 && !strncmp(file, p->cwd.s, p->cwd.len) && file[p->cwd.len] == '/')
-        return file + p->cwd.len + 1;
-    return file;
-}
-
 /* args_len: the length of a demangled C++ name without its argument list (and what follows
  * it: " const", ...): the last top-level "(...)" is the arguments */
 static size_t args_len(const char *fn)
@@ -188,9 +175,9 @@ const char *stackview_name(tables *t, const stackview_frame *v, char *buf, size_
     if (!f)
         snprintf(buf, len, "%s", v->marker ? v->marker : "?");
     else if (f->kind == TABLES_FRAME_PYTHON && f->code && f->line >= 0)
-        snprintf(buf, len, "%s:%d %s", short_file(t, f->file), f->line, f->function);
+        snprintf(buf, len, "%s:%d %s", tables_short_file(t, f->file), f->line, f->function);
     else if (f->kind == TABLES_FRAME_PYTHON && f->code)
-        snprintf(buf, len, "%s:? %s", short_file(t, f->file), f->function);
+        snprintf(buf, len, "%s:? %s", tables_short_file(t, f->file), f->function);
     else if (f->kind == TABLES_FRAME_PYTHON)
         tables_frame_text(f, buf, len);
     else if (f->function[0])

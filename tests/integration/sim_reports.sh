@@ -99,6 +99,11 @@ for line in open(sys.argv[1]):
         if not any(a["change"].startswith("micro-batch") and a["command_line"]
                    for a in r["advice"]):
             bad.append("%s: no micro-batch change through TrainingArguments" % t)
+        # the Trainer's per-step tensors made before the first forward (the label count of
+        # get_batch_samples) are its data, not parameters: at the peak, the program's weights
+        if not f["oom"] and r["categories"]["parameters"] != f["param_bytes"]:
+            bad.append("%s: parameters %d B at the peak, the program's %d" %
+                       (t, r["categories"]["parameters"], f["param_bytes"]))
     # the shapes the trace gives: never nanoGPT's width or heads
     # an EMA copy of the weights (diffusers' EMAModel): recognized with its bytes, kept under
     # parameters and said so in every sentence of them, never the model's own (P, trainable)
@@ -220,6 +225,13 @@ for line in open(sys.argv[1]):
     if f["family"] == "resnet" and (abm["at_peak"][0]["module"] != "Bottleneck.forward" or
                                     abm["at_peak"][0]["bytes"] < 0.75 * acts):
         bad.append("%s: the top module is %s, not the ResNet's Bottleneck" % (t, abm["at_peak"][0]["module"]))
+    # sites named as people say them: a library's file from its package on (not the machine's
+    # site-packages path), the program's own relative to its directory; the same in the JSON
+    sites = [s["site"] for s in r["top_sites"]]
+    part = text.split("Top allocation sites")[-1].split("\n\n")[0]
+    longs = [s for s in sites + part.splitlines() if "-packages/" in s or "/work/" in s]
+    if longs or not sites:
+        bad.append("%s: sites with the machine's paths: %s" % (t, [s[:80] for s in longs][:3]))
 if n < 10:
     bad.append("only %d simulated traces" % n)
 known = [b for b in bad if b in KNOWN]

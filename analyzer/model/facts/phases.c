@@ -88,6 +88,8 @@ static uint32_t python_bits(const char *fn, const char *file)
     /* a batch loaded, or moved onto the device by a framework (Lightning, Accelerate, the
      * Hugging Face Trainer) */
     static const char *const data_fns[] = {"get_batch",
+                                           "get_batch_samples", /* the Trainer's: its batches and
+                                                                 * their label count */
                                            "__next__",
                                            "_next_data",
                                            "transfer_batch_to_device",

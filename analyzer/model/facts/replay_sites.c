@@ -45,7 +45,7 @@ const char *replay_site_text(replay_result *r, uint32_t stack_id, char *buf, siz
         return buf;
     }
     char raw[1024];
-    size_t m = tables_frame_text(f, raw, sizeof raw);
+    size_t m = tables_frame_label(r->t, f, raw, sizeof raw);
     escape_term(raw, m < sizeof raw ? m : sizeof raw - 1, buf, len);
     return buf;
 }
