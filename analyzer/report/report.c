@@ -166,6 +166,46 @@ static made_bytes made_under(const tables *t, made_memo *mm, const replay_snapsh
     return b;
 }
 
+struct ema_drop {
+    made_memo *mm;
+    const tables *t;
+};
+
+static int ema_drop(void *ctx, uint32_t stack)
+{
+    struct ema_drop *d = ctx;
+    return (made_lookup(d->mm, d->t, stack) >> MADE_EMA_SHIFT) != 0;
+}
+
+/* less_ema: what the tensors say of the model without an EMA's copy of its weights (ema bytes
+ * of them live at the moment explained, made under its code: words): inferred again as if the
+ * copy's tensors were never made (its embedding is no second, untied head; its norms no more
+ * of them in a block), said in P's where; P less its bytes when they cannot be told apart. */
+static void less_ema(report_ctx *c, const replay_result *r, made_memo *mm, uint64_t ema,
+                     const char *words)
+{
+    infer_pass *p = infer_pass_copy(r->inferred_from);
+    struct ema_drop d = {mm, r->t};
+    infer_result out;
+    size_t n = 0;
+    uint64_t bytes = 0;
+    if (p && infer_finish_without(p, ema_drop, &d, &out, &n, &bytes) == 0 && n &&
+        out.v[INFER_params].known) {
+        if (r->accum) /* the step's own count (report_fill) */
+            out.v[INFER_gradient_accumulation_steps] =
+                c->inferred.v[INFER_gradient_accumulation_steps];
+        c->inferred = out;
+        infer_value *pv = &c->inferred.v[INFER_params];
+        size_t w = strlen(pv->where);
+        snprintf(pv->where + w, sizeof pv->where - w,
+                 ", less the EMA copy (%llu B, %s: its %zu tensors left out)",
+                 (unsigned long long)ema, words && *words ? words : "an EMA", n);
+    } else {
+        infer_params_less(&c->inferred, ema, words);
+    }
+    infer_pass_free(p);
+}
+
 static int report_fill(report_ctx *c)
 {
     replay_result *r = &c->runs[0];
@@ -253,8 +293,6 @@ static int report_fill(report_ctx *c)
         at_tensors = made_under(r->t, &mm, &r->at_tensors);
     if (r->has_oom)
         at_oom = made_under(r->t, &mm, &r->at_oom);
-    free(mm.key);
-    free(mm.val);
     f->kv_at_peak = at_peak.kv, f->kv_at_tensors = at_tensors.kv, f->kv_at_oom = at_oom.kv;
     f->ema_at_peak = at_peak.ema.bytes[CAT_PARAMETERS];
     f->ema_at_tensors = at_tensors.ema.bytes[CAT_PARAMETERS];
@@ -267,7 +305,9 @@ static int report_fill(report_ctx *c)
                                        : f->ema_at_peak;
     f->ema_words = recognize_ema_words(ema_which);
     if (f->inferred && ema)
-        infer_params_less(&c->inferred, ema, f->ema_words);
+        less_ema(c, r, &mm, ema, f->ema_words);
+    free(mm.key);
+    free(mm.val);
     uint64_t params =
         r->has_cat_peaks ? r->cat_peak[CAT_PARAMETERS] : r->at_peak.by_cat.bytes[CAT_PARAMETERS];
     /* what was trained and what was on, from the code on the stacks and the measured state */

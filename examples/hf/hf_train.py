@@ -114,6 +114,9 @@ def parser():
     ap.add_argument("--no-cache", action="store_true",
                     help="model.config.use_cache = False: no KV cache in the training forward")
     ap.add_argument("--lr", type=float, default=3e-4)
+    ap.add_argument("--ema", action="store_true",
+                    help="an EMA copy of the weights (torch's AveragedModel with an EMA average), "
+                         "updated after each optimizer step")
     return ap
 
 
@@ -132,7 +135,7 @@ def main():
              "gradient_checkpointing": a.gradient_checkpointing, "lora_rank": a.lora_rank,
              "layers": layers, "hidden": hidden, "heads": heads, "vocab_size": vocab,
              "steps": 0, "iters": 0, "oom": False, "oom_phase": None, "grad_bytes": None,
-             "optim_state_bytes": None}
+             "optim_state_bytes": None, "ema": a.ema, "ema_bytes": 0}
     times, phase, rc = [], "model", 0
     try:
         model = build(a.model, T, dropout)
@@ -152,6 +155,11 @@ def main():
         trainable = model_truth(model, truth)
         print(f"number of parameters: {truth['params'] / 1e6:.2f}M (trainable "
               f"{truth['trainable_params'] / 1e6:.2f}M)", flush=True)
+        ema = None
+        if a.ema:
+            from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
+            ema = AveragedModel(model, multi_avg_fn=get_ema_multi_avg_fn(0.999))
+            truth["ema_bytes"] = tensor_bytes(ema.module.parameters())
         opt = make_optimizer(a.optimizer, trainable, a.lr)
         scaler = torch.amp.GradScaler("cuda", enabled=a.amp == "fp16")
         step_fn = torch.compile(model) if a.compile else model
@@ -170,6 +178,8 @@ def main():
             phase = "optimizer"
             scaler.step(opt)
             scaler.update()
+            if ema is not None:
+                ema.update_parameters(model)
             if step == 0:
                 truth["optim_state_bytes"] = tensor_bytes(state_tensors(opt))
             opt.zero_grad(set_to_none=True)

@@ -72,6 +72,9 @@ def main():
     ap.add_argument("--lr", type=float, default=3e-4)
     ap.add_argument("--no-cache", action="store_true",
                     help="use_cache=False: no KV cache in the forward (the config's default is on)")
+    ap.add_argument("--ema", action="store_true",
+                    help="an EMA copy of the weights (diffusers' EMAModel), stepped after each "
+                         "optimizer step")
     a = ap.parse_args()
     family, layers, hidden, heads, inter, vocab, default_t = SIZES[a.model]
     T = a.seq_len or default_t
@@ -87,7 +90,7 @@ def main():
              "gradient_checkpointing": a.gradient_checkpointing, "lora_rank": a.lora_rank,
              "layers": layers, "hidden": hidden, "heads": heads, "vocab_size": vocab,
              "steps": 0, "oom": False, "oom_phase": None, "grad_bytes": None,
-             "optim_state_bytes": None}
+             "optim_state_bytes": None, "ema": a.ema, "ema_bytes": 0}
     phase = "model"
     try:
         model = build(a.model, T, dropout)
@@ -113,6 +116,11 @@ def main():
         model.train()
         truth["param_bytes"] = tensor_bytes(params)
         truth["trainable_param_bytes"] = tensor_bytes(trainable)
+        ema = None
+        if a.ema:
+            from diffusers import EMAModel
+            ema = EMAModel(model.parameters())
+            truth["ema_bytes"] = tensor_bytes(ema.shadow_params)
         opt = make_optimizer(a.optimizer, trainable, a.lr)
         scaler = torch.amp.GradScaler("cuda", enabled=a.amp == "fp16")
         for step in range(a.steps):
@@ -130,6 +138,8 @@ def main():
             phase = "optimizer"
             scaler.step(opt)
             scaler.update()
+            if ema is not None:
+                ema.step(model.parameters())
             if step == 0:
                 truth["optim_state_bytes"] = tensor_bytes(state_tensors(opt))
             opt.zero_grad(set_to_none=True)

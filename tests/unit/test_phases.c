@@ -196,12 +196,17 @@ static void test_inputs_and_seed(void **state)
                  py("/v/site-packages/torch/autograd/__init__.py", "backward"),
                  py("/v/site-packages/torch/_tensor.py", "Tensor.backward"),
                  py("/w/train.py", "main"));
-    assert_int_equal(f.seed, 1);
+    assert_int_equal(f.engine, 0); /* the calling thread's, before the engine runs */
+    assert_int_equal(f.phase, PHASE_BACKWARD);
+    f = PHASE_OF(
+        native("at::_ops::mm::call"), native("torch::autograd::Engine::evaluate_function(...)"),
+        py("/v/site-packages/torch/_tensor.py", "Tensor.backward"), py("/w/train.py", "main"));
+    assert_int_equal(f.engine, 1); /* the engine's: a gradient may be */
     assert_int_equal(f.phase, PHASE_BACKWARD);
     f = PHASE_OF(native("at::_ops::div_Tensor::call"),
                  py("/v/site-packages/accelerate/accelerator.py", "Accelerator.backward"),
                  py("/v/site-packages/transformers/trainer.py", "Trainer.training_step"));
-    assert_int_equal(f.seed, 0);
+    assert_int_equal(f.engine, 0);
     assert_true(f.phase != PHASE_BACKWARD);
 }
 

@@ -97,7 +97,7 @@ static int r_t_optim_temp(const classify_input *in)
 static int r_grads(const classify_input *in)
 {
     return TEN(in) && in->phase_alloc == PHASE_BACKWARD && in->param_sized && !in->vocab_sized &&
-           (crossed_backward(in) || in->phase_free != PHASE_BACKWARD);
+           !in->loss_site && (crossed_backward(in) || in->phase_free != PHASE_BACKWARD);
 }
 static int r_loss_bwd(const classify_input *in)
 {
@@ -179,7 +179,7 @@ static int r_other(const classify_input *in)
     X(gradients, r_grads, GRADIENTS,                                                               \
       "parameter-sized, made by backward, alive after it (until zero_grad)")                       \
     X(loss_backward, r_loss_bwd, LOGITS,                                                           \
-      "made by backward, B*T*V sized or under the loss: logits' gradient")                         \
+      "made by backward, B*T*V sized or under the loss: logits' gradient, or the loss itself")     \
     X(backward_kept, r_bwd_kept, BACKWARD,                                                         \
       "made by backward, not parameter-sized, alive after it")                                     \
     X(backward_attention, r_bwd_attn, ATTENTION,                                                   \

@@ -22,7 +22,8 @@ static uint32_t *vt__live_at(vt__pass *p, uint64_t addr)
     return &p->live_at[(addr * 0x9e3779b97f4a7c15ull) >> 52];
 }
 
-static int vt__push(vt__pass *p, uint64_t addr, uint64_t size, uint64_t event, int made)
+static int vt__push(vt__pass *p, uint64_t addr, uint64_t size, uint64_t event, int made,
+                    uint32_t stack)
 {
     if (p->n == p->cap) {
         size_t cap = p->cap ? p->cap * 2 : 1024;
@@ -32,7 +33,11 @@ static int vt__push(vt__pass *p, uint64_t addr, uint64_t size, uint64_t event, i
         p->t = t;
         p->cap = cap;
     }
-    p->t[p->n++] = (vt__tensor){addr, size, event, !p->seen_backward, 1, 0, 0, made};
+    p->t[p->n++] = (vt__tensor){addr,  size,
+                                event, !p->seen_backward,
+                                1,     0,
+                                0,     made & ~INFER_MADE_ATTENTION,
+                                stack, (made & INFER_MADE_ATTENTION) != 0};
     ++*vt__live_at(p, addr);
     return 0;
 }
@@ -416,7 +421,7 @@ void infer_pass_event_made(infer_pass *ip, uint64_t event, int is_alloc, const r
             p->seen_backward = 1;
         else if (p->seen_backward && !p->snapped)
             vt__snap(p, 0); /* the first backward is over: what lives outlived it */
-        if (!p->seen_backward && vt__push(p, ev->addr, ev->size, event, made))
+        if (!p->seen_backward && vt__push(p, ev->addr, ev->size, event, made, ev->stack_id))
             ip->oom = 1;
     } else if (is_alloc && !p->snapped &&
                (ev->api == VT_API_torchOom ||
@@ -427,9 +432,97 @@ void infer_pass_event_made(infer_pass *ip, uint64_t event, int is_alloc, const r
     }
 }
 
+/* vt__infer_heads: H from a fused attention kernel's log-sum-exp rows in the first forward: B·H·T
+ * fp32 (flash, cudnn; the efficient kernel pads T to a multiple of 32), made once in each of the
+ * L blocks; H divides d with a head of 8 to 512 elements (the output, B·T·d of 16 bits, is not
+ * one: d / 2 heads of 2) */
+static void vt__infer_heads(const vt__pass *p, infer_result *out)
+{
+    const infer_value *N = &out->v[INFER_tokens], *T = &out->v[INFER_block_size],
+                      *B = &out->v[INFER_batch_size], *d = &out->v[INFER_n_embd],
+                      *L = &out->v[INFER_n_layer];
+    if (!d->known || (T->known && (T->value <= 0 || (N->known && N->value % T->value))))
+        return;
+    /* B and T: the token batch over T, or the image batch (a vision transformer's patch tokens);
+     * B·T alone when T is not known (no padding then) */
+    uint64_t t = T->known ? (uint64_t)T->value : N->known ? (uint64_t)N->value : 0;
+    uint64_t b = !T->known  ? 1
+                 : N->known ? (uint64_t)(N->value / T->value)
+                 : B->known ? (uint64_t)B->value
+                            : 0;
+    uint64_t w = (uint64_t)d->value;
+    if (!b || !t)
+        return;
+    uint64_t pads[2] = {t, T->known ? (t + 31) / 32 * 32 : t}, best = 0, bestT = 0;
+    /* made in each block, or in those the first forward ran before an out-of-memory error */
+    size_t bestn = 0, need = p->at_oom ? 1 : L->known && L->value >= 2 ? (size_t)L->value : 2;
+    for (size_t i = 0; i < p->n; i++) {
+        const vt__tensor *x = &p->t[i];
+        if (!x->attention || !x->early || x->kept)
+            continue;
+        for (int k = 0; k < 2; k++) {
+            uint64_t row = vt__mul(vt__mul(b, pads[k]), 4), h = row ? x->size / row : 0;
+            if (!row || x->size % row || !h || w % h || w / h < 8 || w / h > 512 ||
+                (k && pads[1] == pads[0]))
+                continue;
+            size_t c = 0;
+            for (size_t j = 0; j < p->n; j++)
+                c += p->t[j].attention && p->t[j].early && p->t[j].size == x->size;
+            if (c >= need && c > bestn)
+                best = h, bestT = pads[k], bestn = c;
+        }
+    }
+    if (!best)
+        return;
+    char how[96];
+    if (bestT == t)
+        snprintf(how, sizeof how, "B·T = %llu tokens", (unsigned long long)(b * t));
+    else
+        snprintf(how, sizeof how, "B = %llu and T = %llu padded to %llu", (unsigned long long)b,
+                 (unsigned long long)t, (unsigned long long)bestT);
+    vt__set(out, INFER_n_head, (int64_t)best,
+            "H = %llu: a fused attention kernel's log-sum-exp rows, B·H·T fp32 with %s (%llu B), "
+            "made %zu times in the first forward",
+            (unsigned long long)best, how, (unsigned long long)(b * best * bestT * 4), bestn);
+}
+
 int infer_pass_done(const infer_pass *ip)
 {
     return (ip->p.snapped && ip->p.seen_backward) || ip->oom;
+}
+
+infer_pass *infer_pass_copy(const infer_pass *ip)
+{
+    infer_pass *c = ip && !ip->oom ? malloc(sizeof *c) : NULL;
+    if (!c)
+        return NULL;
+    *c = *ip;
+    c->p.t = malloc((ip->p.n ? ip->p.n : 1) * sizeof *c->p.t);
+    if (!c->p.t) {
+        free(c);
+        return NULL;
+    }
+    if (ip->p.n)
+        memcpy(c->p.t, ip->p.t, ip->p.n * sizeof *c->p.t);
+    c->p.cap = ip->p.n ? ip->p.n : 1;
+    return c;
+}
+
+int infer_finish_without(infer_pass *ip, int (*drop)(void *ctx, uint32_t stack), void *ctx,
+                         infer_result *out, size_t *ndropped, uint64_t *dropped_bytes)
+{
+    vt__pass *p = &ip->p;
+    size_t k = 0;
+    *ndropped = 0, *dropped_bytes = 0;
+    for (size_t i = 0; i < p->n; i++) {
+        if (p->t[i].early && p->t[i].stack && drop(ctx, p->t[i].stack)) {
+            ++*ndropped, *dropped_bytes += p->t[i].size;
+            continue;
+        }
+        p->t[k++] = p->t[i];
+    }
+    p->n = k; /* (vt__trim_oom and vt__find_images find their indexes in what is left) */
+    return infer_finish(ip, out);
 }
 
 int infer_finish(infer_pass *ip, infer_result *out)
@@ -455,6 +548,7 @@ int infer_finish(infer_pass *ip, infer_result *out)
     }
     vt__infer_tokens(p, elems, n, lo, hi, out);
     vt__infer_images(p, elems, n, lo, hi, out);
+    vt__infer_heads(p, out);
     if (p->img_b && !out->v[INFER_block_size].known) {
         /* images and no patch tokens: no transformer's blocks, width or vocabulary to say
          * (a convolutional network's repeating sizes are not those) */

@@ -38,7 +38,7 @@ typedef enum infer_key {
 typedef struct infer_value {
     int known; /* 0: the trace does not say (never a guess) */
     int64_t value;
-    char where[160]; /* "B·T = 4096 from the int64 input tensor", ... */
+    char where[256]; /* "B·T = 4096 from the int64 input tensor", ... (config.h: as long) */
 } infer_value;
 
 typedef struct infer_result {
@@ -59,12 +59,23 @@ void infer_pass_event(infer_pass *p, uint64_t event, int is_alloc, const reader_
  * (the replay knows; INFER_MADE_UNKNOWN is infer_pass_event's): position ids are made in a
  * module's forward, a training loop's token mask of the same size is not. */
 enum { INFER_MADE_UNKNOWN, INFER_MADE_FORWARD, INFER_MADE_ELSEWHERE };
+/* | INFER_MADE_ATTENTION: made by a fused attention kernel (sdpa's flash / efficient / cudnn, not
+ * its math path) */
+#define INFER_MADE_ATTENTION 8
 void infer_pass_event_made(infer_pass *p, uint64_t event, int is_alloc, const reader_event *ev,
                            uint64_t freed_event, int made);
 /* infer_pass_done: 1 once no later event can change what infer_finish says. */
 int infer_pass_done(const infer_pass *p);
 int infer_finish(infer_pass *p, infer_result *out);
 void infer_pass_free(infer_pass *p);
+/* infer_pass_copy: a copy of p as it is (infer_finish changes what it finishes; NULL when memory
+ * ran short). infer_finish_without: infer_finish of p without the tensors made before the first
+ * backward whose stack drop says (a copy of the weights the program keeps beside them: an
+ * EMA's, found from the stacks' code by the report), as if never made; *ndropped of them,
+ * *dropped_bytes. */
+infer_pass *infer_pass_copy(const infer_pass *p);
+int infer_finish_without(infer_pass *p, int (*drop)(void *ctx, uint32_t stack), void *ctx,
+                         infer_result *out, size_t *ndropped, uint64_t *dropped_bytes);
 
 /* infer_model: the same from the trace at path, read on its own. Returns 0 (out filled,
  * possibly with nothing known) or -1 with err when the trace cannot be read. */

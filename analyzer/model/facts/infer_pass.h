@@ -16,9 +16,11 @@ typedef struct vt__tensor {
     uint64_t event; /* the allocating event's number (the replay's; a free finds it by it) */
     int early;      /* allocated before the first backward */
     int live;
-    int kept;  /* alive right after the first backward (or at an OOM before it) */
-    int batch; /* an image batch or its labels (vt__find_images): not a parameter */
-    int made;  /* where its stack says it was made: INFER_MADE_* (infer.h) */
+    int kept;       /* alive right after the first backward (or at an OOM before it) */
+    int batch;      /* an image batch or its labels (vt__find_images): not a parameter */
+    int made;       /* where its stack says it was made: INFER_MADE_* (infer.h) */
+    uint32_t stack; /* its stack id (infer_finish_without: a copy's tensors left out) */
+    int attention;  /* made by a fused attention kernel (INFER_MADE_ATTENTION) */
 } vt__tensor;
 
 typedef struct vt__pass {

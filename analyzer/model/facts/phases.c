@@ -75,8 +75,10 @@ enum {
     FB_WORKSPACE = 1 << 14,
     FB_ATTENTION = 1 << 15,
     FB_FOREIGN = 1 << 16, /* a Python frame of neither torch nor an optimizer's own package */
-    FB_SEED = 1 << 17,    /* autograd's _make_grads: the backward's starting gradient */
     FB_NOISE = 1 << 18,   /* random floats made (randn, rand, normal): a diffusion step's noise */
+    FB_ENGINE = 1 << 19,  /* a native frame of the autograd engine (its threads' work) */
+    FB_FUSED_ATTN =
+        1 << 20, /* a fused attention kernel's (flash, efficient, cudnn): not sdpa's math */
 };
 
 static uint32_t python_bits(const char *fn, const char *file)
@@ -110,7 +112,6 @@ static uint32_t python_bits(const char *fn, const char *file)
      * the 4-byte loss of a Trainer, whose 4-byte running loss is made before the forward) */
     b |= in(last, bwd_fns) && (strcmp(last, "backward") || torch_or_optimizer_file(file)) ? FB_BWD
                                                                                           : 0;
-    b |= !strcmp(last, "_make_grads") ? FB_SEED : 0;
     b |= strstr(file, "/optim/") || strstr(file, "/optim.py") ||
                  strstr(file, "torch/nn/utils/clip_grad")
              ? FB_OPT
@@ -139,7 +140,7 @@ static uint32_t python_bits(const char *fn, const char *file)
 
 static uint32_t native_bits(const char *fn)
 {
-    uint32_t b = strstr(fn, "torch::autograd::Engine") ? FB_BWD : 0;
+    uint32_t b = strstr(fn, "torch::autograd::Engine") ? FB_BWD | FB_ENGINE : 0;
     b |= strstr(fn, "cross_entropy") || strstr(fn, "log_softmax") || strstr(fn, "nll_loss")
              ? FB_LOSS
              : 0;
@@ -155,6 +156,10 @@ static uint32_t native_bits(const char *fn)
     b |= strstr(fn, "scaled_dot_product") || strstr(fn, "flash_attention") ||
                  strstr(fn, "efficient_attention") || strstr(fn, "cudnn_attention")
              ? FB_ATTENTION
+             : 0;
+    b |= strstr(fn, "flash_attention") || strstr(fn, "efficient_attention") ||
+                 strstr(fn, "cudnn_attention")
+             ? FB_FUSED_ATTN
              : 0;
     return b;
 }
@@ -283,7 +288,8 @@ stack_facts phases_acc_end(const phases_acc *a)
     r.to_copy = (any & FB_TO_COPY) != 0;
     r.workspace = (any & FB_WORKSPACE) != 0;
     r.attention = (any & FB_ATTENTION) != 0;
-    r.seed = (py_any & FB_SEED) != 0;
+    r.engine = (any & FB_ENGINE) != 0;
+    r.fused_attention = (any & FB_FUSED_ATTN) != 0;
     /* the data path: a batch the program itself makes or copies onto the device (random token
      * ids, .to(device)), or a framework's data path does, not an operation inside a module */
     /* (random floats too: a diffusion step's noise, not under a module's __init__, where a

@@ -35,9 +35,11 @@ typedef struct stack_facts {
     uint8_t workspace; /* 1: under cuBLAS's handle / workspace (a library workspace) */
     uint8_t attention; /* 1: under a fused attention kernel (sdpa, flash, efficient, cudnn) */
     uint8_t input;     /* 1: the program's own code makes / copies a batch onto the device */
-    uint8_t seed; /* 1: under torch.autograd's _make_grads: on the calling thread, the backward's
-                   * starting gradient (ones_like of the loss), no parameter's gradient (the
-                   * engine's threads carry the calling thread's last Python frames: these too) */
+    uint8_t engine;    /* 1: a native frame of the autograd engine (torch::autograd::Engine): what
+                        * backward made on the engine's threads, not on the calling thread before
+                        * it ran (the starting gradient: _make_grads' ones_like of the loss) */
+    uint8_t fused_attention; /* 1: under a fused attention kernel (flash, efficient, cudnn; not
+                              * sdpa's math path, which makes the scores of a plain one) */
 } stack_facts;
 
 const char *phase_name(int p);

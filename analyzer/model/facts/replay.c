@@ -141,12 +141,11 @@ static inline __attribute__((always_inline)) void apply_free(state *s, const rea
     }
     if (ot->pending && e->level == L_SEGMENT)
         ot->released += e->size;
-    int seed = e->addr == s->seed_addr; /* the backward's starting gradient (replay_phase.c) */
-    if (seed)
-        s->seed_addr = 0;
     int grad_free = !ev->backward && e->phase == PHASE_BACKWARD &&
                     (e->level == L_INNER || e->level == L_TENSOR) &&
-                    (replay_size_bits(s, e->size) & 1) && !ot->pending && !seed;
+                    (replay_size_bits(s, e->size) & 1) && !ot->pending &&
+                    !(e->flags & EF_LOSS); /* (the backward's starting gradient:
+                                            * replay_phase.c) */
     if (grad_free) { /* a gradient freed: what an optimizer step made and keeps past this is
                       * its state */
         s->grad_free_event = s->event;
@@ -472,8 +471,10 @@ static int replay_reader(const char *path, reader *rd, replay_result *out, char 
         out->oom_last_event = ot.last_event;
         out->at_oom.time_ns = ot.time_ns;
     }
-    if (s.infer) /* the trace ended before the first backward did */
+    if (s.infer) { /* the trace ended before the first backward did */
+        out->inferred_from = infer_pass_copy(s.infer);
         out->has_inferred = infer_finish(s.infer, &out->inferred) == 0;
+    }
     infer_pass_free(s.infer);
     replay_vmm_end(&s);
     replay_cats_flush(&s); /* what was freed after the last allocation: kept to the end */
@@ -524,5 +525,6 @@ void replay_free(replay_result *r)
     tables_free(r->t);
     timeline_free(r->tl);
     growth_free_all(&r->growth);
+    infer_pass_free(r->inferred_from);
     memset(r, 0, sizeof *r);
 }

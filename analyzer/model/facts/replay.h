@@ -105,12 +105,14 @@ typedef struct replay_result {
     uint64_t oom_last_event; /* the last failure of the OOM's retry sequence */
     uint32_t oom_stack;
     uint8_t oom_phase;
-    replay_snapshot at_oom; /* live at the first failure of that OOM */
-    uint64_t file_bytes;    /* size of the file, for progress */
-    unsigned minor;         /* the trace format's minor version (its header) */
-    int has_inferred;       /* inferred is filled (0: memory ran short) */
-    infer_result inferred;  /* what the tensors say of the model (infer.h), from this pass */
-    timeline *tl;           /* owned: for the visual views (NULL when out of memory) */
+    replay_snapshot at_oom;    /* live at the first failure of that OOM */
+    uint64_t file_bytes;       /* size of the file, for progress */
+    unsigned minor;            /* the trace format's minor version (its header) */
+    int has_inferred;          /* inferred is filled (0: memory ran short) */
+    infer_result inferred;     /* what the tensors say of the model (infer.h), from this pass */
+    infer_pass *inferred_from; /* the tensors it came from (infer_pass_copy; NULL: none kept), for
+                                * infer_finish_without */
+    timeline *tl;              /* owned: for the visual views (NULL when out of memory) */
     /* growth across steps (growth.h): the live bytes at each step end, what grows */
     growth growth;
     /* a chunked trace (1.3: run --max-size / --compress): its layout, and what its writer

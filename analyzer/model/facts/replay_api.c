@@ -104,6 +104,7 @@ void replay_infer_note(state *s, int is_alloc, const reader_event *ev, uint64_t 
     int made = is_alloc ? replay_phase_made(s, ev->stack_id) : INFER_MADE_UNKNOWN;
     infer_pass_event_made(s->infer, s->event, is_alloc, ev, freed_event, made);
     if (infer_pass_done(s->infer)) {
+        s->r->inferred_from = infer_pass_copy(s->infer);
         s->r->has_inferred = infer_finish(s->infer, &s->r->inferred) == 0;
         infer_pass_free(s->infer);
         s->infer = NULL;

@@ -199,11 +199,13 @@ uint8_t replay_phase_event(state *s, const reader_event *ev, int is_alloc, uint8
     uint8_t p = f->f.phase;
     if (p == PHASE_OTHER || p == PHASE_INIT)
         p = !s->seen_forward && s->iter == 0 ? PHASE_INIT : PHASE_FORWARD;
-    /* the backward's starting gradient, made on the calling thread: its free is not a gradient's
-     * as zero_grad frees them (a scalar loss's is 4 bytes: a loop's running loss made before the
-     * first forward, a Trainer's, has that size, taken for a parameter's) */
-    if (p == PHASE_BACKWARD && f->f.seed)
-        s->seed_addr = ev->addr;
+    /* on the calling thread under torch's backward, before the engine runs: the backward's
+     * starting gradient (torch.autograd's _make_grads: ones_like of the loss); no parameter's
+     * gradient (the engine's threads make those), nor is its free one zero_grad frees (a scalar
+     * loss's is 4 bytes: a loop's running loss made before the first forward, a Trainer's, has
+     * that size, taken for a parameter's) */
+    if (p == PHASE_BACKWARD && !f->f.engine)
+        *loss |= EF_LOSS;
     if (p == PHASE_FORWARD && !s->seen_forward) {
         s->seen_forward = 1;
         infer_vocab(s);
@@ -231,5 +233,8 @@ int replay_phase_made(state *s, uint32_t id)
     const struct stack_fx *f = facts_of(s, id);
     int fwd = f->f.phase == PHASE_FORWARD || f->f.phase == PHASE_EVAL ||
               f->f.phase == PHASE_COMPILE; /* (an evaluation's forward is a forward) */
-    return !f->f.has_python ? INFER_MADE_UNKNOWN : fwd ? INFER_MADE_FORWARD : INFER_MADE_ELSEWHERE;
+    return (!f->f.has_python ? INFER_MADE_UNKNOWN
+            : fwd            ? INFER_MADE_FORWARD
+                             : INFER_MADE_ELSEWHERE) |
+           (f->f.fused_attention ? INFER_MADE_ATTENTION : 0);
 }

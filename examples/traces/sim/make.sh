@@ -40,6 +40,8 @@ run bert_b16_fit examples/sim/sim_hf.py --model bert-base --batch-size 16 --step
 run bert_b32_oom_backward examples/sim/sim_hf.py --model bert-base --batch-size 32 --steps 1
 run gpt2_ckpt_b16_fit examples/sim/sim_hf.py --model gpt2 --batch-size 16 --gradient-checkpointing --steps 1
 run gpt2_adafactor_b4_fit examples/sim/sim_hf.py --model gpt2 --batch-size 4 --optimizer adafactor --steps 1
+# a transformer with an EMA copy of its weights (diffusers' EMAModel)
+run gpt2_ema_b4_fit examples/sim/sim_hf.py --model gpt2 --batch-size 4 --ema --steps 2
 run resnet50_b128_fit examples/sim/sim_vision.py --model resnet50 --batch-size 128 --steps 1
 run resnet50_b320_oom_forward examples/sim/sim_vision.py --model resnet50 --batch-size 320 --steps 1
 run vitb16_b64_fit examples/sim/sim_vision.py --model vit-b16 --batch-size 64 --steps 1
