@@ -359,15 +359,23 @@ static void vt__trim_oom(vt__pass *p, uint64_t *elems)
      * (before its first temporary died) follow it. The last such pair can be the forward's
      * position ids, T int64 looked up as T×d (BERT's 512 after its batch of 32·512 and its
      * targets): the int64 tensors right before it with a lookup of as many or more indices
-     * (B·T >= T) are the batch and its targets, and the prefix ends before the first of them.
-     * Only that unbroken run: a weight further back can pass for indices too. */
+     * (B·T >= T) are the batch and its targets, and the prefix ends before the first of them;
+     * so is a batch whose own lookup sits between (GPT-2 looks its tokens up before it makes
+     * the position ids). Only that unbroken run: a weight further back can pass for indices. */
     for (size_t i = kept; d && i-- > 0 && kept - i <= VT_OOM_TAIL_MAX;) {
         uint64_t bt = vt__looked_up(p, i, d);
-        if (cut == kept && bt)
+        if (cut == kept) {
+            if (bt)
+                cut = i;
+            continue;
+        }
+        int next = i + 1 == cut || (bt && vt__embeds(p, i, bt, d) + 1 == cut);
+        if (bt && next && bt >= p->t[cut].size / 8) {
             cut = i;
-        else if (cut < kept && bt && i + 1 == cut && bt >= p->t[cut].size / 8)
-            cut = i;
-        else if (cut < kept)
+            continue;
+        }
+        uint64_t before = i ? vt__looked_up(p, i - 1, d) : 0; /* i: the lookup of a batch at i-1 */
+        if (!(i + 1 == cut && before && vt__embeds(p, i - 1, before, d) == i))
             break;
     }
     p->oom_bt = cut < kept ? p->t[cut].size / 8 : 0;

@@ -40,6 +40,10 @@ run bert_b16_fit examples/sim/sim_hf.py --model bert-base --batch-size 16 --step
 run bert_b32_oom_backward examples/sim/sim_hf.py --model bert-base --batch-size 32 --steps 1
 run gpt2_ckpt_b16_fit examples/sim/sim_hf.py --model gpt2 --batch-size 16 --gradient-checkpointing --steps 1
 run gpt2_adafactor_b4_fit examples/sim/sim_hf.py --model gpt2 --batch-size 4 --optimizer adafactor --steps 1
+# GPT-2 with SGD cut in its first forward at B=24 (about 55 % of its blocks ran), and the
+# accumulation that fits (what the cut forward's per-block activations predict)
+run gpt2_sgd_b24_oom_forward examples/sim/sim_hf.py --model gpt2 --batch-size 24 --optimizer sgd --steps 1
+run gpt2_sgd_b6_a4_fit examples/sim/sim_hf.py --model gpt2 --batch-size 6 --grad-accum 4 --optimizer sgd --steps 2
 # a transformer with an EMA copy of its weights (diffusers' EMAModel)
 run gpt2_ema_b4_fit examples/sim/sim_hf.py --model gpt2 --batch-size 4 --ema --steps 2
 run resnet50_b128_fit examples/sim/sim_vision.py --model resnet50 --batch-size 128 --steps 1

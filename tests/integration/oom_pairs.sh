@@ -1,0 +1,60 @@
+#!/bin/sh
+# oom_pairs.sh — what an out-of-memory run predicts for the configuration its fitting sibling ran,
+# against that run's own allocator peak (torch.cuda.max_memory_allocated, from its facts.jsonl):
+# within -5 / +25 % (over, not under: a recommendation that fits must fit), or at most the peak
+# when the prediction is a lower bound (a network no formula fits, cut in its first forward).
+# Siblings: the same program and arguments but the micro-batch, its accumulation and the steps, on the real H100
+# runs (examples/traces/h100-torch2.11*) and the simulated ones (examples/traces/sim, siblings of
+# two optimizer steps or more: a prediction is a step's with the optimizer's state made). A run
+# cut in its first forward after some of its blocks: its activations are measured over the
+# blocks that ran (GPT-2 at B=16 cut after 83 %: B=4 had been predicted 7.5 % under its run).
+set -u
+python3 - "$ROOT/examples/traces" <<'PYEOF'
+import json, os, re, subprocess, sys
+top = sys.argv[1]
+bad, n = [], 0
+
+def argv_of(f):
+    """the program and its arguments without the micro-batch, its accumulation and the steps"""
+    c = re.sub(r"\s*\(.*\)\s*$", "", f.get("command", ""))
+    c = re.sub(r"--(batch-size|grad-accum|steps)[ =]\d+", "", c)
+    return " ".join(c.split())
+
+for sub in ("h100-torch2.11", "h100-torch2.11-beyond", "sim"):
+    D = os.path.join(top, sub)
+    facts = [json.loads(l) for l in open(os.path.join(D, "facts.jsonl"))]
+    for o in facts:
+        for f in facts:
+            if not o.get("oom") or f.get("oom") or argv_of(o) != argv_of(f) or not o.get("batch_size") and \
+                    "--batch-size" not in o.get("command", ""):
+                continue
+            if sub == "sim" and f["steps"] < 2:
+                continue
+            m = re.search(r"--batch-size[ =](\d+)", f.get("command", ""))
+            B = f.get("batch_size") or (int(m.group(1)) if m else None)
+            m = re.search(r"--grad-accum[ =](\d+)", f.get("command", ""))
+            A = f.get("grad_accum") or (int(m.group(1)) if m else 2)  # hf_train.py's default: 2
+            if not B:
+                continue
+            n += 1
+            cmd = [os.environ["VT"], "predict", "--from", os.path.join(D, o["trace"]), "--batch-size",
+                   str(B), "--grad-accum", str(A), "--card", "12GiB", "--json"]
+            out = subprocess.run(cmd, capture_output=True, text=True)
+            if out.returncode:
+                bad.append("%s: predict failed: %s" % (o["trace"], out.stderr.strip()))
+                continue
+            p = json.loads(out.stdout)
+            err = p["tensor_bytes"] / f["max_memory_allocated"] - 1
+            print("%s -> B=%d A=%d of %s: predicted %.2f GiB, measured %.2f GiB (%+.1f %%)%s" %
+                  (o["trace"], B, A, f["trace"], p["tensor_bytes"] / 2**30,
+                   f["max_memory_allocated"] / 2**30, 100 * err,
+                   ", a lower bound" if p["lower_bound"] else ""))
+            if p["lower_bound"] and err > 0:
+                bad.append("%s: a lower bound above what %s needed" % (o["trace"], f["trace"]))
+            elif not p["lower_bound"] and not -0.05 <= err <= 0.25:
+                bad.append("%s: %+.1f %% off %s's peak" % (o["trace"], 100 * err, f["trace"]))
+if n < 15:
+    bad.append("only %d pairs" % n)
+print("\n".join(bad) if bad else "ok: %d pairs" % n)
+sys.exit(1 if bad else 0)
+PYEOF
