@@ -83,14 +83,6 @@ static void vt__snap(vt__pass *p, int at_oom)
 
 /* vt__embeds: the index after i of the embedding lookup of n tokens of width d (n·d elements of
  * 2 or 4 bytes within VT_EMBED_GAP allocations), or 0 when there is none. */
-/* vt__mul: a·b, or 0 when it does not fit 64 bits (trace-derived sizes: a product that wraps
- * could become 0 before a % or a /, or match a tensor it has nothing to do with) */
-static uint64_t vt__mul(uint64_t a, uint64_t b)
-{
-    uint64_t r;
-    return __builtin_mul_overflow(a, b, &r) ? 0 : r;
-}
-
 static size_t vt__embeds(const vt__pass *p, size_t i, uint64_t n, uint64_t d)
 {
     uint64_t two, four;
@@ -380,6 +372,16 @@ static void vt__trim_oom(vt__pass *p, uint64_t *elems)
     }
     p->oom_bt = cut < kept ? p->t[cut].size / 8 : 0;
     p->oom_at = cut;
+    /* the vocabulary among the weights before the batch (the forward's tensors after it, at a
+     * large B·T, can be larger than the embedding: Llama-160M at B=32) */
+    if (cut < kept && !tmp.v[INFER_vocab_size].known) {
+        for (size_t i = cut; i < kept; i++)
+            p->t[i].kept = 0;
+        memset(&tmp, 0, sizeof tmp);
+        vt__infer_params(p, &tmp, elems, &n, &lo, &hi);
+        for (size_t i = cut; i < kept; i++)
+            p->t[i].kept = 1;
+    }
     /* no token batch (no vocabulary among the weights, or none found): an image batch and its
      * labels end the weights' prefix instead */
     if (cut == kept || !tmp.v[INFER_vocab_size].known) {
@@ -438,60 +440,6 @@ void infer_pass_event_made(infer_pass *ip, uint64_t event, int is_alloc, const r
     } else if (!is_alloc && ev->api == VT_API_torchFree) {
         vt__free(p, ev->addr, freed_event);
     }
-}
-
-/* vt__infer_heads: H from a fused attention kernel's log-sum-exp rows in the first forward: B·H·T
- * fp32 (flash, cudnn; the efficient kernel pads T to a multiple of 32), made once in each of the
- * L blocks; H divides d with a head of 8 to 512 elements (the output, B·T·d of 16 bits, is not
- * one: d / 2 heads of 2) */
-static void vt__infer_heads(const vt__pass *p, infer_result *out)
-{
-    const infer_value *N = &out->v[INFER_tokens], *T = &out->v[INFER_block_size],
-                      *B = &out->v[INFER_batch_size], *d = &out->v[INFER_n_embd],
-                      *L = &out->v[INFER_n_layer];
-    if (!d->known || (T->known && (T->value <= 0 || (N->known && N->value % T->value))))
-        return;
-    /* B and T: the token batch over T, or the image batch (a vision transformer's patch tokens);
-     * B·T alone when T is not known (no padding then) */
-    uint64_t t = T->known ? (uint64_t)T->value : N->known ? (uint64_t)N->value : 0;
-    uint64_t b = !T->known  ? 1
-                 : N->known ? (uint64_t)(N->value / T->value)
-                 : B->known ? (uint64_t)B->value
-                            : 0;
-    uint64_t w = (uint64_t)d->value;
-    if (!b || !t)
-        return;
-    uint64_t pads[2] = {t, T->known ? (t + 31) / 32 * 32 : t}, best = 0, bestT = 0;
-    /* made in each block, or in those the first forward ran before an out-of-memory error */
-    size_t bestn = 0, need = p->at_oom ? 1 : L->known && L->value >= 2 ? (size_t)L->value : 2;
-    for (size_t i = 0; i < p->n; i++) {
-        const vt__tensor *x = &p->t[i];
-        if (!x->attention || !x->early || x->kept)
-            continue;
-        for (int k = 0; k < 2; k++) {
-            uint64_t row = vt__mul(vt__mul(b, pads[k]), 4), h = row ? x->size / row : 0;
-            if (!row || x->size % row || !h || w % h || w / h < 8 || w / h > 512 ||
-                (k && pads[1] == pads[0]))
-                continue;
-            size_t c = 0;
-            for (size_t j = 0; j < p->n; j++)
-                c += p->t[j].attention && p->t[j].early && p->t[j].size == x->size;
-            if (c >= need && c > bestn)
-                best = h, bestT = pads[k], bestn = c;
-        }
-    }
-    if (!best)
-        return;
-    char how[96];
-    if (bestT == t)
-        snprintf(how, sizeof how, "B·T = %llu tokens", (unsigned long long)(b * t));
-    else
-        snprintf(how, sizeof how, "B = %llu and T = %llu padded to %llu", (unsigned long long)b,
-                 (unsigned long long)t, (unsigned long long)bestT);
-    vt__set(out, INFER_n_head, (int64_t)best,
-            "H = %llu: a fused attention kernel's log-sum-exp rows, B·H·T fp32 with %s (%llu B), "
-            "made %zu times in the first forward",
-            (unsigned long long)best, how, (unsigned long long)(b * best * bestT * 4), bestn);
 }
 
 int infer_pass_done(const infer_pass *ip)

@@ -36,6 +36,14 @@ typedef struct vt__pass {
     uint32_t live_at[4096];
 } vt__pass;
 
+/* vt__mul: a·b, or 0 when it does not fit 64 bits (trace-derived sizes: a product that wraps
+ * could become 0 before a % or a /, or match a tensor it has nothing to do with) */
+static inline uint64_t vt__mul(uint64_t a, uint64_t b)
+{
+    uint64_t r;
+    return __builtin_mul_overflow(a, b, &r) ? 0 : r;
+}
+
 /* vt__set: key k known, with its value and where it came from (printf-style) */
 void vt__set(infer_result *out, infer_key k, int64_t v, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -44,5 +52,9 @@ void vt__set(infer_result *out, infer_key k, int64_t v, const char *fmt, ...)
  * [*lo, *hi) the repeating blocks. */
 void vt__infer_params(const vt__pass *p, infer_result *out, uint64_t *elems, size_t *nelems,
                       size_t *lo, size_t *hi);
+
+/* vt__infer_heads: H from the first forward's fused attention (infer_heads.c), once B·T (or B and
+ * T) and d are known */
+void vt__infer_heads(const vt__pass *p, infer_result *out);
 
 #endif

@@ -44,6 +44,10 @@ run gpt2_adafactor_b4_fit examples/sim/sim_hf.py --model gpt2 --batch-size 4 --o
 # accumulation that fits (what the cut forward's per-block activations predict)
 run gpt2_sgd_b24_oom_forward examples/sim/sim_hf.py --model gpt2 --batch-size 24 --optimizer sgd --steps 1
 run gpt2_sgd_b6_a4_fit examples/sim/sim_hf.py --model gpt2 --batch-size 6 --grad-accum 4 --optimizer sgd --steps 2
+# Llama 160M in fp16 cut in its first forward at B=32 (its forward's tensors there larger than its
+# embedding), and a configuration that fits
+run llama160m_fp16_b32_oom_forward examples/sim/sim_hf.py --model llama-160m --amp fp16 --batch-size 32 --steps 1
+run llama160m_fp16_b8_a4_fit examples/sim/sim_hf.py --model llama-160m --amp fp16 --batch-size 8 --grad-accum 4 --steps 2
 # a transformer with an EMA copy of its weights (diffusers' EMAModel)
 run gpt2_ema_b4_fit examples/sim/sim_hf.py --model gpt2 --batch-size 4 --ema --steps 2
 run resnet50_b128_fit examples/sim/sim_vision.py --model resnet50 --batch-size 128 --steps 1

@@ -1,0 +1,59 @@
+/* infer_heads.c — the attention heads H from what a fused attention kernel keeps for its
+ * backward (infer.c calls it once the shapes it needs are known; infer_pass.h is the pass). */
+#include <stdio.h>
+
+#include "infer_pass.h"
+
+/* vt__infer_heads: H from a fused attention kernel's log-sum-exp rows in the first forward: B·H·T
+ * fp32 (flash, cudnn; the efficient kernel pads T to a multiple of 32), made once in each of the
+ * L blocks; H divides d with a head of 8 to 512 elements (the output, B·T·d of 16 bits, is not
+ * one: d / 2 heads of 2) */
+void vt__infer_heads(const vt__pass *p, infer_result *out)
+{
+    const infer_value *N = &out->v[INFER_tokens], *T = &out->v[INFER_block_size],
+                      *B = &out->v[INFER_batch_size], *d = &out->v[INFER_n_embd],
+                      *L = &out->v[INFER_n_layer];
+    if (!d->known || (T->known && (T->value <= 0 || (N->known && N->value % T->value))))
+        return;
+    /* B and T: the token batch over T, or the image batch (a vision transformer's patch tokens);
+     * B·T alone when T is not known (no padding then) */
+    uint64_t t = T->known ? (uint64_t)T->value : N->known ? (uint64_t)N->value : 0;
+    uint64_t b = !T->known  ? 1
+                 : N->known ? (uint64_t)(N->value / T->value)
+                 : B->known ? (uint64_t)B->value
+                            : 0;
+    uint64_t w = (uint64_t)d->value;
+    if (!b || !t)
+        return;
+    uint64_t pads[2] = {t, T->known ? (t + 31) / 32 * 32 : t}, best = 0, bestT = 0;
+    /* made in each block, or in those the first forward ran before an out-of-memory error */
+    size_t bestn = 0, need = p->at_oom ? 1 : L->known && L->value >= 2 ? (size_t)L->value : 2;
+    for (size_t i = 0; i < p->n; i++) {
+        const vt__tensor *x = &p->t[i];
+        if (!x->attention || !x->early || x->kept)
+            continue;
+        for (int k = 0; k < 2; k++) {
+            uint64_t row = vt__mul(vt__mul(b, pads[k]), 4), h = row ? x->size / row : 0;
+            if (!row || x->size % row || !h || w % h || w / h < 8 || w / h > 512 ||
+                (k && pads[1] == pads[0]))
+                continue;
+            size_t c = 0;
+            for (size_t j = 0; j < p->n; j++)
+                c += p->t[j].attention && p->t[j].early && p->t[j].size == x->size;
+            if (c >= need && c > bestn)
+                best = h, bestT = pads[k], bestn = c;
+        }
+    }
+    if (!best)
+        return;
+    char how[96];
+    if (bestT == t)
+        snprintf(how, sizeof how, "B·T = %llu tokens", (unsigned long long)(b * t));
+    else
+        snprintf(how, sizeof how, "B = %llu and T = %llu padded to %llu", (unsigned long long)b,
+                 (unsigned long long)t, (unsigned long long)bestT);
+    vt__set(out, INFER_n_head, (int64_t)best,
+            "H = %llu: a fused attention kernel's log-sum-exp rows, B·H·T fp32 with %s (%llu B), "
+            "made %zu times in the first forward",
+            (unsigned long long)best, how, (unsigned long long)(b * best * bestT * 4), bestn);
+}
