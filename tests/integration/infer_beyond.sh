@@ -71,11 +71,14 @@ for line in open(sys.argv[1]):
             bad.append("%s: P's where: %s" % (t, inf["params"]["where"]))
     if f.get("image_size") and val("image_size") not in (None, f["image_size"]):
         bad.append("%s: image size %s, the run's %d" % (t, val("image_size"), f["image_size"]))
-KNOWN = {  # the HF Trainer simulation (its tr_loss, label mask and TrainingArguments):
-    "trainer_gpt2_fit.vt: P 124439809, the program's 124439808 + 0 of buffers",
+KNOWN = {  # the HF Trainer's 4-byte running loss, alive at an OOM in its first forward (a run
+    # that reached its second backward shows it freed: left out of P there)
     "trainer_gpt2m_oom_forward.vt: P 354823169, the program's 354823168 + 0 of buffers"}
 known = [b for b in bad if b in KNOWN]
 bad = [b for b in bad if b not in KNOWN]
+if os.path.basename(D) == "sim":
+    bad += ["listed in KNOWN but no longer found (fixed? remove it): " + k
+            for k in sorted(KNOWN - set(known))]
 for b in known:
     print("known analyzer bug:", b)
 print("\n".join(bad) if bad else "ok")

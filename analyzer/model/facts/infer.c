@@ -44,8 +44,9 @@ static int vt__push(vt__pass *p, uint64_t addr, uint64_t size, uint64_t event, i
 
 /* vt__free: the newest live tensor at addr dies: the one the freed allocation's event names
  * (event: the replay's newest allocation at addr; tensors are kept in event order), else (0, or
- * not here) found searching back. Only the early ones matter, so later ones are not kept. */
-static void vt__free(vt__pass *p, uint64_t addr, uint64_t event)
+ * not here) found searching back. Only the early ones matter, so later ones are not kept.
+ * Returns its index, p->n when none. */
+static size_t vt__free(vt__pass *p, uint64_t addr, uint64_t event)
 {
     size_t lo = 0, hi = p->n;
     while (event && lo < hi) {
@@ -58,14 +59,15 @@ static void vt__free(vt__pass *p, uint64_t addr, uint64_t event)
     if (event && lo < p->n && p->t[lo].event == event && p->t[lo].addr == addr && p->t[lo].live) {
         p->t[lo].live = 0; /* the replay's newest at addr: no newer one here is live either */
         --*vt__live_at(p, addr);
-        return;
+        return lo;
     }
     for (size_t i = *vt__live_at(p, addr) ? p->n : 0; i-- > 0;)
         if (p->t[i].live && p->t[i].addr == addr) {
             p->t[i].live = 0;
             --*vt__live_at(p, addr);
-            return;
+            return i;
         }
+    return p->n;
 }
 
 /* vt__snap: parameters are the prefix of allocations before the first tensor that died (the
@@ -396,6 +398,34 @@ static void vt__trim_oom(vt__pass *p, uint64_t *elems)
         p->t[i].kept = 0;
 }
 
+/* vt__less_gone: P less what the first backward kept and the loop freed before its second, with
+ * an allocation after (not the program's exit): the step's own tensors made before the first
+ * forward (the HF Trainer's 4-byte running loss), no weights; the token batch at the end of the
+ * prefix is left out already (vt__infer_tokens). */
+static void vt__less_gone(const vt__pass *p, infer_result *out)
+{
+    infer_value *pv = &out->v[INFER_params];
+    size_t end = 0, from, k = 0;
+    while (end < p->n && p->t[end].kept)
+        end++;
+    uint64_t bt = out->v[INFER_tokens].known ? (uint64_t)out->v[INFER_tokens].value : 0, bytes = 0;
+    for (from = end; bt && from > 0 && p->t[from - 1].size == bt * 8;)
+        from--;
+    for (size_t i = 0; i < from; i++) {
+        const vt__tensor *x = &p->t[i];
+        if (x->early && x->kept && !x->batch && x->size % 4 == 0 && x->gone &&
+            x->gone < p->last_alloc)
+            bytes += x->size, k++;
+    }
+    if (!k || !pv->known || (uint64_t)pv->value <= bytes / 4)
+        return;
+    pv->value -= (int64_t)(bytes / 4);
+    size_t w = strlen(pv->where);
+    snprintf(pv->where + w, sizeof pv->where - w,
+             ", less %zu per-step tensor%s freed before the second backward (%llu B)", k,
+             k == 1 ? "" : "s", (unsigned long long)bytes);
+}
+
 /* ---- the pass: fed by the replay (infer_pass_event), or by infer_model's own reader ---------- */
 struct infer_pass {
     vt__pass p;
@@ -424,8 +454,23 @@ void infer_pass_event_made(infer_pass *ip, uint64_t event, int is_alloc, const r
                            uint64_t freed_event, int made)
 {
     vt__pass *p = &ip->p;
-    if ((p->snapped && p->seen_backward) || ip->oom)
-        return; /* the first backward is over: nothing later counts */
+    if (p->watch_done || ip->oom)
+        return; /* the second backward began: nothing later counts */
+    if (p->snapped && p->seen_backward) {
+        /* after the first backward: which of the tensors it kept the loop frees before the next
+         * one (its own per-step tensors: a running loss made before the first forward) */
+        if (is_alloc && ev->api == VT_API_torchAlloc && !ev->failed) {
+            if (ev->backward)
+                p->watch_done = 1;
+            else
+                p->last_alloc = event;
+        } else if (!is_alloc && ev->api == VT_API_torchFree) {
+            size_t i = vt__free(p, ev->addr, freed_event);
+            if (i < p->n && p->t[i].kept)
+                p->t[i].gone = event;
+        }
+        return;
+    }
     if (is_alloc && ev->api == VT_API_torchAlloc && !ev->failed) {
         if (ev->backward)
             p->seen_backward = 1;
@@ -444,7 +489,7 @@ void infer_pass_event_made(infer_pass *ip, uint64_t event, int is_alloc, const r
 
 int infer_pass_done(const infer_pass *ip)
 {
-    return (ip->p.snapped && ip->p.seen_backward) || ip->oom;
+    return (ip->p.snapped && ip->p.seen_backward && ip->p.watch_done) || ip->oom;
 }
 
 infer_pass *infer_pass_copy(const infer_pass *ip)
@@ -503,6 +548,7 @@ int infer_finish(infer_pass *ip, infer_result *out)
         }
     }
     vt__infer_tokens(p, elems, n, lo, hi, out);
+    vt__less_gone(p, out);
     vt__infer_images(p, elems, n, lo, hi, out);
     vt__infer_heads(p, out);
     if (p->img_b && !out->v[INFER_block_size].known) {

@@ -21,16 +21,19 @@ typedef struct vt__tensor {
     int made;       /* where its stack says it was made: INFER_MADE_* (infer.h) */
     uint32_t stack; /* its stack id (infer_finish_without: a copy's tensors left out) */
     int attention;  /* made by a fused attention kernel (INFER_MADE_ATTENTION) */
+    uint64_t gone;  /* kept, and freed after the first backward before the next: that event */
 } vt__tensor;
 
 typedef struct vt__pass {
     vt__tensor *t;
     size_t n, cap;
     int seen_backward;
-    int snapped;     /* kept is set */
-    int at_oom;      /* ... at an out-of-memory failure before the first backward */
-    uint64_t oom_bt; /* then: B·T of the token batch found there (vt__trim_oom), 0 = none */
-    size_t oom_at;   /* ... and its index */
+    int snapped;         /* kept is set */
+    int watch_done;      /* the second backward began: no later free says more (vt__tensor.gone) */
+    uint64_t last_alloc; /* the last allocation seen after the first backward, before that */
+    int at_oom;          /* ... at an out-of-memory failure before the first backward */
+    uint64_t oom_bt;     /* then: B·T of the token batch found there (vt__trim_oom), 0 = none */
+    size_t oom_at;       /* ... and its index */
     uint64_t img_b, img_side, img_bytes; /* an image batch (vt__find_images), 0 = none */
     /* live tensors by a hash of their address (0: vt__free needs no search) */
     uint32_t live_at[4096];
