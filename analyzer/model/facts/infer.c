@@ -3,7 +3,6 @@
  * repeating block in their allocation order; width, vocabulary; B·T from the logits. */
 #include "infer.h"
 
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -222,110 +221,6 @@ static void vt__infer_tokens(const vt__pass *p, const uint64_t *elems, size_t ne
             (unsigned long long)(bt / T), (unsigned long long)bt, (unsigned long long)T);
 }
 
-/* vt__isqrt: the integer square root of x when x is a perfect square, else 0. */
-static uint64_t vt__isqrt(uint64_t x)
-{
-    uint64_t r = (uint64_t)sqrt((double)x);
-    while (r > 0 && r * r > x)
-        r--;
-    while ((r + 1) * (r + 1) <= x && r < (1ull << 31))
-        r++;
-    return r * r == x ? r : 0;
-}
-
-/* No token batch: a vision model. A vision transformer's position embedding (rows×d outside the
- * repeating blocks, rows - 1 a square: the patch grid and the class token) gives T, its first
- * token tensor (B·T·d or B·(T-1)·d of 2 or 4 bytes) B; otherwise an image batch (fp32
- * B·3·H·W, H = W) beside its int64 labels (B·8 bytes) gives B and the image size. */
-static void vt__infer_images(const vt__pass *p, const uint64_t *elems, size_t nelems, size_t lo,
-                             size_t hi, infer_result *out)
-{
-    if (out->v[INFER_tokens].known)
-        return;
-    uint64_t d = out->v[INFER_n_embd].known ? (uint64_t)out->v[INFER_n_embd].value : 0, T = 0;
-    for (size_t i = 0; d && i < nelems && !T; i++) {
-        uint64_t rows = elems[i] / d;
-        if (elems[i] % d == 0 && rows != d && rows >= 5 && (i < lo || i >= hi) &&
-            vt__isqrt(rows - 1) >= 2)
-            T = rows;
-    }
-    for (size_t i = 0; T && i < p->n; i++) {
-        uint64_t s = p->t[i].size;
-        /* not the image batch: fp32 B·3·H·W is B·2·196×d 2-byte elements when 3·224²·4 =
-         * 2·196·768·2 (ViT-B/16 at 224²), and at an out-of-memory failure it is no longer
-         * kept (vt__trim_oom cut it off the weights) */
-        if (!p->t[i].early || p->t[i].kept || p->t[i].batch)
-            continue;
-        for (uint64_t k = 2; k <= 4; k += 2)
-            for (uint64_t t = T - 1, tdk; t <= T; t++)
-                if ((tdk = vt__mul(vt__mul(t, d), k)) && s % tdk == 0 && s / tdk >= 1 &&
-                    s / tdk <= 65536) {
-                    vt__set(out, INFER_block_size, (int64_t)T,
-                            "T = %llu patch tokens from the position embedding %llu×d (%llu "
-                            "patches and a class token)",
-                            (unsigned long long)T, (unsigned long long)T,
-                            (unsigned long long)(T - 1));
-                    vt__set(out, INFER_batch_size, (int64_t)(s / tdk),
-                            "B = %llu: the first token tensor, B·%llu×d of %llu-byte elements",
-                            (unsigned long long)(s / tdk), (unsigned long long)t,
-                            (unsigned long long)k);
-                    return;
-                }
-    }
-    if (!T && p->img_b) {
-        vt__set(out, INFER_batch_size, (int64_t)p->img_b,
-                "B = %llu: the int64 labels (%llu B) beside an fp32 image batch of %llu B",
-                (unsigned long long)p->img_b, (unsigned long long)p->img_b * 8,
-                (unsigned long long)p->img_bytes);
-        vt__set(out, INFER_image_size, (int64_t)p->img_side,
-                "%llu×%llu images: B·3·H·W fp32 = %llu B", (unsigned long long)p->img_side,
-                (unsigned long long)p->img_side, (unsigned long long)p->img_bytes);
-    }
-}
-
-/* vt__find_images: an image batch the program copied to the device before its first forward:
- * fp32 B·3·H·W (H = W >= 32) beside its int64 labels (B·8 bytes, B >= 2) within a few
- * allocations, the two on the same side of the end of the prefix of tensors kept from the start.
- * The batch comes after the model, and the forward after it: of the pairs that fit, the one
- * nearest that end (the weights can hold one: a conv weight of 512×384×3×3 fp32 beside a norm
- * weight of 512 is 12·256·48² bytes beside 256·8: a diffusion U-Net's), and the first of its
- * size beside the labels. Both are marked (not parameters: alive through the step like the
- * weights). */
-static void vt__find_images(vt__pass *p)
-{
-    size_t end = 0, bi = 0, bj = 0, best = SIZE_MAX;
-    uint64_t bb = 0, bside = 0;
-    while (end < p->n && p->t[end].kept)
-        end++;
-    for (size_t i = 0; i < p->n; i++) {
-        uint64_t s = p->t[i].size;
-        size_t far = p->t[i].kept ? end - 1 - i : i - end; /* from the kept prefix's end */
-        if (!p->t[i].early || s < 12 * 32 * 32 * 2 || s % 12 || far >= best)
-            continue;
-        for (size_t j = i >= 4 ? i - 4 : 0; j < p->n && j <= i + 4; j++) {
-            uint64_t b = p->t[j].size / 8, side;
-            if (j == i || !p->t[j].early || p->t[j].size % 8 || b < 2 || b > 65536 ||
-                s % (12 * b) || p->t[j].kept != p->t[i].kept)
-                continue;
-            if ((side = vt__isqrt(s / (12 * b))) < 32)
-                continue;
-            bi = i, bj = j, bb = b, bside = side, best = far;
-            break;
-        }
-    }
-    if (best == SIZE_MAX)
-        return;
-    /* the first tensor of its size beside the labels: the batch, made before its likes (the
-     * noise a diffusion step adds to it, the noised images) */
-    for (size_t k = bj >= 4 ? bj - 4 : 0; k < bi; k++)
-        if (p->t[k].size == p->t[bi].size && p->t[k].kept == p->t[bi].kept && p->t[k].early) {
-            bi = k;
-            break;
-        }
-    p->t[bi].batch = p->t[bj].batch = 1;
-    p->img_b = bb, p->img_side = bside, p->img_bytes = p->t[bi].size;
-}
-
 /* vt__looked_up: n when tensor i could be n int64 indices, their embedding lookup soon after
  * it (vt__embeds); else 0. */
 static uint64_t vt__looked_up(const vt__pass *p, size_t i, uint64_t d)
@@ -456,6 +351,12 @@ void infer_pass_event_made(infer_pass *ip, uint64_t event, int is_alloc, const r
     vt__pass *p = &ip->p;
     if (p->watch_done || ip->oom)
         return; /* the second backward began: nothing later counts */
+    if (is_alloc && ev->api == VT_API_torchAlloc && !ev->failed && p->tentative) {
+        /* a tensor made after the failed call: PyTorch recovered (no OutOfMemoryError) */
+        for (size_t i = 0; i < p->n; i++)
+            p->t[i].kept = 0;
+        p->snapped = p->at_oom = p->tentative = 0;
+    }
     if (p->snapped && p->seen_backward) {
         /* after the first backward: which of the tensors it kept the loop frees before the next
          * one (its own per-step tensors: a running loss made before the first forward) */
@@ -478,10 +379,12 @@ void infer_pass_event_made(infer_pass *ip, uint64_t event, int is_alloc, const r
             vt__snap(p, 0); /* the first backward is over: what lives outlived it */
         if (!p->seen_backward && vt__push(p, ev->addr, ev->size, event, made, ev->stack_id))
             ip->oom = 1;
-    } else if (is_alloc && !p->snapped &&
+    } else if (is_alloc && (!p->snapped || p->tentative) &&
                (ev->api == VT_API_torchOom ||
                 (ev->failed && reader_api_kind(ev->api) == VT_KIND_ALLOC))) {
-        vt__snap(p, 1); /* out of memory in the first forward or backward */
+        if (!p->snapped)
+            vt__snap(p, 1); /* out of memory in the first forward or backward */
+        p->tentative = ev->api != VT_API_torchOom; /* PyTorch's error confirms it */
     } else if (!is_alloc && ev->api == VT_API_torchFree) {
         vt__free(p, ev->addr, freed_event);
     }

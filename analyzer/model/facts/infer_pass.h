@@ -32,6 +32,8 @@ typedef struct vt__pass {
     int watch_done;      /* the second backward began: no later free says more (vt__tensor.gone) */
     uint64_t last_alloc; /* the last allocation seen after the first backward, before that */
     int at_oom;          /* ... at an out-of-memory failure before the first backward */
+    int tentative;       /* ... at a failed device allocation PyTorch may recover from (its
+                          * allocator frees its cache and retries): undone by a tensor after */
     uint64_t oom_bt;     /* then: B·T of the token batch found there (vt__trim_oom), 0 = none */
     size_t oom_at;       /* ... and its index */
     uint64_t img_b, img_side, img_bytes; /* an image batch (vt__find_images), 0 = none */
@@ -56,6 +58,12 @@ void vt__set(infer_result *out, infer_key k, int64_t v, const char *fmt, ...)
 void vt__infer_params(const vt__pass *p, infer_result *out, uint64_t *elems, size_t *nelems,
                       size_t *lo, size_t *hi);
 
+/* vt__find_images: an image batch and its labels among the first forward's tensors (marked batch,
+ * p->img_*); vt__infer_images: what they say, or a vision transformer's patch tokens
+ * (infer_images.c) */
+void vt__find_images(vt__pass *p);
+void vt__infer_images(const vt__pass *p, const uint64_t *elems, size_t nelems, size_t lo, size_t hi,
+                      infer_result *out);
 /* vt__infer_heads: H from the first forward's fused attention (infer_heads.c), once B·T (or B and
  * T) and d are known */
 void vt__infer_heads(const vt__pass *p, infer_result *out);

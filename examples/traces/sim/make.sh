@@ -52,6 +52,9 @@ run llama160m_fp16_b8_a4_fit examples/sim/sim_hf.py --model llama-160m --amp fp1
 run gpt2_ema_b4_fit examples/sim/sim_hf.py --model gpt2 --batch-size 4 --ema --steps 2
 run resnet50_b128_fit examples/sim/sim_vision.py --model resnet50 --batch-size 128 --steps 1
 run resnet50_b320_oom_forward examples/sim/sim_vision.py --model resnet50 --batch-size 320 --steps 1
+# ResNet-50 with AdamW at B=256: a failed device allocation in its first backward that PyTorch's
+# allocator recovered from (no OOM), its last norm's 8192 B just before the images
+run resnet50_adamw_b256_fit examples/sim/sim_vision.py --model resnet50 --batch-size 256 --optimizer adamw --steps 1
 run vitb16_b64_fit examples/sim/sim_vision.py --model vit-b16 --batch-size 64 --steps 1
 run unet_b16_fit examples/sim/sim_diffusion.py --batch-size 16 --image-size 128 --steps 2
 run unet_b32_oom_forward examples/sim/sim_diffusion.py --batch-size 32 --image-size 128 --steps 1

@@ -1,0 +1,118 @@
+/* infer_images.c — what an image batch says (infer.c's pass, infer_pass.h): a vision model's B
+ * and image side from the fp32 images beside their int64 labels, a vision transformer's patch
+ * tokens from its position embedding. */
+#include <math.h>
+#include <stdio.h>
+
+#include "infer_pass.h"
+
+/* vt__isqrt: the integer square root of x when x is a perfect square, else 0. */
+static uint64_t vt__isqrt(uint64_t x)
+{
+    uint64_t r = (uint64_t)sqrt((double)x);
+    while (r > 0 && r * r > x)
+        r--;
+    while ((r + 1) * (r + 1) <= x && r < (1ull << 31))
+        r++;
+    return r * r == x ? r : 0;
+}
+
+/* No token batch: a vision model. A vision transformer's position embedding (rows×d outside the
+ * repeating blocks, rows - 1 a square: the patch grid and the class token) gives T, its first
+ * token tensor (B·T·d or B·(T-1)·d of 2 or 4 bytes) B; otherwise an image batch (fp32
+ * B·3·H·W, H = W) beside its int64 labels (B·8 bytes) gives B and the image size. */
+void vt__infer_images(const vt__pass *p, const uint64_t *elems, size_t nelems, size_t lo, size_t hi,
+                      infer_result *out)
+{
+    if (out->v[INFER_tokens].known)
+        return;
+    uint64_t d = out->v[INFER_n_embd].known ? (uint64_t)out->v[INFER_n_embd].value : 0, T = 0;
+    for (size_t i = 0; d && i < nelems && !T; i++) {
+        uint64_t rows = elems[i] / d;
+        if (elems[i] % d == 0 && rows != d && rows >= 5 && (i < lo || i >= hi) &&
+            vt__isqrt(rows - 1) >= 2)
+            T = rows;
+    }
+    for (size_t i = 0; T && i < p->n; i++) {
+        uint64_t s = p->t[i].size;
+        /* not the image batch: fp32 B·3·H·W is B·2·196×d 2-byte elements when 3·224²·4 =
+         * 2·196·768·2 (ViT-B/16 at 224²), and at an out-of-memory failure it is no longer
+         * kept (vt__trim_oom cut it off the weights) */
+        if (!p->t[i].early || p->t[i].kept || p->t[i].batch)
+            continue;
+        for (uint64_t k = 2; k <= 4; k += 2)
+            for (uint64_t t = T - 1, tdk; t <= T; t++)
+                if ((tdk = vt__mul(vt__mul(t, d), k)) && s % tdk == 0 && s / tdk >= 1 &&
+                    s / tdk <= 65536) {
+                    vt__set(out, INFER_block_size, (int64_t)T,
+                            "T = %llu patch tokens from the position embedding %llu×d (%llu "
+                            "patches and a class token)",
+                            (unsigned long long)T, (unsigned long long)T,
+                            (unsigned long long)(T - 1));
+                    vt__set(out, INFER_batch_size, (int64_t)(s / tdk),
+                            "B = %llu: the first token tensor, B·%llu×d of %llu-byte elements",
+                            (unsigned long long)(s / tdk), (unsigned long long)t,
+                            (unsigned long long)k);
+                    return;
+                }
+    }
+    if (!T && p->img_b) {
+        vt__set(out, INFER_batch_size, (int64_t)p->img_b,
+                "B = %llu: the int64 labels (%llu B) beside an fp32 image batch of %llu B",
+                (unsigned long long)p->img_b, (unsigned long long)p->img_b * 8,
+                (unsigned long long)p->img_bytes);
+        vt__set(out, INFER_image_size, (int64_t)p->img_side,
+                "%llu×%llu images: B·3·H·W fp32 = %llu B", (unsigned long long)p->img_side,
+                (unsigned long long)p->img_side, (unsigned long long)p->img_bytes);
+    }
+}
+
+/* vt__find_images: an image batch the program copied to the device before its first forward:
+ * fp32 B·3·H·W (H = W >= 32) beside its int64 labels (B·8 bytes, B >= 2) within a few
+ * allocations, the two on the same side of the end of the prefix of tensors kept from the start.
+ * The batch comes after the model, and the forward after it: of the pairs that fit, the one
+ * nearest that end (the weights can hold one: a conv weight of 512×384×3×3 fp32 beside a norm
+ * weight of 512 is 12·256·48² bytes beside 256·8: a diffusion U-Net's), and the first of its
+ * size beside the labels. Both are marked (not parameters: alive through the step like the
+ * weights). */
+void vt__find_images(vt__pass *p)
+{
+    size_t end = 0, bi = 0, bj = 0, best = SIZE_MAX;
+    uint64_t bb = 0, bside = 0;
+    while (end < p->n && p->t[end].kept)
+        end++;
+    for (size_t i = 0; i < p->n; i++) {
+        uint64_t s = p->t[i].size;
+        size_t far = p->t[i].kept ? end - 1 - i : i - end; /* from the kept prefix's end */
+        if (!p->t[i].early || s < 12 * 32 * 32 * 2 || s % 12 || far >= best)
+            continue;
+        /* the labels nearest the images, those made after them first (a weight of as many
+         * bytes, just before the batch, can fit too: a 2048-channel norm's 8192 B as 1024
+         * labels beside 256 images of 224² read as 1024 of 112²) */
+        for (size_t k = 0; k < 8; k++) {
+            size_t j = k % 2 ? i - (k / 2 + 1) : i + (k / 2 + 1);
+            uint64_t b, side;
+            if ((k % 2 && i < k / 2 + 1) || j >= p->n)
+                continue;
+            b = p->t[j].size / 8;
+            if (!p->t[j].early || p->t[j].size % 8 || b < 2 || b > 65536 || s % (12 * b) ||
+                p->t[j].kept != p->t[i].kept)
+                continue;
+            if ((side = vt__isqrt(s / (12 * b))) < 32)
+                continue;
+            bi = i, bj = j, bb = b, bside = side, best = far;
+            break;
+        }
+    }
+    if (best == SIZE_MAX)
+        return;
+    /* the first tensor of its size beside the labels: the batch, made before its likes (the
+     * noise a diffusion step adds to it, the noised images) */
+    for (size_t k = bj >= 4 ? bj - 4 : 0; k < bi; k++)
+        if (p->t[k].size == p->t[bi].size && p->t[k].kept == p->t[bi].kept && p->t[k].early) {
+            bi = k;
+            break;
+        }
+    p->t[bi].batch = p->t[bj].batch = 1;
+    p->img_b = bb, p->img_side = bside, p->img_bytes = p->t[bi].size;
+}
