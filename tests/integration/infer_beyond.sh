@@ -34,6 +34,11 @@ for line in open(sys.argv[1]):
         buffers = 2 * 8 * f["seq_len"]
     elif fam == "llama":
         buffers = (1 if f["simulation"] else 2) * 4 * f["hidden"] // f["heads"] // 2
+    # a run that fit read its weights after its first backward, never at a failed device
+    # allocation its allocator recovered from (ResNet-50/AdamW at B=256, in its first backward)
+    if not f["oom"] and "out-of-memory failure" in inf.get("params", {}).get("where", ""):
+        bad.append("%s: P read at an out-of-memory failure in a run that fit: %s" %
+                   (t, inf["params"]["where"]))
     if val("params") != f["params"] + buffers // 4:
         bad.append("%s: P %s, the program's %d + %d of buffers" %
                    (t, val("params"), f["params"], buffers // 4))
