@@ -214,12 +214,11 @@ static double blocks_used(const model_result *m, const run_facts *f)
  * had run (all their weights cast: at the head or the loss) kept its blocks' whole activations:
  * their ratio to the refined formula is a measurement, below 1 too (a LoRA run saves no input
  * of a frozen weight: Llama 400M with LoRA 0.87 of the formula at B=8, its B=4 run 0.87 with
- * its KV cache), not the lower bound of a forward cut short */
-/* A forward cut short after a share of its blocks had run (0.2 to 0.99 of their weights used)
- * kept the activations of those blocks alone: measured over them, per block, they are the
- * measurement (GPT-2 with HF's GELU at B=24, cut at 56 %: 1.36x the whole forward's formula
- * read as the ratio, B=6 predicted 2.61 GiB of activations, its run measured 4.67; over the
- * blocks that ran, 2.43x: 4.67). */
+ * its KV cache), not the lower bound of a forward cut short. One cut short after a share of
+ * its blocks had run (0.2 to 0.99 of their weights used) kept the activations of those blocks
+ * alone: measured over them, per block, they are the measurement (GPT-2 with HF's GELU at B=24, cut
+ * at 56 %: 1.36x the whole forward's formula read as the ratio, B=6 predicted 2.61 GiB of
+ * activations, its run measured 4.67; over the blocks that ran, 2.43x: 4.67). */
 static void forward_blocks_done(model_result *m, const run_facts *f)
 {
     uint64_t meas = m->calib.measured.bytes[CAT_ACTIVATIONS],

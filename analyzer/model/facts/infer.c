@@ -84,6 +84,19 @@ static void vt__snap(vt__pass *p, int at_oom)
 
 /* vt__embeds: the index after i of the embedding lookup of n tokens of width d (n·d elements of
  * 2 or 4 bytes within VT_EMBED_GAP allocations), or 0 when there is none. */
+/* vt__batch_from: where the run of B·T·8-byte tensors that ends the kept prefix begins (the token
+ * batch and its targets the training loop kept alive; *end: the prefix's end), *end when none */
+static size_t vt__batch_from(const vt__pass *p, uint64_t bt, size_t *end)
+{
+    size_t e = 0, from;
+    while (e < p->n && p->t[e].kept)
+        e++;
+    for (from = e; bt && from > 0 && p->t[from - 1].size == bt * 8;)
+        from--;
+    *end = e;
+    return from;
+}
+
 static size_t vt__embeds(const vt__pass *p, size_t i, uint64_t n, uint64_t d)
 {
     uint64_t two, four;
@@ -176,10 +189,8 @@ static void vt__infer_tokens(const vt__pass *p, const uint64_t *elems, size_t ne
      * out: one of that size among the weights is the model's (LoRA's rank-8 adapters of 8×1024
      * fp32 are 32768 B, as a batch of 4·1024 int64 tokens is) */
     uint64_t batch_bytes = 0;
-    size_t end = 0;
-    while (end < p->n && p->t[end].kept)
-        end++;
-    for (size_t i = end; i-- > 0 && p->t[i].size == bt * 8;)
+    size_t end, from = vt__batch_from(p, bt, &end);
+    for (size_t i = from; i < end; i++)
         batch_bytes += p->t[i].size;
     infer_value *pv = &out->v[INFER_params];
     if (batch_bytes && pv->known && (uint64_t)pv->value * 4 > batch_bytes) {
@@ -300,12 +311,8 @@ static void vt__trim_oom(vt__pass *p, uint64_t *elems)
 static void vt__less_gone(const vt__pass *p, infer_result *out)
 {
     infer_value *pv = &out->v[INFER_params];
-    size_t end = 0, from, k = 0;
-    while (end < p->n && p->t[end].kept)
-        end++;
     uint64_t bt = out->v[INFER_tokens].known ? (uint64_t)out->v[INFER_tokens].value : 0, bytes = 0;
-    for (from = end; bt && from > 0 && p->t[from - 1].size == bt * 8;)
-        from--;
+    size_t end, from = vt__batch_from(p, bt, &end), k = 0;
     for (size_t i = 0; i < from; i++) {
         const vt__tensor *x = &p->t[i];
         if (x->early && x->kept && !x->batch && x->size % 4 == 0 && x->gone &&

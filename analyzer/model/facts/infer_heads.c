@@ -32,14 +32,17 @@ void vt__infer_heads(const vt__pass *p, infer_result *out)
         const vt__tensor *x = &p->t[i];
         if (!x->attention || !x->early || x->kept)
             continue;
+        size_t c = SIZE_MAX; /* how many of its size: counted once, when a padding fits */
         for (int k = 0; k < 2; k++) {
             uint64_t row = vt__mul(vt__mul(b, pads[k]), 4), h = row ? x->size / row : 0;
             if (!row || x->size % row || !h || w % h || w / h < 8 || w / h > 512 ||
                 (k && pads[1] == pads[0]))
                 continue;
-            size_t c = 0;
-            for (size_t j = 0; j < p->n; j++)
-                c += p->t[j].attention && p->t[j].early && p->t[j].size == x->size;
+            if (c == SIZE_MAX) {
+                c = 0;
+                for (size_t j = 0; j < p->n; j++)
+                    c += p->t[j].attention && p->t[j].early && p->t[j].size == x->size;
+            }
             if (c >= need && c > bestn)
                 best = h, bestT = pads[k], bestn = c;
         }

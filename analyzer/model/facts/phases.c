@@ -153,14 +153,11 @@ static uint32_t native_bits(const char *fn)
     b |= strstr(fn, "BlasHandle") || strstr(fn, "BlasLtWorkspace") || strstr(fn, "cublas")
              ? FB_WORKSPACE
              : 0;
-    b |= strstr(fn, "scaled_dot_product") || strstr(fn, "flash_attention") ||
-                 strstr(fn, "efficient_attention") || strstr(fn, "cudnn_attention")
-             ? FB_ATTENTION
-             : 0;
-    b |= strstr(fn, "flash_attention") || strstr(fn, "efficient_attention") ||
-                 strstr(fn, "cudnn_attention")
-             ? FB_FUSED_ATTN
-             : 0;
+    uint32_t fused = strstr(fn, "flash_attention") || strstr(fn, "efficient_attention") ||
+                             strstr(fn, "cudnn_attention")
+                         ? FB_FUSED_ATTN
+                         : 0;
+    b |= fused | (fused || strstr(fn, "scaled_dot_product") ? FB_ATTENTION : 0);
     return b;
 }
 
