@@ -82,28 +82,81 @@ static const char *env_value(const replay_result *r, const char *name)
 
 /* What a stack was made under (made_of): transformers' KV cache code (cache_utils.py), peft's
  * (LoRA adapters: what trains when no gradient was measured), an EMA's (recognize_ema_code: its
- * kind above MADE_EMA_SHIFT); looked up once per stack (made_memo: stack id -> MADE_DONE | it). */
+ * kind above MADE_EMA_SHIFT); looked up once per stack and once per code object (made_memo:
+ * stack id, code id -> MADE_DONE | it). */
 enum { MADE_KV = 1, MADE_PEFT = 2, MADE_DONE = 4, MADE_EMA_SHIFT = 8 };
+typedef struct made_map {
+    uint32_t *key, *val; /* open addressing; key 0: empty (ids are > 0) */
+    size_t cap;          /* sized once, for n ids: never grows (0: out of memory) */
+    int tried;
+} made_map;
 typedef struct made_memo {
-    uint32_t *key, *val; /* open addressing; key 0: empty (stack ids are > 0) */
-    size_t cap;
+    made_map stacks, codes;
 } made_memo;
 
-static uint32_t made_of(const tables *t, uint32_t id)
+/* made_slot: id's slot in m (sized for n ids on first use); NULL when there is none (out of
+ * memory, or a full map: ids beyond its count) */
+static uint32_t *made_slot(made_map *m, size_t n, uint32_t id)
+{
+    if (!m->tried) {
+        size_t cap = 64;
+        while (cap < 2 * n + 16)
+            cap *= 2;
+        m->tried = 1;
+        m->key = calloc(cap, sizeof *m->key);
+        m->val = calloc(cap, sizeof *m->val);
+        if (!m->key || !m->val) { /* out of memory: each looked up where asked */
+            free(m->key), free(m->val);
+            m->key = m->val = NULL;
+        } else {
+            m->cap = cap;
+        }
+    }
+    if (!m->cap)
+        return NULL;
+    size_t j = (id * 0x9e3779b1u) & (m->cap - 1), probes = 0;
+    for (; m->key[j] && m->key[j] != id && probes < m->cap; j = (j + 1) & (m->cap - 1))
+        probes++;
+    if (m->key[j] != id && m->key[j])
+        return NULL;
+    m->key[j] = id;
+    return &m->val[j];
+}
+
+static void made_map_free(made_map *m)
+{
+    free(m->key), free(m->val);
+}
+
+/* made_of_code: what one code object of a Python frame says */
+static uint32_t made_of_code(made_memo *mm, const tables *t, uint32_t code_id)
+{
+    uint32_t *v = code_id ? made_slot(&mm->codes, tables_n_codes(t), code_id) : NULL;
+    if (v && *v)
+        return *v & ~(uint32_t)MADE_DONE;
+    const tables_code *code = tables_code_get(t, code_id);
+    const char *file = code ? code->filename.s : NULL;
+    uint32_t m = 0;
+    if (file) {
+        m |= strstr(file, KV_CACHE_FILE) ? MADE_KV : 0;
+        m |= strstr(file, "/peft/") ? MADE_PEFT : 0;
+        m |= (uint32_t)recognize_ema_code(file, code->qualname.s) << MADE_EMA_SHIFT;
+    }
+    if (v)
+        *v = m | MADE_DONE;
+    return m;
+}
+
+/* made_of: a stack's frames together (the innermost EMA's kind) */
+static uint32_t made_of(made_memo *mm, const tables *t, uint32_t id)
 {
     const tables_stack *st = id ? tables_stack_get(t, id) : NULL;
     uint32_t m = 0;
     for (unsigned k = st ? st->n_native : 0; st && k < st->n_native + st->n_python; k++) {
-        const tables_code *code = tables_code_get(t, VT_PYFRAME_CODE(st->frames[k]));
-        const char *file = code ? code->filename.s : NULL;
-        if (!file)
-            continue;
-        if (!(m & MADE_KV) && strstr(file, KV_CACHE_FILE))
-            m |= MADE_KV;
-        if (!(m & MADE_PEFT) && strstr(file, "/peft/"))
-            m |= MADE_PEFT;
+        uint32_t c = made_of_code(mm, t, VT_PYFRAME_CODE(st->frames[k]));
+        m |= c & (MADE_KV | MADE_PEFT);
         if (!(m >> MADE_EMA_SHIFT))
-            m |= (uint32_t)recognize_ema_code(file, code->qualname.s) << MADE_EMA_SHIFT;
+            m |= c & ~(uint32_t)((1u << MADE_EMA_SHIFT) - 1);
     }
     return m;
 }
@@ -112,30 +165,13 @@ static uint32_t made_lookup(made_memo *mm, const tables *t, uint32_t id)
 {
     if (!id)
         return 0;
-    if (!mm->cap) { /* sized once for every stack of the trace: never grows */
-        size_t cap = 64;
-        while (cap < 2 * tables_n_stacks(t) + 16)
-            cap *= 2;
-        mm->key = calloc(cap, sizeof *mm->key);
-        mm->val = calloc(cap, sizeof *mm->val);
-        if (!mm->key || !mm->val) { /* out of memory: each looked up where asked */
-            free(mm->key), free(mm->val);
-            mm->key = mm->val = NULL;
-        } else {
-            mm->cap = cap;
-        }
-    }
-    if (!mm->cap)
-        return made_of(t, id);
-    size_t j = (id * 0x9e3779b1u) & (mm->cap - 1), probes = 0;
-    for (; mm->key[j] && mm->key[j] != id && probes < mm->cap; j = (j + 1) & (mm->cap - 1))
-        probes++;
-    if (mm->key[j] == id)
-        return mm->val[j];
-    uint32_t m = made_of(t, id);
-    if (!mm->key[j]) /* (a full table, from ids beyond its count: not kept) */
-        mm->key[j] = id, mm->val[j] = m | MADE_DONE;
-    return m | MADE_DONE;
+    uint32_t *v = made_slot(&mm->stacks, tables_n_stacks(t), id);
+    if (v && *v)
+        return *v;
+    uint32_t m = made_of(mm, t, id) | MADE_DONE;
+    if (v)
+        *v = m;
+    return m;
 }
 
 /* made_under: the bytes alive in snapshot s, by category, made under the KV cache's, peft's
@@ -306,8 +342,8 @@ static int report_fill(report_ctx *c)
     f->ema_words = recognize_ema_words(ema_which);
     if (f->inferred && ema)
         less_ema(c, r, &mm, ema, f->ema_words);
-    free(mm.key);
-    free(mm.val);
+    made_map_free(&mm.stacks);
+    made_map_free(&mm.codes);
     uint64_t params =
         r->has_cat_peaks ? r->cat_peak[CAT_PARAMETERS] : r->at_peak.by_cat.bytes[CAT_PARAMETERS];
     /* what was trained and what was on, from the code on the stacks and the measured state */
