@@ -30,9 +30,11 @@ SIZES = {
     "gpt2-medium": ("gpt2", 24, 1024, 16, 4096, 50257, 1024),
     "llama-160m": ("llama", 12, 768, 12, 2048, 32000, 1024),
     "llama-400m": ("llama", 24, 1024, 16, 2816, 32000, 1024),
+    "llama-gqa-300m": ("llama", 16, 1024, 16, 2816, 32000, 1024),
     "bert-base": ("bert", 12, 768, 12, 3072, 30522, 512),
     "t5-small": ("t5", 6, 512, 8, 2048, 32128, 512),
 }
+KV_HEADS = {"llama-gqa-300m": 4}  # grouped-query attention: fewer key/value heads than heads
 # LoRA on the attention projections, by their module names in each family
 LORA_TARGETS = {
     "gpt2": ["c_attn", "attn.c_proj"],
@@ -53,7 +55,8 @@ def build(name, seq, dropout):
         return tf.GPT2LMHeadModel(cfg)
     if family == "llama":
         cfg = tf.LlamaConfig(num_hidden_layers=layers, hidden_size=hidden, num_attention_heads=heads,
-                             num_key_value_heads=heads, intermediate_size=inter, vocab_size=vocab,
+                             num_key_value_heads=KV_HEADS.get(name, heads),
+                             intermediate_size=inter, vocab_size=vocab,
                              max_position_embeddings=max(2048, seq))
         return tf.LlamaForCausalLM(cfg)
     if family == "bert":

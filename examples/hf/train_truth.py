@@ -100,6 +100,12 @@ def versions(*names):
     return out
 
 
+def _sim_tls():
+    """simtorch's per-thread autocast state (None on PyTorch)"""
+    return getattr(getattr(torch, "_C", None), "tls", None) if getattr(torch, "SIMULATION", False) \
+        else None
+
+
 def print_truth(truth):
     """Adds the allocator's counters and prints the line."""
     st = torch.cuda.memory_stats()
@@ -117,5 +123,8 @@ def print_truth(truth):
         "cuda_version": torch.version.cuda,
         "pid": os.getpid(),
         "alloc_conf": os.environ.get("PYTORCH_CUDA_ALLOC_CONF"),
+        # autocast's 16-bit weight copies in one region: PyTorch keeps no count of its cache
+        # (null); the simulation does (tests/realonsim runs this on it)
+        "autocast_copy_bytes": getattr(_sim_tls(), "copy_bytes_max", 0) if _sim_tls() else None,
     })
     print("VRAMTRACE_TORCH_STATS " + json.dumps(truth, sort_keys=True, default=str), flush=True)

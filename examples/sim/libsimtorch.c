@@ -86,6 +86,14 @@ SIM_OP(17, native_layer_norm)
 SIM_OP(26, native_layer_norm_backward)
 SIM_OP(35, _scaled_dot_product_cudnn_attention)
 SIM_OP(44, _scaled_dot_product_cudnn_attention_backward)
+/* the casts autocast makes of scaled_dot_product_attention's inputs run under that op's frame
+ * (PyTorch's autocast wrapper of the op calls _to_copy) */
+SIM_EXPORT __attribute__((noinline)) uint64_t
+sim_op_sdpa_cast(uint64_t n) __asm__("_ZN2at4_ops28scaled_dot_product_attention4callEm");
+uint64_t sim_op_sdpa_cast(uint64_t n)
+{
+    return sim_op__to_copy(n) + g_zero;
+}
 SIM_OP(12, _log_softmax)
 SIM_OP(26, _log_softmax_backward_data)
 SIM_OP(8, _softmax)

@@ -1,6 +1,6 @@
 """examples/sim/sim_hf.py — a SIMULATION of a plain Hugging Face training script (a user's own
 loop, argparse flags) on simtorch and the simulated transformers / peft of simmodels/: GPT-2 (small,
-medium), a Llama-style SwiGLU decoder, BERT-base masked LM; AdamW (fused), SGD or Adafactor; bf16
+medium), a Llama-style SwiGLU decoder (also with grouped-query attention), BERT-base masked LM; AdamW (fused), SGD or Adafactor; bf16
 or fp16 autocast (fp16 with a GradScaler); gradient accumulation, gradient checkpointing, LoRA.
 No GPU, no PyTorch: the tensors eager PyTorch would allocate, on the fake CUDA runtime.
 
@@ -26,8 +26,10 @@ SIZES = {
     "gpt2-medium": ("gpt2", 24, 1024, 16, 4096, 50257, 1024),
     "llama-160m": ("llama", 12, 768, 12, 2048, 32000, 1024),
     "llama-400m": ("llama", 24, 1024, 16, 2816, 32000, 1024),
+    "llama-gqa-300m": ("llama", 16, 1024, 16, 2816, 32000, 1024),
     "bert-base": ("bert", 12, 768, 12, 3072, 30522, 512),
 }
+KV_HEADS = {"llama-gqa-300m": 4}  # grouped-query attention: fewer key/value heads than heads
 
 
 def build(name, seq, dropout):
@@ -39,8 +41,8 @@ def build(name, seq, dropout):
         return tf.GPT2LMHeadModel(cfg)
     if family == "llama":
         cfg = tf.LlamaConfig(num_hidden_layers=layers, hidden_size=hidden, num_attention_heads=heads,
-                             intermediate_size=inter, vocab_size=vocab,
-                             max_position_embeddings=max(2048, seq))
+                             num_key_value_heads=KV_HEADS.get(name), intermediate_size=inter,
+                             vocab_size=vocab, max_position_embeddings=max(2048, seq))
         return tf.LlamaForCausalLM(cfg)
     cfg = tf.BertConfig(num_hidden_layers=layers, hidden_size=hidden, num_attention_heads=heads,
                         intermediate_size=inter, vocab_size=vocab,

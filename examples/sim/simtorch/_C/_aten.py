@@ -47,7 +47,7 @@ def contiguous(t):
 
 
 # ---- autocast's policies (the dispatcher's Autocast key) ----------------------------------------
-def autocast_cast(t, dtype):
+def autocast_cast(t, dtype, op="_to_copy"):
     """One input's cast under autocast: leaf weights that need a gradient are cast once per
     autocast region (the cache, cleared when the outermost region exits)."""
     if not isinstance(t, TensorBase) or not t.dtype.is_floating_point or t.dtype == dtype \
@@ -59,23 +59,25 @@ def autocast_cast(t, dtype):
         hit = tls.cache.get(id(t))
         if hit is not None and hit[0] is t:
             return hit[1]
-    out = cast(t, dtype)
+    out = cast(t, dtype, op=op)
     if cacheable:
         tls.cache[id(t)] = (t, out)
     return out
 
 
-def _cast_all(ts, dtype):
+def _cast_all(ts, dtype, op="_to_copy"):
     """Casts every argument, last first (the order a C++ call's arguments are evaluated in
-    PyTorch's autocast wrappers built by GCC: linear casts its weight before its input)."""
-    out = [autocast_cast(t, dtype) for t in reversed(ts)]
+    PyTorch's autocast wrappers built by GCC: linear casts its weight before its input); op: the
+    native frame of the casts."""
+    out = [autocast_cast(t, dtype, op) for t in reversed(ts)]
     return tuple(reversed(out))
 
 
-def ac_lower(*ts):
-    """Operations autocast runs in 16 bits (matmul, linear, conv, attention)."""
+def ac_lower(*ts, op="_to_copy"):
+    """Operations autocast runs in 16 bits (matmul, linear, conv, attention); op: the native
+    frame of the casts (scaled_dot_product_attention's: _to_copy under the op's own frame)."""
     dt = autocast_dtype()
-    return ts if dt is None else _cast_all(ts, dt)
+    return ts if dt is None else _cast_all(ts, dt, op)
 
 
 def ac_fp32(*ts):

@@ -226,7 +226,7 @@ def scaled_dot_product_attention(q_in, k_in, v_in, is_causal=False, dropout_p=0.
     the logsumexp (B, H, T) in fp32 (only when a gradient is needed), a 256-byte workspace freed
     at once. No T x T matrix.
     Saves q, k, v, the output, the logsumexp, seed and offset."""
-    q, k, v = ac_lower(q_in, k_in, v_in)
+    q, k, v = ac_lower(q_in, k_in, v_in, op="scaled_dot_product_attention")
     B, H, T, hd = q._shape
     seed = empty((), int64, q.device, "_scaled_dot_product_cudnn_attention")
     offset = empty((), int64, q.device, "_scaled_dot_product_cudnn_attention")

@@ -20,6 +20,8 @@ class autocast:
         _C.tls.autocast.pop()
         _C.tls.nesting -= 1
         if _C.tls.nesting == 0:
+            n = sum(out.numel() * out.element_size() for _, out in _C.tls.cache.values())
+            _C.tls.copy_bytes_max = max(getattr(_C.tls, "copy_bytes_max", 0), n)
             _C.tls.cache.clear()
         return False
 
