@@ -136,7 +136,9 @@ PYEOF
     export PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
     echo >>"$P/notes.md"
     # ---- the runs, most informative first: use_cache=False beside committed runs with the cache
-    # (llama400m_lora8_b4_fit, gpt2_adafactor_b4_fit: their reports predict these), those no GPU has run yet (2026-11-26 ran the 17 from
+    # (llama400m_lora8_b4_fit, gpt2_adafactor_b4_fit: their reports predict these), grouped-query
+    # attention and a Llama at B·T = d (simulated only: the gated block's k / v width, inputs' casts
+    # of a weight copy's size), those no GPU has run yet (2026-11-26 ran the 17 from
     # bert_b16_fit on: examples/traces/h100-torch2.11-beyond), and ResNet-50 over 6 steps (in 2
     # its fp16 GradScaler skipped both, so SGD's momentum state was never made) -------------------
     # NAME|EXPECT|PROGRAM|NEEDS|OFFLINE|ARGS. EXPECT: what the simulation gave at these arguments
@@ -148,6 +150,8 @@ PYEOF
     done <<'RUNS'
 llama400m_lora8_nocache_b4_fit|fit|hf|transformers,peft|sim,shim|--model llama-400m --batch-size 4 --lora-rank 8 --no-cache --grad-accum 1 --steps 2
 gpt2_nocache_b4_fit|fit|hf|transformers|sim,shim|--model gpt2 --batch-size 4 --optimizer adafactor --no-cache --grad-accum 1 --steps 2
+llama_gqa300m_b4_fit|fit|hf|transformers|sim,shim|--model llama-gqa-300m --batch-size 4 --grad-accum 1 --steps 2
+llama400m_b1_fit|fit|hf|transformers|sim,shim|--model llama-400m --batch-size 1 --grad-accum 1 --steps 2
 gpt2_sgd_b4_fit|fit|hf|transformers|sim,shim|--model gpt2 --batch-size 4 --optimizer sgd --grad-accum 1 --steps 2
 gpt2_sgd_b16_oom|oom|hf|transformers|sim,shim|--model gpt2 --batch-size 16 --optimizer sgd --grad-accum 1 --steps 2
 lit_gpt2_b16_oom|oom|lit|lightning/pytorch_lightning,transformers|-|--model gpt2 --batch-size 16 --steps 2

@@ -64,6 +64,14 @@ for f in facts:
     want("micro-batch", r["config"]["batch_size"]["value"], f["batch_size"])
     if f.get("seq_len"):
         want("sequence length", r["config"]["block_size"]["value"], f["seq_len"])
+    # autocast's weight copies of a decoder that fit (no LoRA, checkpointing or compile): the
+    # refined formula's 2 B per matmul weight to the byte, also where B·T = d makes an input's
+    # cast a d x d weight copy's size (GPT-2 medium at B=1: its inputs are no copies)
+    ac = (r.get("formula") or {}).get("autocast_copies") or {}
+    if not f["oom"] and f["family"] in ("gpt2", "llama") and not f.get("lora_rank") and \
+            not f.get("gradient_checkpointing") and not f.get("compile") and \
+            f.get("amp") in ("bf16", "fp16"):
+        want("autocast copies", ac.get("measured_bytes"), ac.get("refined_bytes"))
     if not f["oom"]:
         want("optimizer steps", r["iterations"], steps)
         # growth across steps: a step is a forward and backward (a micro-step), the optimizer

@@ -103,6 +103,19 @@ for line in open(sys.argv[1]):
         if not f["oom"] and r["categories"]["parameters"] != f["param_bytes"]:
             bad.append("%s: parameters %d B at the peak, the program's %d" %
                        (t, r["categories"]["parameters"], f["param_bytes"]))
+    # autocast's weight copies: the program's count (its cache's bytes in one forward), also
+    # where B*T*d equals a d x d weight's elements (an input's cast is no weight's copy)
+    if f.get("autocast_copy_bytes") and not f["oom"] and \
+            (r["category_peaks"] or {}).get("autocast_copies", {}).get("bytes") != \
+            f["autocast_copy_bytes"]:
+        bad.append("%s: autocast copies %s, the program's %d" %
+                   (t, r["category_peaks"].get("autocast_copies"), f["autocast_copy_bytes"]))
+    # a gated block's activations: its formula (grouped key / value at their width) within 0.1 %
+    if f["family"] == "llama" and not f["oom"] and not f.get("lora_rank") and \
+            not f.get("gradient_checkpointing") and \
+            abs((r["formula"]["activations"]["ratio"] or 0) - 1) > 0.001:
+        bad.append("%s: activations %s x the gated block's refined formula" %
+                   (t, r["formula"]["activations"]["ratio"]))
     # the shapes the trace gives: never nanoGPT's width or heads
     # an EMA copy of the weights (diffusers' EMAModel): recognized with its bytes, kept under
     # parameters and said so in every sentence of them, never the model's own (P, trainable)

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "casts.h"
 #include "classify.h"
 #include "phases.h"
 #include "vramtrace/trace_format.h"
@@ -142,6 +143,40 @@ static void test_autocast(void **st)
     in.param_sized = 0;
     in.weight_copy = 1;
     assert_int_equal(cat_of(in), CAT_BACKWARD);
+    /* negative: a weight copy's size cast under an attention op (its key) is its input, kept */
+    in = tensor(PHASE_FORWARD, PHASE_BACKWARD, 0, 1);
+    in.weight_copy = 1, in.attention = 1;
+    assert_int_equal(cat_of(in), CAT_ACTIVATIONS);
+}
+
+/* casts.h: the forward's casts in the order autocast makes them; 1 = the op's input */
+static void test_casts_input(void **st)
+{
+    (void)st;
+    const uint64_t M = 1 << 20;
+    uint64_t w = 0;
+    /* Llama at B·T = d: q_proj's weight copy (d x d), its input (B·T x d, the same size) */
+    assert_false(casts_input(&w, 1, 2 * M));
+    assert_true(casts_input(&w, 1, 2 * M));
+    /* k_proj under grouped key / value: a smaller copy (d x kv), then the input */
+    assert_false(casts_input(&w, 1, M / 2));
+    assert_true(casts_input(&w, 1, 2 * M));
+    /* a weight copy after an input is a copy (the input is no weight's) */
+    assert_false(casts_input(&w, 1, 2 * M));
+    /* something else between: the next cast is a copy again */
+    assert_false(casts_input(&w, 0, 8 * M));
+    assert_false(casts_input(&w, 1, 2 * M));
+    /* linear's order: bias, weight, input; addmm's: weight, input, bias: a bias is no input */
+    w = 0;
+    assert_false(casts_input(&w, 1, 6 << 10));
+    assert_false(casts_input(&w, 1, 6 * M));
+    assert_true(casts_input(&w, 1, 6 * M));
+    assert_false(casts_input(&w, 1, 6 * M));
+    assert_false(casts_input(&w, 1, 6 << 10));
+    /* a large head's bias (V x 2 B) before its weight (V x d x 2 B): the weight is a copy */
+    w = 0;
+    assert_false(casts_input(&w, 1, 100 << 10));
+    assert_false(casts_input(&w, 1, 250 * M));
 }
 
 static void test_segment_mode(void **st)
@@ -180,10 +215,11 @@ static void test_unknown_and_table(void **st)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_fixed_spaces), cmocka_unit_test(test_parameters_inputs),
-        cmocka_unit_test(test_optimizer),    cmocka_unit_test(test_backward),
-        cmocka_unit_test(test_forward),      cmocka_unit_test(test_autocast),
-        cmocka_unit_test(test_segment_mode), cmocka_unit_test(test_unknown_and_table),
+        cmocka_unit_test(test_fixed_spaces),      cmocka_unit_test(test_parameters_inputs),
+        cmocka_unit_test(test_optimizer),         cmocka_unit_test(test_backward),
+        cmocka_unit_test(test_forward),           cmocka_unit_test(test_autocast),
+        cmocka_unit_test(test_casts_input),       cmocka_unit_test(test_segment_mode),
+        cmocka_unit_test(test_unknown_and_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

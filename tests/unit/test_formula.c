@@ -186,9 +186,18 @@ static void test_gated(void **state)
     assert_int_equal(formula_params_exact(&s),
                      32000ull * 768 +
                          12 * (2 * 768 * 768 + 2 * 768 * 256 + 3 * 768 * 2048 + 2 * 768) + 768);
-    /* float32: every saved tensor at 4 B, the MLP's four kept whole */
+    /* SDPA keeps k and v at the key / value width: 4*N*(d - kv) fewer bytes than 34*N*d */
+    assert_int_equal(formula_block_bytes(&s),
+                     30 * N * 768 + 4 * N * 256 + 8 * N * 2048 + 8 * N + 4 * N * 12);
+    assert_string_equal(formula_block_text(&s), "30*N*d + 4*N*kv + 8*N*I + 8*N + 4*N*H");
+    /* float32: every saved tensor at 4 B, the MLP's four kept whole (k and v at kv) */
     s.dtype_bytes = 4;
+    assert_int_equal(formula_block_bytes(&s),
+                     32 * N * 768 + 8 * N * 256 + 16 * N * 2048 + 8 * N + 4 * N * 12);
+    s.kv = 768; /* kv = d: no grouped key / value */
     assert_int_equal(formula_block_bytes(&s), 40 * N * 768 + 16 * N * 2048 + 8 * N + 4 * N * 12);
+    assert_string_equal(formula_block_text(&s), "34*N*d + 8*N*I + 8*N + 4*N*H");
+    s.kv = 256;
     /* the documents' formula subtracts no position embedding (rotary) */
     doc_formula d;
     formula_documents(&s, &d);

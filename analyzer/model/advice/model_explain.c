@@ -188,19 +188,16 @@ static void explain_doc(model_result *m, const run_facts *f, int c, uint64_t me,
             snprintf(rd, n,
                      "measured effective multiplier %.1f at the out-of-memory error, in a forward "
                      "that had not finished: a whole forward keeps more, so this run does not "
-                     "say whether the basic formula's 24 overcounts (refined: %s bytes per "
+                     "say whether the basic formula's 24 overcounts (refined: %s%s bytes per "
                      "block)%s",
-                     m->mult_act,
-                     s->gated ? "34*N*d + 8*N*I + 8*N + 4*N*H (a gated block)"
-                              : "36*N*d + 16*N + 4*N*H",
+                     m->mult_act, formula_block_text(s), s->gated ? " (a gated block)" : "",
                      s->checkpointing ? "; checkpointing keeps only each block's input" : "");
         else
             snprintf(rd, n,
                      "the basic formula's multiplier 24 %s: measured effective multiplier %.1f "
-                     "(refined: %s bytes per block)%s",
+                     "(refined: %s%s bytes per block)%s",
                      me > m->doc.bytes[c] ? "undercounts" : "overcounts", m->mult_act,
-                     s->gated ? "34*N*d + 8*N*I + 8*N + 4*N*H (a gated block)"
-                              : "36*N*d + 16*N + 4*N*H",
+                     formula_block_text(s), s->gated ? " (a gated block)" : "",
                      s->checkpointing ? "; checkpointing keeps only each block's input" : "");
         break;
     case CAT_LOGITS:

@@ -170,12 +170,15 @@ void model_gated_block(model_result *m, const run_facts *f, int nanogpt)
             s->I = (uint64_t)ir->v[INFER_mlp_width].value;
             s->kv = ir->v[INFER_kv_width].known ? (uint64_t)ir->v[INFER_kv_width].value : 0;
             s->untied = ir->v[INFER_untied_head].known && ir->v[INFER_untied_head].value;
+            char kvw[24] = "";
+            if (s->kv && s->kv != s->d)
+                snprintf(kvw, sizeof kvw, "%llu", (unsigned long long)s->kv);
             snprintf(m->formula_block, sizeof m->formula_block,
                      "refined: %.40s's gated block (MLP width I = %llu, RMSNorm, rotary "
-                     "positions%s%s): 34*N*d + 8*N*I + 8*N + 4*N*H bytes per block; basic: the "
-                     "usual GPT-2 rule of thumb",
-                     r->model_class, (unsigned long long)s->I, s->kv ? ", grouped key / value" : "",
-                     s->untied ? ", an untied head" : "");
+                     "positions%s%s%s): %s bytes per block; basic: the usual GPT-2 rule of thumb",
+                     r->model_class, (unsigned long long)s->I,
+                     s->kv && s->kv != s->d ? ", grouped key / value kv = " : "", kvw,
+                     s->untied ? ", an untied head" : "", formula_block_text(s));
             return;
         } else if (strstr(r->model_class, gated[i])) {
             snprintf(m->formula_block, sizeof m->formula_block,

@@ -118,7 +118,9 @@ static int r_bwd_temp(const classify_input *in)
 }
 static int r_autocast(const classify_input *in)
 {
-    return in->phase_alloc == PHASE_FORWARD && in->weight_copy;
+    /* (a cast under an attention op is of its inputs: an attention op has no weight; a key or
+     * query of B*T*kv elements can be a d x d weight copy's size) */
+    return in->phase_alloc == PHASE_FORWARD && in->weight_copy && !in->attention;
 }
 static int r_loss(const classify_input *in)
 {

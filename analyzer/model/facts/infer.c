@@ -202,15 +202,25 @@ static void vt__infer_tokens(const vt__pass *p, const uint64_t *elems, size_t ne
     vt__set(out, INFER_tokens, (int64_t)bt,
             "B·T = %llu: the int64 token batch (%llu B) before its embedding lookup%s",
             (unsigned long long)bt, (unsigned long long)bt * 8, dt ? ", and the logits B·T×V" : "");
-    /* T: arange(T) int64 after the batch (before the logits when there are some) */
-    uint64_t T = 0;
+    /* T: arange(T) int64 after the batch (before the logits when there are some); as large as
+     * the batch at B = 1 when the model's forward made it (not the loop's targets), within a
+     * position embedding's rows where the model has one (an encoder's zeros(B, T) of token
+     * types is no arange). (Made in a forward where the stack says: a Trainer's mask of the
+     * batch's tokens, B·T bools, made before it, has the size of arange(B·T / 8); the rotary
+     * positions' fp32 copy, T·4 bytes, that of arange(T / 2) after it.) */
+    uint64_t T = 0, tmax = UINT64_MAX;
     int how = 0;
+    for (size_t i = 0; i < nelems; i++) {
+        uint64_t rows = elems[i] / d;
+        if (elems[i] % d == 0 && rows != d && rows != V && rows >= 2 && (i < lo || i >= hi) &&
+            elems[i] * 4 != bt * 8) /* (the token batch kept with the weights) */
+            tmax = tmax == UINT64_MAX || rows > tmax ? rows : tmax;
+    }
     size_t emb = vt__embeds(p, at, bt, d), stop = emb ? emb + 4 : at;
     for (size_t i = at + 1; i < p->n && i < li && i <= stop && !T; i++) {
         uint64_t s = p->t[i].size;
-        /* (made in a forward where the stack says: a Trainer's mask of the batch's tokens,
-         * B·T bools, made before it, has the size of arange(B·T / 8)) */
-        if (p->t[i].early && !p->t[i].kept && s < bt * 8 && s >= 64 && s % 8 == 0 &&
+        int b1 = s == bt * 8 && p->t[i].made == INFER_MADE_FORWARD && bt <= tmax;
+        if (p->t[i].early && !p->t[i].kept && (s < bt * 8 || b1) && s >= 64 && s % 8 == 0 &&
             (bt * 8) % s == 0 && p->t[i].made != INFER_MADE_ELSEWHERE)
             T = s / 8, how = 1;
     }

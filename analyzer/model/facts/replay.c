@@ -6,11 +6,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "casts.h"
 #include "exit_codes.h"
 #include "replay_state.h"
 
 int replay_progress;
 #define PROGRESS_MIN_BYTES (64u << 20) /* smaller files finish before it would help */
+
+/* cast_flags: an allocation's EF_* flags (loss), less EF_TO_COPY when the forward's 16-bit
+ * cast it is is the input of the op whose weight's copy came before it (casts.h) */
+static inline uint8_t cast_flags(state *s, uint8_t loss, uint8_t ph, uint64_t size)
+{
+    int copy_sized = __builtin_expect((loss & EF_TO_COPY) != 0, 0) && ph == PHASE_FORWARD &&
+                     !(loss & EF_ATTENTION) && (replay_size_bits(s, size) & 2);
+    return casts_input(&s->wcopy, copy_sized, size) ? (uint8_t)(loss & ~EF_TO_COPY) : loss;
+}
 
 /* apply_alloc: the allocation ev (its phase ph, flags loss) enters the live set and the levels;
  * special: an API with more to it than that (apinfo's AP_SPECIAL) or a failed call. */
@@ -68,6 +78,8 @@ static inline __attribute__((always_inline)) void apply_alloc(state *s, const re
         r->n_implausible++;
         return;
     }
+    if (lvl == L_TENSOR || lvl == L_INNER)
+        loss = cast_flags(s, loss, ph, ev->size);
     int replaced;
     livemap_entry *e = livemap_put_raw(&s->live, ev->addr, AP_SPACE(info), s->hash, &replaced);
     if (!e)

@@ -104,6 +104,7 @@ typedef struct state {
      * comes (or the trace ends: then they were kept to the end, e.g. a one-step run's state) */
     uint64_t last_alloc_event;
     uint64_t grad_free_event; /* the last free of a gradient by the program (zero_grad), 0: none */
+    uint64_t wcopy; /* the last tensor allocation's size when it was a weight's 16-bit copy, 0 */
     struct pending_free {
         live_item it;
         uint64_t alloc_rec, free_rec; /* its records in the window (0: none) */

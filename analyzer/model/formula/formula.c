@@ -105,8 +105,10 @@ void formula_documents_breakdown(const gpt_shape *s, cat_breakdown *out)
 uint64_t formula_block_bytes(const gpt_shape *s)
 {
     uint64_t N = s->B * s->T, d = s->d;
-    if (s->gated) {
-        uint64_t b = s->dtype_bytes >= 4 ? 40 * N * d + 16 * N * s->I : 34 * N * d + 8 * N * s->I;
+    if (s->gated) { /* SDPA keeps k and v at the key / value width (grouped-query attention) */
+        uint64_t kv = kv_width(s);
+        uint64_t b = s->dtype_bytes >= 4 ? 32 * N * d + 8 * N * kv + 16 * N * s->I
+                                         : 30 * N * d + 4 * N * kv + 8 * N * s->I;
         if (s->compile && s->dtype_bytes < 4)
             b = b * 30 / 36;
         return b + 8 * N + 4 * N * s->H;
@@ -122,6 +124,14 @@ uint64_t formula_block_bytes(const gpt_shape *s)
     if (s->dropout > 0)
         b += 2 * N * d; /* dropout masks */
     return b;
+}
+
+const char *formula_block_text(const gpt_shape *s)
+{
+    if (!s->gated)
+        return "36*N*d + 16*N + 4*N*H";
+    return s->kv && s->kv != s->d ? "30*N*d + 4*N*kv + 8*N*I + 8*N + 4*N*H"
+                                  : "34*N*d + 8*N*I + 8*N + 4*N*H";
 }
 
 void formula_refined(const gpt_shape *s, cat_breakdown *out)

@@ -82,11 +82,14 @@ void formula_documents_breakdown(const gpt_shape *s, cat_breakdown *out);
 
 /* formula_block_bytes: saved activations of one transformer block (36*N*d + 16*N + 4*N*H
  * for eager 16-bit autocast with fused attention; variants per s). A gated block, eager 16-bit:
- * 34*N*d + 8*N*I + 8*N + 4*N*H (the fp32 residual and the one after attention, the two RMSNorms'
- * normalized inputs and rsqrt rows, the 16-bit casts of their outputs for q, k, v and for gate,
- * up, SDPA's q, k, v, output and log-sum-exp rows, the MLP's gate, SiLU, up and product);
- * float32: 40*N*d + 16*N*I + 8*N + 4*N*H; compiled: the eager bytes x 30/36, as for GPT-2. */
+ * 30*N*d + 4*N*kv + 8*N*I + 8*N + 4*N*H, 34*N*d + ... without grouped key / value (kv = d: the
+ * fp32 residual and the one after attention, the two RMSNorms' normalized inputs and rsqrt rows,
+ * the 16-bit casts of their outputs for q, k, v and for gate, up, SDPA's q and output (d wide),
+ * k and v (kv wide) and log-sum-exp rows, the MLP's gate, SiLU, up and product); float32:
+ * 32*N*d + 8*N*kv + 16*N*I + 8*N + 4*N*H; compiled: the eager bytes x 30/36, as for GPT-2. */
 uint64_t formula_block_bytes(const gpt_shape *s);
+/* formula_block_text: formula_block_bytes's eager 16-bit terms, as a report writes them */
+const char *formula_block_text(const gpt_shape *s);
 
 /* formula_refined: the refined formula's tensor bytes at the step's peak (start of the
  * loss backward) per category: parameters 4P, optimizer opt_bpp per trainable parameter (0 at
