@@ -116,6 +116,14 @@ for line in open(sys.argv[1]):
             abs((r["formula"]["activations"]["ratio"] or 0) - 1) > 0.001:
         bad.append("%s: activations %s x the gated block's refined formula" %
                    (t, r["formula"]["activations"]["ratio"]))
+    # a narrower model under grouped key / value keeps its key / value heads: heads a multiple
+    kvw, dw = inf.get("kv_width", {}).get("value"), inf.get("n_embd", {}).get("value")
+    if kvw and dw and kvw < dw and f.get("heads"):
+        kvh = kvw // (dw // f["heads"])
+        for a in r["advice"]:
+            m = re.match(r"model width \d+ \S+ \d+ \((\d+) heads\)", a["change"])
+            if m and int(m.group(1)) % kvh:
+                bad.append("%s: %r with %d key / value heads" % (t, a["change"], kvh))
     # the shapes the trace gives: never nanoGPT's width or heads
     # an EMA copy of the weights (diffusers' EMAModel): recognized with its bytes, kept under
     # parameters and said so in every sentence of them, never the model's own (P, trainable)

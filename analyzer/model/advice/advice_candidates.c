@@ -140,8 +140,13 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
                  (unsigned long long)s.L, (unsigned long long)cur->L);
         n = knob_item(items, n, max, c, &s, capacity, "n_layer", s.L, note);
     }
-    /* narrower at the same head size (768 -> 512 with 8 heads of 64, as the documents say) */
+    /* narrower at the same head size (768 -> 512 with 8 heads of 64, as the documents say); with
+     * grouped key / value the heads a multiple of the key / value heads, which stay (16 heads
+     * over 4 of 64 -> 8 heads, not 10) */
     uint64_t hd = cur->H ? cur->d / cur->H : 0, d2 = hd ? cur->d * 2 / 3 / hd * hd : 0;
+    uint64_t kvh = hd && cur->gated && cur->kv && cur->kv != cur->d ? cur->kv / hd : 1;
+    if (kvh > 1)
+        d2 = d2 / (hd * kvh) * (hd * kvh);
     if (!cur->generic && d2 >= hd && d2 < cur->d && hd > 0) {
         gpt_shape s = *cur;
         s.d = d2;
