@@ -549,6 +549,7 @@ int cmd_predict(int argc, char **argv)
         s.patch_tokens = ts->patch_tokens;
         s.checkpointing |= ts->checkpointing;
         s.gated = ts->gated, s.I = ts->I, s.kv = ts->kv, s.untied = ts->untied; /* its block */
+        s.hf_gpt2 = ts->hf_gpt2;
         if (!config_known(&c, CFG_gradient_accumulation_steps))
             s.A = ts->A;
         run_shape.generic = ts->generic;
@@ -557,7 +558,7 @@ int cmd_predict(int argc, char **argv)
         run_shape.train_frac = ts->train_frac;
         run_shape.patch_tokens = ts->patch_tokens;
         run_shape.gated = ts->gated, run_shape.I = ts->I, run_shape.kv = ts->kv;
-        run_shape.untied = ts->untied;
+        run_shape.untied = ts->untied, run_shape.hf_gpt2 = ts->hf_gpt2;
         run_shape.checkpointing = ts->checkpointing;
         run_shape.A = ts->A;
     }

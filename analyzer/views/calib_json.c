@@ -7,8 +7,8 @@
 #include <string.h>
 
 /* X(field, "key") by kind: U a uint64_t count, N an int count, D a double, Y an int flag
- * (a boolean in JSON). */
-#define VT_SHAPE_FIELDS(U, N, D, Y)                                                                \
+ * (a boolean in JSON), O a flag an older report may lack (false then). */
+#define VT_SHAPE_FIELDS(U, N, D, Y, O)                                                             \
     U(B, "batch_size")                                                                             \
     U(T, "block_size")                                                                             \
     U(A, "gradient_accumulation_steps")                                                            \
@@ -32,7 +32,8 @@
     Y(gated, "gated_mlp")                                                                          \
     U(I, "mlp_width")                                                                              \
     U(kv, "kv_width")                                                                              \
-    Y(untied, "untied_head")
+    Y(untied, "untied_head")                                                                       \
+    O(hf_gpt2, "hf_gpt2_block")
 
 #define VT_CALIB_FIELDS(U, N, D, Y)                                                                \
     D(cache_fraction, "cache_fraction")                                                            \
@@ -54,7 +55,7 @@
 cJSON *calib_shape_json(const gpt_shape *s)
 {
     cJSON *o = cJSON_CreateObject();
-    VT_SHAPE_FIELDS(W_NUM, W_NUM, W_NUM, W_BOOL)
+    VT_SHAPE_FIELDS(W_NUM, W_NUM, W_NUM, W_BOOL, W_BOOL)
     return o;
 }
 
@@ -150,6 +151,11 @@ static int count(const cJSON *o, const char *prefix, const char *key, uint64_t *
         return -1;                                                                                 \
     s->f = iv;
 
+#define R_OPT(f, key)                                                                              \
+    if (cJSON_GetObjectItemCaseSensitive(o, key)) {                                                \
+        R_BOOL(f, key)                                                                             \
+    }
+
 static int shape_from(const cJSON *o, const char *name, gpt_shape *s, char *err, size_t errlen)
 {
     uint64_t u;
@@ -163,7 +169,7 @@ static int shape_from(const cJSON *o, const char *name, gpt_shape *s, char *err,
         snprintf(err, errlen, "%s%snot an object", name, name[0] ? ": " : "");
         return -1;
     }
-    VT_SHAPE_FIELDS(R_U64, R_INT, R_DBL, R_BOOL)
+    VT_SHAPE_FIELDS(R_U64, R_INT, R_DBL, R_BOOL, R_OPT)
     return 0;
 }
 

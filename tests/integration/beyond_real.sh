@@ -176,8 +176,19 @@ for f in facts:
     # a Llama's refined formula is its gated block (its MLP width from the weights), said, and
     # only there: parameters and autocast copies exact, activations exact without LoRA (the
     # frozen layers of LoRA keep less, said)
-    if ("formula_block_note" in r) != (f["family"] == "llama" and r["formula_applies"]):
+    if ("formula_block_note" in r) != (f["family"] in ("llama", "gpt2") and r["formula_applies"]):
         bad.append("%s: formula_block_note %r" % (t, r.get("formula_block_note")))
+    # Hugging Face GPT-2's own block (its NewGELU keeps fp32 steps: 84*N*d), eager 16-bit: the
+    # activations of a run that fit are that formula and the KV cache live beside them (said)
+    if f["family"] == "gpt2" and r["formula_applies"] and not f["oom"] and \
+            not f.get("gradient_checkpointing") and not f.get("compile"):
+        fo = r["formula"]["activations"]
+        kv = re.search(r"([\d.]+) MiB of it live", r["recognized"]["kv_cache"]["where"])
+        extra = fo["measured_bytes"] - fo["refined_bytes"] - (float(kv.group(1)) * 2**20 if kv else 0)
+        if "84*N*d" not in r.get("formula_block_note", "") or abs(extra) > 2**20:
+            bad.append("%s: activations %d B, the refined %d and the KV cache's %s: %s" %
+                       (t, fo["measured_bytes"], fo["refined_bytes"], kv and kv.group(1),
+                        r.get("formula_block_note")))
     # a gated MLP's width from the weights: only a Llama has one (GPT-2's and BERT's MLPs are two
     # matrices of 4d x d, T5's two of its own width)
     inf = r.get("inferred") or {}

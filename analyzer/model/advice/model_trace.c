@@ -161,6 +161,22 @@ void model_gated_block(model_result *m, const run_facts *f, int nanogpt)
     const run_recognition *r = &m->rec;
     if (nanogpt || r->family != FAM_DECODER || !r->model_class[0])
         return;
+    if (!strncmp(r->model_class, "GPT2", 4)) { /* transformers' GPT-2 classes */
+        gpt_shape *s = &m->shape;
+        s->hf_gpt2 = 1;
+        if (s->dtype_bytes < 4 && !s->compile)
+            snprintf(m->formula_block, sizeof m->formula_block,
+                     "refined: %.40s's block (Hugging Face GPT-2: its GELU, written in Python, "
+                     "keeps pow, tanh and their sum in fp32; the KV cache apart): %s bytes per "
+                     "block; basic: the usual GPT-2 rule of thumb",
+                     r->model_class, formula_block_text(s));
+        else
+            snprintf(m->formula_block, sizeof m->formula_block,
+                     "refined: a GPT-2 block with a fused GELU (docs/formula.md) stands in for "
+                     "%.40s %s (Hugging Face GPT-2's own block is measured in eager 16-bit only)",
+                     r->model_class, s->compile ? "compiled" : "in float32");
+        return;
+    }
     const infer_result *ir = f->inferred;
     for (int i = 0; gated[i]; i++)
         if (strstr(r->model_class, gated[i]) && ir && ir->v[INFER_mlp_width].known &&

@@ -116,6 +116,8 @@ uint64_t formula_block_bytes(const gpt_shape *s)
     uint64_t per_nd;
     if (s->dtype_bytes >= 4)
         per_nd = 64; /* float32: every saved tensor at 4 B */
+    else if (s->hf_gpt2 && !s->compile)
+        per_nd = FORMULA_HF_GPT2_ND;
     else if (s->compile)
         per_nd = 30; /* torch.compile recomputes some: 24-36, the middle */
     else
@@ -129,7 +131,8 @@ uint64_t formula_block_bytes(const gpt_shape *s)
 const char *formula_block_text(const gpt_shape *s)
 {
     if (!s->gated)
-        return "36*N*d + 16*N + 4*N*H";
+        return s->hf_gpt2 && s->dtype_bytes < 4 && !s->compile ? "84*N*d + 16*N + 4*N*H"
+                                                               : "36*N*d + 16*N + 4*N*H";
     return s->kv && s->kv != s->d ? "30*N*d + 4*N*kv + 8*N*I + 8*N + 4*N*H"
                                   : "34*N*d + 8*N*I + 8*N + 4*N*H";
 }

@@ -34,6 +34,8 @@ typedef struct gpt_shape {
     int gated;
     uint64_t I, kv;
     int untied;
+    int hf_gpt2;     /* Hugging Face's GPT-2 (GPT2LMHeadModel: Conv1D, NewGELU written in Python),
+                      * whose eager 16-bit block keeps more than nanoGPT's (formula_block_bytes) */
     int no_kv_cache; /* 1: transformers' KV cache turned off (use_cache=False): what the run's
                       * cache held is not made (advice.c; the formulas never count a cache) */
 } gpt_shape;
@@ -88,6 +90,11 @@ void formula_documents_breakdown(const gpt_shape *s, cat_breakdown *out);
  * k and v (kv wide) and log-sum-exp rows, the MLP's gate, SiLU, up and product); float32:
  * 32*N*d + 8*N*kv + 16*N*I + 8*N + 4*N*H; compiled: the eager bytes x 30/36, as for GPT-2. */
 uint64_t formula_block_bytes(const gpt_shape *s);
+/* Hugging Face GPT-2's block, eager 16-bit: 84*N*d + 16*N + 4*N*H (its Conv1D outputs: q, k, v
+ * 6, attention's 2, the MLP's 8 and 2; the two fp32 residuals 8; NewGELU, written in Python:
+ * pow, its sum and tanh in fp32, 16 each, and the half input 8; SDPA's output 2; measured on the
+ * H100 to the byte, its KV cache's 4*N*d apart). Compiled or float32: nanoGPT's block. */
+#define FORMULA_HF_GPT2_ND 84
 /* formula_block_text: formula_block_bytes's eager 16-bit terms, as a report writes them */
 const char *formula_block_text(const gpt_shape *s);
 
