@@ -408,8 +408,11 @@ static struct blocks_live *live_slot(const blocks *b, uint64_t addr)
 
 void blocks_prefetch(const blocks *b, uint64_t addr)
 {
-    if (b->caplive)
-        __builtin_prefetch(&b->live[(size_t)livemap_mix(addr, 0) & (b->caplive - 1)]);
+    if (b->caplive) { /* its slot's line and the next (a delete's backward shift goes on there) */
+        size_t j = (size_t)livemap_mix(addr, 0) & (b->caplive - 1);
+        __builtin_prefetch(&b->live[j]);
+        __builtin_prefetch(&b->live[((j | 3) + 1) & (b->caplive - 1)]);
+    }
     if (blocks_many_segs(b))
         __builtin_prefetch(near_slot(b, addr));
 }
