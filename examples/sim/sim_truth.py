@@ -59,7 +59,8 @@ def record_oom(truth, phase, e):
 def print_truth(torch, truth):
     """Adds the allocator's counters and prints the line."""
     truth.update(allocator_stats(torch))
-    # autocast's weight copies: the most one region's cache held (a forward's, under autocast)
+    # autocast's 16-bit copies of weights (trainable or frozen) made in one region (a forward
+    # under autocast), the most of any region
     truth["autocast_copy_bytes"] = getattr(torch._C.tls, "copy_bytes_max", 0)
     truth.update({"simulation": True, "torch_version": "simtorch (simulation)", "pid": os.getpid(),
                   "alloc_conf": os.environ.get("PYTORCH_CUDA_ALLOC_CONF")})

@@ -62,6 +62,10 @@ def autocast_cast(t, dtype, op="_to_copy"):
     out = cast(t, dtype, op=op)
     if cacheable:
         tls.cache[id(t)] = (t, out)
+    if dtype != float32 and t.dtype == float32 and type(t).__name__ == "Parameter":
+        # a weight's copy (a frozen one too: not cached, made at each use): the truth line's
+        # autocast_copy_bytes (autocast_mode.py)
+        tls.copy_bytes = getattr(tls, "copy_bytes", 0) + out.numel() * out.element_size()
     return out
 
 

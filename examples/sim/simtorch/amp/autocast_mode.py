@@ -20,8 +20,10 @@ class autocast:
         _C.tls.autocast.pop()
         _C.tls.nesting -= 1
         if _C.tls.nesting == 0:
-            n = sum(out.numel() * out.element_size() for _, out in _C.tls.cache.values())
-            _C.tls.copy_bytes_max = max(getattr(_C.tls, "copy_bytes_max", 0), n)
+            # the region's copies of weights (trainable and frozen): the most of any region
+            _C.tls.copy_bytes_max = max(getattr(_C.tls, "copy_bytes_max", 0),
+                                        getattr(_C.tls, "copy_bytes", 0))
+            _C.tls.copy_bytes = 0
             _C.tls.cache.clear()
         return False
 
