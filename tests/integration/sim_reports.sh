@@ -70,6 +70,13 @@ for line in open(sys.argv[1]):
                                                              f["trainable_params"]))
         if not f["optimizer"].startswith("adamw") and "AdamW keeps" in text:
             bad.append("%s: %s described as AdamW" % (t, f["optimizer"]))
+    # no step ran: the optimizer the command line names, SGD counted at its momentum buffer's
+    # 4 B (a bound: the line does not say whether momentum is on), never AdamW's 8 B assumed
+    if f["oom"] and not f.get("steps") and "--optimizer sgd" in f["command"]:
+        o = rec["optimizer"]
+        if o["kind"] != "sgd" or "SGD's momentum buffer is counted" not in text or \
+                "assume AdamW" in text:
+            bad.append("%s: no step ran, --optimizer sgd: %s" % (t, o))
     # a Trainer script's own TrainingArguments(...) (sim_trainer.py: no flag carries them): its
     # micro-batch, accumulation and precision from the script, with the line; advice changes
     # them there (never a --flag the script lacks), checkpointing through TrainingArguments

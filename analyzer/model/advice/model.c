@@ -125,10 +125,11 @@ static void shape_of_run(model_result *m, const run_facts *f, int nanogpt)
         s->opt_bpp = 8;
     else if (r->optim_bpp >= 0)
         s->opt_bpp = r->optim_bpp;
-    else if (r->optim == OPT_FACTORED || r->optim == OPT_EIGHT_BIT) {
+    else if (r->optim == OPT_FACTORED || r->optim == OPT_EIGHT_BIT || r->optim == OPT_SGD) {
         /* named, not measured: at most 1 B (factored moments: 8/d B per weight of width d), 2 B
-         * (8-bit moments and their scales) per parameter; said as a bound */
-        s->opt_bpp = r->optim == OPT_FACTORED ? 1 : 2;
+         * (8-bit moments and their scales), 4 B (SGD: a momentum buffer, when momentum is on)
+         * per parameter; said as a bound */
+        s->opt_bpp = r->optim == OPT_FACTORED ? 1 : r->optim == OPT_SGD ? 4 : 2;
         m->opt_bound = 1;
     } else {
         s->opt_set = 0; /* not measured: AdamW's 8 B assumed, and said (views) */
@@ -214,6 +215,9 @@ static void advice_notes(model_result *m)
         note(m, m->rec.optim == OPT_FACTORED
                     ? "the optimizer's state was not measured: Adafactor's factored moments are "
                       "counted as 1 B per trainable parameter, more than they take"
+                : m->rec.optim == OPT_SGD
+                    ? "the optimizer's state was not measured: SGD's momentum buffer is counted, "
+                      "4 B per trainable parameter (none when momentum is off)"
                     : "the optimizer's state was not measured: 8-bit moments are counted as 2 B "
                       "per trainable parameter, about what they take");
     if (m->lora_assumed)

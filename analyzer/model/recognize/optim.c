@@ -143,7 +143,8 @@ void recognize_optim(const recognize_input *in, run_recognition *out)
     X("adamw_bnb_8bit", EIGHT_BIT)                                                                 \
     X("paged_adamw_8bit", EIGHT_BIT)                                                               \
     X("rmsprop", ONE_STATE)                                                                        \
-    X("adagrad", ONE_STATE)
+    X("adagrad", ONE_STATE)                                                                        \
+    X("sgd", SGD)
 
 void recognize_optim_cmdline(int argc, const char *const *argv, run_recognition *r)
 {

@@ -38,6 +38,8 @@ typedef enum model_family {
     X(ONE_STATE, "one_state", "one fp32 state per trainable parameter (4 B)")                      \
     X(FACTORED, "factored", "factored second moments (Adafactor): under 1 B per parameter")        \
     X(EIGHT_BIT, "8bit", "8-bit states (bitsandbytes): about 2 B per trainable parameter")         \
+    X(SGD, "sgd",                                                                                  \
+      "SGD, its state not measured: none, or a momentum buffer of 4 B per trainable parameter")    \
     X(OTHER, "other", "a state of its own size")
 
 typedef enum optim_kind {
