@@ -209,12 +209,19 @@ static void test_optim_cmdline(void **state)
     recognize_optim_cmdline(3, a2, &r);
     assert_int_equal(r.optim, OPT_EIGHT_BIT);
     assert_non_null(strstr(r.optim_where, "--optim=ADAMW_8BIT on the command line"));
-    /* not the flag, SGD (momentum not said), a flag with no value: nothing taken */
+    /* not the flag, then SGD (momentum not said: kind sgd, counted as a bound) */
     const char *const a3[] = {"python",  "t.py", "--optimizer-lr", "adamw",
                               "--optim", "sgd",  "--optimizer"};
     memset(&r, 0, sizeof r);
     r.optim_bpp = -1;
     recognize_optim_cmdline(7, a3, &r);
+    assert_int_equal(r.optim, OPT_SGD);
+    assert_non_null(strstr(r.optim_where, "--optim sgd on the command line"));
+    /* not the flag, a flag with no value: nothing taken */
+    const char *const a4[] = {"python", "t.py", "--optimizer-lr", "adamw", "--optimizer"};
+    memset(&r, 0, sizeof r);
+    r.optim_bpp = -1;
+    recognize_optim_cmdline(5, a4, &r);
     assert_int_equal(r.optim, OPT_UNKNOWN);
     /* a measured state is never replaced by a name */
     memset(&r, 0, sizeof r);
