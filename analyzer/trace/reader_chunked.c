@@ -268,7 +268,8 @@ chunked *chunked_open(int fd, uint64_t fsize, const vt_file_header *hdr, int sum
                 c->items[k++] = c->items[i];
         c->n = k;
     }
-    qsort(c->items, c->n, sizeof *c->items, by_plan);
+    if (c->n) /* (no item: items may be NULL, which qsort may not be given) */
+        qsort(c->items, c->n, sizeof *c->items, by_plan);
     /* the snapshots with events missing before them (raw slots, the newest, come after) */
     uint64_t covered = 0;
     for (size_t i = 0; i < c->n; i++) {
