@@ -548,8 +548,7 @@ int cmd_predict(int argc, char **argv)
         s.train_frac = ts->train_frac;
         s.patch_tokens = ts->patch_tokens;
         s.checkpointing |= ts->checkpointing;
-        s.gated = ts->gated, s.I = ts->I, s.kv = ts->kv, s.untied = ts->untied; /* its block */
-        s.hf_gpt2 = ts->hf_gpt2;
+        formula_take_block(&s, ts); /* its block */
         if (!config_known(&c, CFG_gradient_accumulation_steps))
             s.A = ts->A;
         run_shape.generic = ts->generic;
@@ -557,8 +556,7 @@ int cmd_predict(int argc, char **argv)
         run_shape.opt_bpp = ts->opt_bpp;
         run_shape.train_frac = ts->train_frac;
         run_shape.patch_tokens = ts->patch_tokens;
-        run_shape.gated = ts->gated, run_shape.I = ts->I, run_shape.kv = ts->kv;
-        run_shape.untied = ts->untied, run_shape.hf_gpt2 = ts->hf_gpt2;
+        formula_take_block(&run_shape, ts);
         run_shape.checkpointing = ts->checkpointing;
         run_shape.A = ts->A;
     }

@@ -144,7 +144,7 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
      * grouped key / value the heads a multiple of the key / value heads, which stay (16 heads
      * over 4 of 64 -> 8 heads, not 10) */
     uint64_t hd = cur->H ? cur->d / cur->H : 0, d2 = hd ? cur->d * 2 / 3 / hd * hd : 0;
-    uint64_t kvh = hd && cur->gated && cur->kv && cur->kv != cur->d ? cur->kv / hd : 1;
+    uint64_t kvh = hd && formula_kv_grouped(cur) ? cur->kv / hd : 1;
     if (kvh > 1)
         d2 = d2 / (hd * kvh) * (hd * kvh);
     if (!cur->generic && d2 >= hd && d2 < cur->d && hd > 0) {

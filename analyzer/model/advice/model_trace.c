@@ -164,7 +164,7 @@ void model_gated_block(model_result *m, const run_facts *f, int nanogpt)
     if (!strncmp(r->model_class, "GPT2", 4)) { /* transformers' GPT-2 classes */
         gpt_shape *s = &m->shape;
         s->hf_gpt2 = 1;
-        if (s->dtype_bytes < 4 && !s->compile)
+        if (formula_hf_gpt2_block(s))
             snprintf(m->formula_block, sizeof m->formula_block,
                      "refined: %.40s's block (Hugging Face GPT-2: its GELU, written in Python, "
                      "keeps pow, tanh and their sum in fp32; the KV cache apart): %s bytes per "
@@ -187,13 +187,13 @@ void model_gated_block(model_result *m, const run_facts *f, int nanogpt)
             s->kv = ir->v[INFER_kv_width].known ? (uint64_t)ir->v[INFER_kv_width].value : 0;
             s->untied = ir->v[INFER_untied_head].known && ir->v[INFER_untied_head].value;
             char kvw[24] = "";
-            if (s->kv && s->kv != s->d)
+            if (formula_kv_grouped(s))
                 snprintf(kvw, sizeof kvw, "%llu", (unsigned long long)s->kv);
             snprintf(m->formula_block, sizeof m->formula_block,
                      "refined: %.40s's gated block (MLP width I = %llu, RMSNorm, rotary "
                      "positions%s%s%s): %s bytes per block; basic: the usual GPT-2 rule of thumb",
                      r->model_class, (unsigned long long)s->I,
-                     s->kv && s->kv != s->d ? ", grouped key / value kv = " : "", kvw,
+                     formula_kv_grouped(s) ? ", grouped key / value kv = " : "", kvw,
                      s->untied ? ", an untied head" : "", formula_block_text(s));
             return;
         } else if (strstr(r->model_class, gated[i])) {

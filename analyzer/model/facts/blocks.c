@@ -411,7 +411,7 @@ void blocks_prefetch(const blocks *b, uint64_t addr)
     if (b->caplive) { /* its slot's line and the next (a delete's backward shift goes on there) */
         size_t j = (size_t)livemap_mix(addr, 0) & (b->caplive - 1);
         __builtin_prefetch(&b->live[j]);
-        __builtin_prefetch(&b->live[((j | 3) + 1) & (b->caplive - 1)]);
+        __builtin_prefetch(&b->live[livemap_line_after(j, b->caplive)]);
     }
     if (blocks_many_segs(b))
         __builtin_prefetch(near_slot(b, addr));

@@ -153,6 +153,19 @@ static uint64_t vt__token_batch(const vt__pass *p, uint64_t d, uint64_t V, size_
     return 0;
 }
 
+/* vt__pos_rows: the rows of weight i (elems[i] elements) when it can be a position embedding,
+ * T_max×d outside the repeating blocks [lo, hi): not d or V rows, not the token batch of B·T
+ * int64 kept with the weights; else 0 */
+static uint64_t vt__pos_rows(const uint64_t *elems, size_t i, uint64_t d, uint64_t V, uint64_t bt,
+                             size_t lo, size_t hi)
+{
+    uint64_t rows = elems[i] / d;
+    return elems[i] % d == 0 && rows != d && rows != V && rows >= 2 && elems[i] * 4 != bt * 8 &&
+                   (i < lo || i >= hi)
+               ? rows
+               : 0;
+}
+
 /* B·T from the token batch; T from the positions (arange(T) int64 between the batch and a few
  * allocations after its embedding lookup: nanoGPT's pos, transformers' cache_position), else from a
  * position embedding whose rows divide B·T (a model's maximum context, said so); the logits (B·T×V,
@@ -211,9 +224,8 @@ static void vt__infer_tokens(const vt__pass *p, const uint64_t *elems, size_t ne
     uint64_t T = 0, tmax = UINT64_MAX;
     int how = 0;
     for (size_t i = 0; i < nelems; i++) {
-        uint64_t rows = elems[i] / d;
-        if (elems[i] % d == 0 && rows != d && rows != V && rows >= 2 && (i < lo || i >= hi) &&
-            elems[i] * 4 != bt * 8) /* (the token batch kept with the weights) */
+        uint64_t rows = vt__pos_rows(elems, i, d, V, bt, lo, hi);
+        if (rows)
             tmax = tmax == UINT64_MAX || rows > tmax ? rows : tmax;
     }
     size_t emb = vt__embeds(p, at, bt, d), stop = emb ? emb + 4 : at;
@@ -226,9 +238,8 @@ static void vt__infer_tokens(const vt__pass *p, const uint64_t *elems, size_t ne
     }
     /* else a position embedding (T_max×d, outside the repeating block) whose rows divide B·T */
     for (size_t i = 0; !T && i < nelems; i++) {
-        uint64_t rows = elems[i] / d;
-        if (elems[i] % d == 0 && rows != d && rows != V && rows >= 2 && bt % rows == 0 &&
-            elems[i] * 4 != bt * 8 && (i < lo || i >= hi))
+        uint64_t rows = vt__pos_rows(elems, i, d, V, bt, lo, hi);
+        if (rows && bt % rows == 0)
             T = rows, how = 2;
     }
     if (!T)

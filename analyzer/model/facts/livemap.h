@@ -181,6 +181,12 @@ static inline void livemap_prefetch_h(const livemap *m, uint64_t h)
     if (m->cap)
         __builtin_prefetch(&m->slot[h & (m->cap - 1)]);
 }
+/* livemap_line_after: the first of the 16-byte slots (four to a cache line) on the line after
+ * slot j's, in a table of cap slots (a power of two): where a backward-shift delete at j goes on */
+static inline uint64_t livemap_line_after(uint64_t j, uint64_t cap)
+{
+    return ((j | 3) + 1) & (cap - 1);
+}
 /* livemap_prefetch_entry: the entry of (addr, space), when live, on its way to the cache (its
  * index slot should be there already), and the index's next line (what its delete shifts back
  * may start there: 18 % of the replay's own time, with 100k live, waited for it).
@@ -192,7 +198,7 @@ static inline uint64_t livemap_prefetch_entry_h(const livemap *m, uint64_t addr,
     uint64_t j = livemap_slot_of(m, addr, space, h);
     if (j < m->cap) {
         __builtin_prefetch(&m->e[m->slot[j].where >> 4]);
-        __builtin_prefetch(&m->slot[((j | 3) + 1) & (m->cap - 1)]);
+        __builtin_prefetch(&m->slot[livemap_line_after(j, m->cap)]);
     }
     return j;
 }

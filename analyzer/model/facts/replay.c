@@ -483,11 +483,7 @@ static int replay_reader(const char *path, reader *rd, replay_result *out, char 
         out->oom_last_event = ot.last_event;
         out->at_oom.time_ns = ot.time_ns;
     }
-    if (s.infer) { /* the trace ended before the first backward did */
-        out->inferred_from = infer_pass_copy(s.infer);
-        out->has_inferred = infer_finish(s.infer, &out->inferred) == 0;
-    }
-    infer_pass_free(s.infer);
+    replay_infer_end(&s); /* (when the trace ended before the first backward did) */
     replay_vmm_end(&s);
     replay_cats_flush(&s); /* what was freed after the last allocation: kept to the end */
     replay_snap_finish_peak(&s);

@@ -103,12 +103,18 @@ void replay_infer_note(state *s, int is_alloc, const reader_event *ev, uint64_t 
 {
     int made = is_alloc ? replay_phase_made(s, ev->stack_id) : INFER_MADE_UNKNOWN;
     infer_pass_event_made(s->infer, s->event, is_alloc, ev, freed_event, made);
-    if (infer_pass_done(s->infer)) {
-        s->r->inferred_from = infer_pass_copy(s->infer);
-        s->r->has_inferred = infer_finish(s->infer, &s->r->inferred) == 0;
-        infer_pass_free(s->infer);
-        s->infer = NULL;
-    }
+    if (infer_pass_done(s->infer))
+        replay_infer_end(s);
+}
+
+void replay_infer_end(state *s)
+{
+    if (!s->infer)
+        return;
+    s->r->inferred_from = infer_pass_copy(s->infer);
+    s->r->has_inferred = infer_finish(s->infer, &s->r->inferred) == 0;
+    infer_pass_free(s->infer);
+    s->infer = NULL;
 }
 
 /* apinfo: what the pass needs of each API id at once (replay_state.h's AP_*). */

@@ -202,6 +202,9 @@ void replay_mark_torch_segments(state *s, const reader_event *ev);
 void replay_track_blocks(state *s, const reader_event *ev);
 /* replay_infer_note: one event for infer.c's pass (freed_event: what a free frees, or 0). */
 void replay_infer_note(state *s, int is_alloc, const reader_event *ev, uint64_t freed_event);
+/* replay_infer_end: infer.c's pass is over (its first backward ended, or the trace did): its
+ * result and the tensors it came from into the replay's result; the pass freed (s->infer NULL) */
+void replay_infer_end(state *s);
 
 /* replay_cats.c */
 /* replay_size_bits: what a size says now: 1 a parameter's size, 2 half a parameter's, 4 a

@@ -114,10 +114,10 @@ uint64_t formula_block_bytes(const gpt_shape *s)
         return b + 8 * N + 4 * N * s->H;
     }
     uint64_t per_nd;
-    if (s->dtype_bytes >= 4)
-        per_nd = 64; /* float32: every saved tensor at 4 B */
-    else if (s->hf_gpt2 && !s->compile)
+    if (formula_hf_gpt2_block(s))
         per_nd = FORMULA_HF_GPT2_ND;
+    else if (s->dtype_bytes >= 4)
+        per_nd = 64; /* float32: every saved tensor at 4 B */
     else if (s->compile)
         per_nd = 30; /* torch.compile recomputes some: 24-36, the middle */
     else
@@ -131,10 +131,25 @@ uint64_t formula_block_bytes(const gpt_shape *s)
 const char *formula_block_text(const gpt_shape *s)
 {
     if (!s->gated)
-        return s->hf_gpt2 && s->dtype_bytes < 4 && !s->compile ? "84*N*d + 16*N + 4*N*H"
-                                                               : "36*N*d + 16*N + 4*N*H";
-    return s->kv && s->kv != s->d ? "30*N*d + 4*N*kv + 8*N*I + 8*N + 4*N*H"
-                                  : "34*N*d + 8*N*I + 8*N + 4*N*H";
+        return formula_hf_gpt2_block(s) ? "84*N*d + 16*N + 4*N*H" : "36*N*d + 16*N + 4*N*H";
+    return formula_kv_grouped(s) ? "30*N*d + 4*N*kv + 8*N*I + 8*N + 4*N*H"
+                                 : "34*N*d + 8*N*I + 8*N + 4*N*H";
+}
+
+int formula_kv_grouped(const gpt_shape *s)
+{
+    return s->gated && kv_width(s) != s->d;
+}
+
+int formula_hf_gpt2_block(const gpt_shape *s)
+{
+    return s->hf_gpt2 && s->dtype_bytes < 4 && !s->compile;
+}
+
+void formula_take_block(gpt_shape *dst, const gpt_shape *src)
+{
+    dst->gated = src->gated, dst->I = src->I, dst->kv = src->kv, dst->untied = src->untied;
+    dst->hf_gpt2 = src->hf_gpt2;
 }
 
 void formula_refined(const gpt_shape *s, cat_breakdown *out)

@@ -97,6 +97,13 @@ uint64_t formula_block_bytes(const gpt_shape *s);
 #define FORMULA_HF_GPT2_ND 84
 /* formula_block_text: formula_block_bytes's eager 16-bit terms, as a report writes them */
 const char *formula_block_text(const gpt_shape *s);
+/* formula_kv_grouped: a gated block whose key / value width is not d (grouped-query attention) */
+int formula_kv_grouped(const gpt_shape *s);
+/* formula_hf_gpt2_block: Hugging Face GPT-2's own block is the refined formula's (eager 16-bit) */
+int formula_hf_gpt2_block(const gpt_shape *s);
+/* formula_take_block: dst's block becomes src's (gated: I, kv, untied head; Hugging Face GPT-2),
+ * the rest of dst left as it is (a what-if keeps the run's block) */
+void formula_take_block(gpt_shape *dst, const gpt_shape *src);
 
 /* formula_refined: the refined formula's tensor bytes at the step's peak (start of the
  * loss backward) per category: parameters 4P, optimizer opt_bpp per trainable parameter (0 at
