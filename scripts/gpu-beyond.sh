@@ -135,7 +135,8 @@ PYEOF
     unset PYTORCH_CUDA_ALLOC_CONF
     export PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
     echo >>"$P/notes.md"
-    # ---- the runs, most informative first: use_cache=False beside committed runs with the cache
+    # ---- the runs, most informative first: pure bf16 training (16-bit weights, no autocast:
+    # simulated only, its 16-bit parameters and blocks), use_cache=False beside committed runs with the cache
     # (llama400m_lora8_b4_fit, gpt2_adafactor_b4_fit: their reports predict these), grouped-query
     # attention and a Llama at B·T = d (simulated only: the gated block's k / v width, inputs' casts
     # of a weight copy's size), those no GPU has run yet (2026-11-26 ran the 17 from
@@ -148,6 +149,8 @@ PYEOF
         case $name in '' | '#'*) continue ;; esac
         one_run "$name" "$expect" "$prog" "$needs" "$offline" "$args"
     done <<'RUNS'
+llama160m_bf16_b8_a2_fit|fit|hf|transformers|sim,shim|--model llama-160m --amp none --dtype bf16 --batch-size 8 --grad-accum 2 --steps 2
+gpt2_bf16_b4_fit|fit|hf|transformers|sim,shim|--model gpt2 --amp none --dtype bf16 --batch-size 4 --grad-accum 1 --steps 2
 llama400m_lora8_nocache_b4_fit|fit|hf|transformers,peft|sim,shim|--model llama-400m --batch-size 4 --lora-rank 8 --no-cache --grad-accum 1 --steps 2
 gpt2_nocache_b4_fit|fit|hf|transformers|sim,shim|--model gpt2 --batch-size 4 --optimizer adafactor --no-cache --grad-accum 1 --steps 2
 llama_gqa300m_b4_fit|fit|hf|transformers|sim,shim|--model llama-gqa-300m --batch-size 4 --grad-accum 1 --steps 2

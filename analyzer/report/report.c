@@ -242,6 +242,31 @@ static void less_ema(report_ctx *c, const replay_result *r, made_memo *mm, uint6
     infer_pass_free(p);
 }
 
+/* params16: a run whose parameters are 16-bit (model.to(torch.bfloat16), a model loaded in
+ * bfloat16: pure 16-bit training) made 16-bit logits in its first forward and no 16-bit copy of a
+ * weight (autocast makes them of fp32 weights only), eager (a compiled graph's casts are no
+ * _to_copy) and without a GradScaler (it refuses 16-bit gradients): the weights' sizes are read
+ * again at 2 B an element (P, d; later EMA and what-ifs inherit it). */
+static void params16(report_ctx *c, replay_result *r, const run_facts *f)
+{
+    const infer_value *lg = &c->inferred.v[INFER_logits_dtype_bytes];
+    if (!f->inferred || !r->inferred_from || !r->tensor_mode || !r->has_cat_peaks || !lg->known ||
+        lg->value != 2 || r->cat_peak[CAT_AUTOCAST] || f->grad_scaler ||
+        f->compile_frames != MODEL_COMPILE_NOT_SEEN)
+        return;
+    infer_pass_params16(r->inferred_from,
+                        "16-bit parameters: the first forward made 16-bit logits and no 16-bit "
+                        "copy of a weight (autocast makes those of fp32 weights)");
+    infer_pass *p = infer_pass_copy(r->inferred_from);
+    infer_result out;
+    if (p && infer_finish(p, &out) == 0 && out.v[INFER_params].known) {
+        out.v[INFER_gradient_accumulation_steps] =
+            c->inferred.v[INFER_gradient_accumulation_steps]; /* (the step's own count) */
+        c->inferred = out;
+    }
+    infer_pass_free(p);
+}
+
 static int report_fill(report_ctx *c)
 {
     replay_result *r = &c->runs[0];
@@ -306,6 +331,7 @@ static int report_fill(report_ctx *c)
                                              "GradScaler._check_inf_per_device",
                                              "GradScaler._lazy_init_scale_growth_tracker", NULL};
     f->grad_scaler = tables_code_named(r->t, "grad_scaler.py", scaler_fns);
+    params16(c, r, f);
     f->backward_passes = (int)r->backward_passes;
     f->peak_phase = r->peak_process ? phase_name(r->peak_phase) : NULL;
     f->peak_bwd = (int)r->peak_bwd;
@@ -369,6 +395,9 @@ static int report_fill(report_ctx *c)
                                            : "at the peak",
         .ema_bytes = ema,
         .ema_which = ema_which,
+        .param_elem = f->inferred && f->inferred->v[INFER_param_dtype_bytes].known
+                          ? (unsigned)f->inferred->v[INFER_param_dtype_bytes].value
+                          : 4,
     };
     recognize_run(&ri, &c->recog);
     f->recog = &c->recog;

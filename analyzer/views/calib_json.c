@@ -33,7 +33,8 @@
     U(I, "mlp_width")                                                                              \
     U(kv, "kv_width")                                                                              \
     Y(untied, "untied_head")                                                                       \
-    O(hf_gpt2, "hf_gpt2_block")
+    O(hf_gpt2, "hf_gpt2_block")                                                                    \
+    O(params16, "parameters_16bit")
 
 #define VT_CALIB_FIELDS(U, N, D, Y)                                                                \
     D(cache_fraction, "cache_fraction")                                                            \

@@ -104,7 +104,7 @@ void html_trained(FILE *out, const report_ctx *c)
           "</th><th>found</th><th>evidence</th></tr>\n",
           out);
     trained_row(out, "model", fam, r->family == FAM_UNKNOWN ? "unk" : "fam", r->family_where);
-    trained_row(out, "optimizer", r->optim == OPT_UNKNOWN ? "unknown" : optim_words(r->optim),
+    trained_row(out, "optimizer", r->optim == OPT_UNKNOWN ? "unknown" : optim_text(r),
                 r->optim == OPT_UNKNOWN ? "unk" : "fam", r->optim_where);
     if (r->trainable && m->params_trace) {
         snprintf(buf, sizeof buf, "%.2f M of the %.2f M weight elements%s",

@@ -291,10 +291,11 @@ static void formula_head(FILE *out, const model_result *m)
     else
         fprintf(out, "P = %.2f M parameters of the formula's GPT shape.",
                 formula_params_exact(s) / 1e6);
-    fputs(" <i>Basic</i>: the usual rule of thumb (16-bit weights and gradients, AdamW 8 B per "
-          "parameter, activations B&middot;T&middot;d&middot;L&middot;24&middot;2 B); "
-          "<i>refined</i>: what PyTorch autocast really keeps (docs/formula.md).</p>\n",
-          out);
+    fprintf(out,
+            " <i>Basic</i>: the usual rule of thumb (16-bit weights and gradients, AdamW 8 B per "
+            "parameter, activations B&middot;T&middot;d&middot;L&middot;24&middot;2 B); "
+            "<i>refined</i>: %s (docs/formula.md).</p>\n",
+            formula_refined_words(s));
 }
 
 static void ratio(FILE *out, uint64_t me, uint64_t f)

@@ -145,7 +145,7 @@ static void add_recognized_json(cJSON *root, const model_result *m)
     cJSON_AddBoolToObject(o, "batchnorm", r->batchnorm != 0);
     cJSON *op = cJSON_AddObjectToObject(o, "optimizer");
     cJSON_AddStringToObject(op, "kind", optim_key(r->optim));
-    cJSON_AddStringToObject(op, "text", optim_words(r->optim));
+    cJSON_AddStringToObject(op, "text", optim_text(r));
     cJSON_AddStringToObject(op, "class", r->optim_class);
     if (r->optim_bpp >= 0)
         cJSON_AddNumberToObject(op, "state_bytes_per_trainable_param", r->optim_bpp);

@@ -18,8 +18,8 @@ static void print_recognized(FILE *out, const model_result *m)
     if (r->family_where[0])
         fprintf(out, "  %-26s %s\n", "evidence", r->family_where);
     fprintf(out, "  %-26s %s%s%s\n", "optimizer",
-            r->optim == OPT_UNKNOWN ? "unknown" : optim_words(r->optim),
-            r->optim_where[0] ? "  " : "", r->optim_where);
+            r->optim == OPT_UNKNOWN ? "unknown" : optim_text(r), r->optim_where[0] ? "  " : "",
+            r->optim_where);
     if (r->trainable && m->params_trace)
         fprintf(out, "  %-26s %.2f M of the %.2f M weight elements made before training%s (%s)\n",
                 "trainable", (double)r->trainable / 1e6, (double)m->params_trace / 1e6,
@@ -80,9 +80,10 @@ static void print_formula(FILE *out, const model_result *m)
                 "\nformula comparison at the %s (N = B*T = %llu %s; P = %.2f M parameters "
                 "of the formula's GPT shape)\n",
                 at, (unsigned long long)(s->B * s->T), unit, formula_params_exact(s) / 1e6);
-    fprintf(out, "  basic: the usual rule of thumb (16-bit weights and gradients, AdamW 8 B/param, "
-                 "activations B*T*d*L*24*2 B);\n  refined: what PyTorch autocast really keeps "
-                 "(docs/formula.md)\n");
+    fprintf(out,
+            "  basic: the usual rule of thumb (16-bit weights and gradients, AdamW 8 B/param, "
+            "activations B*T*d*L*24*2 B);\n  refined: %s (docs/formula.md)\n",
+            formula_refined_words(s));
     if (m->formula_block[0])
         fprintf(out, "  %s\n", m->formula_block);
     fprintf(out, "  %-18s %12s %12s %12s %9s %9s\n", "category", "measured", "basic", "refined",

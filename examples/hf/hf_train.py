@@ -106,6 +106,9 @@ def parser():
     ap.add_argument("--steps", type=int, default=6)
     ap.add_argument("--optimizer", choices=["adamw", "sgd", "adafactor"], default="adamw")
     ap.add_argument("--amp", choices=["bf16", "fp16", "none"], default="bf16")
+    ap.add_argument("--dtype", choices=["fp32", "bf16", "fp16"], default="fp32",
+                    help="the weights' dtype (model.to(dtype) before the device): bf16 with "
+                         "--amp none is pure bf16 training")
     ap.add_argument("--gradient-checkpointing", action="store_true",
                     help="model.gradient_checkpointing_enable() (transformers' default variant)")
     ap.add_argument("--checkpoint-reentrant", action="store_true",
@@ -134,7 +137,7 @@ def main():
     dtype = {"bf16": torch.bfloat16, "fp16": torch.float16, "none": None}[a.amp]
     truth = {"program": "hf_train.py", "args": vars(a), "family": family, "model": a.model,
              "batch_size": a.batch_size, "seq_len": T, "grad_accum": a.grad_accum,
-             "optimizer": a.optimizer, "amp": a.amp, "compile": a.compile,
+             "optimizer": a.optimizer, "amp": a.amp, "dtype": a.dtype, "compile": a.compile,
              "gradient_checkpointing": a.gradient_checkpointing, "lora_rank": a.lora_rank,
              "layers": layers, "hidden": hidden, "heads": heads, "vocab_size": vocab,
              "steps": 0, "iters": 0, "oom": False, "oom_phase": None, "grad_bytes": None,
@@ -153,6 +156,8 @@ def main():
         if a.no_cache and hasattr(model.config, "use_cache"):
             model.config.use_cache = False
         truth["use_cache"] = bool(getattr(model.config, "use_cache", False))
+        if a.dtype != "fp32":
+            model.to({"bf16": torch.bfloat16, "fp16": torch.float16}[a.dtype])
         model.to(dev)
         model.train()
         trainable = model_truth(model, truth)

@@ -67,6 +67,9 @@ def main():
     ap.add_argument("--steps", type=int, default=2)
     ap.add_argument("--optimizer", choices=["adamw", "sgd", "adafactor"], default="adamw")
     ap.add_argument("--amp", choices=["bf16", "fp16", "none"], default="bf16")
+    ap.add_argument("--dtype", choices=["fp32", "bf16", "fp16"], default="fp32",
+                    help="the weights' dtype (model.to(dtype) before the device): bf16 with "
+                         "--amp none is pure bf16 training")
     ap.add_argument("--gradient-checkpointing", action="store_true")
     ap.add_argument("--lora-rank", type=int, default=0, help="LoRA on q/k/v/o (Llama); 0: off")
     ap.add_argument("--lora-alpha", type=int, default=16)
@@ -88,7 +91,7 @@ def main():
     torch.manual_seed(0)
     dtype = {"bf16": torch.bfloat16, "fp16": torch.float16, "none": None}[a.amp]
     truth = {"program": "sim_hf.py", "family": family, "model": a.model, "batch_size": a.batch_size,
-             "seq_len": T, "grad_accum": a.grad_accum, "optimizer": a.optimizer, "amp": a.amp,
+             "seq_len": T, "grad_accum": a.grad_accum, "optimizer": a.optimizer, "amp": a.amp, "dtype": a.dtype,
              "gradient_checkpointing": a.gradient_checkpointing, "lora_rank": a.lora_rank,
              "layers": layers, "hidden": hidden, "heads": heads, "vocab_size": vocab,
              "steps": 0, "oom": False, "oom_phase": None, "grad_bytes": None,
@@ -114,6 +117,8 @@ def main():
                      factored_elements=factored_elements(trainable))
         print(f"number of parameters: {truth['params'] / 1e6:.2f}M (trainable "
               f"{truth['trainable_params'] / 1e6:.2f}M)", flush=True)
+        if a.dtype != "fp32":
+            model.to({"bf16": torch.bfloat16, "fp16": torch.float16}[a.dtype])
         model.to(dev)
         model.train()
         truth["param_bytes"] = tensor_bytes(params)

@@ -4,7 +4,7 @@
 # within -5 / +10 % for a transformer the refined formula fits, -5 / +25 % for one it does not
 # (an encoder-decoder's measured scaling) (over, not under: a recommendation that fits must fit),
 # or at most the peak when the prediction is a lower bound (a network no formula fits, cut in its
-# first forward).
+# first forward); and no autocast copies predicted for a sibling that made none (16-bit weights).
 # Siblings: the same program and arguments but the micro-batch, its accumulation and the steps, on the real H100
 # runs (examples/traces/h100-torch2.11*) and the simulated ones (examples/traces/sim, siblings of
 # two optimizer steps or more: a prediction is a step's with the optimizer's state made). A run
@@ -52,6 +52,10 @@ for sub in ("h100-torch2.11", "h100-torch2.11-beyond", "sim"):
                   (o["trace"], B, A, f["trace"], p["tensor_bytes"] / 2**30,
                    f["max_memory_allocated"] / 2**30, 100 * err,
                    ", a lower bound" if p["lower_bound"] else ""))
+            # a program that made no autocast copy (16-bit weights: pure bf16) is predicted none
+            if f.get("autocast_copy_bytes") == 0 and p["by_category"].get("autocast_copies"):
+                bad.append("%s: %d B of autocast copies predicted for %s, which made none" %
+                           (o["trace"], p["by_category"]["autocast_copies"], f["trace"]))
             if p["lower_bound"] and err > 0:
                 bad.append("%s: a lower bound above what %s needed" % (o["trace"], f["trace"]))
             elif not p["lower_bound"] and not -0.05 <= err <= (0.10 if formula else 0.25):

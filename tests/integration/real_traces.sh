@@ -32,9 +32,18 @@ def near(v, truth, tol):
     return truth > 0 and abs(v - truth) <= tol * truth
 
 
-checked, fits, ooms = 0, [], 0
+checked, fits, ooms, counted = 0, [], 0, 0
 for line in open(f"{base}/facts.jsonl"):
     f = json.loads(line)
+    if f.get("params"):
+        # P from the trace's own weights, at 4 B each: every one of these runs keeps fp32 weights
+        # (autocast, a GradScaler; compiled ones cast inside the graph, which looks like 16-bit
+        # weights' runs: no copy, 16-bit logits) — the program's count (+64: a Llama's rotary rows)
+        inf = (report(f"{base}/{f['trace']}") or {}).get("inferred") or {}
+        p, e = (inf.get("params") or {}).get("value"), (inf.get("param_dtype_bytes") or {}).get("value")
+        counted += 1
+        check(f["trace"], p is not None and 0 <= p - f["params"] <= 64 and e == 4,
+              f"P {p} at {e} B each, the program's {f['params']} fp32 parameters")
     if f["oom"] and f.get("params") and f.get("allocator_backend") == "native":
         # a run that died in its first forward still had its weights: 4 B per parameter (fp32)
         j = report(f"{base}/{f['trace']}")
@@ -72,6 +81,7 @@ for line in open(f"{base}/facts.jsonl"):
     check(n, j["iterations"] == f["iters"], f"{j['iterations']} optimizer steps, the run made {f['iters']}")
 
 check("facts", checked >= 5, f"only {checked} fit traces checked")
+check("facts", counted >= 15, f"only {counted} traces' parameters counted")
 check("facts", ooms >= 8, f"only {ooms} OOM traces checked")
 
 # the trace is read once: through a pipe the report is the file's, category_peaks included

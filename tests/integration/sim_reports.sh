@@ -8,7 +8,8 @@
 # simulated program's own count of its tensors (facts.jsonl). The family, the optimizer's state
 # per trainable parameter, the trainable parameters, the shapes the trace gives (width 1024 is
 # 1024; a ViT counts 197 patch tokens), checkpointing on and never recommended, no transformer
-# words for a CNN, no nanoGPT value anywhere; the activations grouped by the innermost module of
+# words for a CNN, no nanoGPT value anywhere; 16-bit weights (pure bf16) counted at 2 B, with the
+# formula of a 16-bit residual stream and no autocast copies; the activations grouped by the innermost module of
 # the program's own model code (its MLP and attention blocks, a ResNet's Bottleneck).
 set -u
 D="$ROOT/examples/traces/sim"
@@ -123,6 +124,33 @@ for line in open(sys.argv[1]):
             abs((r["formula"]["activations"]["ratio"] or 0) - 1) > 0.001:
         bad.append("%s: activations %s x the gated block's refined formula" %
                    (t, r["formula"]["activations"]["ratio"]))
+    # 16-bit parameters (model.to(torch.bfloat16), no autocast): counted at 2 B each (P, the
+    # width, the trainable parameters are the program's), their gradients and the optimizer's
+    # state in 16 bits, no autocast copy in the formula, the block of pure 16-bit training;
+    # fp32 parameters stay 4 B
+    p16 = f.get("dtype") in ("bf16", "fp16")
+    pdb = inf.get("params") and inf.get("param_dtype_bytes", {}).get("value")
+    if pdb and pdb != (2 if p16 else 4):
+        bad.append("%s: %s B per parameter, the program's are %s" % (t, pdb, f.get("dtype", "fp32")))
+    if p16:
+        if not 0 <= inf["params"]["value"] - f["params"] <= 64:
+            bad.append("%s: P %s, the program's %d" % (t, inf["params"]["value"], f["params"]))
+        for word in ("fp32 master", "fp32 gradients", "at 4 B", "8 B per trainable",
+                     "mixed precision", "what PyTorch autocast"):
+            if word in text:
+                bad.append("%s: 16-bit parameters, yet says %r" % (t, word))
+        if fo.get("autocast_copies", {}).get("refined_bytes"):
+            bad.append("%s: autocast copies of 16-bit weights in the formula" % t)
+        if "pure 16-bit" not in text or r["config"]["dtype"]["value"] not in ("bfloat16", "16-bit"):
+            bad.append("%s: pure 16-bit training not said (dtype %s)" % (t, r["config"]["dtype"]))
+        # GPT-2's block keeps its KV cache apart (the cache holds 4 B of k and v per token, d)
+        kv = 4 * f["batch_size"] * f["seq_len"] * f["hidden"] * f["layers"] \
+            if f["family"] == "gpt2" and f.get("use_cache") else 0
+        a = fo["activations"]
+        if not f["oom"] and a["refined_bytes"] and \
+                abs((a["measured_bytes"] - kv) / a["refined_bytes"] - 1) > 0.001:
+            bad.append("%s: activations %d B (%d of a KV cache), the pure 16-bit formula %d" %
+                       (t, a["measured_bytes"], kv, a["refined_bytes"]))
     # a narrower model under grouped key / value keeps its key / value heads: heads a multiple
     kvw, dw = inf.get("kv_width", {}).get("value"), inf.get("n_embd", {}).get("value")
     if kvw and dw and kvw < dw and f.get("heads"):

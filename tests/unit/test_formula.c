@@ -204,6 +204,52 @@ static void test_gated(void **state)
     assert_int_equal(d.params_reported, formula_params_exact(&s));
 }
 
+/* 16-bit parameters (pure bf16 training, simulated: llama160m_bf16_b8_a2_fit, gpt2_bf16_b4_fit):
+ * parameters, gradients and AdamW's two states at 2 B each, no autocast copy, the blocks'
+ * residual stream 16-bit (the RMSNorm's fp32 copy of it, GPT-2's LayerNorms keep it as it is) */
+static void test_params16(void **state)
+{
+    (void)state;
+    gpt_shape s;
+    memset(&s, 0, sizeof s);
+    s.B = 8, s.T = 1024, s.A = 2, s.L = 12, s.H = 12, s.d = 768, s.V = 32000, s.dtype_bytes = 2;
+    s.gated = 1, s.I = 2048, s.untied = 1, s.params16 = 1;
+    uint64_t N = 8192, P = 134105856;
+    assert_int_equal(formula_param_bytes(&s), 2);
+    assert_int_equal(formula_block_bytes(&s), 24 * N * 768 + 8 * N * 2048 + 8 * N + 4 * N * 12);
+    assert_string_equal(formula_block_text(&s), "24*N*d + 8*N*I + 8*N + 4*N*H");
+    assert_non_null(strstr(formula_refined_words(&s), "16-bit parameters"));
+    cat_breakdown r;
+    formula_refined(&s, &r);
+    assert_int_equal(r.bytes[CAT_ACTIVATIONS], 3478421504); /* the simulated run: + 262,340 */
+    assert_int_equal(r.bytes[CAT_PARAMETERS], 2 * P);
+    assert_int_equal(r.bytes[CAT_GRADIENTS], 2 * P); /* A > 1 */
+    assert_int_equal(r.bytes[CAT_OPTIMIZER], 4 * P); /* AdamW assumed: two 16-bit states */
+    assert_int_equal(r.bytes[CAT_AUTOCAST], 0);
+    s.kv = 256; /* grouped key / value */
+    assert_string_equal(formula_block_text(&s), "20*N*d + 4*N*kv + 8*N*I + 8*N + 4*N*H");
+    s.kv = 0;
+    s.checkpointing = 1; /* the blocks' inputs are 16-bit */
+    formula_refined(&s, &r);
+    assert_int_equal(r.bytes[CAT_ACTIVATIONS],
+                     12 * 2 * N * 768 + formula_block_bytes(&s) + 8 * N * 768 + 4 * N);
+    /* Hugging Face GPT-2 at B=4: 56*N*d a block, the final LayerNorm's 16-bit input and output */
+    memset(&s, 0, sizeof s);
+    s.B = 4, s.T = 1024, s.A = 1, s.L = 12, s.H = 12, s.d = 768, s.V = 50257, s.dtype_bytes = 2;
+    s.bias = 1, s.hf_gpt2 = 1, s.params16 = 1;
+    N = 4096;
+    assert_int_equal(formula_block_bytes(&s), 56 * N * 768 + 16 * N + 4 * N * 12);
+    formula_refined(&s, &r);
+    assert_int_equal(r.bytes[CAT_ACTIVATIONS], 2129690624); /* the run: + its KV cache + 8388 */
+    s.hf_gpt2 = 0; /* a GPT-2 block of its own: 16-bit LayerNorm inputs */
+    assert_int_equal(formula_block_bytes(&s), 32 * N * 768 + 16 * N + 4 * N * 12);
+    s.params16 = 0;
+    assert_int_equal(formula_block_bytes(&s), 36 * N * 768 + 16 * N + 4 * N * 12);
+    assert_non_null(strstr(formula_refined_words(&s), "autocast"));
+    s.dtype_bytes = 4;
+    assert_non_null(strstr(formula_refined_words(&s), "float32"));
+}
+
 static void test_shape_from_config(void **state)
 {
     (void)state;
@@ -221,6 +267,7 @@ int main(void)
         cmocka_unit_test(test_documents_example1), cmocka_unit_test(test_exact_params),
         cmocka_unit_test(test_refined_peak),       cmocka_unit_test(test_variants),
         cmocka_unit_test(test_shape_from_config),  cmocka_unit_test(test_gated),
+        cmocka_unit_test(test_params16),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

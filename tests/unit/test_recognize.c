@@ -171,6 +171,33 @@ static void test_optimizers(void **state)
     assert_int_equal(r.trainable, 40);
     tables_free(t);
 
+    /* 16-bit parameters (pure bf16): 2000 trainable of 2 B, AdamW's two states 4 B each, said in
+     * their 16 bits (not fp32 momentum, not 8 B) */
+    t = tables_of("/v/torch/optim/adamw.py", "AdamW.step", NULL);
+    recognize_input in16 = {.t = t,
+                            .tensor_mode = 1,
+                            .iterations = 2,
+                            .forward_seen = 1,
+                            .param_bytes = 4000,
+                            .grad_peak = 4000,
+                            .optim_peak = 8000,
+                            .has_cat_peaks = 1,
+                            .param_elem = 2};
+    recognize_run(&in16, &r);
+    assert_int_equal(r.optim, OPT_ADAM);
+    assert_int_equal(r.trainable, 2000);
+    assert_true(r.optim_bpp > 3.99 && r.optim_bpp < 4.01);
+    assert_non_null(strstr(optim_text(&r), "16 bits, 4 B"));
+    in16.optim_peak = 4000; /* one 16-bit state: a momentum buffer, 2 B */
+    recognize_run(&in16, &r);
+    assert_int_equal(r.optim, OPT_OTHER); /* (AdamW's code, one state's size) */
+    in16.param_elem = 0; /* fp32: the same bytes are 1000 parameters, AdamW's 8 B */
+    in16.optim_peak = 8000;
+    recognize_run(&in16, &r);
+    assert_int_equal(r.trainable, 1000);
+    assert_string_equal(optim_text(&r), optim_words(OPT_ADAM));
+    tables_free(t);
+
     t = tables_of("/v/transformers/optimization.py", "Adafactor.step", NULL);
     assert_int_equal(recog(t, 2, 4000, 300).optim, OPT_FACTORED);
     tables_free(t);

@@ -153,9 +153,9 @@ static double weights_of(const model_calib *c, const gpt_shape *s, category k, d
     if (!p || !c->calibrated || c->global || !c->weights_exact ||
         (k != CAT_GRADIENTS && k != CAT_OPTIMIZER))
         return ref;
-    /* fp32 gradients of the trainable parameters; the optimizer's state per trainable parameter
-     * as recognized (AdamW 8 B: twice the parameters' 4) */
-    double per = k == CAT_OPTIMIZER ? formula_opt_bpp(s) / 4.0 : 1.0;
+    /* gradients of the trainable parameters in their dtype; the optimizer's state per trainable
+     * parameter as recognized (AdamW 8 B: twice the parameters' 4; 4 B of 16-bit ones' 2) */
+    double per = k == CAT_OPTIMIZER ? formula_opt_bpp(s) / formula_param_bytes(s) : 1.0;
     return (double)p * per * formula_train_frac(s) * scale(s, &c->measured_shape, CAT_PARAMETERS);
 }
 

@@ -116,20 +116,22 @@ static void shape_of_run(model_result *m, const run_facts *f, int nanogpt)
     model_family fam = nanogpt ? FAM_DECODER : r->family;
     s->checkpointing = r->feat[FEATURE_CHECKPOINTING].state == FEAT_ON;
     s->patch_tokens = fam == FAM_VISION_TRANSFORMER;
+    s->params16 = r->param_elem == 2; /* (the optimizers' state: in the parameters' dtype) */
+    int pb = formula_param_bytes(s);
     s->opt_set = 1; /* a recognized kind's own size; what was measured for the others */
     if (r->optim == OPT_MOMENTUM || r->optim == OPT_ONE_STATE)
-        s->opt_bpp = 4;
+        s->opt_bpp = pb;
     else if (r->optim == OPT_NONE)
         s->opt_bpp = 0;
     else if (r->optim == OPT_ADAM)
-        s->opt_bpp = 8;
+        s->opt_bpp = 2 * pb;
     else if (r->optim_bpp >= 0)
         s->opt_bpp = r->optim_bpp;
     else if (r->optim == OPT_FACTORED || r->optim == OPT_EIGHT_BIT || r->optim == OPT_SGD) {
         /* named, not measured: at most 1 B (factored moments: 8/d B per weight of width d), 2 B
          * (8-bit moments and their scales), 4 B (SGD: a momentum buffer, when momentum is on)
          * per parameter; said as a bound */
-        s->opt_bpp = r->optim == OPT_FACTORED ? 1 : r->optim == OPT_SGD ? 4 : 2;
+        s->opt_bpp = r->optim == OPT_FACTORED ? 1 : r->optim == OPT_SGD ? pb : 2;
         m->opt_bound = 1;
     } else {
         s->opt_set = 0; /* not measured: AdamW's 8 B assumed, and said (views) */
@@ -209,15 +211,23 @@ static void advice_notes(model_result *m)
         note(m, "the run's gradient accumulation is not known: predictions keep a step's "
                 "gradients alive through the next forward, as accumulation does");
     if (m->opt_assumed)
-        note(m, "the optimizer's state was not measured: predictions assume AdamW's 8 B per "
-                "trainable parameter; an optimizer with less state needs less");
+        note(m, m->shape.params16
+                    ? "the optimizer's state was not measured: predictions assume AdamW's two "
+                      "states in the parameters' 16 bits, 4 B per trainable parameter; an "
+                      "optimizer with less state needs less"
+                    : "the optimizer's state was not measured: predictions assume AdamW's 8 B per "
+                      "trainable parameter; an optimizer with less state needs less");
     if (m->opt_bound)
         note(m, m->rec.optim == OPT_FACTORED
                     ? "the optimizer's state was not measured: Adafactor's factored moments are "
                       "counted as 1 B per trainable parameter, more than they take"
                 : m->rec.optim == OPT_SGD
-                    ? "the optimizer's state was not measured: SGD's momentum buffer is counted, "
-                      "4 B per trainable parameter (none when momentum is off)"
+                    ? (m->shape.params16
+                           ? "the optimizer's state was not measured: SGD's momentum buffer is "
+                             "counted, 2 B per trainable parameter in their 16 bits (none when "
+                             "momentum is off)"
+                           : "the optimizer's state was not measured: SGD's momentum buffer is "
+                             "counted, 4 B per trainable parameter (none when momentum is off)")
                     : "the optimizer's state was not measured: 8-bit moments are counted as 2 B "
                       "per trainable parameter, about what they take");
     if (m->lora_assumed)

@@ -33,9 +33,9 @@ static void optimizer_state(const model_result *m, const run_facts *f, uint64_t 
         snprintf(out, n, "no optimizer state was alive at the peak");
     } else if (r->optim != OPT_UNKNOWN && r->optim_bpp >= 0) {
         snprintf(out, n, "%.2f B of optimizer state per trainable parameter measured: %s",
-                 r->optim_bpp, optim_words(r->optim));
+                 r->optim_bpp, optim_text(r));
     } else if (r->optim != OPT_UNKNOWN) {
-        snprintf(out, n, "%s (%.120s)", optim_words(r->optim), r->optim_where);
+        snprintf(out, n, "%s (%.120s)", optim_text(r), r->optim_where);
     } else {
         snprintf(out, n, "optimizer state, %.1f MiB (the optimizer is not recognized: %.120s)",
                  mibf(me), r->optim_where[0] ? r->optim_where : "no measurement");
@@ -74,6 +74,8 @@ static void no_gradients(const model_result *m, const run_facts *f, char *out, s
 static void explain_generic(model_result *m, const run_facts *f)
 {
     const gpt_shape *s = &m->shape;
+    int pb = formula_param_bytes(s); /* the parameters' and gradients' bytes per element */
+    const char *pw = pb == 2 ? "16-bit" : "fp32";
     uint64_t total = cat_breakdown_total(&m->measured);
     for (int c = 0; c < CAT_COUNT; c++) {
         uint64_t me = m->measured.bytes[c];
@@ -87,20 +89,20 @@ static void explain_generic(model_result *m, const run_facts *f)
         case CAT_PARAMETERS:
             if (me && f->tensor_mode && m->ema_said[0] && me > m->ema_measured)
                 snprintf(rd, n,
-                         "%.2f M elements at 4 B in the weights made before training (fp32 "
+                         "%.2f M elements at %d B in the weights made before training (%s "
                          "parameters, and buffers if any), plus %s",
-                         (double)(me - m->ema_measured) / 4e6, m->ema_said);
+                         (double)(me - m->ema_measured) / (pb * 1e6), pb, pw, m->ema_said);
             else if (me && f->tensor_mode)
                 snprintf(rd, n,
-                         "%.2f M elements at 4 B in the weights made before training (fp32 "
+                         "%.2f M elements at %d B in the weights made before training (%s "
                          "parameters, and buffers if any)",
-                         (double)me / 4e6);
+                         (double)me / (pb * 1e6), pb, pw);
             break;
         case CAT_GRADIENTS:
             if (me == 0 && f->tensor_mode)
                 no_gradients(m, f, rd, n);
             else if (me && m->rec.trainable)
-                snprintf(rd, n, "fp32 gradients of %.2f M trainable parameters",
+                snprintf(rd, n, "%s gradients of %.2f M trainable parameters", pw,
                          (double)m->rec.trainable / 1e6);
             break;
         case CAT_OPTIMIZER:
@@ -133,6 +135,8 @@ static void explain_doc(model_result *m, const run_facts *f, int c, uint64_t me,
 {
     const gpt_shape *s = &m->shape;
     uint64_t P = m->params_trace ? m->params_trace : formula_params_exact(s);
+    double pb = formula_param_bytes(s); /* the parameters' and gradients' bytes per element */
+    const char *pw = pb == 2 ? "16-bit" : "fp32";
     int a_known = config_known(&m->cfg, CFG_gradient_accumulation_steps) &&
                   m->cfg.v[CFG_gradient_accumulation_steps].src != CONFIG_SRC_DEFAULT;
     switch ((category)c) {
@@ -140,6 +144,11 @@ static void explain_doc(model_result *m, const run_facts *f, int c, uint64_t me,
         if (me == 0)
             snprintf(rd, n, "no parameter %s attributed at the peak",
                      f->tensor_mode ? "tensor" : "segment");
+        else if (m->params_trace && pb == 2)
+            snprintf(rd, n,
+                     "%.2f M parameters in the trace's weight tensors at 2 B each (16-bit "
+                     "parameters, no fp32 master weights), as the basic formula assumes",
+                     (double)P / 1e6);
         else if (m->params_trace)
             snprintf(rd, n,
                      "%.2f M parameters in the trace's weight tensors at 4 B each (fp32 master "
@@ -161,21 +170,21 @@ static void explain_doc(model_result *m, const run_facts *f, int c, uint64_t me,
                      "segment mode counts whole segments under the phase that grew them: "
                      "no bytes per parameter from it (run with --tensors)");
         else if (f->peak_phase && !strcmp(f->peak_phase, "backward") &&
-                 (double)me < 0.97 * 4.0 * P * formula_train_frac(s))
+                 (double)me < 0.97 * pb * P * formula_train_frac(s))
             snprintf(rd, n,
-                     "%.0f %% of the fp32 gradients were alive: the peak came during a backward, "
+                     "%.0f %% of the %s gradients were alive: the peak came during a backward, "
                      "before it had made the rest",
-                     100.0 * (double)me / (4.0 * P * formula_train_frac(s)));
-        else if (fabs((double)me - 4.0 * P * formula_train_frac(s)) <
-                 0.15 * 4.0 * P * formula_train_frac(s))
-            snprintf(rd, n, "gradients are fp32 (%.1f B per trainable parameter)%s",
+                     100.0 * (double)me / (pb * P * formula_train_frac(s)), pw);
+        else if (fabs((double)me - pb * P * formula_train_frac(s)) <
+                 0.15 * pb * P * formula_train_frac(s))
+            snprintf(rd, n, "gradients are %s (%.1f B per trainable parameter)%s", pw,
                      (double)me / ((double)P * formula_train_frac(s)),
                      a_known && s->A > 1 ? "; they stay alive across micro-steps (A > 1)" : "");
-        else if (m->partial && (double)me < 4.0 * P * formula_train_frac(s))
+        else if (m->partial && (double)me < pb * P * formula_train_frac(s))
             snprintf(rd, n,
-                     "%.0f %% of the fp32 gradients were alive: the run stopped at the "
+                     "%.0f %% of the %s gradients were alive: the run stopped at the "
                      "out-of-memory error during the backward",
-                     100.0 * (double)me / (4.0 * P * formula_train_frac(s)));
+                     100.0 * (double)me / (pb * P * formula_train_frac(s)), pw);
         else
             snprintf(rd, n, "%.1f B/param of gradients measured, the basic formula assumes 2",
                      (double)me / P);

@@ -8,7 +8,8 @@
 
 /* X(ENUM_SUFFIX, "display name", "json_key", "one-line meaning") */
 #define VT_CATEGORIES(X)                                                                           \
-    X(PARAMETERS, "parameters", "parameters", "model weights (fp32 under AMP)")                    \
+    X(PARAMETERS, "parameters", "parameters",                                                      \
+      "model weights: fp32 under AMP, 16-bit in pure 16-bit training")                             \
     X(GRADIENTS, "gradients", "gradients", ".grad buffers, alive from backward to zero_grad")      \
     X(OPTIMIZER, "optimizer", "optimizer",                                                         \
       "the optimizer's state (moments, momentum), made at its first step")                         \

@@ -157,10 +157,10 @@ static uint64_t vt__token_batch(const vt__pass *p, uint64_t d, uint64_t V, size_
  * T_max×d outside the repeating blocks [lo, hi): not d or V rows, not the token batch of B·T
  * int64 kept with the weights; else 0 */
 static uint64_t vt__pos_rows(const uint64_t *elems, size_t i, uint64_t d, uint64_t V, uint64_t bt,
-                             size_t lo, size_t hi)
+                             size_t lo, size_t hi, unsigned e)
 {
     uint64_t rows = elems[i] / d;
-    return elems[i] % d == 0 && rows != d && rows != V && rows >= 2 && elems[i] * 4 != bt * 8 &&
+    return elems[i] % d == 0 && rows != d && rows != V && rows >= 2 && elems[i] * e != bt * 8 &&
                    (i < lo || i >= hi)
                ? rows
                : 0;
@@ -206,8 +206,8 @@ static void vt__infer_tokens(const vt__pass *p, const uint64_t *elems, size_t ne
     for (size_t i = from; i < end; i++)
         batch_bytes += p->t[i].size;
     infer_value *pv = &out->v[INFER_params];
-    if (batch_bytes && pv->known && (uint64_t)pv->value * 4 > batch_bytes) {
-        pv->value -= (int64_t)(batch_bytes / 4);
+    if (batch_bytes && pv->known && (uint64_t)pv->value * vt__elem(p) > batch_bytes) {
+        pv->value -= (int64_t)(batch_bytes / vt__elem(p));
         size_t w = strlen(pv->where);
         snprintf(pv->where + w, sizeof pv->where - w, ", less the token batch (%llu B)",
                  (unsigned long long)batch_bytes);
@@ -224,7 +224,7 @@ static void vt__infer_tokens(const vt__pass *p, const uint64_t *elems, size_t ne
     uint64_t T = 0, tmax = UINT64_MAX;
     int how = 0;
     for (size_t i = 0; i < nelems; i++) {
-        uint64_t rows = vt__pos_rows(elems, i, d, V, bt, lo, hi);
+        uint64_t rows = vt__pos_rows(elems, i, d, V, bt, lo, hi, vt__elem(p));
         if (rows)
             tmax = tmax == UINT64_MAX || rows > tmax ? rows : tmax;
     }
@@ -238,7 +238,7 @@ static void vt__infer_tokens(const vt__pass *p, const uint64_t *elems, size_t ne
     }
     /* else a position embedding (T_max×d, outside the repeating block) whose rows divide B·T */
     for (size_t i = 0; !T && i < nelems; i++) {
-        uint64_t rows = vt__pos_rows(elems, i, d, V, bt, lo, hi);
+        uint64_t rows = vt__pos_rows(elems, i, d, V, bt, lo, hi, vt__elem(p));
         if (rows && bt % rows == 0)
             T = rows, how = 2;
     }
@@ -336,13 +336,13 @@ static void vt__less_gone(const vt__pass *p, infer_result *out)
     size_t end, from = vt__batch_from(p, bt, &end), k = 0;
     for (size_t i = 0; i < from; i++) {
         const vt__tensor *x = &p->t[i];
-        if (x->early && x->kept && !x->batch && x->size % 4 == 0 && x->gone &&
+        if (x->early && x->kept && !x->batch && x->size % vt__elem(p) == 0 && x->gone &&
             x->gone < p->last_alloc)
             bytes += x->size, k++;
     }
-    if (!k || !pv->known || (uint64_t)pv->value <= bytes / 4)
+    if (!k || !pv->known || (uint64_t)pv->value <= bytes / vt__elem(p))
         return;
-    pv->value -= (int64_t)(bytes / 4);
+    pv->value -= (int64_t)(bytes / vt__elem(p));
     size_t w = strlen(pv->where);
     snprintf(pv->where + w, sizeof pv->where - w,
              ", less %zu per-step tensor%s freed before the second backward (%llu B)", k,
@@ -438,6 +438,14 @@ infer_pass *infer_pass_copy(const infer_pass *ip)
         memcpy(c->p.t, ip->p.t, ip->p.n * sizeof *c->p.t);
     c->p.cap = ip->p.n ? ip->p.n : 1;
     return c;
+}
+
+void infer_pass_params16(infer_pass *ip, const char *why)
+{
+    if (!ip)
+        return;
+    ip->p.elem = 2;
+    snprintf(ip->p.elem_why, sizeof ip->p.elem_why, "%s", why ? why : "");
 }
 
 int infer_finish_without(infer_pass *ip, int (*drop)(void *ctx, uint32_t stack), void *ctx,

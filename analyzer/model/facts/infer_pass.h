@@ -37,6 +37,8 @@ typedef struct vt__pass {
     uint64_t oom_bt;     /* then: B·T of the token batch found there (vt__trim_oom), 0 = none */
     size_t oom_at;       /* ... and its index */
     uint64_t img_b, img_side, img_bytes; /* an image batch (vt__find_images), 0 = none */
+    unsigned elem;      /* bytes per parameter element (0: 4, fp32; infer_pass_params16) */
+    char elem_why[160]; /* ... what says they are 16-bit */
     /* live tensors by a hash of their address (0: vt__free needs no search) */
     uint32_t live_at[4096];
 } vt__pass;
@@ -47,6 +49,12 @@ static inline uint64_t vt__mul(uint64_t a, uint64_t b)
 {
     uint64_t r;
     return __builtin_mul_overflow(a, b, &r) ? 0 : r;
+}
+
+/* vt__elem: bytes per parameter element the pass counts with (4 unless told 16-bit) */
+static inline unsigned vt__elem(const vt__pass *p)
+{
+    return p->elem ? p->elem : 4;
 }
 
 /* vt__set: key k known, with its value and where it came from (printf-style) */

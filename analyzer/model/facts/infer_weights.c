@@ -78,23 +78,33 @@ void vt__infer_params(const vt__pass *p, infer_result *out, uint64_t *elems, siz
     uint64_t bytes = 0, maxel = 0;
     size_t maxi = 0;
     size_t n = 0;
+    unsigned e = vt__elem(p);
     for (size_t i = 0; i < p->n; i++)
-        if (p->t[i].early && p->t[i].kept && !p->t[i].batch && p->t[i].size % 4 == 0) {
+        if (p->t[i].early && p->t[i].kept && !p->t[i].batch && p->t[i].size % e == 0) {
             bytes += p->t[i].size;
-            elems[n++] = p->t[i].size / 4;
+            elems[n++] = p->t[i].size / e;
         }
     *nelems = n;
     if (n < 4)
         return;
-    /* P: the program's parameters plus its buffers' bytes / 4 (no dtypes in the trace; a buffer
+    /* P: the program's parameters plus its buffers' bytes / e (no dtypes in the trace; a buffer
      * is made and kept as a weight is): BERT's two int64 id rows of 512 add 2048, a Llama's two
      * fp32 rotary rows of 32 64, ResNet-50's BatchNorm statistics 53226 (infer_beyond.sh) */
-    vt__set(out, INFER_params, (int64_t)(bytes / 4),
-            "%zu tensors allocated before the first temporary and alive %s, %llu B at 4 B each "
-            "(fp32 master weights assumed)",
-            n, p->at_oom ? "at the out-of-memory failure" : "after the first backward",
-            (unsigned long long)bytes);
-    vt__set(out, INFER_param_dtype_bytes, 4, "assumed: fp32 parameters (AMP keeps them fp32)");
+    if (e == 4) {
+        vt__set(out, INFER_params, (int64_t)(bytes / 4),
+                "%zu tensors allocated before the first temporary and alive %s, %llu B at 4 B "
+                "each (fp32 master weights assumed)",
+                n, p->at_oom ? "at the out-of-memory failure" : "after the first backward",
+                (unsigned long long)bytes);
+        vt__set(out, INFER_param_dtype_bytes, 4, "assumed: fp32 parameters (AMP keeps them fp32)");
+    } else {
+        vt__set(out, INFER_params, (int64_t)(bytes / e),
+                "%zu tensors allocated before the first temporary and alive %s, %llu B at %u B "
+                "each (16-bit parameters)",
+                n, p->at_oom ? "at the out-of-memory failure" : "after the first backward",
+                (unsigned long long)bytes, e);
+        vt__set(out, INFER_param_dtype_bytes, e, "%s", p->elem_why);
+    }
     size_t per, reps;
     vt__block(elems, n, &per, &reps, lo);
     *hi = *lo + per * reps;
@@ -164,7 +174,8 @@ void vt__infer_params(const vt__pass *p, infer_result *out, uint64_t *elems, siz
 void infer_params_less(infer_result *r, uint64_t bytes, const char *what)
 {
     infer_value *pv = &r->v[INFER_params];
-    uint64_t less = bytes / 4; /* at 4 B each, as P counts */
+    const infer_value *ev = &r->v[INFER_param_dtype_bytes];
+    uint64_t less = bytes / (ev->known && ev->value == 2 ? 2 : 4); /* per element, as P counts */
     if (!pv->known || !less || (uint64_t)pv->value <= less)
         return;
     pv->value -= (int64_t)less;

@@ -31,7 +31,17 @@ void formula_shape_from_config(const nano_config *c, gpt_shape *s)
 
 double formula_opt_bpp(const gpt_shape *s)
 {
-    return s->opt_set ? s->opt_bpp : 8.0;
+    return s->opt_set ? s->opt_bpp : 2.0 * formula_param_bytes(s); /* AdamW's two states */
+}
+
+int formula_param_bytes(const gpt_shape *s)
+{
+    return s->params16 ? 2 : 4;
+}
+
+int formula_params16(const gpt_shape *s)
+{
+    return formula_param_bytes(s) == 2;
 }
 
 double formula_train_frac(const gpt_shape *s)
@@ -105,9 +115,11 @@ void formula_documents_breakdown(const gpt_shape *s, cat_breakdown *out)
 uint64_t formula_block_bytes(const gpt_shape *s)
 {
     uint64_t N = s->B * s->T, d = s->d;
+    int p16 = formula_params16(s);
     if (s->gated) { /* SDPA keeps k and v at the key / value width (grouped-query attention) */
         uint64_t kv = kv_width(s);
         uint64_t b = s->dtype_bytes >= 4 ? 32 * N * d + 8 * N * kv + 16 * N * s->I
+                     : p16               ? 20 * N * d + 4 * N * kv + 8 * N * s->I
                                          : 30 * N * d + 4 * N * kv + 8 * N * s->I;
         if (s->compile && s->dtype_bytes < 4)
             b = b * 30 / 36;
@@ -115,7 +127,9 @@ uint64_t formula_block_bytes(const gpt_shape *s)
     }
     uint64_t per_nd;
     if (formula_hf_gpt2_block(s))
-        per_nd = FORMULA_HF_GPT2_ND;
+        per_nd = p16 ? FORMULA_HF_GPT2_ND16 : FORMULA_HF_GPT2_ND;
+    else if (p16 && s->dtype_bytes < 4 && !s->compile)
+        per_nd = 32; /* 16-bit parameters: the residuals the LayerNorms keep are 16-bit */
     else if (s->dtype_bytes >= 4)
         per_nd = 64; /* float32: every saved tensor at 4 B */
     else if (s->compile)
@@ -130,10 +144,24 @@ uint64_t formula_block_bytes(const gpt_shape *s)
 
 const char *formula_block_text(const gpt_shape *s)
 {
+    int p16 = formula_params16(s);
     if (!s->gated)
-        return formula_hf_gpt2_block(s) ? "84*N*d + 16*N + 4*N*H" : "36*N*d + 16*N + 4*N*H";
+        return formula_hf_gpt2_block(s) ? (p16 ? "56*N*d + 16*N + 4*N*H" : "84*N*d + 16*N + 4*N*H")
+               : p16                    ? "32*N*d + 16*N + 4*N*H"
+                                        : "36*N*d + 16*N + 4*N*H";
+    if (p16)
+        return formula_kv_grouped(s) ? "20*N*d + 4*N*kv + 8*N*I + 8*N + 4*N*H"
+                                     : "24*N*d + 8*N*I + 8*N + 4*N*H";
     return formula_kv_grouped(s) ? "30*N*d + 4*N*kv + 8*N*I + 8*N + 4*N*H"
                                  : "34*N*d + 8*N*I + 8*N + 4*N*H";
+}
+
+const char *formula_refined_words(const gpt_shape *s)
+{
+    return s->dtype_bytes >= 4   ? "what float32 training really keeps"
+           : formula_params16(s) ? "what 16-bit parameters without autocast really keep (pure "
+                                   "16-bit training)"
+                                 : "what PyTorch autocast really keeps";
 }
 
 int formula_kv_grouped(const gpt_shape *s)
@@ -150,6 +178,7 @@ void formula_take_block(gpt_shape *dst, const gpt_shape *src)
 {
     dst->gated = src->gated, dst->I = src->I, dst->kv = src->kv, dst->untied = src->untied;
     dst->hf_gpt2 = src->hf_gpt2;
+    dst->params16 = src->params16;
 }
 
 void formula_refined(const gpt_shape *s, cat_breakdown *out)
@@ -159,24 +188,28 @@ void formula_refined(const gpt_shape *s, cat_breakdown *out)
         return;
     uint64_t P = formula_params_exact(s), N = s->B * s->T, d = s->d;
     double trained = (double)P * formula_train_frac(s);
-    out->bytes[CAT_PARAMETERS] = 4 * P;
+    int pb = formula_param_bytes(s); /* gradients in the parameters' dtype */
+    out->bytes[CAT_PARAMETERS] = (uint64_t)pb * P;
     out->bytes[CAT_OPTIMIZER] = s->iteration0 ? 0 : (uint64_t)(formula_opt_bpp(s) * trained + 0.5);
-    out->bytes[CAT_GRADIENTS] = s->A > 1 ? (uint64_t)(4.0 * trained + 0.5) : 0;
-    if (s->dtype_bytes == 2 && !s->compile)
+    out->bytes[CAT_GRADIENTS] = s->A > 1 ? (uint64_t)(pb * trained + 0.5) : 0;
+    if (s->dtype_bytes == 2 && !s->compile && pb == 4) /* (16-bit weights need no copy) */
         out->bytes[CAT_AUTOCAST] = s->checkpointing
                                        ? 2 * (s->V * d + (s->gated ? gated_matmul(s) : 12 * d * d))
                                        : 2 * formula_params_matmul(s);
     uint64_t block = formula_block_bytes(s);
     uint64_t act;
-    if (s->checkpointing) /* only block inputs (fp32 residual) + one block recomputed */
-        act = s->L * 4 * N * d + block;
+    int p16 = pb == 2 && s->dtype_bytes < 4; /* the residual stream is 16-bit */
+    if (s->checkpointing) /* only block inputs (the residual: fp32, or 16-bit) + one block
+                           * recomputed */
+        act = s->L * (p16 ? 2 : 4) * N * d + block;
     else
         act = s->L * block;
     if (s->gated) /* final RMSNorm: fp32 input and normalized input, rsqrt rows, the head's
-                   * input (a 16-bit cast, or the fp32 output itself) */
-        act += (s->dtype_bytes >= 4 ? 12 : 10) * N * d + 4 * N;
-    else
-        act += 6 * N * d + 8 * N; /* final LayerNorm: fp32 input + 16-bit output, mean/rstd */
+                   * input (a 16-bit cast, or the fp32 output itself); of a 16-bit stream: its
+                   * fp32 copy, the 16-bit normalized input and output */
+        act += (s->dtype_bytes >= 4 ? 12 : p16 ? 8 : 10) * N * d + 4 * N;
+    else /* final LayerNorm: fp32 (16-bit) input + 16-bit output, mean/rstd */
+        act += (p16 ? 4 : 6) * N * d + 8 * N;
     if (s->dropout > 0)
         act += N * d; /* embedding dropout mask */
     out->bytes[CAT_ACTIVATIONS] = act;
@@ -208,7 +241,9 @@ uint64_t formula_largest_tensor(const gpt_shape *s, const char **what)
          !s->compile          ? "fp32 logits for cross-entropy (4*B*T*V)"
          : s->dtype_bytes < 4 ? "16-bit logits (2*B*T*V; the compiled loss makes no fp32 copy)"
                               : "fp32 logits (4*B*T*V; float32 training)"},
-        {4 * s->V * s->d, "token embedding / lm_head weight, fp32 (4*V*d)"},
+        {(uint64_t)formula_param_bytes(s) * s->V * s->d,
+         formula_params16(s) ? "token embedding / lm_head weight, 16-bit (2*V*d)"
+                             : "token embedding / lm_head weight, fp32 (4*V*d)"},
         {s->gated ? (uint64_t)(s->dtype_bytes >= 4 ? 4 : 2) * N * s->I
                   : (uint64_t)(s->dtype_bytes >= 4 ? 16 : 8) * N * s->d,
          s->gated ? "gated MLP hidden activation (I wide)" : "MLP hidden activation (4*d wide)"},

@@ -38,6 +38,8 @@ typedef struct gpt_shape {
                       * whose eager 16-bit block keeps more than nanoGPT's (formula_block_bytes) */
     int no_kv_cache; /* 1: transformers' KV cache turned off (use_cache=False): what the run's
                       * cache held is not made (advice.c; the formulas never count a cache) */
+    int params16;    /* 1: 16-bit parameters (pure bf16 / fp16 training: gradients and
+                      * optimizer state in 16 bits too, no autocast copies); 0: fp32 */
 } gpt_shape;
 
 /* The documents' formula (formula.md §2), with its worked-example quantities. */
@@ -64,6 +66,10 @@ enum { FORMULA_DOC_MULT_BASIC = 24, FORMULA_DOC_MULT_EMPIRICAL = 160 };
 /* formula_opt_bpp: the optimizer state per trainable parameter s assumes (opt_set: the run's,
  * else AdamW's 8 B); formula_train_frac: its trainable share (1 when not set). */
 double formula_opt_bpp(const gpt_shape *s);
+/* formula_param_bytes: bytes per parameter element of s (2: 16-bit parameters, else 4) */
+int formula_param_bytes(const gpt_shape *s);
+/* formula_params16: s trains 16-bit parameters (no fp32 master weights) */
+int formula_params16(const gpt_shape *s);
 double formula_train_frac(const gpt_shape *s);
 void formula_shape_from_config(const nano_config *c, gpt_shape *s);
 
@@ -95,14 +101,20 @@ uint64_t formula_block_bytes(const gpt_shape *s);
  * pow, its sum and tanh in fp32, 16 each, and the half input 8; SDPA's output 2; measured on the
  * H100 to the byte, its KV cache's 4*N*d apart). Compiled or float32: nanoGPT's block. */
 #define FORMULA_HF_GPT2_ND 84
+/* ... of 16-bit parameters (pure 16-bit training, simulated): 56*N*d (its GELU's steps and the
+ * residuals are 16-bit: tanh, 1 + tanh, 0.5*x and the GELU's output 8 each, the MLP's input 8) */
+#define FORMULA_HF_GPT2_ND16 56
 /* formula_block_text: formula_block_bytes's eager 16-bit terms, as a report writes them */
 const char *formula_block_text(const gpt_shape *s);
+/* formula_refined_words: what the refined formula counts for s's precision ("what PyTorch
+ * autocast really keeps", float32's, 16-bit parameters') */
+const char *formula_refined_words(const gpt_shape *s);
 /* formula_kv_grouped: a gated block whose key / value width is not d (grouped-query attention) */
 int formula_kv_grouped(const gpt_shape *s);
 /* formula_hf_gpt2_block: Hugging Face GPT-2's own block is the refined formula's (eager 16-bit) */
 int formula_hf_gpt2_block(const gpt_shape *s);
-/* formula_take_block: dst's block becomes src's (gated: I, kv, untied head; Hugging Face GPT-2),
- * the rest of dst left as it is (a what-if keeps the run's block) */
+/* formula_take_block: dst's block becomes src's (gated: I, kv, untied head; Hugging Face GPT-2;
+ * 16-bit parameters), the rest of dst left as it is (a what-if keeps the run's block) */
 void formula_take_block(gpt_shape *dst, const gpt_shape *src);
 
 /* formula_refined: the refined formula's tensor bytes at the step's peak (start of the

@@ -200,7 +200,9 @@ void recognize_features(const recognize_input *in, run_recognition *out)
             snprintf(msg, sizeof msg,
                      "peft's code on the Python stacks (%.60s); %.2f %% of the parameters have "
                      "gradients",
-                     q, 100.0 * (double)out->trainable / ((double)in->param_bytes / 4.0));
+                     q,
+                     100.0 * (double)out->trainable /
+                         ((double)in->param_bytes / (in->param_elem == 2 ? 2.0 : 4.0)));
         else
             snprintf(msg, sizeof msg, "peft's code on the Python stacks (%.100s)", q);
         set(&out->feat[FEATURE_LORA], FEAT_ON, msg);

@@ -10,14 +10,19 @@
 #include "recognize.h"
 
 static const char *const opt_keys[] = {
-#define VT_OPTIM_KEY(e, key, words) key,
+#define VT_OPTIM_KEY(e, key, words, words16) key,
     VT_OPTIMS(VT_OPTIM_KEY)
 #undef VT_OPTIM_KEY
 };
 static const char *const opt_words[] = {
-#define VT_OPTIM_WORDS(e, key, words) words,
+#define VT_OPTIM_WORDS(e, key, words, words16) words,
     VT_OPTIMS(VT_OPTIM_WORDS)
 #undef VT_OPTIM_WORDS
+};
+static const char *const opt_words16[] = {
+#define VT_OPTIM_WORDS16(e, key, words, words16) words16,
+    VT_OPTIMS(VT_OPTIM_WORDS16)
+#undef VT_OPTIM_WORDS16
 };
 
 const char *optim_key(optim_kind k)
@@ -27,6 +32,11 @@ const char *optim_key(optim_kind k)
 const char *optim_words(optim_kind k)
 {
     return (unsigned)k < OPT_COUNT ? opt_words[k] : "?";
+}
+const char *optim_text(const run_recognition *r)
+{
+    return r->param_elem == 2 && (unsigned)r->optim < OPT_COUNT ? opt_words16[r->optim]
+                                                                : optim_words(r->optim);
 }
 
 /* X(file part, class name, the state it usually keeps) — optimizers named by their code. */
@@ -82,16 +92,18 @@ void recognize_optim(const recognize_input *in, run_recognition *out)
             named = files[i].usual;
             snprintf(out->optim_class, sizeof out->optim_class, "%s", files[i].name);
         }
-    /* the trainable parameters: gradients are made for them only (fp32, as the parameters) */
+    /* the trainable parameters: gradients are made for them only (in the parameters' dtype) */
     out->trainable_where[0] = '\0';
-    if (in->has_cat_peaks && in->grad_peak >= 4) {
-        out->trainable = in->grad_peak / 4;
+    unsigned e = in->param_elem == 2 ? 2 : 4;
+    out->param_elem = e;
+    if (in->has_cat_peaks && in->grad_peak >= e) {
+        out->trainable = in->grad_peak / e;
         snprintf(out->trainable_where, sizeof out->trainable_where,
                  "the gradients' elements; the rest: frozen parameters or buffers");
     }
     if (in->has_cat_peaks && in->iterations > 0 && out->trainable > 0) {
         out->optim_bpp = (double)in->optim_peak / (double)out->trainable;
-        out->optim = by_state(out->optim_bpp, named);
+        out->optim = by_state(out->optim_bpp * 4.0 / e, named); /* (fp32's bytes) */
         snprintf(out->optim_where, sizeof out->optim_where,
                  "%.2f B of state per trainable parameter: %llu B of optimizer state over %llu "
                  "gradient elements%s%s%s",

@@ -29,21 +29,30 @@ typedef enum model_family {
         FAM_COUNT
 } model_family;
 
-/* X(enum suffix, key, words) — the optimizer, as its state shows it. */
+/* X(enum suffix, key, words, words16) — the optimizer, as its state shows it; words16: said of
+ * 16-bit parameters (PyTorch's optimizers keep their state in the parameters' dtype). */
 #define VT_OPTIMS(X)                                                                               \
-    X(UNKNOWN, "unknown", "not known")                                                             \
-    X(NONE, "none", "no state (plain SGD)")                                                        \
-    X(ADAM, "adam", "Adam / AdamW: exp_avg and exp_avg_sq, 8 B per trainable parameter")           \
-    X(MOMENTUM, "momentum", "SGD with momentum: one momentum buffer, 4 B per trainable parameter") \
-    X(ONE_STATE, "one_state", "one fp32 state per trainable parameter (4 B)")                      \
-    X(FACTORED, "factored", "factored second moments (Adafactor): under 1 B per parameter")        \
-    X(EIGHT_BIT, "8bit", "8-bit states (bitsandbytes): about 2 B per trainable parameter")         \
+    X(UNKNOWN, "unknown", "not known", "not known")                                                \
+    X(NONE, "none", "no state (plain SGD)", "no state (plain SGD)")                                \
+    X(ADAM, "adam", "Adam / AdamW: exp_avg and exp_avg_sq, 8 B per trainable parameter",           \
+      "Adam / AdamW: exp_avg and exp_avg_sq in the parameters' 16 bits, 4 B per trainable "        \
+      "parameter")                                                                                 \
+    X(MOMENTUM, "momentum", "SGD with momentum: one momentum buffer, 4 B per trainable parameter", \
+      "SGD with momentum: one momentum buffer in the parameters' 16 bits, 2 B per trainable "      \
+      "parameter")                                                                                 \
+    X(ONE_STATE, "one_state", "one fp32 state per trainable parameter (4 B)",                      \
+      "one state per trainable parameter in the parameters' 16 bits (2 B)")                        \
+    X(FACTORED, "factored", "factored second moments (Adafactor): under 1 B per parameter",        \
+      "factored second moments (Adafactor): under 1 B per parameter")                              \
+    X(EIGHT_BIT, "8bit", "8-bit states (bitsandbytes): about 2 B per trainable parameter",         \
+      "8-bit states (bitsandbytes): about 2 B per trainable parameter")                            \
     X(SGD, "sgd",                                                                                  \
-      "SGD, its state not measured: none, or a momentum buffer of 4 B per trainable parameter")    \
-    X(OTHER, "other", "a state of its own size")
+      "SGD, its state not measured: none, or a momentum buffer of 4 B per trainable parameter",    \
+      "SGD, its state not measured: none, or a momentum buffer of 2 B per trainable parameter")    \
+    X(OTHER, "other", "a state of its own size", "a state of its own size")
 
 typedef enum optim_kind {
-#define VT_OPTIM_ENUM(e, key, words) OPT_##e,
+#define VT_OPTIM_ENUM(e, key, words, words16) OPT_##e,
     VT_OPTIMS(VT_OPTIM_ENUM)
 #undef VT_OPTIM_ENUM
         OPT_COUNT
@@ -108,6 +117,7 @@ typedef struct recognize_input {
     uint64_t ema_bytes;      /* parameters made under an EMA's code (VT_EMA_CODE) live at the moment
                               * kv_cache_at says: the EMA copy of the weights, 0: none */
     int ema_which;           /* recognize_ema_code of the code that made them, 0: none */
+    unsigned param_elem;     /* bytes per parameter element (the inferred 2: 16-bit; else 4) */
 } recognize_input;
 
 /* What was trained and how. */
@@ -126,6 +136,7 @@ typedef struct run_recognition {
     int steps_maybe_skipped;   /* 1: no optimizer ran that a GradScaler's skipping explains: the
                                 * steps counted (gradients freed) may have updated nothing */
     uint64_t trainable;        /* trainable parameters (the gradients' elements); 0: unknown */
+    unsigned param_elem;       /* bytes per parameter (and gradient) element: 4, or 2 (16-bit) */
     char trainable_where[160]; /* what they were counted from */
     recog_feature feat[FEATURE_COUNT]; /* by feature_id */
     uint64_t ema_bytes; /* the EMA copy of the weights among the parameters (recognize_input) */
@@ -156,6 +167,8 @@ const char *family_key(model_family f);
 const char *family_words(model_family f);
 const char *optim_key(optim_kind k);
 const char *optim_words(optim_kind k);
+/* optim_text: r's optimizer in words, said of its parameters' dtype (optim_words at 4 B) */
+const char *optim_text(const run_recognition *r);
 /* feature_key / feature_words: "torch_compile" / "torch.compile"; feature_state_word: "on",
  * "off" or "unknown". */
 const char *feature_key(feature_id f);

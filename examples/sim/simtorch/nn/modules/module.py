@@ -6,6 +6,7 @@ from collections import OrderedDict
 
 from ..parameter import Parameter
 from ...autograd.grad_mode import no_grad
+from ... import _C
 from ..._C._tensor import TensorBase
 
 
@@ -132,10 +133,21 @@ class Module:
         return self
 
     def to(self, *args, **kwargs):
-        device = kwargs.get("device", args[0] if args else None)
+        """to(device), to(dtype), to(device, dtype): a dtype converts the floating-point
+        parameters and buffers only (integer buffers keep theirs), as PyTorch's does."""
+        device, dtype = kwargs.get("device"), kwargs.get("dtype")
+        for a in args:
+            if isinstance(a, _C.dtype):
+                dtype = a
+            else:
+                device = a
 
         def convert(t):
-            return t.to(device) if isinstance(t, TensorBase) else t
+            if not isinstance(t, TensorBase):
+                return t
+            if dtype is not None and t.dtype.is_floating_point and t.dtype != dtype:
+                t = t.to(dtype)
+            return t.to(device) if device is not None else t
 
         return self._apply(convert)
 
