@@ -34,7 +34,8 @@
     U(kv, "kv_width")                                                                              \
     Y(untied, "untied_head")                                                                       \
     O(hf_gpt2, "hf_gpt2_block")                                                                    \
-    O(params16, "parameters_16bit")
+    O(params16, "parameters_16bit")                                                                \
+    O(bert, "bert_block")
 
 #define VT_CALIB_FIELDS(U, N, D, Y)                                                                \
     D(cache_fraction, "cache_fraction")                                                            \

@@ -46,7 +46,8 @@ def build(name, seq, dropout):
         return tf.LlamaForCausalLM(cfg)
     cfg = tf.BertConfig(num_hidden_layers=layers, hidden_size=hidden, num_attention_heads=heads,
                         intermediate_size=inter, vocab_size=vocab,
-                        max_position_embeddings=max(512, seq))
+                        max_position_embeddings=max(512, seq), hidden_dropout_prob=dropout,
+                        attention_probs_dropout_prob=dropout)
     return tf.BertForMaskedLM(cfg)
 
 

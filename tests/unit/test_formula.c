@@ -250,6 +250,32 @@ static void test_params16(void **state)
     assert_non_null(strstr(formula_refined_words(&s), "float32"));
 }
 
+/* BERT-base at B=16, T=512 (bert_b16_fit on the H100, its simulation with dropout 0 and 0.1):
+ * 40*N*d + 16*N + 4*N*H a block, 14*N*d + 16*N outside (the embeddings' LayerNorm, the MLM
+ * head), dropout's masks 2*N*d a block and N*d outside, the masked-LM loss 10*N*V */
+static void test_bert(void **state)
+{
+    (void)state;
+    gpt_shape s;
+    memset(&s, 0, sizeof s);
+    s.B = 16, s.T = 512, s.A = 1, s.L = 12, s.H = 12, s.d = 768, s.V = 30522, s.dtype_bytes = 2;
+    s.bias = 1, s.bert = 1;
+    uint64_t N = 8192;
+    assert_true(formula_bert_block(&s));
+    assert_int_equal(formula_block_bytes(&s), 40 * N * 768 + 16 * N + 4 * N * 12);
+    assert_string_equal(formula_block_text(&s), "40*N*d + 16*N + 4*N*H");
+    cat_breakdown r;
+    formula_refined(&s, &r);
+    assert_int_equal(r.bytes[CAT_ACTIVATIONS], 3114401792); /* simulated, dropout 0: + 196 B */
+    assert_int_equal(r.bytes[CAT_LOGITS], 10 * N * 30522);
+    s.dropout = 0.1;
+    formula_refined(&s, &r);
+    assert_int_equal(r.bytes[CAT_ACTIVATIONS], 3271688192); /* simulated 0.1: + 196, H100 + 4292 */
+    s.compile = 1; /* not measured: GPT-2's block and loss stand in */
+    assert_false(formula_bert_block(&s));
+    assert_int_equal(formula_logits_per_nv(&s), 8);
+}
+
 static void test_shape_from_config(void **state)
 {
     (void)state;
@@ -267,7 +293,7 @@ int main(void)
         cmocka_unit_test(test_documents_example1), cmocka_unit_test(test_exact_params),
         cmocka_unit_test(test_refined_peak),       cmocka_unit_test(test_variants),
         cmocka_unit_test(test_shape_from_config),  cmocka_unit_test(test_gated),
-        cmocka_unit_test(test_params16),
+        cmocka_unit_test(test_params16),           cmocka_unit_test(test_bert),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

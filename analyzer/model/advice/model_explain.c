@@ -216,14 +216,14 @@ static void explain_doc(model_result *m, const run_facts *f, int c, uint64_t me,
                      "logits/loss (V=%llu) were alive at the out-of-memory error, in a forward "
                      "that had not finished (the refined formula: %d for a whole step)",
                      (double)me / ((double)s->B * (double)s->T * (double)s->V),
-                     (unsigned long long)s->V, s->compile ? 8 : 12);
+                     (unsigned long long)s->V, formula_logits_per_nv(s));
         else if (s->V)
             snprintf(rd, n,
                      "the basic formula folds logits into activations; cross-entropy over V=%llu "
                      "kept %.1f*B*T*V bytes here (the refined formula: %d)",
                      (unsigned long long)s->V,
                      (double)me / ((double)s->B * (double)s->T * (double)s->V),
-                     s->compile ? 8 : 12);
+                     formula_logits_per_nv(s));
         else
             snprintf(rd, n, "the loss and the classifier's outputs (no vocabulary)");
         break;

@@ -155,6 +155,35 @@ void model_trace_compile(model_result *m, const run_facts *f, int nanogpt)
     }
 }
 
+/* model_bert_block: an encoder of BERT's layout (transformers' Bert*, Roberta*, XLMRoberta*
+ * classes: post-LayerNorm BertLayer blocks, a GELU MLP, an MLM head) has its own block in the
+ * refined formula (formula.h), measured in eager 16-bit; otherwise a GPT-2 block stands in, said.
+ */
+static void model_bert_block(model_result *m)
+{
+    static const char *const bert[] = {"Bert", "Roberta", "XLMRoberta", NULL};
+    const char *cls = m->rec.model_class;
+    gpt_shape *s = &m->shape;
+    for (int i = 0; bert[i]; i++)
+        if (!strncmp(cls, bert[i], strlen(bert[i]))) {
+            s->bert = 1;
+            break;
+        }
+    if (formula_bert_block(s))
+        snprintf(m->formula_block, sizeof m->formula_block,
+                 "refined: %.40s's block (BERT's encoder layer: post-LayerNorm, the fp32 residual "
+                 "cast for q, k and v each; its masked-LM loss keeps 10*B*T*V): %s bytes per "
+                 "block; basic: the usual GPT-2 rule of thumb",
+                 cls, formula_block_text(s));
+    else
+        snprintf(m->formula_block, sizeof m->formula_block,
+                 "both formulas are a GPT-2 block's (pre-LayerNorm, a decoder's loss); %.40s's "
+                 "blocks %s: the ratios say by how much",
+                 cls,
+                 s->bert ? "are measured in eager 16-bit autocast only (docs/formula.md)"
+                         : "are an encoder's of another layout");
+}
+
 /* gated_block: a decoder whose class is one of the gated-MLP families (SwiGLU / GeGLU MLP of
  * its own width, RMSNorm, rotary positions): with the MLP's width from the trace's weights the
  * refined formula is its block's (formula.h), else both formulas, a GPT-2 block's, are not its
@@ -164,6 +193,10 @@ void model_gated_block(model_result *m, const run_facts *f, int nanogpt)
     static const char *const gated[] = {"Llama", "Mistral", "Mixtral", "Qwen",
                                         "Gemma", "Phi3",    "Olmo",    NULL};
     const run_recognition *r = &m->rec;
+    if (!nanogpt && r->family == FAM_ENCODER && r->model_class[0]) {
+        model_bert_block(m);
+        return;
+    }
     if (nanogpt || r->family != FAM_DECODER || !r->model_class[0])
         return;
     if (!strncmp(r->model_class, "GPT2", 4)) { /* transformers' GPT-2 classes */

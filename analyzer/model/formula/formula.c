@@ -126,7 +126,9 @@ uint64_t formula_block_bytes(const gpt_shape *s)
         return b + 8 * N + 4 * N * s->H;
     }
     uint64_t per_nd;
-    if (formula_hf_gpt2_block(s))
+    if (formula_bert_block(s))
+        per_nd = FORMULA_BERT_ND;
+    else if (formula_hf_gpt2_block(s))
         per_nd = p16 ? FORMULA_HF_GPT2_ND16 : FORMULA_HF_GPT2_ND;
     else if (p16 && s->dtype_bytes < 4 && !s->compile)
         per_nd = 32; /* 16-bit parameters: the residuals the LayerNorms keep are 16-bit */
@@ -145,6 +147,8 @@ uint64_t formula_block_bytes(const gpt_shape *s)
 const char *formula_block_text(const gpt_shape *s)
 {
     int p16 = formula_params16(s);
+    if (formula_bert_block(s))
+        return "40*N*d + 16*N + 4*N*H";
     if (!s->gated)
         return formula_hf_gpt2_block(s) ? (p16 ? "56*N*d + 16*N + 4*N*H" : "84*N*d + 16*N + 4*N*H")
                : p16                    ? "32*N*d + 16*N + 4*N*H"
@@ -164,6 +168,16 @@ const char *formula_refined_words(const gpt_shape *s)
                                  : "what PyTorch autocast really keeps";
 }
 
+int formula_bert_block(const gpt_shape *s)
+{
+    return s->bert && s->dtype_bytes < 4 && !s->compile && !formula_params16(s);
+}
+
+unsigned formula_logits_per_nv(const gpt_shape *s)
+{
+    return formula_bert_block(s) ? 10 : s->compile ? 8 : 12;
+}
+
 int formula_kv_grouped(const gpt_shape *s)
 {
     return s->gated && kv_width(s) != s->d;
@@ -178,6 +192,7 @@ void formula_take_block(gpt_shape *dst, const gpt_shape *src)
 {
     dst->gated = src->gated, dst->I = src->I, dst->kv = src->kv, dst->untied = src->untied;
     dst->hf_gpt2 = src->hf_gpt2;
+    dst->bert = src->bert;
     dst->params16 = src->params16;
 }
 
@@ -208,12 +223,15 @@ void formula_refined(const gpt_shape *s, cat_breakdown *out)
                    * input (a 16-bit cast, or the fp32 output itself); of a 16-bit stream: its
                    * fp32 copy, the 16-bit normalized input and output */
         act += (s->dtype_bytes >= 4 ? 12 : p16 ? 8 : 10) * N * d + 4 * N;
+    else if (formula_bert_block(s)) /* the embeddings' LayerNorm, the MLM head's transform and
+                                     * its decoder's input cast */
+        act += 14 * N * d + 16 * N;
     else /* final LayerNorm: fp32 (16-bit) input + 16-bit output, mean/rstd */
         act += (p16 ? 4 : 6) * N * d + 8 * N;
     if (s->dropout > 0)
         act += N * d; /* embedding dropout mask */
     out->bytes[CAT_ACTIVATIONS] = act;
-    out->bytes[CAT_LOGITS] = (s->compile ? 8 : 12) * N * s->V;
+    out->bytes[CAT_LOGITS] = formula_logits_per_nv(s) * N * s->V;
     if (s->unfused_attention)
         out->bytes[CAT_ATTENTION] = (s->checkpointing ? 1 : s->L) * 6 * s->B * s->H * s->T * s->T;
     /* int64 token ids and targets; a vision transformer's images: their size is not in it */

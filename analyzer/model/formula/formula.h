@@ -38,6 +38,8 @@ typedef struct gpt_shape {
                       * whose eager 16-bit block keeps more than nanoGPT's (formula_block_bytes) */
     int no_kv_cache; /* 1: transformers' KV cache turned off (use_cache=False): what the run's
                       * cache held is not made (advice.c; the formulas never count a cache) */
+    int bert;        /* BERT's encoder block (BertLayer: post-LayerNorm, a GELU MLP, an MLM head;
+                      * RoBERTa's the same): its eager 16-bit block is formula_block_bytes's */
     int params16;    /* 1: 16-bit parameters (pure bf16 / fp16 training: gradients and
                       * optimizer state in 16 bits too, no autocast copies); 0: fp32 */
 } gpt_shape;
@@ -104,6 +106,19 @@ uint64_t formula_block_bytes(const gpt_shape *s);
 /* ... of 16-bit parameters (pure 16-bit training, simulated): 56*N*d (its GELU's steps and the
  * residuals are 16-bit: tanh, 1 + tanh, 0.5*x and the GELU's output 8 each, the MLP's input 8) */
 #define FORMULA_HF_GPT2_ND16 56
+/* BERT's block (BertLayer), eager 16-bit autocast over fp32 weights, SDPA, dropout 0: 40*N*d +
+ * 16*N + 4*N*H (the three 16-bit casts of the block's fp32 input for q, k, v 6, q, k, v 6,
+ * SDPA's output 2; the two LayerNorms' fp32 inputs 8; the MLP's input cast 2, its output 8 and
+ * GELU's 8), 2*N*d more with dropout (two masks); outside the blocks the embeddings' LayerNorm
+ * and the MLM head keep 14*N*d + 16*N (+N*d: the embeddings' dropout mask), the loss 10*N*V.
+ * Measured on the H100 (bert_b16_fit, dropout 0.1) and simulated (dropout 0 and 0.1) to 16 B a
+ * block. Compiled, float32 or 16-bit weights: GPT-2's block stands in. */
+#define FORMULA_BERT_ND 40
+/* formula_bert_block: BERT's own block is the refined formula's (eager 16-bit autocast) */
+int formula_bert_block(const gpt_shape *s);
+/* formula_logits_per_nv: the bytes per B*T*V the refined formula's logits and loss keep (12 eager,
+ * 8 compiled; BERT's masked-LM loss 10) */
+unsigned formula_logits_per_nv(const gpt_shape *s);
 /* formula_block_text: formula_block_bytes's eager 16-bit terms, as a report writes them */
 const char *formula_block_text(const gpt_shape *s);
 /* formula_refined_words: what the refined formula counts for s's precision ("what PyTorch
@@ -114,7 +129,7 @@ int formula_kv_grouped(const gpt_shape *s);
 /* formula_hf_gpt2_block: Hugging Face GPT-2's own block is the refined formula's (eager 16-bit) */
 int formula_hf_gpt2_block(const gpt_shape *s);
 /* formula_take_block: dst's block becomes src's (gated: I, kv, untied head; Hugging Face GPT-2;
- * 16-bit parameters), the rest of dst left as it is (a what-if keeps the run's block) */
+ * BERT; 16-bit parameters), the rest of dst left as it is (a what-if keeps the run's block) */
 void formula_take_block(gpt_shape *dst, const gpt_shape *src);
 
 /* formula_refined: the refined formula's tensor bytes at the step's peak (start of the

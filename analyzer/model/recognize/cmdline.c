@@ -47,7 +47,10 @@
     X("amp", CFG_dtype)                                                                            \
     X("precision", CFG_dtype)                                                                      \
     X("compile", CFG_compile)                                                                      \
-    X("torch_compile", CFG_compile)
+    X("torch_compile", CFG_compile)                                                                \
+    X("dropout", CFG_dropout)                                                                      \
+    X("dropout_rate", CFG_dropout)                                                                 \
+    X("hidden_dropout_prob", CFG_dropout)
 
 static const struct {
     const char *name;
@@ -104,8 +107,9 @@ config_program config_detect_program(int argc, const char *const *argv)
         if (!strchr(a, '='))
             plain = 1; /* nanoGPT's configurator accepts only --key=value */
         else if (strchr(name, '_') == NULL && spelling_key(name) >= 0 && strcmp(name, "compile") &&
-                 strcmp(name, "dtype"))
-            plain = 1; /* --batch=8, --amp=bf16: not nanoGPT spellings */
+                 strcmp(name, "dtype") && strcmp(name, "dropout"))
+            plain = 1; /* --batch=8, --amp=bf16: not nanoGPT spellings (its keys: compile,
+                        * dtype, dropout) */
         else if (strchr(a + 2, '-') && strchr(a + 2, '-') < strchr(a, '='))
             plain = 1; /* --batch-size=8: argparse spelling */
     }

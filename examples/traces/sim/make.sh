@@ -40,6 +40,7 @@ run llama_gqa300m_b4_fit examples/sim/sim_hf.py --model llama-gqa-300m --batch-s
 run llama400m_lora8_b4_fit examples/sim/sim_hf.py --model llama-400m --batch-size 4 --lora-rank 8 --steps 1
 run bert_b16_fit examples/sim/sim_hf.py --model bert-base --batch-size 16 --steps 1
 run bert_b32_oom_backward examples/sim/sim_hf.py --model bert-base --batch-size 32 --steps 1
+run bert_dropout_b16_fit examples/sim/sim_hf.py --model bert-base --batch-size 16 --dropout 0.1 --steps 2
 run gpt2_ckpt_b16_fit examples/sim/sim_hf.py --model gpt2 --batch-size 16 --gradient-checkpointing --steps 1
 run gpt2_adafactor_b4_fit examples/sim/sim_hf.py --model gpt2 --batch-size 4 --optimizer adafactor --steps 1
 # GPT-2 with SGD cut in its first forward at B=24 (about 55 % of its blocks ran), and the
