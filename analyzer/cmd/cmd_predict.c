@@ -548,6 +548,8 @@ int cmd_predict(int argc, char **argv)
         s.train_frac = ts->train_frac;
         s.patch_tokens = ts->patch_tokens;
         s.checkpointing |= ts->checkpointing;
+        if (!config_known(&c, CFG_dropout)) /* its dropout's masks, unless a rate is given */
+            s.dropout_on = ts->dropout_on;
         formula_take_block(&s, ts); /* its block */
         if (!config_known(&c, CFG_gradient_accumulation_steps))
             s.A = ts->A;
@@ -556,6 +558,7 @@ int cmd_predict(int argc, char **argv)
         run_shape.opt_bpp = ts->opt_bpp;
         run_shape.train_frac = ts->train_frac;
         run_shape.patch_tokens = ts->patch_tokens;
+        run_shape.dropout_on = ts->dropout_on;
         formula_take_block(&run_shape, ts);
         run_shape.checkpointing = ts->checkpointing;
         run_shape.A = ts->A;

@@ -35,7 +35,8 @@
     Y(untied, "untied_head")                                                                       \
     O(hf_gpt2, "hf_gpt2_block")                                                                    \
     O(params16, "parameters_16bit")                                                                \
-    O(bert, "bert_block")
+    O(bert, "bert_block")                                                                          \
+    O(dropout_on, "dropout_masks")
 
 #define VT_CALIB_FIELDS(U, N, D, Y)                                                                \
     D(cache_fraction, "cache_fraction")                                                            \

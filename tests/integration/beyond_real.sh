@@ -180,19 +180,18 @@ for f in facts:
                                        r["formula_applies"]):
         bad.append("%s: formula_block_note %r" % (t, r.get("formula_block_note")))
     # BERT's own block (post-LayerNorm; the fp32 residual cast for q, k and v each): 40*N*d a
-    # block; the run kept dropout's masks beside (its config's 0.1, not on the command line: the
-    # formula leaves them out, said): two of N*d bytes a block and the embeddings' one, and its
-    # masked-LM loss 10*N*V, to a few KiB
+    # block, and dropout's masks (its config's 0.1, not on the command line: the trace shows them,
+    # two of N*d bytes a block and the embeddings' one), its masked-LM loss 10*N*V, to a few KiB
     if f["family"] == "bert" and r["formula_applies"] and not f["oom"]:
-        fo, N = r["formula"], f["batch_size"] * f["seq_len"]
-        masks = N * f["hidden"] * (2 * f["layers"] + 1)
-        extra = fo["activations"]["measured_bytes"] - fo["activations"]["refined_bytes"] - masks
+        fo, inf = r["formula"], r.get("inferred") or {}
+        extra = fo["activations"]["measured_bytes"] - fo["activations"]["refined_bytes"]
         if "40*N*d" not in r.get("formula_block_note", "") or not 0 <= extra <= 8192 or \
-                r["config"]["dropout"]["value"] is not None or \
+                inf.get("dropout_masks", {}).get("value") != 1 or \
                 abs(fo["logits_loss"]["ratio"] - 1) > 0.001:
-            bad.append("%s: activations %d B, the refined %d and %d of masks; logits %s: %s" %
+            bad.append("%s: activations %d B, the refined %d (dropout's masks: %s); logits %s: %s" %
                        (t, fo["activations"]["measured_bytes"], fo["activations"]["refined_bytes"],
-                        masks, fo["logits_loss"]["ratio"], r.get("formula_block_note")))
+                        inf.get("dropout_masks"), fo["logits_loss"]["ratio"],
+                        r.get("formula_block_note")))
     # Hugging Face GPT-2's own block (its NewGELU keeps fp32 steps: 84*N*d), eager 16-bit: the
     # activations of a run that fit are that formula and the KV cache live beside them (said)
     if f["family"] == "gpt2" and r["formula_applies"] and not f["oom"] and \

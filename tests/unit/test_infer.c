@@ -305,6 +305,57 @@ static void test_unet_oom_images_end_the_weights(void **state)
     assert_int_equal(val(&out, INFER_image_size), US);
 }
 
+/* ---- dropout: its masks (1 byte an element) seen from the op that made them -------------------
+ */
+/* td: a tensor of size bytes made by dropout's forward (native_dropout) */
+static uint64_t td(run *r, uint64_t size)
+{
+    reader_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.api = VT_API_torchAlloc;
+    r->addr += (size + 511) / 512 * 512 + 512;
+    ev.addr = r->addr;
+    ev.size = size;
+    infer_pass_event_made(r->ip, ++r->event, 1, &ev, 0, INFER_MADE_FORWARD | INFER_MADE_DROPOUT);
+    return r->addr;
+}
+
+/* a forward whose dropout (resid: 1, in each block: its output and B·T·d-byte mask) or only the
+ * attention probabilities' (B·H·T² masks: no residual's) ran; on only with the B·T·d masks */
+static void dropout_run(int resid, infer_result *out)
+{
+    run r;
+    int64_t elems;
+    run_begin(&r);
+    lora_weights(&r, &elems);
+    t(&r, LB * LT * 8, 0);
+    uint64_t pos = t(&r, LT * 8, 0);
+    uint64_t emb = t(&r, LB * LT * LD * 4, 0);
+    for (int l = 0; l < LL; l++) {
+        if (resid)
+            td(&r, LB * LT * LD * 4), td(&r, LB * LT * LD);
+        td(&r, 4ull * LB * LT * LT * 2), td(&r, 4ull * LB * LT * LT); /* 4 heads' probabilities */
+    }
+    uint64_t lg = t(&r, LB * LT * LV * 4ull, 0);
+    die(&r, pos);
+    uint64_t g = t(&r, LV * LD * 4, 1);
+    die(&r, lg), die(&r, emb), die(&r, g);
+    t(&r, 64, 0);
+    run_end(&r, out);
+}
+
+static void test_dropout_masks(void **state)
+{
+    (void)state;
+    infer_result out;
+    dropout_run(1, &out);
+    assert_int_equal(val(&out, INFER_dropout_masks), 1);
+    assert_non_null(strstr(out.v[INFER_dropout_masks].where, "4 masks"));
+    dropout_run(0, &out);
+    assert_false(out.v[INFER_dropout_masks].known);
+    assert_int_equal(val(&out, INFER_n_embd), LD); /* (the rest read as without dropout) */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -313,6 +364,7 @@ int main(void)
         cmocka_unit_test(test_oom_image_batch_is_not_tokens),
         cmocka_unit_test(test_unet_images_not_weights),
         cmocka_unit_test(test_unet_oom_images_end_the_weights),
+        cmocka_unit_test(test_dropout_masks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -169,7 +169,13 @@ static void shape_of_run(model_result *m, const run_facts *f, int nanogpt)
         if (!s->H)
             config_note(&m->cfg, "n_head unknown: the refined formula leaves out the attention's "
                                  "B·H·T log-sum-exp rows (4·B·T·H bytes per block, a few MiB)");
-        if (!config_known(c, CFG_dropout))
+        const infer_value *dm = f->inferred ? &f->inferred->v[INFER_dropout_masks] : NULL;
+        if (!config_known(c, CFG_dropout) && dm && dm->known && dm->value) {
+            s->dropout_on = 1; /* 1-byte masks whatever the rate */
+            config_note(&m->cfg, "dropout's rate unknown, but the trace shows its masks (B·T·d "
+                                 "bytes in each block): the refined formula counts them (2·B·T·d "
+                                 "bytes per block)");
+        } else if (!config_known(c, CFG_dropout))
             config_note(&m->cfg, "dropout unknown: the refined formula leaves out dropout masks "
                                  "(2·B·T·d bytes per block when dropout is on; they are in the "
                                  "measured activations if there are some)");

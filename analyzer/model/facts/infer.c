@@ -32,11 +32,15 @@ static int vt__push(vt__pass *p, uint64_t addr, uint64_t size, uint64_t event, i
         p->t = t;
         p->cap = cap;
     }
-    p->t[p->n++] = (vt__tensor){addr,  size,
-                                event, !p->seen_backward,
-                                1,     0,
-                                0,     made & ~INFER_MADE_ATTENTION,
-                                stack, (made & INFER_MADE_ATTENTION) != 0};
+    p->t[p->n++] = (vt__tensor){.addr = addr,
+                                .size = size,
+                                .event = event,
+                                .early = !p->seen_backward,
+                                .live = 1,
+                                .made = made & ~(INFER_MADE_ATTENTION | INFER_MADE_DROPOUT),
+                                .stack = stack,
+                                .attention = (made & INFER_MADE_ATTENTION) != 0,
+                                .dropout = (made & INFER_MADE_DROPOUT) != 0};
     ++*vt__live_at(p, addr);
     return 0;
 }
@@ -325,6 +329,24 @@ static void vt__trim_oom(vt__pass *p, uint64_t *elems)
         p->t[i].kept = 0;
 }
 
+/* vt__infer_dropout: dropout is on when its forward made 1-byte masks of B·T·d in the first
+ * forward, one in each block at least (its output, B·T·d of 2 or 4 bytes, is no mask); p > 0
+ * whatever its rate, which no size says. Its absence says nothing (no native frames recorded). */
+static void vt__infer_dropout(const vt__pass *p, infer_result *out)
+{
+    const infer_value *N = &out->v[INFER_tokens], *d = &out->v[INFER_n_embd],
+                      *L = &out->v[INFER_n_layer];
+    uint64_t mask = N->known && d->known ? vt__mul((uint64_t)N->value, (uint64_t)d->value) : 0;
+    size_t c = 0, need = L->known && L->value >= 2 ? (size_t)L->value : 2;
+    for (size_t i = 0; mask && i < p->n; i++)
+        c += p->t[i].dropout && p->t[i].early && !p->t[i].kept && p->t[i].size == mask;
+    if (mask && c >= need)
+        vt__set(out, INFER_dropout_masks, 1,
+                "dropout on: %zu masks of B·T·d = %llu bytes made by its forward "
+                "(native_dropout) in the first forward; its rate is not in the trace",
+                c, (unsigned long long)mask);
+}
+
 /* vt__less_gone: P less what the first backward kept and the loop freed before its second, with
  * an allocation after (not the program's exit): the step's own tensors made before the first
  * forward (the HF Trainer's 4-byte running loss), no weights; the token batch at the end of the
@@ -487,6 +509,7 @@ int infer_finish(infer_pass *ip, infer_result *out)
         }
     }
     vt__infer_tokens(p, elems, n, lo, hi, out);
+    vt__infer_dropout(p, out);
     vt__less_gone(p, out);
     vt__infer_images(p, elems, n, lo, hi, out);
     vt__infer_heads(p, out);

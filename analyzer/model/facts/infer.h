@@ -20,6 +20,7 @@
     X(mlp_width, "a gated MLP's width I (gate, up and down: three d×I matrices per block)")        \
     X(kv_width, "grouped-query attention's key / value width (two d×w matrices per block)")        \
     X(untied_head, "1: the head is a V×d tensor of its own, 0: tied to the embedding")             \
+    X(dropout_masks, "1: dropout's masks (B·T·d bytes) in the first forward (its rate is not)")    \
     X(tokens, "tokens per micro-batch B·T")                                                        \
     X(logits_dtype_bytes, "bytes per element of the largest logits tensor (2: 16-bit)")            \
     X(batch_size, "micro-batch B")                                                                 \
@@ -62,6 +63,8 @@ enum { INFER_MADE_UNKNOWN, INFER_MADE_FORWARD, INFER_MADE_ELSEWHERE };
 /* | INFER_MADE_ATTENTION: made by a fused attention kernel (sdpa's flash / efficient / cudnn, not
  * its math path) */
 #define INFER_MADE_ATTENTION 8
+/* | INFER_MADE_DROPOUT: made by dropout's forward (native_dropout: its output, its mask) */
+#define INFER_MADE_DROPOUT 16
 void infer_pass_event_made(infer_pass *p, uint64_t event, int is_alloc, const reader_event *ev,
                            uint64_t freed_event, int made);
 /* infer_pass_done: 1 once no later event can change what infer_finish says. */

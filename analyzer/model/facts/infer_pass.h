@@ -21,6 +21,7 @@ typedef struct vt__tensor {
     int made;       /* where its stack says it was made: INFER_MADE_* (infer.h) */
     uint32_t stack; /* its stack id (infer_finish_without: a copy's tensors left out) */
     int attention;  /* made by a fused attention kernel (INFER_MADE_ATTENTION) */
+    int dropout;    /* made by dropout's forward (INFER_MADE_DROPOUT) */
     uint64_t gone;  /* kept, and freed after the first backward before the next: that event */
 } vt__tensor;
 

@@ -79,6 +79,7 @@ enum {
     FB_ENGINE = 1 << 19,  /* a native frame of the autograd engine (its threads' work) */
     FB_FUSED_ATTN =
         1 << 20, /* a fused attention kernel's (flash, efficient, cudnn): not sdpa's math */
+    FB_DROPOUT = 1 << 21, /* dropout's forward (native_dropout: its output and 1-byte mask) */
 };
 
 static uint32_t python_bits(const char *fn, const char *file)
@@ -158,6 +159,7 @@ static uint32_t native_bits(const char *fn)
                          ? FB_FUSED_ATTN
                          : 0;
     b |= fused | (fused || strstr(fn, "scaled_dot_product") ? FB_ATTENTION : 0);
+    b |= strstr(fn, "native_dropout") && !strstr(fn, "backward") ? FB_DROPOUT : 0;
     return b;
 }
 
@@ -287,6 +289,7 @@ stack_facts phases_acc_end(const phases_acc *a)
     r.attention = (any & FB_ATTENTION) != 0;
     r.engine = (any & FB_ENGINE) != 0;
     r.fused_attention = (any & FB_FUSED_ATTN) != 0;
+    r.dropout = (any & FB_DROPOUT) != 0;
     /* the data path: a batch the program itself makes or copies onto the device (random token
      * ids, .to(device)), or a framework's data path does, not an operation inside a module */
     /* (random floats too: a diffusion step's noise, not under a module's __init__, where a

@@ -40,6 +40,7 @@ typedef struct stack_facts {
                         * it ran (the starting gradient: _make_grads' ones_like of the loss) */
     uint8_t fused_attention; /* 1: under a fused attention kernel (flash, efficient, cudnn; not
                               * sdpa's math path, which makes the scores of a plain one) */
+    uint8_t dropout;         /* 1: made by dropout's forward (native_dropout) */
 } stack_facts;
 
 const char *phase_name(int p);

@@ -236,5 +236,6 @@ int replay_phase_made(state *s, uint32_t id)
     return (!f->f.has_python ? INFER_MADE_UNKNOWN
             : fwd            ? INFER_MADE_FORWARD
                              : INFER_MADE_ELSEWHERE) |
-           (f->f.fused_attention ? INFER_MADE_ATTENTION : 0);
+           (f->f.fused_attention ? INFER_MADE_ATTENTION : 0) |
+           (f->f.dropout ? INFER_MADE_DROPOUT : 0);
 }

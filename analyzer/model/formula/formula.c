@@ -34,6 +34,11 @@ double formula_opt_bpp(const gpt_shape *s)
     return s->opt_set ? s->opt_bpp : 2.0 * formula_param_bytes(s); /* AdamW's two states */
 }
 
+int formula_dropout(const gpt_shape *s)
+{
+    return s->dropout > 0 || s->dropout_on;
+}
+
 int formula_param_bytes(const gpt_shape *s)
 {
     return s->params16 ? 2 : 4;
@@ -139,7 +144,7 @@ uint64_t formula_block_bytes(const gpt_shape *s)
     else
         per_nd = 36;
     uint64_t b = per_nd * N * d + 16 * N + 4 * N * s->H;
-    if (s->dropout > 0)
+    if (formula_dropout(s))
         b += 2 * N * d; /* dropout masks */
     return b;
 }
@@ -228,7 +233,7 @@ void formula_refined(const gpt_shape *s, cat_breakdown *out)
         act += 14 * N * d + 16 * N;
     else /* final LayerNorm: fp32 (16-bit) input + 16-bit output, mean/rstd */
         act += (p16 ? 4 : 6) * N * d + 8 * N;
-    if (s->dropout > 0)
+    if (formula_dropout(s))
         act += N * d; /* embedding dropout mask */
     out->bytes[CAT_ACTIVATIONS] = act;
     out->bytes[CAT_LOGITS] = formula_logits_per_nv(s) * N * s->V;

@@ -13,6 +13,7 @@
 typedef struct gpt_shape {
     uint64_t B, T, A, L, H, d, V; /* batch, block, grad accum, layers, heads, width, vocab */
     double dropout;
+    int dropout_on; /* 1: dropout's masks seen in the trace, its rate not known (formula_dropout) */
     int bias;
     int dtype_bytes;       /* 2: float16 / bfloat16 autocast; 4: float32 */
     int compile;           /* torch.compile */
@@ -68,6 +69,8 @@ enum { FORMULA_DOC_MULT_BASIC = 24, FORMULA_DOC_MULT_EMPIRICAL = 160 };
 /* formula_opt_bpp: the optimizer state per trainable parameter s assumes (opt_set: the run's,
  * else AdamW's 8 B); formula_train_frac: its trainable share (1 when not set). */
 double formula_opt_bpp(const gpt_shape *s);
+/* formula_dropout: s keeps dropout's masks (a rate > 0, or masks seen: dropout_on) */
+int formula_dropout(const gpt_shape *s);
 /* formula_param_bytes: bytes per parameter element of s (2: 16-bit parameters, else 4) */
 int formula_param_bytes(const gpt_shape *s);
 /* formula_params16: s trains 16-bit parameters (no fp32 master weights) */
