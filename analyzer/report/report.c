@@ -246,17 +246,32 @@ static void less_ema(report_ctx *c, const replay_result *r, made_memo *mm, uint6
  * bfloat16: pure 16-bit training) made 16-bit logits in its first forward and no 16-bit copy of a
  * weight (autocast makes them of fp32 weights only), eager (a compiled graph's casts are no
  * _to_copy) and without a GradScaler (it refuses 16-bit gradients): the weights' sizes are read
- * again at 2 B an element (P, d; later EMA and what-ifs inherit it). */
-static void params16(report_ctx *c, replay_result *r, const run_facts *f)
+ * again at 2 B an element (P, d; later EMA and what-ifs inherit it). With LoRA over such a model
+ * the adapters are fp32 (as peft makes them) when autocast copies them only, half their
+ * gradients' bytes, or peft casts the 16-bit input to their dtype (_cast_input_dtype made a
+ * tensor: without autocast): those count at 4 B. The bytes per element of what trains (2 or 4);
+ * 0: fp32 parameters, nothing changed. */
+static unsigned params16(report_ctx *c, replay_result *r, const run_facts *f)
 {
     const infer_value *lg = &c->inferred.v[INFER_logits_dtype_bytes];
+    uint64_t copies = r->cat_peak[CAT_AUTOCAST], grads = r->cat_peak[CAT_GRADIENTS];
+    int peft = tables_code_find(r->t, "/peft/", NULL, NULL, NULL, 0);
+    int adapters32 =
+        peft && grads &&
+        (copies ? copies <= grads / 2 + grads / 16 /* (their copies: half) */
+                : tables_code_find(r->t, "/peft/", NULL, "._cast_input_dtype", NULL, 0));
     if (!f->inferred || !r->inferred_from || !r->tensor_mode || !r->has_cat_peaks || !lg->known ||
-        lg->value != 2 || r->cat_peak[CAT_AUTOCAST] || f->grad_scaler ||
+        lg->value != 2 || (copies && !adapters32) || f->grad_scaler ||
         f->compile_frames != MODEL_COMPILE_NOT_SEEN)
-        return;
+        return 0;
     infer_pass_params16(r->inferred_from,
-                        "16-bit parameters: the first forward made 16-bit logits and no 16-bit "
-                        "copy of a weight (autocast makes those of fp32 weights)");
+                        adapters32 ? "16-bit parameters: the first forward made 16-bit logits and "
+                                     "16-bit copies of the trained LoRA adapters only (fp32: "
+                                     "half their gradients' bytes), none of the frozen weights"
+                                   : "16-bit parameters: the first forward made 16-bit logits and "
+                                     "no 16-bit copy of a weight (autocast makes those of fp32 "
+                                     "weights)",
+                        adapters32 ? grads : 0);
     infer_pass *p = infer_pass_copy(r->inferred_from);
     infer_result out;
     if (p && infer_finish(p, &out) == 0 && out.v[INFER_params].known) {
@@ -265,6 +280,7 @@ static void params16(report_ctx *c, replay_result *r, const run_facts *f)
         c->inferred = out;
     }
     infer_pass_free(p);
+    return adapters32 ? 4 : 2;
 }
 
 static int report_fill(report_ctx *c)
@@ -331,7 +347,7 @@ static int report_fill(report_ctx *c)
                                              "GradScaler._check_inf_per_device",
                                              "GradScaler._lazy_init_scale_growth_tracker", NULL};
     f->grad_scaler = tables_code_named(r->t, "grad_scaler.py", scaler_fns);
-    params16(c, r, f);
+    unsigned trained_elem = params16(c, r, f);
     f->backward_passes = (int)r->backward_passes;
     f->peak_phase = r->peak_process ? phase_name(r->peak_phase) : NULL;
     f->peak_bwd = (int)r->peak_bwd;
@@ -398,6 +414,7 @@ static int report_fill(report_ctx *c)
         .param_elem = f->inferred && f->inferred->v[INFER_param_dtype_bytes].known
                           ? (unsigned)f->inferred->v[INFER_param_dtype_bytes].value
                           : 4,
+        .state_elem = trained_elem,
     };
     recognize_run(&ri, &c->recog);
     f->recog = &c->recog;

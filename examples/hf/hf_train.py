@@ -145,6 +145,8 @@ def main():
     times, phase, rc = [], "model", 0
     try:
         model = build(a.model, T, dropout)
+        if a.dtype != "fp32":  # 16-bit weights (LoRA's adapters made after stay fp32)
+            model.to({"bf16": torch.bfloat16, "fp16": torch.float16}[a.dtype])
         if a.lora_rank:
             model = add_lora(model, family, a.lora_rank, a.lora_alpha)
         if a.gradient_checkpointing:
@@ -156,8 +158,6 @@ def main():
         if a.no_cache and hasattr(model.config, "use_cache"):
             model.config.use_cache = False
         truth["use_cache"] = bool(getattr(model.config, "use_cache", False))
-        if a.dtype != "fp32":
-            model.to({"bf16": torch.bfloat16, "fp16": torch.float16}[a.dtype])
         model.to(dev)
         model.train()
         trainable = model_truth(model, truth)

@@ -100,6 +100,8 @@ def main():
     phase = "model"
     try:
         model = build(a.model, T, dropout)
+        if a.dtype != "fp32":  # 16-bit weights (LoRA's adapters made after stay fp32)
+            model.to({"bf16": torch.bfloat16, "fp16": torch.float16}[a.dtype])
         if a.lora_rank:
             from peft import LoraConfig, get_peft_model
             model = get_peft_model(model, LoraConfig(r=a.lora_rank, lora_alpha=a.lora_alpha,
@@ -118,8 +120,6 @@ def main():
                      factored_elements=factored_elements(trainable))
         print(f"number of parameters: {truth['params'] / 1e6:.2f}M (trainable "
               f"{truth['trainable_params'] / 1e6:.2f}M)", flush=True)
-        if a.dtype != "fp32":
-            model.to({"bf16": torch.bfloat16, "fp16": torch.float16}[a.dtype])
         model.to(dev)
         model.train()
         truth["param_bytes"] = tensor_bytes(params)

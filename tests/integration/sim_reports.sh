@@ -135,19 +135,26 @@ for line in open(sys.argv[1]):
     if p16:
         if not 0 <= inf["params"]["value"] - f["params"] <= 64:
             bad.append("%s: P %s, the program's %d" % (t, inf["params"]["value"], f["params"]))
-        for word in ("fp32 master", "fp32 gradients", "at 4 B", "8 B per trainable",
+        # (LoRA's adapters stay fp32 over them, as peft makes them: their gradients and state)
+        for word in ("(fp32 master", "fp32 gradients", "at 4 B", "8 B per trainable",
                      "mixed precision", "what PyTorch autocast"):
-            if word in text:
+            if word in text and not (f.get("lora_rank") and word in ("fp32 gradients", "8 B per trainable")):
                 bad.append("%s: 16-bit parameters, yet says %r" % (t, word))
         if fo.get("autocast_copies", {}).get("refined_bytes"):
             bad.append("%s: autocast copies of 16-bit weights in the formula" % t)
-        if "pure 16-bit" not in text or r["config"]["dtype"]["value"] not in ("bfloat16", "16-bit"):
+        # the optimizer's state in the trained parameters' dtype (16-bit, or LoRA's fp32 adapters)
+        o = fo.get("optimizer") or {}
+        if o.get("measured_bytes") and abs(o["refined_bytes"] / o["measured_bytes"] - 1) > 0.01:
+            bad.append("%s: optimizer state %s in the formula, %s measured" %
+                       (t, o["refined_bytes"], o["measured_bytes"]))
+        if "16-bit parameters really keep" not in text or \
+                r["config"]["dtype"]["value"] not in ("bfloat16", "16-bit"):
             bad.append("%s: pure 16-bit training not said (dtype %s)" % (t, r["config"]["dtype"]))
         # GPT-2's block keeps its KV cache apart (the cache holds 4 B of k and v per token, d)
         kv = 4 * f["batch_size"] * f["seq_len"] * f["hidden"] * f["layers"] \
             if f["family"] == "gpt2" and f.get("use_cache") else 0
         a = fo["activations"]
-        if not f["oom"] and a["refined_bytes"] and \
+        if not f["oom"] and a["refined_bytes"] and not f.get("lora_rank") and \
                 abs((a["measured_bytes"] - kv) / a["refined_bytes"] - 1) > 0.001:
             bad.append("%s: activations %d B (%d of a KV cache), the pure 16-bit formula %d" %
                        (t, a["measured_bytes"], kv, a["refined_bytes"]))

@@ -218,7 +218,7 @@ static void test_params16(void **state)
     assert_int_equal(formula_param_bytes(&s), 2);
     assert_int_equal(formula_block_bytes(&s), 24 * N * 768 + 8 * N * 2048 + 8 * N + 4 * N * 12);
     assert_string_equal(formula_block_text(&s), "24*N*d + 8*N*I + 8*N + 4*N*H");
-    assert_non_null(strstr(formula_refined_words(&s), "16-bit parameters"));
+    assert_non_null(strstr(formula_refined_words(&s), "16-bit parameters really keep"));
     cat_breakdown r;
     formula_refined(&s, &r);
     assert_int_equal(r.bytes[CAT_ACTIVATIONS], 3478421504); /* the simulated run: + 262,340 */

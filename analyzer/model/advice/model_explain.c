@@ -102,7 +102,8 @@ static void explain_generic(model_result *m, const run_facts *f)
             if (me == 0 && f->tensor_mode)
                 no_gradients(m, f, rd, n);
             else if (me && m->rec.trainable)
-                snprintf(rd, n, "%s gradients of %.2f M trainable parameters", pw,
+                snprintf(rd, n, "%s gradients of %.2f M trainable parameters",
+                         m->rec.state_elem == 2 ? "16-bit" : "fp32",
                          (double)m->rec.trainable / 1e6);
             break;
         case CAT_OPTIMIZER:
@@ -135,8 +136,9 @@ static void explain_doc(model_result *m, const run_facts *f, int c, uint64_t me,
 {
     const gpt_shape *s = &m->shape;
     uint64_t P = m->params_trace ? m->params_trace : formula_params_exact(s);
-    double pb = formula_param_bytes(s); /* the parameters' and gradients' bytes per element */
-    const char *pw = pb == 2 ? "16-bit" : "fp32";
+    double pb = formula_param_bytes(s);                     /* the parameters' bytes per element */
+    double ge = m->rec.state_elem ? m->rec.state_elem : pb; /* the gradients' (LoRA: fp32) */
+    const char *gw = ge == 2 ? "16-bit" : "fp32";
     int a_known = config_known(&m->cfg, CFG_gradient_accumulation_steps) &&
                   m->cfg.v[CFG_gradient_accumulation_steps].src != CONFIG_SRC_DEFAULT;
     switch ((category)c) {
@@ -170,21 +172,21 @@ static void explain_doc(model_result *m, const run_facts *f, int c, uint64_t me,
                      "segment mode counts whole segments under the phase that grew them: "
                      "no bytes per parameter from it (run with --tensors)");
         else if (f->peak_phase && !strcmp(f->peak_phase, "backward") &&
-                 (double)me < 0.97 * pb * P * formula_train_frac(s))
+                 (double)me < 0.97 * ge * P * formula_train_frac(s))
             snprintf(rd, n,
                      "%.0f %% of the %s gradients were alive: the peak came during a backward, "
                      "before it had made the rest",
-                     100.0 * (double)me / (pb * P * formula_train_frac(s)), pw);
-        else if (fabs((double)me - pb * P * formula_train_frac(s)) <
-                 0.15 * pb * P * formula_train_frac(s))
-            snprintf(rd, n, "gradients are %s (%.1f B per trainable parameter)%s", pw,
+                     100.0 * (double)me / (ge * P * formula_train_frac(s)), gw);
+        else if (fabs((double)me - ge * P * formula_train_frac(s)) <
+                 0.15 * ge * P * formula_train_frac(s))
+            snprintf(rd, n, "gradients are %s (%.1f B per trainable parameter)%s", gw,
                      (double)me / ((double)P * formula_train_frac(s)),
                      a_known && s->A > 1 ? "; they stay alive across micro-steps (A > 1)" : "");
-        else if (m->partial && (double)me < pb * P * formula_train_frac(s))
+        else if (m->partial && (double)me < ge * P * formula_train_frac(s))
             snprintf(rd, n,
                      "%.0f %% of the %s gradients were alive: the run stopped at the "
                      "out-of-memory error during the backward",
-                     100.0 * (double)me / (pb * P * formula_train_frac(s)), pw);
+                     100.0 * (double)me / (ge * P * formula_train_frac(s)), gw);
         else
             snprintf(rd, n, "%.1f B/param of gradients measured, the basic formula assumes 2",
                      (double)me / P);

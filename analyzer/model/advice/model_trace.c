@@ -98,8 +98,8 @@ void model_trace_dtype(nano_config *c, const run_facts *f)
     } else if (ir && ir->v[INFER_param_dtype_bytes].known &&
                ir->v[INFER_param_dtype_bytes].value == 2 && dv->src == CONFIG_SRC_UNKNOWN) {
         s = "16-bit";
-        why = "16-bit parameters (no autocast copy of a weight) and 16-bit logits: pure 16-bit "
-              "training (bfloat16 or float16: the sizes do not tell)";
+        why = "16-bit parameters (no fp32 master weights for autocast to copy) and 16-bit logits: "
+              "16-bit training (bfloat16 or float16: the sizes do not tell)";
     } else if (ir && ir->v[INFER_logits_dtype_bytes].known &&
                ir->v[INFER_logits_dtype_bytes].value == 2 && dv->src == CONFIG_SRC_UNKNOWN) {
         s = "bfloat16";

@@ -462,11 +462,12 @@ infer_pass *infer_pass_copy(const infer_pass *ip)
     return c;
 }
 
-void infer_pass_params16(infer_pass *ip, const char *why)
+void infer_pass_params16(infer_pass *ip, const char *why, uint64_t fp32)
 {
     if (!ip)
         return;
     ip->p.elem = 2;
+    ip->p.elem_fp32 = fp32;
     snprintf(ip->p.elem_why, sizeof ip->p.elem_why, "%s", why ? why : "");
 }
 

@@ -78,8 +78,9 @@ void infer_pass_free(infer_pass *p);
  * *dropped_bytes. */
 infer_pass *infer_pass_copy(const infer_pass *p);
 /* infer_pass_params16: p's parameters are 16-bit (why: what says so, said in
- * INFER_param_dtype_bytes): its next infer_finish counts them at 2 B an element, not 4 */
-void infer_pass_params16(infer_pass *p, const char *why);
+ * INFER_param_dtype_bytes), but fp32 bytes of them fp32 (LoRA's trained adapters over a 16-bit
+ * model; 0: none): its next infer_finish counts them at 2 B an element, those at 4 */
+void infer_pass_params16(infer_pass *p, const char *why, uint64_t fp32);
 int infer_finish_without(infer_pass *p, int (*drop)(void *ctx, uint32_t stack), void *ctx,
                          infer_result *out, size_t *ndropped, uint64_t *dropped_bytes);
 

@@ -40,6 +40,7 @@ typedef struct vt__pass {
     uint64_t img_b, img_side, img_bytes; /* an image batch (vt__find_images), 0 = none */
     unsigned elem;      /* bytes per parameter element (0: 4, fp32; infer_pass_params16) */
     char elem_why[160]; /* ... what says they are 16-bit */
+    uint64_t elem_fp32; /* ... but these bytes of them fp32 (LoRA's adapters: their gradients') */
     /* live tensors by a hash of their address (0: vt__free needs no search) */
     uint32_t live_at[4096];
 } vt__pass;

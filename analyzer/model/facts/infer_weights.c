@@ -98,11 +98,16 @@ void vt__infer_params(const vt__pass *p, infer_result *out, uint64_t *elems, siz
                 (unsigned long long)bytes);
         vt__set(out, INFER_param_dtype_bytes, 4, "assumed: fp32 parameters (AMP keeps them fp32)");
     } else {
-        vt__set(out, INFER_params, (int64_t)(bytes / e),
+        uint64_t f32 = p->elem_fp32 < bytes ? p->elem_fp32 : 0; /* at 4 B: half the elements */
+        char tail[96] = "";
+        if (f32)
+            snprintf(tail, sizeof tail, " and the trained adapters' %llu B at 4 B (fp32)",
+                     (unsigned long long)f32);
+        vt__set(out, INFER_params, (int64_t)((bytes - f32) / e + f32 / 4),
                 "%zu tensors allocated before the first temporary and alive %s, %llu B at %u B "
-                "each (16-bit parameters)",
+                "each (16-bit parameters)%s",
                 n, p->at_oom ? "at the out-of-memory failure" : "after the first backward",
-                (unsigned long long)bytes, e);
+                (unsigned long long)(bytes - f32), e, tail);
         vt__set(out, INFER_param_dtype_bytes, e, "%s", p->elem_why);
     }
     size_t per, reps;

@@ -168,8 +168,8 @@ const char *formula_block_text(const gpt_shape *s)
 const char *formula_refined_words(const gpt_shape *s)
 {
     return s->dtype_bytes >= 4   ? "what float32 training really keeps"
-           : formula_params16(s) ? "what 16-bit parameters without autocast really keep (pure "
-                                   "16-bit training)"
+           : formula_params16(s) ? "what 16-bit parameters really keep (no fp32 master weights, "
+                                   "no copies of them)"
                                  : "what PyTorch autocast really keeps";
 }
 

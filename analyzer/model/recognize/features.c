@@ -196,13 +196,15 @@ void recognize_features(const recognize_input *in, run_recognition *out)
                      "the LoRA adapters' fp32 weights, made under peft's code: with LoRA only "
                      "they train (no gradient was measured)");
         }
-        if (out->trainable && in->param_bytes >= 4)
+        /* of the parameters the weights count (P: 16-bit ones at 2 B, LoRA's fp32 at 4) */
+        const infer_value *pv = in->inferred ? &in->inferred->v[INFER_params] : NULL;
+        double all =
+            pv && pv->known && pv->value > 0 ? (double)pv->value : (double)in->param_bytes / 4.0;
+        if (out->trainable && all >= 1.0)
             snprintf(msg, sizeof msg,
                      "peft's code on the Python stacks (%.60s); %.2f %% of the parameters have "
                      "gradients",
-                     q,
-                     100.0 * (double)out->trainable /
-                         ((double)in->param_bytes / (in->param_elem == 2 ? 2.0 : 4.0)));
+                     q, 100.0 * (double)out->trainable / all);
         else
             snprintf(msg, sizeof msg, "peft's code on the Python stacks (%.100s)", q);
         set(&out->feat[FEATURE_LORA], FEAT_ON, msg);

@@ -35,7 +35,7 @@ const char *optim_words(optim_kind k)
 }
 const char *optim_text(const run_recognition *r)
 {
-    return r->param_elem == 2 && (unsigned)r->optim < OPT_COUNT ? opt_words16[r->optim]
+    return r->state_elem == 2 && (unsigned)r->optim < OPT_COUNT ? opt_words16[r->optim]
                                                                 : optim_words(r->optim);
 }
 
@@ -94,8 +94,9 @@ void recognize_optim(const recognize_input *in, run_recognition *out)
         }
     /* the trainable parameters: gradients are made for them only (in the parameters' dtype) */
     out->trainable_where[0] = '\0';
-    unsigned e = in->param_elem == 2 ? 2 : 4;
-    out->param_elem = e;
+    out->param_elem = in->param_elem == 2 ? 2 : 4;
+    unsigned e = in->state_elem == 2 || in->state_elem == 4 ? in->state_elem : out->param_elem;
+    out->state_elem = e;
     if (in->has_cat_peaks && in->grad_peak >= e) {
         out->trainable = in->grad_peak / e;
         snprintf(out->trainable_where, sizeof out->trainable_where,

@@ -118,6 +118,8 @@ typedef struct recognize_input {
                               * kv_cache_at says: the EMA copy of the weights, 0: none */
     int ema_which;           /* recognize_ema_code of the code that made them, 0: none */
     unsigned param_elem;     /* bytes per parameter element (the inferred 2: 16-bit; else 4) */
+    unsigned state_elem;     /* ... of the trained ones, their gradients and state (LoRA's fp32
+                              * adapters over a 16-bit model: 4); 0: param_elem */
 } recognize_input;
 
 /* What was trained and how. */
@@ -133,11 +135,12 @@ typedef struct run_recognition {
     char optim_class[48]; /* from the frames ("AdamW", "SGD"), "" if unseen */
     double optim_bpp;     /* state bytes per trainable parameter, measured; < 0: not measured */
     char optim_where[320];
-    int steps_maybe_skipped;   /* 1: no optimizer ran that a GradScaler's skipping explains: the
-                                * steps counted (gradients freed) may have updated nothing */
-    uint64_t trainable;        /* trainable parameters (the gradients' elements); 0: unknown */
-    unsigned param_elem;       /* bytes per parameter (and gradient) element: 4, or 2 (16-bit) */
-    char trainable_where[160]; /* what they were counted from */
+    int steps_maybe_skipped; /* 1: no optimizer ran that a GradScaler's skipping explains: the
+                              * steps counted (gradients freed) may have updated nothing */
+    uint64_t trainable;      /* trainable parameters (the gradients' elements); 0: unknown */
+    unsigned param_elem;     /* bytes per parameter element: 4, or 2 (16-bit) */
+    unsigned state_elem;     /* ... of the trained ones (their gradients, the optimizer's state) */
+    char trainable_where[160];         /* what they were counted from */
     recog_feature feat[FEATURE_COUNT]; /* by feature_id */
     uint64_t ema_bytes; /* the EMA copy of the weights among the parameters (recognize_input) */
     /* the training loop: "lightning" (Lightning's Trainer), "hf_trainer" (Hugging Face's),
