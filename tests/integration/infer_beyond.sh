@@ -39,9 +39,11 @@ for line in open(sys.argv[1]):
     if not f["oom"] and "out-of-memory failure" in inf.get("params", {}).get("where", ""):
         bad.append("%s: P read at an out-of-memory failure in a run that fit: %s" %
                    (t, inf["params"]["where"]))
-    if val("params") != f["params"] + buffers // 4:
+    # (16-bit weights: read at 2 B, their floating buffers converted with them, BERT's int64 ids not)
+    per = 2 if fam == "bert" and f.get("dtype") in ("bf16", "fp16") else 4
+    if val("params") != f["params"] + buffers // per:
         bad.append("%s: P %s, the program's %d + %d of buffers" %
-                   (t, val("params"), f["params"], buffers // 4))
+                   (t, val("params"), f["params"], buffers // per))
     T = f.get("seq_len") or f.get("tokens")
     if val("batch_size") not in (None, f["batch_size"]):
         bad.append("%s: B %s, the run's %d" % (t, val("batch_size"), f["batch_size"]))

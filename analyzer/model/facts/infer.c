@@ -114,8 +114,10 @@ static size_t vt__embeds(const vt__pass *p, size_t i, uint64_t n, uint64_t d)
 
 /* vt__token_batch: N = B·T, the int64 token batch of the first forward: an int64-sized tensor
  * (N·8 B; kept alive by the training loop or not), whose embedding lookup, N·d elements of 2 or 4
- * bytes, comes within a few allocations after it. *at its index. 0 when there is none (no token
- * input: an image model). */
+ * bytes, comes within a few allocations after it, put on the device by the loop (a tensor a
+ * module's forward made is none: BERT's ones(B, T) fp32 attention mask, B·T·4 bytes, has the size
+ * of a batch of half its tokens). *at its index. 0 when there is none (no token input: an image
+ * model). */
 static uint64_t vt__token_batch(const vt__pass *p, uint64_t d, uint64_t V, size_t *at)
 {
     if (p->at_oom && p->oom_bt) {
@@ -138,7 +140,7 @@ static uint64_t vt__token_batch(const vt__pass *p, uint64_t d, uint64_t V, size_
                 continue;
             uint64_t n = p->t[li].size / vb;
             for (size_t i = 0; i < li; i++)
-                if (p->t[i].early && p->t[i].size == n * 8 &&
+                if (p->t[i].early && p->t[i].size == n * 8 && p->t[i].made != INFER_MADE_FORWARD &&
                     (pass == 1 || vt__embeds(p, i, n, d))) {
                     *at = i;
                     return n;
@@ -146,7 +148,8 @@ static uint64_t vt__token_batch(const vt__pass *p, uint64_t d, uint64_t V, size_
         }
     /* a token batch is looked up in an embedding: no vocabulary, no tokens (an image model) */
     for (size_t i = 0; d && V && i < p->n; i++) {
-        if (!p->t[i].early || p->t[i].size % 8 || p->t[i].size < 16)
+        if (!p->t[i].early || p->t[i].size % 8 || p->t[i].size < 16 ||
+            p->t[i].made == INFER_MADE_FORWARD)
             continue;
         uint64_t n = p->t[i].size / 8;
         if (!vt__embeds(p, i, n, d))

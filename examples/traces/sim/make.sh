@@ -58,6 +58,7 @@ run llama160m_bf16_b16_oom_backward examples/sim/sim_hf.py --model llama-160m --
 run gpt2_bf16_b4_fit examples/sim/sim_hf.py --model gpt2 --amp none --dtype bf16 --batch-size 4 --steps 2
 run llama160m_bf16_lora8_b8_fit examples/sim/sim_hf.py --model llama-160m --dtype bf16 --lora-rank 8 --batch-size 8 --steps 2
 run llama160m_bf16_lora8_noamp_b8_fit examples/sim/sim_hf.py --model llama-160m --dtype bf16 --amp none --lora-rank 8 --batch-size 8 --steps 2
+run bert_bf16_b8_fit examples/sim/sim_hf.py --model bert-base --dtype bf16 --amp none --batch-size 8 --steps 2
 run resnet50_b128_fit examples/sim/sim_vision.py --model resnet50 --batch-size 128 --steps 1
 run resnet50_b320_oom_forward examples/sim/sim_vision.py --model resnet50 --batch-size 320 --steps 1
 # ResNet-50 with AdamW at B=256: a failed device allocation in its first backward that PyTorch's
