@@ -203,6 +203,13 @@ for f in facts:
             bad.append("%s: activations %d B, the refined %d and the KV cache's %s: %s" %
                        (t, fo["measured_bytes"], fo["refined_bytes"], kv and kv.group(1),
                         r.get("formula_block_note")))
+    # checkpointing: at the start of the loss backward each block keeps its input alone (the fp32
+    # residual), no block recomputed yet: the activations are the formula's to 16 KiB
+    if f.get("gradient_checkpointing") and r["formula_applies"] and not f["oom"]:
+        fo = r["formula"]["activations"]
+        if not 0 <= fo["measured_bytes"] - fo["refined_bytes"] <= 16384:
+            bad.append("%s: checkpointed activations %d B, the refined %d" %
+                       (t, fo["measured_bytes"], fo["refined_bytes"]))
     # a gated MLP's width from the weights: only a Llama has one (GPT-2's and BERT's MLPs are two
     # matrices of 4d x d, T5's two of its own width)
     inf = r.get("inferred") or {}

@@ -219,9 +219,9 @@ void formula_refined(const gpt_shape *s, cat_breakdown *out)
     uint64_t block = formula_block_bytes(s);
     uint64_t act;
     int p16 = pb == 2 && s->dtype_bytes < 4; /* the residual stream is 16-bit */
-    if (s->checkpointing) /* only block inputs (the residual: fp32, or 16-bit) + one block
-                           * recomputed */
-        act = s->L * (p16 ? 2 : 4) * N * d + block;
+    if (s->checkpointing) /* only block inputs (the residual: fp32, or 16-bit): a block is
+                           * recomputed later in the backward, after the logits are freed */
+        act = s->L * (p16 ? 2 : 4) * N * d;
     else
         act = s->L * block;
     if (s->gated) /* final RMSNorm: fp32 input and normalized input, rsqrt rows, the head's

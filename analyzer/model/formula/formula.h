@@ -138,7 +138,8 @@ void formula_take_block(gpt_shape *dst, const gpt_shape *src);
 /* formula_refined: the refined formula's tensor bytes at the step's peak (start of the
  * loss backward) per category: parameters 4P, optimizer opt_bpp per trainable parameter (0 at
  * iteration 0), gradients 4 B per trainable parameter when A > 1, autocast copies 2*P_mm (eager
- * 16-bit), activations L blocks + 6Nd + 8N (final LayerNorm), logits/loss 12NV (8NV compiled),
+ * 16-bit), activations L blocks + 6Nd + 8N (final LayerNorm; checkpointing: L block inputs, the
+ * recomputed block comes after the logits are freed), logits/loss 12NV (8NV compiled),
  * attention 6*B*H*T^2 per layer when unfused, inputs 16N. Sums to formula.md §3's peak. Other
  * categories are 0; all are 0 when s->generic. */
 void formula_refined(const gpt_shape *s, cat_breakdown *out);
