@@ -151,6 +151,8 @@ PYEOF
     done <<'RUNS'
 llama160m_bf16_b8_a2_fit|fit|hf|transformers|sim,shim|--model llama-160m --amp none --dtype bf16 --batch-size 8 --grad-accum 2 --steps 2
 gpt2_bf16_b4_fit|fit|hf|transformers|sim,shim|--model gpt2 --amp none --dtype bf16 --batch-size 4 --grad-accum 1 --steps 2
+llama160m_bf16_lora8_b8_fit|fit|hf|transformers,peft|sim,shim|--model llama-160m --dtype bf16 --lora-rank 8 --batch-size 8 --grad-accum 1 --steps 2
+bert_bf16_b8_fit|fit|hf|transformers|sim,shim|--model bert-base --dtype bf16 --amp none --batch-size 8 --grad-accum 1 --steps 2
 llama400m_lora8_nocache_b4_fit|fit|hf|transformers,peft|sim,shim|--model llama-400m --batch-size 4 --lora-rank 8 --no-cache --grad-accum 1 --steps 2
 gpt2_nocache_b4_fit|fit|hf|transformers|sim,shim|--model gpt2 --batch-size 4 --optimizer adafactor --no-cache --grad-accum 1 --steps 2
 llama_gqa300m_b4_fit|fit|hf|transformers|sim,shim|--model llama-gqa-300m --batch-size 4 --grad-accum 1 --steps 2
