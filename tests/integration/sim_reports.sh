@@ -71,6 +71,12 @@ for line in open(sys.argv[1]):
                                                              f["trainable_params"]))
         if not f["optimizer"].startswith("adamw") and "AdamW keeps" in text:
             bad.append("%s: %s described as AdamW" % (t, f["optimizer"]))
+    # no step ran and a script that constructs one optimizer (sim_diffusion.py: AdamW): that one,
+    # from its recorded source with file and line, not an assumption
+    if f["oom"] and not f.get("steps") and f["program"] == "sim_diffusion.py":
+        o = rec["optimizer"]
+        if o["kind"] != "adam" or "the script's only optimizer" not in text or "assume AdamW" in text:
+            bad.append("%s: no step ran, one optimizer in the script: %s" % (t, o))
     # no step ran: the optimizer the command line names, SGD counted at its momentum buffer's
     # 4 B (a bound: the line does not say whether momentum is on), never AdamW's 8 B assumed
     if f["oom"] and not f.get("steps") and "--optimizer sgd" in f["command"]:

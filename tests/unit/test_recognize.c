@@ -220,6 +220,44 @@ static void test_optimizers(void **state)
 }
 
 /* the optimizer a command line names, when no step ran and no code named one */
+/* script_optim: recognize_optim_script on one recorded script of source src */
+static run_recognition script_optim(const char *src)
+{
+    config_recfile f = {.name = "train.py", .data = src, .len = strlen(src), .kind = VT_FILE_ARG};
+    config_files fs = {1, &f, 1};
+    run_recognition r;
+    memset(&r, 0, sizeof r);
+    r.optim_bpp = -1;
+    recognize_optim_script(&fs, &r);
+    return r;
+}
+
+static void test_optim_script(void **state)
+{
+    (void)state;
+    /* one kind constructed (a comment and a longer name are no call): that one, file and line */
+    run_recognition r = script_optim("import torch\n# torch.optim.AdamW(p) was slower\n"
+                                     "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+                                     "sched = MySGD(opt)\n");
+    assert_int_equal(r.optim, OPT_SGD);
+    assert_non_null(strstr(r.optim_where, "SGD( in train.py:3, the script's only optimizer"));
+    r = script_optim("from torch.optim import AdamW\nopt = AdamW(params)\nopt2 = AdamW(other)\n");
+    assert_int_equal(r.optim, OPT_ADAM);
+    /* two kinds: which one ran is not in the source */
+    r = script_optim("if a.opt == 'sgd':\n    o = torch.optim.SGD(p)\nelse:\n"
+                     "    o = torch.optim.AdamW(p)\n");
+    assert_int_equal(r.optim, OPT_UNKNOWN);
+    r = script_optim("print('no optimizer here')\n");
+    assert_int_equal(r.optim, OPT_UNKNOWN);
+    /* a measured state or a class seen stays */
+    config_recfile f = {.name = "t.py", .data = "SGD(p)", .len = 6, .kind = VT_FILE_ARG};
+    config_files fs = {1, &f, 1};
+    memset(&r, 0, sizeof r);
+    r.optim = OPT_ADAM, r.optim_bpp = 8;
+    recognize_optim_script(&fs, &r);
+    assert_int_equal(r.optim, OPT_ADAM);
+}
+
 static void test_optim_cmdline(void **state)
 {
     (void)state;
@@ -400,10 +438,10 @@ static void test_loops(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_families),   cmocka_unit_test(test_family_from_shapes),
-        cmocka_unit_test(test_optimizers), cmocka_unit_test(test_optim_cmdline),
-        cmocka_unit_test(test_features),   cmocka_unit_test(test_loops),
-        cmocka_unit_test(test_ema),
+        cmocka_unit_test(test_families),     cmocka_unit_test(test_family_from_shapes),
+        cmocka_unit_test(test_optimizers),   cmocka_unit_test(test_optim_cmdline),
+        cmocka_unit_test(test_optim_script), cmocka_unit_test(test_features),
+        cmocka_unit_test(test_loops),        cmocka_unit_test(test_ema),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

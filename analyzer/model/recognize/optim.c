@@ -188,3 +188,80 @@ void recognize_optim_cmdline(int argc, const char *const *argv, run_recognition 
             }
     }
 }
+
+/* X(class name, the kind) — optimizer classes a script constructs: Name( after no identifier
+ * character (torch.optim.SGD(, optim.AdamW(, bnb.optim.AdamW8bit(, SGD( after an import) */
+#define VT_OPTIM_CALLS(X)                                                                          \
+    X("AdamW", ADAM)                                                                               \
+    X("Adam", ADAM)                                                                                \
+    X("SGD", SGD)                                                                                  \
+    X("Adafactor", FACTORED)                                                                       \
+    X("AdamW8bit", EIGHT_BIT)                                                                      \
+    X("Adam8bit", EIGHT_BIT)                                                                       \
+    X("PagedAdamW8bit", EIGHT_BIT)                                                                 \
+    X("RMSprop", ONE_STATE)                                                                        \
+    X("Adagrad", ONE_STATE)
+
+/* call_at: the kind of an optimizer class constructed at s[i] (its name, then '(' ; not the end
+ * of a longer identifier), with its name's length in *n; OPT_UNKNOWN when none */
+static optim_kind call_at(const char *s, size_t len, size_t i, size_t *n)
+{
+    static const struct {
+        const char *name;
+        optim_kind kind;
+    } calls[] = {
+#define VT_OPTIM_CALL_ROW(nm, k) {nm, OPT_##k},
+        VT_OPTIM_CALLS(VT_OPTIM_CALL_ROW)
+#undef VT_OPTIM_CALL_ROW
+    };
+    if (i > 0 && (s[i - 1] == '_' || (s[i - 1] >= '0' && s[i - 1] <= '9') ||
+                  ((s[i - 1] | 32) >= 'a' && (s[i - 1] | 32) <= 'z')))
+        return OPT_UNKNOWN;
+    for (size_t k = 0; k < sizeof calls / sizeof calls[0]; k++) {
+        size_t m = strlen(calls[k].name);
+        if (i + m < len && !memcmp(s + i, calls[k].name, m) && s[i + m] == '(') {
+            *n = m;
+            return calls[k].kind;
+        }
+    }
+    return OPT_UNKNOWN;
+}
+
+void recognize_optim_script(const config_files *fs, run_recognition *r)
+{
+    if (r->optim != OPT_UNKNOWN || r->optim_bpp >= 0 || !fs)
+        return;
+    optim_kind kind = OPT_UNKNOWN;
+    char where[200] = "";
+    for (int f = 0; f < fs->n; f++) {
+        const config_recfile *cf = &fs->f[f];
+        if (cf->kind != VT_FILE_ARG || cf->flags || !cf->data)
+            continue;
+        const char *s = cf->data;
+        size_t line = 1, n = 0;
+        int comment = 0; /* in a line's # comment */
+        for (size_t i = 0; i < cf->len; i++) {
+            if (s[i] == '\n') {
+                line++, comment = 0;
+                continue;
+            }
+            if (s[i] == '#')
+                comment = 1;
+            optim_kind k = comment ? OPT_UNKNOWN : call_at(s, cf->len, i, &n);
+            if (k == OPT_UNKNOWN)
+                continue;
+            if (kind != OPT_UNKNOWN && k != kind)
+                return; /* optimizers of two kinds: which one ran is not in the source */
+            if (kind == OPT_UNKNOWN)
+                snprintf(where, sizeof where, "%.*s( in %.80s:%zu, the script's only optimizer",
+                         (int)n, s + i, cf->name ? cf->name : "the script", line);
+            kind = k;
+            i += n;
+        }
+    }
+    if (kind == OPT_UNKNOWN)
+        return;
+    r->optim = kind;
+    snprintf(r->optim_where, sizeof r->optim_where, "%s (no step ran: its state not measured)",
+             where);
+}

@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+#include "config.h"
 #include "infer.h"
 #include "tables.h"
 
@@ -160,6 +161,11 @@ void recognize_run(const recognize_input *in, run_recognition *out);
  * Face Trainer's --optim): that one, its where saying so. SGD is not taken: a command line does
  * not say whether it keeps a momentum buffer. */
 void recognize_optim_cmdline(int argc, const char *const *argv, run_recognition *r);
+/* recognize_optim_script: the same, from the traced script's recorded source (files: the trace's
+ * recorded files; the program's own, passed as an argument) when it constructs optimizers of one
+ * kind only (torch.optim.SGD(...) and no other: its kind, said with the file and line); nothing
+ * when it constructs several kinds (which one ran is not in the source) or none. */
+void recognize_optim_script(const config_files *files, run_recognition *r);
 /* recognize_family / recognize_optim / recognize_features: the three parts of recognize_run. */
 void recognize_family(const recognize_input *in, run_recognition *out);
 void recognize_optim(const recognize_input *in, run_recognition *out);
