@@ -159,12 +159,15 @@ void recognize_optim(const recognize_input *in, run_recognition *out)
     X("adagrad", ONE_STATE)                                                                        \
     X("sgd", SGD)
 
+/* an optimizer's name (a flag's value, a class) and its kind */
+typedef struct optim_name {
+    const char *name;
+    optim_kind kind;
+} optim_name;
+
 void recognize_optim_cmdline(int argc, const char *const *argv, run_recognition *r)
 {
-    static const struct {
-        const char *name;
-        optim_kind kind;
-    } names[] = {
+    static const optim_name names[] = {
 #define VT_OPTIM_FLAG_ROW(n, k) {n, OPT_##k},
         VT_OPTIM_FLAGS(VT_OPTIM_FLAG_ROW)
 #undef VT_OPTIM_FLAG_ROW
@@ -206,10 +209,7 @@ void recognize_optim_cmdline(int argc, const char *const *argv, run_recognition 
  * of a longer identifier), with its name's length in *n; OPT_UNKNOWN when none */
 static optim_kind call_at(const char *s, size_t len, size_t i, size_t *n)
 {
-    static const struct {
-        const char *name;
-        optim_kind kind;
-    } calls[] = {
+    static const optim_name calls[] = {
 #define VT_OPTIM_CALL_ROW(nm, k) {nm, OPT_##k},
         VT_OPTIM_CALLS(VT_OPTIM_CALL_ROW)
 #undef VT_OPTIM_CALL_ROW
