@@ -144,7 +144,7 @@ for line in open(sys.argv[1]):
             bad.append("%s: P %s, the program's %d" % (t, inf["params"]["value"], f["params"]))
         # (LoRA's adapters stay fp32 over them, as peft makes them: their gradients and state)
         for word in ("(fp32 master", "fp32 gradients", "at 4 B", "8 B per trainable",
-                     "mixed precision", "what PyTorch autocast"):
+                     "mixed precision", "what PyTorch autocast", "their sum in fp32"):
             if word in text and not (f.get("lora_rank") and word in ("fp32 gradients", "8 B per trainable")):
                 bad.append("%s: 16-bit parameters, yet says %r" % (t, word))
         if fo.get("autocast_copies", {}).get("refined_bytes"):

@@ -205,9 +205,13 @@ void model_gated_block(model_result *m, const run_facts *f, int nanogpt)
         if (formula_hf_gpt2_block(s))
             snprintf(m->formula_block, sizeof m->formula_block,
                      "refined: %.40s's block (Hugging Face GPT-2: its GELU, written in Python, "
-                     "keeps pow, tanh and their sum in fp32; the KV cache apart): %s bytes per "
-                     "block; basic: the usual GPT-2 rule of thumb",
-                     r->model_class, formula_block_text(s));
+                     "keeps %s; the KV cache apart): %s bytes per block; basic: the usual GPT-2 "
+                     "rule of thumb",
+                     r->model_class,
+                     formula_params16(s) ? "tanh, 1 + tanh, 0.5*x and its output, in 16 bits "
+                                           "as the weights are"
+                                         : "pow, tanh and their sum in fp32",
+                     formula_block_text(s));
         else
             snprintf(m->formula_block, sizeof m->formula_block,
                      "refined: a GPT-2 block with a fused GELU (docs/formula.md) stands in for "
