@@ -254,15 +254,15 @@ static void less_ema(report_ctx *c, const replay_result *r, made_memo *mm, uint6
 static unsigned params16(report_ctx *c, replay_result *r, const run_facts *f)
 {
     const infer_value *lg = &c->inferred.v[INFER_logits_dtype_bytes];
+    if (!f->inferred || !r->inferred_from || !r->tensor_mode || !r->has_cat_peaks || !lg->known ||
+        lg->value != 2 || f->grad_scaler || f->compile_frames != MODEL_COMPILE_NOT_SEEN)
+        return 0;
     uint64_t copies = r->cat_peak[CAT_AUTOCAST], grads = r->cat_peak[CAT_GRADIENTS];
-    int peft = tables_code_find(r->t, "/peft/", NULL, NULL, NULL, 0);
     int adapters32 =
-        peft && grads &&
+        grads && tables_code_find(r->t, "/peft/", NULL, NULL, NULL, 0) &&
         (copies ? copies <= grads / 2 + grads / 16 /* (their copies: half) */
                 : tables_code_find(r->t, "/peft/", NULL, "._cast_input_dtype", NULL, 0));
-    if (!f->inferred || !r->inferred_from || !r->tensor_mode || !r->has_cat_peaks || !lg->known ||
-        lg->value != 2 || (copies && !adapters32) || f->grad_scaler ||
-        f->compile_frames != MODEL_COMPILE_NOT_SEEN)
+    if (copies && !adapters32)
         return 0;
     infer_pass_params16(r->inferred_from,
                         adapters32 ? "16-bit parameters: the first forward made 16-bit logits and "

@@ -117,9 +117,7 @@ static void shape_of_run(model_result *m, const run_facts *f, int nanogpt)
     s->checkpointing = r->feat[FEATURE_CHECKPOINTING].state == FEAT_ON;
     s->patch_tokens = fam == FAM_VISION_TRANSFORMER;
     s->params16 = r->param_elem == 2;
-    /* the optimizers' state: in the trained parameters' dtype (LoRA's fp32 adapters over 16-bit
-     * weights: 4) */
-    int pb = r->state_elem == 2 || r->state_elem == 4 ? (int)r->state_elem : formula_param_bytes(s);
+    int pb = model_trained_bytes(m); /* the optimizers' state: in the trained parameters' dtype */
     s->opt_set = 1; /* a recognized kind's own size; what was measured for the others */
     if (r->optim == OPT_MOMENTUM || r->optim == OPT_ONE_STATE)
         s->opt_bpp = pb;
@@ -219,7 +217,7 @@ static void advice_notes(model_result *m)
         note(m, "the run's gradient accumulation is not known: predictions keep a step's "
                 "gradients alive through the next forward, as accumulation does");
     if (m->opt_assumed)
-        note(m, m->rec.state_elem == 2
+        note(m, model_trained_bytes(m) == 2
                     ? "the optimizer's state was not measured: predictions assume AdamW's two "
                       "states in the parameters' 16 bits, 4 B per trainable parameter; an "
                       "optimizer with less state needs less"
@@ -230,7 +228,7 @@ static void advice_notes(model_result *m)
                     ? "the optimizer's state was not measured: Adafactor's factored moments are "
                       "counted as 1 B per trainable parameter, more than they take"
                 : m->rec.optim == OPT_SGD
-                    ? (m->rec.state_elem == 2
+                    ? (model_trained_bytes(m) == 2
                            ? "the optimizer's state was not measured: SGD's momentum buffer is "
                              "counted, 2 B per trainable parameter in their 16 bits (none when "
                              "momentum is off)"

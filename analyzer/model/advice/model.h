@@ -136,6 +136,14 @@ typedef struct model_result {
  * does not parse). */
 int model_build(model_result *m, const run_facts *f, const model_opts *o, char *err, size_t errlen);
 
+/* model_trained_bytes: bytes per element of what trains, its gradients and optimizer state: the
+ * recognized (LoRA's fp32 adapters over 16-bit weights: 4), else the parameters' (m->shape) */
+static inline int model_trained_bytes(const model_result *m)
+{
+    unsigned e = m->rec.state_elem;
+    return e == 2 || e == 4 ? (int)e : formula_param_bytes(&m->shape);
+}
+
 /* model_explain: the one-line reasons where measured and formula differ (m->reason_doc /
  * reason_ref), in the words of what was recognized (model_explain.c). */
 void model_explain(model_result *m, const run_facts *f);

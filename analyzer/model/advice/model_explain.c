@@ -103,7 +103,7 @@ static void explain_generic(model_result *m, const run_facts *f)
                 no_gradients(m, f, rd, n);
             else if (me && m->rec.trainable)
                 snprintf(rd, n, "%s gradients of %.2f M trainable parameters",
-                         m->rec.state_elem == 2 ? "16-bit" : "fp32",
+                         model_trained_bytes(m) == 2 ? "16-bit" : "fp32",
                          (double)m->rec.trainable / 1e6);
             break;
         case CAT_OPTIMIZER:
@@ -136,8 +136,8 @@ static void explain_doc(model_result *m, const run_facts *f, int c, uint64_t me,
 {
     const gpt_shape *s = &m->shape;
     uint64_t P = m->params_trace ? m->params_trace : formula_params_exact(s);
-    double pb = formula_param_bytes(s);                     /* the parameters' bytes per element */
-    double ge = m->rec.state_elem ? m->rec.state_elem : pb; /* the gradients' (LoRA: fp32) */
+    double pb = formula_param_bytes(s); /* the parameters' bytes per element */
+    double ge = model_trained_bytes(m); /* the gradients' (LoRA's adapters: fp32) */
     const char *gw = ge == 2 ? "16-bit" : "fp32";
     int a_known = config_known(&m->cfg, CFG_gradient_accumulation_steps) &&
                   m->cfg.v[CFG_gradient_accumulation_steps].src != CONFIG_SRC_DEFAULT;
