@@ -166,6 +166,24 @@ for line in open(sys.argv[1]):
                 abs((a["measured_bytes"] - kv) / a["refined_bytes"] - 1) > 0.001:
             bad.append("%s: activations %d B (%d of a KV cache), the pure 16-bit formula %d" %
                        (t, a["measured_bytes"], kv, a["refined_bytes"]))
+    # fp32 training (no autocast, fp32 weights): float32 read from the trace (no 16-bit copy of a
+    # weight, fp32 logits or a ViT's 4-byte tokens), never "unknown" nor the flag's "none" taken
+    # for a bad dtype; float32's formula applied, its block text the bytes it counts (GPT-2 of
+    # Hugging Face 112*N*d and its fp32 KV cache apart: 8 B of k and v per token)
+    if f.get("amp") == "none" and f.get("dtype", "fp32") == "fp32":
+        dt = r["config"]["dtype"]
+        if (dt["value"], dt["source"]) != ("float32", "inferred") or "dtype = none" in text:
+            bad.append("%s: fp32 training read as dtype %s" % (t, dt))
+        if r["formula_applies"] is not True or "what float32 training really keeps" not in text:
+            bad.append("%s: no float32 formula: %s" % (t, r.get("formula_note")))
+        a = fo.get("activations") or {}
+        if f["family"] == "gpt2" and not f["oom"]:
+            kv = 8 * f["batch_size"] * f["seq_len"] * f["hidden"] * f["layers"] \
+                if f.get("use_cache") else 0
+            if "112*N*d" not in a.get("reason", "") or \
+                    abs((a["measured_bytes"] - kv) / a["refined_bytes"] - 1) > 0.001:
+                bad.append("%s: fp32 GPT-2's activations %s B (%d of a KV cache), refined %s: %s" %
+                           (t, a.get("measured_bytes"), kv, a.get("refined_bytes"), a.get("reason")))
     # BERT's own block (post-LayerNorm, 40*N*d; dropout's masks, given or seen in the trace) and
     # its masked-LM loss (10*N*V): within 0.1 %; dropout on (BERT's 0.1) is seen from its masks
     m = re.search(r"--dropout[ =]([\d.]+)", f["command"])

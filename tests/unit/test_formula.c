@@ -131,13 +131,30 @@ static void test_variants(void **state)
     s.compile = 0;
     uint64_t N = 16ull * 512, d = 384, H = 6;
     assert_true(formula_block_bytes(&s) == 36 * N * d + 16 * N + 4 * N * H);
+    assert_string_equal(formula_block_text(&s), "36*N*d + 16*N + 4*N*H");
     s.dropout = 0.1;
     assert_true(formula_block_bytes(&s) == 38 * N * d + 16 * N + 4 * N * H);
+    assert_string_equal(formula_block_text(&s), "36*N*d + 16*N + 4*N*H + 2*N*d"); /* its masks */
     s.dropout = 0;
+    cat_breakdown b;
+    formula_refined(&s, &b);
+    uint64_t act16 = b.bytes[CAT_ACTIVATIONS];
     s.dtype_bytes = 4;
     assert_true(formula_block_bytes(&s) == 64 * N * d + 16 * N + 4 * N * H);
+    assert_string_equal(formula_block_text(&s), "64*N*d + 16*N + 4*N*H"); /* (it said 36) */
+    /* float32's final LayerNorm keeps its fp32 input and output: 8*N*d (16-bit output: 6) */
+    formula_refined(&s, &b);
+    assert_true(b.bytes[CAT_ACTIVATIONS] - act16 == s.L * 28 * N * d + 2 * N * d);
+    /* Hugging Face GPT-2 in float32 (simulated): its own block, 112*N*d; compiled: nanoGPT's */
+    s.hf_gpt2 = 1;
+    assert_true(formula_block_bytes(&s) == 112 * N * d + 16 * N + 4 * N * H);
+    assert_string_equal(formula_block_text(&s), "112*N*d + 16*N + 4*N*H");
     s.dtype_bytes = 2;
-    cat_breakdown b;
+    assert_true(formula_block_bytes(&s) == 84 * N * d + 16 * N + 4 * N * H);
+    s.compile = 1;
+    assert_true(formula_block_bytes(&s) == 30 * N * d + 16 * N + 4 * N * H);
+    assert_string_equal(formula_block_text(&s), "30*N*d + 16*N + 4*N*H"); /* (it said 36) */
+    s.compile = 0, s.hf_gpt2 = 0;
     s.unfused_attention = 1;
     formula_refined(&s, &b);
     assert_true(b.bytes[CAT_ATTENTION] == 6ull * 6 * 16 * 6 * 512 * 512);
@@ -196,8 +213,10 @@ static void test_gated(void **state)
                      32 * N * 768 + 8 * N * 256 + 16 * N * 2048 + 8 * N + 4 * N * 12);
     s.kv = 768; /* kv = d: no grouped key / value */
     assert_int_equal(formula_block_bytes(&s), 40 * N * 768 + 16 * N * 2048 + 8 * N + 4 * N * 12);
-    assert_string_equal(formula_block_text(&s), "34*N*d + 8*N*I + 8*N + 4*N*H");
+    /* the text is the terms the bytes were counted with (it said 16-bit's 34*N*d + 8*N*I) */
+    assert_string_equal(formula_block_text(&s), "40*N*d + 16*N*I + 8*N + 4*N*H");
     s.kv = 256;
+    assert_string_equal(formula_block_text(&s), "32*N*d + 8*N*kv + 16*N*I + 8*N + 4*N*H");
     /* the documents' formula subtracts no position embedding (rotary) */
     doc_formula d;
     formula_documents(&s, &d);

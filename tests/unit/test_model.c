@@ -14,6 +14,7 @@
 
 #include "formula.h"
 #include "model.h"
+#include "model_trace.h"
 #include "../../analyzer/views/model_views.h"
 
 #define MiB (1024ull * 1024ull)
@@ -125,6 +126,39 @@ static void oom_facts(run_facts *f)
 
 /* A trace names gpt2_12gb.py, which exists in cwd (setup wrote it) but was not recorded: the
  * model never opens it; a 1.1 trace says why. Values the trace's tensors give come next. */
+/* fp32 training read from the trace: fp32 logits only and no 16-bit copy of a weight over the run
+ * (autocast makes them), eager, no GradScaler; the same logits beside autocast's copies (a head
+ * computed in fp32 under autocast) are no fp32 training */
+static void test_trace_fp32(void **state)
+{
+    (void)state;
+    run_facts f;
+    memset(&f, 0, sizeof f);
+    infer_result ir;
+    memset(&ir, 0, sizeof ir);
+    ir.v[INFER_logits_dtype_bytes] = (infer_value){1, 4, "the logits are fp32 only"};
+    f.inferred = &ir;
+    f.has_cat_peaks = 1;
+    f.compile_frames = MODEL_COMPILE_NOT_SEEN;
+    nano_config c;
+    config_init(&c);
+    config_reset(&c, CFG_dtype);
+    model_trace_dtype(&c, &f);
+    assert_int_equal(c.v[CFG_dtype].src, CONFIG_SRC_TRACE);
+    assert_string_equal(c.v[CFG_dtype].s, "float32");
+    f.cat_peak[CAT_AUTOCAST] = 1 << 20; /* autocast copied weights at some moment */
+    config_init(&c);
+    config_reset(&c, CFG_dtype);
+    model_trace_dtype(&c, &f);
+    assert_int_not_equal(c.v[CFG_dtype].src, CONFIG_SRC_TRACE);
+    f.cat_peak[CAT_AUTOCAST] = 0;
+    f.compile_frames = MODEL_COMPILE_SEEN; /* a compiled graph's casts are no copies */
+    config_init(&c);
+    config_reset(&c, CFG_dtype);
+    model_trace_dtype(&c, &f);
+    assert_int_not_equal(c.v[CFG_dtype].src, CONFIG_SRC_TRACE);
+}
+
 static void test_never_opens(void **state)
 {
     (void)state;
@@ -509,10 +543,15 @@ static void test_peaks_only(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_never_opens),   cmocka_unit_test(test_nanogpt_needs_its_model),
-        cmocka_unit_test(test_oom_json),      cmocka_unit_test(test_text_and_overrides),
-        cmocka_unit_test(test_fragmentation), cmocka_unit_test(test_fits),
-        cmocka_unit_test(test_sim_compile),   cmocka_unit_test(test_peaks_only),
+        cmocka_unit_test(test_never_opens),
+        cmocka_unit_test(test_trace_fp32),
+        cmocka_unit_test(test_nanogpt_needs_its_model),
+        cmocka_unit_test(test_oom_json),
+        cmocka_unit_test(test_text_and_overrides),
+        cmocka_unit_test(test_fragmentation),
+        cmocka_unit_test(test_fits),
+        cmocka_unit_test(test_sim_compile),
+        cmocka_unit_test(test_peaks_only),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -73,6 +73,21 @@ void model_complete_tokens(nano_config *c, const infer_result *ir)
     }
 }
 
+/* fp32_compute: an eager run, every tensor seen (category peaks measured), whose first forward
+ * made its logits in fp32 only (or, a vision transformer's, its first token tensor in 4-byte
+ * elements) from fp32 weights, and that never made a 16-bit copy of a weight (autocast makes them)
+ * nor used a GradScaler: no mixed precision. */
+static int fp32_compute(const run_facts *f)
+{
+    const infer_result *ir = f->inferred;
+    if (!ir || !f->has_cat_peaks || f->cat_peak[CAT_AUTOCAST] || f->grad_scaler ||
+        f->compile_frames != MODEL_COMPILE_NOT_SEEN ||
+        (ir->v[INFER_param_dtype_bytes].known && ir->v[INFER_param_dtype_bytes].value != 4))
+        return 0;
+    const infer_value *lg = &ir->v[INFER_logits_dtype_bytes], *b = &ir->v[INFER_batch_size];
+    return lg->known ? lg->value == 4 : b->known && strstr(b->where, "of 4-byte elements") != NULL;
+}
+
 /* from_trace_dtype: the precision the trace shows when nothing gave it. */
 void model_trace_dtype(nano_config *c, const run_facts *f)
 {
@@ -104,6 +119,14 @@ void model_trace_dtype(nano_config *c, const run_facts *f)
                ir->v[INFER_logits_dtype_bytes].value == 2 && dv->src == CONFIG_SRC_UNKNOWN) {
         s = "bfloat16";
         why = "16-bit logits in the forward and no GradScaler: bf16 mixed precision";
+    } else if (fp32_compute(f)) {
+        s = "float32";
+        why = ir->v[INFER_logits_dtype_bytes].known
+                  ? "fp32 logits only in the first forward and no 16-bit copy of a weight over "
+                    "the run (autocast makes them): fp32 training"
+                  : "fp32 token activations in the first forward (B from the images beside them) "
+                    "and no 16-bit copy of a weight over the run (autocast makes them): fp32 "
+                    "training";
     }
     if (!s)
         return;
@@ -208,15 +231,17 @@ void model_gated_block(model_result *m, const run_facts *f, int nanogpt)
                      "keeps %s; the KV cache apart): %s bytes per block; basic: the usual GPT-2 "
                      "rule of thumb",
                      r->model_class,
-                     formula_params16(s) ? "tanh, 1 + tanh, 0.5*x and its output, in 16 bits "
-                                           "as the weights are"
-                                         : "pow, tanh and their sum in fp32",
+                     s->dtype_bytes >= 4   ? "its input, tanh, 1 + tanh, 0.5*x and its output, "
+                                             "all fp32"
+                     : formula_params16(s) ? "tanh, 1 + tanh, 0.5*x and its output, in 16 bits "
+                                             "as the weights are"
+                                           : "pow, tanh and their sum in fp32",
                      formula_block_text(s));
         else
             snprintf(m->formula_block, sizeof m->formula_block,
                      "refined: a GPT-2 block with a fused GELU (docs/formula.md) stands in for "
-                     "%.40s %s (Hugging Face GPT-2's own block is measured in eager 16-bit only)",
-                     r->model_class, s->compile ? "compiled" : "in float32");
+                     "%.40s compiled (Hugging Face GPT-2's own block is measured eager only)",
+                     r->model_class);
         return;
     }
     const infer_result *ir = f->inferred;

@@ -17,6 +17,37 @@ static uint64_t vt__isqrt(uint64_t x)
     return r * r == x ? r : 0;
 }
 
+/* token_batch: a vision transformer's first token tensor (B·T·d or B·(T-1)·d of 2 or 4 bytes,
+ * T from its position embedding) gives B, and T is known; want: only that B (0: any). 1 when
+ * found. */
+static int token_batch(const vt__pass *p, uint64_t T, uint64_t d, uint64_t want, infer_result *out)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        uint64_t s = p->t[i].size;
+        /* not the image batch: fp32 B·3·H·W is B·2·196×d 2-byte elements when 3·224²·4 =
+         * 2·196·768·2 (ViT-B/16 at 224²), and at an out-of-memory failure it is no longer
+         * kept (vt__trim_oom cut it off the weights) */
+        if (!p->t[i].early || p->t[i].kept || p->t[i].batch)
+            continue;
+        for (uint64_t k = 2; k <= 4; k += 2)
+            for (uint64_t t = T - 1, tdk; t <= T; t++)
+                if ((tdk = vt__mul(vt__mul(t, d), k)) && s % tdk == 0 && s / tdk >= 1 &&
+                    s / tdk <= 65536 && (!want || s / tdk == want)) {
+                    vt__set(out, INFER_block_size, (int64_t)T,
+                            "T = %llu patch tokens from the position embedding %llu×d (%llu "
+                            "patches and a class token)",
+                            (unsigned long long)T, (unsigned long long)T,
+                            (unsigned long long)(T - 1));
+                    vt__set(out, INFER_batch_size, (int64_t)(s / tdk),
+                            "B = %llu: the first token tensor, B·%llu×d of %llu-byte elements",
+                            (unsigned long long)(s / tdk), (unsigned long long)t,
+                            (unsigned long long)k);
+                    return 1;
+                }
+    }
+    return 0;
+}
+
 /* No token batch: a vision model. A vision transformer's position embedding (rows×d outside the
  * repeating blocks, rows - 1 a square: the patch grid and the class token) gives T, its first
  * token tensor (B·T·d or B·(T-1)·d of 2 or 4 bytes) B; otherwise an image batch (fp32
@@ -33,29 +64,10 @@ void vt__infer_images(const vt__pass *p, const uint64_t *elems, size_t nelems, s
             vt__isqrt(rows - 1) >= 2)
             T = rows;
     }
-    for (size_t i = 0; T && i < p->n; i++) {
-        uint64_t s = p->t[i].size;
-        /* not the image batch: fp32 B·3·H·W is B·2·196×d 2-byte elements when 3·224²·4 =
-         * 2·196·768·2 (ViT-B/16 at 224²), and at an out-of-memory failure it is no longer
-         * kept (vt__trim_oom cut it off the weights) */
-        if (!p->t[i].early || p->t[i].kept || p->t[i].batch)
-            continue;
-        for (uint64_t k = 2; k <= 4; k += 2)
-            for (uint64_t t = T - 1, tdk; t <= T; t++)
-                if ((tdk = vt__mul(vt__mul(t, d), k)) && s % tdk == 0 && s / tdk >= 1 &&
-                    s / tdk <= 65536) {
-                    vt__set(out, INFER_block_size, (int64_t)T,
-                            "T = %llu patch tokens from the position embedding %llu×d (%llu "
-                            "patches and a class token)",
-                            (unsigned long long)T, (unsigned long long)T,
-                            (unsigned long long)(T - 1));
-                    vt__set(out, INFER_batch_size, (int64_t)(s / tdk),
-                            "B = %llu: the first token tensor, B·%llu×d of %llu-byte elements",
-                            (unsigned long long)(s / tdk), (unsigned long long)t,
-                            (unsigned long long)k);
-                    return;
-                }
-    }
+    /* with the images found beside it, its B is theirs: of 2 or 4 bytes, the one that gives it
+     * (fp32 ViT-B/16 at 224²: B·196×d of 4 bytes is 2B·196×d of 2) */
+    if (T && !(p->img_b && token_batch(p, T, d, p->img_b, out)))
+        token_batch(p, T, d, 0, out);
     if (!T && p->img_b) {
         vt__set(out, INFER_batch_size, (int64_t)p->img_b,
                 "B = %llu: the int64 labels (%llu B) beside an fp32 image batch of %llu B",

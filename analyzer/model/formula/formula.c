@@ -11,6 +11,8 @@
  * of memory, B=12 (10.41 GB predicted, 10.25 measured) and B=8 fit. */
 #include "formula.h"
 
+#include <stdio.h>
+
 #include <string.h>
 
 void formula_shape_from_config(const nano_config *c, gpt_shape *s)
@@ -117,6 +119,22 @@ void formula_documents_breakdown(const gpt_shape *s, cat_breakdown *out)
     out->bytes[CAT_KERNEL_CODE] = d.compile_bytes;
 }
 
+/* plain_per_nd: a block without a gated MLP: its bytes per N*d (formula.h) */
+static uint64_t plain_per_nd(const gpt_shape *s)
+{
+    if (formula_bert_block(s))
+        return FORMULA_BERT_ND;
+    if (formula_hf_gpt2_block(s))
+        return s->dtype_bytes >= 4   ? FORMULA_HF_GPT2_ND32
+               : formula_params16(s) ? FORMULA_HF_GPT2_ND16
+                                     : FORMULA_HF_GPT2_ND;
+    if (formula_params16(s) && s->dtype_bytes < 4 && !s->compile)
+        return 32; /* 16-bit parameters: the residuals the LayerNorms keep are 16-bit */
+    if (s->dtype_bytes >= 4)
+        return 64; /* float32: every saved tensor at 4 B */
+    return s->compile ? 30 /* torch.compile recomputes some: 24-36, the middle */ : 36;
+}
+
 uint64_t formula_block_bytes(const gpt_shape *s)
 {
     uint64_t N = s->B * s->T, d = s->d;
@@ -130,19 +148,7 @@ uint64_t formula_block_bytes(const gpt_shape *s)
             b = b * 30 / 36;
         return b + 8 * N + 4 * N * s->H;
     }
-    uint64_t per_nd;
-    if (formula_bert_block(s))
-        per_nd = FORMULA_BERT_ND;
-    else if (formula_hf_gpt2_block(s))
-        per_nd = p16 ? FORMULA_HF_GPT2_ND16 : FORMULA_HF_GPT2_ND;
-    else if (p16 && s->dtype_bytes < 4 && !s->compile)
-        per_nd = 32; /* 16-bit parameters: the residuals the LayerNorms keep are 16-bit */
-    else if (s->dtype_bytes >= 4)
-        per_nd = 64; /* float32: every saved tensor at 4 B */
-    else if (s->compile)
-        per_nd = 30; /* torch.compile recomputes some: 24-36, the middle */
-    else
-        per_nd = 36;
+    uint64_t per_nd = plain_per_nd(s);
     uint64_t b = per_nd * N * d + 16 * N + 4 * N * s->H;
     if (formula_dropout(s))
         b += 2 * N * d; /* dropout masks */
@@ -151,18 +157,22 @@ uint64_t formula_block_bytes(const gpt_shape *s)
 
 const char *formula_block_text(const gpt_shape *s)
 {
-    int p16 = formula_params16(s);
-    if (formula_bert_block(s))
-        return "40*N*d + 16*N + 4*N*H";
-    if (!s->gated)
-        return formula_hf_gpt2_block(s) ? (p16 ? "56*N*d + 16*N + 4*N*H" : "84*N*d + 16*N + 4*N*H")
-               : p16                    ? "32*N*d + 16*N + 4*N*H"
-                                        : "36*N*d + 16*N + 4*N*H";
-    if (p16)
-        return formula_kv_grouped(s) ? "20*N*d + 4*N*kv + 8*N*I + 8*N + 4*N*H"
-                                     : "24*N*d + 8*N*I + 8*N + 4*N*H";
-    return formula_kv_grouped(s) ? "30*N*d + 4*N*kv + 8*N*I + 8*N + 4*N*H"
-                                 : "34*N*d + 8*N*I + 8*N + 4*N*H";
+    static char text[96]; /* (one at a time: each caller prints it before the next call) */
+    const char *masks = !s->gated && formula_dropout(s) ? " + 2*N*d" : "";
+    if (!s->gated) {
+        snprintf(text, sizeof text, "%llu*N*d + 16*N + 4*N*H%s",
+                 (unsigned long long)plain_per_nd(s), masks);
+        return text;
+    }
+    int grouped = formula_kv_grouped(s);
+    if (s->dtype_bytes >= 4)
+        return grouped ? "32*N*d + 8*N*kv + 16*N*I + 8*N + 4*N*H" : "40*N*d + 16*N*I + 8*N + 4*N*H";
+    if (formula_params16(s))
+        return grouped ? "20*N*d + 4*N*kv + 8*N*I + 8*N + 4*N*H" : "24*N*d + 8*N*I + 8*N + 4*N*H";
+    if (s->compile)
+        return grouped ? "(30*N*d + 4*N*kv + 8*N*I)*30/36 + 8*N + 4*N*H"
+                       : "(34*N*d + 8*N*I)*30/36 + 8*N + 4*N*H";
+    return grouped ? "30*N*d + 4*N*kv + 8*N*I + 8*N + 4*N*H" : "34*N*d + 8*N*I + 8*N + 4*N*H";
 }
 
 const char *formula_refined_words(const gpt_shape *s)
@@ -190,7 +200,7 @@ int formula_kv_grouped(const gpt_shape *s)
 
 int formula_hf_gpt2_block(const gpt_shape *s)
 {
-    return s->hf_gpt2 && s->dtype_bytes < 4 && !s->compile;
+    return s->hf_gpt2 && !s->compile;
 }
 
 void formula_take_block(gpt_shape *dst, const gpt_shape *src)
@@ -231,8 +241,8 @@ void formula_refined(const gpt_shape *s, cat_breakdown *out)
     else if (formula_bert_block(s)) /* the embeddings' LayerNorm, the MLM head's transform and
                                      * its decoder's input cast */
         act += 14 * N * d + 16 * N;
-    else /* final LayerNorm: fp32 (16-bit) input + 16-bit output, mean/rstd */
-        act += (p16 ? 4 : 6) * N * d + 8 * N;
+    else /* final LayerNorm: fp32 (16-bit) input + 16-bit (fp32) output, mean/rstd */
+        act += (p16 ? 4 : s->dtype_bytes >= 4 ? 8 : 6) * N * d + 8 * N;
     if (formula_dropout(s))
         act += N * d; /* embedding dropout mask */
     out->bytes[CAT_ACTIVATIONS] = act;

@@ -104,11 +104,15 @@ uint64_t formula_block_bytes(const gpt_shape *s);
 /* Hugging Face GPT-2's block, eager 16-bit: 84*N*d + 16*N + 4*N*H (its Conv1D outputs: q, k, v
  * 6, attention's 2, the MLP's 8 and 2; the two fp32 residuals 8; NewGELU, written in Python:
  * pow, its sum and tanh in fp32, 16 each, and the half input 8; SDPA's output 2; measured on the
- * H100 to the byte, its KV cache's 4*N*d apart). Compiled or float32: nanoGPT's block. */
+ * H100 to the byte, its KV cache's 4*N*d apart). Compiled: nanoGPT's block. */
 #define FORMULA_HF_GPT2_ND 84
 /* ... of 16-bit parameters (pure 16-bit training, simulated): 56*N*d (its GELU's steps and the
  * residuals are 16-bit: tanh, 1 + tanh, 0.5*x and the GELU's output 8 each, the MLP's input 8) */
 #define FORMULA_HF_GPT2_ND16 56
+/* ... in float32 (simulated): 112*N*d (every tensor at 4 B, no casts: q, k, v 12 and SDPA's
+ * output 4; the MLP's first output, tanh, 1 + tanh, 0.5*x and the GELU's output 16 each; the two
+ * LayerNorms' inputs and outputs 16; its KV cache's 8*N*d apart) */
+#define FORMULA_HF_GPT2_ND32 112
 /* BERT's block (BertLayer), eager 16-bit autocast over fp32 weights, SDPA, dropout 0: 40*N*d +
  * 16*N + 4*N*H (the three 16-bit casts of the block's fp32 input for q, k, v 6, q, k, v 6,
  * SDPA's output 2; the two LayerNorms' fp32 inputs 8; the MLP's input cast 2, its output 8 and
@@ -122,14 +126,15 @@ int formula_bert_block(const gpt_shape *s);
 /* formula_logits_per_nv: the bytes per B*T*V the refined formula's logits and loss keep (12 eager,
  * 8 compiled; BERT's masked-LM loss 10) */
 unsigned formula_logits_per_nv(const gpt_shape *s);
-/* formula_block_text: formula_block_bytes's eager 16-bit terms, as a report writes them */
+/* formula_block_text: formula_block_bytes's terms for s, as a report writes them (a static
+ * buffer: print it before the next call) */
 const char *formula_block_text(const gpt_shape *s);
 /* formula_refined_words: what the refined formula counts for s's precision ("what PyTorch
  * autocast really keeps", float32's, 16-bit parameters') */
 const char *formula_refined_words(const gpt_shape *s);
 /* formula_kv_grouped: a gated block whose key / value width is not d (grouped-query attention) */
 int formula_kv_grouped(const gpt_shape *s);
-/* formula_hf_gpt2_block: Hugging Face GPT-2's own block is the refined formula's (eager 16-bit) */
+/* formula_hf_gpt2_block: Hugging Face GPT-2's own block is the refined formula's (eager) */
 int formula_hf_gpt2_block(const gpt_shape *s);
 /* formula_take_block: dst's block becomes src's (gated: I, kv, untied head; Hugging Face GPT-2;
  * BERT; 16-bit parameters), the rest of dst left as it is (a what-if keeps the run's block) */

@@ -125,6 +125,16 @@ static int is_bool_word(const char *s)
     return 0;
 }
 
+/* is_off_word: a mixed-precision switch's value that turns it off (--amp none) */
+static int is_off_word(const char *s)
+{
+    static const char *const w[] = {"none", "no", "off", "false", "0", NULL};
+    for (int i = 0; s && w[i]; i++)
+        if (!strcasecmp(s, w[i]))
+            return 1;
+    return 0;
+}
+
 /* apply_one: sets key k from text; a value the model cannot use becomes a note. */
 static void apply_one(nano_config *c, config_key k, const char *flag, char sep, const char *text,
                       const char *where)
@@ -174,6 +184,19 @@ void config_apply_flags(nano_config *c, int argc, const char *const *argv)
         if (k < 0) {
             if (!eq && has_next)
                 i++; /* an unknown flag's value; ignored silently */
+            continue;
+        }
+        const char *value = eq ? eq + 1 : has_next ? next : NULL;
+        if (k == CFG_dtype && strcmp(name, "dtype") && is_off_word(value)) {
+            /* --amp none: no autocast, a precision of no dtype: the parameters' own (the trace
+             * tells it) */
+            char msg[200];
+            snprintf(msg, sizeof msg,
+                     "%s%s%s: no autocast; the precision is the parameters' own (from "
+                     "the trace)",
+                     a, eq ? "" : " ", eq ? "" : value);
+            config_note(c, msg);
+            i += !eq;
             continue;
         }
         if (eq) {

@@ -70,4 +70,8 @@ run unet_b32_oom_forward examples/sim/sim_diffusion.py --batch-size 32 --image-s
 # a Hugging Face Trainer script: batch size, accumulation, bf16 in its TrainingArguments
 run trainer_gpt2_fit examples/sim/sim_trainer.py --model gpt2
 run trainer_gpt2m_oom_forward examples/sim/sim_trainer.py --model gpt2-medium
+# fp32 training (no autocast): the precision from the trace, float32's formula, a ViT's B
+run gpt2_fp32_sgd_b4_fit examples/sim/sim_hf.py --model gpt2 --optimizer sgd --amp none --batch-size 4 --steps 2
+run vitb16_fp32_sgd_b32_fit examples/sim/sim_vision.py --model vit-b16 --amp none --optimizer sgd --batch-size 32 --steps 1
+run llama160m_fp32_b4_fit examples/sim/sim_hf.py --model llama-160m --amp none --batch-size 4 --steps 1
 mv "$OUT/facts.jsonl.new" "$OUT/facts.jsonl"
