@@ -136,7 +136,8 @@ PYEOF
     export PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
     echo >>"$P/notes.md"
     # ---- the runs, most informative first: pure bf16 training (16-bit weights, no autocast:
-    # simulated only, its 16-bit parameters and blocks), use_cache=False beside committed runs with the cache
+    # simulated only, its 16-bit parameters and blocks), fp32 training (no autocast: float32 read
+    # from the trace, Hugging Face GPT-2's fp32 block simulated only), use_cache=False beside committed runs with the cache
     # (llama400m_lora8_b4_fit, gpt2_adafactor_b4_fit: their reports predict these), grouped-query
     # attention and a Llama at B·T = d (simulated only: the gated block's k / v width, inputs' casts
     # of a weight copy's size), those no GPU has run yet (2026-11-26 ran the 17 from
@@ -153,6 +154,8 @@ llama160m_bf16_b8_a2_fit|fit|hf|transformers|sim,shim|--model llama-160m --amp n
 gpt2_bf16_b4_fit|fit|hf|transformers|sim,shim|--model gpt2 --amp none --dtype bf16 --batch-size 4 --grad-accum 1 --steps 2
 llama160m_bf16_lora8_b8_fit|fit|hf|transformers,peft|sim,shim|--model llama-160m --dtype bf16 --lora-rank 8 --batch-size 8 --grad-accum 1 --steps 2
 bert_bf16_b8_fit|fit|hf|transformers|sim,shim|--model bert-base --dtype bf16 --amp none --batch-size 8 --grad-accum 1 --steps 2
+gpt2_fp32_sgd_b4_fit|fit|hf|transformers|sim,shim|--model gpt2 --optimizer sgd --amp none --batch-size 4 --grad-accum 1 --steps 2
+llama160m_fp32_b4_fit|fit|hf|transformers|sim,shim|--model llama-160m --amp none --batch-size 4 --grad-accum 1 --steps 1
 llama400m_lora8_nocache_b4_fit|fit|hf|transformers,peft|sim,shim|--model llama-400m --batch-size 4 --lora-rank 8 --no-cache --grad-accum 1 --steps 2
 gpt2_nocache_b4_fit|fit|hf|transformers|sim,shim|--model gpt2 --batch-size 4 --optimizer adafactor --no-cache --grad-accum 1 --steps 2
 llama_gqa300m_b4_fit|fit|hf|transformers|sim,shim|--model llama-gqa-300m --batch-size 4 --grad-accum 1 --steps 2

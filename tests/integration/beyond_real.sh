@@ -285,6 +285,9 @@ for f in facts:
                        (t, cur - kv_item[0]["predicted_peak_bytes"], b))
     elif kv_item:
         bad.append("%s: use_cache=False advised with no KV cache" % t)
+    # an OOM's moment is no optimizer step's peak after the forward's tensors were freed
+    if f["oom"] and "this peak, in the optimizer, came after" in text:
+        bad.append("%s: an OOM said to be an optimizer step's peak" % t)
     # a forward cut short by the OOM measured part of one: no verdict on the basic multiplier
     # ("overcounts") and no loss said to have kept its bytes
     if f["oom"] and f.get("oom_phase") == "forward":

@@ -184,6 +184,17 @@ for line in open(sys.argv[1]):
                     abs((a["measured_bytes"] - kv) / a["refined_bytes"] - 1) > 0.001:
                 bad.append("%s: fp32 GPT-2's activations %s B (%d of a KV cache), refined %s: %s" %
                            (t, a.get("measured_bytes"), kv, a.get("refined_bytes"), a.get("reason")))
+    # a peak in the optimizer step, after the forward's tensors were freed (a one-step run): the
+    # activations are compared by their largest over the run, never "the basic formula's 24
+    # overcounts" with a multiplier of the moment's few bytes
+    a, cpa = fo.get("activations") or {}, (r.get("category_peaks") or {}).get("activations")
+    if not f["oom"] and a.get("refined_bytes") and cpa and \
+            a["measured_bytes"] < a["refined_bytes"] / 4 <= cpa["bytes"]:
+        want = "their largest over the run, %.1f MiB, is %.2fx the refined formula" % (
+            cpa["bytes"] / 2**20, cpa["bytes"] / a["refined_bytes"])
+        if want not in a.get("reason_refined", "") or "overcounts" in a.get("reason", ""):
+            bad.append("%s: activations at an optimizer peak: %r / %r" %
+                       (t, a.get("reason"), a.get("reason_refined")))
     # BERT's own block (post-LayerNorm, 40*N*d; dropout's masks, given or seen in the trace) and
     # its masked-LM loss (10*N*V): within 0.1 %; dropout on (BERT's 0.1) is seen from its masks
     m = re.search(r"--dropout[ =]([\d.]+)", f["command"])

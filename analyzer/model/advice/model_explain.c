@@ -131,6 +131,30 @@ static void explain_generic(model_result *m, const run_facts *f)
     }
 }
 
+/* forward_gone: the moment compared came in the optimizer step, after the forward's tensors of
+ * category c were freed (a step's first optimizer step makes its state: a one-step run's peak),
+ * so what the refined formula's step peak holds of them is compared with their largest over the
+ * run instead (autocast's copies: said, not compared); 1 when said in rr. */
+static int forward_gone(const run_facts *f, int c, uint64_t me, uint64_t r, char *rr, size_t n)
+{
+    if ((c != CAT_ACTIVATIONS && c != CAT_LOGITS && c != CAT_ATTENTION && c != CAT_AUTOCAST) ||
+        !r || me >= r / 4 || !f->has_cat_peaks || !f->cat_peak[c] || !f->peak_phase ||
+        strcmp(f->peak_phase, "optimizer") != 0)
+        return 0;
+    if (c == CAT_AUTOCAST) /* (the forward keeps every copy until autocast exits, the formula's
+                            * moment none: no ratio of the two) */
+        snprintf(rr, n,
+                 "this peak, in the optimizer, came after the forward's tensors were freed; "
+                 "their largest over the run: %.1f MiB",
+                 mibf(f->cat_peak[c]));
+    else
+        snprintf(rr, n,
+                 "this peak, in the optimizer, came after the forward's tensors were freed; "
+                 "their largest over the run, %.1f MiB, is %.2fx the refined formula",
+                 mibf(f->cat_peak[c]), (double)f->cat_peak[c] / (double)r);
+    return 1;
+}
+
 /* explain_doc: one category against the basic formula. */
 static void explain_doc(model_result *m, const run_facts *f, int c, uint64_t me, char *rd, size_t n)
 {
@@ -195,7 +219,16 @@ static void explain_doc(model_result *m, const run_facts *f, int c, uint64_t me,
         optimizer_state(m, f, me, rd, n);
         break;
     case CAT_ACTIVATIONS:
-        if (m->forward_cut && me <= m->doc.bytes[c]) /* a whole forward keeps more: unknown */
+        if (m->docf.act_elements && forward_gone(f, c, me, m->refined.bytes[c], rd, n))
+            snprintf(rd, n,
+                     "this peak, in the optimizer, came after the forward's tensors were freed; "
+                     "their largest over the run, %.1f MiB, is an effective multiplier of %.1f "
+                     "(refined: %s%s bytes per block)%s",
+                     mibf(f->cat_peak[c]),
+                     (double)f->cat_peak[c] / ((double)m->docf.act_elements * 2.0),
+                     formula_block_text(s), s->gated ? " (a gated block)" : "",
+                     s->checkpointing ? "; checkpointing keeps only each block's input" : "");
+        else if (m->forward_cut && me <= m->doc.bytes[c]) /* a whole forward keeps more: unknown */
             snprintf(rd, n,
                      "measured effective multiplier %.1f at the out-of-memory error, in a forward "
                      "that had not finished: a whole forward keeps more, so this run does not "
@@ -300,6 +333,8 @@ static void explain_ref(model_result *m, const run_facts *f, int c, uint64_t me,
                         char *rr, size_t n)
 {
     const gpt_shape *s = &m->shape;
+    if (forward_gone(f, c, me, r, rr, n))
+        return;
     if (me > 0 && r > 0) {
         int grows = c == CAT_ACTIVATIONS || c == CAT_LOGITS || c == CAT_ATTENTION ||
                     c == CAT_GRADIENTS || c == CAT_AUTOCAST;
