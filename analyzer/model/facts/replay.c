@@ -337,6 +337,8 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
                 blocks_prefetch(&s->blocks, ev->addr);    /* PyTorch's blocks too */
             if (ev->stack_id && ev->stack_id < s->nfacts) /* and the facts of its stack */
                 __builtin_prefetch(&s->facts[ev->stack_id]);
+            if (p->is_alloc && s->szm) /* and what its size says (its category's key) */
+                __builtin_prefetch(replay_size_memo(s, ev->size));
             if (count > RING / 2) { /* its index slot is in cache by now: a freed entry next */
                 struct pending *h = &ring[(head + RING / 2) % RING];
                 if (!h->is_alloc)
