@@ -176,6 +176,10 @@ for line in open(sys.argv[1]):
             bad.append("%s: fp32 training read as dtype %s" % (t, dt))
         if r["formula_applies"] is not True or "what float32 training really keeps" not in text:
             bad.append("%s: no float32 formula: %s" % (t, r.get("formula_note")))
+        # its weights counted as the program does (+ buffers: a Llama's rotary rows), also at an
+        # OOM in the first forward, whose fp32 tensors kept before the first temporary are more
+        if not 0 <= inf["params"]["value"] - f["params"] <= 4096:
+            bad.append("%s: P %s, the program's %d" % (t, inf["params"], f["params"]))
         a = fo.get("activations") or {}
         if f["family"] == "gpt2" and not f["oom"]:
             kv = 8 * f["batch_size"] * f["seq_len"] * f["hidden"] * f["layers"] \

@@ -75,8 +75,9 @@ void model_complete_tokens(nano_config *c, const infer_result *ir)
 
 /* fp32_compute: an eager run, every tensor seen (category peaks measured), whose first forward
  * made its logits in fp32 only (or, a vision transformer's, its first token tensor in 4-byte
- * elements) from fp32 weights, and that never made a 16-bit copy of a weight (autocast makes them)
- * nor used a GradScaler: no mixed precision. */
+ * elements; or, out of memory before its logits, ran its attention) from fp32 weights, and that
+ * never made a 16-bit copy of a weight (autocast makes them) nor used a GradScaler: no mixed
+ * precision. */
 static int fp32_compute(const run_facts *f)
 {
     const infer_result *ir = f->inferred;
@@ -84,8 +85,14 @@ static int fp32_compute(const run_facts *f)
         f->compile_frames != MODEL_COMPILE_NOT_SEEN ||
         (ir->v[INFER_param_dtype_bytes].known && ir->v[INFER_param_dtype_bytes].value != 4))
         return 0;
-    const infer_value *lg = &ir->v[INFER_logits_dtype_bytes], *b = &ir->v[INFER_batch_size];
-    return lg->known ? lg->value == 4 : b->known && strstr(b->where, "of 4-byte elements") != NULL;
+    const infer_value *lg = &ir->v[INFER_logits_dtype_bytes], *b = &ir->v[INFER_batch_size],
+                      *h = &ir->v[INFER_n_head];
+    if (lg->known)
+        return lg->value == 4;
+    /* no logits (an OOM before them): its attention ran, so its projections did, and autocast
+     * would have copied their weights */
+    return (b->known && strstr(b->where, "of 4-byte elements") != NULL) ||
+           (f->has_oom && h->known && strstr(h->where, "log-sum-exp rows") != NULL);
 }
 
 /* from_trace_dtype: the precision the trace shows when nothing gave it. */
@@ -124,8 +131,12 @@ void model_trace_dtype(nano_config *c, const run_facts *f)
         why = ir->v[INFER_logits_dtype_bytes].known
                   ? "fp32 logits only in the first forward and no 16-bit copy of a weight over "
                     "the run (autocast makes them): fp32 training"
-                  : "fp32 token activations in the first forward (B from the images beside them) "
+              : strstr(ir->v[INFER_batch_size].where, "of 4-byte elements")
+                  ? "fp32 token activations in the first forward (B from the images beside them) "
                     "and no 16-bit copy of a weight over the run (autocast makes them): fp32 "
+                    "training"
+                  : "its first forward's attention ran before the out-of-memory error with no "
+                    "16-bit copy of a weight (autocast makes one for each projection): fp32 "
                     "training";
     }
     if (!s)

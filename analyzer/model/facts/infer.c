@@ -261,11 +261,13 @@ static void vt__infer_tokens(const vt__pass *p, const uint64_t *elems, size_t ne
 }
 
 /* vt__looked_up: n when tensor i could be n int64 indices, their embedding lookup soon after
- * it (vt__embeds); else 0. */
+ * it (vt__embeds); else 0. A fused attention kernel's output is no index (its log-sum-exp rows,
+ * B·H·T fp32, are B·H·T/2 int64 in size: an fp32 GPT-2's first MLP output after it, B·T·4d·4 B,
+ * has the size of their lookup when H = 2d / ... : GPT-2 medium at B = 4). */
 static uint64_t vt__looked_up(const vt__pass *p, size_t i, uint64_t d)
 {
     uint64_t n = p->t[i].size / 8;
-    return n && p->t[i].size % 8 == 0 && vt__embeds(p, i, n, d) ? n : 0;
+    return n && p->t[i].size % 8 == 0 && !p->t[i].attention && vt__embeds(p, i, n, d) ? n : 0;
 }
 
 /* vt__trim_oom: at an OOM in the first forward the prefix can also hold the token batch and the
@@ -289,8 +291,11 @@ static void vt__trim_oom(vt__pass *p, uint64_t *elems)
      * targets): the int64 tensors right before it with a lookup of as many or more indices
      * (B·T >= T) are the batch and its targets, and the prefix ends before the first of them;
      * so is a batch whose own lookup sits between (GPT-2 looks its tokens up before it makes
-     * the position ids). Only that unbroken run: a weight further back can pass for indices. */
-    for (size_t i = kept; d && i-- > 0 && kept - i <= VT_OOM_TAIL_MAX;) {
+     * the position ids). Only that unbroken run: a weight further back can pass for indices.
+     * The first pair is looked for among the last VT_OOM_TAIL_MAX; its run, however far back it
+     * goes (an fp32 forward keeps more before its first temporary: GPT-2 medium's position ids
+     * were the 16th from the end, its batch's lookup the 17th). */
+    for (size_t i = kept; d && i-- > 0 && (cut < kept || kept - i <= VT_OOM_TAIL_MAX);) {
         uint64_t bt = vt__looked_up(p, i, d);
         if (cut == kept) {
             if (bt)

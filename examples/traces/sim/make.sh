@@ -74,6 +74,8 @@ run trainer_gpt2m_oom_forward examples/sim/sim_trainer.py --model gpt2-medium
 run gpt2_fp32_sgd_b4_fit examples/sim/sim_hf.py --model gpt2 --optimizer sgd --amp none --batch-size 4 --steps 2
 run vitb16_fp32_sgd_b32_fit examples/sim/sim_vision.py --model vit-b16 --amp none --optimizer sgd --batch-size 32 --steps 1
 run llama160m_fp32_b4_fit examples/sim/sim_hf.py --model llama-160m --amp none --batch-size 4 --steps 1
+run gpt2m_fp32_b4_oom_forward examples/sim/sim_hf.py --model gpt2-medium --amp none --batch-size 4 --steps 1
+run gpt2m_fp32_b1_a4_fit examples/sim/sim_hf.py --model gpt2-medium --amp none --batch-size 1 --grad-accum 4 --steps 2
 # one step with checkpointing: its tensors peak in the optimizer step, the forward's tensors gone
 run llama400m_ckpt_b4_fit examples/sim/sim_hf.py --model llama-400m --gradient-checkpointing --batch-size 4 --steps 1
 mv "$OUT/facts.jsonl.new" "$OUT/facts.jsonl"
