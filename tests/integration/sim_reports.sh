@@ -119,7 +119,9 @@ for line in open(sys.argv[1]):
                        (t, r["categories"]["parameters"], f["param_bytes"]))
     # autocast's weight copies: the program's count (its cache's bytes in one forward), also
     # where B*T*d equals a d x d weight's elements (an input's cast is no weight's copy)
-    if f.get("autocast_copy_bytes") and not f["oom"] and \
+    # (LoRA: the first block's frozen q, k and v copies die at once, its input needing no
+    # gradient, so the live copies peak that much under the program's count of one region's)
+    if f.get("autocast_copy_bytes") and not f["oom"] and not f.get("lora_rank") and \
             (r["category_peaks"] or {}).get("autocast_copies", {}).get("bytes") != \
             f["autocast_copy_bytes"]:
         bad.append("%s: autocast copies %s, the program's %d" %
@@ -215,7 +217,11 @@ for line in open(sys.argv[1]):
                        (t, a["measured_bytes"], a["refined_bytes"], lg["ratio"]))
     # a narrower model under grouped key / value keeps its key / value heads: heads a multiple
     kvw, dw = inf.get("kv_width", {}).get("value"), inf.get("n_embd", {}).get("value")
-    if kvw and dw and kvw < dw and f.get("heads"):
+    # the key / value width is whole heads (LoRA's B of k and v, kv×8, read as a width of 2)
+    if kvw and f["family"] == "llama" and kvw % (f["hidden"] // f["heads"]):
+        bad.append("%s: key / value width %s, not whole heads of %d" %
+                   (t, kvw, f["hidden"] // f["heads"]))
+    if kvw and dw and kvw < dw and f.get("heads") and kvw >= dw // f["heads"]:
         kvh = kvw // (dw // f["heads"])
         for a in r["advice"]:
             m = re.match(r"model width \d+ \S+ \d+ \((\d+) heads\)", a["change"])

@@ -81,7 +81,12 @@ void model_complete_tokens(nano_config *c, const infer_result *ir)
 static int fp32_compute(const run_facts *f)
 {
     const infer_result *ir = f->inferred;
-    if (!ir || !f->has_cat_peaks || f->cat_peak[CAT_AUTOCAST] || f->grad_scaler ||
+    /* autocast over fp32 weights copies a d×d matrix at least (2·d² B); a smaller "copy" is a
+     * tensor of half a weight's size the program converted itself (a Llama's position ids
+     * .float(), 4 KiB at T = 1024, beside a LoRA B of kv×8 fp32, 8 KiB) */
+    uint64_t d = ir && ir->v[INFER_n_embd].known ? (uint64_t)ir->v[INFER_n_embd].value : 0;
+    uint64_t copies = f->cat_peak[CAT_AUTOCAST];
+    if (!ir || !f->has_cat_peaks || (copies && (!d || copies >= 2 * d * d)) || f->grad_scaler ||
         f->compile_frames != MODEL_COMPILE_NOT_SEEN ||
         (ir->v[INFER_param_dtype_bytes].known && ir->v[INFER_param_dtype_bytes].value != 4))
         return 0;

@@ -58,7 +58,8 @@ static void vt__infer_gated(const uint64_t *elems, size_t n, size_t lo, size_t p
             c += elems[j] == s;
         if (c == 3)
             I = s / d;
-        else if (c == 2 && s < d * d)
+        else if (c == 2 && s < d * d && s / d > w) /* the widest pair: LoRA's B of the key and
+                                                    * value, w×r each, is a pair too (w·r/d) */
             w = s / d;
     }
     if (!I)
