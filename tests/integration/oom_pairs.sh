@@ -12,15 +12,11 @@
 # blocks that ran (GPT-2 at B=16 cut after 83 %: B=4 had been predicted 7.5 % under its run).
 set -u
 python3 - "$ROOT/examples/traces" <<'PYEOF'
-import json, os, re, subprocess, sys
+import json, os, re, sys
+sys.path.insert(0, os.path.join(os.environ["ROOT"], "tests"))
+from pairs import argv_of, finish, predict
 top = sys.argv[1]
 bad, n = [], 0
-
-def argv_of(f):
-    """the program and its arguments without the micro-batch, its accumulation and the steps"""
-    c = re.sub(r"\s*\(.*\)\s*$", "", f.get("command", ""))
-    c = re.sub(r"--(batch-size|grad-accum|steps)[ =]\d+", "", c)
-    return " ".join(c.split())
 
 for sub in ("h100-torch2.11", "h100-torch2.11-beyond", "sim"):
     D = os.path.join(top, sub)
@@ -39,13 +35,10 @@ for sub in ("h100-torch2.11", "h100-torch2.11-beyond", "sim"):
             if not B:
                 continue
             n += 1
-            cmd = [os.environ["VT"], "predict", "--from", os.path.join(D, o["trace"]), "--batch-size",
-                   str(B), "--grad-accum", str(A), "--card", "12GiB", "--json"]
-            out = subprocess.run(cmd, capture_output=True, text=True)
-            if out.returncode:
-                bad.append("%s: predict failed: %s" % (o["trace"], out.stderr.strip()))
+            p, why = predict(os.path.join(D, o["trace"]), B, A)
+            if why is not None:
+                bad.append("%s: predict failed: %s" % (o["trace"], why))
                 continue
-            p = json.loads(out.stdout)
             err = p["tensor_bytes"] / f["max_memory_allocated"] - 1
             formula = p["model"]["n_layer"] > 0  # a transformer's blocks: the refined formula
             print("%s -> B=%d A=%d of %s: predicted %.2f GiB, measured %.2f GiB (%+.1f %%)%s" %
@@ -60,8 +53,5 @@ for sub in ("h100-torch2.11", "h100-torch2.11-beyond", "sim"):
                 bad.append("%s: a lower bound above what %s needed" % (o["trace"], f["trace"]))
             elif not p["lower_bound"] and not -0.05 <= err <= (0.10 if formula else 0.25):
                 bad.append("%s: %+.1f %% off %s's peak" % (o["trace"], 100 * err, f["trace"]))
-if n < 15:
-    bad.append("only %d pairs" % n)
-print("\n".join(bad) if bad else "ok: %d pairs" % n)
-sys.exit(1 if bad else 0)
+finish(bad, n, 15)
 PYEOF

@@ -29,6 +29,7 @@ KNOWN = {  # the HF Trainer simulation (its tr_loss, label mask and TrainingArgu
     "trainer_gpt2_fit: optimizer state {'bytes': 995519060, 'time_ns': 53760363}, the program's 995519056"}
 STATE = {"adamw": ("adam", 8.0), "sgd": ("momentum", 4.0), "adafactor": ("factored", 0.01)}
 n = 0
+ALL = [json.loads(l) for l in open(sys.argv[1])]
 for line in open(sys.argv[1]):
     f = json.loads(line)
     t = f["trace"][:-3]
@@ -178,6 +179,16 @@ for line in open(sys.argv[1]):
             bad.append("%s: fp32 training read as dtype %s" % (t, dt))
         if r["formula_applies"] is not True or "what float32 training really keeps" not in text:
             bad.append("%s: no float32 formula: %s" % (t, r.get("formula_note")))
+        # the advice offers bf16 autocast, predicted within -5 / +10 % of the same run in bf16
+        # (its sibling without --amp none, when committed: examples/traces/sim/make.sh)
+        bf = [a for a in r["advice"] if a["change"] == "bf16 mixed precision (autocast)"]
+        sib = [g for g in ALL if g["command"] == f["command"].replace(" --amp none", "")]
+        if r["formula_applies"] is True and len(bf) != 1:
+            bad.append("%s: fp32 training without bf16 autocast among its options" % t)
+        elif sib and not f["oom"] and \
+                not -0.05 <= bf[0]["predicted_allocated_bytes"] / sib[0]["max_memory_allocated"] - 1 <= 0.10:
+            bad.append("%s: bf16 predicted %d B, %s allocated %d" %
+                       (t, bf[0]["predicted_allocated_bytes"], sib[0]["trace"], sib[0]["max_memory_allocated"]))
         # its weights counted as the program does (+ buffers: a Llama's rotary rows), also at an
         # OOM in the first forward, whose fp32 tensors kept before the first temporary are more
         if not 0 <= inf["params"]["value"] - f["params"] <= 4096:

@@ -167,6 +167,15 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
                 "no torch.compile warm-up spike or compile caches (1-2 GB on a first run); eager "
                 "keeps more activations per step and runs slower");
     }
+    if (cur->dtype_bytes >= 4 && !cur->generic && !formula_params16(cur)) {
+        gpt_shape s = *cur; /* fp32 training: autocast's 16-bit compute */
+        s.dtype_bytes = 2;
+        n = add(items, n, max, c, &s, capacity, "bf16 mixed precision (autocast)",
+                "--dtype=bfloat16",
+                "weights, gradients and the optimizer's state stay fp32; most activations 16-bit, "
+                "and a 16-bit copy of each matrix weight in the forward (bfloat16 needs compute "
+                "capability 8.0 or newer; older GPUs: float16 with a GradScaler)");
+    }
     if (!cur->checkpointing && !cur->generic) {
         gpt_shape s = *cur;
         s.checkpointing = 1;

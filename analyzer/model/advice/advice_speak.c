@@ -161,6 +161,19 @@ static void advice_speak_program(advice_item *items, int n, const nano_config *c
                                "transformer block in the model's forward)");
             continue;
         }
+        /* autocast: the precision switch of the loop the program uses, else a code change */
+        if (s->dtype_bytes != cur->dtype_bytes) {
+            if (cfg->targs_call[0] || (rec && !strcmp(rec->loop, "hf_trainer")))
+                snprintf(it->cmdline, sizeof it->cmdline, "%s(bf16=True)",
+                         cfg->targs_call[0] ? cfg->targs_call : "TrainingArguments");
+            else if (rec && !strcmp(rec->loop, "lightning"))
+                snprintf(it->cmdline, sizeof it->cmdline, "Trainer(precision=\"bf16-mixed\")");
+            else
+                snprintf(it->cmdline, sizeof it->cmdline,
+                         "(code change: the forward and the loss under torch.autocast(\"cuda\", "
+                         "dtype=torch.bfloat16))");
+            continue;
+        }
         /* no change or an environment variable: the same in every program */
         if (!it->cmdline[0] || it->cmdline[0] == '(' || !strncmp(it->cmdline, "PYTORCH_", 8))
             continue;

@@ -101,9 +101,11 @@ typedef struct model_result {
     /* the formulas' block is a GPT-2 block: a run whose blocks are another kind's (a gated-MLP
      * decoder such as Llama) says so beside the comparison; "" otherwise */
     char formula_block[320];
-    int tight;       /* 1: a run that completed on the card with less than the headroom free */
-    int opt_assumed; /* 1: the optimizer's state was not measured: predictions assume AdamW */
-    int opt_bound;   /* 1: named, not measured: a bound of its kind's state (said) */
+    int tight;           /* 1: a run that completed on the card with less than the headroom free */
+    int next_step_grows; /* 1: its one step's forward ran before the optimizer's state existed,
+                          * and a step with it is predicted not to fit */
+    int opt_assumed;     /* 1: the optimizer's state was not measured: predictions assume AdamW */
+    int opt_bound;       /* 1: named, not measured: a bound of its kind's state (said) */
     int measured_at_tensors; /* measured: the tensors at their peak (else at the process peak) */
     char notes[5][640];      /* what the advice assumes, or how certain it is (every view) */
     int nnotes;

@@ -76,6 +76,13 @@ run vitb16_fp32_sgd_b32_fit examples/sim/sim_vision.py --model vit-b16 --amp non
 run llama160m_fp32_b4_fit examples/sim/sim_hf.py --model llama-160m --amp none --batch-size 4 --steps 1
 run gpt2m_fp32_b4_oom_forward examples/sim/sim_hf.py --model gpt2-medium --amp none --batch-size 4 --steps 1
 run gpt2m_fp32_b1_a4_fit examples/sim/sim_hf.py --model gpt2-medium --amp none --batch-size 1 --grad-accum 4 --steps 2
+# one step fits, the second step's forward (with AdamW's state) does not: llama400m_b4_fit's
+# advice predicts these
+run llama400m_b4_s2_oom_forward examples/sim/sim_hf.py --model llama-400m --batch-size 4 --steps 2
+run llama400m_b2_a2_fit examples/sim/sim_hf.py --model llama-400m --batch-size 2 --grad-accum 2 --steps 2
+# the bf16 siblings of the fp32 runs: what their advice's "bf16 mixed precision" predicts
+run gpt2_sgd_b4_fit examples/sim/sim_hf.py --model gpt2 --optimizer sgd --batch-size 4 --steps 2
+run llama160m_b4_fit examples/sim/sim_hf.py --model llama-160m --batch-size 4 --steps 2
 # LoRA over grouped key / value: the adapters' B of k and v (kv×8) are a pair of their own
 run llama_gqa300m_lora8_b2_fit examples/sim/sim_hf.py --model llama-gqa-300m --lora-rank 8 --batch-size 2 --steps 2
 run llama_gqa300m_lora8_fp32_b2_fit examples/sim/sim_hf.py --model llama-gqa-300m --lora-rank 8 --amp none --batch-size 2 --steps 2

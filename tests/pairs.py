@@ -1,0 +1,32 @@
+"""pairs.py — what oom_pairs.sh and step_pairs.sh share: a run's siblings (the same program and
+arguments but the micro-batch, its accumulation and the steps) and what `vramtrace predict
+--from` says of one for a sibling's micro-batch and accumulation on the 12 GiB card."""
+import json
+import os
+import re
+import subprocess
+
+
+def argv_of(f):
+    """the program and its arguments without the micro-batch, its accumulation and the steps"""
+    c = re.sub(r"\s*\(.*\)\s*$", "", f.get("command", ""))
+    c = re.sub(r"--(batch-size|grad-accum|steps)[ =]\d+", "", c)
+    return " ".join(c.split())
+
+
+def predict(trace, B, A):
+    """predict --from trace at B, A: (its JSON, None) or (None, why it failed)"""
+    cmd = [os.environ["VT"], "predict", "--from", trace, "--batch-size", str(B), "--grad-accum",
+           str(A), "--card", "12GiB", "--json"]
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    if out.returncode:
+        return None, out.stderr.strip()
+    return json.loads(out.stdout), None
+
+
+def finish(bad, n, least):
+    """the verdict: the problems found, or how many pairs were checked (at least least)"""
+    if n < least:
+        bad.append("only %d pairs" % n)
+    print("\n".join(bad) if bad else "ok: %d pairs" % n)
+    raise SystemExit(1 if bad else 0)
