@@ -1,7 +1,9 @@
 #!/bin/sh
 # sim_kv_cache.sh — the advice's use_cache=False against the run it predicts: SIMULATED Hugging
 # Face runs (examples/sim/sim_hf.py) with transformers' KV cache on, as the config has it, and the
-# same runs with --no-cache. The report of each run with the cache lists use_cache=False with a
+# same runs with --no-cache, two optimizer steps each (a prediction is of a step with the
+# optimizer's state, which a one-step run's forward never held). The report of each run with the
+# cache lists use_cache=False with a
 # predicted peak within 1 % of the process peak the run without it measured (and the same fit
 # verdict); a run without the cache is not told to turn it off; an out-of-memory run's what-if
 # equals what the report of the run without the cache says that configuration needs.
@@ -23,7 +25,7 @@ run() {
     "$VT" report --json "$name.vt" >"$name.json" || fail "report $name"
 }
 
-for c in "gpt2 4 1" "gpt2-medium 2 1" "llama-400m 2 1" "llama-400m 4 2"; do
+for c in "gpt2 4 2" "gpt2-medium 2 2" "llama-400m 2 2" "llama-400m 4 2"; do
     set -- $c
     run "on-$1-$2" --model "$1" --batch-size "$2" --steps "$3"
     run "off-$1-$2" --model "$1" --batch-size "$2" --steps "$3" --no-cache
