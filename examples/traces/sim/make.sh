@@ -80,6 +80,7 @@ run gpt2m_fp32_b1_a4_fit examples/sim/sim_hf.py --model gpt2-medium --amp none -
 # advice predicts these
 run llama400m_b4_s2_oom_forward examples/sim/sim_hf.py --model llama-400m --batch-size 4 --steps 2
 run llama400m_b2_a2_fit examples/sim/sim_hf.py --model llama-400m --batch-size 2 --grad-accum 2 --steps 2
+run gpt2m_b1_a4_fit examples/sim/sim_hf.py --model gpt2-medium --batch-size 1 --grad-accum 4 --steps 2
 # the bf16 siblings of the fp32 runs: what their advice's "bf16 mixed precision" predicts
 run gpt2_sgd_b4_fit examples/sim/sim_hf.py --model gpt2 --optimizer sgd --batch-size 4 --steps 2
 run llama160m_b4_fit examples/sim/sim_hf.py --model llama-160m --batch-size 4 --steps 2
