@@ -271,6 +271,28 @@ static void test_program_kinds(void **state)
     assert_int_equal(c.v[CFG_n_layer].src, CONFIG_SRC_DEFAULT);
     assert_int_equal(c.nfiles, 0);
     assert_int_equal(c.nwarnings, 0);
+    /* a precision switch turned off is no dtype, and no bad one: the trace tells */
+    config_init(&c);
+    const char *aoff[] = {"python3", "t.py", "--amp", "none", "--batch-size", "2"};
+    assert_int_equal(config_from_cmdline(&c, 6, aoff, dir, err, sizeof err), 0);
+    assert_int_not_equal(c.v[CFG_dtype].src, CONFIG_SRC_ARG);
+    assert_int_equal(c.v[CFG_batch_size].i, 2); /* "none" is its value, not a positional */
+    assert_int_equal(c.nwarnings, 1);
+    assert_non_null(strstr(c.warnings[0], "no autocast"));
+    assert_null(strstr(c.warnings[0], "unknown"));
+    /* Lightning's precision words: the compute dtype they mean */
+    static const char *const lit[][2] = {{"bf16-mixed", "bfloat16"},
+                                         {"16-mixed", "float16"},
+                                         {"32-true", "float32"},
+                                         {"32", "float32"},
+                                         {"bf16-true", "bfloat16"}};
+    for (size_t i = 0; i < sizeof lit / sizeof lit[0]; i++) {
+        config_init(&c);
+        const char *a5[] = {"python3", "t.py", "--precision", lit[i][0]};
+        assert_int_equal(config_from_cmdline(&c, 4, a5, dir, err, sizeof err), 0);
+        assert_string_equal(c.v[CFG_dtype].s, lit[i][1]);
+        assert_int_equal(c.nwarnings, 0);
+    }
     /* --batch=8: argparse spelling even with '=' */
     config_init(&c);
     const char *a2[] = {"python3", "t.py", "--batch=8"};

@@ -135,6 +135,22 @@ static int is_off_word(const char *s)
     return 0;
 }
 
+/* precision_word: a precision flag's value in the dtype's words: Lightning's ("32-true",
+ * "bf16-mixed", "16-mixed", "bf16-true", "16", "32") as the compute dtype they mean; any other
+ * value as it is */
+static const char *precision_word(int k, const char *v)
+{
+    static const struct {
+        const char *word, *dtype;
+    } w[] = {{"32", "fp32"},        {"32-true", "fp32"},  {"bf16-mixed", "bf16"},
+             {"bf16-true", "bf16"}, {"16-mixed", "fp16"}, {"16-true", "fp16"},
+             {"16", "fp16"}};
+    for (size_t i = 0; k == CFG_dtype && v && i < sizeof w / sizeof w[0]; i++)
+        if (!strcmp(v, w[i].word))
+            return w[i].dtype;
+    return v;
+}
+
 /* apply_one: sets key k from text; a value the model cannot use becomes a note. */
 static void apply_one(nano_config *c, config_key k, const char *flag, char sep, const char *text,
                       const char *where)
@@ -200,7 +216,7 @@ void config_apply_flags(nano_config *c, int argc, const char *const *argv)
             continue;
         }
         if (eq) {
-            apply_one(c, (config_key)k, flag, '=', eq + 1, a);
+            apply_one(c, (config_key)k, flag, '=', precision_word(k, eq + 1), a);
         } else if (config_key_type((config_key)k) == CONFIG_BOOL) {
             int take = has_next && is_bool_word(next);
             snprintf(where, sizeof where, "%s%s%s", a, take ? " " : "", take ? next : "");
@@ -208,7 +224,7 @@ void config_apply_flags(nano_config *c, int argc, const char *const *argv)
             i += take;
         } else if (has_next) {
             snprintf(where, sizeof where, "%s %s", a, next);
-            apply_one(c, (config_key)k, flag, ' ', next, where);
+            apply_one(c, (config_key)k, flag, ' ', precision_word(k, next), where);
             i++;
         }
     }
