@@ -280,6 +280,15 @@ static void test_program_kinds(void **state)
     assert_int_equal(c.nwarnings, 1);
     assert_non_null(strstr(c.warnings[0], "no autocast"));
     assert_null(strstr(c.warnings[0], "unknown"));
+    /* Accelerate's spelling: --mixed_precision bf16 | no */
+    config_init(&c);
+    const char *acc[] = {"python3", "t.py", "--mixed_precision", "bf16"};
+    assert_int_equal(config_from_cmdline(&c, 4, acc, dir, err, sizeof err), 0);
+    assert_string_equal(c.v[CFG_dtype].s, "bfloat16");
+    config_init(&c);
+    acc[3] = "no";
+    assert_int_equal(config_from_cmdline(&c, 4, acc, dir, err, sizeof err), 0);
+    assert_int_not_equal(c.v[CFG_dtype].src, CONFIG_SRC_ARG);
     /* Lightning's precision words: the compute dtype they mean */
     static const char *const lit[][2] = {{"bf16-mixed", "bfloat16"},
                                          {"16-mixed", "float16"},

@@ -46,6 +46,7 @@
     X("dtype", CFG_dtype)                                                                          \
     X("amp", CFG_dtype)                                                                            \
     X("precision", CFG_dtype)                                                                      \
+    X("mixed_precision", CFG_dtype)                                                                \
     X("compile", CFG_compile)                                                                      \
     X("torch_compile", CFG_compile)                                                                \
     X("dropout", CFG_dropout)                                                                      \
