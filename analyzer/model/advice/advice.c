@@ -223,6 +223,10 @@ static void predict_raw(const model_calib *c, const gpt_shape *s, prediction *ou
             if (c->calibrated && c->measured_shape.compile && !s2.compile && q < 1 &&
                 (k == CAT_ACTIVATIONS || k == CAT_LOGITS || k == CAT_ATTENTION))
                 q = 1;
+            /* another precision: what the loss kept beyond the formula in one is not the other's
+             * (nanoGPT's fp32 loss 16*N*V, its bf16 one the formula's 12) */
+            if (c->calibrated && s2.dtype_bytes != c->measured_shape.dtype_bytes && k == CAT_LOGITS)
+                q = 1;
             v = weights ? unseen_weights(c, &s2, k, ref.bytes[k]) * q : (double)ref.bytes[k] * q;
         } else /* measured, but not in the formula: scale what was measured */
             v = (double)c->measured.bytes[k] * scale(&s2, &c->measured_shape, k);
