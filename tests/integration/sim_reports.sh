@@ -212,6 +212,12 @@ for line in open(sys.argv[1]):
         if want not in a.get("reason_refined", "") or "overcounts" in a.get("reason", ""):
             bad.append("%s: activations at an optimizer peak: %r / %r" %
                        (t, a.get("reason"), a.get("reason_refined")))
+    # out of memory in the optimizer step with the forward's tensors gone, the weights, their
+    # gradients and the state over the card: said as that, not as a micro-batch too large
+    if f["oom"] and f["oom_phase"] == "optimizer" and \
+            r["oom"]["cause"] != "weights_and_state_too_large":
+        bad.append("%s: an OOM of the weights and the optimizer's state said as %s" %
+                   (t, r["oom"]["cause"]))
     # BERT's own block (post-LayerNorm, 40*N*d; dropout's masks, given or seen in the trace) and
     # its masked-LM loss (10*N*V): within 0.1 %; dropout on (BERT's 0.1) is seen from its masks
     m = re.search(r"--dropout[ =]([\d.]+)", f["command"])
@@ -366,7 +372,8 @@ for line in open(sys.argv[1]):
              "bert": ("BertIntermediate.forward", "BertSelfAttention.forward"),
              "vit": ("Mlp.forward", "Attention.forward"), "resnet": ("Bottleneck.forward",),
              "unet2d": ("ResnetBlock2D.forward", "Attention.forward")}
-    if not f.get("gradient_checkpointing"):  # checkpointing keeps only the blocks' inputs
+    # (checkpointing keeps only the blocks' inputs; an OOM in the optimizer step: none left)
+    if not f.get("gradient_checkpointing") and f.get("oom_phase") != "optimizer":
         missing = [p for p in parts[f["family"]] if p not in rows]
         if missing:
             bad.append("%s: no activations in %s: %s" % (t, missing, list(rows)[:6]))

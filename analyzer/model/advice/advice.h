@@ -114,7 +114,9 @@ uint64_t advice_largest_batch(const model_calib *c, const gpt_shape *s, uint64_t
     X(FRAGMENTATION, "fragmentation",                                                              \
       "allocator cache (fragmentation): free memory in pieces too small")                          \
     X(OUTSIDE, "outside_pytorch", "memory outside PyTorch (context, NCCL, other processes)")       \
-    X(SPIKE, "spike", "a spike (evaluation, first optimizer step or torch.compile warm-up)")
+    X(SPIKE, "spike", "a spike (evaluation, first optimizer step or torch.compile warm-up)")       \
+    X(STATE, "weights_and_state_too_large",                                                        \
+      "the weights, their gradients and the optimizer's state alone: too large for the card")
 
 typedef enum oom_cause {
 #define VT_OOM_ENUM(e, key, text) OOM_##e,
@@ -123,6 +125,12 @@ typedef enum oom_cause {
         OOM_COUNT
 } oom_cause;
 
+/* advice_state_cause: an OOM whose forward's tensors were gone (the optimizer step, the end of
+ * a backward) where the weights, their gradients and the optimizer's whole state (state: its
+ * bytes once made) with what lies outside PyTorch exceed the card with the headroom: no
+ * micro-batch fits; why says so. 1 when it is that. */
+int advice_state_cause(const cat_breakdown *live, uint64_t state, uint64_t capacity, char *why,
+                       size_t whylen);
 const char *advice_cause_key(oom_cause c);
 const char *advice_cause_text(oom_cause c);
 

@@ -80,3 +80,27 @@ oom_cause advice_oom_cause(const cat_breakdown *live, uint64_t requested, uint64
                               : "the micro-batch (and the input size)");
     return OOM_ACTIVATIONS;
 }
+
+int advice_state_cause(const cat_breakdown *live, uint64_t state, uint64_t capacity, char *why,
+                       size_t whylen)
+{
+    if (!live || !capacity)
+        return 0;
+    uint64_t fwd = live->bytes[CAT_ACTIVATIONS] + live->bytes[CAT_LOGITS] +
+                   live->bytes[CAT_ATTENTION] + live->bytes[CAT_AUTOCAST];
+    uint64_t outside =
+        live->bytes[CAT_CONTEXT] + live->bytes[CAT_KERNEL_CODE] + live->bytes[CAT_EXTERNAL];
+    uint64_t p = live->bytes[CAT_PARAMETERS], g = live->bytes[CAT_GRADIENTS];
+    uint64_t o = state > live->bytes[CAT_OPTIMIZER] ? state : live->bytes[CAT_OPTIMIZER];
+    uint64_t tensors = cat_breakdown_total(live) - outside - live->bytes[CAT_CACHE];
+    if (!g || fwd > tensors / 20 ||
+        (double)(p + g + o + outside) <= (1.0 - ADVICE_HEADROOM) * (double)capacity)
+        return 0;
+    snprintf(why, whylen,
+             "the weights (%.2f GiB), their gradients (%.2f GiB) and the optimizer's state "
+             "(%.2f GiB once made) with %.0f MiB outside PyTorch need %.2f GiB before any "
+             "activation: more than the card keeps with %.0f %% free, whatever the micro-batch",
+             (double)p / 1073741824.0, (double)g / 1073741824.0, (double)o / 1073741824.0,
+             mib(outside), (double)(p + g + o + outside) / 1073741824.0, ADVICE_HEADROOM * 100);
+    return 1;
+}

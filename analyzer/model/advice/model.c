@@ -453,6 +453,12 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
                 (double)m->current.tensor_bytes / 1073741824.0,
                 (double)(bare - m->current.tensor_bytes) / 1048576.0);
         }
+        /* the forward's tensors gone, and the weights, gradients and whole optimizer state
+         * alone over the card: no micro-batch fits (Llama 400M on 6 GiB, its first AdamW step) */
+        double trained = (double)f->at_oom.bytes[CAT_GRADIENTS] / model_trained_bytes(m);
+        if (advice_state_cause(&f->at_oom, (uint64_t)(formula_opt_bpp(&m->shape) * trained), cap,
+                               m->why, sizeof m->why))
+            m->cause = OOM_STATE;
         /* a later step's forward failed with the state the first step made (5 % of the card or
          * more): that step's forward fit because it ran before the state existed */
         size_t w = strlen(m->why);

@@ -12,14 +12,14 @@ cd "$ROOT" || exit 2
 export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB
 : >"$OUT/facts.jsonl.new"
 
-# run NAME PROGRAM ARGS...: one trace and its facts line
+# run NAME PROGRAM ARGS...: one trace and its facts line (CARD: another emulated card)
 run() {
     name=$1
     shift
     rm -f "$OUT/$name.vt"
-    "$BUILD/vramtrace" run -q --card 12GiB -o "$OUT/$name.vt" -- "$PY" "$@" >"$OUT/$name.out" 2>&1
+    "$BUILD/vramtrace" run -q --card "${CARD:-12GiB}" -o "$OUT/$name.vt" -- "$PY" "$@" >"$OUT/$name.out" 2>&1
     rc=$?
-    "$PY" - "$OUT/$name.out" "$name.vt" "$rc" "FAKECUDA_MEM=24GiB vramtrace run --card 12GiB -- python3 $*" \
+    "$PY" - "$OUT/$name.out" "$name.vt" "$rc" "FAKECUDA_MEM=24GiB vramtrace run --card ${CARD:-12GiB} -- python3 $*" \
         >>"$OUT/facts.jsonl.new" <<'PYEOF' || { echo "make.sh: $name: no stats line"; exit 1; }
 import json, sys
 out, trace, rc, command = sys.argv[1:5]
@@ -81,6 +81,9 @@ run gpt2m_fp32_b1_a4_fit examples/sim/sim_hf.py --model gpt2-medium --amp none -
 run llama400m_b4_s2_oom_forward examples/sim/sim_hf.py --model llama-400m --batch-size 4 --steps 2
 run llama400m_b2_a2_fit examples/sim/sim_hf.py --model llama-400m --batch-size 2 --grad-accum 2 --steps 2
 run gpt2m_b1_a4_fit examples/sim/sim_hf.py --model gpt2-medium --batch-size 1 --grad-accum 4 --steps 2
+# the weights, gradients and AdamW's state alone over a 6 GiB card: out of memory in the first
+# optimizer step whatever the micro-batch
+(CARD=6GiB run llama400m_b1_6gib_oom_optimizer examples/sim/sim_hf.py --model llama-400m --batch-size 1 --steps 2)
 # the bf16 siblings of the fp32 runs: what their advice's "bf16 mixed precision" predicts
 run gpt2_sgd_b4_fit examples/sim/sim_hf.py --model gpt2 --optimizer sgd --batch-size 4 --steps 2
 run llama160m_b4_fit examples/sim/sim_hf.py --model llama-160m --batch-size 4 --steps 2
