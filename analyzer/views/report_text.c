@@ -49,6 +49,9 @@ const char *report_tracker_text(const replay_result *r)
 
 const char *report_steps_hedge(const report_ctx *c)
 {
+    const replay_result *r = &c->runs[0];
+    if (r->has_oom && r->iterations && r->oom_phase == PHASE_OPTIMIZER)
+        return r->iterations == 1 ? " (out of memory in it)" : " (out of memory in the last)";
     return c->model && c->model->rec.steps_maybe_skipped && c->runs[0].iterations
                ? " (gradients freed after each; the GradScaler may have skipped them: see "
                  "optimizer)"
