@@ -212,6 +212,10 @@ for line in open(sys.argv[1]):
         if want not in a.get("reason_refined", "") or "overcounts" in a.get("reason", ""):
             bad.append("%s: activations at an optimizer peak: %r / %r" %
                        (t, a.get("reason"), a.get("reason_refined")))
+    # 8-bit AdamW offered only to a run whose optimizer is AdamW, recognized (not assumed)
+    if any(a["change"] == "8-bit AdamW" for a in r["advice"]) and \
+            (r["prediction"].get("optimizer_state_assumed_adamw") or rec["optimizer"]["kind"] != "adam"):
+        bad.append("%s: 8-bit AdamW offered, its optimizer %s" % (t, rec["optimizer"]["kind"]))
     # out of memory in the optimizer step with the forward's tensors gone, the weights, their
     # gradients and the state over the card: said as that, not as a micro-batch too large
     if f["oom"] and f["oom_phase"] == "optimizer" and \

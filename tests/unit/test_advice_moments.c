@@ -1,7 +1,7 @@
 /* test_advice_moments.c — predictions anchored on the moment a run was measured at
  * (analyzer/model/advice/advice.c): a run of one step measured before its optimizer made any
  * state predicts a later step with it; a what-if in another precision does not carry what the
- * measured run's loss kept beyond the formula. */
+ * measured run's loss kept beyond the formula; another optimizer's state scales the measured. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -50,6 +50,23 @@ static void test_moments(void **state)
     assert_true(p.by_cat.bytes[CAT_LOGITS] == ref.bytes[CAT_LOGITS]);
     advice_predict(&c, &f32, &p); /* its own precision keeps its ratio */
     assert_true(p.by_cat.bytes[CAT_LOGITS] == m.bytes[CAT_LOGITS]);
+
+    /* another optimizer's state per parameter (8-bit AdamW: 2 B of AdamW's 8): the measured
+     * state scales with it, the rest is the run's */
+    s = gpt2(8, 1);
+    s.opt_set = 1, s.opt_bpp = 8;
+    formula_refined(&s, &ref);
+    m = ref;
+    m.bytes[CAT_CONTEXT] = 300 * MiB;
+    advice_calibrate(&c, &s, &m, 0);
+    gpt_shape q8 = s;
+    q8.opt_bpp = 2;
+    prediction full;
+    advice_predict(&c, &s, &full);
+    advice_predict(&c, &q8, &p);
+    assert_true(p.by_cat.bytes[CAT_OPTIMIZER] == m.bytes[CAT_OPTIMIZER] / 4);
+    assert_true(p.by_cat.bytes[CAT_ACTIVATIONS] == full.by_cat.bytes[CAT_ACTIVATIONS]);
+    assert_true(p.tensor_bytes + m.bytes[CAT_OPTIMIZER] * 3 / 4 == full.tensor_bytes);
 }
 
 int main(void)

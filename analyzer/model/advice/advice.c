@@ -28,14 +28,17 @@ static double driver(const gpt_shape *s, category c)
         case CAT_INPUTS:
         case CAT_TEMPORARIES:
             return (double)s->B;
+        case CAT_OPTIMIZER: /* its state per parameter (another optimizer: 8-bit AdamW) */
+            return formula_opt_bpp(s);
         default:
             return 1;
         }
     switch (c) {
     case CAT_PARAMETERS:
     case CAT_GRADIENTS:
-    case CAT_OPTIMIZER:
         return (double)formula_params_exact(s);
+    case CAT_OPTIMIZER:
+        return (double)formula_params_exact(s) * formula_opt_bpp(s);
     case CAT_AUTOCAST:
         return (double)formula_params_matmul(s);
     case CAT_ACTIVATIONS:

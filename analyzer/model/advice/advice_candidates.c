@@ -176,6 +176,19 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
                 "and a 16-bit copy of each matrix weight in the forward (bfloat16 needs compute "
                 "capability 8.0 or newer; older GPUs: float16 with a GradScaler)");
     }
+    /* AdamW's two moments (recognized, not assumed: the run's optimizer is AdamW) in 8 bits */
+    if (cur->opt_set && !cur->generic &&
+        formula_opt_bpp(cur) >= 2.0 * formula_param_bytes(cur) - 0.01) {
+        gpt_shape s = *cur;
+        s.opt_set = 1, s.opt_bpp = 2.0;
+        snprintf(note, sizeof note,
+                 "AdamW's two moments in 8 bits (bitsandbytes; a scale per block of 2,048): 2 B of "
+                 "state per trainable parameter instead of %.0f; not measured on a GPU by "
+                 "vramtrace",
+                 formula_opt_bpp(cur));
+        n = add(items, n, max, c, &s, capacity, "8-bit AdamW",
+                "(code change: bitsandbytes.optim.AdamW8bit for torch.optim.AdamW)", note);
+    }
     if (!cur->checkpointing && !cur->generic) {
         gpt_shape s = *cur;
         s.checkpointing = 1;

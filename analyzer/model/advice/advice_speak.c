@@ -174,6 +174,13 @@ static void advice_speak_program(advice_item *items, int n, const nano_config *c
                          "dtype=torch.bfloat16))");
             continue;
         }
+        /* another optimizer: the Trainer's own name for it, else the code change */
+        if (s->opt_bpp != cur->opt_bpp || s->opt_set != cur->opt_set) {
+            if (cfg->targs_call[0] || (rec && !strcmp(rec->loop, "hf_trainer")))
+                snprintf(it->cmdline, sizeof it->cmdline, "%s(optim=\"adamw_bnb_8bit\")",
+                         cfg->targs_call[0] ? cfg->targs_call : "TrainingArguments");
+            continue;
+        }
         /* no change or an environment variable: the same in every program */
         if (!it->cmdline[0] || it->cmdline[0] == '(' || !strncmp(it->cmdline, "PYTORCH_", 8))
             continue;
