@@ -217,6 +217,12 @@ static void test_gated(void **state)
     assert_string_equal(formula_block_text(&s), "40*N*d + 16*N*I + 8*N + 4*N*H");
     s.kv = 256;
     assert_string_equal(formula_block_text(&s), "32*N*d + 8*N*kv + 16*N*I + 8*N + 4*N*H");
+    /* compiled 16-bit: the eager terms x 30/36, as counted */
+    s.dtype_bytes = 2, s.compile = 1;
+    assert_int_equal(formula_block_bytes(&s),
+                     (30 * N * 768 + 4 * N * 256 + 8 * N * 2048) * 30 / 36 + 8 * N + 4 * N * 12);
+    assert_string_equal(formula_block_text(&s), "(30*N*d + 4*N*kv + 8*N*I)*30/36 + 8*N + 4*N*H");
+    s.dtype_bytes = 4, s.compile = 0;
     /* the documents' formula subtracts no position embedding (rotary) */
     doc_formula d;
     formula_documents(&s, &d);

@@ -99,8 +99,9 @@ int advice_state_cause(const cat_breakdown *live, uint64_t state, uint64_t capac
     snprintf(why, whylen,
              "the weights (%.2f GiB), their gradients (%.2f GiB) and the optimizer's state "
              "(%.2f GiB once made) with %.0f MiB outside PyTorch need %.2f GiB before any "
-             "activation: more than the card keeps with %.0f %% free, whatever the micro-batch",
+             "activation: more than the card keeps with " ADVICE_HEADROOM_PCT_TEXT
+             " %% free, whatever the micro-batch",
              (double)p / 1073741824.0, (double)g / 1073741824.0, (double)o / 1073741824.0,
-             mib(outside), (double)(p + g + o + outside) / 1073741824.0, ADVICE_HEADROOM * 100);
+             mib(outside), (double)(p + g + o + outside) / 1073741824.0);
     return 1;
 }

@@ -142,6 +142,11 @@ static void advice_speak_program(advice_item *items, int n, const nano_config *c
         }
         return;
     }
+    /* the training-arguments call a Trainer's switches go in (the script's own, or
+     * TrainingArguments under Hugging Face's Trainer), NULL when the loop has none */
+    const char *targs = cfg->targs_call[0]                        ? cfg->targs_call
+                        : rec && !strcmp(rec->loop, "hf_trainer") ? "TrainingArguments"
+                                                                  : NULL;
     for (int i = 0; i < n; i++) {
         advice_item *it = &items[i];
         const gpt_shape *s = &it->shape;
@@ -149,9 +154,8 @@ static void advice_speak_program(advice_item *items, int n, const nano_config *c
         if (s->checkpointing && !cur->checkpointing) {
             if (cfg->ckpt_flag[0]) /* the script's own switch */
                 snprintf(it->cmdline, sizeof it->cmdline, "%s", cfg->ckpt_flag);
-            else if (cfg->targs_call[0] || (rec && !strcmp(rec->loop, "hf_trainer")))
-                snprintf(it->cmdline, sizeof it->cmdline, "%s(gradient_checkpointing=True)",
-                         cfg->targs_call[0] ? cfg->targs_call : "TrainingArguments");
+            else if (targs)
+                snprintf(it->cmdline, sizeof it->cmdline, "%s(gradient_checkpointing=True)", targs);
             else
                 snprintf(it->cmdline, sizeof it->cmdline, "%s",
                          rec && rec->huggingface
@@ -163,9 +167,8 @@ static void advice_speak_program(advice_item *items, int n, const nano_config *c
         }
         /* autocast: the precision switch of the loop the program uses, else a code change */
         if (s->dtype_bytes != cur->dtype_bytes) {
-            if (cfg->targs_call[0] || (rec && !strcmp(rec->loop, "hf_trainer")))
-                snprintf(it->cmdline, sizeof it->cmdline, "%s(bf16=True)",
-                         cfg->targs_call[0] ? cfg->targs_call : "TrainingArguments");
+            if (targs)
+                snprintf(it->cmdline, sizeof it->cmdline, "%s(bf16=True)", targs);
             else if (rec && !strcmp(rec->loop, "lightning"))
                 snprintf(it->cmdline, sizeof it->cmdline, "Trainer(precision=\"bf16-mixed\")");
             else
@@ -176,9 +179,8 @@ static void advice_speak_program(advice_item *items, int n, const nano_config *c
         }
         /* another optimizer: the Trainer's own name for it, else the code change */
         if (s->opt_bpp != cur->opt_bpp || s->opt_set != cur->opt_set) {
-            if (cfg->targs_call[0] || (rec && !strcmp(rec->loop, "hf_trainer")))
-                snprintf(it->cmdline, sizeof it->cmdline, "%s(optim=\"adamw_bnb_8bit\")",
-                         cfg->targs_call[0] ? cfg->targs_call : "TrainingArguments");
+            if (targs)
+                snprintf(it->cmdline, sizeof it->cmdline, "%s(optim=\"adamw_bnb_8bit\")", targs);
             continue;
         }
         /* no change or an environment variable: the same in every program */

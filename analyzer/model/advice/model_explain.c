@@ -133,26 +133,13 @@ static void explain_generic(model_result *m, const run_facts *f)
 
 /* forward_gone: the moment compared came in the optimizer step, after the forward's tensors of
  * category c were freed (a step's first optimizer step makes its state: a one-step run's peak),
- * so what the refined formula's step peak holds of them is compared with their largest over the
- * run instead (autocast's copies: said, not compared); 1 when said in rr. */
-static int forward_gone(const run_facts *f, int c, uint64_t me, uint64_t r, char *rr, size_t n)
+ * so what the refined formula's step peak holds of them (r, measured me) is compared with their
+ * largest over the run instead (autocast's copies: said, not compared) */
+static int forward_gone(const run_facts *f, int c, uint64_t me, uint64_t r)
 {
-    if ((c != CAT_ACTIVATIONS && c != CAT_LOGITS && c != CAT_ATTENTION && c != CAT_AUTOCAST) ||
-        !r || me >= r / 4 || !f->has_cat_peaks || !f->cat_peak[c] || !f->peak_phase ||
-        strcmp(f->peak_phase, "optimizer") != 0)
-        return 0;
-    if (c == CAT_AUTOCAST) /* (the forward keeps every copy until autocast exits, the formula's
-                            * moment none: no ratio of the two) */
-        snprintf(rr, n,
-                 "this peak, in the optimizer, came after the forward's tensors were freed; "
-                 "their largest over the run: %.1f MiB",
-                 mibf(f->cat_peak[c]));
-    else
-        snprintf(rr, n,
-                 "this peak, in the optimizer, came after the forward's tensors were freed; "
-                 "their largest over the run, %.1f MiB, is %.2fx the refined formula",
-                 mibf(f->cat_peak[c]), (double)f->cat_peak[c] / (double)r);
-    return 1;
+    return (c == CAT_ACTIVATIONS || c == CAT_LOGITS || c == CAT_ATTENTION || c == CAT_AUTOCAST) &&
+           r && me < r / 4 && f->has_cat_peaks && f->cat_peak[c] && f->peak_phase &&
+           !strcmp(f->peak_phase, "optimizer");
 }
 
 /* explain_doc: one category against the basic formula. */
@@ -219,7 +206,7 @@ static void explain_doc(model_result *m, const run_facts *f, int c, uint64_t me,
         optimizer_state(m, f, me, rd, n);
         break;
     case CAT_ACTIVATIONS:
-        if (m->docf.act_elements && forward_gone(f, c, me, m->refined.bytes[c], rd, n))
+        if (m->docf.act_elements && forward_gone(f, c, me, m->refined.bytes[c]))
             snprintf(rd, n,
                      "this peak, in the optimizer, came after the forward's tensors were freed; "
                      "their largest over the run, %.1f MiB, is an effective multiplier of %.1f "
@@ -333,8 +320,20 @@ static void explain_ref(model_result *m, const run_facts *f, int c, uint64_t me,
                         char *rr, size_t n)
 {
     const gpt_shape *s = &m->shape;
-    if (forward_gone(f, c, me, r, rr, n))
+    if (forward_gone(f, c, me, r)) {
+        if (c == CAT_AUTOCAST) /* (the forward keeps every copy until autocast exits, the
+                                * formula's moment none: no ratio of the two) */
+            snprintf(rr, n,
+                     "this peak, in the optimizer, came after the forward's tensors were freed; "
+                     "their largest over the run: %.1f MiB",
+                     mibf(f->cat_peak[c]));
+        else
+            snprintf(rr, n,
+                     "this peak, in the optimizer, came after the forward's tensors were freed; "
+                     "their largest over the run, %.1f MiB, is %.2fx the refined formula",
+                     mibf(f->cat_peak[c]), (double)f->cat_peak[c] / (double)r);
         return;
+    }
     if (me > 0 && r > 0) {
         int grows = c == CAT_ACTIVATIONS || c == CAT_LOGITS || c == CAT_ATTENTION ||
                     c == CAT_GRADIENTS || c == CAT_AUTOCAST;

@@ -77,8 +77,8 @@ void model_complete_tokens(nano_config *c, const infer_result *ir)
  * made its logits in fp32 only (or, a vision transformer's, its first token tensor in 4-byte
  * elements; or, out of memory before its logits, ran its attention) from fp32 weights, and that
  * never made a 16-bit copy of a weight (autocast makes them) nor used a GradScaler: no mixed
- * precision. */
-static int fp32_compute(const run_facts *f)
+ * precision. Its evidence in words, or NULL. */
+static const char *fp32_compute(const run_facts *f)
 {
     const infer_result *ir = f->inferred;
     /* autocast over fp32 weights copies a d×d matrix at least (2·d² B); a smaller "copy" is a
@@ -89,15 +89,22 @@ static int fp32_compute(const run_facts *f)
     if (!ir || !f->has_cat_peaks || (copies && (!d || copies >= 2 * d * d)) || f->grad_scaler ||
         f->compile_frames != MODEL_COMPILE_NOT_SEEN ||
         (ir->v[INFER_param_dtype_bytes].known && ir->v[INFER_param_dtype_bytes].value != 4))
-        return 0;
+        return NULL;
     const infer_value *lg = &ir->v[INFER_logits_dtype_bytes], *b = &ir->v[INFER_batch_size],
                       *h = &ir->v[INFER_n_head];
     if (lg->known)
-        return lg->value == 4;
+        return lg->value == 4 ? "fp32 logits only in the first forward and no 16-bit copy of a "
+                                "weight over the run (autocast makes them): fp32 training"
+                              : NULL;
+    if (b->known && strstr(b->where, "of 4-byte elements"))
+        return "fp32 token activations in the first forward (B from the images beside them) and "
+               "no 16-bit copy of a weight over the run (autocast makes them): fp32 training";
     /* no logits (an OOM before them): its attention ran, so its projections did, and autocast
      * would have copied their weights */
-    return (b->known && strstr(b->where, "of 4-byte elements") != NULL) ||
-           (f->has_oom && h->known && strstr(h->where, "log-sum-exp rows") != NULL);
+    if (f->has_oom && h->known && strstr(h->where, "log-sum-exp rows"))
+        return "its first forward's attention ran before the out-of-memory error with no 16-bit "
+               "copy of a weight (autocast makes one for each projection): fp32 training";
+    return NULL;
 }
 
 /* from_trace_dtype: the precision the trace shows when nothing gave it. */
@@ -131,18 +138,8 @@ void model_trace_dtype(nano_config *c, const run_facts *f)
                ir->v[INFER_logits_dtype_bytes].value == 2 && dv->src == CONFIG_SRC_UNKNOWN) {
         s = "bfloat16";
         why = "16-bit logits in the forward and no GradScaler: bf16 mixed precision";
-    } else if (fp32_compute(f)) {
+    } else if ((why = fp32_compute(f)) != NULL) {
         s = "float32";
-        why = ir->v[INFER_logits_dtype_bytes].known
-                  ? "fp32 logits only in the first forward and no 16-bit copy of a weight over "
-                    "the run (autocast makes them): fp32 training"
-              : strstr(ir->v[INFER_batch_size].where, "of 4-byte elements")
-                  ? "fp32 token activations in the first forward (B from the images beside them) "
-                    "and no 16-bit copy of a weight over the run (autocast makes them): fp32 "
-                    "training"
-                  : "its first forward's attention ran before the out-of-memory error with no "
-                    "16-bit copy of a weight (autocast makes one for each projection): fp32 "
-                    "training";
     }
     if (!s)
         return;

@@ -261,9 +261,9 @@ static void vt__infer_tokens(const vt__pass *p, const uint64_t *elems, size_t ne
 }
 
 /* vt__looked_up: n when tensor i could be n int64 indices, their embedding lookup soon after
- * it (vt__embeds); else 0. A fused attention kernel's output is no index (its log-sum-exp rows,
- * B·H·T fp32, are B·H·T/2 int64 in size: an fp32 GPT-2's first MLP output after it, B·T·4d·4 B,
- * has the size of their lookup when H = 2d / ... : GPT-2 medium at B = 4). */
+ * it (vt__embeds); else 0. A fused attention kernel's output is no index: its log-sum-exp rows,
+ * B·H·T fp32, have the size of B·H·T/2 int64, whose lookup of d 2-byte elements each is the
+ * size of an fp32 GPT-2's first MLP output after it, B·T·4d·4 B, when H = 16 (GPT-2 medium). */
 static uint64_t vt__looked_up(const vt__pass *p, size_t i, uint64_t d)
 {
     uint64_t n = p->t[i].size / 8;

@@ -135,16 +135,28 @@ static uint64_t plain_per_nd(const gpt_shape *s)
     return s->compile ? 30 /* torch.compile recomputes some: 24-36, the middle */ : 36;
 }
 
+/* gated_of: a gated block's bytes per N*d, per N*kv and per N*I (formula.h), and whether
+ * torch.compile's 30/36 of the eager bytes applies */
+typedef struct gated_terms {
+    unsigned nd, nkv, ni;
+    int compiled;
+} gated_terms;
+static gated_terms gated_of(const gpt_shape *s)
+{
+    gated_terms t = s->dtype_bytes >= 4   ? (gated_terms){32, 8, 16, 0}
+                    : formula_params16(s) ? (gated_terms){20, 4, 8, 0}
+                                          : (gated_terms){30, 4, 8, 0};
+    t.compiled = s->compile && s->dtype_bytes < 4;
+    return t;
+}
+
 uint64_t formula_block_bytes(const gpt_shape *s)
 {
     uint64_t N = s->B * s->T, d = s->d;
-    int p16 = formula_params16(s);
     if (s->gated) { /* SDPA keeps k and v at the key / value width (grouped-query attention) */
-        uint64_t kv = kv_width(s);
-        uint64_t b = s->dtype_bytes >= 4 ? 32 * N * d + 8 * N * kv + 16 * N * s->I
-                     : p16               ? 20 * N * d + 4 * N * kv + 8 * N * s->I
-                                         : 30 * N * d + 4 * N * kv + 8 * N * s->I;
-        if (s->compile && s->dtype_bytes < 4)
+        gated_terms g = gated_of(s);
+        uint64_t b = g.nd * N * d + g.nkv * N * kv_width(s) + g.ni * N * s->I;
+        if (g.compiled)
             b = b * 30 / 36;
         return b + 8 * N + 4 * N * s->H;
     }
@@ -164,15 +176,13 @@ const char *formula_block_text(const gpt_shape *s)
                  (unsigned long long)plain_per_nd(s), masks);
         return text;
     }
-    int grouped = formula_kv_grouped(s);
-    if (s->dtype_bytes >= 4)
-        return grouped ? "32*N*d + 8*N*kv + 16*N*I + 8*N + 4*N*H" : "40*N*d + 16*N*I + 8*N + 4*N*H";
-    if (formula_params16(s))
-        return grouped ? "20*N*d + 4*N*kv + 8*N*I + 8*N + 4*N*H" : "24*N*d + 8*N*I + 8*N + 4*N*H";
-    if (s->compile)
-        return grouped ? "(30*N*d + 4*N*kv + 8*N*I)*30/36 + 8*N + 4*N*H"
-                       : "(34*N*d + 8*N*I)*30/36 + 8*N + 4*N*H";
-    return grouped ? "30*N*d + 4*N*kv + 8*N*I + 8*N + 4*N*H" : "34*N*d + 8*N*I + 8*N + 4*N*H";
+    gated_terms g = gated_of(s);
+    char kv[24] = ""; /* k and v at d: their terms in N*d's */
+    if (formula_kv_grouped(s))
+        snprintf(kv, sizeof kv, " + %u*N*kv", g.nkv);
+    snprintf(text, sizeof text, "%s%u*N*d%s + %u*N*I%s + 8*N + 4*N*H", g.compiled ? "(" : "",
+             kv[0] ? g.nd : g.nd + g.nkv, kv, g.ni, g.compiled ? ")*30/36" : "");
+    return text;
 }
 
 const char *formula_refined_words(const gpt_shape *s)
