@@ -36,6 +36,7 @@ ANALYZER_INC    := $(foreach l,$(ANALYZER_LAYERS),-Ianalyzer/$(l))
 $(foreach l,$(ANALYZER_LAYERS),$(eval $(BUILD)/obj/analyzer/$(l)/%.o: LAYER_INC := $(foreach u,$(call layers_upto,$(l),$(ANALYZER_LAYERS)),-Ianalyzer/$(u))))
 $(BUILD)/obj/tests/unit/%.o: LAYER_INC := $(ANALYZER_INC)
 $(BUILD)/obj/tests/bench/%.o: LAYER_INC := -Ianalyzer/trace -Ianalyzer/model/facts
+$(BUILD)/obj/tests/bench/capture_threads.o: LAYER_INC := -Ipreload
 WARN      := -Wall -Wextra -Wshadow -Wno-missing-field-initializers
 BASEFLAGS := -std=gnu11 -pthread -D_GNU_SOURCE -Iinclude $(DEPS_CPPFLAGS) $(WARN) -MMD -MP
 PICFLAGS  := -fPIC -fvisibility=hidden -ftls-model=initial-exec
@@ -197,6 +198,12 @@ $(BUILD)/tests/bench/%: $(call obj,tests/bench/%.c) $(ANALYZER_A)
 	$(E) LD $@
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -o $@ $^ $(LDFLAGS) $(DEPS_LDFLAGS) $(ANALYZER_LIBS)
+
+# capture_threads: the preload's recording path alone (libvtcore.a), no CUDA runtime under it
+$(BUILD)/tests/bench/capture_threads: $(call obj,tests/bench/capture_threads.c) $(PRELOAD_A)
+	$(E) LD $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -pthread -o $@ $^ $(LDFLAGS) $(DEPS_LDFLAGS) $(PRELOAD_LIBS)
 
 # Integration programs link the fake runtime (DT_NEEDED libcudart.so.13, rpath to it), like
 # PyTorch links the real one; they also get -ldl for the programs that dlopen libcuda.
