@@ -7,7 +7,7 @@
 # accumulation in the script's TrainingArguments; fits and OOMs), against each
 # simulated program's own count of its tensors (facts.jsonl). The family, the optimizer's state
 # per trainable parameter, the trainable parameters, the shapes the trace gives (width 1024 is
-# 1024; a ViT counts 197 patch tokens), checkpointing on and never recommended, no transformer
+# 1024; a ViT counts 197 patch tokens, 577 at 384² beside a head of 10 classes), checkpointing on and never recommended, no transformer
 # words for a CNN, no nanoGPT value anywhere; 16-bit weights (pure bf16) counted at 2 B, with the
 # formula of a 16-bit residual stream and no autocast copies; the activations grouped by the innermost module of
 # the program's own model code (its MLP and attention blocks, a ResNet's Bottleneck).
@@ -303,9 +303,15 @@ for line in open(sys.argv[1]):
         # unknown, never wrong)
         heads = 12 if fam == "vision_transformer" else f["heads"]
         known = cfg["n_head"]["source"] in ("inferred", "argument", "file", "flag")
-        if (known or not f["gradient_checkpointing"]) and \
+        if (known or not f.get("gradient_checkpointing")) and \
                 (not known or cfg["n_head"]["value"] != heads):
             bad.append("%s: n_head %s, the program's %s" % (t, cfg["n_head"], heads))
+        # the image side from the images beside their labels (a head of 10 classes, 10×d, is
+        # not the position embedding: T 577 at 384², not 10)
+        if fam == "vision_transformer" and \
+                inf.get("image_size", {}).get("value") != f.get("image_size", 224):
+            bad.append("%s: image size %s, the program's %s" % (t, inf.get("image_size"),
+                                                               f.get("image_size", 224)))
         if fam == "vision_transformer" and (cfg["vocab_size"]["value"] is not None or
                                             r["vocab_inferred"] is not None or
                                             r["categories"]["logits_loss"] > (1 << 20)):

@@ -225,6 +225,72 @@ static void test_oom_image_batch_is_not_tokens(void **state)
     assert_false(out.v[INFER_tokens].known);
 }
 
+/* The weights in the order .to() moves them (a module's children first, its own parameters
+ * last): the patch embedding, the blocks, the final norm, a head of 10 classes (10×d beside its
+ * bias of 10: 9 is a square, as 576 of a 24×24 grid), then the class token and the position
+ * embedding. */
+static void vit_weights_to_order(run *r, int64_t *elems)
+{
+    static const uint64_t block[] = {VD, VD, 3 * VD * VD, 3 * VD, VD * VD,     VD,
+                                     VD, VD, 4 * VD * VD, 4 * VD, 4 * VD * VD, VD};
+    static const uint64_t tail[] = {VD, VD, 10 * VD, 10, VD, (VG * VG + 1) * VD};
+    *elems = VD * 3 * 4 * 4 + VD;
+    t(r, VD * 3 * 4 * 4 * 4, 0), t(r, VD * 4, 0);
+    for (int l = 0; l < VL; l++)
+        for (size_t i = 0; i < sizeof block / sizeof block[0]; i++)
+            t(r, block[i] * 4, 0), *elems += (int64_t)block[i];
+    for (size_t i = 0; i < sizeof tail / sizeof tail[0]; i++)
+        t(r, tail[i] * 4, 0), *elems += (int64_t)tail[i];
+}
+
+/* A ViT fine-tuned on 10 classes: out of memory in its first forward with its images found,
+ * or a run that fits, its images not found (another dtype): T is the position embedding's 65,
+ * not the head's 10 rows that come first, and B the patch tokens'. */
+static void vit_ten_classes(int images)
+{
+    run r;
+    infer_result out;
+    int64_t elems;
+    run_begin(&r);
+    vit_weights_to_order(&r, &elems);
+    if (images) {
+        t(&r, VB * 3 * 32 * 32 * 4, 0); /* the images */
+        t(&r, VB * 8, 0);               /* the labels */
+    }
+    uint64_t w16 = t(&r, VD * 3 * 4 * 4 * 2, 0);    /* the patch weight cast to 16 bits */
+    uint64_t tok = t(&r, VB * VG * VG * VD * 2, 0); /* the patch tokens */
+    uint64_t tmp = t(&r, VB * VG * VG * VD * 2, 0);
+    die(&r, tmp);
+    if (images) {
+        oom(&r);
+    } else {
+        uint64_t g = t(&r, VD * 3 * 4 * 4 * 4, 1); /* the backward */
+        die(&r, tok), die(&r, w16), die(&r, g);
+        t(&r, 64, 0); /* after the first backward */
+    }
+    run_end(&r, &out);
+    assert_int_equal(val(&out, INFER_params), elems);
+    assert_int_equal(val(&out, INFER_n_embd), VD);
+    assert_int_equal(val(&out, INFER_block_size), VG * VG + 1);
+    assert_int_equal(val(&out, INFER_batch_size), VB);
+    if (images)
+        assert_int_equal(val(&out, INFER_image_size), 32);
+    else
+        assert_false(out.v[INFER_image_size].known);
+}
+
+static void test_vit_ten_classes_images(void **state)
+{
+    (void)state;
+    vit_ten_classes(1);
+}
+
+static void test_vit_ten_classes_no_images(void **state)
+{
+    (void)state;
+    vit_ten_classes(0);
+}
+
 /* ---- a diffusion U-Net with an EMA copy of its weights ----------------------------------------
  */
 #define UB 16  /* micro-batch */
@@ -362,6 +428,8 @@ int main(void)
         cmocka_unit_test(test_lora_adapters_are_parameters),
         cmocka_unit_test(test_oom_position_ids_are_not_the_batch),
         cmocka_unit_test(test_oom_image_batch_is_not_tokens),
+        cmocka_unit_test(test_vit_ten_classes_images),
+        cmocka_unit_test(test_vit_ten_classes_no_images),
         cmocka_unit_test(test_unet_images_not_weights),
         cmocka_unit_test(test_unet_oom_images_end_the_weights),
         cmocka_unit_test(test_dropout_masks),

@@ -48,35 +48,65 @@ static int token_batch(const vt__pass *p, uint64_t T, uint64_t d, uint64_t want,
     return 0;
 }
 
-/* No token batch: a vision model. A vision transformer's position embedding (rows×d outside the
- * repeating blocks, rows - 1 a square: the patch grid and the class token) gives T, its first
- * token tensor (B·T·d or B·(T-1)·d of 2 or 4 bytes) B; otherwise an image batch (fp32
- * B·3·H·W, H = W) beside its int64 labels (B·8 bytes) gives B and the image size. */
+/* pos_rows: the rows of weight i when it can be a vision transformer's position embedding:
+ * rows×d outside the repeating blocks [lo, hi), rows - 1 a square (the patch grid and the class
+ * token); 0 otherwise. */
+static uint64_t pos_rows(const uint64_t *elems, size_t i, uint64_t d, size_t lo, size_t hi)
+{
+    uint64_t rows = elems[i] / d;
+    return elems[i] % d == 0 && rows != d && rows >= 5 && (i < lo || i >= hi) &&
+                   vt__isqrt(rows - 1) >= 2
+               ? rows
+               : 0;
+}
+
+/* has_bias: some weight has exactly `rows` elements: rows×d is then a classifier head beside
+ * its bias (10 classes: 10×d, and 9 is a square), not a position embedding, which has none. */
+static int has_bias(const uint64_t *elems, size_t nelems, uint64_t rows)
+{
+    for (size_t i = 0; i < nelems; i++)
+        if (elems[i] == rows)
+            return 1;
+    return 0;
+}
+
+/* No token batch: a vision model. A vision transformer's position embedding (pos_rows) gives T,
+ * its first token tensor (B·T·d or B·(T-1)·d of 2 or 4 bytes) B; otherwise an image batch (fp32
+ * B·3·H·W, H = W) beside its int64 labels (B·8 bytes) gives B and the image size. Of the
+ * weights that can be the position embedding (PyTorch's .to() moves a module's own parameters
+ * after its children's: timm's pos_embed comes after the head), the one whose token tensor has
+ * the images' B when they were found, else the first without a bias of its rows. */
 void vt__infer_images(const vt__pass *p, const uint64_t *elems, size_t nelems, size_t lo, size_t hi,
                       infer_result *out)
 {
     if (out->v[INFER_tokens].known)
         return;
-    uint64_t d = out->v[INFER_n_embd].known ? (uint64_t)out->v[INFER_n_embd].value : 0, T = 0;
+    uint64_t d = out->v[INFER_n_embd].known ? (uint64_t)out->v[INFER_n_embd].value : 0, T = 0,
+             first = 0, headless = 0;
     for (size_t i = 0; d && i < nelems && !T; i++) {
-        uint64_t rows = elems[i] / d;
-        if (elems[i] % d == 0 && rows != d && rows >= 5 && (i < lo || i >= hi) &&
-            vt__isqrt(rows - 1) >= 2)
+        uint64_t rows = pos_rows(elems, i, d, lo, hi);
+        if (!rows)
+            continue;
+        if (!first)
+            first = rows;
+        if (!headless && !has_bias(elems, nelems, rows))
+            headless = rows;
+        /* with the images found beside it, its B is theirs: of 2 or 4 bytes, the one that
+         * gives it (fp32 ViT-B/16 at 224²: B·196×d of 4 bytes is 2B·196×d of 2) */
+        if (p->img_b && token_batch(p, rows, d, p->img_b, out))
             T = rows;
     }
-    /* with the images found beside it, its B is theirs: of 2 or 4 bytes, the one that gives it
-     * (fp32 ViT-B/16 at 224²: B·196×d of 4 bytes is 2B·196×d of 2) */
-    if (T && !(p->img_b && token_batch(p, T, d, p->img_b, out)))
+    if (!T && (T = headless ? headless : first))
         token_batch(p, T, d, 0, out);
-    if (!T && p->img_b) {
+    if (p->img_b)
+        vt__set(out, INFER_image_size, (int64_t)p->img_side,
+                "%llu×%llu images: B·3·H·W fp32 = %llu B", (unsigned long long)p->img_side,
+                (unsigned long long)p->img_side, (unsigned long long)p->img_bytes);
+    if (!T && p->img_b)
         vt__set(out, INFER_batch_size, (int64_t)p->img_b,
                 "B = %llu: the int64 labels (%llu B) beside an fp32 image batch of %llu B",
                 (unsigned long long)p->img_b, (unsigned long long)p->img_b * 8,
                 (unsigned long long)p->img_bytes);
-        vt__set(out, INFER_image_size, (int64_t)p->img_side,
-                "%llu×%llu images: B·3·H·W fp32 = %llu B", (unsigned long long)p->img_side,
-                (unsigned long long)p->img_side, (unsigned long long)p->img_bytes);
-    }
 }
 
 /* vt__find_images: an image batch the program copied to the device before its first forward:

@@ -73,6 +73,7 @@ run trainer_gpt2m_oom_forward examples/sim/sim_trainer.py --model gpt2-medium
 # fp32 training (no autocast): the precision from the trace, float32's formula, a ViT's B
 run gpt2_fp32_sgd_b4_fit examples/sim/sim_hf.py --model gpt2 --optimizer sgd --amp none --batch-size 4 --steps 2
 run vitb16_fp32_sgd_b32_fit examples/sim/sim_vision.py --model vit-b16 --amp none --optimizer sgd --batch-size 32 --steps 1
+run vitb16_384_c10_b8_fit examples/sim/sim_vision.py --model vit-b16 --image-size 384 --num-classes 10 --batch-size 8 --steps 2
 run llama160m_fp32_b4_fit examples/sim/sim_hf.py --model llama-160m --amp none --batch-size 4 --steps 1
 run gpt2m_fp32_b4_oom_forward examples/sim/sim_hf.py --model gpt2-medium --amp none --batch-size 4 --steps 1
 run gpt2m_fp32_b1_a4_fit examples/sim/sim_hf.py --model gpt2-medium --amp none --batch-size 1 --grad-accum 4 --steps 2
