@@ -273,6 +273,7 @@ static void vit_ten_classes(int images)
     assert_int_equal(val(&out, INFER_n_embd), VD);
     assert_int_equal(val(&out, INFER_block_size), VG * VG + 1);
     assert_int_equal(val(&out, INFER_batch_size), VB);
+    assert_int_equal(val(&out, INFER_token_dtype_bytes), 2); /* 16-bit: autocast's */
     if (images)
         assert_int_equal(val(&out, INFER_image_size), 32);
     else

@@ -157,6 +157,27 @@ static void test_trace_fp32(void **state)
     config_reset(&c, CFG_dtype);
     model_trace_dtype(&c, &f);
     assert_int_not_equal(c.v[CFG_dtype].src, CONFIG_SRC_TRACE);
+    /* no logits: a vision transformer's first token tensor in 4-byte elements says fp32, in 2
+     * not; an out-of-memory error before any logits, after fused attention kernels ran with no
+     * weight copied, says fp32 too */
+    f.compile_frames = MODEL_COMPILE_NOT_SEEN;
+    ir.v[INFER_logits_dtype_bytes].known = 0;
+    for (int k = 2; k <= 4; k += 2) {
+        ir.v[INFER_token_dtype_bytes] = (infer_value){1, k, "the first token tensor"};
+        config_init(&c);
+        config_reset(&c, CFG_dtype);
+        model_trace_dtype(&c, &f);
+        assert_int_equal(c.v[CFG_dtype].src == CONFIG_SRC_TRACE, k == 4);
+    }
+    ir.v[INFER_token_dtype_bytes].known = 0;
+    ir.v[INFER_attention_kernels] = (infer_value){1, 12, "12 fused attention kernels"};
+    for (int oom = 0; oom <= 1; oom++) {
+        f.has_oom = oom;
+        config_init(&c);
+        config_reset(&c, CFG_dtype);
+        model_trace_dtype(&c, &f);
+        assert_int_equal(c.v[CFG_dtype].src == CONFIG_SRC_TRACE, oom);
+    }
 }
 
 static void test_never_opens(void **state)

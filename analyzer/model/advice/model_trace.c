@@ -90,18 +90,18 @@ static const char *fp32_compute(const run_facts *f)
         f->compile_frames != MODEL_COMPILE_NOT_SEEN ||
         (ir->v[INFER_param_dtype_bytes].known && ir->v[INFER_param_dtype_bytes].value != 4))
         return NULL;
-    const infer_value *lg = &ir->v[INFER_logits_dtype_bytes], *b = &ir->v[INFER_batch_size],
-                      *h = &ir->v[INFER_n_head];
+    const infer_value *lg = &ir->v[INFER_logits_dtype_bytes], *tk = &ir->v[INFER_token_dtype_bytes],
+                      *att = &ir->v[INFER_attention_kernels];
     if (lg->known)
         return lg->value == 4 ? "fp32 logits only in the first forward and no 16-bit copy of a "
                                 "weight over the run (autocast makes them): fp32 training"
                               : NULL;
-    if (b->known && strstr(b->where, "of 4-byte elements"))
+    if (tk->known && tk->value == 4)
         return "fp32 token activations in the first forward (B from the images beside them) and "
                "no 16-bit copy of a weight over the run (autocast makes them): fp32 training";
     /* no logits (an OOM before them): its attention ran, so its projections did, and autocast
      * would have copied their weights */
-    if (f->has_oom && h->known && strstr(h->where, "log-sum-exp rows"))
+    if (f->has_oom && att->known && att->value > 0)
         return "its first forward's attention ran before the out-of-memory error with no 16-bit "
                "copy of a weight (autocast makes one for each projection): fp32 training";
     return NULL;

@@ -23,6 +23,8 @@
     X(dropout_masks, "1: dropout's masks (B·T·d bytes) in the first forward (its rate is not)")    \
     X(tokens, "tokens per micro-batch B·T")                                                        \
     X(logits_dtype_bytes, "bytes per element of the largest logits tensor (2: 16-bit)")            \
+    X(token_dtype_bytes, "bytes per element of a vision transformer's first token tensor")         \
+    X(attention_kernels, "fused attention kernels the first forward ran (log-sum-exp rows kept)")  \
     X(batch_size, "micro-batch B")                                                                 \
     X(block_size, "sequence length T (patch tokens for a vision transformer)")                     \
     X(image_size, "image side H = W of an image batch")                                            \

@@ -59,4 +59,7 @@ void vt__infer_heads(const vt__pass *p, infer_result *out)
             "H = %llu: a fused attention kernel's log-sum-exp rows, B·H·T fp32 with %s (%llu B), "
             "made %zu times in the first forward",
             (unsigned long long)best, how, (unsigned long long)(b * best * bestT * 4), bestn);
+    vt__set(out, INFER_attention_kernels, (int64_t)bestn,
+            "%zu fused attention kernels' log-sum-exp rows (%llu B each) in the first forward",
+            bestn, (unsigned long long)(b * best * bestT * 4));
 }

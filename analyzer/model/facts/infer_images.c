@@ -42,6 +42,9 @@ static int token_batch(const vt__pass *p, uint64_t T, uint64_t d, uint64_t want,
                             "B = %llu: the first token tensor, B·%llu×d of %llu-byte elements",
                             (unsigned long long)(s / tdk), (unsigned long long)t,
                             (unsigned long long)k);
+                    vt__set(out, INFER_token_dtype_bytes, (int64_t)k,
+                            "the first token tensor, B·%llu×d, of %llu-byte elements",
+                            (unsigned long long)t, (unsigned long long)k);
                     return 1;
                 }
     }
