@@ -17,42 +17,30 @@
 #include "mem.h"
 #include "model_views.h"
 #include "notes.h"
+#include "predict_model.h"
 #include "predict_files.h"
 #include "predict_from.h"
 
 #define PREDICT_SCHEMA_VERSION 1 /* "schema_version" of --json (README, `vramtrace predict`) */
-/* X(name, n_layer, n_head, n_embd, extra nanoGPT settings) — model presets. */
-#define VT_PREDICT_MODELS(X)                                                                       \
-    X("gpt2", 12, 12, 768, "")                                                                     \
-    X("gpt2-medium", 24, 16, 1024, "")                                                             \
-    X("gpt2-large", 36, 20, 1280, "")                                                              \
-    X("gpt2-xl", 48, 25, 1600, "")                                                                 \
-    X("shakespeare-char", 6, 6, 384,                                                               \
-      "block_size=256 batch_size=64 gradient_accumulation_steps=1 dropout=0.2 vocab_size=65")
-
-typedef struct model_preset {
-    const char *name;
-    int L, H, d;
-    const char *extra;
-} model_preset;
-
-static const model_preset presets[] = {
-#define VT_PM_ROW(n, l, h, d, e) {n, l, h, d, e},
-    VT_PREDICT_MODELS(VT_PM_ROW)
-#undef VT_PM_ROW
-};
-
 static void usage(FILE *out)
 {
     fprintf(out,
             "usage: vramtrace predict [options] [CONFIG.py ...] [--key=value ...]\n\n"
             "Predicts the GPU memory of one training step and whether it fits a card: a GPT-style\n"
-            "transformer's from the refined formula (docs/formula.md §3), or, with --from, any\n"
-            "traced run's (a CNN, a diffusion U-Net, ...) scaled from what it measured.\n\n"
+            "or gated (Llama-style) decoder's from the refined formula (docs/formula.md §3), or,\n"
+            "with --from, any traced run's (a CNN, a diffusion U-Net, ...) scaled from what it\n"
+            "measured.\n\n"
             "model:\n"
             "  --model NAME          gpt2, gpt2-medium, gpt2-large, gpt2-xl, shakespeare-char\n"
             "  --n-layer N  --n-head N  --n-embd N  --block-size N  --vocab-size N  --bias / "
             "--no-bias\n"
+            "  --mlp-width I         a gated-MLP decoder (Llama, Mistral: gate, up and down of\n"
+            "                        width I, RMSNorm, rotary positions, no biases); it needs\n"
+            "                        --n-layer, --n-head, --n-embd and --vocab-size\n"
+            "  --kv-heads N          its key / value heads (grouped-query attention)\n"
+            "  --tied-head / --untied-head  its head shares the embedding or not (untied)\n"
+            "  CONFIG.json           a Hugging Face config.json (model_type llama, mistral or\n"
+            "                        gpt2): its shape and block; eager, its dropout\n"
             "training:\n"
             "  --batch-size N  --grad-accum N  --dtype fp16|bf16|fp32  --compile / --no-compile  "
             "--dropout P\n"
@@ -92,38 +80,6 @@ static int set(nano_config *c, const char *key, const char *value, const char *w
     return rc;
 }
 
-/* apply_model: a preset's shape and extra settings. */
-static int apply_model(nano_config *c, const char *name, char *err, size_t errlen)
-{
-    for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++) {
-        const model_preset *p = &presets[i];
-        if (strcmp(p->name, name))
-            continue;
-        char where[96], v[32];
-        snprintf(where, sizeof where, "--model %s", name);
-        snprintf(v, sizeof v, "%d", p->L);
-        set(c, "n_layer", v, where, err, errlen);
-        snprintf(v, sizeof v, "%d", p->H);
-        set(c, "n_head", v, where, err, errlen);
-        snprintf(v, sizeof v, "%d", p->d);
-        set(c, "n_embd", v, where, err, errlen);
-        char extra[160];
-        snprintf(extra, sizeof extra, "%s", p->extra);
-        for (char *tok = strtok(extra, " "); tok; tok = strtok(NULL, " ")) {
-            char *eq = strchr(tok, '=');
-            *eq = '\0';
-            if (set(c, tok, eq + 1, where, err, errlen) < 0)
-                return -1;
-        }
-        return 0;
-    }
-    snprintf(err, errlen,
-             "unknown model '%s' (use gpt2, gpt2-medium, gpt2-large, gpt2-xl or shakespeare-char, "
-             "or --n-layer/--n-head/--n-embd)",
-             name);
-    return -1;
-}
-
 typedef struct predict_args {
     int json;
     int unfused;       /* --no-flash: attention scores materialized */
@@ -131,6 +87,7 @@ typedef struct predict_args {
     const char *from;
     card_spec card;
     int have_card;
+    predict_block block; /* a gated decoder's, or a Hugging Face config's (predict_block.h) */
 } predict_args;
 
 /* parse: the command line, in order, into c and a. Returns 0, 1 (--help printed) or -1. */
@@ -147,12 +104,20 @@ static int parse(int argc, char **argv, nano_config *c, predict_args *a, char *e
                 snprintf(err, errlen, "unknown option '%s' (see vramtrace predict --help)", arg);
                 return -1;
             }
-            if (predict_apply_file(c, arg, err, errlen) < 0)
+            int hf = predict_hf_config(c, &a->block, arg, err, errlen);
+            if (hf < 0 || (!hf && predict_apply_file(c, arg, err, errlen) < 0))
                 return -1;
             continue;
         }
         char key[64];
         const char *eq = config_arg_key(arg, key, sizeof key);
+        int bk = predict_block_key(key);
+        if (bk) { /* the block's options: --mlp-width, --kv-heads, --tied-head, --untied-head */
+            const char *bv = bk == 2 && !eq && i + 1 < argc ? argv[++i] : eq;
+            if (predict_block_option(&a->block, key, bv, err, errlen) < 0)
+                return -1;
+            continue;
+        }
         /* flags without a value */
         if (!eq &&
             (!strcmp(key, "json") || !strcmp(key, "no_flash") || !strcmp(key, "checkpointing") ||
@@ -187,7 +152,7 @@ static int parse(int argc, char **argv, nano_config *c, predict_args *a, char *e
         char where[160];
         snprintf(where, sizeof where, "%s%s%s", arg, eq ? "" : " ", eq ? "" : val);
         if (!strcmp(key, "model")) {
-            if (apply_model(c, val, err, errlen) < 0)
+            if (predict_model_preset(c, val, err, errlen) < 0)
                 return -1;
         } else if (!strcmp(key, "card")) {
             if (card_parse(val, &a->card, err, errlen) < 0)
@@ -224,10 +189,13 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
             printf("step: micro-batch %llu, gradient_accumulation_steps %llu\n\n",
                    (unsigned long long)s->B, (unsigned long long)s->A);
     } else if (s->gated) {
-        printf("%s, gated blocks: %.2f M parameters (n_layer %llu, n_embd %llu, MLP width %llu, "
+        char kv[48] = ""; /* grouped-query attention: its key / value width */
+        if (formula_kv_grouped(s))
+            snprintf(kv, sizeof kv, ", key / value width %llu", (unsigned long long)s->kv);
+        printf("%s, gated blocks: %.2f M parameters (n_layer %llu, n_embd %llu, MLP width %llu%s, "
                "block_size %llu, vocab_size %llu, %s head)\n",
                trace_model[0] ? trace_model : "a gated-MLP decoder", P / 1e6,
-               (unsigned long long)s->L, (unsigned long long)s->d, (unsigned long long)s->I,
+               (unsigned long long)s->L, (unsigned long long)s->d, (unsigned long long)s->I, kv,
                (unsigned long long)s->T, (unsigned long long)s->V, s->untied ? "untied" : "tied");
     } else {
         char h[24] = "unknown"; /* a trace that does not give the heads */
@@ -240,9 +208,11 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
             snprintf(v, sizeof v, "block_size %llu, vocab_size %llu", (unsigned long long)s->T,
                      (unsigned long long)s->V);
         /* from a trace, what was trained first: the formula is GPT-2's block of its shape */
-        printf("%s%sGPT%s: %.2f M parameters (n_layer %llu, n_head %s, n_embd %llu, %s, bias "
+        printf("%s%s%s%s: %.2f M parameters (n_layer %llu, n_head %s, n_embd %llu, %s, bias "
                "%s)\n",
                trace_model[0] ? trace_model : "", trace_model[0] ? "; the formula's " : "",
+               s->hf_gpt2 && !trace_model[0] ? "transformers' GPT-2 (GPT2LMHeadModel's block)"
+                                             : "GPT",
                trace_model[0] ? " blocks of its shape" : "", P / 1e6, (unsigned long long)s->L, h,
                (unsigned long long)s->d, v, s->bias ? "True" : "False");
     }
@@ -317,6 +287,11 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
             printf("  %-18s %12s  (%s)\n", category_name((category)k),
                    card_format_bytes(p->by_cat.bytes[k], b1, sizeof b1),
                    cal->calibrated ? "as measured" : "assumed, lazy kernel loading");
+    uint64_t kv = a->from ? 0 : predict_kv_cache(s);
+    if (kv)
+        printf("  (not counted: transformers' GPT-2 keeps a KV cache in training unless "
+               "use_cache=False, a key and a value of B*T*d a block: %s more)\n",
+               card_format_bytes(kv, b1, sizeof b1));
     printf("peak: %s%s (as nvidia-smi would show the process)\n",
            run && run->lower_bounds ? "at least " : "",
            card_format_bytes(p->peak_bytes, b1, sizeof b1));
@@ -327,8 +302,10 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
     printf("largest single tensor: %s, %s\n", card_format_bytes(big, b1, sizeof b1), what);
     doc_formula d;
     formula_documents(s, &d);
-    printf("the basic formula (formula.md §2): params %s, grads %s, AdamW %s, activations %s "
+    printf("the basic formula (formula.md §2%s): params %s, grads %s, AdamW %s, activations %s "
            "(x24) / %s (x160)\n",
+           s->gated || s->hf_gpt2 || s->bert ? ", the usual GPT-2 rule of thumb of the same L, d, V"
+                                             : "",
            card_format_bytes(d.param_bytes, b1, sizeof b1),
            card_format_bytes(d.grad_bytes, b2, sizeof b2),
            card_format_bytes(d.optimizer_bytes, (char[32]){0}, 32),
@@ -397,6 +374,15 @@ static int print_json(const nano_config *c, const gpt_shape *s, const prediction
     cJSON_AddNumberToObject(m, "n_embd", (double)s->d);
     cJSON_AddNumberToObject(m, "block_size", (double)s->T);
     cJSON_AddNumberToObject(m, "vocab_size", (double)s->V);
+    cJSON_AddStringToObject(m, "block", s->gated ? "gated" : s->hf_gpt2 ? "hf_gpt2" : "gpt2");
+    if (s->gated) {
+        cJSON_AddNumberToObject(m, "mlp_width", (double)s->I);
+        cJSON_AddNumberToObject(m, "kv_width", (double)(s->kv ? s->kv : s->d));
+        cJSON_AddBoolToObject(m, "untied_head", s->untied);
+    }
+    /* transformers' GPT-2's KV cache, not in the prediction (predict_kv_cache) */
+    cJSON_AddNumberToObject(root, "kv_cache_not_counted_bytes",
+                            (double)(a->from ? 0 : predict_kv_cache(s)));
     /* by_category: the failure's state (what was live, moved to the shape), or the step's peak */
     cJSON_AddStringToObject(root, "by_category_at", p->oom_state ? "failure" : "step_peak");
     cJSON *bc = cJSON_AddObjectToObject(root, "by_category");
@@ -493,6 +479,7 @@ int cmd_predict(int argc, char **argv)
     config_init(&c);
     predict_args a;
     memset(&a, 0, sizeof a);
+    predict_block_init(&a.block);
     char err[512] = "";
     /* --from: the run's configuration first, then the options here as what-ifs */
     const char *from = find_from(argc, argv);
@@ -534,6 +521,17 @@ int cmd_predict(int argc, char **argv)
     }
     gpt_shape s;
     formula_shape_from_config(&c, &s);
+    if (from && (a.block.mlp_width || a.block.hf_gpt2)) { /* the run's block is the trace's */
+        fprintf(stderr,
+                "vramtrace predict: %s describes a model without a trace; with --from "
+                "the block is the traced run's\n",
+                a.block.from);
+        return VT_EXIT_USAGE;
+    }
+    if (predict_block_apply(&a.block, &c, &s, err, sizeof err) < 0) {
+        fprintf(stderr, "vramtrace predict: %s\n", err);
+        return VT_EXIT_USAGE;
+    }
     /* no --from and no --grad-accum: nanoGPT's default of 40 is not the user's run, so the
      * advice speaks of the micro-batch and a factor, never of an effective batch it made up */
     s.accum_unknown = advice_accum_unknown(&c) ||

@@ -53,6 +53,7 @@ run llama160m_fp16_b32_oom_forward examples/sim/sim_hf.py --model llama-160m --a
 run llama160m_fp16_b8_a4_fit examples/sim/sim_hf.py --model llama-160m --amp fp16 --batch-size 8 --grad-accum 4 --steps 2
 # a transformer with an EMA copy of its weights (diffusers' EMAModel)
 run gpt2_ema_b4_fit examples/sim/sim_hf.py --model gpt2 --batch-size 4 --ema --steps 2
+run gpt2_b4_fit examples/sim/sim_hf.py --model gpt2 --batch-size 4 --steps 2
 run llama160m_bf16_b8_a2_fit examples/sim/sim_hf.py --model llama-160m --amp none --dtype bf16 --batch-size 8 --grad-accum 2 --steps 2
 run llama160m_bf16_b16_oom_backward examples/sim/sim_hf.py --model llama-160m --amp none --dtype bf16 --batch-size 16 --steps 1
 run gpt2_bf16_b4_fit examples/sim/sim_hf.py --model gpt2 --amp none --dtype bf16 --batch-size 4 --steps 2

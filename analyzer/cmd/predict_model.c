@@ -1,0 +1,320 @@
+/* predict_model.c — the model `vramtrace predict` is told about without a trace
+ * (predict_model.h): a preset (--model gpt2, ...), a gated-MLP decoder's options and a Hugging
+ * Face config.json. The formulas' blocks are formula.h's: GPT-2's (nanoGPT's), transformers' GPT-2,
+ * and the gated decoder's (Llama, Mistral: gate, up and down of width I, RMSNorm, rotary positions,
+ * no biases, key / value heads of their own). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "predict_model.h"
+
+#define HF_CONFIG_MAX (1u << 20) /* a model's config.json is a few KiB */
+
+/* X(name, n_layer, n_head, n_embd, extra nanoGPT settings) — model presets. */
+#define VT_PREDICT_MODELS(X)                                                                       \
+    X("gpt2", 12, 12, 768, "")                                                                     \
+    X("gpt2-medium", 24, 16, 1024, "")                                                             \
+    X("gpt2-large", 36, 20, 1280, "")                                                              \
+    X("gpt2-xl", 48, 25, 1600, "")                                                                 \
+    X("shakespeare-char", 6, 6, 384,                                                               \
+      "block_size=256 batch_size=64 gradient_accumulation_steps=1 dropout=0.2 vocab_size=65")
+
+typedef struct model_preset {
+    const char *name;
+    int L, H, d;
+    const char *extra;
+} model_preset;
+
+static const model_preset presets[] = {
+#define VT_PM_ROW(n, l, h, d, e) {n, l, h, d, e},
+    VT_PREDICT_MODELS(VT_PM_ROW)
+#undef VT_PM_ROW
+};
+
+int predict_model_preset(nano_config *c, const char *name, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++) {
+        const model_preset *p = &presets[i];
+        if (strcmp(p->name, name))
+            continue;
+        char where[96], v[32];
+        snprintf(where, sizeof where, "--model %s", name);
+        snprintf(v, sizeof v, "%d", p->L);
+        config_set(c, "n_layer", v, CONFIG_SRC_FLAG, where, err, errlen);
+        snprintf(v, sizeof v, "%d", p->H);
+        config_set(c, "n_head", v, CONFIG_SRC_FLAG, where, err, errlen);
+        snprintf(v, sizeof v, "%d", p->d);
+        config_set(c, "n_embd", v, CONFIG_SRC_FLAG, where, err, errlen);
+        char extra[160];
+        snprintf(extra, sizeof extra, "%s", p->extra);
+        for (char *tok = strtok(extra, " "); tok; tok = strtok(NULL, " ")) {
+            char *eq = strchr(tok, '=');
+            *eq = '\0';
+            if (config_set(c, tok, eq + 1, CONFIG_SRC_FLAG, where, err, errlen) != 0)
+                return -1;
+        }
+        return 0;
+    }
+    snprintf(err, errlen,
+             "unknown model '%s' (use gpt2, gpt2-medium, gpt2-large, gpt2-xl or shakespeare-char, "
+             "or --n-layer/--n-head/--n-embd)",
+             name);
+    return -1;
+}
+
+void predict_block_init(predict_block *b)
+{
+    memset(b, 0, sizeof *b);
+    b->tied = -1;
+}
+
+/* count: a whole number 1..2^31 from s (the whole string), or 0 */
+static uint64_t count(const char *s)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = s ? strtoull(s, &end, 10) : 0;
+    return s && *s >= '0' && *s <= '9' && !*end && !errno && v >= 1 && v <= (1ull << 31) ? v : 0;
+}
+
+int predict_block_key(const char *key)
+{
+    return !strcmp(key, "mlp_width") || !strcmp(key, "kv_heads")      ? 2
+           : !strcmp(key, "tied_head") || !strcmp(key, "untied_head") ? 1
+                                                                      : 0;
+}
+
+int predict_block_option(predict_block *b, const char *key, const char *val, char *err,
+                         size_t errlen)
+{
+    if (predict_block_key(key) == 1) {
+        b->tied = key[0] == 't';
+        return 0;
+    }
+    int width = !strcmp(key, "mlp_width");
+    uint64_t v = count(val);
+    if (!v) {
+        snprintf(err, errlen, "--%s needs a whole number of at least 1, not '%s'",
+                 width ? "mlp-width" : "kv-heads", val ? val : "");
+        return -1;
+    }
+    if (width) {
+        b->mlp_width = v;
+        snprintf(b->from, sizeof b->from, "--mlp-width %llu", (unsigned long long)v);
+    } else {
+        b->kv_heads = v;
+    }
+    return 0;
+}
+
+/* ---- a Hugging Face config.json ------------------------------------------------------------ */
+
+/* read_json: the JSON object in path, or NULL (*is_json 0 when the file does not start with
+ * '{': not JSON, left to the config reader) */
+static cJSON *read_json(const char *path, int *is_json)
+{
+    *is_json = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *buf = malloc(HF_CONFIG_MAX + 1);
+    size_t n = buf ? fread(buf, 1, HF_CONFIG_MAX + 1, f) : 0;
+    fclose(f);
+    if (!buf)
+        return NULL;
+    size_t i = 0;
+    while (i < n && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\n' || buf[i] == '\r'))
+        i++;
+    cJSON *j = NULL;
+    if (i < n && buf[i] == '{' && n <= HF_CONFIG_MAX) {
+        *is_json = 1;
+        buf[n] = '\0';
+        j = cJSON_ParseWithLength(buf, n);
+    }
+    free(buf);
+    return j;
+}
+
+/* num: key k of j as a whole number >= 1 (1 when found), else 0 */
+static int num(const cJSON *j, const char *k, uint64_t *out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, k);
+    if (!cJSON_IsNumber(v) || v->valuedouble < 1 || v->valuedouble > 2147483648.0 ||
+        v->valuedouble != (double)(uint64_t)v->valuedouble)
+        return 0;
+    *out = (uint64_t)v->valuedouble;
+    return 1;
+}
+
+/* put: key = the whole number v into c, from path (source "file") */
+static int put(nano_config *c, const char *path, const char *hf_key, const char *key,
+               const char *value, char *err, size_t errlen)
+{
+    char where[320];
+    snprintf(where, sizeof where, "%s: %s", path, hf_key);
+    return config_set(c, key, value, CONFIG_SRC_FILE, where, err, errlen) ? -1 : 0;
+}
+
+/* shape: the four sizes of the model's keys (GPT-2's or Llama's names) into c; -1 with err when
+ * one is missing */
+static int shape(nano_config *c, const cJSON *j, const char *path, const char *const keys[4],
+                 char *err, size_t errlen)
+{
+    static const char *const ours[4] = {"n_layer", "n_head", "n_embd", "vocab_size"};
+    for (int k = 0; k < 4; k++) {
+        uint64_t v;
+        char s[24];
+        if (!num(j, keys[k], &v)) {
+            snprintf(err, errlen, "%s: no whole number '%s' (the model's %s)", path, keys[k],
+                     ours[k]);
+            return -1;
+        }
+        snprintf(s, sizeof s, "%llu", (unsigned long long)v);
+        if (put(c, path, keys[k], ours[k], s, err, errlen) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* dropout: the config's dropout rate key k (a number in [0, 1)), into c; absent: left as is */
+static int dropout(nano_config *c, const cJSON *j, const char *path, const char *k, char *err,
+                   size_t errlen)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, k);
+    if (!v)
+        return 0;
+    char s[32];
+    if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble >= 1) {
+        snprintf(err, errlen, "%s: '%s' is not a dropout rate in [0, 1)", path, k);
+        return -1;
+    }
+    snprintf(s, sizeof s, "%.17g", v->valuedouble);
+    return put(c, path, k, "dropout", s, err, errlen);
+}
+
+/* gated: a Llama / Mistral config's block into b */
+static int gated(predict_block *b, const cJSON *j, const char *path, const char *type, char *err,
+                 size_t errlen)
+{
+    uint64_t I, H, d, kv, hd;
+    if (!num(j, "intermediate_size", &I)) {
+        snprintf(err, errlen, "%s: no whole number 'intermediate_size' (the MLP's width)", path);
+        return -1;
+    }
+    num(j, "num_attention_heads", &H);
+    num(j, "hidden_size", &d);
+    /* a head of its own width (Gemma's 256 at d = 3072 over 16 heads) makes q, k, v other than
+     * d wide: not the formula's block */
+    if (num(j, "head_dim", &hd) && hd * H != d) {
+        snprintf(err, errlen,
+                 "%s: head_dim %llu x %llu heads is not hidden_size %llu: the formulas' blocks "
+                 "have heads of hidden_size / num_attention_heads",
+                 path, (unsigned long long)hd, (unsigned long long)H, (unsigned long long)d);
+        return -1;
+    }
+    b->mlp_width = I;
+    b->kv_heads = num(j, "num_key_value_heads", &kv) ? kv : 0;
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(j, "tie_word_embeddings");
+    b->tied = cJSON_IsBool(t) ? cJSON_IsTrue(t) : 0; /* transformers' Llama: untied unless said */
+    snprintf(b->from, sizeof b->from, "%.120s: %s", path, type);
+    return 0;
+}
+
+int predict_hf_config(nano_config *c, predict_block *b, const char *path, char *err, size_t errlen)
+{
+    int is_json;
+    cJSON *j = read_json(path, &is_json);
+    const cJSON *mt = j ? cJSON_GetObjectItemCaseSensitive(j, "model_type") : NULL;
+    if (!cJSON_IsString(mt)) { /* not a model's config: a report's JSON, or not JSON at all */
+        cJSON_Delete(j);
+        return 0;
+    }
+    static const char *const gpt2_keys[4] = {"n_layer", "n_head", "n_embd", "vocab_size"};
+    static const char *const llama_keys[4] = {"num_hidden_layers", "num_attention_heads",
+                                              "hidden_size", "vocab_size"};
+    const char *type = mt->valuestring;
+    int rc = -1;
+    if (!strcmp(type, "gpt2")) {
+        /* transformers' GPT-2: biases, dropout 0.1 unless the config says otherwise */
+        if (shape(c, j, path, gpt2_keys, err, errlen) == 0 &&
+            put(c, path, "model_type", "bias", "True", err, errlen) == 0 &&
+            put(c, path, "model_type", "dropout", "0.1", err, errlen) == 0 &&
+            dropout(c, j, path, "resid_pdrop", err, errlen) == 0) {
+            const cJSON *uc = cJSON_GetObjectItemCaseSensitive(j, "use_cache");
+            b->hf_gpt2 = 1;
+            b->no_kv_cache = cJSON_IsFalse(uc);
+            snprintf(b->from, sizeof b->from, "%.120s: gpt2", path);
+            rc = 0;
+        }
+    } else if (!strcmp(type, "llama") || !strcmp(type, "mistral")) {
+        if (shape(c, j, path, llama_keys, err, errlen) == 0 &&
+            put(c, path, "model_type", "dropout", "0", err, errlen) == 0 &&
+            dropout(c, j, path, "attention_dropout", err, errlen) == 0 &&
+            gated(b, j, path, type, err, errlen) == 0)
+            rc = 0;
+    } else {
+        snprintf(err, errlen,
+                 "%s: model_type '%.40s' has no block in the formulas (without a trace: gpt2, "
+                 "llama, mistral); trace a run of it and give it with --from",
+                 path, type);
+    }
+    /* transformers trains eager unless it is told to compile; the program that trains it is
+     * not nanoGPT (no --batch_size=N of its spelling is offered) */
+    if (rc == 0)
+        rc = put(c, path, "model_type", "compile", "False", err, errlen);
+    if (rc == 0)
+        c->program = PROG_UNKNOWN;
+    cJSON_Delete(j);
+    return rc < 0 ? -1 : 1;
+}
+
+int predict_block_apply(const predict_block *b, const nano_config *c, gpt_shape *s, char *err,
+                        size_t errlen)
+{
+    if (b->hf_gpt2)
+        s->hf_gpt2 = 1, s->no_kv_cache = b->no_kv_cache;
+    if (!b->mlp_width) {
+        if (b->kv_heads || b->tied >= 0) {
+            snprintf(err, errlen,
+                     "--kv-heads and --tied-head / --untied-head describe a gated-MLP decoder: "
+                     "give its --mlp-width too");
+            return -1;
+        }
+        return 0;
+    }
+    static const config_key need[] = {CFG_n_layer, CFG_n_head, CFG_n_embd, CFG_vocab_size};
+    for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
+        if (c->v[need[i]].src == CONFIG_SRC_DEFAULT) {
+            snprintf(err, errlen,
+                     "%s: a gated-MLP decoder's %s is not nanoGPT's: give --%s (or a Hugging "
+                     "Face config.json)",
+                     b->from, config_key_name(need[i]), config_key_name(need[i]));
+            return -1;
+        }
+    if (!s->H || s->d % s->H) {
+        snprintf(err, errlen, "n_embd %llu is not a whole number of n_head %llu heads",
+                 (unsigned long long)s->d, (unsigned long long)s->H);
+        return -1;
+    }
+    if (b->kv_heads && (b->kv_heads > s->H || s->H % b->kv_heads)) {
+        snprintf(err, errlen, "%llu key / value heads do not divide n_head %llu",
+                 (unsigned long long)b->kv_heads, (unsigned long long)s->H);
+        return -1;
+    }
+    s->gated = 1;
+    s->I = b->mlp_width;
+    s->kv = b->kv_heads && b->kv_heads != s->H ? b->kv_heads * (s->d / s->H) : 0;
+    s->untied = b->tied != 1;
+    s->bias = 0;
+    return 0;
+}
+
+uint64_t predict_kv_cache(const gpt_shape *s)
+{
+    uint64_t e = s->dtype_bytes >= 4 && !formula_params16(s) ? 4 : 2;
+    return s->hf_gpt2 && !s->no_kv_cache ? 2 * e * s->B * s->T * s->d * s->L : 0;
+}

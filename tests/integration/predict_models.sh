@@ -1,0 +1,105 @@
+#!/bin/sh
+# predict_models.sh — `vramtrace predict` without a trace for models that are not nanoGPT: a
+# gated-MLP decoder from its options (--mlp-width, --kv-heads) and a Hugging Face config.json
+# (llama with grouped key / value, gpt2: transformers' own block and its KV cache said), each
+# against the committed simulated run of that model (examples/traces/sim/facts.jsonl: the
+# program's own parameter count and its allocator's requested peak, two steps, AdamW, bf16
+# autocast); the shape's values come from the config, never nanoGPT's defaults; the options a
+# gated block needs refused when missing or inconsistent, with exit 2.
+set -u
+fail() { echo "FAIL: $*"; exit 1; }
+D="$ROOT/examples/traces/sim"
+H="$ROOT/tests/data/hf"
+
+# check NAME TRACE PREDICT_ARGS...: the prediction's parameters equal the program's, its tensors
+# (plus transformers' GPT-2 KV cache it says it leaves out) within 3 % of the run's peak
+check() {
+    name=$1 trace=$2
+    shift 2
+    "$VT" predict "$@" --grad-accum 1 --dtype bf16 --json >"$name.json" || fail "$name: rc $?"
+    python3 - "$name" "$name.json" "$D/facts.jsonl" "$trace" <<'PY' || exit 1
+import json, sys
+name, pj, facts, trace = sys.argv[1:]
+p = json.load(open(pj))
+f = [json.loads(l) for l in open(facts) if json.loads(l)["trace"] == trace + ".vt"][0]
+assert f["steps"] == 2 and not f["oom"] and f["optimizer"] == "adamw", f
+if p["model"]["parameters"] != f["params"]:
+    sys.exit("FAIL: %s: %d parameters predicted, the program's %d" %
+             (name, p["model"]["parameters"], f["params"]))
+got = p["tensor_bytes"] + p["kv_cache_not_counted_bytes"]
+err = got / f["requested_bytes_peak"] - 1
+print("  %s: tensors %d (+ KV cache %d) predicted, %d measured: %+.1f %%" %
+      (name, p["tensor_bytes"], p["kv_cache_not_counted_bytes"], f["requested_bytes_peak"],
+       100 * err))
+if abs(err) > 0.03:
+    sys.exit("FAIL: %s: %+.1f %% off the measured peak" % (name, 100 * err))
+PY
+}
+
+# a gated decoder from its options: Llama 160M (I = 2048, untied head)
+check llama160m llama160m_b4_fit --n-layer 12 --n-head 12 --n-embd 768 --vocab-size 32000 \
+    --mlp-width 2048 --batch-size 4 --no-compile
+# the same model in its Hugging Face config.json, grouped key / value (4 of 16 heads)
+check gqa300m llama_gqa300m_b4_fit "$H/llama_gqa300m.json" --batch-size 4
+python3 - gqa300m.json <<'PY' || fail "gqa300m's model"
+import json, sys
+p = json.load(open(sys.argv[1]))
+m, c = p["model"], p["config"]
+assert (m["block"], m["mlp_width"], m["kv_width"], m["untied_head"]) == ("gated", 2816, 256, True), m
+assert c["n_layer"]["source"] == "file" and c["vocab_size"]["value"] == 32000, c
+assert c["compile"]["value"] is False and c["dropout"]["value"] == 0, c
+assert p["kv_cache_not_counted_bytes"] == 0, p["kv_cache_not_counted_bytes"]
+PY
+out=$("$VT" predict "$H/llama_gqa300m.json" --batch-size 4) || fail "gqa300m text: rc $?"
+printf '%s\n' "$out" | grep -q "^a gated-MLP decoder, gated blocks: 245.92 M parameters (n_layer 16, n_embd 1024, MLP width 2816, key / value width 256," ||
+    fail "gqa300m text header: $out"
+printf '%s\n' "$out" | grep -q "^the basic formula (formula.md §2, the usual GPT-2 rule of thumb" ||
+    fail "gqa300m text: the basic formula not said to be GPT-2's: $out"
+# tied: the head is the embedding (one V×d fewer: 32000×1024), as transformers counts it
+sed 's/"tie_word_embeddings": false/"tie_word_embeddings": true/' "$H/llama_gqa300m.json" >tied.json
+"$VT" predict tied.json --batch-size 4 --json | grep -q '"parameters":213156864,' ||
+    fail "a tied head counted as its own"
+# transformers' GPT-2: its own block, biases, its config's dropout, and its KV cache said
+check gpt2 gpt2_b4_fit "$H/gpt2.json" --batch-size 4
+python3 - gpt2.json <<'PY' || fail "gpt2's model"
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert p["model"]["block"] == "hf_gpt2" and p["config"]["bias"]["value"] is True, p["model"]
+assert p["kv_cache_not_counted_bytes"] == 2 * 2 * 4 * 1024 * 768 * 12, p["kv_cache_not_counted_bytes"]
+PY
+out=$("$VT" predict "$H/gpt2.json" --batch-size 4 --card 12GiB) || fail "gpt2 text: rc $?"
+printf '%s\n' "$out" | grep -q "^transformers' GPT-2 (GPT2LMHeadModel's block): 124.44 M" ||
+    fail "gpt2 text header: $out"
+printf '%s\n' "$out" | grep -q "KV cache in training unless use_cache=False.*144.0 MiB more" ||
+    fail "gpt2 text: the KV cache not said: $out"
+# its config turns the cache off: none said
+sed 's/"use_cache": true/"use_cache": false/' "$H/gpt2.json" >gpt2_nocache.json
+"$VT" predict gpt2_nocache.json --batch-size 4 --json | grep -q '"kv_cache_not_counted_bytes":0,' ||
+    fail "use_cache false: a KV cache still said"
+# a config's program is not nanoGPT: no flag of nanoGPT's spelling is offered
+printf '%s\n' "$out" | grep -q -- "--batch_size=" && fail "gpt2 text: nanoGPT's flags: $out"
+
+expect_usage() {
+    want=$1
+    shift
+    msg=$("$VT" predict "$@" 2>&1 >/dev/null); rc=$?
+    [ "$rc" -eq 2 ] || fail "predict $* exited $rc, want 2"
+    printf '%s\n' "$msg" | grep -q -- "$want" || fail "predict $*: '$msg' does not say '$want'"
+    echo "  predict $*: $msg"
+}
+expect_usage "give --vocab_size" --n-layer 12 --n-head 12 --n-embd 768 --mlp-width 2048
+expect_usage "give its --mlp-width" --kv-heads 4
+expect_usage "do not divide n_head 16" "$H/llama_gqa300m.json" --kv-heads 5
+expect_usage "whole number of at least 1" --mlp-width 0
+expect_usage "block is the traced run's" --from "$D/llama160m_b4_fit.vt" --mlp-width 2048
+printf '{"model_type": "bert", "hidden_size": 768}\n' >bert.json
+expect_usage "model_type 'bert' has no block" bert.json
+printf '{"model_type": "llama", "hidden_size": 3072, "num_attention_heads": 16, "head_dim": 256,
+  "num_hidden_layers": 28, "intermediate_size": 24576, "vocab_size": 256000}\n' >gemma_like.json
+expect_usage "head_dim 256 x 16 heads is not hidden_size 3072" gemma_like.json
+printf '{"model_type": "llama", "hidden_size": 1024, "num_attention_heads": 16}\n' >short.json
+expect_usage "no whole number 'num_hidden_layers'" short.json
+# a report's JSON is still pointed to --from
+printf '{"schema_version": 1}\n' >report.json
+expect_usage "read with --from" report.json
+echo "ok"
