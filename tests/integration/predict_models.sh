@@ -50,11 +50,19 @@ assert c["n_layer"]["source"] == "file" and c["vocab_size"]["value"] == 32000, c
 assert c["compile"]["value"] is False and c["dropout"]["value"] == 0, c
 assert p["kv_cache_not_counted_bytes"] == 0, p["kv_cache_not_counted_bytes"]
 PY
-out=$("$VT" predict "$H/llama_gqa300m.json" --batch-size 4) || fail "gqa300m text: rc $?"
-printf '%s\n' "$out" | grep -q "^a gated-MLP decoder, gated blocks: 245.92 M parameters (n_layer 16, n_embd 1024, MLP width 2816, key / value width 256," ||
-    fail "gqa300m text header: $out"
-printf '%s\n' "$out" | grep -q "^the basic formula (formula.md §2, the usual GPT-2 rule of thumb" ||
-    fail "gqa300m text: the basic formula not said to be GPT-2's: $out"
+# says FILE PATTERN...: the text prediction of FILE at B=4 on the 12 GiB card ($out) has a line
+# matching each pattern
+says() {
+    f=$1
+    shift
+    out=$("$VT" predict "$f" --batch-size 4 --card 12GiB) || fail "$f text: rc $?"
+    for pat in "$@"; do
+        printf '%s\n' "$out" | grep -q -- "$pat" || fail "$f text: no '$pat' in: $out"
+    done
+}
+says "$H/llama_gqa300m.json" \
+    "^a gated-MLP decoder, gated blocks: 245.92 M parameters (n_layer 16, n_embd 1024, MLP width 2816, key / value width 256," \
+    "^the basic formula (formula.md §2, the usual GPT-2 rule of thumb"
 # tied: the head is the embedding (one V×d fewer: 32000×1024), as transformers counts it
 sed 's/"tie_word_embeddings": false/"tie_word_embeddings": true/' "$H/llama_gqa300m.json" >tied.json
 "$VT" predict tied.json --batch-size 4 --json | grep -q '"parameters":213156864,' ||
@@ -67,11 +75,8 @@ p = json.load(open(sys.argv[1]))
 assert p["model"]["block"] == "hf_gpt2" and p["config"]["bias"]["value"] is True, p["model"]
 assert p["kv_cache_not_counted_bytes"] == 2 * 2 * 4 * 1024 * 768 * 12, p["kv_cache_not_counted_bytes"]
 PY
-out=$("$VT" predict "$H/gpt2.json" --batch-size 4 --card 12GiB) || fail "gpt2 text: rc $?"
-printf '%s\n' "$out" | grep -q "^transformers' GPT-2 (GPT2LMHeadModel's block): 124.44 M" ||
-    fail "gpt2 text header: $out"
-printf '%s\n' "$out" | grep -q "KV cache in training unless use_cache=False.*144.0 MiB more" ||
-    fail "gpt2 text: the KV cache not said: $out"
+says "$H/gpt2.json" "^transformers' GPT-2 (GPT2LMHeadModel's block): 124.44 M" \
+    "KV cache in training unless use_cache=False.*144.0 MiB more"
 # its config turns the cache off: none said
 sed 's/"use_cache": true/"use_cache": false/' "$H/gpt2.json" >gpt2_nocache.json
 "$VT" predict gpt2_nocache.json --batch-size 4 --json | grep -q '"kv_cache_not_counted_bytes":0,' ||
