@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "predict_files.h"
 #include "vramtrace/trace_format.h"
@@ -14,6 +15,10 @@
  * config reader, which says why). */
 static int not_config(const char *path, char *err, size_t errlen)
 {
+    struct stat st; /* a FIFO, a device: the config reader refuses it unread (never opened here:
+                     * a FIFO's open waits for a writer) */
+    if (stat(path, &st) || !S_ISREG(st.st_mode))
+        return 0;
     FILE *f = fopen(path, "rb");
     char head[64] = "";
     size_t n = f ? fread(head, 1, sizeof head - 1, f) : 0;

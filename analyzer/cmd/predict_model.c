@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cjson/cJSON.h>
 
@@ -118,6 +119,9 @@ int predict_block_option(predict_block *b, const char *key, const char *val, cha
 static cJSON *read_json(const char *path, int *is_json)
 {
     *is_json = 0;
+    struct stat st; /* a FIFO, a device: left to the config reader, which refuses it unread */
+    if (stat(path, &st) || !S_ISREG(st.st_mode))
+        return NULL;
     FILE *f = fopen(path, "rb");
     if (!f)
         return NULL;

@@ -87,7 +87,7 @@ printf '%s\n' "$out" | grep -q -- "--batch_size=" && fail "gpt2 text: nanoGPT's 
 expect_usage() {
     want=$1
     shift
-    msg=$("$VT" predict "$@" 2>&1 >/dev/null); rc=$?
+    msg=$(timeout 60 "$VT" predict "$@" 2>&1 >/dev/null); rc=$?
     [ "$rc" -eq 2 ] || fail "predict $* exited $rc, want 2"
     printf '%s\n' "$msg" | grep -q -- "$want" || fail "predict $*: '$msg' does not say '$want'"
     echo "  predict $*: $msg"
@@ -104,6 +104,8 @@ printf '{"model_type": "llama", "hidden_size": 3072, "num_attention_heads": 16, 
 expect_usage "head_dim 256 x 16 heads is not hidden_size 3072" gemma_like.json
 printf '{"model_type": "llama", "hidden_size": 1024, "num_attention_heads": 16}\n' >short.json
 expect_usage "no whole number 'num_hidden_layers'" short.json
+# a FIFO (no writer: its open would wait) is refused unread, never waited on
+mkfifo cfg.fifo && expect_usage "not a regular file" cfg.fifo
 # a report's JSON is still pointed to --from
 printf '{"schema_version": 1}\n' >report.json
 expect_usage "read with --from" report.json
