@@ -236,6 +236,16 @@ one_run() {
         note "- $name: skipped, out of time"
         return 0
     fi
+    # a plain AdamW bf16-autocast run of GPT-2 or a Llama also writes its config.json: what
+    # `vramtrace predict CONFIG.json` is checked against after it (predict_note)
+    cfg=""
+    case "$prog $args" in
+        *--lora-rank* | *--gradient-checkpointing* | *--ema* | *--optimizer* | *--amp* | *--dtype*) ;;
+        "hf --model gpt2 "* | "hf --model gpt2-medium "* | "hf --model llama-"*)
+            cfg=$W/$name.config.json
+            args="$args --save-config $cfg" ;;
+    esac
+    rm -f "$W/$name.config.json"
     say "$name (expect $expect): $file $args"
     cmd="vramtrace run --card 12GiB -- python $file $args"
     rm -f "$W/$name.vt"*
@@ -264,7 +274,41 @@ one_run() {
         --vt "$VT" --command "$cmd" --facts "$P/facts.jsonl" $kept </dev/null >>"$P/results.jsonl" ||
         echo "{\"case\": \"$name\", \"rc\": $rc, \"verdict\": \"FAIL\", \"problems\": [\"beyond-compare.py failed\"]}" >>"$P/results.jsonl"
     tail -1 "$P/results.jsonl" | cut -c1-300
+    [ -n "$cfg" ] && predict_note "$name" "$cfg" "$args"
     pack
+}
+
+# predict_note NAME CONFIG ARGS: `vramtrace predict CONFIG` at the run's micro-batch and
+# accumulation against what the run measured (its truth line, the last of facts.jsonl): the
+# tensors against max_memory_allocated, the verdict on the 12 GiB card against fit / OOM; a
+# line in notes.md (summary.md), and the prediction packed in reports/
+predict_note() {
+    [ -s "$2" ] || { note "- $1: no config.json written: predict not checked"; return 0; }
+    b=$(echo "$3" | sed -n 's/.*--batch-size \([0-9]*\).*/\1/p')
+    g=$(echo "$3" | sed -n 's/.*--grad-accum \([0-9]*\).*/\1/p')
+    cp "$2" "$P/reports/$1.config.json"
+    "$VT" predict "$2" --batch-size "${b:-4}" --grad-accum "${g:-1}" --dtype bf16 --card 12GiB \
+        --json >"$P/reports/$1.predict.json" 2>"$W/$1.predict.err" ||
+        { note "- $1: predict $2 failed: $(tail -1 "$W/$1.predict.err")"; return 0; }
+    "$PY" - "$1" "$P/reports/$1.predict.json" "$P/facts.jsonl" >>"$P/notes.md" <<'PYEOF' ||
+import json, sys
+name, pj, facts = sys.argv[1:]
+p = json.load(open(pj))
+t = json.loads(open(facts).read().splitlines()[-1])
+kv = p.get("kv_cache_not_counted_bytes") or 0
+meas = t.get("max_memory_allocated")
+gib = lambda b: "%.2f GiB" % (b / 2**30)
+line = "- %s: `vramtrace predict` of its config.json: tensors %s (+ %s KV cache not counted)" % (
+    name, gib(p["tensor_bytes"]), gib(kv))
+if meas and not t.get("oom") and t.get("steps", 0) >= 2:
+    line += ", max_memory_allocated %s measured: %+.1f %% (%+.1f %% with the cache)" % (
+        gib(meas), 100 * (p["tensor_bytes"] / meas - 1), 100 * ((p["tensor_bytes"] + kv) / meas - 1))
+line += "; predicted %s on 12 GiB, the run %s" % (
+    "to fit" if p.get("fits") else "not to fit", "ran out of memory" if t.get("oom") else "fit")
+print(line)
+PYEOF
+        note "- $1: predict's check failed"
+    tail -1 "$P/notes.md"
 }
 
 main 2>&1 | tee "$OUT/beyond.log"

@@ -123,6 +123,9 @@ def parser():
     ap.add_argument("--ema", action="store_true",
                     help="an EMA copy of the weights (torch's AveragedModel with an EMA average), "
                          "updated after each optimizer step")
+    ap.add_argument("--save-config", metavar="FILE", default=None,
+                    help="write the model's config.json (model.config.to_json_file) to FILE: "
+                         "what `vramtrace predict FILE` reads")
     return ap
 
 
@@ -145,6 +148,8 @@ def main():
     times, phase, rc = [], "model", 0
     try:
         model = build(a.model, T, dropout)
+        if a.save_config:
+            model.config.to_json_file(a.save_config, use_diff=False)
         if a.dtype != "fp32":  # 16-bit weights (LoRA's adapters made after stay fp32)
             model.to({"bf16": torch.bfloat16, "fp16": torch.float16}[a.dtype])
         if a.lora_rank:

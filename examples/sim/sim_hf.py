@@ -81,6 +81,9 @@ def main():
     ap.add_argument("--ema", action="store_true",
                     help="an EMA copy of the weights (diffusers' EMAModel), stepped after each "
                          "optimizer step")
+    ap.add_argument("--save-config", metavar="FILE", default=None,
+                    help="write the model's config.json (model.config.to_json_file) to FILE: "
+                         "what `vramtrace predict FILE` reads")
     a = ap.parse_args()
     family, layers, hidden, heads, inter, vocab, default_t = SIZES[a.model]
     T = a.seq_len or default_t
@@ -100,6 +103,8 @@ def main():
     phase = "model"
     try:
         model = build(a.model, T, dropout)
+        if a.save_config:
+            model.config.to_json_file(a.save_config, use_diff=False)
         if a.dtype != "fp32":  # 16-bit weights (LoRA's adapters made after stay fp32)
             model.to({"bf16": torch.bfloat16, "fp16": torch.float16}[a.dtype])
         if a.lora_rank:

@@ -3,7 +3,8 @@
 # scripts/gpu-validate.sh) run here as a dry run: the SIMULATED programs on the fake CUDA
 # (VALIDATE_PROGRAMS=sim), then the real programs on the simulation (shim, and real with `torch`
 # being simtorch), a few runs each. Its plumbing is checked: arguments, runs without an offline
-# counterpart or whose package is missing skipped with a line, the
+# counterpart or whose package is missing skipped with a line, a Llama's config.json written and
+# `vramtrace predict` of it held to what the run measured, the
 # truth lines parsed into results.jsonl and facts.jsonl, vramtrace's figures equal the program's,
 # ONE tarball with traces, facts and reports, and runs past the time budget skipped, saying so.
 set -u
@@ -12,7 +13,7 @@ command -v "$PY" >/dev/null 2>&1 || { echo "no python3"; exit 77; }
 [ -f "$BUILD/examples/libsimtorch.so" ] || { echo "gpu_beyond_dry: libsimtorch.so not built"; exit 1; }
 export PYTHONDONTWRITEBYTECODE=1 TMPDIR="$PWD" # the script's work files stay in the test's folder
 fail() { echo "gpu_beyond_dry: $*"; exit 1; }
-RUNS=bert_b32_oom,resnet50_b128_fit,gpt2_adafactor_b4_fit,t5small_b8_fit,lit_gpt2_b4_fit
+RUNS=llama_gqa300m_b4_fit,bert_b32_oom,resnet50_b128_fit,gpt2_adafactor_b4_fit,t5small_b8_fit,lit_gpt2_b4_fit
 
 # dry OUT PROGRAMS [BUDGET]: the script as the GPU session runs it, on the simulation
 dry() {
@@ -32,7 +33,8 @@ mkdir x && tar -xzf sim/beyond.tgz -C x || fail "sim: the tarball does not unpac
 import json, os, sys
 pack, out = sys.argv[1], sys.argv[2]
 rows = [json.loads(l) for l in open(os.path.join(out, "results.jsonl"))]
-assert [r["case"] for r in rows] == ["bert_b32_oom", "resnet50_b128_fit", "gpt2_adafactor_b4_fit"], rows
+assert [r["case"] for r in rows] == ["llama_gqa300m_b4_fit", "bert_b32_oom", "resnet50_b128_fit",
+                                    "gpt2_adafactor_b4_fit"], rows
 for r in rows:
     t, vt = r["torch"], r["vt"]
     assert r["verdict"] == "PASS", (r["case"], r["problems"])
@@ -41,9 +43,17 @@ for r in rows:
     assert vt["segments"] == t["num_device_alloc"] and vt["peak_reserved"] == t["max_memory_reserved"]
     assert os.path.getsize(os.path.join(pack, "traces", r["case"] + ".vt")) > 10000, r["case"]
     assert os.path.exists(os.path.join(pack, "reports", r["case"] + ".txt")), r["case"]
-oom = rows[0]
+oom = rows[1]
 assert oom["outcome"] == "oom" and oom["torch"]["oom_phase"] == "backward" and oom["vt"]["oom"], oom
-assert rows[1]["vt"]["family"] == "convolutional" and rows[1]["vt"]["optimizer"] == "momentum", rows[1]["vt"]
+assert rows[2]["vt"]["family"] == "convolutional" and rows[2]["vt"]["optimizer"] == "momentum", rows[2]["vt"]
+# the Llama wrote its config.json, and `vramtrace predict` of it was held to what the run measured
+cfg = json.load(open(os.path.join(pack, "reports", "llama_gqa300m_b4_fit.config.json")))
+assert cfg["model_type"] == "llama" and cfg["num_key_value_heads"] == 4, cfg
+summary = open(os.path.join(out, "summary.md")).read()
+import re
+m = re.search(r"llama_gqa300m_b4_fit: `vramtrace predict` of its config.json: tensors .* measured: "
+              r"([-+][0-9.]+) %.*; predicted to fit on 12 GiB, the run fit", summary)
+assert m and abs(float(m.group(1))) < 4, summary
 facts = [json.loads(l) for l in open(os.path.join(pack, "facts.jsonl"))]
 assert [f["trace"] for f in facts] == [r["case"] + ".vt" for r in rows], facts
 for f in facts:
@@ -82,7 +92,7 @@ grep -q 'bert_b32_oom: skipped, not installed for .*: transformers$' real/summar
 
 # past the budget every run is skipped, saying so, and the results still come back
 dry late sim 20
-grep -q 'bert_b32_oom: skipped, out of time' late/summary.md || fail "late: no 'out of time' line"
+grep -q 'llama_gqa300m_b4_fit: skipped, out of time' late/summary.md || fail "late: no 'out of time' line"
 [ ! -s late/results.jsonl ] && [ -s late/beyond.tgz ] || fail "late: results or tarball wrong"
 echo "the dry run of VALIDATE_SET=beyond: sim, shim and out-of-time cases as expected"
 exit 0
