@@ -45,7 +45,7 @@ LORA_TARGETS = {
 LORA_TASK = {"gpt2": "CAUSAL_LM", "llama": "CAUSAL_LM", "t5": "SEQ_2_SEQ_LM", "bert": None}
 
 
-def build(name, seq, dropout):
+def build(name, seq, dropout, attention_bias=False):
     import transformers as tf
     family, layers, hidden, heads, inter, vocab, _ = SIZES[name]
     if family == "gpt2":
@@ -57,7 +57,8 @@ def build(name, seq, dropout):
         cfg = tf.LlamaConfig(num_hidden_layers=layers, hidden_size=hidden, num_attention_heads=heads,
                              num_key_value_heads=KV_HEADS.get(name, heads),
                              intermediate_size=inter, vocab_size=vocab,
-                             max_position_embeddings=max(2048, seq))
+                             max_position_embeddings=max(2048, seq),
+                             attention_bias=attention_bias)
         return tf.LlamaForCausalLM(cfg)
     if family == "bert":
         cfg = tf.BertConfig(num_hidden_layers=layers, hidden_size=hidden, num_attention_heads=heads,
@@ -123,6 +124,9 @@ def parser():
     ap.add_argument("--ema", action="store_true",
                     help="an EMA copy of the weights (torch's AveragedModel with an EMA average), "
                          "updated after each optimizer step")
+    ap.add_argument("--attention-bias", action="store_true",
+                    help="Llama: biases on q, k, v and o (LlamaConfig(attention_bias=True); "
+                         "Qwen2 has them on q, k and v)")
     ap.add_argument("--save-config", metavar="FILE", default=None,
                     help="write the model's config.json (model.config.to_json_file) to FILE: "
                          "what `vramtrace predict FILE` reads")
@@ -135,6 +139,8 @@ def main():
     family, layers, hidden, heads, inter, vocab, default_t = SIZES[a.model]
     T = a.seq_len or default_t
     dropout = a.dropout if a.dropout is not None else (0.1 if family in ("bert", "t5") else 0.0)
+    if a.attention_bias and family != "llama":
+        sys.exit("hf_train.py: --attention-bias: a Llama's option")
     dev = "cuda"
     torch.manual_seed(0)
     dtype = {"bf16": torch.bfloat16, "fp16": torch.float16, "none": None}[a.amp]
@@ -142,12 +148,13 @@ def main():
              "batch_size": a.batch_size, "seq_len": T, "grad_accum": a.grad_accum,
              "optimizer": a.optimizer, "amp": a.amp, "dtype": a.dtype, "compile": a.compile,
              "gradient_checkpointing": a.gradient_checkpointing, "lora_rank": a.lora_rank,
-             "layers": layers, "hidden": hidden, "heads": heads, "vocab_size": vocab,
+             "attention_bias": a.attention_bias, "layers": layers, "hidden": hidden,
+             "heads": heads, "vocab_size": vocab,
              "steps": 0, "iters": 0, "oom": False, "oom_phase": None, "grad_bytes": None,
              "optim_state_bytes": None, "ema": a.ema, "ema_bytes": 0}
     times, phase, rc = [], "model", 0
     try:
-        model = build(a.model, T, dropout)
+        model = build(a.model, T, dropout, a.attention_bias)
         if a.save_config:
             model.config.to_json_file(a.save_config, use_diff=False)
         if a.dtype != "fp32":  # 16-bit weights (LoRA's adapters made after stay fp32)

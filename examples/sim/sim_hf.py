@@ -32,7 +32,7 @@ SIZES = {
 KV_HEADS = {"llama-gqa-300m": 4}  # grouped-query attention: fewer key/value heads than heads
 
 
-def build(name, seq, dropout):
+def build(name, seq, dropout, attention_bias=False):
     family, layers, hidden, heads, inter, vocab, _ = SIZES[name]
     if family == "gpt2":
         cfg = tf.GPT2Config(n_layer=layers, n_embd=hidden, n_head=heads, vocab_size=vocab,
@@ -42,7 +42,8 @@ def build(name, seq, dropout):
     if family == "llama":
         cfg = tf.LlamaConfig(num_hidden_layers=layers, hidden_size=hidden, num_attention_heads=heads,
                              num_key_value_heads=KV_HEADS.get(name), intermediate_size=inter,
-                             vocab_size=vocab, max_position_embeddings=max(2048, seq))
+                             vocab_size=vocab, max_position_embeddings=max(2048, seq),
+                             attention_bias=attention_bias)
         return tf.LlamaForCausalLM(cfg)
     cfg = tf.BertConfig(num_hidden_layers=layers, hidden_size=hidden, num_attention_heads=heads,
                         intermediate_size=inter, vocab_size=vocab,
@@ -81,12 +82,17 @@ def main():
     ap.add_argument("--ema", action="store_true",
                     help="an EMA copy of the weights (diffusers' EMAModel), stepped after each "
                          "optimizer step")
+    ap.add_argument("--attention-bias", action="store_true",
+                    help="Llama: biases on q, k, v and o (LlamaConfig(attention_bias=True); "
+                         "Qwen2 has them on q, k and v)")
     ap.add_argument("--save-config", metavar="FILE", default=None,
                     help="write the model's config.json (model.config.to_json_file) to FILE: "
                          "what `vramtrace predict FILE` reads")
     a = ap.parse_args()
     family, layers, hidden, heads, inter, vocab, default_t = SIZES[a.model]
     T = a.seq_len or default_t
+    if a.attention_bias and family != "llama":
+        ap.error("--attention-bias: a Llama's option")
     if a.lora_rank and family != "llama":
         ap.error("--lora-rank: the simulation puts LoRA on Llama's q/k/v/o projections only")
     dropout = a.dropout if a.dropout is not None else (0.1 if family == "bert" else 0.0)
@@ -97,12 +103,13 @@ def main():
     truth = {"program": "sim_hf.py", "family": family, "model": a.model, "batch_size": a.batch_size,
              "seq_len": T, "grad_accum": a.grad_accum, "optimizer": a.optimizer, "amp": a.amp, "dtype": a.dtype,
              "gradient_checkpointing": a.gradient_checkpointing, "lora_rank": a.lora_rank,
+             "attention_bias": a.attention_bias,
              "layers": layers, "hidden": hidden, "heads": heads, "vocab_size": vocab,
              "steps": 0, "oom": False, "oom_phase": None, "grad_bytes": None,
              "optim_state_bytes": None, "ema": a.ema, "ema_bytes": 0}
     phase = "model"
     try:
-        model = build(a.model, T, dropout)
+        model = build(a.model, T, dropout, a.attention_bias)
         if a.save_config:
             model.config.to_json_file(a.save_config, use_diff=False)
         if a.dtype != "fp32":  # 16-bit weights (LoRA's adapters made after stay fp32)

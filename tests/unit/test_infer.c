@@ -72,6 +72,25 @@ static int64_t val(const infer_result *out, infer_key k)
     return out->v[k].value;
 }
 
+/* decoder_step: a decoder's first step that fits, after its weights: the int64 token batch of
+ * b·t, arange(t) when pos (freed before the backward), the embedding lookup and the logits of
+ * fp32 elements, a backward tensor of the embedding's size, all freed after the first backward,
+ * then an allocation after it; the inferred values into out. */
+static void decoder_step(run *r, uint64_t b, uint64_t t_, uint64_t d, uint64_t v, int pos,
+                         infer_result *out)
+{
+    t(r, b * t_ * 8, 0);                      /* the token batch */
+    uint64_t p = pos ? t(r, t_ * 8, 0) : 0;   /* arange(T) */
+    uint64_t emb = t(r, b * t_ * d * 4, 0);   /* its embedding lookup */
+    uint64_t lg = t(r, b * t_ * v * 4ull, 0); /* the logits */
+    if (p)
+        die(r, p);
+    uint64_t g = t(r, v * d * 4, 1); /* the backward */
+    die(r, lg), die(r, emb), die(r, g);
+    t(r, 64, 0); /* after the first backward */
+    run_end(r, out);
+}
+
 /* ---- a decoder with LoRA adapters of the token batch's size -------------------------------- */
 #define LD 64   /* width d */
 #define LV 1000 /* vocabulary */
@@ -104,15 +123,7 @@ static void test_lora_adapters_are_parameters(void **state)
     int64_t elems;
     run_begin(&r);
     lora_weights(&r, &elems);
-    t(&r, LB * LT * 8, 0);                       /* the token batch */
-    uint64_t pos = t(&r, LT * 8, 0);             /* arange(T) */
-    uint64_t emb = t(&r, LB * LT * LD * 4, 0);   /* its embedding lookup */
-    uint64_t lg = t(&r, LB * LT * LV * 4ull, 0); /* the logits */
-    die(&r, pos);
-    uint64_t g = t(&r, LV * LD * 4, 1); /* the backward */
-    die(&r, lg), die(&r, emb), die(&r, g);
-    t(&r, 64, 0); /* after the first backward */
-    run_end(&r, &out);
+    decoder_step(&r, LB, LT, LD, LV, 1, &out);
     assert_int_equal(val(&out, INFER_params), elems);
     assert_int_equal(val(&out, INFER_n_layer), LL);
     assert_int_equal(val(&out, INFER_n_embd), LD);
@@ -120,6 +131,44 @@ static void test_lora_adapters_are_parameters(void **state)
     assert_int_equal(val(&out, INFER_tokens), LB * LT);
     assert_int_equal(val(&out, INFER_block_size), LT);
     assert_int_equal(val(&out, INFER_batch_size), LB);
+}
+
+/* ---- a gated decoder with q, k and v biases (Qwen2), grouped key / value --------------------- */
+#define QD 64 /* width d: 4 heads of 16 */
+#define QKV                                                                                        \
+    32         /* key / value width: 2 heads (a bias of 32 each: smaller than d, its square 1024   \
+                * divides d² as d's does) */
+#define QI 176 /* MLP width */
+#define QL 3
+#define QV 1000
+#define QT 128
+#define QB 4
+
+/* The run fits: the weights in .to()'s order (per block: q, k, v with their biases, o, gate,
+ * up, down, the two RMSNorms), the batch, the forward's tensors freed after the first backward.
+ * d is the norms' width, not the key / value biases'. */
+static void test_gated_qkv_biases(void **state)
+{
+    (void)state;
+    static const uint64_t block[] = {QD * QD, QD,      QKV * QD, QKV,     QKV * QD, QKV,
+                                     QD * QD, QI * QD, QI * QD,  QD * QI, QD,       QD};
+    run r;
+    infer_result out;
+    int64_t elems = QV * QD;
+    run_begin(&r);
+    t(&r, QV * QD * 4, 0); /* the embedding */
+    for (int l = 0; l < QL; l++)
+        for (size_t i = 0; i < sizeof block / sizeof block[0]; i++)
+            t(&r, block[i] * 4, 0), elems += (int64_t)block[i];
+    t(&r, QD * 4, 0), elems += QD;           /* the final norm */
+    t(&r, QV * QD * 4, 0), elems += QV * QD; /* an untied head */
+    decoder_step(&r, QB, QT, QD, QV, 0, &out);
+    assert_int_equal(val(&out, INFER_params), elems);
+    assert_int_equal(val(&out, INFER_n_layer), QL);
+    assert_int_equal(val(&out, INFER_n_embd), QD);
+    assert_int_equal(val(&out, INFER_vocab_size), QV);
+    assert_int_equal(val(&out, INFER_mlp_width), QI);
+    assert_int_equal(val(&out, INFER_kv_width), QKV);
 }
 
 /* ---- an encoder out of memory in its first backward, its position ids alive ------------------ */
@@ -429,6 +478,7 @@ int main(void)
         cmocka_unit_test(test_lora_adapters_are_parameters),
         cmocka_unit_test(test_oom_position_ids_are_not_the_batch),
         cmocka_unit_test(test_oom_image_batch_is_not_tokens),
+        cmocka_unit_test(test_gated_qkv_biases),
         cmocka_unit_test(test_vit_ten_classes_images),
         cmocka_unit_test(test_vit_ten_classes_no_images),
         cmocka_unit_test(test_unet_images_not_weights),

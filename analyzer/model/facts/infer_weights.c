@@ -117,12 +117,15 @@ void vt__infer_params(const vt__pass *p, infer_result *out, uint64_t *elems, siz
     if (reps >= 2)
         vt__set(out, INFER_n_layer, (int64_t)reps,
                 "L = %zu: a block of %zu parameter tensors repeats %zu times", reps, per, reps);
-    /* width: the smallest size found at least once per block whose square divides some
-     * parameter (norm weights / biases are d elements, projections k·d²) */
-    uint64_t d = 0;
-    size_t dn = 0;
+    /* width: the smallest size found at least once per block whose square is a parameter of the
+     * blocks (an attention's d×d output projection; the token batch kept among the weights is
+     * none), else whose square divides one (norm weights / biases
+     * are d elements, projections k·d²): a grouped key and value's biases (Qwen2: kv of them,
+     * kv < d, kv² dividing d²) are no width */
+    uint64_t d = 0, d_div = 0;
+    size_t dn = 0, dn_div = 0;
     for (size_t i = 0; i < n; i++) {
-        size_t c = 0, sq = 0;
+        size_t c = 0, sq = 0, eq = 0;
         if (elems[i] > maxel)
             maxel = elems[i], maxi = i;
         uint64_t square; /* a parameter of 2^32 elements or more has no square to test */
@@ -130,13 +133,24 @@ void vt__infer_params(const vt__pass *p, infer_result *out, uint64_t *elems, siz
         for (size_t j = 0; j < n; j++) {
             c += elems[j] == elems[i];
             sq |= !big && elems[i] > 1 && elems[j] % square == 0;
+            eq |= !big && elems[i] > 1 && elems[j] == square && j >= *lo && j < *hi;
         }
-        if (reps >= 2 && c >= reps && sq && (!d || elems[i] < d)) {
-            d = elems[i];
-            dn = c;
-        }
+        if (reps < 2 || c < reps || !sq)
+            continue;
+        if (eq && (!d || elems[i] < d))
+            d = elems[i], dn = c;
+        if (!d_div || elems[i] < d_div)
+            d_div = elems[i], dn_div = c;
     }
-    if (d)
+    if (!d)
+        d = d_div, dn = dn_div;
+    if (d && d != d_div)
+        vt__set(out, INFER_n_embd, (int64_t)d,
+                "d = %llu: the smallest size in every block (%zu norm weights / biases) whose "
+                "square is a block's parameter (d×d); %zu of %llu (key / value biases) only "
+                "divide one",
+                (unsigned long long)d, dn, dn_div, (unsigned long long)d_div);
+    else if (d)
         vt__set(out, INFER_n_embd, (int64_t)d,
                 "d = %llu: the smallest parameter size seen in "
                 "every block (%zu norm weights / biases), d² divides the projections",

@@ -37,6 +37,7 @@ run gpt2m_b4_oom_forward examples/sim/sim_hf.py --model gpt2-medium --batch-size
 run llama400m_b4_fit examples/sim/sim_hf.py --model llama-400m --batch-size 4 --steps 1
 run llama400m_b1_fit examples/sim/sim_hf.py --model llama-400m --batch-size 1 --steps 2
 run llama_gqa300m_b4_fit examples/sim/sim_hf.py --model llama-gqa-300m --batch-size 4 --steps 2
+run llama_gqa300m_bias_b4_fit examples/sim/sim_hf.py --model llama-gqa-300m --attention-bias --batch-size 4 --steps 2
 run llama400m_lora8_b4_fit examples/sim/sim_hf.py --model llama-400m --batch-size 4 --lora-rank 8 --steps 1
 run bert_b16_fit examples/sim/sim_hf.py --model bert-base --batch-size 16 --steps 1
 run bert_b32_oom_backward examples/sim/sim_hf.py --model bert-base --batch-size 32 --steps 1
