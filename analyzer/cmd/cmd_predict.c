@@ -39,8 +39,8 @@ static void usage(FILE *out)
             "                        --n-layer, --n-head, --n-embd and --vocab-size\n"
             "  --kv-heads N          its key / value heads (grouped-query attention)\n"
             "  --tied-head / --untied-head  its head shares the embedding or not (untied)\n"
-            "  CONFIG.json           a Hugging Face config.json (model_type llama, mistral or\n"
-            "                        gpt2): its shape and block; eager, its dropout\n"
+            "  CONFIG.json           a Hugging Face config.json (model_type llama, mistral,\n"
+            "                        qwen2 or gpt2): its shape and block; eager, its dropout\n"
             "training:\n"
             "  --batch-size N  --grad-accum N  --dtype fp16|bf16|fp32  --compile / --no-compile  "
             "--dropout P\n"
@@ -189,9 +189,12 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
             printf("step: micro-batch %llu, gradient_accumulation_steps %llu\n\n",
                    (unsigned long long)s->B, (unsigned long long)s->A);
     } else if (s->gated) {
-        char kv[48] = ""; /* grouped-query attention: its key / value width */
+        char kv[80] = ""; /* grouped-query attention: its key / value width; biases */
         if (formula_kv_grouped(s))
             snprintf(kv, sizeof kv, ", key / value width %llu", (unsigned long long)s->kv);
+        if (s->attn_bias) /* counted as parameters */
+            snprintf(kv + strlen(kv), sizeof kv - strlen(kv), ", biases on q, k, v%s",
+                     s->attn_bias == 4 ? ", o" : "");
         printf("%s, gated blocks: %.2f M parameters (n_layer %llu, n_embd %llu, MLP width %llu%s, "
                "block_size %llu, vocab_size %llu, %s head)\n",
                trace_model[0] ? trace_model : "a gated-MLP decoder", P / 1e6,

@@ -1,8 +1,9 @@
 /* predict_model.c — the model `vramtrace predict` is told about without a trace
  * (predict_model.h): a preset (--model gpt2, ...), a gated-MLP decoder's options and a Hugging
  * Face config.json. The formulas' blocks are formula.h's: GPT-2's (nanoGPT's), transformers' GPT-2,
- * and the gated decoder's (Llama, Mistral: gate, up and down of width I, RMSNorm, rotary positions,
- * no biases, key / value heads of their own). */
+ * and the gated decoder's (Llama, Mistral, Qwen2: gate, up and down of width I, RMSNorm, rotary
+ * positions, key / value heads of their own; no biases but Qwen2's on q, k and v and a Llama's
+ * attention_bias, counted as parameters). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -222,6 +223,10 @@ static int gated(predict_block *b, const cJSON *j, const char *path, const char 
     }
     b->mlp_width = I;
     b->kv_heads = num(j, "num_key_value_heads", &kv) ? kv : 0;
+    /* Qwen2's q, k and v have biases; a Llama's four projections when attention_bias is set */
+    b->attn_bias = !strcmp(type, "qwen2")                                                ? 3
+                   : cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "attention_bias")) ? 4
+                                                                                         : 0;
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(j, "tie_word_embeddings");
     b->tied = cJSON_IsBool(t) ? cJSON_IsTrue(t) : 0; /* transformers' Llama: untied unless said */
     snprintf(b->from, sizeof b->from, "%.120s: %s", path, type);
@@ -254,7 +259,7 @@ int predict_hf_config(nano_config *c, predict_block *b, const char *path, char *
             snprintf(b->from, sizeof b->from, "%.120s: gpt2", path);
             rc = 0;
         }
-    } else if (!strcmp(type, "llama") || !strcmp(type, "mistral")) {
+    } else if (!strcmp(type, "llama") || !strcmp(type, "mistral") || !strcmp(type, "qwen2")) {
         if (shape(c, j, path, llama_keys, err, errlen) == 0 &&
             put(c, path, "model_type", "dropout", "0", err, errlen) == 0 &&
             dropout(c, j, path, "attention_dropout", err, errlen) == 0 &&
@@ -263,7 +268,7 @@ int predict_hf_config(nano_config *c, predict_block *b, const char *path, char *
     } else {
         snprintf(err, errlen,
                  "%s: model_type '%.40s' has no block in the formulas (without a trace: gpt2, "
-                 "llama, mistral); trace a run of it and give it with --from",
+                 "llama, mistral, qwen2); trace a run of it and give it with --from",
                  path, type);
     }
     /* transformers trains eager unless it is told to compile; the program that trains it is
@@ -313,6 +318,7 @@ int predict_block_apply(const predict_block *b, const nano_config *c, gpt_shape 
     s->I = b->mlp_width;
     s->kv = b->kv_heads && b->kv_heads != s->H ? b->kv_heads * (s->d / s->H) : 0;
     s->untied = b->tied != 1;
+    s->attn_bias = b->attn_bias;
     s->bias = 0;
     return 0;
 }

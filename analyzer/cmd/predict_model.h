@@ -1,6 +1,7 @@
 /* predict_model.h — the model `vramtrace predict` is told about without a trace
  * (predict_model.c): a preset (--model), a gated-MLP decoder's options (--mlp-width, --kv-heads,
- * --tied-head) and a Hugging Face config.json (llama and mistral: gated blocks; gpt2: its own). */
+ * --tied-head) and a Hugging Face config.json (llama, mistral and qwen2: gated blocks; gpt2: its
+ * own). */
 #ifndef VT_ANALYZER_PREDICT_MODEL_H
 #define VT_ANALYZER_PREDICT_MODEL_H
 
@@ -14,6 +15,7 @@ typedef struct predict_block {
     uint64_t mlp_width; /* a gated MLP's width I (gate, up, down); 0: GPT-2's 4d GELU MLP */
     uint64_t kv_heads;  /* grouped-query attention's key / value heads; 0: as many as n_head */
     int tied;           /* the head shares the embedding: -1 not given, 0 untied, 1 tied */
+    int attn_bias;      /* projection biases: 3 q, k, v (Qwen2), 4 and o (attention_bias) */
     int hf_gpt2;        /* a Hugging Face GPT-2 config: transformers' GPT-2 block */
     int no_kv_cache;    /* its config says use_cache false: no KV cache in training */
     char from[160];     /* what gave the block ("--mlp-width 2816", "config.json: llama") */

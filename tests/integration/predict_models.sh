@@ -1,7 +1,8 @@
 #!/bin/sh
 # predict_models.sh — `vramtrace predict` without a trace for models that are not nanoGPT: a
 # gated-MLP decoder from its options (--mlp-width, --kv-heads) and a Hugging Face config.json
-# (llama with grouped key / value, gpt2: transformers' own block and its KV cache said), each
+# (llama with grouped key / value and with biases, qwen2, gpt2: transformers' own block and its
+# KV cache said), each
 # against the committed simulated run of that model (examples/traces/sim/facts.jsonl: the
 # program's own parameter count and its allocator's requested peak, two steps, AdamW, bf16
 # autocast); the shape's values come from the config, never nanoGPT's defaults; the options a
@@ -67,6 +68,14 @@ says "$H/llama_gqa300m.json" \
 sed 's/"tie_word_embeddings": false/"tie_word_embeddings": true/' "$H/llama_gqa300m.json" >tied.json
 "$VT" predict tied.json --batch-size 4 --json | grep -q '"parameters":213156864,' ||
     fail "a tied head counted as its own"
+# biases on the projections: a Llama's attention_bias (q, k, v and o), against its simulated run
+sed 's/"attention_bias": false/"attention_bias": true/' "$H/llama_gqa300m.json" >gqa_bias.json
+check gqa300m_bias llama_gqa300m_bias_b4_fit gqa_bias.json --batch-size 4
+# Qwen2's on q, k and v: Qwen2.5-0.5B's config (tied, 2 key / value heads of 64) counts the
+# 494,032,768 parameters its model card gives
+"$VT" predict "$H/qwen2_0.5b.json" --batch-size 4 --json | grep -q '"parameters":494032768,' ||
+    fail "Qwen2.5-0.5B: not 494032768 parameters: $("$VT" predict "$H/qwen2_0.5b.json" --json)"
+says "$H/qwen2_0.5b.json" "key / value width 128, biases on q, k, v, block_size" "tied head"
 # transformers' GPT-2: its own block, biases, its config's dropout, and its KV cache said
 check gpt2 gpt2_b4_fit "$H/gpt2.json" --batch-size 4
 python3 - gpt2.json <<'PY' || fail "gpt2's model"
@@ -98,7 +107,7 @@ expect_usage "do not divide n_head 16" "$H/llama_gqa300m.json" --kv-heads 5
 expect_usage "whole number of at least 1" --mlp-width 0
 expect_usage "block is the traced run's" --from "$D/llama160m_b4_fit.vt" --mlp-width 2048
 printf '{"model_type": "bert", "hidden_size": 768}\n' >bert.json
-expect_usage "model_type 'bert' has no block" bert.json
+expect_usage "model_type 'bert' has no block in the formulas (without a trace: gpt2, llama, mistral, qwen2)" bert.json
 printf '{"model_type": "llama", "hidden_size": 3072, "num_attention_heads": 16, "head_dim": 256,
   "num_hidden_layers": 28, "intermediate_size": 24576, "vocab_size": 256000}\n' >gemma_like.json
 expect_usage "head_dim 256 x 16 heads is not hidden_size 3072" gemma_like.json

@@ -70,8 +70,12 @@ static uint64_t gated_matmul(const gpt_shape *s)
 
 uint64_t formula_params_exact(const gpt_shape *s)
 {
-    if (s->gated)
-        return s->V * s->d * (s->untied ? 2 : 1) + s->L * (gated_matmul(s) + 2 * s->d) + s->d;
+    if (s->gated) {
+        uint64_t biases =
+            (s->attn_bias >= 3 ? s->d + 2 * kv_width(s) : 0) + (s->attn_bias == 4 ? s->d : 0);
+        return s->V * s->d * (s->untied ? 2 : 1) + s->L * (gated_matmul(s) + 2 * s->d + biases) +
+               s->d;
+    }
     uint64_t c = s->bias ? 13 : 2, f = s->bias ? 2 : 1;
     return s->V * s->d + s->T * s->d + s->L * (12 * s->d * s->d + c * s->d) + f * s->d;
 }
@@ -216,6 +220,7 @@ int formula_hf_gpt2_block(const gpt_shape *s)
 void formula_take_block(gpt_shape *dst, const gpt_shape *src)
 {
     dst->gated = src->gated, dst->I = src->I, dst->kv = src->kv, dst->untied = src->untied;
+    dst->attn_bias = src->attn_bias;
     dst->hf_gpt2 = src->hf_gpt2;
     dst->bert = src->bert;
     dst->params16 = src->params16;

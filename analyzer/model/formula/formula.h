@@ -35,6 +35,9 @@ typedef struct gpt_shape {
     int gated;
     uint64_t I, kv;
     int untied;
+    int attn_bias;   /* a gated block's projection biases (parameters only: a bias adds no saved
+                      * tensor): 3 on q, k and v (Qwen2), 4 on o too (LlamaConfig attention_bias);
+                      * 0 none. Set by predict from a model's config; a trace's P is its own. */
     int hf_gpt2;     /* Hugging Face's GPT-2 (GPT2LMHeadModel: Conv1D, NewGELU written in Python),
                       * whose eager 16-bit block keeps more than nanoGPT's (formula_block_bytes) */
     int no_kv_cache; /* 1: transformers' KV cache turned off (use_cache=False): what the run's
@@ -80,7 +83,8 @@ void formula_shape_from_config(const nano_config *c, gpt_shape *s);
 
 /* formula_params_exact: nanoGPT's exact parameter count, all tensors on the GPU:
  * V*d + T*d + L*(12*d^2 + c*d) + f*d, c = 13, f = 2 with bias, c = 2, f = 1 without; a gated
- * block's: V*d (twice untied) + L*(2*d^2 + 2*d*kv + 3*d*I + 2*d) + d (no positions, no biases). */
+ * block's: V*d (twice untied) + L*(2*d^2 + 2*d*kv + 3*d*I + 2*d) + d (no positions), plus
+ * L*(d + 2*kv) for q, k and v biases and L*d more for o's (attn_bias 3 / 4). */
 uint64_t formula_params_exact(const gpt_shape *s);
 /* formula_params_matmul: P_mm = 12*L*d^2 + V*d (weights autocast copies to 16 bits); gated:
  * L*(2*d^2 + 2*d*kv + 3*d*I) + V*d. */
