@@ -135,7 +135,9 @@ PYEOF
     unset PYTORCH_CUDA_ALLOC_CONF
     export PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
     echo >>"$P/notes.md"
-    # ---- the runs, most informative first: pure bf16 training (16-bit weights, no autocast:
+    # ---- the runs, most informative first: a grouped-query Llama with biases on its
+    # projections (its width was read from the key / value biases before: Qwen2's kind, and its
+    # config.json predicted), pure bf16 training (16-bit weights, no autocast:
     # simulated only, its 16-bit parameters and blocks), fp32 training (no autocast: float32 read
     # from the trace, Hugging Face GPT-2's fp32 block simulated only), use_cache=False beside committed runs with the cache
     # (llama400m_lora8_b4_fit, gpt2_adafactor_b4_fit: their reports predict these), grouped-query
@@ -150,6 +152,7 @@ PYEOF
         case $name in '' | '#'*) continue ;; esac
         one_run "$name" "$expect" "$prog" "$needs" "$offline" "$args"
     done <<'RUNS'
+llama_gqa300m_bias_b4_fit|fit|hf|transformers|sim,shim|--model llama-gqa-300m --attention-bias --batch-size 4 --grad-accum 1 --steps 2
 llama160m_bf16_b8_a2_fit|fit|hf|transformers|sim,shim|--model llama-160m --amp none --dtype bf16 --batch-size 8 --grad-accum 2 --steps 2
 gpt2_bf16_b4_fit|fit|hf|transformers|sim,shim|--model gpt2 --amp none --dtype bf16 --batch-size 4 --grad-accum 1 --steps 2
 llama160m_bf16_lora8_b8_fit|fit|hf|transformers,peft|sim,shim|--model llama-160m --dtype bf16 --lora-rank 8 --batch-size 8 --grad-accum 1 --steps 2
