@@ -297,6 +297,11 @@ for line in open(sys.argv[1]):
             if cfg[k]["value"] != want:
                 bad.append("%s: %s %s (%s), the program's %s" % (t, k, cfg[k]["value"],
                                                                 cfg[k]["source"], want))
+        # a Llama with biases on its projections: bias True, and no norm bias said (RMSNorm has
+        # none)
+        if f.get("attention_bias") and (cfg["bias"]["value"] is not True or
+                                        "norm and projection biases" in cfg["bias"]["where"]):
+            bad.append("%s: bias %s" % (t, cfg["bias"]))
         # H from the trace (a fused attention kernel's log-sum-exp rows) or the program, never
         # assumed; the program's own count of heads (ViT-B/16: 12)
         # (checkpointing: the first forward runs without gradients, its kernel keeps no rows:

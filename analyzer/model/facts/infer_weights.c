@@ -189,6 +189,14 @@ void vt__infer_params(const vt__pass *p, infer_result *out, uint64_t *elems, siz
                     (unsigned long long)(maxel / d), (unsigned long long)d);
     }
     vt__infer_gated(elems, n, *lo, per, reps, d, out);
+    /* a gated block's norms (RMSNorm) have no bias: its other d-sized tensors are projections'
+     * biases (a Llama's attention_bias: q's and o's) */
+    infer_value *bv = &out->v[INFER_bias];
+    if (bv->known && bv->value && out->v[INFER_mlp_width].known)
+        vt__set(out, INFER_bias, 1,
+                "bias True: %zu tensors of d elements in each block (the norms' weights and "
+                "projection biases)",
+                nd);
 }
 
 void infer_params_less(infer_result *r, uint64_t bytes, const char *what)
