@@ -34,7 +34,8 @@ static int not_config(const char *path, char *err, size_t errlen)
     if (i < n && head[i] == '{') {
         snprintf(err, errlen,
                  "%s is JSON, not a nanoGPT config file: a report's JSON (vramtrace report "
-                 "--json) is read with --from %s",
+                 "--json) is read with --from %s; a model's config.json is read when it parses "
+                 "and has its model_type",
                  path, path);
         return -1;
     }

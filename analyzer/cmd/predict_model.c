@@ -115,11 +115,10 @@ int predict_block_option(predict_block *b, const char *key, const char *val, cha
 
 /* ---- a Hugging Face config.json ------------------------------------------------------------ */
 
-/* read_json: the JSON object in path, or NULL (*is_json 0 when the file does not start with
- * '{': not JSON, left to the config reader) */
-static cJSON *read_json(const char *path, int *is_json)
+/* read_json: the JSON object in the regular file path (up to HF_CONFIG_MAX bytes), or NULL:
+ * not JSON, too large, or not a regular file (left to the config reader, which says why) */
+static cJSON *read_json(const char *path)
 {
-    *is_json = 0;
     struct stat st; /* a FIFO, a device: left to the config reader, which refuses it unread */
     if (stat(path, &st) || !S_ISREG(st.st_mode))
         return NULL;
@@ -136,7 +135,6 @@ static cJSON *read_json(const char *path, int *is_json)
         i++;
     cJSON *j = NULL;
     if (i < n && buf[i] == '{' && n <= HF_CONFIG_MAX) {
-        *is_json = 1;
         buf[n] = '\0';
         j = cJSON_ParseWithLength(buf, n);
     }
@@ -235,8 +233,7 @@ static int gated(predict_block *b, const cJSON *j, const char *path, const char 
 
 int predict_hf_config(nano_config *c, predict_block *b, const char *path, char *err, size_t errlen)
 {
-    int is_json;
-    cJSON *j = read_json(path, &is_json);
+    cJSON *j = read_json(path);
     const cJSON *mt = j ? cJSON_GetObjectItemCaseSensitive(j, "model_type") : NULL;
     if (!cJSON_IsString(mt)) { /* not a model's config: a report's JSON, or not JSON at all */
         cJSON_Delete(j);

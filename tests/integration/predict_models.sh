@@ -115,6 +115,9 @@ printf '{"model_type": "llama", "hidden_size": 1024, "num_attention_heads": 16}\
 expect_usage "no whole number 'num_hidden_layers'" short.json
 # a FIFO (no writer: its open would wait) is refused unread, never waited on
 mkfifo cfg.fifo && expect_usage "not a regular file" cfg.fifo
+# a config.json that does not parse: said, with what a config needs
+printf '{"model_type": "llama", "hidden_size": 1024,\n' >broken.json
+expect_usage "read when it parses and has its model_type" broken.json
 # a report's JSON is still pointed to --from
 printf '{"schema_version": 1}\n' >report.json
 expect_usage "read with --from" report.json
