@@ -26,7 +26,10 @@ FAMILY = {"gpt2": ("decoder_transformer", "GPT2LMHeadModel"),
           "unet2d": ("diffusion_unet", "UNet2DModel")}
 # contradictions known and not fixed yet (printed, not failed)
 KNOWN = {  # the HF Trainer simulation (its tr_loss, label mask and TrainingArguments):
-    "trainer_gpt2_fit: optimizer state {'bytes': 995519060, 'time_ns': 53760363}, the program's 995519056"}
+    "trainer_gpt2_fit: optimizer state {'bytes': 995519060, 'time_ns': 53760363}, the program's 995519056",
+    # the U-Net's own 16-bit casts of activations, whose frames cannot be told from autocast's
+    # copies of weights (the first U-Net trace with the program's count of its copies)
+    "unet_b1_noema_fit: autocast copies {'bytes': 240062726, 'time_ns': 16195906}, the program's 227233798"}
 STATE = {"adamw": ("adam", 8.0), "sgd": ("momentum", 4.0), "adafactor": ("factored", 0.01)}
 n = 0
 ALL = [json.loads(l) for l in open(sys.argv[1])]
@@ -133,6 +136,16 @@ for line in open(sys.argv[1]):
             abs((r["formula"]["activations"]["ratio"] or 0) - 1) > 0.001:
         bad.append("%s: activations %s x the gated block's refined formula" %
                    (t, r["formula"]["activations"]["ratio"]))
+    # P, whatever the family and the micro-batch: the program's weights and buffers, never less
+    # (a B=1 U-Net had a conv weight and a norm taken for its images and labels: P short by
+    # 442,496, and "trainable 113.67 M of the 113.23 M weight elements")
+    pv = (inf.get("params") or {}).get("value")
+    if pv is not None and not f["oom"] and \
+            not 0 <= pv - f["params"] <= f.get("buffer_elements", 0) + 4096:
+        bad.append("%s: P %s, the program's %d (+ %d of buffers)" %
+                   (t, pv, f["params"], f.get("buffer_elements", 0)))
+    if pv is not None and (rec.get("trainable_params") or 0) > pv:
+        bad.append("%s: trainable %s of P %s" % (t, rec["trainable_params"], pv))
     # 16-bit parameters (model.to(torch.bfloat16), no autocast): counted at 2 B each (P, the
     # width, the trainable parameters are the program's), their gradients and the optimizer's
     # state in 16 bits, no autocast copy in the formula, the block of pure 16-bit training;
@@ -379,7 +392,11 @@ for line in open(sys.argv[1]):
     acts = abm["peak_categories"]["activations"]
     outer = (cls or "ResNet") + ".forward"
     share = 0.20 if f["family"] == "resnet" else 0.05
-    if outer in rows and rows[outer]["by_category"].get("activations", 0) > share * acts:
+    # (a peak with next to no activations, a ResNet at B=1's in its optimizer step: 2 KB, no
+    # grouping to judge)
+    if acts < (1 << 20):
+        rows, acts = None, None
+    if rows and outer in rows and rows[outer]["by_category"].get("activations", 0) > share * acts:
         bad.append("%s: %s holds %d of the %d B of activations: grouped by the outermost module" %
                    (t, outer, rows[outer]["by_category"]["activations"], acts))
     parts = {"gpt2": ("GPT2MLP.forward", "GPT2Attention.forward"),
@@ -388,12 +405,12 @@ for line in open(sys.argv[1]):
              "vit": ("Mlp.forward", "Attention.forward"), "resnet": ("Bottleneck.forward",),
              "unet2d": ("ResnetBlock2D.forward", "Attention.forward")}
     # (checkpointing keeps only the blocks' inputs; an OOM in the optimizer step: none left)
-    if not f.get("gradient_checkpointing") and f.get("oom_phase") != "optimizer":
+    if rows and not f.get("gradient_checkpointing") and f.get("oom_phase") != "optimizer":
         missing = [p for p in parts[f["family"]] if p not in rows]
         if missing:
             bad.append("%s: no activations in %s: %s" % (t, missing, list(rows)[:6]))
-    if f["family"] == "resnet" and (abm["at_peak"][0]["module"] != "Bottleneck.forward" or
-                                    abm["at_peak"][0]["bytes"] < 0.75 * acts):
+    if rows and f["family"] == "resnet" and (abm["at_peak"][0]["module"] != "Bottleneck.forward" or
+                                             abm["at_peak"][0]["bytes"] < 0.75 * acts):
         bad.append("%s: the top module is %s, not the ResNet's Bottleneck" % (t, abm["at_peak"][0]["module"]))
     # sites named as people say them: a library's file from its package on (not the machine's
     # site-packages path), the program's own relative to its directory; the same in the JSON

@@ -375,25 +375,43 @@ static void unet_start(run *r, uint64_t b, uint64_t *model, uint64_t *im)
 /* The run fits and frees its batch at the step's end: the images are the batch, not the weights'
  * conv and norm of those sizes; P, less the EMA copy the report finds under its code, the model's
  */
-static void test_unet_images_not_weights(void **state)
+/* unet_fit: the run of micro-batch b fits (its batch freed at the step's end); the inferred
+ * values into out, the weights' bytes (one copy) into *model */
+static void unet_fit(uint64_t b, infer_result *out, uint64_t *model)
 {
-    (void)state;
     run r;
-    infer_result out;
-    uint64_t model, im[4];
+    uint64_t im[4];
     run_begin(&r);
-    unet_start(&r, UB, &model, im);
-    uint64_t act = t(&r, UB * 128 * US * US * 2, 0);
-    die(&r, t(&r, UB * 128 * US * US * 2, 0)); /* the forward's first temporary */
-    t(&r, UB * 128 * US * US * 2, 1);          /* the backward */
+    unet_start(&r, b, model, im);
+    uint64_t act = t(&r, b * 128 * US * US * 2, 0);
+    die(&r, t(&r, b * 128 * US * US * 2, 0)); /* the forward's first temporary */
+    t(&r, b * 128 * US * US * 2, 1);          /* the backward */
     die(&r, act);
     for (int i = 0; i < 4; i++)
         die(&r, im[i]);
     t(&r, 4096, 0); /* the optimizer step: the first backward is over */
-    run_end(&r, &out);
-    assert_int_equal(val(&out, INFER_params), 2 * model / 4);
-    assert_int_equal(val(&out, INFER_batch_size), UB);
-    assert_int_equal(val(&out, INFER_image_size), US);
+    run_end(&r, out);
+    assert_int_equal(val(out, INFER_params), 2 * *model / 4);
+    assert_int_equal(val(out, INFER_batch_size), b);
+    assert_int_equal(val(out, INFER_image_size), US);
+}
+
+/* B = 1: one image and its one 8-byte timestep, after the weights, not the conv weight and norm
+ * deep among them (256 "images" of 48² beside 256 "labels": P short by both) */
+static void test_unet_one_image(void **state)
+{
+    (void)state;
+    infer_result out;
+    uint64_t model;
+    unet_fit(1, &out, &model);
+}
+
+static void test_unet_images_not_weights(void **state)
+{
+    (void)state;
+    infer_result out;
+    uint64_t model;
+    unet_fit(UB, &out, &model);
     infer_params_less(&out, model, "EMAModel (diffusers)");
     assert_int_equal(val(&out, INFER_params), model / 4);
     assert_non_null(strstr(out.v[INFER_params].where, "less the EMA copy"));
@@ -482,6 +500,7 @@ int main(void)
         cmocka_unit_test(test_vit_ten_classes_images),
         cmocka_unit_test(test_vit_ten_classes_no_images),
         cmocka_unit_test(test_unet_images_not_weights),
+        cmocka_unit_test(test_unet_one_image),
         cmocka_unit_test(test_unet_oom_images_end_the_weights),
         cmocka_unit_test(test_dropout_masks),
     };

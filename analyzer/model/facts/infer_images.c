@@ -140,8 +140,11 @@ void vt__find_images(vt__pass *p)
             if ((k % 2 && i < k / 2 + 1) || j >= p->n)
                 continue;
             b = p->t[j].size / 8;
-            if (!p->t[j].early || p->t[j].size % 8 || b < 2 || b > 65536 || s % (12 * b) ||
-                p->t[j].kept != p->t[i].kept)
+            /* one image and its one label (B = 1: an 8-byte int64) only after the weights or at
+             * their end (a batch the loop keeps, made after the model): deeper among them, any
+             * norm of 2 fp32 elements beside a conv weight would do */
+            if (!p->t[j].early || p->t[j].size % 8 || b < 1u + (p->t[i].kept && far >= 4) ||
+                b > 65536 || s % (12 * b) || p->t[j].kept != p->t[i].kept)
                 continue;
             if ((side = vt__isqrt(s / (12 * b))) < 32)
                 continue;

@@ -62,12 +62,14 @@ run llama160m_bf16_lora8_b8_fit examples/sim/sim_hf.py --model llama-160m --dtyp
 run llama160m_bf16_lora8_noamp_b8_fit examples/sim/sim_hf.py --model llama-160m --dtype bf16 --amp none --lora-rank 8 --batch-size 8 --steps 2
 run bert_bf16_b8_fit examples/sim/sim_hf.py --model bert-base --dtype bf16 --amp none --batch-size 8 --steps 2
 run resnet50_b128_fit examples/sim/sim_vision.py --model resnet50 --batch-size 128 --steps 1
+run resnet50_b1_fit examples/sim/sim_vision.py --model resnet50 --batch-size 1 --steps 2
 run resnet50_b320_oom_forward examples/sim/sim_vision.py --model resnet50 --batch-size 320 --steps 1
 # ResNet-50 with AdamW at B=256: a failed device allocation in its first backward that PyTorch's
 # allocator recovered from (no OOM), its last norm's 8192 B just before the images
 run resnet50_adamw_b256_fit examples/sim/sim_vision.py --model resnet50 --batch-size 256 --optimizer adamw --steps 1
 run vitb16_b64_fit examples/sim/sim_vision.py --model vit-b16 --batch-size 64 --steps 1
 run unet_b16_fit examples/sim/sim_diffusion.py --batch-size 16 --image-size 128 --steps 2
+run unet_b1_noema_fit examples/sim/sim_diffusion.py --batch-size 1 --image-size 64 --no-ema --steps 2
 run unet_b32_oom_forward examples/sim/sim_diffusion.py --batch-size 32 --image-size 128 --steps 1
 # a Hugging Face Trainer script: batch size, accumulation, bf16 in its TrainingArguments
 run trainer_gpt2_fit examples/sim/sim_trainer.py --model gpt2
