@@ -131,15 +131,16 @@ static void explain_generic(model_result *m, const run_facts *f)
     }
 }
 
-/* forward_gone: the moment compared came in the optimizer step, after the forward's tensors of
- * category c were freed (a step's first optimizer step makes its state: a one-step run's peak),
+/* forward_gone: the moment compared came in the optimizer step or late in a backward, after the
+ * forward's tensors of category c were freed (a step's first optimizer step makes its state: a
+ * one-step run's peak; a small B·T's gradients outweigh its activations: GPT-2 at B=1, T=64),
  * so what the refined formula's step peak holds of them (r, measured me) is compared with their
  * largest over the run instead (autocast's copies: said, not compared) */
 static int forward_gone(const run_facts *f, int c, uint64_t me, uint64_t r)
 {
     return (c == CAT_ACTIVATIONS || c == CAT_LOGITS || c == CAT_ATTENTION || c == CAT_AUTOCAST) &&
            r && me < r / 4 && f->has_cat_peaks && f->cat_peak[c] && f->peak_phase &&
-           !strcmp(f->peak_phase, "optimizer");
+           (!strcmp(f->peak_phase, "optimizer") || !strcmp(f->peak_phase, "backward"));
 }
 
 /* explain_doc: one category against the basic formula. */
@@ -208,10 +209,10 @@ static void explain_doc(model_result *m, const run_facts *f, int c, uint64_t me,
     case CAT_ACTIVATIONS:
         if (m->docf.act_elements && forward_gone(f, c, me, m->refined.bytes[c]))
             snprintf(rd, n,
-                     "this peak, in the optimizer, came after the forward's tensors were freed; "
+                     "this peak, in the %s, came after the forward's tensors were freed; "
                      "their largest over the run, %.1f MiB, is an effective multiplier of %.1f "
                      "(refined: %s%s bytes per block)%s",
-                     mibf(f->cat_peak[c]),
+                     f->peak_phase, mibf(f->cat_peak[c]),
                      (double)f->cat_peak[c] / ((double)m->docf.act_elements * 2.0),
                      formula_block_text(s), s->gated ? " (a gated block)" : "",
                      s->checkpointing ? "; checkpointing keeps only each block's input" : "");
@@ -239,6 +240,14 @@ static void explain_doc(model_result *m, const run_facts *f, int c, uint64_t me,
                      "that had not finished (the refined formula: %d for a whole step)",
                      (double)me / ((double)s->B * (double)s->T * (double)s->V),
                      (unsigned long long)s->V, formula_logits_per_nv(s));
+        else if (s->V && forward_gone(f, c, me, m->refined.bytes[c]))
+            snprintf(rd, n,
+                     "the basic formula folds logits into activations; this peak, in the %s, came "
+                     "after the forward's tensors were freed: cross-entropy over V=%llu kept at "
+                     "most %.1f*B*T*V bytes over the run (the refined formula: %d)",
+                     f->peak_phase, (unsigned long long)s->V,
+                     (double)f->cat_peak[c] / ((double)s->B * (double)s->T * (double)s->V),
+                     formula_logits_per_nv(s));
         else if (s->V)
             snprintf(rd, n,
                      "the basic formula folds logits into activations; cross-entropy over V=%llu "
@@ -324,14 +333,14 @@ static void explain_ref(model_result *m, const run_facts *f, int c, uint64_t me,
         if (c == CAT_AUTOCAST) /* (the forward keeps every copy until autocast exits, the
                                 * formula's moment none: no ratio of the two) */
             snprintf(rr, n,
-                     "this peak, in the optimizer, came after the forward's tensors were freed; "
+                     "this peak, in the %s, came after the forward's tensors were freed; "
                      "their largest over the run: %.1f MiB",
-                     mibf(f->cat_peak[c]));
+                     f->peak_phase, mibf(f->cat_peak[c]));
         else
             snprintf(rr, n,
-                     "this peak, in the optimizer, came after the forward's tensors were freed; "
+                     "this peak, in the %s, came after the forward's tensors were freed; "
                      "their largest over the run, %.1f MiB, is %.2fx the refined formula",
-                     mibf(f->cat_peak[c]), (double)f->cat_peak[c] / (double)r);
+                     f->peak_phase, mibf(f->cat_peak[c]), (double)f->cat_peak[c] / (double)r);
         return;
     }
     if (me > 0 && r > 0) {
@@ -395,9 +404,10 @@ void model_explain(model_result *m, const run_facts *f)
         char *rd = m->reason_doc[c], *rr = m->reason_ref[c];
         size_t n = sizeof m->reason_doc[c];
         rd[0] = rr[0] = '\0';
-        /* immaterial rows (all under 2 % of the peak and 64 MiB) get no explanation */
+        /* immaterial rows (all under 2 % of the peak and 64 MiB) get no explanation, but for
+         * a forward's tensors freed before this peak (their 0.00 is the moment's, not theirs) */
         uint64_t big = me > d ? (me > r ? me : r) : (d > r ? d : r);
-        if ((double)big < 0.02 * (double)total && big < (64ull << 20))
+        if ((double)big < 0.02 * (double)total && big < (64ull << 20) && !forward_gone(f, c, me, r))
             continue;
         int off_doc =
             (d > 0 || me > 0) && fabs((double)me - (double)d) > 0.25 * (double)(d > 0 ? d : me);

@@ -127,8 +127,11 @@ static uint64_t vt__token_batch(const vt__pass *p, uint64_t d, uint64_t V, size_
     /* the logits, when the vocabulary is known: the largest tensor of the first forward that
      * is a multiple of V, N·V of 2 or 4 bytes, with its int64 batch of N·8 bytes before it */
     size_t li = p->n;
+    /* (not autocast's 16-bit copy of the V×d head over fp32 weights: 2·V·d B, larger than the
+     * fp32 logits when B·T < d / 2, GPT-2 at B=1, T=64) */
+    uint64_t head16 = vt__elem(p) == 4 ? vt__mul(vt__mul(V, d), 2) : 0;
     for (size_t i = 0; V && i < p->n; i++)
-        if (p->t[i].early && !p->t[i].kept && p->t[i].size % V == 0 &&
+        if (p->t[i].early && !p->t[i].kept && p->t[i].size % V == 0 && p->t[i].size != head16 &&
             (li == p->n || p->t[i].size > p->t[li].size))
             li = i;
     /* eager keeps an fp32 copy (4 B, the largest), compile the 16-bit logits (2 B): first the

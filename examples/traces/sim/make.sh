@@ -38,6 +38,7 @@ run llama400m_b4_fit examples/sim/sim_hf.py --model llama-400m --batch-size 4 --
 run llama400m_b1_fit examples/sim/sim_hf.py --model llama-400m --batch-size 1 --steps 2
 run llama_gqa300m_b4_fit examples/sim/sim_hf.py --model llama-gqa-300m --batch-size 4 --steps 2
 run llama_gqa300m_bias_b4_fit examples/sim/sim_hf.py --model llama-gqa-300m --attention-bias --batch-size 4 --steps 2
+run llama_gqa300m_b1_t256_fit examples/sim/sim_hf.py --model llama-gqa-300m --batch-size 1 --seq-len 256 --steps 2
 run llama400m_lora8_b4_fit examples/sim/sim_hf.py --model llama-400m --batch-size 4 --lora-rank 8 --steps 1
 run bert_b16_fit examples/sim/sim_hf.py --model bert-base --batch-size 16 --steps 1
 run bert_b32_oom_backward examples/sim/sim_hf.py --model bert-base --batch-size 32 --steps 1
@@ -55,6 +56,7 @@ run llama160m_fp16_b8_a4_fit examples/sim/sim_hf.py --model llama-160m --amp fp1
 # a transformer with an EMA copy of its weights (diffusers' EMAModel)
 run gpt2_ema_b4_fit examples/sim/sim_hf.py --model gpt2 --batch-size 4 --ema --steps 2
 run gpt2_b4_fit examples/sim/sim_hf.py --model gpt2 --batch-size 4 --steps 2
+run gpt2_b1_t64_fit examples/sim/sim_hf.py --model gpt2 --batch-size 1 --seq-len 64 --steps 2
 run llama160m_bf16_b8_a2_fit examples/sim/sim_hf.py --model llama-160m --amp none --dtype bf16 --batch-size 8 --grad-accum 2 --steps 2
 run llama160m_bf16_b16_oom_backward examples/sim/sim_hf.py --model llama-160m --amp none --dtype bf16 --batch-size 16 --steps 1
 run gpt2_bf16_b4_fit examples/sim/sim_hf.py --model gpt2 --amp none --dtype bf16 --batch-size 4 --steps 2
@@ -92,6 +94,7 @@ run gpt2m_b1_a4_fit examples/sim/sim_hf.py --model gpt2-medium --batch-size 1 --
 # the bf16 siblings of the fp32 runs: what their advice's "bf16 mixed precision" predicts
 run gpt2_sgd_b4_fit examples/sim/sim_hf.py --model gpt2 --optimizer sgd --batch-size 4 --steps 2
 run llama160m_b4_fit examples/sim/sim_hf.py --model llama-160m --batch-size 4 --steps 2
+run llama160m_b128_oom_forward examples/sim/sim_hf.py --model llama-160m --batch-size 128 --steps 1
 # LoRA over grouped key / value: the adapters' B of k and v (kv×8) are a pair of their own
 run llama_gqa300m_lora8_b2_fit examples/sim/sim_hf.py --model llama-gqa-300m --lora-rank 8 --batch-size 2 --steps 2
 run llama_gqa300m_lora8_fp32_b2_fit examples/sim/sim_hf.py --model llama-gqa-300m --lora-rank 8 --amp none --batch-size 2 --steps 2
