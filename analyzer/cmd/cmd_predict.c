@@ -330,6 +330,12 @@ verdict:
     gpt_shape base = *s;
     if (a->from && cal->calibrated && !s->accum_unknown)
         base.A = cal->measured_shape.A;
+    if (run->growth_unmeasured && a->from) { /* as the report says */
+        printf("largest batch_size that fits: not predicted (the run's tensors peaked after its "
+               "forward's were freed: their growth with the micro-batch is not measured, and a "
+               "larger one is predicted too low; a larger run or vramtrace fit measures it)\n");
+        return;
+    }
     if (lb) {
         printf("largest batch_size that fits (keeping >= %d %% free): %s%llu%s",
                ADVICE_HEADROOM_PCT, run->lower_bounds ? "at most " : "", (unsigned long long)lb,
@@ -365,7 +371,8 @@ verdict:
 }
 
 static int print_json(const nano_config *c, const gpt_shape *s, const prediction *p,
-                      const predict_args *a, uint64_t lb, const model_calib *cal, int lower)
+                      const predict_args *a, uint64_t lb, const model_calib *cal, int lower,
+                      int unmeasured)
 {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddNumberToObject(root, "schema_version", PREDICT_SCHEMA_VERSION);
@@ -423,7 +430,10 @@ static int print_json(const nano_config *c, const gpt_shape *s, const prediction
             cJSON_AddNumberToObject(root, "fits_with_cache_at_most_bytes", (double)limit);
         else
             cJSON_AddNullToObject(root, "fits_with_cache_at_most_bytes");
-        cJSON_AddNumberToObject(root, "largest_batch_size", (double)lb);
+        if (unmeasured) /* the run does not measure the growth: as the report, none */
+            cJSON_AddNullToObject(root, "largest_batch_size");
+        else
+            cJSON_AddNumberToObject(root, "largest_batch_size", (double)lb);
         cJSON_AddBoolToObject(root, "largest_batch_size_at_most", lower); /* as the report */
         uint64_t rb, ra;
         if (advice_keep_effective(s, lb, &rb, &ra)) {
@@ -577,11 +587,14 @@ int cmd_predict(int argc, char **argv)
     }
     prediction p;
     advice_predict(&cal, &s, &p);
-    uint64_t lb = a.have_card ? advice_largest_batch(&cal, &s, a.card.bytes, ADVICE_HEADROOM) : 0;
+    uint64_t lb = a.have_card && !(from && run.growth_unmeasured)
+                      ? advice_largest_batch(&cal, &s, a.card.bytes, ADVICE_HEADROOM)
+                      : 0;
     if (mem_failed()) /* the run it came from lost something: no prediction (main says why) */
         return VT_EXIT_USAGE;
     if (a.json)
-        return print_json(&c, &s, &p, &a, lb, &cal, run.lower_bounds);
+        return print_json(&c, &s, &p, &a, lb, &cal, run.lower_bounds,
+                          from && run.growth_unmeasured);
     print_text(&c, &s, &p, &a, lb, &cal, &run);
     return VT_EXIT_OK;
 }

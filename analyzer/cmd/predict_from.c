@@ -66,6 +66,7 @@ static int load_trace(const char *path, FILE *fp, const char *magic, nano_config
     snprintf(run->capname, sizeof run->capname, "%s",
              m->capacity_name[0] ? m->capacity_name : "the traced run's card");
     run->lower_bounds = m->lower_bounds;
+    run->growth_unmeasured = m->growth_unmeasured;
     snprintf(run->forward_note, sizeof run->forward_note, "%s", m->oom_forward);
     report_free(&rep);
     if (rc == 0 && cat_breakdown_total(measured) == 0) {
@@ -221,6 +222,8 @@ static int load_json(const char *path, const cJSON *root, nano_config *c, predic
     snprintf(run->capname, sizeof run->capname, "%s",
              cJSON_IsString(cn) ? cn->valuestring : "the traced run's card");
     run->lower_bounds = cJSON_IsTrue(lb);
+    /* the report's largest is null where the run does not measure the growth */
+    run->growth_unmeasured = cJSON_IsNull(cJSON_GetObjectItem(pr, "largest_batch_size"));
     if (cJSON_IsString(fw))
         snprintf(run->forward_note, sizeof run->forward_note, "%s", fw->valuestring);
     if (!model) /* said, never a different answer in silence */

@@ -20,6 +20,8 @@ typedef struct predict_run {
     int lower_bounds; /* the report's what-ifs are lower bounds (died in its first forward): the
                        * predicted peaks too, and the largest micro-batch is at most lb */
     char forward_note[640]; /* how a run that died in its first forward is extrapolated, or "" */
+    int growth_unmeasured;  /* its tensors peaked after its forward's were freed: how the step
+                             * grows with the micro-batch is not measured (no largest said) */
 } predict_run;
 
 /* predict_from_load: reads path (a trace, or the JSON of `vramtrace report --json`): the run's

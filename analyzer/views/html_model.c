@@ -257,7 +257,13 @@ void html_advice(FILE *out, const report_ctx *c)
             advice_row(out, m, &m->items[i], scale);
         fputs("</table>\n", out);
     }
-    if (m->capacity && config_known(&m->cfg, CFG_batch_size))
+    if (m->capacity && config_known(&m->cfg, CFG_batch_size) && m->growth_unmeasured)
+        fprintf(out,
+                "<p>Largest %s that fits: not predicted (this run's tensors peaked after its "
+                "forward's were freed, so it does not measure how they grow with it: a larger one "
+                "measures it, or vramtrace fit).</p>\n",
+                m->cfg.program == PROG_NANOGPT ? "batch_size" : "micro-batch");
+    else if (m->capacity && config_known(&m->cfg, CFG_batch_size))
         fprintf(out,
                 "<p>Largest %s that fits (other settings unchanged, keeping &ge; %d %% free): "
                 "%s<b>%llu</b>%s</p>\n",

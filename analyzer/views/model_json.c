@@ -194,7 +194,10 @@ void model_json(cJSON *root, const model_result *m, const run_facts *f)
     cJSON_AddNumberToObject(pr, "capacity_bytes", (double)m->capacity);
     cJSON_AddStringToObject(pr, "capacity_name", m->capacity_name);
     cJSON_AddNumberToObject(pr, "headroom_fraction", ADVICE_HEADROOM);
-    cJSON_AddNumberToObject(pr, "largest_batch_size", (double)m->largest_batch);
+    if (m->growth_unmeasured) /* not predicted: the run does not measure the growth */
+        cJSON_AddNullToObject(pr, "largest_batch_size");
+    else
+        cJSON_AddNumberToObject(pr, "largest_batch_size", (double)m->largest_batch);
     cJSON_AddBoolToObject(pr, "largest_batch_size_at_most", m->lower_bounds != 0);
     cJSON_AddBoolToObject(pr, "optimizer_state_assumed_adamw", m->opt_assumed != 0);
     cJSON_AddBoolToObject(pr, "tight_fit", m->tight != 0);

@@ -126,6 +126,9 @@ typedef struct model_result {
     char why[480];
     int expandable_set;
     uint64_t largest_batch;
+    int growth_unmeasured; /* the moment calibrated came after the forward's tensors were freed
+                            * (a small B·T's gradients outweigh its activations): how the step
+                            * grows with the micro-batch is not measured, no largest said */
     advice_item items[ADVICE_MAX];
     int nitems;
 } model_result;
