@@ -161,6 +161,15 @@ for line in open(sys.argv[1]):
             bad.append("%s: a largest micro-batch %s from a run that does not measure the growth" % (t, lb))
     elif not f["oom"] and not isinstance(lb, (int, float)):
         bad.append("%s: largest micro-batch %s" % (t, lb))
+    # the recommendation changes what is trained as little as what fits allows: never a new
+    # model (fewer blocks, a narrower width) while checkpointing or use_cache=False keeps this one
+    # and fits (GPT-2 medium on 8 GiB was told "model width 1024 -> 640" first)
+    adv = r.get("advice") or []
+    newm = lambda a: a["change"].startswith(("transformer blocks", "model width"))
+    if adv and adv[0].get("recommended") is not False and newm(adv[0]) and \
+            any(a["fits"] is True and not newm(a) for a in adv[1:]):
+        bad.append("%s: recommended %r while %s fit" % (t, adv[0]["change"],
+                                                       [a["change"] for a in adv[1:] if a["fits"] is True and not newm(a)]))
     # a forward cut short by an out-of-memory error holds part of its tensors, none freed
     if f["oom"] and f.get("oom_phase") == "forward" and "came after the forward's tensors were freed" in text:
         bad.append("%s: a forward cut by an OOM said to have freed its tensors" % t)

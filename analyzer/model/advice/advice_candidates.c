@@ -73,6 +73,17 @@ static int batch_item(advice_item *items, int n, int max, const model_calib *c,
     return add(items, n, max, c, &s, capacity, change, cmd, note);
 }
 
+/* same_model: how much of what is trained an option keeps, more is better: 2 the same model on
+ * the same data, exactly (use_cache=False, expandable segments, checkpointing), 1 the same model
+ * on shorter sequences or with an approximate optimizer (8-bit AdamW), 0 a new model (fewer
+ * blocks, a narrower width). */
+static int same_model(const gpt_shape *s, const gpt_shape *cur)
+{
+    if (s->L != cur->L || s->d != cur->d || s->H != cur->H)
+        return 0;
+    return s->T != cur->T || formula_opt_bpp(s) != formula_opt_bpp(cur) ? 1 : 2;
+}
+
 int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capacity,
                       int fragmentation, int expandable_set, int current_fits, advice_item *items,
                       int max)
@@ -218,8 +229,9 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
             "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
             "lets the caching allocator grow segments instead of splitting them; no speed cost");
     }
-    /* recommended: the largest micro-batch that fits (earliest wins ties); else the first
-     * option that fits; else the first batch option. */
+    /* recommended: the largest micro-batch that fits (earliest wins ties); else the option that
+     * fits and changes least what is trained (same_model), earliest among equals; else the first
+     * batch option. */
     int rec = -1;
     if (first_batch > 0) {
         rec = 0;
@@ -229,6 +241,10 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
                 rec = i;
         for (int i = last_batch; rec < 0 && i < n; i++)
             if (items[i].fits == 1)
+                rec = i;
+        for (int i = rec + 1; rec >= last_batch && i < n; i++)
+            if (items[i].fits == 1 &&
+                same_model(&items[i].shape, cur) > same_model(&items[rec].shape, cur))
                 rec = i;
         if (rec < 0 && n > 0)
             rec = 0;

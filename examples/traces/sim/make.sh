@@ -91,6 +91,7 @@ run gpt2m_b1_a4_fit examples/sim/sim_hf.py --model gpt2-medium --batch-size 1 --
 # the weights, gradients and AdamW's state alone over a 6 GiB card: out of memory in the first
 # optimizer step whatever the micro-batch
 (CARD=6GiB run llama400m_b1_6gib_oom_optimizer examples/sim/sim_hf.py --model llama-400m --batch-size 1 --steps 2)
+(CARD=8GiB run gpt2m_b2_8gib_oom_forward examples/sim/sim_hf.py --model gpt2-medium --batch-size 2 --steps 2)
 # the bf16 siblings of the fp32 runs: what their advice's "bf16 mixed precision" predicts
 run gpt2_sgd_b4_fit examples/sim/sim_hf.py --model gpt2 --optimizer sgd --batch-size 4 --steps 2
 run llama160m_b4_fit examples/sim/sim_hf.py --model llama-160m --batch-size 4 --steps 2
