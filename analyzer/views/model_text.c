@@ -193,19 +193,18 @@ static void print_advice(FILE *out, const model_result *m, const model_opts *o)
         if (it->cmdline[0])
             fprintf(out, "      change: %s\n", it->cmdline);
     }
+    const char *mb = m->cfg.program == PROG_NANOGPT ? "batch_size" : "micro-batch";
     if (m->capacity && config_known(&m->cfg, CFG_batch_size) && m->growth_unmeasured)
         fprintf(out,
                 "  largest %s that fits: not predicted (this run's tensors peaked after its "
                 "forward's were freed, so it does not measure how they grow with the %s: a "
                 "larger one measures it, or vramtrace fit)\n",
-                m->cfg.program == PROG_NANOGPT ? "batch_size" : "micro-batch",
-                m->cfg.program == PROG_NANOGPT ? "batch_size" : "micro-batch");
+                mb, mb);
     else if (m->capacity && config_known(&m->cfg, CFG_batch_size))
         fprintf(out,
                 "  largest %s that fits (other settings unchanged, keeping >= %.0f %% "
                 "free): %s%llu%s\n",
-                m->cfg.program == PROG_NANOGPT ? "batch_size" : "micro-batch",
-                ADVICE_HEADROOM * 100, m->lower_bounds ? "at most " : "",
+                mb, ADVICE_HEADROOM * 100, m->lower_bounds ? "at most " : "",
                 (unsigned long long)m->largest_batch,
                 m->lower_bounds ? " (the what-ifs are lower bounds)" : "");
     else if (m->capacity)

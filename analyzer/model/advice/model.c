@@ -492,10 +492,8 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
      * to nothing more (a Llama at B=1, T=256: "largest micro-batch 6928"). None at all: the
      * formula's ratio stays 1, its growth the formula's. */
     uint64_t act = m->measured.bytes[CAT_ACTIVATIONS], act_run = f->cat_peak[CAT_ACTIVATIONS];
-    m->growth_unmeasured =
-        !f->has_oom && f->has_cat_peaks && act_run > 0 && act < act_run / 4 &&
-        (act > 0 || m->shape.generic) && f->peak_phase &&
-        (!strcmp(f->peak_phase, "backward") || !strcmp(f->peak_phase, "optimizer"));
+    m->growth_unmeasured = !f->has_oom && act_run > 0 && act < act_run / 4 &&
+                           (act > 0 || m->shape.generic) && model_peak_after_forward(f);
     if (config_known(&m->cfg, CFG_batch_size) && !m->growth_unmeasured)
         m->largest_batch = advice_largest_batch(&m->calib, &steady, m->capacity, ADVICE_HEADROOM);
     m->nitems = advice_candidates(&m->calib, &steady, m->capacity,

@@ -139,7 +139,12 @@ static void explain_generic(model_result *m, const run_facts *f)
 static int forward_gone(const run_facts *f, int c, uint64_t me, uint64_t r)
 {
     return (c == CAT_ACTIVATIONS || c == CAT_LOGITS || c == CAT_ATTENTION || c == CAT_AUTOCAST) &&
-           r && me < r / 4 && f->has_cat_peaks && f->cat_peak[c] && f->peak_phase &&
+           r && me < r / 4 && f->cat_peak[c] && model_peak_after_forward(f);
+}
+
+int model_peak_after_forward(const run_facts *f)
+{
+    return f->has_cat_peaks && f->peak_phase &&
            (!strcmp(f->peak_phase, "optimizer") || !strcmp(f->peak_phase, "backward"));
 }
 

@@ -163,19 +163,6 @@ static uint64_t vt__token_batch(const vt__pass *p, uint64_t d, uint64_t V, size_
     return 0;
 }
 
-/* vt__pos_rows: the rows of weight i (elems[i] elements) when it can be a position embedding,
- * T_max×d outside the repeating blocks [lo, hi): not d or V rows, not the token batch of B·T
- * int64 kept with the weights; else 0 */
-static uint64_t vt__pos_rows(const uint64_t *elems, size_t i, uint64_t d, uint64_t V, uint64_t bt,
-                             size_t lo, size_t hi, unsigned e)
-{
-    uint64_t rows = elems[i] / d;
-    return elems[i] % d == 0 && rows != d && rows != V && rows >= 2 && elems[i] * e != bt * 8 &&
-                   (i < lo || i >= hi)
-               ? rows
-               : 0;
-}
-
 /* B·T from the token batch; T from the positions (arange(T) int64 between the batch and a few
  * allocations after its embedding lookup: nanoGPT's pos, transformers' cache_position), else from a
  * position embedding whose rows divide B·T (a model's maximum context, said so); the logits (B·T×V,

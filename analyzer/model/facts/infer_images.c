@@ -56,11 +56,8 @@ static int token_batch(const vt__pass *p, uint64_t T, uint64_t d, uint64_t want,
  * token); 0 otherwise. */
 static uint64_t pos_rows(const uint64_t *elems, size_t i, uint64_t d, size_t lo, size_t hi)
 {
-    uint64_t rows = elems[i] / d;
-    return elems[i] % d == 0 && rows != d && rows >= 5 && (i < lo || i >= hi) &&
-                   vt__isqrt(rows - 1) >= 2
-               ? rows
-               : 0;
+    uint64_t rows = vt__pos_rows(elems, i, d, 0, 0, lo, hi, 4);
+    return rows >= 5 && vt__isqrt(rows - 1) >= 2 ? rows : 0;
 }
 
 /* has_bias: some weight has exactly `rows` elements: rows×d is then a classifier head beside

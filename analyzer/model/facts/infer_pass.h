@@ -59,6 +59,19 @@ static inline unsigned vt__elem(const vt__pass *p)
     return p->elem ? p->elem : 4;
 }
 
+/* vt__pos_rows: the rows of weight i (elems[i] elements) when it can be a position embedding,
+ * T_max×d outside the repeating blocks [lo, hi): not d or V rows, not the token batch of B·T
+ * int64 kept with the weights (V, bt 0: none to leave out); else 0 (infer.c, infer_images.c) */
+static inline uint64_t vt__pos_rows(const uint64_t *elems, size_t i, uint64_t d, uint64_t V,
+                                    uint64_t bt, size_t lo, size_t hi, unsigned e)
+{
+    uint64_t rows = elems[i] / d;
+    return elems[i] % d == 0 && rows != d && rows != V && rows >= 2 && elems[i] * e != bt * 8 &&
+                   (i < lo || i >= hi)
+               ? rows
+               : 0;
+}
+
 /* vt__set: key k known, with its value and where it came from (printf-style) */
 void vt__set(infer_result *out, infer_key k, int64_t v, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
