@@ -98,6 +98,8 @@ def report_figures(rep):
         "lora": get(rec, "lora", "on"),
         "compile": get(rec, "torch_compile", "on"),
         "trainable_params": rec.get("trainable_params"),
+        # a run of forwards only (no backward, no optimizer step): what an --eval-only run is
+        "no_training": get(rep, "prediction", "run_shape", "no_training"),
         "advice0": {k: adv[0].get(k) for k in ("change", "predicted_peak_bytes", "fits")} if adv else None,
     }
 
@@ -120,8 +122,10 @@ def checks(t, vt, row):
     want = FAMILY.get(t.get("family"))
     if want and vt["family"] != want:
         recog.append(f"family {vt['family']}, expected {want}")
+    if bool(vt.get("no_training")) != bool(t.get("eval_only")):
+        recog.append(f"no_training {vt.get('no_training')}, program eval_only {t.get('eval_only')}")
     want = OPTIM.get(t.get("optimizer"))
-    if want and t.get("steps") and vt["optimizer"] != want:
+    if want and t.get("steps") and not t.get("eval_only") and vt["optimizer"] != want:
         recog.append(f"optimizer {vt['optimizer']}, expected {want}")
     if vt["checkpointing"] is not None and bool(vt["checkpointing"]) != bool(t.get("gradient_checkpointing")):
         recog.append(f"checkpointing {vt['checkpointing']}, program {t.get('gradient_checkpointing')}")

@@ -349,6 +349,8 @@ static int report_fill(report_ctx *c)
     f->grad_scaler = tables_code_named(r->t, "grad_scaler.py", scaler_fns);
     unsigned trained_elem = params16(c, r, f);
     f->backward_passes = (int)r->backward_passes;
+    f->no_training = r->status == READER_OK && !r->ended && !r->has_oom && !r->backward_passes &&
+                     !r->iterations && (r->phase_peak[PHASE_FORWARD] || r->phase_peak[PHASE_EVAL]);
     f->peak_phase = r->peak_process ? phase_name(r->peak_phase) : NULL;
     f->peak_bwd = (int)r->peak_bwd;
     f->peak_iter = (int)r->peak_iter;

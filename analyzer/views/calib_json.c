@@ -36,7 +36,8 @@
     O(hf_gpt2, "hf_gpt2_block")                                                                    \
     O(params16, "parameters_16bit")                                                                \
     O(bert, "bert_block")                                                                          \
-    O(dropout_on, "dropout_masks")
+    O(dropout_on, "dropout_masks")                                                                 \
+    O(no_training, "no_training")
 
 #define VT_CALIB_FIELDS(U, N, D, Y)                                                                \
     D(cache_fraction, "cache_fraction")                                                            \

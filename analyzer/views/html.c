@@ -249,11 +249,12 @@ static void header(FILE *out, const report_ctx *c)
           out);
     if (r->has_oom)
         fputs("<a href=\"#oom\">OOM</a>", out);
-    fputs("<a href=\"#advice\">advice</a><a href=\"#config\">configuration</a><a "
-          "href=\"#trained\">what was trained</a><a href=\"#formula\">formula</a><a "
-          "href=\"#modules\">by module</a><a href=\"#stacks\">by stack</a><a "
-          "href=\"#allocsites\">sites</a></nav></header>\n",
-          out);
+    fprintf(out,
+            "<a href=\"#advice\">advice</a><a href=\"#config\">configuration</a><a "
+            "href=\"#trained\">%s</a><a href=\"#formula\">formula</a><a "
+            "href=\"#modules\">by module</a><a href=\"#stacks\">by stack</a><a "
+            "href=\"#allocsites\">sites</a></nav></header>\n",
+            c->model && c->model->shape.no_training ? "what ran" : "what was trained");
 }
 
 /* style: the page's style sheet, then one class per category colour (swatches, bars) */

@@ -100,9 +100,12 @@ void html_trained(FILE *out, const report_ctx *c)
     char fam[160], buf[120];
     snprintf(fam, sizeof fam, "%s%s%s%s", family_words(r->family), r->model_class[0] ? " (" : "",
              r->model_class, r->model_class[0] ? ")" : "");
-    fputs("<section id=trained><h2>What was trained</h2>\n<table id=trained-table><tr><th>"
-          "</th><th>found</th><th>evidence</th></tr>\n",
-          out);
+    fprintf(out,
+            "<section id=trained><h2>%s</h2>\n<table id=trained-table><tr><th>"
+            "</th><th>found</th><th>evidence</th></tr>\n",
+            m->shape.no_training ? "What ran: forwards only (no backward pass, no optimizer step: "
+                                   "nothing was trained)"
+                                 : "What was trained");
     trained_row(out, "model", fam, r->family == FAM_UNKNOWN ? "unk" : "fam", r->family_where);
     trained_row(out, "optimizer", r->optim == OPT_UNKNOWN ? "unknown" : optim_text(r),
                 r->optim == OPT_UNKNOWN ? "unk" : "fam", r->optim_where);

@@ -262,13 +262,13 @@ void html_advice(FILE *out, const report_ctx *c)
                 "<p>Largest %s that fits: not predicted (this run's tensors peaked after its "
                 "forward's were freed, so it does not measure how they grow with it: a larger one "
                 "measures it, or vramtrace fit).</p>\n",
-                m->cfg.program == PROG_NANOGPT ? "batch_size" : "micro-batch");
+                model_batch_word(m));
     else if (m->capacity && config_known(&m->cfg, CFG_batch_size))
         fprintf(out,
                 "<p>Largest %s that fits (other settings unchanged, keeping &ge; %d %% free): "
                 "%s<b>%llu</b>%s</p>\n",
-                m->cfg.program == PROG_NANOGPT ? "batch_size" : "micro-batch", ADVICE_HEADROOM_PCT,
-                m->lower_bounds ? "at most " : "", (unsigned long long)m->largest_batch,
+                model_batch_word(m), ADVICE_HEADROOM_PCT, m->lower_bounds ? "at most " : "",
+                (unsigned long long)m->largest_batch,
                 m->lower_bounds ? " (the what-ifs are lower bounds)" : "");
     else if (m->capacity)
         fputs("<p>The micro-batch is not known: no what-if of it.</p>\n", out);

@@ -14,7 +14,13 @@ static void print_recognized(FILE *out, const model_result *m)
     char q[80] = "";
     if (r->model_class[0])
         snprintf(q, sizeof q, " (%s)", r->model_class);
-    fprintf(out, "\nwhat was trained: %s%s\n", family_words(r->family), q);
+    if (m->shape.no_training)
+        fprintf(out,
+                "\nwhat ran: %s%s, forwards only (no backward pass, no optimizer step: "
+                "nothing was trained)\n",
+                family_words(r->family), q);
+    else
+        fprintf(out, "\nwhat was trained: %s%s\n", family_words(r->family), q);
     if (r->family_where[0])
         fprintf(out, "  %-26s %s\n", "evidence", r->family_where);
     fprintf(out, "  %-26s %s%s%s\n", "optimizer",
@@ -193,7 +199,7 @@ static void print_advice(FILE *out, const model_result *m, const model_opts *o)
         if (it->cmdline[0])
             fprintf(out, "      change: %s\n", it->cmdline);
     }
-    const char *mb = m->cfg.program == PROG_NANOGPT ? "batch_size" : "micro-batch";
+    const char *mb = model_batch_word(m);
     if (m->capacity && config_known(&m->cfg, CFG_batch_size) && m->growth_unmeasured)
         fprintf(out,
                 "  largest %s that fits: not predicted (this run's tensors peaked after its "

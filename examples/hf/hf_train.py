@@ -127,6 +127,9 @@ def parser():
     ap.add_argument("--attention-bias", action="store_true",
                     help="Llama: biases on q, k, v and o (LlamaConfig(attention_bias=True); "
                          "Qwen2 has them on q, k and v)")
+    ap.add_argument("--eval-only", action="store_true",
+                    help="evaluation only: model.eval(), each step a forward and its loss under "
+                         "torch.no_grad(); no backward, no optimizer")
     ap.add_argument("--save-config", metavar="FILE", default=None,
                     help="write the model's config.json (model.config.to_json_file) to FILE: "
                          "what `vramtrace predict FILE` reads")
@@ -151,7 +154,7 @@ def main():
              "attention_bias": a.attention_bias, "layers": layers, "hidden": hidden,
              "heads": heads, "vocab_size": vocab,
              "steps": 0, "iters": 0, "oom": False, "oom_phase": None, "grad_bytes": None,
-             "optim_state_bytes": None, "ema": a.ema, "ema_bytes": 0}
+             "optim_state_bytes": None, "ema": a.ema, "ema_bytes": 0, "eval_only": a.eval_only}
     times, phase, rc = [], "model", 0
     try:
         model = build(a.model, T, dropout, a.attention_bias)
@@ -171,42 +174,56 @@ def main():
             model.config.use_cache = False
         truth["use_cache"] = bool(getattr(model.config, "use_cache", False))
         model.to(dev)
-        model.train()
+        model.train(not a.eval_only)
         trainable = model_truth(model, truth)
         print(f"number of parameters: {truth['params'] / 1e6:.2f}M (trainable "
               f"{truth['trainable_params'] / 1e6:.2f}M)", flush=True)
-        ema = None
-        if a.ema:
-            from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
-            ema = AveragedModel(model, multi_avg_fn=get_ema_multi_avg_fn(0.999))
-            truth["ema_bytes"] = tensor_bytes(ema.module.parameters())
-        opt = make_optimizer(a.optimizer, trainable, a.lr)
-        scaler = torch.amp.GradScaler("cuda", enabled=a.amp == "fp16")
-        step_fn = torch.compile(model) if a.compile else model
-        for step in range(a.steps):
-            t0 = time.perf_counter()
-            for _ in range(a.grad_accum):
-                phase = "forward"
-                x = torch.randint(0, vocab, (a.batch_size, T), device=dev)
-                y = x if family in ("gpt2", "llama") else torch.randint(0, vocab, (a.batch_size, T), device=dev)
-                with torch.autocast("cuda", dtype=dtype, enabled=dtype is not None):
-                    loss = step_fn(input_ids=x, labels=y).loss / a.grad_accum
-                phase = "backward"
-                scaler.scale(loss).backward()
-            if step == 0:
-                truth["grad_bytes"] = tensor_bytes(p.grad for p in trainable)
-            phase = "optimizer"
-            scaler.step(opt)
-            scaler.update()
-            if ema is not None:
-                ema.update_parameters(model)
-            if step == 0:
-                truth["optim_state_bytes"] = tensor_bytes(state_tensors(opt))
-            opt.zero_grad(set_to_none=True)
-            torch.cuda.synchronize()
-            times.append((time.perf_counter() - t0) * 1000.0)
-            truth["steps"] = truth["iters"] = step + 1
-            print(f"step {step}: loss {loss.item() * a.grad_accum:.4f}, {times[-1]:.1f} ms", flush=True)
+        if a.eval_only:  # forwards and their losses only: nothing is trained
+            with torch.no_grad():
+                for step in range(a.steps):
+                    t0 = time.perf_counter()
+                    phase = "forward"
+                    x = torch.randint(0, vocab, (a.batch_size, T), device=dev)
+                    with torch.autocast("cuda", dtype=dtype, enabled=dtype is not None):
+                        loss = model(input_ids=x, labels=x).loss
+                    print(f"eval step {step}: loss {loss.item():.4f}", flush=True)
+                    del loss, x
+                    torch.cuda.synchronize()
+                    times.append((time.perf_counter() - t0) * 1000.0)
+                    truth["forwards"] = step + 1  # (steps, iters: optimizer steps, none)
+        else:  # training
+            ema = None
+            if a.ema:
+                from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
+                ema = AveragedModel(model, multi_avg_fn=get_ema_multi_avg_fn(0.999))
+                truth["ema_bytes"] = tensor_bytes(ema.module.parameters())
+            opt = make_optimizer(a.optimizer, trainable, a.lr)
+            scaler = torch.amp.GradScaler("cuda", enabled=a.amp == "fp16")
+            step_fn = torch.compile(model) if a.compile else model
+            for step in range(a.steps):
+                t0 = time.perf_counter()
+                for _ in range(a.grad_accum):
+                    phase = "forward"
+                    x = torch.randint(0, vocab, (a.batch_size, T), device=dev)
+                    y = x if family in ("gpt2", "llama") else torch.randint(0, vocab, (a.batch_size, T), device=dev)
+                    with torch.autocast("cuda", dtype=dtype, enabled=dtype is not None):
+                        loss = step_fn(input_ids=x, labels=y).loss / a.grad_accum
+                    phase = "backward"
+                    scaler.scale(loss).backward()
+                if step == 0:
+                    truth["grad_bytes"] = tensor_bytes(p.grad for p in trainable)
+                phase = "optimizer"
+                scaler.step(opt)
+                scaler.update()
+                if ema is not None:
+                    ema.update_parameters(model)
+                if step == 0:
+                    truth["optim_state_bytes"] = tensor_bytes(state_tensors(opt))
+                opt.zero_grad(set_to_none=True)
+                torch.cuda.synchronize()
+                times.append((time.perf_counter() - t0) * 1000.0)
+                truth["steps"] = truth["iters"] = step + 1
+                print(f"step {step}: loss {loss.item() * a.grad_accum:.4f}, {times[-1]:.1f} ms", flush=True)
     except Exception as e:  # noqa: BLE001 — OOM (or anything else): the truth line still comes
         rc = record_failure(truth, e, phase)
     skip = max(1, len(times) // 3) if len(times) > 1 else 0

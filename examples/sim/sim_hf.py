@@ -1,7 +1,8 @@
 """examples/sim/sim_hf.py — a SIMULATION of a plain Hugging Face training script (a user's own
 loop, argparse flags) on simtorch and the simulated transformers / peft of simmodels/: GPT-2 (small,
 medium), a Llama-style SwiGLU decoder (also with grouped-query attention), BERT-base masked LM; AdamW (fused), SGD or Adafactor; bf16
-or fp16 autocast (fp16 with a GradScaler); gradient accumulation, gradient checkpointing, LoRA.
+or fp16 autocast (fp16 with a GradScaler); gradient accumulation, gradient checkpointing, LoRA;
+or evaluation only (--eval-only: forwards and their losses under torch.no_grad()).
 No GPU, no PyTorch: the tensors eager PyTorch would allocate, on the fake CUDA runtime.
 
     python3 examples/sim/sim_hf.py --model gpt2-medium --batch-size 4 --grad-accum 2 --steps 2
@@ -85,6 +86,9 @@ def main():
     ap.add_argument("--attention-bias", action="store_true",
                     help="Llama: biases on q, k, v and o (LlamaConfig(attention_bias=True); "
                          "Qwen2 has them on q, k and v)")
+    ap.add_argument("--eval-only", action="store_true",
+                    help="evaluation only: model.eval(), each step a forward and its loss under "
+                         "torch.no_grad(); no backward, no optimizer")
     ap.add_argument("--save-config", metavar="FILE", default=None,
                     help="write the model's config.json (model.config.to_json_file) to FILE: "
                          "what `vramtrace predict FILE` reads")
@@ -106,7 +110,7 @@ def main():
              "attention_bias": a.attention_bias,
              "layers": layers, "hidden": hidden, "heads": heads, "vocab_size": vocab,
              "steps": 0, "oom": False, "oom_phase": None, "grad_bytes": None,
-             "optim_state_bytes": None, "ema": a.ema, "ema_bytes": 0}
+             "optim_state_bytes": None, "ema": a.ema, "ema_bytes": 0, "eval_only": a.eval_only}
     phase = "model"
     try:
         model = build(a.model, T, dropout, a.attention_bias)
@@ -133,8 +137,20 @@ def main():
         print(f"number of parameters: {truth['params'] / 1e6:.2f}M (trainable "
               f"{truth['trainable_params'] / 1e6:.2f}M)", flush=True)
         model.to(dev)
-        model.train()
+        model.train(not a.eval_only)
         truth["param_bytes"] = tensor_bytes(params)
+        if a.eval_only:  # forwards and their losses only: nothing is trained
+            with torch.no_grad():
+                for step in range(a.steps):
+                    phase = "forward"
+                    x = torch.randint(0, vocab, (a.batch_size, T)).to(dev)
+                    with torch.autocast("cuda", dtype=dtype, enabled=dtype is not None):
+                        loss = model(input_ids=x, labels=x).loss
+                    del loss, x
+                    truth["forwards"] = step + 1  # (steps: optimizer steps, none)
+                    print(f"eval step {step}: (simulated)", flush=True)
+            print_truth(torch, truth)
+            return 0
         truth["trainable_param_bytes"] = tensor_bytes(trainable)
         ema = None
         if a.ema:

@@ -26,6 +26,14 @@ for line in open(sys.argv[1]):
     inf = json.loads(out.stdout)["inferred"]
     val = lambda k: inf[k]["value"] if k in inf else None
     fam = f["family"]
+    # an evaluation-only run (forwards under no_grad, no backward): the weights are told from
+    # the rest by what the first backward keeps; none ran, so nothing is inferred, never a guess
+    # (before: "B = 576: the int64 labels beside an fp32 image batch", 64x64 images, for GPT-2)
+    if f.get("eval_only"):
+        guessed = {k: v["value"] for k, v in inf.items() if v.get("value") is not None}
+        if guessed:
+            bad.append("%s: inferred from a run with no backward: %s" % (t, guessed))
+        continue
     # the buffers made with the model: BERT's position and token-type ids (two int64 rows of
     # T); Llama's rotary inverse frequencies, fp32, half a head wide (transformers keeps an
     # original copy: two rows; the simulation one); BatchNorm's statistics (the program counts)

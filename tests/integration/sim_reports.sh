@@ -17,7 +17,10 @@ D="$ROOT/examples/traces/sim"
 . "$ROOT/tests/report_each.sh"
 report_each "$D"
 python3 - "$D/facts.jsonl" <<'PYEOF' || exit 1
-import json, re, sys
+import json, os, re, sys
+sys.path.insert(0, os.path.join(os.environ["ROOT"], "tests"))
+from pairs import predict
+D = os.path.dirname(sys.argv[1])
 bad = []
 FAMILY = {"gpt2": ("decoder_transformer", "GPT2LMHeadModel"),
           "llama": ("decoder_transformer", "LlamaForCausalLM"),
@@ -181,6 +184,15 @@ for line in open(sys.argv[1]):
             not 0 <= pv - f["params"] <= f.get("buffer_elements", 0) + 4096:
         bad.append("%s: P %s, the program's %d (+ %d of buffers)" %
                    (t, pv, f["params"], f.get("buffer_elements", 0)))
+    # the parameters' largest over the run: the program's weights, its EMA copy and buffers (a
+    # Llama's rotary rows, BERT's id rows: at most 8 KiB more), never a batch tensor made before
+    # the first forward and freed after its backward (a U-Net's first noisy images: +6 MiB at
+    # B=16), nor a weight taken for one at its free
+    pk = (r["category_peaks"] or {}).get("parameters", {}).get("bytes")
+    pw = f.get("param_bytes", 0) + f.get("ema_bytes", 0) + f.get("buffer_bytes", 0)
+    if not f["oom"] and pk is not None and not 0 <= pk - pw <= 8192:
+        bad.append("%s: parameters %s B over the run, the program's weights, EMA and buffers %d" %
+                   (t, pk, pw))
     if pv is not None and (rec.get("trainable_params") or 0) > pv:
         bad.append("%s: trainable %s of P %s" % (t, rec["trainable_params"], pv))
     # 16-bit parameters (model.to(torch.bfloat16), no autocast): counted at 2 B each (P, the
@@ -338,7 +350,11 @@ for line in open(sys.argv[1]):
             bad.append("%s: %s" % (t, [l for l in text.splitlines() if "weights had been" in l]))
     elif ema["on"] is not False:
         bad.append("%s: EMA %s in a run without one" % (t, ema))
-    if fam not in ("convolutional", "diffusion_unet"):
+    # (an evaluation-only run: no training formula, and the trace's shapes are read from what
+    # the first backward keeps: none here; its own checks below)
+    if f.get("eval_only"):
+        pass
+    elif fam not in ("convolutional", "diffusion_unet"):
         want_t = f["tokens"] if fam == "vision_transformer" else f["seq_len"]
         # ViT-B/16: width 768, 12 blocks (the vision program prints no architecture)
         hidden, layers = (768, 12) if fam == "vision_transformer" else (f["hidden"], f["layers"])
@@ -451,6 +467,38 @@ for line in open(sys.argv[1]):
     if rows and f["family"] == "resnet" and (abm["at_peak"][0]["module"] != "Bottleneck.forward" or
                                              abm["at_peak"][0]["bytes"] < 0.75 * acts):
         bad.append("%s: the top module is %s, not the ResNet's Bottleneck" % (t, abm["at_peak"][0]["module"]))
+    # an evaluation-only run (forwards and losses under no_grad; no backward, no optimizer step):
+    # nothing was trained, and the report says so. Its weights are its parameters, the program's
+    # bytes (before: temporaries, the weights freed at the program's exit after no backward);
+    # its what-ifs add no gradient and no optimizer state and change the batch alone (before:
+    # "what was trained", "micro-batch 16 -> 8, 2x the accumulation steps", AdamW's 8 B assumed);
+    # the largest batch it predicts, held to its sibling that ran it (within -2 / +5 %)
+    if f.get("eval_only"):
+        pk = (r["category_peaks"] or {}).get("parameters", {}).get("bytes")
+        if r["categories"]["parameters"] != f["param_bytes"] or pk != f["param_bytes"]:
+            bad.append("%s: parameters %d B at the peak (%s over the run), the program's %d" %
+                       (t, r["categories"]["parameters"], pk, f["param_bytes"]))
+        if "\nwhat ran: " not in text or "forwards only" not in text or "what was trained" in text:
+            bad.append("%s: an evaluation run not said to train nothing" % t)
+        pr = r.get("prediction") or {}
+        if not (pr.get("run_shape") or {}).get("no_training") or \
+                any((pr.get("calibrated_by_category") or {}).get(k) for k in ("gradients", "optimizer")):
+            bad.append("%s: an evaluation run predicted with training state: %s" % (t, pr.get("run_shape")))
+        advice = text.split("\nadvice for ")[-1]
+        for word in ("accumulation", "AdamW", "micro-batch", "noisier gradients", "in training",
+                     "optimizer step instead"):
+            if word in advice:
+                bad.append("%s: an evaluation run's advice says %r" % (t, word))
+        sib = [g for g in ALL if g.get("eval_only") and g is not f and g["batch_size"] == pr.get("largest_batch_size")]
+        for g in sib:
+            p, why = predict(os.path.join(D, f["trace"]), g["batch_size"], 1)
+            err = p["tensor_bytes"] / g["max_memory_allocated"] - 1 if p else None
+            if err is None or not -0.02 <= err <= 0.05 or g["oom"]:
+                bad.append("%s: B=%d predicted %s, %s measured %d (%s)" %
+                           (t, g["batch_size"], p and p["tensor_bytes"], g["trace"],
+                            g["max_memory_allocated"], why))
+        if not sib:
+            bad.append("%s: no sibling at its largest batch %s" % (t, pr.get("largest_batch_size")))
     # sites named as people say them: a library's file from its package on (not the machine's
     # site-packages path), the program's own relative to its directory; the same in the JSON
     sites = [s["site"] for s in r["top_sites"]]

@@ -112,7 +112,7 @@ void advice_calibrate(model_calib *c, const gpt_shape *s, const cat_breakdown *m
         c->fixed[CAT_WORKSPACE] = 0;
     } else {
         /* workspaces are fixed; backward scratch beyond them grows with the tokens */
-        uint64_t ws = 64ull << 20;
+        uint64_t ws = measured->bytes[CAT_WORKSPACE] ? 0 : 64ull << 20;
         if (temps > ws) {
             c->fixed[CAT_TEMPORARIES] = ws;
             double per = driver(s, CAT_TEMPORARIES);

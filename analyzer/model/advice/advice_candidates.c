@@ -61,7 +61,11 @@ static int batch_item(advice_item *items, int n, int max, const model_calib *c,
     snprintf(cmd, sizeof cmd, "--batch_size=%llu --gradient_accumulation_steps=%llu",
              (unsigned long long)B, (unsigned long long)A);
     uint64_t eff = cur->B * cur->A, neff = B * A;
-    if (neff == eff)
+    if (cur->no_training) /* forwards only: no gradient to be noisier, no step to take */
+        snprintf(note, sizeof note,
+                 "a batch of %llu instead of %llu: the same outputs, in more forward passes",
+                 (unsigned long long)B, (unsigned long long)cur->B);
+    else if (neff == eff)
         snprintf(note, sizeof note,
                  "same effective batch %llu, same final model; %llu micro-steps per optimizer "
                  "step instead of %llu (smaller kernels: usually slower, not measured here)",
@@ -102,13 +106,18 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
     int first_batch = n;
     /* half and quarter the micro-batch with 2x / 4x the accumulation: the same effective batch
      * only when they divide it (the largest divisor that fits comes next either way) */
-    if (cur->B >= 2 && cur->B % 2 == 0)
+    if (cur->B >= 2 && cur->B % 2 == 0 && !cur->no_training)
         n = batch_item(items, n, max, c, cur, cur->B / 2, cur->A * 2, capacity);
-    if (cur->B >= 4 && cur->B % 4 == 0)
+    if (cur->B >= 4 && cur->B % 4 == 0 && !cur->no_training)
         n = batch_item(items, n, max, c, cur, cur->B / 4, cur->A * 4, capacity);
     /* the largest micro-batch that fits and keeps the effective batch (B' divides B*A) */
     uint64_t eff;
-    if (capacity > 0 && cur->B >= 2 && !__builtin_mul_overflow(cur->B, cur->A, &eff)) {
+    if (capacity > 0 && cur->B >= 2 && cur->no_training) {
+        /* forwards only: no effective batch to keep, the largest batch that fits */
+        uint64_t top = advice_largest_batch(c, cur, capacity, ADVICE_HEADROOM);
+        if (top >= 1 && top < cur->B && top != cur->B / 2)
+            n = batch_item(items, n, max, c, cur, top, cur->A, capacity);
+    } else if (capacity > 0 && cur->B >= 2 && !__builtin_mul_overflow(cur->B, cur->A, &eff)) {
         if (cur->accum_unknown) /* B' divides B: A' = A * B / B' whatever A really is */
             eff = cur->B;
         /* start at the largest batch that fits (a binary search): the walk down to a divisor
@@ -211,10 +220,17 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
         (cat_breakdown_total(&c->kv) > 0 || cat_breakdown_total(&c->kv_oom) > 0)) {
         gpt_shape s = *cur;
         s.no_kv_cache = 1;
-        n = add(items, n, max, c, &s, capacity, "use_cache=False",
-                "(code change: model.config.use_cache = False before training)",
-                "transformers' KV cache is never read in training: its copies of each block's "
-                "keys and values are not made; no speed cost");
+        if (cur->no_training)
+            n = add(items, n, max, c, &s, capacity, "use_cache=False",
+                    "(code change: model.config.use_cache = False)",
+                    "its copies of each block's keys and values are not made; only generation "
+                    "reads them (a later forward given past_key_values): without them it "
+                    "recomputes every earlier token, much slower");
+        else
+            n = add(items, n, max, c, &s, capacity, "use_cache=False",
+                    "(code change: model.config.use_cache = False before training)",
+                    "transformers' KV cache is never read in training: its copies of each "
+                    "block's keys and values are not made; no speed cost");
     }
     if (fragmentation && !expandable_set) {
         model_calib c2 = *c;

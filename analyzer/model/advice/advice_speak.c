@@ -203,8 +203,9 @@ static void advice_speak_program(advice_item *items, int n, const nano_config *c
                          (unsigned long long)cur->B, (unsigned long long)s->B,
                          (unsigned long long)cur->A, (unsigned long long)s->A);
             else
-                snprintf(it->change, sizeof it->change, "micro-batch %llu \u2192 %llu",
-                         (unsigned long long)cur->B, (unsigned long long)s->B);
+                snprintf(it->change, sizeof it->change, "%s %llu \u2192 %llu",
+                         cur->no_training ? "batch" : "micro-batch", (unsigned long long)cur->B,
+                         (unsigned long long)s->B);
             if (s->B != cur->B)
                 keys[nk] = CFG_batch_size, vals[nk++] = s->B;
             if (s->A != cur->A)

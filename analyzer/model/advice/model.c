@@ -117,6 +117,16 @@ static void shape_of_run(model_result *m, const run_facts *f, int nanogpt)
     s->checkpointing = r->feat[FEATURE_CHECKPOINTING].state == FEAT_ON;
     s->patch_tokens = fam == FAM_VISION_TRANSFORMER;
     s->params16 = r->param_elem == 2;
+    if (f->no_training) { /* nothing to train: no formula of training, no state to predict */
+        s->no_training = 1;
+        s->opt_set = 1, s->opt_bpp = 0;
+        s->generic = 1;
+        snprintf(m->formula_why, sizeof m->formula_why,
+                 "%s: nothing was trained (forwards only: no backward pass, no optimizer step): "
+                 "the training formulas do not apply; the measured breakdown explains the peak",
+                 fam == FAM_UNKNOWN ? "the model is not recognized" : family_words(fam));
+        return;
+    }
     int pb = model_trained_bytes(m); /* the optimizers' state: in the trained parameters' dtype */
     s->opt_set = 1; /* a recognized kind's own size; what was measured for the others */
     if (r->optim == OPT_MOMENTUM || r->optim == OPT_ONE_STATE)
@@ -211,7 +221,11 @@ static void advice_notes(model_result *m)
         note(m, "the run's one optimizer step made the optimizer's state after its forward: a "
                 "second step's forward holds that state too, which this run did not reach; the "
                 "predictions are of such a step");
-    if (m->oom_forward[0])
+    if (m->shape.no_training)
+        note(m, "nothing was trained (forwards only: no backward pass, no optimizer step): the "
+                "what-ifs add no gradients and no optimizer state, and scale the batch-sized bytes "
+                "with the batch; training this model would need both");
+    else if (m->oom_forward[0])
         note(m, m->oom_forward);
     else if (m->shape.generic)
         note(m, "no formula applies: what-ifs scale this run's batch-sized bytes in proportion to "
@@ -322,7 +336,9 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
         snprintf(m->ema_said, sizeof m->ema_said, "an EMA copy of them (%.1f MiB, %.60s)",
                  (double)m->ema_measured / 1048576.0,
                  f->ema_words && *f->ema_words ? f->ema_words : "an EMA of the weights");
-    if (!config_known(&m->cfg, CFG_gradient_accumulation_steps)) {
+    if (m->shape.no_training) {
+        m->shape.A = 1; /* no optimizer step: nothing to accumulate */
+    } else if (!config_known(&m->cfg, CFG_gradient_accumulation_steps)) {
         /* not known: what-ifs change it by a factor (accum_unknown), and predictions keep a
          * step's gradients alive through the next forward, as any accumulation does (said) */
         m->shape.A = 2;
@@ -419,7 +435,7 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     }
     gpt_shape steady = m->shape;
     steady.iteration0 = 0;
-    steady.accum_unknown = advice_accum_unknown(&m->cfg);
+    steady.accum_unknown = !m->shape.no_training && advice_accum_unknown(&m->cfg);
     advice_predict(&m->calib, &steady, &m->current);
     if (f->has_oom) {
         uint64_t cap = f->oom_capacity ? f->oom_capacity : m->capacity;

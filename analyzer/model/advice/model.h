@@ -44,6 +44,8 @@ typedef struct run_facts {
     int iterations;               /* optimizer steps seen */
     const run_recognition *recog; /* what was trained and what was on (NULL: not recognized) */
     int backward_passes;          /* backward passes begun */
+    int no_training; /* 1: the program exited normally (its trace complete) after forwards with no
+                      * backward pass and no optimizer step: an evaluation or inference run */
     const char *peak_phase;       /* the phase of the event that made the peak the model explains
                                    * (the tensors' peak in tensor modes, else the process peak) */
     int peak_bwd, peak_iter;      /* backward passes / optimizer steps begun before it */
@@ -132,6 +134,15 @@ typedef struct model_result {
     advice_item items[ADVICE_MAX];
     int nitems;
 } model_result;
+
+/* model_batch_word: what the views call the batch of a what-if: nanoGPT's flag, "batch" in a run
+ * of forwards only (no micro-steps of an optimizer step), else "micro-batch" */
+static inline const char *model_batch_word(const model_result *m)
+{
+    return m->cfg.program == PROG_NANOGPT ? "batch_size"
+           : m->shape.no_training         ? "batch"
+                                          : "micro-batch";
+}
 
 /* model_build: the run's configuration (its command line and the config files the trace
  * recorded — f->files, no file is opened —, a recorded config.json, the values the trace's

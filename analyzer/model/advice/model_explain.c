@@ -13,12 +13,23 @@ static double mibf(uint64_t b)
     return (double)b / (1024.0 * 1024.0);
 }
 
+/* param_dtype_measured: the trace's tensors gave the parameters' element size (not fp32 assumed),
+ * or autocast made 16-bit copies of weights (of fp32 ones only) */
+static int param_dtype_measured(const run_facts *f)
+{
+    const infer_value *v = f->inferred ? &f->inferred->v[INFER_param_dtype_bytes] : NULL;
+    return (v && v->known && strncmp(v->where, "assumed", 7) != 0) ||
+           (f->has_cat_peaks && f->cat_peak[CAT_AUTOCAST] > 0);
+}
+
 /* optimizer_state: what the optimizer's state at the peak is, as recognized. */
 static void optimizer_state(const model_result *m, const run_facts *f, uint64_t me, char *out,
                             size_t n)
 {
     const run_recognition *r = &m->rec;
-    if (me == 0 && f->iterations == 0) {
+    if (me == 0 && m->shape.no_training) {
+        snprintf(out, n, "none: the run had no optimizer step (forwards only)");
+    } else if (me == 0 && f->iterations == 0) {
         snprintf(out, n, "no optimizer state yet: the run stopped before its first optimizer step");
     } else if (me == 0 && r->optim == OPT_NONE) {
         snprintf(out, n, "the optimizer keeps no state (%.40s: %.120s)",
@@ -48,7 +59,9 @@ static void no_gradients(const model_result *m, const run_facts *f, char *out, s
 {
     const char *ph = f->peak_phase ? f->peak_phase : "";
     const char *pk = m->measured_at_tensors ? "the tensors' peak" : "the peak";
-    if (f->backward_passes == 0 || (f->peak_bwd == 0 && strcmp(ph, "backward")))
+    if (m->shape.no_training)
+        snprintf(out, n, "none: the run had no backward pass (forwards only)");
+    else if (f->backward_passes == 0 || (f->peak_bwd == 0 && strcmp(ph, "backward")))
         snprintf(out, n, "no .grad alive at %s: it came before the run's first backward%s", pk,
                  !strcmp(ph, "forward") ? ", in its first forward" : "");
     else if (!strcmp(ph, "backward"))
@@ -87,7 +100,13 @@ static void explain_generic(model_result *m, const run_facts *f)
             continue;
         switch ((category)c) {
         case CAT_PARAMETERS:
-            if (me && f->tensor_mode && m->ema_said[0] && me > m->ema_measured)
+            if (me && f->tensor_mode && s->no_training && !param_dtype_measured(f))
+                snprintf(rd, n,
+                         "%.1f MiB in the weights made before the forwards (parameters, and "
+                         "buffers if any; with no gradient or optimizer state beside them the "
+                         "trace does not give their dtype: %.2f M elements at 4 B, %.2f M at 2 B)",
+                         mibf(me), (double)me / 4e6, (double)me / 2e6);
+            else if (me && f->tensor_mode && m->ema_said[0] && me > m->ema_measured)
                 snprintf(rd, n,
                          "%.2f M elements at %d B in the weights made before training (%s "
                          "parameters, and buffers if any), plus %s",

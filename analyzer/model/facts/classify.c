@@ -73,10 +73,13 @@ static int r_workspace(const classify_input *in)
 }
 static int r_t_params(const classify_input *in)
 {
-    /* kept into training: alive at the end, freed after a backward began, or freed by an
-     * out-of-memory error's exit before any backward (the run died in its first forward) */
+    /* kept into training: alive at the end, freed after an optimizer step (not a batch made
+     * before the first forward and freed after its backward: a U-Net's first noisy images),
+     * freed by an out-of-memory error's exit before any step (the run died in its first
+     * micro-steps), or freed at the program's exit after its last allocation (a run with no
+     * backward at all: an evaluation or inference script's weights) */
     return TEN(in) && in->phase_alloc == PHASE_INIT &&
-           (!in->freed || in->bwd_free > 0 || in->cut_by_oom);
+           (!in->freed || in->iter_free > 0 || in->cut_by_oom || in->freed_at_end);
 }
 static int r_init_temp(const classify_input *in)
 {

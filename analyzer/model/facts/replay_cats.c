@@ -287,8 +287,11 @@ void replay_cats_free(state *s, livemap_entry *e, const live_item *it, uint64_t 
         return;
     }
     uint64_t arec = s->cats_on ? rec_of(s, e) : 0;
-    if (replay_provisional(it->phase_alloc, it->tensor_api)) {
-        /* held back until it is known whether it was freed before the run's end */
+    if (replay_provisional(it->phase_alloc, it->tensor_api) ||
+        (it->phase_alloc == PHASE_INIT && it->tensor_api && !s->grad_free_event)) {
+        /* held back until it is known whether it was freed before the run's end (an optimizer
+         * step's tensor kept to the end is its state; a weight freed at the program's exit, in a
+         * run with no backward, a parameter: classify.c's freed_at_end) */
         if (s->npend == s->cappend) {
             size_t n = s->cappend ? s->cappend * 2 : 256;
             struct pending_free *p = realloc(s->pend, n * sizeof *p);

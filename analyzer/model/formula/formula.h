@@ -46,6 +46,8 @@ typedef struct gpt_shape {
                       * RoBERTa's the same): its eager 16-bit block is formula_block_bytes's */
     int params16;    /* 1: 16-bit parameters (pure bf16 / fp16 training: gradients and
                       * optimizer state in 16 bits too, no autocast copies); 0: fp32 */
+    int no_training; /* 1: a run of forwards only (evaluation, inference): no backward pass, no
+                      * optimizer step, so no gradients, no optimizer state, no accumulation */
 } gpt_shape;
 
 /* The documents' formula (formula.md §2), with its worked-example quantities. */
