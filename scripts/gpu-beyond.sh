@@ -137,7 +137,9 @@ PYEOF
     echo >>"$P/notes.md"
     # ---- the runs, most informative first: an evaluation-only run (forwards under no_grad,
     # no backward: its report says nothing was trained, its weights are parameters, its what-ifs
-    # add no gradient or optimizer state; simulated only), a grouped-query Llama with biases on its
+    # add no gradient or optimizer state; simulated only), GPT-2 distilled from a frozen GPT-2
+    # medium (the shape is the student's, whose weights get gradients: the teacher's 24 blocks
+    # were read as the model trained; simulated only), a grouped-query Llama with biases on its
     # projections (its width was read from the key / value biases before: Qwen2's kind, and its
     # config.json predicted), pure bf16 training (16-bit weights, no autocast:
     # simulated only, its 16-bit parameters and blocks), fp32 training (no autocast: float32 read
@@ -155,6 +157,7 @@ PYEOF
         one_run "$name" "$expect" "$prog" "$needs" "$offline" "$args"
     done <<'RUNS'
 gpt2_eval_b16_fit|fit|hf|transformers|sim,shim|--model gpt2 --eval-only --batch-size 16 --steps 3
+gpt2_kd_gpt2m_b2_fit|fit|hf|transformers|sim,shim|--model gpt2 --teacher gpt2-medium --batch-size 2 --grad-accum 1 --steps 2
 llama_gqa300m_bias_b4_fit|fit|hf|transformers|sim,shim|--model llama-gqa-300m --attention-bias --batch-size 4 --grad-accum 1 --steps 2
 llama160m_bf16_b8_a2_fit|fit|hf|transformers|sim,shim|--model llama-160m --amp none --dtype bf16 --batch-size 8 --grad-accum 2 --steps 2
 gpt2_bf16_b4_fit|fit|hf|transformers|sim,shim|--model gpt2 --amp none --dtype bf16 --batch-size 4 --grad-accum 1 --steps 2
@@ -246,7 +249,7 @@ one_run() {
     # `vramtrace predict CONFIG.json` is checked against after it (predict_note)
     cfg=""
     case "$prog $args" in
-        *--lora-rank* | *--gradient-checkpointing* | *--ema* | *--optimizer* | *--amp* | *--dtype* | *--eval-only*) ;;
+        *--lora-rank* | *--gradient-checkpointing* | *--ema* | *--optimizer* | *--amp* | *--dtype* | *--eval-only* | *--teacher*) ;;
         "hf --model gpt2 "* | "hf --model gpt2-medium "* | "hf --model llama-"*)
             cfg=$W/$name.config.json
             args="$args --save-config $cfg" ;;

@@ -284,11 +284,14 @@ static void formula_head(FILE *out, const model_result *m)
     if (m->params_trace)
         fprintf(out,
                 "P = %.2f M parameters in the trace's weight tensors, %.2f M for the formula's "
-                "%s blocks of the same %s.",
+                "%s blocks of the same %s%s.",
                 m->params_trace / 1e6, formula_params_exact(s) / 1e6, s->gated ? "gated" : "GPT",
                 s->patch_tokens ? "L, d, T (no vocabulary)"
                 : s->gated      ? "L, d, I, V"
-                                : "L, d, V");
+                                : "L, d, V",
+                m->frozen_params ? "; a frozen model's weights beside the one trained are added "
+                                   "to the formula's parameters"
+                                 : "");
     else if (m->cfg.program == PROG_NANOGPT)
         fprintf(out,
                 "P = %.2f M parameters, %.2f M without the position embedding, as nanoGPT's "

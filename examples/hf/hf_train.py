@@ -127,6 +127,10 @@ def parser():
     ap.add_argument("--attention-bias", action="store_true",
                     help="Llama: biases on q, k, v and o (LlamaConfig(attention_bias=True); "
                          "Qwen2 has them on q, k and v)")
+    ap.add_argument("--teacher", choices=sorted(SIZES), default=None,
+                    help="knowledge distillation: a frozen teacher of the model's family (no_grad "
+                         "forward of each batch, its logits matched by the loss: MSE beside the "
+                         "cross-entropy), on the device before the model")
     ap.add_argument("--eval-only", action="store_true",
                     help="evaluation only: model.eval(), each step a forward and its loss under "
                          "torch.no_grad(); no backward, no optimizer")
@@ -142,6 +146,8 @@ def main():
     family, layers, hidden, heads, inter, vocab, default_t = SIZES[a.model]
     T = a.seq_len or default_t
     dropout = a.dropout if a.dropout is not None else (0.1 if family in ("bert", "t5") else 0.0)
+    if a.teacher and (SIZES[a.teacher][0] != family or SIZES[a.teacher][5] != vocab or a.eval_only):
+        sys.exit("hf_train.py: --teacher: a model of the same family and vocabulary, in training")
     if a.attention_bias and family != "llama":
         sys.exit("hf_train.py: --attention-bias: a Llama's option")
     dev = "cuda"
@@ -154,9 +160,15 @@ def main():
              "attention_bias": a.attention_bias, "layers": layers, "hidden": hidden,
              "heads": heads, "vocab_size": vocab,
              "steps": 0, "iters": 0, "oom": False, "oom_phase": None, "grad_bytes": None,
-             "optim_state_bytes": None, "ema": a.ema, "ema_bytes": 0, "eval_only": a.eval_only}
-    times, phase, rc = [], "model", 0
+             "optim_state_bytes": None, "ema": a.ema, "ema_bytes": 0, "eval_only": a.eval_only,
+             "teacher": a.teacher}
+    times, phase, rc, teacher = [], "model", 0, None
     try:
+        if a.teacher:  # frozen, evaluated, on the device first
+            teacher = build(a.teacher, T, 0.0)
+            teacher.requires_grad_(False)
+            teacher.eval()
+            teacher.to(dev)
         model = build(a.model, T, dropout, a.attention_bias)
         if a.save_config:
             model.config.to_json_file(a.save_config, use_diff=False)
@@ -176,6 +188,9 @@ def main():
         model.to(dev)
         model.train(not a.eval_only)
         trainable = model_truth(model, truth)
+        if teacher is not None:  # its weights are the trace's too (no gradient, no state)
+            truth["params"] += sum(p.numel() for p in teacher.parameters())
+            truth["param_bytes"] += tensor_bytes(teacher.parameters())
         print(f"number of parameters: {truth['params'] / 1e6:.2f}M (trainable "
               f"{truth['trainable_params'] / 1e6:.2f}M)", flush=True)
         if a.eval_only:  # forwards and their losses only: nothing is trained
@@ -207,7 +222,17 @@ def main():
                     x = torch.randint(0, vocab, (a.batch_size, T), device=dev)
                     y = x if family in ("gpt2", "llama") else torch.randint(0, vocab, (a.batch_size, T), device=dev)
                     with torch.autocast("cuda", dtype=dtype, enabled=dtype is not None):
-                        loss = step_fn(input_ids=x, labels=y).loss / a.grad_accum
+                        if teacher is not None:
+                            with torch.no_grad():
+                                t_logits = teacher(input_ids=x).logits
+                        out = step_fn(input_ids=x, labels=y)
+                        loss = out.loss
+                        if teacher is not None:  # the teacher's logits matched, beside the labels
+                            loss = loss + torch.nn.functional.mse_loss(out.logits.float(),
+                                                                       t_logits.float())
+                            del t_logits
+                        loss = loss / a.grad_accum
+                        del out
                     phase = "backward"
                     scaler.scale(loss).backward()
                 if step == 0:

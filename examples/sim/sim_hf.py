@@ -2,7 +2,8 @@
 loop, argparse flags) on simtorch and the simulated transformers / peft of simmodels/: GPT-2 (small,
 medium), a Llama-style SwiGLU decoder (also with grouped-query attention), BERT-base masked LM; AdamW (fused), SGD or Adafactor; bf16
 or fp16 autocast (fp16 with a GradScaler); gradient accumulation, gradient checkpointing, LoRA;
-or evaluation only (--eval-only: forwards and their losses under torch.no_grad()).
+or evaluation only (--eval-only: forwards and their losses under torch.no_grad()); knowledge
+distillation from a frozen teacher (--teacher).
 No GPU, no PyTorch: the tensors eager PyTorch would allocate, on the fake CUDA runtime.
 
     python3 examples/sim/sim_hf.py --model gpt2-medium --batch-size 4 --grad-accum 2 --steps 2
@@ -17,6 +18,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "simmodels", "site-packages"))
 import simtorch as torch  # noqa: E402
+import simtorch.nn.functional as F  # noqa: E402
 import transformers as tf  # noqa: E402
 from sim_truth import (tensor_bytes, state_tensors, factored_elements, print_truth,  # noqa: E402
                        record_oom)
@@ -86,6 +88,10 @@ def main():
     ap.add_argument("--attention-bias", action="store_true",
                     help="Llama: biases on q, k, v and o (LlamaConfig(attention_bias=True); "
                          "Qwen2 has them on q, k and v)")
+    ap.add_argument("--teacher", choices=sorted(SIZES), default=None,
+                    help="knowledge distillation: a frozen teacher of the model's family (no_grad "
+                         "forward of each batch, its logits matched by the loss: MSE beside the "
+                         "cross-entropy), on the device before the model")
     ap.add_argument("--eval-only", action="store_true",
                     help="evaluation only: model.eval(), each step a forward and its loss under "
                          "torch.no_grad(); no backward, no optimizer")
@@ -97,6 +103,8 @@ def main():
     T = a.seq_len or default_t
     if a.attention_bias and family != "llama":
         ap.error("--attention-bias: a Llama's option")
+    if a.teacher and (SIZES[a.teacher][0] != family or SIZES[a.teacher][5] != vocab or a.eval_only):
+        ap.error("--teacher: a model of the same family and vocabulary, in training")
     if a.lora_rank and family != "llama":
         ap.error("--lora-rank: the simulation puts LoRA on Llama's q/k/v/o projections only")
     dropout = a.dropout if a.dropout is not None else (0.1 if family == "bert" else 0.0)
@@ -110,9 +118,16 @@ def main():
              "attention_bias": a.attention_bias,
              "layers": layers, "hidden": hidden, "heads": heads, "vocab_size": vocab,
              "steps": 0, "oom": False, "oom_phase": None, "grad_bytes": None,
-             "optim_state_bytes": None, "ema": a.ema, "ema_bytes": 0, "eval_only": a.eval_only}
+             "optim_state_bytes": None, "ema": a.ema, "ema_bytes": 0, "eval_only": a.eval_only,
+             "teacher": a.teacher}
     phase = "model"
+    teacher = None
     try:
+        if a.teacher:  # frozen, evaluated, on the device first
+            teacher = build(a.teacher, T, 0.0)
+            teacher.requires_grad_(False)
+            teacher.eval()
+            teacher.to(dev)
         model = build(a.model, T, dropout, a.attention_bias)
         if a.save_config:
             model.config.to_json_file(a.save_config, use_diff=False)
@@ -128,7 +143,7 @@ def main():
         if a.no_cache:
             model.config.use_cache = False
         truth["use_cache"] = bool(getattr(model.config, "use_cache", False))
-        params = list(model.parameters())
+        params = list(model.parameters()) + (list(teacher.parameters()) if teacher else [])
         trainable = [p for p in params if p.requires_grad]
         truth.update(params=sum(p.numel() for p in params),
                      trainable_params=sum(p.numel() for p in trainable),
@@ -166,7 +181,16 @@ def main():
                 x = x.to(dev)
                 y = x if family != "bert" else torch.randint(0, vocab, (a.batch_size, T)).to(dev)
                 with torch.autocast("cuda", dtype=dtype, enabled=dtype is not None):
-                    loss = model(input_ids=x, labels=y).loss / a.grad_accum
+                    if teacher is not None:
+                        with torch.no_grad():
+                            t_logits = teacher(input_ids=x).logits
+                    out = model(input_ids=x, labels=y)
+                    loss = out.loss
+                    if teacher is not None:  # the teacher's logits matched, beside the labels
+                        loss = loss + F.mse_loss(out.logits.float(), t_logits.float())
+                        del t_logits
+                    loss = loss / a.grad_accum
+                    del out
                 phase = "backward"
                 scaler.scale(loss).backward()
             if step == 0:

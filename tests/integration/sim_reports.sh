@@ -17,7 +17,7 @@ D="$ROOT/examples/traces/sim"
 . "$ROOT/tests/report_each.sh"
 report_each "$D"
 python3 - "$D/facts.jsonl" <<'PYEOF' || exit 1
-import json, os, re, sys
+import json, os, re, subprocess, sys
 sys.path.insert(0, os.path.join(os.environ["ROOT"], "tests"))
 from pairs import predict
 D = os.path.dirname(sys.argv[1])
@@ -51,6 +51,22 @@ def act_ratio(r, text):
     return fa.get("ratio")
 n = 0
 ALL = [json.loads(l) for l in open(sys.argv[1])]
+
+
+def largest_held(f, pr, siblings):
+    """the largest micro-batch f's report predicts to fit, held to the sibling that ran it (f
+    itself when it is its own largest): its tensors within -2 / +5 % of the sibling's allocated
+    peak, and it fit"""
+    sib = [g for g in siblings if g["batch_size"] == pr.get("largest_batch_size")]
+    for g in sib:
+        p, why = predict(os.path.join(D, f["trace"]), g["batch_size"], 1)
+        err = p["tensor_bytes"] / g["max_memory_allocated"] - 1 if p else None
+        if err is None or not -0.02 <= err <= 0.05 or g["oom"]:
+            bad.append("%s: B=%d predicted %s, %s measured %d (%s)" %
+                       (f["trace"], g["batch_size"], p and p["tensor_bytes"], g["trace"],
+                        g["max_memory_allocated"], why))
+    if not sib and siblings:
+        bad.append("%s: no sibling at its largest batch %s" % (f["trace"], pr.get("largest_batch_size")))
 for line in open(sys.argv[1]):
     f = json.loads(line)
     t = f["trace"][:-3]
@@ -142,8 +158,10 @@ for line in open(sys.argv[1]):
     # autocast's weight copies: the program's count (its cache's bytes in one forward), also
     # where B*T*d equals a d x d weight's elements (an input's cast is no weight's copy)
     # (LoRA: the first block's frozen q, k and v copies die at once, its input needing no
-    # gradient, so the live copies peak that much under the program's count of one region's)
+    # gradient, so the live copies peak that much under the program's count of one region's;
+    # a frozen teacher's copies too: made at each use, never cached)
     if f.get("autocast_copy_bytes") and not f["oom"] and not f.get("lora_rank") and \
+            not f.get("teacher") and \
             (r["category_peaks"] or {}).get("autocast_copies", {}).get("bytes") != \
             f["autocast_copy_bytes"]:
         bad.append("%s: autocast copies %s, the program's %d" %
@@ -489,16 +507,44 @@ for line in open(sys.argv[1]):
                      "optimizer step instead"):
             if word in advice:
                 bad.append("%s: an evaluation run's advice says %r" % (t, word))
-        sib = [g for g in ALL if g.get("eval_only") and g is not f and g["batch_size"] == pr.get("largest_batch_size")]
-        for g in sib:
-            p, why = predict(os.path.join(D, f["trace"]), g["batch_size"], 1)
-            err = p["tensor_bytes"] / g["max_memory_allocated"] - 1 if p else None
-            if err is None or not -0.02 <= err <= 0.05 or g["oom"]:
-                bad.append("%s: B=%d predicted %s, %s measured %d (%s)" %
-                           (t, g["batch_size"], p and p["tensor_bytes"], g["trace"],
-                            g["max_memory_allocated"], why))
-        if not sib:
-            bad.append("%s: no sibling at its largest batch %s" % (t, pr.get("largest_batch_size")))
+        largest_held(f, pr, [g for g in ALL if g.get("eval_only")])
+    # knowledge distillation: a frozen teacher (no gradient) on the device before the student.
+    # The shape is the student's (the checks above: its L and d, P every weight's), the
+    # teacher's weights beside it added to the formula's parameters and its optimizer state all
+    # of the student's (before: the teacher's 24 blocks of 1024 read as the model trained,
+    # "transformer blocks 24 -> 18", the state 0.35x the formula); the largest micro-batch held
+    # to its sibling that ran it
+    if f.get("teacher") and not f["oom"]:
+        for k in ("parameters", "optimizer"):
+            q = (fo.get(k) or {}).get("ratio")
+            if q is None or abs(q - 1) > 0.01:
+                bad.append("%s: %s %s x the formula beside a frozen teacher" % (t, k, q))
+        if "a frozen model's beside the one trained" not in text or \
+                "frozen: a teacher or a reference model" not in cfg["n_layer"]["where"]:
+            bad.append("%s: the frozen teacher not said" % t)
+        # a smaller student (3/4 of its blocks): the teacher's weights kept whole, the
+        # student's scaled with its formula's P (before: both scaled, 1.48 GiB for 1.71)
+        L = cfg["n_layer"]["value"] * 3 // 4
+        out = subprocess.run([os.environ["VT"], "predict", "--from", os.path.join(D, f["trace"]),
+                              "--n_layer=%d" % L, "--json"], capture_output=True, text=True)
+        pj = json.loads(out.stdout) if out.returncode == 0 else {}
+        want = (f["param_bytes"] - f["trainable_param_bytes"]) + f["trainable_param_bytes"] * \
+            (pj.get("model") or {}).get("parameters", 0) / f["trainable_params"]
+        got = (pj.get("by_category") or {}).get("parameters", 0)
+        if abs(got / want - 1) > 0.001:
+            bad.append("%s: n_layer %d predicted %d B of parameters, the teacher's whole and the "
+                       "student's scaled make %d" % (t, L, got, want))
+        # accumulation keeps the gradients alive through the next micro-step: the student's
+        # alone (the teacher's weights get none)
+        p, why = predict(os.path.join(D, f["trace"]), f["batch_size"], 2)
+        g = (p or {}).get("by_category", {}).get("gradients", 0)
+        if abs(g / f["trainable_param_bytes"] - 1) > 0.001:
+            bad.append("%s: A=2 predicted %d B of gradients, the student's are %d (%s)" %
+                       (t, g, f["trainable_param_bytes"], why))
+        largest_held(f, r.get("prediction") or {},
+                     [g for g in ALL if g.get("teacher") == f["teacher"] and
+                      g["command"].replace(" --batch-size %d" % g["batch_size"], "") ==
+                      f["command"].replace(" --batch-size %d" % f["batch_size"], "")])
     # sites named as people say them: a library's file from its package on (not the machine's
     # site-packages path), the program's own relative to its directory; the same in the JSON
     sites = [s["site"] for s in r["top_sites"]]

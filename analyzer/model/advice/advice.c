@@ -152,7 +152,8 @@ static double weights_of(const model_calib *c, const gpt_shape *s, category k, d
     uint64_t p = c->measured.bytes[CAT_PARAMETERS] > c->oom_live.bytes[CAT_PARAMETERS]
                      ? c->measured.bytes[CAT_PARAMETERS]
                      : c->oom_live.bytes[CAT_PARAMETERS];
-    p = p > c->ema ? p - c->ema : 0; /* an EMA's copy of them trains nothing */
+    p = p > c->ema ? p - c->ema : 0;       /* an EMA's copy of them trains nothing */
+    p = p > c->frozen ? p - c->frozen : 0; /* nor does a frozen model beside */
     if (!p || !c->calibrated || c->global || !c->weights_exact ||
         (k != CAT_GRADIENTS && k != CAT_OPTIMIZER))
         return ref;
@@ -215,11 +216,14 @@ static void predict_raw(const model_calib *c, const gpt_shape *s, prediction *ou
         double v;
         int weights =
             k == CAT_PARAMETERS || k == CAT_GRADIENTS || k == CAT_OPTIMIZER || k == CAT_AUTOCAST;
-        if (c->calibrated && !c->global && weights && c->measured.bytes[k] > 0)
-            /* fixed parts: what the run kept, whatever the batch (scaled with the weights) */
-            v = (double)c->measured.bytes[k] * scale(&s2, &c->measured_shape, k);
-        else if (!c->calibrated || c->global || c->refined.bytes[k] > 0 ||
-                 c->measured.bytes[k] == 0) {
+        if (c->calibrated && !c->global && weights && c->measured.bytes[k] > 0) {
+            /* fixed parts: what the run kept, whatever the batch (scaled with the weights; a
+             * frozen model's beside the one trained, whatever the shape) */
+            uint64_t fz = k == CAT_PARAMETERS && c->measured.bytes[k] > c->frozen ? c->frozen : 0;
+            v = (double)(c->measured.bytes[k] - fz) * scale(&s2, &c->measured_shape, k) +
+                (double)fz;
+        } else if (!c->calibrated || c->global || c->refined.bytes[k] > 0 ||
+                   c->measured.bytes[k] == 0) {
             double q = c->ratio[k];
             /* compile turned off: what compile saved below the formula (its fused loss, its
              * recomputation) does not carry over to eager, so no ratio below 1 either */
@@ -319,12 +323,14 @@ static void predict_oom(const model_calib *c, const gpt_shape *s, prediction *ou
         case CAT_PARAMETERS:
         case CAT_GRADIENTS:
         case CAT_OPTIMIZER:
-        case CAT_AUTOCAST:
-            v = have > 0 ? (double)have * scale(&s2, m, (category)k)
+        case CAT_AUTOCAST: {
+            uint64_t fz = k == CAT_PARAMETERS && have > c->frozen ? c->frozen : 0; /* kept whole */
+            v = have > 0 ? (double)(have - fz) * scale(&s2, m, (category)k) + (double)fz
                          : unseen_weights(c, &s2, (category)k, ref.bytes[k]);
             if (k == CAT_GRADIENTS)
                 v = kept_grads(c, &s2, v);
             break;
+        }
         case CAT_CACHE:
             continue;
         default:

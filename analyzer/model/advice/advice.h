@@ -48,6 +48,9 @@ typedef struct model_calib {
     /* an EMA's copy of the weights among the parameters measured / at the failure: not trained,
      * so no gradient or optimizer state derives from it (weights_of) */
     uint64_t ema;
+    /* a second, frozen model's weights among the parameters (a teacher, a reference model; the
+     * shape is the trained one's): kept whole at any shape, no gradient or state from them */
+    uint64_t frozen;
 } model_calib;
 
 /* A prediction for one shape. */

@@ -204,6 +204,22 @@ static void shape_of_run(model_result *m, const run_facts *f, int nanogpt)
                  fam == FAM_UNKNOWN ? "the model is not recognized" : family_words(fam));
 }
 
+/* model_frozen_beside: a second, frozen model beside the one trained (a teacher it distills
+ * from, a reference model): the formula's shape is the trained model's, so its gradients and
+ * optimizer state are all of its parameters' (the trainable share of the trace's weights is
+ * not of the formula's P), and the frozen model's weights are parameters it does not hold:
+ * added to the refined formula's (a GPT-2 student of a GPT-2 medium teacher: 3.85x the formula's
+ * parameters, its optimizer state 3.85x, before) */
+static void model_frozen_beside(model_result *m, const run_facts *f)
+{
+    const infer_value *fz = f->inferred ? &f->inferred->v[INFER_frozen_blocks] : NULL;
+    uint64_t tr = m->rec.trainable, P = m->params_trace;
+    if (!fz || !fz->known || !m->formula_ok || !tr || !P || tr >= P)
+        return;
+    m->frozen_params = P - tr;
+    m->shape.train_frac = 0; /* all of the trained model's weights train */
+}
+
 /* note: one more sentence the advice rests on (m->notes). */
 static void note(model_result *m, const char *text)
 {
@@ -374,7 +390,9 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     m->forward_cut = f->has_oom && f->oom_phase && !strcmp(f->oom_phase, "forward");
     formula_documents(&m->shape, &m->docf);
     formula_documents_breakdown(&m->shape, &m->doc);
+    model_frozen_beside(m, f);
     formula_refined(&m->shape, &m->refined);
+    m->refined.bytes[CAT_PARAMETERS] += m->frozen_params * (uint64_t)formula_param_bytes(&m->shape);
     if (m->shape.iteration0 && m->measured.bytes[CAT_GRADIENTS] == 0)
         m->refined.bytes[CAT_GRADIENTS] = 0; /* before the first backward there is no .grad */
     if (!f->has_oom && f->peak_iter == 0 && m->measured.bytes[CAT_OPTIMIZER] == 0)
@@ -422,6 +440,13 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     m->calib.expandable = m->expandable_set;
     m->calib.weights_exact = f->tensor_mode; /* segments mix weights with other tensors */
     m->calib.ema = m->ema_measured > f->ema_at_oom ? m->ema_measured : f->ema_at_oom;
+    if (m->frozen_params) { /* the frozen model's weights: kept whole, trained by nothing */
+        m->calib.frozen = m->frozen_params * (uint64_t)formula_param_bytes(&m->shape);
+        uint64_t pm = m->calib.measured.bytes[CAT_PARAMETERS],
+                 pr = m->calib.refined.bytes[CAT_PARAMETERS];
+        if (m->calib.calibrated && !m->calib.global && pr && pm > m->calib.frozen)
+            m->calib.ratio[CAT_PARAMETERS] = (double)(pm - m->calib.frozen) / (double)pr;
+    }
     /* the KV cache in the measured breakdown (the one the calibration fitted) */
     if (cat_breakdown_total(&f->at_peak) > 0 || m->measured_at_tensors)
         m->calib.kv = m->measured_at_tensors ? f->kv_at_tensors : f->kv_at_peak;

@@ -95,6 +95,9 @@ typedef struct model_result {
     /* P from the trace's own parameter tensors (infer.h) for a program that is not nanoGPT, whose
      * shape the GPT formula only approximates (a Llama's MLP); 0 = nanoGPT or not inferred */
     uint64_t params_trace;
+    /* of them, a second, frozen model's (a teacher, a reference model: no gradient), beside the
+     * one trained whose shape the formula has; added to its parameters (model_frozen_beside) */
+    uint64_t frozen_params;
     run_recognition rec;   /* what was trained (from f->recog; zero = nothing recognized) */
     uint64_t ema_measured; /* the EMA copy of the weights among measured's parameters */
     char ema_said[120];    /* "an EMA copy of them (433.6 MiB, EMAModel (diffusers))", or "" */

@@ -422,7 +422,7 @@ void infer_pass_event_made(infer_pass *ip, uint64_t event, int is_alloc, const r
     }
     if (is_alloc && ev->api == VT_API_torchAlloc && !ev->failed) {
         if (ev->backward)
-            p->seen_backward = 1;
+            p->seen_backward = 1, vt__grad_add(p, ev->size);
         else if (p->seen_backward && !p->snapped)
             vt__snap(p, 0); /* the first backward is over: what lives outlived it */
         if (!p->seen_backward && vt__push(p, ev->addr, ev->size, event, made, ev->stack_id))

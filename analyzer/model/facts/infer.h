@@ -13,6 +13,7 @@
     X(params, "parameters P")                                                                      \
     X(param_dtype_bytes, "bytes per parameter element")                                            \
     X(n_layer, "transformer blocks L")                                                             \
+    X(frozen_blocks, "blocks of a second model beside the trained one, its weights no gradient")   \
     X(n_embd, "model width d")                                                                     \
     X(n_head, "attention heads H")                                                                 \
     X(bias, "biases in the blocks' linear and norm layers (1 / 0)")                                \

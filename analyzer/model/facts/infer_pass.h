@@ -9,6 +9,9 @@
 #include "infer.h"
 
 #define VT_EMBED_GAP 16 /* allocations between a token batch and its embedding lookup */
+#define VT_GRAD_SIZES                                                                              \
+    1024 /* distinct sizes of the first backward's tensors kept (a power of 2)                     \
+          */
 
 /* One tensor as the pass sees it. */
 typedef struct vt__tensor {
@@ -43,7 +46,39 @@ typedef struct vt__pass {
     uint64_t elem_fp32; /* ... but these bytes of them fp32 (LoRA's adapters: their gradients') */
     /* live tensors by a hash of their address (0: vt__free needs no search) */
     uint32_t live_at[4096];
+    /* the sizes in bytes of the first backward's tensors, a set (0: an empty slot): a weight
+     * that got a gradient has one of its size (vt__trained_share) */
+    uint64_t grad_size[VT_GRAD_SIZES];
+    size_t ngrad;
 } vt__pass;
+
+/* vt__grad_slot: where size's probe starts in vt__pass.grad_size */
+static inline size_t vt__grad_slot(uint64_t size)
+{
+    return (size_t)((size * 0x9e3779b97f4a7c15ull) >> 32) & (VT_GRAD_SIZES - 1);
+}
+
+/* vt__grad_add: size (a tensor the first backward made) into the set; dropped once the set is
+ * three quarters full (then a trained weight may look frozen: no model is told apart) */
+static inline void vt__grad_add(vt__pass *p, uint64_t size)
+{
+    if (!size || p->ngrad >= VT_GRAD_SIZES * 3 / 4)
+        return;
+    size_t j = vt__grad_slot(size);
+    while (p->grad_size[j] && p->grad_size[j] != size)
+        j = (j + 1) & (VT_GRAD_SIZES - 1);
+    if (!p->grad_size[j])
+        p->grad_size[j] = size, p->ngrad++;
+}
+
+/* vt__grad_has: the first backward made a tensor of size bytes */
+static inline int vt__grad_has(const vt__pass *p, uint64_t size)
+{
+    size_t j = vt__grad_slot(size);
+    while (p->grad_size[j] && p->grad_size[j] != size)
+        j = (j + 1) & (VT_GRAD_SIZES - 1);
+    return p->grad_size[j] == size && size;
+}
 
 /* vt__mul: a·b, or 0 when it does not fit 64 bits (trace-derived sizes: a product that wraps
  * could become 0 before a % or a /, or match a tensor it has nothing to do with) */
@@ -77,7 +112,8 @@ void vt__set(infer_result *out, infer_key k, int64_t v, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 /* vt__infer_params: P, L, d, biases, V, a tied or untied head, a gated MLP from the parameters
  * (the tensors kept from before the first temporary); elems gets their element counts (*nelems),
- * [*lo, *hi) the repeating blocks. */
+ * [*lo, *hi) the repeating blocks. With two models among them, one frozen (no gradient), elems
+ * keeps the trained one's alone (P is every weight's). */
 void vt__infer_params(const vt__pass *p, infer_result *out, uint64_t *elems, size_t *nelems,
                       size_t *lo, size_t *hi);
 

@@ -73,48 +73,46 @@ static void vt__infer_gated(const uint64_t *elems, size_t n, size_t lo, size_t p
                 (unsigned long long)w, (unsigned long long)d, (unsigned long long)w);
 }
 
-void vt__infer_params(const vt__pass *p, infer_result *out, uint64_t *elems, size_t *nelems,
-                      size_t *lo, size_t *hi)
+/* vt__trained: the block of per weights at elems[lo] got gradients: half or more of its sizes
+ * (each counted once) are sizes the first backward made */
+static int vt__trained(const vt__pass *p, const uint64_t *elems, size_t lo, size_t per)
 {
-    uint64_t bytes = 0, maxel = 0;
-    size_t maxi = 0;
-    size_t n = 0;
-    unsigned e = vt__elem(p);
-    for (size_t i = 0; i < p->n; i++)
-        if (p->t[i].early && p->t[i].kept && !p->t[i].batch && p->t[i].size % e == 0) {
-            bytes += p->t[i].size;
-            elems[n++] = p->t[i].size / e;
-        }
-    *nelems = n;
-    if (n < 4)
-        return;
-    /* P: the program's parameters plus its buffers' bytes / e (no dtypes in the trace; a buffer
-     * is made and kept as a weight is): BERT's two int64 id rows of 512 add 2048, a Llama's two
-     * fp32 rotary rows of 32 64, ResNet-50's BatchNorm statistics 53226 (infer_beyond.sh) */
-    if (e == 4) {
-        vt__set(out, INFER_params, (int64_t)(bytes / 4),
-                "%zu tensors allocated before the first temporary and alive %s, %llu B at 4 B "
-                "each (fp32 master weights assumed)",
-                n, p->at_oom ? "at the out-of-memory failure" : "after the first backward",
-                (unsigned long long)bytes);
-        vt__set(out, INFER_param_dtype_bytes, 4, "assumed: fp32 parameters (AMP keeps them fp32)");
-    } else {
-        uint64_t f32 = p->elem_fp32 < bytes ? p->elem_fp32 : 0; /* at 4 B: half the elements */
-        char tail[96] = "";
-        if (f32)
-            snprintf(tail, sizeof tail, " and the trained adapters' %llu B at 4 B (fp32)",
-                     (unsigned long long)f32);
-        vt__set(out, INFER_params, (int64_t)((bytes - f32) / e + f32 / 4),
-                "%zu tensors allocated before the first temporary and alive %s, %llu B at %u B "
-                "each (16-bit parameters)%s",
-                n, p->at_oom ? "at the out-of-memory failure" : "after the first backward",
-                (unsigned long long)(bytes - f32), e, tail);
-        vt__set(out, INFER_param_dtype_bytes, e, "%s", p->elem_why);
+    size_t distinct = 0, with = 0;
+    for (size_t i = lo; i < lo + per; i++) {
+        size_t j = lo;
+        while (j < i && elems[j] != elems[i])
+            j++;
+        if (j < i)
+            continue;
+        distinct++;
+        with += vt__grad_has(p, vt__mul(elems[i], vt__elem(p)));
     }
+    return distinct && 2 * with >= distinct;
+}
+
+/* vt__infer_shape: L, d, biases, V, a tied or untied head and a gated MLP from the weights
+ * elems[0..n) (the trained model's; frozen > 0: another model's frozen blocks, that many, lie
+ * beside them, said); *lo, *hi: its repeating blocks */
+static void vt__infer_shape(const uint64_t *elems, size_t n, size_t frozen, infer_result *out,
+                            size_t *lo, size_t *hi)
+{
+    uint64_t maxel = 0;
+    size_t maxi = 0;
     size_t per, reps;
     vt__block(elems, n, &per, &reps, lo);
     *hi = *lo + per * reps;
-    if (reps >= 2)
+    if (reps >= 2 && frozen)
+        vt__set(out, INFER_frozen_blocks, (int64_t)frozen,
+                "%zu blocks of another model, before or after the trained one's %zu: none of "
+                "their weights' sizes got a gradient in the first backward",
+                frozen, reps);
+    if (reps >= 2 && frozen)
+        vt__set(out, INFER_n_layer, (int64_t)reps,
+                "L = %zu: a block of %zu parameter tensors repeats %zu times in the model trained "
+                "(its weights got gradients); another model's %zu blocks beside it got none "
+                "(frozen: a teacher or a reference model)",
+                reps, per, reps, frozen);
+    else if (reps >= 2)
         vt__set(out, INFER_n_layer, (int64_t)reps,
                 "L = %zu: a block of %zu parameter tensors repeats %zu times", reps, per, reps);
     /* width: the smallest size found at least once per block whose square is a parameter of the
@@ -197,6 +195,64 @@ void vt__infer_params(const vt__pass *p, infer_result *out, uint64_t *elems, siz
                 "bias True: %zu tensors of d elements in each block (the norms' weights and "
                 "projection biases)",
                 nd);
+}
+
+void vt__infer_params(const vt__pass *p, infer_result *out, uint64_t *elems, size_t *nelems,
+                      size_t *lo, size_t *hi)
+{
+    uint64_t bytes = 0;
+    size_t n = 0;
+    unsigned e = vt__elem(p);
+    for (size_t i = 0; i < p->n; i++)
+        if (p->t[i].early && p->t[i].kept && !p->t[i].batch && p->t[i].size % e == 0) {
+            bytes += p->t[i].size;
+            elems[n++] = p->t[i].size / e;
+        }
+    *nelems = n;
+    if (n < 4)
+        return;
+    /* P: the program's parameters plus its buffers' bytes / e (no dtypes in the trace; a buffer
+     * is made and kept as a weight is): BERT's two int64 id rows of 512 add 2048, a Llama's two
+     * fp32 rotary rows of 32 64, ResNet-50's BatchNorm statistics 53226 (infer_beyond.sh) */
+    if (e == 4) {
+        vt__set(out, INFER_params, (int64_t)(bytes / 4),
+                "%zu tensors allocated before the first temporary and alive %s, %llu B at 4 B "
+                "each (fp32 master weights assumed)",
+                n, p->at_oom ? "at the out-of-memory failure" : "after the first backward",
+                (unsigned long long)bytes);
+        vt__set(out, INFER_param_dtype_bytes, 4, "assumed: fp32 parameters (AMP keeps them fp32)");
+    } else {
+        uint64_t f32 = p->elem_fp32 < bytes ? p->elem_fp32 : 0; /* at 4 B: half the elements */
+        char tail[96] = "";
+        if (f32)
+            snprintf(tail, sizeof tail, " and the trained adapters' %llu B at 4 B (fp32)",
+                     (unsigned long long)f32);
+        vt__set(out, INFER_params, (int64_t)((bytes - f32) / e + f32 / 4),
+                "%zu tensors allocated before the first temporary and alive %s, %llu B at %u B "
+                "each (16-bit parameters)%s",
+                n, p->at_oom ? "at the out-of-memory failure" : "after the first backward",
+                (unsigned long long)(bytes - f32), e, tail);
+        vt__set(out, INFER_param_dtype_bytes, e, "%s", p->elem_why);
+    }
+    /* two models among the weights (a frozen teacher beside the student it distills into, a
+     * frozen reference model): the shape is the trained one's, whose weights got gradients */
+    size_t s0 = 0, s1 = n, frozen = 0, per, reps;
+    vt__block(elems, n, &per, &reps, lo);
+    *hi = *lo + per * reps;
+    if (reps >= 2 && p->ngrad && !vt__trained(p, elems, *lo, per)) {
+        size_t per2, reps2, lo2;
+        vt__block(elems + *hi, n - *hi, &per2, &reps2, &lo2);
+        if (reps2 >= 2 && per2 >= 4 && vt__trained(p, elems, *hi + lo2, per2))
+            s0 = *hi, frozen = reps;
+        vt__block(elems, *lo, &per2, &reps2, &lo2);
+        if (!frozen && reps2 >= 2 && per2 >= 4 && vt__trained(p, elems, lo2, per2))
+            s1 = *lo, frozen = reps;
+    }
+    if (s0 || s1 < n) { /* what follows reads the trained model's weights alone */
+        memmove(elems, elems + s0, (s1 - s0) * sizeof *elems);
+        *nelems = s1 - s0;
+    }
+    vt__infer_shape(elems, s1 - s0, frozen, out, lo, hi);
 }
 
 void infer_params_less(infer_result *r, uint64_t bytes, const char *what)
