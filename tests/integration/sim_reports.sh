@@ -33,6 +33,7 @@ KNOWN = {  # the HF Trainer simulation (its tr_loss, label mask and TrainingArgu
     # the U-Net's own 16-bit casts of activations, whose frames cannot be told from autocast's
     # copies of weights (the first U-Net trace with the program's count of its copies)
     "unet_b1_noema_fit: autocast copies {'bytes': 240062726, 'time_ns': 16195906}, the program's 227233798"}
+SIZES_L = {"gpt2": 12, "gpt2-medium": 24, "llama-160m": 12, "llama-400m": 24}  # (sim_hf.py)
 STATE = {"adamw": ("adam", 8.0), "sgd": ("momentum", 4.0), "adafactor": ("factored", 0.01)}
 
 
@@ -520,8 +521,12 @@ for line in open(sys.argv[1]):
             if q is None or abs(q - 1) > 0.01:
                 bad.append("%s: %s %s x the formula beside a frozen teacher" % (t, k, q))
         if "a frozen model's beside the one trained" not in text or \
-                "frozen: a teacher or a reference model" not in cfg["n_layer"]["where"]:
-            bad.append("%s: the frozen teacher not said" % t)
+                (inf.get("frozen_blocks") or {}).get("value") != SIZES_L[f["teacher"]]:
+            bad.append("%s: the frozen teacher not said: %s" % (t, inf.get("frozen_blocks")))
+        # a teacher of the student's own shape (a reference model, as DPO keeps): the head is
+        # tied, one model's (before: "untied", the second model's embedding taken for it)
+        if f["family"] == "gpt2" and (inf.get("untied_head") or {}).get("value") != 0:
+            bad.append("%s: untied head %s for GPT-2" % (t, inf.get("untied_head")))
         # a smaller student (3/4 of its blocks): the teacher's weights kept whole, the
         # student's scaled with its formula's P (before: both scaled, 1.48 GiB for 1.71)
         L = cfg["n_layer"]["value"] * 3 // 4

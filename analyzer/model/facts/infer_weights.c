@@ -92,21 +92,34 @@ static int vt__trained(const vt__pass *p, const uint64_t *elems, size_t lo, size
 
 /* vt__infer_shape: L, d, biases, V, a tied or untied head and a gated MLP from the weights
  * elems[0..n) (the trained model's; frozen > 0: another model's frozen blocks, that many, lie
- * beside them, said); *lo, *hi: its repeating blocks */
-static void vt__infer_shape(const uint64_t *elems, size_t n, size_t frozen, infer_result *out,
-                            size_t *lo, size_t *hi)
+ * beside them, said; same: a second model of these very blocks, one of the two frozen); *lo,
+ * *hi: its repeating blocks */
+static void vt__infer_shape(const uint64_t *elems, size_t n, size_t frozen, int same,
+                            infer_result *out, size_t *lo, size_t *hi)
 {
     uint64_t maxel = 0;
     size_t maxi = 0;
     size_t per, reps;
     vt__block(elems, n, &per, &reps, lo);
     *hi = *lo + per * reps;
-    if (reps >= 2 && frozen)
+    if (reps >= 2 && frozen && same)
+        vt__set(out, INFER_frozen_blocks, (int64_t)frozen,
+                "%zu blocks of a second model of the same shape after the first one's: one of "
+                "the two is frozen if the gradients' elements are half the weights' (a "
+                "reference model); the sizes do not say which",
+                frozen);
+    else if (reps >= 2 && frozen)
         vt__set(out, INFER_frozen_blocks, (int64_t)frozen,
                 "%zu blocks of another model, before or after the trained one's %zu: none of "
                 "their weights' sizes got a gradient in the first backward",
                 frozen, reps);
-    if (reps >= 2 && frozen)
+    if (reps >= 2 && frozen && same)
+        vt__set(
+            out, INFER_n_layer, (int64_t)reps,
+            "L = %zu: a block of %zu parameter tensors repeats %zu times, in each of two models "
+            "of the same shape",
+            reps, per, reps);
+    else if (reps >= 2 && frozen)
         vt__set(out, INFER_n_layer, (int64_t)reps,
                 "L = %zu: a block of %zu parameter tensors repeats %zu times in the model trained "
                 "(its weights got gradients); another model's %zu blocks beside it got none "
@@ -237,6 +250,7 @@ void vt__infer_params(const vt__pass *p, infer_result *out, uint64_t *elems, siz
     /* two models among the weights (a frozen teacher beside the student it distills into, a
      * frozen reference model): the shape is the trained one's, whose weights got gradients */
     size_t s0 = 0, s1 = n, frozen = 0, per, reps;
+    int same = 0;
     vt__block(elems, n, &per, &reps, lo);
     *hi = *lo + per * reps;
     if (reps >= 2 && p->ngrad && !vt__trained(p, elems, *lo, per)) {
@@ -247,12 +261,22 @@ void vt__infer_params(const vt__pass *p, infer_result *out, uint64_t *elems, siz
         vt__block(elems, *lo, &per2, &reps2, &lo2);
         if (!frozen && reps2 >= 2 && per2 >= 4 && vt__trained(p, elems, lo2, per2))
             s1 = *lo, frozen = reps;
+    } else if (reps >= 2 && p->ngrad && *hi < n) {
+        /* the same blocks again after them: a second model of the same shape (a frozen
+         * reference model beside the policy trained; which one trains, sizes cannot say): the
+         * first one's weights alone (its head is not the second one's embedding) */
+        size_t per2, reps2, lo2;
+        vt__block(elems + *hi, n - *hi, &per2, &reps2, &lo2);
+        lo2 += *hi;
+        if (reps2 == reps && per2 == per && lo2 >= *hi + *lo &&
+            !memcmp(elems + lo2, elems + *lo, per * sizeof *elems))
+            s1 = lo2 - *lo, frozen = reps, same = 1;
     }
     if (s0 || s1 < n) { /* what follows reads the trained model's weights alone */
         memmove(elems, elems + s0, (s1 - s0) * sizeof *elems);
         *nelems = s1 - s0;
     }
-    vt__infer_shape(elems, s1 - s0, frozen, out, lo, hi);
+    vt__infer_shape(elems, s1 - s0, frozen, same, out, lo, hi);
 }
 
 void infer_params_less(infer_result *r, uint64_t bytes, const char *what)

@@ -107,4 +107,7 @@ run gpt2_eval_b18_fit examples/sim/sim_hf.py --model gpt2 --eval-only --batch-si
 # knowledge distillation from a frozen GPT-2 medium (no_grad forward; its logits matched)
 run gpt2_kd_gpt2m_b2_fit examples/sim/sim_hf.py --model gpt2 --teacher gpt2-medium --batch-size 2 --steps 2
 run gpt2_kd_gpt2m_b4_fit examples/sim/sim_hf.py --model gpt2 --teacher gpt2-medium --batch-size 4 --steps 2
+# ... from a frozen copy of its own shape (as DPO's reference model: its no_grad forward first)
+run gpt2_kd_gpt2_b2_fit examples/sim/sim_hf.py --model gpt2 --teacher gpt2 --batch-size 2 --steps 2
+run gpt2_kd_gpt2_b4_fit examples/sim/sim_hf.py --model gpt2 --teacher gpt2 --batch-size 4 --steps 2
 mv "$OUT/facts.jsonl.new" "$OUT/facts.jsonl"
