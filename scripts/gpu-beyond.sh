@@ -139,7 +139,8 @@ PYEOF
     # no backward: its report says nothing was trained, its weights are parameters, its what-ifs
     # add no gradient or optimizer state; simulated only), GPT-2 distilled from a frozen GPT-2
     # medium (the shape is the student's, whose weights get gradients: the teacher's 24 blocks
-    # were read as the model trained; simulated only), a grouped-query Llama with biases on its
+    # were read as the model trained; simulated only), a validation pass at batch 16 after each
+    # step at B=4 (its peak: said as the evaluation's), a grouped-query Llama with biases on its
     # projections (its width was read from the key / value biases before: Qwen2's kind, and its
     # config.json predicted), pure bf16 training (16-bit weights, no autocast:
     # simulated only, its 16-bit parameters and blocks), fp32 training (no autocast: float32 read
@@ -158,6 +159,7 @@ PYEOF
     done <<'RUNS'
 gpt2_eval_b16_fit|fit|hf|transformers|sim,shim|--model gpt2 --eval-only --batch-size 16 --steps 3
 gpt2_kd_gpt2m_b2_fit|fit|hf|transformers|sim,shim|--model gpt2 --teacher gpt2-medium --batch-size 2 --grad-accum 1 --steps 2
+gpt2_evalb16_b4_fit|fit|hf|transformers|sim,shim|--model gpt2 --batch-size 4 --eval-batch-size 16 --grad-accum 1 --steps 2
 llama_gqa300m_bias_b4_fit|fit|hf|transformers|sim,shim|--model llama-gqa-300m --attention-bias --batch-size 4 --grad-accum 1 --steps 2
 llama160m_bf16_b8_a2_fit|fit|hf|transformers|sim,shim|--model llama-160m --amp none --dtype bf16 --batch-size 8 --grad-accum 2 --steps 2
 gpt2_bf16_b4_fit|fit|hf|transformers|sim,shim|--model gpt2 --amp none --dtype bf16 --batch-size 4 --grad-accum 1 --steps 2
@@ -249,7 +251,7 @@ one_run() {
     # `vramtrace predict CONFIG.json` is checked against after it (predict_note)
     cfg=""
     case "$prog $args" in
-        *--lora-rank* | *--gradient-checkpointing* | *--ema* | *--optimizer* | *--amp* | *--dtype* | *--eval-only* | *--teacher*) ;;
+        *--lora-rank* | *--gradient-checkpointing* | *--ema* | *--optimizer* | *--amp* | *--dtype* | *--eval-only* | *--teacher* | *--eval-batch-size*) ;;
         "hf --model gpt2 "* | "hf --model gpt2-medium "* | "hf --model llama-"*)
             cfg=$W/$name.config.json
             args="$args --save-config $cfg" ;;

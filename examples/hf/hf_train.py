@@ -131,6 +131,9 @@ def parser():
                     help="knowledge distillation: a frozen teacher of the model's family (no_grad "
                          "forward of each batch, its logits matched by the loss: MSE beside the "
                          "cross-entropy), on the device before the model")
+    ap.add_argument("--eval-batch-size", type=int, default=0,
+                    help="a validation pass after each optimizer step: one batch of this size, "
+                         "its loss under torch.no_grad() in evaluate(); 0: none")
     ap.add_argument("--eval-only", action="store_true",
                     help="evaluation only: model.eval(), each step a forward and its loss under "
                          "torch.no_grad(); no backward, no optimizer")
@@ -139,6 +142,16 @@ def parser():
                          "what `vramtrace predict FILE` reads")
     return ap
 
+
+def evaluate(model, batch_size, T, vocab, dev, dtype):
+    """A validation pass: the model in eval mode, one batch's loss under no_grad."""
+    model.eval()
+    with torch.no_grad():
+        x = torch.randint(0, vocab, (batch_size, T), device=dev)
+        with torch.autocast("cuda", dtype=dtype, enabled=dtype is not None):
+            loss = model(input_ids=x, labels=x).loss
+        del loss, x
+    model.train()
 
 def main():
     a = parser().parse_args()
@@ -161,7 +174,7 @@ def main():
              "heads": heads, "vocab_size": vocab,
              "steps": 0, "iters": 0, "oom": False, "oom_phase": None, "grad_bytes": None,
              "optim_state_bytes": None, "ema": a.ema, "ema_bytes": 0, "eval_only": a.eval_only,
-             "teacher": a.teacher}
+             "teacher": a.teacher, "eval_batch_size": a.eval_batch_size}
     times, phase, rc, teacher = [], "model", 0, None
     try:
         if a.teacher:  # frozen, evaluated, on the device first
@@ -245,6 +258,9 @@ def main():
                 if step == 0:
                     truth["optim_state_bytes"] = tensor_bytes(state_tensors(opt))
                 opt.zero_grad(set_to_none=True)
+                if a.eval_batch_size:
+                    phase = "eval"
+                    evaluate(model, a.eval_batch_size, T, vocab, dev, dtype)
                 torch.cuda.synchronize()
                 times.append((time.perf_counter() - t0) * 1000.0)
                 truth["steps"] = truth["iters"] = step + 1

@@ -63,6 +63,16 @@ def make_optimizer(name, params, lr):
     return torch.optim.Adafactor(params, lr=lr, foreach=False)
 
 
+def evaluate(model, batch_size, T, vocab, dev, dtype):
+    """A validation pass: the model in eval mode, one batch's loss under no_grad."""
+    model.eval()
+    with torch.no_grad():
+        x = torch.randint(0, vocab, (batch_size, T)).to(dev)
+        with torch.autocast("cuda", dtype=dtype, enabled=dtype is not None):
+            loss = model(input_ids=x, labels=x).loss
+        del loss, x
+    model.train()
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", choices=sorted(SIZES), default="gpt2")
@@ -92,6 +102,9 @@ def main():
                     help="knowledge distillation: a frozen teacher of the model's family (no_grad "
                          "forward of each batch, its logits matched by the loss: MSE beside the "
                          "cross-entropy), on the device before the model")
+    ap.add_argument("--eval-batch-size", type=int, default=0,
+                    help="a validation pass after each optimizer step: one batch of this size, "
+                         "its loss under torch.no_grad() in evaluate(); 0: none")
     ap.add_argument("--eval-only", action="store_true",
                     help="evaluation only: model.eval(), each step a forward and its loss under "
                          "torch.no_grad(); no backward, no optimizer")
@@ -119,7 +132,7 @@ def main():
              "layers": layers, "hidden": hidden, "heads": heads, "vocab_size": vocab,
              "steps": 0, "oom": False, "oom_phase": None, "grad_bytes": None,
              "optim_state_bytes": None, "ema": a.ema, "ema_bytes": 0, "eval_only": a.eval_only,
-             "teacher": a.teacher}
+             "teacher": a.teacher, "eval_batch_size": a.eval_batch_size}
     phase = "model"
     teacher = None
     try:
@@ -204,6 +217,9 @@ def main():
                 truth["optim_state_bytes"] = tensor_bytes(state_tensors(opt))
             opt.zero_grad(set_to_none=True)
             truth["steps"] = step + 1
+            if a.eval_batch_size:
+                phase = "eval"
+                evaluate(model, a.eval_batch_size, T, vocab, dev, dtype)
             print(f"step {step}: (simulated)", flush=True)
     except torch.OutOfMemoryError as e:
         record_oom(truth, phase, e)

@@ -13,7 +13,7 @@ command -v "$PY" >/dev/null 2>&1 || { echo "no python3"; exit 77; }
 [ -f "$BUILD/examples/libsimtorch.so" ] || { echo "gpu_beyond_dry: libsimtorch.so not built"; exit 1; }
 export PYTHONDONTWRITEBYTECODE=1 TMPDIR="$PWD" # the script's work files stay in the test's folder
 fail() { echo "gpu_beyond_dry: $*"; exit 1; }
-RUNS=gpt2_eval_b16_fit,gpt2_kd_gpt2m_b2_fit,llama_gqa300m_b4_fit,bert_b32_oom,resnet50_b128_fit,gpt2_adafactor_b4_fit,t5small_b8_fit,lit_gpt2_b4_fit
+RUNS=gpt2_eval_b16_fit,gpt2_kd_gpt2m_b2_fit,gpt2_evalb16_b4_fit,llama_gqa300m_b4_fit,bert_b32_oom,resnet50_b128_fit,gpt2_adafactor_b4_fit,t5small_b8_fit,lit_gpt2_b4_fit
 
 # dry OUT PROGRAMS [BUDGET]: the script as the GPU session runs it, on the simulation
 dry() {
@@ -33,8 +33,9 @@ mkdir x && tar -xzf sim/beyond.tgz -C x || fail "sim: the tarball does not unpac
 import json, os, sys
 pack, out = sys.argv[1], sys.argv[2]
 rows = [json.loads(l) for l in open(os.path.join(out, "results.jsonl"))]
-assert [r["case"] for r in rows] == ["gpt2_eval_b16_fit", "gpt2_kd_gpt2m_b2_fit", "llama_gqa300m_b4_fit",
-                                    "bert_b32_oom", "resnet50_b128_fit", "gpt2_adafactor_b4_fit"], rows
+assert [r["case"] for r in rows] == ["gpt2_eval_b16_fit", "gpt2_kd_gpt2m_b2_fit", "gpt2_evalb16_b4_fit",
+                                    "llama_gqa300m_b4_fit", "bert_b32_oom", "resnet50_b128_fit",
+                                    "gpt2_adafactor_b4_fit"], rows
 for r in rows:
     t, vt = r["torch"], r["vt"]
     assert r["verdict"] == "PASS", (r["case"], r["problems"])
@@ -43,9 +44,9 @@ for r in rows:
     assert vt["segments"] == t["num_device_alloc"] and vt["peak_reserved"] == t["max_memory_reserved"]
     assert os.path.getsize(os.path.join(pack, "traces", r["case"] + ".vt")) > 10000, r["case"]
     assert os.path.exists(os.path.join(pack, "reports", r["case"] + ".txt")), r["case"]
-oom = rows[3]
+oom = rows[4]
 assert oom["outcome"] == "oom" and oom["torch"]["oom_phase"] == "backward" and oom["vt"]["oom"], oom
-assert rows[4]["vt"]["family"] == "convolutional" and rows[4]["vt"]["optimizer"] == "momentum", rows[4]["vt"]
+assert rows[5]["vt"]["family"] == "convolutional" and rows[5]["vt"]["optimizer"] == "momentum", rows[5]["vt"]
 # the distilled run: the student's 124.44 M train, the teacher's weights are parameters too
 kd = rows[1]
 assert kd["vt"]["trainable_params"] == kd["torch"]["trainable_params"] < kd["torch"]["params"], kd

@@ -39,7 +39,9 @@ STATE = {"adamw": ("adam", 8.0), "sgd": ("momentum", 4.0), "adafactor": ("factor
 
 # runs whose tensors peaked late in a backward or in the optimizer step, the forward's freed
 UNMEASURED = {"gpt2_b1_t64_fit", "llama_gqa300m_b1_t256_fit", "resnet50_b1_fit",
-              "unet_b1_noema_fit", "llama400m_ckpt_b4_fit"}
+              "unet_b1_noema_fit", "llama400m_ckpt_b4_fit",
+              # (or in an evaluation pass after a step, at a batch of its own)
+              "gpt2_evalb16_b4_fit", "gpt2_evalb16_b2_fit"}
 
 
 def act_ratio(r, text):
@@ -550,6 +552,18 @@ for line in open(sys.argv[1]):
                      [g for g in ALL if g.get("teacher") == f["teacher"] and
                       g["command"].replace(" --batch-size %d" % g["batch_size"], "") ==
                       f["command"].replace(" --batch-size %d" % f["batch_size"], "")])
+    # a validation pass after each step (evaluate(), no_grad) at a batch larger than the
+    # micro-batch holds the tensors' peak: said, and that a micro-batch of its own does not move
+    # it (GPT-2 trained at 4 and at 2, evaluating 16: 9.96 GiB of tensors both; the B=4 run's
+    # what-if for 2 says 6.24), before said nowhere
+    if f.get("eval_batch_size", 0) > f["batch_size"] and not f["oom"]:
+        notes = (r.get("prediction") or {}).get("notes") or []
+        if not any("in an evaluation pass, not in a training step" in x for x in notes):
+            bad.append("%s: a peak in its evaluation pass not said: %s" % (t, notes))
+        for g in ALL:
+            if g.get("eval_batch_size") == f["eval_batch_size"] and g["batch_size"] < f["batch_size"] \
+                    and abs(g["max_memory_allocated"] / f["max_memory_allocated"] - 1) > 0.01:
+                bad.append("%s: %s's evaluation peak moved with the micro-batch" % (t, g["trace"]))
     # sites named as people say them: a library's file from its package on (not the machine's
     # site-packages path), the program's own relative to its directory; the same in the JSON
     sites = [s["site"] for s in r["top_sites"]]

@@ -542,5 +542,18 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
                                   cur_fits, m->items, ADVICE_MAX);
     advice_speak(m->items, m->nitems, &m->cfg, &steady, &m->rec);
     advice_notes(m);
+    if (f->peak_phase && !strcmp(f->peak_phase, "eval") && f->backward_passes > 0 &&
+        m->measured_at_tensors) {
+        /* a validation pass's batch need not be the training micro-batch: GPT-2 trained at
+         * B=4 and B=2, each with an evaluation at 16, peaked at the same 9.96 GiB of tensors */
+        char msg[400];
+        snprintf(msg, sizeof msg,
+                 "the tensors peaked (%.2f GiB) in an evaluation pass, not in a training step: "
+                 "the what-ifs are calibrated to that evaluation as if it were a step, true when "
+                 "it runs the training micro-batch; an evaluation batch of its own keeps its peak "
+                 "whatever the micro-batch (lower that batch, or vramtrace fit measures)",
+                 (double)f->peak_allocated / 1073741824.0);
+        note(m, msg);
+    }
     return 0;
 }

@@ -166,8 +166,9 @@ static inline int model_trained_bytes(const model_result *m)
 /* model_explain: the one-line reasons where measured and formula differ (m->reason_doc /
  * reason_ref), in the words of what was recognized (model_explain.c). */
 void model_explain(model_result *m, const run_facts *f);
-/* model_peak_after_forward: the peak came in a backward or the optimizer step, with the run's
- * category peaks known (what the forward's tensors were, before they were freed) */
+/* model_peak_after_forward: the peak came in a backward, the optimizer step or an evaluation
+ * pass after a step, with the run's category peaks known (what the forward's tensors were,
+ * before they were freed) */
 int model_peak_after_forward(const run_facts *f);
 
 #endif

@@ -163,8 +163,10 @@ static int forward_gone(const run_facts *f, int c, uint64_t me, uint64_t r)
 
 int model_peak_after_forward(const run_facts *f)
 {
+    /* (an evaluation pass after a step's backward: its forward saves nothing for one) */
     return f->has_cat_peaks && f->peak_phase &&
-           (!strcmp(f->peak_phase, "optimizer") || !strcmp(f->peak_phase, "backward"));
+           (!strcmp(f->peak_phase, "optimizer") || !strcmp(f->peak_phase, "backward") ||
+            (!strcmp(f->peak_phase, "eval") && f->backward_passes > 0));
 }
 
 /* explain_doc: one category against the basic formula. */

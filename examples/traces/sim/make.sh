@@ -110,4 +110,7 @@ run gpt2_kd_gpt2m_b4_fit examples/sim/sim_hf.py --model gpt2 --teacher gpt2-medi
 # ... from a frozen copy of its own shape (as DPO's reference model: its no_grad forward first)
 run gpt2_kd_gpt2_b2_fit examples/sim/sim_hf.py --model gpt2 --teacher gpt2 --batch-size 2 --steps 2
 run gpt2_kd_gpt2_b4_fit examples/sim/sim_hf.py --model gpt2 --teacher gpt2 --batch-size 4 --steps 2
+# a validation pass at batch 16 after each step (evaluate(), no_grad): the peak is the evaluation's
+run gpt2_evalb16_b4_fit examples/sim/sim_hf.py --model gpt2 --batch-size 4 --eval-batch-size 16 --steps 2
+run gpt2_evalb16_b2_fit examples/sim/sim_hf.py --model gpt2 --batch-size 2 --eval-batch-size 16 --steps 2
 mv "$OUT/facts.jsonl.new" "$OUT/facts.jsonl"
