@@ -26,14 +26,6 @@ for line in open(sys.argv[1]):
     inf = json.loads(out.stdout)["inferred"]
     val = lambda k: inf[k]["value"] if k in inf else None
     fam = f["family"]
-    # an evaluation-only run (forwards under no_grad, no backward): the weights are told from
-    # the rest by what the first backward keeps; none ran, so nothing is inferred, never a guess
-    # (before: "B = 576: the int64 labels beside an fp32 image batch", 64x64 images, for GPT-2)
-    if f.get("eval_only"):
-        guessed = {k: v["value"] for k, v in inf.items() if v.get("value") is not None}
-        if guessed:
-            bad.append("%s: inferred from a run with no backward: %s" % (t, guessed))
-        continue
     # the buffers made with the model: BERT's position and token-type ids (two int64 rows of
     # T); Llama's rotary inverse frequencies, fp32, half a head wide (transformers keeps an
     # original copy: two rows; the simulation one); BatchNorm's statistics (the program counts)
@@ -53,16 +45,24 @@ for line in open(sys.argv[1]):
         bad.append("%s: P %s, the program's %d + %d of buffers" %
                    (t, val("params"), f["params"], buffers // per))
     T = f.get("seq_len") or f.get("tokens")
+    # a run of forwards only (an evaluation script): its weights are the prefix kept to its last
+    # allocation; P, L, d, V, B and T read as a training run's are (before: nothing, and before
+    # that "B = 576: the int64 labels beside an fp32 image batch", 64x64 images, for GPT-2)
+    if f.get("eval_only") and [val(k) for k in ("params", "n_layer", "n_embd", "vocab_size",
+                                                "batch_size", "block_size")] != \
+            [f["params"], f["layers"], f["hidden"], f["vocab_size"], f["batch_size"], T]:
+        bad.append("%s: an evaluation run's shape %s" % (t, {k: val(k) for k in inf}))
     if val("batch_size") not in (None, f["batch_size"]):
         bad.append("%s: B %s, the run's %d" % (t, val("batch_size"), f["batch_size"]))
     if val("block_size") not in (None, T):
         bad.append("%s: T %s, the run's %s" % (t, val("block_size"), T))
     # H from a fused attention kernel's log-sum-exp rows (B·H·T fp32): every transformer here
     # runs sdpa (T5's masked self-attention takes its math path: the rest still tells)
-    # (checkpointing: a first forward without gradients keeps no rows: unknown, never wrong)
+    # (checkpointing, an evaluation under no_grad: a forward without gradients keeps no rows:
+    # unknown, never wrong)
     heads = f.get("heads") or (12 if fam == "vit" else None)
     if fam not in ("resnet", "unet2d") and val("n_head") != heads and \
-            not (f.get("gradient_checkpointing") and val("n_head") is None):
+            not ((f.get("gradient_checkpointing") or f.get("eval_only")) and val("n_head") is None):
         bad.append("%s: H %s, the program's %s" % (t, val("n_head"), heads))
     if f.get("seq_len") and val("tokens") not in (None, f["batch_size"] * f["seq_len"]):
         bad.append("%s: B·T %s, the run's %d" % (t, val("tokens"),

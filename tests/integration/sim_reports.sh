@@ -371,8 +371,8 @@ for line in open(sys.argv[1]):
             bad.append("%s: %s" % (t, [l for l in text.splitlines() if "weights had been" in l]))
     elif ema["on"] is not False:
         bad.append("%s: EMA %s in a run without one" % (t, ema))
-    # (an evaluation-only run: no training formula, and the trace's shapes are read from what
-    # the first backward keeps: none here; its own checks below)
+    # (an evaluation-only run: no training formula; its shapes are infer_beyond's; its own
+    # checks below)
     if f.get("eval_only"):
         pass
     elif fam not in ("convolutional", "diffusion_unet"):

@@ -113,9 +113,10 @@ static void explain_generic(model_result *m, const run_facts *f)
                          (double)(me - m->ema_measured) / (pb * 1e6), pb, pw, m->ema_said);
             else if (me && f->tensor_mode)
                 snprintf(rd, n,
-                         "%.2f M elements at %d B in the weights made before training (%s "
+                         "%.2f M elements at %d B in the weights made before %s (%s "
                          "parameters, and buffers if any)",
-                         (double)me / (pb * 1e6), pb, pw);
+                         (double)me / (pb * 1e6), pb, s->no_training ? "the forwards" : "training",
+                         pw);
             break;
         case CAT_GRADIENTS:
             if (me == 0 && f->tensor_mode)

@@ -427,6 +427,8 @@ void infer_pass_event_made(infer_pass *ip, uint64_t event, int is_alloc, const r
             vt__snap(p, 0); /* the first backward is over: what lives outlived it */
         if (!p->seen_backward && vt__push(p, ev->addr, ev->size, event, made, ev->stack_id))
             ip->oom = 1;
+        if (!p->seen_backward)
+            p->last_early = event;
     } else if (is_alloc && (!p->snapped || p->tentative) &&
                (ev->api == VT_API_torchOom ||
                 (ev->failed && reader_api_kind(ev->api) == VT_KIND_ALLOC))) {
@@ -434,7 +436,9 @@ void infer_pass_event_made(infer_pass *ip, uint64_t event, int is_alloc, const r
             vt__snap(p, 1); /* out of memory in the first forward or backward */
         p->tentative = ev->api != VT_API_torchOom; /* PyTorch's error confirms it */
     } else if (!is_alloc && ev->api == VT_API_torchFree) {
-        vt__free(p, ev->addr, freed_event);
+        size_t i = vt__free(p, ev->addr, freed_event);
+        if (i < p->n && !p->seen_backward)
+            p->t[i].freed = event;
     }
 }
 
@@ -492,7 +496,19 @@ int infer_finish(infer_pass *ip, infer_result *out)
     vt__pass *p = &ip->p;
     if (ip->oom)
         return -1;
-    if (!p->snapped) /* no backward and no failure: the weights were never told from the rest */
+    if (!p->snapped && !p->seen_backward && p->n) {
+        /* no backward and no failure (an evaluation or inference run): the weights are the
+         * prefix kept to the run's last allocation, freed at the program's exit if at all, up
+         * to the first temporary that died before it (none: a run cut in its first forward,
+         * whose weights nothing tells from its tensors) */
+        size_t k = 0;
+        while (k < p->n && (p->t[k].live || p->t[k].freed > p->last_early))
+            k++;
+        p->snapped = p->at_end = k < p->n;
+        for (size_t i = 0; p->snapped && i < k; i++)
+            p->t[i].kept = 1;
+    }
+    if (!p->snapped) /* the weights were never told from the rest */
         return 0;
     uint64_t *elems = malloc((p->n + 1) * sizeof *elems);
     if (!elems)

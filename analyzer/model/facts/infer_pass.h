@@ -26,6 +26,7 @@ typedef struct vt__tensor {
     int attention;  /* made by a fused attention kernel (INFER_MADE_ATTENTION) */
     int dropout;    /* made by dropout's forward (INFER_MADE_DROPOUT) */
     uint64_t gone;  /* kept, and freed after the first backward before the next: that event */
+    uint64_t freed; /* freed before any backward: that event (0: not) */
 } vt__tensor;
 
 typedef struct vt__pass {
@@ -36,6 +37,9 @@ typedef struct vt__pass {
     int watch_done;      /* the second backward began: no later free says more (vt__tensor.gone) */
     uint64_t last_alloc; /* the last allocation seen after the first backward, before that */
     int at_oom;          /* ... at an out-of-memory failure before the first backward */
+    int at_end;          /* ... at the end of a run with no backward: the prefix kept to its last
+                          * allocation (freed at the program's exit, or never) */
+    uint64_t last_early; /* the last allocation before any backward */
     int tentative;       /* ... at a failed device allocation PyTorch may recover from (its
                           * allocator frees its cache and retries): undone by a tensor after */
     uint64_t oom_bt;     /* then: B·T of the token batch found there (vt__trim_oom), 0 = none */

@@ -231,7 +231,10 @@ void vt__infer_params(const vt__pass *p, infer_result *out, uint64_t *elems, siz
         vt__set(out, INFER_params, (int64_t)(bytes / 4),
                 "%zu tensors allocated before the first temporary and alive %s, %llu B at 4 B "
                 "each (fp32 master weights assumed)",
-                n, p->at_oom ? "at the out-of-memory failure" : "after the first backward",
+                n,
+                p->at_oom   ? "at the out-of-memory failure"
+                : p->at_end ? "to the run's last allocation (it ran no backward)"
+                            : "after the first backward",
                 (unsigned long long)bytes);
         vt__set(out, INFER_param_dtype_bytes, 4, "assumed: fp32 parameters (AMP keeps them fp32)");
     } else {
@@ -243,7 +246,10 @@ void vt__infer_params(const vt__pass *p, infer_result *out, uint64_t *elems, siz
         vt__set(out, INFER_params, (int64_t)((bytes - f32) / e + f32 / 4),
                 "%zu tensors allocated before the first temporary and alive %s, %llu B at %u B "
                 "each (16-bit parameters)%s",
-                n, p->at_oom ? "at the out-of-memory failure" : "after the first backward",
+                n,
+                p->at_oom   ? "at the out-of-memory failure"
+                : p->at_end ? "to the run's last allocation (it ran no backward)"
+                            : "after the first backward",
                 (unsigned long long)(bytes - f32), e, tail);
         vt__set(out, INFER_param_dtype_bytes, e, "%s", p->elem_why);
     }
