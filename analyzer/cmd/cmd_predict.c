@@ -20,6 +20,7 @@
 #include "predict_model.h"
 #include "predict_files.h"
 #include "predict_from.h"
+#include "predict_print.h"
 
 #define PREDICT_SCHEMA_VERSION 1 /* "schema_version" of --json (README, `vramtrace predict`) */
 static void usage(FILE *out)
@@ -258,43 +259,7 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
     }
     if (run->forward_note[0]) /* how its cut-short forward is read: as the report says it */
         printf("  (%s)\n", run->forward_note);
-    printf("%s", p->oom_state ? "at the failure (what was live when the run ran out of memory, "
-                                "its batch-sized parts scaled with the micro-batch):\n"
-                 : s->generic
-                     ? "at the step's peak (what the run measured, its batch-sized parts scaled "
-                       "with the micro-batch):\n"
-                     : "at the step's peak (start of the loss backward; refined formula, "
-                       "formula.md §3):\n");
-    for (int k = 0; k < CAT_COUNT; k++) {
-        if (!p->by_cat.bytes[k] || k == CAT_CACHE || k == CAT_CONTEXT || k == CAT_KERNEL_CODE ||
-            k == CAT_EXTERNAL)
-            continue;
-        printf("  %-18s %12s  %s\n", category_name((category)k),
-               card_format_bytes(p->by_cat.bytes[k], b1, sizeof b1), category_doc((category)k));
-    }
-    printf("  %-18s %12s  (≈ torch.cuda.max_memory_allocated)\n", "= tensors",
-           card_format_bytes(p->tensor_bytes, b1, sizeof b1));
-    printf("  %-18s %12s  (%.0f %% of tensors: %s)\n", category_name(CAT_CACHE),
-           card_format_bytes(p->by_cat.bytes[CAT_CACHE], b1, sizeof b1),
-           p->tensor_bytes ? 100.0 * (double)p->by_cat.bytes[CAT_CACHE] / (double)p->tensor_bytes
-                           : 0,
-           cal->calibrated
-               ? (cal->partial
-                      ? "the fragmentation floor: the run ended in an OOM, which squeezed its "
-                        "cache, so what it held then is not a measure of what it needs"
-                      : "the share the run measured")
-           : s->compile ? "assumed fragmentation room, compiled"
-                        : "assumed fragmentation room, eager");
-    for (int k = CAT_CONTEXT; k <= CAT_EXTERNAL; k++)
-        if (k != CAT_CACHE && p->by_cat.bytes[k])
-            printf("  %-18s %12s  (%s)\n", category_name((category)k),
-                   card_format_bytes(p->by_cat.bytes[k], b1, sizeof b1),
-                   cal->calibrated ? "as measured" : "assumed, lazy kernel loading");
-    uint64_t kv = a->from ? 0 : predict_kv_cache(s);
-    if (kv)
-        printf("  (not counted: transformers' GPT-2 keeps a KV cache in training unless "
-               "use_cache=False, a key and a value of B*T*d a block: %s more)\n",
-               card_format_bytes(kv, b1, sizeof b1));
+    predict_print_breakdown(p, cal, s->generic, s->compile, a->from ? 0 : predict_kv_cache(s));
     printf("peak: %s%s (as nvidia-smi would show the process)\n",
            run && run->lower_bounds ? "at least " : "",
            card_format_bytes(p->peak_bytes, b1, sizeof b1));
@@ -398,6 +363,13 @@ static int print_json(const nano_config *c, const gpt_shape *s, const prediction
     cJSON *bc = cJSON_AddObjectToObject(root, "by_category");
     for (int k = 0; k < CAT_COUNT; k++)
         cJSON_AddNumberToObject(bc, category_key((category)k), (double)p->by_cat.bytes[k]);
+    /* what the calibration moved beyond the rows (predict_print.h): by_category plus
+     * anchor_tensor_bytes is tensor_bytes; with the cache and outside rows and
+     * anchor_peak_bytes, peak_bytes */
+    int64_t at, ar;
+    predict_anchors(p, &at, &ar);
+    cJSON_AddNumberToObject(root, "anchor_tensor_bytes", (double)at);
+    cJSON_AddNumberToObject(root, "anchor_peak_bytes", (double)ar);
     cJSON_AddNumberToObject(root, "tensor_bytes", (double)p->tensor_bytes);
     cJSON_AddNumberToObject(root, "reserved_bytes", (double)p->reserved_bytes);
     cJSON_AddNumberToObject(root, "peak_bytes", (double)p->peak_bytes);

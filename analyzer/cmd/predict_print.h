@@ -1,0 +1,22 @@
+/* predict_print.h — `vramtrace predict`'s breakdown of one prediction (text), its rows adding up
+ * to the totals it prints: the categories to the tensors, the tensors, cache and what lies outside
+ * PyTorch to the peak, with the anchor to the run it is calibrated with shown as a row of its own
+ * when the calibration moved a total the rows do not carry (advice_predict). */
+#ifndef VT_CMD_PREDICT_PRINT_H
+#define VT_CMD_PREDICT_PRINT_H
+
+#include <stdint.h>
+
+#include "advice.h"
+
+/* predict_anchors: what the calibration added to the tensors beyond their rows (*tensors: the
+ * formula's rows scaled down to a run they over-predict, negative) and to the peak beyond the
+ * tensors, cache and outside rows (*rest: the part of the run the formula under-predicts) */
+void predict_anchors(const prediction *p, int64_t *tensors, int64_t *rest);
+
+/* predict_print_breakdown: the rows of p (cal: its calibration; generic: no formula; kv: a KV
+ * cache not counted, 0: none) on stdout, from the heading to the line before the peak */
+void predict_print_breakdown(const prediction *p, const model_calib *cal, int generic, int compile,
+                             uint64_t kv);
+
+#endif
