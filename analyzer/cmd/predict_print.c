@@ -53,8 +53,10 @@ void predict_print_breakdown(const prediction *p, const model_calib *cal, int ge
         printf("  %-18s %12s  %s\n", category_name((category)k),
                card_format_bytes(p->by_cat.bytes[k], b1, sizeof b1), category_doc((category)k));
     }
-    anchor_row(at, "the formula's rows over-predict the run they are calibrated with: the tensors "
-                   "scaled to it");
+    anchor_row(at, at < 0 ? "the formula's rows over-predict the run they are calibrated with: "
+                            "the tensors scaled to it"
+                          : "the run measured more tensors than the formula's rows give it: "
+                            "added");
     printf("  %-18s %12s  (≈ torch.cuda.max_memory_allocated)\n", "= tensors",
            card_format_bytes(p->tensor_bytes, b1, sizeof b1));
     printf("  %-18s %12s  (%.0f %% of tensors: %s)\n", category_name(CAT_CACHE),

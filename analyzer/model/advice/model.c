@@ -228,7 +228,7 @@ static void note(model_result *m, const char *text)
 }
 
 /* advice_notes: what the predictions assume or how certain they are, said once for every view. */
-static void advice_notes(model_result *m)
+static void advice_notes(model_result *m, const run_facts *f)
 {
     if (m->tight)
         note(m, "the run completed on this card with less than " ADVICE_HEADROOM_PCT_TEXT
@@ -273,6 +273,19 @@ static void advice_notes(model_result *m)
     if (m->lora_assumed)
         note(m, "LoRA: no gradient was measured; predictions give gradients and optimizer state "
                 "to 1 % of the weights (the adapters, usually fewer), none to the frozen weights");
+    if (f->peak_phase && !strcmp(f->peak_phase, "eval") && f->backward_passes > 0 &&
+        m->measured_at_tensors) {
+        /* a validation pass's batch need not be the training micro-batch: GPT-2 trained at
+         * B=4 and B=2, each with an evaluation at 16, peaked at the same 9.96 GiB of tensors */
+        char msg[400];
+        snprintf(msg, sizeof msg,
+                 "the tensors peaked (%.2f GiB) in an evaluation pass, not in a training step: "
+                 "the what-ifs are calibrated to that evaluation as if it were a step, true when "
+                 "it runs the training micro-batch; an evaluation batch of its own keeps its peak "
+                 "whatever the micro-batch (lower that batch, or vramtrace fit measures)",
+                 (double)f->peak_allocated / 1073741824.0);
+        note(m, msg);
+    }
 }
 
 int model_build(model_result *m, const run_facts *f, const model_opts *o, char *err, size_t errlen)
@@ -541,19 +554,6 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
                                   f->has_oom && m->cause == OOM_FRAGMENTATION, m->expandable_set,
                                   cur_fits, m->items, ADVICE_MAX);
     advice_speak(m->items, m->nitems, &m->cfg, &steady, &m->rec);
-    advice_notes(m);
-    if (f->peak_phase && !strcmp(f->peak_phase, "eval") && f->backward_passes > 0 &&
-        m->measured_at_tensors) {
-        /* a validation pass's batch need not be the training micro-batch: GPT-2 trained at
-         * B=4 and B=2, each with an evaluation at 16, peaked at the same 9.96 GiB of tensors */
-        char msg[400];
-        snprintf(msg, sizeof msg,
-                 "the tensors peaked (%.2f GiB) in an evaluation pass, not in a training step: "
-                 "the what-ifs are calibrated to that evaluation as if it were a step, true when "
-                 "it runs the training micro-batch; an evaluation batch of its own keeps its peak "
-                 "whatever the micro-batch (lower that batch, or vramtrace fit measures)",
-                 (double)f->peak_allocated / 1073741824.0);
-        note(m, msg);
-    }
+    advice_notes(m, f);
     return 0;
 }

@@ -13,13 +13,13 @@ static double mibf(uint64_t b)
     return (double)b / (1024.0 * 1024.0);
 }
 
-/* param_dtype_measured: the trace's tensors gave the parameters' element size (not fp32 assumed),
- * or autocast made 16-bit copies of weights (of fp32 ones only) */
+/* param_dtype_measured: the trace shows the parameters' element size: 16-bit (the inference
+ * says 2 only when told so; its 4 is fp32 assumed), or fp32 with autocast's 16-bit copies of
+ * them (made of fp32 weights only) */
 static int param_dtype_measured(const run_facts *f)
 {
     const infer_value *v = f->inferred ? &f->inferred->v[INFER_param_dtype_bytes] : NULL;
-    return (v && v->known && strncmp(v->where, "assumed", 7) != 0) ||
-           (f->has_cat_peaks && f->cat_peak[CAT_AUTOCAST] > 0);
+    return (v && v->known && v->value == 2) || (f->has_cat_peaks && f->cat_peak[CAT_AUTOCAST] > 0);
 }
 
 /* optimizer_state: what the optimizer's state at the peak is, as recognized. */

@@ -425,10 +425,11 @@ void infer_pass_event_made(infer_pass *ip, uint64_t event, int is_alloc, const r
             p->seen_backward = 1, vt__grad_add(p, ev->size);
         else if (p->seen_backward && !p->snapped)
             vt__snap(p, 0); /* the first backward is over: what lives outlived it */
-        if (!p->seen_backward && vt__push(p, ev->addr, ev->size, event, made, ev->stack_id))
-            ip->oom = 1;
-        if (!p->seen_backward)
+        if (!p->seen_backward) {
+            if (vt__push(p, ev->addr, ev->size, event, made, ev->stack_id))
+                ip->oom = 1;
             p->last_early = event;
+        }
     } else if (is_alloc && (!p->snapped || p->tentative) &&
                (ev->api == VT_API_torchOom ||
                 (ev->failed && reader_api_kind(ev->api) == VT_KIND_ALLOC))) {

@@ -9,9 +9,8 @@
 #include "infer.h"
 
 #define VT_EMBED_GAP 16 /* allocations between a token batch and its embedding lookup */
-#define VT_GRAD_SIZES                                                                              \
-    1024 /* distinct sizes of the first backward's tensors kept (a power of 2)                     \
-          */
+/* distinct sizes of the first backward's tensors kept (a power of 2) */
+#define VT_GRAD_SIZES 1024
 
 /* One tensor as the pass sees it. */
 typedef struct vt__tensor {
@@ -51,15 +50,19 @@ typedef struct vt__pass {
     /* live tensors by a hash of their address (0: vt__free needs no search) */
     uint32_t live_at[4096];
     /* the sizes in bytes of the first backward's tensors, a set (0: an empty slot): a weight
-     * that got a gradient has one of its size (vt__trained_share) */
+     * that got a gradient has one of its size (infer_weights.c's vt__trained) */
     uint64_t grad_size[VT_GRAD_SIZES];
     size_t ngrad;
 } vt__pass;
 
-/* vt__grad_slot: where size's probe starts in vt__pass.grad_size */
-static inline size_t vt__grad_slot(uint64_t size)
+/* vt__grad_find: size's slot in vt__pass.grad_size: where it is, else the empty slot its probe
+ * ends at (the set is never full: vt__grad_add stops at three quarters) */
+static inline size_t vt__grad_find(const vt__pass *p, uint64_t size)
 {
-    return (size_t)((size * 0x9e3779b97f4a7c15ull) >> 32) & (VT_GRAD_SIZES - 1);
+    size_t j = (size_t)((size * 0x9e3779b97f4a7c15ull) >> 32) & (VT_GRAD_SIZES - 1);
+    while (p->grad_size[j] && p->grad_size[j] != size)
+        j = (j + 1) & (VT_GRAD_SIZES - 1);
+    return j;
 }
 
 /* vt__grad_add: size (a tensor the first backward made) into the set; dropped once the set is
@@ -68,9 +71,7 @@ static inline void vt__grad_add(vt__pass *p, uint64_t size)
 {
     if (!size || p->ngrad >= VT_GRAD_SIZES * 3 / 4)
         return;
-    size_t j = vt__grad_slot(size);
-    while (p->grad_size[j] && p->grad_size[j] != size)
-        j = (j + 1) & (VT_GRAD_SIZES - 1);
+    size_t j = vt__grad_find(p, size);
     if (!p->grad_size[j])
         p->grad_size[j] = size, p->ngrad++;
 }
@@ -78,10 +79,7 @@ static inline void vt__grad_add(vt__pass *p, uint64_t size)
 /* vt__grad_has: the first backward made a tensor of size bytes */
 static inline int vt__grad_has(const vt__pass *p, uint64_t size)
 {
-    size_t j = vt__grad_slot(size);
-    while (p->grad_size[j] && p->grad_size[j] != size)
-        j = (j + 1) & (VT_GRAD_SIZES - 1);
-    return p->grad_size[j] == size && size;
+    return size && p->grad_size[vt__grad_find(p, size)] == size;
 }
 
 /* vt__mul: a·b, or 0 when it does not fit 64 bits (trace-derived sizes: a product that wraps

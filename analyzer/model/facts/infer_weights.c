@@ -102,30 +102,27 @@ static void vt__infer_shape(const uint64_t *elems, size_t n, size_t frozen, int 
     size_t per, reps;
     vt__block(elems, n, &per, &reps, lo);
     *hi = *lo + per * reps;
-    if (reps >= 2 && frozen && same)
+    if (reps >= 2 && frozen && same) {
         vt__set(out, INFER_frozen_blocks, (int64_t)frozen,
                 "%zu blocks of a second model of the same shape after the first one's: one of "
                 "the two is frozen if the gradients' elements are half the weights' (a "
                 "reference model); the sizes do not say which",
                 frozen);
-    else if (reps >= 2 && frozen)
+        vt__set(out, INFER_n_layer, (int64_t)reps,
+                "L = %zu: a block of %zu parameter tensors repeats %zu times, in each of two "
+                "models of the same shape",
+                reps, per, reps);
+    } else if (reps >= 2 && frozen) {
         vt__set(out, INFER_frozen_blocks, (int64_t)frozen,
                 "%zu blocks of another model, before or after the trained one's %zu: none of "
                 "their weights' sizes got a gradient in the first backward",
                 frozen, reps);
-    if (reps >= 2 && frozen && same)
-        vt__set(
-            out, INFER_n_layer, (int64_t)reps,
-            "L = %zu: a block of %zu parameter tensors repeats %zu times, in each of two models "
-            "of the same shape",
-            reps, per, reps);
-    else if (reps >= 2 && frozen)
         vt__set(out, INFER_n_layer, (int64_t)reps,
                 "L = %zu: a block of %zu parameter tensors repeats %zu times in the model trained "
                 "(its weights got gradients); another model's %zu blocks beside it got none "
                 "(frozen: a teacher or a reference model)",
                 reps, per, reps, frozen);
-    else if (reps >= 2)
+    } else if (reps >= 2)
         vt__set(out, INFER_n_layer, (int64_t)reps,
                 "L = %zu: a block of %zu parameter tensors repeats %zu times", reps, per, reps);
     /* width: the smallest size found at least once per block whose square is a parameter of the
@@ -224,6 +221,9 @@ void vt__infer_params(const vt__pass *p, infer_result *out, uint64_t *elems, siz
     *nelems = n;
     if (n < 4)
         return;
+    const char *when = p->at_oom   ? "at the out-of-memory failure"
+                       : p->at_end ? "to the run's last allocation (it ran no backward)"
+                                   : "after the first backward";
     /* P: the program's parameters plus its buffers' bytes / e (no dtypes in the trace; a buffer
      * is made and kept as a weight is): BERT's two int64 id rows of 512 add 2048, a Llama's two
      * fp32 rotary rows of 32 64, ResNet-50's BatchNorm statistics 53226 (infer_beyond.sh) */
@@ -231,11 +231,7 @@ void vt__infer_params(const vt__pass *p, infer_result *out, uint64_t *elems, siz
         vt__set(out, INFER_params, (int64_t)(bytes / 4),
                 "%zu tensors allocated before the first temporary and alive %s, %llu B at 4 B "
                 "each (fp32 master weights assumed)",
-                n,
-                p->at_oom   ? "at the out-of-memory failure"
-                : p->at_end ? "to the run's last allocation (it ran no backward)"
-                            : "after the first backward",
-                (unsigned long long)bytes);
+                n, when, (unsigned long long)bytes);
         vt__set(out, INFER_param_dtype_bytes, 4, "assumed: fp32 parameters (AMP keeps them fp32)");
     } else {
         uint64_t f32 = p->elem_fp32 < bytes ? p->elem_fp32 : 0; /* at 4 B: half the elements */
@@ -246,11 +242,7 @@ void vt__infer_params(const vt__pass *p, infer_result *out, uint64_t *elems, siz
         vt__set(out, INFER_params, (int64_t)((bytes - f32) / e + f32 / 4),
                 "%zu tensors allocated before the first temporary and alive %s, %llu B at %u B "
                 "each (16-bit parameters)%s",
-                n,
-                p->at_oom   ? "at the out-of-memory failure"
-                : p->at_end ? "to the run's last allocation (it ran no backward)"
-                            : "after the first backward",
-                (unsigned long long)(bytes - f32), e, tail);
+                n, when, (unsigned long long)(bytes - f32), e, tail);
         vt__set(out, INFER_param_dtype_bytes, e, "%s", p->elem_why);
     }
     /* two models among the weights (a frozen teacher beside the student it distills into, a
