@@ -135,7 +135,11 @@ PYEOF
     unset PYTORCH_CUDA_ALLOC_CONF
     export PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
     echo >>"$P/notes.md"
-    # ---- the runs, most informative first: an evaluation-only run (forwards under no_grad,
+    # ---- the runs, most informative first: a ViT-B/16 linear probe (every weight frozen but the
+    # head's: no formula, the measured bytes scaled; out of memory at B=3022 in its first forward,
+    # which frees each frozen weight's 16-bit copy after use: temporaries, lower bounds; simulated
+    # only), GPT-2 distilled from GPT-2 medium out of memory in its own first forward (the student
+    # told from the teacher by the copies each kept), an evaluation-only run (forwards under no_grad,
     # no backward: its report says nothing was trained, its weights are parameters, its what-ifs
     # add no gradient or optimizer state; simulated only), GPT-2 distilled from a frozen GPT-2
     # medium (the shape is the student's, whose weights get gradients: the teacher's 24 blocks
@@ -157,6 +161,9 @@ PYEOF
         case $name in '' | '#'*) continue ;; esac
         one_run "$name" "$expect" "$prog" "$needs" "$offline" "$args"
     done <<'RUNS'
+vitb16_probe_b256_fit|fit|vision|timm|sim,shim|--model vit-b16 --freeze-backbone --batch-size 256 --steps 2
+vitb16_probe_b3022_oom|oom|vision|timm|sim,shim|--model vit-b16 --freeze-backbone --batch-size 3022 --steps 2
+gpt2_kd_gpt2m_b6_oom|oom|hf|transformers|sim,shim|--model gpt2 --teacher gpt2-medium --batch-size 6 --grad-accum 1 --steps 2
 gpt2_eval_b16_fit|fit|hf|transformers|sim,shim|--model gpt2 --eval-only --batch-size 16 --steps 3
 gpt2_kd_gpt2m_b2_fit|fit|hf|transformers|sim,shim|--model gpt2 --teacher gpt2-medium --batch-size 2 --grad-accum 1 --steps 2
 gpt2_evalb16_b4_fit|fit|hf|transformers|sim,shim|--model gpt2 --batch-size 4 --eval-batch-size 16 --grad-accum 1 --steps 2

@@ -529,6 +529,7 @@ int cmd_predict(int argc, char **argv)
         s.opt_set = ts->opt_set;
         s.opt_bpp = ts->opt_bpp;
         s.train_frac = ts->train_frac;
+        s.none_seen_trained = ts->none_seen_trained;
         s.patch_tokens = ts->patch_tokens;
         s.checkpointing |= ts->checkpointing;
         if (!config_known(&c, CFG_dropout)) /* its dropout's masks, unless a rate is given */
@@ -540,6 +541,7 @@ int cmd_predict(int argc, char **argv)
         run_shape.opt_set = ts->opt_set;
         run_shape.opt_bpp = ts->opt_bpp;
         run_shape.train_frac = ts->train_frac;
+        run_shape.none_seen_trained = ts->none_seen_trained;
         run_shape.patch_tokens = ts->patch_tokens;
         run_shape.dropout_on = ts->dropout_on;
         formula_take_block(&run_shape, ts);

@@ -349,6 +349,7 @@ static int report_fill(report_ctx *c)
     f->grad_scaler = tables_code_named(r->t, "grad_scaler.py", scaler_fns);
     unsigned trained_elem = params16(c, r, f);
     f->backward_passes = (int)r->backward_passes;
+    f->fwd0_copies_made = r->fwd0_copies_made;
     f->no_training = r->status == READER_OK && !r->ended && !r->has_oom && !r->backward_passes &&
                      !r->iterations && (r->phase_peak[PHASE_FORWARD] || r->phase_peak[PHASE_EVAL]);
     f->peak_phase = r->peak_process ? phase_name(r->peak_phase) : NULL;
@@ -443,6 +444,7 @@ static int report_fill(report_ctx *c)
         replay_site_text(r, r->oom_stack, c->site_oom, sizeof c->site_oom);
         f->oom_site = c->site_oom;
         f->oom_pytorch_pattern = r->oom_pytorch_pattern;
+        f->oom_frozen_forward = r->oom_frozen_forward;
     }
     /* sites: (category, site text) over the allocations live at the peak. Items are grouped
      * by (category, stack) first, so each stack's text is made once; texts are merged through

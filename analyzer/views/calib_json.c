@@ -37,7 +37,8 @@
     O(params16, "parameters_16bit")                                                                \
     O(bert, "bert_block")                                                                          \
     O(dropout_on, "dropout_masks")                                                                 \
-    O(no_training, "no_training")
+    O(no_training, "no_training")                                                                  \
+    O(none_seen_trained, "none_seen_trained")
 
 #define VT_CALIB_FIELDS(U, N, D, Y)                                                                \
     D(cache_fraction, "cache_fraction")                                                            \

@@ -150,6 +150,11 @@ int report_json(FILE *out, const report_ctx *c)
             cJSON_AddStringToObject(root, "category_peaks_note", r->cat_peaks_lost);
     }
     cJSON_AddNumberToObject(root, "backward_passes", r->backward_passes);
+    /* autocast's weight copies of the first forward, and those freed within it (frozen weights) */
+    cJSON *fc = cJSON_AddObjectToObject(root, "first_forward_weight_copies");
+    cJSON_AddNumberToObject(fc, "bytes_made", (double)r->fwd0_copies_made);
+    cJSON_AddNumberToObject(fc, "bytes_freed_in_forward", (double)r->fwd0_copies_freed);
+    cJSON_AddNumberToObject(fc, "made_after_the_last_freed", r->fwd0_copies_since_free);
     if (r->vocab)
         cJSON_AddNumberToObject(root, "vocab_inferred", (double)r->vocab);
     else

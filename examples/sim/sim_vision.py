@@ -56,6 +56,8 @@ def main():
     ap.add_argument("--amp", choices=["bf16", "fp16", "none"], default=None,
                     help="default: fp16 with a GradScaler (ResNet), bf16 (ViT)")
     ap.add_argument("--lr", type=float, default=0.1)
+    ap.add_argument("--freeze-backbone", action="store_true",
+                    help="a linear probe: every weight frozen but the classifier head's")
     a = ap.parse_args()
     family, default_opt, default_amp = MODELS[a.model]
     opt_name, amp = a.optimizer or default_opt, a.amp or default_amp
@@ -66,11 +68,18 @@ def main():
     truth = {"program": "sim_vision.py", "family": family, "model": a.model,
              "batch_size": a.batch_size, "image_size": a.image_size, "tokens": tokens,
              "num_classes": a.num_classes, "grad_accum": a.grad_accum, "optimizer": opt_name,
+             "freeze_backbone": a.freeze_backbone,
              "amp": amp, "steps": 0, "oom": False, "oom_phase": None, "grad_bytes": None,
              "optim_state_bytes": None}
     phase = "model"
     try:
         model = build(a.model, a.image_size, a.num_classes)
+        if a.freeze_backbone:
+            head = model.get_classifier() if family == "vit" else model.fc
+            for p in model.parameters():
+                p.requires_grad_(False)
+            for p in head.parameters():
+                p.requires_grad_(True)
         params = list(model.parameters())
         trainable = [p for p in params if p.requires_grad]
         truth.update(params=sum(p.numel() for p in params),

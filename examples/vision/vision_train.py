@@ -42,6 +42,17 @@ def build(name, image_size, classes):
                               img_size=image_size), "timm")
 
 
+def freeze_backbone(model):
+    """A linear probe: requires_grad off for every weight but the classifier head's (timm's
+    get_classifier(), torchvision's ViT heads or ResNet fc)."""
+    head = model.get_classifier() if hasattr(model, "get_classifier") else \
+        getattr(model, "heads", None) or model.fc
+    for p in model.parameters():
+        p.requires_grad_(False)
+    for p in head.parameters():
+        p.requires_grad_(True)
+
+
 def make_optimizer(name, params, lr):
     if name == "sgd":
         return torch.optim.SGD(params, lr=lr, momentum=0.9, nesterov=True, weight_decay=1e-4)
@@ -63,6 +74,8 @@ def parser():
     ap.add_argument("--amp", choices=["bf16", "fp16", "none"], default=None,
                     help="default: fp16 with a GradScaler (ResNet), bf16 (ViT)")
     ap.add_argument("--lr", type=float, default=0.1)
+    ap.add_argument("--freeze-backbone", action="store_true",
+                    help="a linear probe: every weight frozen but the classifier head's")
     return ap
 
 
@@ -78,11 +91,13 @@ def main():
     truth = {"program": "vision_train.py", "args": vars(a), "family": family, "model": a.model,
              "batch_size": a.batch_size, "image_size": a.image_size, "tokens": tokens,
              "num_classes": a.num_classes, "grad_accum": a.grad_accum, "optimizer": opt_name,
-             "amp": amp, "steps": 0, "oom": False, "oom_phase": None, "grad_bytes": None,
+             "freeze_backbone": a.freeze_backbone, "amp": amp, "steps": 0, "oom": False, "oom_phase": None, "grad_bytes": None,
              "optim_state_bytes": None}
     phase, rc = "model", 0
     try:
         model, truth["model_source"] = build(a.model, a.image_size, a.num_classes)
+        if a.freeze_backbone:
+            freeze_backbone(model)
         model.to(dev)
         model.train()
         trainable = model_truth(model, truth)

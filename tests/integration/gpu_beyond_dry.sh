@@ -13,7 +13,7 @@ command -v "$PY" >/dev/null 2>&1 || { echo "no python3"; exit 77; }
 [ -f "$BUILD/examples/libsimtorch.so" ] || { echo "gpu_beyond_dry: libsimtorch.so not built"; exit 1; }
 export PYTHONDONTWRITEBYTECODE=1 TMPDIR="$PWD" # the script's work files stay in the test's folder
 fail() { echo "gpu_beyond_dry: $*"; exit 1; }
-RUNS=gpt2_eval_b16_fit,gpt2_kd_gpt2m_b2_fit,gpt2_evalb16_b4_fit,llama_gqa300m_b4_fit,bert_b32_oom,resnet50_b128_fit,gpt2_adafactor_b4_fit,t5small_b8_fit,lit_gpt2_b4_fit
+RUNS=vitb16_probe_b256_fit,gpt2_eval_b16_fit,gpt2_kd_gpt2m_b2_fit,gpt2_evalb16_b4_fit,llama_gqa300m_b4_fit,bert_b32_oom,resnet50_b128_fit,gpt2_adafactor_b4_fit,t5small_b8_fit,lit_gpt2_b4_fit
 
 # dry OUT PROGRAMS [BUDGET]: the script as the GPU session runs it, on the simulation
 dry() {
@@ -33,6 +33,9 @@ mkdir x && tar -xzf sim/beyond.tgz -C x || fail "sim: the tarball does not unpac
 import json, os, sys
 pack, out = sys.argv[1], sys.argv[2]
 rows = [json.loads(l) for l in open(os.path.join(out, "results.jsonl"))]
+rows_all, probe, rows = rows, rows[0], rows[1:]  # a linear probe: the head's weights alone train
+assert probe["case"] == "vitb16_probe_b256_fit" and probe["verdict"] == "PASS", probe
+assert probe["vt"]["trainable_params"] == probe["torch"]["trainable_params"] < probe["torch"]["params"] / 10, probe
 assert [r["case"] for r in rows] == ["gpt2_eval_b16_fit", "gpt2_kd_gpt2m_b2_fit", "gpt2_evalb16_b4_fit",
                                     "llama_gqa300m_b4_fit", "bert_b32_oom", "resnet50_b128_fit",
                                     "gpt2_adafactor_b4_fit"], rows
@@ -62,7 +65,7 @@ m = re.search(r"llama_gqa300m_b4_fit: `vramtrace predict` of its config.json: te
               r"([-+][0-9.]+) %.*; predicted to fit on 12 GiB, the run fit", summary)
 assert m and abs(float(m.group(1))) < 4, summary
 facts = [json.loads(l) for l in open(os.path.join(pack, "facts.jsonl"))]
-assert [f["trace"] for f in facts] == [r["case"] + ".vt" for r in rows], facts
+assert [f["trace"] for f in facts] == [r["case"] + ".vt" for r in rows_all], facts
 for f in facts:
     assert f["command"].startswith("vramtrace run --card 12GiB -- python examples/sim/"), f["command"]
     for k in ("exit_code", "params", "param_bytes", "grad_bytes", "optim_state_bytes", "steps", "oom",

@@ -58,11 +58,12 @@ for line in open(sys.argv[1]):
         bad.append("%s: T %s, the run's %s" % (t, val("block_size"), T))
     # H from a fused attention kernel's log-sum-exp rows (B·H·T fp32): every transformer here
     # runs sdpa (T5's masked self-attention takes its math path: the rest still tells)
-    # (checkpointing, an evaluation under no_grad: a forward without gradients keeps no rows:
-    # unknown, never wrong)
+    # (checkpointing, an evaluation under no_grad, a frozen backbone: a forward without
+    # gradients keeps no rows: unknown, never wrong)
     heads = f.get("heads") or (12 if fam == "vit" else None)
     if fam not in ("resnet", "unet2d") and val("n_head") != heads and \
-            not ((f.get("gradient_checkpointing") or f.get("eval_only")) and val("n_head") is None):
+            not ((f.get("gradient_checkpointing") or f.get("eval_only") or
+                  f.get("freeze_backbone")) and val("n_head") is None):
         bad.append("%s: H %s, the program's %s" % (t, val("n_head"), heads))
     if f.get("seq_len") and val("tokens") not in (None, f["batch_size"] * f["seq_len"]):
         bad.append("%s: B·T %s, the run's %d" % (t, val("tokens"),

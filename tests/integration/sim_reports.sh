@@ -162,9 +162,9 @@ for line in open(sys.argv[1]):
     # where B*T*d equals a d x d weight's elements (an input's cast is no weight's copy)
     # (LoRA: the first block's frozen q, k and v copies die at once, its input needing no
     # gradient, so the live copies peak that much under the program's count of one region's;
-    # a frozen teacher's copies too: made at each use, never cached)
+    # a frozen teacher's or backbone's copies too: made at each use, never cached)
     if f.get("autocast_copy_bytes") and not f["oom"] and not f.get("lora_rank") and \
-            not f.get("teacher") and \
+            not f.get("teacher") and not f.get("freeze_backbone") and \
             (r["category_peaks"] or {}).get("autocast_copies", {}).get("bytes") != \
             f["autocast_copy_bytes"]:
         bad.append("%s: autocast copies %s, the program's %d" %
@@ -372,8 +372,8 @@ for line in open(sys.argv[1]):
     elif ema["on"] is not False:
         bad.append("%s: EMA %s in a run without one" % (t, ema))
     # (an evaluation-only run: no training formula; its shapes are infer_beyond's; its own
-    # checks below)
-    if f.get("eval_only"):
+    # checks below; a frozen backbone's: sim_frozen.sh)
+    if f.get("eval_only") or f.get("freeze_backbone"):
         pass
     elif fam not in ("convolutional", "diffusion_unet"):
         want_t = f["tokens"] if fam == "vision_transformer" else f["seq_len"]
@@ -469,8 +469,8 @@ for line in open(sys.argv[1]):
     outer = (cls or "ResNet") + ".forward"
     share = 0.20 if f["family"] == "resnet" else 0.05
     # (a peak with next to no activations, a ResNet at B=1's in its optimizer step: 2 KB, no
-    # grouping to judge)
-    if acts < (1 << 20):
+    # grouping to judge; a frozen backbone's: its head's input alone, the model's own forward's)
+    if acts < (1 << 20) or f.get("freeze_backbone"):
         rows, acts = None, None
     if rows and outer in rows and rows[outer]["by_category"].get("activations", 0) > share * acts:
         bad.append("%s: %s holds %d of the %d B of activations: grouped by the outermost module" %

@@ -121,6 +121,20 @@ static void test_forward(void **st)
     in = tensor(PHASE_FORWARD, PHASE_BACKWARD, 0, 1);
     in.vocab_sized = 1; /* compiled: no loss frame, a B*T*V size */
     assert_int_equal(cat_of(in), CAT_LOGITS);
+    /* the same in a first forward that kept nothing for a backward (frozen weights: their
+     * copies freed after use): in use, a temporary, freed by the OOM or alive at it */
+    in = tensor(PHASE_FORWARD, PHASE_FORWARD, 0, 0);
+    in.cut_by_oom = in.frozen_oom = 1;
+    assert_int_equal(cat_of(in), CAT_TEMPORARIES);
+    in = tensor(PHASE_FORWARD, PHASE_COUNT, 0, 0);
+    in.freed = 0, in.frozen_oom = 1;
+    assert_int_equal(cat_of(in), CAT_TEMPORARIES);
+    in.loss_site = 1; /* the logits stay the logits */
+    assert_int_equal(cat_of(in), CAT_LOGITS);
+    /* negative: made after a backward began (not the first forward), it was saved */
+    in = tensor(PHASE_FORWARD, PHASE_FORWARD, 0, 0);
+    in.cut_by_oom = in.frozen_oom = 1, in.bwd_alloc = in.bwd_free = 1;
+    assert_int_equal(cat_of(in), CAT_ACTIVATIONS);
     in = tensor(PHASE_EVAL, PHASE_EVAL, 0, 0);
     assert_int_equal(cat_of(in), CAT_TEMPORARIES);
     in.loss_site = 1;

@@ -392,7 +392,7 @@ static void test_text_and_overrides(void **state)
     assert_non_null(strstr(buf, "change: --batch_size=4 --gradient_accumulation_steps=128"));
     assert_non_null(strstr(buf, "same effective batch 512"));
     assert_non_null(strstr(buf, "predicted peak"));
-    assert_non_null(strstr(buf, "cause: activations/logits"));
+    assert_non_null(strstr(buf, "cause: the tensors of one micro-batch (activations, logits"));
     assert_non_null(strstr(buf, "gpt2_12gb.py:3"));
     free(buf);
 

@@ -113,7 +113,8 @@ uint64_t advice_largest_batch(const model_calib *c, const gpt_shape *s, uint64_t
 /* X(enum suffix, json key, text) — the OOM cause classes. */
 #define VT_OOM_CAUSES(X)                                                                           \
     X(ACTIVATIONS, "activations_too_large",                                                        \
-      "activations/logits of one micro-batch too large for the card")                              \
+      "the tensors of one micro-batch (activations, logits, a forward's temporaries) too large "   \
+      "for the card")                                                                              \
     X(FRAGMENTATION, "fragmentation",                                                              \
       "allocator cache (fragmentation): free memory in pieces too small")                          \
     X(OUTSIDE, "outside_pytorch", "memory outside PyTorch (context, NCCL, other processes)")       \

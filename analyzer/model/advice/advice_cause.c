@@ -69,11 +69,15 @@ oom_cause advice_oom_cause(const cat_breakdown *live, uint64_t requested, uint64
         return OOM_SPIKE;
     }
     uint64_t a = live ? live->bytes[CAT_ACTIVATIONS] + live->bytes[CAT_ATTENTION] : 0;
-    uint64_t l = live ? live->bytes[CAT_LOGITS] : 0;
+    uint64_t l = live ? live->bytes[CAT_LOGITS] : 0, t = live ? live->bytes[CAT_TEMPORARIES] : 0;
+    char tmp[160] = ""; /* a forward that keeps nothing for a backward: its tensors in use */
+    if (t > a + l)
+        snprintf(tmp, sizeof tmp, "the forward's temporaries (tensors in use, not kept) %.0f MiB, ",
+                 mib(t));
     snprintf(why, whylen,
-             "activations %.0f MiB and logits/loss %.0f MiB were live in the %s; they grow "
+             "%sactivations %.0f MiB and logits/loss %.0f MiB were live in the %s; they grow "
              "with %s",
-             mib(a), mib(l), phase && *phase ? phase : "step",
+             tmp, mib(a), mib(l), phase && *phase ? phase : "step",
              transformer == 2 ? "the micro-batch times the patch tokens (B*T, T from the image "
                                 "size)"
              : transformer    ? "the micro-batch times the sequence length (B*T tokens)"

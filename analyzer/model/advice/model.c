@@ -156,6 +156,15 @@ static void shape_of_run(model_result *m, const run_facts *f, int nanogpt)
         s->train_frac = 0.01;
         m->lora_assumed = 1;
     }
+    if (family_transformer(fam) &&
+        model_frozen_forward(m, f, family_words(fam), m->formula_why, sizeof m->formula_why)) {
+        s->generic = 1; /* few weights train: the measured breakdown, scaled with B */
+        if (f->has_oom && f->oom_frozen_forward) { /* lower bounds: no state counted (said) */
+            s->none_seen_trained = 1;
+            m->opt_assumed = m->opt_bound = 0;
+        }
+        return;
+    }
     const char *missing = NULL;
     if (!family_transformer(fam))
         missing = NULL;
@@ -209,11 +218,15 @@ static void shape_of_run(model_result *m, const run_facts *f, int nanogpt)
  * optimizer state are all of its parameters' (the trainable share of the trace's weights is
  * not of the formula's P), and the frozen model's weights are parameters it does not hold:
  * added to the refined formula's (a GPT-2 student of a GPT-2 medium teacher: 3.85x the formula's
- * parameters, its optimizer state 3.85x, before) */
+ * parameters, its optimizer state 3.85x, before). No backward yet (out of memory in the first
+ * forward, the trained model told by its weights' 16-bit copies kept: infer.c): the trained
+ * model's weights are its formula's P. */
 static void model_frozen_beside(model_result *m, const run_facts *f)
 {
     const infer_value *fz = f->inferred ? &f->inferred->v[INFER_frozen_blocks] : NULL;
     uint64_t tr = m->rec.trainable, P = m->params_trace;
+    if (!tr && f->backward_passes == 0 && m->formula_ok)
+        tr = formula_params_exact(&m->shape);
     if (!fz || !fz->known || !m->formula_ok || !tr || !P || tr >= P)
         return;
     m->frozen_params = P - tr;
@@ -501,10 +514,10 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
                 m->why, sizeof m->why,
                 "%.0f MiB reserved by PyTorch was in no tensor (its free blocks and the "
                 "rounding inside blocks), more than the %.0f MiB requested, but the step needs "
-                "%.2f GiB of tensors and %.0f MiB outside PyTorch even with no cache: more "
+                "%s%.2f GiB of tensors and %.0f MiB outside PyTorch even with no cache: more "
                 "than the card",
                 (double)cache / 1048576.0, (double)f->oom_requested / 1048576.0,
-                (double)m->current.tensor_bytes / 1073741824.0,
+                m->lower_bounds ? "at least " : "", (double)m->current.tensor_bytes / 1073741824.0,
                 (double)(bare - m->current.tensor_bytes) / 1048576.0);
         }
         /* the forward's tensors gone, and the weights, gradients and whole optimizer state

@@ -44,6 +44,8 @@ typedef struct run_facts {
     int iterations;               /* optimizer steps seen */
     const run_recognition *recog; /* what was trained and what was on (NULL: not recognized) */
     int backward_passes;          /* backward passes begun */
+    /* autocast's 16-bit weight copies of the first forward: bytes made (replay.h) */
+    uint64_t fwd0_copies_made;
     int no_training; /* 1: the program exited normally (its trace complete) after forwards with no
                       * backward pass and no optimizer step: an evaluation or inference run */
     const char *peak_phase;       /* the phase of the event that made the peak the model explains
@@ -70,6 +72,8 @@ typedef struct run_facts {
     const char *oom_phase;   /* "forward", "backward", "optimizer", "eval", "compile", ... */
     const char *oom_site;    /* "file.py:123 func" of the failing call, or "" */
     int oom_pytorch_pattern; /* 1: fail, cache released, fail again (PyTorch's retry) */
+    int oom_frozen_forward;  /* 1: in a first forward that kept nothing for a backward: each
+                              * weight's copy freed after use (replay.h) */
 } run_facts;
 
 /* Options from `vramtrace report` flags: config overrides (nanoGPT spelling, key=value),
@@ -102,7 +106,7 @@ typedef struct model_result {
     uint64_t ema_measured; /* the EMA copy of the weights among measured's parameters */
     char ema_said[120];    /* "an EMA copy of them (433.6 MiB, EMAModel (diffusers))", or "" */
     int formula_ok;        /* 1: a transformer's formula applies to this run's shape */
-    char formula_why[240]; /* why it does not, when formula_ok = 0 */
+    char formula_why[512]; /* why it does not, when formula_ok = 0 */
     /* the formulas' block is a GPT-2 block: a run whose blocks are another kind's (a gated-MLP
      * decoder such as Llama) says so beside the comparison; "" otherwise */
     char formula_block[320];

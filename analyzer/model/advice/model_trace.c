@@ -292,6 +292,42 @@ static uint64_t known_size(const model_result *m, config_key k)
     return config_known(&m->cfg, k) ? (uint64_t)m->cfg.v[k].i : 0;
 }
 
+/* first_forward_frozen: the run died in its first forward, whose weights' 16-bit copies were
+ * freed after each use (autocast caches a copy, for the region, only of a weight that needs a
+ * gradient; autograd keeps one only where a gradient flows through): replay.h's
+ * oom_frozen_forward. Not LoRA: its frozen weights' copies are kept when a gradient flows through
+ * to adapters below, and freed where none does yet. */
+static int first_forward_frozen(const model_result *m, const run_facts *f)
+{
+    return f->has_oom && f->oom_frozen_forward && m->rec.feat[FEATURE_LORA].state != FEAT_ON;
+}
+
+int model_frozen_forward(const model_result *m, const run_facts *f, const char *family, char *why,
+                         size_t n)
+{
+    const infer_value *fz = f->inferred ? &f->inferred->v[INFER_frozen_blocks] : NULL;
+    uint64_t tr = m->rec.trainable, P = m->params_trace;
+    if (first_forward_frozen(m, f)) {
+        snprintf(why, n,
+                 "%s: the run died in its first forward, which freed each weight's 16-bit copy "
+                 "after use (autocast keeps a copy for the backward only of a weight that needs "
+                 "a gradient): its weights were frozen, or no gradient was recorded, so it kept "
+                 "no activations for a backward through them, as the transformer formula does "
+                 "in every block",
+                 family);
+        return 1;
+    }
+    if (!tr || !P || tr * 10 >= P || m->rec.feat[FEATURE_LORA].state == FEAT_ON ||
+        (fz && fz->known))
+        return 0;
+    snprintf(why, n,
+             "%s: only %.2f M of its %.2f M weights train (%.1f %%, not LoRA's adapters; the "
+             "rest frozen): the transformer formula, which trains them all and keeps what their "
+             "gradients need, does not describe this run; the measured breakdown explains the peak",
+             family, (double)tr / 1e6, (double)P / 1e6, 100.0 * (double)tr / (double)P);
+    return 1;
+}
+
 /* blocks_used: the share of the blocks' weights a first forward had used when it ran out of
  * memory (autocast casts each to 16 bits at its first use; the token embedding is looked up,
  * never cast, and the head that shares it, or its own V x d, is cast at the forward's end:
@@ -299,8 +335,13 @@ static uint64_t known_size(const model_result *m, config_key k)
  * uses); 0 when the run shows no autocast copy. */
 static double blocks_used(const model_result *m, const run_facts *f)
 {
-    uint64_t copies = f->at_oom.bytes[CAT_AUTOCAST], params = f->at_oom.bytes[CAT_PARAMETERS];
+    /* the copies alive at the failure; a frozen forward's: all it made (each freed) */
+    uint64_t copies =
+                 first_forward_frozen(m, f) ? f->fwd0_copies_made : f->at_oom.bytes[CAT_AUTOCAST],
+             params = f->at_oom.bytes[CAT_PARAMETERS];
     params = params > f->ema_at_oom ? params - f->ema_at_oom : 0; /* an EMA's copy: never cast */
+    uint64_t fz = m->frozen_params * (uint64_t)formula_param_bytes(&m->shape); /* a teacher's */
+    params = params > fz ? params - fz : 0;
     uint64_t V = known_size(m, CFG_vocab_size), d = known_size(m, CFG_n_embd), emb;
     const infer_value *u = f->inferred ? &f->inferred->v[INFER_untied_head] : NULL;
     uint64_t ntab = u && u->known && u->value ? 2 : 1; /* an untied head: V x d of its own */
@@ -389,8 +430,13 @@ void model_oom_forward_share(model_result *m, const run_facts *f)
         return;
     }
     snprintf(m->oom_forward, sizeof m->oom_forward,
-             "the run died in its first forward%s: what-ifs scale what was alive then; the rest "
+             "the run died in its first forward%s: what-ifs scale what was alive then%s; the rest "
              "of its forward was not measured, so they are lower bounds (vramtrace fit measures)",
-             used);
+             used,
+             m->shape.none_seen_trained
+                 ? ", with no gradient and no optimizer state (every weight it had used was "
+                   "frozen, its 16-bit copy freed after use; those it did not reach may train, "
+                   "and add theirs)"
+                 : "");
     m->lower_bounds = 1;
 }

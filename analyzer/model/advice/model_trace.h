@@ -17,6 +17,12 @@ void model_trace_compile(model_result *m, const run_facts *f, int nanogpt);
 /* model_gated_block: a gated-MLP decoder's block for the refined formula, or the note that the
  * formulas are GPT-2's. */
 void model_gated_block(model_result *m, const run_facts *f, int nanogpt);
+/* model_frozen_forward: 1 when the transformer formula does not describe the run's training,
+ * which trains few of its weights (why says so, for the formula's "not applied" line): under 10 %
+ * of them train (not LoRA's adapters, not a frozen model beside the one trained), or its first
+ * forward, which failed, had freed each weight's 16-bit copy after use (frozen weights). */
+int model_frozen_forward(const model_result *m, const run_facts *f, const char *family, char *why,
+                         size_t n);
 /* model_oom_forward_share: no formula, and the run died in its first forward: how far it had
  * got, and what the what-ifs make of it. */
 void model_oom_forward_share(model_result *m, const run_facts *f);

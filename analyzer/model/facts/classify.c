@@ -130,6 +130,11 @@ static int r_loss(const classify_input *in)
     return (in->phase_alloc == PHASE_FORWARD || in->phase_alloc == PHASE_EVAL) &&
            (in->loss_site || in->vocab_sized);
 }
+static int r_frozen_fwd(const classify_input *in)
+{
+    return TEN(in) && in->phase_alloc == PHASE_FORWARD && !in->bwd_alloc && in->frozen_oom &&
+           (!in->freed || in->cut_by_oom);
+}
 static int r_acts(const classify_input *in)
 {
     return in->phase_alloc == PHASE_FORWARD &&
@@ -192,6 +197,9 @@ static int r_other(const classify_input *in)
     X(backward_temp, r_bwd_temp, BACKWARD, "allocated and freed within backward (scratch)")        \
     X(autocast_copy, r_autocast, AUTOCAST, "a 16-bit copy of a weight made in forward (autocast)") \
     X(logits_loss, r_loss, LOGITS, "B*T*V sized (a multiple of the vocabulary) or under the loss") \
+    X(frozen_forward, r_frozen_fwd, TEMPORARIES,                                                   \
+      "in use when a first forward that kept nothing for a backward ran out of memory (its "       \
+      "weights' 16-bit copies freed after each use: frozen weights)")                              \
     X(activations, r_acts, ACTIVATIONS,                                                            \
       "allocated in forward, alive when backward began: saved for it")                             \
     X(forward_attention, r_fwd_attn, ATTENTION, "made by an attention kernel, freed in forward")   \
@@ -284,6 +292,8 @@ static category settle(uint32_t key, unsigned now)
     int tm0 = in.tensor_mode, ps0 = in.param_sized, wc0 = in.weight_copy, vs0 = in.vocab_sized;
     int tm_n = (now & CLS_TM_SET) || tm0 ? 1 : 2;
     int ps_n = param_may ? 2 : 1, wc_n = wc_may ? 2 : 1, vs_n = vocab_may ? 2 : 1;
+    /* (frozen_oom is not walked: a tensor the frozen_forward rule could take, a forward's, can
+     * still be freed within its forward, a temporary the same; it never settles before) */
     category cat = CAT_COUNT;
     for (int tm = 0; tm < tm_n; tm++)
         for (int ps = 0; ps < ps_n; ps++)
@@ -326,7 +336,7 @@ static category settle(uint32_t key, unsigned now)
 
 /* the settle key names every field classify() reads but the ones a lifetime's end sets: a new
  * field of classify_input belongs in it (or among those settle() walks) */
-_Static_assert(sizeof(classify_input) == 84, "classify_input changed: update the settle key");
+_Static_assert(sizeof(classify_input) == 88, "classify_input changed: update the settle key");
 
 /* classify_settled_slow: classify_settled's answer not yet in m: worked out and kept. */
 category classify_settled_slow(uint32_t key, unsigned now, classify_memo *m)
@@ -426,12 +436,16 @@ uint64_t classify_vocab(uint64_t *sizes, size_t n)
     qsort(sizes, n, sizeof *sizes, cmp_u64);
     /* the width: the smallest size of at least 256 B met four times or more (every block has
      * norm weights of d; a pair of another size, such as T5's two relative-position tables of
-     * 32 buckets x 8 heads, is not the width) */
-    uint64_t largest = sizes[n - 1], d = 0;
-    for (size_t i = 0; i + 3 < n && !d; i++)
-        if (sizes[i] >= 256 && sizes[i] == sizes[i + 3])
-            d = sizes[i];
-    if (d && largest % d == 0 && largest / d >= 1000 && largest / d <= (1u << 22))
-        return largest / d;
+     * 32 buckets x 8 heads, is not the width) that divides the embedding into rows; a larger one
+     * when it does not (two models: a student's norms of 768 beside the GPT-2 medium teacher's
+     * embedding of 1024 first) */
+    uint64_t largest = sizes[n - 1];
+    for (size_t i = 0; i + 3 < n; i++) {
+        uint64_t d = sizes[i];
+        if (d < 256 || d != sizes[i + 3] || (i && sizes[i - 1] == d))
+            continue;
+        if (largest % d == 0 && largest / d >= 1000 && largest / d <= (1u << 22))
+            return largest / d;
+    }
     return 0;
 }

@@ -32,6 +32,8 @@ typedef struct classify_input {
     int freed_at_end;  /* 1: freed after the run's last allocation (kept to the end), in a run
                         * that never freed a gradient */
     int outlived_step; /* 1: freed after a gradient freed after it (past its optimizer step) */
+    int frozen_oom;    /* 1: alive at, or freed by, an out-of-memory error in a first forward that
+                        * kept nothing for a backward (replay.h's oom_frozen_forward) */
 } classify_input;
 
 /* classify: the category of the first rule that matches (never fails: UNKNOWN last).

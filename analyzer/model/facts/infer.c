@@ -32,15 +32,17 @@ static int vt__push(vt__pass *p, uint64_t addr, uint64_t size, uint64_t event, i
         p->t = t;
         p->cap = cap;
     }
-    p->t[p->n++] = (vt__tensor){.addr = addr,
-                                .size = size,
-                                .event = event,
-                                .early = !p->seen_backward,
-                                .live = 1,
-                                .made = made & ~(INFER_MADE_ATTENTION | INFER_MADE_DROPOUT),
-                                .stack = stack,
-                                .attention = (made & INFER_MADE_ATTENTION) != 0,
-                                .dropout = (made & INFER_MADE_DROPOUT) != 0};
+    p->t[p->n++] =
+        (vt__tensor){.addr = addr,
+                     .size = size,
+                     .event = event,
+                     .early = !p->seen_backward,
+                     .live = 1,
+                     .made = made & ~(INFER_MADE_ATTENTION | INFER_MADE_DROPOUT | INFER_MADE_CAST),
+                     .stack = stack,
+                     .attention = (made & INFER_MADE_ATTENTION) != 0,
+                     .dropout = (made & INFER_MADE_DROPOUT) != 0,
+                     .cast = (made & INFER_MADE_CAST) != 0};
     ++*vt__live_at(p, addr);
     return 0;
 }
@@ -77,6 +79,22 @@ static size_t vt__free(vt__pass *p, uint64_t addr, uint64_t event)
  * forward's first temporary), those still alive now: after the first backward, or at an
  * out-of-memory failure that came before any (at_oom; vt__trim_oom then cuts the forward's first
  * tensors, still alive there, off that prefix). */
+/* vt__kept_copies: an out-of-memory failure before any backward has no gradient's sizes to tell
+ * the weights trained; autocast's 16-bit copies alive then stand for them (a copy is kept, for
+ * the backward, only of a weight that needs a gradient; a frozen one's is freed after use): of
+ * fp32 weights, twice a copy's size is its weight's (a student distilled from a frozen teacher,
+ * out of memory in its own first forward after the teacher's: the teacher's copies were freed) */
+static void vt__kept_copies(vt__pass *p)
+{
+    if (vt__elem(p) != 4)
+        return;
+    for (size_t i = 0; i < p->n; i++)
+        if ((p->t[i].kept || p->t[i].oom_live) && p->t[i].cast &&
+            p->t[i].made == INFER_MADE_FORWARD && p->t[i].size <= UINT64_MAX / 2)
+            vt__grad_add(p, 2 * p->t[i].size);
+    p->grad_from_copies = p->ngrad > 0;
+}
+
 static void vt__snap(vt__pass *p, int at_oom)
 {
     p->snapped = 1;
@@ -84,6 +102,8 @@ static void vt__snap(vt__pass *p, int at_oom)
     size_t i = 0;
     while (i < p->n && p->t[i].live)
         p->t[i].kept = 1, i++;
+    for (; at_oom && i < p->n; i++)
+        p->t[i].oom_live = p->t[i].live;
 }
 
 /* vt__embeds: the index after i of the embedding lookup of n tokens of width d (n·d elements of
@@ -404,6 +424,8 @@ void infer_pass_event_made(infer_pass *ip, uint64_t event, int is_alloc, const r
         for (size_t i = 0; i < p->n; i++)
             p->t[i].kept = 0;
         p->snapped = p->at_oom = p->tentative = 0;
+        for (size_t i = 0; i < p->n; i++)
+            p->t[i].oom_live = 0;
     }
     if (p->snapped && p->seen_backward) {
         /* after the first backward: which of the tensors it kept the loop frees before the next
@@ -516,6 +538,8 @@ int infer_finish(infer_pass *ip, infer_result *out)
         return -1;
     if (p->at_oom)
         vt__trim_oom(p, elems);
+    if (p->at_oom && !p->ngrad)
+        vt__kept_copies(p);
     size_t n = 0, lo = 0, hi = 0;
     vt__infer_params(p, out, elems, &n, &lo, &hi);
     /* no token embedding among the weights: an image batch may sit among them instead */

@@ -68,6 +68,9 @@ enum { INFER_MADE_UNKNOWN, INFER_MADE_FORWARD, INFER_MADE_ELSEWHERE };
 #define INFER_MADE_ATTENTION 8
 /* | INFER_MADE_DROPOUT: made by dropout's forward (native_dropout: its output, its mask) */
 #define INFER_MADE_DROPOUT 16
+/* | INFER_MADE_CAST: made by a dtype conversion (_to_copy: autocast's copy of a weight, or of an
+ * op's input) */
+#define INFER_MADE_CAST 32
 void infer_pass_event_made(infer_pass *p, uint64_t event, int is_alloc, const reader_event *ev,
                            uint64_t freed_event, int made);
 /* infer_pass_done: 1 once no later event can change what infer_finish says. */

@@ -24,6 +24,8 @@ typedef struct vt__tensor {
     uint32_t stack; /* its stack id (infer_finish_without: a copy's tensors left out) */
     int attention;  /* made by a fused attention kernel (INFER_MADE_ATTENTION) */
     int dropout;    /* made by dropout's forward (INFER_MADE_DROPOUT) */
+    int cast;       /* made by a dtype conversion (INFER_MADE_CAST) */
+    int oom_live;   /* alive at an out-of-memory failure before any backward (vt__snap) */
     uint64_t gone;  /* kept, and freed after the first backward before the next: that event */
     uint64_t freed; /* freed before any backward: that event (0: not) */
 } vt__tensor;
@@ -53,6 +55,8 @@ typedef struct vt__pass {
      * that got a gradient has one of its size (infer_weights.c's vt__trained) */
     uint64_t grad_size[VT_GRAD_SIZES];
     size_t ngrad;
+    int grad_from_copies; /* ... were read from the 16-bit copies kept at an OOM before any
+                           * backward (vt__kept_copies), twice their size */
 } vt__pass;
 
 /* vt__grad_find: size's slot in vt__pass.grad_size: where it is, else the empty slot its probe

@@ -94,7 +94,7 @@ static int vt__trained(const vt__pass *p, const uint64_t *elems, size_t lo, size
  * elems[0..n) (the trained model's; frozen > 0: another model's frozen blocks, that many, lie
  * beside them, said; same: a second model of these very blocks, one of the two frozen); *lo,
  * *hi: its repeating blocks */
-static void vt__infer_shape(const uint64_t *elems, size_t n, size_t frozen, int same,
+static void vt__infer_shape(const uint64_t *elems, size_t n, size_t frozen, int same, int by_copies,
                             infer_result *out, size_t *lo, size_t *hi)
 {
     uint64_t maxel = 0;
@@ -113,15 +113,23 @@ static void vt__infer_shape(const uint64_t *elems, size_t n, size_t frozen, int 
                 "models of the same shape",
                 reps, per, reps);
     } else if (reps >= 2 && frozen) {
+        /* told by the first backward's gradients, or by the 16-bit copies alive at an
+         * out-of-memory failure before any backward (by_copies) */
+        const char *none = by_copies ? "16-bit copies was alive at the out-of-memory failure, in "
+                                       "the first forward (a frozen weight's is freed after use)"
+                                     : "sizes got a gradient in the first backward",
+                   *trained = by_copies ? "its weights' 16-bit copies kept for a backward"
+                                        : "its weights got gradients",
+                   *beside = by_copies ? "had theirs freed after use" : "got none";
         vt__set(out, INFER_frozen_blocks, (int64_t)frozen,
                 "%zu blocks of another model, before or after the trained one's %zu: none of "
-                "their weights' sizes got a gradient in the first backward",
-                frozen, reps);
+                "their weights' %s",
+                frozen, reps, none);
         vt__set(out, INFER_n_layer, (int64_t)reps,
                 "L = %zu: a block of %zu parameter tensors repeats %zu times in the model trained "
-                "(its weights got gradients); another model's %zu blocks beside it got none "
-                "(frozen: a teacher or a reference model)",
-                reps, per, reps, frozen);
+                "(%s); another model's %zu blocks beside it %s (frozen: a teacher or a reference "
+                "model)",
+                reps, per, reps, trained, frozen, beside);
     } else if (reps >= 2)
         vt__set(out, INFER_n_layer, (int64_t)reps,
                 "L = %zu: a block of %zu parameter tensors repeats %zu times", reps, per, reps);
@@ -274,7 +282,7 @@ void vt__infer_params(const vt__pass *p, infer_result *out, uint64_t *elems, siz
         memmove(elems, elems + s0, (s1 - s0) * sizeof *elems);
         *nelems = s1 - s0;
     }
-    vt__infer_shape(elems, s1 - s0, frozen, same, out, lo, hi);
+    vt__infer_shape(elems, s1 - s0, frozen, same, p->grad_from_copies, out, lo, hi);
 }
 
 void infer_params_less(infer_result *r, uint64_t bytes, const char *what)

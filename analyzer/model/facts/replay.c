@@ -22,6 +22,23 @@ static inline uint8_t cast_flags(state *s, uint8_t loss, uint8_t ph, uint64_t si
     return casts_input(&s->wcopy, copy_sized, size) ? (uint8_t)(loss & ~EF_TO_COPY) : loss;
 }
 
+/* first_forward_copy: an allocation of the run's first forward (phase ph, flags loss, size
+ * bytes) that is autocast's 16-bit copy of a weight (classify.c's rule) */
+static inline int first_forward_copy(const state *s, uint8_t loss, uint8_t ph, uint64_t size)
+{
+    return (loss & (EF_TO_COPY | EF_ATTENTION)) == EF_TO_COPY && ph == PHASE_FORWARD && !s->bwd &&
+           !s->iter && (replay_size_bits(s, size) & 2);
+}
+
+/* oom_begins: an out-of-memory error in phase ph: in a frozen first forward? (frozen_oom) */
+static void oom_begins(state *s, uint8_t ph)
+{
+    const replay_result *r = s->r;
+    s->frozen_oom = ph == PHASE_FORWARD && !s->bwd && !s->iter && r->fwd0_copies_freed > 0 &&
+                    r->fwd0_copies_since_free <= 2;
+    replay_snap_oom(s);
+}
+
 /* apply_alloc: the allocation ev (its phase ph, flags loss) enters the live set and the levels;
  * special: an API with more to it than that (apinfo's AP_SPECIAL) or a failed call. */
 static inline __attribute__((always_inline)) void apply_alloc(state *s, const reader_event *ev,
@@ -43,7 +60,7 @@ static inline __attribute__((always_inline)) void apply_alloc(state *s, const re
              * (a memory-fraction limit): the tracker's OOM is the only sign (size = request) */
             *ot = (oom_track){1,        s->event,     ev->size, ev->time_ns, 0,
                               s->event, ev->stack_id, 1,        ph,          0};
-            replay_snap_oom(s);
+            oom_begins(s, ph);
             return;
         }
         if (ev->failed) {
@@ -58,7 +75,7 @@ static inline __attribute__((always_inline)) void apply_alloc(state *s, const re
                 } else {
                     *ot = (oom_track){1,        s->event,     ev->size, ev->time_ns, 0,
                                       s->event, ev->stack_id, 1,        ph,          ev->emulated};
-                    replay_snap_oom(s);
+                    oom_begins(s, ph);
                 }
             }
             return;
@@ -67,7 +84,7 @@ static inline __attribute__((always_inline)) void apply_alloc(state *s, const re
             r->n_contexts++;
     }
     if (ot->pending && lvl != L_NONE && ev->size >= ot->requested)
-        ot->pending = 0; /* recovered: the same request later succeeded */
+        ot->pending = s->frozen_oom = 0; /* recovered: the same request later succeeded */
     if (lvl == L_NONE || !ev->addr)
         return;
     /* checked sums: an allocation that would take the live total past 2^62 bytes (4 EiB;
@@ -78,8 +95,11 @@ static inline __attribute__((always_inline)) void apply_alloc(state *s, const re
         r->n_implausible++;
         return;
     }
-    if (lvl == L_TENSOR || lvl == L_INNER)
+    if (lvl == L_TENSOR || lvl == L_INNER) {
         loss = cast_flags(s, loss, ph, ev->size);
+        if (__builtin_expect(first_forward_copy(s, loss, ph, ev->size), 0))
+            r->fwd0_copies_made += ev->size, r->fwd0_copies_since_free++;
+    }
     int replaced;
     livemap_entry *e = livemap_put_raw(&s->live, ev->addr, AP_SPACE(info), s->hash, &replaced);
     if (!e)
@@ -153,6 +173,10 @@ static inline __attribute__((always_inline)) void apply_free(state *s, const rea
     }
     if (ot->pending && e->level == L_SEGMENT)
         ot->released += e->size;
+    if (__builtin_expect((e->flags & EF_TO_COPY) != 0, 0) && ph == PHASE_FORWARD && !ot->pending &&
+        (e->level == L_TENSOR || e->level == L_INNER) &&
+        first_forward_copy(s, e->flags, e->phase, e->size))
+        r->fwd0_copies_freed += e->size, r->fwd0_copies_since_free = 0; /* freed in it */
     int grad_free = !ev->backward && e->phase == PHASE_BACKWARD &&
                     (e->level == L_INNER || e->level == L_TENSOR) &&
                     (replay_size_bits(s, e->size) & 1) && !ot->pending &&
@@ -479,6 +503,7 @@ static int replay_reader(const char *path, reader *rd, replay_result *out, char 
         out->oom_stack = ot.stack;
         out->oom_phase = ot.phase;
         out->oom_emulated = ot.emulated;
+        out->oom_frozen_forward = s.frozen_oom;
         out->oom_cache_released = ot.released;
         out->oom_pytorch_pattern = ot.fails >= 2 && ot.released > 0;
         out->at_oom.event = ot.first_event;

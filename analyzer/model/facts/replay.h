@@ -84,10 +84,20 @@ typedef struct replay_result {
     uint32_t tensors_bwd, tensors_iter;
     uint32_t iterations;      /* optimizer steps: contiguous optimizer stretches */
     uint32_t backward_passes; /* backward passes begun */
-    uint32_t accum;           /* backward passes before each optimizer step when every step of the
-                               * run had the same number (gradient accumulation); 0 = not so */
-    uint32_t accum_steps;     /* the optimizer steps that showed it */
-    uint64_t vocab;           /* vocabulary inferred from the parameters (0 = none) */
+    /* autocast's 16-bit weight copies of the first forward (before any backward pass or
+     * optimizer step): bytes made, and of them bytes freed within that forward (a copy of a
+     * frozen weight: autocast keeps one only of a weight that needs a gradient, for the region;
+     * an OOM's unwinding not counted) */
+    uint64_t fwd0_copies_made, fwd0_copies_freed;
+    uint32_t fwd0_copies_since_free; /* copies made after the last one freed (a frozen forward
+                                      * that failed: those of the op it failed in, 1 or 2) */
+    int oom_frozen_forward; /* the OOM came in such a first forward, every copy made before the
+                             * failing op's freed: it kept nothing for a backward (its tensors
+                             * alive then were in use: classify.c's frozen_oom) */
+    uint32_t accum;         /* backward passes before each optimizer step when every step of the
+                             * run had the same number (gradient accumulation); 0 = not so */
+    uint32_t accum_steps;   /* the optimizer steps that showed it */
+    uint64_t vocab;         /* vocabulary inferred from the parameters (0 = none) */
     /* category_peaks: each category's largest live bytes over the whole run and when
      * (tensor mode; has_cat_peaks = 0 when not computed) */
     int has_cat_peaks;

@@ -98,6 +98,8 @@ classify_input replay_input(const state *s, const replay_result *r, const live_i
     /* kept to the end, when the run never freed a gradient to tell a step's end by */
     in.freed_at_end = it->free_event && it->free_event > s->last_alloc_event && !s->grad_free_event;
     in.outlived_step = it->outlived_step;
+    /* alive at, or freed by, an OOM in a frozen first forward (s->frozen_oom: while it pends) */
+    in.frozen_oom = s->frozen_oom && (it->after_oom || !in.freed);
     return in;
 }
 

@@ -49,9 +49,11 @@ typedef struct state {
     uint64_t level[5];
     uint8_t thread_phase[1024];
     int seen_forward;
-    uint8_t last_alloc_phase;    /* the phase of the last allocation on any thread */
-    int in_opt;                  /* inside an optimizer stretch (one step) */
-    uint32_t iter, bwd;          /* optimizer steps / backward passes begun */
+    uint8_t last_alloc_phase; /* the phase of the last allocation on any thread */
+    int in_opt;               /* inside an optimizer stretch (one step) */
+    int frozen_oom;     /* the pending OOM came in a first forward that kept nothing for a backward:
+                         * every weight's 16-bit copy but the failing op's freed after use */
+    uint32_t iter, bwd; /* optimizer steps / backward passes begun */
     uint32_t bwd_at_step;        /* bwd when the last optimizer step began */
     uint32_t accum, accum_steps; /* backward passes before each step, over how many steps */
     int accum_mixed;             /* 1: the steps did not all follow the same number of them */

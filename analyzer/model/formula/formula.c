@@ -53,6 +53,8 @@ int formula_params16(const gpt_shape *s)
 
 double formula_train_frac(const gpt_shape *s)
 {
+    if (s->none_seen_trained)
+        return 0.0;
     return s->train_frac > 0 && s->train_frac < 1 ? s->train_frac : 1.0;
 }
 

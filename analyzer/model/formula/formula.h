@@ -48,6 +48,9 @@ typedef struct gpt_shape {
                       * optimizer state in 16 bits too, no autocast copies); 0: fp32 */
     int no_training; /* 1: a run of forwards only (evaluation, inference): no backward pass, no
                       * optimizer step, so no gradients, no optimizer state, no accumulation */
+    int none_seen_trained; /* 1: a first forward that failed had frozen every weight it used:
+                            * lower bounds count no gradient and no optimizer state (the weights
+                            * it did not reach may train): formula_train_frac 0 */
 } gpt_shape;
 
 /* The documents' formula (formula.md §2), with its worked-example quantities. */
@@ -72,7 +75,8 @@ enum { FORMULA_DOC_MULT_BASIC = 24, FORMULA_DOC_MULT_EMPIRICAL = 160 };
 /* formula_shape_from_config: the shape of a configuration (attention fused, no checkpointing,
  * steady state, AdamW's 8 B per parameter, every parameter trained); unknown keys are 0. */
 /* formula_opt_bpp: the optimizer state per trainable parameter s assumes (opt_set: the run's,
- * else AdamW's 8 B); formula_train_frac: its trainable share (1 when not set). */
+ * else AdamW's 8 B); formula_train_frac: its trainable share (1 when not set; 0 when
+ * none_seen_trained). */
 double formula_opt_bpp(const gpt_shape *s);
 /* formula_dropout: s keeps dropout's masks (a rate > 0, or masks seen: dropout_on) */
 int formula_dropout(const gpt_shape *s);

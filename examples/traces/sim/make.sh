@@ -107,10 +107,18 @@ run gpt2_eval_b18_fit examples/sim/sim_hf.py --model gpt2 --eval-only --batch-si
 # knowledge distillation from a frozen GPT-2 medium (no_grad forward; its logits matched)
 run gpt2_kd_gpt2m_b2_fit examples/sim/sim_hf.py --model gpt2 --teacher gpt2-medium --batch-size 2 --steps 2
 run gpt2_kd_gpt2m_b4_fit examples/sim/sim_hf.py --model gpt2 --teacher gpt2-medium --batch-size 4 --steps 2
+# ... out of memory in the student's first forward, after the teacher's (whose copies it freed)
+run gpt2_kd_gpt2m_b6_oom_forward examples/sim/sim_hf.py --model gpt2 --teacher gpt2-medium --batch-size 6 --steps 2
 # ... from a frozen copy of its own shape (as DPO's reference model: its no_grad forward first)
 run gpt2_kd_gpt2_b2_fit examples/sim/sim_hf.py --model gpt2 --teacher gpt2 --batch-size 2 --steps 2
 run gpt2_kd_gpt2_b4_fit examples/sim/sim_hf.py --model gpt2 --teacher gpt2 --batch-size 4 --steps 2
 # a validation pass at batch 16 after each step (evaluate(), no_grad): the peak is the evaluation's
 run gpt2_evalb16_b4_fit examples/sim/sim_hf.py --model gpt2 --batch-size 4 --eval-batch-size 16 --steps 2
 run gpt2_evalb16_b2_fit examples/sim/sim_hf.py --model gpt2 --batch-size 2 --eval-batch-size 16 --steps 2
+# a linear probe: the ViT's weights frozen but its head's (0.9 % train); the largest micro-batch
+# its B=256 run predicts, and a batch that runs out of memory in the first forward, which keeps
+# nothing for a backward (each frozen weight's 16-bit copy freed after use)
+run vit_probe_b256_fit examples/sim/sim_vision.py --model vit-b16 --freeze-backbone --batch-size 256 --steps 2
+run vit_probe_b1675_fit examples/sim/sim_vision.py --model vit-b16 --freeze-backbone --batch-size 1675 --steps 2
+run vit_probe_b3022_oom_forward examples/sim/sim_vision.py --model vit-b16 --freeze-backbone --batch-size 3022 --steps 2
 mv "$OUT/facts.jsonl.new" "$OUT/facts.jsonl"
