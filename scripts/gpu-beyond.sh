@@ -135,7 +135,9 @@ PYEOF
     unset PYTORCH_CUDA_ALLOC_CONF
     export PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
     echo >>"$P/notes.md"
-    # ---- the runs, most informative first: a ViT-B/16 linear probe (every weight frozen but the
+    # ---- the runs, most informative first: a GAN (generator and discriminator trained in turn
+    # by two AdamW optimizers, fp32: its own modules named, its unlabelled images no parameters,
+    # its largest micro-batch with the cache at its floor; simulated only), a ViT-B/16 linear probe (every weight frozen but the
     # head's: no formula, the measured bytes scaled; out of memory at B=3022 in its first forward,
     # which frees each frozen weight's 16-bit copy after use: temporaries, lower bounds; simulated
     # only), GPT-2 distilled from GPT-2 medium out of memory in its own first forward (the student
@@ -161,6 +163,8 @@ PYEOF
         case $name in '' | '#'*) continue ;; esac
         one_run "$name" "$expect" "$prog" "$needs" "$offline" "$args"
     done <<'RUNS'
+gan_b64_fit|fit|gan|torch|sim,shim|--batch-size 64 --steps 3
+gan_b2560_oom|oom|gan|torch|sim,shim|--batch-size 2560 --steps 2
 vitb16_probe_b256_fit|fit|vision|timm|sim,shim|--model vit-b16 --freeze-backbone --batch-size 256 --steps 2
 vitb16_probe_b3022_oom|oom|vision|timm|sim,shim|--model vit-b16 --freeze-backbone --batch-size 3022 --steps 2
 gpt2_kd_gpt2m_b6_oom|oom|hf|transformers|sim,shim|--model gpt2 --teacher gpt2-medium --batch-size 6 --grad-accum 1 --steps 2
@@ -232,6 +236,7 @@ one_run() {
     case $prog in
         hf) real=examples/hf/hf_train.py sim=examples/sim/sim_hf.py ;;
         vision) real=examples/vision/vision_train.py sim=examples/sim/sim_vision.py ;;
+        gan) real=examples/vision/gan_train.py sim=examples/sim/sim_gan.py ;;
         lit) real=examples/lightning/lit_train.py sim="" ;;
     esac
     file=$real

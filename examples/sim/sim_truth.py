@@ -56,6 +56,12 @@ def record_oom(truth, phase, e):
     print(f"simtorch.OutOfMemoryError: {e}", file=sys.stderr, flush=True)
 
 
+def finish(torch, truth):
+    """The truth line printed; the program's exit code (1 after an out-of-memory error)."""
+    print_truth(torch, truth)
+    return 1 if truth["oom"] else 0
+
+
 def print_truth(torch, truth):
     """Adds the allocator's counters and prints the line."""
     truth.update(allocator_stats(torch))

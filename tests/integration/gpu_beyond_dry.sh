@@ -13,7 +13,7 @@ command -v "$PY" >/dev/null 2>&1 || { echo "no python3"; exit 77; }
 [ -f "$BUILD/examples/libsimtorch.so" ] || { echo "gpu_beyond_dry: libsimtorch.so not built"; exit 1; }
 export PYTHONDONTWRITEBYTECODE=1 TMPDIR="$PWD" # the script's work files stay in the test's folder
 fail() { echo "gpu_beyond_dry: $*"; exit 1; }
-RUNS=vitb16_probe_b256_fit,gpt2_eval_b16_fit,gpt2_kd_gpt2m_b2_fit,gpt2_evalb16_b4_fit,llama_gqa300m_b4_fit,bert_b32_oom,resnet50_b128_fit,gpt2_adafactor_b4_fit,t5small_b8_fit,lit_gpt2_b4_fit
+RUNS=gan_b64_fit,vitb16_probe_b256_fit,gpt2_eval_b16_fit,gpt2_kd_gpt2m_b2_fit,gpt2_evalb16_b4_fit,llama_gqa300m_b4_fit,bert_b32_oom,resnet50_b128_fit,gpt2_adafactor_b4_fit,t5small_b8_fit,lit_gpt2_b4_fit
 
 # dry OUT PROGRAMS [BUDGET]: the script as the GPU session runs it, on the simulation
 dry() {
@@ -33,7 +33,11 @@ mkdir x && tar -xzf sim/beyond.tgz -C x || fail "sim: the tarball does not unpac
 import json, os, sys
 pack, out = sys.argv[1], sys.argv[2]
 rows = [json.loads(l) for l in open(os.path.join(out, "results.jsonl"))]
-rows_all, probe, rows = rows, rows[0], rows[1:]  # a linear probe: the head's weights alone train
+rows_all, gan, probe, rows = rows, rows[0], rows[1], rows[2:]
+# a GAN: its two models' weights all train, counted as the program does
+assert gan["case"] == "gan_b64_fit" and gan["verdict"] == "PASS", gan
+assert gan["vt"]["trainable_params"] == gan["torch"]["trainable_params"] == gan["torch"]["params"], gan
+# a linear probe: the head's weights alone train
 assert probe["case"] == "vitb16_probe_b256_fit" and probe["verdict"] == "PASS", probe
 assert probe["vt"]["trainable_params"] == probe["torch"]["trainable_params"] < probe["torch"]["params"] / 10, probe
 assert [r["case"] for r in rows] == ["gpt2_eval_b16_fit", "gpt2_kd_gpt2m_b2_fit", "gpt2_evalb16_b4_fit",
@@ -81,7 +85,8 @@ import json, sys
 sim, shim = ([json.loads(l) for l in open(p)] for p in sys.argv[1:3])
 assert [r["case"] for r in shim] == [r["case"] for r in sim], shim
 for a, b in zip(sim, shim):
-    assert b["verdict"] == "PASS" and b["torch"]["program"] in ("hf_train.py", "vision_train.py"), b
+    assert b["verdict"] == "PASS" and b["torch"]["program"] in ("hf_train.py", "vision_train.py",
+                                                                 "gan_train.py"), b
     assert b["command"].startswith("vramtrace run --card 12GiB -- python examples/"), b["command"]
     for k in ("max_memory_reserved", "requested_bytes_peak", "num_device_alloc", "grad_bytes"):
         assert a["torch"][k] == b["torch"][k], (a["case"], k, a["torch"][k], b["torch"][k])
@@ -97,8 +102,9 @@ SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB VALIDATE_NO_BUI
 grep -q 'bert_b32_oom: skipped, not installed for .*: transformers$' real/summary.md &&
     grep -q 'lit_gpt2_b4_fit: skipped, not installed for .*: lightning or pytorch_lightning, transformers$' real/summary.md ||
     { cat real/summary.md; fail "real: no 'not installed' lines"; }
-[ "$(wc -l <real/results.jsonl)" = 1 ] && grep -q '"case": "resnet50_b128_fit".*"verdict": "PASS"' real/results.jsonl ||
-    { cat real/summary.md; fail "real: resnet50_b128_fit did not run and pass"; }
+[ "$(wc -l <real/results.jsonl)" = 2 ] && grep -q '"case": "resnet50_b128_fit".*"verdict": "PASS"' real/results.jsonl &&
+    grep -q '"case": "gan_b64_fit".*"verdict": "PASS"' real/results.jsonl ||
+    { cat real/summary.md; fail "real: resnet50_b128_fit and gan_b64_fit (torch alone) did not run and pass"; }
 
 # past the budget every run is skipped, saying so, and the results still come back
 dry late sim 20

@@ -1,8 +1,8 @@
 #!/bin/sh
 # gpu_programs.sh — the REAL training programs of the GPU session (examples/hf/hf_train.py,
-# examples/vision/vision_train.py, examples/lightning/lit_train.py) checked without a GPU: they
-# compile; their flags and choices include the SIMULATED programs' (examples/sim/sim_hf.py,
-# sim_vision.py), so one command line runs both; and run on the simulation (tests/realonsim:
+# examples/vision/vision_train.py, gan_train.py, examples/lightning/lit_train.py) checked without
+# a GPU: they compile; their flags and choices include the SIMULATED programs' (examples/sim/
+# sim_hf.py, sim_vision.py, sim_gan.py), so one command line runs both; and run on the simulation (tests/realonsim:
 # `import torch` gives simtorch) they print the same VRAMTRACE_TORCH_STATS line as the simulated
 # program with the same arguments: every field of it, with the same values, OOM included.
 set -u
@@ -44,6 +44,7 @@ PYEOF
 }
 flags_cover "$E/hf/hf_train.py" "$S/sim_hf.py"
 flags_cover "$E/vision/vision_train.py" "$S/sim_vision.py"
+flags_cover "$E/vision/gan_train.py" "$S/sim_gan.py"
 env -u PYTHONPATH "$PY" "$E/lightning/lit_train.py" --help >/dev/null 2>&1 || fail "lit_train.py --help failed"
 # without PyTorch (this machine), a real program says so instead of failing on an import
 if ! "$PY" -c 'import torch' 2>/dev/null; then
@@ -85,4 +86,6 @@ same_truth hf/hf_train.py sim_hf.py --model gpt2-medium --batch-size 16 --grad-a
 grep -q '"oom": true' real.out || fail "gpt2-medium B=16 on 24 GiB: no OOM in the real program's line"
 same_truth vision/vision_train.py sim_vision.py --model resnet50 --batch-size 8 --steps 2
 same_truth vision/vision_train.py sim_vision.py --model vit-b16 --batch-size 4 --steps 1
+same_truth vision/vision_train.py sim_vision.py --model vit-b16 --freeze-backbone --batch-size 4 --steps 1
+same_truth vision/gan_train.py sim_gan.py --batch-size 16 --steps 2
 exit 0

@@ -70,8 +70,9 @@ for line in open(sys.argv[1]):
                                                  f["batch_size"] * f["seq_len"]))
     # said for every one but an encoder-decoder (one stack's sizes are not the model's) and
     # GPT-2 medium (T from a 1024-row position embedding as wide as the model is not told apart
-    # from a weight: not said, never wrong)
-    if fam != "t5" and f["model"] != "gpt2-medium" and \
+    # from a weight: not said, never wrong), and a GAN (unlabelled images, B·3·H·W: no labels to
+    # count B by; before, a BatchNorm's buffer was taken for them: B 1 of 512², B 16 of 128²)
+    if fam not in ("t5", "gan") and f["model"] != "gpt2-medium" and \
             (val("batch_size") is None or
              (fam not in ("resnet", "unet2d") and val("block_size") is None)):
         bad.append("%s: B or T not inferred: %s" % (t, sorted(inf)))

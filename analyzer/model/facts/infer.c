@@ -38,7 +38,10 @@ static int vt__push(vt__pass *p, uint64_t addr, uint64_t size, uint64_t event, i
                      .event = event,
                      .early = !p->seen_backward,
                      .live = 1,
-                     .made = made & ~(INFER_MADE_ATTENTION | INFER_MADE_DROPOUT | INFER_MADE_CAST),
+                     .made = made & ~(INFER_MADE_ATTENTION | INFER_MADE_DROPOUT | INFER_MADE_CAST |
+                                      INFER_MADE_INPUT | INFER_MADE_INIT),
+                     .init = (made & INFER_MADE_INIT) != 0,
+                     .input = (made & INFER_MADE_INPUT) != 0,
                      .stack = stack,
                      .attention = (made & INFER_MADE_ATTENTION) != 0,
                      .dropout = (made & INFER_MADE_DROPOUT) != 0,
@@ -334,12 +337,13 @@ static void vt__trim_oom(vt__pass *p, uint64_t *elems)
             p->t[i].kept = 1;
     }
     /* no token batch (no vocabulary among the weights, or none found): an image batch and its
-     * labels end the weights' prefix instead */
-    if (cut == kept || !tmp.v[INFER_vocab_size].known) {
-        vt__find_images(p);
-        for (size_t i = 0; p->img_b && i < kept; i++)
+     * labels, or the program's first input (a GAN's unlabelled images: a BatchNorm's statistics
+     * among the weights, 2048 B, had passed for 256 token ids), end the weights' prefix instead */
+    if ((cut == kept || !tmp.v[INFER_vocab_size].known) && vt__find_images(p)) {
+        cut = kept, p->oom_bt = 0;
+        for (size_t i = 0; i < kept; i++)
             if (p->t[i].batch) {
-                cut = i, p->oom_bt = 0;
+                cut = i;
                 break;
             }
     }
@@ -544,8 +548,7 @@ int infer_finish(infer_pass *ip, infer_result *out)
     vt__infer_params(p, out, elems, &n, &lo, &hi);
     /* no token embedding among the weights: an image batch may sit among them instead */
     if (!out->v[INFER_vocab_size].known) {
-        vt__find_images(p);
-        if (p->img_b) {
+        if (vt__find_images(p)) {
             memset(out, 0, sizeof *out);
             vt__infer_params(p, out, elems, &n, &lo, &hi);
         }
@@ -555,9 +558,11 @@ int infer_finish(infer_pass *ip, infer_result *out)
     vt__less_gone(p, out);
     vt__infer_images(p, elems, n, lo, hi, out);
     vt__infer_heads(p, out);
-    if (p->img_b && !out->v[INFER_block_size].known) {
-        /* images and no patch tokens: no transformer's blocks, width or vocabulary to say
-         * (a convolutional network's repeating sizes are not those) */
+    if ((p->img_b || (p->inputs && !out->v[INFER_vocab_size].known)) &&
+        !out->v[INFER_block_size].known) {
+        /* images (or inputs that are no tokens: a GAN's unlabelled images and latent) and no
+         * patch tokens: no transformer's blocks, width or vocabulary to say (a convolutional
+         * network's repeating sizes are not those) */
         static const infer_key drop[] = {INFER_n_layer, INFER_n_embd, INFER_n_head, INFER_bias,
                                          INFER_vocab_size};
         for (size_t i = 0; i < sizeof drop / sizeof drop[0]; i++)

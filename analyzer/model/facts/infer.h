@@ -71,6 +71,11 @@ enum { INFER_MADE_UNKNOWN, INFER_MADE_FORWARD, INFER_MADE_ELSEWHERE };
 /* | INFER_MADE_CAST: made by a dtype conversion (_to_copy: autocast's copy of a weight, or of an
  * op's input) */
 #define INFER_MADE_CAST 32
+/* | INFER_MADE_INPUT: the program's own batch (made or copied onto the device by its own code,
+ * not in a forward: classify.c's inputs), never a parameter */
+#define INFER_MADE_INPUT 64
+/* | INFER_MADE_INIT: made under a module's __init__, .to() or .cuda() (a weight or a buffer) */
+#define INFER_MADE_INIT 128
 void infer_pass_event_made(infer_pass *p, uint64_t event, int is_alloc, const reader_event *ev,
                            uint64_t freed_event, int made);
 /* infer_pass_done: 1 once no later event can change what infer_finish says. */

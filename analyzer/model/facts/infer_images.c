@@ -109,6 +109,17 @@ void vt__infer_images(const vt__pass *p, const uint64_t *elems, size_t nelems, s
                 (unsigned long long)p->img_bytes);
 }
 
+/* vt__input_may: t can be the program's batch: its stack says so (INFER_MADE_INPUT), or does
+ * not say otherwise (no Python frame; made outside a forward and a module's __init__ or .to()).
+ * A module's tensor is none: a BatchNorm's 8-byte num_batches_tracked, or its 32 channels'
+ * statistics beside a GAN generator's output of the images' size, had been read as 1 image of
+ * 512², or 16 of 128². */
+static int vt__input_may(const vt__tensor *t)
+{
+    return t->input || t->made == INFER_MADE_UNKNOWN ||
+           (t->made == INFER_MADE_ELSEWHERE && !t->init);
+}
+
 /* vt__find_images: an image batch the program copied to the device before its first forward:
  * fp32 B·3·H·W (H = W >= 32) beside its int64 labels (B·8 bytes, B >= 2) within a few
  * allocations, the two on the same side of the end of the prefix of tensors kept from the start.
@@ -116,8 +127,8 @@ void vt__infer_images(const vt__pass *p, const uint64_t *elems, size_t nelems, s
  * nearest that end (the weights can hold one: a conv weight of 512×384×3×3 fp32 beside a norm
  * weight of 512 is 12·256·48² bytes beside 256·8: a diffusion U-Net's), and the first of its
  * size beside the labels. Both are marked (not parameters: alive through the step like the
- * weights). */
-void vt__find_images(vt__pass *p)
+ * weights), and so is every input of the program's (INFER_MADE_INPUT) before any backward. */
+int vt__find_images(vt__pass *p)
 {
     size_t end = 0, bi = 0, bj = 0, best = SIZE_MAX;
     uint64_t bb = 0, bside = 0;
@@ -126,7 +137,8 @@ void vt__find_images(vt__pass *p)
     for (size_t i = 0; i < p->n; i++) {
         uint64_t s = p->t[i].size;
         size_t far = p->t[i].kept ? end - 1 - i : i - end; /* from the kept prefix's end */
-        if (!p->t[i].early || s < 12 * 32 * 32 * 2 || s % 12 || far >= best)
+        if (!p->t[i].early || s < 12 * 32 * 32 * 2 || s % 12 || far >= best ||
+            !vt__input_may(&p->t[i]))
             continue;
         /* the labels nearest the images, those made after them first (a weight of as many
          * bytes, just before the batch, can fit too: a 2048-channel norm's 8192 B as 1024
@@ -143,14 +155,23 @@ void vt__find_images(vt__pass *p)
             if (!p->t[j].early || p->t[j].size % 8 || b < 1u + (p->t[i].kept && far >= 4) ||
                 b > 65536 || s % (12 * b) || p->t[j].kept != p->t[i].kept)
                 continue;
+            if (!vt__input_may(&p->t[j]))
+                continue;
             if ((side = vt__isqrt(s / (12 * b))) < 32)
                 continue;
             bi = i, bj = j, bb = b, bside = side, best = far;
             break;
         }
     }
+    /* a model without tokens: the program's own inputs (made or copied onto the device by its
+     * code: a GAN's unlabelled images, its latent) are no parameters, labelled or not */
+    int marked = 0;
+    for (size_t i = 0; i < p->n; i++)
+        if (p->t[i].early && p->t[i].input && !p->t[i].batch)
+            p->t[i].batch = 1, marked++;
+    p->inputs += (size_t)marked;
     if (best == SIZE_MAX)
-        return;
+        return marked;
     /* the first tensor of its size beside the labels: the batch, made before its likes (the
      * noise a diffusion step adds to it, the noised images) */
     for (size_t k = bj >= 4 ? bj - 4 : 0; k < bi; k++)
@@ -160,4 +181,5 @@ void vt__find_images(vt__pass *p)
         }
     p->t[bi].batch = p->t[bj].batch = 1;
     p->img_b = bb, p->img_side = bside, p->img_bytes = p->t[bi].size;
+    return 1;
 }

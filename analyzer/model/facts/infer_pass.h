@@ -19,7 +19,10 @@ typedef struct vt__tensor {
     int early;      /* allocated before the first backward */
     int live;
     int kept;       /* alive right after the first backward (or at an OOM before it) */
-    int batch;      /* an image batch or its labels (vt__find_images): not a parameter */
+    int batch;      /* an image batch or its labels, or (no tokens) any input of the program's
+                     * (vt__find_images): not a parameter */
+    int input;      /* the program's own input (INFER_MADE_INPUT) */
+    int init;       /* made under a module's __init__, .to() or .cuda() (INFER_MADE_INIT) */
     int made;       /* where its stack says it was made: INFER_MADE_* (infer.h) */
     uint32_t stack; /* its stack id (infer_finish_without: a copy's tensors left out) */
     int attention;  /* made by a fused attention kernel (INFER_MADE_ATTENTION) */
@@ -46,7 +49,8 @@ typedef struct vt__pass {
     uint64_t oom_bt;     /* then: B·T of the token batch found there (vt__trim_oom), 0 = none */
     size_t oom_at;       /* ... and its index */
     uint64_t img_b, img_side, img_bytes; /* an image batch (vt__find_images), 0 = none */
-    unsigned elem;      /* bytes per parameter element (0: 4, fp32; infer_pass_params16) */
+    size_t inputs; /* the program's inputs vt__find_images marked (no tokens: no blocks to read) */
+    unsigned elem; /* bytes per parameter element (0: 4, fp32; infer_pass_params16) */
     char elem_why[160]; /* ... what says they are 16-bit */
     uint64_t elem_fp32; /* ... but these bytes of them fp32 (LoRA's adapters: their gradients') */
     /* live tensors by a hash of their address (0: vt__free needs no search) */
@@ -124,9 +128,9 @@ void vt__infer_params(const vt__pass *p, infer_result *out, uint64_t *elems, siz
                       size_t *lo, size_t *hi);
 
 /* vt__find_images: an image batch and its labels among the first forward's tensors (marked batch,
- * p->img_*); vt__infer_images: what they say, or a vision transformer's patch tokens
- * (infer_images.c) */
-void vt__find_images(vt__pass *p);
+ * p->img_*), and the program's other inputs (marked batch); 1 when it marked any.
+ * vt__infer_images: what they say, or a vision transformer's patch tokens (infer_images.c) */
+int vt__find_images(vt__pass *p);
 void vt__infer_images(const vt__pass *p, const uint64_t *elems, size_t nelems, size_t lo, size_t hi,
                       infer_result *out);
 /* vt__infer_heads: H from the first forward's fused attention (infer_heads.c), once B·T (or B and

@@ -101,6 +101,32 @@ static void class_of(const char *qual, char *out, size_t len)
     out[n] = '\0';
 }
 
+/* own_modules: the program's own nn.Module classes (a forward of a class, in a file of neither
+ * torch nor an installed package), up to four in their order on the stacks, ", "-joined into
+ * out; 0 when there is none. A layer is no model: a GAN's Generator and Discriminator are what
+ * its Conv2d layers were trained in. */
+static int own_modules(const tables *t, char *out, size_t len)
+{
+    size_t pos = 0, n = 0;
+    const tables_code *c;
+    out[0] = '\0';
+    while (t && n < 4 && (c = tables_code_next(t, &pos))) {
+        const char *f = c->filename.s ? c->filename.s : "", *q = c->qualname.s ? c->qualname.s : "";
+        char cls[96];
+        if (!ends_with(q, ".forward") || strchr(q, '<') || strstr(f, "torch/") ||
+            strstr(f, "-packages/"))
+            continue;
+        class_of(q, cls, sizeof cls);
+        size_t have = strlen(out), k = strlen(cls);
+        const char *dup = strstr(out, cls); /* once each (a whole name between separators) */
+        if (dup && (dup == out || dup[-1] == ' ') && (dup[k] == '\0' || dup[k] == ','))
+            continue;
+        snprintf(out + have, len - have, "%s%s", have ? ", " : "", cls);
+        n++;
+    }
+    return n > 0;
+}
+
 /* from_shapes: no frame names the model: repeating parameter blocks with an embedding of V×d,
  * whose forward made B·T×V logits from a B·T int64 token batch, are a transformer language
  * model (the sizes cannot tell a decoder from an encoder: the decoder's formula is used). */
@@ -162,6 +188,20 @@ void recognize_family(const recognize_input *in, run_recognition *out)
         if (!hit)
             continue;
         out->family = evidence[i].fam;
+        if (evidence[i].suffix && evidence[i].file) { /* torch.nn's layer: no model class */
+            char layer[64], own[200];
+            class_of(q, layer, sizeof layer);
+            if (own_modules(t, own, sizeof own))
+                snprintf(out->family_where, sizeof out->family_where,
+                         "%s layers (torch's %s) in the program's own modules %s", layer, file,
+                         own);
+            else
+                snprintf(out->family_where, sizeof out->family_where,
+                         "%s layers on the Python stacks (torch's %s), in no model class of a "
+                         "known kind",
+                         layer, file);
+            return;
+        }
         if (evidence[i].suffix)
             class_of(q, out->model_class, sizeof out->model_class);
         snprintf(out->family_where, sizeof out->family_where, "%s %s on the Python stacks (%s)",

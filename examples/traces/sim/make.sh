@@ -36,6 +36,9 @@ run gpt2m_b2_a2_fit examples/sim/sim_hf.py --model gpt2-medium --batch-size 2 --
 run gpt2m_b4_oom_forward examples/sim/sim_hf.py --model gpt2-medium --batch-size 4 --steps 1
 run llama400m_b4_fit examples/sim/sim_hf.py --model llama-400m --batch-size 4 --steps 1
 run llama400m_b1_fit examples/sim/sim_hf.py --model llama-400m --batch-size 1 --steps 2
+# ... at 3: the largest its B=1 run had predicted with its own small cache share (it took 11.63 GiB
+# of the 11.40 the 5 % headroom leaves): the cache grows with the tensors
+run llama400m_b3_fit examples/sim/sim_hf.py --model llama-400m --batch-size 3 --steps 2
 run llama_gqa300m_b4_fit examples/sim/sim_hf.py --model llama-gqa-300m --batch-size 4 --steps 2
 run llama_gqa300m_bias_b4_fit examples/sim/sim_hf.py --model llama-gqa-300m --attention-bias --batch-size 4 --steps 2
 run llama_gqa300m_b1_t256_fit examples/sim/sim_hf.py --model llama-gqa-300m --batch-size 1 --seq-len 256 --steps 2
@@ -121,4 +124,9 @@ run gpt2_evalb16_b2_fit examples/sim/sim_hf.py --model gpt2 --batch-size 2 --eva
 run vit_probe_b256_fit examples/sim/sim_vision.py --model vit-b16 --freeze-backbone --batch-size 256 --steps 2
 run vit_probe_b1675_fit examples/sim/sim_vision.py --model vit-b16 --freeze-backbone --batch-size 1675 --steps 2
 run vit_probe_b3022_oom_forward examples/sim/sim_vision.py --model vit-b16 --freeze-backbone --batch-size 3022 --steps 2
+# a GAN (LSGAN, DCGAN-shaped at 64x64): a generator and a discriminator trained in turn by two
+# AdamW optimizers; the largest micro-batch its B=64 run predicts; one out of memory
+run gan_b64_fit examples/sim/sim_gan.py --batch-size 64 --steps 3
+run gan_b1756_fit examples/sim/sim_gan.py --batch-size 1756 --steps 2
+run gan_b2560_oom_forward examples/sim/sim_gan.py --batch-size 2560 --steps 2
 mv "$OUT/facts.jsonl.new" "$OUT/facts.jsonl"
