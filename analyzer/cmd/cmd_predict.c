@@ -555,7 +555,8 @@ int cmd_predict(int argc, char **argv)
         s.unfused_attention |= run_shape.unfused_attention;
         advice_calibrate(&cal, &run_shape, &run.measured, run.partial);
         if (run.calib.calibrated && !a.checkpointing)
-            cal = run.calib; /* the report's own model of the run */
+            cal = run.calib;          /* the report's own model of the run */
+        cal.lower = run.lower_bounds; /* (not in the calibration's JSON: the report's flag) */
     } else {
         advice_calib_default(&cal, &s);
     }

@@ -63,7 +63,9 @@ void predict_print_breakdown(const prediction *p, const model_calib *cal, int ge
            card_format_bytes(p->by_cat.bytes[CAT_CACHE], b1, sizeof b1),
            p->tensor_bytes ? 100.0 * (double)p->by_cat.bytes[CAT_CACHE] / (double)p->tensor_bytes
                            : 0,
-           cal->calibrated
+           cal->lower ? "none counted: a lower bound (its fragmentation floor, 20 % eager, is "
+                        "room the run may need beside)"
+           : cal->calibrated
                ? (cal->partial
                       ? "the fragmentation floor: the run ended in an OOM, which squeezed its "
                         "cache, so what it held then is not a measure of what it needs"

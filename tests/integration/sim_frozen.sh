@@ -13,7 +13,8 @@
 # step needs as one. A frozen teacher beside its student: the vocabulary read, and, out of memory
 # in the student's first forward, the student told from the teacher by the copies each kept. And
 # the converse on every other simulated OOM in a first forward: a model that trains keeps its
-# copies, and is never said to be frozen (the student after its teacher neither).
+# copies, and is never said to be frozen (the student after its teacher neither). An evaluation
+# out of memory in its first forward (no_grad): forwards only, no training predicted.
 set -u
 D="$ROOT/examples/traces/sim"
 python3 - "$D" <<'PYEOF' || exit 1
@@ -22,7 +23,7 @@ sys.path.insert(0, os.path.join(os.environ["ROOT"], "tests"))
 from pairs import predict
 D = sys.argv[1]
 ALL = [json.loads(l) for l in open(os.path.join(D, "facts.jsonl"))]
-bad, n, held, lbn, kd = [], 0, 0, 0, 0
+bad, n, held, lbn, kd, ev = [], 0, 0, 0, 0, 0
 
 
 def report(f, *args):
@@ -50,6 +51,21 @@ for f in ALL:
     # memory in the student's first forward, after the teacher's: the student is the model
     # trained, told by its 16-bit copies kept where the teacher's were freed (before: the
     # teacher's L 24 and d 1024, B=2 predicted 16.14 GiB for 6.50)
+    # an evaluation out of memory in its first forward (no_grad: every block ran, its copies kept
+    # for the autocast region, next to nothing kept for a backward): forwards only, no training
+    # formula, no optimizer state; an upper bound at least the batch its sibling ran (before:
+    # "what was trained", AdamW assumed, "needs ~19.94 GiB", "largest micro-batch 12" where 18
+    # ran; then "at most 16" with the cache's floor counted in the lower bounds)
+    if f.get("eval_only") and f["oom"]:
+        ev += 1
+        ran = max(g["batch_size"] for g in ALL if g.get("eval_only") and not g["oom"])
+        if "a forward under no_grad" not in (r.get("formula_note") or "") or \
+                "forwards only" not in text or "AdamW" in text or \
+                not (pr.get("run_shape") or {}).get("no_training") or \
+                not pr.get("largest_batch_size_at_most") or (pr.get("largest_batch_size") or 0) < ran:
+            bad.append("%s: an evaluation's OOM: %r, largest %s (at most %s), B=%d ran" %
+                       (f["trace"], r.get("formula_note"), pr.get("largest_batch_size"),
+                        pr.get("largest_batch_size_at_most"), ran))
     if f.get("teacher"):
         kd += 1
         inf = r["inferred"]
@@ -104,9 +120,9 @@ for f in ALL:
         200.0 * f["autocast_copy_bytes"] / f["param_bytes"])
     if used not in text or "with no gradient and no optimizer state" not in text:
         bad.append("%s: %r or no state counted not said" % (f["trace"], used))
-if n < 3 or not held or not lbn or kd < 5:
+if n < 3 or not held or not lbn or kd < 5 or not ev:
     bad.append("only %d frozen-backbone traces, %d held to a sibling at their largest, %d lower "
-               "bounds' causes, %d teachers" % (n, held, lbn, kd))
+               "bounds' causes, %d teachers, %d evaluations" % (n, held, lbn, kd, ev))
 print("\n".join(bad) if bad else "ok: %d frozen-backbone traces" % n)
 sys.exit(1 if bad else 0)
 PYEOF

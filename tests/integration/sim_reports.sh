@@ -483,8 +483,10 @@ for line in open(sys.argv[1]):
              "vit": ("Mlp.forward", "Attention.forward"), "resnet": ("Bottleneck.forward",),
              "unet2d": ("ResnetBlock2D.forward", "Attention.forward"),
              "gan": ("Generator.forward", "Discriminator.forward")}
-    # (checkpointing keeps only the blocks' inputs; an OOM in the optimizer step: none left)
-    if rows and not f.get("gradient_checkpointing") and f.get("oom_phase") != "optimizer":
+    # (checkpointing keeps only the blocks' inputs; an OOM in the optimizer step, or in a forward
+    # under no_grad: none left)
+    if rows and not f.get("gradient_checkpointing") and f.get("oom_phase") != "optimizer" and \
+            not f.get("eval_only"):
         missing = [p for p in parts[f["family"]] if p not in rows]
         if missing:
             bad.append("%s: no activations in %s: %s" % (t, missing, list(rows)[:6]))
@@ -513,7 +515,8 @@ for line in open(sys.argv[1]):
                      "optimizer step instead"):
             if word in advice:
                 bad.append("%s: an evaluation run's advice says %r" % (t, word))
-        largest_held(f, pr, [g for g in ALL if g.get("eval_only")])
+        if not f["oom"]:  # (out of memory: an upper bound, sim_frozen.sh's)
+            largest_held(f, pr, [g for g in ALL if g.get("eval_only")])
     # knowledge distillation: a frozen teacher (no gradient) on the device before the student.
     # The shape is the student's (the checks above: its L and d, P every weight's), the
     # teacher's weights beside it added to the formula's parameters and its optimizer state all

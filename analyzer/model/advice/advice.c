@@ -260,8 +260,9 @@ static void predict_raw(const model_calib *c, const gpt_shape *s, prediction *ou
             bytes_of(without_kv(&s2, &c->measured, &c->kv, k, (double)out->by_cat.bytes[k]));
         tensor += out->by_cat.bytes[k];
     }
-    double floor = advice_cache_floor(&s2, c->expandable);
-    double frac = c->cache_fraction < 0 || (c->partial && c->cache_fraction < floor)
+    double floor = c->lower ? 0 : advice_cache_floor(&s2, c->expandable);
+    double frac = c->lower ? 0
+                  : c->cache_fraction < 0 || (c->partial && c->cache_fraction < floor)
                       ? floor
                       : c->cache_fraction;
     out->by_cat.bytes[CAT_CACHE] = bytes_of((double)tensor * frac);
@@ -349,7 +350,7 @@ static void predict_oom(const model_calib *c, const gpt_shape *s, prediction *ou
         if (k != CAT_CONTEXT && k != CAT_KERNEL_CODE && k != CAT_EXTERNAL)
             tensor += out->by_cat.bytes[k];
     }
-    double floor = advice_cache_floor(&s2, c->expandable);
+    double floor = c->lower ? 0 : advice_cache_floor(&s2, c->expandable);
     out->by_cat.bytes[CAT_CACHE] = bytes_of((double)tensor * floor);
     out->tensor_bytes = tensor;
     out->reserved_bytes = tensor + out->by_cat.bytes[CAT_CACHE];

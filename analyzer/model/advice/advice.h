@@ -42,6 +42,11 @@ typedef struct model_calib {
                              * forward's (a first forward cut short, weights used evenly) */
     double logits_whole;    /* > 0: the logits/loss bytes that forward would have made at its
                              * end (at the run's shape), when it died before them */
+    int lower;              /* 1: predictions are lower bounds (a first forward cut short, no
+                             * formula): no allocator cache is assumed in them, for the floor is
+                             * room a run may need, not bytes it must hold (a GPT-2 evaluation at
+                             * B=16 had been told "at least 11.10 GiB", 1.80 of them that floor;
+                             * its run took 10.13) */
     /* transformers' KV cache in measured and in oom_live, by category: what a shape with
      * no_kv_cache does not make (the same share of each category, at any shape) */
     cat_breakdown kv, kv_oom;

@@ -185,6 +185,14 @@ static void shape_of_run(model_result *m, const run_facts *f, int nanogpt)
     if (family_transformer(fam) && !missing) {
         m->formula_ok = 1;
         model_gated_block(m, f, nanogpt);
+        if (model_nograd_forward(m, f, family_words(fam), m->formula_why, sizeof m->formula_why)) {
+            /* an evaluation's forward ran out of memory: predicted as a run of forwards only */
+            m->formula_ok = 0;
+            s->no_training = s->generic = 1;
+            s->opt_set = 1, s->opt_bpp = 0;
+            m->opt_assumed = m->opt_bound = 0;
+            return;
+        }
         if (!s->H)
             config_note(&m->cfg, "n_head unknown: the refined formula leaves out the attention's "
                                  "B·H·T log-sum-exp rows (4·B·T·H bytes per block, a few MiB)");

@@ -350,6 +350,29 @@ static double blocks_used(const model_result *m, const run_facts *f)
     return params ? 2.0 * (double)copies / (double)params : 0;
 }
 
+int model_nograd_forward(const model_result *m, const run_facts *f, const char *family, char *why,
+                         size_t n)
+{
+    if (!f->has_oom || f->backward_passes > 0 || !f->oom_phase || strcmp(f->oom_phase, "forward") ||
+        f->oom_frozen_forward || m->rec.feat[FEATURE_LORA].state == FEAT_ON ||
+        blocks_used(m, f) < 0.99)
+        return 0;
+    cat_breakdown ref;
+    formula_refined(&m->shape, &ref);
+    uint64_t kept = f->at_oom.bytes[CAT_ACTIVATIONS] + f->at_oom.bytes[CAT_ATTENTION],
+             want = ref.bytes[CAT_ACTIVATIONS];
+    if (!want || (double)kept >= 0.1 * (double)want)
+        return 0;
+    snprintf(why, n,
+             "%s: the run died in its first forward after every block had run (its weights' "
+             "16-bit copies all made, kept for the autocast region), holding %.0f MiB of its "
+             "forward's tensors, %.2fx what a forward that keeps its blocks' activations for a "
+             "backward holds by the formula: a forward under no_grad (an evaluation, inference), "
+             "to which no training formula applies",
+             family, (double)kept / 1048576.0, (double)kept / (double)want);
+    return 1;
+}
+
 /* forward_blocks_done: a transformer's first forward that ran out of memory after every block
  * had run (all their weights cast: at the head or the loss) kept its blocks' whole activations:
  * their ratio to the refined formula is a measurement, below 1 too (a LoRA run saves no input
@@ -438,5 +461,5 @@ void model_oom_forward_share(model_result *m, const run_facts *f)
                    "frozen, its 16-bit copy freed after use; those it did not reach may train, "
                    "and add theirs)"
                  : "");
-    m->lower_bounds = 1;
+    m->lower_bounds = m->calib.lower = 1;
 }

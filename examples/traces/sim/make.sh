@@ -107,6 +107,8 @@ run llama400m_ckpt_b4_fit examples/sim/sim_hf.py --model llama-400m --gradient-c
 # evaluation only (forwards and their losses under no_grad): nothing trained
 run gpt2_eval_b16_fit examples/sim/sim_hf.py --model gpt2 --eval-only --batch-size 16 --steps 3
 run gpt2_eval_b18_fit examples/sim/sim_hf.py --model gpt2 --eval-only --batch-size 18 --steps 2
+# ... out of memory at 24 in its first forward's logits: a forward under no_grad, no training
+run gpt2_eval_b24_oom_forward examples/sim/sim_hf.py --model gpt2 --eval-only --batch-size 24 --steps 2
 # knowledge distillation from a frozen GPT-2 medium (no_grad forward; its logits matched)
 run gpt2_kd_gpt2m_b2_fit examples/sim/sim_hf.py --model gpt2 --teacher gpt2-medium --batch-size 2 --steps 2
 run gpt2_kd_gpt2m_b4_fit examples/sim/sim_hf.py --model gpt2 --teacher gpt2-medium --batch-size 4 --steps 2
