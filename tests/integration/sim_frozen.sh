@@ -20,7 +20,7 @@ D="$ROOT/examples/traces/sim"
 python3 - "$D" <<'PYEOF' || exit 1
 import json, os, subprocess, sys
 sys.path.insert(0, os.path.join(os.environ["ROOT"], "tests"))
-from pairs import predict
+from pairs import argv_of, predict
 D = sys.argv[1]
 ALL = [json.loads(l) for l in open(os.path.join(D, "facts.jsonl"))]
 bad, n, held, lbn, kd, ev = [], 0, 0, 0, 0, 0
@@ -58,7 +58,8 @@ for f in ALL:
     # ran; then "at most 16" with the cache's floor counted in the lower bounds)
     if f.get("eval_only") and f["oom"]:
         ev += 1
-        ran = max(g["batch_size"] for g in ALL if g.get("eval_only") and not g["oom"])
+        ran = max(g["batch_size"] for g in ALL if g.get("eval_only") and not g["oom"] and
+                  argv_of(g) == argv_of(f))
         if "a forward under no_grad" not in (r.get("formula_note") or "") or \
                 "forwards only" not in text or "AdamW" in text or \
                 not (pr.get("run_shape") or {}).get("no_training") or \

@@ -262,7 +262,8 @@ for line in open(sys.argv[1]):
         dt = r["config"]["dtype"]
         if (dt["value"], dt["source"]) != ("float32", "inferred") or "dtype = none" in text:
             bad.append("%s: fp32 training read as dtype %s" % (t, dt))
-        if r["formula_applies"] is not True or "what float32 training really keeps" not in text:
+        if not f.get("eval_only") and (r["formula_applies"] is not True or  # (forwards only: none)
+                                       "what float32 training really keeps" not in text):
             bad.append("%s: no float32 formula: %s" % (t, r.get("formula_note")))
         # the advice offers bf16 autocast, predicted within -5 / +10 % of the same run in bf16
         # (its sibling without --amp none, when committed: examples/traces/sim/make.sh)
@@ -270,7 +271,7 @@ for line in open(sys.argv[1]):
         sib = [g for g in ALL if g["command"] == f["command"].replace(" --amp none", "")]
         if r["formula_applies"] is True and len(bf) != 1:
             bad.append("%s: fp32 training without bf16 autocast among its options" % t)
-        elif sib and not f["oom"] and \
+        elif sib and bf and not f["oom"] and \
                 not -0.05 <= bf[0]["predicted_allocated_bytes"] / sib[0]["max_memory_allocated"] - 1 <= 0.10:
             bad.append("%s: bf16 predicted %d B, %s allocated %d" %
                        (t, bf[0]["predicted_allocated_bytes"], sib[0]["trace"], sib[0]["max_memory_allocated"]))
@@ -279,7 +280,7 @@ for line in open(sys.argv[1]):
         if not 0 <= inf["params"]["value"] - f["params"] <= 4096:
             bad.append("%s: P %s, the program's %d" % (t, inf["params"], f["params"]))
         a = fo.get("activations") or {}
-        if f["family"] == "gpt2" and not f["oom"]:
+        if f["family"] == "gpt2" and not f["oom"] and not f.get("eval_only"):
             kv = 8 * f["batch_size"] * f["seq_len"] * f["hidden"] * f["layers"] \
                 if f.get("use_cache") else 0
             if "112*N*d" not in a.get("reason", "") or \

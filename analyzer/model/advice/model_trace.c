@@ -353,9 +353,12 @@ static double blocks_used(const model_result *m, const run_facts *f)
 int model_nograd_forward(const model_result *m, const run_facts *f, const char *family, char *why,
                          size_t n)
 {
-    if (!f->has_oom || f->backward_passes > 0 || !f->oom_phase || strcmp(f->oom_phase, "forward") ||
-        f->oom_frozen_forward || m->rec.feat[FEATURE_LORA].state == FEAT_ON ||
-        blocks_used(m, f) < 0.99)
+    /* every block ran: each weight's copy made (autocast), or its logits made (fp32 too) */
+    int ran = blocks_used(m, f) >= 0.99 || f->at_oom.bytes[CAT_LOGITS] > 0;
+    /* (tensors exact: segments alone file a forward's tensors by the segment they forced) */
+    if (!f->has_oom || !f->tensor_mode || f->backward_passes > 0 || !f->oom_phase ||
+        strcmp(f->oom_phase, "forward") || f->oom_frozen_forward ||
+        m->rec.feat[FEATURE_LORA].state == FEAT_ON || !ran)
         return 0;
     cat_breakdown ref;
     formula_refined(&m->shape, &ref);
@@ -364,11 +367,11 @@ int model_nograd_forward(const model_result *m, const run_facts *f, const char *
     if (!want || (double)kept >= 0.1 * (double)want)
         return 0;
     snprintf(why, n,
-             "%s: the run died in its first forward after every block had run (its weights' "
-             "16-bit copies all made, kept for the autocast region), holding %.0f MiB of its "
-             "forward's tensors, %.2fx what a forward that keeps its blocks' activations for a "
-             "backward holds by the formula: a forward under no_grad (an evaluation, inference), "
-             "to which no training formula applies",
+             "%s: the run died in its first forward after every block had run (its logits or "
+             "its weights' 16-bit copies all made), holding %.0f MiB of its forward's tensors, "
+             "%.2fx what a forward that keeps its blocks' activations for a backward holds by the "
+             "formula: a forward under no_grad or through frozen weights (an evaluation, "
+             "inference), to which no training formula applies",
              family, (double)kept / 1048576.0, (double)kept / (double)want);
     return 1;
 }

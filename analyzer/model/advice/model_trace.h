@@ -24,9 +24,9 @@ void model_gated_block(model_result *m, const run_facts *f, int nanogpt);
 int model_frozen_forward(const model_result *m, const run_facts *f, const char *family, char *why,
                          size_t n);
 /* model_nograd_forward: 1 when the run died in its first forward after all its blocks had run
- * (every weight's autocast copy made) holding under a tenth of the activations the formula's
- * blocks keep for a backward: a forward under no_grad (an evaluation that ran out of memory), no
- * training to predict (why says so). Needs the shape's formula (formula_ok). */
+ * (every weight's autocast copy made, or its logits) holding under a tenth of the activations the
+ * formula's blocks keep for a backward: a forward under no_grad (an evaluation that ran out of
+ * memory), no training to predict (why says so). Needs the shape's formula (formula_ok). */
 int model_nograd_forward(const model_result *m, const run_facts *f, const char *family, char *why,
                          size_t n);
 /* model_oom_forward_share: no formula, and the run died in its first forward: how far it had

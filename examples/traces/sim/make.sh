@@ -109,6 +109,11 @@ run gpt2_eval_b16_fit examples/sim/sim_hf.py --model gpt2 --eval-only --batch-si
 run gpt2_eval_b18_fit examples/sim/sim_hf.py --model gpt2 --eval-only --batch-size 18 --steps 2
 # ... out of memory at 24 in its first forward's logits: a forward under no_grad, no training
 run gpt2_eval_b24_oom_forward examples/sim/sim_hf.py --model gpt2 --eval-only --batch-size 24 --steps 2
+# ... in fp32 (no autocast copies: its logits say every block ran), at 16, at 19 (the largest the
+# run at 16 predicts) and out of memory at 24
+run gpt2_eval_fp32_b16_fit examples/sim/sim_hf.py --model gpt2 --eval-only --amp none --batch-size 16 --steps 2
+run gpt2_eval_fp32_b19_fit examples/sim/sim_hf.py --model gpt2 --eval-only --amp none --batch-size 19 --steps 2
+run gpt2_eval_fp32_b24_oom_forward examples/sim/sim_hf.py --model gpt2 --eval-only --amp none --batch-size 24 --steps 2
 # knowledge distillation from a frozen GPT-2 medium (no_grad forward; its logits matched)
 run gpt2_kd_gpt2m_b2_fit examples/sim/sim_hf.py --model gpt2 --teacher gpt2-medium --batch-size 2 --steps 2
 run gpt2_kd_gpt2m_b4_fit examples/sim/sim_hf.py --model gpt2 --teacher gpt2-medium --batch-size 4 --steps 2
