@@ -200,14 +200,14 @@ static double without_kv(const gpt_shape *s, const cat_breakdown *have, const ca
     return v * (1.0 - (f > 1.0 ? 1.0 : f));
 }
 
-/* predict_raw: s's step (steady: with the optimizer's state, after the first step; else at s's
- * own iteration0) */
 /* tokens: what the batch-sized bytes grow with, B·T (B when T is not known: no transformer) */
 static uint64_t tokens(const gpt_shape *s)
 {
     return s->T ? s->B * s->T : s->B;
 }
 
+/* predict_raw: s's step (steady: with the optimizer's state, after the first step; else at s's
+ * own iteration0) */
 static void predict_raw(const model_calib *c, const gpt_shape *s, prediction *out, int steady)
 {
     memset(out, 0, sizeof *out);

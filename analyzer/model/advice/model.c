@@ -106,6 +106,15 @@ static void heads_consistent(nano_config *c)
     h->src = CONFIG_SRC_UNKNOWN;
 }
 
+/* forwards_only: s is a run of forwards only: no training formula, no gradient or optimizer
+ * state to predict (an evaluation that finished, or one that ran out of memory) */
+static void forwards_only(model_result *m, gpt_shape *s)
+{
+    s->no_training = s->generic = 1;
+    s->opt_set = 1, s->opt_bpp = 0;
+    m->formula_ok = m->opt_assumed = m->opt_bound = 0;
+}
+
 /* shape_of_run: what the recognition adds to the configuration's shape; whether a transformer's
  * formula applies (every size it needs known), else the measured scaling (generic). */
 static void shape_of_run(model_result *m, const run_facts *f, int nanogpt)
@@ -118,9 +127,7 @@ static void shape_of_run(model_result *m, const run_facts *f, int nanogpt)
     s->patch_tokens = fam == FAM_VISION_TRANSFORMER;
     s->params16 = r->param_elem == 2;
     if (f->no_training) { /* nothing to train: no formula of training, no state to predict */
-        s->no_training = 1;
-        s->opt_set = 1, s->opt_bpp = 0;
-        s->generic = 1;
+        forwards_only(m, s);
         snprintf(m->formula_why, sizeof m->formula_why,
                  "%s: nothing was trained (forwards only: no backward pass, no optimizer step): "
                  "the training formulas do not apply; the measured breakdown explains the peak",
@@ -186,11 +193,7 @@ static void shape_of_run(model_result *m, const run_facts *f, int nanogpt)
         m->formula_ok = 1;
         model_gated_block(m, f, nanogpt);
         if (model_nograd_forward(m, f, family_words(fam), m->formula_why, sizeof m->formula_why)) {
-            /* an evaluation's forward ran out of memory: predicted as a run of forwards only */
-            m->formula_ok = 0;
-            s->no_training = s->generic = 1;
-            s->opt_set = 1, s->opt_bpp = 0;
-            m->opt_assumed = m->opt_bound = 0;
+            forwards_only(m, s); /* an evaluation's forward ran out of memory */
             return;
         }
         if (!s->H)

@@ -92,8 +92,8 @@ static void vt__kept_copies(vt__pass *p)
     if (vt__elem(p) != 4)
         return;
     for (size_t i = 0; i < p->n; i++)
-        if ((p->t[i].kept || p->t[i].oom_live) && p->t[i].cast &&
-            p->t[i].made == INFER_MADE_FORWARD && p->t[i].size <= UINT64_MAX / 2)
+        if (p->t[i].oom_live && p->t[i].cast && p->t[i].made == INFER_MADE_FORWARD &&
+            p->t[i].size <= UINT64_MAX / 2)
             vt__grad_add(p, 2 * p->t[i].size);
     p->grad_from_copies = p->ngrad > 0;
 }
@@ -105,7 +105,7 @@ static void vt__snap(vt__pass *p, int at_oom)
     size_t i = 0;
     while (i < p->n && p->t[i].live)
         p->t[i].kept = 1, i++;
-    for (; at_oom && i < p->n; i++)
+    for (i = 0; at_oom && i < p->n; i++)
         p->t[i].oom_live = p->t[i].live;
 }
 
@@ -426,10 +426,8 @@ void infer_pass_event_made(infer_pass *ip, uint64_t event, int is_alloc, const r
     if (is_alloc && ev->api == VT_API_torchAlloc && !ev->failed && p->tentative) {
         /* a tensor made after the failed call: PyTorch recovered (no OutOfMemoryError) */
         for (size_t i = 0; i < p->n; i++)
-            p->t[i].kept = 0;
+            p->t[i].kept = p->t[i].oom_live = 0;
         p->snapped = p->at_oom = p->tentative = 0;
-        for (size_t i = 0; i < p->n; i++)
-            p->t[i].oom_live = 0;
     }
     if (p->snapped && p->seen_backward) {
         /* after the first backward: which of the tensors it kept the loop frees before the next

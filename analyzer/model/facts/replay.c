@@ -173,9 +173,8 @@ static inline __attribute__((always_inline)) void apply_free(state *s, const rea
     }
     if (ot->pending && e->level == L_SEGMENT)
         ot->released += e->size;
-    if (__builtin_expect((e->flags & EF_TO_COPY) != 0, 0) && ph == PHASE_FORWARD && !ot->pending &&
-        (e->level == L_TENSOR || e->level == L_INNER) &&
-        first_forward_copy(s, e->flags, e->phase, e->size))
+    if (__builtin_expect(first_forward_copy(s, e->flags, e->phase, e->size), 0) &&
+        ph == PHASE_FORWARD && !ot->pending && (e->level == L_TENSOR || e->level == L_INNER))
         r->fwd0_copies_freed += e->size, r->fwd0_copies_since_free = 0; /* freed in it */
     int grad_free = !ev->backward && e->phase == PHASE_BACKWARD &&
                     (e->level == L_INNER || e->level == L_TENSOR) &&
