@@ -368,8 +368,8 @@ int model_nograd_forward(const model_result *m, const run_facts *f, const char *
         return 0;
     snprintf(why, n,
              "%s: the run died in its first forward after every block had run (its logits or "
-             "its weights' 16-bit copies all made), holding %.0f MiB of its forward's tensors, "
-             "%.2fx what a forward that keeps its blocks' activations for a backward holds by the "
+             "its weights' 16-bit copies all made) with %.0f MiB of activations alive, %.2fx "
+             "what a forward that keeps its blocks' activations for a backward holds by the "
              "formula: a forward under no_grad or through frozen weights (an evaluation, "
              "inference), to which no training formula applies",
              family, (double)kept / 1048576.0, (double)kept / (double)want);
