@@ -35,6 +35,16 @@ static void end(const char *path)
     save_to(&g_w, path);
 }
 
+/* replay_ended: the trace in g_w ended by a trailer, written to path and replayed into *r */
+static void replay_ended(const char *path, replay_result *r)
+{
+    vt_rec_trailer t = {200000, 9, 0, 20, 0, 0};
+    rec(VT_REC_TRAILER, 0, &t, sizeof t, NULL, 0);
+    end(path);
+    char err[256];
+    assert_int_equal(replay_file(path, r, err, sizeof err), 0);
+}
+
 static void code(uint32_t id, const char *file, const char *qual)
 {
     vt_rec_code c = {id, 1};
@@ -294,12 +304,8 @@ static void test_cat_peaks_key_redone(void **st)
     g_free_api = VT_API_cudaFree;
     release(0, 0, 0x100000); /* still in forward: a temporary */
     g_free_api = VT_API_cudaFreeAsync;
-    vt_rec_trailer t = {200000, 9, 0, 20, 0, 0};
-    rec(VT_REC_TRAILER, 0, &t, sizeof t, NULL, 0);
-    end(path);
     replay_result r;
-    char err[256];
-    assert_int_equal(replay_file(path, &r, err, sizeof err), 0);
+    replay_ended(path, &r);
     assert_true(r.tensor_mode);
     assert_true(r.has_cat_peaks);
     /* its key kept from before the first tensor would settle it as segment mode's forward
@@ -340,16 +346,45 @@ static void test_cat_window_a_step(void **st)
             release(0, 0, a + 0x100000 + (uint64_t)k * 0x1000);
         a += 0x1000000;
     }
-    vt_rec_trailer t = {200000, 9, 0, 20, 0, 0};
-    rec(VT_REC_TRAILER, 0, &t, sizeof t, NULL, 0);
-    end(path);
     replay_result r;
-    char err[256];
-    assert_int_equal(replay_file(path, &r, err, sizeof err), 0);
+    replay_ended(path, &r);
     assert_true(r.has_cat_peaks);
     assert_true(r.backward_passes >= 100);
     assert_int_equal(r.cat_window, 4096);
     assert_int_equal(r.cat_peak[CAT_ACTIVATIONS], 4096 + 25 * 64);
+    replay_free(&r);
+    unlink(path);
+}
+
+/* categories at the free: two segments (cudaMalloc, beside tensors) the forward made alike,
+ * one freed by the autograd thread before the backward made anything (kept for it: an
+ * activation), one freed in the forward (a temporary): only the phase of their frees differs,
+ * and the second is not given the first's answer (replay_cats.c keys the lifetimes that ended by
+ * their allocation's features and their end's). */
+static void test_end_categories(void **st)
+{
+    (void)st;
+    char path[] = "/tmp/vt-replay-XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    begin();
+    code(2, "/x/train.py", "Block.forward");
+    stack(2, 2);
+    alloc(0, 0, 0x1000, 64, 2, 0); /* a tensor: tensor mode */
+    g_alloc_api = VT_API_cudaMalloc;
+    g_free_api = VT_API_cudaFree;
+    alloc(0, 0, 0x100000, 1 << 20, 2, 0);
+    release(1, 1, 0x100000); /* freed by the backward */
+    alloc(0, 0, 0x200000, 1 << 20, 2, 0);
+    release(0, 0, 0x200000); /* freed in the forward */
+    g_alloc_api = VT_API_cudaMallocAsync;
+    g_free_api = VT_API_cudaFreeAsync;
+    alloc(0, 0, 0x2000, 64, 2, 0);
+    replay_result r;
+    replay_ended(path, &r);
+    assert_true(r.has_cat_peaks);
+    assert_int_equal(r.cat_peak[CAT_TEMPORARIES], 1 << 20);
+    assert_true(r.cat_peak[CAT_ACTIVATIONS] >= 1 << 20);
     replay_free(&r);
     unlink(path);
 }
@@ -373,12 +408,10 @@ static void test_bad_files(void **st)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_training_shape),
-                                       cmocka_unit_test(test_accumulation),
-                                       cmocka_unit_test(test_segment_oom_cache),
-                                       cmocka_unit_test(test_allocator_blocks),
-                                       cmocka_unit_test(test_cat_peaks_key_redone),
-                                       cmocka_unit_test(test_cat_window_a_step),
-                                       cmocka_unit_test(test_bad_files)};
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_training_shape),       cmocka_unit_test(test_accumulation),
+        cmocka_unit_test(test_segment_oom_cache),    cmocka_unit_test(test_allocator_blocks),
+        cmocka_unit_test(test_cat_peaks_key_redone), cmocka_unit_test(test_cat_window_a_step),
+        cmocka_unit_test(test_end_categories),       cmocka_unit_test(test_bad_files)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

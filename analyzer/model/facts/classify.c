@@ -377,24 +377,50 @@ static void rank(uint32_t *a, uint32_t *f)
     *f = (y > 0) + (x > 0 && x < y);
 }
 
+/* PACKED: every field of classify_input with the bits its place in the cache's key has (the
+ * counters ranked: 0..2) */
+#define PACKED(X)                                                                                  \
+    X(space, 4)                                                                                    \
+    X(layer, 2)                                                                                    \
+    X(tensor_api, 1)                                                                               \
+    X(tensor_mode, 1)                                                                              \
+    X(phase_alloc, 4) X(phase_free, 4) X(iter_alloc, 2) X(iter_free, 2) X(loss_site, 1)            \
+        X(weight_copy, 1) X(freed, 1) X(bwd_alloc, 2) X(bwd_free, 2) X(param_sized, 1)             \
+            X(vocab_sized, 1) X(workspace, 1) X(attention, 1) X(input, 1) X(cut_by_oom, 1)         \
+                X(freed_at_end, 1) X(outlived_step, 1) X(frozen_oom, 1)
+#define PACKED_ONE(f, bits) +1
+_Static_assert(sizeof(classify_input) == (0 PACKED(PACKED_ONE)) * 4, "every field packed");
+#undef PACKED_ONE
+
+/* pack: k (its counters ranked) in 64 bits, every field in a place of its own (a key for the
+ * cache; never 0), 0 when a field is wider than its place (classify then answers uncached) */
+static uint64_t pack(const classify_input *k)
+{
+    uint64_t key = 1, over = 0;
+    unsigned at = 1;
+#define PACK_ONE(f, bits)                                                                          \
+    over |= (uint64_t)(uint32_t)k->f >> (bits);                                                    \
+    key |= (uint64_t)(uint32_t)k->f << at;                                                         \
+    at += (bits);
+    PACKED(PACK_ONE)
+#undef PACK_ONE
+    return over ? 0 : key;
+}
+
 category classify_cached(const classify_input *in, classify_cache *c)
 {
     classify_input k = *in;
     rank(&k.iter_alloc, &k.iter_free);
     rank(&k.bwd_alloc, &k.bwd_free);
-    if (!c->e && !(c->e = calloc(CLASSIFY_CACHE, sizeof *c->e)))
+    uint64_t key = pack(&k);
+    if (!key || (!c->e && !(c->e = calloc(CLASSIFY_CACHE, sizeof *c->e))))
         return classify(&k, NULL);
-    uint64_t w[(sizeof k + 7) / 8] = {0}, h = 0;
-    memcpy(w, &k, sizeof k);
-    for (unsigned i = 0; i < sizeof w / sizeof *w; i++) /* each word turned its own way */
-        h ^= w[i] << (5 * i + 1) | w[i] >> (63 - 5 * i);
     struct classify_cache_entry *e =
-        &c->e[(size_t)((h * 0x9e3779b97f4a7c15ull) >> 32) & (CLASSIFY_CACHE - 1)];
-    if (e->used && !memcmp(&e->in, &k, sizeof k))
+        &c->e[(size_t)((key * 0x9e3779b97f4a7c15ull) >> 40) & (CLASSIFY_CACHE - 1)];
+    if (e->key == key)
         return (category)e->cat;
-    e->in = k;
+    e->key = key;
     e->cat = (uint8_t)classify(&k, NULL);
-    e->used = 1;
     return (category)e->cat;
 }
 

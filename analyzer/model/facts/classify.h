@@ -113,8 +113,8 @@ void classify_memo_free(classify_memo *m);
 #define CLASSIFY_CACHE 1024
 typedef struct classify_cache {
     struct classify_cache_entry {
-        classify_input in; /* the counters ranked (classify_cached) */
-        uint8_t cat, used;
+        uint64_t key; /* the input packed, its counters ranked (classify_cached); 0 = empty */
+        uint8_t cat;
     } * e;
 } classify_cache;
 

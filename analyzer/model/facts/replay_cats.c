@@ -106,11 +106,17 @@ classify_input replay_input(const state *s, const replay_result *r, const live_i
 /* ---- each allocation's category ----------------------------------------------------------------
  */
 
+/* kind_of_flags: what an allocation of level and flags (EF_*) counts as (CATPEAKS_PLAIN ...) */
+static int kind_of_flags(uint8_t level, uint8_t flags)
+{
+    return (flags & EF_TORCH_SEG) && !(flags & EF_KIND_SET) ? CATPEAKS_SEGMENT
+           : level == L_INNER                               ? CATPEAKS_INNER
+                                                            : CATPEAKS_PLAIN;
+}
+
 static int kind_of(const livemap_entry *e)
 {
-    return (e->flags & EF_TORCH_SEG) && !(e->flags & EF_KIND_SET) ? CATPEAKS_SEGMENT
-           : e->level == L_INNER                                  ? CATPEAKS_INNER
-                                                                  : CATPEAKS_PLAIN;
+    return kind_of_flags(e->level, e->flags);
 }
 
 /* total: flame's bytes by (stack, category) of one lifetime (not a segment's: the cache). */
@@ -249,25 +255,68 @@ void replay_cats_marked(state *s, livemap_entry *e)
         settle(s, e, CAT_CACHE);
 }
 
-/* classified: a lifetime that ended (it) classified at its end: its code, flame's totals, its
+/* counted: a lifetime that ended (it) counted in category cat: its code, flame's totals, its
  * records settled. */
-static void classified(state *s, const live_item *it, uint8_t level, uint8_t flags, uint64_t arec,
-                       uint64_t frec)
+static void counted(state *s, const live_item *it, int kind, category cat, uint64_t arec,
+                    uint64_t frec)
 {
-    int kind = (flags & EF_TORCH_SEG) && !(flags & EF_KIND_SET) ? CATPEAKS_SEGMENT
-               : level == L_INNER                               ? CATPEAKS_INNER
-                                                                : CATPEAKS_PLAIN;
-    category cat = CAT_CACHE;
-    if (kind != CATPEAKS_SEGMENT) {
-        classify_input in = replay_input(s, s->r, it);
-        cat = classify_cached(&in, &s->ccache);
-    }
     total(s, it->stack_id, kind, cat, it->size);
     uint8_t code = CATPEAKS_CODE(kind, cat);
     if (arec)
         catpeaks_settle(&s->peaks, arec, code, 0);
     if (frec)
         catpeaks_settle(&s->peaks, frec, code, 0);
+}
+
+/* classified: a lifetime that ended (it) classified at its end and counted. */
+static void classified(state *s, const live_item *it, uint8_t level, uint8_t flags, uint64_t arec,
+                       uint64_t frec)
+{
+    int kind = kind_of_flags(level, flags);
+    category cat = CAT_CACHE;
+    if (kind != CATPEAKS_SEGMENT) {
+        classify_input in = replay_input(s, s->r, it);
+        cat = classify_cached(&in, &s->ccache);
+    }
+    counted(s, it, kind, cat, arec, frec);
+}
+
+/* end_key: what classify sees of e ending now as it (replay_input's fields, the counters ranked
+ * as classify_cached ranks them) in 42 bits: e's settle key, now (key_of: every field of its
+ * allocation, what its size says now), and its end's. */
+static uint64_t end_key(const state *s, const livemap_entry *e, const live_item *it)
+{
+    uint32_t ia = it->iter_alloc, ifr = it->iter_free, ba = it->bwd_alloc, bf = it->bwd_free;
+    unsigned ranks = ((ia > 0) + (ifr > 0 && ifr < ia)) | ((ifr > 0) + (ia > 0 && ia < ifr)) << 2 |
+                     ((ba > 0) + (bf > 0 && bf < ba)) << 4 | ((bf > 0) + (ba > 0 && ba < bf)) << 6;
+    unsigned freed = it->phase_free != PHASE_COUNT;
+    unsigned at_end = it->free_event && it->free_event > s->last_alloc_event && !s->grad_free_event;
+    unsigned frozen = s->frozen_oom && (it->after_oom || !freed);
+    return (uint64_t)key_of(s, e) | (uint64_t)(it->phase_free & 15) << 24 | (uint64_t)ranks << 28 |
+           (uint64_t)freed << 36 | (uint64_t)(it->after_oom != 0) << 37 | (uint64_t)at_end << 38 |
+           (uint64_t)(it->outlived_step != 0) << 39 | (uint64_t)frozen << 40 | 1ull << 41;
+}
+
+/* classified_entry: classified(s, it, ...) of e ending now as it, its category by its end_key
+ * when one was seen (no input to build, no classify) */
+static void classified_entry(state *s, const livemap_entry *e, const live_item *it, uint64_t arec,
+                             uint64_t frec)
+{
+    int kind = kind_of(e);
+    if (kind == CATPEAKS_SEGMENT || it->phase_free > 15 ||
+        (!s->ecache.e && !(s->ecache.e = calloc(CLASSIFY_CACHE, sizeof *s->ecache.e)))) {
+        classified(s, it, e->level, e->flags, arec, frec);
+        return;
+    }
+    uint64_t key = end_key(s, e, it);
+    struct classify_cache_entry *c =
+        &s->ecache.e[(size_t)((key * 0x9e3779b97f4a7c15ull) >> 40) & (CLASSIFY_CACHE - 1)];
+    if (c->key != key) {
+        classify_input in = replay_input(s, s->r, it);
+        c->key = key;
+        c->cat = (uint8_t)classify_cached(&in, &s->ccache);
+    }
+    counted(s, it, kind, (category)c->cat, arec, frec);
 }
 
 void replay_cats_free(state *s, livemap_entry *e, const live_item *it, uint64_t t)
@@ -307,7 +356,7 @@ void replay_cats_free(state *s, livemap_entry *e, const live_item *it, uint64_t 
             return;
         }
     }
-    classified(s, it, e->level, e->flags, arec, frec);
+    classified_entry(s, e, it, arec, frec);
 }
 
 void replay_cats_flush(state *s)
@@ -398,4 +447,5 @@ void replay_cats_free_all(state *s)
     catpeaks_free(&s->peaks);
     classify_memo_free(&s->cmemo);
     classify_cache_free(&s->ccache);
+    classify_cache_free(&s->ecache);
 }

@@ -68,6 +68,7 @@ typedef struct state {
     int tm_assumed;  /* tensor_mode taken to stay 0 (no tensor after the first events) */
     classify_memo cmemo;
     classify_cache ccache; /* the ended lifetimes' categories (classified) */
+    classify_cache ecache; /* the same by an entry's settle key and its end (replay_cats.c) */
     /* the sweep's first record waiting (replay_cats.c): its number when last looked at, and
      * whether what its category depends on changed since */
     uint64_t cats_tried;
