@@ -54,6 +54,7 @@ static int finish(const char *cmd, int rc)
 
 int main(int argc, char **argv)
 {
+    mem_heap_huge();
     cJSON_Hooks hooks = {mem_malloc, mem_free};
     cJSON_InitHooks(&hooks);
     cli p;

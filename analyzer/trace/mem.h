@@ -33,6 +33,10 @@ void mem_reset(void);
  * __cxa_demangle, ...) that its caller learned of from an error code. */
 void mem_note_failure(void);
 
+/* mem_heap_huge: the heap grown ahead and marked for 2 MiB pages (mem.c says why); once, at
+ * the start, before any thread. */
+void mem_heap_huge(void);
+
 /* mem_malloc / mem_free: cJSON_InitHooks's pair (the wrapped malloc; free). */
 void *mem_malloc(size_t n);
 void mem_free(void *p);

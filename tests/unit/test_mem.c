@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 #include <cmocka.h>
@@ -289,11 +290,55 @@ static void test_wrappers(void **state)
     assert_false(mem_failed());
 }
 
+/* thp_eligible: smaps' THPeligible of the mapping holding address a (-1: not found) */
+static int thp_eligible(uintptr_t a)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    if (!f)
+        return -1;
+    char line[512];
+    int in = 0, r = -1;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' '))
+            in = a >= lo && a < hi;
+        else if (in && sscanf(line, "THPeligible: %d", &r) == 1)
+            break;
+    }
+    fclose(f);
+    return r;
+}
+
+/* the heap on 2 MiB pages (mem_heap_huge): where the kernel gives transparent huge pages on
+ * request and malloc is glibc's with its sbrk heap, an allocation made after it lies in the range
+ * marked for them */
+static void test_heap_huge(void **state)
+{
+    (void)state;
+    char mode[128] = "";
+    FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+    if (f) {
+        if (!fgets(mode, sizeof mode, f))
+            mode[0] = 0;
+        fclose(f);
+    }
+    if (!strstr(mode, "[madvise]"))
+        skip(); /* never: nothing to ask for; always: every mapping is eligible */
+    mem_heap_huge();
+    void *q = malloc(256 << 10);
+    assert_non_null(q);
+    uintptr_t end = (uintptr_t)sbrk(0);
+    if ((uintptr_t)q < end && end - (uintptr_t)q < (64u << 20)) /* glibc's sbrk heap */
+        assert_int_equal(thp_eligible((uintptr_t)q + (128 << 10)), 1);
+    free(q);
+}
+
 int main(void)
 {
     cJSON_Hooks hooks = {mem_malloc, mem_free};
     cJSON_InitHooks(&hooks);
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_heap_huge), /* (first: a heap with no large block freed yet) */
         cmocka_unit_test(test_wrappers),
         cmocka_unit_test(test_small_trace),
         cmocka_unit_test(test_tensor_trace),
