@@ -379,6 +379,7 @@ static void rank(uint32_t *a, uint32_t *f)
 
 /* PACKED: every field of classify_input with the bits its place in the cache's key has (the
  * counters ranked: 0..2) */
+/* clang-format off */
 #define PACKED(X)                                                                                  \
     X(space, 4)                                                                                    \
     X(layer, 2)                                                                                    \
@@ -387,9 +388,22 @@ static void rank(uint32_t *a, uint32_t *f)
     X(phase_alloc, 4)                                                                              \
     X(phase_free, 4)                                                                               \
     X(iter_alloc, 2)                                                                               \
-    X(iter_free, 2) X(loss_site, 1) X(weight_copy, 1) X(freed, 1) X(bwd_alloc, 2) X(bwd_free, 2)   \
-        X(param_sized, 1) X(vocab_sized, 1) X(workspace, 1) X(attention, 1) X(input, 1)            \
-            X(cut_by_oom, 1) X(freed_at_end, 1) X(outlived_step, 1) X(frozen_oom, 1)
+    X(iter_free, 2)                                                                                \
+    X(loss_site, 1)                                                                                \
+    X(weight_copy, 1)                                                                              \
+    X(freed, 1)                                                                                    \
+    X(bwd_alloc, 2)                                                                                \
+    X(bwd_free, 2)                                                                                 \
+    X(param_sized, 1)                                                                              \
+    X(vocab_sized, 1)                                                                              \
+    X(workspace, 1)                                                                                \
+    X(attention, 1)                                                                                \
+    X(input, 1)                                                                                    \
+    X(cut_by_oom, 1)                                                                               \
+    X(freed_at_end, 1)                                                                             \
+    X(outlived_step, 1)                                                                            \
+    X(frozen_oom, 1)
+/* clang-format on */
 #define PACKED_ONE(f, bits) +1
 _Static_assert(sizeof(classify_input) == (0 PACKED(PACKED_ONE)) * 4, "every field packed");
 #undef PACKED_ONE
