@@ -55,13 +55,16 @@ for f in ALL:
     # for the autocast region, next to nothing kept for a backward): forwards only, no training
     # formula, no optimizer state; an upper bound at least the batch its sibling ran (before:
     # "what was trained", AdamW assumed, "needs ~19.94 GiB", "largest micro-batch 12" where 18
-    # ran; then "at most 16" with the cache's floor counted in the lower bounds)
+    # ran; then "at most 16" with the cache's floor counted in the lower bounds); its tensors
+    # per sample are not what a forward saves for a backward (before: "the whole forward saves
+    # more for the backward")
     if f.get("eval_only") and f["oom"]:
         ev += 1
         ran = max(g["batch_size"] for g in ALL if g.get("eval_only") and not g["oom"] and
                   argv_of(g) == argv_of(f))
         if "a forward under no_grad" not in (r.get("formula_note") or "") or \
-                "forwards only" not in text or "AdamW" in text or \
+                "forwards only" not in text or "AdamW" in text or "for the backward" in text or \
+                "with no backward a forward keeps a tensor only until" not in text or \
                 not (pr.get("run_shape") or {}).get("no_training") or \
                 not pr.get("largest_batch_size_at_most") or (pr.get("largest_batch_size") or 0) < ran:
             bad.append("%s: an evaluation's OOM: %r, largest %s (at most %s), B=%d ran" %

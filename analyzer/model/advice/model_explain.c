@@ -131,7 +131,16 @@ static void explain_generic(model_result *m, const run_facts *f)
                 optimizer_state(m, f, me, rd, n);
             break;
         case CAT_ACTIVATIONS:
-            if (me && s->B && m->forward_cut)
+            if (me && s->B && s->no_training) /* (no backward: nothing was kept for one) */
+                snprintf(rd, n,
+                         "%.1f MiB per sample of the micro-batch (%llu) %s: with no backward "
+                         "a forward keeps a tensor only until the ops after it have used it; "
+                         "scales with the micro-batch%s",
+                         mibf(me) / (double)s->B, (unsigned long long)s->B,
+                         m->forward_cut ? "alive when the out-of-memory error cut the forward short"
+                                        : "of a forward's tensors alive at once",
+                         m->rec.batchnorm ? " (and the input size)" : "");
+            else if (me && s->B && m->forward_cut)
                 snprintf(rd, n,
                          "%.1f MiB per sample of the micro-batch (%llu) when the out-of-memory "
                          "error cut the forward short: the whole forward saves more for the "
