@@ -124,7 +124,8 @@ void html_trained(FILE *out, const report_ctx *c)
                     r->feat[i].where);
     }
     if (r->loop[0])
-        trained_row(out, "training loop", recognize_loop_words(r->loop), "fam", r->loop_where);
+        trained_row(out, m->shape.no_training ? "loop" : "training loop",
+                    recognize_loop_words(r->loop), "fam", r->loop_where);
     if (r->batchnorm)
         trained_row(out, "batch statistics", "BatchNorm", "fam",
                     "BatchNorm in the forward: its statistics depend on the micro-batch");

@@ -35,8 +35,8 @@ static void print_recognized(FILE *out, const model_result *m)
                 feature_state_word(r->feat[i].state), r->feat[i].where[0] ? "  " : "",
                 r->feat[i].where);
     if (r->loop[0])
-        fprintf(out, "  %-26s %s  %s\n", "training loop", recognize_loop_words(r->loop),
-                r->loop_where);
+        fprintf(out, "  %-26s %s  %s\n", m->shape.no_training ? "loop" : "training loop",
+                recognize_loop_words(r->loop), r->loop_where);
     if (r->batchnorm)
         fprintf(out, "  %-26s %s\n", "batch statistics",
                 "BatchNorm in the forward: its statistics depend on the micro-batch");

@@ -70,6 +70,12 @@ for f in ALL:
             bad.append("%s: an evaluation's OOM: %r, largest %s (at most %s), B=%d ran" %
                        (f["trace"], r.get("formula_note"), pr.get("largest_batch_size"),
                         pr.get("largest_batch_size_at_most"), ran))
+    # a run of forwards only (an evaluation, fit or not) is told nothing true only of training
+    # (before: "training loop", dtype evidence "...: fp32 training")
+    if f.get("eval_only"):
+        for words in ("training loop", "fp32 training", "for the backward"):
+            if words in text:
+                bad.append("%s: forwards only, yet %r" % (f["trace"], words))
     if f.get("teacher"):
         kd += 1
         inf = r["inferred"]

@@ -93,17 +93,20 @@ static const char *fp32_compute(const run_facts *f)
     const infer_value *lg = &ir->v[INFER_logits_dtype_bytes], *tk = &ir->v[INFER_token_dtype_bytes],
                       *att = &ir->v[INFER_attention_kernels];
     if (lg->known)
-        return lg->value == 4 ? "fp32 logits only in the first forward and no 16-bit copy of a "
-                                "weight over the run (autocast makes them): fp32 training"
-                              : NULL;
+        return lg->value == 4
+                   ? "fp32 logits only in the first forward and no 16-bit copy of a "
+                     "weight over the run (autocast makes them): no mixed precision, fp32 compute"
+                   : NULL;
     if (tk->known && tk->value == 4)
         return "fp32 token activations in the first forward (B from the images beside them) and "
-               "no 16-bit copy of a weight over the run (autocast makes them): fp32 training";
+               "no 16-bit copy of a weight over the run (autocast makes them): no mixed precision, "
+               "fp32 compute";
     /* no logits (an OOM before them): its attention ran, so its projections did, and autocast
      * would have copied their weights */
     if (f->has_oom && att->known && att->value > 0)
         return "its first forward's attention ran before the out-of-memory error with no 16-bit "
-               "copy of a weight (autocast makes one for each projection): fp32 training";
+               "copy of a weight (autocast makes one for each projection): no mixed precision, "
+               "fp32 compute";
     return NULL;
 }
 
