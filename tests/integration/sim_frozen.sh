@@ -95,7 +95,9 @@ for f in ALL:
     n += 1
     share = "only %.2f M of its %.2f M weights train" % (f["trainable_params"] / 1e6, f["params"] / 1e6)
     if not f["oom"]:
-        if r["formula_applies"] or share not in (r.get("formula_note") or ""):
+        # (the weights that do not train are frozen ones, or buffers: the trace cannot tell)
+        if r["formula_applies"] or share not in (r.get("formula_note") or "") or \
+                "the rest frozen weights or buffers" not in r["formula_note"]:
             bad.append("%s: formula %s: %r" % (f["trace"], r["formula_applies"], r.get("formula_note")))
         if any("checkpointing" in a["change"] for a in r["advice"]):
             bad.append("%s: checkpointing offered to a frozen model" % f["trace"])
