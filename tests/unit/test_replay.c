@@ -30,6 +30,15 @@ static void begin(void)
     w_header(&g_w, VT_VERSION_MAJOR, VT_VERSION_MINOR);
 }
 
+/* begin_file: path (a mkstemp template) made, and a trace begun for it */
+static void begin_file(char *path)
+{
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    begin();
+}
+
 static void end(const char *path)
 {
     save_to(&g_w, path);
@@ -239,9 +248,7 @@ static void test_allocator_blocks(void **st)
 {
     (void)st;
     char path[] = "/tmp/vt-replay-XXXXXX";
-    int fd = mkstemp(path);
-    close(fd);
-    begin();
+    begin_file(path);
     vt_rec_process p = {77, 1, 1, 1, 5555};
     const char *ps[] = {"/usr/bin/python3", "/cwd", "host", "train.py",
                         "PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:2"};
@@ -287,9 +294,7 @@ static void test_cat_peaks_key_redone(void **st)
 {
     (void)st;
     char path[] = "/tmp/vt-replay-XXXXXX";
-    int fd = mkstemp(path);
-    close(fd);
-    begin();
+    begin_file(path);
     code(2, "/x/train.py", "Block.forward");
     stack(2, 2);
     g_alloc_api = VT_API_cudaMalloc;
@@ -325,9 +330,7 @@ static void test_cat_window_a_step(void **st)
 {
     (void)st;
     char path[] = "/tmp/vt-replay-XXXXXX";
-    int fd = mkstemp(path);
-    close(fd);
-    begin();
+    begin_file(path);
     code(2, "/x/train.py", "Block.forward");
     code(4, "/x/torch/optim/adamw.py", "AdamW.step");
     stack(2, 2);
@@ -365,9 +368,7 @@ static void test_end_categories(void **st)
 {
     (void)st;
     char path[] = "/tmp/vt-replay-XXXXXX";
-    int fd = mkstemp(path);
-    close(fd);
-    begin();
+    begin_file(path);
     code(2, "/x/train.py", "Block.forward");
     stack(2, 2);
     alloc(0, 0, 0x1000, 64, 2, 0); /* a tensor: tensor mode */
