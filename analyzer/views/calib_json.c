@@ -40,7 +40,8 @@
     O(no_training, "no_training")                                                                  \
     O(none_seen_trained, "none_seen_trained")
 
-#define VT_CALIB_FIELDS(U, N, D, Y)                                                                \
+/* (P: a count an older report may lack: 0 then) */
+#define VT_CALIB_FIELDS(U, N, D, Y, P)                                                             \
     D(cache_fraction, "cache_fraction")                                                            \
     Y(expandable, "expandable_segments")                                                           \
     Y(partial, "partial")                                                                          \
@@ -52,7 +53,9 @@
     Y(oom_tight, "oom_tight")                                                                      \
     U(oom_request, "oom_request_bytes")                                                            \
     D(act_whole, "activations_whole")                                                              \
-    D(logits_whole, "logits_whole_bytes")
+    D(logits_whole, "logits_whole_bytes")                                                          \
+    P(ema, "ema_bytes")                                                                            \
+    P(frozen, "frozen_model_bytes")
 
 #define W_NUM(f, key) cJSON_AddNumberToObject(o, key, (double)s->f);
 #define W_BOOL(f, key) cJSON_AddBoolToObject(o, key, s->f != 0);
@@ -91,7 +94,9 @@ cJSON *calib_json(const model_calib *s)
     cJSON_AddItemToObject(o, "ratio", ratio_json(s->ratio));
     cJSON_AddItemToObject(o, "fixed", calib_cats_json(s->fixed));
     cJSON_AddItemToObject(o, "oom_live", calib_cats_json(s->oom_live.bytes));
-    VT_CALIB_FIELDS(W_NUM, W_NUM, W_NUM, W_BOOL)
+    cJSON_AddItemToObject(o, "kv_cache", calib_cats_json(s->kv.bytes));
+    cJSON_AddItemToObject(o, "kv_cache_oom", calib_cats_json(s->kv_oom.bytes));
+    VT_CALIB_FIELDS(W_NUM, W_NUM, W_NUM, W_BOOL, W_NUM)
     return o;
 }
 
@@ -161,6 +166,11 @@ static int count(const cJSON *o, const char *prefix, const char *key, uint64_t *
         R_BOOL(f, key)                                                                             \
     }
 
+#define R_OPTU(f, key)                                                                             \
+    if (cJSON_GetObjectItemCaseSensitive(o, key) != NULL) {                                        \
+        R_U64(f, key)                                                                              \
+    }
+
 static int shape_from(const cJSON *o, const char *name, gpt_shape *s, char *err, size_t errlen)
 {
     uint64_t u;
@@ -211,12 +221,15 @@ int calib_from_json(const cJSON *o, model_calib *s, char *err, size_t errlen)
         cats_from(o, "measured", s->measured.bytes, err, errlen) < 0 ||
         cats_from(o, "refined", s->refined.bytes, err, errlen) < 0 ||
         cats_from(o, "fixed", s->fixed, err, errlen) < 0 ||
-        cats_from(o, "oom_live", s->oom_live.bytes, err, errlen) < 0)
+        cats_from(o, "oom_live", s->oom_live.bytes, err, errlen) < 0 ||
+        (cJSON_GetObjectItemCaseSensitive(o, "kv_cache") && /* (an older report: none) */
+         (cats_from(o, "kv_cache", s->kv.bytes, err, errlen) < 0 ||
+          cats_from(o, "kv_cache_oom", s->kv_oom.bytes, err, errlen) < 0)))
         return -1;
     const cJSON *r = cJSON_GetObjectItemCaseSensitive(o, "ratio");
     for (int k = 0; k < CAT_COUNT; k++)
         if (num(r, "ratio.", category_key((category)k), &s->ratio[k], err, errlen) < 0)
             return -1;
-    VT_CALIB_FIELDS(R_U64, R_INT, R_DBL, R_BOOL)
+    VT_CALIB_FIELDS(R_U64, R_INT, R_DBL, R_BOOL, R_OPTU)
     return 0;
 }

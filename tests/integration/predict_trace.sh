@@ -84,7 +84,13 @@ def json_route(tag, report_opts, trace):
         return None, None
     open(js, "w").write(out)
     return js, json.loads(out)
-for t in sorted(glob.glob(os.path.join(beyond, "*.vt"))):
+# (and simulated runs whose calibration holds more than their categories: a frozen teacher beside
+# the student that ran out of memory, whose JSON route had given the teacher's weights AdamW state:
+# 9.09 GiB of tensors at B=2 for the trace route's 6.45; an EMA; a diffusion U-Net's EMA; a
+# sequence-to-sequence model's KV cache)
+SIM = [os.path.join(os.environ["ROOT"], "examples", "traces", "sim", n + ".vt") for n in
+       ("gpt2_kd_gpt2m_b6_oom_forward", "gpt2_kd_gpt2m_b4_fit", "gpt2_ema_b4_fit", "unet_b16_fit")]
+for t in sorted(glob.glob(os.path.join(beyond, "*.vt"))) + SIM:
     tag = os.path.basename(t)[:-3]
     js, rep = json_route(tag, [], t)
     if not js:
