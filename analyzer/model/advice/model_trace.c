@@ -78,6 +78,7 @@ void model_complete_tokens(nano_config *c, const infer_result *ir)
  * elements; or, out of memory before its logits, ran its attention) from fp32 weights, and that
  * never made a 16-bit copy of a weight (autocast makes them) nor used a GradScaler: no mixed
  * precision. Its evidence in words, or NULL. */
+#define FP32_SAID "no mixed precision, fp32 compute" /* (true of a training and an evaluation) */
 static const char *fp32_compute(const run_facts *f)
 {
     const infer_result *ir = f->inferred;
@@ -93,20 +94,17 @@ static const char *fp32_compute(const run_facts *f)
     const infer_value *lg = &ir->v[INFER_logits_dtype_bytes], *tk = &ir->v[INFER_token_dtype_bytes],
                       *att = &ir->v[INFER_attention_kernels];
     if (lg->known)
-        return lg->value == 4
-                   ? "fp32 logits only in the first forward and no 16-bit copy of a "
-                     "weight over the run (autocast makes them): no mixed precision, fp32 compute"
-                   : NULL;
+        return lg->value == 4 ? "fp32 logits only in the first forward and no 16-bit copy of a "
+                                "weight over the run (autocast makes them): " FP32_SAID
+                              : NULL;
     if (tk->known && tk->value == 4)
         return "fp32 token activations in the first forward (B from the images beside them) and "
-               "no 16-bit copy of a weight over the run (autocast makes them): no mixed precision, "
-               "fp32 compute";
+               "no 16-bit copy of a weight over the run (autocast makes them): " FP32_SAID;
     /* no logits (an OOM before them): its attention ran, so its projections did, and autocast
      * would have copied their weights */
     if (f->has_oom && att->known && att->value > 0)
         return "its first forward's attention ran before the out-of-memory error with no 16-bit "
-               "copy of a weight (autocast makes one for each projection): no mixed precision, "
-               "fp32 compute";
+               "copy of a weight (autocast makes one for each projection): " FP32_SAID;
     return NULL;
 }
 
@@ -325,9 +323,9 @@ int model_frozen_forward(const model_result *m, const run_facts *f, const char *
         return 0;
     snprintf(why, n,
              "%s: only %.2f M of its %.2f M weights train (%.1f %%, not LoRA's adapters; the "
-             "rest frozen weights or buffers): the transformer formula, which trains them all and "
-             "keeps what their "
-             "gradients need, does not describe this run; the measured breakdown explains the peak",
+             "rest frozen weights or buffers): the transformer formula, which trains them all "
+             "and keeps what their gradients need, does not describe this run; the measured "
+             "breakdown explains the peak",
              family, (double)tr / 1e6, (double)P / 1e6, 100.0 * (double)tr / (double)P);
     return 1;
 }

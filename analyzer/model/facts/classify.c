@@ -369,14 +369,6 @@ category classify_settled_slow(uint32_t key, unsigned now, classify_memo *m)
     return c;
 }
 
-/* rank: a counter pair as ranks among 0 and themselves (their order kept, equals equal). */
-static void rank(uint32_t *a, uint32_t *f)
-{
-    uint32_t x = *a, y = *f;
-    *a = (x > 0) + (y > 0 && y < x);
-    *f = (y > 0) + (x > 0 && x < y);
-}
-
 /* PACKED: every field of classify_input with the bits its place in the cache's key has (the
  * counters ranked: 0..2) */
 /* clang-format off */
@@ -426,18 +418,22 @@ static uint64_t pack(const classify_input *k)
 category classify_cached(const classify_input *in, classify_cache *c)
 {
     classify_input k = *in;
-    rank(&k.iter_alloc, &k.iter_free);
-    rank(&k.bwd_alloc, &k.bwd_free);
+    classify_rank(&k.iter_alloc, &k.iter_free);
+    classify_rank(&k.bwd_alloc, &k.bwd_free);
     uint64_t key = pack(&k);
-    if (!key || (!c->e && !(c->e = calloc(CLASSIFY_CACHE, sizeof *c->e))))
+    struct classify_cache_entry *e = key ? classify_cache_at(c, key) : NULL;
+    if (!e)
         return classify(&k, NULL);
-    struct classify_cache_entry *e =
-        &c->e[(size_t)((key * 0x9e3779b97f4a7c15ull) >> 40) & (CLASSIFY_CACHE - 1)];
     if (e->key == key)
         return (category)e->cat;
     e->key = key;
     e->cat = (uint8_t)classify(&k, NULL);
     return (category)e->cat;
+}
+
+int classify_cache_make(classify_cache *c)
+{
+    return (c->e = calloc(CLASSIFY_CACHE, sizeof *c->e)) ? 0 : -1;
 }
 
 void classify_cache_free(classify_cache *c)

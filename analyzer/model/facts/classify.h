@@ -122,7 +122,24 @@ typedef struct classify_cache {
  * it was seen: the same but for counters in the same order among themselves and 0 (iter_alloc,
  * iter_free and 0; bwd_alloc, bwd_free and 0: all the rules compare them with). */
 category classify_cached(const classify_input *in, classify_cache *c);
+/* classify_cache_at: the one entry a key (never 0) may be in (the table made on first use; NULL
+ * when out of memory); an entry whose key differs is free to take it. */
+int classify_cache_make(classify_cache *c); /* (its table: -1 when out of memory) */
+static inline struct classify_cache_entry *classify_cache_at(classify_cache *c, uint64_t key)
+{
+    if (!c->e && classify_cache_make(c) < 0)
+        return NULL;
+    return &c->e[(size_t)((key * 0x9e3779b97f4a7c15ull) >> 40) & (CLASSIFY_CACHE - 1)];
+}
 void classify_cache_free(classify_cache *c);
+/* classify_rank: a counter pair (iter_alloc, iter_free; bwd_alloc, bwd_free) as ranks among 0
+ * and themselves, 0..2 (their order kept, equals equal): all classify's rules tell of them. */
+static inline void classify_rank(uint32_t *a, uint32_t *f)
+{
+    uint32_t x = *a, y = *f;
+    *a = (x > 0) + (y > 0 && y < x);
+    *f = (y > 0) + (x > 0 && x < y);
+}
 
 /* classify_rule_name / classify_rule_reason: the rule table, for reports and reviews. */
 const char *classify_rule_name(int rule);

@@ -80,6 +80,20 @@ static classify_input input_core(const state *s, const replay_result *r, uint64_
     return in;
 }
 
+/* kept_to_end: it was freed after the run's last allocation, in a run that never freed a
+ * gradient to tell a step's end by (classify_input.freed_at_end) */
+static int kept_to_end(const state *s, const live_item *it)
+{
+    return it->free_event && it->free_event > s->last_alloc_event && !s->grad_free_event;
+}
+
+/* frozen_at_oom: it is alive at, or was freed by, an OOM in a frozen first forward
+ * (s->frozen_oom: while it pends; classify_input.frozen_oom) */
+static int frozen_at_oom(const state *s, const live_item *it)
+{
+    return s->frozen_oom && (it->after_oom || it->phase_free == PHASE_COUNT);
+}
+
 classify_input replay_input(const state *s, const replay_result *r, const live_item *it)
 {
     int copy;
@@ -95,11 +109,9 @@ classify_input replay_input(const state *s, const replay_result *r, const live_i
     in.attention = it->attention;
     in.cut_by_oom = it->after_oom;
     in.input = it->input;
-    /* kept to the end, when the run never freed a gradient to tell a step's end by */
-    in.freed_at_end = it->free_event && it->free_event > s->last_alloc_event && !s->grad_free_event;
+    in.freed_at_end = kept_to_end(s, it);
     in.outlived_step = it->outlived_step;
-    /* alive at, or freed by, an OOM in a frozen first forward (s->frozen_oom: while it pends) */
-    in.frozen_oom = s->frozen_oom && (it->after_oom || !in.freed);
+    in.frozen_oom = frozen_at_oom(s, it);
     return in;
 }
 
@@ -287,14 +299,14 @@ static void classified(state *s, const live_item *it, uint8_t level, uint8_t fla
 static uint64_t end_key(const state *s, const livemap_entry *e, const live_item *it)
 {
     uint32_t ia = it->iter_alloc, ifr = it->iter_free, ba = it->bwd_alloc, bf = it->bwd_free;
-    unsigned ranks = ((ia > 0) + (ifr > 0 && ifr < ia)) | ((ifr > 0) + (ia > 0 && ia < ifr)) << 2 |
-                     ((ba > 0) + (bf > 0 && bf < ba)) << 4 | ((bf > 0) + (ba > 0 && ba < bf)) << 6;
+    classify_rank(&ia, &ifr);
+    classify_rank(&ba, &bf);
+    unsigned ranks = ia | ifr << 2 | ba << 4 | bf << 6;
     unsigned freed = it->phase_free != PHASE_COUNT;
-    unsigned at_end = it->free_event && it->free_event > s->last_alloc_event && !s->grad_free_event;
-    unsigned frozen = s->frozen_oom && (it->after_oom || !freed);
     return (uint64_t)key_of(s, e) | (uint64_t)(it->phase_free & 15) << 24 | (uint64_t)ranks << 28 |
-           (uint64_t)freed << 36 | (uint64_t)(it->after_oom != 0) << 37 | (uint64_t)at_end << 38 |
-           (uint64_t)(it->outlived_step != 0) << 39 | (uint64_t)frozen << 40 | 1ull << 41;
+           (uint64_t)freed << 36 | (uint64_t)(it->after_oom != 0) << 37 |
+           (uint64_t)kept_to_end(s, it) << 38 | (uint64_t)(it->outlived_step != 0) << 39 |
+           (uint64_t)frozen_at_oom(s, it) << 40 | 1ull << 41;
 }
 
 /* classified_entry: classified(s, it, ...) of e ending now as it, its category by its end_key
@@ -303,14 +315,12 @@ static void classified_entry(state *s, const livemap_entry *e, const live_item *
                              uint64_t frec)
 {
     int kind = kind_of(e);
-    if (kind == CATPEAKS_SEGMENT || it->phase_free > 15 ||
-        (!s->ecache.e && !(s->ecache.e = calloc(CLASSIFY_CACHE, sizeof *s->ecache.e)))) {
+    uint64_t key = kind == CATPEAKS_SEGMENT || it->phase_free > 15 ? 0 : end_key(s, e, it);
+    struct classify_cache_entry *c = key ? classify_cache_at(&s->ecache, key) : NULL;
+    if (!c) {
         classified(s, it, e->level, e->flags, arec, frec);
         return;
     }
-    uint64_t key = end_key(s, e, it);
-    struct classify_cache_entry *c =
-        &s->ecache.e[(size_t)((key * 0x9e3779b97f4a7c15ull) >> 40) & (CLASSIFY_CACHE - 1)];
     if (c->key != key) {
         classify_input in = replay_input(s, s->r, it);
         c->key = key;
