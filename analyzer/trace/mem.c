@@ -43,10 +43,23 @@ void mem_note_failure(void)
     atomic_store_explicit(&g_failed, true, memory_order_relaxed);
 }
 
+/* the heap on 2 MiB pages (mem_heap_huge, below): the heap grown ahead by HEAP_PAD, blocks of
+ * HEAP_MMAP_MIN and more in mappings of their own */
+#define HEAP_PAD ((size_t)16 << 20)
+#define HEAP_MMAP_MIN ((size_t)4 << 20)
+#define HUGE_PAGE ((uintptr_t)2 << 20)
+
+static void huge_advice(void *p, size_t n);
+static void mark_huge(uintptr_t from, uintptr_t to);
+static int g_huge_on;       /* mem_heap_huge was called: what comes after is marked too */
+static uintptr_t g_huge_hi; /* the heap is marked from g_heap_lo up to here */
+
 static void *seen(void *p, size_t n)
 {
     if (!p && n)
         mem_note_failure();
+    else if (g_huge_on && p)
+        huge_advice(p, n);
     return p;
 }
 
@@ -62,6 +75,19 @@ void *__wrap_calloc(size_t n, size_t size)
 
 void *__wrap_realloc(void *p, size_t n)
 {
+    /* a large block grown: moved by hand, so that the new block is marked for 2 MiB pages
+     * (huge_advice) before the copy touches it, not after glibc's realloc has */
+    if (g_huge_on && p && n >= HEAP_MMAP_MIN && g_ops == &mem_libc) {
+        size_t old = malloc_usable_size(p);
+        if (n > old) {
+            void *q = __wrap_malloc(n);
+            if (q) {
+                memcpy(q, p, old);
+                free(p);
+            }
+            return q;
+        }
+    }
     return seen(g_ops->realloc(p, n), n); /* realloc(p, 0) may free and say NULL */
 }
 
@@ -103,15 +129,15 @@ void mem_free(void *p)
  * the snapshots); where a page fault costs ~10 us (some virtual machines: 12 us measured on the
  * 2-core VM this project is built on), that was half the report's time. The heap is grown ahead by
  * HEAP_PAD and that range marked for 2 MiB pages (the kernel's transparent huge pages, where
- * enabled for madvise): a few faults instead. Blocks of HEAP_MMAP_MIN and more keep their own
- * mappings (the large tables of long traces: livemap.c marks its own). Advice only: refused,
- * nothing changes. */
-#define HEAP_PAD ((size_t)16 << 20)
-#define HEAP_MMAP_MIN ((size_t)4 << 20)
-#define HUGE_PAGE ((uintptr_t)2 << 20)
+ * enabled for madvise): a few faults instead. So are the heap as it grows past that and the
+ * blocks of HEAP_MMAP_MIN and more (their own mappings: a long trace's snapshots and lifetimes,
+ * a report on 10M events took 7,961 faults, 1,380 with them marked; livemap.c marks its own
+ * tables) as they are made,
+ * before anything touches them (huge_advice). Advice only: refused, nothing changes. */
 #define HEAP_PROBE ((size_t)256 << 10)
 
-static void *g_heap_pad; /* (kept: reachable, never freed) */
+static void *g_heap_pad;    /* (kept: reachable, never freed) */
+static uintptr_t g_heap_lo; /* where the marked heap begins (0: no sbrk heap found) */
 
 void mem_heap_huge(void)
 {
@@ -121,6 +147,7 @@ void mem_heap_huge(void)
     /* a block larger than a new heap's top: the heap grows by HEAP_PAD past it. Only its header
      * and the top's (right after it) are written: the 2 MiB ranges from lo on are untouched when
      * marked (a range touched before is given 4 KiB pages). */
+    g_huge_on = 1;
     char *p = __real_malloc(HEAP_PROBE);
     uintptr_t at = (uintptr_t)p, end = (uintptr_t)sbrk(0);
     if (!p || at >= end || end - at > HEAP_PROBE + 2 * HEAP_PAD) { /* not sbrk's heap */
@@ -129,11 +156,37 @@ void mem_heap_huge(void)
     }
     uintptr_t lo = (at + HEAP_PROBE + 4096 + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
     uintptr_t hi = end & ~(HUGE_PAGE - 1);
-    if (hi > lo)
-        madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+    mark_huge(lo, hi);
     free(p); /* back into the top, which starts at p again */
     /* up to lo, a block never touched past its header and never freed (address space only):
      * the allocations that follow start on the 2 MiB pages, not on 4 KiB ones before them */
     if (hi > lo)
         g_heap_pad = __real_malloc(lo - at - 64);
+    g_heap_lo = lo;
+    g_huge_hi = hi > lo ? hi : lo;
+}
+
+/* mark_huge: the whole 2 MiB ranges in [from, to) marked for 2 MiB pages (advice only) */
+static void mark_huge(uintptr_t from, uintptr_t to)
+{
+    uintptr_t lo = (from + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1), hi = to & ~(HUGE_PAGE - 1);
+    if (hi > lo)
+        madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+}
+
+/* huge_advice: after an allocation p of n bytes (mem_heap_huge asked for 2 MiB pages), what it
+ * brought that nothing has touched yet marked for them too: the heap past what is marked when
+ * it grew (sbrk's end, no system call), and the whole 2 MiB ranges inside a block of its own
+ * mapping (HEAP_MMAP_MIN and more: glibc writes its header alone, calloc none of the rest). A
+ * range touched before it is marked keeps its 4 KiB pages. */
+static void huge_advice(void *p, size_t n)
+{
+    uintptr_t a = (uintptr_t)p, end = (uintptr_t)sbrk(0);
+    if (g_heap_lo && end > g_huge_hi) {
+        mark_huge(g_huge_hi, end);
+        uintptr_t hi = end & ~(HUGE_PAGE - 1);
+        g_huge_hi = hi > g_huge_hi ? hi : g_huge_hi;
+    }
+    if (n >= HEAP_MMAP_MIN && !(g_heap_lo && a >= g_heap_lo && a < end))
+        mark_huge(a, a + n);
 }

@@ -309,6 +309,26 @@ static int thp_eligible(uintptr_t a)
     return r;
 }
 
+/* anon_huge_kib: smaps' AnonHugePages of the mapping holding address a (-1: not found) */
+static long anon_huge_kib(uintptr_t a)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    if (!f)
+        return -1;
+    char line[512];
+    int in = 0;
+    long r = -1;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' '))
+            in = a >= lo && a < hi;
+        else if (in && sscanf(line, "AnonHugePages: %ld", &r) == 1)
+            break;
+    }
+    fclose(f);
+    return r;
+}
+
 /* the heap on 2 MiB pages (mem_heap_huge): where the kernel gives transparent huge pages on
  * request and malloc is glibc's with its sbrk heap, an allocation made after it lies in the range
  * marked for them */
@@ -330,6 +350,40 @@ static void test_heap_huge(void **state)
     uintptr_t end = (uintptr_t)sbrk(0);
     if ((uintptr_t)q < end && end - (uintptr_t)q < (64u << 20)) /* glibc's sbrk heap */
         assert_int_equal(thp_eligible((uintptr_t)q + (128 << 10)), 1);
+    /* and what comes after: the heap grown past the range marked at the start (blocks under
+     * the mapping threshold, 48 MiB in all), a block of its own mapping, a block grown into one
+     * by realloc (moved before anything touches the new one) */
+    enum { NB = 16 };
+    char *b[NB];
+    for (int i = 0; i < NB; i++) {
+        b[i] = malloc(3u << 20);
+        assert_non_null(b[i]);
+    }
+    end = (uintptr_t)sbrk(0);
+    if ((uintptr_t)b[NB - 1] < end && end - (uintptr_t)b[NB - 1] < (64u << 20))
+        assert_int_equal(thp_eligible((uintptr_t)b[NB - 1] + (2u << 20)), 1);
+    char *big = malloc(12u << 20);
+    assert_non_null(big);
+    assert_int_equal(thp_eligible((uintptr_t)big + (6u << 20)), 1);
+    char *grown = malloc(3u << 20), *fence = malloc(64); /* (fenced: it cannot grow in place) */
+    assert_non_null(grown);
+    assert_non_null(fence);
+    memset(grown, 7, 3u << 20);
+    grown = realloc(grown, 40u << 20); /* past the heap's top: a mapping of its own */
+    assert_non_null(grown);
+    assert_int_equal(grown[(3u << 20) - 1], 7); /* its bytes moved with it */
+    assert_int_equal(thp_eligible((uintptr_t)grown + (20u << 20)), 1);
+    /* marked before its bytes were copied in: where the kernel gave the block written after it
+     * was marked 2 MiB pages, the copy's first whole 2 MiB range has one too */
+    memset(big, 1, 12u << 20);
+    uintptr_t first = ((uintptr_t)grown + (2u << 20) - 1) & ~(uintptr_t)((2u << 20) - 1);
+    if (anon_huge_kib((uintptr_t)big + (6u << 20)) > 0)
+        assert_true(anon_huge_kib(first) > 0);
+    free(fence);
+    free(grown);
+    free(big);
+    for (int i = 0; i < NB; i++)
+        free(b[i]);
     free(q);
 }
 
