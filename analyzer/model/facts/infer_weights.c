@@ -19,24 +19,28 @@ void vt__set(infer_result *out, infer_key k, int64_t v, const char *fmt, ...)
 }
 
 /* vt__block: the longest run of a repeating size pattern in seq (period up to 64); *period
- * *repeats and where it *start(s); 0 when nothing repeats. */
+ * *repeats and where it *start(s); 0 when nothing repeats. Of equal runs, the shortest period's,
+ * and of those the first. For each period, how far seq[s..] matches seq[s+p..] is taken from
+ * s + 1's, walking back from the end: n steps a period, not a scan from every s. */
 static void vt__block(const uint64_t *seq, size_t n, size_t *period, size_t *repeats, size_t *start)
 {
     size_t best = 0;
     *period = *repeats = *start = 0;
-    for (size_t p = 2; p <= 64 && p < n; p++)
-        for (size_t s = 0; s + p < n; s++) {
-            size_t k = 0;
-            while (s + k + p < n && seq[s + k] == seq[s + k + p])
-                k++;
+    for (size_t p = 2; p <= 64 && p < n; p++) {
+        size_t k = 0, top = 0, at = 0;
+        for (size_t s = n - p; s-- > 0;) {
+            k = seq[s] == seq[s + p] ? k + 1 : 0;
             size_t r = 1 + k / p;
-            if (r >= 2 && r * p > best) {
-                best = r * p;
-                *period = p;
-                *repeats = r;
-                *start = s;
-            }
+            if (r >= 2 && r * p >= top) /* (>=: of equal runs, the first) */
+                top = r * p, at = s;
         }
+        if (top > best) {
+            best = top;
+            *period = p;
+            *repeats = top / p;
+            *start = at;
+        }
+    }
 }
 
 /* vt__infer_gated: a gated MLP (Llama, Mistral, Qwen: gate, up and down, three d×I matrices in
@@ -144,6 +148,11 @@ static void vt__infer_shape(const uint64_t *elems, size_t n, size_t frozen, int 
         size_t c = 0, sq = 0, eq = 0;
         if (elems[i] > maxel)
             maxel = elems[i], maxi = i;
+        size_t first = 0; /* a size seen before gives what it gave then: nothing new */
+        while (first < i && elems[first] != elems[i])
+            first++;
+        if (first < i)
+            continue;
         uint64_t square; /* a parameter of 2^32 elements or more has no square to test */
         int big = __builtin_mul_overflow(elems[i], elems[i], &square);
         for (size_t j = 0; j < n; j++) {
