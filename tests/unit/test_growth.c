@@ -180,6 +180,26 @@ static void test_tolerates_small_fall(void **st)
     growth_free_all(&g);
 }
 
+/* a fall beyond a tenth of what a run gained restarts it: the rises counted are the new run's
+ * alone, from the step it restarted at (the run before it rose 9 times) */
+static void test_restart_counts_anew(void **st)
+{
+    (void)st;
+    growth g;
+    memset(&g, 0, sizeof g);
+    for (int i = 0; i < 20; i++) {
+        step(&g, 1000 * (uint64_t)(i + 1), 4 * MiB);
+        if (i == 9) /* most of what it gained freed at once */
+            growth_free(&g, 5, 30 * MiB, 1, 0);
+    }
+    growth_site s[2];
+    assert_int_equal(growth_sites(&g, s, 2), 1);
+    assert_int_equal(s[0].since_step, 10);
+    assert_int_equal(s[0].n_up, 9); /* the step ends 11..19 */
+    assert_int_equal(s[0].bytes_since, 10 * MiB);
+    growth_free_all(&g);
+}
+
 /* leak_steps: a run of n steps, each keeping 3 MiB more at stack 5 from the first on, with the
  * parameters; the program's teardown ends it (no step's end) */
 static void leak_steps(growth *g, int n)
@@ -282,6 +302,7 @@ int main(void)
         cmocka_unit_test(test_no_growth),
         cmocka_unit_test(test_time_per_step),
         cmocka_unit_test(test_tolerates_small_fall),
+        cmocka_unit_test(test_restart_counts_anew),
         cmocka_unit_test(test_step_records_rule),
         cmocka_unit_test(test_too_few_step_ends),
     };

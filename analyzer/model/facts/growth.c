@@ -72,14 +72,16 @@ static void sample(growth *g, uint64_t t, int at_end)
         s->ph &= (uint8_t)~GROWTH_DIRTY;
         /* a run ends where its bytes fall back, beyond a tenth of what it gained (a step's own
          * tensors at the moment it ended; a run that ended inside a step) */
-        if (s->run_start == 0 || (v < s->last && (s->last - v) * 10 > s->last - s->run_bytes)) {
-            s->run_start = g->steps;
-            s->run_bytes = v;
-            s->n_up = 0;
-        } else if (v > s->last) {
-            s->n_up++;
-            s->last_up = g->steps;
-        }
+        /* (by masks, not branches: whether a stack's bytes rose or fell is the data itself, and
+         * a run with many stacks changing each step mispredicted them half the time) */
+        uint64_t last = s->last, rb = s->run_bytes;
+        unsigned restart = (s->run_start == 0) | ((v < last) & ((last - v) * 10 > last - rb));
+        unsigned up = !restart & (v > last);
+        uint32_t mr = 0u - restart, mu = 0u - up;
+        s->run_start = (g->steps & mr) | (s->run_start & ~mr);
+        s->run_bytes = (v & (0 - (uint64_t)restart)) | (rb & ~(0 - (uint64_t)restart));
+        s->n_up = (s->n_up + up) & ~mr;
+        s->last_up = (g->steps & mu) | (s->last_up & ~mu);
         s->last = v;
     }
     g->ndirty = 0;
