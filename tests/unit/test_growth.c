@@ -3,7 +3,8 @@
  * (backward, then the optimizer, then the next forward) counts every step; a cache filled in the
  * first steps and kept is not growth; a stack that grows and then falls back is not; a run of
  * steps given by STEP records (a chunked trace) replaces the replay's own; a fall of less than a
- * tenth of what a run gained keeps the run going; fewer step ends than the rule needs are said
+ * tenth of what a run gained keeps the run going, a larger one restarts it (its rises counted
+ * anew); fewer step ends than the rule needs are said
  * (growth_can_tell), the fewest it needs being the rule's own. */
 #include <setjmp.h>
 #include <stdarg.h>
