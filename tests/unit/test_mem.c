@@ -290,27 +290,9 @@ static void test_wrappers(void **state)
     assert_false(mem_failed());
 }
 
-/* thp_eligible: smaps' THPeligible of the mapping holding address a (-1: not found) */
-static int thp_eligible(uintptr_t a)
-{
-    FILE *f = fopen("/proc/self/smaps", "r");
-    if (!f)
-        return -1;
-    char line[512];
-    int in = 0, r = -1;
-    while (fgets(line, sizeof line, f)) {
-        unsigned long lo, hi;
-        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' '))
-            in = a >= lo && a < hi;
-        else if (in && sscanf(line, "THPeligible: %d", &r) == 1)
-            break;
-    }
-    fclose(f);
-    return r;
-}
-
-/* anon_huge_kib: smaps' AnonHugePages of the mapping holding address a (-1: not found) */
-static long anon_huge_kib(uintptr_t a)
+/* smaps_value: the field fmt ("THPeligible: %ld") of the mapping holding address a, from
+ * /proc/self/smaps (-1: not found) */
+static long smaps_value(uintptr_t a, const char *fmt)
 {
     FILE *f = fopen("/proc/self/smaps", "r");
     if (!f)
@@ -322,11 +304,22 @@ static long anon_huge_kib(uintptr_t a)
         unsigned long lo, hi;
         if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' '))
             in = a >= lo && a < hi;
-        else if (in && sscanf(line, "AnonHugePages: %ld", &r) == 1)
+        else if (in && sscanf(line, fmt, &r) == 1)
             break;
     }
     fclose(f);
     return r;
+}
+
+/* thp_eligible / anon_huge_kib: smaps' THPeligible / AnonHugePages of the mapping holding a */
+static long thp_eligible(uintptr_t a)
+{
+    return smaps_value(a, "THPeligible: %ld");
+}
+
+static long anon_huge_kib(uintptr_t a)
+{
+    return smaps_value(a, "AnonHugePages: %ld");
 }
 
 /* the heap on 2 MiB pages (mem_heap_huge): where the kernel gives transparent huge pages on
