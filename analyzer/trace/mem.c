@@ -132,8 +132,8 @@ void mem_free(void *p)
  * enabled for madvise): a few faults instead. So are the heap as it grows past that and the
  * blocks of HEAP_MMAP_MIN and more (their own mappings: a long trace's snapshots and lifetimes,
  * a report on 10M events took 7,961 faults, 1,380 with them marked; livemap.c marks its own
- * tables) as they are made,
- * before anything touches them (huge_advice). Advice only: refused, nothing changes. */
+ * tables), as they are made, before anything touches them (huge_advice). Advice only: refused,
+ * nothing changes. */
 #define HEAP_PROBE ((size_t)256 << 10)
 
 static void *g_heap_pad;    /* (kept: reachable, never freed) */

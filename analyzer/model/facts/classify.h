@@ -122,9 +122,10 @@ typedef struct classify_cache {
  * it was seen: the same but for counters in the same order among themselves and 0 (iter_alloc,
  * iter_free and 0; bwd_alloc, bwd_free and 0: all the rules compare them with). */
 category classify_cached(const classify_input *in, classify_cache *c);
+/* classify_cache_make: the cache's table (-1 when out of memory). */
+int classify_cache_make(classify_cache *c);
 /* classify_cache_at: the one entry a key (never 0) may be in (the table made on first use; NULL
  * when out of memory); an entry whose key differs is free to take it. */
-int classify_cache_make(classify_cache *c); /* (its table: -1 when out of memory) */
 static inline struct classify_cache_entry *classify_cache_at(classify_cache *c, uint64_t key)
 {
     if (!c->e && classify_cache_make(c) < 0)

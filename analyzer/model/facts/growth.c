@@ -77,9 +77,10 @@ static void sample(growth *g, uint64_t t, int at_end)
         uint64_t last = s->last, rb = s->run_bytes;
         unsigned restart = (s->run_start == 0) | ((v < last) & ((last - v) * 10 > last - rb));
         unsigned up = !restart & (v > last);
-        uint32_t mr = 0u - restart, mu = 0u - up;
+        uint64_t mr64 = 0 - (uint64_t)restart; /* all ones on a restart */
+        uint32_t mr = (uint32_t)mr64, mu = 0u - up;
         s->run_start = (g->steps & mr) | (s->run_start & ~mr);
-        s->run_bytes = (v & (0 - (uint64_t)restart)) | (rb & ~(0 - (uint64_t)restart));
+        s->run_bytes = (v & mr64) | (rb & ~mr64);
         s->n_up = (s->n_up + up) & ~mr;
         s->last_up = (g->steps & mu) | (s->last_up & ~mu);
         s->last = v;

@@ -77,16 +77,21 @@ static void vt__infer_gated(const uint64_t *elems, size_t n, size_t lo, size_t p
                 (unsigned long long)w, (unsigned long long)d, (unsigned long long)w);
 }
 
+/* vt__seen_before: elems[i] is among elems[from..i) (a size looked at already) */
+static int vt__seen_before(const uint64_t *elems, size_t from, size_t i)
+{
+    while (from < i && elems[from] != elems[i])
+        from++;
+    return from < i;
+}
+
 /* vt__trained: the block of per weights at elems[lo] got gradients: half or more of its sizes
  * (each counted once) are sizes the first backward made */
 static int vt__trained(const vt__pass *p, const uint64_t *elems, size_t lo, size_t per)
 {
     size_t distinct = 0, with = 0;
     for (size_t i = lo; i < lo + per; i++) {
-        size_t j = lo;
-        while (j < i && elems[j] != elems[i])
-            j++;
-        if (j < i)
+        if (vt__seen_before(elems, lo, i))
             continue;
         distinct++;
         with += vt__grad_has(p, vt__mul(elems[i], vt__elem(p)));
@@ -148,10 +153,7 @@ static void vt__infer_shape(const uint64_t *elems, size_t n, size_t frozen, int 
         size_t c = 0, sq = 0, eq = 0;
         if (elems[i] > maxel)
             maxel = elems[i], maxi = i;
-        size_t first = 0; /* a size seen before gives what it gave then: nothing new */
-        while (first < i && elems[first] != elems[i])
-            first++;
-        if (first < i)
+        if (vt__seen_before(elems, 0, i)) /* a size seen before gives what it gave then */
             continue;
         uint64_t square; /* a parameter of 2^32 elements or more has no square to test */
         int big = __builtin_mul_overflow(elems[i], elems[i], &square);
