@@ -55,19 +55,29 @@ static int group(replay_result *r, const replay_snapshot *snap, report_module **
     *n = *total = 0;
     size_t cap = 0;
     report_module *m = NULL;
-    /* one module text per stack, cached: stacks repeat over the items */
-    uint32_t last_stack = UINT32_MAX;
-    size_t last = 0;
+    /* one module text per stack: each stack's group, by stack id + 1 (open addressing, at most
+     * half full: stacks repeat over the items) */
+    size_t hcap = 16;
+    while (hcap < 2 * snap->n)
+        hcap *= 2;
+    struct {
+        uint64_t key; /* stack id + 1; 0: empty */
+        size_t j;
+    } *seen = calloc(hcap, sizeof *seen);
+    if (!seen)
+        return -1;
     for (size_t i = 0; i < snap->n; i++) {
         const live_item *it = &snap->items[i];
         if (!batch_cat(it->category))
             continue;
-        if (it->stack_id != last_stack || !m) {
+        uint64_t key = (uint64_t)it->stack_id + 1;
+        size_t h = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & (hcap - 1);
+        while (seen[h].key && seen[h].key != key)
+            h = (h + 1) & (hcap - 1);
+        if (!seen[h].key) {
             char text[256];
-            if (module_text(r->t, it->stack_id, text, sizeof text) < 0) {
-                free(m);
-                return -1;
-            }
+            if (module_text(r->t, it->stack_id, text, sizeof text) < 0)
+                goto oom;
             size_t j = 0;
             while (j < *n && strcmp(m[j].text, text))
                 j++;
@@ -75,10 +85,8 @@ static int group(replay_result *r, const replay_snapshot *snap, report_module **
                 if (*n == cap) {
                     size_t nc = cap ? cap * 2 : 16;
                     report_module *g = realloc(m, nc * sizeof *g);
-                    if (!g) {
-                        free(m);
-                        return -1;
-                    }
+                    if (!g)
+                        goto oom;
                     m = g;
                     cap = nc;
                 }
@@ -86,18 +94,25 @@ static int group(replay_result *r, const replay_snapshot *snap, report_module **
                 snprintf(m[*n].text, sizeof m[*n].text, "%s", text);
                 (*n)++;
             }
-            last_stack = it->stack_id;
-            last = j;
+            seen[h].key = key;
+            seen[h].j = j;
         }
-        m[last].bytes += it->size;
-        m[last].count++;
-        m[last].by_cat[it->category] += it->size;
+        report_module *g = &m[seen[h].j];
+        g->bytes += it->size;
+        g->count++;
+        g->by_cat[it->category] += it->size;
         *total += it->size;
     }
+    free(seen);
     if (*n)
         qsort(m, *n, sizeof *m, cmp_module);
     *out = m;
     return 0;
+oom:
+    free(seen);
+    free(m);
+    *n = 0;
+    return -1;
 }
 
 int report_modules(report_ctx *c)

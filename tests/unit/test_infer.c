@@ -3,74 +3,9 @@
  * once read wrong: weights the size of the token batch (LoRA's adapters), a forward's position
  * ids alive at an out-of-memory failure beside the batch (BERT), an image batch whose size is
  * a whole number of patch-token tensors (ViT-B/16 at 224²), a diffusion U-Net's conv weight and
- * norm of an image batch's sizes, with an EMA copy of its weights. */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <string.h>
-
-#include <cmocka.h>
-
-#include "infer.h"
-#include "reader.h"
-
-/* A run's events, fed to the pass as the replay would: every tensor at an address of its own. */
-typedef struct run {
-    infer_pass *ip;
-    uint64_t event, addr;
-} run;
-
-static void run_begin(run *r)
-{
-    r->ip = infer_pass_new();
-    assert_non_null(r->ip);
-    r->event = 0;
-    r->addr = 0x7f0000000000ull;
-}
-
-static void feed(run *r, int is_alloc, unsigned api, int backward, int failed, uint64_t addr,
-                 uint64_t size)
-{
-    reader_event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.api = (uint8_t)api;
-    ev.backward = backward;
-    ev.failed = failed;
-    ev.addr = addr;
-    ev.size = size;
-    infer_pass_event(r->ip, ++r->event, is_alloc, &ev, 0);
-}
-
-/* t: a tensor of size bytes (backward: made in the backward); its address */
-static uint64_t t(run *r, uint64_t size, int backward)
-{
-    r->addr += (size + 511) / 512 * 512 + 512;
-    feed(r, 1, VT_API_torchAlloc, backward, 0, r->addr, size);
-    return r->addr;
-}
-
-static void die(run *r, uint64_t addr)
-{
-    feed(r, 0, VT_API_torchFree, 0, 0, addr, 0);
-}
-
-static void oom(run *r)
-{
-    feed(r, 1, VT_API_torchOom, 0, 1, 0, 1ull << 34);
-}
-
-static void run_end(run *r, infer_result *out)
-{
-    assert_int_equal(infer_finish(r->ip, out), 0);
-    infer_pass_free(r->ip);
-}
-
-static int64_t val(const infer_result *out, infer_key k)
-{
-    assert_true(out->v[k].known);
-    return out->v[k].value;
-}
+ * norm of an image batch's sizes, with an EMA copy of its weights. Runs of forwards only (an
+ * evaluation script) are test_infer_forwards.c's. */
+#include "infer_run.h"
 
 /* decoder_step: a decoder's first step that fits, after its weights: the int64 token batch of
  * b·t, arange(t) when pos (freed before the backward), the embedding lookup and the logits of
@@ -89,79 +24,6 @@ static void decoder_step(run *r, uint64_t b, uint64_t t_, uint64_t d, uint64_t v
     die(r, lg), die(r, emb), die(r, g);
     t(r, 64, 0); /* after the first backward */
     run_end(r, out);
-}
-
-/* ---- a run of forwards only (an evaluation script) ----------------------------------------- */
-#define FD 64   /* width d */
-#define FV 1000 /* vocabulary */
-#define FL 3    /* blocks */
-#define FB 2    /* batch */
-#define FT 32   /* sequence */
-
-/* plain_weights: a decoder's fp32 weights (the embedding, FL blocks, a final norm; the head tied),
- * their addresses into w (*n of them), their element count returned */
-static int64_t plain_weights(run *r, uint64_t *w, size_t *n)
-{
-    static const uint64_t block[] = {FD, 3 * FD * FD, FD * FD, FD, 4 * FD * FD, 4 * FD * FD};
-    int64_t elems = FV * FD + FD;
-    *n = 0;
-    w[(*n)++] = t(r, FV * FD * 4, 0);
-    for (int l = 0; l < FL; l++)
-        for (size_t i = 0; i < sizeof block / sizeof block[0]; i++)
-            w[(*n)++] = t(r, block[i] * 4, 0), elems += (int64_t)block[i];
-    w[(*n)++] = t(r, FD * 4, 0);
-    return elems;
-}
-
-/* forward: one forward of the batch under no_grad, every tensor dead at its end */
-static void forward(run *r)
-{
-    uint64_t x = t(r, FB * FT * 8, 0), emb = t(r, FB * FT * FD * 4, 0);
-    uint64_t lg = t(r, FB * FT * FV * 4ull, 0);
-    die(r, emb), die(r, lg), die(r, x);
-}
-
-/* Two forwards, then the program's exit frees its weights: they are the weights (P, L, d, V, the
- * token batch's B·T), read from the prefix kept to the last allocation. Before: nothing, and
- * before that a guess from the forward's tensors. */
-static void test_forwards_only(void **state)
-{
-    (void)state;
-    run r;
-    infer_result out;
-    uint64_t w[64];
-    size_t n;
-    run_begin(&r);
-    int64_t P = plain_weights(&r, w, &n);
-    forward(&r), forward(&r);
-    for (size_t i = 0; i < n; i++)
-        die(&r, w[i]);
-    run_end(&r, &out);
-    assert_int_equal(val(&out, INFER_params), P);
-    assert_int_equal(val(&out, INFER_n_layer), FL);
-    assert_int_equal(val(&out, INFER_n_embd), FD);
-    assert_int_equal(val(&out, INFER_vocab_size), FV);
-    assert_int_equal(val(&out, INFER_tokens), FB * FT);
-}
-
-/* A run cut in its first forward (killed: no backward, no failure, no tensor dead yet): nothing
- * tells its weights from its forward's tensors, so nothing is inferred (not a P of everything,
- * nor images from two of its tensors: "B = 576: the int64 labels beside an fp32 image batch"
- * was once read so from a GPT-2 evaluation's) */
-static void test_cut_in_first_forward(void **state)
-{
-    (void)state;
-    run r;
-    infer_result out;
-    uint64_t w[64];
-    size_t n;
-    run_begin(&r);
-    plain_weights(&r, w, &n);
-    t(&r, FB * FT * 8, 0), t(&r, FB * FT * FD * 4, 0);
-    t(&r, 576 * 8, 0), t(&r, 576 * 3 * 64 * 64 * 4, 0);
-    run_end(&r, &out);
-    for (int k = 0; k < INFER_COUNT; k++)
-        assert_false(out.v[k].known);
 }
 
 /* ---- a decoder with LoRA adapters of the token batch's size -------------------------------- */
@@ -576,8 +438,6 @@ int main(void)
         cmocka_unit_test(test_unet_one_image),
         cmocka_unit_test(test_unet_oom_images_end_the_weights),
         cmocka_unit_test(test_dropout_masks),
-        cmocka_unit_test(test_forwards_only),
-        cmocka_unit_test(test_cut_in_first_forward),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

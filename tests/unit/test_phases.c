@@ -289,6 +289,59 @@ static void test_site(void **state)
     assert_int_equal(phases_site(h, 3), 1);
 }
 
+/* site_memo: phases_site's walk over the Python frames with a memo (as a report names its
+ * stacks: replay_sites.c), each frame given a code object of its own as the memo's key; walked
+ * twice, the second time from the memo; the pick, or the first Python frame, or -1. */
+static long site_memo(tables_frame *f, size_t n, phases_memo *m)
+{
+    static tables_code codes[16];
+    long pick = -2;
+    for (int round = 0; round < 2; round++) {
+        phases_site_walk w = PHASES_SITE_WALK_INIT;
+        w.memo = m;
+        long got = -1;
+        for (size_t i = 0; i < n && got < 0; i++) {
+            f[i].code = &codes[i];
+            if (f[i].kind == TABLES_FRAME_PYTHON && phases_site_step(&w, &f[i], (long)i))
+                got = w.pick;
+        }
+        if (got < 0)
+            got = w.first_py;
+        assert_true(pick == -2 || pick == got);
+        pick = got;
+    }
+    return pick;
+}
+
+/* The same sites through the memo: a framework's loop file, a library, the program's own. */
+static void test_site_memo(void **state)
+{
+    (void)state;
+    phases_memo m;
+    memset(&m, 0, sizeof m);
+    const char *gpt2 = "/v/site-packages/transformers/models/gpt2/modeling_gpt2.py";
+    tables_frame e[] = {py("/v/site-packages/torch/nn/functional.py", "linear"),
+                        py(gpt2, "GPT2MLP.forward"),
+                        py("/v/site-packages/transformers/trainer.py", "Trainer.compute_loss"),
+                        py("/w/train.py", "main")};
+    assert_int_equal(site_memo(e, 4, &m), 1);
+    phases_memo_free(&m);
+    tables_frame h[] = {py("/v/site-packages/torch/optim/adamw.py", "AdamW.step"),
+                        py("/v/site-packages/lightning/pytorch/loops/fit_loop.py", "FitLoop.run"),
+                        py("/w/lit.py", "main")};
+    assert_int_equal(site_memo(h, 3, &m), 1);
+    phases_memo_free(&m);
+    tables_frame a[] = {py("/x/torch/nn/functional.py", "linear"), py("/w/model.py", "MLP.forward"),
+                        py("/w/train.py", "<module>")};
+    assert_int_equal(site_memo(a, 3, &m), 1);
+    phases_memo_free(&m);
+    /* a library's own frame is picked over torch's when nothing of the program's is there */
+    tables_frame b[] = {py("/x/torch/nn/functional.py", "linear"), py("/v/site-packages/x.py", "f"),
+                        py("/v/site-packages/y.py", "g")};
+    assert_int_equal(site_memo(b, 3, &m), 0);
+    phases_memo_free(&m);
+}
+
 static void test_names(void **state)
 {
     (void)state;
@@ -301,13 +354,10 @@ static void test_names(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_each_phase),
-        cmocka_unit_test(test_precedence),
-        cmocka_unit_test(test_flags),
-        cmocka_unit_test(test_inputs_and_seed),
-        cmocka_unit_test(test_site),
-        cmocka_unit_test(test_names),
-        cmocka_unit_test(test_compiled_and_scaler),
+        cmocka_unit_test(test_each_phase), cmocka_unit_test(test_precedence),
+        cmocka_unit_test(test_flags),      cmocka_unit_test(test_inputs_and_seed),
+        cmocka_unit_test(test_site),       cmocka_unit_test(test_site_memo),
+        cmocka_unit_test(test_names),      cmocka_unit_test(test_compiled_and_scaler),
         cmocka_unit_test(test_closure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

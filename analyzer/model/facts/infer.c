@@ -16,68 +16,6 @@ static const char *const names[] = {
 
 #include "infer_pass.h"
 
-static uint32_t *vt__live_at(vt__pass *p, uint64_t addr)
-{
-    return &p->live_at[(addr * 0x9e3779b97f4a7c15ull) >> 52];
-}
-
-static int vt__push(vt__pass *p, uint64_t addr, uint64_t size, uint64_t event, int made,
-                    uint32_t stack)
-{
-    if (p->n == p->cap) {
-        size_t cap = p->cap ? p->cap * 2 : 1024;
-        vt__tensor *t = realloc(p->t, cap * sizeof *t);
-        if (!t)
-            return -1;
-        p->t = t;
-        p->cap = cap;
-    }
-    p->t[p->n++] =
-        (vt__tensor){.addr = addr,
-                     .size = size,
-                     .event = event,
-                     .early = !p->seen_backward,
-                     .live = 1,
-                     .made = made & ~(INFER_MADE_ATTENTION | INFER_MADE_DROPOUT | INFER_MADE_CAST |
-                                      INFER_MADE_INPUT | INFER_MADE_INIT),
-                     .init = (made & INFER_MADE_INIT) != 0,
-                     .input = (made & INFER_MADE_INPUT) != 0,
-                     .stack = stack,
-                     .attention = (made & INFER_MADE_ATTENTION) != 0,
-                     .dropout = (made & INFER_MADE_DROPOUT) != 0,
-                     .cast = (made & INFER_MADE_CAST) != 0};
-    ++*vt__live_at(p, addr);
-    return 0;
-}
-
-/* vt__free: the newest live tensor at addr dies: the one the freed allocation's event names
- * (event: the replay's newest allocation at addr; tensors are kept in event order), else (0, or
- * not here) found searching back. Only the early ones matter, so later ones are not kept.
- * Returns its index, p->n when none. */
-static size_t vt__free(vt__pass *p, uint64_t addr, uint64_t event)
-{
-    size_t lo = 0, hi = p->n;
-    while (event && lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (p->t[mid].event < event)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (event && lo < p->n && p->t[lo].event == event && p->t[lo].addr == addr && p->t[lo].live) {
-        p->t[lo].live = 0; /* the replay's newest at addr: no newer one here is live either */
-        --*vt__live_at(p, addr);
-        return lo;
-    }
-    for (size_t i = *vt__live_at(p, addr) ? p->n : 0; i-- > 0;)
-        if (p->t[i].live && p->t[i].addr == addr) {
-            p->t[i].live = 0;
-            --*vt__live_at(p, addr);
-            return i;
-        }
-    return p->n;
-}
-
 /* vt__snap: parameters are the prefix of allocations before the first tensor that died (the
  * forward's first temporary), those still alive now: after the first backward, or at an
  * out-of-memory failure that came before any (at_oom; vt__trim_oom then cuts the forward's first
@@ -407,7 +345,7 @@ infer_pass *infer_pass_new(void)
 void infer_pass_free(infer_pass *ip)
 {
     if (ip)
-        free(ip->p.t);
+        vt__tensors_free(&ip->p);
     free(ip);
 }
 
@@ -478,14 +416,10 @@ infer_pass *infer_pass_copy(const infer_pass *ip)
     if (!c)
         return NULL;
     *c = *ip;
-    c->p.t = malloc((ip->p.n ? ip->p.n : 1) * sizeof *c->p.t);
-    if (!c->p.t) {
+    if (vt__tensors_copy(&c->p, &ip->p) < 0) {
         free(c);
         return NULL;
     }
-    if (ip->p.n)
-        memcpy(c->p.t, ip->p.t, ip->p.n * sizeof *c->p.t);
-    c->p.cap = ip->p.n ? ip->p.n : 1;
     return c;
 }
 

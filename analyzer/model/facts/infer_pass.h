@@ -53,8 +53,11 @@ typedef struct vt__pass {
     unsigned elem; /* bytes per parameter element (0: 4, fp32; infer_pass_params16) */
     char elem_why[160]; /* ... what says they are 16-bit */
     uint64_t elem_fp32; /* ... but these bytes of them fp32 (LoRA's adapters: their gradients') */
-    /* live tensors by a hash of their address (0: vt__free needs no search) */
-    uint32_t live_at[4096];
+    /* how many tensors of t[] are live at each address (a count of 0: vt__free needs no
+     * search): open addressing over the addresses met, never shrunk; address 0 apart */
+    uint64_t *at_addr;
+    uint32_t *at_live, at_live0;
+    size_t at_cap, at_n;
     /* the sizes in bytes of the first backward's tensors, a set (0: an empty slot): a weight
      * that got a gradient has one of its size (infer_weights.c's vt__trained) */
     uint64_t grad_size[VT_GRAD_SIZES];
@@ -116,6 +119,18 @@ static inline uint64_t vt__pos_rows(const uint64_t *elems, size_t i, uint64_t d,
                ? rows
                : 0;
 }
+
+/* ---- infer_tensors.c: the list of tensors ----------------------------------------------- */
+/* vt__push: a tensor made (event: the replay's event number; made: INFER_MADE_*); -1 out of
+ * memory. vt__free: the newest live tensor at addr dies: the one the freed allocation's event
+ * names (event: the replay's newest allocation at addr), else (0, or not in the list) found by
+ * address; its index, p->n when none. Only the early ones matter, so later ones are not kept. */
+int vt__push(vt__pass *p, uint64_t addr, uint64_t size, uint64_t event, int made, uint32_t stack);
+size_t vt__free(vt__pass *p, uint64_t addr, uint64_t event);
+/* vt__tensors_copy: c (a copy of p's fields) gets lists of its own; -1 out of memory (c's lists
+ * then none). vt__tensors_free: p's lists freed. */
+int vt__tensors_copy(vt__pass *c, const vt__pass *p);
+void vt__tensors_free(vt__pass *p);
 
 /* vt__set: key k known, with its value and where it came from (printf-style) */
 void vt__set(infer_result *out, infer_key k, int64_t v, const char *fmt, ...)

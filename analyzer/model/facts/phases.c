@@ -80,7 +80,12 @@ enum {
     FB_FUSED_ATTN =
         1 << 20, /* a fused attention kernel's (flash, efficient, cudnn): not sdpa's math */
     FB_DROPOUT = 1 << 21, /* dropout's forward (native_dropout: its output and 1-byte mask) */
+    /* what phases_site_step asks of a Python frame's file (no phase reads them) */
+    FB_TORCH_FILE = 1 << 22, /* torch_or_optimizer_file */
+    FB_LOOP_FILE = 1 << 23,  /* framework_loop_file */
 };
+
+static int framework_loop_file(const char *file);
 
 static uint32_t python_bits(const char *fn, const char *file)
 {
@@ -135,7 +140,9 @@ static uint32_t python_bits(const char *fn, const char *file)
     b |= in(last, fwd_fns) ? FB_FWD : 0;
     b |= in(last, init_fns) ? FB_INIT : 0;
     b |= in(last, loss_fns) ? FB_LOSS : 0;
-    b |= !torch_or_optimizer_file(file) && !(b & FB_OPT) ? FB_FOREIGN : 0;
+    b |= torch_or_optimizer_file(file) ? FB_TORCH_FILE : 0;
+    b |= framework_loop_file(file) ? FB_LOOP_FILE : 0;
+    b |= !(b & FB_TORCH_FILE) && !(b & FB_OPT) ? FB_FOREIGN : 0;
     return b;
 }
 
@@ -351,15 +358,20 @@ int phases_site_step(phases_site_walk *w, const tables_frame *f, long i)
     const char *file = f->file ? f->file : "";
     if (w->first_py < 0)
         w->first_py = i;
-    if (!library_file(file)) { /* the program's own */
+    /* the file's three answers, from the memo when the walk has one (a Python frame's bits) */
+    uint32_t b = w->memo ? frame_bits(f, w->memo)
+                         : (library_file(file) ? FB_LIBRARY : 0) |
+                               (framework_loop_file(file) ? FB_LOOP_FILE : 0) |
+                               (torch_or_optimizer_file(file) ? FB_TORCH_FILE : 0);
+    if (!(b & FB_LIBRARY)) { /* the program's own */
         w->pick = i;
         return 1;
     }
-    if (framework_loop_file(file)) {
+    if (b & FB_LOOP_FILE) {
         w->pick = w->first_lib >= 0 ? w->first_lib : i;
         return 1;
     }
-    if (w->first_lib < 0 && !torch_or_optimizer_file(file) && file[0] != '<')
+    if (w->first_lib < 0 && !(b & FB_TORCH_FILE) && file[0] != '<')
         w->first_lib = i;
     return 0;
 }

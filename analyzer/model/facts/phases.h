@@ -98,10 +98,11 @@ long phases_site(const tables_frame *frames, size_t n);
  * after the last: w->first_py (the innermost Python frame, -1 if none). */
 typedef struct phases_site_walk {
     long first_py, first_lib, pick;
+    phases_memo *memo; /* NULL: each frame's file is looked at anew */
 } phases_site_walk;
 #define PHASES_SITE_WALK_INIT                                                                      \
     {                                                                                              \
-        -1, -1, -1                                                                                 \
+        -1, -1, -1, NULL                                                                           \
     }
 int phases_site_step(phases_site_walk *w, const tables_frame *f, long i);
 

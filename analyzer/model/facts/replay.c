@@ -556,6 +556,7 @@ void replay_free(replay_result *r)
     free(r->at_peak.items);
     free(r->at_tensors.items);
     free(r->at_oom.items);
+    phases_memo_free(&r->site_memo); /* (keyed by the tables' records) */
     tables_free(r->t);
     timeline_free(r->tl);
     growth_free_all(&r->growth);

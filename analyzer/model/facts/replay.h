@@ -52,6 +52,7 @@ typedef struct replay_snapshot {
 typedef struct replay_result {
     char path[4096];
     tables *t;               /* owned: process, threads, stacks... */
+    phases_memo site_memo;   /* what each code object's file said, for replay_site_text */
     reader_status status;    /* ok / truncated (malformed stops the replay) */
     char status_msg[256];    /* the status, or why it is truncated ("no trailer", ...) */
     int tensor_mode;         /* per-tensor events were seen (cudaMallocAsync backend) */

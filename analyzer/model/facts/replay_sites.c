@@ -12,13 +12,14 @@
 /* site_frame: the frame phases_site names of stack id (into buf unless the tables keep it), NULL
  * when none (phases_site_step's walk over its Python frames; the native frames keep their order
  * around the Python ones). */
-static const tables_frame *site_frame(tables *t, uint32_t id, tables_frame *buf)
+static const tables_frame *site_frame(tables *t, uint32_t id, tables_frame *buf, phases_memo *memo)
 {
     const tables_stack *st = id ? tables_stack_get(t, id) : NULL;
     if (!st)
         return NULL;
     unsigned total = st->n_native + st->n_python;
     phases_site_walk w = PHASES_SITE_WALK_INIT;
+    w.memo = memo;
     for (unsigned i = st->n_native; i < total; i++) {
         const tables_frame *f = tables_frame_of(t, st->frames[i], TABLES_FRAME_PYTHON, buf);
         if (phases_site_step(&w, f, (long)i))
@@ -39,7 +40,7 @@ static const tables_frame *site_frame(tables *t, uint32_t id, tables_frame *buf)
 const char *replay_site_text(replay_result *r, uint32_t stack_id, char *buf, size_t len)
 {
     tables_frame fb;
-    const tables_frame *f = stack_id ? site_frame(r->t, stack_id, &fb) : NULL;
+    const tables_frame *f = stack_id ? site_frame(r->t, stack_id, &fb, &r->site_memo) : NULL;
     if (!f) {
         snprintf(buf, len, "%s", stack_id ? "(no named frame)" : "(no stack)");
         return buf;

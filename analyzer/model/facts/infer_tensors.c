@@ -1,0 +1,141 @@
+/* infer_tensors.c — the inference pass's list of tensors (infer_pass.h): pushed in event order,
+ * freed by the freed allocation's event or else by address (a count of live tensors at each
+ * address says when there is one to search for), copied and freed with the pass. What the list
+ * says is infer.c's and the infer_*.c files'. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "infer_pass.h"
+
+/* live_slot: addr's slot in at_addr: where it is, else the empty one its probe ends at */
+static size_t live_slot(const vt__pass *p, uint64_t addr)
+{
+    size_t j = (size_t)((addr * 0x9e3779b97f4a7c15ull) >> 32) & (p->at_cap - 1);
+    while (p->at_addr[j] && p->at_addr[j] != addr)
+        j = (j + 1) & (p->at_cap - 1);
+    return j;
+}
+
+/* live_at: the count of live tensors at addr, made (0 first) when `make`; NULL when addr
+ * was never met (or, making, out of memory). */
+static uint32_t *live_at(vt__pass *p, uint64_t addr, int make)
+{
+    if (!addr)
+        return &p->at_live0;
+    if (make && 2 * (p->at_n + 1) > p->at_cap) { /* kept at most half full */
+        size_t cap = p->at_cap ? 2 * p->at_cap : 1024, old = p->at_cap;
+        uint64_t *a = calloc(cap, sizeof *a), *oa = p->at_addr;
+        uint32_t *l = calloc(cap, sizeof *l), *ol = p->at_live;
+        if (!a || !l) {
+            free(a);
+            free(l);
+            return NULL;
+        }
+        p->at_addr = a, p->at_live = l, p->at_cap = cap;
+        for (size_t i = 0; i < old; i++)
+            if (oa[i]) {
+                size_t j = live_slot(p, oa[i]);
+                a[j] = oa[i], l[j] = ol[i];
+            }
+        free(oa);
+        free(ol);
+    }
+    if (!p->at_cap)
+        return NULL;
+    size_t j = live_slot(p, addr);
+    if (!p->at_addr[j]) {
+        if (!make)
+            return NULL;
+        p->at_addr[j] = addr;
+        p->at_n++;
+    }
+    return &p->at_live[j];
+}
+
+int vt__push(vt__pass *p, uint64_t addr, uint64_t size, uint64_t event, int made, uint32_t stack)
+{
+    uint32_t *live = live_at(p, addr, 1);
+    if (!live)
+        return -1;
+    if (p->n == p->cap) {
+        size_t cap = p->cap ? p->cap * 2 : 1024;
+        vt__tensor *t = realloc(p->t, cap * sizeof *t);
+        if (!t)
+            return -1;
+        p->t = t;
+        p->cap = cap;
+    }
+    p->t[p->n++] =
+        (vt__tensor){.addr = addr,
+                     .size = size,
+                     .event = event,
+                     .early = !p->seen_backward,
+                     .live = 1,
+                     .made = made & ~(INFER_MADE_ATTENTION | INFER_MADE_DROPOUT | INFER_MADE_CAST |
+                                      INFER_MADE_INPUT | INFER_MADE_INIT),
+                     .init = (made & INFER_MADE_INIT) != 0,
+                     .input = (made & INFER_MADE_INPUT) != 0,
+                     .stack = stack,
+                     .attention = (made & INFER_MADE_ATTENTION) != 0,
+                     .dropout = (made & INFER_MADE_DROPOUT) != 0,
+                     .cast = (made & INFER_MADE_CAST) != 0};
+    ++*live;
+    return 0;
+}
+
+/* vt__free: the newest live tensor at addr dies: the one the freed allocation's event names
+ * (event: the replay's newest allocation at addr; tensors are kept in event order), else (0, or
+ * not here) found searching back. Only the early ones matter, so later ones are not kept.
+ * Returns its index, p->n when none. */
+size_t vt__free(vt__pass *p, uint64_t addr, uint64_t event)
+{
+    size_t lo = 0, hi = p->n;
+    while (event && lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (p->t[mid].event < event)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (event && lo < p->n && p->t[lo].event == event && p->t[lo].addr == addr && p->t[lo].live) {
+        p->t[lo].live = 0; /* the replay's newest at addr: no newer one here is live either */
+        --*live_at(p, addr, 0);
+        return lo;
+    }
+    uint32_t *live = live_at(p, addr, 0);
+    for (size_t i = live && *live ? p->n : 0; i-- > 0;)
+        if (p->t[i].live && p->t[i].addr == addr) {
+            p->t[i].live = 0;
+            --*live;
+            return i;
+        }
+    return p->n;
+}
+
+int vt__tensors_copy(vt__pass *c, const vt__pass *p)
+{
+    c->t = malloc((p->n ? p->n : 1) * sizeof *c->t);
+    c->at_addr = p->at_cap ? malloc(p->at_cap * sizeof *c->at_addr) : NULL;
+    c->at_live = p->at_cap ? malloc(p->at_cap * sizeof *c->at_live) : NULL;
+    if (!c->t || (p->at_cap && (!c->at_addr || !c->at_live))) {
+        free(c->t);
+        free(c->at_addr);
+        free(c->at_live);
+        return -1;
+    }
+    if (p->n)
+        memcpy(c->t, p->t, p->n * sizeof *c->t);
+    c->cap = p->n ? p->n : 1;
+    if (p->at_cap) {
+        memcpy(c->at_addr, p->at_addr, p->at_cap * sizeof *c->at_addr);
+        memcpy(c->at_live, p->at_live, p->at_cap * sizeof *c->at_live);
+    }
+    return 0;
+}
+
+void vt__tensors_free(vt__pass *p)
+{
+    free(p->t);
+    free(p->at_addr);
+    free(p->at_live);
+}
