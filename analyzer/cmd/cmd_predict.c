@@ -205,20 +205,29 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
         char h[24] = "unknown"; /* a trace that does not give the heads */
         if (s->H)
             snprintf(h, sizeof h, "%llu", (unsigned long long)s->H);
-        char v[48]; /* a vision transformer's T counts patches; it has no vocabulary */
+        char v[128]; /* a vision transformer's T counts patches; it has no vocabulary */
         if (s->patch_tokens)
             snprintf(v, sizeof v, "patch tokens %llu", (unsigned long long)s->T);
         else
-            snprintf(v, sizeof v, "block_size %llu, vocab_size %llu", (unsigned long long)s->T,
+            snprintf(v, sizeof v, "block_size %llu%s, vocab_size %llu", (unsigned long long)s->T,
+                     s->pos_rows && c->v[CFG_block_size].src == CONFIG_SRC_FILE
+                         ? " (its max_position_embeddings: --block-size for your sequence)"
+                         : "",
                      (unsigned long long)s->V);
         /* from a trace, what was trained first: the formula is GPT-2's block of its shape */
         printf("%s%s%s%s: %.2f M parameters (n_layer %llu, n_head %s, n_embd %llu, %s, bias "
                "%s)\n",
                trace_model[0] ? trace_model : "", trace_model[0] ? "; the formula's " : "",
-               s->hf_gpt2 && !trace_model[0] ? "transformers' GPT-2 (GPT2LMHeadModel's block)"
-                                             : "GPT",
+               trace_model[0] ? "GPT"
+               : s->hf_gpt2   ? "transformers' GPT-2 (GPT2LMHeadModel's block)"
+               : s->pos_rows  ? "BERT (BertForMaskedLM: post-LayerNorm encoder blocks, a masked-LM "
+                                "head)"
+                              : "GPT",
                trace_model[0] ? " blocks of its shape" : "", P / 1e6, (unsigned long long)s->L, h,
                (unsigned long long)s->d, v, s->bias ? "True" : "False");
+        if (s->pos_rows && !formula_bert_block(s))
+            printf("note: BERT's block is measured in eager 16-bit autocast only: here (float32, "
+                   "or compiled) the formula's activations are GPT-2's block of the same shape\n");
     }
     if (s->generic)
         ;
@@ -349,7 +358,11 @@ static int print_json(const nano_config *c, const gpt_shape *s, const prediction
     cJSON_AddNumberToObject(m, "n_embd", (double)s->d);
     cJSON_AddNumberToObject(m, "block_size", (double)s->T);
     cJSON_AddNumberToObject(m, "vocab_size", (double)s->V);
-    cJSON_AddStringToObject(m, "block", s->gated ? "gated" : s->hf_gpt2 ? "hf_gpt2" : "gpt2");
+    cJSON_AddStringToObject(m, "block",
+                            s->gated                ? "gated"
+                            : s->hf_gpt2            ? "hf_gpt2"
+                            : formula_bert_block(s) ? "bert"
+                                                    : "gpt2");
     if (s->gated) {
         cJSON_AddNumberToObject(m, "mlp_width", (double)s->I);
         cJSON_AddNumberToObject(m, "kv_width", (double)(s->kv ? s->kv : s->d));
@@ -506,7 +519,7 @@ int cmd_predict(int argc, char **argv)
     }
     gpt_shape s;
     formula_shape_from_config(&c, &s);
-    if (from && (a.block.mlp_width || a.block.hf_gpt2)) { /* the run's block is the trace's */
+    if (from && (a.block.mlp_width || a.block.hf_gpt2 || a.block.bert)) { /* the trace's */
         fprintf(stderr,
                 "vramtrace predict: %s describes a model without a trace; with --from "
                 "the block is the traced run's\n",

@@ -1,9 +1,9 @@
 /* predict_model.c — the model `vramtrace predict` is told about without a trace
  * (predict_model.h): a preset (--model gpt2, ...), a gated-MLP decoder's options and a Hugging
  * Face config.json. The formulas' blocks are formula.h's: GPT-2's (nanoGPT's), transformers' GPT-2,
- * and the gated decoder's (Llama, Mistral, Qwen2: gate, up and down of width I, RMSNorm, rotary
+ * the gated decoder's (Llama, Mistral, Qwen2: gate, up and down of width I, RMSNorm, rotary
  * positions, key / value heads of their own; no biases but Qwen2's on q, k and v and a Llama's
- * attention_bias, counted as parameters). */
+ * attention_bias, counted as parameters) and BERT's encoder with its masked-LM head. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -231,6 +231,49 @@ static int gated(predict_block *b, const cJSON *j, const char *path, const char 
     return 0;
 }
 
+/* bert: a BERT / RoBERTa config's model into b and c: BertForMaskedLM's (post-LayerNorm blocks of
+ * a 4d GELU MLP, biases, its position and token-type tables, the masked-LM head over the tied
+ * embedding); its sequence its position table's rows unless block_size was given */
+static int bert(nano_config *c, predict_block *b, const cJSON *j, const char *path,
+                const char *type, char *err, size_t errlen)
+{
+    uint64_t I, d, pos, types;
+    const cJSON *arch = cJSON_GetObjectItemCaseSensitive(j, "architectures"), *a;
+    int mlm = !arch; /* none named: the masked-LM head, said in `from` */
+    cJSON_ArrayForEach(a, arch) mlm |= cJSON_IsString(a) && strstr(a->valuestring, "ForMaskedLM");
+    if (!mlm) {
+        snprintf(err, errlen,
+                 "%s: the formulas have BERT's masked-LM model only (BertForMaskedLM, "
+                 "RobertaForMaskedLM): 'architectures' names another; trace a run of it and give "
+                 "it with --from",
+                 path);
+        return -1;
+    }
+    const char *need[] = {"intermediate_size", "max_position_embeddings", "type_vocab_size"};
+    uint64_t *got[] = {&I, &pos, &types};
+    for (int k = 0; k < 3; k++)
+        if (!num(j, need[k], got[k])) {
+            snprintf(err, errlen, "%s: no whole number '%s'", path, need[k]);
+            return -1;
+        }
+    if (!num(j, "hidden_size", &d) || I != 4 * d) {
+        snprintf(err, errlen,
+                 "%s: intermediate_size %llu is not 4 x hidden_size: the formulas' BERT block has "
+                 "a 4d MLP",
+                 path, (unsigned long long)I);
+        return -1;
+    }
+    char s[24];
+    snprintf(s, sizeof s, "%llu", (unsigned long long)pos);
+    if (c->v[CFG_block_size].src == CONFIG_SRC_DEFAULT &&
+        put(c, path, "max_position_embeddings", "block_size", s, err, errlen) < 0)
+        return -1;
+    b->bert = 1, b->pos_rows = pos, b->type_rows = types;
+    snprintf(b->from, sizeof b->from, "%.60s: %.8s%s", path, type,
+             arch ? "" : " (the masked-LM head assumed: no 'architectures')");
+    return 0;
+}
+
 int predict_hf_config(nano_config *c, predict_block *b, const char *path, char *err, size_t errlen)
 {
     cJSON *j = read_json(path);
@@ -262,10 +305,18 @@ int predict_hf_config(nano_config *c, predict_block *b, const char *path, char *
             dropout(c, j, path, "attention_dropout", err, errlen) == 0 &&
             gated(b, j, path, type, err, errlen) == 0)
             rc = 0;
+    } else if (!strcmp(type, "bert") || !strcmp(type, "roberta")) {
+        /* BertConfig's dropout is hidden_dropout_prob, 0.1 unless the config says otherwise */
+        if (shape(c, j, path, llama_keys, err, errlen) == 0 &&
+            put(c, path, "model_type", "bias", "True", err, errlen) == 0 &&
+            put(c, path, "model_type", "dropout", "0.1", err, errlen) == 0 &&
+            dropout(c, j, path, "hidden_dropout_prob", err, errlen) == 0 &&
+            bert(c, b, j, path, type, err, errlen) == 0)
+            rc = 0;
     } else {
         snprintf(err, errlen,
                  "%s: model_type '%.40s' has no block in the formulas (without a trace: gpt2, "
-                 "llama, mistral, qwen2); trace a run of it and give it with --from",
+                 "llama, mistral, qwen2, bert, roberta); trace a run of it and give it with --from",
                  path, type);
     }
     /* transformers trains eager unless it is told to compile; the program that trains it is
@@ -283,6 +334,16 @@ int predict_block_apply(const predict_block *b, const nano_config *c, gpt_shape 
 {
     if (b->hf_gpt2)
         s->hf_gpt2 = 1, s->no_kv_cache = b->no_kv_cache;
+    if (b->bert) {
+        if (s->T > b->pos_rows) {
+            snprintf(err, errlen,
+                     "block_size %llu is past %s's position table (max_position_embeddings "
+                     "%llu)",
+                     (unsigned long long)s->T, b->from, (unsigned long long)b->pos_rows);
+            return -1;
+        }
+        s->bert = 1, s->pos_rows = b->pos_rows, s->type_rows = b->type_rows;
+    }
     if (!b->mlp_width) {
         if (b->kv_heads || b->tied >= 0) {
             snprintf(err, errlen,

@@ -18,7 +18,9 @@ typedef struct predict_block {
     int attn_bias;      /* projection biases: 3 q, k, v (Qwen2), 4 and o (attention_bias) */
     int hf_gpt2;        /* a Hugging Face GPT-2 config: transformers' GPT-2 block */
     int no_kv_cache;    /* its config says use_cache false: no KV cache in training */
-    char from[160];     /* what gave the block ("--mlp-width 2816", "config.json: llama") */
+    int bert;           /* a Hugging Face BERT / RoBERTa config: BertForMaskedLM's model */
+    uint64_t pos_rows, type_rows; /* ... its position and token-type tables' rows */
+    char from[160]; /* what gave the block ("--mlp-width 2816", "config.json: llama") */
 } predict_block;
 
 /* predict_model_preset: a preset's shape and extra settings into c (source "flag": --model

@@ -2,7 +2,8 @@
 # predict_models.sh — `vramtrace predict` without a trace for models that are not nanoGPT: a
 # gated-MLP decoder from its options (--mlp-width, --kv-heads) and a Hugging Face config.json
 # (llama with grouped key / value and with biases, qwen2, gpt2: transformers' own block and its
-# KV cache said), each
+# KV cache said; bert: BertForMaskedLM's encoder, its sequence its position table's unless
+# given), each
 # against the committed simulated run of that model (examples/traces/sim/facts.jsonl: the
 # program's own parameter count and its allocator's requested peak, two steps, AdamW, bf16
 # autocast); the shape's values come from the config, never nanoGPT's defaults; the options a
@@ -90,6 +91,34 @@ says "$H/gpt2.json" "^transformers' GPT-2 (GPT2LMHeadModel's block): 124.44 M" \
 sed 's/"use_cache": true/"use_cache": false/' "$H/gpt2.json" >gpt2_nocache.json
 "$VT" predict gpt2_nocache.json --batch-size 4 --json | grep -q '"kv_cache_not_counted_bytes":0,' ||
     fail "use_cache false: a KV cache still said"
+# BERT (bert-base-uncased's config.json: BertForMaskedLM, hidden dropout 0.1): its exact
+# parameters (position and token-type tables, biases, the masked-LM head's transform and bias)
+# and its own block, against the simulated run of that model at B=16, T=512
+check bert bert_dropout_b16_fit "$H/bert_base.json" --batch-size 16
+python3 - bert.json <<'PY' || fail "bert's model"
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert p["model"]["block"] == "bert" and p["config"]["dropout"]["value"] == 0.1, p["model"]
+b = p["config"]["block_size"]
+assert b["value"] == 512 and "max_position_embeddings" in b["where"], b
+PY
+says "$H/bert_base.json" "^BERT (BertForMaskedLM: post-LayerNorm encoder blocks, a masked-LM head): 109.51 M" \
+    "block_size 512 (its max_position_embeddings: --block-size for your sequence)"
+# the user's sequence wins, whichever side of the file it is given on; the table's rows stay
+for order in "--block-size 128 $H/bert_base.json" "$H/bert_base.json --block-size 128"; do
+    # shellcheck disable=SC2086
+    "$VT" predict $order --json | grep -q '"parameters":109514298,.*"block_size":128,' ||
+        fail "bert, $order: not T 128 over the same 109514298 parameters"
+done
+# RoBERTa's: 514 positions, one token type, its own vocabulary (roberta-base: 124,697,433)
+sed -e 's/"bert"/"roberta"/' -e 's/BertForMaskedLM/RobertaForMaskedLM/' \
+    -e 's/"max_position_embeddings": 512/"max_position_embeddings": 514/' \
+    -e 's/"type_vocab_size": 2/"type_vocab_size": 1/' -e 's/"vocab_size": 30522/"vocab_size": 50265/' \
+    "$H/bert_base.json" >roberta.json
+"$VT" predict roberta.json --batch-size 4 --block-size 512 --json | grep -q '"parameters":124697433,' ||
+    fail "roberta-base: not 124697433 parameters"
+"$VT" predict "$H/bert_base.json" --dtype fp32 --batch-size 4 | grep -q "measured in eager 16-bit autocast only" ||
+    fail "bert in float32: GPT-2's block standing in not said"
 # a config's program is not nanoGPT: no flag of nanoGPT's spelling is offered
 printf '%s\n' "$out" | grep -q -- "--batch_size=" && fail "gpt2 text: nanoGPT's flags: $out"
 
@@ -106,8 +135,13 @@ expect_usage "give its --mlp-width" --kv-heads 4
 expect_usage "do not divide n_head 16" "$H/llama_gqa300m.json" --kv-heads 5
 expect_usage "whole number of at least 1" --mlp-width 0
 expect_usage "block is the traced run's" --from "$D/llama160m_b4_fit.vt" --mlp-width 2048
-printf '{"model_type": "bert", "hidden_size": 768}\n' >bert.json
-expect_usage "model_type 'bert' has no block in the formulas (without a trace: gpt2, llama, mistral, qwen2)" bert.json
+printf '{"model_type": "t5", "d_model": 512}\n' >t5.json
+expect_usage "model_type 't5' has no block in the formulas (without a trace: gpt2, llama, mistral, qwen2, bert, roberta)" t5.json
+sed 's/BertForMaskedLM/BertForSequenceClassification/' "$H/bert_base.json" >bert_cls.json
+expect_usage "BERT's masked-LM model only" bert_cls.json
+sed 's/"intermediate_size": 3072/"intermediate_size": 2048/' "$H/bert_base.json" >bert_i.json
+expect_usage "intermediate_size 2048 is not 4 x hidden_size" bert_i.json
+expect_usage "block_size 1024 is past .*max_position_embeddings 512" "$H/bert_base.json" --block-size 1024
 printf '{"model_type": "llama", "hidden_size": 3072, "num_attention_heads": 16, "head_dim": 256,
   "num_hidden_layers": 28, "intermediate_size": 24576, "vocab_size": 256000}\n' >gemma_like.json
 expect_usage "head_dim 256 x 16 heads is not hidden_size 3072" gemma_like.json

@@ -298,6 +298,21 @@ static void test_bert(void **state)
     s.compile = 1; /* not measured: GPT-2's block and loss stand in */
     assert_false(formula_bert_block(&s));
     assert_int_equal(formula_logits_per_nv(&s), 8);
+    /* from its config (predict): BertForMaskedLM's own count, as transformers gives it (the
+     * program's, on the H100 and simulated), with its 512 positions and 2 token types; the
+     * autocast copies take the MLM head's d x d transform too; nanoGPT's count minus the
+     * position table */
+    uint64_t gpt = formula_params_exact(&s);
+    s.pos_rows = 512, s.type_rows = 2;
+    assert_int_equal(formula_params_exact(&s), 109514298);
+    assert_int_equal(gpt,
+                     12 * 768ull * 768 * 12 + 13 * 768 * 12 + 30522 * 768 + 512 * 768 + 2 * 768);
+    assert_int_equal(formula_params_matmul(&s), 12 * 12 * 768ull * 768 + 768 * 768 + 30522 * 768);
+    doc_formula d;
+    formula_documents(&s, &d);
+    assert_int_equal(d.params_reported, 109514298 - 512 * 768);
+    s.T = 128; /* the sequence is not the table */
+    assert_int_equal(formula_params_exact(&s), 109514298);
 }
 
 static void test_shape_from_config(void **state)

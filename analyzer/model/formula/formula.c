@@ -78,6 +78,9 @@ uint64_t formula_params_exact(const gpt_shape *s)
         return s->V * s->d * (s->untied ? 2 : 1) + s->L * (gated_matmul(s) + 2 * s->d + biases) +
                s->d;
     }
+    if (s->bert && s->pos_rows)
+        return s->V * s->d + (s->pos_rows + s->type_rows + 2) * s->d +
+               s->L * (12 * s->d * s->d + 13 * s->d) + s->d * s->d + 3 * s->d + s->V;
     uint64_t c = s->bias ? 13 : 2, f = s->bias ? 2 : 1;
     return s->V * s->d + s->T * s->d + s->L * (12 * s->d * s->d + c * s->d) + f * s->d;
 }
@@ -86,7 +89,7 @@ uint64_t formula_params_matmul(const gpt_shape *s)
 {
     if (s->gated)
         return s->L * gated_matmul(s) + s->V * s->d;
-    return 12 * s->L * s->d * s->d + s->V * s->d;
+    return 12 * s->L * s->d * s->d + s->V * s->d + (s->bert && s->pos_rows ? s->d * s->d : 0);
 }
 
 void formula_documents(const gpt_shape *s, doc_formula *d)
@@ -97,7 +100,8 @@ void formula_documents(const gpt_shape *s, doc_formula *d)
     d->params_estimate = 12 * s->L * s->d * s->d + s->d * s->V;
     /* nanoGPT's get_num_params(non_embedding=True) subtracts the position embeddings (a gated
      * block's model has none: rotary) */
-    d->params_reported = formula_params_exact(s) - (s->gated ? 0 : s->T * s->d);
+    d->params_reported =
+        formula_params_exact(s) - (s->gated ? 0 : (s->pos_rows ? s->pos_rows : s->T) * s->d);
     d->decayed_params = s->V * s->d + s->T * s->d + 12 * s->L * s->d * s->d;
     d->param_bytes = d->params_reported * 2;
     d->grad_bytes = d->params_reported * 2;
@@ -224,7 +228,7 @@ void formula_take_block(gpt_shape *dst, const gpt_shape *src)
     dst->gated = src->gated, dst->I = src->I, dst->kv = src->kv, dst->untied = src->untied;
     dst->attn_bias = src->attn_bias;
     dst->hf_gpt2 = src->hf_gpt2;
-    dst->bert = src->bert;
+    dst->bert = src->bert, dst->pos_rows = src->pos_rows, dst->type_rows = src->type_rows;
     dst->params16 = src->params16;
 }
 

@@ -44,8 +44,10 @@ typedef struct gpt_shape {
                       * cache held is not made (advice.c; the formulas never count a cache) */
     int bert;        /* BERT's encoder block (BertLayer: post-LayerNorm, a GELU MLP, an MLM head;
                       * RoBERTa's the same): its eager 16-bit block is formula_block_bytes's */
-    int params16;    /* 1: 16-bit parameters (pure bf16 / fp16 training: gradients and
-                      * optimizer state in 16 bits too, no autocast copies); 0: fp32 */
+    uint64_t pos_rows, type_rows; /* BERT's position and token-type tables' rows, from its
+                                   * config (predict); 0: the parameters are GPT-2's of T */
+    int params16;                 /* 1: 16-bit parameters (pure bf16 / fp16 training: gradients and
+                                   * optimizer state in 16 bits too, no autocast copies); 0: fp32 */
     int no_training; /* 1: a run of forwards only (evaluation, inference): no backward pass, no
                       * optimizer step, so no gradients, no optimizer state, no accumulation */
     int none_seen_trained; /* 1: a first forward that failed had frozen every weight it used:
@@ -93,7 +95,10 @@ void formula_shape_from_config(const nano_config *c, gpt_shape *s);
  * L*(d + 2*kv) for q, k and v biases and L*d more for o's (attn_bias 3 / 4). */
 uint64_t formula_params_exact(const gpt_shape *s);
 /* formula_params_matmul: P_mm = 12*L*d^2 + V*d (weights autocast copies to 16 bits); gated:
- * L*(2*d^2 + 2*d*kv + 3*d*I) + V*d. */
+ * L*(2*d^2 + 2*d*kv + 3*d*I) + V*d; BERT's (pos_rows set) d^2 more: the MLM head's transform.
+ * BERT's exact count (pos_rows set): V*d + (pos + types + 2)*d + L*(12*d^2 + 13*d) + d^2 + 3*d + V
+ * (its embeddings and their LayerNorm, the blocks with their biases, the head's transform, its
+ * LayerNorm and the decoder's bias; the decoder's weight is the embedding's). */
 uint64_t formula_params_matmul(const gpt_shape *s);
 
 /* formula_documents: fills d with the documents' formula for s (all 0 when s->generic). */
