@@ -1,7 +1,9 @@
-/* predict_print.c — the breakdown of one prediction, rows that add up (predict_print.h). */
+/* predict_print.c — what one prediction is of (the model, the step: each value none gave said
+ * as such) and its breakdown, rows that add up (predict_print.h). */
 #include "predict_print.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "cards.h"
 
@@ -83,4 +85,98 @@ void predict_print_breakdown(const prediction *p, const model_calib *cal, int ge
         printf("  (not counted: transformers' GPT-2 keeps a KV cache in training unless "
                "use_cache=False, a key and a value of B*T*d a block: %s more)\n",
                card_format_bytes(kv, b1, sizeof b1));
+}
+
+void predict_print_heading(const nano_config *c, const gpt_shape *s, const char *from,
+                           const char *trace_model)
+{
+    uint64_t P = formula_params_exact(s);
+    char dt[48], dr[24] = "unknown"; /* a trace may not give the dropout */
+    config_value_text(c, CFG_dtype, dt, sizeof dt);
+    /* nanoGPT's defaults are not another program's settings: a value none gave is said as such */
+    int foreign = !from && (c->program != PROG_NANOGPT || s->gated);
+    const char *tguess = foreign && c->v[CFG_block_size].src == CONFIG_SRC_DEFAULT
+                             ? " (not given: --block-size for your sequence)"
+                             : "";
+    if (foreign && c->v[CFG_dtype].src == CONFIG_SRC_DEFAULT)
+        snprintf(dt + strlen(dt), sizeof dt - strlen(dt), " (not given: --dtype)");
+    char bs[64], comp[48];
+    snprintf(bs, sizeof bs, "batch_size %llu%s", (unsigned long long)s->B,
+             foreign && c->v[CFG_batch_size].src == CONFIG_SRC_DEFAULT
+                 ? " (not given: --batch-size)"
+                 : "");
+    snprintf(comp, sizeof comp, "compile %s%s", s->compile ? "True" : "False",
+             foreign && c->v[CFG_compile].src == CONFIG_SRC_DEFAULT ? " (not given: --compile)"
+                                                                    : "");
+    if (config_known(c, CFG_dropout))
+        snprintf(dr, sizeof dr, "%g", s->dropout);
+    if (s->generic) {
+        printf("model: %s: the transformer formulas do not apply; predictions scale what the run "
+               "measured with the micro-batch\n",
+               trace_model[0] ? trace_model : "not a recognized transformer");
+        if (s->accum_unknown) /* the run's, or a what-if's: said as given */
+            printf("step: micro-batch %llu, gradient accumulation not known\n\n",
+                   (unsigned long long)s->B);
+        else
+            printf("step: micro-batch %llu, gradient_accumulation_steps %llu\n\n",
+                   (unsigned long long)s->B, (unsigned long long)s->A);
+    } else if (s->gated) {
+        char kv[80] = ""; /* grouped-query attention: its key / value width; biases */
+        if (formula_kv_grouped(s))
+            snprintf(kv, sizeof kv, ", key / value width %llu", (unsigned long long)s->kv);
+        if (s->attn_bias) /* counted as parameters */
+            snprintf(kv + strlen(kv), sizeof kv - strlen(kv), ", biases on q, k, v%s",
+                     s->attn_bias == 4 ? ", o" : "");
+        printf("%s, gated blocks: %.2f M parameters (n_layer %llu, n_embd %llu, MLP width %llu%s, "
+               "block_size %llu%s, vocab_size %llu, %s head)\n",
+               trace_model[0] ? trace_model : "a gated-MLP decoder", P / 1e6,
+               (unsigned long long)s->L, (unsigned long long)s->d, (unsigned long long)s->I, kv,
+               (unsigned long long)s->T, tguess, (unsigned long long)s->V,
+               s->untied ? "untied" : "tied");
+    } else {
+        char h[24] = "unknown"; /* a trace that does not give the heads */
+        if (s->H)
+            snprintf(h, sizeof h, "%llu", (unsigned long long)s->H);
+        char v[128]; /* a vision transformer's T counts patches; it has no vocabulary */
+        if (s->patch_tokens)
+            snprintf(v, sizeof v, "patch tokens %llu", (unsigned long long)s->T);
+        else
+            snprintf(v, sizeof v, "block_size %llu%s, vocab_size %llu", (unsigned long long)s->T,
+                     s->pos_rows && c->v[CFG_block_size].src == CONFIG_SRC_FILE
+                         ? " (its max_position_embeddings: --block-size for your sequence)"
+                         : tguess,
+                     (unsigned long long)s->V);
+        /* from a trace, what was trained first: the formula is GPT-2's block of its shape */
+        printf("%s%s%s%s: %.2f M parameters (n_layer %llu, n_head %s, n_embd %llu, %s, bias "
+               "%s)\n",
+               trace_model[0] ? trace_model : "", trace_model[0] ? "; the formula's " : "",
+               trace_model[0] ? "GPT"
+               : s->hf_gpt2   ? "transformers' GPT-2 (GPT2LMHeadModel's block)"
+               : s->pos_rows  ? "BERT (BertForMaskedLM: post-LayerNorm encoder blocks, a masked-LM "
+                                "head)"
+                              : "GPT",
+               trace_model[0] ? " blocks of its shape" : "", P / 1e6, (unsigned long long)s->L, h,
+               (unsigned long long)s->d, v, s->bias ? "True" : "False");
+        if (s->pos_rows && !formula_bert_block(s))
+            printf("note: BERT's block is measured in eager 16-bit autocast only: here (float32, "
+                   "or compiled) the formula's activations are GPT-2's block of the same shape\n");
+    }
+    if (s->generic)
+        ;
+    else if (s->accum_unknown && !from)
+        printf("step: %s, gradient accumulation not given (--grad-accum N): the effective batch "
+               "is batch_size times your accumulation steps, and the peak assumes more than one "
+               "(a step's gradients kept through the next forward; --grad-accum 1 if you do not "
+               "accumulate), %s, %s, dropout %s\n\n",
+               bs, dt, comp, dr);
+    else if (s->accum_unknown)
+        printf("step: batch_size %llu, gradient accumulation not known (no argument or recorded "
+               "file gave it, no optimizer step showed it; the formula assumes %llu steps), %s, "
+               "compile %s, dropout %s\n\n",
+               (unsigned long long)s->B, (unsigned long long)s->A, dt,
+               s->compile ? "True" : "False", dr);
+    else
+        printf("step: %s, gradient_accumulation_steps %llu (effective batch %llu), %s, %s, "
+               "dropout %s\n\n",
+               bs, (unsigned long long)s->A, (unsigned long long)(s->B * s->A), dt, comp, dr);
 }

@@ -8,6 +8,16 @@
 #include <stdint.h>
 
 #include "advice.h"
+#include "config.h"
+#include "formula.h"
+
+/* predict_print_heading: the model's line (its block, parameters and shape) and the step's
+ * (batch, accumulation, dtype, compile, dropout) on stdout; a value of nanoGPT's defaults that
+ * nothing gave is said as not given unless the program is nanoGPT (from: the run a --from
+ * prediction is calibrated with, its values the trace's; trace_model: the model it recognized,
+ * "" none) */
+void predict_print_heading(const nano_config *c, const gpt_shape *s, const char *from,
+                           const char *trace_model);
 
 /* predict_anchors: what the calibration added to the tensors beyond their rows (*tensors: the
  * formula's rows scaled down to a run they over-predict, negative) and to the peak beyond the

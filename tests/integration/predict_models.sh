@@ -119,6 +119,20 @@ sed -e 's/"bert"/"roberta"/' -e 's/BertForMaskedLM/RobertaForMaskedLM/' \
     fail "roberta-base: not 124697433 parameters"
 "$VT" predict "$H/bert_base.json" --dtype fp32 --batch-size 4 | grep -q "measured in eager 16-bit autocast only" ||
     fail "bert in float32: GPT-2's block standing in not said"
+# a value nothing gave is nanoGPT's default, said as not given for any other program (its
+# sequence, dtype, batch, compile); given, or nanoGPT's own, nothing is said
+says "$H/llama_gqa300m.json" "block_size 1024 (not given: --block-size for your sequence)" \
+    "bfloat16 (not given: --dtype)"
+given=$("$VT" predict "$H/llama_gqa300m.json" --batch-size 4 --block-size 512 --dtype fp32)
+printf '%s\n' "$given" | grep -q "(not given: --" && fail "given values said as not given: $given"
+printf '%s\n' "$given" | grep -q "block_size 512, vocab_size 32000" || fail "T 512 not said: $given"
+opts=$("$VT" predict --n-layer 12 --n-head 12 --n-embd 768 --vocab-size 32000 --mlp-width 2048)
+printf '%s\n' "$opts" | grep -q "batch_size 12 (not given: --batch-size)" ||
+    fail "a gated decoder's batch from nanoGPT's defaults not said: $opts"
+printf '%s\n' "$opts" | grep -q "compile True (not given: --compile)" ||
+    fail "a gated decoder's compile from nanoGPT's defaults not said: $opts"
+nano=$("$VT" predict --model gpt2 --batch-size 4)
+printf '%s\n' "$nano" | grep -q "(not given: --" && fail "nanoGPT's own defaults said as not given: $nano"
 # a config's program is not nanoGPT: no flag of nanoGPT's spelling is offered
 printf '%s\n' "$out" | grep -q -- "--batch_size=" && fail "gpt2 text: nanoGPT's flags: $out"
 
