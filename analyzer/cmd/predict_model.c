@@ -252,8 +252,8 @@ static int bert(nano_config *c, predict_block *b, const cJSON *j, const char *pa
     const char *need[] = {"intermediate_size", "max_position_embeddings", "type_vocab_size"};
     uint64_t *got[] = {&I, &pos, &types};
     for (int k = 0; k < 3; k++)
-        if (!num(j, need[k], got[k])) {
-            snprintf(err, errlen, "%s: no whole number '%s'", path, need[k]);
+        if (!num(j, need[k], got[k]) || *got[k] > (1u << 24)) {
+            snprintf(err, errlen, "%s: no whole number '%s' (1 to 2^24)", path, need[k]);
             return -1;
         }
     if (!num(j, "hidden_size", &d) || I != 4 * d) {

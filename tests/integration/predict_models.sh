@@ -156,6 +156,10 @@ expect_usage "BERT's masked-LM model only" bert_cls.json
 sed 's/"intermediate_size": 3072/"intermediate_size": 2048/' "$H/bert_base.json" >bert_i.json
 expect_usage "intermediate_size 2048 is not 4 x hidden_size" bert_i.json
 expect_usage "block_size 1024 is past .*max_position_embeddings 512" "$H/bert_base.json" --block-size 1024
+sed 's/"max_position_embeddings": 512/"max_position_embeddings": 1e30/' "$H/bert_base.json" >bert_pos.json
+expect_usage "no whole number 'max_position_embeddings'" bert_pos.json
+sed 's/"type_vocab_size": 2/"type_vocab_size": -1/' "$H/bert_base.json" >bert_types.json
+expect_usage "no whole number 'type_vocab_size'" bert_types.json
 printf '{"model_type": "llama", "hidden_size": 3072, "num_attention_heads": 16, "head_dim": 256,
   "num_hidden_layers": 28, "intermediate_size": 24576, "vocab_size": 256000}\n' >gemma_like.json
 expect_usage "head_dim 256 x 16 heads is not hidden_size 3072" gemma_like.json
