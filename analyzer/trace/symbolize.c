@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "elf_note.h"
 #include "mem.h"
 
 typedef struct sym_module {
@@ -159,6 +160,15 @@ static void open_module(sym_module *m, const char *path, uint64_t base, const ui
     bool regular = !fstat(fd, &st) && S_ISREG(st.st_mode);
     if (regular && !id_len)
         m->status = SYMBOLIZE_NO_BUILD_ID; /* the file is there, but cannot be checked */
+    /* another build of the file (a trace from another machine names this one's libc): told
+     * from its note segments, without loading libdw and its libraries for it */
+    uint8_t fid[64];
+    size_t fn = regular && id_len ? elf_note_build_id(fd, fid, sizeof fid) : 0;
+    if (fn && (fn != id_len || memcmp(fid, id, id_len))) {
+        m->status = SYMBOLIZE_MISMATCH;
+        close(fd);
+        return;
+    }
     if (regular && id_len && dw_load() < 0) {
         m->status = SYMBOLIZE_NO_LIBDW;
         close(fd);

@@ -1,8 +1,9 @@
 /* test_symbolize.c — native symbolization (analyzer/trace/symbolize.c) on this test binary
  * itself: a static function named from .symtab with its file:line, refusals (no build-id,
- * missing file, other build-id); the build-id note parser and in-memory lookup
- * (preload/stacks/modinfo.c); MODULE records with and without the 1.1 build-id tail
- * (analyzer/trace/reader.c). */
+ * missing file, other build-id: told from the file's notes without loading libdw); a file's
+ * build-id read from its note segments, hostile files included (analyzer/trace/elf_note.c);
+ * the build-id note parser and in-memory lookup (preload/stacks/modinfo.c); MODULE records
+ * with and without the 1.1 build-id tail (analyzer/trace/reader.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,9 +14,12 @@
 
 #include <cmocka.h>
 #include <dlfcn.h>
+#include <elf.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../analyzer/trace/elf_note.h"
 #include "../../analyzer/trace/reader.h"
 #include "../../analyzer/trace/symbolize.h"
 #include "../../preload/stacks/modinfo.h"
@@ -78,6 +82,97 @@ static void test_note_parser(void **state)
     uint32_t huge[3] = {0xfffffff0u, 4, 3};
     memcpy(notes, huge, 12);
     assert_int_equal(vt__note_build_id(notes, 48, 4, out, sizeof out), 0); /* namesz lies */
+}
+
+/* Another build of a module's file (a trace from another machine names this one's libc) is
+ * told from the file's own notes: refused without loading libdw and its libraries. Runs before
+ * any test that loads it. */
+static void test_mismatch_without_libdw(void **state)
+{
+    (void)state;
+    self s;
+    get_self(&s);
+    uint8_t id[64];
+    int fd = open(s.path, O_RDONLY | O_CLOEXEC);
+    assert_true(fd >= 0);
+    assert_int_equal(elf_note_build_id(fd, id, sizeof id), s.mi.build_id_len);
+    assert_memory_equal(id, s.mi.build_id, s.mi.build_id_len);
+    assert_int_equal(elf_note_build_id(fd, id, 4), 0); /* longer than the room: none */
+    close(fd);
+    uint8_t other[20];
+    memcpy(other, s.mi.build_id, 20);
+    other[0] ^= 0x80;
+    symbolize *z = symbolize_new();
+    symbolize_result r;
+    uint64_t ip = (uint64_t)(uintptr_t)target + 1;
+    assert_int_equal(symbolize_ip(z, 3, s.path, s.base, other, 20, ip, &r), SYMBOLIZE_MISMATCH);
+    assert_null(dlopen("libdw.so.1", RTLD_NOW | RTLD_NOLOAD));
+    symbolize_free(z);
+}
+
+/* elf_file: an ELF64 header with one program header (ph, at 64) and body at 120, written to a
+ * new file; its descriptor */
+static int elf_file(char *path, const Elf64_Ehdr *e, const Elf64_Phdr *ph, const void *body,
+                    size_t n)
+{
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, e, sizeof *e), (ssize_t)sizeof *e);
+    assert_int_equal(write(fd, ph, sizeof *ph), (ssize_t)sizeof *ph);
+    assert_int_equal(write(fd, body, n), (ssize_t)n);
+    return fd;
+}
+
+/* A file's build-id from its note segments: 8-aligned notes (a property note first), and every
+ * length that lies read as "none", never past the file or the buffers. */
+static void test_elf_notes(void **state)
+{
+    (void)state;
+    Elf64_Ehdr e;
+    memset(&e, 0, sizeof e);
+    memcpy(e.e_ident, ELFMAG, SELFMAG);
+    e.e_ident[EI_CLASS] = ELFCLASS64, e.e_ident[EI_DATA] = ELFDATA2LSB;
+    e.e_phoff = 64, e.e_phentsize = sizeof(Elf64_Phdr), e.e_phnum = 1;
+    uint8_t body[80] = {0}, id[64];
+    /* a 6-byte name: its descriptor at 24 (8-aligned), not 20; the build-id note at 32 */
+    uint32_t other[3] = {6, 4, 0x100}, bid[3] = {4, 20, NT_GNU_BUILD_ID};
+    memcpy(body, other, 12), memcpy(body + 12, "LINUX", 6), memcpy(body + 24, "\1\2\3\4", 4);
+    memcpy(body + 32, bid, 12), memcpy(body + 44, "GNU", 4);
+    for (int i = 0; i < 20; i++)
+        body[48 + i] = (uint8_t)(0xa0 + i);
+    Elf64_Phdr ph = {.p_type = PT_NOTE, .p_offset = 120, .p_filesz = 68, .p_align = 8};
+    char path[] = "/tmp/vt-elfnote-XXXXXX";
+    int fd = elf_file(path, &e, &ph, body, sizeof body);
+    assert_int_equal(elf_note_build_id(fd, id, sizeof id), 20);
+    assert_int_equal(id[0], 0xa0);
+    assert_int_equal(id[19], 0xb3);
+    close(fd), unlink(path);
+    struct {
+        const char *what;
+        Elf64_Ehdr e;
+        Elf64_Phdr ph;
+        uint32_t descsz;
+    } bad[] = {
+        {"program headers past the file", e, ph, 20},
+        {"65535 program headers", e, ph, 20},
+        {"a note segment past the file", e, ph, 20},
+        {"a build-id longer than its segment", e, ph, 24},
+        {"a build-id longer than any", e, ph, 0x7fffffffu},
+        {"not ELF64", e, ph, 20},
+    };
+    bad[0].e.e_phoff = 1u << 20;
+    bad[1].e.e_phnum = 0xffff;
+    bad[2].ph.p_filesz = 1u << 12;
+    bad[5].e.e_ident[EI_CLASS] = ELFCLASS32;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        uint32_t b2[3] = {4, bad[i].descsz, NT_GNU_BUILD_ID};
+        memcpy(body + 32, b2, 12);
+        char p2[] = "/tmp/vt-elfnote-XXXXXX";
+        fd = elf_file(p2, &bad[i].e, &bad[i].ph, body, sizeof body);
+        if (elf_note_build_id(fd, id, sizeof id) != 0)
+            fail_msg("%s: a build-id read", bad[i].what);
+        close(fd), unlink(p2);
+    }
 }
 
 static void test_static_function(void **state)
@@ -192,8 +287,12 @@ static void test_module_records(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_modinfo),         cmocka_unit_test(test_note_parser),
-        cmocka_unit_test(test_static_function), cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_modinfo),
+        cmocka_unit_test(test_note_parser),
+        cmocka_unit_test(test_mismatch_without_libdw),
+        cmocka_unit_test(test_elf_notes),
+        cmocka_unit_test(test_static_function),
+        cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_module_records),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
