@@ -87,6 +87,13 @@ void predict_print_breakdown(const prediction *p, const model_calib *cal, int ge
                card_format_bytes(kv, b1, sizeof b1));
 }
 
+/* unset: what to say after k's value when it is nanoGPT's default that nothing gave and the
+ * program is not nanoGPT (foreign), else "" */
+static const char *unset(const nano_config *c, int foreign, config_key k, const char *say)
+{
+    return foreign && c->v[k].src == CONFIG_SRC_DEFAULT ? say : "";
+}
+
 void predict_print_heading(const nano_config *c, const gpt_shape *s, const char *from,
                            const char *trace_model)
 {
@@ -95,19 +102,15 @@ void predict_print_heading(const nano_config *c, const gpt_shape *s, const char 
     config_value_text(c, CFG_dtype, dt, sizeof dt);
     /* nanoGPT's defaults are not another program's settings: a value none gave is said as such */
     int foreign = !from && (c->program != PROG_NANOGPT || s->gated);
-    const char *tguess = foreign && c->v[CFG_block_size].src == CONFIG_SRC_DEFAULT
-                             ? " (not given: --block-size for your sequence)"
-                             : "";
-    if (foreign && c->v[CFG_dtype].src == CONFIG_SRC_DEFAULT)
-        snprintf(dt + strlen(dt), sizeof dt - strlen(dt), " (not given: --dtype)");
+    const char *tguess =
+        unset(c, foreign, CFG_block_size, " (not given: --block-size for your sequence)");
+    snprintf(dt + strlen(dt), sizeof dt - strlen(dt), "%s",
+             unset(c, foreign, CFG_dtype, " (not given: --dtype)"));
     char bs[64], comp[48];
     snprintf(bs, sizeof bs, "batch_size %llu%s", (unsigned long long)s->B,
-             foreign && c->v[CFG_batch_size].src == CONFIG_SRC_DEFAULT
-                 ? " (not given: --batch-size)"
-                 : "");
+             unset(c, foreign, CFG_batch_size, " (not given: --batch-size)"));
     snprintf(comp, sizeof comp, "compile %s%s", s->compile ? "True" : "False",
-             foreign && c->v[CFG_compile].src == CONFIG_SRC_DEFAULT ? " (not given: --compile)"
-                                                                    : "");
+             unset(c, foreign, CFG_compile, " (not given: --compile)"));
     if (config_known(c, CFG_dropout))
         snprintf(dr, sizeof dr, "%g", s->dropout);
     if (s->generic) {
@@ -170,11 +173,10 @@ void predict_print_heading(const nano_config *c, const gpt_shape *s, const char 
                "accumulate), %s, %s, dropout %s\n\n",
                bs, dt, comp, dr);
     else if (s->accum_unknown)
-        printf("step: batch_size %llu, gradient accumulation not known (no argument or recorded "
-               "file gave it, no optimizer step showed it; the formula assumes %llu steps), %s, "
-               "compile %s, dropout %s\n\n",
-               (unsigned long long)s->B, (unsigned long long)s->A, dt,
-               s->compile ? "True" : "False", dr);
+        printf("step: %s, gradient accumulation not known (no argument or recorded file gave it, "
+               "no optimizer step showed it; the formula assumes %llu steps), %s, %s, dropout "
+               "%s\n\n",
+               bs, (unsigned long long)s->A, dt, comp, dr);
     else
         printf("step: %s, gradient_accumulation_steps %llu (effective batch %llu), %s, %s, "
                "dropout %s\n\n",

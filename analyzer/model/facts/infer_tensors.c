@@ -83,10 +83,8 @@ int vt__push(vt__pass *p, uint64_t addr, uint64_t size, uint64_t event, int made
     return 0;
 }
 
-/* vt__free: the newest live tensor at addr dies: the one the freed allocation's event names
- * (event: the replay's newest allocation at addr; tensors are kept in event order), else (0, or
- * not here) found searching back. Only the early ones matter, so later ones are not kept.
- * Returns its index, p->n when none. */
+/* vt__free (infer_pass.h): the tensors are kept in event order, so the freed allocation's is
+ * found by a binary search; else the count at addr says whether a search back can find one */
 size_t vt__free(vt__pass *p, uint64_t addr, uint64_t event)
 {
     size_t lo = 0, hi = p->n;
