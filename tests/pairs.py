@@ -26,9 +26,6 @@ def predict(trace, B, A):
 
 # predictions known to miss and not fixed yet (printed, not failed; each says why)
 KNOWN = {
-    # the peak moves to the optimizer step at B=1 (all the gradients, the state and SGD's
-    # parameter-sized temporary: 455 MB); the prediction models the forward's end (0.34 GiB)
-    "resnet50_b128_fit.vt: -24.7 % off resnet50_b1_fit.vt's peak",
     # out of memory at 17 % of its first forward: the rest of the forward extrapolated
     "llama160m_b128_oom_forward.vt: -6.5 % off llama160m_b4_fit.vt's peak",
 }

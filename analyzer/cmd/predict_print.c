@@ -44,6 +44,10 @@ void predict_print_breakdown(const prediction *p, const model_calib *cal, int ge
     predict_anchors(p, &at, &ar);
     printf("%s", p->oom_state ? "at the failure (what was live when the run ran out of memory, "
                                 "its batch-sized parts scaled with the micro-batch):\n"
+                 : p->step_state
+                     ? "at the optimizer step's peak (what the run measured there: the weights, "
+                       "their gradients, the optimizer's state and temporaries, scaled with the "
+                       "weights; larger here than the forward's end):\n"
                  : generic
                      ? "at the step's peak (what the run measured, its batch-sized parts scaled "
                        "with the micro-batch):\n"

@@ -332,6 +332,8 @@ static int report_fill(report_ctx *c)
     f->at_peak = r->at_peak.by_cat;
     f->has_at_tensors = r->tensor_mode && r->at_tensors.n > 0;
     f->at_tensors = r->at_tensors.by_cat;
+    f->has_at_step = r->tensor_mode && r->at_step.n > 0;
+    f->at_step = r->at_step.by_cat;
     f->iterations = (int)r->iterations;
     /* torch.compile compiles at the first forward: forward frames and no compile frame = eager */
     /* (segment mode may allocate nothing while compiling: then a Python frame of inductor,

@@ -96,6 +96,7 @@ cJSON *calib_json(const model_calib *s)
     cJSON_AddItemToObject(o, "oom_live", calib_cats_json(s->oom_live.bytes));
     cJSON_AddItemToObject(o, "kv_cache", calib_cats_json(s->kv.bytes));
     cJSON_AddItemToObject(o, "kv_cache_oom", calib_cats_json(s->kv_oom.bytes));
+    cJSON_AddItemToObject(o, "optimizer_step", calib_cats_json(s->step.bytes));
     VT_CALIB_FIELDS(W_NUM, W_NUM, W_NUM, W_BOOL, W_NUM)
     return o;
 }
@@ -224,7 +225,9 @@ int calib_from_json(const cJSON *o, model_calib *s, char *err, size_t errlen)
         cats_from(o, "oom_live", s->oom_live.bytes, err, errlen) < 0 ||
         (cJSON_GetObjectItemCaseSensitive(o, "kv_cache") && /* (an older report: none) */
          (cats_from(o, "kv_cache", s->kv.bytes, err, errlen) < 0 ||
-          cats_from(o, "kv_cache_oom", s->kv_oom.bytes, err, errlen) < 0)))
+          cats_from(o, "kv_cache_oom", s->kv_oom.bytes, err, errlen) < 0)) ||
+        (cJSON_GetObjectItemCaseSensitive(o, "optimizer_step") && /* (an older report: none) */
+         cats_from(o, "optimizer_step", s->step.bytes, err, errlen) < 0))
         return -1;
     const cJSON *r = cJSON_GetObjectItemCaseSensitive(o, "ratio");
     for (int k = 0; k < CAT_COUNT; k++)

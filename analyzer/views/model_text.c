@@ -190,9 +190,13 @@ static void print_advice(FILE *out, const model_result *m, const model_opts *o)
         const advice_item *it = &m->items[i];
         char fit[192];
         model_item_verdict(it, m->capacity, m->lower_bounds, fit, sizeof fit);
-        char extra[96] = "";
+        char extra[160] = "";
+        int n = 0;
+        if (it->step_state) /* its peak: the run's optimizer step, not the forward's end */
+            n = snprintf(extra, sizeof extra,
+                         " in the optimizer step (weights, gradients, optimizer state)");
         if (it->required > it->predicted_peak)
-            snprintf(extra, sizeof extra, " (+%s room for allocator fragmentation)",
+            snprintf(extra + n, sizeof extra - (size_t)n, " (+%s room for allocator fragmentation)",
                      card_format_bytes(it->required - it->predicted_peak, b1, sizeof b1));
         fprintf(out, "  %s%s %s%s\n      predicted peak %s%s%s: %s\n      %s\n",
                 it->recommended ? bold : "", it->recommended ? "recommended:" : "-", it->change,

@@ -185,6 +185,16 @@ grep -q '^model: a convolutional network' old.txt && grep -q "no prediction.cali
 "$VT" predict --from rn_bad.json >/dev/null 2>err.txt; rc=$?
 [ $rc = 2 ] && grep -q "rn_bad.json: prediction.calibration.ratio.activations: missing or not a number" err.txt ||
     { cat err.txt; echo "predict --from a report whose model does not read: exit $rc"; exit 1; }
+# the optimizer step the run measured travels in its report's JSON: a micro-batch of 1 from the
+# one-step ResNet-50 at B=128 peaks in that step (tests/integration/step_pairs.sh: within 2 % of
+# its B=1 run) by either route
+RB="$ROOT/examples/traces/sim/resnet50_b128_fit.vt"
+"$VT" report --json "$RB" >rb.json || exit 1
+for from in "$RB" rb.json; do
+    "$VT" predict --from "$from" --batch_size=1 >rb.txt || { echo "predict --from $from failed"; exit 1; }
+    grep -q "^at the optimizer step's peak" rb.txt && grep -q '^  = tensors *455.7 MiB' rb.txt ||
+        { cat rb.txt; echo "predict --from $from at B=1: not the optimizer step"; exit 1; }
+done
 printf 'not a trace\n' >bogus.txt
 "$VT" predict --from bogus.txt >/dev/null 2>err.txt; rc=$?
 [ $rc = 2 ] && grep -q 'neither a trace' err.txt || { cat err.txt; echo "bad --from: exit $rc"; exit 1; }

@@ -1,7 +1,8 @@
 /* test_advice_moments.c — predictions anchored on the moment a run was measured at
  * (analyzer/model/advice/advice.c): a run of one step measured before its optimizer made any
  * state predicts a later step with it; a what-if in another precision does not carry what the
- * measured run's loss kept beyond the formula; another optimizer's state scales the measured. */
+ * measured run's loss kept beyond the formula; another optimizer's state scales the measured; a
+ * small micro-batch is predicted at least at the run's optimizer step, moved to its shape. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -69,10 +70,66 @@ static void test_moments(void **state)
     assert_true(p.tensor_bytes + m.bytes[CAT_OPTIMIZER] * 3 / 4 == full.tensor_bytes);
 }
 
+/* a network with no formula (a ResNet-50 with SGD at B=128, one step) measured at its forward's
+ * end: at B=1 its activations are next to nothing and the optimizer step, which a micro-batch
+ * leaves as it is (the weights, all their gradients, the momentum, a weight-sized temporary),
+ * is the peak: the prediction is that step (it was the forward's end scaled down, 24.7 % under
+ * the B=1 run); at the run's own shape the step needs less and the run's total stands. */
+static void test_step_floor(void **state)
+{
+    (void)state;
+    gpt_shape s = gpt2(128, 1);
+    s.generic = 1, s.T = 0;
+    cat_breakdown fwd, step;
+    memset(&fwd, 0, sizeof fwd);
+    memset(&step, 0, sizeof step);
+    fwd.bytes[CAT_PARAMETERS] = step.bytes[CAT_PARAMETERS] = 98 * MiB;
+    fwd.bytes[CAT_GRADIENTS] = 8 * MiB; /* the backward's first gradients */
+    fwd.bytes[CAT_OPTIMIZER] = step.bytes[CAT_OPTIMIZER] = 98 * MiB;
+    fwd.bytes[CAT_ACTIVATIONS] = 5000 * MiB;
+    fwd.bytes[CAT_INPUTS] = step.bytes[CAT_INPUTS] = 128 * MiB;
+    fwd.bytes[CAT_WORKSPACE] = step.bytes[CAT_WORKSPACE] = 65 * MiB;
+    fwd.bytes[CAT_CONTEXT] = 300 * MiB;
+    fwd.bytes[CAT_CACHE] = 500 * MiB;
+    step.bytes[CAT_GRADIENTS] = 98 * MiB;
+    step.bytes[CAT_TEMPORARIES] = 98 * MiB;
+    model_calib c;
+    prediction p;
+    advice_calibrate(&c, &s, &fwd, 0);
+    c.weights_exact = 1;
+    gpt_shape b1 = s;
+    b1.B = 1;
+    advice_predict(&c, &b1, &p); /* no step measured: the forward's end, scaled down */
+    assert_false(p.step_state);
+    uint64_t fwd_only = p.tensor_bytes;
+    c.step = step;
+    advice_predict(&c, &s, &p); /* the run's own shape: its measured total */
+    assert_false(p.step_state);
+    assert_int_equal(p.peak_bytes, cat_breakdown_total(&fwd));
+    advice_predict(&c, &b1, &p);
+    assert_true(p.step_state);
+    assert_int_equal(p.by_cat.bytes[CAT_GRADIENTS], 98 * MiB);
+    assert_int_equal(p.by_cat.bytes[CAT_TEMPORARIES], 98 * MiB);
+    assert_int_equal(p.by_cat.bytes[CAT_INPUTS], 1 * MiB); /* batch-sized: 1/128 */
+    assert_int_equal(p.tensor_bytes, (98 * 4 + 65 + 1) * MiB);
+    assert_true(p.tensor_bytes > fwd_only);
+    assert_int_equal(p.by_cat.bytes[CAT_CONTEXT], 300 * MiB);
+    /* the cache in the share the run measured (500 MiB of its 5,397 MiB of tensors) */
+    assert_int_equal(p.by_cat.bytes[CAT_CACHE],
+                     (uint64_t)((double)p.tensor_bytes * 500.0 / 5397.0 + 0.5));
+    assert_int_equal(p.peak_bytes, p.tensor_bytes + p.by_cat.bytes[CAT_CACHE] + 300 * MiB);
+    /* the largest micro-batch that fits is the forward's to decide: the step does not move it */
+    model_calib none = c;
+    memset(&none.step, 0, sizeof none.step);
+    assert_int_equal(advice_largest_batch(&c, &s, 12ull << 30, ADVICE_HEADROOM),
+                     advice_largest_batch(&none, &s, 12ull << 30, ADVICE_HEADROOM));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_moments),
+        cmocka_unit_test(test_step_floor),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -390,6 +390,48 @@ static void test_end_categories(void **st)
     unlink(path);
 }
 
+/* the tensors at their largest in an optimizer step (at_step): the weights, their gradients,
+ * the optimizer's state and the step's temporaries, including what was freed after that moment
+ * (the gradients at zero_grad, the temporary), not a later forward's tensors nor a later smaller
+ * step */
+static void test_step_snapshot(void **st)
+{
+    (void)st;
+    char path[] = "/tmp/vt-replay-XXXXXX";
+    begin_file(path);
+    code(1, "/x/torch/nn/modules/module.py", "Module.to");
+    code(2, "/x/train.py", "Block.forward");
+    code(4, "/x/torch/optim/adamw.py", "AdamW.step");
+    stack(1, 1);
+    stack(2, 2);
+    stack(4, 4);
+    alloc(0, 0, 0x1000, 100, 1, 0); /* parameters */
+    uint64_t a = 0x10000;
+    for (int step = 0; step < 2; step++) {
+        alloc(0, 0, a + 0x100, 500, 2, 0); /* an activation, freed in backward */
+        alloc(1, 1, a + 0x200, 100, 0, 0); /* the gradient */
+        release(1, 1, a + 0x100);
+        if (step == 0)
+            alloc(0, 0, 0x2000, 200, 4, 0);           /* the state, made by the first step */
+        alloc(0, 0, a + 0x300, step ? 40 : 64, 4, 0); /* the step's temporary */
+        release(0, 0, a + 0x300);
+        release(0, 0, a + 0x200); /* zero_grad */
+        a += 0x1000;
+    }
+    replay_result r;
+    replay_ended(path, &r);
+    assert_int_equal(r.peak_allocated, 900); /* step 2's backward: the state beside */
+    assert_int_equal(r.peak_step, 464);      /* params, gradient, state, temporary */
+    assert_int_equal(cat_breakdown_total(&r.at_step.by_cat), 464);
+    assert_int_equal(r.at_step.by_cat.bytes[CAT_PARAMETERS], 100);
+    assert_int_equal(r.at_step.by_cat.bytes[CAT_GRADIENTS], 100);
+    assert_int_equal(r.at_step.by_cat.bytes[CAT_OPTIMIZER], 200);
+    assert_int_equal(r.at_step.by_cat.bytes[CAT_TEMPORARIES], 64);
+    assert_int_equal(r.at_step.by_cat.bytes[CAT_ACTIVATIONS], 0);
+    replay_free(&r);
+    unlink(path);
+}
+
 static void test_bad_files(void **st)
 {
     (void)st;
@@ -413,6 +455,7 @@ int main(void)
         cmocka_unit_test(test_training_shape),       cmocka_unit_test(test_accumulation),
         cmocka_unit_test(test_segment_oom_cache),    cmocka_unit_test(test_allocator_blocks),
         cmocka_unit_test(test_cat_peaks_key_redone), cmocka_unit_test(test_cat_window_a_step),
-        cmocka_unit_test(test_end_categories),       cmocka_unit_test(test_bad_files)};
+        cmocka_unit_test(test_end_categories),       cmocka_unit_test(test_bad_files),
+        cmocka_unit_test(test_step_snapshot)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

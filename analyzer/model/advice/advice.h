@@ -56,6 +56,10 @@ typedef struct model_calib {
     /* a second, frozen model's weights among the parameters (a teacher, a reference model; the
      * shape is the trained one's): kept whole at any shape, no gradient or state from them */
     uint64_t frozen;
+    /* the tensors at their largest in an optimizer step (all 0: no step measured): the
+     * weights, their gradients, the optimizer's state and temporaries, which a smaller
+     * micro-batch leaves as they are; a prediction is at least this step moved to its shape */
+    cat_breakdown step;
 } model_calib;
 
 /* A prediction for one shape. */
@@ -67,8 +71,10 @@ typedef struct prediction {
     uint64_t required_bytes; /* peak_bytes, with the cache raised to the fragmentation floor
                               * (advice_cache_floor) when the calibration's is lower: what
                               * must fit the card */
-    int oom_state; /* 1: the run's state at its out-of-memory failure, moved to the shape (what
-                    * was live then: by_cat is that, not the formula's step peak) */
+    int oom_state;  /* 1: the run's state at its out-of-memory failure, moved to the shape (what
+                     * was live then: by_cat is that, not the formula's step peak) */
+    int step_state; /* 1: the run's optimizer step moved to the shape (calib.step), larger there
+                     * than the forward's end: by_cat is that step's */
 } prediction;
 
 /* advice_calib_default: no measurement: formula ratios 1, CUDA context 500 MiB, cuBLAS
@@ -167,6 +173,7 @@ typedef struct advice_item {
     uint64_t cache_limit;        /* > 0: fits is 0, but would be 1 with at most this much cache
                                   * (advice_cache_limit): the cache decides the verdict */
     int64_t headroom_bytes;      /* capacity - required (negative: over) */
+    int step_state;              /* 1: its peak is the run's optimizer step moved to its shape */
     int recommended;
 } advice_item;
 

@@ -476,6 +476,8 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
         advice_calib_default(&m->calib, &m->shape);
     m->calib.expandable = m->expandable_set;
     m->calib.weights_exact = f->tensor_mode; /* segments mix weights with other tensors */
+    if (f->has_at_step && m->calib.calibrated && !m->calib.global)
+        m->calib.step = f->at_step; /* what-ifs need at least the step moved to their shape */
     m->calib.ema = m->ema_measured > f->ema_at_oom ? m->ema_measured : f->ema_at_oom;
     if (m->frozen_params) { /* the frozen model's weights: kept whole, trained by nothing */
         m->calib.frozen = m->frozen_params * (uint64_t)formula_param_bytes(&m->shape);

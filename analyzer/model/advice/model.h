@@ -41,6 +41,8 @@ typedef struct run_facts {
     int has_at_tensors;           /* at_tensors is measured (tensor modes) */
     cat_breakdown at_tensors;     /* the tensors live at the allocated (tensor) peak, by category:
                                    * where the step's tensors peaked, whatever the cache did */
+    int has_at_step;              /* at_step is measured (tensor modes, a step allocated) */
+    cat_breakdown at_step;        /* the tensors live at their largest in an optimizer step */
     int iterations;               /* optimizer steps seen */
     const run_recognition *recog; /* what was trained and what was on (NULL: not recognized) */
     int backward_passes;          /* backward passes begun */

@@ -202,7 +202,7 @@ static inline __attribute__((always_inline)) void apply_free(state *s, const rea
                 e->level == L_TENSOR || e->level == L_SEGMENT || e->level == L_OTHER);
     /* its lifetime noted when a snapshot or the categories want it */
     if (s->classify_on || e->snap_oom || e->alloc_event <= r->at_peak.event ||
-        e->alloc_event <= r->at_tensors.event)
+        e->alloc_event <= r->at_tensors.event || e->alloc_event <= r->at_step.event)
         replay_snap_retire(s, e, ph, ot->pending, ev->time_ns);
     else
         s->level[e->level] -= e->size;
@@ -523,6 +523,8 @@ static int replay_reader(const char *path, reader *rd, replay_result *out, char 
     replay_snap_classify(&s, out, &out->at_peak);
     if (out->at_tensors.n)
         replay_snap_classify(&s, out, &out->at_tensors);
+    if (out->at_step.n)
+        replay_snap_classify(&s, out, &out->at_step);
     if (out->has_oom)
         replay_snap_classify(&s, out, &out->at_oom);
     replay_cats_end(&s);
@@ -543,6 +545,7 @@ static int replay_reader(const char *path, reader *rd, replay_result *out, char 
     phases_memo_free(&s.memo);
     free(s.ret);
     free(s.ret2);
+    free(s.ret3);
     free(s.pend);
     free(s.half);
     free(s.init_sizes);
@@ -555,6 +558,7 @@ void replay_free(replay_result *r)
 {
     free(r->at_peak.items);
     free(r->at_tensors.items);
+    free(r->at_step.items);
     free(r->at_oom.items);
     phases_memo_free(&r->site_memo); /* (keyed by the tables' records) */
     tables_free(r->t);

@@ -108,6 +108,11 @@ typedef struct replay_result {
     replay_snapshot at_peak;    /* live at the process peak */
     replay_snapshot at_tensors; /* live at the allocated (tensor) peak (tensor modes; its
                                  * event 0 when there is none): where the activations are */
+    /* live at the tensors' largest in an optimizer step (tensor modes; event 0: no step
+     * allocated): the weights, their gradients, the optimizer's state and temporaries, which a
+     * smaller micro-batch leaves as they are (a ResNet-50 at B=1 peaks there, at B=128 not) */
+    replay_snapshot at_step;
+    uint64_t peak_step; /* the tensors' bytes then */
     /* OOM: the last failed out-of-memory allocation the program did not recover from */
     int has_oom;
     int oom_pytorch_pattern; /* fail, cached segments released, fail again */

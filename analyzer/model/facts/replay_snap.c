@@ -22,6 +22,12 @@ void replay_snap_bump_peaks(state *s, uint8_t ph, uint64_t t)
         r->tensors_iter = s->iter;
         s->nret2 = 0; /* freed before this new tensor peak: not live at it */
     }
+    if (ph == PHASE_OPTIMIZER && alloc > r->peak_step) {
+        r->peak_step = alloc;
+        r->at_step.event = s->event;
+        r->at_step.time_ns = t;
+        s->nret3 = 0;
+    }
     if (res > r->peak_reserved)
         r->peak_reserved = res, r->t_reserved = t;
     /* the process peak; at the same level, the moment with the most tensor bytes: a segment
@@ -80,8 +86,10 @@ void replay_snap_retire(state *s, livemap_entry *e, uint8_t ph, int oom_pending,
     replay_result *r = s->r;
     int tensors_peak = r->at_tensors.event && e->alloc_event <= r->at_tensors.event &&
                        (e->level == L_TENSOR || e->level == L_INNER);
+    int step_peak = r->at_step.event && e->alloc_event <= r->at_step.event &&
+                    (e->level == L_TENSOR || e->level == L_INNER);
     int peak = r->at_peak.event && e->alloc_event <= r->at_peak.event;
-    if (tensors_peak || peak || (s->classify_on && !e->code)) {
+    if (tensors_peak || step_peak || peak || (s->classify_on && !e->code)) {
         live_item it = replay_item(e);
         it.phase_free = ph;
         it.iter_free = s->iter;
@@ -92,6 +100,8 @@ void replay_snap_retire(state *s, livemap_entry *e, uint8_t ph, int oom_pending,
         replay_cats_free(s, e, &it, t);
         if (tensors_peak)
             keep_freed(&s->ret2, &s->nret2, &s->capret2, &it);
+        if (step_peak)
+            keep_freed(&s->ret3, &s->nret3, &s->capret3, &it);
         if (peak)
             keep_freed(&s->ret, &s->nret, &s->capret, &it);
     } else {
@@ -114,32 +124,31 @@ void replay_snap_retire(state *s, livemap_entry *e, uint8_t ph, int oom_pending,
 
 /* replay_snap_finish_peak: the snapshot at the peak = what was freed after it (kept) + what is
  * still live and was allocated no later than it. */
-/* finish_tensors: the snapshot at the allocated peak: its tensors (not segments, context or
- * kernel code: what a module's forward makes), those freed after it and those live at the end. */
-static void finish_tensors(state *s)
+/* finish_tensors: a snapshot of tensors (not segments, context or kernel code: what a module's
+ * forward or the optimizer makes) at its moment: those freed after it (ret, n) and those live at
+ * the end. */
+static void finish_tensors(state *s, replay_snapshot *snap, const live_item *ret, size_t nret)
 {
-    replay_result *r = s->r;
-    replay_snapshot *snap = &r->at_tensors;
     snap->n = 0;
-    if (!r->at_tensors.event || !r->tensor_mode)
+    if (!snap->event || !s->r->tensor_mode)
         return;
-    snap->items = malloc((s->nret2 + s->live.n + 1) * sizeof *snap->items);
+    snap->items = malloc((nret + s->live.n + 1) * sizeof *snap->items);
     if (!snap->items)
         return;
-    if (s->nret2)
-        memcpy(snap->items, s->ret2, s->nret2 * sizeof *s->ret2);
-    snap->n = s->nret2;
+    if (nret)
+        memcpy(snap->items, ret, nret * sizeof *ret);
+    snap->n = nret;
     for (uint64_t i = 0; i < s->live.cap; i++) {
         livemap_entry *e = livemap_slot_entry(&s->live, i);
-        if (e && (e->level == L_TENSOR || e->level == L_INNER) &&
-            e->alloc_event <= r->at_tensors.event)
+        if (e && (e->level == L_TENSOR || e->level == L_INNER) && e->alloc_event <= snap->event)
             snap->items[snap->n++] = replay_item(e);
     }
 }
 
 void replay_snap_finish_peak(state *s)
 {
-    finish_tensors(s);
+    finish_tensors(s, &s->r->at_tensors, s->ret2, s->nret2);
+    finish_tensors(s, &s->r->at_step, s->ret3, s->nret3);
     replay_result *r = s->r;
     replay_snapshot *snap = &r->at_peak;
     size_t cap = s->nret + s->live.n + 1;

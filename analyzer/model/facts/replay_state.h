@@ -93,6 +93,9 @@ typedef struct state {
     /* the same for the allocated (tensor) peak, r->at_tensors */
     live_item *ret2;
     size_t nret2, capret2;
+    /* the same for the tensors' largest in an optimizer step, r->at_step */
+    live_item *ret3;
+    size_t nret3, capret3;
     uint64_t alloc_at_peak; /* tensor bytes at the snapshot's moment (replay_snap_bump_peaks) */
     /* half the sizes of the parameters (allocated at init): a 16-bit copy of a weight */
     uint64_t *half;
@@ -172,7 +175,8 @@ static inline void replay_snap_bump_peaks_q(state *s, uint8_t ph, uint64_t t)
     uint64_t res = s->level[L_TENSOR] + s->level[L_SEGMENT];
     uint64_t proc = res + s->level[L_OTHER];
     if (alloc > r->peak_allocated || res > r->peak_reserved || proc >= r->peak_process ||
-        (ph < PHASE_COUNT && proc > r->phase_peak[ph]))
+        (ph < PHASE_COUNT && proc > r->phase_peak[ph]) ||
+        (ph == PHASE_OPTIMIZER && alloc > r->peak_step))
         replay_snap_bump_peaks(s, ph, t);
 }
 /* replay_snap_oom: copies the live set at the first failure of an OOM. */
