@@ -490,6 +490,13 @@ int cmd_predict(int argc, char **argv)
         formula_take_block(&run_shape, ts);
         run_shape.checkpointing = ts->checkpointing;
         run_shape.A = ts->A;
+        if (s.pos_rows && s.T > s.pos_rows) { /* a BERT's table, read from the trace */
+            fprintf(stderr,
+                    "vramtrace predict: block_size %llu is past the traced model's position "
+                    "table (%llu rows, from its weights)\n",
+                    (unsigned long long)s.T, (unsigned long long)s.pos_rows);
+            return VT_EXIT_USAGE;
+        }
     }
     model_calib cal;
     if (from) {

@@ -7,8 +7,9 @@
 #include <string.h>
 
 /* X(field, "key") by kind: U a uint64_t count, N an int count, D a double, Y an int flag
- * (a boolean in JSON), O a flag an older report may lack (false then). */
-#define VT_SHAPE_FIELDS(U, N, D, Y, O)                                                             \
+ * (a boolean in JSON), O a flag an older report may lack (false then), P a count it may lack
+ * (0 then). */
+#define VT_SHAPE_FIELDS(U, N, D, Y, O, P)                                                          \
     U(B, "batch_size")                                                                             \
     U(T, "block_size")                                                                             \
     U(A, "gradient_accumulation_steps")                                                            \
@@ -38,7 +39,9 @@
     O(bert, "bert_block")                                                                          \
     O(dropout_on, "dropout_masks")                                                                 \
     O(no_training, "no_training")                                                                  \
-    O(none_seen_trained, "none_seen_trained")
+    O(none_seen_trained, "none_seen_trained")                                                      \
+    P(pos_rows, "position_rows")                                                                   \
+    P(type_rows, "token_type_rows")
 
 /* (P: a count an older report may lack: 0 then) */
 #define VT_CALIB_FIELDS(U, N, D, Y, P)                                                             \
@@ -63,7 +66,7 @@
 cJSON *calib_shape_json(const gpt_shape *s)
 {
     cJSON *o = cJSON_CreateObject();
-    VT_SHAPE_FIELDS(W_NUM, W_NUM, W_NUM, W_BOOL, W_BOOL)
+    VT_SHAPE_FIELDS(W_NUM, W_NUM, W_NUM, W_BOOL, W_BOOL, W_NUM)
     return o;
 }
 
@@ -185,7 +188,7 @@ static int shape_from(const cJSON *o, const char *name, gpt_shape *s, char *err,
         snprintf(err, errlen, "%s%snot an object", name, name[0] ? ": " : "");
         return -1;
     }
-    VT_SHAPE_FIELDS(R_U64, R_INT, R_DBL, R_BOOL, R_OPT)
+    VT_SHAPE_FIELDS(R_U64, R_INT, R_DBL, R_BOOL, R_OPT, R_OPTU)
     return 0;
 }
 

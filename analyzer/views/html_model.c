@@ -283,14 +283,13 @@ static void formula_head(FILE *out, const model_result *m)
     const gpt_shape *s = &m->shape;
     const char *unit = s->patch_tokens ? "patch tokens" : "tokens";
     fprintf(out, "<p>N = B&middot;T = %llu %s; ", (unsigned long long)(s->B * s->T), unit);
+    char words[160];
     if (m->params_trace)
         fprintf(out,
                 "P = %.2f M parameters in the trace's weight tensors, %.2f M for the formula's "
-                "%s blocks of the same %s%s.",
-                m->params_trace / 1e6, formula_params_exact(s) / 1e6, s->gated ? "gated" : "GPT",
-                s->patch_tokens ? "L, d, T (no vocabulary)"
-                : s->gated      ? "L, d, I, V"
-                                : "L, d, V",
+                "%s%s.",
+                m->params_trace / 1e6, formula_params_exact(s) / 1e6,
+                formula_params_words(s, words, sizeof words),
                 m->frozen_params ? "; a frozen model's weights beside the one trained are added "
                                    "to the formula's parameters"
                                  : "");

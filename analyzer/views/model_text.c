@@ -66,7 +66,7 @@ static void print_formula(FILE *out, const model_result *m)
     const char *unit = s->patch_tokens ? "patch tokens" : "tokens";
     /* the tensors where they peaked, with the process peak's cache, context and kernel code */
     const char *at = m->measured_at_tensors ? "tensors' peak" : "peak";
-    char frozen[160] = "";
+    char frozen[160] = "", words[160];
     if (m->frozen_params)
         snprintf(frozen, sizeof frozen,
                  "; %.2f M of the trace's are a frozen model's beside the one trained, added "
@@ -75,13 +75,9 @@ static void print_formula(FILE *out, const model_result *m)
     if (m->params_trace)
         fprintf(out,
                 "\nformula comparison at the %s (N = B*T = %llu %s; P = %.2f M parameters in "
-                "the trace's weight tensors, %.2f M for the formula's %s blocks of the same %s%s)"
-                "\n",
+                "the trace's weight tensors, %.2f M for the formula's %s%s)\n",
                 at, (unsigned long long)(s->B * s->T), unit, m->params_trace / 1e6,
-                formula_params_exact(s) / 1e6, s->gated ? "gated" : "GPT",
-                s->patch_tokens ? "L, d, T (no vocabulary)"
-                : s->gated      ? "L, d, I, V"
-                                : "L, d, V",
+                formula_params_exact(s) / 1e6, formula_params_words(s, words, sizeof words),
                 frozen);
     else if (m->cfg.program == PROG_NANOGPT)
         fprintf(out,

@@ -86,6 +86,14 @@ for line in open(sys.argv[1]):
             bad.append("%s: EMA %s, the program's %d B" % (t, r["ema"], f["ema_bytes"]))
         if "less the EMA copy (%d B" % f["ema_bytes"] not in inf["params"]["where"]:
             bad.append("%s: P's where: %s" % (t, inf["params"]["where"]))
+    # BERT's masked-LM model counted as predict counts it from its config: its position and
+    # token-type tables' rows read from the weights (bert-base: 512 and 2), the formula's P the
+    # program's own (was the GPT blocks' count of the same L, d, V: 108.89 M for 109.51 M)
+    if fam == "bert":
+        pc = (json.loads(out.stdout).get("formula") or {}).get("parameter_count") or {}
+        if (val("position_rows"), val("token_type_rows")) != (512, 2) or pc.get("exact") != f["params"]:
+            bad.append("%s: BERT's tables %s x %s, the formula's P %s, the program's %d" %
+                       (t, val("position_rows"), val("token_type_rows"), pc.get("exact"), f["params"]))
     if f.get("image_size") and val("image_size") not in (None, f["image_size"]):
         bad.append("%s: image size %s, the run's %d" % (t, val("image_size"), f["image_size"]))
 KNOWN = {  # the HF Trainer's 4-byte running loss, alive at an OOM in its first forward (a run

@@ -48,7 +48,7 @@ grep -q '^model: a convolutional network' rn.txt && ! grep -q 'GPT:\|refined for
 # vocabulary, and what the trace does not give (nanoGPT's dropout) is unknown, never 0
 B="$ROOT/examples/traces/h100-torch2.11-beyond"
 "$VT" predict --from "$B/bert_b16_fit.vt" >bert.txt || exit 1
-head -1 bert.txt | grep -q "^an encoder transformer.*(BertForMaskedLM); the formula's GPT blocks of its shape" ||
+head -1 bert.txt | grep -q "^an encoder transformer.*(BertForMaskedLM); the formula's BERT masked-LM model of its shape" ||
     { head -1 bert.txt; echo "predict --from a BERT trace: not in its words"; exit 1; }
 "$VT" predict --from "$B/vitb16_b64_fit.vt" >vit.txt || exit 1
 head -1 vit.txt | grep -q "patch tokens 197" && ! head -1 vit.txt | grep -q vocab_size ||
@@ -194,6 +194,19 @@ for from in "$RB" rb.json; do
     "$VT" predict --from "$from" --batch_size=1 >rb.txt || { echo "predict --from $from failed"; exit 1; }
     grep -q "^at the optimizer step's peak" rb.txt && grep -q '^  = tensors *455.7 MiB' rb.txt ||
         { cat rb.txt; echo "predict --from $from at B=1: not the optimizer step"; exit 1; }
+done
+# BERT's masked-LM model from its trace, by either route: its parameters counted as from its
+# config (the position and token-type tables' rows read from its weights: 109,514,298, the
+# program's own count), and no sequence past its position table
+BB="$ROOT/examples/traces/h100-torch2.11-beyond/bert_b16_fit.vt"
+"$VT" report --json "$BB" >bb.json || exit 1
+for from in "$BB" bb.json; do
+    "$VT" predict --from "$from" --batch_size=8 | head -1 |
+        grep -q "the formula's BERT masked-LM model of its shape: 109.51 M parameters" ||
+        { echo "predict --from $from: not BERT's model"; exit 1; }
+    "$VT" predict --from "$from" --block_size=1024 >/dev/null 2>err.txt; rc=$?
+    [ $rc = 2 ] && grep -q "block_size 1024 is past the traced model's position table (512 rows" err.txt ||
+        { cat err.txt; echo "predict --from $from --block_size=1024: exit $rc"; exit 1; }
 done
 printf 'not a trace\n' >bogus.txt
 "$VT" predict --from bogus.txt >/dev/null 2>err.txt; rc=$?

@@ -196,7 +196,7 @@ void model_trace_compile(model_result *m, const run_facts *f, int nanogpt)
  * classes: post-LayerNorm BertLayer blocks, a GELU MLP, an MLM head) has its own block in the
  * refined formula (formula.h), measured in eager 16-bit; otherwise a GPT-2 block stands in, said.
  */
-static void model_bert_block(model_result *m)
+static void model_bert_block(model_result *m, const run_facts *f)
 {
     static const char *const bert[] = {"Bert", "Roberta", "XLMRoberta", NULL};
     const char *cls = m->rec.model_class;
@@ -206,6 +206,15 @@ static void model_bert_block(model_result *m)
             s->bert = 1;
             break;
         }
+    /* its masked-LM model's parameters, as predict counts them from a config: with its position
+     * and token-type tables' rows from the weights (two embeddings outside the blocks) */
+    const infer_result *ir = f->inferred;
+    size_t n = strlen(cls);
+    if (s->bert && n > 11 && !strcmp(cls + n - 11, "ForMaskedLM") && ir &&
+        ir->v[INFER_position_rows].known && ir->v[INFER_token_type_rows].known) {
+        s->pos_rows = (uint64_t)ir->v[INFER_position_rows].value;
+        s->type_rows = (uint64_t)ir->v[INFER_token_type_rows].value;
+    }
     if (formula_bert_block(s))
         snprintf(m->formula_block, sizeof m->formula_block,
                  "refined: %.40s's block (BERT's encoder layer: post-LayerNorm, the fp32 residual "
@@ -231,7 +240,7 @@ void model_gated_block(model_result *m, const run_facts *f, int nanogpt)
                                         "Gemma", "Phi3",    "Olmo",    NULL};
     const run_recognition *r = &m->rec;
     if (!nanogpt && r->family == FAM_ENCODER && r->model_class[0]) {
-        model_bert_block(m);
+        model_bert_block(m, f);
         return;
     }
     if (nanogpt || r->family != FAM_DECODER || !r->model_class[0])

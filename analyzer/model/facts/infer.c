@@ -179,13 +179,26 @@ static void vt__infer_tokens(const vt__pass *p, const uint64_t *elems, size_t ne
      * types is no arange). (Made in a forward where the stack says: a Trainer's mask of the
      * batch's tokens, B·T bools, made before it, has the size of arange(B·T / 8); the rotary
      * positions' fp32 copy, T·4 bytes, that of arange(T / 2) after it.) */
-    uint64_t T = 0, tmax = UINT64_MAX;
-    int how = 0;
+    uint64_t T = 0, tmax = UINT64_MAX, tmin = UINT64_MAX;
+    int how = 0, ntables = 0;
     for (size_t i = 0; i < nelems; i++) {
         uint64_t rows = vt__pos_rows(elems, i, d, V, bt, lo, hi, vt__elem(p));
-        if (rows)
+        if (rows) {
             tmax = tmax == UINT64_MAX || rows > tmax ? rows : tmax;
+            tmin = rows < tmin ? rows : tmin;
+            ntables++;
+        }
     }
+    /* the tables outside the blocks: one, a position embedding; two, BERT's positions and token
+     * types (the smaller); more, not told apart */
+    if (ntables == 1 || ntables == 2)
+        vt__set(out, INFER_position_rows, (int64_t)tmax,
+                "a %llu×d embedding outside the blocks, %s", (unsigned long long)tmax,
+                ntables == 1 ? "the only one beside the vocabulary's" : "the larger of two");
+    if (ntables == 2)
+        vt__set(out, INFER_token_type_rows, (int64_t)tmin,
+                "a %llu×d embedding outside the blocks, the smaller of two",
+                (unsigned long long)tmin);
     size_t emb = vt__embeds(p, at, bt, d), stop = emb ? emb + 4 : at;
     for (size_t i = at + 1; i < p->n && i < li && i <= stop && !T; i++) {
         uint64_t s = p->t[i].size;

@@ -23,6 +23,8 @@
     X(untied_head, "1: the head is a V×d tensor of its own, 0: tied to the embedding")             \
     X(dropout_masks, "1: dropout's masks (B·T·d bytes) in the first forward (its rate is not)")    \
     X(tokens, "tokens per micro-batch B·T")                                                        \
+    X(position_rows, "rows of the position embedding outside the blocks (the maximum context)")    \
+    X(token_type_rows, "rows of a second, smaller embedding outside the blocks (token types)")     \
     X(logits_dtype_bytes, "bytes per element of the largest logits tensor (2: 16-bit)")            \
     X(token_dtype_bytes, "bytes per element of a vision transformer's first token tensor")         \
     X(attention_kernels, "fused attention kernels the first forward ran (log-sum-exp rows kept)")  \

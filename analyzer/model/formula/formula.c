@@ -203,6 +203,21 @@ const char *formula_refined_words(const gpt_shape *s)
                                  : "what PyTorch autocast really keeps";
 }
 
+const char *formula_params_words(const gpt_shape *s, char *buf, size_t n)
+{
+    if (s->bert && s->pos_rows)
+        snprintf(buf, n,
+                 "BERT masked-LM model of the same L, d, V with its %llu position and %llu "
+                 "token-type rows",
+                 (unsigned long long)s->pos_rows, (unsigned long long)s->type_rows);
+    else
+        snprintf(buf, n, "%s blocks of the same %s", s->gated ? "gated" : "GPT",
+                 s->patch_tokens ? "L, d, T (no vocabulary)"
+                 : s->gated      ? "L, d, I, V"
+                                 : "L, d, V");
+    return buf;
+}
+
 int formula_bert_block(const gpt_shape *s)
 {
     return s->bert && s->dtype_bytes < 4 && !s->compile && !formula_params16(s);

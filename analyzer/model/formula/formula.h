@@ -144,6 +144,10 @@ unsigned formula_logits_per_nv(const gpt_shape *s);
 /* formula_block_text: formula_block_bytes's terms for s, as a report writes them (a static
  * buffer: print it before the next call) */
 const char *formula_block_text(const gpt_shape *s);
+/* formula_params_words: what formula_params_exact counts for s, as a report names it beside the
+ * trace's own count ("GPT blocks of the same L, d, V", "BERT masked-LM model of the same L, d,
+ * V with its 512 position and 2 token-type rows", ...), into buf. */
+const char *formula_params_words(const gpt_shape *s, char *buf, size_t n);
 /* formula_refined_words: what the refined formula counts for s's precision ("what PyTorch
  * autocast really keeps", float32's, 16-bit parameters') */
 const char *formula_refined_words(const gpt_shape *s);
