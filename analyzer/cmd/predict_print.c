@@ -44,6 +44,10 @@ void predict_print_breakdown(const prediction *p, const model_calib *cal, int ge
     predict_anchors(p, &at, &ar);
     printf("%s", p->oom_state ? "at the failure (what was live when the run ran out of memory, "
                                 "its batch-sized parts scaled with the micro-batch):\n"
+                 : p->step_state == PREDICT_AT_BACKWARD_END
+                     ? "at the backward's end (the parameters, all their gradients, the "
+                       "optimizer's state and a tied head's V x d gradient being added: larger "
+                       "here than at the start of the loss backward; formula.md §3):\n"
                  : p->step_state
                      ? "at the optimizer step's peak (what the run measured there: the weights, "
                        "their gradients, the optimizer's state and temporaries, scaled with the "

@@ -326,6 +326,37 @@ static void test_shape_from_config(void **state)
     assert_true(s.V == 50304 && s.compile == 1 && s.dtype_bytes == 2 && s.bias == 0);
 }
 
+/* the end of the backward: 4P + 4P + 8P + a tied head's V x d gradient + the token batch; an
+ * untied head adds no such gradient, a model that trains part of its weights neither (its
+ * gradients that part), and at a small B*T it outweighs the start of the backward */
+static void test_backward_end(void **state)
+{
+    (void)state;
+    gpt_shape s = example2();
+    s.B = 1, s.T = 64, s.A = 1;
+    uint64_t P = formula_params_exact(&s);
+    cat_breakdown end, start;
+    formula_backward_end(&s, &end);
+    formula_refined(&s, &start);
+    assert_int_equal(end.bytes[CAT_PARAMETERS], 4 * P);
+    assert_int_equal(end.bytes[CAT_GRADIENTS], 4 * P);
+    assert_int_equal(end.bytes[CAT_OPTIMIZER], 8 * P);
+    assert_int_equal(end.bytes[CAT_BACKWARD], 4 * s.V * s.d);
+    assert_int_equal(end.bytes[CAT_INPUTS], 16 * 64);
+    assert_int_equal(end.bytes[CAT_ACTIVATIONS] + end.bytes[CAT_LOGITS], 0);
+    assert_true(cat_breakdown_total(&end) > cat_breakdown_total(&start));
+    s.untied = 1;
+    formula_backward_end(&s, &end);
+    assert_int_equal(end.bytes[CAT_BACKWARD], 0);
+    s.untied = 0, s.train_frac = 0.5;
+    formula_backward_end(&s, &end);
+    assert_int_equal(end.bytes[CAT_BACKWARD], 0);
+    assert_int_equal(end.bytes[CAT_GRADIENTS], 2 * P);
+    s.generic = 1;
+    formula_backward_end(&s, &end);
+    assert_int_equal(cat_breakdown_total(&end), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -333,6 +364,7 @@ int main(void)
         cmocka_unit_test(test_refined_peak),       cmocka_unit_test(test_variants),
         cmocka_unit_test(test_shape_from_config),  cmocka_unit_test(test_gated),
         cmocka_unit_test(test_params16),           cmocka_unit_test(test_bert),
+        cmocka_unit_test(test_backward_end),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

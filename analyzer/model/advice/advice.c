@@ -418,6 +418,24 @@ static void predict_oom(const model_calib *c, const gpt_shape *s, prediction *ou
     out->required_bytes = out->peak_bytes;
 }
 
+/* predict_backward_end: with no run measured, the formula's end of the backward
+ * (formula_backward_end) at shape s, with the bytes the calibration's defaults carry (cuBLAS's
+ * workspace, the CUDA context) and the fragmentation room of its mode. */
+static void predict_backward_end(const model_calib *c, const gpt_shape *s, prediction *out)
+{
+    memset(out, 0, sizeof *out);
+    gpt_shape s2 = *s;
+    s2.iteration0 = 0;
+    formula_backward_end(&s2, &out->by_cat);
+    for (size_t i = 0; i < NFIXED; i++)
+        out->by_cat.bytes[fixed_cats[i]] = c->fixed[fixed_cats[i]];
+    uint64_t tensor = 0;
+    for (int k = 0; k < CAT_COUNT; k++)
+        if (k != CAT_CONTEXT && k != CAT_KERNEL_CODE && k != CAT_EXTERNAL && k != CAT_CACHE)
+            tensor += out->by_cat.bytes[k];
+    with_cache(c, &s2, out, tensor);
+}
+
 /* predict_forward: the formula's prediction, anchored on the run's own measurement: at the
  * measured shape of a run that completed, the prediction IS the measured total; what-ifs move
  * from it by the formula's difference, so they stay monotone and never contradict the run. */
@@ -482,13 +500,21 @@ static void predict_forward(const model_calib *c, const gpt_shape *s, prediction
 void advice_predict(const model_calib *c, const gpt_shape *s, prediction *out)
 {
     predict_forward(c, s, out);
+    if (!c->calibrated && !s->generic) { /* no run: the formula's other moment */
+        prediction be;
+        predict_backward_end(c, s, &be);
+        if (be.required_bytes > out->required_bytes) {
+            *out = be;
+            out->step_state = PREDICT_AT_BACKWARD_END;
+        }
+    }
     if (cat_breakdown_total(&c->step) == 0)
         return;
     prediction st;
     predict_step(c, s, &st);
     if (st.required_bytes > out->required_bytes) {
         *out = st;
-        out->step_state = 1;
+        out->step_state = PREDICT_AT_OPTIMIZER_STEP;
     }
 }
 

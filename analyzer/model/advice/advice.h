@@ -73,8 +73,13 @@ typedef struct prediction {
                               * must fit the card */
     int oom_state;  /* 1: the run's state at its out-of-memory failure, moved to the shape (what
                      * was live then: by_cat is that, not the formula's step peak) */
-    int step_state; /* 1: the run's optimizer step moved to the shape (calib.step), larger there
-                     * than the forward's end: by_cat is that step's */
+    int step_state; /* PREDICT_AT_*: where by_cat is, when not at the step's peak (0) */
+#define PREDICT_AT_OPTIMIZER_STEP                                                                  \
+    1 /* the run's optimizer step moved to the shape (calib.step),                                 \
+       * larger there than the forward's end */
+#define PREDICT_AT_BACKWARD_END                                                                    \
+    2 /* no run measured: the formula's end of the backward                                        \
+       * (formula_backward_end), larger than its start */
 } prediction;
 
 /* advice_calib_default: no measurement: formula ratios 1, CUDA context 500 MiB, cuBLAS

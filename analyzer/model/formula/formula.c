@@ -289,6 +289,23 @@ void formula_refined(const gpt_shape *s, cat_breakdown *out)
     out->bytes[CAT_INPUTS] = s->patch_tokens ? 0 : 16 * N;
 }
 
+void formula_backward_end(const gpt_shape *s, cat_breakdown *out)
+{
+    cat_breakdown ref;
+    formula_refined(s, &ref);
+    memset(out, 0, sizeof *out);
+    if (s->generic)
+        return;
+    int pb = formula_param_bytes(s);
+    out->bytes[CAT_PARAMETERS] = ref.bytes[CAT_PARAMETERS];
+    out->bytes[CAT_OPTIMIZER] = ref.bytes[CAT_OPTIMIZER];
+    out->bytes[CAT_GRADIENTS] =
+        (uint64_t)((double)pb * (double)formula_params_exact(s) * formula_train_frac(s) + 0.5);
+    out->bytes[CAT_INPUTS] = ref.bytes[CAT_INPUTS];
+    if (!s->untied && !s->patch_tokens && formula_train_frac(s) >= 1.0)
+        out->bytes[CAT_BACKWARD] = (uint64_t)pb * s->V * s->d;
+}
+
 int formula_attention_unfused(const gpt_shape *s, uint64_t measured)
 {
     if (s->generic || !s->H)

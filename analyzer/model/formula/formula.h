@@ -167,6 +167,12 @@ void formula_take_block(gpt_shape *dst, const gpt_shape *src);
  * attention 6*B*H*T^2 per layer when unfused, inputs 16N. Sums to formula.md §3's peak. Other
  * categories are 0; all are 0 when s->generic. */
 void formula_refined(const gpt_shape *s, cat_breakdown *out);
+/* formula_backward_end: the tensor bytes at the end of the backward, the step's other candidate
+ * peak (a small B*T's: its activations below the gradients): parameters and the optimizer's
+ * state as formula_refined has them, every trainable parameter's gradient, the token batch, and
+ * a head tied to the embedding's dense V x d gradient being added into its .grad (backward; a
+ * simulated GPT-2 at B=1, T=64 peaked there, 147 MiB of it). All 0 when s->generic. */
+void formula_backward_end(const gpt_shape *s, cat_breakdown *out);
 
 /* formula_attention_unfused: 1 when measured attention bytes are score matrices (at least a
  * quarter of the unfused 6*B*H*T^2 per layer), 0 when they are a fused kernel's small buffers
