@@ -300,10 +300,7 @@ static int print_json(const nano_config *c, const gpt_shape *s, const prediction
                             (double)(a->from ? 0 : predict_kv_cache(s)));
     /* by_category: the failure's state (what was live, moved to the shape), or the step's peak */
     cJSON_AddStringToObject(root, "by_category_at",
-                            p->oom_state                               ? "failure"
-                            : p->step_state == PREDICT_AT_BACKWARD_END ? "backward_end"
-                            : p->step_state                            ? "optimizer_step"
-                                                                       : "step_peak");
+                            p->oom_state ? "failure" : advice_moment_key(p->moment));
     cJSON *bc = cJSON_AddObjectToObject(root, "by_category");
     for (int k = 0; k < CAT_COUNT; k++)
         cJSON_AddNumberToObject(bc, category_key((category)k), (double)p->by_cat.bytes[k]);

@@ -209,8 +209,11 @@ static void advice_row(FILE *out, const model_result *m, const advice_item *it, 
                 html_bytes(m->capacity, b2, sizeof b2));
     fprintf(out, "</div></td><td class=%s>", verdict_class(it));
     verdict(out, it, m);
-    if (it->step_state) /* its peak: the run's optimizer step, not the forward's end */
+    if (it->moment == PREDICT_AT_OPTIMIZER_STEP) /* not the forward's end */
         fputs(" (its peak in the optimizer step: weights, gradients, optimizer state)", out);
+    else if (it->moment == PREDICT_AT_BACKWARD_END)
+        fputs(" (its peak at the backward's end: weights, all their gradients, optimizer state)",
+              out);
     if (it->required > it->predicted_peak)
         fprintf(out, " (with +%s room for allocator fragmentation)",
                 html_bytes(it->required - it->predicted_peak, b1, sizeof b1));

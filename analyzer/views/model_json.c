@@ -97,8 +97,9 @@ static cJSON *advice_json(const advice_item *it, int lower)
     cJSON_AddNumberToObject(e, "predicted_peak_bytes", (double)it->predicted_peak);
     /* a forward the OOM cut short: the prediction is a lower bound ("fits": may fit) */
     cJSON_AddBoolToObject(e, "predicted_peak_at_least", lower);
-    /* its peak in the optimizer step (the run's, moved to its shape), not at the forward's end */
-    cJSON_AddBoolToObject(e, "predicted_peak_in_optimizer_step", it->step_state != 0);
+    /* the moment of its peak: the step's, the run's optimizer step moved to its shape, or the
+     * backward's end */
+    cJSON_AddStringToObject(e, "predicted_peak_at", advice_moment_key(it->moment));
     cJSON_AddNumberToObject(e, "predicted_reserved_bytes", (double)it->predicted_reserved);
     cJSON_AddNumberToObject(e, "predicted_allocated_bytes", (double)it->predicted_tensors);
     cJSON_AddNumberToObject(e, "required_bytes", (double)it->required);

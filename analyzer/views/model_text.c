@@ -188,9 +188,12 @@ static void print_advice(FILE *out, const model_result *m, const model_opts *o)
         model_item_verdict(it, m->capacity, m->lower_bounds, fit, sizeof fit);
         char extra[160] = "";
         int n = 0;
-        if (it->step_state) /* its peak: the run's optimizer step, not the forward's end */
+        if (it->moment == PREDICT_AT_OPTIMIZER_STEP) /* not the forward's end */
             n = snprintf(extra, sizeof extra,
                          " in the optimizer step (weights, gradients, optimizer state)");
+        else if (it->moment == PREDICT_AT_BACKWARD_END)
+            n = snprintf(extra, sizeof extra,
+                         " at the backward's end (weights, all their gradients, optimizer state)");
         if (it->required > it->predicted_peak)
             snprintf(extra + n, sizeof extra - (size_t)n, " (+%s room for allocator fragmentation)",
                      card_format_bytes(it->required - it->predicted_peak, b1, sizeof b1));

@@ -100,14 +100,14 @@ static void test_step_floor(void **state)
     gpt_shape b1 = s;
     b1.B = 1;
     advice_predict(&c, &b1, &p); /* no step measured: the forward's end, scaled down */
-    assert_false(p.step_state);
+    assert_int_equal(p.moment, PREDICT_AT_STEP_PEAK);
     uint64_t fwd_only = p.tensor_bytes;
     c.step = step;
     advice_predict(&c, &s, &p); /* the run's own shape: its measured total */
-    assert_false(p.step_state);
+    assert_int_equal(p.moment, PREDICT_AT_STEP_PEAK);
     assert_int_equal(p.peak_bytes, cat_breakdown_total(&fwd));
     advice_predict(&c, &b1, &p);
-    assert_true(p.step_state);
+    assert_int_equal(p.moment, PREDICT_AT_OPTIMIZER_STEP);
     assert_int_equal(p.by_cat.bytes[CAT_GRADIENTS], 98 * MiB);
     assert_int_equal(p.by_cat.bytes[CAT_TEMPORARIES], 98 * MiB);
     assert_int_equal(p.by_cat.bytes[CAT_INPUTS], 1 * MiB); /* batch-sized: 1/128 */
@@ -125,11 +125,48 @@ static void test_step_floor(void **state)
                      advice_largest_batch(&none, &s, 12ull << 30, ADVICE_HEADROOM));
 }
 
+/* the formula's end of the backward (every gradient, the state, a tied head's V x d gradient)
+ * from a run: predicted where larger than the rest, unless the run's own tensors peaked below
+ * that moment at its shape (then the moment is not the run's: never more than it took) */
+static void test_backward_end_calibrated(void **state)
+{
+    (void)state;
+    gpt_shape s = gpt2(4, 1);
+    cat_breakdown ref, m;
+    formula_refined(&s, &ref);
+    m = ref;
+    m.bytes[CAT_CONTEXT] = 300 * MiB;
+    model_calib c;
+    prediction p;
+    advice_calibrate(&c, &s, &m, 0);
+    c.weights_exact = 1;
+    gpt_shape tiny = s;
+    tiny.B = 1, tiny.T = 64;
+    advice_predict(&c, &tiny, &p);
+    assert_int_equal(p.moment, PREDICT_AT_BACKWARD_END);
+    assert_int_equal(p.by_cat.bytes[CAT_BACKWARD], 4 * tiny.V * tiny.d);
+    assert_int_equal(p.by_cat.bytes[CAT_GRADIENTS], p.by_cat.bytes[CAT_PARAMETERS]);
+    advice_predict(&c, &s, &p); /* its own shape: its measured total */
+    assert_int_equal(p.moment, PREDICT_AT_STEP_PEAK);
+    assert_int_equal(p.peak_bytes, cat_breakdown_total(&m));
+    /* a run whose tensors never reached that moment at its own shape */
+    gpt_shape small = gpt2(1, 1);
+    small.T = 64;
+    formula_refined(&small, &m);
+    m.bytes[CAT_CONTEXT] = 300 * MiB;
+    advice_calibrate(&c, &small, &m, 0);
+    c.weights_exact = 1;
+    advice_predict(&c, &small, &p);
+    assert_int_equal(p.moment, PREDICT_AT_STEP_PEAK);
+    assert_int_equal(p.peak_bytes, cat_breakdown_total(&m));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_moments),
         cmocka_unit_test(test_step_floor),
+        cmocka_unit_test(test_backward_end_calibrated),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

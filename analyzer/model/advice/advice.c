@@ -421,12 +421,23 @@ static void predict_oom(const model_calib *c, const gpt_shape *s, prediction *ou
 /* predict_backward_end: with no run measured, the formula's end of the backward
  * (formula_backward_end) at shape s, with the bytes the calibration's defaults carry (cuBLAS's
  * workspace, the CUDA context) and the fragmentation room of its mode. */
-static void predict_backward_end(const model_calib *c, const gpt_shape *s, prediction *out)
+static void predict_backward_end(const model_calib *c, const gpt_shape *s, int steady,
+                                 prediction *out)
 {
     memset(out, 0, sizeof *out);
     gpt_shape s2 = *s;
-    s2.iteration0 = 0;
+    if (steady)
+        s2.iteration0 = 0;
     formula_backward_end(&s2, &out->by_cat);
+    if (c->calibrated) { /* the weights' rows as the run measured them, moved to s */
+        prediction raw;
+        predict_raw(c, &s2, &raw, steady);
+        out->by_cat.bytes[CAT_PARAMETERS] = raw.by_cat.bytes[CAT_PARAMETERS];
+        out->by_cat.bytes[CAT_OPTIMIZER] = raw.by_cat.bytes[CAT_OPTIMIZER];
+        out->by_cat.bytes[CAT_INPUTS] = raw.by_cat.bytes[CAT_INPUTS];
+        out->by_cat.bytes[CAT_GRADIENTS] =
+            bytes_of(weights_of(c, &s2, CAT_GRADIENTS, (double)out->by_cat.bytes[CAT_GRADIENTS]));
+    }
     for (size_t i = 0; i < NFIXED; i++)
         out->by_cat.bytes[fixed_cats[i]] = c->fixed[fixed_cats[i]];
     uint64_t tensor = 0;
@@ -497,15 +508,36 @@ static void predict_forward(const model_calib *c, const gpt_shape *s, prediction
  * needs more (a small micro-batch: its activations below the gradients, the optimizer's state
  * and the step's temporaries; a ResNet-50's B=1 from its B=128 run was predicted 24.7 % under). At
  * the run's own shape the step needs no more than the run measured, so the anchor holds. */
+/* backward_end_holds: the formula's end of the backward may be predicted with c: no run
+ * measured (predict from a configuration), or a complete run whose own tensors' peak is at least
+ * that moment at its shape (a run that never made it, a compiled graph that sums a tied head's
+ * two gradients in one buffer, is not told it needs more than it took) */
+static int backward_end_holds(const model_calib *c)
+{
+    if (!c->calibrated)
+        return 1;
+    const gpt_shape *m = &c->measured_shape;
+    if (c->global || c->partial || c->has_oom || !c->weights_exact || m->generic)
+        return 0;
+    gpt_shape m0 = *m;
+    m0.iteration0 = m0.iteration0 || c->measured.bytes[CAT_OPTIMIZER] == 0;
+    prediction be0;
+    predict_backward_end(c, &m0, 0, &be0);
+    uint64_t tensors = cat_breakdown_total(&c->measured) - c->measured.bytes[CAT_CACHE] -
+                       c->measured.bytes[CAT_CONTEXT] - c->measured.bytes[CAT_KERNEL_CODE] -
+                       c->measured.bytes[CAT_EXTERNAL];
+    return be0.tensor_bytes <= tensors;
+}
+
 void advice_predict(const model_calib *c, const gpt_shape *s, prediction *out)
 {
     predict_forward(c, s, out);
-    if (!c->calibrated && !s->generic) { /* no run: the formula's other moment */
+    if (!s->generic && backward_end_holds(c)) { /* the formula's other moment */
         prediction be;
-        predict_backward_end(c, s, &be);
+        predict_backward_end(c, s, 1, &be);
         if (be.required_bytes > out->required_bytes) {
             *out = be;
-            out->step_state = PREDICT_AT_BACKWARD_END;
+            out->moment = PREDICT_AT_BACKWARD_END;
         }
     }
     if (cat_breakdown_total(&c->step) == 0)
@@ -514,8 +546,15 @@ void advice_predict(const model_calib *c, const gpt_shape *s, prediction *out)
     predict_step(c, s, &st);
     if (st.required_bytes > out->required_bytes) {
         *out = st;
-        out->step_state = PREDICT_AT_OPTIMIZER_STEP;
+        out->moment = PREDICT_AT_OPTIMIZER_STEP;
     }
+}
+
+const char *advice_moment_key(int moment)
+{
+    return moment == PREDICT_AT_OPTIMIZER_STEP ? "optimizer_step"
+           : moment == PREDICT_AT_BACKWARD_END ? "backward_end"
+                                               : "step_peak";
 }
 
 int advice_fits(uint64_t peak, uint64_t capacity, double headroom)

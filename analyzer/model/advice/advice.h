@@ -71,9 +71,10 @@ typedef struct prediction {
     uint64_t required_bytes; /* peak_bytes, with the cache raised to the fragmentation floor
                               * (advice_cache_floor) when the calibration's is lower: what
                               * must fit the card */
-    int oom_state;  /* 1: the run's state at its out-of-memory failure, moved to the shape (what
-                     * was live then: by_cat is that, not the formula's step peak) */
-    int step_state; /* PREDICT_AT_*: where by_cat is, when not at the step's peak (0) */
+    int oom_state; /* 1: the run's state at its out-of-memory failure, moved to the shape (what
+                    * was live then: by_cat is that, not the formula's step peak) */
+    int moment;    /* PREDICT_AT_*: the moment by_cat is of */
+#define PREDICT_AT_STEP_PEAK 0 /* the step's peak as the formula or the run has it */
 #define PREDICT_AT_OPTIMIZER_STEP                                                                  \
     1 /* the run's optimizer step moved to the shape (calib.step),                                 \
        * larger there than the forward's end */
@@ -104,6 +105,8 @@ void advice_calibrate(model_calib *c, const gpt_shape *s, const cat_breakdown *m
  * prediction; else the larger of it and the formula's. */
 void advice_calibrate_oom(model_calib *c, const cat_breakdown *live, uint64_t request, int tight);
 
+/* advice_moment_key: "step_peak", "optimizer_step" or "backward_end" (JSON) for PREDICT_AT_* */
+const char *advice_moment_key(int moment);
 /* advice_predict: the calibrated peak for shape s (steady state, iteration >= 1). */
 void advice_predict(const model_calib *c, const gpt_shape *s, prediction *out);
 
@@ -178,7 +181,7 @@ typedef struct advice_item {
     uint64_t cache_limit;        /* > 0: fits is 0, but would be 1 with at most this much cache
                                   * (advice_cache_limit): the cache decides the verdict */
     int64_t headroom_bytes;      /* capacity - required (negative: over) */
-    int step_state;              /* 1: its peak is the run's optimizer step moved to its shape */
+    int moment;                  /* PREDICT_AT_*: the moment its prediction is of */
     int recommended;
 } advice_item;
 

@@ -26,7 +26,7 @@ static int add(advice_item *items, int n, int max, const model_calib *c, const g
     it->predicted_reserved = p.reserved_bytes;
     it->predicted_tensors = p.tensor_bytes;
     it->required = p.required_bytes;
-    it->step_state = p.step_state == PREDICT_AT_OPTIMIZER_STEP;
+    it->moment = p.moment;
     it->fits = advice_fits(p.required_bytes, capacity, ADVICE_HEADROOM);
     it->cache_limit = advice_cache_limit(&p, capacity, ADVICE_HEADROOM, &it->cache_assumed);
     /* checked: a card size from a trace can be anything up to 2^64 - 1 */
