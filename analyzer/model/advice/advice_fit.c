@@ -1,0 +1,53 @@
+/* advice_fit.c — a prediction against a card (advice.h): whether it fits with the headroom, the
+ * allocator cache that decides a verdict, and the largest micro-batch that fits (a search over
+ * advice_predict, advice.c). */
+#include "advice.h"
+
+int advice_fits(uint64_t peak, uint64_t capacity, double headroom)
+{
+    if (capacity == 0)
+        return -1;
+    return (double)peak <= (double)capacity * (1.0 - headroom);
+}
+
+uint64_t advice_cache_limit(const prediction *p, uint64_t capacity, double headroom,
+                            uint64_t *cache)
+{
+    uint64_t c = (p->reserved_bytes > p->tensor_bytes ? p->reserved_bytes - p->tensor_bytes : 0) +
+                 (p->required_bytes > p->peak_bytes ? p->required_bytes - p->peak_bytes : 0);
+    uint64_t rest = p->required_bytes > c ? p->required_bytes - c : 0;
+    double usable = (double)capacity * (1.0 - headroom);
+    *cache = c;
+    if (advice_fits(p->required_bytes, capacity, headroom) != 0 || (double)rest >= usable)
+        return 0;
+    return (uint64_t)(usable - (double)rest);
+}
+
+uint64_t advice_largest_batch(const model_calib *c, const gpt_shape *s, uint64_t capacity,
+                              double headroom)
+{
+    if (capacity == 0)
+        return 0;
+    gpt_shape t = *s;
+    prediction p;
+    uint64_t lo = 0, hi = 1u << 20; /* lo fits (0 = none), hi does not, or is the cap */
+    t.B = 1;
+    advice_predict(c, &t, &p);
+    if (advice_fits(p.required_bytes, capacity, headroom) != 1)
+        return 0;
+    lo = 1;
+    t.B = hi;
+    advice_predict(c, &t, &p);
+    if (advice_fits(p.required_bytes, capacity, headroom) == 1)
+        return hi;
+    while (hi - lo > 1) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        t.B = mid;
+        advice_predict(c, &t, &p);
+        if (advice_fits(p.required_bytes, capacity, headroom) == 1)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
