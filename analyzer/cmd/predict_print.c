@@ -10,7 +10,7 @@
 /* the categories that are tensors (the rest: the cache, and what lies outside PyTorch) */
 static int outside(int k)
 {
-    return k == CAT_CACHE || k == CAT_CONTEXT || k == CAT_KERNEL_CODE || k == CAT_EXTERNAL;
+    return !category_tensor((category)k);
 }
 
 void predict_anchors(const prediction *p, int64_t *tensors, int64_t *rest)
@@ -42,20 +42,21 @@ void predict_print_breakdown(const prediction *p, const model_calib *cal, int ge
     char b1[32];
     int64_t at, ar;
     predict_anchors(p, &at, &ar);
-    printf("%s",
-           p->oom_state ? "at the failure (what was live when the run ran out of memory, "
-                          "its batch-sized parts scaled with the micro-batch):\n"
-           : p->moment == PREDICT_AT_BACKWARD_END
-               ? "at the backward's end (the parameters, all their gradients, the "
-                 "optimizer's state and a tied head's V x d gradient being added: larger "
-                 "here than at the start of the loss backward; formula.md §3):\n"
-           : p->moment ? "at the optimizer step's peak (what the run measured there: the weights, "
-                         "their gradients, the optimizer's state and temporaries, scaled with the "
-                         "weights; larger here than the forward's end):\n"
-           : generic   ? "at the step's peak (what the run measured, its batch-sized parts scaled "
-                         "with the micro-batch):\n"
-                       : "at the step's peak (start of the loss backward; refined formula, "
-                         "formula.md §3):\n");
+    printf("%s", p->oom_state ? "at the failure (what was live when the run ran out of memory, "
+                                "its batch-sized parts scaled with the micro-batch):\n"
+                 : p->moment == PREDICT_AT_BACKWARD_END
+                     ? "at the backward's end (the parameters, all their gradients, the "
+                       "optimizer's state and a tied head's V x d gradient being added: larger "
+                       "here than at the start of the loss backward; formula.md §3):\n"
+                 : p->moment == PREDICT_AT_OPTIMIZER_STEP
+                     ? "at the optimizer step's peak (what the run measured there: the weights, "
+                       "their gradients, the optimizer's state and temporaries, scaled with the "
+                       "weights; larger here than the forward's end):\n"
+                 : generic
+                     ? "at the step's peak (what the run measured, its batch-sized parts scaled "
+                       "with the micro-batch):\n"
+                     : "at the step's peak (start of the loss backward; refined formula, "
+                       "formula.md §3):\n");
     for (int k = 0; k < CAT_COUNT; k++) {
         if (!p->by_cat.bytes[k] || outside(k))
             continue;

@@ -406,7 +406,7 @@ static void predict_oom(const model_calib *c, const gpt_shape *s, prediction *ou
             v = (double)have;
         }
         out->by_cat.bytes[k] = bytes_of(without_kv(&s2, &c->oom_live, &c->kv_oom, k, v));
-        if (k != CAT_CONTEXT && k != CAT_KERNEL_CODE && k != CAT_EXTERNAL)
+        if (category_tensor((category)k))
             tensor += out->by_cat.bytes[k];
     }
     double floor = c->lower ? 0 : advice_cache_floor(&s2, c->expandable);
@@ -418,9 +418,10 @@ static void predict_oom(const model_calib *c, const gpt_shape *s, prediction *ou
     out->required_bytes = out->peak_bytes;
 }
 
-/* predict_backward_end: with no run measured, the formula's end of the backward
- * (formula_backward_end) at shape s, with the bytes the calibration's defaults carry (cuBLAS's
- * workspace, the CUDA context) and the fragmentation room of its mode. */
+/* predict_backward_end: the formula's end of the backward (formula_backward_end) at shape s
+ * (steady: with the optimizer's state), its weights, state and gradients the run's moved to s
+ * where a run was measured; the fixed bytes the calibration carries (measured, or its defaults:
+ * cuBLAS's workspace, the CUDA context) and the cache as with_cache has it. */
 static void predict_backward_end(const model_calib *c, const gpt_shape *s, int steady,
                                  prediction *out)
 {
@@ -440,11 +441,7 @@ static void predict_backward_end(const model_calib *c, const gpt_shape *s, int s
     }
     for (size_t i = 0; i < NFIXED; i++)
         out->by_cat.bytes[fixed_cats[i]] = c->fixed[fixed_cats[i]];
-    uint64_t tensor = 0;
-    for (int k = 0; k < CAT_COUNT; k++)
-        if (k != CAT_CONTEXT && k != CAT_KERNEL_CODE && k != CAT_EXTERNAL && k != CAT_CACHE)
-            tensor += out->by_cat.bytes[k];
-    with_cache(c, &s2, out, tensor);
+    with_cache(c, &s2, out, cat_breakdown_tensors(&out->by_cat));
 }
 
 /* predict_forward: the formula's prediction, anchored on the run's own measurement: at the
@@ -504,10 +501,6 @@ static void predict_forward(const model_calib *c, const gpt_shape *s, prediction
     out->required_bytes = (uint64_t)((int64_t)out->required_bytes + off);
 }
 
-/* advice_predict: the forward's prediction, or the run's optimizer step moved to s where that
- * needs more (a small micro-batch: its activations below the gradients, the optimizer's state
- * and the step's temporaries; a ResNet-50's B=1 from its B=128 run was predicted 24.7 % under). At
- * the run's own shape the step needs no more than the run measured, so the anchor holds. */
 /* backward_end_holds: the formula's end of the backward may be predicted with c: no run
  * measured (predict from a configuration), or a complete run whose own tensors' peak is at least
  * that moment at its shape (a run that never made it, a compiled graph that sums a tied head's
@@ -523,12 +516,14 @@ static int backward_end_holds(const model_calib *c)
     m0.iteration0 = m0.iteration0 || c->measured.bytes[CAT_OPTIMIZER] == 0;
     prediction be0;
     predict_backward_end(c, &m0, 0, &be0);
-    uint64_t tensors = cat_breakdown_total(&c->measured) - c->measured.bytes[CAT_CACHE] -
-                       c->measured.bytes[CAT_CONTEXT] - c->measured.bytes[CAT_KERNEL_CODE] -
-                       c->measured.bytes[CAT_EXTERNAL];
-    return be0.tensor_bytes <= tensors;
+    return be0.tensor_bytes <= cat_breakdown_tensors(&c->measured);
 }
 
+/* advice_predict: the forward's prediction, or where either needs more the end of the backward
+ * (backward_end_holds) or the run's optimizer step moved to s (a small micro-batch: its
+ * activations below the gradients, the optimizer's state and the step's temporaries; a
+ * ResNet-50's B=1 from its B=128 run was predicted 24.7 % under). At the run's own shape
+ * neither needs more than the run measured, so the anchor holds. */
 void advice_predict(const model_calib *c, const gpt_shape *s, prediction *out)
 {
     predict_forward(c, s, out);

@@ -75,12 +75,11 @@ typedef struct prediction {
                     * was live then: by_cat is that, not the formula's step peak) */
     int moment;    /* PREDICT_AT_*: the moment by_cat is of */
 #define PREDICT_AT_STEP_PEAK 0 /* the step's peak as the formula or the run has it */
-#define PREDICT_AT_OPTIMIZER_STEP                                                                  \
-    1 /* the run's optimizer step moved to the shape (calib.step),                                 \
-       * larger there than the forward's end */
-#define PREDICT_AT_BACKWARD_END                                                                    \
-    2 /* no run measured: the formula's end of the backward                                        \
-       * (formula_backward_end), larger than its start */
+/* PREDICT_AT_OPTIMIZER_STEP: the run's optimizer step moved to the shape (calib.step), larger
+ * there than the forward's end; PREDICT_AT_BACKWARD_END: the formula's end of the backward
+ * (formula_backward_end; from a run, its weights moved to the shape), larger than its start */
+#define PREDICT_AT_OPTIMIZER_STEP 1
+#define PREDICT_AT_BACKWARD_END 2
 } prediction;
 
 /* advice_calib_default: no measurement: formula ratios 1, CUDA context 500 MiB, cuBLAS

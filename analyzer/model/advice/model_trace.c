@@ -209,8 +209,7 @@ static void model_bert_block(model_result *m, const run_facts *f)
     /* its masked-LM model's parameters, as predict counts them from a config: with its position
      * and token-type tables' rows from the weights (two embeddings outside the blocks) */
     const infer_result *ir = f->inferred;
-    size_t n = strlen(cls);
-    if (s->bert && n > 11 && !strcmp(cls + n - 11, "ForMaskedLM") && ir &&
+    if (s->bert && strstr(cls, "ForMaskedLM") && ir && /* (predict's test of a config's) */
         ir->v[INFER_position_rows].known && ir->v[INFER_token_type_rows].known) {
         s->pos_rows = (uint64_t)ir->v[INFER_position_rows].value;
         s->type_rows = (uint64_t)ir->v[INFER_token_type_rows].value;

@@ -51,3 +51,17 @@ uint64_t cat_breakdown_total(const cat_breakdown *b)
         t += b->bytes[i];
     return t;
 }
+
+int category_tensor(category c)
+{
+    return c != CAT_CACHE && c != CAT_CONTEXT && c != CAT_KERNEL_CODE && c != CAT_EXTERNAL;
+}
+
+uint64_t cat_breakdown_tensors(const cat_breakdown *b)
+{
+    uint64_t t = 0;
+    for (int i = 0; i < CAT_COUNT; i++)
+        if (category_tensor((category)i))
+            t += b->bytes[i];
+    return t;
+}

@@ -49,5 +49,10 @@ const char *category_doc(category c);
 category category_from_key(const char *key);
 /* cat_breakdown_total: sum of all categories. */
 uint64_t cat_breakdown_total(const cat_breakdown *b);
+/* category_tensor: 1 for a category of tensors PyTorch's allocator hands out (what
+ * max_memory_allocated counts), 0 for its cache and what lies outside it (the CUDA context,
+ * kernel code, external allocations). cat_breakdown_tensors: b's bytes in those categories. */
+int category_tensor(category c);
+uint64_t cat_breakdown_tensors(const cat_breakdown *b);
 
 #endif

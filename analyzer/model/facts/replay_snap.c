@@ -84,10 +84,9 @@ static void keep_freed(live_item **v, size_t *n, size_t *cap, const live_item *i
 void replay_snap_retire(state *s, livemap_entry *e, uint8_t ph, int oom_pending, uint64_t t)
 {
     replay_result *r = s->r;
-    int tensors_peak = r->at_tensors.event && e->alloc_event <= r->at_tensors.event &&
-                       (e->level == L_TENSOR || e->level == L_INNER);
-    int step_peak = r->at_step.event && e->alloc_event <= r->at_step.event &&
-                    (e->level == L_TENSOR || e->level == L_INNER);
+    int tensor = e->level == L_TENSOR || e->level == L_INNER;
+    int tensors_peak = tensor && r->at_tensors.event && e->alloc_event <= r->at_tensors.event;
+    int step_peak = tensor && r->at_step.event && e->alloc_event <= r->at_step.event;
     int peak = r->at_peak.event && e->alloc_event <= r->at_peak.event;
     if (tensors_peak || step_peak || peak || (s->classify_on && !e->code)) {
         live_item it = replay_item(e);
