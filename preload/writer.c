@@ -11,8 +11,9 @@
  * The reservation that runs past the window's end seals it (`sealed` = where it stopped) and
  * switches to the next window (mapped ahead when the current one was half full) under
  * vt__ws.lock, which is taken only to open, switch, close or exec; writers that overflowed sleep
- * until then and retry. A retired window is unmapped once a walk over its headers finds
- * every record accepted in it stored (the same walk counts records for the trailer). Windows
+ * until then and retry. Each writing thread says in its own slot which window it is storing
+ * into (writer_internal.h): a retired window is unmapped once no slot holds it, and the slots
+ * count the records for the trailer, so nothing walks the records again. Windows
  * start small (64 KiB) and double up to 4 MiB, each keeping room for a trailer, so a nearly
  * full disk keeps what fits and ends with a DISK_FULL trailer. */
 #include <errno.h>
@@ -77,6 +78,43 @@ static void wait_switch(window *w)
     pthread_mutex_unlock(&vt__ws.lock);
 }
 
+/* hold / release: this thread stores a record into w (its slot says so before it reserves,
+ * so the thread that seals w and retires it sees it: the reservation is a release, the seal an
+ * acquire on the same word) / is done with it; count: a record stored. `own`: through this
+ * thread's slot, else through the shared path (writer_internal.h). */
+static inline void hold(vt__wslot *me, int own, window *w)
+{
+    if (own)
+        atomic_store_explicit(&me->in, w, memory_order_release);
+}
+
+static inline void count(vt__wslot *me, int own, uint16_t type)
+{
+    uint64_t ev = type == VT_REC_ALLOC || type == VT_REC_FREE;
+    if (own) { /* this thread's alone: no atomic read-modify-write */
+        atomic_store_explicit(&me->records,
+                              atomic_load_explicit(&me->records, memory_order_relaxed) + 1,
+                              memory_order_relaxed);
+        atomic_store_explicit(&me->events,
+                              atomic_load_explicit(&me->events, memory_order_relaxed) + ev,
+                              memory_order_relaxed);
+    } else {
+        atomic_fetch_add_explicit(&vt__wsl.records, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&vt__wsl.events, ev, memory_order_relaxed);
+    }
+}
+
+static inline int release(vt__wslot *me, int own, int rc)
+{
+    if (own) {
+        atomic_store_explicit(&me->in, NULL, memory_order_release);
+    } else {
+        vt__wslots_shared_mine--;
+        atomic_fetch_sub_explicit(&vt__wsl.busy, 1, memory_order_release);
+    }
+    return rc;
+}
+
 /* append: one record from up to three parts, without a lock (see the top of this file).
  * 0, or -1 when tracing is off or output failed. */
 static int append(uint16_t type, uint16_t flags, const void *p1, size_t n1, const void *p2,
@@ -87,20 +125,31 @@ static int append(uint16_t type, uint16_t flags, const void *p1, size_t n1, cons
         atomic_fetch_add(&vt__ws.n_dropped, 1);
         return -1;
     }
+    vt__wslot *me = vt__wslot_mine;
+    if (VT__UNLIKELY(!me))
+        me = vt__wslot_take();
+    /* the slot is free unless this record interrupted another of this thread's (a signal) */
+    int own = me && !atomic_load_explicit(&me->in, memory_order_relaxed);
+    if (!own) {
+        vt__wslots_shared_mine++;
+        atomic_fetch_add(&vt__wsl.busy, 1);
+    }
     for (;;) {
         window *w = atomic_load_explicit(&vt__ws.cur, memory_order_acquire);
         if (VT__UNLIKELY(!w))
-            return -1;
-        uint64_t pos = atomic_fetch_add_explicit(&w->used, size, memory_order_relaxed);
+            return release(me, own, -1);
+        hold(me, own, w);
+        uint64_t pos = atomic_fetch_add_explicit(&w->used, size, memory_order_acq_rel);
         if (VT__LIKELY(pos + size <= w->limit)) {
             vt__put_record(w->base + pos, size, type, flags, p1, n1, p2, n2, p3, n3);
+            count(me, own, type);
             if (VT__UNLIKELY(pos < w->half && pos + size >= w->half))
                 vt__window_prepare_next(w);
-            return 0;
+            return release(me, own, 0);
         }
         if (pos <= w->limit) {
             if (switch_window(w, pos, size) < 0)
-                return -1;
+                return release(me, own, -1);
         } else {
             wait_switch(w);
         }
@@ -264,7 +313,6 @@ static void open_locked(void)
     if (!vt__ws.chunked) {
         memcpy(w->base, &h, sizeof h);
         atomic_store(&w->used, sizeof h);
-        w->scanned = sizeof h;
     }
     vt__window_set_cur_locked(w);
     note_in_manifest(c->manifest);

@@ -31,11 +31,12 @@ static uint64_t seal(window *w)
     return s;
 }
 
-/* drain: waits until every record accepted below s is written: microseconds, unless a writer
- * was descheduled mid-record; bounded (~1 s) all the same. */
-static void drain(window *w, uint64_t s)
+/* drain: waits until every record accepted in w (sealed) is written, that is until no other
+ * thread's slot holds w: microseconds, unless a writer was descheduled mid-record; bounded
+ * (~1 s) all the same. */
+static void drain(window *w)
 {
-    for (int i = 0; !vt__window_scan_locked(w, s) && i < 11000; i++) {
+    for (int i = 0; vt__wslots_hold(w) && i < 11000; i++) {
         if (i < 1000) {
             sched_yield();
         } else {
@@ -54,7 +55,8 @@ static void finish_locked(window *w, uint64_t s, uint16_t flags, int err)
         return;
     }
     vt__window_drop_spare(); /* its blocks are cut off below */
-    drain(w, s);
+    if (w)
+        drain(w);
     uint64_t records, events;
     vt__window_totals_locked(&records, &events);
     vt_rec_trailer t = {vt__now_ns(),
@@ -211,6 +213,7 @@ void vt__writer_fork_child(void)
     vt__ws.reserved = 0;
     vt__ws.warned = 0;
     vt__ws.path[0] = '\0';
+    vt__wslots_forget();
     atomic_store(&vt__ws.n_dropped, 0);
     atomic_store(&vt__ws.stacks_truncated, 0);
     __atomic_store_n(&vt__ws.start_mono, 0, __ATOMIC_RELEASE);

@@ -49,6 +49,40 @@ typedef struct window {
                                         * only word writers share, on its own cache line */
 } window;
 
+/* Each writing thread's own slot (writer_state.c), on its own cache line: the window it is
+ * storing a record into now (NULL: none) and the records / ALLOC-FREE events it has stored in
+ * this process's file. A retired window is unmapped once no slot holds it (no walk over its
+ * records on the writers' path), and a plain trace's trailer counts are the slots' sums. A
+ * thread past the last slot, or a record made while the thread's slot is taken (a signal
+ * handler's record inside another), goes through `shared`: a count of such records in flight
+ * (while it is not zero no retired window is unmapped) and atomic counts. Slots are never
+ * handed out twice (a process with more threads than VT__WSLOTS uses `shared` for the rest). */
+#define VT__WSLOTS 1024
+typedef struct vt__wslot {
+    alignas(64) _Atomic(struct window *) in;
+    _Atomic uint64_t records, events;
+} vt__wslot;
+typedef struct vt__wslots {
+    vt__wslot slot[VT__WSLOTS];
+    _Atomic uint32_t used;                              /* slots handed out */
+    alignas(64) _Atomic uint64_t busy, records, events; /* the shared path */
+} vt__wslots;
+extern __attribute__((visibility("hidden"))) vt__wslots vt__wsl;
+/* this thread's slot, once it has one (initial-exec TLS: no allocation, no lock) */
+extern __thread __attribute__((visibility("hidden"))) vt__wslot *vt__wslot_mine;
+/* vt__wslot_take: a slot for this thread (vt__wslot_mine set), NULL when all are handed out. */
+vt__wslot *vt__wslot_take(void);
+/* vt__wslots_hold: a record may still be being stored into w by a thread other than the
+ * caller (a slot holding it, or the shared path busy beyond the caller's own records). */
+int vt__wslots_hold(const struct window *w);
+/* vt__wslots_totals: the records and events stored so far (every slot and the shared path). */
+void vt__wslots_totals(uint64_t *records, uint64_t *events);
+/* vt__wslots_forget: a fork child's: counts and holds back to zero (its one thread keeps its
+ * slot; others' slots stay handed out, unused). */
+void vt__wslots_forget(void);
+/* vt__wslots_shared_mine: records this thread has in flight through the shared path. */
+extern __thread __attribute__((visibility("hidden"))) uint32_t vt__wslots_shared_mine;
+
 /* The one trace file of this process (defined in writer_window.c). `lock` is taken only to
  * open, switch, close or exec; every record reads `state` and `cur` without it. */
 typedef struct vt__writer_state {

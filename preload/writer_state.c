@@ -66,6 +66,66 @@ vt__writer_state vt__ws = {
     .rec_max = VT_REC_MAX_SIZE,
 };
 
+/* ---- the writing threads' slots (writer_internal.h) ------------------------------------ */
+
+vt__wslots vt__wsl;
+__thread vt__wslot *vt__wslot_mine;
+__thread uint32_t vt__wslots_shared_mine;
+
+vt__wslot *vt__wslot_take(void)
+{
+    if (atomic_load_explicit(&vt__wsl.used, memory_order_relaxed) >= VT__WSLOTS)
+        return NULL;
+    uint32_t i = atomic_fetch_add(&vt__wsl.used, 1);
+    if (i >= VT__WSLOTS) {
+        atomic_store(&vt__wsl.used, VT__WSLOTS);
+        return NULL;
+    }
+    vt__wslot_mine = &vt__wsl.slot[i];
+    return vt__wslot_mine;
+}
+
+int vt__wslots_hold(const window *w)
+{
+    if (atomic_load_explicit(&vt__wsl.busy, memory_order_acquire) > vt__wslots_shared_mine)
+        return 1;
+    uint32_t n = atomic_load(&vt__wsl.used);
+    n = n < VT__WSLOTS ? n : VT__WSLOTS;
+    for (uint32_t i = 0; i < n; i++)
+        if (&vt__wsl.slot[i] != vt__wslot_mine &&
+            atomic_load_explicit(&vt__wsl.slot[i].in, memory_order_acquire) == w)
+            return 1;
+    return 0;
+}
+
+void vt__wslots_totals(uint64_t *records, uint64_t *events)
+{
+    uint64_t r = atomic_load(&vt__wsl.records), e = atomic_load(&vt__wsl.events);
+    uint32_t n = atomic_load(&vt__wsl.used);
+    n = n < VT__WSLOTS ? n : VT__WSLOTS;
+    for (uint32_t i = 0; i < n; i++) {
+        r += atomic_load_explicit(&vt__wsl.slot[i].records, memory_order_relaxed);
+        e += atomic_load_explicit(&vt__wsl.slot[i].events, memory_order_relaxed);
+    }
+    *records = r;
+    *events = e;
+}
+
+void vt__wslots_forget(void)
+{
+    uint32_t n = atomic_load(&vt__wsl.used);
+    n = n < VT__WSLOTS ? n : VT__WSLOTS;
+    for (uint32_t i = 0; i < n; i++) {
+        atomic_store_explicit(&vt__wsl.slot[i].in, NULL, memory_order_relaxed);
+        atomic_store_explicit(&vt__wsl.slot[i].records, 0, memory_order_relaxed);
+        atomic_store_explicit(&vt__wsl.slot[i].events, 0, memory_order_relaxed);
+    }
+    atomic_store(&vt__wsl.busy, 0);
+    atomic_store(&vt__wsl.records, 0);
+    atomic_store(&vt__wsl.events, 0);
+    vt__wslots_shared_mine = 0;
+}
+
 static uint64_t clock_ns(clockid_t id)
 {
     struct timespec ts;

@@ -62,14 +62,15 @@ static uint64_t scan_end(window *w)
     return s != UNSEALED ? s : u < w->limit ? u : w->limit;
 }
 
-/* vt__window_sweep_locked: unmaps the retired windows in which every accepted record is written.
- * Done while mapping the next window (prepare_next) and at the end, never on a writer's path: an
- * munmap waits for the mmap lock, which faulting a new window in holds. vt__ws.lock held. */
+/* vt__window_sweep_locked: unmaps the retired windows no writer is storing a record into (no
+ * thread's slot holds them: writer_internal.h). Done while mapping the next window
+ * (prepare_next) and at the end, never on a writer's path: an munmap waits for the mmap lock,
+ * which faulting a new window in holds. vt__ws.lock held. */
 void vt__window_sweep_locked(void)
 {
     for (window **pw = &vt__ws.retired; *pw;) {
         window *w = *pw;
-        if (vt__window_scan_locked(w, atomic_load(&w->sealed))) {
+        if (!vt__wslots_hold(w)) {
             vt__sys_ops.munmap(w->map, w->map_len);
             w->unmapped = 1;
             *pw = w->next_retired;
@@ -190,10 +191,15 @@ void vt__window_prepare_next(window *w)
     pthread_mutex_unlock(&vt__ws.lock);
 }
 
-/* vt__window_totals_locked: records and ALLOC/FREE events written so far (walks what is not
- * walked). */
+/* vt__window_totals_locked: records and ALLOC/FREE events written so far: the writing threads'
+ * counts, or in the chunked layout the packer's walks over its raw windows (and a walk over
+ * what is not walked yet). */
 void vt__window_totals_locked(uint64_t *records, uint64_t *events)
 {
+    if (!vt__ws.chunked) {
+        vt__wslots_totals(records, events);
+        return;
+    }
     *records = *events = 0;
     for (window *w = vt__ws.all; w; w = w->next_all) {
         if (!w->unmapped)

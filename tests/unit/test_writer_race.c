@@ -1,7 +1,8 @@
 /* test_writer_race.c — the writer's lock-free record path under threads: 8 threads racing
  * (every record once, intact, in its thread's order, records larger than the first windows),
- * and close while threads write (every write that returned 0 is in the file, before the trailer).
- */
+ * close while threads write (every write that returned 0 is in the file, before the trailer),
+ * a retired window kept mapped while a thread's slot holds it, and more threads than slots
+ * (the shared path: every record counted in the trailer). */
 #include <errno.h>
 #include <pthread.h>
 #include <fcntl.h>
@@ -18,6 +19,7 @@
 #include <cmocka.h>
 
 #include "writer_files.h"
+#include "../../preload/writer_internal.h"
 
 /* ---- 8 threads racing: every record present once, intact, in its thread's order ------- */
 #define RACE_THREADS 8
@@ -172,11 +174,135 @@ static void test_close_race(void **st)
     }
     assert_true(total > 1000); /* the threads really were writing when it closed */
 }
+/* ---- a window a thread is still storing into stays mapped after it is retired; once that
+ * thread is done, the next sweep unmaps it ------------------------------------------------ */
+static window *g_held;
+static vt__wslot *g_holder;
+
+static void *hold_thread(void *arg)
+{
+    (void)arg;
+    g_holder = vt__wslot_take(); /* this thread's slot, held as a writer mid-record holds it */
+    if (g_holder)
+        atomic_store(&g_holder->in, g_held);
+    return NULL;
+}
+
+/* write_until: records from this thread until `stop` holds (at most `max`); the count */
+static int write_until(int (*stop)(void), int max)
+{
+    uint64_t id[3] = {1, 2, 3};
+    int n = 0;
+    while (n < max && !stop()) {
+        assert_int_equal(vt__write(VT_REC_ALLOC, 0, id, sizeof id, NULL, 0), 0);
+        n++;
+    }
+    return n;
+}
+
+static int g_windows_at_retire;
+static int windows_made(void)
+{
+    int n = 0;
+    for (window *w = vt__ws.all; w; w = w->next_all)
+        n++;
+    return n;
+}
+static int held_retired_and_swept(void) /* two windows on since: sweeps have run */
+{
+    return atomic_load(&vt__ws.cur) != g_held && windows_made() >= g_windows_at_retire + 2;
+}
+static int held_unmapped(void)
+{
+    return g_held->unmapped;
+}
+
+static void test_held_window_stays_mapped(void **st)
+{
+    (void)st;
+    use_output("held.vt");
+    uint64_t first[4] = {0};
+    assert_int_equal(vt__write(VT_REC_ALLOC, 0, first, 32, NULL, 0), 0);
+    g_held = atomic_load(&vt__ws.cur);
+    assert_non_null(g_held);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, hold_thread, NULL), 0);
+    pthread_join(t, NULL);
+    assert_non_null(g_holder);
+    g_windows_at_retire = windows_made();
+    int n = write_until(held_retired_and_swept, 400000);
+    assert_true(held_retired_and_swept()); /* the windows moved on (64 KiB, 128 KiB, ...) */
+    assert_false(g_held->unmapped);
+    assert_true(n > 1000);
+    assert_memory_equal(g_held->base, VT_MAGIC, VT_MAGIC_LEN); /* still mapped: the header */
+    atomic_store(&g_holder->in, NULL);                         /* that thread's record is stored */
+    write_until(held_unmapped, 400000);
+    assert_true(g_held->unmapped); /* the next sweep let it go */
+    char path[256];
+    snprintf(path, sizeof path, "%s", vt__writer_path());
+    vt__writer_close();
+    assert_int_equal(last_trailer_flags(path), 0);
+}
+
+/* ---- more threads than slots: the rest go through the shared path, every record counted -- */
+#define MANY_THREADS (VT__WSLOTS + 40)
+
+static void *one_record_thread(void *arg)
+{
+    uint32_t id[2] = {(uint32_t)(uintptr_t)arg, 7};
+    assert_int_equal(vt__write(VT_REC_FREE, 0, id, sizeof id, NULL, 0), 0);
+    return NULL;
+}
+
+static void test_threads_past_slots(void **st)
+{
+    (void)st;
+    use_output("many.vt");
+    uint64_t first[4] = {0};
+    assert_int_equal(vt__write(VT_REC_ALLOC, 0, first, 32, NULL, 0), 0);
+    for (uintptr_t i = 0; i < MANY_THREADS; i++) {
+        pthread_t t;
+        assert_int_equal(pthread_create(&t, NULL, one_record_thread, (void *)i), 0);
+        pthread_join(t, NULL);
+    }
+    assert_int_equal(atomic_load(&vt__wsl.used), VT__WSLOTS); /* every slot handed out */
+    assert_true(atomic_load(&vt__wsl.records) >= 40);         /* the rest shared */
+    char path[256];
+    snprintf(path, sizeof path, "%s", vt__writer_path());
+    vt__writer_close();
+    size_t len;
+    unsigned char *b = read_file(path, &len);
+    size_t off = 32;
+    uint64_t nrec = 0, frees = 0;
+    int trailer = 0;
+    while (off + 8 <= len) {
+        vt_rec_header h;
+        memcpy(&h, b + off, sizeof h);
+        assert_true(h.type != 0 && h.size >= 8 && off + h.size <= len);
+        if (h.type == VT_REC_FREE)
+            frees++;
+        if (h.type == VT_REC_TRAILER) {
+            vt_rec_trailer tr;
+            memcpy(&tr, b + off + 8, sizeof tr);
+            assert_int_equal(tr.n_records, nrec);
+            assert_int_equal(tr.n_events, 1 + MANY_THREADS);
+            trailer = 1;
+        }
+        nrec++;
+        off += h.size;
+    }
+    free(b);
+    assert_true(trailer);
+    assert_int_equal(frees, MANY_THREADS);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_threads_race),
         cmocka_unit_test(test_close_race),
+        cmocka_unit_test(test_held_window_stays_mapped),
+        cmocka_unit_test(test_threads_past_slots),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
