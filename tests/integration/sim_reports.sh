@@ -118,6 +118,13 @@ for line in open(sys.argv[1]):
         o = rec["optimizer"]
         if o["kind"] != "adam" or "the script's only optimizer" not in text or "assume AdamW" in text:
             bad.append("%s: no step ran, one optimizer in the script: %s" % (t, o))
+    # no step ran and a script that constructs two of one kind (sim_gan.py: the generator's and
+    # the discriminator's AdamW): that kind, said as two, never "the script's only optimizer"
+    if f["oom"] and not f.get("steps") and f["program"] == "sim_gan.py":
+        o = rec["optimizer"]
+        if o["kind"] != "adam" or "the script's only optimizer" in text or \
+                "the first of the script's 2 optimizers, all of this kind" not in text:
+            bad.append("%s: no step ran, two AdamW in the script: %s" % (t, o))
     # no step ran: the optimizer the command line names, SGD counted at its momentum buffer's
     # 4 B (a bound: the line does not say whether momentum is on), never AdamW's 8 B assumed
     if f["oom"] and not f.get("steps") and "--optimizer sgd" in f["command"]:

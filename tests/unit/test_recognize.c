@@ -241,8 +241,12 @@ static void test_optim_script(void **state)
                                      "sched = MySGD(opt)\n");
     assert_int_equal(r.optim, OPT_SGD);
     assert_non_null(strstr(r.optim_where, "SGD( in train.py:3, the script's only optimizer"));
+    /* two of one kind (a GAN's generator and discriminator): that kind, never "the only one" */
     r = script_optim("from torch.optim import AdamW\nopt = AdamW(params)\nopt2 = AdamW(other)\n");
     assert_int_equal(r.optim, OPT_ADAM);
+    assert_non_null(strstr(r.optim_where, "AdamW( in train.py:2, the first of the script's 2 "
+                                          "optimizers, all of this kind"));
+    assert_null(strstr(r.optim_where, "only"));
     /* two kinds: which one ran is not in the source */
     r = script_optim("if a.opt == 'sgd':\n    o = torch.optim.SGD(p)\nelse:\n"
                      "    o = torch.optim.AdamW(p)\n");

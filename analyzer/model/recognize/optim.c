@@ -233,6 +233,7 @@ void recognize_optim_script(const config_files *fs, run_recognition *r)
         return;
     optim_kind kind = OPT_UNKNOWN;
     char where[200] = "";
+    int calls = 0; /* constructions of that kind seen */
     for (int f = 0; f < fs->n; f++) {
         const config_recfile *cf = &fs->f[f];
         if (cf->kind != VT_FILE_ARG || cf->flags || !cf->data)
@@ -253,15 +254,24 @@ void recognize_optim_script(const config_files *fs, run_recognition *r)
             if (kind != OPT_UNKNOWN && k != kind)
                 return; /* optimizers of two kinds: which one ran is not in the source */
             if (kind == OPT_UNKNOWN)
-                snprintf(where, sizeof where, "%.*s( in %.80s:%zu, the script's only optimizer",
-                         (int)n, s + i, cf->name ? cf->name : "the script", line);
+                snprintf(where, sizeof where, "%.*s( in %.80s:%zu", (int)n, s + i,
+                         cf->name ? cf->name : "the script", line);
             kind = k;
+            calls++;
             i += n;
         }
     }
     if (kind == OPT_UNKNOWN)
         return;
     r->optim = kind;
-    snprintf(r->optim_where, sizeof r->optim_where, "%s (no step ran: its state not measured)",
-             where);
+    /* one construction: the script's only optimizer; more (a GAN's generator and
+     * discriminator, one per parameter group): every one of them is of this kind */
+    if (calls == 1)
+        snprintf(r->optim_where, sizeof r->optim_where,
+                 "%s, the script's only optimizer (no step ran: its state not measured)", where);
+    else
+        snprintf(r->optim_where, sizeof r->optim_where,
+                 "%s, the first of the script's %d optimizers, all of this kind (no step ran: "
+                 "their state not measured)",
+                 where, calls);
 }
