@@ -156,6 +156,11 @@ static void add_recognized_json(cJSON *root, const model_result *m)
         cJSON_AddNullToObject(op, "state_bytes_per_trainable_param");
     cJSON_AddBoolToObject(op, "steps_may_be_skipped", r->steps_maybe_skipped != 0);
     cJSON_AddStringToObject(op, "where", r->optim_where);
+    /* no step ran and the script constructs several kinds: which (none: []) */
+    cJSON *kinds = cJSON_AddArrayToObject(op, "script_kinds");
+    for (int k = 0; k < OPT_COUNT; k++)
+        if (r->optim_kinds & 1u << k)
+            cJSON_AddItemToArray(kinds, cJSON_CreateString(optim_key((optim_kind)k)));
     cJSON *lp = cJSON_AddObjectToObject(o, "training_loop");
     if (r->loop[0])
         cJSON_AddStringToObject(lp, "kind", r->loop);

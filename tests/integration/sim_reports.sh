@@ -125,6 +125,12 @@ for line in open(sys.argv[1]):
         if o["kind"] != "adam" or "the script's only optimizer" in text or \
                 "the first of the script's 2 optimizers, all of this kind" not in text:
             bad.append("%s: no step ran, two AdamW in the script: %s" % (t, o))
+    # no step ran and the script constructs three kinds (sim_vision.py: SGD, AdamW, Adafactor,
+    # picked by the model's name): the three said with their lines, never AdamW simply assumed
+    if f["oom"] and not f.get("steps") and f["program"] == "sim_vision.py" and \
+            "--optimizer" not in f["command"]:
+        if "the script constructs several kinds (SGD( line" not in text or "assume AdamW" in text:
+            bad.append("%s: no step ran, three kinds in the script: %s" % (t, rec["optimizer"]))
     # no step ran: the optimizer the command line names, SGD counted at its momentum buffer's
     # 4 B (a bound: the line does not say whether momentum is on), never AdamW's 8 B assumed
     if f["oom"] and not f.get("steps") and "--optimizer sgd" in f["command"]:

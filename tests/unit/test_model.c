@@ -561,6 +561,59 @@ static void test_peaks_only(void **state)
     cJSON_Delete(root);
 }
 
+/* No step ran and the script constructs optimizers of several kinds: without AdamW among them,
+ * the most state of those is counted (SGD's momentum: the trained bytes per element), never
+ * AdamW's assumed, and the kinds are said with their lines; with AdamW among them, AdamW's, said
+ * the same way. */
+static void script_kinds(const char *src, model_result *m)
+{
+    static config_recfile files[2];
+    static config_files fs;
+    static const char *const argv[] = {"python3", "fit.py", "--batch_size=16"};
+    files[0] = (config_recfile){"fit.py", src, strlen(src), 0, VT_FILE_ARG};
+    fs = (config_files){1, files, 1};
+    run_facts f;
+    oom_facts(&f); /* a script of its own: not nanoGPT's train.py (whose AdamW is known) */
+    f.argc = 3, f.argv = argv;
+    f.files = &fs;
+    static run_recognition rec; /* Python frames recorded, none of nanoGPT's model class */
+    memset(&rec, 0, sizeof rec);
+    rec.python_frames = 1, rec.optim_bpp = -1;
+    f.recog = &rec;
+    model_opts o = {0};
+    char err[512];
+    assert_int_equal(model_build(m, &f, &o, err, sizeof err), 0);
+}
+
+static int has_note(const model_result *m, const char *text)
+{
+    for (int i = 0; i < m->nnotes; i++)
+        if (strstr(m->notes[i], text))
+            return 1;
+    return 0;
+}
+
+static void test_script_optimizer_kinds(void **state)
+{
+    (void)state;
+    static model_result m;
+    script_kinds("import torch\nif a.fast:\n    opt = torch.optim.Adafactor(p)\nelse:\n"
+                 "    opt = torch.optim.SGD(p, momentum=0.9)\n",
+                 &m);
+    assert_int_equal(m.rec.optim, OPT_UNKNOWN);
+    assert_true(m.opt_choice && !m.opt_assumed);
+    assert_true(m.shape.opt_set);
+    assert_int_equal((int)m.shape.opt_bpp, model_trained_bytes(&m)); /* SGD's momentum */
+    assert_true(has_note(&m, "the script constructs several kinds (Adafactor( line 3, SGD( line 5 "
+                             "of fit.py): predictions count the most state of them"));
+    assert_false(has_note(&m, "AdamW"));
+    script_kinds("import torch\nopt = torch.optim.AdamW(p) if a.adam else torch.optim.SGD(p)\n",
+                 &m);
+    assert_true(m.opt_assumed && !m.opt_choice);
+    assert_true(has_note(&m, "the script constructs several kinds (AdamW( line 2, SGD( line 2 of "
+                             "fit.py): predictions count the most state of them, AdamW's"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -573,6 +626,7 @@ int main(void)
         cmocka_unit_test(test_fits),
         cmocka_unit_test(test_sim_compile),
         cmocka_unit_test(test_peaks_only),
+        cmocka_unit_test(test_script_optimizer_kinds),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

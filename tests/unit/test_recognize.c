@@ -247,10 +247,13 @@ static void test_optim_script(void **state)
     assert_non_null(strstr(r.optim_where, "AdamW( in train.py:2, the first of the script's 2 "
                                           "optimizers, all of this kind"));
     assert_null(strstr(r.optim_where, "only"));
-    /* two kinds: which one ran is not in the source */
+    /* two kinds: which one ran is not in the source; both said, with their lines */
     r = script_optim("if a.opt == 'sgd':\n    o = torch.optim.SGD(p)\nelse:\n"
                      "    o = torch.optim.AdamW(p)\n");
     assert_int_equal(r.optim, OPT_UNKNOWN);
+    assert_int_equal(r.optim_kinds, 1u << OPT_SGD | 1u << OPT_ADAM);
+    assert_string_equal(r.optim_choices, "SGD( line 2, AdamW( line 4 of train.py");
+    assert_non_null(strstr(r.optim_where, "the script constructs several kinds (SGD( line 2"));
     r = script_optim("print('no optimizer here')\n");
     assert_int_equal(r.optim, OPT_UNKNOWN);
     /* a measured state or a class seen stays */

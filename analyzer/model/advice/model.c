@@ -112,7 +112,7 @@ static void forwards_only(model_result *m, gpt_shape *s)
 {
     s->no_training = s->generic = 1;
     s->opt_set = 1, s->opt_bpp = 0;
-    m->formula_ok = m->opt_assumed = m->opt_bound = 0;
+    m->formula_ok = m->opt_assumed = m->opt_bound = m->opt_choice = 0;
 }
 
 /* shape_of_run: what the recognition adds to the configuration's shape; whether a transformer's
@@ -150,6 +150,15 @@ static void shape_of_run(model_result *m, const run_facts *f, int nanogpt)
          * per parameter; said as a bound */
         s->opt_bpp = r->optim == OPT_FACTORED ? 1 : r->optim == OPT_SGD ? pb : 2;
         m->opt_bound = 1;
+    } else if (r->optim_kinds && !(r->optim_kinds & (1u << OPT_ADAM | 1u << OPT_OTHER))) {
+        /* not measured, and the script constructs several kinds, none of them Adam: the most
+         * state of those (a momentum buffer / one state: pb B, 8-bit moments 2 B, factored
+         * under 1 B per parameter), said with the kinds */
+        unsigned k = r->optim_kinds;
+        s->opt_bpp = k & (1u << OPT_SGD | 1u << OPT_MOMENTUM | 1u << OPT_ONE_STATE) ? pb
+                     : k & 1u << OPT_EIGHT_BIT                                      ? 2
+                                                                                    : 1;
+        m->opt_choice = 1;
     } else {
         s->opt_set = 0; /* not measured: AdamW's 8 B assumed, and said (views) */
         m->opt_assumed = 1;
@@ -168,7 +177,7 @@ static void shape_of_run(model_result *m, const run_facts *f, int nanogpt)
         s->generic = 1; /* few weights train: the measured breakdown, scaled with B */
         if (f->has_oom && f->oom_frozen_forward) { /* lower bounds: no state counted (said) */
             s->none_seen_trained = 1;
-            m->opt_assumed = m->opt_bound = 0;
+            m->opt_assumed = m->opt_bound = m->opt_choice = 0;
         }
         return;
     }
@@ -274,13 +283,33 @@ static void advice_notes(model_result *m, const run_facts *f)
     if (m->accum_assumed)
         note(m, "the run's gradient accumulation is not known: predictions keep a step's "
                 "gradients alive through the next forward, as accumulation does");
-    if (m->opt_assumed)
+    if (m->opt_assumed && m->rec.optim_choices[0]) { /* AdamW among the script's kinds */
+        char t[512];
+        snprintf(t, sizeof t,
+                 "the optimizer's state was not measured, and the script constructs several "
+                 "kinds (%s): predictions count the most state of them, AdamW's %s per "
+                 "trainable parameter; a run with another needs less",
+                 m->rec.optim_choices,
+                 model_trained_bytes(m) == 2 ? "two states in the parameters' 16 bits, 4 B"
+                                             : "8 B");
+        note(m, t);
+    } else if (m->opt_assumed) {
         note(m, model_trained_bytes(m) == 2
                     ? "the optimizer's state was not measured: predictions assume AdamW's two "
                       "states in the parameters' 16 bits, 4 B per trainable parameter; an "
                       "optimizer with less state needs less"
                     : "the optimizer's state was not measured: predictions assume AdamW's 8 B per "
                       "trainable parameter; an optimizer with less state needs less");
+    }
+    if (m->opt_choice) {
+        char t[512];
+        snprintf(t, sizeof t,
+                 "the optimizer's state was not measured, and the script constructs several "
+                 "kinds (%s): predictions count the most state of them, %.0f B per trainable "
+                 "parameter; a run with another needs less",
+                 m->rec.optim_choices, m->shape.opt_bpp);
+        note(m, t);
+    }
     if (m->opt_bound)
         note(m, m->rec.optim == OPT_FACTORED
                     ? "the optimizer's state was not measured: Adafactor's factored moments are "

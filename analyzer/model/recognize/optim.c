@@ -233,7 +233,14 @@ void recognize_optim_script(const config_files *fs, run_recognition *r)
         return;
     optim_kind kind = OPT_UNKNOWN;
     char where[200] = "";
-    int calls = 0; /* constructions of that kind seen */
+    int calls = 0;      /* constructions of the first kind seen */
+    unsigned kinds = 0; /* every kind seen (1u << optim_kind) */
+    struct {
+        const char *name, *file;
+        int len;
+        size_t line;
+    } first[OPT_COUNT]; /* each kind's first construction, in the order seen */
+    int nfirst = 0;
     for (int f = 0; f < fs->n; f++) {
         const config_recfile *cf = &fs->f[f];
         if (cf->kind != VT_FILE_ARG || cf->flags || !cf->data)
@@ -251,18 +258,48 @@ void recognize_optim_script(const config_files *fs, run_recognition *r)
             optim_kind k = comment ? OPT_UNKNOWN : call_at(s, cf->len, i, &n);
             if (k == OPT_UNKNOWN)
                 continue;
-            if (kind != OPT_UNKNOWN && k != kind)
-                return; /* optimizers of two kinds: which one ran is not in the source */
+            if (!(kinds & 1u << k) && nfirst < OPT_COUNT) {
+                first[nfirst].name = s + i, first[nfirst].len = (int)n;
+                first[nfirst].file = cf->name ? cf->name : "the script";
+                first[nfirst++].line = line;
+            }
+            kinds |= 1u << k;
             if (kind == OPT_UNKNOWN)
                 snprintf(where, sizeof where, "%.*s( in %.80s:%zu", (int)n, s + i,
                          cf->name ? cf->name : "the script", line);
-            kind = k;
-            calls++;
+            if (kind == OPT_UNKNOWN || k == kind)
+                calls++;
+            if (kind == OPT_UNKNOWN)
+                kind = k;
             i += n;
         }
     }
     if (kind == OPT_UNKNOWN)
         return;
+    if (kinds != 1u << kind) { /* optimizers of several kinds: which one ran is not in the source */
+        /* "SGD( line 47, AdamW( line 49 of train.py", a file named at each kind when they
+         * differ */
+        int one_file = 1;
+        for (int i = 1; i < nfirst; i++)
+            one_file &= !strcmp(first[i].file, first[0].file);
+        char *choices = r->optim_choices;
+        size_t cap = sizeof r->optim_choices, at = 0;
+        for (int i = 0; i < nfirst && at < cap; i++) {
+            int w = one_file
+                        ? snprintf(choices + at, cap - at, "%s%.*s( line %zu", i ? ", " : "",
+                                   first[i].len, first[i].name, first[i].line)
+                        : snprintf(choices + at, cap - at, "%s%.*s( at %.60s:%zu", i ? ", " : "",
+                                   first[i].len, first[i].name, first[i].file, first[i].line);
+            at = w < 0 ? cap : at + (size_t)w;
+        }
+        if (one_file && at < cap)
+            snprintf(choices + at, cap - at, " of %.80s", first[0].file);
+        r->optim_kinds = kinds;
+        snprintf(r->optim_where, sizeof r->optim_where,
+                 "no optimizer step ran, and the script constructs several kinds (%.200s)",
+                 r->optim_choices);
+        return;
+    }
     r->optim = kind;
     /* one construction: the script's only optimizer; more (a GAN's generator and
      * discriminator, one per parameter group): every one of them is of this kind */

@@ -136,6 +136,11 @@ typedef struct run_recognition {
     char optim_class[48]; /* from the frames ("AdamW", "SGD"), "" if unseen */
     double optim_bpp;     /* state bytes per trainable parameter, measured; < 0: not measured */
     char optim_where[320];
+    /* no step ran and the script constructs optimizers of several kinds (which one ran is not in
+     * the source): their kinds (bit 1u << optim_kind) and where ("SGD( at train.py:58, AdamW(
+     * at train.py:60"); 0 and "" otherwise */
+    unsigned optim_kinds;
+    char optim_choices[200];
     int steps_maybe_skipped; /* 1: no optimizer ran that a GradScaler's skipping explains: the
                               * steps counted (gradients freed) may have updated nothing */
     uint64_t trainable;      /* trainable parameters (the gradients' elements); 0: unknown */
@@ -163,8 +168,9 @@ void recognize_run(const recognize_input *in, run_recognition *out);
 void recognize_optim_cmdline(int argc, const char *const *argv, run_recognition *r);
 /* recognize_optim_script: the same, from the traced script's recorded source (files: the trace's
  * recorded files; the program's own, passed as an argument) when it constructs optimizers of one
- * kind only (torch.optim.SGD(...) and no other: its kind, said with the file and line); nothing
- * when it constructs several kinds (which one ran is not in the source) or none. */
+ * kind only (torch.optim.SGD(...) and no other: its kind, said with the file and line); when it
+ * constructs several kinds (which one ran is not in the source), those kinds in optim_kinds /
+ * optim_choices, the kind left unknown; nothing when it constructs none. */
 void recognize_optim_script(const config_files *files, run_recognition *r);
 /* recognize_family / recognize_optim / recognize_features: the three parts of recognize_run. */
 void recognize_family(const recognize_input *in, run_recognition *out);
