@@ -247,7 +247,7 @@ verdict:
         else
             printf(flags[0] ? "  (%s)\n" : "%s\n", flags);
     }
-    if (lb && advice_keep_effective(s, lb, &rb, &ra)) {
+    if (lb && advice_keep_effective_fits(cal, s, lb, a->card.bytes, ADVICE_HEADROOM, &rb, &ra)) {
         advice_batch_flags(c, &base, rb, ra, flags, sizeof flags);
         if (s->accum_unknown && rb == s->B)
             printf("recommended: micro-batch %llu as it is%s%s%s, your accumulation steps "
@@ -349,7 +349,7 @@ static int print_json(const nano_config *c, const gpt_shape *s, const prediction
             cJSON_AddNumberToObject(root, "largest_batch_size", (double)lb);
         cJSON_AddBoolToObject(root, "largest_batch_size_at_most", lower); /* as the report */
         uint64_t rb, ra;
-        if (advice_keep_effective(s, lb, &rb, &ra)) {
+        if (advice_keep_effective_fits(cal, s, lb, a->card.bytes, ADVICE_HEADROOM, &rb, &ra)) {
             cJSON *rj = cJSON_AddObjectToObject(root, "recommended");
             cJSON_AddNumberToObject(rj, "batch_size", (double)rb);
             if (s->accum_unknown) { /* the run's A is not known: only the factor is */

@@ -2,8 +2,8 @@
 # predict_trace.sh — `vramtrace predict --from` calibrates with a real traced run (the H100 OOM
 # of examples/traces, GPT-2 124M B=16 under a 12 GiB card, its config file not recorded: its
 # micro-batch given to `report --json`): the run's own setting does not fit, a quarter of the
-# micro-batch does; a ResNet's report predicts in its own words; a file that is neither a trace
-# nor a report: exit 2.
+# micro-batch does; a ResNet's report predicts in its own words; the recommendation printed is
+# itself predicted to fit; a file that is neither a trace nor a report: exit 2.
 # The truth is independent of the prediction: both configurations ran on the same card (the
 # committed traces b_oom_12gib.vt ran out of memory, b_recommended_12gib.vt at B=4, A=128 did not).
 set -u
@@ -208,6 +208,26 @@ for from in "$BB" bb.json; do
     [ $rc = 2 ] && grep -q "block_size 1024 is past the traced model's position table (512 rows" err.txt ||
         { cat err.txt; echo "predict --from $from --block_size=1024: exit $rc"; exit 1; }
 done
+# the recommendation predict prints is itself predicted to fit, on every committed H100 run that
+# gives its shape (Llama 400M at B=4 out of memory on 12 GiB: B=2 fits alone, B=2 with two
+# micro-steps does not, its gradients kept through the second forward; B=1, A=4 does)
+for T in "$ROOT"/examples/traces/h100-torch2.11-beyond/*.vt; do
+    "$VT" predict --from "$T" --json >rec1.json 2>/dev/null || continue
+    python3 - rec1.json <<'PYEOF' >flags.txt || exit 1
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = d.get("recommended")
+if r and r.get("gradient_accumulation_steps"):
+    print("--batch-size %d --grad-accum %d" % (r["batch_size"], r["gradient_accumulation_steps"]))
+PYEOF
+    [ -s flags.txt ] || continue
+    # shellcheck disable=SC2046
+    "$VT" predict --from "$T" --json $(cat flags.txt) >rec2.json || exit 1
+    python3 -c "import json,sys; sys.exit(0 if json.load(open('rec2.json'))['fits'] else 1)" ||
+        { echo "$(basename "$T"): predict recommends $(cat flags.txt), which it predicts not to fit"; exit 1; }
+    n_rec=$((${n_rec:-0} + 1))
+done
+[ "${n_rec:-0}" -ge 5 ] || { echo "only ${n_rec:-0} recommendations checked"; exit 1; }
 printf 'not a trace\n' >bogus.txt
 "$VT" predict --from bogus.txt >/dev/null 2>err.txt; rc=$?
 [ $rc = 2 ] && grep -q 'neither a trace' err.txt || { cat err.txt; echo "bad --from: exit $rc"; exit 1; }

@@ -127,6 +127,12 @@ uint64_t advice_cache_limit(const prediction *p, uint64_t capacity, double headr
  * required bytes fit capacity with headroom; 0 if not even 1 fits or capacity is 0. */
 uint64_t advice_largest_batch(const model_calib *c, const gpt_shape *s, uint64_t capacity,
                               double headroom);
+/* advice_keep_effective_fits: advice_keep_effective's micro-batch b <= lb and accumulation a,
+ * the largest whose own shape fits capacity with headroom (more micro-steps than one keep every
+ * gradient through the next forward: the largest micro-batch that fits alone, lb, can fail with
+ * accumulation); 0 if none. */
+int advice_keep_effective_fits(const model_calib *c, const gpt_shape *s, uint64_t lb,
+                               uint64_t capacity, double headroom, uint64_t *b, uint64_t *a);
 
 /* X(enum suffix, json key, text) — the OOM cause classes. */
 #define VT_OOM_CAUSES(X)                                                                           \

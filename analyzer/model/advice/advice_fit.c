@@ -51,3 +51,23 @@ uint64_t advice_largest_batch(const model_calib *c, const gpt_shape *s, uint64_t
     }
     return lo;
 }
+
+int advice_keep_effective_fits(const model_calib *c, const gpt_shape *s, uint64_t lb,
+                               uint64_t capacity, double headroom, uint64_t *b, uint64_t *a)
+{
+    uint64_t k = lb, rb, ra;
+    while (k >= 1 && advice_keep_effective(s, k, &rb, &ra)) {
+        gpt_shape t = *s;
+        t.B = rb;
+        if (!s->accum_unknown) /* (unknown: the prediction keeps the gradients already) */
+            t.A = ra;
+        prediction p;
+        advice_predict(c, &t, &p);
+        if (advice_fits(p.required_bytes, capacity, headroom) == 1) {
+            *b = rb, *a = ra;
+            return 1;
+        }
+        k = rb - 1;
+    }
+    return 0;
+}
