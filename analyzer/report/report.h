@@ -46,10 +46,11 @@ typedef struct report_growth_site {
  * too few step ends for the rule (growth.h, growth_can_tell), or nothing grows */
 enum { REPORT_GROWTH_SHOWN, REPORT_GROWTH_NO_END, REPORT_GROWTH_TOO_FEW, REPORT_GROWTH_NONE };
 typedef struct report_growth {
-    uint32_t steps, opt_steps; /* steps seen; of them, with optimizer allocations */
-    int no_opt_step;           /* 1: the replay saw no optimizer step in the run */
-    int from_records;          /* 1: the trace's STEP records (a chunked trace), 0: the replay */
-    int tensors;               /* 1: tensor bytes, 0: device bytes (segment mode) */
+    uint32_t steps, opt_steps;   /* steps seen; of them, with optimizer allocations */
+    uint32_t passes, iterations; /* the replay's backward passes and optimizer steps (0: none) */
+    int no_opt_step;             /* 1: the replay saw no optimizer step in the run */
+    int from_records;            /* 1: the trace's STEP records (a chunked trace), 0: the replay */
+    int tensors;                 /* 1: tensor bytes, 0: device bytes (segment mode) */
     report_growth_site sites[REPORT_GROWTH_SITES];
     int nsites, nmore;    /* shown; more that grow too */
     double rate;          /* every growing stack's bytes per step together */

@@ -72,6 +72,8 @@ void report_growth_fill(report_ctx *c)
     memset(o, 0, sizeof *o);
     o->steps = g->steps;
     o->opt_steps = g->opt_steps;
+    o->passes = (uint32_t)r->backward_passes;
+    o->iterations = (uint32_t)r->iterations;
     o->from_records = g->from_records;
     o->tensors = g->tensors_seen;
     o->secs_per_step = growth_time_per_step(g);

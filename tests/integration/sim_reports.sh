@@ -88,6 +88,17 @@ for line in open(sys.argv[1]):
     for word in ("nanoGPT", "(assumed)", "GPT.forward", "documents"):
         if word in text:
             bad.append("%s: says %r" % (t, word))
+    # the growth heading counts the program's own steps: its micro-steps (optimizer steps times
+    # the accumulation) of a run that completed them, whatever else allocates between them (an
+    # EMA update, a Trainer's bookkeeping); one optimizer step each, said only with accumulation
+    if not f["oom"] and f["program"] in ("sim_hf.py", "sim_trainer.py", "sim_vision.py") and \
+            f.get("steps") and r["backward_passes"]:
+        micro = f["steps"] * f["grad_accum"]
+        m = re.search(r"^Growth across steps \((\d+) steps?(?: of forward and backward, (\d+) "
+                      r"ending in an optimizer step)?", text, re.M)
+        if not m or int(m.group(1)) != micro or int(m.group(2) or f["steps"]) != f["steps"]:
+            bad.append("%s: growth heading %r, the program ran %d micro-steps, %d optimizer steps"
+                       % (t, m and m.group(0), micro, f["steps"]))
     # a peak explained before the optimizer made its state (none measured there, tensors exact):
     # the refined formula of that moment holds none either
     fo = r.get("formula") or {}
