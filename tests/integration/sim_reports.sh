@@ -88,6 +88,11 @@ for line in open(sys.argv[1]):
     for word in ("nanoGPT", "(assumed)", "GPT.forward", "documents"):
         if word in text:
             bad.append("%s: says %r" % (t, word))
+    # masks the trace shows, counted by the refined formula: its words say so too (BERT's block
+    # printed without them beside a figure that counts them, until 2026-11-30)
+    if "the refined formula counts them (2·B·T·d bytes per block)" in text and any(
+            "+ 2*N*d" not in x for x in re.findall(r"\d+\*N\*d \+ 16\*N[^b]*bytes per block", text)):
+        bad.append("%s: dropout masks counted, the refined block's formula without them" % t)
     # the growth heading counts the program's own steps: its micro-steps (optimizer steps times
     # the accumulation) of a run that completed them, whatever else allocates between them (an
     # EMA update, a Trainer's bookkeeping); one optimizer step each, said only with accumulation

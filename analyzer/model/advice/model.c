@@ -200,17 +200,23 @@ static void shape_of_run(model_result *m, const run_facts *f, int nanogpt)
         missing = "whether torch.compile ran";
     if (family_transformer(fam) && !missing) {
         m->formula_ok = 1;
+        /* dropout masks the trace shows: counted by the block's bytes, and so by its words,
+         * which model_gated_block writes (1-byte masks whatever the rate) */
+        const infer_value *dm = f->inferred ? &f->inferred->v[INFER_dropout_masks] : NULL;
+        int masks = !config_known(c, CFG_dropout) && dm && dm->known && dm->value;
+        int dropout_before = s->dropout_on;
+        if (masks)
+            s->dropout_on = 1;
         model_gated_block(m, f, nanogpt);
         if (model_nograd_forward(m, f, family_words(fam), m->formula_why, sizeof m->formula_why)) {
+            s->dropout_on = dropout_before;
             forwards_only(m, s); /* an evaluation's forward ran out of memory */
             return;
         }
         if (!s->H)
             config_note(&m->cfg, "n_head unknown: the refined formula leaves out the attention's "
                                  "B·H·T log-sum-exp rows (4·B·T·H bytes per block, a few MiB)");
-        const infer_value *dm = f->inferred ? &f->inferred->v[INFER_dropout_masks] : NULL;
-        if (!config_known(c, CFG_dropout) && dm && dm->known && dm->value) {
-            s->dropout_on = 1; /* 1-byte masks whatever the rate */
+        if (masks) {
             config_note(&m->cfg, "dropout's rate unknown, but the trace shows its masks (B·T·d "
                                  "bytes in each block): the refined formula counts them (2·B·T·d "
                                  "bytes per block)");
