@@ -31,22 +31,31 @@ static char *duration(double s, char *buf, size_t len)
 
 void growth_heading(const report_growth *g, char *out, size_t len)
 {
-    /* the run's own count where the replay saw every tensor: its backward passes and optimizer
-     * steps (the step ends below split the run at allocations, its setup and teardown too: an
-     * EMA update or an evaluation after a step is not another step of training); segment mode
-     * sees only the steps that grew the cache, a bounded trace not every event */
-    int own = g->passes && !g->from_records && g->tensors;
-    uint32_t steps = own ? g->passes : g->steps, opt = own ? g->iterations : g->opt_steps;
-    int n = snprintf(out, len, "%u step%s", steps, steps == 1 ? "" : "s");
-    if (n >= 0 && (size_t)n < len && opt && opt < steps)
-        /* accumulation: a step is a micro-step */
-        n += snprintf(out + n, len - (size_t)n,
-                      " of forward and backward, %u ending in an optimizer step", opt);
-    else if (n >= 0 && (size_t)n < len && g->no_opt_step)
-        /* a forward and backward that took no optimizer step (an OOM in it): not a "step" of
-         * training as the program counts them */
-        n += snprintf(out + n, len - (size_t)n,
-                      " of forward and backward, none ending in an optimizer step");
+    /* where the replay saw every tensor, the run's own counts (its backward passes and
+     * optimizer steps) beside the steps below when they differ: those split the run at
+     * allocations, and optimizer allocations in its setup or an EMA update's can begin one
+     * more; segment mode sees only the steps that grew the cache, a bounded trace not every
+     * event */
+    int n;
+    if (g->passes && !g->from_records && g->tensors &&
+        (g->passes != g->steps || g->iterations != g->opt_steps)) {
+        n = snprintf(out, len,
+                     "%u step%s as its allocations split the run (its own: %u backward pass%s, "
+                     "%u optimizer step%s)",
+                     g->steps, g->steps == 1 ? "" : "s", g->passes, g->passes == 1 ? "" : "es",
+                     g->iterations, g->iterations == 1 ? "" : "s");
+    } else {
+        n = snprintf(out, len, "%u step%s", g->steps, g->steps == 1 ? "" : "s");
+        if (n >= 0 && (size_t)n < len && g->opt_steps && g->opt_steps < g->steps)
+            /* accumulation: a step is a micro-step */
+            n += snprintf(out + n, len - (size_t)n,
+                          " of forward and backward, %u ending in an optimizer step", g->opt_steps);
+        else if (n >= 0 && (size_t)n < len && g->no_opt_step)
+            /* a forward and backward that took no optimizer step (an OOM in it): not a "step"
+             * of training as the program counts them */
+            n += snprintf(out + n, len - (size_t)n,
+                          " of forward and backward, none ending in an optimizer step");
+    }
     if (n >= 0 && (size_t)n < len && g->secs_per_step > 0)
         /* few steps timed: said (one may not be the others' kind) */
         snprintf(out + n, len - (size_t)n, ", %.3g s per step%s", g->secs_per_step,

@@ -93,17 +93,26 @@ for line in open(sys.argv[1]):
     if "the refined formula counts them (2·B·T·d bytes per block)" in text and any(
             "+ 2*N*d" not in x for x in re.findall(r"\d+\*N\*d \+ 16\*N[^b]*bytes per block", text)):
         bad.append("%s: dropout masks counted, the refined block's formula without them" % t)
-    # the growth heading counts the program's own steps: its micro-steps (optimizer steps times
-    # the accumulation) of a run that completed them, whatever else allocates between them (an
-    # EMA update, a Trainer's bookkeeping); one optimizer step each, said only with accumulation
+    # the growth heading's counts of forward-backward steps are the program's own: its
+    # micro-steps (optimizer steps times the accumulation) of a run that completed them, said
+    # beside the split's steps where those differ (an EMA update, a Trainer's bookkeeping)
     if not f["oom"] and f["program"] in ("sim_hf.py", "sim_trainer.py", "sim_vision.py") and \
             f.get("steps") and r["backward_passes"]:
         micro = f["steps"] * f["grad_accum"]
-        m = re.search(r"^Growth across steps \((\d+) steps?(?: of forward and backward, (\d+) "
-                      r"ending in an optimizer step)?", text, re.M)
-        if not m or int(m.group(1)) != micro or int(m.group(2) or f["steps"]) != f["steps"]:
+        head = re.search(r"^Growth across steps \((.*)$", text, re.M)
+        head = head.group(1) if head else ""
+        own = re.search(r"its own: (\d+) backward pass(?:es)?, (\d+) optimizer steps?\)", head)
+        fb = re.match(r"(\d+) steps?(?: of forward and backward, (\d+) ending in an optimizer step)?",
+                      head)
+        if own:
+            got = (int(own.group(1)), int(own.group(2)))
+        elif fb and "as its allocations split" not in head:
+            got = (int(fb.group(1)), int(fb.group(2) or fb.group(1)))
+        else:
+            got = None
+        if got != (micro, f["steps"]):
             bad.append("%s: growth heading %r, the program ran %d micro-steps, %d optimizer steps"
-                       % (t, m and m.group(0), micro, f["steps"]))
+                       % (t, head[:120], micro, f["steps"]))
     # a peak explained before the optimizer made its state (none measured there, tensors exact):
     # the refined formula of that moment holds none either
     fo = r.get("formula") or {}
