@@ -156,6 +156,15 @@ for line in open(sys.argv[1]):
             "--optimizer" not in f["command"]:
         if "the script constructs several kinds (SGD( line" not in text or "assume AdamW" in text:
             bad.append("%s: no step ran, three kinds in the script: %s" % (t, rec["optimizer"]))
+    # no step ran, no --optimizer on the command line, and the script's argparse defaults it
+    # (sim_hf.py: default="adamw"): that one, said as the default, never an assumption
+    if f["oom"] and not f.get("steps") and f["program"] == "sim_hf.py" and \
+            "--optimizer" not in f["command"] and \
+            rec["optimizer"]["state_bytes_per_trainable_param"] is None and not rec["optimizer"]["class"]:
+        o = rec["optimizer"]
+        if o["kind"] != "adam" or '--optimizer, default="adamw"' not in o["where"] or \
+                "assume AdamW" in text:
+            bad.append("%s: no step ran, --optimizer's default adamw: %s" % (t, o))
     # no step ran: the optimizer the command line names, SGD counted at its momentum buffer's
     # 4 B (a bound: the line does not say whether momentum is on), never AdamW's 8 B assumed
     if f["oom"] and not f.get("steps") and "--optimizer sgd" in f["command"]:

@@ -614,6 +614,27 @@ static void test_script_optimizer_kinds(void **state)
                              "fit.py): predictions count the most state of them, AdamW's"));
 }
 
+/* No step ran, no --optimizer on the command line: the script's argparse default names it
+ * (hf_train.py: default="adamw"), said as the default; SGD's name is not taken (momentum or
+ * none), and a value on the command line is the command line's. */
+static void test_optimizer_flag_default(void **state)
+{
+    (void)state;
+    static model_result m;
+    script_kinds("import argparse\nap = argparse.ArgumentParser()\n"
+                 "ap.add_argument('--optimizer', choices=['adamw', 'adafactor'], "
+                 "default='adafactor')\nopt = make(ap.parse_args().optimizer)\n",
+                 &m);
+    assert_int_equal(m.rec.optim, OPT_FACTORED);
+    assert_non_null(strstr(m.rec.optim_where, "fit.py: --optimizer, default=\"adafactor\" (its "
+                                              "argparse; not on the command line"));
+    assert_false(m.opt_assumed);
+    script_kinds("import argparse\nap = argparse.ArgumentParser()\n"
+                 "ap.add_argument('--optimizer', default='sgd')\n",
+                 &m);
+    assert_int_equal(m.rec.optim, OPT_UNKNOWN);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -627,6 +648,7 @@ int main(void)
         cmocka_unit_test(test_sim_compile),
         cmocka_unit_test(test_peaks_only),
         cmocka_unit_test(test_script_optimizer_kinds),
+        cmocka_unit_test(test_optimizer_flag_default),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

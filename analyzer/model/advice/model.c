@@ -398,8 +398,10 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     model_trace_dtype(&m->cfg, f);
     formula_shape_from_config(&m->cfg, &m->shape);
     model_trace_compile(m, f, nanogpt);
-    if (f->argv)
+    if (f->argv) {
         recognize_optim_cmdline(f->argc, f->argv, &m->rec);
+        recognize_optim_default(&m->cfg, f->argc, f->argv, &m->rec);
+    }
     recognize_optim_script(m->cfg.files, &m->rec);
     shape_of_run(m, f, nanogpt);
     m->shape.iteration0 = f->iterations == 0;

@@ -1,13 +1,16 @@
 /* optim.c — the optimizer, recognized from the state it created (recognize.h): bytes of state
  * per trainable parameter (the optimizer state's peak over the gradients' elements) say what it
  * keeps, whatever its class; the class on the Python stacks names it; with neither, the traced
- * command line's --optimizer / --optim. */
+ * command line's --optimizer / --optim, that flag's default in the script's argparse, or the
+ * optimizers the script constructs. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "config.h"
 #include "recognize.h"
+#include "scriptflags.h"
 
 static const char *const opt_keys[] = {
 #define VT_OPTIM_KEY(e, key, words, words16) key,
@@ -190,6 +193,56 @@ void recognize_optim_cmdline(int argc, const char *const *argv, run_recognition 
                 return;
             }
     }
+}
+
+/* flag_kind: the kind an --optimizer / --optim value names (VT_OPTIM_FLAGS), OPT_UNKNOWN if none */
+static optim_kind flag_kind(const char *v)
+{
+    static const optim_name names[] = {
+#define VT_OPTIM_FLAG_ROW(n, k) {n, OPT_##k},
+        VT_OPTIM_FLAGS(VT_OPTIM_FLAG_ROW)
+#undef VT_OPTIM_FLAG_ROW
+    };
+    for (size_t j = 0; j < sizeof names / sizeof names[0]; j++)
+        if (!strcasecmp(v, names[j].name))
+            return names[j].kind;
+    return OPT_UNKNOWN;
+}
+
+void recognize_optim_default(const nano_config *c, int argc, const char *const *argv,
+                             run_recognition *r)
+{
+    if (r->optim != OPT_UNKNOWN || r->optim_bpp >= 0 || !argv)
+        return;
+    for (int i = 1; i < argc; i++) { /* on the command line: that value decides, or nothing */
+        char key[32];
+        config_arg_key(argv[i], key, sizeof key);
+        if (!strncmp(argv[i], "--", 2) && (!strcmp(key, "optimizer") || !strcmp(key, "optim")))
+            return;
+    }
+    const config_recfile *f = config_recorded_script(c, argc, argv);
+    script_flag *fl = f ? malloc(SCRIPT_FLAGS_MAX * sizeof *fl) : NULL;
+    if (!fl)
+        return;
+    int n = scriptflags_parse(f->data, f->len, fl, SCRIPT_FLAGS_MAX);
+    const char *base = strrchr(f->name, '/') ? strrchr(f->name, '/') + 1 : f->name;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < fl[i].nnames; j++) {
+            const char *name = fl[i].names[j];
+            if (strcmp(name, "--optimizer") && strcmp(name, "--optim"))
+                continue;
+            optim_kind k = fl[i].sdef[0] ? flag_kind(fl[i].sdef) : OPT_UNKNOWN;
+            if (k == OPT_UNKNOWN || k == OPT_SGD) /* SGD: momentum or none is not in a name */
+                break;
+            r->optim = k;
+            snprintf(r->optim_where, sizeof r->optim_where,
+                     "%.60s: %s, default=\"%s\" (its argparse; not on the command line; no step "
+                     "ran: its state not measured)",
+                     base, name, fl[i].sdef);
+            free(fl);
+            return;
+        }
+    free(fl);
 }
 
 /* X(class name, the kind) — optimizer classes a script constructs: Name( after no identifier

@@ -166,6 +166,12 @@ void recognize_run(const recognize_input *in, run_recognition *out);
  * Face Trainer's --optim): that one, its where saying so. SGD is not taken: a command line does
  * not say whether it keeps a momentum buffer. */
 void recognize_optim_cmdline(int argc, const char *const *argv, run_recognition *r);
+/* recognize_optim_default: the same, when the command line does not give --optimizer /
+ * --optim and the traced script's argparse defines it with a default that names an optimizer
+ * (hf_train.py: --optimizer, default="adamw"): that one, said as the default (SGD is not taken:
+ * its name does not say whether it keeps a momentum buffer). */
+void recognize_optim_default(const nano_config *c, int argc, const char *const *argv,
+                             run_recognition *r);
 /* recognize_optim_script: the same, from the traced script's recorded source (files: the trace's
  * recorded files; the program's own, passed as an argument) when it constructs optimizers of one
  * kind only (torch.optim.SGD(...) and no other: its kind, said with the file and line); when it

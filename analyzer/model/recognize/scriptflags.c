@@ -83,7 +83,10 @@ static void piece(const char *s, size_t a, size_t b, script_flag *f)
     size_t v = e + 1;
     while (v < b && isspace((unsigned char)s[v]))
         v++;
-    if (k - a == 7 && !strncmp(s + a, "default", 7) && b - v < sizeof text) {
+    if (k - a == 7 && !strncmp(s + a, "default", 7) && v < b && (s[v] == '"' || s[v] == '\'')) {
+        if (!literal(s, v, b, f->sdef, sizeof f->sdef))
+            f->sdef[0] = '\0';
+    } else if (k - a == 7 && !strncmp(s + a, "default", 7) && b - v < sizeof text) {
         memcpy(text, s + v, b - v);
         text[b - v] = '\0';
         char *end;

@@ -15,12 +15,13 @@
 #define SCRIPT_FLAG_NAMES 4  /* option strings kept per call ("-b", "--batch-size") */
 
 /* One add_argument call: its option strings as written, its default when it is an integer
- * literal, whether it is a switch (action="store_true"). */
+ * or a short string literal, whether it is a switch (action="store_true"). */
 typedef struct script_flag {
     char names[SCRIPT_FLAG_NAMES][48];
     int nnames;
     int has_default; /* 1: default= an integer literal (in def) */
     long long def;
+    char sdef[32]; /* default= a string literal ("adamw"), else "" */
     int store_true;
 } script_flag;
 
