@@ -88,6 +88,16 @@ for line in open(sys.argv[1]):
     for word in ("nanoGPT", "(assumed)", "GPT.forward", "documents"):
         if word in text:
             bad.append("%s: says %r" % (t, word))
+    # the documents' AdamW state counts the model's own matrices (a Llama has no position table
+    # and matrices of its own): within 0.1 % of the state a Llama trained with AdamW measured
+    # (its norms' weights apart), 2.50 for 2.79 GiB before 2026-11-30
+    fo = r.get("formula") or {}
+    if f["family"] == "llama" and f["optimizer"] == "adamw" and not f["lora_rank"] and \
+            f["optim_state_bytes"] and fo.get("optimizer", {}).get("document_bytes") and \
+            abs(f["optim_state_bytes"] / (8 * f["trainable_params"]) - 1) < 0.01:  # fp32 states
+        if abs(fo["optimizer"]["document_bytes"] / f["optim_state_bytes"] - 1) > 0.001:
+            bad.append("%s: the documents' AdamW state %d B, the program's %d" %
+                       (t, fo["optimizer"]["document_bytes"], f["optim_state_bytes"]))
     # masks the trace shows, counted by the refined formula: its words say so too (BERT's block
     # printed without them beside a figure that counts them, until 2026-11-30)
     if "the refined formula counts them (2·B·T·d bytes per block)" in text and any(

@@ -92,6 +92,20 @@ uint64_t formula_params_matmul(const gpt_shape *s)
     return 12 * s->L * s->d * s->d + s->V * s->d + (s->bert && s->pos_rows ? s->d * s->d : 0);
 }
 
+/* decayed_params: the matrices (dim >= 2) whose AdamW state the documents count (nanoGPT's
+ * decay group: its embeddings, position table and the blocks' 12*d*d); a gated block's model
+ * has no position table and matrices of its own (an untied head besides), BERT its position and
+ * token-type tables' rows and the masked-LM head's d x d transform */
+static uint64_t decayed_params(const gpt_shape *s)
+{
+    if (s->gated)
+        return s->V * s->d * (s->untied ? 2 : 1) + s->L * gated_matmul(s);
+    if (s->bert && s->pos_rows)
+        return s->V * s->d + (s->pos_rows + s->type_rows) * s->d + 12 * s->L * s->d * s->d +
+               s->d * s->d;
+    return s->V * s->d + s->T * s->d + 12 * s->L * s->d * s->d;
+}
+
 void formula_documents(const gpt_shape *s, doc_formula *d)
 {
     memset(d, 0, sizeof *d);
@@ -102,7 +116,7 @@ void formula_documents(const gpt_shape *s, doc_formula *d)
      * block's model has none: rotary) */
     d->params_reported =
         formula_params_exact(s) - (s->gated ? 0 : (s->pos_rows ? s->pos_rows : s->T) * s->d);
-    d->decayed_params = s->V * s->d + s->T * s->d + 12 * s->L * s->d * s->d;
+    d->decayed_params = decayed_params(s);
     d->param_bytes = d->params_reported * 2;
     d->grad_bytes = d->params_reported * 2;
     d->optimizer_bytes = d->decayed_params * 2 * 4;
