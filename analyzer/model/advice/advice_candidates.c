@@ -177,7 +177,7 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
         snprintf(cmd, sizeof cmd, "--n_embd=%llu --n_head=%llu", (unsigned long long)d2,
                  (unsigned long long)s.H);
         snprintf(note, sizeof note,
-                 "narrower model (n_embd %llu instead of %llu): less capacity, a new model",
+                 "narrower model (width %llu instead of %llu): less capacity, a new model",
                  (unsigned long long)d2, (unsigned long long)cur->d);
         n = add(items, n, max, c, &s, capacity, change, cmd, note);
     }
