@@ -98,6 +98,12 @@ for line in open(sys.argv[1]):
         if abs(fo["optimizer"]["document_bytes"] / f["optim_state_bytes"] - 1) > 0.001:
             bad.append("%s: the documents' AdamW state %d B, the program's %d" %
                        (t, fo["optimizer"]["document_bytes"], f["optim_state_bytes"]))
+    # an fp32 run of a script with its own mixed-precision flag: the bf16 what-if changes that
+    # flag, not the code (sim_hf.py / sim_vision.py: --amp, choices bf16 / fp16 / none)
+    if "--amp none" in f["command"] and f["program"] in ("sim_hf.py", "sim_vision.py"):
+        m = re.search(r"^  - bf16 mixed precision \(autocast\)\n(?:      .*\n)*?      change: (.*)$", text, re.M)
+        if m and m.group(1) != "--amp bf16":
+            bad.append("%s: the bf16 what-if's change %r, the script's flag --amp bf16" % (t, m.group(1)))
     # masks the trace shows, counted by the refined formula: its words say so too (BERT's block
     # printed without them beside a figure that counts them, until 2026-11-30)
     if "the refined formula counts them (2·B·T·d bytes per block)" in text and any(

@@ -27,14 +27,23 @@ static const char script[] =
     "ap.add_argument('--gradient-checkpointing', action=\"store_true\")\n"
     "ap.add_argument('--lr', type=float, default=3e-4)\n"
     "ap.add_argument( '--n-layer' , default = -3 )\n"
-    "ap.add_argument(*names)\n";
+    "ap.add_argument(*names)\n"
+    "ap.add_argument('--optimizer', choices=['adamw', \"sgd\"], default='adamw')\n"
+    "ap.add_argument('--dtype', choices=['fp32', 'bf16'], default='fp32')\n"
+    "ap.add_argument('--amp', choices=[\"bf16\", 'fp16', 'none'], default=None)\n"
+    "ap.add_argument('--mode', choices=MODES, default=x)\n";
+
+static int n16(script_flag *f)
+{
+    return scriptflags_parse(script, sizeof script - 1, f, 16);
+}
 
 static void test_parse(void **state)
 {
     (void)state;
     script_flag f[16];
     int n = scriptflags_parse(script, sizeof script - 1, f, 16);
-    assert_int_equal(n, 6); /* not the docstring's, the comment's or the one with no literal */
+    assert_int_equal(n, 10); /* not the docstring's, the comment's or the one with no literal */
     assert_string_equal(f[0].names[0], "--batch-size");
     assert_int_equal(f[0].has_default, 1);
     assert_int_equal(f[0].def, 8);
@@ -46,6 +55,14 @@ static void test_parse(void **state)
     assert_int_equal(f[4].has_default, 0); /* 3e-4: not an integer */
     assert_string_equal(f[5].names[0], "--n-layer");
     assert_int_equal(f[5].def, -3);
+    /* a string default, a list of string choices ('\0' after each), none from a name */
+    assert_int_equal(n16(f), 10);
+    assert_string_equal(f[6].sdef, "adamw");
+    assert_memory_equal(f[6].choices, "adamw\0sgd\0", 11);
+    assert_memory_equal(f[8].choices, "bf16\0fp16\0none\0", 16);
+    assert_string_equal(f[8].sdef, "");
+    assert_string_equal(f[9].choices, "");
+    assert_string_equal(f[9].sdef, "");
     /* max bounds what is kept */
     assert_int_equal(scriptflags_parse(script, sizeof script - 1, f, 2), 2);
 }
@@ -104,6 +121,8 @@ static void test_apply(void **state)
     /* -3 layers: not a value the model takes (config_set refuses it), no flag either */
     assert_int_equal(c.v[CFG_n_layer].src, CONFIG_SRC_UNKNOWN);
     assert_string_equal(c.ckpt_flag, "--gradient-checkpointing");
+    /* the mixed-precision flag with a bf16 choice, not --dtype (the model's own precision) */
+    assert_string_equal(c.amp_flag, "--amp bf16");
 
     /* nanoGPT's configurator: its script's flags are not read */
     configured(&c, &files, &rf, PROG_NANOGPT);

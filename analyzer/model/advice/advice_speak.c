@@ -167,7 +167,9 @@ static void advice_speak_program(advice_item *items, int n, const nano_config *c
         }
         /* autocast: the precision switch of the loop the program uses, else a code change */
         if (s->dtype_bytes != cur->dtype_bytes) {
-            if (targs)
+            if (cfg->amp_flag[0]) /* the script's own flag ("--amp bf16") */
+                snprintf(it->cmdline, sizeof it->cmdline, "%s", cfg->amp_flag);
+            else if (targs)
                 snprintf(it->cmdline, sizeof it->cmdline, "%s(bf16=True)", targs);
             else if (rec && !strcmp(rec->loop, "lightning"))
                 snprintf(it->cmdline, sizeof it->cmdline, "Trainer(precision=\"bf16-mixed\")");

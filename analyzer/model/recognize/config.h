@@ -98,10 +98,11 @@ typedef struct nano_config {
     int nwarnings;          /* notes: problems that did not stop the parse, values not used; all
                              * are counted, the first CONFIG_NOTES_MAX kept (config_notes_kept) */
     char warnings[CONFIG_NOTES_MAX][240];
-    int nskipped;        /* config file lines that set a key and could not be evaluated */
-    char skipped[400];   /* the first: "FILE:LINE: 'key = expr' cannot be evaluated: why" */
-    int skipped_key;     /* its key */
-    char ckpt_flag[48];  /* the script's own switch for activation checkpointing, or "" */
+    int nskipped;       /* config file lines that set a key and could not be evaluated */
+    char skipped[400];  /* the first: "FILE:LINE: 'key = expr' cannot be evaluated: why" */
+    int skipped_key;    /* its key */
+    char ckpt_flag[48]; /* the script's own switch for activation checkpointing, or "" */
+    char amp_flag[64]; /* the script's own flag and value for bf16 autocast ("--amp bf16"), or "" */
     char targs_call[48]; /* the script's own training-arguments call ("TrainingArguments",
                           * "SFTConfig"; trainargs.h), or "" */
 } nano_config;

@@ -58,7 +58,32 @@ static int literal(const char *s, size_t a, size_t b, char *out, size_t cap)
     return 1;
 }
 
-/* piece: one argument s[a..b) of a call: an option string, default=, action=. */
+/* choices_list: the string literals of a list s[a..b) (after its '['), each followed by '\0' in
+ * out; "" when an element is not a plain string literal or they do not fit */
+static void choices_list(const char *s, size_t a, size_t b, char *out, size_t cap)
+{
+    size_t n = 0;
+    out[0] = '\0';
+    while (a < b) {
+        while (a < b && (isspace((unsigned char)s[a]) || s[a] == ','))
+            a++;
+        if (a < b && s[a] == ']')
+            break;
+        size_t e = a + 1;
+        while (e < b && s[e] != s[a])
+            e++;
+        if (a >= b || (s[a] != '"' && s[a] != '\'') || e >= b ||
+            !literal(s, a, e + 1, out + n, cap - n - 1)) {
+            out[0] = '\0';
+            return;
+        }
+        n += strlen(out + n) + 1;
+        out[n] = '\0';
+        a = e + 1;
+    }
+}
+
+/* piece: one argument s[a..b) of a call: an option string, default=, choices=, action=. */
 static void piece(const char *s, size_t a, size_t b, script_flag *f)
 {
     while (a < b && isspace((unsigned char)s[a]))
@@ -93,6 +118,8 @@ static void piece(const char *s, size_t a, size_t b, script_flag *f)
         long long d = strtoll(text, &end, 10);
         if (end != text && !*end && (isdigit((unsigned char)text[0]) || text[0] == '-'))
             f->has_default = 1, f->def = d;
+    } else if (k - a == 7 && !strncmp(s + a, "choices", 7) && v < b && s[v] == '[') {
+        choices_list(s, v + 1, b, f->choices, sizeof f->choices);
     } else if (k - a == 6 && !strncmp(s + a, "action", 6)) {
         f->store_true = literal(s, v, b, text, sizeof text) && !strcmp(text, "store_true");
     }
@@ -166,6 +193,16 @@ static int checkpointing_switch(const char *key)
     return 0;
 }
 
+/* a mixed-precision (autocast) flag, by its name: not --dtype, the model's own precision */
+static int amp_switch(const char *key)
+{
+    static const char *const names[] = {"amp", "mixed_precision", "precision", "autocast", NULL};
+    for (int i = 0; names[i]; i++)
+        if (!strcmp(key, names[i]))
+            return 1;
+    return 0;
+}
+
 void config_apply_script(nano_config *c, int argc, const char *const *argv)
 {
     const config_recfile *f = config_recorded_script(c, argc, argv);
@@ -189,6 +226,12 @@ void config_apply_script(nano_config *c, int argc, const char *const *argv)
             snprintf(c->ckpt_flag, sizeof c->ckpt_flag, "%s", lng);
             continue;
         }
+        if (amp_switch(key) && !c->amp_flag[0])
+            for (const char *ch = fl[i].choices; *ch; ch += strlen(ch) + 1)
+                if (!strcmp(ch, "bf16") || !strcmp(ch, "bfloat16") || !strcmp(ch, "bf16-mixed")) {
+                    snprintf(c->amp_flag, sizeof c->amp_flag, "%s %s", lng, ch);
+                    break;
+                }
         int k = config_flag_key(lng);
         if (k < 0 || config_key_type((config_key)k) != CONFIG_INT)
             continue; /* precision and compile: the trace says what ran */

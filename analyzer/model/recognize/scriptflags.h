@@ -15,13 +15,16 @@
 #define SCRIPT_FLAG_NAMES 4  /* option strings kept per call ("-b", "--batch-size") */
 
 /* One add_argument call: its option strings as written, its default when it is an integer
- * or a short string literal, whether it is a switch (action="store_true"). */
+ * or a short string literal, its choices when a list of string literals, whether it is a
+ * switch (action="store_true"). */
 typedef struct script_flag {
     char names[SCRIPT_FLAG_NAMES][48];
     int nnames;
     int has_default; /* 1: default= an integer literal (in def) */
     long long def;
-    char sdef[32]; /* default= a string literal ("adamw"), else "" */
+    char sdef[32];    /* default= a string literal ("adamw"), else "" */
+    char choices[96]; /* choices= a list of string literals, each followed by '\0' ("bf16\0none\0"),
+                         else "" */
     int store_true;
 } script_flag;
 
@@ -38,8 +41,9 @@ size_t scriptflags_skip_noncode(const char *s, size_t i, size_t len);
  * .py argument) for a program that is not nanoGPT: a key's flag the command line did not use
  * becomes the one advice spells, an integer default the key's value where nothing set it
  * (CONFIG_SRC_FILE, where "hf_train.py: --grad-accum, default=1 (argparse)"); a checkpointing
- * switch (--gradient-checkpointing) becomes c->ckpt_flag. The precision and compile keys are
- * left to the trace. */
+ * switch (--gradient-checkpointing) becomes c->ckpt_flag, a mixed-precision flag with a bf16
+ * choice (--amp, choices bf16 / none) c->amp_flag ("--amp bf16"). The precision and compile keys
+ * are left to the trace. */
 void config_apply_script(nano_config *c, int argc, const char *const *argv);
 
 /* config_nanogpt_script: a traced nanoGPT-style run's defaults as its own script states them:
