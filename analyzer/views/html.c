@@ -233,7 +233,9 @@ static void header(FILE *out, const report_ctx *c)
             html_bytes(r->peak_reserved, b2, sizeof b2),
             r->tensor_mode ? html_bytes(r->peak_allocated, b3, sizeof b3)
                            : "not visible in segment mode",
-            r->n_events, report_failed_text(r->n_failed, r->n_failed_frees, fails, sizeof fails),
+            r->n_events,
+            report_failed_text(r->n_failed, r->n_failed_frees, r->n_failed_frees_shutdown, fails,
+                               sizeof fails),
             r->iterations, r->iterations == 1 ? "" : "s",
             r->tensor_mode ? report_steps_hedge(c) : " that grew the cache",
             (double)r->end_ns / 1e9);

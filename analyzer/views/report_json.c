@@ -98,6 +98,7 @@ int report_json(FILE *out, const report_ctx *c)
     cJSON_AddNumberToObject(root, "events", (double)r->n_events);
     cJSON_AddNumberToObject(root, "failed_events", (double)r->n_failed);
     cJSON_AddNumberToObject(root, "failed_frees", (double)r->n_failed_frees);
+    cJSON_AddNumberToObject(root, "failed_frees_at_shutdown", (double)r->n_failed_frees_shutdown);
     cJSON_AddNumberToObject(root, "iterations", r->iterations);
     cJSON *devs = cJSON_AddArrayToObject(root, "devices");
     for (size_t i = 0; i < tables_n_devices(r->t); i++) {

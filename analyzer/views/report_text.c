@@ -58,13 +58,19 @@ const char *report_steps_hedge(const report_ctx *c)
                : "";
 }
 
-const char *report_failed_text(uint64_t allocs, uint64_t frees, char *buf, size_t n)
+const char *report_failed_text(uint64_t allocs, uint64_t frees, uint64_t shutdown, char *buf,
+                               size_t n)
 {
     int k = snprintf(buf, n, "%llu failed allocation%s", (unsigned long long)allocs,
                      allocs == 1 ? "" : "s");
     if (frees && k > 0 && (size_t)k < n)
-        snprintf(buf + k, n - (size_t)k, ", %llu failed free%s", (unsigned long long)frees,
-                 frees == 1 ? "" : "s");
+        k += snprintf(buf + k, n - (size_t)k, ", %llu failed free%s", (unsigned long long)frees,
+                      frees == 1 ? "" : "s");
+    if (frees && shutdown && k > 0 && (size_t)k < n)
+        snprintf(buf + k, n - (size_t)k,
+                 shutdown == frees ? ", all refused as the driver shut down at the exit"
+                                   : ", %llu of them refused as the driver shut down at the exit",
+                 (unsigned long long)shutdown);
     return buf;
 }
 
@@ -124,7 +130,8 @@ static void print_run(FILE *out, const report_ctx *c)
     if (report_tracker_text(r))
         fprintf(out, "  tracker  %s\n", report_tracker_text(r));
     char fails[96];
-    report_failed_text(r->n_failed, r->n_failed_frees, fails, sizeof fails);
+    report_failed_text(r->n_failed, r->n_failed_frees, r->n_failed_frees_shutdown, fails,
+                       sizeof fails);
     if (r->tensor_mode)
         fprintf(out, "  events   %llu (%s), %u optimizer step%s%s, %.2f s traced\n",
                 (unsigned long long)r->n_events, fails, r->iterations,

@@ -17,7 +17,9 @@ void summary_text(FILE *out, const char *path, const run_summary *s)
             "vramtrace: trace %s: %" PRIu64 " events (%s), peak %s reserved "
             "by the allocator (%s for the process, with contexts and kernel images), %" PRIu64
             " context%s, ",
-            path, s->events, report_failed_text(s->failed, s->failed_frees, fails, sizeof fails),
+            path, s->events,
+            report_failed_text(s->failed, s->failed_frees, s->failed_frees_shutdown, fails,
+                               sizeof fails),
             pr, pp, s->contexts, s->contexts == 1 ? "" : "s");
     if (s->oom)
         fprintf(out, "OOM: yes (a request for %s failed), ",

@@ -159,6 +159,7 @@ static inline __attribute__((always_inline)) void apply_free(state *s, const rea
     unsigned space = AP_SPACE(info);
     if (__builtin_expect(ev->failed, 0)) {
         r->n_failed_frees++;
+        r->n_failed_frees_shutdown += ev->result == 4; /* the process's exit: unloads refused */
         if (s->infer && ev->api == VT_API_torchFree)
             replay_infer_note(s, 0, ev, 0);
         return;

@@ -61,9 +61,11 @@ typedef struct replay_result {
     int tracker_note;        /* the last torchTrackerNote's code (VT_TRACKER_*), 0 = none */
     uint64_t tracker_detail; /* its addr: the layout (ATTACHED), a count (DROPPED) */
     uint64_t n_events, n_failed, unknown_frees;
-    uint64_t n_failed_frees; /* frees the driver refused (n_failed: allocations) */
-    uint64_t n_contexts;     /* CUDA contexts created (primary retains, cuCtxCreate) */
-    uint64_t n_implausible;  /* allocations not counted: the live total would pass 2^62 B */
+    uint64_t n_failed_frees;          /* frees the driver refused (n_failed: allocations) */
+    uint64_t n_failed_frees_shutdown; /* of them, refused as the driver shut down (result 4:
+                                       * CUDA_ERROR_DEINITIALIZED / cudaErrorCudartUnloading) */
+    uint64_t n_contexts;              /* CUDA contexts created (primary retains, cuCtxCreate) */
+    uint64_t n_implausible; /* allocations not counted: the live total would pass 2^62 B */
     /* physical handles (cuMemCreate) released or left without ever being mapped: never
      * counted, as PyTorch's reserved memory does not count them (replay_vmm.c) */
     uint64_t vmm_unmapped_handles, vmm_unmapped_bytes;

@@ -14,6 +14,7 @@ void summary_of_replay(const replay_result *r, run_summary *s)
     s->events = r->n_events;
     s->failed = r->n_failed;
     s->failed_frees = r->n_failed_frees;
+    s->failed_frees_shutdown = r->n_failed_frees_shutdown;
     s->peak_reserved = r->peak_reserved;
     s->peak_process = r->peak_process;
     s->contexts = r->n_contexts;

@@ -9,14 +9,15 @@
 #include "replay.h"
 
 typedef struct run_summary {
-    uint64_t events, failed; /* allocation and free events; failed allocations */
-    uint64_t failed_frees;   /* failed frees */
-    uint64_t peak_reserved;  /* the report's "reserved (allocator)" peak */
-    uint64_t peak_process;   /* the report's "process (all device)" peak */
-    uint64_t contexts;       /* CUDA contexts created */
-    int oom;                 /* the run ended in an out-of-memory error (report: OOM) */
-    uint64_t oom_requested;  /* bytes the failing call asked for */
-    int truncated;           /* no trailer: the process did not stop cleanly */
+    uint64_t events, failed;        /* allocation and free events; failed allocations */
+    uint64_t failed_frees;          /* failed frees */
+    uint64_t failed_frees_shutdown; /* of them, refused as the driver shut down */
+    uint64_t peak_reserved;         /* the report's "reserved (allocator)" peak */
+    uint64_t peak_process;          /* the report's "process (all device)" peak */
+    uint64_t contexts;              /* CUDA contexts created */
+    int oom;                        /* the run ended in an out-of-memory error (report: OOM) */
+    uint64_t oom_requested;         /* bytes the failing call asked for */
+    int truncated;                  /* no trailer: the process did not stop cleanly */
     char truncated_why[256];
     unsigned ended; /* the trailer's VT_TRAILER_* flags (disk full, ...); 0 = plain exit */
 } run_summary;
