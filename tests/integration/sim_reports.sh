@@ -104,6 +104,10 @@ for line in open(sys.argv[1]):
         m = re.search(r"^  - bf16 mixed precision \(autocast\)\n(?:      .*\n)*?      change: (.*)$", text, re.M)
         if m and m.group(1) != "--amp bf16":
             bad.append("%s: the bf16 what-if's change %r, the script's flag --amp bf16" % (t, m.group(1)))
+    # an evaluation in fp32 (no autocast): its weights' dtype follows from its compute, said
+    # once (never "the trace does not give their dtype" beside "dtype float32 inferred")
+    if "does not give their dtype" in text and re.search(r"^  dtype +float32 +inferred", text, re.M):
+        bad.append("%s: the weights' dtype said unknown beside float32 inferred" % t)
     # masks the trace shows, counted by the refined formula: its words say so too (BERT's block
     # printed without them beside a figure that counts them, until 2026-11-30)
     if "the refined formula counts them (2·B·T·d bytes per block)" in text and any(

@@ -100,7 +100,10 @@ static void explain_generic(model_result *m, const run_facts *f)
             continue;
         switch ((category)c) {
         case CAT_PARAMETERS:
-            if (me && f->tensor_mode && s->no_training && !param_dtype_measured(f))
+            /* no gradient to measure the weights' dtype by, unless fp32 compute without
+             * autocast says it (a 16-bit model computes in 16 bits) */
+            if (me && f->tensor_mode && s->no_training && !param_dtype_measured(f) &&
+                !(config_known(&m->cfg, CFG_dtype) && s->dtype_bytes >= 4))
                 snprintf(rd, n,
                          "%.1f MiB in the weights made before the forwards (parameters, and "
                          "buffers if any; with no gradient or optimizer state beside them the "
