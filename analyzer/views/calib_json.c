@@ -58,6 +58,7 @@
     D(act_whole, "activations_whole")                                                              \
     D(logits_whole, "logits_whole_bytes")                                                          \
     P(ema, "ema_bytes")                                                                            \
+    P(eval_batch, "evaluation_batch")                                                              \
     P(frozen, "frozen_model_bytes")
 
 #define W_NUM(f, key) cJSON_AddNumberToObject(o, key, (double)s->f);

@@ -17,9 +17,6 @@
 #include "model_trace.h"
 #include "../../analyzer/views/model_views.h"
 
-#define MiB (1024ull * 1024ull)
-#define GiB (1024ull * MiB)
-
 static char dir[256];
 
 /* model_report_text / _json: model_build, then the view; -1 when the model cannot be built. */
@@ -69,60 +66,7 @@ static int teardown(void **state)
     return system(cmd) == 0 ? 0 : -1;
 }
 
-static const char *const oom_argv[] = {"python3", "train.py", "gpt2_12gb.py", "--batch_size=16"};
-
-/* the config file as the trace recorded it (FILE record): the model reads this, never dir/ */
-static const char gpt2_12gb[] = "batch_size = 4\nblock_size = 1024\n"
-                                "gradient_accumulation_steps = 32\nn_layer = 12\nn_head = 12\n"
-                                "n_embd = 768\ndtype = 'float16'\ncompile = False\n";
-/* the script as recorded: nanoGPT's spelling, its defaults assigned at top level (upstream
- * train.py's way; vocab_size is this one's own line) */
-static const char train_py[] = "batch_size = 12\nblock_size = 1024\n"
-                               "gradient_accumulation_steps = 5 * 8\nn_layer = 12\n"
-                               "n_head = 12\nn_embd = 768\nvocab_size = 50304\n"
-                               "dropout = 0.0\nbias = False\n"
-                               "dtype = 'bfloat16' if torch.cuda.is_bf16_supported() else "
-                               "'float16'\nexec(open('configurator.py').read())\n";
-static const config_recfile recorded[] = {
-    {"gpt2_12gb.py", gpt2_12gb, sizeof gpt2_12gb - 1, 0, VT_FILE_ARG},
-    {"train.py", train_py, sizeof train_py - 1, 0, VT_FILE_ARG},
-    {"examples/sim/sim_train.py", train_py, sizeof train_py - 1, 0, VT_FILE_ARG}};
-static const config_files recorded_files = {3, recorded, 1};
-
-/* An OOM in the forward of iteration 0 of GPT-2 124M, B=16, on a 12 GiB card: what was live
- * follows the refined formula, with the forward half done. */
-static void oom_facts(run_facts *f)
-{
-    memset(f, 0, sizeof *f);
-    f->argc = 4;
-    f->argv = oom_argv;
-    f->cwd = dir;
-    f->files = &recorded_files;
-    f->card_bytes = 12 * GiB;
-    f->card_name = "12GiB";
-    gpt_shape s;
-    memset(&s, 0, sizeof s);
-    s.B = 16, s.T = 1024, s.A = 32, s.L = 12, s.H = 12, s.d = 768, s.V = 50304, s.dtype_bytes = 2;
-    s.iteration0 = 1;
-    cat_breakdown r;
-    formula_refined(&s, &r);
-    f->at_peak.bytes[CAT_PARAMETERS] = r.bytes[CAT_PARAMETERS];
-    f->at_peak.bytes[CAT_AUTOCAST] = r.bytes[CAT_AUTOCAST];
-    f->at_peak.bytes[CAT_ACTIVATIONS] = r.bytes[CAT_ACTIVATIONS];
-    f->at_peak.bytes[CAT_LOGITS] = 4 * s.B * s.T * s.V;
-    f->at_peak.bytes[CAT_INPUTS] = r.bytes[CAT_INPUTS];
-    f->at_peak.bytes[CAT_CONTEXT] = 500 * MiB;
-    f->at_peak.bytes[CAT_CACHE] = 300 * MiB;
-    f->peak_process = cat_breakdown_total(&f->at_peak);
-    f->has_oom = 1;
-    f->oom_requested = 4 * s.B * s.T * s.V;
-    f->oom_capacity = 12 * GiB;
-    f->at_oom = f->at_peak;
-    f->oom_cache = 300 * MiB;
-    f->oom_outside = 500 * MiB;
-    f->oom_phase = "forward";
-    f->oom_site = "train.py:203 forward";
-}
+#include "model_facts.h"
 
 /* A trace names gpt2_12gb.py, which exists in cwd (setup wrote it) but was not recorded: the
  * model never opens it; a 1.1 trace says why. Values the trace's tensors give come next. */
@@ -561,80 +505,6 @@ static void test_peaks_only(void **state)
     cJSON_Delete(root);
 }
 
-/* No step ran and the script constructs optimizers of several kinds: without AdamW among them,
- * the most state of those is counted (SGD's momentum: the trained bytes per element), never
- * AdamW's assumed, and the kinds are said with their lines; with AdamW among them, AdamW's, said
- * the same way. */
-static void script_kinds(const char *src, model_result *m)
-{
-    static config_recfile files[2];
-    static config_files fs;
-    static const char *const argv[] = {"python3", "fit.py", "--batch_size=16"};
-    files[0] = (config_recfile){"fit.py", src, strlen(src), 0, VT_FILE_ARG};
-    fs = (config_files){1, files, 1};
-    run_facts f;
-    oom_facts(&f); /* a script of its own: not nanoGPT's train.py (whose AdamW is known) */
-    f.argc = 3, f.argv = argv;
-    f.files = &fs;
-    static run_recognition rec; /* Python frames recorded, none of nanoGPT's model class */
-    memset(&rec, 0, sizeof rec);
-    rec.python_frames = 1, rec.optim_bpp = -1;
-    f.recog = &rec;
-    model_opts o = {0};
-    char err[512];
-    assert_int_equal(model_build(m, &f, &o, err, sizeof err), 0);
-}
-
-static int has_note(const model_result *m, const char *text)
-{
-    for (int i = 0; i < m->nnotes; i++)
-        if (strstr(m->notes[i], text))
-            return 1;
-    return 0;
-}
-
-static void test_script_optimizer_kinds(void **state)
-{
-    (void)state;
-    static model_result m;
-    script_kinds("import torch\nif a.fast:\n    opt = torch.optim.Adafactor(p)\nelse:\n"
-                 "    opt = torch.optim.SGD(p, momentum=0.9)\n",
-                 &m);
-    assert_int_equal(m.rec.optim, OPT_UNKNOWN);
-    assert_true(m.opt_choice && !m.opt_assumed);
-    assert_true(m.shape.opt_set);
-    assert_int_equal((int)m.shape.opt_bpp, model_trained_bytes(&m)); /* SGD's momentum */
-    assert_true(has_note(&m, "the script constructs several kinds (Adafactor( line 3, SGD( line 5 "
-                             "of fit.py): predictions count the most state of them"));
-    assert_false(has_note(&m, "AdamW"));
-    script_kinds("import torch\nopt = torch.optim.AdamW(p) if a.adam else torch.optim.SGD(p)\n",
-                 &m);
-    assert_true(m.opt_assumed && !m.opt_choice);
-    assert_true(has_note(&m, "the script constructs several kinds (AdamW( line 2, SGD( line 2 of "
-                             "fit.py): predictions count the most state of them, AdamW's"));
-}
-
-/* No step ran, no --optimizer on the command line: the script's argparse default names it
- * (hf_train.py: default="adamw"), said as the default; SGD's name is not taken (momentum or
- * none), and a value on the command line is the command line's. */
-static void test_optimizer_flag_default(void **state)
-{
-    (void)state;
-    static model_result m;
-    script_kinds("import argparse\nap = argparse.ArgumentParser()\n"
-                 "ap.add_argument('--optimizer', choices=['adamw', 'adafactor'], "
-                 "default='adafactor')\nopt = make(ap.parse_args().optimizer)\n",
-                 &m);
-    assert_int_equal(m.rec.optim, OPT_FACTORED);
-    assert_non_null(strstr(m.rec.optim_where, "fit.py: --optimizer, default=\"adafactor\" (its "
-                                              "argparse; not on the command line"));
-    assert_false(m.opt_assumed);
-    script_kinds("import argparse\nap = argparse.ArgumentParser()\n"
-                 "ap.add_argument('--optimizer', default='sgd')\n",
-                 &m);
-    assert_int_equal(m.rec.optim, OPT_UNKNOWN);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -647,8 +517,6 @@ int main(void)
         cmocka_unit_test(test_fits),
         cmocka_unit_test(test_sim_compile),
         cmocka_unit_test(test_peaks_only),
-        cmocka_unit_test(test_script_optimizer_kinds),
-        cmocka_unit_test(test_optimizer_flag_default),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -524,7 +524,9 @@ static int backward_end_holds(const model_calib *c)
  * activations below the gradients, the optimizer's state and the step's temporaries; a
  * ResNet-50's B=1 from its B=128 run was predicted 24.7 % under). At the run's own shape
  * neither needs more than the run measured, so the anchor holds. */
-void advice_predict(const model_calib *c, const gpt_shape *s, prediction *out)
+/* predict_moments: the forward's prediction, or the backward's end or the optimizer step
+ * where larger (advice_predict without the evaluation's floor) */
+static void predict_moments(const model_calib *c, const gpt_shape *s, prediction *out)
 {
     predict_forward(c, s, out);
     if (!s->generic && backward_end_holds(c)) { /* the formula's other moment */
@@ -543,6 +545,22 @@ void advice_predict(const model_calib *c, const gpt_shape *s, prediction *out)
         *out = st;
         out->moment = PREDICT_AT_OPTIMIZER_STEP;
     }
+}
+
+void advice_predict(const model_calib *c, const gpt_shape *s, prediction *out)
+{
+    predict_moments(c, s, out);
+    const gpt_shape *ms = &c->measured_shape;
+    if (!c->eval_batch || (s->B == ms->B && s->A == ms->A))
+        return;
+    /* the peak was an evaluation with a batch of its own: at this micro-batch it runs as it
+     * did, at the run's batch with the what-if's other knobs */
+    gpt_shape t = *s;
+    t.B = ms->B, t.A = ms->A;
+    prediction ev;
+    predict_moments(c, &t, &ev);
+    if (ev.required_bytes > out->required_bytes)
+        *out = ev;
 }
 
 const char *advice_moment_key(int moment)

@@ -60,6 +60,10 @@ typedef struct model_calib {
      * weights, their gradients, the optimizer's state and temporaries, which a smaller
      * micro-batch leaves as they are; a prediction is at least this step moved to its shape */
     cat_breakdown step;
+    /* the evaluation pass's own batch (a command line's --eval-batch-size 16), where the run's
+     * tensors peaked in that pass; 0: none. A micro-batch leaves that pass as it is: a
+     * prediction is at least the run's own batch's, the other knobs the what-if's. */
+    uint64_t eval_batch;
 } model_calib;
 
 /* A prediction for one shape. */

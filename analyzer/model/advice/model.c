@@ -13,6 +13,7 @@
 #include "cfgsrc.h"
 #include "config.h"
 #include "formula.h"
+#include "model_notes.h"
 #include "model_trace.h"
 #include "scriptflags.h"
 #include "trainargs.h"
@@ -259,94 +260,6 @@ static void model_frozen_beside(model_result *m, const run_facts *f)
     m->shape.train_frac = 0; /* all of the trained model's weights train */
 }
 
-/* note: one more sentence the advice rests on (m->notes). */
-static void note(model_result *m, const char *text)
-{
-    if (m->nnotes < (int)(sizeof m->notes / sizeof m->notes[0]))
-        snprintf(m->notes[m->nnotes++], sizeof m->notes[0], "%s", text);
-}
-
-/* advice_notes: what the predictions assume or how certain they are, said once for every view. */
-static void advice_notes(model_result *m, const run_facts *f)
-{
-    if (m->tight)
-        note(m, "the run completed on this card with less than " ADVICE_HEADROOM_PCT_TEXT
-                " % free: it fits, tightly; the first row says so and the others add margin");
-    if (m->next_step_grows)
-        note(m, "the run's one optimizer step made the optimizer's state after its forward: a "
-                "second step's forward holds that state too, which this run did not reach; the "
-                "predictions are of such a step");
-    if (m->shape.no_training)
-        note(m, "nothing was trained (forwards only: no backward pass, no optimizer step): the "
-                "what-ifs add no gradients and no optimizer state, and scale the batch-sized bytes "
-                "with the batch; training this model would need both");
-    else if (m->oom_forward[0])
-        note(m, m->oom_forward);
-    else if (m->shape.generic)
-        note(m, "no formula applies: what-ifs scale this run's batch-sized bytes in proportion to "
-                "the micro-batch, the rest kept: an estimate from one measurement (vramtrace fit "
-                "measures)");
-    if (m->accum_assumed)
-        note(m, "the run's gradient accumulation is not known: predictions keep a step's "
-                "gradients alive through the next forward, as accumulation does");
-    if (m->opt_assumed && m->rec.optim_choices[0]) { /* AdamW among the script's kinds */
-        char t[512];
-        snprintf(t, sizeof t,
-                 "the optimizer's state was not measured, and the script constructs several "
-                 "kinds (%s): predictions count the most state of them, AdamW's %s per "
-                 "trainable parameter; a run with another needs less",
-                 m->rec.optim_choices,
-                 model_trained_bytes(m) == 2 ? "two states in the parameters' 16 bits, 4 B"
-                                             : "8 B");
-        note(m, t);
-    } else if (m->opt_assumed) {
-        note(m, model_trained_bytes(m) == 2
-                    ? "the optimizer's state was not measured: predictions assume AdamW's two "
-                      "states in the parameters' 16 bits, 4 B per trainable parameter; an "
-                      "optimizer with less state needs less"
-                    : "the optimizer's state was not measured: predictions assume AdamW's 8 B per "
-                      "trainable parameter; an optimizer with less state needs less");
-    }
-    if (m->opt_choice) {
-        char t[512];
-        snprintf(t, sizeof t,
-                 "the optimizer's state was not measured, and the script constructs several "
-                 "kinds (%s): predictions count the most state of them, %.0f B per trainable "
-                 "parameter; a run with another needs less",
-                 m->rec.optim_choices, m->shape.opt_bpp);
-        note(m, t);
-    }
-    if (m->opt_bound)
-        note(m, m->rec.optim == OPT_FACTORED
-                    ? "the optimizer's state was not measured: Adafactor's factored moments are "
-                      "counted as 1 B per trainable parameter, more than they take"
-                : m->rec.optim == OPT_SGD
-                    ? (model_trained_bytes(m) == 2
-                           ? "the optimizer's state was not measured: SGD's momentum buffer is "
-                             "counted, 2 B per trainable parameter in their 16 bits (none when "
-                             "momentum is off)"
-                           : "the optimizer's state was not measured: SGD's momentum buffer is "
-                             "counted, 4 B per trainable parameter (none when momentum is off)")
-                    : "the optimizer's state was not measured: 8-bit moments are counted as 2 B "
-                      "per trainable parameter, about what they take");
-    if (m->lora_assumed)
-        note(m, "LoRA: no gradient was measured; predictions give gradients and optimizer state "
-                "to 1 % of the weights (the adapters, usually fewer), none to the frozen weights");
-    if (f->peak_phase && !strcmp(f->peak_phase, "eval") && f->backward_passes > 0 &&
-        m->measured_at_tensors) {
-        /* a validation pass's batch need not be the training micro-batch: GPT-2 trained at
-         * B=4 and B=2, each with an evaluation at 16, peaked at the same 9.96 GiB of tensors */
-        char msg[400];
-        snprintf(msg, sizeof msg,
-                 "the tensors peaked (%.2f GiB) in an evaluation pass, not in a training step: "
-                 "the what-ifs are calibrated to that evaluation as if it were a step, true when "
-                 "it runs the training micro-batch; an evaluation batch of its own keeps its peak "
-                 "whatever the micro-batch (lower that batch, or vramtrace fit measures)",
-                 (double)f->peak_allocated / 1073741824.0);
-        note(m, msg);
-    }
-}
-
 int model_build(model_result *m, const run_facts *f, const model_opts *o, char *err, size_t errlen)
 {
     memset(m, 0, sizeof *m);
@@ -398,12 +311,20 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     model_trace_dtype(&m->cfg, f);
     formula_shape_from_config(&m->cfg, &m->shape);
     model_trace_compile(m, f, nanogpt);
-    if (f->argv) {
+    if (f->argv)
         recognize_optim_cmdline(f->argc, f->argv, &m->rec);
+    run_recognition rec_before; /* (what the trace and the command line said of it) */
+    memcpy(&rec_before, &m->rec, sizeof rec_before);
+    if (f->argv)
         recognize_optim_default(&m->cfg, f->argc, f->argv, &m->rec);
-    }
     recognize_optim_script(m->cfg.files, &m->rec);
     shape_of_run(m, f, nanogpt);
+    if (m->shape.no_training && rec_before.optim == OPT_UNKNOWN && m->rec.optim_bpp < 0) {
+        /* forwards only (an evaluation): the optimizer a script would train with is not this
+         * run's; none is named from its source */
+        m->rec.optim = rec_before.optim, m->rec.optim_kinds = 0, m->rec.optim_choices[0] = '\0';
+        memcpy(m->rec.optim_where, rec_before.optim_where, sizeof m->rec.optim_where);
+    }
     m->shape.iteration0 = f->iterations == 0;
     m->measured = f->at_peak;
     if (f->has_at_tensors && cat_breakdown_total(&f->at_tensors) > 0) {
@@ -516,6 +437,8 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     if (f->has_at_step && m->calib.calibrated && !m->calib.global)
         m->calib.step = f->at_step; /* what-ifs need at least the step moved to their shape */
     m->calib.ema = m->ema_measured > f->ema_at_oom ? m->ema_measured : f->ema_at_oom;
+    if (model_peak_in_eval(m, f))
+        m->calib.eval_batch = model_eval_batch_flag(f, m->eval_flag, sizeof m->eval_flag);
     if (m->frozen_params) { /* the frozen model's weights: kept whole, trained by nothing */
         m->calib.frozen = m->frozen_params * (uint64_t)formula_param_bytes(&m->shape);
         uint64_t pm = m->calib.measured.bytes[CAT_PARAMETERS],
@@ -617,6 +540,6 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
                                   f->has_oom && m->cause == OOM_FRAGMENTATION, m->expandable_set,
                                   cur_fits, m->items, ADVICE_MAX);
     advice_speak(m->items, m->nitems, &m->cfg, &steady, &m->rec);
-    advice_notes(m, f);
+    model_advice_notes(m, f);
     return 0;
 }

@@ -1,0 +1,140 @@
+/* model_notes.c — what the advice rests on, said once for every view (model_result.notes):
+ * a tight fit, a step whose state the next step holds, forwards only, no formula, what is
+ * assumed of the accumulation and the optimizer (the kinds a script constructs), LoRA, a peak
+ * in an evaluation pass (with the flag that sets its batch); and that evaluation's own batch,
+ * which the calibration keeps (model_eval_batch). Called by model.c once the advice is made. */
+#include "model_notes.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "advice.h"
+#include "config.h"
+#include "formula.h"
+
+/* peak_in_eval: a training run's tensors peaked in an evaluation pass (measured there) */
+int model_peak_in_eval(const model_result *m, const run_facts *f)
+{
+    return f->peak_phase && !strcmp(f->peak_phase, "eval") && f->backward_passes > 0 &&
+           m->measured_at_tensors;
+}
+
+/* eval_batch_flag: the evaluation's own batch on the traced command line (--eval-batch-size 16,
+ * --per_device_eval_batch_size=8: a flag naming both), its flag in flag; 0 when none */
+uint64_t model_eval_batch_flag(const run_facts *f, char *flag, size_t len)
+{
+    for (int i = 1; f->argv && i < f->argc; i++) {
+        char key[64];
+        const char *a = f->argv[i], *v = config_arg_key(a, key, sizeof key);
+        if (strncmp(a, "--", 2) || !strstr(key, "eval") || !strstr(key, "batch"))
+            continue;
+        if (!v && !(v = i + 1 < f->argc ? f->argv[i + 1] : NULL))
+            continue;
+        char *end;
+        unsigned long long b = strtoull(v, &end, 10);
+        if (end == v || *end || !b)
+            continue;
+        size_t k = strcspn(a, "=");
+        snprintf(flag, len, "%.*s %llu", (int)(k < 48 ? k : 48), a, b);
+        return b;
+    }
+    return 0;
+}
+
+/* note: one more sentence the advice rests on (m->notes). */
+static void note(model_result *m, const char *text)
+{
+    if (m->nnotes < (int)(sizeof m->notes / sizeof m->notes[0]))
+        snprintf(m->notes[m->nnotes++], sizeof m->notes[0], "%s", text);
+}
+
+/* model_advice_notes: what the predictions assume or how certain they are, said once for every
+ * view. */
+void model_advice_notes(model_result *m, const run_facts *f)
+{
+    if (m->tight)
+        note(m, "the run completed on this card with less than " ADVICE_HEADROOM_PCT_TEXT
+                " % free: it fits, tightly; the first row says so and the others add margin");
+    if (m->next_step_grows)
+        note(m, "the run's one optimizer step made the optimizer's state after its forward: a "
+                "second step's forward holds that state too, which this run did not reach; the "
+                "predictions are of such a step");
+    if (m->shape.no_training)
+        note(m, "nothing was trained (forwards only: no backward pass, no optimizer step): the "
+                "what-ifs add no gradients and no optimizer state, and scale the batch-sized bytes "
+                "with the batch; training this model would need both");
+    else if (m->oom_forward[0])
+        note(m, m->oom_forward);
+    else if (m->shape.generic)
+        note(m, "no formula applies: what-ifs scale this run's batch-sized bytes in proportion to "
+                "the micro-batch, the rest kept: an estimate from one measurement (vramtrace fit "
+                "measures)");
+    if (m->accum_assumed)
+        note(m, "the run's gradient accumulation is not known: predictions keep a step's "
+                "gradients alive through the next forward, as accumulation does");
+    if (m->opt_assumed && m->rec.optim_choices[0]) { /* AdamW among the script's kinds */
+        char t[512];
+        snprintf(t, sizeof t,
+                 "the optimizer's state was not measured, and the script constructs several "
+                 "kinds (%s): predictions count the most state of them, AdamW's %s per "
+                 "trainable parameter; a run with another needs less",
+                 m->rec.optim_choices,
+                 model_trained_bytes(m) == 2 ? "two states in the parameters' 16 bits, 4 B"
+                                             : "8 B");
+        note(m, t);
+    } else if (m->opt_assumed) {
+        note(m, model_trained_bytes(m) == 2
+                    ? "the optimizer's state was not measured: predictions assume AdamW's two "
+                      "states in the parameters' 16 bits, 4 B per trainable parameter; an "
+                      "optimizer with less state needs less"
+                    : "the optimizer's state was not measured: predictions assume AdamW's 8 B per "
+                      "trainable parameter; an optimizer with less state needs less");
+    }
+    if (m->opt_choice) {
+        char t[512];
+        snprintf(t, sizeof t,
+                 "the optimizer's state was not measured, and the script constructs several "
+                 "kinds (%s): predictions count the most state of them, %.0f B per trainable "
+                 "parameter; a run with another needs less",
+                 m->rec.optim_choices, m->shape.opt_bpp);
+        note(m, t);
+    }
+    if (m->opt_bound)
+        note(m, m->rec.optim == OPT_FACTORED
+                    ? "the optimizer's state was not measured: Adafactor's factored moments are "
+                      "counted as 1 B per trainable parameter, more than they take"
+                : m->rec.optim == OPT_SGD
+                    ? (model_trained_bytes(m) == 2
+                           ? "the optimizer's state was not measured: SGD's momentum buffer is "
+                             "counted, 2 B per trainable parameter in their 16 bits (none when "
+                             "momentum is off)"
+                           : "the optimizer's state was not measured: SGD's momentum buffer is "
+                             "counted, 4 B per trainable parameter (none when momentum is off)")
+                    : "the optimizer's state was not measured: 8-bit moments are counted as 2 B "
+                      "per trainable parameter, about what they take");
+    if (m->lora_assumed)
+        note(m, "LoRA: no gradient was measured; predictions give gradients and optimizer state "
+                "to 1 % of the weights (the adapters, usually fewer), none to the frozen weights");
+    if (model_peak_in_eval(m, f)) {
+        /* a validation pass's batch need not be the training micro-batch: GPT-2 trained at
+         * B=4 and B=2, each with an evaluation at 16, peaked at the same 9.96 GiB of tensors */
+        char msg[480];
+        if (m->calib.eval_batch)
+            snprintf(msg, sizeof msg,
+                     "the tensors peaked (%.2f GiB) in an evaluation pass with a batch of its own "
+                     "(%s on the command line): a smaller micro-batch leaves that pass as it is, "
+                     "so the micro-batch what-ifs are predicted at least at its peak; lower that "
+                     "batch to lower it (vramtrace fit measures)",
+                     (double)f->peak_allocated / 1073741824.0, m->eval_flag);
+        else
+            snprintf(msg, sizeof msg,
+                     "the tensors peaked (%.2f GiB) in an evaluation pass, not in a training "
+                     "step: the what-ifs are calibrated to that evaluation as if it were a step, "
+                     "true when it runs the training micro-batch; an evaluation batch of its own "
+                     "keeps its peak whatever the micro-batch (lower that batch, or vramtrace fit "
+                     "measures)",
+                     (double)f->peak_allocated / 1073741824.0);
+        note(m, msg);
+    }
+}

@@ -1,0 +1,20 @@
+/* model_notes.h — model_notes.c's interface: the notes the advice rests on, and the
+ * evaluation pass's own batch. Called by model.c only. */
+#ifndef VT_ANALYZER_MODEL_NOTES_H
+#define VT_ANALYZER_MODEL_NOTES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+
+/* model_peak_in_eval: a training run's tensors peaked in an evaluation pass (measured there). */
+int model_peak_in_eval(const model_result *m, const run_facts *f);
+/* model_eval_batch_flag: the evaluation's own batch on the traced command line (--eval-batch-size
+ * 16, --per_device_eval_batch_size=8: a flag naming both), its flag and value in flag; 0 when
+ * none. */
+uint64_t model_eval_batch_flag(const run_facts *f, char *flag, size_t len);
+/* model_advice_notes: the sentences the advice rests on (m->notes), from the model built. */
+void model_advice_notes(model_result *m, const run_facts *f);
+
+#endif

@@ -1,0 +1,99 @@
+/* test_model_optim.c — the optimizer a model of a run counts when no step ran to measure it
+ * (analyzer/model/advice/model.c, recognize/optim.c): the kinds a script constructs, the most
+ * state of them counted and said; an --optimizer flag's argparse default. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+static char dir[256] = "/nonexistent";
+
+#include "model_facts.h"
+
+/* No step ran and the script constructs optimizers of several kinds: without AdamW among them,
+ * the most state of those is counted (SGD's momentum: the trained bytes per element), never
+ * AdamW's assumed, and the kinds are said with their lines; with AdamW among them, AdamW's, said
+ * the same way. */
+static void script_kinds(const char *src, model_result *m)
+{
+    static config_recfile files[2];
+    static config_files fs;
+    static const char *const argv[] = {"python3", "fit.py", "--batch_size=16"};
+    files[0] = (config_recfile){"fit.py", src, strlen(src), 0, VT_FILE_ARG};
+    fs = (config_files){1, files, 1};
+    run_facts f;
+    oom_facts(&f); /* a script of its own: not nanoGPT's train.py (whose AdamW is known) */
+    f.argc = 3, f.argv = argv;
+    f.files = &fs;
+    static run_recognition rec; /* Python frames recorded, none of nanoGPT's model class */
+    memset(&rec, 0, sizeof rec);
+    rec.python_frames = 1, rec.optim_bpp = -1;
+    f.recog = &rec;
+    model_opts o = {0};
+    char err[512];
+    assert_int_equal(model_build(m, &f, &o, err, sizeof err), 0);
+}
+
+static int has_note(const model_result *m, const char *text)
+{
+    for (int i = 0; i < m->nnotes; i++)
+        if (strstr(m->notes[i], text))
+            return 1;
+    return 0;
+}
+
+static void test_script_optimizer_kinds(void **state)
+{
+    (void)state;
+    static model_result m;
+    script_kinds("import torch\nif a.fast:\n    opt = torch.optim.Adafactor(p)\nelse:\n"
+                 "    opt = torch.optim.SGD(p, momentum=0.9)\n",
+                 &m);
+    assert_int_equal(m.rec.optim, OPT_UNKNOWN);
+    assert_true(m.opt_choice && !m.opt_assumed);
+    assert_true(m.shape.opt_set);
+    assert_int_equal((int)m.shape.opt_bpp, model_trained_bytes(&m)); /* SGD's momentum */
+    assert_true(has_note(&m, "the script constructs several kinds (Adafactor( line 3, SGD( line 5 "
+                             "of fit.py): predictions count the most state of them"));
+    assert_false(has_note(&m, "AdamW"));
+    script_kinds("import torch\nopt = torch.optim.AdamW(p) if a.adam else torch.optim.SGD(p)\n",
+                 &m);
+    assert_true(m.opt_assumed && !m.opt_choice);
+    assert_true(has_note(&m, "the script constructs several kinds (AdamW( line 2, SGD( line 2 of "
+                             "fit.py): predictions count the most state of them, AdamW's"));
+}
+
+/* No step ran, no --optimizer on the command line: the script's argparse default names it
+ * (hf_train.py: default="adamw"), said as the default; SGD's name is not taken (momentum or
+ * none), and a value on the command line is the command line's. */
+static void test_optimizer_flag_default(void **state)
+{
+    (void)state;
+    static model_result m;
+    script_kinds("import argparse\nap = argparse.ArgumentParser()\n"
+                 "ap.add_argument('--optimizer', choices=['adamw', 'adafactor'], "
+                 "default='adafactor')\nopt = make(ap.parse_args().optimizer)\n",
+                 &m);
+    assert_int_equal(m.rec.optim, OPT_FACTORED);
+    assert_non_null(strstr(m.rec.optim_where, "fit.py: --optimizer, default=\"adafactor\" (its "
+                                              "argparse; not on the command line"));
+    assert_false(m.opt_assumed);
+    script_kinds("import argparse\nap = argparse.ArgumentParser()\n"
+                 "ap.add_argument('--optimizer', default='sgd')\n",
+                 &m);
+    assert_int_equal(m.rec.optim, OPT_UNKNOWN);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_script_optimizer_kinds),
+        cmocka_unit_test(test_optimizer_flag_default),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
