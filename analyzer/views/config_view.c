@@ -5,11 +5,13 @@
 
 void config_print(FILE *out, const nano_config *c, int transformer)
 {
-    int nd = 0, nf = 0, na = 0, ni = 0, nu = 0;
+    int nd = 0, nf = 0, na = 0, ni = 0, nu = 0, nh = 0;
     for (int k = 0; k < CFG_COUNT; k++) {
         config_source s = c->v[k].src;
-        if (!config_key_shown(c, (config_key)k, transformer))
+        if (!config_key_shown(c, (config_key)k, transformer)) {
+            nh++; /* (JSON's config has every key) */
             continue;
+        }
         nd += s == CONFIG_SRC_DEFAULT;
         nf += s == CONFIG_SRC_FILE;
         na += s == CONFIG_SRC_ARG || s == CONFIG_SRC_FLAG;
@@ -22,7 +24,13 @@ void config_print(FILE *out, const nano_config *c, int transformer)
             config_program_name(c->program), na, nf, ni);
     if (nd)
         fprintf(out, ", %d nanoGPT defaults", nd);
-    fprintf(out, ", %d unknown\n", nu);
+    fprintf(out, ", %d unknown", nu);
+    if (nh) /* the counts are of the rows below, not of every key */
+        fprintf(out,
+                "; %d more not shown here (of a transformer's shape, which this model's "
+                "what-ifs do not use; JSON config has them)",
+                nh);
+    fputc('\n', out);
     if (nd == CFG_COUNT && c->program == PROG_NANOGPT)
         fprintf(out, "  note: no nanoGPT setting was found on the command line; the formulas "
                      "assume train.py's "

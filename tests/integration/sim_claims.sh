@@ -114,6 +114,14 @@ for f in ALL:
                     bad.append("%s: B=%d predicted %s, %s measured %d (%s)" %
                                (t, g["batch_size"], p and p["tensor_bytes"], g["trace"],
                                 g["max_memory_allocated"], why))
+    # the configuration's counts account for every key the JSON has: the rows shown, and how
+    # many more are not (T5's heading said "2 inferred, 0 unknown" where JSON had 6 and 3)
+    m = re.search(r"^configuration \(.*?\): (\d+) from arguments/flags, (\d+) from files .*?, "
+                  r"(\d+) inferred from the trace(?:, (\d+) nanoGPT defaults)?, (\d+) unknown"
+                  r"(?:; (\d+) more not shown here)?", text, re.M)
+    if not m or sum(int(x or 0) for x in m.groups()) != len(r["config"]):
+        bad.append("%s: the configuration's heading %r counts other than JSON's %d keys" %
+                   (t, m and m.group(0), len(r["config"])))
 print("\n".join(bad) if bad else "ok: %d simulated runs" % n)
 sys.exit(1 if bad or n < 50 else 0)
 PYEOF
