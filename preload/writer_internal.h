@@ -54,8 +54,9 @@ typedef struct window {
  * this process's file. A retired window is unmapped once no slot holds it (no walk over its
  * records on the writers' path), and a plain trace's trailer counts are the slots' sums. A
  * thread past the last slot, or a record made while the thread's slot is taken (a signal
- * handler's record inside another), goes through `shared`: a count of such records in flight
- * (while it is not zero no retired window is unmapped) and atomic counts. Slots are never
+ * handler's record inside another), goes through the shared path (vt__wslots' busy, records,
+ * events): a count of such records in flight (while it is not zero no retired window is
+ * unmapped) and atomic counts. Slots are never
  * handed out twice (a process with more threads than VT__WSLOTS uses `shared` for the rest). */
 #define VT__WSLOTS 1024
 typedef struct vt__wslot {

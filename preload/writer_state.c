@@ -72,6 +72,14 @@ vt__wslots vt__wsl;
 __thread vt__wslot *vt__wslot_mine;
 __thread uint32_t vt__wslots_shared_mine;
 
+/* slots_used: how many slots are handed out (the counter runs past VT__WSLOTS once they all
+ * are) */
+static uint32_t slots_used(void)
+{
+    uint32_t n = atomic_load(&vt__wsl.used);
+    return n < VT__WSLOTS ? n : VT__WSLOTS;
+}
+
 vt__wslot *vt__wslot_take(void)
 {
     if (atomic_load_explicit(&vt__wsl.used, memory_order_relaxed) >= VT__WSLOTS)
@@ -89,8 +97,7 @@ int vt__wslots_hold(const window *w)
 {
     if (atomic_load_explicit(&vt__wsl.busy, memory_order_acquire) > vt__wslots_shared_mine)
         return 1;
-    uint32_t n = atomic_load(&vt__wsl.used);
-    n = n < VT__WSLOTS ? n : VT__WSLOTS;
+    uint32_t n = slots_used();
     for (uint32_t i = 0; i < n; i++)
         if (&vt__wsl.slot[i] != vt__wslot_mine &&
             atomic_load_explicit(&vt__wsl.slot[i].in, memory_order_acquire) == w)
@@ -101,8 +108,7 @@ int vt__wslots_hold(const window *w)
 void vt__wslots_totals(uint64_t *records, uint64_t *events)
 {
     uint64_t r = atomic_load(&vt__wsl.records), e = atomic_load(&vt__wsl.events);
-    uint32_t n = atomic_load(&vt__wsl.used);
-    n = n < VT__WSLOTS ? n : VT__WSLOTS;
+    uint32_t n = slots_used();
     for (uint32_t i = 0; i < n; i++) {
         r += atomic_load_explicit(&vt__wsl.slot[i].records, memory_order_relaxed);
         e += atomic_load_explicit(&vt__wsl.slot[i].events, memory_order_relaxed);
@@ -113,8 +119,7 @@ void vt__wslots_totals(uint64_t *records, uint64_t *events)
 
 void vt__wslots_forget(void)
 {
-    uint32_t n = atomic_load(&vt__wsl.used);
-    n = n < VT__WSLOTS ? n : VT__WSLOTS;
+    uint32_t n = slots_used();
     for (uint32_t i = 0; i < n; i++) {
         atomic_store_explicit(&vt__wsl.slot[i].in, NULL, memory_order_relaxed);
         atomic_store_explicit(&vt__wsl.slot[i].records, 0, memory_order_relaxed);

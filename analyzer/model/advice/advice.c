@@ -519,13 +519,11 @@ static int backward_end_holds(const model_calib *c)
     return be0.tensor_bytes <= cat_breakdown_tensors(&c->measured);
 }
 
-/* advice_predict: the forward's prediction, or where either needs more the end of the backward
- * (backward_end_holds) or the run's optimizer step moved to s (a small micro-batch: its
+/* predict_moments: the forward's prediction, or where either needs more the end of the
+ * backward (backward_end_holds) or the run's optimizer step moved to s (a small micro-batch: its
  * activations below the gradients, the optimizer's state and the step's temporaries; a
  * ResNet-50's B=1 from its B=128 run was predicted 24.7 % under). At the run's own shape
  * neither needs more than the run measured, so the anchor holds. */
-/* predict_moments: the forward's prediction, or the backward's end or the optimizer step
- * where larger (advice_predict without the evaluation's floor) */
 static void predict_moments(const model_calib *c, const gpt_shape *s, prediction *out)
 {
     predict_forward(c, s, out);
@@ -547,6 +545,8 @@ static void predict_moments(const model_calib *c, const gpt_shape *s, prediction
     }
 }
 
+/* advice_predict: predict_moments, and where the run peaked in an evaluation pass with a batch
+ * of its own (calib.eval_batch), at least that pass at the run's batch with s's other knobs */
 void advice_predict(const model_calib *c, const gpt_shape *s, prediction *out)
 {
     predict_moments(c, s, out);

@@ -313,17 +313,18 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     model_trace_compile(m, f, nanogpt);
     if (f->argv)
         recognize_optim_cmdline(f->argc, f->argv, &m->rec);
-    run_recognition rec_before; /* (what the trace and the command line said of it) */
-    memcpy(&rec_before, &m->rec, sizeof rec_before);
+    optim_kind optim_before = m->rec.optim; /* what the trace and the command line said */
+    char where_before[sizeof m->rec.optim_where];
+    memcpy(where_before, m->rec.optim_where, sizeof where_before);
     if (f->argv)
         recognize_optim_default(&m->cfg, f->argc, f->argv, &m->rec);
     recognize_optim_script(m->cfg.files, &m->rec);
     shape_of_run(m, f, nanogpt);
-    if (m->shape.no_training && rec_before.optim == OPT_UNKNOWN && m->rec.optim_bpp < 0) {
+    if (m->shape.no_training && optim_before == OPT_UNKNOWN && m->rec.optim_bpp < 0) {
         /* forwards only (an evaluation): the optimizer a script would train with is not this
          * run's; none is named from its source */
-        m->rec.optim = rec_before.optim, m->rec.optim_kinds = 0, m->rec.optim_choices[0] = '\0';
-        memcpy(m->rec.optim_where, rec_before.optim_where, sizeof m->rec.optim_where);
+        m->rec.optim = optim_before, m->rec.optim_kinds = 0, m->rec.optim_choices[0] = '\0';
+        memcpy(m->rec.optim_where, where_before, sizeof m->rec.optim_where);
     }
     m->shape.iteration0 = f->iterations == 0;
     m->measured = f->at_peak;

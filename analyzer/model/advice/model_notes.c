@@ -73,15 +73,20 @@ void model_advice_notes(model_result *m, const run_facts *f)
     if (m->accum_assumed)
         note(m, "the run's gradient accumulation is not known: predictions keep a step's "
                 "gradients alive through the next forward, as accumulation does");
-    if (m->opt_assumed && m->rec.optim_choices[0]) { /* AdamW among the script's kinds */
-        char t[512];
+    if ((m->opt_assumed || m->opt_choice) && m->rec.optim_choices[0]) {
+        /* the script's kinds: AdamW's state when it is one of them, else the most of the others */
+        char most[80], t[512];
+        if (m->opt_assumed)
+            snprintf(most, sizeof most, "AdamW's %s",
+                     model_trained_bytes(m) == 2 ? "two states in the parameters' 16 bits, 4 B"
+                                                 : "8 B");
+        else
+            snprintf(most, sizeof most, "%.0f B", m->shape.opt_bpp);
         snprintf(t, sizeof t,
                  "the optimizer's state was not measured, and the script constructs several "
-                 "kinds (%s): predictions count the most state of them, AdamW's %s per "
-                 "trainable parameter; a run with another needs less",
-                 m->rec.optim_choices,
-                 model_trained_bytes(m) == 2 ? "two states in the parameters' 16 bits, 4 B"
-                                             : "8 B");
+                 "kinds (%s): predictions count the most state of them, %s per trainable "
+                 "parameter; a run with another needs less",
+                 m->rec.optim_choices, most);
         note(m, t);
     } else if (m->opt_assumed) {
         note(m, model_trained_bytes(m) == 2
@@ -90,15 +95,6 @@ void model_advice_notes(model_result *m, const run_facts *f)
                       "optimizer with less state needs less"
                     : "the optimizer's state was not measured: predictions assume AdamW's 8 B per "
                       "trainable parameter; an optimizer with less state needs less");
-    }
-    if (m->opt_choice) {
-        char t[512];
-        snprintf(t, sizeof t,
-                 "the optimizer's state was not measured, and the script constructs several "
-                 "kinds (%s): predictions count the most state of them, %.0f B per trainable "
-                 "parameter; a run with another needs less",
-                 m->rec.optim_choices, m->shape.opt_bpp);
-        note(m, t);
     }
     if (m->opt_bound)
         note(m, m->rec.optim == OPT_FACTORED

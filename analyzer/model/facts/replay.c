@@ -149,6 +149,10 @@ static inline __attribute__((always_inline)) void apply_alloc(state *s, const re
     replay_snap_bump_peaks_q(s, ph, ev->time_ns);
 }
 
+/* a call's result when the driver had shut down: CUDA_ERROR_DEINITIALIZED (driver API),
+ * cudaErrorCudartUnloading (runtime API) */
+#define RESULT_SHUT_DOWN 4
+
 /* apply_free: the free ev (its phase ph) takes its allocation out of the live set; slot: where
  * run_pass last saw its index slot. */
 static inline __attribute__((always_inline)) void apply_free(state *s, const reader_event *ev,
@@ -159,7 +163,7 @@ static inline __attribute__((always_inline)) void apply_free(state *s, const rea
     unsigned space = AP_SPACE(info);
     if (__builtin_expect(ev->failed, 0)) {
         r->n_failed_frees++;
-        r->n_failed_frees_shutdown += ev->result == 4; /* the process's exit: unloads refused */
+        r->n_failed_frees_shutdown += ev->result == RESULT_SHUT_DOWN; /* unloads at the exit */
         if (s->infer && ev->api == VT_API_torchFree)
             replay_infer_note(s, 0, ev, 0);
         return;

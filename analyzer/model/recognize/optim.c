@@ -168,33 +168,6 @@ typedef struct optim_name {
     optim_kind kind;
 } optim_name;
 
-void recognize_optim_cmdline(int argc, const char *const *argv, run_recognition *r)
-{
-    static const optim_name names[] = {
-#define VT_OPTIM_FLAG_ROW(n, k) {n, OPT_##k},
-        VT_OPTIM_FLAGS(VT_OPTIM_FLAG_ROW)
-#undef VT_OPTIM_FLAG_ROW
-    };
-    if (r->optim != OPT_UNKNOWN || r->optim_bpp >= 0 || !argv)
-        return;
-    for (int i = 1; i < argc; i++) {
-        char key[32];
-        const char *a = argv[i], *v = config_arg_key(a, key, sizeof key);
-        if (strncmp(a, "--", 2) || (strcmp(key, "optimizer") && strcmp(key, "optim")))
-            continue; /* not the flag (--optim_args, --optimizer-lr) */
-        if (!v && !(v = i + 1 < argc ? argv[i + 1] : NULL))
-            continue;
-        for (size_t j = 0; j < sizeof names / sizeof names[0]; j++)
-            if (!strcasecmp(v, names[j].name)) {
-                r->optim = names[j].kind;
-                snprintf(r->optim_where, sizeof r->optim_where,
-                         "%.60s%s%.40s on the command line (no step ran: its state not measured)",
-                         a, strchr(a, '=') ? "" : " ", strchr(a, '=') ? "" : v);
-                return;
-            }
-    }
-}
-
 /* flag_kind: the kind an --optimizer / --optim value names (VT_OPTIM_FLAGS), OPT_UNKNOWN if none */
 static optim_kind flag_kind(const char *v)
 {
@@ -209,15 +182,44 @@ static optim_kind flag_kind(const char *v)
     return OPT_UNKNOWN;
 }
 
+/* optim_flag: a is the command line's --optimizer / --optim (not --optim_args, --optimizer-lr);
+ * its value (after '=', else NULL) in *v */
+static int optim_flag(const char *a, const char **v)
+{
+    char key[32];
+    *v = config_arg_key(a, key, sizeof key);
+    return !strncmp(a, "--", 2) && (!strcmp(key, "optimizer") || !strcmp(key, "optim"));
+}
+
+void recognize_optim_cmdline(int argc, const char *const *argv, run_recognition *r)
+{
+    if (r->optim != OPT_UNKNOWN || r->optim_bpp >= 0 || !argv)
+        return;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v;
+        if (!optim_flag(a, &v))
+            continue;
+        if (!v && !(v = i + 1 < argc ? argv[i + 1] : NULL))
+            continue;
+        optim_kind k = flag_kind(v);
+        if (k == OPT_UNKNOWN)
+            continue;
+        r->optim = k;
+        snprintf(r->optim_where, sizeof r->optim_where,
+                 "%.60s%s%.40s on the command line (no step ran: its state not measured)", a,
+                 strchr(a, '=') ? "" : " ", strchr(a, '=') ? "" : v);
+        return;
+    }
+}
+
 void recognize_optim_default(const nano_config *c, int argc, const char *const *argv,
                              run_recognition *r)
 {
     if (r->optim != OPT_UNKNOWN || r->optim_bpp >= 0 || !argv)
         return;
     for (int i = 1; i < argc; i++) { /* on the command line: that value decides, or nothing */
-        char key[32];
-        config_arg_key(argv[i], key, sizeof key);
-        if (!strncmp(argv[i], "--", 2) && (!strcmp(key, "optimizer") || !strcmp(key, "optim")))
+        const char *v;
+        if (optim_flag(argv[i], &v))
             return;
     }
     const config_recfile *f = config_recorded_script(c, argc, argv);
@@ -317,13 +319,12 @@ void recognize_optim_script(const config_files *fs, run_recognition *r)
                 first[nfirst++].line = line;
             }
             kinds |= 1u << k;
-            if (kind == OPT_UNKNOWN)
+            if (kind == OPT_UNKNOWN) {
                 snprintf(where, sizeof where, "%.*s( in %.80s:%zu", (int)n, s + i,
                          cf->name ? cf->name : "the script", line);
-            if (kind == OPT_UNKNOWN || k == kind)
-                calls++;
-            if (kind == OPT_UNKNOWN)
                 kind = k;
+            }
+            calls += k == kind;
             i += n;
         }
     }
