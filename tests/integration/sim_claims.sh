@@ -6,7 +6,8 @@
 # the program's micro-steps, the refined block's words against the masks it counts, an fp32
 # evaluation's weights, the documents' AdamW state of a Llama, the bf16 what-if through the
 # script's own --amp flag, and a peak in an evaluation pass with a batch of its own (said with
-# its flag; a smaller micro-batch predicted at that pass's peak, held to the run at it).
+# its flag; a smaller micro-batch predicted at that pass's peak, held to the run at it), a change
+# of the accumulation in the script's own terms (its flag, else the code change).
 set -u
 D="$ROOT/examples/traces/sim"
 [ -f "$D/facts.jsonl" ] || { echo "no $D/facts.jsonl"; exit 1; }
@@ -122,6 +123,22 @@ for f in ALL:
     if not m or sum(int(x or 0) for x in m.groups()) != len(r["config"]):
         bad.append("%s: the configuration's heading %r counts other than JSON's %d keys" %
                    (t, m and m.group(0), len(r["config"])))
+    # a what-if that changes the accumulation says how, in the script's own terms: its flag
+    # where its argparse defines one (--grad-accum) or a Trainer's arguments, else the
+    # micro-batch's flag and the code change, naming the script (sim_gan.py has no accumulation: no change line until 2026-11-30)
+    src = open(os.path.join(os.environ["ROOT"], "examples", "sim", f["program"])).read()
+    flag = re.search(r'add_argument\("(--grad[-_]accum[a-z_-]*|--gradient[-_]accumulation[a-z_-]*)"', src)
+    for a in r.get("advice") or []:
+        if "accumulation" not in a["change"] or a["change"].startswith("none"):
+            continue
+        cl = a["command_line"] or ""
+        if "gradient_accumulation_steps=" in cl:
+            continue  # a Trainer's: its training arguments' call
+        if flag and flag.group(1) not in cl or not flag and \
+                "(code change besides: gradients accumulated over" not in cl and \
+                "%s defines no flag for it)" % f["program"] not in cl or "--batch-size" not in cl:
+            bad.append("%s: %r said with the command line %r (the script's flag: %s)" %
+                       (t, a["change"], cl, flag and flag.group(1)))
 print("\n".join(bad) if bad else "ok: %d simulated runs" % n)
 sys.exit(1 if bad or n < 50 else 0)
 PYEOF

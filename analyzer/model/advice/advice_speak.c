@@ -100,6 +100,31 @@ static void speak_accum(advice_item *it, const gpt_shape *cur)
 static void advice_speak_program(advice_item *items, int n, const nano_config *cfg,
                                  const gpt_shape *cur, const run_recognition *rec);
 
+/* accum_code_change: a change of the accumulation (s against cur) in a script whose argparse
+ * flags were read and hold none for it (and no training-arguments call carries it): the
+ * micro-batch's flag, where it changes, and the accumulation as the code change it is (out, len
+ * bytes); 0 when that cannot be said (the micro-batch has no flag either). */
+static int accum_code_change(const nano_config *cfg, const gpt_shape *s, const gpt_shape *cur,
+                             const char *targs, char *out, size_t len)
+{
+    if (targs || !cfg->script_read[0] || cfg->v[CFG_gradient_accumulation_steps].flag[0] ||
+        s->A == cur->A)
+        return 0;
+    char b[64] = "", how[64];
+    if (s->B != cur->B && !advice_flag_of(cfg, CFG_batch_size, s->B, b, sizeof b))
+        return 0;
+    if (cur->accum_unknown)
+        snprintf(how, sizeof how, "%llu\u00d7 as many micro-batches",
+                 (unsigned long long)(cur->A ? s->A / cur->A : s->A));
+    else
+        snprintf(how, sizeof how, "%llu micro-batches", (unsigned long long)s->A);
+    int w = snprintf(out, len,
+                     "%s%s(code change%s: gradients accumulated over %s before each optimizer "
+                     "step; %.40s defines no flag for it)",
+                     b, b[0] ? " " : "", b[0] ? " besides" : "", how, cfg->script_read);
+    return w > 0 && (size_t)w < len; /* (cut short: not said) */
+}
+
 /* batch_statistics: a smaller micro-batch changes BatchNorm's statistics: "same final model"
  * is not true of such a network; said instead. */
 static void batch_statistics(advice_item *it, const gpt_shape *cur)
@@ -194,8 +219,8 @@ static void advice_speak_program(advice_item *items, int n, const nano_config *c
         int nk = 0, ok = 1;
         if ((s->B != cur->B || s->A != cur->A) && cur->accum_unknown) {
             speak_accum(it, cur);
-            if (s->A != cur->A)
-                ok = 0; /* no flag carried A: words only */
+            if (s->A != cur->A) /* no flag carried A: words only, or the code change */
+                ok = accum_code_change(cfg, s, cur, targs, a, sizeof a);
             else
                 ok = advice_flag_of(cfg, CFG_batch_size, s->B, a, sizeof a);
         } else if (s->B != cur->B || s->A != cur->A) {
@@ -212,7 +237,8 @@ static void advice_speak_program(advice_item *items, int n, const nano_config *c
                 keys[nk] = CFG_batch_size, vals[nk++] = s->B;
             if (s->A != cur->A)
                 keys[nk] = CFG_gradient_accumulation_steps, vals[nk++] = s->A;
-            ok = advice_flags(cfg, nk, keys, vals, a, sizeof a);
+            ok = advice_flags(cfg, nk, keys, vals, a, sizeof a) ||
+                 accum_code_change(cfg, s, cur, targs, a, sizeof a);
         } else if (s->T != cur->T) {
             snprintf(it->change, sizeof it->change, "%s %llu \u2192 %llu",
                      rec && rec->family == FAM_ENCODER ? "sequence length" : "context length",

@@ -213,6 +213,8 @@ void config_apply_script(nano_config *c, int argc, const char *const *argv)
     if (!fl)
         return; /* out of memory: the command line's own flags only */
     int n = scriptflags_parse(f->data, f->len, fl, SCRIPT_FLAGS_MAX);
+    if (n > 0 && n < SCRIPT_FLAGS_MAX) /* an argparse script, all of its flags read */
+        snprintf(c->script_read, sizeof c->script_read, "%s", base);
     for (int i = 0; i < n; i++) {
         const char *lng = fl[i].names[0];
         for (int j = 0; j < fl[i].nnames; j++)
