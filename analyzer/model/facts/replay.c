@@ -321,7 +321,7 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
     replay_result *r = s->r;
     memset(s->level, 0, sizeof s->level);
     memset(s->thread_phase, PHASE_INIT, sizeof s->thread_phase);
-    s->seen_forward = 0;
+    s->seen_forward = s->init_input = 0;
     s->last_alloc_phase = PHASE_INIT;
     s->in_opt = 0;
     s->bwd = 0;

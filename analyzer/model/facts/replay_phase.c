@@ -199,6 +199,13 @@ uint8_t replay_phase_event(state *s, const reader_event *ev, int is_alloc, uint8
     uint8_t p = f->f.phase;
     if (p == PHASE_OTHER || p == PHASE_INIT)
         p = !s->seen_forward && s->iter == 0 ? PHASE_INIT : PHASE_FORWARD;
+    /* after a batch went onto the device, before the first forward: the step has begun, and
+     * what the loop makes then outside a module's construction (a diffusion step's noise and
+     * noisy images, under a scheduler's add_noise) is the step's input, not a parameter */
+    if (p == PHASE_INIT && (f->ef & EF_INPUT))
+        s->init_input = 1;
+    else if (p == PHASE_INIT && s->init_input && f->f.phase != PHASE_INIT)
+        *loss |= EF_INPUT;
     /* on the calling thread under torch's backward, before the engine runs: the backward's
      * starting gradient (torch.autograd's _make_grads: ones_like of the loss); no parameter's
      * gradient (the engine's threads make those), nor is its free one zero_grad frees (a scalar

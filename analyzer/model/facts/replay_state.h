@@ -49,6 +49,7 @@ typedef struct state {
     uint64_t level[5];
     uint8_t thread_phase[1024];
     int seen_forward;
+    int init_input;           /* a batch went onto the device before the first forward (EF_INPUT) */
     uint8_t last_alloc_phase; /* the phase of the last allocation on any thread */
     int in_opt;               /* inside an optimizer stretch (one step) */
     int frozen_oom;     /* the pending OOM came in a first forward that kept nothing for a backward:
