@@ -78,8 +78,6 @@ static const char *env_value(const replay_result *r, const char *name)
     return tables_env(r->t, name);
 }
 
-#define KV_CACHE_FILE "transformers/cache_utils.py"
-
 /* What a stack was made under (made_of): transformers' KV cache code (cache_utils.py), peft's
  * (LoRA adapters: what trains when no gradient was measured), an EMA's (recognize_ema_code: its
  * kind above MADE_EMA_SHIFT); looked up once per stack and once per code object (made_memo:
@@ -138,7 +136,7 @@ static uint32_t made_of_code(made_memo *mm, const tables *t, uint32_t code_id)
     const char *file = code ? code->filename.s : NULL;
     uint32_t m = 0;
     if (file) {
-        m |= strstr(file, KV_CACHE_FILE) ? MADE_KV : 0;
+        m |= strstr(file, PHASES_KV_CACHE_FILE) ? MADE_KV : 0;
         m |= strstr(file, "/peft/") ? MADE_PEFT : 0;
         m |= (uint32_t)recognize_ema_code(file, code->qualname.s) << MADE_EMA_SHIFT;
     }
@@ -377,6 +375,7 @@ static int report_fill(report_ctx *c)
     if (r->has_oom)
         at_oom = made_under(r->t, &mm, &r->at_oom);
     f->kv_at_peak = at_peak.kv, f->kv_at_tensors = at_tensors.kv, f->kv_at_oom = at_oom.kv;
+    f->tensors_no_kv = r->tensors_no_kv_peak;
     f->ema_at_peak = at_peak.ema.bytes[CAT_PARAMETERS];
     f->ema_at_tensors = at_tensors.ema.bytes[CAT_PARAMETERS];
     f->ema_at_oom = at_oom.ema.bytes[CAT_PARAMETERS];

@@ -50,6 +50,9 @@ typedef struct model_calib {
     /* transformers' KV cache in measured and in oom_live, by category: what a shape with
      * no_kv_cache does not make (the same share of each category, at any shape) */
     cat_breakdown kv, kv_oom;
+    /* the tensors at their largest over the run without the KV cache's (0: none seen): the run
+     * held that much at once at its own shape, so use_cache=False there is at least that */
+    uint64_t no_kv_tensors;
     /* an EMA's copy of the weights among the parameters measured / at the failure: not trained,
      * so no gradient or optimizer state derives from it (weights_of) */
     uint64_t ema;
@@ -78,6 +81,8 @@ typedef struct prediction {
     int oom_state; /* 1: the run's state at its out-of-memory failure, moved to the shape (what
                     * was live then: by_cat is that, not the formula's step peak) */
     int moment;    /* PREDICT_AT_*: the moment by_cat is of */
+    int kv_floor;  /* 1: raised to the tensors the run held at once without its KV cache
+                    * (calib.no_kv_tensors), by_cat left as predicted */
 #define PREDICT_AT_STEP_PEAK 0 /* the step's peak as the formula or the run has it */
 /* PREDICT_AT_OPTIMIZER_STEP: the run's optimizer step moved to the shape (calib.step), larger
  * there than the forward's end; PREDICT_AT_BACKWARD_END: the formula's end of the backward

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "advice.h"
+#include "cards.h"
 
 /* add: predicts s and appends one item; returns the new count. */
 static int add(advice_item *items, int n, int max, const model_calib *c, const gpt_shape *s,
@@ -27,6 +28,14 @@ static int add(advice_item *items, int n, int max, const model_calib *c, const g
     it->predicted_tensors = p.tensor_bytes;
     it->required = p.required_bytes;
     it->moment = p.moment;
+    if (p.kv_floor) { /* (kv_floor) the run's own moment without its cache says more */
+        char b[32], more[128];
+        snprintf(more, sizeof more, "; at least the %s of other tensors the run held at once",
+                 card_format_bytes(c->no_kv_tensors, b, sizeof b));
+        size_t used = strlen(it->note);
+        if (used + strlen(more) < sizeof it->note)
+            memcpy(it->note + used, more, strlen(more) + 1);
+    }
     it->fits = advice_fits(p.required_bytes, capacity, ADVICE_HEADROOM);
     it->cache_limit = advice_cache_limit(&p, capacity, ADVICE_HEADROOM, &it->cache_assumed);
     /* checked: a card size from a trace can be anything up to 2^64 - 1 */

@@ -450,6 +450,7 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     /* the KV cache in the measured breakdown (the one the calibration fitted) */
     if (cat_breakdown_total(&f->at_peak) > 0 || m->measured_at_tensors)
         m->calib.kv = m->measured_at_tensors ? f->kv_at_tensors : f->kv_at_peak;
+    m->calib.no_kv_tensors = f->tensors_no_kv;
     if (f->has_oom && cat_breakdown_total(&f->at_oom) > 0) {
         advice_calibrate_oom(&m->calib, &f->at_oom, f->oom_requested,
                              f->at_oom.bytes[CAT_GRADIENTS] > 0 ||

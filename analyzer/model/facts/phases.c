@@ -75,6 +75,7 @@ enum {
     FB_WORKSPACE = 1 << 14,
     FB_ATTENTION = 1 << 15,
     FB_FOREIGN = 1 << 16, /* a Python frame of neither torch nor an optimizer's own package */
+    FB_KV = 1 << 17,      /* a Python frame of transformers' KV cache */
     FB_NOISE = 1 << 18,   /* random floats made (randn, rand, normal): a diffusion step's noise */
     FB_ENGINE = 1 << 19,  /* a native frame of the autograd engine (its threads' work) */
     FB_FUSED_ATTN =
@@ -127,6 +128,7 @@ static uint32_t python_bits(const char *fn, const char *file)
     b |= strstr(file, "grad_scaler.py") ? FB_GS : 0;
     b |= strstr(file, "grad_scaler.py") && !strcmp(last, "scale") ? FB_GS_SCALE : 0;
     b |= in(last, eval_fns) ? FB_EVAL : 0;
+    b |= strstr(file, PHASES_KV_CACHE_FILE) ? FB_KV : 0;
     b |= in(last, data_fns) || strstr(file, "torch/utils/data") ? FB_DATA : 0;
     /* a compiled graph running (inductor's generated code) is the forward, not compile */
     b |= strstr(file, "torchinductor_") || !strcmp(fn, "CompiledFxGraph.__call__") ? FB_RUN : 0;
@@ -297,6 +299,7 @@ stack_facts phases_acc_end(const phases_acc *a)
     r.engine = (any & FB_ENGINE) != 0;
     r.fused_attention = (any & FB_FUSED_ATTN) != 0;
     r.dropout = (any & FB_DROPOUT) != 0;
+    r.kv = (py_any & FB_KV) != 0;
     /* the data path: a batch the program itself makes or copies onto the device (random token
      * ids, .to(device)), or a framework's data path does, not an operation inside a module */
     /* (random floats too: a diffusion step's noise, not under a module's __init__, where a

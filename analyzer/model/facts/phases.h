@@ -41,7 +41,11 @@ typedef struct stack_facts {
     uint8_t fused_attention; /* 1: under a fused attention kernel (flash, efficient, cudnn; not
                               * sdpa's math path, which makes the scores of a plain one) */
     uint8_t dropout;         /* 1: made by dropout's forward (native_dropout) */
+    uint8_t kv;              /* 1: under transformers' KV cache (PHASES_KV_CACHE_FILE) */
 } stack_facts;
+
+/* the file of transformers' KV cache: what a Python frame of it made, use_cache=False does not */
+#define PHASES_KV_CACHE_FILE "transformers/cache_utils.py"
 
 const char *phase_name(int p);
 /* phases_of_stack: the facts of a resolved stack (frames innermost first). */

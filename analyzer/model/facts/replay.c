@@ -104,8 +104,11 @@ static inline __attribute__((always_inline)) void apply_alloc(state *s, const re
     livemap_entry *e = livemap_put_raw(&s->live, ev->addr, AP_SPACE(info), s->hash, &replaced);
     if (!e)
         return;
-    if (replaced) /* its free was not seen: it ends here, the new one takes its place */
+    if (replaced) { /* its free was not seen: it ends here, the new one takes its place */
+        if (__builtin_expect(s->kv_on, 0) && (e->level == L_TENSOR || e->level == L_INNER))
+            replay_kv_free(s, e);
         replay_snap_retire(s, e, ph, ot->pending, ev->time_ns);
+    }
     *e = (livemap_entry){.addr = ev->addr,
                          .size = ev->size,
                          .time_ns = ev->time_ns,
@@ -128,6 +131,8 @@ static inline __attribute__((always_inline)) void apply_alloc(state *s, const re
     if (s->npend) /* freed before this allocation: not kept to the run's end */
         replay_cats_flush(s);
     s->level[lvl] += ev->size;
+    if (__builtin_expect(s->kv_on, 0) && (lvl == L_TENSOR || lvl == L_INNER))
+        replay_kv_alloc(s, e);
     growth_alloc(&r->growth, ev->stack_id, ev->size, lvl == L_TENSOR || lvl == L_INNER,
                  lvl == L_TENSOR || lvl == L_SEGMENT || lvl == L_OTHER, ph, ev->backward,
                  ev->time_ns);
@@ -203,6 +208,8 @@ static inline __attribute__((always_inline)) void apply_free(state *s, const rea
     }
     if (r->tl)
         timeline_freed(r->tl, ev, e->size);
+    if (__builtin_expect(s->kv_on, 0) && (e->level == L_TENSOR || e->level == L_INNER))
+        replay_kv_free(s, e);
     growth_free(&r->growth, e->stack_id, e->size, e->level == L_TENSOR || e->level == L_INNER,
                 e->level == L_TENSOR || e->level == L_SEGMENT || e->level == L_OTHER);
     /* its lifetime noted when a snapshot or the categories want it */
@@ -321,7 +328,8 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
     replay_result *r = s->r;
     memset(s->level, 0, sizeof s->level);
     memset(s->thread_phase, PHASE_INIT, sizeof s->thread_phase);
-    s->seen_forward = s->init_input = 0;
+    s->seen_forward = s->init_input = s->kv_on = 0;
+    s->kv_live = 0;
     s->last_alloc_phase = PHASE_INIT;
     s->in_opt = 0;
     s->bwd = 0;

@@ -73,6 +73,9 @@ typedef struct replay_result {
     uint16_t ended; /* the TRAILER's header.flags: VT_TRAILER_* (0 = plain exit) */
     /* peaks of the three levels (bytes, time) */
     uint64_t peak_allocated, peak_reserved, peak_process;
+    /* the tensors at their largest without those of transformers' KV cache (bytes, time): what
+     * use_cache=False leaves at least (from the first KV tensor on; before it, peak_allocated) */
+    uint64_t tensors_no_kv_peak, t_tensors_no_kv;
     uint64_t t_allocated, t_reserved, t_process;
     /* the allocated peak in PyTorch's blocks (blocks.c; allocator mode): what
      * torch.cuda.max_memory_allocated() counts — each request rounded up (512 B), plus the

@@ -115,6 +115,10 @@ static const struct stack_fx *facts_slow(state *s, uint32_t id)
     }
     struct stack_fx *x = &s->facts[id];
     x->f = raw_facts(s, id);
+    if (x->f.kv && !s->kv_on) { /* the KV cache's tensors counted apart from here on */
+        s->kv_on = 1;
+        s->r->tensors_no_kv_peak = s->r->peak_allocated, s->r->t_tensors_no_kv = s->r->t_allocated;
+    }
     x->ef = (uint8_t)((x->f.loss ? EF_LOSS : 0) | (x->f.to_copy ? EF_TO_COPY : 0) |
                       (x->f.workspace ? EF_WORKSPACE : 0) | (x->f.attention ? EF_ATTENTION : 0) |
                       (x->f.input ? EF_INPUT : 0));

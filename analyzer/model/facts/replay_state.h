@@ -50,6 +50,8 @@ typedef struct state {
     uint8_t thread_phase[1024];
     int seen_forward;
     int init_input;           /* a batch went onto the device before the first forward (EF_INPUT) */
+    int kv_on;                /* a stack under transformers' KV cache was seen (stack_facts.kv) */
+    uint64_t kv_live;         /* the tensors live under it (kv_on) */
     uint8_t last_alloc_phase; /* the phase of the last allocation on any thread */
     int in_opt;               /* inside an optimizer stretch (one step) */
     int frozen_oom;     /* the pending OOM came in a first forward that kept nothing for a backward:
@@ -168,6 +170,30 @@ static inline uint8_t replay_phase_free(state *s, const reader_event *ev)
 /* replay_snap.c */
 /* replay_snap_bump_peaks: the levels changed: new peaks of the three levels (at time t). */
 void replay_snap_bump_peaks(state *s, uint8_t ph, uint64_t t);
+/* replay_stack_kv: stack id's facts (computed at its allocation) say transformers' KV cache */
+static inline int replay_stack_kv(const state *s, uint32_t id)
+{
+    return id < s->nfacts && s->facts[id].f.phase != 255 && s->facts[id].f.kv;
+}
+
+/* replay_kv_alloc / replay_kv_free: a tensor e enters / leaves the live set of a trace with a KV
+ * cache (kv_on): the cache's share, and the tensors' largest without it, follow */
+static inline void replay_kv_alloc(state *s, const livemap_entry *e)
+{
+    if (replay_stack_kv(s, e->stack_id))
+        s->kv_live += e->size;
+    uint64_t t = s->level[L_TENSOR] + s->level[L_INNER];
+    t = t > s->kv_live ? t - s->kv_live : 0;
+    if (t > s->r->tensors_no_kv_peak)
+        s->r->tensors_no_kv_peak = t, s->r->t_tensors_no_kv = e->time_ns;
+}
+
+static inline void replay_kv_free(state *s, const livemap_entry *e)
+{
+    if (replay_stack_kv(s, e->stack_id))
+        s->kv_live = s->kv_live > e->size ? s->kv_live - e->size : 0;
+}
+
 /* replay_snap_bump_peaks_q: the same, called only when a level passed its peak. */
 static inline void replay_snap_bump_peaks_q(state *s, uint8_t ph, uint64_t t)
 {
