@@ -7,7 +7,8 @@
 # evaluation's weights, the documents' AdamW state of a Llama, the bf16 what-if through the
 # script's own --amp flag, and a peak in an evaluation pass with a batch of its own (said with
 # its flag; a smaller micro-batch predicted at that pass's peak, held to the run at it), a change
-# of the accumulation in the script's own terms (its flag, else the code change).
+# of the accumulation in the script's own terms (its flag, else the code change), a distillation
+# run's logits/loss said of both models' logits.
 set -u
 D="$ROOT/examples/traces/sim"
 [ -f "$D/facts.jsonl" ] || { echo "no $D/facts.jsonl"; exit 1; }
@@ -139,6 +140,12 @@ for f in ALL:
                 "%s defines no flag for it)" % f["program"] not in cl or "--batch-size" not in cl:
             bad.append("%s: %r said with the command line %r (the script's flag: %s)" %
                        (t, a["change"], cl, flag and flag.group(1)))
+    # a frozen teacher's logits are among the logits/loss bytes of a distillation run: the loss
+    # over the vocabulary is said of both models' logits, never of cross-entropy alone (KD runs
+    # said "cross-entropy over V=50257 kept 20.0*B*T*V bytes" until 2026-11-30)
+    if f.get("teacher") and re.search(r"\bover V=\d+ kept", text) and (
+            "cross-entropy over V=" in text or "the loss on both models' logits" not in text):
+        bad.append("%s: a distillation run's logits/loss said of cross-entropy" % t)
 print("\n".join(bad) if bad else "ok: %d simulated runs" % n)
 sys.exit(1 if bad or n < 50 else 0)
 PYEOF

@@ -168,6 +168,16 @@ static void explain_generic(model_result *m, const run_facts *f)
  * one-step run's peak; a small B·T's gradients outweigh its activations: GPT-2 at B=1, T=64),
  * so what the refined formula's step peak holds of them (r, measured me) is compared with their
  * largest over the run instead (autocast's copies: said, not compared) */
+/* loss_over: what kept the logits/loss bytes over the vocabulary: cross-entropy, or with a
+ * frozen model beside the trained one (a teacher, a reference model) the loss over both models'
+ * logits, which the bytes count too */
+static const char *loss_over(const model_result *m)
+{
+    return m->frozen_params ? "the loss on both models' logits (the trained one's and the "
+                              "frozen model's)"
+                            : "cross-entropy";
+}
+
 static int forward_gone(const run_facts *f, int c, uint64_t me, uint64_t r)
 {
     return (c == CAT_ACTIVATIONS || c == CAT_LOGITS || c == CAT_ATTENTION || c == CAT_AUTOCAST) &&
@@ -282,16 +292,16 @@ static void explain_doc(model_result *m, const run_facts *f, int c, uint64_t me,
         else if (s->V && forward_gone(f, c, me, m->refined.bytes[c]))
             snprintf(rd, n,
                      "the basic formula folds logits into activations; this peak, in the %s, came "
-                     "after the forward's tensors were freed: cross-entropy over V=%llu kept at "
+                     "after the forward's tensors were freed: %s over V=%llu kept at "
                      "most %.1f*B*T*V bytes over the run (the refined formula: %d)",
-                     f->peak_phase, (unsigned long long)s->V,
+                     f->peak_phase, loss_over(m), (unsigned long long)s->V,
                      (double)f->cat_peak[c] / ((double)s->B * (double)s->T * (double)s->V),
                      formula_logits_per_nv(s));
         else if (s->V)
             snprintf(rd, n,
-                     "the basic formula folds logits into activations; cross-entropy over V=%llu "
+                     "the basic formula folds logits into activations; %s over V=%llu "
                      "kept %.1f*B*T*V bytes here (the refined formula: %d)",
-                     (unsigned long long)s->V,
+                     loss_over(m), (unsigned long long)s->V,
                      (double)me / ((double)s->B * (double)s->T * (double)s->V),
                      formula_logits_per_nv(s));
         else
