@@ -62,6 +62,21 @@ done
 want=$(sed -n 's/^Growth across steps (\([^;]*\);.*/\1/p' g.txt)
 case $want in *"(one step timed)"*) ;; *) fail "gpt2m_b1_a2_fit: its time per step, from one step, not said so: $want" ;; esac
 [ -n "$want" ] && grep -qF "<p class=sub>$want;" g.html || { echo "text: $want"; grep -o '<p class=sub>[0-9]* step[^<]*' g.html; fail "the page's growth heading differs from the text's"; }
+# every optimizer step the report counts is a tick on the page inside an optimizer slice: fused
+# AdamW's later steps allocate nothing and show at zero_grad's frees (gpt2m_b1_a2_fit's second
+# step was a tick in a 1.49 s "other" slice until 2026-11-30)
+python3 - g.html "$VT" "$ROOT/examples/traces/h100-torch2.11-beyond/gpt2m_b1_a2_fit.vt" <<'PY' || fail "an optimizer step outside the page's optimizer slices"
+import json, re, subprocess, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+d = json.loads(re.search(r'id="vt-data">(.*?)</script>', page, re.S).group(1))
+rep = json.loads(subprocess.run([sys.argv[2], "report", "--json", sys.argv[3]], capture_output=True,
+                                text=True).stdout)
+opt = d["phaseNames"].index("optimizer")
+spans = [(a, b) for a, b, ph, _ in d["slices"] if ph == opt]
+assert len(d["ticks"]) == rep["iterations"] == 2, (d["ticks"], rep["iterations"])
+for t in d["ticks"]:
+    assert any(a <= t <= b for a, b in spans), (t, spans)
+PY
 # the page names the moments the text report names: the formula at the tensors' peak, the modules
 # at the allocated peak with its time, the reserved peak with its own time; a lower bound is "at
 # least" in the card and in every predicted peak of the advice table, as in the text

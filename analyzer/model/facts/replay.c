@@ -239,7 +239,7 @@ static inline __attribute__((always_inline)) void apply_one(state *s, int is_all
     } else {
         ph = replay_phase_free(s, ev); /* a free changes no counter */
     }
-    if (s->r->tl)
+    if (s->r->tl && is_alloc)
         timeline_event(s->r->tl, ev, is_alloc, ph, s->iter);
     if (__builtin_expect(info & AP_SPECIAL, 0))
         replay_track_blocks(s, ev);
@@ -247,6 +247,14 @@ static inline __attribute__((always_inline)) void apply_one(state *s, int is_all
         apply_alloc(s, ev, ot, info, ph, loss);
     else
         apply_free(s, ev, ot, info, ph, slot);
+    /* a free on the timeline after it is applied: a step that allocated nothing (fused AdamW
+     * after its first) shows only at zero_grad's frees of the gradients, the optimizer's
+     * stretch on the page, not the main thread's "other" */
+    if (s->r->tl && !is_alloc)
+        timeline_event(
+            s->r->tl, ev, 0,
+            ph == PHASE_OTHER && s->in_opt && s->grad_free_event == s->event ? PHASE_OPTIMIZER : ph,
+            s->iter);
 }
 
 static __attribute__((noinline)) void apply_one_call(state *s, int is_alloc, const reader_event *ev,
