@@ -405,6 +405,7 @@ static int report_fill(report_ctx *c)
         .optim_peak = r->has_cat_peaks ? r->cat_peak[CAT_OPTIMIZER] : 0,
         .has_cat_peaks = r->has_cat_peaks,
         .grad_scaler = f->grad_scaler,
+        .state_cut = r->has_oom && r->oom_phase == PHASE_OPTIMIZER && r->iterations == 1,
         .adapter_bytes = at_peak.peft.bytes[CAT_PARAMETERS],
         /* at the moment the model explains (advice's use_cache=False saves it there) */
         .kv_cache_bytes = cat_breakdown_total(r->has_oom          ? &f->kv_at_oom

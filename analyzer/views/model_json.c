@@ -155,6 +155,7 @@ static void add_recognized_json(cJSON *root, const model_result *m)
     else
         cJSON_AddNullToObject(op, "state_bytes_per_trainable_param");
     cJSON_AddBoolToObject(op, "steps_may_be_skipped", r->steps_maybe_skipped != 0);
+    cJSON_AddBoolToObject(op, "state_cut", r->state_cut != 0);
     cJSON_AddStringToObject(op, "where", r->optim_where);
     /* no step ran and the script constructs several kinds: which (none: []) */
     cJSON *kinds = cJSON_AddArrayToObject(op, "script_kinds");

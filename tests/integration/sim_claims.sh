@@ -8,7 +8,7 @@
 # script's own --amp flag, and a peak in an evaluation pass with a batch of its own (said with
 # its flag; a smaller micro-batch predicted at that pass's peak, held to the run at it), a change
 # of the accumulation in the script's own terms (its flag, else the code change), a distillation
-# run's logits/loss said of both models' logits.
+# run's logits/loss said of both models' logits, an optimizer state cut by an OOM said as a part.
 set -u
 D="$ROOT/examples/traces/sim"
 [ -f "$D/facts.jsonl" ] || { echo "no $D/facts.jsonl"; exit 1; }
@@ -146,6 +146,16 @@ for f in ALL:
     if f.get("teacher") and re.search(r"\bover V=\d+ kept", text) and (
             "cross-entropy over V=" in text or "the loss on both models' logits" not in text):
         bad.append("%s: a distillation run's logits/loss said of cross-entropy" % t)
+    # out of memory in the first optimizer step, while its state was being made: the part made
+    # is said as a part, never as the optimizer's state per parameter (Llama 400M: "7.04 B of
+    # state per trainable parameter" of AdamW's 8, until 2026-11-30)
+    o = rec["optimizer"]
+    if f["oom"] and (r.get("oom") or {}).get("phase") == "optimizer" and r["iterations"] == 1:
+        if o["state_bytes_per_trainable_param"] is not None or not o.get("state_cut") or \
+                "made when the out-of-memory error stopped the first optimizer step" not in o["where"]:
+            bad.append("%s: a state cut by the OOM said as measured: %s" % (t, o))
+    elif o.get("state_cut"):
+        bad.append("%s: a state said cut by an OOM: %s" % (t, o))
 print("\n".join(bad) if bad else "ok: %d simulated runs" % n)
 sys.exit(1 if bad or n < 50 else 0)
 PYEOF

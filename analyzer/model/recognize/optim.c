@@ -105,6 +105,22 @@ void recognize_optim(const recognize_input *in, run_recognition *out)
         snprintf(out->trainable_where, sizeof out->trainable_where,
                  "the gradients' elements; the rest: frozen parameters or buffers");
     }
+    out->state_cut = 0;
+    if (in->has_cat_peaks && in->state_cut && out->trainable > 0) {
+        /* part of the state made when the first step ran out of memory: the kind the code names
+         * (none: not known), not the part's bytes per parameter (AdamW's 7.04 B of its 8 at a
+         * Llama 400M's OOM) */
+        out->optim = named;
+        out->state_cut = 1;
+        snprintf(out->optim_where, sizeof out->optim_where,
+                 "%s%s%.2f B of state per trainable parameter made when the out-of-memory error "
+                 "stopped the first optimizer step (%llu B over %llu gradient elements), the "
+                 "rest not made",
+                 out->optim_class, out->optim_class[0] ? " on the Python stacks; " : "",
+                 (double)in->optim_peak / (double)out->trainable,
+                 (unsigned long long)in->optim_peak, (unsigned long long)out->trainable);
+        return;
+    }
     if (in->has_cat_peaks && in->iterations > 0 && out->trainable > 0) {
         out->optim_bpp = (double)in->optim_peak / (double)out->trainable;
         out->optim = by_state(out->optim_bpp * 4.0 / e, named); /* (fp32's bytes) */

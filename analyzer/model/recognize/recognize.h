@@ -111,6 +111,8 @@ typedef struct recognize_input {
     uint64_t optim_peak;          /* optimizer state's largest live bytes over the run */
     int has_cat_peaks;            /* 1: grad_peak / optim_peak were measured */
     int grad_scaler;              /* 1: an enabled GradScaler allocated (it may skip steps) */
+    int state_cut; /* 1: the run ran out of memory in its first optimizer step, while the state
+                    * was being made: optim_peak is part of it */
     uint64_t adapter_bytes;  /* parameters made under peft's code (LoRA adapters), 0: none seen */
     uint64_t kv_cache_bytes; /* tensors of transformers' KV cache (cache_utils.py) live at the
                               * moment the report explains (kv_cache_at), 0: none */
@@ -141,6 +143,8 @@ typedef struct run_recognition {
      * at train.py:60"); 0 and "" otherwise */
     unsigned optim_kinds;
     char optim_choices[200];
+    int state_cut; /* 1: the state was being made when the run ran out of memory (its first step):
+                    * optim_where says the part made, optim_bpp is not measured (< 0) */
     int steps_maybe_skipped; /* 1: no optimizer ran that a GradScaler's skipping explains: the
                               * steps counted (gradients freed) may have updated nothing */
     uint64_t trainable;      /* trainable parameters (the gradients' elements); 0: unknown */
