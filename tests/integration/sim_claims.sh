@@ -8,7 +8,8 @@
 # script's own --amp flag, and a peak in an evaluation pass with a batch of its own (said with
 # its flag; a smaller micro-batch predicted at that pass's peak, held to the run at it), a change
 # of the accumulation in the script's own terms (its flag, else the code change), a distillation
-# run's logits/loss said of both models' logits, an optimizer state cut by an OOM said as a part.
+# run's logits/loss said of both models' logits, an optimizer state cut by an OOM said as a part,
+# an autocast run's precision.
 set -u
 D="$ROOT/examples/traces/sim"
 [ -f "$D/facts.jsonl" ] || { echo "no $D/facts.jsonl"; exit 1; }
@@ -156,6 +157,13 @@ for f in ALL:
             bad.append("%s: a state cut by the OOM said as measured: %s" % (t, o))
     elif o.get("state_cut"):
         bad.append("%s: a state said cut by an OOM: %s" % (t, o))
+    # a run under autocast says its precision: the 16-bit copies of weights it made over the run
+    # say so even where the moment explained came after them (the U-Net B=1's peak late in its
+    # backward, the ViT probes': "dtype unknown" beside 229 MiB of copies, until 2026-11-30)
+    dt = (r["config"].get("dtype") or {}).get("value")
+    if f.get("amp") in ("bf16", "fp16") and \
+            dt not in ({"bf16": "bfloat16", "fp16": "float16"}[f["amp"]], "16-bit"):
+        bad.append("%s: autocast %s, the configuration's dtype %r" % (t, f["amp"], dt))
 print("\n".join(bad) if bad else "ok: %d simulated runs" % n)
 sys.exit(1 if bad or n < 50 else 0)
 PYEOF

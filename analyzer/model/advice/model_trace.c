@@ -117,16 +117,22 @@ void model_trace_dtype(nano_config *c, const run_facts *f)
         return;
     const char *s = NULL, *why = NULL;
     char buf[200];
+    /* autocast's copies of weights at the moment explained, or over the run where that moment
+     * came after them (a U-Net's peak late in its backward): at least a d×d weight's 16-bit copy
+     * (fp32_compute's measure: a smaller one is a tensor the program converted itself) */
+    uint64_t d = ir && ir->v[INFER_n_embd].known ? (uint64_t)ir->v[INFER_n_embd].value : 0;
+    int copies = f->at_peak.bytes[CAT_AUTOCAST] > 0 ||
+                 (f->has_cat_peaks && f->cat_peak[CAT_AUTOCAST] >= (d ? 2 * d * d : 1u << 20));
     if (f->grad_scaler) {
         s = "float16";
         why = "an enabled GradScaler allocated (scale / unscale_): fp16 mixed precision";
-    } else if (f->iterations > 0 && f->at_peak.bytes[CAT_AUTOCAST] > 0) {
+    } else if (f->iterations > 0 && copies) {
         s = "bfloat16";
         snprintf(buf, sizeof buf,
                  "16-bit autocast weight copies, no GradScaler over %d optimizer step%s",
                  f->iterations, f->iterations == 1 ? "" : "s");
         why = buf;
-    } else if (f->at_peak.bytes[CAT_AUTOCAST] > 0 || f->at_oom.bytes[CAT_AUTOCAST] > 0) {
+    } else if (copies || f->at_oom.bytes[CAT_AUTOCAST] > 0) {
         s = "16-bit";
         why = "16-bit autocast weight copies in the forward (no optimizer step ran to tell "
               "float16 with a GradScaler from bfloat16)";
