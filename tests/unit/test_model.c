@@ -90,7 +90,13 @@ static void test_trace_fp32(void **state)
     model_trace_dtype(&c, &f);
     assert_int_equal(c.v[CFG_dtype].src, CONFIG_SRC_TRACE);
     assert_string_equal(c.v[CFG_dtype].s, "float32");
-    f.cat_peak[CAT_AUTOCAST] = 1 << 20; /* autocast copied weights at some moment */
+    f.cat_peak[CAT_AUTOCAST] = 1 << 20; /* autocast copied weights at some moment: 16-bit */
+    config_init(&c);
+    config_reset(&c, CFG_dtype);
+    model_trace_dtype(&c, &f);
+    assert_int_equal(c.v[CFG_dtype].src, CONFIG_SRC_TRACE);
+    assert_string_equal(c.v[CFG_dtype].s, "16-bit"); /* (no optimizer step: fp16 or bf16) */
+    f.cat_peak[CAT_AUTOCAST] = (1 << 20) - 1;        /* less than a weight's copy: no copy said */
     config_init(&c);
     config_reset(&c, CFG_dtype);
     model_trace_dtype(&c, &f);
