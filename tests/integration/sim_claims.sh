@@ -9,14 +9,14 @@
 # its flag; a smaller micro-batch predicted at that pass's peak, held to the run at it), a change
 # of the accumulation in the script's own terms (its flag, else the code change), a distillation
 # run's logits/loss said of both models' logits, an optimizer state cut by an OOM said as a part,
-# an autocast run's precision.
+# an autocast run's precision, use_cache=False through the script's switch.
 set -u
 D="$ROOT/examples/traces/sim"
 [ -f "$D/facts.jsonl" ] || { echo "no $D/facts.jsonl"; exit 1; }
 . "$ROOT/tests/report_each.sh"
 report_each "$D"
 python3 - "$D/facts.jsonl" <<'PYEOF' || exit 1
-import json, os, re, sys
+import json, os, re, subprocess, sys
 sys.path.insert(0, os.path.join(os.environ["ROOT"], "tests"))
 from pairs import predict
 D = os.path.dirname(sys.argv[1])
@@ -164,6 +164,21 @@ for f in ALL:
     if f.get("amp") in ("bf16", "fp16") and \
             dt not in ({"bf16": "bfloat16", "fp16": "float16"}[f["amp"]], "16-bit"):
         bad.append("%s: autocast %s, the configuration's dtype %r" % (t, f["amp"], dt))
+    # use_cache=False through the script's own switch (sim_hf.py: --no-cache; said as a code
+    # change until 2026-11-30), and an evaluation is not told it would recompute tokens: its
+    # loss never reads the cache (only generation does)
+    for a in r.get("advice") or []:
+        if a["change"] != "use_cache=False":
+            continue
+        rec_src = [json.loads(x) for x in subprocess.run(
+            [os.environ["VT"], "dump", os.path.join(D, f["trace"])], capture_output=True,
+            text=True).stdout.splitlines() if '"kind":"arg"' in x]
+        has = bool(rec_src) and '"--no-cache", action="store_true"' in rec_src[0].get("contents", "")
+        if (a["command_line"] == "--no-cache") != has:  # (the script as the trace recorded it)
+            bad.append("%s: use_cache=False through %r, the recorded script %s --no-cache" %
+                       (t, a["command_line"], "has" if has else "lacks"))
+        if f.get("eval_only") and "a forward's loss never reads them" not in a["note"]:
+            bad.append("%s: an evaluation's use_cache=False note %r" % (t, a["note"]))
 print("\n".join(bad) if bad else "ok: %d simulated runs" % n)
 sys.exit(1 if bad or n < 50 else 0)
 PYEOF

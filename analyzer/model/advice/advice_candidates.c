@@ -233,9 +233,10 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
         if (cur->no_training)
             n = add(items, n, max, c, &s, capacity, "use_cache=False",
                     "(code change: model.config.use_cache = False)",
-                    "its copies of each block's keys and values are not made; only generation "
-                    "reads them (a later forward given past_key_values): without them it "
-                    "recomputes every earlier token, much slower");
+                    "its copies of each block's keys and values are not made; a forward's loss "
+                    "never reads them, only generation does (a later forward given "
+                    "past_key_values): a generate() loop without them recomputes every earlier "
+                    "token, much slower");
         else
             n = add(items, n, max, c, &s, capacity, "use_cache=False",
                     "(code change: model.config.use_cache = False before training)",

@@ -210,6 +210,12 @@ static void advice_speak_program(advice_item *items, int n, const nano_config *c
                 snprintf(it->cmdline, sizeof it->cmdline, "%s(optim=\"adamw_bnb_8bit\")", targs);
             continue;
         }
+        /* the KV cache off: the script's own switch (--no-cache), else the code change */
+        if (s->no_kv_cache && !cur->no_kv_cache) {
+            if (cfg->nocache_flag[0])
+                snprintf(it->cmdline, sizeof it->cmdline, "%s", cfg->nocache_flag);
+            continue;
+        }
         /* no change or an environment variable: the same in every program */
         if (!it->cmdline[0] || it->cmdline[0] == '(' || !strncmp(it->cmdline, "PYTORCH_", 8))
             continue;

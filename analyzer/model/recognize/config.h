@@ -103,10 +103,11 @@ typedef struct nano_config {
     int skipped_key;    /* its key */
     char ckpt_flag[48]; /* the script's own switch for activation checkpointing, or "" */
     char amp_flag[64]; /* the script's own flag and value for bf16 autocast ("--amp bf16"), or "" */
-    char targs_call[48];  /* the script's own training-arguments call ("TrainingArguments",
-                           * "SFTConfig"; trainargs.h), or "" */
-    char script_read[64]; /* the recorded script whose argparse flags were read ("sim_gan.py":
-                           * a key without a flag has none in it), or "" */
+    char nocache_flag[48]; /* the script's own switch for use_cache=False ("--no-cache"), or "" */
+    char targs_call[48];   /* the script's own training-arguments call ("TrainingArguments",
+                            * "SFTConfig"; trainargs.h), or "" */
+    char script_read[64];  /* the recorded script whose argparse flags were read ("sim_gan.py":
+                            * a key without a flag has none in it), or "" */
 } nano_config;
 
 /* config_init: every key at nanoGPT's default, source CONFIG_SRC_DEFAULT. */

@@ -193,6 +193,17 @@ static int checkpointing_switch(const char *key)
     return 0;
 }
 
+/* a switch that turns transformers' KV cache off (use_cache=False), by its name */
+static int nocache_switch(const char *key)
+{
+    static const char *const names[] = {"no_cache",      "no_kv_cache",      "no_use_cache",
+                                        "disable_cache", "disable_kv_cache", NULL};
+    for (int i = 0; names[i]; i++)
+        if (!strcmp(key, names[i]))
+            return 1;
+    return 0;
+}
+
 /* a mixed-precision (autocast) flag, by its name: not --dtype, the model's own precision */
 static int amp_switch(const char *key)
 {
@@ -226,6 +237,10 @@ void config_apply_script(nano_config *c, int argc, const char *const *argv)
         config_flag_name(lng, key, sizeof key);
         if (fl[i].store_true && checkpointing_switch(key) && !c->ckpt_flag[0]) {
             snprintf(c->ckpt_flag, sizeof c->ckpt_flag, "%s", lng);
+            continue;
+        }
+        if (fl[i].store_true && nocache_switch(key) && !c->nocache_flag[0]) {
+            snprintf(c->nocache_flag, sizeof c->nocache_flag, "%s", lng);
             continue;
         }
         if (amp_switch(key) && !c->amp_flag[0])
