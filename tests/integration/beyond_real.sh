@@ -326,6 +326,13 @@ for f in facts:
                        (t, cur - kv_item[0]["predicted_peak_bytes"], b))
     elif kv_item:
         bad.append("%s: use_cache=False advised with no KV cache" % t)
+    # the tensors at their largest in an optimizer step hold no forward's activations: a
+    # closure's zero_grad after its forward (Lightning's) is no step's moment (lit_gpt2_b4_fit's
+    # checkpointing what-if would be 7.60 GiB "in the optimizer step" for its 5.56)
+    st = (r["prediction"].get("calibration") or {}).get("optimizer_step") or {}
+    if st.get("activations", 0) + st.get("logits_loss", 0) > (1 << 20):
+        bad.append("%s: the optimizer step's tensors hold %d B of activations and logits" %
+                   (t, st.get("activations", 0) + st.get("logits_loss", 0)))
     # an OOM's moment is no optimizer step's peak after the forward's tensors were freed
     if f["oom"] and "this peak, in the optimizer, came after" in text:
         bad.append("%s: an OOM said to be an optimizer step's peak" % t)

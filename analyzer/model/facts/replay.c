@@ -205,6 +205,13 @@ static inline __attribute__((always_inline)) void apply_free(state *s, const rea
             growth_optimizer_step(&r->growth);
         }
         ph = PHASE_OPTIMIZER;
+        /* the levels as the step found them (before this free), right after a backward: the
+         * optimizer phase's, which a step that allocated nothing would otherwise never have
+         * (fused AdamW's later steps: "optimizer 6.87 GiB" by phase where the process held 9.4
+         * at such a step); not a closure's zero_grad after its forward (Lightning's), with the
+         * forward's tensors alive */
+        if (s->last_alloc_phase == PHASE_BACKWARD)
+            replay_snap_bump_peaks(s, PHASE_OPTIMIZER, ev->time_ns);
     }
     if (r->tl)
         timeline_freed(r->tl, ev, e->size);
