@@ -155,6 +155,15 @@ for f in ALL:
         if o["state_bytes_per_trainable_param"] is not None or not o.get("state_cut") or \
                 "made when the out-of-memory error stopped the first optimizer step" not in o["where"]:
             bad.append("%s: a state cut by the OOM said as measured: %s" % (t, o))
+        # and every what-if of the same model and optimizer holds the whole state beside the
+        # weights and their gradients (the part made had let checkpointing go 0.17 GiB under)
+        live = r["oom"]["live_by_category"]
+        floor = live["parameters"] + live["gradients"] + 8 * f["trainable_params"]
+        for a in r.get("advice") or []:
+            if not re.match(r"(model width|transformer blocks|8-bit)", a["change"]) and \
+                    a["predicted_allocated_bytes"] < floor:
+                bad.append("%s: %r predicts %d B of tensors, under the weights, gradients and "
+                           "whole AdamW state's %d" % (t, a["change"], a["predicted_allocated_bytes"], floor))
     elif o.get("state_cut"):
         bad.append("%s: a state said cut by an OOM: %s" % (t, o))
     # a run under autocast says its precision: the 16-bit copies of weights it made over the run

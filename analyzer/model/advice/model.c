@@ -458,6 +458,18 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
                                                    !strcmp(f->oom_phase, "optimizer"))));
         m->calib.kv_oom = f->kv_at_oom;
         model_oom_forward_share(m, f);
+        if (m->rec.state_cut) {
+            /* the first step's state was being made: the what-ifs hold all of it (the failed
+             * request was a piece of it, not a batch-sized tensor); the part made had let a
+             * checkpointing what-if for Llama 400M at 6 GiB go under the weights, gradients and
+             * state its own cause adds up */
+            double trained = (double)f->at_oom.bytes[CAT_GRADIENTS] / model_trained_bytes(m);
+            uint64_t whole = (uint64_t)(formula_opt_bpp(&m->shape) * trained);
+            if (whole > m->calib.oom_live.bytes[CAT_OPTIMIZER]) {
+                m->calib.oom_live.bytes[CAT_OPTIMIZER] = whole;
+                m->calib.oom_request = 0;
+            }
+        }
     }
     gpt_shape steady = m->shape;
     steady.iteration0 = 0;
