@@ -61,6 +61,12 @@ for line in open(sys.argv[1]):
     if rec["torch_compile"]["on"] is not compiled:
         bad.append("%s: torch.compile %s, the command compiled: %s" %
                    (t, rec["torch_compile"], compiled))
+    # a Hugging Face model's KV cache: on where its eager code ran; under torch.compile its code
+    # leaves no frame: not known, never "off" (said off for the 4 compiled HF runs, whose eager
+    # siblings kept 144 MiB of it, until 2026-11-30); nanoGPT keeps none
+    kv = rec["kv_cache"]["on"]
+    if kv is not (None if hf and compiled else True if hf else False):
+        bad.append("%s: KV cache %s (%s, compiled %s)" % (t, rec["kv_cache"], "HF" if hf else "nanoGPT", compiled))
     for k in ("activation_checkpointing", "lora", "cuda_graphs"):
         if rec[k]["on"] is not False:
             bad.append("%s: %s %s" % (t, k, rec[k]))

@@ -226,6 +226,13 @@ void recognize_features(const recognize_input *in, run_recognition *out)
                      "%.40s; use_cache=False (the model's config) makes none",
                      q, in->kv_cache_at ? in->kv_cache_at : "");
         set(&out->feat[FEATURE_KV_CACHE], FEAT_ON, msg);
+    } else if (frames && out->feat[FEATURE_COMPILE].state == FEAT_ON &&
+               tables_code_find(t, "transformers/", NULL, NULL, NULL, 0)) {
+        /* a transformers model under torch.compile: its forward runs as a compiled graph, in
+         * which the cache's code leaves no Python frame (its eager runs kept one: 144 MiB) */
+        set(&out->feat[FEATURE_KV_CACHE], FEAT_UNKNOWN,
+            "not seen: under torch.compile the model's forward runs as a compiled graph, where "
+            "transformers' cache code leaves no Python frame (use_cache=False makes none)");
     } else if (frames) {
         set(&out->feat[FEATURE_KV_CACHE], FEAT_OFF, "no code of transformers' KV cache ran");
     }
