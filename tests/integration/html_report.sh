@@ -76,6 +76,14 @@ spans = [(a, b) for a, b, ph, _ in d["slices"] if ph == opt]
 assert len(d["ticks"]) == rep["iterations"] == 2, (d["ticks"], rep["iterations"])
 for t in d["ticks"]:
     assert any(a <= t <= b for a, b in spans), (t, spans)
+# the autograd engine's backward slices end with each backward: none spans a forward or a step
+# of the main thread (one had spanned 1106-1601 ms, 3 forwards and a step, until 2026-11-30)
+bwd, fwd = d["phaseNames"].index("backward"), d["phaseNames"].index("forward")
+for a, b, ph, th in d["slices"]:
+    if ph == bwd and th != 0:
+        for c, e, ph2, th2 in d["slices"]:
+            assert not (th2 == 0 and ph2 in (fwd, opt) and min(b, e) - max(a, c) > 0), \
+                ("a backward slice over the main thread's", (a, b), (c, e, d["phaseNames"][ph2]))
 # the report's optimizer phase peak is the process level its slices show at their largest (the
 # page's instants inside them): a fused step's level counts (6.87 GiB said where the page showed
 # 9.51 GiB at the second step, until 2026-11-30)

@@ -3,6 +3,8 @@
  * past its caps. */
 #include "timeline.h"
 
+#include "phases.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,7 +79,7 @@ static int grow(void **p, size_t *cap, size_t n, size_t sz, size_t max)
     return 1;
 }
 
-static void slice_note(timeline *tl, uint32_t thread, int phase, uint64_t t)
+static void slice_note(timeline *tl, uint32_t thread, int ph, uint64_t t)
 {
     unsigned k = 0;
     while (k < tl->nopen && tl->open_thread[k] != thread)
@@ -89,7 +91,14 @@ static void slice_note(timeline *tl, uint32_t thread, int phase, uint64_t t)
         tl->open_slice[tl->nopen++] = 0;
     }
     timeline_slice *o = tl->open_slice[k] ? &tl->slices[tl->open_slice[k] - 1] : NULL;
-    if (o && o->phase == phase) {
+    /* another thread's event outside the backward: the backward is over, and the slices of the
+     * threads that ran it (the autograd engine's) end at their last event, not at their next
+     * backward's first (they had spanned every forward and step between) */
+    for (unsigned j = 0; ph != PHASE_BACKWARD && j < tl->nopen; j++)
+        if (j != k && tl->open_slice[j] &&
+            tl->slices[tl->open_slice[j] - 1].phase == PHASE_BACKWARD)
+            tl->open_slice[j] = 0;
+    if (o && o->phase == ph) {
         o->t1 = t;
         return;
     }
@@ -100,11 +109,11 @@ static void slice_note(timeline *tl, uint32_t thread, int phase, uint64_t t)
         tl->slices_cut = 1;
         return;
     }
-    tl->slices[tl->nslices] = (timeline_slice){t, t, thread, (uint8_t)phase};
+    tl->slices[tl->nslices] = (timeline_slice){t, t, thread, (uint8_t)ph};
     tl->open_slice[k] = ++tl->nslices;
 }
 
-void timeline_event(timeline *tl, const reader_event *ev, int is_alloc, int phase, uint32_t iter)
+void timeline_event(timeline *tl, const reader_event *ev, int is_alloc, int ph, uint32_t iter)
 {
     if (!tl)
         return;
@@ -114,7 +123,7 @@ void timeline_event(timeline *tl, const reader_event *ev, int is_alloc, int phas
     if (t > tl->t_end)
         tl->t_end = t;
     tl->seen = 1;
-    slice_note(tl, ev->thread, phase, t);
+    slice_note(tl, ev->thread, ph, t);
     if (iter > tl->last_iter) {
         tl->last_iter = iter;
         if (grow((void **)&tl->ticks, &tl->capticks, tl->nticks, sizeof *tl->ticks,
