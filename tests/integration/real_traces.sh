@@ -106,6 +106,20 @@ for path in old:
     if j is not None:
         check(path, sum(j["categories"].values()) == j["peak"]["process_bytes"], "categories do not add up")
 
+# a compiled run's "without torch.compile" what-if against its eager sibling that fit, the same
+# command without compiling: HF GPT-2's eager block, not the compiled graph's ratio to the block
+# that stands in for it (B=4: 9.47 GiB of tensors predicted, "does not fit", eager took 7.56 and
+# fit, until 2026-11-30; advice_real holds the eager runs that ran out of memory)
+for comp, eager in (("hf_gpt2_compile_b4", "hf_gpt2_eager_b4"),):
+    rc, re_ = report(f"{base}/{comp}.vt"), report(f"{base}/{eager}.vt")
+    if rc is None or re_ is None:
+        continue
+    it = [a for a in rc["advice"] if a["change"].startswith("without torch.compile") or
+          a["change"].startswith("compile=False")]
+    got, want = it and it[0]["predicted_allocated_bytes"], re_["peak"]["allocated_bytes"]
+    roomy = re_["peak"]["process_bytes"] <= 0.85 * rc["prediction"]["capacity_bytes"]
+    check(comp, it and abs(got / want - 1) <= 0.08 and (it[0]["fits"] is True or not roomy),
+          f"without compile predicted {got} B of tensors ({it and it[0]['fits']}), {eager} took {want}")
 for m in fail:
     print("real_traces:", m)
 print(f"real_traces: {checked} fit + {ooms} OOM real traces checked, {len(old)} older traces read, "
