@@ -449,51 +449,44 @@ static void test_bad_files(void **st)
     unlink(path);
 }
 
-/* the tensors at their largest without transformers' KV cache (tensors_no_kv_peak): before the
- * first cache tensor, the tensors' own largest; after it, the live tensors less the cache's, over
- * every allocation (not only at the peak); 0 in a trace with no cache */
-static void test_no_kv_peak(void **st)
+/* kv_trace: a tensor of `first` bytes made and freed before any cache tensor, then 300 B, the
+ * cache's 500 (800 live, 300 without it), 400 B (1200 live: the peak, 700 without it), the cache
+ * freed, 150 B (850 live, all without it); replayed into *r */
+static void kv_trace(uint64_t first, replay_result *r)
 {
-    (void)st;
     char path[] = "/tmp/vt-replay-XXXXXX";
     begin_file(path);
     code(2, "/x/train.py", "Block.forward");
     code(5, "/x/site-packages/transformers/cache_utils.py", "DynamicLayer.update");
     stack(2, 2);
     stack(5, 5);
-    alloc(0, 0, 0x1000, 1000, 2, 0); /* 1000 live, before any cache tensor */
-    release(0, 0, 0x1000);
-    alloc(0, 0, 0x2000, 300, 2, 0);
-    alloc(0, 0, 0x3000, 500, 5, 0); /* the cache: 800 live, 300 without it */
-    alloc(0, 0, 0x4000, 400, 2, 0); /* 1200 live (the peak), 700 without it */
-    release(0, 0, 0x3000);          /* the cache freed */
-    alloc(0, 0, 0x5000, 150, 2, 0); /* 850 live, all without it */
-    replay_result r;
-    replay_ended(path, &r);
-    assert_int_equal(r.peak_allocated, 1200);
-    assert_int_equal(r.tensors_no_kv_peak, 1000); /* the first tensor's moment */
-    replay_free(&r);
-    unlink(path);
-
-    strcpy(path, "/tmp/vt-replay-XXXXXX");
-    begin_file(path); /* the same after a first moment of 500: the largest after the cache */
-    code(2, "/x/train.py", "Block.forward");
-    code(5, "/x/site-packages/transformers/cache_utils.py", "DynamicLayer.update");
-    stack(2, 2);
-    stack(5, 5);
-    alloc(0, 0, 0x1000, 500, 2, 0);
+    alloc(0, 0, 0x1000, first, 2, 0);
     release(0, 0, 0x1000);
     alloc(0, 0, 0x2000, 300, 2, 0);
     alloc(0, 0, 0x3000, 500, 5, 0);
     alloc(0, 0, 0x4000, 400, 2, 0);
     release(0, 0, 0x3000);
     alloc(0, 0, 0x5000, 150, 2, 0);
-    replay_ended(path, &r);
+    replay_ended(path, r);
+    unlink(path);
+}
+
+/* the tensors at their largest without transformers' KV cache (tensors_no_kv_peak): before the
+ * first cache tensor, the tensors' own largest; after it, the live tensors less the cache's, over
+ * every allocation (not only at the peak); 0 in a trace with no cache */
+static void test_no_kv_peak(void **st)
+{
+    (void)st;
+    replay_result r;
+    kv_trace(1000, &r);
+    assert_int_equal(r.peak_allocated, 1200);
+    assert_int_equal(r.tensors_no_kv_peak, 1000); /* the first tensor's moment */
+    replay_free(&r);
+    kv_trace(500, &r); /* the largest after the cache: 850, once it was freed */
     assert_int_equal(r.tensors_no_kv_peak, 850);
     replay_free(&r);
-    unlink(path);
 
-    strcpy(path, "/tmp/vt-replay-XXXXXX");
+    char path[] = "/tmp/vt-replay-XXXXXX";
     begin_file(path); /* no cache: not computed */
     code(2, "/x/train.py", "Block.forward");
     stack(2, 2);
