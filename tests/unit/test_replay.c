@@ -497,6 +497,42 @@ static void test_no_kv_peak(void **st)
     unlink(path);
 }
 
+/* a step that allocates nothing (fused AdamW after its first) is seen at zero_grad's free of a
+ * gradient right after a backward: the optimizer phase's peak is the process level then; a
+ * closure's zero_grad after its forward (Lightning's) is no such moment (after_forward: a 20000 B
+ * forward tensor made before the gradient is freed) */
+static void fused_step_trace(int after_forward, replay_result *r)
+{
+    char path[] = "/tmp/vt-replay-XXXXXX";
+    begin_file(path);
+    code(1, "/x/torch/nn/modules/module.py", "Module.to");
+    code(2, "/x/train.py", "Block.forward");
+    stack(1, 1);
+    stack(2, 2);
+    alloc(0, 0, 0x1000, 4096, 1, 0); /* a parameter */
+    alloc(0, 0, 0x2000, 8192, 2, 0); /* the forward's activation */
+    alloc(1, 1, 0x3000, 4096, 0, 0); /* its gradient, on the autograd thread */
+    release(1, 1, 0x2000);           /* the activation, used by the backward */
+    if (after_forward)
+        alloc(0, 0, 0x4000, 20000, 2, 0);
+    release(0, 0, 0x3000); /* zero_grad */
+    replay_ended(path, r);
+    unlink(path);
+}
+
+static void test_fused_step_phase(void **st)
+{
+    (void)st;
+    replay_result r;
+    fused_step_trace(0, &r);
+    assert_int_equal(r.iterations, 1);
+    assert_int_equal(r.phase_peak[PHASE_OPTIMIZER], 8192); /* the weights and the gradient */
+    replay_free(&r);
+    fused_step_trace(1, &r);
+    assert_int_equal(r.phase_peak[PHASE_OPTIMIZER], 0); /* not the forward's 28192 */
+    replay_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -504,6 +540,7 @@ int main(void)
         cmocka_unit_test(test_segment_oom_cache),    cmocka_unit_test(test_allocator_blocks),
         cmocka_unit_test(test_cat_peaks_key_redone), cmocka_unit_test(test_cat_window_a_step),
         cmocka_unit_test(test_end_categories),       cmocka_unit_test(test_bad_files),
-        cmocka_unit_test(test_step_snapshot),        cmocka_unit_test(test_no_kv_peak)};
+        cmocka_unit_test(test_step_snapshot),        cmocka_unit_test(test_no_kv_peak),
+        cmocka_unit_test(test_fused_step_phase)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

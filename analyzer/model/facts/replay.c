@@ -131,11 +131,11 @@ static inline __attribute__((always_inline)) void apply_alloc(state *s, const re
     if (s->npend) /* freed before this allocation: not kept to the run's end */
         replay_cats_flush(s);
     s->level[lvl] += ev->size;
-    if (__builtin_expect(s->kv_on, 0) && (lvl == L_TENSOR || lvl == L_INNER))
-        replay_kv_alloc(s, e);
     growth_alloc(&r->growth, ev->stack_id, ev->size, lvl == L_TENSOR || lvl == L_INNER,
                  lvl == L_TENSOR || lvl == L_SEGMENT || lvl == L_OTHER, ph, ev->backward,
                  ev->time_ns);
+    if (__builtin_expect(s->kv_on, 0) && (lvl == L_TENSOR || lvl == L_INNER))
+        replay_kv_alloc(s, e);
     if (__builtin_expect(!(s->levels_seen & 1u << lvl), 0)) { /* the first of its level */
         s->levels_seen |= 1u << lvl;
         int first_tensor = !r->tensor_mode && (lvl == L_INNER || lvl == L_TENSOR);
@@ -205,13 +205,16 @@ static inline __attribute__((always_inline)) void apply_free(state *s, const rea
             growth_optimizer_step(&r->growth);
         }
         ph = PHASE_OPTIMIZER;
-        /* the levels as the step found them (before this free), right after a backward: the
-         * optimizer phase's, which a step that allocated nothing would otherwise never have
+        /* the process level as the step found it (before this free), right after a backward:
+         * the optimizer phase's, which a step that allocated nothing would otherwise never have
          * (fused AdamW's later steps: "optimizer 6.87 GiB" by phase where the process held 9.4
          * at such a step); not a closure's zero_grad after its forward (Lightning's), with the
-         * forward's tensors alive */
-        if (s->last_alloc_phase == PHASE_BACKWARD)
-            replay_snap_bump_peaks(s, PHASE_OPTIMIZER, ev->time_ns);
+         * forward's tensors alive. (The step's tensors, at_step, come from its allocations.) */
+        if (s->last_alloc_phase == PHASE_BACKWARD) {
+            uint64_t proc = s->level[L_TENSOR] + s->level[L_SEGMENT] + s->level[L_OTHER];
+            if (proc > r->phase_peak[PHASE_OPTIMIZER])
+                r->phase_peak[PHASE_OPTIMIZER] = proc;
+        }
     }
     if (r->tl)
         timeline_freed(r->tl, ev, e->size);
@@ -226,6 +229,16 @@ static inline __attribute__((always_inline)) void apply_free(state *s, const rea
     else
         s->level[e->level] -= e->size;
     livemap_del(&s->live, e);
+}
+
+/* timeline_after_free: a free on the timeline after it is applied: a step that allocated nothing
+ * (fused AdamW after its first) shows only at zero_grad's frees of the gradients, the optimizer's
+ * stretch on the page, not the main thread's "other" */
+static __attribute__((noinline)) void timeline_after_free(state *s, const reader_event *ev,
+                                                          uint8_t ph)
+{
+    int step = ph == PHASE_OTHER && s->in_opt && s->grad_free_event == s->event;
+    timeline_event(s->r->tl, ev, 0, step ? PHASE_OPTIMIZER : ph, s->iter);
 }
 
 static inline __attribute__((always_inline)) void apply_one(state *s, int is_alloc,
@@ -246,22 +259,17 @@ static inline __attribute__((always_inline)) void apply_one(state *s, int is_all
     } else {
         ph = replay_phase_free(s, ev); /* a free changes no counter */
     }
-    if (s->r->tl && is_alloc)
-        timeline_event(s->r->tl, ev, is_alloc, ph, s->iter);
     if (__builtin_expect(info & AP_SPECIAL, 0))
         replay_track_blocks(s, ev);
-    if (is_alloc)
+    if (is_alloc) {
+        if (__builtin_expect(s->r->tl != NULL, 0))
+            timeline_event(s->r->tl, ev, 1, ph, s->iter);
         apply_alloc(s, ev, ot, info, ph, loss);
-    else
+    } else {
         apply_free(s, ev, ot, info, ph, slot);
-    /* a free on the timeline after it is applied: a step that allocated nothing (fused AdamW
-     * after its first) shows only at zero_grad's frees of the gradients, the optimizer's
-     * stretch on the page, not the main thread's "other" */
-    if (s->r->tl && !is_alloc)
-        timeline_event(
-            s->r->tl, ev, 0,
-            ph == PHASE_OTHER && s->in_opt && s->grad_free_event == s->event ? PHASE_OPTIMIZER : ph,
-            s->iter);
+        if (__builtin_expect(s->r->tl != NULL, 0))
+            timeline_after_free(s, ev, ph);
+    }
 }
 
 static __attribute__((noinline)) void apply_one_call(state *s, int is_alloc, const reader_event *ev,

@@ -73,9 +73,6 @@ typedef struct replay_result {
     uint16_t ended; /* the TRAILER's header.flags: VT_TRAILER_* (0 = plain exit) */
     /* peaks of the three levels (bytes, time) */
     uint64_t peak_allocated, peak_reserved, peak_process;
-    /* the tensors at their largest without those of transformers' KV cache (bytes, time): what
-     * use_cache=False leaves at least (from the first KV tensor on; before it, peak_allocated) */
-    uint64_t tensors_no_kv_peak, t_tensors_no_kv;
     uint64_t t_allocated, t_reserved, t_process;
     /* the allocated peak in PyTorch's blocks (blocks.c; allocator mode): what
      * torch.cuda.max_memory_allocated() counts — each request rounded up (512 B), plus the
@@ -150,6 +147,9 @@ typedef struct replay_result {
     uint64_t missing_events;  /* the run's events (its trailer) neither in the file nor dropped
                                * before a snapshot: the disk, the file-size limit or a live set
                                * too large for the bound kept them out */
+    /* the tensors at their largest without those of transformers' KV cache (bytes, time): what
+     * use_cache=False leaves at least (from the first KV tensor on; before it, peak_allocated) */
+    uint64_t tensors_no_kv_peak, t_tensors_no_kv;
 } replay_result;
 
 /* REPLAY_LIVE_MAX: the most bytes ever counted live at once (checked sums). */

@@ -49,9 +49,6 @@ typedef struct state {
     uint64_t level[5];
     uint8_t thread_phase[1024];
     int seen_forward;
-    int init_input;           /* a batch went onto the device before the first forward (EF_INPUT) */
-    int kv_on;                /* a stack under transformers' KV cache was seen (stack_facts.kv) */
-    uint64_t kv_live;         /* the tensors live under it (kv_on) */
     uint8_t last_alloc_phase; /* the phase of the last allocation on any thread */
     int in_opt;               /* inside an optimizer stretch (one step) */
     int frozen_oom;     /* the pending OOM came in a first forward that kept nothing for a backward:
@@ -127,6 +124,9 @@ typedef struct state {
     /* physical handles created and not mapped yet (replay_vmm.c): their creation events */
     reader_event *vmm;
     size_t nvmm, capvmm;
+    int init_input;   /* a batch went onto the device before the first forward (EF_INPUT) */
+    int kv_on;        /* a stack under transformers' KV cache was seen (stack_facts.kv) */
+    uint64_t kv_live; /* the tensors live under it (kv_on) */
 } state;
 
 /* OOM bookkeeping */
