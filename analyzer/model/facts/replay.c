@@ -231,16 +231,6 @@ static inline __attribute__((always_inline)) void apply_free(state *s, const rea
     livemap_del(&s->live, e);
 }
 
-/* timeline_after_free: a free on the timeline after it is applied: a step that allocated nothing
- * (fused AdamW after its first) shows only at zero_grad's frees of the gradients, the optimizer's
- * stretch on the page, not the main thread's "other" */
-static __attribute__((noinline)) void timeline_after_free(state *s, const reader_event *ev,
-                                                          uint8_t ph)
-{
-    int step = ph == PHASE_OTHER && s->in_opt && s->grad_free_event == s->event;
-    timeline_event(s->r->tl, ev, 0, step ? PHASE_OPTIMIZER : ph, s->iter);
-}
-
 static inline __attribute__((always_inline)) void apply_one(state *s, int is_alloc,
                                                             const reader_event *ev, oom_track *ot,
                                                             unsigned info, uint64_t slot)
@@ -268,7 +258,7 @@ static inline __attribute__((always_inline)) void apply_one(state *s, int is_all
     } else {
         apply_free(s, ev, ot, info, ph, slot);
         if (__builtin_expect(s->r->tl != NULL, 0))
-            timeline_after_free(s, ev, ph);
+            replay_timeline_free(s, ev, ph);
     }
 }
 

@@ -231,6 +231,12 @@ uint8_t replay_phase_event(state *s, const reader_event *ev, int is_alloc, uint8
     return *tp = p;
 }
 
+void replay_timeline_free(state *s, const reader_event *ev, uint8_t ph)
+{
+    int step = ph == PHASE_OTHER && s->in_opt && s->grad_free_event == s->event;
+    timeline_event(s->r->tl, ev, 0, step ? PHASE_OPTIMIZER : ph, s->iter);
+}
+
 /* replay_phase_of_stack: the phase a stack's frames say (growth.c's callback; s is the state) */
 int replay_phase_of_stack(void *s, uint32_t id)
 {

@@ -155,6 +155,10 @@ int replay_phase_of_stack(void *s, uint32_t id);
 int replay_phase_made(state *s, uint32_t id);
 /* replay_phase_event: the phase of an event; *loss gets its EF_* flags (allocations). */
 uint8_t replay_phase_event(state *s, const reader_event *ev, int is_alloc, uint8_t *loss);
+/* replay_timeline_free: a free on the timeline (r->tl set), after it is applied (phase ph): a step
+ * that allocated nothing (fused AdamW after its first) shows only at zero_grad's frees of the
+ * gradients, the optimizer's stretch on the page, not the main thread's "other" */
+void replay_timeline_free(state *s, const reader_event *ev, uint8_t ph);
 /* replay_phase_free: the phase of a free (replay_phase_event's, which it is): frees carry no
  * stack: the autograd threads' are backward, the main thread's belong to the last allocation's
  * phase (after a backward: the backward is over). */
