@@ -451,6 +451,12 @@ static void predict_backward_end(const model_calib *c, const gpt_shape *s, int s
     with_cache(c, &s2, out, cat_breakdown_tensors(&out->by_cat));
 }
 
+static int same_run(const gpt_shape *s, const gpt_shape *m) /* m's B, T, L, d, V, modes */
+{
+    return s->B == m->B && s->T == m->T && s->L == m->L && s->d == m->d && s->V == m->V &&
+           s->compile == m->compile && s->checkpointing == m->checkpointing;
+}
+
 /* predict_forward: the formula's prediction, anchored on the run's own measurement: at the
  * measured shape of a run that completed, the prediction IS the measured total; what-ifs move
  * from it by the formula's difference, so they stay monotone and never contradict the run. */
@@ -468,9 +474,7 @@ static void predict_forward(const model_calib *c, const gpt_shape *s, prediction
         /* the failed configuration needs at least what was live plus what it asked for */
         const gpt_shape *m = &c->measured_shape;
         uint64_t need = cat_breakdown_total(&c->oom_live) + c->oom_request;
-        if (s->B == m->B && s->T == m->T && s->L == m->L && s->d == m->d && s->V == m->V &&
-            s->compile == m->compile && s->checkpointing == m->checkpointing &&
-            s->no_kv_cache == m->no_kv_cache && out->peak_bytes < need) {
+        if (same_run(s, m) && s->no_kv_cache == m->no_kv_cache && out->peak_bytes < need) {
             uint64_t add = need - out->peak_bytes;
             out->peak_bytes += add;
             out->reserved_bytes += add;
@@ -552,17 +556,13 @@ static void predict_moments(const model_calib *c, const gpt_shape *s, prediction
     }
 }
 
-/* kv_floor: out, s's prediction, at least the tensors the run held at once without its KV cache
- * when s is the run's own shape with the cache off (use_cache=False): the formula's share of the
- * cache at the peak can take off bytes that were freed before the run's largest moment without
- * it (Llama 400M LoRA B=4: 7.15 GiB predicted, 7.38 GiB live at once with no cache tensor) */
+/* kv_floor: use_cache=False at the run's own shape, at least the tensors the run held at once
+ * without its cache (Llama 400M LoRA B=4: 7.15 GiB predicted, 7.38 held with no cache tensor) */
 static void kv_floor(const model_calib *c, const gpt_shape *s, prediction *out)
 {
     const gpt_shape *m = &c->measured_shape;
-    if (!c->no_kv_tensors || !s->no_kv_cache || m->no_kv_cache || s->B != m->B || s->A != m->A ||
-        s->T != m->T || s->L != m->L || s->d != m->d || s->V != m->V || s->compile != m->compile ||
-        s->checkpointing != m->checkpointing || s->dtype_bytes != m->dtype_bytes ||
-        out->tensor_bytes >= c->no_kv_tensors)
+    if (!c->no_kv_tensors || !s->no_kv_cache || m->no_kv_cache || !same_run(s, m) || s->A != m->A ||
+        s->dtype_bytes != m->dtype_bytes || out->tensor_bytes >= c->no_kv_tensors)
         return;
     uint64_t add = c->no_kv_tensors - out->tensor_bytes;
     out->tensor_bytes += add;

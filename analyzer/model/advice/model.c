@@ -260,6 +260,15 @@ static void model_frozen_beside(model_result *m, const run_facts *f)
     m->shape.train_frac = 0; /* all of the trained model's weights train */
 }
 
+/* whole_state: the optimizer's state once made for the parameters whose gradients were live at
+ * the out-of-memory error (the kind's bytes per trainable parameter): what the what-ifs hold of a
+ * first step cut short and what the cause adds up */
+static uint64_t whole_state(const model_result *m, const run_facts *f)
+{
+    double trained = (double)f->at_oom.bytes[CAT_GRADIENTS] / model_trained_bytes(m);
+    return (uint64_t)(formula_opt_bpp(&m->shape) * trained);
+}
+
 int model_build(model_result *m, const run_facts *f, const model_opts *o, char *err, size_t errlen)
 {
     memset(m, 0, sizeof *m);
@@ -463,8 +472,7 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
              * request was a piece of it, not a batch-sized tensor); the part made had let a
              * checkpointing what-if for Llama 400M at 6 GiB go under the weights, gradients and
              * state its own cause adds up */
-            double trained = (double)f->at_oom.bytes[CAT_GRADIENTS] / model_trained_bytes(m);
-            uint64_t whole = (uint64_t)(formula_opt_bpp(&m->shape) * trained);
+            uint64_t whole = whole_state(m, f);
             if (whole > m->calib.oom_live.bytes[CAT_OPTIMIZER]) {
                 m->calib.oom_live.bytes[CAT_OPTIMIZER] = whole;
                 m->calib.oom_request = 0;
@@ -509,9 +517,7 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
         }
         /* the forward's tensors gone, and the weights, gradients and whole optimizer state
          * alone over the card: no micro-batch fits (Llama 400M on 6 GiB, its first AdamW step) */
-        double trained = (double)f->at_oom.bytes[CAT_GRADIENTS] / model_trained_bytes(m);
-        if (advice_state_cause(&f->at_oom, (uint64_t)(formula_opt_bpp(&m->shape) * trained), cap,
-                               m->why, sizeof m->why))
+        if (advice_state_cause(&f->at_oom, whole_state(m, f), cap, m->why, sizeof m->why))
             m->cause = OOM_STATE;
         /* a later step's forward failed with the state the first step made (5 % of the card or
          * more): that step's forward fit because it ran before the state existed */
