@@ -18,6 +18,7 @@
 
 #define WINDOW_FIRST (64u << 10) /* the first window; each next one doubles ... */
 #define WINDOW_MAX (4u << 20)    /* ... up to this */
+#define HUGE_SPAN (2u << 20)     /* a huge page: mappings this long are aligned to it */
 #define TRAILER_ROOM (8u + (unsigned)sizeof(vt_rec_trailer))
 #define UNSEALED UINT64_MAX
 #define SEAL_BIAS (1ull << 62) /* added to `used` to seal a window from outside */

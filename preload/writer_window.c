@@ -99,13 +99,20 @@ void vt__window_retire_locked(window *w)
 }
 
 /* map_range: reserves blocks up to at least min_end (up to want_end if the disk allows:
- * the request is halved on ENOSPC) and maps [map_off, end), faulted in at once. vt__ws.lock held.
- * The mapping (*end set), or NULL with *err. */
-static char *map_range(uint64_t map_off, uint64_t min_end, uint64_t want_end, uint64_t *end_out,
+ * the request is halved on ENOSPC) and maps [*map_off, end), faulted in at once. A range of a
+ * huge page or more is widened to huge-page boundaries first (*map_off lowered: those bytes
+ * are mapped again, never written through this mapping), so all of it can be mapped with
+ * huge pages (writer_state.c sys_mmap). vt__ws.lock held. The mapping (*end set), or NULL
+ * with *err. */
+static char *map_range(uint64_t *map_off_io, uint64_t min_end, uint64_t want_end, uint64_t *end_out,
                        int *err)
 {
     uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
-    uint64_t end = want_end < min_end ? min_end : want_end;
+    uint64_t end = want_end < min_end ? min_end : want_end, map_off = *map_off_io;
+    if (end - map_off >= HUGE_SPAN) {
+        map_off &= ~(uint64_t)(HUGE_SPAN - 1);
+        end = vt__round_up(end, HUGE_SPAN);
+    }
     while (end > vt__ws.reserved) {
         int e = vt__sys_ops.fallocate(vt__ws.fd, (off_t)vt__ws.reserved,
                                       (off_t)(end - vt__ws.reserved));
@@ -137,6 +144,7 @@ static char *map_range(uint64_t map_off, uint64_t min_end, uint64_t want_end, ui
     }
 #endif
     *end_out = end;
+    *map_off_io = map_off;
     return p;
 }
 
@@ -157,7 +165,7 @@ window *vt__window_new(uint64_t start, uint64_t need, int *err)
     }
     vt__window_drop_spare();
     uint64_t map_off = start & ~(page - 1), end;
-    char *p = map_range(map_off, vt__round_up(start + need + TRAILER_ROOM, page),
+    char *p = map_range(&map_off, vt__round_up(start + need + TRAILER_ROOM, page),
                         vt__round_up(start + vt__ws.next_len, page), &end, err);
     if (!p)
         return NULL;
@@ -180,7 +188,7 @@ void vt__window_prepare_next(window *w)
         uint64_t w_end = w->start + w->limit + TRAILER_ROOM;
         uint64_t map_off = (w->start + w->half) & ~(page - 1), end;
         int err = 0;
-        char *p = map_range(map_off, vt__round_up(w_end + page, page),
+        char *p = map_range(&map_off, vt__round_up(w_end + page, page),
                             vt__round_up(w_end + vt__ws.next_len, page), &end, &err);
         if (p) { /* on failure the switch tries again and reports it */
             vt__ws.spare.map = p;

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "writer_files.h"
+#include "../../preload/writer_internal.h"
 
 static void test_round_trip(void **st)
 {
@@ -181,13 +182,42 @@ static void test_exec_trailer(void **st)
     assert_int_equal(tr.n_dropped, 1); /* the write made while paused */
 }
 
+/* windows of a huge page or more: their mapping starts and ends on huge-page boundaries of the
+ * file and sits at an address that agrees with its offset modulo a huge page (so the kernel can
+ * map the file's large folios whole); the records in them read back all the same. */
+static void test_huge_windows(void **st)
+{
+    (void)st;
+    use_output("huge.vt");
+    uint64_t payload[3] = {1, 2, 3};
+    enum { N = 400000 }; /* 12.8 MB: windows of 64 KiB doubling past 4 MiB */
+    for (int i = 0; i < N; i++)
+        assert_int_equal(vt__write(VT_REC_ALLOC, 5, payload, 24, NULL, 0), 0);
+    int huge = 0;
+    for (window *w = vt__ws.all; w; w = w->next_all) {
+        if (w->map_len < HUGE_SPAN)
+            continue;
+        huge++;
+        assert_int_equal(w->map_off % HUGE_SPAN, 0);
+        assert_int_equal(w->map_len % HUGE_SPAN, 0);
+        if (!w->unmapped)
+            assert_int_equal((uintptr_t)w->map % HUGE_SPAN, 0);
+    }
+    assert_true(huge >= 2);
+    char path[256];
+    snprintf(path, sizeof path, "%s", vt__writer_path());
+    vt__writer_close();
+    uint16_t *t = malloc(sizeof *t * (N + 8));
+    assert_int_equal(read_records(path, t, N + 7), 2 + N + 1);
+    free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_round_trip),
-        cmocka_unit_test(test_payload_trailer),
-        cmocka_unit_test(test_expand),
-        cmocka_unit_test(test_exec_trailer),
+        cmocka_unit_test(test_round_trip),   cmocka_unit_test(test_payload_trailer),
+        cmocka_unit_test(test_expand),       cmocka_unit_test(test_exec_trailer),
+        cmocka_unit_test(test_huge_windows),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
