@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "catpeaks.h"
+#include "phases.h"
 #include "timeline.h"
 #include "../../analyzer/views/pickle.h"
 
@@ -195,6 +196,81 @@ static void test_slices_ticks_ring_totals(void **st)
     timeline_free(tl);
 }
 
+/* a run's last slice: its events up to a pause (>= TIMELINE_PAUSE_NS, longer than the slice had
+ * run) after which only frees came end it; the frees are an "other" slice. An allocation after
+ * the pause keeps the slice whole; a slice whose pause came mid-slice is not cut otherwise. */
+static void test_end_after_pause(void **st)
+{
+    (void)st;
+    const uint64_t ms = 1000000;
+    for (int alloc_after = 0; alloc_after < 2; alloc_after++) {
+        timeline *tl = timeline_new();
+        assert_non_null(tl);
+        reader_event e = ev(0, 0, VT_API_torchAlloc, 0x1000, 64);
+        timeline_event(tl, &e, 1, PHASE_FORWARD, 0);
+        e = ev(5 * ms, 0, VT_API_torchAlloc, 0x2000, 64);
+        timeline_event(tl, &e, 1, PHASE_OPTIMIZER, 1);
+        e = ev(15 * ms, 0, VT_API_torchFree, 0x2000, 0); /* the step's own frees */
+        timeline_event(tl, &e, 0, PHASE_OPTIMIZER, 1);
+        e = ev(815 * ms, 0, VT_API_torchFree, 0x3000, 0);
+        timeline_event(tl, &e, 0, PHASE_OPTIMIZER, 1);
+        e = ev(900 * ms, 0, alloc_after ? VT_API_torchAlloc : VT_API_torchFree, 0x1000, 8);
+        timeline_event(tl, &e, alloc_after, PHASE_OPTIMIZER, 1);
+        timeline_end(tl);
+        if (alloc_after) { /* still running after the pause: nothing cut */
+            assert_int_equal(tl->nslices, 2);
+            assert_int_equal(tl->slices[1].t1, 900 * ms);
+        } else {
+            assert_int_equal(tl->nslices, 3);
+            assert_int_equal(tl->slices[1].phase, PHASE_OPTIMIZER);
+            assert_int_equal(tl->slices[1].t0, 5 * ms);
+            assert_int_equal(tl->slices[1].t1, 15 * ms);
+            assert_int_equal(tl->slices[2].phase, PHASE_OTHER);
+            assert_int_equal(tl->slices[2].t0, 815 * ms);
+            assert_int_equal(tl->slices[2].t1, 900 * ms);
+        }
+        timeline_free(tl);
+    }
+    /* the frees after the pause in another phase (the driver's unloads at exit: "other"; a
+     * second thread's slice kept): the forward ends at its last event before the pause */
+    {
+        timeline *tl = timeline_new();
+        assert_non_null(tl);
+        reader_event e = ev(0, 0, VT_API_torchAlloc, 0x1000, 64);
+        timeline_event(tl, &e, 1, PHASE_FORWARD, 0);
+        e = ev(1 * ms, 1, VT_API_torchAlloc, 0x5000, 64);
+        timeline_event(tl, &e, 1, PHASE_BACKWARD, 0);
+        e = ev(10 * ms, 0, VT_API_torchAlloc, 0x2000, 64);
+        timeline_event(tl, &e, 1, PHASE_FORWARD, 0);
+        e = ev(2000 * ms, 0, VT_API_cuLibraryUnload, 0x3000, 0);
+        timeline_event(tl, &e, 0, PHASE_OTHER, 0);
+        e = ev(2100 * ms, 0, VT_API_torchFree, 0x1000, 0);
+        timeline_event(tl, &e, 0, PHASE_OPTIMIZER, 0);
+        timeline_end(tl);
+        assert_int_equal(tl->nslices, 3);
+        assert_int_equal(tl->slices[0].phase, PHASE_FORWARD);
+        assert_int_equal(tl->slices[0].t1, 10 * ms);
+        assert_int_equal(tl->slices[1].phase, PHASE_BACKWARD);
+        assert_int_equal(tl->slices[2].phase, PHASE_OTHER);
+        assert_int_equal(tl->slices[2].t0, 2000 * ms);
+        assert_int_equal(tl->slices[2].t1, 2100 * ms);
+        timeline_free(tl);
+    }
+    /* a pause shorter than what the slice had run before it: not the program's end */
+    timeline *tl = timeline_new();
+    assert_non_null(tl);
+    reader_event e = ev(0, 0, VT_API_torchAlloc, 0x1000, 64);
+    timeline_event(tl, &e, 1, PHASE_FORWARD, 0);
+    e = ev(500 * ms, 0, VT_API_torchAlloc, 0x2000, 64);
+    timeline_event(tl, &e, 1, PHASE_FORWARD, 0);
+    e = ev(700 * ms, 0, VT_API_torchFree, 0x2000, 0);
+    timeline_event(tl, &e, 0, PHASE_FORWARD, 0);
+    timeline_end(tl);
+    assert_int_equal(tl->nslices, 1);
+    assert_int_equal(tl->slices[0].t1, 700 * ms);
+    timeline_free(tl);
+}
+
 static void test_pickle_bytes(void **st)
 {
     (void)st;
@@ -265,6 +341,7 @@ int main(void)
         cmocka_unit_test(test_moments_to_draw),
         cmocka_unit_test(test_peak_moment_drawn),
         cmocka_unit_test(test_slices_ticks_ring_totals),
+        cmocka_unit_test(test_end_after_pause),
         cmocka_unit_test(test_pickle_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -554,6 +554,7 @@ static int replay_reader(const char *path, reader *rd, replay_result *out, char 
     if (out->has_oom)
         replay_snap_classify(&s, out, &out->at_oom);
     replay_cats_end(&s);
+    timeline_end(out->tl);
     out->backward_passes = s.bwd;
     if (!s.accum_mixed && s.accum_steps) {
         out->accum = s.accum;

@@ -79,7 +79,7 @@ static int grow(void **p, size_t *cap, size_t n, size_t sz, size_t max)
     return 1;
 }
 
-static void slice_note(timeline *tl, uint32_t thread, int ph, uint64_t t)
+static void slice_note(timeline *tl, uint32_t thread, int ph, uint64_t t, int is_alloc)
 {
     unsigned k = 0;
     while (k < tl->nopen && tl->open_thread[k] != thread)
@@ -98,6 +98,10 @@ static void slice_note(timeline *tl, uint32_t thread, int ph, uint64_t t)
         if (j != k && tl->open_slice[j] &&
             tl->slices[tl->open_slice[j] - 1].phase == PHASE_BACKWARD)
             tl->open_slice[j] = 0;
+    if (is_alloc)
+        tl->open_quiet[k] = 0;
+    else if (o && !tl->open_quiet[k] && t - o->t1 >= TIMELINE_PAUSE_NS && t - o->t1 > o->t1 - o->t0)
+        tl->open_quiet[k] = o->t1, tl->open_after[k] = t, tl->quiet_slice[k] = tl->open_slice[k];
     if (o && o->phase == ph) {
         o->t1 = t;
         return;
@@ -113,6 +117,49 @@ static void slice_note(timeline *tl, uint32_t thread, int ph, uint64_t t)
     tl->open_slice[k] = ++tl->nslices;
 }
 
+void timeline_end(timeline *tl)
+{
+    if (!tl)
+        return;
+    timeline_slice rest[TIMELINE_THREADS];
+    unsigned nrest = 0;
+    int dropped = 0;
+    for (unsigned k = 0; k < tl->nopen; k++) {
+        if (!tl->open_quiet[k] || tl->quiet_slice[k] > tl->nslices)
+            continue;
+        size_t q = tl->quiet_slice[k] - 1;
+        uint32_t th = tl->open_thread[k];
+        uint64_t t_last = tl->slices[q].t1;
+        /* the thread's slices after the pause (its frees alone) give way to one "other" */
+        for (size_t i = q + 1; i < tl->nslices; i++)
+            if (tl->slices[i].thread == th) {
+                t_last = tl->slices[i].t1 > t_last ? tl->slices[i].t1 : t_last;
+                tl->slices[i].phase = PHASE_COUNT, dropped = 1;
+            }
+        tl->open_slice[k] = 0;
+        if (tl->slices[q].phase == PHASE_OTHER) {
+            tl->slices[q].t1 = t_last;
+            continue;
+        }
+        tl->slices[q].t1 = tl->open_quiet[k];
+        rest[nrest++] = (timeline_slice){tl->open_after[k], t_last, th, PHASE_OTHER};
+    }
+    size_t n = 0;
+    for (size_t i = 0; dropped && i < tl->nslices; i++)
+        if (tl->slices[i].phase != PHASE_COUNT)
+            tl->slices[n++] = tl->slices[i];
+    if (dropped)
+        tl->nslices = n;
+    for (unsigned i = 0; i < nrest; i++) {
+        if (!grow((void **)&tl->slices, &tl->capslices, tl->nslices, sizeof *tl->slices,
+                  TIMELINE_SLICES_MAX)) {
+            tl->slices_cut = 1;
+            break;
+        }
+        tl->slices[tl->nslices++] = rest[i];
+    }
+}
+
 void timeline_event(timeline *tl, const reader_event *ev, int is_alloc, int ph, uint32_t iter)
 {
     if (!tl)
@@ -123,7 +170,7 @@ void timeline_event(timeline *tl, const reader_event *ev, int is_alloc, int ph, 
     if (t > tl->t_end)
         tl->t_end = t;
     tl->seen = 1;
-    slice_note(tl, ev->thread, ph, t);
+    slice_note(tl, ev->thread, ph, t, is_alloc);
     if (iter > tl->last_iter) {
         tl->last_iter = iter;
         if (grow((void **)&tl->ticks, &tl->capticks, tl->nticks, sizeof *tl->ticks,

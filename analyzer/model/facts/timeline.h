@@ -19,6 +19,9 @@
 #define TIMELINE_TICKS_MAX 100000
 #define TIMELINE_RING 20000
 #define TIMELINE_THREADS 64
+/* a pause in a thread's events of at least this, longer than its slice had run, with only
+ * frees after it to the end: the program had left that phase (timeline_end) */
+#define TIMELINE_PAUSE_NS 100000000ull
 
 /* One instant of the sweep: every category's live bytes after one change; total is their
  * sum, the process's live bytes then. seq orders moments that share a time (0: none). */
@@ -88,6 +91,11 @@ typedef struct timeline {
     int slices_cut; /* more than TIMELINE_SLICES_MAX: the later ones are missing */
     uint32_t open_thread[TIMELINE_THREADS];
     size_t open_slice[TIMELINE_THREADS]; /* index + 1 of the thread's open slice */
+    /* the thread's last event before a pause (TIMELINE_PAUSE_NS, and longer than the slice it
+     * was in had run) after which only frees came, that slice (index + 1), and the first event
+     * after the pause; 0: none (timeline_end) */
+    uint64_t open_quiet[TIMELINE_THREADS], open_after[TIMELINE_THREADS];
+    size_t quiet_slice[TIMELINE_THREADS];
     unsigned nopen;
     uint64_t *ticks; /* time of each optimizer step's first event */
     size_t nticks, capticks;
@@ -110,6 +118,11 @@ void timeline_free(timeline *tl);
  * thread's phase slice, a tick when a step begins, an allocator action (allocations of
  * PyTorch's tensors and segments, its OOM). tl may be NULL. */
 void timeline_event(timeline *tl, const reader_event *ev, int is_alloc, int phase, uint32_t iter);
+/* timeline_end: after the replay's last event: a thread's last slice ends at its last event
+ * before a pause that only frees followed (the program's end: its tensors released as it
+ * finished or exited, after a wait with nothing allocated), and those frees are drawn as an
+ * "other" slice: a run's last optimizer step or its failed forward had run to the exit. */
+void timeline_end(timeline *tl);
 /* timeline_freed: a free of a live allocation of size bytes (a tensor's: an allocator action). */
 void timeline_freed(timeline *tl, const reader_event *ev, uint64_t size);
 /* timeline_cats: the sweep of category lifetimes: the live bytes per category after event number
