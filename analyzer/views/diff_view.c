@@ -9,6 +9,7 @@
 #include "categories.h"
 #include "escape.h"
 #include "mem.h"
+#include "phases.h"
 
 /* Trace-derived byte counts are u64 up to 2^64 - 1: a sum or a change that would leave int64 is
  * held at its bound (never a signed overflow), +-INT64_MAX so that negating one is defined. */
@@ -67,12 +68,34 @@ static int sites_add(diff_sites *s, const char *text, int side, uint64_t bytes)
     return 0;
 }
 
-static int sites_fill(diff_sites *s, replay_result *r, int side)
+/* COMPILED: what a site in torch.compile's generated code is named by here: inductor writes
+ * each compile's code to a file named by a hash of it (DIR/torchinductor_USER/jl/cjlw32...py),
+ * so the same line of the same graph compiled for another batch size is another file. */
+#define COMPILED "<torch.compile code>"
+
+/* site_key: a site's text with a generated file's hashed path as COMPILED (the line and the
+ * function kept); 1 when it was one. */
+static int site_key(const char *text, char *buf, size_t len)
 {
-    char buf[1024];
+    const char *ind = strstr(text, "torchinductor_"), *py = strstr(text, ".py:");
+    const char *base = py ? py : text;
+    while (base > text && base[-1] != '/')
+        base--;
+    if (!ind || !py || ind > py || base == text || base[0] != 'c' || py - base < 20) {
+        snprintf(buf, len, "%s", text);
+        return 0;
+    }
+    snprintf(buf, len, "%s%s", COMPILED, py + 3);
+    return 1;
+}
+
+static int sites_fill(diff_sites *s, replay_result *r, int side, int *compiled)
+{
+    char buf[1024], key[1024];
     for (size_t i = 0; i < r->at_peak.n; i++) {
         const live_item *it = &r->at_peak.items[i];
-        if (sites_add(s, replay_site_text(r, it->stack_id, buf, sizeof buf), side, it->size))
+        *compiled |= site_key(replay_site_text(r, it->stack_id, buf, sizeof buf), key, sizeof key);
+        if (sites_add(s, key, side, it->size))
             return -1;
     }
     return 0;
@@ -138,6 +161,38 @@ static const char *basis(const replay_result *r)
     return r->tensor_mode ? "tensors" : "segments";
 }
 
+/* oom_json: a run's out-of-memory error, or null */
+static void oom_json(FILE *out, const replay_result *r)
+{
+    if (!r->has_oom) {
+        fputs("null", out);
+        return;
+    }
+    fprintf(out,
+            "{\"requested_bytes\":%" PRIu64 ",\"time_ns\":%" PRIu64
+            ",\"phase\":\"%s\",\"optimizer_steps\":%u}",
+            r->oom_requested, r->oom_time_ns, phase_name(r->oom_phase), r->iterations);
+}
+
+/* oom_text: what a run that ran out of memory measured: its peaks are what it held before the
+ * error, not what its configuration needs; and what it never made */
+static void oom_text(FILE *out, const char *which, const replay_result *r)
+{
+    if (!r->has_oom)
+        return;
+    fprintf(out,
+            "(%s ran out of memory at %.3f s (phase: %s), requesting %.1f MiB, after %u "
+            "optimizer step%s: its peaks are what it held before the error, not what its "
+            "configuration needs",
+            which, (double)r->oom_time_ns / 1e9, phase_name(r->oom_phase),
+            mib(to_s(r->oom_requested)), r->iterations, r->iterations == 1 ? "" : "s");
+    if (!r->iterations && !r->at_peak.by_cat.bytes[CAT_OPTIMIZER])
+        fputs("; no optimizer step ran: an optimizer's state and a step's own bytes are not in "
+              "them",
+              out);
+    fputs(")\n", out);
+}
+
 static void write_json(FILE *out, replay_result *a, replay_result *b, diff_sites *s, size_t top)
 {
     const uint64_t pa[3] = {a->peak_allocated, a->peak_reserved, a->peak_process};
@@ -147,7 +202,11 @@ static void write_json(FILE *out, replay_result *a, replay_result *b, diff_sites
     json_str(out, a->path);
     fputs(",\"b\":", out);
     json_str(out, b->path);
-    fprintf(out, ",\"category_basis\":{\"a\":\"%s\",\"b\":\"%s\"},\"peak\":{", basis(a), basis(b));
+    fputs(",\"out_of_memory\":{\"a\":", out);
+    oom_json(out, a);
+    fputs(",\"b\":", out);
+    oom_json(out, b);
+    fprintf(out, "},\"category_basis\":{\"a\":\"%s\",\"b\":\"%s\"},\"peak\":{", basis(a), basis(b));
     for (int i = 0; i < 3; i++) {
         if (i == 0 && (!a->tensor_mode || !b->tensor_mode)) { /* not visible in segment mode */
             fputs("\"allocated_bytes\":{\"a\":", out);
@@ -179,7 +238,8 @@ static void write_json(FILE *out, replay_result *a, replay_result *b, diff_sites
     fputs("]}\n", out);
 }
 
-static void write_text(FILE *out, replay_result *a, replay_result *b, diff_sites *s, size_t top)
+static void write_text(FILE *out, replay_result *a, replay_result *b, diff_sites *s, size_t top,
+                       int compiled)
 {
     const uint64_t pa[3] = {a->peak_allocated, a->peak_reserved, a->peak_process};
     const uint64_t pb[3] = {b->peak_allocated, b->peak_reserved, b->peak_process};
@@ -189,7 +249,10 @@ static void write_text(FILE *out, replay_result *a, replay_result *b, diff_sites
     escape_term_fputs(out, a->path, strlen(a->path));
     fputs("\nB: ", out);
     escape_term_fputs(out, b->path, strlen(b->path));
-    fprintf(out, "\n\n%-20s %12s %12s %12s\n", "peak (MiB)", "A", "B", "B - A");
+    fputs("\n", out);
+    oom_text(out, "A", a);
+    oom_text(out, "B", b);
+    fprintf(out, "\n%-20s %12s %12s %12s\n", "peak (MiB)", "A", "B", "B - A");
     for (int i = 0; i < 3; i++) {
         if (i == 0 && (!a->tensor_mode || !b->tensor_mode)) { /* not visible in segment mode */
             char x[32], y[32];
@@ -218,6 +281,10 @@ static void write_text(FILE *out, replay_result *a, replay_result *b, diff_sites
                     mib(to_s(y)), change(delta(x, y), ch, sizeof ch));
     }
     fprintf(out, "\nsites that changed most (MiB, B - A):\n");
+    if (compiled)
+        fputs("  (torch.compile writes each compile's code to a file named by a hash: its sites "
+              "are matched by line and function, as " COMPILED ":LINE)\n",
+              out);
     for (size_t i = 0; i < s->n && i < top; i++) {
         if (!site_change(&s->v[i]))
             break;
@@ -230,8 +297,8 @@ static void write_text(FILE *out, replay_result *a, replay_result *b, diff_sites
 int diff_view_write(FILE *out, replay_result *a, replay_result *b, int top, int json)
 {
     diff_sites s = {0};
-    int rc = 0;
-    if (sites_fill(&s, a, 0) || sites_fill(&s, b, 1))
+    int rc = 0, compiled = 0;
+    if (sites_fill(&s, a, 0, &compiled) || sites_fill(&s, b, 1, &compiled))
         rc = 2;
     else {
         if (s.n > 1) /* s.v is NULL when no site: qsort must not see it */
@@ -239,7 +306,7 @@ int diff_view_write(FILE *out, replay_result *a, replay_result *b, int top, int 
         if (json)
             write_json(out, a, b, &s, (size_t)(top < 0 ? 0 : top));
         else
-            write_text(out, a, b, &s, (size_t)(top < 0 ? 0 : top));
+            write_text(out, a, b, &s, (size_t)(top < 0 ? 0 : top), compiled);
         if (ferror(out) || mem_failed()) /* a site's text left out for want of memory */
             rc = 2;
     }

@@ -1,7 +1,8 @@
 #!/bin/sh
 # diff_views.sh — `vramtrace diff A B` on two real H100 runs (HF GPT-2 eager, batch 4 and 6):
 # the JSON's peaks and categories are each run's report figures and their difference, the
-# sites' changes sum to the process peak's change; a run against itself changes nothing.
+# sites' changes sum to the process peak's change; a run against itself changes nothing; a run
+# that ran out of memory is said to have; torch.compile's hashed files' sites match by line.
 set -u
 D="$ROOT/examples/traces/h100-torch2.11"
 A="$D/hf_gpt2_eager_b4.vt" B="$D/s_hf_gpt2_eager_b6.vt"
@@ -47,6 +48,42 @@ grep -Eq '^allocated +[0-9.]+ +- +-$' m.txt || fail "mixed modes: the allocated 
 grep -q "B's segments under the phase that grew them" m.txt || fail "mixed modes: not said"
 grep -q "category_basis" same.json || fail "no category_basis"
 grep -q "ways of sorting" d.txt && fail "same modes said to differ"
+# a run that ran out of memory: said, with its request, time and steps as its report has them
+# (gpt2_ckpt_b32_oom died in its first forward: 2 GiB "smaller" than its b8 sibling, no optimizer
+# state: read as the batch size's doing, it was the error's)
+X="$ROOT/examples/traces/h100-torch2.11-beyond"
+"$VT" diff --json "$X/gpt2_ckpt_b8_fit.vt" "$X/gpt2_ckpt_b32_oom.vt" >o.json &&
+    "$VT" diff "$X/gpt2_ckpt_b8_fit.vt" "$X/gpt2_ckpt_b32_oom.vt" >o.txt &&
+    "$VT" report --json "$X/gpt2_ckpt_b32_oom.vt" >ob.json || fail "OOM diff failed"
+python3 - o.json ob.json <<'PY' || fail "OOM run: $(head -c 400 o.json)"
+import json, sys
+d, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert d["out_of_memory"]["a"] is None, d["out_of_memory"]
+o = d["out_of_memory"]["b"]
+assert o["requested_bytes"] == b["oom"]["requested_bytes"] and o["optimizer_steps"] == 0, o
+assert o["phase"] == "forward", o
+PY
+grep -q "^(B ran out of memory at [0-9.]* s (phase: forward), requesting 6284.0 MiB, after 0 optimizer steps: its peaks are what it held before the error.*no optimizer step ran" o.txt ||
+    fail "OOM run not said: $(head -4 o.txt)"
+grep -q "ran out of memory" d.txt && fail "runs that fit said to have run out of memory"
+python3 -c "
+import json; d=json.load(open('same.json')); assert d['out_of_memory'] == {'a': None, 'b': None}, d" || fail "out_of_memory of two runs that fit"
+# torch.compile's generated files are named by a hash per compile: the same line of two runs'
+# compiled code is one site (nanoGPT compiled, B=10 and 12: "+1180.0" and "-984.0" on two
+# files' line 2416, a +196 MiB change)
+C="$D/s_nano_compile_b10.vt" C2="$D/s_nano_compile_b12.vt"
+"$VT" diff --json --top 100000 "$C" "$C2" >c.json && "$VT" diff "$C" "$C2" >c.txt || fail "compiled diff failed"
+python3 - c.json <<'PY' || fail "compiled code's sites: $(grep -m3 Runner c.txt)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["sites"]
+assert not any("torchinductor_" in e["site"] for e in s), [e["site"] for e in s if "torchinductor_" in e["site"]][:3]
+x = [e for e in s if e["site"] == "<torch.compile code>:2416 Runner.call"]
+assert len(x) == 1 and x[0]["a"] > 0 and x[0]["b"] > 0 and abs(x[0]["change"] - 196 * 2**20) < 2**20, x
+assert sum(e["change"] for e in s) == d["peak"]["process_bytes"]["change"], "sites do not add up"
+PY
+grep -q "matched by line and function" c.txt || fail "compiled sites' matching not said"
+grep -q "matched by line and function" d.txt && fail "matching of compiled code said of eager runs"
 "$VT" diff --top x "$A" "$B" >/dev/null 2>&1; [ $? = 2 ] || fail "--top x: expected exit 2"
 "$VT" diff "$A" "$D/no_such.vt" >/dev/null 2>&1; [ $? = 2 ] || fail "missing file: expected exit 2"
 exit 0
