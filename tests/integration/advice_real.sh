@@ -251,6 +251,18 @@ if n_known < 12:
 # is a failure above
 if ("s_hf_gpt2_eager_b12", 6) not in decided:
     bad.append("s_hf_gpt2_eager_b12: batch 6 not said to be decided by the cache: %s" % decided)
+# 8-bit AdamW at the failed run's own shape: the failure's live state shrinks with it (AdamW's
+# 949 MiB at s_nano_eager_b8's backward failure, 2 B of 8 a parameter): the what-if needs less
+# than the configuration that failed by at least that (it had been predicted at the same bytes)
+for t in ("s_nano_eager_b8", "hf_gpt2_compile_b16"):
+    r = json.load(open(t + ".json"))
+    st = r["oom"]["live_by_category"]["optimizer"]
+    cur = r["prediction"]["current_peak_bytes"]
+    a8 = [a for a in r["advice"] or [] if a["change"] == "8-bit AdamW"]
+    if not st or not a8:
+        bad.append("%s: no optimizer state at the failure or no 8-bit AdamW what-if" % t)
+    elif cur - a8[0]["predicted_peak_bytes"] < 0.7 * st:
+        bad.append("%s: 8-bit AdamW predicted %d, the failed configuration %d, with %d of state at the failure" % (t, a8[0]["predicted_peak_bytes"], cur, st))
 for b in bad:
     print(b)
 sys.exit(1 if bad else 0)

@@ -474,6 +474,10 @@ static void predict_forward(const model_calib *c, const gpt_shape *s, prediction
         /* the failed configuration needs at least what was live plus what it asked for */
         const gpt_shape *m = &c->measured_shape;
         uint64_t need = cat_breakdown_total(&c->oom_live) + c->oom_request;
+        double bs = formula_opt_bpp(s), bm = formula_opt_bpp(m),
+               st = c->oom_live.bytes[CAT_OPTIMIZER];
+        if (bs < bm) /* less state a parameter (8-bit AdamW: 949 MiB live at a failure, 237) */
+            need -= (uint64_t)st - bytes_of(st * bs / bm);
         if (same_run(s, m) && s->no_kv_cache == m->no_kv_cache && out->peak_bytes < need) {
             uint64_t add = need - out->peak_bytes;
             out->peak_bytes += add;
@@ -590,11 +594,4 @@ void advice_predict(const model_calib *c, const gpt_shape *s, prediction *out)
     predict_moments(c, &t, &ev);
     if (ev.required_bytes > out->required_bytes)
         *out = ev;
-}
-
-const char *advice_moment_key(int moment)
-{
-    return moment == PREDICT_AT_OPTIMIZER_STEP ? "optimizer_step"
-           : moment == PREDICT_AT_BACKWARD_END ? "backward_end"
-                                               : "step_peak";
 }

@@ -1,7 +1,7 @@
 /* advice_speak.c — the advice in the traced program's language: nanoGPT's --key=value, the
  * flags another program's command line used (config_value.flag / flag_sep), else plain words
  * and no command line (advice.h); and predict's recommendation that keeps the effective batch,
- * in the same words. */
+ * in the same words; a prediction's moment as JSON names it. */
 #include <stdio.h>
 #include <string.h>
 
@@ -312,4 +312,12 @@ void advice_batch_flags(const nano_config *c, const gpt_shape *s, uint64_t b, ui
     uint64_t vals[2] = {b, a};
     /* the accumulation only where it changes (and is known): else the micro-batch alone */
     advice_flags(c, !s->accum_unknown && a != s->A ? 2 : 1, keys, vals, out, len);
+}
+
+/* the moment a prediction is of, named as JSON names it */
+const char *advice_moment_key(int moment)
+{
+    return moment == PREDICT_AT_OPTIMIZER_STEP ? "optimizer_step"
+           : moment == PREDICT_AT_BACKWARD_END ? "backward_end"
+                                               : "step_peak";
 }
