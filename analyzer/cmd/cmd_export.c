@@ -137,6 +137,9 @@ int cmd_export(int argc, char **argv)
     rc = parse_outputs(argc, argv, outs, &first);
     if (!first)
         return rc;
+    for (int e = 0; e < EXP_COUNT; e++) /* before reading: no output written over a trace */
+        if (outs[e] && notes_output_free("export", outs[e]))
+            return VT_EXIT_USAGE;
     timeline_segments = 1; /* a segment-mode trace's timeline is drawn too */
     rc = report_of_trace(argv[first], &rep, err, sizeof err);
     if (rc) {

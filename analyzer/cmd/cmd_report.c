@@ -182,6 +182,10 @@ int cmd_report(int argc, char **argv)
         c.opts.target_card_bytes = spec.bytes;
         c.opts.target_card_name = spec.name;
     }
+    if (html && notes_output_free("report", html)) { /* before reading: never over a trace */
+        rc = VT_EXIT_USAGE;
+        goto out;
+    }
     replay_progress = isatty(2);
     timeline_segments = html != NULL; /* the page draws a segment-mode timeline too */
     c.runs = calloc((size_t)nfiles, sizeof *c.runs);

@@ -3,11 +3,14 @@
 #include "notes.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "escape.h"
 #include "exit_codes.h"
+#include "vramtrace/trace_format.h"
 
 static void path_fputs(FILE *out, const char *path)
 {
@@ -55,9 +58,31 @@ static const char *reason(int e)
     return e ? strerror(e) : "out of memory";
 }
 
+int notes_output_free(const char *cmd, const char *path)
+{
+    struct stat st;
+    char head[VT_MAGIC_LEN];
+    if (stat(path, &st) || !S_ISREG(st.st_mode)) /* new, or a device / FIFO: written as asked */
+        return 0;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return 0; /* unreadable: creating it says why, if it fails */
+    ssize_t n = read(fd, head, sizeof head);
+    close(fd);
+    if (n != (ssize_t)sizeof head || memcmp(head, VT_MAGIC, VT_MAGIC_LEN))
+        return 0;
+    fprintf(stderr, "vramtrace %s: ", cmd);
+    path_fputs(stderr, path);
+    fprintf(stderr, " is a vramtrace trace: not overwritten (an output needs a file name of its "
+                    "own, right after its option: --html OUT.html, --perfetto OUT.json)\n");
+    return VT_EXIT_USAGE;
+}
+
 int notes_write(const char *cmd, const char *path, const char *what,
                 int (*write)(FILE *f, void *arg), void *arg)
 {
+    if (notes_output_free(cmd, path))
+        return VT_EXIT_USAGE;
     FILE *f = fopen(path, "wb");
     if (!f) {
         int e = errno;

@@ -15,10 +15,15 @@
  * diagnose or advise. */
 void notes_trace(const char *cmd, const replay_result *r, const char *doing);
 
-/* notes_write: creates path, runs write(f, arg) into it and closes it; on success prints
- * "wrote PATH (WHAT, SIZE)" on stdout. Returns 0, or VT_EXIT_USAGE after "vramtrace CMD:
- * PATH: cannot create it: REASON" / "cannot write it: REASON" (the system's: "Is a
- * directory", "No space left on device"; "out of memory" when write failed without one). */
+/* notes_output_free: 0 when path may be written as an output; VT_EXIT_USAGE after "vramtrace
+ * CMD: PATH is a vramtrace trace: not overwritten ..." when it is one (a trace given as the
+ * output, the one being read too: `report --html a.vt b.vt`). Commands ask before reading. */
+int notes_output_free(const char *cmd, const char *path);
+
+/* notes_write: creates path (never over a trace: notes_output_free), runs write(f, arg) into it and
+ * closes it; on success prints "wrote PATH (WHAT, SIZE)" on stdout. Returns 0, or VT_EXIT_USAGE
+ * after "vramtrace CMD: PATH: cannot create it: REASON" / "cannot write it: REASON" (the system's:
+ * "Is a directory", "No space left on device"; "out of memory" when write failed without one). */
 int notes_write(const char *cmd, const char *path, const char *what,
                 int (*write)(FILE *f, void *arg), void *arg);
 

@@ -123,4 +123,23 @@ for api in aux_apis:
     assert api in hlp, "dump --help does not say %s lines carry aux" % api
 print("dump docs: types %s; aux on %s" % (sorted(keys), sorted(aux_apis)))
 PY
+# an output is never written over a trace: the one being read (`report --html a.vt a.vt`), or a
+# second rank's given where the page's name goes (`report --html a.vt b.vt` had replaced a.vt
+# with the page and said "wrote a.vt"); refused before reading, exit 2, both traces intact; an
+# existing file that is not a trace is written over as asked
+cp "$ROOT/examples/traces/b_oom_12gib.vt" ow_a.vt && cp ow_a.vt ow_b.vt || exit 1
+for args in "report --html ow_a.vt ow_a.vt" "report --html ow_a.vt ow_b.vt" \
+    "export --perfetto ow_b.vt ow_a.vt" "export --memory-viz ow_a.vt ow_a.vt" \
+    "export --html x.html --perfetto ow_b.vt ow_a.vt"; do
+    "$VT" $args >ow.out 2>ow.err
+    rc=$?
+    [ $rc = 2 ] || { echo "$args: exit $rc, expected 2"; exit 1; }
+    grep -q "is a vramtrace trace: not overwritten" ow.err || { echo "$args: not said: $(cat ow.err)"; exit 1; }
+    cmp -s ow_a.vt "$ROOT/examples/traces/b_oom_12gib.vt" && cmp -s ow_b.vt ow_a.vt ||
+        { echo "$args: a trace was overwritten"; exit 1; }
+    [ ! -e x.html ] || { echo "$args: an output written before the refusal"; exit 1; }
+done
+echo "not a trace" >ow.html
+"$VT" report --html ow.html ow_a.vt >/dev/null 2>&1 && grep -q "<!doctype html>" ow.html ||
+    { echo "an existing non-trace output not written"; exit 1; }
 exit 0
