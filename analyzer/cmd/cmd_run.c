@@ -3,6 +3,7 @@
  * lists every trace written (the preload appends each path to a manifest file) with its
  * one-paragraph summary (model/summary.c, views/summary_text.c). */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -166,8 +167,9 @@ static void trace_notes(const char *path, const char *shown, unsigned ended)
 }
 
 /* print_traces: every path in the manifest once, with its summary unless quiet; the
- * processes that could not write one ("!PID why", written by the preload) with the reason. */
-static void print_traces(const char *manifest, int quiet)
+ * processes that could not write one ("!PID why", written by the preload) with the reason;
+ * ran: the command started (else nothing is said of a trace it could not write). */
+static void print_traces(const char *manifest, int quiet, int ran)
 {
     FILE *f = fopen(manifest, "r");
     if (!f)
@@ -215,7 +217,7 @@ static void print_traces(const char *manifest, int quiet)
             trace_notes(line, shown, sum.ended);
     }
     fclose(f);
-    if (!count && !failed)
+    if (!count && !failed && ran)
         fprintf(stderr, "vramtrace: no CUDA allocation was made, so no trace was written\n");
 }
 
@@ -491,6 +493,11 @@ int cmd_run(int argc, char **argv)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
+    /* the child's exec error comes back through ex (closed on a successful exec): a command
+     * that never ran is not reported as a run that made no CUDA allocation */
+    int ex[2] = {-1, -1};
+    if (pipe2(ex, O_CLOEXEC))
+        ex[0] = ex[1] = -1;
     pid_t pid = fork();
     if (pid < 0) {
         fprintf(stderr, "vramtrace run: fork: %s\n", strerror(errno));
@@ -501,9 +508,19 @@ int cmd_run(int argc, char **argv)
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGTERM, &old_term, NULL);
         execvp(argv[i], argv + i);
-        fprintf(stderr, "vramtrace run: cannot run %s: %s\n", argv[i], strerror(errno));
-        _exit(127);
+        int e = errno;
+        fprintf(stderr, "vramtrace run: cannot run %s: %s\n", argv[i], strerror(e));
+        if (ex[1] >= 0 && write(ex[1], &e, sizeof e) < 0)
+            e = errno;
+        _exit(e == ENOENT ? 127 : 126); /* as a shell: not found, or found and not runnable */
     }
+    int exec_err = 0;
+    if (ex[1] >= 0)
+        close(ex[1]);
+    while (ex[0] >= 0 && read(ex[0], &exec_err, sizeof exec_err) < 0 && errno == EINTR) {
+    }
+    if (ex[0] >= 0)
+        close(ex[0]);
     g_child = pid;
     int status = 0;
     if (watch)
@@ -514,7 +531,7 @@ int cmd_run(int argc, char **argv)
     g_child = 0;
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
-    print_traces(manifest, quiet);
+    print_traces(manifest, quiet, !exec_err);
     unlink(manifest);
     if (WIFEXITED(status))
         return WEXITSTATUS(status);

@@ -87,6 +87,18 @@ printf 'batch_size = 8x\n' >cfg.py
 [ $? = 2 ] || fail "predict cfg.py (batch_size = 8x): not exit 2"
 grep -qF "cfg.py:1: 'batch_size = 8x' cannot be evaluated: not a literal nor arithmetic of literals and earlier keys (a call, an unknown name, a typo such as 8x); " err.txt ||
     fail "predict cfg.py: the reason is cut: $(cat err.txt)"
+# run of a command that cannot be run: the reason, a shell's exit status (127 not found, 126 not
+# runnable), and no "no CUDA allocation was made" of a command that never started
+"$VT" run -- ./no-such-command >out.txt 2>err.txt
+[ $? = 127 ] || fail "run of a missing command: not exit 127"
+printf 'x\n' >notexec.txt
+"$VT" run -- ./notexec.txt >out.txt 2>err2.txt
+[ $? = 126 ] || fail "run of a file that cannot be run: not exit 126"
+grep -q "cannot run ./no-such-command: No such file or directory" err.txt &&
+    grep -q "cannot run ./notexec.txt: Permission denied" err2.txt || fail "run: the reason: $(cat err.txt err2.txt)"
+grep -q "no CUDA allocation" err.txt err2.txt && fail "run of a command that never ran: said to have made no CUDA allocation"
+"$VT" run -- true >out.txt 2>err.txt
+grep -q "no CUDA allocation was made" err.txt || fail "run of a command that ran without CUDA: not said"
 # fit whose first trial fails: no table to speak of, and it says none completed
 "$VT" fit --dir ff -- sh -c 'exit 5' x '{B}' >out.txt 2>err.txt
 [ $? = 2 ] || fail "fit of a failing command: not exit 2"
