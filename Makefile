@@ -93,6 +93,8 @@ all: $(VRAMTRACE) $(PRELOAD_SO)
 help:
 	@echo 'vramtrace make targets:'
 	@echo '  all        build build/vramtrace and build/libvramtrace.so (default)'
+	@echo '  progs      the test and example programs (build/tests/prog/, build/examples/)'
+	@echo '  fake       the fake CUDA runtime and driver the tests and the demo run on (build/fakecuda/)'
 	@echo '  test       build everything and run unit + integration tests (no GPU needed)'
 	@echo '  check      test, then the unit tests again under ASan+UBSan'
 	@echo '  mutate     each bug of tests/mutations.txt in a scratch copy must fail a test (slow)'
@@ -105,7 +107,8 @@ help:
 	@echo '  uninstall  remove what install put there'
 	@echo '  wheel      a pip wheel in $$(BUILD)/dist/ (bin/vramtrace + lib/vramtrace/ + python -m vramtrace)'
 	@echo '  clean      remove build/'
-	@echo 'variables: CC CFLAGS LDFLAGS PREFIX DESTDIR DEPS_PREFIX=DIR V=1'
+	@echo 'variables: CC CFLAGS LDFLAGS PREFIX DESTDIR BUILD=DIR DEPS_PREFIX=DIR V=1'
+	@echo '           VRAMTRACE_NO_INSTALL=1 (list missing packages, install nothing)'
 
 # --- dependencies (installed from Debian packages when missing) ------------------------
 $(BUILD)/.deps-ok: scripts/install-deps.sh

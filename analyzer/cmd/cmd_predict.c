@@ -65,7 +65,7 @@ static void usage(FILE *out)
             "without --from, defaults are nanoGPT train.py's (GPT-2 124M shape, batch_size 12,\n"
             "block_size 1024, bfloat16, compile), and the peak includes an assumed 500 MiB CUDA\n"
             "context and a 10 %% allocator cache; with --from, the run's own. Keep >= %d %% free.\n"
-            "exit codes: 0 ok, 2 usage or bad value\n",
+            "exit: 0 ok, 2 usage or bad value\n",
             card_presets_help(), ADVICE_HEADROOM_PCT);
 }
 
@@ -156,8 +156,11 @@ static int parse(int argc, char **argv, nano_config *c, predict_args *a, char *e
             if (predict_model_preset(c, val, err, errlen) < 0)
                 return -1;
         } else if (!strcmp(key, "card")) {
-            if (card_parse(val, &a->card, err, errlen) < 0)
+            char why[400];
+            if (card_parse(val, &a->card, why, sizeof why) < 0) {
+                snprintf(err, errlen, "--card: %s", why); /* as report says it */
                 return -1;
+            }
             a->have_card = 1;
         } else if (!strcmp(key, "from")) {
             a->from = val; /* loaded before the other options (find_from) */
@@ -206,15 +209,16 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
     printf("largest single tensor: %s, %s\n", card_format_bytes(big, b1, sizeof b1), what);
     doc_formula d;
     formula_documents(s, &d);
-    printf("the basic formula (formula.md §2%s): params %s, grads %s, AdamW %s, activations %s "
-           "(x24) / %s (x160)\n",
-           s->gated || s->hf_gpt2 || s->bert ? ", the usual GPT-2 rule of thumb of the same L, d, V"
-                                             : "",
-           card_format_bytes(d.param_bytes, b1, sizeof b1),
-           card_format_bytes(d.grad_bytes, b2, sizeof b2),
-           card_format_bytes(d.optimizer_bytes, (char[32]){0}, 32),
-           card_format_bytes(d.act_bytes_basic, (char[32]){0}, 32),
-           card_format_bytes(d.act_bytes_empirical, (char[32]){0}, 32));
+    printf(
+        "the basic formula (docs/formula.md §2%s): params %s, grads %s, AdamW %s, activations %s "
+        "(x24) / %s (x160)\n",
+        s->gated || s->hf_gpt2 || s->bert ? ", the usual GPT-2 rule of thumb of the same L, d, V"
+                                          : "",
+        card_format_bytes(d.param_bytes, b1, sizeof b1),
+        card_format_bytes(d.grad_bytes, b2, sizeof b2),
+        card_format_bytes(d.optimizer_bytes, (char[32]){0}, 32),
+        card_format_bytes(d.act_bytes_basic, (char[32]){0}, 32),
+        card_format_bytes(d.act_bytes_empirical, (char[32]){0}, 32));
 verdict:
     if (!a->have_card) {
         printf("no --card given: pass --card rtx4070 (or a size) to check the fit\n");

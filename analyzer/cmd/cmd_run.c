@@ -69,6 +69,8 @@ static void usage(FILE *out)
                  "Options end at CMD (or at --).\n\n");
     cli_print_options(out, run_opts);
     fprintf(out, "card presets: %s\n", card_presets_help());
+    fprintf(out, "exit: CMD's status (128+N if a signal N killed it; 127 CMD not found, 126 not "
+                 "runnable), 2 usage\n");
 }
 
 /* find_preload: libvramtrace.so beside this binary, or ../lib/vramtrace/ (installed), or
@@ -166,6 +168,30 @@ static void trace_notes(const char *path, const char *shown, unsigned ended)
                 shown);
 }
 
+/* self_name: how the user runs this program again, for the summary's closing hint: `vramtrace`
+ * when that name on PATH is this file, else this file's path (a fresh clone's build/vramtrace
+ * is on no PATH), escaped for the terminal */
+static void self_name(char *out, size_t len)
+{
+    char self[PATH_MAX], cand[PATH_MAX], real[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    snprintf(out, len, "vramtrace");
+    if (n <= 0)
+        return;
+    self[n] = '\0';
+    const char *path = getenv("PATH");
+    for (const char *p = path ? path : ""; *p;) {
+        size_t k = strcspn(p, ":");
+        if (k && k < sizeof cand - 11) {
+            snprintf(cand, sizeof cand, "%.*s/vramtrace", (int)k, p);
+            if (realpath(cand, real) && !strcmp(real, self))
+                return;
+        }
+        p += k + (p[k] == ':');
+    }
+    escape_term(self, strlen(self), out, len);
+}
+
 /* print_traces: every path in the manifest once, with its summary unless quiet; the
  * processes that could not write one ("!PID why", written by the preload) with the reason;
  * ran: the command started (else nothing is said of a trace it could not write). */
@@ -174,7 +200,8 @@ static void print_traces(const char *manifest, int quiet, int ran)
     FILE *f = fopen(manifest, "r");
     if (!f)
         return;
-    char line[8400], shown[8400];
+    char line[8400], shown[8400], prog[PATH_MAX + 64];
+    self_name(prog, sizeof prog);
     char seen[64][512];
     int nseen = 0, count = 0, failed = 0;
     while (fgets(line, sizeof line, f)) {
@@ -209,7 +236,7 @@ static void print_traces(const char *manifest, int quiet, int ran)
         } else {
             fprintf(stderr, "\n");
             if (ok)
-                summary_text(stderr, shown, &sum);
+                summary_text(stderr, shown, &sum, prog);
             else
                 fprintf(stderr, "vramtrace: cannot summarize the trace: %s\n", err);
         }

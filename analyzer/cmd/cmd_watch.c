@@ -27,6 +27,8 @@ static void usage(FILE *out)
             "(its trailer). A trace written with --max-size or --compress is read as its\n"
             "per-step summaries. `vramtrace run --watch -- CMD` runs CMD and watches it.\n\n");
     cli_print_options(out, watch_opts);
+    fprintf(out, "exit: 0 the trace ended (or --once printed it), 2 usage or unreadable file, 3 "
+                 "malformed trace\n");
 }
 
 int cmd_watch(int argc, char **argv)

@@ -12,7 +12,9 @@
     X(run, cmd_run, "run a command under the tracer: vramtrace run [opts] -- CMD ARGS...")         \
     X(dump, cmd_dump, "print every record of a trace as one JSON object per line")                 \
     X(report, cmd_report, "categories, peaks, formula comparison, OOM diagnosis, advice")          \
-    X(predict, cmd_predict, "memory calculator for a GPT configuration (no trace needed)")         \
+    X(predict, cmd_predict,                                                                        \
+      "memory of a configuration: a transformer's from its shape or config.json, any traced "      \
+      "run's at another batch (--from)")                                                           \
     X(flame, cmd_flame,                                                                            \
       "folded stacks of the bytes at the peak, the OOM or over the run (flamegraph.pl)")           \
     X(diff, cmd_diff, "how two runs' peaks differ, by category and by site (text or --json)")      \

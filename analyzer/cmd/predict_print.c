@@ -47,7 +47,7 @@ void predict_print_breakdown(const prediction *p, const model_calib *cal, int ge
                  : p->moment == PREDICT_AT_BACKWARD_END
                      ? "at the backward's end (the parameters, all their gradients, the "
                        "optimizer's state and a tied head's V x d gradient being added: larger "
-                       "here than at the start of the loss backward; formula.md §3):\n"
+                       "here than at the start of the loss backward; docs/formula.md §3):\n"
                  : p->moment == PREDICT_AT_OPTIMIZER_STEP
                      ? "at the optimizer step's peak (what the run measured there: the weights, "
                        "their gradients, the optimizer's state and temporaries, scaled with the "
@@ -56,7 +56,7 @@ void predict_print_breakdown(const prediction *p, const model_calib *cal, int ge
                      ? "at the step's peak (what the run measured, its batch-sized parts scaled "
                        "with the micro-batch):\n"
                      : "at the step's peak (start of the loss backward; refined formula, "
-                       "formula.md §3):\n");
+                       "docs/formula.md §3):\n");
     for (int k = 0; k < CAT_COUNT; k++) {
         if (!p->by_cat.bytes[k] || outside(k))
             continue;

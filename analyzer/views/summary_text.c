@@ -8,7 +8,7 @@
 #include "report_views.h"
 #include "vramtrace/trace_format.h"
 
-void summary_text(FILE *out, const char *path, const run_summary *s)
+void summary_text(FILE *out, const char *path, const run_summary *s, const char *prog)
 {
     char pr[32], pp[32], oq[32], fails[96];
     card_format_bytes(s->peak_reserved, pr, sizeof pr);
@@ -36,5 +36,5 @@ void summary_text(FILE *out, const char *path, const run_summary *s)
                 s->ended & VT_TRAILER_DISK_FULL ? "disk full" : "writing the trace failed");
     else
         fprintf(out, "complete.\n");
-    fprintf(out, "Run `vramtrace report %s` for categories, phases and advice.\n", path);
+    fprintf(out, "Run `%s report %s` for categories, phases and advice.\n", prog, path);
 }

@@ -8,7 +8,8 @@
 #include "summary.h"
 
 /* summary_text: the file, events (failed), the reserved and process peaks, contexts, OOM yes/no
- * (with the requested size), truncated or complete, and the `vramtrace report` command. */
-void summary_text(FILE *out, const char *path, const run_summary *s);
+ * (with the requested size), truncated or complete, and the report command (prog: the
+ * program as the user can run it again: `vramtrace`, or its path). */
+void summary_text(FILE *out, const char *path, const run_summary *s, const char *prog);
 
 #endif

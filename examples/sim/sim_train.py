@@ -3,7 +3,7 @@ vramtrace's no-GPU demo: examples/gpt/train.py's model, knobs and loop, written 
 (sizes only, nothing computed), whose caching allocator is the fake libc10_cuda.so on the
 project's fake CUDA runtime: vramtrace captures it as a real run (mode tensor+segment).
 
-    python3 examples/sim/sim_train.py ../gpt/config/gpt2-124m-12gb.py --batch_size=8
+    python3 examples/sim/sim_train.py examples/gpt/config/gpt2-124m-12gb.py --batch_size=8
 """
 import json
 import os

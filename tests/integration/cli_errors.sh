@@ -56,7 +56,7 @@ grep -qF 'short.vt: a vramtrace trace cut short inside its header (20 of 32 byte
     fail "predict --from short.vt: $(cat err.txt)"
 "$VT" predict --card 13 >out.txt 2>err.txt
 [ $? = 2 ] || fail "predict --card 13: not exit 2"
-grep -qF '13: a size needs a unit' err.txt || fail "predict --card 13: $(cat err.txt)"
+grep -qF -- '--card: 13: a size needs a unit' err.txt || fail "predict --card 13: $(cat err.txt)"
 # contradicting or repeated options: refused, both named, nothing written
 expect report 2 "--json and --html x.html: give one (--json prints the report as JSON, --html writes it as a page)" --json --html x.html "$T"
 expect report 2 "--html given twice (a.html, b.html): the report writes one page" --html a.html --html b.html "$T"
@@ -99,6 +99,18 @@ grep -q "cannot run ./no-such-command: No such file or directory" err.txt &&
 grep -q "no CUDA allocation" err.txt err2.txt && fail "run of a command that never ran: said to have made no CUDA allocation"
 "$VT" run -- true >out.txt 2>err.txt
 grep -q "no CUDA allocation was made" err.txt || fail "run of a command that ran without CUDA: not said"
+# run's closing hint names the program as the user can run it again: its path when no
+# `vramtrace` on PATH is it (a fresh clone's build/vramtrace), else `vramtrace`
+"$VT" run -o hint.vt -- "$BUILD/tests/prog/bench_alloc" 10 1 0 >out.txt 2>err.txt || fail "run bench_alloc failed"
+grep -qF "Run \`$(readlink -f "$VT") report $PWD/hint.vt\` for categories" err.txt || fail "run's hint: $(tail -1 err.txt)"
+mkdir -p hbin && ln -sf "$(readlink -f "$VT")" hbin/vramtrace
+PATH="$PWD/hbin:$PATH" vramtrace run -o hint2.vt -- "$BUILD/tests/prog/bench_alloc" 10 1 0 >out.txt 2>err.txt || fail "run on PATH failed"
+grep -qF "Run \`vramtrace report $PWD/hint2.vt\` for categories" err.txt || fail "run's hint, on PATH: $(tail -1 err.txt)"
+# every command's --help ends with its exit codes
+for c in run dump report predict flame diff fit export watch; do
+    "$VT" $c --help >out.txt 2>&1 || fail "$c --help failed"
+    grep -q '^exit: ' out.txt || fail "$c --help: no exit line"
+done
 # fit whose first trial fails: no table to speak of, and it says none completed
 "$VT" fit --dir ff -- sh -c 'exit 5' x '{B}' >out.txt 2>err.txt
 [ $? = 2 ] || fail "fit of a failing command: not exit 2"

@@ -64,7 +64,7 @@ says() {
 }
 says "$H/llama_gqa300m.json" \
     "^a gated-MLP decoder, gated blocks: 245.92 M parameters (n_layer 16, n_embd 1024, MLP width 2816, key / value width 256," \
-    "^the basic formula (formula.md §2, the usual GPT-2 rule of thumb"
+    "^the basic formula (docs/formula.md §2, the usual GPT-2 rule of thumb"
 # tied: the head is the embedding (one V×d fewer: 32000×1024), as transformers counts it
 sed 's/"tie_word_embeddings": false/"tie_word_embeddings": true/' "$H/llama_gqa300m.json" >tied.json
 "$VT" predict tied.json --batch-size 4 --json | grep -q '"parameters":213156864,' ||

@@ -60,7 +60,7 @@ __attribute__((noinline)) static char *render_summary(const char *path, const ru
     char *buf = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&buf, &len);
-    summary_text(out, path, s);
+    summary_text(out, path, s, "vramtrace");
     fclose(out);
     return buf;
 }
@@ -163,7 +163,7 @@ static int summary_print(FILE *out, const char *path)
     char err[600];
     int rc = summary_read(path, &s, err, sizeof err);
     if (rc == 0)
-        summary_text(out, path, &s);
+        summary_text(out, path, &s, "build/vramtrace");
     return rc;
 }
 
@@ -211,6 +211,7 @@ static void test_summary_text(void **state)
     fclose(f);
     unlink(g_path);
     assert_non_null(strstr(out, "complete."));
+    assert_non_null(strstr(out, "Run `build/vramtrace report ")); /* the program as given */
 
     w.p[0] = 'Z';
     f = fmemopen(out, sizeof out - 1, "w");
