@@ -177,7 +177,7 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
 {
     const char *trace_model = run->model;
     char b1[32], b2[32];
-    predict_print_heading(c, s, a->from, trace_model);
+    predict_print_heading(c, s, a->from, trace_model, run->lora_assumed);
     if (cal->calibrated && s->generic) {
         printf("calibrated with %s (what the run measured%s)\n", a->from,
                cal->partial ? "; it ended in an OOM: its step would have kept at least that" : "");

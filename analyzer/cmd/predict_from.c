@@ -67,6 +67,7 @@ static int load_trace(const char *path, FILE *fp, const char *magic, nano_config
              m->capacity_name[0] ? m->capacity_name : "the traced run's card");
     run->lower_bounds = m->lower_bounds;
     run->growth_unmeasured = m->growth_unmeasured;
+    run->lora_assumed = m->lora_assumed;
     snprintf(run->forward_note, sizeof run->forward_note, "%s", m->oom_forward);
     report_free(&rep);
     if (rc == 0 && cat_breakdown_total(measured) == 0) {
@@ -226,6 +227,12 @@ static int load_json(const char *path, const cJSON *root, nano_config *c, predic
     run->growth_unmeasured = cJSON_IsNull(cJSON_GetObjectItem(pr, "largest_batch_size"));
     if (cJSON_IsString(fw))
         snprintf(run->forward_note, sizeof run->forward_note, "%s", fw->valuestring);
+    const cJSON *n; /* the report's note of an assumed LoRA share (model_notes.c) */
+    cJSON_ArrayForEach(n, cJSON_GetObjectItem(pr, "notes"))
+    {
+        if (cJSON_IsString(n) && !strncmp(n->valuestring, "LoRA: no gradient was measured", 30))
+            run->lora_assumed = 1;
+    }
     if (!model) /* said, never a different answer in silence */
         fprintf(stderr,
                 "vramtrace predict: note: --from %s has no prediction.calibration (a report's "

@@ -22,6 +22,7 @@ typedef struct predict_run {
     char forward_note[640]; /* how a run that died in its first forward is extrapolated, or "" */
     int growth_unmeasured;  /* its tensors peaked after its forward's were freed: how the step
                              * grows with the micro-batch is not measured (no largest said) */
+    int lora_assumed;       /* LoRA on and no gradient measured: the trained share assumed */
 } predict_run;
 
 /* predict_from_load: reads path (a trace, or the JSON of `vramtrace report --json`): the run's

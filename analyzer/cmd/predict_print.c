@@ -103,7 +103,7 @@ static const char *unset(const nano_config *c, int foreign, config_key k, const 
 }
 
 void predict_print_heading(const nano_config *c, const gpt_shape *s, const char *from,
-                           const char *trace_model)
+                           const char *trace_model, int frac_assumed)
 {
     uint64_t P = formula_params_exact(s);
     char dt[48], dr[24] = "unknown"; /* a trace may not give the dropout */
@@ -173,6 +173,14 @@ void predict_print_heading(const nano_config *c, const gpt_shape *s, const char 
             printf("note: BERT's block is measured in eager 16-bit autocast only: here (float32, "
                    "or compiled) the formula's activations are GPT-2's block of the same shape\n");
     }
+    if (!s->generic && s->train_frac > 0 && s->train_frac < 0.99) /* LoRA, frozen layers */
+        printf("trained: %s%.2f M parameters, %.2f %% of the model's (%s): gradients and the "
+               "optimizer's state for those alone\n",
+               frac_assumed ? "assumed " : "", P * s->train_frac / 1e6, 100.0 * s->train_frac,
+               frac_assumed ? "LoRA on, no gradient measured: its adapters, usually fewer; the "
+                              "rest frozen"
+                            : "the rest frozen: adapters such as LoRA trained alone, or frozen "
+                              "layers");
     if (s->generic)
         ;
     else if (s->accum_unknown && !from)

@@ -235,4 +235,20 @@ printf 'not a trace\n' >bogus.txt
 "$VT" predict --from empty.vt >/dev/null 2>err.txt; rc=$?
 [ $rc = 2 ] && grep -q 'empty.vt: an empty file' err.txt && ! grep -q 'neither' err.txt ||
     { cat err.txt; echo "--from an empty file: exit $rc"; exit 1; }
+# a LoRA run: the trained parameters said beside the model's (its first line had named only the
+# base model's 373.87 M); a run that trains every weight has no such line
+X="$ROOT/examples/traces/h100-torch2.11-beyond"
+"$VT" predict --from "$X/llama400m_lora8_b4_fit.vt" >lora.txt 2>&1 || { echo "predict --from LoRA failed"; exit 1; }
+grep -q "^trained: 1.57 M parameters, 0.42 % of the model's (the rest frozen" lora.txt ||
+    { head -3 lora.txt; echo "predict --from a LoRA run: the trained parameters not said"; exit 1; }
+"$VT" predict --from "$X/llama400m_b4_oom.vt" >full.txt 2>&1
+grep -q "^trained:" full.txt && { echo "predict --from a run training every weight: a 'trained:' line"; exit 1; }
+# the LoRA run that died before any gradient: its share is an assumption, said so, from the
+# trace and from its report's JSON alike
+"$VT" predict --from "$X/llama400m_lora8_b8_oom.vt" >la.txt 2>&1
+"$VT" report --json "$X/llama400m_lora8_b8_oom.vt" >la.json && "$VT" predict --from la.json >lb.txt 2>&1
+for f in la.txt lb.txt; do
+    grep -q "^trained: assumed 3.74 M parameters, 1.00 % of the model's (LoRA on, no gradient measured" $f ||
+        { sed -n 2p $f; echo "predict --from an OOM LoRA run ($f): the assumed share not said as one"; exit 1; }
+done
 echo ok
