@@ -235,15 +235,17 @@ void model_text_verdict(FILE *out, const prediction *p, const char *card_name, u
     int fits = advice_fits(p->required_bytes, capacity, ADVICE_HEADROOM);
     int over = p->required_bytes > capacity;
     uint64_t gap = over ? p->required_bytes - capacity : capacity - p->required_bytes, cache;
-    /* a lower bound: what is free is at most that, what is over at least */
-    fprintf(out, "card %s (%s): %s, %s%s %s\n", card_name,
+    uint64_t limit = advice_cache_limit(p, capacity, ADVICE_HEADROOM, &cache);
+    /* a lower bound: what is free is at most that, what is over at least; where the assumed
+     * cache decides, the verdict says so, as the report's what-ifs do */
+    fprintf(out, "card %s (%s): %s%s, %s%s %s\n", card_name,
             card_format_bytes(capacity, b1, sizeof b1),
             fits == 1 ? (lower ? "may fit" : "fits")
             : !over   ? "too tight (less than " ADVICE_HEADROOM_PCT_TEXT " % free)"
                       : "does not fit",
+            fits != 1 && limit ? " with the cache assumed" : "",
             lower ? (over ? "at least " : "at most ") : "", card_format_bytes(gap, b2, sizeof b2),
             over ? "over" : "free");
-    uint64_t limit = advice_cache_limit(p, capacity, ADVICE_HEADROOM, &cache);
     if (limit)
         fprintf(out,
                 "the allocator cache decides: %s of it assumed here; with at most %s the rest "

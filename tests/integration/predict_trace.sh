@@ -243,6 +243,11 @@ grep -q "^trained: 1.57 M parameters, 0.42 % of the model's (the rest frozen" lo
     { head -3 lora.txt; echo "predict --from a LoRA run: the trained parameters not said"; exit 1; }
 "$VT" predict --from "$X/llama400m_b4_oom.vt" >full.txt 2>&1
 grep -q "^trained:" full.txt && { echo "predict --from a run training every weight: a 'trained:' line"; exit 1; }
+# where the assumed cache alone decides, predict's verdict says so as the report's does
+D="$ROOT/examples/traces/h100-torch2.11"
+"$VT" predict --from "$D/s_hf_gpt2_eager_b12.vt" --batch-size 6 >c6.txt 2>&1
+grep -q "^card 12GiB (emulated) (12.00 GiB): does not fit with the cache assumed, 966.0 MiB over$" c6.txt &&
+    grep -q "^the allocator cache decides" c6.txt || { grep -A1 '^card' c6.txt; echo "predict: the cache's part in the verdict not said"; exit 1; }
 # the LoRA run that died before any gradient: its share is an assumption, said so, from the
 # trace and from its report's JSON alike
 "$VT" predict --from "$X/llama400m_lora8_b8_oom.vt" >la.txt 2>&1
