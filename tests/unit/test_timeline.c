@@ -196,78 +196,70 @@ static void test_slices_ticks_ring_totals(void **st)
     timeline_free(tl);
 }
 
+/* step: one event of thread th at t ms into tl, an allocation (alloc) or a free, in phase ph */
+static void step(timeline *tl, uint64_t t, uint32_t th, int alloc, int ph)
+{
+    reader_event e = ev(t * 1000000, th, alloc ? VT_API_torchAlloc : VT_API_torchFree, 0x1000 + t,
+                        alloc ? 64 : 0);
+    timeline_event(tl, &e, alloc, ph, ph == PHASE_OPTIMIZER);
+}
+
+/* each slice of tl: {phase, t0 ms, t1 ms}, n of them */
+static void slices_are(const timeline *tl, const uint64_t (*want)[3], size_t n)
+{
+    assert_int_equal(tl->nslices, n);
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(tl->slices[i].phase, want[i][0]);
+        assert_int_equal(tl->slices[i].t0, want[i][1] * 1000000);
+        assert_int_equal(tl->slices[i].t1, want[i][2] * 1000000);
+    }
+}
+
 /* a run's last slice: its events up to a pause (>= TIMELINE_PAUSE_NS, longer than the slice had
  * run) after which only frees came end it; the frees are an "other" slice. An allocation after
- * the pause keeps the slice whole; a slice whose pause came mid-slice is not cut otherwise. */
+ * the pause keeps the slice whole; frees after it in another phase (the driver's unloads at
+ * exit) give way too, a second thread's slice kept; a pause shorter than the slice had run
+ * before it is not the program's end. */
 static void test_end_after_pause(void **st)
 {
     (void)st;
-    const uint64_t ms = 1000000;
+    enum { F = PHASE_FORWARD, B = PHASE_BACKWARD, O = PHASE_OPTIMIZER, X = PHASE_OTHER };
     for (int alloc_after = 0; alloc_after < 2; alloc_after++) {
         timeline *tl = timeline_new();
         assert_non_null(tl);
-        reader_event e = ev(0, 0, VT_API_torchAlloc, 0x1000, 64);
-        timeline_event(tl, &e, 1, PHASE_FORWARD, 0);
-        e = ev(5 * ms, 0, VT_API_torchAlloc, 0x2000, 64);
-        timeline_event(tl, &e, 1, PHASE_OPTIMIZER, 1);
-        e = ev(15 * ms, 0, VT_API_torchFree, 0x2000, 0); /* the step's own frees */
-        timeline_event(tl, &e, 0, PHASE_OPTIMIZER, 1);
-        e = ev(815 * ms, 0, VT_API_torchFree, 0x3000, 0);
-        timeline_event(tl, &e, 0, PHASE_OPTIMIZER, 1);
-        e = ev(900 * ms, 0, alloc_after ? VT_API_torchAlloc : VT_API_torchFree, 0x1000, 8);
-        timeline_event(tl, &e, alloc_after, PHASE_OPTIMIZER, 1);
+        step(tl, 0, 0, 1, F);
+        step(tl, 5, 0, 1, O);
+        step(tl, 15, 0, 0, O); /* the step's own frees */
+        step(tl, 815, 0, 0, O);
+        step(tl, 900, 0, alloc_after, O);
         timeline_end(tl);
-        if (alloc_after) { /* still running after the pause: nothing cut */
-            assert_int_equal(tl->nslices, 2);
-            assert_int_equal(tl->slices[1].t1, 900 * ms);
-        } else {
-            assert_int_equal(tl->nslices, 3);
-            assert_int_equal(tl->slices[1].phase, PHASE_OPTIMIZER);
-            assert_int_equal(tl->slices[1].t0, 5 * ms);
-            assert_int_equal(tl->slices[1].t1, 15 * ms);
-            assert_int_equal(tl->slices[2].phase, PHASE_OTHER);
-            assert_int_equal(tl->slices[2].t0, 815 * ms);
-            assert_int_equal(tl->slices[2].t1, 900 * ms);
-        }
+        static const uint64_t cut[][3] = {{F, 0, 5}, {O, 5, 15}, {X, 815, 900}},
+                              whole[][3] = {{F, 0, 5}, {O, 5, 900}};
+        if (alloc_after) /* still running after the pause: nothing cut */
+            slices_are(tl, whole, 2);
+        else
+            slices_are(tl, cut, 3);
         timeline_free(tl);
     }
-    /* the frees after the pause in another phase (the driver's unloads at exit: "other"; a
-     * second thread's slice kept): the forward ends at its last event before the pause */
-    {
-        timeline *tl = timeline_new();
-        assert_non_null(tl);
-        reader_event e = ev(0, 0, VT_API_torchAlloc, 0x1000, 64);
-        timeline_event(tl, &e, 1, PHASE_FORWARD, 0);
-        e = ev(1 * ms, 1, VT_API_torchAlloc, 0x5000, 64);
-        timeline_event(tl, &e, 1, PHASE_BACKWARD, 0);
-        e = ev(10 * ms, 0, VT_API_torchAlloc, 0x2000, 64);
-        timeline_event(tl, &e, 1, PHASE_FORWARD, 0);
-        e = ev(2000 * ms, 0, VT_API_cuLibraryUnload, 0x3000, 0);
-        timeline_event(tl, &e, 0, PHASE_OTHER, 0);
-        e = ev(2100 * ms, 0, VT_API_torchFree, 0x1000, 0);
-        timeline_event(tl, &e, 0, PHASE_OPTIMIZER, 0);
-        timeline_end(tl);
-        assert_int_equal(tl->nslices, 3);
-        assert_int_equal(tl->slices[0].phase, PHASE_FORWARD);
-        assert_int_equal(tl->slices[0].t1, 10 * ms);
-        assert_int_equal(tl->slices[1].phase, PHASE_BACKWARD);
-        assert_int_equal(tl->slices[2].phase, PHASE_OTHER);
-        assert_int_equal(tl->slices[2].t0, 2000 * ms);
-        assert_int_equal(tl->slices[2].t1, 2100 * ms);
-        timeline_free(tl);
-    }
-    /* a pause shorter than what the slice had run before it: not the program's end */
     timeline *tl = timeline_new();
     assert_non_null(tl);
-    reader_event e = ev(0, 0, VT_API_torchAlloc, 0x1000, 64);
-    timeline_event(tl, &e, 1, PHASE_FORWARD, 0);
-    e = ev(500 * ms, 0, VT_API_torchAlloc, 0x2000, 64);
-    timeline_event(tl, &e, 1, PHASE_FORWARD, 0);
-    e = ev(700 * ms, 0, VT_API_torchFree, 0x2000, 0);
-    timeline_event(tl, &e, 0, PHASE_FORWARD, 0);
+    step(tl, 0, 0, 1, F);
+    step(tl, 1, 1, 1, B);
+    step(tl, 10, 0, 1, F);
+    step(tl, 2000, 0, 0, X);
+    step(tl, 2100, 0, 0, O);
     timeline_end(tl);
-    assert_int_equal(tl->nslices, 1);
-    assert_int_equal(tl->slices[0].t1, 700 * ms);
+    static const uint64_t other[][3] = {{F, 0, 10}, {B, 1, 1}, {X, 2000, 2100}};
+    slices_are(tl, other, 3);
+    timeline_free(tl);
+    tl = timeline_new();
+    assert_non_null(tl);
+    step(tl, 0, 0, 1, F);
+    step(tl, 500, 0, 1, F);
+    step(tl, 700, 0, 0, F);
+    timeline_end(tl);
+    static const uint64_t kept[][3] = {{F, 0, 700}};
+    slices_are(tl, kept, 1);
     timeline_free(tl);
 }
 
