@@ -53,7 +53,8 @@ static const cli_opt run_opts[] = {
      "first steps in full, then a rolling window of the latest events with\n"
      "snapshots of what was alive, and every step's summary (README)"},
     {OPT_COMPRESS, "compress", NULL, "zstd-compress the trace (on by default with --max-size)"},
-    {OPT_NO_COMPRESS, "no-compress", NULL, "with --max-size: chunks stored, not compressed"},
+    {OPT_NO_COMPRESS, "no-compress", NULL,
+     "with --max-size: chunks stored, not compressed (alone: a plain trace, the default)"},
     {OPT_WATCH, "watch", NULL,
      "show the live bytes, the peak, the card's headroom and growth per\n"
      "step while CMD runs (vramtrace watch on its trace)"},
