@@ -74,6 +74,16 @@ static void usage(FILE *out)
                  "runnable), 2 usage\n");
 }
 
+/* self_exe: this program's file (/proc/self/exe) into self; 0, or -1 when it cannot be read */
+static int self_exe(char self[PATH_MAX])
+{
+    ssize_t n = readlink("/proc/self/exe", self, PATH_MAX - 1);
+    if (n <= 0)
+        return -1;
+    self[n] = '\0';
+    return 0;
+}
+
 /* find_preload: libvramtrace.so beside this binary, or ../lib/vramtrace/ (installed), or
  * $VRAMTRACE_PRELOAD. Returns 0 and the path in out, or -1. */
 static int find_preload(char *out, size_t len)
@@ -84,10 +94,8 @@ static int find_preload(char *out, size_t len)
         return access(out, R_OK) == 0 ? 0 : -1;
     }
     char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0)
+    if (self_exe(self) < 0)
         return -1;
-    self[n] = '\0';
     char *slash = strrchr(self, '/');
     if (!slash)
         return -1;
@@ -175,11 +183,9 @@ static void trace_notes(const char *path, const char *shown, unsigned ended)
 static void self_name(char *out, size_t len)
 {
     char self[PATH_MAX], cand[PATH_MAX], real[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     snprintf(out, len, "vramtrace");
-    if (n <= 0)
+    if (self_exe(self) < 0)
         return;
-    self[n] = '\0';
     const char *path = getenv("PATH");
     for (const char *p = path ? path : ""; *p;) {
         size_t k = strcspn(p, ":");
