@@ -432,6 +432,47 @@ static void test_step_snapshot(void **st)
     unlink(path);
 }
 
+/* test_kept_snapshots: more allocations freed after the snapshots' moments than the replay keeps
+ * room for at first: a step's 1500 temporaries, freed after the step's largest moment, then a
+ * forward of 2000 that moves the peaks past it and frees them all; each snapshot holds exactly
+ * what was live at its moment (its total is its peak), the step's too once the peaks moved on */
+static void test_kept_snapshots(void **st)
+{
+    (void)st;
+    char path[] = "/tmp/vt-replay-XXXXXX";
+    begin_file(path);
+    code(1, "/x/torch/nn/modules/module.py", "Module.to");
+    code(2, "/x/train.py", "Block.forward");
+    code(4, "/x/torch/optim/adamw.py", "AdamW.step");
+    stack(1, 1);
+    stack(2, 2);
+    stack(4, 4);
+    alloc(0, 0, 0x1000, 100, 1, 0); /* parameters */
+    alloc(0, 0, 0x2000, 500, 2, 0); /* an activation, freed in backward */
+    alloc(1, 1, 0x3000, 100, 0, 0); /* the gradient */
+    release(1, 1, 0x2000);
+    for (uint64_t i = 0; i < 1500; i++) /* the step's temporaries: its largest moment at the last */
+        alloc(0, 0, 0x100000 + i * 0x100, 8, 4, 0);
+    for (uint64_t i = 0; i < 1500; i++)
+        release(0, 0, 0x100000 + i * 0x100);
+    release(0, 0, 0x3000);              /* zero_grad */
+    for (uint64_t i = 0; i < 2000; i++) /* the next forward: the peaks move past the step */
+        alloc(0, 0, 0x400000 + i * 0x100, 8, 2, 0);
+    for (uint64_t i = 0; i < 2000; i++)
+        release(0, 0, 0x400000 + i * 0x100);
+    replay_result r;
+    replay_ended(path, &r);
+    assert_int_equal(r.peak_step, 100 + 100 + 1500 * 8);
+    assert_int_equal(cat_breakdown_total(&r.at_step.by_cat), r.peak_step);
+    assert_int_equal(r.peak_allocated, 100 + 2000 * 8);
+    assert_int_equal(cat_breakdown_total(&r.at_tensors.by_cat), r.peak_allocated);
+    assert_int_equal(r.peak_process, r.peak_allocated);
+    assert_int_equal(cat_breakdown_total(&r.at_peak.by_cat), r.peak_process);
+    assert_int_equal(r.at_peak.n, 1 + 2000);
+    replay_free(&r);
+    unlink(path);
+}
+
 static void test_bad_files(void **st)
 {
     (void)st;
@@ -541,6 +582,6 @@ int main(void)
         cmocka_unit_test(test_cat_peaks_key_redone), cmocka_unit_test(test_cat_window_a_step),
         cmocka_unit_test(test_end_categories),       cmocka_unit_test(test_bad_files),
         cmocka_unit_test(test_step_snapshot),        cmocka_unit_test(test_no_kv_peak),
-        cmocka_unit_test(test_fused_step_phase)};
+        cmocka_unit_test(test_fused_step_phase),     cmocka_unit_test(test_kept_snapshots)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -570,9 +570,7 @@ static int replay_reader(const char *path, reader *rd, replay_result *out, char 
     livemap_free(&s.live);
     free(s.facts);
     phases_memo_free(&s.memo);
-    free(s.ret);
-    free(s.ret2);
-    free(s.ret3);
+    free(s.kept);
     free(s.pend);
     free(s.half);
     free(s.init_sizes);

@@ -36,10 +36,12 @@ typedef struct live_item {
     uint8_t oom_released;  /* freed by the allocator between the OOM's failures: its cache */
     uint8_t torch_segment; /* a segment PyTorch's allocator tracker reported (tensor+segment):
                             * its size in a classified snapshot is what its tensors leave unused */
-    uint64_t free_event;   /* the event that freed it (0: not freed) */
     uint8_t outlived_step; /* freed after a gradient that came after it (zero_grad): it outlived
                             * the optimizer step that made it */
+    uint64_t free_event;   /* the event that freed it (0: not freed) */
+    uint64_t alloc_event;  /* the event that allocated it */
 } live_item;
+_Static_assert(sizeof(live_item) == 80, "a snapshot's item: 80 bytes");
 
 typedef struct replay_snapshot {
     uint64_t event; /* index of the event after which it was taken */

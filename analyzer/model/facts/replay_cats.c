@@ -27,6 +27,7 @@ live_item replay_item(const livemap_entry *e)
                        .size = e->size,
                        .time_ns = e->time_ns,
                        .stack_id = e->stack_id,
+                       .alloc_event = e->alloc_event,
                        .iter_alloc = e->iter,
                        .api = e->api,
                        .space = e->space,

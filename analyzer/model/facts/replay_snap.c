@@ -1,6 +1,7 @@
 /* replay_snap.c — the replay's peaks and snapshots: the three levels' peaks, the allocations
  * live at the peak and at the OOM with their lifetimes, and the classification of a snapshot
  * (classify.c's rules). Each lifetime's category for category_peaks is replay_cats.c's. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,13 +21,13 @@ void replay_snap_bump_peaks(state *s, uint8_t ph, uint64_t t)
         r->tensors_phase = ph;
         r->tensors_bwd = s->bwd;
         r->tensors_iter = s->iter;
-        s->nret2 = 0; /* freed before this new tensor peak: not live at it */
+        s->kept_from[KEPT_TENSORS] = s->nkept; /* freed before this new peak: not live at it */
     }
     if (ph == PHASE_OPTIMIZER && alloc > r->peak_step) {
         r->peak_step = alloc;
         r->at_step.event = s->event;
         r->at_step.time_ns = t;
-        s->nret3 = 0;
+        s->kept_from[KEPT_STEP] = s->nkept;
     }
     if (res > r->peak_reserved)
         r->peak_reserved = res, r->t_reserved = t;
@@ -41,7 +42,7 @@ void replay_snap_bump_peaks(state *s, uint8_t ph, uint64_t t)
         r->peak_iter = s->iter;
         r->at_peak.event = s->event;
         r->at_peak.time_ns = t;
-        s->nret = 0; /* whatever was freed before this new peak was not live at it */
+        s->kept_from[KEPT_PEAK] = s->nkept; /* whatever was freed before it was not live at it */
     }
     if (ph < PHASE_COUNT && proc > r->phase_peak[ph])
         r->phase_peak[ph] = proc;
@@ -68,17 +69,49 @@ void replay_snap_oom(state *s)
     }
 }
 
-/* keep_freed: an item freed after a snapshot's moment that was live at it, into *v. */
-static void keep_freed(live_item **v, size_t *n, size_t *cap, const live_item *it)
+/* held_by: kept[i] is in snapshot x (KEPT_*) as it stands: freed after its moment's last move
+ * (its part of kept), allocated no later than it; a tensor, but for the process peak's */
+static int held_by(const state *s, size_t i, int x)
 {
-    if (*n == *cap) {
-        size_t nc = *cap ? *cap * 2 : 1024;
-        live_item *p = realloc(*v, nc * sizeof *p);
-        if (!p)
-            return; /* out of memory: this snapshot misses it (counted nowhere else) */
-        *v = p, *cap = nc;
+    static const size_t moment[3] = {offsetof(replay_result, at_peak.event),
+                                     offsetof(replay_result, at_tensors.event),
+                                     offsetof(replay_result, at_step.event)};
+    uint64_t at = *(const uint64_t *)(const void *)((const char *)s->r + moment[x]);
+    const live_item *k = &s->kept[i];
+    return at && i >= s->kept_from[x] && k->alloc_event <= at && (x == KEPT_PEAK || k->tensor_api);
+}
+
+/* kept_room: room for one more in kept: first by dropping what no snapshot holds any more (each
+ * snapshot's part shifted with it), then by growing it. 0 when out of memory. */
+static int kept_room(state *s)
+{
+    size_t n = 0, from[3];
+    for (size_t i = 0; i < s->nkept; i++) {
+        for (int x = 0; x < 3; x++)
+            if (s->kept_from[x] == i)
+                from[x] = n;
+        if (held_by(s, i, KEPT_PEAK) || held_by(s, i, KEPT_TENSORS) || held_by(s, i, KEPT_STEP))
+            s->kept[n++] = s->kept[i];
     }
-    (*v)[(*n)++] = *it;
+    for (int x = 0; x < 3; x++)
+        s->kept_from[x] = s->kept_from[x] >= s->nkept ? n : from[x];
+    s->nkept = n;
+    if (n <= s->capkept / 2 && s->capkept)
+        return 1;
+    size_t nc = s->capkept ? s->capkept * 2 : 1024;
+    live_item *p = realloc(s->kept, nc * sizeof *p);
+    if (!p)
+        return n < s->capkept;
+    s->kept = p, s->capkept = nc;
+    return 1;
+}
+
+/* keep_freed: an item freed after a snapshot's moment that was live at it, kept once. */
+static void keep_freed(state *s, const live_item *it)
+{
+    if (s->nkept == s->capkept && !kept_room(s))
+        return; /* out of memory: the snapshots miss it (counted nowhere else) */
+    s->kept[s->nkept++] = *it;
 }
 
 void replay_snap_retire(state *s, livemap_entry *e, uint8_t ph, int oom_pending, uint64_t t)
@@ -97,12 +130,8 @@ void replay_snap_retire(state *s, livemap_entry *e, uint8_t ph, int oom_pending,
         it.free_event = s->event;
         it.outlived_step = s->grad_free_event > e->alloc_event;
         replay_cats_free(s, e, &it, t);
-        if (tensors_peak)
-            keep_freed(&s->ret2, &s->nret2, &s->capret2, &it);
-        if (step_peak)
-            keep_freed(&s->ret3, &s->nret3, &s->capret3, &it);
-        if (peak)
-            keep_freed(&s->ret, &s->nret, &s->capret, &it);
+        if (tensors_peak || step_peak || peak)
+            keep_freed(s, &it);
     } else {
         replay_cats_free_settled(s, e, t); /* settled already: no item to classify */
     }
@@ -121,22 +150,34 @@ void replay_snap_retire(state *s, livemap_entry *e, uint8_t ph, int oom_pending,
     s->level[e->level] -= e->size;
 }
 
-/* replay_snap_finish_peak: the snapshot at the peak = what was freed after it (kept) + what is
- * still live and was allocated no later than it. */
+/* held_items: snapshot x's (KEPT_*) kept items into a new array with room for live more after
+ * them; NULL when out of memory. */
+static live_item *held_items(const state *s, int x, size_t live, size_t *n)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < s->nkept; i++)
+        count += (size_t)held_by(s, i, x);
+    live_item *items = malloc((count + live + 1) * sizeof *items);
+    *n = 0;
+    for (size_t i = 0; items && i < s->nkept; i++)
+        if (held_by(s, i, x))
+            items[(*n)++] = s->kept[i];
+    return items;
+}
+
+/* replay_snap_finish_peak: the snapshots at the peaks = what was freed after one (kept) + what
+ * is still live and was allocated no later than it. */
 /* finish_tensors: a snapshot of tensors (not segments, context or kernel code: what a module's
- * forward or the optimizer makes) at its moment: those freed after it (ret, n) and those live at
+ * forward or the optimizer makes) at its moment: those freed after it (kept) and those live at
  * the end. */
-static void finish_tensors(state *s, replay_snapshot *snap, const live_item *ret, size_t nret)
+static void finish_tensors(state *s, replay_snapshot *snap, int x)
 {
     snap->n = 0;
     if (!snap->event || !s->r->tensor_mode)
         return;
-    snap->items = malloc((nret + s->live.n + 1) * sizeof *snap->items);
+    snap->items = held_items(s, x, s->live.n, &snap->n);
     if (!snap->items)
         return;
-    if (nret)
-        memcpy(snap->items, ret, nret * sizeof *ret);
-    snap->n = nret;
     for (uint64_t i = 0; i < s->live.cap; i++) {
         livemap_entry *e = livemap_slot_entry(&s->live, i);
         if (e && (e->level == L_TENSOR || e->level == L_INNER) && e->alloc_event <= snap->event)
@@ -146,18 +187,13 @@ static void finish_tensors(state *s, replay_snapshot *snap, const live_item *ret
 
 void replay_snap_finish_peak(state *s)
 {
-    finish_tensors(s, &s->r->at_tensors, s->ret2, s->nret2);
-    finish_tensors(s, &s->r->at_step, s->ret3, s->nret3);
+    finish_tensors(s, &s->r->at_tensors, KEPT_TENSORS);
+    finish_tensors(s, &s->r->at_step, KEPT_STEP);
     replay_result *r = s->r;
     replay_snapshot *snap = &r->at_peak;
-    size_t cap = s->nret + s->live.n + 1;
-    snap->items = malloc(cap * sizeof *snap->items);
-    snap->n = 0;
+    snap->items = held_items(s, KEPT_PEAK, s->live.n, &snap->n);
     if (!snap->items || !r->at_peak.event)
         return;
-    if (s->nret)
-        memcpy(snap->items, s->ret, s->nret * sizeof *s->ret);
-    snap->n = s->nret;
     for (uint64_t i = 0; i < s->live.cap; i++) {
         livemap_entry *e = livemap_slot_entry(&s->live, i);
         if (e && e->level != L_NONE && e->alloc_event <= r->at_peak.event)

@@ -14,6 +14,8 @@
 /* L_INNER: a tensor of PyTorch's caching allocator (its tracker, layer 3), inside a segment
  * that L_SEGMENT already counts: allocated, never reserved a second time. */
 enum level { L_NONE, L_TENSOR, L_SEGMENT, L_OTHER, L_INNER };
+/* the snapshots whose allocations freed after their moment the replay keeps (state.kept) */
+enum { KEPT_PEAK, KEPT_TENSORS, KEPT_STEP };
 
 /* flags of a live entry (livemap_entry.flags), from its stack or the allocator tracker */
 enum {
@@ -86,16 +88,15 @@ typedef struct state {
     uint64_t hash;        /* livemap_mix of the event being applied (run_pass computed it) */
     uint16_t apinfo[256]; /* by API id: AP_* */
     unsigned levels_seen; /* 1 << level of each level an allocation had */
-    /* allocations freed after the current peak candidate that were live at it: with the ones
-     * still live at the end, they are the snapshot at the peak (one pass, no replay) */
-    live_item *ret;
-    size_t nret, capret;
-    /* the same for the allocated (tensor) peak, r->at_tensors */
-    live_item *ret2;
-    size_t nret2, capret2;
-    /* the same for the tensors' largest in an optimizer step, r->at_step */
-    live_item *ret3;
-    size_t nret3, capret3;
+    /* allocations freed after one of the three snapshots' current moments (the process peak,
+     * the tensor peak r->at_tensors, the tensors' largest in an optimizer step r->at_step) that
+     * were live at it, in the order they were freed, one copy each: with the ones still live at
+     * the end, they are the snapshots (one pass, no replay). Which snapshot holds one follows
+     * from its events alone (alloc_event <= the moment < free_event), as a moment only moves
+     * later; those that no moment can hold any more go when the array is full. */
+    live_item *kept;
+    size_t nkept, capkept;
+    size_t kept_from[3];    /* each snapshot's part of kept begins here (KEPT_PEAK, ...) */
     uint64_t alloc_at_peak; /* tensor bytes at the snapshot's moment (replay_snap_bump_peaks) */
     /* half the sizes of the parameters (allocated at init): a 16-bit copy of a weight */
     uint64_t *half;
