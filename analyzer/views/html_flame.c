@@ -2,6 +2,7 @@
  * (flame.c, read as people read a stack by stackview.c) made into a trie, written pre-order
  * into the page's JSON data block with every frame name through jsonw.c. */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -130,8 +131,54 @@ static void tree_build(ftree *t, replay_result *r)
     free(v);
 }
 
+/* a left-out leaf's bytes, under the nearest shown node (its out) */
+typedef struct fsmall {
+    int32_t at, cat;
+    uint64_t value;
+} fsmall;
+
+static int cmp_small(const void *a, const void *b)
+{
+    const fsmall *x = a, *y = b;
+    return x->at != y->at ? (x->at > y->at) - (x->at < y->at)
+                          : (x->cat > y->cat) - (x->cat < y->cat);
+}
+
+/* emit_small: what emit left out, as one leaf per shown node and category ("[activations: 12
+ * smaller stacks]"): every node's children still add up to it, every category's bytes are drawn */
+static void emit_small(FILE *out, ftree *t, int32_t *k)
+{
+    fsmall *v = malloc(t->len * sizeof *v);
+    size_t n = 0;
+    if (!v)
+        return;
+    for (size_t i = 1; i < t->len; i++) {
+        if (t->n[i].cat < 0 || t->n[i].out >= 0)
+            continue;
+        int32_t a = t->n[i].parent;
+        while (t->n[a].out < 0) /* the root is always shown */
+            a = t->n[a].parent;
+        v[n++] = (fsmall){t->n[a].out, t->n[i].cat, t->n[i].value};
+    }
+    qsort(v, n, sizeof *v, cmp_small);
+    char name[96];
+    for (size_t i = 0, j; i < n; i = j) {
+        uint64_t bytes = 0;
+        for (j = i; j < n && v[j].at == v[i].at && v[j].cat == v[i].cat; j++)
+            bytes += v[j].value;
+        snprintf(name, sizeof name, "[%s: %zu smaller stack%s]", category_name((category)v[i].cat),
+                 j - i, j - i == 1 ? "" : "s");
+        uint32_t id = intern(t, name);
+        if (t->oom)
+            break;
+        fprintf(out, ",[%d,%u,%" PRIu64 ",%d]", v[i].at, id, bytes, v[i].cat);
+        (*k)++;
+    }
+    free(v);
+}
+
 /* emit: the tree from its root (pre-order, so a parent precedes its children), nodes under
- * min bytes left out */
+ * min bytes left out (emit_small then draws their bytes) */
 static void emit(FILE *out, ftree *t, uint64_t min, int32_t *k)
 {
     int32_t *stack = malloc((t->len + 1) * sizeof *stack); /* every node is pushed once */
@@ -151,6 +198,7 @@ static void emit(FILE *out, ftree *t, uint64_t min, int32_t *k)
             stack[sp++] = ch;
     }
     free(stack);
+    emit_small(out, t, k);
 }
 
 void html_flame_data(FILE *out, replay_result *r)

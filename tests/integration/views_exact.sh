@@ -68,24 +68,47 @@ assert abs(d["peak"]["t"] * 1e6 - ind["process_ns"]) < 1000, "%s: the HTML peak 
 assert d["t"] == sorted(d["t"]) and len(d["t"]) <= 2000
 for k, v in cat_peaks.items():
     assert max(d["v"][k]) == v, "%s: %s's largest %d drawn as %d" % (name, k, v, max(d["v"][k]))
+# the icicle draws every byte at the peak: its root is the peak, each node's children add up to it
+# (stacks too small to draw are one leaf per node and category), its leaves by category are the
+# report's breakdown (before, a category could vanish: gpt2_adafactor_b4_fit's 1.2 MiB optimizer)
+N = d["flame"]["nodes"]
+assert N and N[0][2] == peak, "%s: the icicle's root %s, the peak %d" % (name, N and N[0][2], peak)
+kids, leaves = [0] * len(N), {}
+for i in range(1, len(N)):
+    assert 0 <= N[i][0] < i, "%s: icicle node %d before its parent" % (name, i)
+    kids[N[i][0]] += N[i][2]
+    if N[i][3] >= 0:
+        k = d["cats"][N[i][3]]["key"]
+        leaves[k] = leaves.get(k, 0) + N[i][2]
+for i in range(len(N)):
+    assert N[i][3] >= 0 or kids[i] == N[i][2], "%s: icicle node %s holds %d, its children %d" % (name, d["flame"]["names"][N[i][1]], N[i][2], kids[i])
+for k, v in rep["categories"].items():
+    assert leaves.get(k, 0) == v, "%s: the icicle's %s %d, the report's %d" % (name, k, leaves.get(k, 0), v)
+# the tensors' categories reach the allocated peak (its moment is drawn too: hf_gpt2_compile_b16's
+# stopped 174 MiB below it)
+if ind["allocated_bytes"]:
+    tt = max(sum(d["v"][k][i] for k in TENSOR_CATS if k in d["v"]) for i in range(len(d["t"])))
+    assert tt == ind["allocated_bytes"], "%s: HTML tensors reach %d, the allocated peak is %d" % (name, tt, ind["allocated_bytes"])
 # Perfetto: at each timestamp the tracks hold one moment; their sum never passes the peak
 ev = [e for e in perf["traceEvents"] if e["ph"] == "C"]
 mark = [e for e in perf["traceEvents"] if e["ph"] == "i" and e["cat"] == "peak"]
 assert ev and len(mark) == 1, "%s: no counters or no peak instant" % name
 order = sorted(range(len(ev)), key=lambda i: (ev[i]["ts"], i))
-cur, best, at, i, at_mark = {}, 0, None, 0, None
+cur, best, at, i, at_mark, best_t = {}, 0, None, 0, None, 0
 while i < len(order):
     ts = ev[order[i]]["ts"]
     while i < len(order) and ev[order[i]]["ts"] == ts:
         cur[ev[order[i]]["name"]] = ev[order[i]]["args"]["bytes"]
         i += 1
     s = sum(cur.values())
+    best_t = max(best_t, sum(v for k, v in cur.items() if k in TENSOR_CATS))
     if ts == mark[0]["ts"]:
         at_mark = s
     assert s <= peak, "%s: Perfetto tracks sum to %d at %.3f us, over the peak %d" % (name, s, ts, peak)
     if s > best:
         best, at = s, ts
 assert best == peak, "%s: Perfetto tracks reach %d, the peak is %d" % (name, best, peak)
+assert not ind["allocated_bytes"] or best_t == ind["allocated_bytes"], "%s: Perfetto's tensor tracks reach %d, the allocated peak is %d" % (name, best_t, ind["allocated_bytes"])
 slices = [e for e in perf["traceEvents"] if e["ph"] == "X" and e["cat"] == "phase" and e["ts"] <= mark[0]["ts"] <= e["ts"] + e["dur"]]
 m = re.search(r"process \(as nvidia-smi shows it\) at ([0-9.]+) s(?:, in the ([a-z_ ]+))?;", page)
 assert m and m.group(1) == "%.3f" % (ind["process_ns"] / 1e9), "%s: the HTML's peak card says %s" % (name, m and m.group(0))

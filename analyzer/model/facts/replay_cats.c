@@ -205,8 +205,10 @@ static void try_settle(state *s, livemap_entry *e)
 void replay_cats_begin(state *s)
 {
     s->r->tl = timeline_segments || timeline_totals ? timeline_new() : NULL;
-    if (s->r->tl)
+    if (s->r->tl) {
         s->r->tl->peak_event = &s->r->at_peak.event;
+        s->r->tl->tensors_event = &s->r->at_tensors.event;
+    }
     catpeaks_init(&s->peaks, timeline_segments ? s->r->tl : NULL);
     s->cats_on = !s->peaks.lost;
     s->classify_on = s->cats_on || timeline_totals;

@@ -256,6 +256,8 @@ void timeline_cats(timeline *tl, uint64_t event, uint64_t t, const int64_t cur[C
         tl->top = m;
     if (tl->peak_event && event == *tl->peak_event)
         tl->at_peak = m;
+    if (tl->tensors_event && event == *tl->tensors_event)
+        tl->at_tensors = m;
     for (int c = 0; c < CAT_COUNT; c++)
         if (m.v[c] > tl->cat_top[c].v[c])
             tl->cat_top[c] = m;
@@ -306,6 +308,7 @@ void timeline_fix(timeline *tl, const int64_t (*back)[CAT_COUNT + 1], const uint
         consider(tl, &old[k]);
     }
     fix_one(&tl->at_peak, back, rep, nep, alloc_mode);
+    fix_one(&tl->at_tensors, back, rep, nep, alloc_mode);
     for (size_t i = 0; i < TIMELINE_BUCKETS; i++) {
         timeline_bucket *b = &tl->b[i];
         if (!b->used)
@@ -327,7 +330,7 @@ static int cmp_seq(const void *a, const void *b)
 
 const timeline_moment **timeline_moments(const timeline *tl, size_t max, size_t *n)
 {
-    enum { EXTRA = CAT_COUNT + 2 }; /* the run's tallest, the peak's, each category's largest */
+    enum { EXTRA = CAT_COUNT + 3 }; /* the run's tallest, the two peaks', each category's */
     size_t used = 0, k = 0;
     *n = 0;
     if (!tl || !tl->has_cats || max < 2 * EXTRA)
@@ -360,6 +363,8 @@ const timeline_moment **timeline_moments(const timeline *tl, size_t max, size_t 
         m[k++] = &tl->top;
     if (tl->at_peak.seq)
         m[k++] = &tl->at_peak;
+    if (tl->at_tensors.seq)
+        m[k++] = &tl->at_tensors;
     for (int c = 0; c < CAT_COUNT; c++)
         if (tl->cat_top[c].seq)
             m[k++] = &tl->cat_top[c];

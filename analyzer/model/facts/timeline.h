@@ -85,6 +85,9 @@ typedef struct timeline {
      * event; it only moves forward and is final once the sweep reaches it (the replay is ahead) */
     timeline_moment at_peak;
     const uint64_t *peak_event;
+    /* the same for the tensors' (allocated) peak (replay_result.at_tensors) */
+    timeline_moment at_tensors;
+    const uint64_t *tensors_event;
     uint64_t nmoments; /* moments swept (the last seq) */
     timeline_slice *slices;
     size_t nslices, capslices;
@@ -136,11 +139,11 @@ void timeline_cats(timeline *tl, uint64_t event, uint64_t t, const int64_t cur[C
  * the kept moments. */
 void timeline_fix(timeline *tl, const int64_t (*back)[CAT_COUNT + 1], const uint32_t *rep,
                   size_t nep, int alloc_mode);
-/* timeline_moments: at most max (>= 2 * CAT_COUNT + 4) whole moments to draw, in the order
+/* timeline_moments: at most max (>= 2 * CAT_COUNT + 6) whole moments to draw, in the order
  * they happened: each group of buckets' lowest, tallest and last, the run's tallest, the process
- * peak's (the moment its breakdown describes) and each category's largest. Returns a malloc'ed
- * array of *n pointers into tl (free it); NULL with *n = 0 when the sweep filled nothing or memory
- * is short. */
+ * peak's (the moment its breakdown describes), the tensors' peak's and each category's largest.
+ * Returns a malloc'ed array of *n pointers into tl (free it); NULL with *n = 0 when the sweep
+ * filled nothing or memory is short. */
 const timeline_moment **timeline_moments(const timeline *tl, size_t max, size_t *n);
 /* timeline_totals: set it (before the replay) for the totals by stack: `flame --at all` does;
  * a hash lookup per allocation that the other commands do not pay. */
