@@ -22,10 +22,12 @@ static void usage(FILE *out)
             "usage: vramtrace watch [options] TRACE\n\n"
             "Follows a run while it is alive, from its trace as it is written: the live bytes,\n"
             "the peak so far, the card's headroom, the steps and the growth per step (the\n"
-            "growing site, and when it reaches the card at that rate). On a terminal a block\n"
-            "is redrawn in place; otherwise one line per refresh. Stops when the trace ends\n"
-            "(its trailer). A trace written with --max-size or --compress is read as its\n"
-            "per-step summaries. `vramtrace run --watch -- CMD` runs CMD and watches it.\n\n");
+            "growing site, and when it reaches the card at that rate), and an out-of-memory\n"
+            "error the run did not recover from (the request that failed, and when). On a\n"
+            "terminal a block is redrawn in place; otherwise one line per refresh. Stops when\n"
+            "the trace ends (its trailer). A trace written with --max-size or --compress is\n"
+            "read as its per-step summaries. `vramtrace run --watch -- CMD` runs CMD and\n"
+            "watches it.\n\n");
     cli_print_options(out, watch_opts);
     fprintf(out, "exit: 0 the trace ended (or --once printed it), 2 usage or unreadable file, 3 "
                  "malformed trace\n");

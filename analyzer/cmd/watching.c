@@ -34,7 +34,8 @@ typedef struct wstate {
     uint32_t nphase;
     growth g;
     uint64_t device, tensor, peak, peak_ns, last_ns, card, events;
-    int chunked, ended, seen, lines;
+    uint64_t oom_bytes, oom_ns; /* the out-of-memory error not recovered from (oom) */
+    int chunked, ended, seen, lines, oom;
     int bad; /* chunked: reads in a row that met a slot being reused (10: it is malformed) */
     char why[520];
     int why_rc; /* the exit code of why: a wait that --once cannot make, or a refusal */
@@ -78,6 +79,8 @@ static void event(wstate *w, const reader_record *rec)
                 ev->api == VT_API_cuMemAllocFromPoolAsync;
     w->events++;
     w->last_ns = ev->time_ns > w->last_ns ? ev->time_ns : w->last_ns;
+    if (ev->api == VT_API_torchOom && !w->oom) /* PyTorch's own (a memory fraction's limit) */
+        w->oom = 1, w->oom_bytes = ev->size, w->oom_ns = ev->time_ns;
     if (ev->failed)
         return;
     if (rec->type == VT_REC_FREE) {
@@ -97,6 +100,8 @@ static void event(wstate *w, const reader_record *rec)
                  kind == VT_KIND_CONTEXT || (kind == VT_KIND_LOAD && ev->size);
     if ((!tensor && !device) || !ev->addr)
         return;
+    if (w->oom && ev->size >= w->oom_bytes)
+        w->oom = 0; /* recovered: the same request later succeeded (as report takes it) */
     int replaced;
     livemap_entry *e = livemap_put(&w->live, ev->addr, (unsigned)space, &replaced);
     if (!e)
@@ -125,6 +130,8 @@ static void other(wstate *w, const reader_record *rec)
         w->card = rec->u.config.fixed.card_bytes;
     else if (rec->type == VT_REC_DEVICE && !w->card)
         w->card = rec->u.device.fixed.total_bytes;
+    else if (rec->type == VT_REC_OOM && !(w->oom && w->oom_bytes == rec->u.oom.requested))
+        w->oom = 1, w->oom_bytes = rec->u.oom.requested, w->oom_ns = rec->u.oom.time_ns;
     else if (rec->type == VT_REC_TRAILER) {
         w->ended = 1;
         w->last_ns = rec->u.trailer.end_ns > w->last_ns ? rec->u.trailer.end_ns : w->last_ns;
@@ -266,10 +273,14 @@ static void show(wstate *w, int tty, double secs)
     /* too few step ends for the rule: the growth is not known, not none (growth_can_tell) */
     int tell = growth_can_tell(&w->g);
     const char *per_step = ng ? d : tell ? "0" : "?";
+    char oom[64] = ""; /* what the out-of-memory error is known by, "" when none */
+    if (w->oom)
+        snprintf(oom, sizeof oom, "%s asked at %.1fs", card_format_bytes(w->oom_bytes, e, sizeof e),
+                 (double)w->oom_ns / 1e9);
     if (!tty) {
-        printf("%.1fs live %s peak %s headroom %s steps %u growth %s%s/step%s%s%s\n", secs, a, b,
-               w->card ? c : "?", w->g.steps, ng ? "+" : "", per_step, ng ? " at " : "",
-               ng ? site : "", w->ended ? " (ended)" : "");
+        printf("%.1fs live %s peak %s headroom %s steps %u growth %s%s/step%s%s%s%s%s\n", secs, a,
+               b, w->card ? c : "?", w->g.steps, ng ? "+" : "", per_step, ng ? " at " : "",
+               ng ? site : "", *oom ? " out of memory: " : "", oom, w->ended ? " (ended)" : "");
         fflush(stdout);
         return;
     }
@@ -285,6 +296,10 @@ static void show(wstate *w, int tty, double secs)
     if (w->card) {
         printf("  card         %s, headroom at the peak %s\n",
                card_format_bytes(w->card, e, sizeof e), c);
+        lines++;
+    }
+    if (*oom) {
+        printf("  out of memory  %s\n", oom);
         lines++;
     }
     if (per > 0)

@@ -4,7 +4,8 @@
 # stdout is not a terminal, the steps rising while the run is alive (read before the run ended),
 # the last line once the trailer is there, with every step, the growth per step and the site;
 # `run --watch` shows the same while it runs its command and returns the command's status;
-# --once on an ended trace prints one line; a file that is not there is an error.
+# --once on an ended trace prints one line, with the out-of-memory error the report finds; a file
+# that is not there is an error.
 set -u
 export LD_LIBRARY_PATH="$FAKE"
 fail() { echo "watch_live: $*"; exit 1; }
@@ -55,5 +56,20 @@ for f in "$ROOT"/examples/traces/h100-torch2.11-beyond/*.vt; do
     w=$("$VT" watch --once --plain "$f" | sed -n 's/.* steps \([0-9]*\) .*/\1/p')
     r=$("$VT" report --json "$f" | python3 -c 'import json,sys; print(json.load(sys.stdin)["growth"]["steps"])')
     [ -n "$w" ] && [ "$w" = "$r" ] || fail "$(basename "$f"): watch says $w steps, the report $r"
+done
+# an out-of-memory error is the report's: its request and time, and none where the report has none
+# (watch said nothing of it: b_oom_12gib "headroom 1.11 GiB ... (ended)" for a run that died
+# asking for 3.07 GiB)
+for f in "$ROOT"/examples/traces/h100-torch2.11/*.vt "$ROOT"/examples/traces/h100-torch2.11-beyond/*.vt; do
+    w=$("$VT" watch --once --plain "$f" | sed -n 's/.* out of memory: \(.*\) asked at \([0-9.]*\)s.*/\1 \2/p')
+    r=$("$VT" report --json "$f" | python3 -c '
+import json, sys
+o = json.load(sys.stdin).get("oom")
+if o:
+    b, u = float(o["requested_bytes"]), 0
+    while b >= 1024 and u < 3:
+        b, u = b / 1024, u + 1
+    print(("%.2f" if u == 3 else "%.1f") % b, ["B", "KiB", "MiB", "GiB"][u], "%.1f" % (o["time_ns"] / 1e9))')
+    [ "$w" = "$r" ] || fail "$(basename "$f"): watch says out of memory [$w], the report [$r]"
 done
 echo "watch_live: plain $(wc -l <plain.watch) lines, bounded $(wc -l <bounded.watch), run --watch $n"
