@@ -108,7 +108,7 @@ static void test_moments_to_draw(void **st)
     catpeaks cp = {0};
     uint64_t best;
     timeline *tl = sweep_two(&cp, 100000, &best);
-    for (size_t max = 2 * CAT_COUNT + 4; max <= 20000; max = max * 3 + 1) {
+    for (size_t max = 2 * CAT_COUNT + 6; max <= 20000; max = max * 3 + 1) {
         size_t n = 0;
         const timeline_moment **m = timeline_moments(tl, max, &n);
         assert_non_null(m);
@@ -312,7 +312,7 @@ static void test_peak_moment_drawn(void **st)
     assert_int_equal(tl->at_peak.v[CAT_PARAMETERS], 4096);
     assert_int_equal(tl->at_peak.total, 4096 + 1000 + (40001ull * 7919) % 5000);
     assert_true(tl->at_peak.seq != tl->top.seq);
-    for (size_t max = 2 * CAT_COUNT + 4; max <= 20000; max = max * 3 + 1) {
+    for (size_t max = 2 * CAT_COUNT + 6; max <= 20000; max = max * 3 + 1) {
         size_t n = 0, seen = 0;
         const timeline_moment **m = timeline_moments(tl, max, &n);
         assert_non_null(m);
