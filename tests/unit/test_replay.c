@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "replay.h"
+#include "timeline.h"
 #include "trace_enc.h"
 
 static wbuf g_w; /* the trace being written (trace_enc.h) */
@@ -473,6 +474,49 @@ static void test_kept_snapshots(void **st)
     unlink(path);
 }
 
+/* test_segment_release_phase: PyTorch's allocator giving segments back after the last step
+ * (empty_cache under a teardown: ALLOC records, a stack with no phase in it) takes a free's phase
+ * and begins no slice: lit_gpt2_b4_fit's teardown was drawn as a forward holding 8.82 GiB */
+static void test_segment_release_phase(void **st)
+{
+    (void)st;
+    char path[] = "/tmp/vt-replay-XXXXXX";
+    begin_file(path);
+    code(1, "/x/torch/nn/modules/module.py", "Module.to");
+    code(2, "/x/train.py", "Block.forward");
+    code(4, "/x/torch/optim/adamw.py", "AdamW.step");
+    code(5, "/x/torch/cuda/memory.py", "empty_cache");
+    stack(1, 1);
+    stack(2, 2);
+    stack(4, 4);
+    stack(5, 5);
+    alloc(0, 0, 0x1000, 100, 1, 0); /* parameters */
+    alloc(0, 0, 0x2000, 500, 2, 0); /* an activation, freed in backward */
+    alloc(1, 1, 0x3000, 100, 0, 0); /* the gradient */
+    release(1, 1, 0x2000);
+    alloc(0, 0, 0x4000, 200, 4, 0); /* the optimizer's state */
+    g_alloc_api = VT_API_torchSegmentFree;
+    alloc(0, 0, 0x9000000, 2 << 20, 5, 0);
+    alloc(0, 0, 0xa000000, 2 << 20, 5, 0);
+    g_alloc_api = VT_API_cudaMallocAsync;
+    timeline_segments = 1;
+    replay_result r;
+    replay_ended(path, &r);
+    timeline_segments = 0;
+    assert_non_null(r.tl);
+    int opt = 0;
+    for (size_t i = 0; i < r.tl->nslices; i++) {
+        const timeline_slice *sl = &r.tl->slices[i];
+        if (sl->thread == 0 && sl->phase == PHASE_OPTIMIZER)
+            opt = 1;
+        assert_false(opt && sl->thread == 0 && sl->phase == PHASE_FORWARD);
+    }
+    assert_true(opt);
+    assert_int_equal(r.iterations, 1);
+    replay_free(&r);
+    unlink(path);
+}
+
 static void test_bad_files(void **st)
 {
     (void)st;
@@ -582,6 +626,7 @@ int main(void)
         cmocka_unit_test(test_cat_peaks_key_redone), cmocka_unit_test(test_cat_window_a_step),
         cmocka_unit_test(test_end_categories),       cmocka_unit_test(test_bad_files),
         cmocka_unit_test(test_step_snapshot),        cmocka_unit_test(test_no_kv_peak),
-        cmocka_unit_test(test_fused_step_phase),     cmocka_unit_test(test_kept_snapshots)};
+        cmocka_unit_test(test_fused_step_phase),     cmocka_unit_test(test_kept_snapshots),
+        cmocka_unit_test(test_segment_release_phase)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -170,7 +170,10 @@ void timeline_event(timeline *tl, const reader_event *ev, int is_alloc, int ph, 
     if (t > tl->t_end)
         tl->t_end = t;
     tl->seen = 1;
-    slice_note(tl, ev->thread, ph, t, is_alloc);
+    /* (a segment given back is no allocation: a pause before it stays one) */
+    slice_note(tl, ev->thread, ph, t,
+               is_alloc && ev->api != VT_API_torchSegmentFree &&
+                   ev->api != VT_API_torchSegmentUnmap);
     if (iter > tl->last_iter) {
         tl->last_iter = iter;
         if (grow((void **)&tl->ticks, &tl->capticks, tl->nticks, sizeof *tl->ticks,
