@@ -55,18 +55,17 @@ static const cli_opt fit_opts[] = {
 
 static void usage(FILE *out)
 {
-    fprintf(
-        out,
-        "usage: vramtrace fit [options] -- CMD ARGS... {B} ... [{A}] [{I}]\n\n"
-        "The largest micro-batch that fits, measured: runs CMD under `vramtrace run` with {B}\n"
-        "replaced by candidate micro-batches (a short traced run each; start at {B}'s default\n"
-        "as in {B=16}, else 1; double while one fits, halve while one does not, then\n"
-        "bisect) and prints each trial (micro-batch, measured peak, fits or the category\n"
-        "that grew most when it did not, seconds) and the largest that fits with %d %%\n"
-        "headroom. With {A} (or {A=32}) the accumulation steps keep the effective batch:\n"
-        "candidates divide B*A. {I}: --iters.\n"
-        "Progress on stderr; Ctrl-C stops the search and prints the table so far.\n\n",
-        FIT_HEADROOM_PCT);
+    fprintf(out,
+            "usage: vramtrace fit [options] -- CMD ARGS... {B} ... [{A}] [{I}]\n\n"
+            "The largest micro-batch that fits, measured: runs CMD under `vramtrace run` with {B}\n"
+            "replaced by candidate micro-batches (a short traced run each; start at {B}'s default\n"
+            "as in {B=16}, else 1; double while one fits, halve while one does not, then\n"
+            "bisect) and prints each trial (micro-batch, measured peak, fits or the category\n"
+            "that grew most when it did not, seconds) and the largest that fits with %d %%\n"
+            "headroom. With {A} (or {A=32}) the accumulation steps keep the effective batch:\n"
+            "candidates divide B*A. {I}: --iters.\n"
+            "Progress on stderr; Ctrl-C stops the search and prints the table so far.\n\n",
+            FIT_HEADROOM_PCT);
     cli_print_options(out, fit_opts);
     fprintf(out,
             "card presets: %s\n"

@@ -91,6 +91,10 @@ static size_t escape_mode(const char *s, size_t len, char *out, size_t bufsz, in
         }
         if (c >= 0x80) {
             size_t l = utf8_len(u + i, len - i);
+            /* U+0080..U+009F: C1 controls (U+009B is a CSI to some terminals): escaped as
+             * bytes, but for JSON */
+            if (l == 2 && c == 0xc2 && u[i + 1] < 0xa0 && mode != ESC_UTF8)
+                l = 0;
             if (l) {
                 emit(s + i, l, out, bufsz, &need, &full);
                 i += l;

@@ -8,9 +8,10 @@
 #include <stdio.h>
 
 /* escape_term: writes s[0..len) into out (bufsz bytes, always NUL-terminated when bufsz>0,
- * cut at a whole escape) with bytes < 0x20, 0x7f, and bytes that are not part of a valid
- * UTF-8 sequence written as "\xNN", and a backslash as "\\". Valid UTF-8 (including
- * non-ASCII) passes through. Returns the length the full escape needs (snprintf-like). */
+ * cut at a whole escape) with bytes < 0x20, 0x7f, the C1 controls U+0080..U+009F, and bytes
+ * that are not part of a valid UTF-8 sequence written as "\xNN", and a backslash as "\\".
+ * Valid UTF-8 (including non-ASCII) passes through. Returns the length the full escape needs
+ * (snprintf-like). */
 size_t escape_term(const char *s, size_t len, char *out, size_t bufsz);
 
 /* escape_html: like escape_term, and & < > " ' become &amp; &lt; &gt; &quot; &#39;. */

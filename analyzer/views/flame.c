@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "categories.h"
+#include "escape.h"
 #include "mem.h"
 #include "stackview.h"
 
@@ -24,13 +25,14 @@ static int flame_cmp(const void *a, const void *b)
     return (int)x->category - (int)y->category;
 }
 
-/* flame_put: s with the folded format's separators and unprintable bytes made '_'. */
+/* flame_put: s as a terminal may show it (escape.h: controls and invalid bytes as \xNN, valid
+ * UTF-8 kept: a non-ASCII name stays readable), the folded format's separator ';' made '_'. */
 static void flame_put(FILE *out, const char *s)
 {
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        fputc(c == ';' || c < 0x20 || c >= 0x7f ? '_' : c, out);
-    }
+    char buf[4 * 1024 + 1]; /* stackview_name's 1024 bytes, each escaped as at most 4 */
+    escape_term(s, strlen(s), buf, sizeof buf);
+    for (char *p = buf; *p; p++)
+        fputc(*p == ';' ? '_' : *p, out);
 }
 
 flame_row *flame_rows(const replay_snapshot *snap, size_t *n_out)

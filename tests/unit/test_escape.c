@@ -36,6 +36,11 @@ static void test_term(void **state)
     assert_string_equal(TERM("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");
     assert_string_equal(TERM("ab\xe2\x82"), "ab\\xe2\\x82");
     assert_string_equal(TERM("\xe2\x82x"), "\\xe2\\x82x");
+    /* C1 controls encoded in UTF-8 (U+009B is a CSI to some terminals), then the first after */
+    assert_string_equal(TERM("a\xc2\x9b"
+                             "31mb"),
+                        "a\\xc2\\x9b31mb");
+    assert_string_equal(TERM("\xc2\x80\xc2\xa0"), "\\xc2\\x80\xc2\xa0");
     /* HTML characters are left alone on a terminal */
     assert_string_equal(TERM("<a href='x'>&</a>"), "<a href='x'>&</a>");
 }
@@ -57,6 +62,7 @@ static void test_utf8(void **state)
     assert_string_equal(UTF8("a\nb\x1b"), "a\nb\x1b");
     assert_string_equal(UTF8("x\xfe\\y"), "x\\xfe\\y");
     assert_string_equal(UTF8("n\0"), "n\\x00");
+    assert_string_equal(UTF8("\xc2\x9b"), "\xc2\x9b"); /* (JSON escapes what it must) */
 }
 
 static void test_sizes_and_dup(void **state)
