@@ -1,7 +1,7 @@
 /* test_replay.c — replay on small hand-written traces: levels and peaks, phases from Python
  * frames, lifetimes (an activation freed in backward, a temporary freed in forward), the
  * categories at the peak and at an unrecovered OOM, the allocated peak in PyTorch's blocks,
- * truncated and malformed files. Traces are written with the unit tests' encoder (trace_enc.h). */
+ * truncated and malformed files. Traces are written with replay_trace.h (trace_enc.h). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,83 +13,7 @@
 #include <cmocka.h>
 
 #include "replay.h"
-#include "timeline.h"
-#include "trace_enc.h"
-
-static wbuf g_w; /* the trace being written (trace_enc.h) */
-
-static void rec(uint16_t type, uint16_t flags, const void *p, size_t n, const char *const *strs,
-                int ns)
-{
-    w_rec_strs(&g_w, type, flags, p, n, strs, ns);
-}
-
-/* begin / end: a trace in g_w, then written to path. */
-static void begin(void)
-{
-    g_w.n = 0;
-    w_header(&g_w, VT_VERSION_MAJOR, VT_VERSION_MINOR);
-}
-
-/* begin_file: path (a mkstemp template) made, and a trace begun for it */
-static void begin_file(char *path)
-{
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    close(fd);
-    begin();
-}
-
-static void end(const char *path)
-{
-    save_to(&g_w, path);
-}
-
-/* replay_ended: the trace in g_w ended by a trailer, written to path and replayed into *r */
-static void replay_ended(const char *path, replay_result *r)
-{
-    vt_rec_trailer t = {200000, 9, 0, 20, 0, 0};
-    rec(VT_REC_TRAILER, 0, &t, sizeof t, NULL, 0);
-    end(path);
-    char err[256];
-    assert_int_equal(replay_file(path, r, err, sizeof err), 0);
-}
-
-static void code(uint32_t id, const char *file, const char *qual)
-{
-    vt_rec_code c = {id, 1};
-    const char *s[3] = {file, qual, ""};
-    rec(VT_REC_CODE, 0, &c, sizeof c, s, 3);
-}
-
-static void stack(uint32_t id, uint32_t code_id)
-{
-    struct {
-        vt_rec_stack s;
-        uint64_t f;
-    } r = {{id, 0, 1}, VT_PYFRAME(code_id, 0)};
-    rec(VT_REC_STACK, 0, &r, sizeof r, NULL, 0);
-}
-
-static unsigned g_alloc_api = VT_API_cudaMallocAsync, g_free_api = VT_API_cudaFreeAsync;
-
-static void alloc(uint32_t thread, int backward, uint64_t addr, uint64_t size, uint32_t st,
-                  int result)
-{
-    static uint64_t t = 1000;
-    vt_rec_alloc a = {
-        VT_TT_MAKE(t += 1000, thread), result ? 0 : addr, size, st, 0, (int16_t)result};
-    uint16_t fl = VT_EVF_MAKE(g_alloc_api, 0) | (backward ? VT_EVF_BACKWARD : 0) |
-                  (result ? VT_EVF_FAILED : 0);
-    rec(VT_REC_ALLOC, fl, &a, sizeof a, NULL, 0);
-}
-
-static void release(uint32_t thread, int backward, uint64_t addr)
-{
-    vt_rec_free f = {VT_TT_MAKE(99999, thread), addr};
-    rec(VT_REC_FREE, VT_EVF_MAKE(g_free_api, 0) | (backward ? VT_EVF_BACKWARD : 0), &f, sizeof f,
-        NULL, 0);
-}
+#include "replay_trace.h"
 
 /* write_trace: the training-shaped scenario; trailer = 0 leaves it truncated. */
 static void write_trace(const char *path, int trailer)
@@ -391,132 +315,6 @@ static void test_end_categories(void **st)
     unlink(path);
 }
 
-/* the tensors at their largest in an optimizer step (at_step): the weights, their gradients,
- * the optimizer's state and the step's temporaries, including what was freed after that moment
- * (the gradients at zero_grad, the temporary), not a later forward's tensors nor a later smaller
- * step */
-static void test_step_snapshot(void **st)
-{
-    (void)st;
-    char path[] = "/tmp/vt-replay-XXXXXX";
-    begin_file(path);
-    code(1, "/x/torch/nn/modules/module.py", "Module.to");
-    code(2, "/x/train.py", "Block.forward");
-    code(4, "/x/torch/optim/adamw.py", "AdamW.step");
-    stack(1, 1);
-    stack(2, 2);
-    stack(4, 4);
-    alloc(0, 0, 0x1000, 100, 1, 0); /* parameters */
-    uint64_t a = 0x10000;
-    for (int step = 0; step < 2; step++) {
-        alloc(0, 0, a + 0x100, 500, 2, 0); /* an activation, freed in backward */
-        alloc(1, 1, a + 0x200, 100, 0, 0); /* the gradient */
-        release(1, 1, a + 0x100);
-        if (step == 0)
-            alloc(0, 0, 0x2000, 200, 4, 0);           /* the state, made by the first step */
-        alloc(0, 0, a + 0x300, step ? 40 : 64, 4, 0); /* the step's temporary */
-        release(0, 0, a + 0x300);
-        release(0, 0, a + 0x200); /* zero_grad */
-        a += 0x1000;
-    }
-    replay_result r;
-    replay_ended(path, &r);
-    assert_int_equal(r.peak_allocated, 900); /* step 2's backward: the state beside */
-    assert_int_equal(r.peak_step, 464);      /* params, gradient, state, temporary */
-    assert_int_equal(cat_breakdown_total(&r.at_step.by_cat), 464);
-    assert_int_equal(r.at_step.by_cat.bytes[CAT_PARAMETERS], 100);
-    assert_int_equal(r.at_step.by_cat.bytes[CAT_GRADIENTS], 100);
-    assert_int_equal(r.at_step.by_cat.bytes[CAT_OPTIMIZER], 200);
-    assert_int_equal(r.at_step.by_cat.bytes[CAT_TEMPORARIES], 64);
-    assert_int_equal(r.at_step.by_cat.bytes[CAT_ACTIVATIONS], 0);
-    replay_free(&r);
-    unlink(path);
-}
-
-/* test_kept_snapshots: more allocations freed after the snapshots' moments than the replay keeps
- * room for at first: a step's 1500 temporaries, freed after the step's largest moment, then a
- * forward of 2000 that moves the peaks past it and frees them all; each snapshot holds exactly
- * what was live at its moment (its total is its peak), the step's too once the peaks moved on */
-static void test_kept_snapshots(void **st)
-{
-    (void)st;
-    char path[] = "/tmp/vt-replay-XXXXXX";
-    begin_file(path);
-    code(1, "/x/torch/nn/modules/module.py", "Module.to");
-    code(2, "/x/train.py", "Block.forward");
-    code(4, "/x/torch/optim/adamw.py", "AdamW.step");
-    stack(1, 1);
-    stack(2, 2);
-    stack(4, 4);
-    alloc(0, 0, 0x1000, 100, 1, 0); /* parameters */
-    alloc(0, 0, 0x2000, 500, 2, 0); /* an activation, freed in backward */
-    alloc(1, 1, 0x3000, 100, 0, 0); /* the gradient */
-    release(1, 1, 0x2000);
-    for (uint64_t i = 0; i < 1500; i++) /* the step's temporaries: its largest moment at the last */
-        alloc(0, 0, 0x100000 + i * 0x100, 8, 4, 0);
-    for (uint64_t i = 0; i < 1500; i++)
-        release(0, 0, 0x100000 + i * 0x100);
-    release(0, 0, 0x3000);              /* zero_grad */
-    for (uint64_t i = 0; i < 2000; i++) /* the next forward: the peaks move past the step */
-        alloc(0, 0, 0x400000 + i * 0x100, 8, 2, 0);
-    for (uint64_t i = 0; i < 2000; i++)
-        release(0, 0, 0x400000 + i * 0x100);
-    replay_result r;
-    replay_ended(path, &r);
-    assert_int_equal(r.peak_step, 100 + 100 + 1500 * 8);
-    assert_int_equal(cat_breakdown_total(&r.at_step.by_cat), r.peak_step);
-    assert_int_equal(r.peak_allocated, 100 + 2000 * 8);
-    assert_int_equal(cat_breakdown_total(&r.at_tensors.by_cat), r.peak_allocated);
-    assert_int_equal(r.peak_process, r.peak_allocated);
-    assert_int_equal(cat_breakdown_total(&r.at_peak.by_cat), r.peak_process);
-    assert_int_equal(r.at_peak.n, 1 + 2000);
-    replay_free(&r);
-    unlink(path);
-}
-
-/* test_segment_release_phase: PyTorch's allocator giving segments back after the last step
- * (empty_cache under a teardown: ALLOC records, a stack with no phase in it) takes a free's phase
- * and begins no slice: lit_gpt2_b4_fit's teardown was drawn as a forward holding 8.82 GiB */
-static void test_segment_release_phase(void **st)
-{
-    (void)st;
-    char path[] = "/tmp/vt-replay-XXXXXX";
-    begin_file(path);
-    code(1, "/x/torch/nn/modules/module.py", "Module.to");
-    code(2, "/x/train.py", "Block.forward");
-    code(4, "/x/torch/optim/adamw.py", "AdamW.step");
-    code(5, "/x/torch/cuda/memory.py", "empty_cache");
-    stack(1, 1);
-    stack(2, 2);
-    stack(4, 4);
-    stack(5, 5);
-    alloc(0, 0, 0x1000, 100, 1, 0); /* parameters */
-    alloc(0, 0, 0x2000, 500, 2, 0); /* an activation, freed in backward */
-    alloc(1, 1, 0x3000, 100, 0, 0); /* the gradient */
-    release(1, 1, 0x2000);
-    alloc(0, 0, 0x4000, 200, 4, 0); /* the optimizer's state */
-    g_alloc_api = VT_API_torchSegmentFree;
-    alloc(0, 0, 0x9000000, 2 << 20, 5, 0);
-    alloc(0, 0, 0xa000000, 2 << 20, 5, 0);
-    g_alloc_api = VT_API_cudaMallocAsync;
-    timeline_segments = 1;
-    replay_result r;
-    replay_ended(path, &r);
-    timeline_segments = 0;
-    assert_non_null(r.tl);
-    int opt = 0;
-    for (size_t i = 0; i < r.tl->nslices; i++) {
-        const timeline_slice *sl = &r.tl->slices[i];
-        if (sl->thread == 0 && sl->phase == PHASE_OPTIMIZER)
-            opt = 1;
-        assert_false(opt && sl->thread == 0 && sl->phase == PHASE_FORWARD);
-    }
-    assert_true(opt);
-    assert_int_equal(r.iterations, 1);
-    replay_free(&r);
-    unlink(path);
-}
-
 static void test_bad_files(void **st)
 {
     (void)st;
@@ -625,8 +423,6 @@ int main(void)
         cmocka_unit_test(test_segment_oom_cache),    cmocka_unit_test(test_allocator_blocks),
         cmocka_unit_test(test_cat_peaks_key_redone), cmocka_unit_test(test_cat_window_a_step),
         cmocka_unit_test(test_end_categories),       cmocka_unit_test(test_bad_files),
-        cmocka_unit_test(test_step_snapshot),        cmocka_unit_test(test_no_kv_peak),
-        cmocka_unit_test(test_fused_step_phase),     cmocka_unit_test(test_kept_snapshots),
-        cmocka_unit_test(test_segment_release_phase)};
+        cmocka_unit_test(test_no_kv_peak),           cmocka_unit_test(test_fused_step_phase)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

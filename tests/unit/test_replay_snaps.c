@@ -1,0 +1,151 @@
+/* test_replay_snaps.c — the replay's snapshots and phases beyond the training shape
+ * (test_replay.c): the optimizer step's snapshot, the allocations freed after each snapshot's
+ * moment kept once for all three, and PyTorch's allocator giving segments back after the last
+ * step (a free's phase, no slice of its own). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "replay.h"
+#include "replay_trace.h"
+#include "timeline.h"
+
+/* the tensors at their largest in an optimizer step (at_step): the weights, their gradients,
+ * the optimizer's state and the step's temporaries, including what was freed after that moment
+ * (the gradients at zero_grad, the temporary), not a later forward's tensors nor a later smaller
+ * step */
+static void test_step_snapshot(void **st)
+{
+    (void)st;
+    char path[] = "/tmp/vt-replay-XXXXXX";
+    begin_file(path);
+    code(1, "/x/torch/nn/modules/module.py", "Module.to");
+    code(2, "/x/train.py", "Block.forward");
+    code(4, "/x/torch/optim/adamw.py", "AdamW.step");
+    stack(1, 1);
+    stack(2, 2);
+    stack(4, 4);
+    alloc(0, 0, 0x1000, 100, 1, 0); /* parameters */
+    uint64_t a = 0x10000;
+    for (int step = 0; step < 2; step++) {
+        alloc(0, 0, a + 0x100, 500, 2, 0); /* an activation, freed in backward */
+        alloc(1, 1, a + 0x200, 100, 0, 0); /* the gradient */
+        release(1, 1, a + 0x100);
+        if (step == 0)
+            alloc(0, 0, 0x2000, 200, 4, 0);           /* the state, made by the first step */
+        alloc(0, 0, a + 0x300, step ? 40 : 64, 4, 0); /* the step's temporary */
+        release(0, 0, a + 0x300);
+        release(0, 0, a + 0x200); /* zero_grad */
+        a += 0x1000;
+    }
+    replay_result r;
+    replay_ended(path, &r);
+    assert_int_equal(r.peak_allocated, 900); /* step 2's backward: the state beside */
+    assert_int_equal(r.peak_step, 464);      /* params, gradient, state, temporary */
+    assert_int_equal(cat_breakdown_total(&r.at_step.by_cat), 464);
+    assert_int_equal(r.at_step.by_cat.bytes[CAT_PARAMETERS], 100);
+    assert_int_equal(r.at_step.by_cat.bytes[CAT_GRADIENTS], 100);
+    assert_int_equal(r.at_step.by_cat.bytes[CAT_OPTIMIZER], 200);
+    assert_int_equal(r.at_step.by_cat.bytes[CAT_TEMPORARIES], 64);
+    assert_int_equal(r.at_step.by_cat.bytes[CAT_ACTIVATIONS], 0);
+    replay_free(&r);
+    unlink(path);
+}
+
+/* test_kept_snapshots: more allocations freed after the snapshots' moments than the replay keeps
+ * room for at first: a step's 1500 temporaries, freed after the step's largest moment, then a
+ * forward of 2000 that moves the peaks past it and frees them all; each snapshot holds exactly
+ * what was live at its moment (its total is its peak), the step's too once the peaks moved on */
+static void test_kept_snapshots(void **st)
+{
+    (void)st;
+    char path[] = "/tmp/vt-replay-XXXXXX";
+    begin_file(path);
+    code(1, "/x/torch/nn/modules/module.py", "Module.to");
+    code(2, "/x/train.py", "Block.forward");
+    code(4, "/x/torch/optim/adamw.py", "AdamW.step");
+    stack(1, 1);
+    stack(2, 2);
+    stack(4, 4);
+    alloc(0, 0, 0x1000, 100, 1, 0); /* parameters */
+    alloc(0, 0, 0x2000, 500, 2, 0); /* an activation, freed in backward */
+    alloc(1, 1, 0x3000, 100, 0, 0); /* the gradient */
+    release(1, 1, 0x2000);
+    for (uint64_t i = 0; i < 1500; i++) /* the step's temporaries: its largest moment at the last */
+        alloc(0, 0, 0x100000 + i * 0x100, 8, 4, 0);
+    for (uint64_t i = 0; i < 1500; i++)
+        release(0, 0, 0x100000 + i * 0x100);
+    release(0, 0, 0x3000);              /* zero_grad */
+    for (uint64_t i = 0; i < 2000; i++) /* the next forward: the peaks move past the step */
+        alloc(0, 0, 0x400000 + i * 0x100, 8, 2, 0);
+    for (uint64_t i = 0; i < 2000; i++)
+        release(0, 0, 0x400000 + i * 0x100);
+    replay_result r;
+    replay_ended(path, &r);
+    assert_int_equal(r.peak_step, 100 + 100 + 1500 * 8);
+    assert_int_equal(cat_breakdown_total(&r.at_step.by_cat), r.peak_step);
+    assert_int_equal(r.peak_allocated, 100 + 2000 * 8);
+    assert_int_equal(cat_breakdown_total(&r.at_tensors.by_cat), r.peak_allocated);
+    assert_int_equal(r.peak_process, r.peak_allocated);
+    assert_int_equal(cat_breakdown_total(&r.at_peak.by_cat), r.peak_process);
+    assert_int_equal(r.at_peak.n, 1 + 2000);
+    replay_free(&r);
+    unlink(path);
+}
+
+/* test_segment_release_phase: PyTorch's allocator giving segments back after the last step
+ * (empty_cache under a teardown: ALLOC records, a stack with no phase in it) takes a free's phase
+ * and begins no slice: lit_gpt2_b4_fit's teardown was drawn as a forward holding 8.82 GiB */
+static void test_segment_release_phase(void **st)
+{
+    (void)st;
+    char path[] = "/tmp/vt-replay-XXXXXX";
+    begin_file(path);
+    code(1, "/x/torch/nn/modules/module.py", "Module.to");
+    code(2, "/x/train.py", "Block.forward");
+    code(4, "/x/torch/optim/adamw.py", "AdamW.step");
+    code(5, "/x/torch/cuda/memory.py", "empty_cache");
+    stack(1, 1);
+    stack(2, 2);
+    stack(4, 4);
+    stack(5, 5);
+    alloc(0, 0, 0x1000, 100, 1, 0); /* parameters */
+    alloc(0, 0, 0x2000, 500, 2, 0); /* an activation, freed in backward */
+    alloc(1, 1, 0x3000, 100, 0, 0); /* the gradient */
+    release(1, 1, 0x2000);
+    alloc(0, 0, 0x4000, 200, 4, 0); /* the optimizer's state */
+    g_alloc_api = VT_API_torchSegmentFree;
+    alloc(0, 0, 0x9000000, 2 << 20, 5, 0);
+    alloc(0, 0, 0xa000000, 2 << 20, 5, 0);
+    g_alloc_api = VT_API_cudaMallocAsync;
+    timeline_segments = 1;
+    replay_result r;
+    replay_ended(path, &r);
+    timeline_segments = 0;
+    assert_non_null(r.tl);
+    int opt = 0;
+    for (size_t i = 0; i < r.tl->nslices; i++) {
+        const timeline_slice *sl = &r.tl->slices[i];
+        if (sl->thread == 0 && sl->phase == PHASE_OPTIMIZER)
+            opt = 1;
+        assert_false(opt && sl->thread == 0 && sl->phase == PHASE_FORWARD);
+    }
+    assert_true(opt);
+    assert_int_equal(r.iterations, 1);
+    replay_free(&r);
+    unlink(path);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_step_snapshot),
+                                       cmocka_unit_test(test_kept_snapshots),
+                                       cmocka_unit_test(test_segment_release_phase)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
