@@ -14,10 +14,12 @@ void html_config(FILE *out, const report_ctx *c)
         return;
     const nano_config *cfg = &m->cfg;
     int tr = model_config_shown(m);
-    int n[CONFIG_SRC_UNKNOWN + 1] = {0};
+    int n[CONFIG_SRC_UNKNOWN + 1] = {0}, hidden = 0;
     for (int k = 0; k < CFG_COUNT; k++)
         if (config_key_shown(cfg, (config_key)k, tr))
             n[cfg->v[k].src]++;
+        else
+            hidden++;
     fprintf(out,
             "<section id=config><h2>Configuration (%s)</h2>\n<p>%d from arguments or flags, %d "
             "from files (config files or the script's own), %d inferred from the trace",
@@ -27,8 +29,14 @@ void html_config(FILE *out, const report_ctx *c)
         fprintf(out, ", %d nanoGPT defaults", n[CONFIG_SRC_DEFAULT]);
     fprintf(out,
             ", %d unknown (never shown as a value; what a prediction assumes in its place, it "
-            "says).</p>\n",
+            "says)",
             n[CONFIG_SRC_UNKNOWN]);
+    if (hidden) /* the counts are of the rows below, as the text report says */
+        fprintf(out,
+                "; %d more not shown here (of a transformer's shape, which this model's "
+                "what-ifs do not use; the JSON report's config has them)",
+                hidden);
+    fputs(".</p>\n", out);
     fputs("<table id=config-table><tr><th>key</th><th>value</th><th>source</th><th>where, or "
           "how it was found</th><th>meaning</th></tr>\n",
           out);
