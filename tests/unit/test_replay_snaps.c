@@ -16,14 +16,12 @@
 #include "replay_trace.h"
 #include "timeline.h"
 
-/* the tensors at their largest in an optimizer step (at_step): the weights, their gradients,
- * the optimizer's state and the step's temporaries, including what was freed after that moment
- * (the gradients at zero_grad, the temporary), not a later forward's tensors nor a later smaller
- * step */
-static void test_step_snapshot(void **st)
+/* scene: a trace begun for path (a mkstemp template) with three one-frame stacks (1 a module's
+ * .to: init, 2 a block's forward, 4 AdamW's step) and the parameters' 100 bytes (stack 1); with
+ * backward, one forward and backward after it: a 500-byte activation freed by the autograd
+ * engine, which made a 100-byte gradient at 0x3000 */
+static void scene(char *path, int backward)
 {
-    (void)st;
-    char path[] = "/tmp/vt-replay-XXXXXX";
     begin_file(path);
     code(1, "/x/torch/nn/modules/module.py", "Module.to");
     code(2, "/x/train.py", "Block.forward");
@@ -32,6 +30,22 @@ static void test_step_snapshot(void **st)
     stack(2, 2);
     stack(4, 4);
     alloc(0, 0, 0x1000, 100, 1, 0); /* parameters */
+    if (!backward)
+        return;
+    alloc(0, 0, 0x2000, 500, 2, 0); /* an activation, freed in backward */
+    alloc(1, 1, 0x3000, 100, 0, 0); /* the gradient */
+    release(1, 1, 0x2000);
+}
+
+/* the tensors at their largest in an optimizer step (at_step): the weights, their gradients,
+ * the optimizer's state and the step's temporaries, including what was freed after that moment
+ * (the gradients at zero_grad, the temporary), not a later forward's tensors nor a later smaller
+ * step */
+static void test_step_snapshot(void **st)
+{
+    (void)st;
+    char path[] = "/tmp/vt-replay-XXXXXX";
+    scene(path, 0);
     uint64_t a = 0x10000;
     for (int step = 0; step < 2; step++) {
         alloc(0, 0, a + 0x100, 500, 2, 0); /* an activation, freed in backward */
@@ -66,17 +80,7 @@ static void test_kept_snapshots(void **st)
 {
     (void)st;
     char path[] = "/tmp/vt-replay-XXXXXX";
-    begin_file(path);
-    code(1, "/x/torch/nn/modules/module.py", "Module.to");
-    code(2, "/x/train.py", "Block.forward");
-    code(4, "/x/torch/optim/adamw.py", "AdamW.step");
-    stack(1, 1);
-    stack(2, 2);
-    stack(4, 4);
-    alloc(0, 0, 0x1000, 100, 1, 0); /* parameters */
-    alloc(0, 0, 0x2000, 500, 2, 0); /* an activation, freed in backward */
-    alloc(1, 1, 0x3000, 100, 0, 0); /* the gradient */
-    release(1, 1, 0x2000);
+    scene(path, 1);
     for (uint64_t i = 0; i < 1500; i++) /* the step's temporaries: its largest moment at the last */
         alloc(0, 0, 0x100000 + i * 0x100, 8, 4, 0);
     for (uint64_t i = 0; i < 1500; i++)
@@ -106,19 +110,9 @@ static void test_segment_release_phase(void **st)
 {
     (void)st;
     char path[] = "/tmp/vt-replay-XXXXXX";
-    begin_file(path);
-    code(1, "/x/torch/nn/modules/module.py", "Module.to");
-    code(2, "/x/train.py", "Block.forward");
-    code(4, "/x/torch/optim/adamw.py", "AdamW.step");
+    scene(path, 1);
     code(5, "/x/torch/cuda/memory.py", "empty_cache");
-    stack(1, 1);
-    stack(2, 2);
-    stack(4, 4);
     stack(5, 5);
-    alloc(0, 0, 0x1000, 100, 1, 0); /* parameters */
-    alloc(0, 0, 0x2000, 500, 2, 0); /* an activation, freed in backward */
-    alloc(1, 1, 0x3000, 100, 0, 0); /* the gradient */
-    release(1, 1, 0x2000);
     alloc(0, 0, 0x4000, 200, 4, 0); /* the optimizer's state */
     g_alloc_api = VT_API_torchSegmentFree;
     alloc(0, 0, 0x9000000, 2 << 20, 5, 0);
