@@ -91,9 +91,10 @@ typedef struct state {
     /* allocations freed after one of the three snapshots' current moments (the process peak,
      * the tensor peak r->at_tensors, the tensors' largest in an optimizer step r->at_step) that
      * were live at it, in the order they were freed, one copy each: with the ones still live at
-     * the end, they are the snapshots (one pass, no replay). Which snapshot holds one follows
-     * from its events alone (alloc_event <= the moment < free_event), as a moment only moves
-     * later; those that no moment can hold any more go when the array is full. */
+     * the end, they are the snapshots (one pass, no replay). A snapshot holds those after where
+     * its moment last moved (kept_from) that were allocated no later than it (tensors only, but
+     * for the process peak's); those that no snapshot holds any more go when the array is full
+     * (a moment only moves later: they never come back). */
     live_item *kept;
     size_t nkept, capkept;
     size_t kept_from[3];    /* each snapshot's part of kept begins here (KEPT_PEAK, ...) */
