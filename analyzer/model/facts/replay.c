@@ -208,9 +208,12 @@ static inline __attribute__((always_inline)) void apply_free(state *s, const rea
         /* the process level as the step found it (before this free), right after a backward:
          * the optimizer phase's, which a step that allocated nothing would otherwise never have
          * (fused AdamW's later steps: "optimizer 6.87 GiB" by phase where the process held 9.4
-         * at such a step); not a closure's zero_grad after its forward (Lightning's), with the
-         * forward's tensors alive. (The step's tensors, at_step, come from its allocations.) */
-        if (s->last_alloc_phase == PHASE_BACKWARD) {
+         * at such a step), or after what came since the backward was freed again (an EMA
+         * update's temporaries: the fused step ran before it, at this level); not a closure's
+         * zero_grad after its forward (Lightning's), with the forward's tensors alive. (The
+         * step's tensors, at_step, come from its allocations.) */
+        if (s->last_alloc_phase == PHASE_BACKWARD ||
+            (s->bwd && s->level[L_TENSOR] + s->level[L_INNER] <= s->bwd_end_tensors)) {
             uint64_t proc = s->level[L_TENSOR] + s->level[L_SEGMENT] + s->level[L_OTHER];
             if (proc > r->phase_peak[PHASE_OPTIMIZER])
                 r->phase_peak[PHASE_OPTIMIZER] = proc;

@@ -227,6 +227,8 @@ uint8_t replay_phase_event(state *s, const reader_event *ev, int is_alloc, uint8
         s->in_opt = 0;
     if (p == PHASE_BACKWARD && s->last_alloc_phase != PHASE_BACKWARD)
         s->bwd++;
+    if (p != PHASE_BACKWARD && s->last_alloc_phase == PHASE_BACKWARD)
+        s->bwd_end_tensors = s->level[L_TENSOR] + s->level[L_INNER];
     s->last_alloc_phase = p;
     return *tp = p;
 }

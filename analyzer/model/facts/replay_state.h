@@ -52,6 +52,7 @@ typedef struct state {
     uint8_t thread_phase[1024];
     int seen_forward;
     uint8_t last_alloc_phase; /* the phase of the last allocation on any thread */
+    uint64_t bwd_end_tensors; /* tensor bytes at the first allocation after a backward (its end) */
     int in_opt;               /* inside an optimizer stretch (one step) */
     int frozen_oom;     /* the pending OOM came in a first forward that kept nothing for a backward:
                          * every weight's 16-bit copy but the failing op's freed after use */
