@@ -33,6 +33,12 @@ static inline int reader_api_space(unsigned api)
 {
     return api < 256 ? reader_api_bits[api] >> 6 & 15 : VT_SPACE_NONE;
 }
+/* reader_api_gives_back: PyTorch's allocator giving a segment back (torchSegmentFree /
+ * torchSegmentUnmap: its tracker's ALLOC records that release memory, not allocate it) */
+static inline int reader_api_gives_back(unsigned api)
+{
+    return api == VT_API_torchSegmentFree || api == VT_API_torchSegmentUnmap;
+}
 /* reader_kind_name / reader_space_name: "ALLOC", "DEVICE", ...; "?" when out of range. */
 const char *reader_kind_name(int kind);
 const char *reader_space_name(int space);

@@ -186,7 +186,7 @@ uint8_t replay_phase_event(state *s, const reader_event *ev, int is_alloc, uint8
 {
     uint8_t *tp = &s->thread_phase[ev->thread & 1023];
     *loss = 0;
-    if (!is_alloc || replay_releases(ev)) /* (a segment given back: empty_cache, a teardown's) */
+    if (!is_alloc || reader_api_gives_back(ev->api)) /* (empty_cache, a teardown's: a free's) */
         return replay_phase_free(s, ev);
     if (ev->backward) {
         if (s->last_alloc_phase != PHASE_BACKWARD)

@@ -1,7 +1,6 @@
 /* replay_snap.c — the replay's peaks and snapshots: the three levels' peaks, the allocations
  * live at the peak and at the OOM with their lifetimes, and the classification of a snapshot
  * (classify.c's rules). Each lifetime's category for category_peaks is replay_cats.c's. */
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,16 +68,22 @@ void replay_snap_oom(state *s)
     }
 }
 
-/* held_by: kept[i] is in snapshot x (KEPT_*) as it stands: freed after its moment's last move
- * (its part of kept), allocated no later than it; a tensor, but for the process peak's */
+/* holds: snapshot x (KEPT_*) as it stands holds an allocation made at alloc_event (tensor: a
+ * tensor's) that is freed now: its moment came (event 0: not yet), no earlier than the allocation;
+ * a tensor, but for the process peak's */
+static int holds(const replay_result *r, int x, uint64_t alloc_event, int tensor)
+{
+    uint64_t at = x == KEPT_PEAK      ? r->at_peak.event
+                  : x == KEPT_TENSORS ? r->at_tensors.event
+                                      : r->at_step.event;
+    return at && alloc_event <= at && (x == KEPT_PEAK || tensor);
+}
+
+/* held_by: kept[i] is in snapshot x: freed after its moment's last move (its part of kept), and
+ * held by it */
 static int held_by(const state *s, size_t i, int x)
 {
-    static const size_t moment[3] = {offsetof(replay_result, at_peak.event),
-                                     offsetof(replay_result, at_tensors.event),
-                                     offsetof(replay_result, at_step.event)};
-    uint64_t at = *(const uint64_t *)(const void *)((const char *)s->r + moment[x]);
-    const live_item *k = &s->kept[i];
-    return at && i >= s->kept_from[x] && k->alloc_event <= at && (x == KEPT_PEAK || k->tensor_api);
+    return i >= s->kept_from[x] && holds(s->r, x, s->kept[i].alloc_event, s->kept[i].tensor_api);
 }
 
 /* kept_room: room for one more in kept: first by dropping what no snapshot holds any more (each
@@ -118,10 +123,10 @@ void replay_snap_retire(state *s, livemap_entry *e, uint8_t ph, int oom_pending,
 {
     replay_result *r = s->r;
     int tensor = e->level == L_TENSOR || e->level == L_INNER;
-    int tensors_peak = tensor && r->at_tensors.event && e->alloc_event <= r->at_tensors.event;
-    int step_peak = tensor && r->at_step.event && e->alloc_event <= r->at_step.event;
-    int peak = r->at_peak.event && e->alloc_event <= r->at_peak.event;
-    if (tensors_peak || step_peak || peak || (s->classify_on && !e->code)) {
+    int kept = holds(r, KEPT_PEAK, e->alloc_event, tensor) ||
+               holds(r, KEPT_TENSORS, e->alloc_event, tensor) ||
+               holds(r, KEPT_STEP, e->alloc_event, tensor);
+    if (kept || (s->classify_on && !e->code)) {
         live_item it = replay_item(e);
         it.phase_free = ph;
         it.iter_free = s->iter;
@@ -130,7 +135,7 @@ void replay_snap_retire(state *s, livemap_entry *e, uint8_t ph, int oom_pending,
         it.free_event = s->event;
         it.outlived_step = s->grad_free_event > e->alloc_event;
         replay_cats_free(s, e, &it, t);
-        if (tensors_peak || step_peak || peak)
+        if (kept)
             keep_freed(s, &it);
     } else {
         replay_cats_free_settled(s, e, t); /* settled already: no item to classify */

@@ -162,12 +162,6 @@ uint8_t replay_phase_event(state *s, const reader_event *ev, int is_alloc, uint8
  * that allocated nothing (fused AdamW after its first) shows only at zero_grad's frees of the
  * gradients, the optimizer's stretch on the page, not the main thread's "other" */
 void replay_timeline_free(state *s, const reader_event *ev, uint8_t ph);
-/* replay_releases: an ALLOC record that gives memory back (PyTorch's allocator releasing a
- * segment): it takes a free's phase, and begins none */
-static inline int replay_releases(const reader_event *ev)
-{
-    return ev->api == VT_API_torchSegmentFree || ev->api == VT_API_torchSegmentUnmap;
-}
 /* replay_phase_free: the phase of a free (replay_phase_event's, which it is): frees carry no
  * stack: the autograd threads' are backward, the main thread's belong to the last allocation's
  * phase (after a backward: the backward is over). */

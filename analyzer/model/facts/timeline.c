@@ -171,9 +171,7 @@ void timeline_event(timeline *tl, const reader_event *ev, int is_alloc, int ph, 
         tl->t_end = t;
     tl->seen = 1;
     /* (a segment given back is no allocation: a pause before it stays one) */
-    slice_note(tl, ev->thread, ph, t,
-               is_alloc && ev->api != VT_API_torchSegmentFree &&
-                   ev->api != VT_API_torchSegmentUnmap);
+    slice_note(tl, ev->thread, ph, t, is_alloc && !reader_api_gives_back(ev->api));
     if (iter > tl->last_iter) {
         tl->last_iter = iter;
         if (grow((void **)&tl->ticks, &tl->capticks, tl->nticks, sizeof *tl->ticks,
@@ -190,7 +188,7 @@ void timeline_event(timeline *tl, const reader_event *ev, int is_alloc, int ph, 
         ring_push(tl, ev, TL_ALLOC, ev->size);
     else if (ev->api == VT_API_torchSegmentAlloc || ev->api == VT_API_torchSegmentMap)
         ring_push(tl, ev, TL_SEGMENT_ALLOC, ev->size);
-    else if (ev->api == VT_API_torchSegmentFree || ev->api == VT_API_torchSegmentUnmap)
+    else if (reader_api_gives_back(ev->api))
         ring_push(tl, ev, TL_SEGMENT_FREE, ev->size);
 }
 
