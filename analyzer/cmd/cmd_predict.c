@@ -235,15 +235,20 @@ verdict:
     gpt_shape base = *s;
     if (a->from && cal->calibrated && !s->accum_unknown)
         base.A = cal->measured_shape.A;
+    /* nanoGPT's names are its settings (and this calculator's); another traced program's are
+     * its own flags, given beside the numbers where known: the views' words for the rest */
+    int nano = !a->from || c->program == PROG_NANOGPT;
+    const char *mb = nano ? "batch_size" : s->no_training ? "batch" : "micro-batch";
     if (run->growth_unmeasured && a->from) { /* as the report says */
-        printf("largest batch_size that fits: not predicted (the run's tensors peaked after its "
+        printf("largest %s that fits: not predicted (the run's tensors peaked after its "
                "forward's were freed: their growth with the micro-batch is not measured, and a "
-               "larger one is predicted too low; a larger run or vramtrace fit measures it)\n");
+               "larger one is predicted too low; a larger run or vramtrace fit measures it)\n",
+               mb);
         return;
     }
     if (lb) {
-        printf("largest batch_size that fits (keeping >= %d %% free): %s%llu%s",
-               ADVICE_HEADROOM_PCT, run->lower_bounds ? "at most " : "", (unsigned long long)lb,
+        printf("largest %s that fits (keeping >= %d %% free): %s%llu%s", mb, ADVICE_HEADROOM_PCT,
+               run->lower_bounds ? "at most " : "", (unsigned long long)lb,
                run->lower_bounds ? " (the what-ifs are lower bounds)" : "");
         advice_batch_flags(c, &base, lb, s->A, flags, sizeof flags);
         if (c->program == PROG_NANOGPT)
@@ -265,14 +270,23 @@ verdict:
                    !flags[0] ? ""
                    : a->from ? ", and the program's accumulation times that)"
                              : ", and your accumulation steps times that)");
-        else
+        else if (nano)
             printf("recommended, keeping the effective batch %llu: batch_size=%llu, "
                    "gradient_accumulation_steps=%llu%s%s%s\n",
                    (unsigned long long)(rb * ra), (unsigned long long)rb, (unsigned long long)ra,
                    flags[0] ? "  (" : "", flags, flags[0] ? ")" : "");
-    } else
+        else
+            printf("recommended, keeping the effective batch %llu: micro-batch %llu, %llu "
+                   "accumulation step%s%s%s%s\n",
+                   (unsigned long long)(rb * ra), (unsigned long long)rb, (unsigned long long)ra,
+                   ra == 1 ? "" : "s", flags[0] ? "  (" : "", flags, flags[0] ? ")" : "");
+    } else if (nano)
         printf("not even batch_size=1 fits: use a smaller model, a shorter block_size or "
                "activation checkpointing\n");
+    else /* what shortens the input is the program's own (a sequence, an image size) */
+        printf("not even a %s of 1 fits: use a smaller model, smaller inputs (shorter sequences, "
+               "smaller images) or activation checkpointing\n",
+               mb);
 }
 
 static int print_json(const nano_config *c, const gpt_shape *s, const prediction *p,

@@ -62,7 +62,9 @@ static void usage(FILE *out)
         "Several files (one per rank / process): the first in full, then a per-rank table.\n\n");
     cli_print_options(out, report_opts);
     fprintf(out,
-            "  --KEY=VALUE         override the run's nanoGPT configuration (e.g. --batch_size=8)\n"
+            "  --KEY=VALUE         override a value of the run's configuration, by the name its\n"
+            "                      table gives it (e.g. --batch_size=8, --block_size=512): any\n"
+            "                      program, nanoGPT or not\n"
             "card presets: %s\n"
             "the categories (formula.md §1), the basic and the refined formula (§2, §3)\n"
             "and the advice rules (§4): docs/formula.md\n"

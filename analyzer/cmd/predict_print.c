@@ -128,9 +128,12 @@ void predict_print_heading(const nano_config *c, const gpt_shape *s, const char 
         if (s->accum_unknown) /* the run's, or a what-if's: said as given */
             printf("step: micro-batch %llu, gradient accumulation not known\n\n",
                    (unsigned long long)s->B);
-        else
+        else if (c->program == PROG_NANOGPT)
             printf("step: micro-batch %llu, gradient_accumulation_steps %llu\n\n",
                    (unsigned long long)s->B, (unsigned long long)s->A);
+        else
+            printf("step: micro-batch %llu, %llu accumulation step%s\n\n", (unsigned long long)s->B,
+                   (unsigned long long)s->A, s->A == 1 ? "" : "s");
     } else if (s->gated) {
         char kv[80] = ""; /* grouped-query attention: its key / value width; biases */
         if (formula_kv_grouped(s))

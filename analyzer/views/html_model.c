@@ -21,14 +21,6 @@ static void verdict(FILE *out, const advice_item *it, const model_result *m)
     html_esc(out, model_item_verdict(it, m->capacity, m->lower_bounds, v, sizeof v));
 }
 
-static const advice_item *recommended(const model_result *m)
-{
-    for (int i = 0; i < m->nitems; i++)
-        if (m->items[i].recommended)
-            return &m->items[i];
-    return NULL;
-}
-
 void html_summary(FILE *out, const report_ctx *c)
 {
     const replay_result *r = &c->runs[0];
@@ -81,7 +73,13 @@ void html_summary(FILE *out, const report_ctx *c)
                 r->iterations, r->iterations == 1 ? "" : "s", report_steps_hedge(c),
                 m && m->tight ? "; it fit with less than " ADVICE_HEADROOM_PCT_TEXT " % free" : "");
     }
-    const advice_item *it = m ? recommended(m) : NULL;
+    const advice_item *it = m ? model_recommended(m) : NULL;
+    if (m && model_none_fits(m))
+        fprintf(out,
+                "<div class=\"card rec\"><h3>recommended</h3><p class=big>none</p><p>no option "
+                "of the advice fits the card with &ge; %d %% free <a href=\"#advice\">all "
+                "advice</a></p></div>\n",
+                ADVICE_HEADROOM_PCT);
     if (it) {
         fputs("<div class=\"card rec\"><h3>recommended</h3><p class=big>", out);
         html_esc(out, it->change);
@@ -262,6 +260,10 @@ void html_advice(FILE *out, const report_ctx *c)
             advice_row(out, m, &m->items[i], scale);
         fputs("</table>\n", out);
     }
+    if (model_none_fits(m))
+        fprintf(out,
+                "<p>None of these fits the card with &ge; %d %% free: none is recommended.</p>\n",
+                ADVICE_HEADROOM_PCT);
     if (m->capacity && config_known(&m->cfg, CFG_batch_size) && m->growth_unmeasured)
         fprintf(out,
                 "<p>Largest %s that fits: not predicted (this run's tensors peaked after its "

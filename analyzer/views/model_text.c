@@ -210,6 +210,9 @@ static void print_advice(FILE *out, const model_result *m, const model_opts *o)
         if (it->cmdline[0])
             fprintf(out, "      change: %s\n", it->cmdline);
     }
+    if (model_none_fits(m))
+        fprintf(out, "  none of these fits the card with >= %.0f %% free: none is recommended\n",
+                ADVICE_HEADROOM * 100);
     const char *mb = model_batch_word(m);
     if (m->capacity && config_known(&m->cfg, CFG_batch_size) && m->growth_unmeasured)
         fprintf(out,
@@ -246,6 +249,12 @@ void model_text_verdict(FILE *out, const prediction *p, const char *card_name, u
             fits != 1 && limit ? " with the cache assumed" : "",
             lower ? (over ? "at least " : "at most ") : "", card_format_bytes(gap, b2, sizeof b2),
             over ? "over" : "free");
+    /* the fit is judged on the peak and the room the cache may need on top (advice.c): said,
+     * so the peak printed before and the gap add up */
+    if (p->required_bytes > p->peak_bytes)
+        fprintf(out, "  (judged on %s: the peak and %s of room for allocator fragmentation)\n",
+                card_format_bytes(p->required_bytes, b1, sizeof b1),
+                card_format_bytes(p->required_bytes - p->peak_bytes, b2, sizeof b2));
     if (limit)
         fprintf(out,
                 "the allocator cache decides: %s of it assumed here; with at most %s the rest "

@@ -82,7 +82,8 @@ static int batch_item(advice_item *items, int n, int max, const model_calib *c,
                  (unsigned long long)eff, (unsigned long long)A, (unsigned long long)cur->A);
     else
         snprintf(note, sizeof note,
-                 "effective batch %llu instead of %llu: noisier gradients, 10-20 %% more steps",
+                 "effective batch %llu instead of %llu: noisier gradients (the learning rate may "
+                 "need retuning; not measured here)",
                  (unsigned long long)neff, (unsigned long long)eff);
     return add(items, n, max, c, &s, capacity, change, cmd, note);
 }
@@ -194,7 +195,7 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
         gpt_shape s = *cur;
         s.compile = 0;
         n = add(items, n, max, c, &s, capacity, "compile=False", "--compile=False",
-                "no torch.compile warm-up spike or compile caches (1-2 GB on a first run); eager "
+                "no torch.compile warm-up or compiled kernels; eager "
                 "keeps more activations per step and runs slower");
     }
     if (cur->dtype_bytes >= 4 && !cur->generic && !formula_params16(cur)) {
@@ -257,8 +258,8 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
             "lets the caching allocator grow segments instead of splitting them; no speed cost");
     }
     /* recommended: the largest micro-batch that fits (earliest wins ties); else the option that
-     * fits and changes least what is trained (same_model), earliest among equals; else the first
-     * batch option. */
+     * fits and changes least what is trained (same_model), earliest among equals; else none (an
+     * option that does not fit, or whose fit is unknown, is never called recommended). */
     int rec = -1;
     if (first_batch > 0) {
         rec = 0;
@@ -273,8 +274,6 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
             if (items[i].fits == 1 &&
                 same_model(&items[i].shape, cur) > same_model(&items[rec].shape, cur))
                 rec = i;
-        if (rec < 0 && n > 0)
-            rec = 0;
     }
     if (rec >= 0) {
         advice_item r = items[rec];

@@ -92,7 +92,7 @@ static void speak_accum(advice_item *it, const gpt_shape *cur)
                  (unsigned long long)cur->B, (unsigned long long)s->B);
         snprintf(it->note, sizeof it->note,
                  "effective batch %llu/%llu of the run's (accumulation unchanged): noisier "
-                 "gradients, 10-20 %% more steps",
+                 "gradients (the learning rate may need retuning; not measured here)",
                  (unsigned long long)s->B, (unsigned long long)cur->B);
     }
 }

@@ -150,6 +150,23 @@ typedef struct model_result {
     int nitems;
 } model_result;
 
+/* model_recommended: the what-if called recommended, NULL when none is: none fits the card, or
+ * its size is not known (advice_candidates) */
+static inline const advice_item *model_recommended(const model_result *m)
+{
+    for (int i = 0; i < m->nitems; i++)
+        if (m->items[i].recommended)
+            return &m->items[i];
+    return NULL;
+}
+
+/* model_none_fits: a card is known and no what-if fits it with the headroom (the views say so,
+ * where a recommendation would stand) */
+static inline int model_none_fits(const model_result *m)
+{
+    return m->capacity && m->nitems && !model_recommended(m);
+}
+
 /* model_batch_word: what the views call the batch of a what-if: nanoGPT's flag, "batch" in a run
  * of forwards only (no micro-steps of an optimizer step), else "micro-batch" */
 static inline const char *model_batch_word(const model_result *m)

@@ -24,7 +24,7 @@
     X(CONTEXT, "CUDA context", "cuda_context", "driver/runtime state, no allocation call")         \
     X(KERNEL_CODE, "kernel code", "kernel_code", "module / library loads (kernel images)")         \
     X(CACHE, "allocator cache", "allocator_cache", "reserved by the caching allocator, unused")    \
-    X(EXTERNAL, "other / external", "external", "allocations outside PyTorch (NCCL, cuBLAS)")      \
+    X(EXTERNAL, "other / external", "external", "allocations outside PyTorch (e.g. cuBLAS, NCCL)") \
     X(UNKNOWN, "unknown", "unknown", "could not be classified; always shown")
 
 typedef enum category {

@@ -1,0 +1,93 @@
+#!/bin/sh
+# predict_words.sh — what `predict --from` and the advice say of runs that are not nanoGPT, on
+# real H100 traces: the program's own words (a micro-batch and accumulation steps, its flags
+# where known), never nanoGPT's setting names (batch_size=, gradient_accumulation_steps=,
+# block_size) that those programs do not have; the verdict's gap adds up with the peak printed
+# (the room for allocator fragmentation said when the fit is judged on more than the peak); and
+# no what-if that does not fit the card is called recommended (text, JSON, HTML).
+set -u
+fail() { echo "predict_words: $*"; exit 1; }
+H="$ROOT/examples/traces/h100-torch2.11"
+B="$ROOT/examples/traces/h100-torch2.11-beyond"
+
+# 1. the peak, the room and the gap add up (hf_llama_fp16_b4 at B=12: 4 x the measured tokens,
+#    past twice them, so the fragmentation floor's room is added)
+"$VT" predict --from "$H/hf_llama_fp16_b4.vt" --batch-size 12 --card 12GiB >llama.txt 2>&1 ||
+    fail "predict llama: exit $?"
+python3 - llama.txt <<'PY' || exit 1
+import re, sys
+t = open(sys.argv[1]).read()
+G = lambda s: float(s)
+peak = G(re.search(r"^peak: ([0-9.]+) GiB", t, re.M).group(1))
+over = re.search(r"card 12GiB \(12\.00 GiB\): does not fit, ([0-9.]+) GiB over", t)
+assert over, t
+over = G(over.group(1))
+m = re.search(r"judged on ([0-9.]+) GiB: the peak and ([0-9.]+) GiB of room", t)
+assert m, "the room is not said:\n" + t
+judged, room = G(m.group(1)), G(m.group(2))
+assert abs(peak + room - judged) <= 0.011, (peak, room, judged)
+assert abs(judged - 12.0 - over) <= 0.011, (judged, over)
+assert room > 0
+print(f"  llama B=12: peak {peak} + room {room} = {judged}; {over} over 12 GiB")
+PY
+
+# 2. a plain script's run (hf_train.py: --batch-size / --grad-accum) and a CNN's
+#    (vision_train.py): no nanoGPT setting names in what is recommended or refused
+check_words() { # check_words FILE WHAT
+    if grep -nE 'batch_size=|gradient_accumulation_steps|block_size|largest batch_size' "$1"; then
+        fail "$2: nanoGPT's setting names above"
+    fi
+}
+"$VT" predict --from "$H/hf_llama_fp16_b4.vt" --batch-size 12 --card 12GiB >a.txt 2>&1
+grep -q '^recommended, keeping the effective batch 24: micro-batch 8, 3 accumulation steps' a.txt ||
+    { cat a.txt; fail "llama: no micro-batch recommendation"; }
+grep -q '^largest micro-batch that fits' a.txt || fail "llama: no largest micro-batch line"
+sed -n '/^card /,$p' a.txt >a_tail.txt
+check_words a_tail.txt "llama --batch-size 12"
+"$VT" predict --from "$B/resnet50_b128_fit.vt" --batch-size 256 --card 12GiB >r.txt 2>&1 ||
+    fail "predict resnet: exit $?"
+grep -q '^step: micro-batch 256, 1 accumulation step$' r.txt || { cat r.txt; fail "resnet: step line"; }
+grep -q 'micro-batch 128, 2 accumulation steps  (--batch-size 128 --grad-accum 2)' r.txt ||
+    { cat r.txt; fail "resnet: recommendation with its flags"; }
+check_words r.txt "resnet --batch-size 256"
+"$VT" predict --from "$B/resnet50_b128_fit.vt" --card 1GiB >r1.txt 2>&1
+grep -q '^not even a micro-batch of 1 fits: use a smaller model, smaller inputs' r1.txt ||
+    { cat r1.txt; fail "resnet on 1 GiB: refusal"; }
+check_words r1.txt "resnet --card 1GiB"
+# nanoGPT keeps its own names (they are its settings)
+"$VT" predict --from "$H/g_compile_b16_12gib.vt" --card 12GiB >n.txt 2>&1
+grep -q 'largest batch_size that fits' n.txt || { cat n.txt; fail "nanoGPT: its batch_size"; }
+
+# 3. nothing that does not fit is recommended: the ResNet run on a 1 GiB card
+"$VT" report --no-color --card 1GiB "$B/resnet50_b128_fit.vt" >rep.txt 2>&1
+if grep -n 'recommended:' rep.txt; then fail "report: a what-if that does not fit recommended"; fi
+grep -q 'none of these fits the card with >= 5 % free: none is recommended' rep.txt ||
+    fail "report: does not say that none fits"
+"$VT" report --json --card 1GiB "$B/resnet50_b128_fit.vt" >rep.json 2>/dev/null
+python3 - rep.json <<'PY' || exit 1
+import json, sys
+j = json.load(open(sys.argv[1]))
+def items(o):
+    if isinstance(o, dict):
+        if "recommended" in o and "predicted_peak_bytes" in o:
+            yield o
+        for v in o.values():
+            yield from items(v)
+    elif isinstance(o, list):
+        for v in o:
+            yield from items(v)
+its = list(items(j))
+assert its, "no what-ifs in the JSON"
+assert not any(i["recommended"] for i in its), [i for i in its if i["recommended"]]
+print(f"  JSON: {len(its)} what-ifs, none recommended")
+PY
+"$VT" report --html rep.html --card 1GiB "$B/resnet50_b128_fit.vt" >/dev/null 2>&1 ||
+    fail "report --html: exit $?"
+grep -q 'badge>recommended' rep.html && fail "HTML: a recommended badge"
+grep -q 'None of these fits the card' rep.html || fail "HTML: does not say that none fits"
+grep -q '<h3>recommended</h3><p class=big>none</p>' rep.html || fail "HTML: summary card"
+# and on its own card, the run's recommendation stands
+"$VT" report --no-color "$B/resnet50_b128_fit.vt" >own.txt 2>&1
+grep -q 'recommended:' own.txt || fail "report on its own card: no recommendation"
+grep -q 'none is recommended' own.txt && fail "report on its own card: none recommended"
+echo "predict_words: ok"
