@@ -60,7 +60,8 @@
     P(ema, "ema_bytes")                                                                            \
     P(eval_batch, "evaluation_batch")                                                              \
     P(frozen, "frozen_model_bytes")                                                                \
-    P(no_kv_tensors, "tensors_without_kv_cache_bytes")
+    P(no_kv_tensors, "tensors_without_kv_cache_bytes")                                             \
+    P(compiled_casts, "compiled_weight_casts_bytes")
 
 #define W_NUM(f, key) cJSON_AddNumberToObject(o, key, (double)s->f);
 #define W_BOOL(f, key) cJSON_AddBoolToObject(o, key, s->f != 0);

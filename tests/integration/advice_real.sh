@@ -5,7 +5,8 @@
 # a run that fit is never told it needs more than the card, an OOM run is predicted above it
 # and its recommendation is at least half the largest batch measured to fit; advice uses only
 # the flags the traced command line used (nanoGPT: --key=value); report and predict --from
-# agree within 5 %; predict --from
+# agree within 5 %; siblings that completed: the largest micro-batch at least each measured to
+# fit with 5 % free, and predict --from one within 3 % of another's tensors; predict --from
 # the documents' case 2 (compiled, B=16, A=32) keeps the effective batch: B=8, A=64.
 set -u
 D="$ROOT/examples/traces/h100-torch2.11"
@@ -54,7 +55,7 @@ for t in hf_llama_fp16_b24 s_hf_gpt2_eager_b12 hf_gpt2_compile_b4 s_llama_fp16_b
     grep -i 'nanogpt\|GPT\.forward' "$t.txt" && { echo "$t: the report speaks nanoGPT"; exit 1; }
 done
 python3 - "$D/facts.jsonl" <<'PYEOF' || exit 1
-import json, os, re, sys
+import json, os, re, subprocess, sys
 # the measured boundary on the 12GiB card, by program and mode
 fit = {"nano_compile": {8, 10, 12}, "nano_eager": {4}, "hf_gpt2_eager": {4, 6},
        "hf_gpt2_compile": {4, 8, 12}, "llama": {4, 8}}
@@ -263,6 +264,34 @@ for t in ("s_nano_eager_b8", "hf_gpt2_compile_b16"):
         bad.append("%s: no optimizer state at the failure or no 8-bit AdamW what-if" % t)
     elif cur - a8[0]["predicted_peak_bytes"] < 0.7 * st:
         bad.append("%s: 8-bit AdamW predicted %d, the failed configuration %d, with %d of state at the failure" % (t, a8[0]["predicted_peak_bytes"], cur, st))
+# Siblings that completed (the same program at another micro-batch): each run's report says the
+# largest micro-batch that fits is at least every one measured to fit with 5 % free (HF GPT-2
+# compiled at B=4 had said 11, B=12 ran with 12.3 % free: its weight casts, 235.6 MiB kept at any
+# batch, had been scaled with the tokens); predict --from one at the other's micro-batch and
+# accumulation is within 3 % of its tensors' peak (requested_bytes_peak; it had been +5.0 %).
+# (The cache is not held here: measured 3.4-15.5 % of the tensors in these runs, it moves with
+# the batch by no rule; Llama fp16 B=4 predicts B=8 at 5 % free with its 8.7 %, B=8 kept 15.5 %
+# and 4.9 % free.)
+done = [json.loads(l) for l in open(sys.argv[1])]
+done = [f for f in done if not f["oom"] and re.search(r"--batch[-_]size[= ]?\d+", f["command"])]
+for f in done:
+    r = json.load(open(f["trace"][:-3] + ".json"))
+    for g in done:
+        if g is f or family(g["command"]) != family(f["command"]):
+            continue
+        B = int(re.search(r"--batch[-_]size[= ]?(\d+)", g["command"]).group(1))
+        gp = json.load(open(g["trace"][:-3] + ".json"))["peak"]["process_bytes"]
+        if gp <= 0.95 * (12 << 30) and r["prediction"]["largest_batch_size"] < B:
+            bad.append("%s: largest micro-batch %d, %s fit with %.1f %% free" % (
+                f["trace"], r["prediction"]["largest_batch_size"], g["trace"],
+                100 - 100 * gp / (12 << 30)))
+        out = subprocess.run([os.environ["VT"], "predict", "--json", "--card", "12GiB", "--from",
+                              os.path.join(os.path.dirname(sys.argv[1]), f["trace"]),
+                              "--batch-size", str(B), "--grad-accum",
+                              str(run_accum(g["command"]))], capture_output=True, text=True)
+        err = json.loads(out.stdout)["tensor_bytes"] / g["requested_bytes_peak"] - 1
+        if abs(err) > 0.03:
+            bad.append("%s -> %s: tensors %+.1f %% off" % (f["trace"], g["trace"], 100 * err))
 for b in bad:
     print(b)
 sys.exit(1 if bad else 0)

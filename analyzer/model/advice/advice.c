@@ -76,13 +76,6 @@ void advice_calib_default(model_calib *c, const gpt_shape *s)
     c->cache_fraction = -1;
 }
 
-double advice_cache_floor(const gpt_shape *s, int expandable)
-{
-    if (expandable)
-        return s->compile ? FORMULA_CACHE_EXPANDABLE_COMPILED : FORMULA_CACHE_EXPANDABLE_EAGER;
-    return s->compile ? FORMULA_CACHE_COMPILED : FORMULA_CACHE_EAGER;
-}
-
 void advice_calibrate(model_calib *c, const gpt_shape *s, const cat_breakdown *measured,
                       int partial)
 {
@@ -118,9 +111,14 @@ void advice_calibrate(model_calib *c, const gpt_shape *s, const cat_breakdown *m
             double per = driver(s, CAT_TEMPORARIES);
             c->temp_per_token = per > 0 ? (double)(temps - ws) / per : 0;
         }
+        /* a complete compiled run's weight casts (formula_compiled_casts): kept, no ratio */
+        uint64_t casts = partial || measured->bytes[CAT_AUTOCAST] ? 0 : formula_compiled_casts(s);
+        c->compiled_casts = casts < measured->bytes[CAT_ACTIVATIONS] ? casts : 0;
         for (size_t i = 0; i < NMODEL; i++) {
             category k = model_cats[i];
             uint64_t m = measured->bytes[k], r = c->refined.bytes[k];
+            if (k == CAT_ACTIVATIONS)
+                m -= c->compiled_casts;
             double q = 1.0;
             if (m > 0 && r > 0)
                 q = (double)m / (double)r;
@@ -250,6 +248,9 @@ static void predict_raw(const model_calib *c, const gpt_shape *s, prediction *ou
             if (c->calibrated && s2.dtype_bytes != c->measured_shape.dtype_bytes && k == CAT_LOGITS)
                 q = 1;
             v = weights ? unseen_weights(c, &s2, k, ref.bytes[k]) * q : (double)ref.bytes[k] * q;
+            /* its weight casts, with the weights, where s2 makes them (eager: autocast copies) */
+            if (k == CAT_ACTIVATIONS && c->compiled_casts && formula_compiled_casts(&s2))
+                v += (double)c->compiled_casts * scale(&s2, &c->measured_shape, CAT_AUTOCAST);
         } else /* measured, but not in the formula: scale what was measured */
             v = (double)c->measured.bytes[k] * scale(&s2, &c->measured_shape, k);
         if (k == CAT_GRADIENTS)

@@ -67,6 +67,11 @@ typedef struct model_calib {
      * tensors peaked in that pass; 0: none. A micro-batch leaves that pass as it is: a
      * prediction is at least the run's own batch's, the other knobs the what-if's. */
     uint64_t eval_batch;
+    /* a complete compiled run's 16-bit weight casts among its measured activations
+     * (formula_compiled_casts at the measured shape; 0 when they exceed its activations, or a
+     * partial run's): kept and moved with the weights, not scaled with the tokens; the ratio
+     * of the activations is fitted to the rest */
+    uint64_t compiled_casts;
 } model_calib;
 
 /* A prediction for one shape. */
@@ -120,7 +125,12 @@ void advice_predict(const model_calib *c, const gpt_shape *s, prediction *out);
 
 /* advice_cache_floor: the allocator cache (fraction of tensor bytes) a run of shape s needs
  * room for: FORMULA_CACHE_* by compile and expandable. */
-double advice_cache_floor(const gpt_shape *s, int expandable);
+static inline double advice_cache_floor(const gpt_shape *s, int expandable)
+{
+    if (expandable)
+        return s->compile ? FORMULA_CACHE_EXPANDABLE_COMPILED : FORMULA_CACHE_EXPANDABLE_EAGER;
+    return s->compile ? FORMULA_CACHE_COMPILED : FORMULA_CACHE_EAGER;
+}
 
 /* advice_fits: 1 when peak <= capacity * (1 - headroom); -1 when capacity is 0 (unknown).
  * Callers pass prediction.required_bytes. */

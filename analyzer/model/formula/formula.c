@@ -303,6 +303,14 @@ void formula_refined(const gpt_shape *s, cat_breakdown *out)
     out->bytes[CAT_INPUTS] = s->patch_tokens ? 0 : 16 * N;
 }
 
+uint64_t formula_compiled_casts(const gpt_shape *s)
+{
+    if (s->generic || !s->compile || s->dtype_bytes != 2 || formula_param_bytes(s) != 4 ||
+        s->checkpointing)
+        return 0;
+    return 2 * formula_params_matmul(s);
+}
+
 void formula_backward_end(const gpt_shape *s, cat_breakdown *out)
 {
     cat_breakdown ref;
