@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -115,11 +116,29 @@ static inline int release(vt__wslot *me, int own, int rc)
     return rc;
 }
 
+/* unannounced_child: this process is a child made without fork()'s handlers (_Fork, a raw
+ * clone: vt__ws.owner reads 0): the parent's windows are mapped shared with the parent's file,
+ * so nothing is written through them; they are forgotten as a fork child forgets them, and this
+ * process is not traced (what the other layers hold is the parent's: its stacks, threads), with
+ * a warning. -1. */
+static __attribute__((noinline, cold)) int unannounced_child(void)
+{
+    vt__writer_fork_child();
+    atomic_store(&vt__ws.state, W_STOPPED);
+    *vt__ws.owner = 1; /* said once */
+    vt__quiet_stderr("vramtrace: process %d was made without fork()'s handlers (_Fork or clone): "
+                     "it is not traced, its parent's trace is left as it was\n",
+                     (int)getpid());
+    return -1;
+}
+
 /* append: one record from up to three parts, without a lock (see the top of this file).
  * 0, or -1 when tracing is off or output failed. */
 static int append(uint16_t type, uint16_t flags, const void *p1, size_t n1, const void *p2,
                   size_t n2, const void *p3, size_t n3)
 {
+    if (VT__UNLIKELY(vt__ws.owner && !*vt__ws.owner))
+        return unannounced_child();
     size_t size = (8 + n1 + n2 + n3 + (VT_REC_ALIGN - 1)) & ~(size_t)(VT_REC_ALIGN - 1);
     if (size > vt__ws.rec_max) { /* VT_REC_MAX_SIZE, or what a slot of a chunked trace holds */
         atomic_fetch_add(&vt__ws.n_dropped, 1);
@@ -191,8 +210,12 @@ static int create_file(const char *base, const char **why)
         int fd = vt__sys_ops.open(vt__ws.path, flags, 0600);
         if (fd >= 0 || errno != EEXIST)
             return fd;
-        struct stat st;
-        if (i == 0 && !lstat(vt__ws.path, &st) && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
+        struct stat st, to;
+        /* a symbolic link is never followed (written beside, NAME.1), but one to a directory,
+         * a device or a FIFO is refused as that would be */
+        if (i == 0 && !lstat(vt__ws.path, &st) &&
+            (!S_ISLNK(st.st_mode) || (!stat(vt__ws.path, &to) && (st = to, 1))) &&
+            !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
             *why = S_ISDIR(st.st_mode) ? "is a directory (the output is a file name, e.g. "
                                          "DIR/vramtrace.%p.vt)"
                                        : "exists and is not a regular file (a device, FIFO or "
@@ -257,6 +280,22 @@ void vt__writer_on_open(void (*first_records)(void))
     vt__ws.on_open = first_records;
 }
 
+/* mark_owner: this process opened the file (vt__ws.owner: writer_internal.h) */
+static void mark_owner(void)
+{
+#ifdef MADV_WIPEONFORK
+    if (!vt__ws.owner) {
+        void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p != MAP_FAILED && !madvise(p, 4096, MADV_WIPEONFORK))
+            vt__ws.owner = p;
+        else if (p != MAP_FAILED)
+            munmap(p, 4096);
+    }
+#endif
+    if (vt__ws.owner)
+        *vt__ws.owner = 1;
+}
+
 /* open_locked: creates the file, header, PROCESS and CONFIG records, then publishes the
  * state W_OPEN (other threads wait on vt__ws.lock until then, so PROCESS comes first). When not
  * even the first page can be reserved, the file is removed: no empty trace is left. */
@@ -273,8 +312,9 @@ static void open_locked(void)
         note_failure(c->manifest, "cannot create", why ? why : vt__writer_strerror(err));
         return;
     }
-    vt__ws.fd = fd;
+    vt__ws.fd = vt__writer_fd_note(fd);
     vt__ws.pid = getpid();
+    mark_owner();
     vt__ws.reserved = 0;
     vt__ws.next_len = WINDOW_FIRST;
     vt__ws.chunked = 0;
@@ -364,7 +404,8 @@ int vt__write(uint16_t type, uint16_t flags, const void *p1, size_t n1, const vo
 }
 
 /* vt__encode_strings: (u32 len, bytes) for each string into buf; the byte count, or 0 when
- * it does not fit (strings longer than the record limit are cut, never overrun). */
+ * not even every length fits (strings cut at the end keep room for the lengths after them, so
+ * every string is there, perhaps cut or empty; never overrun). */
 size_t vt__encode_strings(char *buf, size_t cap, const char *const *strs, const uint32_t *lens,
                           int nstrs)
 {
@@ -372,10 +413,11 @@ size_t vt__encode_strings(char *buf, size_t cap, const char *const *strs, const 
     for (int i = 0; i < nstrs; i++) {
         const char *s = strs[i] ? strs[i] : "";
         uint32_t len = lens ? lens[i] : (uint32_t)strlen(s);
-        if (n + 4 > cap)
+        size_t later = 4 * (size_t)(nstrs - 1 - i); /* the lengths of the strings after it */
+        if (n + 4 + later > cap)
             return 0;
-        if (len > cap - n - 4)
-            len = (uint32_t)(cap - n - 4);
+        if (len > cap - n - 4 - later)
+            len = (uint32_t)(cap - n - 4 - later);
         memcpy(buf + n, &len, 4);
         memcpy(buf + n + 4, s, len);
         n += 4 + len;
@@ -389,7 +431,8 @@ int vt__write_strings(uint16_t type, uint16_t flags, const void *fixed, size_t n
     size_t total = 0;
     for (int i = 0; i < nstrs; i++)
         total += 4 + (lens ? lens[i] : (strs[i] ? strlen(strs[i]) : 0));
-    size_t cap = VT_REC_MAX_SIZE - 64 - nfixed;
+    size_t lim = vt__writer_rec_max(); /* a chunked trace's slot, not only the format's bound */
+    size_t cap = lim > 64 + nfixed ? lim - 64 - nfixed : 0;
     if (total > cap)
         total = cap;
     char small[1024];
@@ -406,6 +449,11 @@ int vt__write_strings(uint16_t type, uint16_t flags, const void *fixed, size_t n
 void vt__writer_note_truncated_stack(void)
 {
     atomic_fetch_add_explicit(&vt__ws.stacks_truncated, 1, memory_order_relaxed);
+}
+
+size_t vt__writer_rec_max(void)
+{
+    return vt__ws.rec_max;
 }
 
 const char *vt__writer_path(void)

@@ -41,6 +41,9 @@ void vt__writer_fork_child(void);
  * the same file. Both do nothing in a process (vfork child) that does not own the trace. */
 void vt__writer_exec_prepare(void);
 void vt__writer_exec_failed(void);
+/* vt__writer_rec_max: the largest record the trace takes (the format's bound, or what a slot of
+ * a chunked trace holds): strings are cut to fit it rather than the record dropped. */
+size_t vt__writer_rec_max(void);
 /* vt__writer_path: the trace file's path, NULL before the first event. */
 const char *vt__writer_path(void);
 void vt__writer_counts(uint64_t *events, uint64_t *dropped);

@@ -68,13 +68,16 @@ static void finish_locked(window *w, uint64_t s, uint16_t flags, int err)
     vt__put_record(w->base + s, TRAILER_ROOM, VT_REC_TRAILER, flags, &t, sizeof t, NULL, 0, NULL,
                    0);
     vt__ws.reserved = w->start + s + TRAILER_ROOM;
-    vt__sys_ops.ftruncate(vt__ws.fd, (off_t)vt__ws.reserved);
+    int fd = vt__writer_fd();
+    if (fd >= 0)
+        vt__sys_ops.ftruncate(fd, (off_t)vt__ws.reserved);
 }
 
 void vt__writer_close_fd(void)
 {
-    if (vt__ws.fd >= 0)
-        vt__sys_ops.close(vt__ws.fd);
+    int fd = vt__writer_fd_quiet();
+    if (fd >= 0)
+        vt__sys_ops.close(fd);
     vt__ws.fd = -1;
 }
 
@@ -97,6 +100,10 @@ void vt__writer_fail_locked(window *w, uint64_t s, const char *what, int err)
 
 void vt__writer_close(void)
 {
+    /* not the process that opened the file: a vfork child's exit() (it shares our memory) or a
+     * child made without fork()'s handlers; the trace is its parent's to end */
+    if (atomic_load(&vt__ws.state) == W_OPEN && getpid() != vt__ws.pid)
+        return;
     pthread_mutex_lock(&vt__ws.lock);
     if (atomic_load(&vt__ws.state) == W_OPEN) {
         window *w = atomic_load(&vt__ws.cur);
@@ -207,7 +214,7 @@ void vt__writer_fork_child(void)
     if (vt__ws.spare.map)
         munmap(vt__ws.spare.map, (size_t)(vt__ws.spare.end - vt__ws.spare.map_off));
     vt__ws.spare.map = NULL;
-    if (vt__ws.fd >= 0)
+    if (vt__writer_fd_quiet() >= 0) /* the child's copy, unless the number is another file now */
         close(vt__ws.fd);
     vt__ws.fd = -1;
     vt__ws.reserved = 0;

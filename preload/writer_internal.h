@@ -21,6 +21,7 @@
 #define HUGE_SPAN (2u << 20)     /* a huge page: mappings this long are aligned to it */
 #define TRAILER_ROOM (8u + (unsigned)sizeof(vt_rec_trailer))
 #define UNSEALED UINT64_MAX
+#define VT_FD_HIGH 512         /* the trace's descriptor is moved to this number or above */
 #define SEAL_BIAS (1ull << 62) /* added to `used` to seal a window from outside */
 
 enum { W_UNOPENED, W_OPEN, W_STOPPED, W_CLOSED, W_EXEC };
@@ -100,7 +101,13 @@ typedef struct vt__writer_state {
     window *exec_win;   /* the window holding the exec trailer (W_EXEC) */
     uint64_t exec_seal; /* where in it */
     int fd;
-    pid_t pid;         /* the process that opened the file (a vfork child is not it) */
+    dev_t fd_dev; /* what fd was when the file was made: the program may close it and */
+    ino_t fd_ino; /* open another file under the same number (vt__writer_fd) */
+    pid_t pid;    /* the process that opened the file (a vfork child is not it) */
+    /* a page of MADV_WIPEONFORK memory holding 1 in the process that opened the file: zero in
+     * any child, also one made without fork()'s handlers (_Fork, a raw clone), which must not
+     * write into its parent's windows (writer.c); NULL where the kernel has no such pages */
+    volatile char *owner;
     uint64_t reserved; /* bytes of the file with blocks reserved (fallocate) */
     uint64_t next_len;
     struct {
@@ -161,6 +168,16 @@ static inline void vt__put_record(char *dst, size_t size, uint16_t type, uint16_
 }
 
 /* ---- writer_state.c: time origin, warnings, window descriptors ------------------------- */
+
+/* vt__writer_fd_note: fd (just created) is the trace's: its identity kept, the descriptor moved
+ * above the numbers a program's own files take (close-on-exec kept); the descriptor to use.
+ * vt__writer_fd: the trace's descriptor while it still is the trace's file, else -1 (the
+ * program closed it, perhaps opened another file under its number, or dup2()ed over it: that
+ * file is the program's and nothing of the tracer's touches it, not even close), with the one
+ * warning the first time. vt__writer_fd_quiet: the same without the warning (a fork child). */
+int vt__writer_fd_note(int fd);
+int vt__writer_fd(void);
+int vt__writer_fd_quiet(void);
 
 /* vt__writer_start_clock: the trace's time origin, fixed once per process (and again in a
  * fork child). */

@@ -79,13 +79,14 @@ int64_t vt__slot_take_locked(void)
 char *vt__slot_map(uint64_t i, int *err)
 {
     uint64_t off = i * vt__ws.slot_size, len = vt__ws.slot_size;
-    int e = vt__sys_ops.fallocate(vt__ws.fd, (off_t)off, (off_t)len);
+    int fd = vt__writer_fd(); /* still the trace's file (the program may reuse its number) */
+    int e = fd < 0 ? EBADF : vt__sys_ops.fallocate(fd, (off_t)off, (off_t)len);
     if (e) {
         *err = e;
         return NULL;
     }
     errno = 0;
-    void *p = vt__sys_ops.mmap((size_t)len, vt__ws.fd, (off_t)off);
+    void *p = vt__sys_ops.mmap((size_t)len, fd, (off_t)off);
     if (p == MAP_FAILED || !p) {
         *err = errno ? errno : ENOMEM;
         return NULL;
@@ -200,21 +201,23 @@ void vt__slot_wipe(uint64_t i, char *map)
     static const char zeros[4096];
     uint64_t S = vt__ws.slot_size, page = (uint64_t)sysconf(_SC_PAGESIZE);
     uint64_t off = vt__slot_off(i), first = off - i * S, rest = i * S + page;
+    int fd = vt__writer_fd(); /* the mapping is the trace's; the descriptor may not be */
     if (map) {
         __atomic_store_n((uint64_t *)(void *)(map + first), 0, __ATOMIC_RELEASE);
         memset(map + first, 0, (size_t)(page - first));
         vt__sys_ops.munmap(map, (size_t)S);
     } else {
         for (uint64_t o = off; o < rest; o += sizeof zeros)
-            if (pwrite(vt__ws.fd, zeros,
-                       (size_t)(rest - o < sizeof zeros ? rest - o : sizeof zeros), (off_t)o) < 0)
+            if (fd < 0 ||
+                pwrite(fd, zeros, (size_t)(rest - o < sizeof zeros ? rest - o : sizeof zeros),
+                       (off_t)o) < 0)
                 break;
     }
-    if (fallocate(vt__ws.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)rest,
-                  (off_t)(S - page)) == 0)
+    if (fd < 0 || fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)rest,
+                            (off_t)(S - page)) == 0)
         return;
     for (uint64_t o = rest; o < (i + 1) * S; o += sizeof zeros)
-        if (pwrite(vt__ws.fd, zeros, sizeof zeros, (off_t)o) < 0)
+        if (pwrite(fd, zeros, sizeof zeros, (off_t)o) < 0)
             break;
 }
 
@@ -232,6 +235,7 @@ void vt__slots_trim_locked(void)
             again = 1;
         end -= again;
     }
-    if (end < vt__ws.n_slots)
-        vt__sys_ops.ftruncate(vt__ws.fd, (off_t)(end * vt__ws.slot_size));
+    int fd = end < vt__ws.n_slots ? vt__writer_fd() : -1;
+    if (fd >= 0)
+        vt__sys_ops.ftruncate(fd, (off_t)(end * vt__ws.slot_size));
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -80,6 +81,46 @@ static int sys_ftruncate(int fd, off_t len)
 static int sys_close(int fd)
 {
     return close(fd);
+}
+
+int vt__writer_fd_note(int fd)
+{
+    struct stat st;
+    vt__ws.fd_dev = 0;
+    vt__ws.fd_ino = 0;
+    if (!fstat(fd, &st)) {
+        vt__ws.fd_dev = st.st_dev;
+        vt__ws.fd_ino = st.st_ino;
+    }
+    int hi = fcntl(fd, F_DUPFD_CLOEXEC, VT_FD_HIGH);
+    if (hi < 0)
+        return fd; /* a low limit on descriptors: it stays where it is */
+    close(fd);
+    return hi;
+}
+
+int vt__writer_fd_quiet(void)
+{
+    int fd = vt__ws.fd;
+    struct stat st;
+    if (fd < 0)
+        return -1;
+    if (!fstat(fd, &st) && st.st_dev == vt__ws.fd_dev && st.st_ino == vt__ws.fd_ino)
+        return fd;
+    vt__ws.fd = -1; /* the program's now: never used again */
+    errno = EBADF;
+    return -1;
+}
+
+int vt__writer_fd(void)
+{
+    int had = vt__ws.fd, fd = vt__writer_fd_quiet();
+    if (fd < 0 && had >= 0) {
+        vt__writer_warn_once_why("cannot write", "the program closed its file descriptor or put "
+                                                 "another file in its place");
+        errno = EBADF;
+    }
+    return fd;
 }
 
 vt__sys vt__sys_ops = {sys_open, sys_fallocate, sys_mmap, sys_munmap, sys_ftruncate, sys_close};

@@ -113,9 +113,13 @@ static char *map_range(uint64_t *map_off_io, uint64_t min_end, uint64_t want_end
         map_off &= ~(uint64_t)(HUGE_SPAN - 1);
         end = vt__round_up(end, HUGE_SPAN);
     }
+    int fd = vt__writer_fd(); /* still the trace's file (the program may reuse its number) */
+    if (fd < 0) {
+        *err = EBADF;
+        return NULL;
+    }
     while (end > vt__ws.reserved) {
-        int e = vt__sys_ops.fallocate(vt__ws.fd, (off_t)vt__ws.reserved,
-                                      (off_t)(end - vt__ws.reserved));
+        int e = vt__sys_ops.fallocate(fd, (off_t)vt__ws.reserved, (off_t)(end - vt__ws.reserved));
         if (!e) {
             vt__ws.reserved = end;
             break;
@@ -128,7 +132,7 @@ static char *map_range(uint64_t *map_off_io, uint64_t min_end, uint64_t want_end
         end = next < end && next > min_end ? next : min_end;
     }
     errno = 0;
-    void *p = vt__sys_ops.mmap((size_t)(end - map_off), vt__ws.fd, (off_t)map_off);
+    void *p = vt__sys_ops.mmap((size_t)(end - map_off), fd, (off_t)map_off);
     if (p == MAP_FAILED || !p) {
         *err = errno ? errno : ENOMEM;
         return NULL;

@@ -314,8 +314,11 @@ static int check_output(const char *tmpl, const char *from)
                 from, shown, len ? shown : "DIR/");
         return -1;
     }
-    struct stat st;
-    if (!expand_known(tmpl, name, sizeof name) && !lstat(name, &st) && !S_ISREG(st.st_mode) &&
+    struct stat st, to;
+    /* a symbolic link is never followed (the trace goes beside it, NAME.1), but one to a
+     * directory, a device or a FIFO is refused as that would be */
+    if (!expand_known(tmpl, name, sizeof name) && !lstat(name, &st) &&
+        (!S_ISLNK(st.st_mode) || (!stat(name, &to) && (st = to, 1))) && !S_ISREG(st.st_mode) &&
         !S_ISLNK(st.st_mode)) {
         if (S_ISDIR(st.st_mode))
             fprintf(stderr,
@@ -486,8 +489,14 @@ int cmd_run(int argc, char **argv)
     }
     close(mfd);
     setenv(VT_ENV_MANIFEST, manifest, 1);
-    if (output)
-        setenv(VT_ENV_OUTPUT, output, 1);
+    /* the file is made at the program's first CUDA call, in the directory it is in then: a
+     * relative name is made absolute here, where it was checked (the program may chdir) */
+    const char *given = tmpl && *tmpl ? tmpl : "vramtrace.%p.vt";
+    char cwd[PATH_MAX], abs_out[2 * PATH_MAX + 2];
+    if (given[0] != '/' && getcwd(cwd, sizeof cwd) &&
+        (size_t)snprintf(abs_out, sizeof abs_out, "%s/%s", cwd, given) < sizeof abs_out)
+        given = abs_out;
+    setenv(VT_ENV_OUTPUT, given, 1);
     if (stacks)
         setenv(VT_ENV_STACKS, stacks, 1);
     char num[32];

@@ -91,8 +91,10 @@ void vt__write_process_locked(void)
     size_t total = 0;
     for (int i = 0; i < n; i++)
         total += 4 + (lens[i] = (uint32_t)strlen(strs[i]));
-    if (total > VT_REC_MAX_SIZE - 64)
-        total = VT_REC_MAX_SIZE - 64;
+    size_t lim = vt__writer_rec_max(); /* a chunked trace's slot, or the format's bound */
+    size_t cap = lim > 64 + sizeof(vt_rec_process) ? lim - 64 - sizeof(vt_rec_process) : 0;
+    if (total > cap)
+        total = cap;
     enc = malloc(total);
     if (!enc)
         goto out;

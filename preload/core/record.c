@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "card.h"
 #include "config.h"
@@ -141,6 +142,7 @@ void vt__record_meminfo(int device, uint64_t free_b, uint64_t total_b, int sourc
 /* glibc (2.32+) clears it when the process makes its first thread; weak: unknown elsewhere */
 extern char __libc_single_threaded __attribute__((weak));
 static int g_fork_threaded; /* the forking process had other threads (prepare -> child) */
+static pid_t g_pid;         /* this process (set at load and in a fork child) */
 
 static void fork_prepare(void)
 {
@@ -157,6 +159,7 @@ static void fork_parent(void)
 
 static void fork_child(void)
 {
+    g_pid = getpid();
     vt__config_fork_child(g_fork_threaded); /* first: what the child may still call */
     vt__writer_fork_child();
     vt__stacks_fork_child();
@@ -169,12 +172,18 @@ static void fork_child(void)
 /* Constructor: only registers handlers (no I/O, no file, no CUDA). */
 __attribute__((constructor)) static void vt__record_init(void)
 {
+    g_pid = getpid();
     pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
 
 /* Destructor: runs after the program's atexit handlers; writes the trailer if a trace is open. */
 __attribute__((destructor)) static void vt__record_fini(void)
 {
+    /* another process running our exit: a vfork child's exit() shares the parent's memory, this
+     * thread's guard included (the parent would record nothing more), and a child made without
+     * fork()'s handlers has its parent's trace: neither is touched */
+    if (getpid() != g_pid)
+        return;
     vt__guard_forever(); /* nothing recorded from here on */
     vt__writer_close();
 }

@@ -1,0 +1,98 @@
+#!/bin/sh
+# host_untouched.sh — what a program does to its own process never lets the tracer touch the
+# program's files or its parent's trace (tests/prog/host_cases.c, fake runtime):
+#  - it closes every descriptor and opens a file that takes the trace's old number, or dup2()s a
+#    file over the low numbers: that file keeps exactly what the program wrote (before, the
+#    trace's pages were reserved, mapped and cut in it: 13 bytes became 458752), the fork child's
+#    copy of the descriptor still works (the tracer's fork handler had closed it), and the trace
+#    ends with the one warning saying why, every record before it readable;
+#  - a child made without fork()'s handlers (_Fork, a raw clone) writes nothing into its
+#    parent's trace and does not end it (before: the parent killed by SIGBUS, a malformed trace,
+#    or the child's events silently in the parent's file); the parent's trace is complete;
+#  - a vfork child that returns through exit() no longer stops the parent's recording (its
+#    events after the child: 0 before);
+#  - `vramtrace run -o rel.vt` writes rel.vt where run was started even when the program
+#    chdir()s before its first CUDA call (before: /rel.vt);
+#  - an output name that is a symbolic link to a directory is refused as the directory is
+#    (before: written beside it as NAME.1);
+#  - a bounded trace cuts a long command line to fit its slots (before: the PROCESS record was
+#    dropped and counted as a lost event).
+set -u
+export LD_LIBRARY_PATH="$FAKE"
+P="$BUILD/tests/prog/host_cases"
+fail() { echo "host_untouched: $*"; exit 1; }
+mallocs() { "$VT" dump --no-resolve "$1" | grep -c '"api":"cudaMalloc"'; }
+status() { "$VT" dump --no-resolve "$1" | grep '"type":"status"' | sed 's/.*"status":"\([a-z_]*\)".*/\1/'; }
+
+for mode in fdclose fddup2; do
+    rm -rf "$mode" && mkdir "$mode" && cd "$mode" || exit 2
+    LD_PRELOAD="$VT_PRELOAD" VRAMTRACE_OUTPUT=t.vt "$P" $mode 5000 >out 2>err || fail "$mode: exit $?"
+    grep -q '^data ok 1 child 0$' out || { cat out err; fail "$mode: the program's file was touched"; }
+    [ "$(stat -c %s data.txt)" -eq 13 ] && [ "$(head -c 1 data.txt)" = x ] || fail "$mode: data.txt is $(stat -c %s data.txt) bytes"
+    "$VT" report t.vt >/dev/null 2>&1 || fail "$mode: report exit $?"
+    n=$(mallocs t.vt)
+    if [ $mode = fdclose ]; then # the trace's descriptor was closed: it ends, and says why
+        grep -q 'the program closed its file descriptor or put another file in its place' err ||
+            { cat err; fail "fdclose: no warning"; }
+        [ "$n" -ge 1 ] || fail "fdclose: no event before the close"
+    else # dup2 over 3..63: the trace's descriptor is above them, the trace is whole
+        [ "$n" -eq 5001 ] || fail "fddup2: $n cudaMalloc in the trace, want 5001"
+        [ "$(status t.vt)" = ok ] || fail "fddup2: trace $(status t.vt)"
+    fi
+    echo "  $mode: data.txt untouched (13 bytes), the fork child wrote its first byte, trace $n cudaMalloc ($(status t.vt))"
+    cd .. || exit 2
+done
+
+for mode in rawfork clone; do
+    for c in 0 3000; do
+        rm -rf rf && mkdir rf || exit 2
+        LD_PRELOAD="$VT_PRELOAD" VRAMTRACE_OUTPUT="$PWD/rf/t.%p.vt" timeout 60 "$P" $mode 3000 $c \
+            >out 2>err || { cat err; fail "$mode $c: exit $?"; }
+        grep -q '^child 0$' out || fail "$mode $c: child failed"
+        [ "$(ls rf | wc -l)" -eq 1 ] || fail "$mode $c: $(ls rf | wc -l) traces, want the parent's"
+        t=$(ls rf/*)
+        [ "$(status "$t")" = ok ] || fail "$mode $c: parent's trace $(status "$t")"
+        [ "$(mallocs "$t")" -eq 6000 ] || fail "$mode $c: $(mallocs "$t") cudaMalloc, want 6000"
+        if [ "$c" -gt 0 ]; then
+            grep -q "made without fork()'s handlers" err || { cat err; fail "$mode $c: no warning"; }
+        fi
+        echo "  $mode, child with $c pairs: parent's trace ok, its 6000 cudaMalloc"
+    done
+    # bounded: the child's exit once waited for ever on the parent's packer thread
+    rm -rf rf && mkdir rf || exit 2
+    LD_PRELOAD="$VT_PRELOAD" VRAMTRACE_OUTPUT="$PWD/rf/t.vt" VRAMTRACE_MAX_SIZE=8388608 \
+        timeout 60 "$P" $mode 3000 0 >out 2>err || fail "$mode bounded: exit $? (a hang is 124)"
+    [ "$(mallocs rf/t.vt)" -eq 6000 ] || fail "$mode bounded: $(mallocs rf/t.vt) cudaMalloc"
+done
+
+rm -rf vf && mkdir vf || exit 2
+LD_PRELOAD="$VT_PRELOAD" VRAMTRACE_OUTPUT="$PWD/vf/t.vt" "$P" vforkexit 3000 >out 2>err ||
+    fail "vforkexit: exit $?"
+n=$(mallocs vf/t.vt)
+[ "$n" -eq 6000 ] || fail "vforkexit: $n cudaMalloc, want 6000 (the parent's after the child)"
+echo "  vfork child through exit(): the parent's 6000 cudaMalloc kept ($(status vf/t.vt))"
+
+mkdir -p here && cd here || exit 2
+"$VT" run -o rel.vt -- "$P" chdir 100 >out 2>err || { cat err; fail "run chdir: exit $?"; }
+[ -f rel.vt ] || { cat err; fail "run -o rel.vt: no rel.vt where run started"; }
+[ "$(mallocs rel.vt)" -eq 100 ] || fail "run chdir: $(mallocs rel.vt) cudaMalloc"
+cd .. || exit 2
+echo "  run -o rel.vt with a chdir: rel.vt where run was started"
+
+mkdir -p sub && ln -sf sub dirlink
+LD_PRELOAD="$VT_PRELOAD" VRAMTRACE_OUTPUT=dirlink "$BUILD/tests/prog/rt_cases" basic >out 2>err || fail "dirlink: exit $?"
+grep -q 'cannot create dirlink: is a directory' err || { cat err; fail "dirlink: not refused"; }
+ls dirlink.* >/dev/null 2>&1 && fail "dirlink: written beside it"
+"$VT" run -o dirlink -- "$BUILD/tests/prog/rt_cases" basic >out 2>err && fail "run -o dirlink: accepted"
+grep -q 'is a directory' err || { cat err; fail "run -o dirlink: why"; }
+echo "  a link to a directory refused by the preload and by run"
+# a bounded trace's records are at most a slot: a long command line is cut to fit, not dropped
+# (before: no PROCESS record, and the report said 1 event was lost)
+A=$(python3 -c 'print("x" * 100000)')
+LD_PRELOAD="$VT_PRELOAD" VRAMTRACE_OUTPUT=big.vt VRAMTRACE_MAX_SIZE=8388608 \
+    "$BUILD/tests/prog/rt_cases" basic "$A" "$A" "$A" "$A" "$A" "$A" >out 2>err || fail "argv: exit $?"
+"$VT" dump --no-resolve big.vt | sed -n 2p | grep -q '"type":"process"' || fail "argv: no PROCESS record"
+"$VT" report --no-color big.vt >rep 2>&1 || fail "argv: report exit $?"
+grep -q 'dropped  nothing' rep || { grep -i lost rep; fail "argv: the report says something was lost"; }
+echo "  six 100,000-byte arguments in an 8 MiB bounded trace: PROCESS kept (cut), nothing lost"
+echo "host_untouched: ok"

@@ -1,0 +1,123 @@
+/* host_cases.c — programs that do to their own process what a tracer must survive without the
+ * program noticing, run by tests/integration/host_untouched.sh (under the fake runtime):
+ *   fdclose N   closes every descriptor from 3 up, opens data.txt (it takes the lowest number,
+ *               perhaps the trace's old one), writes a line, makes N alloc/free pairs and checks
+ *               data.txt is still exactly that line; a fork child then writes to it too
+ *   fddup2 N    opens data.txt and dup2()s it over descriptors 3..63, the same check
+ *   rawfork N C N pairs, a child made with _Fork() (no fork handlers) that makes C pairs and
+ *               exits through exit(), then N more pairs in the parent
+ *   clone N C   the same with a raw clone system call
+ *   vforkexit N N pairs, a vfork child that returns through exit() (not _exit), N more pairs
+ *   chdir N     chdir("/") then N pairs
+ * Prints what it saw ("data ok 1 child 0", "child 0"); exit 0 unless a call failed. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+typedef int cudaError_t;
+cudaError_t cudaMalloc(void **p, size_t n);
+cudaError_t cudaFree(void *p);
+
+static void pairs(int k)
+{
+    for (int i = 0; i < k; i++) {
+        void *p;
+        if (cudaMalloc(&p, 1024 + (size_t)i))
+            exit(20);
+        cudaFree(p);
+    }
+}
+
+static const char LINE[] = "program data\n";
+
+/* data_ok: data.txt (open at fd) is still exactly the program's line */
+static int data_ok(int fd)
+{
+    char buf[64] = {0};
+    off_t size = lseek(fd, 0, SEEK_END);
+    return size == (off_t)(sizeof LINE - 1) && pread(fd, buf, sizeof buf - 1, 0) == size &&
+           !strcmp(buf, LINE);
+}
+
+static int fds(int close_all, int n)
+{
+    pairs(1); /* the trace file is open from here */
+    int fd;
+    if (close_all) {
+        for (int i = 3; i < 1024; i++)
+            close(i);
+        fd = open("data.txt", O_RDWR | O_CREAT | O_TRUNC, 0644);
+    } else {
+        fd = open("data.txt", O_RDWR | O_CREAT | O_TRUNC, 0644);
+        for (int i = 3; i < 64; i++)
+            if (i != fd)
+                dup2(fd, i);
+    }
+    if (fd < 0 || write(fd, LINE, sizeof LINE - 1) != (ssize_t)(sizeof LINE - 1))
+        return 21;
+    pairs(n);
+    int ok = data_ok(fd);
+    pid_t c = fork(); /* the child's copy of the descriptor is the program's too */
+    if (c == 0)
+        _exit(pwrite(fd, "x", 1, 0) == 1 ? 0 : 1);
+    int st = 0;
+    waitpid(c, &st, 0);
+    printf("data ok %d child %d\n", ok, WIFEXITED(st) ? WEXITSTATUS(st) : 99);
+    return 0;
+}
+
+static int raw_child(int use_clone, int n, int c)
+{
+    pairs(n);
+    pid_t pid = use_clone ? (pid_t)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0) : _Fork();
+    if (pid == 0) {
+        pairs(c);
+        exit(0); /* its destructors run: the parent's trace must not be ended by them */
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    pairs(n);
+    printf("child %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : 99);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *c = argc > 2 ? argv[1] : "";
+    int n = argc > 2 ? atoi(argv[2]) : 0, k = argc > 3 ? atoi(argv[3]) : 0;
+    if (!strcmp(c, "fdclose"))
+        return fds(1, n);
+    if (!strcmp(c, "fddup2"))
+        return fds(0, n);
+    if (!strcmp(c, "rawfork"))
+        return raw_child(0, n, k);
+    if (!strcmp(c, "clone"))
+        return raw_child(1, n, k);
+    if (!strcmp(c, "vforkexit")) {
+        pairs(n);
+        pid_t pid = vfork();
+        if (pid == 0)
+            exit(0); /* undefined by POSIX, but programs do it and it works untraced */
+        int st = 0;
+        waitpid(pid, &st, 0);
+        pairs(n);
+        printf("child %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : 99);
+        return 0;
+    }
+    if (!strcmp(c, "chdir")) {
+        if (chdir("/"))
+            return 22;
+        pairs(n);
+        return 0;
+    }
+    fprintf(stderr, "usage: host_cases fdclose|fddup2|rawfork|clone|vforkexit|chdir N [C]\n");
+    return 2;
+}
