@@ -20,6 +20,7 @@
 
 #include "core/config.h"
 #include "core/output.h"
+#include "core/quietio.h"
 #include "vramtrace/trace_format.h"
 #include "writer.h"
 #include "writer_internal.h"
@@ -504,10 +505,7 @@ static void pack_window_locked(void)
 
 static void *pack_main(void *arg)
 {
-    (void)arg;
-    sigset_t all;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, NULL);
+    (void)arg; /* (every signal blocked: vt__thread_start) */
     pthread_mutex_lock(&vt__ws.lock);
     for (;;) {
         while (!vt__ws.pack_first && !P.stop)
@@ -537,7 +535,7 @@ int vt__pack_start_locked(const vt_file_header *h)
     pthread_attr_t a;
     pthread_attr_init(&a);
     pthread_attr_setdetachstate(&a, PTHREAD_CREATE_JOINABLE);
-    P.have_thread = pthread_create(&P.thread, &a, pack_main, NULL) == 0;
+    P.have_thread = vt__thread_start(&P.thread, &a, pack_main) == 0;
     pthread_attr_destroy(&a);
     return 0; /* without a thread the close packs everything (raw slots may run out first) */
 }

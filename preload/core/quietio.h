@@ -9,6 +9,7 @@
 #define VT_PRELOAD_QUIETIO_H
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -24,6 +25,20 @@ static inline void vt__quiet_set(sigset_t *s)
     sigemptyset(s);
     sigaddset(s, SIGXFSZ);
     sigaddset(s, SIGPIPE);
+}
+
+/* vt__thread_start: a thread of the preload's own (the sampler, the packer), started with every
+ * signal blocked from its first instruction: the mask is inherited from the calling thread,
+ * which blocks them around pthread_create (a thread that blocked them itself once running left
+ * an instant where the program's signal could be delivered to it). 0 or pthread_create's error. */
+static inline int vt__thread_start(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *))
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(t, a, fn, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc;
 }
 
 /* vt__quiet_begin: blocks SIGXFSZ and SIGPIPE on this thread (errno kept). */

@@ -12,6 +12,7 @@
 #include "card.h"
 #include "config.h"
 #include "output.h"
+#include "quietio.h"
 #include "realsym.h"
 #include "record.h"
 #include "sampler.h"
@@ -29,10 +30,7 @@ typedef CUresult (*capture_mode_fn)(int *);
 
 static void *sampler_main(void *arg)
 {
-    (void)arg;
-    sigset_t all;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, NULL);
+    (void)arg; /* (every signal blocked: vt__thread_start) */
     set_ctx_fn set = (set_ctx_fn)vt__driver_sym("cuCtxSetCurrent");
     meminfo_fn info = (meminfo_fn)vt__driver_sym("cuMemGetInfo_v2");
     capture_mode_fn mode = (capture_mode_fn)vt__driver_sym("cuThreadExchangeStreamCaptureMode");
@@ -79,7 +77,7 @@ void vt__sampler_note_context(int device, void *ctx)
     pthread_attr_t a;
     pthread_attr_init(&a);
     pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-    if (pthread_create(&t, &a, sampler_main, NULL) != 0)
+    if (vt__thread_start(&t, &a, sampler_main) != 0)
         atomic_store(&g_started, 0);
     pthread_attr_destroy(&a);
 }
