@@ -269,11 +269,27 @@ for t in ("s_nano_eager_b8", "hf_gpt2_compile_b16"):
 # compiled at B=4 had said 11, B=12 ran with 12.3 % free: its weight casts, 235.6 MiB kept at any
 # batch, had been scaled with the tokens); predict --from one at the other's micro-batch and
 # accumulation is within 3 % of its tensors' peak (requested_bytes_peak; it had been +5.0 %).
-# (The cache is not held here: measured 3.4-15.5 % of the tensors in these runs, it moves with
-# the batch by no rule; Llama fp16 B=4 predicts B=8 at 5 % free with its 8.7 %, B=8 kept 15.5 %
-# and 4.9 % free.)
-done = [json.loads(l) for l in open(sys.argv[1])]
-done = [f for f in done if not f["oom"] and re.search(r"--batch[-_]size[= ]?\d+", f["command"])]
+# And the largest is below every one measured not to keep 5 % free (out of memory, or tight),
+# but for one known contradiction: Llama fp16 B=4 says 8, where B=8 kept 4.9 % free (its cache
+# 8.7 % of the tensors at B=4, 15.5 % at B=8). The fragmentation floor's room, added beyond twice
+# the run's tokens, would give 7 if added at exactly twice, but then the simulated distillation
+# run gpt2_kd_gpt2m at B=2 says 3 where its B=4 run fit with 9 % free: the cache's share moves
+# with the batch by no rule these runs show (3.4-15.5 % of the tensors).
+KNOWN = {"hf_llama_fp16_b4.vt: largest micro-batch 8, s_llama_fp16_b8.vt kept less than 5 % free"}
+alls = [json.loads(l) for l in open(sys.argv[1])]
+alls = [f for f in alls if re.search(r"--batch[-_]size[= ]?\d+", f["command"])]
+done = [f for f in alls if not f["oom"]]
+for f in done:
+    r = json.load(open(f["trace"][:-3] + ".json"))
+    for g in alls:
+        if g is f or family(g["command"]) != family(f["command"]):
+            continue
+        B = int(re.search(r"--batch[-_]size[= ]?(\d+)", g["command"]).group(1))
+        tight = g["oom"] or json.load(open(g["trace"][:-3] + ".json"))["peak"]["process_bytes"] > 0.95 * (12 << 30)
+        if tight and r["prediction"]["largest_batch_size"] >= B:
+            bad.append("%s: largest micro-batch %d, %s %s" % (
+                f["trace"], r["prediction"]["largest_batch_size"], g["trace"],
+                "ran out of memory" if g["oom"] else "kept less than 5 % free"))
 for f in done:
     r = json.load(open(f["trace"][:-3] + ".json"))
     for g in done:
@@ -292,6 +308,12 @@ for f in done:
         err = json.loads(out.stdout)["tensor_bytes"] / g["requested_bytes_peak"] - 1
         if abs(err) > 0.03:
             bad.append("%s -> %s: tensors %+.1f %% off" % (f["trace"], g["trace"], 100 * err))
+known = [b for b in bad if b in KNOWN]
+bad = [b for b in bad if b not in KNOWN]
+bad += ["listed in KNOWN but no longer found (fixed? remove it): " + k
+        for k in sorted(KNOWN - set(known))]
+for b in known:
+    print("known analyzer bug:", b)
 for b in bad:
     print(b)
 sys.exit(1 if bad else 0)
