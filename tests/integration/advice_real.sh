@@ -285,18 +285,13 @@ for f in done:
         if g is f or family(g["command"]) != family(f["command"]):
             continue
         B = int(re.search(r"--batch[-_]size[= ]?(\d+)", g["command"]).group(1))
-        tight = g["oom"] or json.load(open(g["trace"][:-3] + ".json"))["peak"]["process_bytes"] > 0.95 * (12 << 30)
-        if tight and r["prediction"]["largest_batch_size"] >= B:
+        gp = None if g["oom"] else json.load(open(g["trace"][:-3] + ".json"))["peak"]["process_bytes"]
+        if (g["oom"] or gp > 0.95 * (12 << 30)) and r["prediction"]["largest_batch_size"] >= B:
             bad.append("%s: largest micro-batch %d, %s %s" % (
                 f["trace"], r["prediction"]["largest_batch_size"], g["trace"],
                 "ran out of memory" if g["oom"] else "kept less than 5 % free"))
-for f in done:
-    r = json.load(open(f["trace"][:-3] + ".json"))
-    for g in done:
-        if g is f or family(g["command"]) != family(f["command"]):
+        if g["oom"]:
             continue
-        B = int(re.search(r"--batch[-_]size[= ]?(\d+)", g["command"]).group(1))
-        gp = json.load(open(g["trace"][:-3] + ".json"))["peak"]["process_bytes"]
         if gp <= 0.95 * (12 << 30) and r["prediction"]["largest_batch_size"] < B:
             bad.append("%s: largest micro-batch %d, %s fit with %.1f %% free" % (
                 f["trace"], r["prediction"]["largest_batch_size"], g["trace"],
