@@ -270,14 +270,21 @@ void html_advice(FILE *out, const report_ctx *c)
                 "forward's were freed, so it does not measure how they grow with it: a larger one "
                 "measures it, or vramtrace fit).</p>\n",
                 model_batch_word(m));
-    else if (m->capacity && config_known(&m->cfg, CFG_batch_size))
+    else if (m->capacity && config_known(&m->cfg, CFG_batch_size)) {
         fprintf(out,
                 "<p>Largest %s that fits (other settings unchanged, keeping &ge; %d %% free): "
                 "%s<b>%llu</b>%s</p>\n",
                 model_batch_word(m), ADVICE_HEADROOM_PCT, m->lower_bounds ? "at most " : "",
                 (unsigned long long)m->largest_batch,
                 m->lower_bounds ? " (the what-ifs are lower bounds)" : "");
-    else if (m->capacity)
+        if (m->largest_cache_most) /* (model.h) */
+            fprintf(out,
+                    "<p>The allocator cache decides: %s of it assumed at %llu; with more than %s "
+                    "it keeps less than %d %% free (measure it: vramtrace fit).</p>\n",
+                    html_bytes(m->largest_cache, b1, sizeof b1),
+                    (unsigned long long)m->largest_batch,
+                    html_bytes(m->largest_cache_most, b2, sizeof b2), ADVICE_HEADROOM_PCT);
+    } else if (m->capacity)
         fputs("<p>The micro-batch is not known: no what-if of it.</p>\n", out);
     fputs("</section>\n", out);
 }

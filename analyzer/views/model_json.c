@@ -208,6 +208,16 @@ void model_json(cJSON *root, const model_result *m, const run_facts *f)
     else
         cJSON_AddNumberToObject(pr, "largest_batch_size", (double)m->largest_batch);
     cJSON_AddBoolToObject(pr, "largest_batch_size_at_most", m->lower_bounds != 0);
+    /* the cache assumed at the largest, and the most with which it keeps the headroom: null
+     * where the views say nothing of it (model.h) */
+    if (m->largest_cache_most && !m->growth_unmeasured && m->largest_batch) {
+        cJSON_AddNumberToObject(pr, "largest_batch_cache_assumed_bytes", (double)m->largest_cache);
+        cJSON_AddNumberToObject(pr, "largest_batch_cache_most_bytes",
+                                (double)m->largest_cache_most);
+    } else {
+        cJSON_AddNullToObject(pr, "largest_batch_cache_assumed_bytes");
+        cJSON_AddNullToObject(pr, "largest_batch_cache_most_bytes");
+    }
     cJSON_AddBoolToObject(pr, "optimizer_state_assumed_adamw", m->opt_assumed != 0);
     cJSON_AddBoolToObject(pr, "tight_fit", m->tight != 0);
     cJSON_AddBoolToObject(pr, "gradients_kept_assumed", m->accum_assumed != 0);

@@ -220,14 +220,21 @@ static void print_advice(FILE *out, const model_result *m, const model_opts *o)
                 "forward's were freed, so it does not measure how they grow with the %s: a "
                 "larger one measures it, or vramtrace fit)\n",
                 mb, mb);
-    else if (m->capacity && config_known(&m->cfg, CFG_batch_size))
+    else if (m->capacity && config_known(&m->cfg, CFG_batch_size)) {
         fprintf(out,
                 "  largest %s that fits (other settings unchanged, keeping >= %.0f %% "
                 "free): %s%llu%s\n",
                 mb, ADVICE_HEADROOM * 100, m->lower_bounds ? "at most " : "",
                 (unsigned long long)m->largest_batch,
                 m->lower_bounds ? " (the what-ifs are lower bounds)" : "");
-    else if (m->capacity)
+        if (m->largest_cache_most) /* (model.h) */
+            fprintf(out,
+                    "      the allocator cache decides: %s of it assumed at %llu; with more than "
+                    "%s it keeps less than %.0f %% free (measure it: vramtrace fit)\n",
+                    card_format_bytes(m->largest_cache, b1, sizeof b1),
+                    (unsigned long long)m->largest_batch,
+                    card_format_bytes(m->largest_cache_most, b2, sizeof b2), ADVICE_HEADROOM * 100);
+    } else if (m->capacity)
         fprintf(out, "  the micro-batch is not known: no what-if of it\n");
 }
 

@@ -270,12 +270,11 @@ for t in ("s_nano_eager_b8", "hf_gpt2_compile_b16"):
 # batch, had been scaled with the tokens); predict --from one at the other's micro-batch and
 # accumulation is within 3 % of its tensors' peak (requested_bytes_peak; it had been +5.0 %).
 # And the largest is below every one measured not to keep 5 % free (out of memory, or tight),
-# but for one known contradiction: Llama fp16 B=4 says 8, where B=8 kept 4.9 % free (its cache
-# 8.7 % of the tensors at B=4, 15.5 % at B=8). The fragmentation floor's room, added beyond twice
-# the run's tokens, would give 7 if added at exactly twice, but then the simulated distillation
-# run gpt2_kd_gpt2m at B=2 says 3 where its B=4 run fit with 9 % free: the cache's share moves
-# with the batch by no rule these runs show (3.4-15.5 % of the tensors).
-KNOWN = {"hf_llama_fp16_b4.vt: largest micro-batch 8, s_llama_fp16_b8.vt kept less than 5 % free"}
+# unless the report says the allocator cache decides there and the sibling's cache passed the
+# most it named: Llama fp16 B=4 says 8 with 828 MiB of cache assumed ("with more than 1.42 GiB
+# it keeps less than 5 % free"), and B=8 held 1.43 GiB of cache (reserved - allocated) and kept
+# 4.9 % free. (The cache's share moves with the batch by no rule these runs show: 3.4-15.5 % of
+# the tensors; before, that largest was said with no word of the cache.)
 alls = [json.loads(l) for l in open(sys.argv[1])]
 alls = [f for f in alls if re.search(r"--batch[-_]size[= ]?\d+", f["command"])]
 done = [f for f in alls if not f["oom"]]
@@ -286,10 +285,19 @@ for f in done:
             continue
         B = int(re.search(r"--batch[-_]size[= ]?(\d+)", g["command"]).group(1))
         gp = None if g["oom"] else json.load(open(g["trace"][:-3] + ".json"))["peak"]["process_bytes"]
-        if (g["oom"] or gp > 0.95 * (12 << 30)) and r["prediction"]["largest_batch_size"] >= B:
-            bad.append("%s: largest micro-batch %d, %s %s" % (
-                f["trace"], r["prediction"]["largest_batch_size"], g["trace"],
-                "ran out of memory" if g["oom"] else "kept less than 5 % free"))
+        pr = r["prediction"]
+        if (g["oom"] or gp > 0.95 * (12 << 30)) and pr["largest_batch_size"] >= B:
+            gk = None if g["oom"] else json.load(open(g["trace"][:-3] + ".json"))["peak"]
+            said = (pr["largest_batch_size"] == B and gk and pr["largest_batch_cache_most_bytes"]
+                    and gk["reserved_bytes"] - gk["allocated_bytes"] > pr["largest_batch_cache_most_bytes"])
+            if said:
+                print("  %s: largest %d, the cache decides (at most %.0f MiB), %s held %.0f MiB" % (
+                    f["trace"], B, pr["largest_batch_cache_most_bytes"] / 2**20, g["trace"],
+                    (gk["reserved_bytes"] - gk["allocated_bytes"]) / 2**20))
+            else:
+                bad.append("%s: largest micro-batch %d, %s %s" % (
+                    f["trace"], pr["largest_batch_size"], g["trace"],
+                    "ran out of memory" if g["oom"] else "kept less than 5 % free"))
         if g["oom"]:
             continue
         if gp <= 0.95 * (12 << 30) and r["prediction"]["largest_batch_size"] < B:
@@ -303,12 +311,6 @@ for f in done:
         err = json.loads(out.stdout)["tensor_bytes"] / g["requested_bytes_peak"] - 1
         if abs(err) > 0.03:
             bad.append("%s -> %s: tensors %+.1f %% off" % (f["trace"], g["trace"], 100 * err))
-known = [b for b in bad if b in KNOWN]
-bad = [b for b in bad if b not in KNOWN]
-bad += ["listed in KNOWN but no longer found (fixed? remove it): " + k
-        for k in sorted(KNOWN - set(known))]
-for b in known:
-    print("known analyzer bug:", b)
 for b in bad:
     print(b)
 sys.exit(1 if bad else 0)

@@ -46,7 +46,7 @@ fi
 "$VT" run -o 'per-%p/t.vt' -- "$P" basic >out 2>err
 rc=$?
 [ $rc = 0 ] || { cat err; fail "per-%p: exit $rc"; }
-grep -q "wrote no trace: cannot create per-[0-9]*/t.vt: No such file or directory" err ||
+grep -q "wrote no trace: cannot create [^ ]*/per-[0-9]*/t.vt: No such file or directory" err ||
     { cat err; fail "per-%p: run does not say why no trace was written"; }
 grep -q "no CUDA allocation" err && fail "per-%p: run blames the program"
 

@@ -136,6 +136,11 @@ static inline double advice_cache_floor(const gpt_shape *s, int expandable)
  * Callers pass prediction.required_bytes. */
 int advice_fits(uint64_t peak, uint64_t capacity, double headroom);
 
+/* advice_cache_most: when p keeps the headroom on capacity, the most allocator cache (in place of
+ * the cache p assumed, *cache) with which it still would; else 0. */
+uint64_t advice_cache_most(const prediction *p, uint64_t capacity, double headroom,
+                           uint64_t *cache);
+
 /* advice_cache_limit: when p does not keep the headroom on capacity but its tensors, context,
  * kernel code and external bytes alone would, the most allocator cache with which it would
  * (the cache, not the model, decides the verdict); else 0. *cache: the cache p assumed. */

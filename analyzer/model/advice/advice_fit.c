@@ -10,11 +10,26 @@ int advice_fits(uint64_t peak, uint64_t capacity, double headroom)
     return (double)peak <= (double)capacity * (1.0 - headroom);
 }
 
+/* cache_of: the allocator cache p assumes, its room for fragmentation included */
+static uint64_t cache_of(const prediction *p)
+{
+    return (p->reserved_bytes > p->tensor_bytes ? p->reserved_bytes - p->tensor_bytes : 0) +
+           (p->required_bytes > p->peak_bytes ? p->required_bytes - p->peak_bytes : 0);
+}
+
+uint64_t advice_cache_most(const prediction *p, uint64_t capacity, double headroom, uint64_t *cache)
+{
+    *cache = cache_of(p);
+    if (advice_fits(p->required_bytes, capacity, headroom) != 1)
+        return 0;
+    double usable = (double)capacity * (1.0 - headroom);
+    return *cache + (uint64_t)(usable - (double)p->required_bytes);
+}
+
 uint64_t advice_cache_limit(const prediction *p, uint64_t capacity, double headroom,
                             uint64_t *cache)
 {
-    uint64_t c = (p->reserved_bytes > p->tensor_bytes ? p->reserved_bytes - p->tensor_bytes : 0) +
-                 (p->required_bytes > p->peak_bytes ? p->required_bytes - p->peak_bytes : 0);
+    uint64_t c = cache_of(p);
     uint64_t rest = p->required_bytes > c ? p->required_bytes - c : 0;
     double usable = (double)capacity * (1.0 - headroom);
     *cache = c;
