@@ -171,6 +171,20 @@ static int parse(int argc, char **argv, nano_config *c, predict_args *a, char *e
     return config_validate(c, err, errlen);
 }
 
+/* largest_cache: at the largest micro-batch lb, the most allocator cache with which it keeps the
+ * headroom, where less than twice the assumed would not (advice_largest_cache); 0 where the run
+ * measured that micro-batch's own cache (its own, complete) or the what-ifs are lower bounds */
+static uint64_t largest_cache(const model_calib *cal, const gpt_shape *s, uint64_t lb,
+                              const predict_args *a, int lower, uint64_t *cache)
+{
+    *cache = 0;
+    if (!lb || lower ||
+        (a->from && cal->calibrated && !cal->partial && lb == cal->measured_shape.B &&
+         s->A == cal->measured_shape.A))
+        return 0;
+    return advice_largest_cache(cal, s, lb, a->card.bytes, ADVICE_HEADROOM, cache);
+}
+
 static void print_text(const nano_config *c, const gpt_shape *s, const prediction *p,
                        const predict_args *a, uint64_t lb, const model_calib *cal,
                        const predict_run *run)
@@ -255,6 +269,12 @@ verdict:
             printf("  (--batch_size=%llu)\n", (unsigned long long)lb);
         else
             printf(flags[0] ? "  (%s)\n" : "%s\n", flags);
+        uint64_t cache, most = largest_cache(cal, s, lb, a, run->lower_bounds, &cache);
+        if (most) /* as the report says it */
+            printf("  the allocator cache decides: %s of it assumed at %llu; with more than %s it "
+                   "keeps less than %d %% free (measure it: vramtrace fit)\n",
+                   card_format_bytes(cache, b1, sizeof b1), (unsigned long long)lb,
+                   card_format_bytes(most, b2, sizeof b2), ADVICE_HEADROOM_PCT);
     }
     if (lb && advice_keep_effective_fits(cal, s, lb, a->card.bytes, ADVICE_HEADROOM, &rb, &ra)) {
         advice_batch_flags(c, &base, rb, ra, flags, sizeof flags);
@@ -366,6 +386,14 @@ static int print_json(const nano_config *c, const gpt_shape *s, const prediction
         else
             cJSON_AddNumberToObject(root, "largest_batch_size", (double)lb);
         cJSON_AddBoolToObject(root, "largest_batch_size_at_most", lower); /* as the report */
+        uint64_t lcache, most = unmeasured ? 0 : largest_cache(cal, s, lb, a, lower, &lcache);
+        if (most) {
+            cJSON_AddNumberToObject(root, "largest_batch_cache_assumed_bytes", (double)lcache);
+            cJSON_AddNumberToObject(root, "largest_batch_cache_most_bytes", (double)most);
+        } else {
+            cJSON_AddNullToObject(root, "largest_batch_cache_assumed_bytes");
+            cJSON_AddNullToObject(root, "largest_batch_cache_most_bytes");
+        }
         uint64_t rb, ra;
         if (advice_keep_effective_fits(cal, s, lb, a->card.bytes, ADVICE_HEADROOM, &rb, &ra)) {
             cJSON *rj = cJSON_AddObjectToObject(root, "recommended");

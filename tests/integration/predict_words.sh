@@ -3,7 +3,8 @@
 # real H100 traces: the program's own words (a micro-batch and accumulation steps, its flags
 # where known), never nanoGPT's setting names (batch_size=, gradient_accumulation_steps=,
 # block_size) that those programs do not have; the verdict's gap adds up with the peak printed
-# (the room for allocator fragmentation said when the fit is judged on more than the peak); and
+# (the room for allocator fragmentation said when the fit is judged on more than the peak); the
+# allocator cache that decides the largest micro-batch named by predict as by the report; and
 # no what-if that does not fit the card is called recommended (text, JSON, HTML).
 set -u
 fail() { echo "predict_words: $*"; exit 1; }
@@ -57,6 +58,14 @@ check_words r1.txt "resnet --card 1GiB"
 # nanoGPT keeps its own names (they are its settings)
 "$VT" predict --from "$H/g_compile_b16_12gib.vt" --card 12GiB >n.txt 2>&1
 grep -q 'largest batch_size that fits' n.txt || { cat n.txt; fail "nanoGPT: its batch_size"; }
+
+# 2b. predict names the cache that decides its largest micro-batch as the report does
+"$VT" predict --from "$H/hf_llama_fp16_b4.vt" --card 12GiB >pl.txt 2>&1 || fail "predict llama: exit $?"
+"$VT" report --no-color "$H/hf_llama_fp16_b4.vt" >rl.txt 2>&1 || fail "report llama: exit $?"
+pl=$(grep -o 'the allocator cache decides: .* assumed at [0-9]*; with more than .* it keeps' pl.txt)
+rl=$(grep -o 'the allocator cache decides: .* assumed at [0-9]*; with more than .* it keeps' rl.txt)
+[ -n "$pl" ] && [ "$pl" = "$rl" ] || fail "predict's cache line ($pl) is not the report's ($rl)"
+echo "  predict and report: $pl"
 
 # 3. nothing that does not fit is recommended: the ResNet run on a 1 GiB card
 "$VT" report --no-color --card 1GiB "$B/resnet50_b128_fit.vt" >rep.txt 2>&1

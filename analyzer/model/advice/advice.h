@@ -141,6 +141,12 @@ int advice_fits(uint64_t peak, uint64_t capacity, double headroom);
 uint64_t advice_cache_most(const prediction *p, uint64_t capacity, double headroom,
                            uint64_t *cache);
 
+/* advice_largest_cache: the prediction at micro-batch B (s otherwise), which keeps the
+ * headroom: when less than twice the cache it assumes (*cache) would not (the runs' caches moved
+ * 2-3x between micro-batches), the most with which it still would; else 0 (nothing to say). */
+uint64_t advice_largest_cache(const model_calib *c, const gpt_shape *s, uint64_t B,
+                              uint64_t capacity, double headroom, uint64_t *cache);
+
 /* advice_cache_limit: when p does not keep the headroom on capacity but its tensors, context,
  * kernel code and external bytes alone would, the most allocator cache with which it would
  * (the cache, not the model, decides the verdict); else 0. *cache: the cache p assumed. */

@@ -26,6 +26,17 @@ uint64_t advice_cache_most(const prediction *p, uint64_t capacity, double headro
     return *cache + (uint64_t)(usable - (double)p->required_bytes);
 }
 
+uint64_t advice_largest_cache(const model_calib *c, const gpt_shape *s, uint64_t B,
+                              uint64_t capacity, double headroom, uint64_t *cache)
+{
+    gpt_shape t = *s;
+    t.B = B;
+    prediction p;
+    advice_predict(c, &t, &p);
+    uint64_t most = advice_cache_most(&p, capacity, headroom, cache);
+    return most && most < 2 * *cache ? most : 0;
+}
+
 uint64_t advice_cache_limit(const prediction *p, uint64_t capacity, double headroom,
                             uint64_t *cache)
 {

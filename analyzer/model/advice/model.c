@@ -556,16 +556,10 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
                            (act > 0 || m->shape.generic) && model_peak_after_forward(f);
     if (config_known(&m->cfg, CFG_batch_size) && !m->growth_unmeasured)
         m->largest_batch = advice_largest_batch(&m->calib, &steady, m->capacity, ADVICE_HEADROOM);
-    if (m->largest_batch && !m->lower_bounds && (m->largest_batch != steady.B || f->has_oom)) {
-        /* a micro-batch this run did not complete: its cache assumed (model_largest_cache) */
-        gpt_shape t = steady;
-        t.B = m->largest_batch;
-        prediction p;
-        advice_predict(&m->calib, &t, &p);
-        uint64_t most = advice_cache_most(&p, m->capacity, ADVICE_HEADROOM, &m->largest_cache);
-        if (most && most < 2 * m->largest_cache)
-            m->largest_cache_most = most;
-    }
+    if (m->largest_batch && !m->lower_bounds && (m->largest_batch != steady.B || f->has_oom))
+        /* a micro-batch this run did not complete: its cache assumed (model.h) */
+        m->largest_cache_most = advice_largest_cache(
+            &m->calib, &steady, m->largest_batch, m->capacity, ADVICE_HEADROOM, &m->largest_cache);
     m->nitems = advice_candidates(&m->calib, &steady, m->capacity,
                                   f->has_oom && m->cause == OOM_FRAGMENTATION, m->expandable_set,
                                   cur_fits, m->items, ADVICE_MAX);
