@@ -270,11 +270,9 @@ verdict:
         else
             printf(flags[0] ? "  (%s)\n" : "%s\n", flags);
         uint64_t cache, most = largest_cache(cal, s, lb, a, run->lower_bounds, &cache);
+        char why[240];
         if (most) /* as the report says it */
-            printf("  the allocator cache decides: %s of it assumed at %llu; with more than %s it "
-                   "keeps less than %d %% free (measure it: vramtrace fit)\n",
-                   card_format_bytes(cache, b1, sizeof b1), (unsigned long long)lb,
-                   card_format_bytes(most, b2, sizeof b2), ADVICE_HEADROOM_PCT);
+            printf("  %s\n", model_largest_cache_text(cache, lb, most, why, sizeof why));
     }
     if (lb && advice_keep_effective_fits(cal, s, lb, a->card.bytes, ADVICE_HEADROOM, &rb, &ra)) {
         advice_batch_flags(c, &base, rb, ra, flags, sizeof flags);

@@ -277,13 +277,15 @@ void html_advice(FILE *out, const report_ctx *c)
                 model_batch_word(m), ADVICE_HEADROOM_PCT, m->lower_bounds ? "at most " : "",
                 (unsigned long long)m->largest_batch,
                 m->lower_bounds ? " (the what-ifs are lower bounds)" : "");
-        if (m->largest_cache_most) /* (model.h) */
-            fprintf(out,
-                    "<p>The allocator cache decides: %s of it assumed at %llu; with more than %s "
-                    "it keeps less than %d %% free (measure it: vramtrace fit).</p>\n",
-                    html_bytes(m->largest_cache, b1, sizeof b1),
-                    (unsigned long long)m->largest_batch,
-                    html_bytes(m->largest_cache_most, b2, sizeof b2), ADVICE_HEADROOM_PCT);
+        char why[240];
+        if (m->largest_cache_most) { /* (model.h), in the text's words */
+            model_largest_cache_text(m->largest_cache, m->largest_batch, m->largest_cache_most, why,
+                                     sizeof why);
+            why[0] = 'T'; /* "the allocator cache ...": a sentence of its own here */
+            fputs("<p>", out);
+            html_esc(out, why);
+            fputs(".</p>\n", out);
+        }
     } else if (m->capacity)
         fputs("<p>The micro-batch is not known: no what-if of it.</p>\n", out);
     fputs("</section>\n", out);

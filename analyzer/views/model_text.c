@@ -227,13 +227,11 @@ static void print_advice(FILE *out, const model_result *m, const model_opts *o)
                 mb, ADVICE_HEADROOM * 100, m->lower_bounds ? "at most " : "",
                 (unsigned long long)m->largest_batch,
                 m->lower_bounds ? " (the what-ifs are lower bounds)" : "");
+        char why[240];
         if (m->largest_cache_most) /* (model.h) */
-            fprintf(out,
-                    "      the allocator cache decides: %s of it assumed at %llu; with more than "
-                    "%s it keeps less than %.0f %% free (measure it: vramtrace fit)\n",
-                    card_format_bytes(m->largest_cache, b1, sizeof b1),
-                    (unsigned long long)m->largest_batch,
-                    card_format_bytes(m->largest_cache_most, b2, sizeof b2), ADVICE_HEADROOM * 100);
+            fprintf(out, "      %s\n",
+                    model_largest_cache_text(m->largest_cache, m->largest_batch,
+                                             m->largest_cache_most, why, sizeof why));
     } else if (m->capacity)
         fprintf(out, "  the micro-batch is not known: no what-if of it\n");
 }
@@ -288,6 +286,17 @@ int model_config_shown(const model_result *m)
     if (!m->formula_ok && !family_transformer(m->rec.family))
         return CONFIG_SHOW_OTHER;
     return m->rec.family == FAM_VISION_TRANSFORMER ? CONFIG_SHOW_NO_VOCAB : CONFIG_SHOW_TRANSFORMER;
+}
+
+const char *model_largest_cache_text(uint64_t cache, uint64_t B, uint64_t most, char *out, size_t n)
+{
+    char b1[32], b2[32];
+    snprintf(out, n,
+             "the allocator cache decides: %s of it assumed at %llu; with more than %s it keeps "
+             "less than %.0f %% free (measure it: vramtrace fit)",
+             card_format_bytes(cache, b1, sizeof b1), (unsigned long long)B,
+             card_format_bytes(most, b2, sizeof b2), ADVICE_HEADROOM * 100);
+    return out;
 }
 
 const char *model_item_verdict(const advice_item *it, uint64_t capacity, int lower, char *out,

@@ -21,6 +21,12 @@ void model_text(FILE *out, const model_result *m, const run_facts *f, int color)
 void model_text_verdict(FILE *out, const prediction *p, const char *card_name, uint64_t capacity,
                         int lower);
 
+/* model_largest_cache_text: what the largest micro-batch B's allocator cache decides, into out:
+ * "the allocator cache decides: X of it assumed at B; with more than Y it keeps less than 5 %
+ * free (measure it: vramtrace fit)" (model.h largest_cache, largest_cache_most), as the report's
+ * text, its page and predict say it. */
+const char *model_largest_cache_text(uint64_t cache, uint64_t B, uint64_t most, char *out,
+                                     size_t n);
 /* model_item_verdict: what an advice item's prediction says on the card, into out: "fits (2.95
  * GiB left, 25 %)", "too tight for 5 % headroom (...)", "does not fit (2.98 GiB over)", "... with
  * the cache assumed" where that assumption decides; lower (the what-ifs are lower bounds: a
