@@ -210,12 +210,11 @@ static int create_file(const char *base, const char **why)
         int fd = vt__sys_ops.open(vt__ws.path, flags, 0600);
         if (fd >= 0 || errno != EEXIST)
             return fd;
-        struct stat st, to;
-        /* a symbolic link is never followed (written beside, NAME.1), but one to a directory,
-         * a device or a FIFO is refused as that would be */
-        if (i == 0 && !lstat(vt__ws.path, &st) &&
-            (!S_ISLNK(st.st_mode) || (!stat(vt__ws.path, &to) && (st = to, 1))) &&
-            !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
+        struct stat st;
+        /* what the name is, through a symbolic link (never followed to write: a link to a file
+         * or to nothing gets NAME.1 beside it, but one to a directory, a device or a FIFO is
+         * refused as that is) */
+        if (i == 0 && !stat(vt__ws.path, &st) && !S_ISREG(st.st_mode)) {
             *why = S_ISDIR(st.st_mode) ? "is a directory (the output is a file name, e.g. "
                                          "DIR/vramtrace.%p.vt)"
                                        : "exists and is not a regular file (a device, FIFO or "

@@ -100,10 +100,6 @@ void vt__writer_fail_locked(window *w, uint64_t s, const char *what, int err)
 
 void vt__writer_close(void)
 {
-    /* not the process that opened the file: a vfork child's exit() (it shares our memory) or a
-     * child made without fork()'s handlers; the trace is its parent's to end */
-    if (atomic_load(&vt__ws.state) == W_OPEN && getpid() != vt__ws.pid)
-        return;
     pthread_mutex_lock(&vt__ws.lock);
     if (atomic_load(&vt__ws.state) == W_OPEN) {
         window *w = atomic_load(&vt__ws.cur);

@@ -252,7 +252,7 @@ verdict:
     /* nanoGPT's names are its settings (and this calculator's); another traced program's are
      * its own flags, given beside the numbers where known: the views' words for the rest */
     int nano = !a->from || c->program == PROG_NANOGPT;
-    const char *mb = nano ? "batch_size" : s->no_training ? "batch" : "micro-batch";
+    const char *mb = batch_word(nano ? PROG_NANOGPT : c->program, s->no_training);
     if (run->growth_unmeasured && a->from) { /* as the report says */
         printf("largest %s that fits: not predicted (the run's tensors peaked after its "
                "forward's were freed: their growth with the micro-batch is not measured, and a "

@@ -314,12 +314,10 @@ static int check_output(const char *tmpl, const char *from)
                 from, shown, len ? shown : "DIR/");
         return -1;
     }
-    struct stat st, to;
-    /* a symbolic link is never followed (the trace goes beside it, NAME.1), but one to a
-     * directory, a device or a FIFO is refused as that would be */
-    if (!expand_known(tmpl, name, sizeof name) && !lstat(name, &st) &&
-        (!S_ISLNK(st.st_mode) || (!stat(name, &to) && (st = to, 1))) && !S_ISREG(st.st_mode) &&
-        !S_ISLNK(st.st_mode)) {
+    struct stat st;
+    /* what the name is, through a symbolic link (the preload never follows one: it writes
+     * beside it, NAME.1, but one to a directory, a device or a FIFO is refused as that is) */
+    if (!expand_known(tmpl, name, sizeof name) && !stat(name, &st) && !S_ISREG(st.st_mode)) {
         if (S_ISDIR(st.st_mode))
             fprintf(stderr,
                     "vramtrace run: %s %s: is a directory; the output is a file name (e.g. "

@@ -181,7 +181,8 @@ __attribute__((destructor)) static void vt__record_fini(void)
 {
     /* another process running our exit: a vfork child's exit() shares the parent's memory, this
      * thread's guard included (the parent would record nothing more), and a child made without
-     * fork()'s handlers has its parent's trace: neither is touched */
+     * fork()'s handlers has its parent's trace: neither is touched (no trailer is written into
+     * the parent's file) */
     if (getpid() != g_pid)
         return;
     vt__guard_forever(); /* nothing recorded from here on */

@@ -171,13 +171,17 @@ static inline int model_none_fits(const model_result *m)
     return m->capacity && m->nitems && !model_recommended(m);
 }
 
-/* model_batch_word: what the views call the batch of a what-if: nanoGPT's flag, "batch" in a run
- * of forwards only (no micro-steps of an optimizer step), else "micro-batch" */
+/* batch_word: what the views call the batch of a what-if of a program p: nanoGPT's flag, "batch"
+ * in a run of forwards only (no micro-steps of an optimizer step), else "micro-batch";
+ * model_batch_word: the report's run's */
+static inline const char *batch_word(config_program p, int no_training)
+{
+    return p == PROG_NANOGPT ? "batch_size" : no_training ? "batch" : "micro-batch";
+}
+
 static inline const char *model_batch_word(const model_result *m)
 {
-    return m->cfg.program == PROG_NANOGPT ? "batch_size"
-           : m->shape.no_training         ? "batch"
-                                          : "micro-batch";
+    return batch_word(m->cfg.program, m->shape.no_training);
 }
 
 /* model_build: the run's configuration (its command line and the config files the trace
