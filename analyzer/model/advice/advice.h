@@ -136,11 +136,6 @@ static inline double advice_cache_floor(const gpt_shape *s, int expandable)
  * Callers pass prediction.required_bytes. */
 int advice_fits(uint64_t peak, uint64_t capacity, double headroom);
 
-/* advice_cache_most: when p keeps the headroom on capacity, the most allocator cache (in place of
- * the cache p assumed, *cache) with which it still would; else 0. */
-uint64_t advice_cache_most(const prediction *p, uint64_t capacity, double headroom,
-                           uint64_t *cache);
-
 /* advice_largest_cache: the prediction at micro-batch B (s otherwise), which keeps the
  * headroom: when less than twice the cache it assumes (*cache) would not (the runs' caches moved
  * 2-3x between micro-batches), the most with which it still would; else 0 (nothing to say). */

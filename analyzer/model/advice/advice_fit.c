@@ -17,7 +17,9 @@ static uint64_t cache_of(const prediction *p)
            (p->required_bytes > p->peak_bytes ? p->required_bytes - p->peak_bytes : 0);
 }
 
-uint64_t advice_cache_most(const prediction *p, uint64_t capacity, double headroom, uint64_t *cache)
+/* cache_most: when p keeps the headroom on capacity, the most allocator cache (in place of the
+ * cache p assumed, *cache) with which it still would; else 0 */
+static uint64_t cache_most(const prediction *p, uint64_t capacity, double headroom, uint64_t *cache)
 {
     *cache = cache_of(p);
     if (advice_fits(p->required_bytes, capacity, headroom) != 1)
@@ -33,7 +35,7 @@ uint64_t advice_largest_cache(const model_calib *c, const gpt_shape *s, uint64_t
     t.B = B;
     prediction p;
     advice_predict(c, &t, &p);
-    uint64_t most = advice_cache_most(&p, capacity, headroom, cache);
+    uint64_t most = cache_most(&p, capacity, headroom, cache);
     return most && most < 2 * *cache ? most : 0;
 }
 
