@@ -242,7 +242,7 @@ verdict:
     if (run->lower_bounds)
         printf("  (a lower bound: the rest of the run's first forward was not measured; the "
                "step needs at least this much)\n");
-    uint64_t rb, ra;
+    uint64_t rb = 0, ra = 0;
     char flags[160];
     /* the flags change the traced run's command line: its accumulation, not the what-if's
      * (--grad-accum 2 given here is a change the program must be told too) */
@@ -253,14 +253,13 @@ verdict:
      * its own flags, given beside the numbers where known: the views' words for the rest */
     int nano = !a->from || c->program == PROG_NANOGPT;
     const char *mb = batch_word(nano ? PROG_NANOGPT : c->program, s->no_training);
-    if (run->growth_unmeasured && a->from) { /* as the report says */
+    int unmeasured = run->growth_unmeasured && a->from;
+    if (unmeasured) /* as the report says */
         printf("largest %s that fits: not predicted (the run's tensors peaked after its "
                "forward's were freed: their growth with the micro-batch is not measured, and a "
                "larger one is predicted too low; a larger run or vramtrace fit measures it)\n",
                mb);
-        return;
-    }
-    if (lb) {
+    else if (lb) {
         printf("largest %s that fits (keeping >= %d %% free): %s%llu%s", mb, ADVICE_HEADROOM_PCT,
                run->lower_bounds ? "at most " : "", (unsigned long long)lb,
                run->lower_bounds ? " (the what-ifs are lower bounds)" : "");
@@ -274,37 +273,9 @@ verdict:
         if (most) /* as the report says it */
             printf("  %s\n", model_largest_cache_text(cache, lb, most, why, sizeof why));
     }
-    if (lb && advice_keep_effective_fits(cal, s, lb, a->card.bytes, ADVICE_HEADROOM, &rb, &ra)) {
-        advice_batch_flags(c, &base, rb, ra, flags, sizeof flags);
-        if (s->accum_unknown && rb == s->B)
-            printf("recommended: micro-batch %llu as it is%s%s%s, your accumulation steps "
-                   "unchanged\n",
-                   (unsigned long long)rb, flags[0] ? "  (" : "", flags, flags[0] ? ")" : "");
-        else if (s->accum_unknown)
-            printf("recommended, keeping the effective batch: micro-batch %llu \u2192 %llu, "
-                   "%llu\u00d7 the accumulation steps%s%s%s\n",
-                   (unsigned long long)s->B, (unsigned long long)rb,
-                   (unsigned long long)(s->B / rb), flags[0] ? "  (" : "", flags,
-                   !flags[0] ? ""
-                   : a->from ? ", and the program's accumulation times that)"
-                             : ", and your accumulation steps times that)");
-        else if (nano)
-            printf("recommended, keeping the effective batch %llu: batch_size=%llu, "
-                   "gradient_accumulation_steps=%llu%s%s%s\n",
-                   (unsigned long long)(rb * ra), (unsigned long long)rb, (unsigned long long)ra,
-                   flags[0] ? "  (" : "", flags, flags[0] ? ")" : "");
-        else
-            printf("recommended, keeping the effective batch %llu: micro-batch %llu, %llu "
-                   "accumulation step%s%s%s%s\n",
-                   (unsigned long long)(rb * ra), (unsigned long long)rb, (unsigned long long)ra,
-                   ra == 1 ? "" : "s", flags[0] ? "  (" : "", flags, flags[0] ? ")" : "");
-    } else if (nano)
-        printf("not even batch_size=1 fits: use a smaller model, a shorter block_size or "
-               "activation checkpointing\n");
-    else /* what shortens the input is the program's own (a sequence, an image size) */
-        printf("not even a %s of 1 fits: use a smaller model, smaller inputs (shorter sequences, "
-               "smaller images) or activation checkpointing\n",
-               mb);
+    int found =
+        advice_recommend(cal, s, p->required_bytes, lb, a->card.bytes, unmeasured, &rb, &ra);
+    predict_print_recommended(c, s, &base, mb, nano, a->from != NULL, found, rb, ra, unmeasured);
 }
 
 static int print_json(const nano_config *c, const gpt_shape *s, const prediction *p,
@@ -393,10 +364,13 @@ static int print_json(const nano_config *c, const gpt_shape *s, const prediction
             cJSON_AddNullToObject(root, "largest_batch_cache_most_bytes");
         }
         uint64_t rb, ra;
-        if (advice_keep_effective_fits(cal, s, lb, a->card.bytes, ADVICE_HEADROOM, &rb, &ra)) {
+        if (advice_recommend(cal, s, p->required_bytes, lb, a->card.bytes, unmeasured, &rb, &ra)) {
             cJSON *rj = cJSON_AddObjectToObject(root, "recommended");
             cJSON_AddNumberToObject(rj, "batch_size", (double)rb);
-            if (s->accum_unknown) { /* the run's A is not known: only the factor is */
+            if (s->accum_unknown && s->no_training) { /* forwards only: no step to accumulate */
+                cJSON_AddNullToObject(rj, "gradient_accumulation_steps");
+                cJSON_AddNumberToObject(rj, "accumulation_multiplier", 1);
+            } else if (s->accum_unknown) { /* the run's A is not known: only the factor is */
                 cJSON_AddNullToObject(rj, "gradient_accumulation_steps");
                 cJSON_AddNumberToObject(rj, "accumulation_multiplier", (double)(s->B / rb));
             } else {
@@ -516,6 +490,7 @@ int cmd_predict(int argc, char **argv)
         s.train_frac = ts->train_frac;
         s.none_seen_trained = ts->none_seen_trained;
         s.patch_tokens = ts->patch_tokens;
+        s.no_training = ts->no_training; /* forwards only: no effective batch to keep */
         s.checkpointing |= ts->checkpointing;
         if (!config_known(&c, CFG_dropout)) /* its dropout's masks, unless a rate is given */
             s.dropout_on = ts->dropout_on;

@@ -125,7 +125,10 @@ void predict_print_heading(const nano_config *c, const gpt_shape *s, const char 
         printf("model: %s: the transformer formulas do not apply; predictions scale what the run "
                "measured with the micro-batch\n",
                trace_model[0] ? trace_model : "not a recognized transformer");
-        if (s->accum_unknown) /* the run's, or a what-if's: said as given */
+        if (s->no_training) /* no step: a batch of forwards */
+            printf("forwards only: a batch of %llu (no backward, no optimizer step)\n\n",
+                   (unsigned long long)s->B);
+        else if (s->accum_unknown) /* the run's, or a what-if's: said as given */
             printf("step: micro-batch %llu, gradient accumulation not known\n\n",
                    (unsigned long long)s->B);
         else if (c->program == PROG_NANOGPT)
@@ -186,6 +189,9 @@ void predict_print_heading(const nano_config *c, const gpt_shape *s, const char 
                               "layers");
     if (s->generic)
         ;
+    else if (s->no_training)
+        printf("forwards only: %s (no backward, no optimizer step), %s, %s, dropout %s\n\n", bs, dt,
+               comp, dr);
     else if (s->accum_unknown && !from)
         printf("step: %s, gradient accumulation not given (--grad-accum N): the effective batch "
                "is batch_size times your accumulation steps, and the peak assumes more than one "
@@ -201,4 +207,56 @@ void predict_print_heading(const nano_config *c, const gpt_shape *s, const char 
         printf("step: %s, gradient_accumulation_steps %llu (effective batch %llu), %s, %s, "
                "dropout %s\n\n",
                bs, (unsigned long long)s->A, (unsigned long long)(s->B * s->A), dt, comp, dr);
+}
+
+void predict_print_recommended(const nano_config *c, const gpt_shape *s, const gpt_shape *base,
+                               const char *mb, int nano, int from, int found, uint64_t rb,
+                               uint64_t ra, int unmeasured)
+{
+    char flags[160];
+    if (found) {
+        advice_batch_flags(c, base, rb, ra, flags, sizeof flags);
+        if (s->accum_unknown && rb == s->B && !s->no_training)
+            printf("recommended: micro-batch %llu as it is%s%s%s, your accumulation steps "
+                   "unchanged\n",
+                   (unsigned long long)rb, flags[0] ? "  (" : "", flags, flags[0] ? ")" : "");
+        else if (s->no_training) /* forwards only: the largest batch that fits (as the report) */
+            printf(rb == s->B ? "recommended: this configuration as it is (a %s of %llu)%s%s%s\n"
+                              : "recommended: a %s of %llu (the same outputs, in more forward "
+                                "passes)%s%s%s\n",
+                   mb, (unsigned long long)rb, flags[0] ? "  (" : "", flags, flags[0] ? ")" : "");
+        else if (s->accum_unknown)
+            printf("recommended, keeping the effective batch: micro-batch %llu \u2192 %llu, "
+                   "%llu\u00d7 the accumulation steps%s%s%s\n",
+                   (unsigned long long)s->B, (unsigned long long)rb,
+                   (unsigned long long)(s->B / rb), flags[0] ? "  (" : "", flags,
+                   !flags[0] ? ""
+                   : from    ? ", and the program's accumulation times that)"
+                             : ", and your accumulation steps times that)");
+        else if (rb == s->B) /* it fits as it is: no change to recommend (as the report) */
+            printf(nano ? "recommended: this configuration as it is (batch_size=%llu, "
+                          "gradient_accumulation_steps=%llu%s)%s%s%s\n"
+                        : "recommended: this configuration as it is (micro-batch %llu, %llu "
+                          "accumulation step%s)%s%s%s\n",
+                   (unsigned long long)rb, (unsigned long long)ra, ra == 1 || nano ? "" : "s",
+                   flags[0] ? "  (" : "", flags, flags[0] ? ")" : "");
+        else if (nano)
+            printf("recommended, keeping the effective batch %llu: batch_size=%llu, "
+                   "gradient_accumulation_steps=%llu%s%s%s\n",
+                   (unsigned long long)(rb * ra), (unsigned long long)rb, (unsigned long long)ra,
+                   flags[0] ? "  (" : "", flags, flags[0] ? ")" : "");
+        else
+            printf("recommended, keeping the effective batch %llu: micro-batch %llu, %llu "
+                   "accumulation step%s%s%s%s\n",
+                   (unsigned long long)(rb * ra), (unsigned long long)rb, (unsigned long long)ra,
+                   ra == 1 ? "" : "s", flags[0] ? "  (" : "", flags, flags[0] ? ")" : "");
+    } else if (unmeasured) {
+        return; /* (what a smaller micro-batch needs is not measured either) */
+    } else if (nano)
+        printf("not even batch_size=1 fits: use a smaller model, a shorter block_size or "
+               "activation checkpointing\n");
+    else /* what shortens the input is the program's own (a sequence, an image size) */
+        printf("not even a %s of 1 fits: use a smaller model, smaller inputs (shorter sequences, "
+               "smaller images) or activation checkpointing\n",
+               mb);
 }

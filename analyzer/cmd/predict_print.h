@@ -29,4 +29,12 @@ void predict_anchors(const prediction *p, int64_t *tensors, int64_t *rest);
 void predict_print_breakdown(const prediction *p, const model_calib *cal, int generic, int compile,
                              uint64_t kv);
 
+/* predict_print_recommended: the recommendation's line (found: rb, ra from advice_recommend; s
+ * the configuration predicted, base the traced run's with the what-if's micro-batch for the
+ * program's flags, mb its word for the micro-batch, nano: nanoGPT's setting names, from: the
+ * accumulation is the traced program's; unmeasured: nothing is said where nothing fits) */
+void predict_print_recommended(const nano_config *c, const gpt_shape *s, const gpt_shape *base,
+                               const char *mb, int nano, int from, int found, uint64_t rb,
+                               uint64_t ra, int unmeasured);
+
 #endif

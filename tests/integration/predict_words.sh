@@ -5,7 +5,9 @@
 # block_size) that those programs do not have; the verdict's gap adds up with the peak printed
 # (the room for allocator fragmentation said when the fit is judged on more than the peak); the
 # allocator cache that decides the largest micro-batch named by predict as by the report; and
-# no what-if that does not fit the card is called recommended (text, JSON, HTML).
+# no what-if that does not fit the card is called recommended (text, JSON, HTML); predict --from
+# recommends what the report does: the run as it is where it fits, never a larger micro-batch;
+# for a run of forwards only a batch, no accumulation steps.
 set -u
 fail() { echo "predict_words: $*"; exit 1; }
 H="$ROOT/examples/traces/h100-torch2.11"
@@ -99,4 +101,31 @@ grep -q '<h3>recommended</h3><p class=big>none</p>' rep.html || fail "HTML: summ
 "$VT" report --no-color "$B/resnet50_b128_fit.vt" >own.txt 2>&1
 grep -q 'recommended:' own.txt || fail "report on its own card: no recommendation"
 grep -q 'none is recommended' own.txt && fail "report on its own card: none recommended"
+# 4. predict --from recommends what the report recommends (beyond the H100 runs of advice_real):
+#    Llama 400M out of memory at B=4: B=1 with 4 steps in both (the report said B=2 alone);
+#    HF GPT-2 compiled at B=4, A=2 fits: as it is (predict said B=8 with 1 step); a run of
+#    forwards only: the largest batch that fits, no accumulation (it said 12 with 2 steps)
+S="$ROOT/examples/traces/sim"
+for t in "$B/llama400m_b4_oom" "$B/bert_b32_oom" "$B/t5small_b32_oom" "$H/hf_gpt2_compile_b4" \
+    "$H/s_hf_gpt2_eager_b6" "$S/gpt2_eval_b24_oom_forward"; do
+    "$VT" report --json "$t.vt" >r.json || fail "report $t"
+    "$VT" predict --json --from "$t.vt" >q.json || fail "predict $t"
+    python3 - r.json q.json "$t" <<'PY' || fail "$t: the report and predict --from recommend different things"
+import json, sys
+r, q = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+rec = [a for a in r["advice"] if a["recommended"]][0]
+B, A = r["config"]["batch_size"]["value"], r["config"]["gradient_accumulation_steps"]["value"]
+want = (B, A) if rec["change"].startswith("none") else (rec["batch_size"], rec["gradient_accumulation_steps"])
+got = (q["recommended"]["batch_size"], q["recommended"]["gradient_accumulation_steps"])
+assert got[0] == want[0] and (got[1] is None or got[1] == want[1]), (sys.argv[3], rec["change"], want, got)
+print("  %s: %s, predict %s" % (sys.argv[3].rsplit("/", 1)[1], rec["change"], got))
+PY
+done
+"$VT" predict --from "$H/hf_gpt2_compile_b4.vt" >c.txt 2>&1
+grep -q '^recommended: this configuration as it is (micro-batch 4, 2 accumulation steps)' c.txt ||
+    { cat c.txt; fail "hf_gpt2_compile_b4: not recommended as it is"; }
+"$VT" predict --from "$S/gpt2_eval_b24_oom_forward.vt" >e.txt 2>&1
+grep -q '^recommended: a batch of 20 (the same outputs, in more forward passes)' e.txt ||
+    { cat e.txt; fail "eval run: no batch recommendation"; }
+grep -q 'accumulation' e.txt && fail "eval run: accumulation steps for forwards only"
 echo "predict_words: ok"

@@ -152,10 +152,18 @@ uint64_t advice_cache_limit(const prediction *p, uint64_t capacity, double headr
  * required bytes fit capacity with headroom; 0 if not even 1 fits or capacity is 0. */
 uint64_t advice_largest_batch(const model_calib *c, const gpt_shape *s, uint64_t capacity,
                               double headroom);
-/* advice_keep_effective_fits: advice_keep_effective's micro-batch b <= lb and accumulation a,
- * the largest whose own shape fits capacity with headroom (more micro-steps than one keep every
- * gradient through the next forward: the largest micro-batch that fits alone, lb, can fail with
- * accumulation); 0 if none. */
+/* advice_recommend: the micro-batch b and accumulation a to run s with on a card of capacity
+ * (required: s's predicted need): s itself where it fits (the report's "none"), else the largest
+ * that fits keeping the effective batch (forwards only: the largest that fits), lb the largest
+ * micro-batch that fits; unmeasured (how the step grows with the micro-batch is not measured):
+ * s only, if it fits. 0 when none. */
+int advice_recommend(const model_calib *c, const gpt_shape *s, uint64_t required, uint64_t lb,
+                     uint64_t capacity, int unmeasured, uint64_t *b, uint64_t *a);
+/* advice_keep_effective_fits: advice_keep_effective's micro-batch b <= lb and <= s->B (s
+ * itself where it fits: a memory tool does not recommend a larger micro-batch, the report
+ * neither) and accumulation a, the largest whose own shape fits capacity with headroom (more
+ * micro-steps than one keep every gradient through the next forward: the largest micro-batch that
+ * fits alone, lb, can fail with accumulation); 0 if none. */
 int advice_keep_effective_fits(const model_calib *c, const gpt_shape *s, uint64_t lb,
                                uint64_t capacity, double headroom, uint64_t *b, uint64_t *a);
 
@@ -221,7 +229,9 @@ typedef struct advice_item {
  * predicted with c against capacity (0 = unknown); expandable_segments only when
  * fragmentation=1 and expandable_set=0; a "no change" first item when current_fits is 1 (fits
  * with the headroom) or 2 (a run that completed on the card with less than the headroom free).
- * The recommended item (largest micro-batch that fits) is moved to the front. Returns the
+ * The recommended item (the current configuration when it fits with the headroom, else the
+ * largest micro-batch that fits keeping the effective batch, else the largest that fits; never
+ * one that lacks the headroom) is moved to the front. Returns the
  * number of items written (<= max). */
 int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capacity,
                       int fragmentation, int expandable_set, int current_fits, advice_item *items,

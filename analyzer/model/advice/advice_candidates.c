@@ -111,7 +111,7 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
     else if (current_fits == 2)
         n = add(items, n, max, c, cur, capacity, "none (keep the current configuration)", "",
                 "it ran to the end on this card, with less than " ADVICE_HEADROOM_PCT_TEXT
-                " % free: it fits; the options below add margin");
+                " % free: it fits; the other options that fit add margin");
     if (n) /* the run itself: its cache was measured, not assumed */
         items[0].cache_limit = 0;
     int first_batch = n;
@@ -257,16 +257,23 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
             "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
             "lets the caching allocator grow segments instead of splitting them; no speed cost");
     }
-    /* recommended: the largest micro-batch that fits (earliest wins ties); else the option that
-     * fits and changes least what is trained (same_model), earliest among equals; else none (an
-     * option that does not fit, or whose fit is unknown, is never called recommended). */
+    /* recommended: the current configuration when it fits with the headroom; else the largest
+     * micro-batch that fits and keeps the effective batch (the same final model), else the
+     * largest that fits (earliest wins ties); else the option that fits and changes least what
+     * is trained (same_model), earliest among equals; else none (an option that does not fit,
+     * or whose fit is unknown, is never called recommended: a run that completed with less than
+     * the headroom free is told it fits, and the option that restores the headroom is the
+     * recommended one, as predict says) */
     int rec = -1;
-    if (first_batch > 0) {
+    if (current_fits == 1) {
         rec = 0;
     } else {
-        for (int i = first_batch; i < last_batch; i++)
-            if (items[i].fits == 1 && (rec < 0 || items[i].shape.B > items[rec].shape.B))
-                rec = i;
+        for (int keep = 1; keep >= 0 && rec < 0; keep--)
+            for (int i = first_batch; i < last_batch; i++)
+                if (items[i].fits == 1 &&
+                    (!keep || items[i].shape.B * items[i].shape.A == cur->B * cur->A) &&
+                    (rec < 0 || items[i].shape.B > items[rec].shape.B))
+                    rec = i;
         for (int i = last_batch; rec < 0 && i < n; i++)
             if (items[i].fits == 1)
                 rec = i;

@@ -83,7 +83,18 @@ uint64_t advice_largest_batch(const model_calib *c, const gpt_shape *s, uint64_t
 int advice_keep_effective_fits(const model_calib *c, const gpt_shape *s, uint64_t lb,
                                uint64_t capacity, double headroom, uint64_t *b, uint64_t *a)
 {
-    uint64_t k = lb, rb, ra;
+    /* never a larger micro-batch than s's: where s fits, s itself (what the report recommends) */
+    uint64_t k = lb < s->B ? lb : s->B, rb, ra;
+    if (s->no_training) { /* forwards only: no effective batch to keep, the largest that fits */
+        gpt_shape t = *s;
+        t.B = k;
+        prediction p;
+        advice_predict(c, &t, &p);
+        if (!k || advice_fits(p.required_bytes, capacity, headroom) != 1)
+            return 0;
+        *b = k, *a = s->A;
+        return 1;
+    }
     while (k >= 1 && advice_keep_effective(s, k, &rb, &ra)) {
         gpt_shape t = *s;
         t.B = rb;
@@ -98,4 +109,14 @@ int advice_keep_effective_fits(const model_calib *c, const gpt_shape *s, uint64_
         k = rb - 1;
     }
     return 0;
+}
+
+int advice_recommend(const model_calib *c, const gpt_shape *s, uint64_t required, uint64_t lb,
+                     uint64_t capacity, int unmeasured, uint64_t *b, uint64_t *a)
+{
+    if (unmeasured) {
+        *b = s->B, *a = s->A;
+        return advice_fits(required, capacity, ADVICE_HEADROOM) == 1;
+    }
+    return lb && advice_keep_effective_fits(c, s, lb, capacity, ADVICE_HEADROOM, b, a);
 }

@@ -55,7 +55,8 @@ void model_advice_notes(model_result *m, const run_facts *f)
 {
     if (m->tight)
         note(m, "the run completed on this card with less than " ADVICE_HEADROOM_PCT_TEXT
-                " % free: it fits, tightly; the first row says so and the others add margin");
+                " % free: it fits, tightly (the row \"none\" says so); the other options that fit "
+                "add margin");
     if (m->next_step_grows)
         note(m, "the run's one optimizer step made the optimizer's state after its forward: a "
                 "second step's forward holds that state too, which this run did not reach; the "
