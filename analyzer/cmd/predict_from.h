@@ -19,7 +19,7 @@ typedef struct predict_run {
     char model[160];  /* what was trained, in words, or "" */
     int lower_bounds; /* the report's what-ifs are lower bounds (died in its first forward): the
                        * predicted peaks too, and the largest micro-batch is at most lb */
-    char forward_note[640]; /* how a run that died in its first forward is extrapolated, or "" */
+    char forward_note[800]; /* how a run that died in its first forward is extrapolated, or "" */
     int growth_unmeasured;  /* its tensors peaked after its forward's were freed: how the step
                              * grows with the micro-batch is not measured (no largest said) */
     int lora_assumed;       /* LoRA on and no gradient measured: the trained share assumed */

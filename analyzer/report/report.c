@@ -447,6 +447,7 @@ static int report_fill(report_ctx *c)
         f->oom_site = c->site_oom;
         f->oom_pytorch_pattern = r->oom_pytorch_pattern;
         f->oom_frozen_forward = r->oom_frozen_forward;
+        f->has_oom_ahead = fwd_ahead_measure(&r->at_oom, &f->oom_ahead);
     }
     /* sites: (category, site text) over the allocations live at the peak. Items are grouped
      * by (category, stack) first, so each stack's text is made once; texts are merged through

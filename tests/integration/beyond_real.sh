@@ -280,7 +280,7 @@ for f in facts:
     # (the formulas do not apply to it), never stated as what its blocks or its loss keep
     if f["family"] == "t5" and f["oom"]:
         note = [l for l in text.splitlines() if "died in its first forward" in l]
-        if not note or "assuming the blocks not reached" not in note[0] or \
+        if not note or not re.search("assuming the (blocks|layers) not reached", note[0]) or \
                 "not measured for this model" not in note[0] or "alike activations" in note[0]:
             bad.append("%s: the extrapolation of its forward: %s" % (t, note))
     # transformers' KV cache, filled in every forward while use_cache is on (Hugging Face turns it
@@ -453,4 +453,32 @@ import json, sys
 p, r = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 got, want = p["by_category"]["activations"], r["formula"]["activations"]["measured_bytes"]
 assert 0.9 * want <= got <= 1.15 * want, ("T5 B=8 activations", got, want)
+PYEOF
+# every run out of memory predicts its sibling that fit (the same arguments, another micro-batch)
+# within 5 % of the tensors that run measured (max_memory_allocated); a forward cut short is
+# extrapolated over the weights it had still to use (ResNet-50 B=320 -> 128 had been -13.3 %,
+# cut at 20 % of its weights; T5-small B=32 -> 8 +9.2 %, its logits at a causal LM's 12 B)
+python3 - "$VT" "$D" <<'PYEOF' || exit 1
+import json, os, subprocess, sys
+vt, d = sys.argv[1], sys.argv[2]
+facts = [json.loads(l) for l in open(os.path.join(d, "facts.jsonl"))]
+key = lambda f: json.dumps({k: v for k, v in f["args"].items() if k != "batch_size"},
+                           sort_keys=True) + f["program"]
+bad, n = [], 0
+for a in facts:
+    for b in facts:
+        if not a["oom"] or b["oom"] or key(a) != key(b) or a["batch_size"] <= b["batch_size"]:
+            continue
+        out = subprocess.run([vt, "predict", "--from", os.path.join(d, a["trace"]), "--batch-size",
+                              str(b["batch_size"]), "--card", "80GiB", "--json"],
+                             capture_output=True, text=True, check=True).stdout
+        got, want = json.loads(out)["tensor_bytes"], b["max_memory_allocated"]
+        n += 1
+        if abs(got - want) > 0.05 * want:
+            bad.append("%s -> B=%d: %.1f MiB of tensors, %s measured %.1f (%+.1f %%)" %
+                       (a["trace"], b["batch_size"], got / 2 ** 20, b["trace"], want / 2 ** 20,
+                        100.0 * (got - want) / want))
+if n < 7 or bad:
+    print("\n".join(bad) or "only %d pairs" % n)
+    sys.exit(1)
 PYEOF

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "advice.h"
+#include "ahead.h"
 #include "categories.h"
 #include "config.h"
 #include "formula.h"
@@ -78,6 +79,8 @@ typedef struct run_facts {
     int oom_pytorch_pattern; /* 1: fail, cache released, fail again (PyTorch's retry) */
     int oom_frozen_forward;  /* 1: in a first forward that kept nothing for a backward: each
                               * weight's copy freed after use (replay.h) */
+    int has_oom_ahead;       /* 1: oom_ahead measured (a first forward cut short, ahead.h) */
+    fwd_ahead oom_ahead;     /* the weights it had still to use, its last block's activations */
 } run_facts;
 
 /* Options from `vramtrace report` flags: config overrides (nanoGPT spelling, key=value),
@@ -124,10 +127,10 @@ typedef struct model_result {
     int opt_choice;      /* 1: not measured, the script constructs several kinds without AdamW:
                           * the most state of them counted (said) */
     int measured_at_tensors; /* measured: the tensors at their peak (else at the process peak) */
-    char notes[5][640];      /* what the advice assumes, or how certain it is (every view) */
+    char notes[5][800];      /* what the advice assumes, or how certain it is (every view) */
     int nnotes;
     int empty;             /* 1: the trace holds no allocation: no explanation, no advice (said) */
-    char oom_forward[640]; /* no formula, died in its first forward: how far it had got */
+    char oom_forward[800]; /* no formula, died in its first forward: how far it had got */
     int lower_bounds;      /* 1: the what-ifs scale what was alive then, lower bounds (so the
                             * largest micro-batch that fits is at most largest_batch) */
     int accum_assumed;     /* 1: the accumulation is not known: predictions keep gradients alive */

@@ -420,6 +420,32 @@ static void forward_blocks_done(model_result *m, const run_facts *f)
     }
 }
 
+/* layers_ahead: a first forward cut short whose weights' copies repeat in blocks (ahead.h): the
+ * weights it had still to use, as many casts as the share of the weights made before the forward
+ * it had not reached says, each keeping what a cast of its last complete block kept; a network
+ * whose later layers keep less (a ResNet's, at a lower resolution) is over-counted, not under
+ * (ResNet-50 at B=320, cut at 20 % of its blocks' weights with 84 % of its activations made:
+ * B=128 had been predicted 4.83 GiB of tensors from what was alive, its run measured 5.57; x1.22:
+ * 5.82; T5-small at B=32, cut at 73 %: x1.31, where the share of its blocks' weights said x1.37
+ * and its B=8 run measured x1.25). 1 when it applies: m->calib.act_whole set, said in said. */
+static int layers_ahead(model_result *m, const run_facts *f, char *said, size_t n)
+{
+    const fwd_ahead *a = &f->oom_ahead;
+    uint64_t A = f->at_oom.bytes[CAT_ACTIVATIONS];
+    if (!f->has_oom_ahead || !A || !a->block_act || m->shape.none_seen_trained)
+        return 0;
+    double more = (double)a->block_act / a->period * a->ahead;
+    m->calib.act_whole = 1.0 + more / (double)A;
+    snprintf(said, n,
+             "its activations are extrapolated to the whole forward (x%.2f, assuming the layers "
+             "not reached keep each what one of its last block of %u weights' casts kept, %.1f "
+             "MiB: about %.0f more casts, as %u made and the %u of %u tensors made before the "
+             "forward it had not reached say; later layers at a lower resolution keep less)",
+             m->calib.act_whole, a->period, (double)a->block_act / a->period / 1048576.0, a->ahead,
+             a->casts, a->made - a->reached, a->made);
+    return 1;
+}
+
 /* model_oom_forward_share: the run died in its first forward. A transformer's formula applies:
  * forward_blocks_done. No formula: how far the forward had
  * got is said from autocast's 16-bit weight copies (made as each weight is used: 2 B per 4-B
@@ -445,13 +471,24 @@ void model_oom_forward_share(model_result *m, const run_facts *f)
                  ", after about %.0f %% of its blocks' weights had been used (cast to "
                  "16 bits by autocast)",
                  100.0 * frac);
-    if (used[0] && frac >= 0.2 && m->rec.family == FAM_ENCODER_DECODER) {
+    char act[400] = "";
+    if (used[0] && !layers_ahead(m, f, act, sizeof act) && frac >= 0.2 &&
+        m->rec.family == FAM_ENCODER_DECODER) {
         m->calib.act_whole = 1.0 / frac;
-        /* the logits at its end, not reached: the refined formula's cross-entropy of B*T
-         * tokens over V (12 B each eager, 8 compiled; T5-small at B=8 kept 10) */
+        snprintf(act, sizeof act,
+                 "its activations are extrapolated to the whole forward (x%.2f, assuming the "
+                 "blocks not reached keep as many per weight as those that ran; a decoder's "
+                 "blocks, with cross-attention, may keep more)",
+                 1.0 / frac);
+    }
+    if (act[0] && m->rec.family == FAM_ENCODER_DECODER) {
+        /* the logits at its end, not reached: a cross-entropy over B*T tokens' logits not
+         * shifted (labels aligned to the decoder's positions, as BERT's masked-LM loss: the
+         * refined formula's 10 B each, where a causal LM's shifted loss keeps 12; T5-small at
+         * B=8 kept 10.0), 8 compiled */
         uint64_t B = known_size(m, CFG_batch_size), T = known_size(m, CFG_block_size),
                  V = known_size(m, CFG_vocab_size);
-        unsigned per = m->shape.compile ? 8 : 12;
+        unsigned per = m->shape.compile ? 8 : 10;
         double logits = (double)B * (double)T * (double)V * per;
         if (logits > 0 && logits < 1e18)
             m->calib.logits_whole = logits;
@@ -459,16 +496,18 @@ void model_oom_forward_share(model_result *m, const run_facts *f)
         snprintf(lg, sizeof lg,
                  m->calib.logits_whole > 0
                      ? "the logits at its end, not reached, are assumed to take %u*B*T*V bytes "
-                       "(what a decoder's cross-entropy keeps in the refined formula; not "
-                       "measured for this model)"
+                       "(what a cross-entropy over logits not shifted keeps: BERT's masked-LM "
+                       "loss measured; not measured for this model)"
                      : "the logits at its end, not reached, are not counted (V or T unknown)",
                  per);
         snprintf(m->oom_forward, sizeof m->oom_forward,
-                 "the run died in its first forward%s: its activations are extrapolated to the "
-                 "whole forward (x%.2f, assuming the blocks not reached keep as many per weight "
-                 "as those that ran; a decoder's blocks, with cross-attention, may keep more); "
-                 "%s (vramtrace fit measures)",
-                 used, 1.0 / frac, lg);
+                 "the run died in its first forward%s: %s; %s (vramtrace fit measures)", used, act,
+                 lg);
+        return;
+    }
+    if (act[0]) {
+        snprintf(m->oom_forward, sizeof m->oom_forward,
+                 "the run died in its first forward%s: %s (vramtrace fit measures)", used, act);
         return;
     }
     snprintf(m->oom_forward, sizeof m->oom_forward,

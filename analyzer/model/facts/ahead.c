@@ -1,0 +1,89 @@
+/* ahead.c — a first forward cut short: the weights it had still to use and what its last
+ * repeated block kept (ahead.h). */
+#include "ahead.h"
+
+#include "categories.h"
+#include "phases.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int by_event(const void *a, const void *b)
+{
+    const live_item *x = *(const live_item *const *)a, *y = *(const live_item *const *)b;
+    return (x->alloc_event > y->alloc_event) - (x->alloc_event < y->alloc_event);
+}
+
+/* first_forward: made in the first forward (no backward, no optimizer step before it) */
+static int first_forward(const live_item *it)
+{
+    return it->phase_alloc == PHASE_FORWARD && it->iter_alloc == 0 && it->bwd_alloc == 0;
+}
+
+/* block_period: the shortest p (2p <= n) whose last p sizes repeat the p before them and hold
+ * at least two sizes; 0 when none */
+static uint32_t block_period(const uint64_t *sz, uint32_t n)
+{
+    for (uint32_t p = 2; 2 * p <= n; p++) {
+        int two = 0;
+        uint32_t i = 0;
+        for (; i < p && sz[n - p + i] == sz[n - 2 * p + i]; i++)
+            two |= sz[n - p + i] != sz[n - p];
+        if (i == p && two)
+            return p;
+    }
+    return 0;
+}
+
+int fwd_ahead_measure(const replay_snapshot *oom, fwd_ahead *out)
+{
+    memset(out, 0, sizeof *out);
+    size_t n = oom->n;
+    const live_item **w = n ? malloc(n * sizeof *w) : NULL, **c = n ? malloc(n * sizeof *c) : NULL;
+    uint64_t *sz = n ? malloc(n * sizeof *sz) : NULL, *at = n ? malloc(n * sizeof *at) : NULL;
+    int ok = 0;
+    if (!w || !c || !sz || !at)
+        goto done;
+    size_t nw = 0, nc = 0;
+    for (size_t i = 0; i < n; i++) {
+        const live_item *it = &oom->items[i];
+        if (it->phase_alloc == PHASE_INIT && it->category == CAT_PARAMETERS)
+            w[nw++] = it;
+        else if (it->category == CAT_AUTOCAST && first_forward(it))
+            c[nc++] = it;
+    }
+    qsort(w, nw, sizeof *w, by_event);
+    qsort(c, nc, sizeof *c, by_event);
+    /* each copy is the next weight of twice its size, in the order the weights were made */
+    size_t j = 0, last = 0;
+    uint32_t k = 0;
+    for (size_t i = 0; i < nc; i++) {
+        size_t x = j;
+        while (x < nw && w[x]->size != 2 * c[i]->size)
+            x++;
+        if (x == nw)
+            continue;
+        sz[k] = c[i]->size, at[k] = c[i]->alloc_event, k++;
+        last = x + 1, j = x + 1;
+    }
+    uint32_t p = block_period(sz, k);
+    if (!k || !p || !last)
+        goto done;
+    uint64_t from = at[k - 2 * p], to = at[k - p], act = 0;
+    for (size_t i = 0; i < n; i++) {
+        const live_item *it = &oom->items[i];
+        if (it->category == CAT_ACTIVATIONS && first_forward(it) && it->alloc_event > from &&
+            it->alloc_event < to)
+            act += it->size;
+    }
+    *out = (fwd_ahead){.casts = k,
+                       .made = (uint32_t)nw,
+                       .reached = (uint32_t)last,
+                       .period = p,
+                       .ahead = (double)k * (double)(nw - last) / (double)last,
+                       .block_act = act};
+    ok = 1;
+done:
+    free(w), free(c), free(sz), free(at);
+    return ok;
+}

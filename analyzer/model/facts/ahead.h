@@ -1,0 +1,28 @@
+/* ahead.h — a first forward cut short by an out-of-memory failure: how many of its weights it
+ * had still to use, and what its last repeated block kept, from the tensors alive at the failure
+ * (the weights made before it, in order; autocast's 16-bit copy of each weight it had used). */
+#ifndef VT_ANALYZER_AHEAD_H
+#define VT_ANALYZER_AHEAD_H
+
+#include <stdint.h>
+
+#include "replay.h"
+
+typedef struct fwd_ahead {
+    uint32_t casts;     /* weights' copies the first forward made, matched in order to the
+                         * tensors made before it (half a weight's size each) */
+    uint32_t made;      /* the tensors made before the forward (weights, buffers) */
+    uint32_t reached;   /* of them, up to the last one matched */
+    uint32_t period;    /* casts in the last block repeated (0: none repeats) */
+    double ahead;       /* casts still to come: casts x (made - reached) / reached */
+    uint64_t block_act; /* activations the last complete repeated block made, alive */
+} fwd_ahead;
+
+/* fwd_ahead_measure: *out from the snapshot at the failure (the items alive then). A block is
+ * the shortest run of copies, of at least two sizes, whose sizes repeat the run just before it
+ * (a transformer's layer, a ResNet's bottleneck); its activations are those made between its
+ * first copy and the next block's. Returns 1 when casts, reached and period are all found; 0
+ * otherwise (out is then zero), also when memory runs out. */
+int fwd_ahead_measure(const replay_snapshot *oom, fwd_ahead *out);
+
+#endif
