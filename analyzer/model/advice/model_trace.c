@@ -437,12 +437,13 @@ static int layers_ahead(model_result *m, const run_facts *f, char *said, size_t 
     double more = (double)a->block_act / a->period * a->ahead;
     m->calib.act_whole = 1.0 + more / (double)A;
     snprintf(said, n,
-             "its activations are extrapolated to the whole forward (x%.2f, assuming the layers "
-             "not reached keep each what one of its last block of %u weights' casts kept, %.1f "
-             "MiB: about %.0f more casts, as %u made and the %u of %u tensors made before the "
-             "forward it had not reached say; later layers at a lower resolution keep less)",
-             m->calib.act_whole, a->period, (double)a->block_act / a->period / 1048576.0, a->ahead,
-             a->casts, a->made - a->reached, a->made);
+             "its activations are extrapolated to the whole forward (x%.2f: about %.0f more "
+             "weights' casts were to come, as %u made and %u of the %u tensors made before the "
+             "forward not reached yet say, the layers not reached assumed to keep each what one "
+             "cast of its last repeated block of %u kept, %.1f MiB; where later layers keep "
+             "less, as a CNN's at a lower resolution, this counts too much)",
+             m->calib.act_whole, a->ahead, a->casts, a->made - a->reached, a->made, a->period,
+             (double)a->block_act / a->period / 1048576.0);
     return 1;
 }
 
