@@ -300,8 +300,8 @@ static void formula_head(FILE *out, const model_result *m)
     char words[160];
     if (m->params_trace)
         fprintf(out,
-                "P = %.2f M parameters in the trace's weight tensors, %.2f M for the formula's "
-                "%s%s.",
+                "P = %.2f M elements in the trace's weight tensors (parameters, and any buffers "
+                "made with them), %.2f M for the formula's %s%s.",
                 m->params_trace / 1e6, formula_params_exact(s) / 1e6,
                 formula_params_words(s, words, sizeof words),
                 m->frozen_params ? "; a frozen model's weights beside the one trained are added "

@@ -230,6 +230,10 @@ void model_json(cJSON *root, const model_result *m, const run_facts *f)
         cJSON_AddNullToObject(pr, "first_forward_note");
     cJSON_AddItemToObject(pr, "calibrated_by_category", categories_json(&m->current.by_cat));
     /* the model itself, for `predict --from` this JSON: the same as from the trace */
-    cJSON_AddItemToObject(pr, "run_shape", calib_shape_json(&m->shape));
+    /* its accumulation not known: the 2 the predictions assume, and said to be assumed (it said
+     * "accumulation_unknown": false beside the config's unknown) */
+    gpt_shape rs = m->shape;
+    rs.accum_unknown = !rs.no_training && m->accum_assumed;
+    cJSON_AddItemToObject(pr, "run_shape", calib_shape_json(&rs));
     cJSON_AddItemToObject(pr, "calibration", calib_json(&m->calib));
 }

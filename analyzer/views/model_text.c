@@ -74,8 +74,9 @@ static void print_formula(FILE *out, const model_result *m)
                  m->frozen_params / 1e6);
     if (m->params_trace)
         fprintf(out,
-                "\nformula comparison at the %s (N = B*T = %llu %s; P = %.2f M parameters in "
-                "the trace's weight tensors, %.2f M for the formula's %s%s)\n",
+                "\nformula comparison at the %s (N = B*T = %llu %s; P = %.2f M elements in "
+                "the trace's weight tensors (parameters, and any buffers made with them), %.2f M "
+                "for the formula's %s%s)\n",
                 at, (unsigned long long)(s->B * s->T), unit, m->params_trace / 1e6,
                 formula_params_exact(s) / 1e6, formula_params_words(s, words, sizeof words),
                 frozen);

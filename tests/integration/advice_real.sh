@@ -107,6 +107,20 @@ for line in open(sys.argv[1]):
         bad.append("%s: ran out of memory, predicted %d <= card" % (t, p["current_peak_bytes"]))
     if not f["oom"] and p["current_peak_bytes"] > cap:
         bad.append("%s: fit, told it needs %d > card" % (t, p["current_peak_bytes"]))
+    # the model's shape says its accumulation is assumed where the config does not know it (it
+    # said a placeholder 2 with "accumulation_unknown": false on 7 of these runs)
+    unknown = r["config"]["gradient_accumulation_steps"]["source"] in ("default", "unknown")
+    if p["run_shape"]["accumulation_unknown"] != (unknown and not p["run_shape"]["no_training"]):
+        bad.append("%s: run_shape accumulation_unknown %s, the config's source %s" %
+                   (t, p["run_shape"]["accumulation_unknown"],
+                    r["config"]["gradient_accumulation_steps"]["source"]))
+    # P is what the trace's weights hold: called parameters only where it is the program's count
+    # (a Llama's 64 rotary elements are a buffer: "134.11 M parameters" was not its count)
+    txt = open(t + ".report.txt", encoding="utf-8").read()
+    m = re.search(r"P = ([\d.]+) M (\w+) in the trace's weight tensors", txt)
+    if m and f.get("params") and m.group(2) == "parameters" and \
+            abs(float(m.group(1)) - f["params"] / 1e6) >= 0.005:
+        bad.append("%s: P = %s M parameters, the program counts %d" % (t, m.group(1), f["params"]))
     for a in r["advice"]:
         if not a["change"].startswith(("batch_size=", "micro-batch")) or a["block_size"] != 1024:
             continue

@@ -60,6 +60,12 @@ for f in facts:
         if got != exp:
             bad.append("%s: %s %r, the run's %r" % (t, what, got, exp))
     steps = f.get("iters", f.get("steps", 0))
+    # P is what the trace's weights hold: called parameters only where it is the program's count
+    # (BERT's 2,048 position ids are a buffer: "109.52 M parameters" where BERT has 109.51 M)
+    m = re.search(r"P = ([\d.]+) M (\w+) in the trace's weight tensors", text)
+    if m and f.get("params") and m.group(2) == "parameters" and \
+            abs(float(m.group(1)) - f["params"] / 1e6) >= 0.005:
+        bad.append("%s: P = %s M parameters, the program counts %d" % (t, m.group(1), f["params"]))
     pk = r["peak"]
     want("reserved peak", pk["reserved_bytes"], f["max_memory_reserved"])
     want("requested peak", pk["allocated_bytes"], f["requested_bytes_peak"])

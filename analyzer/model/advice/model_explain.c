@@ -209,13 +209,15 @@ static void explain_doc(model_result *m, const run_facts *f, int c, uint64_t me,
                      f->tensor_mode ? "tensor" : "segment");
         else if (m->params_trace && pb == 2)
             snprintf(rd, n,
-                     "%.2f M parameters in the trace's weight tensors at 2 B each (16-bit "
-                     "parameters, no fp32 master weights), as the basic formula assumes",
+                     "%.2f M elements in the trace's weight tensors (parameters, and any "
+                     "buffers) at 2 B each (16-bit parameters, no fp32 master weights), as the "
+                     "basic formula assumes",
                      (double)P / 1e6);
         else if (m->params_trace)
             snprintf(rd, n,
-                     "%.2f M parameters in the trace's weight tensors at 4 B each (fp32 master "
-                     "weights), the basic formula assumes 16-bit weights (2 B/param)",
+                     "%.2f M elements in the trace's weight tensors (parameters, and any "
+                     "buffers) at 4 B each (fp32 master weights), the basic formula assumes "
+                     "16-bit weights (2 B/param)",
                      (double)P / 1e6);
         else if (fabs((double)me - 4.0 * P) < 0.15 * 4.0 * P)
             snprintf(rd, n,
