@@ -109,6 +109,7 @@ int cmd_dump(int argc, char **argv)
     }
     static char obuf[1 << 20];
     setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
+    tables_sources = 1; /* its SYMBOL records carry file:line */
     int rc = VT_EXIT_OK;
     for (int i = first; i < argc; i++) {
         int r = dump_file(argv[i], resolve);

@@ -140,7 +140,8 @@ int cmd_export(int argc, char **argv)
     for (int e = 0; e < EXP_COUNT; e++) /* before reading: no output written over a trace */
         if (outs[e] && notes_output_free("export", outs[e]))
             return VT_EXIT_USAGE;
-    timeline_segments = 1; /* a segment-mode trace's timeline is drawn too */
+    timeline_segments = 1;                     /* a segment-mode trace's timeline is drawn too */
+    tables_sources = outs[EXP_MEMVIZ] != NULL; /* its frames carry file:line */
     rc = report_of_trace(argv[first], &rep, err, sizeof err);
     if (rc) {
         fprintf(stderr, "vramtrace export: %s\n", err);

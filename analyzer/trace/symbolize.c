@@ -21,12 +21,14 @@
 typedef struct sym_module {
     uint32_t module_id;
     int status; /* enum symbolize_status */
+    int dwarf;  /* its DWARF looked for (the first file:line asked of it) */
     Dwfl *dwfl;
     Dwfl_Module *mod;
 } sym_module;
 
 struct symbolize {
     bool off;
+    bool no_sources; /* names only: no module's DWARF read (symbolize_set_sources) */
     char path[4096]; /* the last file name joined with its compilation directory */
     sym_module *mods;
     size_t n, cap;
@@ -133,6 +135,11 @@ symbolize *symbolize_new(void)
     return s;
 }
 
+void symbolize_set_sources(symbolize *s, bool on)
+{
+    s->no_sources = !on;
+}
+
 void symbolize_free(symbolize *s)
 {
     if (!s)
@@ -198,13 +205,23 @@ static void open_module(sym_module *m, const char *path, uint64_t base, const ui
         m->status = SYMBOLIZE_MISMATCH;
         return;
     }
+    m->status = SYMBOLIZE_OK; /* its DWARF is read when a file:line is first asked (dwarf_of) */
+}
+
+/* dwarf_of: m's DWARF, read the first time a file:line is asked of m (libdw decompresses every
+ * debug section of the file then: 45 ms of a 50 ms report whose trace named a libpython that
+ * carries them, which the report's names never need) */
+static void dwarf_of(sym_module *m)
+{
+    if (m->dwarf)
+        return;
+    m->dwarf = 1;
     Dwarf_Addr bias;
     Dwarf *dw = lib.dwfl_module_getdwarf(m->mod, &bias);
     if (dw)
         lib.dwarf_new_oom_handler(dw, oom_exit);
     else
         nomem(); /* no DWARF is fine (symbols only); no memory is not */
-    m->status = SYMBOLIZE_OK;
 }
 
 static sym_module *get_module(symbolize *s, uint32_t module_id, const char *path, uint64_t base,
@@ -255,6 +272,9 @@ int symbolize_ip(symbolize *s, uint32_t module_id, const char *path, uint64_t ba
         out->name = name;
         out->sym_offset = off + 1;
     }
+    if (s->no_sources)
+        return SYMBOLIZE_OK;
+    dwarf_of(m);
     Dwfl_Line *l = lib.dwfl_module_getsrc(m->mod, a);
     if (!l)
         nomem();

@@ -57,10 +57,13 @@ typedef struct tables_symbol {
     tables_str name;      /* mangled as recorded, "" if none */
     tables_str demangled; /* demangled (== name when not a C++ name), "" if none */
     /* From the module's file on this machine (symbolize.h), filled when a stack using ip is
-     * first resolved: name / demangled become the file's symbol when the record had none. */
+     * first resolved: name / demangled become the file's symbol when the record had none;
+     * src_file / src_line then where tables_sources is set, else when tables_frame_label first
+     * shows the frame (the module's DWARF read only then). */
     tables_str src_file; /* DWARF source file, "" when unknown */
     int src_line;        /* its line, 0 when unknown */
     int symbolized;      /* 1 once looked up (whatever the outcome) */
+    int src_done;        /* 1 once its file:line was looked up */
 } tables_symbol;
 
 typedef struct tables_device {
@@ -201,6 +204,11 @@ void tables_resolve_frame(const tables *t, uint64_t raw, int kind, tables_frame 
  * the tables. */
 const tables_frame *tables_resolve_stack(tables *t, uint32_t stack_id, size_t *n);
 
+/* tables_sources: set it (before the replay) when a view shows every native frame's source
+ * file:line (dump, export --memory-viz): else symbols are named from the modules' symbol tables
+ * and a module's DWARF is read only when tables_frame_label shows one of its frames (a report's
+ * native site), not for the names of the frames around it. */
+extern int tables_sources;
 /* tables_symbol_named: the SYMBOL entry of ip once its module's file on this machine was
  * consulted (the first call looks, symbolize.h): name / demangled from the file when the record
  * had none, src_file / src_line from its debug info; NULL when the trace has no SYMBOL for ip. */
@@ -235,7 +243,7 @@ size_t tables_frame_text(const tables_frame *f, char *buf, size_t bufsz);
 const char *tables_short_file(const tables *t, const char *file);
 /* tables_frame_label: tables_frame_text with the Python file made short (tables_short_file): what
  * reports, views and diff name a frame by */
-size_t tables_frame_label(const tables *t, const tables_frame *f, char *buf, size_t bufsz);
+size_t tables_frame_label(tables *t, const tables_frame *f, char *buf, size_t bufsz);
 
 /* demangle: C++ demangling of a mangled name via __cxa_demangle (demangle.c): *out gets a
  * malloc'ed demangled name, or NULL when name is not a C++ name (does not start with _Z, or the

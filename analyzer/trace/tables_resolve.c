@@ -48,6 +48,8 @@ void tables_resolve_frame(const tables *t, uint64_t raw, int kind, tables_frame 
     }
 }
 
+int tables_sources;
+
 /* symbolize_symbol: the first time e is used, its name (when the record had none) and its
  * file:line from the module's file (symbolize.h). Out of memory leaves e as recorded. */
 static void symbolize_symbol(tables *t, tables_symbol *e)
@@ -58,6 +60,8 @@ static void symbolize_symbol(tables *t, tables_symbol *e)
     const tables_module *m = e->module_id ? tables_module_get(t, e->module_id) : NULL;
     if (!m || (!t->sym && !(t->sym = symbolize_new())))
         return;
+    symbolize_set_sources(t->sym, tables_sources != 0);
+    e->src_done = tables_sources != 0;
     symbolize_result r;
     if (symbolize_ip(t->sym, m->module_id, m->path.s, m->base, (const uint8_t *)m->build_id.s,
                      m->build_id.len, e->ip, &r) != SYMBOLIZE_OK)
@@ -79,6 +83,27 @@ static void symbolize_symbol(tables *t, tables_symbol *e)
         e->sym_offset = (uint32_t)r.sym_offset;
     }
     if (r.file && tables_copy_str(t, r.file, (uint32_t)strlen(r.file), &e->src_file))
+        e->src_line = r.line;
+}
+
+/* symbol_source: e's file:line, looked up the first time a view shows it (tables_frame_label)
+ * where tables_sources did not have it looked up with its name */
+static void symbol_source(tables *t, tables_symbol *e)
+{
+    symbolize_symbol(t, e);
+    if (e->src_done)
+        return;
+    e->src_done = 1;
+    const tables_module *m = e->module_id ? tables_module_get(t, e->module_id) : NULL;
+    if (!m || !t->sym)
+        return;
+    symbolize_set_sources(t->sym, true);
+    symbolize_result r;
+    int st = symbolize_ip(t->sym, m->module_id, m->path.s, m->base, (const uint8_t *)m->build_id.s,
+                          m->build_id.len, e->ip, &r);
+    symbolize_set_sources(t->sym, tables_sources != 0);
+    if (st == SYMBOLIZE_OK && r.file &&
+        tables_copy_str(t, r.file, (uint32_t)strlen(r.file), &e->src_file))
         e->src_line = r.line;
 }
 
@@ -194,8 +219,17 @@ const char *tables_short_file(const tables *t, const char *file)
     return file;
 }
 
-size_t tables_frame_label(const tables *t, const tables_frame *f, char *buf, size_t bufsz)
+size_t tables_frame_label(tables *t, const tables_frame *f, char *buf, size_t bufsz)
 {
+    tables_symbol *e =
+        f->kind == TABLES_FRAME_NATIVE && f->sym ? tables_map_get(&t->symbols, f->ip) : NULL;
+    if (e) { /* its file:line, read the first time it is shown (a frame kept before lacks it) */
+        symbol_source(t, e);
+        tables_frame g = *f;
+        g.src_file = e->src_file.len ? e->src_file.s : "";
+        g.src_line = e->src_file.len ? e->src_line : 0;
+        return tables_frame_text(&g, buf, bufsz);
+    }
     if (f->kind != TABLES_FRAME_PYTHON || !f->code)
         return tables_frame_text(f, buf, bufsz);
     tables_frame g = *f;

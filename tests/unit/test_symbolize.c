@@ -199,6 +199,22 @@ static void test_static_function(void **state)
     assert_int_equal(symbolize_ip(z, 7, "/nonexistent", 0, NULL, 0, ip, &r), SYMBOLIZE_OK);
     assert_string_equal(r.name, "target");
     symbolize_free(z);
+    /* names only (a report): the symbol table names it, no file:line; asked later, the module's
+     * DWARF is read then */
+    z = symbolize_new();
+    symbolize_set_sources(z, false);
+    assert_int_equal(symbolize_ip(z, 7, s.path, s.base, s.mi.build_id, s.mi.build_id_len, ip, &r),
+                     SYMBOLIZE_OK);
+    assert_string_equal(r.name, "target");
+    assert_int_equal(r.sym_offset, 1);
+    assert_null(r.file);
+    assert_int_equal(r.line, 0);
+    symbolize_set_sources(z, true);
+    assert_int_equal(symbolize_ip(z, 7, s.path, s.base, s.mi.build_id, s.mi.build_id_len, ip, &r),
+                     SYMBOLIZE_OK);
+    assert_non_null(r.file);
+    assert_true(r.line >= TARGET_LINE - 1 && r.line <= TARGET_LINE + 1);
+    symbolize_free(z);
 }
 
 static void test_refusals(void **state)
