@@ -229,7 +229,8 @@ $(FAILMALLOC): tests/fault/failmalloc.c Makefile
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(BASEFLAGS) -fPIC $(CFLAGS) -shared -o $@ $< $(LDFLAGS) -ldl
 
-progs: $(PROG_BINS) $(EXAMPLE_BINS)
+# (the simulation loads the fake libc10_cuda.so: the quick start's `make progs` builds it)
+progs: $(PROG_BINS) $(EXAMPLE_BINS) $(FAKE_C10)
 # examples/sim/lib*.c: shared helpers the simulation loads with ctypes (fake cudart, rpath).
 $(BUILD)/examples/lib%.so: examples/sim/lib%.c $(FAKE_RT) Makefile
 	$(E) LD $@

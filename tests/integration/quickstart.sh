@@ -8,6 +8,11 @@ set -u
 fail() { echo "quickstart: $*"; exit 1; }
 [ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
 command -v python3 >/dev/null 2>&1 || { echo "SKIP quickstart: no python3 for the simulation"; exit 77; }
+# its `make` lines build all the rest needs from nothing: what `make progs` would do in an empty
+# build directory includes the fake libc10_cuda.so the simulation loads (a fresh clone's first
+# `run` said "libc10_cuda.so: cannot open shared object file" until 2026-12-01)
+make -n -C "$ROOT" BUILD="$PWD/fresh-build" progs >plan.txt 2>&1 || fail "make -n progs: $(tail -3 plan.txt)"
+grep -q 'c10/cda/libc10_cuda.so' plan.txt || fail "make progs does not build the fake libc10_cuda.so the simulation loads"
 ln -s "$BUILD" build && ln -s "$ROOT/examples" examples || fail "cannot lay out the clone"
 # the block: indented lines after "## Quick start" up to the first prose line after it
 python3 - "$ROOT/README.md" >lines.txt <<'PY' || fail "no quick start block in README.md"
