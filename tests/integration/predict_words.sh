@@ -106,10 +106,17 @@ grep -q 'none is recommended' own.txt && fail "report on its own card: none reco
 #    HF GPT-2 compiled at B=4, A=2 fits: as it is (predict said B=8 with 1 step); a run of
 #    forwards only: the largest batch that fits, no accumulation (it said 12 with 2 steps)
 S="$ROOT/examples/traces/sim"
+#    and on a larger card than the one a run ran out of memory on (report --card h100-80gb: the
+#    report said to shrink a configuration predicted to need 15 GiB of the 80, predict "as it is")
 for t in "$B/llama400m_b4_oom" "$B/bert_b32_oom" "$B/t5small_b32_oom" "$H/hf_gpt2_compile_b4" \
-    "$H/s_hf_gpt2_eager_b6" "$S/gpt2_eval_b24_oom_forward"; do
-    "$VT" report --json "$t.vt" >r.json || fail "report $t"
-    "$VT" predict --json --from "$t.vt" >q.json || fail "predict $t"
+    "$H/s_hf_gpt2_eager_b6" "$S/gpt2_eval_b24_oom_forward" "$B/bert_b32_oom --card h100-80gb" \
+    "$B/llama400m_b4_oom --card h100-80gb" "$S/gpt2_eval_b24_oom_forward --card h100-80gb"; do
+    # shellcheck disable=SC2086
+    set -- $t
+    f=$1.vt
+    shift
+    "$VT" report --json "$@" "$f" >r.json || fail "report $t"
+    "$VT" predict --json --from "$f" "$@" >q.json || fail "predict $t"
     python3 - r.json q.json "$t" <<'PY' || fail "$t: the report and predict --from recommend different things"
 import json, sys
 r, q = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))

@@ -107,7 +107,9 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
     char change[128], cmd[160], note[200];
     if (current_fits == 1)
         n = add(items, n, max, c, cur, capacity, "none (keep the current configuration)", "",
-                "the current configuration fits the card with the stated headroom");
+                c->lower ? "the current configuration may fit the card with the stated headroom "
+                           "(what it needs is a lower bound: vramtrace fit measures)"
+                         : "the current configuration fits the card with the stated headroom");
     else if (current_fits == 2)
         n = add(items, n, max, c, cur, capacity, "none (keep the current configuration)", "",
                 "it ran to the end on this card, with less than " ADVICE_HEADROOM_PCT_TEXT

@@ -530,8 +530,14 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
                      "that step's forward ran before it existed",
                      (double)f->at_oom.bytes[CAT_OPTIMIZER] / 1073741824.0);
     }
-    int cur_fits =
-        f->has_oom ? 0 : advice_fits(m->current.peak_bytes, m->capacity, ADVICE_HEADROOM);
+    /* a run that ran out of memory does not fit its card; a larger one (report --card) is told
+     * what its prediction says, as predict --from says it (it had been told to shrink, on an
+     * 80 GiB card, a configuration predicted to need 20 GiB) */
+    uint64_t oom_card = f->oom_capacity ? f->oom_capacity : m->capacity;
+    int cur_fits = !f->has_oom ? advice_fits(m->current.peak_bytes, m->capacity, ADVICE_HEADROOM)
+                   : m->capacity <= oom_card
+                       ? 0
+                       : advice_fits(m->current.required_bytes, m->capacity, ADVICE_HEADROOM);
     /* a run that completed its steps on this card is never told first to shrink: it fits, with
      * less than the headroom free; the options add margin */
     if (cur_fits == 0 && !f->has_oom && f->iterations > 0 && m->capacity &&
