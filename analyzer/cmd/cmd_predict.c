@@ -13,6 +13,7 @@
 #include "report.h"
 #include "config.h"
 #include "config_view.h"
+#include "escape.h"
 #include "formula.h"
 #include "mem.h"
 #include "model_views.h"
@@ -417,6 +418,15 @@ static const char *find_from(int argc, char **argv)
     return NULL;
 }
 
+/* say: a line on stderr holding what a file gave (a config file's line, its name, a trace's
+ * record): escaped, as a file may hold terminal escapes */
+static void say(const char *what, const char *text)
+{
+    fprintf(stderr, "vramtrace predict: %s", what);
+    escape_term_fputs(stderr, text, strlen(text));
+    fputc('\n', stderr);
+}
+
 int cmd_predict(int argc, char **argv)
 {
     nano_config c;
@@ -432,7 +442,7 @@ int cmd_predict(int argc, char **argv)
     memset(&run, 0, sizeof run);
     if (from) {
         if (predict_from_load(from, &c, &run, err, sizeof err) < 0) {
-            fprintf(stderr, "vramtrace predict: %s\n", err);
+            say("", err);
             return VT_EXIT_USAGE;
         }
         if (!config_known(&c, CFG_batch_size)) { /* nothing to scale from or calibrate with */
@@ -450,11 +460,11 @@ int cmd_predict(int argc, char **argv)
     if (rc == 1)
         return VT_EXIT_OK;
     if (rc < 0) {
-        fprintf(stderr, "vramtrace predict: %s\n", err);
+        say("", err);
         return VT_EXIT_USAGE;
     }
     for (int i = 0; i < config_notes_kept(&c); i++) /* config lines not used, and why */
-        fprintf(stderr, "vramtrace predict: note: %s\n", c.warnings[i]);
+        say("note: ", c.warnings[i]);
     if (c.nwarnings > config_notes_kept(&c))
         fprintf(stderr, "vramtrace predict: note: %d more notes not kept\n",
                 c.nwarnings - config_notes_kept(&c));
@@ -473,7 +483,7 @@ int cmd_predict(int argc, char **argv)
         return VT_EXIT_USAGE;
     }
     if (predict_block_apply(&a.block, &c, &s, err, sizeof err) < 0) {
-        fprintf(stderr, "vramtrace predict: %s\n", err);
+        say("", err);
         return VT_EXIT_USAGE;
     }
     /* no --from and no --grad-accum: nanoGPT's default of 40 is not the user's run, so the

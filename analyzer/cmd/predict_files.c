@@ -20,7 +20,7 @@ static int not_config(const char *path, char *err, size_t errlen)
     if (stat(path, &st) || !S_ISREG(st.st_mode))
         return 0;
     FILE *f = fopen(path, "rb");
-    char head[64] = "";
+    char head[512] = "";
     size_t n = f ? fread(head, 1, sizeof head - 1, f) : 0;
     if (f)
         fclose(f);
@@ -28,6 +28,11 @@ static int not_config(const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "%s is a trace: use --from %s", path, path);
         return -1;
     }
+    for (size_t k = 0; k < n; k++) /* a NUL or a control byte no text has: a binary file */
+        if (!head[k] || ((unsigned char)head[k] < 0x20 && !isspace((unsigned char)head[k]))) {
+            snprintf(err, errlen, "%s is not a text file: not a nanoGPT config file", path);
+            return -1;
+        }
     size_t i = 0;
     while (i < n && isspace((unsigned char)head[i]))
         i++;
@@ -49,6 +54,18 @@ int predict_apply_file(nano_config *c, const char *path, char *err, size_t errle
     int before = c->nskipped;
     if (config_apply_file(c, path, NULL, err, errlen) < 0)
         return -1;
+    size_t pl = strlen(path);
+    int set = 0;
+    for (int k = 0; k < CFG_COUNT; k++)
+        set += c->v[k].src == CONFIG_SRC_FILE && !strncmp(c->v[k].where, path, pl) &&
+               c->v[k].where[pl] == ':';
+    if (!set && c->nskipped == before) { /* a log, a checkpoint: never a default prediction */
+        snprintf(err, errlen,
+                 "%s sets none of the settings predict reads (n_layer = 12, batch_size = 8, ...): "
+                 "not a nanoGPT config file",
+                 path);
+        return -1;
+    }
     if (c->nskipped > before) { /* a line that sets a key was not used: refused, never guessed */
         snprintf(err, errlen,
                  "%s; predict reads literals and arithmetic of literals and earlier keys: fix the "

@@ -3,6 +3,10 @@
  * trace, nanoGPT's default for nanoGPT only, or unknown). Resolving it is model/advice/model.c. */
 #include "config_view.h"
 
+#include <string.h>
+
+#include "escape.h"
+
 void config_print(FILE *out, const nano_config *c, int transformer)
 {
     int nd = 0, nf = 0, na = 0, ni = 0, nu = 0, nh = 0;
@@ -35,24 +39,39 @@ void config_print(FILE *out, const nano_config *c, int transformer)
         fprintf(out, "  note: no nanoGPT setting was found on the command line; the formulas "
                      "assume train.py's "
                      "defaults below (override them, e.g. batch_size=8)\n");
+    /* what came from the trace (a value, where it was set, a config file's line in a note, the
+     * recorded versions) is escaped: a file name or a line may hold terminal escapes */
     for (int k = 0; k < CFG_COUNT; k++) {
         char buf[40];
         const config_value *v = &c->v[k];
         if (!config_key_shown(c, (config_key)k, transformer))
             continue;
-        fprintf(out, "  %-28s %-10s %s%s%s\n", config_key_name((config_key)k),
-                config_value_text(c, (config_key)k, buf, sizeof buf),
+        const char *val = config_value_text(c, (config_key)k, buf, sizeof buf);
+        fprintf(out, "  %-28s ", config_key_name((config_key)k));
+        escape_term_fputs(out, val, strlen(val));
+        fprintf(out, "%*s %s%s", (int)(strlen(val) < 10 ? 10 - strlen(val) : 0), "",
                 v->src == CONFIG_SRC_UNKNOWN   ? "unknown: neither the command line nor the trace "
                                                  "gives it"
                 : v->src != CONFIG_SRC_DEFAULT ? config_source_name(v->src)
                                                : "default (nanoGPT train.py)",
-                v->where[0] ? "  " : "", v->where);
+                v->where[0] ? "  " : "");
+        escape_term_fputs(out, v->where, strlen(v->where));
+        fputc('\n', out);
     }
-    if (c->torch_version[0])
-        fprintf(out, "  recorded: PyTorch %s%s%s\n", c->torch_version,
-                c->cuda_version[0] ? ", built for CUDA " : "", c->cuda_version);
-    for (int i = 0; i < config_notes_kept(c); i++)
-        fprintf(out, "  note: %s\n", c->warnings[i]);
+    if (c->torch_version[0]) {
+        fputs("  recorded: PyTorch ", out);
+        escape_term_fputs(out, c->torch_version, strlen(c->torch_version));
+        if (c->cuda_version[0]) {
+            fputs(", built for CUDA ", out);
+            escape_term_fputs(out, c->cuda_version, strlen(c->cuda_version));
+        }
+        fputc('\n', out);
+    }
+    for (int i = 0; i < config_notes_kept(c); i++) {
+        fputs("  note: ", out);
+        escape_term_fputs(out, c->warnings[i], strlen(c->warnings[i]));
+        fputc('\n', out);
+    }
     if (c->nwarnings > config_notes_kept(c))
         fprintf(out, "  note: %d more notes not kept (the first %d are above)\n",
                 c->nwarnings - config_notes_kept(c), config_notes_kept(c));

@@ -1,7 +1,7 @@
 #!/bin/sh
 # predict_refuse.sh — `vramtrace predict` refuses what it cannot use instead of going on with
 # nanoGPT's defaults in its place: a trace or a report's JSON given as a config file (exit 2,
-# "X is a trace: use --from X"), and a config line that sets a key but cannot be evaluated (exit
+# "X is a trace: use --from X"), a binary file or one that sets no setting, and a config line that sets a key but cannot be evaluated (exit
 # 2, the file, the line and why); lines it has no use for (other keys, docstrings) still pass.
 # Without --grad-accum, nanoGPT's default of 40 is not the user's: no effective batch is made up
 # from it, the recommendation speaks of the micro-batch and a factor, and says what is assumed.
@@ -17,6 +17,14 @@ refused() { # refused PATTERN ARGS...: exit 2 with PATTERN in the message
 }
 cp "$T" run.vt
 refused "run.vt is a trace: use --from run.vt" run.vt
+# a file that is no config file at all (a checkpoint, a log given by mistake): refused, never a
+# prediction of nanoGPT's defaults (random bytes gave a dozen notes and GPT-2 124M, exit 0; a
+# text file with no setting gave GPT-2 124M silently)
+head -c 4096 run.vt | tail -c 2048 >bin.dat
+printf 'x\000y\n' >>bin.dat
+refused "bin.dat is not a text file: not a nanoGPT config file" bin.dat
+printf 'step 10: loss 3.2\nstep 20: loss 2.9\n' >train.log
+refused "train.log sets none of the settings predict reads" train.log
 refused "run.vt is a trace: use --from run.vt" --model gpt2 run.vt --card rtx4070
 "$VT" report --json run.vt >run.json 2>/dev/null || fail "report --json"
 refused "--from run.json" run.json

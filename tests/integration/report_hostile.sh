@@ -121,4 +121,25 @@ refused "$D/hostile_stack_ffffff.vt" "far past the stacks defined before it" 32 
 # pieces of 1.4 KiB each say 16 MiB: dump took 1.4 GB and over 30 s): malformed, at once
 refused "$D/hostile_snapshot_bomb.vt" "decompresses to more than 64 times its size" 128 \
     "dump / report of a snapshot bomb" dump ";" report --json || fail "hostile_snapshot_bomb.vt"
+# 11. terminal escapes in what the traced program gave: its config file's name and a line of it
+# (the simulation records both). The report shows them escaped, in the run line, the
+# configuration table ("file  e\x1b[5mcfg.py:4") and its notes; predict quotes the line the same
+# way (the table and the notes had passed ESC to the terminal until 2026-12-01)
+if [ -f "$BUILD/examples/libsimtorch.so" ] && command -v python3 >/dev/null 2>&1; then
+    E=$(printf '\033')
+    cfg="e${E}[5mcfg.py"
+    cp "$ROOT/examples/gpt/config/gpt2-124m-12gb.py" "$cfg" || fail "copy the config"
+    printf "n_head = 12 if '%s[2J' else 0\n" "$E" >>"$cfg"
+    timeout 120 "$VT" run --card 12GiB -o esc.vt -- python3 "$ROOT/examples/sim/sim_train.py" "$cfg" \
+        --max_iters=1 --eval_iters=1 --compile=False >esc_run.out 2>&1
+    [ -f esc.vt ] || { tail -n 5 esc_run.out; fail "the simulation wrote no trace"; }
+    run_ok esc "$VT" report --no-color esc.vt
+    grep -q "file  e.x1b\[5mcfg.py:4" esc.out || fail "esc: no escaped config file in the table"
+    if grep -q "$E" esc.out; then
+        grep -n "$E" esc.out | cat -v | head -n 3
+        fail "esc: a terminal escape from the trace reached the report"
+    fi
+    timeout 60 "$VT" predict "$cfg" >/dev/null 2>esc_predict.err
+    grep -q "$E" esc_predict.err && fail "predict: a terminal escape from the config file reached stderr"
+fi
 echo "report_hostile: ok"
