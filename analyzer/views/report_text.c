@@ -127,6 +127,13 @@ static void print_run(FILE *out, const report_ctx *c)
         fprintf(out, " (%s)\n", human(c->facts.card_bytes, b1, sizeof b1));
     }
     fprintf(out, "  mode     %s\n", report_mode_text(r));
+    const tables_config *cf = tables_config_get(r->t);
+    if (cf && !(cf->stack_mode & VT_STACKS_PYTHON))
+        fprintf(out,
+                "  stacks   %s: no Python frames, so an allocation's category and phase rest on "
+                "the order of events and the autograd thread alone (an optimizer's state may be "
+                "counted as activations); record with --stacks all, the default, to tell them\n",
+                cf->stack_mode & VT_STACKS_NATIVE ? "native only" : "none");
     if (report_tracker_text(r))
         fprintf(out, "  tracker  %s\n", report_tracker_text(r));
     char fails[96];

@@ -313,6 +313,12 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     if (!nanogpt && f->inferred && f->inferred->v[INFER_params].known &&
         f->inferred->v[INFER_params].value > 0)
         m->params_trace = (uint64_t)f->inferred->v[INFER_params].value;
+    if (m->params_trace && m->rec.trainable > m->params_trace) {
+        /* more gradient elements than weights: what was counted as gradients is not only them
+         * (a run recorded without Python frames: 132.76 M "of the 124.37 M"), not a count */
+        m->rec.trainable = 0;
+        m->rec.trainable_where[0] = '\0';
+    }
     cfgsrc_versions(&m->cfg, m->cfg.files);
     heads_consistent(&m->cfg);
     if (apply_overrides(m, o, err, errlen) < 0 || config_validate(&m->cfg, err, errlen) < 0)

@@ -84,11 +84,18 @@ static optim_kind by_state(double bpp, optim_kind named)
     return OPT_OTHER;
 }
 
+/* unmeasured: why r's optimizer state was not measured */
+static const char *unmeasured(const run_recognition *r)
+{
+    return r->optim_unmeasured ? r->optim_unmeasured : "no step ran";
+}
+
 void recognize_optim(const recognize_input *in, run_recognition *out)
 {
     optim_kind named = OPT_UNKNOWN;
     out->optim = OPT_UNKNOWN;
     out->optim_bpp = -1;
+    out->optim_unmeasured = NULL;
     out->optim_class[0] = out->optim_where[0] = '\0';
     for (size_t i = 0; i < sizeof files / sizeof files[0] && named == OPT_UNKNOWN; i++)
         if (tables_code_find(in->t, files[i].file, NULL, NULL, NULL, 0)) {
@@ -132,6 +139,21 @@ void recognize_optim(const recognize_input *in, run_recognition *out)
                  out->optim_class, out->optim_class[0] ? " on the Python stacks)" : "");
         if (named == OPT_MOMENTUM && out->optim == OPT_NONE)
             snprintf(out->optim_class, sizeof out->optim_class, "SGD without momentum");
+        /* no state measured where no Python frame was recorded: the step's allocations are not
+         * told from the forward's (a fused AdamW's 949 MiB were counted as activations), so the
+         * measurement says nothing of the optimizer */
+        const tables_config *cf = tables_config_get(in->t);
+        if (out->optim == OPT_NONE && cf && !(cf->stack_mode & VT_STACKS_PYTHON)) {
+            out->optim = OPT_UNKNOWN;
+            out->optim_bpp = -1;
+            out->optim_unmeasured = "no Python frames were recorded to tell its steps";
+            snprintf(out->optim_where, sizeof out->optim_where,
+                     "no Python frames were recorded (stacks: %s): an optimizer step's "
+                     "allocations are not told from the others, so its state (none counted) "
+                     "is not measured",
+                     cf->stack_mode & VT_STACKS_NATIVE ? "native" : "none");
+            return;
+        }
         /* no state and none of an optimizer's code on any stack: a GradScaler may have skipped
          * every step (its fp16 gradients held inf / NaN), so the optimizer never ran */
         if (out->optim == OPT_NONE && named == OPT_UNKNOWN && in->grad_scaler &&
@@ -222,8 +244,8 @@ void recognize_optim_cmdline(int argc, const char *const *argv, run_recognition 
             continue;
         r->optim = k;
         snprintf(r->optim_where, sizeof r->optim_where,
-                 "%.60s%s%.40s on the command line (no step ran: its state not measured)", a,
-                 strchr(a, '=') ? "" : " ", strchr(a, '=') ? "" : v);
+                 "%.60s%s%.40s on the command line (%s: its state not measured)", a,
+                 strchr(a, '=') ? "" : " ", strchr(a, '=') ? "" : v, unmeasured(r));
         return;
     }
 }
@@ -366,7 +388,8 @@ void recognize_optim_script(const config_files *fs, run_recognition *r)
             snprintf(choices + at, cap - at, " of %.80s", first[0].file);
         r->optim_kinds = kinds;
         snprintf(r->optim_where, sizeof r->optim_where,
-                 "no optimizer step ran, and the script constructs several kinds (%.200s)",
+                 "%s, and the script constructs several kinds (%.200s)",
+                 r->optim_unmeasured ? r->optim_unmeasured : "no optimizer step ran",
                  r->optim_choices);
         return;
     }
@@ -375,10 +398,11 @@ void recognize_optim_script(const config_files *fs, run_recognition *r)
      * discriminator, one per parameter group): every one of them is of this kind */
     if (calls == 1)
         snprintf(r->optim_where, sizeof r->optim_where,
-                 "%s, the script's only optimizer (no step ran: its state not measured)", where);
+                 "%s, the script's only optimizer (%s: its state not measured)", where,
+                 unmeasured(r));
     else
         snprintf(r->optim_where, sizeof r->optim_where,
-                 "%s, the first of the script's %d optimizers, all of this kind (no step ran: "
-                 "their state not measured)",
-                 where, calls);
+                 "%s, the first of the script's %d optimizers, all of this kind (%s: their state "
+                 "not measured)",
+                 where, calls, unmeasured(r));
 }

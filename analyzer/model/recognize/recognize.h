@@ -137,6 +137,7 @@ typedef struct run_recognition {
     optim_kind optim;
     char optim_class[48]; /* from the frames ("AdamW", "SGD"), "" if unseen */
     double optim_bpp;     /* state bytes per trainable parameter, measured; < 0: not measured */
+    const char *optim_unmeasured; /* why not, where steps ran (a static string); NULL: none ran */
     char optim_where[320];
     /* no step ran and the script constructs optimizers of several kinds (which one ran is not in
      * the source): their kinds (bit 1u << optim_kind) and where ("SGD( at train.py:58, AdamW(

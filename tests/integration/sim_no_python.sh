@@ -1,0 +1,32 @@
+#!/bin/sh
+# sim_no_python.sh — a run recorded without Python frames (--stacks native, --stacks none): the
+# report says at its top that categories and phases then rest on the order of events alone, and
+# says nothing the recording cannot tell: never "no state (plain SGD)" for a fused AdamW whose
+# state it counted as activations, never more trainable elements than weights ("132.76 M of the
+# 124.37 M"); the same run with Python frames measures AdamW's 8 B per trainable parameter.
+set -u
+fail() { echo "sim_no_python: $*"; exit 1; }
+[ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
+command -v python3 >/dev/null 2>&1 || { echo "SKIP sim_no_python: no python3"; exit 77; }
+for m in all native none; do
+    timeout 300 "$VT" run --stacks $m --card 12GiB -o "s_$m.vt" -- python3 \
+        "$ROOT/examples/sim/sim_train.py" "$ROOT/examples/gpt/config/gpt2-124m-12gb.py" \
+        --batch_size=4 --gradient_accumulation_steps=2 --max_iters=3 --eval_iters=1 \
+        --compile=False >"run_$m.out" 2>&1 || { tail -n 5 "run_$m.out"; fail "--stacks $m: run failed"; }
+    "$VT" report --no-color "s_$m.vt" >"r_$m.txt" || fail "--stacks $m: report failed"
+done
+grep -q '^  optimizer  .*8.00 B of state per trainable parameter' r_all.txt ||
+    fail "with Python frames: AdamW's state not measured: $(grep '^  optimizer  ' r_all.txt)"
+grep -q '^  stacks ' r_all.txt && fail "with Python frames: a stacks caveat"
+for m in native none; do
+    want="native only"
+    [ $m = none ] && want="none"
+    grep -q "^  stacks   $want: no Python frames" "r_$m.txt" || fail "--stacks $m: no caveat at the top"
+    grep -q 'plain SGD' "r_$m.txt" && fail "--stacks $m: $(grep 'plain SGD' "r_$m.txt" | head -n 1)"
+    python3 - "r_$m.txt" <<'PY' || fail "--stacks $m: more trainable elements than weights"
+import re, sys
+for m in re.finditer(r"trainable +([\d.]+) M of the ([\d.]+) M", open(sys.argv[1]).read()):
+    assert float(m.group(1)) <= float(m.group(2)), m.group(0)
+PY
+done
+echo "sim_no_python: ok"
