@@ -23,11 +23,11 @@ static int load_trace(const char *path, FILE *fp, const char *magic, nano_config
     cat_breakdown *measured = &run->measured;
     report_ctx rep;
     char rerr[400] = "";
-    if (report_of_stream(fp, path, magic, VT_MAGIC_LEN, &rep, rerr, sizeof rerr)) {
-        snprintf(err, errlen, "--from %.200s: %.300s", path,
-                 rerr[0] ? rerr : "cannot replay the trace");
+    int rrc = report_of_stream(fp, path, magic, VT_MAGIC_LEN, &rep, rerr, sizeof rerr);
+    if (rrc) { /* (its message names the file already) */
+        snprintf(err, errlen, "--from %.300s", rerr[0] ? rerr : "cannot replay the trace");
         report_free(&rep);
-        return -1;
+        return rrc == VT_EXIT_MALFORMED ? -3 : -1; /* as every command exits on it */
     }
     notes_trace("predict", &rep.runs[0], "calibrating from");
     if (!rep.runs[0].tensor_mode && !rep.runs[0].segment_mode) {
@@ -264,7 +264,7 @@ int predict_from_load(const char *path, nano_config *c, predict_run *run, char *
                  "--from %s: an empty file (a trace the traced process wrote nothing to, or is "
                  "still starting)",
                  path);
-        return -1;
+        return -3;
     }
     size_t cap_b = 1 << 16, n = nmagic; /* what was read is the JSON's start (no rewind: a FIFO) */
     char *buf = malloc(cap_b);
@@ -301,7 +301,7 @@ int predict_from_load(const char *path, nano_config *c, predict_run *run, char *
         snprintf(err, errlen,
                  "--from %s: neither a trace nor the JSON of `vramtrace report --json TRACE`",
                  path);
-        return -1;
+        return -3;
     }
     int rc = load_json(path, root, c, run, err, errlen);
     cJSON_Delete(root);

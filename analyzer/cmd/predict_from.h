@@ -28,7 +28,8 @@ typedef struct predict_run {
 /* predict_from_load: reads path (a trace, or the JSON of `vramtrace report --json`): the run's
  * configuration into c (values the run gave or the trace showed: source "file", where "--from
  * PATH"; nanoGPT's defaults only for a nanoGPT run; unknown stays unknown), the rest into *run.
- * Returns 0, or -1 with err. */
+ * Returns 0, -1 with err, or -3 with err when path is no trace it can read nor a report's JSON
+ * (empty, another kind of file, a malformed trace: exit 3, as every command says it). */
 int predict_from_load(const char *path, nano_config *c, predict_run *run, char *err, size_t errlen);
 
 #endif

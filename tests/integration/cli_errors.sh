@@ -46,14 +46,18 @@ expect report 2 "missing.vt: No such file or directory" missing.vt
 expect report 2 "--card: 13: a size needs a unit (e.g. 12GiB, 12288MiB) or a card name" --card 13 "$T"
 expect run 2 "--card: 13: a size needs a unit (e.g. 12GiB, 12288MiB) or a card name" --card 13 -- true
 # predict --from: not a trace nor a report's JSON -> names the file; a cut trace -> the
-# reader's sentence
+# reader's sentence, naming the file once; exit 3, as every command exits on a file that is no
+# trace (predict said 2, and "--from short.vt: short.vt: ...", until 2026-12-01)
 "$VT" predict --from README.md >out.txt 2>err.txt
-[ $? = 2 ] || fail "predict --from README.md: not exit 2"
+[ $? = 3 ] || fail "predict --from README.md: not exit 3"
 grep -q 'README.md: ' err.txt || fail "predict --from README.md: $(cat err.txt)"
 "$VT" predict --from short.vt >out.txt 2>err.txt
-[ $? = 2 ] || fail "predict --from short.vt: not exit 2"
-grep -qF 'short.vt: a vramtrace trace cut short inside its header (20 of 32 bytes)' err.txt ||
+[ $? = 3 ] || fail "predict --from short.vt: not exit 3"
+grep -qF -- '--from short.vt: a vramtrace trace cut short inside its header (20 of 32 bytes)' err.txt ||
     fail "predict --from short.vt: $(cat err.txt)"
+# a missing value: an example of a value the option takes (it said "--dtype 8", "--card 8")
+expect predict 2 "option '--dtype' needs a value (e.g. --dtype bfloat16)" --dtype
+expect predict 2 "option '--card' needs a value (e.g. --card rtx4070)" --card
 "$VT" predict --card 13 >out.txt 2>err.txt
 [ $? = 2 ] || fail "predict --card 13: not exit 2"
 grep -qF -- '--card: 13: a size needs a unit' err.txt || fail "predict --card 13: $(cat err.txt)"

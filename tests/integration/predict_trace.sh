@@ -243,10 +243,11 @@ done
 [ "${n_rec:-0}" -ge 5 ] || { echo "only ${n_rec:-0} recommendations checked"; exit 1; }
 printf 'not a trace\n' >bogus.txt
 "$VT" predict --from bogus.txt >/dev/null 2>err.txt; rc=$?
-[ $rc = 2 ] && grep -q 'neither a trace' err.txt || { cat err.txt; echo "bad --from: exit $rc"; exit 1; }
+# (exit 3, as every command exits on a file that is no trace: it was 2 until 2026-12-01)
+[ $rc = 3 ] && grep -q 'neither a trace' err.txt || { cat err.txt; echo "bad --from: exit $rc"; exit 1; }
 : >empty.vt # as every command says it: an empty file, not "neither a trace nor ..."
 "$VT" predict --from empty.vt >/dev/null 2>err.txt; rc=$?
-[ $rc = 2 ] && grep -q 'empty.vt: an empty file' err.txt && ! grep -q 'neither' err.txt ||
+[ $rc = 3 ] && grep -q 'empty.vt: an empty file' err.txt && ! grep -q 'neither' err.txt ||
     { cat err.txt; echo "--from an empty file: exit $rc"; exit 1; }
 # a LoRA run: the trained parameters said beside the model's (its first line had named only the
 # base model's 373.87 M); a run that trains every weight has no such line

@@ -238,6 +238,17 @@ const char *config_key_doc(config_key k)
     return (unsigned)k < CFG_COUNT ? key_docs[k] : "?";
 }
 
+static const char *const key_defaults[] = {
+#define VT_CFG_DEF(k, t, d, doc) d,
+    VT_CONFIG_KEYS(VT_CFG_DEF)
+#undef VT_CFG_DEF
+};
+
+const char *config_key_example(config_key k)
+{
+    return (unsigned)k < CFG_COUNT ? key_defaults[k] : "8";
+}
+
 const char *config_program_name(config_program p)
 {
     switch (p) {

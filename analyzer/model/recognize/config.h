@@ -217,6 +217,8 @@ const char *config_source_name(config_source s);
  * gave them. */
 enum { CONFIG_SHOW_OTHER, CONFIG_SHOW_TRANSFORMER, CONFIG_SHOW_NO_VOCAB };
 const char *config_key_doc(config_key k);
+/* config_key_example: a value of key k as it is written (nanoGPT's default: "12", "bfloat16") */
+const char *config_key_example(config_key k);
 const char *config_program_name(config_program p);
 int config_key_shown(const nano_config *c, config_key k, int transformer);
 /* config_key_type: the CONFIG_* type of key k. */
