@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -38,7 +40,10 @@ typedef struct wstate {
     int chunked, ended, seen, lines, oom;
     int bad; /* chunked: reads in a row that met a slot being reused (10: it is malformed) */
     char why[520];
-    int why_rc; /* the exit code of why: a wait that --once cannot make, or a refusal */
+    int why_rc;      /* the exit code of why: a wait that --once cannot make, or a refusal */
+    int said_wait;   /* "waiting for FILE" said */
+    off_t last_size; /* the file's size at the last refresh */
+    int stale;       /* refreshes in a row the file did not grow and its writer was gone */
 } wstate;
 
 static int stack_phase(wstate *w, uint32_t id)
@@ -339,6 +344,25 @@ static void free_state(wstate *w)
     free(w->phase_of);
 }
 
+/* writer_gone: the process that wrote w's trace (its PROCESS record: pid, host) is gone from
+ * this machine and the file has not grown for two refreshes: killed, its trace never ended (it
+ * had been watched forever, a line a second). A process of the same pid, or another host, is
+ * waited for. */
+static int writer_gone(wstate *w)
+{
+    const tables_process *p = w->t ? tables_process_get(w->t) : NULL;
+    char host[256] = "";
+    struct stat st;
+    if (!p || !p->pid || gethostname(host, sizeof host - 1) || strcmp(host, p->host.s) ||
+        stat(w->path, &st) || kill((pid_t)p->pid, 0) == 0 || errno != ESRCH) {
+        w->stale = 0;
+        return 0;
+    }
+    w->stale = st.st_size == w->last_size ? w->stale + 1 : 0;
+    w->last_size = st.st_size;
+    return w->stale >= 2;
+}
+
 /* watch_loop: refreshes every interval until the trace ends, the child (when > 0) exits (then
  * *reaped = 1, its status in *status), or once. The exit code. */
 int watch_loop(const char *path, double interval, int once, int plain, pid_t child, int *status,
@@ -361,8 +385,20 @@ int watch_loop(const char *path, double interval, int once, int plain, pid_t chi
             rc = w.why_rc;
             break;
         }
+        if (r == 1 && !w.seen && !once && !w.said_wait) { /* (it had waited without a word) */
+            fprintf(stderr, "vramtrace watch: %s (waiting for it; Ctrl-C stops)\n", w.why);
+            w.said_wait = 1;
+        }
         if (w.seen)
             show(&w, tty, (double)w.last_ns / 1e9);
+        if (w.seen && !once && !w.ended && child <= 0 && writer_gone(&w)) {
+            const tables_process *p = tables_process_get(w.t);
+            fprintf(stderr,
+                    "vramtrace watch: %s: the process that wrote it (pid %u) is gone and the trace "
+                    "has no end (killed?): it holds what is shown above\n",
+                    path, p->pid);
+            break;
+        }
         if (once || w.ended || (child > 0 && *reaped)) {
             if (!w.seen && once) { /* nothing to show: what report says of the same file */
                 fprintf(stderr, "vramtrace watch: %s\n", w.why[0] ? w.why : "nothing to read yet");

@@ -5,7 +5,8 @@
 # the last line once the trailer is there, with every step, the growth per step and the site;
 # `run --watch` shows the same while it runs its command and returns the command's status;
 # --once on an ended trace prints one line, with the out-of-memory error the report finds; a file
-# that is not there is an error.
+# that is not there is an error (followed: waited for, said once); a trace whose writer was killed
+# ends the watch, said.
 set -u
 export LD_LIBRARY_PATH="$FAKE"
 fail() { echo "watch_live: $*"; exit 1; }
@@ -50,6 +51,25 @@ n=$(grep -c ' steps [0-9]* growth' rw.out)
 [ "$(wc -l <once.out)" -eq 1 ] && grep -q '(ended)' once.out || { cat once.out; fail "watch --once"; }
 "$VT" watch --once missing.vt >/dev/null 2>miss.err && fail "watch of a missing file succeeded"
 grep -q 'missing.vt' miss.err || { cat miss.err; fail "the error does not name the file"; }
+# followed, a file not there yet is waited for and says so once (it waited without a word)
+timeout 2 "$VT" watch --interval 0.2 later.vt >/dev/null 2>later.err
+[ "$(grep -c 'later.vt: No such file or directory (waiting for it; Ctrl-C stops)' later.err)" = 1 ] ||
+    { cat later.err; fail "watch of a file not there yet: not said once"; }
+# a trace whose writer was killed (no trailer, the process gone): watch stops and says so (it
+# had printed the same line every second, forever)
+"$VT" run -q -o killed.vt -- python3 "$SIM" --scenario=leak --max_iters=400 --step_sleep=0.05 \
+    >killed.run 2>&1 &
+pid=$!
+i=0
+while [ ! -s killed.vt ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+sleep 1
+kill -9 "$(pgrep -P $pid)" 2>/dev/null
+wait $pid
+timeout 60 "$VT" watch --interval 0.2 killed.vt >killed.watch 2>killed.err ||
+    { cat killed.err; fail "watch of a killed run's trace: exit $?"; }
+grep -q 'killed.vt: the process that wrote it (pid [0-9]*) is gone and the trace has no end' killed.err ||
+    { cat killed.err; fail "watch of a killed run's trace does not say its writer is gone"; }
+grep -q ' steps [1-9]' killed.watch || { cat killed.watch; fail "watch of a killed run's trace: no steps shown"; }
 # an ended trace's steps are the report's: a step that ran into the trace's end counts in both
 # (watch left it out: bert_b16_fit "steps 1", its report 2 steps)
 for f in "$ROOT"/examples/traces/h100-torch2.11-beyond/*.vt; do
