@@ -28,11 +28,6 @@ def predict(trace, B, A):
 KNOWN = {
     # out of memory at 17 % of its first forward: the rest of the forward extrapolated
     "llama160m_b128_oom_forward.vt: -6.5 % off llama160m_b4_fit.vt's peak",
-    # out of memory in its first forward at B=320, whose B=1 sibling peaks in its optimizer step
-    # (gradients, SGD's momentum and its temporaries: 390 MiB, activations 2 KiB), a step the run
-    # never reached: its forward is extrapolated over the layers it had not reached (no longer a
-    # lower bound since 2026-12-01, when B=128 went from -13.3 % to +4.5 %), its step is not
-    "resnet50_b320_oom_forward.vt: -24.9 % off resnet50_b1_fit.vt's peak",
 }
 
 

@@ -48,6 +48,11 @@ void predict_print_breakdown(const prediction *p, const model_calib *cal, int ge
                      ? "at the backward's end (the parameters, all their gradients, the "
                        "optimizer's state and a tied head's V x d gradient being added: larger "
                        "here than at the start of the loss backward; docs/formula.md §3):\n"
+                 : p->moment == PREDICT_AT_OPTIMIZER_STEP && cal->step_unreached
+                     ? "at the optimizer step's peak, which the run never reached (the weights "
+                       "it held, every trainable parameter's gradient, the optimizer's state, "
+                       "and the gradient-sized temporaries of PyTorch's default foreach update, "
+                       "which a fused one does not make; larger here than the forward's):\n"
                  : p->moment == PREDICT_AT_OPTIMIZER_STEP
                      ? "at the optimizer step's peak (what the run measured there: the weights, "
                        "their gradients, the optimizer's state and temporaries, scaled with the "

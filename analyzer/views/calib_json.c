@@ -44,7 +44,7 @@
     P(type_rows, "token_type_rows")
 
 /* (P: a count an older report may lack: 0 then) */
-#define VT_CALIB_FIELDS(U, N, D, Y, P)                                                             \
+#define VT_CALIB_FIELDS(U, N, D, Y, P, O)                                                          \
     D(cache_fraction, "cache_fraction")                                                            \
     Y(expandable, "expandable_segments")                                                           \
     Y(partial, "partial")                                                                          \
@@ -61,7 +61,8 @@
     P(eval_batch, "evaluation_batch")                                                              \
     P(frozen, "frozen_model_bytes")                                                                \
     P(no_kv_tensors, "tensors_without_kv_cache_bytes")                                             \
-    P(compiled_casts, "compiled_weight_casts_bytes")
+    P(compiled_casts, "compiled_weight_casts_bytes")                                               \
+    O(step_unreached, "optimizer_step_unreached")
 
 #define W_NUM(f, key) cJSON_AddNumberToObject(o, key, (double)s->f);
 #define W_BOOL(f, key) cJSON_AddBoolToObject(o, key, s->f != 0);
@@ -103,7 +104,7 @@ cJSON *calib_json(const model_calib *s)
     cJSON_AddItemToObject(o, "kv_cache", calib_cats_json(s->kv.bytes));
     cJSON_AddItemToObject(o, "kv_cache_oom", calib_cats_json(s->kv_oom.bytes));
     cJSON_AddItemToObject(o, "optimizer_step", calib_cats_json(s->step.bytes));
-    VT_CALIB_FIELDS(W_NUM, W_NUM, W_NUM, W_BOOL, W_NUM)
+    VT_CALIB_FIELDS(W_NUM, W_NUM, W_NUM, W_BOOL, W_NUM, W_BOOL)
     return o;
 }
 
@@ -239,6 +240,6 @@ int calib_from_json(const cJSON *o, model_calib *s, char *err, size_t errlen)
     for (int k = 0; k < CAT_COUNT; k++)
         if (num(r, "ratio.", category_key((category)k), &s->ratio[k], err, errlen) < 0)
             return -1;
-    VT_CALIB_FIELDS(R_U64, R_INT, R_DBL, R_BOOL, R_OPTU)
+    VT_CALIB_FIELDS(R_U64, R_INT, R_DBL, R_BOOL, R_OPTU, R_OPT)
     return 0;
 }

@@ -208,6 +208,18 @@ for from in "$RB" rb.json; do
     grep -q "^at the optimizer step's peak" rb.txt && grep -q '^  = tensors *455.7 MiB' rb.txt ||
         { cat rb.txt; echo "predict --from $from at B=1: not the optimizer step"; exit 1; }
 done
+# ... and the one a run that died in its first forward never reached: the simulated ResNet-50 at
+# B=320 predicts its B=1 sibling's optimizer step (oom_pairs.sh: +5.3 %; 24.9 % under from its
+# forward alone until 2026-12-01), said as unmeasured, by either route
+RO="$ROOT/examples/traces/sim/resnet50_b320_oom_forward.vt"
+"$VT" report --json "$RO" >ro.json || exit 1
+for from in "$RO" ro.json; do
+    "$VT" predict --from "$from" --batch_size=1 >ro.txt || { echo "predict --from $from failed"; exit 1; }
+    grep -q "^at the optimizer step's peak, which the run never reached" ro.txt &&
+        ! grep -q "what the run measured there" ro.txt && grep -q '^  gradients  *97.7 MiB' ro.txt &&
+        grep -q '^  temporaries  *97.7 MiB' ro.txt && grep -q '^  = tensors *489.1 MiB' ro.txt ||
+        { cat ro.txt; echo "predict --from $from at B=1: not the step it never reached"; exit 1; }
+done
 # BERT's masked-LM model from its trace, by either route: its parameters counted as from its
 # config (the position and token-type tables' rows read from its weights: 109,514,298, the
 # program's own count), and no sequence past its position table

@@ -2,7 +2,8 @@
  * (analyzer/model/advice/advice.c): a run of one step measured before its optimizer made any
  * state predicts a later step with it; a what-if in another precision does not carry what the
  * measured run's loss kept beyond the formula; another optimizer's state scales the measured; a
- * small micro-batch is predicted at least at the run's optimizer step, moved to its shape. */
+ * small micro-batch is predicted at least at the run's optimizer step, moved to its shape, or at
+ * the one a run that died before its first step never reached (advice_step.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -125,6 +126,59 @@ static void test_step_floor(void **state)
                      advice_largest_batch(&none, &s, 12ull << 30, ADVICE_HEADROOM));
 }
 
+/* a network with no formula that died in its first forward (a ResNet-50 at B=320, its
+ * optimizer not known: AdamW's 8 B per parameter assumed): at B=1 it is predicted at least at
+ * the step it never reached (the weights, every trainable parameter's gradient, the state, the
+ * foreach update's gradient-sized temporaries, the inputs moved to B=1), said unmeasured; not
+ * where nothing trains, nor from segments alone, nor over a step the run measured */
+static void test_unreached_step(void **state)
+{
+    (void)state;
+    gpt_shape s = gpt2(320, 1);
+    s.generic = 1, s.T = 0, s.opt_set = 0, s.iteration0 = 1;
+    cat_breakdown live;
+    memset(&live, 0, sizeof live);
+    live.bytes[CAT_PARAMETERS] = 100 * MiB;
+    live.bytes[CAT_ACTIVATIONS] = 11000 * MiB;
+    live.bytes[CAT_INPUTS] = 320 * MiB;
+    live.bytes[CAT_CONTEXT] = 300 * MiB;
+    model_calib c;
+    prediction p;
+    advice_calibrate(&c, &s, &live, 1);
+    c.weights_exact = 1;
+    advice_calibrate_oom(&c, &live, 32 * MiB, 0);
+    model_calib bare = c;
+    assert_int_equal(advice_unreached_step(&c, &s), 1);
+    assert_int_equal(c.step_unreached, 1);
+    assert_int_equal(c.step.bytes[CAT_GRADIENTS], 100 * MiB);
+    assert_int_equal(c.step.bytes[CAT_OPTIMIZER], 200 * MiB);
+    assert_int_equal(c.step.bytes[CAT_TEMPORARIES], 100 * MiB);
+    assert_int_equal(c.step.bytes[CAT_ACTIVATIONS], 0);
+    gpt_shape b1 = s;
+    b1.B = 1, b1.iteration0 = 0;
+    advice_predict(&bare, &b1, &p); /* the failure's state alone, scaled down */
+    uint64_t fwd_only = p.tensor_bytes;
+    advice_predict(&c, &b1, &p);
+    assert_int_equal(p.moment, PREDICT_AT_OPTIMIZER_STEP);
+    assert_int_equal(p.tensor_bytes, (100 + 100 + 200 + 100 + 1) * MiB);
+    assert_true(p.tensor_bytes > fwd_only);
+    /* at the failed micro-batch the forward still decides */
+    advice_predict(&c, &s, &p);
+    assert_int_not_equal(p.moment, PREDICT_AT_OPTIMIZER_STEP);
+    /* a step measured stays; nothing trained, segments alone: no step assumed */
+    model_calib m = bare;
+    m.step.bytes[CAT_GRADIENTS] = 1;
+    assert_int_equal(advice_unreached_step(&m, &s), 0);
+    assert_int_equal(m.step_unreached, 0);
+    m = bare;
+    gpt_shape frozen = s;
+    frozen.none_seen_trained = 1;
+    assert_int_equal(advice_unreached_step(&m, &frozen), 0);
+    m.weights_exact = 0;
+    assert_int_equal(advice_unreached_step(&m, &s), 0);
+    assert_int_equal(cat_breakdown_total(&m.step), 0);
+}
+
 /* the formula's end of the backward (every gradient, the state, a tied head's V x d gradient)
  * from a run: predicted where larger than the rest, unless the run's own tensors peaked below
  * that moment at its shape (then the moment is not the run's: never more than it took) */
@@ -166,6 +220,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_moments),
         cmocka_unit_test(test_step_floor),
+        cmocka_unit_test(test_unreached_step),
         cmocka_unit_test(test_backward_end_calibrated),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

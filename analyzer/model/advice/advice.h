@@ -63,6 +63,9 @@ typedef struct model_calib {
      * weights, their gradients, the optimizer's state and temporaries, which a smaller
      * micro-batch leaves as they are; a prediction is at least this step moved to its shape */
     cat_breakdown step;
+    /* 1: step is not measured but the step a run that died before its first one would have
+     * reached (advice_unreached_step) */
+    int step_unreached;
     /* the evaluation pass's own batch (a command line's --eval-batch-size 16), where the run's
      * tensors peaked in that pass; 0: none. A micro-batch leaves that pass as it is: a
      * prediction is at least the run's own batch's, the other knobs the what-if's. */
@@ -89,9 +92,10 @@ typedef struct prediction {
     int kv_floor;  /* 1: raised to the tensors the run held at once without its KV cache
                     * (calib.no_kv_tensors), by_cat left as predicted */
 #define PREDICT_AT_STEP_PEAK 0 /* the step's peak as the formula or the run has it */
-/* PREDICT_AT_OPTIMIZER_STEP: the run's optimizer step moved to the shape (calib.step), larger
- * there than the forward's end; PREDICT_AT_BACKWARD_END: the formula's end of the backward
- * (formula_backward_end; from a run, its weights moved to the shape), larger than its start */
+/* PREDICT_AT_OPTIMIZER_STEP: the run's optimizer step (calib.step: measured, or the one it did
+ * not reach) moved to the shape, larger there than the forward's end; PREDICT_AT_BACKWARD_END: the
+ * formula's end of the backward (formula_backward_end; from a run, its weights moved to the shape),
+ * larger than its start */
 #define PREDICT_AT_OPTIMIZER_STEP 1
 #define PREDICT_AT_BACKWARD_END 2
 } prediction;
@@ -117,6 +121,15 @@ void advice_calibrate(model_calib *c, const gpt_shape *s, const cat_breakdown *m
  * when the failure came after the forward (backward, optimizer): the state is then the
  * prediction; else the larger of it and the formula's. */
 void advice_calibrate_oom(model_calib *c, const cat_breakdown *live, uint64_t request, int tight);
+
+/* advice_unreached_step: a run that died before its first optimizer step (c has its state at
+ * the failure, no step measured), one that trains (s, the run's shape): c->step becomes that
+ * step at s, unmeasured (c->step_unreached): the weights the run held, every trainable
+ * parameter's gradient in the parameters' dtype, the optimizer's state as s has it (recognized,
+ * or AdamW's assumed), one gradient-sized list of temporaries (PyTorch's default foreach update;
+ * a fused one makes none), the inputs, workspaces and unknown bytes live at the failure. 1 when
+ * set; 0 when c or s does not allow it (segments only, forwards only, no weight seen trained). */
+int advice_unreached_step(model_calib *c, const gpt_shape *s);
 
 /* advice_moment_key: "step_peak", "optimizer_step" or "backward_end" (JSON) for PREDICT_AT_* */
 const char *advice_moment_key(int moment);

@@ -473,6 +473,8 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
                                                    !strcmp(f->oom_phase, "optimizer"))));
         m->calib.kv_oom = f->kv_at_oom;
         model_oom_forward_share(m, f);
+        if (f->iterations == 0) /* the step it never reached: at least that, at any shape */
+            advice_unreached_step(&m->calib, &m->shape);
         if (m->rec.state_cut) {
             /* the first step's state was being made: the what-ifs hold all of it (the failed
              * request was a piece of it, not a batch-sized tensor); the part made had let a
