@@ -366,7 +366,8 @@ void html_formula(FILE *out, const report_ctx *c)
     }
     fputs("<table id=formula-table><tr><th>category</th><th class=n>measured</th><th "
           "class=n>basic</th><th class=n>refined</th><th class=n>meas/basic</th><th "
-          "class=n>meas/refined</th><th>where they differ by more than 25 %</th></tr>\n",
+          "class=n>meas/refined</th><th>where they differ by more than 25 % (rows of 64 MiB or "
+          "2 % of the peak and more)</th></tr>\n",
           out);
     for (int k = 0; k < CAT_COUNT; k++) {
         uint64_t me = m->measured.bytes[k], d = m->doc.bytes[k], r = m->refined.bytes[k];

@@ -123,7 +123,9 @@ static void print_formula(FILE *out, const model_result *m)
             m->forward_cut ? " (at the out-of-memory error, in a forward that had not finished)"
                            : "");
     if (note)
-        fprintf(out, "  * where measured and formula differ by more than 25 %%:\n");
+        fprintf(out,
+                "  * where measured and formula differ by more than 25 %% (rows of 64 MiB or 2 %% "
+                "of the peak and more):\n");
     for (int c = 0; c < CAT_COUNT; c++) {
         if (m->reason_doc[c][0])
             fprintf(out, "    %s (vs basic): %s\n", category_name((category)c), m->reason_doc[c]);
