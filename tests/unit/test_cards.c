@@ -73,6 +73,20 @@ static void test_sizes(void **state)
     assert_int_equal(card_parse_size("-3G", &b), -1);
     assert_int_equal(card_parse_size("G", &b), -1);
     assert_int_equal(card_parse_size("12G junk", &b), -1);
+    /* a decimal number only: hex and exponents are no size (0x10GiB was 16 GiB, 1e3GiB 1000) */
+    assert_int_equal(card_parse_size("0x10GiB", &b), -1);
+    assert_int_equal(card_parse_size("1e3GiB", &b), -1);
+    assert_int_equal(card_parse_size("1.2.3GiB", &b), -1);
+    assert_int_equal(card_parse_size(".5GiB", &b), 0);
+    assert_true(b == GiB / 2);
+    /* past 2^62 bytes: too large, said so (it was an unknown card); a part of a byte: refused
+     * (0.5B was 1 byte) */
+    assert_int_equal(card_parse_size("99999999999999999999GiB", &b), CARD_SIZE_TOO_LARGE);
+    assert_int_equal(card_parse_size("4EiB", &b), -1);
+    assert_int_equal(card_parse_size("4194304TiB", &b), 0);
+    assert_int_equal(card_parse_size("4194305TiB", &b), CARD_SIZE_TOO_LARGE);
+    assert_int_equal(card_parse_size("0.5B", &b), CARD_SIZE_FRACTION);
+    assert_int_equal(card_parse_size("0.0001KiB", &b), CARD_SIZE_FRACTION);
 }
 
 static void test_errors(void **state)

@@ -93,12 +93,21 @@ int card_parse_size(const char *s, uint64_t *out)
         return -1;
     while (isspace((unsigned char)*s))
         s++;
-    if (!isdigit((unsigned char)*s) && *s != '.')
+    /* a decimal number: digits with at most one point (strtod alone took 0x10GiB for 16 GiB
+     * and 1e3GiB) */
+    const char *d = s;
+    int digits = 0;
+    while (isdigit((unsigned char)*d))
+        d++, digits++;
+    if (*d == '.')
+        for (d++; isdigit((unsigned char)*d); d++)
+            digits++;
+    if (!digits)
         return -1;
     errno = 0;
     char *end = NULL;
     double v = strtod(s, &end);
-    if (errno || end == s || !(v >= 0) || !isfinite(v))
+    if (errno || end != d || !(v >= 0) || !isfinite(v)) /* (strtod read on: 0x10, 1e3) */
         return -1;
     while (isspace((unsigned char)*end))
         end++;
@@ -125,8 +134,10 @@ int card_parse_size(const char *s, uint64_t *out)
     if (!mult)
         return -1;
     double b = v * mult;
-    if (b >= 18446744073709551615.0)
-        return -1;
+    if (b > 4611686018427387904.0) /* 2^62 B: 4 EiB (as VRAMTRACE_CARD_BYTES at most) */
+        return CARD_SIZE_TOO_LARGE;
+    if (fabs(b - (double)llround(b)) > 1e-3) /* "0.5B" was 1 byte */
+        return CARD_SIZE_FRACTION;
     *out = (uint64_t)llround(b);
     return 0;
 }
@@ -153,6 +164,15 @@ int card_parse(const char *s, card_spec *out, char *err, size_t errlen)
     if (sr == CARD_SIZE_NO_UNIT) {
         if (err && errlen)
             snprintf(err, errlen, "%s: a size needs a unit (e.g. 12GiB, 12288MiB) or a card name",
+                     s);
+        return -1;
+    }
+    if (sr == CARD_SIZE_TOO_LARGE || sr == CARD_SIZE_FRACTION) {
+        if (err && errlen)
+            snprintf(err, errlen,
+                     sr == CARD_SIZE_TOO_LARGE
+                         ? "card size '%s' is too large (at most 4 EiB, 2^62 bytes)"
+                         : "card size '%s' is not a whole number of bytes",
                      s);
         return -1;
     }

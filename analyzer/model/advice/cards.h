@@ -17,9 +17,10 @@ typedef struct card_spec {
 int card_parse(const char *s, card_spec *out, char *err, size_t errlen);
 /* card_parse_size: the size part of card_parse alone: a number and a unit, binary (B, KiB,
  * MiB, GiB, TiB; also Ki/K, Mi/M, Gi/G, Ti/T) or decimal (KB, MB, GB, TB), any case, e.g.
- * "12GiB" -> 12<<30, "12GB" -> 12e9. Returns 0, CARD_SIZE_NO_UNIT for a bare number ("13":
- * bytes or GiB? refused), or -1 (not a size). */
-enum { CARD_SIZE_NO_UNIT = -2 };
+ * "12GiB" -> 12<<30, "12GB" -> 12e9; a decimal number (no hex, no exponent). Returns 0,
+ * CARD_SIZE_NO_UNIT for a bare number ("13": bytes or GiB? refused), CARD_SIZE_TOO_LARGE past
+ * 2^62 bytes, CARD_SIZE_FRACTION for a part of a byte ("0.5B"), or -1 (not a size). */
+enum { CARD_SIZE_NO_UNIT = -2, CARD_SIZE_TOO_LARGE = -3, CARD_SIZE_FRACTION = -4 };
 int card_parse_size(const char *s, uint64_t *out);
 /* card_format_bytes: "11.99 GiB" / "512.0 MiB" / "4.0 KiB" / "12 B" into buf; returns buf. */
 char *card_format_bytes(uint64_t bytes, char *buf, size_t len);
