@@ -18,7 +18,7 @@ static int dump_file(const char *path, bool resolve)
     reader *r = reader_open(path, msg, sizeof msg);
     if (!r) {
         if (!mem_failed())
-            fprintf(stderr, "vramtrace dump: cannot open %s (check the path)\n", msg);
+            fprintf(stderr, "vramtrace dump: %s\n", msg); /* as every command says it */
         return VT_EXIT_USAGE;
     }
     reader_any_stack_ids(r); /* dump shows every record; it keeps nothing per stack id */

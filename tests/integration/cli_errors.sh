@@ -27,7 +27,8 @@ for cmd in report dump flame watch; do
     expect $cmd 3 "README.md: not a vramtrace trace (bad magic)" $o README.md
     expect $cmd 3 "empty.vt: not a vramtrace trace (an empty file: the traced process wrote nothing, or it is still starting)" $o empty.vt
     expect $cmd 3 "short.vt: a vramtrace trace cut short inside its header (20 of 32 bytes)" $o short.vt
-    [ $cmd = dump ] || expect $cmd 2 "adir: Is a directory" $o adir # dump: "cannot open adir: ..."
+    expect $cmd 2 "adir: Is a directory" $o adir # (dump said "cannot open adir: ... (check the path)")
+    expect $cmd 2 "missing.vt: No such file or directory" $o missing.vt
 done
 # watch without --once waits for a file being started (not there, empty), not for one that
 # cannot become a trace: a directory or README.md end it at once
