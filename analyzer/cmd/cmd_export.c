@@ -137,9 +137,17 @@ int cmd_export(int argc, char **argv)
     rc = parse_outputs(argc, argv, outs, &first);
     if (!first)
         return rc;
-    for (int e = 0; e < EXP_COUNT; e++) /* before reading: no output written over a trace */
+    int dashes = 0;
+    for (int e = 0; e < EXP_COUNT; e++) { /* before reading: no output written over a trace */
         if (outs[e] && notes_output_free("export", outs[e]))
             return VT_EXIT_USAGE;
+        dashes += outs[e] && !strcmp(outs[e], "-");
+    }
+    if (dashes > 1) {
+        fprintf(stderr, "vramtrace export: only one output can go to standard output (-)\n");
+        return VT_EXIT_USAGE;
+    }
+    notes_stdout_data = dashes;
     timeline_segments = 1;                     /* a segment-mode trace's timeline is drawn too */
     tables_sources = outs[EXP_MEMVIZ] != NULL; /* its frames carry file:line */
     rc = report_of_trace(argv[first], &rep, err, sizeof err);

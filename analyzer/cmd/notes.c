@@ -60,6 +60,8 @@ static const char *reason(int e)
 
 int notes_output_free(const char *cmd, const char *path)
 {
+    if (!strcmp(path, "-")) /* standard output */
+        return 0;
     struct stat st;
     char head[VT_MAGIC_LEN];
     if (stat(path, &st) || !S_ISREG(st.st_mode)) /* new, or a device / FIFO: written as asked */
@@ -78,9 +80,23 @@ int notes_output_free(const char *cmd, const char *path)
     return VT_EXIT_USAGE;
 }
 
+int notes_stdout_data;
+
 int notes_write(const char *cmd, const char *path, const char *what,
                 int (*write)(FILE *f, void *arg), void *arg)
 {
+    if (!strcmp(path, "-")) { /* standard output: the output alone, no "wrote" line */
+        errno = 0;
+        int rc = write(stdout, arg), e = ferror(stdout) ? errno : 0;
+        if (!e && fflush(stdout))
+            e = errno, rc = -1;
+        if (rc || e) {
+            fprintf(stderr, "vramtrace %s: cannot write the %s to standard output: %s\n", cmd, what,
+                    reason(e));
+            return VT_EXIT_USAGE;
+        }
+        return 0;
+    }
     if (notes_output_free(cmd, path))
         return VT_EXIT_USAGE;
     FILE *f = fopen(path, "wb");
@@ -105,12 +121,13 @@ int notes_write(const char *cmd, const char *path, const char *what,
     }
     struct stat st;
     double kib = stat(path, &st) == 0 ? (double)st.st_size / 1024.0 : 0;
-    fputs("wrote ", stdout);
-    path_fputs(stdout, path);
+    FILE *o = notes_stdout_data ? stderr : stdout; /* (another output goes to stdout) */
+    fputs("wrote ", o);
+    path_fputs(o, path);
     if (kib >= 1024)
-        printf(" (%s, %.1f MiB)\n", what, kib / 1024);
+        fprintf(o, " (%s, %.1f MiB)\n", what, kib / 1024);
     else
-        printf(" (%s, %.0f KiB)\n", what, kib);
+        fprintf(o, " (%s, %.0f KiB)\n", what, kib);
     return 0;
 }
 

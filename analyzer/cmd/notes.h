@@ -20,8 +20,12 @@ void notes_trace(const char *cmd, const replay_result *r, const char *doing);
  * output, the one being read too: `report --html a.vt b.vt`). Commands ask before reading. */
 int notes_output_free(const char *cmd, const char *path);
 
+/* notes_stdout_data: set when an output of this command goes to standard output ("-"): the
+ * "wrote FILE" lines of the others go to stderr then */
+extern int notes_stdout_data;
 /* notes_write: creates path (never over a trace: notes_output_free), runs write(f, arg) into it and
- * closes it; on success prints "wrote PATH (WHAT, SIZE)" on stdout. Returns 0, or VT_EXIT_USAGE
+ * closes it; on success prints "wrote PATH (WHAT, SIZE)" on stdout; "-" is standard output (the
+ * output alone). Returns 0, or VT_EXIT_USAGE
  * after "vramtrace CMD: PATH: cannot create it: REASON" / "cannot write it: REASON" (the system's:
  * "Is a directory", "No space left on device"; "out of memory" when write failed without one). */
 int notes_write(const char *cmd, const char *path, const char *what,

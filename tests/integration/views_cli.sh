@@ -142,4 +142,14 @@ done
 echo "not a trace" >ow.html
 "$VT" report --html ow.html ow_a.vt >/dev/null 2>&1 && grep -q "<!doctype html>" ow.html ||
     { echo "an existing non-trace output not written"; exit 1; }
+# "-" is standard output: the output alone there, the other outputs' "wrote" lines on stderr (it
+# wrote a file named "-")
+"$VT" export --perfetto - --html dash.html ow_a.vt >dash.json 2>dash.err ||
+    { cat dash.err; echo "export --perfetto -: failed"; exit 1; }
+[ ! -e ./- ] || { echo "export --perfetto -: wrote a file named -"; exit 1; }
+python3 -c 'import json, sys; json.load(open(sys.argv[1]))' dash.json ||
+    { echo "export --perfetto -: stdout is not the JSON alone"; exit 1; }
+grep -q "^wrote dash.html (HTML page" dash.err || { cat dash.err; echo "export: the wrote line not on stderr"; exit 1; }
+"$VT" report --html - ow_a.vt >dash_page.html 2>/dev/null && grep -q "<!doctype html>" dash_page.html &&
+    ! grep -q "^wrote" dash_page.html || { echo "report --html -: not the page alone on stdout"; exit 1; }
 exit 0
