@@ -263,8 +263,9 @@ static int by_change(const void *a, const void *b)
     return x->bytes < y->bytes ? 1 : x->bytes > y->bytes ? -1 : 0;
 }
 
-/* emit_step: a STEP record of the stacks whose live bytes changed, through emit. */
-static void emit_step(uint64_t tt, void (*emit)(const void *, size_t))
+/* emit_step: a STEP record of the stacks whose live bytes changed, through emit (end:
+ * VT_STEPF_END, the record written as the trace ends). */
+static void emit_step(uint64_t tt, void (*emit)(const void *, size_t), uint32_t end)
 {
     size_t n = 0;
     vt_step_stack *v = malloc((L.ndirty ? L.ndirty : 1) * sizeof *v);
@@ -282,7 +283,7 @@ static void emit_step(uint64_t tt, void (*emit)(const void *, size_t))
                      ++L.step,
                      (L.opt_since ? VT_STEPF_OPTIMIZER : 0u) |
                          (L.tensors_seen ? VT_STEPF_TENSORS : 0u) |
-                         (L.oom_since ? VT_STEPF_OOM : 0u),
+                         (L.oom_since ? VT_STEPF_OOM : 0u) | end,
                      L.tensor_bytes,
                      L.device_bytes,
                      L.peak_tensor,
@@ -326,7 +327,7 @@ static void step_rule(uint16_t flags, uint32_t stack, uint64_t tt,
         L.phase = PH_OPT;
         L.opt_since = 1;
     } else if (L.phase != PH_FWD) {
-        emit_step(tt, emit);
+        emit_step(tt, emit, 0);
         L.phase = PH_FWD;
     }
 }
@@ -443,7 +444,7 @@ uint64_t vt__pl_events(void)
 void vt__pl_end(uint64_t tt, void (*emit)(const void *, size_t))
 {
     if (L.phase != PH_FWD)
-        emit_step(tt, emit);
+        emit_step(tt, emit, VT_STEPF_END);
     L.phase = PH_FWD;
 }
 

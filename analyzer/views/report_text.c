@@ -50,6 +50,14 @@ const char *report_tracker_text(const replay_result *r)
 const char *report_steps_hedge(const report_ctx *c)
 {
     const replay_result *r = &c->runs[0];
+    /* a trace whose events were dropped (bounded): its per-step summaries count the run's (it
+     * said "2 optimizer steps" where its growth section said 3, the run's) */
+    static char kept[96]; /* (one report at a time) */
+    if (r->dropped_events && r->growth.from_records && r->growth.opt_steps > r->iterations) {
+        snprintf(kept, sizeof kept, " in the events kept (the run made %u: its per-step summaries)",
+                 r->growth.opt_steps);
+        return kept;
+    }
     if (r->has_oom && r->iterations && r->oom_phase == PHASE_OPTIMIZER)
         return r->iterations == 1 ? " (out of memory in it)" : " (out of memory in the last)";
     return c->model && c->model->rec.steps_maybe_skipped && c->runs[0].iterations

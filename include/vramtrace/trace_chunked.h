@@ -84,6 +84,10 @@ _Static_assert(sizeof(vt_rec_snapshot) == 56, "layout");
 #define VT_STEPF_TENSORS 0x2u   /* per-stack bytes are tensors' (else device allocations') */
 #define VT_STEPF_OOM 0x4u       /* an out-of-memory failure came during this step */
 #define VT_STEPF_PARTIAL 0x8u   /* more stacks changed than the record holds (largest kept) */
+#define VT_STEPF_END                                                                               \
+    0x10u /* written as the trace ended, the run inside this step: what its                        \
+           * teardown left (exit frees everything), no step's end (since                           \
+           * 2026-12-01; a trace without it says it of no record) */
 #define VT_STEP_MAX_STACKS 4096u
 typedef struct vt_rec_step {
     uint64_t tt;          /* when the step ended: the first allocation after it */

@@ -82,6 +82,12 @@ if growth("bounded")["source"] != "summaries" or growth("leak")["source"] != "re
 # the bounded trace's steps are the plain trace's (the packer's STEP rule is the replay's: the
 # scale GradScaler.scale makes lazily at the first step is the forward's, not the optimizer's)
 b, l = growth("bounded"), growth("leak")
+# ... and so are its step ends and what was live at the last (the record written as the trace
+# ended is the run's teardown, as the trace's end is in the replay: the bounded trace said
+# "(step N+1) 0 B of tensors live" until 2026-12-01)
+for k in ("step_ends", "live_at_step", "live_at_last_step_bytes"):
+    if b[k] != l[k]:
+        bad.append("bounded: %s %s, plain %s" % (k, b[k], l[k]))
 if (b["steps"], b["optimizer_steps"]) != (l["steps"], l["optimizer_steps"]) or \
         [g["since_step"] for g in b["growing"]] != [g["since_step"] for g in l["growing"]]:
     bad.append("bounded: %d steps (%d optimizer), growth since %s; plain: %d (%d), since %s" % (
@@ -150,3 +156,36 @@ grep -q ' growth ?/step' short_leak.watch || { cat short_leak.watch; fail "watch
 "$VT" watch --once steady.vt >steady.watch || fail "watch --once steady"
 grep -q ' growth 0/step' steady.watch || { cat steady.watch; fail "watch: the steady run's growth not 0"; }
 grep -q '<p id=bounded>' bounded.html || fail "the page of a bounded trace does not say so"
+# a run that ends inside a step (nanoGPT's loop: its last allocations the optimizer's), plain and
+# bounded: the record the packer writes as the trace ends is the run's teardown, as the trace's
+# end is in the replay: the same step ends, the same last step and its live bytes (the bounded
+# trace said 6 step ends, "(step 6) 0 B of tensors live", where the plain said 5, 2.30 GiB); its
+# header counts the optimizer steps of the events it kept and says the run's where they differ
+for m in plain bounded; do
+    o=""
+    [ $m = bounded ] && o="--max-size 8MiB"
+    # shellcheck disable=SC2086
+    "$VT" run -q $o --card 12GiB -o "end_$m.vt" -- python3 "$ROOT/examples/sim/sim_train.py" \
+        "$ROOT/examples/gpt/config/gpt2-124m-12gb.py" --batch_size=4 --gradient_accumulation_steps=2 \
+        --max_iters=3 --eval_iters=1 --compile=False >"end_$m.out" 2>&1 ||
+        { tail -n 5 "end_$m.out"; fail "sim_train ($m) failed"; }
+    "$VT" report --json "end_$m.vt" >"end_$m.json" || fail "report --json end_$m"
+done
+python3 - end_plain.json end_bounded.json <<'PY' || fail "a bounded run's steps differ from its plain twin's"
+import json, sys
+p, b = (json.load(open(f))["growth"] for f in sys.argv[1:3])
+for k in ("steps", "optimizer_steps", "step_ends", "live_at_step", "live_at_last_step_bytes"):
+    assert p[k] == b[k], (k, p[k], b[k])
+print("  nanoGPT's loop, plain and bounded: %d step ends, %d B live at step %d" %
+      (p["step_ends"], p["live_at_last_step_bytes"], p["live_at_step"]))
+PY
+# 128 micro-steps a step, bounded to 8 MiB: the events of its first steps dropped, the header says
+# the steps of the events kept and the run's (it said "2 optimizer steps", its growth section 3)
+"$VT" run -q --max-size 8MiB --no-compress --card 12GiB -o drop.vt -- python3 \
+    "$ROOT/examples/sim/sim_train.py" "$ROOT/examples/gpt/config/gpt2-124m-12gb.py" --batch_size=4 \
+    --gradient_accumulation_steps=128 --max_iters=3 --eval_iters=1 --compile=False >drop.out 2>&1 ||
+    { tail -n 5 drop.out; fail "sim_train (bounded, 128 micro-steps) failed"; }
+"$VT" report --no-color drop.vt >drop.txt 2>/dev/null || fail "report drop"
+grep -q '^  events .* optimizer steps* in the events kept (the run made 3: its per-step summaries)' drop.txt ||
+    { grep '^  events' drop.txt; fail "a bounded trace's header does not say the run's optimizer steps"; }
+echo "long_growth: ok"
