@@ -94,5 +94,8 @@ PY
 # a what-if on top of the run: B=4 halves the calibrated activations
 j4=$("$VT" predict --from run.json --batch_size=4 --json) || fail "what-if"
 printf '%s\n' "$j4" | grep -q '"batch_size":{"value":4,"source":"flag"' || fail "what-if batch"
-expect_usage --from "$VT"
+# (a binary that is no trace: exit 3, as every command exits on it; 2 until 2026-12-01)
+msg=$("$VT" predict --from "$VT" 2>&1 >/dev/null); rc=$?
+[ "$rc" -eq 3 ] && printf '%s\n' "$msg" | grep -q 'neither a trace nor' ||
+    fail "predict --from a binary: exit $rc: $msg"
 echo ok
