@@ -431,8 +431,13 @@ int cmd_fit(int argc, char **argv)
     const char *tmp = getenv("TMPDIR");
     if (dir) {
         snprintf(j->dir, sizeof j->dir, "%s", dir);
+        struct stat st;
         if (mkdir(j->dir, 0755) && errno != EEXIST) {
             fprintf(stderr, "vramtrace fit: cannot create %s: %s\n", j->dir, strerror(errno));
+            return VT_EXIT_USAGE;
+        }
+        if (stat(j->dir, &st) || !S_ISDIR(st.st_mode)) { /* a file there: no trial in it */
+            fprintf(stderr, "vramtrace fit: --dir %s: %s\n", j->dir, strerror(ENOTDIR));
             return VT_EXIT_USAGE;
         }
     } else {

@@ -550,7 +550,11 @@ int cmd_run(int argc, char **argv)
         sigaction(SIGTERM, &old_term, NULL);
         execvp(argv[i], argv + i);
         int e = errno;
-        fprintf(stderr, "vramtrace run: cannot run %s: %s\n", argv[i], strerror(e));
+        struct stat st; /* execve says EACCES of a directory: said as what it is */
+        if (e == EACCES && strchr(argv[i], '/') && !stat(argv[i], &st) && S_ISDIR(st.st_mode))
+            fprintf(stderr, "vramtrace run: cannot run %s: %s\n", argv[i], strerror(EISDIR));
+        else
+            fprintf(stderr, "vramtrace run: cannot run %s: %s\n", argv[i], strerror(e));
         if (ex[1] >= 0 && write(ex[1], &e, sizeof e) < 0)
             e = errno;
         _exit(e == ENOENT ? 127 : 126); /* as a shell: not found, or found and not runnable */

@@ -56,6 +56,18 @@ grep -q 'README.md: ' err.txt || fail "predict --from README.md: $(cat err.txt)"
 [ $? = 3 ] || fail "predict --from short.vt: not exit 3"
 grep -qF -- '--from short.vt: a vramtrace trace cut short inside its header (20 of 32 bytes)' err.txt ||
     fail "predict --from short.vt: $(cat err.txt)"
+# a directory given as the command: said as one, exit 126 (it said "Permission denied"); a
+# file given as fit's --dir: refused before any trial (it ran them and named the file as their
+# directory)
+"$VT" run -q -o d.vt -- ./adir >out.txt 2>err.txt
+rc=$?
+[ $rc = 126 ] && grep -qxF "vramtrace run: cannot run ./adir: Is a directory" err.txt ||
+    fail "run -- ./adir: exit $rc: $(cat err.txt)"
+: >afile
+"$VT" fit --dir afile -- true {B} {I} >out.txt 2>err.txt
+rc=$?
+[ $rc = 2 ] && grep -qxF "vramtrace fit: --dir afile: Not a directory" err.txt ||
+    fail "fit --dir afile: exit $rc: $(cat err.txt)"
 # a missing value: an example of a value the option takes (it said "--dtype 8", "--card 8")
 expect predict 2 "option '--dtype' needs a value (e.g. --dtype bfloat16)" --dtype
 expect predict 2 "option '--card' needs a value (e.g. --card rtx4070)" --card
