@@ -135,4 +135,21 @@ grep -q '^recommended: this configuration as it is (micro-batch 4, 2 accumulatio
 grep -q '^recommended: a batch of 20 (the same outputs, in more forward passes)' e.txt ||
     { cat e.txt; fail "eval run: no batch recommendation"; }
 grep -q 'accumulation' e.txt && fail "eval run: accumulation steps for forwards only"
+# 5. a run that accumulated predicts its siblings of one micro-step a step without the gradients
+#    it kept through the next forward (Llama 400M B=2, A=2 -> B=1: +20.8 %, all of it the
+#    gradients, until 2026-12-01): within 5 % of each sibling's requested peak
+python3 - "$S" <<'PY' || fail "a run that accumulated predicts its A=1 siblings off"
+import json, os, subprocess, sys
+d = sys.argv[1]
+facts = {json.loads(l)["trace"]: json.loads(l) for l in open(os.path.join(d, "facts.jsonl"))}
+for src, b, dst in (("llama400m_b2_a2_fit", 1, "llama400m_b1_fit"), ("llama400m_b2_a2_fit", 3, "llama400m_b3_fit"),
+                    ("gpt2_sgd_b6_a4_fit", 4, "gpt2_sgd_b4_fit")):
+    q = json.loads(subprocess.run([os.environ["VT"], "predict", "--from", os.path.join(d, src + ".vt"),
+                                   "--batch-size", str(b), "--grad-accum", "1", "--card", "12GiB", "--json"],
+                                  capture_output=True, text=True, check=True).stdout)
+    want = facts[dst + ".vt"]["requested_bytes_peak"]
+    err = q["tensor_bytes"] / want - 1
+    print("  %s -> B=%d, A=1 (%s): %+.1f %%" % (src, b, dst, 100 * err))
+    assert abs(err) <= 0.05, (src, dst, err)
+PY
 echo "predict_words: ok"

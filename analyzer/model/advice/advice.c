@@ -253,6 +253,12 @@ static void predict_raw(const model_calib *c, const gpt_shape *s, prediction *ou
                 v += (double)c->compiled_casts * scale(&s2, &c->measured_shape, CAT_AUTOCAST);
         } else /* measured, but not in the formula: scale what was measured */
             v = (double)c->measured.bytes[k] * scale(&s2, &c->measured_shape, k);
+        /* a run that accumulated kept its gradients through the next forward; one micro-step
+         * per step keeps none at that peak: the formula's, not the run's scaled (Llama 400M at
+         * B=2, A=2 predicted its B=1, A=1 sibling +20.8 %, all of it the gradients) */
+        if (k == CAT_GRADIENTS && c->calibrated && !c->global && c->measured_shape.A > 1 &&
+            !c->measured_shape.accum_unknown && s2.A <= 1 && !s2.accum_unknown)
+            v = (double)ref.bytes[k];
         if (k == CAT_GRADIENTS)
             v = kept_grads(c, &s2, v);
         v = without_kv(&s2, &c->measured, &c->kv, k, v);
