@@ -175,13 +175,15 @@ static double unseen_weights(const model_calib *c, const gpt_shape *s, category 
     return ref ? weights_of(c, s, k, (double)ref) : 0;
 }
 
-/* kept_grads: v, the gradients predicted at shape s's peak, at least every trainable
- * parameter's when s has more than one micro-step per optimizer step: those of the micro-steps
- * before are alive through the last one's (whatever the run measured with fewer) */
-static double kept_grads(const model_calib *c, const gpt_shape *s, double v)
+/* kept_grads: v, the gradients at shape s's peak: with more than one micro-step a step at least
+ * every trainable parameter's (alive through the last micro-step); with one, where the run
+ * accumulated (its peak held them), the formula's (Llama B=2, A=2 had said A=1 +20.8 %) */
+static double kept_grads(const model_calib *c, const gpt_shape *s, double v, double formula)
 {
     if (s->A <= 1)
-        return v;
+        return c->measured_shape.A > 1 && !c->measured_shape.accum_unknown && !s->accum_unknown
+                   ? formula
+                   : v;
     double all = weights_of(c, s, CAT_GRADIENTS, 0);
     return all > v ? all : v;
 }
@@ -253,14 +255,8 @@ static void predict_raw(const model_calib *c, const gpt_shape *s, prediction *ou
                 v += (double)c->compiled_casts * scale(&s2, &c->measured_shape, CAT_AUTOCAST);
         } else /* measured, but not in the formula: scale what was measured */
             v = (double)c->measured.bytes[k] * scale(&s2, &c->measured_shape, k);
-        /* a run that accumulated kept its gradients through the next forward; one micro-step
-         * per step keeps none at that peak: the formula's, not the run's scaled (Llama 400M at
-         * B=2, A=2 predicted its B=1, A=1 sibling +20.8 %, all of it the gradients) */
-        if (k == CAT_GRADIENTS && c->calibrated && !c->global && c->measured_shape.A > 1 &&
-            !c->measured_shape.accum_unknown && s2.A <= 1 && !s2.accum_unknown)
-            v = (double)ref.bytes[k];
         if (k == CAT_GRADIENTS)
-            v = kept_grads(c, &s2, v);
+            v = kept_grads(c, &s2, v, (double)ref.bytes[k]);
         v = without_kv(&s2, &c->measured, &c->kv, k, v);
         out->by_cat.bytes[k] = bytes_of(v);
         tensor += out->by_cat.bytes[k];
@@ -411,7 +407,7 @@ static void predict_oom(const model_calib *c, const gpt_shape *s, prediction *ou
             v = have > 0 ? (double)(have - fz) * scale(&s2, m, (category)k) + (double)fz
                          : unseen_weights(c, &s2, (category)k, ref.bytes[k]);
             if (k == CAT_GRADIENTS)
-                v = kept_grads(c, &s2, v);
+                v = kept_grads(c, &s2, v, (double)ref.bytes[k]);
             break;
         }
         case CAT_CACHE:
