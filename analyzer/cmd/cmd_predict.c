@@ -249,6 +249,12 @@ verdict:
         return;
     }
     model_text_verdict(stdout, p, a->card.name, a->card.bytes, run->lower_bounds);
+    /* (a simulated ResNet-50's optimizer-step temporaries at B=1, scaled to B=128: +127 %;
+     * a Llama's few activations left at B=1: far too low) */
+    if (run->growth_unmeasured && a->from && s->B != cal->measured_shape.B)
+        printf("  (the run does not measure how its step grows with the micro-batch: this what-if "
+               "scales what it kept at its peak and can be far off either way; vramtrace fit "
+               "measures it)\n");
     if (run->lower_bounds)
         printf("  (a lower bound: the rest of the run's first forward was not measured; the "
                "step needs at least this much)\n");
@@ -266,9 +272,9 @@ verdict:
     int unmeasured = run->growth_unmeasured && a->from;
     if (unmeasured) /* as the report says */
         printf("largest %s that fits: not predicted (the run's tensors peaked after its "
-               "forward's were freed: their growth with the micro-batch is not measured, and a "
-               "larger one is predicted too low; a larger run or vramtrace fit measures it)\n",
-               mb);
+               "forward's were freed, so it does not measure how they grow with the %s: a "
+               "larger one measures it, or vramtrace fit)\n",
+               mb, mb);
     else if (lb) {
         printf("largest %s that fits (keeping >= %d %% free): %s%llu%s", mb, ADVICE_HEADROOM_PCT,
                run->lower_bounds ? "at most " : "", (unsigned long long)lb,

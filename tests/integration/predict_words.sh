@@ -152,4 +152,12 @@ for src, b, dst in (("llama400m_b2_a2_fit", 1, "llama400m_b1_fit"), ("llama400m_
     print("  %s -> B=%d, A=1 (%s): %+.1f %%" % (src, b, dst, 100 * err))
     assert abs(err) <= 0.05, (src, dst, err)
 PY
+# 6. a run that does not measure how its step grows with the micro-batch (its tensors peaked
+#    after its forward's were freed: ResNet-50 at B=1, its optimizer step's temporaries): a
+#    what-if at another micro-batch says it can be far off either way (it predicted B=128 +127 %
+#    and called such predictions "too low")
+"$VT" predict --from "$S/resnet50_b1_fit.vt" --batch-size 128 --card 12GiB >g.txt 2>&1 || fail "predict resnet B=128"
+grep -q 'this what-if scales what it kept at its peak and can be far off either way' g.txt ||
+    { cat g.txt; fail "resnet B=1 -> 128: the what-if is not said to be unmeasured"; }
+grep -q 'predicted too low' g.txt && fail "resnet B=1 -> 128: 'predicted too low' (it is far too high)"
 echo "predict_words: ok"
