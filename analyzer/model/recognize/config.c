@@ -227,26 +227,23 @@ int config_validate(const nano_config *c, char *err, size_t errlen)
     return 0;
 }
 
-static const char *const key_docs[] = {
-#define VT_CFG_DOC(k, t, d, doc) doc,
-    VT_CONFIG_KEYS(VT_CFG_DOC)
-#undef VT_CFG_DOC
+/* each key's meaning and its value as nanoGPT writes it (its default) */
+static const struct {
+    const char *doc, *example;
+} key_words[] = {
+#define VT_CFG_WORDS(k, t, d, doc) {doc, d},
+    VT_CONFIG_KEYS(VT_CFG_WORDS)
+#undef VT_CFG_WORDS
 };
 
 const char *config_key_doc(config_key k)
 {
-    return (unsigned)k < CFG_COUNT ? key_docs[k] : "?";
+    return (unsigned)k < CFG_COUNT ? key_words[k].doc : "?";
 }
-
-static const char *const key_defaults[] = {
-#define VT_CFG_DEF(k, t, d, doc) d,
-    VT_CONFIG_KEYS(VT_CFG_DEF)
-#undef VT_CFG_DEF
-};
 
 const char *config_key_example(config_key k)
 {
-    return (unsigned)k < CFG_COUNT ? key_defaults[k] : "8";
+    return (unsigned)k < CFG_COUNT ? key_words[k].example : "8";
 }
 
 const char *config_program_name(config_program p)
