@@ -173,6 +173,10 @@ for f in ALL:
     if f.get("amp") in ("bf16", "fp16") and \
             dt not in ({"bf16": "bfloat16", "fp16": "float16"}[f["amp"]], "16-bit"):
         bad.append("%s: autocast %s, the configuration's dtype %r" % (t, f["amp"], dt))
+    # ... and one without, that completed optimizer steps of fp32 weights, says float32 (a GAN's
+    # said "dtype unknown" beside "fp32 parameters" until 2026-12-01)
+    if f.get("amp") == "none" and t.startswith("gan_") and not f.get("oom") and dt != "float32":
+        bad.append("%s: a GAN in fp32, the configuration's dtype %r" % (t, dt))
     # use_cache=False through the script's own switch (sim_hf.py: --no-cache; said as a code
     # change until 2026-11-30), and an evaluation is not told it would recompute tokens: its
     # loss never reads the cache (only generation does)

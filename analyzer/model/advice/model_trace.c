@@ -105,6 +105,11 @@ static const char *fp32_compute(const run_facts *f)
     if (f->has_oom && att->known && att->value > 0)
         return "its first forward's attention ran before the out-of-memory error with no 16-bit "
                "copy of a weight (autocast makes one for each projection): " FP32_SAID;
+    /* no logits, tokens nor attention (a GAN, a CNN): whole steps of fp32 weights with no copy
+     * (a GAN's said "dtype unknown" beside "fp32 parameters") */
+    if (f->iterations > 0 && !copies && ir->v[INFER_param_dtype_bytes].known)
+        return "fp32 weights and no 16-bit copy of a weight over the run's optimizer steps "
+               "(autocast makes one of each weight it uses): " FP32_SAID;
     return NULL;
 }
 
