@@ -96,8 +96,23 @@ typedef struct predict_args {
 } predict_args;
 
 /* parse: the command line, in order, into c and a. Returns 0, 1 (--help printed) or -1. */
+/* contradict: on / off (1 / 2) of flag pair k said against what was said before, in err: -1 */
+static int contradict(int *seen, int k, int v, const char *on, char *err, size_t errlen)
+{
+    if (seen[k] && seen[k] != v) {
+        snprintf(err, errlen, "--%s and --%s contradict each other: give one", on,
+                 k == 2 ? "untied-head"
+                 : k    ? "no-bias"
+                        : "no-compile");
+        return -1;
+    }
+    seen[k] = v;
+    return 0;
+}
+
 static int parse(int argc, char **argv, nano_config *c, predict_args *a, char *err, size_t errlen)
 {
+    int seen[3] = {0, 0, 0}, froms = 0; /* compile, bias, tied: 1 on, 2 off (said once) */
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
@@ -118,6 +133,8 @@ static int parse(int argc, char **argv, nano_config *c, predict_args *a, char *e
         const char *eq = config_arg_key(arg, key, sizeof key);
         int bk = predict_block_key(key);
         if (bk) { /* the block's options: --mlp-width, --kv-heads, --tied-head, --untied-head */
+            if (bk == 1 && contradict(seen, 2, key[0] == 't' ? 1 : 2, "tied-head", err, errlen))
+                return -1;
             const char *bv = bk == 2 && !eq && i + 1 < argc ? argv[++i] : eq;
             if (predict_block_option(&a->block, key, bv, err, errlen) < 0)
                 return -1;
@@ -128,6 +145,10 @@ static int parse(int argc, char **argv, nano_config *c, predict_args *a, char *e
             (!strcmp(key, "json") || !strcmp(key, "no_flash") || !strcmp(key, "checkpointing") ||
              !strcmp(key, "bias") || !strcmp(key, "no_bias") || !strcmp(key, "compile") ||
              !strcmp(key, "no_compile"))) {
+            int pair = strstr(key, "compile") ? 0 : strstr(key, "bias") ? 1 : -1;
+            if (pair >= 0 && contradict(seen, pair, strncmp(key, "no_", 3) ? 1 : 2,
+                                        pair ? "bias" : "compile", err, errlen))
+                return -1;
             if (!strcmp(key, "json"))
                 a->json = 1;
             else if (!strcmp(key, "no_flash"))
@@ -173,6 +194,10 @@ static int parse(int argc, char **argv, nano_config *c, predict_args *a, char *e
             }
             a->have_card = 1;
         } else if (!strcmp(key, "from")) {
+            if (froms++) {
+                snprintf(err, errlen, "--from given twice: one traced run calibrates a prediction");
+                return -1;
+            }
             a->from = val; /* loaded before the other options (find_from) */
         } else if (set(c, key, val, where, err, errlen) < 0) {
             return -1;

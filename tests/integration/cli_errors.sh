@@ -68,6 +68,13 @@ rc=$?
 rc=$?
 [ $rc = 2 ] && grep -qxF "vramtrace fit: --dir afile: Not a directory" err.txt ||
     fail "fit --dir afile: exit $rc: $(cat err.txt)"
+# flags that contradict each other are refused, as run refuses --compress --no-compress (the
+# last one won silently), and so is a second --from
+expect predict 2 "--compile and --no-compile contradict each other: give one" --compile --no-compile
+expect predict 2 "--bias and --no-bias contradict each other: give one" --no-bias --bias
+expect predict 2 "--tied-head and --untied-head contradict each other: give one" --tied-head --untied-head
+H4="$ROOT/examples/traces/h100-torch2.11/hf_gpt2_eager_b4.vt"
+expect predict 2 "--from given twice: one traced run calibrates a prediction" --from "$H4" --from "$H4"
 # a missing value: an example of a value the option takes (it said "--dtype 8", "--card 8")
 expect predict 2 "option '--dtype' needs a value (e.g. --dtype bfloat16)" --dtype
 expect predict 2 "option '--card' needs a value (e.g. --card rtx4070)" --card
