@@ -22,12 +22,15 @@
  * size bytes (one frees as the other allocates), over a parameter of 4096 B that stays. Never
  * more than 4096 + size live at once, but each category alone reaches size in every span.
  * peak_event: the replay's process-peak event, or NULL. */
+static const uint64_t *g_phase_events; /* what sweep_two_at gives the timeline (NULL: none) */
+
 static timeline *sweep_two_at(catpeaks *cp, uint64_t n, uint64_t *best, const uint64_t *peak_event)
 {
     timeline *tl = timeline_new();
     uint64_t peak[CAT_COUNT], ns[CAT_COUNT];
     assert_non_null(tl);
     tl->peak_event = peak_event;
+    tl->phase_events = g_phase_events;
     catpeaks_init(cp, tl);
     catpeaks_set_alloc_mode(cp, 0);
     catpeaks_add(cp, 1, 0, 4096, CATPEAKS_F_ALLOC, 1,
@@ -108,7 +111,7 @@ static void test_moments_to_draw(void **st)
     catpeaks cp = {0};
     uint64_t best;
     timeline *tl = sweep_two(&cp, 100000, &best);
-    for (size_t max = 2 * CAT_COUNT + 6; max <= 20000; max = max * 3 + 1) {
+    for (size_t max = 2 * (CAT_COUNT + 3 + PHASE_COUNT); max <= 20000; max = max * 3 + 1) {
         size_t n = 0;
         const timeline_moment **m = timeline_moments(tl, max, &n);
         assert_non_null(m);
@@ -312,7 +315,7 @@ static void test_peak_moment_drawn(void **st)
     assert_int_equal(tl->at_peak.v[CAT_PARAMETERS], 4096);
     assert_int_equal(tl->at_peak.total, 4096 + 1000 + (40001ull * 7919) % 5000);
     assert_true(tl->at_peak.seq != tl->top.seq);
-    for (size_t max = 2 * CAT_COUNT + 6; max <= 20000; max = max * 3 + 1) {
+    for (size_t max = 2 * (CAT_COUNT + 3 + PHASE_COUNT); max <= 20000; max = max * 3 + 1) {
         size_t n = 0, seen = 0;
         const timeline_moment **m = timeline_moments(tl, max, &n);
         assert_non_null(m);
@@ -326,12 +329,42 @@ static void test_peak_moment_drawn(void **st)
     timeline_free(tl);
 }
 
+/* each phase's peak (the event that set it, replay_result.phase_peak_event) is a moment kept and
+ * drawn, whatever the buckets kept (an init phase's had been drawn 1 MiB under the report's) */
+static void test_phase_moments_drawn(void **st)
+{
+    (void)st;
+    catpeaks cp = {0};
+    uint64_t best, ev[PHASE_COUNT] = {0};
+    ev[PHASE_INIT] = 2 * 777 + 2, ev[PHASE_BACKWARD] = 2 * 50001 + 2; /* allocations, not tallest */
+    g_phase_events = ev;
+    timeline *tl = sweep_two_at(&cp, 100000, &best, NULL);
+    g_phase_events = NULL;
+    assert_int_equal(tl->at_phase[PHASE_INIT].t, ev[PHASE_INIT]);
+    assert_int_equal(tl->at_phase[PHASE_BACKWARD].t, ev[PHASE_BACKWARD]);
+    assert_int_equal(tl->at_phase[PHASE_FORWARD].seq, 0); /* none set */
+    for (size_t max = 2 * (CAT_COUNT + 3 + PHASE_COUNT); max <= 20000; max = max * 3 + 1) {
+        size_t n = 0, seen = 0;
+        const timeline_moment **m = timeline_moments(tl, max, &n);
+        assert_non_null(m);
+        assert_true(n <= max);
+        for (size_t i = 0; i < n; i++)
+            seen += (m[i]->seq == tl->at_phase[PHASE_INIT].seq) +
+                    (m[i]->seq == tl->at_phase[PHASE_BACKWARD].seq);
+        assert_int_equal(seen, 2);
+        free(m);
+    }
+    catpeaks_free(&cp);
+    timeline_free(tl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_buckets_keep_whole_moments),
         cmocka_unit_test(test_moments_to_draw),
         cmocka_unit_test(test_peak_moment_drawn),
+        cmocka_unit_test(test_phase_moments_drawn),
         cmocka_unit_test(test_slices_ticks_ring_totals),
         cmocka_unit_test(test_end_after_pause),
         cmocka_unit_test(test_pickle_bytes),

@@ -215,8 +215,8 @@ static inline __attribute__((always_inline)) void apply_free(state *s, const rea
         if (s->last_alloc_phase == PHASE_BACKWARD ||
             (s->bwd && s->level[L_TENSOR] + s->level[L_INNER] <= s->bwd_end_tensors)) {
             uint64_t proc = s->level[L_TENSOR] + s->level[L_SEGMENT] + s->level[L_OTHER];
-            if (proc > r->phase_peak[PHASE_OPTIMIZER])
-                r->phase_peak[PHASE_OPTIMIZER] = proc;
+            if (proc > r->phase_peak[PHASE_OPTIMIZER]) /* (no moment of the timeline is it) */
+                r->phase_peak[PHASE_OPTIMIZER] = proc, r->phase_peak_event[PHASE_OPTIMIZER] = 0;
         }
     }
     if (r->tl)

@@ -82,10 +82,12 @@ typedef struct replay_result {
      * NONE: not computed); blocks_unplaced = tensors counted as their rounded size only */
     uint64_t peak_allocated_blocks, t_allocated_blocks, blocks_unplaced;
     blocks_basis blocks_basis;
-    uint64_t phase_peak[PHASE_COUNT]; /* process level while in each phase */
-    uint8_t peak_phase;               /* the phase of the event that made the process peak */
-    uint32_t peak_bwd, peak_iter;     /* backward passes / optimizer steps begun before it */
-    uint8_t tensors_phase;            /* the same for the allocated (tensor) peak */
+    uint64_t phase_peak[PHASE_COUNT];       /* process level while in each phase */
+    uint64_t phase_peak_event[PHASE_COUNT]; /* the allocation that set it (0: none, or a level
+                                             * before a gradient's free: the optimizer's) */
+    uint8_t peak_phase;                     /* the phase of the event that made the process peak */
+    uint32_t peak_bwd, peak_iter;           /* backward passes / optimizer steps begun before it */
+    uint8_t tensors_phase;                  /* the same for the allocated (tensor) peak */
     uint32_t tensors_bwd, tensors_iter;
     uint32_t iterations;      /* optimizer steps: contiguous optimizer stretches */
     uint32_t backward_passes; /* backward passes begun */

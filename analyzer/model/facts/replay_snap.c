@@ -44,7 +44,7 @@ void replay_snap_bump_peaks(state *s, uint8_t ph, uint64_t t)
         s->kept_from[KEPT_PEAK] = s->nkept; /* whatever was freed before it was not live at it */
     }
     if (ph < PHASE_COUNT && proc > r->phase_peak[ph])
-        r->phase_peak[ph] = proc;
+        r->phase_peak[ph] = proc, r->phase_peak_event[ph] = s->event;
 }
 
 /* replay_snap_oom: copies the live set at the first failure of an OOM (replacing an earlier,

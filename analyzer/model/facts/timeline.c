@@ -259,6 +259,9 @@ void timeline_cats(timeline *tl, uint64_t event, uint64_t t, const int64_t cur[C
         tl->at_peak = m;
     if (tl->tensors_event && event == *tl->tensors_event)
         tl->at_tensors = m;
+    for (int p = 0; tl->phase_events && p < PHASE_COUNT; p++)
+        if (event == tl->phase_events[p])
+            tl->at_phase[p] = m;
     for (int c = 0; c < CAT_COUNT; c++)
         if (m.v[c] > tl->cat_top[c].v[c])
             tl->cat_top[c] = m;
@@ -310,6 +313,8 @@ void timeline_fix(timeline *tl, const int64_t (*back)[CAT_COUNT + 1], const uint
     }
     fix_one(&tl->at_peak, back, rep, nep, alloc_mode);
     fix_one(&tl->at_tensors, back, rep, nep, alloc_mode);
+    for (int p = 0; p < PHASE_COUNT; p++)
+        fix_one(&tl->at_phase[p], back, rep, nep, alloc_mode);
     for (size_t i = 0; i < TIMELINE_BUCKETS; i++) {
         timeline_bucket *b = &tl->b[i];
         if (!b->used)
@@ -331,7 +336,8 @@ static int cmp_seq(const void *a, const void *b)
 
 const timeline_moment **timeline_moments(const timeline *tl, size_t max, size_t *n)
 {
-    enum { EXTRA = CAT_COUNT + 3 }; /* the run's tallest, the two peaks', each category's */
+    /* the run's tallest, the two peaks', each category's, each phase's */
+    enum { EXTRA = CAT_COUNT + 3 + PHASE_COUNT };
     size_t used = 0, k = 0;
     *n = 0;
     if (!tl || !tl->has_cats || max < 2 * EXTRA)
@@ -366,6 +372,9 @@ const timeline_moment **timeline_moments(const timeline *tl, size_t max, size_t 
         m[k++] = &tl->at_peak;
     if (tl->at_tensors.seq)
         m[k++] = &tl->at_tensors;
+    for (int p = 0; p < PHASE_COUNT; p++)
+        if (tl->at_phase[p].seq)
+            m[k++] = &tl->at_phase[p];
     for (int c = 0; c < CAT_COUNT; c++)
         if (tl->cat_top[c].seq)
             m[k++] = &tl->cat_top[c];

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "categories.h"
+#include "phases.h"
 #include "reader.h"
 
 #define TIMELINE_BUCKETS 8192
@@ -88,6 +89,10 @@ typedef struct timeline {
     /* the same for the tensors' (allocated) peak (replay_result.at_tensors) */
     timeline_moment at_tensors;
     const uint64_t *tensors_event;
+    /* the same for each phase's peak (replay_result.phase_peak_event; 0: none): a drawing's
+     * phase reaches the report's figure for it (an init phase's had been 1 MiB under) */
+    timeline_moment at_phase[PHASE_COUNT];
+    const uint64_t *phase_events;
     uint64_t nmoments; /* moments swept (the last seq) */
     timeline_slice *slices;
     size_t nslices, capslices;
