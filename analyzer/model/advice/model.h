@@ -72,7 +72,8 @@ typedef struct run_facts {
     uint64_t oom_requested;  /* bytes the failing call asked for */
     uint64_t oom_capacity;   /* card / device capacity at the OOM */
     cat_breakdown at_oom;    /* live by category at the OOM */
-    uint64_t oom_cache;      /* allocator cache (reserved - allocated) then, if known */
+    uint64_t oom_cache;      /* the cache PyTorch released to retry (JSON oom.allocator_cache_bytes,
+                              * = cache_released_bytes; the cache live then is at_oom's) */
     uint64_t oom_outside;    /* context + kernel code + external then */
     const char *oom_phase;   /* "forward", "backward", "optimizer", "eval", "compile", ... */
     const char *oom_site;    /* "file.py:123 func" of the failing call, or "" */
