@@ -365,26 +365,25 @@ static void test_text_and_overrides(void **state)
     /* a target card: 24 GiB holds the configuration that ran out of 12 (compiled, B=16): it is
      * recommended as it is, as predict --from says (it was told B=8 until 2026-12-01); on 14
      * GiB it is not (15.19 GiB), and the largest divisor of 512 below 16 that fits is 8 */
-    o.target_card_bytes = 24 * GiB;
-    o.target_card_name = "rtx4090";
-    root = cJSON_CreateObject();
-    assert_int_equal(model_report_json(root, &f, &o), 0);
-    first = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "advice"), 0);
-    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(first, "fits")));
-    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(first, "recommended")));
-    assert_true(cJSON_GetObjectItem(first, "batch_size")->valuedouble == 16);
-    assert_non_null(strstr(cJSON_GetObjectItem(first, "change")->valuestring, "none"));
-    cJSON_Delete(root);
-    o.target_card_bytes = 14 * GiB;
-    o.target_card_name = "14GiB";
-    root = cJSON_CreateObject();
-    assert_int_equal(model_report_json(root, &f, &o), 0);
-    first = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "advice"), 0);
-    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(first, "fits")));
-    assert_true(cJSON_GetObjectItem(first, "batch_size")->valuedouble == 8);
-    assert_true(cJSON_GetObjectItem(first, "required_bytes")->valuedouble <
-                0.95 * (double)(14 * GiB));
-    cJSON_Delete(root);
+    const struct {
+        uint64_t card;
+        double batch;
+        const char *change;
+    } on[] = {{24 * GiB, 16, "none"}, {14 * GiB, 8, "batch_size=8"}};
+    for (int k = 0; k < 2; k++) {
+        o.target_card_bytes = on[k].card;
+        o.target_card_name = k ? "14GiB" : "rtx4090";
+        root = cJSON_CreateObject();
+        assert_int_equal(model_report_json(root, &f, &o), 0);
+        first = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "advice"), 0);
+        assert_true(cJSON_IsTrue(cJSON_GetObjectItem(first, "fits")));
+        assert_true(cJSON_IsTrue(cJSON_GetObjectItem(first, "recommended")));
+        assert_true(cJSON_GetObjectItem(first, "batch_size")->valuedouble == on[k].batch);
+        assert_non_null(strstr(cJSON_GetObjectItem(first, "change")->valuestring, on[k].change));
+        assert_true(cJSON_GetObjectItem(first, "required_bytes")->valuedouble <
+                    0.95 * (double)on[k].card);
+        cJSON_Delete(root);
+    }
 
     /* a bad override is an error, reported, not a crash */
     const char *bad[] = {"batch_size=lots"};

@@ -24,6 +24,22 @@
  * peak_event: the replay's process-peak event, or NULL. */
 static const uint64_t *g_phase_events; /* what sweep_two_at gives the timeline (NULL: none) */
 
+/* assert_drawn: the moments of seq a and b (a == b: one) are each drawn once, whatever the
+ * number of moments asked for */
+static void assert_drawn(const timeline *tl, uint64_t a, uint64_t b)
+{
+    for (size_t max = 2 * (CAT_COUNT + 3 + PHASE_COUNT); max <= 20000; max = max * 3 + 1) {
+        size_t n = 0, seen = 0;
+        const timeline_moment **m = timeline_moments(tl, max, &n);
+        assert_non_null(m);
+        assert_true(n <= max);
+        for (size_t i = 0; i < n; i++)
+            seen += (m[i]->seq == a) + (a != b && m[i]->seq == b);
+        assert_int_equal(seen, a == b ? 1 : 2);
+        free(m);
+    }
+}
+
 static timeline *sweep_two_at(catpeaks *cp, uint64_t n, uint64_t *best, const uint64_t *peak_event)
 {
     timeline *tl = timeline_new();
@@ -315,16 +331,7 @@ static void test_peak_moment_drawn(void **st)
     assert_int_equal(tl->at_peak.v[CAT_PARAMETERS], 4096);
     assert_int_equal(tl->at_peak.total, 4096 + 1000 + (40001ull * 7919) % 5000);
     assert_true(tl->at_peak.seq != tl->top.seq);
-    for (size_t max = 2 * (CAT_COUNT + 3 + PHASE_COUNT); max <= 20000; max = max * 3 + 1) {
-        size_t n = 0, seen = 0;
-        const timeline_moment **m = timeline_moments(tl, max, &n);
-        assert_non_null(m);
-        assert_true(n <= max);
-        for (size_t i = 0; i < n; i++)
-            seen += m[i]->seq == tl->at_peak.seq && m[i]->t == ev;
-        assert_int_equal(seen, 1);
-        free(m);
-    }
+    assert_drawn(tl, tl->at_peak.seq, tl->at_peak.seq);
     catpeaks_free(&cp);
     timeline_free(tl);
 }
@@ -343,17 +350,7 @@ static void test_phase_moments_drawn(void **st)
     assert_int_equal(tl->at_phase[PHASE_INIT].t, ev[PHASE_INIT]);
     assert_int_equal(tl->at_phase[PHASE_BACKWARD].t, ev[PHASE_BACKWARD]);
     assert_int_equal(tl->at_phase[PHASE_FORWARD].seq, 0); /* none set */
-    for (size_t max = 2 * (CAT_COUNT + 3 + PHASE_COUNT); max <= 20000; max = max * 3 + 1) {
-        size_t n = 0, seen = 0;
-        const timeline_moment **m = timeline_moments(tl, max, &n);
-        assert_non_null(m);
-        assert_true(n <= max);
-        for (size_t i = 0; i < n; i++)
-            seen += (m[i]->seq == tl->at_phase[PHASE_INIT].seq) +
-                    (m[i]->seq == tl->at_phase[PHASE_BACKWARD].seq);
-        assert_int_equal(seen, 2);
-        free(m);
-    }
+    assert_drawn(tl, tl->at_phase[PHASE_INIT].seq, tl->at_phase[PHASE_BACKWARD].seq);
     catpeaks_free(&cp);
     timeline_free(tl);
 }
