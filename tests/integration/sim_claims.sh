@@ -177,6 +177,12 @@ for f in ALL:
     # said "dtype unknown" beside "fp32 parameters" until 2026-12-01)
     if f.get("amp") == "none" and t.startswith("gan_") and not f.get("oom") and dt != "float32":
         bad.append("%s: a GAN in fp32, the configuration's dtype %r" % (t, dt))
+    # "no 16-bit copy of a weight over the run" never beside autocast copies counted over it (a
+    # LoRA run's 4 KiB position ids .float(), half an adapter's size, until 2026-12-01)
+    where = (r["config"].get("dtype") or {}).get("where") or ""
+    ac = ((r.get("category_peaks") or {}).get("autocast_copies") or {}).get("bytes") or 0
+    if ac and "no 16-bit copy of a weight over the run" in where:
+        bad.append("%s: %d B of autocast copies beside: %s" % (t, ac, where))
     # use_cache=False through the script's own switch (sim_hf.py: --no-cache; said as a code
     # change until 2026-11-30), and an evaluation is not told it would recompute tokens: its
     # loss never reads the cache (only generation does)

@@ -93,10 +93,16 @@ static const char *fp32_compute(const run_facts *f)
         return NULL;
     const infer_value *lg = &ir->v[INFER_logits_dtype_bytes], *tk = &ir->v[INFER_token_dtype_bytes],
                       *att = &ir->v[INFER_attention_kernels];
+    /* (with a few bytes counted as autocast copies, smaller than a matrix: said of a matrix) */
+    const char *few = "fp32 logits only in the first forward and no 16-bit copy of a weight matrix "
+                      "over the run (autocast makes them; the few bytes counted as autocast copies "
+                      "are smaller than one, a tensor the program converted itself): " FP32_SAID;
     if (lg->known)
-        return lg->value == 4 ? "fp32 logits only in the first forward and no 16-bit copy of a "
-                                "weight over the run (autocast makes them): " FP32_SAID
-                              : NULL;
+        return lg->value == 4
+                   ? copies ? few
+                            : "fp32 logits only in the first forward and no 16-bit "
+                              "copy of a weight over the run (autocast makes them): " FP32_SAID
+                   : NULL;
     if (tk->known && tk->value == 4)
         return "fp32 token activations in the first forward (B from the images beside them) and "
                "no 16-bit copy of a weight over the run (autocast makes them): " FP32_SAID;
