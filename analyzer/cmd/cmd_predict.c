@@ -95,7 +95,6 @@ typedef struct predict_args {
     predict_block block; /* a gated decoder's, or a Hugging Face config's (predict_block.h) */
 } predict_args;
 
-/* parse: the command line, in order, into c and a. Returns 0, 1 (--help printed) or -1. */
 /* contradict: on / off (1 / 2) of flag pair k said against what was said before, in err: -1 */
 static int contradict(int *seen, int k, int v, const char *on, char *err, size_t errlen)
 {
@@ -110,6 +109,7 @@ static int contradict(int *seen, int k, int v, const char *on, char *err, size_t
     return 0;
 }
 
+/* parse: the command line, in order, into c and a. Returns 0, 1 (--help printed) or -1. */
 static int parse(int argc, char **argv, nano_config *c, predict_args *a, char *err, size_t errlen)
 {
     int seen[3] = {0, 0, 0}, froms = 0; /* compile, bias, tied: 1 on, 2 off (said once) */

@@ -85,21 +85,10 @@ int notes_stdout_data;
 int notes_write(const char *cmd, const char *path, const char *what,
                 int (*write)(FILE *f, void *arg), void *arg)
 {
-    if (!strcmp(path, "-")) { /* standard output: the output alone, no "wrote" line */
-        errno = 0;
-        int rc = write(stdout, arg), e = ferror(stdout) ? errno : 0;
-        if (!e && fflush(stdout))
-            e = errno, rc = -1;
-        if (rc || e) {
-            fprintf(stderr, "vramtrace %s: cannot write the %s to standard output: %s\n", cmd, what,
-                    reason(e));
-            return VT_EXIT_USAGE;
-        }
-        return 0;
-    }
+    int dash = !strcmp(path, "-"); /* standard output: the output alone, no "wrote" line */
     if (notes_output_free(cmd, path))
         return VT_EXIT_USAGE;
-    FILE *f = fopen(path, "wb");
+    FILE *f = dash ? stdout : fopen(path, "wb");
     if (!f) {
         int e = errno;
         fprintf(stderr, "vramtrace %s: ", cmd);
@@ -111,14 +100,20 @@ int notes_write(const char *cmd, const char *path, const char *what,
     int rc = write(f, arg), e = ferror(f) ? errno : 0;
     if (!e && fflush(f))
         e = errno, rc = -1;
-    if (fclose(f) && !rc)
+    if (!dash && fclose(f) && !rc)
         e = errno, rc = -1;
     if (rc || e) {
         fprintf(stderr, "vramtrace %s: ", cmd);
-        path_fputs(stderr, path);
-        fprintf(stderr, ": cannot write it: %s\n", reason(e));
+        if (dash) {
+            fprintf(stderr, "cannot write the %s to standard output: %s\n", what, reason(e));
+        } else {
+            path_fputs(stderr, path);
+            fprintf(stderr, ": cannot write it: %s\n", reason(e));
+        }
         return VT_EXIT_USAGE;
     }
+    if (dash)
+        return 0;
     struct stat st;
     double kib = stat(path, &st) == 0 ? (double)st.st_size / 1024.0 : 0;
     FILE *o = notes_stdout_data ? stderr : stdout; /* (another output goes to stdout) */
