@@ -35,6 +35,11 @@ grep -q '^vramtrace report: unknown option -x' err.txt || fail "report -x: $(cat
 "$VT" report "$T" --top=1 --no-color --batch_size=8 >out.txt 2>err.txt ||
     fail "report FILE --top=1 --batch_size=8: $(cat err.txt)"
 grep -q 'batch_size  *8 ' out.txt || fail "the --batch_size=8 override is not in the report"
+# a value past any model's (config.h's bounds) is refused, not predicted from
+"$VT" report --batch-size 99999999999 "$T" >out.txt 2>err.txt
+[ $? = 2 ] || fail "report --batch-size 99999999999: expected exit 2"
+grep -q 'batch_size = 99999999999 is out of range.*at most 16777216' err.txt ||
+    fail "report --batch-size 99999999999: $(cat err.txt)"
 "$VT" report --json=1 "$T" >out.txt 2>err.txt
 [ $? = 2 ] || fail "report --json=1: expected exit 2"
 # run: options end at the command; the command's own -h / --help are its own

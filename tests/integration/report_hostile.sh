@@ -46,10 +46,18 @@ for line in "batch_size = 2**64 + 8|an integer beyond 64 bits" "n_layer = 10 // 
         fail "predict: no reason for '${line%%|*}' in: $(cat cfg.err)"
 done
 
-# 3. a huge batch (from the trace or the command line) ends quickly: the advice's walk is bounded
+# 3. a huge batch: from the trace, past any model's (2^24) it is not taken and the note says
+# why; from the command line it is refused (exit 2); the largest taken ends quickly (the
+# advice's walk is bounded)
 run_ok huge "$VT" report --json "$D/hostile_huge_batch.vt"
-json_check huge.out 'r["config"]["batch_size"]["value"] == 1099511627776 and len(r["advice"]) > 0'
-run_ok huge_flag "$VT" report --batch_size=1099511627776 "$D/dump_small.vt"
+json_check huge.out 'r["config"]["batch_size"]["value"] is None'
+"$VT" report "$D/hostile_huge_batch.vt" 2>/dev/null |
+    grep -q 'batch_size = 1099511627776 is out of range (must be a positive integer, at most 16777216) (not used)' ||
+    fail "huge batch from the trace: no note that it is out of range"
+"$VT" report --batch_size=1099511627776 "$D/dump_small.vt" >/dev/null 2>huge_flag.err
+[ $? = 2 ] || fail "report --batch_size=1099511627776: not refused"
+run_ok huge_most "$VT" report --json --batch_size=16777216 "$D/dump_small.vt"
+json_check huge_most.out 'r["config"]["batch_size"]["value"] == 16777216 and len(r["advice"]) > 0' 
 
 # 4. allocations near 2^63: not counted (with a warning), so the peak is the sum of its categories
 run_ok big "$VT" report --json "$D/hostile_big_alloc.vt"

@@ -162,6 +162,28 @@ static void test_bad_values(void **state)
     assert_non_null(strstr(err, "integer"));
     assert_int_equal(c.v[CFG_batch_size].i, 12); /* unchanged after failure */
     assert_int_equal(config_set(&c, "batch_size", "0", CONFIG_SRC_FLAG, "x", err, sizeof err), -1);
+    /* each integer's largest (config.h): 2^24 samples, tokens, micro-steps or vocabulary
+     * entries, 2^16 blocks or heads, 2^20 widths; one past it is refused and says the bound */
+    static const struct {
+        const char *key, *most, *past;
+    } bound[] = {{"batch_size", "16777216", "16777217"},
+                 {"block_size", "16777216", "16777217"},
+                 {"gradient_accumulation_steps", "16777216", "16777217"},
+                 {"vocab_size", "16777216", "16777217"},
+                 {"n_layer", "65536", "65537"},
+                 {"n_head", "65536", "65537"},
+                 {"n_embd", "1048576", "1048577"}};
+    for (size_t i = 0; i < sizeof bound / sizeof bound[0]; i++) {
+        err[0] = '\0';
+        assert_int_equal(
+            config_set(&c, bound[i].key, bound[i].past, CONFIG_SRC_FLAG, "x", err, sizeof err), -1);
+        assert_non_null(strstr(err, "out of range"));
+        assert_non_null(strstr(err, bound[i].most));
+        assert_int_equal(
+            config_set(&c, bound[i].key, bound[i].most, CONFIG_SRC_FLAG, "x", err, sizeof err), 0);
+        assert_int_equal(c.v[config_find_key(bound[i].key)].i, strtoll(bound[i].most, NULL, 10));
+    }
+    config_init(&c);
     assert_int_equal(config_set(&c, "dropout", "1.5", CONFIG_SRC_FLAG, "x", err, sizeof err), -1);
     assert_int_equal(config_set(&c, "dtype", "int8", CONFIG_SRC_FLAG, "x", err, sizeof err), -1);
     assert_non_null(strstr(err, "float32"));

@@ -12,10 +12,11 @@ typedef struct key_info {
     const char *name;
     config_type type;
     const char *def;
+    long long most; /* an integer's largest (config.h) */
 } key_info;
 
 static const key_info keys[] = {
-#define VT_CFG_INFO(k, t, d, doc) {#k, t, d},
+#define VT_CFG_INFO(k, t, d, most, doc) {#k, t, d, most},
     VT_CONFIG_KEYS(VT_CFG_INFO)
 #undef VT_CFG_INFO
 };
@@ -66,9 +67,10 @@ int config_set_value(nano_config *c, int k, pyval v, const char *text, config_so
                      where, name, text, name, keys[k].def);
             return -1;
         }
-        if (v.i < 1 || v.i > (1ll << 40)) {
-            snprintf(err, errlen, "%s: %s = %s is out of range (must be a positive integer)", where,
-                     name, text);
+        if (v.i < 1 || v.i > keys[k].most) {
+            snprintf(err, errlen,
+                     "%s: %s = %s is out of range (must be a positive integer, at most %lld)",
+                     where, name, text, keys[k].most);
             return -1;
         }
         nv.i = v.i;
@@ -231,7 +233,7 @@ int config_validate(const nano_config *c, char *err, size_t errlen)
 static const struct {
     const char *doc, *example;
 } key_words[] = {
-#define VT_CFG_WORDS(k, t, d, doc) {doc, d},
+#define VT_CFG_WORDS(k, t, d, most, doc) {doc, d},
     VT_CONFIG_KEYS(VT_CFG_WORDS)
 #undef VT_CFG_WORDS
 };

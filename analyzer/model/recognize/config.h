@@ -11,23 +11,26 @@
 
 typedef enum config_type { CONFIG_INT, CONFIG_FLOAT, CONFIG_BOOL, CONFIG_STR } config_type;
 
-/* X(key, type, default as text, meaning) — the keys the memory model uses, with
- * nanoGPT train.py's defaults (dtype: 'bfloat16' where supported, as on any recent GPU). */
+/* X(key, type, default as text, most, meaning) — the keys the memory model uses, with
+ * nanoGPT train.py's defaults (dtype: 'bfloat16' where supported, as on any recent GPU) and, for
+ * an integer, the largest value taken (2^24 samples, tokens or micro-steps, 2^16 blocks or heads,
+ * 2^20 widths: beyond any model trained; a value past it is refused, not predicted from). */
 #define VT_CONFIG_KEYS(X)                                                                          \
-    X(batch_size, CONFIG_INT, "12", "micro-batch: samples per forward/backward")                   \
-    X(block_size, CONFIG_INT, "1024", "sequence length T (tokens, or a ViT's patches)")            \
-    X(gradient_accumulation_steps, CONFIG_INT, "40", "micro-steps per optimizer step A")           \
-    X(n_layer, CONFIG_INT, "12", "transformer blocks L")                                           \
-    X(n_head, CONFIG_INT, "12", "attention heads H")                                               \
-    X(n_embd, CONFIG_INT, "768", "model width d")                                                  \
-    X(vocab_size, CONFIG_INT, "50304", "vocabulary size V")                                        \
-    X(dropout, CONFIG_FLOAT, "0.0", "dropout probability")                                         \
-    X(bias, CONFIG_BOOL, "False", "biases in Linear and LayerNorm")                                \
-    X(dtype, CONFIG_STR, "bfloat16", "float32, bfloat16, float16 (16-bit: one of the two)")        \
-    X(compile, CONFIG_BOOL, "True", "torch.compile the model")
+    X(batch_size, CONFIG_INT, "12", 1ll << 24, "micro-batch: samples per forward/backward")        \
+    X(block_size, CONFIG_INT, "1024", 1ll << 24, "sequence length T (tokens, or a ViT's patches)") \
+    X(gradient_accumulation_steps, CONFIG_INT, "40", 1ll << 24,                                    \
+      "micro-steps per optimizer step A")                                                          \
+    X(n_layer, CONFIG_INT, "12", 1ll << 16, "transformer blocks L")                                \
+    X(n_head, CONFIG_INT, "12", 1ll << 16, "attention heads H")                                    \
+    X(n_embd, CONFIG_INT, "768", 1ll << 20, "model width d")                                       \
+    X(vocab_size, CONFIG_INT, "50304", 1ll << 24, "vocabulary size V")                             \
+    X(dropout, CONFIG_FLOAT, "0.0", 0, "dropout probability")                                      \
+    X(bias, CONFIG_BOOL, "False", 0, "biases in Linear and LayerNorm")                             \
+    X(dtype, CONFIG_STR, "bfloat16", 0, "float32, bfloat16, float16 (16-bit: one of the two)")     \
+    X(compile, CONFIG_BOOL, "True", 0, "torch.compile the model")
 
 typedef enum config_key {
-#define VT_CFG_ENUM(k, t, d, doc) CFG_##k,
+#define VT_CFG_ENUM(k, t, d, most, doc) CFG_##k,
     VT_CONFIG_KEYS(VT_CFG_ENUM)
 #undef VT_CFG_ENUM
         CFG_COUNT
