@@ -255,6 +255,10 @@ static unsigned params16(report_ctx *c, replay_result *r, const run_facts *f)
     if (!f->inferred || !r->inferred_from || !r->tensor_mode || !r->has_cat_peaks || !lg->known ||
         lg->value != 2 || f->grad_scaler || f->compile_frames != MODEL_COMPILE_NOT_SEEN)
         return 0;
+    /* recorded with no stacks: no copy is told from any other tensor, so none seen says nothing */
+    const tables_config *cf = tables_config_get(r->t);
+    if (cf && cf->stack_mode == VT_STACKS_NONE)
+        return 0;
     uint64_t copies = r->cat_peak[CAT_AUTOCAST], grads = r->cat_peak[CAT_GRADIENTS];
     int adapters32 =
         grads && tables_code_find(r->t, "/peft/", NULL, NULL, NULL, 0) &&

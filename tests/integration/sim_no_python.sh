@@ -4,6 +4,11 @@
 # says nothing the recording cannot tell: never "no state (plain SGD)" for a fused AdamW whose
 # state it counted as activations, never more trainable elements than weights ("132.76 M of the
 # 124.37 M"); the same run with Python frames measures AdamW's 8 B per trainable parameter.
+# Recorded with no stacks at all, the run's steps are still its own (3 optimizer steps, not 1),
+# the parameters at the peak are the weights (not 4.47 GiB of every later forward's tensors),
+# the weights are not read as 16-bit (no cast can be seen); without Python frames the optimizer's
+# state the steps made is said to be in other rows (never "no optimizer state was alive"), and the
+# current configuration needs what the completed run took, not that plus the state again.
 set -u
 fail() { echo "sim_no_python: $*"; exit 1; }
 [ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
@@ -23,6 +28,24 @@ for m in native none; do
     [ $m = none ] && want="none"
     grep -q "^  stacks   $want: no Python frames" "r_$m.txt" || fail "--stacks $m: no caveat at the top"
     grep -q 'plain SGD' "r_$m.txt" && fail "--stacks $m: $(grep 'plain SGD' "r_$m.txt" | head -n 1)"
+    grep -q '^  events .* 3 optimizer steps' "r_$m.txt" || fail "--stacks $m: $(grep '^  events' "r_$m.txt")"
+    grep -q 'no optimizer state was alive' "r_$m.txt" && fail "--stacks $m: 'no optimizer state was alive'"
+    grep -q '^    optimizer (vs basic): not told apart: no Python frames were recorded' "r_$m.txt" ||
+        fail "--stacks $m: $(grep '^    optimizer (vs basic)' "r_$m.txt")"
+    python3 - r_all.txt "r_$m.txt" <<'PY' || fail "--stacks $m: parameters, P or the current need off"
+import re, sys
+GIB = {"B": 1 / 2**30, "KiB": 1 / 2**20, "MiB": 1 / 1024, "GiB": 1, "TiB": 1024}
+def gib(t, pat):
+    m = re.search(pat + r" +([\d.]+) (B|KiB|MiB|GiB|TiB)", t, re.M)
+    assert m, pat
+    return float(m.group(1)) * GIB[m.group(2)]
+a, b = (open(f).read() for f in sys.argv[1:])
+pa, pb = gib(a, r"^  parameters"), gib(b, r"^  parameters")
+assert abs(pb - pa) <= 0.1 * pa, (pa, pb)
+assert re.search(r"P = ([\d.]+) M", a).group(1) == re.search(r"P = ([\d.]+) M", b).group(1)
+need = float(re.search(r"current configuration needs ~([\d.]+) GiB", b).group(1))
+assert need <= gib(b, r"^  process \(all device\)") + 0.01, need
+PY
     python3 - "r_$m.txt" <<'PY' || fail "--stacks $m: more trainable elements than weights"
 import re, sys
 for m in re.finditer(r"trainable +([\d.]+) M of the ([\d.]+) M", open(sys.argv[1]).read()):

@@ -449,6 +449,7 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     else
         advice_calib_default(&m->calib, &m->shape);
     m->calib.expandable = m->expandable_set;
+    m->calib.state_elsewhere = model_state_elsewhere(m, f);
     m->calib.weights_exact = f->tensor_mode; /* segments mix weights with other tensors */
     if (f->has_at_step && m->calib.calibrated && !m->calib.global)
         m->calib.step = f->at_step; /* what-ifs need at least the step moved to their shape */

@@ -168,6 +168,15 @@ static inline const advice_item *model_recommended(const model_result *m)
     return NULL;
 }
 
+/* model_state_elsewhere: optimizer steps ran before the peak, but no Python frames were recorded
+ * to tell their state from the other tensors (run_recognition.optim_unmeasured): it is in the
+ * measured total, in other rows (model_calib.state_elsewhere) */
+static inline int model_state_elsewhere(const model_result *m, const run_facts *f)
+{
+    return m->rec.optim_unmeasured && f->iterations > 0 && f->peak_iter > 0 &&
+           m->measured.bytes[CAT_OPTIMIZER] == 0;
+}
+
 /* model_none_fits: a card is known and no what-if fits it with the headroom (the views say so,
  * where a recommendation would stand) */
 static inline int model_none_fits(const model_result *m)

@@ -22,6 +22,11 @@ static int param_dtype_measured(const run_facts *f)
     return (v && v->known && v->value == 2) || (f->has_cat_peaks && f->cat_peak[CAT_AUTOCAST] > 0);
 }
 
+/* a run whose steps' state was not told apart (model_calib.state_elsewhere) */
+#define STATE_ELSEWHERE                                                                            \
+    "not told apart: no Python frames were recorded, so the state the optimizer steps before "     \
+    "the peak made is counted in the other rows (as activations, most likely)"
+
 /* optimizer_state: what the optimizer's state at the peak is, as recognized. */
 static void optimizer_state(const model_result *m, const run_facts *f, uint64_t me, char *out,
                             size_t n)
@@ -40,6 +45,8 @@ static void optimizer_state(const model_result *m, const run_facts *f, uint64_t 
         snprintf(out, n,
                  "no optimizer state at the peak: it came before the first optimizer "
                  "step created the state");
+    } else if (me == 0 && model_state_elsewhere(m, f)) {
+        snprintf(out, n, STATE_ELSEWHERE);
     } else if (me == 0) {
         snprintf(out, n, "no optimizer state was alive at the peak");
     } else if (r->optim != OPT_UNKNOWN && r->optim_bpp >= 0) {
@@ -424,6 +431,8 @@ static void explain_ref(model_result *m, const run_facts *f, int c, uint64_t me,
     } else if (me == 0 && r > 0) {
         if (!f->tensor_mode && (c == CAT_GRADIENTS || c == CAT_OPTIMIZER))
             snprintf(rr, n, "not attributed in segment mode (run with --tensors)");
+        else if (c == CAT_OPTIMIZER && model_state_elsewhere(m, f))
+            snprintf(rr, n, STATE_ELSEWHERE);
         else if (c == CAT_OPTIMIZER)
             snprintf(rr, n, "no optimizer state at the peak");
         else

@@ -174,6 +174,13 @@ int replay_phase_step(state *s)
     return 1;
 }
 
+/* stackless_run: the trace was recorded with no stacks at all (--stacks none: its CONFIG record) */
+static int stackless_run(const state *s)
+{
+    const tables_config *cf = tables_config_get(s->r->t);
+    return cf && cf->stack_mode == VT_STACKS_NONE;
+}
+
 /* replay_phase_event: the phase of an event. Allocations: the autograd engine's threads (the
  * event's backward flag) are the backward; on the main thread the stack says optimizer
  * (torch/optim, GradScaler.step), backward (Tensor.backward), eval, data or compile; anything else
@@ -196,13 +203,22 @@ uint8_t replay_phase_event(state *s, const reader_event *ev, int is_alloc, uint8
             *loss = facts_of(s, ev->stack_id)->ef & (uint8_t)~EF_INPUT;
         return *tp = PHASE_BACKWARD;
     }
-    if (!ev->stack_id)
-        return *tp;
-    const struct stack_fx *f = facts_of(s, ev->stack_id);
+    static const struct stack_fx stackless = {{PHASE_OTHER, 0, 0, 0, 0, 0, 0}, 0};
+    const struct stack_fx *f = &stackless;
+    uint8_t p;
+    if (ev->stack_id) {
+        f = facts_of(s, ev->stack_id);
+        p = f->f.phase;
+        if (p == PHASE_OTHER || p == PHASE_INIT)
+            p = !s->seen_forward && s->iter == 0 ? PHASE_INIT : PHASE_FORWARD;
+    } else if (stackless_run(s)) {
+        /* a run recorded with no stacks at all: init until its first backward pass or step,
+         * the forward from then on (an optimizer's state too: nothing tells it apart) */
+        p = s->bwd || s->iter ? PHASE_FORWARD : PHASE_INIT;
+    } else {
+        return *tp; /* an allocation that took no stack: its thread's phase */
+    }
     *loss = f->ef;
-    uint8_t p = f->f.phase;
-    if (p == PHASE_OTHER || p == PHASE_INIT)
-        p = !s->seen_forward && s->iter == 0 ? PHASE_INIT : PHASE_FORWARD;
     /* after a batch went onto the device, before the first forward: the step has begun, and
      * what the loop makes then outside a module's construction (a diffusion step's noise and
      * noisy images, under a scheduler's add_noise) is the step's input, not a parameter */
