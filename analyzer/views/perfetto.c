@@ -16,12 +16,43 @@ static double us(uint64_t ns)
     return (double)ns / 1000.0;
 }
 
+/* process_name: what the traced process ran, as a track's name: its program's file name and its
+ * arguments ("python3.11 train.py --batch_size=8", up to ~200 bytes), then its pid; the
+ * executable's path where the trace has no arguments */
+static void process_name(const tables_process *p, char *out, size_t n)
+{
+    size_t len = 0;
+    out[0] = '\0';
+    for (uint32_t i = 0; p && i < p->argc && len + 1 < n && len < 200; i++) {
+        const char *a = p->argv[i].s ? p->argv[i].s : "";
+        size_t al = p->argv[i].len;
+        if (i == 0) { /* the program: its file name */
+            const char *slash = memrchr(a, '/', al);
+            if (slash)
+                al -= (size_t)(slash + 1 - a), a = slash + 1;
+        }
+        int w = snprintf(out + len, n - len, "%s%.*s", i ? " " : "", (int)(al < 200 ? al : 200), a);
+        len += w > 0 ? (size_t)w : 0;
+    }
+    if (len >= n)
+        len = n - 1;
+    if (!len && p && p->exe.len)
+        len =
+            (size_t)snprintf(out, n, "%.*s", (int)(p->exe.len < 200 ? p->exe.len : 200), p->exe.s);
+    if (!p)
+        snprintf(out, n, "traced process");
+    else if (len < n)
+        snprintf(out + len, n - len, " (pid %" PRIu32 ")", p->pid);
+}
+
 /* the process (pid 1: one traced process per file) and one named track per thread */
 static void meta(FILE *out, replay_result *r)
 {
     const tables_process *p = tables_process_get(r->t);
+    char name[320];
+    process_name(p, name, sizeof name);
     fputs("{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"tid\":0,\"args\":{\"name\":", out);
-    jsonw_str(out, p ? p->exe.s : "traced process", p ? p->exe.len : strlen("traced process"));
+    jsonw_cstr(out, name);
     fputs("}}", out);
     for (size_t i = 0; i < tables_n_threads(r->t); i++) {
         const tables_thread *th = tables_thread_at(r->t, i);

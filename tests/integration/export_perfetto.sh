@@ -1,7 +1,8 @@
 #!/bin/sh
 # export_perfetto.sh — `vramtrace export --perfetto` on real H100 traces: valid Chrome trace
 # JSON; one counter track per category whose maximum is the report's category peak to the
-# byte; per-track timestamps in order and at most 20k points; one named track per thread with
+# byte; per-track timestamps in order and at most 20k points; the process named by the command
+# it ran and its pid (not the interpreter's path); one named track per thread with
 # phase slices; a tick per optimizer step; the OOM instant with the report's request.
 set -u
 D="$ROOT/examples/traces/h100-torch2.11"
@@ -31,6 +32,10 @@ for k, pts in tracks.items():
 names = {e["tid"]: e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
 procs = {e["pid"]: e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "process_name"}
 assert procs[2].startswith("cuda:0 NVIDIA H100"), procs
+# the traced process is named by what it ran (its program's file name, its arguments) and pid
+argv = rep["run"]["argv"]
+want = " ".join([argv[0].rsplit("/", 1)[-1]] + argv[1:]) + " (pid %d)" % rep["run"]["pid"]
+assert procs[1] == want, (procs[1], want)
 slices = [e for e in ev if e["ph"] == "X"]
 phases = {"init", "forward", "backward", "optimizer", "eval", "data", "compile", "other"}
 assert slices and all(s["name"] in phases and s["dur"] >= 0 and s["tid"] in names for s in slices)
