@@ -66,11 +66,16 @@ static void usage(FILE *out)
         "  --json                one JSON object on stdout\n"
         "  -h, --help            this text\n\n"
         "without --from, defaults are nanoGPT train.py's (GPT-2 124M shape, batch_size 12,\n"
-        "block_size 1024, bfloat16, compile), and the peak includes an assumed 500 MiB CUDA\n"
-        "context and a 10 %% allocator cache; with --from, the run's own. Keep >= %d %% free.\n"
+        "block_size 1024, bfloat16, compile), and the peak includes an assumed %llu MiB CUDA\n"
+        "context, a cuBLAS workspace of %llu MiB and room for an allocator cache of %.0f %% of\n"
+        "the tensors compiled, %.0f %% eager (%.0f and %.0f %% with expandable_segments);\n"
+        "with --from, the run's own. Keep >= %d %% free.\n"
         "exit: 0 ok, 2 usage or bad value, 3 --from a file that is no trace nor a report's JSON,\n"
         "or a malformed trace\n",
-        card_presets_help(), ADVICE_HEADROOM_PCT);
+        card_presets_help(), FORMULA_CONTEXT_BYTES >> 20, FORMULA_CUBLAS_BYTES >> 20,
+        100 * FORMULA_CACHE_COMPILED, 100 * FORMULA_CACHE_EAGER,
+        100 * FORMULA_CACHE_EXPANDABLE_COMPILED, 100 * FORMULA_CACHE_EXPANDABLE_EAGER,
+        ADVICE_HEADROOM_PCT);
 }
 
 /* set: applies key=value with the source tag "flag". -1 with err on a bad value or key. */

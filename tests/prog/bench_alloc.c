@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 typedef int cudaError_t;
@@ -64,15 +65,23 @@ int main(int argc, char **argv)
     long bad[256] = {0};
     struct timespec a, b;
     clock_gettime(CLOCK_MONOTONIC, &a);
-    for (int t = 0; t < threads; t++)
-        pthread_create(&tid[t], NULL, worker, &bad[t]);
+    int started = 0;
+    for (int t = 0; t < threads; t++, started++) {
+        int e = pthread_create(&tid[t], NULL, worker, &bad[t]);
+        if (e) { /* (under ulimit -v: no room for its stack) */
+            fprintf(stderr, "bench_alloc: thread %d of %d: %s\n", t + 1, threads, strerror(e));
+            break;
+        }
+    }
     long badsum = 0;
-    for (int t = 0; t < threads; t++) {
+    for (int t = 0; t < started; t++) {
         pthread_join(tid[t], NULL);
         badsum += bad[t];
     }
     clock_gettime(CLOCK_MONOTONIC, &b);
     double ns = (double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec);
+    if (started < threads)
+        return 1;
     double events = 2.0 * (double)g_pairs * threads;
     printf("%ld %d %.1f\n", g_pairs, threads, ns / events);
     if (badsum) {

@@ -98,10 +98,11 @@ int main(int argc, char **argv)
     if (cudaMalloc(&warm, 256) || cudaFree(warm))
         return 1;
     pthread_t a, w;
-    if (!single)
-        pthread_create(&a, NULL, allocator, NULL);
-    if (dl)
-        pthread_create(&w, NULL, walker, NULL);
+    if ((!single && pthread_create(&a, NULL, allocator, NULL)) ||
+        (dl && pthread_create(&w, NULL, walker, NULL))) {
+        fprintf(stderr, "fork_threads: cannot start a thread\n");
+        return 1;
+    }
     int hung = 0, failed = 0;
     for (int i = 0; i < forks; i++) {
         pid_t pid = fork();

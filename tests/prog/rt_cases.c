@@ -131,11 +131,12 @@ static int case_threads(int t, long n)
 {
     pthread_t th[64];
     g_pairs = n;
-    for (int i = 0; i < t; i++)
-        pthread_create(&th[i], NULL, vt_case_thread, NULL);
-    for (int i = 0; i < t; i++)
+    int started = 0;
+    while (started < t && !pthread_create(&th[started], NULL, vt_case_thread, NULL))
+        started++;
+    for (int i = 0; i < started; i++)
         pthread_join(th[i], NULL);
-    return 0;
+    return started == t ? 0 : 1;
 }
 
 /* ---- fork: the parent allocates; one child allocates, one does not ---------------------- */
