@@ -255,9 +255,11 @@ static unsigned params16(report_ctx *c, replay_result *r, const run_facts *f)
     if (!f->inferred || !r->inferred_from || !r->tensor_mode || !r->has_cat_peaks || !lg->known ||
         lg->value != 2 || f->grad_scaler || f->compile_frames != MODEL_COMPILE_NOT_SEEN)
         return 0;
-    /* recorded with no stacks: no copy is told from any other tensor, so none seen says nothing */
+    /* no allocation's native frames reached an operator (no stacks, Python frames alone, native
+     * ones cut short), or no Python frames told the first forward from the init before it (the
+     * copies made in it are no forward's): none seen says nothing */
     const tables_config *cf = tables_config_get(r->t);
-    if (cf && cf->stack_mode == VT_STACKS_NONE)
+    if (!r->op_frames || (cf && !(cf->stack_mode & VT_STACKS_PYTHON)))
         return 0;
     uint64_t copies = r->cat_peak[CAT_AUTOCAST], grads = r->cat_peak[CAT_GRADIENTS];
     int adapters32 =

@@ -225,6 +225,11 @@ static void header(FILE *out, const report_ctx *c)
         fputs("<br>", out);
         html_esc(out, report_tracker_text(r));
     }
+    char sn[480];
+    if (report_stacks_text(r, sn, sizeof sn)) {
+        fputs("<br>stacks: ", out);
+        html_esc(out, sn);
+    }
     fprintf(out,
             "</dd>\n<dt>peaks</dt><dd>process %s at %.3f s, reserved %s, allocated %s</dd>\n"
             "<dt>events</dt><dd>%" PRIu64 " (%s), %u optimizer step%s%s, %.2f s "

@@ -42,6 +42,21 @@ static cJSON *run_json(const replay_result *r)
     cJSON_AddNumberToObject(o, "peak_reserved_bytes", (double)r->peak_reserved);
     cJSON_AddNumberToObject(o, "peak_process_bytes", (double)r->peak_process);
     cJSON_AddBoolToObject(o, "oom", r->has_oom);
+    /* what the stacks were recorded with (CONFIG): "all", "native", "python", "none"; null when
+     * the trace does not say */
+    const tables_config *cf = tables_config_get(r->t);
+    if (cf) {
+        unsigned m = cf->stack_mode & (VT_STACKS_NATIVE | VT_STACKS_PYTHON);
+        cJSON_AddStringToObject(o, "stacks",
+                                m == (VT_STACKS_NATIVE | VT_STACKS_PYTHON) ? "all"
+                                : m == VT_STACKS_NATIVE                    ? "native"
+                                : m == VT_STACKS_PYTHON                    ? "python"
+                                                                           : "none");
+        cJSON_AddNumberToObject(o, "stack_depth", cf->stack_depth);
+    } else {
+        cJSON_AddNullToObject(o, "stacks");
+        cJSON_AddNullToObject(o, "stack_depth");
+    }
     return o;
 }
 
@@ -94,6 +109,9 @@ int report_json(FILE *out, const report_ctx *c)
     cJSON_AddStringToObject(root, "mode_note", report_mode_text(r));
     if (report_tracker_text(r))
         cJSON_AddStringToObject(root, "tracker_note", report_tracker_text(r));
+    char sn[480];
+    if (report_stacks_text(r, sn, sizeof sn))
+        cJSON_AddStringToObject(root, "stacks_note", sn);
     cJSON_AddItemToObject(root, "run", run_json(r));
     cJSON_AddNumberToObject(root, "events", (double)r->n_events);
     cJSON_AddNumberToObject(root, "failed_events", (double)r->n_failed);

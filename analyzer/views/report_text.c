@@ -47,6 +47,36 @@ const char *report_tracker_text(const replay_result *r)
     }
 }
 
+/* the native frames a stack holds unless --depth says fewer (preload/core/config.c) */
+#define DEPTH_DEFAULT 32
+#define RECORD_ALL "record with --stacks all, the default, to tell them"
+#define NOT_TOLD                                                                                   \
+    "autocast's 16-bit copies of weights, cuBLAS workspaces, fused attention's buffers and "       \
+    "dropout masks are not told from the other tensors (counted as activations or temporaries)"
+
+const char *report_stacks_text(const replay_result *r, char *buf, size_t n)
+{
+    const tables_config *cf = tables_config_get(r->t);
+    if (!cf)
+        return NULL;
+    if (!(cf->stack_mode & VT_STACKS_PYTHON))
+        snprintf(buf, n,
+                 "%s: no Python frames, so an allocation's category and phase rest on the order "
+                 "of events and the autograd thread alone (an optimizer's state may be counted "
+                 "as activations); " RECORD_ALL,
+                 cf->stack_mode & VT_STACKS_NATIVE ? "native only" : "none");
+    else if (!(cf->stack_mode & VT_STACKS_NATIVE) && r->tensor_mode)
+        snprintf(buf, n, "python only: no native frames, so " NOT_TOLD "; " RECORD_ALL);
+    else if (!r->op_frames && r->tensor_mode && cf->stack_depth && cf->stack_depth < DEPTH_DEFAULT)
+        snprintf(buf, n,
+                 "native frames cut at --depth %u: none reached an ATen operator, so " NOT_TOLD
+                 "; record with --depth %d, the default, or more",
+                 cf->stack_depth, DEPTH_DEFAULT);
+    else
+        return NULL;
+    return buf;
+}
+
 const char *report_steps_hedge(const report_ctx *c)
 {
     const replay_result *r = &c->runs[0];
@@ -135,13 +165,9 @@ static void print_run(FILE *out, const report_ctx *c)
         fprintf(out, " (%s)\n", human(c->facts.card_bytes, b1, sizeof b1));
     }
     fprintf(out, "  mode     %s\n", report_mode_text(r));
-    const tables_config *cf = tables_config_get(r->t);
-    if (cf && !(cf->stack_mode & VT_STACKS_PYTHON))
-        fprintf(out,
-                "  stacks   %s: no Python frames, so an allocation's category and phase rest on "
-                "the order of events and the autograd thread alone (an optimizer's state may be "
-                "counted as activations); record with --stacks all, the default, to tell them\n",
-                cf->stack_mode & VT_STACKS_NATIVE ? "native only" : "none");
+    char sn[480];
+    if (report_stacks_text(r, sn, sizeof sn))
+        fprintf(out, "  stacks   %s\n", sn);
     if (report_tracker_text(r))
         fprintf(out, "  tracker  %s\n", report_tracker_text(r));
     char fails[96];

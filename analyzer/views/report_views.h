@@ -23,6 +23,10 @@ const char *report_tracker_text(const replay_result *r);
  * driver refused as it shut down, at the process's exit); buf. */
 const char *report_failed_text(uint64_t allocs, uint64_t frees, uint64_t shutdown, char *buf,
                                size_t n);
+/* report_stacks_text: what the run's stacks cannot tell, when they lack Python frames, native
+ * ones, or native ones reaching an operator (--depth cut them short); buf, or NULL when the
+ * stacks tell it all. */
+const char *report_stacks_text(const replay_result *r, char *buf, size_t n);
 /* report_mode_text: one line saying what the capture mode means. */
 const char *report_mode_text(const replay_result *r);
 /* report_steps_hedge: what the optimizer steps counted may not be (a GradScaler that may have

@@ -52,4 +52,48 @@ for m in re.finditer(r"trainable +([\d.]+) M of the ([\d.]+) M", open(sys.argv[1
     assert float(m.group(1)) <= float(m.group(2)), m.group(0)
 PY
 done
+# a Hugging Face Llama (autocast bf16 over fp32 weights) recorded without native frames, or with
+# them cut short by --depth, and BERT without Python frames: no cast can be seen (or none as the
+# first forward's), so the weights are never read as 16-bit (no "16-bit parameters", no doubled
+# P or width, AdamW's 8 B per trainable parameter); without native frames or with them cut short,
+# the report says so at its top, in JSON and on the HTML page
+export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB
+for c in "llama all" "llama python" "llama depth3" "bert all" "bert native"; do
+    set -- $c
+    model=llama-160m opt="--stacks all"
+    [ $1 = bert ] && model=bert-base
+    case $2 in python) opt="--stacks python" ;; depth3) opt="--depth 3" ;; native) opt="--stacks native" ;; esac
+    # shellcheck disable=SC2086
+    timeout 300 "$VT" run $opt --card 12GiB -o "h_$1_$2.vt" -- python3 "$ROOT/examples/sim/sim_hf.py" \
+        --model $model --batch-size 4 --steps 2 >"hrun_$1_$2.out" 2>&1 ||
+        { tail -n 5 "hrun_$1_$2.out"; fail "$1 $2: run failed"; }
+    "$VT" report --no-color "h_$1_$2.vt" >"h_$1_$2.txt" && "$VT" report --json "h_$1_$2.vt" >"h_$1_$2.json" &&
+        "$VT" export --html "h_$1_$2.html" "h_$1_$2.vt" >/dev/null || fail "$1 $2: report failed"
+done
+for c in "llama python" "llama depth3" "bert native"; do
+    set -- $c
+    grep -q '16-bit parameters' "h_$1_$2.txt" && fail "$1 $2: $(grep -m1 '16-bit parameters' "h_$1_$2.txt")"
+    python3 - "h_$1_all.json" "h_$1_$2.json" <<'PY' || fail "$1 $2: P, width or trainable differ from the recording with every frame"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+for k in ("n_embd",):
+    assert a["config"][k]["value"] == b["config"][k]["value"], (k, a["config"][k], b["config"][k])
+ra, rb = a["recognized"], b["recognized"]
+assert ra.get("trainable_params") == rb.get("trainable_params") or rb.get("trainable_params") is None, \
+    (ra.get("trainable_params"), rb.get("trainable_params"))
+PY
+done
+for c in "llama python|python only: no native frames, so autocast's 16-bit copies of weights" \
+    "llama depth3|native frames cut at --depth 3: none reached an ATen operator"; do
+    t=$(echo "${c%%|*}" | tr ' ' _) want=${c#*|}
+    grep -qF "  stacks   $want" "h_$t.txt" || fail "$t: no stacks line at the top: $(grep '^  stacks' "h_$t.txt")"
+    python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert sys.argv[2] in r["stacks_note"], r.get("stacks_note")' \
+        "h_$t.json" "$want" || fail "$t: no stacks_note in JSON"
+    grep -qF "${want%%\'*}" "h_$t.html" || fail "$t: no stacks note on the HTML page" # (' escaped)
+done
+grep -q '^  stacks' h_llama_all.txt && fail "all frames: a stacks line"
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert "stacks_note" not in r and r["run"]["stacks"] == "all" and r["run"]["stack_depth"] == 32, r["run"]' \
+    h_llama_all.json || fail "all frames: run.stacks / stack_depth / stacks_note"
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["run"]["stacks"] == "python", r["run"]' \
+    h_llama_python.json || fail "python: run.stacks"
 echo "sim_no_python: ok"

@@ -84,6 +84,7 @@ enum {
     /* what phases_site_step asks of a Python frame's file (no phase reads them) */
     FB_TORCH_FILE = 1 << 22, /* torch_or_optimizer_file */
     FB_LOOP_FILE = 1 << 23,  /* framework_loop_file */
+    FB_OP = 1 << 24,         /* a native frame of an ATen operator's dispatch (at::_ops::) */
 };
 
 static int framework_loop_file(const char *file);
@@ -155,6 +156,7 @@ static uint32_t native_bits(const char *fn)
              ? FB_LOSS
              : 0;
     b |= strstr(fn, "_to_copy") ? FB_TO_COPY : 0;
+    b |= strstr(fn, "at::_ops::") ? FB_OP : 0;
     b |= strstr(fn, "at::_ops::randint") || strstr(fn, "at::_ops::random_") ? FB_RAND : 0;
     b |= strstr(fn, "at::_ops::randn") || strstr(fn, "at::_ops::rand_like") ||
                  strstr(fn, "at::_ops::rand::") || strstr(fn, "at::_ops::normal")
@@ -299,6 +301,7 @@ stack_facts phases_acc_end(const phases_acc *a)
     r.engine = (any & FB_ENGINE) != 0;
     r.fused_attention = (any & FB_FUSED_ATTN) != 0;
     r.dropout = (any & FB_DROPOUT) != 0;
+    r.op = (any & FB_OP) != 0;
     r.kv = (py_any & FB_KV) != 0;
     /* the data path: a batch the program itself makes or copies onto the device (random token
      * ids, .to(device)), or a framework's data path does, not an operation inside a module */

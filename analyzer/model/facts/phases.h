@@ -42,6 +42,8 @@ typedef struct stack_facts {
                               * sdpa's math path, which makes the scores of a plain one) */
     uint8_t dropout;         /* 1: made by dropout's forward (native_dropout) */
     uint8_t kv;              /* 1: under transformers' KV cache (PHASES_KV_CACHE_FILE) */
+    uint8_t op; /* 1: its native frames reach an ATen operator (at::_ops::): what made it, a cast, a
+                 * workspace or a fused kernel, can be told */
 } stack_facts;
 
 /* the file of transformers' KV cache: what a Python frame of it made, use_cache=False does not */

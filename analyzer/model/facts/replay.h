@@ -105,6 +105,9 @@ typedef struct replay_result {
                              * run had the same number (gradient accumulation); 0 = not so */
     uint32_t accum_steps;   /* the optimizer steps that showed it */
     uint64_t vocab;         /* vocabulary inferred from the parameters (0 = none) */
+    int op_frames; /* an allocation's native frames reached an ATen operator (stack_facts.op): a
+                    * cast, a workspace, a fused kernel could be told (not with Python frames
+                    * alone, or native ones cut short by --depth) */
     /* category_peaks: each category's largest live bytes over the whole run and when
      * (tensor mode; has_cat_peaks = 0 when not computed) */
     int has_cat_peaks;

@@ -115,6 +115,7 @@ static const struct stack_fx *facts_slow(state *s, uint32_t id)
     }
     struct stack_fx *x = &s->facts[id];
     x->f = raw_facts(s, id);
+    s->r->op_frames |= x->f.op;
     if (x->f.kv && !s->kv_on) { /* the KV cache's tensors counted apart from here on */
         s->kv_on = 1;
         s->r->tensors_no_kv_peak = s->r->peak_allocated, s->r->t_tensors_no_kv = s->r->t_allocated;
