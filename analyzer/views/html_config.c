@@ -106,7 +106,7 @@ void html_trained(FILE *out, const report_ctx *c)
         return;
     const run_recognition *r = &m->rec;
     char fam[160], buf[120];
-    snprintf(fam, sizeof fam, "%s%s%s%s", family_words(r->family), r->model_class[0] ? " (" : "",
+    snprintf(fam, sizeof fam, "%s%s%s%s", family_text(r), r->model_class[0] ? " (" : "",
              r->model_class, r->model_class[0] ? ")" : "");
     fprintf(out,
             "<section id=trained><h2>%s</h2>\n<table id=trained-table><tr><th>"

@@ -141,7 +141,8 @@ static void add_recognized_json(cJSON *root, const model_result *m)
     const run_recognition *r = &m->rec;
     cJSON *o = cJSON_AddObjectToObject(root, "recognized");
     cJSON_AddStringToObject(o, "family", family_key(r->family));
-    cJSON_AddStringToObject(o, "family_text", family_words(r->family));
+    cJSON_AddStringToObject(o, "family_text", family_text(r));
+    cJSON_AddBoolToObject(o, "family_from_sizes", r->family_by_sizes);
     cJSON_AddStringToObject(o, "family_where", r->family_where);
     cJSON_AddStringToObject(o, "model_class", r->model_class);
     cJSON_AddBoolToObject(o, "nanogpt", m->cfg.program == PROG_NANOGPT);

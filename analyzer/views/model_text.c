@@ -18,9 +18,9 @@ static void print_recognized(FILE *out, const model_result *m)
         fprintf(out,
                 "\nwhat ran: %s%s, forwards only (no backward pass, no optimizer step: "
                 "nothing was trained)\n",
-                family_words(r->family), q);
+                family_text(r), q);
     else
-        fprintf(out, "\nwhat was trained: %s%s\n", family_words(r->family), q);
+        fprintf(out, "\nwhat was trained: %s%s\n", family_text(r), q);
     if (r->family_where[0])
         fprintf(out, "  %-26s %s\n", "evidence", r->family_where);
     fprintf(out, "  %-26s %s%s%s\n", "optimizer",

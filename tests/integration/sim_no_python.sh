@@ -92,6 +92,15 @@ for c in "llama python|python only: no native frames, so autocast's 16-bit copie
     grep -qF "${want%%\'*}" "h_$t.html" || fail "$t: no stacks note on the HTML page" # (' escaped)
 done
 grep -q '^  stacks' h_llama_all.txt && fail "all frames: a stacks line"
+# BERT without Python frames: its kind is not told by the sizes, never "a decoder"
+grep -q '^what was trained: a transformer language model (a decoder or an encoder: the tensor sizes do not tell)' h_bert_native.txt ||
+    fail "bert native: $(grep '^what was trained' h_bert_native.txt)"
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["recognized"]; assert r["family_from_sizes"] is True, r' \
+    h_bert_native.json || fail "bert native: family_from_sizes"
+# steps ran: never "no step ran" beside them (the script's argparse default names the optimizer)
+for t in r_native r_none h_bert_native; do
+    grep -q 'no step ran' "$t.txt" && fail "$t: $(grep -m1 -o '.\{60\}no step ran.\{30\}' "$t.txt")"
+done
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert "stacks_note" not in r and r["run"]["stacks"] == "all" and r["run"]["stack_depth"] == 32, r["run"]' \
     h_llama_all.json || fail "all frames: run.stacks / stack_depth / stacks_note"
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["run"]["stacks"] == "python", r["run"]' \

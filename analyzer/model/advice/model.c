@@ -124,6 +124,7 @@ static void shape_of_run(model_result *m, const run_facts *f, int nanogpt)
     const run_recognition *r = &m->rec;
     const nano_config *c = &m->cfg;
     model_family fam = nanogpt ? FAM_DECODER : r->family;
+    const char *words = nanogpt ? family_words(fam) : family_text(r); /* (as far as told) */
     s->checkpointing = r->feat[FEATURE_CHECKPOINTING].state == FEAT_ON;
     s->patch_tokens = fam == FAM_VISION_TRANSFORMER;
     s->params16 = r->param_elem == 2;
@@ -132,7 +133,7 @@ static void shape_of_run(model_result *m, const run_facts *f, int nanogpt)
         snprintf(m->formula_why, sizeof m->formula_why,
                  "%s: nothing was trained (forwards only: no backward pass, no optimizer step): "
                  "the training formulas do not apply; the measured breakdown explains the peak",
-                 fam == FAM_UNKNOWN ? "the model is not recognized" : family_words(fam));
+                 fam == FAM_UNKNOWN ? "the model is not recognized" : words);
         return;
     }
     int pb = model_trained_bytes(m); /* the optimizers' state: in the trained parameters' dtype */
@@ -174,7 +175,7 @@ static void shape_of_run(model_result *m, const run_facts *f, int nanogpt)
         m->lora_assumed = 1;
     }
     if (family_transformer(fam) &&
-        model_frozen_forward(m, f, family_words(fam), m->formula_why, sizeof m->formula_why)) {
+        model_frozen_forward(m, f, words, m->formula_why, sizeof m->formula_why)) {
         s->generic = 1; /* few weights train: the measured breakdown, scaled with B */
         if (f->has_oom && f->oom_frozen_forward) { /* lower bounds: no state counted (said) */
             s->none_seen_trained = 1;
@@ -209,7 +210,7 @@ static void shape_of_run(model_result *m, const run_facts *f, int nanogpt)
         if (masks)
             s->dropout_on = 1;
         model_gated_block(m, f, nanogpt);
-        if (model_nograd_forward(m, f, family_words(fam), m->formula_why, sizeof m->formula_why)) {
+        if (model_nograd_forward(m, f, words, m->formula_why, sizeof m->formula_why)) {
             s->dropout_on = dropout_before;
             forwards_only(m, s); /* an evaluation's forward ran out of memory */
             return;
@@ -232,12 +233,12 @@ static void shape_of_run(model_result *m, const run_facts *f, int nanogpt)
         snprintf(m->formula_why, sizeof m->formula_why,
                  "%s: the transformer formula needs %s, which neither the program nor the trace "
                  "gives",
-                 family_words(fam), missing);
+                 words, missing);
     else
         snprintf(m->formula_why, sizeof m->formula_why,
                  "%s: the transformer formulas do not apply; the measured breakdown explains the "
                  "peak, and what-ifs scale what was measured with the micro-batch",
-                 fam == FAM_UNKNOWN ? "the model is not recognized" : family_words(fam));
+                 fam == FAM_UNKNOWN ? "the model is not recognized" : words);
 }
 
 /* model_frozen_beside: a second, frozen model beside the one trained (a teacher it distills

@@ -26,6 +26,13 @@ const char *family_words(model_family f)
 {
     return (unsigned)f < FAM_COUNT ? fam_words[f] : "?";
 }
+const char *family_text(const run_recognition *r)
+{
+    if (r->family_by_sizes && r->family == FAM_DECODER)
+        return "a transformer language model (a decoder or an encoder: the tensor sizes do not "
+               "tell)";
+    return family_words(r->family);
+}
 int family_transformer(model_family f)
 {
     return f == FAM_DECODER || f == FAM_ENCODER || f == FAM_VISION_TRANSFORMER;
@@ -138,6 +145,7 @@ static void from_shapes(const recognize_input *in, run_recognition *out)
         !ir->v[INFER_batch_size].known)
         return;
     out->family = FAM_DECODER;
+    out->family_by_sizes = 1;
     snprintf(out->family_where, sizeof out->family_where,
              "from the tensor sizes: %lld repeating blocks of width %lld, a %lld×%lld "
              "embedding and B·T×V logits (no Python frame names the model class)",
@@ -151,6 +159,7 @@ void recognize_family(const recognize_input *in, run_recognition *out)
     size_t pos = 0;
     out->python_frames = t && tables_code_next(t, &pos) != NULL;
     out->family = FAM_UNKNOWN;
+    out->family_by_sizes = 0;
     out->family_where[0] = out->model_class[0] = '\0';
     /* GPT.forward (with torch.compile the blocks' frames are fused away: the model's own
      * forward is what stays on the stacks) */

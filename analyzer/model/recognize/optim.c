@@ -276,9 +276,9 @@ void recognize_optim_default(const nano_config *c, int argc, const char *const *
                 break;
             r->optim = k;
             snprintf(r->optim_where, sizeof r->optim_where,
-                     "%.60s: %s, default=\"%s\" (its argparse; not on the command line; no step "
-                     "ran: its state not measured)",
-                     base, name, fl[i].sdef);
+                     "%.60s: %s, default=\"%s\" (its argparse; not on the command line; %s: its "
+                     "state not measured)",
+                     base, name, fl[i].sdef, unmeasured(r));
             free(fl);
             return;
         }

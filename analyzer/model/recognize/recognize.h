@@ -129,6 +129,8 @@ typedef struct recognize_input {
 typedef struct run_recognition {
     model_family family;
     char family_where[200];
+    int family_by_sizes; /* 1: the family is from the tensor sizes alone (no frame names the model):
+                          * a transformer language model, decoder or encoder not told */
     char model_class[64]; /* the model class the evidence names ("GPT2LMHeadModel"), or "" */
     int python_frames;    /* the trace recorded Python frames (classes can be recognized) */
     int nanogpt;          /* nanoGPT's model class: GPT.forward */
@@ -191,6 +193,9 @@ void recognize_features(const recognize_input *in, run_recognition *out);
 /* family_key / family_words, optim_key / optim_words: names for the views. */
 const char *family_key(model_family f);
 const char *family_words(model_family f);
+/* family_text: r's family in words, as far as its evidence tells it (from the sizes alone, a
+ * transformer language model whose kind they do not tell) */
+const char *family_text(const run_recognition *r);
 const char *optim_key(optim_kind k);
 const char *optim_words(optim_kind k);
 /* optim_text: r's optimizer in words, said of its parameters' dtype (optim_words at 4 B) */
