@@ -255,11 +255,7 @@ static unsigned params16(report_ctx *c, replay_result *r, const run_facts *f)
     if (!f->inferred || !r->inferred_from || !r->tensor_mode || !r->has_cat_peaks || !lg->known ||
         lg->value != 2 || f->grad_scaler || f->compile_frames != MODEL_COMPILE_NOT_SEEN)
         return 0;
-    /* no allocation's native frames reached an operator (no stacks, Python frames alone, native
-     * ones cut short), or no Python frames told the first forward from the init before it (the
-     * copies made in it are no forward's): none seen says nothing */
-    const tables_config *cf = tables_config_get(r->t);
-    if (!r->op_frames || (cf && !(cf->stack_mode & VT_STACKS_PYTHON)))
+    if (!f->casts_visible) /* no copy seen says nothing */
         return 0;
     uint64_t copies = r->cat_peak[CAT_AUTOCAST], grads = r->cat_peak[CAT_GRADIENTS];
     int adapters32 =
@@ -353,6 +349,10 @@ static int report_fill(report_ctx *c)
                                              "GradScaler._check_inf_per_device",
                                              "GradScaler._lazy_init_scale_growth_tracker", NULL};
     f->grad_scaler = tables_code_named(r->t, "grad_scaler.py", scaler_fns);
+    /* a copy can be seen where an allocation's native frames reached an operator (not with no
+     * stacks, Python frames alone, native ones cut short) and Python frames told the first
+     * forward from the init before it (the copies made in it are no forward's otherwise) */
+    f->casts_visible = r->op_frames && !(cf && !(cf->stack_mode & VT_STACKS_PYTHON));
     unsigned trained_elem = params16(c, r, f);
     f->backward_passes = (int)r->backward_passes;
     f->fwd0_copies_made = r->fwd0_copies_made;

@@ -61,4 +61,20 @@ for t in list(cases) + list(oom):
     else:
         assert pc["from_trace"] is None, (t, pc)
 PYEOF
+# a run recorded in tensor mode (--tensors: PyTorch's cudaMallocAsync backend, a cudaMallocAsync
+# per tensor, no tracker): its tensors say the model as the tracker's do: the shape of
+# examples/gpt/config/nanogpt-30m-4070.py, which it ran (every value "unknown" until 2026-12-01),
+# and the formula applies
+"$VT" report --json "$ROOT/examples/traces/a_tensors_eager.vt" >a_tensors.json || { echo "report a_tensors_eager failed"; exit 1; }
+python3 - a_tensors.json "$ROOT/examples/gpt/config/nanogpt-30m-4070.py" <<'PYEOF' || exit 1
+import json, re, sys
+r = json.load(open(sys.argv[1]))
+cfg = dict(re.findall(r"^(\w+) = (\d+)$", open(sys.argv[2]).read(), re.M))
+inf = r["inferred"]
+for k in ("batch_size", "block_size", "n_layer", "n_head", "n_embd"):
+    assert inf[k]["value"] == int(cfg[k]), (k, inf.get(k), cfg[k])
+assert inf["vocab_size"]["value"] == 50304 and inf["bias"]["value"] == 0, inf
+assert r["formula_applies"] and r["formula"]["parameters"]["refined_bytes"] == r["formula"]["parameters"]["measured_bytes"], \
+    (r["formula_applies"], r.get("formula_note"))
+PYEOF
 echo ok

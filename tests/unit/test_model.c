@@ -85,6 +85,12 @@ static void test_trace_fp32(void **state)
     f.has_cat_peaks = 1;
     f.compile_frames = MODEL_COMPILE_NOT_SEEN;
     nano_config c;
+    /* stacks that cannot show a cast (none reached an operator): none seen says nothing */
+    config_init(&c);
+    config_reset(&c, CFG_dtype);
+    model_trace_dtype(&c, &f);
+    assert_int_not_equal(c.v[CFG_dtype].src, CONFIG_SRC_TRACE);
+    f.casts_visible = 1;
     config_init(&c);
     config_reset(&c, CFG_dtype);
     model_trace_dtype(&c, &f);

@@ -67,6 +67,9 @@ typedef struct run_facts {
     uint64_t ema_at_peak, ema_at_tensors, ema_at_oom;
     const char *ema_words; /* "EMAModel (diffusers)", "" for none */
     int grad_scaler;       /* 1: an enabled GradScaler allocated (scale / unscale): fp16 */
+    int casts_visible;     /* 1: autocast's copies of weights could be seen: a stack reached an
+                            * ATen operator and Python frames told the forward (no copy seen then
+                            * says something; without, nothing) */
     /* OOM (has_oom = 0: the rest is unused) */
     int has_oom;
     uint64_t oom_requested;  /* bytes the failing call asked for */

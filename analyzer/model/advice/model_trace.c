@@ -87,8 +87,8 @@ static const char *fp32_compute(const run_facts *f)
      * .float(), 4 KiB at T = 1024, beside a LoRA B of kv×8 fp32, 8 KiB) */
     uint64_t d = ir && ir->v[INFER_n_embd].known ? (uint64_t)ir->v[INFER_n_embd].value : 0;
     uint64_t copies = f->cat_peak[CAT_AUTOCAST];
-    if (!ir || !f->has_cat_peaks || (copies && (!d || copies >= 2 * d * d)) || f->grad_scaler ||
-        f->compile_frames != MODEL_COMPILE_NOT_SEEN ||
+    if (!ir || !f->has_cat_peaks || !f->casts_visible || (copies && (!d || copies >= 2 * d * d)) ||
+        f->grad_scaler || f->compile_frames != MODEL_COMPILE_NOT_SEEN ||
         (ir->v[INFER_param_dtype_bytes].known && ir->v[INFER_param_dtype_bytes].value != 4))
         return NULL;
     const infer_value *lg = &ir->v[INFER_logits_dtype_bytes], *tk = &ir->v[INFER_token_dtype_bytes],

@@ -368,13 +368,26 @@ void infer_pass_event(infer_pass *ip, uint64_t event, int is_alloc, const reader
     infer_pass_event_made(ip, event, is_alloc, ev, freed_event, INFER_MADE_UNKNOWN);
 }
 
+/* tensor_made / tensor_freed: an API that makes or frees one tensor: PyTorch's allocator tracker's,
+ * or the stream-ordered allocator's (its cudaMallocAsync backend, `run --tensors`) */
+static int tensor_made(unsigned api)
+{
+    return api == VT_API_torchAlloc || api == VT_API_cudaMallocAsync ||
+           api == VT_API_cudaMallocFromPoolAsync || api == VT_API_cuMemAllocAsync ||
+           api == VT_API_cuMemAllocFromPoolAsync;
+}
+static int tensor_freed(unsigned api)
+{
+    return api == VT_API_torchFree || api == VT_API_cudaFreeAsync || api == VT_API_cuMemFreeAsync;
+}
+
 void infer_pass_event_made(infer_pass *ip, uint64_t event, int is_alloc, const reader_event *ev,
                            uint64_t freed_event, int made)
 {
     vt__pass *p = &ip->p;
     if (p->watch_done || ip->oom)
         return; /* the second backward began: nothing later counts */
-    if (is_alloc && ev->api == VT_API_torchAlloc && !ev->failed && p->tentative) {
+    if (is_alloc && tensor_made(ev->api) && !ev->failed && p->tentative) {
         /* a tensor made after the failed call: PyTorch recovered (no OutOfMemoryError) */
         for (size_t i = 0; i < p->n; i++)
             p->t[i].kept = p->t[i].oom_live = 0;
@@ -383,19 +396,19 @@ void infer_pass_event_made(infer_pass *ip, uint64_t event, int is_alloc, const r
     if (p->snapped && p->seen_backward) {
         /* after the first backward: which of the tensors it kept the loop frees before the next
          * one (its own per-step tensors: a running loss made before the first forward) */
-        if (is_alloc && ev->api == VT_API_torchAlloc && !ev->failed) {
+        if (is_alloc && tensor_made(ev->api) && !ev->failed) {
             if (ev->backward)
                 p->watch_done = 1;
             else
                 p->last_alloc = event;
-        } else if (!is_alloc && ev->api == VT_API_torchFree) {
+        } else if (!is_alloc && tensor_freed(ev->api)) {
             size_t i = vt__free(p, ev->addr, freed_event);
             if (i < p->n && p->t[i].kept)
                 p->t[i].gone = event;
         }
         return;
     }
-    if (is_alloc && ev->api == VT_API_torchAlloc && !ev->failed) {
+    if (is_alloc && tensor_made(ev->api) && !ev->failed) {
         if (ev->backward)
             p->seen_backward = 1, vt__grad_add(p, ev->size);
         else if (p->seen_backward && !p->snapped)
@@ -411,7 +424,7 @@ void infer_pass_event_made(infer_pass *ip, uint64_t event, int is_alloc, const r
         if (!p->snapped)
             vt__snap(p, 1); /* out of memory in the first forward or backward */
         p->tentative = ev->api != VT_API_torchOom; /* PyTorch's error confirms it */
-    } else if (!is_alloc && ev->api == VT_API_torchFree) {
+    } else if (!is_alloc && tensor_freed(ev->api)) {
         size_t i = vt__free(p, ev->addr, freed_event);
         if (i < p->n && !p->seen_backward)
             p->t[i].freed = event;

@@ -83,6 +83,7 @@ static inline __attribute__((always_inline)) void apply_alloc(state *s, const re
         if (reader_api_kind(ev->api) == VT_KIND_CONTEXT)
             r->n_contexts++;
     }
+    replay_infer_tensor(s, 1, ev, lvl, 0);
     if (ot->pending && lvl != L_NONE && ev->size >= ot->requested)
         ot->pending = s->frozen_oom = 0; /* recovered: the same request later succeeded */
     if (lvl == L_NONE || !ev->addr)
@@ -176,6 +177,8 @@ static inline __attribute__((always_inline)) void apply_free(state *s, const rea
     livemap_entry *e = livemap_find_at(&s->live, ev->addr, space, s->hash, slot);
     if (__builtin_expect(info & AP_SPECIAL, 0) && s->infer && ev->api == VT_API_torchFree)
         replay_infer_note(s, 0, ev, e ? e->alloc_event : 0);
+    else if (e)
+        replay_infer_tensor(s, 0, ev, e->level, e->alloc_event);
     if (!e) {
         if (space != VT_SPACE_VMM_VA && space != VT_SPACE_VA_RANGE && space != VT_SPACE_NONE)
             r->unknown_frees++;

@@ -243,6 +243,15 @@ void replay_mark_torch_segments(state *s, const reader_event *ev);
 void replay_track_blocks(state *s, const reader_event *ev);
 /* replay_infer_note: one event for infer.c's pass (freed_event: what a free frees, or 0). */
 void replay_infer_note(state *s, int is_alloc, const reader_event *ev, uint64_t freed_event);
+/* replay_infer_tensor: a tensor of the stream-ordered allocator (its cudaMallocAsync backend, no
+ * tracker: level L_TENSOR) made or freed (e: its entry, at a free) is what the model is made of
+ * too, while the inference watches */
+static inline void replay_infer_tensor(state *s, int is_alloc, const reader_event *ev, int level,
+                                       uint64_t alloc_event)
+{
+    if (__builtin_expect(s->infer != NULL, 0) && level == L_TENSOR && !s->r->allocator_mode)
+        replay_infer_note(s, is_alloc, ev, alloc_event);
+}
 /* replay_infer_end: infer.c's pass is over (its first backward ended, or the trace did): its
  * result and the tensors it came from into the replay's result; the pass freed (s->infer NULL) */
 void replay_infer_end(state *s);
