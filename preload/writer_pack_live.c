@@ -356,6 +356,14 @@ void vt__pl_event(const char *rec, uint32_t size, void (*emit)(const void *, siz
             return;
         ent *e = find(addr, space);
         if (e) {
+            /* the program's thread frees a tensor a backward made, right after the backward:
+             * zero_grad after an optimizer step, also one that allocated nothing (a fused
+             * AdamW's after its first): the replay's rule too (replay.c, apply_free) */
+            uint16_t made;
+            memcpy(&made, e->rec + 2, 2);
+            if (e->tensor && (made & VT_EVF_BACKWARD) && !(flags & VT_EVF_BACKWARD) &&
+                L.phase == PH_BWD)
+                L.phase = PH_OPT, L.opt_since = 1;
             count(e->stack, e->tensor, e->device, -(int64_t)e->size);
             L.tensor_bytes -= e->tensor ? e->size : 0;
             L.device_bytes -= e->device ? e->size : 0;

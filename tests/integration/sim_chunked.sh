@@ -1,0 +1,32 @@
+#!/bin/sh
+# sim_chunked.sh — the chunked layout's per-step summaries (the packer's STEP records) of a fused
+# AdamW run (the simulated Hugging Face Llama: its steps after the first allocate nothing) count
+# its optimizer steps as the plain trace's replay does: zero_grad's frees of the gradients after
+# a backward end an optimizer step (2 of 2 with --compress, where they had said 1; a bounded run
+# of 60 steps says "the run made 60" beside the steps in the events it kept).
+set -u
+fail() { echo "sim_chunked: $*"; exit 1; }
+[ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
+command -v python3 >/dev/null 2>&1 || { echo "SKIP sim_chunked: no python3"; exit 77; }
+export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB
+sim() { # sim NAME STEPS OPTIONS...
+    n=$1 s=$2
+    shift 2
+    timeout 300 "$VT" run -q "$@" --card 12GiB -o "$n.vt" -- python3 "$ROOT/examples/sim/sim_hf.py" \
+        --model llama-160m --batch-size 4 --steps "$s" >"$n.out" 2>&1 || { tail -n 5 "$n.out"; fail "$n: run failed"; }
+    "$VT" report --json "$n.vt" >"$n.json" && "$VT" report --no-color "$n.vt" >"$n.txt" || fail "$n: report failed"
+}
+sim plain 2
+sim packed 2 --compress
+python3 - plain.json packed.json <<'PY' || fail "the packed run's optimizer steps differ from the plain one's"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+assert a["iterations"] == 2 and b["iterations"] == 2, (a["iterations"], b["iterations"])
+assert b["growth"]["optimizer_steps"] == 2 and b["growth"]["steps"] == 2, b["growth"]
+PY
+sim bounded 60 --max-size 8MiB --no-compress
+grep -q '^  events .* optimizer steps in the events kept (the run made 60: its per-step summaries)' bounded.txt ||
+    fail "bounded: $(grep '^  events' bounded.txt)"
+python3 -c 'import json,sys; g=json.load(open(sys.argv[1]))["growth"]; assert g["optimizer_steps"] == 60 and g["steps"] == 60, g' \
+    bounded.json || fail "bounded: growth's steps"
+echo "sim_chunked: ok"
