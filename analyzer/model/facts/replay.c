@@ -189,7 +189,9 @@ static inline __attribute__((always_inline)) void apply_free(state *s, const rea
     if (__builtin_expect(first_forward_copy(s, e->flags, e->phase, e->size), 0) &&
         ph == PHASE_FORWARD && !ot->pending && (e->level == L_TENSOR || e->level == L_INNER))
         r->fwd0_copies_freed += e->size, r->fwd0_copies_since_free = 0; /* freed in it */
-    int grad_free = !ev->backward && e->phase == PHASE_BACKWARD &&
+    if (__builtin_expect(s->joining, 0))
+        ph = s->last_alloc_phase; /* ended in the gap: as at its start (no program's free) */
+    int grad_free = !s->joining && !ev->backward && e->phase == PHASE_BACKWARD &&
                     (e->level == L_INNER || e->level == L_TENSOR) &&
                     (replay_size_bits(s, e->size) & 1) && !ot->pending &&
                     !(e->flags & EF_LOSS); /* (the backward's starting gradient:
@@ -317,6 +319,7 @@ struct pending {
     uint64_t slot;        /* its index slot when last looked at (~0: not yet) */
     unsigned info;        /* s->apinfo[its api] */
     int is_alloc;         /* an ALLOC record (else a FREE) */
+    int join;             /* one of a snapshot's join records (state.join_left) */
 };
 
 /* torch_tensor: p is a tensor of PyTorch's allocator (its block is emulated: blocks.c) */
@@ -333,6 +336,7 @@ static inline __attribute__((always_inline)) void drain(state *s, const struct p
 {
     s->event = p->event;
     s->hash = p->hash;
+    s->joining = p->join;
     apply_event(s, p->is_alloc, &p->ev, ot, p->info, p->slot);
     replay_cats_sweep(s);
 }
@@ -386,6 +390,8 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
             p->info = s->apinfo[ev->api];
             p->hash = livemap_mix(ev->addr, AP_SPACE(p->info));
             p->slot = ~(uint64_t)0;
+            p->join = s->join_left > 0;
+            s->join_left -= (uint64_t)p->join;
             count++;
             livemap_prefetch_h(&s->live, p->hash);
             if (torch_tensor(p))
@@ -440,19 +446,9 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
         case VT_REC_STEP:
             growth_step_record(&r->growth, &rec->u.step, replay_phase_of_stack, s);
             break;
-        case VT_REC_SNAPSHOT: /* a chunked trace's events before this are gone: how many, when */
-        {
-            /* the run's events read so far: all but the snapshots' allocations, plus those gone */
-            uint64_t run = r->n_events - r->snapshot_events + r->dropped_events;
-            if (rec->u.snap.fixed.events_before > run)
-                r->dropped_events += rec->u.snap.fixed.events_before - run;
-            if (!r->dropped_from_ns)
-                r->dropped_from_ns = r->end_ns;
-            r->dropped_to_ns = r->snapshot_ns = rec->u.snap.time_ns;
-            r->snapshot_allocs = rec->u.snap.fixed.n_allocs;
-            r->snapshot_events += rec->u.snap.fixed.n_allocs;
+        case VT_REC_SNAPSHOT: /* a chunked trace's events before this are gone */
+            replay_snap_join(s, &rec->u.snap);
             break;
-        }
         default:
             break;
         }

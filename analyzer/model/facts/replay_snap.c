@@ -7,6 +7,21 @@
 #include "classify.h"
 #include "replay_state.h"
 
+void replay_snap_join(state *s, const reader_snapshot *snap)
+{
+    replay_result *r = s->r;
+    /* the run's events read so far: all but the snapshots' allocations, plus those gone */
+    uint64_t run = r->n_events - r->snapshot_events + r->dropped_events;
+    if (snap->fixed.events_before > run)
+        r->dropped_events += snap->fixed.events_before - run;
+    if (!r->dropped_from_ns)
+        r->dropped_from_ns = r->end_ns;
+    r->dropped_to_ns = r->snapshot_ns = snap->time_ns;
+    r->snapshot_allocs = snap->fixed.n_allocs;
+    r->snapshot_events += snap->fixed.n_allocs;
+    s->join_left = snap->fixed.n_allocs; /* the join's records come next */
+}
+
 void replay_snap_bump_peaks(state *s, uint8_t ph, uint64_t t)
 {
     replay_result *r = s->r;

@@ -112,6 +112,12 @@ typedef struct state {
     /* optimizer-step tensors freed since the last allocation, classified once the next one
      * comes (or the trace ends: then they were kept to the end, e.g. a one-step run's state) */
     uint64_t last_alloc_event;
+    /* a chunked trace's join after dropped events (reader_snapjoin.c): the records after its
+     * SNAPSHOT still to come (frees of what ended in the gap, then what it made and kept), and
+     * whether the event being applied is one of them (its free ended in the gap: when is not
+     * known, so it ends as at the gap's start, the earliest it can have) */
+    uint64_t join_left;
+    int joining;
     uint64_t grad_free_event; /* the last free of a gradient by the program (zero_grad), 0: none */
     uint64_t wcopy; /* the last tensor allocation's size when it was a weight's 16-bit copy, 0 */
     struct pending_free {
@@ -177,6 +183,9 @@ static inline uint8_t replay_phase_free(state *s, const reader_event *ev)
 /* replay_snap.c */
 /* replay_snap_bump_peaks: the levels changed: new peaks of the three levels (at time t). */
 void replay_snap_bump_peaks(state *s, uint8_t ph, uint64_t t);
+/* replay_snap_join: a chunked trace's SNAPSHOT (its events before it were dropped): how many and
+ * when, and the join's records that follow it (state.join_left) */
+void replay_snap_join(state *s, const reader_snapshot *snap);
 /* replay_stack_kv: stack id's facts (computed at its allocation) say transformers' KV cache */
 static inline int replay_stack_kv(const state *s, uint32_t id)
 {
