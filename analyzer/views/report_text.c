@@ -328,7 +328,10 @@ static void print_phases(FILE *out, const report_ctx *c)
 {
     const replay_result *r = &c->runs[0];
     char b[32];
-    fprintf(out, "\n%sPeak by phase%s (process level while in the phase)\n", B(c), N(c));
+    fprintf(out, "\n%sPeak by phase%s (process level while in the phase%s)\n", B(c), N(c),
+            r->dropped_events || r->missing_events
+                ? "; over the events the file holds: a phase's peak in what was dropped is not seen"
+                : "");
     for (int p = 0; p < PHASE_COUNT; p++)
         if (r->phase_peak[p])
             fprintf(out, "  %-10s %12s\n", phase_name(p), human(r->phase_peak[p], b, sizeof b));

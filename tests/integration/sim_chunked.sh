@@ -37,6 +37,10 @@ grep -q '^  events .* optimizer steps in the events kept (the run made 60: its p
 python3 -c 'import json,sys; g=json.load(open(sys.argv[1]))["growth"]; assert g["optimizer_steps"] == 60 and g["steps"] == 60, g' \
     bounded.json || fail "bounded: growth's steps"
 sim gpt_bounded 100 --max-size 8MiB --no-compress
+# the phases' peaks are over the events the file holds, and said so where some were dropped
+grep -q "^Peak by phase (process level while in the phase; over the events the file holds: a phase's peak in what was dropped is not seen)" \
+    gpt_bounded.txt || fail "bounded: $(grep '^Peak by phase' gpt_bounded.txt)"
+grep -q '^Peak by phase (process level while in the phase)$' plain.txt || fail "plain: $(grep '^Peak by phase' plain.txt)"
 for n in bounded gpt_bounded; do
     "$VT" dump --no-resolve "$n.vt" >"$n.jsonl" || fail "$n: dump"
     python3 - "$n.json" "$n.jsonl" <<'PY' || fail "$n: the optimizer steps in the events kept"
