@@ -499,7 +499,7 @@ static void predict_forward(const model_calib *c, const gpt_shape *s, prediction
      * the state it did not have yet (Llama 160M fp32, B=4: every what-if 0.84x) */
     prediction p0;
     gpt_shape m0 = c->measured_shape;
-    m0.iteration0 = m0.iteration0 || (!c->global && advice_before_state(c));
+    m0.iteration0 = m0.iteration0 || (!c->global && c->measured.bytes[CAT_OPTIMIZER] == 0);
     predict_raw(c, &m0, &p0, 0);
     if (meas == 0 || p0.peak_bytes == 0)
         return;
@@ -531,7 +531,7 @@ static int backward_end_holds(const model_calib *c)
     if (c->global || c->partial || c->has_oom || !c->weights_exact || m->generic)
         return 0;
     gpt_shape m0 = *m;
-    m0.iteration0 = m0.iteration0 || advice_before_state(c);
+    m0.iteration0 = m0.iteration0 || c->measured.bytes[CAT_OPTIMIZER] == 0;
     prediction be0;
     predict_backward_end(c, &m0, 0, &be0);
     return be0.tensor_bytes <= cat_breakdown_tensors(&c->measured);

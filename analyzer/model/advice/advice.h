@@ -66,10 +66,6 @@ typedef struct model_calib {
     /* 1: step is not measured but the step a run that died before its first one would have
      * reached (advice_unreached_step) */
     int step_unreached;
-    /* 1: optimizer steps ran before the peak, but with no Python frames recorded their state was
-     * not told from the other tensors: it is in the measured total, in other rows (the anchor
-     * takes the run as holding it, not as a moment before the first step) */
-    int state_elsewhere;
     /* the evaluation pass's own batch (a command line's --eval-batch-size 16), where the run's
      * tensors peaked in that pass; 0: none. A micro-batch leaves that pass as it is: a
      * prediction is at least the run's own batch's, the other knobs the what-if's. */
@@ -147,13 +143,6 @@ static inline double advice_cache_floor(const gpt_shape *s, int expandable)
     if (expandable)
         return s->compile ? FORMULA_CACHE_EXPANDABLE_COMPILED : FORMULA_CACHE_EXPANDABLE_EAGER;
     return s->compile ? FORMULA_CACHE_COMPILED : FORMULA_CACHE_EAGER;
-}
-
-/* advice_before_state: the moment c measured came before the first optimizer step made any
- * state (none measured, and none counted in other rows: model_calib.state_elsewhere) */
-static inline int advice_before_state(const model_calib *c)
-{
-    return c->measured.bytes[CAT_OPTIMIZER] == 0 && !c->state_elsewhere;
 }
 
 /* advice_fits: 1 when peak <= capacity * (1 - headroom); -1 when capacity is 0 (unknown).

@@ -445,12 +445,13 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     m->expandable_set =
         f->alloc_conf && strcasestr(f->alloc_conf, "expandable_segments:true") != NULL;
 
-    if (cat_breakdown_total(&m->measured) > 0)
-        advice_calibrate(&m->calib, &m->shape, &m->measured, m->partial);
-    else
+    if (cat_breakdown_total(&m->measured) > 0) {
+        cat_breakdown meas = m->measured;
+        model_trace_state_moved(m, f, &meas);
+        advice_calibrate(&m->calib, &m->shape, &meas, m->partial);
+    } else
         advice_calib_default(&m->calib, &m->shape);
     m->calib.expandable = m->expandable_set;
-    m->calib.state_elsewhere = model_state_elsewhere(m, f);
     m->calib.weights_exact = f->tensor_mode; /* segments mix weights with other tensors */
     if (f->has_at_step && m->calib.calibrated && !m->calib.global)
         m->calib.step = f->at_step; /* what-ifs need at least the step moved to their shape */

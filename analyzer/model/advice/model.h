@@ -154,6 +154,8 @@ typedef struct model_result {
      * said where less than twice the assumed would not (the runs' caches moved 2-3x between
      * micro-batches: Llama 160M fp16 8.7 % of its tensors at B=4, 15.5 % at B=8); 0: not said */
     uint64_t largest_cache, largest_cache_most;
+    uint64_t state_moved;  /* the optimizer state taken out of the activations for the what-ifs
+                            * (model.c state_moved; 0: none) */
     int growth_unmeasured; /* the moment calibrated came after the forward's tensors were freed
                             * (a small B·T's gradients outweigh its activations): how the step
                             * grows with the micro-batch is not measured, no largest said */
@@ -173,7 +175,7 @@ static inline const advice_item *model_recommended(const model_result *m)
 
 /* model_state_elsewhere: optimizer steps ran before the peak, but no Python frames were recorded
  * to tell their state from the other tensors (run_recognition.optim_unmeasured): it is in the
- * measured total, in other rows (model_calib.state_elsewhere) */
+ * measured total, in other rows (the what-ifs move it: model_trace_state_moved) */
 static inline int model_state_elsewhere(const model_result *m, const run_facts *f)
 {
     return m->rec.optim_unmeasured && f->iterations > 0 && f->peak_iter > 0 &&

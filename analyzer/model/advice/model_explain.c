@@ -22,7 +22,7 @@ static int param_dtype_measured(const run_facts *f)
     return (v && v->known && v->value == 2) || (f->has_cat_peaks && f->cat_peak[CAT_AUTOCAST] > 0);
 }
 
-/* a run whose steps' state was not told apart (model_calib.state_elsewhere) */
+/* a run whose steps' state was not told apart (model_state_elsewhere) */
 #define STATE_ELSEWHERE                                                                            \
     "not told apart: no Python frames were recorded, so the state the optimizer steps before "     \
     "the peak made is counted in the other rows (as activations, most likely)"

@@ -71,6 +71,15 @@ void model_advice_notes(model_result *m, const run_facts *f)
         note(m, "no formula applies: what-ifs scale this run's batch-sized bytes in proportion to "
                 "the micro-batch, the rest kept: an estimate from one measurement (vramtrace fit "
                 "measures)");
+    if (m->state_moved) {
+        char t[300];
+        snprintf(t, sizeof t,
+                 "no Python frames were recorded: the optimizer's state was counted among the "
+                 "activations; the what-ifs take %.1f MiB of them for it (%.2f B per trainable "
+                 "parameter, the optimizer assumed) and keep it whatever the batch",
+                 (double)m->state_moved / 1048576.0, formula_opt_bpp(&m->shape));
+        note(m, t);
+    }
     if (m->accum_assumed)
         note(m, "the run's gradient accumulation is not known: predictions keep a step's "
                 "gradients alive through the next forward, as accumulation does");

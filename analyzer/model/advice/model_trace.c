@@ -533,3 +533,21 @@ void model_oom_forward_share(model_result *m, const run_facts *f)
                  : "");
     m->lower_bounds = m->calib.lower = 1;
 }
+
+/* model_trace_state_moved: a run whose optimizer state sat in other rows (model_state_elsewhere: no
+ * Python frames) calibrates with it in its own: the state the recognized optimizer keeps for the
+ * trainable elements, taken from the activations (where such a run counts it), so a what-if keeps
+ * it whatever the batch (a native-only GPT-2's checkpointing what-if had scaled it away: 3.76 GiB
+ * for 5.31); said in the notes (m->state_moved) */
+void model_trace_state_moved(model_result *m, const run_facts *f, cat_breakdown *meas)
+{
+    uint64_t train = m->rec.trainable ? m->rec.trainable : m->params_trace;
+    if (!model_state_elsewhere(m, f) || !train)
+        return;
+    double want = formula_opt_bpp(&m->shape) * (double)train;
+    uint64_t st =
+        want < (double)meas->bytes[CAT_ACTIVATIONS] ? (uint64_t)want : meas->bytes[CAT_ACTIVATIONS];
+    meas->bytes[CAT_ACTIVATIONS] -= st;
+    meas->bytes[CAT_OPTIMIZER] += st;
+    m->state_moved = st;
+}

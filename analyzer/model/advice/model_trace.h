@@ -9,6 +9,10 @@
  * from T: where T (B) is unknown, or the trace read it otherwise (position ids) and the
  * program's B (T) times it is not B·T. */
 void model_complete_tokens(nano_config *c, const infer_result *ir);
+/* model_trace_state_moved: where the optimizer's state sat in other rows (no Python frames), the
+ * state the recognized optimizer keeps moved from meas's activations to its own row, for the
+ * calibration (m->state_moved: how much) */
+void model_trace_state_moved(model_result *m, const run_facts *f, cat_breakdown *meas);
 /* model_trace_dtype: the precision the trace shows when nothing gave it. */
 void model_trace_dtype(nano_config *c, const run_facts *f);
 /* model_trace_compile: torch.compile on or off as the trace shows it when nothing gave it; a
