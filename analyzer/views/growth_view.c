@@ -103,9 +103,13 @@ void growth_text(FILE *out, const report_ctx *c, const char *bold, const char *n
         return; /* no training step: nothing to say about steps */
     char head[200];
     growth_heading(g, head, sizeof head);
-    fprintf(out, "\n%sGrowth across steps%s (%s; %s)\n", bold, normal, head,
+    /* segment mode: a step is seen only where it allocated a segment (the cache grew), as the
+     * header's "optimizer steps that grew the cache" */
+    int seg = !r->tensor_mode && !g->from_records;
+    fprintf(out, "\n%sGrowth across steps%s (%s; %s%s)\n", bold, normal, head,
             g->from_records ? "every step of the run, from the trace's per-step summaries"
-                            : "the live bytes at the end of each step");
+                            : "the live bytes at the end of each step",
+            seg ? "; segment mode: steps seen only where the cache grew" : "");
     const char *of = g->tensors ? "of tensors" : "of device memory";
     if (g->quiet == REPORT_GROWTH_NO_END) { /* it ran into the trace's end */
         fprintf(out,

@@ -123,4 +123,11 @@ PYEOF
 "$VT" report --n-embd "$D/b_oom_12gib.vt" >/dev/null 2>err.txt && { echo "--n-embd FILE: accepted a file as the value"; exit 1; }
 "$VT" report --vocab-size >/dev/null 2>err.txt; [ $? = 2 ] && grep -q 'needs a value' err.txt ||
     { cat err.txt; echo "--vocab-size without a value: not a usage error"; exit 1; }
+# segment mode sees a step only where it allocated a segment: the growth heading says so, as the
+# header's "optimizer steps that grew the cache" (a run of --max_iters=8 had read as "4 steps of
+# forward and backward, 1 ending in an optimizer step" with nothing more); tensor mode does not
+"$VT" report --no-color "$ROOT/examples/traces/a_native_compile.vt" | grep -q '^Growth across steps (.*; segment mode: steps seen only where the cache grew)$' ||
+    { echo "a_native_compile: the growth heading does not say segment mode sees few steps"; exit 1; }
+"$VT" report --no-color "$D/hf_gpt2_eager_b4.vt" | grep '^Growth across steps' | grep -q 'segment mode' &&
+    { echo "hf_gpt2_eager_b4 (tensor mode): a segment-mode hedge"; exit 1; }
 exit 0
