@@ -22,62 +22,9 @@
 #include "predict_files.h"
 #include "predict_from.h"
 #include "predict_print.h"
+#include "predict_usage.h"
 
 #define PREDICT_SCHEMA_VERSION 1 /* "schema_version" of --json (README, `vramtrace predict`) */
-static void usage(FILE *out)
-{
-    fprintf(
-        out,
-        "usage: vramtrace predict [options] [CONFIG.py ...] [--key=value ...]\n\n"
-        "Predicts the GPU memory of one training step and whether it fits a card: a GPT-style\n"
-        "or gated (Llama-style) decoder's from the refined formula (docs/formula.md §3), or,\n"
-        "with --from, any traced run's (a CNN, a diffusion U-Net, ...) scaled from what it\n"
-        "measured.\n\n"
-        "model:\n"
-        "  --model NAME          gpt2, gpt2-medium, gpt2-large, gpt2-xl, shakespeare-char\n"
-        "  --n-layer N  --n-head N  --n-embd N  --block-size N  --vocab-size N  --bias / "
-        "--no-bias\n"
-        "  --mlp-width I         a gated-MLP decoder (Llama, Mistral: gate, up and down of\n"
-        "                        width I, RMSNorm, rotary positions, no biases); it needs\n"
-        "                        --n-layer, --n-head, --n-embd and --vocab-size\n"
-        "  --kv-heads N          its key / value heads (grouped-query attention)\n"
-        "  --tied-head / --untied-head  its head shares the embedding or not (untied)\n"
-        "  CONFIG.json           a Hugging Face config.json (model_type llama, mistral,\n"
-        "                        qwen2, gpt2, bert or roberta): its shape and block; eager,\n"
-        "                        its dropout\n"
-        "training:\n"
-        "  --batch-size N  --grad-accum N  --dtype fp16|bf16|fp32  --compile / --no-compile  "
-        "--dropout P\n"
-        "  --no-flash            attention without fused SDPA (B*H*T^2 scores kept per layer)\n"
-        "  --checkpointing       activation checkpointing of every block\n"
-        "  nanoGPT's own spelling works too (--batch_size=8, "
-        "--gradient_accumulation_steps=64), and\n"
-        "  bare arguments are nanoGPT config files (key = value lines), applied in order; a\n"
-        "  line that sets a key but cannot be evaluated (a call, a typo such as 8x) is an\n"
-        "  error, and a trace or a report's JSON is read with --from, not as a config file.\n"
-        "  Without --grad-accum the accumulation is not assumed to be nanoGPT's 40: the\n"
-        "  recommendation is a micro-batch and a factor for your accumulation steps.\n"
-        "target:\n"
-        "  --card CARD           %s, or a size (12GiB, 12288MiB, 11.5G)\n"
-        "  --from TRACE          calibrate with a traced run: a trace, or the output of\n"
-        "                        `vramtrace report --json TRACE` (its configuration, then\n"
-        "                        the options here as what-ifs)\n"
-        "output:\n"
-        "  --json                one JSON object on stdout\n"
-        "  -h, --help            this text\n\n"
-        "without --from, defaults are nanoGPT train.py's (GPT-2 124M shape, batch_size 12,\n"
-        "block_size 1024, bfloat16, compile), and the peak includes an assumed %llu MiB CUDA\n"
-        "context, a cuBLAS workspace of %llu MiB and room for an allocator cache of %.0f %% of\n"
-        "the tensors compiled, %.0f %% eager (%.0f and %.0f %% with expandable_segments);\n"
-        "with --from, the run's own. Keep >= %d %% free.\n"
-        "exit: 0 ok, 2 usage or bad value, 3 --from a file that is no trace nor a report's JSON,\n"
-        "or a malformed trace\n",
-        card_presets_help(), FORMULA_CONTEXT_BYTES >> 20, FORMULA_CUBLAS_BYTES >> 20,
-        100 * FORMULA_CACHE_COMPILED, 100 * FORMULA_CACHE_EAGER,
-        100 * FORMULA_CACHE_EXPANDABLE_COMPILED, 100 * FORMULA_CACHE_EXPANDABLE_EAGER,
-        ADVICE_HEADROOM_PCT);
-}
-
 /* set: applies key=value with the source tag "flag". -1 with err on a bad value or key. */
 static int set(nano_config *c, const char *key, const char *value, const char *where, char *err,
                size_t errlen)
@@ -121,7 +68,7 @@ static int parse(int argc, char **argv, nano_config *c, predict_args *a, char *e
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-            usage(stdout);
+            predict_usage(stdout);
             return 1;
         }
         if (arg[0] != '-' || arg[1] != '-') {
