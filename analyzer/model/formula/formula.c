@@ -13,6 +13,8 @@
 
 #include <stdio.h>
 
+#include "formula_train.h"
+
 #include <string.h>
 
 void formula_shape_from_config(const nano_config *c, gpt_shape *s)
@@ -33,7 +35,12 @@ void formula_shape_from_config(const nano_config *c, gpt_shape *s)
 
 double formula_opt_bpp(const gpt_shape *s)
 {
-    return s->opt_set ? s->opt_bpp : 2.0 * formula_param_bytes(s); /* AdamW's two states */
+    if (s->opt_set)
+        return s->opt_bpp;
+    if (s->opt_factored) /* Adafactor's rows and columns, in the gradients' dtype */
+        return (double)(s->lora_rank ? formula_lora_factored(s) : formula_factored_elems(s)) *
+               formula_trained_bytes(s) / formula_trained(s);
+    return 2.0 * formula_trained_bytes(s); /* AdamW's two states */
 }
 
 int formula_dropout(const gpt_shape *s)
@@ -55,7 +62,29 @@ double formula_train_frac(const gpt_shape *s)
 {
     if (s->none_seen_trained)
         return 0.0;
+    if (s->lora_rank) { /* the adapters' share of the model's weights and theirs */
+        double a = (double)formula_lora_params(s);
+        return a / ((double)formula_params_exact(s) + a);
+    }
     return s->train_frac > 0 && s->train_frac < 1 ? s->train_frac : 1.0;
+}
+
+double formula_trained(const gpt_shape *s)
+{
+    if (s->lora_rank)
+        return (double)formula_lora_params(s);
+    return (double)formula_params_exact(s) * formula_train_frac(s);
+}
+
+int formula_trained_bytes(const gpt_shape *s)
+{
+    return s->lora_rank ? 4 : formula_param_bytes(s);
+}
+
+int formula_lora_block(const gpt_shape *s)
+{
+    return s->lora_rank && s->gated && s->dtype_bytes == 2 && !s->compile && !formula_params16(s) &&
+           !s->checkpointing;
 }
 
 /* kv_width: a gated block's key / value width (d without grouped-query attention) */
@@ -267,26 +296,32 @@ void formula_refined(const gpt_shape *s, cat_breakdown *out)
     if (s->generic)
         return;
     uint64_t P = formula_params_exact(s), N = s->B * s->T, d = s->d;
-    double trained = (double)P * formula_train_frac(s);
-    int pb = formula_param_bytes(s); /* gradients in the parameters' dtype */
-    out->bytes[CAT_PARAMETERS] = (uint64_t)pb * P;
+    double trained = formula_trained(s);
+    int pb = formula_param_bytes(s); /* gradients in the parameters' dtype (LoRA's: fp32) */
+    /* LoRA: the adapters beside the frozen weights, in fp32 (peft's default) */
+    out->bytes[CAT_PARAMETERS] = (uint64_t)pb * P + 4 * formula_lora_params(s);
     out->bytes[CAT_OPTIMIZER] = s->iteration0 ? 0 : (uint64_t)(formula_opt_bpp(s) * trained + 0.5);
-    out->bytes[CAT_GRADIENTS] = s->A > 1 ? (uint64_t)(pb * trained + 0.5) : 0;
+    out->bytes[CAT_GRADIENTS] = s->A > 1 ? (uint64_t)(formula_trained_bytes(s) * trained + 0.5) : 0;
     if (s->dtype_bytes == 2 && !s->compile && pb == 4) /* (16-bit weights need no copy) */
         out->bytes[CAT_AUTOCAST] = s->checkpointing
                                        ? 2 * (s->V * d + (s->gated ? gated_matmul(s) : 12 * d * d))
                                        : 2 * formula_params_matmul(s);
     uint64_t block = formula_block_bytes(s);
     uint64_t act;
+    int lora = formula_lora_block(s);
     int p16 = pb == 2 && s->dtype_bytes < 4; /* the residual stream is 16-bit */
     if (s->checkpointing) /* only block inputs (the residual: fp32, or 16-bit): a block is
                            * recomputed later in the backward, after the logits are freed */
         act = s->L * (p16 ? 2 : 4) * N * d;
     else
-        act = s->L * block;
-    if (s->gated) /* final RMSNorm: fp32 input and normalized input, rsqrt rows, the head's
-                   * input (a 16-bit cast, or the fp32 output itself); of a 16-bit stream: its
-                   * fp32 copy, the 16-bit normalized input and output */
+        act = s->L * (lora ? formula_lora_block_bytes(s) : block);
+    if (lora) /* the final RMSNorm keeps its fp32 input and rsqrt rows (4Nd + 4N; the frozen head
+               * no cast of its input): what the first block does not, its input (the frozen
+               * embedding's output) needing no gradient */
+        ;
+    else if (s->gated) /* final RMSNorm: fp32 input and normalized input, rsqrt rows, the head's
+                        * input (a 16-bit cast, or the fp32 output itself); of a 16-bit stream: its
+                        * fp32 copy, the 16-bit normalized input and output */
         act += (s->dtype_bytes >= 4 ? 12 : p16 ? 8 : 10) * N * d + 4 * N;
     else if (formula_bert_block(s)) /* the embeddings' LayerNorm, the MLM head's transform and
                                      * its decoder's input cast */
@@ -322,7 +357,7 @@ void formula_backward_end(const gpt_shape *s, cat_breakdown *out)
     out->bytes[CAT_PARAMETERS] = ref.bytes[CAT_PARAMETERS];
     out->bytes[CAT_OPTIMIZER] = ref.bytes[CAT_OPTIMIZER];
     out->bytes[CAT_GRADIENTS] =
-        (uint64_t)((double)pb * (double)formula_params_exact(s) * formula_train_frac(s) + 0.5);
+        (uint64_t)((double)formula_trained_bytes(s) * formula_trained(s) + 0.5);
     out->bytes[CAT_INPUTS] = ref.bytes[CAT_INPUTS];
     if (!s->untied && !s->patch_tokens && formula_train_frac(s) >= 1.0)
         out->bytes[CAT_BACKWARD] = (uint64_t)pb * s->V * s->d;

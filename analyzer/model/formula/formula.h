@@ -53,6 +53,14 @@ typedef struct gpt_shape {
     int none_seen_trained; /* 1: a first forward that failed had frozen every weight it used:
                             * lower bounds count no gradient and no optimizer state (the weights
                             * it did not reach may train): formula_train_frac 0 */
+    /* set by predict alone (--optimizer adafactor, --lora-rank; a trace's run measures its
+     * own): */
+    int opt_factored;      /* 1: Adafactor's factored second moment, its size from the shape
+                            * (formula_factored_elems, in the trained parameters' dtype) */
+    uint64_t lora_rank;    /* LoRA's rank R: adapters on the projections lora_targets names
+                            * (formula_train.h) train alone, fp32 (peft's default), the model's
+                            * weights frozen; 0: no LoRA */
+    unsigned lora_targets; /* LORA_Q, ... (formula_train.h) */
 } gpt_shape;
 
 /* The documents' formula (formula.md §2), with its worked-example quantities. */
@@ -76,10 +84,20 @@ enum { FORMULA_DOC_MULT_BASIC = 24, FORMULA_DOC_MULT_EMPIRICAL = 160 };
 
 /* formula_shape_from_config: the shape of a configuration (attention fused, no checkpointing,
  * steady state, AdamW's 8 B per parameter, every parameter trained); unknown keys are 0. */
-/* formula_opt_bpp: the optimizer state per trainable parameter s assumes (opt_set: the run's,
- * else AdamW's 8 B); formula_train_frac: its trainable share (1 when not set; 0 when
- * none_seen_trained). */
+/* formula_opt_bpp: the optimizer state per trainable parameter s assumes (opt_set: the run's;
+ * opt_factored: Adafactor's, from the shape; else AdamW's two states in the trained parameters'
+ * dtype, 8 B); formula_train_frac: its trainable share (1 when not set; 0 when
+ * none_seen_trained; LoRA: the adapters' share of the model's weights and theirs). */
 double formula_opt_bpp(const gpt_shape *s);
+/* formula_trained: the trainable parameters' elements (the model's times its trainable share;
+ * LoRA: the adapters, formula_lora_params); formula_trained_bytes: their bytes per element (the
+ * parameters', formula_param_bytes; LoRA's adapters: 4, fp32 as peft keeps them) */
+double formula_trained(const gpt_shape *s);
+int formula_trained_bytes(const gpt_shape *s);
+/* formula_lora_block: s's activations are formula_lora_block_bytes's (LoRA on a gated block,
+ * eager 16-bit autocast over fp32 weights, no checkpointing: the case measured); other LoRA
+ * shapes keep the full fine-tuning's block */
+int formula_lora_block(const gpt_shape *s);
 /* formula_dropout: s keeps dropout's masks (a rate > 0, or masks seen: dropout_on) */
 int formula_dropout(const gpt_shape *s);
 /* formula_param_bytes: bytes per parameter element of s (2: 16-bit parameters, else 4) */
@@ -160,10 +178,11 @@ int formula_hf_gpt2_block(const gpt_shape *s);
 void formula_take_block(gpt_shape *dst, const gpt_shape *src);
 
 /* formula_refined: the refined formula's tensor bytes at the step's peak (start of the
- * loss backward) per category: parameters 4P, optimizer opt_bpp per trainable parameter (0 at
- * iteration 0), gradients 4 B per trainable parameter when A > 1, autocast copies 2*P_mm (eager
- * 16-bit), activations L blocks + 6Nd + 8N (final LayerNorm; checkpointing: L block inputs, the
- * recomputed block comes after the logits are freed), logits/loss 12NV (8NV compiled),
+ * loss backward) per category: parameters 4P (LoRA: and 4 B per adapter element), optimizer
+ * opt_bpp per trainable parameter (0 at iteration 0), gradients 4 B per trainable parameter when
+ * A > 1, autocast copies 2*P_mm (eager 16-bit), activations L blocks + 6Nd + 8N (final
+ * LayerNorm; checkpointing: L block inputs, the recomputed block comes after the logits are
+ * freed; formula_lora_block: L LoRA blocks), logits/loss 12NV (8NV compiled),
  * attention 6*B*H*T^2 per layer when unfused, inputs 16N. Sums to formula.md §3's peak. Other
  * categories are 0; all are 0 when s->generic. */
 void formula_refined(const gpt_shape *s, cat_breakdown *out);
