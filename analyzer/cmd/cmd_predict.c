@@ -22,6 +22,7 @@
 #include "predict_files.h"
 #include "predict_from.h"
 #include "predict_print.h"
+#include "predict_train.h"
 #include "predict_usage.h"
 
 #define PREDICT_SCHEMA_VERSION 1 /* "schema_version" of --json (README, `vramtrace predict`) */
@@ -45,6 +46,7 @@ typedef struct predict_args {
     card_spec card;
     int have_card;
     predict_block block; /* a gated decoder's, or a Hugging Face config's (predict_block.h) */
+    predict_train train; /* --optimizer, --lora-rank, --lora-targets (predict_train.h) */
 } predict_args;
 
 /* contradict: on / off (1 / 2) of flag pair k said against what was said before, in err: -1 */
@@ -89,6 +91,12 @@ static int parse(int argc, char **argv, nano_config *c, predict_args *a, char *e
                 return -1;
             const char *bv = bk == 2 && !eq && i + 1 < argc ? argv[++i] : eq;
             if (predict_block_option(&a->block, key, bv, err, errlen) < 0)
+                return -1;
+            continue;
+        }
+        if (predict_train_key(key)) { /* --optimizer, --lora-rank, --lora-targets */
+            const char *tv = !eq && i + 1 < argc ? argv[++i] : eq;
+            if (predict_train_option(&a->train, key, tv, err, errlen) < 0)
                 return -1;
             continue;
         }
@@ -177,8 +185,9 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
                        const predict_run *run)
 {
     const char *trace_model = run->model;
-    char b1[32], b2[32];
-    predict_print_heading(c, s, a->from, trace_model, run->lora_assumed);
+    char b1[32], b2[32], trained[1024];
+    predict_print_heading(c, s, a->from, trace_model, run->lora_assumed,
+                          predict_train_text(&a->train, s, trained, sizeof trained));
     if (cal->calibrated && s->generic) {
         printf("calibrated with %s (what the run measured%s)\n", a->from,
                cal->partial ? "; it ended in an OOM: its step would have kept at least that" : "");
@@ -295,6 +304,7 @@ static int print_json(const nano_config *c, const gpt_shape *s, const prediction
         cJSON_AddNumberToObject(m, "kv_width", (double)(s->kv ? s->kv : s->d));
         cJSON_AddBoolToObject(m, "untied_head", s->untied);
     }
+    predict_train_json(root, &a->train, s); /* the optimizer and LoRA given, when they were */
     /* transformers' GPT-2's KV cache, not in the prediction (predict_kv_cache) */
     cJSON_AddNumberToObject(root, "kv_cache_not_counted_bytes",
                             (double)(a->from ? 0 : predict_kv_cache(s)));
@@ -475,7 +485,14 @@ int cmd_predict(int argc, char **argv)
                 a.block.from);
         return VT_EXIT_USAGE;
     }
-    if (predict_block_apply(&a.block, &c, &s, err, sizeof err) < 0) {
+    if (from && predict_train_given(&a.train)) { /* the trace's */
+        fprintf(stderr, "vramtrace predict: --optimizer, --lora-rank and --lora-targets describe "
+                        "a run without a trace; with --from the optimizer and what trains are "
+                        "the traced run's\n");
+        return VT_EXIT_USAGE;
+    }
+    if (predict_block_apply(&a.block, &c, &s, err, sizeof err) < 0 ||
+        predict_train_apply(&a.train, &s, err, sizeof err) < 0) {
         say("", err);
         return VT_EXIT_USAGE;
     }

@@ -108,7 +108,7 @@ static const char *unset(const nano_config *c, int foreign, config_key k, const 
 }
 
 void predict_print_heading(const nano_config *c, const gpt_shape *s, const char *from,
-                           const char *trace_model, int frac_assumed)
+                           const char *trace_model, int frac_assumed, const char *trained)
 {
     uint64_t P = formula_params_exact(s);
     char dt[48], dr[24] = "unknown"; /* a trace may not give the dropout */
@@ -192,6 +192,8 @@ void predict_print_heading(const nano_config *c, const gpt_shape *s, const char 
                               "rest frozen"
                             : "the rest frozen: adapters such as LoRA trained alone, or frozen "
                               "layers");
+    if (trained && trained[0]) /* predict's --lora-rank, --optimizer: what was given */
+        printf("%s", trained);
     if (s->generic)
         ;
     else if (s->no_training)
