@@ -12,10 +12,9 @@
 #include "formula.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "formula_train.h"
-
-#include <string.h>
 
 void formula_shape_from_config(const nano_config *c, gpt_shape *s)
 {
