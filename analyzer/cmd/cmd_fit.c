@@ -105,6 +105,7 @@ static int read_traces(const char *dir, fit_trial *t)
             t->ntraces++;
             if ((int)r->accum > t->accum)
                 t->accum = (int)r->accum;
+            t->backward |= r->backward_passes > 0;
             if (r->peak_process >= t->peak && !t->oom) {
                 t->peak = r->peak_process;
                 t->live = r->at_peak.by_cat;

@@ -20,6 +20,7 @@ typedef struct fit_trial {
     long a_run;         /* the accumulation it ran with: a, or 2 where a is 1 but the program
                          * accumulates (its gradients then stay alive through a forward) */
     int accum;          /* backward passes per optimizer step its trace showed (0: not known) */
+    int backward;       /* a backward pass ran in it (its traces showed one) */
     int status;         /* `vramtrace run`'s exit status */
     int oom;            /* a trace ended in an out-of-memory error */
     int fits;           /* ran to the end, no OOM, peak within the headroom */
@@ -50,6 +51,14 @@ typedef struct fit_job {
     fit_trial trials[FIT_MAX_TRIALS];
     int ntrials;
 } fit_job;
+
+/* fit_at_limit: best, the largest micro-batch that fit, is the search's last candidate (--max-b,
+ * else 1024) without {A} (whose limit, the effective batch, is the command's own): a larger one
+ * was never tried, so it is a lower bound */
+static inline int fit_at_limit(const fit_job *j, long best)
+{
+    return !j->has_a && j->ncand > 0 && best == j->cand[j->ncand - 1];
+}
 
 /* fit_print_table / fit_print_json: the trials, the largest micro-batch that fits (best, with
  * its accumulation best_a), what the trials measured of gradient accumulation; stopped: the

@@ -31,6 +31,11 @@ static void accumulation_note(const fit_job *j, char *out, size_t len)
         }
     if (j->has_a)
         return;
+    int backward = 0;
+    for (int i = 0; i < j->ntrials; i++)
+        backward |= j->trials[i].backward;
+    if (!backward) /* forwards only (an evaluation): no gradient to accumulate */
+        return;
     if (first->accum >= 2)
         snprintf(out, len,
                  "the trials accumulated %d micro-steps per optimizer step, as the command "
@@ -80,9 +85,11 @@ void fit_print_table(const fit_job *j, long best, long best_a, int interrupted, 
         printf("the search stopped early (%s): no trial completed, nothing was measured\n",
                by_signal ? "interrupted" : "the first trial failed");
     if (best > 0) {
-        printf("largest micro-batch that fits with %d %% headroom on %s%s: %ld", FIT_HEADROOM_PCT,
+        printf("largest micro-batch that fits with %d %% headroom on %s%s: %s%ld", FIT_HEADROOM_PCT,
                cap ? card_format_bytes(cap, buf, sizeof buf) : "the device",
-               interrupted ? " (so far)" : "", best);
+               interrupted ? " (so far)" : "", fit_at_limit(j, best) ? "at least " : "", best);
+        if (fit_at_limit(j, best))
+            printf(" (the search's limit: nothing larger was tried; --max-b N searches further)");
         if (j->has_a)
             printf(", accumulate %ld steps (effective batch %ld)", best_a, j->effective);
         printf("\n");
@@ -135,9 +142,11 @@ void fit_print_json(const fit_job *j, long best, long best_a, int stopped, int b
         cJSON_AddNumberToObject(o, "log_cut_bytes", (double)t->out_cut);
         cJSON_AddItemToArray(trials, o);
     }
-    if (best > 0)
-        add_batch(cJSON_AddObjectToObject(root, "best"), best, best_a, j->has_a);
-    else
+    if (best > 0) {
+        cJSON *b = cJSON_AddObjectToObject(root, "best");
+        add_batch(b, best, best_a, j->has_a);
+        cJSON_AddBoolToObject(b, "at_search_limit", fit_at_limit(j, best));
+    } else
         cJSON_AddNullToObject(root, "best");
     cJSON_AddNumberToObject(root, "headroom", FIT_HEADROOM_PCT / 100.0);
     cJSON_AddBoolToObject(root, "interrupted", by_signal != 0);

@@ -52,7 +52,7 @@ d, want = json.load(open(sys.argv[1])), int(sys.argv[2])
 print("fit (12GiB, {A}):", [(t["batch_size"], t["gradient_accumulation_steps"], t["fits"]) for t in d["trials"]],
       "best", d["best"], "brute force", want)
 assert want > 0
-assert d["best"] == {"batch_size": want, "gradient_accumulation_steps": 512 // want}, d["best"]
+assert d["best"] == {"batch_size": want, "gradient_accumulation_steps": 512 // want, "at_search_limit": False}, d["best"]
 for t in d["trials"]:
     assert 512 % t["batch_size"] == 0 and t["batch_size"] * t["gradient_accumulation_steps"] == 512, t
     assert set(t) >= {"batch_size", "peak_bytes", "fits", "oom", "seconds", "grew_most"}, t
@@ -149,6 +149,22 @@ PYEOF
 rc=$?
 [ $rc = 2 ] && grep -q 'failed at micro-batch 1 (exit 2) without running out of GPU memory' fe.err &&
     grep -q '"failed":true' fe.json || { cat fe.err fe.json; fail "failing command: exit $rc"; }
+
+# 4b. every candidate up to --max-b fits: the answer is a lower bound, said so (it had said
+# "largest micro-batch that fits ...: 4" where 6 fits); an evaluation (no backward) is never told
+# to mark its gradient accumulation
+# shellcheck disable=SC2086
+"$VT" fit --card 12GiB --max-b 2 --json --dir fl -- "$PY" "$SIM" "$CFG" $ARGS --max_iters=1 --batch_size={B} >fl.json 2>/dev/null ||
+    fail "--max-b 2: exit $?"
+# shellcheck disable=SC2086
+"$VT" fit --card 12GiB --max-b 2 --dir fl2 -- "$PY" "$SIM" "$CFG" $ARGS --max_iters=1 --batch_size={B} >fl.txt 2>/dev/null
+grep -q "that fits with 5 % headroom on 12.00 GiB: at least 2 (the search's limit: nothing larger was tried; --max-b N searches further)" fl.txt ||
+    { cat fl.txt; fail "--max-b 2: not said to be the search's limit"; }
+"$PY" -c 'import json,sys; b=json.load(open(sys.argv[1]))["best"]; assert b["batch_size"] == 2 and b["at_search_limit"] is True, b' fl.json ||
+    fail "--max-b 2: JSON best.at_search_limit"
+"$VT" fit --card 12GiB --max-b 2 --dir fv -- "$PY" "$ROOT/examples/sim/sim_hf.py" --model gpt2 --eval-only \
+    --batch-size {B} --steps 1 >fv.txt 2>/dev/null || { cat fv.txt; fail "an evaluation's fit failed"; }
+grep -q 'accumulat' fv.txt && fail "an evaluation (no backward) told of accumulation: $(grep accumulat fv.txt)"
 
 # 5. usage errors
 "$VT" fit -- true >u.txt 2>&1; rc=$?
