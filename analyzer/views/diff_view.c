@@ -35,7 +35,9 @@ static int64_t to_s(uint64_t v)
 }
 
 typedef struct diff_site {
-    char *text;
+    char *key;   /* what matches it in the other run (source_key) */
+    char *text;  /* as shown: its text in B where it has one, else in A's */
+    long a_line; /* its line in A where B's is another (the script edited), else 0 */
     int64_t bytes[2];
 } diff_site;
 
@@ -44,11 +46,26 @@ typedef struct diff_sites {
     size_t n, cap;
 } diff_sites;
 
-static int sites_add(diff_sites *s, const char *text, int side, uint64_t bytes)
+/* line_of: the line number after ".py:" in a site's text, 0 when none */
+static long line_of(const char *text)
+{
+    const char *c = strstr(text, ".py:");
+    return c ? strtol(c + 4, NULL, 10) : 0;
+}
+
+static int sites_add(diff_sites *s, const char *key, const char *text, int side, uint64_t bytes)
 {
     for (size_t i = 0; i < s->n; i++) /* sites at a peak: hundreds, not millions */
-        if (!strcmp(s->v[i].text, text)) {
+        if (!strcmp(s->v[i].key, key)) {
             s->v[i].bytes[side] = add_s(s->v[i].bytes[side], to_s(bytes));
+            if (side && s->v[i].bytes[0] && strcmp(s->v[i].text, text)) { /* moved in B */
+                char *t = strdup(text);
+                if (!t)
+                    return -1;
+                s->v[i].a_line = line_of(s->v[i].text);
+                free(s->v[i].text);
+                s->v[i].text = t;
+            }
             return 0;
         }
     if (s->n == s->cap) {
@@ -59,9 +76,13 @@ static int sites_add(diff_sites *s, const char *text, int side, uint64_t bytes)
         s->v = v;
         s->cap = cap;
     }
+    s->v[s->n].key = strdup(key);
     s->v[s->n].text = strdup(text);
-    if (!s->v[s->n].text)
+    s->v[s->n].a_line = 0;
+    if (!s->v[s->n].key || !s->v[s->n].text) {
+        free(s->v[s->n].key), free(s->v[s->n].text);
         return -1;
+    }
     s->v[s->n].bytes[side] = to_s(bytes);
     s->v[s->n].bytes[!side] = 0;
     s->n++;
@@ -89,13 +110,47 @@ static int site_key(const char *text, char *buf, size_t len)
     return 1;
 }
 
+/* source_key: a site "FILE.py:LINE FUNCTION" of a file the trace recorded (a FILE record's
+ * contents: the script, a config) keyed by its line's text, not its number: the same statement at
+ * another line in the other run (the script edited between them) is the same site; else text.
+ * (sim_hf.py with an EMA added: 9 of the 10 sites shown were one statement at two lines) */
+static const char *source_key(const replay_result *r, const char *text, char *buf, size_t len)
+{
+    const char *c = strstr(text, ".py:"), *sp = c ? strchr(c, ' ') : NULL;
+    long line = line_of(text);
+    size_t flen = c ? (size_t)(c + 3 - text) : 0;
+    for (size_t i = 0; sp && line > 0 && i < tables_n_files(r->t); i++) {
+        const tables_file *f = tables_file_at(r->t, i);
+        if (f->flags || !f->contents.s ||
+            !((f->name.len == flen && !memcmp(f->name.s, text, flen)) ||
+              (f->path.len == flen && !memcmp(f->path.s, text, flen))))
+            continue;
+        const char *p = f->contents.s, *end = p + f->contents.len;
+        for (long n = 1; n < line && p < end; n++) { /* to the start of the line */
+            const char *nl = memchr(p, '\n', (size_t)(end - p));
+            p = nl ? nl + 1 : end;
+        }
+        const char *e = memchr(p, '\n', (size_t)(end - p));
+        e = e ? e : end;
+        while (p < e && (*p == ' ' || *p == '\t'))
+            p++;
+        while (e > p && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+            e--;
+        if (p == e) /* past the end, or a blank line: the number itself */
+            return text;
+        snprintf(buf, len, "%.*s|%s|%.*s", (int)flen, text, sp + 1, (int)(e - p), p);
+        return buf;
+    }
+    return text;
+}
+
 static int sites_fill(diff_sites *s, replay_result *r, int side, int *compiled)
 {
-    char buf[1024], key[1024];
+    char buf[1024], key[1024], skey[2048];
     for (size_t i = 0; i < r->at_peak.n; i++) {
         const live_item *it = &r->at_peak.items[i];
         *compiled |= site_key(replay_site_text(r, it->stack_id, buf, sizeof buf), key, sizeof key);
-        if (sites_add(s, key, side, it->size))
+        if (sites_add(s, source_key(r, key, skey, sizeof skey), key, side, it->size))
             return -1;
     }
     return 0;
@@ -113,7 +168,7 @@ static int cmp_change(const void *p, const void *q)
     b = b < 0 ? -b : b;
     if (a != b)
         return a > b ? -1 : 1;
-    return strcmp(((const diff_site *)p)->text, ((const diff_site *)q)->text);
+    return strcmp(((const diff_site *)p)->key, ((const diff_site *)q)->key);
 }
 
 static double mib(int64_t b)
@@ -162,6 +217,17 @@ static const char *basis(const replay_result *r)
 }
 
 /* oom_json: a run's out-of-memory error, or null */
+/* in_step: r ran out of memory inside an optimizer step, which r->iterations counts (begun, not
+ * completed); steps_done: the optimizer steps it completed */
+static int in_step(const replay_result *r)
+{
+    return r->has_oom && r->oom_phase == PHASE_OPTIMIZER && r->iterations;
+}
+static unsigned steps_done(const replay_result *r)
+{
+    return r->iterations - (in_step(r) ? 1u : 0u);
+}
+
 static void oom_json(FILE *out, const replay_result *r)
 {
     if (!r->has_oom) {
@@ -170,8 +236,9 @@ static void oom_json(FILE *out, const replay_result *r)
     }
     fprintf(out,
             "{\"requested_bytes\":%" PRIu64 ",\"time_ns\":%" PRIu64
-            ",\"phase\":\"%s\",\"optimizer_steps\":%u}",
-            r->oom_requested, r->oom_time_ns, phase_name(r->oom_phase), r->iterations);
+            ",\"phase\":\"%s\",\"optimizer_steps\":%u,\"in_optimizer_step\":%s}",
+            r->oom_requested, r->oom_time_ns, phase_name(r->oom_phase), steps_done(r),
+            in_step(r) ? "true" : "false");
 }
 
 /* oom_text: what a run that ran out of memory measured: its peaks are what it held before the
@@ -180,13 +247,23 @@ static void oom_text(FILE *out, const char *which, const replay_result *r)
 {
     if (!r->has_oom)
         return;
+    unsigned done = steps_done(r);
+    char when[80];
+    if (in_step(r) && !done)
+        snprintf(when, sizeof when, "inside its first optimizer step");
+    else if (in_step(r))
+        snprintf(when, sizeof when, "after %u optimizer step%s, inside the next", done,
+                 done == 1 ? "" : "s");
+    else
+        snprintf(when, sizeof when, "after %u optimizer step%s", done, done == 1 ? "" : "s");
     fprintf(out,
-            "(%s ran out of memory at %.3f s (phase: %s), requesting %.1f MiB, after %u "
-            "optimizer step%s: its peaks are what it held before the error, not what its "
-            "configuration needs",
+            "(%s ran out of memory at %.3f s (phase: %s), requesting %.1f MiB, %s: its peaks are "
+            "what it held before the error, not what its configuration needs",
             which, (double)r->oom_time_ns / 1e9, phase_name(r->oom_phase),
-            mib(to_s(r->oom_requested)), r->iterations, r->iterations == 1 ? "" : "s");
-    if (!r->iterations && !r->at_peak.by_cat.bytes[CAT_OPTIMIZER])
+            mib(to_s(r->oom_requested)), when);
+    if (in_step(r) && !done) /* (the state: what the step had made of it) */
+        fputs("; its first step's optimizer state was being made: only part of it is in them", out);
+    else if (!done && !r->at_peak.by_cat.bytes[CAT_OPTIMIZER])
         fputs("; no optimizer step ran: an optimizer's state and a step's own bytes are not in "
               "them",
               out);
@@ -229,13 +306,21 @@ static void write_json(FILE *out, replay_result *a, replay_result *b, diff_sites
         first = 0;
     }
     fputs("},\"sites\":[", out);
-    for (size_t i = 0; i < s->n && i < top; i++) {
+    size_t i = 0;
+    for (; i < s->n && i < top; i++) {
         fputs(i ? ",{\"site\":" : "{\"site\":", out);
         json_str(out, s->v[i].text);
+        if (s->v[i].a_line)
+            fprintf(out, ",\"line_in_a\":%ld", s->v[i].a_line);
         fprintf(out, ",\"a\":%" PRId64 ",\"b\":%" PRId64 ",\"change\":%" PRId64 "}",
                 s->v[i].bytes[0], s->v[i].bytes[1], site_change(&s->v[i]));
     }
-    fputs("]}\n", out);
+    size_t more = 0;
+    int64_t rest = 0;
+    for (; i < s->n; i++)
+        if (site_change(&s->v[i]))
+            more++, rest = add_s(rest, site_change(&s->v[i]));
+    fprintf(out, "],\"more_sites\":{\"count\":%zu,\"change\":%" PRId64 "}}\n", more, rest);
 }
 
 static void write_text(FILE *out, replay_result *a, replay_result *b, diff_sites *s, size_t top,
@@ -285,13 +370,24 @@ static void write_text(FILE *out, replay_result *a, replay_result *b, diff_sites
         fputs("  (torch.compile writes each compile's code to a file named by a hash: its sites "
               "are matched by line and function, as " COMPILED ":LINE)\n",
               out);
-    for (size_t i = 0; i < s->n && i < top; i++) {
+    size_t i = 0;
+    for (; i < s->n && i < top; i++) {
         if (!site_change(&s->v[i]))
             break;
         fprintf(out, "  %12s  ", change(site_change(&s->v[i]), ch, sizeof ch));
         escape_term_fputs(out, s->v[i].text, strlen(s->v[i].text));
+        if (s->v[i].a_line)
+            fprintf(out, " (line %ld in A)", s->v[i].a_line);
         fputc('\n', out);
     }
+    size_t more = 0;
+    int64_t rest = 0;
+    for (; i < s->n; i++)
+        if (site_change(&s->v[i]))
+            more++, rest = add_s(rest, site_change(&s->v[i]));
+    if (more) /* (the sites' changes sum to the process peak's only with them) */
+        fprintf(out, "  (%zu more site%s changed, %s together: --top N shows more)\n", more,
+                more == 1 ? "" : "s", change(rest, ch, sizeof ch));
 }
 
 int diff_view_write(FILE *out, replay_result *a, replay_result *b, int top, int json)
@@ -311,7 +407,7 @@ int diff_view_write(FILE *out, replay_result *a, replay_result *b, int top, int 
             rc = 2;
     }
     for (size_t i = 0; i < s.n; i++)
-        free(s.v[i].text);
+        free(s.v[i].key), free(s.v[i].text);
     free(s.v);
     return rc;
 }

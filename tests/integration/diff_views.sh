@@ -2,7 +2,8 @@
 # diff_views.sh — `vramtrace diff A B` on two real H100 runs (HF GPT-2 eager, batch 4 and 6):
 # the JSON's peaks and categories are each run's report figures and their difference, the
 # sites' changes sum to the process peak's change; a run against itself changes nothing; a run
-# that ran out of memory is said to have; torch.compile's hashed files' sites match by line.
+# that ran out of memory is said to have (inside its first optimizer step: none completed);
+# torch.compile's hashed files' sites match by line.
 set -u
 D="$ROOT/examples/traces/h100-torch2.11"
 A="$D/hf_gpt2_eager_b4.vt" B="$D/s_hf_gpt2_eager_b6.vt"
@@ -84,6 +85,35 @@ assert sum(e["change"] for e in s) == d["peak"]["process_bytes"]["change"], "sit
 PY
 grep -q "matched by line and function" c.txt || fail "compiled sites' matching not said"
 grep -q "matched by line and function" d.txt && fail "matching of compiled code said of eager runs"
+# a run that ran out of memory inside its first optimizer step completed none (it had said "after
+# 1 optimizer step"), and only part of its state was made
+S="$ROOT/examples/traces/sim"
+"$VT" diff "$S/llama400m_b1_fit.vt" "$S/llama400m_b1_6gib_oom_optimizer.vt" >o.txt || fail "diff (oom in a step)"
+grep -q 'requesting 20.0 MiB, inside its first optimizer step: .*; its first step.s optimizer state was being made: only part of it is in them)' o.txt ||
+    fail "oom in the first step: $(grep 'ran out' o.txt)"
+"$VT" diff --json "$S/llama400m_b1_fit.vt" "$S/llama400m_b1_6gib_oom_optimizer.vt" >o.json || fail "diff --json"
+python3 -c 'import json,sys; o=json.load(open(sys.argv[1]))["out_of_memory"]["b"]; assert o["optimizer_steps"] == 0 and o["in_optimizer_step"] is True, o' \
+    o.json || fail "oom in the first step: JSON"
+# the script edited between the runs (an EMA added to sim_hf.py): a site of a file the traces
+# recorded is matched by its line's text, not its number, so the statement that moved is one site
+# (said with its line in A), and the change on top is the EMA's copy (+509.2 MiB; 9 of the 10
+# sites shown had been one statement at two lines); the sites left out are counted, and with them
+# the sites' changes sum to the process peak's
+"$VT" diff "$S/gpt2_b4_fit.vt" "$S/gpt2_ema_b4_fit.vt" >m.txt || fail "diff (script edited)"
+grep -A1 '^sites that changed most' m.txt | tail -n 1 | grep -q '^ *+509.2  examples/sim/sim_hf.py:122 main$' ||
+    fail "edited script: $(grep -A3 '^sites that changed most' m.txt)"
+grep -q 'examples/sim/sim_hf.py:133 main (line 141 in A)$' m.txt || fail "edited script: the moved line not said"
+"$VT" diff --json --top 2 "$S/gpt2_b4_fit.vt" "$S/gpt2_ema_b4_fit.vt" >m.json || fail "diff --json --top 2"
+python3 - m.json <<'PY' || fail "edited script: JSON sites and more_sites"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["sites"][0]["change"] > 500 << 20 and "line_in_a" not in d["sites"][0], d["sites"][0]
+assert d["more_sites"]["count"] > 0, d["more_sites"]
+total = sum(s["change"] for s in d["sites"]) + d["more_sites"]["change"]
+assert total == d["peak"]["process_bytes"]["change"], (total, d["peak"]["process_bytes"])
+PY
+"$VT" diff --top 1 "$A" "$B" | grep -q '^  ([0-9]* more sites\? changed, .* together: --top N shows more)$' ||
+    fail "--top 1: the sites left out not counted"
 "$VT" diff --top x "$A" "$B" >/dev/null 2>&1; [ $? = 2 ] || fail "--top x: expected exit 2"
 "$VT" diff "$A" "$D/no_such.vt" >/dev/null 2>&1; [ $? = 2 ] || fail "missing file: expected exit 2"
 exit 0
