@@ -326,8 +326,9 @@ static void show(wstate *w, int tty, double secs)
     if (!w->chunked && w->g.steps) {
         printf("  at the last step's end, by the phase that made it:");
         for (int p = 0; p < PHASE_COUNT; p++)
-            if (w->g.by_phase[p] >= (1u << 20))
-                printf(" %s %s", phase_name(p), card_format_bytes(w->g.by_phase[p], e, sizeof e));
+            if (w->g.last_by_phase[p] >= (1u << 20))
+                printf(" %s %s", phase_name(p),
+                       card_format_bytes(w->g.last_by_phase[p], e, sizeof e));
         printf("\n");
         lines++;
     }

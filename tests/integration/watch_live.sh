@@ -93,3 +93,23 @@ if o:
     [ "$w" = "$r" ] || fail "$(basename "$f"): watch says out of memory [$w], the report [$r]"
 done
 echo "watch_live: plain $(wc -l <plain.watch) lines, bounded $(wc -l <bounded.watch), run --watch $n"
+
+# on a terminal: the bytes by phase at the last step's end are that step's, as the report's growth
+# series has them (it had printed the bytes live at the trace's end, after the teardown)
+if command -v script >/dev/null 2>&1; then
+    H="$ROOT/examples/traces/h100-torch2.11/hf_gpt2_eager_b4.vt"
+    script -qc "\"$VT\" watch --once \"$H\"" /dev/null >tty.out 2>&1 || fail "watch --once on a terminal"
+    "$VT" report --json "$H" >h.json || fail "report of $H"
+    python3 - tty.out h.json <<'PY' || fail "watch: the bytes by phase at the last step's end"
+import json, re, sys
+line = next(l for l in open(sys.argv[1], errors="replace") if "at the last step's end, by the phase" in l)
+got = dict(re.findall(r"(\w+) ([\d.]+ \w+)", line.split(":", 1)[1]))
+last = json.load(open(sys.argv[2]))["growth"]["series"][-1]["by_phase"]
+def gib(t):
+    v, u = t.split()
+    return float(v) * {"KiB": 2**10, "MiB": 2**20, "GiB": 2**30}[u]
+for ph, text in got.items():
+    assert abs(gib(text) - last[ph]) <= 0.01 * last[ph], (ph, text, last[ph])
+assert set(got) == {p for p, b in last.items() if b >= 1 << 20}, (got, last)
+PY
+fi

@@ -89,8 +89,10 @@ static void sample(growth *g, uint64_t t, int at_end)
     if (!g->first_ns)
         g->first_ns = t;
     g->last_ns = t;
-    if (!teardown)
+    if (!teardown) {
         g->last_live = g->tensors_seen ? g->tensor : g->device;
+        memcpy(g->last_by_phase, g->by_phase, sizeof g->last_by_phase);
+    }
     if (g->steps > 1) { /* the first step's peak holds the model's creation, not a step's */
         g->last_peak_device = g->peak_device;
         if (g->peak_device > g->max_peak_device)

@@ -57,6 +57,7 @@ typedef struct growth {
     uint64_t opt_first_ns;   /* the end of the first step that ended in an optimizer step */
     uint32_t opt_first_step; /* its number among the timed steps */
     uint64_t last_peak_device, max_peak_device, last_live;
+    uint64_t last_by_phase[PHASE_COUNT]; /* by_phase at the last step end (sampled) */
     growth_point pts[GROWTH_POINTS];
     unsigned npts, every;
 } growth;
