@@ -128,6 +128,13 @@ for f in facts:
                            "and optimizer state (%d B)" % (t, g["live_at_last_step_bytes"], keep))
             if any(p["live_bytes"] < f["param_bytes"] for p in g["series"]):
                 bad.append("%s: a point of the growth series below the parameters" % t)
+        # a series of tensors: its bytes by phase are tensors' too, so they sum to its live bytes
+        # (the CUDA context counted under init before the first tensor had made them 552 MiB more)
+        if g.get("basis") == "tensors":
+            for p in g["series"]:
+                if sum(p["by_phase"].values()) != p["live_bytes"]:
+                    bad.append("%s: growth series step %d: phases %d B, live %d B" %
+                               (t, p["step"], sum(p["by_phase"].values()), p["live_bytes"]))
     # what-ifs from a forward cut short are lower bounds: the largest micro-batch is a bound
     lower = "so they are lower bounds" in text
     if lower != r["prediction"]["largest_batch_size_at_most"] or \

@@ -30,6 +30,12 @@ static int stack_at(growth *g, uint32_t id)
     return 1;
 }
 
+void growth_tensors_begin(growth *g)
+{
+    g->tensors_seen = 1;
+    memset(g->by_phase, 0, sizeof g->by_phase); /* (what was counted: device bytes) */
+}
+
 int growth_more_dirty(growth *g)
 {
     size_t n = g->capdirty ? g->capdirty * 2 : 1024;
