@@ -112,6 +112,7 @@ static int read_traces(const char *dir, fit_trial *t)
             }
             if (r->has_oom && !t->oom) {
                 t->oom = 1;
+                t->requested = r->oom_requested;
                 t->live = r->at_oom.by_cat;
                 t->capacity = r->oom_capacity;
             }
@@ -244,6 +245,7 @@ static fit_trial *trial_at(fit_job *j, int k)
         if (j->trials[i].fits && j->trials[i].b < t->b && (!base || j->trials[i].b > base->b))
             base = &j->trials[i];
     uint64_t best = 0;
+    t->broke_since = base ? base->b : 0;
     for (int c = 0; c < CAT_COUNT && !t->fits; c++) {
         uint64_t was = base ? base->live.bytes[c] : 0;
         uint64_t grew = t->live.bytes[c] > was ? t->live.bytes[c] - was : 0;

@@ -28,6 +28,9 @@ typedef struct fit_trial {
     uint64_t capacity;  /* the card (or device) the trial ran on, 0 if unknown */
     cat_breakdown live; /* by category at the OOM (oom) or at the peak */
     int broke;          /* category that grew most up to the OOM; CAT_COUNT: none */
+    long broke_since;   /* the smaller fit it grew from (its micro-batch); 0: none fit, broke is
+                         * then the largest category */
+    uint64_t requested; /* the allocation the OOM refused (not in live) */
     double seconds;
     double limit;     /* the time limit it ran under */
     int timed_out;    /* killed at the limit: in the table, the search stops */

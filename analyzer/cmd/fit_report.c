@@ -57,24 +57,26 @@ void fit_print_table(const fit_job *j, long best, long best_a, int interrupted, 
 {
     char buf[32];
     if (j->ntrials) /* no heading over an empty table */
-        printf("%-12s%s%-12s  %-36s %8s\n", "micro-batch", j->has_a ? "  accumulate " : "", "peak",
+        printf("%-12s%s%-12s  %-58s %8s\n", "micro-batch", j->has_a ? "  accumulate " : "", "peak",
                "verdict", "seconds");
     for (int i = 0; i < j->ntrials; i++) {
         const fit_trial *t = &j->trials[i];
-        char verdict[80];
+        char verdict[120];
         if (t->timed_out)
             snprintf(verdict, sizeof verdict, "timed out (killed after %.0f s)", t->limit);
         else if (t->fits)
             snprintf(verdict, sizeof verdict, "fits");
-        else if (t->oom)
-            snprintf(verdict, sizeof verdict, "OOM (%s grew most)",
-                     t->broke < CAT_COUNT ? category_name((category)t->broke) : "?");
+        else if (t->oom) /* (what grew is of the bytes live: the request refused is apart) */
+            snprintf(verdict, sizeof verdict, "OOM asking %s (%s %s)",
+                     card_format_bytes(t->requested, buf, sizeof buf),
+                     t->broke < CAT_COUNT ? category_name((category)t->broke) : "?",
+                     t->broke_since ? "grew most" : "the largest: no smaller fit");
         else
             snprintf(verdict, sizeof verdict, "ran, under %d %% headroom", FIT_HEADROOM_PCT);
         printf("%-12ld", t->b);
         if (j->has_a)
             printf("  %-11ld", t->a);
-        printf("%-12s  %-36s %8.1f\n", card_format_bytes(t->peak, buf, sizeof buf), verdict,
+        printf("%-12s  %-58s %8.1f\n", card_format_bytes(t->peak, buf, sizeof buf), verdict,
                t->seconds);
     }
     uint64_t cap = j->ntrials ? j->trials[0].capacity : 0;
@@ -134,6 +136,13 @@ void fit_print_json(const fit_job *j, long best, long best_a, int stopped, int b
             cJSON_AddStringToObject(o, "grew_most", category_key((category)t->broke));
         else
             cJSON_AddNullToObject(o, "grew_most");
+        if (t->oom) { /* the request refused; the smaller fit grew_most is counted from */
+            cJSON_AddNumberToObject(o, "requested_bytes", (double)t->requested);
+            if (t->broke_since)
+                cJSON_AddNumberToObject(o, "grew_since_batch_size", (double)t->broke_since);
+            else
+                cJSON_AddNullToObject(o, "grew_since_batch_size");
+        }
         cJSON_AddNumberToObject(o, "capacity_bytes", (double)t->capacity);
         cJSON_AddNumberToObject(o, "exit_status", t->status);
         cJSON_AddNumberToObject(o, "seconds", t->seconds);

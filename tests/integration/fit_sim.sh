@@ -166,6 +166,17 @@ grep -q "that fits with 5 % headroom on 12.00 GiB: at least 2 (the search's limi
     --batch-size {B} --steps 1 >fv.txt 2>/dev/null || { cat fv.txt; fail "an evaluation's fit failed"; }
 grep -q 'accumulat' fv.txt && fail "an evaluation (no backward) told of accumulation: $(grep accumulat fv.txt)"
 
+# an OOM trial says the request it refused, and with no smaller fit the largest category, not
+# what "grew most" from nothing
+# shellcheck disable=SC2086
+"$VT" fit --card 1GiB --json --dir fo -- "$PY" "$SIM" "$CFG" $ARGS --max_iters=1 --batch_size={B} >fo.json 2>/dev/null
+"$PY" - fo.json <<'PYEOF' || fail "an OOM trial's request / grew_since_batch_size"
+import json, sys
+t = json.load(open(sys.argv[1]))["trials"][0]
+assert t["oom"] and t["requested_bytes"] > 0 and t["grew_since_batch_size"] is None, t
+PYEOF
+grep -q '^1  .*OOM asking [0-9.]* [KMG]i\?B (.* the largest: no smaller fit)' fd.txt || { cat fd.txt; fail "no smaller fit: the verdict"; }
+
 # 5. usage errors
 "$VT" fit -- true >u.txt 2>&1; rc=$?
 [ $rc = 2 ] && grep -q '{B}' u.txt || fail "no {B}: exit $rc"
