@@ -192,6 +192,19 @@ static const char *change(int64_t b, char *buf, size_t len)
     return buf;
 }
 
+/* amount: b bytes in MiB ("3189.0"), one too small for 0.1 MiB in KiB or bytes ("32.0 KiB",
+ * "4 B"), so a byte count is never shown as "0.0" beside a change */
+static const char *amount(uint64_t b, char *buf, size_t len)
+{
+    if (b >= 52429 || !b)
+        snprintf(buf, len, "%.1f", mib(to_s(b)));
+    else if (b >= 52)
+        snprintf(buf, len, "%.1f KiB", (double)b / 1024.0);
+    else
+        snprintf(buf, len, "%" PRIu64 " B", b);
+    return buf;
+}
+
 static void json_str(FILE *out, const char *s)
 {
     char *e = escape_utf8_dup(s, strlen(s));
@@ -361,9 +374,11 @@ static void write_text(FILE *out, replay_result *a, replay_result *b, diff_sites
     fprintf(out, "\n%-20s %12s %12s %12s\n", "at the peak (MiB)", "A", "B", "B - A");
     for (int c = 0; c < CAT_COUNT; c++) {
         uint64_t x = a->at_peak.by_cat.bytes[c], y = b->at_peak.by_cat.bytes[c];
+        char ax[32], ay[32];
         if (x || y)
-            fprintf(out, "%-20s %12.1f %12.1f %12s\n", category_name((category)c), mib(to_s(x)),
-                    mib(to_s(y)), change(delta(x, y), ch, sizeof ch));
+            fprintf(out, "%-20s %12s %12s %12s\n", category_name((category)c),
+                    amount(x, ax, sizeof ax), amount(y, ay, sizeof ay),
+                    change(delta(x, y), ch, sizeof ch));
     }
     fprintf(out, "\nsites that changed most (MiB, B - A):\n");
     if (compiled)

@@ -103,6 +103,8 @@ python3 -c 'import json,sys; o=json.load(open(sys.argv[1]))["out_of_memory"]["b"
 grep -A1 '^sites that changed most' m.txt | tail -n 1 | grep -q '^ *+509.2  examples/sim/sim_hf.py:122 main$' ||
     fail "edited script: $(grep -A3 '^sites that changed most' m.txt)"
 grep -q 'examples/sim/sim_hf.py:133 main (line 141 in A)$' m.txt || fail "edited script: the moved line not said"
+# a byte count too small for 0.1 MiB is given in KiB or bytes, never "0.0" (32 KiB of inputs)
+grep -q '^inputs  *32.0 KiB  *32.0 KiB  *0$' m.txt || fail "small amounts: $(grep '^inputs' m.txt)"
 "$VT" diff --json --top 2 "$S/gpt2_b4_fit.vt" "$S/gpt2_ema_b4_fit.vt" >m.json || fail "diff --json --top 2"
 python3 - m.json <<'PY' || fail "edited script: JSON sites and more_sites"
 import json, sys
