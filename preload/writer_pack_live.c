@@ -64,6 +64,7 @@ static struct live {
     int tensors_seen, phase, opt_since, oom_since;
     uint64_t oom_request;
     uint32_t step;
+    uint64_t events_said; /* L.events at the last STEP record */
 } L;
 
 enum { PH_FWD, PH_BWD, PH_OPT };
@@ -280,7 +281,7 @@ static void emit_step(uint64_t tt, void (*emit)(const void *, size_t), uint32_t 
     L.ndirty = 0;
     vt_rec_step s = {tt,
                      L.events,
-                     ++L.step,
+                     (end & VT_STEPF_TAIL) ? 0u : ++L.step,
                      (L.opt_since ? VT_STEPF_OPTIMIZER : 0u) |
                          (L.tensors_seen ? VT_STEPF_TENSORS : 0u) |
                          (L.oom_since ? VT_STEPF_OOM : 0u) | end,
@@ -311,6 +312,7 @@ static void emit_step(uint64_t tt, void (*emit)(const void *, size_t), uint32_t 
     free(v);
     L.opt_since = L.oom_since = 0;
     L.oom_request = 0;
+    L.events_said = L.events;
     L.peak_tensor = L.tensor_bytes;
     L.peak_device = L.device_bytes;
 }
@@ -448,11 +450,14 @@ uint64_t vt__pl_events(void)
 }
 
 /* vt__pl_end: the run ended inside a step (backward or optimizer allocations last): one STEP
- * record for it at time tt. */
+ * record for it at time tt; inside a forward with events since the last record, a TAIL one (no
+ * step: what a reader of the summaries alone needs of that stretch, its peak, an OOM in it). */
 void vt__pl_end(uint64_t tt, void (*emit)(const void *, size_t))
 {
     if (L.phase != PH_FWD)
         emit_step(tt, emit, VT_STEPF_END);
+    else if (L.events != L.events_said)
+        emit_step(tt, emit, VT_STEPF_END | VT_STEPF_TAIL);
     L.phase = PH_FWD;
 }
 

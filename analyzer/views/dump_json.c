@@ -406,6 +406,7 @@ static void fill_record(dump_json *d, cJSON *o, const reader_record *r)
         cJSON_AddBoolToObject(o, "tensors", (f->flags & VT_STEPF_TENSORS) != 0);
         cJSON_AddBoolToObject(o, "oom", (f->flags & VT_STEPF_OOM) != 0);
         cJSON_AddBoolToObject(o, "partial", (f->flags & VT_STEPF_PARTIAL) != 0);
+        cJSON_AddBoolToObject(o, "tail", (f->flags & VT_STEPF_TAIL) != 0);
         add_u64(o, "live_tensor", f->live_tensor);
         add_u64(o, "live_device", f->live_device);
         add_u64(o, "peak_tensor", f->peak_tensor);

@@ -88,6 +88,11 @@ _Static_assert(sizeof(vt_rec_snapshot) == 56, "layout");
     0x10u /* written as the trace ended, the run inside this step: what its                        \
            * teardown left (exit frees everything), no step's end (since                           \
            * 2026-12-01; a trace without it says it of no record) */
+#define VT_STEPF_TAIL                                                                              \
+    0x20u /* with END: the trace ended inside a forward (the run's last                            \
+           * allocations neither backward nor optimizer ones): no step's end and                   \
+           * step 0, only the live and peak bytes since the previous record and an                 \
+           * OOM in them; readers that count steps skip it (since 2026-12-01) */
 #define VT_STEP_MAX_STACKS 4096u
 typedef struct vt_rec_step {
     uint64_t tt;          /* when the step ended: the first allocation after it */

@@ -92,6 +92,27 @@ if o:
     print(("%.2f" if u == 3 else "%.1f") % b, ["B", "KiB", "MiB", "GiB"][u], "%.1f" % (o["time_ns"] / 1e9))')
     [ "$w" = "$r" ] || fail "$(basename "$f"): watch says out of memory [$w], the report [$r]"
 done
+# a bounded run that ends inside a forward (an out-of-memory error there): its last stretch has a
+# summary of its own (TAIL, no step), so watch's peak is the report's (it had said 506 MiB where
+# the report says 10.34 GiB) and the steps are the same
+"$VT" run -q --card 12GiB --max-size 8MiB -o tail.vt -- python3 "$SIM" --scenario=late_oom --max_iters=60 \
+    --eval_scale=20000 --n_embd=512 >tail.run 2>&1 # (exit 1: the OOM)
+"$VT" watch --once tail.vt >tail.watch 2>&1 || { cat tail.watch; fail "tail: watch --once"; }
+"$VT" report --json tail.vt >tail.json || fail "tail: report"
+python3 - tail.watch tail.json <<'PYEOF' || { cat tail.watch; fail "tail: watch's peak or steps against the report"; }
+import json, re, sys
+line = open(sys.argv[1]).read()
+r = json.load(open(sys.argv[2]))
+m = re.search(r"peak ([\d.]+) (MiB|GiB)", line)
+peak = float(m.group(1)) * (2**30 if m.group(2) == "GiB" else 2**20)
+assert abs(peak - r["peak"]["process_bytes"]) <= 0.006 * 2**30, (line, r["peak"]["process_bytes"])
+assert re.search(r"steps %d " % r["growth"]["steps"], line), (line, r["growth"]["steps"])
+PYEOF
+"$VT" dump --no-resolve tail.vt | grep '"type":"step"' >tail.steps
+tail -n 1 tail.steps | grep -q '"step":0,.*"tail":true' || fail "tail: no TAIL summary at the end"
+# the TAIL summary is no step: the growth's steps are the other summaries
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); n=sum(1 for l in open(sys.argv[2]) if not json.loads(l)["tail"]); assert r["growth"]["steps"] == n, (r["growth"]["steps"], n)' \
+    tail.json tail.steps || fail "tail: counted as a step"
 echo "watch_live: plain $(wc -l <plain.watch) lines, bounded $(wc -l <bounded.watch), run --watch $n"
 
 # on a terminal: the bytes by phase at the last step's end are that step's, as the report's growth

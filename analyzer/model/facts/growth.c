@@ -160,6 +160,8 @@ void growth_add_slow(growth *g, uint32_t stack, uint64_t delta, int tensor, int 
 void growth_step_record(growth *g, const reader_step *st, int (*phase_of)(void *, uint32_t),
                         void *ctx)
 {
+    if (st->fixed.flags & VT_STEPF_TAIL) /* the end inside a forward: no step (watch's peak) */
+        return;
     if (!g->from_records) { /* the trace's own steps from now on: the replay's are forgotten */
         g->from_records = 1;
         for (uint32_t i = 0; i < g->nst; i++) /* all but the phase of its first allocation */
