@@ -352,7 +352,7 @@ static int report_fill(report_ctx *c)
     /* a copy can be seen where an allocation's native frames reached an operator (not with no
      * stacks, Python frames alone, native ones cut short) and Python frames told the first
      * forward from the init before it (the copies made in it are no forward's otherwise) */
-    f->casts_visible = r->op_frames && !(cf && !(cf->stack_mode & VT_STACKS_PYTHON));
+    f->casts_visible = r->op_frames && (!cf || (cf->stack_mode & VT_STACKS_PYTHON));
     unsigned trained_elem = params16(c, r, f);
     f->backward_passes = (int)r->backward_passes;
     f->fwd0_copies_made = r->fwd0_copies_made;
@@ -411,7 +411,7 @@ static int report_fill(report_ctx *c)
         .optim_peak = r->has_cat_peaks ? r->cat_peak[CAT_OPTIMIZER] : 0,
         .has_cat_peaks = r->has_cat_peaks,
         .grad_scaler = f->grad_scaler,
-        .state_cut = r->has_oom && r->oom_phase == PHASE_OPTIMIZER && r->iterations == 1,
+        .state_cut = replay_oom_in_step(r) && r->iterations == 1,
         .adapter_bytes = at_peak.peft.bytes[CAT_PARAMETERS],
         /* at the moment the model explains (advice's use_cache=False saves it there) */
         .kv_cache_bytes = cat_breakdown_total(r->has_oom          ? &f->kv_at_oom

@@ -171,6 +171,18 @@ static int cmp_change(const void *p, const void *q)
     return strcmp(((const diff_site *)p)->key, ((const diff_site *)q)->key);
 }
 
+/* sites_rest: the sites from i on that changed (left out at --top): how many, *rest their change
+ * summed (with the ones shown, the process peak's change) */
+static size_t sites_rest(const diff_sites *s, size_t i, int64_t *rest)
+{
+    size_t more = 0;
+    *rest = 0;
+    for (; i < s->n; i++)
+        if (site_change(&s->v[i]))
+            more++, *rest = add_s(*rest, site_change(&s->v[i]));
+    return more;
+}
+
 static double mib(int64_t b)
 {
     return (double)b / (1024.0 * 1024.0);
@@ -230,15 +242,10 @@ static const char *basis(const replay_result *r)
 }
 
 /* oom_json: a run's out-of-memory error, or null */
-/* in_step: r ran out of memory inside an optimizer step, which r->iterations counts (begun, not
- * completed); steps_done: the optimizer steps it completed */
-static int in_step(const replay_result *r)
-{
-    return r->has_oom && r->oom_phase == PHASE_OPTIMIZER && r->iterations;
-}
+/* steps_done: the optimizer steps r completed */
 static unsigned steps_done(const replay_result *r)
 {
-    return r->iterations - (in_step(r) ? 1u : 0u);
+    return r->iterations - (replay_oom_in_step(r) ? 1u : 0u);
 }
 
 static void oom_json(FILE *out, const replay_result *r)
@@ -251,7 +258,7 @@ static void oom_json(FILE *out, const replay_result *r)
             "{\"requested_bytes\":%" PRIu64 ",\"time_ns\":%" PRIu64
             ",\"phase\":\"%s\",\"optimizer_steps\":%u,\"in_optimizer_step\":%s}",
             r->oom_requested, r->oom_time_ns, phase_name(r->oom_phase), steps_done(r),
-            in_step(r) ? "true" : "false");
+            replay_oom_in_step(r) ? "true" : "false");
 }
 
 /* oom_text: what a run that ran out of memory measured: its peaks are what it held before the
@@ -262,9 +269,9 @@ static void oom_text(FILE *out, const char *which, const replay_result *r)
         return;
     unsigned done = steps_done(r);
     char when[80];
-    if (in_step(r) && !done)
+    if (replay_oom_in_step(r) && !done)
         snprintf(when, sizeof when, "inside its first optimizer step");
-    else if (in_step(r))
+    else if (replay_oom_in_step(r))
         snprintf(when, sizeof when, "after %u optimizer step%s, inside the next", done,
                  done == 1 ? "" : "s");
     else
@@ -274,7 +281,7 @@ static void oom_text(FILE *out, const char *which, const replay_result *r)
             "what it held before the error, not what its configuration needs",
             which, (double)r->oom_time_ns / 1e9, phase_name(r->oom_phase),
             mib(to_s(r->oom_requested)), when);
-    if (in_step(r) && !done) /* (the state: what the step had made of it) */
+    if (replay_oom_in_step(r) && !done) /* (the state: what the step had made of it) */
         fputs("; its first step's optimizer state was being made: only part of it is in them", out);
     else if (!done && !r->at_peak.by_cat.bytes[CAT_OPTIMIZER])
         fputs("; no optimizer step ran: an optimizer's state and a step's own bytes are not in "
@@ -328,11 +335,8 @@ static void write_json(FILE *out, replay_result *a, replay_result *b, diff_sites
         fprintf(out, ",\"a\":%" PRId64 ",\"b\":%" PRId64 ",\"change\":%" PRId64 "}",
                 s->v[i].bytes[0], s->v[i].bytes[1], site_change(&s->v[i]));
     }
-    size_t more = 0;
-    int64_t rest = 0;
-    for (; i < s->n; i++)
-        if (site_change(&s->v[i]))
-            more++, rest = add_s(rest, site_change(&s->v[i]));
+    int64_t rest;
+    size_t more = sites_rest(s, i, &rest);
     fprintf(out, "],\"more_sites\":{\"count\":%zu,\"change\":%" PRId64 "}}\n", more, rest);
 }
 
@@ -395,11 +399,8 @@ static void write_text(FILE *out, replay_result *a, replay_result *b, diff_sites
             fprintf(out, " (line %ld in A)", s->v[i].a_line);
         fputc('\n', out);
     }
-    size_t more = 0;
-    int64_t rest = 0;
-    for (; i < s->n; i++)
-        if (site_change(&s->v[i]))
-            more++, rest = add_s(rest, site_change(&s->v[i]));
+    int64_t rest;
+    size_t more = sites_rest(s, i, &rest);
     if (more) /* (the sites' changes sum to the process peak's only with them) */
         fprintf(out, "  (%zu more site%s changed, %s together: --top N shows more)\n", more,
                 more == 1 ? "" : "s", change(rest, ch, sizeof ch));

@@ -88,7 +88,7 @@ const char *report_steps_hedge(const report_ctx *c)
                  r->growth.opt_steps);
         return kept;
     }
-    if (r->has_oom && r->iterations && r->oom_phase == PHASE_OPTIMIZER)
+    if (replay_oom_in_step(r))
         return r->iterations == 1 ? " (out of memory in it)" : " (out of memory in the last)";
     return c->model && c->model->rec.steps_maybe_skipped && c->runs[0].iterations
                ? " (gradients freed after each; the GradScaler may have skipped them: see "

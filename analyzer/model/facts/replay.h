@@ -175,6 +175,14 @@ int replay_stream(FILE *fp, const char *path, const void *head, size_t nhead, re
                   char *err, size_t errlen);
 void replay_free(replay_result *r);
 
+/* replay_oom_in_step: r ran out of memory inside an optimizer step, which r->iterations counts
+ * (begun, not completed: the header's "(out of memory in it)", diff's "inside its first
+ * optimizer step", the state cut in it) */
+static inline int replay_oom_in_step(const replay_result *r)
+{
+    return r->has_oom && r->oom_phase == PHASE_OPTIMIZER && r->iterations;
+}
+
 /* replay_site_text: "file:line function" of the site a report names for stack_id (escaped
  * for a terminal when term), into buf; "(no stack)" when there is none. */
 const char *replay_site_text(replay_result *r, uint32_t stack_id, char *buf, size_t len);
