@@ -35,6 +35,12 @@ static int kind(const gpt_shape *s)
 
 /* a target's names, per block (gated, GPT-2, BERT): the short one and peft's module names */
 #define QKV3 (LORA_Q | LORA_K | LORA_V)
+/* every projection of a block (peft's "all-linear"), per block kind */
+#define ALL_LINEAR                                                                                 \
+    {                                                                                              \
+        QKV3 | LORA_O | LORA_GATE | LORA_UP | LORA_DOWN, LORA_QKV | LORA_O | LORA_UP | LORA_DOWN,  \
+            QKV3 | LORA_O | LORA_UP | LORA_DOWN                                                    \
+    }
 static const struct {
     const char *name;
     unsigned mask[3];
@@ -47,12 +53,8 @@ static const struct {
     {"gate", {LORA_GATE, 0, 0}},
     {"up", {LORA_UP, LORA_UP, LORA_UP}},
     {"down", {LORA_DOWN, LORA_DOWN, LORA_DOWN}},
-    {"all",
-     {QKV3 | LORA_O | LORA_GATE | LORA_UP | LORA_DOWN, LORA_QKV | LORA_O | LORA_UP | LORA_DOWN,
-      QKV3 | LORA_O | LORA_UP | LORA_DOWN}},
-    {"all-linear",
-     {QKV3 | LORA_O | LORA_GATE | LORA_UP | LORA_DOWN, LORA_QKV | LORA_O | LORA_UP | LORA_DOWN,
-      QKV3 | LORA_O | LORA_UP | LORA_DOWN}},
+    {"all", ALL_LINEAR},
+    {"all-linear", ALL_LINEAR},
     {"q_proj", {LORA_Q, 0, 0}},
     {"k_proj", {LORA_K, 0, 0}},
     {"v_proj", {LORA_V, 0, 0}},
