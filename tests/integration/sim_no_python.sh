@@ -125,4 +125,28 @@ python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert "stacks_note
     h_llama_all.json || fail "all frames: run.stacks / stack_depth / stacks_note"
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["run"]["stacks"] == "python", r["run"]' \
     h_llama_python.json || fail "python: run.stacks"
+# recorded with no stacks, a run that ran out of memory in its first forward (no backward pass or
+# step ever came): its weights are not its forward's tensors (it had been told "parameters 8.99
+# GiB" for 474 MiB of weights, "needs ~53.27 GiB" and "none of these fits"): the first forward
+# begins at the main thread's first free of a tensor; the weights within 1 % of the recording
+# with every frame, the logits told, the OOM in the forward
+for m in all none; do
+    timeout 300 "$VT" run --stacks $m --card 12GiB -o "o_$m.vt" -- python3 \
+        "$ROOT/examples/sim/sim_train.py" "$ROOT/examples/gpt/config/gpt2-124m-12gb.py" \
+        --max_iters=2 >"orun_$m.out" 2>&1 # (the program fails: out of memory)
+    grep -q 'OOM: yes' "orun_$m.out" || { tail -n 5 "orun_$m.out"; fail "oom --stacks $m: no OOM"; }
+    "$VT" report --json "o_$m.vt" >"o_$m.json" && "$VT" report --no-color "o_$m.vt" >"o_$m.txt" ||
+        fail "oom --stacks $m: report failed"
+done
+grep -q '^OOM: .* during forward;' o_none.txt || fail "oom none: $(grep '^OOM' o_none.txt)"
+python3 - o_all.json o_none.json <<'PY' || fail "oom none: the weights or the forward's tensors off"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+assert a["oom"] and b["oom"], "no OOM"
+ca, cb = a["categories"], b["categories"]
+assert abs(cb["parameters"] / ca["parameters"] - 1) < 0.01, (ca["parameters"], cb["parameters"])
+assert cb["logits_loss"] == ca["logits_loss"] > 0, (ca["logits_loss"], cb["logits_loss"])
+assert cb["activations"] >= ca["activations"], (ca["activations"], cb["activations"])
+assert any(x.get("recommended") for x in b["advice"]), "no recommendation"
+PY
 echo "sim_no_python: ok"

@@ -184,6 +184,9 @@ static inline __attribute__((always_inline)) void apply_free(state *s, const rea
             r->unknown_frees++;
         return;
     }
+    if (__builtin_expect(e->phase == PHASE_INIT, 0) && !e->stack_id && !ev->backward &&
+        !s->stackless_fwd)
+        replay_phase_init_freed(s, e);
     if (ot->pending && e->level == L_SEGMENT)
         ot->released += e->size;
     if (__builtin_expect(first_forward_copy(s, e->flags, e->phase, e->size), 0) &&
@@ -351,7 +354,7 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
     replay_result *r = s->r;
     memset(s->level, 0, sizeof s->level);
     memset(s->thread_phase, PHASE_INIT, sizeof s->thread_phase);
-    s->seen_forward = s->init_input = s->kv_on = 0;
+    s->seen_forward = s->init_input = s->kv_on = s->stackless_fwd = 0;
     s->kv_live = 0;
     s->last_alloc_phase = PHASE_INIT;
     s->in_opt = 0;

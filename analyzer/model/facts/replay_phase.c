@@ -182,6 +182,12 @@ static int stackless_run(const state *s)
     return cf && cf->stack_mode == VT_STACKS_NONE;
 }
 
+void replay_phase_init_freed(state *s, const livemap_entry *e)
+{
+    if ((e->level == L_TENSOR || e->level == L_INNER) && stackless_run(s))
+        s->stackless_fwd = 1;
+}
+
 /* replay_phase_event: the phase of an event. Allocations: the autograd engine's threads (the
  * event's backward flag) are the backward; on the main thread the stack says optimizer
  * (torch/optim, GradScaler.step), backward (Tensor.backward), eval, data or compile; anything else
@@ -213,9 +219,11 @@ uint8_t replay_phase_event(state *s, const reader_event *ev, int is_alloc, uint8
         if (p == PHASE_OTHER || p == PHASE_INIT)
             p = !s->seen_forward && s->iter == 0 ? PHASE_INIT : PHASE_FORWARD;
     } else if (stackless_run(s)) {
-        /* a run recorded with no stacks at all: init until its first backward pass or step,
-         * the forward from then on (an optimizer's state too: nothing tells it apart) */
-        p = s->bwd || s->iter ? PHASE_FORWARD : PHASE_INIT;
+        /* a run recorded with no stacks at all: init until its first forward began (the main
+         * thread's first free of a tensor: building a model and moving it and a batch onto the
+         * device free none), its first backward pass or step; the forward from then on (an
+         * optimizer's state too: nothing tells it apart) */
+        p = s->bwd || s->iter || s->stackless_fwd ? PHASE_FORWARD : PHASE_INIT;
     } else {
         return *tp; /* an allocation that took no stack: its thread's phase */
     }

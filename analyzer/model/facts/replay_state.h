@@ -51,6 +51,8 @@ typedef struct state {
     uint64_t level[5];
     uint8_t thread_phase[1024];
     int seen_forward;
+    int stackless_fwd; /* --stacks none: the main thread freed a tensor made in init (the first
+                        * forward's first temporary): the forward began (replay_phase.c) */
     uint8_t last_alloc_phase; /* the phase of the last allocation on any thread */
     uint64_t bwd_end_tensors; /* tensor bytes at the first allocation after a backward (its end) */
     int in_opt;               /* inside an optimizer stretch (one step) */
@@ -150,6 +152,9 @@ typedef struct oom_track {
 /* replay_phase_half_add / replay_phase_half_has: a set of sizes (half a parameter's size). */
 void replay_phase_half_add(state *s, uint64_t v);
 int replay_phase_half_has(const state *s, uint64_t v);
+/* replay_phase_init_freed: the main thread frees e, made in init with no stack: in a run
+ * recorded without stacks, a tensor's free is the sign that the first forward began. */
+void replay_phase_init_freed(state *s, const livemap_entry *e);
 /* replay_phase_note_init: the size of a tensor made before the first forward (a parameter). */
 void replay_phase_note_init(state *s, uint64_t size);
 /* replay_phase_step: an optimizer stretch begins (in_opt); a step (iter) when a backward ran since
