@@ -38,7 +38,8 @@ typedef struct wstate {
     uint64_t device, tensor, peak, peak_ns, last_ns, card, events;
     uint64_t oom_bytes, oom_ns; /* the out-of-memory error not recovered from (oom) */
     int chunked, ended, seen, lines, oom;
-    int bad; /* chunked: reads in a row that met a slot being reused (10: it is malformed) */
+    int oom_by; /* the OOM is a step summary's (a chunked trace's): oom_ns is its step's end */
+    int bad;    /* chunked: reads in a row that met a slot being reused (10: it is malformed) */
     char why[520];
     int why_rc;      /* the exit code of why: a wait that --once cannot make, or a refusal */
     int said_wait;   /* "waiting for FILE" said */
@@ -85,7 +86,7 @@ static void event(wstate *w, const reader_record *rec)
     w->events++;
     w->last_ns = ev->time_ns > w->last_ns ? ev->time_ns : w->last_ns;
     if (ev->api == VT_API_torchOom && !w->oom) /* PyTorch's own (a memory fraction's limit) */
-        w->oom = 1, w->oom_bytes = ev->size, w->oom_ns = ev->time_ns;
+        w->oom = 1, w->oom_by = 0, w->oom_bytes = ev->size, w->oom_ns = ev->time_ns;
     if (ev->failed)
         return;
     if (rec->type == VT_REC_FREE) {
@@ -136,7 +137,8 @@ static void other(wstate *w, const reader_record *rec)
     else if (rec->type == VT_REC_DEVICE && !w->card)
         w->card = rec->u.device.fixed.total_bytes;
     else if (rec->type == VT_REC_OOM && !(w->oom && w->oom_bytes == rec->u.oom.requested))
-        w->oom = 1, w->oom_bytes = rec->u.oom.requested, w->oom_ns = rec->u.oom.time_ns;
+        w->oom = 1, w->oom_by = 0, w->oom_bytes = rec->u.oom.requested,
+        w->oom_ns = rec->u.oom.time_ns;
     else if (rec->type == VT_REC_TRAILER) {
         w->ended = 1;
         w->last_ns = rec->u.trailer.end_ns > w->last_ns ? rec->u.trailer.end_ns : w->last_ns;
@@ -148,6 +150,12 @@ static void other(wstate *w, const reader_record *rec)
         if (rec->u.step.fixed.peak_device > w->peak)
             w->peak = rec->u.step.fixed.peak_device, w->peak_ns = rec->u.step.time_ns;
         w->last_ns = rec->u.step.time_ns;
+        /* a chunked trace read as its summaries: an out-of-memory failure in a step is its
+         * summary's (the OOM record itself is with the events: gone, or not read) */
+        if ((rec->u.step.fixed.flags & VT_STEPF_OOM) &&
+            !(w->oom && w->oom_bytes == rec->u.step.fixed.oom_request))
+            w->oom = w->oom_by = 1, w->oom_bytes = rec->u.step.fixed.oom_request,
+            w->oom_ns = rec->u.step.time_ns;
     }
 }
 
@@ -280,8 +288,8 @@ static void show(wstate *w, int tty, double secs)
     const char *per_step = ng ? d : tell ? "0" : "?";
     char oom[64] = ""; /* what the out-of-memory error is known by, "" when none */
     if (w->oom)
-        snprintf(oom, sizeof oom, "%s asked at %.1fs", card_format_bytes(w->oom_bytes, e, sizeof e),
-                 (double)w->oom_ns / 1e9);
+        snprintf(oom, sizeof oom, "%s asked %s %.1fs", card_format_bytes(w->oom_bytes, e, sizeof e),
+                 w->oom_by ? "by" : "at", (double)w->oom_ns / 1e9);
     if (!tty) {
         printf("%.1fs live %s peak %s headroom %s steps %u growth %s%s/step%s%s%s%s%s\n", secs, a,
                b, w->card ? c : "?", w->g.steps, ng ? "+" : "", per_step, ng ? " at " : "",

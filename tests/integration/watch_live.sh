@@ -94,7 +94,7 @@ if o:
 done
 # a bounded run that ends inside a forward (an out-of-memory error there): its last stretch has a
 # summary of its own (TAIL, no step), so watch's peak is the report's (it had said 506 MiB where
-# the report says 10.34 GiB) and the steps are the same
+# the report says 10.34 GiB), the steps are the same, and the OOM is said
 "$VT" run -q --card 12GiB --max-size 8MiB -o tail.vt -- python3 "$SIM" --scenario=late_oom --max_iters=60 \
     --eval_scale=20000 --n_embd=512 >tail.run 2>&1 # (exit 1: the OOM)
 "$VT" watch --once tail.vt >tail.watch 2>&1 || { cat tail.watch; fail "tail: watch --once"; }
@@ -107,6 +107,14 @@ m = re.search(r"peak ([\d.]+) (MiB|GiB)", line)
 peak = float(m.group(1)) * (2**30 if m.group(2) == "GiB" else 2**20)
 assert abs(peak - r["peak"]["process_bytes"]) <= 0.006 * 2**30, (line, r["peak"]["process_bytes"])
 assert re.search(r"steps %d " % r["growth"]["steps"], line), (line, r["growth"]["steps"])
+# the out-of-memory error that ended it, from its summary (the OOM record is among the events,
+# which watch does not read there: it had said nothing of it): the report's request, "by" the
+# summary's time
+m = re.search(r"out of memory: ([\d.]+) (MiB|GiB) asked by ([\d.]+)s", line)
+assert m and r["oom"], (line, r.get("oom"))
+req = float(m.group(1)) * (2**30 if m.group(2) == "GiB" else 2**20)
+assert abs(req - r["oom"]["requested_bytes"]) <= 0.006 * req, (line, r["oom"]["requested_bytes"])
+assert float(m.group(3)) >= round(r["oom"]["time_ns"] / 1e9, 1), (line, r["oom"]["time_ns"])
 PYEOF
 "$VT" dump --no-resolve tail.vt | grep '"type":"step"' >tail.steps
 tail -n 1 tail.steps | grep -q '"step":0,.*"tail":true' || fail "tail: no TAIL summary at the end"
