@@ -393,6 +393,13 @@ void infer_pass_event_made(infer_pass *ip, uint64_t event, int is_alloc, const r
             p->t[i].kept = p->t[i].oom_live = 0;
         p->snapped = p->at_oom = p->tentative = 0;
     }
+    if (!is_alloc && p->seen_backward && !p->snapped && !p->bwd_over && !ev->backward &&
+        tensor_freed(ev->api)) { /* the first backward is over (infer_finish, if nothing follows) */
+        size_t k = 0;
+        while (k < p->n && p->t[k].live)
+            k++;
+        p->bwd_over = k + 1;
+    }
     if (p->snapped && p->seen_backward) {
         /* after the first backward: which of the tensors it kept the loop frees before the next
          * one (its own per-step tensors: a running loss made before the first forward) */
@@ -491,6 +498,11 @@ int infer_finish(infer_pass *ip, infer_result *out)
             k++;
         p->snapped = p->at_end = k < p->n;
         for (size_t i = 0; p->snapped && i < k; i++)
+            p->t[i].kept = 1;
+    }
+    if (!p->snapped && p->seen_backward && p->bwd_over) { /* the run exited after its backward */
+        p->snapped = 1;
+        for (size_t i = 0; i + 1 < p->bwd_over; i++)
             p->t[i].kept = 1;
     }
     if (!p->snapped) /* the weights were never told from the rest */

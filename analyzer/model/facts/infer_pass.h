@@ -43,6 +43,9 @@ typedef struct vt__pass {
     int at_oom;          /* ... at an out-of-memory failure before the first backward */
     int at_end;          /* ... at the end of a run with no backward: the prefix kept to its last
                           * allocation (freed at the program's exit, or never) */
+    size_t bwd_over;     /* the tensors alive in a row from the first when the main thread first
+                          * freed one after the first backward, + 1 (0: not yet): kept, should
+                          * no allocation come after (the program exited: every tensor freed) */
     uint64_t last_early; /* the last allocation before any backward */
     int tentative;       /* ... at a failed device allocation PyTorch may recover from (its
                           * allocator frees its cache and retries): undone by a tensor after */

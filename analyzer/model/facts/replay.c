@@ -208,10 +208,7 @@ static inline __attribute__((always_inline)) void apply_free(state *s, const rea
         /* the main thread frees a gradient (zero_grad): an optimizer step, even one that
          * allocated nothing (fused / foreach optimizers after their first step); not the
          * frees of the out-of-memory error's unwinding */
-        if (replay_phase_step(s)) {
-            replay_cats_changed(s);
-            growth_optimizer_step(&r->growth);
-        }
+        replay_phase_grad_step(s);
         ph = PHASE_OPTIMIZER;
         /* the process level as the step found it (before this free), right after a backward:
          * the optimizer phase's, which a step that allocated nothing would otherwise never have
@@ -462,6 +459,7 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
     if (replay_progress && r->file_bytes >= PROGRESS_MIN_BYTES)
         fprintf(stderr, "\r%*s\r", 60 + (int)strlen(r->path), "");
     r->status = reader_status_of(rd);
+    replay_phase_teardown(s);
     r->iterations = s->iter;
     growth_end(&r->growth, r->end_ns);
     if (reader_chunked_info(rd)) {

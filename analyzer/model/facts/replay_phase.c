@@ -175,6 +175,39 @@ int replay_phase_step(state *s)
     return 1;
 }
 
+void replay_phase_grad_step(state *s)
+{
+    replay_result *r = s->r;
+    uint32_t iter0 = s->iter;
+    int growth_state = r->growth.state, mixed = s->accum_mixed;
+    if (!replay_phase_step(s))
+        return;
+    if (!iter0) /* remembered, should nothing follow it (the optimizer phase's peak: set next) */
+        s->first_step.event = s->event, s->first_step.opt_peak = r->phase_peak[PHASE_OPTIMIZER],
+        s->first_step.opt_peak_event = r->phase_peak_event[PHASE_OPTIMIZER],
+        s->first_step.growth_state = growth_state, s->first_step.accum_mixed = mixed;
+    replay_cats_changed(s);
+    growth_optimizer_step(&r->growth);
+}
+
+/* replay_phase_teardown: the run's first step, made by a gradient's free alone, with no
+ * allocation after it: no step (a run that ended before its first optimizer step had been told
+ * "1 optimizer step" and "plain SGD": its gradients freed as it exited); a step that allocated
+ * (a stateful optimizer's first) or one the run went on from stays */
+void replay_phase_teardown(state *s)
+{
+    replay_result *r = s->r;
+    if (!s->first_step.event || s->iter != 1 || s->last_alloc_event > s->first_step.event)
+        return;
+    s->iter = 0;
+    s->accum = s->accum_steps = 0;
+    s->accum_mixed = s->first_step.accum_mixed;
+    r->phase_peak[PHASE_OPTIMIZER] = s->first_step.opt_peak;
+    r->phase_peak_event[PHASE_OPTIMIZER] = s->first_step.opt_peak_event;
+    if (!r->growth.from_records)
+        r->growth.state = s->first_step.growth_state, r->growth.opt_since = 0;
+}
+
 /* stackless_run: the trace was recorded with no stacks at all (--stacks none: its CONFIG record) */
 static int stackless_run(const state *s)
 {

@@ -121,6 +121,11 @@ typedef struct state {
     uint64_t join_left;
     int joining;
     uint64_t grad_free_event; /* the last free of a gradient by the program (zero_grad), 0: none */
+    struct {                  /* the run's first step, made by a gradient's free alone */
+        uint64_t event;       /* the free (0: none) */
+        uint64_t opt_peak, opt_peak_event; /* the optimizer phase's peak before it */
+        int growth_state, accum_mixed;
+    } first_step;
     uint64_t wcopy; /* the last tensor allocation's size when it was a weight's 16-bit copy, 0 */
     struct pending_free {
         live_item it;
@@ -152,6 +157,13 @@ typedef struct oom_track {
 /* replay_phase_half_add / replay_phase_half_has: a set of sizes (half a parameter's size). */
 void replay_phase_half_add(state *s, uint64_t v);
 int replay_phase_half_has(const state *s, uint64_t v);
+/* replay_phase_grad_step: the main thread frees a gradient outside an optimizer stretch
+ * (zero_grad): an optimizer step, even one that allocated nothing (fused / foreach optimizers
+ * after their first step). As the run's first step it waits for an allocation after it:
+ * replay_phase_teardown, at the trace's end, takes back one that none followed (the gradients
+ * freed as the program exited before its first step). */
+void replay_phase_grad_step(state *s);
+void replay_phase_teardown(state *s);
 /* replay_phase_init_freed: the main thread frees e, made in init with no stack: in a run
  * recorded without stacks, a tensor's free is the sign that the first forward began. */
 void replay_phase_init_freed(state *s, const livemap_entry *e);
