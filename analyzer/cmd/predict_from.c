@@ -40,6 +40,11 @@ static int load_trace(const char *path, FILE *fp, const char *magic, nano_config
         return -1;
     }
     const model_result *m = rep.model;
+    if (m->no_forward) { /* (the report's "advice: none (...)") */
+        snprintf(err, errlen, "--from %.200s: %s", path, m->advice_none);
+        report_free(&rep);
+        return -1;
+    }
     char where[160];
     snprintf(where, sizeof where, "--from %s", path);
     int rc = 0;
@@ -177,6 +182,11 @@ static int load_json(const char *path, const cJSON *root, nano_config *c, predic
                                        "measured_bytes");
         if (cJSON_IsNumber(m) && m->valuedouble > 0)
             measured->bytes[k] = (uint64_t)m->valuedouble;
+    }
+    cJSON *none = cJSON_GetObjectItem(root, "advice_note"); /* a run the report gave none */
+    if (cJSON_IsString(none)) {
+        snprintf(err, errlen, "--from %s: %.300s", path, none->valuestring);
+        return -1;
     }
     cJSON *pr = cJSON_GetObjectItem(root, "prediction");
     int model = json_model(pr, run, why, sizeof why);

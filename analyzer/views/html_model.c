@@ -232,6 +232,12 @@ void html_advice(FILE *out, const report_ctx *c)
     char b1[32], b2[32];
     if (!m)
         return;
+    if (m->advice_none[0]) { /* (the text's "advice: none (...)") */
+        fputs("<section id=advice><h2>Advice</h2>\n<p>None: ", out);
+        html_esc(out, m->advice_none);
+        fputs(".</p>\n</section>\n", out);
+        return;
+    }
     fputs("<section id=advice><h2>", out);
     if (m->capacity) {
         fputs("Advice for ", out);

@@ -188,6 +188,8 @@ void model_json(cJSON *root, const model_result *m, const run_facts *f)
     add_recognized_json(root, m);
     cJSON_AddBoolToObject(root, "formula_applies", m->formula_ok != 0);
     cJSON_AddBoolToObject(root, "no_allocation", m->empty != 0);
+    if (m->advice_none[0])
+        cJSON_AddStringToObject(root, "advice_note", m->advice_none);
     if (!m->formula_ok)
         cJSON_AddStringToObject(root, "formula_note", m->formula_why);
     if (m->formula_block[0])
@@ -204,7 +206,7 @@ void model_json(cJSON *root, const model_result *m, const run_facts *f)
     cJSON_AddNumberToObject(pr, "capacity_bytes", (double)m->capacity);
     cJSON_AddStringToObject(pr, "capacity_name", m->capacity_name);
     cJSON_AddNumberToObject(pr, "headroom_fraction", ADVICE_HEADROOM);
-    if (m->growth_unmeasured) /* not predicted: the run does not measure the growth */
+    if (m->growth_unmeasured || m->advice_none[0]) /* not predicted: nothing measures it */
         cJSON_AddNullToObject(pr, "largest_batch_size");
     else
         cJSON_AddNumberToObject(pr, "largest_batch_size", (double)m->largest_batch);

@@ -165,8 +165,8 @@ static void print_oom(FILE *out, const model_result *m, const run_facts *f)
 
 static void print_advice(FILE *out, const model_result *m, const model_opts *o)
 {
-    if (m->empty) {
-        fprintf(out, "\nadvice: none (%s)\n", m->formula_why);
+    if (m->advice_none[0]) {
+        fprintf(out, "\nadvice: none (%s)\n", m->advice_none);
         return;
     }
     char b1[32], b2[32];

@@ -36,4 +36,22 @@ took = f["peak"]["process_bytes"]
 assert took <= need <= 1.1 * took, (need, took)
 PY
 done
+# a run that made its model and ran no forward (--steps 0): no advice, as nothing measured grows
+# with a batch (it had been told "needs ~830.0 MiB", "keep the current configuration" and
+# "largest micro-batch that fits: 1048576", the search's limit, for a GPT-2 whose training takes
+# 7.75 GiB); predict --from it refuses, as from its JSON
+timeout 300 "$VT" run --card 12GiB -o s0.vt -- python3 "$ROOT/examples/sim/sim_hf.py" --model gpt2 \
+    --batch-size 4 --steps 0 >s0.out 2>&1 || { tail -n 5 s0.out; fail "steps 0: run failed"; }
+"$VT" report --no-color s0.vt >s0.txt && "$VT" report --json s0.vt >s0.json &&
+    "$VT" export --html s0.html s0.vt >/dev/null || fail "steps 0: report failed"
+want="the trace shows no forward pass (every allocation came before one)"
+grep -qF "advice: none ($want" s0.txt || fail "steps 0: $(grep -m1 '^advice' s0.txt)"
+grep -q 'largest micro-batch\|current configuration needs' s0.txt && fail "steps 0: a need or a largest batch"
+grep -qF "None: $want" s0.html || fail "steps 0: the HTML page's advice"
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["advice"] == [] and r["advice_note"].startswith(sys.argv[2]) and r["prediction"]["largest_batch_size"] is None, (r["advice"], r.get("advice_note"))' \
+    s0.json "$want" || fail "steps 0: JSON advice"
+for f in s0.vt s0.json; do
+    "$VT" predict --from $f --batch-size 2 >p.out 2>&1 && fail "predict --from $f: exit 0"
+    grep -qF "$want" p.out || fail "predict --from $f: $(cat p.out)"
+done
 echo "sim_no_step: ok"

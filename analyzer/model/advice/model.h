@@ -134,6 +134,9 @@ typedef struct model_result {
     char notes[5][800];      /* what the advice assumes, or how certain it is (every view) */
     int nnotes;
     int empty;             /* 1: the trace holds no allocation: no explanation, no advice (said) */
+    int no_forward;        /* 1: every allocation of init (no forward, backward, step or OOM): no
+                            * batch's tensors measured, no advice (advice_none says so) */
+    char advice_none[512]; /* why there is no advice (empty, no_forward), "" otherwise */
     char oom_forward[800]; /* no formula, died in its first forward: how far it had got */
     int lower_bounds;      /* 1: the what-ifs scale what was alive then, lower bounds (so the
                             * largest micro-batch that fits is at most largest_batch) */
