@@ -383,8 +383,10 @@ static void test_no_kv_peak(void **st)
 /* a step that allocates nothing (fused AdamW after its first) is seen at zero_grad's free of a
  * gradient right after a backward: the optimizer phase's peak is the process level then; a
  * closure's zero_grad after its forward (Lightning's) is no such moment (after_forward: a 20000 B
- * forward tensor made before the gradient is freed) */
-static void fused_step_trace(int after_forward, replay_result *r)
+ * forward tensor made before the gradient is freed). The loop goes on (goes_on: the next
+ * forward's tensor); where nothing follows, the program exited before its first step and the
+ * free was its teardown: no step. */
+static void fused_step_trace(int after_forward, int goes_on, replay_result *r)
 {
     char path[] = "/tmp/vt-replay-XXXXXX";
     begin_file(path);
@@ -399,6 +401,8 @@ static void fused_step_trace(int after_forward, replay_result *r)
     if (after_forward)
         alloc(0, 0, 0x4000, 20000, 2, 0);
     release(0, 0, 0x3000); /* zero_grad */
+    if (goes_on)
+        alloc(0, 0, 0x5000, 64, 2, 0);
     replay_ended(path, r);
     unlink(path);
 }
@@ -407,12 +411,17 @@ static void test_fused_step_phase(void **st)
 {
     (void)st;
     replay_result r;
-    fused_step_trace(0, &r);
+    fused_step_trace(0, 1, &r);
     assert_int_equal(r.iterations, 1);
     assert_int_equal(r.phase_peak[PHASE_OPTIMIZER], 8192); /* the weights and the gradient */
     replay_free(&r);
-    fused_step_trace(1, &r);
+    fused_step_trace(1, 1, &r);
     assert_int_equal(r.phase_peak[PHASE_OPTIMIZER], 0); /* not the forward's 28192 */
+    replay_free(&r);
+    fused_step_trace(0, 0, &r); /* the gradient freed as the program exited */
+    assert_int_equal(r.iterations, 0);
+    assert_int_equal(r.phase_peak[PHASE_OPTIMIZER], 0);
+    assert_int_equal(r.accum_steps, 0);
     replay_free(&r);
 }
 

@@ -481,12 +481,14 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     if (cat_breakdown_total(&f->at_peak) > 0 || m->measured_at_tensors)
         m->calib.kv = m->measured_at_tensors ? f->kv_at_tensors : f->kv_at_peak;
     m->calib.no_kv_tensors = f->tensors_no_kv;
+    model_kv_kept(f, &m->calib.kv); /* (less what the attention would keep) */
     if (f->has_oom && cat_breakdown_total(&f->at_oom) > 0) {
         advice_calibrate_oom(&m->calib, &f->at_oom, f->oom_requested,
                              f->at_oom.bytes[CAT_GRADIENTS] > 0 ||
                                  (f->oom_phase && (!strcmp(f->oom_phase, "backward") ||
                                                    !strcmp(f->oom_phase, "optimizer"))));
         m->calib.kv_oom = f->kv_at_oom;
+        model_kv_kept(f, &m->calib.kv_oom);
         model_oom_forward_share(m, f);
         if (f->iterations == 0) /* the step it never reached: at least that, at any shape */
             advice_unreached_step(&m->calib, &m->shape);

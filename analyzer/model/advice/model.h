@@ -62,6 +62,9 @@ typedef struct run_facts {
     cat_breakdown kv_at_peak, kv_at_tensors, kv_at_oom;
     /* the tensors at their largest over the run without the KV cache's (0: no KV cache seen) */
     uint64_t tensors_no_kv;
+    /* the share of the KV cache's bytes whose copies replaced their inputs, which the attention
+     * keeps for its backward in their stead (replay_kv_replaced): not saved without the cache */
+    double kv_replaced;
     /* an EMA's copy of the weights (VT_EMA_CODE) among the parameters in at_peak, at_tensors and
      * at_oom: not the model's own (no gradient, no optimizer state), and what made it */
     uint64_t ema_at_peak, ema_at_tensors, ema_at_oom;

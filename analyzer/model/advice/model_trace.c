@@ -458,6 +458,13 @@ static int layers_ahead(model_result *m, const run_facts *f, char *said, size_t 
     return 1;
 }
 
+void model_kv_kept(const run_facts *f, cat_breakdown *kv)
+{
+    double kept = f->kv_replaced;
+    for (int k = 0; kept > 0 && k < CAT_COUNT; k++)
+        kv->bytes[k] = (uint64_t)((double)kv->bytes[k] * (1.0 - kept));
+}
+
 /* model_oom_forward_share: the run died in its first forward. A transformer's formula applies:
  * forward_blocks_done. No formula: how far the forward had
  * got is said from autocast's 16-bit weight copies (made as each weight is used: 2 B per 4-B

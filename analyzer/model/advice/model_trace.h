@@ -33,6 +33,12 @@ int model_frozen_forward(const model_result *m, const run_facts *f, const char *
  * memory), no training to predict (why says so). Needs the shape's formula (formula_ok). */
 int model_nograd_forward(const model_result *m, const run_facts *f, const char *family, char *why,
                          size_t n);
+/* model_kv_kept: of kv (the KV cache's bytes, by category; in place) what use_cache=False
+ * saves: less the share whose copies replaced their inputs (f->kv_replaced), which the
+ * attention would keep without the cache (a Llama: its keys after the rotary embedding, its
+ * values; GPT-2's stay views of a tensor kept either way). (The tensors' largest without the
+ * cache, calib.no_kv_tensors, stays a floor: less the whole cache, it is at least that.) */
+void model_kv_kept(const run_facts *f, cat_breakdown *kv);
 /* model_oom_forward_share: no formula, and the run died in its first forward: how far it had
  * got, and what the what-ifs make of it. */
 void model_oom_forward_share(model_result *m, const run_facts *f);

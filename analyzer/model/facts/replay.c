@@ -107,7 +107,7 @@ static inline __attribute__((always_inline)) void apply_alloc(state *s, const re
         return;
     if (replaced) { /* its free was not seen: it ends here, the new one takes its place */
         if (__builtin_expect(s->kv_on, 0) && (e->level == L_TENSOR || e->level == L_INNER))
-            replay_kv_free(s, e);
+            replay_kv_free(s, e, 0);
         replay_snap_retire(s, e, ph, ot->pending, ev->time_ns);
     }
     *e = (livemap_entry){.addr = ev->addr,
@@ -227,7 +227,7 @@ static inline __attribute__((always_inline)) void apply_free(state *s, const rea
     if (r->tl)
         timeline_freed(r->tl, ev, e->size);
     if (__builtin_expect(s->kv_on, 0) && (e->level == L_TENSOR || e->level == L_INNER))
-        replay_kv_free(s, e);
+        replay_kv_free(s, e, ev->backward);
     growth_free(&r->growth, e->stack_id, e->size, e->level == L_TENSOR || e->level == L_INNER,
                 e->level == L_TENSOR || e->level == L_SEGMENT || e->level == L_OTHER);
     /* its lifetime noted when a snapshot or the categories want it */
@@ -352,7 +352,7 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
     memset(s->level, 0, sizeof s->level);
     memset(s->thread_phase, PHASE_INIT, sizeof s->thread_phase);
     s->seen_forward = s->init_input = s->kv_on = s->stackless_fwd = 0;
-    s->kv_live = 0;
+    s->kv_live = 0, s->nkv_pend = 0;
     s->last_alloc_phase = PHASE_INIT;
     s->in_opt = 0;
     s->bwd = 0;

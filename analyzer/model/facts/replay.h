@@ -157,6 +157,12 @@ typedef struct replay_result {
     /* the tensors at their largest without those of transformers' KV cache (bytes, time): what
      * use_cache=False leaves at least (from the first KV tensor on; before it, peak_allocated) */
     uint64_t tensors_no_kv_peak, t_tensors_no_kv;
+    /* the KV cache's tensors: made; their inputs freed right after the copies (no larger than
+     * its copy: a Llama's keys after the rotary embedding, its values; GPT-2's keys and values
+     * stay views of a tensor kept); the copies the backward freed (the attention kept them, not
+     * a cast of them). Where the attention kept the copies and their inputs went, the attention
+     * would keep the inputs without the cache (replay_kv_replaced) */
+    uint64_t kv_made_bytes, kv_replaced_bytes, kv_backward_bytes;
 } replay_result;
 
 /* REPLAY_LIVE_MAX: the most bytes ever counted live at once (checked sums). */
@@ -181,6 +187,18 @@ void replay_free(replay_result *r);
 static inline int replay_oom_in_step(const replay_result *r)
 {
     return r->has_oom && r->oom_phase == PHASE_OPTIMIZER && r->iterations;
+}
+
+/* replay_kv_replaced: the share (0 to 1) of the KV cache's bytes whose copies replaced their
+ * inputs as what the attention keeps for its backward (the less of kv_replaced_bytes and
+ * kv_backward_bytes, of kv_made_bytes): what use_cache=False would not save of them */
+static inline double replay_kv_replaced(const replay_result *r)
+{
+    uint64_t kept =
+        r->kv_replaced_bytes < r->kv_backward_bytes ? r->kv_replaced_bytes : r->kv_backward_bytes;
+    return !r->kv_made_bytes || !kept ? 0.0
+           : kept >= r->kv_made_bytes ? 1.0
+                                      : (double)kept / (double)r->kv_made_bytes;
 }
 
 /* replay_site_text: "file:line function" of the site a report names for stack_id (escaped

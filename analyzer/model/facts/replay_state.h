@@ -140,9 +140,11 @@ typedef struct state {
     /* physical handles created and not mapped yet (replay_vmm.c): their creation events */
     reader_event *vmm;
     size_t nvmm, capvmm;
-    int init_input;   /* a batch went onto the device before the first forward (EF_INPUT) */
-    int kv_on;        /* a stack under transformers' KV cache was seen (stack_facts.kv) */
-    uint64_t kv_live; /* the tensors live under it (kv_on) */
+    int init_input;      /* a batch went onto the device before the first forward (EF_INPUT) */
+    int kv_on;           /* a stack under transformers' KV cache was seen (stack_facts.kv) */
+    uint64_t kv_live;    /* the tensors live under it (kv_on) */
+    uint64_t kv_pend[4]; /* the sizes of the KV tensors made since the last other tensor */
+    unsigned nkv_pend;
 } state;
 
 /* OOM bookkeeping */
@@ -210,21 +212,37 @@ static inline int replay_stack_kv(const state *s, uint32_t id)
 }
 
 /* replay_kv_alloc / replay_kv_free: a tensor e enters / leaves the live set of a trace with a KV
- * cache (kv_on): the cache's share, and the tensors' largest without it, follow */
+ * cache (kv_on; backward: freed by the autograd engine): the cache's share, and the tensors'
+ * largest without it, follow */
 static inline void replay_kv_alloc(state *s, const livemap_entry *e)
 {
-    if (replay_stack_kv(s, e->stack_id))
+    if (replay_stack_kv(s, e->stack_id)) {
         s->kv_live += e->size;
+        s->r->kv_made_bytes += e->size;
+        if (s->nkv_pend < 4)
+            s->kv_pend[s->nkv_pend++] = e->size;
+    } else {
+        s->nkv_pend = 0;
+    }
     uint64_t t = s->level[L_TENSOR] + s->level[L_INNER];
     t = t > s->kv_live ? t - s->kv_live : 0;
     if (t > s->r->tensors_no_kv_peak)
         s->r->tensors_no_kv_peak = t, s->r->t_tensors_no_kv = e->time_ns;
 }
 
-static inline void replay_kv_free(state *s, const livemap_entry *e)
+static inline void replay_kv_free(state *s, const livemap_entry *e, int backward)
 {
-    if (replay_stack_kv(s, e->stack_id))
+    if (replay_stack_kv(s, e->stack_id)) {
         s->kv_live = s->kv_live > e->size ? s->kv_live - e->size : 0;
+        s->r->kv_backward_bytes += backward ? e->size : 0; /* the attention kept it */
+        return;
+    }
+    for (unsigned i = 0; i < s->nkv_pend; i++) /* an input the copies replaced (replay.h; in */
+        if (s->kv_pend[i] >= e->size) {        /* a narrower dtype: part of its copy) */
+            s->r->kv_replaced_bytes += e->size;
+            s->kv_pend[i] = s->kv_pend[--s->nkv_pend];
+            break;
+        }
 }
 
 /* replay_snap_bump_peaks_q: the same, called only when a level passed its peak. */

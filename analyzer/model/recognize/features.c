@@ -158,7 +158,7 @@ static void recognize_ema(const recognize_input *in, int frames, run_recognition
 void recognize_features(const recognize_input *in, run_recognition *out)
 {
     const tables *t = in->t;
-    char q[160] = "", msg[200];
+    char q[160] = "", msg[320];
     int frames = out->python_frames;
     memset(out->feat, 0, sizeof out->feat);
 
@@ -214,7 +214,25 @@ void recognize_features(const recognize_input *in, run_recognition *out)
     /* transformers' models fill a KV cache in every forward while config.use_cache is on
      * (DynamicCache: each layer's keys and values copied by torch.cat); training never reads it */
     if (tables_code_find(t, "transformers/cache_utils.py", NULL, NULL, q, sizeof q)) {
-        if (in->kv_cache_bytes)
+        double kept = in->kv_cache_replaced > 1 ? 1 : in->kv_cache_replaced;
+        if (in->kv_cache_bytes && kept >= 0.995) /* (model_kv_kept) */
+            snprintf(msg, sizeof msg,
+                     "transformers' KV cache filled in the forward (%.60s): %.1f MiB of it live "
+                     "%.40s; use_cache=False (the model's config) makes none but saves nothing: "
+                     "its copies replaced the keys and values they copied, which the attention "
+                     "keeps for its backward without them",
+                     q, (double)in->kv_cache_bytes / 1048576.0,
+                     in->kv_cache_at ? in->kv_cache_at : "");
+        else if (in->kv_cache_bytes && kept > 0)
+            snprintf(msg, sizeof msg,
+                     "transformers' KV cache filled in the forward (%.60s): %.1f MiB of it live "
+                     "%.40s; use_cache=False (the model's config) makes none but saves %.1f MiB: "
+                     "%.0f %% of its copies replaced the keys and values they copied, which the "
+                     "attention keeps for its backward without them",
+                     q, (double)in->kv_cache_bytes / 1048576.0,
+                     in->kv_cache_at ? in->kv_cache_at : "",
+                     (double)in->kv_cache_bytes * (1 - kept) / 1048576.0, 100 * kept);
+        else if (in->kv_cache_bytes)
             snprintf(msg, sizeof msg,
                      "transformers' KV cache filled in the forward (%.60s): %.1f MiB of it live "
                      "%.40s; use_cache=False (the model's config) makes none",

@@ -63,7 +63,7 @@ typedef enum optim_kind {
 enum { FEAT_UNKNOWN = 0, FEAT_OFF, FEAT_ON };
 typedef struct recog_feature {
     int state;       /* FEAT_* */
-    char where[200]; /* the evidence ("" when unknown) */
+    char where[320]; /* the evidence ("" when unknown) */
 } recog_feature;
 
 /* X(enum suffix, key, words) — the features recognized (features.c), in the views' order. */
@@ -113,16 +113,18 @@ typedef struct recognize_input {
     int grad_scaler;              /* 1: an enabled GradScaler allocated (it may skip steps) */
     int state_cut; /* 1: the run ran out of memory in its first optimizer step, while the state
                     * was being made: optim_peak is part of it */
-    uint64_t adapter_bytes;  /* parameters made under peft's code (LoRA adapters), 0: none seen */
-    uint64_t kv_cache_bytes; /* tensors of transformers' KV cache (cache_utils.py) live at the
-                              * moment the report explains (kv_cache_at), 0: none */
-    const char *kv_cache_at; /* "at the out-of-memory error" / "at the peak" */
-    uint64_t ema_bytes;      /* parameters made under an EMA's code (VT_EMA_CODE) live at the moment
-                              * kv_cache_at says: the EMA copy of the weights, 0: none */
-    int ema_which;           /* recognize_ema_code of the code that made them, 0: none */
-    unsigned param_elem;     /* bytes per parameter element (the inferred 2: 16-bit; else 4) */
-    unsigned state_elem;     /* ... of the trained ones, their gradients and state (LoRA's fp32
-                              * adapters over a 16-bit model: 4); 0: param_elem */
+    uint64_t adapter_bytes;   /* parameters made under peft's code (LoRA adapters), 0: none seen */
+    uint64_t kv_cache_bytes;  /* tensors of transformers' KV cache (cache_utils.py) live at the
+                               * moment the report explains (kv_cache_at), 0: none */
+    const char *kv_cache_at;  /* "at the out-of-memory error" / "at the peak" */
+    double kv_cache_replaced; /* the share of its bytes whose copies replaced their inputs, which
+                               * the attention keeps in their stead (replay_kv_replaced) */
+    uint64_t ema_bytes;  /* parameters made under an EMA's code (VT_EMA_CODE) live at the moment
+                          * kv_cache_at says: the EMA copy of the weights, 0: none */
+    int ema_which;       /* recognize_ema_code of the code that made them, 0: none */
+    unsigned param_elem; /* bytes per parameter element (the inferred 2: 16-bit; else 4) */
+    unsigned state_elem; /* ... of the trained ones, their gradients and state (LoRA's fp32
+                          * adapters over a 16-bit model: 4); 0: param_elem */
 } recognize_input;
 
 /* What was trained and how. */
