@@ -134,6 +134,9 @@ def parser():
     ap.add_argument("--eval-batch-size", type=int, default=0,
                     help="a validation pass after each optimizer step: one batch of this size, "
                          "its loss under torch.no_grad() in evaluate(); 0: none")
+    ap.add_argument("--exit-before-step", action="store_true",
+                    help="end after the first optimizer step's backward passes, before the step "
+                         "(the gradients are freed as the program exits)")
     ap.add_argument("--eval-only", action="store_true",
                     help="evaluation only: model.eval(), each step a forward and its loss under "
                          "torch.no_grad(); no backward, no optimizer")
@@ -250,6 +253,8 @@ def main():
                     scaler.scale(loss).backward()
                 if step == 0:
                     truth["grad_bytes"] = tensor_bytes(p.grad for p in trainable)
+                if a.exit_before_step:
+                    break
                 phase = "optimizer"
                 scaler.step(opt)
                 scaler.update()
