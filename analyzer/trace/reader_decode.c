@@ -184,3 +184,53 @@ const char *reader_decode(reader_record *rec)
     }
     return c.bad ? "a string runs past the end of its record" : NULL;
 }
+
+/* reader_partial_ok (reader_decode.h): whether the `have` bytes present of a record cut by EOF are
+ * consistent with its header (a writer cut mid-record) rather than a corrupt size: a STACK's size
+ * must match its frame count; strings present must fit inside the declared size. */
+bool reader_partial_ok(const vt_rec_header *h, const uint8_t *b, size_t have)
+{
+    if (h->type == VT_REC_STACK && have >= 16) {
+        vt_rec_stack s;
+        memcpy(&s, b + 8, sizeof s);
+        return 16u + 8u * ((uint64_t)s.n_native + s.n_python) == h->size;
+    }
+    size_t fixed = 0;
+    switch (h->type) {
+    case VT_REC_PROCESS:
+        fixed = sizeof(vt_rec_process);
+        break;
+    case VT_REC_CONFIG:
+        fixed = sizeof(vt_rec_config);
+        break;
+    case VT_REC_DEVICE:
+        fixed = sizeof(vt_rec_device);
+        break;
+    case VT_REC_THREAD:
+        fixed = sizeof(vt_rec_thread);
+        break;
+    case VT_REC_CODE:
+        fixed = sizeof(vt_rec_code);
+        break;
+    case VT_REC_SYMBOL:
+        fixed = sizeof(vt_rec_symbol);
+        break;
+    case VT_REC_MODULE:
+        fixed = sizeof(vt_rec_module);
+        break;
+    case VT_REC_FILE:
+        fixed = sizeof(vt_rec_file);
+        break;
+    default:
+        return true;
+    }
+    /* walk the string lengths that are present: each must end inside the declared size */
+    uint64_t at = 8 + fixed;
+    while (at + 4 <= have) {
+        uint32_t n = rd32(b + at);
+        at += 4 + (uint64_t)n;
+        if (at > h->size)
+            return false;
+    }
+    return true;
+}

@@ -91,4 +91,9 @@ static inline void reader_decode_event(reader_record *rec)
  * the framing). Returns NULL, or a static text saying why the record is malformed. */
 const char *reader_decode(reader_record *rec);
 
+/* reader_partial_ok: whether the `have` bytes present of a record cut by EOF (b: from its
+ * header h) are consistent with its header (a writer cut mid-record) rather than a corrupt
+ * size (reader_decode.c) */
+bool reader_partial_ok(const vt_rec_header *h, const uint8_t *b, size_t have);
+
 #endif
