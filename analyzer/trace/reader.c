@@ -543,7 +543,36 @@ bool reader_next(reader *r, reader_record *rec)
     return next(r, rec, &rec->u.ev);
 }
 
-bool reader_next_event(reader *r, reader_record *rec, reader_event *ev)
+static __attribute__((noinline)) bool next_call(reader *r, reader_record *rec, reader_event *ev)
 {
     return next(r, rec, ev);
+}
+
+/* reader_next_event: next's work, the common record (an ALLOC or FREE of its common size, all of
+ * it in the window, its stack id in bounds) first: that path saves no register (next's calls
+ * for the rest had every one of them saved at each event) */
+bool reader_next_event(reader *r, reader_record *rec, reader_event *ev)
+{
+    size_t start = (size_t)(r->pos - r->buf_off);
+    if (__builtin_expect(!r->done && r->len - start >= VT_ALLOC_REC_SIZE, 1)) {
+        const uint8_t *b = r->buf + start;
+        vt_rec_header h;
+        memcpy(&h, b, sizeof h);
+        if ((h.type == VT_REC_ALLOC && h.size == VT_ALLOC_REC_SIZE) ||
+            (h.type == VT_REC_FREE && h.size == VT_FREE_REC_SIZE)) {
+            rec->type = h.type;
+            rec->flags = h.flags;
+            rec->size = h.size;
+            rec->offset = r->pos;
+            rec->payload = b + 8;
+            rec->payload_len = h.size - 8;
+            reader_decode_event_to(rec, ev);
+            if (__builtin_expect(ev->stack_id <= r->stack_bound, 1)) {
+                r->pos += h.size;
+                r->nrec++;
+                return true;
+            }
+        }
+    }
+    return next_call(r, rec, ev); /* (a record next decodes again, from its start) */
 }
