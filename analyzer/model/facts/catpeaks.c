@@ -179,13 +179,19 @@ static __attribute__((noinline)) void apply(catpeaks *cp, uint64_t i)
     note(cp, kind == CATPEAKS_SEGMENT ? -1 : cat, t);
 }
 
-uint64_t catpeaks_advance(catpeaks *cp)
+uint64_t catpeaks_advance_more(catpeaks *cp)
 {
+    /* the window's arrays and what only apply changes in locals: the sums' stores (cp->cur, an
+     * epoch's) would otherwise have every one of them loaded again for each record */
     uint64_t head = cp->head;
     const uint64_t tail = cp->tail, mask = cp->cap - 1;
+    const uint8_t *codes = cp->code, *flags = cp->flags;
+    const uint64_t *sizes = cp->size, *times = cp->time;
+    const int plain_only = !cp->alloc_mode, slow = cp->tl != NULL;
+    catpeaks_epoch *e = &cp->ep[cp->last];
     while (head < tail) {
         uint64_t i = head & mask;
-        uint8_t code = cp->code[i];
+        uint8_t code = codes[i];
         if (!code)
             break;
         if (code == CATPEAKS_NONE) { /* counted nowhere */
@@ -195,20 +201,21 @@ uint64_t catpeaks_advance(catpeaks *cp)
         int kind = CATPEAKS_KIND(code);
         if (kind == CATPEAKS_SEGMENT && !cp->alloc_mode_known)
             break;
-        uint8_t fl = cp->flags[i];
-        if (__builtin_expect((fl & CATPEAKS_F_PROVISIONAL) || cp->tl, 0)) {
+        uint8_t fl = flags[i];
+        if (__builtin_expect((fl & CATPEAKS_F_PROVISIONAL) || slow, 0)) {
             cp->head = head + 1;
             apply(cp, i);
             if (cp->lost)
                 return cp->head;
             head = cp->head;
+            e = &cp->ep[cp->last]; /* (an epoch opened or closed) */
             continue;
         }
-        if (cp->alloc_mode || kind != CATPEAKS_PLAIN) { /* apply's work without epochs opened or
-                                                         * closed and without a timeline */
+        if (!plain_only || kind != CATPEAKS_PLAIN) { /* apply's work without epochs opened or
+                                                      * closed and without a timeline */
             int cat = CATPEAKS_CAT(code);
             sums(cp, i, kind, cat, fl);
-            note(cp, kind == CATPEAKS_SEGMENT ? -1 : cat, cp->time[i]);
+            note(cp, kind == CATPEAKS_SEGMENT ? -1 : cat, times[i]);
             head++;
             continue;
         }
@@ -218,11 +225,10 @@ uint64_t catpeaks_advance(catpeaks *cp)
          * leaves it, with no branch on whether the record allocates or frees (in a run whose
          * allocations and frees interleave at random, half of such branches were mispredicted) */
         int cat = CATPEAKS_CAT(code);
-        int64_t size = (int64_t)cp->size[i];
+        int64_t size = (int64_t)sizes[i];
         int64_t v = cp->cur[cat] += (fl & CATPEAKS_F_ALLOC) ? size : -size;
-        catpeaks_epoch *e = &cp->ep[cp->last];
         if (v > e->m[cat])
-            e->m[cat] = v, e->t[cat] = cp->time[i];
+            e->m[cat] = v, e->t[cat] = times[i];
         head++;
     }
     cp->head = head;

@@ -117,11 +117,18 @@ static inline void catpeaks_mark(catpeaks *cp, uint64_t n, int flags)
 void catpeaks_set_alloc_mode(catpeaks *cp, int alloc_mode);
 /* catpeaks_advance: sweeps the settled records at the head of the window. Returns the number of
  * the first record still waiting (cp->tail when none waits). */
-uint64_t catpeaks_advance(catpeaks *cp);
+uint64_t catpeaks_advance_more(catpeaks *cp);
 /* A record in the window (head <= n < tail): its code, ref and flags. */
 static inline uint8_t catpeaks_code(const catpeaks *cp, uint64_t n)
 {
     return cp->code[n & (cp->cap - 1)];
+}
+/* (inline: the sweep calls it far more often than the head is settled) */
+static inline uint64_t catpeaks_advance(catpeaks *cp)
+{
+    if (cp->head < cp->tail && catpeaks_code(cp, cp->head))
+        return catpeaks_advance_more(cp);
+    return cp->head;
 }
 static inline uint32_t catpeaks_ref(const catpeaks *cp, uint64_t n)
 {
