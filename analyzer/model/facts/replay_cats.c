@@ -154,15 +154,22 @@ static uint64_t rec_of(const state *s, const livemap_entry *e)
     return s->peaks.tail - (uint32_t)((uint32_t)s->peaks.tail - e->rec);
 }
 
-/* settle: e's category is cat for every end it can have (a provisional one's, if freed). */
-static void settle(state *s, livemap_entry *e, category cat)
+/* settle_rec: e's category is cat for every end it can have (a provisional one's, if freed);
+ * kind: kind_of(e), rec: rec_of(e) (inline: the sweep settles nearly every allocation) */
+static inline __attribute__((always_inline)) void settle_rec(state *s, livemap_entry *e, int kind,
+                                                             category cat, uint64_t rec)
 {
-    int kind = kind_of(e), prov = replay_provisional_entry(e);
+    int prov = replay_provisional_entry(e);
     e->code = CATPEAKS_CODE(kind, kind == CATPEAKS_SEGMENT ? CAT_CACHE : cat);
     if (!prov) /* a provisional one's count waits for its free */
         total(s, e->stack_id, kind, cat, e->size);
     if (e->flags & EF_HAS_REC)
-        catpeaks_settle(&s->peaks, rec_of(s, e), e->code, prov);
+        catpeaks_settle(&s->peaks, rec, e->code, prov);
+}
+
+static void settle(state *s, livemap_entry *e, category cat)
+{
+    settle_rec(s, e, kind_of(e), cat, rec_of(s, e));
 }
 
 /* key_of: e's settle key, from its features and the run's sizes now. */
@@ -184,8 +191,10 @@ static void try_settle(state *s, livemap_entry *e)
 {
     if (e->code)
         return;
-    if (kind_of(e) == CATPEAKS_SEGMENT) {
-        settle(s, e, CAT_CACHE);
+    int kind = kind_of(e);
+    uint64_t rec = rec_of(s, e);
+    if (kind == CATPEAKS_SEGMENT) {
+        settle_rec(s, e, kind, CAT_CACHE, rec);
         return;
     }
     if (e->level == L_SEGMENT && !(e->flags & EF_KIND_SET))
@@ -195,11 +204,11 @@ static void try_settle(state *s, livemap_entry *e)
                    (s->grad_free_event > e->alloc_event ? CLS_OUTLIVED : 0) |
                    (s->grad_free_event ? CLS_GRAD_FREED : 0) |
                    (s->r->tensor_mode || s->tm_assumed ? CLS_TM_SET : 0);
-    if (rec_of(s, e) < s->keys_from) /* allocated before what its key says last changed */
+    if (rec < s->keys_from) /* allocated before what its key says last changed */
         e->ckey = key_of(s, e);
     category c = classify_settled(e->ckey, now, &s->cmemo);
     if (c != CAT_COUNT)
-        settle(s, e, c);
+        settle_rec(s, e, kind, c, rec);
 }
 
 void replay_cats_begin(state *s)
