@@ -230,12 +230,15 @@ static inline __attribute__((always_inline)) void apply_free(state *s, const rea
         replay_kv_free(s, e, ev->backward);
     growth_free(&r->growth, e->stack_id, e->size, e->level == L_TENSOR || e->level == L_INNER,
                 e->level == L_TENSOR || e->level == L_SEGMENT || e->level == L_OTHER);
-    /* its lifetime noted when a snapshot or the categories want it */
-    if (s->classify_on || e->snap_oom || e->alloc_event <= r->at_peak.event ||
-        e->alloc_event <= r->at_tensors.event || e->alloc_event <= r->at_step.event)
+    int held = e->snap_oom || e->alloc_event <= r->at_peak.event ||
+               e->alloc_event <= r->at_tensors.event || e->alloc_event <= r->at_step.event;
+    if (held || (s->classify_on && !e->code)) { /* a snapshot or the categories want it */
         replay_snap_retire(s, e, ph, ot->pending, ev->time_ns);
-    else
+    } else {                /* (replay_snap_retire's work for it, inline) */
+        if (s->classify_on) /* settled already: its free's record */
+            replay_cats_free_settled(s, e, ev->time_ns);
         s->level[e->level] -= e->size;
+    }
     livemap_del(&s->live, e);
 }
 
