@@ -393,8 +393,8 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
             p->info = s->apinfo[ev->api];
             p->hash = livemap_mix(ev->addr, AP_SPACE(p->info));
             p->slot = ~(uint64_t)0;
-            p->join = s->join_left > 0;
-            s->join_left -= (uint64_t)p->join;
+            if ((p->join = __builtin_expect(s->join_left > 0, 0)) != 0) /* (a join: rare) */
+                s->join_left--;
             count++;
             livemap_prefetch_h(&s->live, p->hash);
             if (torch_tensor(p))
