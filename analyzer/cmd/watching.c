@@ -38,8 +38,10 @@ typedef struct wstate {
     uint64_t device, tensor, peak, peak_ns, last_ns, card, events;
     uint64_t oom_bytes, oom_ns; /* the out-of-memory error not recovered from (oom) */
     int chunked, ended, seen, lines, oom;
-    int oom_by; /* the OOM is a step summary's (a chunked trace's): oom_ns is its step's end */
-    int bad;    /* chunked: reads in a row that met a slot being reused (10: it is malformed) */
+    int oom_by;      /* the OOM is a step summary's (a chunked trace's): oom_ns is its step's end */
+    int bwd_pending; /* a backward allocated since the last optimizer step began (an allocation
+                      * under its code, or a gradient's free: zero_grad) */
+    int bad; /* chunked: reads in a row that met a slot being reused (10: it is malformed) */
     char why[520];
     int why_rc;      /* the exit code of why: a wait that --once cannot make, or a refusal */
     int said_wait;   /* "waiting for FILE" said */
@@ -94,6 +96,13 @@ static void event(wstate *w, const reader_record *rec)
         if (!e)
             return;
         int tensor = e->flags & 1, device = e->flags & 2;
+        if (w->bwd_pending && (e->flags & 4) && !ev->backward && !w->oom) {
+            /* the program frees what a backward made, after it (zero_grad): an optimizer
+             * step, also one that allocated nothing (fused AdamW after its first), as the
+             * report's replay takes it; not the frees of an out-of-memory error's unwinding */
+            growth_optimizer_step(&w->g);
+            w->bwd_pending = 0;
+        }
         w->tensor -= tensor ? e->size : 0;
         w->device -= device ? e->size : 0;
         growth_free(&w->g, e->stack_id, e->size, tensor, device);
@@ -119,12 +128,15 @@ static void event(wstate *w, const reader_record *rec)
     }
     e->size = ev->size;
     e->stack_id = ev->stack_id;
-    e->flags = (uint8_t)(tensor | device << 1);
+    e->flags = (uint8_t)(tensor | device << 1 | (ev->backward ? 4 : 0));
+
     w->tensor += tensor ? ev->size : 0;
     w->device += device ? ev->size : 0;
     if (w->device > w->peak)
         w->peak = w->device, w->peak_ns = ev->time_ns;
     int ph = ev->backward ? PHASE_BACKWARD : stack_phase(w, ev->stack_id);
+    if (ph == PHASE_BACKWARD || ph == PHASE_OPTIMIZER) /* (a step under the optimizer's code) */
+        w->bwd_pending = ph == PHASE_BACKWARD;
     growth_alloc(&w->g, ev->stack_id, ev->size, tensor, device, ph, ev->backward, ev->time_ns);
 }
 
@@ -290,10 +302,16 @@ static void show(wstate *w, int tty, double secs)
     if (w->oom)
         snprintf(oom, sizeof oom, "%s asked %s %.1fs", card_format_bytes(w->oom_bytes, e, sizeof e),
                  w->oom_by ? "by" : "at", (double)w->oom_ns / 1e9);
+    /* steps of forward and backward that an optimizer step did not end (accumulation's
+     * micro-steps): how many did, as the report's growth says it */
+    char opt[48] = "";
+    if (w->g.opt_steps && w->g.opt_steps < w->g.steps)
+        snprintf(opt, sizeof opt, "%u ending in an optimizer step", w->g.opt_steps);
     if (!tty) {
-        printf("%.1fs live %s peak %s headroom %s steps %u growth %s%s/step%s%s%s%s%s\n", secs, a,
-               b, w->card ? c : "?", w->g.steps, ng ? "+" : "", per_step, ng ? " at " : "",
-               ng ? site : "", *oom ? " out of memory: " : "", oom, w->ended ? " (ended)" : "");
+        printf("%.1fs live %s peak %s headroom %s steps %u%s%s%s growth %s%s/step%s%s%s%s%s\n",
+               secs, a, b, w->card ? c : "?", w->g.steps, *opt ? " (" : "", opt, *opt ? ")" : "",
+               ng ? "+" : "", per_step, ng ? " at " : "", ng ? site : "",
+               *oom ? " out of memory: " : "", oom, w->ended ? " (ended)" : "");
         fflush(stdout);
         return;
     }
@@ -316,9 +334,9 @@ static void show(wstate *w, int tty, double secs)
         lines++;
     }
     if (per > 0)
-        printf("  steps        %u (%.2f s per step)\n", w->g.steps, per);
+        printf("  steps        %u (%s%s%.2f s per step)\n", w->g.steps, opt, *opt ? "; " : "", per);
     else
-        printf("  steps        %u\n", w->g.steps);
+        printf("  steps        %u%s%s%s\n", w->g.steps, *opt ? " (" : "", opt, *opt ? ")" : "");
     lines++;
     if (ng && to_card >= 0)
         printf("  growth       +%s per step since step %u at %s: the card in about %.0f steps\n", d,
