@@ -442,6 +442,18 @@ static bool size_ok(unsigned type, uint32_t size)
     return true;
 }
 
+/* set_rec: rec is the record of header h whose bytes b are at file offset pos */
+static inline void set_rec(reader_record *rec, const vt_rec_header *h, const uint8_t *b,
+                           uint64_t pos)
+{
+    rec->type = h->type;
+    rec->flags = h->flags;
+    rec->size = h->size;
+    rec->offset = pos;
+    rec->payload = b + 8;
+    rec->payload_len = h->size - 8;
+}
+
 /* next: reader_next, an event decoded into *ev */
 static inline __attribute__((always_inline)) bool next(reader *r, reader_record *rec,
                                                        reader_event *ev)
@@ -501,12 +513,7 @@ static inline __attribute__((always_inline)) bool next(reader *r, reader_record 
                               (unsigned long long)r->pos, have, (unsigned)h.size);
         b = r->buf + (r->pos - r->buf_off);
     }
-    rec->type = h.type;
-    rec->flags = h.flags;
-    rec->size = h.size;
-    rec->offset = r->pos;
-    rec->payload = b + 8;
-    rec->payload_len = h.size - 8;
+    set_rec(rec, &h, b, r->pos);
     const char *why = NULL;
     if (h.type == VT_REC_ALLOC || h.type == VT_REC_FREE) {
         reader_decode_event_to(rec, ev);
@@ -560,12 +567,7 @@ bool reader_next_event(reader *r, reader_record *rec, reader_event *ev)
         memcpy(&h, b, sizeof h);
         if ((h.type == VT_REC_ALLOC && h.size == VT_ALLOC_REC_SIZE) ||
             (h.type == VT_REC_FREE && h.size == VT_FREE_REC_SIZE)) {
-            rec->type = h.type;
-            rec->flags = h.flags;
-            rec->size = h.size;
-            rec->offset = r->pos;
-            rec->payload = b + 8;
-            rec->payload_len = h.size - 8;
+            set_rec(rec, &h, b, r->pos);
             reader_decode_event_to(rec, ev);
             if (__builtin_expect(ev->stack_id <= r->stack_bound, 1)) {
                 r->pos += h.size;
