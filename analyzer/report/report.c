@@ -352,7 +352,7 @@ static int report_fill(report_ctx *c)
     /* a copy can be seen where an allocation's native frames reached an operator (not with no
      * stacks, Python frames alone, native ones cut short) and Python frames told the first
      * forward from the init before it (the copies made in it are no forward's otherwise) */
-    f->casts_visible = r->op_frames && (!cf || (cf->stack_mode & VT_STACKS_PYTHON));
+    f->casts_visible = r->op_frames && !tables_no_python(r->t);
     unsigned trained_elem = params16(c, r, f);
     f->backward_passes = (int)r->backward_passes;
     f->fwd0_copies_made = r->fwd0_copies_made;

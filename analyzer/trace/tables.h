@@ -123,6 +123,13 @@ const tables_module *tables_module_get(const tables *t, uint32_t module_id);
 const tables_device *tables_device_get(const tables *t, uint32_t ordinal);
 const tables_process *tables_process_get(const tables *t); /* NULL: no PROCESS record */
 const tables_config *tables_config_get(const tables *t);   /* NULL: no CONFIG record */
+/* tables_no_python: the trace's CONFIG record says no Python frames were recorded (--stacks
+ * native / none); a trace without one is not said to lack them */
+static inline int tables_no_python(const tables *t)
+{
+    const tables_config *cf = tables_config_get(t);
+    return cf && !(cf->stack_mode & VT_STACKS_PYTHON);
+}
 /* tables_pyinfo_get: the PYINFO record or NULL. */
 const vt_rec_pyinfo *tables_pyinfo_get(const tables *t);
 

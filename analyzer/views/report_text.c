@@ -59,7 +59,7 @@ const char *report_stacks_text(const replay_result *r, char *buf, size_t n)
     const tables_config *cf = tables_config_get(r->t);
     if (!cf)
         return NULL;
-    if (!(cf->stack_mode & VT_STACKS_PYTHON))
+    if (tables_no_python(r->t))
         snprintf(buf, n,
                  "%s: no Python frames, so an allocation's category and phase rest on the order "
                  "of events and the autograd thread alone (an optimizer's state may be counted "

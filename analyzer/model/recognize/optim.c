@@ -143,7 +143,7 @@ void recognize_optim(const recognize_input *in, run_recognition *out)
          * told from the forward's (a fused AdamW's 949 MiB were counted as activations), so the
          * measurement says nothing of the optimizer */
         const tables_config *cf = tables_config_get(in->t);
-        if (out->optim == OPT_NONE && cf && !(cf->stack_mode & VT_STACKS_PYTHON)) {
+        if (out->optim == OPT_NONE && tables_no_python(in->t)) {
             out->optim = OPT_UNKNOWN;
             out->optim_bpp = -1;
             out->optim_unmeasured = "no Python frames were recorded to tell its steps";
