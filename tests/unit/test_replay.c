@@ -315,6 +315,44 @@ static void test_end_categories(void **st)
     unlink(path);
 }
 
+/* an evaluation's weights freed as the program exits (no gradient was ever freed, nothing
+ * allocated after them) are parameters for the category peaks; one the program freed and went
+ * on (goes_on: an allocation after it) is not: held back until the next allocation or the end
+ * tells which (classified at its free, it was taken for kept to the end) */
+static void exit_frees_trace(int goes_on, replay_result *r)
+{
+    char path[] = "/tmp/vt-replay-XXXXXX";
+    begin_file(path);
+    code(1, "/x/torch/nn/modules/module.py", "Module.to");
+    code(2, "/x/eval.py", "Block.forward");
+    stack(1, 1);
+    stack(2, 2);
+    alloc(0, 0, 0x1000, 4096, 1, 0); /* a weight */
+    alloc(0, 0, 0x2000, 8192, 2, 0); /* the forward's */
+    release(0, 0, 0x2000);
+    alloc(0, 0, 0x3000, 512, 2, 0);
+    release(0, 0, 0x3000);
+    release(0, 0, 0x1000); /* the exit, or not */
+    if (goes_on)
+        alloc(0, 0, 0x4000, 256, 2, 0);
+    replay_ended(path, r);
+    unlink(path);
+}
+
+static void test_exit_frees_weights(void **st)
+{
+    (void)st;
+    replay_result r;
+    exit_frees_trace(0, &r);
+    assert_true(r.has_cat_peaks);
+    assert_int_equal(r.cat_peak[CAT_PARAMETERS], 4096);
+    replay_free(&r);
+    exit_frees_trace(1, &r);
+    assert_true(r.has_cat_peaks);
+    assert_int_equal(r.cat_peak[CAT_PARAMETERS], 0);
+    replay_free(&r);
+}
+
 static void test_bad_files(void **st)
 {
     (void)st;
@@ -432,6 +470,7 @@ int main(void)
         cmocka_unit_test(test_segment_oom_cache),    cmocka_unit_test(test_allocator_blocks),
         cmocka_unit_test(test_cat_peaks_key_redone), cmocka_unit_test(test_cat_window_a_step),
         cmocka_unit_test(test_end_categories),       cmocka_unit_test(test_bad_files),
-        cmocka_unit_test(test_no_kv_peak),           cmocka_unit_test(test_fused_step_phase)};
+        cmocka_unit_test(test_no_kv_peak),           cmocka_unit_test(test_fused_step_phase),
+        cmocka_unit_test(test_exit_frees_weights)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
