@@ -2,6 +2,7 @@
  * describes, read for predict (predict_from.h): its configuration as the report resolved it,
  * the measured peak by category, its calibration and recognized shape (a trace), its card. */
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,7 +24,12 @@ static int load_trace(const char *path, FILE *fp, const char *magic, nano_config
     cat_breakdown *measured = &run->measured;
     report_ctx rep;
     char rerr[400] = "";
-    int rrc = report_of_stream(fp, path, magic, VT_MAGIC_LEN, &rep, rerr, sizeof rerr);
+    /* a file is read from its path (a bounded or compressed trace is read by slot, out of
+     * order: never from a stream), a pipe or FIFO from the stream opened */
+    struct stat st;
+    int rrc = fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode)
+                  ? report_of_trace(path, &rep, rerr, sizeof rerr)
+                  : report_of_stream(fp, path, magic, VT_MAGIC_LEN, &rep, rerr, sizeof rerr);
     if (rrc) { /* (its message names the file already) */
         snprintf(err, errlen, "--from %.300s", rerr[0] ? rerr : "cannot replay the trace");
         report_free(&rep);

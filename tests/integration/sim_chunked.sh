@@ -36,6 +36,18 @@ grep -q '^  events .* optimizer steps in the events kept (the run made 60: its p
     fail "bounded: $(grep '^  events' bounded.txt)"
 python3 -c 'import json,sys; g=json.load(open(sys.argv[1]))["growth"]; assert g["optimizer_steps"] == 60 and g["steps"] == 60, g' \
     bounded.json || fail "bounded: growth's steps"
+# predict --from a bounded or compressed file reads it from its path as report does (it had
+# refused every one: "read from its file, not from a pipe", exit 3): its what-if is the report's
+for n in packed bounded; do
+    "$VT" predict --from "$n.vt" --batch-size 2 --grad-accum 2 --json >"$n.pred" 2>"$n.perr" ||
+        { cat "$n.perr"; fail "$n: predict --from the file"; }
+    python3 - "$n.pred" "$n.json" <<'PY' || fail "$n: predict --from and the report's what-if differ"
+import json, sys
+p, r = (json.load(open(f)) for f in sys.argv[1:])
+item = [a for a in r["advice"] if a["batch_size"] == 2 and a["gradient_accumulation_steps"] == 2]
+assert item and p["peak_bytes"] == item[0]["predicted_peak_bytes"], (p["peak_bytes"], item)
+PY
+done
 sim gpt_bounded 100 --max-size 8MiB --no-compress
 # the phases' peaks are over the events the file holds, and said so where some were dropped
 grep -q "^Peak by phase (process level while in the phase; over the events the file holds: a phase's peak in what was dropped is not seen)" \
