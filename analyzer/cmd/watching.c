@@ -41,6 +41,9 @@ typedef struct wstate {
     int oom_by;      /* the OOM is a step summary's (a chunked trace's): oom_ns is its step's end */
     int bwd_pending; /* a backward allocated since the last optimizer step began (an allocation
                       * under its code, or a gradient's free: zero_grad) */
+    int first_zg, zg_state; /* the run's first step, a gradient's free's, with no allocation after
+                             * it yet: at the trace's end, the program's exit (the growth's state
+                             * before it) */
     int bad; /* chunked: reads in a row that met a slot being reused (10: it is malformed) */
     char why[520];
     int why_rc;      /* the exit code of why: a wait that --once cannot make, or a refusal */
@@ -96,10 +99,11 @@ static void event(wstate *w, const reader_record *rec)
         if (!e)
             return;
         int tensor = e->flags & 1, device = e->flags & 2;
-        if (w->bwd_pending && (e->flags & 4) && !ev->backward && !w->oom) {
+        if (w->bwd_pending && tensor && (e->flags & 4) && !ev->backward && !w->oom) {
             /* the program frees what a backward made, after it (zero_grad): an optimizer
              * step, also one that allocated nothing (fused AdamW after its first), as the
              * report's replay takes it; not the frees of an out-of-memory error's unwinding */
+            w->first_zg = !w->g.opt_steps && !w->g.opt_since, w->zg_state = w->g.state;
             growth_optimizer_step(&w->g);
             w->bwd_pending = 0;
         }
@@ -132,6 +136,7 @@ static void event(wstate *w, const reader_record *rec)
 
     w->tensor += tensor ? ev->size : 0;
     w->device += device ? ev->size : 0;
+    w->first_zg = 0; /* the run went on: a step */
     if (w->device > w->peak)
         w->peak = w->device, w->peak_ns = ev->time_ns;
     int ph = ev->backward ? PHASE_BACKWARD : stack_phase(w, ev->stack_id);
@@ -154,6 +159,8 @@ static void other(wstate *w, const reader_record *rec)
     else if (rec->type == VT_REC_TRAILER) {
         w->ended = 1;
         w->last_ns = rec->u.trailer.end_ns > w->last_ns ? rec->u.trailer.end_ns : w->last_ns;
+        if (w->first_zg) /* its gradients freed as the program exited: no step (as report) */
+            w->g.opt_since = 0, w->g.state = w->zg_state;
         growth_end(&w->g, w->last_ns); /* a step that ran into the end is a step, as report says */
     } else if (rec->type == VT_REC_STEP) {
         growth_step_record(&w->g, &rec->u.step, phase_cb, w);
@@ -307,6 +314,8 @@ static void show(wstate *w, int tty, double secs)
     char opt[48] = "";
     if (w->g.opt_steps && w->g.opt_steps < w->g.steps)
         snprintf(opt, sizeof opt, "%u ending in an optimizer step", w->g.opt_steps);
+    else if (!w->g.opt_steps && w->g.steps && !w->g.from_records) /* (an OOM before one) */
+        snprintf(opt, sizeof opt, "none ending in an optimizer step");
     if (!tty) {
         printf("%.1fs live %s peak %s headroom %s steps %u%s%s%s growth %s%s/step%s%s%s%s%s\n",
                secs, a, b, w->card ? c : "?", w->g.steps, *opt ? " (" : "", opt, *opt ? ")" : "",

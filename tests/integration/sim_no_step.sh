@@ -25,6 +25,18 @@ for a in 1 2; do
     grep -q '^  optimizer  .*Adam / AdamW.*no step ran' "pre_$a.txt" ||
         fail "A=$a: $(grep '^  optimizer  ' "pre_$a.txt")"
     grep -q '^formula comparison at' "pre_$a.txt" || fail "A=$a: $(grep '^formula' "pre_$a.txt")"
+    # the views agree: watch's steps end in no optimizer step, Perfetto has no step's instant nor
+    # an optimizer slice (the exit's frees had been drawn as one, alternating with "other")
+    "$VT" watch --once --plain "pre_$a.vt" | grep -q ' steps [0-9]* (none ending in an optimizer step)' ||
+        fail "A=$a: watch: $("$VT" watch --once --plain "pre_$a.vt")"
+    "$VT" export --perfetto "pre_$a.perfetto" "pre_$a.vt" >/dev/null || fail "A=$a: export"
+    python3 - "pre_$a.perfetto" <<'PY' || fail "A=$a: Perfetto draws an optimizer step"
+import json, sys
+j = json.load(open(sys.argv[1]))
+ev = j["traceEvents"] if isinstance(j, dict) else j
+bad = [e for e in ev if e.get("name") in ("optimizer step", "optimizer")]
+assert not bad, bad[:2]
+PY
     python3 - "pre_$a.json" "full_$a.json" <<'PY' || fail "A=$a: the steps, the optimizer phase or the need"
 import json, sys
 p, f = (json.load(open(x)) for x in sys.argv[1:])

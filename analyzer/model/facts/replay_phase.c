@@ -293,8 +293,12 @@ uint8_t replay_phase_event(state *s, const reader_event *ev, int is_alloc, uint8
 
 void replay_timeline_free(state *s, const reader_event *ev, uint8_t ph)
 {
-    int step = ph == PHASE_OTHER && s->in_opt && s->grad_free_event == s->event;
-    timeline_event(s->r->tl, ev, 0, step ? PHASE_OPTIMIZER : ph, s->iter);
+    /* the run's first step made by a gradient's free alone is drawn once an allocation follows
+     * it (replay_phase_teardown: the program's exit otherwise, no step; it had been drawn as
+     * one, its exit's frees as an optimizer stretch) */
+    int unsure = s->first_step.event && s->iter == 1 && s->last_alloc_event < s->first_step.event;
+    int step = ph == PHASE_OTHER && s->in_opt && s->grad_free_event == s->event && !unsure;
+    timeline_event(s->r->tl, ev, 0, step ? PHASE_OPTIMIZER : ph, s->iter - (uint32_t)unsure);
 }
 
 /* replay_phase_of_stack: the phase a stack's frames say (growth.c's callback; s is the state) */
