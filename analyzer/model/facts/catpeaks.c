@@ -8,10 +8,9 @@
 
 static void drop_window(catpeaks *cp)
 {
-    free(cp->size), free(cp->time), free(cp->event), free(cp->ref), free(cp->code), free(cp->flags);
-    cp->size = cp->time = cp->event = NULL;
-    cp->ref = NULL;
-    cp->code = cp->flags = NULL;
+    free(cp->rec), free(cp->event);
+    cp->rec = NULL;
+    cp->event = NULL;
     cp->cap = 0;
     cp->head = cp->tail = 1;
 }
@@ -51,26 +50,22 @@ int catpeaks_grow(catpeaks *cp)
                           "sweep's window holds");
         return -1;
     }
-    uint64_t *size = malloc(ncap * sizeof *size), *time = malloc(ncap * sizeof *time);
+    catpeaks_rec *rec = malloc(ncap * sizeof *rec);
     uint64_t *event = cp->tl ? malloc(ncap * sizeof *event) : NULL;
-    uint32_t *ref = malloc(ncap * sizeof *ref);
-    uint8_t *code = malloc(ncap), *flags = malloc(ncap);
-    if (!size || !time || (cp->tl && !event) || !ref || !code || !flags) {
-        free(size), free(time), free(event), free(ref), free(code), free(flags);
+    if (!rec || (cp->tl && !event)) {
+        free(rec), free(event);
         catpeaks_lose(cp, "out of memory");
         return -1;
     }
     for (uint64_t n = cp->head; n < cp->tail; n++) {
         uint64_t o = n & (cp->cap - 1), i = n & (ncap - 1);
-        size[i] = cp->size[o], time[i] = cp->time[o], ref[i] = cp->ref[o];
-        code[i] = cp->code[o], flags[i] = cp->flags[o];
+        rec[i] = cp->rec[o];
         if (event)
             event[i] = cp->event[o];
     }
     uint64_t head = cp->head, tail = cp->tail;
     drop_window(cp);
-    cp->size = size, cp->time = time, cp->event = event, cp->ref = ref;
-    cp->code = code, cp->flags = flags;
+    cp->rec = rec, cp->event = event;
     cp->cap = ncap, cp->head = head, cp->tail = tail;
     return 0;
 }
@@ -150,7 +145,7 @@ static void close_epoch(catpeaks *cp, uint32_t key)
  * its category's (a segment's: the segments'), the tensors' inside segments, the cache. */
 static inline void sums(catpeaks *cp, uint64_t i, int kind, int cat, uint8_t fl)
 {
-    int64_t delta = fl & CATPEAKS_F_ALLOC ? (int64_t)cp->size[i] : -(int64_t)cp->size[i];
+    int64_t size = (int64_t)cp->rec[i].size, delta = fl & CATPEAKS_F_ALLOC ? size : -size;
     if (kind == CATPEAKS_SEGMENT)
         cp->seg += delta;
     else
@@ -165,14 +160,15 @@ static inline void sums(catpeaks *cp, uint64_t i, int kind, int cat, uint8_t fl)
  * calls it for the rare records, with an epoch or a timeline) */
 static __attribute__((noinline)) void apply(catpeaks *cp, uint64_t i)
 {
-    uint8_t code = cp->code[i], fl = cp->flags[i];
-    uint64_t t = cp->time[i];
+    const catpeaks_rec r = cp->rec[i];
+    uint8_t code = r.code, fl = r.flags;
+    uint64_t t = r.time;
     if ((fl & CATPEAKS_F_PROVISIONAL) && !(fl & CATPEAKS_F_ALLOC))
-        close_epoch(cp, cp->ref[i]);
+        close_epoch(cp, r.ref);
     int kind = CATPEAKS_KIND(code), cat = CATPEAKS_CAT(code);
     sums(cp, i, kind, cat, fl);
     if ((fl & CATPEAKS_F_PROVISIONAL) && (fl & CATPEAKS_F_ALLOC) &&
-        open_epoch(cp, cp->ref[i], cp->size[i], code, t) < 0)
+        open_epoch(cp, r.ref, r.size, code, t) < 0)
         catpeaks_lose(cp, "out of memory");
     if (cp->tl)
         timeline_cats(cp->tl, cp->event ? cp->event[i] : 0, t, cp->cur, cache_raw(cp), cp->last);
@@ -181,17 +177,17 @@ static __attribute__((noinline)) void apply(catpeaks *cp, uint64_t i)
 
 uint64_t catpeaks_advance_more(catpeaks *cp)
 {
-    /* the window's arrays and what only apply changes in locals: the sums' stores (cp->cur, an
-     * epoch's) would otherwise have every one of them loaded again for each record */
+    /* the window and what only apply changes in locals: the sums' stores (cp->cur, an epoch's)
+     * would otherwise have every one of them loaded again for each record */
     uint64_t head = cp->head;
     const uint64_t tail = cp->tail, mask = cp->cap - 1;
-    const uint8_t *codes = cp->code, *flags = cp->flags;
-    const uint64_t *sizes = cp->size, *times = cp->time;
+    const catpeaks_rec *recs = cp->rec;
     const int plain_only = !cp->alloc_mode, slow = cp->tl != NULL;
     catpeaks_epoch *e = &cp->ep[cp->last];
     while (head < tail) {
         uint64_t i = head & mask;
-        uint8_t code = codes[i];
+        const catpeaks_rec *r = &recs[i];
+        uint8_t code = r->code;
         if (!code)
             break;
         if (code == CATPEAKS_NONE) { /* counted nowhere */
@@ -201,7 +197,7 @@ uint64_t catpeaks_advance_more(catpeaks *cp)
         int kind = CATPEAKS_KIND(code);
         if (kind == CATPEAKS_SEGMENT && !cp->alloc_mode_known)
             break;
-        uint8_t fl = flags[i];
+        uint8_t fl = r->flags;
         if (__builtin_expect((fl & CATPEAKS_F_PROVISIONAL) || slow, 0)) {
             cp->head = head + 1;
             apply(cp, i);
@@ -215,7 +211,7 @@ uint64_t catpeaks_advance_more(catpeaks *cp)
                                                       * closed and without a timeline */
             int cat = CATPEAKS_CAT(code);
             sums(cp, i, kind, cat, fl);
-            note(cp, kind == CATPEAKS_SEGMENT ? -1 : cat, times[i]);
+            note(cp, kind == CATPEAKS_SEGMENT ? -1 : cat, r->time);
             head++;
             continue;
         }
@@ -225,10 +221,10 @@ uint64_t catpeaks_advance_more(catpeaks *cp)
          * leaves it, with no branch on whether the record allocates or frees (in a run whose
          * allocations and frees interleave at random, half of such branches were mispredicted) */
         int cat = CATPEAKS_CAT(code);
-        int64_t size = (int64_t)sizes[i];
+        int64_t size = (int64_t)r->size;
         int64_t v = cp->cur[cat] += (fl & CATPEAKS_F_ALLOC) ? size : -size;
         if (v > e->m[cat])
-            e->m[cat] = v, e->t[cat] = times[i];
+            e->m[cat] = v, e->t[cat] = r->time;
         head++;
     }
     cp->head = head;

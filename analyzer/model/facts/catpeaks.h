@@ -29,7 +29,7 @@ enum { CATPEAKS_PLAIN, CATPEAKS_SEGMENT, CATPEAKS_INNER };
 #define CATPEAKS_NONE ((uint8_t)0x40)
 #define CATPEAKS_KIND(code) ((code) >> 4 & 3)
 #define CATPEAKS_CAT(code) ((code)&15)
-/* records waiting at most (22 B each, 30 with a timeline); past it the peaks are not computed */
+/* records waiting at most (24 B each, 32 with a timeline); past it the peaks are not computed */
 #define CATPEAKS_WINDOW_MAX ((uint64_t)1 << 21)
 
 /* An epoch: the moments from a provisional tensor's allocation (its opener) to the next one's. */
@@ -42,12 +42,20 @@ typedef struct catpeaks_epoch {
     uint32_t prev, next, into; /* open epochs in order (number + 1); merged into (number + 1) */
 } catpeaks_epoch;
 
+/* a record of the window: one slot's fields together (an add, a settle and the sweep's look at it
+ * touch one cache line, not five arrays' lines) */
+typedef struct catpeaks_rec {
+    uint64_t size, time;
+    uint32_t ref;  /* the caller's name for the allocation (unique while it lives: a
+                    * provisional free closes the epoch of that name) */
+    uint8_t code;  /* 0: not settled, else CATPEAKS_NONE or CATPEAKS_CODE */
+    uint8_t flags; /* CATPEAKS_F_* */
+} catpeaks_rec;
+
 typedef struct catpeaks {
     /* the window: records head..tail-1 (numbered from 1) in a ring of cap slots */
-    uint64_t *size, *time, *event; /* event: only with a timeline */
-    uint32_t *ref;                 /* the caller's name for the allocation (unique while it
-                                    * lives: a provisional free closes the epoch of that name) */
-    uint8_t *code, *flags;         /* flags: CATPEAKS_F_* */
+    catpeaks_rec *rec;
+    uint64_t *event; /* the records' event numbers: only with a timeline */
     uint64_t head, tail, cap;
     const char *lost; /* why there are no peaks (a static string), NULL while there can be */
     timeline *tl;     /* when set, the sweep fills its category buckets */
@@ -89,8 +97,7 @@ static inline uint64_t catpeaks_add(catpeaks *cp, uint64_t event, uint64_t t, ui
     if (cp->tail - cp->head == cp->cap && catpeaks_grow(cp) < 0)
         return 0;
     uint64_t n = cp->tail++, i = n & (cp->cap - 1);
-    cp->size[i] = size, cp->time[i] = t, cp->ref[i] = ref;
-    cp->code[i] = code, cp->flags[i] = (uint8_t)flags;
+    cp->rec[i] = (catpeaks_rec){size, t, ref, code, (uint8_t)flags};
     if (cp->event)
         cp->event[i] = event;
     cp->noted = 1;
@@ -102,15 +109,16 @@ static inline void catpeaks_settle(catpeaks *cp, uint64_t n, uint8_t code, int p
 {
     if (n < cp->head || n >= cp->tail)
         return;
-    cp->code[n & (cp->cap - 1)] = code;
+    catpeaks_rec *r = &cp->rec[n & (cp->cap - 1)];
+    r->code = code;
     if (provisional)
-        cp->flags[n & (cp->cap - 1)] |= CATPEAKS_F_PROVISIONAL;
+        r->flags |= CATPEAKS_F_PROVISIONAL;
 }
 /* catpeaks_mark: record n gains flags (when in the window). */
 static inline void catpeaks_mark(catpeaks *cp, uint64_t n, int flags)
 {
     if (n >= cp->head && n < cp->tail)
-        cp->flags[n & (cp->cap - 1)] |= (uint8_t)flags;
+        cp->rec[n & (cp->cap - 1)].flags |= (uint8_t)flags;
 }
 /* catpeaks_set_alloc_mode: whether the run is in allocator mode, once known (a segment's record
  * waits until then: the cache counts segments only in that mode). */
@@ -121,7 +129,7 @@ uint64_t catpeaks_advance_more(catpeaks *cp);
 /* A record in the window (head <= n < tail): its code, ref and flags. */
 static inline uint8_t catpeaks_code(const catpeaks *cp, uint64_t n)
 {
-    return cp->code[n & (cp->cap - 1)];
+    return cp->rec[n & (cp->cap - 1)].code;
 }
 /* (inline: the sweep calls it far more often than the head is settled) */
 static inline uint64_t catpeaks_advance(catpeaks *cp)
@@ -132,11 +140,11 @@ static inline uint64_t catpeaks_advance(catpeaks *cp)
 }
 static inline uint32_t catpeaks_ref(const catpeaks *cp, uint64_t n)
 {
-    return cp->ref[n & (cp->cap - 1)];
+    return cp->rec[n & (cp->cap - 1)].ref;
 }
 static inline int catpeaks_flags(const catpeaks *cp, uint64_t n)
 {
-    return cp->flags[n & (cp->cap - 1)];
+    return cp->rec[n & (cp->cap - 1)].flags;
 }
 /* catpeaks_end: every record settled, writes each category's largest live bytes and when into
  * peak / peak_ns (zeroed first); the cache from the segments when in allocator mode; the

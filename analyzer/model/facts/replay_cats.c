@@ -414,7 +414,7 @@ void replay_cats_sweep_more(state *s)
             break;
         livemap_entry *e = livemap_at(&s->live, catpeaks_ref(cp, m));
         if (m + 1 < cp->tail) /* the next one's entry, while this one is looked at */
-            __builtin_prefetch(livemap_at(&s->live, cp->ref[(m + 1) & (cp->cap - 1)]));
+            __builtin_prefetch(livemap_at(&s->live, catpeaks_ref(cp, m + 1)));
         /* a segment nobody named this many records later is not PyTorch's */
         if (e->level == L_SEGMENT && !(e->flags & (EF_TORCH_SEG | EF_KIND_SET)) &&
             cp->tail - m >= KIND_RECORDS)
