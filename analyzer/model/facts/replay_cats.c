@@ -14,8 +14,6 @@
 /* an unmarked segment is not PyTorch's once this many records came after it (the tracker names
  * its segment right after the allocation that made it) */
 #define KIND_RECORDS 256 /* replay_cats_sweep looks further only past as many */
-/* a run that showed no tensor in its first events is taken for segment mode from then on */
-#define BEFORE_TENSORS ((uint64_t)1 << 20)
 #define NO_TENSORS_WHY "the run's first tensor came after the sweep's first 1M events"
 
 /* ---- what the rules see of an allocation ------------------------------------------------------
@@ -172,20 +170,6 @@ static void settle(state *s, livemap_entry *e, category cat)
     settle_rec(s, e, kind_of(e), cat, rec_of(s, e));
 }
 
-/* key_of: e's settle key, from its features and the run's sizes now. */
-static inline __attribute__((always_inline)) uint32_t key_of(const state *s, const livemap_entry *e)
-{
-    unsigned f = e->flags, ph = e->phase, lv = e->level, tm = s->r->tensor_mode != 0;
-    unsigned tensor_api = (lv == L_TENSOR) | (lv == L_INNER), unsized = !s->vocab_done;
-    unsigned bits = replay_size_bits(s, e->size), half = bits & 1, copy = bits >> 1 & 1;
-    unsigned to_copy = (f / EF_TO_COPY & 1) & tensor_api; /* (the EF_ are powers of two) */
-    return classify_settle_bits(e->space, e->layer, tensor_api, tm, ph, f / EF_LOSS & 1,
-                                to_copy & copy, half, bits >> 2 & 1, f / EF_WORKSPACE & 1,
-                                f / EF_ATTENTION & 1, f / EF_INPUT & 1, e->bwd != 0, unsized,
-                                unsized & to_copy, unsized & !half & !copy,
-                                !replay_provisional((int)ph, (int)tensor_api));
-}
-
 /* try_settle: e's category, when every end it can still have gives the same one. */
 static void try_settle(state *s, livemap_entry *e)
 {
@@ -205,7 +189,7 @@ static void try_settle(state *s, livemap_entry *e)
                    (s->grad_free_event ? CLS_GRAD_FREED : 0) |
                    (s->r->tensor_mode || s->tm_assumed ? CLS_TM_SET : 0);
     if (rec < s->keys_from) /* allocated before what its key says last changed */
-        e->ckey = key_of(s, e);
+        e->ckey = replay_cats_key(s, e);
     category c = classify_settled(e->ckey, now, &s->cmemo);
     if (c != CAT_COUNT)
         settle_rec(s, e, kind, c, rec);
@@ -255,23 +239,14 @@ void replay_cats_tensors(state *s, int inner)
     replay_cats_keys_changed(s);
 }
 
-void replay_cats_alloc(state *s, livemap_entry *e)
+void replay_cats_alloc_lost(state *s)
 {
-    if (!s->cats_on)
-        return;
-    int later = e->level == L_SEGMENT && !(e->flags & EF_TORCH_SEG); /* KIND_RECORDS after */
-    uint64_t n = catpeaks_add(&s->peaks, s->event, e->time_ns, e->size,
-                              CATPEAKS_F_ALLOC | (later ? CATPEAKS_F_LATER : 0),
-                              livemap_number(&s->live, e), 0);
-    if (!n) {
-        stop(s);
-        return;
-    }
-    e->rec = (uint32_t)n;
-    e->flags |= EF_HAS_REC; /* its category: when the sweep comes to it (replay_cats_sweep) */
-    e->ckey = key_of(s, e); /* (here, where its size memo's miss overlaps the event's others) */
-    if (!s->r->tensor_mode && !s->tm_assumed && s->event >= BEFORE_TENSORS)
-        no_tensors(s);
+    stop(s);
+}
+
+void replay_cats_alloc_late(state *s)
+{
+    no_tensors(s);
 }
 
 void replay_cats_marked(state *s, livemap_entry *e)
@@ -307,8 +282,8 @@ static void classified(state *s, const live_item *it, uint8_t level, uint8_t fla
 }
 
 /* end_key: what classify sees of e ending now as it (replay_input's fields, the counters ranked
- * as classify_cached ranks them) in 42 bits: e's settle key, now (key_of: every field of its
- * allocation, what its size says now), and its end's. */
+ * as classify_cached ranks them) in 42 bits: e's settle key, now (replay_cats_key: every field of
+ * its allocation, what its size says now), and its end's. */
 static uint64_t end_key(const state *s, const livemap_entry *e, const live_item *it)
 {
     uint32_t ia = it->iter_alloc, ifr = it->iter_free, ba = it->bwd_alloc, bf = it->bwd_free;
@@ -316,8 +291,8 @@ static uint64_t end_key(const state *s, const livemap_entry *e, const live_item 
     classify_rank(&ba, &bf);
     unsigned ranks = ia | ifr << 2 | ba << 4 | bf << 6;
     unsigned freed = it->phase_free != PHASE_COUNT;
-    return (uint64_t)key_of(s, e) | (uint64_t)(it->phase_free & 15) << 24 | (uint64_t)ranks << 28 |
-           (uint64_t)freed << 36 | (uint64_t)(it->after_oom != 0) << 37 |
+    return (uint64_t)replay_cats_key(s, e) | (uint64_t)(it->phase_free & 15) << 24 |
+           (uint64_t)ranks << 28 | (uint64_t)freed << 36 | (uint64_t)(it->after_oom != 0) << 37 |
            (uint64_t)kept_to_end(s, it) << 38 | (uint64_t)(it->outlived_step != 0) << 39 |
            (uint64_t)frozen_at_oom(s, it) << 40 | 1ull << 41;
 }

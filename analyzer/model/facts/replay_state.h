@@ -325,8 +325,10 @@ classify_input replay_input(const state *s, const replay_result *r, const live_i
 
 /* replay_cats_begin: the sweep (and the classification) as the views and the run need them. */
 void replay_cats_begin(state *s);
-/* replay_cats_alloc: e was just allocated (its fields set): its record, its category if settled. */
-void replay_cats_alloc(state *s, livemap_entry *e);
+/* replay_cats_alloc's rare parts: the window lost (the sweep stops), the run's first events past
+ * (no tensor among them: segment mode) */
+void replay_cats_alloc_lost(state *s);
+void replay_cats_alloc_late(state *s);
 /* replay_cats_free: e ends at time t (it: its item with the end's fields; NULL when e is settled):
  * its category and its freeing record (a tensor an optimizer step made, not settled, waits for
  * the next allocation: s->pend). */
@@ -340,6 +342,43 @@ static inline int replay_provisional(int phase_alloc, int tensor_api)
 static inline int replay_provisional_entry(const livemap_entry *e)
 {
     return replay_provisional(e->phase, e->level == L_TENSOR || e->level == L_INNER);
+}
+/* replay_cats_key: e's settle key, from its features and the run's sizes now. */
+static inline __attribute__((always_inline)) uint32_t replay_cats_key(const state *s,
+                                                                      const livemap_entry *e)
+{
+    unsigned f = e->flags, ph = e->phase, lv = e->level, tm = s->r->tensor_mode != 0;
+    unsigned tensor_api = (lv == L_TENSOR) | (lv == L_INNER), unsized = !s->vocab_done;
+    unsigned bits = replay_size_bits(s, e->size), half = bits & 1, copy = bits >> 1 & 1;
+    unsigned to_copy = (f / EF_TO_COPY & 1) & tensor_api; /* (the EF_ are powers of two) */
+    return classify_settle_bits(e->space, e->layer, tensor_api, tm, ph, f / EF_LOSS & 1,
+                                to_copy & copy, half, bits >> 2 & 1, f / EF_WORKSPACE & 1,
+                                f / EF_ATTENTION & 1, f / EF_INPUT & 1, e->bwd != 0, unsized,
+                                unsized & to_copy, unsized & !half & !copy,
+                                !replay_provisional((int)ph, (int)tensor_api));
+}
+/* a run that showed no tensor in its first events is taken for segment mode from then on */
+#define REPLAY_BEFORE_TENSORS ((uint64_t)1 << 20)
+/* replay_cats_alloc: e was just allocated (its fields set): its record, its category if settled
+ * (inline: the pass calls it for every allocation; its call saved and restored 8 registers) */
+static inline __attribute__((always_inline)) void replay_cats_alloc(state *s, livemap_entry *e)
+{
+    if (!s->cats_on)
+        return;
+    int later = e->level == L_SEGMENT && !(e->flags & EF_TORCH_SEG); /* KIND_RECORDS after */
+    uint64_t n = catpeaks_add(&s->peaks, s->event, e->time_ns, e->size,
+                              CATPEAKS_F_ALLOC | (later ? CATPEAKS_F_LATER : 0),
+                              livemap_number(&s->live, e), 0);
+    if (__builtin_expect(!n, 0)) {
+        replay_cats_alloc_lost(s);
+        return;
+    }
+    e->rec = (uint32_t)n;
+    e->flags |= EF_HAS_REC; /* its category: when the sweep comes to it (replay_cats_sweep) */
+    e->ckey = replay_cats_key(s, e); /* (here, where its size memo's miss overlaps the event's
+                                      * others) */
+    if (!s->r->tensor_mode && !s->tm_assumed && s->event >= REPLAY_BEFORE_TENSORS)
+        replay_cats_alloc_late(s);
 }
 /* replay_cats_free_settled: replay_cats_free(s, e, NULL, t) with its common case inline: a
  * settled allocation that is no provisional tensor, its free record (room for it: no growing) */
