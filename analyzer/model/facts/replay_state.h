@@ -343,7 +343,10 @@ static inline int replay_provisional_entry(const livemap_entry *e)
 {
     return replay_provisional(e->phase, e->level == L_TENSOR || e->level == L_INNER);
 }
-/* replay_cats_key: e's settle key, from its features and the run's sizes now. */
+/* replay_cats_key: e's settle key, from its features and the run's sizes now: the bits of
+ * classify_settle_bits, packed here with fields that lie side by side taken together (the flags
+ * loss_site, workspace, attention and input; param_sized and vocab_sized): about 15 instructions
+ * a key fewer than its seventeen arguments took */
 static inline __attribute__((always_inline)) uint32_t replay_cats_key(const state *s,
                                                                       const livemap_entry *e)
 {
@@ -351,11 +354,13 @@ static inline __attribute__((always_inline)) uint32_t replay_cats_key(const stat
     unsigned tensor_api = (lv == L_TENSOR) | (lv == L_INNER), unsized = !s->vocab_done;
     unsigned bits = replay_size_bits(s, e->size), half = bits & 1, copy = bits >> 1 & 1;
     unsigned to_copy = (f / EF_TO_COPY & 1) & tensor_api; /* (the EF_ are powers of two) */
-    return classify_settle_bits(e->space, e->layer, tensor_api, tm, ph, f / EF_LOSS & 1,
-                                to_copy & copy, half, bits >> 2 & 1, f / EF_WORKSPACE & 1,
-                                f / EF_ATTENTION & 1, f / EF_INPUT & 1, e->bwd != 0, unsized,
-                                unsized & to_copy, unsized & !half & !copy,
-                                !replay_provisional((int)ph, (int)tensor_api));
+    _Static_assert(EF_LOSS == 1 && EF_WORKSPACE == 8 && EF_ATTENTION == 16 && EF_INPUT == 32,
+                   "the flags' bits move to the key's 12 and 16-18 by two shifts");
+    return (e->space & 15u) | (e->layer & 3u) << 4 | tensor_api << 6 | tm << 7 | (ph & 15) << 8 |
+           (f & EF_LOSS) << 12 | (f & (EF_WORKSPACE | EF_ATTENTION | EF_INPUT)) << 13 |
+           (to_copy & copy) << 13 | (bits & 1) << 14 | (bits & 4) << 13 | (e->bwd != 0) << 19 |
+           unsized * ((!half) << 20 | (to_copy & !copy) << 21 | (!half & !copy) << 22) |
+           (unsigned)!replay_provisional((int)ph, (int)tensor_api) << 23;
 }
 /* a run that showed no tensor in its first events is taken for segment mode from then on */
 #define REPLAY_BEFORE_TENSORS ((uint64_t)1 << 20)
