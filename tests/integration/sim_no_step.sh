@@ -76,6 +76,13 @@ want="the trace shows no forward pass (every allocation came before one)"
 grep -qF "advice: none ($want" s0.txt || fail "steps 0: $(grep -m1 '^advice' s0.txt)"
 grep -q 'largest micro-batch\|current configuration needs' s0.txt && fail "steps 0: a need or a largest batch"
 grep -qF "None: $want" s0.html || fail "steps 0: the HTML page's advice"
+# nor a formula's what-ifs, nor "off" for what only a forward shows (it had said "what-ifs scale
+# what was measured" beside no advice, "KV cache off: no code of transformers' KV cache ran")
+grep -q '^formula: not applied. the trace shows no forward pass: nothing to compare with a formula' s0.txt ||
+    fail "steps 0: $(grep '^formula' s0.txt)"
+for f in 'activation checkpointing' 'torch.compile' 'KV cache (use_cache)'; do
+    grep -q "^  $f  *unknown\$" s0.txt || fail "steps 0: $(grep "^  $f" s0.txt)"
+done
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["advice"] == [] and r["advice_note"].startswith(sys.argv[2]) and r["prediction"]["largest_batch_size"] is None, (r["advice"], r.get("advice_note"))' \
     s0.json "$want" || fail "steps 0: JSON advice"
 for f in s0.vt s0.json; do

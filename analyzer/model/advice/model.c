@@ -430,17 +430,8 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
         return 0;
     }
     model_explain(m, f);
-    /* every allocation of init, no forward: nothing measured grows with a batch (it had been
-     * told "needs ~830.0 MiB", "keep the current configuration" and "largest micro-batch
-     * 1048576", the search's limit, for a GPT-2 whose training takes 7.75 GiB) */
-    m->no_forward = !f->has_oom && !f->iterations && !f->backward_passes && !f->no_training &&
-                    f->peak_phase && !strcmp(f->peak_phase, "init");
-    if (m->no_forward) {
-        snprintf(m->advice_none, sizeof m->advice_none,
-                 "the trace shows no forward pass (every allocation came before one): nothing "
-                 "measured grows with a batch, so nothing here tells what a configuration needs");
+    if (model_no_forward(m, f)) /* no advice (model_trace.h) */
         return 0;
-    }
 
     if (o && o->target_card_bytes) {
         m->capacity = o->target_card_bytes;

@@ -464,6 +464,25 @@ static int layers_ahead(model_result *m, const run_facts *f, char *said, size_t 
     return 1;
 }
 
+int model_no_forward(model_result *m, const run_facts *f)
+{
+    m->no_forward = !f->has_oom && !f->iterations && !f->backward_passes && !f->no_training &&
+                    f->peak_phase && !strcmp(f->peak_phase, "init");
+    if (!m->no_forward)
+        return 0;
+    snprintf(m->advice_none, sizeof m->advice_none,
+             "the trace shows no forward pass (every allocation came before one): nothing "
+             "measured grows with a batch, so nothing here tells what a configuration needs");
+    m->formula_ok = 0;
+    snprintf(m->formula_why, sizeof m->formula_why,
+             "the trace shows no forward pass: nothing to compare with a formula; the measured "
+             "breakdown explains the peak");
+    for (int k = 0; k < FEATURE_COUNT; k++) /* (the absence of what no forward could show) */
+        if (m->rec.feat[k].state == FEAT_OFF)
+            m->rec.feat[k].state = FEAT_UNKNOWN, m->rec.feat[k].where[0] = '\0';
+    return 1;
+}
+
 void model_kv_kept(const run_facts *f, cat_breakdown *kv)
 {
     double kept = f->kv_replaced;

@@ -33,6 +33,12 @@ int model_frozen_forward(const model_result *m, const run_facts *f, const char *
  * memory), no training to predict (why says so). Needs the shape's formula (formula_ok). */
 int model_nograd_forward(const model_result *m, const run_facts *f, const char *family, char *why,
                          size_t n);
+/* model_no_forward: every allocation of init, no forward, backward, step or OOM (m->no_forward,
+ * 1): nothing measured grows with a batch, so no advice (it had been told "needs ~830.0 MiB",
+ * "keep the current configuration" and "largest micro-batch 1048576", the search's limit, for a
+ * GPT-2 whose training takes 7.75 GiB); no formula is compared, and what only a forward shows
+ * (checkpointing, compile, a KV cache, ...) is unknown, not off. */
+int model_no_forward(model_result *m, const run_facts *f);
 /* model_kv_kept: of kv (the KV cache's bytes, by category; in place) what use_cache=False
  * saves: less the share whose copies replaced their inputs (f->kv_replaced), which the
  * attention would keep without the cache (a Llama: its keys after the rotary embedding, its
