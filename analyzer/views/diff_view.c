@@ -242,10 +242,10 @@ static const char *basis(const replay_result *r)
 }
 
 /* oom_json: a run's out-of-memory error, or null */
-/* steps_done: the optimizer steps r completed */
+/* steps_done: the optimizer steps r completed (a bounded trace's: its summaries') */
 static unsigned steps_done(const replay_result *r)
 {
-    return r->iterations - (replay_oom_in_step(r) ? 1u : 0u);
+    return replay_steps_run(r) - (replay_oom_in_step(r) ? 1u : 0u);
 }
 
 static void oom_json(FILE *out, const replay_result *r)
@@ -265,6 +265,13 @@ static void oom_json(FILE *out, const replay_result *r)
  * error, not what its configuration needs; and what it never made */
 static void oom_text(FILE *out, const char *which, const replay_result *r)
 {
+    if (!r->has_oom && !steps_done(r) && !r->at_peak.by_cat.bytes[CAT_OPTIMIZER]) {
+        fprintf(out,
+                "(%s ran no optimizer step: an optimizer's state and a step's own bytes are not "
+                "in its peaks)\n",
+                which);
+        return;
+    }
     if (!r->has_oom)
         return;
     unsigned done = steps_done(r);

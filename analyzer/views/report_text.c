@@ -83,9 +83,9 @@ const char *report_steps_hedge(const report_ctx *c)
     /* a trace whose events were dropped (bounded): its per-step summaries count the run's (it
      * said "2 optimizer steps" where its growth section said 3, the run's) */
     static char kept[96]; /* (one report at a time) */
-    if (r->dropped_events && r->growth.from_records && r->growth.opt_steps > r->iterations) {
+    if (replay_steps_run(r) > r->iterations) {
         snprintf(kept, sizeof kept, " in the events kept (the run made %u: its per-step summaries)",
-                 r->growth.opt_steps);
+                 replay_steps_run(r));
         return kept;
     }
     if (replay_oom_in_step(r))

@@ -48,6 +48,15 @@ item = [a for a in r["advice"] if a["batch_size"] == 2 and a["gradient_accumulat
 assert item and p["peak_bytes"] == item[0]["predicted_peak_bytes"], (p["peak_bytes"], item)
 PY
 done
+# a bounded run out of memory long after its beginning: diff says the optimizer steps it made
+# before the error from its summaries, as the report's header (it had said "after 403
+# optimizer steps", those in the events kept, of a run that made 1500)
+timeout 300 "$VT" run -q --card 600MiB --max-size 8MiB --no-compress -o late.vt -- python3 \
+    "$ROOT/examples/sim/sim_long.py" --scenario=late_oom --max_iters=2000 --eval_at=1500 >late.out 2>&1
+"$VT" report --no-color late.vt >late.txt && "$VT" diff late.vt late.vt >late.diff || fail "late: report / diff"
+grep -q '^  events .* optimizer steps in the events kept (the run made 1500: its per-step summaries)' late.txt ||
+    fail "late: $(grep '^  events' late.txt)"
+grep -q '^(A ran out of memory .* after 1500 optimizer steps' late.diff || fail "late: diff: $(grep '^(A' late.diff)"
 sim gpt_bounded 100 --max-size 8MiB --no-compress
 # the phases' peaks are over the events the file holds, and said so where some were dropped
 grep -q "^Peak by phase (process level while in the phase; over the events the file holds: a phase's peak in what was dropped is not seen)" \

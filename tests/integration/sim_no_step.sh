@@ -48,6 +48,10 @@ took = f["peak"]["process_bytes"]
 assert took <= need <= 1.1 * took, (need, took)
 PY
 done
+# diff says a run with no optimizer step lacks its state (it said it only of a run out of memory)
+"$VT" diff pre_1.vt full_1.vt >pf.diff || fail "diff"
+grep -q '^(A ran no optimizer step: ' pf.diff || fail "diff: $(head -n 5 pf.diff)"
+grep -q '^(B ran no optimizer step' pf.diff && fail "diff: B had steps"
 # recorded without stacks (no formula then: what-ifs scale what was measured): the state the
 # optimizer's first step makes is in what the configuration needs as well (it had said 5.09 GiB
 # "keep the current configuration" for a Llama whose steps take 6.06: the state was counted in the

@@ -201,6 +201,16 @@ static inline double replay_kv_replaced(const replay_result *r)
                                       : (double)kept / (double)r->kv_made_bytes;
 }
 
+/* replay_steps_run: the optimizer steps the run began: iterations, or where events were dropped
+ * (a bounded trace) its per-step summaries' count, when more (diff had said "after 3589 optimizer
+ * steps" of a run that made 10000) */
+static inline unsigned replay_steps_run(const replay_result *r)
+{
+    return r->dropped_events && r->growth.from_records && r->growth.opt_steps > r->iterations
+               ? r->growth.opt_steps
+               : r->iterations;
+}
+
 /* replay_site_text: "file:line function" of the site a report names for stack_id (escaped
  * for a terminal when term), into buf; "(no stack)" when there is none. */
 const char *replay_site_text(replay_result *r, uint32_t stack_id, char *buf, size_t len);
