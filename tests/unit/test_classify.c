@@ -57,6 +57,13 @@ static void test_parameters_inputs(void **st)
     assert_int_equal(cat_of(tensor(PHASE_INIT, PHASE_COUNT, 0, 0)), CAT_PARAMETERS);
     /* negative: made before the first forward and freed before training: not a parameter */
     assert_int_equal(cat_of(tensor(PHASE_INIT, PHASE_INIT, 0, 0)), CAT_TEMPORARIES);
+    /* made before the first forward and freed after its backward, before any optimizer step (a
+     * U-Net's first noisy images, not marked an input): not a parameter; one freed after a step
+     * (iter_free 1) is */
+    classify_input n = tensor(PHASE_INIT, PHASE_OTHER, 0, 1);
+    assert_int_not_equal(cat_of(n), CAT_PARAMETERS);
+    n.iter_free = 1;
+    assert_int_equal(cat_of(n), CAT_PARAMETERS);
     assert_int_equal(cat_of(tensor(PHASE_DATA, PHASE_FORWARD, 0, 0)), CAT_INPUTS);
     classify_input in = tensor(PHASE_FORWARD, PHASE_BACKWARD, 0, 1);
     in.input = 1; /* made by the program's own loop (randint / .to(device)), kept for backward */
