@@ -541,7 +541,7 @@ int cmd_predict(int argc, char **argv)
             formula_attention_unfused(&run_shape, run.measured.bytes[CAT_ATTENTION]);
         s.unfused_attention |= run_shape.unfused_attention;
         advice_calibrate(&cal, &run_shape, &run.measured, run.partial);
-        if (run.calib.calibrated && !a.checkpointing)
+        if (run.calib.calibrated)
             cal = run.calib;          /* the report's own model of the run */
         cal.lower = run.lower_bounds; /* (not in the calibration's JSON: the report's flag) */
     } else {
