@@ -170,8 +170,7 @@ static double unseen_weights(const model_calib *c, const gpt_shape *s, category 
     /* no formula: the optimizer's state of the parameters measured (AdamW's 8 B each unless the
      * optimizer was recognized), alive through every forward after the first step; gradients
      * only as kept_grads keeps them (zero_grad sets them to None before the next forward) */
-    if (!ref && s->generic && k == CAT_OPTIMIZER) /* (none before the first step: the run as
-                                                   * measured, predict_forward's anchor) */
+    if (!ref && s->generic && k == CAT_OPTIMIZER) /* (none before the first step: an anchor) */
         return s->iteration0 ? 0 : weights_of(c, s, k, 0);
     return ref ? weights_of(c, s, k, (double)ref) : 0;
 }
