@@ -170,6 +170,8 @@ static __attribute__((noinline)) void apply(catpeaks *cp, uint64_t i)
     if ((fl & CATPEAKS_F_PROVISIONAL) && (fl & CATPEAKS_F_ALLOC) &&
         open_epoch(cp, r.ref, r.size, code, t) < 0)
         catpeaks_lose(cp, "out of memory");
+    if (fl & CATPEAKS_F_JOIN)
+        return;
     if (cp->tl)
         timeline_cats(cp->tl, cp->event ? cp->event[i] : 0, t, cp->cur, cache_raw(cp), cp->last);
     note(cp, kind == CATPEAKS_SEGMENT ? -1 : cat, t);
@@ -198,7 +200,7 @@ uint64_t catpeaks_advance_more(catpeaks *cp)
         if (kind == CATPEAKS_SEGMENT && !cp->alloc_mode_known)
             break;
         uint8_t fl = r->flags;
-        if (__builtin_expect((fl & CATPEAKS_F_PROVISIONAL) || slow, 0)) {
+        if (__builtin_expect((fl & (CATPEAKS_F_PROVISIONAL | CATPEAKS_F_JOIN)) || slow, 0)) {
             cp->head = head + 1;
             apply(cp, i);
             if (cp->lost)

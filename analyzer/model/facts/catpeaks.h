@@ -79,7 +79,12 @@ enum {
     CATPEAKS_F_ALLOC = 1,
     CATPEAKS_F_PROVISIONAL = 2,
     CATPEAKS_F_ENDED = 4,
-    CATPEAKS_F_LATER = 8
+    CATPEAKS_F_LATER = 8,
+    /* a bounded trace's join record before its last (the frees first, then the snapshot's
+     * allocations): its moment is no state of the run, neither drawn nor noted (a segment made
+     * in the gap counted as cache before the tensors in it came: Perfetto's tracks 8.23 GiB at
+     * the join, above the run's 7.75) */
+    CATPEAKS_F_JOIN = 16
 };
 
 /* catpeaks_init: an empty window (tl: the timeline whose moments the sweep fills, or NULL). */

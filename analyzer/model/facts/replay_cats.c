@@ -325,7 +325,8 @@ void replay_cats_free(state *s, livemap_entry *e, const live_item *it, uint64_t 
         replay_provisional_entry(e) && e->code; /* settled before its free: its epoch closes */
     uint64_t frec = 0;
     if (s->cats_on) {
-        frec = catpeaks_add(&s->peaks, s->event, t, e->size, prov ? CATPEAKS_F_PROVISIONAL : 0,
+        frec = catpeaks_add(&s->peaks, s->event, t, e->size,
+                            (prov ? CATPEAKS_F_PROVISIONAL : 0) | (s->joining & CATPEAKS_F_JOIN),
                             livemap_number(&s->live, e), e->code);
         if (!frec)
             stop(s);

@@ -119,7 +119,7 @@ typedef struct state {
      * whether the event being applied is one of them (its free ended in the gap: when is not
      * known, so it ends as at the gap's start, the earliest it can have) */
     uint64_t join_left;
-    int joining;
+    int joining; /* the event is a join record: CATPEAKS_F_JOIN (more follow), 1 (the last) */
     uint64_t grad_free_event; /* the last free of a gradient by the program (zero_grad), 0: none */
     struct {                  /* the run's first step, made by a gradient's free alone */
         uint64_t event;       /* the free (0: none) */
@@ -372,7 +372,8 @@ static inline __attribute__((always_inline)) void replay_cats_alloc(state *s, li
         return;
     int later = e->level == L_SEGMENT && !(e->flags & EF_TORCH_SEG); /* KIND_RECORDS after */
     uint64_t n = catpeaks_add(&s->peaks, s->event, e->time_ns, e->size,
-                              CATPEAKS_F_ALLOC | (later ? CATPEAKS_F_LATER : 0),
+                              CATPEAKS_F_ALLOC | (later ? CATPEAKS_F_LATER : 0) |
+                                  (s->joining & CATPEAKS_F_JOIN),
                               livemap_number(&s->live, e), 0);
     if (__builtin_expect(!n, 0)) {
         replay_cats_alloc_lost(s);
@@ -392,7 +393,8 @@ static inline void replay_cats_free_settled(state *s, livemap_entry *e, uint64_t
     catpeaks *cp = &s->peaks;
     if (s->cats_on && e->code && !cp->lost && cp->tail - cp->head < cp->cap &&
         !replay_provisional_entry(e)) {
-        catpeaks_add(cp, s->event, t, e->size, 0, livemap_number(&s->live, e), e->code);
+        catpeaks_add(cp, s->event, t, e->size, s->joining & CATPEAKS_F_JOIN,
+                     livemap_number(&s->live, e), e->code);
         return;
     }
     replay_cats_free(s, e, NULL, t);
