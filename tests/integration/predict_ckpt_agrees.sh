@@ -2,7 +2,7 @@
 # predict_ckpt_agrees.sh — `predict --from TRACE --checkpointing` is the report's own "activation
 # checkpointing" what-if of that trace, to the byte, on every committed trace that has one: both
 # from the report's model of the run (predict had calibrated again from the measured breakdown
-# alone when asked for checkpointing: 37 of 106 differed, a Llama that exited before its first
+# alone when asked for checkpointing: 28 of 84 differed, a Llama that exited before its first
 # step 4.17 GiB where its report said 3.96).
 set -u
 python3 - "$ROOT/examples/traces" <<'PYEOF'
