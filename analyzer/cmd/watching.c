@@ -41,6 +41,7 @@ typedef struct wstate {
     int oom_by;      /* the OOM is a step summary's (a chunked trace's): oom_ns is its step's end */
     int bwd_pending; /* a backward allocated since the last optimizer step began (an allocation
                       * under its code, or a gradient's free: zero_grad) */
+    int last_bwd;    /* the last allocation was a backward's */
     int first_zg, zg_state; /* the run's first step, a gradient's free's, with no allocation after
                              * it yet: at the trace's end, the program's exit (the growth's state
                              * before it) */
@@ -103,7 +104,8 @@ static void event(wstate *w, const reader_record *rec)
             /* the program frees what a backward made, after it (zero_grad): an optimizer
              * step, also one that allocated nothing (fused AdamW after its first), as the
              * report's replay takes it; not the frees of an out-of-memory error's unwinding */
-            w->first_zg = !w->g.opt_steps && !w->g.opt_since, w->zg_state = w->g.state;
+            w->first_zg = !w->g.opt_steps && !w->g.opt_since && w->last_bwd,
+            w->zg_state = w->g.state;
             growth_optimizer_step(&w->g);
             w->bwd_pending = 0;
         }
@@ -137,6 +139,7 @@ static void event(wstate *w, const reader_record *rec)
     w->tensor += tensor ? ev->size : 0;
     w->device += device ? ev->size : 0;
     w->first_zg = 0; /* the run went on: a step */
+    w->last_bwd = ev->backward != 0;
     if (w->device > w->peak)
         w->peak = w->device, w->peak_ns = ev->time_ns;
     int ph = ev->backward ? PHASE_BACKWARD : stack_phase(w, ev->stack_id);

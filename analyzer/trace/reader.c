@@ -442,6 +442,8 @@ static bool size_ok(unsigned type, uint32_t size)
     return true;
 }
 
+_Static_assert(VT_FREE_REC_SIZE <= VT_ALLOC_REC_SIZE, "reader_next_event's window check");
+
 /* set_rec: rec is the record of header h whose bytes b are at file offset pos */
 static inline void set_rec(reader_record *rec, const vt_rec_header *h, const uint8_t *b,
                            uint64_t pos)

@@ -265,7 +265,8 @@ static void oom_json(FILE *out, const replay_result *r)
  * error, not what its configuration needs; and what it never made */
 static void oom_text(FILE *out, const char *which, const replay_result *r)
 {
-    if (!r->has_oom && !steps_done(r) && !r->at_peak.by_cat.bytes[CAT_OPTIMIZER]) {
+    if (!r->has_oom && !steps_done(r) && r->backward_passes && /* (not forwards only) */
+        !r->at_peak.by_cat.bytes[CAT_OPTIMIZER]) {
         fprintf(out,
                 "(%s ran no optimizer step: an optimizer's state and a step's own bytes are not "
                 "in its peaks)\n",

@@ -134,6 +134,9 @@ def parser():
     ap.add_argument("--eval-batch-size", type=int, default=0,
                     help="a validation pass after each optimizer step: one batch of this size, "
                          "its loss under torch.no_grad() in evaluate(); 0: none")
+    ap.add_argument("--cast-on-device", action="store_true",
+                    help="with --dtype bf16/fp16: cast the weights on the device (model.to(dev), "
+                         "then model.to(dtype): each fp32 weight freed there), not before it")
     ap.add_argument("--exit-before-step", action="store_true",
                     help="end after the first optimizer step's backward passes, before the step "
                          "(the gradients are freed as the program exits)")
@@ -188,8 +191,8 @@ def main():
         model = build(a.model, T, dropout, a.attention_bias)
         if a.save_config:
             model.config.to_json_file(a.save_config, use_diff=False)
-        if a.dtype != "fp32":  # 16-bit weights (LoRA's adapters made after stay fp32)
-            model.to({"bf16": torch.bfloat16, "fp16": torch.float16}[a.dtype])
+        if a.dtype != "fp32" and not a.cast_on_device:  # 16-bit weights (LoRA's adapters
+            model.to({"bf16": torch.bfloat16, "fp16": torch.float16}[a.dtype])  # stay fp32)
         if a.lora_rank:
             model = add_lora(model, family, a.lora_rank, a.lora_alpha)
         if a.gradient_checkpointing:
@@ -202,6 +205,8 @@ def main():
             model.config.use_cache = False
         truth["use_cache"] = bool(getattr(model.config, "use_cache", False))
         model.to(dev)
+        if a.dtype != "fp32" and a.cast_on_device:
+            model.to({"bf16": torch.bfloat16, "fp16": torch.float16}[a.dtype])
         model.train(not a.eval_only)
         trainable = model_truth(model, truth)
         if teacher is not None:  # its weights are the trace's too (no gradient, no state)

@@ -105,6 +105,9 @@ def main():
     ap.add_argument("--eval-batch-size", type=int, default=0,
                     help="a validation pass after each optimizer step: one batch of this size, "
                          "its loss under torch.no_grad() in evaluate(); 0: none")
+    ap.add_argument("--cast-on-device", action="store_true",
+                    help="with --dtype bf16/fp16: cast the weights on the device (model.to(dev), "
+                         "then model.to(dtype): each fp32 weight freed there), not before it")
     ap.add_argument("--exit-before-step", action="store_true",
                     help="end after the first optimizer step's backward passes, before the step "
                          "(the gradients are freed as the program exits)")
@@ -147,8 +150,8 @@ def main():
         model = build(a.model, T, dropout, a.attention_bias)
         if a.save_config:
             model.config.to_json_file(a.save_config, use_diff=False)
-        if a.dtype != "fp32":  # 16-bit weights (LoRA's adapters made after stay fp32)
-            model.to({"bf16": torch.bfloat16, "fp16": torch.float16}[a.dtype])
+        if a.dtype != "fp32" and not a.cast_on_device:  # 16-bit weights (LoRA's adapters
+            model.to({"bf16": torch.bfloat16, "fp16": torch.float16}[a.dtype])  # stay fp32)
         if a.lora_rank:
             from peft import LoraConfig, get_peft_model
             model = get_peft_model(model, LoraConfig(r=a.lora_rank, lora_alpha=a.lora_alpha,
@@ -168,6 +171,8 @@ def main():
         print(f"number of parameters: {truth['params'] / 1e6:.2f}M (trainable "
               f"{truth['trainable_params'] / 1e6:.2f}M)", flush=True)
         model.to(dev)
+        if a.dtype != "fp32" and a.cast_on_device:
+            model.to({"bf16": torch.bfloat16, "fp16": torch.float16}[a.dtype])
         model.train(not a.eval_only)
         truth["param_bytes"] = tensor_bytes(params)
         if a.eval_only:  # forwards and their losses only: nothing is trained

@@ -18,7 +18,9 @@ for f in sorted(glob.glob(os.path.join(top, "*.vt")) + glob.glob(os.path.join(to
         continue
     p = subprocess.run([vt, "predict", "--from", f, "--checkpointing", "--json"],
                        capture_output=True, text=True)
-    if p.returncode:  # (a trace whose micro-batch is not known: predict asks for it)
+    if p.returncode:  # only a trace whose micro-batch is not known (predict asks for it)
+        if "micro-batch is not known" not in p.stderr:
+            bad.append("%s: predict --checkpointing failed: %s" % (os.path.basename(f), p.stderr.strip()))
         continue
     n += 1
     got = json.loads(p.stdout)["peak_bytes"]

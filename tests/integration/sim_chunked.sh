@@ -81,6 +81,11 @@ while i < len(cs):
         i += 1
     top = max(top, sum(last.values()))
 assert top == r["peak"]["process_bytes"], (top, r["peak"]["process_bytes"])
+# and each category's largest over the run is at least what it held at the peak (the join's
+# last record notes every category: those its other records raised are not left unnoted)
+for k, v in r["categories"].items():
+    if k not in ("allocator_cache", "cuda_context", "kernel_code", "external", "unknown"):
+        assert r["category_peaks"][k]["bytes"] >= v, (k, v, r["category_peaks"][k])
 PY
 sim gpt_bounded 100 --max-size 8MiB --no-compress
 # the phases' peaks are over the events the file holds, and said so where some were dropped

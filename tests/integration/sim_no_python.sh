@@ -149,4 +149,20 @@ assert cb["logits_loss"] == ca["logits_loss"] > 0, (ca["logits_loss"], cb["logit
 assert cb["activations"] >= ca["activations"], (ca["activations"], cb["activations"])
 assert any(x.get("recommended") for x in b["advice"]), "no recommendation"
 PY
+# recorded with no stacks, weights cast to 16 bits on the device (model.to(dev), then
+# model.to(bf16): each fp32 weight freed there): those frees are no forward's beginning (a
+# tensor made long before is a weight), so the weights are all parameters (73 MiB of 237 had
+# been, the rest of init taken for the forward); a cuBLAS workspace of 33 MiB made before the
+# first forward's first free is still counted with them
+for m in all none; do
+    timeout 300 "$VT" run --stacks $m --card 12GiB -o "c_$m.vt" -- python3 "$ROOT/examples/sim/sim_hf.py" \
+        --model gpt2 --batch-size 4 --steps 2 --dtype bf16 --amp none --cast-on-device >"crun_$m.out" 2>&1 ||
+        { tail -n 5 "crun_$m.out"; fail "cast on device, --stacks $m: run failed"; }
+    "$VT" report --json "c_$m.vt" >"c_$m.json" || fail "cast on device, --stacks $m: report failed"
+done
+python3 - c_all.json c_none.json <<'PY' || fail "cast on device, no stacks: the weights"
+import json, sys
+a, b = (json.load(open(f))["categories"]["parameters"] for f in sys.argv[1:])
+assert a <= b <= a + (40 << 20), (a, b)
+PY
 echo "sim_no_python: ok"

@@ -438,7 +438,9 @@ static void fused_step_trace(int after_forward, int goes_on, replay_result *r)
     release(1, 1, 0x2000);           /* the activation, used by the backward */
     if (after_forward)
         alloc(0, 0, 0x4000, 20000, 2, 0);
-    release(0, 0, 0x3000); /* zero_grad */
+    if (!goes_on && !after_forward)
+        release(0, 0, 0x1000); /* the exit frees the weight first */
+    release(0, 0, 0x3000);     /* zero_grad */
     if (goes_on)
         alloc(0, 0, 0x5000, 64, 2, 0);
     replay_ended(path, r);
@@ -460,6 +462,14 @@ static void test_fused_step_phase(void **st)
     assert_int_equal(r.iterations, 0);
     assert_int_equal(r.phase_peak[PHASE_OPTIMIZER], 0);
     assert_int_equal(r.accum_steps, 0);
+    /* its weight, freed first at the exit, is a parameter (kept to the end: no program freed a
+     * gradient), not a temporary */
+    assert_true(r.has_cat_peaks);
+    assert_int_equal(r.cat_peak[CAT_PARAMETERS], 4096);
+    replay_free(&r);
+    fused_step_trace(1, 0, &r); /* something allocated after the backward, before the free (a
+                                 * state's, with no Python frame to tell it): a step */
+    assert_int_equal(r.iterations, 1);
     replay_free(&r);
 }
 

@@ -49,6 +49,7 @@ typedef struct run_facts {
     int backward_passes;          /* backward passes begun */
     /* autocast's 16-bit weight copies of the first forward: bytes made (replay.h) */
     uint64_t fwd0_copies_made;
+    unsigned phase_seen; /* 1 << phase for each phase the run was seen in (a process level) */
     int no_training; /* 1: the program exited normally (its trace complete) after forwards with no
                       * backward pass and no optimizer step: an evaluation or inference run */
     const char *peak_phase;       /* the phase of the event that made the peak the model explains

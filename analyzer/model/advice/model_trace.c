@@ -467,7 +467,8 @@ static int layers_ahead(model_result *m, const run_facts *f, char *said, size_t 
 int model_no_forward(model_result *m, const run_facts *f)
 {
     m->no_forward = !f->has_oom && !f->iterations && !f->backward_passes && !f->no_training &&
-                    f->peak_phase && !strcmp(f->peak_phase, "init");
+                    f->peak_phase && !strcmp(f->peak_phase, "init") &&
+                    !(f->phase_seen & ~(1u << PHASE_INIT)); /* every allocation of init */
     if (!m->no_forward)
         return 0;
     snprintf(m->advice_none, sizeof m->advice_none,

@@ -175,6 +175,8 @@ static __attribute__((noinline)) void apply(catpeaks *cp, uint64_t i)
     if (cp->tl)
         timeline_cats(cp->tl, cp->event ? cp->event[i] : 0, t, cp->cur, cache_raw(cp), cp->last);
     note(cp, kind == CATPEAKS_SEGMENT ? -1 : cat, t);
+    for (int c = 0; (fl & CATPEAKS_F_JOIN_END) && c < CAT_COUNT; c++)
+        note(cp, c, t); /* (the join's records before it noted nothing) */
 }
 
 uint64_t catpeaks_advance_more(catpeaks *cp)
@@ -192,7 +194,9 @@ uint64_t catpeaks_advance_more(catpeaks *cp)
         uint8_t code = r->code;
         if (!code)
             break;
-        if (code == CATPEAKS_NONE) { /* counted nowhere */
+        if (code == CATPEAKS_NONE) { /* counted nowhere (a join's end: its state noted) */
+            for (int c = 0; (r->flags & CATPEAKS_F_JOIN_END) && c < CAT_COUNT; c++)
+                note(cp, c, r->time);
             head++;
             continue;
         }
@@ -200,7 +204,9 @@ uint64_t catpeaks_advance_more(catpeaks *cp)
         if (kind == CATPEAKS_SEGMENT && !cp->alloc_mode_known)
             break;
         uint8_t fl = r->flags;
-        if (__builtin_expect((fl & (CATPEAKS_F_PROVISIONAL | CATPEAKS_F_JOIN)) || slow, 0)) {
+        if (__builtin_expect(
+                (fl & (CATPEAKS_F_PROVISIONAL | CATPEAKS_F_JOIN | CATPEAKS_F_JOIN_END)) || slow,
+                0)) {
             cp->head = head + 1;
             apply(cp, i);
             if (cp->lost)

@@ -84,7 +84,8 @@ enum {
      * allocations): its moment is no state of the run, neither drawn nor noted (a segment made
      * in the gap counted as cache before the tensors in it came: Perfetto's tracks 8.23 GiB at
      * the join, above the run's 7.75) */
-    CATPEAKS_F_JOIN = 16
+    CATPEAKS_F_JOIN = 16,
+    CATPEAKS_F_JOIN_END = 32 /* the join's last record: the state after it, every category noted */
 };
 
 /* catpeaks_init: an empty window (tl: the timeline whose moments the sweep fills, or NULL). */

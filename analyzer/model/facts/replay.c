@@ -185,7 +185,7 @@ static inline __attribute__((always_inline)) void apply_free(state *s, const rea
         return;
     }
     if (__builtin_expect(e->phase == PHASE_INIT, 0) && !e->stack_id && !ev->backward &&
-        !s->stackless_fwd)
+        !s->stackless_fwd && !s->joining)
         replay_phase_init_freed(s, e);
     if (ot->pending && e->level == L_SEGMENT)
         ot->released += e->size;
@@ -322,7 +322,7 @@ struct pending {
     uint64_t slot;        /* its index slot when last looked at (~0: not yet) */
     unsigned info;        /* s->apinfo[its api] */
     int is_alloc;         /* an ALLOC record (else a FREE) */
-    int join; /* one of a snapshot's join records (state.join_left): CATPEAKS_F_JOIN, 1 the last */
+    int join; /* a snapshot's join record (state.join_left): CATPEAKS_F_JOIN, _JOIN_END the last */
 };
 
 /* torch_tensor: p is a tensor of PyTorch's allocator (its block is emulated: blocks.c) */
@@ -394,7 +394,7 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
             p->hash = livemap_mix(ev->addr, AP_SPACE(p->info));
             p->slot = ~(uint64_t)0;
             if ((p->join = __builtin_expect(s->join_left > 0, 0)) != 0) /* (a join: rare) */
-                p->join = --s->join_left ? CATPEAKS_F_JOIN : 1;
+                p->join = --s->join_left ? CATPEAKS_F_JOIN : CATPEAKS_F_JOIN_END;
             count++;
             livemap_prefetch_h(&s->live, p->hash);
             if (torch_tensor(p))

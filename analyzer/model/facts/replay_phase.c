@@ -185,21 +185,27 @@ void replay_phase_grad_step(state *s)
     if (!iter0) /* remembered, should nothing follow it (the optimizer phase's peak: set next) */
         s->first_step.event = s->event, s->first_step.opt_peak = r->phase_peak[PHASE_OPTIMIZER],
         s->first_step.opt_peak_event = r->phase_peak_event[PHASE_OPTIMIZER],
-        s->first_step.growth_state = growth_state, s->first_step.accum_mixed = mixed;
+        s->first_step.growth_state = growth_state, s->first_step.accum_mixed = mixed,
+        s->first_step.allocated = s->last_alloc_phase != PHASE_BACKWARD;
     replay_cats_changed(s);
     growth_optimizer_step(&r->growth);
 }
 
-/* replay_phase_teardown: the run's first step, made by a gradient's free alone, with no
- * allocation after it: no step (a run that ended before its first optimizer step had been told
- * "1 optimizer step" and "plain SGD": its gradients freed as it exited); a step that allocated
- * (a stateful optimizer's first) or one the run went on from stays */
+/* replay_phase_teardown: the run's first step, made by a gradient's free alone, with nothing
+ * allocated between its backward and it nor after it: no step (a run that ended before its first
+ * optimizer step had been told "1 optimizer step" and "plain SGD": its gradients freed as it
+ * exited), nor was that free a program's (every gradient's free was the exit's). A step that
+ * allocated (a stateful optimizer's first, under Python frames or not) or one the run went on
+ * from stays; a one-step run of an optimizer with no state (plain SGD) whose zero_grad comes
+ * before its backward is taken for an exit too. */
 void replay_phase_teardown(state *s)
 {
     replay_result *r = s->r;
-    if (!s->first_step.event || s->iter != 1 || s->last_alloc_event > s->first_step.event)
+    if (!s->first_step.event || s->iter != 1 || s->first_step.allocated ||
+        s->last_alloc_event > s->first_step.event)
         return;
     s->iter = 0;
+    s->grad_free_event = 0;
     s->accum = s->accum_steps = 0;
     s->accum_mixed = s->first_step.accum_mixed;
     r->phase_peak[PHASE_OPTIMIZER] = s->first_step.opt_peak;
@@ -215,9 +221,14 @@ static int stackless_run(const state *s)
     return cf && cf->stack_mode == VT_STACKS_NONE;
 }
 
+/* a tensor made within this many events of its free: a forward's temporary, where a cast of the
+ * weights on the device (model.cuda().half()) frees weights made long before */
+#define STACKLESS_YOUNG 32
+
 void replay_phase_init_freed(state *s, const livemap_entry *e)
 {
-    if ((e->level == L_TENSOR || e->level == L_INNER) && stackless_run(s))
+    if ((e->level == L_TENSOR || e->level == L_INNER) &&
+        e->alloc_event + STACKLESS_YOUNG >= s->event && stackless_run(s))
         s->stackless_fwd = 1;
 }
 
@@ -293,10 +304,12 @@ uint8_t replay_phase_event(state *s, const reader_event *ev, int is_alloc, uint8
 
 void replay_timeline_free(state *s, const reader_event *ev, uint8_t ph)
 {
-    /* the run's first step made by a gradient's free alone is drawn once an allocation follows
-     * it (replay_phase_teardown: the program's exit otherwise, no step; it had been drawn as
-     * one, its exit's frees as an optimizer stretch) */
-    int unsure = s->first_step.event && s->iter == 1 && s->last_alloc_event < s->first_step.event;
+    /* the run's first step made by a gradient's free alone, no allocation after it yet: its tick
+     * comes with the next event after an allocation (late by the zero_grad's length), its frees
+     * drawn as "other" (replay_phase_teardown: the program's exit otherwise, no step; it had
+     * been drawn as one, its exit's frees as an optimizer stretch) */
+    int unsure = s->first_step.event && !s->first_step.allocated && s->iter == 1 &&
+                 s->last_alloc_event < s->first_step.event;
     int step = ph == PHASE_OTHER && s->in_opt && s->grad_free_event == s->event && !unsure;
     timeline_event(s->r->tl, ev, 0, step ? PHASE_OPTIMIZER : ph, s->iter - (uint32_t)unsure);
 }

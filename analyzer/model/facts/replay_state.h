@@ -119,12 +119,13 @@ typedef struct state {
      * whether the event being applied is one of them (its free ended in the gap: when is not
      * known, so it ends as at the gap's start, the earliest it can have) */
     uint64_t join_left;
-    int joining; /* the event is a join record: CATPEAKS_F_JOIN (more follow), 1 (the last) */
+    int joining; /* the event is a join record: CATPEAKS_F_JOIN (more follow), _JOIN_END (last) */
     uint64_t grad_free_event; /* the last free of a gradient by the program (zero_grad), 0: none */
     struct {                  /* the run's first step, made by a gradient's free alone */
         uint64_t event;       /* the free (0: none) */
         uint64_t opt_peak, opt_peak_event; /* the optimizer phase's peak before it */
         int growth_state, accum_mixed;
+        int allocated; /* something was allocated after the backward, before it (a state's) */
     } first_step;
     uint64_t wcopy; /* the last tensor allocation's size when it was a weight's 16-bit copy, 0 */
     struct pending_free {
@@ -167,7 +168,8 @@ int replay_phase_half_has(const state *s, uint64_t v);
 void replay_phase_grad_step(state *s);
 void replay_phase_teardown(state *s);
 /* replay_phase_init_freed: the main thread frees e, made in init with no stack: in a run
- * recorded without stacks, a tensor's free is the sign that the first forward began. */
+ * recorded without stacks, the free of a tensor made shortly before is the sign that the first
+ * forward began (not a weight's, freed by a cast of the weights on the device). */
 void replay_phase_init_freed(state *s, const livemap_entry *e);
 /* replay_phase_note_init: the size of a tensor made before the first forward (a parameter). */
 void replay_phase_note_init(state *s, uint64_t size);
@@ -238,7 +240,8 @@ static inline void replay_kv_free(state *s, const livemap_entry *e, int backward
         return;
     }
     for (unsigned i = 0; i < s->nkv_pend; i++) /* an input the copies replaced (replay.h; in */
-        if (s->kv_pend[i] >= e->size) {        /* a narrower dtype: part of its copy) */
+        if (s->kv_pend[i] >= e->size && e->size * 2 >= s->kv_pend[i]) { /* a narrower dtype */
+            /* (part of its copy, half of it at the least: not a mask's or a scalar's free) */
             s->r->kv_replaced_bytes += e->size;
             s->kv_pend[i] = s->kv_pend[--s->nkv_pend];
             break;
@@ -373,7 +376,7 @@ static inline __attribute__((always_inline)) void replay_cats_alloc(state *s, li
     int later = e->level == L_SEGMENT && !(e->flags & EF_TORCH_SEG); /* KIND_RECORDS after */
     uint64_t n = catpeaks_add(&s->peaks, s->event, e->time_ns, e->size,
                               CATPEAKS_F_ALLOC | (later ? CATPEAKS_F_LATER : 0) |
-                                  (s->joining & CATPEAKS_F_JOIN),
+                                  (s->joining & (CATPEAKS_F_JOIN | CATPEAKS_F_JOIN_END)),
                               livemap_number(&s->live, e), 0);
     if (__builtin_expect(!n, 0)) {
         replay_cats_alloc_lost(s);
@@ -393,7 +396,7 @@ static inline void replay_cats_free_settled(state *s, livemap_entry *e, uint64_t
     catpeaks *cp = &s->peaks;
     if (s->cats_on && e->code && !cp->lost && cp->tail - cp->head < cp->cap &&
         !replay_provisional_entry(e)) {
-        catpeaks_add(cp, s->event, t, e->size, s->joining & CATPEAKS_F_JOIN,
+        catpeaks_add(cp, s->event, t, e->size, s->joining & (CATPEAKS_F_JOIN | CATPEAKS_F_JOIN_END),
                      livemap_number(&s->live, e), e->code);
         return;
     }
