@@ -1,0 +1,85 @@
+/* test_settle_key.c — the replay's settle key (replay_cats_key, replay_state.h: fields that lie
+ * side by side packed by masks and shifts) is classify_settle_bits of the same features (the
+ * seventeen arguments it was built from before), over every space class, layer, level, tensor
+ * mode, phase, flag set, backward count, size bits and vocabulary state: the memo of settled
+ * categories is keyed by it, so one bit apart would give an allocation another's category. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "classify.h"
+#include "replay_state.h"
+
+/* the key as the replay built it before its packing: classify_settle_bits of e's features */
+static uint32_t key_by_fields(const state *s, const livemap_entry *e)
+{
+    unsigned f = e->flags, ph = e->phase, lv = e->level, tm = s->r->tensor_mode != 0;
+    unsigned tensor_api = (lv == L_TENSOR) | (lv == L_INNER), unsized = !s->vocab_done;
+    unsigned bits = replay_size_bits(s, e->size), half = bits & 1, copy = bits >> 1 & 1;
+    unsigned to_copy = (f & EF_TO_COPY) != 0 && tensor_api;
+    return classify_settle_bits(e->space, e->layer, tensor_api, tm, ph, (f & EF_LOSS) != 0,
+                                to_copy & copy, half, bits >> 2 & 1, (f & EF_WORKSPACE) != 0,
+                                (f & EF_ATTENTION) != 0, (f & EF_INPUT) != 0, e->bwd != 0, unsized,
+                                unsized & to_copy, unsized & !half & !copy,
+                                !replay_provisional((int)ph, (int)tensor_api));
+}
+
+static void test_key_is_the_fields(void **st)
+{
+    (void)st;
+    static const unsigned spaces[] = {0, 1, 3, 7, 8, 15},
+                          levels[] = {L_TENSOR, L_INNER, L_SEGMENT, L_OTHER};
+    static const uint8_t efs[] = {EF_LOSS, EF_TO_COPY, EF_WORKSPACE, EF_ATTENTION, EF_INPUT};
+    replay_result r;
+    memset(&r, 0, sizeof r);
+    state s;
+    memset(&s, 0, sizeof s);
+    s.r = &r;
+    s.sizes_gen = 1;
+    s.szm = calloc(8192, sizeof *s.szm);
+    assert_non_null(s.szm);
+    const uint64_t size = 1 << 20;
+    struct size_memo *m = replay_size_memo(&s, size);
+    m->size = size, m->gen = s.sizes_gen;
+    unsigned long n = 0;
+    for (unsigned bits = 0; bits < 8; bits++) {
+        m->bits = (uint8_t)bits; /* what the size says: 1 a parameter's, 2 half, 4 logits */
+        for (int vd = 0; vd < 2; vd++)
+            for (int tm = 0; tm < 2; tm++)
+                for (unsigned fs = 0; fs < 32; fs++)
+                    for (unsigned ph = 0; ph < PHASE_COUNT; ph++)
+                        for (size_t sp = 0; sp < sizeof spaces / sizeof *spaces; sp++)
+                            for (unsigned layer = 0; layer < 4; layer++)
+                                for (size_t lv = 0; lv < 4; lv++)
+                                    for (uint32_t bwd = 0; bwd < 2; bwd++) {
+                                        s.vocab_done = vd, r.tensor_mode = tm;
+                                        livemap_entry e;
+                                        memset(&e, 0, sizeof e);
+                                        e.size = size, e.space = (uint8_t)spaces[sp];
+                                        e.layer = (uint8_t)layer, e.level = (uint8_t)levels[lv];
+                                        e.phase = (uint8_t)ph, e.bwd = bwd;
+                                        for (int k = 0; k < 5; k++)
+                                            e.flags |= (fs >> k & 1) ? efs[k] : 0;
+                                        e.flags |= EF_HAS_REC; /* (not part of the key) */
+                                        if (replay_cats_key(&s, &e) != key_by_fields(&s, &e))
+                                            fail_msg("key %#x, fields %#x (flags %#x, phase %u, "
+                                                     "level %u, bits %u)",
+                                                     replay_cats_key(&s, &e), key_by_fields(&s, &e),
+                                                     e.flags, ph, levels[lv], bits);
+                                        n++;
+                                    }
+    }
+    assert_true(n > 1000000);
+    free(s.szm);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_key_is_the_fields)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
