@@ -241,13 +241,13 @@ static const char *basis(const replay_result *r)
     return r->tensor_mode ? "tensors" : "segments";
 }
 
-/* oom_json: a run's out-of-memory error, or null */
 /* steps_done: the optimizer steps r completed (a bounded trace's: its summaries') */
 static unsigned steps_done(const replay_result *r)
 {
     return replay_steps_run(r) - (replay_oom_in_step(r) ? 1u : 0u);
 }
 
+/* oom_json: a run's out-of-memory error, or null */
 static void oom_json(FILE *out, const replay_result *r)
 {
     if (!r->has_oom) {
@@ -262,7 +262,8 @@ static void oom_json(FILE *out, const replay_result *r)
 }
 
 /* oom_text: what a run that ran out of memory measured: its peaks are what it held before the
- * error, not what its configuration needs; and what it never made */
+ * error, not what its configuration needs; and what it never made (also said of a run that
+ * took no optimizer step after its backward, without an error) */
 static void oom_text(FILE *out, const char *which, const replay_result *r)
 {
     if (!r->has_oom && !steps_done(r) && r->backward_passes && /* (not forwards only) */

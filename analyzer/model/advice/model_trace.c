@@ -466,9 +466,9 @@ static int layers_ahead(model_result *m, const run_facts *f, char *said, size_t 
 
 int model_no_forward(model_result *m, const run_facts *f)
 {
-    m->no_forward = !f->has_oom && !f->iterations && !f->backward_passes && !f->no_training &&
-                    f->peak_phase && !strcmp(f->peak_phase, "init") &&
-                    !(f->phase_seen & ~(1u << PHASE_INIT)); /* every allocation of init */
+    /* every allocation of init (no forward, backward, step or evaluation can have come: each
+     * allocates in its phase), and no out-of-memory error */
+    m->no_forward = !f->has_oom && f->phase_seen == 1u << PHASE_INIT;
     if (!m->no_forward)
         return 0;
     snprintf(m->advice_none, sizeof m->advice_none,

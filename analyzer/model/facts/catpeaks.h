@@ -129,15 +129,16 @@ static inline void catpeaks_mark(catpeaks *cp, uint64_t n, int flags)
 /* catpeaks_set_alloc_mode: whether the run is in allocator mode, once known (a segment's record
  * waits until then: the cache counts segments only in that mode). */
 void catpeaks_set_alloc_mode(catpeaks *cp, int alloc_mode);
-/* catpeaks_advance: sweeps the settled records at the head of the window. Returns the number of
- * the first record still waiting (cp->tail when none waits). */
+/* catpeaks_advance_more: catpeaks_advance's loop, from a settled head (below). */
 uint64_t catpeaks_advance_more(catpeaks *cp);
 /* A record in the window (head <= n < tail): its code, ref and flags. */
 static inline uint8_t catpeaks_code(const catpeaks *cp, uint64_t n)
 {
     return cp->rec[n & (cp->cap - 1)].code;
 }
-/* (inline: the sweep calls it far more often than the head is settled) */
+/* catpeaks_advance: sweeps the settled records at the head of the window. Returns the number of
+ * the first record still waiting (cp->tail when none waits). (Inline: the sweep calls it far
+ * more often than the head is settled.) */
 static inline uint64_t catpeaks_advance(catpeaks *cp)
 {
     if (cp->head < cp->tail && catpeaks_code(cp, cp->head))

@@ -326,8 +326,7 @@ void replay_cats_free(state *s, livemap_entry *e, const live_item *it, uint64_t 
     uint64_t frec = 0;
     if (s->cats_on) {
         frec = catpeaks_add(&s->peaks, s->event, t, e->size,
-                            (prov ? CATPEAKS_F_PROVISIONAL : 0) |
-                                (s->joining & (CATPEAKS_F_JOIN | CATPEAKS_F_JOIN_END)),
+                            (prov ? CATPEAKS_F_PROVISIONAL : 0) | s->joining,
                             livemap_number(&s->live, e), e->code);
         if (!frec)
             stop(s);

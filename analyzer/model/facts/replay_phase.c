@@ -264,9 +264,9 @@ uint8_t replay_phase_event(state *s, const reader_event *ev, int is_alloc, uint8
             p = !s->seen_forward && s->iter == 0 ? PHASE_INIT : PHASE_FORWARD;
     } else if (stackless_run(s)) {
         /* a run recorded with no stacks at all: init until its first forward began (the main
-         * thread's first free of a tensor: building a model and moving it and a batch onto the
-         * device free none), its first backward pass or step; the forward from then on (an
-         * optimizer's state too: nothing tells it apart) */
+         * thread's first free of a tensor made shortly before: replay_phase_init_freed), its
+         * first backward pass or step; the forward from then on (an optimizer's state too:
+         * nothing tells it apart) */
         p = s->bwd || s->iter || s->stackless_fwd ? PHASE_FORWARD : PHASE_INIT;
     } else {
         return *tp; /* an allocation that took no stack: its thread's phase */

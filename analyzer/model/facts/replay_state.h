@@ -51,8 +51,9 @@ typedef struct state {
     uint64_t level[5];
     uint8_t thread_phase[1024];
     int seen_forward;
-    int stackless_fwd; /* --stacks none: the main thread freed a tensor made in init (the first
-                        * forward's first temporary): the forward began (replay_phase.c) */
+    int stackless_fwd;        /* --stacks none: the main thread freed a tensor made in init shortly
+                               * before (the first forward's first temporary): the forward began
+                               * (replay_phase_init_freed) */
     uint8_t last_alloc_phase; /* the phase of the last allocation on any thread */
     uint64_t bwd_end_tensors; /* tensor bytes at the first allocation after a backward (its end) */
     int in_opt;               /* inside an optimizer stretch (one step) */
@@ -119,7 +120,8 @@ typedef struct state {
      * whether the event being applied is one of them (its free ended in the gap: when is not
      * known, so it ends as at the gap's start, the earliest it can have) */
     uint64_t join_left;
-    int joining; /* the event is a join record: CATPEAKS_F_JOIN (more follow), _JOIN_END (last) */
+    int joining; /* the event is a join record, as its records' flag: CATPEAKS_F_JOIN (more
+                  * follow), CATPEAKS_F_JOIN_END (the last); 0 for every other event */
     uint64_t grad_free_event; /* the last free of a gradient by the program (zero_grad), 0: none */
     struct {                  /* the run's first step, made by a gradient's free alone */
         uint64_t event;       /* the free (0: none) */
@@ -375,8 +377,7 @@ static inline __attribute__((always_inline)) void replay_cats_alloc(state *s, li
         return;
     int later = e->level == L_SEGMENT && !(e->flags & EF_TORCH_SEG); /* KIND_RECORDS after */
     uint64_t n = catpeaks_add(&s->peaks, s->event, e->time_ns, e->size,
-                              CATPEAKS_F_ALLOC | (later ? CATPEAKS_F_LATER : 0) |
-                                  (s->joining & (CATPEAKS_F_JOIN | CATPEAKS_F_JOIN_END)),
+                              CATPEAKS_F_ALLOC | (later ? CATPEAKS_F_LATER : 0) | s->joining,
                               livemap_number(&s->live, e), 0);
     if (__builtin_expect(!n, 0)) {
         replay_cats_alloc_lost(s);
@@ -396,8 +397,7 @@ static inline void replay_cats_free_settled(state *s, livemap_entry *e, uint64_t
     catpeaks *cp = &s->peaks;
     if (s->cats_on && e->code && !cp->lost && cp->tail - cp->head < cp->cap &&
         !replay_provisional_entry(e)) {
-        catpeaks_add(cp, s->event, t, e->size, s->joining & (CATPEAKS_F_JOIN | CATPEAKS_F_JOIN_END),
-                     livemap_number(&s->live, e), e->code);
+        catpeaks_add(cp, s->event, t, e->size, s->joining, livemap_number(&s->live, e), e->code);
         return;
     }
     replay_cats_free(s, e, NULL, t);

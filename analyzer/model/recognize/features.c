@@ -214,35 +214,29 @@ void recognize_features(const recognize_input *in, run_recognition *out)
     /* transformers' models fill a KV cache in every forward while config.use_cache is on
      * (DynamicCache: each layer's keys and values copied by torch.cat); training never reads it */
     if (tables_code_find(t, "transformers/cache_utils.py", NULL, NULL, q, sizeof q)) {
+        /* what use_cache=False saves of it: not the copies that replaced their inputs
+         * (model_kv_kept) */
+        static const char replaced[] = "replaced the keys and values they copied, which the "
+                                       "attention keeps for its backward without them";
         double kept = in->kv_cache_replaced > 1 ? 1 : in->kv_cache_replaced;
-        if (in->kv_cache_bytes && kept >= 0.995) /* (model_kv_kept) */
-            snprintf(msg, sizeof msg,
-                     "transformers' KV cache filled in the forward (%.60s): %.1f MiB of it live "
-                     "%.40s; use_cache=False (the model's config) makes none but saves nothing: "
-                     "its copies replaced the keys and values they copied, which the attention "
-                     "keeps for its backward without them",
-                     q, (double)in->kv_cache_bytes / 1048576.0,
-                     in->kv_cache_at ? in->kv_cache_at : "");
-        else if (in->kv_cache_bytes && kept > 0)
-            snprintf(msg, sizeof msg,
-                     "transformers' KV cache filled in the forward (%.60s): %.1f MiB of it live "
-                     "%.40s; use_cache=False (the model's config) makes none but saves %.1f MiB: "
-                     "%.0f %% of its copies replaced the keys and values they copied, which the "
-                     "attention keeps for its backward without them",
-                     q, (double)in->kv_cache_bytes / 1048576.0,
-                     in->kv_cache_at ? in->kv_cache_at : "",
-                     (double)in->kv_cache_bytes * (1 - kept) / 1048576.0, 100 * kept);
-        else if (in->kv_cache_bytes)
-            snprintf(msg, sizeof msg,
-                     "transformers' KV cache filled in the forward (%.60s): %.1f MiB of it live "
-                     "%.40s; use_cache=False (the model's config) makes none",
-                     q, (double)in->kv_cache_bytes / 1048576.0,
-                     in->kv_cache_at ? in->kv_cache_at : "");
-        else
+        if (!in->kv_cache_bytes) {
             snprintf(msg, sizeof msg,
                      "transformers' KV cache filled in the forward (%.60s), none of it live "
                      "%.40s; use_cache=False (the model's config) makes none",
                      q, in->kv_cache_at ? in->kv_cache_at : "");
+        } else {
+            int n = snprintf(msg, sizeof msg,
+                             "transformers' KV cache filled in the forward (%.60s): %.1f MiB of it "
+                             "live %.40s; use_cache=False (the model's config) makes none",
+                             q, (double)in->kv_cache_bytes / 1048576.0,
+                             in->kv_cache_at ? in->kv_cache_at : "");
+            size_t room = n >= 0 && (size_t)n < sizeof msg ? sizeof msg - (size_t)n : 0;
+            if (room && kept >= 0.995)
+                snprintf(msg + n, room, " but saves nothing: its copies %s", replaced);
+            else if (room && kept > 0)
+                snprintf(msg + n, room, " but saves %.1f MiB: %.0f %% of its copies %s",
+                         (double)in->kv_cache_bytes * (1 - kept) / 1048576.0, 100 * kept, replaced);
+        }
         set(&out->feat[FEATURE_KV_CACHE], FEAT_ON, msg);
     } else if (frames && out->feat[FEATURE_COMPILE].state == FEAT_ON &&
                tables_code_find(t, "transformers/", NULL, NULL, NULL, 0)) {
