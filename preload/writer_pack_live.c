@@ -65,6 +65,17 @@ static struct live {
     uint64_t oom_request;
     uint32_t step;
     uint64_t events_said; /* L.events at the last STEP record */
+    /* a run recorded with no stacks (its CONFIG record): the program's first allocation after a
+     * backward is the next forward's or its optimizer's (a foreach step's temporaries, a first
+     * step's state). Which, the program's free of what the backward made (zero_grad) before the
+     * next backward says: until then the STEP record there waits (prov: the levels as they
+     * were), and is written as it was (a forward) or dropped (the step went on). The analyzer's
+     * rule too (growth.c, growth_prov_begin). */
+    int stackless;
+    struct prov {
+        int on, opt_since, oom_since;
+        uint64_t tt, events, tensor, device, peak_tensor, peak_device, oom_request;
+    } prov;
 } L;
 
 enum { PH_FWD, PH_BWD, PH_OPT };
@@ -206,7 +217,11 @@ void vt__pl_meta(const char *rec, uint32_t size)
 {
     uint16_t type;
     memcpy(&type, rec, 2);
-    if (type == VT_REC_CODE && size >= 8 + sizeof(vt_rec_code) + 8) {
+    if (type == VT_REC_CONFIG && size >= 8 + sizeof(vt_rec_config)) {
+        vt_rec_config c;
+        memcpy(&c, rec + 8, sizeof c);
+        L.stackless = c.stack_mode == VT_STACKS_NONE;
+    } else if (type == VT_REC_CODE && size >= 8 + sizeof(vt_rec_code) + 8) {
         vt_rec_code c;
         memcpy(&c, rec + 8, sizeof c);
         uint32_t at = 8 + sizeof c, flen, qlen = 0;
@@ -317,6 +332,56 @@ static void emit_step(uint64_t tt, void (*emit)(const void *, size_t), uint32_t 
     L.peak_device = L.device_bytes;
 }
 
+/* the levels a STEP record says (the current ones, or prov's) */
+static struct prov levels_now(void)
+{
+    struct prov p = {0};
+    p.opt_since = L.opt_since, p.oom_since = L.oom_since, p.events = L.events;
+    p.tensor = L.tensor_bytes, p.device = L.device_bytes, p.oom_request = L.oom_request;
+    p.peak_tensor = L.peak_tensor, p.peak_device = L.peak_device;
+    return p;
+}
+
+static void levels_set(const struct prov *p)
+{
+    L.opt_since = p->opt_since, L.oom_since = p->oom_since, L.events = p->events;
+    L.tensor_bytes = p->tensor, L.device_bytes = p->device;
+    L.peak_tensor = p->peak_tensor, L.peak_device = p->peak_device;
+    L.oom_request = p->oom_request;
+}
+
+/* prov_begin: a stackless allocation after a backward at tt: the step may end here */
+static void prov_begin(uint64_t tt)
+{
+    L.prov = levels_now();
+    L.prov.on = 1, L.prov.tt = tt;
+    L.peak_tensor = L.tensor_bytes, L.peak_device = L.device_bytes; /* as emit_step leaves them */
+    L.opt_since = L.oom_since = 0, L.oom_request = 0;
+}
+
+/* prov_keep: it did not end there (the optimizer's allocations): one step */
+static void prov_keep(void)
+{
+    const struct prov *p = &L.prov;
+    L.prov.on = 0;
+    L.peak_tensor = p->peak_tensor > L.peak_tensor ? p->peak_tensor : L.peak_tensor;
+    L.peak_device = p->peak_device > L.peak_device ? p->peak_device : L.peak_device;
+    L.opt_since |= p->opt_since;
+    L.oom_since |= p->oom_since;
+    if (!L.oom_request)
+        L.oom_request = p->oom_request;
+}
+
+/* prov_end: it ended there (a forward's): its STEP record as it was then */
+static void prov_end(void (*emit)(const void *, size_t))
+{
+    struct prov now = levels_now();
+    L.prov.on = 0;
+    levels_set(&L.prov);
+    emit_step(L.prov.tt, emit, 0); /* (events_said: its events) */
+    levels_set(&now);
+}
+
 /* step_rule: a training step ends at the first allocation of the program's thread that is
  * neither backward nor the optimizer's after backward or optimizer allocations. */
 static void step_rule(uint16_t flags, uint32_t stack, uint64_t tt,
@@ -324,12 +389,17 @@ static void step_rule(uint16_t flags, uint32_t stack, uint64_t tt,
 {
     uint8_t k = stack < L.nstack ? L.stack_opt[stack] : 0;
     if ((flags & VT_EVF_BACKWARD) || k == 2) {
+        if (L.prov.on) /* no zero_grad came: a forward's */
+            prov_end(emit);
         L.phase = PH_BWD;
     } else if (k == 1) {
         L.phase = PH_OPT;
         L.opt_since = 1;
     } else if (L.phase != PH_FWD) {
-        emit_step(tt, emit, 0);
+        if (L.stackless && !stack && L.phase == PH_BWD)
+            prov_begin(tt);
+        else
+            emit_step(tt, emit, 0);
         L.phase = PH_FWD;
     }
 }
@@ -364,8 +434,11 @@ void vt__pl_event(const char *rec, uint32_t size, void (*emit)(const void *, siz
             uint16_t made;
             memcpy(&made, e->rec + 2, 2);
             if (e->tensor && (made & VT_EVF_BACKWARD) && !(flags & VT_EVF_BACKWARD) &&
-                L.phase == PH_BWD)
+                (L.phase == PH_BWD || L.prov.on)) {
+                if (L.prov.on) /* what came after the backward was its optimizer's */
+                    prov_keep();
                 L.phase = PH_OPT, L.opt_since = 1;
+            }
             count(e->stack, e->tensor, e->device, -(int64_t)e->size);
             L.tensor_bytes -= e->tensor ? e->size : 0;
             L.device_bytes -= e->device ? e->size : 0;
@@ -454,6 +527,8 @@ uint64_t vt__pl_events(void)
  * step: what a reader of the summaries alone needs of that stretch, its peak, an OOM in it). */
 void vt__pl_end(uint64_t tt, void (*emit)(const void *, size_t))
 {
+    if (L.prov.on) /* the run ended before a zero_grad or a backward said: a forward's */
+        prov_end(emit);
     if (L.phase != PH_FWD)
         emit_step(tt, emit, VT_STEPF_END);
     else if (L.events != L.events_said)

@@ -152,6 +152,8 @@ static void event(wstate *w, const reader_record *rec)
 static void other(wstate *w, const reader_record *rec)
 {
     tables_add(w->t, rec);
+    if (rec->type == VT_REC_CONFIG)
+        w->g.stackless = rec->u.config.fixed.stack_mode == VT_STACKS_NONE; /* (as report's) */
     if (rec->type == VT_REC_CONFIG && rec->u.config.fixed.card_bytes)
         w->card = rec->u.config.fixed.card_bytes;
     else if (rec->type == VT_REC_DEVICE && !w->card)

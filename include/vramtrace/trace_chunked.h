@@ -75,9 +75,14 @@ _Static_assert(sizeof(vt_rec_snapshot) == 56, "layout");
 
 /* STEP: written by the packer at the end of each training step it sees, for the whole run:
  * the end of an optimizer stretch (allocations whose stack has a Python frame in
- * torch/optim/ or of GradScaler.step/unscale_, followed by one that has none), or, in a run
- * that showed no such stretch yet, the end of a backward pass (VT_EVF_BACKWARD allocations
- * followed by one without). Fixed part, then n_stacks vt_step_stack: the live bytes of each
+ * torch/optim/ or of GradScaler.step/unscale_, or the program's thread freeing a tensor a
+ * backward made (zero_grad), followed by an allocation that is neither), or the end of a
+ * backward pass (VT_EVF_BACKWARD allocations followed by one without). In a run recorded with
+ * no stacks (CONFIG stack_mode VT_STACKS_NONE), the end at the first allocation after a backward
+ * waits: a zero_grad before the next backward makes what came the optimizer's (no record
+ * there: the step goes on); else the record is written at that next backward (or the trace's
+ * end) with the time, events and levels of that allocation, after events that came later.
+ * Fixed part, then n_stacks vt_step_stack: the live bytes of each
  * stack (per-tensor allocations once the run has shown one, VT_STEPF_TENSORS; else device
  * allocations) whose value changed since the previous STEP record (absolute, 0: none left). */
 #define VT_STEPF_OPTIMIZER 0x1u /* the step ended an optimizer stretch (else a backward) */

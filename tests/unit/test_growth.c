@@ -5,7 +5,9 @@
  * steps given by STEP records (a chunked trace) replaces the replay's own; a fall of less than a
  * tenth of what a run gained keeps the run going, a larger one restarts it (its rises counted
  * anew); fewer step ends than the rule needs are said
- * (growth_can_tell), the fewest it needs being the rule's own. */
+ * (growth_can_tell), the fewest it needs being the rule's own; recorded with no stacks, an
+ * allocation after a backward ends the step only when no zero_grad follows before the next
+ * backward. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -295,16 +297,67 @@ static void test_step_records_rule(void **st)
     growth_free_all(&g);
 }
 
+/* stackless_step: a step recorded with no stacks (stack 0): a forward (8 MiB, freed by the
+ * backward), a backward (a 4 MiB gradient); the program's first allocation after it (2 MiB, its
+ * optimizer's temporaries or the next forward's: freed at once) and, with zg, the gradient freed
+ * by the program (zero_grad) before the next step */
+static void stackless_step(growth *g, uint64_t t, int zg)
+{
+    growth_alloc(g, 0, 8 * MiB, 1, 1, PHASE_FORWARD, 0, t);
+    growth_alloc(g, 0, 4 * MiB, 1, 1, PHASE_BACKWARD, 1, t + 2);
+    growth_free(g, 0, 8 * MiB, 1, 1);
+    growth_alloc(g, 0, 2 * MiB, 1, 1, PHASE_FORWARD, 0, t + 3);
+    growth_free(g, 0, 2 * MiB, 1, 1);
+    if (zg) {
+        growth_optimizer_step(g);
+        growth_free(g, 0, 4 * MiB, 1, 1);
+    }
+}
+
+/* --stacks none: the first allocation after a backward ends the step only when no zero_grad
+ * follows before the next backward; where one does, the step goes on through it (a foreach
+ * optimizer's temporaries had made two steps of each). The step that ended there ends with the
+ * levels of then, its peak its own. */
+static void test_stackless_steps(void **st)
+{
+    (void)st;
+    for (int zg = 0; zg <= 1; zg++) {
+        growth g;
+        memset(&g, 0, sizeof g);
+        g.stackless = 1;
+        growth_alloc(&g, 0, 100 * MiB, 1, 1, PHASE_INIT, 0, 1); /* the parameters */
+        for (int i = 0; i < 6; i++)
+            stackless_step(&g, 1000 * (uint64_t)(i + 1), zg);
+        growth_end(&g, 100000);
+        assert_int_equal(g.steps, 6);
+        assert_int_equal(g.opt_steps, zg ? 6 : 0);
+        assert_false(g.prov.on);
+        /* with zero_grad, the last step's end before the trace's is the fifth's, at the sixth
+         * forward's first allocation, the gradient freed; without, the sixth's, at the 2 MiB
+         * after its backward (before them), its gradient alive with the five before */
+        assert_int_equal(g.last_live, zg ? 100 * MiB : 100 * MiB + 6 * 4 * MiB);
+        /* a step's peak: the forward's 8 MiB with the backward's 4 (no step's peak holds
+         * the next forward's), and the gradients kept before it */
+        assert_int_equal(g.last_peak_device, 100 * MiB + 12 * MiB + (zg ? 0 : 5 * 4 * MiB));
+        growth_free_all(&g);
+    }
+    /* recorded with stacks, an allocation that took none ends the step as before */
+    growth g;
+    memset(&g, 0, sizeof g);
+    for (int i = 0; i < 6; i++)
+        stackless_step(&g, 1000 * (uint64_t)(i + 1), 1);
+    growth_end(&g, 100000);
+    assert_int_equal(g.steps, 12);
+    growth_free_all(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_leak_found),
-        cmocka_unit_test(test_teardown_not_a_step),
-        cmocka_unit_test(test_no_growth),
-        cmocka_unit_test(test_time_per_step),
-        cmocka_unit_test(test_tolerates_small_fall),
-        cmocka_unit_test(test_restart_counts_anew),
-        cmocka_unit_test(test_step_records_rule),
+        cmocka_unit_test(test_stackless_steps),     cmocka_unit_test(test_leak_found),
+        cmocka_unit_test(test_teardown_not_a_step), cmocka_unit_test(test_no_growth),
+        cmocka_unit_test(test_time_per_step),       cmocka_unit_test(test_tolerates_small_fall),
+        cmocka_unit_test(test_restart_counts_anew), cmocka_unit_test(test_step_records_rule),
         cmocka_unit_test(test_too_few_step_ends),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

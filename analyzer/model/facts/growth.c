@@ -135,6 +135,45 @@ void growth_sample_now(growth *g, uint64_t time_ns)
     sample(g, time_ns, 0);
 }
 
+void growth_prov_begin(growth *g, uint64_t time_ns)
+{
+    struct growth_prov *p = &g->prov;
+    p->on = 1;
+    p->time_ns = time_ns;
+    p->tensor = g->tensor, p->device = g->device, p->peak_device = g->peak_device;
+    memcpy(p->by_phase, g->by_phase, sizeof p->by_phase);
+    p->oom_since = g->oom_since, p->opt_since = g->opt_since;
+    g->peak_device = g->device; /* from here: the next step's, should this one end here */
+    g->oom_since = g->opt_since = 0;
+}
+
+/* growth_prov_keep: the step did not end at prov's allocation (an optimizer's): one stretch */
+void growth_prov_keep(growth *g)
+{
+    struct growth_prov *p = &g->prov;
+    p->on = 0;
+    if (p->peak_device > g->peak_device)
+        g->peak_device = p->peak_device;
+    g->oom_since |= p->oom_since;
+    g->opt_since |= p->opt_since;
+}
+
+void growth_prov_end(growth *g)
+{
+    struct growth_prov *p = &g->prov, now = *p;
+    p->on = 0;
+    now.tensor = g->tensor, now.device = g->device, now.peak_device = g->peak_device;
+    memcpy(now.by_phase, g->by_phase, sizeof now.by_phase);
+    now.oom_since = g->oom_since, now.opt_since = g->opt_since;
+    g->tensor = p->tensor, g->device = p->device, g->peak_device = p->peak_device;
+    memcpy(g->by_phase, p->by_phase, sizeof g->by_phase);
+    g->oom_since = p->oom_since, g->opt_since = p->opt_since;
+    sample(g, p->time_ns, 0); /* the step as it ended then */
+    g->tensor = now.tensor, g->device = now.device, g->peak_device = now.peak_device;
+    memcpy(g->by_phase, now.by_phase, sizeof g->by_phase);
+    g->oom_since = now.oom_since, g->opt_since = now.opt_since;
+}
+
 /* growth_add_slow: growth_add's stack part (the levels are counted) for a stack id not in the
  * arrays yet or whose phase is not known yet */
 void growth_add_slow(growth *g, uint32_t stack, uint64_t delta, int tensor, int device,
@@ -211,6 +250,8 @@ void growth_step_record(growth *g, const reader_step *st, int (*phase_of)(void *
 
 void growth_end(growth *g, uint64_t end_ns)
 {
+    if (g->prov.on) /* the run ended before a zero_grad or a backward said: a forward */
+        growth_prov_end(g);
     if (!g->from_records && g->state != GROWTH_FWD)
         sample(g, end_ns, 1);
     g->state = GROWTH_FWD;

@@ -60,6 +60,17 @@ typedef struct growth {
     uint64_t last_by_phase[PHASE_COUNT]; /* by_phase at the last step end (sampled) */
     growth_point pts[GROWTH_POINTS];
     unsigned npts, every;
+    /* a trace recorded with no stacks (--stacks none): the program's first allocation after a
+     * backward is the next forward's or the optimizer's (a foreach step's temporaries, a first
+     * step's state): which, its gradients' free by the program (zero_grad) before the next
+     * backward says. Until then the step's end there is provisional (prov): the levels as they
+     * were, kept to end it with; growth_optimizer_step takes it back (the step goes on) */
+    int stackless;
+    struct growth_prov {
+        int on, oom_since, opt_since;
+        uint64_t time_ns, tensor, device, peak_device;
+        uint64_t by_phase[PHASE_COUNT];
+    } prov;
 } growth;
 
 /* growth_alloc / growth_free: an allocation the replay counted, with its stack and the phase of
@@ -67,6 +78,11 @@ typedef struct growth {
  * backward: the event came from the autograd engine. Inline: the replay calls them per event;
  * what is rare (a step's end, a new stack id, a first allocation of a stack) is growth.c's. */
 void growth_sample_now(growth *g, uint64_t time_ns);
+/* growth_prov_begin: a stackless allocation after a backward: the step ends here unless the
+ * program frees its gradients before the next backward; growth_prov_end: it ended there (the
+ * step's end as it was then) */
+void growth_prov_begin(growth *g, uint64_t time_ns);
+void growth_prov_end(growth *g);
 void growth_add_slow(growth *g, uint32_t stack, uint64_t delta, int tensor, int device,
                      int phase_now);
 
@@ -122,12 +138,17 @@ static inline void growth_alloc(growth *g, uint32_t stack, uint64_t size, int te
         return;
     if (!g->from_records) { /* the packer's rule (trace_format.h, STEP) */
         if (backward || ph == PHASE_BACKWARD) {
+            if (__builtin_expect(g->prov.on, 0)) /* no zero_grad came: a forward */
+                growth_prov_end(g);
             g->state = GROWTH_BWD;
         } else if (ph == PHASE_OPTIMIZER) {
             g->state = GROWTH_OPT;
             g->opt_since = 1;
         } else if (g->state != GROWTH_FWD) {
-            growth_sample_now(g, time_ns);
+            if (g->stackless && !stack && g->state == GROWTH_BWD)
+                growth_prov_begin(g, time_ns);
+            else
+                growth_sample_now(g, time_ns);
             g->state = GROWTH_FWD;
         }
     }
@@ -141,10 +162,14 @@ static inline void growth_free(growth *g, uint32_t stack, uint64_t size, int ten
 }
 
 /* growth_optimizer_step: the replay counted an optimizer step that allocated nothing (its
- * gradients freed after a backward: fused optimizers after their first step) */
+ * gradients freed after a backward: fused optimizers after their first step), or one whose
+ * allocations no stack told (prov: the step goes on through them) */
+void growth_prov_keep(growth *g);
 static inline void growth_optimizer_step(growth *g)
 {
     if (!g->from_records) {
+        if (g->prov.on)
+            growth_prov_keep(g);
         g->state = GROWTH_OPT;
         g->opt_since = 1;
     }

@@ -446,6 +446,9 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
             r->run_events = rec->u.trailer.n_events;
             r->run_dropped = rec->u.trailer.n_dropped;
             break;
+        case VT_REC_CONFIG: /* (stackless_run's) */
+            r->growth.stackless = rec->u.config.fixed.stack_mode == VT_STACKS_NONE;
+            break;
         case VT_REC_STEP:
             growth_step_record(&r->growth, &rec->u.step, replay_phase_of_stack, s);
             break;
@@ -477,23 +480,6 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
         return VT_EXIT_MALFORMED;
     }
     return 0;
-}
-
-static int replay_reader(const char *path, reader *rd, replay_result *out, char *err,
-                         size_t errlen);
-
-int replay_file(const char *path, replay_result *out, char *err, size_t errlen)
-{
-    memset(out, 0, sizeof *out);
-    return replay_reader(path, reader_open(path, err, errlen), out, err, errlen);
-}
-
-int replay_stream(FILE *fp, const char *path, const void *head, size_t nhead, replay_result *out,
-                  char *err, size_t errlen)
-{
-    memset(out, 0, sizeof *out);
-    return replay_reader(path, reader_open_stream(fp, path, head, nhead, err, errlen), out, err,
-                         errlen);
 }
 
 /* replay_reader: the replay of rd (NULL: it could not be opened, err says why), closed after. */
@@ -583,6 +569,20 @@ static int replay_reader(const char *path, reader *rd, replay_result *out, char 
     replay_cats_free_all(&s);
     reader_close(rd);
     return rc;
+}
+
+int replay_file(const char *path, replay_result *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    return replay_reader(path, reader_open(path, err, errlen), out, err, errlen);
+}
+
+int replay_stream(FILE *fp, const char *path, const void *head, size_t nhead, replay_result *out,
+                  char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    return replay_reader(path, reader_open_stream(fp, path, head, nhead, err, errlen), out, err,
+                         errlen);
 }
 
 void replay_free(replay_result *r)

@@ -1,0 +1,64 @@
+#!/bin/sh
+# sim_stackless_steps.sh — a run recorded with no stacks (--stacks none) has the steps it made, as
+# the same run recorded with every stack: plain and bounded (--max-size), in report and watch.
+# Without stacks the program's first allocation after a backward can be the optimizer's (a
+# foreach AdamW's or SGD's temporaries every step, a fused AdamW's state at its first) or the next
+# forward's; the step ended there, so a ResNet-50 with foreach AdamW over 6 steps had "12 steps as
+# its allocations split the run" (watch: "steps 12"), and its bounded trace's summaries "6 steps"
+# with none ending in an optimizer step (0 of 6; a fused AdamW's 5 of 6). The program's free of
+# its gradients (zero_grad) before the next backward now says the optimizer's; accumulation's
+# micro-steps stay steps of their own (6 of them, 3 ending in an optimizer step).
+set -u
+fail() { echo "sim_stackless_steps: $*"; exit 1; }
+[ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
+command -v python3 >/dev/null 2>&1 || { echo "SKIP sim_stackless_steps: no python3"; exit 77; }
+export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB
+# name | program and its arguments | steps | optimizer steps
+while IFS='|' read -r name prog steps opt; do
+    for m in all none; do
+        for how in plain bounded; do
+            set -- run -q --stacks $m --card 24GiB -o "${name}_${m}_$how.vt"
+            [ $how = bounded ] && set -- "$@" --max-size 512MiB
+            # shellcheck disable=SC2086
+            timeout 300 "$VT" "$@" -- python3 "$ROOT/examples/sim/"$prog </dev/null >"${name}_${m}_$how.out" 2>&1 ||
+                { tail -n 5 "${name}_${m}_$how.out"; fail "$name $m $how: run failed"; }
+            "$VT" report --no-color "${name}_${m}_$how.vt" >"${name}_${m}_$how.txt" &&
+                "$VT" report --json "${name}_${m}_$how.vt" >"${name}_${m}_$how.json" ||
+                fail "$name $m $how: report failed"
+            "$VT" watch --once --plain "${name}_${m}_$how.vt" >"${name}_${m}_$how.watch" ||
+                fail "$name $m $how: watch failed"
+            grep -q " steps $steps[ (]" "${name}_${m}_$how.watch" ||
+                fail "$name $m $how: watch: $(cat "${name}_${m}_$how.watch")"
+            if [ "$opt" != "$steps" ]; then
+                grep -q " steps $steps ($opt ending in an optimizer step)" "${name}_${m}_$how.watch" ||
+                    fail "$name $m $how: watch: $(cat "${name}_${m}_$how.watch")"
+            fi
+            grep '^Growth across steps' "${name}_${m}_$how.txt" | grep -q "($steps steps[ ,]" ||
+                fail "$name $m $how: $(grep '^Growth across steps' "${name}_${m}_$how.txt")"
+            grep -q 'split the run' "${name}_${m}_$how.txt" &&
+                fail "$name $m $how: $(grep '^Growth across steps' "${name}_${m}_$how.txt")"
+        done
+    done
+    python3 - "$name" "$steps" "$opt" <<'PY' || fail "$name: the growth summaries disagree"
+import json, sys
+name, steps, opt = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+keys = ("steps", "optimizer_steps", "live_at_step", "live_at_last_step_bytes", "last_step_peak_bytes")
+runs = {}
+for m in ("all", "none"):
+    for how in ("plain", "bounded"):
+        g = json.load(open(f"{name}_{m}_{how}.json"))["growth"]
+        runs[m, how] = {k: g[k] for k in keys}
+        assert g["steps"] == steps and g["optimizer_steps"] == opt, (m, how, runs[m, how])
+        assert g["source"] == ("summaries" if how == "bounded" else "replay"), (m, how, g["source"])
+# the stackless steps end where the recorded ones do: the same live bytes and peak at the last
+ref = runs["all", "plain"]
+for k, v in runs.items():
+    assert v == ref, (k, v, ref)
+PY
+done <<'EOF'
+foreach_adamw|sim_vision.py --model resnet50 --batch-size 8 --steps 6 --optimizer adamw|6|6
+foreach_sgd|sim_vision.py --model resnet50 --batch-size 8 --steps 5 --optimizer sgd|5|5
+fused_adamw|sim_hf.py --model gpt2 --batch-size 2 --seq-len 256 --steps 6|6|6
+accumulate|sim_vision.py --model resnet50 --batch-size 8 --steps 3 --grad-accum 2 --optimizer adamw|6|3
+EOF
+exit 0
