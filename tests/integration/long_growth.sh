@@ -9,7 +9,8 @@
 # nothing alarming; the same leak in a bounded trace (--max-size) is found from the per-step
 # summaries of every step, its rate the same; the same leak over a few steps, too few step ends
 # for the rule to find growth in, is never called "nothing grows": the report says how many step
-# ends it saw and that it cannot tell. The HTML page shows the same.
+# ends it saw and that it cannot tell. The HTML page shows the same. The model's shape inferred
+# from the trace is the program's (B, T, L, d, V).
 set -u
 export LD_LIBRARY_PATH="$FAKE"
 fail() { echo "long_growth: $*"; exit 1; }
@@ -53,6 +54,13 @@ assert steady["iters"] == leak["iters"] == N, (steady["iters"], leak["iters"])
 # the leak's truth: what its allocator holds at the end beyond the same run without the leak,
 # per step (the first kept loss comes after the first step)
 true_rate = (leak["memory_allocated"] - steady["memory_allocated"]) / (N - 1)
+# the model's shape read from the trace is the program's (its 32 MiB cuBLAS workspace, a
+# multiple of its vocabulary of 1024, had been taken for B·T×V logits: B = 128 for 4)
+cfg = json.load(open("steady.json"))["config"]
+for k in ("batch_size", "block_size", "n_layer", "n_embd", "vocab_size"):
+    if cfg[k]["value"] != steady["config"][k]:
+        bad.append("steady: %s %s (%s), the program's %s" % (k, cfg[k]["value"], cfg[k]["where"],
+                                                            steady["config"][k]))
 assert true_rate > 1 << 20, true_rate
 for name in ("leak", "bounded", "sum"):
     g = growth(name)

@@ -92,8 +92,8 @@ static uint64_t vt__token_batch(const vt__pass *p, uint64_t d, uint64_t V, size_
      * fp32 logits when B·T < d / 2, GPT-2 at B=1, T=64) */
     uint64_t head16 = vt__elem(p) == 4 ? vt__mul(vt__mul(V, d), 2) : 0;
     for (size_t i = 0; V && i < p->n; i++)
-        if (p->t[i].early && !p->t[i].kept && p->t[i].size % V == 0 && p->t[i].size != head16 &&
-            (li == p->n || p->t[i].size > p->t[li].size))
+        if (p->t[i].early && !p->t[i].kept && !p->t[i].workspace && p->t[i].size % V == 0 &&
+            p->t[i].size != head16 && (li == p->n || p->t[i].size > p->t[li].size))
             li = i;
     /* eager keeps an fp32 copy (4 B, the largest), compile the 16-bit logits (2 B): first the
      * batch whose embedding lookup follows it (eager), then any batch before the logits */

@@ -78,6 +78,9 @@ enum { INFER_MADE_UNKNOWN, INFER_MADE_FORWARD, INFER_MADE_ELSEWHERE };
 #define INFER_MADE_INPUT 64
 /* | INFER_MADE_INIT: made under a module's __init__, .to() or .cuda() (a weight or a buffer) */
 #define INFER_MADE_INIT 128
+/* | INFER_MADE_WORKSPACE: made under cuBLAS's handle (its workspace, kept by PyTorch): never
+ * the logits (a 32 MiB workspace is a multiple of any power-of-two vocabulary) */
+#define INFER_MADE_WORKSPACE 256
 void infer_pass_event_made(infer_pass *p, uint64_t event, int is_alloc, const reader_event *ev,
                            uint64_t freed_event, int made);
 /* infer_pass_done: 1 once no later event can change what infer_finish says. */

@@ -28,6 +28,7 @@ typedef struct vt__tensor {
     int attention;  /* made by a fused attention kernel (INFER_MADE_ATTENTION) */
     int dropout;    /* made by dropout's forward (INFER_MADE_DROPOUT) */
     int cast;       /* made by a dtype conversion (INFER_MADE_CAST) */
+    int workspace;  /* made under cuBLAS's handle (INFER_MADE_WORKSPACE) */
     int oom_live;   /* alive at an out-of-memory failure before any backward (vt__snap) */
     uint64_t gone;  /* kept, and freed after the first backward before the next: that event */
     uint64_t freed; /* freed before any backward: that event (0: not) */

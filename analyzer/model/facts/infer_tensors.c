@@ -72,13 +72,14 @@ int vt__push(vt__pass *p, uint64_t addr, uint64_t size, uint64_t event, int made
                      .early = !p->seen_backward,
                      .live = 1,
                      .made = made & ~(INFER_MADE_ATTENTION | INFER_MADE_DROPOUT | INFER_MADE_CAST |
-                                      INFER_MADE_INPUT | INFER_MADE_INIT),
+                                      INFER_MADE_INPUT | INFER_MADE_INIT | INFER_MADE_WORKSPACE),
                      .init = (made & INFER_MADE_INIT) != 0,
                      .input = (made & INFER_MADE_INPUT) != 0,
                      .stack = stack,
                      .attention = (made & INFER_MADE_ATTENTION) != 0,
                      .dropout = (made & INFER_MADE_DROPOUT) != 0,
-                     .cast = (made & INFER_MADE_CAST) != 0};
+                     .cast = (made & INFER_MADE_CAST) != 0,
+                     .workspace = (made & INFER_MADE_WORKSPACE) != 0};
     ++*live;
     return 0;
 }

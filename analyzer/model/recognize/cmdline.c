@@ -24,6 +24,9 @@
     X("gradient_accumulation_steps", CFG_gradient_accumulation_steps)                              \
     X("accum_steps", CFG_gradient_accumulation_steps)                                              \
     X("accumulation_steps", CFG_gradient_accumulation_steps)                                       \
+    X("accum", CFG_gradient_accumulation_steps)                                                    \
+    X("grad_acc_steps", CFG_gradient_accumulation_steps)                                           \
+    X("accumulate_grad_batches", CFG_gradient_accumulation_steps)                                  \
     X("seq_len", CFG_block_size)                                                                   \
     X("seq_length", CFG_block_size)                                                                \
     X("sequence_length", CFG_block_size)                                                           \
@@ -31,6 +34,9 @@
     X("max_seq_len", CFG_block_size)                                                               \
     X("block_size", CFG_block_size)                                                                \
     X("context_length", CFG_block_size)                                                            \
+    X("ctx", CFG_block_size)                                                                       \
+    X("ctx_len", CFG_block_size)                                                                   \
+    X("seqlen", CFG_block_size)                                                                    \
     X("n_layer", CFG_n_layer)                                                                      \
     X("n_layers", CFG_n_layer)                                                                     \
     X("num_layers", CFG_n_layer)                                                                   \
@@ -245,14 +251,36 @@ int config_script_index(int argc, const char *const *argv)
     return -1;
 }
 
+/* script_file: the command line's script as the trace recorded it, or NULL */
+static const config_recfile *script_file(const nano_config *c, int argc, const char *const *argv)
+{
+    int si = c->files ? config_script_index(argc, argv) : -1;
+    const config_recfile *f = si < 0 ? NULL : config_recorded_file(c->files, VT_FILE_ARG, argv[si]);
+    return f && f->data && !f->flags ? f : NULL;
+}
+
 const config_recfile *config_recorded_script(const nano_config *c, int argc,
                                              const char *const *argv)
 {
-    if (c->program == PROG_NANOGPT || !c->files)
-        return NULL;
-    int si = config_script_index(argc, argv);
-    const config_recfile *f = si < 0 ? NULL : config_recorded_file(c->files, VT_FILE_ARG, argv[si]);
-    return f && f->data && !f->flags ? f : NULL;
+    return c->program == PROG_NANOGPT ? NULL : script_file(c, argc, argv);
+}
+
+static int source_has(const config_recfile *f, const char *what)
+{
+    return memmem(f->data, f->len, what, strlen(what)) != NULL;
+}
+
+/* script_program: what the recorded script's own source says of a command line nanoGPT's
+ * configurator would accept (config files and --key=value, or nothing at all): nanoGPT's when
+ * it reads its configuration through a configurator (upstream's exec of configurator.py), a
+ * plain script's when it defines argparse flags (an empty command line had been taken for
+ * nanoGPT's: "change: --n_layer=9" to a script with no such flag), else one with flags
+ * vramtrace cannot know (hard-coded values, flags defined elsewhere). */
+static config_program script_program(const config_recfile *f)
+{
+    if (source_has(f, "configurator"))
+        return PROG_NANOGPT;
+    return source_has(f, "add_argument(") ? PROG_ARGPARSE : PROG_UNKNOWN;
 }
 
 int config_from_cmdline(nano_config *c, int argc, const char *const *argv, const char *cwd,
@@ -264,6 +292,8 @@ int config_from_cmdline(nano_config *c, int argc, const char *const *argv, const
     if (start == 0)
         start = 1;
     c->program = config_detect_program(argc - start, argv + start);
+    if (c->program == PROG_NANOGPT && script_file(c, argc, argv))
+        c->program = script_program(script_file(c, argc, argv));
     if (c->program != PROG_NANOGPT) {
         config_apply_flags(c, argc - start, argv + start);
         return 0;
