@@ -208,7 +208,11 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
     }
     if (run->forward_note[0]) /* how its cut-short forward is read: as the report says it */
         printf("  (%s)\n", run->forward_note);
-    predict_print_breakdown(p, cal, s->generic, s->compile, a->from ? 0 : predict_kv_cache(s));
+    predict_print_breakdown(p, cal, s->generic, s->compile,
+                            a->from ? 0 : predict_kv_cache(&a->block, s),
+                            s->hf_gpt2 ? "B*T*d"
+                            : s->kv ? "B*T*kv (the key / value heads' width), fp32 under autocast"
+                                    : "B*T*d, fp32 under autocast");
     printf("peak: %s%s (as nvidia-smi would show the process)\n",
            run && run->lower_bounds ? "at least " : "",
            card_format_bytes(p->peak_bytes, b1, sizeof b1));
@@ -305,9 +309,9 @@ static int print_json(const nano_config *c, const gpt_shape *s, const prediction
         cJSON_AddBoolToObject(m, "untied_head", s->untied);
     }
     predict_train_json(root, &a->train, s); /* the optimizer and LoRA given, when they were */
-    /* transformers' GPT-2's KV cache, not in the prediction (predict_kv_cache) */
+    /* transformers' KV cache, not in the prediction (predict_kv_cache) */
     cJSON_AddNumberToObject(root, "kv_cache_not_counted_bytes",
-                            (double)(a->from ? 0 : predict_kv_cache(s)));
+                            (double)(a->from ? 0 : predict_kv_cache(&a->block, s)));
     /* by_category: the failure's state (what was live, moved to the shape), or the step's peak */
     cJSON_AddStringToObject(root, "by_category_at",
                             p->oom_state ? "failure" : advice_moment_key(p->moment));

@@ -303,8 +303,11 @@ int predict_hf_config(nano_config *c, predict_block *b, const char *path, char *
         if (shape(c, j, path, llama_keys, err, errlen) == 0 &&
             put(c, path, "model_type", "dropout", "0", err, errlen) == 0 &&
             dropout(c, j, path, "attention_dropout", err, errlen) == 0 &&
-            gated(b, j, path, type, err, errlen) == 0)
+            gated(b, j, path, type, err, errlen) == 0) {
+            b->hf_gated = 1;
+            b->no_kv_cache = cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(j, "use_cache"));
             rc = 0;
+        }
     } else if (!strcmp(type, "bert") || !strcmp(type, "roberta")) {
         /* BertConfig's dropout is hidden_dropout_prob, 0.1 unless the config says otherwise */
         if (shape(c, j, path, llama_keys, err, errlen) == 0 &&
@@ -381,8 +384,12 @@ int predict_block_apply(const predict_block *b, const nano_config *c, gpt_shape 
     return 0;
 }
 
-uint64_t predict_kv_cache(const gpt_shape *s)
+uint64_t predict_kv_cache(const predict_block *b, const gpt_shape *s)
 {
+    if (b->no_kv_cache || (!s->hf_gpt2 && !(b->hf_gated && s->gated)))
+        return 0;
     uint64_t e = s->dtype_bytes >= 4 && !formula_params16(s) ? 4 : 2;
-    return s->hf_gpt2 && !s->no_kv_cache ? 2 * e * s->B * s->T * s->d * s->L : 0;
+    if (!s->hf_gpt2) /* (fp32 keys and values after the rotary embedding but of 16-bit weights) */
+        e = formula_params16(s) ? 2 : 4;
+    return 2 * e * s->B * s->T * (s->hf_gpt2 || !s->kv ? s->d : s->kv) * s->L;
 }

@@ -18,6 +18,7 @@ typedef struct predict_block {
     int attn_bias;      /* projection biases: 3 q, k, v (Qwen2), 4 and o (attention_bias) */
     int hf_gpt2;        /* a Hugging Face GPT-2 config: transformers' GPT-2 block */
     int no_kv_cache;    /* its config says use_cache false: no KV cache in training */
+    int hf_gated;       /* a Hugging Face Llama / Mistral / Qwen2 config: transformers' model */
     int bert;           /* a Hugging Face BERT / RoBERTa config: BertForMaskedLM's model */
     uint64_t pos_rows, type_rows; /* ... its position and token-type tables' rows */
     char from[160]; /* what gave the block ("--mlp-width 2816", "config.json: llama") */
@@ -52,10 +53,13 @@ int predict_hf_config(nano_config *c, predict_block *b, const char *path, char *
 int predict_block_apply(const predict_block *b, const nano_config *c, gpt_shape *s, char *err,
                         size_t errlen);
 
-/* predict_kv_cache: the KV cache transformers' GPT-2 keeps in training (use_cache=True, its
- * config's default: a key and a value of B·T·d per block in the compute dtype, 4·N·d bytes in
- * 16 bits, 8·N·d in fp32; measured beside its activations on the H100): the bytes for s, which
- * the formulas never count (0 for any other block, or when its config turns the cache off). */
-uint64_t predict_kv_cache(const gpt_shape *s);
+/* predict_kv_cache: the KV cache transformers' models keep in training (use_cache=True, their
+ * config's default): GPT-2's a key and a value of B·T·d per block in the compute dtype, 4·N·d
+ * bytes in 16 bits, 8·N·d in fp32; a Llama-style decoder's of B·T·kv (its key / value width) in
+ * fp32 under autocast (the rotary embedding's fp32 cos and sin promote them), in 16 bits with
+ * 16-bit weights (measured beside their activations on the H100: GPT-2 144 MiB, Llama 160M 288
+ * MiB at B=4, T=1024): the bytes for b's shape s, which the formulas never count (0 for another
+ * model, or when its config turns the cache off). */
+uint64_t predict_kv_cache(const predict_block *b, const gpt_shape *s);
 
 #endif

@@ -37,7 +37,7 @@ static void anchor_row(int64_t v, const char *why)
 }
 
 void predict_print_breakdown(const prediction *p, const model_calib *cal, int generic, int compile,
-                             uint64_t kv)
+                             uint64_t kv, const char *kv_shape)
 {
     char b1[32];
     int64_t at, ar;
@@ -95,9 +95,9 @@ void predict_print_breakdown(const prediction *p, const model_calib *cal, int ge
     anchor_row(ar, ar > 0 ? "the run measured more than the formula's rows give it: added"
                           : "scaled with the tensors to the run");
     if (kv)
-        printf("  (not counted: transformers' GPT-2 keeps a KV cache in training unless "
-               "use_cache=False, a key and a value of B*T*d a block: %s more)\n",
-               card_format_bytes(kv, b1, sizeof b1));
+        printf("  (not counted: transformers keeps a KV cache in training unless "
+               "use_cache=False, a key and a value a block (%s): %s more)\n",
+               kv_shape, card_format_bytes(kv, b1, sizeof b1));
 }
 
 /* unset: what to say after k's value when it is nanoGPT's default that nothing gave and the

@@ -26,9 +26,10 @@ void predict_print_heading(const nano_config *c, const gpt_shape *s, const char 
 void predict_anchors(const prediction *p, int64_t *tensors, int64_t *rest);
 
 /* predict_print_breakdown: the rows of p (cal: its calibration; generic: no formula; kv: a KV
- * cache not counted, 0: none) on stdout, from the heading to the line before the peak */
+ * cache not counted, 0: none, its keys' and values' shape kv_shape) on stdout, from the heading
+ * to the line before the peak */
 void predict_print_breakdown(const prediction *p, const model_calib *cal, int generic, int compile,
-                             uint64_t kv);
+                             uint64_t kv, const char *kv_shape);
 
 /* predict_print_recommended: the recommendation's line (found: rb, ra from advice_recommend; s
  * the configuration predicted, base the traced run's with the what-if's micro-batch for the

@@ -165,4 +165,23 @@ import json, sys
 a, b = (json.load(open(f))["categories"]["parameters"] for f in sys.argv[1:])
 assert a <= b <= a + (40 << 20), (a, b)
 PY
+# with every frame the weights cast on the device are read as what they became: 16-bit, their
+# element count and the model's shape the program's, AdamW's state 4 B (its moments in the
+# parameters' 16 bits) per parameter (the fp32 weights freed by the cast had broken the weights
+# read from the first allocation on: "62.22 M elements at 4 B", 8 B of state, no L, d or T)
+python3 - c_all.json crun_all.out <<'PY' || fail "cast on device: the weights' shape and dtype"
+import json, sys
+r = json.load(open(sys.argv[1]))
+truth = next(json.loads(l.split(" ", 1)[1]) for l in open(sys.argv[2])
+             if l.startswith("VRAMTRACE_TORCH_STATS "))
+inf = r["inferred"]
+assert inf["params"]["value"] == truth["params"], (inf["params"], truth["params"])
+assert inf["param_dtype_bytes"]["value"] == 2, inf["param_dtype_bytes"]
+for k, want in (("n_layer", 12), ("n_embd", 768), ("block_size", 1024)):
+    assert r["config"][k]["value"] == want, (k, r["config"][k])
+state = truth["optim_state_bytes"] / truth["params"]
+assert abs(state - 4) < 0.01, state
+opt = r["recognized"]["optimizer"]
+assert abs(opt["state_bytes_per_trainable_param"] - state) < 0.01, opt
+PY
 echo "sim_no_python: ok"

@@ -433,8 +433,15 @@ void infer_pass_event_made(infer_pass *ip, uint64_t event, int is_alloc, const r
         p->tentative = ev->api != VT_API_torchOom; /* PyTorch's error confirms it */
     } else if (!is_alloc && tensor_freed(ev->api)) {
         size_t i = vt__free(p, ev->addr, freed_event);
-        if (i < p->n && !p->seen_backward)
+        if (i < p->n && !p->seen_backward && p->t[i].init && !p->seen_forward) {
+            /* a weight replaced before the first forward (model.cuda().bfloat16(): each fp32
+             * weight freed as its 16-bit copy is made): none of the run's, nor a gap in the
+             * weights kept from the first (the 16-bit ones had not been read at all) */
+            memmove(&p->t[i], &p->t[i + 1], (p->n - i - 1) * sizeof *p->t);
+            p->n--;
+        } else if (i < p->n && !p->seen_backward) {
             p->t[i].freed = event;
+        }
     }
 }
 

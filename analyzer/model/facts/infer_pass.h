@@ -38,6 +38,7 @@ typedef struct vt__pass {
     vt__tensor *t;
     size_t n, cap;
     int seen_backward;
+    int seen_forward;    /* a tensor made in a forward (its stack says) was pushed */
     int snapped;         /* kept is set */
     int watch_done;      /* the second backward began: no later free says more (vt__tensor.gone) */
     uint64_t last_alloc; /* the last allocation seen after the first backward, before that */

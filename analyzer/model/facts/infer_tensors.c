@@ -81,6 +81,7 @@ int vt__push(vt__pass *p, uint64_t addr, uint64_t size, uint64_t event, int made
                      .cast = (made & INFER_MADE_CAST) != 0,
                      .workspace = (made & INFER_MADE_WORKSPACE) != 0};
     ++*live;
+    p->seen_forward |= p->t[p->n - 1].made == INFER_MADE_FORWARD;
     return 0;
 }
 
