@@ -191,8 +191,16 @@ static void vt__infer_shape(const uint64_t *elems, size_t n, size_t frozen, int 
         vt__set(out, INFER_bias, nd >= 4, "bias %s: %zu tensors of d elements in each block (%s)",
                 nd >= 4 ? "True" : "False", nd,
                 nd >= 4 ? "norm weights, norm and projection biases" : "the norms' weights only");
-    /* the vocabulary: the largest parameter, outside the repeating blocks (an MLP's 4·d×d
-     * inside them is not an embedding; a vision model has none) */
+    /* the vocabulary: the largest parameter of a multiple of d elements, outside the repeating
+     * blocks (an MLP's 4·d×d inside them is not an embedding; a vision model has none; a frozen
+     * teacher's untied 32000×1024 head before a Llama 160M student's 32000×768 embedding is no
+     * V×d: it had left V unknown, and with it the student's L and d) */
+    uint64_t allmax = maxel;
+    if (d)
+        maxel = 0, maxi = 0;
+    for (size_t i = 0; d && i < n; i++)
+        if (elems[i] % d == 0 && elems[i] > maxel)
+            maxel = elems[i], maxi = i;
     /* ... and a token embedding comes first among the weights (the tied or untied head of
      * the same size may come last): a classifier's head, last alone, is not one */
     size_t first_max = maxi;
@@ -203,9 +211,9 @@ static void vt__infer_shape(const uint64_t *elems, size_t n, size_t frozen, int 
         }
     if (d && maxel % d == 0 && maxel / d > d && (maxi < *lo || maxi >= *hi) && first_max < 4) {
         vt__set(out, INFER_vocab_size, (int64_t)(maxel / d),
-                "V = %llu from the largest parameter, %llu×%llu (embedding / head)",
-                (unsigned long long)(maxel / d), (unsigned long long)(maxel / d),
-                (unsigned long long)d);
+                "V = %llu from the largest parameter%s, %llu×%llu (embedding / head)",
+                (unsigned long long)(maxel / d), maxel < allmax ? " of d's multiples" : "",
+                (unsigned long long)(maxel / d), (unsigned long long)d);
         size_t nv = 0; /* the embedding, and a head of its own after the blocks */
         for (size_t i = 0; i < n; i++)
             nv += elems[i] == maxel;
