@@ -201,8 +201,12 @@ static void config_load(void)
     c->free_stacks = env_flag(VT_ENV_FREE_STACKS, 0);
     c->torch_tracker = env_flag(VT_ENV_TORCH_TRACKER, 1);
     c->max_size = env_u64(VT_ENV_MAX_SIZE, 0, 0, VT__MAX_SIZE_MAX, "0 (no bound)");
-    if (c->max_size && c->max_size < VT_MAX_SIZE_MIN)
-        c->max_size = VT_MAX_SIZE_MIN; /* run refuses less; set by hand: the smallest bound */
+    if (c->max_size && c->max_size < VT_MAX_SIZE_MIN) { /* run refuses less; set by hand: */
+        char min[32];                                   /* the smallest bound, said */
+        snprintf(min, sizeof min, "%llu (the smallest bound)", (unsigned long long)VT_MAX_SIZE_MIN);
+        warn(VT_ENV_MAX_SIZE, getenv(VT_ENV_MAX_SIZE), "0 or at least the smallest bound", min);
+        c->max_size = VT_MAX_SIZE_MIN;
+    }
     c->compress = env_flag(VT_ENV_COMPRESS, c->max_size ? 1 : 0);
     copy_env(c->output, sizeof c->output, VT_ENV_OUTPUT, "vramtrace.%p.vt");
     expand_rank(c->output, sizeof c->output);
@@ -211,6 +215,14 @@ static void config_load(void)
 }
 
 static int g_loaded;
+
+struct vt__stderr_id vt__stderr_id; /* (quietio.h) */
+
+/* the program's stderr as the process starts, before any constructor of ours may warn */
+__attribute__((constructor(101))) static void vt__config_stderr_init(void)
+{
+    vt__stderr_take();
+}
 
 /* vt__config_fork_child: see config.h. Applied now if the settings are loaded, else when they
  * are (never pthread_once from a fork handler). */

@@ -13,7 +13,9 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 typedef struct vt__quiet {
     sigset_t old;     /* the thread's mask before */
@@ -74,17 +76,60 @@ static inline void vt__quiet_end(vt__quiet *q)
     errno = e;
 }
 
-/* vt__quiet_stderr: one message on stderr without a signal (a closed pipe, a full file). */
+/* the program's stderr when the process started (taken by config.c's constructor, before the
+ * program's main): open, its device and inode. The preload writes its warnings there only while
+ * fd 2 is still that file: a program that closed its stderr and opened a file of its own, which
+ * took fd 2, had them written into that file; one started with fd 2 closed gets none. */
+extern struct vt__stderr_id {
+    int open;
+    dev_t dev;
+    ino_t ino;
+} vt__stderr_id;
+
+/* vt__stderr_take: fd 2 now is the program's stderr (errno kept) */
+static inline void vt__stderr_take(void)
+{
+    struct stat st;
+    int e = errno;
+    vt__stderr_id.open = fstat(2, &st) == 0;
+    vt__stderr_id.dev = vt__stderr_id.open ? st.st_dev : 0;
+    vt__stderr_id.ino = vt__stderr_id.open ? st.st_ino : 0;
+    errno = e;
+}
+
+/* vt__stderr_same: fd 2 is still the program's stderr of the start (not a file of its own that
+ * took fd 2 after it closed its stderr) */
+static inline int vt__stderr_same(void)
+{
+    struct stat st;
+    return vt__stderr_id.open && fstat(2, &st) == 0 && st.st_dev == vt__stderr_id.dev &&
+           st.st_ino == vt__stderr_id.ino;
+}
+
+/* vt__quiet_stderr: one message on stderr without a signal (a closed pipe, a full file), and
+ * none where fd 2 is no longer the program's stderr; written with write(2), not the program's
+ * stdio stream (its lock, its buffer) */
 __attribute__((format(printf, 1, 2))) static inline void vt__quiet_stderr(const char *fmt, ...)
 {
-    vt__quiet q;
-    vt__quiet_begin(&q);
+    char buf[1024];
     va_list ap;
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    fflush(stderr);
+    if (n <= 0)
+        return;
+    size_t len = (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1;
+    int e = errno;
+    vt__quiet q;
+    vt__quiet_begin(&q);
+    for (size_t at = 0; vt__stderr_same() && at < len;) {
+        ssize_t w = write(2, buf + at, len - at);
+        if (w <= 0 && errno != EINTR)
+            break;
+        at += w > 0 ? (size_t)w : 0;
+    }
     vt__quiet_end(&q);
+    errno = e;
 }
 
 #endif

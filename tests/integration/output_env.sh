@@ -4,7 +4,8 @@
 # preload alone never writes DIR.1 or /dev/null.1 beside them; a trace that cannot be created
 # after the start is named by `run` with the reason, never "no CUDA allocation was made".
 # VRAMTRACE_* values outside their range (STACK_DEPTH=129, 2^64-1) and flags other than 0/1
-# (VRAMTRACE_DISABLE=false still traces) give one warning each, escaped, and the default.
+# (VRAMTRACE_DISABLE=false still traces) give one warning each, escaped, and the default. The
+# warnings go to the program's stderr only while fd 2 is still it.
 set -u
 export LD_LIBRARY_PATH="$FAKE"
 P="$BUILD/tests/prog/rt_cases"
@@ -69,6 +70,11 @@ for w in "VRAMTRACE_STACK_DEPTH=129 is not a whole number from 1 to 128; using 3
     "VRAMTRACE_CARD_BYTES=18446744073709551615 is not a whole number from 0 to 4611686018427387904"; do
     [ "$(grep -c "$w" err)" = 1 ] || { cat err; fail "want one warning: $w"; }
 done
+# a bound under the smallest one, set by hand: the smallest bound, said (it had been silent)
+VRAMTRACE_MAX_SIZE=100 VRAMTRACE_OUTPUT=small.vt LD_PRELOAD="$VT_PRELOAD" "$P" basic >out 2>err ||
+    { cat err; fail "MAX_SIZE=100: the program failed"; }
+[ "$(grep -c 'VRAMTRACE_MAX_SIZE=100 is not 0 or at least the smallest bound; using 8388608' err)" = 1 ] ||
+    { cat err; fail "MAX_SIZE=100: want one warning"; }
 "$VT" dump vals.vt | grep -q '"type":"config","card_bytes":0,.*"stack_depth":32,"sample_ms":0' ||
     fail "vals.vt: defaults not used"
 # VRAMTRACE_DISABLE (`run` clears it; the preload alone reads it): only 1 disables
@@ -90,4 +96,27 @@ print("escaped:", b.decode().strip())
 PYEOF
 "$VT" run -o "y$esc.vt" -- "$P" basic >out 2>err
 python3 -c 'import sys; b = open("err", "rb").read(); assert b"\x1b" not in b, b' || fail "run printed a raw escape"
+# a program that closed its stderr and opened a file of its own, which took fd 2: the preload's
+# warnings never go into that file (they had: "hello", then "vramtrace: VRAMTRACE_STACK_DEPTH=129
+# is not ..." and "cannot create nodir/x.vt ..."); a program started with fd 2 closed gets none
+if command -v python3 >/dev/null 2>&1; then
+    cat >fd2.py <<'PYEOF'
+import ctypes, os, sys
+if sys.argv[1] == "reopen":
+    os.close(2)
+    f = os.open("d2.txt", os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o644)
+    assert f == 2, f
+    os.write(f, b"hello\n")
+rt = ctypes.CDLL("libcudart.so.13")
+p = ctypes.c_void_p()
+assert rt.cudaMalloc(ctypes.byref(p), 1 << 20) == 0
+rt.cudaFree(p)
+PYEOF
+    VRAMTRACE_STACK_DEPTH=129 VRAMTRACE_OUTPUT=nodir/x.vt LD_PRELOAD="$VT_PRELOAD" python3 fd2.py reopen ||
+        fail "fd 2 reopened: the program failed"
+    [ "$(cat d2.txt)" = hello ] || { cat d2.txt; fail "the preload wrote into the program's file on fd 2"; }
+    VRAMTRACE_STACK_DEPTH=129 VRAMTRACE_OUTPUT=nodir/x.vt LD_PRELOAD="$VT_PRELOAD" python3 fd2.py same \
+        2>err || fail "fd 2 kept: the program failed"
+    [ "$(grep -c 'vramtrace: ' err)" = 2 ] || { cat err; fail "fd 2 kept: want the two warnings"; }
+fi
 echo "output_env: ok"

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "../../preload/core/config.h"
+#include "../../preload/core/quietio.h"
 #include "vramtrace/env.h"
 #include "vramtrace/trace_format.h"
 
@@ -28,10 +29,12 @@ static int reload_capturing(void)
     FILE *tmp = tmpfile();
     assert_non_null(tmp);
     dup2(fileno(tmp), 2);
+    vt__stderr_take(); /* (the preload writes only to the stderr it took) */
     vt__config_reload();
     fflush(stderr);
     dup2(saved, 2);
     close(saved);
+    vt__stderr_take();
     rewind(tmp);
     size_t n = fread(g_err, 1, sizeof g_err - 1, tmp);
     g_err[n] = '\0';

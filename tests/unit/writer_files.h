@@ -13,6 +13,7 @@
 
 #include "../../preload/core/config.h"
 #include "../../preload/core/output.h"
+#include "../../preload/core/quietio.h"
 #include "vramtrace/trace_format.h"
 #include "../../preload/writer.h"
 
@@ -106,6 +107,7 @@ static inline void capture_stderr(void)
     assert_true(g_saved_err >= 0 && ef >= 0);
     dup2(ef, 2);
     close(ef);
+    vt__stderr_take(); /* the preload's warnings go to fd 2 only while it is stderr as taken */
 }
 
 /* end_capture: restores stderr; the number of warnings; *text (if given) the first 200 bytes. */
@@ -116,6 +118,7 @@ static inline int end_capture(char *text, size_t cap)
     fflush(stderr);
     dup2(g_saved_err, 2);
     close(g_saved_err);
+    vt__stderr_take();
     size_t elen;
     unsigned char *err = read_file(errpath, &elen);
     int warnings = 0;
