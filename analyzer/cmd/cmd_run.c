@@ -21,6 +21,7 @@
 #include "reader.h"
 #include "summary_text.h"
 #include "mem.h"
+#include "run_signals.h"
 #include "watch.h"
 
 /* The options of `run`, one table: parsing and --help both come from it. */
@@ -133,13 +134,6 @@ static void merge_tensor_mode(void)
     snprintf(v, n, "%s,backend:cudaMallocAsync", cur);
     setenv(name, v, 1);
     free(v);
-}
-
-static pid_t g_child;
-static void forward_signal(int sig)
-{
-    if (g_child > 0)
-        kill(g_child, sig);
 }
 
 /* trace_notes: what the summary cannot say, from the trace's own records: output that stopped
@@ -528,12 +522,8 @@ int cmd_run(int argc, char **argv)
     setenv("LD_PRELOAD", pre, 1);
     free(pre);
 
-    struct sigaction sa, old_int, old_term;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = forward_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    run_signals rs;
+    run_signals_begin(&rs);
     /* the child's exec error comes back through ex (closed on a successful exec): a command
      * that never ran is not reported as a run that made no CUDA allocation */
     int ex[2] = {-1, -1};
@@ -542,12 +532,12 @@ int cmd_run(int argc, char **argv)
     pid_t pid = fork();
     if (pid < 0) {
         fprintf(stderr, "vramtrace run: fork: %s\n", strerror(errno));
+        run_signals_end(&rs);
         unlink(manifest);
         return VT_EXIT_USAGE;
     }
     if (pid == 0) {
-        sigaction(SIGINT, &old_int, NULL);
-        sigaction(SIGTERM, &old_term, NULL);
+        run_signals_child(&rs);
         execvp(argv[i], argv + i);
         int e = errno;
         struct stat st; /* execve says EACCES of a directory: said as what it is */
@@ -559,6 +549,7 @@ int cmd_run(int argc, char **argv)
             e = errno;
         _exit(e == ENOENT ? 127 : 126); /* as a shell: not found, or found and not runnable */
     }
+    run_signals_forward_to(&rs, pid); /* (what came since the fork: now) */
     int exec_err = 0;
     if (ex[1] >= 0)
         close(ex[1]);
@@ -566,16 +557,13 @@ int cmd_run(int argc, char **argv)
     }
     if (ex[0] >= 0)
         close(ex[0]);
-    g_child = pid;
     int status = 0;
     if (watch)
         watch_child(pid, manifest, &status);
     else
         while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
         }
-    g_child = 0;
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    run_signals_end(&rs);
     print_traces(manifest, quiet, !exec_err);
     unlink(manifest);
     if (WIFEXITED(status))

@@ -1,0 +1,78 @@
+/* run_signals.c — `vramtrace run` forwards the signals a program is stopped or told things with
+ * (SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM) to the traced program, so that it
+ * gets what it would have untraced, exactly once:
+ *  - none lost: they are blocked from before the fork until the child's pid is known (a SIGTERM
+ *    that came in the first 2 ms, while run read the exec's result, had been dropped: the program
+ *    slept on); the child restores the mask and handlers before its exec;
+ *  - none twice: a signal the terminal sent (Ctrl-C, Ctrl-\, a hangup: SI_KERNEL, to the whole
+ *    foreground process group) reached the program too when it is in run's process group, so it
+ *    is not sent again;
+ *  - run is not killed by one and the program left running alone (SIGHUP, SIGUSR1 had ended run
+ *    with exit 129, 138 and no summary while the program went on).
+ * A signal sent by a process to the whole group (kill -TERM -PGID) reaches both too, and cannot
+ * be told from one sent to run alone: the program gets it twice (README, Limitations). */
+#include "run_signals.h"
+
+#include <string.h>
+#include <unistd.h>
+
+static const int sigs[RUN_SIGNALS] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM};
+
+static volatile pid_t g_child;
+
+static void forward(int sig, siginfo_t *si, void *uc)
+{
+    (void)uc;
+    pid_t c = g_child;
+    if (c <= 0)
+        return;
+    if (si && si->si_code == SI_KERNEL && getpgid(c) == getpgrp())
+        return; /* the terminal's: sent to the whole process group, the program's included */
+    kill(c, sig);
+}
+
+static void mask_of(sigset_t *s)
+{
+    sigemptyset(s);
+    for (int i = 0; i < RUN_SIGNALS; i++)
+        sigaddset(s, sigs[i]);
+}
+
+void run_signals_begin(run_signals *rs)
+{
+    sigset_t block;
+    mask_of(&block);
+    sigprocmask(SIG_BLOCK, &block, &rs->old_mask);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = forward;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    g_child = 0;
+    for (int i = 0; i < RUN_SIGNALS; i++)
+        sigaction(sigs[i], &sa, &rs->old[i]);
+}
+
+void run_signals_child(const run_signals *rs)
+{
+    for (int i = 0; i < RUN_SIGNALS; i++)
+        sigaction(sigs[i], &rs->old[i], NULL);
+    sigprocmask(SIG_SETMASK, &rs->old_mask, NULL);
+}
+
+void run_signals_forward_to(run_signals *rs, pid_t pid)
+{
+    g_child = pid;
+    sigset_t block;
+    mask_of(&block);
+    sigprocmask(SIG_UNBLOCK, &block, NULL);
+    (void)rs;
+}
+
+void run_signals_end(const run_signals *rs)
+{
+    g_child = 0;
+    for (int i = 0; i < RUN_SIGNALS; i++)
+        sigaction(sigs[i], &rs->old[i], NULL);
+    sigprocmask(SIG_SETMASK, &rs->old_mask, NULL);
+}

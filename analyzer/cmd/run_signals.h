@@ -1,0 +1,26 @@
+/* run_signals.h — `vramtrace run`'s signals: what the traced program would have received
+ * untraced, exactly once (run_signals.c). */
+#ifndef VT_ANALYZER_RUN_SIGNALS_H
+#define VT_ANALYZER_RUN_SIGNALS_H
+
+#include <signal.h>
+#include <sys/types.h>
+
+#define RUN_SIGNALS 7 /* HUP INT QUIT TERM USR1 USR2 ALRM */
+
+typedef struct run_signals {
+    struct sigaction old[RUN_SIGNALS];
+    sigset_t old_mask;
+} run_signals;
+
+/* run_signals_begin: before the fork: the signals are blocked (one that comes before the child
+ * exists waits for it) and forwarded once unblocked */
+void run_signals_begin(run_signals *rs);
+/* run_signals_child: in the child before its exec: the handlers and the mask as they were */
+void run_signals_child(const run_signals *rs);
+/* run_signals_forward_to: in the parent: forward to pid from now on (what waited, first) */
+void run_signals_forward_to(run_signals *rs, pid_t pid);
+/* run_signals_end: the child is gone: the handlers and the mask as they were */
+void run_signals_end(const run_signals *rs);
+
+#endif

@@ -1,0 +1,83 @@
+#!/bin/sh
+# run_signals.sh — `vramtrace run` gives the traced program the signals it would get untraced,
+# exactly once: SIGTERM and SIGUSR1 sent to run reach it once and run ends with its status (a
+# SIGUSR1 had killed run, exit 138, no summary, the program left running alone); Ctrl-C on a
+# terminal (SIGINT to the whole foreground process group) reaches it once, not a second time
+# forwarded by run; a SIGTERM sent right after run started is never lost (it had been, while run
+# read the exec's result: the program slept on).
+set -u
+fail() { echo "run_signals: $*"; exit 1; }
+command -v python3 >/dev/null 2>&1 || { echo "SKIP run_signals: no python3"; exit 77; }
+cat >prog.py <<'EOF'
+import signal, sys, time
+n = {}
+def h(s, f):
+    n[s] = n.get(s, 0) + 1
+for s in (signal.SIGTERM, signal.SIGINT, signal.SIGUSR1):
+    signal.signal(s, h)
+print("ready", flush=True)
+end = time.time() + float(sys.argv[1])
+while time.time() < end and not n:
+    time.sleep(0.01)
+time.sleep(0.3)  # (a second one, if any, comes now)
+print("got", n.get(signal.SIGTERM, 0), n.get(signal.SIGINT, 0), n.get(signal.SIGUSR1, 0), flush=True)
+sys.exit(7)
+EOF
+python3 - "$VT" <<'PY' || exit 1
+import os, pty, re, signal, subprocess, sys, time
+vt = sys.argv[1]
+bad = []
+
+def started(p):
+    line = p.stdout.readline()
+    assert line.strip() == b"ready", line
+
+# sent to run alone: forwarded once; run ends with the program's status
+for sig, want in ((signal.SIGTERM, b"got 1 0 0"), (signal.SIGUSR1, b"got 0 0 1")):
+    p = subprocess.Popen([vt, "run", "-q", "-o", "s.vt", "--", sys.executable, "prog.py", "5"],
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    started(p)
+    p.send_signal(sig)
+    out, _ = p.communicate(timeout=20)
+    if out.strip() != want or p.returncode != 7:
+        bad.append("%s to run: %r, exit %d (want %r, exit 7)" % (sig.name, out, p.returncode, want))
+
+# Ctrl-C on a terminal: the program gets SIGINT from the terminal, not once more from run
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(vt, [vt, "run", "-q", "-o", "t.vt", "--", sys.executable, "prog.py", "5"])
+buf = b""
+t0 = time.time()
+while b"ready" not in buf and time.time() - t0 < 20:
+    buf += os.read(fd, 1024)
+os.write(fd, b"\x03")
+while True:  # to the end (EIO once the terminal's last process is gone)
+    try:
+        chunk = os.read(fd, 1024)
+    except OSError:
+        break
+    if not chunk:
+        break
+    buf += chunk
+os.waitpid(pid, 0)
+got = re.findall(rb"got \d+ \d+ \d+", buf)
+if got != [b"got 0 1 0"]:
+    bad.append("Ctrl-C on a terminal: %r (want one SIGINT)" % buf)
+
+# a SIGTERM right after run started: never lost (the program would sleep 5 s on)
+lost = 0
+for i in range(30):
+    t = time.time()
+    p = subprocess.Popen([vt, "run", "-q", "-o", "e.vt", "--", sys.executable, "-c",
+                          "import time; time.sleep(5)"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(0.0005 + 0.0001 * i)
+    p.send_signal(signal.SIGTERM)
+    p.wait(timeout=20)
+    lost += time.time() - t > 3
+if lost:
+    bad.append("a SIGTERM right after the start was lost %d times of 30" % lost)
+if bad:
+    sys.exit("run_signals: " + "; ".join(bad))
+PY
+exit 0
