@@ -36,12 +36,38 @@
 
 /* ---- reserving ---------------------------------------------------------------------------- */
 
+/* unhold / rehold: this thread stores nothing into w while it waits for the lock (its
+ * reservation ran past w's end): its slot (or its count on the shared path) says so, so that a
+ * close or an exec that holds the lock and drains w does not wait for it (both had waited ~1 s,
+ * the drain's bound: a process's exit or exec stalled 2 s, 2 of 25 times, while other threads
+ * allocated). `own`: this thread's slot, else the shared path (append). */
+static inline void unhold(vt__wslot *me, int own)
+{
+    if (own) {
+        atomic_store_explicit(&me->in, NULL, memory_order_release); /* (w gets none of it) */
+    } else {
+        vt__wslots_shared_mine--;
+        atomic_fetch_sub_explicit(&vt__wsl.busy, 1, memory_order_release);
+    }
+}
+
+static inline void rehold(int own)
+{
+    if (!own) { /* (its slot is held again with the next window, append's loop) */
+        vt__wslots_shared_mine++;
+        atomic_fetch_add(&vt__wsl.busy, 1);
+    }
+}
+
 /* switch_window: w is full at s (the caller's reservation ran past it): the next window,
- * or the end of the trace on failure. 0: retry; -1: tracing stopped. */
-static int switch_window(window *w, uint64_t s, uint64_t need)
+ * or the end of the trace on failure. 0: retry; -1: tracing stopped. w is held until its seal
+ * is stored; not while waiting for the lock (unhold: under it, w is valid while current). */
+static int switch_window(window *w, uint64_t s, uint64_t need, vt__wslot *me, int own)
 {
     atomic_store(&w->sealed, s);
+    unhold(me, own);
     pthread_mutex_lock(&vt__ws.lock);
+    rehold(own);
     if (atomic_load(&vt__ws.cur) != w) { /* closed or paused meanwhile: that path owns w */
         pthread_mutex_unlock(&vt__ws.lock);
         return 0;
@@ -167,10 +193,12 @@ static int append(uint16_t type, uint16_t flags, const void *p1, size_t n1, cons
             return release(me, own, 0);
         }
         if (pos <= w->limit) {
-            if (switch_window(w, pos, size) < 0)
+            if (switch_window(w, pos, size, me, own) < 0)
                 return release(me, own, -1);
         } else {
+            unhold(me, own);
             wait_switch(w);
+            rehold(own);
         }
     }
 }

@@ -9,11 +9,14 @@
  *   clone N C   the same with a raw clone system call
  *   vforkexit N N pairs, a vfork child that returns through exit() (not _exit), N more pairs
  *   chdir N     chdir("/") then N pairs
+ *   exitrace N  8 threads allocating without end, then after N microseconds exit(5) (exec: the
+ *   execrace N  same, then execl("/bin/true")): neither waits for the threads' records
  * Prints what it saw ("data ok 1 child 0", "child 0"); exit 0 unless a call failed. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,6 +92,30 @@ static int raw_child(int use_clone, int n, int c)
     return 0;
 }
 
+static void *spin(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        void *p;
+        if (cudaMalloc(&p, 1024) == 0)
+            cudaFree(p);
+    }
+    return NULL;
+}
+
+/* race: 8 threads allocating, then after us microseconds the exit or the exec */
+static int race(int exec, int us)
+{
+    pthread_t t;
+    for (int i = 0; i < 8; i++)
+        if (pthread_create(&t, NULL, spin, NULL))
+            return 3;
+    usleep((useconds_t)us);
+    if (exec)
+        execl("/bin/true", "true", (char *)NULL);
+    exit(5);
+}
+
 int main(int argc, char **argv)
 {
     const char *c = argc > 2 ? argv[1] : "";
@@ -118,6 +145,9 @@ int main(int argc, char **argv)
         pairs(n);
         return 0;
     }
-    fprintf(stderr, "usage: host_cases fdclose|fddup2|rawfork|clone|vforkexit|chdir N [C]\n");
+    if (!strcmp(c, "exitrace") || !strcmp(c, "execrace"))
+        return race(!strcmp(c, "execrace"), n);
+    fprintf(stderr, "usage: host_cases fdclose|fddup2|rawfork|clone|vforkexit|chdir|exitrace|"
+                    "execrace N [C]\n");
     return 2;
 }
