@@ -85,14 +85,28 @@ static int self_exe(char self[PATH_MAX])
     return 0;
 }
 
+/* shared_object: path is an ELF shared object (what the loader preloads: anything else it
+ * skips with a line of its own, and the program ran untraced, "no CUDA allocation was made") */
+static int shared_object(const char *path)
+{
+    unsigned char h[18];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, h, sizeof h) : -1;
+    if (fd >= 0)
+        close(fd);
+    return n == (ssize_t)sizeof h && !memcmp(h, "\177ELF", 4) &&
+           (h[5] == 1 ? h[16] | h[17] << 8 : h[17] | h[16] << 8) == 3; /* ET_DYN */
+}
+
 /* find_preload: libvramtrace.so beside this binary, or ../lib/vramtrace/ (installed), or
- * $VRAMTRACE_PRELOAD. Returns 0 and the path in out, or -1. */
+ * $VRAMTRACE_PRELOAD (which must be a shared object: else -2). Returns 0 and the path in
+ * out, or -1. */
 static int find_preload(char *out, size_t len)
 {
     const char *env = getenv(VT_ENV_PRELOAD);
     if (env && *env) {
         snprintf(out, len, "%s", env);
-        return access(out, R_OK) == 0 ? 0 : -1;
+        return access(out, R_OK) != 0 ? -1 : shared_object(out) ? 0 : -2;
     }
     char self[PATH_MAX];
     if (self_exe(self) < 0)
@@ -443,7 +457,16 @@ int cmd_run(int argc, char **argv)
         return VT_EXIT_USAGE;
     }
     char preload[PATH_MAX + 64];
-    if (find_preload(preload, sizeof preload) < 0) {
+    int found = find_preload(preload, sizeof preload);
+    if (found < 0 && getenv(VT_ENV_PRELOAD) && *getenv(VT_ENV_PRELOAD)) {
+        char shown[PATH_MAX + 64];
+        escape_term(preload, strlen(preload), shown, sizeof shown);
+        fprintf(stderr, "vramtrace run: %s=%s: %s\n", VT_ENV_PRELOAD, shown,
+                found == -2 ? "not a shared library (ELF): the program would run untraced"
+                            : strerror(errno));
+        return VT_EXIT_USAGE;
+    }
+    if (found < 0) {
         fprintf(stderr,
                 "vramtrace run: libvramtrace.so not found beside the vramtrace binary or in "
                 "../lib/vramtrace/ (build it with `make`, or set VRAMTRACE_PRELOAD)\n");

@@ -140,4 +140,14 @@ done
 [ $? = 2 ] || fail "fit of a failing command: not exit 2"
 grep -qxF "the search stopped early (the first trial failed): no trial completed, nothing was measured" out.txt &&
     ! grep -q 'table holds\|^micro-batch' out.txt || fail "fit, no trial completed: $(cat out.txt)"
+# VRAMTRACE_PRELOAD that is no shared library: refused before the program runs (the loader had
+# skipped it, the program ran untraced, and run said "no CUDA allocation was made")
+rm -f ran.txt
+VRAMTRACE_PRELOAD=/etc/passwd "$VT" run -- sh -c 'echo ran >ran.txt' >out.txt 2>err.txt
+[ $? = 2 ] && [ ! -e ran.txt ] || fail "VRAMTRACE_PRELOAD=/etc/passwd: ran ($(cat err.txt))"
+grep -qxF "vramtrace run: VRAMTRACE_PRELOAD=/etc/passwd: not a shared library (ELF): the program would run untraced" err.txt ||
+    fail "VRAMTRACE_PRELOAD=/etc/passwd: $(cat err.txt)"
+VRAMTRACE_PRELOAD=/nonexistent/lib.so "$VT" run -- true >out.txt 2>err.txt
+[ $? = 2 ] && grep -qxF "vramtrace run: VRAMTRACE_PRELOAD=/nonexistent/lib.so: No such file or directory" err.txt ||
+    fail "VRAMTRACE_PRELOAD missing: $(cat err.txt)"
 exit 0
