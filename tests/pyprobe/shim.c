@@ -8,6 +8,7 @@
 #include <sys/prctl.h>
 
 #include "../../preload/core/output.h"
+#include "../../preload/core/quietio.h"
 #include "../../preload/core/realsym.h"
 #include "../../preload/core/thread.h"
 #include "../../preload/stacks/pyframes.h"
@@ -25,6 +26,13 @@ static code_entry codes[SHIM_CODES];
 static vt_rec_pyinfo pyinfo;
 static int pyinfo_count, code_records;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* the program's stderr as taken at the start (config.c's, quietio.h): warnings go there */
+struct vt__stderr_id vt__stderr_id;
+__attribute__((constructor)) static void shim_stderr(void)
+{
+    vt__stderr_take();
+}
 
 /* vt__real_dlsym: stand-in for realsym.c (no dlsym override in this object). */
 void *vt__real_dlsym(void *handle, const char *name)
