@@ -194,7 +194,7 @@ static void header(FILE *out, const report_ctx *c)
 {
     const replay_result *r = &c->runs[0];
     const tables_process *p = tables_process_get(r->t);
-    char b1[32], b2[32], b3[32], fails[96];
+    char b1[32], b2[32], b3[32], fails[96], lost[128];
     fputs("<header><h1>vramtrace report</h1>\n<p class=cmd>", out);
     for (uint32_t i = 0; p && i < p->argc && i < 64; i++) {
         fputs(i ? " " : "", out);
@@ -232,7 +232,7 @@ static void header(FILE *out, const report_ctx *c)
     }
     fprintf(out,
             "</dd>\n<dt>peaks</dt><dd>process %s at %.3f s, reserved %s, allocated %s</dd>\n"
-            "<dt>events</dt><dd>%" PRIu64 " (%s), %u optimizer step%s%s, %.2f s "
+            "<dt>events</dt><dd>%" PRIu64 " (%s%s), %u optimizer step%s%s, %.2f s "
             "traced</dd></dl>\n",
             html_bytes(r->peak_process, b1, sizeof b1), (double)r->t_process / 1e9,
             html_bytes(r->peak_reserved, b2, sizeof b2),
@@ -241,6 +241,7 @@ static void header(FILE *out, const report_ctx *c)
             r->n_events,
             report_failed_text(r->n_failed, r->n_failed_frees, r->n_failed_frees_shutdown, fails,
                                sizeof fails),
+            report_lost_text(r->run_dropped, r->run_events + r->run_dropped, lost, sizeof lost),
             r->iterations, r->iterations == 1 ? "" : "s",
             r->tensor_mode ? report_steps_hedge(c) : " that grew the cache",
             (double)r->end_ns / 1e9);

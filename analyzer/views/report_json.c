@@ -115,6 +115,13 @@ int report_json(FILE *out, const report_ctx *c)
     cJSON_AddItemToObject(root, "run", run_json(r));
     cJSON_AddNumberToObject(root, "events", (double)r->n_events);
     cJSON_AddNumberToObject(root, "failed_events", (double)r->n_failed);
+    /* what the capture could not store (the trailer's n_dropped), and all the run made: a
+     * trace cut before its trailer cannot say */
+    cJSON_AddNumberToObject(root, "lost_events", (double)r->run_dropped);
+    if (r->status == READER_TRUNCATED)
+        cJSON_AddNullToObject(root, "made_events");
+    else
+        cJSON_AddNumberToObject(root, "made_events", (double)(r->run_events + r->run_dropped));
     cJSON_AddNumberToObject(root, "failed_frees", (double)r->n_failed_frees);
     cJSON_AddNumberToObject(root, "failed_frees_at_shutdown", (double)r->n_failed_frees_shutdown);
     cJSON_AddNumberToObject(root, "iterations", r->iterations);

@@ -112,6 +112,16 @@ const char *report_failed_text(uint64_t allocs, uint64_t frees, uint64_t shutdow
     return buf;
 }
 
+const char *report_lost_text(uint64_t lost, uint64_t made, char *buf, size_t n)
+{
+    if (lost) /* (the trailer's n_dropped: a trace cut before its trailer cannot say) */
+        snprintf(buf, n, "; %llu of the run's %llu events lost: the capture could not store them",
+                 (unsigned long long)lost, (unsigned long long)made);
+    else if (n)
+        buf[0] = 0;
+    return buf;
+}
+
 const char *report_mode_text(const replay_result *r)
 {
     if (r->allocator_mode && r->segment_mode)
@@ -170,18 +180,19 @@ static void print_run(FILE *out, const report_ctx *c)
         fprintf(out, "  stacks   %s\n", sn);
     if (report_tracker_text(r))
         fprintf(out, "  tracker  %s\n", report_tracker_text(r));
-    char fails[96];
+    char fails[96], lost[128];
     report_failed_text(r->n_failed, r->n_failed_frees, r->n_failed_frees_shutdown, fails,
                        sizeof fails);
+    report_lost_text(r->run_dropped, r->run_events + r->run_dropped, lost, sizeof lost);
     if (r->tensor_mode)
-        fprintf(out, "  events   %llu (%s), %u optimizer step%s%s, %.2f s traced\n",
-                (unsigned long long)r->n_events, fails, r->iterations,
+        fprintf(out, "  events   %llu (%s%s), %u optimizer step%s%s, %.2f s traced\n",
+                (unsigned long long)r->n_events, fails, lost, r->iterations,
                 r->iterations == 1 ? "" : "s", report_steps_hedge(c), secs(r->end_ns));
     else /* a step that reserves no new segment leaves no event */
         fprintf(out,
-                "  events   %llu (%s), %u optimizer step%s that grew the cache, %.2f s "
+                "  events   %llu (%s%s), %u optimizer step%s that grew the cache, %.2f s "
                 "traced\n",
-                (unsigned long long)r->n_events, fails, r->iterations,
+                (unsigned long long)r->n_events, fails, lost, r->iterations,
                 r->iterations == 1 ? "" : "s", secs(r->end_ns));
 }
 

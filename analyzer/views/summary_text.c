@@ -10,17 +10,18 @@
 
 void summary_text(FILE *out, const char *path, const run_summary *s, const char *prog)
 {
-    char pr[32], pp[32], oq[32], fails[96];
+    char pr[32], pp[32], oq[32], fails[96], lost[128];
     card_format_bytes(s->peak_reserved, pr, sizeof pr);
     card_format_bytes(s->peak_process, pp, sizeof pp);
     fprintf(out,
-            "vramtrace: trace %s: %" PRIu64 " events (%s), peak %s reserved "
+            "vramtrace: trace %s: %" PRIu64 " events (%s%s), peak %s reserved "
             "by the allocator (%s for the process, with contexts and kernel images), %" PRIu64
             " context%s, ",
             path, s->events,
             report_failed_text(s->failed, s->failed_frees, s->failed_frees_shutdown, fails,
                                sizeof fails),
-            pr, pp, s->contexts, s->contexts == 1 ? "" : "s");
+            report_lost_text(s->lost, s->made, lost, sizeof lost), pr, pp, s->contexts,
+            s->contexts == 1 ? "" : "s");
     if (s->oom)
         fprintf(out, "OOM: yes (a request for %s failed), ",
                 card_format_bytes(s->oom_requested, oq, sizeof oq));
@@ -34,6 +35,8 @@ void summary_text(FILE *out, const char *path, const run_summary *s, const char 
     else if (s->ended & (VT_TRAILER_DISK_FULL | VT_TRAILER_OUTPUT_ERROR))
         fprintf(out, "stopped early (%s; every record made before was kept).\n",
                 s->ended & VT_TRAILER_DISK_FULL ? "disk full" : "writing the trace failed");
+    else if (s->lost) /* the trace ended well, but without every event (counted above) */
+        fprintf(out, "incomplete (the figures leave out the events lost).\n");
     else
         fprintf(out, "complete.\n");
     fprintf(out, "Run `%s report %s` for categories, phases and advice.\n", prog, path);

@@ -83,6 +83,7 @@ static void rec_fixed(uint16_t type, uint16_t flags, const void *p, size_t n)
 static struct {
     const char *out;
     uint64_t events, live, stacks, seed;
+    uint64_t dropped; /* the trailer's n_dropped: events the capture could not store */
     int tensor, python, oom, extras, trailer, big_stacks;
     int allocator;    /* PyTorch's caching allocator with its tracker: segments and their tensors */
     const char *tail; /* "trailer" (default: trailer), "none", "zero", "cut", "garbage" */
@@ -91,7 +92,7 @@ static struct {
     unsigned pid, pymajor, pyminor;
     int rank;
     uint64_t card, device_bytes;
-} o = {NULL, 1000, 100,       16,   1,    0, 0,  0,  1, 1,
+} o = {NULL, 1000, 100,       16,   1,    0, 0,  0,  0, 1,          1,
        0,    0,    "trailer", NULL, 4242, 3, 11, -1, 0, 24ull << 30};
 
 static void usage(FILE *f)
@@ -112,6 +113,7 @@ static void usage(FILE *f)
             "  --no-extras       only context + body events (no VMM, host, module, meminfo,\n"
             "                    unknown record, extended frees)\n"
             "  --tail KIND       trailer (default) | none | zero | cut | garbage\n"
+            "  -D N              the trailer's n_dropped: N events the capture could not store\n"
             "  --corrupt KIND    magic | major | size0 | size-odd | size-past-eof | string |\n"
             "                    huge | type0 (a malformed record early in the body)\n"
             "  --pid N --rank R  PROCESS pid and RANK/LOCAL_RANK/WORLD_SIZE env\n"
@@ -407,7 +409,7 @@ int main(int argc, char **argv)
                                          {"seed", 1, 0, 'S'},      {"help", 0, 0, 'h'},
                                          {"allocator", 0, 0, 'A'}, {0, 0, 0, 0}};
     int ch;
-    while ((ch = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "o:hD:", opts, NULL)) != -1) {
         switch (ch) {
         case 'o':
             o.out = optarg;
@@ -457,6 +459,9 @@ int main(int argc, char **argv)
             break;
         case 'S':
             o.seed = strtoull(optarg, NULL, 0);
+            break;
+        case 'D':
+            o.dropped = strtoull(optarg, NULL, 0);
             break;
         case 'h':
             usage(stdout);
@@ -562,7 +567,7 @@ int main(int argc, char **argv)
         rec_fixed(VT_REC_OOM, (uint16_t)(VT_EVF_MAKE(alloc_api, 0) | fl), &oo, sizeof oo);
     }
     if (!strcmp(o.tail, "trailer")) {
-        vt_rec_trailer t = {g_now, g_events, 0, g_records, 0, 0};
+        vt_rec_trailer t = {g_now, g_events, o.dropped, g_records, 0, 0};
         rec_fixed(VT_REC_TRAILER, 0, &t, sizeof t);
     } else if (!strcmp(o.tail, "zero")) {
         static const unsigned char z[4096];

@@ -212,6 +212,23 @@ static void test_summary_text(void **state)
     unlink(g_path);
     assert_non_null(strstr(out, "complete."));
     assert_non_null(strstr(out, "Run `build/vramtrace report ")); /* the program as given */
+    assert_null(strstr(out, "lost"));
+
+    /* a clean end whose trailer counts events the capture could not store: not "complete" */
+    size_t clean = w.n;
+    w.n -= 8 + sizeof(vt_rec_trailer);
+    vt_rec_trailer lost = {999, 7, 4000, 0, 0, 0};
+    pl(&lost, sizeof lost), w_rec(&w, VT_REC_TRAILER, 0);
+    assert_int_equal(w.n, clean);
+    f = fmemopen(out, sizeof out - 1, "w");
+    assert_int_equal(summary_print(f, save(&w)), 0);
+    fclose(f);
+    unlink(g_path);
+    assert_non_null(strstr(out, "10 events (1 failed allocation; 4000 of the run's 4007 events "
+                                "lost: the capture could not store them), peak"));
+    assert_non_null(strstr(out, "OOM: yes (a request for 64.00 GiB failed), incomplete (the "
+                                "figures leave out the events lost)."));
+    assert_null(strstr(out, "complete."));
 
     w.p[0] = 'Z';
     f = fmemopen(out, sizeof out - 1, "w");
