@@ -1,6 +1,7 @@
 /* main.c — the `vramtrace` command line: dispatches to the subcommands of commands.h.
  * Only main() exits; everything else returns error values. An allocation that failed anywhere
- * (mem.h) makes the exit 2 "out of memory", whatever the command made of it. */
+ * (mem.h) makes the exit 2 "out of memory", whatever the command made of it, and so does output
+ * that never reached standard output (a full disk, a closed pipe: notes.h). */
 #include <stdio.h>
 #include <string.h>
 
@@ -9,6 +10,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "mem.h"
+#include "notes.h"
 #include "vramtrace/trace_format.h"
 
 #ifndef VT_VERSION_STRING
@@ -43,13 +45,19 @@ static int version(void)
 }
 
 /* finish: the command's exit code, or 2 with the one message for it when an allocation failed
- * (whether or not the command noticed: mem.h). */
+ * (whether or not the command noticed: mem.h) or what it printed did not all reach standard
+ * output: every command's output is checked here once, so none can end 0 having written
+ * nothing (report, dump, watch and predict did, into a full disk). A command that failed has
+ * said why already; run's exit code is its program's, kept. */
 static int finish(const char *cmd, int rc)
 {
-    if (!mem_failed())
+    if (mem_failed()) {
+        fprintf(stderr, "vramtrace %s: %s\n", cmd, MEM_OOM_MESSAGE);
+        return VT_EXIT_USAGE;
+    }
+    if ((rc != VT_EXIT_OK && rc != VT_EXIT_FINDINGS) || !notes_stdout_error(cmd, 0))
         return rc;
-    fprintf(stderr, "vramtrace %s: %s\n", cmd, MEM_OOM_MESSAGE);
-    return VT_EXIT_USAGE;
+    return strcmp(cmd, "run") ? VT_EXIT_USAGE : rc;
 }
 
 int main(int argc, char **argv)

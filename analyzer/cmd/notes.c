@@ -144,9 +144,14 @@ FILE *notes_open_read(const char *what, const char *path, char *err, size_t errl
 int notes_stdout_error(const char *cmd, int io_err)
 {
     int e;
-    if (ferror(stdout)) /* a write failed: its errno ("No space left on device", ...) */
-        e = errno ? errno : EIO;
-    else if (io_err) /* the view could not build what it writes */
+    if (ferror(stdout)) { /* a write failed: its reason ("No space left on device", ...) */
+        /* errno may be a later call's by now: the unwritten rest, tried again, says it; with
+         * nothing left to try, the errno of the failed write, if the command kept it */
+        int last = errno;
+        clearerr(stdout);
+        errno = 0;
+        e = fflush(stdout) && errno ? errno : last ? last : EIO;
+    } else if (io_err) /* the view could not build what it writes */
         e = 0;
     else if (fflush(stdout))
         e = errno;
