@@ -15,6 +15,7 @@
 #include "config_view.h"
 #include "escape.h"
 #include "formula.h"
+#include "jsonw.h"
 #include "mem.h"
 #include "model_views.h"
 #include "notes.h"
@@ -397,7 +398,7 @@ static int print_json(const nano_config *c, const gpt_shape *s, const prediction
     cJSON_AddBoolToObject(root, "gradient_accumulation_assumed", s->accum_unknown != 0);
     cJSON_AddStringToObject(root, "calibration", cal->calibrated ? "run" : "formula");
     if (cal->calibrated)
-        cJSON_AddStringToObject(root, "calibrated_from", a->from);
+        jsonw_add_c(root, "calibrated_from", a->from); /* a file name: any bytes */
     cJSON_AddNumberToObject(root, "required_bytes", (double)p->required_bytes);
     /* the run died in its first forward: every predicted peak here is a lower bound */
     cJSON_AddBoolToObject(root, "lower_bound", lower);

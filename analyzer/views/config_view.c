@@ -1,11 +1,14 @@
 /* config_view.c — the run's configuration in the views (config_view.h): a table for the text
  * report, a "config" object for JSON, each value with its source (argument, config file, the
- * trace, nanoGPT's default for nanoGPT only, or unknown). Resolving it is model/advice/model.c. */
+ * trace, nanoGPT's default for nanoGPT only, or unknown). Resolving it is model/advice/model.c.
+ * A value, a place, a note may quote the trace's bytes: escaped for the terminal, made valid
+ * UTF-8 for JSON (jsonw.h). */
 #include "config_view.h"
 
 #include <string.h>
 
 #include "escape.h"
+#include "jsonw.h"
 
 void config_print(FILE *out, const nano_config *c, int transformer)
 {
@@ -87,7 +90,7 @@ void config_add_json(cJSON *root, const nano_config *c)
         if (v->src == CONFIG_SRC_UNKNOWN) {
             cJSON_AddNullToObject(e, "value");
             cJSON_AddStringToObject(e, "source", config_source_name(v->src));
-            cJSON_AddStringToObject(e, "where", v->where);
+            jsonw_add_c(e, "where", v->where);
             continue;
         }
         switch (config_key_type((config_key)k)) {
@@ -98,35 +101,37 @@ void config_add_json(cJSON *root, const nano_config *c)
             cJSON_AddBoolToObject(e, "value", v->i != 0);
             break;
         case CONFIG_STR:
-            cJSON_AddStringToObject(e, "value", v->s);
+            jsonw_add_c(e, "value", v->s);
             break;
         case CONFIG_INT:
             cJSON_AddNumberToObject(e, "value", (double)v->i);
             break;
         }
         cJSON_AddStringToObject(e, "source", config_source_name(v->src));
-        cJSON_AddStringToObject(e, "where", v->where);
+        jsonw_add_c(e, "where", v->where);
         if (v->flag[0]) { /* how the program takes it: predict --from a report speaks it */
-            cJSON_AddStringToObject(e, "flag", v->flag);
+            jsonw_add_c(e, "flag", v->flag);
             cJSON_AddStringToObject(e, "flag_sep",
                                     v->flag_sep == '='   ? "="
                                     : v->flag_sep == '(' ? "("
                                                          : " ");
             if (v->flag_sep == '(') /* a keyword of the script's call */
-                cJSON_AddStringToObject(e, "call", v->call);
+                jsonw_add_c(e, "call", v->call);
         }
     }
     cJSON_AddNumberToObject(root, "config_files_missing", c->nfiles_missing);
-    cJSON_AddItemToObject(root, "torch_version",
-                          c->torch_version[0] ? cJSON_CreateString(c->torch_version)
-                                              : cJSON_CreateNull());
-    cJSON_AddItemToObject(root, "cuda_version",
-                          c->cuda_version[0] ? cJSON_CreateString(c->cuda_version)
-                                             : cJSON_CreateNull());
+    if (c->torch_version[0]) /* the recorded versions: a trace's bytes */
+        jsonw_add_c(root, "torch_version", c->torch_version);
+    else
+        cJSON_AddNullToObject(root, "torch_version");
+    if (c->cuda_version[0])
+        jsonw_add_c(root, "cuda_version", c->cuda_version);
+    else
+        cJSON_AddNullToObject(root, "cuda_version");
     if (c->nwarnings) {
         cJSON *w = cJSON_AddArrayToObject(root, "config_warnings");
         for (int i = 0; i < config_notes_kept(c); i++)
-            cJSON_AddItemToArray(w, cJSON_CreateString(c->warnings[i]));
+            cJSON_AddItemToArray(w, jsonw_item(c->warnings[i], strlen(c->warnings[i])));
         cJSON_AddNumberToObject(root, "config_warnings_cut", c->nwarnings - config_notes_kept(c));
     }
 }

@@ -11,7 +11,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "escape.h"
+#include "jsonw.h"
 #include "mem.h"
 
 /* ---- JSON helpers (all tolerate a NULL object after an allocation failure) -------------- */
@@ -31,29 +31,9 @@ static void add_hex(cJSON *o, const char *name, uint64_t v)
     cJSON_AddStringToObject(o, name, b);
 }
 
-/* str_item: a JSON string of trace bytes made valid UTF-8 (invalid bytes as \xNN). */
-static cJSON *str_item(const char *s, size_t len)
-{
-    char small[512];
-    size_t need = escape_utf8(s, len, small, sizeof small);
-    if (need < sizeof small)
-        return cJSON_CreateString(small);
-    char *big = escape_utf8_dup(s, len);
-    cJSON *it = big ? cJSON_CreateString(big) : NULL;
-    free(big);
-    return it;
-}
-
-static void add_str(cJSON *o, const char *name, const char *s, size_t len)
-{
-    cJSON *it = str_item(s, len);
-    if (it && !cJSON_AddItemToObject(o, name, it)) /* the key's copy failed: not o's to free */
-        cJSON_Delete(it);
-}
-
 static void add_rstr(cJSON *o, const char *name, reader_str s)
 {
-    add_str(o, name, s.p, s.len);
+    jsonw_add(o, name, s.p, s.len);
 }
 
 struct dump_json {
@@ -224,7 +204,7 @@ static void fill_strs(cJSON *arr, const reader_strs *l)
     uint32_t cur = 0;
     reader_str s;
     while (arr && reader_strs_next(l, &cur, &s)) {
-        cJSON *it = str_item(s.p, s.len);
+        cJSON *it = jsonw_item(s.p, s.len);
         if (it)
             cJSON_AddItemToArray(arr, it);
     }
@@ -285,15 +265,15 @@ static void fill_record(dump_json *d, cJSON *o, const reader_record *r)
         cJSON_AddNumberToObject(o, "symbol_offset", ts ? ts->sym_offset : s->fixed.sym_offset);
         add_rstr(o, "name", s->name);
         if (ts && s->name.len && ts->demangled.s != ts->name.s)
-            add_str(o, "demangled", ts->demangled.s, ts->demangled.len);
+            jsonw_add(o, "demangled", ts->demangled.s, ts->demangled.len);
         if (!d->resolve)
             break;
         if (ts && ts->demangled.len)
-            add_str(o, "symbol", ts->demangled.s, ts->demangled.len);
+            jsonw_add(o, "symbol", ts->demangled.s, ts->demangled.len);
         else
             cJSON_AddNullToObject(o, "symbol");
         if (ts && ts->src_file.len) {
-            add_str(o, "file", ts->src_file.s, ts->src_file.len);
+            jsonw_add(o, "file", ts->src_file.s, ts->src_file.len);
             if (ts->src_line > 0)
                 cJSON_AddNumberToObject(o, "line", ts->src_line);
         }
@@ -475,7 +455,7 @@ int dump_json_header(dump_json *d, const char *path, const vt_file_header *h)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "type", "header");
-    add_str(o, "file", path, strlen(path));
+    jsonw_add(o, "file", path, strlen(path));
     cJSON_AddNumberToObject(o, "major", h->major);
     cJSON_AddNumberToObject(o, "minor", h->minor);
     cJSON_AddNumberToObject(o, "header_size", h->header_size);
@@ -505,7 +485,7 @@ int dump_json_status(dump_json *d, reader_status st, uint64_t records, uint64_t 
     add_u64(o, "records", records);
     if (st != READER_OK) {
         add_u64(o, "offset", offset);
-        add_str(o, "message", message, strlen(message));
+        jsonw_add(o, "message", message, strlen(message));
     }
     return emit(d->out, o);
 }

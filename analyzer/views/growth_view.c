@@ -9,6 +9,7 @@
 
 #include "cards.h"
 #include "growth_view.h"
+#include "jsonw.h"
 
 static char *human(uint64_t b, char *buf, size_t len)
 {
@@ -211,9 +212,9 @@ void growth_json(cJSON *root, const report_ctx *c)
     for (int i = 0; i < g->nsites; i++) {
         const report_growth_site *s = &g->sites[i];
         cJSON *e = cJSON_CreateObject();
-        cJSON_AddStringToObject(e, "site", s->text);
-        cJSON_AddStringToObject(e, "native", s->native);
-        cJSON_AddStringToObject(e, "caller", s->caller);
+        jsonw_add_c(e, "site", s->text);
+        jsonw_add_c(e, "native", s->native);
+        jsonw_add_c(e, "caller", s->caller);
         cJSON_AddNumberToObject(e, "stack_id", s->stack);
         cJSON_AddStringToObject(e, "phase", s->phase);
         cJSON_AddBoolToObject(e, "in_module_forward", s->in_forward);
@@ -229,7 +230,7 @@ void growth_json(cJSON *root, const report_ctx *c)
     if (g->reaches) {
         cJSON *k = cJSON_AddObjectToObject(o, "reaches_card");
         cJSON_AddNumberToObject(k, "capacity_bytes", (double)g->capacity);
-        cJSON_AddStringToObject(k, "card", g->capacity_name);
+        jsonw_add_c(k, "card", g->capacity_name);
         cJSON_AddNumberToObject(k, "steps", g->steps_to_card);
         cJSON_AddNumberToObject(k, "at_step", g->at_step);
         cJSON_AddNumberToObject(k, "seconds", g->secs_to_card);

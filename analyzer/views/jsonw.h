@@ -1,16 +1,28 @@
-/* jsonw.h — JSON string literals for the hand-streamed outputs (perfetto.c, html.c): a trace's
- * bytes made valid UTF-8 first (trace/escape.h), then quoted with '<', '>' and '&' written as
- * \u escapes, so a literal is also inert inside an HTML <script> element. */
+/* jsonw.h — JSON strings of a trace's bytes, made valid UTF-8 first (trace/escape.h): literals
+ * for the hand-streamed outputs (perfetto.c, html.c), quoted with '<', '>' and '&' written as
+ * \u escapes, so a literal is also inert inside an HTML <script> element; and cJSON strings for
+ * the documents built with cJSON (report --json, predict --json). */
 #ifndef VT_ANALYZER_JSONW_H
 #define VT_ANALYZER_JSONW_H
 
 #include <stddef.h>
 #include <stdio.h>
 
+#include <cjson/cJSON.h>
+
 /* jsonw_str: writes s[0..len) as one JSON string literal (quotes included). Returns 0, or
  * -1 when out of memory or the write failed. */
 int jsonw_str(FILE *out, const char *s, size_t len);
 /* jsonw_cstr: the same for a NUL-terminated string. */
 int jsonw_cstr(FILE *out, const char *s);
+
+/* jsonw_item: a cJSON string of s[0..len) made valid UTF-8 (invalid bytes as \xNN, as dump
+ * writes them), for every string a trace's bytes may reach: an argument, a file name, a note
+ * quoting one. NULL (as cJSON_CreateString) when out of memory. */
+cJSON *jsonw_item(const char *s, size_t len);
+/* jsonw_add / jsonw_add_c: jsonw_item added to o under key (jsonw_add_c: a NUL-terminated s,
+ * NULL as ""); nothing when out of memory (cJSON's own Add* alike). */
+void jsonw_add(cJSON *o, const char *key, const char *s, size_t len);
+void jsonw_add_c(cJSON *o, const char *key, const char *s);
 
 #endif

@@ -1,8 +1,12 @@
 /* model_json.c — the model's fields of `report --json` (model_views.h): "config",
  * "formula", "oom" (diagnosis), "advice", "prediction", from a built model_result; and the
- * one writer of a by-category object. */
+ * one writer of a by-category object. A string the analysis built may quote the trace (a
+ * class, a file, a flag, a command line): each goes through jsonw (valid UTF-8). */
+#include <string.h>
+
 #include "calib_json.h"
 #include "config_view.h"
+#include "jsonw.h"
 #include "model_views.h"
 
 cJSON *categories_json(const cat_breakdown *b)
@@ -33,9 +37,9 @@ static void add_formula_json(cJSON *root, const model_result *m)
         else
             cJSON_AddNullToObject(e, "ratio_document");
         if (m->reason_doc[c][0])
-            cJSON_AddStringToObject(e, "reason", m->reason_doc[c]);
+            jsonw_add_c(e, "reason", m->reason_doc[c]);
         if (m->reason_ref[c][0])
-            cJSON_AddStringToObject(e, "reason_refined", m->reason_ref[c]);
+            jsonw_add_c(e, "reason_refined", m->reason_ref[c]);
     }
     cJSON *t = cJSON_AddObjectToObject(fo, "total");
     cJSON_AddNumberToObject(t, "measured_bytes", (double)tm);
@@ -79,12 +83,12 @@ static void add_oom_json(cJSON *root, const model_result *m, const run_facts *f)
                             (double)(f->oom_capacity ? f->oom_capacity : m->capacity));
     cJSON_AddStringToObject(oo, "cause", advice_cause_key(m->cause));
     cJSON_AddStringToObject(oo, "cause_text", advice_cause_text(m->cause));
-    cJSON_AddStringToObject(oo, "evidence", m->why);
+    jsonw_add_c(oo, "evidence", m->why);
     cJSON_AddItemToObject(oo, "live_by_category", categories_json(&f->at_oom));
     cJSON_AddNumberToObject(oo, "allocator_cache_bytes", (double)f->oom_cache);
     cJSON_AddNumberToObject(oo, "outside_pytorch_bytes", (double)f->oom_outside);
-    cJSON_AddStringToObject(oo, "phase", f->oom_phase ? f->oom_phase : "");
-    cJSON_AddStringToObject(oo, "site", f->oom_site ? f->oom_site : "");
+    jsonw_add_c(oo, "phase", f->oom_phase ? f->oom_phase : "");
+    jsonw_add_c(oo, "site", f->oom_site ? f->oom_site : "");
     cJSON_AddBoolToObject(oo, "pytorch_retry", f->oom_pytorch_pattern != 0);
 }
 
@@ -92,8 +96,8 @@ static void add_oom_json(cJSON *root, const model_result *m, const run_facts *f)
 static cJSON *advice_json(const advice_item *it, int lower)
 {
     cJSON *e = cJSON_CreateObject();
-    cJSON_AddStringToObject(e, "change", it->change);
-    cJSON_AddStringToObject(e, "command_line", it->cmdline);
+    jsonw_add_c(e, "change", it->change);
+    jsonw_add_c(e, "command_line", it->cmdline);
     cJSON_AddNumberToObject(e, "predicted_peak_bytes", (double)it->predicted_peak);
     /* a forward the OOM cut short: the prediction is a lower bound ("fits": may fit) */
     cJSON_AddBoolToObject(e, "predicted_peak_at_least", lower);
@@ -113,7 +117,7 @@ static cJSON *advice_json(const advice_item *it, int lower)
         cJSON_AddNumberToObject(e, "fits_with_cache_at_most_bytes", (double)it->cache_limit);
     else
         cJSON_AddNullToObject(e, "fits_with_cache_at_most_bytes");
-    cJSON_AddStringToObject(e, "note", it->note);
+    jsonw_add_c(e, "note", it->note);
     cJSON_AddBoolToObject(e, "recommended", it->recommended != 0);
     cJSON_AddNumberToObject(e, "batch_size", (double)it->shape.B);
     if (it->shape.accum_unknown) /* the run's A is not known: only the factor is */
@@ -131,7 +135,7 @@ static cJSON *add_feature(cJSON *o, const char *key, const recog_feature *f)
         cJSON_AddNullToObject(e, "on");
     else
         cJSON_AddBoolToObject(e, "on", f->state == FEAT_ON);
-    cJSON_AddStringToObject(e, "where", f->where);
+    jsonw_add_c(e, "where", f->where);
     return e;
 }
 
@@ -143,21 +147,21 @@ static void add_recognized_json(cJSON *root, const model_result *m)
     cJSON_AddStringToObject(o, "family", family_key(r->family));
     cJSON_AddStringToObject(o, "family_text", family_text(r));
     cJSON_AddBoolToObject(o, "family_from_sizes", r->family_by_sizes);
-    cJSON_AddStringToObject(o, "family_where", r->family_where);
-    cJSON_AddStringToObject(o, "model_class", r->model_class);
+    jsonw_add_c(o, "family_where", r->family_where);
+    jsonw_add_c(o, "model_class", r->model_class);
     cJSON_AddBoolToObject(o, "nanogpt", m->cfg.program == PROG_NANOGPT);
     cJSON_AddBoolToObject(o, "batchnorm", r->batchnorm != 0);
     cJSON *op = cJSON_AddObjectToObject(o, "optimizer");
     cJSON_AddStringToObject(op, "kind", optim_key(r->optim));
     cJSON_AddStringToObject(op, "text", optim_text(r));
-    cJSON_AddStringToObject(op, "class", r->optim_class);
+    jsonw_add_c(op, "class", r->optim_class);
     if (r->optim_bpp >= 0)
         cJSON_AddNumberToObject(op, "state_bytes_per_trainable_param", r->optim_bpp);
     else
         cJSON_AddNullToObject(op, "state_bytes_per_trainable_param");
     cJSON_AddBoolToObject(op, "steps_may_be_skipped", r->steps_maybe_skipped != 0);
     cJSON_AddBoolToObject(op, "state_cut", r->state_cut != 0);
-    cJSON_AddStringToObject(op, "where", r->optim_where);
+    jsonw_add_c(op, "where", r->optim_where);
     /* no step ran and the script constructs several kinds: which (none: []) */
     cJSON *kinds = cJSON_AddArrayToObject(op, "script_kinds");
     for (int k = 0; k < OPT_COUNT; k++)
@@ -165,10 +169,10 @@ static void add_recognized_json(cJSON *root, const model_result *m)
             cJSON_AddItemToArray(kinds, cJSON_CreateString(optim_key((optim_kind)k)));
     cJSON *lp = cJSON_AddObjectToObject(o, "training_loop");
     if (r->loop[0])
-        cJSON_AddStringToObject(lp, "kind", r->loop);
+        jsonw_add_c(lp, "kind", r->loop);
     else
         cJSON_AddNullToObject(lp, "kind");
-    cJSON_AddStringToObject(lp, "where", r->loop_where);
+    jsonw_add_c(lp, "where", r->loop_where);
     if (r->trainable)
         cJSON_AddNumberToObject(o, "trainable_params", (double)r->trainable);
     else
@@ -184,16 +188,16 @@ void model_json(cJSON *root, const model_result *m, const run_facts *f)
 {
     config_add_json(root, &m->cfg);
     if (m->note[0])
-        cJSON_AddStringToObject(root, "config_note", m->note);
+        jsonw_add_c(root, "config_note", m->note);
     add_recognized_json(root, m);
     cJSON_AddBoolToObject(root, "formula_applies", m->formula_ok != 0);
     cJSON_AddBoolToObject(root, "no_allocation", m->empty != 0);
     if (m->advice_none[0])
-        cJSON_AddStringToObject(root, "advice_note", m->advice_none);
+        jsonw_add_c(root, "advice_note", m->advice_none);
     if (!m->formula_ok)
-        cJSON_AddStringToObject(root, "formula_note", m->formula_why);
+        jsonw_add_c(root, "formula_note", m->formula_why);
     if (m->formula_block[0])
-        cJSON_AddStringToObject(root, "formula_block_note", m->formula_block);
+        jsonw_add_c(root, "formula_block_note", m->formula_block);
     add_formula_json(root, m);
     add_oom_json(root, m, f);
     cJSON *adv = cJSON_AddArrayToObject(root, "advice");
@@ -204,7 +208,7 @@ void model_json(cJSON *root, const model_result *m, const run_facts *f)
     cJSON_AddNumberToObject(pr, "current_reserved_bytes", (double)m->current.reserved_bytes);
     cJSON_AddNumberToObject(pr, "current_allocated_bytes", (double)m->current.tensor_bytes);
     cJSON_AddNumberToObject(pr, "capacity_bytes", (double)m->capacity);
-    cJSON_AddStringToObject(pr, "capacity_name", m->capacity_name);
+    jsonw_add_c(pr, "capacity_name", m->capacity_name);
     cJSON_AddNumberToObject(pr, "headroom_fraction", ADVICE_HEADROOM);
     if (m->growth_unmeasured || m->advice_none[0]) /* not predicted: nothing measures it */
         cJSON_AddNullToObject(pr, "largest_batch_size");
@@ -226,9 +230,9 @@ void model_json(cJSON *root, const model_result *m, const run_facts *f)
     cJSON_AddBoolToObject(pr, "gradients_kept_assumed", m->accum_assumed != 0);
     cJSON *notes = cJSON_AddArrayToObject(pr, "notes");
     for (int i = 0; i < m->nnotes; i++)
-        cJSON_AddItemToArray(notes, cJSON_CreateString(m->notes[i]));
+        cJSON_AddItemToArray(notes, jsonw_item(m->notes[i], strlen(m->notes[i])));
     if (m->oom_forward[0])
-        cJSON_AddStringToObject(pr, "first_forward_note", m->oom_forward);
+        jsonw_add_c(pr, "first_forward_note", m->oom_forward);
     else
         cJSON_AddNullToObject(pr, "first_forward_note");
     cJSON_AddItemToObject(pr, "calibrated_by_category", categories_json(&m->current.by_cat));

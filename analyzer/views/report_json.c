@@ -1,42 +1,32 @@
 /* report_json.c — `vramtrace report --json`: the same facts as the text report as one cJSON
  * document (field names documented in the README), plus the model's config / formula / oom
- * diagnosis / advice. Strings from the trace go through escape_utf8 (valid UTF-8 JSON). */
+ * diagnosis / advice. Strings from the trace go through jsonw (valid UTF-8 JSON). */
 #include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
 
-#include "escape.h"
+#include "jsonw.h"
 #include "growth_view.h"
 #include "infer.h"
 #include "model_views.h"
 #include "report_views.h"
 
-static void add_str(cJSON *o, const char *key, const char *s, size_t len)
-{
-    char *e = escape_utf8_dup(s ? s : "", s ? len : 0);
-    cJSON_AddStringToObject(o, key, e ? e : "");
-    free(e);
-}
-
 static cJSON *run_json(const replay_result *r)
 {
     cJSON *o = cJSON_CreateObject();
-    add_str(o, "file", r->path, strlen(r->path));
+    jsonw_add(o, "file", r->path, strlen(r->path));
     cJSON_AddStringToObject(o, "status", reader_status_name(r->status));
     const tables_process *p = tables_process_get(r->t);
     if (p) {
         cJSON_AddNumberToObject(o, "pid", p->pid);
         cJSON *argv = cJSON_AddArrayToObject(o, "argv");
-        for (uint32_t i = 0; i < p->argc; i++) {
-            char *e = escape_utf8_dup(p->argv[i].s, p->argv[i].len);
-            cJSON_AddItemToArray(argv, cJSON_CreateString(e ? e : ""));
-            free(e);
-        }
+        for (uint32_t i = 0; i < p->argc; i++)
+            cJSON_AddItemToArray(argv, jsonw_item(p->argv[i].s, p->argv[i].len));
     }
     const char *rank = tables_env(r->t, "RANK");
     if (rank)
-        add_str(o, "rank", rank, strlen(rank));
+        jsonw_add(o, "rank", rank, strlen(rank));
     else
         cJSON_AddNullToObject(o, "rank");
     cJSON_AddNumberToObject(o, "peak_reserved_bytes", (double)r->peak_reserved);
@@ -71,7 +61,7 @@ static void inferred_json(cJSON *root, const infer_result *ir)
         if (ir->v[k].known) {
             cJSON *v = cJSON_AddObjectToObject(o, infer_key_name((infer_key)k));
             cJSON_AddNumberToObject(v, "value", (double)ir->v[k].value);
-            add_str(v, "where", ir->v[k].where, strlen(ir->v[k].where));
+            jsonw_add(v, "where", ir->v[k].where, strlen(ir->v[k].where));
         }
 }
 
@@ -81,7 +71,7 @@ static cJSON *modules_json(const report_module *m, size_t n)
     cJSON *a = cJSON_CreateArray();
     for (size_t i = 0; a && i < n; i++) {
         cJSON *o = cJSON_CreateObject();
-        add_str(o, "module", m[i].text, strlen(m[i].text));
+        jsonw_add(o, "module", m[i].text, strlen(m[i].text));
         cJSON_AddNumberToObject(o, "bytes", (double)m[i].bytes);
         cJSON_AddNumberToObject(o, "count", (double)m[i].count);
         cJSON *bc = cJSON_AddObjectToObject(o, "by_category");
@@ -130,13 +120,13 @@ int report_json(FILE *out, const report_ctx *c)
         const tables_device *d = tables_device_at(r->t, i);
         cJSON *o = cJSON_CreateObject();
         cJSON_AddNumberToObject(o, "ordinal", d->ordinal);
-        add_str(o, "name", d->name.s, d->name.len);
+        jsonw_add(o, "name", d->name.s, d->name.len);
         cJSON_AddNumberToObject(o, "total_bytes", (double)d->total_bytes);
         cJSON_AddItemToArray(devs, o);
     }
     if (c->facts.card_bytes) {
         cJSON *card = cJSON_AddObjectToObject(root, "emulated_card");
-        add_str(card, "name", c->facts.card_name, strlen(c->facts.card_name));
+        jsonw_add(card, "name", c->facts.card_name, strlen(c->facts.card_name));
         cJSON_AddNumberToObject(card, "bytes", (double)c->facts.card_bytes);
     } else {
         cJSON_AddNullToObject(root, "emulated_card");
@@ -193,8 +183,8 @@ int report_json(FILE *out, const report_ctx *c)
     for (size_t i = 0; i < c->nsites && i < 50; i++) {
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "category", category_key((category)c->sites[i].category));
-        add_str(o, "site", c->sites[i].text, strlen(c->sites[i].text));
-        add_str(o, "native", c->sites[i].native, strlen(c->sites[i].native));
+        jsonw_add(o, "site", c->sites[i].text, strlen(c->sites[i].text));
+        jsonw_add(o, "native", c->sites[i].native, strlen(c->sites[i].native));
         cJSON_AddNumberToObject(o, "bytes", (double)c->sites[i].bytes);
         cJSON_AddNumberToObject(o, "count", c->sites[i].count);
         cJSON_AddItemToArray(sites, o);

@@ -7,6 +7,7 @@ usage: hostile.py BASE OUT argv [--cwd DIR] ARG...   the PROCESS record's argv (
        hostile.py BASE OUT noprocess                 no PROCESS record
        hostile.py BASE OUT bigalloc [SIZE]           every cudaMalloc of ~2^63 bytes (or SIZE)
        hostile.py BASE OUT stackid ID                a STACK record and an event use ID"""
+import os
 import struct
 import sys
 
@@ -49,7 +50,7 @@ def set_argv(recs, argv, cwd):
             s = strings(r[2], 24, 3 + argc + nenv)
             exe, old_cwd, host, env = s[0], s[1], s[2], s[3 + argc:]
             new = [exe, cwd.encode() if cwd is not None else old_cwd, host]
-            new += [a.encode() for a in argv] + env
+            new += [os.fsencode(a) for a in argv] + env  # bytes as given (not UTF-8 alone)
             payload = struct.pack("<IIIIQ", pid, ppid, len(argv), nenv, start)
             for x in new:
                 payload += struct.pack("<I", len(x)) + x
