@@ -17,16 +17,21 @@ static void path_fputs(FILE *out, const char *path)
     escape_term_fputs(out, path, strlen(path));
 }
 
+void notes_implausible(const char *cmd, const char *path, uint64_t n)
+{
+    if (!n)
+        return;
+    fprintf(stderr, "vramtrace %s: warning: ", cmd);
+    path_fputs(stderr, path);
+    fprintf(stderr,
+            ": %llu allocations not counted (they would make more than 4 EiB live at once: "
+            "not a real run)\n",
+            (unsigned long long)n);
+}
+
 void notes_trace(const char *cmd, const replay_result *r, const char *doing)
 {
-    if (r->n_implausible) {
-        fprintf(stderr, "vramtrace %s: warning: ", cmd);
-        path_fputs(stderr, r->path);
-        fprintf(stderr,
-                ": %llu allocations not counted (they would make more than 4 EiB live at once: "
-                "not a real run)\n",
-                (unsigned long long)r->n_implausible);
-    }
+    notes_implausible(cmd, r->path, r->n_implausible);
     if (r->status == READER_TRUNCATED) {
         fprintf(stderr, "vramtrace %s: warning: ", cmd);
         path_fputs(stderr, r->path);

@@ -14,6 +14,9 @@
  * trace with no allocation of PyTorch's (cut before the first, or too short): nothing to
  * diagnose or advise. */
 void notes_trace(const char *cmd, const replay_result *r, const char *doing);
+/* notes_implausible: "vramtrace CMD: warning: PATH: N allocations not counted (they would make
+ * more than 4 EiB live at once: not a real run)" when n (notes_trace's, and watch's own count) */
+void notes_implausible(const char *cmd, const char *path, uint64_t n);
 
 /* notes_output_free: 0 when path may be written as an output; VT_EXIT_USAGE after "vramtrace
  * CMD: PATH is a vramtrace trace: not overwritten ..." when it is one (a trace given as the

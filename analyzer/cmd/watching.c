@@ -20,8 +20,10 @@
 #include "escape.h"
 #include "growth.h"
 #include "livemap.h"
+#include "notes.h"
 #include "phases.h"
 #include "reader.h"
+#include "replay.h"
 #include "tables.h"
 #include "vramtrace/trace_format.h"
 #include "watch.h"
@@ -46,6 +48,7 @@ typedef struct wstate {
                              * it yet: at the trace's end, the program's exit (the growth's state
                              * before it) */
     int bad; /* chunked: reads in a row that met a slot being reused (10: it is malformed) */
+    uint64_t implausible; /* allocations not counted: past 2^62 B live (as report's replay) */
     char why[520];
     int why_rc;      /* the exit code of why: a wait that --once cannot make, or a refusal */
     int said_wait;   /* "waiting for FILE" said */
@@ -79,6 +82,15 @@ static int stack_phase(wstate *w, uint32_t id)
 static int phase_cb(void *ctx, uint32_t id)
 {
     return stack_phase(ctx, id);
+}
+
+/* implausible: an allocation of size would take the live bytes past 2^62 (4 EiB: no device
+ * holds that): not counted, as report's replay does not count it (replay.c), so no level or
+ * peak can wrap (2^63 had been "peak 8388608.00 TiB"); a step summary's levels included */
+static int implausible(const wstate *w, uint64_t size)
+{
+    return w->tensor > REPLAY_LIVE_MAX || w->device > REPLAY_LIVE_MAX - w->tensor ||
+           size > REPLAY_LIVE_MAX - w->tensor - w->device;
 }
 
 /* event: one ALLOC / FREE of a followed trace: the live bytes, the peak, the steps */
@@ -123,6 +135,10 @@ static void event(wstate *w, const reader_record *rec)
         return;
     if (w->oom && ev->size >= w->oom_bytes)
         w->oom = 0; /* recovered: the same request later succeeded (as report takes it) */
+    if (implausible(w, ev->size)) {
+        w->implausible++;
+        return;
+    }
     int replaced;
     livemap_entry *e = livemap_put(&w->live, ev->addr, (unsigned)space, &replaced);
     if (!e)
@@ -451,6 +467,7 @@ int watch_loop(const char *path, double interval, int once, int plain, pid_t chi
                               (long)((interval - (double)(time_t)interval) * 1e9)};
         nanosleep(&ts, NULL);
     }
+    notes_implausible("watch", path, w.implausible); /* (said once, after what it showed) */
     free_state(&w);
     return rc;
 }

@@ -63,6 +63,19 @@ json_check huge_most.out 'r["config"]["batch_size"]["value"] == 16777216 and len
 run_ok big "$VT" report --json "$D/hostile_big_alloc.vt"
 grep -q "allocations not counted" big.err || fail "big alloc: no warning"
 json_check big.out 'r["peak"]["process_bytes"] < 2**62 and sum(r["categories"].values()) == r["peak"]["process_bytes"]'
+# ... and watch applies the same rule: the peak is report's process peak, with the same warning
+# (2^63 had been "peak 8388608.00 TiB", UBSan: a signed negation's overflow in growth_free)
+python3 "$D/hostile.py" "$D/dump_small.vt" big63.vt bigalloc 0x8000000000000000
+python3 "$D/hostile.py" "$D/dump_small.vt" big64.vt bigalloc 0xffffffffffff0000
+for t in "$D/hostile_big_alloc.vt" big63.vt big64.vt; do
+    run_ok watch "$VT" watch --once "$t"
+    run_ok big_text "$VT" report --no-color "$t"
+    want=$(sed -n 's/^  process (all device) *\([0-9.]* [KMGT]*i*B\) .*/\1/p' big_text.out)
+    [ -n "$want" ] || fail "report $t: no process peak: $(grep process big_text.out)"
+    grep -q " peak $want headroom " watch.out || fail "watch $t: peak not report's $want: $(cat watch.out)"
+    grep -q "allocations not counted (they would make more than 4 EiB" watch.err ||
+        fail "watch $t: no warning: $(cat watch.err)"
+done
 
 # 5. no PROCESS record: defaults, a report
 run_ok noproc "$VT" report --json "$D/hostile_no_process.vt"
