@@ -42,10 +42,10 @@ void notes_trace(const char *cmd, const replay_result *r, const char *doing)
     } else if (r->ended & (VT_TRAILER_DISK_FULL | VT_TRAILER_OUTPUT_ERROR)) {
         fprintf(stderr, "vramtrace %s: warning: ", cmd);
         path_fputs(stderr, r->path);
-        fprintf(stderr,
-                " stopped early (%s: tracing stopped, the program went on); %s every record "
-                "made before\n",
-                r->ended & VT_TRAILER_DISK_FULL ? "disk full" : "writing the trace failed", doing);
+        fprintf(stderr, " stopped early (%s: tracing stopped, the program went on); %s %s\n",
+                r->ended & VT_TRAILER_DISK_FULL ? "disk full" : "writing the trace failed", doing,
+                replay_lost_events(r) ? "what the file kept (events made before it are missing)"
+                                      : "every record made before");
     }
     if (!r->tensor_mode && !r->segment_mode) { /* a trace cut before it, or a tiny one */
         fprintf(stderr, "vramtrace %s: warning: ", cmd);

@@ -194,7 +194,7 @@ static void header(FILE *out, const report_ctx *c)
 {
     const replay_result *r = &c->runs[0];
     const tables_process *p = tables_process_get(r->t);
-    char b1[32], b2[32], b3[32], fails[96], lost[128];
+    char b1[32], b2[32], b3[32], fails[96], lost[256];
     fputs("<header><h1>vramtrace report</h1>\n<p class=cmd>", out);
     for (uint32_t i = 0; p && i < p->argc && i < 64; i++) {
         fputs(i ? " " : "", out);
@@ -241,7 +241,8 @@ static void header(FILE *out, const report_ctx *c)
             r->n_events,
             report_failed_text(r->n_failed, r->n_failed_frees, r->n_failed_frees_shutdown, fails,
                                sizeof fails),
-            report_lost_text(r->run_dropped, r->run_events + r->run_dropped, lost, sizeof lost),
+            report_lost_text(r->run_dropped, r->chunked ? r->missing_events : 0,
+                             r->run_events + r->run_dropped, lost, sizeof lost),
             r->iterations, r->iterations == 1 ? "" : "s",
             r->tensor_mode ? report_steps_hedge(c) : " that grew the cache",
             (double)r->end_ns / 1e9);

@@ -107,7 +107,7 @@ int report_json(FILE *out, const report_ctx *c)
     cJSON_AddNumberToObject(root, "failed_events", (double)r->n_failed);
     /* what the capture could not store (the trailer's n_dropped), and all the run made: a
      * trace cut before its trailer cannot say */
-    cJSON_AddNumberToObject(root, "lost_events", (double)r->run_dropped);
+    cJSON_AddNumberToObject(root, "lost_events", (double)replay_lost_events(r));
     if (r->status == READER_TRUNCATED)
         cJSON_AddNullToObject(root, "made_events");
     else

@@ -112,11 +112,23 @@ const char *report_failed_text(uint64_t allocs, uint64_t frees, uint64_t shutdow
     return buf;
 }
 
-const char *report_lost_text(uint64_t lost, uint64_t made, char *buf, size_t n)
+const char *report_lost_text(uint64_t lost, uint64_t missing, uint64_t made, char *buf, size_t n)
 {
-    if (lost) /* (the trailer's n_dropped: a trace cut before its trailer cannot say) */
+    static const char not_in[] =
+        "not in the file (a full disk, the file-size limit, or a live set too large for the "
+        "bound)";
+    if (lost && missing)
+        snprintf(buf, n,
+                 "; %llu of the run's %llu events lost: %llu the capture could not store, %llu "
+                 "%s",
+                 (unsigned long long)(lost + missing), (unsigned long long)made,
+                 (unsigned long long)lost, (unsigned long long)missing, not_in);
+    else if (lost) /* (the trailer's n_dropped: a trace cut before its trailer cannot say) */
         snprintf(buf, n, "; %llu of the run's %llu events lost: the capture could not store them",
                  (unsigned long long)lost, (unsigned long long)made);
+    else if (missing)
+        snprintf(buf, n, "; %llu of the run's %llu events lost: %s", (unsigned long long)missing,
+                 (unsigned long long)made, not_in);
     else if (n)
         buf[0] = 0;
     return buf;
@@ -180,10 +192,11 @@ static void print_run(FILE *out, const report_ctx *c)
         fprintf(out, "  stacks   %s\n", sn);
     if (report_tracker_text(r))
         fprintf(out, "  tracker  %s\n", report_tracker_text(r));
-    char fails[96], lost[128];
+    char fails[96], lost[256];
     report_failed_text(r->n_failed, r->n_failed_frees, r->n_failed_frees_shutdown, fails,
                        sizeof fails);
-    report_lost_text(r->run_dropped, r->run_events + r->run_dropped, lost, sizeof lost);
+    report_lost_text(r->run_dropped, r->chunked ? r->missing_events : 0,
+                     r->run_events + r->run_dropped, lost, sizeof lost);
     if (r->tensor_mode)
         fprintf(out, "  events   %llu (%s%s), %u optimizer step%s%s, %.2f s traced\n",
                 (unsigned long long)r->n_events, fails, lost, r->iterations,

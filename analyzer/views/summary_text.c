@@ -10,7 +10,7 @@
 
 void summary_text(FILE *out, const char *path, const run_summary *s, const char *prog)
 {
-    char pr[32], pp[32], oq[32], fails[96], lost[128];
+    char pr[32], pp[32], oq[32], fails[96], lost[256];
     card_format_bytes(s->peak_reserved, pr, sizeof pr);
     card_format_bytes(s->peak_process, pp, sizeof pp);
     fprintf(out,
@@ -20,7 +20,7 @@ void summary_text(FILE *out, const char *path, const run_summary *s, const char 
             path, s->events,
             report_failed_text(s->failed, s->failed_frees, s->failed_frees_shutdown, fails,
                                sizeof fails),
-            report_lost_text(s->lost, s->made, lost, sizeof lost), pr, pp, s->contexts,
+            report_lost_text(s->lost, s->missing, s->made, lost, sizeof lost), pr, pp, s->contexts,
             s->contexts == 1 ? "" : "s");
     if (s->oom)
         fprintf(out, "OOM: yes (a request for %s failed), ",
@@ -33,9 +33,11 @@ void summary_text(FILE *out, const char *path, const run_summary *s, const char 
                 "was kept).\n",
                 s->truncated_why);
     else if (s->ended & (VT_TRAILER_DISK_FULL | VT_TRAILER_OUTPUT_ERROR))
-        fprintf(out, "stopped early (%s; every record made before was kept).\n",
-                s->ended & VT_TRAILER_DISK_FULL ? "disk full" : "writing the trace failed");
-    else if (s->lost) /* the trace ended well, but without every event (counted above) */
+        fprintf(out, "stopped early (%s; %s).\n",
+                s->ended & VT_TRAILER_DISK_FULL ? "disk full" : "writing the trace failed",
+                s->lost || s->missing ? "events made before it are missing, counted above"
+                                      : "every record made before was kept");
+    else if (s->lost || s->missing) /* it ended well, without every event (counted above) */
         fprintf(out, "incomplete (the figures leave out the events lost).\n");
     else
         fprintf(out, "complete.\n");

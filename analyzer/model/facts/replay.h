@@ -165,6 +165,14 @@ typedef struct replay_result {
     uint64_t kv_made_bytes, kv_replaced_bytes, kv_backward_bytes;
 } replay_result;
 
+/* replay_lost_events: the run's events not in the trace and not dropped by design (a bounded
+ * trace's windows, before a snapshot): the capture could not store them (the trailer's
+ * n_dropped), or a chunked trace's missing ones (a full disk, the file-size limit) */
+static inline uint64_t replay_lost_events(const replay_result *r)
+{
+    return r->run_dropped + (r->chunked ? r->missing_events : 0);
+}
+
 /* REPLAY_LIVE_MAX: the most bytes ever counted live at once (checked sums). */
 #define REPLAY_LIVE_MAX ((uint64_t)1 << 62)
 

@@ -16,6 +16,7 @@ typedef struct run_summary {
     uint64_t peak_process;          /* the report's "process (all device)" peak */
     uint64_t contexts;              /* CUDA contexts created */
     uint64_t lost, made;            /* events the capture could not store, all the run made */
+    uint64_t missing;               /* a chunked trace's events not in its file (disk full) */
     int oom;                        /* the run ended in an out-of-memory error (report: OOM) */
     uint64_t oom_requested;         /* bytes the failing call asked for */
     int truncated;                  /* no trailer: the process did not stop cleanly */
