@@ -369,6 +369,8 @@ static void open_locked(void)
         vt__ws.rec_max = vt__slot_capacity();
     }
     window *w = vt__window_new(0, sizeof(vt_file_header), &err);
+    if (!w && err == EAGAIN && vt__ws.full_err) /* a bounded trace's first raw slot: no room */
+        err = vt__ws.full_err; /* (the disk or the file-size limit, not "try again") */
     if (!w) { /* not even the first page: no empty file is left, and the warning says why */
         atomic_store(&vt__ws.state, W_STOPPED);
         vt__writer_close_fd();

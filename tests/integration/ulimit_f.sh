@@ -96,4 +96,10 @@ print("bounded under ulimit -f 2000: %d kept, %d lost of %d" % (r["events"], r["
 PYEOF
 grep -q "events lost" bnd.txt || fail "bounded: the events line says nothing lost: $(grep '^  events' bnd.txt)"
 grep -q 'every record made before' bnd.err && fail "bounded: report: $(cat bnd.err)"
+# a bounded trace whose first slot does not fit: the limit is named (it had been "cannot create
+# bnd1.vt: Resource temporarily unavailable")
+rm -f bnd1.vt*
+(ulimit -f 1000 && "$VT" run --max-size 8MiB --no-compress -o bnd1.vt -- "$P" threads 1 1000 >bout 2>berr)
+grep -q "cannot create [^ ]*/bnd1.vt: File too large (the process's file-size limit, ulimit -f)" berr ||
+    { cat berr; fail "bounded, no room for the first slot: the limit not named"; }
 echo "ulimit_f: ok"
