@@ -11,6 +11,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "core/config.h"
+#include "core/quietio.h"
 #include "vramtrace/trace_format.h"
 #include "writer.h"
 #include "writer_internal.h"
@@ -117,6 +119,19 @@ void vt__slot_release_locked(uint64_t i, char *map)
     vt__ws.free_slots[vt__ws.n_free++] = i;
 }
 
+/* disk_bound_said: the one warning that the disk or the file-size limit bounds the trace where
+ * it stands (a bounded trace keeps what fits, as within a smaller --max-size; it had said
+ * nothing) */
+static void disk_bound_said(int err)
+{
+    char esc[600];
+    vt__config_escape(vt__ws.path[0] ? vt__ws.path : "(trace file)", esc, sizeof esc);
+    vt__quiet_stderr("vramtrace: %s: %s at %llu KiB: the trace keeps what fits there, the events "
+                     "that do not are lost (the report counts them); the program continues\n",
+                     esc, vt__writer_strerror(err),
+                     (unsigned long long)(vt__ws.n_slots * vt__ws.slot_size >> 10));
+}
+
 /* take_and_map: a fresh slot mapped, or NULL (*err EAGAIN when none is free; a new slot the disk
  * has no room for makes the file's present size its bound). */
 static char *take_and_map(uint64_t *slot, int *err)
@@ -132,6 +147,8 @@ static char *take_and_map(uint64_t *slot, int *err)
             (*err == ENOSPC || *err == EFBIG || *err == EDQUOT)) {
             vt__ws.n_slots--; /* the disk's bound: no slot past this one */
             vt__ws.max_slots = vt__ws.n_slots;
+            if (!vt__ws.full_err && atomic_load(&vt__ws.cur)) /* (creating: said as it fails) */
+                disk_bound_said(*err);
             vt__ws.full_err = *err; /* said by the trailer (DISK_FULL) */
             *err = EAGAIN;
         } else {

@@ -96,6 +96,12 @@ print("bounded under ulimit -f 2000: %d kept, %d lost of %d" % (r["events"], r["
 PYEOF
 grep -q "events lost" bnd.txt || fail "bounded: the events line says nothing lost: $(grep '^  events' bnd.txt)"
 grep -q 'every record made before' bnd.err && fail "bounded: report: $(cat bnd.err)"
+# the preload alone, bounded: one warning naming the limit (it had said nothing)
+rm -f bnd2.vt*
+(ulimit -f 2000 && LD_PRELOAD="$VT_PRELOAD" VRAMTRACE_MAX_SIZE=8388608 VRAMTRACE_COMPRESS=0 \
+    VRAMTRACE_OUTPUT=bnd2.vt "$P" threads 1 300000 >bout 2>berr) || fail "bounded, preload alone: exit"
+[ "$(grep -c "bnd2.vt: File too large (the process's file-size limit, ulimit -f) at [0-9]* KiB: the trace keeps what fits there" berr)" = 1 ] ||
+    { cat berr; fail "bounded, preload alone: want one warning naming the limit"; }
 # a bounded trace whose first slot does not fit: the limit is named (it had been "cannot create
 # bnd1.vt: Resource temporarily unavailable")
 rm -f bnd1.vt*
