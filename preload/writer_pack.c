@@ -54,9 +54,10 @@ static struct packer {
     size_t nfifo, capfifo;
     uint64_t pack_seq, summary_seq;
     uint64_t head_left; /* bytes of HEAD slots the run's beginning may still take */
-    uint64_t dropped_events, dropped_from, dropped_to, lost_records;
-    uint64_t last_ns; /* the time of the last event packed */
-    char *sum;        /* STEP records waiting for flush_summary */
+    uint64_t dropped_events, dropped_from, dropped_to;
+    uint64_t lost_records; /* what the packer could not place (for a debugger: not n_dropped) */
+    uint64_t last_ns;      /* the time of the last event packed */
+    char *sum;             /* STEP records waiting for flush_summary */
     size_t nsum, sum_cap;
 } P;
 
@@ -570,7 +571,7 @@ void vt__pack_finish_locked(window *w, uint64_t s, uint16_t flags, int err)
     vt__window_totals_locked(&records, &events);
     vt_rec_trailer t = {now,
                         events,
-                        atomic_load(&vt__ws.n_dropped) + P.lost_records,
+                        atomic_load(&vt__ws.n_dropped), /* (a lost group: missing) */
                         records,
                         atomic_load(&vt__ws.stacks_truncated),
                         (uint32_t)err};

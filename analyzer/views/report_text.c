@@ -115,8 +115,8 @@ const char *report_failed_text(uint64_t allocs, uint64_t frees, uint64_t shutdow
 const char *report_lost_text(uint64_t lost, uint64_t missing, uint64_t made, char *buf, size_t n)
 {
     static const char not_in[] =
-        "not in the file (a full disk, the file-size limit, or a live set too large for the "
-        "bound)";
+        "not in the file (no room for them within the bound, on the disk or under the "
+        "file-size limit)";
     if (lost && missing)
         snprintf(buf, n,
                  "; %llu of the run's %llu events lost: %llu the capture could not store, %llu "

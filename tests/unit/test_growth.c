@@ -341,6 +341,23 @@ static void test_stackless_steps(void **st)
         assert_int_equal(g.last_peak_device, 100 * MiB + 12 * MiB + (zg ? 0 : 5 * 4 * MiB));
         growth_free_all(&g);
     }
+    /* a bounded trace: the replay's events come first, its STEP records last; a provisional
+     * step end the events left open is no step of the records' (it had made one more) */
+    {
+        growth g;
+        memset(&g, 0, sizeof g);
+        g.stackless = 1;
+        stackless_step(&g, 1000, 0); /* (left provisional: no zero_grad, no backward after) */
+        assert_true(g.prov.on);
+        uint8_t buf[16];
+        for (uint32_t i = 1; i <= 5; i++) {
+            reader_step rs = step_rec(i, 100000 + i, 9, (uint64_t)i * MiB, buf);
+            growth_step_record(&g, &rs, phase_fwd, NULL);
+        }
+        growth_end(&g, 200000);
+        assert_int_equal(g.steps, 5);
+        growth_free_all(&g);
+    }
     /* recorded with stacks, an allocation that took none ends the step as before */
     growth g;
     memset(&g, 0, sizeof g);

@@ -425,9 +425,82 @@ static void test_dropout_masks(void **state)
     assert_int_equal(val(&out, INFER_n_embd), LD); /* (the rest read as without dropout) */
 }
 
+/* ---- weights cast on the device; a construction's temporary ------------------------------- */
+
+/* ti: a tensor of size bytes made under a module's construction, .to() or .cuda() (INIT) */
+static uint64_t ti(run *r, uint64_t size)
+{
+    reader_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.api = VT_API_torchAlloc;
+    ev.addr = r->addr += (size + 511) / 512 * 512 + 512;
+    ev.size = size;
+    infer_pass_event_made(r->ip, ++r->event, 1, &ev, 0, INFER_MADE_ELSEWHERE | INFER_MADE_INIT);
+    return ev.addr;
+}
+
+/* lora_shape: lora_weights' sizes in bytes (fp32), in their order; their number */
+static size_t lora_shape(uint64_t *sz)
+{
+    static const uint64_t block[] = {LD,      LD * LD, 16 * LD, 16 * LD, LD * LD,     LD * LD,
+                                     16 * LD, 16 * LD, LD * LD, LD,      3 * LD * LD, 3 * LD * LD};
+    size_t n = 0;
+    sz[n++] = LV * LD * 4;
+    for (int l = 0; l < LL; l++)
+        for (size_t i = 0; i < sizeof block / sizeof block[0]; i++)
+            sz[n++] = block[i] * 4;
+    sz[n++] = LD * 4;
+    sz[n++] = LV * LD * 4;
+    return n;
+}
+
+/* model.cuda().bfloat16(): each fp32 weight freed as its 16-bit cast is made, before the first
+ * forward: the casts are the weights (read at 4 B here: half the elements), every block found
+ * (the first freed weight had ended the weights at none). A temporary of a wrapper's
+ * construction freed before the forward (DDP's), followed by its buckets kept alive, is no cast:
+ * it ends the weights as before, the buckets are no parameters (with every init tensor freed
+ * before the forward left out, the buckets had doubled P and broken B and T). */
+static void test_init_casts_and_temporaries(void **state)
+{
+    (void)state;
+    uint64_t sz[64], addr[64];
+    size_t n = lora_shape(sz);
+    int64_t bytes = 0;
+    run r;
+    infer_result out;
+    run_begin(&r);
+    for (size_t i = 0; i < n; i++)
+        addr[i] = ti(&r, sz[i]);
+    for (size_t i = 0; i < n; i++) {
+        ti(&r, sz[i] / 2); /* its bfloat16 cast, then the fp32 weight goes */
+        die(&r, addr[i]);
+        bytes += (int64_t)sz[i] / 2;
+    }
+    decoder_step(&r, LB, LT, LD, LV / 2, 1, &out);
+    assert_int_equal(val(&out, INFER_params), bytes / 4);
+    assert_int_equal(val(&out, INFER_n_layer), LL);
+
+    run_begin(&r);
+    for (size_t i = 0; i < n; i++)
+        ti(&r, sz[i]);
+    int64_t elems = 0;
+    for (size_t i = 0; i < n; i++)
+        elems += (int64_t)sz[i] / 4;
+    uint64_t tmp = ti(&r, 12345 * 4); /* the wrapper's temporary, freed after its first */
+    ti(&r, (uint64_t)elems * 2);      /* gradient bucket is made, before the second */
+    die(&r, tmp);
+    ti(&r, (uint64_t)elems * 2);
+    decoder_step(&r, LB, LT, LD, LV, 1, &out);
+    assert_int_equal(val(&out, INFER_params), elems);
+    assert_int_equal(val(&out, INFER_n_layer), LL);
+    assert_int_equal(val(&out, INFER_batch_size), LB);
+    assert_int_equal(val(&out, INFER_block_size), LT);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_init_casts_and_temporaries),
         cmocka_unit_test(test_lora_adapters_are_parameters),
         cmocka_unit_test(test_oom_position_ids_are_not_the_batch),
         cmocka_unit_test(test_oom_image_batch_is_not_tokens),

@@ -250,7 +250,8 @@ void growth_step_record(growth *g, const reader_step *st, int (*phase_of)(void *
 
 void growth_end(growth *g, uint64_t end_ns)
 {
-    if (g->prov.on) /* the run ended before a zero_grad or a backward said: a forward */
+    if (g->prov.on && !g->from_records) /* the run ended before a zero_grad or a backward
+                                         * said: a forward */
         growth_prov_end(g);
     if (!g->from_records && g->state != GROWTH_FWD)
         sample(g, end_ns, 1);

@@ -381,6 +381,13 @@ static int tensor_freed(unsigned api)
     return api == VT_API_torchFree || api == VT_API_cudaFreeAsync || api == VT_API_cuMemFreeAsync;
 }
 
+/* vt__cast_of: c, the tensor made last, is w's dtype cast (made under a module's .to(), .cuda()
+ * or construction, half or twice w's size, alive) */
+static int vt__cast_of(const vt__tensor *c, const vt__tensor *w)
+{
+    return c != w && c->init && c->live && (c->size * 2 == w->size || w->size * 2 == c->size);
+}
+
 void infer_pass_event_made(infer_pass *ip, uint64_t event, int is_alloc, const reader_event *ev,
                            uint64_t freed_event, int made)
 {
@@ -433,10 +440,12 @@ void infer_pass_event_made(infer_pass *ip, uint64_t event, int is_alloc, const r
         p->tentative = ev->api != VT_API_torchOom; /* PyTorch's error confirms it */
     } else if (!is_alloc && tensor_freed(ev->api)) {
         size_t i = vt__free(p, ev->addr, freed_event);
-        if (i < p->n && !p->seen_backward && p->t[i].init && !p->seen_forward) {
-            /* a weight replaced before the first forward (model.cuda().bfloat16(): each fp32
-             * weight freed as its 16-bit copy is made): none of the run's, nor a gap in the
-             * weights kept from the first (the 16-bit ones had not been read at all) */
+        if (i + 1 < p->n && !p->seen_backward && p->t[i].init && !p->seen_forward &&
+            vt__cast_of(&p->t[p->n - 1], &p->t[i])) {
+            /* a weight replaced before the first forward by its cast (model.cuda().bfloat16():
+             * each fp32 weight freed as its 16-bit copy is made): none of the run's, nor a gap
+             * in the weights kept from the first (the 16-bit ones had not been read at all); a
+             * temporary of a module's construction freed so (DDP's) still ends them */
             memmove(&p->t[i], &p->t[i + 1], (p->n - i - 1) * sizeof *p->t);
             p->n--;
         } else if (i < p->n && !p->seen_backward) {
