@@ -181,6 +181,17 @@ static uint64_t largest_cache(const model_calib *cal, const gpt_shape *s, uint64
     return advice_largest_cache(cal, s, lb, a->card.bytes, ADVICE_HEADROOM, cache);
 }
 
+/* kv_shape: the KV cache's keys and values a block, as predict_kv_cache counts them */
+static const char *kv_shape(const gpt_shape *s)
+{
+    if (s->hf_gpt2)
+        return "B*T*d";
+    if (formula_params16(s))
+        return s->kv ? "B*T*kv (the key / value heads' width), 16-bit" : "B*T*d, 16-bit";
+    return s->kv ? "B*T*kv (the key / value heads' width), fp32 under autocast"
+                 : "B*T*d, fp32 under autocast";
+}
+
 static void print_text(const nano_config *c, const gpt_shape *s, const prediction *p,
                        const predict_args *a, uint64_t lb, const model_calib *cal,
                        const predict_run *run)
@@ -210,10 +221,7 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
     if (run->forward_note[0]) /* how its cut-short forward is read: as the report says it */
         printf("  (%s)\n", run->forward_note);
     predict_print_breakdown(p, cal, s->generic, s->compile,
-                            a->from ? 0 : predict_kv_cache(&a->block, s),
-                            s->hf_gpt2 ? "B*T*d"
-                            : s->kv ? "B*T*kv (the key / value heads' width), fp32 under autocast"
-                                    : "B*T*d, fp32 under autocast");
+                            a->from ? 0 : predict_kv_cache(&a->block, s), kv_shape(s));
     printf("peak: %s%s (as nvidia-smi would show the process)\n",
            run && run->lower_bounds ? "at least " : "",
            card_format_bytes(p->peak_bytes, b1, sizeof b1));

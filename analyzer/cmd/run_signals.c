@@ -13,6 +13,7 @@
  * be told from one sent to run alone: the program gets it twice (README, Limitations). */
 #include "run_signals.h"
 
+#include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -23,12 +24,12 @@ static volatile pid_t g_child;
 static void forward(int sig, siginfo_t *si, void *uc)
 {
     (void)uc;
+    int e = errno; /* (what run was doing when the signal came keeps its errno) */
     pid_t c = g_child;
-    if (c <= 0)
-        return;
-    if (si && si->si_code == SI_KERNEL && getpgid(c) == getpgrp())
-        return; /* the terminal's: sent to the whole process group, the program's included */
-    kill(c, sig);
+    /* a signal the terminal sent to the whole process group reached the program too */
+    if (c > 0 && !(si && si->si_code == SI_KERNEL && getpgid(c) == getpgrp()))
+        kill(c, sig);
+    errno = e;
 }
 
 static void mask_of(sigset_t *s)
