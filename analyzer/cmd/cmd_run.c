@@ -22,6 +22,7 @@
 #include "summary_text.h"
 #include "mem.h"
 #include "run_signals.h"
+#include "run_traces.h"
 #include "watch.h"
 
 /* The options of `run`, one table: parsing and --help both come from it. */
@@ -75,16 +76,6 @@ static void usage(FILE *out)
                  "runnable), 2 usage\n");
 }
 
-/* self_exe: this program's file (/proc/self/exe) into self; 0, or -1 when it cannot be read */
-static int self_exe(char self[PATH_MAX])
-{
-    ssize_t n = readlink("/proc/self/exe", self, PATH_MAX - 1);
-    if (n <= 0)
-        return -1;
-    self[n] = '\0';
-    return 0;
-}
-
 /* shared_object: path is an ELF shared object (what the loader preloads: anything else it
  * skips with a line of its own, and the program ran untraced, "no CUDA allocation was made") */
 static int shared_object(const char *path)
@@ -109,7 +100,7 @@ static int find_preload(char *out, size_t len)
         return access(out, R_OK) != 0 ? -1 : shared_object(out) ? 0 : -2;
     }
     char self[PATH_MAX];
-    if (self_exe(self) < 0)
+    if (run_self_exe(self) < 0)
         return -1;
     char *slash = strrchr(self, '/');
     if (!slash)
@@ -148,119 +139,6 @@ static void merge_tensor_mode(void)
     snprintf(v, n, "%s,backend:cudaMallocAsync", cur);
     setenv(name, v, 1);
     free(v);
-}
-
-/* trace_notes: what the summary cannot say, from the trace's own records: output that stopped
- * at the file-size limit (TRAILER error EFBIG: not a full disk) and native frames left out
- * after a fork from a multithreaded parent (CONFIG flags). `shown` is the escaped path. */
-static void trace_notes(const char *path, const char *shown, unsigned ended)
-{
-    reader *r = reader_open(path, NULL, 0);
-    if (!r)
-        return;
-    int want_trailer = (ended & (VT_TRAILER_DISK_FULL | VT_TRAILER_OUTPUT_ERROR)) != 0;
-    uint32_t config_flags = 0, error = 0;
-    reader_record rec;
-    while (reader_next(r, &rec)) {
-        if (rec.type == VT_REC_CONFIG) {
-            config_flags = rec.u.config.fixed.flags;
-            if (!want_trailer)
-                break;
-        } else if (rec.type == VT_REC_TRAILER) {
-            error = rec.u.trailer.error;
-        }
-    }
-    reader_close(r);
-    if (error == EFBIG)
-        fprintf(stderr,
-                "vramtrace: %s stopped at the process's file-size limit (ulimit -f), not on a "
-                "full disk: the program went on untraced; `ulimit -f unlimited` for a whole "
-                "trace\n",
-                shown);
-    if (config_flags & VT_CONFIG_NATIVE_OFF_FORK)
-        fprintf(stderr,
-                "vramtrace: %s has no native frames: its process was forked from a "
-                "multithreaded parent, where unwinding could wait for ever on the loader's "
-                "lock (Python frames are kept)\n",
-                shown);
-}
-
-/* self_name: how the user runs this program again, for the summary's closing hint: `vramtrace`
- * when that name on PATH is this file, else this file's path (a fresh clone's build/vramtrace
- * is on no PATH), escaped for the terminal */
-static void self_name(char *out, size_t len)
-{
-    char self[PATH_MAX], cand[PATH_MAX], real[PATH_MAX];
-    snprintf(out, len, "vramtrace");
-    if (self_exe(self) < 0)
-        return;
-    const char *path = getenv("PATH");
-    for (const char *p = path ? path : ""; *p;) {
-        size_t k = strcspn(p, ":");
-        if (k && k < sizeof cand - 11) {
-            snprintf(cand, sizeof cand, "%.*s/vramtrace", (int)k, p);
-            if (realpath(cand, real) && !strcmp(real, self))
-                return;
-        }
-        p += k + (p[k] == ':');
-    }
-    escape_term(self, strlen(self), out, len);
-}
-
-/* print_traces: every path in the manifest once, with its summary unless quiet; the
- * processes that could not write one ("!PID why", written by the preload) with the reason;
- * ran: the command started (else nothing is said of a trace it could not write). */
-static void print_traces(const char *manifest, int quiet, int ran)
-{
-    FILE *f = fopen(manifest, "r");
-    if (!f)
-        return;
-    char line[8400], shown[8400], prog[PATH_MAX + 64];
-    self_name(prog, sizeof prog);
-    char seen[64][512];
-    int nseen = 0, count = 0, failed = 0;
-    while (fgets(line, sizeof line, f)) {
-        line[strcspn(line, "\n")] = '\0';
-        if (!line[0])
-            continue;
-        escape_term(line, strlen(line), shown, sizeof shown);
-        if (line[0] == '!') {
-            char *sp = strchr(shown, ' ');
-            fprintf(stderr, "vramtrace: process %.*s wrote no trace: %s\n",
-                    sp ? (int)(sp - shown - 1) : 0, shown + 1, sp ? sp + 1 : shown);
-            failed++;
-            continue;
-        }
-        int dup = 0;
-        for (int i = 0; i < nseen; i++)
-            dup |= !strncmp(seen[i], line, sizeof seen[i] - 1);
-        if (dup)
-            continue;
-        if (nseen < 64)
-            snprintf(seen[nseen++], sizeof seen[0], "%.500s", line);
-        count++;
-        run_summary sum;
-        char err[600] = "";
-        int ok = summary_read(line, &sum, err, sizeof err) == VT_EXIT_OK;
-        if (ok && mem_failed()) { /* a summary built without something: not shown */
-            ok = 0;
-            snprintf(err, sizeof err, "out of memory while reading it");
-        }
-        if (quiet) {
-            fprintf(stderr, "vramtrace: trace %s\n", shown);
-        } else {
-            fprintf(stderr, "\n");
-            if (ok)
-                summary_text(stderr, shown, &sum, prog);
-            else
-                fprintf(stderr, "vramtrace: cannot summarize the trace: %s\n", err);
-        }
-        if (ok)
-            trace_notes(line, shown, sum.ended);
-    }
-    fclose(f);
-    if (!count && !failed && ran)
-        fprintf(stderr, "vramtrace: no CUDA allocation was made, so no trace was written\n");
 }
 
 /* safe_rank: $RANK as the preload puts it in a file name (%r): at most 16 characters of
@@ -503,6 +381,9 @@ int cmd_run(int argc, char **argv)
         return VT_EXIT_USAGE;
     }
     close(mfd);
+    char outer[PATH_MAX] = ""; /* a run inside another's: its manifest (run_pass_up) */
+    if (getenv(VT_ENV_MANIFEST))
+        snprintf(outer, sizeof outer, "%s", getenv(VT_ENV_MANIFEST));
     setenv(VT_ENV_MANIFEST, manifest, 1);
     /* the file is made at the program's first CUDA call, in the directory it is in then: a
      * relative name is made absolute here, where it was checked (the program may chdir) */
@@ -587,7 +468,9 @@ int cmd_run(int argc, char **argv)
         while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
         }
     run_signals_end(&rs);
-    print_traces(manifest, quiet, !exec_err);
+    run_print_traces(manifest, quiet, !exec_err);
+    if (outer[0] && strcmp(outer, manifest))
+        run_pass_up(manifest, outer);
     unlink(manifest);
     if (WIFEXITED(status))
         return WEXITSTATUS(status);

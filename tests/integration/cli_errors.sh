@@ -147,6 +147,12 @@ VRAMTRACE_PRELOAD=/etc/passwd "$VT" run -- sh -c 'echo ran >ran.txt' >out.txt 2>
 [ $? = 2 ] && [ ! -e ran.txt ] || fail "VRAMTRACE_PRELOAD=/etc/passwd: ran ($(cat err.txt))"
 grep -qxF "vramtrace run: VRAMTRACE_PRELOAD=/etc/passwd: not a shared library (ELF): the program would run untraced" err.txt ||
     fail "VRAMTRACE_PRELOAD=/etc/passwd: $(cat err.txt)"
+# a run inside another's: the outer one lists the trace too (it had said "no CUDA allocation
+# was made, so no trace was written" of a command that wrote one)
+"$VT" run -q -o outer.vt -- "$VT" run -q -o inner.vt -- "$BUILD/tests/prog/rt_cases" basic >out.txt 2>err.txt ||
+    fail "nested run: exit $?"
+[ "$(grep -c "vramtrace: trace .*/inner.vt" err.txt)" = 2 ] && ! grep -q 'no CUDA allocation' err.txt ||
+    fail "nested run: $(cat err.txt)"
 VRAMTRACE_PRELOAD=/nonexistent/lib.so "$VT" run -- true >out.txt 2>err.txt
 [ $? = 2 ] && grep -qxF "vramtrace run: VRAMTRACE_PRELOAD=/nonexistent/lib.so: No such file or directory" err.txt ||
     fail "VRAMTRACE_PRELOAD missing: $(cat err.txt)"
