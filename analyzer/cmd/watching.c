@@ -44,6 +44,7 @@ typedef struct wstate {
     int bwd_pending; /* a backward allocated since the last optimizer step began (an allocation
                       * under its code, or a gradient's free: zero_grad) */
     int last_bwd;    /* the last allocation was a backward's */
+    uint32_t passes; /* backward passes begun (the report's count, beside its steps) */
     int first_zg, zg_state; /* the run's first step, a gradient's free's, with no allocation after
                              * it yet: at the trace's end, the program's exit (the growth's state
                              * before it) */
@@ -155,6 +156,7 @@ static void event(wstate *w, const reader_record *rec)
     w->tensor += tensor ? ev->size : 0;
     w->device += device ? ev->size : 0;
     w->first_zg = 0; /* the run went on: a step */
+    w->passes += ev->backward && !w->last_bwd;
     w->last_bwd = ev->backward != 0;
     if (w->device > w->peak)
         w->peak = w->device, w->peak_ns = ev->time_ns;
@@ -332,8 +334,13 @@ static void show(wstate *w, int tty, double secs)
                  w->oom_by ? "by" : "at", (double)w->oom_ns / 1e9);
     /* steps of forward and backward that an optimizer step did not end (accumulation's
      * micro-steps): how many did, as the report's growth says it */
-    char opt[48] = "";
-    if (w->g.opt_steps && w->g.opt_steps < w->g.steps)
+    char opt[96] = "";
+    if (w->passes && !w->g.from_records && w->g.tensors_seen && w->passes != w->g.steps)
+        /* steps its allocations split otherwise than its backward passes (an EMA update after
+         * the optimizer step begins one more): the run's own counts, as the report says them */
+        snprintf(opt, sizeof opt, "its own: %u backward pass%s, %u optimizer step%s", w->passes,
+                 w->passes == 1 ? "" : "es", w->g.opt_steps, w->g.opt_steps == 1 ? "" : "s");
+    else if (w->g.opt_steps && w->g.opt_steps < w->g.steps)
         snprintf(opt, sizeof opt, "%u ending in an optimizer step", w->g.opt_steps);
     else if (!w->g.opt_steps && w->g.steps && !w->g.from_records) /* (an OOM before one) */
         snprintf(opt, sizeof opt, "none ending in an optimizer step");
