@@ -88,14 +88,6 @@ for line in open(sys.argv[1]):
     for word in ("nanoGPT", "(assumed)", "GPT.forward", "documents"):
         if word in text:
             bad.append("%s: says %r" % (t, word))
-    # a peak in an evaluation of a batch of its own: the logits' bytes per token are read at that
-    # batch, not the training's (gpt2_evalb16_b2_fit: "80.0*B*T*V", the refined formula's 12)
-    eb = f.get("eval_batch_size")
-    if eb and eb != f.get("batch_size") and "logits/loss (vs basic)" in text and \
-            r["prediction"]["calibration"]["evaluation_batch"] == eb and \
-            "at its own batch of %d" % eb not in text:
-        bad.append("%s: the eval's logits read at the training batch: %s" % (
-            t, re.search(r"logits/loss \(vs basic\).*", text).group(0)))
     # a peak explained before the optimizer made its state (none measured there, tensors exact):
     # the refined formula of that moment holds none either
     fo = r.get("formula") or {}
