@@ -354,7 +354,7 @@ static int report_fill(report_ctx *c)
      * forward from the init before it (the copies made in it are no forward's otherwise) */
     f->casts_visible = r->op_frames && !tables_no_python(r->t);
     unsigned trained_elem = params16(c, r, f);
-    f->backward_passes = (int)r->backward_passes;
+    f->backward_passes = (int)r->backward_passes, f->oom_recovered = r->oom_recovered;
     f->fwd0_copies_made = r->fwd0_copies_made;
     f->no_training = r->status == READER_OK && !r->ended && !r->has_oom && !r->backward_passes &&
                      !r->iterations && (r->phase_peak[PHASE_FORWARD] || r->phase_peak[PHASE_EVAL]);

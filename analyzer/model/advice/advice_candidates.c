@@ -114,6 +114,11 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
         n = add(items, n, max, c, cur, capacity, "none (keep the current configuration)", "",
                 "it ran to the end on this card, with less than " ADVICE_HEADROOM_PCT_TEXT
                 " % free: it fits; the other options that fit add margin");
+    else if (current_fits == 3)
+        n = add(items, n, max, c, cur, capacity, "none (keep the current configuration)", "",
+                "it ran to the end on this card, but its allocator reached the card and released "
+                "its cache to go on (a synchronizing retry): the headroom above is after that "
+                "release; the other options that fit add margin");
     if (n) /* the run itself: its cache was measured, not assumed */
         items[0].cache_limit = 0;
     int first_batch = n;

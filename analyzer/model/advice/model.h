@@ -69,11 +69,12 @@ typedef struct run_facts {
     /* an EMA's copy of the weights (VT_EMA_CODE) among the parameters in at_peak, at_tensors and
      * at_oom: not the model's own (no gradient, no optimizer state), and what made it */
     uint64_t ema_at_peak, ema_at_tensors, ema_at_oom;
-    const char *ema_words; /* "EMAModel (diffusers)", "" for none */
-    int grad_scaler;       /* 1: an enabled GradScaler allocated (scale / unscale): fp16 */
-    int casts_visible;     /* 1: autocast's copies of weights could be seen: a stack reached an
-                            * ATen operator and Python frames told the forward (no copy seen then
-                            * says something; without, nothing) */
+    const char *ema_words;  /* "EMAModel (diffusers)", "" for none */
+    int grad_scaler;        /* 1: an enabled GradScaler allocated (scale / unscale): fp16 */
+    int casts_visible;      /* 1: autocast's copies of weights could be seen: a stack reached an
+                             * ATen operator and Python frames told the forward (no copy seen then
+                             * says something; without, nothing) */
+    uint64_t oom_recovered; /* out-of-memory failures the run went on from (cache released) */
     /* OOM (has_oom = 0: the rest is unused) */
     int has_oom;
     uint64_t oom_requested;  /* bytes the failing call asked for */

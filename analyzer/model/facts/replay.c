@@ -85,7 +85,7 @@ static inline __attribute__((always_inline)) void apply_alloc(state *s, const re
     }
     replay_infer_tensor(s, 1, ev, lvl, 0);
     if (ot->pending && lvl != L_NONE && ev->size >= ot->requested)
-        ot->pending = s->frozen_oom = 0; /* recovered: the same request later succeeded */
+        ot->pending = s->frozen_oom = 0, r->oom_recovered++; /* recovered: it later succeeded */
     if (lvl == L_NONE || !ev->addr)
         return;
     /* checked sums: an allocation that would take the live total past 2^62 bytes (4 EiB;

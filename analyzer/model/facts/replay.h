@@ -145,6 +145,8 @@ typedef struct replay_result {
     int chunked;
     chunked_info layout;
     uint64_t run_events;     /* the TRAILER's count of the run's events (0: no trailer) */
+    uint64_t oom_recovered;  /* out-of-memory failures the run went on from (PyTorch released its
+                              * cache and the same request succeeded) */
     uint64_t run_dropped;    /* the TRAILER's events lost (capture could not keep them) */
     uint64_t dropped_events; /* events of the run no longer in the file */
     uint64_t dropped_from_ns, dropped_to_ns;
