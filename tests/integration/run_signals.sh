@@ -43,15 +43,20 @@ for sig, want in ((signal.SIGTERM, b"got 1 0 0"), (signal.SIGUSR1, b"got 0 0 1")
         bad.append("%s to run: %r, exit %d (want %r, exit 7)" % (sig.name, out, p.returncode, want))
 
 # Ctrl-C on a terminal: the program gets SIGINT from the terminal, not once more from run
-pid, fd = pty.fork()
+try:
+    pid, fd = pty.fork()
+except OSError as e:  # (no pseudo-terminal here: that part is not checked, said)
+    print("run_signals: no pseudo-terminal (%s): Ctrl-C not checked" % e)
+    pid = fd = None
 if pid == 0:
     os.execv(vt, [vt, "run", "-q", "-o", "t.vt", "--", sys.executable, "prog.py", "5"])
 buf = b""
 t0 = time.time()
-while b"ready" not in buf and time.time() - t0 < 20:
+while fd is not None and b"ready" not in buf and time.time() - t0 < 20:
     buf += os.read(fd, 1024)
-os.write(fd, b"\x03")
-while True:  # to the end (EIO once the terminal's last process is gone)
+if fd is not None:
+    os.write(fd, b"\x03")
+while fd is not None:  # to the end (EIO once the terminal's last process is gone)
     try:
         chunk = os.read(fd, 1024)
     except OSError:
@@ -59,9 +64,10 @@ while True:  # to the end (EIO once the terminal's last process is gone)
     if not chunk:
         break
     buf += chunk
-os.waitpid(pid, 0)
+if pid:
+    os.waitpid(pid, 0)
 got = re.findall(rb"got \d+ \d+ \d+", buf)
-if got != [b"got 0 1 0"]:
+if fd is not None and got != [b"got 0 1 0"]:
     bad.append("Ctrl-C on a terminal: %r (want one SIGINT)" % buf)
 
 # a SIGTERM right after run started: never lost (the program would sleep 5 s on)
