@@ -253,8 +253,16 @@ void vt__pack_finish_locked(window *w, uint64_t s, uint16_t flags, int err);
 /* vt__pack_forget_child: in a fork child: the parent's packer is not ours (no thread, no I/O). */
 void vt__pack_forget_child(void);
 
-/* writer_pack_live.c: the packer's view of the run (records given as header + payload) */
+/* writer_pack_codes.c: what a stack is for the step rule (records given as header + payload):
+ * vt__pl_meta reads CONFIG, CODE and STACK records; vt__pl_stack_kind: 1 an optimizer's, 2 a
+ * backward call's, 0 neither; vt__pl_stackless: no stacks at all; _reset frees, _forget (a fork
+ * child) forgets without touching */
 void vt__pl_meta(const char *rec, uint32_t size);
+int vt__pl_stack_kind(uint32_t stack);
+int vt__pl_stackless(void);
+void vt__pl_codes_reset(void);
+void vt__pl_codes_forget(void);
+/* writer_pack_live.c: the packer's view of the run (records given as header + payload) */
 void vt__pl_event(const char *rec, uint32_t size, void (*emit)(const void *, size_t));
 void vt__pl_end(uint64_t tt, void (*emit)(const void *, size_t));
 uint64_t vt__pl_events(void);

@@ -58,9 +58,6 @@ static struct live {
     uint32_t nst;
     uint32_t *dirty;
     size_t ndirty, capdirty;
-    uint8_t *code_opt;  /* by code id: CODE_* bits */
-    uint8_t *stack_opt; /* by stack id: 1 optimizer, 2 backward (the analyzer's phases.c rule) */
-    uint32_t ncode, nstack;
     int tensors_seen, phase, opt_since, oom_since;
     uint64_t oom_request;
     uint32_t step;
@@ -71,7 +68,6 @@ static struct live {
      * next backward says: until then the STEP record there waits (prov: the levels as they
      * were), and is written as it was (a forward) or dropped (the step went on). The analyzer's
      * rule too (growth.c, growth_prov_begin). */
-    int stackless;
     struct prov {
         int on, opt_since, oom_since;
         uint64_t tt, events, tensor, device, peak_tensor, peak_device, oom_request;
@@ -79,11 +75,6 @@ static struct live {
 } L;
 
 enum { PH_FWD, PH_BWD, PH_OPT };
-
-/* what a code object is, as the analyzer's phases.c sorts frames: an optimizer's (a file under
- * optim/, clip_grad), a backward call, GradScaler's, GradScaler.scale (which makes the loss's
- * scaled copy and, the first time, the scale: the forward's, not the optimizer's) */
-enum { CODE_OPT = 1, CODE_BWD = 2, CODE_GS = 4, CODE_GS_SCALE = 8 };
 
 static uint64_t hash(uint64_t addr, unsigned space)
 {
@@ -181,94 +172,6 @@ static void count(uint32_t stack, int tensor, int device, int64_t delta)
         }
         L.dirty[L.ndirty++] = stack;
         p->dirty = 1;
-    }
-}
-
-static uint8_t *grow_bytes(uint8_t **a, uint32_t *n, uint32_t id)
-{
-    if (id >= *n) {
-        uint32_t m = *n ? *n : 1024;
-        while (m <= id)
-            m *= 2;
-        uint8_t *na = realloc(*a, m);
-        if (!na)
-            return NULL;
-        memset(na + *n, 0, m - *n);
-        *a = na;
-        *n = m;
-    }
-    return &(*a)[id];
-}
-
-/* contains: needle in the n bytes at s (not NUL-terminated) */
-static int contains(const char *s, uint32_t n, const char *needle)
-{
-    size_t k = strlen(needle);
-    for (uint32_t i = 0; i + k <= n; i++)
-        if (!memcmp(s + i, needle, k))
-            return 1;
-    return 0;
-}
-
-/* vt__pl_meta: a CODE record tells whether the code object is an optimizer's (a file under
- * optim/, clip_grad, GradScaler but its scale) or a backward call; a STACK record whether any
- * of its Python frames is. rec: header + payload, size bytes. */
-void vt__pl_meta(const char *rec, uint32_t size)
-{
-    uint16_t type;
-    memcpy(&type, rec, 2);
-    if (type == VT_REC_CONFIG && size >= 8 + sizeof(vt_rec_config)) {
-        vt_rec_config c;
-        memcpy(&c, rec + 8, sizeof c);
-        L.stackless = c.stack_mode == VT_STACKS_NONE;
-    } else if (type == VT_REC_CODE && size >= 8 + sizeof(vt_rec_code) + 8) {
-        vt_rec_code c;
-        memcpy(&c, rec + 8, sizeof c);
-        uint32_t at = 8 + sizeof c, flen, qlen = 0;
-        memcpy(&flen, rec + at, 4);
-        if (flen > size - at - 4)
-            return;
-        const char *file = rec + at + 4, *qual = "";
-        at += 4 + flen;
-        if (at + 4 <= size) {
-            memcpy(&qlen, rec + at, 4);
-            if (qlen <= size - at - 4)
-                qual = rec + at + 4;
-            else
-                qlen = 0;
-        }
-        uint8_t *p = grow_bytes(&L.code_opt, &L.ncode, c.code_id);
-        if (!p)
-            return;
-        int gs = contains(file, flen, "grad_scaler.py");
-        int scale = qlen >= 6 && !memcmp(qual + qlen - 6, ".scale", 6);
-        *p = 0;
-        if (contains(file, flen, "/optim/") || contains(file, flen, "/optim.py") ||
-            contains(file, flen, "torch/nn/utils/clip_grad"))
-            *p |= CODE_OPT;
-        if (gs)
-            *p |= scale ? CODE_GS | CODE_GS_SCALE : CODE_GS;
-        if ((qlen >= 8 && !memcmp(qual + qlen - 8, "backward", 8)) ||
-            contains(qual, qlen, "_engine_run_backward"))
-            *p |= CODE_BWD;
-    } else if (type == VT_REC_STACK && size >= 16) {
-        vt_rec_stack s;
-        memcpy(&s, rec + 8, sizeof s);
-        if (16u + 8u * ((uint32_t)s.n_native + s.n_python) > size)
-            return;
-        uint8_t *p = grow_bytes(&L.stack_opt, &L.nstack, s.stack_id), any = 0;
-        for (unsigned i = 0; p && i < s.n_python; i++) {
-            uint64_t f;
-            memcpy(&f, rec + 16 + 8u * (s.n_native + i), 8);
-            uint32_t code = VT_PYFRAME_CODE(f);
-            if (code < L.ncode)
-                any |= L.code_opt[code];
-        }
-        /* the optimizer's: an optimizer frame, or GradScaler's under no GradScaler.scale (its
-         * lazily made scale is the loss's); else a backward's; the optimizer's first */
-        int opt = (any & CODE_OPT) || ((any & CODE_GS) && !(any & CODE_GS_SCALE));
-        if (p)
-            *p = opt ? 1 : (any & CODE_BWD) ? 2 : 0;
     }
 }
 
@@ -387,7 +290,7 @@ static void prov_end(void (*emit)(const void *, size_t))
 static void step_rule(uint16_t flags, uint32_t stack, uint64_t tt,
                       void (*emit)(const void *, size_t))
 {
-    uint8_t k = stack < L.nstack ? L.stack_opt[stack] : 0;
+    uint8_t k = (uint8_t)vt__pl_stack_kind(stack);
     if ((flags & VT_EVF_BACKWARD) || k == 2) {
         if (L.prov.on) /* no zero_grad came: a forward's */
             prov_end(emit);
@@ -396,7 +299,7 @@ static void step_rule(uint16_t flags, uint32_t stack, uint64_t tt,
         L.phase = PH_OPT;
         L.opt_since = 1;
     } else if (L.phase != PH_FWD) {
-        if (L.stackless && !stack && L.phase == PH_BWD)
+        if (vt__pl_stackless() && !stack && L.phase == PH_BWD)
             prov_begin(tt);
         else
             emit_step(tt, emit, 0);
@@ -587,9 +490,8 @@ void vt__pl_reset(void)
     free(L.tab);
     free(L.st);
     free(L.dirty);
-    free(L.code_opt);
-    free(L.stack_opt);
     memset(&L, 0, sizeof L);
+    vt__pl_codes_reset();
 }
 
 /* vt__pl_forget: a fork child: the parent's tables as the fork left them (perhaps mid-change
@@ -597,4 +499,5 @@ void vt__pl_reset(void)
 void vt__pl_forget(void)
 {
     memset(&L, 0, sizeof L);
+    vt__pl_codes_forget();
 }

@@ -89,6 +89,17 @@ enum {
 
 static int framework_loop_file(const char *file);
 
+/* ema_update: the update of an EMA of the weights, run after the optimizer step (diffusers'
+ * EMAModel.step, timm's ModelEma*.update, torch_ema's update; AveragedModel is under optim/):
+ * the step's, not a forward's (it had drawn a "forward" between the step and zero_grad and begun
+ * a step of its own). Its last name alone: Python 3.10 names no class. */
+static int ema_update(const char *file, const char *last)
+{
+    return (strstr(file, "diffusers/training_utils.py") && !strcmp(last, "step")) ||
+           ((strstr(file, "timm/utils/model_ema.py") || strstr(file, "torch_ema/ema.py")) &&
+            !strcmp(last, "update"));
+}
+
 static uint32_t python_bits(const char *fn, const char *file)
 {
     static const char *const loss_fns[] = {"cross_entropy", "log_softmax",           "_log_softmax",
@@ -121,7 +132,7 @@ static uint32_t python_bits(const char *fn, const char *file)
     b |= in(last, bwd_fns) && (strcmp(last, "backward") || torch_or_optimizer_file(file)) ? FB_BWD
                                                                                           : 0;
     b |= strstr(file, "/optim/") || strstr(file, "/optim.py") ||
-                 strstr(file, "torch/nn/utils/clip_grad")
+                 strstr(file, "torch/nn/utils/clip_grad") || ema_update(file, last)
              ? FB_OPT
              : 0;
     /* GradScaler's step / unscale_ / update belong to the optimizer step; everything under its
