@@ -453,7 +453,7 @@ int cmd_run(int argc, char **argv)
             e = errno;
         _exit(e == ENOENT ? 127 : 126); /* as a shell: not found, or found and not runnable */
     }
-    run_signals_forward_to(&rs, pid); /* (what came since the fork: now) */
+    run_signals_forward_to(pid); /* (what came since the fork: now) */
     int exec_err = 0;
     if (ex[1] >= 0)
         close(ex[1]);

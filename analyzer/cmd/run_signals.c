@@ -61,13 +61,12 @@ void run_signals_child(const run_signals *rs)
     sigprocmask(SIG_SETMASK, &rs->old_mask, NULL);
 }
 
-void run_signals_forward_to(run_signals *rs, pid_t pid)
+void run_signals_forward_to(pid_t pid)
 {
     g_child = pid;
     sigset_t block;
     mask_of(&block);
     sigprocmask(SIG_UNBLOCK, &block, NULL);
-    (void)rs;
 }
 
 void run_signals_end(const run_signals *rs)

@@ -19,7 +19,7 @@ void run_signals_begin(run_signals *rs);
 /* run_signals_child: in the child before its exec: the handlers and the mask as they were */
 void run_signals_child(const run_signals *rs);
 /* run_signals_forward_to: in the parent: forward to pid from now on (what waited, first) */
-void run_signals_forward_to(run_signals *rs, pid_t pid);
+void run_signals_forward_to(pid_t pid);
 /* run_signals_end: the child is gone: the handlers and the mask as they were */
 void run_signals_end(const run_signals *rs);
 

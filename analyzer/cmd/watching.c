@@ -336,8 +336,8 @@ static void show(wstate *w, int tty, double secs)
      * micro-steps): how many did, as the report's growth says it */
     char opt[96] = "";
     if (w->passes && !w->g.from_records && w->g.tensors_seen && w->passes != w->g.steps)
-        /* steps its allocations split otherwise than its backward passes (an EMA update after
-         * the optimizer step begins one more): the run's own counts, as the report says them */
+        /* steps its allocations split otherwise than its backward passes (a Trainer's optimizer
+         * allocations in its setup begin one more): the run's own counts, as the report says */
         snprintf(opt, sizeof opt, "its own: %u backward pass%s, %u optimizer step%s", w->passes,
                  w->passes == 1 ? "" : "es", w->g.opt_steps, w->g.opt_steps == 1 ? "" : "s");
     else if (w->g.opt_steps && w->g.opt_steps < w->g.steps)

@@ -34,7 +34,7 @@ void growth_heading(const report_growth *g, char *out, size_t len)
 {
     /* where the replay saw every tensor, the run's own counts (its backward passes and
      * optimizer steps) beside the steps below when they differ: those split the run at
-     * allocations, and optimizer allocations in its setup or an EMA update's can begin one
+     * allocations, and optimizer allocations in its setup can begin one
      * more; segment mode sees only the steps that grew the cache, a bounded trace not every
      * event */
     int n;

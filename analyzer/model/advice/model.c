@@ -429,6 +429,8 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
         snprintf(m->advice_none, sizeof m->advice_none, "%s", m->formula_why);
         return 0;
     }
+    if (model_peak_in_eval(m, f)) /* (the explanations read it, the calibration keeps it) */
+        m->eval_batch = model_eval_batch_flag(f, m->eval_flag, sizeof m->eval_flag);
     model_explain(m, f);
     if (model_no_forward(m, f)) /* no advice (model_trace.h) */
         return 0;
@@ -459,8 +461,7 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     if (f->has_at_step && m->calib.calibrated && !m->calib.global)
         m->calib.step = f->at_step; /* what-ifs need at least the step moved to their shape */
     m->calib.ema = m->ema_measured > f->ema_at_oom ? m->ema_measured : f->ema_at_oom;
-    if (model_peak_in_eval(m, f))
-        m->calib.eval_batch = model_eval_batch_flag(f, m->eval_flag, sizeof m->eval_flag);
+    m->calib.eval_batch = m->eval_batch;
     if (m->frozen_params) { /* the frozen model's weights: kept whole, trained by nothing */
         m->calib.frozen = m->frozen_params * (uint64_t)formula_param_bytes(&m->shape);
         uint64_t pm = m->calib.measured.bytes[CAT_PARAMETERS],

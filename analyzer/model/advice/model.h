@@ -132,7 +132,8 @@ typedef struct model_result {
     int opt_assumed;     /* 1: the optimizer's state was not measured: predictions assume AdamW */
     int opt_bound;       /* 1: named, not measured: a bound of its kind's state (said) */
     char eval_flag[64];  /* the evaluation's own batch flag and value ("--eval-batch-size 16"),
-                          * where the peak was in that pass (calib.eval_batch), else "" */
+                          * where the peak was in that pass (eval_batch), else "" */
+    uint64_t eval_batch; /* ... its batch (0: none; calib.eval_batch once calibrated) */
     int opt_choice;      /* 1: not measured, the script constructs several kinds without AdamW:
                           * the most state of them counted (said) */
     int measured_at_tensors; /* measured: the tensors at their peak (else at the process peak) */

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "model.h"
-#include "model_notes.h"
 
 static double mibf(uint64_t b)
 {
@@ -186,12 +185,11 @@ static const char *loss_over(const model_result *m)
                             : "cross-entropy";
 }
 
-/* eval_b: the evaluation's own batch (its flag in flag) where the tensors peaked in it, other
- * than the training's; else 0 */
-static uint64_t eval_b(const model_result *m, const run_facts *f, char *flag, size_t len)
+/* eval_b: the evaluation's own batch (m->eval_flag) where the tensors peaked in it, other than
+ * the training's; else 0 */
+static uint64_t eval_b(const model_result *m)
 {
-    uint64_t b = model_peak_in_eval(m, f) ? model_eval_batch_flag(f, flag, len) : 0;
-    return b != m->shape.B ? b : 0;
+    return m->eval_batch != m->shape.B ? m->eval_batch : 0;
 }
 
 static int forward_gone(const run_facts *f, int c, uint64_t me, uint64_t r)
@@ -212,7 +210,6 @@ int model_peak_after_forward(const run_facts *f)
 static void explain_doc(model_result *m, const run_facts *f, int c, uint64_t me, char *rd, size_t n)
 {
     const gpt_shape *s = &m->shape;
-    char flag[64];
     uint64_t eb;
     uint64_t P = m->params_trace ? m->params_trace : formula_params_exact(s);
     double pb = formula_param_bytes(s); /* the parameters' bytes per element */
@@ -317,14 +314,15 @@ static void explain_doc(model_result *m, const run_facts *f, int c, uint64_t me,
                      f->peak_phase, loss_over(m), (unsigned long long)s->V,
                      (double)f->cat_peak[c] / ((double)s->B * (double)s->T * (double)s->V),
                      formula_logits_per_nv(s));
-        else if (s->V && (eb = eval_b(m, f, flag, sizeof flag)) != 0)
-            snprintf(
-                rd, n,
-                "the basic formula folds logits into activations; at this peak, in the %.16s "
-                "at its own batch of %llu (%.32s), %.90s over V=%llu kept %.1f*B*T*V bytes "
-                "(the refined formula: %d for a training step)",
-                f->peak_phase, (unsigned long long)eb, flag, loss_over(m), (unsigned long long)s->V,
-                (double)me / ((double)eb * (double)s->T * (double)s->V), formula_logits_per_nv(s));
+        else if (s->V && (eb = eval_b(m)) != 0)
+            snprintf(rd, n,
+                     "the basic formula folds logits into activations; at this peak, in the %.16s "
+                     "at its own batch of %llu (%.32s), %.90s over V=%llu kept %.1f*B*T*V bytes "
+                     "(the refined formula: %d for a training step)",
+                     f->peak_phase, (unsigned long long)eb, m->eval_flag, loss_over(m),
+                     (unsigned long long)s->V,
+                     (double)me / ((double)eb * (double)s->T * (double)s->V),
+                     formula_logits_per_nv(s));
         else if (s->V)
             snprintf(rd, n,
                      "the basic formula folds logits into activations; %s over V=%llu "
@@ -406,7 +404,6 @@ static void explain_ref(model_result *m, const run_facts *f, int c, uint64_t me,
                         char *rr, size_t n)
 {
     const gpt_shape *s = &m->shape;
-    char flag[64];
     uint64_t eb;
     if (forward_gone(f, c, me, r)) {
         if (c == CAT_AUTOCAST) /* (the forward keeps every copy until autocast exits, the
@@ -438,7 +435,7 @@ static void explain_ref(model_result *m, const run_facts *f, int c, uint64_t me,
                      "measured %.2fx the refined formula: with LoRA the frozen layers keep no "
                      "input for a weight gradient (the formula's blocks train every weight)",
                      (double)me / r);
-        else if (c == CAT_LOGITS && (eb = eval_b(m, f, flag, sizeof flag)) != 0)
+        else if (c == CAT_LOGITS && (eb = eval_b(m)) != 0)
             snprintf(rr, n,
                      "measured %.2fx the refined formula at the training batch of %llu: this "
                      "peak came in the %s, at its own batch of %llu (%.2fx at that batch)",
