@@ -241,8 +241,8 @@ static void header(FILE *out, const report_ctx *c)
             r->n_events,
             report_failed_text(r->n_failed, r->n_failed_frees, r->n_failed_frees_shutdown, fails,
                                sizeof fails),
-            report_lost_text(r->run_dropped, r->chunked ? r->missing_events : 0,
-                             r->run_events + r->run_dropped, lost, sizeof lost),
+            report_lost_text(r->run_dropped, replay_missing_events(r), replay_made_events(r), lost,
+                             sizeof lost),
             r->iterations, r->iterations == 1 ? "" : "s",
             r->tensor_mode ? report_steps_hedge(c) : " that grew the cache",
             (double)r->end_ns / 1e9);

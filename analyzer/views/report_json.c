@@ -111,7 +111,7 @@ int report_json(FILE *out, const report_ctx *c)
     if (r->status == READER_TRUNCATED)
         cJSON_AddNullToObject(root, "made_events");
     else
-        cJSON_AddNumberToObject(root, "made_events", (double)(r->run_events + r->run_dropped));
+        cJSON_AddNumberToObject(root, "made_events", (double)replay_made_events(r));
     cJSON_AddNumberToObject(root, "failed_frees", (double)r->n_failed_frees);
     cJSON_AddNumberToObject(root, "failed_frees_at_shutdown", (double)r->n_failed_frees_shutdown);
     cJSON_AddNumberToObject(root, "iterations", r->iterations);

@@ -195,8 +195,8 @@ static void print_run(FILE *out, const report_ctx *c)
     char fails[96], lost[256];
     report_failed_text(r->n_failed, r->n_failed_frees, r->n_failed_frees_shutdown, fails,
                        sizeof fails);
-    report_lost_text(r->run_dropped, r->chunked ? r->missing_events : 0,
-                     r->run_events + r->run_dropped, lost, sizeof lost);
+    report_lost_text(r->run_dropped, replay_missing_events(r), replay_made_events(r), lost,
+                     sizeof lost);
     if (r->tensor_mode)
         fprintf(out, "  events   %llu (%s%s), %u optimizer step%s%s, %.2f s traced\n",
                 (unsigned long long)r->n_events, fails, lost, r->iterations,

@@ -167,12 +167,24 @@ typedef struct replay_result {
     uint64_t kv_made_bytes, kv_replaced_bytes, kv_backward_bytes;
 } replay_result;
 
-/* replay_lost_events: the run's events not in the trace and not dropped by design (a bounded
- * trace's windows, before a snapshot): the capture could not store them (the trailer's
- * n_dropped), or a chunked trace's missing ones (a full disk, the file-size limit) */
+/* replay_missing_events: a chunked trace's events not in its file (no room for them within the
+ * bound, on the disk or under the file-size limit); replay_made_events: every event the run made,
+ * kept and lost (its trailer's counts); replay_lost_events: those not in the trace and not
+ * dropped by design (a bounded trace's windows, before a snapshot): the missing ones and those
+ * the capture could not store (the trailer's n_dropped) */
+static inline uint64_t replay_missing_events(const replay_result *r)
+{
+    return r->chunked ? r->missing_events : 0;
+}
+
+static inline uint64_t replay_made_events(const replay_result *r)
+{
+    return r->run_events + r->run_dropped;
+}
+
 static inline uint64_t replay_lost_events(const replay_result *r)
 {
-    return r->run_dropped + (r->chunked ? r->missing_events : 0);
+    return r->run_dropped + replay_missing_events(r);
 }
 
 /* REPLAY_LIVE_MAX: the most bytes ever counted live at once (checked sums). */

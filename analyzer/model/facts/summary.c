@@ -19,8 +19,8 @@ void summary_of_replay(const replay_result *r, run_summary *s)
     s->peak_process = r->peak_process;
     s->contexts = r->n_contexts;
     s->lost = r->run_dropped;
-    s->missing = r->chunked ? r->missing_events : 0;
-    s->made = r->run_events + r->run_dropped;
+    s->missing = replay_missing_events(r);
+    s->made = replay_made_events(r);
     s->oom = r->has_oom;
     s->oom_requested = r->has_oom ? r->oom_requested : 0;
     s->truncated = r->status == READER_TRUNCATED;

@@ -292,8 +292,9 @@ int config_from_cmdline(nano_config *c, int argc, const char *const *argv, const
     if (start == 0)
         start = 1;
     c->program = config_detect_program(argc - start, argv + start);
-    if (c->program == PROG_NANOGPT && script_file(c, argc, argv))
-        c->program = script_program(script_file(c, argc, argv));
+    const config_recfile *sf = c->program == PROG_NANOGPT ? script_file(c, argc, argv) : NULL;
+    if (sf) /* the script's own source decides */
+        c->program = script_program(sf);
     if (c->program != PROG_NANOGPT) {
         config_apply_flags(c, argc - start, argv + start);
         return 0;
