@@ -105,8 +105,9 @@ int report_json(FILE *out, const report_ctx *c)
     cJSON_AddItemToObject(root, "run", run_json(r));
     cJSON_AddNumberToObject(root, "events", (double)r->n_events);
     cJSON_AddNumberToObject(root, "failed_events", (double)r->n_failed);
-    /* what the capture could not store (the trailer's n_dropped), and all the run made: a
-     * trace cut before its trailer cannot say */
+    /* the events lost (the capture could not store them, or a bounded trace's file has no room
+     * for them: replay_lost_events), and all the run made: a trace cut before its trailer
+     * cannot say */
     cJSON_AddNumberToObject(root, "lost_events", (double)replay_lost_events(r));
     if (r->status == READER_TRUNCATED)
         cJSON_AddNullToObject(root, "made_events");
