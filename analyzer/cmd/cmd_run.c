@@ -25,6 +25,8 @@
 #include "run_traces.h"
 #include "watch.h"
 
+#define MANIFEST_ROOM (256 << 10) /* ~2,000 traces' paths */
+
 /* The options of `run`, one table: parsing and --help both come from it. */
 enum {
     OPT_STACKS = CLI_LONG_ONLY,
@@ -380,6 +382,10 @@ int cmd_run(int argc, char **argv)
                 manifest, strerror(errno));
         return VT_EXIT_USAGE;
     }
+    /* room for its lines now (its size unchanged): a TMPDIR that fills while the program runs
+     * does not lose the list of traces (a full one already is said at the end) */
+    for (off_t room = MANIFEST_ROOM; room >= 4096 && fallocate(mfd, FALLOC_FL_KEEP_SIZE, 0, room);)
+        room /= 2; /* (as much of it as there is) */
     close(mfd);
     char outer[PATH_MAX] = ""; /* a run inside another's: its manifest (run_pass_up) */
     if (getenv(VT_ENV_MANIFEST))
@@ -468,7 +474,7 @@ int cmd_run(int argc, char **argv)
         while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
         }
     run_signals_end(&rs);
-    run_print_traces(manifest, quiet, !exec_err);
+    run_print_traces(manifest, given, quiet, !exec_err);
     if (outer[0] && strcmp(outer, manifest))
         run_pass_up(manifest, outer);
     unlink(manifest);

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,10 +87,29 @@ static void self_name(char *out, size_t len)
     escape_term(self, strlen(self), out, len);
 }
 
+/* manifest_unwritable: 0 when a line can still be added to the manifest (it was empty: no
+ * process wrote a trace), else the errno that kept it from growing (a full TMPDIR, the
+ * file-size limit): then its emptiness says nothing of the run. One newline (a blank line: its
+ * readers skip those), with SIGXFSZ ignored while it is written (the program has ended). */
+static int manifest_unwritable(const char *manifest)
+{
+    int fd = open(manifest, O_WRONLY | O_APPEND | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return errno;
+    struct sigaction ign = {0}, old;
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    sigaction(SIGXFSZ, &ign, &old);
+    int err = write(fd, "\n", 1) == 1 ? 0 : errno ? errno : EIO;
+    sigaction(SIGXFSZ, &old, NULL);
+    close(fd);
+    return err;
+}
+
 /* run_print_traces (run_traces.h): every path in the manifest once, with its summary unless quiet;
  * the processes that could not write one ("!PID why", written by the preload) with the reason; ran:
  * the command started (else nothing is said of a trace it could not write). */
-void run_print_traces(const char *manifest, int quiet, int ran)
+void run_print_traces(const char *manifest, const char *output, int quiet, int ran)
 {
     FILE *f = fopen(manifest, "r");
     if (!f)
@@ -138,8 +158,23 @@ void run_print_traces(const char *manifest, int quiet, int ran)
             trace_notes(line, shown, sum.ended);
     }
     fclose(f);
-    if (!count && !failed && ran)
+    if (count || failed || !ran)
+        return;
+    int err = manifest_unwritable(manifest);
+    if (!err) {
         fprintf(stderr, "vramtrace: no CUDA allocation was made, so no trace was written\n");
+        return;
+    }
+    char shown_out[2 * PATH_MAX], shown_dir[2 * PATH_MAX];
+    const char *out = output && *output ? output : "vramtrace.%p.vt";
+    escape_term(out, strlen(out), shown_out, sizeof shown_out);
+    escape_term(manifest, strlen(manifest), shown_dir, sizeof shown_dir);
+    fprintf(stderr,
+            "vramtrace: the list of this run's traces could not be written (%s: %s), so none is "
+            "summarized here: a trace it wrote is named as %s%s\n",
+            shown_dir,
+            err == EFBIG ? "File too large (the file-size limit, ulimit -f)" : strerror(err),
+            shown_out, strstr(out, "%p") ? " (%p: a process id)" : "");
 }
 
 /* run_pass_up: see run_traces.h. The lines as the preload wrote them, appended whole. */

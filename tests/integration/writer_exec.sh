@@ -62,6 +62,21 @@ if mount -t tmpfs -o size=64k vt-small small 2>/dev/null; then
     "$VT" report small/full.vt >rep 2>rerr || { cat rerr; fail "disk full: report failed"; }
     grep -q 'disk full' rerr || { cat rerr; fail "disk full: report does not say disk full"; }
     grep -q 'killed' rerr && fail "disk full: report calls it killed"
+    # a full TMPDIR: the run's list of traces cannot be written; it says so and where the trace
+    # is, not "no CUDA allocation was made" (a trace was written); room is kept for the list when
+    # TMPDIR fills while the program runs (its trace is summarized)
+    rm -f small/full.vt* && dd if=/dev/zero of=small/fill bs=4k count=100 2>/dev/null
+    TMPDIR="$TESTDIR/small" "$VT" run -o tmpfull.vt -- "$BUILD/tests/prog/rt_cases" threads 2 200 >out 2>err ||
+        { cat err; fail "full TMPDIR: the program was affected"; }
+    [ -s tmpfull.vt ] || fail "full TMPDIR: no trace"
+    grep -q "no CUDA allocation" err && { cat err; fail "full TMPDIR: run says no allocation was made"; }
+    grep -q "the list of this run's traces could not be written ([^ ]*/small/vramtrace-run.*: No space left on device), so none is summarized here: a trace it wrote is named as $TESTDIR/tmpfull.vt\$" err ||
+        { cat err; fail "full TMPDIR: not said"; }
+    rm -f small/fill && dd if=/dev/zero of=small/fill bs=4k count=11 2>/dev/null
+    TMPDIR="$TESTDIR/small" "$VT" run -o tmpfill.vt -- sh -c \
+        "dd if=/dev/zero of='$TESTDIR/small/fill2' bs=4k count=100 2>/dev/null; exec '$BUILD/tests/prog/rt_cases' threads 2 200" >out 2>err ||
+        { cat err; fail "TMPDIR filled by the program: the program was affected"; }
+    grep -q "trace $TESTDIR/tmpfill.vt: 801 events" err || { cat err; fail "TMPDIR filled by the program: the trace is not listed"; }
     umount small
     trap - EXIT
 else
