@@ -471,7 +471,7 @@ int cmd_run(int argc, char **argv)
     if (watch)
         watch_child(pid, manifest, &status);
     else
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        while (run_signals_reap(pid, &status, 0) < 0 && errno == EINTR) {
         }
     run_signals_end(&rs);
     run_print_traces(manifest, given, quiet, !exec_err);

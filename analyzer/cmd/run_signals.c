@@ -7,6 +7,8 @@
  *  - none twice: a signal the terminal sent (Ctrl-C, Ctrl-\, a hangup: SI_KERNEL, to the whole
  *    foreground process group) reached the program too when it is in run's process group, so it
  *    is not sent again;
+ *  - none to a pid that is no longer the program's: forwarding stops before it is reaped
+ *    (run_signals_reap);
  *  - run is not killed by one and the program left running alone (SIGHUP, SIGUSR1 had ended run
  *    with exit 129, 138 and no summary while the program went on).
  * A signal sent by a process to the whole group (kill -TERM -PGID) reaches both too, and cannot
@@ -15,6 +17,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static const int sigs[RUN_SIGNALS] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM};
@@ -67,6 +70,18 @@ void run_signals_forward_to(pid_t pid)
     sigset_t block;
     mask_of(&block);
     sigprocmask(SIG_UNBLOCK, &block, NULL);
+}
+
+pid_t run_signals_reap(pid_t pid, int *status, int options)
+{
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT | (options & WNOHANG)) < 0)
+        return -1;
+    if (si.si_pid != pid) /* (WNOHANG: it runs on) */
+        return 0;
+    g_child = 0; /* it is a zombie now: the pid is still its own */
+    return waitpid(pid, status, 0);
 }
 
 void run_signals_end(const run_signals *rs)

@@ -20,6 +20,11 @@ void run_signals_begin(run_signals *rs);
 void run_signals_child(const run_signals *rs);
 /* run_signals_forward_to: in the parent: forward to pid from now on (what waited, first) */
 void run_signals_forward_to(pid_t pid);
+/* run_signals_reap: waitpid(pid, status, options) (options: 0 or WNOHANG), but forwarding to pid
+ * stops before it is reaped, while its pid cannot be another process's (a signal that came just
+ * after the reap had been sent to whatever took the pid). pid when it was reaped, 0 when it
+ * runs on (WNOHANG), -1 with errno. */
+pid_t run_signals_reap(pid_t pid, int *status, int options);
 /* run_signals_end: the child is gone: the handlers and the mask as they were */
 void run_signals_end(const run_signals *rs);
 

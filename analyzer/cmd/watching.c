@@ -24,6 +24,7 @@
 #include "phases.h"
 #include "reader.h"
 #include "replay.h"
+#include "run_signals.h"
 #include "tables.h"
 #include "vramtrace/trace_format.h"
 #include "watch.h"
@@ -440,7 +441,7 @@ int watch_loop(const char *path, double interval, int once, int plain, pid_t chi
     int rc = VT_EXIT_OK;
     for (;;) {
         if (child > 0 && !*reaped) {
-            pid_t p = waitpid(child, status, WNOHANG);
+            pid_t p = run_signals_reap(child, status, WNOHANG);
             *reaped = p == child || (p < 0 && errno != EINTR && errno != EAGAIN);
         }
         int r = refresh(&w);
@@ -494,7 +495,7 @@ void watch_child(pid_t pid, const char *manifest, int *status)
         }
         if (path[0])
             break;
-        pid_t p = waitpid(pid, status, WNOHANG);
+        pid_t p = run_signals_reap(pid, status, WNOHANG);
         reaped = p == pid || (p < 0 && errno != EINTR);
         struct timespec ts = {0, 200000000L};
         if (!reaped)
@@ -502,6 +503,6 @@ void watch_child(pid_t pid, const char *manifest, int *status)
     }
     if (!reaped)
         watch_loop(path, 1.0, 0, 0, pid, status, &reaped);
-    while (!reaped && waitpid(pid, status, 0) < 0 && errno == EINTR) {
+    while (!reaped && run_signals_reap(pid, status, 0) < 0 && errno == EINTR) {
     }
 }
