@@ -307,16 +307,16 @@ static int report_fill(report_ctx *c)
     }
     if (f->inferred && r->accum) { /* the step's own count of micro-steps */
         infer_value *a = &c->inferred.v[INFER_gradient_accumulation_steps];
-        a->known = 1;
-        a->value = r->accum;
+        a->known = 1, a->value = r->accum;
+        const char *cut = r->dropped_events ? " seen whole in the trace" : ""; /* (a gap's) */
         if (r->accum_steps == 1)
-            snprintf(a->where, sizeof a->where,
-                     "A = %u: %u backward pass%s before the run's one optimizer step", r->accum,
-                     r->accum, r->accum == 1 ? "" : "es");
+            snprintf(a->where, sizeof a->where, "A = %u: %u backward pass%s before the %s%s",
+                     r->accum, r->accum, r->accum == 1 ? "" : "es",
+                     *cut ? "one optimizer step" : "run's one optimizer step", cut);
         else
             snprintf(a->where, sizeof a->where,
-                     "A = %u: %u backward pass%s before each of the %u optimizer steps", r->accum,
-                     r->accum, r->accum == 1 ? "" : "es", r->accum_steps);
+                     "A = %u: %u backward pass%s before each of the %u optimizer steps%s", r->accum,
+                     r->accum, r->accum == 1 ? "" : "es", r->accum_steps, cut);
     }
     f->alloc_conf = env_value(r, "PYTORCH_ALLOC_CONF") ? env_value(r, "PYTORCH_ALLOC_CONF")
                                                        : env_value(r, "PYTORCH_CUDA_ALLOC_CONF");

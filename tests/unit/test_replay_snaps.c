@@ -166,10 +166,75 @@ static void test_join_gap_free(void **st)
     unlink(path);
 }
 
+/* join_after_steps: three optimizer steps of accum backward passes each (an activation, a
+ * gradient per step at the first, a temporary of its size added into it at the later ones, the
+ * zero_grad), then a gap of dropped events cut the fourth step's backward pass number `cut`
+ * (1-based) with its parameter-sized tensor alive; the gap dropped gap events; the replay's
+ * category peaks into r */
+static void join_after_steps(int accum, int cut, uint64_t gap, replay_result *r)
+{
+    char path[] = "/tmp/vt-replay-XXXXXX";
+    scene(path, 0);
+    uint64_t a = 0x10000, events = 1;
+    for (int step = 0; step < 4; step++) {
+        for (int m = 1; m <= accum; m++) {
+            alloc(0, 0, a + 0x100, 500, 2, 0);               /* an activation, freed in backward */
+            alloc(1, 1, a + 0x200 + (uint64_t)m, 100, 0, 0); /* the gradient, or its addend */
+            release(1, 1, a + 0x100);
+            events += 3;
+            if (step == 3 && m == cut)
+                break;
+            if (m > 1) /* (added into the gradient) */
+                release(1, 1, a + 0x200 + (uint64_t)m), events++;
+        }
+        if (step == 3)
+            break;
+        release(0, 0, a + 0x201); /* zero_grad */
+        events++;
+        a += 0x1000;
+    }
+    /* the join: the parameters live on; what was cut ended in the gap */
+    /* (n_allocs: the join's records after it, as the reader makes them: its frees, the live) */
+    vt_rec_snapshot snap = {VT_TT_MAKE(900000, 0), events + gap, gap, 20000, 900000,
+                            cut > 1 ? 3 : 2,       100};
+    rec(VT_REC_SNAPSHOT, 0, &snap, sizeof snap, NULL, 0);
+    if (cut > 1)
+        release(0, 0, a + 0x201);
+    release(0, 0, a + 0x200 + (uint64_t)cut);
+    alloc(0, 0, 0x1000, 100, 1, 0); /* (the snapshot's: the parameters, as they were) */
+    replay_ended(path, r);
+    unlink(path);
+}
+
+/* test_join_gap_steps: a gap longer than any step held a step's zero_grad: the first backward's
+ * parameter-sized tensor that ended in it was that step's gradient (a bounded nanoGPT-style run
+ * had counted its gradients as backward temporaries: "backward 128 MiB" where the run's largest
+ * was 30); a later micro-step's was the temporary added into the gradient, and a gap shorter
+ * than a step held no zero_grad (both temporaries, as before) */
+static void test_join_gap_steps(void **st)
+{
+    (void)st;
+    replay_result r;
+    join_after_steps(1, 1, 1000, &r); /* first backward, whole steps dropped: a gradient */
+    assert_int_equal(r.cat_peak[CAT_GRADIENTS], 100);
+    assert_int_equal(r.cat_peak[CAT_BACKWARD], 0);
+    assert_int_equal(r.accum, 1);
+    replay_free(&r);
+    join_after_steps(1, 1, 2, &r); /* a gap shorter than a step: no zero_grad in it */
+    assert_int_equal(r.cat_peak[CAT_BACKWARD], 100);
+    replay_free(&r);
+    join_after_steps(2, 2, 1000, &r); /* the second micro-step's: the temporary */
+    assert_int_equal(r.cat_peak[CAT_GRADIENTS], 100);
+    assert_int_equal(r.cat_peak[CAT_BACKWARD], 100);
+    assert_int_equal(r.accum, 2);
+    replay_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_step_snapshot), cmocka_unit_test(test_kept_snapshots),
-        cmocka_unit_test(test_segment_release_phase), cmocka_unit_test(test_join_gap_free)};
+        cmocka_unit_test(test_segment_release_phase), cmocka_unit_test(test_join_gap_free),
+        cmocka_unit_test(test_join_gap_steps)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

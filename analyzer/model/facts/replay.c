@@ -155,9 +155,7 @@ static inline __attribute__((always_inline)) void apply_alloc(state *s, const re
     replay_snap_bump_peaks_q(s, ph, ev->time_ns);
 }
 
-/* a call's result when the driver had shut down: CUDA_ERROR_DEINITIALIZED (driver API),
- * cudaErrorCudartUnloading (runtime API) */
-#define RESULT_SHUT_DOWN 4
+#define RESULT_SHUT_DOWN 4 /* a call's result when the driver had shut down (both APIs') */
 
 /* apply_free: the free ev (its phase ph) takes its allocation out of the live set; slot: where
  * run_pass last saw its index slot. */
@@ -193,7 +191,7 @@ static inline __attribute__((always_inline)) void apply_free(state *s, const rea
         ph == PHASE_FORWARD && !ot->pending && (e->level == L_TENSOR || e->level == L_INNER))
         r->fwd0_copies_freed += e->size, r->fwd0_copies_since_free = 0; /* freed in it */
     if (__builtin_expect(s->joining, 0))
-        ph = s->last_alloc_phase; /* ended in the gap: as at its start (no program's free) */
+        ph = replay_snap_join_free(s, e); /* ended in the gap (no program's free) */
     int grad_free = !s->joining && !ev->backward && e->phase == PHASE_BACKWARD &&
                     (e->level == L_INNER || e->level == L_TENSOR) &&
                     (replay_size_bits(s, e->size) & 1) && !ot->pending &&
@@ -262,13 +260,14 @@ static inline __attribute__((always_inline)) void apply_one(state *s, int is_all
     }
     if (__builtin_expect(info & AP_SPECIAL, 0))
         replay_track_blocks(s, ev);
+    int tl = __builtin_expect(s->r->tl != NULL, 0) && !s->joining; /* (a join: no phase's) */
     if (is_alloc) {
-        if (__builtin_expect(s->r->tl != NULL, 0))
+        if (tl)
             timeline_event(s->r->tl, ev, 1, ph, s->iter);
         apply_alloc(s, ev, ot, info, ph, loss);
     } else {
         apply_free(s, ev, ot, info, ph, slot);
-        if (__builtin_expect(s->r->tl != NULL, 0))
+        if (tl)
             replay_timeline_free(s, ev, ph);
     }
 }

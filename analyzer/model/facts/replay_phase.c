@@ -161,13 +161,20 @@ void replay_phase_note_init(state *s, uint64_t size)
 int replay_phase_step(state *s)
 {
     uint32_t d = s->bwd - s->bwd_at_step;
+    int cut = s->step_cut;
     s->in_opt = 1;
     /* no backward since the last step, in a trace that shows them: the same step still, not a
      * new one (Lightning's closure frees the gradients before its forward, after the step) */
-    if (!d && s->bwd)
+    if (!d && s->bwd && !cut)
         return 0;
     s->iter++;
     s->bwd_at_step = s->bwd;
+    if (s->step_event && !cut && s->event - s->step_event > s->step_events_max)
+        s->step_events_max = s->event - s->step_event;
+    s->step_event = s->event;
+    s->step_cut = 0;
+    if (cut) /* (its backward passes, or its step, in a bounded trace's gap: no count of A) */
+        return 1;
     if (!d || (s->accum_steps && d != s->accum))
         s->accum_mixed = 1; /* a step with no backward, or another count: no single A */
     s->accum = d;

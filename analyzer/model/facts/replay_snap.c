@@ -12,14 +12,24 @@ void replay_snap_join(state *s, const reader_snapshot *snap)
     replay_result *r = s->r;
     /* the run's events read so far: all but the snapshots' allocations, plus those gone */
     uint64_t run = r->n_events - r->snapshot_events + r->dropped_events;
-    if (snap->fixed.events_before > run)
-        r->dropped_events += snap->fixed.events_before - run;
+    uint64_t gap = snap->fixed.events_before > run ? snap->fixed.events_before - run : 0;
+    r->dropped_events += gap;
+    s->gap_stepped = s->step_events_max && gap > s->step_events_max;
     if (!r->dropped_from_ns)
         r->dropped_from_ns = r->end_ns;
     r->dropped_to_ns = r->snapshot_ns = snap->time_ns;
     r->snapshot_allocs = snap->fixed.n_allocs;
     r->snapshot_events += snap->fixed.n_allocs;
     s->join_left = snap->fixed.n_allocs; /* the join's records come next */
+    s->step_cut = 1;                     /* the step it cut: its backward passes not all seen */
+    timeline_gap(r->tl);                 /* (its join's records are drawn in no slice: apply_one) */
+}
+
+uint8_t replay_snap_join_free(const state *s, const livemap_entry *e)
+{
+    int grad = s->gap_stepped && e->phase == PHASE_BACKWARD && e->bwd == s->bwd_at_step + 1 &&
+               (e->level == L_TENSOR || e->level == L_INNER) && (replay_size_bits(s, e->size) & 1);
+    return grad ? PHASE_COUNT : s->last_alloc_phase;
 }
 
 void replay_snap_bump_peaks(state *s, uint8_t ph, uint64_t t)

@@ -63,6 +63,12 @@ typedef struct state {
     uint32_t bwd_at_step;        /* bwd when the last optimizer step began */
     uint32_t accum, accum_steps; /* backward passes before each step, over how many steps */
     int accum_mixed;             /* 1: the steps did not all follow the same number of them */
+    int step_cut; /* a bounded trace's gap came since the last step: the next one's backward
+                   * passes are not all in the trace (not counted for A) */
+    uint64_t step_event, step_events_max; /* the last step's first event; the most events from
+                                           * one step to the next (none the gap cut) */
+    int gap_stepped; /* the gap being joined dropped more events than any step had: a step's
+                      * zero_grad came in it (replay_snap_join_free) */
     /* sizes of the tensors allocated before the first forward (parameters): the vocabulary */
     uint64_t *init_sizes;
     size_t ninit, capinit;
@@ -209,6 +215,13 @@ void replay_snap_bump_peaks(state *s, uint8_t ph, uint64_t t);
 /* replay_snap_join: a chunked trace's SNAPSHOT (its events before it were dropped): how many and
  * when, and the join's records that follow it (state.join_left) */
 void replay_snap_join(state *s, const reader_snapshot *snap);
+/* replay_snap_join_free: the phase of e's end, freed by a snapshot's join (it ended in a
+ * bounded trace's gap, when is not known: no program's free): as at the gap's start (a backward's
+ * temporary stays one), but where a step ended in the gap (gap_stepped) a parameter-sized tensor
+ * of the first backward since the last optimizer step was that step's gradient (AccumulateGrad
+ * keeps it until zero_grad; a later micro-step's is the temporary added into it): PHASE_COUNT,
+ * alive to the end of what is known */
+uint8_t replay_snap_join_free(const state *s, const livemap_entry *e);
 /* replay_stack_kv: stack id's facts (computed at its allocation) say transformers' KV cache */
 static inline int replay_stack_kv(const state *s, uint32_t id)
 {

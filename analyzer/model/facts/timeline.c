@@ -117,6 +117,12 @@ static void slice_note(timeline *tl, uint32_t thread, int ph, uint64_t t, int is
     tl->open_slice[k] = ++tl->nslices;
 }
 
+void timeline_gap(timeline *tl)
+{
+    for (unsigned k = 0; tl && k < tl->nopen; k++)
+        tl->open_slice[k] = 0, tl->open_quiet[k] = 0;
+}
+
 void timeline_end(timeline *tl)
 {
     if (!tl)

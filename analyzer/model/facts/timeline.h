@@ -126,6 +126,9 @@ void timeline_free(timeline *tl);
  * thread's phase slice, a tick when a step begins, an allocator action (allocations of
  * PyTorch's tensors and segments, its OOM). tl may be NULL. */
 void timeline_event(timeline *tl, const reader_event *ev, int is_alloc, int phase, uint32_t iter);
+/* timeline_gap: a bounded trace's gap (events dropped): every thread's slice ends at its last
+ * event before it (one had spanned the gap: "backward" for 1.2 s of dropped steps) */
+void timeline_gap(timeline *tl);
 /* timeline_end: after the replay's last event: a thread's last slice ends at its last event
  * before a pause that only frees followed (the program's end: its tensors released as it
  * finished or exited, after a wait with nothing allocated), and those frees are drawn as an
