@@ -241,7 +241,8 @@ typedef struct advice_item {
 /* advice_candidates: the documents' options for cur, best first (formula.md §4), each
  * predicted with c against capacity (0 = unknown); expandable_segments only when
  * fragmentation=1 and expandable_set=0; a "no change" first item when current_fits is 1 (fits
- * with the headroom) or 2 (a run that completed on the card with less than the headroom free).
+ * with the headroom) or 2 (a run that completed on the card with less than the headroom free),
+ * 3 and 4 the same after its allocator reached the card and released its cache to go on.
  * The recommended item (the current configuration when it fits with the headroom, else the
  * largest micro-batch that fits keeping the effective batch, else the largest that fits; never
  * one that lacks the headroom) is moved to the front. Returns the

@@ -110,10 +110,15 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
                 c->lower ? "the current configuration may fit the card with the stated headroom "
                            "(what it needs is a lower bound: vramtrace fit measures)"
                          : "the current configuration fits the card with the stated headroom");
-    else if (current_fits == 2)
+    else if (current_fits == 2 || current_fits == 4)
         n = add(items, n, max, c, cur, capacity, "none (keep the current configuration)", "",
-                "it ran to the end on this card, with less than " ADVICE_HEADROOM_PCT_TEXT
-                " % free: it fits; the other options that fit add margin");
+                current_fits == 2
+                    ? "it ran to the end on this card, with less than " ADVICE_HEADROOM_PCT_TEXT
+                      " % free: it fits; the other options that fit add margin"
+                    : "it ran to the end on this card, with less than " ADVICE_HEADROOM_PCT_TEXT
+                      " % free, after its allocator reached the card and released its cache to "
+                      "go on (a synchronizing retry): it fits, tightly; the other options that "
+                      "fit add margin");
     else if (current_fits == 3)
         n = add(items, n, max, c, cur, capacity, "none (keep the current configuration)", "",
                 "it ran to the end on this card, but its allocator reached the card and released "

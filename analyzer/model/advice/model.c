@@ -583,8 +583,8 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
         /* a micro-batch this run did not complete: its cache assumed (model.h) */
         m->largest_cache_most = advice_largest_cache(
             &m->calib, &steady, m->largest_batch, m->capacity, ADVICE_HEADROOM, &m->largest_cache);
-    if (cur_fits == 1 && f->oom_recovered) /* it fit after its allocator hit the card */
-        cur_fits = 3;
+    if ((cur_fits == 1 || cur_fits == 2) && f->oom_recovered) /* after its allocator hit the card */
+        cur_fits += 2;
     m->nitems = advice_candidates(&m->calib, &steady, m->capacity,
                                   f->has_oom && m->cause == OOM_FRAGMENTATION, m->expandable_set,
                                   cur_fits, m->items, ADVICE_MAX);

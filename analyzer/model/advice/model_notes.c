@@ -54,9 +54,14 @@ static void note(model_result *m, const char *text)
 void model_advice_notes(model_result *m, const run_facts *f)
 {
     if (m->tight)
-        note(m, "the run completed on this card with less than " ADVICE_HEADROOM_PCT_TEXT
-                " % free: it fits, tightly (the row \"none\" says so); the other options that fit "
-                "add margin");
+        note(m, f->oom_recovered
+                    ? "the run completed on this card with less than " ADVICE_HEADROOM_PCT_TEXT
+                      " % free, after its allocator reached the card and released its cache to go "
+                      "on (a synchronizing retry): it fits, tightly (the row \"none\" says so); "
+                      "the other options that fit add margin"
+                    : "the run completed on this card with less than " ADVICE_HEADROOM_PCT_TEXT
+                      " % free: it fits, tightly (the row \"none\" says so); the other options "
+                      "that fit add margin");
     if (m->next_step_grows)
         note(m, "the run's one optimizer step made the optimizer's state after its forward: a "
                 "second step's forward holds that state too, which this run did not reach; the "
