@@ -54,9 +54,10 @@ oom_cause advice_oom_cause(const cat_breakdown *live, uint64_t requested, uint64
     if (phase &&
         (!strcmp(phase, "eval") || !strcmp(phase, "compile") || !strcmp(phase, "optimizer"))) {
         if (!strcmp(phase, "optimizer"))
-            snprintf(why, whylen, "the OOM came in the optimizer step%s",
-                     iterations == 0 ? " of iteration 0, when the optimizer creates its state "
-                                       "(AdamW: exp_avg and exp_avg_sq, 8 B per parameter)"
+            snprintf(why, whylen, "the OOM came in the %soptimizer step%s",
+                     iterations == 0 ? "first " : "",
+                     iterations == 0 ? ", when the optimizer creates its state (kept for every "
+                                       "later step)"
                                      : "");
         else if (!strcmp(phase, "eval"))
             snprintf(why, whylen, "%s",

@@ -507,8 +507,11 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
         uint64_t cache = f->oom_cache;
         if (f->tensor_mode && f->at_oom.bytes[CAT_CACHE] > cache)
             cache = f->at_oom.bytes[CAT_CACHE];
+        /* the steps before the failing one (one that failed in its optimizer step is counted) */
+        int done = f->iterations -
+                   (f->iterations > 0 && f->oom_phase && !strcmp(f->oom_phase, "optimizer"));
         m->cause = advice_oom_cause(&f->at_oom, f->oom_requested, cap, cache, f->oom_outside,
-                                    f->oom_phase, f->iterations, m->why, sizeof m->why,
+                                    f->oom_phase, done, m->why, sizeof m->why,
                                     m->shape.generic        ? 0
                                     : m->shape.patch_tokens ? 2
                                                             : 1);
