@@ -287,6 +287,9 @@ verdict:
         char why[240];
         if (most) /* as the report says it */
             printf("  %s\n", model_largest_cache_text(cache, lb, most, why, sizeof why));
+        if (!run->lower_bounds &&
+            (most = advice_next_cache(cal, s, lb, a->card.bytes, ADVICE_HEADROOM, &cache)) != 0)
+            printf("  %s\n", model_next_cache_text(cache, lb, most, why, sizeof why));
     }
     int found =
         advice_recommend(cal, s, p->required_bytes, lb, a->card.bytes, unmeasured, &rb, &ra);

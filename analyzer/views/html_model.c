@@ -296,6 +296,14 @@ void html_advice(FILE *out, const report_ctx *c)
             html_esc(out, why);
             fputs(".</p>\n", out);
         }
+        if (m->next_cache_most) {
+            model_next_cache_text(m->next_cache, m->largest_batch, m->next_cache_most, why,
+                                  sizeof why);
+            why[0] = 'A'; /* "at B+1 ...": a sentence of its own */
+            fputs("<p>", out);
+            html_esc(out, why);
+            fputs(".</p>\n", out);
+        }
     } else if (m->capacity)
         fputs("<p>The micro-batch is not known: no what-if of it.</p>\n", out);
     fputs("</section>\n", out);

@@ -225,6 +225,14 @@ void model_json(cJSON *root, const model_result *m, const run_facts *f)
         cJSON_AddNullToObject(pr, "largest_batch_cache_assumed_bytes");
         cJSON_AddNullToObject(pr, "largest_batch_cache_most_bytes");
     }
+    /* the next micro-batch's: the cache assumed, and the most with which it would fit */
+    if (m->next_cache_most && !m->growth_unmeasured && m->largest_batch) {
+        cJSON_AddNumberToObject(pr, "next_batch_cache_assumed_bytes", (double)m->next_cache);
+        cJSON_AddNumberToObject(pr, "next_batch_cache_most_bytes", (double)m->next_cache_most);
+    } else {
+        cJSON_AddNullToObject(pr, "next_batch_cache_assumed_bytes");
+        cJSON_AddNullToObject(pr, "next_batch_cache_most_bytes");
+    }
     cJSON_AddBoolToObject(pr, "optimizer_state_assumed_adamw", m->opt_assumed != 0);
     cJSON_AddBoolToObject(pr, "tight_fit", m->tight != 0);
     cJSON_AddBoolToObject(pr, "gradients_kept_assumed", m->accum_assumed != 0);

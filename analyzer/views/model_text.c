@@ -235,6 +235,10 @@ static void print_advice(FILE *out, const model_result *m, const model_opts *o)
             fprintf(out, "      %s\n",
                     model_largest_cache_text(m->largest_cache, m->largest_batch,
                                              m->largest_cache_most, why, sizeof why));
+        if (m->next_cache_most)
+            fprintf(out, "      %s\n",
+                    model_next_cache_text(m->next_cache, m->largest_batch, m->next_cache_most, why,
+                                          sizeof why));
     } else if (m->capacity)
         fprintf(out, "  the micro-batch is not known: no what-if of it\n");
 }
@@ -298,6 +302,17 @@ const char *model_largest_cache_text(uint64_t cache, uint64_t B, uint64_t most, 
              "the allocator cache decides: %s of it assumed at %llu; with more than %s it keeps "
              "less than %.0f %% free (measure it: vramtrace fit)",
              card_format_bytes(cache, b1, sizeof b1), (unsigned long long)B,
+             card_format_bytes(most, b2, sizeof b2), ADVICE_HEADROOM * 100);
+    return out;
+}
+
+const char *model_next_cache_text(uint64_t cache, uint64_t B, uint64_t most, char *out, size_t n)
+{
+    char b1[32], b2[32];
+    snprintf(out, n,
+             "at %llu the allocator cache decides: %s of it assumed; with at most %s it would keep "
+             "%.0f %% free (measure it: vramtrace fit)",
+             (unsigned long long)B + 1, card_format_bytes(cache, b1, sizeof b1),
              card_format_bytes(most, b2, sizeof b2), ADVICE_HEADROOM * 100);
     return out;
 }

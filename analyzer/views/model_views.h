@@ -27,6 +27,10 @@ void model_text_verdict(FILE *out, const prediction *p, const char *card_name, u
  * text, its page and predict say it. */
 const char *model_largest_cache_text(uint64_t cache, uint64_t B, uint64_t most, char *out,
                                      size_t n);
+/* model_next_cache_text: the same of micro-batch B + 1, which does not keep the headroom with the
+ * cache assumed: "at B+1 the allocator cache decides: X of it assumed; with at most Y it would
+ * keep 5 % free (measure it: vramtrace fit)" (model.h next_cache, next_cache_most). */
+const char *model_next_cache_text(uint64_t cache, uint64_t B, uint64_t most, char *out, size_t n);
 /* model_item_verdict: what an advice item's prediction says on the card, into out: "fits (2.95
  * GiB left, 25 %)", "too tight for 5 % headroom (...)", "does not fit (2.98 GiB over)", "... with
  * the cache assumed" where that assumption decides; lower (the what-ifs are lower bounds: a

@@ -154,6 +154,11 @@ int advice_fits(uint64_t peak, uint64_t capacity, double headroom);
  * 2-3x between micro-batches), the most with which it still would; else 0 (nothing to say). */
 uint64_t advice_largest_cache(const model_calib *c, const gpt_shape *s, uint64_t B,
                               uint64_t capacity, double headroom, uint64_t *cache);
+/* advice_next_cache: the prediction at micro-batch B + 1 (s otherwise), which does not keep the
+ * headroom only for the room for fragmentation it adds to the cache the run measured (its peak
+ * alone would): the most cache (*cache: the cache assumed) with which it would; else 0 */
+uint64_t advice_next_cache(const model_calib *c, const gpt_shape *s, uint64_t B, uint64_t capacity,
+                           double headroom, uint64_t *cache);
 
 /* advice_cache_limit: when p does not keep the headroom on capacity but its tensors, context,
  * kernel code and external bytes alone would, the most allocator cache with which it would

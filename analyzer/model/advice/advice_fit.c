@@ -39,6 +39,21 @@ uint64_t advice_largest_cache(const model_calib *c, const gpt_shape *s, uint64_t
     return most && most < 2 * *cache ? most : 0;
 }
 
+uint64_t advice_next_cache(const model_calib *c, const gpt_shape *s, uint64_t B, uint64_t capacity,
+                           double headroom, uint64_t *cache)
+{
+    gpt_shape t = *s;
+    t.B = B + 1;
+    prediction p;
+    advice_predict(c, &t, &p);
+    uint64_t limit = advice_cache_limit(&p, capacity, headroom, cache);
+    /* (a limit within 2 % of the assumed: a verdict by a hair, nothing the cache would decide) */
+    return p.required_bytes > p.peak_bytes && advice_fits(p.peak_bytes, capacity, headroom) == 1 &&
+                   limit + *cache / 50 < *cache
+               ? limit
+               : 0;
+}
+
 uint64_t advice_cache_limit(const prediction *p, uint64_t capacity, double headroom,
                             uint64_t *cache)
 {

@@ -586,6 +586,9 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
         /* a micro-batch this run did not complete: its cache assumed (model.h) */
         m->largest_cache_most = advice_largest_cache(
             &m->calib, &steady, m->largest_batch, m->capacity, ADVICE_HEADROOM, &m->largest_cache);
+    if (m->largest_batch && !m->lower_bounds) /* the next one: the cache may decide (model.h) */
+        m->next_cache_most = advice_next_cache(&m->calib, &steady, m->largest_batch, m->capacity,
+                                               ADVICE_HEADROOM, &m->next_cache);
     if ((cur_fits == 1 || cur_fits == 2) && f->oom_recovered) /* after its allocator hit the card */
         cur_fits += 2;
     m->nitems = advice_candidates(&m->calib, &steady, m->capacity,

@@ -163,6 +163,10 @@ typedef struct model_result {
      * said where less than twice the assumed would not (the runs' caches moved 2-3x between
      * micro-batches: Llama 160M fp16 8.7 % of its tensors at B=4, 15.5 % at B=8); 0: not said */
     uint64_t largest_cache, largest_cache_most;
+    /* the cache assumed at largest_batch + 1, and the most with which that micro-batch would keep
+     * the headroom, said where the run's own cache was no more (with the cache it measured, it
+     * would fit: the cache decides); 0: not said (advice_next_cache) */
+    uint64_t next_cache, next_cache_most;
     uint64_t state_moved;  /* the optimizer state taken out of the activations for the what-ifs
                             * (model.c state_moved; 0: none) */
     int growth_unmeasured; /* the moment calibrated came after the forward's tensors were freed
