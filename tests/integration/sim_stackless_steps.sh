@@ -61,6 +61,19 @@ foreach_sgd|sim_vision.py --model resnet50 --batch-size 8 --steps 5 --optimizer 
 fused_adamw|sim_hf.py --model gpt2 --batch-size 2 --seq-len 256 --steps 6|6|6
 accumulate|sim_vision.py --model resnet50 --batch-size 8 --steps 3 --grad-accum 2 --optimizer adamw|6|3
 EOF
+# the activations per sample are what the forward saved, less the optimizer state the what-ifs take
+# out of them (said in the notes): a stackless ResNet-50 with AdamW had been told 71.1 MiB per
+# sample, the state counted in, beside "the what-ifs take 195.0 MiB of them for it"
+python3 - foreach_adamw_none_plain.json <<'PY' || fail "the activations per sample count the state"
+import json, re, sys
+r = json.load(open(sys.argv[1]))
+a = r["formula"]["activations"]
+per, b = re.match(r"([0-9.]+) MiB per sample of the micro-batch \(([0-9]+)\)", a["reason"]).groups()
+took = [float(re.search(r"take ([0-9.]+) MiB of them", n).group(1)) for n in r["prediction"]["notes"] if "take" in n]
+assert len(took) == 1, r["prediction"]["notes"]
+want = (a["measured_bytes"] / 1048576 - took[0]) / int(b)
+assert abs(float(per) - want) < 0.06, (per, want, took)
+PY
 # an EMA update after each optimizer step (diffusers' EMAModel.step) is that step's, plain and
 # bounded: 3 steps for 3 (it had begun one more each time: "5 steps as its allocations split
 # the run", watch "steps 5 (3 ending in an optimizer step)", read as accumulation)

@@ -431,6 +431,8 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     }
     if (model_peak_in_eval(m, f)) /* (the explanations read it, the calibration keeps it) */
         m->eval_batch = model_eval_batch_flag(f, m->eval_flag, sizeof m->eval_flag);
+    cat_breakdown meas = m->measured; /* the optimizer's state where another row counted it */
+    model_trace_state_moved(m, f, &meas);
     model_explain(m, f);
     if (model_no_forward(m, f)) /* no advice (model_trace.h) */
         return 0;
@@ -450,11 +452,9 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     m->expandable_set =
         f->alloc_conf && strcasestr(f->alloc_conf, "expandable_segments:true") != NULL;
 
-    if (cat_breakdown_total(&m->measured) > 0) {
-        cat_breakdown meas = m->measured;
-        model_trace_state_moved(m, f, &meas);
+    if (cat_breakdown_total(&m->measured) > 0)
         advice_calibrate(&m->calib, &m->shape, &meas, m->partial);
-    } else
+    else
         advice_calib_default(&m->calib, &m->shape);
     m->calib.expandable = m->expandable_set;
     m->calib.weights_exact = f->tensor_mode; /* segments mix weights with other tensors */

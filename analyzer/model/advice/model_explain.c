@@ -157,12 +157,12 @@ static void explain_generic(model_result *m, const run_facts *f)
                          "backward; scales with the micro-batch%s",
                          mibf(me) / (double)s->B, (unsigned long long)s->B,
                          m->rec.batchnorm ? " (and the input size)" : "");
-            else if (me && s->B)
+            else if (me && s->B) /* (less the optimizer state counted with them: the notes) */
                 snprintf(rd, n,
                          "%.1f MiB per sample of the micro-batch (%llu): what the forward saved "
                          "for the backward, scales with the micro-batch%s",
-                         mibf(me) / (double)s->B, (unsigned long long)s->B,
-                         m->rec.batchnorm ? " (and the input size)" : "");
+                         mibf(me > m->state_moved ? me - m->state_moved : me) / (double)s->B,
+                         (unsigned long long)s->B, m->rec.batchnorm ? " (and the input size)" : "");
             break;
         default:
             break;
