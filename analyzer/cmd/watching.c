@@ -404,7 +404,7 @@ static void free_state(wstate *w)
 {
     reader_close(w->rd);
     tables_free(w->t);
-    free(w->live.e);
+    livemap_free(&w->live); /* (its arrays may be mapped, not malloc'ed: livemap.c) */
     growth_free_all(&w->g);
     free(w->phase_of);
 }

@@ -151,3 +151,10 @@ for ph, text in got.items():
 assert set(got) == {p for p, b in last.items() if b >= 1 << 20}, (got, last)
 PY
 fi
+# a trace with 20,000 allocations live at its end: watch frees its live set as the replay made it
+# (arrays of 2 MiB and more are mapped, not malloc'ed: it had crashed there, exit 139)
+"$BUILD/tests/prog/vtgen" -o many.vt --live 20000 --events 40000 --tensor >/dev/null || fail "vtgen"
+"$VT" watch --once --plain many.vt >many.out 2>&1
+rc=$?
+[ $rc = 0 ] || { tail -n 3 many.out; fail "watch with 20,000 live: exit $rc"; }
+exit 0
