@@ -460,6 +460,10 @@ int cmd_run(int argc, char **argv)
         _exit(e == ENOENT ? 127 : 126); /* as a shell: not found, or found and not runnable */
     }
     run_signals_forward_to(pid); /* (what came since the fork: now) */
+    /* a reader of run's output gone (a pipe closed) is an output error (finish, main.c), not
+     * run's death by SIGPIPE with the program's exit status lost (141) and, watching, the
+     * program left running alone */
+    signal(SIGPIPE, SIG_IGN);
     int exec_err = 0;
     if (ex[1] >= 0)
         close(ex[1]);

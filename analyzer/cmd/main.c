@@ -51,9 +51,9 @@ static int version(void)
  * said why already; run's exit code is its program's, kept. */
 static int finish(const char *cmd, int rc)
 {
-    if (mem_failed()) {
+    if (mem_failed()) { /* (run's summary said what it could not read; its program's code) */
         fprintf(stderr, "vramtrace %s: %s\n", cmd, MEM_OOM_MESSAGE);
-        return VT_EXIT_USAGE;
+        return strcmp(cmd, "run") ? VT_EXIT_USAGE : rc;
     }
     if ((rc != VT_EXIT_OK && rc != VT_EXIT_FINDINGS) || !notes_stdout_error(cmd, 0))
         return rc;
