@@ -2,6 +2,7 @@
  * initial-exec TLS), each thread's index (THREAD record on first use) and role (from its
  * name: main, autograd, data worker). Interface: thread.h. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -20,11 +21,21 @@ static __thread int t_role;
 static _Atomic uint32_t g_generation = 1; /* bumped in a fork child: re-register threads */
 static _Atomic uint32_t g_next_thread;
 
+/* the cancellation state the outermost recorded hook found (-1: it changed none): no
+ * cancellation point runs inside a hook, the real call's included. A thread the program cancels
+ * while the preload opens the trace (close, write), unwinds its stack (libunwind's write to its
+ * pipe) or warns had died holding the writer's or the stack table's lock with the runtime's
+ * lock the hook was called under: every later CUDA call hung. A cancellation that came
+ * meanwhile acts at the program's next cancellation point, as it would have. */
+static __thread int t_cancel = -1;
+
 int vt__enter(void)
 {
     int e = errno;
     int d = ++t_depth;
     int rec = d == 1 && vt__active();
+    if (rec)
+        pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &t_cancel);
     errno = e;
     return rec;
 }
@@ -38,7 +49,11 @@ int vt__enter_any_depth(void)
 void vt__leave(void)
 {
     int e = errno;
-    --t_depth;
+    if (--t_depth == 0 && t_cancel >= 0) {
+        if (t_cancel != PTHREAD_CANCEL_DISABLE)
+            pthread_setcancelstate(t_cancel, &t_cancel);
+        t_cancel = -1;
+    }
     errno = e;
 }
 

@@ -117,4 +117,14 @@ for mode in exitrace execrace; do
     [ $slow -le 1 ] || fail "$mode: $slow of 20 runs took over 0.9 s (the threads' records waited for)"
     echo "  $mode with 8 threads allocating: $slow of 20 runs over 0.9 s"
 done
+# a thread the program cancels while its first CUDA call opens the trace (close, write:
+# cancellation points) or unwinds its stack: no cancellation point runs inside a hook, so it does
+# not die holding the writer's and the runtime's locks (every later CUDA call had hung: 124)
+for us in 0 300 1000 3000; do
+    rm -f cancel.vt*
+    timeout 20 env LD_PRELOAD="$VT_PRELOAD" VRAMTRACE_OUTPUT=cancel.vt "$P" cancel $us >out 2>err
+    rc=$?
+    [ $rc = 0 ] && grep -q '^ok$' out || { cat err; fail "cancel after $us us: exit $rc (124: hung)"; }
+done
+echo "  a thread cancelled during its first CUDA call: the others go on (4 of 4)"
 echo "host_untouched: ok"

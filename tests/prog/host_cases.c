@@ -11,6 +11,9 @@
  *   chdir N     chdir("/") then N pairs
  *   exitrace N  8 threads allocating without end, then after N microseconds exit(5) (exec: the
  *   execrace N  same, then execl("/bin/true")): neither waits for the threads' records
+ *   cancel N    a thread allocating in a loop with pthread_testcancel() and another allocating
+ *               thread; the first is cancelled after N microseconds (its first CUDA call may be
+ *               under way: the tracer opening its file), both joined, then 100 pairs: "ok"
  * Prints what it saw ("data ok 1 child 0", "child 0"); exit 0 unless a call failed. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -116,6 +119,39 @@ static int race(int exec, int us)
     exit(5);
 }
 
+static void *cancelled(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        pairs(1);
+        pthread_testcancel();
+    }
+    return NULL;
+}
+
+static void *beside(void *arg)
+{
+    (void)arg;
+    usleep(1000);
+    pairs(1000);
+    return NULL;
+}
+
+/* cancel_case: see the top (a thread cancelled inside a hook had hung every later CUDA call) */
+static int cancel_case(int us)
+{
+    pthread_t t, o;
+    if (pthread_create(&o, NULL, beside, NULL) || pthread_create(&t, NULL, cancelled, NULL))
+        return 23;
+    usleep((useconds_t)us);
+    pthread_cancel(t);
+    pthread_join(t, NULL);
+    pthread_join(o, NULL);
+    pairs(100);
+    printf("ok\n");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *c = argc > 2 ? argv[1] : "";
@@ -147,7 +183,9 @@ int main(int argc, char **argv)
     }
     if (!strcmp(c, "exitrace") || !strcmp(c, "execrace"))
         return race(!strcmp(c, "execrace"), n);
+    if (!strcmp(c, "cancel"))
+        return cancel_case(n);
     fprintf(stderr, "usage: host_cases fdclose|fddup2|rawfork|clone|vforkexit|chdir|exitrace|"
-                    "execrace N [C]\n");
+                    "execrace|cancel N [C]\n");
     return 2;
 }
