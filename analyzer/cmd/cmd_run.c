@@ -21,6 +21,7 @@
 #include "reader.h"
 #include "summary_text.h"
 #include "mem.h"
+#include "run_preload.h"
 #include "run_signals.h"
 #include "run_traces.h"
 #include "watch.h"
@@ -76,43 +77,6 @@ static void usage(FILE *out)
     fprintf(out, "card presets: %s\n", card_presets_help());
     fprintf(out, "exit: CMD's status (128+N if a signal N killed it; 127 CMD not found, 126 not "
                  "runnable), 2 usage\n");
-}
-
-/* shared_object: path is an ELF shared object (what the loader preloads: anything else it
- * skips with a line of its own, and the program ran untraced, "no CUDA allocation was made") */
-static int shared_object(const char *path)
-{
-    unsigned char h[18];
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    ssize_t n = fd >= 0 ? read(fd, h, sizeof h) : -1;
-    if (fd >= 0)
-        close(fd);
-    return n == (ssize_t)sizeof h && !memcmp(h, "\177ELF", 4) &&
-           (h[5] == 1 ? h[16] | h[17] << 8 : h[17] | h[16] << 8) == 3; /* ET_DYN */
-}
-
-/* find_preload: libvramtrace.so beside this binary, or ../lib/vramtrace/ (installed), or
- * $VRAMTRACE_PRELOAD (which must be a shared object: else -2). Returns 0 and the path in
- * out, or -1. */
-static int find_preload(char *out, size_t len)
-{
-    const char *env = getenv(VT_ENV_PRELOAD);
-    if (env && *env) {
-        snprintf(out, len, "%s", env);
-        return access(out, R_OK) != 0 ? -1 : shared_object(out) ? 0 : -2;
-    }
-    char self[PATH_MAX];
-    if (run_self_exe(self) < 0)
-        return -1;
-    char *slash = strrchr(self, '/');
-    if (!slash)
-        return -1;
-    *slash = '\0';
-    snprintf(out, len, "%s/libvramtrace.so", self);
-    if (access(out, R_OK) == 0)
-        return 0;
-    snprintf(out, len, "%s/../lib/vramtrace/libvramtrace.so", self);
-    return access(out, R_OK) == 0 ? 0 : -1;
 }
 
 /* merge_tensor_mode: adds backend:cudaMallocAsync to the allocator config the user set
@@ -337,13 +301,13 @@ int cmd_run(int argc, char **argv)
         return VT_EXIT_USAGE;
     }
     char preload[PATH_MAX + 64];
-    int found = find_preload(preload, sizeof preload);
+    const char *why;
+    int found = run_find_preload(preload, sizeof preload, &why);
     if (found < 0 && getenv(VT_ENV_PRELOAD) && *getenv(VT_ENV_PRELOAD)) {
         char shown[PATH_MAX + 64];
         escape_term(preload, strlen(preload), shown, sizeof shown);
         fprintf(stderr, "vramtrace run: %s=%s: %s\n", VT_ENV_PRELOAD, shown,
-                found == -2 ? "not a shared library (ELF): the program would run untraced"
-                            : strerror(errno));
+                found == -2 ? why : strerror(errno));
         return VT_EXIT_USAGE;
     }
     if (found < 0) {

@@ -153,6 +153,22 @@ grep -qxF "vramtrace run: VRAMTRACE_PRELOAD=/etc/passwd: not a shared library (E
     fail "nested run: exit $?"
 [ "$(grep -c "vramtrace: trace .*/inner.vt" err.txt)" = 2 ] && ! grep -q 'no CUDA allocation' err.txt ||
     fail "nested run: $(cat err.txt)"
+# ... nor a program (a position-independent executable: ELF and ET_DYN too, the loader refuses
+# it), a library of another class or architecture, or a FIFO (run had waited on it for ever):
+# each refused with why, before the program runs
+mkfifo pre.fifo
+cp "$VT_PRELOAD" cls32.so && printf '\001' | dd of=cls32.so bs=1 seek=4 conv=notrunc 2>/dev/null
+cp "$VT_PRELOAD" arm.so && printf '\267\000' | dd of=arm.so bs=1 seek=18 conv=notrunc 2>/dev/null
+for bad in "$(command -v sh):a program" "cls32.so:for another machine" "arm.so:for another machine" \
+    "pre.fifo:not a regular file"; do
+    f=${bad%%:*} want=${bad#*:}
+    rm -f ran.txt
+    VRAMTRACE_PRELOAD="$f" timeout 20 "$VT" run -- sh -c 'echo ran >ran.txt' >out.txt 2>err.txt
+    rc=$?
+    [ $rc = 2 ] && [ ! -e ran.txt ] || fail "VRAMTRACE_PRELOAD=$f: exit $rc ($(cat err.txt))"
+    grep -q "^vramtrace run: VRAMTRACE_PRELOAD=$f: .*$want.*the program would run untraced" err.txt ||
+        fail "VRAMTRACE_PRELOAD=$f: $(cat err.txt)"
+done
 VRAMTRACE_PRELOAD=/nonexistent/lib.so "$VT" run -- true >out.txt 2>err.txt
 [ $? = 2 ] && grep -qxF "vramtrace run: VRAMTRACE_PRELOAD=/nonexistent/lib.so: No such file or directory" err.txt ||
     fail "VRAMTRACE_PRELOAD missing: $(cat err.txt)"
