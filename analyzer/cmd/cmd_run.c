@@ -227,6 +227,10 @@ int cmd_run(int argc, char **argv)
             usage(stdout);
             return VT_EXIT_OK;
         case 'o':
+            if (!*next) { /* (it had been taken as no -o: the default name) */
+                fprintf(stderr, "vramtrace run: -o: an empty file name\n");
+                return VT_EXIT_USAGE;
+            }
             output = next;
             break;
         case 'q':
@@ -258,7 +262,7 @@ int cmd_run(int argc, char **argv)
                 max_size > (1ull << 50)) {
                 fprintf(stderr,
                         "vramtrace run: --max-size %s: expected a size with a unit from 8MiB to "
-                        "1PiB (512MiB, 2GiB)\n",
+                        "1024TiB (512MiB, 2GiB)\n",
                         next);
                 return VT_EXIT_USAGE;
             }

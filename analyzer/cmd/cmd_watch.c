@@ -3,6 +3,7 @@
  * too. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 #include "commands.h"
@@ -47,7 +48,8 @@ int cmd_watch(int argc, char **argv)
             return VT_EXIT_OK;
         case OPT_INTERVAL:
             interval = strtod(p.arg, &end);
-            if (*end || end == p.arg || !(interval >= 0.1 && interval <= 3600)) {
+            if (*end || end == p.arg || strpbrk(p.arg, "xXpP") || /* (no hex: 0x10 had been 16) */
+                !(interval >= 0.1 && interval <= 3600)) {
                 fprintf(stderr,
                         "vramtrace watch: --interval %s: expected seconds from 0.1 to "
                         "3600\n",

@@ -140,6 +140,12 @@ done
 [ $? = 2 ] || fail "fit of a failing command: not exit 2"
 grep -qxF "the search stopped early (the first trial failed): no trial completed, nothing was measured" out.txt &&
     ! grep -q 'table holds\|^micro-batch' out.txt || fail "fit, no trial completed: $(cat out.txt)"
+# an empty -o (it had been the default name), --max-size past the largest (the message's bound is
+# one the parser takes: it had said 1PiB, refused), --interval in hex (0x10 had been 16 s)
+expect run 2 "-o: an empty file name" -o '' -- true
+expect run 2 "--max-size 2048TiB: expected a size with a unit from 8MiB to 1024TiB (512MiB, 2GiB)" --max-size 2048TiB -- true
+"$VT" run -q --max-size 1024TiB -o mx.vt -- true >out.txt 2>err.txt || fail "--max-size 1024TiB: $(cat err.txt)"
+expect watch 2 "--interval 0x10: expected seconds from 0.1 to 3600" --interval 0x10 --once empty.vt
 # VRAMTRACE_PRELOAD that is no shared library: refused before the program runs (the loader had
 # skipped it, the program ran untraced, and run said "no CUDA allocation was made")
 rm -f ran.txt
