@@ -339,6 +339,9 @@ static void open_locked(void)
         note_failure(c->manifest, "cannot create", why ? why : vt__writer_strerror(err));
         return;
     }
+    /* listed for `vramtrace run` at once: a process that ends before its first window is set up
+     * (it had left an empty file that run said nothing of: "no CUDA allocation was made") */
+    note_in_manifest(c->manifest);
     vt__ws.fd = vt__writer_fd_note(fd);
     vt__ws.pid = getpid();
     mark_owner();
@@ -384,7 +387,6 @@ static void open_locked(void)
         atomic_store(&w->used, sizeof h);
     }
     vt__window_set_cur_locked(w);
-    note_in_manifest(c->manifest);
     if (vt__ws.on_open)
         vt__ws.on_open();
     vt_rec_config cr = {c->card_bytes, (uint32_t)c->stack_mode, (uint32_t)c->stack_depth,

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "escape.h"
@@ -117,7 +118,10 @@ void run_print_traces(const char *manifest, const char *output, int quiet, int r
     char line[8400], shown[8400], prog[PATH_MAX + 64];
     self_name(prog, sizeof prog);
     char seen[64][512];
-    int nseen = 0, count = 0, failed = 0;
+    int nseen = 0, count = 0, failed = 0, any_failed = 0;
+    while (fgets(line, sizeof line, f)) /* (a process that failed after listing its trace) */
+        any_failed |= line[0] == '!';
+    rewind(f);
     while (fgets(line, sizeof line, f)) {
         line[strcspn(line, "\n")] = '\0';
         if (!line[0])
@@ -133,7 +137,8 @@ void run_print_traces(const char *manifest, const char *output, int quiet, int r
         int dup = 0;
         for (int i = 0; i < nseen; i++)
             dup |= !strncmp(seen[i], line, sizeof seen[i] - 1);
-        if (dup)
+        struct stat st; /* listed when made, removed when its process could not go on: said */
+        if (dup || (any_failed && stat(line, &st) && errno == ENOENT))
             continue;
         if (nseen < 64)
             snprintf(seen[nseen++], sizeof seen[0], "%.500s", line);

@@ -127,4 +127,15 @@ for us in 0 300 1000 3000; do
     [ $rc = 0 ] && grep -q '^ok$' out || { cat err; fail "cancel after $us us: exit $rc (124: hung)"; }
 done
 echo "  a thread cancelled during its first CUDA call: the others go on (4 of 4)"
+# a process that ends within a few ms of its first CUDA call, perhaps before its trace's first
+# window was set up: run lists the trace it made (summarized, or "an empty file"), never "no CUDA
+# allocation was made" beside the file (it had said that of the 0-byte trace it left)
+for ms in 1 3 10; do
+    rm -f early.vt*
+    "$VT" run -o early.vt -- "$P" earlyexit $ms >out 2>err
+    rc=$?
+    [ $rc = 42 ] || { cat err; fail "earlyexit $ms: exit $rc, want 42"; }
+    grep -q 'no CUDA allocation' err && { cat err; ls -l early.vt*; fail "earlyexit $ms: run says no allocation was made"; }
+    grep -q "early.vt" err || { cat err; fail "earlyexit $ms: the trace is not listed"; }
+done
 echo "host_untouched: ok"

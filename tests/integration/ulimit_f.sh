@@ -38,6 +38,8 @@ for lim in 1 16 100 1000 4000; do
         grep -q "wrote no trace: cannot create [^ ]*/t1.vt: File too large" err1 ||
             { cat err1; fail "ulimit -f 1: run does not say why there is no trace"; }
         grep -q "no CUDA allocation was made" err1 && fail "ulimit -f 1: run blames the program"
+        # (the trace, listed when made, was removed: not summarized as a missing file)
+        grep -q "cannot summarize" err1 && { cat err1; fail "ulimit -f 1: the removed trace summarized"; }
         continue
     fi
     [ -f "t$lim.vt" ] || { cat "err$lim"; fail "ulimit -f $lim: no trace"; }

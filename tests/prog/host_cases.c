@@ -11,6 +11,7 @@
  *   chdir N     chdir("/") then N pairs
  *   exitrace N  8 threads allocating without end, then after N microseconds exit(5) (exec: the
  *   execrace N  same, then execl("/bin/true")): neither waits for the threads' records
+ *   earlyexit N two threads allocating without end; after N ms a signal handler calls _exit(42)
  *   cancel N    a thread allocating in a loop with pthread_testcancel() and another allocating
  *               thread; the first is cancelled after N microseconds (its first CUDA call may be
  *               under way: the tracer opening its file), both joined, then 100 pairs: "ok"
@@ -137,6 +138,25 @@ static void *beside(void *arg)
     return NULL;
 }
 
+static void exit42(int sig)
+{
+    (void)sig;
+    _exit(42);
+}
+
+/* early_exit: see the top (the process may end before the tracer set up its first window) */
+static int early_exit(int ms)
+{
+    signal(SIGUSR1, exit42);
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++)
+        if (pthread_create(&t[i], NULL, cancelled, NULL))
+            return 23;
+    usleep((useconds_t)ms * 1000);
+    raise(SIGUSR1);
+    return 1;
+}
+
 /* cancel_case: see the top (a thread cancelled inside a hook had hung every later CUDA call) */
 static int cancel_case(int us)
 {
@@ -185,7 +205,9 @@ int main(int argc, char **argv)
         return race(!strcmp(c, "execrace"), n);
     if (!strcmp(c, "cancel"))
         return cancel_case(n);
+    if (!strcmp(c, "earlyexit"))
+        return early_exit(n);
     fprintf(stderr, "usage: host_cases fdclose|fddup2|rawfork|clone|vforkexit|chdir|exitrace|"
-                    "execrace|cancel N [C]\n");
+                    "execrace|cancel|earlyexit N [C]\n");
     return 2;
 }
