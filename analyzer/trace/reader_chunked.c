@@ -451,6 +451,22 @@ static int next_item(chunked *c)
     return 0;
 }
 
+/* rewritten: the slot item it was planned from holds something else now (its SLOT record gone or
+ * of another seq): the writer reused it while this reader went on, a run still being written,
+ * which ends here as a trace still running does (report on a live bounded trace had called it
+ * malformed: "a compressed chunk ... does not decompress to its size", 9 to 13 reads of 15) */
+static int rewritten(const chunked *c, const item *it)
+{
+    uint64_t i = it->off / c->slot_size, off = i ? i * c->slot_size : 32;
+    uint8_t h[VT_SLOT_REC_SIZE];
+    vt_rec_slot s;
+    if (pread_all(c->fd, h, sizeof h, off) || rd16(h) != VT_REC_SLOT)
+        return 1;
+    memcpy(&s, h + 8, sizeof s);
+    uint64_t seq = it->kind == IT_RAW ? it->key : it->order >> 20;
+    return s.seq != seq;
+}
+
 ssize_t chunked_read(chunked *c, void *buf, size_t n)
 {
     size_t got = 0;
@@ -462,7 +478,13 @@ ssize_t chunked_read(chunked *c, void *buf, size_t n)
     }
     while (got < n) {
         if (c->out_pos == c->cur_len) {
+            size_t at = c->next;
             int r = next_item(c);
+            if (r < 0 && at < c->n && rewritten(c, &c->items[at])) {
+                c->info.rewritten = 1;
+                c->next = c->n; /* (what follows is of the same moment or later: not read) */
+                break;
+            }
             if (r < 0)
                 return -1;
             if (r > 0)

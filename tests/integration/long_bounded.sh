@@ -189,4 +189,20 @@ for b in frame rawlen grid short; do
     [ $rc -eq 3 ] || { cat bad_$b.err; fail "damaged chunk ($b): exit $rc, not 3"; }
     grep -q "malformed trace" bad_$b.err || { cat bad_$b.err; fail "damaged chunk ($b): no reason given"; }
 done
+# report on a bounded trace still being written: a slot the writer reuses while it is read ends
+# the trace there, as a plain one still running ("truncated ... still running", exit 0); it had
+# been "malformed trace ... a compressed chunk ... does not decompress to its size" (exit 3) in
+# 4 of 10 reads (a damaged chunk in a slot no writer touched stays malformed: above)
+rm -f live.vt*
+LD_PRELOAD="$VT_PRELOAD" VRAMTRACE_OUTPUT=live.vt VRAMTRACE_MAX_SIZE=8388608 \
+    "$BUILD/tests/prog/rt_cases" threads 1 3000000 >/dev/null 2>&1 &
+W=$!
+sleep 0.5
+for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
+    "$VT" report live.vt >/dev/null 2>live.err
+    rc=$?
+    [ $rc = 0 ] || { kill $W 2>/dev/null; cat live.err; fail "report of a live bounded trace: exit $rc"; }
+    grep -q malformed live.err && { kill $W 2>/dev/null; cat live.err; fail "a live bounded trace called malformed"; }
+done
+wait $W
 echo "long_bounded: plain $ps bytes, compressed $cs ($((ps / cs))x smaller), bounded $size"
