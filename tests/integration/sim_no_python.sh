@@ -184,4 +184,12 @@ assert abs(state - 4) < 0.01, state
 opt = r["recognized"]["optimizer"]
 assert abs(opt["state_bytes_per_trainable_param"] - state) < 0.01, opt
 PY
+# with no stacks, position ids cannot be told from another small int64 tensor of the forward: T
+# is not read from one (a Hugging Face Trainer's GPT-2 at T = 1024 had been told "the trace's
+# T = 512 from the position ids does not agree"); the position embedding, or the batch, says it
+timeout 300 "$VT" run --stacks none --card 12GiB -o tr_none.vt -- python3 "$ROOT/examples/sim/sim_trainer.py" \
+    --model gpt2 >tr_none.out 2>&1 || { tail -n 5 tr_none.out; fail "trainer, --stacks none: run failed"; }
+"$VT" report --no-color tr_none.vt >tr_none.txt || fail "trainer, --stacks none: report"
+grep -q '^  block_size  *1024 ' tr_none.txt && ! grep -q 'from the position ids' tr_none.txt ||
+    fail "trainer, --stacks none: $(grep '^  block_size' tr_none.txt)"
 echo "sim_no_python: ok"

@@ -178,7 +178,8 @@ static void vt__infer_tokens(const vt__pass *p, const uint64_t *elems, size_t ne
      * position embedding's rows where the model has one (an encoder's zeros(B, T) of token
      * types is no arange). (Made in a forward where the stack says: a Trainer's mask of the
      * batch's tokens, B·T bools, made before it, has the size of arange(B·T / 8); the rotary
-     * positions' fp32 copy, T·4 bytes, that of arange(T / 2) after it.) */
+     * positions' fp32 copy, T·4 bytes, that of arange(T / 2) after it. Where no stack says
+     * who made it, none is read as the position ids: a stackless Trainer's GPT-2 had T = 512.) */
     uint64_t T = 0, tmax = UINT64_MAX, tmin = UINT64_MAX;
     int how = 0, ntables = 0;
     for (size_t i = 0; i < nelems; i++) {
@@ -204,7 +205,8 @@ static void vt__infer_tokens(const vt__pass *p, const uint64_t *elems, size_t ne
         uint64_t s = p->t[i].size;
         int b1 = s == bt * 8 && p->t[i].made == INFER_MADE_FORWARD && bt <= tmax;
         if (p->t[i].early && !p->t[i].kept && (s < bt * 8 || b1) && s >= 64 && s % 8 == 0 &&
-            (bt * 8) % s == 0 && p->t[i].made != INFER_MADE_ELSEWHERE)
+            (bt * 8) % s == 0 && p->t[i].made != INFER_MADE_ELSEWHERE &&
+            p->t[i].made != INFER_MADE_UNKNOWN)
             T = s / 8, how = 1;
     }
     /* else a position embedding (T_max×d, outside the repeating block) whose rows divide B·T */
