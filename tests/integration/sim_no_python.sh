@@ -192,4 +192,15 @@ timeout 300 "$VT" run --stacks none --card 12GiB -o tr_none.vt -- python3 "$ROOT
 "$VT" report --no-color tr_none.vt >tr_none.txt || fail "trainer, --stacks none: report"
 grep -q '^  block_size  *1024 ' tr_none.txt && ! grep -q 'from the position ids' tr_none.txt ||
     fail "trainer, --stacks none: $(grep '^  block_size' tr_none.txt)"
+# and its optimizer step has its row in the peaks by phase, the process level as with every
+# stack (it had none beside "1 optimizer step"): the allocations after the backward were the step's
+timeout 300 "$VT" run --card 12GiB -o tr_all.vt -- python3 "$ROOT/examples/sim/sim_trainer.py" \
+    --model gpt2 >tr_all.out 2>&1 || { tail -n 5 tr_all.out; fail "trainer: run failed"; }
+"$VT" report --json tr_none.vt >tr_none.json && "$VT" report --json tr_all.vt >tr_all.json || fail "trainer: report --json"
+python3 - tr_none.json tr_all.json <<'PY' || fail "trainer, --stacks none: the optimizer phase's peak"
+import json, sys
+n, a = (json.load(open(f)) for f in sys.argv[1:])
+pn, pa = n["phases"], a["phases"]
+assert n["iterations"] == 1 and pn.get("optimizer") == pa["optimizer"], (pn, pa)
+PY
 echo "sim_no_python: ok"

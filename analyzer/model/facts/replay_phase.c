@@ -194,6 +194,12 @@ void replay_phase_grad_step(state *s)
         s->first_step.opt_peak_event = r->phase_peak_event[PHASE_OPTIMIZER],
         s->first_step.growth_state = growth_state, s->first_step.accum_mixed = mixed,
         s->first_step.allocated = s->last_alloc_phase != PHASE_BACKWARD;
+    /* with no stacks, what came since the backward waited (growth_prov_begin): the step's own
+     * now, its process peak the optimizer phase's (its row had been missing: "1 optimizer step"
+     * with no optimizer in the peaks by phase) */
+    if (r->growth.prov.on && r->growth.peak_device > r->phase_peak[PHASE_OPTIMIZER])
+        r->phase_peak[PHASE_OPTIMIZER] = r->growth.peak_device,
+        r->phase_peak_event[PHASE_OPTIMIZER] = 0;
     replay_cats_changed(s);
     growth_optimizer_step(&r->growth);
 }
