@@ -26,7 +26,7 @@
 #include "run_traces.h"
 #include "watch.h"
 
-#define MANIFEST_ROOM (256 << 10) /* ~2,000 traces' paths */
+#define MANIFEST_ROOM (16 << 10) /* ~100 traces' paths (a killed run's file keeps it) */
 
 /* The options of `run`, one table: parsing and --help both come from it. */
 enum {

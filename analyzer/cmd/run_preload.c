@@ -61,14 +61,17 @@ static int preloadable(const char *path, const char **why)
     Elf64_Ehdr h, self;
     char exe[PATH_MAX];
     int sfd = run_self_exe(exe) == 0 ? open(exe, O_RDONLY | O_CLOEXEC) : -1;
-    int ok =
-        !read_at(fd, &h, sizeof h, 0) && !memcmp(h.e_ident, ELFMAG, SELFMAG) && h.e_type == ET_DYN;
-    if (ok && sfd >= 0 && !read_at(sfd, &self, sizeof self, 0) &&
-        (h.e_ident[EI_CLASS] != self.e_ident[EI_CLASS] ||
-         h.e_ident[EI_DATA] != self.e_ident[EI_DATA] || h.e_machine != self.e_machine)) {
+    /* this machine's class and byte order first: the fields after them are read in its own */
+    int ok = sfd >= 0 && !read_at(sfd, &self, sizeof self, 0) && !read_at(fd, &h, sizeof h, 0) &&
+             !memcmp(h.e_ident, ELFMAG, SELFMAG);
+    if (ok && (h.e_ident[EI_CLASS] != self.e_ident[EI_CLASS] ||
+               h.e_ident[EI_DATA] != self.e_ident[EI_DATA] ||
+               (h.e_type == ET_DYN && h.e_machine != self.e_machine))) {
         ok = 0;
         *why = "a shared library for another machine (ELF class, byte order or architecture): the "
                "program would run untraced";
+    } else if (ok && (h.e_type != ET_DYN || h.e_phentsize != self.e_phentsize)) {
+        ok = 0; /* (the loader checks the header's entry size too: "phentsize not the expected") */
     } else if (ok && h.e_ident[EI_CLASS] == ELFCLASS64 && pie(fd, &h)) {
         ok = 0;
         *why = "a program (a position-independent executable), not a shared library: the loader "

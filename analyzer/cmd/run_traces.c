@@ -176,7 +176,7 @@ void run_print_traces(const char *manifest, const char *output, int quiet, int r
     escape_term(manifest, strlen(manifest), shown_dir, sizeof shown_dir);
     fprintf(stderr,
             "vramtrace: the list of this run's traces could not be written (%s: %s), so none is "
-            "summarized here: a trace it wrote is named as %s%s\n",
+            "summarized here: a trace it wrote, if any, is named as %s%s\n",
             shown_dir,
             err == EFBIG ? "File too large (the file-size limit, ulimit -f)" : strerror(err),
             shown_out, strstr(out, "%p") ? " (%p: a process id)" : "");

@@ -457,14 +457,16 @@ static int next_item(chunked *c)
  * malformed: "a compressed chunk ... does not decompress to its size", 9 to 13 reads of 15) */
 static int rewritten(const chunked *c, const item *it)
 {
+    if (IS_SUMMARY(it->kind)) /* (a summary slot is never reused: its damage is damage) */
+        return 0;
     uint64_t i = it->off / c->slot_size, off = i ? i * c->slot_size : 32;
     uint8_t h[VT_SLOT_REC_SIZE];
     vt_rec_slot s;
     if (pread_all(c->fd, h, sizeof h, off) || rd16(h) != VT_REC_SLOT)
         return 1;
     memcpy(&s, h + 8, sizeof s);
-    uint64_t seq = it->kind == IT_RAW ? it->key : it->order >> 20;
-    return s.seq != seq;
+    return it->kind == IT_RAW ? s.kind != VT_SLOT_RAW || s.seq != it->key
+                              : s.kind != VT_SLOT_PACK || s.seq != it->order >> 20;
 }
 
 ssize_t chunked_read(chunked *c, void *buf, size_t n)
@@ -479,8 +481,11 @@ ssize_t chunked_read(chunked *c, void *buf, size_t n)
     while (got < n) {
         if (c->out_pos == c->cur_len) {
             size_t at = c->next;
-            int r = next_item(c);
-            if (r < 0 && at < c->n && rewritten(c, &c->items[at])) {
+            int r = next_item(c), reused = 0;
+            /* (the item that failed: a snapshot's pieces are read from at to next) */
+            for (size_t k = at; r < 0 && k <= c->next && k < c->n && !reused; k++)
+                reused = rewritten(c, &c->items[k]);
+            if (reused) {
                 c->info.rewritten = 1;
                 c->next = c->n; /* (what follows is of the same moment or later: not read) */
                 break;

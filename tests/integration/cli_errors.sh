@@ -165,8 +165,13 @@ grep -qxF "vramtrace run: VRAMTRACE_PRELOAD=/etc/passwd: not a shared library (E
 mkfifo pre.fifo
 cp "$VT_PRELOAD" cls32.so && printf '\001' | dd of=cls32.so bs=1 seek=4 conv=notrunc 2>/dev/null
 cp "$VT_PRELOAD" arm.so && printf '\267\000' | dd of=arm.so bs=1 seek=18 conv=notrunc 2>/dev/null
+# (big-endian: its type and machine in its own byte order, said as another machine's, not "not a
+# shared library"; a program-header entry size the loader refuses: 0)
+cp "$VT_PRELOAD" be.so && printf '\002' | dd of=be.so bs=1 seek=5 conv=notrunc 2>/dev/null &&
+    printf '\000\003\000\025' | dd of=be.so bs=1 seek=16 conv=notrunc 2>/dev/null
+cp "$VT_PRELOAD" phent.so && printf '\000\000' | dd of=phent.so bs=1 seek=54 conv=notrunc 2>/dev/null
 for bad in "$(command -v sh):a program" "cls32.so:for another machine" "arm.so:for another machine" \
-    "pre.fifo:not a regular file"; do
+    "be.so:for another machine" "phent.so:not a shared library" "pre.fifo:not a regular file"; do
     f=${bad%%:*} want=${bad#*:}
     rm -f ran.txt
     VRAMTRACE_PRELOAD="$f" timeout 20 "$VT" run -- sh -c 'echo ran >ran.txt' >out.txt 2>err.txt

@@ -163,10 +163,12 @@ python3 - <<'PYEOF' || exit 1
 import struct
 d = bytearray(open("bounded.vt", "rb").read())
 S = struct.unpack_from("<Q", d, 48)[0]
-def chunks():
+def chunks(kind=None):
     for i in range(len(d) // S):
         off = 32 if i == 0 else i * S
         if struct.unpack_from("<H", d, off)[0] != 16:
+            continue
+        if kind is not None and struct.unpack_from("<I", d, off + 32)[0] != kind:
             continue
         p = off + 48
         while p + 64 <= (i + 1) * S:
@@ -180,10 +182,14 @@ a = bytearray(d); a[zstd + 64 + 20:zstd + 64 + 60] = b"\xa5" * 40          # the
 b = bytearray(d); struct.pack_into("<I", b, zstd + 24, 0x7fffffff)         # raw_len past any
 c = bytearray(d); struct.pack_into("<Q", c, 48, 12345)                    # a slot size of nothing
 e = bytearray(d); struct.pack_into("<I", e, zstd + 24, struct.unpack_from("<I", d, zstd + 24)[0] - 8)  # one record short
-for name, x in (("frame", a), ("rawlen", b), ("grid", c), ("short", e)):
+# the same in a SUMMARY slot's chunk (kind 3): never taken for a slot its writer reused (a
+# summary slot is not reused), so malformed, not "still running"
+zs = next(p for p in chunks(3) if struct.unpack_from("<I", d, p + 20)[0] == 1)
+f = bytearray(d); struct.pack_into("<I", f, zs + 24, struct.unpack_from("<I", d, zs + 24)[0] - 8)
+for name, x in (("frame", a), ("rawlen", b), ("grid", c), ("short", e), ("sumshort", f)):
     open("bad_%s.vt" % name, "wb").write(x)
 PYEOF
-for b in frame rawlen grid short; do
+for b in frame rawlen grid short sumshort; do
     "$VT" report bad_$b.vt >/dev/null 2>bad_$b.err
     rc=$?
     [ $rc -eq 3 ] || { cat bad_$b.err; fail "damaged chunk ($b): exit $rc, not 3"; }

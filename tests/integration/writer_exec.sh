@@ -70,7 +70,7 @@ if mount -t tmpfs -o size=64k vt-small small 2>/dev/null; then
         { cat err; fail "full TMPDIR: the program was affected"; }
     [ -s tmpfull.vt ] || fail "full TMPDIR: no trace"
     grep -q "no CUDA allocation" err && { cat err; fail "full TMPDIR: run says no allocation was made"; }
-    grep -q "the list of this run's traces could not be written ([^ ]*/small/vramtrace-run.*: No space left on device), so none is summarized here: a trace it wrote is named as $TESTDIR/tmpfull.vt\$" err ||
+    grep -q "the list of this run's traces could not be written ([^ ]*/small/vramtrace-run.*: No space left on device), so none is summarized here: a trace it wrote, if any, is named as $TESTDIR/tmpfull.vt\$" err ||
         { cat err; fail "full TMPDIR: not said"; }
     rm -f small/fill && dd if=/dev/zero of=small/fill bs=4k count=11 2>/dev/null
     TMPDIR="$TESTDIR/small" "$VT" run -o tmpfill.vt -- sh -c \

@@ -141,6 +141,7 @@ static void explain_generic(model_result *m, const run_facts *f)
                 optimizer_state(m, f, me, rd, n);
             break;
         case CAT_ACTIVATIONS:
+            me -= m->state_moved; /* (less the optimizer state counted with them: the notes) */
             if (me && s->B && s->no_training) /* (no backward: nothing was kept for one) */
                 snprintf(rd, n,
                          "%.1f MiB per sample of the micro-batch (%llu) %s: with no backward "
@@ -157,12 +158,12 @@ static void explain_generic(model_result *m, const run_facts *f)
                          "backward; scales with the micro-batch%s",
                          mibf(me) / (double)s->B, (unsigned long long)s->B,
                          m->rec.batchnorm ? " (and the input size)" : "");
-            else if (me && s->B) /* (less the optimizer state counted with them: the notes) */
+            else if (me && s->B)
                 snprintf(rd, n,
                          "%.1f MiB per sample of the micro-batch (%llu): what the forward saved "
                          "for the backward, scales with the micro-batch%s",
-                         mibf(me > m->state_moved ? me - m->state_moved : me) / (double)s->B,
-                         (unsigned long long)s->B, m->rec.batchnorm ? " (and the input size)" : "");
+                         mibf(me) / (double)s->B, (unsigned long long)s->B,
+                         m->rec.batchnorm ? " (and the input size)" : "");
             break;
         default:
             break;
