@@ -205,8 +205,7 @@ static void vt__infer_tokens(const vt__pass *p, const uint64_t *elems, size_t ne
         uint64_t s = p->t[i].size;
         int b1 = s == bt * 8 && p->t[i].made == INFER_MADE_FORWARD && bt <= tmax;
         if (p->t[i].early && !p->t[i].kept && (s < bt * 8 || b1) && s >= 64 && s % 8 == 0 &&
-            (bt * 8) % s == 0 && p->t[i].made != INFER_MADE_ELSEWHERE &&
-            p->t[i].made != INFER_MADE_UNKNOWN)
+            (bt * 8) % s == 0 && p->t[i].made != INFER_MADE_ELSEWHERE && !p->unmade)
             T = s / 8, how = 1;
     }
     /* else a position embedding (T_max×d, outside the repeating block) whose rows divide B·T */
@@ -351,6 +350,12 @@ struct infer_pass {
     vt__pass p;
     int oom; /* out of memory: nothing inferred */
 };
+
+void infer_pass_unmade(infer_pass *p, int on)
+{
+    if (p)
+        p->p.unmade = on;
+}
 
 infer_pass *infer_pass_new(void)
 {

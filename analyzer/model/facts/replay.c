@@ -445,8 +445,9 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
             r->run_events = rec->u.trailer.n_events;
             r->run_dropped = rec->u.trailer.n_dropped;
             break;
-        case VT_REC_CONFIG: /* (stackless_run's) */
+        case VT_REC_CONFIG: /* (stackless_run's; infer's: no stack says who made a tensor) */
             r->growth.stackless = rec->u.config.fixed.stack_mode == VT_STACKS_NONE;
+            infer_pass_unmade(s->infer, r->growth.stackless);
             break;
         case VT_REC_STEP:
             growth_step_record(&r->growth, &rec->u.step, replay_phase_of_stack, s);
