@@ -6,7 +6,10 @@
 # largest over the run equals the plain trace's (backward had been 1.38 MiB at the gap's start,
 # 0.62 over the whole plain run); the step the gap cut does not make the gradient accumulation
 # "unknown" (A = 1, over the steps the trace holds whole); no phase slice of the timeline spans
-# the gap (a "backward" had lasted the 1.2 s of dropped steps).
+# the gap (a "backward" had lasted the 1.2 s of dropped steps). Where the window rolls depends on
+# the compressed chunks' sizes, so on timing: a run whose gap began outside a backward (not seen
+# in 7 runs, loaded or not) skips, saying so; a slice that ends at the gap's first moment touches
+# it (the test had once failed on the µs floats' sum).
 set -u
 fail() { echo "sim_bounded_gap: $*"; exit 1; }
 [ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
@@ -22,13 +25,15 @@ for n in bounded plain; do
 done
 "$VT" export --perfetto bounded.perfetto bounded.vt >/dev/null || fail "export"
 "$VT" dump --no-resolve bounded.vt >bounded.jsonl || fail "dump"
-python3 - bounded.json plain.json bounded.perfetto bounded.jsonl <<'PY' || fail "see above"
+python3 - bounded.json plain.json bounded.perfetto bounded.jsonl <<'PY'
 import json, sys
 b, p, j = (json.load(open(f)) for f in sys.argv[1:4])
 lines = open(sys.argv[4]).read().splitlines()
 snap = next(i for i, l in enumerate(lines) if '"type":"snapshot"' in l)
 last = next(json.loads(l) for l in reversed(lines[:snap]) if '"type":"alloc"' in l or '"type":"free"' in l)
-assert last["backward"], "the case is not reached: the gap began outside a backward (%s)" % last
+if not last["backward"]:  # (where the window rolls depends on the compressed sizes: timing)
+    print("SKIP sim_bounded_gap: the gap began outside a backward this time (%s)" % last["time_ns"])
+    sys.exit(77)
 bd = b["bounded"]
 assert bd["dropped_events"] > 0, bd
 for k, v in p["category_peaks"].items():
@@ -39,9 +44,13 @@ assert p["config"]["gradient_accumulation_steps"]["where"] == \
     "A = 1: 1 backward pass before each of the 6000 optimizer steps", p["config"]["gradient_accumulation_steps"]
 lo, hi = bd["dropped_from_ns"] / 1e3, bd["dropped_to_ns"] / 1e3
 ev = j["traceEvents"] if isinstance(j, dict) else j
-across = [e for e in ev if e.get("ph") == "X" and e["ts"] < hi and e["ts"] + e["dur"] > lo]
+# (a slice that ends at the gap's first moment touches it: 1 ns of slack for the µs floats' sums)
+across = [e for e in ev if e.get("ph") == "X" and e["ts"] < hi - 1e-3 and e["ts"] + e["dur"] > lo + 1e-3]
 assert not across, ("slices across the gap", across[:3], lo, hi)
 print("sim_bounded_gap: backward %d B in both, A = 1, no slice across %.3f-%.3f s" % (
     p["category_peaks"]["backward"]["bytes"], lo / 1e6, hi / 1e6))
 PY
+rc=$?
+[ $rc = 77 ] && exit 77
+[ $rc = 0 ] || fail "see above"
 echo "sim_bounded_gap: ok"
