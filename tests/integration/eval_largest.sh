@@ -4,7 +4,8 @@
 # evaluation (forwards only) at B=8 on 12 GiB is told 16 and that at 17 the allocator cache
 # decides, with the most cache 17 would fit with; the same program measured at B=16 and B=18
 # (examples/traces/sim: both fit, 18 with 5.8 % free) had less cache than that. It had been told
-# 16 alone, where 17 and 18 fit. Text, JSON, page and predict --from say the same.
+# 16 alone, where 17 and 18 fit. Text, JSON, page and predict --from say the same. And an
+# evaluation out of memory in its forward is told what its "activations" row holds.
 set -u
 fail() { echo "eval_largest: $*"; exit 1; }
 [ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
@@ -42,4 +43,12 @@ for t in gan_b64_fit gpt2_bf16_b4_fit; do
     "$VT" report --no-color "$D/$t.vt" | grep 'at [0-9]* the allocator cache decides' &&
         fail "$t: the next micro-batch's cache said"
 done
+# an evaluation that ran out of memory in its forward: its "activations" (936 MiB, the KV cache
+# in them) are said to be the forward's tensors in use, none kept for a backward (the table's row
+# name alone had said they were saved for one, beside "nothing was trained")
+"$VT" report --no-color "$D/gpt2_eval_b24_oom_forward.vt" >e24.txt || fail "report e24"
+grep -q '^  activations  *[1-9]' e24.txt || fail "e24: no activations row: the case is not reached"
+grep -q 'the rows "activations" and "attention" at the out-of-memory error hold the forward.s tensors in use then (a KV cache among them where the model keeps one), none kept for a backward' e24.txt ||
+    fail "e24: $(grep 'nothing was trained' e24.txt)"
+grep -q 'the rows "activations"' e8.txt && fail "a completed evaluation told of its out-of-memory error"
 echo "eval_largest: ok"

@@ -67,9 +67,16 @@ void model_advice_notes(model_result *m, const run_facts *f)
                 "second step's forward holds that state too, which this run did not reach; the "
                 "predictions are of such a step");
     if (m->shape.no_training)
-        note(m, "nothing was trained (forwards only: no backward pass, no optimizer step): the "
-                "what-ifs add no gradients and no optimizer state, and scale the batch-sized bytes "
-                "with the batch; training this model would need both");
+        note(m, f->has_oom
+                    ? "nothing was trained (forwards only: no backward pass, no optimizer step): "
+                      "the rows \"activations\" and \"attention\" at the out-of-memory error "
+                      "hold the forward's tensors in use then (a KV cache among them where the "
+                      "model keeps one), none kept for a backward; the what-ifs add no gradients "
+                      "and no optimizer state, and scale the batch-sized bytes with the batch; "
+                      "training this model would need both"
+                    : "nothing was trained (forwards only: no backward pass, no optimizer step): "
+                      "the what-ifs add no gradients and no optimizer state, and scale the "
+                      "batch-sized bytes with the batch; training this model would need both");
     else if (m->oom_forward[0])
         note(m, m->oom_forward);
     else if (m->shape.generic)
