@@ -311,8 +311,6 @@ typedef struct chunked_info {
     uint64_t snapshots_used;          /* snapshots handed out (1 where events were dropped) */
     uint64_t gaps; /* chunks of events skipped: events before them missing and no snapshot (a
                     * live set too large for a slot) */
-    int rewritten; /* a slot was reused by its writer while it was read: the trace ends there,
-                    * as one still being written (no trailer) */
 } chunked_info;
 /* reader_open_summary: reader_open, but a chunked trace is read as its first raw slot's records
  * (process, config, device), its definitions and its summaries (STEP records, the trailer):

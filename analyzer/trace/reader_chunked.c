@@ -451,10 +451,10 @@ static int next_item(chunked *c)
     return 0;
 }
 
-/* rewritten: the slot item it was planned from holds something else now (its SLOT record gone or
- * of another seq): the writer reused it while this reader went on, a run still being written,
- * which ends here as a trace still running does (report on a live bounded trace had called it
- * malformed: "a compressed chunk ... does not decompress to its size", 9 to 13 reads of 15) */
+/* rewritten: the slot item it was planned from holds something else now (its SLOT record gone,
+ * or of another kind or seq): the writer reused it while this reader went on, a run still being
+ * written, which ends here as a trace still running does (report on a live bounded trace had called
+ * it malformed: "a compressed chunk ... does not decompress to its size", 9 to 13 reads of 15) */
 static int rewritten(const chunked *c, const item *it)
 {
     if (IS_SUMMARY(it->kind)) /* (a summary slot is never reused: its damage is damage) */
@@ -486,7 +486,6 @@ ssize_t chunked_read(chunked *c, void *buf, size_t n)
             for (size_t k = at; r < 0 && k <= c->next && k < c->n && !reused; k++)
                 reused = rewritten(c, &c->items[k]);
             if (reused) {
-                c->info.rewritten = 1;
                 c->next = c->n; /* (what follows is of the same moment or later: not read) */
                 break;
             }

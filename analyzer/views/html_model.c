@@ -69,13 +69,12 @@ void html_summary(FILE *out, const report_ctx *c)
     } else {
         fprintf(out,
                 "<div class=card><h3>run</h3><p class=big>no OOM</p><p>%u optimizer step%s%s "
-                "traced%s</p></div>\n",
+                "traced%s%s</p></div>\n",
                 r->iterations, r->iterations == 1 ? "" : "s", report_steps_hedge(c),
-                !m || !m->tight    ? ""
-                : f->oom_recovered ? "; it fit with less than " ADVICE_HEADROOM_PCT_TEXT
-                                     " % free, after its "
-                                     "allocator reached the card and released its cache"
-                                   : "; it fit with less than " ADVICE_HEADROOM_PCT_TEXT " % free");
+                m && m->tight ? "; it fit with less than " ADVICE_HEADROOM_PCT_TEXT " % free" : "",
+                m && m->tight && f->oom_recovered
+                    ? ", after its allocator reached the card and released its cache"
+                    : "");
     }
     const advice_item *it = m ? model_recommended(m) : NULL;
     if (m && model_none_fits(m))

@@ -17,6 +17,10 @@
 #define ADVICE_STR_(x) #x
 #define ADVICE_STR(x) ADVICE_STR_(x)
 #define ADVICE_HEADROOM_PCT_TEXT ADVICE_STR(ADVICE_HEADROOM_PCT) /* "5", for string literals */
+/* ADVICE_RETRY_TEXT: what a run that went on from an out-of-memory failure did (the row "none"
+ * and the notes say it alike) */
+#define ADVICE_RETRY_TEXT                                                                          \
+    "its allocator reached the card and released its cache to go on (a synchronizing retry)"
 
 /* A calibration: how the measured run differs from the refined formula. */
 typedef struct model_calib {

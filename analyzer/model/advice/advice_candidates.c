@@ -105,25 +105,24 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
 {
     int n = 0;
     char change[128], cmd[160], note[200];
-    if (current_fits == 1)
+    /* the row "none" by current_fits (advice.h); 1: by whether the what-ifs are lower bounds */
+    static const char *const keep_row[] = {
+        NULL, NULL,
+        "it ran to the end on this card, with less than " ADVICE_HEADROOM_PCT_TEXT
+        " % free: it fits; the other options that fit add margin",
+        "it ran to the end on this card, but " ADVICE_RETRY_TEXT
+        ": the headroom above is after that release; the other options that fit add margin",
+        "it ran to the end on this card, with less than " ADVICE_HEADROOM_PCT_TEXT
+        " % free, after " ADVICE_RETRY_TEXT ": it fits, tightly; the other options that fit add "
+        "margin"};
+    if (current_fits >= 1 && current_fits <= 4)
         n = add(items, n, max, c, cur, capacity, "none (keep the current configuration)", "",
-                c->lower ? "the current configuration may fit the card with the stated headroom "
-                           "(what it needs is a lower bound: vramtrace fit measures)"
-                         : "the current configuration fits the card with the stated headroom");
-    else if (current_fits == 2 || current_fits == 4)
-        n = add(items, n, max, c, cur, capacity, "none (keep the current configuration)", "",
-                current_fits == 2
-                    ? "it ran to the end on this card, with less than " ADVICE_HEADROOM_PCT_TEXT
-                      " % free: it fits; the other options that fit add margin"
-                    : "it ran to the end on this card, with less than " ADVICE_HEADROOM_PCT_TEXT
-                      " % free, after its allocator reached the card and released its cache to "
-                      "go on (a synchronizing retry): it fits, tightly; the other options that "
-                      "fit add margin");
-    else if (current_fits == 3)
-        n = add(items, n, max, c, cur, capacity, "none (keep the current configuration)", "",
-                "it ran to the end on this card, but its allocator reached the card and released "
-                "its cache to go on (a synchronizing retry): the headroom above is after that "
-                "release; the other options that fit add margin");
+                current_fits > 1 ? keep_row[current_fits]
+                : c->lower       ? "the current configuration may fit the card with the stated "
+                                   "headroom (what it needs is a lower bound: vramtrace fit "
+                                   "measures)"
+                                 : "the current configuration fits the card with the stated "
+                                   "headroom");
     if (n) /* the run itself: its cache was measured, not assumed */
         items[0].cache_limit = 0;
     int first_batch = n;

@@ -53,38 +53,36 @@ static void note(model_result *m, const char *text)
  * view. */
 void model_advice_notes(model_result *m, const run_facts *f)
 {
-    if (m->tight)
-        note(m, f->oom_recovered
-                    ? "the run completed on this card with less than " ADVICE_HEADROOM_PCT_TEXT
-                      " % free, after its allocator reached the card and released its cache to go "
-                      "on (a synchronizing retry): it fits, tightly (the row \"none\" says so); "
-                      "the other options that fit add margin"
-                    : "the run completed on this card with less than " ADVICE_HEADROOM_PCT_TEXT
-                      " % free: it fits, tightly (the row \"none\" says so); the other options "
-                      "that fit add margin");
+    char t[512]; /* (a note made of parts) */
+    if (m->tight) {
+        snprintf(t, sizeof t,
+                 "the run completed on this card with less than " ADVICE_HEADROOM_PCT_TEXT
+                 " %% free%s: it fits, tightly (the row \"none\" says so); the other options "
+                 "that fit add margin",
+                 f->oom_recovered ? ", after " ADVICE_RETRY_TEXT : "");
+        note(m, t);
+    }
     if (m->next_step_grows)
         note(m, "the run's one optimizer step made the optimizer's state after its forward: a "
                 "second step's forward holds that state too, which this run did not reach; the "
                 "predictions are of such a step");
-    if (m->shape.no_training)
-        note(m, f->has_oom
-                    ? "nothing was trained (forwards only: no backward pass, no optimizer step): "
-                      "the rows \"activations\" and \"attention\" at the out-of-memory error "
-                      "hold the forward's tensors in use then (a KV cache among them where the "
-                      "model keeps one), none kept for a backward; the what-ifs add no gradients "
-                      "and no optimizer state, and scale the batch-sized bytes with the batch; "
-                      "training this model would need both"
-                    : "nothing was trained (forwards only: no backward pass, no optimizer step): "
-                      "the what-ifs add no gradients and no optimizer state, and scale the "
-                      "batch-sized bytes with the batch; training this model would need both");
-    else if (m->oom_forward[0])
+    if (m->shape.no_training) {
+        snprintf(t, sizeof t,
+                 "nothing was trained (forwards only: no backward pass, no optimizer step): %sthe "
+                 "what-ifs add no gradients and no optimizer state, and scale the batch-sized "
+                 "bytes with the batch; training this model would need both",
+                 f->has_oom ? "the rows \"activations\" and \"attention\" at the out-of-memory "
+                              "error hold the forward's tensors in use then (a KV cache among them "
+                              "where the model keeps one), none kept for a backward; "
+                            : "");
+        note(m, t);
+    } else if (m->oom_forward[0])
         note(m, m->oom_forward);
     else if (m->shape.generic)
         note(m, "no formula applies: what-ifs scale this run's batch-sized bytes in proportion to "
                 "the micro-batch, the rest kept: an estimate from one measurement (vramtrace fit "
                 "measures)");
     if (m->state_moved) {
-        char t[300];
         snprintf(t, sizeof t,
                  "no Python frames were recorded: the optimizer's state was counted among the "
                  "activations; the what-ifs take %.1f MiB of them for it (%.2f B per trainable "
@@ -97,7 +95,7 @@ void model_advice_notes(model_result *m, const run_facts *f)
                 "gradients alive through the next forward, as accumulation does");
     if ((m->opt_assumed || m->opt_choice) && m->rec.optim_choices[0]) {
         /* the script's kinds: AdamW's state when it is one of them, else the most of the others */
-        char most[80], t[512];
+        char most[80];
         if (m->opt_assumed)
             snprintf(most, sizeof most, "AdamW's %s",
                      model_trained_bytes(m) == 2 ? "two states in the parameters' 16 bits, 4 B"
