@@ -8,6 +8,7 @@
 #include <cjson/cJSON.h>
 
 #include "advice.h"
+#include "bytes_sat.h"
 #include "cards.h"
 #include "commands.h"
 #include "report.h"
@@ -362,7 +363,7 @@ static int print_json(const nano_config *c, const gpt_shape *s, const prediction
         cJSON_AddBoolToObject(root, "fits",
                               advice_fits(p->required_bytes, a->card.bytes, ADVICE_HEADROOM) == 1);
         cJSON_AddNumberToObject(root, "headroom_bytes",
-                                (double)((int64_t)a->card.bytes - (int64_t)p->required_bytes));
+                                (double)bytes_diff(a->card.bytes, p->required_bytes));
         uint64_t cache, limit = advice_cache_limit(p, a->card.bytes, ADVICE_HEADROOM, &cache);
         cJSON_AddNumberToObject(root, "allocator_cache_bytes", (double)cache);
         if (limit) /* the cache decides: fits with at most this much of it */

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bytes_sat.h"
 #include "cards.h"
 
 /* the categories that are tensors (the rest: the cache, and what lies outside PyTorch) */
@@ -18,11 +19,11 @@ void predict_anchors(const prediction *p, int64_t *tensors, int64_t *rest)
     uint64_t rows = 0, out = 0;
     for (int k = 0; k < CAT_COUNT; k++)
         if (outside(k))
-            out += p->by_cat.bytes[k];
+            out = bytes_add(out, p->by_cat.bytes[k]);
         else
-            rows += p->by_cat.bytes[k];
-    *tensors = (int64_t)p->tensor_bytes - (int64_t)rows;
-    *rest = (int64_t)p->peak_bytes - (int64_t)(p->tensor_bytes + out);
+            rows = bytes_add(rows, p->by_cat.bytes[k]);
+    *tensors = bytes_diff(p->tensor_bytes, rows);
+    *rest = bytes_diff(p->peak_bytes, bytes_add(p->tensor_bytes, out));
 }
 
 /* anchor_row: one anchor as a row (nothing when 0) */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes_sat.h"
 #include "categories.h"
 #include "escape.h"
 #include "mem.h"
@@ -25,9 +26,7 @@ static int64_t add_s(int64_t a, int64_t b)
 /* delta: b - a of two byte counts, held within +-INT64_MAX */
 static int64_t delta(uint64_t a, uint64_t b)
 {
-    if (b >= a)
-        return b - a > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)(b - a);
-    return a - b > (uint64_t)INT64_MAX ? -INT64_MAX : -(int64_t)(a - b);
+    return bytes_diff(b, a);
 }
 static int64_t to_s(uint64_t v)
 {

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bytes_sat.h"
+
 /* Categories the refined formula predicts; the rest are carried over or derived. */
 static const category model_cats[] = {CAT_PARAMETERS, CAT_GRADIENTS,   CAT_OPTIMIZER,
                                       CAT_AUTOCAST,   CAT_ACTIVATIONS, CAT_LOGITS,
@@ -163,8 +165,7 @@ static double weights_of(const model_calib *c, const gpt_shape *s, category k, d
 
 /* unseen_weights: gradients or optimizer state the run had not created yet at its peak, where
  * the formula has them at shape s's (weights_of); none where it has none (the gradients of one
- * micro-step per optimizer step: set to None after each step, made by the backward after the
- * peak). */
+ * micro-step per optimizer step: set to None after each step, made after the peak). */
 static double unseen_weights(const model_calib *c, const gpt_shape *s, category k, uint64_t ref)
 {
     /* no formula: the optimizer's state of the parameters measured (AdamW's 8 B each unless the
@@ -493,7 +494,7 @@ static void predict_forward(const model_calib *c, const gpt_shape *s, prediction
         return;
     uint64_t meas = 0;
     for (int i = 0; i < CAT_COUNT; i++)
-        meas += c->measured.bytes[i];
+        meas = bytes_add(meas, c->measured.bytes[i]);
     /* the run as measured: a moment before the first optimizer step made any state (a one-step
      * run's tensors peaking in its first backward) is anchored without it, not scaled down by
      * the state it did not have yet (Llama 160M fp32, B=4: every what-if 0.84x) */
@@ -503,10 +504,8 @@ static void predict_forward(const model_calib *c, const gpt_shape *s, prediction
     predict_raw(c, &m0, &p0, 0);
     if (meas == 0 || p0.peak_bytes == 0)
         return;
-    int64_t off = (int64_t)meas - (int64_t)p0.peak_bytes;
-    if (off < 0) {
-        /* the formula over-predicts this run: scale it down by the same factor, so what-ifs
-         * keep the run's proportions (an offset could leave a smaller batch above the run) */
+    if (meas < p0.peak_bytes) {
+        /* over-predicted: scaled down (an offset could leave a smaller batch above the run) */
         double f = (double)meas / (double)p0.peak_bytes;
         out->peak_bytes = bytes_of((double)out->peak_bytes * f);
         out->reserved_bytes = bytes_of((double)out->reserved_bytes * f);
@@ -514,9 +513,10 @@ static void predict_forward(const model_calib *c, const gpt_shape *s, prediction
         out->required_bytes = bytes_of((double)out->required_bytes * f);
         return;
     }
-    out->peak_bytes = (uint64_t)((int64_t)out->peak_bytes + off);
-    out->reserved_bytes = (uint64_t)((int64_t)out->reserved_bytes + off);
-    out->required_bytes = (uint64_t)((int64_t)out->required_bytes + off);
+    uint64_t off = meas - p0.peak_bytes;
+    out->peak_bytes = bytes_add(out->peak_bytes, off);
+    out->reserved_bytes = bytes_add(out->reserved_bytes, off);
+    out->required_bytes = bytes_add(out->required_bytes, off);
 }
 
 /* backward_end_holds: the formula's end of the backward may be predicted with c: no run
