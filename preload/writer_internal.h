@@ -255,11 +255,11 @@ void vt__pack_forget_child(void);
 
 /* writer_pack_codes.c: what a stack is for the step rule (records given as header + payload):
  * vt__pl_meta reads CONFIG, CODE and STACK records; vt__pl_stack_kind: 1 an optimizer's, 2 a
- * backward call's, 0 neither; vt__pl_stackless: no stacks at all; _reset frees, _forget (a fork
- * child) forgets without touching */
+ * backward call's, 0 neither; vt__pl_no_python: no Python frames (--stacks native / none);
+ * _reset frees, _forget (a fork child) forgets without touching */
 void vt__pl_meta(const char *rec, uint32_t size);
 int vt__pl_stack_kind(uint32_t stack);
-int vt__pl_stackless(void);
+int vt__pl_no_python(void);
 void vt__pl_codes_reset(void);
 void vt__pl_codes_forget(void);
 /* writer_pack_live.c: the packer's view of the run (records given as header + payload) */

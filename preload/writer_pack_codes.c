@@ -17,7 +17,7 @@ static struct codes {
     uint8_t *code_opt;  /* by code id: CODE_* bits */
     uint8_t *stack_opt; /* by stack id: 1 optimizer, 2 backward (the analyzer's phases.c rule) */
     uint32_t ncode, nstack;
-    int stackless; /* the run was recorded with no stacks (its CONFIG record) */
+    int no_python; /* the run was recorded without Python frames (its CONFIG record) */
 } K;
 
 static uint8_t *grow_bytes(uint8_t **a, uint32_t *n, uint32_t id)
@@ -73,7 +73,7 @@ void vt__pl_meta(const char *rec, uint32_t size)
     if (type == VT_REC_CONFIG && size >= 8 + sizeof(vt_rec_config)) {
         vt_rec_config c;
         memcpy(&c, rec + 8, sizeof c);
-        K.stackless = c.stack_mode == VT_STACKS_NONE;
+        K.no_python = !(c.stack_mode & VT_STACKS_PYTHON);
     } else if (type == VT_REC_CODE && size >= 8 + sizeof(vt_rec_code) + 8) {
         vt_rec_code c;
         memcpy(&c, rec + 8, sizeof c);
@@ -130,9 +130,9 @@ int vt__pl_stack_kind(uint32_t stack)
     return stack < K.nstack ? K.stack_opt[stack] : 0;
 }
 
-int vt__pl_stackless(void)
+int vt__pl_no_python(void)
 {
-    return K.stackless;
+    return K.no_python;
 }
 
 void vt__pl_codes_reset(void)

@@ -62,12 +62,13 @@ static struct live {
     uint64_t oom_request;
     uint32_t step;
     uint64_t events_said; /* L.events at the last STEP record */
-    /* a run recorded with no stacks (its CONFIG record): the program's first allocation after a
-     * backward is the next forward's or its optimizer's (a foreach step's temporaries, a first
-     * step's state). Which, the program's free of what the backward made (zero_grad) before the
-     * next backward says: until then the STEP record there waits (prov: the levels as they
-     * were), and is written as it was (a forward) or dropped (the step went on). The analyzer's
-     * rule too (growth.c, growth_prov_begin). */
+    /* a run recorded without Python frames (its CONFIG record; no stack, or native frames
+     * alone, which name no optimizer): the program's first allocation after a backward is the
+     * next forward's or its optimizer's (a foreach step's temporaries, a first step's state).
+     * Which, the program's free of what the backward made (zero_grad) before the next backward
+     * says: until then the STEP record there waits (prov: the levels as they were), and is
+     * written as it was (a forward) or dropped (the step went on). The analyzer's rule too
+     * (growth.c, growth_prov_begin). */
     struct prov {
         int on, opt_since, oom_since;
         uint64_t tt, events, tensor, device, peak_tensor, peak_device, oom_request;
@@ -253,7 +254,8 @@ static void levels_set(const struct prov *p)
     L.oom_request = p->oom_request;
 }
 
-/* prov_begin: a stackless allocation after a backward at tt: the step may end here */
+/* prov_begin: an allocation after a backward at tt, no Python frame to say whose: the step may
+ * end here */
 static void prov_begin(uint64_t tt)
 {
     L.prov = levels_now();
@@ -299,7 +301,7 @@ static void step_rule(uint16_t flags, uint32_t stack, uint64_t tt,
         L.phase = PH_OPT;
         L.opt_since = 1;
     } else if (L.phase != PH_FWD) {
-        if (vt__pl_stackless() && !stack && L.phase == PH_BWD)
+        if (vt__pl_no_python() && L.phase == PH_BWD)
             prov_begin(tt);
         else
             emit_step(tt, emit, 0);

@@ -172,7 +172,7 @@ static void other(wstate *w, const reader_record *rec)
 {
     tables_add(w->t, rec);
     if (rec->type == VT_REC_CONFIG)
-        w->g.stackless = rec->u.config.fixed.stack_mode == VT_STACKS_NONE; /* (as report's) */
+        w->g.no_python = !(rec->u.config.fixed.stack_mode & VT_STACKS_PYTHON); /* (as report's) */
     if (rec->type == VT_REC_CONFIG && rec->u.config.fixed.card_bytes)
         w->card = rec->u.config.fixed.card_bytes;
     else if (rec->type == VT_REC_DEVICE && !w->card)

@@ -298,10 +298,11 @@ static void print_sites(FILE *out, const report_ctx *c)
     char b[32];
     if (!c->top || !c->nsites)
         return;
-    fprintf(
-        out,
-        "\n%sTop allocation sites at the peak%s (Python file:line function, the native op below)\n",
-        B(c), N(c));
+    const tables_config *cf = tables_config_get(c->runs[0].t);
+    fprintf(out, "\n%sTop allocation sites at the peak%s (%s)\n", B(c), N(c),
+            !tables_no_python(c->runs[0].t)     ? "Python file:line function, the native op below"
+            : cf->stack_mode & VT_STACKS_NATIVE ? "the native op: no Python frames were recorded"
+                                                : "none: no stacks were recorded");
     for (int cat = 0; cat < CAT_COUNT; cat++) {
         int shown = 0;
         for (size_t i = 0; i < c->nsites && shown < c->top; i++) {

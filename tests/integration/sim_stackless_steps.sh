@@ -1,5 +1,6 @@
 #!/bin/sh
-# sim_stackless_steps.sh — a run recorded with no stacks (--stacks none) has the steps it made, as
+# sim_stackless_steps.sh — a run recorded with no stacks (--stacks none), or with native frames
+# alone (--stacks native: no Python frame names the optimizer either), has the steps it made, as
 # the same run recorded with every stack: plain and bounded (--max-size), in report and watch.
 # Without stacks the program's first allocation after a backward can be the optimizer's (a
 # foreach AdamW's or SGD's temporaries every step, a fused AdamW's state at its first) or the next
@@ -15,7 +16,7 @@ command -v python3 >/dev/null 2>&1 || { echo "SKIP sim_stackless_steps: no pytho
 export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB
 # name | program and its arguments | steps | optimizer steps
 while IFS='|' read -r name prog steps opt; do
-    for m in all none; do
+    for m in all native none; do
         for how in plain bounded; do
             set -- run -q --stacks $m --card 24GiB -o "${name}_${m}_$how.vt"
             [ $how = bounded ] && set -- "$@" --max-size 512MiB
@@ -44,7 +45,7 @@ import json, sys
 name, steps, opt = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 keys = ("steps", "optimizer_steps", "live_at_step", "live_at_last_step_bytes", "last_step_peak_bytes")
 runs = {}
-for m in ("all", "none"):
+for m in ("all", "native", "none"):
     for how in ("plain", "bounded"):
         g = json.load(open(f"{name}_{m}_{how}.json"))["growth"]
         runs[m, how] = {k: g[k] for k in keys}

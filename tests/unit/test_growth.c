@@ -324,7 +324,7 @@ static void test_stackless_steps(void **st)
     for (int zg = 0; zg <= 1; zg++) {
         growth g;
         memset(&g, 0, sizeof g);
-        g.stackless = 1;
+        g.no_python = 1;
         growth_alloc(&g, 0, 100 * MiB, 1, 1, PHASE_INIT, 0, 1); /* the parameters */
         for (int i = 0; i < 6; i++)
             stackless_step(&g, 1000 * (uint64_t)(i + 1), zg);
@@ -346,7 +346,7 @@ static void test_stackless_steps(void **st)
     {
         growth g;
         memset(&g, 0, sizeof g);
-        g.stackless = 1;
+        g.no_python = 1;
         stackless_step(&g, 1000, 0); /* (left provisional: no zero_grad, no backward after) */
         assert_true(g.prov.on);
         uint8_t buf[16];

@@ -60,12 +60,13 @@ typedef struct growth {
     uint64_t last_by_phase[PHASE_COUNT]; /* by_phase at the last step end (sampled) */
     growth_point pts[GROWTH_POINTS];
     unsigned npts, every;
-    /* a trace recorded with no stacks (--stacks none): the program's first allocation after a
-     * backward is the next forward's or the optimizer's (a foreach step's temporaries, a first
-     * step's state): which, its gradients' free by the program (zero_grad) before the next
-     * backward says. Until then the step's end there is provisional (prov): the levels as they
-     * were, kept to end it with; growth_optimizer_step takes it back (the step goes on) */
-    int stackless;
+    /* a trace recorded without Python frames (--stacks none / native): the program's first
+     * allocation after a backward is the next forward's or the optimizer's (a foreach step's
+     * temporaries, a first step's state): which, its gradients' free by the program (zero_grad)
+     * before the next backward says. Until then the step's end there is provisional (prov): the
+     * levels as they were, kept to end it with; growth_optimizer_step takes it back (the step
+     * goes on) */
+    int no_python;
     struct growth_prov {
         int on, oom_since, opt_since;
         uint64_t time_ns, tensor, device, peak_device;
@@ -78,9 +79,9 @@ typedef struct growth {
  * backward: the event came from the autograd engine. Inline: the replay calls them per event;
  * what is rare (a step's end, a new stack id, a first allocation of a stack) is growth.c's. */
 void growth_sample_now(growth *g, uint64_t time_ns);
-/* growth_prov_begin: a stackless allocation after a backward: the step ends here unless the
- * program frees its gradients before the next backward; growth_prov_end: it ended there (the
- * step's end as it was then) */
+/* growth_prov_begin: an allocation after a backward in a run without Python frames: the step ends
+ * here unless the program frees its gradients before the next backward; growth_prov_end: it ended
+ * there (the step's end as it was then) */
 void growth_prov_begin(growth *g, uint64_t time_ns);
 void growth_prov_end(growth *g);
 void growth_add_slow(growth *g, uint32_t stack, uint64_t delta, int tensor, int device,
@@ -145,7 +146,7 @@ static inline void growth_alloc(growth *g, uint32_t stack, uint64_t size, int te
             g->state = GROWTH_OPT;
             g->opt_since = 1;
         } else if (g->state != GROWTH_FWD) {
-            if (g->stackless && !stack && g->state == GROWTH_BWD)
+            if (g->no_python && g->state == GROWTH_BWD)
                 growth_prov_begin(g, time_ns);
             else
                 growth_sample_now(g, time_ns);

@@ -182,8 +182,8 @@ static inline __attribute__((always_inline)) void apply_free(state *s, const rea
             r->unknown_frees++;
         return;
     }
-    if (__builtin_expect(e->phase == PHASE_INIT, 0) && !e->stack_id && !ev->backward &&
-        !s->stackless_fwd && !s->joining)
+    if (__builtin_expect(e->phase == PHASE_INIT, 0) && s->no_python && !ev->backward &&
+        !s->pyless_fwd && !s->joining)
         replay_phase_init_freed(s, e);
     if (ot->pending && e->level == L_SEGMENT)
         ot->released += e->size;
@@ -353,12 +353,11 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
     replay_result *r = s->r;
     memset(s->level, 0, sizeof s->level);
     memset(s->thread_phase, PHASE_INIT, sizeof s->thread_phase);
-    s->seen_forward = s->init_input = s->kv_on = s->stackless_fwd = 0;
+    s->seen_forward = s->init_input = s->kv_on = s->pyless_fwd = 0;
     s->kv_live = 0, s->nkv_pend = 0;
     s->last_alloc_phase = PHASE_INIT;
     s->in_opt = 0;
-    s->bwd = 0;
-    s->iter = 0;
+    s->bwd = s->iter = 0;
     s->event = 0;
     replay_apinfo_init(s);
     /* Events wait in a small ring while their hash slots are prefetched: with a live set of
@@ -445,9 +444,10 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
             r->run_events = rec->u.trailer.n_events;
             r->run_dropped = rec->u.trailer.n_dropped;
             break;
-        case VT_REC_CONFIG: /* (stackless_run's; infer's: no stack says who made a tensor) */
-            r->growth.stackless = rec->u.config.fixed.stack_mode == VT_STACKS_NONE;
-            infer_pass_unmade(s->infer, r->growth.stackless);
+        case VT_REC_CONFIG: /* (the phases'; infer's: no Python frame says who made a tensor) */
+            s->no_python = !(rec->u.config.fixed.stack_mode & VT_STACKS_PYTHON);
+            r->growth.no_python = s->no_python;
+            infer_pass_unmade(s->infer, s->no_python);
             break;
         case VT_REC_STEP:
             growth_step_record(&r->growth, &rec->u.step, replay_phase_of_stack, s);

@@ -227,13 +227,6 @@ void replay_phase_teardown(state *s)
         r->growth.state = s->first_step.growth_state, r->growth.opt_since = 0;
 }
 
-/* stackless_run: the trace was recorded with no stacks at all (--stacks none: its CONFIG record) */
-static int stackless_run(const state *s)
-{
-    const tables_config *cf = tables_config_get(s->r->t);
-    return cf && cf->stack_mode == VT_STACKS_NONE;
-}
-
 /* a tensor made within this many events of its free: a forward's temporary, where a cast of the
  * weights on the device (model.cuda().half()) frees weights made long before */
 #define STACKLESS_YOUNG 32
@@ -241,8 +234,8 @@ static int stackless_run(const state *s)
 void replay_phase_init_freed(state *s, const livemap_entry *e)
 {
     if ((e->level == L_TENSOR || e->level == L_INNER) &&
-        e->alloc_event + STACKLESS_YOUNG >= s->event && stackless_run(s))
-        s->stackless_fwd = 1;
+        e->alloc_event + STACKLESS_YOUNG >= s->event)
+        s->pyless_fwd = 1;
 }
 
 /* replay_phase_event: the phase of an event. Allocations: the autograd engine's threads (the
@@ -270,17 +263,19 @@ uint8_t replay_phase_event(state *s, const reader_event *ev, int is_alloc, uint8
     static const struct stack_fx stackless = {{PHASE_OTHER, 0, 0, 0, 0, 0, 0}, 0};
     const struct stack_fx *f = &stackless;
     uint8_t p;
-    if (ev->stack_id) {
-        f = facts_of(s, ev->stack_id);
+    if (ev->stack_id || s->no_python) {
+        if (ev->stack_id)
+            f = facts_of(s, ev->stack_id);
         p = f->f.phase;
-        if (p == PHASE_OTHER || p == PHASE_INIT)
+        /* a run recorded without Python frames (native ones, or no stack at all): init until
+         * its first forward began (the main thread's first free of a tensor made shortly
+         * before: replay_phase_init_freed), its first backward pass or step; the forward from
+         * then on (an optimizer's state too: nothing tells it apart). With them, a stack that
+         * names no phase is init until the first forward or step, the forward after */
+        if ((p == PHASE_OTHER || p == PHASE_INIT) && s->no_python)
+            p = s->bwd || s->iter || s->pyless_fwd ? PHASE_FORWARD : PHASE_INIT;
+        else if (p == PHASE_OTHER || p == PHASE_INIT)
             p = !s->seen_forward && s->iter == 0 ? PHASE_INIT : PHASE_FORWARD;
-    } else if (stackless_run(s)) {
-        /* a run recorded with no stacks at all: init until its first forward began (the main
-         * thread's first free of a tensor made shortly before: replay_phase_init_freed), its
-         * first backward pass or step; the forward from then on (an optimizer's state too:
-         * nothing tells it apart) */
-        p = s->bwd || s->iter || s->stackless_fwd ? PHASE_FORWARD : PHASE_INIT;
     } else {
         return *tp; /* an allocation that took no stack: its thread's phase */
     }

@@ -29,11 +29,6 @@ static const tables_frame *site_frame(tables *t, uint32_t id, tables_frame *buf,
     }
     if (w.first_py >= 0)
         return tables_frame_of(t, st->frames[w.first_py], TABLES_FRAME_PYTHON, buf);
-    for (unsigned i = 0; i < st->n_native; i++) {
-        const tables_frame *f = tables_frame_of(t, st->frames[i], TABLES_FRAME_NATIVE, buf);
-        if (f->function && f->function[0])
-            return f;
-    }
     return NULL;
 }
 
@@ -41,6 +36,11 @@ const char *replay_site_text(replay_result *r, uint32_t stack_id, char *buf, siz
 {
     tables_frame fb;
     const tables_frame *f = stack_id ? site_frame(r->t, stack_id, &fb, &r->site_memo) : NULL;
+    /* no Python frame: the operation the native frames name (replay_native_text's), not the
+     * innermost frame, which is the allocator's own (its trace hook, its malloc) for every
+     * tensor */
+    if (!f && stack_id && replay_native_text(r, stack_id, buf, len)[0])
+        return buf;
     if (!f) {
         snprintf(buf, len, "%s", stack_id ? "(no named frame)" : "(no stack)");
         return buf;

@@ -51,7 +51,8 @@ typedef struct state {
     uint64_t level[5];
     uint8_t thread_phase[1024];
     int seen_forward;
-    int stackless_fwd;        /* --stacks none: the main thread freed a tensor made in init shortly
+    int no_python;            /* the CONFIG record: no Python frames (--stacks native / none) */
+    int pyless_fwd;           /* no_python: the main thread freed a tensor made in init shortly
                                * before (the first forward's first temporary): the forward began
                                * (replay_phase_init_freed) */
     uint8_t last_alloc_phase; /* the phase of the last allocation on any thread */
