@@ -580,19 +580,19 @@ static void kv_floor(const model_calib *c, const gpt_shape *s, prediction *out)
 }
 
 /* advice_predict: predict_moments, and where the run peaked in an evaluation pass with a batch
- * of its own (calib.eval_batch), at least that pass at the run's batch with s's other knobs; a
- * use_cache=False at the run's shape at least what the run held without its cache (kv_floor) */
+ * of its own (calib.eval_batch), at least that pass at the run's batch, accumulation and
+ * checkpointing (none changes an evaluation) with s's other knobs; a use_cache=False at the
+ * run's shape at least what the run held without its cache (kv_floor) */
 void advice_predict(const model_calib *c, const gpt_shape *s, prediction *out)
 {
     predict_moments(c, s, out);
     kv_floor(c, s, out);
     const gpt_shape *ms = &c->measured_shape;
-    if (!c->eval_batch || (s->B == ms->B && s->A == ms->A))
+    if (!c->eval_batch || (s->B == ms->B && s->A == ms->A && s->checkpointing == ms->checkpointing))
         return;
-    /* the peak was an evaluation with a batch of its own: at this micro-batch it runs as it
-     * did, at the run's batch with the what-if's other knobs */
+    /* an evaluation with a batch of its own (keeping nothing for a backward) runs as it did */
     gpt_shape t = *s;
-    t.B = ms->B, t.A = ms->A;
+    t.B = ms->B, t.A = ms->A, t.checkpointing = ms->checkpointing;
     prediction ev;
     predict_moments(c, &t, &ev);
     if (ev.required_bytes > out->required_bytes)

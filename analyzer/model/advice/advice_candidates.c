@@ -111,7 +111,7 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
         "it ran to the end on this card, with less than " ADVICE_HEADROOM_PCT_TEXT
         " % free: it fits; the other options that fit add margin",
         "it ran to the end on this card, but " ADVICE_RETRY_TEXT
-        ": the headroom above is after that release; the other options that fit add margin",
+        ": the headroom above is after that release; an option with a lower peak adds margin",
         "it ran to the end on this card, with less than " ADVICE_HEADROOM_PCT_TEXT
         " % free, after " ADVICE_RETRY_TEXT ": it fits, tightly; the other options that fit add "
         "margin"};
@@ -279,17 +279,23 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
     if (current_fits == 1) {
         rec = 0;
     } else {
+        /* beside a run that completed (the row "none"), an option must lower its peak by 1 % at
+         * least: one that fits at the same peak adds no margin (a BERT whose peak was its
+         * evaluation's own batch, after an allocator retry, had been told to halve its
+         * micro-batch, predicted at that same peak: the run it recommended retried too) */
+        uint64_t bar =
+            first_batch ? items[0].predicted_peak - items[0].predicted_peak / 100 : UINT64_MAX;
         for (int keep = 1; keep >= 0 && rec < 0; keep--)
             for (int i = first_batch; i < last_batch; i++)
-                if (items[i].fits == 1 &&
+                if (items[i].fits == 1 && items[i].predicted_peak <= bar &&
                     (!keep || items[i].shape.B * items[i].shape.A == cur->B * cur->A) &&
                     (rec < 0 || items[i].shape.B > items[rec].shape.B))
                     rec = i;
         for (int i = last_batch; rec < 0 && i < n; i++)
-            if (items[i].fits == 1)
+            if (items[i].fits == 1 && items[i].predicted_peak <= bar)
                 rec = i;
         for (int i = rec + 1; rec >= last_batch && i < n; i++)
-            if (items[i].fits == 1 &&
+            if (items[i].fits == 1 && items[i].predicted_peak <= bar &&
                 same_model(&items[i].shape, cur) > same_model(&items[rec].shape, cur))
                 rec = i;
     }
