@@ -229,8 +229,9 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
     if (s->generic)
         goto verdict;
     const char *what = NULL;
-    uint64_t big = formula_largest_tensor(s, &what);
-    printf("largest single tensor: %s, %s\n", card_format_bytes(big, b1, sizeof b1), what);
+    uint64_t eb, big = predict_largest_tensor(s, p, cal, &what, &eb);
+    printf("largest single tensor: %s, %s", card_format_bytes(big, b1, sizeof b1), what);
+    printf(eb ? " at the evaluation's batch of %llu\n" : "\n", (unsigned long long)eb);
     doc_formula d;
     formula_documents(s, &d);
     printf(
@@ -294,6 +295,16 @@ verdict:
     }
     int found =
         advice_recommend(cal, s, p->required_bytes, lb, a->card.bytes, unmeasured, &rb, &ra);
+    const gpt_shape *m = &cal->measured_shape;
+    if (a->from && run->retried && s->B == m->B && s->A == m->A && s->T == m->T && s->L == m->L &&
+        s->d == m->d && s->checkpointing == m->checkpointing && s->compile == m->compile &&
+        s->dtype_bytes == m->dtype_bytes && (!found || rb == s->B)) {
+        /* as the report's row "none": never "as it is" for a run its allocator's retry saved */
+        printf("the run ran to the end on this card, but %s: the headroom above is after that "
+               "release (vramtrace report lists the options that lower its peak)\n",
+               ADVICE_RETRY_TEXT);
+        return;
+    }
     predict_print_recommended(c, s, &base, mb, nano, a->from != NULL, found, rb, ra, unmeasured);
 }
 
@@ -342,9 +353,11 @@ static int print_json(const nano_config *c, const gpt_shape *s, const prediction
     cJSON_AddNumberToObject(root, "reserved_bytes", (double)p->reserved_bytes);
     cJSON_AddNumberToObject(root, "peak_bytes", (double)p->peak_bytes);
     const char *what = NULL;
-    uint64_t big = formula_largest_tensor(s, &what);
+    uint64_t eb, big = predict_largest_tensor(s, p, cal, &what, &eb);
     cJSON *lt = cJSON_AddObjectToObject(root, "largest_tensor");
     cJSON_AddNumberToObject(lt, "bytes", (double)big);
+    if (eb) /* (at the evaluation's own batch) */
+        cJSON_AddNumberToObject(lt, "batch_size", (double)eb);
     cJSON_AddStringToObject(lt, "what", what);
     doc_formula d;
     formula_documents(s, &d);

@@ -79,6 +79,7 @@ static int load_trace(const char *path, FILE *fp, const char *magic, nano_config
     run->lower_bounds = m->lower_bounds;
     run->growth_unmeasured = m->growth_unmeasured;
     run->lora_assumed = m->lora_assumed;
+    run->retried = !rep.facts.has_oom && rep.facts.oom_recovered;
     snprintf(run->forward_note, sizeof run->forward_note, "%s", m->oom_forward);
     report_free(&rep);
     if (rc == 0 && cat_breakdown_total(measured) == 0) {
@@ -248,6 +249,12 @@ static int load_json(const char *path, const cJSON *root, nano_config *c, predic
     {
         if (cJSON_IsString(n) && !strncmp(n->valuestring, "LoRA: no gradient was measured", 30))
             run->lora_assumed = 1;
+    }
+    cJSON_ArrayForEach(n, cJSON_GetObjectItem(root, "advice")) /* (the row "none"'s words) */
+    {
+        const cJSON *t = cJSON_GetObjectItem(n, "note");
+        if (cJSON_IsString(t) && strstr(t->valuestring, ADVICE_RETRY_TEXT))
+            run->retried = 1;
     }
     if (!model) /* said, never a different answer in silence */
         fprintf(stderr,

@@ -23,6 +23,7 @@ typedef struct predict_run {
     int growth_unmeasured;  /* its tensors peaked after its forward's were freed: how the step
                              * grows with the micro-batch is not measured (no largest said) */
     int lora_assumed;       /* LoRA on and no gradient measured: the trained share assumed */
+    int retried; /* it completed after its allocator reached the card and released its cache */
 } predict_run;
 
 /* predict_from_load: reads path (a trace, or the JSON of `vramtrace report --json`): the run's

@@ -26,6 +26,16 @@ void predict_anchors(const prediction *p, int64_t *tensors, int64_t *rest)
     *rest = bytes_diff(p->peak_bytes, bytes_add(p->tensor_bytes, out));
 }
 
+uint64_t predict_largest_tensor(const gpt_shape *s, const prediction *p, const model_calib *cal,
+                                const char **what, uint64_t *eval_b)
+{
+    gpt_shape e = *s;
+    *eval_b = p->moment == PREDICT_AT_EVALUATION ? cal->eval_batch : 0;
+    if (*eval_b)
+        e.B = *eval_b, e.A = 1;
+    return formula_largest_tensor(&e, what);
+}
+
 /* anchor_row: one anchor as a row (nothing when 0) */
 static void anchor_row(int64_t v, const char *why)
 {
@@ -58,6 +68,10 @@ void predict_print_breakdown(const prediction *p, const model_calib *cal, int ge
                      ? "at the optimizer step's peak (what the run measured there: the weights, "
                        "their gradients, the optimizer's state and temporaries, scaled with the "
                        "weights; larger here than the forward's end):\n"
+                 : p->moment == PREDICT_AT_EVALUATION
+                     ? "at the evaluation's peak (the pass with a batch of its own the run peaked "
+                       "in, as it ran: the training micro-batch, accumulation and checkpointing "
+                       "leave it as it is; its rows calibrated as if it were a step):\n"
                  : generic
                      ? "at the step's peak (what the run measured, its batch-sized parts scaled "
                        "with the micro-batch):\n"

@@ -25,6 +25,12 @@ void predict_print_heading(const nano_config *c, const gpt_shape *s, const char 
  * tensors, cache and outside rows (*rest: the part of the run the formula under-predicts) */
 void predict_anchors(const prediction *p, int64_t *tensors, int64_t *rest);
 
+/* predict_largest_tensor: the largest single tensor of p's moment: at the evaluation's own batch
+ * where p is that pass (a BERT trained at 16 had been told its 953.8 MiB logits where its
+ * evaluation at 64 made 3.73 GiB ones); *eval_b: that batch, else 0 */
+uint64_t predict_largest_tensor(const gpt_shape *s, const prediction *p, const model_calib *cal,
+                                const char **what, uint64_t *eval_b);
+
 /* predict_print_breakdown: the rows of p (cal: its calibration; generic: no formula; kv: a KV
  * cache not counted, 0: none, its keys' and values' shape kv_shape) on stdout, from the heading
  * to the line before the peak */

@@ -215,6 +215,8 @@ static void advice_row(FILE *out, const model_result *m, const advice_item *it, 
     else if (it->moment == PREDICT_AT_BACKWARD_END)
         fputs(" (its peak at the backward's end: weights, all their gradients, optimizer state)",
               out);
+    else if (it->moment == PREDICT_AT_EVALUATION)
+        fputs(" (its peak in the evaluation pass, at its own batch)", out);
     if (it->required > it->predicted_peak)
         fprintf(out, " (with +%s room for allocator fragmentation)",
                 html_bytes(it->required - it->predicted_peak, b1, sizeof b1));

@@ -39,6 +39,25 @@ for x in items:  # never "add margin" at the same peak
 print(rec[0]["command_line"], rec[0]["predicted_allocated_bytes"])
 PY
 rec=$(cat rec.txt)
+# predict --from says the same of the run: the evaluation's peak, its logits at its batch of 64
+# (it had said "at the step's peak (start of the loss backward)", "largest single tensor: 953.8
+# MiB" at 16, and "recommended: this configuration as it is"), from the trace and its JSON
+"$VT" predict --from base.vt >p.txt 2>&1 && "$VT" predict --from base.json >pj.txt 2>&1 &&
+    "$VT" predict --from base.vt --json >p.json 2>&1 || fail "predict --from"
+for t in p.txt pj.txt; do
+    grep -q "^at the evaluation's peak" $t || fail "$t: $(sed -n 4,6p $t)"
+    grep -q 'recommended: this configuration as it is' $t && fail "$t: $(grep recommended $t)"
+    grep -q "^the run ran to the end on this card, but its allocator reached the card" $t || fail "$t: no retry said"
+done
+grep -q "^largest single tensor: 3.73 GiB, .* at the evaluation's batch of 64" p.txt || fail "$(grep largest p.txt)"
+python3 - p.json base.json <<'PY' || fail "predict --json or the report's moments"
+import json, sys
+p, r = (json.load(open(f)) for f in sys.argv[1:])
+assert p["largest_tensor"] == dict(p["largest_tensor"], bytes=4 * 64 * 512 * 30522, batch_size=64), p["largest_tensor"]
+assert p["by_category_at"] == "evaluation", p["by_category_at"]
+keep = next(x for x in r["advice"] if x["change"].startswith("none"))
+assert keep["predicted_peak_at"] == "evaluation", keep
+PY
 grep -q 'an option with a lower peak adds margin' base.txt || fail "the row 'none': $(grep -A2 '^  - none' base.txt)"
 set -- $rec
 [ "$1" = "--seq-len" ] || fail "recommended: $rec (a flag this test does not run)"

@@ -537,11 +537,10 @@ static int backward_end_holds(const model_calib *c)
     return be0.tensor_bytes <= cat_breakdown_tensors(&c->measured);
 }
 
-/* predict_moments: the forward's prediction, or where either needs more the end of the
- * backward (backward_end_holds) or the run's optimizer step moved to s (a small micro-batch: its
- * activations below the gradients, the optimizer's state and the step's temporaries; a
- * ResNet-50's B=1 from its B=128 run was predicted 24.7 % under). At the run's own shape
- * neither needs more than the run measured, so the anchor holds. */
+/* predict_moments: the forward's prediction, or where either needs more the end of the backward
+ * (backward_end_holds) or the run's optimizer step moved to s (a small micro-batch: its activations
+ * below the gradients, the optimizer's state and the step's temporaries; a ResNet-50's B=1 from
+ * its B=128 run was 24.7 % under). At the run's own shape neither needs more than it measured. */
 static void predict_moments(const model_calib *c, const gpt_shape *s, prediction *out)
 {
     predict_forward(c, s, out);
@@ -579,22 +578,23 @@ static void kv_floor(const model_calib *c, const gpt_shape *s, prediction *out)
     out->kv_floor = 1;
 }
 
-/* advice_predict: predict_moments, and where the run peaked in an evaluation pass with a batch
- * of its own (calib.eval_batch), at least that pass at the run's batch, accumulation and
- * checkpointing (none changes an evaluation) with s's other knobs; a use_cache=False at the
- * run's shape at least what the run held without its cache (kv_floor) */
+/* advice_predict: predict_moments; where the run peaked in an evaluation with a batch of its own
+ * (calib.eval_batch), at least that pass as it ran (keeping nothing for a backward: its batch,
+ * accumulation and checkpointing the run's); use_cache=False, what the run held without it */
 void advice_predict(const model_calib *c, const gpt_shape *s, prediction *out)
 {
     predict_moments(c, s, out);
     kv_floor(c, s, out);
-    const gpt_shape *ms = &c->measured_shape;
-    if (!c->eval_batch || (s->B == ms->B && s->A == ms->A && s->checkpointing == ms->checkpointing))
-        return;
-    /* an evaluation with a batch of its own (keeping nothing for a backward) runs as it did */
     gpt_shape t = *s;
-    t.B = ms->B, t.A = ms->A, t.checkpointing = ms->checkpointing;
-    prediction ev;
-    predict_moments(c, &t, &ev);
-    if (ev.required_bytes > out->required_bytes)
+    t.B = c->measured_shape.B, t.A = c->measured_shape.A;
+    t.checkpointing = c->measured_shape.checkpointing;
+    if (c->eval_batch && (s->B != t.B || s->A != t.A || s->checkpointing != t.checkpointing)) {
+        prediction ev;
+        predict_moments(c, &t, &ev);
+        if (ev.required_bytes <= out->required_bytes)
+            return; /* (the step at this micro-batch: more than the evaluation) */
         *out = ev;
+    }
+    if (c->eval_batch && out->moment == PREDICT_AT_STEP_PEAK) /* (as calibrated: the evaluation) */
+        out->moment = PREDICT_AT_EVALUATION;
 }

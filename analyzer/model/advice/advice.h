@@ -102,6 +102,9 @@ typedef struct prediction {
  * larger than its start */
 #define PREDICT_AT_OPTIMIZER_STEP 1
 #define PREDICT_AT_BACKWARD_END 2
+/* PREDICT_AT_EVALUATION: the evaluation pass with a batch of its own (calib.eval_batch) the run
+ * peaked in, as it ran, with the what-if's other knobs (advice_predict) */
+#define PREDICT_AT_EVALUATION 3
 } prediction;
 
 /* advice_calib_default: no measurement: formula ratios 1, CUDA context 500 MiB, cuBLAS
