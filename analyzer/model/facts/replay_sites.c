@@ -51,19 +51,35 @@ const char *replay_site_text(replay_result *r, uint32_t stack_id, char *buf, siz
     return buf;
 }
 
+/* allocator_frame: f is in PyTorch's caching allocator's library (its malloc, its trace hook)
+ * or this tool's: no operation of the program, the innermost frames of every tensor (a CUDA
+ * runtime call is one: cudaMalloc, the context's cudaFree) */
+static int allocator_frame(const tables_frame *f)
+{
+    static const char *const libs[] = {"libc10_cuda.", "libvramtrace."};
+    const char *b = f->module ? f->module->basename : NULL;
+    for (size_t i = 0; b && i < sizeof libs / sizeof libs[0]; i++)
+        if (!strncmp(b, libs[i], strlen(libs[i])))
+            return 1;
+    return 0;
+}
+
 /* native_pick: the native frame that names stack id's operation, innermost first: an
- * at::_ops:: one, else an at::native:: one, else any with a symbol, skipping the allocation
- * primitive (empty*) for the first two; its index among the native frames, or -1. */
+ * at::_ops:: one, else an at::native:: one, else any with a symbol outside the allocator's
+ * libraries (allocator_frame; one in them where none is), skipping the allocation primitive
+ * (empty*) for the first two; its index among the native frames, or -1. */
 static long native_pick(tables *t, const tables_stack *st)
 {
-    long op = -1, native = -1, any = -1;
+    long op = -1, native = -1, any = -1, inner = -1;
     tables_frame fb;
     for (unsigned i = 0; i < st->n_native && op < 0; i++) {
         const tables_frame *f = tables_frame_of(t, st->frames[i], TABLES_FRAME_NATIVE, &fb);
         const char *fn = f->function;
         if (!fn || !fn[0])
             continue;
-        if (any < 0)
+        if (inner < 0)
+            inner = (long)i;
+        if (any < 0 && !allocator_frame(f))
             any = (long)i;
         if (strstr(fn, "empty")) /* the allocation primitive itself names no operation */
             continue;
@@ -72,7 +88,7 @@ static long native_pick(tables *t, const tables_stack *st)
         if (native < 0 && strstr(fn, "at::native::"))
             native = (long)i;
     }
-    return op >= 0 ? op : native >= 0 ? native : any;
+    return op >= 0 ? op : native >= 0 ? native : any >= 0 ? any : inner;
 }
 
 const char *replay_native_text(replay_result *r, uint32_t stack_id, char *buf, size_t len)
