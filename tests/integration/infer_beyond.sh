@@ -9,6 +9,8 @@
 # (B·T 512, B 1); ViT-B/16's fp32 images taken for 2·B patch-token tensors (B 512 at 256); GPT-2
 # medium's 24 MLP biases of 4·1024 fp32 the size of its batch of 2·1024 int64 left out of P; a
 # diffusion U-Net's EMA copy of its weights counted in P, one of its conv weights read as images.
+# The dtype the run's autocast had: eval-only runs and runs out of memory before their first step
+# had been told "16-bit" where the script's --amp default said bf16.
 set -u
 check() { # check DIR: every trace of DIR/facts.jsonl
     python3 - "$1/facts.jsonl" <<'PYEOF'
@@ -23,8 +25,16 @@ for line in open(sys.argv[1]):
     if out.returncode not in (0, 1):  # 1: the run ran out of memory
         bad.append("%s: report --json exit %d" % (t, out.returncode))
         continue
-    inf = json.loads(out.stdout)["inferred"]
+    rep = json.loads(out.stdout)
+    inf = rep["inferred"]
     val = lambda k: inf[k]["value"] if k in inf else None
+    # autocast's 16 bits: the run's own (a GradScaler, or the script's --amp where no step ran
+    # to tell: its argparse default "bf16"); "16-bit" only where the script's default is None
+    # (the vision programs pick it per model in code)
+    want = {"bf16": "bfloat16", "fp16": "float16"}.get(f.get("amp"))
+    dt = rep["config"].get("dtype", {}).get("value")
+    if want and dt != want and not (dt == "16-bit" and "vision" in f["command"]):
+        bad.append("%s: dtype %s, the run's autocast %s" % (t, dt, f["amp"]))
     fam = f["family"]
     # the buffers made with the model: BERT's position and token-type ids (two int64 rows of
     # T); Llama's rotary inverse frequencies, fp32, half a head wide (transformers keeps an

@@ -106,6 +106,9 @@ typedef struct nano_config {
     int skipped_key;    /* its key */
     char ckpt_flag[48]; /* the script's own switch for activation checkpointing, or "" */
     char amp_flag[64]; /* the script's own flag and value for bf16 autocast ("--amp bf16"), or "" */
+    char amp_value[16];    /* that flag's value in the run (its command line, else its argparse
+                            * default: "bf16", "fp16", "none"), or "" */
+    char amp_where[200];   /* where amp_value came from */
     char nocache_flag[48]; /* the script's own switch for use_cache=False ("--no-cache"), or "" */
     char targs_call[48];   /* the script's own training-arguments call ("TrainingArguments",
                             * "SFTConfig"; trainargs.h), or "" */
