@@ -210,6 +210,15 @@ int cmd_report(int argc, char **argv)
     }
     if (isatty(2) && nfiles > 1)
         fprintf(stderr, "\n");
+    /* several ranks: the one reported in full (its advice, its page) is the first that ran out
+     * of memory, else the first file (a rank out of memory beside a first that was not had been
+     * told "(ok)" and "keep the current configuration"); every rank is in the per-rank table */
+    for (int i = 1; i < c.nruns && !c.runs[0].has_oom; i++)
+        if (c.runs[i].has_oom) {
+            replay_result first = c.runs[0];
+            c.runs[0] = c.runs[i], c.runs[i] = first;
+            c.full_oom = 1;
+        }
     char berr[512] = "";
     if (report_build(&c, berr, sizeof berr) < 0) {
         fprintf(stderr, "vramtrace report: %s\n", berr);

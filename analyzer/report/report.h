@@ -76,6 +76,8 @@ typedef struct report_growth {
 typedef struct report_ctx {
     replay_result *runs; /* one per file; runs[0] is the one reported in full */
     int nruns;
+    int full_oom;    /* several files: runs[0] is the first that ran out of memory, where the first
+                      * file did not (cmd_report: its configuration is what failed) */
     run_facts facts; /* for runs[0] */
     model_opts opts;
     report_site *sites; /* sorted by bytes, descending */

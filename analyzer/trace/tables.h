@@ -251,6 +251,9 @@ const char *tables_short_file(const tables *t, const char *file);
 /* tables_frame_label: tables_frame_text with the Python file made short (tables_short_file): what
  * reports, views and diff name a frame by */
 size_t tables_frame_label(tables *t, const tables_frame *f, char *buf, size_t bufsz);
+/* tables_frame_source: a native frame's source file from debug info (read the first time it is
+ * asked for, as the label does), its line in *line (0: unknown); "" when none */
+const char *tables_frame_source(tables *t, const tables_frame *f, int *line);
 
 /* demangle: C++ demangling of a mangled name via __cxa_demangle (demangle.c): *out gets a
  * malloc'ed demangled name, or NULL when name is not a C++ name (does not start with _Z, or the

@@ -219,6 +219,18 @@ const char *tables_short_file(const tables *t, const char *file)
     return file;
 }
 
+const char *tables_frame_source(tables *t, const tables_frame *f, int *line)
+{
+    tables_symbol *e =
+        f->kind == TABLES_FRAME_NATIVE && f->sym ? tables_map_get(&t->symbols, f->ip) : NULL;
+    *line = 0;
+    if (!e)
+        return "";
+    symbol_source(t, e);
+    *line = e->src_file.len ? e->src_line : 0;
+    return e->src_file.len ? e->src_file.s : "";
+}
+
 size_t tables_frame_label(tables *t, const tables_frame *f, char *buf, size_t bufsz)
 {
     tables_symbol *e =

@@ -159,8 +159,10 @@ static void sites(FILE *out, const report_ctx *c)
     char b[32];
     fputs("<section id=allocsites><h2>Top allocation sites at the peak</h2>\n<table "
           "id=\"sites\"><tr><th class=n>bytes</th><th class=n>count</th><th>category</th>"
-          "<th>site (Python file:line function, the native operation below)</th></tr>\n",
+          "<th>site (",
           out);
+    html_esc(out, report_sites_heading(&c->runs[0]));
+    fputs(")</th></tr>\n", out);
     for (size_t i = 0; i < c->nsites && i < HTML_SITES; i++) {
         const report_site *s = &c->sites[i];
         fprintf(out, "<tr><td class=n>%s</td><td class=n>%u</td><td>",
@@ -304,6 +306,34 @@ static void timeline_section(FILE *out, const replay_result *r)
     fputs("</section>\n", out);
 }
 
+/* ranks: several files' peaks, one row each (the text's "Per rank / process"), and which one the
+ * page is of; none for one file */
+static void ranks(FILE *out, const report_ctx *c)
+{
+    char b1[32], b2[32];
+    if (c->nruns < 2)
+        return;
+    fprintf(out,
+            "<section id=ranks><h2>Per rank / process</h2>\n<p class=sub>%d files: this page is "
+            "of %s.</p>\n<table><tr><th>rank</th><th class=n>pid</th><th class=n>reserved</th>"
+            "<th class=n>process</th><th>OOM</th><th>file</th></tr>\n",
+            c->nruns, c->full_oom ? "the first that ran out of memory" : "the first given");
+    for (int i = 0; i < c->nruns; i++) {
+        const replay_result *r = &c->runs[i];
+        const tables_process *p = tables_process_get(r->t);
+        const char *rank = tables_env(r->t, "RANK");
+        fputs("<tr><td>", out);
+        html_esc(out, rank ? rank : "-");
+        fprintf(out,
+                "</td><td class=n>%u</td><td class=n>%s</td><td class=n>%s</td><td>%s</td><td>",
+                p ? p->pid : 0, html_bytes(r->peak_reserved, b1, sizeof b1),
+                html_bytes(r->peak_process, b2, sizeof b2), r->has_oom ? "yes" : "no");
+        html_esc(out, r->path);
+        fputs(i ? "</td></tr>\n" : " (this page)</td></tr>\n", out);
+    }
+    fputs("</table></section>\n", out);
+}
+
 int html_write(FILE *out, report_ctx *c)
 {
     replay_result *r = &c->runs[0];
@@ -325,6 +355,7 @@ int html_write(FILE *out, report_ctx *c)
     } else {
         html_summary(out, c);
     }
+    ranks(out, c);
     timeline_section(out, r);
     if (html_too_short(r, why, sizeof why)) {
         html_config(out, c); /* the command line's, all a cut trace can say */

@@ -173,6 +173,10 @@ static void print_run(FILE *out, const report_ctx *c)
         escape_term_fputs(out, p->host.s, p->host.len);
         fputc('\n', out);
     }
+    if (c->nruns > 1)
+        fprintf(out,
+                "  ranks    %d files: this one in full (%s), every one in \"Per rank / process\"\n",
+                c->nruns, c->full_oom ? "the first that ran out of memory" : "the first given");
     char b1[32];
     for (size_t i = 0; i < tables_n_devices(r->t); i++) {
         const tables_device *d = tables_device_at(r->t, i);
@@ -293,16 +297,21 @@ static void print_category_peaks(FILE *out, const report_ctx *c)
     }
 }
 
+const char *report_sites_heading(const replay_result *r)
+{
+    const tables_config *cf = tables_config_get(r->t);
+    return !tables_no_python(r->t)             ? "Python file:line function, the native op below"
+           : cf->stack_mode & VT_STACKS_NATIVE ? "the native op: no Python frames were recorded"
+                                               : "none: no stacks were recorded";
+}
+
 static void print_sites(FILE *out, const report_ctx *c)
 {
     char b[32];
     if (!c->top || !c->nsites)
         return;
-    const tables_config *cf = tables_config_get(c->runs[0].t);
     fprintf(out, "\n%sTop allocation sites at the peak%s (%s)\n", B(c), N(c),
-            !tables_no_python(c->runs[0].t)     ? "Python file:line function, the native op below"
-            : cf->stack_mode & VT_STACKS_NATIVE ? "the native op: no Python frames were recorded"
-                                                : "none: no stacks were recorded");
+            report_sites_heading(&c->runs[0]));
     for (int cat = 0; cat < CAT_COUNT; cat++) {
         int shown = 0;
         for (size_t i = 0; i < c->nsites && shown < c->top; i++) {

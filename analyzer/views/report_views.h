@@ -35,6 +35,9 @@ const char *report_lost_text(uint64_t lost, uint64_t missing, uint64_t made, cha
 const char *report_stacks_text(const replay_result *r, char *buf, size_t n);
 /* report_mode_text: one line saying what the capture mode means. */
 const char *report_mode_text(const replay_result *r);
+/* report_sites_heading: what a site of r's is named by: its Python site, the native operation
+ * where r has no Python frames, nothing where it has no stack */
+const char *report_sites_heading(const replay_result *r);
 /* report_steps_hedge: what the optimizer steps counted may not be (a GradScaler that may have
  * skipped them), to follow "N optimizer steps", or "". */
 const char *report_steps_hedge(const report_ctx *c);

@@ -6,8 +6,8 @@
 # had beside its batch-sized tensors (calibration.optimizer_step: the weights, their gradients,
 # the optimizer's state and temporaries, workspaces, which no micro-batch changes), and the
 # report's three views say the same of which predictions peak there or at the backward's end
-# (JSON predicted_peak_at, the text's "in the optimizer step" / "at the backward's end", the
-# HTML's). The truth of the step's prediction against measured runs: step_pairs.sh
+# (JSON predicted_peak_at, the text's "in the optimizer step" / "at the backward's end" / "in the
+# evaluation pass", the HTML's). The truth of the step's prediction against measured runs: step_pairs.sh
 # (ResNet-50 B=128 -> B=1) and oom_pairs.sh.
 set -u
 cd "$ROOT" || exit 2
@@ -33,8 +33,10 @@ for t in sorted(glob.glob("examples/traces/*/*.vt")):
         html = subprocess.run([vt, "export", "--html", "/dev/stdout", t], capture_output=True,
                               text=True).stdout
         nt = sum(1 for l in txt.splitlines() if "predicted peak" in l and
-                 ("in the optimizer step" in l or "at the backward's end" in l))
-        nh = html.count("its peak in the optimizer step") + html.count("its peak at the backward's end")
+                 ("in the optimizer step" in l or "at the backward's end" in l or
+                  "in the evaluation pass" in l))
+        nh = html.count("its peak in the optimizer step") + html.count("its peak at the backward's end") + \
+            html.count("its peak in the evaluation pass")
         if nt != flagged or nh != flagged:
             bad.append("%s: %d predictions at another moment (JSON), %d in the text, %d on the page"
                        % (t, flagged, nt, nh))

@@ -102,9 +102,14 @@ const char *replay_native_text(replay_result *r, uint32_t stack_id, char *buf, s
     const tables_frame *f = tables_frame_of(r->t, st->frames[pick], TABLES_FRAME_NATIVE, &fb);
     const char *fn = f->function;
     size_t fl = strcspn(fn, "("); /* the name without its argument list */
-    char raw[512];
-    snprintf(raw, sizeof raw, "%.*s (%s)", (int)(fl < 400 ? fl : 400), fn,
-             f->module ? f->module->basename : "?");
+    char raw[768];
+    int n = snprintf(raw, sizeof raw, "%.*s (%s)", (int)(fl < 400 ? fl : 400), fn,
+                     f->module ? f->module->basename : "?");
+    int line;
+    const char *src = tables_frame_source(r->t, f, &line); /* (its debug info) */
+    if (n > 0 && (size_t)n < sizeof raw && src[0])
+        snprintf(raw + n, sizeof raw - (size_t)n, line > 0 ? " at %.200s:%d" : " at %.200s", src,
+                 line);
     escape_term(raw, strlen(raw), buf, len);
     return buf;
 }
