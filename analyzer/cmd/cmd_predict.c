@@ -292,6 +292,11 @@ verdict:
         if (!run->lower_bounds &&
             (most = advice_next_cache(cal, s, lb, a->card.bytes, ADVICE_HEADROOM, &cache)) != 0)
             printf("  %s\n", model_next_cache_text(cache, lb, most, why, sizeof why));
+    } else if (!run->lower_bounds && s->B != 1) { /* none: at 1 the cache may decide */
+        uint64_t cache, most = advice_next_cache(cal, s, 0, a->card.bytes, ADVICE_HEADROOM, &cache);
+        char why[240];
+        if (most)
+            printf("%s\n", model_next_cache_text(cache, 0, most, why, sizeof why));
     }
     int found =
         advice_recommend(cal, s, p->required_bytes, lb, a->card.bytes, unmeasured, &rb, &ra);

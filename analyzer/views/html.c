@@ -170,7 +170,7 @@ static void sites(FILE *out, const report_ctx *c)
         html_swatch(out, s->category);
         fprintf(out, "%s</td><td class=site>", category_name((category)s->category));
         html_esc(out, s->text);
-        if (s->native[0] && strcmp(s->native, s->text)) {
+        if (s->native[0] && strncmp(s->native, s->text, strlen(s->native))) { /* (not the site) */
             fputs("<br>via ", out);
             html_esc(out, s->native);
         }

@@ -121,9 +121,7 @@ void advice_calibrate(model_calib *c, const gpt_shape *s, const cat_breakdown *m
             uint64_t m = measured->bytes[k], r = c->refined.bytes[k];
             if (k == CAT_ACTIVATIONS)
                 m -= c->compiled_casts;
-            double q = 1.0;
-            if (m > 0 && r > 0)
-                q = (double)m / (double)r;
+            double q = m > 0 && r > 0 ? (double)m / (double)r : 1.0;
             /* An OOM before the peak leaves growing categories incomplete. */
             if (partial && q < 1 && k != CAT_PARAMETERS)
                 q = 1.0;
@@ -404,9 +402,11 @@ static void predict_oom(const model_calib *c, const gpt_shape *s, prediction *ou
         case CAT_GRADIENTS:
         case CAT_OPTIMIZER:
         case CAT_AUTOCAST: {
+            int freed = k == CAT_AUTOCAST && c->oom_in_step; /* (with the forward's tensors) */
+            have = freed ? c->oom_live.bytes[k] : have;
             uint64_t fz = k == CAT_PARAMETERS && have > c->frozen ? c->frozen : 0; /* kept whole */
-            v = have > 0 ? (double)(have - fz) * scale(&s2, m, (category)k) + (double)fz
-                         : unseen_weights(c, &s2, (category)k, ref.bytes[k]);
+            v = have > 0 || freed ? (double)(have - fz) * scale(&s2, m, (category)k) + (double)fz
+                                  : unseen_weights(c, &s2, (category)k, ref.bytes[k]);
             if (k == CAT_GRADIENTS)
                 v = kept_grads(c, &s2, v, (double)ref.bytes[k]);
             break;

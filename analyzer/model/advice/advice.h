@@ -38,8 +38,9 @@ typedef struct model_calib {
     int weights_exact;         /* 1: measured parameters are the tensors themselves (tensor mode):
                                 * gradients / AdamW state not created yet derive from them */
     /* OOM runs (advice_calibrate_oom): the state at the failure, a lower bound on the step */
-    int has_oom;            /* 1: oom_live / oom_request are set */
-    int oom_tight;          /* 1: a forward had completed before the failure */
+    int has_oom;     /* 1: oom_live / oom_request are set */
+    int oom_tight;   /* 1: a forward had completed before the failure */
+    int oom_in_step; /* 1: it came in an optimizer step: autocast's copies, the forward's, freed */
     cat_breakdown oom_live; /* live by category at the failure */
     uint64_t oom_request;   /* bytes the failing call asked for */
     double act_whole;       /* > 1: the activations at the failure were this share of the whole

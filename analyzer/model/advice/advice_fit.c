@@ -47,6 +47,8 @@ uint64_t advice_next_cache(const model_calib *c, const gpt_shape *s, uint64_t B,
     prediction p;
     advice_predict(c, &t, &p);
     uint64_t limit = advice_cache_limit(&p, capacity, headroom, cache);
+    if (B == 0) /* not even 1 fits with the cache assumed (an OOM run's floor): with how much */
+        return limit + *cache / 50 < *cache ? limit : 0;
     /* (a limit within 2 % of the assumed: a verdict by a hair, nothing the cache would decide) */
     return p.required_bytes > p.peak_bytes && advice_fits(p.peak_bytes, capacity, headroom) == 1 &&
                    limit + *cache / 50 < *cache

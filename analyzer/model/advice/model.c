@@ -480,6 +480,7 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
                                  (f->oom_phase && (!strcmp(f->oom_phase, "backward") ||
                                                    !strcmp(f->oom_phase, "optimizer"))));
         m->calib.kv_oom = f->kv_at_oom;
+        m->calib.oom_in_step = f->oom_phase && !strcmp(f->oom_phase, "optimizer");
         model_kv_kept(f, &m->calib.kv_oom);
         model_oom_forward_share(m, f);
         if (f->iterations == 0) /* the step it never reached: at least that, at any shape */
@@ -558,8 +559,7 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
                    : m->capacity <= oom_card
                        ? 0
                        : advice_fits(m->current.required_bytes, m->capacity, ADVICE_HEADROOM);
-    /* a run that completed its steps on this card is never told first to shrink: it fits, with
-     * less than the headroom free; the options add margin */
+    /* a run that completed its steps on this card is never told first to shrink (it fits) */
     if (cur_fits == 0 && !f->has_oom && f->iterations > 0 && m->capacity &&
         f->peak_process <= m->capacity) {
         /* ... once a forward ran with the optimizer's state (a second step): one step's forward
@@ -586,7 +586,7 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
         /* a micro-batch this run did not complete: its cache assumed (model.h) */
         m->largest_cache_most = advice_largest_cache(
             &m->calib, &steady, m->largest_batch, m->capacity, ADVICE_HEADROOM, &m->largest_cache);
-    if (m->largest_batch && !m->lower_bounds) /* the next one: the cache may decide (model.h) */
+    if (m->capacity && !m->lower_bounds) /* the next one (1 after 0): the cache may decide */
         m->next_cache_most = advice_next_cache(&m->calib, &steady, m->largest_batch, m->capacity,
                                                ADVICE_HEADROOM, &m->next_cache);
     if ((cur_fits == 1 || cur_fits == 2) && f->oom_recovered) /* after its allocator hit the card */

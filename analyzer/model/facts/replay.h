@@ -235,13 +235,13 @@ static inline unsigned replay_steps_run(const replay_result *r)
 
 /* replay_site_text: "file:line function" of the site a report names for stack_id (escaped
  * for a terminal when term), into buf; a stack with no Python frame: its operation
- * (replay_native_text); "(no stack)" when there is none. */
+ * (replay_native_text, and " at file:line" where its debug info gives one); "(no stack)" when
+ * there is none. */
 const char *replay_site_text(replay_result *r, uint32_t stack_id, char *buf, size_t len);
 /* replay_native_text: the native frame that names the operation of stack_id — the innermost
  * "at::_ops::" symbol, else "at::native::" (allocation primitives named "empty" skipped), else
  * the innermost native symbol outside PyTorch's caching allocator — as "name (module)" without
- * arguments, " at file:line" after it where debug info gives one, escaped for a terminal; ""
- * when the stack has no named native frame. */
+ * arguments, escaped for a terminal; "" when the stack has no named native frame. */
 const char *replay_native_text(replay_result *r, uint32_t stack_id, char *buf, size_t len);
 
 #endif

@@ -32,6 +32,9 @@ static const tables_frame *site_frame(tables *t, uint32_t id, tables_frame *buf,
     return NULL;
 }
 
+static const char *native_text(replay_result *r, uint32_t stack_id, char *buf, size_t len,
+                               int with_source);
+
 const char *replay_site_text(replay_result *r, uint32_t stack_id, char *buf, size_t len)
 {
     tables_frame fb;
@@ -39,7 +42,7 @@ const char *replay_site_text(replay_result *r, uint32_t stack_id, char *buf, siz
     /* no Python frame: the operation the native frames name (replay_native_text's), not the
      * innermost frame, which is the allocator's own (its trace hook, its malloc) for every
      * tensor */
-    if (!f && stack_id && replay_native_text(r, stack_id, buf, len)[0])
+    if (!f && stack_id && native_text(r, stack_id, buf, len, 1)[0])
         return buf;
     if (!f) {
         snprintf(buf, len, "%s", stack_id ? "(no named frame)" : "(no stack)");
@@ -91,7 +94,10 @@ static long native_pick(tables *t, const tables_stack *st)
     return op >= 0 ? op : native >= 0 ? native : any >= 0 ? any : inner;
 }
 
-const char *replay_native_text(replay_result *r, uint32_t stack_id, char *buf, size_t len)
+/* native_text: replay_native_text, with the frame's file:line from debug info when with_source
+ * (the site of a stack without Python frames: the program's own function, where it was) */
+static const char *native_text(replay_result *r, uint32_t stack_id, char *buf, size_t len,
+                               int with_source)
 {
     const tables_stack *st = stack_id ? tables_stack_get(r->t, stack_id) : NULL;
     long pick = st ? native_pick(r->t, st) : -1;
@@ -106,10 +112,15 @@ const char *replay_native_text(replay_result *r, uint32_t stack_id, char *buf, s
     int n = snprintf(raw, sizeof raw, "%.*s (%s)", (int)(fl < 400 ? fl : 400), fn,
                      f->module ? f->module->basename : "?");
     int line;
-    const char *src = tables_frame_source(r->t, f, &line); /* (its debug info) */
+    const char *src = with_source ? tables_frame_source(r->t, f, &line) : ""; /* (debug info) */
     if (n > 0 && (size_t)n < sizeof raw && src[0])
         snprintf(raw + n, sizeof raw - (size_t)n, line > 0 ? " at %.200s:%d" : " at %.200s", src,
                  line);
     escape_term(raw, strlen(raw), buf, len);
     return buf;
+}
+
+const char *replay_native_text(replay_result *r, uint32_t stack_id, char *buf, size_t len)
+{
+    return native_text(r, stack_id, buf, len, 0);
 }
