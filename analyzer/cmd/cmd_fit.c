@@ -239,9 +239,22 @@ static fit_trial *trial_at(fit_job *j, int k)
     j->ntrials++; /* a trial that timed out is in the table; the search stops there */
     if (rc < 0)
         return NULL;
-    /* what broke it: the category that grew most since the largest smaller fit */
+    char peak[32];
+    fprintf(stderr, "vramtrace fit: micro-batch %ld: %s, peak %s (%.1f s)\n", t->b,
+            t->fits  ? "fits"
+            : t->oom ? "out of memory"
+                     : "no headroom",
+            card_format_bytes(t->peak, peak, sizeof peak), t->seconds);
+    return t;
+}
+
+/* what_broke: the category of t's live bytes that grew most since the largest smaller fit among
+ * every trial of the search (one tried later too: the first trial, 16, had been told "no smaller
+ * fit" beside 8, 10 and 11 that fit) */
+static void what_broke(const fit_job *j, fit_trial *t)
+{
     const fit_trial *base = NULL;
-    for (int i = 0; i < j->ntrials - 1; i++)
+    for (int i = 0; i < j->ntrials; i++)
         if (j->trials[i].fits && j->trials[i].b < t->b && (!base || j->trials[i].b > base->b))
             base = &j->trials[i];
     uint64_t best = 0;
@@ -252,13 +265,6 @@ static fit_trial *trial_at(fit_job *j, int k)
         if (c != CAT_CACHE && grew > best)
             best = grew, t->broke = c;
     }
-    char peak[32];
-    fprintf(stderr, "vramtrace fit: micro-batch %ld: %s, peak %s (%.1f s)\n", t->b,
-            t->fits  ? "fits"
-            : t->oom ? "out of memory"
-                     : "no headroom",
-            card_format_bytes(t->peak, peak, sizeof peak), t->seconds);
-    return t;
 }
 
 /* search: start at b0 (else 1), double while it fits, halve while it does not, bisect
@@ -466,6 +472,8 @@ int cmd_fit(int argc, char **argv)
     long best = lo >= 0 ? j->cand[lo] : 0;
     long best_a = best && j->has_a ? j->effective / best : 0;
     qsort(j->trials, (size_t)j->ntrials, sizeof j->trials[0], by_batch);
+    for (int i = 0; i < j->ntrials; i++) /* (against every trial, the later ones too) */
+        what_broke(j, &j->trials[i]);
     if (json)
         fit_print_json(j, best, best_a, interrupted || failed, g_stop != 0);
     else

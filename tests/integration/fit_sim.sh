@@ -176,6 +176,18 @@ t = json.load(open(sys.argv[1]))["trials"][0]
 assert t["oom"] and t["requested_bytes"] > 0 and t["grew_since_batch_size"] is None, t
 PYEOF
 grep -q '^1  .*OOM asking [0-9.]* [KMG]i\?B (.* the largest: no smaller fit)' fd.txt || { cat fd.txt; fail "no smaller fit: the verdict"; }
+# a trial out of memory first (the starting micro-batch), smaller ones fitting later: what grew
+# since the largest of them, never "no smaller fit" beside them (a diffusion U-Net from B=16 on
+# 4 GiB: 8, 10 and 11 fit after 16 had been told "the largest: no smaller fit")
+"$VT" fit --card 4GiB --json --dir fu -- "$PY" "$ROOT/examples/sim/sim_diffusion.py" --batch-size {B=16} \
+    --steps {I} >fu.json 2>/dev/null
+"$PY" - fu.json <<'PYEOF' || fail "an OOM trial before smaller fits: grew_since_batch_size"
+import json, sys
+tr = json.load(open(sys.argv[1]))["trials"]
+t = next(x for x in tr if x["batch_size"] == 16)
+fit = max(x["batch_size"] for x in tr if x["fits"] and x["batch_size"] < 16)
+assert t["oom"] and t["grew_since_batch_size"] == fit, (t, fit)
+PYEOF
 
 # 5. usage errors
 "$VT" fit -- true >u.txt 2>&1; rc=$?
