@@ -311,7 +311,9 @@ static void write_json(FILE *out, replay_result *a, replay_result *b, diff_sites
     oom_json(out, a);
     fputs(",\"b\":", out);
     oom_json(out, b);
-    fprintf(out, "},\"category_basis\":{\"a\":\"%s\",\"b\":\"%s\"},\"peak\":{", basis(a), basis(b));
+    fprintf(out, "},\"category_basis\":{\"a\":\"%s\",\"b\":\"%s\"},", basis(a), basis(b));
+    fprintf(out, "\"python_frames\":{\"a\":%s,\"b\":%s},\"peak\":{",
+            tables_no_python(a->t) ? "false" : "true", tables_no_python(b->t) ? "false" : "true");
     for (int i = 0; i < 3; i++) {
         if (i == 0 && (!a->tensor_mode || !b->tensor_mode)) { /* not visible in segment mode */
             fputs("\"allocated_bytes\":{\"a\":", out);
@@ -392,6 +394,13 @@ static void write_text(FILE *out, replay_result *a, replay_result *b, diff_sites
                     amount(x, ax, sizeof ax), amount(y, ay, sizeof ay),
                     change(delta(x, y), ch, sizeof ch));
     }
+    if (tables_no_python(a->t) != tables_no_python(b->t)) /* (report's stacks line, said here) */
+        fprintf(out,
+                "(%s was recorded without Python frames: its categories rest on the order of "
+                "events (an optimizer's state, autocast's copies, library workspaces counted in "
+                "its other rows) and its sites are not the program's lines: a change above and "
+                "below compares the two recordings as much as the two runs)\n",
+                tables_no_python(a->t) ? "A" : "B");
     fprintf(out, "\nsites that changed most (MiB, B - A):\n");
     if (compiled)
         fputs("  (torch.compile writes each compile's code to a file named by a hash: its sites "

@@ -54,4 +54,14 @@ grep -q '^Top allocation sites at the peak (none: no stacks were recorded)' v_no
     fail "none: $(grep '^Top allocation sites' v_none.txt)"
 grep -q '^Top allocation sites at the peak (Python file:line function, the native op below)' v_all.txt ||
     fail "all: $(grep '^Top allocation sites' v_all.txt)"
+# diff between recordings with and without Python frames says its category changes are the
+# recordings' as much as the runs' (the same run: optimizer -660.5, activations +887.7 MiB, said
+# as changes with no word of why); JSON python_frames; none said between two alike
+"$VT" diff v_all.vt v_none.vt >d.txt && "$VT" diff --json v_all.vt v_none.vt >d.json && "$VT" diff v_all.vt v_all.vt >dd.txt ||
+    fail "diff"
+grep -q '^(B was recorded without Python frames: its categories rest on the order of events' d.txt ||
+    fail "diff: no word of the recordings: $(cat d.txt)"
+grep -q 'without Python frames' dd.txt && fail "diff of two alike: a note of the recordings"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["python_frames"] == {"a": True, "b": False}, d["python_frames"]' d.json ||
+    fail "diff --json: python_frames"
 echo "sim_native_stacks: ok"
