@@ -215,9 +215,31 @@ static void test_backward_end_calibrated(void **state)
     assert_int_equal(p.peak_bytes, cat_breakdown_total(&m));
 }
 
+/* the CUDA context alone on a tiny card is the cause of an OOM before any step ran, not after
+ * 3500 steps that ran beside it (an evaluation's logits grew then); more outside than the
+ * context is, after steps too */
+static void test_cause_context(void **state)
+{
+    (void)state;
+    char why[256];
+    cat_breakdown tiny = {0};
+    tiny.bytes[CAT_CONTEXT] = 300 * MiB, tiny.bytes[CAT_LOGITS] = 196 * MiB;
+    assert_int_equal(advice_oom_cause(&tiny, 32 * MiB, 600 * MiB, 0, 300 * MiB, "forward", 3500,
+                                      why, sizeof why, 1),
+                     OOM_ACTIVATIONS);
+    assert_int_equal(advice_oom_cause(&tiny, 32 * MiB, 600 * MiB, 0, 300 * MiB, "forward", 0, why,
+                                      sizeof why, 1),
+                     OOM_OUTSIDE);
+    tiny.bytes[CAT_KERNEL_CODE] = 100 * MiB;
+    assert_int_equal(advice_oom_cause(&tiny, 32 * MiB, 600 * MiB, 0, 400 * MiB, "forward", 3500,
+                                      why, sizeof why, 1),
+                     OOM_OUTSIDE);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cause_context),
         cmocka_unit_test(test_moments),
         cmocka_unit_test(test_step_floor),
         cmocka_unit_test(test_unreached_step),
