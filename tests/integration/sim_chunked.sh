@@ -57,6 +57,11 @@ timeout 300 "$VT" run -q --card 600MiB --max-size 8MiB --no-compress -o late.vt 
 grep -q '^  events .* optimizer steps in the events kept (the run made 1500: its per-step summaries)' late.txt ||
     fail "late: $(grep '^  events' late.txt)"
 grep -q '^(A ran out of memory .* after 1500 optimizer steps' late.diff || fail "late: diff: $(grep '^(A' late.diff)"
+# ... in its evaluation (the program's late_eval): the cause is that pass, not its 300 MiB CUDA
+# context, half of this 600 MiB card, beside which its 1500 steps had run ("memory outside
+# PyTorch (context, NCCL, other processes)" until 2026-12-01)
+grep -q '^OOM: .* during eval;' late.txt && grep -q '^    the OOM came during evaluation' late.txt ||
+    fail "late: $(grep -A2 '^OOM' late.txt)"
 # where events were dropped, the join's records (the frees first, then the snapshot's
 # allocations) make no moment of the views: Perfetto's tracks never pass the report's peak
 # (a stackless run's had been 8.23 GiB at the join, its peak 7.75: a segment made in the gap

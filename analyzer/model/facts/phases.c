@@ -139,7 +139,13 @@ static uint32_t python_bits(const char *fn, const char *file)
      * scale() multiplies the loss (forward) */
     b |= strstr(file, "grad_scaler.py") ? FB_GS : 0;
     b |= strstr(file, "grad_scaler.py") && !strcmp(last, "scale") ? FB_GS_SCALE : 0;
-    b |= in(last, eval_fns) ? FB_EVAL : 0;
+    /* the names above anywhere; in the program's own files, any function whose name says it
+     * evaluates ("late_eval", "run_eval", "evaluation_loop", "validation_step") but torch's
+     * Module.eval, which allocates nothing (a late evaluation's OOM had been the forward's) */
+    b |= in(last, eval_fns) || (!library_file(file) && strcmp(last, "eval") &&
+                                (strstr(last, "eval") || !strncmp(last, "valid", 5)))
+             ? FB_EVAL
+             : 0;
     b |= strstr(file, PHASES_KV_CACHE_FILE) ? FB_KV : 0;
     b |= in(last, data_fns) || strstr(file, "torch/utils/data") ? FB_DATA : 0;
     /* a compiled graph running (inductor's generated code) is the forward, not compile */
