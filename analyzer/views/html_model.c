@@ -211,7 +211,10 @@ static void advice_row(FILE *out, const model_result *m, const advice_item *it, 
     fprintf(out, "</div></td><td class=%s>", verdict_class(it));
     verdict(out, it, m);
     if (it->moment == PREDICT_AT_OPTIMIZER_STEP) /* not the forward's end */
-        fputs(" (its peak in the optimizer step: weights, gradients, optimizer state)", out);
+        fputs(
+            " (its peak in the optimizer step: weights, gradients, optimizer state, and what else "
+            "was live then)",
+            out);
     else if (it->moment == PREDICT_AT_BACKWARD_END)
         fputs(" (its peak at the backward's end: weights, all their gradients, optimizer state)",
               out);

@@ -193,7 +193,8 @@ static void print_advice(FILE *out, const model_result *m, const model_opts *o)
         int n = 0;
         if (it->moment == PREDICT_AT_OPTIMIZER_STEP) /* not the forward's end */
             n = snprintf(extra, sizeof extra,
-                         " in the optimizer step (weights, gradients, optimizer state)");
+                         " in the optimizer step (weights, gradients, optimizer state, and what "
+                         "else was live then)");
         else if (it->moment == PREDICT_AT_BACKWARD_END)
             n = snprintf(extra, sizeof extra,
                          " at the backward's end (weights, all their gradients, optimizer state)");

@@ -72,7 +72,8 @@ for name in ("leak", "bounded", "sum"):
     if abs(g["bytes_per_step"] - true_rate) > 0.05 * true_rate:
         bad.append("%s: %.0f B per step, the program's own counters say %.0f" % (name, g["bytes_per_step"], true_rate))
     top = g["growing"][0]
-    if "forward" not in top["site"] or top["phase"] != "forward" or not top["in_module_forward"]:
+    # (made in the program's validation_loss: the evaluation phase, by its name)
+    if "forward" not in top["site"] or top["phase"] != "eval" or not top["in_module_forward"]:
         bad.append("%s: the growing site is not the model's forward: %s" % (name, top))
     if "validation_loss" not in top["caller"] or "sim_long.py" not in top["caller"]:
         bad.append("%s: the script's line that keeps the loss is not named: %r" % (name, top["caller"]))

@@ -370,7 +370,7 @@ for line in open(sys.argv[1]):
                            (t, l.strip()))
         if len(said) < 1 + f["oom"]:
             bad.append("%s: the parameters' sentences not found: %s" % (t, said))
-        if "frozen" in text.replace("the rest: frozen parameters or buffers", ""):
+        if "frozen" in text.replace("the rest not trained: frozen parameters, buffers", ""):
             bad.append("%s: frozen weights said of a run that trains all of them" % t)
         if "%.2f M of the %.2f M weight elements" % (f["params"] / 1e6, f["params"] / 1e6) \
                 not in text and not f["oom"]:

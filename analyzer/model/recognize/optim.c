@@ -110,7 +110,8 @@ void recognize_optim(const recognize_input *in, run_recognition *out)
     if (in->has_cat_peaks && in->grad_peak >= e) {
         out->trainable = in->grad_peak / e;
         snprintf(out->trainable_where, sizeof out->trainable_where,
-                 "the gradients' elements; the rest: frozen parameters or buffers");
+                 "the gradients' elements; the rest not trained: frozen parameters, buffers, "
+                 "or an EMA's or a teacher's copy of weights");
     }
     out->state_cut = 0;
     if (in->has_cat_peaks && in->state_cut && out->trainable > 0) {
