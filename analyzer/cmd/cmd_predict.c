@@ -296,14 +296,11 @@ verdict:
         uint64_t cache, most = advice_next_cache(cal, s, 0, a->card.bytes, ADVICE_HEADROOM, &cache);
         char why[240];
         if (most)
-            printf("%s\n", model_next_cache_text(cache, 0, most, why, sizeof why));
+            printf("  %s\n", model_next_cache_text(cache, 0, most, why, sizeof why));
     }
     int found =
         advice_recommend(cal, s, p->required_bytes, lb, a->card.bytes, unmeasured, &rb, &ra);
-    const gpt_shape *m = &cal->measured_shape;
-    if (a->from && run->retried && s->B == m->B && s->A == m->A && s->T == m->T && s->L == m->L &&
-        s->d == m->d && s->checkpointing == m->checkpointing && s->compile == m->compile &&
-        s->dtype_bytes == m->dtype_bytes && (!found || rb == s->B)) {
+    if (run->retried && (!found || rb == s->B)) {
         /* as the report's row "none": never "as it is" for a run its allocator's retry saved */
         printf("the run ran to the end on this card, but %s: the headroom above is after that "
                "release (vramtrace report lists the options that lower its peak)\n",
@@ -315,7 +312,7 @@ verdict:
 
 static int print_json(const nano_config *c, const gpt_shape *s, const prediction *p,
                       const predict_args *a, uint64_t lb, const model_calib *cal, int lower,
-                      int unmeasured)
+                      int unmeasured, int retried)
 {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddNumberToObject(root, "schema_version", PREDICT_SCHEMA_VERSION);
@@ -401,8 +398,12 @@ static int print_json(const nano_config *c, const gpt_shape *s, const prediction
             cJSON_AddNullToObject(root, "largest_batch_cache_assumed_bytes");
             cJSON_AddNullToObject(root, "largest_batch_cache_most_bytes");
         }
-        uint64_t rb, ra;
-        if (advice_recommend(cal, s, p->required_bytes, lb, a->card.bytes, unmeasured, &rb, &ra)) {
+        uint64_t rb = 0, ra;
+        int found =
+            advice_recommend(cal, s, p->required_bytes, lb, a->card.bytes, unmeasured, &rb, &ra);
+        /* the run as it ran, after its allocator's retry: nothing recommended as it is (text) */
+        cJSON_AddBoolToObject(root, "completed_after_retry", retried);
+        if (found && !(retried && rb == s->B)) {
             cJSON *rj = cJSON_AddObjectToObject(root, "recommended");
             cJSON_AddNumberToObject(rj, "batch_size", (double)rb);
             if (s->accum_unknown && s->no_training) { /* forwards only: no step to accumulate */
@@ -589,9 +590,10 @@ int cmd_predict(int argc, char **argv)
                       : 0;
     if (mem_failed()) /* the run it came from lost something: no prediction (main says why) */
         return VT_EXIT_USAGE;
+    run.retried = from && predict_run_as_ran(&run, &s, &cal.measured_shape, a.card.bytes);
     if (a.json)
-        return print_json(&c, &s, &p, &a, lb, &cal, run.lower_bounds,
-                          from && run.growth_unmeasured);
+        return print_json(&c, &s, &p, &a, lb, &cal, run.lower_bounds, from && run.growth_unmeasured,
+                          run.retried);
     print_text(&c, &s, &p, &a, lb, &cal, &run);
     return VT_EXIT_OK;
 }

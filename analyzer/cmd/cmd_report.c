@@ -214,9 +214,10 @@ int cmd_report(int argc, char **argv)
      * of memory, else the first file (a rank out of memory beside a first that was not had been
      * told "(ok)" and "keep the current configuration"); every rank is in the per-rank table */
     for (int i = 1; i < c.nruns && !c.runs[0].has_oom; i++)
-        if (c.runs[i].has_oom) {
-            replay_result first = c.runs[0];
-            c.runs[0] = c.runs[i], c.runs[i] = first;
+        if (c.runs[i].has_oom) { /* (first, the rest in their order: 2, 0, 1, 3) */
+            replay_result oom = c.runs[i];
+            memmove(&c.runs[1], &c.runs[0], (size_t)i * sizeof *c.runs);
+            c.runs[0] = oom;
             c.full_oom = 1;
         }
     char berr[512] = "";

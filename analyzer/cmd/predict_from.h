@@ -33,4 +33,10 @@ typedef struct predict_run {
  * (empty, another kind of file, a malformed trace: exit 3, as every command says it). */
 int predict_from_load(const char *path, nano_config *c, predict_run *run, char *err, size_t errlen);
 
+/* predict_run_as_ran: s is run's own configuration (m: its measured shape) on its own card, and
+ * it completed after its allocator's retry: never recommended as it is (the report's row
+ * "none"; it had been said beside another card too) */
+int predict_run_as_ran(const predict_run *run, const gpt_shape *s, const gpt_shape *m,
+                       uint64_t card);
+
 #endif

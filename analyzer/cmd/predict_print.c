@@ -278,8 +278,7 @@ void predict_print_recommended(const nano_config *c, const gpt_shape *s, const g
         printf("not even batch_size=1 fits: use a smaller model, a shorter block_size or "
                "activation checkpointing\n");
     else /* what shortens the input is the program's own (a sequence, an image size) */
-        printf("not even a %s of 1 fits with the cache assumed: use a smaller model, smaller "
-               "inputs (shorter sequences, "
+        printf("not even a %s of 1 fits: use a smaller model, smaller inputs (shorter sequences, "
                "smaller images) or activation checkpointing\n",
                mb);
 }

@@ -144,7 +144,7 @@ void growth_text(FILE *out, const report_ctx *c, const char *bold, const char *n
                 human((uint64_t)s->rate, a, sizeof a), s->since_step,
                 human(s->bytes_since, b, sizeof b), human(s->bytes_last, d, sizeof d), s->phase);
         fprintf(out, "%s\n", s->text);
-        if (s->native[0])
+        if (s->native[0] && strncmp(s->native, s->text, strlen(s->native))) /* (not the site) */
             fprintf(out, "        via %s\n", s->native);
         if (s->caller[0])
             fprintf(out, "        from %s\n", s->caller);

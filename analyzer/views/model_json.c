@@ -225,8 +225,10 @@ void model_json(cJSON *root, const model_result *m, const run_facts *f)
         cJSON_AddNullToObject(pr, "largest_batch_cache_assumed_bytes");
         cJSON_AddNullToObject(pr, "largest_batch_cache_most_bytes");
     }
-    /* the next micro-batch's: the cache assumed, and the most with which it would fit */
-    if (m->next_cache_most && !m->growth_unmeasured && m->largest_batch) {
+    /* the next micro-batch's (1 after none): the cache assumed, and the most with which it
+     * would fit, as the text says it */
+    if (m->next_cache_most && !m->growth_unmeasured && !m->advice_none[0] &&
+        config_known(&m->cfg, CFG_batch_size)) {
         cJSON_AddNumberToObject(pr, "next_batch_cache_assumed_bytes", (double)m->next_cache);
         cJSON_AddNumberToObject(pr, "next_batch_cache_most_bytes", (double)m->next_cache_most);
     } else {

@@ -197,6 +197,9 @@ int report_json(FILE *out, const report_ctx *c)
     cJSON *ranks = cJSON_AddArrayToObject(root, "ranks");
     for (int i = 0; i < c->nruns; i++)
         cJSON_AddItemToArray(ranks, run_json(&c->runs[i]));
+    /* which rank the report is of (ranks[0]): the first given, or the first out of memory */
+    cJSON_AddStringToObject(root, "ranks_first",
+                            c->full_oom ? "first_out_of_memory" : "first_given");
     cJSON *mods = cJSON_AddObjectToObject(root, "activations_by_module");
     cJSON_AddItemToObject(mods, "at_peak", modules_json(c->mod_peak, c->nmod_peak));
     cJSON_AddStringToObject(mods, "peak", c->mod_peak_is_tensors ? "allocated" : "process");

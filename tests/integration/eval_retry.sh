@@ -50,11 +50,15 @@ for t in p.txt pj.txt; do
     grep -q "^the run ran to the end on this card, but its allocator reached the card" $t || fail "$t: no retry said"
 done
 grep -q "^largest single tensor: 3.73 GiB, .* at the evaluation's batch of 64" p.txt || fail "$(grep largest p.txt)"
+# on another card it is not the run as it ran: no retry said there (it had been, beside 80 GiB)
+"$VT" predict --from base.vt --card 80GiB >p80.txt 2>&1 || fail "predict --card 80GiB"
+grep -q 'the run ran to the end on this card' p80.txt && fail "80 GiB: $(tail -n 1 p80.txt)"
 python3 - p.json base.json <<'PY' || fail "predict --json or the report's moments"
 import json, sys
 p, r = (json.load(open(f)) for f in sys.argv[1:])
 assert p["largest_tensor"] == dict(p["largest_tensor"], bytes=4 * 64 * 512 * 30522, batch_size=64), p["largest_tensor"]
 assert p["by_category_at"] == "evaluation", p["by_category_at"]
+assert p["recommended"] is None and p["completed_after_retry"] is True, (p["recommended"], p.get("completed_after_retry"))
 keep = next(x for x in r["advice"] if x["change"].startswith("none"))
 assert keep["predicted_peak_at"] == "evaluation", keep
 PY

@@ -30,6 +30,11 @@ grep -q 'this page is of the first that ran out of memory' t.html || fail "the p
 "$VT" report --no-color "$D/report_rank1.vt" "$D/report_rank0.vt" >u.txt
 head -n 1 u.txt | grep -q 'report_rank1.vt' && grep -q '^  ranks    2 files: this one in full (the first given)' u.txt ||
     fail "the other order: $(sed -n 1,5p u.txt)"
+# three: the one out of memory first, the rest in the order given (a.vt before b.vt)
+cp "$D/report_rank0.vt" a.vt && cp "$D/report_rank0.vt" b.vt || fail "cp"
+"$VT" report --no-color a.vt b.vt "$D/report_rank1.vt" >three.txt
+sed -n '/^Per rank/,/^$/p' three.txt | grep -o '[a-z_0-9]*\.vt$' | tr '\n' ' ' | grep -q '^report_rank1.vt a.vt b.vt $' ||
+    fail "three: $(sed -n '/^Per rank/,/^$/p' three.txt)"
 # one file: no ranks line, no ranks section
 "$VT" report --no-color "$D/report_rank0.vt" >one.txt
 grep -q '^  ranks ' one.txt && fail "one file: a ranks line"

@@ -15,6 +15,7 @@
 
 #include "advice.h"
 #include "advice_shape.h"
+#include "model.h"
 
 #define MiB (1024ull * 1024ull)
 
@@ -236,14 +237,29 @@ static void test_cause_context(void **state)
                      OOM_OUTSIDE);
 }
 
+/* model_none_fits: said only where no option fits; options that fit with none recommended (none
+ * lowered a completed run's peak by 1 %) are no "none of these fits" */
+static void test_none_fits(void **state)
+{
+    (void)state;
+    static model_result m;
+    memset(&m, 0, sizeof m);
+    m.capacity = 12ull << 30;
+    m.nitems = 2;
+    m.items[0].fits = 0, m.items[1].fits = 0;
+    assert_true(model_none_fits(&m));
+    m.items[1].fits = 1;
+    assert_false(model_none_fits(&m));
+    m.items[1].recommended = 1;
+    assert_false(model_none_fits(&m));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_cause_context),
-        cmocka_unit_test(test_moments),
-        cmocka_unit_test(test_step_floor),
-        cmocka_unit_test(test_unreached_step),
-        cmocka_unit_test(test_backward_end_calibrated),
+        cmocka_unit_test(test_cause_context),  cmocka_unit_test(test_none_fits),
+        cmocka_unit_test(test_moments),        cmocka_unit_test(test_step_floor),
+        cmocka_unit_test(test_unreached_step), cmocka_unit_test(test_backward_end_calibrated),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

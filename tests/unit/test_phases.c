@@ -40,6 +40,16 @@ static void test_each_phase(void **state)
                      PHASE_BACKWARD);
     assert_int_equal(PHASE_OF(py("/x/torch/optim/adamw.py", "AdamW.step")).phase, PHASE_OPTIMIZER);
     assert_int_equal(PHASE_OF(py("/w/train.py", "estimate_loss")).phase, PHASE_EVAL);
+    /* a program's own evaluation by its name's words; not a name that trains too, nor words
+     * that merely hold the letters */
+    assert_int_equal(PHASE_OF(py("/w/train.py", "LongTrainer.late_eval")).phase, PHASE_EVAL);
+    assert_int_equal(PHASE_OF(py("/w/train.py", "eval")).phase, PHASE_EVAL);
+    assert_int_equal(PHASE_OF(py("/w/train.py", "run_validation_epoch")).phase, PHASE_EVAL);
+    assert_int_equal(PHASE_OF(py("/w/train.py", "train_and_evaluate")).phase, PHASE_OTHER);
+    assert_int_equal(PHASE_OF(py("/w/train.py", "retrieval_loss")).phase, PHASE_OTHER);
+    assert_int_equal(PHASE_OF(py("/w/model.py", "valid_mask")).phase, PHASE_OTHER);
+    assert_int_equal(PHASE_OF(py("/x/torch/nn/modules/module.py", "Module.eval")).phase,
+                     PHASE_OTHER);
     assert_int_equal(PHASE_OF(py("/w/train.py", "get_batch")).phase, PHASE_DATA);
     assert_int_equal(PHASE_OF(py("/x/torch/_dynamo/convert_frame.py", "_compile")).phase,
                      PHASE_COMPILE);

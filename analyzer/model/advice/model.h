@@ -196,9 +196,13 @@ static inline int model_state_elsewhere(const model_result *m, const run_facts *
 }
 
 /* model_none_fits: a card is known and no what-if fits it with the headroom (the views say so,
- * where a recommendation would stand) */
+ * where a recommendation would stand; none recommended where some fit: none lowered a completed
+ * run's peak by 1 %, advice_candidates) */
 static inline int model_none_fits(const model_result *m)
 {
+    for (int i = 0; i < m->nitems; i++)
+        if (m->items[i].fits == 1)
+            return 0;
     return m->capacity && m->nitems && !model_recommended(m);
 }
 

@@ -100,6 +100,28 @@ static int ema_update(const char *file, const char *last)
             !strcmp(last, "update"));
 }
 
+/* eval_name: a function name whose words ('_'-separated) say it evaluates (eval, evaluate,
+ * evaluation, validate, validation) and none says it trains */
+static int eval_name(const char *name)
+{
+    static const char *const evals[] = {"eval",     "evaluate",   "evaluation", "evaluating",
+                                        "validate", "validation", "validating", NULL};
+    int ev = 0;
+    for (const char *w = name; *w;) {
+        size_t n = strcspn(w, "_");
+        char word[32];
+        if (n && n < sizeof word) {
+            memcpy(word, w, n);
+            word[n] = '\0';
+            if (!strcmp(word, "train") || !strcmp(word, "training"))
+                return 0;
+            ev |= in(word, evals);
+        }
+        w += n + (w[n] == '_');
+    }
+    return ev;
+}
+
 static uint32_t python_bits(const char *fn, const char *file)
 {
     static const char *const loss_fns[] = {"cross_entropy", "log_softmax",           "_log_softmax",
@@ -140,12 +162,10 @@ static uint32_t python_bits(const char *fn, const char *file)
     b |= strstr(file, "grad_scaler.py") ? FB_GS : 0;
     b |= strstr(file, "grad_scaler.py") && !strcmp(last, "scale") ? FB_GS_SCALE : 0;
     /* the names above anywhere; in the program's own files, any function whose name says it
-     * evaluates ("late_eval", "run_eval", "evaluation_loop", "validation_step") but torch's
-     * Module.eval, which allocates nothing (a late evaluation's OOM had been the forward's) */
-    b |= in(last, eval_fns) || (!library_file(file) && strcmp(last, "eval") &&
-                                (strstr(last, "eval") || !strncmp(last, "valid", 5)))
-             ? FB_EVAL
-             : 0;
+     * evaluates, word for word ("late_eval", "run_eval", "evaluation_loop", "validation_step";
+     * not "train_and_evaluate", "retrieval_loss", "valid_mask"): a late evaluation's OOM had
+     * been the forward's */
+    b |= in(last, eval_fns) || (!library_file(file) && eval_name(last)) ? FB_EVAL : 0;
     b |= strstr(file, PHASES_KV_CACHE_FILE) ? FB_KV : 0;
     b |= in(last, data_fns) || strstr(file, "torch/utils/data") ? FB_DATA : 0;
     /* a compiled graph running (inductor's generated code) is the forward, not compile */

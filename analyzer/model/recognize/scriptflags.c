@@ -214,23 +214,37 @@ static int amp_switch(const char *key)
     return 0;
 }
 
-/* amp_value: the run's value of the autocast flag fl (key: its name), from the command line
- * after the script, else its argparse default, into c (amp_value, amp_where) */
-static void amp_value(nano_config *c, const script_flag *fl, const char *key, const char *lng,
-                      const char *base, int argc, const char *const *argv)
+/* flag_named: k (an argument's key) is one of fl's names (--amp, -a, --mixed-precision) */
+static int flag_named(const script_flag *fl, const char *k)
+{
+    char nk[64];
+    for (int j = 0; j < fl->nnames; j++) {
+        config_flag_name(fl->names[j], nk, sizeof nk);
+        if (!strcmp(nk, k))
+            return 1;
+    }
+    return 0;
+}
+
+/* amp_value: the run's value of the autocast flag fl (any of its names), from the command line
+ * after the script, else its argparse default, into c (amp_value, amp_where); none for a switch
+ * (store_true: no value) */
+static void amp_value(nano_config *c, const script_flag *fl, const char *lng, const char *base,
+                      int argc, const char *const *argv)
 {
     char k[64];
-    for (int i = config_script_index(argc, argv) + 1; i > 0 && i < argc; i++) {
+    for (int i = config_script_index(argc, argv) + 1; i > 0 && i < argc && !fl->store_true; i++) {
         const char *v = config_arg_key(argv[i], k, sizeof k);
-        if (strncmp(argv[i], "--", 2) || strcmp(k, key))
+        if (argv[i][0] != '-' || !flag_named(fl, k))
             continue;
         if (!v && !(v = i + 1 < argc ? argv[i + 1] : NULL))
             return;
         snprintf(c->amp_value, sizeof c->amp_value, "%s", v);
-        snprintf(c->amp_where, sizeof c->amp_where, "%.60s %.40s on the command line", lng, v);
+        snprintf(c->amp_where, sizeof c->amp_where, "%.60s%s%.40s on the command line", argv[i],
+                 strchr(argv[i], '=') ? "" : " ", strchr(argv[i], '=') ? "" : v);
         return;
     }
-    if (fl->sdef[0]) {
+    if (fl->sdef[0] && !fl->store_true) {
         snprintf(c->amp_value, sizeof c->amp_value, "%s", fl->sdef);
         snprintf(c->amp_where, sizeof c->amp_where,
                  "%.60s: %.40s, default=\"%.20s\" (its argparse; not on the command line)", base,
@@ -268,7 +282,7 @@ void config_apply_script(nano_config *c, int argc, const char *const *argv)
             continue;
         }
         if (amp_switch(key) && !c->amp_value[0])
-            amp_value(c, &fl[i], key, lng, base, argc, argv);
+            amp_value(c, &fl[i], lng, base, argc, argv);
         if (amp_switch(key) && !c->amp_flag[0])
             for (const char *ch = fl[i].choices; *ch; ch += strlen(ch) + 1)
                 if (!strcmp(ch, "bf16") || !strcmp(ch, "bfloat16") || !strcmp(ch, "bf16-mixed")) {
