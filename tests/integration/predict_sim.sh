@@ -40,4 +40,12 @@ PYEOF
 done
 grep -q '"fits":false' p16.json || fail "B=16 should not fit"
 grep -q '"fits":true' p4.json || fail "B=4, A=128 should fit"
+# a model with no formula (a GAN) scales what it measured with the micro-batch, but its loss's
+# scalars (4 B at B=64: under 4 B a sample) stay whole: predict had said "logits/loss 2 B" at 32
+for b in 32 256; do
+    "$VT" predict --from "$ROOT/examples/traces/sim/gan_b64_fit.vt" --batch-size $b --json >g$b.json ||
+        fail "predict --from the GAN at $b"
+    "$PY" -c 'import json,sys; c=json.load(open(sys.argv[1]))["by_category"]; assert c["logits_loss"] == 4, c["logits_loss"]' g$b.json ||
+        fail "GAN at $b: its loss scaled"
+done
 echo ok

@@ -136,9 +136,7 @@ void advice_calibrate(model_calib *c, const gpt_shape *s, const cat_breakdown *m
 #define ADVICE_BYTES_MAX ((uint64_t)1 << 56)
 static uint64_t bytes_of(double v)
 {
-    if (!(v > 0))
-        return 0;
-    return v >= (double)ADVICE_BYTES_MAX ? ADVICE_BYTES_MAX : (uint64_t)(v + 0.5);
+    return !(v > 0) ? 0 : v >= (double)ADVICE_BYTES_MAX ? ADVICE_BYTES_MAX : (uint64_t)(v + 0.5);
 }
 
 /* weights_of: the fp32 gradients (the parameters' bytes) or the optimizer's state (AdamW:
@@ -252,10 +250,11 @@ static void predict_raw(const model_calib *c, const gpt_shape *s, prediction *ou
             /* its weight casts, with the weights, where s2 makes them (eager: autocast copies) */
             if (k == CAT_ACTIVATIONS && c->compiled_casts && formula_compiled_casts(&s2))
                 v += (double)c->compiled_casts * scale(&s2, &c->measured_shape, CAT_AUTOCAST);
-        } else /* measured, but not in the formula: scale what was measured */
-            v = (double)c->measured.bytes[k] * scale(&s2, &c->measured_shape, k);
-        if (k == CAT_GRADIENTS)
-            v = kept_grads(c, &s2, v, (double)ref.bytes[k]);
+        } else { /* measured, not in the formula: scaled (under 4 B a sample: a loss's scalars) */
+            int scalars = c->measured.bytes[k] < 4 * c->measured_shape.B;
+            v = (double)c->measured.bytes[k] * (scalars ? 1 : scale(&s2, &c->measured_shape, k));
+        }
+        v = k == CAT_GRADIENTS ? kept_grads(c, &s2, v, (double)ref.bytes[k]) : v;
         v = without_kv(&s2, &c->measured, &c->kv, k, v);
         out->by_cat.bytes[k] = bytes_of(v);
         tensor += out->by_cat.bytes[k];
