@@ -317,7 +317,7 @@ static void ranks(FILE *out, const report_ctx *c)
             "<section id=ranks><h2>Per rank / process</h2>\n<p class=sub>%d files: this page is "
             "of %s.</p>\n<table><tr><th>rank</th><th class=n>pid</th><th class=n>reserved</th>"
             "<th class=n>process</th><th>OOM</th><th>file</th></tr>\n",
-            c->nruns, c->full_oom ? "the first that ran out of memory" : "the first given");
+            c->nruns, report_full_rank_text(c));
     for (int i = 0; i < c->nruns; i++) {
         const replay_result *r = &c->runs[i];
         const tables_process *p = tables_process_get(r->t);

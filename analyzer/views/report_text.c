@@ -176,7 +176,7 @@ static void print_run(FILE *out, const report_ctx *c)
     if (c->nruns > 1)
         fprintf(out,
                 "  ranks    %d files: this one in full (%s), every one in \"Per rank / process\"\n",
-                c->nruns, c->full_oom ? "the first that ran out of memory" : "the first given");
+                c->nruns, report_full_rank_text(c));
     char b1[32];
     for (size_t i = 0; i < tables_n_devices(r->t); i++) {
         const tables_device *d = tables_device_at(r->t, i);
@@ -295,6 +295,11 @@ static void print_category_peaks(FILE *out, const report_ctx *c)
         fprintf(out, "  %-18s %12s %8.3f s\n", category_name((category)i),
                 human(r->cat_peak[i], b, sizeof b), secs(r->cat_peak_ns[i]));
     }
+}
+
+const char *report_full_rank_text(const report_ctx *c)
+{
+    return c->full_oom ? "the first that ran out of memory" : "the first given";
 }
 
 const char *report_sites_heading(const replay_result *r)

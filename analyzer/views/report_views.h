@@ -35,6 +35,8 @@ const char *report_lost_text(uint64_t lost, uint64_t missing, uint64_t made, cha
 const char *report_stacks_text(const replay_result *r, char *buf, size_t n);
 /* report_mode_text: one line saying what the capture mode means. */
 const char *report_mode_text(const replay_result *r);
+/* report_full_rank_text: which of several files is reported in full (cmd_report's choice) */
+const char *report_full_rank_text(const report_ctx *c);
 /* report_sites_heading: what a site of r's is named by: its Python site, the native operation
  * where r has no Python frames, nothing where it has no stack */
 const char *report_sites_heading(const replay_result *r);
