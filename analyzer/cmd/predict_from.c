@@ -339,8 +339,7 @@ int predict_from_load(const char *path, nano_config *c, predict_run *run, char *
 int predict_run_as_ran(const predict_run *run, const gpt_shape *s, const gpt_shape *m,
                        uint64_t card)
 {
-    return run->retried && card == run->cap && s->B == m->B && s->A == m->A && s->T == m->T &&
-           s->L == m->L && s->d == m->d && s->V == m->V && s->checkpointing == m->checkpointing &&
-           s->compile == m->compile && s->dtype_bytes == m->dtype_bytes &&
-           s->unfused_attention == m->unfused_attention && s->no_kv_cache == m->no_kv_cache;
+    return run->retried && card == run->cap && advice_same_run(s, m) && s->A == m->A &&
+           s->dtype_bytes == m->dtype_bytes && s->unfused_attention == m->unfused_attention &&
+           s->no_kv_cache == m->no_kv_cache;
 }

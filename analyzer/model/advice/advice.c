@@ -139,6 +139,14 @@ static uint64_t bytes_of(double v)
     return !(v > 0) ? 0 : v >= (double)ADVICE_BYTES_MAX ? ADVICE_BYTES_MAX : (uint64_t)(v + 0.5);
 }
 
+/* raise_by: out's process, reserved and required bytes raised by add (a floor under them) */
+static void raise_by(prediction *out, uint64_t add)
+{
+    out->peak_bytes = bytes_add(out->peak_bytes, add);
+    out->reserved_bytes = bytes_add(out->reserved_bytes, add);
+    out->required_bytes = bytes_add(out->required_bytes, add);
+}
+
 /* weights_of: the fp32 gradients (the parameters' bytes) or the optimizer's state (AdamW:
  * twice) of the trainable parameters at shape s, from the parameters the run measured rather
  * than the GPT formula's count (a Llama's 134 M is not the formula's 110 M), less an EMA's copy
@@ -454,7 +462,7 @@ static void predict_backward_end(const model_calib *c, const gpt_shape *s, int s
     with_cache(c, &s2, out, cat_breakdown_tensors(&out->by_cat));
 }
 
-static int same_run(const gpt_shape *s, const gpt_shape *m) /* m's B, T, L, d, V, modes */
+int advice_same_run(const gpt_shape *s, const gpt_shape *m)
 {
     return s->B == m->B && s->T == m->T && s->L == m->L && s->d == m->d && s->V == m->V &&
            s->compile == m->compile && s->checkpointing == m->checkpointing;
@@ -481,12 +489,8 @@ static void predict_forward(const model_calib *c, const gpt_shape *s, prediction
                st = c->oom_live.bytes[CAT_OPTIMIZER];
         if (bs < bm) /* less state a parameter (8-bit AdamW: 949 MiB live at a failure, 237) */
             need -= (uint64_t)st - bytes_of(st * bs / bm);
-        if (same_run(s, m) && s->no_kv_cache == m->no_kv_cache && out->peak_bytes < need) {
-            uint64_t add = need - out->peak_bytes;
-            out->peak_bytes += add;
-            out->reserved_bytes += add;
-            out->required_bytes += add;
-        }
+        if (advice_same_run(s, m) && s->no_kv_cache == m->no_kv_cache && out->peak_bytes < need)
+            raise_by(out, need - out->peak_bytes);
         return;
     }
     if (!c->calibrated || c->partial)
@@ -512,10 +516,7 @@ static void predict_forward(const model_calib *c, const gpt_shape *s, prediction
         out->required_bytes = bytes_of((double)out->required_bytes * f);
         return;
     }
-    uint64_t off = meas - p0.peak_bytes;
-    out->peak_bytes = bytes_add(out->peak_bytes, off);
-    out->reserved_bytes = bytes_add(out->reserved_bytes, off);
-    out->required_bytes = bytes_add(out->required_bytes, off);
+    raise_by(out, meas - p0.peak_bytes);
 }
 
 /* backward_end_holds: the formula's end of the backward may be predicted with c: no run
@@ -566,14 +567,11 @@ static void predict_moments(const model_calib *c, const gpt_shape *s, prediction
 static void kv_floor(const model_calib *c, const gpt_shape *s, prediction *out)
 {
     const gpt_shape *m = &c->measured_shape;
-    if (!c->no_kv_tensors || !s->no_kv_cache || m->no_kv_cache || !same_run(s, m) || s->A != m->A ||
-        s->dtype_bytes != m->dtype_bytes || out->tensor_bytes >= c->no_kv_tensors)
+    if (!c->no_kv_tensors || !s->no_kv_cache || m->no_kv_cache || !advice_same_run(s, m) ||
+        s->A != m->A || s->dtype_bytes != m->dtype_bytes || out->tensor_bytes >= c->no_kv_tensors)
         return;
-    uint64_t add = c->no_kv_tensors - out->tensor_bytes;
-    out->tensor_bytes += add;
-    out->reserved_bytes += add;
-    out->peak_bytes += add;
-    out->required_bytes += add;
+    raise_by(out, c->no_kv_tensors - out->tensor_bytes);
+    out->tensor_bytes = c->no_kv_tensors;
     out->kv_floor = 1;
 }
 
@@ -584,16 +582,18 @@ void advice_predict(const model_calib *c, const gpt_shape *s, prediction *out)
 {
     predict_moments(c, s, out);
     kv_floor(c, s, out);
+    if (!c->eval_batch)
+        return;
     gpt_shape t = *s;
     t.B = c->measured_shape.B, t.A = c->measured_shape.A;
     t.checkpointing = c->measured_shape.checkpointing;
-    if (c->eval_batch && (s->B != t.B || s->A != t.A || s->checkpointing != t.checkpointing)) {
+    if (s->B != t.B || s->A != t.A || s->checkpointing != t.checkpointing) {
         prediction ev;
         predict_moments(c, &t, &ev);
         if (ev.required_bytes <= out->required_bytes)
             return; /* (the step at this micro-batch: more than the evaluation) */
         *out = ev;
     }
-    if (c->eval_batch && out->moment == PREDICT_AT_STEP_PEAK) /* (as calibrated: the evaluation) */
+    if (out->moment == PREDICT_AT_STEP_PEAK) /* (as calibrated: the evaluation) */
         out->moment = PREDICT_AT_EVALUATION;
 }

@@ -139,8 +139,12 @@ void advice_calibrate_oom(model_calib *c, const cat_breakdown *live, uint64_t re
  * set; 0 when c or s does not allow it (segments only, forwards only, no weight seen trained). */
 int advice_unreached_step(model_calib *c, const gpt_shape *s);
 
-/* advice_moment_key: "step_peak", "optimizer_step" or "backward_end" (JSON) for PREDICT_AT_* */
+/* advice_moment_key: "step_peak", "optimizer_step", "backward_end" or "evaluation" (JSON) for
+ * PREDICT_AT_* */
 const char *advice_moment_key(int moment);
+/* advice_same_run: s is m's run as far as B, T, L, d, V, compile and checkpointing go (the other
+ * knobs are each caller's) */
+int advice_same_run(const gpt_shape *s, const gpt_shape *m);
 /* advice_predict: the calibrated peak for shape s (steady state, iteration >= 1). */
 void advice_predict(const model_calib *c, const gpt_shape *s, prediction *out);
 

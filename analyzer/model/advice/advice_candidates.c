@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "advice.h"
+#include "bytes_sat.h"
 #include "cards.h"
 
 /* add: predicts s and appends one item; returns the new count. */
@@ -38,12 +39,8 @@ static int add(advice_item *items, int n, int max, const model_calib *c, const g
     }
     it->fits = advice_fits(p.required_bytes, capacity, ADVICE_HEADROOM);
     it->cache_limit = advice_cache_limit(&p, capacity, ADVICE_HEADROOM, &it->cache_assumed);
-    /* checked: a card size from a trace can be anything up to 2^64 - 1 */
-    uint64_t gap =
-        capacity >= p.required_bytes ? capacity - p.required_bytes : p.required_bytes - capacity;
-    if (gap > (uint64_t)INT64_MAX)
-        gap = (uint64_t)INT64_MAX;
-    it->headroom_bytes = capacity >= p.required_bytes ? (int64_t)gap : -(int64_t)gap;
+    /* held: a card size from a trace can be anything up to 2^64 - 1 */
+    it->headroom_bytes = bytes_diff(capacity, p.required_bytes);
     return n + 1;
 }
 

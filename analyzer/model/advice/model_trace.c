@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "formula.h"
+#include "scriptflags.h"
 
 /* set_trace: key k from the trace (src TRACE, where), the flag that carried nothing. */
 static void set_trace(nano_config *c, config_key k, long long v, const char *where)
@@ -119,14 +120,6 @@ static const char *fp32_compute(const run_facts *f)
     return NULL;
 }
 
-/* amp16: an autocast flag's value: 2 bfloat16, 1 float16, 0 neither ("none", "", another) */
-static int amp16(const char *v)
-{
-    return !strcmp(v, "bf16") || !strcmp(v, "bfloat16") || !strcmp(v, "bf16-mixed") ? 2
-           : !strcmp(v, "fp16") || !strcmp(v, "float16") || !strcmp(v, "16-mixed")  ? 1
-                                                                                    : 0;
-}
-
 /* from_trace_dtype: the precision the trace shows when nothing gave it. */
 void model_trace_dtype(nano_config *c, const run_facts *f)
 {
@@ -151,9 +144,9 @@ void model_trace_dtype(nano_config *c, const run_facts *f)
                  "16-bit autocast weight copies, no GradScaler over %d optimizer step%s",
                  f->iterations, f->iterations == 1 ? "" : "s");
         why = buf;
-    } else if ((copies || f->at_oom.bytes[CAT_AUTOCAST] > 0) && amp16(c->amp_value)) {
+    } else if ((copies || f->at_oom.bytes[CAT_AUTOCAST] > 0) && scriptflags_amp16(c->amp_value)) {
         /* no step to tell: the script's own autocast flag says which 16 bits */
-        s = amp16(c->amp_value) == 2 ? "bfloat16" : "float16";
+        s = scriptflags_amp16(c->amp_value) == 2 ? "bfloat16" : "float16";
         snprintf(buf, sizeof buf, "16-bit autocast weight copies in the forward, and %.140s",
                  c->amp_where);
         why = buf;

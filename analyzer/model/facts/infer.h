@@ -59,8 +59,9 @@ typedef struct infer_result {
  * known). Only the events up to the end of the first backward count: later ones cost nothing. */
 typedef struct infer_pass infer_pass;
 infer_pass *infer_pass_new(void); /* NULL when out of memory */
-/* infer_pass_unmade: the run was recorded with no stacks (on): what a tensor's stack would say
- * of it is not known, so no small int64 tensor is read as the position ids. p may be NULL. */
+/* infer_pass_unmade: the run was recorded without Python frames (on): what a tensor's stack
+ * would say of it is not known, so no small int64 tensor is read as the position ids. p may be
+ * NULL. */
 void infer_pass_unmade(infer_pass *p, int on);
 void infer_pass_event(infer_pass *p, uint64_t event, int is_alloc, const reader_event *ev,
                       uint64_t freed_event);

@@ -69,7 +69,7 @@ typedef struct vt__pass {
     size_t ngrad;
     int grad_from_copies; /* ... were read from the 16-bit copies kept at an OOM before any
                            * backward (vt__kept_copies), twice their size */
-    int unmade;           /* no stack says who made a tensor (a run recorded with --stacks none) */
+    int unmade; /* no Python frame says who made a tensor (recorded with --stacks none / native) */
 } vt__pass;
 
 /* vt__grad_find: size's slot in vt__pass.grad_size: where it is, else the empty slot its probe

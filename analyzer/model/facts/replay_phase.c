@@ -272,10 +272,12 @@ uint8_t replay_phase_event(state *s, const reader_event *ev, int is_alloc, uint8
          * before: replay_phase_init_freed), its first backward pass or step; the forward from
          * then on (an optimizer's state too: nothing tells it apart). With them, a stack that
          * names no phase is init until the first forward or step, the forward after */
-        if ((p == PHASE_OTHER || p == PHASE_INIT) && s->no_python)
-            p = s->bwd || s->iter || s->pyless_fwd ? PHASE_FORWARD : PHASE_INIT;
-        else if (p == PHASE_OTHER || p == PHASE_INIT)
-            p = !s->seen_forward && s->iter == 0 ? PHASE_INIT : PHASE_FORWARD;
+        if (p == PHASE_OTHER || p == PHASE_INIT) {
+            if (s->no_python)
+                p = s->bwd || s->iter || s->pyless_fwd ? PHASE_FORWARD : PHASE_INIT;
+            else
+                p = !s->seen_forward && s->iter == 0 ? PHASE_INIT : PHASE_FORWARD;
+        }
     } else {
         return *tp; /* an allocation that took no stack: its thread's phase */
     }

@@ -214,6 +214,13 @@ static int amp_switch(const char *key)
     return 0;
 }
 
+int scriptflags_amp16(const char *v)
+{
+    return !strcmp(v, "bf16") || !strcmp(v, "bfloat16") || !strcmp(v, "bf16-mixed") ? 2
+           : !strcmp(v, "fp16") || !strcmp(v, "float16") || !strcmp(v, "16-mixed")  ? 1
+                                                                                    : 0;
+}
+
 /* flag_named: k (an argument's key) is one of fl's names (--amp, -a, --mixed-precision) */
 static int flag_named(const script_flag *fl, const char *k)
 {
@@ -285,7 +292,7 @@ void config_apply_script(nano_config *c, int argc, const char *const *argv)
             amp_value(c, &fl[i], lng, base, argc, argv);
         if (amp_switch(key) && !c->amp_flag[0])
             for (const char *ch = fl[i].choices; *ch; ch += strlen(ch) + 1)
-                if (!strcmp(ch, "bf16") || !strcmp(ch, "bfloat16") || !strcmp(ch, "bf16-mixed")) {
+                if (scriptflags_amp16(ch) == 2) {
                     snprintf(c->amp_flag, sizeof c->amp_flag, "%s %s", lng, ch);
                     break;
                 }

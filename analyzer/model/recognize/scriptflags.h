@@ -46,6 +46,10 @@ size_t scriptflags_skip_noncode(const char *s, size_t i, size_t len);
  * are left to the trace. */
 void config_apply_script(nano_config *c, int argc, const char *const *argv);
 
+/* scriptflags_amp16: an autocast flag's value: 2 bfloat16 ("bf16", "bfloat16", "bf16-mixed"),
+ * 1 float16 ("fp16", "float16", "16-mixed"), 0 neither ("none", "", another) */
+int scriptflags_amp16(const char *v);
+
 /* config_nanogpt_script: a traced nanoGPT-style run's defaults as its own script states them:
  * every key still at upstream nanoGPT's default takes the value the recorded script assigns at
  * top level (upstream train.py assigns them all before exec'ing its configurator; source FILE,
