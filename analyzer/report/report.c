@@ -355,7 +355,7 @@ static int report_fill(report_ctx *c)
     f->casts_visible = r->op_frames && !tables_no_python(r->t);
     unsigned trained_elem = params16(c, r, f);
     f->backward_passes = (int)r->backward_passes, f->oom_recovered = r->oom_recovered;
-    f->fwd0_copies_made = r->fwd0_copies_made;
+    f->fwd0_copies_made = r->fwd0_copies_made, f->peak_train = r->peak_train;
     f->no_training = r->status == READER_OK && !r->ended && !r->has_oom && !r->backward_passes &&
                      !r->iterations && (r->phase_peak[PHASE_FORWARD] || r->phase_peak[PHASE_EVAL]);
     f->peak_phase = r->peak_process ? phase_name(r->peak_phase) : NULL;

@@ -59,6 +59,9 @@
     D(logits_whole, "logits_whole_bytes")                                                          \
     P(ema, "ema_bytes")                                                                            \
     P(eval_batch, "evaluation_batch")                                                              \
+    P(eval_train, "evaluation_training_bytes")                                                     \
+    P(eval_tensors, "evaluation_tensor_bytes")                                                     \
+    P(eval_scaled, "evaluation_batch_scaled_bytes")                                                \
     P(frozen, "frozen_model_bytes")                                                                \
     P(no_kv_tensors, "tensors_without_kv_cache_bytes")                                             \
     P(compiled_casts, "compiled_weight_casts_bytes")                                               \

@@ -125,6 +125,10 @@ static cJSON *advice_json(const advice_item *it, int lower)
     else
         cJSON_AddNumberToObject(e, "gradient_accumulation_steps", (double)it->shape.A);
     cJSON_AddNumberToObject(e, "block_size", (double)it->shape.T);
+    if (it->shape.eval_B) /* the evaluation's own batch, where the option changes it */
+        cJSON_AddNumberToObject(e, "evaluation_batch", (double)it->shape.eval_B);
+    else
+        cJSON_AddNullToObject(e, "evaluation_batch");
     return e;
 }
 

@@ -75,6 +75,13 @@ typedef struct model_calib {
      * tensors peaked in that pass; 0: none. A micro-batch leaves that pass as it is: a
      * prediction is at least the run's own batch's, the other knobs the what-if's. */
     uint64_t eval_batch;
+    /* ... and there: what the training held at once outside it (its tensors, measured; with the
+     * optimizer's state added where no step after the first was measured), the evaluation's
+     * tensors at its peak (an out-of-memory request in it among them) and those of them that
+     * scale with its batch (activations, logits, attention, inputs, temporaries): an evaluation
+     * batch's what-if (advice_eval.c); 0: none */
+    uint64_t eval_train, eval_tensors, eval_scaled;
+    char eval_flag[64]; /* the flag that sets that batch ("--eval-batch-size"), "" unknown */
     /* a complete compiled run's 16-bit weight casts among its measured activations
      * (formula_compiled_casts at the measured shape; 0 when they exceed its activations, or a
      * partial run's): kept and moved with the weights, not scaled with the tokens; the ratio
@@ -147,6 +154,22 @@ const char *advice_moment_key(int moment);
 int advice_same_run(const gpt_shape *s, const gpt_shape *m);
 /* advice_predict: the calibrated peak for shape s (steady state, iteration >= 1). */
 void advice_predict(const model_calib *c, const gpt_shape *s, prediction *out);
+
+/* advice_eval_calibrate: c's evaluation (c->eval_batch set) from the tensors live at its peak
+ * (at_eval; request: an out-of-memory request failed in it, else 0), the training's largest
+ * tensors outside it (train), the optimizer's state to add to them (0: a later step measured). */
+void advice_eval_calibrate(model_calib *c, const cat_breakdown *at_eval, uint64_t request,
+                           uint64_t train, uint64_t state);
+/* advice_predict_eval: s with another evaluation batch (s->eval_B): the training as it ran, held
+ * in its tensors and the fragmentation floor's cache, and the evaluation's batch-sized tensors at
+ * eval_B added on top, none placed in that cache (an upper bound: the training's cached blocks
+ * are the evaluation's only where they fit it) */
+void advice_predict_eval(const model_calib *c, const gpt_shape *s, prediction *out);
+/* advice_eval_largest: the largest evaluation batch below the run's whose prediction fits
+ * capacity with headroom and peaks at most at most; 0 where none does, or where the run peaked
+ * in no such pass. */
+uint64_t advice_eval_largest(const model_calib *c, const gpt_shape *s, uint64_t capacity,
+                             double headroom, uint64_t most);
 
 /* advice_cache_floor: the allocator cache (fraction of tensor bytes) a run of shape s needs
  * room for: FORMULA_CACHE_* by compile and expandable. */

@@ -23,7 +23,10 @@ static int add(advice_item *items, int n, int max, const model_calib *c, const g
     snprintf(it->note, sizeof it->note, "%s", note);
     it->shape = *s;
     prediction p;
-    advice_predict(c, s, &p);
+    if (s->eval_B) /* (another evaluation batch) */
+        advice_predict_eval(c, s, &p);
+    else
+        advice_predict(c, s, &p);
     it->predicted_peak = p.peak_bytes;
     it->predicted_reserved = p.reserved_bytes;
     it->predicted_tensors = p.tensor_bytes;
@@ -120,7 +123,8 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
                                    "measures)"
                                  : "the current configuration fits the card with the stated "
                                    "headroom");
-    if (n) /* the run itself: its cache was measured, not assumed */
+    int none_row = n; /* 1: items[0] is the run itself */
+    if (n)            /* the run itself: its cache was measured, not assumed */
         items[0].cache_limit = 0;
     int first_batch = n;
     /* half and quarter the micro-batch with 2x / 4x the accumulation: the same effective batch
@@ -265,6 +269,25 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
             "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
             "lets the caching allocator grow segments instead of splitting them; no speed cost");
     }
+    /* the evaluation's own batch, where the run peaked in it: the largest below it that fits
+     * (beside a run that completed, lowering its peak by 1 % at least: the bar below) */
+    int eval_item = -1;
+    uint64_t eb = advice_eval_largest(
+        c, cur, capacity, ADVICE_HEADROOM,
+        none_row ? items[0].predicted_peak - items[0].predicted_peak / 100 : UINT64_MAX);
+    if (eb) {
+        gpt_shape s = *cur;
+        s.eval_B = eb;
+        size_t k = strcspn(c->eval_flag, " =");
+        snprintf(change, sizeof change, "evaluation batch %llu \u2192 %llu",
+                 (unsigned long long)c->eval_batch, (unsigned long long)eb);
+        snprintf(cmd, sizeof cmd, "%.*s %llu", (int)k, c->eval_flag, (unsigned long long)eb);
+        eval_item = n;
+        n = add(items, n, max, c, &s, capacity, change, k ? cmd : "",
+                "the training as it ran, its evaluation's results the same in more passes of "
+                "fewer samples; an upper bound: as if none of the evaluation's tensors reused "
+                "the training's cached blocks (a larger batch may fit: vramtrace fit measures)");
+    }
     /* recommended: the current configuration when it fits with the headroom; else the largest
      * micro-batch that fits and keeps the effective batch (the same final model), else the
      * largest that fits (earliest wins ties); else the option that fits and changes least what
@@ -281,7 +304,13 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
          * evaluation's own batch, after an allocator retry, had been told to halve its
          * micro-batch, predicted at that same peak: the run it recommended retried too) */
         uint64_t bar =
-            first_batch ? items[0].predicted_peak - items[0].predicted_peak / 100 : UINT64_MAX;
+            none_row ? items[0].predicted_peak - items[0].predicted_peak / 100 : UINT64_MAX;
+        /* first the evaluation's own batch: nothing trained changes, and its prediction is an
+         * upper bound (a GPT-2 evaluating 16 beside a micro-batch of 4, told use_cache=False at
+         * 10.96 GiB, measured 11.44 after a retry; an evaluation of 4 predicted 10.94, took 7.75)
+         */
+        if (eval_item >= 0 && items[eval_item].fits == 1 && items[eval_item].predicted_peak <= bar)
+            rec = eval_item;
         for (int keep = 1; keep >= 0 && rec < 0; keep--)
             for (int i = first_batch; i < last_batch; i++)
                 if (items[i].fits == 1 && items[i].predicted_peak <= bar &&

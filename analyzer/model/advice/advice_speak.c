@@ -175,6 +175,8 @@ static void advice_speak_program(advice_item *items, int n, const nano_config *c
     for (int i = 0; i < n; i++) {
         advice_item *it = &items[i];
         const gpt_shape *s = &it->shape;
+        if (s->eval_B) /* (the evaluation's own flag, as the run spelled it) */
+            continue;
         /* a code change: nanoGPT's names (GPT.forward, Block) mean nothing in another program */
         if (s->checkpointing && !cur->checkpointing) {
             if (cfg->ckpt_flag[0]) /* the script's own switch */

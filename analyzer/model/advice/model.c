@@ -461,7 +461,7 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     if (f->has_at_step && m->calib.calibrated && !m->calib.global)
         m->calib.step = f->at_step; /* what-ifs need at least the step moved to their shape */
     m->calib.ema = m->ema_measured > f->ema_at_oom ? m->ema_measured : f->ema_at_oom;
-    m->calib.eval_batch = m->eval_batch;
+    model_eval_calib(m, f); /* (its evaluation's own batch) */
     if (m->frozen_params) { /* the frozen model's weights: kept whole, trained by nothing */
         m->calib.frozen = m->frozen_params * (uint64_t)formula_param_bytes(&m->shape);
         uint64_t pm = m->calib.measured.bytes[CAT_PARAMETERS],

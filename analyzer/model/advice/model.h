@@ -44,7 +44,8 @@ typedef struct run_facts {
                                    * where the step's tensors peaked, whatever the cache did */
     int has_at_step;              /* at_step is measured (tensor modes, a step allocated) */
     cat_breakdown at_step;        /* the tensors live at their largest in an optimizer step */
-    int iterations;               /* optimizer steps seen */
+    uint64_t peak_train; /* the tensors' largest outside evaluation passes (tensor modes) */
+    int iterations;      /* optimizer steps seen */
     const run_recognition *recog; /* what was trained and what was on (NULL: not recognized) */
     int backward_passes;          /* backward passes begun */
     /* autocast's 16-bit weight copies of the first forward: bytes made (replay.h) */

@@ -42,6 +42,21 @@ uint64_t model_eval_batch_flag(const run_facts *f, char *flag, size_t len)
     return 0;
 }
 
+void model_eval_calib(model_result *m, const run_facts *f)
+{
+    model_calib *c = &m->calib;
+    c->eval_batch = m->eval_batch;
+    snprintf(c->eval_flag, sizeof c->eval_flag, "%s", m->eval_flag);
+    if (!c->eval_batch || !f->has_at_tensors || !c->calibrated || c->global)
+        return;
+    /* an out-of-memory failure in it: the evaluation at the failure, with what it asked for */
+    int failed = f->has_oom && f->oom_phase && !strcmp(f->oom_phase, "eval");
+    /* the training measured through one optimizer step: its later forwards hold the state too */
+    uint64_t state = f->iterations <= 1 && f->has_at_step ? f->at_step.bytes[CAT_OPTIMIZER] : 0;
+    advice_eval_calibrate(c, failed ? &f->at_oom : &f->at_tensors, failed ? f->oom_requested : 0,
+                          f->peak_train, state);
+}
+
 /* note: one more sentence the advice rests on (m->notes). */
 static void note(model_result *m, const char *text)
 {

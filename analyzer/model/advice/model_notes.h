@@ -14,6 +14,9 @@ int model_peak_in_eval(const model_result *m, const run_facts *f);
  * 16, --per_device_eval_batch_size=8: a flag naming both), its flag and value in flag; 0 when
  * none. */
 uint64_t model_eval_batch_flag(const run_facts *f, char *flag, size_t len);
+/* model_eval_calib: the calibration's evaluation (m->eval_batch, its flag, what the training
+ * held beside it and what of it scales with its batch: advice_eval_calibrate), once calibrated. */
+void model_eval_calib(model_result *m, const run_facts *f);
 /* model_advice_notes: the sentences the advice rests on (m->notes), from the model built. */
 void model_advice_notes(model_result *m, const run_facts *f);
 

@@ -122,6 +122,9 @@ typedef struct replay_result {
      * smaller micro-batch leaves as they are (a ResNet-50 at B=1 peaks there, at B=128 not) */
     replay_snapshot at_step;
     uint64_t peak_step; /* the tensors' bytes then */
+    /* the tensors' largest outside evaluation passes (tensor modes): what the training held at
+     * once, beside an evaluation whose own batch peaked above it */
+    uint64_t peak_train;
     /* OOM: the last failed out-of-memory allocation the program did not recover from */
     int has_oom;
     int oom_pytorch_pattern; /* fail, cached segments released, fail again */

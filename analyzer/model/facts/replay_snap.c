@@ -53,6 +53,8 @@ void replay_snap_bump_peaks(state *s, uint8_t ph, uint64_t t)
         r->at_step.time_ns = t;
         s->kept_from[KEPT_STEP] = s->nkept;
     }
+    if (ph != PHASE_EVAL && alloc > r->peak_train)
+        r->peak_train = alloc;
     if (res > r->peak_reserved)
         r->peak_reserved = res, r->t_reserved = t;
     /* the process peak; at the same level, the moment with the most tensor bytes: a segment

@@ -273,7 +273,8 @@ static inline void replay_snap_bump_peaks_q(state *s, uint8_t ph, uint64_t t)
     uint64_t proc = res + s->level[L_OTHER];
     if (alloc > r->peak_allocated || res > r->peak_reserved || proc >= r->peak_process ||
         (ph < PHASE_COUNT && proc > r->phase_peak[ph]) ||
-        (ph == PHASE_OPTIMIZER && alloc > r->peak_step))
+        (ph == PHASE_OPTIMIZER && alloc > r->peak_step) ||
+        (ph != PHASE_EVAL && alloc > r->peak_train))
         replay_snap_bump_peaks(s, ph, t);
 }
 /* replay_snap_oom: copies the live set at the first failure of an OOM. */

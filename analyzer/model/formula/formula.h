@@ -61,6 +61,10 @@ typedef struct gpt_shape {
                             * (formula_train.h) train alone, fp32 (peft's default), the model's
                             * weights frozen; 0: no LoRA */
     unsigned lora_targets; /* LORA_Q, ... (formula_train.h) */
+    /* set by advice alone: the evaluation pass's own batch, changed (0: as the run had it; only
+     * where the run peaked in such a pass: model_calib.eval_batch), which advice_predict_eval
+     * predicts (advice_predict does not read it) */
+    uint64_t eval_B;
 } gpt_shape;
 
 /* The documents' formula (formula.md §2), with its worked-example quantities. */

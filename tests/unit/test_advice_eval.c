@@ -1,0 +1,152 @@
+/* test_advice_eval.c — advice_eval.c: a run whose tensors peaked in an evaluation pass with a
+ * batch of its own, that pass at another batch (the training held as it ran, the evaluation's
+ * batch-sized tensors scaled and added on top), and the largest such batch that fits. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "advice.h"
+
+#define GiB (1ull << 30)
+#define MiB (1ull << 20)
+
+/* a BERT-like run: trained at B=16, its evaluation of 96 failed asking for 4 GiB of logits */
+static void eval_run(model_calib *c, gpt_shape *s)
+{
+    memset(c, 0, sizeof *c);
+    memset(s, 0, sizeof *s);
+    s->B = 16, s->T = 512, s->A = 1;
+    c->calibrated = 1;
+    c->eval_batch = 96;
+    c->fixed[CAT_CONTEXT] = 300 * MiB;
+    cat_breakdown at;
+    memset(&at, 0, sizeof at);
+    at.bytes[CAT_PARAMETERS] = 400 * MiB;
+    at.bytes[CAT_OPTIMIZER] = 800 * MiB;
+    at.bytes[CAT_LOGITS] = 4 * GiB;
+    at.bytes[CAT_TEMPORARIES] = 512 * MiB;
+    at.bytes[CAT_WORKSPACE] = 64 * MiB;
+    at.bytes[CAT_CONTEXT] = 300 * MiB; /* (not a tensor: not counted) */
+    at.bytes[CAT_CACHE] = 1 * GiB;     /* (nor the cache) */
+    advice_eval_calibrate(c, &at, 4 * GiB, 6 * GiB, 800 * MiB);
+}
+
+static void test_calibrate(void **state)
+{
+    (void)state;
+    model_calib c;
+    gpt_shape s;
+    eval_run(&c, &s);
+    assert_int_equal(c.eval_train, 6 * GiB + 800 * MiB);    /* the state added: one step measured */
+    assert_int_equal(c.eval_tensors, 8 * GiB + 1776 * MiB); /* tensors and the request */
+    assert_int_equal(c.eval_scaled, 8 * GiB + 512 * MiB);   /* logits, request, temporaries */
+    /* no evaluation batch, or no training measured: nothing */
+    model_calib d = c;
+    d.eval_batch = 0;
+    cat_breakdown at;
+    memset(&at, 0, sizeof at);
+    advice_eval_calibrate(&d, &at, 0, 6 * GiB, 0);
+    assert_int_equal(d.eval_train, 0);
+    d = c;
+    advice_eval_calibrate(&d, &at, 0, 0, 0);
+    assert_int_equal(d.eval_train + d.eval_tensors + d.eval_scaled, 0);
+}
+
+/* at batch b: the training's tensors and the fragmentation floor's cache, the evaluation's
+ * batch-sized bytes at b / 96 on top, the bytes outside PyTorch */
+static void test_predict(void **state)
+{
+    (void)state;
+    model_calib c;
+    gpt_shape s;
+    eval_run(&c, &s);
+    s.eval_B = 24;
+    prediction p;
+    advice_predict_eval(&c, &s, &p);
+    uint64_t train = 6 * GiB + 800 * MiB;
+    uint64_t train_res = train + (uint64_t)((double)train * FORMULA_CACHE_EAGER);
+    uint64_t part = (8 * GiB + 512 * MiB) / 4;
+    assert_int_equal(p.reserved_bytes, train_res + part);
+    assert_int_equal(p.peak_bytes, train_res + part + 300 * MiB);
+    assert_int_equal(p.required_bytes, p.peak_bytes);
+    assert_int_equal(p.moment, PREDICT_AT_EVALUATION);
+    /* the tensors at once: the larger of the training's and the evaluation's at 24 */
+    assert_int_equal(p.tensor_bytes, train);
+    s.eval_B = 95;
+    advice_predict_eval(&c, &s, &p);
+    uint64_t ev = 8 * GiB + 1776 * MiB - (8 * GiB + 512 * MiB) +
+                  (uint64_t)((double)(8 * GiB + 512 * MiB) * 95 / 96);
+    assert_int_equal(p.tensor_bytes, ev);
+    /* monotone in the batch */
+    prediction q;
+    s.eval_B = 94;
+    advice_predict_eval(&c, &s, &q);
+    assert_true(q.required_bytes < p.required_bytes);
+}
+
+/* the largest batch below the run's that fits, by the same prediction; none where the training
+ * alone does not, or where no evaluation peaked */
+static void test_largest(void **state)
+{
+    (void)state;
+    model_calib c;
+    gpt_shape s;
+    eval_run(&c, &s);
+    uint64_t cap = 12 * GiB;
+    uint64_t b = advice_eval_largest(&c, &s, cap, ADVICE_HEADROOM, UINT64_MAX);
+    assert_true(b >= 1 && b < 96);
+    gpt_shape t = s;
+    prediction p;
+    t.eval_B = b;
+    advice_predict_eval(&c, &t, &p);
+    assert_int_equal(advice_fits(p.required_bytes, cap, ADVICE_HEADROOM), 1);
+    t.eval_B = b + 1;
+    advice_predict_eval(&c, &t, &p);
+    assert_int_not_equal(advice_fits(p.required_bytes, cap, ADVICE_HEADROOM), 1);
+    /* at most a peak (a run that completed: 1 % below its own) */
+    t.eval_B = b / 2;
+    advice_predict_eval(&c, &t, &p);
+    uint64_t half = advice_eval_largest(&c, &s, cap, ADVICE_HEADROOM, p.peak_bytes);
+    assert_int_equal(half, b / 2);
+    assert_int_equal(advice_eval_largest(&c, &s, 8 * GiB, ADVICE_HEADROOM, UINT64_MAX),
+                     0); /* training */
+    assert_int_equal(advice_eval_largest(&c, &s, 0, ADVICE_HEADROOM, UINT64_MAX), 0);
+    c.eval_batch = 0;
+    assert_int_equal(advice_eval_largest(&c, &s, cap, ADVICE_HEADROOM, UINT64_MAX), 0);
+}
+
+/* sizes near 2^64 (a hostile trace) are held, never wrapped */
+static void test_huge(void **state)
+{
+    (void)state;
+    model_calib c;
+    gpt_shape s;
+    eval_run(&c, &s);
+    cat_breakdown at;
+    memset(&at, 0, sizeof at);
+    at.bytes[CAT_LOGITS] = UINT64_MAX - 5;
+    at.bytes[CAT_PARAMETERS] = UINT64_MAX - 5;
+    advice_eval_calibrate(&c, &at, UINT64_MAX, UINT64_MAX, UINT64_MAX);
+    assert_int_equal(c.eval_tensors, UINT64_MAX);
+    assert_true(c.eval_scaled <= c.eval_tensors);
+    s.eval_B = 95;
+    prediction p;
+    advice_predict_eval(&c, &s, &p);
+    assert_true(p.peak_bytes >= p.reserved_bytes);
+    assert_true(p.reserved_bytes >= p.tensor_bytes);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_calibrate),
+        cmocka_unit_test(test_predict),
+        cmocka_unit_test(test_largest),
+        cmocka_unit_test(test_huge),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
