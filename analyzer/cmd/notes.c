@@ -126,8 +126,10 @@ int notes_write(const char *cmd, const char *path, const char *what,
     path_fputs(o, path);
     if (kib >= 1024)
         fprintf(o, " (%s, %.1f MiB)\n", what, kib / 1024);
-    else
+    else if (kib >= 1) /* (under a KiB: its bytes, never "0 KiB" for a file of 465 B) */
         fprintf(o, " (%s, %.0f KiB)\n", what, kib);
+    else
+        fprintf(o, " (%s, %.0f B)\n", what, kib * 1024);
     return 0;
 }
 

@@ -152,4 +152,10 @@ python3 -c 'import json, sys; json.load(open(sys.argv[1]))' dash.json ||
 grep -q "^wrote dash.html (HTML page" dash.err || { cat dash.err; echo "export: the wrote line not on stderr"; exit 1; }
 "$VT" report --html - ow_a.vt >dash_page.html 2>/dev/null && grep -q "<!doctype html>" dash_page.html &&
     ! grep -q "^wrote" dash_page.html || { echo "report --html -: not the page alone on stdout"; exit 1; }
+# a file under a KiB is said in bytes (a 399-byte Perfetto file of a cut trace had been "0 KiB")
+head -c 300 ow_a.vt >cut.vt
+"$VT" export --perfetto tiny.json cut.vt >tiny.out 2>/dev/null || fail "export of a cut trace"
+n=$(wc -c <tiny.json | tr -d ' ')
+[ "$n" -lt 1024 ] && grep -q "^wrote tiny.json (Perfetto trace JSON, $n B)$" tiny.out ||
+    fail "a file of $n bytes: $(cat tiny.out)"
 exit 0
