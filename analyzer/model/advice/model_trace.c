@@ -533,44 +533,49 @@ void model_oom_forward_share(model_result *m, const run_facts *f)
                  "blocks, with cross-attention, may keep more)",
                  1.0 / frac);
     }
-    if (act[0] && m->rec.family == FAM_ENCODER_DECODER) {
-        /* the logits at its end, not reached: a cross-entropy over B*T tokens' logits not
-         * shifted (labels aligned to the decoder's positions, as BERT's masked-LM loss: the
-         * refined formula's 10 B each, where a causal LM's shifted loss keeps 12; T5-small at
-         * B=8 kept 10.0), 8 compiled */
+    /* a token model's logits at its end, not reached (none live at the failure): a
+     * cross-entropy over B*T tokens' logits, 10 B each not shifted (an encoder-decoder's labels
+     * aligned to the decoder's positions, as BERT's masked-LM loss; T5-small at B=8 kept 10.0), 12
+     * shifted (a decoder's, the refined formula's; the sizes alone do not tell which: 12), 8
+     * compiled. A GPT-2 recorded with native frames alone, cut at its 12th block at B=16, had B=8
+     * predicted at 11.25 GiB, "fits" on 12 GiB, without them; its run at B=8 took 14.30 */
+    char lg[240] = "";
+    if (m->rec.family == FAM_DECODER || m->rec.family == FAM_ENCODER ||
+        m->rec.family == FAM_ENCODER_DECODER) {
         uint64_t B = known_size(m, CFG_batch_size), T = known_size(m, CFG_block_size),
                  V = known_size(m, CFG_vocab_size);
-        unsigned per = m->shape.compile ? 8 : 10;
+        unsigned per = m->shape.compile ? 8 : m->rec.family == FAM_DECODER ? 12 : 10;
         double logits = (double)B * (double)T * (double)V * per;
-        if (logits > 0 && logits < 1e18)
+        if (f->at_oom.bytes[CAT_LOGITS] == 0 && logits > 0 && logits < 1e18)
             m->calib.logits_whole = logits;
-        char lg[200];
         snprintf(lg, sizeof lg,
                  m->calib.logits_whole > 0
-                     ? "the logits at its end, not reached, are assumed to take %u*B*T*V bytes "
-                       "(what a cross-entropy over logits not shifted keeps: BERT's masked-LM "
-                       "loss measured; not measured for this model)"
-                     : "the logits at its end, not reached, are not counted (V or T unknown)",
-                 per);
-        snprintf(m->oom_forward, sizeof m->oom_forward,
-                 "the run died in its first forward%s: %s; %s (vramtrace fit measures)", used, act,
-                 lg);
-        return;
+                     ? "; the logits at its end, not reached, are assumed to take %u*B*T*V bytes "
+                       "(what a cross-entropy over %s; not measured for this model)"
+                 : f->at_oom.bytes[CAT_LOGITS]
+                     ? ""
+                     : "; the logits at its end, not reached, are not counted (V or T unknown)",
+                 per,
+                 per == 10 ? "logits not shifted keeps: BERT's masked-LM loss measured"
+                           : "shifted logits keeps (a causal language model's)");
     }
     if (act[0]) {
         snprintf(m->oom_forward, sizeof m->oom_forward,
-                 "the run died in its first forward%s: %s (vramtrace fit measures)", used, act);
+                 "the run died in its first forward%s: %s%s (vramtrace fit measures)", used, act,
+                 lg);
         return;
     }
     snprintf(m->oom_forward, sizeof m->oom_forward,
-             "the run died in its first forward%s: what-ifs scale what was alive then%s; the rest "
-             "of its forward was not measured, so they are lower bounds (vramtrace fit measures)",
+             "the run died in its first forward%s: what-ifs scale what was alive then%s%s; the "
+             "rest of its forward was not measured, so they are lower bounds (vramtrace fit "
+             "measures)",
              used,
              m->shape.none_seen_trained
                  ? ", with no gradient and no optimizer state (every weight it had used was "
                    "frozen, its 16-bit copy freed after use; those it did not reach may train, "
                    "and add theirs)"
-                 : "");
+                 : "",
+             lg);
     m->lower_bounds = m->calib.lower = 1;
 }
 
