@@ -183,4 +183,20 @@ done
 VRAMTRACE_PRELOAD=/nonexistent/lib.so "$VT" run -- true >out.txt 2>err.txt
 [ $? = 2 ] && grep -qxF "vramtrace run: VRAMTRACE_PRELOAD=/nonexistent/lib.so: No such file or directory" err.txt ||
     fail "VRAMTRACE_PRELOAD missing: $(cat err.txt)"
+# a value past 64 bits is out of range like any other (it had been "is not used: an integer beyond
+# 64 bits (Python's are unbounded; not evaluated)", the option's name dropped, with exit 2)
+R="$ROOT/examples/traces/sim/resnet50_b128_fit.vt"
+for c in "report --batch-size 99999999999999999999 $R" "predict --model gpt2 --batch-size 99999999999999999999"; do
+    "$VT" $c >out.txt 2>err.txt
+    [ $? = 2 ] && grep -q "batch_size = 99999999999999999999 is out of range (must be a positive integer, at most 16777216)$" err.txt &&
+        ! grep -q "Python" err.txt || fail "$c: $(cat err.txt)"
+done
+# an override of a value the program gave is said (ResNet-50's --batch-size 128 had become 64 in
+# silence); one the program did not give, or gave alike, is not
+"$VT" report --batch-size 64 --no-color "$R" >ov.txt 2>&1 && "$VT" report --batch-size 64 --json "$R" >ov.json &&
+    "$VT" report --batch-size 128 --no-color "$R" >same.txt 2>&1 || fail "report with an override"
+grep -q "note: batch_size: the program's own value (--batch-size 128) left unused: batch_size=64 given on vramtrace's command line" ov.txt ||
+    fail "override: $(grep -n 'batch_size' ov.txt | head -n 3)"
+grep -q "left unused: batch_size=64" ov.json || fail "override: not in the JSON's config_warnings"
+grep -q "left unused" same.txt && fail "an override equal to the program's value said as unused"
 exit 0

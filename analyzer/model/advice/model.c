@@ -18,37 +18,6 @@
 #include "scriptflags.h"
 #include "trainargs.h"
 
-/* apply_overrides: `vramtrace report` flags (key=value, optional leading --) over the config. */
-static int apply_overrides(model_result *m, const model_opts *o, char *err, size_t errlen)
-{
-    for (int i = 0; o && i < o->noverrides; i++) {
-        char key[64];
-        const char *val = config_arg_key(o->overrides[i], key, sizeof key);
-        if (!val) {
-            snprintf(err, errlen, "override '%s' is not key=value (e.g. batch_size=8)",
-                     o->overrides[i]);
-            return -1;
-        }
-        int rc = config_set(&m->cfg, key, val, CONFIG_SRC_FLAG, o->overrides[i], err, errlen);
-        if (rc < 0)
-            return -1;
-        for (int k = 0; rc == 0 && k < CFG_COUNT; k++)
-            if (!strcmp(config_key_name((config_key)k), key))
-                snprintf(m->cfg.v[k].where, sizeof m->cfg.v[k].where,
-                         "given on vramtrace's command line (%.150s)", o->overrides[i]);
-        if (rc == 1) {
-            snprintf(
-                err, errlen,
-                "override '%s': unknown key '%s' (keys: batch_size, block_size, "
-                "gradient_accumulation_steps, n_layer, n_head, n_embd, vocab_size, dropout, bias, "
-                "dtype, compile)",
-                o->overrides[i], key);
-            return -1;
-        }
-    }
-    return 0;
-}
-
 /* script_is_train_py: the traced script is a file named train.py (nanoGPT's entry point). */
 static int script_is_train_py(int argc, const char *const *argv)
 {
@@ -322,7 +291,9 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     }
     cfgsrc_versions(&m->cfg, m->cfg.files);
     heads_consistent(&m->cfg);
-    if (apply_overrides(m, o, err, errlen) < 0 || config_validate(&m->cfg, err, errlen) < 0)
+    if (config_overrides(&m->cfg, o ? o->noverrides : 0, o ? o->overrides : NULL, err, errlen) <
+            0 ||
+        config_validate(&m->cfg, err, errlen) < 0)
         return -1;
     model_trace_dtype(&m->cfg, f);
     formula_shape_from_config(&m->cfg, &m->shape);

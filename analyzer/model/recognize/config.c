@@ -137,8 +137,17 @@ int config_set(nano_config *c, const char *key, const char *value, config_source
         return 1;
     pyval v = pyexpr_eval(value, NULL, NULL); /* literal_eval: no names */
     if (v.k == PYV_ERR && v.why) {
-        snprintf(err, errlen, "%s = %.60s%s is not used: %s", key, value,
-                 strlen(value) > 60 ? "..." : "", v.why);
+        const char *more = strlen(value) > 60 ? "..." : "";
+        if (src == CONFIG_SRC_FLAG && keys[k].type == CONFIG_INT) /* a flag's value: its range */
+            snprintf(err, errlen,
+                     "%s: %s = %.60s%s is out of range (must be a positive integer, at most %lld)",
+                     where, key, value, more, keys[k].most);
+        else if (src == CONFIG_SRC_FLAG && k == CFG_dropout)
+            snprintf(err, errlen,
+                     "%s: dropout = %.60s%s is out of range (must be 0 <= dropout < 1)", where,
+                     value, more);
+        else
+            snprintf(err, errlen, "%s = %.60s%s is not used: %s", key, value, more, v.why);
         return -1;
     }
     /* literal_eval failing on a bare word gives the word itself as a string (nanoGPT). */
@@ -147,6 +156,45 @@ int config_set(nano_config *c, const char *key, const char *value, config_source
         snprintf(v.s, sizeof v.s, "%s", value);
     }
     return config_set_value(c, k, v, value, src, where, err, errlen);
+}
+
+int config_overrides(nano_config *c, int n, const char *const *given, char *err, size_t errlen)
+{
+    for (int i = 0; given && i < n; i++) {
+        char key[64];
+        const char *val = config_arg_key(given[i], key, sizeof key);
+        if (!val) {
+            snprintf(err, errlen, "override '%s' is not key=value (e.g. batch_size=8)", given[i]);
+            return -1;
+        }
+        int k = config_find_key(key);
+        config_value was = k >= 0 ? c->v[k] : (config_value){0};
+        int rc = config_set(c, key, val, CONFIG_SRC_FLAG, given[i], err, errlen);
+        if (rc < 0)
+            return -1;
+        if (rc == 1) {
+            snprintf(err, errlen,
+                     "override '%s': unknown key '%s' (keys: batch_size, block_size, "
+                     "gradient_accumulation_steps, n_layer, n_head, n_embd, vocab_size, dropout, "
+                     "bias, dtype, compile)",
+                     given[i], key);
+            return -1;
+        }
+        snprintf(c->v[k].where, sizeof c->v[k].where, "given on vramtrace's command line (%.150s)",
+                 given[i]);
+        /* the program's own value, another one: said, never dropped in silence (ResNet-50's
+         * --batch-size 128 had become 64 with no word, its bytes measured at 128) */
+        if ((was.src == CONFIG_SRC_ARG || was.src == CONFIG_SRC_FILE) &&
+            (was.i != c->v[k].i || was.f != c->v[k].f || strcmp(was.s, c->v[k].s))) {
+            char note[400];
+            snprintf(note, sizeof note,
+                     "%s: the program's own value (%.80s) left unused: %.60s given on vramtrace's "
+                     "command line; the measured bytes are the program's",
+                     key, was.where[0] ? was.where : "its source", given[i]);
+            config_note(c, note);
+        }
+    }
+    return 0;
 }
 
 int config_notes_kept(const nano_config *c)
