@@ -88,6 +88,7 @@ int cmd_report(int argc, char **argv)
         return VT_EXIT_USAGE;
     }
     int rc = VT_EXIT_OK, k;
+    const char *took_key = NULL, *took_value = NULL; /* an option's value that names a file */
     cli p;
     cli_init(&p, "report", report_opts, CLI_KEY_VALUES);
     while ((k = cli_next(&p, argc, argv)) != CLI_END) {
@@ -143,6 +144,9 @@ int cmd_report(int argc, char **argv)
                 snprintf(o, len, "%s=%s", config_key_name((config_key)(k - OPT_CFG)), p.arg);
                 owned[nowned++] = o;
                 overrides[nover++] = o;
+                for (int j = 0; access(p.arg, F_OK) == 0 && report_opts[j].name; j++)
+                    if (report_opts[j].key == k) /* a file: the trace, its value left out? */
+                        took_key = report_opts[j].name, took_value = p.arg;
                 break;
             }
             rc = VT_EXIT_USAGE;
@@ -159,10 +163,16 @@ int cmd_report(int argc, char **argv)
     }
     for (int i = p.optind; i < argc; i++)
         files[nfiles++] = argv[i];
-    if (!nfiles) {
+    if (!nfiles && took_key) { /* "--batch-size run.vt": the option's value left out */
+        fprintf(stderr,
+                "vramtrace report: --%s %s: a number expected, not a file: no trace file given "
+                "(usage: vramtrace report [options] FILE...)\n",
+                took_key, took_value);
+    } else if (!nfiles)
         fprintf(
             stderr,
             "vramtrace report: no trace file given (usage: vramtrace report [options] FILE...)\n");
+    if (!nfiles) {
         rc = VT_EXIT_USAGE;
         goto out;
     }

@@ -199,4 +199,9 @@ grep -q "note: batch_size: the program's own value (--batch-size 128) left unuse
     fail "override: $(grep -n 'batch_size' ov.txt | head -n 3)"
 grep -q "left unused: batch_size=64" ov.json || fail "override: not in the JSON's config_warnings"
 grep -q "left unused" same.txt && fail "an override equal to the program's value said as unused"
+# an option's value left out takes the trace as its value: said so (it had been "no trace file
+# given" alone, beside the file the user gave)
+"$VT" report --grad-accum "$R" >out.txt 2>err.txt
+[ $? = 2 ] && grep -qF "vramtrace report: --grad-accum $R: a number expected, not a file: no trace file given" err.txt ||
+    fail "--grad-accum FILE: $(cat err.txt)"
 exit 0
