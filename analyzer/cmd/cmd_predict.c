@@ -540,11 +540,8 @@ int cmd_predict(int argc, char **argv)
     s.checkpointing = a.checkpointing;
     const gpt_shape *ts = &run.shape;
     if (run.has_shape) { /* what the report recognized of the run stays true of its what-ifs */
-        s.generic = ts->generic;
-        s.opt_set = ts->opt_set;
-        s.opt_bpp = ts->opt_bpp;
-        s.train_frac = ts->train_frac;
-        s.none_seen_trained = ts->none_seen_trained;
+        s.generic = ts->generic, s.opt_set = ts->opt_set, s.opt_bpp = ts->opt_bpp;
+        s.train_frac = ts->train_frac, s.none_seen_trained = ts->none_seen_trained;
         s.patch_tokens = ts->patch_tokens;
         s.no_training = ts->no_training; /* forwards only: no effective batch to keep */
         s.checkpointing |= ts->checkpointing;
@@ -553,13 +550,10 @@ int cmd_predict(int argc, char **argv)
         formula_take_block(&s, ts); /* its block */
         if (!config_known(&c, CFG_gradient_accumulation_steps))
             s.A = ts->A;
-        run_shape.generic = ts->generic;
-        run_shape.opt_set = ts->opt_set;
-        run_shape.opt_bpp = ts->opt_bpp;
-        run_shape.train_frac = ts->train_frac;
+        run_shape.generic = ts->generic, run_shape.opt_set = ts->opt_set;
+        run_shape.opt_bpp = ts->opt_bpp, run_shape.train_frac = ts->train_frac;
         run_shape.none_seen_trained = ts->none_seen_trained;
-        run_shape.patch_tokens = ts->patch_tokens;
-        run_shape.dropout_on = ts->dropout_on;
+        run_shape.patch_tokens = ts->patch_tokens, run_shape.dropout_on = ts->dropout_on;
         formula_take_block(&run_shape, ts);
         run_shape.checkpointing = ts->checkpointing;
         run_shape.A = ts->A;
@@ -582,6 +576,11 @@ int cmd_predict(int argc, char **argv)
         cal.lower = run.lower_bounds; /* (not in the calibration's JSON: the report's flag) */
     } else {
         advice_calib_default(&cal, &s);
+    }
+    if (formula_too_large(&s)) { /* (its rows would be held at 64 PiB, its sums wrap) */
+        fprintf(stderr, "vramtrace predict: this configuration's bytes pass 64 PiB (2^56), beyond "
+                        "any device: not predicted\n");
+        return VT_EXIT_USAGE;
     }
     prediction p;
     advice_predict(&cal, &s, &p);

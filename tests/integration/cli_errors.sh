@@ -191,6 +191,14 @@ for c in "report --batch-size 99999999999999999999 $R" "predict --model gpt2 --b
     [ $? = 2 ] && grep -q "batch_size = 99999999999999999999 is out of range (must be a positive integer, at most 16777216)$" err.txt &&
         ! grep -q "Python" err.txt || fail "$c: $(cat err.txt)"
 done
+# a configuration past 64 PiB, each value in range, is refused (rows held at 65536 TiB, sums
+# wrapped to 0 in the JSON, had been printed with exit 0)
+for j in "" --json; do
+    "$VT" predict --model gpt2 --batch-size 16777216 --block-size 16777216 $j >out.txt 2>err.txt
+    [ $? = 2 ] && [ ! -s out.txt ] && grep -q "this configuration's bytes pass 64 PiB (2^56), beyond any device: not predicted" err.txt ||
+        fail "predict past 64 PiB $j: $(cat err.txt out.txt | head -n 3)"
+done
+"$VT" predict --model gpt2 --batch-size 4096 --block-size 4096 >out.txt 2>&1 || fail "predict of a large configuration in range: $(tail -n 1 out.txt)"
 # an override of a value the program gave is said (ResNet-50's --batch-size 128 had become 64 in
 # silence); one the program did not give, or gave alike, is not
 "$VT" report --batch-size 64 --no-color "$R" >ov.txt 2>&1 && "$VT" report --batch-size 64 --json "$R" >ov.json &&

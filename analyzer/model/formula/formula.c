@@ -400,3 +400,16 @@ uint64_t formula_largest_tensor(const gpt_shape *s, const char **what)
         *what = c[best].what;
     return c[best].bytes;
 }
+
+int formula_too_large(const gpt_shape *s)
+{
+    double B = (double)s->B, T = (double)s->T, L = (double)s->L, d = (double)s->d, V = (double)s->V,
+           H = (double)s->H, I = (double)(s->I ? s->I : 4 * s->d);
+    double most = (double)((uint64_t)1 << 56);
+    double rows[] = {B * T * d * L * 320.0, B * T * V * 16.0, B * H * T * T * L * 4.0,
+                     (L * (4.0 * d * d + 3.0 * d * I) + 2.0 * V * d + T * d) * 16.0};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        if (!(rows[i] < most))
+            return 1;
+    return 0;
+}

@@ -223,6 +223,10 @@ uint64_t formula_largest_tensor(const gpt_shape *s, const char **what);
  * room for (an H100 with a 12282 MiB cap: eager fp16 runs reserved 1.14-1.22x what they
  * allocated, and GPT-2 124M at B=8 failed on fragmentation with 1.14x; compiled 1.03-1.13x;
  * expandable_segments:True eager 1.13x). */
+/* formula_too_large: 1 when a formula's byte count for s passes 2^56 (64 PiB, beyond any
+ * device): its activations at the documents' x160, its logits, its scores, its weights with
+ * AdamW's state (the sizes each option allows multiply past 2^64: rows held, sums wrapped) */
+int formula_too_large(const gpt_shape *s);
 #define FORMULA_CACHE_EAGER 0.20
 #define FORMULA_CACHE_COMPILED 0.10
 #define FORMULA_CACHE_EXPANDABLE_EAGER 0.13
