@@ -85,6 +85,21 @@ int cli_next(cli *c, int argc, char **argv)
         return CLI_ERROR;
     }
     c->arg = optarg;
+    for (int j = 0; optarg && j < CLI_MAX_OPTS && c->opts[j].key; j++) {
+        if (c->opts[j].key != k)
+            continue;
+        if (c->given[j] && strcmp(c->given[j], optarg)) { /* --card 12GiB --card 24GiB */
+            fprintf(
+                stderr,
+                "vramtrace%s%s: %s%s given twice (%s, %s): give one (see vramtrace%s%s --help)\n",
+                sp, c->cmd, c->opts[j].name ? "--" : "-",
+                c->opts[j].name ? c->opts[j].name : (char[]){(char)k, 0}, c->given[j], optarg, sp,
+                c->cmd);
+            return CLI_ERROR;
+        }
+        c->given[j] = optarg;
+        break;
+    }
     return k;
 }
 

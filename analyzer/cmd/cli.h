@@ -37,9 +37,10 @@ typedef struct cli {
     int flags;
     struct option longs[CLI_MAX_OPTS + 1];
     char shorts[2 * CLI_MAX_OPTS + 4];
-    const char *arg;       /* the option's argument, or NULL */
-    const char *key_value; /* for CLI_KEY_VALUE: "KEY=VALUE" (without the dashes) */
-    int optind;            /* after CLI_END: index of the first operand in argv */
+    const char *arg;                 /* the option's argument, or NULL */
+    const char *key_value;           /* for CLI_KEY_VALUE: "KEY=VALUE" (without the dashes) */
+    int optind;                      /* after CLI_END: index of the first operand in argv */
+    const char *given[CLI_MAX_OPTS]; /* each option's value so far (a second, other one: refused) */
 } cli;
 
 /* cli_init: prepares a parse of argv (argv[0] = the command name) with the table opts
@@ -49,7 +50,9 @@ void cli_init(cli *c, const char *cmd, const cli_opt *opts, int flags);
 /* cli_next: the key of the next option (c->arg holds its argument), CLI_END when the options
  * end ("--" or, with CLI_STOP_AT_OPERAND, the first operand; operands then start at
  * c->optind), CLI_KEY_VALUE (see above), or CLI_ERROR after printing "vramtrace CMD:
- * unknown option X" or "X needs a value" with a pointer to --help. */
+ * unknown option X", "X needs a value" or "--X given twice (A, B): give one" (an option's
+ * second value, another than its first: which one was meant is not known) with a pointer to
+ * --help. */
 int cli_next(cli *c, int argc, char **argv);
 
 /* cli_print_options: the "options:" lines of --help for opts, aligned. */

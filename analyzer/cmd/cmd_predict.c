@@ -20,6 +20,7 @@
 #include "mem.h"
 #include "model_views.h"
 #include "notes.h"
+#include "predict_args.h"
 #include "predict_model.h"
 #include "predict_files.h"
 #include "predict_from.h"
@@ -28,146 +29,6 @@
 #include "predict_usage.h"
 
 #define PREDICT_SCHEMA_VERSION 1 /* "schema_version" of --json (README, `vramtrace predict`) */
-/* set: applies key=value with the source tag "flag". -1 with err on a bad value or key. */
-static int set(nano_config *c, const char *key, const char *value, const char *where, char *err,
-               size_t errlen)
-{
-    int rc = config_set(c, key, value, CONFIG_SRC_FLAG, where, err, errlen);
-    if (rc == 1) {
-        snprintf(err, errlen, "unknown option or key '%s' (see vramtrace predict --help)", where);
-        return -1;
-    }
-    return rc;
-}
-
-typedef struct predict_args {
-    int json;
-    int unfused;       /* --no-flash: attention scores materialized */
-    int checkpointing; /* --checkpointing: activation checkpointing of every block */
-    const char *from;
-    card_spec card;
-    int have_card;
-    predict_block block; /* a gated decoder's, or a Hugging Face config's (predict_block.h) */
-    predict_train train; /* --optimizer, --lora-rank, --lora-targets (predict_train.h) */
-} predict_args;
-
-/* contradict: on / off (1 / 2) of flag pair k said against what was said before, in err: -1 */
-static int contradict(int *seen, int k, int v, const char *on, char *err, size_t errlen)
-{
-    if (seen[k] && seen[k] != v) {
-        snprintf(err, errlen, "--%s and --%s contradict each other: give one", on,
-                 k == 2 ? "untied-head"
-                 : k    ? "no-bias"
-                        : "no-compile");
-        return -1;
-    }
-    seen[k] = v;
-    return 0;
-}
-
-/* parse: the command line, in order, into c and a. Returns 0, 1 (--help printed) or -1. */
-static int parse(int argc, char **argv, nano_config *c, predict_args *a, char *err, size_t errlen)
-{
-    int seen[3] = {0, 0, 0}, froms = 0; /* compile, bias, tied: 1 on, 2 off (said once) */
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-            predict_usage(stdout);
-            return 1;
-        }
-        if (arg[0] != '-' || arg[1] != '-') {
-            if (arg[0] == '-') {
-                snprintf(err, errlen, "unknown option '%s' (see vramtrace predict --help)", arg);
-                return -1;
-            }
-            int hf = predict_hf_config(c, &a->block, arg, err, errlen);
-            if (hf < 0 || (!hf && predict_apply_file(c, arg, err, errlen) < 0))
-                return -1;
-            continue;
-        }
-        char key[64];
-        const char *eq = config_arg_key(arg, key, sizeof key);
-        int bk = predict_block_key(key);
-        if (bk) { /* the block's options: --mlp-width, --kv-heads, --tied-head, --untied-head */
-            if (bk == 1 && contradict(seen, 2, key[0] == 't' ? 1 : 2, "tied-head", err, errlen))
-                return -1;
-            const char *bv = bk == 2 && !eq && i + 1 < argc ? argv[++i] : eq;
-            if (predict_block_option(&a->block, key, bv, err, errlen) < 0)
-                return -1;
-            continue;
-        }
-        if (predict_train_key(key)) { /* --optimizer, --lora-rank, --lora-targets */
-            const char *tv = !eq && i + 1 < argc ? argv[++i] : eq;
-            if (predict_train_option(&a->train, key, tv, err, errlen) < 0)
-                return -1;
-            continue;
-        }
-        /* flags without a value */
-        if (!eq &&
-            (!strcmp(key, "json") || !strcmp(key, "no_flash") || !strcmp(key, "checkpointing") ||
-             !strcmp(key, "bias") || !strcmp(key, "no_bias") || !strcmp(key, "compile") ||
-             !strcmp(key, "no_compile"))) {
-            int pair = strstr(key, "compile") ? 0 : strstr(key, "bias") ? 1 : -1;
-            if (pair >= 0 && contradict(seen, pair, strncmp(key, "no_", 3) ? 1 : 2,
-                                        pair ? "bias" : "compile", err, errlen))
-                return -1;
-            if (!strcmp(key, "json"))
-                a->json = 1;
-            else if (!strcmp(key, "no_flash"))
-                a->unfused = 1;
-            else if (!strcmp(key, "checkpointing"))
-                a->checkpointing = 1;
-            else if (set(c, !strncmp(key, "no_", 3) ? key + 3 : key,
-                         !strncmp(key, "no_", 3) ? "False" : "True", arg, err, errlen) < 0)
-                return -1;
-            continue;
-        }
-        if (strcmp(key, "model") && strcmp(key, "card") && strcmp(key, "from") &&
-            strcmp(key, "grad_accum") && config_find_key(key) < 0) { /* before its value */
-            snprintf(err, errlen, "unknown option '%s' (see vramtrace predict --help)", arg);
-            return -1;
-        }
-        const char *val = eq;
-        if (!val) {
-            if (i + 1 >= argc) {
-                snprintf(err, errlen, "option '%s' needs a value (e.g. %s %s)", arg, arg,
-                         !strcmp(key, "model")  ? "gpt2"
-                         : !strcmp(key, "card") ? "rtx4070"
-                         : !strcmp(key, "from") ? "run.vt"
-                         : config_find_key(key) >= 0
-                             ? config_key_example((config_key)config_find_key(key))
-                             : "8");
-                return -1;
-            }
-            val = argv[++i];
-        }
-        if (!strcmp(key, "grad_accum"))
-            snprintf(key, sizeof key, "gradient_accumulation_steps");
-        char where[160];
-        snprintf(where, sizeof where, "%s%s%s", arg, eq ? "" : " ", eq ? "" : val);
-        if (!strcmp(key, "model")) {
-            if (predict_model_preset(c, val, err, errlen) < 0)
-                return -1;
-        } else if (!strcmp(key, "card")) {
-            char why[400];
-            if (card_parse(val, &a->card, why, sizeof why) < 0) {
-                snprintf(err, errlen, "--card: %s", why); /* as report says it */
-                return -1;
-            }
-            a->have_card = 1;
-        } else if (!strcmp(key, "from")) {
-            if (froms++) {
-                snprintf(err, errlen, "--from given twice: one traced run calibrates a prediction");
-                return -1;
-            }
-            a->from = val; /* loaded before the other options (find_from) */
-        } else if (set(c, key, val, where, err, errlen) < 0) {
-            return -1;
-        }
-    }
-    return config_validate(c, err, errlen);
-}
-
 /* largest_cache: at the largest micro-batch lb, the most allocator cache with which it keeps the
  * headroom, where less than twice the assumed would not (advice_largest_cache); 0 where the run
  * measured that micro-batch's own cache (its own, complete) or the what-ifs are lower bounds */
@@ -495,7 +356,7 @@ int cmd_predict(int argc, char **argv)
         }
         formula_shape_from_config(&c, &run_shape);
     }
-    int rc = parse(argc, argv, &c, &a, err, sizeof err);
+    int rc = predict_parse(argc, argv, &c, &a, err, sizeof err);
     if (rc == 1)
         return VT_EXIT_OK;
     if (rc < 0) {

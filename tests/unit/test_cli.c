@@ -64,9 +64,12 @@ static void test_options_and_operands(void **state)
     const char *const a[] = {"-o", "x.vt", "--json", "f1", "--top=3", "-q", "f2", NULL};
     assert_int_equal(parse(0, a, out, sizeof out), CLI_END);
     assert_string_equal(out, "o=x.vt L0 L1=3 q END@6 f1 f2");
-    const char *const b[] = {"--output=y", "-qo", "z", "--top", "5", "--", "-q", NULL};
+    const char *const b[] = {"--output=y", "-qo", "y", "--top", "5", "--", "-q", NULL};
     assert_int_equal(parse(0, b, out, sizeof out), CLI_END);
-    assert_string_equal(out, "o=y q o=z L1=5 END@7 -q");
+    assert_string_equal(out, "o=y q o=y L1=5 END@7 -q"); /* (the same value twice: taken) */
+    /* two values of one option: refused (which one was meant is not known) */
+    const char *const c[] = {"--output=y", "-qo", "z", "f1", NULL};
+    assert_int_equal(parse(0, c, out, sizeof out), CLI_ERROR);
 }
 
 static void test_stop_at_operand(void **state)
