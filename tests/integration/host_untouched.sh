@@ -134,6 +134,9 @@ for ms in 1 3 10; do
     rm -f early.vt*
     "$VT" run -o early.vt -- "$P" earlyexit $ms >out 2>err
     rc=$?
+    # 43: no allocation had returned when it ended (a loaded machine: the CI's once at 3 ms), so
+    # "no CUDA allocation was made" may be true; 42: one had, and its trace is listed
+    [ $rc = 43 ] && continue
     [ $rc = 42 ] || { cat err; fail "earlyexit $ms: exit $rc, want 42"; }
     grep -q 'no CUDA allocation' err && { cat err; ls -l early.vt*; fail "earlyexit $ms: run says no allocation was made"; }
     grep -q "early.vt" err || { cat err; fail "earlyexit $ms: the trace is not listed"; }

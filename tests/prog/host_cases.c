@@ -11,7 +11,8 @@
  *   chdir N     chdir("/") then N pairs
  *   exitrace N  8 threads allocating without end, then after N microseconds exit(5) (exec: the
  *   execrace N  same, then execl("/bin/true")): neither waits for the threads' records
- *   earlyexit N two threads allocating without end; after N ms a signal handler calls _exit(42)
+ *   earlyexit N two threads allocating without end; after N ms a signal handler calls _exit(42),
+ *               or _exit(43) where no allocation had returned yet
  *   cancel N    a thread allocating in a loop with pthread_testcancel() and another allocating
  *               thread; the first is cancelled after N microseconds (its first CUDA call may be
  *               under way: the tracer opening its file), both joined, then 100 pairs: "ok"
@@ -138,10 +139,24 @@ static void *beside(void *arg)
     return NULL;
 }
 
+static volatile sig_atomic_t g_allocated; /* earlyexit: an allocation had returned */
+
+static void *allocating(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        pairs(1);
+        g_allocated = 1;
+    }
+    return NULL;
+}
+
+/* exit42: 42 where an allocation had returned (its trace must exist), 43 where none had yet (on a
+ * loaded machine the threads may not have reached their first call in a few ms) */
 static void exit42(int sig)
 {
     (void)sig;
-    _exit(42);
+    _exit(g_allocated ? 42 : 43);
 }
 
 /* early_exit: see the top (the process may end before the tracer set up its first window) */
@@ -150,7 +165,7 @@ static int early_exit(int ms)
     signal(SIGUSR1, exit42);
     pthread_t t[2];
     for (int i = 0; i < 2; i++)
-        if (pthread_create(&t[i], NULL, cancelled, NULL))
+        if (pthread_create(&t[i], NULL, allocating, NULL))
             return 23;
     usleep((useconds_t)ms * 1000);
     raise(SIGUSR1);
