@@ -54,8 +54,10 @@ int cmd_diff(int argc, char **argv)
     }
     int first = p.optind;
     if (first != argc - 2) {
-        fprintf(stderr, "vramtrace diff: expected two traces, got %d\n", argc - first);
-        usage(stderr);
+        fprintf(stderr,
+                "vramtrace diff: expected two traces, got %d (usage: vramtrace diff [options] A.vt "
+                "B.vt)\n",
+                argc - first);
         return VT_EXIT_USAGE;
     }
     for (int i = 0; i < 2; i++) {

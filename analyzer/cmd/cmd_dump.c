@@ -103,8 +103,8 @@ int cmd_dump(int argc, char **argv)
     }
     int first = p.optind;
     if (first >= argc) {
-        fprintf(stderr, "vramtrace dump: no trace file given\n");
-        dump_usage(stderr);
+        fprintf(stderr,
+                "vramtrace dump: no trace file given (usage: vramtrace dump [options] FILE...)\n");
         return VT_EXIT_USAGE;
     }
     static char obuf[1 << 20];

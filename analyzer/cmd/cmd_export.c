@@ -118,10 +118,12 @@ static int parse_outputs(int argc, char **argv, const char *outs[EXP_COUNT], int
     if (!any || files != 1) {
         if (!any)
             fprintf(stderr, "vramtrace export: no output asked for: give --perfetto, "
-                            "--memory-viz or --html\n");
+                            "--memory-viz or --html (see vramtrace export --help)\n");
         else
-            fprintf(stderr, "vramtrace export: expected one trace file, got %d\n", files);
-        usage(stderr);
+            fprintf(stderr,
+                    "vramtrace export: expected one trace file, got %d (usage: vramtrace export "
+                    "[options] FILE)\n",
+                    files);
         return VT_EXIT_USAGE;
     }
     *first = p.optind;

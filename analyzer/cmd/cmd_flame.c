@@ -60,8 +60,11 @@ int cmd_flame(int argc, char **argv)
         return VT_EXIT_USAGE;
     }
     if (p.optind != argc - 1) {
-        fprintf(stderr, "vramtrace flame: expected one trace file, got %d\n", argc - p.optind);
-        usage(stderr);
+        fprintf(
+            stderr,
+            "vramtrace flame: expected one trace file, got %d (usage: vramtrace flame [options] "
+            "FILE)\n",
+            argc - p.optind);
         return VT_EXIT_USAGE;
     }
     const char *path = argv[p.optind];

@@ -100,13 +100,19 @@ expect fit 2 "--bs={B=16: {B= has no closing '}' (e.g. {B=16})" --dir fitdir -- 
 expect fit 2 "{I=5}: {I} takes no default: the iterations are --iters N (default 2)" --dir fitdir -- echo '{B}' '{I=5}'
 expect fit 2 "{B=16} and {B=32}: two defaults for {B}: give one" --dir fitdir -- echo '{B=16}' '{B=32}'
 [ -e fitdir ] && fail "fit made its directory (ran a trial?) for a refused placeholder"
-# the wrong number of trace files: the count first, then the usage
-expect flame 2 "expected one trace file, got 2" "$T" "$T"
-expect flame 2 "expected one trace file, got 0"
-expect export 2 "expected one trace file, got 2" --html x.html "$T" "$T"
-expect export 2 "expected one trace file, got 0" --html x.html
-expect export 2 "no output asked for: give --perfetto, --memory-viz or --html" "$T"
-grep -q '^usage: vramtrace export' err.txt || fail "export without an output: no usage after the reason"
+# the wrong number of trace files: the count, with the usage on the same line
+# a usage error is one line, as report's and run's are (these had printed their whole --help)
+expect flame 2 "expected one trace file, got 2 (usage: vramtrace flame [options] FILE)" "$T" "$T"
+expect flame 2 "expected one trace file, got 0 (usage: vramtrace flame [options] FILE)"
+expect export 2 "expected one trace file, got 2 (usage: vramtrace export [options] FILE)" --html x.html "$T" "$T"
+expect export 2 "expected one trace file, got 0 (usage: vramtrace export [options] FILE)" --html x.html
+expect export 2 "no output asked for: give --perfetto, --memory-viz or --html (see vramtrace export --help)" "$T"
+expect diff 2 "expected two traces, got 1 (usage: vramtrace diff [options] A.vt B.vt)" "$T"
+expect dump 2 "no trace file given (usage: vramtrace dump [options] FILE...)"
+for c in flame export diff dump; do
+    "$VT" $c >/dev/null 2>err.txt
+    [ "$(wc -l <err.txt)" = 1 ] || fail "$c with no file: $(wc -l <err.txt) lines on stderr"
+done
 # a config line predict cannot evaluate: the reason whole, to its closing parenthesis
 printf 'batch_size = 8x\n' >cfg.py
 "$VT" predict --model gpt2 cfg.py >out.txt 2>err.txt
