@@ -51,7 +51,8 @@ static const cli_opt run_opts[] = {
     {OPT_TENSORS, "tensors", NULL,
      "tensor mode: PyTorch's cudaMallocAsync backend, one event per\n"
      "tensor (merged into PYTORCH_CUDA_ALLOC_CONF)"},
-    {OPT_SAMPLE_MS, "sample-ms", "N", "sample cuMemGetInfo every N ms in the background"},
+    {OPT_SAMPLE_MS, "sample-ms", "N",
+     "sample cuMemGetInfo every N ms in the background (0: off,\ndefault)"},
     {OPT_FREE_STACKS, "free-stacks", NULL, "record stacks on frees too"},
     {OPT_MAX_SIZE, "max-size", "SIZE",
      "keep each trace file under SIZE (512MiB, 2GiB; at least 8MiB): the\n"
