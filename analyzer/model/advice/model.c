@@ -446,10 +446,16 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     m->calib.no_kv_tensors = f->tensors_no_kv;
     model_kv_kept(f, &m->calib.kv); /* (less what the attention would keep) */
     if (f->has_oom && cat_breakdown_total(&f->at_oom) > 0) {
+        /* after the forward the state at the failure is the step's, unless the tensors peaked
+         * in an earlier step after the first that ended (a GAN at B=1024 out of memory in its
+         * 4th step's backward, its activations partly freed: 7.61 GiB of them then, 9.48 at its
+         * peak before; B=944 had been predicted 9.26 GiB of tensors and took 10.06). Not the
+         * first step's peak: a compiled run's holds its warm-up (HF GPT-2 at B=16) */
+        int earlier = m->measured_at_tensors && f->peak_iter >= 1 && f->iterations > f->peak_iter;
         advice_calibrate_oom(&m->calib, &f->at_oom, f->oom_requested,
-                             f->at_oom.bytes[CAT_GRADIENTS] > 0 ||
-                                 (f->oom_phase && (!strcmp(f->oom_phase, "backward") ||
-                                                   !strcmp(f->oom_phase, "optimizer"))));
+                             !earlier && (f->at_oom.bytes[CAT_GRADIENTS] > 0 ||
+                                          (f->oom_phase && (!strcmp(f->oom_phase, "backward") ||
+                                                            !strcmp(f->oom_phase, "optimizer")))));
         m->calib.kv_oom = f->kv_at_oom;
         m->calib.oom_in_step = f->oom_phase && !strcmp(f->oom_phase, "optimizer");
         model_kv_kept(f, &m->calib.kv_oom);
