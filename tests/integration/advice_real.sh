@@ -128,7 +128,10 @@ for line in open(sys.argv[1]):
         if B in oom[fam] and a["fits"]:
             bad.append("%s: batch %d ran out of memory, predicted to fit" % (t, B))
         lim = a["fits_with_cache_at_most_bytes"]
-        if lim is not None and (a["fits"] or lim <= 0):
+        # a row that fits says it only by less than twice its cache (advice_fit_cache), at least
+        # the cache it assumed
+        c = a["allocator_cache_bytes"]
+        if lim is not None and (lim <= 0 or (a["fits"] and not c <= lim < 2 * c)):
             bad.append("%s: batch %d: fits %s, cache limit %d" % (t, B, a["fits"], lim))
         if B in fit[fam] and a["required_bytes"] > cap:
             rest = a["required_bytes"] - a["allocator_cache_bytes"]

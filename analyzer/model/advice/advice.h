@@ -184,6 +184,10 @@ static inline double advice_cache_floor(const gpt_shape *s, int expandable)
  * Callers pass prediction.required_bytes. */
 int advice_fits(uint64_t peak, uint64_t capacity, double headroom);
 
+/* advice_fit_cache: when p keeps the headroom on capacity by less than twice the cache it assumes
+ * (*cache: the runs' caches moved 2-3x between shapes), the most cache with which it still
+ * would; else 0 (nothing to say) */
+uint64_t advice_fit_cache(const prediction *p, uint64_t capacity, double headroom, uint64_t *cache);
 /* advice_largest_cache: the prediction at micro-batch B (s otherwise), which keeps the
  * headroom: when less than twice the cache it assumes (*cache) would not (the runs' caches moved
  * 2-3x between micro-batches), the most with which it still would; else 0 (nothing to say). */
@@ -270,7 +274,9 @@ typedef struct advice_item {
     int fits;                    /* 1, 0, or -1 when the capacity is unknown */
     uint64_t cache_assumed;      /* the allocator cache in required */
     uint64_t cache_limit;        /* > 0: fits is 0, but would be 1 with at most this much cache
-                                  * (advice_cache_limit): the cache decides the verdict */
+                                  * (advice_cache_limit), or fits is 1 only with at most this
+                                  * much, less than twice the cache assumed (advice_fit_cache):
+                                  * the cache decides the verdict */
     int64_t headroom_bytes;      /* capacity - required (negative: over) */
     int moment;                  /* PREDICT_AT_*: the moment its prediction is of */
     int recommended;

@@ -28,6 +28,12 @@ static uint64_t cache_most(const prediction *p, uint64_t capacity, double headro
     return *cache + (uint64_t)(usable - (double)p->required_bytes);
 }
 
+uint64_t advice_fit_cache(const prediction *p, uint64_t capacity, double headroom, uint64_t *cache)
+{
+    uint64_t most = cache_most(p, capacity, headroom, cache);
+    return most && most < 2 * *cache ? most : 0;
+}
+
 uint64_t advice_largest_cache(const model_calib *c, const gpt_shape *s, uint64_t B,
                               uint64_t capacity, double headroom, uint64_t *cache)
 {
@@ -35,8 +41,7 @@ uint64_t advice_largest_cache(const model_calib *c, const gpt_shape *s, uint64_t
     t.B = B;
     prediction p;
     advice_predict(c, &t, &p);
-    uint64_t most = cache_most(&p, capacity, headroom, cache);
-    return most && most < 2 * *cache ? most : 0;
+    return advice_fit_cache(&p, capacity, headroom, cache);
 }
 
 uint64_t advice_next_cache(const model_calib *c, const gpt_shape *s, uint64_t B, uint64_t capacity,
