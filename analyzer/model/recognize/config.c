@@ -138,11 +138,13 @@ int config_set(nano_config *c, const char *key, const char *value, config_source
     pyval v = pyexpr_eval(value, NULL, NULL); /* literal_eval: no names */
     if (v.k == PYV_ERR && v.why) {
         const char *more = strlen(value) > 60 ? "..." : "";
-        if (src == CONFIG_SRC_FLAG && keys[k].type == CONFIG_INT) /* a flag's value: its range */
+        /* a flag's number past 64 bits: its range (an expression keeps its reason) */
+        int digits = value[strspn(value, "+-")] && !value[strspn(value, "+-0123456789")];
+        if (src == CONFIG_SRC_FLAG && digits && keys[k].type == CONFIG_INT)
             snprintf(err, errlen,
                      "%s: %s = %.60s%s is out of range (must be a positive integer, at most %lld)",
                      where, key, value, more, keys[k].most);
-        else if (src == CONFIG_SRC_FLAG && k == CFG_dropout)
+        else if (src == CONFIG_SRC_FLAG && digits && k == CFG_dropout)
             snprintf(err, errlen,
                      "%s: dropout = %.60s%s is out of range (must be 0 <= dropout < 1)", where,
                      value, more);
