@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "advice.h"
+#include "model_notes.h"
 
 #define GiB (1ull << 30)
 #define MiB (1ull << 20)
@@ -140,13 +141,32 @@ static void test_huge(void **state)
     assert_true(p.reserved_bytes >= p.tensor_bytes);
 }
 
+/* the evaluation's batch flag on the command line: not a count of batches */
+static void test_flag(void **state)
+{
+    (void)state;
+    const char *const argv[] = {
+        "python", "train.py", "--max_eval_batches", "200", "--per_device_eval_batch_size=48", NULL};
+    run_facts f;
+    memset(&f, 0, sizeof f);
+    f.argc = 5, f.argv = argv;
+    char flag[64];
+    assert_int_equal(model_eval_batch_flag(&f, flag, sizeof flag), 48);
+    assert_string_equal(flag, "--per_device_eval_batch_size 48");
+    const char *const argv2[] = {"python", "train.py", "--eval-batch-size", "16", NULL};
+    f.argc = 4, f.argv = argv2;
+    assert_int_equal(model_eval_batch_flag(&f, flag, sizeof flag), 16);
+    assert_string_equal(flag, "--eval-batch-size 16");
+    f.argc = 3; /* its value missing */
+    assert_int_equal(model_eval_batch_flag(&f, flag, sizeof flag), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_calibrate),
-        cmocka_unit_test(test_predict),
-        cmocka_unit_test(test_largest),
-        cmocka_unit_test(test_huge),
+        cmocka_unit_test(test_calibrate), cmocka_unit_test(test_predict),
+        cmocka_unit_test(test_largest),   cmocka_unit_test(test_huge),
+        cmocka_unit_test(test_flag),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -27,7 +27,9 @@ uint64_t model_eval_batch_flag(const run_facts *f, char *flag, size_t len)
     for (int i = 1; f->argv && i < f->argc; i++) {
         char key[64];
         const char *a = f->argv[i], *v = config_arg_key(a, key, sizeof key);
-        if (strncmp(a, "--", 2) || !strstr(key, "eval") || !strstr(key, "batch"))
+        /* (not a count of batches: --max_eval_batches 200) */
+        if (strncmp(a, "--", 2) || !strstr(key, "eval") || !strstr(key, "batch") ||
+            strstr(key, "batches"))
             continue;
         if (!v && !(v = i + 1 < f->argc ? f->argv[i + 1] : NULL))
             continue;
@@ -47,14 +49,16 @@ void model_eval_calib(model_result *m, const run_facts *f)
     model_calib *c = &m->calib;
     c->eval_batch = m->eval_batch;
     snprintf(c->eval_flag, sizeof c->eval_flag, "%s", m->eval_flag);
-    if (!c->eval_batch || !f->has_at_tensors || !c->calibrated || c->global)
-        return;
-    /* an out-of-memory failure in it: the evaluation at the failure, with what it asked for */
+    /* not an evaluation cut short by an out-of-memory failure: what it would have made after
+     * the request that failed is not measured, so its batch-sized bytes scaled are no bound (a
+     * GPT-2 evaluating 48 beside a micro-batch of 2 had been told 48 -> 17 at 11.14 GiB, "an
+     * upper bound"; its run at 17 took 11.55 after a retry) */
     int failed = f->has_oom && f->oom_phase && !strcmp(f->oom_phase, "eval");
+    if (!c->eval_batch || !f->has_at_tensors || !c->calibrated || c->global || failed)
+        return;
     /* the training measured through one optimizer step: its later forwards hold the state too */
     uint64_t state = f->iterations <= 1 && f->has_at_step ? f->at_step.bytes[CAT_OPTIMIZER] : 0;
-    advice_eval_calibrate(c, failed ? &f->at_oom : &f->at_tensors, failed ? f->oom_requested : 0,
-                          f->peak_train, state);
+    advice_eval_calibrate(c, &f->at_tensors, 0, f->peak_train, state);
 }
 
 /* note: one more sentence the advice rests on (m->notes). */
