@@ -218,6 +218,16 @@ for c in "report --card 12GiB --card 24GiB $R:report: --card given twice (12GiB,
 done
 [ ! -e a1.vt ] && [ ! -e a2.vt ] || fail "run -o twice ran the command"
 "$VT" report --card 12GiB --card 12GiB "$R" >/dev/null 2>err.txt || fail "the same value twice: $(cat err.txt)"
+# report's two spellings of one override, with two values: refused too; a number of 64 digits is
+# out of range (it had been "not an integer"); a refused flag is never "not used"
+"$VT" report "$R" --batch-size 16 --batch_size=32 >out.txt 2>err.txt
+[ $? = 2 ] && grep -q "batch_size given twice (batch_size=16, batch_size=32): give one" err.txt ||
+    fail "report --batch-size 16 --batch_size=32: $(cat err.txt)"
+"$VT" report "$R" --batch-size "$(python3 -c "print('9' * 64)")" >out.txt 2>err.txt
+[ $? = 2 ] && grep -q "is out of range (must be a positive integer, at most 16777216)" err.txt ||
+    fail "a 64-digit batch size: $(cat err.txt)"
+"$VT" report "$R" --dtype=99999999999999999999 >out.txt 2>err.txt
+[ $? = 2 ] && grep -q "is refused" err.txt && ! grep -q "not used" err.txt || fail "--dtype=<huge>: $(cat err.txt)"
 # an override of a value the program gave is said (ResNet-50's --batch-size 128 had become 64 in
 # silence); one the program did not give, or gave alike, is not
 "$VT" report --batch-size 64 --no-color "$R" >ov.txt 2>&1 && "$VT" report --batch-size 64 --json "$R" >ov.json &&

@@ -136,10 +136,12 @@ int config_set(nano_config *c, const char *key, const char *value, config_source
     if (k < 0)
         return 1;
     pyval v = pyexpr_eval(value, NULL, NULL); /* literal_eval: no names */
-    if (v.k == PYV_ERR && v.why) {
+    /* a flag's number past 64 bits: its range (an expression keeps its reason) */
+    int digits = value[strspn(value, "+-")] && !value[strspn(value, "+-0123456789")];
+    if ((v.k == PYV_ERR && v.why) ||
+        (src == CONFIG_SRC_FLAG && digits && keys[k].type == CONFIG_INT && v.k != PYV_INT)) {
         const char *more = strlen(value) > 60 ? "..." : "";
-        /* a flag's number past 64 bits: its range (an expression keeps its reason) */
-        int digits = value[strspn(value, "+-")] && !value[strspn(value, "+-0123456789")];
+        /* (a flag's value refused is never said "not used": the command stops) */
         if (src == CONFIG_SRC_FLAG && digits && keys[k].type == CONFIG_INT)
             snprintf(err, errlen,
                      "%s: %s = %.60s%s is out of range (must be a positive integer, at most %lld)",
@@ -149,7 +151,8 @@ int config_set(nano_config *c, const char *key, const char *value, config_source
                      "%s: dropout = %.60s%s is out of range (must be 0 <= dropout < 1)", where,
                      value, more);
         else
-            snprintf(err, errlen, "%s = %.60s%s is not used: %s", key, value, more, v.why);
+            snprintf(err, errlen, "%s = %.60s%s is %s: %s", key, value, more,
+                     src == CONFIG_SRC_FLAG ? "refused" : "not used", v.why);
         return -1;
     }
     /* literal_eval failing on a bare word gives the word itself as a string (nanoGPT). */
@@ -180,6 +183,17 @@ int config_overrides(nano_config *c, int n, const char *const *given, char *err,
                      "gradient_accumulation_steps, n_layer, n_head, n_embd, vocab_size, dropout, "
                      "bias, dtype, compile)",
                      given[i], key);
+            return -1;
+        }
+        if (was.src == CONFIG_SRC_FLAG && (was.i != c->v[k].i || was.f != c->v[k].f ||
+                                           strcmp(was.s, c->v[k].s))) { /* two of its spellings */
+            const char *prev = given[i];
+            for (int j = 0; j < i; j++) { /* the earlier spelling of it */
+                char kj[64];
+                if (config_arg_key(given[j], kj, sizeof kj) && !strcmp(kj, key))
+                    prev = given[j];
+            }
+            snprintf(err, errlen, "%s given twice (%.100s, %.100s): give one", key, prev, given[i]);
             return -1;
         }
         snprintf(c->v[k].where, sizeof c->v[k].where, "given on vramtrace's command line (%.150s)",
