@@ -557,10 +557,9 @@ void model_oom_forward_share(model_result *m, const run_facts *f)
                      : "; the logits at its end, not reached, are not counted (V or T unknown)",
                  per,
                  per == 10 ? "logits not shifted keeps: BERT's masked-LM loss measured"
-                 : m->rec.family_by_sizes
-                     ? "shifted logits keeps, a decoder's: the sizes do not tell it from an "
-                       "encoder, whose loss keeps 10"
-                     : "shifted logits keeps, a causal language model's");
+                 : m->rec.family_by_sizes ? "shifted logits keeps, a decoder's: the sizes do not "
+                                            "tell it from an encoder, whose loss keeps 10"
+                                          : "shifted logits keeps, a causal language model's");
     }
     if (act[0]) {
         snprintf(m->oom_forward, sizeof m->oom_forward,
