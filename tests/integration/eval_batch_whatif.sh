@@ -82,6 +82,23 @@ r = json.load(open('cut.json'))
 assert all(x['evaluation_batch'] is None for x in r['advice']), [x['change'] for x in r['advice']]
 assert r['prediction']['calibration']['evaluation_training_bytes'] == 0
 " || fail "cut: an evaluation row from an evaluation cut short"
+# ... and every what-if keeps that evaluation, whose need past its failure is not measured: lower
+# bounds, none recommended (a GPT-2 at B=4 evaluating 32 had been recommended B=2 with 2
+# micro-steps, then use_cache=False at 11.30 GiB, "fits": each ran out of memory in its evaluation)
+sim cut4 --model gpt2 --batch-size 4 --eval-batch-size 32 --steps 3
+"$VT" report --no-color cut4.vt >cut4.txt || fail "cut4: report"
+python3 -c "
+import json
+for n in ('cut', 'cut4'):
+    r = json.load(open(n + '.json'))
+    assert r['oom']['phase'] == 'eval', (n, r['oom']['phase'])
+    assert not any(x['recommended'] for x in r['advice']), (n, [x['change'] for x in r['advice'] if x['recommended']])
+    assert all(x['predicted_peak_at_least'] for x in r['advice']), n
+    assert any('none is recommended' in t for t in r['prediction']['notes']), (n, r['prediction']['notes'])
+" || fail "an evaluation cut short: see above"
+grep -q '^  recommended' cut4.txt && fail "cut4: $(grep '^  recommended' cut4.txt)"
+grep -q 'every what-if keeps that pass, whose need past the request that failed was not measured, so they are lower bounds and none is recommended' cut4.txt ||
+    fail "cut4: the note is not said"
 # the committed GPT-2 run: B=4, its evaluation of 16 after each step (a retry there)
 cp "$ROOT/examples/traces/sim/gpt2_evalb16_b4_fit.vt" g.vt && "$VT" report --json g.vt >g.json || fail "g: report"
 set -- $(recommended g 16)

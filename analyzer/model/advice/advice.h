@@ -82,6 +82,9 @@ typedef struct model_calib {
      * batch's what-if (advice_eval.c); 0: none */
     uint64_t eval_train, eval_tensors, eval_scaled;
     char eval_flag[64]; /* the flag that sets that batch ("--eval-batch-size"), "" unknown */
+    /* 1: the run ran out of memory in that evaluation: what it needed past the request that
+     * failed is not measured, so every what-if keeping it is a lower bound, none recommended */
+    int eval_cut;
     /* a complete compiled run's 16-bit weight casts among its measured activations
      * (formula_compiled_casts at the measured shape; 0 when they exceed its activations, or a
      * partial run's): kept and moved with the weights, not scaled with the tokens; the ratio

@@ -303,7 +303,7 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
     int rec = -1;
     if (current_fits == 1) {
         rec = 0;
-    } else {
+    } else if (!c->eval_cut) { /* (an evaluation cut short: lower bounds, none recommended) */
         /* beside a run that completed (the row "none"), an option must lower its peak by 1 % at
          * least: one that fits at the same peak adds no margin (a BERT whose peak was its
          * evaluation's own batch, after an allocator retry, had been told to halve its

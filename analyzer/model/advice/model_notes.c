@@ -49,11 +49,21 @@ void model_eval_calib(model_result *m, const run_facts *f)
     model_calib *c = &m->calib;
     c->eval_batch = m->eval_batch;
     snprintf(c->eval_flag, sizeof c->eval_flag, "%s", m->eval_flag);
+    /* out of memory in such a pass, its tensors' peak in training: a smaller micro-batch leaves
+     * that pass as it is too (a GPT-2 at B=4 evaluating 32 had been recommended B=2 with 2
+     * micro-steps, "fits", and its evaluation ran out of memory again) */
+    int failed = f->has_oom && f->oom_phase && !strcmp(f->oom_phase, "eval");
+    if (!c->eval_batch && failed && f->backward_passes > 0)
+        c->eval_batch = model_eval_batch_flag(f, c->eval_flag, sizeof c->eval_flag);
+    /* ... whose need past the failed request is not measured: lower bounds (use_cache=False
+     * beside that GPT-2's evaluation had been recommended at 11.30 GiB, "fits"; it ran out of
+     * memory again) */
+    if (c->eval_batch && failed)
+        c->eval_cut = c->lower = m->lower_bounds = 1;
     /* not an evaluation cut short by an out-of-memory failure: what it would have made after
      * the request that failed is not measured, so its batch-sized bytes scaled are no bound (a
      * GPT-2 evaluating 48 beside a micro-batch of 2 had been told 48 -> 17 at 11.14 GiB, "an
      * upper bound"; its run at 17 took 11.55 after a retry) */
-    int failed = f->has_oom && f->oom_phase && !strcmp(f->oom_phase, "eval");
     if (!c->eval_batch || !f->has_at_tensors || !c->calibrated || c->global || failed)
         return;
     /* the training measured through one optimizer step: its later forwards hold the state too */
@@ -170,6 +180,16 @@ void model_advice_notes(model_result *m, const run_facts *f)
                      "keeps its peak whatever the micro-batch (lower that batch, or vramtrace fit "
                      "measures)",
                      (double)f->peak_allocated / 1073741824.0);
+        note(m, msg);
+    }
+    if (m->calib.eval_cut) {
+        char msg[400];
+        snprintf(msg, sizeof msg,
+                 "the run ran out of memory in an evaluation pass with a batch of its own (%s on "
+                 "the command line): every what-if keeps that pass, whose need past the request "
+                 "that failed was not measured, so they are lower bounds and none is recommended; "
+                 "lower that batch (vramtrace fit measures)",
+                 m->calib.eval_flag);
         note(m, msg);
     }
 }
