@@ -388,10 +388,17 @@ static void explain_doc(model_result *m, const run_facts *f, int c, uint64_t me,
                      "formula",
                      mibf(me));
         break;
-    case CAT_CACHE:
+    case CAT_CACHE: /* (at the tensors' peak: the rest of the process peak, so the column adds
+                     * up to it; the timeline's cache at that moment can be less) */
         snprintf(rd, n,
                  "the basic formula counts the allocator's cache only as \"fragmentation\" "
-                 "overhead");
+                 "overhead%s",
+                 m->measured_at_tensors
+                     ? "; this row is the rest of the process peak (its reserved "
+                       "segments less the tensors at their own peak), so the "
+                       "column adds up to the process peak; the cache at the "
+                       "tensors' peak itself is the timeline's"
+                     : "");
         break;
     default:
         if (m->doc.bytes[c] == 0)
