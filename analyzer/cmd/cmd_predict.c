@@ -117,7 +117,11 @@ verdict:
         printf("  (the run does not measure how its step grows with the micro-batch: this what-if "
                "scales what it kept at its peak and can be far off either way; vramtrace fit "
                "measures it)\n");
-    if (run->lower_bounds)
+    if (run->lower_bounds && a->from && cal->eval_cut) /* (the report's note, the same) */
+        printf("  (a lower bound: the run ran out of memory in its evaluation (%s), whose need "
+               "past the request that failed was not measured)\n",
+               cal->eval_flag);
+    else if (run->lower_bounds)
         printf("  (a lower bound: the rest of the run's first forward was not measured; the "
                "step needs at least this much)\n");
     uint64_t rb = 0, ra = 0;
@@ -166,6 +170,12 @@ verdict:
         printf("the run ran to the end on this card, but %s: the headroom above is after that "
                "release (vramtrace report lists the options that lower its peak)\n",
                ADVICE_RETRY_TEXT);
+        return;
+    }
+    if (a->from && cal->eval_cut) { /* as the report: every what-if keeps that evaluation */
+        printf("none recommended: every %s keeps the evaluation's batch (%s), which ran out of "
+               "memory; lower that batch (vramtrace fit measures)\n",
+               mb, cal->eval_flag);
         return;
     }
     predict_print_recommended(c, s, &base, mb, nano, a->from != NULL, found, rb, ra, unmeasured);
@@ -264,7 +274,7 @@ static int print_json(const nano_config *c, const gpt_shape *s, const prediction
             advice_recommend(cal, s, p->required_bytes, lb, a->card.bytes, unmeasured, &rb, &ra);
         /* the run as it ran, after its allocator's retry: nothing recommended as it is (text) */
         cJSON_AddBoolToObject(root, "completed_after_retry", retried);
-        if (found && !(retried && rb == s->B)) {
+        if (found && !(retried && rb == s->B) && !(a->from && cal->eval_cut)) {
             cJSON *rj = cJSON_AddObjectToObject(root, "recommended");
             cJSON_AddNumberToObject(rj, "batch_size", (double)rb);
             if (s->accum_unknown && s->no_training) { /* forwards only: no step to accumulate */

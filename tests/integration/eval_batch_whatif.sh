@@ -99,6 +99,18 @@ for n in ('cut', 'cut4'):
 grep -q '^  recommended' cut4.txt && fail "cut4: $(grep '^  recommended' cut4.txt)"
 grep -q 'every what-if keeps that pass, whose need past the request that failed was not measured, so they are lower bounds and none is recommended' cut4.txt ||
     fail "cut4: the note is not said"
+# predict --from says the same (it had said "not even a micro-batch of 1 fits: use a smaller
+# model, smaller inputs ... or activation checkpointing", and its lower bound "the rest of the
+# run's first forward was not measured")
+"$VT" predict --from cut4.vt --card 12GiB >p4.txt 2>&1 && "$VT" predict --from cut4.vt --card 12GiB --json >p4.json ||
+    fail "predict --from cut4"
+grep -q "^none recommended: every micro-batch keeps the evaluation's batch (--eval-batch-size 32), which ran out of memory; lower that batch (vramtrace fit measures)$" p4.txt &&
+    grep -q "a lower bound: the run ran out of memory in its evaluation (--eval-batch-size 32)" p4.txt &&
+    ! grep -q "first forward was not measured\|not even a" p4.txt || fail "predict --from cut4: $(tail -n 3 p4.txt)"
+python3 -c "
+import json
+assert json.load(open('p4.json'))['recommended'] is None
+" || fail "predict --from cut4 --json recommends"
 # the committed GPT-2 run: B=4, its evaluation of 16 after each step (a retry there)
 cp "$ROOT/examples/traces/sim/gpt2_evalb16_b4_fit.vt" g.vt && "$VT" report --json g.vt >g.json || fail "g: report"
 set -- $(recommended g 16)
