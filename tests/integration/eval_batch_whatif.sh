@@ -99,6 +99,20 @@ for n in ('cut', 'cut4'):
 grep -q '^  recommended' cut4.txt && fail "cut4: $(grep '^  recommended' cut4.txt)"
 grep -q 'every what-if keeps that pass, whose need past the request that failed was not measured, so they are lower bounds and none is recommended' cut4.txt ||
     fail "cut4: the note is not said"
+# the page's timeline has the OOM's moment: its categories there are the OOM column's (the last
+# point before the OOM line had 1.50 GiB of temporaries where the column says 1.45)
+"$VT" report --html cut4.html cut4.vt >/dev/null && "$VT" report --json cut4.vt >cut4.json || fail "cut4: page"
+python3 - cut4.html cut4.json <<'PY' || fail "cut4: the page's timeline at the OOM"
+import json, re, sys
+page, r = open(sys.argv[1]).read(), json.load(open(sys.argv[2]))
+d = json.loads(re.search(r'<script[^>]*id="vt-data"[^>]*>(.*?)</script>', page, re.S).group(1))
+t, v, at = d["t"], d["v"], d["oom"]["t"]
+i = max(j for j in range(len(t)) if t[j] <= at + 1e-9)
+live = r["oom"]["live_by_category"]
+for k, series in v.items():  # (a category never held is 0, not a series)
+    got = series[i] if isinstance(series, list) else series
+    assert got == live.get(k, 0), (k, got, live.get(k))
+PY
 # predict --from says the same (it had said "not even a micro-batch of 1 fits: use a smaller
 # model, smaller inputs ... or activation checkpointing", and its lower bound "the rest of the
 # run's first forward was not measured")

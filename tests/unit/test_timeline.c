@@ -28,7 +28,7 @@ static const uint64_t *g_phase_events; /* what sweep_two_at gives the timeline (
  * number of moments asked for */
 static void assert_drawn(const timeline *tl, uint64_t a, uint64_t b)
 {
-    for (size_t max = 2 * (CAT_COUNT + 3 + PHASE_COUNT); max <= 20000; max = max * 3 + 1) {
+    for (size_t max = 2 * (CAT_COUNT + 4 + PHASE_COUNT); max <= 20000; max = max * 3 + 1) {
         size_t n = 0, seen = 0;
         const timeline_moment **m = timeline_moments(tl, max, &n);
         assert_non_null(m);
@@ -127,7 +127,7 @@ static void test_moments_to_draw(void **st)
     catpeaks cp = {0};
     uint64_t best;
     timeline *tl = sweep_two(&cp, 100000, &best);
-    for (size_t max = 2 * (CAT_COUNT + 3 + PHASE_COUNT); max <= 20000; max = max * 3 + 1) {
+    for (size_t max = 2 * (CAT_COUNT + 4 + PHASE_COUNT); max <= 20000; max = max * 3 + 1) {
         size_t n = 0;
         const timeline_moment **m = timeline_moments(tl, max, &n);
         assert_non_null(m);

@@ -134,6 +134,8 @@ typedef struct replay_result {
     uint32_t oom_stack;
     uint8_t oom_phase;
     replay_snapshot at_oom;    /* live at the first failure of that OOM */
+    uint64_t oom_seen_event;   /* the event of the latest OOM's first failure, as the replay met
+                                * it (0: none; the timeline keeps that moment) */
     uint64_t file_bytes;       /* size of the file, for progress */
     unsigned minor;            /* the trace format's minor version (its header) */
     int has_inferred;          /* inferred is filled (0: memory ran short) */

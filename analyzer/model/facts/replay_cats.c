@@ -201,6 +201,7 @@ void replay_cats_begin(state *s)
     if (s->r->tl) {
         s->r->tl->peak_event = &s->r->at_peak.event;
         s->r->tl->tensors_event = &s->r->at_tensors.event;
+        s->r->tl->oom_event = &s->r->oom_seen_event;
         s->r->tl->phase_events = s->r->phase_peak_event;
     }
     catpeaks_init(&s->peaks, timeline_segments ? s->r->tl : NULL);

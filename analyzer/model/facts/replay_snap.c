@@ -80,6 +80,9 @@ void replay_snap_oom(state *s)
 {
     livemap *m = &s->live;
     replay_snapshot *snap = &s->r->at_oom;
+    s->r->oom_seen_event = s->event;    /* (the timeline keeps this moment) */
+    if (s->r->tl && s->r->tl->last.seq) /* (its sweep may be behind: then it moves up to it) */
+        s->r->tl->at_oom = s->r->tl->last;
     free(snap->items);
     snap->items = calloc(m->n ? m->n : 1, sizeof *snap->items);
     snap->n = 0;

@@ -265,6 +265,10 @@ void timeline_cats(timeline *tl, uint64_t event, uint64_t t, const int64_t cur[C
         tl->at_peak = m;
     if (tl->tensors_event && event == *tl->tensors_event)
         tl->at_tensors = m;
+    /* the last moment before the failure (a failed call changes no level) */
+    if (tl->oom_event && event <= *tl->oom_event)
+        tl->at_oom = m;
+    tl->last = m;
     for (int p = 0; tl->phase_events && p < PHASE_COUNT; p++)
         if (event == tl->phase_events[p])
             tl->at_phase[p] = m;
@@ -319,6 +323,7 @@ void timeline_fix(timeline *tl, const int64_t (*back)[CAT_COUNT + 1], const uint
     }
     fix_one(&tl->at_peak, back, rep, nep, alloc_mode);
     fix_one(&tl->at_tensors, back, rep, nep, alloc_mode);
+    fix_one(&tl->at_oom, back, rep, nep, alloc_mode);
     for (int p = 0; p < PHASE_COUNT; p++)
         fix_one(&tl->at_phase[p], back, rep, nep, alloc_mode);
     for (size_t i = 0; i < TIMELINE_BUCKETS; i++) {
@@ -342,8 +347,8 @@ static int cmp_seq(const void *a, const void *b)
 
 const timeline_moment **timeline_moments(const timeline *tl, size_t max, size_t *n)
 {
-    /* the run's tallest, the two peaks', each category's, each phase's */
-    enum { EXTRA = CAT_COUNT + 3 + PHASE_COUNT };
+    /* the run's tallest, the two peaks', the OOM's, each category's, each phase's */
+    enum { EXTRA = CAT_COUNT + 4 + PHASE_COUNT };
     size_t used = 0, k = 0;
     *n = 0;
     if (!tl || !tl->has_cats || max < 2 * EXTRA)
@@ -378,6 +383,8 @@ const timeline_moment **timeline_moments(const timeline *tl, size_t max, size_t 
         m[k++] = &tl->at_peak;
     if (tl->at_tensors.seq)
         m[k++] = &tl->at_tensors;
+    if (tl->at_oom.seq)
+        m[k++] = &tl->at_oom;
     for (int p = 0; p < PHASE_COUNT; p++)
         if (tl->at_phase[p].seq)
             m[k++] = &tl->at_phase[p];

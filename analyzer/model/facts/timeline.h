@@ -89,6 +89,12 @@ typedef struct timeline {
     /* the same for the tensors' (allocated) peak (replay_result.at_tensors) */
     timeline_moment at_tensors;
     const uint64_t *tensors_event;
+    /* the last moment before an out-of-memory failure's first event (replay_result.
+     * oom_seen_event, set when the replay, ahead, meets it): the drawing's categories at the OOM
+     * line are the report's OOM column */
+    timeline_moment at_oom;
+    const uint64_t *oom_event;
+    timeline_moment last; /* the latest moment swept (at_oom's when the sweep is not behind) */
     /* the same for each phase's peak (replay_result.phase_peak_event; 0: none): a drawing's
      * phase reaches the report's figure for it (an init phase's had been 1 MiB under) */
     timeline_moment at_phase[PHASE_COUNT];
@@ -147,9 +153,10 @@ void timeline_cats(timeline *tl, uint64_t event, uint64_t t, const int64_t cur[C
  * the kept moments. */
 void timeline_fix(timeline *tl, const int64_t (*back)[CAT_COUNT + 1], const uint32_t *rep,
                   size_t nep, int alloc_mode);
-/* timeline_moments: at most max (>= 2 * CAT_COUNT + 6) whole moments to draw, in the order
- * they happened: each group of buckets' lowest, tallest and last, the run's tallest, the process
- * peak's (the moment its breakdown describes), the tensors' peak's and each category's largest.
+/* timeline_moments: at most max (>= 2 * (CAT_COUNT + 4 + PHASE_COUNT)) moments to draw, in the
+ * order they happened: each group of buckets' lowest, tallest and last, the run's tallest, the
+ * process peak's (the moment its breakdown describes), the tensors' peak's, the OOM's, each
+ * phase's peak and each category's largest.
  * Returns a malloc'ed array of *n pointers into tl (free it); NULL with *n = 0 when the sweep
  * filled nothing or memory is short. */
 const timeline_moment **timeline_moments(const timeline *tl, size_t max, size_t *n);
