@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "advice.h"
+#include "advice_shape.h"
 #include "model_notes.h"
 
 #define GiB (1ull << 30)
@@ -161,12 +162,40 @@ static void test_flag(void **state)
     assert_int_equal(model_eval_batch_flag(&f, flag, sizeof flag), 0);
 }
 
+/* beside a run that completed after an allocator retry (the row "none"), an option predicted at
+ * its own peak is never recommended: with an evaluation of its own batch (and no evaluation row:
+ * its training not measured), every micro-batch what-if keeps that pass's peak */
+static void test_same_peak(void **state)
+{
+    (void)state;
+    gpt_shape cur = gpt2(8, 2);
+    model_calib c;
+    advice_calib_default(&c, &cur);
+    c.eval_batch = 64;
+    advice_item items[ADVICE_MAX];
+    int n = advice_candidates(&c, &cur, 80 * GiB, 0, 0, 3, items, ADVICE_MAX);
+    assert_true(n > 1);
+    int none = -1;
+    for (int i = 0; i < n; i++)
+        if (!strncmp(items[i].change, "none", 4))
+            none = i;
+    assert_true(none >= 0);
+    int same = 0;
+    for (int i = 0; i < n; i++) {
+        if (i == none || items[i].predicted_peak < items[none].predicted_peak)
+            continue;
+        same += items[i].shape.B != cur.B; /* (the case: a micro-batch at the run's peak) */
+        assert_false(items[i].recommended);
+    }
+    assert_true(same > 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_calibrate), cmocka_unit_test(test_predict),
         cmocka_unit_test(test_largest),   cmocka_unit_test(test_huge),
-        cmocka_unit_test(test_flag),
+        cmocka_unit_test(test_flag),      cmocka_unit_test(test_same_peak),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
