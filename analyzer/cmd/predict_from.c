@@ -79,6 +79,7 @@ static int load_trace(const char *path, FILE *fp, const char *magic, nano_config
     run->lower_bounds = m->lower_bounds;
     run->growth_unmeasured = m->growth_unmeasured;
     run->lora_assumed = m->lora_assumed;
+    run->trainable = m->rec.trainable;
     run->retried = !rep.facts.has_oom && rep.facts.oom_recovered;
     snprintf(run->forward_note, sizeof run->forward_note, "%s", m->oom_forward);
     report_free(&rep);
@@ -244,6 +245,11 @@ static int load_json(const char *path, const cJSON *root, nano_config *c, predic
     run->growth_unmeasured = cJSON_IsNull(cJSON_GetObjectItem(pr, "largest_batch_size"));
     if (cJSON_IsString(fw))
         snprintf(run->forward_note, sizeof run->forward_note, "%s", fw->valuestring);
+    const cJSON *tp =
+        cJSON_GetObjectItem(cJSON_GetObjectItem(root, "recognized"), "trainable_params");
+    run->trainable = cJSON_IsNumber(tp) && tp->valuedouble > 0 && tp->valuedouble < 1e15
+                         ? (uint64_t)tp->valuedouble
+                         : 0;
     const cJSON *n; /* the report's note of an assumed LoRA share (model_notes.c) */
     cJSON_ArrayForEach(n, cJSON_GetObjectItem(pr, "notes"))
     {

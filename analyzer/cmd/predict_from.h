@@ -23,6 +23,8 @@ typedef struct predict_run {
     int growth_unmeasured;  /* its tensors peaked after its forward's were freed: how the step
                              * grows with the micro-batch is not measured (no largest said) */
     int lora_assumed;       /* LoRA on and no gradient measured: the trained share assumed */
+    uint64_t trainable;     /* the run's trainable parameters, as the report counts them (0:
+                             * unknown): the trained line's count at the run's own shape */
     int retried; /* it completed after its allocator reached the card and released its cache */
 } predict_run;
 

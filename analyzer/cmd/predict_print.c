@@ -123,7 +123,8 @@ static const char *unset(const nano_config *c, int foreign, config_key k, const 
 }
 
 void predict_print_heading(const nano_config *c, const gpt_shape *s, const char *from,
-                           const char *trace_model, int frac_assumed, const char *trained)
+                           const char *trace_model, int frac_assumed, uint64_t trainable,
+                           const char *trained)
 {
     uint64_t P = formula_params_exact(s);
     char dt[48], dr[24] = "unknown"; /* a trace may not give the dropout */
@@ -199,10 +200,13 @@ void predict_print_heading(const nano_config *c, const gpt_shape *s, const char 
             printf("note: BERT's block is measured in eager 16-bit autocast only: here (float32, "
                    "or compiled) the formula's activations are GPT-2's block of the same shape\n");
     }
+    /* the run's own count at its own shape (a LoRA's adapters are beside the formula's P: its
+     * share of it had said 3.12 M for the program's 3,145,728) */
+    double tp = trainable && !frac_assumed ? (double)trainable : P * s->train_frac;
     if (!s->generic && s->train_frac > 0 && s->train_frac < 0.99) /* LoRA, frozen layers */
         printf("trained: %s%.2f M parameters, %.2f %% of the model's (%s): gradients and the "
                "optimizer's state for those alone\n",
-               frac_assumed ? "assumed " : "", P * s->train_frac / 1e6, 100.0 * s->train_frac,
+               frac_assumed ? "assumed " : "", tp / 1e6, 100.0 * s->train_frac,
                frac_assumed ? "LoRA on, no gradient measured: its adapters, usually fewer; the "
                               "rest frozen"
                             : "the rest frozen: adapters such as LoRA trained alone, or frozen "
