@@ -147,7 +147,11 @@ static char *take_and_map(uint64_t *slot, int *err)
             (*err == ENOSPC || *err == EFBIG || *err == EDQUOT)) {
             vt__ws.n_slots--; /* the disk's bound: no slot past this one */
             vt__ws.max_slots = vt__ws.n_slots;
-            if (!vt__ws.full_err && atomic_load(&vt__ws.cur)) /* (creating: said as it fails) */
+            /* (not while the file is created: said as that fails; but when no window is current,
+             * the packer's new one after records were dropped for want of a slot: said, where it
+             * had been the one moment it was not, then never, the limit set: a CI run's) */
+            if (!vt__ws.full_err &&
+                (atomic_load(&vt__ws.cur) || atomic_load(&vt__ws.state) == W_OPEN))
                 disk_bound_said(*err);
             vt__ws.full_err = *err; /* said by the trailer (DISK_FULL) */
             *err = EAGAIN;
