@@ -77,7 +77,7 @@ typedef struct model_calib {
     uint64_t eval_batch;
     /* ... and there: what the training held at once outside it (its tensors, measured; with the
      * optimizer's state added where no step after the first was measured), the evaluation's
-     * tensors at its peak (an out-of-memory request in it among them) and those of them that
+     * tensors at its peak and those of them that
      * scale with its batch (activations, logits, attention, inputs, temporaries): an evaluation
      * batch's what-if (advice_eval.c); 0: none */
     uint64_t eval_train, eval_tensors, eval_scaled;
@@ -158,11 +158,12 @@ int advice_same_run(const gpt_shape *s, const gpt_shape *m);
 /* advice_predict: the calibrated peak for shape s (steady state, iteration >= 1). */
 void advice_predict(const model_calib *c, const gpt_shape *s, prediction *out);
 
-/* advice_eval_calibrate: c's evaluation (c->eval_batch set) from the tensors live at its peak
- * (at_eval; request: an out-of-memory request failed in it, else 0), the training's largest
- * tensors outside it (train), the optimizer's state to add to them (0: a later step measured). */
-void advice_eval_calibrate(model_calib *c, const cat_breakdown *at_eval, uint64_t request,
-                           uint64_t train, uint64_t state);
+/* advice_eval_calibrate: c's evaluation (c->eval_batch set; one that completed: one cut short by
+ * an out-of-memory failure gives no bound) from the tensors live at its peak (at_eval), the
+ * training's largest tensors outside it (train), the optimizer's state to add to them (0: a
+ * later step measured). */
+void advice_eval_calibrate(model_calib *c, const cat_breakdown *at_eval, uint64_t train,
+                           uint64_t state);
 /* advice_predict_eval: s with another evaluation batch (s->eval_B): the training as it ran, held
  * in its tensors and the fragmentation floor's cache, and the evaluation's batch-sized tensors at
  * eval_B added on top, none placed in that cache (an upper bound: the training's cached blocks

@@ -11,13 +11,16 @@
 static const category scaled_cats[] = {CAT_ACTIVATIONS, CAT_LOGITS, CAT_ATTENTION, CAT_INPUTS,
                                        CAT_TEMPORARIES};
 
-void advice_eval_calibrate(model_calib *c, const cat_breakdown *at_eval, uint64_t request,
-                           uint64_t train, uint64_t state)
+void advice_eval_calibrate(model_calib *c, const cat_breakdown *at_eval, uint64_t train,
+                           uint64_t state)
 {
     c->eval_train = c->eval_tensors = c->eval_scaled = 0;
     if (!c->eval_batch || !train)
         return;
-    uint64_t scaled = request, tensors = bytes_add(request, cat_breakdown_tensors(at_eval));
+    uint64_t scaled = 0, tensors = 0; /* (held: a hostile trace's rows near 2^64) */
+    for (int k = 0; k < CAT_COUNT; k++)
+        if (category_tensor((category)k))
+            tensors = bytes_add(tensors, at_eval->bytes[k]);
     for (size_t i = 0; i < sizeof scaled_cats / sizeof scaled_cats[0]; i++)
         scaled = bytes_add(scaled, at_eval->bytes[scaled_cats[i]]);
     c->eval_train = bytes_add(train, state);

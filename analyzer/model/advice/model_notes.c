@@ -68,7 +68,7 @@ void model_eval_calib(model_result *m, const run_facts *f)
         return;
     /* the training measured through one optimizer step: its later forwards hold the state too */
     uint64_t state = f->iterations <= 1 && f->has_at_step ? f->at_step.bytes[CAT_OPTIMIZER] : 0;
-    advice_eval_calibrate(c, &f->at_tensors, 0, f->peak_train, state);
+    advice_eval_calibrate(c, &f->at_tensors, f->peak_train, state);
 }
 
 /* note: one more sentence the advice rests on (m->notes). */

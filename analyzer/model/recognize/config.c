@@ -137,16 +137,17 @@ int config_set(nano_config *c, const char *key, const char *value, config_source
         return 1;
     pyval v = pyexpr_eval(value, NULL, NULL); /* literal_eval: no names */
     /* a flag's number past 64 bits: its range (an expression keeps its reason) */
-    int digits = value[strspn(value, "+-")] && !value[strspn(value, "+-0123456789")];
-    if ((v.k == PYV_ERR && v.why) ||
-        (src == CONFIG_SRC_FLAG && digits && keys[k].type == CONFIG_INT && v.k != PYV_INT)) {
+    int flag_digits = src == CONFIG_SRC_FLAG && value[strspn(value, "+-")] &&
+                      !value[strspn(value, "+-0123456789")];
+    int int_range = flag_digits && keys[k].type == CONFIG_INT;
+    if ((v.k == PYV_ERR && v.why) || (int_range && v.k != PYV_INT)) {
         const char *more = strlen(value) > 60 ? "..." : "";
         /* (a flag's value refused is never said "not used": the command stops) */
-        if (src == CONFIG_SRC_FLAG && digits && keys[k].type == CONFIG_INT)
+        if (int_range)
             snprintf(err, errlen,
                      "%s: %s = %.60s%s is out of range (must be a positive integer, at most %lld)",
                      where, key, value, more, keys[k].most);
-        else if (src == CONFIG_SRC_FLAG && digits && k == CFG_dropout)
+        else if (flag_digits && k == CFG_dropout)
             snprintf(err, errlen,
                      "%s: dropout = %.60s%s is out of range (must be 0 <= dropout < 1)", where,
                      value, more);
@@ -161,6 +162,12 @@ int config_set(nano_config *c, const char *key, const char *value, config_source
         snprintf(v.s, sizeof v.s, "%s", value);
     }
     return config_set_value(c, k, v, value, src, where, err, errlen);
+}
+
+/* differs: two values of one key are not the same value */
+static int differs(const config_value *a, const config_value *b)
+{
+    return a->i != b->i || a->f != b->f || strcmp(a->s, b->s);
 }
 
 int config_overrides(nano_config *c, int n, const char *const *given, char *err, size_t errlen)
@@ -185,8 +192,7 @@ int config_overrides(nano_config *c, int n, const char *const *given, char *err,
                      given[i], key);
             return -1;
         }
-        if (was.src == CONFIG_SRC_FLAG && (was.i != c->v[k].i || was.f != c->v[k].f ||
-                                           strcmp(was.s, c->v[k].s))) { /* two of its spellings */
+        if (was.src == CONFIG_SRC_FLAG && differs(&was, &c->v[k])) { /* two of its spellings */
             const char *prev = given[i];
             for (int j = 0; j < i; j++) { /* the earlier spelling of it */
                 char kj[64];
@@ -200,8 +206,7 @@ int config_overrides(nano_config *c, int n, const char *const *given, char *err,
                  given[i]);
         /* the program's own value, another one: said, never dropped in silence (ResNet-50's
          * --batch-size 128 had become 64 with no word, its bytes measured at 128) */
-        if ((was.src == CONFIG_SRC_ARG || was.src == CONFIG_SRC_FILE) &&
-            (was.i != c->v[k].i || was.f != c->v[k].f || strcmp(was.s, c->v[k].s))) {
+        if ((was.src == CONFIG_SRC_ARG || was.src == CONFIG_SRC_FILE) && differs(&was, &c->v[k])) {
             char note[400];
             snprintf(note, sizeof note,
                      "%s: the program's own value (%.80s) left unused: %.60s given on vramtrace's "
