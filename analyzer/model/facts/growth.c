@@ -52,9 +52,46 @@ static uint64_t value(const growth *g, uint32_t id)
     return g->tensors_seen ? g->st[id].tensor : g->st[id].device;
 }
 
-/* sample: a step ended at t (at_end: the trace's end): every stack whose bytes changed continues
- * or restarts its run */
-static void sample(growth *g, uint64_t t, int at_end)
+/* the levels a step ends with: the replay's now (growth itself), or as they were at a
+ * provisional end (growth.prov) */
+typedef struct levels {
+    uint64_t tensor, device, peak_device;
+    const uint64_t *by_phase;
+    int oom_since, opt_since;
+} levels;
+
+static levels levels_now(const growth *g)
+{
+    return (levels){g->tensor, g->device, g->peak_device, g->by_phase, g->oom_since, g->opt_since};
+}
+
+/* runs: every stack whose bytes changed since the last step end continues or restarts its run
+ * at step end number step */
+static void runs(growth *g, uint32_t step)
+{
+    const int tensors = g->tensors_seen;
+    for (size_t i = 0; i < g->ndirty; i++) {
+        growth_stack *s = &g->st[g->dirty[i]];
+        uint64_t v = tensors ? s->tensor : s->device, last = s->last;
+        s->ph &= (uint8_t)~GROWTH_DIRTY;
+        s->last = v;
+        /* a run ends where its bytes fall back, beyond a tenth of what it gained (a step's own
+         * tensors at the moment it ended; a run that ended inside a step) */
+        /* (selects, not branches: whether a stack's bytes rose or fell is the data itself, and
+         * a run with many stacks changing each step mispredicted them half the time) */
+        unsigned restart =
+            (s->run_start == 0) | ((v < last) & ((last - v) * 10 > last - s->run_bytes));
+        unsigned up = !restart & (v > last);
+        s->run_start = restart ? step : s->run_start;
+        s->run_bytes = restart ? v : s->run_bytes;
+        s->n_up = restart ? 0 : s->n_up + up;
+        s->last_up = up ? step : s->last_up;
+    }
+    g->ndirty = 0;
+}
+
+/* sample: a step ended at t with the levels lv (at_end: the trace's end) */
+static void sample(growth *g, uint64_t t, int at_end, const levels *lv)
 {
     if (!at_end) {
         g->timed_steps++;
@@ -71,48 +108,26 @@ static void sample(growth *g, uint64_t t, int at_end)
         g->ndirty = 0;
     else
         g->sampled = g->steps;
-    for (size_t i = 0; i < g->ndirty; i++) {
-        uint32_t id = g->dirty[i];
-        growth_stack *s = &g->st[id];
-        uint64_t v = value(g, id);
-        s->ph &= (uint8_t)~GROWTH_DIRTY;
-        /* a run ends where its bytes fall back, beyond a tenth of what it gained (a step's own
-         * tensors at the moment it ended; a run that ended inside a step) */
-        /* (by masks, not branches: whether a stack's bytes rose or fell is the data itself, and
-         * a run with many stacks changing each step mispredicted them half the time) */
-        uint64_t last = s->last, rb = s->run_bytes;
-        unsigned restart = (s->run_start == 0) | ((v < last) & ((last - v) * 10 > last - rb));
-        unsigned up = !restart & (v > last);
-        uint64_t mr64 = 0 - (uint64_t)restart; /* all ones on a restart */
-        uint32_t mr = (uint32_t)mr64, mu = 0u - up;
-        s->run_start = (g->steps & mr) | (s->run_start & ~mr);
-        s->run_bytes = (v & mr64) | (rb & ~mr64);
-        s->n_up = (s->n_up + up) & ~mr;
-        s->last_up = (g->steps & mu) | (s->last_up & ~mu);
-        s->last = v;
-    }
-    g->ndirty = 0;
+    runs(g, g->steps);
     if (!g->first_ns)
         g->first_ns = t;
     g->last_ns = t;
     if (!teardown) {
-        g->last_live = g->tensors_seen ? g->tensor : g->device;
-        memcpy(g->last_by_phase, g->by_phase, sizeof g->last_by_phase);
+        g->last_live = g->tensors_seen ? lv->tensor : lv->device;
+        memcpy(g->last_by_phase, lv->by_phase, sizeof g->last_by_phase);
     }
     if (g->steps > 1) { /* the first step's peak holds the model's creation, not a step's */
-        g->last_peak_device = g->peak_device;
-        if (g->peak_device > g->max_peak_device)
-            g->max_peak_device = g->peak_device;
+        g->last_peak_device = lv->peak_device;
+        if (lv->peak_device > g->max_peak_device)
+            g->max_peak_device = lv->peak_device;
     }
-    if (g->oom_since && !g->oom_steps++)
+    if (lv->oom_since && !g->oom_steps++)
         g->first_oom_step = g->steps;
-    if (!at_end && g->opt_since && !g->opt_first_ns) { /* the first optimizer step's end */
+    if (!at_end && lv->opt_since && !g->opt_first_ns) { /* the first optimizer step's end */
         g->opt_first_ns = t;
         g->opt_first_step = g->timed_steps;
     }
-    g->opt_steps += g->opt_since;
-    g->opt_since = g->oom_since = 0;
-    g->peak_device = g->device;
+    g->opt_steps += lv->opt_since;
     if (!g->every)
         g->every = 1;
     if (g->npts == GROWTH_POINTS) { /* every other point goes; the step between points doubles */
@@ -126,13 +141,22 @@ static void sample(growth *g, uint64_t t, int at_end)
         p->step = g->steps;
         p->time_ns = t;
         p->live = g->last_live;
-        memcpy(p->by_phase, g->by_phase, sizeof p->by_phase);
+        memcpy(p->by_phase, lv->by_phase, sizeof p->by_phase);
     }
+}
+
+/* sample_now: a step ends now: sampled, and the next one's peak and flags begin */
+static void sample_now(growth *g, uint64_t t, int at_end)
+{
+    levels lv = levels_now(g);
+    sample(g, t, at_end, &lv);
+    g->opt_since = g->oom_since = 0;
+    g->peak_device = g->device;
 }
 
 void growth_sample_now(growth *g, uint64_t time_ns)
 {
-    sample(g, time_ns, 0);
+    sample_now(g, time_ns, 0);
 }
 
 void growth_prov_begin(growth *g, uint64_t time_ns)
@@ -160,18 +184,10 @@ void growth_prov_keep(growth *g)
 
 void growth_prov_end(growth *g)
 {
-    struct growth_prov *p = &g->prov, now = *p;
+    struct growth_prov *p = &g->prov;
     p->on = 0;
-    now.tensor = g->tensor, now.device = g->device, now.peak_device = g->peak_device;
-    memcpy(now.by_phase, g->by_phase, sizeof now.by_phase);
-    now.oom_since = g->oom_since, now.opt_since = g->opt_since;
-    g->tensor = p->tensor, g->device = p->device, g->peak_device = p->peak_device;
-    memcpy(g->by_phase, p->by_phase, sizeof g->by_phase);
-    g->oom_since = p->oom_since, g->opt_since = p->opt_since;
-    sample(g, p->time_ns, 0); /* the step as it ended then */
-    g->tensor = now.tensor, g->device = now.device, g->peak_device = now.peak_device;
-    memcpy(g->by_phase, now.by_phase, sizeof g->by_phase);
-    g->oom_since = now.oom_since, g->opt_since = now.opt_since;
+    levels then = {p->tensor, p->device, p->peak_device, p->by_phase, p->oom_since, p->opt_since};
+    sample(g, p->time_ns, 0, &then); /* the step as it ended then */
 }
 
 /* growth_add_slow: growth_add's stack part (the levels are counted) for a stack id not in the
@@ -245,7 +261,7 @@ void growth_step_record(growth *g, const reader_step *st, int (*phase_of)(void *
     /* the record written as the trace ended: the run's teardown, as the trace's end is where
      * the replay's steps are (a bounded trace said "at the last step end seen (step 384) 0 B of
      * tensors live" where its plain twin said step 383, 2.30 GiB) */
-    sample(g, st->time_ns, (st->fixed.flags & VT_STEPF_END) != 0);
+    sample_now(g, st->time_ns, (st->fixed.flags & VT_STEPF_END) != 0);
 }
 
 void growth_end(growth *g, uint64_t end_ns)
@@ -254,7 +270,7 @@ void growth_end(growth *g, uint64_t end_ns)
                                          * said: a forward */
         growth_prov_end(g);
     if (!g->from_records && g->state != GROWTH_FWD)
-        sample(g, end_ns, 1);
+        sample_now(g, end_ns, 1);
     g->state = GROWTH_FWD;
 }
 
