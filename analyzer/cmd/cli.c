@@ -89,12 +89,12 @@ int cli_next(cli *c, int argc, char **argv)
         if (c->opts[j].key != k)
             continue;
         if (c->given[j] && strcmp(c->given[j], optarg)) { /* --card 12GiB --card 24GiB */
-            fprintf(
-                stderr,
-                "vramtrace%s%s: %s%s given twice (%s, %s): give one (see vramtrace%s%s --help)\n",
-                sp, c->cmd, c->opts[j].name ? "--" : "-",
-                c->opts[j].name ? c->opts[j].name : (char[]){(char)k, 0}, c->given[j], optarg, sp,
-                c->cmd);
+            fprintf(stderr,
+                    "vramtrace%s%s: %s%s given twice (%s, then %s): give one (see vramtrace%s%s "
+                    "--help)\n",
+                    sp, c->cmd, c->opts[j].name ? "--" : "-",
+                    c->opts[j].name ? c->opts[j].name : (char[]){(char)k, 0}, c->given[j], optarg,
+                    sp, c->cmd);
             return CLI_ERROR;
         }
         c->given[j] = optarg;

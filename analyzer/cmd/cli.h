@@ -50,7 +50,7 @@ void cli_init(cli *c, const char *cmd, const cli_opt *opts, int flags);
 /* cli_next: the key of the next option (c->arg holds its argument), CLI_END when the options
  * end ("--" or, with CLI_STOP_AT_OPERAND, the first operand; operands then start at
  * c->optind), CLI_KEY_VALUE (see above), or CLI_ERROR after printing "vramtrace CMD:
- * unknown option X", "X needs a value" or "--X given twice (A, B): give one" (an option's
+ * unknown option X", "X needs a value" or "--X given twice (A, then B): give one" (an option's
  * second value, another than its first: which one was meant is not known) with a pointer to
  * --help. */
 int cli_next(cli *c, int argc, char **argv);

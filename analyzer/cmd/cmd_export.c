@@ -99,7 +99,8 @@ static int parse_outputs(int argc, char **argv, const char *outs[EXP_COUNT], int
             return VT_EXIT_USAGE;
         int e = k - OPT_EXPORT;
         if (outs[e]) { /* one file per view: the first would not be written */
-            fprintf(stderr, "vramtrace export: --%s given twice (%s, %s): one file per format\n",
+            fprintf(stderr,
+                    "vramtrace export: --%s given twice (%s, then %s): one file per format\n",
                     names[e], outs[e], p.arg);
             return VT_EXIT_USAGE;
         }

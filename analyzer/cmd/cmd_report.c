@@ -112,7 +112,7 @@ int cmd_report(int argc, char **argv)
         case OPT_HTML:
             if (html) { /* one page per report: the first would be lost */
                 fprintf(stderr,
-                        "vramtrace report: --html given twice (%s, %s): the report writes one "
+                        "vramtrace report: --html given twice (%s, then %s): the report writes one "
                         "page\n",
                         html, p.arg);
                 rc = VT_EXIT_USAGE;

@@ -83,10 +83,10 @@ expect predict 2 "option '--card' needs a value (e.g. --card rtx4070)" --card
 grep -qF -- '--card: 13: a size needs a unit' err.txt || fail "predict --card 13: $(cat err.txt)"
 # contradicting or repeated options: refused, both named, nothing written
 expect report 2 "--json and --html x.html: give one (--json prints the report as JSON, --html writes it as a page)" --json --html x.html "$T"
-expect report 2 "--html given twice (a.html, b.html): give one (see vramtrace report --help)" --html a.html --html b.html "$T"
-expect export 2 "--html given twice (a.html, b.html): give one (see vramtrace export --help)" --html a.html --html b.html "$T"
-expect report 2 "--html given twice (a.html, a.html): the report writes one page" --html a.html --html a.html "$T"
-expect export 2 "--html given twice (a.html, a.html): one file per format" --html a.html --html a.html "$T"
+expect report 2 "--html given twice (a.html, then b.html): give one (see vramtrace report --help)" --html a.html --html b.html "$T"
+expect export 2 "--html given twice (a.html, then b.html): give one (see vramtrace export --help)" --html a.html --html b.html "$T"
+expect report 2 "--html given twice (a.html, then a.html): the report writes one page" --html a.html --html a.html "$T"
+expect export 2 "--html given twice (a.html, then a.html): one file per format" --html a.html --html a.html "$T"
 expect export 2 "--html and --perfetto both write a.html: give each its own file" --html a.html --perfetto a.html "$T"
 for f in x.html a.html b.html; do [ -e $f ] && fail "$f written after a refused command line"; done
 expect run 2 "--compress and --no-compress contradict each other: give one" --compress --no-compress -- true
@@ -208,9 +208,9 @@ for j in "" --json; do
 done
 "$VT" predict --model gpt2 --batch-size 4096 --block-size 4096 >out.txt 2>&1 || fail "predict of a large configuration in range: $(tail -n 1 out.txt)"
 # an option given twice with two values is refused, by every command (the last had been taken)
-for c in "report --card 12GiB --card 24GiB $R:report: --card given twice (12GiB, 24GiB): give one" \
-    "run -o a1.vt -o a2.vt -- true:run: --output given twice (a1.vt, a2.vt): give one" \
-    "run --stacks none --stacks all -- true:run: --stacks given twice (none, all): give one" \
+for c in "report --card 12GiB --card 24GiB $R:report: --card given twice (12GiB, then 24GiB): give one" \
+    "run -o a1.vt -o a2.vt -- true:run: --output given twice (a1.vt, then a2.vt): give one" \
+    "run --stacks none --stacks all -- true:run: --stacks given twice (none, then all): give one" \
     "predict --model gpt2 --batch-size 4 --batch-size 8:predict: --batch-size given twice (4, then 8): give one" \
     "predict --model gpt2 --model gpt2-xl:predict: --model given twice (gpt2, then gpt2-xl): give one"; do
     "$VT" ${c%%:*} >out.txt 2>err.txt
@@ -221,7 +221,7 @@ done
 # report's two spellings of one override, with two values: refused too; a number of 64 digits is
 # out of range (it had been "not an integer"); a refused flag is never "not used"
 "$VT" report "$R" --batch-size 16 --batch_size=32 >out.txt 2>err.txt
-[ $? = 2 ] && grep -q "batch_size given twice (batch_size=16, batch_size=32): give one" err.txt ||
+[ $? = 2 ] && grep -q "batch_size given twice (batch_size=16, then batch_size=32): give one" err.txt ||
     fail "report --batch-size 16 --batch_size=32: $(cat err.txt)"
 "$VT" report "$R" --batch-size "$(python3 -c "print('9' * 64)")" >out.txt 2>err.txt
 [ $? = 2 ] && grep -q "is out of range (must be a positive integer, at most 16777216)" err.txt ||

@@ -199,7 +199,8 @@ int config_overrides(nano_config *c, int n, const char *const *given, char *err,
                 if (config_arg_key(given[j], kj, sizeof kj) && !strcmp(kj, key))
                     prev = given[j];
             }
-            snprintf(err, errlen, "%s given twice (%.100s, %.100s): give one", key, prev, given[i]);
+            snprintf(err, errlen, "%s given twice (%.100s, then %.100s): give one", key, prev,
+                     given[i]);
             return -1;
         }
         snprintf(c->v[k].where, sizeof c->v[k].where, "given on vramtrace's command line (%.150s)",
