@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include "casts.h"
+#include "categories.h"
 #include "classify.h"
 #include "phases.h"
 #include "vramtrace/trace_format.h"
@@ -233,6 +234,24 @@ static void test_unknown_and_table(void **st)
     }
 }
 
+/* the sums of a breakdown whose bytes pass 2^64 (a hostile trace) are held there, never wrapped
+ * to a small number a report or a prediction would take for the run's */
+static void test_breakdown_sums_held(void **st)
+{
+    (void)st;
+    cat_breakdown b = {0};
+    b.bytes[CAT_PARAMETERS] = UINT64_MAX - 10;
+    b.bytes[CAT_GRADIENTS] = 100;
+    b.bytes[CAT_CACHE] = 5;
+    assert_true(category_tensor(CAT_PARAMETERS) && category_tensor(CAT_GRADIENTS));
+    assert_false(category_tensor(CAT_CACHE));
+    assert_true(cat_breakdown_tensors(&b) == UINT64_MAX);
+    assert_true(cat_breakdown_total(&b) == UINT64_MAX);
+    b.bytes[CAT_PARAMETERS] = 1000; /* below it: the sums themselves */
+    assert_true(cat_breakdown_tensors(&b) == 1100);
+    assert_true(cat_breakdown_total(&b) == 1105);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -240,7 +259,7 @@ int main(void)
         cmocka_unit_test(test_optimizer),         cmocka_unit_test(test_backward),
         cmocka_unit_test(test_forward),           cmocka_unit_test(test_autocast),
         cmocka_unit_test(test_casts_input),       cmocka_unit_test(test_segment_mode),
-        cmocka_unit_test(test_unknown_and_table),
+        cmocka_unit_test(test_unknown_and_table), cmocka_unit_test(test_breakdown_sums_held),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

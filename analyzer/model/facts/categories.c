@@ -1,6 +1,8 @@
 /* categories.c — names and helpers for the category X-macro (categories.h). */
 #include "categories.h"
 
+#include "bytes_sat.h"
+
 #include <string.h>
 
 static const char *const cat_names[] = {
@@ -48,7 +50,7 @@ uint64_t cat_breakdown_total(const cat_breakdown *b)
 {
     uint64_t t = 0;
     for (int i = 0; i < CAT_COUNT; i++)
-        t += b->bytes[i];
+        t = bytes_add(t, b->bytes[i]); /* (a hostile trace's bytes reach 2^64: held, not wrapped) */
     return t;
 }
 
@@ -62,6 +64,6 @@ uint64_t cat_breakdown_tensors(const cat_breakdown *b)
     uint64_t t = 0;
     for (int i = 0; i < CAT_COUNT; i++)
         if (category_tensor((category)i))
-            t += b->bytes[i];
+            t = bytes_add(t, b->bytes[i]);
     return t;
 }

@@ -47,11 +47,12 @@ const char *category_key(category c);
 const char *category_doc(category c);
 /* category_from_key: parses a JSON key or display name; returns CAT_COUNT if unknown. */
 category category_from_key(const char *key);
-/* cat_breakdown_total: sum of all categories. */
+/* cat_breakdown_total: sum of all categories (at most UINT64_MAX: a sum past it is held). */
 uint64_t cat_breakdown_total(const cat_breakdown *b);
 /* category_tensor: 1 for a category of tensors PyTorch's allocator hands out (what
  * max_memory_allocated counts), 0 for its cache and what lies outside it (the CUDA context,
- * kernel code, external allocations). cat_breakdown_tensors: b's bytes in those categories. */
+ * kernel code, external allocations). cat_breakdown_tensors: b's bytes in those categories (held
+ * at UINT64_MAX, as cat_breakdown_total). */
 int category_tensor(category c);
 uint64_t cat_breakdown_tensors(const cat_breakdown *b);
 
