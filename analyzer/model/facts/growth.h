@@ -107,8 +107,8 @@ static inline void growth_mark(growth *g, uint32_t stack)
 /* growth_add: delta (size, or its negation as unsigned) to the levels, the stack's phase's and
  * the stack's; phase_now: the event's (-1 for a free). A stack seen before whose phase is known
  * is the common case; the rest is growth_add_slow's. */
-static inline void growth_add(growth *g, uint32_t stack, uint64_t delta, int tensor, int device,
-                              int phase_now)
+static inline __attribute__((always_inline)) void
+growth_add(growth *g, uint32_t stack, uint64_t delta, int tensor, int device, int phase_now)
 {
     uint64_t dt = tensor ? delta : 0, dd = device ? delta : 0;
     g->tensor += dt;
@@ -132,8 +132,10 @@ static inline void growth_add(growth *g, uint32_t stack, uint64_t delta, int ten
         growth_mark(g, stack);
 }
 
-static inline void growth_alloc(growth *g, uint32_t stack, uint64_t size, int tensor, int device,
-                                int ph, int backward, uint64_t time_ns)
+static inline __attribute__((always_inline)) void growth_alloc(growth *g, uint32_t stack,
+                                                               uint64_t size, int tensor,
+                                                               int device, int ph, int backward,
+                                                               uint64_t time_ns)
 {
     if (!tensor && !device)
         return;
@@ -156,7 +158,8 @@ static inline void growth_alloc(growth *g, uint32_t stack, uint64_t size, int te
     growth_add(g, stack, size, tensor, device, ph);
 }
 
-static inline void growth_free(growth *g, uint32_t stack, uint64_t size, int tensor, int device)
+static inline __attribute__((always_inline)) void growth_free(growth *g, uint32_t stack,
+                                                              uint64_t size, int tensor, int device)
 {
     if (tensor || device)
         growth_add(g, stack, (uint64_t) - (int64_t)size, tensor, device, -1);
