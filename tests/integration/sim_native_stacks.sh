@@ -5,7 +5,8 @@
 # its activations as temporaries (4.16 GiB, for 330 MiB), because no Python frame named a phase
 # and the first forward was never seen begun; and every tensor's site was the allocator's own
 # innermost frame (one site for all 488 activations). Now the phases follow the no-stacks rule
-# (the first forward begins at the main thread's first free of a young tensor) and a site without
+# (the first forward begins at the main thread's first free of a young tensor), sooner where a
+# native frame names an operator only a model's forward runs, and a site without
 # Python frames is the operation its native frames name (at::_ops::addmm), once, with no "via";
 # the allocator's own library never names one.
 set -u
@@ -23,10 +24,13 @@ done
 python3 - v_all.json v_native.json v_none.json <<'PY' || fail "native: phases or category peaks off"
 import json, sys
 a, n, z = (json.load(open(f)) for f in sys.argv[1:])
-# init as with no stacks (the weights, the first batch and the library's workspace): never the
-# first forward's activations; the temporaries' largest the forward's, not the activations
-assert n["phases"]["init"] <= 1.25 * a["phases"]["init"], (n["phases"], a["phases"])
-assert n["phases"]["init"] == z["phases"]["init"], (n["phases"], z["phases"])
+# init the weights, the first batch and the library's workspace: never the first forward's
+# activations; native frames tell the forward's first operator (its patch embedding's
+# convolution), which no stacks cannot: init as with every frame, no more than with none (it had
+# been none's 876.6 MB for 755.0 with every frame, the forward's first tensors counted in it
+# until its first free); the temporaries' largest the forward's, not the activations
+assert n["phases"]["init"] <= 1.05 * a["phases"]["init"], (n["phases"], a["phases"])
+assert n["phases"]["init"] <= z["phases"]["init"], (n["phases"], z["phases"])
 ta, tn = a["category_peaks"]["temporaries"]["bytes"], n["category_peaks"]["temporaries"]["bytes"]
 assert tn <= 1.1 * ta, (ta, tn)
 assert n["category_peaks"]["activations"]["bytes"] >= 0.9 * a["category_peaks"]["activations"]["bytes"], \

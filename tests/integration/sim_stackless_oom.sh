@@ -8,7 +8,10 @@
 # recommendation, and it ran out of memory. The logits of a token model (a V x d embedding among
 # its weights, B, T and V known) are now counted, 12*B*T*V (a shifted cross-entropy): B=8 does
 # not fit, and the recommended 16 -> 4 with 4 micro-steps, run, fits at or below its prediction
-# (native) or at or above its lower bound (none).
+# (native) or at or above its lower bound (none). With native frames the parameters are the
+# program's own (its embedding lookups and first matmul, 271 MiB, had been counted with them, 746
+# MiB for 475, until the first free of a young tensor said the forward had begun: an operator only
+# a forward runs says it now).
 set -u
 fail() { echo "sim_stackless_oom: $*"; exit 1; }
 [ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
@@ -21,6 +24,15 @@ for mode in native none; do
     "$VT" report --json $mode.vt >$mode.json && "$VT" report --no-color $mode.vt >$mode.txt || fail "$mode: report"
     grep -q "the logits at its end, not reached, are assumed to take 12\*B\*T\*V bytes" $mode.txt ||
         fail "$mode: $(grep 'died in its first forward' $mode.txt)"
+    [ $mode = native ] && { python3 - $mode.json $mode.out <<'PY' || fail "native: the parameters: see above"; }
+import json, sys
+r = json.load(open(sys.argv[1]))
+st = next(json.loads(l.split(" ", 1)[1]) for l in open(sys.argv[2]) if l.startswith("VRAMTRACE_TORCH_STATS "))
+got, want = r["categories"]["parameters"], st["param_bytes"]
+# the program's weights, and at most its first batch (copied on before the forward: no Python
+# frame tells it from a weight)
+assert want <= got <= want + (1 << 20), (got, want)
+PY
     python3 - $mode.json <<'PY' >rec.txt || fail "$mode: see above"
 import json, sys
 r = json.load(open(sys.argv[1]))

@@ -178,6 +178,34 @@ static void test_flags(void **state)
     assert_int_equal(f.has_python, 0);
 }
 
+/* the operators only a model's forward runs (what tells a run recorded without Python frames that
+ * its first forward began), by their dispatch frame, not a longer name beginning alike (a
+ * backward's, an out= variant's), nor what building a model and moving it to the device calls */
+static void test_model_ops(void **state)
+{
+    (void)state;
+    static const char *const yes[] = {
+        "at::_ops::embedding::call(at::Tensor const&, at::Tensor const&, c10::SymInt, bool, bool)",
+        "at::_ops::addmm::call(unsigned long)",
+        "at::_ops::convolution::redispatch(c10::DispatchKeySet)",
+        "at::_ops::native_layer_norm::call", "at::_ops::_scaled_dot_product_flash_attention::call"};
+    static const char *const no[] = {"at::_ops::embedding_dense_backward::call(unsigned long)",
+                                     "at::_ops::mm_out::call",
+                                     "at::_ops::_to_copy::call",
+                                     "at::_ops::empty_strided::call",
+                                     "at::_ops::normal_::call",
+                                     "at::native::addmm_out_cuda(at::Tensor const&)",
+                                     "at::_ops::arange_start::call",
+                                     "at::_ops::cos::call"};
+    for (size_t i = 0; i < sizeof yes / sizeof *yes; i++)
+        assert_int_equal(PHASE_OF(native(yes[i])).model_op, 1);
+    for (size_t i = 0; i < sizeof no / sizeof *no; i++)
+        assert_int_equal(PHASE_OF(native(no[i])).model_op, 0);
+    /* under a Python frame too (the rule uses it only where none was recorded) */
+    assert_int_equal(
+        PHASE_OF(native("at::_ops::mm::call"), py("/w/model.py", "GPT.forward")).model_op, 1);
+}
+
 /* a batch made in the training loop: random token ids, and a diffusion step's noise (random
  * floats made on the device), not a parameter made with torch.randn in a module's __init__, nor
  * noise made inside a forward; the backward's starting gradient and what a framework's backward
@@ -364,10 +392,15 @@ static void test_names(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_each_phase), cmocka_unit_test(test_precedence),
-        cmocka_unit_test(test_flags),      cmocka_unit_test(test_inputs_and_seed),
-        cmocka_unit_test(test_site),       cmocka_unit_test(test_site_memo),
-        cmocka_unit_test(test_names),      cmocka_unit_test(test_compiled_and_scaler),
+        cmocka_unit_test(test_each_phase),
+        cmocka_unit_test(test_precedence),
+        cmocka_unit_test(test_flags),
+        cmocka_unit_test(test_model_ops),
+        cmocka_unit_test(test_inputs_and_seed),
+        cmocka_unit_test(test_site),
+        cmocka_unit_test(test_site_memo),
+        cmocka_unit_test(test_names),
+        cmocka_unit_test(test_compiled_and_scaler),
         cmocka_unit_test(test_closure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

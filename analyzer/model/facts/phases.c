@@ -85,7 +85,62 @@ enum {
     FB_TORCH_FILE = 1 << 22, /* torch_or_optimizer_file */
     FB_LOOP_FILE = 1 << 23,  /* framework_loop_file */
     FB_OP = 1 << 24,         /* a native frame of an ATen operator's dispatch (at::_ops::) */
+    FB_MODEL_OP = 1 << 25,   /* a native frame of an operator only a model's forward runs */
 };
+
+/* the ATen operators (dispatch names) a model's forward runs and its construction does not: a
+ * layer's matmul, convolution, normalization, attention, activation or embedding lookup. Building
+ * a model and moving it to the device (empty, normal_, _to_copy, arange, a rotary table's cos)
+ * calls none of them. */
+static const char *const model_ops[] = {
+    "embedding",
+    "addmm",
+    "mm",
+    "bmm",
+    "baddbmm",
+    "matmul",
+    "linear",
+    "convolution",
+    "_convolution",
+    "cudnn_convolution",
+    "conv1d",
+    "conv2d",
+    "conv3d",
+    "layer_norm",
+    "native_layer_norm",
+    "rms_norm",
+    "_fused_rms_norm",
+    "batch_norm",
+    "native_batch_norm",
+    "_native_batch_norm_legit",
+    "cudnn_batch_norm",
+    "group_norm",
+    "native_group_norm",
+    "scaled_dot_product_attention",
+    "_scaled_dot_product_flash_attention",
+    "_scaled_dot_product_efficient_attention",
+    "_scaled_dot_product_cudnn_attention",
+    "_softmax",
+    "softmax_int",
+    "_log_softmax",
+    "gelu",
+    "silu",
+};
+
+/* model_op: fn is the dispatch frame of one of model_ops ("at::_ops::addmm::call(...)") */
+static int model_op(const char *fn)
+{
+    const char *p = strstr(fn, "at::_ops::");
+    if (!p)
+        return 0;
+    p += strlen("at::_ops::");
+    for (size_t i = 0; i < sizeof model_ops / sizeof *model_ops; i++) {
+        size_t n = strlen(model_ops[i]);
+        if (!strncmp(p, model_ops[i], n) && p[n] == ':' && p[n + 1] == ':')
+            return 1;
+    }
+    return 0;
+}
 
 static int framework_loop_file(const char *file);
 
@@ -194,6 +249,7 @@ static uint32_t native_bits(const char *fn)
              : 0;
     b |= strstr(fn, "_to_copy") ? FB_TO_COPY : 0;
     b |= strstr(fn, "at::_ops::") ? FB_OP : 0;
+    b |= model_op(fn) ? FB_MODEL_OP : 0;
     b |= strstr(fn, "at::_ops::randint") || strstr(fn, "at::_ops::random_") ? FB_RAND : 0;
     b |= strstr(fn, "at::_ops::randn") || strstr(fn, "at::_ops::rand_like") ||
                  strstr(fn, "at::_ops::rand::") || strstr(fn, "at::_ops::normal")
@@ -339,6 +395,7 @@ stack_facts phases_acc_end(const phases_acc *a)
     r.fused_attention = (any & FB_FUSED_ATTN) != 0;
     r.dropout = (any & FB_DROPOUT) != 0;
     r.op = (any & FB_OP) != 0;
+    r.model_op = (any & FB_MODEL_OP) != 0;
     r.kv = (py_any & FB_KV) != 0;
     /* the data path: a batch the program itself makes or copies onto the device (random token
      * ids, .to(device)), or a framework's data path does, not an operation inside a module */

@@ -44,6 +44,8 @@ typedef struct stack_facts {
     uint8_t kv;              /* 1: under transformers' KV cache (PHASES_KV_CACHE_FILE) */
     uint8_t op; /* 1: its native frames reach an ATen operator (at::_ops::): what made it, a cast, a
                  * workspace or a fused kernel, can be told */
+    uint8_t model_op; /* 1: its native frames reach an operator only a model's forward runs (a
+                       * matmul, convolution, normalization, attention, embedding lookup) */
 } stack_facts;
 
 /* the file of transformers' KV cache: what a Python frame of it made, use_cache=False does not */

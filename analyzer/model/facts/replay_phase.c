@@ -268,11 +268,16 @@ uint8_t replay_phase_event(state *s, const reader_event *ev, int is_alloc, uint8
             f = facts_of(s, ev->stack_id);
         p = f->f.phase;
         /* a run recorded without Python frames (native ones, or no stack at all): init until
-         * its first forward began (the main thread's first free of a tensor made shortly
-         * before: replay_phase_init_freed), its first backward pass or step; the forward from
-         * then on (an optimizer's state too: nothing tells it apart). With them, a stack that
-         * names no phase is init until the first forward or step, the forward after */
+         * its first forward began (an operator only a model's forward runs, in native frames;
+         * the main thread's first free of a tensor made shortly before: replay_phase_init_freed),
+         * its first backward pass or step; the forward from then on (an optimizer's state too:
+         * nothing tells it apart). With them, a stack that names no phase is init until the
+         * first forward or step, the forward after */
         if (p == PHASE_OTHER || p == PHASE_INIT) {
+            if (s->no_python && f->f.model_op) /* (a GPT-2's first forward had counted its
+                                                * embeddings and first matmul, 271 MiB, as
+                                                * parameters until its first free) */
+                s->pyless_fwd = 1;
             if (s->no_python)
                 p = s->bwd || s->iter || s->pyless_fwd ? PHASE_FORWARD : PHASE_INIT;
             else
