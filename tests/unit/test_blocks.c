@@ -173,6 +173,42 @@ static void test_unplaced_and_segment_free(void **st)
     blocks_free_all(&b);
 }
 
+/* a segment released before its blocks (the hole cut through one, or all of it): the blocks keep
+ * their sizes, their frees count them out; a block taken where one still lives replaces it */
+static void test_segment_released_first(void **st)
+{
+    (void)st;
+    blocks_rules rl = blocks_rules_parse(NULL);
+    blocks b;
+    blocks_init(&b, &rl);
+    const uint64_t seg = 0x7f0000000000ull;
+    blocks_segment_add(&b, seg, 8 * MiB);
+    assert_int_equal(blocks_alloc(&b, seg, 1000, 1), 1024);
+    assert_int_equal(blocks_alloc(&b, seg + 2 * MiB, 512, 2), 512);
+    assert_int_equal(blocks_alloc(&b, seg + 4 * MiB, 3 * MiB, 3), 4 * MiB); /* 1 MiB: not split */
+    assert_int_equal(blocks_free_request(&b, seg + 4 * MiB), 4 * MiB);
+    blocks_segment_del(&b, seg + 2 * MiB, MiB); /* a hole through the second block */
+    assert_int_equal(b.nsegs, 2);
+    assert_int_equal(blocks_free(&b, seg + 2 * MiB), 512);
+    blocks_segment_del(&b, seg, 8 * MiB);
+    assert_int_equal(b.nsegs, 0);
+    assert_int_equal(b.allocated, 1024);
+    assert_int_equal(blocks_free(&b, seg), 1024);
+    assert_int_equal(b.allocated, 0);
+    /* the range reserved again: the requested block is replaced, not counted out twice */
+    blocks_segment_add(&b, seg, 8 * MiB);
+    assert_int_equal(blocks_alloc(&b, seg + 4 * MiB, 512, 4), 512);
+    assert_int_equal(b.allocated, 512);
+    assert_int_equal(blocks_alloc(&b, seg + 4 * MiB, 1000, 5), 1024); /* its free not seen */
+    assert_int_equal(b.allocated, 1024);
+    assert_int_equal(blocks_free(&b, seg + 4 * MiB), 1024);
+    assert_int_equal(blocks_free(&b, seg + 4 * MiB), 0);
+    assert_int_equal(b.allocated, 0);
+    assert_int_equal(b.peak, 1536 + 4 * MiB);
+    assert_int_equal(b.unplaced, 0);
+    blocks_free_all(&b);
+}
+
 static void test_expandable_maps_join(void **st)
 {
     (void)st;
@@ -275,6 +311,7 @@ int main(void)
         cmocka_unit_test(test_free_requested),
         cmocka_unit_test(test_large_pool_keeps_remainders),
         cmocka_unit_test(test_unplaced_and_segment_free),
+        cmocka_unit_test(test_segment_released_first),
         cmocka_unit_test(test_expandable_maps_join),
         cmocka_unit_test(test_many_segments),
         cmocka_unit_test(test_async_counts_requests),

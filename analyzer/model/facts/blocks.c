@@ -139,43 +139,37 @@ void blocks_init(blocks *b, const blocks_rules *rules)
 void blocks_free_all(blocks *b)
 {
     for (size_t i = 0; i < b->nsegs; i++)
-        free(b->segs[i].starts);
+        free(b->segs[i].blk);
     free(b->segs);
-    free(b->live);
+    free(b->loose);
     free(b->pos);
     free(b->free_ids);
     free(b->near);
     memset(b, 0, sizeof *b);
 }
 
-/* near_slot: the hint of addr's 2 MiB (nearcap > 0) */
-static inline uint32_t *near_slot(const blocks *b, uint64_t addr)
-{
-    return &b->near[((addr >> 21) * 0x9e3779b97f4a7c15ull) >> 32 & (b->nearcap - 1)];
-}
-
 /* near_at: the index of the segment addr's hint names, or SIZE_MAX (none, or no longer one) */
 static inline size_t near_at(const blocks *b, uint64_t addr)
 {
-    uint32_t id = b->nearcap ? *near_slot(b, addr) : UINT32_MAX;
+    uint32_t id = b->nearcap ? *blocks_near_slot(b, addr) : UINT32_MAX;
     size_t k = id < b->npos ? b->pos[id] : SIZE_MAX;
     return k < b->nsegs ? k : SIZE_MAX;
 }
 
-/* upper: the index of the first of a[0..n) above x (sorted). Without a branch on the values: a
- * search in a segment's blocks goes either way as often (answer in [base, base + n]; what is
- * before base is at most x). */
-static size_t upper(const uint64_t *a, size_t n, uint64_t x)
+/* upper: the index of the first of a[0..n) starting above x (sorted). Without a branch on the
+ * values: a search in a segment's blocks goes either way as often (answer in [base, base + n];
+ * what is before base starts at most at x). */
+static size_t upper(const blocks_block *a, size_t n, uint64_t x)
 {
     if (!n)
         return 0;
-    const uint64_t *base = a;
+    const blocks_block *base = a;
     while (n > 1) {
         size_t half = n / 2;
-        base = base[half] <= x ? base + half : base;
+        base = base[half].start <= x ? base + half : base;
         n -= half;
     }
-    return (size_t)(base - a) + (*base <= x);
+    return (size_t)(base - a) + (base->start <= x);
 }
 
 /* seg_upper: the index of the first segment starting above addr. */
@@ -210,7 +204,7 @@ static blocks_segment *seg_of(blocks *b, uint64_t addr)
         return NULL;
     b->last_seg = i - 1;
     if (b->nearcap)
-        *near_slot(b, addr) = b->segs[i - 1].id;
+        *blocks_near_slot(b, addr) = b->segs[i - 1].id;
     return &b->segs[i - 1];
 }
 
@@ -231,9 +225,9 @@ static int grow(void **arr, size_t *cap, size_t n, size_t elem, size_t first)
     return 0;
 }
 
-static int starts_reserve(blocks_segment *s, size_t n)
+static int blk_reserve(blocks_segment *s, size_t n)
 {
-    return grow((void **)&s->starts, &s->cap, n, sizeof *s->starts, 8);
+    return grow((void **)&s->blk, &s->cap, n, sizeof *s->blk, 8);
 }
 
 static int segs_reserve(blocks *b, size_t n)
@@ -291,6 +285,101 @@ static void near_fit(blocks *b)
     b->nearcap = cap;
 }
 
+/* ---- the loose blocks (blocks.loose) -------------------------------------------------------- */
+
+/* loose_slot: the slot of the loose block at addr, or the empty one where it would go. */
+static blocks_block *loose_slot(const blocks *b, uint64_t addr)
+{
+    size_t j = (size_t)livemap_mix(addr, 0) & (b->caploose - 1);
+    while (b->loose[j].start && b->loose[j].start != addr)
+        j = (j + 1) & (b->caploose - 1);
+    return &b->loose[j];
+}
+
+static int loose_grow(blocks *b)
+{
+    size_t cap = b->caploose ? b->caploose * 2 : 1024;
+    blocks_block *old = b->loose, *n = calloc(cap, sizeof *n);
+    if (!n)
+        return -1;
+    size_t oc = b->caploose;
+    b->loose = n, b->caploose = cap;
+    for (size_t i = 0; i < oc; i++)
+        if (old[i].start)
+            *loose_slot(b, old[i].start) = old[i];
+    free(old);
+    return 0;
+}
+
+/* loose_find: where the size of the loose block at addr is kept, NULL when none is there. */
+static uint64_t *loose_find(blocks *b, uint64_t addr)
+{
+    if (!addr)
+        return b->zero_loose ? &b->zero_size : NULL;
+    if (!b->nloose) /* (the usual: every block in its segment's list) */
+        return NULL;
+    blocks_block *e = loose_slot(b, addr);
+    return e->start ? &e->size : NULL;
+}
+
+/* loose_add: where the size of a loose block at addr goes; NULL when out of memory. */
+static uint64_t *loose_add(blocks *b, uint64_t addr)
+{
+    if (!addr) {
+        b->zero_loose = 1;
+        return &b->zero_size;
+    }
+    if ((b->nloose + 1) * 4 > b->caploose && loose_grow(b) < 0)
+        return NULL;
+    blocks_block *e = loose_slot(b, addr);
+    if (!e->start)
+        e->start = addr, b->nloose++;
+    return &e->size;
+}
+
+/* loose_take: the loose block at addr (if any) out of the table: its size, with its
+ * BLOCK_REQUESTED bit, in *size; 0 when none is there. */
+static int loose_take(blocks *b, uint64_t addr, uint64_t *size)
+{
+    if (!addr) {
+        if (!b->zero_loose)
+            return 0;
+        *size = b->zero_size, b->zero_loose = 0;
+        return 1;
+    }
+    blocks_block *e = b->nloose ? loose_slot(b, addr) : NULL;
+    if (!e || !e->start)
+        return 0;
+    *size = e->size;
+    size_t i = (size_t)(e - b->loose), mask = b->caploose - 1;
+    b->loose[i].start = 0;
+    b->nloose--;
+    for (size_t j = (i + 1) & mask; b->loose[j].start; j = (j + 1) & mask) {
+        size_t home = (size_t)livemap_mix(b->loose[j].start, 0) & mask;
+        if (((j - home) & mask) >= ((j - i) & mask)) { /* its home is not in (i, j]: back to i */
+            b->loose[i] = b->loose[j];
+            b->loose[j].start = 0;
+            i = j;
+        }
+    }
+    return 1;
+}
+
+/* loose_drop: the blocks a[0..n) leave their segment's list (it, or their part of it, was
+ * released before them): loose, their frees still count them out (out of memory: lost, mem.h
+ * says so) */
+static void loose_drop(blocks *b, const blocks_block *a, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint64_t *e = loose_add(b, a[i].start);
+        if (e)
+            *e = a[i].size;
+    }
+}
+
+/* ---- segments, added and released --------------------------------------------------------------
+ */
+
 void blocks_segment_del(blocks *b, uint64_t addr, uint64_t size)
 {
     uint64_t end = addr + size < addr ? UINT64_MAX : addr + size;
@@ -304,20 +393,23 @@ void blocks_segment_del(blocks *b, uint64_t addr, uint64_t size)
         if (s_end <= addr) {
             i++;
         } else if (s->addr >= addr && s_end <= end) { /* all of it */
-            free(s->starts);
+            loose_drop(b, s->blk, s->n);
+            free(s->blk);
             drop_id(b, s->id);
             memmove(s, s + 1, (b->nsegs - i - 1) * sizeof *s);
             b->nsegs--;
             renumber(b, i);
         } else if (s->addr < addr) { /* keep the head; a tail past the hole is its own */
             uint32_t tid;
+            size_t at = i, h = upper(s->blk, s->n, addr - 1), to = s->n; /* [h, to): in the hole */
             if (s_end > end && !segs_reserve(b, b->nsegs + 1) && !new_id(b, &tid)) {
                 s = &b->segs[i];
                 blocks_segment tail = {end, s_end - end, NULL, 0, 0, tid};
-                size_t k = upper(s->starts, s->n, end - 1);
-                if (s->n > k && !starts_reserve(&tail, s->n - k)) {
-                    memcpy(tail.starts, s->starts + k, (s->n - k) * sizeof *s->starts);
+                size_t k = upper(s->blk, s->n, end - 1);
+                if (s->n > k && !blk_reserve(&tail, s->n - k)) {
+                    memcpy(tail.blk, s->blk + k, (s->n - k) * sizeof *s->blk);
                     tail.n = s->n - k;
+                    to = k;
                 }
                 memmove(&b->segs[i + 2], &b->segs[i + 1], (b->nsegs - i - 1) * sizeof *s);
                 b->segs[i + 1] = tail;
@@ -325,13 +417,16 @@ void blocks_segment_del(blocks *b, uint64_t addr, uint64_t size)
                 renumber(b, i + 1);
                 i++;
             }
+            s = &b->segs[at]; /* (segs may have moved) */
+            loose_drop(b, s->blk + h, to - h);
             s->size = addr - s->addr;
-            s->n = upper(s->starts, s->n, addr - 1);
+            s->n = h;
             i++;
         } else { /* keep the tail */
-            size_t k = upper(s->starts, s->n, end - 1);
+            size_t k = upper(s->blk, s->n, end - 1);
+            loose_drop(b, s->blk, k);
             if (s->n > k) /* none: the list may be NULL */
-                memmove(s->starts, s->starts + k, (s->n - k) * sizeof *s->starts);
+                memmove(s->blk, s->blk + k, (s->n - k) * sizeof *s->blk);
             s->n -= k;
             s->size = s_end - end;
             s->addr = end;
@@ -344,13 +439,13 @@ void blocks_segment_del(blocks *b, uint64_t addr, uint64_t size)
 static int join(blocks *b, size_t i)
 {
     blocks_segment *s = &b->segs[i], *t = &b->segs[i + 1];
-    if (starts_reserve(s, s->n + t->n))
+    if (blk_reserve(s, s->n + t->n))
         return -1;
     if (t->n) /* none: both lists may be NULL */
-        memcpy(s->starts + s->n, t->starts, t->n * sizeof *t->starts);
+        memcpy(s->blk + s->n, t->blk, t->n * sizeof *t->blk);
     s->n += t->n;
     s->size += t->size;
-    free(t->starts);
+    free(t->blk);
     drop_id(b, t->id);
     memmove(t, t + 1, (b->nsegs - i - 2) * sizeof *t);
     b->nsegs--;
@@ -397,26 +492,6 @@ int blocks_segment_map(blocks *b, uint64_t addr, uint64_t size)
 
 /* ---- blocks ---------------------------------------------------------------------------------- */
 
-/* live_slot: the slot of the live block at addr, or the empty one where it would go. */
-static struct blocks_live *live_slot(const blocks *b, uint64_t addr)
-{
-    size_t j = (size_t)livemap_mix(addr, 0) & (b->caplive - 1);
-    while (b->live[j].addr && b->live[j].addr != addr)
-        j = (j + 1) & (b->caplive - 1);
-    return &b->live[j];
-}
-
-void blocks_prefetch(const blocks *b, uint64_t addr)
-{
-    if (b->caplive) { /* its slot's line and the next (a delete's backward shift goes on there) */
-        size_t j = (size_t)livemap_mix(addr, 0) & (b->caplive - 1);
-        __builtin_prefetch(&b->live[j]);
-        __builtin_prefetch(&b->live[livemap_line_after(j, b->caplive)]);
-    }
-    if (blocks_many_segs(b))
-        __builtin_prefetch(near_slot(b, addr));
-}
-
 void blocks_prefetch_seg(const blocks *b, uint64_t addr)
 {
     size_t k = near_at(b, addr);
@@ -428,118 +503,71 @@ void blocks_prefetch_starts(const blocks *b, uint64_t addr)
 {
     size_t k = near_at(b, addr);
     if (k != SIZE_MAX && b->segs[k].n) /* the middle of its list: where the search starts */
-        __builtin_prefetch(&b->segs[k].starts[b->segs[k].n / 2]);
-}
-
-static int live_grow(blocks *b)
-{
-    size_t cap = b->caplive ? b->caplive * 2 : 1024;
-    struct blocks_live *old = b->live, *n = calloc(cap, sizeof *n);
-    if (!n)
-        return -1;
-    size_t oc = b->caplive;
-    b->live = n, b->caplive = cap;
-    for (size_t i = 0; i < oc; i++)
-        if (old[i].addr)
-            *live_slot(b, old[i].addr) = old[i];
-    free(old);
-    return 0;
-}
-
-static void live_del(blocks *b, struct blocks_live *e)
-{
-    size_t i = (size_t)(e - b->live), mask = b->caplive - 1;
-    b->live[i].addr = 0;
-    b->nlive--;
-    for (size_t j = (i + 1) & mask; b->live[j].addr; j = (j + 1) & mask) {
-        size_t home = (size_t)livemap_mix(b->live[j].addr, 0) & mask;
-        if (((j - home) & mask) >= ((j - i) & mask)) { /* its home is not in (i, j]: back to i */
-            b->live[i] = b->live[j];
-            b->live[j].addr = 0;
-            i = j;
-        }
-    }
-}
-
-/* live_find: where the size of the live block at addr is kept, NULL when none lives there. */
-static uint64_t *live_find(blocks *b, uint64_t addr)
-{
-    if (!addr)
-        return b->zero_live ? &b->zero_size : NULL;
-    struct blocks_live *e = b->caplive ? live_slot(b, addr) : NULL;
-    return e && e->addr ? &e->size : NULL;
-}
-
-/* live_add: where the size of a new live block at addr goes (none lives there); NULL when out of
- * memory. */
-static uint64_t *live_add(blocks *b, uint64_t addr)
-{
-    if (!addr) {
-        b->zero_live = 1;
-        return &b->zero_size;
-    }
-    if ((b->nlive + 1) * 4 > b->caplive && live_grow(b) < 0)
-        return NULL;
-    struct blocks_live *e = live_slot(b, addr);
-    e->addr = addr;
-    b->nlive++;
-    return &e->size;
-}
-
-/* live_new: where the size of a new live block at addr goes, in one probe when no block lives
- * there and the table has room (else NULL: live_find, live_add). */
-static uint64_t *live_new(blocks *b, uint64_t addr)
-{
-    if (!addr || (b->nlive + 1) * 4 > b->caplive)
-        return NULL;
-    struct blocks_live *e = live_slot(b, addr);
-    if (e->addr)
-        return NULL;
-    e->addr = addr;
-    b->nlive++;
-    return &e->size;
-}
-
-uint64_t blocks_alloc(blocks *b, uint64_t addr, uint64_t size, uint64_t t)
-{
-    uint64_t *e = live_new(b, addr);
-    if (!e) {
-        if (live_find(b, addr)) /* its free was not seen: the new one replaces it */
-            blocks_free(b, addr);
-        if (!(e = live_add(b, addr)))
-            return 0;
-    }
-    uint64_t r = blocks_round(&b->rules, size), bsize = r;
-    if (b->rules.async) {
-        bsize = size;
-    } else {
-        blocks_segment *s = seg_of(b, addr);
-        size_t k = s ? upper(s->starts, s->n, addr) : 0;
-        uint64_t end = !s ? 0 : k < s->n ? s->starts[k] : s->addr + s->size;
-        if (!s || end - addr < r)
-            b->unplaced++;
-        else
-            bsize = blocks_size(&b->rules, end - addr, size);
-        if (s && !starts_reserve(s, s->n + 1)) {
-            memmove(s->starts + k + 1, s->starts + k, (s->n - k) * sizeof *s->starts);
-            s->starts[k] = addr;
-            s->n++;
-        }
-    }
-    *e = bsize;
-    b->allocated += bsize;
-    if (b->allocated > b->peak)
-        b->peak = b->allocated, b->t_peak = t;
-    return bsize;
+        __builtin_prefetch(&b->segs[k].blk[b->segs[k].n / 2]);
 }
 
 /* A live block's size with BLOCK_REQUESTED set: its free was requested, its bytes already out of
  * `allocated` (sizes stay below 2^62: the replay's checked sums). */
 #define BLOCK_REQUESTED (1ull << 63)
 
+/* counted_out: a live block of size (with its BLOCK_REQUESTED bit) is gone: out of `allocated`
+ * unless its free was requested before */
+static inline void counted_out(blocks *b, uint64_t size)
+{
+    if (!(size & BLOCK_REQUESTED))
+        b->allocated -= size;
+}
+
+uint64_t blocks_alloc(blocks *b, uint64_t addr, uint64_t size, uint64_t t)
+{
+    uint64_t r = blocks_round(&b->rules, size), bsize = r, old;
+    blocks_segment *s = b->rules.async ? NULL : seg_of(b, addr);
+    size_t k = s ? upper(s->blk, s->n, addr) : 0;
+    /* a block there already: its free was not seen, the new one replaces it (in its place) */
+    int here = k && s->blk[k - 1].start == addr;
+    if (here)
+        counted_out(b, s->blk[--k].size);
+    else if (loose_take(b, addr, &old))
+        counted_out(b, old);
+    if (b->rules.async) {
+        bsize = size;
+    } else {
+        uint64_t end = !s ? 0 : k + here < s->n ? s->blk[k + here].start : s->addr + s->size;
+        if (!s || end - addr < r)
+            b->unplaced++;
+        else
+            bsize = blocks_size(&b->rules, end - addr, size);
+    }
+    if (here) {
+        s->blk[k].size = bsize;
+    } else if (s && !blk_reserve(s, s->n + 1)) {
+        memmove(s->blk + k + 1, s->blk + k, (s->n - k) * sizeof *s->blk);
+        s->blk[k] = (blocks_block){addr, bsize};
+        s->n++;
+    } else { /* in no segment (or its list cannot grow): loose */
+        uint64_t *e = loose_add(b, addr);
+        if (!e)
+            return 0;
+        *e = bsize;
+    }
+    b->allocated += bsize;
+    if (b->allocated > b->peak)
+        b->peak = b->allocated, b->t_peak = t;
+    return bsize;
+}
+
+/* size_at: where the size of the live block at addr is kept (its segment's list, else the loose
+ * ones), NULL when none is there. */
+static uint64_t *size_at(blocks *b, uint64_t addr)
+{
+    blocks_segment *s = seg_of(b, addr);
+    size_t k = s ? upper(s->blk, s->n, addr) : 0;
+    return k && s->blk[k - 1].start == addr ? &s->blk[k - 1].size : loose_find(b, addr);
+}
+
 uint64_t blocks_free_request(blocks *b, uint64_t addr)
 {
-    uint64_t *e = live_find(b, addr);
+    uint64_t *e = size_at(b, addr);
     if (!e || (*e & BLOCK_REQUESTED))
         return 0;
     b->allocated -= *e;
@@ -549,23 +577,16 @@ uint64_t blocks_free_request(blocks *b, uint64_t addr)
 
 uint64_t blocks_free(blocks *b, uint64_t addr)
 {
-    uint64_t *e = live_find(b, addr);
-    if (!e)
-        return 0;
-    uint64_t size = *e & ~BLOCK_REQUESTED, requested = *e & BLOCK_REQUESTED;
-    if (addr)
-        live_del(b, (struct blocks_live *)(void *)((char *)e - offsetof(struct blocks_live, size)));
-    else
-        b->zero_live = 0;
-    if (!requested)
-        b->allocated -= size;
     blocks_segment *s = seg_of(b, addr);
-    if (s) {
-        size_t k = upper(s->starts, s->n, addr);
-        if (k && s->starts[k - 1] == addr) {
-            memmove(s->starts + k - 1, s->starts + k, (s->n - k) * sizeof *s->starts);
-            s->n--;
-        }
+    size_t k = s ? upper(s->blk, s->n, addr) : 0;
+    uint64_t size;
+    if (k && s->blk[k - 1].start == addr) {
+        size = s->blk[k - 1].size;
+        memmove(s->blk + k - 1, s->blk + k, (s->n - k) * sizeof *s->blk);
+        s->n--;
+    } else if (!loose_take(b, addr, &size)) {
+        return 0;
     }
-    return size;
+    counted_out(b, size);
+    return size & ~BLOCK_REQUESTED;
 }

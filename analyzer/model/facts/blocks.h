@@ -63,11 +63,16 @@ int blocks_should_split(const blocks_rules *rl, uint64_t free_bytes, uint64_t ro
  * free_bytes starting at its address: rounded when split, else the whole range. */
 uint64_t blocks_size(const blocks_rules *rl, uint64_t free_bytes, uint64_t size);
 
-/* One segment (a cudaMalloc, or a mapped range of an expandable segment) and the starts of the
- * live blocks inside it, sorted. */
+/* A live block: where it starts, its size (BLOCK_REQUESTED set: its free was requested). */
+typedef struct blocks_block {
+    uint64_t start, size;
+} blocks_block;
+
+/* One segment (a cudaMalloc, or a mapped range of an expandable segment) and the live blocks
+ * inside it, sorted by start (a tensor's free finds its size where it finds its place). */
 typedef struct blocks_segment {
     uint64_t addr, size;
-    uint64_t *starts;
+    blocks_block *blk;
     size_t n, cap;
     uint32_t id; /* its name while it lives (blocks.pos: where it is now) */
 } blocks_segment;
@@ -86,14 +91,14 @@ typedef struct blocks {
     size_t npos, cappos;
     uint32_t *free_ids; /* ids of deleted segments, given out again */
     size_t nfree_ids, capfree_ids;
-    uint32_t *near;      /* by addr's 2 MiB (hashed): the id of the segment found there last (any
-                          * value is safe: checked before use) */
-    uint32_t nearcap;    /* a power of two, grown with the segments; 0: none yet */
-    struct blocks_live { /* block start -> its size: open addressing, linear probing */
-        uint64_t addr, size; /* addr 0: empty */
-    } * live;
-    size_t nlive, caplive;
-    int zero_live; /* a block at address 0 (no slot can hold it): its size */
+    uint32_t *near;   /* by addr's 2 MiB (hashed): the id of the segment found there last (any
+                       * value is safe: checked before use) */
+    uint32_t nearcap; /* a power of two, grown with the segments; 0: none yet */
+    /* the live blocks in no segment's list (unplaced, cudaMallocAsync's, or their segment went
+     * first): block start -> its size, open addressing, linear probing (addr 0: empty) */
+    blocks_block *loose;
+    size_t nloose, caploose;
+    int zero_loose; /* such a block at address 0 (no slot can hold it): its size */
     uint64_t zero_size;
     uint64_t allocated;    /* bytes in live blocks: memory_allocated() */
     uint64_t peak, t_peak; /* their peak and when: max_memory_allocated() */
@@ -127,10 +132,9 @@ uint64_t blocks_free(blocks *b, uint64_t addr);
  * (a block used on another stream): its bytes leave `allocated` now, its place stays taken
  * until blocks_free. Returns its size, or 0 (no live block there, or already requested). */
 uint64_t blocks_free_request(blocks *b, uint64_t addr);
-/* blocks_prefetch: the live block at addr (if any) and the hint of its segment on their way to
- * the cache (a read ahead); blocks_prefetch_seg, some events later: the segment the hint names;
- * blocks_prefetch_starts, later still: that segment's list of blocks. */
-void blocks_prefetch(const blocks *b, uint64_t addr);
+/* blocks_prefetch: the hint of addr's segment on its way to the cache (a read ahead; below);
+ * blocks_prefetch_seg, some events later: the segment the hint names; blocks_prefetch_starts,
+ * later still: that segment's list of blocks. */
 void blocks_prefetch_seg(const blocks *b, uint64_t addr);
 void blocks_prefetch_starts(const blocks *b, uint64_t addr);
 /* blocks_many_segs: so many segments that their hints, entries and lists of blocks miss the cache
@@ -140,6 +144,18 @@ void blocks_prefetch_starts(const blocks *b, uint64_t addr);
 static inline int blocks_many_segs(const blocks *b)
 {
     return b->nsegs >= BLOCKS_MANY_SEGS;
+}
+
+/* blocks_near_slot: the hint of addr's 2 MiB (nearcap > 0) */
+static inline uint32_t *blocks_near_slot(const blocks *b, uint64_t addr)
+{
+    return &b->near[((addr >> 21) * 0x9e3779b97f4a7c15ull) >> 32 & (b->nearcap - 1)];
+}
+
+static inline void blocks_prefetch(const blocks *b, uint64_t addr)
+{
+    if (blocks_many_segs(b)) /* (with fewer, the hints and lists stay in cache) */
+        __builtin_prefetch(blocks_near_slot(b, addr));
 }
 
 #endif
