@@ -90,44 +90,6 @@ blocks_rules blocks_rules_parse(const char *conf)
     return rl;
 }
 
-/* roundup_power2_next_division: the next of `div` equal steps between two powers of two. */
-static uint64_t next_division(uint64_t size, unsigned div)
-{
-    if (!(size & (size - 1)))
-        return size;
-    uint64_t floor2 = (uint64_t)1 << (63 - __builtin_clzll(size));
-    uint64_t step = floor2 >> (31 - __builtin_clz(div)); /* div rounded down to a power of 2 */
-    if (!step)
-        return floor2 << 1;
-    uint64_t lo = size & ~(step - 1);
-    return lo == size ? size : lo + step;
-}
-
-uint64_t blocks_round(const blocks_rules *rl, uint64_t size)
-{
-    if (size < BLOCKS_MIN)
-        return BLOCKS_MIN;
-    if (rl->divisions > 1 && size > BLOCKS_MIN * rl->divisions)
-        return next_division(size, rl->divisions);
-    return (size + BLOCKS_MIN - 1) / BLOCKS_MIN * BLOCKS_MIN;
-}
-
-int blocks_should_split(const blocks_rules *rl, uint64_t free_bytes, uint64_t rounded)
-{
-    if (free_bytes < rounded)
-        return 0;
-    uint64_t remaining = free_bytes - rounded;
-    if (rounded <= BLOCKS_SMALL || rl->expandable) /* the small pool, or expandable segments */
-        return remaining >= BLOCKS_MIN;
-    return rounded < rl->max_split && remaining > BLOCKS_SMALL;
-}
-
-uint64_t blocks_size(const blocks_rules *rl, uint64_t free_bytes, uint64_t size)
-{
-    uint64_t r = blocks_round(rl, size);
-    return free_bytes > r && !blocks_should_split(rl, free_bytes, r) ? free_bytes : r;
-}
-
 /* ---- segments -------------------------------------------------------------------------------- */
 
 void blocks_init(blocks *b, const blocks_rules *rules)
@@ -186,15 +148,11 @@ static size_t seg_upper(const blocks *b, uint64_t addr)
     return lo;
 }
 
-/* seg_of: the segment holding addr, or NULL (the last one found first: a step's tensors keep to
- * a few segments). */
-static blocks_segment *seg_of(blocks *b, uint64_t addr)
+/* seg_find: seg_of's answer past the last one found: the one found last in addr's 2 MiB, by its
+ * id (inserts and deletes of segments move it in segs, its id stays; segments are apart: a hit
+ * is the one), else a search. */
+static __attribute__((noinline)) blocks_segment *seg_find(blocks *b, uint64_t addr)
 {
-    size_t l = b->last_seg;
-    if (l < b->nsegs && addr - b->segs[l].addr < b->segs[l].size)
-        return &b->segs[l];
-    /* then the one found last in addr's 2 MiB, by its id: inserts and deletes of segments move
-     * it in segs, its id stays (segments are apart: a hit is the one) */
     size_t k = near_at(b, addr);
     if (k != SIZE_MAX && addr - b->segs[k].addr < b->segs[k].size)
         return &b->segs[b->last_seg = k];
@@ -206,6 +164,16 @@ static blocks_segment *seg_of(blocks *b, uint64_t addr)
     if (b->nearcap)
         *blocks_near_slot(b, addr) = b->segs[i - 1].id;
     return &b->segs[i - 1];
+}
+
+/* seg_of: the segment holding addr, or NULL (the last one found first, inline: a step's tensors
+ * keep to a few segments). */
+static inline blocks_segment *seg_of(blocks *b, uint64_t addr)
+{
+    size_t l = b->last_seg;
+    if (l < b->nsegs && addr - b->segs[l].addr < b->segs[l].size)
+        return &b->segs[l];
+    return seg_find(b, addr);
 }
 
 /* grow: *arr holds at least n elements of elem bytes (capacity doubling from first); -1 when
@@ -337,9 +305,8 @@ static uint64_t *loose_add(blocks *b, uint64_t addr)
     return &e->size;
 }
 
-/* loose_take: the loose block at addr (if any) out of the table: its size, with its
- * BLOCK_REQUESTED bit, in *size; 0 when none is there. */
-static int loose_take(blocks *b, uint64_t addr, uint64_t *size)
+/* loose_take_any: loose_take's work, the table searched */
+static int loose_take_any(blocks *b, uint64_t addr, uint64_t *size)
 {
     if (!addr) {
         if (!b->zero_loose)
@@ -363,6 +330,13 @@ static int loose_take(blocks *b, uint64_t addr, uint64_t *size)
         }
     }
     return 1;
+}
+
+/* loose_take: the loose block at addr (if any) out of the table: its size, with its
+ * BLOCK_REQUESTED bit, in *size; 0 when none is there (inline when there are none: the usual). */
+static inline int loose_take(blocks *b, uint64_t addr, uint64_t *size)
+{
+    return (b->nloose || b->zero_loose) && loose_take_any(b, addr, size);
 }
 
 /* loose_drop: the blocks a[0..n) leave their segment's list (it, or their part of it, was
@@ -533,10 +507,10 @@ uint64_t blocks_alloc(blocks *b, uint64_t addr, uint64_t size, uint64_t t)
         bsize = size;
     } else {
         uint64_t end = !s ? 0 : k + here < s->n ? s->blk[k + here].start : s->addr + s->size;
-        if (!s || end - addr < r)
+        if (!s || end - addr < r) /* (blocks_size, r at most the free range) */
             b->unplaced++;
-        else
-            bsize = blocks_size(&b->rules, end - addr, size);
+        else if (end - addr > r && !blocks_should_split(&b->rules, end - addr, r))
+            bsize = end - addr;
     }
     if (here) {
         s->blk[k].size = bsize;

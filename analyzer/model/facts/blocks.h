@@ -51,19 +51,53 @@ typedef struct blocks_rules {
  * not emulated (basis APPROXIMATE). */
 blocks_rules blocks_rules_parse(const char *conf);
 
+/* blocks_next_division: roundup_power2_next_division, the next of `div` equal steps between two
+ * powers of two. */
+static inline uint64_t blocks_next_division(uint64_t size, unsigned div)
+{
+    if (!(size & (size - 1)))
+        return size;
+    uint64_t floor2 = (uint64_t)1 << (63 - __builtin_clzll(size));
+    uint64_t step = floor2 >> (31 - __builtin_clz(div)); /* div rounded down to a power of 2 */
+    if (!step)
+        return floor2 << 1;
+    uint64_t lo = size & ~(step - 1);
+    return lo == size ? size : lo + step;
+}
+
 /* blocks_round: round_size — a request's size rounded up: at least 512 B, a multiple of 512 B,
- * or the next 1/divisions step between two powers of two when roundup_power2_divisions is set. */
-uint64_t blocks_round(const blocks_rules *rl, uint64_t size);
+ * or the next 1/divisions step between two powers of two when roundup_power2_divisions is set.
+ * (These three are inline: every tensor's.) */
+static inline uint64_t blocks_round(const blocks_rules *rl, uint64_t size)
+{
+    if (size < BLOCKS_MIN)
+        return BLOCKS_MIN;
+    if (rl->divisions > 1 && size > BLOCKS_MIN * rl->divisions)
+        return blocks_next_division(size, rl->divisions);
+    return (size + BLOCKS_MIN - 1) / BLOCKS_MIN * BLOCKS_MIN;
+}
 
 /* blocks_should_split: should_split — a free block of free_bytes serving a rounded request is
  * split (the rest stays free) rather than handed out whole. */
-int blocks_should_split(const blocks_rules *rl, uint64_t free_bytes, uint64_t rounded);
+static inline int blocks_should_split(const blocks_rules *rl, uint64_t free_bytes, uint64_t rounded)
+{
+    if (free_bytes < rounded)
+        return 0;
+    uint64_t remaining = free_bytes - rounded;
+    if (rounded <= BLOCKS_SMALL || rl->expandable) /* the small pool, or expandable segments */
+        return remaining >= BLOCKS_MIN;
+    return rounded < rl->max_split && remaining > BLOCKS_SMALL;
+}
 
 /* blocks_size: the size of the block a request of size bytes gets from a free range of
  * free_bytes starting at its address: rounded when split, else the whole range. */
-uint64_t blocks_size(const blocks_rules *rl, uint64_t free_bytes, uint64_t size);
+static inline uint64_t blocks_size(const blocks_rules *rl, uint64_t free_bytes, uint64_t size)
+{
+    uint64_t r = blocks_round(rl, size);
+    return free_bytes > r && !blocks_should_split(rl, free_bytes, r) ? free_bytes : r;
+}
 
-/* A live block: where it starts, its size (BLOCK_REQUESTED set: its free was requested). */
+/* A live block: where it starts, its size (its top bit set: its free was requested, blocks.c). */
 typedef struct blocks_block {
     uint64_t start, size;
 } blocks_block;

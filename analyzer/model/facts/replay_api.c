@@ -62,6 +62,17 @@ void replay_mark_torch_segments(state *s, const reader_event *ev)
     }
 }
 
+/* blocks_start: the emulation begins, under the rules of the run's allocator settings (apart:
+ * the tensors' path saves no registers for it) */
+static __attribute__((noinline)) void blocks_start(state *s)
+{
+    const char *conf = tables_env(s->r->t, "PYTORCH_ALLOC_CONF");
+    blocks_rules rules =
+        blocks_rules_parse(conf ? conf : tables_env(s->r->t, "PYTORCH_CUDA_ALLOC_CONF"));
+    blocks_init(&s->blocks, &rules);
+    s->blocks_on = 1;
+}
+
 /* track_blocks: the allocator tracker's tensors and segments, to PyTorch's block sizes (blocks.c),
  * under the rules of the run's allocator settings (read at its first event). */
 void replay_track_blocks(state *s, const reader_event *ev)
@@ -69,13 +80,8 @@ void replay_track_blocks(state *s, const reader_event *ev)
     if (ev->failed || ev->api < VT_API_torchAlloc ||
         (ev->api > VT_API_torchSegmentUnmap && ev->api != VT_API_torchFreeRequested))
         return;
-    if (!s->blocks_on) {
-        const char *conf = tables_env(s->r->t, "PYTORCH_ALLOC_CONF");
-        blocks_rules rules =
-            blocks_rules_parse(conf ? conf : tables_env(s->r->t, "PYTORCH_CUDA_ALLOC_CONF"));
-        blocks_init(&s->blocks, &rules);
-        s->blocks_on = 1;
-    }
+    if (__builtin_expect(!s->blocks_on, 0))
+        blocks_start(s);
     switch (ev->api) {
     case VT_API_torchAlloc:
         blocks_alloc(&s->blocks, ev->addr, ev->size, ev->time_ns);
