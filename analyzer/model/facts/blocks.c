@@ -351,8 +351,7 @@ static void loose_drop(blocks *b, const blocks_block *a, size_t n)
     }
 }
 
-/* ---- segments, added and released --------------------------------------------------------------
- */
+/* ---- segments, added and released ------------------------------------------------------- */
 
 void blocks_segment_del(blocks *b, uint64_t addr, uint64_t size)
 {
@@ -392,7 +391,8 @@ void blocks_segment_del(blocks *b, uint64_t addr, uint64_t size)
                 i++;
             }
             s = &b->segs[at]; /* (segs may have moved) */
-            loose_drop(b, s->blk + h, to - h);
+            if (to > h)       /* (none: the list may be NULL) */
+                loose_drop(b, s->blk + h, to - h);
             s->size = addr - s->addr;
             s->n = h;
             i++;
