@@ -62,6 +62,13 @@ unsigned replay_size_bits_slow(const state *s, uint64_t size)
     return bits;
 }
 
+uint32_t replay_cats_key_miss(const state *s, const livemap_entry *e, struct key_memo *k,
+                              uint64_t tag)
+{
+    k->tag = tag;
+    return k->key = replay_cats_key(s, e);
+}
+
 static classify_input input_core(const state *s, const replay_result *r, uint64_t size, int space,
                                  int layer, int tensor_api, int phase_alloc, int loss_site,
                                  int to_copy, int *copy)

@@ -5,6 +5,9 @@
 #ifndef VT_ANALYZER_REPLAY_STATE_H
 #define VT_ANALYZER_REPLAY_STATE_H
 
+#include <stddef.h>
+#include <string.h>
+
 #include "blocks.h"
 #include "catpeaks.h"
 #include "classify.h"
@@ -95,6 +98,12 @@ typedef struct state {
         uint8_t bits;
     } * szm;
     uint32_t sizes_gen;
+    /* settle keys by all they are made of (replay_cats_key_memo): the few kinds of allocation a
+     * run makes */
+    struct key_memo {
+        uint64_t tag; /* 0: empty */
+        uint32_t key;
+    } kmemo[64];
     uint64_t event;
     uint64_t hash;        /* livemap_mix of the event being applied (run_pass computed it) */
     uint16_t apinfo[256]; /* by API id: AP_* */
@@ -382,6 +391,33 @@ static inline __attribute__((always_inline)) uint32_t replay_cats_key(const stat
            unsized * ((!half) << 20 | (to_copy & !copy) << 21 | (!half & !copy) << 22) |
            (unsigned)!replay_provisional((int)ph, (int)tensor_api) << 23;
 }
+/* replay_cats_key_memo: replay_cats_key(s, e) from a memo by all it is made of: e's space,
+ * layer, phase, flags and level (read in one load), whether a backward came before it, tensor
+ * mode, whether the sizes are final, what its size says (about 40 instructions an allocation
+ * fewer than the key's own bit work) */
+uint32_t replay_cats_key_miss(const state *s, const livemap_entry *e, struct key_memo *k,
+                              uint64_t tag);
+static inline __attribute__((always_inline)) uint32_t replay_cats_key_memo(state *s,
+                                                                           const livemap_entry *e)
+{
+    uint64_t w; /* space, api, device, layer, phase, flags, level, code */
+    memcpy(&w, &e->space, sizeof w);
+    _Static_assert(offsetof(livemap_entry, code) == offsetof(livemap_entry, space) + 7 &&
+                       offsetof(livemap_entry, level) == offsetof(livemap_entry, space) + 6 &&
+                       offsetof(livemap_entry, flags) == offsetof(livemap_entry, space) + 5 &&
+                       offsetof(livemap_entry, phase) == offsetof(livemap_entry, space) + 4 &&
+                       offsetof(livemap_entry, layer) == offsetof(livemap_entry, space) + 3,
+                   "the key's fields of an entry lie in one word");
+    const uint64_t fields = 0x00ff3bffff0000ffull; /* the flags: EF_LOSS, _TO_COPY, _WORKSPACE,
+                                                    * _ATTENTION, _INPUT */
+    uint64_t tag = (w & fields) | (uint64_t)(e->bwd != 0) << 56 |
+                   (uint64_t)(s->r->tensor_mode != 0) << 57 | (uint64_t)!s->vocab_done << 58 |
+                   (uint64_t)replay_size_bits(s, e->size) << 59 | 1ull << 63;
+    struct key_memo *k = &s->kmemo[(tag * 0x9e3779b97f4a7c15ull) >> 58];
+    if (k->tag == tag)
+        return k->key;
+    return replay_cats_key_miss(s, e, k, tag);
+}
 /* a run that showed no tensor in its first events is taken for segment mode from then on */
 #define REPLAY_BEFORE_TENSORS ((uint64_t)1 << 20)
 /* replay_cats_alloc: e was just allocated (its fields set): its record, its category if settled
@@ -400,8 +436,8 @@ static inline __attribute__((always_inline)) void replay_cats_alloc(state *s, li
     }
     e->rec = (uint32_t)n;
     e->flags |= EF_HAS_REC; /* its category: when the sweep comes to it (replay_cats_sweep) */
-    e->ckey = replay_cats_key(s, e); /* (here, where its size memo's miss overlaps the event's
-                                      * others) */
+    e->ckey = replay_cats_key_memo(s, e); /* (here, where its size memo's miss overlaps the
+                                           * event's others) */
     if (!s->r->tensor_mode && !s->tm_assumed && s->event >= REPLAY_BEFORE_TENSORS)
         replay_cats_alloc_late(s);
 }
