@@ -1,8 +1,8 @@
 /* test_catpeaks.c — category_peaks (analyzer/model/facts/catpeaks.c): each category's largest live
  * bytes over a run and when it came, swept from a window whose records wait for their category;
  * the allocator cache as segments less their tensors; an optimizer step's tensor alive at the end
- * counted nowhere; a window past its cap said lost; and the vocabulary the logits rule uses
- * (classify_vocab). */
+ * counted nowhere; the sweep's one look at a record (catpeaks_take); a window past its cap said
+ * lost; and the vocabulary the logits rule uses (classify_vocab). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -157,6 +157,39 @@ static void test_provisional(void **st)
     }
 }
 
+/* the sweep's one look at a record (catpeaks_take, catpeaks_add_swept: replay_cats.c's sweep)
+ * sweeps a common one as catpeaks_advance would and leaves it the others: a provisional tensor
+ * still opens its epoch (alive at the end: counted nowhere) */
+static void test_take(void **st)
+{
+    (void)st;
+    uint64_t peak[CAT_COUNT], ns[CAT_COUNT];
+    catpeaks cp;
+    catpeaks_init(&cp, NULL);
+    catpeaks_set_alloc_mode(&cp, 0);
+    uint8_t opt = P(OPTIMIZER);
+    catpeaks_add(&cp, 1, 1, 700, CATPEAKS_F_ALLOC, 1, opt);
+    assert_int_equal(catpeaks_advance(&cp), 2);
+    /* to an empty window: swept at once */
+    assert_int_equal(catpeaks_add_swept(&cp, 2, 50, CATPEAKS_F_ALLOC, opt), 2);
+    assert_int_equal(cp.head, 3);
+    assert_int_equal(cp.tail, 3);
+    uint64_t a = catpeaks_add(&cp, 3, 3, 300, CATPEAKS_F_ALLOC, 2, 0);
+    assert_int_equal(catpeaks_add_swept(&cp, 4, 700, 0, opt), 0); /* the window waits: added */
+    catpeaks_add(&cp, 4, 4, 700, 0, 1, opt);
+    catpeaks_settle(&cp, a, opt, 1); /* provisional */
+    catpeaks_epoch *ep = &cp.ep[cp.last];
+    for (uint64_t n = cp.head;
+         n < cp.tail && catpeaks_take(&cp, &cp.rec[n & (cp.cap - 1)], ep, catpeaks_plain(&cp)); n++)
+        cp.head = n + 1;
+    assert_int_equal(cp.head, a); /* left to catpeaks_advance */
+    assert_int_equal(catpeaks_advance(&cp), cp.tail);
+    assert_int_equal(catpeaks_end(&cp, peak, ns), 1);
+    assert_int_equal(peak[CAT_OPTIMIZER], 750); /* not 1050: the 300 alive at the end */
+    assert_int_equal(ns[CAT_OPTIMIZER], 2);
+    catpeaks_free(&cp);
+}
+
 static void test_lost_is_said(void **st)
 {
     (void)st;
@@ -212,6 +245,7 @@ int main(void)
         cmocka_unit_test(test_records_wait_in_order),
         cmocka_unit_test(test_cache_is_segments_less_tensors),
         cmocka_unit_test(test_provisional),
+        cmocka_unit_test(test_take),
         cmocka_unit_test(test_lost_is_said),
         cmocka_unit_test(test_vocab),
     };

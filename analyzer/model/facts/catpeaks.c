@@ -156,6 +156,15 @@ static inline void sums(catpeaks *cp, uint64_t i, int kind, int cat, uint8_t fl)
         cp->cur[CAT_CACHE] = cp->seg > cp->inner ? cp->seg - cp->inner : 0;
 }
 
+/* common: record i (kind, code, flags fl, at time at) comes or goes: apply's work without epochs
+ * opened or closed and without a timeline */
+static inline void common(catpeaks *cp, uint64_t i, int kind, uint8_t code, uint8_t fl, uint64_t at)
+{
+    int cat = CATPEAKS_CAT(code);
+    sums(cp, i, kind, cat, fl);
+    note(cp, kind == CATPEAKS_SEGMENT ? -1 : cat, at);
+}
+
 /* apply: record i (settled, counted: not CATPEAKS_NONE) comes or goes (out of line: the sweep
  * calls it for the rare records, with an epoch or a timeline) */
 static __attribute__((noinline)) void apply(catpeaks *cp, uint64_t i)
@@ -215,28 +224,30 @@ uint64_t catpeaks_advance_more(catpeaks *cp)
             e = &cp->ep[cp->last]; /* (an epoch opened or closed) */
             continue;
         }
-        if (!plain_only || kind != CATPEAKS_PLAIN) { /* apply's work without epochs opened or
-                                                      * closed and without a timeline */
-            int cat = CATPEAKS_CAT(code);
-            sums(cp, i, kind, cat, fl);
-            note(cp, kind == CATPEAKS_SEGMENT ? -1 : cat, r->time);
+        if (!plain_only || kind != CATPEAKS_PLAIN) {
+            common(cp, i, kind, code, fl, r->time);
             head++;
             continue;
         }
-        /* the common record, apply's work without what does not concern it: a plain
-         * allocation's bytes, no epoch to open or close, no cache, no timeline. A free lowers its
-         * category below the open epoch's largest (never below the sums now): the same test
-         * leaves it, with no branch on whether the record allocates or frees (in a run whose
-         * allocations and frees interleave at random, half of such branches were mispredicted) */
-        int cat = CATPEAKS_CAT(code);
-        int64_t size = (int64_t)r->size;
-        int64_t v = cp->cur[cat] += (fl & CATPEAKS_F_ALLOC) ? size : -size;
-        if (v > e->m[cat])
-            e->m[cat] = v, e->t[cat] = r->time;
+        /* the common record: a plain allocation's bytes, nothing else to it */
+        catpeaks_plain_add(cp, e, CATPEAKS_CAT(code), (int64_t)r->size, fl & CATPEAKS_F_ALLOC,
+                           r->time);
         head++;
     }
     cp->head = head;
     return head;
+}
+
+int catpeaks_take_more(catpeaks *cp, const catpeaks_rec *r)
+{
+    uint8_t code = r->code, fl = r->flags;
+    int kind = CATPEAKS_KIND(code);
+    if (code == CATPEAKS_NONE || cp->tl ||
+        (fl & (CATPEAKS_F_PROVISIONAL | CATPEAKS_F_JOIN | CATPEAKS_F_JOIN_END)) ||
+        (kind == CATPEAKS_SEGMENT && !cp->alloc_mode_known))
+        return 0;
+    common(cp, (uint64_t)(r - cp->rec), kind, code, fl, r->time);
+    return 1;
 }
 
 /* finish: each category's largest over the open epochs in order, each epoch's moments less the

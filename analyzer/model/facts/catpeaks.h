@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "categories.h"
 #include "timeline.h"
@@ -152,6 +153,60 @@ static inline uint32_t catpeaks_ref(const catpeaks *cp, uint64_t n)
 static inline int catpeaks_flags(const catpeaks *cp, uint64_t n)
 {
     return cp->rec[n & (cp->cap - 1)].flags;
+}
+/* catpeaks_plain_add: a plain record's bytes (allocated, else freed) at time t in its category's
+ * sum and the open epoch e's largest: the sweep's common record, with no cache, no epoch to open
+ * or close, no timeline. A free lowers its category below the open epoch's largest (never below
+ * the sums now): the same test leaves it, with no branch on whether the record allocates or frees
+ * (in a run whose allocations and frees interleave at random, half of such branches were
+ * mispredicted) */
+static inline void catpeaks_plain_add(catpeaks *cp, catpeaks_epoch *e, unsigned cat, int64_t size,
+                                      int alloc, uint64_t t)
+{
+    int64_t v = cp->cur[cat] += alloc ? size : -size;
+    if (v > e->m[cat])
+        e->m[cat] = v, e->t[cat] = t;
+}
+/* catpeaks_take: record r (settled, the next to sweep: every one before it is), swept now when
+ * it is a common one (no epoch to open or close, no join, no timeline to draw, no segment waiting
+ * for the allocator mode): the sweep of replay_cats.c looks at each record once, not once to
+ * settle and again to sweep. ep: the open epoch (cp->ep + cp->last: a common record opens or
+ * closes none), plain: catpeaks_plain(cp), both taken once for many records. Returns 1 when it
+ * was swept: the caller moves cp->head past it; 0: catpeaks_advance sweeps it. */
+int catpeaks_take_more(catpeaks *cp, const catpeaks_rec *r);
+/* catpeaks_plain: tensor mode without a timeline: the common record is a plain allocation's or
+ * free's bytes alone */
+static inline int catpeaks_plain(const catpeaks *cp)
+{
+    return !cp->alloc_mode && !cp->tl;
+}
+static inline int catpeaks_take(catpeaks *cp, const catpeaks_rec *r, catpeaks_epoch *ep, int plain)
+{
+    uint16_t cf; /* the code and the flags in one load: a plain kind's code, none of the flags */
+    memcpy(&cf, &r->code, sizeof cf);
+    _Static_assert(offsetof(catpeaks_rec, flags) == offsetof(catpeaks_rec, code) + 1,
+                   "the flags follow the code");
+    const unsigned rare = (CATPEAKS_F_PROVISIONAL | CATPEAKS_F_JOIN | CATPEAKS_F_JOIN_END) << 8;
+    if (__builtin_expect(!plain || (cf & (rare | 0xf0)) != 0x80, 0))
+        return catpeaks_take_more(cp, r);
+    catpeaks_plain_add(cp, ep, cf & 15, (int64_t)r->size, cf & CATPEAKS_F_ALLOC << 8, r->time);
+    return 1;
+}
+/* catpeaks_add_swept: catpeaks_add of a settled record to an empty window, swept at once when it
+ * is a common one (catpeaks_take's; the window's ring not written). Returns its number, 0 when
+ * it is not such a record (then catpeaks_add adds it). */
+static inline uint64_t catpeaks_add_swept(catpeaks *cp, uint64_t t, uint64_t size, int flags,
+                                          uint8_t code)
+{
+    const int rare = CATPEAKS_F_PROVISIONAL | CATPEAKS_F_JOIN | CATPEAKS_F_JOIN_END;
+    if (cp->head != cp->tail || !cp->cap || !catpeaks_plain(cp) || (code & 0xf0) != 0x80 ||
+        (flags & rare) || cp->lost)
+        return 0;
+    catpeaks_plain_add(cp, &cp->ep[cp->last], code & 15, (int64_t)size, flags & CATPEAKS_F_ALLOC,
+                       t);
+    cp->noted = 1;
+    cp->head = ++cp->tail;
+    return cp->head - 1;
 }
 /* catpeaks_end: every record settled, writes each category's largest live bytes and when into
  * peak / peak_ns (zeroed first); the cache from the segments when in allocator mode; the

@@ -175,31 +175,51 @@ static inline __attribute__((always_inline)) void settle_rec(state *s, livemap_e
 static void settle(state *s, livemap_entry *e, category cat)
 {
     settle_rec(s, e, kind_of(e), cat, rec_of(s, e));
+    s->cats_wake = 0; /* (the window's first record waiting, it may be) */
 }
 
-/* try_settle: e's category, when every end it can still have gives the same one. */
-static void try_settle(state *s, livemap_entry *e)
+/* the run now, as the sweep sees it (what classify_settled's now is made of, the same for every
+ * allocation it looks at: taken once a sweep), and the last key asked with its answer */
+struct sweep_now {
+    uint64_t grad_free_event, keys_from;
+    uint32_t iter, bwd;
+    unsigned now;  /* CLS_GRAD_FREED, CLS_TM_SET */
+    uint32_t full; /* the last settle key << 5 | now asked (UINT32_MAX: none), its answer */
+    category cat;
+};
+
+/* try_settle: e (its record r, number m, waiting) settled, when every end it can still have
+ * gives the same category (settle_rec's work where the record is in hand). */
+static inline void try_settle(state *s, livemap_entry *e, catpeaks_rec *r, uint64_t m,
+                              struct sweep_now *w)
 {
     if (e->code)
         return;
     int kind = kind_of(e);
-    uint64_t rec = rec_of(s, e);
-    if (kind == CATPEAKS_SEGMENT) {
-        settle_rec(s, e, kind, CAT_CACHE, rec);
-        return;
+    category c = CAT_CACHE;
+    if (kind != CATPEAKS_SEGMENT) {
+        if (e->level == L_SEGMENT && !(e->flags & EF_KIND_SET))
+            return; /* PyTorch's tracker may still name it its segment */
+        unsigned now = w->now | (w->iter > e->iter ? CLS_ITER_PASSED : 0) |
+                       (w->bwd > e->bwd ? CLS_BWD_PASSED : 0) |
+                       (w->grad_free_event > e->alloc_event ? CLS_OUTLIVED : 0);
+        if (m < w->keys_from) /* allocated before what its key says last changed */
+            e->ckey = replay_cats_key(s, e);
+        uint32_t full = e->ckey << 5 | now; /* (the key has 24 bits) */
+        if (full != w->full) /* (the allocations the sweep settles together are much alike) */
+            w->full = full, w->cat = classify_settled(e->ckey, now, &s->cmemo);
+        c = w->cat;
+        if (c == CAT_COUNT)
+            return;
     }
-    if (e->level == L_SEGMENT && !(e->flags & EF_KIND_SET))
-        return; /* PyTorch's tracker may still name it its segment */
-    unsigned now = (s->iter > e->iter ? CLS_ITER_PASSED : 0) |
-                   (s->bwd > e->bwd ? CLS_BWD_PASSED : 0) |
-                   (s->grad_free_event > e->alloc_event ? CLS_OUTLIVED : 0) |
-                   (s->grad_free_event ? CLS_GRAD_FREED : 0) |
-                   (s->r->tensor_mode || s->tm_assumed ? CLS_TM_SET : 0);
-    if (rec < s->keys_from) /* allocated before what its key says last changed */
-        e->ckey = replay_cats_key(s, e);
-    category c = classify_settled(e->ckey, now, &s->cmemo);
-    if (c != CAT_COUNT)
-        settle_rec(s, e, kind, c, rec);
+    int prov = replay_provisional_entry(e);
+    uint8_t code = CATPEAKS_CODE(kind, c);
+    e->code = code;
+    if (!prov) /* a provisional one's count waits for its free */
+        total(s, e->stack_id, kind, c, e->size);
+    r->code = code;
+    if (prov)
+        r->flags |= CATPEAKS_F_PROVISIONAL;
 }
 
 void replay_cats_begin(state *s)
@@ -270,6 +290,8 @@ static void counted(state *s, const live_item *it, int kind, category cat, uint6
 {
     total(s, it->stack_id, kind, cat, it->size);
     uint8_t code = CATPEAKS_CODE(kind, cat);
+    if (arec == s->peaks.head || frec == s->peaks.head) /* the window's first waiting */
+        s->cats_wake = 0;
     if (arec)
         catpeaks_settle(&s->peaks, arec, code, 0);
     if (frec)
@@ -366,6 +388,16 @@ void replay_cats_free(state *s, livemap_entry *e, const live_item *it, uint64_t 
     classified_entry(s, e, it, arec, frec);
 }
 
+int replay_cats_free_swept(state *s, const livemap_entry *e, uint64_t t)
+{
+    catpeaks *cp = &s->peaks;
+    if (!catpeaks_add_swept(cp, t, e->size, s->joining, e->code))
+        return 0;
+    if (s->cats_wake == cp->head) /* (its coming woke the sweep: nothing to do now) */
+        s->cats_wake = cp->head + 1;
+    return 1;
+}
+
 void replay_cats_flush(state *s)
 {
     for (size_t i = 0; i < s->npend; i++) {
@@ -376,43 +408,90 @@ void replay_cats_flush(state *s)
     s->npend = 0;
 }
 
+/* wake: when the sweep looks next (s->cats_wake), as it leaves the window: after the next event
+ * while its first record waiting is settled or not looked at (or what it depends on changed);
+ * when a record comes to an empty one; when KIND_RECORDS came after a segment nobody named yet
+ * (once they came, the look at it named it its kind: looking again changes nothing); else when
+ * something settles it or changes (replay_cats_changed) */
+static void wake(state *s)
+{
+    const catpeaks *cp = &s->peaks;
+    if (!s->cats_on)
+        s->cats_wake = UINT64_MAX;
+    else if (cp->head >= cp->tail)
+        s->cats_wake = cp->tail + 1;
+    else if (catpeaks_code(cp, cp->head) || s->cats_dirty || cp->head != s->cats_tried)
+        s->cats_wake = 0;
+    else if ((catpeaks_flags(cp, cp->head) & CATPEAKS_F_LATER) &&
+             cp->tail - cp->head < KIND_RECORDS) /* (past them the look named it: no more to do) */
+        s->cats_wake = cp->head + KIND_RECORDS;
+    else
+        s->cats_wake = UINT64_MAX;
+}
+
 void replay_cats_sweep_more(state *s)
 {
     catpeaks *cp = &s->peaks;
+    if (!s->cats_on || cp->head >= cp->tail) { /* (nothing to look at: what changed waits) */
+        wake(s);
+        return;
+    }
     int changed = s->cats_dirty;
     s->cats_dirty = 0;
-    uint64_t head = catpeaks_advance(cp), m = head;
-    /* from the first record waiting on: the allocations are looked at in order, each as the
-     * sweep comes to it (the first again only after a change), until one stays unsettled; then
-     * the sweep applies what was settled, in one go */
-    for (; m < cp->tail && !cp->lost; m++) {
-        if (catpeaks_code(cp, m)) {
-            if (m == head) /* settled, applied once the allocator mode is known */
-                break;
-            continue;
-        }
-        int fresh = m != s->cats_tried; /* not looked at since it came first */
-        s->cats_tried = m;
-        /* a free, or an allocation freed and held back (s->pend): settled with its free */
-        if ((catpeaks_flags(cp, m) & (CATPEAKS_F_ALLOC | CATPEAKS_F_ENDED)) != CATPEAKS_F_ALLOC)
-            break;
-        livemap_entry *e = livemap_at(&s->live, catpeaks_ref(cp, m));
-        if (m + 1 < cp->tail) /* the next one's entry, while this one is looked at */
-            __builtin_prefetch(livemap_at(&s->live, catpeaks_ref(cp, m + 1)));
-        /* a segment nobody named this many records later is not PyTorch's */
-        if (e->level == L_SEGMENT && !(e->flags & (EF_TORCH_SEG | EF_KIND_SET)) &&
-            cp->tail - m >= KIND_RECORDS)
-            e->flags |= EF_KIND_SET, fresh = 1;
-        if (!fresh && !changed)
-            break;
-        try_settle(s, e);
-        if (!e->code)
-            break;
+    uint64_t head = catpeaks_advance(cp), m = head, swept = head;
+    if (cp->lost) {
+        stop(s);
+        wake(s);
+        return;
     }
-    if (m != head && !cp->lost)
+    /* (the window stays where it is until the sweep's end: in locals, not loaded again after
+     * each byte a settle stores) */
+    catpeaks_rec *recs = cp->rec;
+    const uint64_t tail = cp->tail, mask = cp->cap - 1;
+    const int plain = catpeaks_plain(cp);
+    catpeaks_epoch *ep = &cp->ep[cp->last];
+    struct sweep_now w = {.grad_free_event = s->grad_free_event,
+                          .keys_from = s->keys_from,
+                          .iter = s->iter,
+                          .bwd = s->bwd,
+                          .now = (s->grad_free_event ? CLS_GRAD_FREED : 0) |
+                                 (s->r->tensor_mode || s->tm_assumed ? CLS_TM_SET : 0),
+                          .full = UINT32_MAX};
+    /* from the first record waiting on: the allocations are looked at in order, each as the
+     * sweep comes to it (the first again only after a change), until one stays unsettled; each
+     * settled one swept as it is passed while every one before it was (catpeaks_take), the
+     * others after the look, in one go */
+    for (; m < tail; m++) {
+        catpeaks_rec *r = &recs[m & mask];
+        if (!r->code) {
+            int fresh = m != s->cats_tried; /* not looked at since it came first */
+            s->cats_tried = m;
+            /* a free, or an allocation freed and held back (s->pend): settled with its free */
+            if ((r->flags & (CATPEAKS_F_ALLOC | CATPEAKS_F_ENDED)) != CATPEAKS_F_ALLOC)
+                break;
+            livemap_entry *e = livemap_at(&s->live, r->ref);
+            if (m + 1 < tail) /* the next one's entry, while this one is looked at */
+                __builtin_prefetch(livemap_at(&s->live, recs[(m + 1) & mask].ref));
+            /* a segment nobody named this many records later is not PyTorch's */
+            if (e->level == L_SEGMENT && !(e->flags & (EF_TORCH_SEG | EF_KIND_SET)) &&
+                tail - m >= KIND_RECORDS)
+                e->flags |= EF_KIND_SET, fresh = 1;
+            if (!fresh && !changed)
+                break;
+            try_settle(s, e, r, m, &w);
+            if (!e->code)
+                break;
+        } else if (m == head) { /* settled, applied once the allocator mode is known */
+            break;
+        }
+        swept += swept == m && catpeaks_take(cp, r, ep, plain);
+    }
+    cp->head = swept;
+    if (m != head)
         catpeaks_advance(cp);
     if (cp->lost && s->cats_on)
         stop(s);
+    wake(s);
 }
 
 void replay_cats_end(state *s)

@@ -89,6 +89,8 @@ typedef struct state {
      * whether what its category depends on changed since */
     uint64_t cats_tried;
     int cats_dirty;
+    uint64_t cats_wake; /* the sweep looks again once the window's tail reaches it (0: after the
+                         * next event), as replay_cats_sweep_more left the window */
     uint64_t keys_from; /* the allocations whose records come before it: their keys are stale */
     /* what a size says (a parameter's, half one's, the vocabulary's multiple) by size, valid for
      * sizes_gen (it changes with the parameters' sizes and the vocabulary) */
@@ -441,6 +443,9 @@ static inline __attribute__((always_inline)) void replay_cats_alloc(state *s, li
     if (!s->r->tensor_mode && !s->tm_assumed && s->event >= REPLAY_BEFORE_TENSORS)
         replay_cats_alloc_late(s);
 }
+/* replay_cats_free_swept: the free record of e (settled) to an empty window swept at once when
+ * it is a common one (catpeaks_add_swept): 1, else 0 (not added) */
+int replay_cats_free_swept(state *s, const livemap_entry *e, uint64_t t);
 /* replay_cats_free_settled: replay_cats_free(s, e, NULL, t) with its common case inline: a
  * settled allocation that is no provisional tensor, its free record (room for it: no growing) */
 static inline void replay_cats_free_settled(state *s, livemap_entry *e, uint64_t t)
@@ -448,6 +453,8 @@ static inline void replay_cats_free_settled(state *s, livemap_entry *e, uint64_t
     catpeaks *cp = &s->peaks;
     if (s->cats_on && e->code && !cp->lost && cp->tail - cp->head < cp->cap &&
         !replay_provisional_entry(e)) {
+        if (cp->head == cp->tail && replay_cats_free_swept(s, e, t))
+            return;
         catpeaks_add(cp, s->event, t, e->size, s->joining, livemap_number(&s->live, e), e->code);
         return;
     }
@@ -464,6 +471,7 @@ void replay_cats_marked(state *s, livemap_entry *e);
 static inline void replay_cats_changed(state *s)
 {
     s->cats_dirty = 1; /* the window's first record waiting is looked at again */
+    s->cats_wake = 0;
 }
 /* replay_cats_keys_changed: the same, and what the rules see of every allocation (the
  * parameters' sizes, the vocabulary, tensor mode): the waiting ones' settle keys are redone
@@ -475,14 +483,14 @@ static inline void replay_cats_keys_changed(state *s)
 }
 /* replay_cats_tensors: the run showed its first tensor (tensor_mode) / allocator-tracker tensor. */
 void replay_cats_tensors(state *s, int inner);
-/* replay_cats_sweep: sweeps what is settled (after each event; cheap when nothing is). */
+/* replay_cats_sweep: sweeps what is settled (after each event; one comparison when nothing is:
+ * the sweep's next look is due when the window's first record waiting was settled or what its
+ * category depends on changed (cats_wake 0), a record came to an empty window, a segment
+ * waited KIND_RECORDS records). */
 void replay_cats_sweep_more(state *s);
 static inline void replay_cats_sweep(state *s)
 {
-    const catpeaks *cp = &s->peaks;
-    if (s->cats_on && cp->head < cp->tail &&
-        (catpeaks_code(cp, cp->head) || s->cats_dirty || cp->head != s->cats_tried ||
-         ((catpeaks_flags(cp, cp->head) & CATPEAKS_F_LATER) && cp->tail - cp->head >= 256)))
+    if (s->peaks.tail >= s->cats_wake)
         replay_cats_sweep_more(s);
 }
 /* replay_cats_end: the allocations alive at the end are classified and the sweep finished:
