@@ -2,6 +2,9 @@
  * strings; the UTF-8 repair is escape_utf8 (trace/escape.c). */
 #include "jsonw.h"
 
+#include <float.h>
+#include <locale.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,4 +55,159 @@ void jsonw_add(cJSON *o, const char *key, const char *s, size_t len)
 void jsonw_add_c(cJSON *o, const char *key, const char *s)
 {
     jsonw_add(o, key, s ? s : "", s ? strlen(s) : 0);
+}
+
+/* ---- jsonw_print: cJSON_PrintUnformatted's text, without its per-number sprintf + sscanf ---- */
+
+typedef struct outbuf {
+    char *p;
+    size_t n, cap;
+    int failed; /* out of memory, or an item cJSON cannot print */
+} outbuf;
+
+static void put(outbuf *b, const char *s, size_t len)
+{
+    if (b->failed)
+        return;
+    if (b->n + len + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < b->n + len + 1)
+            cap *= 2;
+        char *p = realloc(b->p, cap);
+        if (!p) {
+            b->failed = 1;
+            return;
+        }
+        b->p = p, b->cap = cap;
+    }
+    memcpy(b->p + b->n, s, len);
+    b->n += len;
+}
+
+/* put_string: s quoted as cJSON quotes it (", \ and \b \f \n \r \t by letter, other bytes below
+ * 32 as \u00XX, the rest as they are); NULL as "" */
+static void put_string(outbuf *b, const char *s)
+{
+    put(b, "\"", 1);
+    const char *run = s ? s : "";
+    for (const char *q = run; *q; q++) {
+        unsigned char ch = (unsigned char)*q;
+        if (ch >= 32 && ch != '"' && ch != '\\')
+            continue;
+        put(b, run, (size_t)(q - run));
+        char esc[8];
+        const char *letter = ch == '"'    ? "\""
+                             : ch == '\\' ? "\\"
+                             : ch == '\b' ? "b"
+                             : ch == '\f' ? "f"
+                             : ch == '\n' ? "n"
+                             : ch == '\r' ? "r"
+                             : ch == '\t' ? "t"
+                                          : NULL;
+        int len = letter ? snprintf(esc, sizeof esc, "\\%s", letter)
+                         : snprintf(esc, sizeof esc, "\\u%04x", ch);
+        put(b, esc, (size_t)len);
+        run = q + 1;
+    }
+    put(b, run, strlen(run));
+    put(b, "\"", 1);
+}
+
+/* put_number: d as cJSON prints it: NaN and infinities as null; a whole number below 10^15 in
+ * its digits (what "%1.15g" gives it, without the formatter); else "%1.15g" when it
+ * reads back as d (cJSON's tolerance), "%1.17g" when not; the locale's decimal point as '.' */
+static void put_number(outbuf *b, double d)
+{
+    char num[32];
+    int len;
+    if (isnan(d) || isinf(d)) {
+        put(b, "null", 4);
+        return;
+    }
+    if (d == floor(d) && fabs(d) < 1e15) {
+        long long v = (long long)d;
+        unsigned long long u = v < 0 ? 0 - (unsigned long long)v : (unsigned long long)v;
+        char *e = num + sizeof num, *q = e;
+        do
+            *--q = (char)('0' + u % 10);
+        while (u /= 10);
+        if (signbit(d)) /* (-0 too, as "%1.15g" writes it) */
+            *--q = '-';
+        put(b, q, (size_t)(e - q));
+        return;
+    }
+    len = snprintf(num, sizeof num, "%1.15g", d);
+    double test = strtod(num, NULL);
+    double most = fabs(test) > fabs(d) ? fabs(test) : fabs(d);
+    if (!(fabs(test - d) <= most * DBL_EPSILON))
+        len = snprintf(num, sizeof num, "%1.17g", d);
+    if (len < 0 || len > 25) { /* cJSON's buffer: the print fails */
+        b->failed = 1;
+        return;
+    }
+    char point = *localeconv()->decimal_point;
+    for (int i = 0; i < len; i++)
+        if (num[i] == point)
+            num[i] = '.';
+    put(b, num, (size_t)len);
+}
+
+static void put_item(outbuf *b, const cJSON *it)
+{
+    switch (it->type & 0xFF) {
+    case cJSON_NULL:
+        put(b, "null", 4);
+        return;
+    case cJSON_False:
+        put(b, "false", 5);
+        return;
+    case cJSON_True:
+        put(b, "true", 4);
+        return;
+    case cJSON_Number:
+        put_number(b, it->valuedouble);
+        return;
+    case cJSON_Raw:
+        if (!it->valuestring)
+            b->failed = 1;
+        else
+            put(b, it->valuestring, strlen(it->valuestring));
+        return;
+    case cJSON_String:
+        put_string(b, it->valuestring);
+        return;
+    case cJSON_Array:
+    case cJSON_Object: {
+        int obj = (it->type & 0xFF) == cJSON_Object;
+        put(b, obj ? "{" : "[", 1);
+        for (const cJSON *c = it->child; c && !b->failed; c = c->next) {
+            if (obj) {
+                put_string(b, c->string);
+                put(b, ":", 1);
+            }
+            put_item(b, c);
+            if (c->next)
+                put(b, ",", 1);
+        }
+        put(b, obj ? "}" : "]", 1);
+        return;
+    }
+    default:
+        b->failed = 1;
+    }
+}
+
+char *jsonw_print(const cJSON *item)
+{
+    outbuf b = {0};
+    if (!item)
+        return NULL;
+    put_item(&b, item);
+    put(&b, "", 0);
+    if (b.failed) {
+        free(b.p);
+        return NULL;
+    }
+    b.p[b.n] = '\0';
+    return b.p;
 }

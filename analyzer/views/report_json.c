@@ -226,7 +226,7 @@ int report_json(FILE *out, const report_ctx *c)
     } else if (!oom) {
         cJSON_AddNullToObject(root, "oom");
     }
-    char *s = cJSON_PrintUnformatted(root);
+    char *s = jsonw_print(root);
     cJSON_Delete(root);
     if (!s)
         return -1;
