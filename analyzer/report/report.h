@@ -16,6 +16,8 @@ typedef struct report_site {
     uint64_t bytes;
     uint32_t count;
     char text[512];   /* escaped for a terminal */
+    uint32_t stack;   /* the stack that gave it the most bytes: its native op is the one named */
+    int native_done;  /* native is made (report_site_native) */
     char native[256]; /* the native op below it ("at::native::..." first), escaped; "" if none */
 } report_site;
 
@@ -104,6 +106,12 @@ typedef struct report_ctx {
  * builds the model once. Returns 0, or -1 with the reason in err (out of memory, invalid
  * configuration). Prints nothing. */
 int report_build(report_ctx *c, char *err, size_t errlen);
+/* report_sites: c->sites from runs[0]'s snapshot at the peak (report_sites.c). 0, or -1 out of
+ * memory. */
+int report_sites(report_ctx *c);
+/* report_site_native: c->sites[i].native, made the first time a view asks for it (a report shows
+ * a few sites of some hundred): what views read. */
+const char *report_site_native(const report_ctx *c, size_t i);
 /* report_modules: c->mod_peak (at the allocated peak: runs[0].at_tensors, else at the process
  * peak) and mod_oom from runs[0]'s snapshots (report_modules.c). 0, or -1 out of memory. */
 int report_modules(report_ctx *c);

@@ -170,9 +170,10 @@ static void sites(FILE *out, const report_ctx *c)
         html_swatch(out, s->category);
         fprintf(out, "%s</td><td class=site>", category_name((category)s->category));
         html_esc(out, s->text);
-        if (s->native[0] && strncmp(s->native, s->text, strlen(s->native))) { /* (not the site) */
+        const char *native = report_site_native(c, i);
+        if (native[0] && strncmp(native, s->text, strlen(native))) { /* (not the site) */
             fputs("<br>via ", out);
-            html_esc(out, s->native);
+            html_esc(out, native);
         }
         fputs("</td></tr>\n", out);
     }

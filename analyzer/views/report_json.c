@@ -185,7 +185,8 @@ int report_json(FILE *out, const report_ctx *c)
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "category", category_key((category)c->sites[i].category));
         jsonw_add(o, "site", c->sites[i].text, strlen(c->sites[i].text));
-        jsonw_add(o, "native", c->sites[i].native, strlen(c->sites[i].native));
+        const char *native = report_site_native(c, i);
+        jsonw_add(o, "native", native, strlen(native));
         cJSON_AddNumberToObject(o, "bytes", (double)c->sites[i].bytes);
         cJSON_AddNumberToObject(o, "count", c->sites[i].count);
         cJSON_AddItemToArray(sites, o);

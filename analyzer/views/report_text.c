@@ -326,9 +326,10 @@ static void print_sites(FILE *out, const report_ctx *c)
                 fprintf(out, "  %s\n", category_name((category)cat));
             fprintf(out, "    %12s  %5u x  %s\n", human(c->sites[i].bytes, b, sizeof b),
                     c->sites[i].count, c->sites[i].text);
-            if (c->sites[i].native[0] && /* (the site itself, with its file:line: said once) */
-                strncmp(c->sites[i].native, c->sites[i].text, strlen(c->sites[i].native)))
-                fprintf(out, "    %12s           via %s\n", "", c->sites[i].native);
+            const char *native = report_site_native(c, i);
+            if (native[0] && /* (the site itself, with its file:line: said once) */
+                strncmp(native, c->sites[i].text, strlen(native)))
+                fprintf(out, "    %12s           via %s\n", "", native);
             shown++;
         }
     }
