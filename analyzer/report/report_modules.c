@@ -22,9 +22,9 @@ static int cmp_module(const void *a, const void *b)
     return strcmp(x->text, y->text);
 }
 
-/* module_text: the module of stack id (modules_of_stack: it reads the Python frames alone, so
- * only they are resolved, one at a time); "(no stack)" for none or an unknown one. -1 out of
- * memory. */
+/* module_text: the module of stack id (modules_of_stack: it reads the Python frames' qualnames
+ * and files alone, so only they are looked up, without their lines); "(no stack)" for none or an
+ * unknown one. -1 out of memory. */
 static int module_text(tables *t, uint32_t id, char *text, size_t len)
 {
     const tables_stack *st = id ? tables_stack_get(t, id) : NULL;
@@ -35,12 +35,8 @@ static int module_text(tables *t, uint32_t id, char *text, size_t len)
     tables_frame *py = malloc((st->n_python ? st->n_python : 1) * sizeof *py);
     if (!py)
         return -1;
-    for (unsigned i = 0; i < st->n_python; i++) {
-        const tables_frame *f =
-            tables_frame_of(t, st->frames[st->n_native + i], TABLES_FRAME_PYTHON, &py[i]);
-        if (f != &py[i])
-            py[i] = *f;
-    }
+    for (unsigned i = 0; i < st->n_python; i++)
+        tables_code_frame(t, st->frames[st->n_native + i], &py[i]);
     modules_of_stack(py, st->n_python, text, len);
     free(py);
     return 0;

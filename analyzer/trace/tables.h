@@ -232,6 +232,10 @@ size_t tables_resolve_frames(tables *t, const uint64_t *frames, unsigned n_nativ
 /* tables_frame_of: frame raw of kind (TABLES_FRAME_*) as tables_resolve_stack resolves it, alone:
  * the frame the tables keep for raw, or out filled (valid until out is reused). */
 const tables_frame *tables_frame_of(tables *t, uint64_t raw, int kind, tables_frame *out);
+/* tables_code_frame: Python frame raw with its code object, qualname and file alone, its line
+ * left unknown (-1), into out: for a caller that reads no line (a site's walk over a stack, its
+ * module), which then decodes no line table. Returns out. */
+const tables_frame *tables_code_frame(const tables *t, uint64_t raw, tables_frame *out);
 
 /* tables_module_names: whether the names of module_id's frames could be looked up in its file
  * on this machine (symbolize.h: SYMBOLIZE_OK, a negative enum symbolize_status saying why not,

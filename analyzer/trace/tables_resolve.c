@@ -149,6 +149,20 @@ const tables_frame *tables_frame_of(tables *t, uint64_t raw, int kind, tables_fr
     return kept(t, raw, kind, out);
 }
 
+const tables_frame *tables_code_frame(const tables *t, uint64_t raw, tables_frame *out)
+{
+    memset(out, 0, sizeof *out);
+    out->kind = TABLES_FRAME_PYTHON;
+    out->raw = raw;
+    out->line = -1;
+    out->code_id = VT_PYFRAME_CODE(raw);
+    out->byte_offset = VT_PYFRAME_OFFSET(raw);
+    out->code = tables_code_get(t, out->code_id);
+    out->function = out->code ? out->code->qualname.s : "";
+    out->file = out->code ? out->code->filename.s : "";
+    return out;
+}
+
 size_t tables_resolve_frames(tables *t, const uint64_t *frames, unsigned n_native,
                              unsigned n_python, tables_frame *out)
 {

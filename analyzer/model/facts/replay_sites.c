@@ -10,7 +10,8 @@
 #include "replay.h"
 
 /* site_frame: the frame phases_site names of stack id (into buf unless the tables keep it), NULL
- * when none (phases_site_step's walk over its Python frames; the native frames keep their order
+ * when none (phases_site_step's walk over its Python frames, which reads their files alone: the
+ * frame named is the only one whose line is looked up; the native frames keep their order
  * around the Python ones). */
 static const tables_frame *site_frame(tables *t, uint32_t id, tables_frame *buf, phases_memo *memo)
 {
@@ -20,13 +21,9 @@ static const tables_frame *site_frame(tables *t, uint32_t id, tables_frame *buf,
     unsigned total = st->n_native + st->n_python;
     phases_site_walk w = PHASES_SITE_WALK_INIT;
     w.memo = memo;
-    for (unsigned i = st->n_native; i < total; i++) {
-        const tables_frame *f = tables_frame_of(t, st->frames[i], TABLES_FRAME_PYTHON, buf);
-        if (phases_site_step(&w, f, (long)i))
-            return (unsigned)w.pick == i
-                       ? f
-                       : tables_frame_of(t, st->frames[w.pick], TABLES_FRAME_PYTHON, buf);
-    }
+    for (unsigned i = st->n_native; i < total; i++)
+        if (phases_site_step(&w, tables_code_frame(t, st->frames[i], buf), (long)i))
+            return tables_frame_of(t, st->frames[w.pick], TABLES_FRAME_PYTHON, buf);
     if (w.first_py >= 0)
         return tables_frame_of(t, st->frames[w.first_py], TABLES_FRAME_PYTHON, buf);
     return NULL;
