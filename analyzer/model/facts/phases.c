@@ -311,10 +311,10 @@ static uint32_t frame_bits(const tables_frame *f, phases_memo *m)
     return b;
 }
 
-uint32_t phases_acc_frame(phases_acc *a, const tables_frame *f, phases_memo *m)
+/* acc_bits: adds a frame's bits b (py: a Python frame's) */
+static inline void acc_bits(phases_acc *a, uint32_t b, int py)
 {
-    uint32_t b = frame_bits(f, m);
-    if (f->kind == TABLES_FRAME_PYTHON) {
+    if (py) {
         a->has_python = 1;
         if (a->first_py_user < 0)
             a->first_py_user = !(b & FB_LIBRARY);
@@ -328,6 +328,53 @@ uint32_t phases_acc_frame(phases_acc *a, const tables_frame *f, phases_memo *m)
         a->py_last = b;
     }
     a->any |= b;
+}
+
+uint32_t phases_acc_frame(phases_acc *a, const tables_frame *f, phases_memo *m)
+{
+    uint32_t b = frame_bits(f, m);
+    acc_bits(a, b, f->kind == TABLES_FRAME_PYTHON);
+    return b;
+}
+
+#define PHASES_CODE_KEPT (1u << 31) /* (above every FB_ bit) */
+
+/* keep_code: code_id's bits into m's array, grown to hold it while ids stay near the count of
+ * code objects (a corrupt id sizes nothing: it is looked up each time); out of memory keeps none */
+static void keep_code(phases_memo *m, const tables *t, uint32_t code_id, uint32_t b)
+{
+    if (code_id >= m->ncode) {
+        if (code_id > 2 * tables_n_codes(t) + 1024)
+            return;
+        size_t n = m->ncode ? m->ncode : 1024;
+        while (n <= code_id)
+            n *= 2;
+        uint32_t *k = realloc(m->code_bits, n * sizeof *k);
+        if (!k)
+            return;
+        memset(k + m->ncode, 0, (n - m->ncode) * sizeof *k);
+        m->code_bits = k, m->ncode = n;
+    }
+    m->code_bits[code_id] = b | PHASES_CODE_KEPT;
+}
+
+uint32_t phases_acc_code(phases_acc *a, const tables *t, uint32_t code_id, phases_memo *m)
+{
+    uint32_t b;
+    if (code_id < m->ncode && (m->code_bits[code_id] & PHASES_CODE_KEPT)) {
+        b = m->code_bits[code_id] & ~PHASES_CODE_KEPT;
+    } else {
+        tables_frame f;
+        memset(&f, 0, sizeof f);
+        f.kind = TABLES_FRAME_PYTHON;
+        f.code = tables_code_get(t, code_id);
+        f.function = f.code ? f.code->qualname.s : "";
+        f.file = f.code ? f.code->filename.s : "";
+        b = frame_bits(&f, m);
+        if (f.code) /* (a CODE record, once read, is the id's for good) */
+            keep_code(m, t, code_id, b);
+    }
+    acc_bits(a, b, 1);
     return b;
 }
 
@@ -433,6 +480,7 @@ void phases_memo_free(phases_memo *m)
 {
     free(m->e);
     free(m->ip);
+    free(m->code_bits);
     memset(m, 0, sizeof *m);
 }
 

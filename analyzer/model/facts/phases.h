@@ -67,6 +67,9 @@ typedef struct phases_memo {
         uint32_t bits, until; /* kept while the trace's symbols number until - 1 (0: always) */
     } * ip;
     size_t nip, capip;
+    uint32_t *code_bits; /* a Python frame's bits by its code id, PHASES_CODE_KEPT set once kept
+                          * (phases_acc_code: the ids are a trace's own count, 1, 2, ...) */
+    size_t ncode;
 } phases_memo;
 /* phases_of_stack_memo: phases_of_stack, each frame's part looked up in / added to m. */
 stack_facts phases_of_stack_memo(const tables_frame *frames, size_t n, phases_memo *m);
@@ -89,6 +92,9 @@ uint32_t phases_acc_frame(phases_acc *a, const tables_frame *f, phases_memo *m);
 /* phases_acc_native: the native frame at ip, when m kept its bits and they hold with nsyms symbols
  * in the tables: added to a, 1; else 0. */
 int phases_acc_native(phases_acc *a, uint64_t ip, const phases_memo *m, size_t nsyms);
+/* phases_acc_code: adds the Python frame of code object code_id of t's (its qualname and file:
+ * phases need no line), its bits from m by the id once its CODE record is known; its bits. */
+uint32_t phases_acc_code(phases_acc *a, const tables *t, uint32_t code_id, phases_memo *m);
 /* phases_memo_keep_ip: a native frame at ip gave bits, for good (its symbol's name can no longer
  * change), or, with until = nsyms + 1 (no symbol), until a symbol is added; out of memory keeps
  * nothing. */

@@ -83,14 +83,8 @@ static stack_facts raw_facts(state *s, uint32_t id)
         if (nsyms < UINT32_MAX - 1)
             phases_memo_keep_ip(&s->memo, st->frames[i], b, f.sym ? 0 : (uint32_t)nsyms + 1);
     }
-    memset(&f, 0, sizeof f);
-    f.kind = TABLES_FRAME_PYTHON;
-    for (unsigned i = st->n_native; i < (unsigned)st->n_native + st->n_python; i++) {
-        f.code = tables_code_get(s->r->t, VT_PYFRAME_CODE(st->frames[i]));
-        f.function = f.code ? f.code->qualname.s : "";
-        f.file = f.code ? f.code->filename.s : "";
-        phases_acc_frame(&a, &f, &s->memo);
-    }
+    for (unsigned i = st->n_native; i < (unsigned)st->n_native + st->n_python; i++)
+        phases_acc_code(&a, s->r->t, VT_PYFRAME_CODE(st->frames[i]), &s->memo);
     return phases_acc_end(&a);
 }
 
