@@ -186,7 +186,10 @@ static inline uint32_t *blocks_near_slot(const blocks *b, uint64_t addr)
     return &b->near[((addr >> 21) * 0x9e3779b97f4a7c15ull) >> 32 & (b->nearcap - 1)];
 }
 
-static inline void blocks_prefetch(const blocks *b, uint64_t addr)
+/* (always_inline: a call to it, its body a prefetch alone, is taken for one without effect and
+ * dropped by GCC's dead-code pass before it would be inlined: the hints were never prefetched, and
+ * a run of 6,000 segments spent a quarter of its time waiting for them) */
+static inline __attribute__((always_inline)) void blocks_prefetch(const blocks *b, uint64_t addr)
 {
     if (blocks_many_segs(b)) /* (with fewer, the hints and lists stay in cache) */
         __builtin_prefetch(blocks_near_slot(b, addr));

@@ -176,7 +176,7 @@ static inline livemap_entry *livemap_slot_entry(livemap *m, uint64_t i)
 }
 /* livemap_prefetch: the index slot of (addr, space) on its way to the cache (a read ahead). */
 void livemap_prefetch(const livemap *m, uint64_t addr, unsigned space);
-static inline void livemap_prefetch_h(const livemap *m, uint64_t h)
+static inline __attribute__((always_inline)) void livemap_prefetch_h(const livemap *m, uint64_t h)
 {
     if (m->cap)
         __builtin_prefetch(&m->slot[h & (m->cap - 1)]);
