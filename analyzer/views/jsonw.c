@@ -113,6 +113,12 @@ static void put_string(outbuf *b, const char *s)
     put(b, "\"", 1);
 }
 
+/* the cJSON linked: from 1.7.16 on it prints a whole number that fits an int as that int ("%d"),
+ * so -0 as "0"; 1.7.15 and before with "%1.15g", "-0" (Debian 12 has 1.7.15, Ubuntu 24.04 1.7.17) */
+#define JSONW_CJSON_VERSION                                                                        \
+    (CJSON_VERSION_MAJOR * 10000 + CJSON_VERSION_MINOR * 100 + CJSON_VERSION_PATCH)
+#define JSONW_MINUS_ZERO (JSONW_CJSON_VERSION < 10716)
+
 /* put_number: d as cJSON prints it: NaN and infinities as null; a whole number below 10^15 in
  * its digits (what "%1.15g" gives it, without the formatter); else "%1.15g" when it
  * reads back as d (cJSON's tolerance), "%1.17g" when not; the locale's decimal point as '.' */
@@ -131,7 +137,7 @@ static void put_number(outbuf *b, double d)
         do
             *--q = (char)('0' + u % 10);
         while (u /= 10);
-        if (signbit(d)) /* (-0 too, as "%1.15g" writes it) */
+        if (signbit(d) && (v != 0 || JSONW_MINUS_ZERO)) /* (-0 as the cJSON linked writes it) */
             *--q = '-';
         put(b, q, (size_t)(e - q));
         return;
