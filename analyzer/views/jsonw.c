@@ -114,7 +114,7 @@ static void put_string(outbuf *b, const char *s)
 }
 
 /* the cJSON linked: from 1.7.16 on it prints a whole number that fits an int as that int ("%d"),
- * so -0 as "0"; 1.7.15 and before with "%1.15g", "-0" (Debian 12 has 1.7.15, Ubuntu 24.04 1.7.17) */
+ * so -0 as "0"; 1.7.15 and before with "%1.15g", "-0" (Debian 12: 1.7.15; Ubuntu 24.04: 1.7.17) */
 #define JSONW_CJSON_VERSION                                                                        \
     (CJSON_VERSION_MAJOR * 10000 + CJSON_VERSION_MINOR * 100 + CJSON_VERSION_PATCH)
 #define JSONW_MINUS_ZERO (JSONW_CJSON_VERSION < 10716)

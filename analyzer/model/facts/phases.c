@@ -89,16 +89,13 @@ enum {
 };
 
 /* the ATen operators (dispatch names) a model's forward runs and its construction does not: a
- * layer's matmul, convolution, normalization, attention, activation or embedding lookup. Building
- * a model and moving it to the device (empty, normal_, _to_copy, arange, a rotary table's cos)
- * calls none of them. */
+ * layer's linear map, convolution, normalization, attention, activation or embedding lookup.
+ * Building a model and moving it to the device (empty, normal_, _to_copy, arange, a rotary table's
+ * cos) calls none of them; plain products (mm, bmm, matmul) are not among them: a model built on
+ * the device can make a table with them (an older Llama's rotary cache: einsum, then bmm) */
 static const char *const model_ops[] = {
     "embedding",
     "addmm",
-    "mm",
-    "bmm",
-    "baddbmm",
-    "matmul",
     "linear",
     "convolution",
     "_convolution",
