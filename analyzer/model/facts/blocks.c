@@ -512,10 +512,10 @@ uint64_t blocks_alloc(blocks *b, uint64_t addr, uint64_t size, uint64_t t)
         bsize = size;
     } else {
         uint64_t end = !s ? 0 : k + here < s->n ? s->blk[k + here].start : s->addr + s->size;
-        if (!s || end - addr < r) /* (blocks_size, r at most the free range) */
+        if (!s || end - addr < r)
             b->unplaced++;
-        else if (end - addr > r && !blocks_should_split(&b->rules, end - addr, r))
-            bsize = end - addr;
+        else
+            bsize = blocks_size(&b->rules, end - addr, size);
     }
     if (here) {
         s->blk[k].size = bsize;
