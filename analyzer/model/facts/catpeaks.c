@@ -213,9 +213,7 @@ uint64_t catpeaks_advance_more(catpeaks *cp)
         if (kind == CATPEAKS_SEGMENT && !cp->alloc_mode_known)
             break;
         uint8_t fl = r->flags;
-        if (__builtin_expect(
-                (fl & (CATPEAKS_F_PROVISIONAL | CATPEAKS_F_JOIN | CATPEAKS_F_JOIN_END)) || slow,
-                0)) {
+        if (__builtin_expect((fl & CATPEAKS_F_APPLY) || slow, 0)) {
             cp->head = head + 1;
             apply(cp, i);
             if (cp->lost)
@@ -242,8 +240,7 @@ int catpeaks_take_more(catpeaks *cp, const catpeaks_rec *r)
 {
     uint8_t code = r->code, fl = r->flags;
     int kind = CATPEAKS_KIND(code);
-    if (code == CATPEAKS_NONE || cp->tl ||
-        (fl & (CATPEAKS_F_PROVISIONAL | CATPEAKS_F_JOIN | CATPEAKS_F_JOIN_END)) ||
+    if (code == CATPEAKS_NONE || cp->tl || (fl & CATPEAKS_F_APPLY) ||
         (kind == CATPEAKS_SEGMENT && !cp->alloc_mode_known))
         return 0;
     common(cp, (uint64_t)(r - cp->rec), kind, code, fl, r->time);

@@ -88,6 +88,11 @@ enum {
     CATPEAKS_F_JOIN = 16,
     CATPEAKS_F_JOIN_END = 32 /* the join's last record: the state after it, every category noted */
 };
+/* the flags of a record only the sweep's full apply takes: an epoch opened or closed, a join's */
+#define CATPEAKS_F_APPLY (CATPEAKS_F_PROVISIONAL | CATPEAKS_F_JOIN | CATPEAKS_F_JOIN_END)
+/* a code's settled bit and kind (CATPEAKS_CODE): a plain allocation's category has
+ * CATPEAKS_CODE(CATPEAKS_PLAIN, 0) there */
+#define CATPEAKS_KIND_BITS 0xf0u
 
 /* catpeaks_init: an empty window (tl: the timeline whose moments the sweep fills, or NULL). */
 void catpeaks_init(catpeaks *cp, timeline *tl);
@@ -167,27 +172,29 @@ static inline void catpeaks_plain_add(catpeaks *cp, catpeaks_epoch *e, unsigned 
     if (v > e->m[cat])
         e->m[cat] = v, e->t[cat] = t;
 }
-/* catpeaks_take: record r (settled, the next to sweep: every one before it is), swept now when
- * it is a common one (no epoch to open or close, no join, no timeline to draw, no segment waiting
- * for the allocator mode): the sweep of replay_cats.c looks at each record once, not once to
- * settle and again to sweep. ep: the open epoch (cp->ep + cp->last: a common record opens or
- * closes none), plain: catpeaks_plain(cp), both taken once for many records. Returns 1 when it
- * was swept: the caller moves cp->head past it; 0: catpeaks_advance sweeps it. */
-int catpeaks_take_more(catpeaks *cp, const catpeaks_rec *r);
 /* catpeaks_plain: tensor mode without a timeline: the common record is a plain allocation's or
  * free's bytes alone */
 static inline int catpeaks_plain(const catpeaks *cp)
 {
     return !cp->alloc_mode && !cp->tl;
 }
+/* catpeaks_take_more: catpeaks_take's records that are not a plain one's bytes alone */
+int catpeaks_take_more(catpeaks *cp, const catpeaks_rec *r);
+/* catpeaks_take: record r (settled, the next to sweep: every one before it is), swept now when
+ * it is a common one (no epoch to open or close, no join, no timeline to draw, no segment waiting
+ * for the allocator mode): the sweep of replay_cats.c looks at each record once, not once to
+ * settle and again to sweep. ep: the open epoch (cp->ep + cp->last: a common record opens or
+ * closes none), plain: catpeaks_plain(cp), both taken once for many records. Returns 1 when it
+ * was swept: the caller moves cp->head past it; 0: catpeaks_advance sweeps it. */
 static inline int catpeaks_take(catpeaks *cp, const catpeaks_rec *r, catpeaks_epoch *ep, int plain)
 {
     uint16_t cf; /* the code and the flags in one load: a plain kind's code, none of the flags */
     memcpy(&cf, &r->code, sizeof cf);
     _Static_assert(offsetof(catpeaks_rec, flags) == offsetof(catpeaks_rec, code) + 1,
                    "the flags follow the code");
-    const unsigned rare = (CATPEAKS_F_PROVISIONAL | CATPEAKS_F_JOIN | CATPEAKS_F_JOIN_END) << 8;
-    if (__builtin_expect(!plain || (cf & (rare | 0xf0)) != 0x80, 0))
+    const unsigned rare = CATPEAKS_F_APPLY << 8;
+    if (__builtin_expect(
+            !plain || (cf & (rare | CATPEAKS_KIND_BITS)) != CATPEAKS_CODE(CATPEAKS_PLAIN, 0), 0))
         return catpeaks_take_more(cp, r);
     catpeaks_plain_add(cp, ep, cf & 15, (int64_t)r->size, cf & CATPEAKS_F_ALLOC << 8, r->time);
     return 1;
@@ -198,9 +205,9 @@ static inline int catpeaks_take(catpeaks *cp, const catpeaks_rec *r, catpeaks_ep
 static inline uint64_t catpeaks_add_swept(catpeaks *cp, uint64_t t, uint64_t size, int flags,
                                           uint8_t code)
 {
-    const int rare = CATPEAKS_F_PROVISIONAL | CATPEAKS_F_JOIN | CATPEAKS_F_JOIN_END;
-    if (cp->head != cp->tail || !cp->cap || !catpeaks_plain(cp) || (code & 0xf0) != 0x80 ||
-        (flags & rare) || cp->lost)
+    if (cp->head != cp->tail || !cp->cap || !catpeaks_plain(cp) ||
+        (code & CATPEAKS_KIND_BITS) != CATPEAKS_CODE(CATPEAKS_PLAIN, 0) ||
+        (flags & CATPEAKS_F_APPLY) || cp->lost)
         return 0;
     catpeaks_plain_add(cp, &cp->ep[cp->last], code & 15, (int64_t)size, flags & CATPEAKS_F_ALLOC,
                        t);
