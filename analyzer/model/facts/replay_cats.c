@@ -159,22 +159,25 @@ static uint64_t rec_of(const state *s, const livemap_entry *e)
     return s->peaks.tail - (uint32_t)((uint32_t)s->peaks.tail - e->rec);
 }
 
-/* settle_rec: e's category is cat for every end it can have (a provisional one's, if freed);
- * kind: kind_of(e), rec: rec_of(e) (inline: the sweep settles nearly every allocation) */
-static inline __attribute__((always_inline)) void settle_rec(state *s, livemap_entry *e, int kind,
-                                                             category cat, uint64_t rec)
+/* settle_entry: e's category is cat for every end it can have (a provisional one's, if freed;
+ * kind: kind_of(e)): its code, and flame's totals but for a provisional one, whose count waits for
+ * its free. Returns whether it is provisional (what its record must say). */
+static inline __attribute__((always_inline)) int settle_entry(state *s, livemap_entry *e, int kind,
+                                                              category cat)
 {
     int prov = replay_provisional_entry(e);
     e->code = CATPEAKS_CODE(kind, kind == CATPEAKS_SEGMENT ? CAT_CACHE : cat);
-    if (!prov) /* a provisional one's count waits for its free */
+    if (!prov)
         total(s, e->stack_id, kind, cat, e->size);
-    if (e->flags & EF_HAS_REC)
-        catpeaks_settle(&s->peaks, rec, e->code, prov);
+    return prov;
 }
 
+/* settle: e's category cat, its record too (by its number) */
 static void settle(state *s, livemap_entry *e, category cat)
 {
-    settle_rec(s, e, kind_of(e), cat, rec_of(s, e));
+    int prov = settle_entry(s, e, kind_of(e), cat);
+    if (e->flags & EF_HAS_REC)
+        catpeaks_settle(&s->peaks, rec_of(s, e), e->code, prov);
     s->cats_wake = 0; /* (the window's first record waiting, it may be) */
 }
 
@@ -189,7 +192,7 @@ struct sweep_now {
 };
 
 /* try_settle: e (its record r, number m, waiting) settled, when every end it can still have
- * gives the same category (settle_rec's work where the record is in hand). */
+ * gives the same category (settle's work, the record in hand). */
 static inline void try_settle(state *s, livemap_entry *e, catpeaks_rec *r, uint64_t m,
                               struct sweep_now *w)
 {
@@ -212,14 +215,9 @@ static inline void try_settle(state *s, livemap_entry *e, catpeaks_rec *r, uint6
         if (c == CAT_COUNT)
             return;
     }
-    int prov = replay_provisional_entry(e);
-    uint8_t code = CATPEAKS_CODE(kind, c);
-    e->code = code;
-    if (!prov) /* a provisional one's count waits for its free */
-        total(s, e->stack_id, kind, c, e->size);
-    r->code = code;
-    if (prov)
+    if (settle_entry(s, e, kind, c))
         r->flags |= CATPEAKS_F_PROVISIONAL;
+    r->code = e->code;
 }
 
 void replay_cats_begin(state *s)
