@@ -355,18 +355,14 @@ static void keep_code(phases_memo *m, const tables *t, uint32_t code_id, uint32_
     m->code_bits[code_id] = b | PHASES_CODE_KEPT;
 }
 
-uint32_t phases_acc_code(phases_acc *a, const tables *t, uint32_t code_id, phases_memo *m)
+uint32_t phases_acc_code(phases_acc *a, const tables *t, uint64_t raw, phases_memo *m)
 {
-    uint32_t b;
+    uint32_t b, code_id = VT_PYFRAME_CODE(raw);
     if (code_id < m->ncode && (m->code_bits[code_id] & PHASES_CODE_KEPT)) {
         b = m->code_bits[code_id] & ~PHASES_CODE_KEPT;
     } else {
         tables_frame f;
-        memset(&f, 0, sizeof f);
-        f.kind = TABLES_FRAME_PYTHON;
-        f.code = tables_code_get(t, code_id);
-        f.function = f.code ? f.code->qualname.s : "";
-        f.file = f.code ? f.code->filename.s : "";
+        tables_code_frame(t, raw, &f);
         b = frame_bits(&f, m);
         if (f.code) /* (a CODE record, once read, is the id's for good) */
             keep_code(m, t, code_id, b);

@@ -92,9 +92,9 @@ uint32_t phases_acc_frame(phases_acc *a, const tables_frame *f, phases_memo *m);
 /* phases_acc_native: the native frame at ip, when m kept its bits and they hold with nsyms symbols
  * in the tables: added to a, 1; else 0. */
 int phases_acc_native(phases_acc *a, uint64_t ip, const phases_memo *m, size_t nsyms);
-/* phases_acc_code: adds the Python frame of code object code_id of t's (its qualname and file:
- * phases need no line), its bits from m by the id once its CODE record is known; its bits. */
-uint32_t phases_acc_code(phases_acc *a, const tables *t, uint32_t code_id, phases_memo *m);
+/* phases_acc_code: adds Python frame raw of t's (tables_code_frame: its qualname and file, as
+ * phases need no line), its bits from m by its code id once its CODE record is known; its bits. */
+uint32_t phases_acc_code(phases_acc *a, const tables *t, uint64_t raw, phases_memo *m);
 /* phases_memo_keep_ip: a native frame at ip gave bits, for good (its symbol's name can no longer
  * change), or, with until = nsyms + 1 (no symbol), until a symbol is added; out of memory keeps
  * nothing. */

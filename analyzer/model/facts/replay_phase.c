@@ -84,7 +84,7 @@ static stack_facts raw_facts(state *s, uint32_t id)
             phases_memo_keep_ip(&s->memo, st->frames[i], b, f.sym ? 0 : (uint32_t)nsyms + 1);
     }
     for (unsigned i = st->n_native; i < (unsigned)st->n_native + st->n_python; i++)
-        phases_acc_code(&a, s->r->t, VT_PYFRAME_CODE(st->frames[i]), &s->memo);
+        phases_acc_code(&a, s->r->t, st->frames[i], &s->memo);
     return phases_acc_end(&a);
 }
 
