@@ -13,6 +13,7 @@
 
 #include "../cuda_abi.h"
 #include "attr.h"
+#include "thread.h"
 
 typedef struct vt__call {
     uint16_t api;      /* enum vt_api */
@@ -24,6 +25,15 @@ typedef struct vt__call {
     int refused;       /* 1: the emulated card had no room; the real function is not called */
     int card;          /* 1: card emulation was found on by _begin */
 } vt__call;
+
+/* vt__call_nested: this hook was reached inside another on this thread (the runtime's
+ * cudaMalloc calling the driver's cuMemAlloc): nothing of it is recorded, so the hooks of
+ * the calls every allocation makes twice pass it straight through (what _begin / _end would
+ * have done at that depth, without their calls). */
+static inline int vt__call_nested(void)
+{
+    return vt__depth() > 0;
+}
 
 /* vt__call_alloc_begin: enters the guard; when recorded and `space` is device memory under
  * card emulation, reserves `size` bytes on the device atomically (threads racing for the last

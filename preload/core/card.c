@@ -24,11 +24,6 @@ static slot *g_map;
 static uint64_t g_cap, g_fill;
 static uint64_t g_used[MAX_DEV];
 
-int vt__card_enabled(void)
-{
-    return vt__config_get()->card_bytes != 0;
-}
-
 static uint64_t hash(int space, uint64_t key)
 {
     uint64_t h = (key ^ ((uint64_t)space << 56)) * 0x9e3779b97f4a7c15ull;

@@ -6,7 +6,13 @@
 
 #include <stdint.h>
 
-int vt__card_enabled(void);
+#include "config.h"
+
+/* vt__card_enabled: a card is emulated (VRAMTRACE_CARD_BYTES); inline, asked on every event. */
+static inline int vt__card_enabled(void)
+{
+    return vt__config_get()->card_bytes != 0;
+}
 /* vt__card_reserve: admission, atomic: 1 and `size` bytes counted as used on `device` when
  * they fit, else 0 and nothing changed (the caller returns the API's out-of-memory code
  * without calling the real function). Always 1 without emulation. Every 1 is followed by

@@ -3,6 +3,7 @@
  * A value that is not one the variable takes (a number out of its range, a flag other than 0 or
  * 1, an unknown stack mode) is the default with one warning, the value escaped; %r of the
  * output template becomes $RANK in safe file-name characters. Interface: config.h. */
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +14,7 @@
 #include "vramtrace/env.h"
 #include "vramtrace/trace_format.h"
 
-static vt__config g_config;
+vt__config vt__config_g; /* (config.h: read through vt__config_get) */
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
 /* vt__config_escape: s made safe to print into out (cap >= 8): printable ASCII as is, a
@@ -149,7 +150,7 @@ char *vt__config_safe_name(const char *value, const char *def, char *out, size_t
  * kept for the writer, which expands %p and %%. So RANK=../../x names a file, not a place. */
 static void expand_rank(char *tmpl, size_t cap)
 {
-    char rank[17], out[sizeof g_config.output];
+    char rank[17], out[sizeof vt__config_g.output];
     vt__config_safe_name(getenv("RANK"), "0", rank, sizeof rank);
     size_t n = 0, rl = strlen(rank);
     for (const char *s = tmpl; *s && n + 1 < sizeof out; s++) {
@@ -191,7 +192,7 @@ static void apply_fork(vt__config *c)
 
 static void config_load(void)
 {
-    vt__config *c = &g_config;
+    vt__config *c = &vt__config_g;
     c->disabled = env_flag(VT_ENV_DISABLE, 0);
     c->stack_mode = parse_stacks(getenv(VT_ENV_STACKS));
     c->stack_depth = (int)env_u64(VT_ENV_STACK_DEPTH, 32, 1, VT__STACK_DEPTH_MAX, "32");
@@ -214,7 +215,7 @@ static void config_load(void)
     apply_fork(c);
 }
 
-static int g_loaded;
+int vt__config_loaded; /* (config.h) */
 
 struct vt__stderr_id vt__stderr_id; /* (quietio.h) */
 
@@ -231,21 +232,23 @@ void vt__config_fork_child(int parent_threaded)
     if (!parent_threaded)
         return;
     g_fork_threaded = 1;
-    if (__atomic_load_n(&g_loaded, __ATOMIC_ACQUIRE))
-        apply_fork(&g_config);
+    if (__atomic_load_n(&vt__config_loaded, __ATOMIC_ACQUIRE))
+        apply_fork(&vt__config_g);
 }
 
 static void config_load_once(void)
 {
     config_load();
-    __atomic_store_n(&g_loaded, 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&vt__config_loaded, 1, __ATOMIC_RELEASE);
 }
 
-const vt__config *vt__config_get(void)
+/* vt__config_load: see config.h (the caller's errno is kept: the hooks' guard relies on it). */
+const vt__config *vt__config_load(void)
 {
-    if (VT__UNLIKELY(!__atomic_load_n(&g_loaded, __ATOMIC_ACQUIRE)))
-        pthread_once(&g_once, config_load_once);
-    return &g_config;
+    int e = errno;
+    pthread_once(&g_once, config_load_once);
+    errno = e;
+    return &vt__config_g;
 }
 
 void vt__config_reload(void)

@@ -36,8 +36,18 @@ typedef struct vt__config {
     int native_off_fork;
 } vt__config;
 
-/* vt__config_get: the process's configuration, parsed on first call (no allocation). */
-const vt__config *vt__config_get(void);
+/* vt__config_get: the process's configuration, parsed on first call (no allocation), errno
+ * kept. Inline: every hook reads it several times (a call each had cost ~30 instructions an
+ * event); vt__config_g / vt__config_loaded are config.c's, read only through here. */
+extern __attribute__((visibility("hidden"))) vt__config vt__config_g;
+extern __attribute__((visibility("hidden"))) int vt__config_loaded;
+const vt__config *vt__config_load(void);
+static inline const vt__config *vt__config_get(void)
+{
+    if (VT__LIKELY(__atomic_load_n(&vt__config_loaded, __ATOMIC_ACQUIRE)))
+        return &vt__config_g;
+    return vt__config_load();
+}
 /* vt__config_fork_child: called first in a fork child (core/record.c's handler) with whether
  * the parent had other threads: then loader_unsafe and native frames off, until an exec. */
 void vt__config_fork_child(int parent_threaded);

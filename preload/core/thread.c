@@ -1,7 +1,6 @@
 /* thread.c — the per-thread state of the preload: the re-entrancy guard (a depth in
  * initial-exec TLS), each thread's index (THREAD record on first use) and role (from its
  * name: main, autograd, data worker). Interface: thread.h. */
-#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -14,7 +13,7 @@
 #include "vramtrace/trace_format.h"
 
 /* initial-exec TLS: no allocation, no lock on first touch */
-static __thread int t_depth;
+__thread int vt__t_depth;              /* (thread.h: vt__depth) */
 static __thread uint32_t t_index;      /* thread index + 1; 0 = not registered */
 static __thread uint32_t t_generation; /* g_generation when registered */
 static __thread int t_role;
@@ -29,42 +28,35 @@ static _Atomic uint32_t g_next_thread;
  * meanwhile acts at the program's next cancellation point, as it would have. */
 static __thread int t_cancel = -1;
 
+/* vt__enter / vt__leave leave errno alone without saving it: what they call does not set it
+ * (vt__active's first configuration load keeps it; pthread_setcancelstate returns its error) */
 int vt__enter(void)
 {
-    int e = errno;
-    int d = ++t_depth;
+    int d = ++vt__t_depth;
     int rec = d == 1 && vt__active();
     if (rec)
         pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &t_cancel);
-    errno = e;
     return rec;
 }
 
 int vt__enter_any_depth(void)
 {
     int rec = vt__enter();
-    return rec || (t_depth > 1 && vt__active());
+    return rec || (vt__t_depth > 1 && vt__active());
 }
 
 void vt__leave(void)
 {
-    int e = errno;
-    if (--t_depth == 0 && t_cancel >= 0) {
+    if (--vt__t_depth == 0 && t_cancel >= 0) {
         if (t_cancel != PTHREAD_CANCEL_DISABLE)
             pthread_setcancelstate(t_cancel, &t_cancel);
         t_cancel = -1;
     }
-    errno = e;
-}
-
-int vt__depth(void)
-{
-    return t_depth;
 }
 
 void vt__guard_forever(void)
 {
-    t_depth++;
+    vt__t_depth++;
 }
 
 static int role_of(const char *name, pid_t tid)

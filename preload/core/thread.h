@@ -15,10 +15,16 @@
  *     vt__leave();                // always, pairs with vt__enter
  * vt__enter increments a thread-local depth (initial-exec TLS) and returns 1 only at depth 1
  * while tracing is enabled. Driver hooks reached from inside a runtime hook (depth > 1) do
- * not record: a cudaMalloc is one event, not two. errno is preserved by both. */
+ * not record: a cudaMalloc is one event, not two. errno is left as it was by both. */
 int vt__enter(void);
 void vt__leave(void);
-int vt__depth(void);
+/* vt__depth: the guard's depth on this thread (0: not inside a hook). Inline: driver hooks
+ * reached inside a runtime hook ask it first (call.h's vt__call_nested). */
+extern __thread __attribute__((visibility("hidden"))) int vt__t_depth;
+static inline int vt__depth(void)
+{
+    return vt__t_depth;
+}
 /* vt__enter_any_depth: vt__enter, but 1 at any depth while tracing is active (contexts: the
  * runtime creates its context inside the first hooked runtime call). Pairs with vt__leave. */
 int vt__enter_any_depth(void);

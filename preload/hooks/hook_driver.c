@@ -39,6 +39,12 @@ static void *real_of(int i)
     if (VT__UNLIKELY(!real))                                                                       \
         return CUDA_ERROR_NOT_INITIALIZED;
 
+/* PASS_IF_NESTED: inside another hook (the runtime's call of the same allocation), the real
+ * call alone (core/call.h's vt__call_nested) */
+#define PASS_IF_NESTED(call)                                                                       \
+    if (vt__call_nested())                                                                         \
+        return call;
+
 #define OOM CUDA_ERROR_OUT_OF_MEMORY
 #define U64(x) ((uint64_t)(uintptr_t)(x))
 /* OUT: the pointer / handle a successful call stored, else 0 */
@@ -48,6 +54,7 @@ static void *real_of(int i)
 VT__EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n)
 {
     REAL_OR_FAIL(cuMemAlloc_v2);
+    PASS_IF_NESTED(real(p, n));
     vt__call c;
     CUresult r = vt__call_alloc_begin(&c, VT_HOOK_API(cuMemAlloc_v2), VT_SPACE_DEVICE, -1, n, 0)
                      ? OOM
@@ -87,6 +94,7 @@ VT__EXPORT CUresult cuMemAllocManaged(CUdeviceptr *p, size_t n, unsigned flags)
     VT__EXPORT CUresult name(CUdeviceptr *p, size_t n, CUstream s)                                 \
     {                                                                                              \
         REAL_OR_FAIL(name);                                                                        \
+        PASS_IF_NESTED(real(p, n, s));                                                             \
         vt__call c;                                                                                \
         CUresult r = vt__call_alloc_begin(&c, VT_HOOK_API(name), VT_SPACE_DEVICE, -1, n, U64(s))   \
                          ? OOM                                                                     \
@@ -101,6 +109,7 @@ ASYNC_ALLOC(cuMemAllocAsync_ptsz)
     VT__EXPORT CUresult name(CUdeviceptr *p, size_t n, CUmemoryPool pool, CUstream s)              \
     {                                                                                              \
         REAL_OR_FAIL(name);                                                                        \
+        PASS_IF_NESTED(real(p, n, pool, s));                                                       \
         vt__call c;                                                                                \
         CUresult r = vt__call_alloc_begin(&c, VT_HOOK_API(name), VT_SPACE_DEVICE, -1, n, U64(s))   \
                          ? OOM                                                                     \
@@ -114,6 +123,7 @@ POOL_ALLOC(cuMemAllocFromPoolAsync_ptsz)
 VT__EXPORT CUresult cuMemFree_v2(CUdeviceptr p)
 {
     REAL_OR_FAIL(cuMemFree_v2);
+    PASS_IF_NESTED(real(p));
     vt__call c;
     vt__call_free_begin(&c, VT_HOOK_API(cuMemFree_v2), VT_SPACE_DEVICE, 0);
     CUresult r = real(p);
@@ -125,6 +135,7 @@ VT__EXPORT CUresult cuMemFree_v2(CUdeviceptr p)
     VT__EXPORT CUresult name(CUdeviceptr p, CUstream s)                                            \
     {                                                                                              \
         REAL_OR_FAIL(name);                                                                        \
+        PASS_IF_NESTED(real(p, s));                                                                \
         vt__call c;                                                                                \
         vt__call_free_begin(&c, VT_HOOK_API(name), VT_SPACE_DEVICE, U64(s));                       \
         CUresult r = real(p, s);                                                                   \
