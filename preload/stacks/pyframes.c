@@ -449,6 +449,13 @@ static void remember_main(const uint64_t *frames, int n)
     atomic_flag_clear_explicit(&g_last_busy, memory_order_release);
 }
 
+/* walk_seen: one of the code ids a walk found (vt__py_capture), by code address. */
+#define WALK_SEEN 16
+typedef struct walk_seen {
+    uint64_t code;
+    uint32_t id;
+} walk_seen;
+
 /* vt__py_capture: see pyframes.h. Python frames of the calling thread, innermost first, as
  * VT_PYFRAME(code_id, byte offset); at most min(max, 128). 0 when this is not a Python
  * process, Python is not (or no longer) initialized, the version is unsupported, or the
@@ -472,6 +479,11 @@ int vt__py_capture(uint64_t *out, int max)
         return 0;
     if (max > VT__PY_MAX_DEPTH)
         max = VT__PY_MAX_DEPTH;
+    /* the ids this walk found, by code address: a code object met again in the same stack (a
+     * recursion; nn.Module's _wrapped_call_impl / _call_impl at every level of modules) is the
+     * same object both times, since the walked frames are alive and each holds its code, so it
+     * is fingerprinted and looked up once per walk */
+    walk_seen seen[WALK_SEEN] = {{0, 0}};
     int n = 0;
     uint64_t fr = first_frame(ts), prev = 0;
     for (int guard = 0; fr && n < max && guard < VT__PY_WALK_LIMIT; guard++) {
@@ -480,7 +492,12 @@ int vt__py_capture(uint64_t *out, int max)
         uint64_t code;
         uint32_t off;
         if (frame_code_offset(fr, &code, &off)) {
-            uint32_t id = code_id(code);
+            walk_seen *w = &seen[(code >> 4) & (WALK_SEEN - 1)];
+            if (w->code != code) {
+                w->code = code;
+                w->id = code_id(code);
+            }
+            uint32_t id = w->id;
             if (id)
                 out[n++] = VT_PYFRAME(id, off);
         }
