@@ -104,7 +104,8 @@ static inline uint32_t rd_u32(uint64_t base, uint32_t off)
 }
 static inline int plausible(uint64_t p)
 {
-    return p >= 4096 && (p & 7) == 0 && p < (1ull << 56);
+    /* 4096 <= p < 2^56, 8-aligned: without branches (asked several times a frame) */
+    return (p - 4096 < (1ull << 56) - 4096) & ((p & 7) == 0);
 }
 
 /* is_code: 1 if p looks like a live code object (aligned, type PyCode_Type). */
@@ -264,10 +265,8 @@ static const char *unicode_utf8(uint64_t u, char *buf, uint32_t cap, uint32_t *l
  * n of them kept (n < 8: bytes past an object's contents are masked out). */
 static inline uint64_t word_at(uint64_t p, uint64_t n)
 {
-    if (n == 0)
-        return 0;
-    uint64_t w = rd_ptr(p, 0);
-    return n >= 8 ? w : w & ((1ull << (8 * n)) - 1); /* little-endian */
+    uint64_t w = rd_ptr(p, 0); /* (n == 0 too: the word holds the contents' terminator) */
+    return n >= 8 ? w : w & ((1ull << (8 * n)) - 1); /* little-endian; n == 0: 0 */
 }
 
 /* fingerprint: see code_fp. */
