@@ -13,11 +13,9 @@
 #include "vramtrace/trace_format.h"
 
 /* initial-exec TLS: no allocation, no lock on first touch */
-__thread int vt__t_depth;              /* (thread.h: vt__depth) */
-static __thread uint32_t t_index;      /* thread index + 1; 0 = not registered */
-static __thread uint32_t t_generation; /* g_generation when registered */
-static __thread int t_role;
-static _Atomic uint32_t g_generation = 1; /* bumped in a fork child: re-register threads */
+__thread int vt__t_depth;                   /* (thread.h: vt__depth) */
+__thread vt__thread_self vt__t_self;        /* (thread.h: vt__thread_index) */
+_Atomic uint32_t vt__thread_generation = 1; /* bumped in a fork child: re-register threads */
 static _Atomic uint32_t g_next_thread;
 
 /* the cancellation state the outermost recorded hook found (-1: it changed none): no
@@ -70,8 +68,9 @@ static int role_of(const char *name, pid_t tid)
     return VT_ROLE_OTHER;
 }
 
-/* register_thread: assigns the index and writes the THREAD record (first event only). */
-static void register_thread(void)
+/* vt__thread_register: see thread.h. Assigns the index and writes the THREAD record (first
+ * event only); the index. */
+uint32_t vt__thread_register(void)
 {
     char name[17] = {0};
     prctl(PR_GET_NAME, name, 0, 0, 0);
@@ -79,37 +78,17 @@ static void register_thread(void)
     uint32_t idx = atomic_fetch_add(&g_next_thread, 1);
     if (idx > 0xfffe)
         idx = 0xffff; /* 65535 threads: the rest share the last index */
-    t_role = role_of(name, tid);
-    t_index = idx + 1;
-    t_generation = atomic_load(&g_generation);
-    vt_rec_thread r = {idx, (uint32_t)tid, (uint32_t)t_role, 0};
+    vt__t_self.role = role_of(name, tid);
+    vt__t_self.index = idx + 1;
+    vt__t_self.generation = atomic_load(&vt__thread_generation);
+    vt_rec_thread r = {idx, (uint32_t)tid, (uint32_t)vt__t_self.role, 0};
     const char *s[1] = {name};
     vt__write_strings(VT_REC_THREAD, 0, &r, sizeof r, s, NULL, 1);
-}
-
-uint32_t vt__thread_index(void)
-{
-    if (VT__UNLIKELY(!t_index ||
-                     t_generation != atomic_load_explicit(&g_generation, memory_order_relaxed)))
-        register_thread();
-    return t_index - 1;
-}
-
-uint32_t vt__thread_current(int *role)
-{
-    uint32_t i = vt__thread_index();
-    *role = t_role;
-    return i;
-}
-
-int vt__thread_role(void)
-{
-    vt__thread_index();
-    return t_role;
+    return idx;
 }
 
 void vt__thread_fork_child(void)
 {
-    atomic_fetch_add(&g_generation, 1);
+    atomic_fetch_add(&vt__thread_generation, 1);
     atomic_store(&g_next_thread, 0);
 }

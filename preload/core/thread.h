@@ -4,6 +4,7 @@
 #ifndef VT_PRELOAD_THREAD_H
 #define VT_PRELOAD_THREAD_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "attr.h"
@@ -31,12 +32,41 @@ int vt__enter_any_depth(void);
 /* vt__guard_forever: nothing is recorded on this thread from now on (the destructor). */
 void vt__guard_forever(void);
 
-/* vt__thread_index: this thread's small index (THREAD record written on first use). */
-uint32_t vt__thread_index(void);
+/* This thread's registration: its index + 1 (0: not registered), the fork generation it was
+ * registered in, its role. thread.c's, read inline below: asked on every event. */
+typedef struct vt__thread_self {
+    uint32_t index;
+    uint32_t generation;
+    int role;
+} vt__thread_self;
+extern __thread __attribute__((visibility("hidden"))) vt__thread_self vt__t_self;
+extern __attribute__((visibility("hidden"))) _Atomic uint32_t vt__thread_generation;
+/* vt__thread_register: registers the calling thread (index, role, THREAD record); its index. */
+uint32_t vt__thread_register(void);
+
+/* vt__thread_index: this thread's small index (THREAD record written on first use, and again in
+ * a fork child). */
+static inline uint32_t vt__thread_index(void)
+{
+    if (VT__UNLIKELY(!vt__t_self.index ||
+                     vt__t_self.generation !=
+                         atomic_load_explicit(&vt__thread_generation, memory_order_relaxed)))
+        return vt__thread_register();
+    return vt__t_self.index - 1;
+}
 /* vt__thread_role: VT_ROLE_* of the calling thread (from its name, cached). */
-int vt__thread_role(void);
+static inline int vt__thread_role(void)
+{
+    vt__thread_index();
+    return vt__t_self.role;
+}
 /* vt__thread_current: vt__thread_index and, in *role, vt__thread_role, in one call. */
-uint32_t vt__thread_current(int *role);
+static inline uint32_t vt__thread_current(int *role)
+{
+    uint32_t i = vt__thread_index();
+    *role = vt__t_self.role;
+    return i;
+}
 /* vt__thread_fork_child: in a fork child, threads register again (new file, new indices). */
 void vt__thread_fork_child(void);
 
