@@ -128,8 +128,9 @@ void tables_free(tables *t)
 {
     if (!t)
         return;
-    map *maps[] = {&t->threads, &t->stacks,   &t->codes,         &t->symbols,      &t->modules,
-                   &t->devices, &t->resolved, &t->native_frames, &t->python_frames};
+    map *maps[] = {&t->threads,       &t->stacks,    &t->codes,     &t->symbols,
+                   &t->modules,       &t->devices,   &t->resolved,  &t->native_frames,
+                   &t->python_frames, &t->sym_names, &t->code_files};
     for (size_t i = 0; i < sizeof maps / sizeof *maps; i++)
         map_free(maps[i]);
     free(t->thread_list.v);
@@ -154,6 +155,22 @@ bool tables_copy_str(tables *t, const char *s, uint32_t len, tables_str *out)
     out->s = p;
     out->len = len;
     return true;
+}
+
+/* str_key: the key of len bytes of s in sym_names / code_files (FNV-1a: two strings with one key
+ * are told apart by their bytes, the later one then kept apart) */
+static uint64_t str_key(const char *s, uint32_t len)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (uint32_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+    return h;
+}
+
+/* same_str: a's bytes are len bytes of s */
+static bool same_str(const tables_str *a, const char *s, uint32_t len)
+{
+    return a->len == len && !memcmp(a->s, s, len);
 }
 
 /* copy_strs: an arena array of list's strings; false on ENOMEM. */
@@ -235,9 +252,17 @@ static int add_code(tables *t, const reader_code *r)
     if (tables_map_get(&t->codes, r->code_id))
         return 0;
     tables_code *e = tables_arena_alloc(&t->arena, sizeof *e);
+    uint64_t fk = str_key(r->filename.p, r->filename.len);
+    const tables_code *same = tables_map_get(&t->code_files, fk);
     tables_str lt;
-    if (!e || !tables_copy_str(t, r->filename.p, r->filename.len, &e->filename) ||
-        !tables_copy_str(t, r->qualname.p, r->qualname.len, &e->qualname) ||
+    if (!e)
+        return -1;
+    if (same && same_str(&same->filename, r->filename.p, r->filename.len))
+        e->filename = same->filename; /* (a file's code objects share its name) */
+    else if (!tables_copy_str(t, r->filename.p, r->filename.len, &e->filename) ||
+             (!same && tables_map_put(&t->code_files, fk, e)))
+        return -1;
+    if (!tables_copy_str(t, r->qualname.p, r->qualname.len, &e->qualname) ||
         !tables_copy_str(t, r->linetable.p, r->linetable.len, &lt))
         return -1;
     e->code_id = r->code_id;
@@ -252,12 +277,23 @@ static int add_symbol(tables *t, const reader_symbol *r)
     if (tables_map_get(&t->symbols, r->fixed.ip))
         return 0;
     tables_symbol *e = tables_arena_alloc(&t->arena, sizeof *e);
-    if (!e || !tables_copy_str(t, r->name.p, r->name.len, &e->name))
+    if (!e)
         return -1;
     e->ip = r->fixed.ip;
     e->offset = r->fixed.offset;
     e->module_id = r->fixed.module_id;
     e->sym_offset = r->fixed.sym_offset;
+    /* the ips of one function share its name and demangling (a symbol given a name from its
+     * module's file since, tables_resolve.c, has a name of its own: compared by its bytes) */
+    uint64_t nk = str_key(r->name.p, r->name.len);
+    const tables_symbol *same = tables_map_get(&t->sym_names, nk);
+    if (same && same_str(&same->name, r->name.p, r->name.len)) {
+        e->name = same->name;
+        e->demangled = same->demangled;
+        return tables_map_put(&t->symbols, e->ip, e);
+    }
+    if (!tables_copy_str(t, r->name.p, r->name.len, &e->name))
+        return -1;
     e->demangled = e->name;
     char *d = NULL;
     if (r->name.len && demangle(r->name.p, r->name.len, &d) < 0)
@@ -268,6 +304,8 @@ static int add_symbol(tables *t, const reader_symbol *r)
         if (!ok)
             return -1;
     }
+    if (!same && tables_map_put(&t->sym_names, nk, e))
+        return -1;
     return tables_map_put(&t->symbols, e->ip, e);
 }
 

@@ -37,6 +37,10 @@ struct tables {
     map threads, stacks, codes, symbols, modules, devices, resolved;
     map native_frames,
         python_frames; /* raw -> a resolved frame that cannot change (tables_frame) */
+    /* a string's hash (tables.c: str_key) -> the first symbol with that name / code object with
+     * that file: a name or file recorded again shares its strings (its demangling done once, and
+     * what is worked out from a name or file can be kept by its pointer: phases.c) */
+    map sym_names, code_files;
     plist thread_list, device_list, file_list;
     tables_process *process;
     tables_config *config;

@@ -141,17 +141,6 @@ static int model_op(const char *fn)
 
 static int framework_loop_file(const char *file);
 
-/* ema_update: the update of an EMA of the weights, run after the optimizer step (diffusers'
- * EMAModel.step, timm's ModelEma*.update, torch_ema's update; AveragedModel is under optim/):
- * the step's, not a forward's (it had drawn a "forward" between the step and zero_grad and begun
- * a step of its own). Its last name alone: Python 3.10 names no class. */
-static int ema_update(const char *file, const char *last)
-{
-    return (strstr(file, "diffusers/training_utils.py") && !strcmp(last, "step")) ||
-           ((strstr(file, "timm/utils/model_ema.py") || strstr(file, "torch_ema/ema.py")) &&
-            !strcmp(last, "update"));
-}
-
 /* eval_name: a function name whose words ('_'-separated) say it evaluates (eval, evaluate,
  * evaluation, validate, validation) and none says it trains */
 static int eval_name(const char *name)
@@ -174,7 +163,83 @@ static int eval_name(const char *name)
     return ev;
 }
 
-static uint32_t python_bits(const char *fn, const char *file)
+/* What a Python frame's file alone says (python_bits' part of it, kept per file by file_bits):
+ * FB_ bits that need nothing else, and the files whose frames' names then decide. */
+enum {
+    FF_EMA_STEP = 1u << 30,   /* diffusers' training_utils.py (its EMAModel.step) */
+    FF_EMA_UPDATE = 1u << 29, /* timm's model_ema.py, torch_ema's ema.py (their update) */
+    FF_GS = 1u << 28,         /* grad_scaler.py */
+    FF_DATA = 1u << 27,       /* torch/utils/data */
+    FF_RUN = 1u << 26,        /* inductor's generated code (torchinductor_) */
+};
+
+static uint32_t file_facts(const char *file)
+{
+    uint32_t b = library_file(file) ? FB_LIBRARY : 0;
+    b |= strstr(file, "/optim/") || strstr(file, "/optim.py") ||
+                 strstr(file, "torch/nn/utils/clip_grad")
+             ? FB_OPT
+             : 0;
+    b |= strstr(file, "diffusers/training_utils.py") ? FF_EMA_STEP : 0;
+    b |= strstr(file, "timm/utils/model_ema.py") || strstr(file, "torch_ema/ema.py") ? FF_EMA_UPDATE
+                                                                                     : 0;
+    b |= strstr(file, "grad_scaler.py") ? FF_GS : 0;
+    b |= strstr(file, PHASES_KV_CACHE_FILE) ? FB_KV : 0;
+    b |= strstr(file, "torch/utils/data") ? FF_DATA : 0;
+    b |= strstr(file, "torchinductor_") ? FF_RUN : 0;
+    /* not dynamo's eval_frame.py alone: its _fn wraps disable() too, which eager code runs
+     * (torch.utils.checkpoint, optimizers) */
+    b |= strstr(file, "torch/_inductor") ||
+                 (strstr(file, "torch/_dynamo") && !strstr(file, "/eval_frame.py") &&
+                  !strstr(file, "/external_utils.py") && !strstr(file, "/decorators.py"))
+             ? FB_COMPILE
+             : 0;
+    b |= torch_or_optimizer_file(file) ? FB_TORCH_FILE : 0;
+    b |= framework_loop_file(file) ? FB_LOOP_FILE : 0;
+    return b;
+}
+
+/* ptr_slot: pointer key's first slot in a table of cap (a power of two) */
+static size_t ptr_slot(const void *key, size_t cap)
+{
+    return (size_t)(((uint64_t)(uintptr_t)key * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+}
+
+/* file_bits: file_facts of file, kept in m by the file's pointer (the tables keep a file's name
+ * once for all its code objects: tables.c) */
+static uint32_t file_bits(const char *file, phases_memo *m)
+{
+    if (!m)
+        return file_facts(file);
+    if (m->capfile)
+        for (size_t j = ptr_slot(file, m->capfile); m->file[j].file; j = (j + 1) & (m->capfile - 1))
+            if (m->file[j].file == file)
+                return m->file[j].bits;
+    uint32_t b = file_facts(file);
+    if ((m->nfile + 1) * 2 > m->capfile) {
+        size_t cap = m->capfile ? m->capfile * 2 : 256;
+        struct phases_file_entry *n = calloc(cap, sizeof *n);
+        if (!n)
+            return b;
+        for (size_t i = 0; i < m->capfile; i++)
+            if (m->file[i].file) {
+                size_t k = ptr_slot(m->file[i].file, cap);
+                while (n[k].file)
+                    k = (k + 1) & (cap - 1);
+                n[k] = m->file[i];
+            }
+        free(m->file);
+        m->file = n, m->capfile = cap;
+    }
+    size_t j = ptr_slot(file, m->capfile);
+    while (m->file[j].file)
+        j = (j + 1) & (m->capfile - 1);
+    m->file[j].file = file, m->file[j].bits = b;
+    m->nfile++;
+    return b;
+}
+
+static uint32_t python_bits(const char *fn, const char *file, phases_memo *m)
 {
     static const char *const loss_fns[] = {"cross_entropy", "log_softmax",           "_log_softmax",
                                            "nll_loss",      "softmax_cross_entropy", NULL};
@@ -198,42 +263,37 @@ static uint32_t python_bits(const char *fn, const char *file)
     static const char *const init_fns[] = {"__init__",  "to",      "_apply",   "cuda",
                                            "to_device", "convert", "_to_copy", NULL};
     const char *last = last_component(fn);
-    uint32_t b = library_file(file) ? FB_LIBRARY : 0;
+    uint32_t ff = file_bits(file, m);
+    /* the file's own bits (FB_LIBRARY, FB_KV, FB_COMPILE, FB_TORCH_FILE, FB_LOOP_FILE, its part
+     * of FB_OPT); the rest with the function's name */
+    uint32_t b = ff & (FB_LIBRARY | FB_OPT | FB_KV | FB_COMPILE | FB_TORCH_FILE | FB_LOOP_FILE);
     /* torch/autograd/function.py (Function.apply) runs compiled forwards: not backward */
     /* a framework's backward (Accelerate's, Lightning's, DeepSpeed's) scales the loss before it
      * calls torch's: what it makes is the step's loss, not the backward's (a gradient's size:
      * the 4-byte loss of a Trainer, whose 4-byte running loss is made before the forward) */
-    b |= in(last, bwd_fns) && (strcmp(last, "backward") || torch_or_optimizer_file(file)) ? FB_BWD
-                                                                                          : 0;
-    b |= strstr(file, "/optim/") || strstr(file, "/optim.py") ||
-                 strstr(file, "torch/nn/utils/clip_grad") || ema_update(file, last)
-             ? FB_OPT
-             : 0;
+    b |= in(last, bwd_fns) && (strcmp(last, "backward") || (ff & FB_TORCH_FILE)) ? FB_BWD : 0;
+    /* ema_update: the update of an EMA of the weights, run after the optimizer step (diffusers'
+     * EMAModel.step, timm's ModelEma*.update, torch_ema's update; AveragedModel is under optim/):
+     * the step's, not a forward's (it had drawn a "forward" between the step and zero_grad and
+     * begun a step of its own). Its last name alone: Python 3.10 names no class. */
+    int ema = ((ff & FF_EMA_STEP) && !strcmp(last, "step")) ||
+              ((ff & FF_EMA_UPDATE) && !strcmp(last, "update"));
+    b |= ema ? FB_OPT : 0;
     /* GradScaler's step / unscale_ / update belong to the optimizer step; everything under its
      * scale() multiplies the loss (forward) */
-    b |= strstr(file, "grad_scaler.py") ? FB_GS : 0;
-    b |= strstr(file, "grad_scaler.py") && !strcmp(last, "scale") ? FB_GS_SCALE : 0;
+    b |= ff & FF_GS ? FB_GS : 0;
+    b |= (ff & FF_GS) && !strcmp(last, "scale") ? FB_GS_SCALE : 0;
     /* the names above anywhere; in the program's own files, any function whose name says it
      * evaluates, word for word ("late_eval", "run_eval", "evaluation_loop", "validation_step";
      * not "train_and_evaluate", "retrieval_loss", "valid_mask"): a late evaluation's OOM had
      * been the forward's */
-    b |= in(last, eval_fns) || (!library_file(file) && eval_name(last)) ? FB_EVAL : 0;
-    b |= strstr(file, PHASES_KV_CACHE_FILE) ? FB_KV : 0;
-    b |= in(last, data_fns) || strstr(file, "torch/utils/data") ? FB_DATA : 0;
+    b |= in(last, eval_fns) || (!(ff & FB_LIBRARY) && eval_name(last)) ? FB_EVAL : 0;
+    b |= in(last, data_fns) || (ff & FF_DATA) ? FB_DATA : 0;
     /* a compiled graph running (inductor's generated code) is the forward, not compile */
-    b |= strstr(file, "torchinductor_") || !strcmp(fn, "CompiledFxGraph.__call__") ? FB_RUN : 0;
-    /* not dynamo's eval_frame.py alone: its _fn wraps disable() too, which eager code runs
-     * (torch.utils.checkpoint, optimizers) */
-    b |= strstr(file, "torch/_inductor") ||
-                 (strstr(file, "torch/_dynamo") && !strstr(file, "/eval_frame.py") &&
-                  !strstr(file, "/external_utils.py") && !strstr(file, "/decorators.py"))
-             ? FB_COMPILE
-             : 0;
+    b |= (ff & FF_RUN) || !strcmp(fn, "CompiledFxGraph.__call__") ? FB_RUN : 0;
     b |= in(last, fwd_fns) ? FB_FWD : 0;
     b |= in(last, init_fns) ? FB_INIT : 0;
     b |= in(last, loss_fns) ? FB_LOSS : 0;
-    b |= torch_or_optimizer_file(file) ? FB_TORCH_FILE : 0;
-    b |= framework_loop_file(file) ? FB_LOOP_FILE : 0;
     b |= !(b & FB_TORCH_FILE) && !(b & FB_OPT) ? FB_FOREIGN : 0;
     return b;
 }
@@ -269,7 +329,11 @@ static uint32_t native_bits(const char *fn)
 static uint32_t frame_bits(const tables_frame *f, phases_memo *m)
 {
     int py = f->kind == TABLES_FRAME_PYTHON;
-    const void *key = py ? (const void *)f->code : (const void *)f->sym;
+    /* a native frame by its symbol's name, which the tables keep once for all the ips of a
+     * function (tables.c; the frame's function is that name, as long as the tables live) */
+    const void *key = py                                             ? (const void *)f->code
+                      : f->sym && f->function == f->sym->demangled.s ? (const void *)f->function
+                                                                     : (const void *)f->sym;
     size_t j = 0;
     if (m && key && m->cap) {
         j = (size_t)(((uint64_t)(uintptr_t)key * 0x9e3779b97f4a7c15ull) >> 32) & (m->cap - 1);
@@ -278,7 +342,7 @@ static uint32_t frame_bits(const tables_frame *f, phases_memo *m)
                 return m->e[j].bits;
     }
     const char *fn = f->function ? f->function : "";
-    uint32_t b = py ? python_bits(fn, f->file ? f->file : "") : native_bits(fn);
+    uint32_t b = py ? python_bits(fn, f->file ? f->file : "", m) : native_bits(fn);
     if (!m || !key)
         return b;
     if ((m->n + 1) * 2 > m->cap) {
@@ -474,6 +538,7 @@ void phases_memo_free(phases_memo *m)
     free(m->e);
     free(m->ip);
     free(m->code_bits);
+    free(m->file);
     memset(m, 0, sizeof *m);
 }
 
