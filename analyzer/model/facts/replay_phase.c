@@ -64,27 +64,30 @@ static stack_facts raw_facts(state *s, uint32_t id)
     const tables_stack *st = tables_stack_get(s->r->t, id);
     if (!st)
         return none;
+    /* the result's memo, not one of the pass's own: it outlives the replay, and the report's
+     * site of each stack (replay_sites.c) then reads the bits of the code objects found here */
+    phases_memo *memo = &s->r->site_memo;
     phases_acc a = PHASES_ACC_INIT;
     tables_frame f;
     size_t nsyms = tables_n_symbols(s->r->t);
     for (unsigned i = 0; i < st->n_native; i++) {
-        if (phases_acc_native(&a, st->frames[i], &s->memo, nsyms))
+        if (phases_acc_native(&a, st->frames[i], memo, nsyms))
             continue; /* a frame seen before, whose symbol is what it was */
         tables_resolve_frame(s->r->t, st->frames[i], TABLES_FRAME_NATIVE, &f);
         if (f.sym && !f.sym->name.len && !f.sym->symbolized && f.sym->module_id &&
             tables_module_names(s->r->t, f.sym->module_id) >= SYMBOLIZE_OK) {
             size_t n = 0;
             const tables_frame *fr = tables_resolve_stack(s->r->t, id, &n);
-            return fr ? phases_of_stack_memo(fr, n, &s->memo) : none;
+            return fr ? phases_of_stack_memo(fr, n, memo) : none;
         }
         /* kept: a symbol that is named, symbolized, in no module or in one whose file failed
          * stays as it is; no symbol, until one comes */
-        uint32_t b = phases_acc_frame(&a, &f, &s->memo);
+        uint32_t b = phases_acc_frame(&a, &f, memo);
         if (nsyms < UINT32_MAX - 1)
-            phases_memo_keep_ip(&s->memo, st->frames[i], b, f.sym ? 0 : (uint32_t)nsyms + 1);
+            phases_memo_keep_ip(memo, st->frames[i], b, f.sym ? 0 : (uint32_t)nsyms + 1);
     }
     for (unsigned i = st->n_native; i < (unsigned)st->n_native + st->n_python; i++)
-        phases_acc_code(&a, s->r->t, st->frames[i], &s->memo);
+        phases_acc_code(&a, s->r->t, st->frames[i], memo);
     return phases_acc_end(&a);
 }
 
