@@ -157,9 +157,9 @@ bool tables_copy_str(tables *t, const char *s, uint32_t len, tables_str *out)
     return true;
 }
 
-/* str_key: the key of len bytes of s in sym_names / code_files (FNV-1a: two strings with one key
- * are told apart by their bytes, the later one then kept apart) */
-static uint64_t str_key(const char *s, uint32_t len)
+/* tables_str_key: the key of len bytes of s in sym_names / code_files (FNV-1a: two strings with one
+ * key are told apart by their bytes, the later one then kept apart) */
+uint64_t tables_str_key(const char *s, uint32_t len)
 {
     uint64_t h = 0xcbf29ce484222325ull;
     for (uint32_t i = 0; i < len; i++)
@@ -252,7 +252,7 @@ static int add_code(tables *t, const reader_code *r)
     if (tables_map_get(&t->codes, r->code_id))
         return 0;
     tables_code *e = tables_arena_alloc(&t->arena, sizeof *e);
-    uint64_t fk = str_key(r->filename.p, r->filename.len);
+    uint64_t fk = tables_str_key(r->filename.p, r->filename.len);
     const tables_code *same = tables_map_get(&t->code_files, fk);
     tables_str lt;
     if (!e)
@@ -285,25 +285,19 @@ static int add_symbol(tables *t, const reader_symbol *r)
     e->sym_offset = r->fixed.sym_offset;
     /* the ips of one function share its name and demangling (a symbol given a name from its
      * module's file since, tables_resolve.c, has a name of its own: compared by its bytes) */
-    uint64_t nk = str_key(r->name.p, r->name.len);
+    uint64_t nk = tables_str_key(r->name.p, r->name.len);
     const tables_symbol *same = tables_map_get(&t->sym_names, nk);
     if (same && same_str(&same->name, r->name.p, r->name.len)) {
         e->name = same->name;
-        e->demangled = same->demangled;
+        e->demangled = same->demangled; /* (none yet while same's is not worked out) */
         return tables_map_put(&t->symbols, e->ip, e);
     }
     if (!tables_copy_str(t, r->name.p, r->name.len, &e->name))
         return -1;
-    e->demangled = e->name;
-    char *d = NULL;
-    if (r->name.len && demangle(r->name.p, r->name.len, &d) < 0)
-        return -1; /* out of memory: the tables would lack its name */
-    if (d) {
-        bool ok = tables_copy_str(t, d, (uint32_t)strlen(d), &e->demangled);
-        free(d);
-        if (!ok)
-            return -1;
-    }
+    /* a C++ name is demangled when first asked for (tables_symbol_demangled): most are never
+     * shown, and the phases need few (phases_native_may_say) */
+    if (r->name.len < 2 || r->name.p[0] != '_' || r->name.p[1] != 'Z')
+        e->demangled = e->name;
     if (!same && tables_map_put(&t->sym_names, nk, e))
         return -1;
     return tables_map_put(&t->symbols, e->ip, e);

@@ -55,7 +55,9 @@ typedef struct tables_symbol {
     uint32_t module_id;   /* 0 = unknown */
     uint32_t sym_offset;  /* ip - symbol start */
     tables_str name;      /* mangled as recorded, "" if none */
-    tables_str demangled; /* demangled (== name when not a C++ name), "" if none */
+    tables_str demangled; /* demangled (== name when not a C++ name), "" if none; a C++ name's
+                           * is worked out when first asked for: read it through
+                           * tables_symbol_demangled (.s is NULL until then) */
     /* From the module's file on this machine (symbolize.h), filled when a stack using ip is
      * first resolved: name / demangled become the file's symbol when the record had none;
      * src_file / src_line then where tables_sources is set, else when tables_frame_label first
@@ -216,6 +218,9 @@ const tables_frame *tables_resolve_stack(tables *t, uint32_t stack_id, size_t *n
  * and a module's DWARF is read only when tables_frame_label shows one of its frames (a report's
  * native site), not for the names of the frames around it. */
 extern int tables_sources;
+/* tables_symbol_demangled: s's demangled name (s->demangled, demangled the first time it is asked
+ * for, as resolving its frame does; out of memory leaves the name as recorded: mem.h says so). */
+const tables_str *tables_symbol_demangled(const tables *t, const tables_symbol *s);
 /* tables_symbol_named: the SYMBOL entry of ip once its module's file on this machine was
  * consulted (the first call looks, symbolize.h): name / demangled from the file when the record
  * had none, src_file / src_line from its debug info; NULL when the trace has no SYMBOL for ip. */

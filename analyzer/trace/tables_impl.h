@@ -37,7 +37,7 @@ struct tables {
     map threads, stacks, codes, symbols, modules, devices, resolved;
     map native_frames,
         python_frames; /* raw -> a resolved frame that cannot change (tables_frame) */
-    /* a string's hash (tables.c: str_key) -> the first symbol with that name / code object with
+    /* a string's hash (tables_str_key) -> the first symbol with that name / code object with
      * that file: a name or file recorded again shares its strings (its demangling done once, and
      * what is worked out from a name or file can be kept by its pointer: phases.c) */
     map sym_names, code_files;
@@ -54,6 +54,8 @@ void *tables_arena_alloc(arena_block **head, size_t n);
 void *tables_map_get(const map *m, uint64_t key);
 /* tables_map_put: inserts key -> val (val non-NULL, key not present). Returns 0 or -1 (ENOMEM). */
 int tables_map_put(map *m, uint64_t key, void *val);
+/* tables_str_key: the key of len bytes of s in sym_names / code_files. */
+uint64_t tables_str_key(const char *s, uint32_t len);
 /* tables_copy_str: an arena copy of len bytes of s with a NUL after them; false on ENOMEM. */
 bool tables_copy_str(tables *t, const char *s, uint32_t len, tables_str *out);
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mem.h"
 #include "pylines.h"
 #include "tables_impl.h"
 
@@ -38,7 +39,7 @@ void tables_resolve_frame(const tables *t, uint64_t raw, int kind, tables_frame 
         f->module = f->sym->module_id ? tables_module_get(t, f->sym->module_id) : NULL;
         f->module_offset = f->sym->offset;
         f->sym_offset = f->sym->name.len ? f->sym->sym_offset : 0;
-        f->function = f->sym->demangled.s;
+        f->function = tables_symbol_demangled(t, f->sym)->s;
         if (f->module)
             f->file = f->module->path.s;
         f->src_file = f->sym->src_file.len ? f->sym->src_file.s : "";
@@ -49,6 +50,32 @@ void tables_resolve_frame(const tables *t, uint64_t raw, int kind, tables_frame 
 }
 
 int tables_sources;
+
+const tables_str *tables_symbol_demangled(const tables *t, const tables_symbol *s)
+{
+    if (s->demangled.s)
+        return &s->demangled;
+    /* worked out once, into the tables' own symbol (arena memory, never const): the first symbol
+     * of the name has it for every other (tables.c: sym_names) */
+    tables *w = (tables *)t;
+    tables_symbol *e = (tables_symbol *)s;
+    tables_symbol *first = tables_map_get(&t->sym_names, tables_str_key(e->name.s, e->name.len));
+    if (first && first->name.s == e->name.s && first->demangled.s) {
+        e->demangled = first->demangled;
+        return &e->demangled;
+    }
+    char *d = NULL;
+    e->demangled = e->name; /* (not a C++ name after all, or memory ran out: mem.h says so) */
+    if (demangle(e->name.s, e->name.len, &d) == 0 && d) {
+        tables_str dem;
+        if (tables_copy_str(w, d, (uint32_t)strlen(d), &dem))
+            e->demangled = dem;
+    }
+    free(d);
+    if (first && first->name.s == e->name.s)
+        first->demangled = e->demangled;
+    return &e->demangled;
+}
 
 /* symbolize_symbol: the first time e is used, its name (when the record had none) and its
  * file:line from the module's file (symbolize.h). Out of memory leaves e as recorded. */
@@ -209,9 +236,11 @@ const tables_frame *tables_resolve_stack(tables *t, uint32_t stack_id, size_t *n
     tables_frame *fr = tables_arena_alloc(&t->arena, sizeof *fr * (total ? total : 1));
     if (!r || !fr)
         return NULL;
+    bool failed = mem_failed();
     r->n = tables_resolve_frames(t, s->frames, s->n_native, s->n_python, fr);
     r->frames = fr;
-    if (tables_map_put(&t->resolved, stack_id, r))
+    /* a name demangled or a line table decoded here, lost for want of memory: no stack (mem.h) */
+    if ((!failed && mem_failed()) || tables_map_put(&t->resolved, stack_id, r))
         return NULL;
     *n = total;
     return fr;

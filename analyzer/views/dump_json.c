@@ -264,12 +264,13 @@ static void fill_record(dump_json *d, cJSON *o, const reader_record *r)
         cJSON_AddNumberToObject(o, "module_id", s->fixed.module_id);
         cJSON_AddNumberToObject(o, "symbol_offset", ts ? ts->sym_offset : s->fixed.sym_offset);
         add_rstr(o, "name", s->name);
-        if (ts && s->name.len && ts->demangled.s != ts->name.s)
-            jsonw_add(o, "demangled", ts->demangled.s, ts->demangled.len);
+        const tables_str *dem = ts ? tables_symbol_demangled(d->t, ts) : NULL;
+        if (ts && s->name.len && dem->s != ts->name.s)
+            jsonw_add(o, "demangled", dem->s, dem->len);
         if (!d->resolve)
             break;
-        if (ts && ts->demangled.len)
-            jsonw_add(o, "symbol", ts->demangled.s, ts->demangled.len);
+        if (ts && dem->len)
+            jsonw_add(o, "symbol", dem->s, dem->len);
         else
             cJSON_AddNullToObject(o, "symbol");
         if (ts && ts->src_file.len) {

@@ -384,6 +384,37 @@ static void test_site_memo(void **state)
     phases_memo_free(&m);
 }
 
+/* a native frame's symbol whose demangling may say something (phases_native_may_say, which spares
+ * the others their demangling): every pattern's name as recorded, mangled or not; not a name with
+ * none of their words */
+static void test_native_may_say(void **state)
+{
+    (void)state;
+    static const char *const yes[] = {
+        "_ZN5torch8autograd6Engine11thread_mainERKSt10shared_ptrINS0_9GraphTaskEE",
+        "_ZN2at4_ops5addmm4callERKNS_6TensorES4_S4_RKN3c106ScalarES8_",
+        "_ZN2at6native18cross_entropy_lossERKNS_6TensorE",
+        "_ZN2at6native16log_softmax_cudaERKNS_6TensorElb",
+        "_ZN2at6native16nll_loss_forwardERKNS_6TensorE",
+        "_ZN2at6native8_to_copyERKNS_6TensorE",
+        "_ZN2at4cuda24getCurrentCUDABlasHandleEv",
+        "_ZN2at4cuda24getCUDABlasLtWorkspaceEv",
+        "cublasGemmEx",
+        "_ZN2at6native24_flash_attention_forwardERKNS_6TensorE",
+        "_ZN2at6native28_efficient_attention_forwardERKNS_6TensorE",
+        "_ZN2at6native24_cudnn_attention_forwardERKNS_6TensorE",
+        "_ZN2at6native28scaled_dot_product_attentionERKNS_6TensorE",
+        "_ZN2at6native19native_dropout_cudaERKNS_6TensorEdSt8optionalIbE",
+    };
+    static const char *const no[] = {"", "_PyEval_EvalFrameDefault", "_ZN3c1010TensorImpl4sizeEl",
+                                     "_ZN2at6native5emptyEv",
+                                     "_ZN2at6native7mm_cudaERKNS_6TensorES3_"};
+    for (size_t i = 0; i < sizeof yes / sizeof *yes; i++)
+        assert_int_equal(phases_native_may_say(yes[i]), 1);
+    for (size_t i = 0; i < sizeof no / sizeof *no; i++)
+        assert_int_equal(phases_native_may_say(no[i]), 0);
+}
+
 static void test_names(void **state)
 {
     (void)state;
@@ -396,15 +427,11 @@ static void test_names(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_each_phase),
-        cmocka_unit_test(test_precedence),
-        cmocka_unit_test(test_flags),
-        cmocka_unit_test(test_model_ops),
-        cmocka_unit_test(test_inputs_and_seed),
-        cmocka_unit_test(test_site),
-        cmocka_unit_test(test_site_memo),
-        cmocka_unit_test(test_names),
-        cmocka_unit_test(test_compiled_and_scaler),
+        cmocka_unit_test(test_each_phase),      cmocka_unit_test(test_precedence),
+        cmocka_unit_test(test_flags),           cmocka_unit_test(test_model_ops),
+        cmocka_unit_test(test_inputs_and_seed), cmocka_unit_test(test_site),
+        cmocka_unit_test(test_site_memo),       cmocka_unit_test(test_names),
+        cmocka_unit_test(test_native_may_say),  cmocka_unit_test(test_compiled_and_scaler),
         cmocka_unit_test(test_closure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

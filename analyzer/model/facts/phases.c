@@ -1,6 +1,7 @@
 /* phases.c — which training phase an allocation belongs to, from its frames (Python
  * qualnames and files first, then native symbols), and the site a report names for it. */
 #include "phases.h"
+#include "phases_bits.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -53,90 +54,6 @@ static int torch_or_optimizer_file(const char *file)
         p = file;
     return !strncmp(p, "torch/", 6) || !strncmp(p, "bitsandbytes/", 13) ||
            strstr(file, "/simtorch/");
-}
-
-/* What one frame says, as bits (a stack's facts OR them over its frames): Python frames by
- * their code object's qualname and file, native frames by their symbol. */
-enum {
-    FB_BWD = 1 << 0,
-    FB_OPT = 1 << 1,
-    FB_GS = 1 << 2,
-    FB_GS_SCALE = 1 << 3,
-    FB_EVAL = 1 << 4,
-    FB_DATA = 1 << 5,
-    FB_RUN = 1 << 6,
-    FB_COMPILE = 1 << 7,
-    FB_FWD = 1 << 8,
-    FB_INIT = 1 << 9,
-    FB_LOSS = 1 << 10,
-    FB_LIBRARY = 1 << 11, /* a Python frame of torch / site-packages (not the program's own) */
-    FB_TO_COPY = 1 << 12,
-    FB_RAND = 1 << 13,
-    FB_WORKSPACE = 1 << 14,
-    FB_ATTENTION = 1 << 15,
-    FB_FOREIGN = 1 << 16, /* a Python frame of neither torch nor an optimizer's own package */
-    FB_KV = 1 << 17,      /* a Python frame of transformers' KV cache */
-    FB_NOISE = 1 << 18,   /* random floats made (randn, rand, normal): a diffusion step's noise */
-    FB_ENGINE = 1 << 19,  /* a native frame of the autograd engine (its threads' work) */
-    FB_FUSED_ATTN =
-        1 << 20, /* a fused attention kernel's (flash, efficient, cudnn): not sdpa's math */
-    FB_DROPOUT = 1 << 21, /* dropout's forward (native_dropout: its output and 1-byte mask) */
-    /* what phases_site_step asks of a Python frame's file (no phase reads them) */
-    FB_TORCH_FILE = 1 << 22, /* torch_or_optimizer_file */
-    FB_LOOP_FILE = 1 << 23,  /* framework_loop_file */
-    FB_OP = 1 << 24,         /* a native frame of an ATen operator's dispatch (at::_ops::) */
-    FB_MODEL_OP = 1 << 25,   /* a native frame of an operator only a model's forward runs */
-};
-
-/* the ATen operators (dispatch names) a model's forward runs and its construction does not: a
- * layer's linear map, convolution, normalization, attention, activation or embedding lookup.
- * Building a model and moving it to the device (empty, normal_, _to_copy, arange, a rotary table's
- * cos) calls none of them; plain products (mm, bmm, matmul) are not among them: a model built on
- * the device can make a table with them (an older Llama's rotary cache: einsum, then bmm) */
-static const char *const model_ops[] = {
-    "embedding",
-    "addmm",
-    "linear",
-    "convolution",
-    "_convolution",
-    "cudnn_convolution",
-    "conv1d",
-    "conv2d",
-    "conv3d",
-    "layer_norm",
-    "native_layer_norm",
-    "rms_norm",
-    "_fused_rms_norm",
-    "batch_norm",
-    "native_batch_norm",
-    "_native_batch_norm_legit",
-    "cudnn_batch_norm",
-    "group_norm",
-    "native_group_norm",
-    "scaled_dot_product_attention",
-    "_scaled_dot_product_flash_attention",
-    "_scaled_dot_product_efficient_attention",
-    "_scaled_dot_product_cudnn_attention",
-    "_softmax",
-    "softmax_int",
-    "_log_softmax",
-    "gelu",
-    "silu",
-};
-
-/* model_op: fn is the dispatch frame of one of model_ops ("at::_ops::addmm::call(...)") */
-static int model_op(const char *fn)
-{
-    const char *p = strstr(fn, "at::_ops::");
-    if (!p)
-        return 0;
-    p += strlen("at::_ops::");
-    for (size_t i = 0; i < sizeof model_ops / sizeof *model_ops; i++) {
-        size_t n = strlen(model_ops[i]);
-        if (!strncmp(p, model_ops[i], n) && p[n] == ':' && p[n + 1] == ':')
-            return 1;
-    }
-    return 0;
 }
 
 static int framework_loop_file(const char *file);
@@ -298,32 +215,6 @@ static uint32_t python_bits(const char *fn, const char *file, phases_memo *m)
     return b;
 }
 
-static uint32_t native_bits(const char *fn)
-{
-    uint32_t b = strstr(fn, "torch::autograd::Engine") ? FB_BWD | FB_ENGINE : 0;
-    b |= strstr(fn, "cross_entropy") || strstr(fn, "log_softmax") || strstr(fn, "nll_loss")
-             ? FB_LOSS
-             : 0;
-    b |= strstr(fn, "_to_copy") ? FB_TO_COPY : 0;
-    b |= strstr(fn, "at::_ops::") ? FB_OP : 0;
-    b |= model_op(fn) ? FB_MODEL_OP : 0;
-    b |= strstr(fn, "at::_ops::randint") || strstr(fn, "at::_ops::random_") ? FB_RAND : 0;
-    b |= strstr(fn, "at::_ops::randn") || strstr(fn, "at::_ops::rand_like") ||
-                 strstr(fn, "at::_ops::rand::") || strstr(fn, "at::_ops::normal")
-             ? FB_NOISE
-             : 0;
-    b |= strstr(fn, "BlasHandle") || strstr(fn, "BlasLtWorkspace") || strstr(fn, "cublas")
-             ? FB_WORKSPACE
-             : 0;
-    uint32_t fused = strstr(fn, "flash_attention") || strstr(fn, "efficient_attention") ||
-                             strstr(fn, "cudnn_attention")
-                         ? FB_FUSED_ATTN
-                         : 0;
-    b |= fused | (fused || strstr(fn, "scaled_dot_product") ? FB_ATTENTION : 0);
-    b |= strstr(fn, "native_dropout") && !strstr(fn, "backward") ? FB_DROPOUT : 0;
-    return b;
-}
-
 /* frame_bits: the bits of frame f, from the memo when it has them (keyed by the code object or
  * symbol the frame resolved to; frames with neither are computed each time). */
 static uint32_t frame_bits(const tables_frame *f, phases_memo *m)
@@ -342,7 +233,7 @@ static uint32_t frame_bits(const tables_frame *f, phases_memo *m)
                 return m->e[j].bits;
     }
     const char *fn = f->function ? f->function : "";
-    uint32_t b = py ? python_bits(fn, f->file ? f->file : "", m) : native_bits(fn);
+    uint32_t b = py ? python_bits(fn, f->file ? f->file : "", m) : phases_native_bits(fn);
     if (!m || !key)
         return b;
     if ((m->n + 1) * 2 > m->cap) {

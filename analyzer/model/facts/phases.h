@@ -100,6 +100,10 @@ int phases_acc_native(phases_acc *a, uint64_t ip, const phases_memo *m, size_t n
 /* phases_acc_code: adds Python frame raw of t's (tables_code_frame: its qualname and file, as
  * phases need no line), its bits from m by its code id once its CODE record is known; its bits. */
 uint32_t phases_acc_code(phases_acc *a, const tables *t, uint64_t raw, phases_memo *m);
+/* phases_native_may_say: whether a native frame whose symbol is name (as recorded: mangled, or
+ * not a C++ name) may say anything (phases_acc_frame's bits): 0 when its demangled name cannot,
+ * which then need not be worked out. */
+int phases_native_may_say(const char *name);
 /* phases_memo_keep_ip: a native frame at ip gave bits, for good (its symbol's name can no longer
  * change), or, with until = nsyms + 1 (no symbol), until a symbol is added; out of memory keeps
  * nothing. */

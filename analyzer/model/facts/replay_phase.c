@@ -73,18 +73,23 @@ static stack_facts raw_facts(state *s, uint32_t id)
     for (unsigned i = 0; i < st->n_native; i++) {
         if (phases_acc_native(&a, st->frames[i], memo, nsyms))
             continue; /* a frame seen before, whose symbol is what it was */
-        tables_resolve_frame(s->r->t, st->frames[i], TABLES_FRAME_NATIVE, &f);
-        if (f.sym && !f.sym->name.len && !f.sym->symbolized && f.sym->module_id &&
-            tables_module_names(s->r->t, f.sym->module_id) >= SYMBOLIZE_OK) {
+        const tables_symbol *sym = tables_symbol_get(s->r->t, st->frames[i]);
+        if (sym && !sym->name.len && !sym->symbolized && sym->module_id &&
+            tables_module_names(s->r->t, sym->module_id) >= SYMBOLIZE_OK) {
             size_t n = 0;
             const tables_frame *fr = tables_resolve_stack(s->r->t, id, &n);
             return fr ? phases_of_stack_memo(fr, n, memo) : none;
         }
         /* kept: a symbol that is named, symbolized, in no module or in one whose file failed
-         * stays as it is; no symbol, until one comes */
-        uint32_t b = phases_acc_frame(&a, &f, memo);
+         * stays as it is; no symbol, until one comes. A name that can say nothing (nor can no
+         * name) is not resolved: its demangling is left to whatever shows the frame */
+        uint32_t b = 0;
+        if (sym && phases_native_may_say(sym->name.s)) {
+            tables_resolve_frame(s->r->t, st->frames[i], TABLES_FRAME_NATIVE, &f);
+            b = phases_acc_frame(&a, &f, memo);
+        }
         if (nsyms < UINT32_MAX - 1)
-            phases_memo_keep_ip(memo, st->frames[i], b, f.sym ? 0 : (uint32_t)nsyms + 1);
+            phases_memo_keep_ip(memo, st->frames[i], b, sym ? 0 : (uint32_t)nsyms + 1);
     }
     for (unsigned i = st->n_native; i < (unsigned)st->n_native + st->n_python; i++)
         phases_acc_code(&a, s->r->t, st->frames[i], memo);

@@ -1,0 +1,98 @@
+/* phases_native.c — what a native frame says for the phases (phases_bits.h): an ATen operator's
+ * dispatch, the autograd engine, a loss, a cast, cuBLAS's workspace, attention, dropout, from its
+ * function's name; phases.c reads the Python frames and puts a stack's frames together. */
+#include "phases.h"
+#include "phases_bits.h"
+
+#include <string.h>
+
+/* the ATen operators (dispatch names) a model's forward runs and its construction does not: a
+ * layer's linear map, convolution, normalization, attention, activation or embedding lookup.
+ * Building a model and moving it to the device (empty, normal_, _to_copy, arange, a rotary table's
+ * cos) calls none of them; plain products (mm, bmm, matmul) are not among them: a model built on
+ * the device can make a table with them (an older Llama's rotary cache: einsum, then bmm) */
+static const char *const model_ops[] = {
+    "embedding",
+    "addmm",
+    "linear",
+    "convolution",
+    "_convolution",
+    "cudnn_convolution",
+    "conv1d",
+    "conv2d",
+    "conv3d",
+    "layer_norm",
+    "native_layer_norm",
+    "rms_norm",
+    "_fused_rms_norm",
+    "batch_norm",
+    "native_batch_norm",
+    "_native_batch_norm_legit",
+    "cudnn_batch_norm",
+    "group_norm",
+    "native_group_norm",
+    "scaled_dot_product_attention",
+    "_scaled_dot_product_flash_attention",
+    "_scaled_dot_product_efficient_attention",
+    "_scaled_dot_product_cudnn_attention",
+    "_softmax",
+    "softmax_int",
+    "_log_softmax",
+    "gelu",
+    "silu",
+};
+
+/* model_op: fn is the dispatch frame of one of model_ops ("at::_ops::addmm::call(...)") */
+static int model_op(const char *fn)
+{
+    const char *p = strstr(fn, "at::_ops::");
+    if (!p)
+        return 0;
+    p += strlen("at::_ops::");
+    for (size_t i = 0; i < sizeof model_ops / sizeof *model_ops; i++) {
+        size_t n = strlen(model_ops[i]);
+        if (!strncmp(p, model_ops[i], n) && p[n] == ':' && p[n + 1] == ':')
+            return 1;
+    }
+    return 0;
+}
+
+uint32_t phases_native_bits(const char *fn)
+{
+    uint32_t b = strstr(fn, "torch::autograd::Engine") ? FB_BWD | FB_ENGINE : 0;
+    b |= strstr(fn, "cross_entropy") || strstr(fn, "log_softmax") || strstr(fn, "nll_loss")
+             ? FB_LOSS
+             : 0;
+    b |= strstr(fn, "_to_copy") ? FB_TO_COPY : 0;
+    b |= strstr(fn, "at::_ops::") ? FB_OP : 0;
+    b |= model_op(fn) ? FB_MODEL_OP : 0;
+    b |= strstr(fn, "at::_ops::randint") || strstr(fn, "at::_ops::random_") ? FB_RAND : 0;
+    b |= strstr(fn, "at::_ops::randn") || strstr(fn, "at::_ops::rand_like") ||
+                 strstr(fn, "at::_ops::rand::") || strstr(fn, "at::_ops::normal")
+             ? FB_NOISE
+             : 0;
+    b |= strstr(fn, "BlasHandle") || strstr(fn, "BlasLtWorkspace") || strstr(fn, "cublas")
+             ? FB_WORKSPACE
+             : 0;
+    uint32_t fused = strstr(fn, "flash_attention") || strstr(fn, "efficient_attention") ||
+                             strstr(fn, "cudnn_attention")
+                         ? FB_FUSED_ATTN
+                         : 0;
+    b |= fused | (fused || strstr(fn, "scaled_dot_product") ? FB_ATTENTION : 0);
+    b |= strstr(fn, "native_dropout") && !strstr(fn, "backward") ? FB_DROPOUT : 0;
+    return b;
+}
+
+int phases_native_may_say(const char *name)
+{
+    /* a word whole in each pattern of phases_native_bits: a demangled name is made of the
+     * mangled one's identifiers (and the demangler's own words, none of which holds one of these),
+     * so a name without any of them, mangled or not, says nothing */
+    static const char *const words[] = {
+        "Engine", "cross_entropy", "log_softmax", "nll_loss",           "_to_copy",      "_ops",
+        "Blas",   "cublas",        "_attention",  "scaled_dot_product", "native_dropout"};
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        if (strstr(name, words[i]))
+            return 1;
+    return 0;
+}
