@@ -1,7 +1,8 @@
 /* pylines.c — CPython co_linetable decoding (pylines.h): the 3.10 format (byte pairs of
  * bytecode delta / line delta, -128 = no line) and the 3.11+ location table (entries of
  * 1..8 code units with a form code and varints). Mirrors what co_lines() reports. Each table
- * is decoded once into its ranges (a cache checked against the table's bytes). */
+ * is decoded once into its ranges (a cache checked against the table's bytes, or the caller's
+ * pylines_table). */
 #include "pylines.h"
 
 #include <stdbool.h>
@@ -22,7 +23,7 @@ typedef struct ranges {
     size_t n, cap;
 } ranges;
 
-static bool push(ranges *r, uint64_t end, int line)
+static inline bool push(ranges *r, uint64_t end, int line)
 {
     if (r->n == r->cap) {
         size_t cap = r->cap ? r->cap * 2 : 16;
@@ -176,8 +177,19 @@ static int lookup(const ranges *r, uint32_t offset)
     return lo < r->n ? r->line[lo] : -1;
 }
 
+/* RESERVE_MAX: the most entries sized ahead of decoding (a table of a byte an entry at most, two in
+ * 3.10): past it push grows them as entries come, so that a hostile length sizes nothing */
+#define RESERVE_MAX 4096
+
 static bool decode(const uint8_t *t, size_t len, int first_line, int v310, ranges *r)
 {
+    size_t n = v310 ? len / 2 : len;
+    n = n < 1 ? 1 : n > RESERVE_MAX ? RESERVE_MAX : n;
+    r->end = malloc(n * sizeof *r->end);
+    r->line = r->end ? malloc(n * sizeof *r->line) : NULL;
+    if (!r->line)
+        return false;
+    r->cap = n;
     return v310 ? decode_310(t, len, first_line, r) : decode_311(t, len, first_line, r);
 }
 
@@ -225,6 +237,35 @@ static const ranges *cached(const uint8_t *t, size_t len, int first_line, int v3
     g_n++;
     g_bytes += len;
     return &g_cache[j].r;
+}
+
+struct pylines_table {
+    ranges r;
+};
+
+pylines_table *pylines_decode(unsigned major, unsigned minor, const uint8_t *table, size_t len,
+                              int first_line)
+{
+    if (!pylines_supported(major, minor) || !table)
+        return NULL;
+    pylines_table *p = calloc(1, sizeof *p);
+    if (p && !decode(table, len, first_line, minor == 10, &p->r)) {
+        pylines_table_free(p);
+        return NULL;
+    }
+    return p;
+}
+
+int pylines_table_line(const pylines_table *p, uint32_t offset)
+{
+    int line = lookup(&p->r, offset);
+    return line < 0 ? -1 : line;
+}
+
+void pylines_table_free(pylines_table *p)
+{
+    if (p)
+        free(p->r.end), free(p->r.line), free(p);
 }
 
 int pylines_line(unsigned major, unsigned minor, const uint8_t *table, size_t len, int first_line,

@@ -18,4 +18,15 @@ int pylines_supported(unsigned major, unsigned minor);
 int pylines_line(unsigned major, unsigned minor, const uint8_t *table, size_t len, int first_line,
                  uint32_t offset);
 
+/* pylines_table: a line table decoded once, for a caller that keeps the table's bytes as long as it
+ * (the tables: one a code object), looked up with no check of those bytes (pylines_line compares
+ * them at every lookup). pylines_decode: NULL when the version is unsupported, table is NULL or
+ * memory ran out (pylines_line then answers on its own). pylines_table_line: pylines_line's
+ * answer for offset. */
+typedef struct pylines_table pylines_table;
+pylines_table *pylines_decode(unsigned major, unsigned minor, const uint8_t *table, size_t len,
+                              int first_line);
+int pylines_table_line(const pylines_table *p, uint32_t offset);
+void pylines_table_free(pylines_table *p);
+
 #endif

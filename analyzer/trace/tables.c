@@ -3,6 +3,8 @@
  * open-addressing hash maps keyed by ids / addresses. Frames are resolved in tables_resolve.c. */
 #include "tables_impl.h"
 
+#include "pylines.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,6 +133,9 @@ void tables_free(tables *t)
     map *maps[] = {&t->threads,       &t->stacks,    &t->codes,     &t->symbols,
                    &t->modules,       &t->devices,   &t->resolved,  &t->native_frames,
                    &t->python_frames, &t->sym_names, &t->code_files};
+    for (size_t i = 0; i < t->lines.cap; i++)
+        pylines_table_free(t->lines.vals[i]);
+    map_free(&t->lines);
     for (size_t i = 0; i < sizeof maps / sizeof *maps; i++)
         map_free(maps[i]);
     free(t->thread_list.v);

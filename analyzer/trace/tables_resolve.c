@@ -11,6 +11,24 @@
 
 /* ---- resolver ---------------------------------------------------------------------------- */
 
+/* code_line: the line of offset in code c, its line table decoded the first time (kept in the
+ * tables' lines, a cache: the tables hold the table's bytes as long as its decoding) */
+static int code_line(const tables *t, const tables_code *c, uint32_t offset)
+{
+    map *lines = (map *)&t->lines;
+    pylines_table *p = tables_map_get(lines, c->code_id);
+    if (!p &&
+        (p = pylines_decode(t->pyinfo->major, t->pyinfo->minor, c->linetable, c->linetable_len,
+                            (int)c->first_line)) != NULL &&
+        tables_map_put(lines, c->code_id, p) < 0) {
+        pylines_table_free(p);
+        p = NULL;
+    }
+    return p ? pylines_table_line(p, offset)
+             : pylines_line(t->pyinfo->major, t->pyinfo->minor, c->linetable, c->linetable_len,
+                            (int)c->first_line, offset);
+}
+
 void tables_resolve_frame(const tables *t, uint64_t raw, int kind, tables_frame *f)
 {
     memset(f, 0, sizeof *f);
@@ -27,9 +45,7 @@ void tables_resolve_frame(const tables *t, uint64_t raw, int kind, tables_frame 
             f->function = f->code->qualname.s;
             f->file = f->code->filename.s;
             if (t->pyinfo)
-                f->line =
-                    pylines_line(t->pyinfo->major, t->pyinfo->minor, f->code->linetable,
-                                 f->code->linetable_len, (int)f->code->first_line, f->byte_offset);
+                f->line = code_line(t, f->code, f->byte_offset);
         }
         return;
     }

@@ -199,6 +199,31 @@ static long check_interpreter(const char *python, const char *script)
     return checked;
 }
 
+/* a table decoded once (pylines_decode, as the tables keep one a code object) answers as
+ * pylines_line does at every offset, a longer table than its first sizing included; unsupported
+ * versions and no table decode to nothing */
+static void test_decoded(void **state)
+{
+    (void)state;
+    static uint8_t t310[10000], t311[10000];
+    for (size_t i = 0; i < sizeof t310; i += 2)
+        t310[i] = 2, t310[i + 1] = i % 7 == 0 ? 0x80 : (uint8_t)(i % 5);
+    for (size_t i = 0; i < sizeof t311; i++)
+        t311[i] = (uint8_t)(0x80 | ((i % 3 ? 15 : 0) << 3) | (i % 4)), i += i % 3 ? 0 : 1;
+    for (unsigned minor = 10; minor <= 11; minor++) {
+        const uint8_t *t = minor == 10 ? t310 : t311;
+        pylines_table *p = pylines_decode(3, minor, t, sizeof t310, 7);
+        assert_non_null(p);
+        for (uint32_t off = 0; off < 3 * sizeof t310; off += 3)
+            assert_int_equal(pylines_table_line(p, off),
+                             pylines_line(3, minor, t, sizeof t310, 7, off));
+        pylines_table_free(p);
+    }
+    assert_null(pylines_decode(3, 9, t310, sizeof t310, 7));
+    assert_null(pylines_decode(3, 11, NULL, 0, 7));
+    pylines_table_free(NULL);
+}
+
 static void test_real_interpreters(void **state)
 {
     (void)state;
@@ -236,6 +261,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_310_forms),
         cmocka_unit_test(test_311_forms),
+        cmocka_unit_test(test_decoded),
         cmocka_unit_test(test_real_interpreters),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
