@@ -215,6 +215,47 @@ static uint32_t python_bits(const char *fn, const char *file, phases_memo *m)
     return b;
 }
 
+/* memo_get / memo_put: the bits m keeps by key (a code object, a symbol, a name: the tables'
+ * records and strings); out of memory keeps nothing */
+static int memo_get(const phases_memo *m, const void *key, uint32_t *bits)
+{
+    if (!m->cap)
+        return 0;
+    for (size_t j = ptr_slot(key, m->cap); m->e[j].key; j = (j + 1) & (m->cap - 1))
+        if (m->e[j].key == key) {
+            *bits = m->e[j].bits;
+            return 1;
+        }
+    return 0;
+}
+
+static void memo_put(phases_memo *m, const void *key, uint32_t b)
+{
+    if ((m->n + 1) * 2 > m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 1024;
+        struct phases_memo_entry *n = calloc(cap, sizeof *n);
+        if (!n)
+            return;
+        for (size_t i = 0; i < m->cap; i++) {
+            if (!m->e[i].key)
+                continue;
+            size_t k = ptr_slot(m->e[i].key, cap);
+            while (n[k].key)
+                k = (k + 1) & (cap - 1);
+            n[k] = m->e[i];
+        }
+        free(m->e);
+        m->e = n;
+        m->cap = cap;
+    }
+    size_t j = ptr_slot(key, m->cap);
+    while (m->e[j].key)
+        j = (j + 1) & (m->cap - 1);
+    m->e[j].key = key;
+    m->e[j].bits = b;
+    m->n++;
+}
+
 /* frame_bits: the bits of frame f, from the memo when it has them (keyed by the code object or
  * symbol the frame resolved to; frames with neither are computed each time). */
 static uint32_t frame_bits(const tables_frame *f, phases_memo *m)
@@ -225,41 +266,13 @@ static uint32_t frame_bits(const tables_frame *f, phases_memo *m)
     const void *key = py                                             ? (const void *)f->code
                       : f->sym && f->function == f->sym->demangled.s ? (const void *)f->function
                                                                      : (const void *)f->sym;
-    size_t j = 0;
-    if (m && key && m->cap) {
-        j = (size_t)(((uint64_t)(uintptr_t)key * 0x9e3779b97f4a7c15ull) >> 32) & (m->cap - 1);
-        for (; m->e[j].key; j = (j + 1) & (m->cap - 1))
-            if (m->e[j].key == key)
-                return m->e[j].bits;
-    }
-    const char *fn = f->function ? f->function : "";
-    uint32_t b = py ? python_bits(fn, f->file ? f->file : "", m) : phases_native_bits(fn);
-    if (!m || !key)
+    uint32_t b;
+    if (m && key && memo_get(m, key, &b))
         return b;
-    if ((m->n + 1) * 2 > m->cap) {
-        size_t cap = m->cap ? m->cap * 2 : 1024;
-        struct phases_memo_entry *n = calloc(cap, sizeof *n);
-        if (!n)
-            return b;
-        for (size_t i = 0; i < m->cap; i++) {
-            if (!m->e[i].key)
-                continue;
-            size_t k = (size_t)(((uint64_t)(uintptr_t)m->e[i].key * 0x9e3779b97f4a7c15ull) >> 32) &
-                       (cap - 1);
-            while (n[k].key)
-                k = (k + 1) & (cap - 1);
-            n[k] = m->e[i];
-        }
-        free(m->e);
-        m->e = n;
-        m->cap = cap;
-    }
-    j = (size_t)(((uint64_t)(uintptr_t)key * 0x9e3779b97f4a7c15ull) >> 32) & (m->cap - 1);
-    while (m->e[j].key)
-        j = (j + 1) & (m->cap - 1);
-    m->e[j].key = key;
-    m->e[j].bits = b;
-    m->n++;
+    const char *fn = f->function ? f->function : "";
+    b = py ? python_bits(fn, f->file ? f->file : "", m) : phases_native_bits(fn);
+    if (m && key)
+        memo_put(m, key, b);
     return b;
 }
 
@@ -308,6 +321,36 @@ static void keep_code(phases_memo *m, const tables *t, uint32_t code_id, uint32_
         m->code_bits = k, m->ncode = n;
     }
     m->code_bits[code_id] = b | PHASES_CODE_KEPT;
+}
+
+uint32_t phases_acc_symbol(phases_acc *a, const tables *t, uint64_t ip, const tables_symbol *sym,
+                           phases_memo *m)
+{
+    /* by its recorded name (never a code object's nor a demangled name's key with other bits:
+     * a name that is no C++ one is its own demangling, read the same) */
+    uint32_t b = 0;
+    if (memo_get(m, sym->name.s, &b)) {
+        acc_bits(a, b, 0);
+        return b;
+    }
+    if (phases_native_may_say(sym->name.s)) {
+        tables_frame f;
+        tables_resolve_frame(t, ip, TABLES_FRAME_NATIVE, &f);
+        b = phases_acc_frame(a, &f, m);
+    }
+    memo_put(m, sym->name.s, b);
+    return b;
+}
+
+void phases_acc_codes(phases_acc *a, const tables *t, const uint64_t *raw, size_t n, phases_memo *m)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint32_t code_id = VT_PYFRAME_CODE(raw[i]);
+        if (code_id < m->ncode && (m->code_bits[code_id] & PHASES_CODE_KEPT))
+            acc_bits(a, m->code_bits[code_id] & ~PHASES_CODE_KEPT, 1);
+        else
+            phases_acc_code(a, t, raw[i], m);
+    }
 }
 
 uint32_t phases_acc_code(phases_acc *a, const tables *t, uint64_t raw, phases_memo *m)

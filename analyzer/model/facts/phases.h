@@ -100,6 +100,14 @@ int phases_acc_native(phases_acc *a, uint64_t ip, const phases_memo *m, size_t n
 /* phases_acc_code: adds Python frame raw of t's (tables_code_frame: its qualname and file, as
  * phases need no line), its bits from m by its code id once its CODE record is known; its bits. */
 uint32_t phases_acc_code(phases_acc *a, const tables *t, uint64_t raw, phases_memo *m);
+/* phases_acc_symbol: adds native frame ip, whose symbol is sym (named for good: the phases read
+ * nothing else of it), by sym's recorded name, kept in m for the other ips of that name; a name
+ * that can say nothing (phases_native_may_say) is not demangled. Its bits. */
+uint32_t phases_acc_symbol(phases_acc *a, const tables *t, uint64_t ip, const tables_symbol *sym,
+                           phases_memo *m);
+/* phases_acc_codes: phases_acc_code of each of n Python frames raw[0..n), in their order. */
+void phases_acc_codes(phases_acc *a, const tables *t, const uint64_t *raw, size_t n,
+                      phases_memo *m);
 /* phases_native_may_say: whether a native frame whose symbol is name (as recorded: mangled, or
  * not a C++ name) may say anything (phases_acc_frame's bits): 0 when its demangled name cannot,
  * which then need not be worked out. */

@@ -68,7 +68,6 @@ static stack_facts raw_facts(state *s, uint32_t id)
      * site of each stack (replay_sites.c) then reads the bits of the code objects found here */
     phases_memo *memo = &s->r->site_memo;
     phases_acc a = PHASES_ACC_INIT;
-    tables_frame f;
     size_t nsyms = tables_n_symbols(s->r->t);
     for (unsigned i = 0; i < st->n_native; i++) {
         if (phases_acc_native(&a, st->frames[i], memo, nsyms))
@@ -81,18 +80,12 @@ static stack_facts raw_facts(state *s, uint32_t id)
             return fr ? phases_of_stack_memo(fr, n, memo) : none;
         }
         /* kept: a symbol that is named, symbolized, in no module or in one whose file failed
-         * stays as it is; no symbol, until one comes. A name that can say nothing (nor can no
-         * name) is not resolved: its demangling is left to whatever shows the frame */
-        uint32_t b = 0;
-        if (sym && phases_native_may_say(sym->name.s)) {
-            tables_resolve_frame(s->r->t, st->frames[i], TABLES_FRAME_NATIVE, &f);
-            b = phases_acc_frame(&a, &f, memo);
-        }
+         * stays as it is; no symbol (which says nothing), until one comes */
+        uint32_t b = sym ? phases_acc_symbol(&a, s->r->t, st->frames[i], sym, memo) : 0;
         if (nsyms < UINT32_MAX - 1)
             phases_memo_keep_ip(memo, st->frames[i], b, sym ? 0 : (uint32_t)nsyms + 1);
     }
-    for (unsigned i = st->n_native; i < (unsigned)st->n_native + st->n_python; i++)
-        phases_acc_code(&a, s->r->t, st->frames[i], memo);
+    phases_acc_codes(&a, s->r->t, st->frames + st->n_native, st->n_python, memo);
     return phases_acc_end(&a);
 }
 
