@@ -25,6 +25,7 @@ typedef struct made_map {
 } made_map;
 typedef struct made_memo {
     made_map stacks, codes;
+    int scanned, none; /* none: no code object of the trace says anything (made_lookup) */
 } made_memo;
 
 /* made_slot: id's slot in m (sized for n ids on first use); NULL when there is none (out of
@@ -98,6 +99,17 @@ static uint32_t made_lookup(made_memo *mm, const tables *t, uint32_t id)
 {
     if (!id)
         return 0;
+    if (!mm->scanned) { /* each code object once: most traces have none of these (no stack's
+                         * frames need be read then) */
+        mm->scanned = mm->none = 1;
+        size_t pos = 0;
+        const tables_code *c;
+        while ((c = tables_code_next(t, &pos)) != NULL)
+            if (made_of_code(mm, t, c->code_id))
+                mm->none = 0;
+    }
+    if (mm->none)
+        return MADE_DONE;
     uint32_t *v = made_slot(&mm->stacks, tables_n_stacks(t), id);
     if (v && *v)
         return *v;
