@@ -91,8 +91,8 @@ int report_sites(report_ctx *c)
     size_t n = 0, hcap = 16;
     while (hcap < 2 * ngroups + 2)
         hcap *= 2;
-    report_site *s = calloc(ngroups + 1, sizeof *s);
-    uint32_t *slot = calloc(hcap, sizeof *slot); /* index + 1 into s, 0 = empty */
+    report_site *s = malloc((ngroups + 1) * sizeof *s); /* (each filled as it is first met) */
+    uint32_t *slot = calloc(hcap, sizeof *slot);        /* index + 1 into s, 0 = empty */
     /* per site, the stack that gave it the most bytes: its native op is the one named */
     struct biggest {
         uint64_t bytes;
@@ -120,8 +120,14 @@ int report_sites(report_ctx *c)
                                 !strcmp(s[slot[j] - 1].text, text)))
                 j = (j + 1) & (hcap - 1);
             if (!slot[j]) {
-                s[n].category = keys[i].category;
-                snprintf(s[n].text, sizeof s[n].text, "%s", text);
+                report_site *q = &s[n];
+                q->category = keys[i].category;
+                q->bytes = q->count = 0;
+                q->stack = 0;
+                q->native_done = 0;
+                q->native[0] = '\0';
+                _Static_assert(sizeof text == sizeof q->text, "a site's text is copied whole");
+                memcpy(q->text, text, strlen(text) + 1);
                 slot[j] = (uint32_t)++n;
             }
             cur = slot[j] - 1;
