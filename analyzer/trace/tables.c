@@ -267,6 +267,8 @@ static int add_code(tables *t, const reader_code *r)
     else if (!tables_copy_str(t, r->filename.p, r->filename.len, &e->filename) ||
              (!same && tables_map_put(&t->code_files, fk, e)))
         return -1;
+    else if (same)
+        t->files_apart = 1; /* two files with one key: this one is not in code_files */
     if (!tables_copy_str(t, r->qualname.p, r->qualname.len, &e->qualname) ||
         !tables_copy_str(t, r->linetable.p, r->linetable.len, &lt))
         return -1;

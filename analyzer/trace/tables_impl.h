@@ -41,6 +41,7 @@ struct tables {
      * that file: a name or file recorded again shares its strings (its demangling done once, and
      * what is worked out from a name or file can be kept by its pointer: phases.c) */
     map sym_names, code_files;
+    int files_apart; /* a code object's file is not in code_files (two files with one key) */
     map lines; /* code id -> its line table decoded (pylines_table), the first time it is read */
     plist thread_list, device_list, file_list;
     tables_process *process;

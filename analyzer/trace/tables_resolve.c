@@ -339,8 +339,25 @@ size_t tables_frame_text(const tables_frame *f, char *buf, size_t bufsz)
     return n < 0 ? 0 : (size_t)n;
 }
 
+/* some_file_has: whether a code object's file may contain part: 0 when none does (each file read
+ * once, by code_files, where one file's code objects are many), 1 when one may */
+static int some_file_has(const tables *t, const char *part)
+{
+    if (t->files_apart)
+        return 1;
+    const map *m = &t->code_files;
+    for (size_t i = 0; i < m->cap; i++) {
+        const tables_code *c = m->vals[i];
+        if (c && (!c->filename.s || strstr(c->filename.s, part)))
+            return 1;
+    }
+    return 0;
+}
+
 int tables_code_named(const tables *t, const char *file, const char *const *qualnames)
 {
+    if (!some_file_has(t, file))
+        return 0;
     const map *m = &t->codes;
     for (size_t i = 0; i < m->cap; i++) {
         const tables_code *c = m->vals[i];
@@ -369,6 +386,8 @@ int tables_code_find(const tables *t, const char *file_part, const char *qualnam
 {
     size_t pos = 0;
     const tables_code *c;
+    if (t && file_part && !some_file_has(t, file_part))
+        return 0;
     while (t && (c = tables_code_next(t, &pos))) {
         const char *f = c->filename.s ? c->filename.s : "", *q = c->qualname.s ? c->qualname.s : "";
         if (file_part && !strstr(f, file_part))
@@ -387,6 +406,11 @@ int tables_code_find(const tables *t, const char *file_part, const char *qualnam
 
 int tables_code_file_has(const tables *t, const char *const *needles)
 {
+    int may = 0;
+    for (const char *const *n = needles; *n && !may; n++)
+        may = some_file_has(t, *n);
+    if (!may)
+        return 0;
     const map *m = &t->codes;
     for (size_t i = 0; i < m->cap; i++) {
         const tables_code *c = m->vals[i];
