@@ -68,7 +68,7 @@ int tables_map_put(map *m, uint64_t key, void *val)
 {
     if ((m->n + 1) * 2 > m->cap) {
         size_t ncap = m->cap ? m->cap * 2 : 64;
-        uint64_t *nk = calloc(ncap, sizeof *nk);
+        uint64_t *nk = malloc(ncap * sizeof *nk); /* (a key is read only where its value is) */
         void **nv = calloc(ncap, sizeof *nv);
         if (!nk || !nv) {
             free(nk);
