@@ -225,6 +225,16 @@ static void test_inputs_and_seed(void **state)
     assert_int_equal(f.input, 1);
     f = PHASE_OF(native("at::_ops::randint_low::call(long, long)"), py("/w/train.py", "main"));
     assert_int_equal(f.input, 1);
+    /* a random operator named after another at::_ops:: of the name (a template's argument) */
+    f = PHASE_OF(native("c10::impl::wrap<at::_ops::mm::call, at::_ops::randint::call>(long)"),
+                 py("/w/train.py", "main"));
+    assert_int_equal(f.input, 1);
+    f = PHASE_OF(native("c10::impl::wrap<at::_ops::mm::call, at::_ops::normal_::call>(long)"),
+                 py("/w/train_unet.py", "main"));
+    assert_int_equal(f.input, 1);
+    f = PHASE_OF(native("c10::impl::wrap<at::_ops::mm::call, at::_ops::empty::call>(long)"),
+                 py("/w/train.py", "main"));
+    assert_int_equal(f.input, 0);
     f = PHASE_OF(native("at::_ops::randn::call(c10::ArrayRef<long>)"),
                  py("/w/model.py", "Net.__init__"), py("/w/train.py", "main"));
     assert_int_equal(f.input, 0);

@@ -42,10 +42,10 @@ static const char *const model_ops[] = {
     "silu",
 };
 
-/* model_op: fn is the dispatch frame of one of model_ops ("at::_ops::addmm::call(...)") */
-static int model_op(const char *fn)
+/* model_op: the dispatch frame's first at::_ops:: (at p, NULL: none) names one of model_ops
+ * ("at::_ops::addmm::call(...)") */
+static int model_op(const char *p)
 {
-    const char *p = strstr(fn, "at::_ops::");
     if (!p)
         return 0;
     p += strlen("at::_ops::");
@@ -64,13 +64,18 @@ uint32_t phases_native_bits(const char *fn)
              ? FB_LOSS
              : 0;
     b |= strstr(fn, "_to_copy") ? FB_TO_COPY : 0;
-    b |= strstr(fn, "at::_ops::") ? FB_OP : 0;
-    b |= model_op(fn) ? FB_MODEL_OP : 0;
-    b |= strstr(fn, "at::_ops::randint") || strstr(fn, "at::_ops::random_") ? FB_RAND : 0;
-    b |= strstr(fn, "at::_ops::randn") || strstr(fn, "at::_ops::rand_like") ||
-                 strstr(fn, "at::_ops::rand::") || strstr(fn, "at::_ops::normal")
-             ? FB_NOISE
-             : 0;
+    const char *op = strstr(fn, "at::_ops::");
+    b |= op ? FB_OP : 0;
+    b |= model_op(op) ? FB_MODEL_OP : 0;
+    /* the operator after each at::_ops:: of the name (its template arguments may hold more) */
+    for (const char *q = op; q; q = strstr(q + 1, "at::_ops::")) {
+        const char *o = q + strlen("at::_ops::");
+        b |= !strncmp(o, "randint", 7) || !strncmp(o, "random_", 7) ? FB_RAND : 0;
+        b |= !strncmp(o, "randn", 5) || !strncmp(o, "rand_like", 9) || !strncmp(o, "rand::", 6) ||
+                     !strncmp(o, "normal", 6)
+                 ? FB_NOISE
+                 : 0;
+    }
     b |= strstr(fn, "BlasHandle") || strstr(fn, "BlasLtWorkspace") || strstr(fn, "cublas")
              ? FB_WORKSPACE
              : 0;
