@@ -308,35 +308,81 @@ size_t tables_frame_label(tables *t, const tables_frame *f, char *buf, size_t bu
     return tables_frame_text(&g, buf, bufsz);
 }
 
+/* A frame's text as snprintf would write it, a piece at a time (snprintf's parsing of its format
+ * had been most of a report's naming of its sites): the text truncated to the buffer, always
+ * NUL-terminated, its whole length counted. */
+typedef struct text_out {
+    char *buf;
+    size_t size, n; /* n: the length of the whole text so far */
+} text_out;
+
+static void put_mem(text_out *o, const char *s, size_t len)
+{
+    if (o->n + 1 < o->size) {
+        size_t room = o->size - 1 - o->n;
+        memcpy(o->buf + o->n, s, len < room ? len : room);
+    }
+    o->n += len;
+}
+
+static void put_str(text_out *o, const char *s)
+{
+    put_mem(o, s, strlen(s));
+}
+
+static void put_num(text_out *o, unsigned long long v, unsigned base)
+{
+    char d[24];
+    size_t i = sizeof d;
+    do
+        d[--i] = "0123456789abcdef"[v % base];
+    while ((v /= base) != 0);
+    put_mem(o, d + i, sizeof d - i);
+}
+
+static void put_int(text_out *o, int v)
+{
+    if (v < 0)
+        put_mem(o, "-", 1);
+    put_num(o, v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v, 10);
+}
+
 size_t tables_frame_text(const tables_frame *f, char *buf, size_t bufsz)
 {
-    int n;
+    text_out o = {buf, bufsz, 0};
     if (f->kind == TABLES_FRAME_PYTHON) {
-        const char *file = f->code ? f->file : "?";
-        const char *fn = f->code ? f->function : "?";
+        put_str(&o, f->code ? f->file : "?");
+        put_mem(&o, ":", 1);
         if (f->line >= 0)
-            n = snprintf(buf, bufsz, "%s:%d %s", file, f->line, fn);
+            put_int(&o, f->line);
         else
-            n = snprintf(buf, bufsz, "%s:? %s", file, fn);
-    } else if (f->function[0] && f->module) {
-        n = snprintf(buf, bufsz, "%s+0x%llx (%s)", f->function, (unsigned long long)f->sym_offset,
-                     f->module->basename);
-    } else if (f->function[0]) {
-        n = snprintf(buf, bufsz, "%s+0x%llx", f->function, (unsigned long long)f->sym_offset);
-    } else if (f->module) {
-        n = snprintf(buf, bufsz, "%s+0x%llx", f->module->basename,
-                     (unsigned long long)f->module_offset);
+            put_mem(&o, "?", 1);
+        put_mem(&o, " ", 1);
+        put_str(&o, f->code ? f->function : "?");
+    } else if (f->function[0] || f->module) {
+        put_str(&o, f->function[0] ? f->function : f->module->basename);
+        put_mem(&o, "+0x", 3);
+        put_num(&o, f->function[0] ? f->sym_offset : f->module_offset, 16);
+        if (f->function[0] && f->module) {
+            put_mem(&o, " (", 2);
+            put_str(&o, f->module->basename);
+            put_mem(&o, ")", 1);
+        }
     } else {
-        n = snprintf(buf, bufsz, "0x%llx", (unsigned long long)f->ip);
+        put_mem(&o, "0x", 2);
+        put_num(&o, f->ip, 16);
     }
-    if (n >= 0 && f->kind == TABLES_FRAME_NATIVE && f->src_file && f->src_file[0]) {
-        size_t at = (size_t)n < bufsz ? (size_t)n : bufsz ? bufsz - 1 : 0;
-        int m = f->src_line > 0
-                    ? snprintf(buf + at, bufsz - at, " at %s:%d", f->src_file, f->src_line)
-                    : snprintf(buf + at, bufsz - at, " at %s", f->src_file);
-        n = m < 0 ? n : n + m;
+    if (f->kind == TABLES_FRAME_NATIVE && f->src_file && f->src_file[0]) {
+        put_mem(&o, " at ", 4);
+        put_str(&o, f->src_file);
+        if (f->src_line > 0) {
+            put_mem(&o, ":", 1);
+            put_int(&o, f->src_line);
+        }
     }
-    return n < 0 ? 0 : (size_t)n;
+    if (bufsz)
+        buf[o.n < bufsz ? o.n : bufsz - 1] = '\0';
+    return o.n;
 }
 
 /* some_file_has: whether a code object's file may contain part: 0 when none does (each file read
