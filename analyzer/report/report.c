@@ -99,12 +99,14 @@ static uint32_t made_lookup(made_memo *mm, const tables *t, uint32_t id)
 {
     if (!id)
         return 0;
-    if (!mm->scanned) { /* each code object once: most traces have none of these (no stack's
-                         * frames need be read then) */
+    if (!mm->scanned) { /* each file, else each code object once: most traces have none of
+                         * these (no stack's frames need be read then) */
+        static const char *const files[] = {PHASES_KV_CACHE_FILE, "/peft/", NULL};
         mm->scanned = mm->none = 1;
         size_t pos = 0;
         const tables_code *c;
-        while ((c = tables_code_next(t, &pos)) != NULL)
+        int may = tables_code_file_has(t, files) || recognize_ema_files(t);
+        while (may && (c = tables_code_next(t, &pos)) != NULL)
             if (made_of_code(mm, t, c->code_id))
                 mm->none = 0;
     }

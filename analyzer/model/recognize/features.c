@@ -53,6 +53,15 @@ int recognize_ema_code(const char *file, const char *qualname)
     return 0;
 }
 
+int recognize_ema_files(const tables *t)
+{
+    const char *files[N_EMA_CODE + 1];
+    for (size_t i = 0; i < N_EMA_CODE; i++)
+        files[i] = ema_code[i].file;
+    files[N_EMA_CODE] = NULL;
+    return tables_code_file_has(t, files);
+}
+
 const char *recognize_ema_words(int which)
 {
     return which >= 1 && (size_t)which <= N_EMA_CODE ? ema_code[which - 1].words : "";
@@ -134,7 +143,8 @@ static void recognize_ema(const recognize_input *in, int frames, run_recognition
     size_t pos = 0;
     const tables_code *c;
     int which = in->ema_which;
-    while (!which && in->t && (c = tables_code_next(in->t, &pos)))
+    int may = !which && in->t && recognize_ema_files(in->t); /* (each file once) */
+    while (may && !which && (c = tables_code_next(in->t, &pos)))
         which = recognize_ema_code(c->filename.s, c->qualname.s);
     char msg[200];
     out->ema_bytes = which ? in->ema_bytes : 0;

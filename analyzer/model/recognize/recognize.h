@@ -97,6 +97,9 @@ typedef enum feature_id {
  * (its tensors are the EMA's), 0 when none; recognize_ema_words: that entry's words ("" for 0). */
 int recognize_ema_code(const char *file, const char *qualname);
 const char *recognize_ema_words(int which);
+/* recognize_ema_files: whether a code object of t may be an EMA's (its file is a VT_EMA_CODE
+ * entry's): 0 when recognize_ema_code says 0 of every one. */
+int recognize_ema_files(const tables *t);
 
 /* What the recognizer reads. */
 typedef struct recognize_input {
