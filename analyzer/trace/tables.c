@@ -13,8 +13,9 @@
 
 #define ARENA_BLOCK (256u << 10)
 
-/* tables_arena_alloc: n zeroed bytes, 8-aligned, from *head's blocks; NULL when out of memory. */
-void *tables_arena_alloc(arena_block **head, size_t n)
+/* arena_take: n bytes, 8-aligned, from *head's blocks (zeroed when zero); NULL when out of
+ * memory. */
+static void *arena_take(arena_block **head, size_t n, int zero)
 {
     n = (n + 7) & ~(size_t)7;
     arena_block *b = *head;
@@ -29,7 +30,8 @@ void *tables_arena_alloc(arena_block **head, size_t n)
             nb->next = b->next;
             b->next = nb;
             nb->used = n;
-            memset(nb->data, 0, n);
+            if (zero)
+                memset(nb->data, 0, n);
             return nb->data;
         }
         nb->next = b;
@@ -37,8 +39,14 @@ void *tables_arena_alloc(arena_block **head, size_t n)
     }
     void *p = b->data + b->used;
     b->used += n;
-    memset(p, 0, n);
+    if (zero)
+        memset(p, 0, n);
     return p;
+}
+
+void *tables_arena_alloc(arena_block **head, size_t n)
+{
+    return arena_take(head, n, 1);
 }
 
 /* ---- hash map: u64 key -> pointer (NULL = empty slot) ------------------------------------ */
@@ -152,7 +160,8 @@ void tables_free(tables *t)
 /* copy_str: an arena copy of len bytes of s with a NUL after them; false on ENOMEM. */
 bool tables_copy_str(tables *t, const char *s, uint32_t len, tables_str *out)
 {
-    char *p = tables_arena_alloc(&t->arena, (size_t)len + 1);
+    char *p = arena_take(&t->arena, (size_t)len + 1,
+                         0); /* (its bytes and NUL written here; its padding is never read) */
     if (!p)
         return false;
     memcpy(p, s, len);
