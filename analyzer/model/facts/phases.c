@@ -374,7 +374,9 @@ static size_t ip_slot(uint64_t ip, size_t cap)
     return (size_t)((ip * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
 }
 
-int phases_acc_native(phases_acc *a, uint64_t ip, const phases_memo *m, size_t nsyms)
+/* acc_native: the native frame at ip, when m kept its bits and they hold with nsyms symbols in the
+ * tables: added to a, 1; else 0 */
+static inline int acc_native(phases_acc *a, uint64_t ip, const phases_memo *m, size_t nsyms)
 {
     if (!m->capip || !ip)
         return 0;
@@ -386,6 +388,14 @@ int phases_acc_native(phases_acc *a, uint64_t ip, const phases_memo *m, size_t n
             return 1;
         }
     return 0;
+}
+
+size_t phases_acc_natives(phases_acc *a, const uint64_t *ip, size_t i, size_t n,
+                          const phases_memo *m, size_t nsyms)
+{
+    while (i < n && acc_native(a, ip[i], m, nsyms))
+        i++;
+    return i;
 }
 
 void phases_memo_keep_ip(phases_memo *m, uint64_t ip, uint32_t bits, uint32_t until)

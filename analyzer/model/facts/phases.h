@@ -94,9 +94,11 @@ typedef struct phases_acc {
     }
 /* phases_acc_frame: adds f; its bits (what phases_memo_keep_ip keeps). */
 uint32_t phases_acc_frame(phases_acc *a, const tables_frame *f, phases_memo *m);
-/* phases_acc_native: the native frame at ip, when m kept its bits and they hold with nsyms symbols
- * in the tables: added to a, 1; else 0. */
-int phases_acc_native(phases_acc *a, uint64_t ip, const phases_memo *m, size_t nsyms);
+/* phases_acc_natives: adds the native frames at ip[i], ip[i + 1], ... up to n, while m kept their
+ * bits and they hold with nsyms symbols in the tables; the index of the first it did not (n:
+ * none). */
+size_t phases_acc_natives(phases_acc *a, const uint64_t *ip, size_t i, size_t n,
+                          const phases_memo *m, size_t nsyms);
 /* phases_acc_code: adds Python frame raw of t's (tables_code_frame: its qualname and file, as
  * phases need no line), its bits from m by its code id once its CODE record is known; its bits. */
 uint32_t phases_acc_code(phases_acc *a, const tables *t, uint64_t raw, phases_memo *m);

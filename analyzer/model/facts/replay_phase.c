@@ -69,9 +69,10 @@ static stack_facts raw_facts(state *s, uint32_t id)
     phases_memo *memo = &s->r->site_memo;
     phases_acc a = PHASES_ACC_INIT;
     size_t nsyms = tables_n_symbols(s->r->t);
-    for (unsigned i = 0; i < st->n_native; i++) {
-        if (phases_acc_native(&a, st->frames[i], memo, nsyms))
-            continue; /* a frame seen before, whose symbol is what it was */
+    /* (the frames seen before, whose symbols are what they were, passed in one call) */
+    for (size_t i = phases_acc_natives(&a, st->frames, 0, st->n_native, memo, nsyms);
+         i < st->n_native;
+         i = phases_acc_natives(&a, st->frames, i + 1, st->n_native, memo, nsyms)) {
         const tables_symbol *sym = tables_symbol_get(s->r->t, st->frames[i]);
         if (sym && !sym->name.len && !sym->symbolized && sym->module_id &&
             tables_module_names(s->r->t, sym->module_id) >= SYMBOLIZE_OK) {
