@@ -396,9 +396,8 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
             count++;
             livemap_prefetch_h(&s->live, p->hash);
             if (torch_tensor(p))
-                blocks_prefetch(&s->blocks, ev->addr);    /* PyTorch's blocks too */
-            if (ev->stack_id && ev->stack_id < s->nfacts) /* and the facts of its stack */
-                __builtin_prefetch(&s->facts[ev->stack_id]);
+                blocks_prefetch(&s->blocks, ev->addr); /* PyTorch's blocks too */
+            replay_prefetch_stack(s, ev->stack_id);    /* and what its stack says, and holds */
             if (p->is_alloc && s->szm) /* and what its size says (its category's key) */
                 __builtin_prefetch(replay_size_memo(s, ev->size));
             if (count > RING / 2) { /* its index slot is in cache by now: a freed entry next */

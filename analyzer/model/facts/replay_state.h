@@ -240,6 +240,17 @@ static inline int replay_stack_kv(const state *s, uint32_t id)
     return id < s->nfacts && s->facts[id].f.phase != 255 && s->facts[id].f.kv;
 }
 
+/* replay_prefetch_stack: stack id's facts and its bytes across steps (growth.h) on their way to
+ * the cache (run_pass's read ahead of an allocation; a free's record names no stack): the load of
+ * its growth entry, at every allocation, had been a cache miss, 5 % of a default-mode replay's
+ * samples (2.6 % after) */
+static inline __attribute__((always_inline)) void replay_prefetch_stack(const state *s, uint32_t id)
+{
+    if (id && id < s->nfacts)
+        __builtin_prefetch(&s->facts[id]);
+    growth_prefetch(&s->r->growth, id);
+}
+
 /* replay_kv_alloc / replay_kv_free: a tensor e enters / leaves the live set of a trace with a KV
  * cache (kv_on; backward: freed by the autograd engine): the cache's share, and the tensors'
  * largest without it, follow */
