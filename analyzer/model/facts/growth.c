@@ -77,15 +77,17 @@ static void runs(growth *g, uint32_t step)
         s->last = v;
         /* a run ends where its bytes fall back, beyond a tenth of what it gained (a step's own
          * tensors at the moment it ended; a run that ended inside a step) */
-        /* (selects, not branches: whether a stack's bytes rose or fell is the data itself, and
-         * a run with many stacks changing each step mispredicted them half the time) */
+        /* (masks, not branches: whether a stack's bytes rose or fell is the data itself, and
+         * a run with many stacks changing each step mispredicted them half the time; GCC made
+         * the selects written as ?: two branches again) */
         unsigned restart =
             (s->run_start == 0) | ((v < last) & ((last - v) * 10 > last - s->run_bytes));
         unsigned up = !restart & (v > last);
-        s->run_start = restart ? step : s->run_start;
-        s->run_bytes = restart ? v : s->run_bytes;
-        s->n_up = restart ? 0 : s->n_up + up;
-        s->last_up = up ? step : s->last_up;
+        uint32_t keep = restart - 1u, mark = 0u - up; /* all ones: go on; all ones: it rose */
+        s->run_start = (s->run_start & keep) | (step & ~keep);
+        s->run_bytes = (s->run_bytes & (0ull - (restart ^ 1u))) | (v & (0ull - restart));
+        s->n_up = (s->n_up + up) & keep;
+        s->last_up = (s->last_up & ~mark) | (step & mark);
     }
     g->ndirty = 0;
 }
