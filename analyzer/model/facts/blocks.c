@@ -473,16 +473,17 @@ void blocks_prefetch_seg(const blocks *b, uint64_t addr)
         __builtin_prefetch(&b->segs[k]);
 }
 
-void blocks_prefetch_starts(const blocks *b, uint64_t addr)
+size_t blocks_prefetch_starts(const blocks *b, uint64_t addr)
 {
     size_t k = near_at(b, addr);
     if (k == SIZE_MAX || !b->segs[k].n)
-        return;
+        return k;
     /* its list's lines (a search touches several: four blocks to a line), up to eight */
     const char *p = (const char *)b->segs[k].blk,
                *e = (const char *)(b->segs[k].blk + b->segs[k].n);
     for (int i = 0; i < 8 && p < e; i++, p += 64)
         __builtin_prefetch(p);
+    return k;
 }
 
 /* A live block's size with BLOCK_REQUESTED set: its free was requested, its bytes already out of

@@ -168,9 +168,19 @@ uint64_t blocks_free(blocks *b, uint64_t addr);
 uint64_t blocks_free_request(blocks *b, uint64_t addr);
 /* blocks_prefetch: the hint of addr's segment on its way to the cache (a read ahead; below);
  * blocks_prefetch_seg, some events later: the segment the hint names; blocks_prefetch_starts,
- * later still: that segment's list of blocks. */
+ * later still: that segment's list of blocks, and the segment's index (SIZE_MAX: none) for
+ * blocks_hint when the tensor comes. */
 void blocks_prefetch_seg(const blocks *b, uint64_t addr);
-void blocks_prefetch_starts(const blocks *b, uint64_t addr);
+size_t blocks_prefetch_starts(const blocks *b, uint64_t addr);
+/* blocks_hint: the next tensor's segment is segs[k] (blocks_prefetch_starts's, some events ago;
+ * SIZE_MAX: not known): looked at first (any index is safe: checked before use; a segment added
+ * or removed since may have moved it). Where tensors alternate between segments, the segment
+ * found last was the wrong one for half of them: a search each, and a mispredicted branch. */
+static inline void blocks_hint(blocks *b, size_t k)
+{
+    if (k != SIZE_MAX)
+        b->last_seg = k;
+}
 /* blocks_many_segs: so many segments that their hints, entries and lists of blocks miss the cache
  * (the replay then prefetches a tensor's in stages; with fewer, the stages cost more than they
  * save: 3 % more instructions on a real trace of 270 segments) */

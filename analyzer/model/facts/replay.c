@@ -22,14 +22,6 @@ static inline uint8_t cast_flags(state *s, uint8_t loss, uint8_t ph, uint64_t si
     return casts_input(&s->wcopy, copy_sized, size) ? (uint8_t)(loss & ~EF_TO_COPY) : loss;
 }
 
-/* first_forward_copy: an allocation of the run's first forward (phase ph, flags loss, size
- * bytes) that is autocast's 16-bit copy of a weight (classify.c's rule) */
-static inline int first_forward_copy(const state *s, uint8_t loss, uint8_t ph, uint64_t size)
-{
-    return (loss & (EF_TO_COPY | EF_ATTENTION)) == EF_TO_COPY && ph == PHASE_FORWARD && !s->bwd &&
-           !s->iter && (replay_size_bits(s, size) & 2);
-}
-
 /* oom_begins: an out-of-memory error in phase ph: in a frozen first forward? (frozen_oom) */
 static void oom_begins(state *s, uint8_t ph)
 {
@@ -278,12 +270,14 @@ static __attribute__((noinline)) void apply_one_call(state *s, int is_alloc, con
     apply_one(s, is_alloc, ev, ot, info, slot);
 }
 
-/* apply_special: an event of an API with more to it (AP_SPECIAL). A physical handle counts from
- * its first map (replay_vmm.c): its creation is held, and applied (with its own stack) when the
- * map comes, before the map. */
+/* apply_special: an event of an API with more to it (AP_SPECIAL; seg: its blocks_hint). A
+ * physical handle counts from its first map (replay_vmm.c): its creation is held, and applied
+ * (with its own stack) when the map comes, before the map. */
 static __attribute__((noinline)) void apply_special(state *s, int is_alloc, const reader_event *ev,
-                                                    oom_track *ot, unsigned info, uint64_t slot)
+                                                    oom_track *ot, unsigned info, uint64_t slot,
+                                                    size_t seg)
 {
+    blocks_hint(&s->blocks, seg);
     if (!ev->failed && is_alloc && ev->api == VT_API_cuMemCreate && ev->addr &&
         !replay_vmm_hold(s, ev))
         return;
@@ -302,15 +296,16 @@ static __attribute__((noinline)) void apply_special(state *s, int is_alloc, cons
     apply_one(s, is_alloc, ev, ot, info, slot); /* (inline: every tensor of PyTorch's tracker) */
 }
 
-/* apply_event: one event (its api's apinfo, the index slot run_pass saw it at). */
+/* apply_event: one event (its api's apinfo, the index slot run_pass saw it at, its segment). */
 static inline __attribute__((always_inline)) void apply_event(state *s, int is_alloc,
                                                               const reader_event *ev, oom_track *ot,
-                                                              unsigned info, uint64_t slot)
+                                                              unsigned info, uint64_t slot,
+                                                              size_t seg)
 {
     if (__builtin_expect(!(info & AP_SPECIAL), 1))
         apply_one(s, is_alloc, ev, ot, info, slot);
     else
-        apply_special(s, is_alloc, ev, ot, info, slot);
+        apply_special(s, is_alloc, ev, ot, info, slot, seg);
 }
 
 /* an event read ahead (run_pass's ring): the event alone, decoded in place, not its whole
@@ -318,7 +313,7 @@ static inline __attribute__((always_inline)) void apply_event(state *s, int is_a
 struct pending {
     reader_event ev;
     uint64_t event, hash; /* hash: livemap_mix of its key, computed once */
-    uint64_t slot;        /* its index slot when last looked at (~0: not yet) */
+    uint64_t slot, seg;   /* its index slot when last looked at (~0: not yet), its blocks_hint */
     unsigned info;        /* s->apinfo[its api] */
     int is_alloc;         /* an ALLOC record (else a FREE) */
     int join; /* a snapshot's join record (state.join_left): CATPEAKS_F_JOIN, _JOIN_END the last */
@@ -339,7 +334,7 @@ static inline __attribute__((always_inline)) void drain(state *s, const struct p
     s->event = p->event;
     s->hash = p->hash;
     s->joining = p->join;
-    apply_event(s, p->is_alloc, &p->ev, ot, p->info, p->slot);
+    apply_event(s, p->is_alloc, &p->ev, ot, p->info, p->slot, p->seg);
     replay_cats_sweep(s);
 }
 
@@ -390,7 +385,7 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
             p->event = ++seq;
             p->info = s->apinfo[ev->api];
             p->hash = livemap_mix(ev->addr, AP_SPACE(p->info));
-            p->slot = ~(uint64_t)0;
+            p->slot = ~(uint64_t)0, p->seg = SIZE_MAX;
             if ((p->join = __builtin_expect(s->join_left > 0, 0)) != 0) /* (a join: rare) */
                 p->join = --s->join_left ? CATPEAKS_F_JOIN : CATPEAKS_F_JOIN_END;
             count++;
@@ -414,7 +409,7 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
                     blocks_prefetch_seg(&s->blocks, h->ev.addr);
                 h = &ring[(head + RING / 4) % RING];
                 if (torch_tensor(h))
-                    blocks_prefetch_starts(&s->blocks, h->ev.addr);
+                    h->seg = blocks_prefetch_starts(&s->blocks, h->ev.addr);
             }
             if (replay_progress && r->file_bytes >= PROGRESS_MIN_BYTES && !(seq & ((1u << 22) - 1)))
                 fprintf(stderr, "\rvramtrace: %s: %3d %%", r->path,

@@ -360,6 +360,14 @@ static inline unsigned replay_size_bits(const state *s, uint64_t size)
         return m[1].bits;
     return replay_size_bits_slow(s, size);
 }
+/* first_forward_copy: an allocation of the run's first forward (phase ph, flags loss, size
+ * bytes) that is autocast's 16-bit copy of a weight (classify.c's rule) */
+static inline int first_forward_copy(const state *s, uint8_t loss, uint8_t ph, uint64_t size)
+{
+    return (loss & (EF_TO_COPY | EF_ATTENTION)) == EF_TO_COPY && ph == PHASE_FORWARD && !s->bwd &&
+           !s->iter && (replay_size_bits(s, size) & 2);
+}
+
 /* replay_item: the snapshot item of a live entry (not freed). replay_input: what the rules of
  * classify.c see of one item, now. */
 live_item replay_item(const livemap_entry *e);
