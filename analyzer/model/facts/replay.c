@@ -555,7 +555,6 @@ static int replay_reader(const char *path, reader *rd, replay_result *out, char 
     blocks_free_all(&s.blocks);
     livemap_free(&s.live);
     free(s.facts);
-    phases_memo_free(&s.memo);
     free(s.kept);
     free(s.pend);
     free(s.half);

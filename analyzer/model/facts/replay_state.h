@@ -49,7 +49,6 @@ typedef struct state {
         stack_facts f; /* phase 255 = not computed */
         uint8_t ef;    /* EF_LOSS | EF_TO_COPY | EF_WORKSPACE | EF_ATTENTION | EF_INPUT of it */
     } * facts;         /* by stack id */
-    phases_memo memo;  /* what each code object / symbol of the stacks said */
     uint32_t nfacts;
     uint64_t level[5];
     uint8_t thread_phase[1024];
