@@ -355,19 +355,19 @@ for line in open(sys.argv[1]):
                 f.get("buffer_elements", 0) / 1e6:
             bad.append("%s: the measurement's %s M parameter elements, the program's %d" %
                        (t, said.group(1), f["params"]))
-        # nor the shapes: the copy's embedding is no untied head of GPT-2's (tied), its norms no
-        # more of them in each block (6 d-sized tensors a block, 2 after: GPT-2's biases)
+        # nor the shapes: the copy's embedding is no untied head of GPT-2's (tied), its norms no more
+        # of them in each block (6 d-sized tensors a block, 2 after: biases), its blocks no 2nd model
         if f["family"] == "gpt2":
             if inf["untied_head"]["value"] != 0:
                 bad.append("%s: %s, GPT-2's head is tied" % (t, inf["untied_head"]["where"]))
-            if "(%d norm weights" % (6 * f["layers"] + 2) not in inf["n_embd"]["where"]:
-                bad.append("%s: %s" % (t, inf["n_embd"]["where"]))
+            for k, w in (("n_embd", "(%d norm weights" % (6 * f["layers"] + 2)), ("n_layer", "")):
+                if w not in inf[k]["where"] or "two models" in inf[k]["where"]:
+                    bad.append("%s: %s" % (t, inf[k]["where"]))
         said = [l for l in text.splitlines() if "parameters:" in l or "live at the OOM" in l or
                 l.lstrip().startswith("trainable ")]
         for l in said:
             if "EMA copy" not in l:
-                bad.append("%s: a sentence of the parameters without their EMA copy: %s" %
-                           (t, l.strip()))
+                bad.append("%s: a sentence of the parameters without their EMA copy: %s" % (t, l.strip()))
         if len(said) < 1 + f["oom"]:
             bad.append("%s: the parameters' sentences not found: %s" % (t, said))
         if "frozen" in text.replace("the rest not trained: frozen parameters, buffers", ""):

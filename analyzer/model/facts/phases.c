@@ -323,6 +323,15 @@ static void keep_code(phases_memo *m, const tables *t, uint32_t code_id, uint32_
     m->code_bits[code_id] = b | PHASES_CODE_KEPT;
 }
 
+/* kept_bits: the bits keep_code kept for code_id into *b, 1; 0 when it kept none */
+static inline int kept_bits(const phases_memo *m, uint32_t code_id, uint32_t *b)
+{
+    if (code_id >= m->ncode || !(m->code_bits[code_id] & PHASES_CODE_KEPT))
+        return 0;
+    *b = m->code_bits[code_id] & ~PHASES_CODE_KEPT;
+    return 1;
+}
+
 uint32_t phases_acc_symbol(phases_acc *a, const tables *t, uint64_t ip, const tables_symbol *sym,
                            phases_memo *m)
 {
@@ -345,9 +354,9 @@ uint32_t phases_acc_symbol(phases_acc *a, const tables *t, uint64_t ip, const ta
 void phases_acc_codes(phases_acc *a, const tables *t, const uint64_t *raw, size_t n, phases_memo *m)
 {
     for (size_t i = 0; i < n; i++) {
-        uint32_t code_id = VT_PYFRAME_CODE(raw[i]);
-        if (code_id < m->ncode && (m->code_bits[code_id] & PHASES_CODE_KEPT))
-            acc_bits(a, m->code_bits[code_id] & ~PHASES_CODE_KEPT, 1);
+        uint32_t b;
+        if (kept_bits(m, VT_PYFRAME_CODE(raw[i]), &b))
+            acc_bits(a, b, 1);
         else
             phases_acc_code(a, t, raw[i], m);
     }
@@ -356,9 +365,7 @@ void phases_acc_codes(phases_acc *a, const tables *t, const uint64_t *raw, size_
 uint32_t phases_acc_code(phases_acc *a, const tables *t, uint64_t raw, phases_memo *m)
 {
     uint32_t b, code_id = VT_PYFRAME_CODE(raw);
-    if (code_id < m->ncode && (m->code_bits[code_id] & PHASES_CODE_KEPT)) {
-        b = m->code_bits[code_id] & ~PHASES_CODE_KEPT;
-    } else {
+    if (!kept_bits(m, code_id, &b)) {
         tables_frame f;
         tables_code_frame(t, raw, &f);
         b = frame_bits(&f, m);
