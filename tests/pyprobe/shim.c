@@ -40,17 +40,19 @@ void *vt__real_dlsym(void *handle, const char *name)
     return dlsym(handle, name);
 }
 
-/* vt__thread_role: stand-in for core/thread.c: autograd by the thread's name (set before the
- * thread's first capture). */
-int vt__thread_role(void)
+/* vt__thread_register: stand-in for core/thread.c, whose registration thread.h's inline
+ * vt__thread_role reads (vt__t_self): autograd by the thread's name (set before the thread's
+ * first capture); no THREAD record. */
+__thread vt__thread_self vt__t_self;
+_Atomic uint32_t vt__thread_generation = 1;
+uint32_t vt__thread_register(void)
 {
-    static __thread int role = -1; /* cached per thread, as core/thread.c does */
-    if (role < 0) {
-        char name[17] = {0};
-        prctl(PR_GET_NAME, name, 0, 0, 0);
-        role = strncmp(name, "pt_autograd_", 12) == 0 ? VT_ROLE_AUTOGRAD : VT_ROLE_OTHER;
-    }
-    return role;
+    char name[17] = {0};
+    prctl(PR_GET_NAME, name, 0, 0, 0);
+    vt__t_self.role = strncmp(name, "pt_autograd_", 12) == 0 ? VT_ROLE_AUTOGRAD : VT_ROLE_OTHER;
+    vt__t_self.index = 1;
+    vt__t_self.generation = atomic_load(&vt__thread_generation);
+    return 0;
 }
 
 /* vt__write: stand-in for writer.c: keeps the PYINFO record. */
