@@ -105,7 +105,7 @@ static inline void growth_mark(growth *g, uint32_t stack)
 }
 
 /* growth_prefetch: stack's entry on its way to the cache (a read ahead: the replay's ring), both
- * of its lines where it spans two (48 bytes: one in four does) */
+ * of its lines where it spans two (48 bytes from a 16-aligned start: every other one does) */
 static inline __attribute__((always_inline)) void growth_prefetch(const growth *g, uint32_t stack)
 {
     if (stack < g->nst) {
