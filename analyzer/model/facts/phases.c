@@ -122,37 +122,57 @@ static size_t ptr_slot(const void *key, size_t cap)
     return (size_t)(((uint64_t)(uintptr_t)key * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
 }
 
+/* memo_get / memo_put: the bits m keeps by key (a code object, a symbol, a name, a file: the
+ * tables' records and strings, each its own address); out of memory keeps nothing */
+static int memo_get(const phases_memo *m, const void *key, uint32_t *bits)
+{
+    if (!m->cap)
+        return 0;
+    for (size_t j = ptr_slot(key, m->cap); m->e[j].key; j = (j + 1) & (m->cap - 1))
+        if (m->e[j].key == key) {
+            *bits = m->e[j].bits;
+            return 1;
+        }
+    return 0;
+}
+
+static void memo_put(phases_memo *m, const void *key, uint32_t b)
+{
+    if ((m->n + 1) * 2 > m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 1024;
+        struct phases_memo_entry *n = calloc(cap, sizeof *n);
+        if (!n)
+            return;
+        for (size_t i = 0; i < m->cap; i++) {
+            if (!m->e[i].key)
+                continue;
+            size_t k = ptr_slot(m->e[i].key, cap);
+            while (n[k].key)
+                k = (k + 1) & (cap - 1);
+            n[k] = m->e[i];
+        }
+        free(m->e);
+        m->e = n;
+        m->cap = cap;
+    }
+    size_t j = ptr_slot(key, m->cap);
+    while (m->e[j].key)
+        j = (j + 1) & (m->cap - 1);
+    m->e[j].key = key;
+    m->e[j].bits = b;
+    m->n++;
+}
+
 /* file_bits: file_facts of file, kept in m by the file's pointer (the tables keep a file's name
  * once for all its code objects: tables.c) */
 static uint32_t file_bits(const char *file, phases_memo *m)
 {
-    if (!m)
-        return file_facts(file);
-    if (m->capfile)
-        for (size_t j = ptr_slot(file, m->capfile); m->file[j].file; j = (j + 1) & (m->capfile - 1))
-            if (m->file[j].file == file)
-                return m->file[j].bits;
-    uint32_t b = file_facts(file);
-    if ((m->nfile + 1) * 2 > m->capfile) {
-        size_t cap = m->capfile ? m->capfile * 2 : 256;
-        struct phases_file_entry *n = calloc(cap, sizeof *n);
-        if (!n)
-            return b;
-        for (size_t i = 0; i < m->capfile; i++)
-            if (m->file[i].file) {
-                size_t k = ptr_slot(m->file[i].file, cap);
-                while (n[k].file)
-                    k = (k + 1) & (cap - 1);
-                n[k] = m->file[i];
-            }
-        free(m->file);
-        m->file = n, m->capfile = cap;
-    }
-    size_t j = ptr_slot(file, m->capfile);
-    while (m->file[j].file)
-        j = (j + 1) & (m->capfile - 1);
-    m->file[j].file = file, m->file[j].bits = b;
-    m->nfile++;
+    uint32_t b;
+    if (m && memo_get(m, file, &b))
+        return b;
+    b = file_facts(file);
+    if (m)
+        memo_put(m, file, b);
     return b;
 }
 
@@ -213,47 +233,6 @@ static uint32_t python_bits(const char *fn, const char *file, phases_memo *m)
     b |= in(last, loss_fns) ? FB_LOSS : 0;
     b |= !(b & FB_TORCH_FILE) && !(b & FB_OPT) ? FB_FOREIGN : 0;
     return b;
-}
-
-/* memo_get / memo_put: the bits m keeps by key (a code object, a symbol, a name: the tables'
- * records and strings); out of memory keeps nothing */
-static int memo_get(const phases_memo *m, const void *key, uint32_t *bits)
-{
-    if (!m->cap)
-        return 0;
-    for (size_t j = ptr_slot(key, m->cap); m->e[j].key; j = (j + 1) & (m->cap - 1))
-        if (m->e[j].key == key) {
-            *bits = m->e[j].bits;
-            return 1;
-        }
-    return 0;
-}
-
-static void memo_put(phases_memo *m, const void *key, uint32_t b)
-{
-    if ((m->n + 1) * 2 > m->cap) {
-        size_t cap = m->cap ? m->cap * 2 : 1024;
-        struct phases_memo_entry *n = calloc(cap, sizeof *n);
-        if (!n)
-            return;
-        for (size_t i = 0; i < m->cap; i++) {
-            if (!m->e[i].key)
-                continue;
-            size_t k = ptr_slot(m->e[i].key, cap);
-            while (n[k].key)
-                k = (k + 1) & (cap - 1);
-            n[k] = m->e[i];
-        }
-        free(m->e);
-        m->e = n;
-        m->cap = cap;
-    }
-    size_t j = ptr_slot(key, m->cap);
-    while (m->e[j].key)
-        j = (j + 1) & (m->cap - 1);
-    m->e[j].key = key;
-    m->e[j].bits = b;
-    m->n++;
 }
 
 /* frame_bits: the bits of frame f, from the memo when it has them (keyed by the code object or
@@ -489,7 +468,6 @@ void phases_memo_free(phases_memo *m)
     free(m->e);
     free(m->ip);
     free(m->code_bits);
-    free(m->file);
     memset(m, 0, sizeof *m);
 }
 

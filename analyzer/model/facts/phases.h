@@ -70,11 +70,6 @@ typedef struct phases_memo {
     uint32_t *code_bits; /* a Python frame's bits by its code id, PHASES_CODE_KEPT set once kept
                           * (phases_acc_code: the ids are a trace's own count, 1, 2, ...) */
     size_t ncode;
-    struct phases_file_entry { /* what a Python file's name says, by the tables' string */
-        const char *file;
-        uint32_t bits;
-    } * file;
-    size_t nfile, capfile;
 } phases_memo;
 /* phases_of_stack_memo: phases_of_stack, each frame's part looked up in / added to m. */
 stack_facts phases_of_stack_memo(const tables_frame *frames, size_t n, phases_memo *m);
