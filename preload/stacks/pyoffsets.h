@@ -146,6 +146,35 @@ static const vt__pyoffsets vt__pyoff_312 = {
     .owner_cstack = 3,
 };
 
+/* 3.13.x as vt__pyoff_from_debug313 reads it from a default build's _PyRuntime: the walk
+ * takes these as constants when the running interpreter's are the same (pyframes.c; the
+ * probe derives them from 3.13's own headers), its own offsets otherwise */
+static const vt__pyoffsets vt__pyoff_313 = {
+    .minor = 13,
+    .ts_frame = 72,
+    .cframe_current = VT__PYOFF_NONE,
+    .fr_previous = 8,
+    .fr_code = 0,
+    .fr_instr = 56,
+    .fr_owner = 70,
+    .co_size = 16,
+    .co_filename = 112,
+    .co_name = 128,
+    .co_firstlineno = 68,
+    .co_linetable = 136,
+    .co_code = 200,
+    .co_firsttraceable = VT__PYOFF_NONE,
+    .bytes_size = 16,
+    .bytes_sval = 32,
+    .uni_state = 32,
+    .uni_length = 16,
+    .uni_ascii_size = 40,
+    .uni_compact_size = 56,
+    .ob_type = 8,
+    .owner_generator = 1,
+    .owner_cstack = 3,
+};
+
 /* ---- 3.13: _Py_DebugOffsets, the first member of _PyRuntime ------------------------------
  * Our own mirror of the 3.13 layout (all u64 after an 8-byte cookie); probe.c checks every
  * member we read against the real struct. Later versions changed this layout: 3.13 only. */

@@ -73,8 +73,11 @@ def compare(tag, exp, buf, n):
         got = (file, qual, line_of(code, off), first, table)
         if want != got:
             fail(f"{tag} frame {i}: want {want[:4]} got {got[:4]} (tables equal: {want[4] == got[4]})")
-        prev = seen_ids.setdefault(cid, (code.co_filename, qualname(code)))
-        if prev != (code.co_filename, qualname(code)):
+        # copies of the strings: a reference kept here would keep a dead code object's name
+        # alive, and its address from coming back (renamed() below)
+        key = tuple((x + "\0")[:-1] for x in (code.co_filename, qualname(code)))
+        prev = seen_ids.setdefault(cid, key)
+        if prev != key:
             fail(f"{tag} frame {i}: code id {cid} stands for {prev} and for {qualname(code)}")
 
 
@@ -155,6 +158,24 @@ def recycled(i):
     return r
 
 
+renamed_addrs = []  # (code, name) addresses of the renamed code objects
+
+
+def renamed(i):
+    # names of one length, one after the other: from 3.11 on both the code object's and its
+    # name's addresses come back, the name's characters alone tell the next one from the dead
+    name = f"fn_{i:04d}"
+    changes = {"co_name": name}
+    if hasattr(template.__code__, "co_qualname"):
+        changes["co_qualname"] = name
+    co = template.__code__.replace(**changes)
+    fn = types.FunctionType(co, globals())
+    renamed_addrs.append((id(co), id(name)))
+    r = fn(f"renamed-{i}")
+    del fn, co, name, changes
+    return r
+
+
 def thread_body(tag, rounds, results):
     try:
         for r in range(rounds):
@@ -194,6 +215,12 @@ def main():
     # before the next code object is made; from 3.11 on the address comes back every time.
     if reused == 0 and sys.version_info >= (3, 11):
         fail("no code object address was reused: the reuse case was not exercised")
+    for i in range(30):
+        renamed(i)
+    reused = len(renamed_addrs) - len(set(renamed_addrs))
+    print(f"renamed code objects: {reused} of 30 at their name's reused address too", flush=True)
+    if reused == 0 and sys.version_info >= (3, 11):
+        fail("no code object came back with its name's address: that case was not exercised")
 
     # the autograd hand-over: a C thread named pt_autograd_0 gets this stack
     last, n = outer("before-backward")
