@@ -24,17 +24,27 @@
 #define MAX_PY 128
 #define STACK_LIMIT (1u << 22) /* distinct stacks kept; past it events carry id 0 */
 
-/* ---- the intern table: open addressing over entries in growing arrays ------------------- */
+/* ---- the intern table: open addressing, lock-free lookups, inserts under g_lock ---------
+ * An entry is published by its hash (stored last, release); a table, once full, is copied into
+ * one twice its size and kept (older) until a fork child empties them all: a lookup that began
+ * in it still reads live memory. What a lookup does not find is looked up again and added
+ * under g_lock. */
 typedef struct stack_entry {
-    uint64_t hash;
-    uint64_t *frames; /* n_native + n_python */
+    _Atomic uint64_t hash; /* 0: empty */
+    uint64_t *frames;      /* n_native + n_python */
     uint32_t id;
     uint16_t n_native, n_python;
 } stack_entry;
 
+typedef struct stack_table {
+    uint32_t cap;              /* a power of two */
+    struct stack_table *older; /* the table it replaced */
+    stack_entry e[];
+} stack_table;
+
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static stack_entry *g_tab;
-static uint32_t g_cap, g_count;
+static _Atomic(stack_table *) g_tab;
+static uint32_t g_count; /* under g_lock */
 
 /* ip set: addresses that already have a SYMBOL record; module bases with a MODULE record */
 static uint64_t *g_ips;
@@ -81,24 +91,47 @@ static uint64_t hash_frames(const uint64_t *f, int n, int np)
     return h | 1; /* 0 marks an empty slot */
 }
 
+/* grow_table: the table replaced by one twice its size (under g_lock) */
 static int grow_table(void)
 {
-    uint32_t ncap = g_cap ? g_cap * 2 : 1u << 12;
-    stack_entry *nt = calloc(ncap, sizeof *nt);
+    stack_table *t = atomic_load_explicit(&g_tab, memory_order_relaxed);
+    uint32_t ncap = t ? t->cap * 2 : 1u << 12;
+    stack_table *nt = calloc(1, sizeof *nt + (size_t)ncap * sizeof nt->e[0]);
     if (!nt)
         return -1;
-    for (uint32_t i = 0; i < g_cap; i++) {
-        if (!g_tab[i].hash)
+    nt->cap = ncap;
+    nt->older = t;
+    for (uint32_t i = 0; t && i < t->cap; i++) {
+        uint64_t h = atomic_load_explicit(&t->e[i].hash, memory_order_relaxed);
+        if (!h)
             continue;
-        uint32_t j = (uint32_t)g_tab[i].hash & (ncap - 1);
-        while (nt[j].hash)
+        uint32_t j = (uint32_t)h & (ncap - 1);
+        while (atomic_load_explicit(&nt->e[j].hash, memory_order_relaxed))
             j = (j + 1) & (ncap - 1);
-        nt[j] = g_tab[i];
+        nt->e[j].frames = t->e[i].frames;
+        nt->e[j].id = t->e[i].id;
+        nt->e[j].n_native = t->e[i].n_native;
+        nt->e[j].n_python = t->e[i].n_python;
+        atomic_store_explicit(&nt->e[j].hash, h, memory_order_relaxed);
     }
-    free(g_tab);
-    g_tab = nt;
-    g_cap = ncap;
+    atomic_store_explicit(&g_tab, nt, memory_order_release); /* (its entries with it) */
     return 0;
+}
+
+/* lookup: the id of frames (hash h) in t, 0 if it has none (no lock: see the table's comment) */
+static uint32_t lookup(const stack_table *t, uint64_t h, const uint64_t *frames, int n, int np)
+{
+    if (!t)
+        return 0;
+    for (uint32_t j = (uint32_t)h & (t->cap - 1);; j = (j + 1) & (t->cap - 1)) {
+        const stack_entry *e = &t->e[j];
+        uint64_t eh = atomic_load_explicit(&e->hash, memory_order_acquire);
+        if (!eh)
+            return 0;
+        if (eh == h && e->n_native == n && e->n_python == np &&
+            !memcmp(e->frames, frames, (size_t)(n + np) * 8))
+            return e->id;
+    }
 }
 
 /* ip_seen_or_add: 1 if ip already had its SYMBOL record; else adds it and returns 0. */
@@ -181,20 +214,17 @@ static void write_symbol(uint64_t ip)
 uint32_t vt__stack_intern(const uint64_t *frames, int n, int np)
 {
     uint64_t h = hash_frames(frames, n, np);
+    uint32_t id = lookup(atomic_load_explicit(&g_tab, memory_order_acquire), h, frames, n, np);
+    if (id)
+        return id;
     size_t bytes = (size_t)(n + np) * 8;
     pthread_mutex_lock(&g_lock);
-    uint32_t id = 0;
-    if (g_cap) {
-        for (uint32_t j = (uint32_t)h & (g_cap - 1); g_tab[j].hash; j = (j + 1) & (g_cap - 1)) {
-            stack_entry *e = &g_tab[j];
-            if (e->hash == h && e->n_native == n && e->n_python == np &&
-                !memcmp(e->frames, frames, bytes)) {
-                id = e->id;
-                goto out;
-            }
-        }
-    }
-    if (g_count >= STACK_LIMIT || ((g_count + 1) * 4 >= g_cap * 3 && grow_table() < 0))
+    stack_table *t = atomic_load_explicit(&g_tab, memory_order_relaxed);
+    if ((id = lookup(t, h, frames, n, np)) != 0) /* added since the look without the lock */
+        goto out;
+    if (g_count >= STACK_LIMIT ||
+        ((!t || (g_count + 1) * 4 >= t->cap * 3) &&
+         (grow_table() < 0 || !(t = atomic_load_explicit(&g_tab, memory_order_relaxed)))))
         goto out;
     uint64_t *copy = malloc(bytes ? bytes : 8);
     if (!copy)
@@ -203,18 +233,18 @@ uint32_t vt__stack_intern(const uint64_t *frames, int n, int np)
     for (int i = 0; i < n; i++)
         if (!ip_seen_or_add(frames[i]))
             write_symbol(frames[i]);
-    uint32_t j = (uint32_t)h & (g_cap - 1);
-    while (g_tab[j].hash)
-        j = (j + 1) & (g_cap - 1);
-    id = ++g_count;
-    vt_rec_stack r = {id, (uint16_t)n, (uint16_t)np};
+    uint32_t j = (uint32_t)h & (t->cap - 1);
+    while (atomic_load_explicit(&t->e[j].hash, memory_order_relaxed))
+        j = (j + 1) & (t->cap - 1);
+    vt_rec_stack r = {g_count + 1, (uint16_t)n, (uint16_t)np};
     if (vt__write(VT_REC_STACK, 0, &r, sizeof r, frames, bytes) != 0) {
         free(copy);
-        g_count--;
-        id = 0;
         goto out;
     }
-    g_tab[j] = (stack_entry){h, copy, id, (uint16_t)n, (uint16_t)np};
+    id = ++g_count;
+    stack_entry *e = &t->e[j];
+    e->frames = copy, e->id = id, e->n_native = (uint16_t)n, e->n_python = (uint16_t)np;
+    atomic_store_explicit(&e->hash, h, memory_order_release); /* after its STACK record */
 out:
     pthread_mutex_unlock(&g_lock);
     return id;
@@ -268,11 +298,17 @@ void vt__stacks_fork_parent(void)
 void vt__stacks_fork_child(void)
 {
     pthread_mutex_init(&g_lock, NULL);
-    for (uint32_t i = 0; i < g_cap; i++)
-        free(g_tab[i].frames);
-    free(g_tab);
+    stack_table *t = atomic_load_explicit(&g_tab, memory_order_relaxed);
+    for (uint32_t i = 0; t && i < t->cap; i++) /* (the newest holds every entry) */
+        if (atomic_load_explicit(&t->e[i].hash, memory_order_relaxed))
+            free(t->e[i].frames);
+    while (t) {
+        stack_table *older = t->older;
+        free(t);
+        t = older;
+    }
     free(g_ips);
-    g_tab = NULL;
+    atomic_store_explicit(&g_tab, NULL, memory_order_relaxed);
     g_ips = NULL;
-    g_cap = g_count = g_ip_cap = g_ip_count = g_mod_count = 0;
+    g_count = g_ip_cap = g_ip_count = g_mod_count = 0;
 }

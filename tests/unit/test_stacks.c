@@ -1,8 +1,9 @@
 /* test_stacks.c — stack interning without LD_PRELOAD: the same frames give the same id,
  * different frames (or a different native/Python split) a new one; each STACK record is
  * written once, each native ip gets one SYMBOL record that names its function, and the
- * table keeps its ids as it grows. */
+ * table keeps its ids as it grows, also with threads interning at once. */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -181,6 +182,56 @@ static void test_grow(void **st)
     free(ids);
 }
 
+/* threads interning the same stacks at once, in different orders, while the table grows (a
+ * lookup takes no lock): every stack gets one id on every thread, one STACK record in all. */
+enum { T_THREADS = 8, T_STACKS = 6000 };
+static uint32_t g_tids[T_THREADS][T_STACKS];
+
+static void *intern_all(void *arg)
+{
+    uintptr_t t = (uintptr_t)arg;
+    for (uint32_t k = 0; k < T_STACKS; k++) {
+        uint32_t i = (uint32_t)(k * 7919u + t * 1237u) % T_STACKS; /* (7919 prime to 6000) */
+        uint64_t fr[3] = {0x401000u + i, VT_PYFRAME(i + 1, 4), VT_PYFRAME(9, i)};
+        g_tids[t][i] = vt__stack_intern(fr, 1, 2);
+    }
+    return NULL;
+}
+
+static void test_threads(void **st)
+{
+    (void)st;
+    use_output("threads.vt");
+    pthread_t th[T_THREADS];
+    for (uintptr_t t = 0; t < T_THREADS; t++)
+        assert_int_equal(pthread_create(&th[t], NULL, intern_all, (void *)t), 0);
+    for (int t = 0; t < T_THREADS; t++)
+        pthread_join(th[t], NULL);
+    for (int i = 0; i < T_STACKS; i++) {
+        assert_true(g_tids[0][i] >= 1);
+        for (int t = 1; t < T_THREADS; t++)
+            assert_int_equal(g_tids[t][i], g_tids[0][i]);
+    }
+    char path[256];
+    snprintf(path, sizeof path, "%s", vt__writer_path());
+    vt__writer_close();
+    int n, stacks = 0;
+    rec *r = load(path, &n);
+    for (int i = 0; i < n; i++)
+        if (r[i].type == VT_REC_STACK) {
+            vt_rec_stack s;
+            memcpy(&s, r[i].p, sizeof s);
+            uint64_t f1;
+            memcpy(&f1, r[i].p + 16, 8);
+            uint32_t k = VT_PYFRAME_CODE(f1) - 1;
+            assert_true(k < T_STACKS);
+            assert_int_equal(s.stack_id, g_tids[0][k]);
+            stacks++;
+        }
+    assert_int_equal(stacks, T_STACKS);
+    free_recs(r, n);
+}
+
 static int setup(void **st)
 {
     (void)st;
@@ -201,6 +252,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_intern),
         cmocka_unit_test(test_grow),
+        cmocka_unit_test(test_threads),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
