@@ -443,7 +443,7 @@ int cmd_predict(int argc, char **argv)
         run_shape.unfused_attention =
             formula_attention_unfused(&run_shape, run.measured.bytes[CAT_ATTENTION]);
         s.unfused_attention |= run_shape.unfused_attention;
-        advice_calibrate(&cal, &run_shape, &run.measured, run.partial);
+        advice_calibrate(&cal, &run_shape, &run.measured, run.partial, run.cut);
         if (run.calib.calibrated)
             cal = run.calib;          /* the report's own model of the run */
         cal.lower = run.lower_bounds; /* (not in the calibration's JSON: the report's flag) */

@@ -67,6 +67,7 @@ static int load_trace(const char *path, FILE *fp, const char *magic, nano_config
         c->v[CFG_compile].i = 0;
     *measured = m->measured;
     run->partial = rep.facts.has_oom;
+    run->cut = m->cut;
     run->calib = m->calib;
     run->shape = m->shape;
     run->has_shape = 1;
@@ -232,7 +233,7 @@ static int load_json(const char *path, const cJSON *root, nano_config *c, predic
     else if (!model && cJSON_IsString(note) && strstr(note->valuestring, "eager") &&
              config_set(c, "compile", "False", CONFIG_SRC_FILE, where, err, errlen))
         return -1;
-    run->partial = cJSON_IsObject(cJSON_GetObjectItem(root, "oom"));
+    run->partial = run->cut = cJSON_IsObject(cJSON_GetObjectItem(root, "oom"));
     cJSON *cb = cJSON_GetObjectItem(pr, "capacity_bytes"),
           *cn = cJSON_GetObjectItem(pr, "capacity_name"),
           *lb = cJSON_GetObjectItem(pr, "largest_batch_size_at_most"),

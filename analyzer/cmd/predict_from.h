@@ -11,6 +11,7 @@
 typedef struct predict_run {
     cat_breakdown measured; /* the peak by category */
     int partial;            /* the run ended in an OOM */
+    int cut;                /* before the measured step's peak (advice_calibrate) */
     uint64_t cap;           /* its card (0: unknown) */
     char capname[80];
     model_calib calib; /* the report's own calibration (calibrated = 0: an older report's JSON) */

@@ -122,7 +122,7 @@ static void test_calibration(void **state)
     uint64_t tensor = cat_breakdown_total(&m) - 500 * MiB;
     m.bytes[CAT_CACHE] = tensor / 5;
     model_calib c;
-    advice_calibrate(&c, &s, &m, 0);
+    advice_calibrate(&c, &s, &m, 0, 0);
     assert_int_equal(c.calibrated, 1);
     assert_true(c.ratio[CAT_ACTIVATIONS] > 1.24 && c.ratio[CAT_ACTIVATIONS] < 1.26);
     assert_true(c.ratio[CAT_LOGITS] > 0.74 && c.ratio[CAT_LOGITS] < 0.76);
@@ -153,7 +153,7 @@ static void test_calibration(void **state)
      * checked with the floor (required); a partial run's cache is not trusted */
     cat_breakdown lowc = m;
     lowc.bytes[CAT_CACHE] = tensor / 100;
-    advice_calibrate(&c, &s, &lowc, 0);
+    advice_calibrate(&c, &s, &lowc, 0, 0);
     advice_predict(&c, &s, &p);
     assert_true(p.by_cat.bytes[CAT_CACHE] < p.tensor_bytes / 50);
     assert_true(p.required_bytes == p.peak_bytes);
@@ -162,23 +162,23 @@ static void test_calibration(void **state)
     advice_predict(&c, &other, &p);
     assert_true(p.by_cat.bytes[CAT_CACHE] < p.tensor_bytes / 50);
     assert_true(p.required_bytes > p.peak_bytes + p.tensor_bytes / 20);
-    advice_calibrate(&c, &s, &lowc, 1);
+    advice_calibrate(&c, &s, &lowc, 1, 1);
     advice_predict(&c, &s, &p);
     assert_true(p.by_cat.bytes[CAT_CACHE] > p.tensor_bytes / 6);
     assert_true(p.required_bytes == p.peak_bytes);
 
     /* a partial (OOM) measurement: categories below the formula are not trusted */
     m.bytes[CAT_ACTIVATIONS] = ref.bytes[CAT_ACTIVATIONS] / 4;
-    advice_calibrate(&c, &s, &m, 1);
+    advice_calibrate(&c, &s, &m, 1, 1);
     assert_true(c.ratio[CAT_ACTIVATIONS] == 1.0);
-    advice_calibrate(&c, &s, &m, 0);
+    advice_calibrate(&c, &s, &m, 0, 0);
     assert_true(c.ratio[CAT_ACTIVATIONS] < 0.5);
 
     /* iteration 0: no Adam state measured; the what-if still has it (steady state) */
     gpt_shape s0 = s;
     s0.iteration0 = 1;
     formula_refined(&s0, &ref);
-    advice_calibrate(&c, &s0, &ref, 1);
+    advice_calibrate(&c, &s0, &ref, 1, 1);
     advice_predict(&c, &s, &p);
     assert_true(p.by_cat.bytes[CAT_OPTIMIZER] == 8 * formula_params_exact(&s));
 
@@ -187,7 +187,7 @@ static void test_calibration(void **state)
     formula_refined(&s, &ref);
     m.bytes[CAT_UNKNOWN] = cat_breakdown_total(&ref) * 11 / 10;
     m.bytes[CAT_CONTEXT] = 300 * MiB;
-    advice_calibrate(&c, &s, &m, 0);
+    advice_calibrate(&c, &s, &m, 0, 0);
     assert_int_equal(c.global, 1);
     advice_predict(&c, &s, &p);
     assert_true(p.tensor_bytes > m.bytes[CAT_UNKNOWN] - 100 &&
@@ -301,7 +301,7 @@ static void test_expandable_drops_the_failure_cache(void **state)
     live.bytes[CAT_CACHE] = 2446 * MiB;
     uint64_t req = 1572 * MiB, total = cat_breakdown_total(&live);
     model_calib c;
-    advice_calibrate(&c, &run, &live, 1);
+    advice_calibrate(&c, &run, &live, 1, 1);
     advice_calibrate_oom(&c, &live, req, 1);
     prediction p;
     advice_predict(&c, &run, &p);
@@ -331,7 +331,7 @@ static void test_ema_not_trained(void **state)
     live.bytes[CAT_ACTIVATIONS] = 9850 * MiB;
     live.bytes[CAT_CONTEXT] = 300 * MiB;
     model_calib c;
-    advice_calibrate(&c, &run, &live, 1);
+    advice_calibrate(&c, &run, &live, 1, 1);
     advice_calibrate_oom(&c, &live, 512 * MiB, 0);
     c.weights_exact = 1;
     prediction p;
@@ -361,7 +361,7 @@ static void test_kv_cache_off(void **state)
     live.bytes[CAT_CACHE] = 2446 * MiB; /* unused cache: the floor is above the prediction */
     kv.bytes[CAT_ACTIVATIONS] = 736 * MiB;
     model_calib c;
-    advice_calibrate(&c, &run, &live, 1);
+    advice_calibrate(&c, &run, &live, 1, 1);
     advice_calibrate_oom(&c, &live, 22 * MiB, 0);
     c.kv = c.kv_oom = kv;
     prediction p, q;
@@ -435,7 +435,7 @@ static void test_oom_state(void **state)
     live.bytes[CAT_CACHE] = 1300 * MiB;
     meas = live;
     model_calib c;
-    advice_calibrate(&c, &run, &meas, 1);
+    advice_calibrate(&c, &run, &meas, 1, 1);
     advice_calibrate_oom(&c, &live, 1575 * MiB, 1);
     prediction p;
     advice_predict(&c, &run, &p);

@@ -42,7 +42,7 @@ static void test_casts_kept(void **state)
     assert_true(formula_compiled_casts(&s4) > 235 * MiB && formula_compiled_casts(&s4) < 236 * MiB);
     cat_breakdown m4 = compiled_run(&s4), m12 = compiled_run(&s12);
     model_calib c;
-    advice_calibrate(&c, &s4, &m4, 0);
+    advice_calibrate(&c, &s4, &m4, 0, 0);
     assert_int_equal(c.compiled_casts, formula_compiled_casts(&s4));
     prediction p;
     advice_predict(&c, &s12, &p);
@@ -89,10 +89,10 @@ static void test_no_casts(void **state)
      * after the backward freed them): nothing set apart */
     cat_breakdown m = compiled_run(&s);
     model_calib c;
-    advice_calibrate(&c, &s, &m, 1);
+    advice_calibrate(&c, &s, &m, 1, 1);
     assert_int_equal(c.compiled_casts, 0);
     m.bytes[CAT_ACTIVATIONS] = formula_compiled_casts(&s) / 2;
-    advice_calibrate(&c, &s, &m, 0);
+    advice_calibrate(&c, &s, &m, 0, 0);
     assert_int_equal(c.compiled_casts, 0);
 }
 

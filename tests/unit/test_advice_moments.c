@@ -33,7 +33,7 @@ static void test_moments(void **state)
     cat_breakdown pre = ref;
     pre.bytes[CAT_OPTIMIZER] = 0;
     pre.bytes[CAT_CONTEXT] = 300 * MiB;
-    advice_calibrate(&c, &s, &pre, 0);
+    advice_calibrate(&c, &s, &pre, 0, 0);
     advice_predict(&c, &s, &p);
     assert_true(p.by_cat.bytes[CAT_OPTIMIZER] == 8 * formula_params_exact(&s));
     assert_true(p.peak_bytes >= cat_breakdown_total(&pre) + p.by_cat.bytes[CAT_OPTIMIZER]);
@@ -45,7 +45,7 @@ static void test_moments(void **state)
     formula_refined(&f32, &ref);
     m = ref;
     m.bytes[CAT_LOGITS] = ref.bytes[CAT_LOGITS] * 4 / 3;
-    advice_calibrate(&c, &f32, &m, 0);
+    advice_calibrate(&c, &f32, &m, 0, 0);
     gpt_shape b16 = f32;
     b16.dtype_bytes = 2;
     formula_refined(&b16, &ref);
@@ -61,7 +61,7 @@ static void test_moments(void **state)
     formula_refined(&s, &ref);
     m = ref;
     m.bytes[CAT_CONTEXT] = 300 * MiB;
-    advice_calibrate(&c, &s, &m, 0);
+    advice_calibrate(&c, &s, &m, 0, 0);
     gpt_shape q8 = s;
     q8.opt_bpp = 2;
     prediction full;
@@ -97,7 +97,7 @@ static void test_step_floor(void **state)
     step.bytes[CAT_TEMPORARIES] = 98 * MiB;
     model_calib c;
     prediction p;
-    advice_calibrate(&c, &s, &fwd, 0);
+    advice_calibrate(&c, &s, &fwd, 0, 0);
     c.weights_exact = 1;
     gpt_shape b1 = s;
     b1.B = 1;
@@ -145,7 +145,7 @@ static void test_unreached_step(void **state)
     live.bytes[CAT_CONTEXT] = 300 * MiB;
     model_calib c;
     prediction p;
-    advice_calibrate(&c, &s, &live, 1);
+    advice_calibrate(&c, &s, &live, 1, 1);
     c.weights_exact = 1;
     advice_calibrate_oom(&c, &live, 32 * MiB, 0);
     model_calib bare = c;
@@ -193,7 +193,7 @@ static void test_backward_end_calibrated(void **state)
     m.bytes[CAT_CONTEXT] = 300 * MiB;
     model_calib c;
     prediction p;
-    advice_calibrate(&c, &s, &m, 0);
+    advice_calibrate(&c, &s, &m, 0, 0);
     c.weights_exact = 1;
     gpt_shape tiny = s;
     tiny.B = 1, tiny.T = 64;
@@ -209,7 +209,7 @@ static void test_backward_end_calibrated(void **state)
     small.T = 64;
     formula_refined(&small, &m);
     m.bytes[CAT_CONTEXT] = 300 * MiB;
-    advice_calibrate(&c, &small, &m, 0);
+    advice_calibrate(&c, &small, &m, 0, 0);
     c.weights_exact = 1;
     advice_predict(&c, &small, &p);
     assert_int_equal(p.moment, PREDICT_AT_STEP_PEAK);

@@ -127,10 +127,12 @@ void advice_calib_default(model_calib *c, const gpt_shape *s);
  * carried over; temporaries up to 64 MiB carried, the rest per token; the allocator cache as
  * a fraction of tensor bytes. When unknown + temporaries outweigh the classified bytes, one
  * ratio for all tensor bytes (global). A partial run's cache (squeezed by the OOM) is not
- * trusted below the fragmentation floor. partial=1 when the run stopped (OOM) before the step's
- * peak was reached: a category measured below the formula is then not trusted (ratio kept at 1). */
+ * trusted below the fragmentation floor. partial=1 when the run stopped at an OOM; cut=1 when
+ * that came before the measured step's peak was reached (not where an optimizer step followed
+ * the moment measured: its forward and backward had ended): a category measured below the
+ * formula is then not trusted (ratio kept at 1). */
 void advice_calibrate(model_calib *c, const gpt_shape *s, const cat_breakdown *measured,
-                      int partial);
+                      int partial, int cut);
 
 /* advice_calibrate_oom: adds the state at an OOM (live by category, the failed request, the
  * phase) to a partial calibration: what-ifs then scale that state (B-proportional parts with

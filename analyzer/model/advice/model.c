@@ -370,7 +370,10 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     if (formula_attention_unfused(&m->shape, m->measured.bytes[CAT_ATTENTION]))
         m->shape.unfused_attention = 1;
     m->partial = f->has_oom;
-    m->forward_cut = f->has_oom && f->oom_phase && !strcmp(f->oom_phase, "forward");
+    /* what it measured was cut short by the OOM, unless an optimizer step began after the moment
+     * measured (its forward and backward had ended before it: the OOM came in a later step) */
+    m->cut = f->has_oom && !(f->iterations > f->peak_iter);
+    m->forward_cut = m->cut && f->oom_phase && !strcmp(f->oom_phase, "forward");
     formula_documents(&m->shape, &m->docf);
     formula_documents_breakdown(&m->shape, &m->doc);
     model_frozen_beside(m, f);
@@ -424,7 +427,7 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
         f->alloc_conf && strcasestr(f->alloc_conf, "expandable_segments:true") != NULL;
 
     if (cat_breakdown_total(&m->measured) > 0)
-        advice_calibrate(&m->calib, &m->shape, &meas, m->partial);
+        advice_calibrate(&m->calib, &m->shape, &meas, m->partial, m->cut);
     else
         advice_calib_default(&m->calib, &m->shape);
     m->calib.expandable = m->expandable_set;

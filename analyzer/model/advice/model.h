@@ -153,7 +153,8 @@ typedef struct model_result {
     prediction current;
     uint64_t capacity;
     char capacity_name[80];
-    int partial;
+    int partial; /* the run stopped at an OOM */
+    int cut;     /* that OOM came before the measured step's peak: what it measured is partial */
     int forward_cut; /* the run stopped at the OOM inside a forward: what it measured is part of one
                       */
     oom_cause cause;

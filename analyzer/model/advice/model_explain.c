@@ -261,7 +261,7 @@ static void explain_doc(model_result *m, const run_facts *f, int c, uint64_t me,
             snprintf(rd, n, "gradients are %s (%.1f B per trainable parameter)%s", gw,
                      (double)me / ((double)P * formula_train_frac(s)),
                      a_known && s->A > 1 ? "; they stay alive across micro-steps (A > 1)" : "");
-        else if (m->partial && (double)me < ge * P * formula_train_frac(s))
+        else if (m->cut && (double)me < ge * P * formula_train_frac(s))
             snprintf(rd, n,
                      "%.0f %% of the %s gradients were alive: the run stopped at the "
                      "out-of-memory error during the backward",
@@ -430,7 +430,7 @@ static void explain_ref(model_result *m, const run_facts *f, int c, uint64_t me,
     if (me > 0 && r > 0) {
         int grows = c == CAT_ACTIVATIONS || c == CAT_LOGITS || c == CAT_ATTENTION ||
                     c == CAT_GRADIENTS || c == CAT_AUTOCAST;
-        if (m->partial && grows && me < r)
+        if (m->cut && grows && me < r)
             snprintf(
                 rr, n, "the run stopped at the OOM%s%s before the step's peak: this is partial",
                 f->oom_phase && *f->oom_phase ? " in the " : "", f->oom_phase ? f->oom_phase : "");
