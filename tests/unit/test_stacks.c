@@ -145,6 +145,31 @@ static void test_intern(void **st)
     free_recs(r, n);
 }
 
+/* check_stacks: the trace closed, it holds one STACK record for each of the n stacks, each with
+ * the id ids[k] its interning gave, k found from its frame at index `at` (VT_PYFRAME(k + 1, .)) */
+static void check_stacks(const uint32_t *ids, uint32_t n, int at)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s", vt__writer_path());
+    vt__writer_close();
+    int nrec;
+    uint32_t stacks = 0;
+    rec *r = load(path, &nrec);
+    for (int i = 0; i < nrec; i++)
+        if (r[i].type == VT_REC_STACK) {
+            vt_rec_stack s;
+            memcpy(&s, r[i].p, sizeof s);
+            uint64_t f;
+            memcpy(&f, r[i].p + 8 + 8 * at, 8);
+            uint32_t k = VT_PYFRAME_CODE(f) - 1;
+            assert_true(k < n);
+            assert_int_equal(s.stack_id, ids[k]);
+            stacks++;
+        }
+    assert_int_equal(stacks, n);
+    free_recs(r, nrec);
+}
+
 /* many distinct stacks: the table grows and every id stays put. */
 static void test_grow(void **st)
 {
@@ -161,24 +186,7 @@ static void test_grow(void **st)
         uint64_t fr[2] = {VT_PYFRAME(i + 1, 2), VT_PYFRAME(7, i)};
         assert_int_equal(vt__stack_intern(fr, 0, 2), ids[i]);
     }
-    char path[256];
-    snprintf(path, sizeof path, "%s", vt__writer_path());
-    vt__writer_close();
-    int n, stacks = 0;
-    rec *r = load(path, &n);
-    for (int i = 0; i < n; i++)
-        if (r[i].type == VT_REC_STACK) {
-            vt_rec_stack s;
-            memcpy(&s, r[i].p, sizeof s);
-            uint64_t f0;
-            memcpy(&f0, r[i].p + 8, 8);
-            uint32_t k = VT_PYFRAME_CODE(f0) - 1;
-            assert_true(k < N);
-            assert_int_equal(s.stack_id, ids[k]);
-            stacks++;
-        }
-    assert_int_equal(stacks, N);
-    free_recs(r, n);
+    check_stacks(ids, N, 0);
     free(ids);
 }
 
@@ -212,24 +220,7 @@ static void test_threads(void **st)
         for (int t = 1; t < T_THREADS; t++)
             assert_int_equal(g_tids[t][i], g_tids[0][i]);
     }
-    char path[256];
-    snprintf(path, sizeof path, "%s", vt__writer_path());
-    vt__writer_close();
-    int n, stacks = 0;
-    rec *r = load(path, &n);
-    for (int i = 0; i < n; i++)
-        if (r[i].type == VT_REC_STACK) {
-            vt_rec_stack s;
-            memcpy(&s, r[i].p, sizeof s);
-            uint64_t f1;
-            memcpy(&f1, r[i].p + 16, 8);
-            uint32_t k = VT_PYFRAME_CODE(f1) - 1;
-            assert_true(k < T_STACKS);
-            assert_int_equal(s.stack_id, g_tids[0][k]);
-            stacks++;
-        }
-    assert_int_equal(stacks, T_STACKS);
-    free_recs(r, n);
+    check_stacks(g_tids[0], T_STACKS, 1);
 }
 
 static int setup(void **st)
