@@ -1,8 +1,8 @@
 /* test_catpeaks.c — category_peaks (analyzer/model/facts/catpeaks.c): each category's largest live
  * bytes over a run and when it came, swept from a window whose records wait for their category;
  * the allocator cache as segments less their tensors; an optimizer step's tensor alive at the end
- * counted nowhere; the sweep's one look at a record (catpeaks_take); a window past its cap said
- * lost; and the vocabulary the logits rule uses (classify_vocab). */
+ * counted nowhere; the sweep's one look at a record (catpeaks_take, in both modes); a window past
+ * its cap said lost; and the vocabulary the logits rule uses (classify_vocab). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -180,13 +180,43 @@ static void test_take(void **st)
     catpeaks_settle(&cp, a, opt, 1); /* provisional */
     catpeaks_epoch *ep = &cp.ep[cp.last];
     for (uint64_t n = cp.head;
-         n < cp.tail && catpeaks_take(&cp, &cp.rec[n & (cp.cap - 1)], ep, catpeaks_plain(&cp)); n++)
+         n < cp.tail && catpeaks_take(&cp, &cp.rec[n & (cp.cap - 1)], ep, catpeaks_fast(&cp)); n++)
         cp.head = n + 1;
     assert_int_equal(cp.head, a); /* left to catpeaks_advance */
     assert_int_equal(catpeaks_advance(&cp), cp.tail);
     assert_int_equal(catpeaks_end(&cp, peak, ns), 1);
     assert_int_equal(peak[CAT_OPTIMIZER], 750); /* not 1050: the 300 alive at the end */
     assert_int_equal(ns[CAT_OPTIMIZER], 2);
+    catpeaks_free(&cp);
+}
+
+/* in allocator mode the sweep's one look takes a tensor inside a segment as catpeaks_advance
+ * would: its category's sum, the cache (the segments less the tensors) at its largest after a
+ * free (a segment added while a tensor was alive: 2000 of cache once it goes, not 1200) */
+static void test_take_inner(void **st)
+{
+    (void)st;
+    uint64_t peak[CAT_COUNT], ns[CAT_COUNT];
+    catpeaks cp;
+    catpeaks_init(&cp, NULL);
+    catpeaks_set_alloc_mode(&cp, 1);
+    const uint8_t seg = CATPEAKS_CODE(CATPEAKS_SEGMENT, CAT_CACHE),
+                  act = CATPEAKS_CODE(CATPEAKS_INNER, CAT_ACTIVATIONS);
+    catpeaks_add(&cp, 1, 1, 1000, CATPEAKS_F_ALLOC, 1, seg);
+    catpeaks_add(&cp, 2, 2, 800, CATPEAKS_F_ALLOC, 2, act);
+    catpeaks_add(&cp, 3, 3, 1000, CATPEAKS_F_ALLOC, 3, seg);
+    catpeaks_add(&cp, 4, 4, 800, 0, 2, act);
+    catpeaks_epoch *ep = &cp.ep[cp.last];
+    int fast = catpeaks_fast(&cp);
+    assert_int_equal(fast, CATPEAKS_FAST_INNER);
+    uint64_t n = cp.head;
+    for (; n < cp.tail && catpeaks_take(&cp, &cp.rec[n & (cp.cap - 1)], ep, fast); n++)
+        cp.head = n + 1;
+    assert_int_equal(cp.head, cp.tail); /* every one swept by the look */
+    assert_int_equal(catpeaks_end(&cp, peak, ns), 1);
+    assert_int_equal(peak[CAT_ACTIVATIONS], 800);
+    assert_int_equal(peak[CAT_CACHE], 2000);
+    assert_int_equal(ns[CAT_CACHE], 4);
     catpeaks_free(&cp);
 }
 
@@ -246,6 +276,7 @@ int main(void)
         cmocka_unit_test(test_cache_is_segments_less_tensors),
         cmocka_unit_test(test_provisional),
         cmocka_unit_test(test_take),
+        cmocka_unit_test(test_take_inner),
         cmocka_unit_test(test_lost_is_said),
         cmocka_unit_test(test_vocab),
     };

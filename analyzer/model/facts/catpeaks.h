@@ -172,6 +172,29 @@ static inline void catpeaks_plain_add(catpeaks *cp, catpeaks_epoch *e, unsigned 
     if (v > e->m[cat])
         e->m[cat] = v, e->t[cat] = t;
 }
+/* catpeaks_inner_add: a tensor's bytes inside PyTorch's segments (allocator mode: the cache is the
+ * segments less them), allocated else freed, at time t: its category's sum, the tensors' inside
+ * segments and the cache, then the open epoch e's largest of its category and of the cache (the
+ * sweep's common record in allocator mode: catpeaks.c's sums and note, for it alone) */
+static inline void catpeaks_inner_add(catpeaks *cp, catpeaks_epoch *e, unsigned cat, int64_t size,
+                                      int alloc, uint64_t t)
+{
+    int64_t delta = alloc ? size : -size;
+    cp->cur[cat] += delta;
+    cp->inner += delta;
+    cp->cur[CAT_CACHE] = cp->seg > cp->inner ? cp->seg - cp->inner : 0;
+    if (cp->cur[cat] > e->m[cat])
+        e->m[cat] = cp->cur[cat], e->t[cat] = t;
+    if (cp->seg - cp->inner > e->m[CAT_CACHE])
+        e->m[CAT_CACHE] = cp->seg - cp->inner, e->t[CAT_CACHE] = t;
+}
+/* the sweep's common record (catpeaks_fast): none without a timeline's moments to draw; a plain
+ * allocation's bytes alone (tensor mode); a tensor's inside PyTorch's segments (allocator mode) */
+enum { CATPEAKS_FAST_NONE, CATPEAKS_FAST_PLAIN, CATPEAKS_FAST_INNER };
+static inline int catpeaks_fast(const catpeaks *cp)
+{
+    return cp->tl ? CATPEAKS_FAST_NONE : cp->alloc_mode ? CATPEAKS_FAST_INNER : CATPEAKS_FAST_PLAIN;
+}
 /* catpeaks_plain: tensor mode without a timeline: the common record is a plain allocation's or
  * free's bytes alone */
 static inline int catpeaks_plain(const catpeaks *cp)
@@ -184,19 +207,22 @@ int catpeaks_take_more(catpeaks *cp, const catpeaks_rec *r);
  * it is a common one (no epoch to open or close, no join, no timeline to draw, no segment waiting
  * for the allocator mode): the sweep of replay_cats.c looks at each record once, not once to
  * settle and again to sweep. ep: the open epoch (cp->ep + cp->last: a common record opens or
- * closes none), plain: catpeaks_plain(cp), both taken once for many records. Returns 1 when it
+ * closes none), fast: catpeaks_fast(cp), both taken once for many records. Returns 1 when it
  * was swept: the caller moves cp->head past it; 0: catpeaks_advance sweeps it. */
-static inline int catpeaks_take(catpeaks *cp, const catpeaks_rec *r, catpeaks_epoch *ep, int plain)
+static inline int catpeaks_take(catpeaks *cp, const catpeaks_rec *r, catpeaks_epoch *ep, int fast)
 {
-    uint16_t cf; /* the code and the flags in one load: a plain kind's code, none of the flags */
+    uint16_t cf; /* the code and the flags in one load: the common kind's code, none of the flags */
     memcpy(&cf, &r->code, sizeof cf);
     _Static_assert(offsetof(catpeaks_rec, flags) == offsetof(catpeaks_rec, code) + 1,
                    "the flags follow the code");
     const unsigned rare = CATPEAKS_F_APPLY << 8;
-    if (__builtin_expect(
-            !plain || (cf & (rare | CATPEAKS_KIND_BITS)) != CATPEAKS_CODE(CATPEAKS_PLAIN, 0), 0))
+    unsigned kind = fast == CATPEAKS_FAST_INNER ? CATPEAKS_INNER : CATPEAKS_PLAIN;
+    if (__builtin_expect(!fast || (cf & (rare | CATPEAKS_KIND_BITS)) != CATPEAKS_CODE(kind, 0), 0))
         return catpeaks_take_more(cp, r);
-    catpeaks_plain_add(cp, ep, cf & 15, (int64_t)r->size, cf & CATPEAKS_F_ALLOC << 8, r->time);
+    if (fast == CATPEAKS_FAST_INNER)
+        catpeaks_inner_add(cp, ep, cf & 15, (int64_t)r->size, cf & CATPEAKS_F_ALLOC << 8, r->time);
+    else
+        catpeaks_plain_add(cp, ep, cf & 15, (int64_t)r->size, cf & CATPEAKS_F_ALLOC << 8, r->time);
     return 1;
 }
 /* catpeaks_add_swept: catpeaks_add of a settled record to an empty window, swept at once when it

@@ -446,7 +446,7 @@ void replay_cats_sweep_more(state *s)
      * each byte a settle stores) */
     catpeaks_rec *recs = cp->rec;
     const uint64_t tail = cp->tail, mask = cp->cap - 1;
-    const int plain = catpeaks_plain(cp);
+    const int fast = catpeaks_fast(cp);
     catpeaks_epoch *ep = &cp->ep[cp->last];
     struct sweep_now w = {.grad_free_event = s->grad_free_event,
                           .keys_from = s->keys_from,
@@ -482,7 +482,7 @@ void replay_cats_sweep_more(state *s)
         } else if (m == head) { /* settled, applied once the allocator mode is known */
             break;
         }
-        swept += swept == m && catpeaks_take(cp, r, ep, plain);
+        swept += swept == m && catpeaks_take(cp, r, ep, fast);
     }
     cp->head = swept;
     if (m != head)
