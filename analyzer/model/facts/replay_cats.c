@@ -43,6 +43,18 @@ live_item replay_item(const livemap_entry *e)
                        .torch_segment = (uint8_t)((e->flags & EF_TORCH_SEG) != 0)};
 }
 
+live_item replay_item_ended(const livemap_entry *e, const replay_end *x)
+{
+    live_item it = replay_item(e);
+    it.phase_free = x->phase;
+    it.iter_free = x->iter;
+    it.bwd_free = x->bwd;
+    it.after_oom = x->after_oom;
+    it.free_event = x->event;
+    it.outlived_step = x->outlived_step;
+    return it;
+}
+
 /* input_core: what the rules of classify.c see of an allocation at its birth (its end's fields
  * left 0); *copy: its size is half a parameter's. */
 #define SIZE_MEMO 8192 /* two ways of 4096 */
@@ -86,18 +98,20 @@ static classify_input input_core(const state *s, const replay_result *r, uint64_
     return in;
 }
 
-/* kept_to_end: it was freed after the run's last allocation, in a run that never freed a
- * gradient to tell a step's end by (classify_input.freed_at_end) */
-static int kept_to_end(const state *s, const live_item *it)
+/* kept_to_end: what the event free_event freed (0: not freed) was freed after the run's last
+ * allocation, in a run that never freed a gradient to tell a step's end by
+ * (classify_input.freed_at_end) */
+static int kept_to_end(const state *s, uint64_t free_event)
 {
-    return it->free_event && it->free_event > s->last_alloc_event && !s->grad_free_event;
+    return free_event && free_event > s->last_alloc_event && !s->grad_free_event;
 }
 
-/* frozen_at_oom: it is alive at, or was freed by, an OOM in a frozen first forward
- * (s->frozen_oom: while it pends; classify_input.frozen_oom) */
-static int frozen_at_oom(const state *s, const live_item *it)
+/* frozen_at_oom: what an OOM's unwinding freed (after_oom), or what is alive (phase_free
+ * PHASE_COUNT), at an OOM in a frozen first forward (s->frozen_oom: while it pends;
+ * classify_input.frozen_oom) */
+static int frozen_at_oom(const state *s, int after_oom, int phase_free)
 {
-    return s->frozen_oom && (it->after_oom || it->phase_free == PHASE_COUNT);
+    return s->frozen_oom && (after_oom || phase_free == PHASE_COUNT);
 }
 
 classify_input replay_input(const state *s, const replay_result *r, const live_item *it)
@@ -115,9 +129,9 @@ classify_input replay_input(const state *s, const replay_result *r, const live_i
     in.attention = it->attention;
     in.cut_by_oom = it->after_oom;
     in.input = it->input;
-    in.freed_at_end = kept_to_end(s, it);
+    in.freed_at_end = kept_to_end(s, it->free_event);
     in.outlived_step = it->outlived_step;
-    in.frozen_oom = frozen_at_oom(s, it);
+    in.frozen_oom = frozen_at_oom(s, it->after_oom, it->phase_free);
     return in;
 }
 
@@ -281,12 +295,12 @@ void replay_cats_marked(state *s, livemap_entry *e)
         settle(s, e, CAT_CACHE);
 }
 
-/* counted: a lifetime that ended (it) counted in category cat: its code, flame's totals, its
- * records settled. */
-static void counted(state *s, const live_item *it, int kind, category cat, uint64_t arec,
+/* counted: a lifetime that ended (its stack, its bytes) counted in category cat: its code,
+ * flame's totals, its records settled. */
+static void counted(state *s, uint32_t stack, uint64_t size, int kind, category cat, uint64_t arec,
                     uint64_t frec)
 {
-    total(s, it->stack_id, kind, cat, it->size);
+    total(s, stack, kind, cat, size);
     uint8_t code = CATPEAKS_CODE(kind, cat);
     if (arec == s->peaks.head || frec == s->peaks.head) /* the window's first waiting */
         s->cats_wake = 0;
@@ -306,46 +320,48 @@ static void classified(state *s, const live_item *it, uint8_t level, uint8_t fla
         classify_input in = replay_input(s, s->r, it);
         cat = classify_cached(&in, &s->ccache);
     }
-    counted(s, it, kind, cat, arec, frec);
+    counted(s, it->stack_id, it->size, kind, cat, arec, frec);
 }
 
-/* end_key: what classify sees of e ending now as it (replay_input's fields, the counters ranked
- * as classify_cached ranks them) in 42 bits: e's settle key, now (replay_cats_key: every field of
- * its allocation, what its size says now), and its end's. */
-static uint64_t end_key(const state *s, const livemap_entry *e, const live_item *it)
+/* end_key: what classify sees of e ending now as x says (replay_input's fields, the counters
+ * ranked as classify_cached ranks them) in 42 bits: e's settle key, now (replay_cats_key: every
+ * field of its allocation, what its size says now), and its end's. */
+static uint64_t end_key(const state *s, const livemap_entry *e, const replay_end *x)
 {
-    uint32_t ia = it->iter_alloc, ifr = it->iter_free, ba = it->bwd_alloc, bf = it->bwd_free;
+    uint32_t ia = e->iter, ifr = x->iter, ba = e->bwd, bf = x->bwd;
     classify_rank(&ia, &ifr);
     classify_rank(&ba, &bf);
     unsigned ranks = ia | ifr << 2 | ba << 4 | bf << 6;
-    unsigned freed = it->phase_free != PHASE_COUNT;
-    return (uint64_t)replay_cats_key(s, e) | (uint64_t)(it->phase_free & 15) << 24 |
-           (uint64_t)ranks << 28 | (uint64_t)freed << 36 | (uint64_t)(it->after_oom != 0) << 37 |
-           (uint64_t)kept_to_end(s, it) << 38 | (uint64_t)(it->outlived_step != 0) << 39 |
-           (uint64_t)frozen_at_oom(s, it) << 40 | 1ull << 41;
+    unsigned freed = x->phase != PHASE_COUNT;
+    return (uint64_t)replay_cats_key(s, e) | (uint64_t)(x->phase & 15) << 24 |
+           (uint64_t)ranks << 28 | (uint64_t)freed << 36 | (uint64_t)(x->after_oom != 0) << 37 |
+           (uint64_t)kept_to_end(s, x->event) << 38 | (uint64_t)(x->outlived_step != 0) << 39 |
+           (uint64_t)frozen_at_oom(s, x->after_oom, x->phase) << 40 | 1ull << 41;
 }
 
-/* classified_entry: classified(s, it, ...) of e ending now as it, its category by its end_key
- * when one was seen (no input to build, no classify) */
-static void classified_entry(state *s, const livemap_entry *e, const live_item *it, uint64_t arec,
+/* classified_entry: classified(s, its item, ...) of e ending now as x says, its category by its
+ * end_key when one was seen (no item to make, no input to build, no classify) */
+static void classified_entry(state *s, const livemap_entry *e, const replay_end *x, uint64_t arec,
                              uint64_t frec)
 {
     int kind = kind_of(e);
-    uint64_t key = kind == CATPEAKS_SEGMENT || it->phase_free > 15 ? 0 : end_key(s, e, it);
+    uint64_t key = kind == CATPEAKS_SEGMENT || x->phase > 15 ? 0 : end_key(s, e, x);
     struct classify_cache_entry *c = key ? classify_cache_at(&s->ecache, key) : NULL;
     if (!c) {
-        classified(s, it, e->level, e->flags, arec, frec);
+        live_item it = replay_item_ended(e, x);
+        classified(s, &it, e->level, e->flags, arec, frec);
         return;
     }
     if (c->key != key) {
-        classify_input in = replay_input(s, s->r, it);
+        live_item it = replay_item_ended(e, x);
+        classify_input in = replay_input(s, s->r, &it);
         c->key = key;
         c->cat = (uint8_t)classify_cached(&in, &s->ccache);
     }
-    counted(s, it, kind, (category)c->cat, arec, frec);
+    counted(s, e->stack_id, e->size, kind, (category)c->cat, arec, frec);
 }
 
-void replay_cats_free(state *s, livemap_entry *e, const live_item *it, uint64_t t)
+void replay_cats_free(state *s, livemap_entry *e, const replay_end *x, uint64_t t)
 {
     if (!s->classify_on)
         return;
@@ -365,8 +381,9 @@ void replay_cats_free(state *s, livemap_entry *e, const live_item *it, uint64_t 
         return;
     }
     uint64_t arec = s->cats_on ? rec_of(s, e) : 0;
-    if (replay_provisional(it->phase_alloc, it->tensor_api) ||
-        (it->phase_alloc == PHASE_INIT && it->tensor_api && !s->grad_free_event)) {
+    int tensor_api = e->level == L_TENSOR || e->level == L_INNER;
+    if (replay_provisional(e->phase, tensor_api) ||
+        (e->phase == PHASE_INIT && tensor_api && !s->grad_free_event)) {
         /* held back until it is known whether it was freed before the run's end (an optimizer
          * step's tensor kept to the end is its state; a weight freed at the program's exit, in a
          * run with no backward, a parameter: classify.c's freed_at_end) */
@@ -377,13 +394,14 @@ void replay_cats_free(state *s, livemap_entry *e, const live_item *it, uint64_t 
                 s->pend = p, s->cappend = n;
         }
         if (s->npend < s->cappend) {
-            s->pend[s->npend++] = (struct pending_free){*it, arec, frec, e->level, e->flags};
+            s->pend[s->npend++] =
+                (struct pending_free){replay_item_ended(e, x), arec, frec, e->level, e->flags};
             if (arec) /* its entry is gone: settled by replay_cats_flush */
                 catpeaks_mark(&s->peaks, arec, CATPEAKS_F_ENDED);
             return;
         }
     }
-    classified_entry(s, e, it, arec, frec);
+    classified_entry(s, e, x, arec, frec);
 }
 
 int replay_cats_free_swept(state *s, const livemap_entry *e, uint64_t t)

@@ -156,28 +156,35 @@ void replay_snap_retire(state *s, livemap_entry *e, uint8_t ph, int oom_pending,
     int kept = holds(r, KEPT_PEAK, e->alloc_event, tensor) ||
                holds(r, KEPT_TENSORS, e->alloc_event, tensor) ||
                holds(r, KEPT_STEP, e->alloc_event, tensor);
-    if (kept || (s->classify_on && !e->code)) {
-        live_item it = replay_item(e);
+    const replay_end x = {s->event,
+                          s->iter,
+                          s->bwd,
+                          ph,
+                          (uint8_t)(oom_pending != 0),
+                          (uint8_t)(s->grad_free_event > e->alloc_event)};
+    if (kept) {
+        live_item it = replay_item(e); /* (replay_item_ended's, inline) */
         it.phase_free = ph;
-        it.iter_free = s->iter;
-        it.bwd_free = s->bwd;
-        it.after_oom = (uint8_t)(oom_pending != 0);
-        it.free_event = s->event;
-        it.outlived_step = s->grad_free_event > e->alloc_event;
-        replay_cats_free(s, e, &it, t);
-        if (kept)
-            keep_freed(s, &it);
+        it.iter_free = x.iter;
+        it.bwd_free = x.bwd;
+        it.after_oom = x.after_oom;
+        it.free_event = x.event;
+        it.outlived_step = x.outlived_step;
+        replay_cats_free(s, e, &x, t);
+        keep_freed(s, &it);
+    } else if (s->classify_on && !e->code) {
+        replay_cats_free(s, e, &x, t); /* (no item: replay_cats_free makes one if it must) */
     } else {
         replay_cats_free_settled(s, e, t); /* settled already: no item to classify */
     }
     if (e->snap_oom && e->snap_oom <= r->at_oom.n) {
         live_item *it = &r->at_oom.items[e->snap_oom - 1];
-        it->free_event = s->event;
-        it->outlived_step = s->grad_free_event > e->alloc_event;
+        it->free_event = x.event;
+        it->outlived_step = x.outlived_step;
         it->phase_free = ph;
-        it->iter_free = s->iter;
-        it->bwd_free = s->bwd;
-        it->after_oom = (uint8_t)(oom_pending != 0);
+        it->iter_free = x.iter;
+        it->bwd_free = x.bwd;
+        it->after_oom = x.after_oom;
         /* released while PyTorch retries: its cache, confirmed if the request fails again */
         if (oom_pending && e->level == L_SEGMENT)
             it->oom_released = 1;

@@ -370,6 +370,16 @@ static inline int first_forward_copy(const state *s, uint8_t loss, uint8_t ph, u
 /* replay_item: the snapshot item of a live entry (not freed). replay_input: what the rules of
  * classify.c see of one item, now. */
 live_item replay_item(const livemap_entry *e);
+/* the end of a lifetime (a live_item's fields of its free): the event that freed it, the
+ * optimizer steps and backward passes begun by then, its phase, whether an OOM's unwinding freed
+ * it, whether it outlived the step that made it (a gradient freed after it came) */
+typedef struct replay_end {
+    uint64_t event;
+    uint32_t iter, bwd;
+    uint8_t phase, after_oom, outlived_step;
+} replay_end;
+/* replay_item_ended: the item of e ended as x says */
+live_item replay_item_ended(const livemap_entry *e, const replay_end *x);
 classify_input replay_input(const state *s, const replay_result *r, const live_item *it);
 
 /* replay_cats_begin: the sweep (and the classification) as the views and the run need them. */
@@ -378,10 +388,11 @@ void replay_cats_begin(state *s);
  * (no tensor among them: segment mode) */
 void replay_cats_alloc_lost(state *s);
 void replay_cats_alloc_late(state *s);
-/* replay_cats_free: e ends at time t (it: its item with the end's fields; NULL when e is settled):
- * its category and its freeing record (a tensor an optimizer step made, not settled, waits for
- * the next allocation: s->pend). */
-void replay_cats_free(state *s, livemap_entry *e, const live_item *it, uint64_t t);
+/* replay_cats_free: e ends at time t (x: how; NULL when e is settled): its category and its
+ * freeing record (a tensor an optimizer step made, not settled, waits for the next allocation:
+ * s->pend). Its item is made only where a rule must see it (a common end's category is the
+ * cached one of its end_key). */
+void replay_cats_free(state *s, livemap_entry *e, const replay_end *x, uint64_t t);
 /* replay_provisional: a tensor an optimizer step made counts only if it is freed before the end
  * (replay_provisional_entry: the same of a live entry) */
 static inline int replay_provisional(int phase_alloc, int tensor_api)
