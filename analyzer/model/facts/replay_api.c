@@ -75,7 +75,7 @@ static __attribute__((noinline)) void blocks_start(state *s)
 
 /* track_blocks: the allocator tracker's tensors and segments, to PyTorch's block sizes (blocks.c),
  * under the rules of the run's allocator settings (read at its first event). */
-void replay_track_blocks(state *s, const reader_event *ev)
+void replay_track_blocks_more(state *s, const reader_event *ev)
 {
     if (ev->failed || ev->api < VT_API_torchAlloc ||
         (ev->api > VT_API_torchSegmentUnmap && ev->api != VT_API_torchFreeRequested))

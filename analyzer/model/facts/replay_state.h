@@ -324,8 +324,24 @@ void replay_apinfo_init(state *s);
 /* replay_mark_torch_segments: the allocator tracker named a segment (SEGMENT_ALLOC, SEGMENT_MAP)
  * or a cuMemMap came (its chunks): PyTorch's segments flagged. */
 void replay_mark_torch_segments(state *s, const reader_event *ev);
-/* replay_track_blocks: an allocator-tracker event for PyTorch's blocks (blocks.c). */
-void replay_track_blocks(state *s, const reader_event *ev);
+/* replay_track_blocks: an allocator-tracker event for PyTorch's blocks (blocks.c): a tensor
+ * made or freed once they are emulated inline (every tensor's), the rest and the first one
+ * replay_track_blocks_more's. */
+void replay_track_blocks_more(state *s, const reader_event *ev);
+static inline void replay_track_blocks(state *s, const reader_event *ev)
+{
+    if (__builtin_expect(s->blocks_on && !ev->failed, 1)) {
+        if (ev->api == VT_API_torchAlloc) {
+            blocks_alloc(&s->blocks, ev->addr, ev->size, ev->time_ns);
+            return;
+        }
+        if (ev->api == VT_API_torchFree) {
+            blocks_free(&s->blocks, ev->addr);
+            return;
+        }
+    }
+    replay_track_blocks_more(s, ev);
+}
 /* replay_infer_note: one event for infer.c's pass (freed_event: what a free frees, or 0). */
 void replay_infer_note(state *s, int is_alloc, const reader_event *ev, uint64_t freed_event);
 /* replay_infer_tensor: a tensor of the stream-ordered allocator (its cudaMallocAsync backend, no
