@@ -222,6 +222,12 @@ uint64_t catpeaks_advance_more(catpeaks *cp)
             e = &cp->ep[cp->last]; /* (an epoch opened or closed) */
             continue;
         }
+        if (!plain_only && kind == CATPEAKS_INNER) { /* allocator mode's common record */
+            catpeaks_inner_add(cp, e, CATPEAKS_CAT(code), (int64_t)r->size, fl & CATPEAKS_F_ALLOC,
+                               r->time);
+            head++;
+            continue;
+        }
         if (!plain_only || kind != CATPEAKS_PLAIN) {
             common(cp, i, kind, code, fl, r->time);
             head++;
