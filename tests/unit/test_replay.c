@@ -246,6 +246,42 @@ static void test_cat_peaks_key_redone(void **st)
     unlink(path);
 }
 
+/* category peaks: the same allocation freed while it still waits (20 tensors, 40 records): its
+ * end's category is looked up by its key as it is now (tensor mode), not the one its allocation
+ * got: that one names what a device allocation freed in forward before the first tensor is
+ * (segment mode's forward segment, an activation: the 4 KiB one), which would answer for it */
+static void test_cat_peaks_end_key_redone(void **st)
+{
+    (void)st;
+    char path[] = "/tmp/vt-replay-XXXXXX";
+    begin_file(path);
+    code(2, "/x/train.py", "Block.forward");
+    stack(2, 2);
+    g_alloc_api = VT_API_cudaMalloc;
+    g_free_api = VT_API_cudaFree;
+    alloc(0, 0, 0x100000, 1 << 20, 2, 0); /* before any tensor */
+    alloc(0, 0, 0x300000, 4096, 2, 0);
+    release(0, 0, 0x300000); /* in segment mode still */
+    g_alloc_api = VT_API_cudaMallocAsync;
+    g_free_api = VT_API_cudaFreeAsync;
+    for (uint64_t i = 0; i < 20; i++) { /* tensors: 40 records */
+        alloc(0, 0, 0x10000000 + i * 0x1000, 64, 2, 0);
+        release(0, 0, 0x10000000 + i * 0x1000);
+    }
+    g_free_api = VT_API_cudaFree;
+    release(0, 0, 0x100000); /* still in forward: a temporary */
+    g_free_api = VT_API_cudaFreeAsync;
+    alloc(0, 0, 0x20000000, 64, 2, 0); /* (its free is not the run's last: not kept to the end) */
+    replay_result r;
+    replay_ended(path, &r);
+    assert_true(r.tensor_mode);
+    assert_true(r.has_cat_peaks);
+    assert_int_equal(r.cat_peak[CAT_ACTIVATIONS], 4096);
+    assert_int_equal(r.cat_peak[CAT_TEMPORARIES], (1 << 20) + 64);
+    replay_free(&r);
+    unlink(path);
+}
+
 /* category peaks: the sweep's window holds about a step, not the run, when an allocation made in
  * the first forward lives to the end: the backward pass that began settles it (replay_cats.c
  * looks at the first waiting allocation again at each such change), so the records behind it
@@ -475,12 +511,17 @@ static void test_fused_step_phase(void **st)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_training_shape),       cmocka_unit_test(test_accumulation),
-        cmocka_unit_test(test_segment_oom_cache),    cmocka_unit_test(test_allocator_blocks),
-        cmocka_unit_test(test_cat_peaks_key_redone), cmocka_unit_test(test_cat_window_a_step),
-        cmocka_unit_test(test_end_categories),       cmocka_unit_test(test_bad_files),
-        cmocka_unit_test(test_no_kv_peak),           cmocka_unit_test(test_fused_step_phase),
-        cmocka_unit_test(test_exit_frees_weights)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_training_shape),
+                                       cmocka_unit_test(test_accumulation),
+                                       cmocka_unit_test(test_segment_oom_cache),
+                                       cmocka_unit_test(test_allocator_blocks),
+                                       cmocka_unit_test(test_cat_peaks_key_redone),
+                                       cmocka_unit_test(test_cat_window_a_step),
+                                       cmocka_unit_test(test_end_categories),
+                                       cmocka_unit_test(test_bad_files),
+                                       cmocka_unit_test(test_no_kv_peak),
+                                       cmocka_unit_test(test_fused_step_phase),
+                                       cmocka_unit_test(test_exit_frees_weights),
+                                       cmocka_unit_test(test_cat_peaks_end_key_redone)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -325,16 +325,19 @@ static void classified(state *s, const live_item *it, uint8_t level, uint8_t fla
 
 /* end_key: what classify sees of e ending now as x says (replay_input's fields, the counters
  * ranked as classify_cached ranks them) in 42 bits: e's settle key, now (replay_cats_key: every
- * field of its allocation, what its size says now), and its end's. */
-static uint64_t end_key(const state *s, const livemap_entry *e, const replay_end *x)
+ * field of its allocation, what its size says now), and its end's. arec: e's allocating record in
+ * the window (0: none): one that came after what a key is made of last changed (keys_from) has
+ * the key it was given then (e->ckey), the one it has now. */
+static uint64_t end_key(const state *s, const livemap_entry *e, const replay_end *x, uint64_t arec)
 {
+    uint32_t key = arec && arec >= s->keys_from ? e->ckey : replay_cats_key(s, e);
     uint32_t ia = e->iter, ifr = x->iter, ba = e->bwd, bf = x->bwd;
     classify_rank(&ia, &ifr);
     classify_rank(&ba, &bf);
     unsigned ranks = ia | ifr << 2 | ba << 4 | bf << 6;
     unsigned freed = x->phase != PHASE_COUNT;
-    return (uint64_t)replay_cats_key(s, e) | (uint64_t)(x->phase & 15) << 24 |
-           (uint64_t)ranks << 28 | (uint64_t)freed << 36 | (uint64_t)(x->after_oom != 0) << 37 |
+    return (uint64_t)key | (uint64_t)(x->phase & 15) << 24 | (uint64_t)ranks << 28 |
+           (uint64_t)freed << 36 | (uint64_t)(x->after_oom != 0) << 37 |
            (uint64_t)kept_to_end(s, x->event) << 38 | (uint64_t)(x->outlived_step != 0) << 39 |
            (uint64_t)frozen_at_oom(s, x->after_oom, x->phase) << 40 | 1ull << 41;
 }
@@ -345,7 +348,7 @@ static void classified_entry(state *s, const livemap_entry *e, const replay_end 
                              uint64_t frec)
 {
     int kind = kind_of(e);
-    uint64_t key = kind == CATPEAKS_SEGMENT || x->phase > 15 ? 0 : end_key(s, e, x);
+    uint64_t key = kind == CATPEAKS_SEGMENT || x->phase > 15 ? 0 : end_key(s, e, x, arec);
     struct classify_cache_entry *c = key ? classify_cache_at(&s->ecache, key) : NULL;
     if (!c) {
         live_item it = replay_item_ended(e, x);
