@@ -22,15 +22,6 @@ static inline uint8_t cast_flags(state *s, uint8_t loss, uint8_t ph, uint64_t si
     return casts_input(&s->wcopy, copy_sized, size) ? (uint8_t)(loss & ~EF_TO_COPY) : loss;
 }
 
-/* oom_begins: an out-of-memory error in phase ph: in a frozen first forward? (frozen_oom) */
-static void oom_begins(state *s, uint8_t ph)
-{
-    const replay_result *r = s->r;
-    s->frozen_oom = ph == PHASE_FORWARD && !s->bwd && !s->iter && r->fwd0_copies_freed > 0 &&
-                    r->fwd0_copies_since_free <= 2;
-    replay_snap_oom(s);
-}
-
 /* apply_alloc: the allocation ev (its phase ph, flags loss) enters the live set and the levels;
  * special: an API with more to it than that (apinfo's AP_SPECIAL) or a failed call. */
 static inline __attribute__((always_inline)) void apply_alloc(state *s, const reader_event *ev,
@@ -42,38 +33,10 @@ static inline __attribute__((always_inline)) void apply_alloc(state *s, const re
     if (__builtin_expect((info & AP_SPECIAL) || ev->failed, 0)) {
         if (s->infer && (ev->failed || ev->api >= VT_API_torchAlloc))
             replay_infer_note(s, 1, ev, 0); /* its tensors, an OOM */
-        if (ev->api == VT_API_torchTrackerNote && ev->size != VT_TRACKER_DROPPED)
-            r->tracker_note = (int)ev->size, r->tracker_detail = ev->addr;
-        if (!ev->failed && (ev->api == VT_API_torchSegmentAlloc ||
-                            ev->api == VT_API_torchSegmentMap || ev->api == VT_API_cuMemMap))
-            replay_mark_torch_segments(s, ev);
-        if (ev->api == VT_API_torchOom && !ot->pending) {
-            /* PyTorch's allocator raised OutOfMemoryError with no failed CUDA call before it
-             * (a memory-fraction limit): the tracker's OOM is the only sign (size = request) */
-            *ot = (oom_track){1,        s->event,     ev->size, ev->time_ns, 0,
-                              s->event, ev->stack_id, 1,        ph,          0};
-            oom_begins(s, ph);
+        /* (a tensor of PyTorch's tracker, the common one, has no more to it) */
+        if (__builtin_expect(ev->api != VT_API_torchAlloc || ev->failed, 0) &&
+            replay_special_alloc(s, ev, ot, ph))
             return;
-        }
-        if (ev->failed) {
-            r->n_failed++;
-            if (ev->result == 2 && reader_api_kind(ev->api) == VT_KIND_ALLOC) {
-                if (ot->pending && ot->requested == ev->size) {
-                    ot->fails++;
-                    ot->last_event = s->event;
-                    for (size_t i = 0; i < r->at_oom.n; i++) /* confirm the released cache */
-                        if (r->at_oom.items[i].oom_released == 1)
-                            r->at_oom.items[i].oom_released = 2;
-                } else {
-                    *ot = (oom_track){1,        s->event,     ev->size, ev->time_ns, 0,
-                                      s->event, ev->stack_id, 1,        ph,          ev->emulated};
-                    oom_begins(s, ph);
-                }
-            }
-            return;
-        }
-        if (reader_api_kind(ev->api) == VT_KIND_CONTEXT)
-            r->n_contexts++;
     }
     replay_infer_tensor(s, 1, ev, lvl, 0);
     if (ot->pending && lvl != L_NONE && ev->size >= ot->requested)

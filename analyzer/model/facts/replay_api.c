@@ -1,6 +1,7 @@
 /* replay_api.c — what the replay (replay.c) needs of each API id at once (state.apinfo), and the
  * events with more to them than a live-set entry (AP_SPECIAL): PyTorch's allocator tracker (its
- * segments named, its blocks), the inference pass's notes. Part of the one replay. */
+ * notes, its segments named, its blocks, its OOM), failed allocations, contexts, the inference
+ * pass's notes. Part of the one replay. */
 #include <string.h>
 
 #include "replay_state.h"
@@ -102,6 +103,54 @@ void replay_track_blocks_more(state *s, const reader_event *ev)
         blocks_segment_del(&s->blocks, ev->addr, ev->size);
         break;
     }
+}
+
+/* ---- allocations of the APIs with more to them -------------------------------------------- */
+
+/* oom_begins: an out-of-memory error in phase ph: in a frozen first forward? (frozen_oom) */
+static void oom_begins(state *s, uint8_t ph)
+{
+    const replay_result *r = s->r;
+    s->frozen_oom = ph == PHASE_FORWARD && !s->bwd && !s->iter && r->fwd0_copies_freed > 0 &&
+                    r->fwd0_copies_since_free <= 2;
+    replay_snap_oom(s);
+}
+
+int replay_special_alloc(state *s, const reader_event *ev, oom_track *ot, uint8_t ph)
+{
+    replay_result *r = s->r;
+    if (ev->api == VT_API_torchTrackerNote && ev->size != VT_TRACKER_DROPPED)
+        r->tracker_note = (int)ev->size, r->tracker_detail = ev->addr;
+    if (!ev->failed && (ev->api == VT_API_torchSegmentAlloc || ev->api == VT_API_torchSegmentMap ||
+                        ev->api == VT_API_cuMemMap))
+        replay_mark_torch_segments(s, ev);
+    if (ev->api == VT_API_torchOom && !ot->pending) {
+        /* PyTorch's allocator raised OutOfMemoryError with no failed CUDA call before it
+         * (a memory-fraction limit): the tracker's OOM is the only sign (size = request) */
+        *ot = (oom_track){1, s->event, ev->size, ev->time_ns, 0, s->event, ev->stack_id, 1, ph, 0};
+        oom_begins(s, ph);
+        return 1;
+    }
+    if (ev->failed) {
+        r->n_failed++;
+        if (ev->result == 2 && reader_api_kind(ev->api) == VT_KIND_ALLOC) {
+            if (ot->pending && ot->requested == ev->size) {
+                ot->fails++;
+                ot->last_event = s->event;
+                for (size_t i = 0; i < r->at_oom.n; i++) /* confirm the released cache */
+                    if (r->at_oom.items[i].oom_released == 1)
+                        r->at_oom.items[i].oom_released = 2;
+            } else {
+                *ot = (oom_track){1,        s->event,     ev->size, ev->time_ns, 0,
+                                  s->event, ev->stack_id, 1,        ph,          ev->emulated};
+                oom_begins(s, ph);
+            }
+        }
+        return 1;
+    }
+    if (reader_api_kind(ev->api) == VT_KIND_CONTEXT)
+        r->n_contexts++;
+    return 0;
 }
 
 /* infer_note: one event for infer.c's pass (freed_event: the allocation a free frees, or 0). */

@@ -342,6 +342,10 @@ static inline void replay_track_blocks(state *s, const reader_event *ev)
     }
     replay_track_blocks_more(s, ev);
 }
+/* replay_special_alloc: replay.c's apply_alloc's part of an allocation of an API with more to it
+ * (AP_SPECIAL) but a tensor of PyTorch's tracker, or of a failed call (phase ph): the tracker's
+ * notes and segments, an OOM, contexts; 1 when the allocation ends there */
+int replay_special_alloc(state *s, const reader_event *ev, oom_track *ot, uint8_t ph);
 /* replay_infer_note: one event for infer.c's pass (freed_event: what a free frees, or 0). */
 void replay_infer_note(state *s, int is_alloc, const reader_event *ev, uint64_t freed_event);
 /* replay_infer_tensor: a tensor of the stream-ordered allocator (its cudaMallocAsync backend, no
