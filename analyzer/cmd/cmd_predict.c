@@ -74,7 +74,9 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
                 printf(" %s %.2f", category_name((category)k), cal->ratio[k]);
         /* (a ratio below 1 in a partial calibration: the activations of a first forward that
          * ran every block before the OOM, model_trace.c) */
-        printf("%s)\n", !cal->partial ? ""
+        printf("%s)\n", !cal->partial    ? ""
+                        : cal->oom_later ? "; the run ended in an OOM in a later step than the one "
+                                           "measured, which had ended: ratios as measured"
                         : cal->ratio[CAT_ACTIVATIONS] < 1.0
                             ? "; the run ended in an OOM, ratios below 1 "
                               "not trusted but the activations': its "

@@ -464,6 +464,39 @@ static void test_fits(void **state)
     cJSON_Delete(root);
 }
 
+/* forward_unfinished and oom_after_measured_step of f's report */
+static void cut_said(const run_facts *f, int *unfinished, int *later)
+{
+    model_opts o = {0};
+    cJSON *root = cJSON_CreateObject();
+    assert_int_equal(model_report_json(root, f, &o), 0);
+    cJSON *mu = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "formula"), "activation_multiplier");
+    cJSON *cal = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "prediction"), "calibration");
+    *unfinished = cJSON_IsTrue(cJSON_GetObjectItem(mu, "forward_unfinished"));
+    *later = cJSON_IsTrue(cJSON_GetObjectItem(cal, "oom_after_measured_step"));
+    cJSON_Delete(root);
+}
+
+/* The OOM of oom_facts (in iteration 0's forward, the state at it the peak measured): cut short
+ * whatever the program did after it (one that caught it and trained 5 steps at a smaller batch
+ * keeps has_oom: no later allocation was as large); not where an optimizer step began between
+ * the step measured and the OOM. */
+static void test_oom_cut(void **state)
+{
+    (void)state;
+    run_facts f;
+    int unfinished, later;
+    oom_facts(&f);
+    cut_said(&f, &unfinished, &later);
+    assert_true(unfinished && !later);
+    f.iterations = 5; /* caught, trained on: the measured forward was still cut */
+    cut_said(&f, &unfinished, &later);
+    assert_true(unfinished && !later);
+    f.iterations = 1, f.oom_iter = 1; /* in the next step's forward, after the one measured */
+    cut_said(&f, &unfinished, &later);
+    assert_true(!unfinished && later);
+}
+
 /* compile=True run eager (our simulation does; its frames show forwards and never
  * torch._dynamo): the model uses eager mode. Without that signal, compile=True is kept. */
 static void test_sim_compile(void **state)
@@ -540,6 +573,7 @@ int main(void)
         cmocka_unit_test(test_fits),
         cmocka_unit_test(test_sim_compile),
         cmocka_unit_test(test_peaks_only),
+        cmocka_unit_test(test_oom_cut),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -82,8 +82,7 @@ void advice_calibrate(model_calib *c, const gpt_shape *s, const cat_breakdown *m
                       int partial, int cut)
 {
     advice_calib_default(c, s);
-    c->calibrated = 1;
-    c->partial = partial;
+    c->calibrated = 1, c->partial = partial, c->oom_later = partial && !cut;
     c->measured = *measured;
     uint64_t model_meas = 0, model_ref = 0;
     for (size_t i = 0; i < NMODEL; i++) {

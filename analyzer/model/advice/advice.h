@@ -32,6 +32,8 @@ typedef struct model_calib {
     double cache_fraction;     /* allocator cache / tensor bytes; < 0: the floor (no data) */
     int expandable;            /* 1: expandable_segments:True (smaller fragmentation floor) */
     int partial;               /* 1: fitted to a run that stopped at an OOM */
+    int oom_later;             /* 1: and that OOM came after the step measured had ended (not
+                                * cut: advice_calibrate): its ratios are as measured */
     double temp_per_token;     /* temporaries above 64 MiB, per token (scale with B*T) */
     int calibrated;            /* 1: fitted to a measurement */
     int global;                /* 1: categories unknown; one ratio for all tensor bytes */

@@ -370,9 +370,10 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     if (formula_attention_unfused(&m->shape, m->measured.bytes[CAT_ATTENTION]))
         m->shape.unfused_attention = 1;
     m->partial = f->has_oom;
-    /* what it measured was cut short by the OOM, unless an optimizer step began after the moment
-     * measured (its forward and backward had ended before it: the OOM came in a later step) */
-    m->cut = f->has_oom && !(f->iterations > f->peak_iter);
+    /* what it measured was cut short by the OOM, unless an optimizer step began between the
+     * moment measured and the OOM (its forward and backward had ended: the OOM came in a later
+     * step; steps after an OOM the program caught and trained on do not count) */
+    m->cut = f->has_oom && !(f->oom_iter > f->peak_iter);
     m->forward_cut = m->cut && f->oom_phase && !strcmp(f->oom_phase, "forward");
     formula_documents(&m->shape, &m->docf);
     formula_documents_breakdown(&m->shape, &m->doc);

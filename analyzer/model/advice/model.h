@@ -56,6 +56,7 @@ typedef struct run_facts {
     const char *peak_phase;       /* the phase of the event that made the peak the model explains
                                    * (the tensors' peak in tensor modes, else the process peak) */
     int peak_bwd, peak_iter;      /* backward passes / optimizer steps begun before it */
+    int oom_iter;                 /* optimizer steps begun when the OOM began (replay.h) */
     int has_cat_peaks;            /* cat_peak is measured (tensor mode) */
     uint64_t cat_peak[CAT_COUNT]; /* each category's largest live bytes over the run */
     int compile_frames;           /* MODEL_COMPILE_*: what the Python frames say of torch.compile */

@@ -110,9 +110,10 @@ void replay_track_blocks_more(state *s, const reader_event *ev)
 /* oom_begins: an out-of-memory error in phase ph: in a frozen first forward? (frozen_oom) */
 static void oom_begins(state *s, uint8_t ph)
 {
-    const replay_result *r = s->r;
+    replay_result *r = s->r;
     s->frozen_oom = ph == PHASE_FORWARD && !s->bwd && !s->iter && r->fwd0_copies_freed > 0 &&
                     r->fwd0_copies_since_free <= 2;
+    r->oom_iter = s->iter;
     replay_snap_oom(s);
 }
 
