@@ -157,10 +157,16 @@ static inline void sums(catpeaks *cp, uint64_t i, int kind, int cat, uint8_t fl)
 }
 
 /* common: record i (kind, code, flags fl, at time at) comes or goes: apply's work without epochs
- * opened or closed and without a timeline */
+ * opened or closed and without a timeline (allocator mode's common record, a tensor inside
+ * PyTorch's segments: catpeaks_inner_add, the same work inline) */
 static inline void common(catpeaks *cp, uint64_t i, int kind, uint8_t code, uint8_t fl, uint64_t at)
 {
     int cat = CATPEAKS_CAT(code);
+    if (kind == CATPEAKS_INNER && cp->alloc_mode) {
+        catpeaks_inner_add(cp, &cp->ep[cp->last], (unsigned)cat, (int64_t)cp->rec[i].size,
+                           fl & CATPEAKS_F_ALLOC, at);
+        return;
+    }
     sums(cp, i, kind, cat, fl);
     note(cp, kind == CATPEAKS_SEGMENT ? -1 : cat, at);
 }
@@ -220,12 +226,6 @@ uint64_t catpeaks_advance_more(catpeaks *cp)
                 return cp->head;
             head = cp->head;
             e = &cp->ep[cp->last]; /* (an epoch opened or closed) */
-            continue;
-        }
-        if (!plain_only && kind == CATPEAKS_INNER) { /* allocator mode's common record */
-            catpeaks_inner_add(cp, e, CATPEAKS_CAT(code), (int64_t)r->size, fl & CATPEAKS_F_ALLOC,
-                               r->time);
-            head++;
             continue;
         }
         if (!plain_only || kind != CATPEAKS_PLAIN) {
