@@ -46,12 +46,7 @@ live_item replay_item(const livemap_entry *e)
 live_item replay_item_ended(const livemap_entry *e, const replay_end *x)
 {
     live_item it = replay_item(e);
-    it.phase_free = x->phase;
-    it.iter_free = x->iter;
-    it.bwd_free = x->bwd;
-    it.after_oom = x->after_oom;
-    it.free_event = x->event;
-    it.outlived_step = x->outlived_step;
+    replay_item_end(&it, x);
     return it;
 }
 

@@ -163,13 +163,7 @@ void replay_snap_retire(state *s, livemap_entry *e, uint8_t ph, int oom_pending,
                           (uint8_t)(oom_pending != 0),
                           (uint8_t)(s->grad_free_event > e->alloc_event)};
     if (kept) {
-        live_item it = replay_item(e); /* (replay_item_ended's, inline) */
-        it.phase_free = ph;
-        it.iter_free = x.iter;
-        it.bwd_free = x.bwd;
-        it.after_oom = x.after_oom;
-        it.free_event = x.event;
-        it.outlived_step = x.outlived_step;
+        live_item it = replay_item_ended(e, &x);
         replay_cats_free(s, e, &x, t);
         keep_freed(s, &it);
     } else if (s->classify_on && !e->code) {
@@ -179,12 +173,7 @@ void replay_snap_retire(state *s, livemap_entry *e, uint8_t ph, int oom_pending,
     }
     if (e->snap_oom && e->snap_oom <= r->at_oom.n) {
         live_item *it = &r->at_oom.items[e->snap_oom - 1];
-        it->free_event = x.event;
-        it->outlived_step = x.outlived_step;
-        it->phase_free = ph;
-        it->iter_free = x.iter;
-        it->bwd_free = x.bwd;
-        it->after_oom = x.after_oom;
+        replay_item_end(it, &x);
         /* released while PyTorch retries: its cache, confirmed if the request fails again */
         if (oom_pending && e->level == L_SEGMENT)
             it->oom_released = 1;

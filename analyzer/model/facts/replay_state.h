@@ -398,7 +398,16 @@ typedef struct replay_end {
     uint32_t iter, bwd;
     uint8_t phase, after_oom, outlived_step;
 } replay_end;
-/* replay_item_ended: the item of e ended as x says */
+/* replay_item_end: it's end's fields as x says; replay_item_ended: the item of e ended so */
+static inline void replay_item_end(live_item *it, const replay_end *x)
+{
+    it->phase_free = x->phase;
+    it->iter_free = x->iter;
+    it->bwd_free = x->bwd;
+    it->after_oom = x->after_oom;
+    it->free_event = x->event;
+    it->outlived_step = x->outlived_step;
+}
 live_item replay_item_ended(const livemap_entry *e, const replay_end *x);
 classify_input replay_input(const state *s, const replay_result *r, const live_item *it);
 
