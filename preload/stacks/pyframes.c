@@ -263,11 +263,10 @@ static inline __attribute__((always_inline)) int walk(const vt__pyoffsets *o, ui
     {                                                                                              \
         return walk(&table, ts, out, max);                                                         \
     }
+/* the tables of pyoffsets.h a walk of its own is made for (the walks below, walk_for's list) */
+#define VT__PY_TABLES(X) X(vt__pyoff_310) X(vt__pyoff_311) X(vt__pyoff_312) X(vt__pyoff_313)
 VT__WALK_OF(g_off)
-VT__WALK_OF(vt__pyoff_310)
-VT__WALK_OF(vt__pyoff_311)
-VT__WALK_OF(vt__pyoff_312)
-VT__WALK_OF(vt__pyoff_313)
+VT__PY_TABLES(VT__WALK_OF)
 #undef VT__WALK_OF
 
 /* walk_for: the walk of the interpreter g_off was read from (resolve_version): its table's own,
@@ -278,10 +277,11 @@ static walk_fn walk_for(void)
     static const struct {
         const vt__pyoffsets *table;
         walk_fn fn;
-    } known[] = {{&vt__pyoff_310, walk_vt__pyoff_310},
-                 {&vt__pyoff_311, walk_vt__pyoff_311},
-                 {&vt__pyoff_312, walk_vt__pyoff_312},
-                 {&vt__pyoff_313, walk_vt__pyoff_313}};
+    } known[] = {
+#define VT__KNOWN(table) {&table, walk_##table},
+        VT__PY_TABLES(VT__KNOWN)
+#undef VT__KNOWN
+    };
 #ifndef VT__PY_WALK_GENERIC
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
         if (!memcmp(known[i].table, &g_off, sizeof g_off))

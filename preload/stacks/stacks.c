@@ -91,14 +91,15 @@ static uint64_t hash_frames(const uint64_t *f, int n, int np)
     return h | 1; /* 0 marks an empty slot */
 }
 
-/* grow_table: the table replaced by one twice its size (under g_lock) */
-static int grow_table(void)
+/* grow_table: the table replaced by one twice its size, returned (under g_lock); NULL: out of
+ * memory (the table stays) */
+static stack_table *grow_table(void)
 {
     stack_table *t = atomic_load_explicit(&g_tab, memory_order_relaxed);
     uint32_t ncap = t ? t->cap * 2 : 1u << 12;
     stack_table *nt = calloc(1, sizeof *nt + (size_t)ncap * sizeof nt->e[0]);
     if (!nt)
-        return -1;
+        return NULL;
     nt->cap = ncap;
     nt->older = t;
     for (uint32_t i = 0; t && i < t->cap; i++) {
@@ -115,7 +116,7 @@ static int grow_table(void)
         atomic_store_explicit(&nt->e[j].hash, h, memory_order_relaxed);
     }
     atomic_store_explicit(&g_tab, nt, memory_order_release); /* (its entries with it) */
-    return 0;
+    return nt;
 }
 
 /* lookup: the id of frames (hash h) in t, 0 if it has none (no lock: see the table's comment) */
@@ -222,9 +223,7 @@ uint32_t vt__stack_intern(const uint64_t *frames, int n, int np)
     stack_table *t = atomic_load_explicit(&g_tab, memory_order_relaxed);
     if ((id = lookup(t, h, frames, n, np)) != 0) /* added since the look without the lock */
         goto out;
-    if (g_count >= STACK_LIMIT ||
-        ((!t || (g_count + 1) * 4 >= t->cap * 3) &&
-         (grow_table() < 0 || !(t = atomic_load_explicit(&g_tab, memory_order_relaxed)))))
+    if (g_count >= STACK_LIMIT || ((!t || (g_count + 1) * 4 >= t->cap * 3) && !(t = grow_table())))
         goto out;
     uint64_t *copy = malloc(bytes ? bytes : 8);
     if (!copy)
