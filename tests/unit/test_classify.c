@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "casts.h"
@@ -252,14 +253,106 @@ static void test_breakdown_sums_held(void **st)
     assert_true(cat_breakdown_total(&b) == 1105);
 }
 
+/* every_end: the category every end an allocation of key can still have, now, gives (CAT_COUNT:
+ * two differ), walked wider than classify_settled walks it: each counter two past its value now,
+ * every bit of an end (an OOM's, outliving its step, kept to the end) at both values where the
+ * run still allows it; what classify_settled answers must be this. */
+static category every_end(uint32_t key, unsigned now)
+{
+    classify_input in;
+    memset(&in, 0, sizeof in);
+    in.space = (int)(key & 15), in.layer = (int)(key >> 4 & 3);
+    in.tensor_api = key >> 6 & 1, in.phase_alloc = (int)(key >> 8 & 15);
+    in.loss_site = key >> 12 & 1, in.workspace = key >> 16 & 1;
+    in.attention = key >> 17 & 1, in.input = key >> 18 & 1, in.bwd_alloc = key >> 19 & 1;
+    uint32_t it0 = (now & CLS_ITER_PASSED) != 0, bw0 = in.bwd_alloc + ((now & CLS_BWD_PASSED) != 0);
+    category cat = CAT_COUNT;
+    int first = 1;
+    for (unsigned v = 0; v < 32; v++) { /* tensor mode, the three sizes' bits, alive or freed */
+        int tm = (now & CLS_TM_SET) || (key >> 7 & 1) ? (int)(key >> 7 & 1) : (int)(v & 1);
+        in.tensor_mode = tm;
+        in.param_sized = key >> 20 & 1 ? (int)(v >> 1 & 1) : (int)(key >> 14 & 1);
+        in.weight_copy = key >> 21 & 1 ? (int)(v >> 2 & 1) : (int)(key >> 13 & 1);
+        in.vocab_sized = key >> 22 & 1 ? (int)(v >> 3 & 1) : (int)(key >> 15 & 1);
+        if (!(v & 16)) { /* alive at the end, when that is an end */
+            if (!(key >> 23 & 1))
+                continue;
+            in.freed = 0, in.phase_free = PHASE_COUNT, in.iter_free = in.bwd_free = 0;
+            in.cut_by_oom = in.freed_at_end = in.outlived_step = 0;
+            category c = classify(&in, NULL);
+            if (!first && c != cat)
+                return CAT_COUNT;
+            cat = c, first = 0;
+            continue;
+        }
+        in.freed = 1;
+        for (int ph = 0; ph < PHASE_COUNT; ph++)
+            for (uint32_t it = it0; it <= it0 + 2; it++)
+                for (uint32_t bw = bw0; bw <= bw0 + 2; bw++)
+                    for (unsigned bits = 0; bits < 8; bits++) {
+                        in.phase_free = ph, in.iter_free = it, in.bwd_free = bw;
+                        in.cut_by_oom = bits & 1;
+                        in.outlived_step = (now & CLS_OUTLIVED) || (bits & 2);
+                        in.freed_at_end = !(now & CLS_GRAD_FREED) && (bits & 4);
+                        category c = classify(&in, NULL);
+                        if (!first && c != cat)
+                            return CAT_COUNT;
+                        cat = c, first = 0;
+                    }
+    }
+    return cat;
+}
+
+/* classify_settled: an allocation is settled exactly when every end it can still have gives one
+ * category, that one, for tensors and segments of every phase, role and size, at every state of
+ * the run (a walk that skipped an end, or one that stopped short, settles too early or never) */
+static void test_settled_is_every_end(void **st)
+{
+    (void)st;
+    classify_memo m = {0};
+    unsigned long n = 0, settled = 0;
+    /* roles: none, the loss's, an attention kernel's; sizes: none, a parameter's, a parameter's
+     * still to come, logits still to come */
+    static const unsigned roles[] = {0, 1u << 12, 1u << 17},
+                          sizes[] = {0, 1u << 14, 1u << 20, 1u << 21 | 1u << 22};
+    for (unsigned ph = 0; ph < PHASE_COUNT; ph++)
+        for (unsigned ten = 0; ten < 2; ten++)
+            for (unsigned tm = 0; tm < 2; tm++)
+                for (unsigned bwd = 0; bwd < 2; bwd++)
+                    for (unsigned end = 0; end < 2; end++)
+                        for (size_t ro = 0; ro < sizeof roles / sizeof *roles; ro++)
+                            for (size_t sz = 0; sz < sizeof sizes / sizeof *sizes; sz++) {
+                                uint32_t key = VT_SPACE_DEVICE | 1u << 4 | ten << 6 | tm << 7 |
+                                               ph << 8 | roles[ro] | sizes[sz] | bwd << 19 |
+                                               end << 23;
+                                for (unsigned now = 0; now < 32; now++) {
+                                    category want = every_end(key, now);
+                                    category got = classify_settled(key, now, &m);
+                                    if (got != want)
+                                        fail_msg("key %#x now %#x: settled %d, every end %d", key,
+                                                 now, got, want);
+                                    settled += want != CAT_COUNT;
+                                    n++;
+                                }
+                            }
+    assert_true(settled > 0 && settled < n); /* (some settle, some wait) */
+    classify_memo_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_fixed_spaces),      cmocka_unit_test(test_parameters_inputs),
-        cmocka_unit_test(test_optimizer),         cmocka_unit_test(test_backward),
-        cmocka_unit_test(test_forward),           cmocka_unit_test(test_autocast),
-        cmocka_unit_test(test_casts_input),       cmocka_unit_test(test_segment_mode),
-        cmocka_unit_test(test_unknown_and_table), cmocka_unit_test(test_breakdown_sums_held),
+        cmocka_unit_test(test_fixed_spaces),
+        cmocka_unit_test(test_parameters_inputs),
+        cmocka_unit_test(test_optimizer),
+        cmocka_unit_test(test_backward),
+        cmocka_unit_test(test_forward),
+        cmocka_unit_test(test_autocast),
+        cmocka_unit_test(test_casts_input),
+        cmocka_unit_test(test_segment_mode),
+        cmocka_unit_test(test_unknown_and_table),
+        cmocka_unit_test(test_breakdown_sums_held),
+        cmocka_unit_test(test_settled_is_every_end),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

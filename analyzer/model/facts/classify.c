@@ -289,6 +289,12 @@ static category settle(uint32_t key, unsigned now)
     int end_counts = key >> 23 & 1;
     uint32_t iter = (now & CLS_ITER_PASSED) != 0;
     uint32_t bwd = in.bwd_alloc + ((now & CLS_BWD_PASSED) != 0);
+    /* the ends told apart: a counter already past its allocation's is past it at either value
+     * (the rules compare it with that and 0 only), a lifetime a gradient's free outlived
+     * outlives its step at either bit, a run that freed one frees nothing at its end (the walk
+     * had been up to 4 times longer: 10.7 M instructions of the 37 H100 traces' 972 M) */
+    uint32_t iter_last = iter + !(now & CLS_ITER_PASSED), bwd_last = bwd + !(now & CLS_BWD_PASSED);
+    unsigned bits_walked = 1u | (now & CLS_OUTLIVED ? 0 : 2u) | (now & CLS_GRAD_FREED ? 0 : 4u);
     int tm0 = in.tensor_mode, ps0 = in.param_sized, wc0 = in.weight_copy, vs0 = in.vocab_sized;
     int tm_n = (now & CLS_TM_SET) || tm0 ? 1 : 2;
     int ps_n = param_may ? 2 : 1, wc_n = wc_may ? 2 : 1, vs_n = vocab_may ? 2 : 1;
@@ -316,9 +322,11 @@ static category settle(uint32_t key, unsigned now)
                     }
                     in.freed = 1;
                     for (int ph = 0; ph < PHASE_COUNT; ph++)
-                        for (uint32_t it = iter; it <= iter + 1; it++)
-                            for (uint32_t bw = bwd; bw <= bwd + 1; bw++)
-                                for (int bits = 0; bits < 8; bits++) {
+                        for (uint32_t it = iter; it <= iter_last; it++)
+                            for (uint32_t bw = bwd; bw <= bwd_last; bw++)
+                                for (unsigned bits = 0; bits < 8; bits++) {
+                                    if (bits & ~bits_walked)
+                                        continue;
                                     in.phase_free = ph;
                                     in.iter_free = it;
                                     in.bwd_free = bw;
