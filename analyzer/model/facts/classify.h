@@ -141,6 +141,13 @@ static inline void classify_rank(uint32_t *a, uint32_t *f)
     *a = (x > 0) + (y > 0 && y < x);
     *f = (y > 0) + (x > 0 && x < y);
 }
+/* classify_order: the same of a pair told in 4 bits for a key (which are not 0, which is the
+ * smaller): what classify_rank tells, in fewer instructions (no ranks to add up) */
+static inline unsigned classify_order(uint32_t x, uint32_t y)
+{
+    return (unsigned)(x != 0) | (unsigned)(y != 0) << 1 | (unsigned)(x < y) << 2 |
+           (unsigned)(y < x) << 3;
+}
 
 /* classify_rule_name / classify_rule_reason: the rule table, for reports and reviews. */
 const char *classify_rule_name(int rule);

@@ -1,6 +1,6 @@
 /* replay_cats.c — each noted allocation's category for category_peaks, the timeline and flame's
- * totals (and what the rules of classify.c see of an allocation, for them and the snapshots), in
- * the replay's one pass: classified once, as soon as every end it can still have gives
+ * totals (what the rules of classify.c see of an allocation: replay_input.c), in the replay's
+ * one pass: classified once, as soon as every end it can still have gives
  * the same category (classify_settled), its records in the sweep's window (catpeaks.c) settled
  * then. Only the window's first record waiting is looked at: the sweep cannot pass it, and a
  * settled category stays what it is, so the records behind it are looked at when the sweep
@@ -15,120 +15,6 @@
  * its segment right after the allocation that made it) */
 #define KIND_RECORDS 256 /* replay_cats_sweep looks further only past as many */
 #define NO_TENSORS_WHY "the run's first tensor came after the sweep's first 1M events"
-
-/* ---- what the rules see of an allocation ------------------------------------------------------
- */
-
-live_item replay_item(const livemap_entry *e)
-{
-    return (live_item){.addr = e->addr,
-                       .size = e->size,
-                       .time_ns = e->time_ns,
-                       .stack_id = e->stack_id,
-                       .alloc_event = e->alloc_event,
-                       .iter_alloc = e->iter,
-                       .api = e->api,
-                       .space = e->space,
-                       .device = e->device,
-                       .layer = e->layer,
-                       .phase_alloc = e->phase,
-                       .phase_free = PHASE_COUNT,
-                       .bwd_alloc = e->bwd,
-                       .loss_site = (uint8_t)((e->flags & EF_LOSS) != 0),
-                       .workspace = (uint8_t)((e->flags & EF_WORKSPACE) != 0),
-                       .attention = (uint8_t)((e->flags & EF_ATTENTION) != 0),
-                       .input = (uint8_t)((e->flags & EF_INPUT) != 0),
-                       .tensor_api = e->level == L_TENSOR || e->level == L_INNER,
-                       .to_copy = (uint8_t)((e->flags & EF_TO_COPY) != 0),
-                       .torch_segment = (uint8_t)((e->flags & EF_TORCH_SEG) != 0)};
-}
-
-live_item replay_item_ended(const livemap_entry *e, const replay_end *x)
-{
-    live_item it = replay_item(e);
-    replay_item_end(&it, x);
-    return it;
-}
-
-/* input_core: what the rules of classify.c see of an allocation at its birth (its end's fields
- * left 0); *copy: its size is half a parameter's. */
-#define SIZE_MEMO 8192 /* two ways of 4096 */
-/* replay_size_bits_slow: replay_size_bits (replay_state.h) for a size not in the memo now (the
- * same slot: 4096 slots of two ways) */
-unsigned replay_size_bits_slow(const state *s, uint64_t size)
-{
-    struct size_memo *m = replay_size_memo(s, size);
-    int half = !(size & 1) && replay_phase_half_has(s, size / 2); /* a parameter's size */
-    int copy = replay_phase_half_has(s, size);                    /* half a parameter's */
-    int vocab = s->vocab && size % s->vocab == 0 && size / s->vocab >= 128 && !half && !copy;
-    unsigned bits = (unsigned)(half | copy << 1 | vocab << 2);
-    if (m) { /* the newer one in the first way */
-        m[1] = m[0];
-        m[0] = (struct size_memo){size, s->sizes_gen, (uint8_t)bits};
-    }
-    return bits;
-}
-
-uint32_t replay_cats_key_miss(const state *s, const livemap_entry *e, struct key_memo *k,
-                              uint64_t tag)
-{
-    k->tag = tag;
-    return k->key = replay_cats_key(s, e);
-}
-
-static classify_input input_core(const state *s, const replay_result *r, uint64_t size, int space,
-                                 int layer, int tensor_api, int phase_alloc, int loss_site,
-                                 int to_copy, int *copy)
-{
-    unsigned bits = replay_size_bits(s, size);
-    int half = bits & 1, vocab = bits >> 2 & 1;
-    *copy = bits >> 1 & 1;
-    classify_input in;
-    memset(&in, 0, sizeof in);
-    in.space = space, in.layer = layer, in.tensor_api = tensor_api;
-    in.tensor_mode = r->tensor_mode, in.phase_alloc = phase_alloc, in.loss_site = loss_site;
-    in.weight_copy = to_copy && tensor_api && *copy;
-    in.param_sized = half;
-    in.vocab_sized = vocab;
-    return in;
-}
-
-/* kept_to_end: what the event free_event freed (0: not freed) was freed after the run's last
- * allocation, in a run that never freed a gradient to tell a step's end by
- * (classify_input.freed_at_end) */
-static int kept_to_end(const state *s, uint64_t free_event)
-{
-    return free_event && free_event > s->last_alloc_event && !s->grad_free_event;
-}
-
-/* frozen_at_oom: what an OOM's unwinding freed (after_oom), or what is alive (phase_free
- * PHASE_COUNT), at an OOM in a frozen first forward (s->frozen_oom: while it pends;
- * classify_input.frozen_oom) */
-static int frozen_at_oom(const state *s, int after_oom, int phase_free)
-{
-    return s->frozen_oom && (after_oom || phase_free == PHASE_COUNT);
-}
-
-classify_input replay_input(const state *s, const replay_result *r, const live_item *it)
-{
-    int copy;
-    classify_input in = input_core(s, r, it->size, it->space, it->layer, it->tensor_api,
-                                   it->phase_alloc, it->loss_site, it->to_copy, &copy);
-    in.phase_free = it->phase_free;
-    in.iter_alloc = it->iter_alloc;
-    in.iter_free = it->iter_free;
-    in.freed = it->phase_free != PHASE_COUNT;
-    in.bwd_alloc = it->bwd_alloc;
-    in.bwd_free = it->bwd_free;
-    in.workspace = it->workspace;
-    in.attention = it->attention;
-    in.cut_by_oom = it->after_oom;
-    in.input = it->input;
-    in.freed_at_end = kept_to_end(s, it->free_event);
-    in.outlived_step = it->outlived_step;
-    in.frozen_oom = frozen_at_oom(s, it->after_oom, it->phase_free);
-    return in;
-}
 
 /* ---- each allocation's category ----------------------------------------------------------------
  */
@@ -229,6 +115,8 @@ static inline void try_settle(state *s, livemap_entry *e, catpeaks_rec *r, uint6
     r->code = e->code;
 }
 
+#define SIZE_MEMO 8192 /* two ways of 4096 */
+
 void replay_cats_begin(state *s)
 {
     s->r->tl = timeline_segments || timeline_totals ? timeline_new() : NULL;
@@ -319,51 +207,68 @@ static void classified(state *s, const live_item *it, uint8_t level, uint8_t fla
     counted(s, it->stack_id, it->size, kind, cat, arec, frec);
 }
 
-/* end_key: what classify sees of e ending now as x says (replay_input's fields, the counters
- * ranked as classify_cached ranks them) in 42 bits: e's settle key, now (replay_cats_key: every
- * field of its allocation, what its size says now), and its end's. arec: e's allocating record in
- * the window (0: none): one that came after what a key is made of last changed (keys_from) has
- * the key it was given then (e->ckey), the one it has now. */
-static uint64_t end_key(const state *s, const livemap_entry *e, const replay_end *x, uint64_t arec)
+/* end_category_miss: end_category's answer not in the cache (c: the entry for key, NULL: none) */
+static __attribute__((noinline)) category end_category_miss(state *s, const livemap_entry *e,
+                                                            const replay_end *x,
+                                                            struct classify_cache_entry *c,
+                                                            uint64_t key)
 {
-    uint32_t key = arec && arec >= s->keys_from ? e->ckey : replay_cats_key(s, e);
-    uint32_t ia = e->iter, ifr = x->iter, ba = e->bwd, bf = x->bwd;
-    classify_rank(&ia, &ifr);
-    classify_rank(&ba, &bf);
-    unsigned ranks = ia | ifr << 2 | ba << 4 | bf << 6;
-    unsigned freed = x->phase != PHASE_COUNT;
-    return (uint64_t)key | (uint64_t)(x->phase & 15) << 24 | (uint64_t)ranks << 28 |
-           (uint64_t)freed << 36 | (uint64_t)(x->after_oom != 0) << 37 |
-           (uint64_t)kept_to_end(s, x->event) << 38 | (uint64_t)(x->outlived_step != 0) << 39 |
-           (uint64_t)frozen_at_oom(s, x->after_oom, x->phase) << 40 | 1ull << 41;
+    live_item it = replay_item_ended(e, x);
+    classify_input in = replay_input(s, s->r, &it);
+    category cat = classify_cached(&in, &s->ccache);
+    if (c)
+        c->key = key, c->cat = (uint8_t)cat;
+    return cat;
 }
 
-/* classified_entry: classified(s, its item, ...) of e ending now as x says, its category by its
- * end_key when one was seen (no item to make, no input to build, no classify) */
-static void classified_entry(state *s, const livemap_entry *e, const replay_end *x, uint64_t arec,
-                             uint64_t frec)
+/* end_category: the category of e (not a segment's) ending now as x says, by its end_key when one
+ * was seen (no item to make, no input to build, no classify); arec as end_key's */
+static inline __attribute__((always_inline)) category
+end_category(state *s, const livemap_entry *e, const replay_end *x, uint64_t arec)
+{
+    uint64_t key = x->phase > 15 ? 0 : replay_end_key(s, e, x, arec);
+    struct classify_cache_entry *c = key ? classify_cache_at(&s->ecache, key) : NULL;
+    if (__builtin_expect(c && c->key == key, 1))
+        return (category)c->cat;
+    return end_category_miss(s, e, x, c, key);
+}
+
+static __attribute__((noinline)) category end_category_call(state *s, const livemap_entry *e,
+                                                            const replay_end *x, uint64_t arec)
+{
+    return end_category(s, e, x, arec);
+}
+
+/* ended: e, not settled, ends now as x says (at time t) and is not held back: its category, its
+ * free's record added with it (no settle of it after), its allocation's settled */
+static inline __attribute__((always_inline)) void ended(state *s, livemap_entry *e,
+                                                        const replay_end *x, uint64_t t)
 {
     int kind = kind_of(e);
-    uint64_t key = kind == CATPEAKS_SEGMENT || x->phase > 15 ? 0 : end_key(s, e, x, arec);
-    struct classify_cache_entry *c = key ? classify_cache_at(&s->ecache, key) : NULL;
-    if (!c) {
-        live_item it = replay_item_ended(e, x);
-        classified(s, &it, e->level, e->flags, arec, frec);
-        return;
+    uint64_t arec = s->cats_on ? rec_of(s, e) : 0, frec = 0;
+    category cat = kind == CATPEAKS_SEGMENT ? CAT_CACHE : end_category(s, e, x, arec);
+    uint8_t code = CATPEAKS_CODE(kind, cat);
+    if (s->cats_on) {
+        frec = catpeaks_add(&s->peaks, s->event, t, e->size, s->joining,
+                            livemap_number(&s->live, e), code);
+        if (!frec) { /* the window lost: as without one (its key made anew) */
+            stop(s);
+            arec = 0;
+            cat = kind == CATPEAKS_SEGMENT ? CAT_CACHE : end_category_call(s, e, x, 0);
+            code = CATPEAKS_CODE(kind, cat);
+        }
     }
-    if (c->key != key) {
-        live_item it = replay_item_ended(e, x);
-        classify_input in = replay_input(s, s->r, &it);
-        c->key = key;
-        c->cat = (uint8_t)classify_cached(&in, &s->ccache);
-    }
-    counted(s, e->stack_id, e->size, kind, (category)c->cat, arec, frec);
+    total(s, e->stack_id, kind, cat, e->size);
+    if (arec == s->peaks.head || frec == s->peaks.head) /* the window's first waiting */
+        s->cats_wake = 0;
+    if (arec)
+        catpeaks_settle(&s->peaks, arec, code, 0);
 }
 
-void replay_cats_free(state *s, livemap_entry *e, const replay_end *x, uint64_t t)
+/* free_rest: replay_cats_free of one settled before, or held back (s->pend) */
+static __attribute__((noinline)) void free_rest(state *s, livemap_entry *e, const replay_end *x,
+                                                uint64_t t)
 {
-    if (!s->classify_on)
-        return;
     int prov =
         replay_provisional_entry(e) && e->code; /* settled before its free: its epoch closes */
     uint64_t frec = 0;
@@ -380,27 +285,36 @@ void replay_cats_free(state *s, livemap_entry *e, const replay_end *x, uint64_t 
         return;
     }
     uint64_t arec = s->cats_on ? rec_of(s, e) : 0;
-    int tensor_api = e->level == L_TENSOR || e->level == L_INNER;
-    if (replay_provisional(e->phase, tensor_api) ||
-        (e->phase == PHASE_INIT && tensor_api && !s->grad_free_event)) {
-        /* held back until it is known whether it was freed before the run's end (an optimizer
-         * step's tensor kept to the end is its state; a weight freed at the program's exit, in a
-         * run with no backward, a parameter: classify.c's freed_at_end) */
-        if (s->npend == s->cappend) {
-            size_t n = s->cappend ? s->cappend * 2 : 256;
-            struct pending_free *p = realloc(s->pend, n * sizeof *p);
-            if (p)
-                s->pend = p, s->cappend = n;
-        }
-        if (s->npend < s->cappend) {
-            s->pend[s->npend++] =
-                (struct pending_free){replay_item_ended(e, x), arec, frec, e->level, e->flags};
-            if (arec) /* its entry is gone: settled by replay_cats_flush */
-                catpeaks_mark(&s->peaks, arec, CATPEAKS_F_ENDED);
-            return;
-        }
+    /* held back until it is known whether it was freed before the run's end (an optimizer
+     * step's tensor kept to the end is its state; a weight freed at the program's exit, in a
+     * run with no backward, a parameter: classify.c's freed_at_end) */
+    if (s->npend == s->cappend) {
+        size_t n = s->cappend ? s->cappend * 2 : 256;
+        struct pending_free *p = realloc(s->pend, n * sizeof *p);
+        if (p)
+            s->pend = p, s->cappend = n;
     }
-    classified_entry(s, e, x, arec, frec);
+    if (s->npend < s->cappend) {
+        s->pend[s->npend++] =
+            (struct pending_free){replay_item_ended(e, x), arec, frec, e->level, e->flags};
+        if (arec) /* its entry is gone: settled by replay_cats_flush */
+            catpeaks_mark(&s->peaks, arec, CATPEAKS_F_ENDED);
+        return;
+    }
+    live_item it = replay_item_ended(e, x); /* (out of memory: classified now) */
+    classified(s, &it, e->level, e->flags, arec, frec);
+}
+
+void replay_cats_free(state *s, livemap_entry *e, const replay_end *x, uint64_t t)
+{
+    if (!s->classify_on)
+        return;
+    int tensor_api = e->level == L_TENSOR || e->level == L_INNER;
+    if (!e->code && !replay_provisional(e->phase, tensor_api) &&
+        !(e->phase == PHASE_INIT && tensor_api && !s->grad_free_event))
+        ended(s, e, x, t); /* (the common free of one not settled) */
+    else
+        free_rest(s, e, x, t);
 }
 
 int replay_cats_free_swept(state *s, const livemap_entry *e, uint64_t t)

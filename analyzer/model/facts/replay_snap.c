@@ -101,11 +101,15 @@ void replay_snap_oom(state *s)
 /* holds: snapshot x (KEPT_*) as it stands holds an allocation made at alloc_event (tensor: a
  * tensor's) that is freed now: its moment came (event 0: not yet), no earlier than the allocation;
  * a tensor, but for the process peak's */
+static uint64_t kept_at(const replay_result *r, int x) /* (its moment: holds') */
+{
+    return x == KEPT_PEAK      ? r->at_peak.event
+           : x == KEPT_TENSORS ? r->at_tensors.event
+                               : r->at_step.event;
+}
 static int holds(const replay_result *r, int x, uint64_t alloc_event, int tensor)
 {
-    uint64_t at = x == KEPT_PEAK      ? r->at_peak.event
-                  : x == KEPT_TENSORS ? r->at_tensors.event
-                                      : r->at_step.event;
+    uint64_t at = kept_at(r, x);
     return at && alloc_event <= at && (x == KEPT_PEAK || tensor);
 }
 
@@ -141,12 +145,14 @@ static int kept_room(state *s)
     return 1;
 }
 
-/* keep_freed: an item freed after a snapshot's moment that was live at it, kept once. */
-static void keep_freed(state *s, const live_item *it)
+/* keep_freed: e, freed after a snapshot's moment (x: how) and live at it: its item kept once
+ * (built in its place; out of line: the common free keeps none) */
+static __attribute__((noinline)) void keep_freed(state *s, const livemap_entry *e,
+                                                 const replay_end *x)
 {
     if (s->nkept == s->capkept && !kept_room(s))
         return; /* out of memory: the snapshots miss it (counted nowhere else) */
-    s->kept[s->nkept++] = *it;
+    s->kept[s->nkept++] = replay_item_ended(e, x);
 }
 
 void replay_snap_retire(state *s, livemap_entry *e, uint8_t ph, int oom_pending, uint64_t t)
@@ -162,15 +168,12 @@ void replay_snap_retire(state *s, livemap_entry *e, uint8_t ph, int oom_pending,
                           ph,
                           (uint8_t)(oom_pending != 0),
                           (uint8_t)(s->grad_free_event > e->alloc_event)};
-    if (kept) {
-        live_item it = replay_item_ended(e, &x);
-        replay_cats_free(s, e, &x, t);
-        keep_freed(s, &it);
-    } else if (s->classify_on && !e->code) {
+    if (kept)
+        keep_freed(s, e, &x);
+    if (s->classify_on && !e->code)
         replay_cats_free(s, e, &x, t); /* (no item: replay_cats_free makes one if it must) */
-    } else {
+    else
         replay_cats_free_settled(s, e, t); /* settled already: no item to classify */
-    }
     if (e->snap_oom && e->snap_oom <= r->at_oom.n) {
         live_item *it = &r->at_oom.items[e->snap_oom - 1];
         replay_item_end(it, &x);
@@ -182,16 +185,19 @@ void replay_snap_retire(state *s, livemap_entry *e, uint8_t ph, int oom_pending,
 }
 
 /* held_items: snapshot x's (KEPT_*) kept items into a new array with room for live more after
- * them; NULL when out of memory. */
+ * them; NULL when out of memory. (One pass from its part of kept on, into room for all kept:
+ * counting them first had been a second pass over kept, 80 bytes an item apart.) */
 static live_item *held_items(const state *s, int x, size_t live, size_t *n)
 {
-    size_t count = 0;
-    for (size_t i = 0; i < s->nkept; i++)
-        count += (size_t)held_by(s, i, x);
-    live_item *items = malloc((count + live + 1) * sizeof *items);
+    size_t from = s->kept_from[x] < s->nkept ? s->kept_from[x] : s->nkept;
+    live_item *items = malloc((s->nkept - from + live + 1) * sizeof *items);
     *n = 0;
-    for (size_t i = 0; items && i < s->nkept; i++)
-        if (held_by(s, i, x))
+    if (!items)
+        return NULL;
+    uint64_t at = kept_at(s->r, x); /* (holds, its loads out of the loop) */
+    int any = x == KEPT_PEAK;
+    for (size_t i = from; at && i < s->nkept; i++)
+        if (s->kept[i].alloc_event <= at && (any || s->kept[i].tensor_api))
             items[(*n)++] = s->kept[i];
     return items;
 }
@@ -293,16 +299,34 @@ static void torch_cache(replay_snapshot *snap)
     free(seg);
 }
 
+#define SNAP_MEMO_BITS 8
+#define SNAP_MEMO (1 << SNAP_MEMO_BITS)
 void replay_snap_classify(const state *s, replay_result *r, replay_snapshot *snap)
 {
     memset(&snap->by_cat, 0, sizeof snap->by_cat);
     if (r->allocator_mode)
         torch_cache(snap);
+    /* classify's answers by replay_item_key (a snapshot's items are of few kinds: 200k items of
+     * a 1M-event trace, 184 instructions each to build the input and classify it) */
+    struct snap_memo {
+        replay_key2 key; /* b 0: empty */
+        uint8_t cat, rule;
+    } memo[SNAP_MEMO];
+    memset(memo, 0, sizeof memo);
     for (size_t i = 0; i < snap->n; i++) {
         live_item *it = &snap->items[i];
-        classify_input in = replay_input(s, r, it);
+        replay_key2 key = replay_item_key(s, it);
+        uint64_t h = (key.a ^ key.b * 0x9e3779b97f4a7c15ull) * 0x9e3779b97f4a7c15ull;
+        struct snap_memo *m = &memo[h >> (64 - SNAP_MEMO_BITS)];
         int rule;
-        it->category = (uint8_t)classify(&in, &rule);
+        if (m->key.a == key.a && m->key.b == key.b) {
+            it->category = m->cat;
+            rule = m->rule;
+        } else {
+            classify_input in = replay_input(s, r, it);
+            it->category = (uint8_t)classify(&in, &rule);
+            *m = (struct snap_memo){key, it->category, (uint8_t)rule};
+        }
         if (it->oom_released || (r->allocator_mode && it->torch_segment)) {
             /* measured: the allocator gave it back to retry; or (tensor+segment) the part of
              * one of PyTorch's segments that holds no tensor */

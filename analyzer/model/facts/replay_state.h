@@ -387,6 +387,7 @@ static inline int first_forward_copy(const state *s, uint8_t loss, uint8_t ph, u
            !s->iter && (replay_size_bits(s, size) & 2);
 }
 
+/* replay_input.c */
 /* replay_item: the snapshot item of a live entry (not freed). replay_input: what the rules of
  * classify.c see of one item, now. */
 live_item replay_item(const livemap_entry *e);
@@ -410,6 +411,17 @@ static inline void replay_item_end(live_item *it, const replay_end *x)
 }
 live_item replay_item_ended(const livemap_entry *e, const replay_end *x);
 classify_input replay_input(const state *s, const replay_result *r, const live_item *it);
+/* replay_item_key: all replay_input(s, s->r, it) gives classify but what the run adds alike to
+ * every item (tensor mode, a frozen forward's OOM), packed in two words (the item's fields as
+ * they lie, its counters ordered by classify_order, what its size says; b never 0):
+ * for a memo of classify's answers while s stays as it is */
+typedef struct replay_key2 {
+    uint64_t a, b;
+} replay_key2;
+replay_key2 replay_item_key(const state *s, const live_item *it);
+/* replay_end_key: what classify sees of e ending now as x says (arec: its allocating record in
+ * the category window, 0: none), as a key for the cache of its answers (replay_cats.c) */
+uint64_t replay_end_key(const state *s, const livemap_entry *e, const replay_end *x, uint64_t arec);
 
 /* replay_cats_begin: the sweep (and the classification) as the views and the run need them. */
 void replay_cats_begin(state *s);
