@@ -6,6 +6,7 @@
  * settled category stays what it is, so the records behind it are looked at when the sweep
  * comes to them (once each, not at every backward pass, step and gradient freed: 3 looks an
  * allocation before); at its free at the latest. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -131,6 +132,7 @@ void replay_cats_begin(state *s)
     s->classify_on = s->cats_on || timeline_totals;
     s->szm = calloc(SIZE_MEMO, sizeof *s->szm);
     s->sizes_gen = 1;
+    s->tried.now = UINT_MAX;
 }
 
 /* no_tensors: the run's first events showed no tensor: a segment-mode run (its category
@@ -408,8 +410,12 @@ void replay_cats_sweep_more(state *s)
             if (!fresh && !changed)
                 break;
             try_settle(s, e, r, m, &w);
-            if (!e->code)
+            if (!e->code) { /* (what it was told by: replay_cats_changed) */
+                s->tried.now = replay_cats_now(s, e->iter, e->bwd, e->alloc_event);
+                s->tried.iter = e->iter, s->tried.bwd = e->bwd;
+                s->tried.alloc_event = e->alloc_event;
                 break;
+            }
         } else if (m == head) { /* settled, applied once the allocator mode is known */
             break;
         }

@@ -88,6 +88,12 @@ typedef struct state {
      * whether what its category depends on changed since */
     uint64_t cats_tried;
     int cats_dirty;
+    struct { /* the run as that record's last look saw it (replay_cats_now: now), and its
+              * allocation's counters it was told by (now UINT_MAX: no look yet) */
+        unsigned now;
+        uint32_t iter, bwd;
+        uint64_t alloc_event;
+    } tried;
     uint64_t cats_wake; /* the sweep looks again once the window's tail reaches it (0: after the
                          * next event), as replay_cats_sweep_more left the window */
     uint64_t keys_from; /* the allocations whose records come before it: their keys are stale */
@@ -535,20 +541,36 @@ static inline void replay_cats_free_settled(state *s, livemap_entry *e, uint64_t
 void replay_cats_flush(state *s);
 /* replay_cats_marked: PyTorch's tracker named e one of its segments. */
 void replay_cats_marked(state *s, livemap_entry *e);
+/* replay_cats_now: what has happened since an allocation (its counters iter, bwd and its event),
+ * as classify_settled takes it (CLS_*) */
+static inline unsigned replay_cats_now(const state *s, uint32_t iter, uint32_t bwd,
+                                       uint64_t alloc_event)
+{
+    return (s->grad_free_event ? CLS_GRAD_FREED : 0) |
+           (s->r->tensor_mode || s->tm_assumed ? CLS_TM_SET : 0) |
+           (s->iter > iter ? CLS_ITER_PASSED : 0) | (s->bwd > bwd ? CLS_BWD_PASSED : 0) |
+           (s->grad_free_event > alloc_event ? CLS_OUTLIVED : 0);
+}
 /* replay_cats_changed: what a waiting allocation's category depends on changed (a backward pass
- * or an optimizer step began, a gradient was freed, the parameters' sizes, the vocabulary or
- * tensor mode became known). */
+ * or an optimizer step began, a gradient was freed): the window's first record waiting is looked
+ * at again, unless the run as it would see it is what its last look saw (once a gradient was
+ * freed after it, the next ones' frees change nothing for it: t1t.vtr's 107k sweeps to look
+ * again, each finding it still waiting) */
 static inline void replay_cats_changed(state *s)
 {
-    s->cats_dirty = 1; /* the window's first record waiting is looked at again */
+    if (!s->cats_dirty &&
+        replay_cats_now(s, s->tried.iter, s->tried.bwd, s->tried.alloc_event) == s->tried.now)
+        return;
+    s->cats_dirty = 1;
     s->cats_wake = 0;
 }
-/* replay_cats_keys_changed: the same, and what the rules see of every allocation (the
- * parameters' sizes, the vocabulary, tensor mode): the waiting ones' settle keys are redone
- * (those of the allocations whose records came before now). */
+/* replay_cats_keys_changed: what the rules see of every allocation changed (the parameters'
+ * sizes, the vocabulary, tensor mode): the waiting ones' settle keys are redone (those of the
+ * allocations whose records came before now), the first waiting looked at again. */
 static inline void replay_cats_keys_changed(state *s)
 {
-    replay_cats_changed(s);
+    s->cats_dirty = 1;
+    s->cats_wake = 0;
     s->keys_from = s->peaks.tail;
 }
 /* replay_cats_tensors: the run showed its first tensor (tensor_mode) / allocator-tracker tensor. */
