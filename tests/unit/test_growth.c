@@ -297,6 +297,53 @@ static void test_step_records_rule(void **st)
     growth_free_all(&g);
 }
 
+/* STEP records of device bytes after one of tensors: a stack's runs follow its device bytes,
+ * with those its events added while the records' were tensors (a stack no record lists: its
+ * events' bytes alone) */
+static void test_records_change_kind(void **st)
+{
+    (void)st;
+    growth g;
+    memset(&g, 0, sizeof g);
+    step(&g, 100, 0); /* the replay's events come first (a bounded trace's) */
+    uint8_t buf[16];
+    reader_step r = step_rec(1, 1000, 9, 10 * MiB, buf); /* tensors */
+    growth_step_record(&g, &r, phase_fwd, NULL);
+    growth_alloc(&g, 7, 4 * MiB, 0, 1, PHASE_FORWARD, 0, 1001); /* device bytes, stack 7 */
+    growth_alloc(&g, 7, 4 * MiB, 0, 1, PHASE_FORWARD, 0, 1002);
+    for (uint32_t i = 2; i <= 8; i++) {
+        if (i > 2)
+            growth_alloc(&g, 7, 4 * MiB, 0, 1, PHASE_FORWARD, 0, 1000 * i);
+        reader_step d = step_rec(i, 1000 * i + 1, 9, 10 * MiB, buf);
+        d.fixed.flags = VT_STEPF_OPTIMIZER; /* device bytes from here on */
+        growth_step_record(&g, &d, phase_fwd, NULL);
+    }
+    growth_site s[4];
+    assert_int_equal(growth_sites(&g, s, 4), 1);
+    assert_int_equal(s[0].stack, 7);
+    assert_int_equal(s[0].bytes_since, 2 * 4 * MiB); /* its run began at the second record */
+    assert_int_equal(s[0].bytes_last, 8 * 4 * MiB);  /* every allocation of the stack */
+    growth_free_all(&g);
+}
+
+/* the run's first tensor, in a stack whose device bytes came before it (its segment's), counts
+ * in its phase's bytes: those are tensors' from it on */
+static void test_first_tensor_counted(void **st)
+{
+    (void)st;
+    growth g;
+    memset(&g, 0, sizeof g);
+    growth_alloc(&g, 6, 20 * MiB, 0, 1, PHASE_FORWARD, 0, 1); /* a segment: device bytes */
+    growth_alloc(&g, 6, 2 * MiB, 1, 0, PHASE_FORWARD, 0, 2);  /* the first tensor, inside it */
+    for (int i = 0; i < 10; i++)
+        step(&g, 1000 * (uint64_t)(i + 1), 0);
+    growth_end(&g, 100000);
+    /* at a step's end (the next forward's first allocation) the forward's activation is freed:
+     * the first tensor alone is the forward's */
+    assert_int_equal(g.last_by_phase[PHASE_FORWARD], 2 * MiB);
+    growth_free_all(&g);
+}
+
 /* stackless_step: a step recorded with no stacks (stack 0): a forward (8 MiB, freed by the
  * backward), a backward (a 4 MiB gradient); the program's first allocation after it (2 MiB, its
  * optimizer's temporaries or the next forward's: freed at once) and, with zg, the gradient freed
@@ -371,11 +418,12 @@ static void test_stackless_steps(void **st)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_stackless_steps),     cmocka_unit_test(test_leak_found),
-        cmocka_unit_test(test_teardown_not_a_step), cmocka_unit_test(test_no_growth),
-        cmocka_unit_test(test_time_per_step),       cmocka_unit_test(test_tolerates_small_fall),
-        cmocka_unit_test(test_restart_counts_anew), cmocka_unit_test(test_step_records_rule),
-        cmocka_unit_test(test_too_few_step_ends),
+        cmocka_unit_test(test_stackless_steps),      cmocka_unit_test(test_leak_found),
+        cmocka_unit_test(test_teardown_not_a_step),  cmocka_unit_test(test_no_growth),
+        cmocka_unit_test(test_time_per_step),        cmocka_unit_test(test_tolerates_small_fall),
+        cmocka_unit_test(test_restart_counts_anew),  cmocka_unit_test(test_step_records_rule),
+        cmocka_unit_test(test_too_few_step_ends),    cmocka_unit_test(test_records_change_kind),
+        cmocka_unit_test(test_first_tensor_counted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,6 +19,10 @@ static int stack_at(growth *g, uint32_t id)
     uint32_t n = g->nst ? g->nst : 1024;
     while (n <= id)
         n *= 2;
+    uint32_t *nd = realloc(g->dirty, (size_t)n * sizeof *nd); /* (growth_mark's room) */
+    if (!nd)
+        return 0;
+    g->dirty = nd;
     growth_stack *ns = realloc(g->st, (size_t)n * sizeof *ns);
     if (!ns)
         return 0;
@@ -27,6 +31,7 @@ static int stack_at(growth *g, uint32_t id)
     for (uint32_t i = g->nst; i < n; i++)
         ns[i].ph = PHASE_COUNT;
     g->nst = n;
+    g->nfast = g->from_records ? 0 : n;
     return 1;
 }
 
@@ -36,20 +41,9 @@ void growth_tensors_begin(growth *g)
     memset(g->by_phase, 0, sizeof g->by_phase); /* (what was counted: device bytes) */
 }
 
-int growth_more_dirty(growth *g)
-{
-    size_t n = g->capdirty ? g->capdirty * 2 : 1024;
-    uint32_t *nd = realloc(g->dirty, n * sizeof *nd);
-    if (!nd)
-        return -1;
-    g->dirty = nd;
-    g->capdirty = n;
-    return 0;
-}
-
 static uint64_t value(const growth *g, uint32_t id)
 {
-    return g->tensors_seen ? g->st[id].tensor : g->st[id].device;
+    return g->st[id].live[g->tensors_seen];
 }
 
 /* the levels a step ends with: the replay's now (growth itself), or as they were at a
@@ -69,25 +63,27 @@ static levels levels_now(const growth *g)
  * at step end number step */
 static void runs(growth *g, uint32_t step)
 {
-    const int tensors = g->tensors_seen;
+    const int k = g->tensors_seen; /* (live's index) */
+    growth_stack *st = g->st;
     for (size_t i = 0; i < g->ndirty; i++) {
-        growth_stack *s = &g->st[g->dirty[i]];
-        uint64_t v = tensors ? s->tensor : s->device, last = s->last;
-        s->ph &= (uint8_t)~GROWTH_DIRTY;
+        growth_stack *s = &st[g->dirty[i]];
+        uint64_t v = s->live[k], last = s->last, from = s->run_bytes, run = s->run;
+        s->dirty = 0;
         s->last = v;
         /* a run ends where its bytes fall back, beyond a tenth of what it gained (a step's own
          * tensors at the moment it ended; a run that ended inside a step) */
-        /* (masks, not branches: whether a stack's bytes rose or fell is the data itself, and
-         * a run with many stacks changing each step mispredicted them half the time; GCC made
-         * the selects written as ?: two branches again) */
-        unsigned restart =
-            (s->run_start == 0) | ((v < last) & ((last - v) * 10 > last - s->run_bytes));
-        unsigned up = !restart & (v > last);
-        uint32_t keep = restart - 1u, mark = 0u - up; /* all ones: go on; all ones: it rose */
-        s->run_start = (s->run_start & keep) | (step & ~keep);
-        s->run_bytes = (s->run_bytes & (0ull - (restart ^ 1u))) | (v & (0ull - restart));
-        s->n_up = (s->n_up + up) & keep;
-        s->last_up = (s->last_up & ~mark) | (step & mark);
+        /* (masks, all ones or 0, not branches: whether a stack's bytes rose or fell is the data
+         * itself, and a run with many stacks changing each step mispredicted them half the time;
+         * GCC made the selects written as ?: two branches again. A restart sets the run's start
+         * and zeroes its rises in one word; a rise at a restart sets last_up too, which
+         * growth_sites reads only after GROWTH_MIN_RISES more) */
+        uint64_t fell = 0 - (uint64_t)(v < last), rose = 0 - (uint64_t)(last < v);
+        uint64_t far = 0 - (uint64_t)(last - from < (last - v) * 10);
+        uint64_t r = (0 - (uint64_t)((uint32_t)run == 0)) | (fell & far); /* restarts here */
+        uint64_t on = run + (rose & (1ull << 32));
+        s->run = on ^ ((on ^ step) & r);
+        s->run_bytes = from ^ ((from ^ v) & r);
+        s->last_up ^= (s->last_up ^ step) & (uint32_t)rose;
     }
     g->ndirty = 0;
 }
@@ -105,7 +101,7 @@ static void sample(growth *g, uint64_t t, int at_end, const levels *lv)
      * taken for no run, no point and not as the last step's live bytes */
     int teardown = at_end && g->timed_steps;
     for (size_t i = 0; teardown && i < g->ndirty; i++)
-        g->st[g->dirty[i]].ph &= (uint8_t)~GROWTH_DIRTY;
+        g->st[g->dirty[i]].dirty = 0;
     if (teardown)
         g->ndirty = 0;
     else
@@ -198,20 +194,19 @@ void growth_add_slow(growth *g, uint32_t stack, uint64_t delta, int tensor, int 
                      int phase_now)
 {
     int have = stack_at(g, stack);
-    unsigned known = have ? g->st[stack].ph & ~GROWTH_DIRTY : PHASE_COUNT;
+    unsigned known = have ? g->st[stack].ph : PHASE_COUNT;
     int ph = known < PHASE_COUNT ? (int)known : phase_now;
     if (ph >= 0 && ph < PHASE_COUNT && (g->tensors_seen ? tensor : device))
         g->by_phase[ph] += delta;
     if (!have)
         return;
     if (known == PHASE_COUNT && phase_now >= 0 && phase_now < PHASE_COUNT)
-        g->st[stack].ph = (uint8_t)((g->st[stack].ph & GROWTH_DIRTY) | (unsigned)phase_now);
+        g->st[stack].ph = (uint8_t)phase_now;
     if (tensor)
-        g->st[stack].tensor += delta;
+        g->st[stack].live[GROWTH_T] += delta;
     if (device)
-        g->st[stack].device += delta;
-    if (!(g->st[stack].ph & GROWTH_DIRTY))
-        growth_mark(g, stack);
+        g->st[stack].live[GROWTH_D] += delta;
+    growth_mark(g, stack);
 }
 
 void growth_step_record(growth *g, const reader_step *st, int (*phase_of)(void *, uint32_t),
@@ -221,8 +216,9 @@ void growth_step_record(growth *g, const reader_step *st, int (*phase_of)(void *
         return;
     if (!g->from_records) { /* the trace's own steps from now on: the replay's are forgotten */
         g->from_records = 1;
+        g->nfast = 0; /* both kinds of bytes per stack from now on (growth_add) */
         for (uint32_t i = 0; i < g->nst; i++) /* all but the phase of its first allocation */
-            g->st[i] = (growth_stack){.ph = (uint8_t)(g->st[i].ph & ~GROWTH_DIRTY)};
+            g->st[i] = (growth_stack){.ph = g->st[i].ph};
         g->ndirty = 0;
         g->steps = g->opt_steps = g->oom_steps = g->timed_steps = g->sampled = 0;
         g->first_ns = g->last_ns = g->timed_last_ns = g->opt_first_ns = 0;
@@ -240,22 +236,19 @@ void growth_step_record(growth *g, const reader_step *st, int (*phase_of)(void *
         uint32_t id = v.stack_id;
         if (!stack_at(g, id))
             continue;
-        unsigned ph = g->st[id].ph & ~GROWTH_DIRTY;
+        unsigned ph = g->st[id].ph;
         if (ph == PHASE_COUNT && phase_of) {
             ph = (unsigned)phase_of(ctx, id) & 0xffu;
-            if (ph & GROWTH_DIRTY) /* not a phase: stays unknown, as any other past the last */
-                ph = (uint8_t)~GROWTH_DIRTY;
-            g->st[id].ph = (uint8_t)((g->st[id].ph & GROWTH_DIRTY) | ph);
+            if (ph & 0x80u) /* not a phase: stays unknown, as any other past the last (one value
+                             * for these, as when that bit was growth_stack.dirty's) */
+                ph = 0x7fu;
+            g->st[id].ph = (uint8_t)ph;
         }
         uint64_t old = value(g, id);
         if (ph < PHASE_COUNT)
             g->by_phase[ph] += v.bytes - old;
-        if (g->tensors_seen)
-            g->st[id].tensor = v.bytes;
-        else
-            g->st[id].device = v.bytes;
-        if (!(g->st[id].ph & GROWTH_DIRTY))
-            growth_mark(g, id);
+        g->st[id].live[g->tensors_seen] = v.bytes;
+        growth_mark(g, id);
     }
     g->peak_device = st->fixed.peak_device;
     g->opt_since = (st->fixed.flags & VT_STEPF_OPTIMIZER) != 0;
@@ -282,8 +275,8 @@ void growth_free_all(growth *g)
     free(g->dirty);
     g->st = NULL;
     g->dirty = NULL;
-    g->nst = 0;
-    g->ndirty = g->capdirty = 0;
+    g->nst = g->nfast = 0;
+    g->ndirty = 0;
 }
 
 static int by_rate(const void *a, const void *b)
@@ -311,16 +304,17 @@ int growth_sites(const growth *g, growth_site *out, int max)
     int n = 0;
     for (uint32_t id = 1; id < g->nst && growth_can_tell(g); id++) {
         const growth_stack *s = &g->st[id];
-        if (!s->run_start || s->n_up < GROWTH_MIN_RISES || s->last < s->run_bytes + GROW_MIN_BYTES)
+        uint32_t run_start = (uint32_t)s->run, n_up = (uint32_t)(s->run >> 32);
+        if (!run_start || n_up < GROWTH_MIN_RISES || s->last < s->run_bytes + GROW_MIN_BYTES)
             continue;
-        uint32_t span = g->sampled - s->run_start;
+        uint32_t span = g->sampled - run_start;
         uint32_t recent = span / 4 > 3 ? span / 4 : 3;
         if (span < GROWTH_MIN_SPAN || s->last_up + recent < g->sampled)
             continue;
         growth_site site = {id,
-                            (uint8_t)(s->ph & ~GROWTH_DIRTY),
-                            s->run_start,
-                            s->n_up,
+                            s->ph,
+                            run_start,
+                            n_up,
                             s->run_bytes,
                             s->last,
                             (double)(s->last - s->run_bytes) / (double)span};

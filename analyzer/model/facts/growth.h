@@ -22,14 +22,20 @@
  * when a step ends, for the stacks whose bytes changed in it). 48 bytes a stack, dense by
  * stack id: an event and a step's end touch one place of it, not three. */
 typedef struct growth_stack {
-    uint64_t tensor, device; /* live now */
-    uint64_t last;           /* at the last step end */
-    uint64_t run_bytes;      /* at the step its run began */
-    uint32_t run_start, last_up, n_up;
-    uint8_t ph; /* the phase of its first allocation (PHASE_COUNT: unknown), | GROWTH_DIRTY */
+    /* (in this order, no two of the words a step's end writes side by side: GCC wrote the
+     * pair through a vector register, 3 instructions for 2) */
+    uint64_t last;      /* at the last step end */
+    uint64_t live[2];   /* live now: device bytes [GROWTH_D], tensors' [GROWTH_T] */
+    uint64_t run_bytes; /* at the step its run began */
+    uint32_t last_up;   /* the step of its last rise */
+    uint8_t ph;         /* the phase of its first allocation (PHASE_COUNT: unknown) */
+    uint8_t dirty;      /* its bytes changed since the last step end (in growth.dirty) */
+    /* the step its run began (low 32 bits; 0: none yet) and the rises in it (high 32): one word,
+     * as a restart sets both */
+    uint64_t run;
 } growth_stack;
 
-#define GROWTH_DIRTY 0x80u /* in growth_stack.ph: its bytes changed since the last step end */
+enum { GROWTH_D, GROWTH_T }; /* (live's index: tensors_seen) */
 
 typedef struct growth_point {
     uint32_t step;
@@ -41,11 +47,14 @@ typedef struct growth_point {
 typedef struct growth {
     growth_stack *st; /* by stack id, [0, nst) */
     uint32_t nst;
+    uint32_t nfast; /* the ids growth_add's common case takes: nst, 0 from the STEP records on */
     uint32_t *dirty;
-    size_t ndirty, capdirty;
+    size_t ndirty; /* room: nst */
     int tensors_seen, state, opt_since, oom_since;
     int from_records; /* STEP records seen: they are the steps (the replay's are ignored) */
-    uint64_t tensor, device, peak_device;
+    /* (tensor and device not side by side: GCC added the pair through a vector register, 12
+     * instructions for an event where 2 do) */
+    uint64_t tensor, peak_device, device;
     uint64_t by_phase[PHASE_COUNT]; /* live now, by the phase of the stack's first allocation */
     uint32_t steps, opt_steps, oom_steps, first_oom_step;
     uint64_t first_ns, last_ns; /* the first and the last step end */
@@ -89,19 +98,19 @@ void growth_add_slow(growth *g, uint32_t stack, uint64_t delta, int tensor, int 
 
 enum { GROWTH_FWD, GROWTH_BWD, GROWTH_OPT };
 
-int growth_more_dirty(growth *g);
 /* growth_tensors_begin: the first tensor: the bytes by phase are tensors' from now on (the device
  * bytes counted before, a CUDA context's, are not: a series whose live bytes are tensors had its
  * phases sum to 696.8 MB beside 380.1 MB live) */
 void growth_tensors_begin(growth *g);
 
-/* growth_mark: the stack's bytes changed in this step (its run is looked at when the step ends) */
-static inline void growth_mark(growth *g, uint32_t stack)
+/* growth_mark: the stack's bytes changed in this step (its run is looked at when the step ends),
+ * where they had not yet. The list has room for every stack id in st: it holds each once. */
+static inline __attribute__((always_inline)) void growth_mark(growth *g, uint32_t stack)
 {
-    if (g->ndirty == g->capdirty && growth_more_dirty(g) < 0)
-        return;
-    g->dirty[g->ndirty++] = stack;
-    g->st[stack].ph |= GROWTH_DIRTY;
+    if (!g->st[stack].dirty) {
+        g->st[stack].dirty = 1;
+        g->dirty[g->ndirty++] = stack;
+    }
 }
 
 /* growth_prefetch: stack's entry on its way to the cache (a read ahead: the replay's ring), both
@@ -109,37 +118,39 @@ static inline void growth_mark(growth *g, uint32_t stack)
 static inline __attribute__((always_inline)) void growth_prefetch(const growth *g, uint32_t stack)
 {
     if (stack < g->nst) {
-        __builtin_prefetch(&g->st[stack].tensor);
-        __builtin_prefetch(&g->st[stack].ph);
+        const char *e = (const char *)&g->st[stack];
+        __builtin_prefetch(e);
+        __builtin_prefetch(e + sizeof(growth_stack) - 1);
     }
 }
 
 /* growth_add: delta (size, or its negation as unsigned) to the levels, the stack's phase's and
  * the stack's; phase_now: the event's (-1 for a free). A stack seen before whose phase is known
- * is the common case; the rest is growth_add_slow's. */
+ * is the common case; the rest is growth_add_slow's. The common case adds to the stack only the
+ * kind of bytes the runs follow (tensors_seen: its index in live): before the first tensor no
+ * tensor's bytes are anywhere, after it the device bytes of a stack are read by nothing (the
+ * trace's STEP records change the kind: from the first on, every event is growth_add_slow's) */
 static inline __attribute__((always_inline)) void
 growth_add(growth *g, uint32_t stack, uint64_t delta, int tensor, int device, int phase_now)
 {
     uint64_t dt = tensor ? delta : 0, dd = device ? delta : 0;
     g->tensor += dt;
     g->device += dd;
-    if (__builtin_expect(tensor && !g->tensors_seen, 0)) /* the basis: tensors from now on */
-        growth_tensors_begin(g);
+    int k = g->tensors_seen;               /* (0 or 1) */
+    if (__builtin_expect(tensor && !k, 0)) /* the basis: tensors from now on */
+        growth_tensors_begin(g), k = 1;
     if (g->device > g->peak_device)
         g->peak_device = g->device;
     unsigned p;
-    if (__builtin_expect(!stack || stack >= g->nst ||
-                             ((p = g->st[stack].ph) & ~GROWTH_DIRTY) >= PHASE_COUNT,
-                         0)) {
+    /* (stack 0's entry never has a phase: its events take growth_add_slow's way) */
+    if (__builtin_expect(stack >= g->nfast || (p = g->st[stack].ph) >= PHASE_COUNT, 0)) {
         growth_add_slow(g, stack, delta, tensor, device, phase_now);
         return;
     }
-    if (g->tensors_seen ? tensor : device)
-        g->by_phase[p & ~GROWTH_DIRTY] += delta;
-    g->st[stack].tensor += dt;
-    g->st[stack].device += dd;
-    if (!(p & GROWTH_DIRTY))
-        growth_mark(g, stack);
+    uint64_t d = k ? dt : dd; /* the bytes the phases and the runs follow */
+    g->by_phase[p] += d;
+    g->st[stack].live[k] += d;
+    growth_mark(g, stack);
 }
 
 static inline __attribute__((always_inline)) void growth_alloc(growth *g, uint32_t stack,
