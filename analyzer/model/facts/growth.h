@@ -117,7 +117,7 @@ static inline __attribute__((always_inline)) void growth_mark(growth *g, uint32_
  * of its lines where it spans two (48 bytes from a 16-aligned start: every other one does) */
 static inline __attribute__((always_inline)) void growth_prefetch(const growth *g, uint32_t stack)
 {
-    if (stack < g->nst) {
+    if (stack && stack < g->nst) { /* (0: a free's record, which names no stack) */
         const char *e = (const char *)&g->st[stack];
         __builtin_prefetch(e);
         __builtin_prefetch(e + sizeof(growth_stack) - 1);
