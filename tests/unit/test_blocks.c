@@ -301,6 +301,230 @@ static void test_async_counts_requests(void **st)
     blocks_free_all(&b);
 }
 
+/* ---- the emulation against a model of its rules -----------------------------------------------
+ */
+
+/* The model: blocks.h's rules the plainest way, every lookup a scan of all blocks and segments: a
+ * tensor's block runs from its address to the next block of its segment's list or the segment's
+ * end; blocks in no list (no segment there when made, or their range released) are loose. */
+enum { M_SEGS = 256, M_BLOCKS = 3000 };
+typedef struct {
+    uint64_t start, size;
+    int requested, listed;
+} m_block;
+typedef struct {
+    blocks_rules rl;
+    uint64_t seg_addr[M_SEGS], seg_size[M_SEGS];
+    int nseg, nblk;
+    m_block blk[M_BLOCKS];
+    uint64_t allocated, peak, unplaced;
+} model;
+
+static int m_seg_of(const model *m, uint64_t a)
+{
+    for (int i = 0; i < m->nseg; i++)
+        if (a - m->seg_addr[i] < m->seg_size[i])
+            return i;
+    return -1;
+}
+
+static int m_block_at(const model *m, uint64_t a)
+{
+    for (int i = 0; i < m->nblk; i++)
+        if (m->blk[i].start == a)
+            return i;
+    return -1;
+}
+
+static uint64_t m_gone(model *m, int k)
+{
+    uint64_t size = m->blk[k].size;
+    if (!m->blk[k].requested)
+        m->allocated -= size;
+    m->blk[k] = m->blk[--m->nblk];
+    return size;
+}
+
+static uint64_t m_alloc(model *m, uint64_t a, uint64_t size)
+{
+    uint64_t r = blocks_round(&m->rl, size), bsize = r;
+    int k = m_block_at(m, a), s = m_seg_of(m, a);
+    if (k >= 0) /* its free not seen: replaced */
+        m_gone(m, k);
+    if (s >= 0) {
+        uint64_t end = m->seg_addr[s] + m->seg_size[s];
+        for (int i = 0; i < m->nblk; i++)
+            if (m->blk[i].listed && m->blk[i].start > a && m->blk[i].start < end)
+                end = m->blk[i].start;
+        if (end - a < r)
+            m->unplaced++;
+        else
+            bsize = blocks_size(&m->rl, end - a, size);
+    } else {
+        m->unplaced++;
+    }
+    m->blk[m->nblk++] = (m_block){a, bsize, 0, s >= 0};
+    m->allocated += bsize;
+    if (m->allocated > m->peak)
+        m->peak = m->allocated;
+    return bsize;
+}
+
+static uint64_t m_request(model *m, uint64_t a)
+{
+    int k = m_block_at(m, a);
+    if (k < 0 || m->blk[k].requested)
+        return 0;
+    m->blk[k].requested = 1;
+    m->allocated -= m->blk[k].size;
+    return m->blk[k].size;
+}
+
+static void m_seg_del(model *m, uint64_t a, uint64_t size)
+{
+    uint64_t end = a + size;
+    for (int i = 0; i < m->nblk; i++)
+        if (m->blk[i].listed && m->blk[i].start >= a && m->blk[i].start < end)
+            m->blk[i].listed = 0;
+    for (int i = 0; i < m->nseg; i++) {
+        uint64_t s = m->seg_addr[i], e = s + m->seg_size[i];
+        if (e <= a || s >= end)
+            continue;
+        m->seg_addr[i] = m->seg_addr[--m->nseg], m->seg_size[i] = m->seg_size[m->nseg];
+        i--;
+        if (s < a)
+            m->seg_addr[m->nseg] = s, m->seg_size[m->nseg++] = a - s;
+        if (e > end)
+            m->seg_addr[m->nseg] = end, m->seg_size[m->nseg++] = e - end;
+    }
+}
+
+static void m_seg_add(model *m, uint64_t a, uint64_t size, int joins)
+{
+    uint64_t lo = a, hi = a + size; /* joined to the ranges it touches (not theirs) */
+    m_seg_del(m, a, size);
+    for (int i = 0; joins && i < m->nseg; i++)
+        if (m->seg_addr[i] + m->seg_size[i] == lo || m->seg_addr[i] == hi) {
+            a = a < m->seg_addr[i] ? a : m->seg_addr[i];
+            size += m->seg_size[i];
+            m->seg_addr[i] = m->seg_addr[--m->nseg], m->seg_size[i] = m->seg_size[m->nseg];
+            i--;
+        }
+    m->seg_addr[m->nseg] = a, m->seg_size[m->nseg++] = size;
+}
+
+static uint64_t rnd(uint64_t *x)
+{
+    *x = *x * 6364136223846793005ull + 1442695040888963407ull;
+    return *x >> 33;
+}
+
+/* random_ops: n random events on b and its model, each answer the same: tensors where the one
+ * before ends (the caching allocator's), at segments' starts and anywhere (a trace cut in the
+ * middle, other rules), frees, requested frees, and (seg_ops) ranges released and reserved again,
+ * mapped. With small sizes many blocks share a segment: searches walk its list past anchors. */
+static void random_ops(uint64_t seed, int n, uint64_t max_size, int seg_ops)
+{
+    const uint64_t base = 0x7f0000000000ull;
+    blocks_rules rl = blocks_rules_parse(NULL);
+    blocks b;
+    model *m = test_calloc(1, sizeof *m);
+    blocks_init(&b, &rl);
+    m->rl = rl;
+    uint64_t x = seed;
+    for (uint64_t i = 0; i < 8; i++) { /* 2 to 32 MiB, the last two touching */
+        uint64_t a = base + i * 64 * MiB - (i == 7) * 32 * MiB, size = (2 + 4 * i) * MiB;
+        assert_int_equal(blocks_segment_add(&b, a, size), 0);
+        m_seg_add(m, a, size, 0);
+    }
+    for (int op = 0; op < n; op++) {
+        uint64_t c = rnd(&x) % (seg_ops ? 100 : 95), a = base + rnd(&x) % (8 * 64 * MiB);
+        int s = m->nseg ? (int)(rnd(&x) % (uint64_t)m->nseg) : -1;
+        int k = m->nblk ? (int)(rnd(&x) % (uint64_t)m->nblk) : -1;
+        if (c < 50 && m->nblk < M_BLOCKS - 1) {
+            uint64_t how = rnd(&x) % 100, size = 1 + rnd(&x) % max_size;
+            if (how < 45 && k >= 0)
+                a = m->blk[k].start + m->blk[k].size;
+            else if (how < 55 && s >= 0)
+                a = m->seg_addr[s];
+            else if (how < 90 && s >= 0)
+                a = m->seg_addr[s] + rnd(&x) % m->seg_size[s] / 512 * 512;
+            else if (how < 95 && k >= 0)
+                a = m->blk[k].start;
+            assert_int_equal(blocks_alloc(&b, a, size, (uint64_t)op), m_alloc(m, a, size));
+        } else if (c < 90) {
+            if (k >= 0 && c < 86)
+                a = m->blk[k].start;
+            int j = m_block_at(m, a);
+            assert_int_equal(blocks_free(&b, a), j < 0 ? 0 : m_gone(m, j));
+        } else if (c < 95) {
+            if (k >= 0)
+                a = m->blk[k].start;
+            assert_int_equal(blocks_free_request(&b, a), m_request(m, a));
+        } else if (c < 97 && s >= 0) { /* a piece of a segment released */
+            uint64_t from = rnd(&x) % m->seg_size[s] / 512 * 512,
+                     size = 512 + rnd(&x) % (m->seg_size[s] - from) / 512 * 512;
+            a = m->seg_addr[s] + from;
+            blocks_segment_del(&b, a, size);
+            m_seg_del(m, a, size);
+        } else if (m->nseg < M_SEGS - 4) { /* reserved (over what was there) or mapped */
+            uint64_t size = (1 + rnd(&x) % 16) * MiB;
+            a &= ~(MiB - 1);
+            if (c < 99) {
+                assert_int_equal(blocks_segment_add(&b, a, size), 0);
+            } else {
+                assert_int_equal(blocks_segment_map(&b, a, size), 0);
+                m->rl.expandable = 1;
+            }
+            m_seg_add(m, a, size, c == 99);
+        }
+        assert_int_equal(b.allocated, m->allocated);
+        assert_int_equal(b.peak, m->peak);
+        assert_int_equal(b.unplaced, m->unplaced);
+    }
+    assert_int_equal(b.nsegs, m->nseg);
+    blocks_free_all(&b);
+    test_free(m);
+}
+
+static void test_against_model(void **st)
+{
+    (void)st;
+    random_ops(1, 40000, 3 * MiB, 1);  /* both pools */
+    random_ops(2, 40000, 16 * KiB, 1); /* many small blocks to a segment */
+    random_ops(3, 40000, 4 * KiB, 0);  /* hundreds of blocks to a segment, anchors gone */
+}
+
+/* long_lists: thousands of blocks in one segment, made and freed at random places (no block ends
+ * where the next one starts: each tensor's place searched): a search walks past a few blocks from
+ * the anchor before it, not half the list */
+static void test_long_lists(void **st)
+{
+    (void)st;
+    blocks_rules rl = blocks_rules_parse(NULL);
+    blocks b;
+    blocks_init(&b, &rl);
+    const uint64_t seg = 0x7f0000000000ull;
+    uint64_t x = 7, live[4000];
+    int n = 0;
+    blocks_segment_add(&b, seg, 64 * MiB);
+    for (int op = 0; op < 40000; op++) {
+        if (n < 4000 && (n < 3000 || rnd(&x) % 2)) {
+            uint64_t a = seg + rnd(&x) % (64 * MiB / 512) * 512;
+            if (blocks_alloc(&b, a, 512, 0) && (n == 0 || live[n - 1] != a))
+                live[n++] = a;
+        } else {
+            int k = (int)(rnd(&x) % (uint64_t)n);
+            blocks_free(&b, live[k]);
+            live[k] = live[--n];
+        }
+    }
+    assert_int_equal(b.unplaced, 0);
+    assert_true(b.list_searches > 15000);
+    assert_true(b.list_walked < 40 * b.list_searches); /* 1,500 a search with no anchors */
+    blocks_free_all(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -315,6 +539,8 @@ int main(void)
         cmocka_unit_test(test_expandable_maps_join),
         cmocka_unit_test(test_many_segments),
         cmocka_unit_test(test_async_counts_requests),
+        cmocka_unit_test(test_against_model),
+        cmocka_unit_test(test_long_lists),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
