@@ -48,7 +48,8 @@ void blocks_free_all(blocks *b)
     free(b->pos);
     free(b->free_ids);
     free(b->near);
-    memset(b, 0, sizeof *b);
+    blocks_rules rules = b->rules;
+    blocks_init(b, &rules); /* empty, and usable again (its table the shared empty one) */
 }
 
 /* ---- the nodes and the table of blocks by start ---------------------------------------------- */
@@ -75,10 +76,12 @@ static uint32_t node_new(blocks *b)
     return i;
 }
 
-/* node_put: node i is unused again (size 0: no hint takes it for a block) */
+/* node_put: node i is unused again (prev NONE: no hint or anchor takes it for a block; a live
+ * block's size can be 0, a request near 2^64 rounded past it) */
 static inline void node_put(blocks *b, uint32_t i)
 {
     b->node[i].size = 0;
+    b->node[i].prev = NONE; /* unused (a live block's or a sentinel's prev is a node) */
     b->node[i].next = b->free_node;
     b->free_node = i;
 }
@@ -172,7 +175,10 @@ static size_t anc_lower(const blocks_segment *s, uint64_t a)
 static inline int anc_live(const blocks *b, const blocks_segment *s, size_t k)
 {
     uint32_t i = s->anc[k].node;
-    return i < b->nnode && b->node[i].size && b->node[i].start == s->anc[k].start;
+    /* (a sentinel's start is its segment's end: one equal to an anchor's is the end of the
+     * segment just below s, an anchor at s's start) */
+    return i < b->nnode && b->node[i].prev != NONE && b->node[i].start == s->anc[k].start &&
+           s->anc[k].start > s->addr;
 }
 
 /* anc_compact: s's anchors of blocks gone are dropped; returns how many of those before k were */
@@ -448,7 +454,8 @@ static inline uint64_t carve(blocks *b, uint64_t free_bytes, uint64_t r)
 static inline int hinted(const blocks *b, uint32_t p, uint64_t addr)
 {
     const blocks_node *n = b->node;
-    return p < b->nnode && n[p].size && n[p].start < addr && n[n[p].next].start > addr;
+    /* (a sentinel never passes: its start is its segment's end, its next starts at or below it) */
+    return p < b->nnode && n[p].prev != NONE && n[p].start < addr && n[n[p].next].start > addr;
 }
 
 /* counted_in: a block of bsize is live from t */

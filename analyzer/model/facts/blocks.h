@@ -101,8 +101,10 @@ static inline uint64_t blocks_size(const blocks_rules *rl, uint64_t free_bytes, 
  * through it; its start is the segment's end, so a walk up the list stops at it). */
 typedef struct blocks_node {
     uint64_t start;      /* where the block starts; a sentinel: where its segment ends */
-    uint64_t size;       /* its top bit set: its free was requested; 0: a sentinel or unused */
-    uint32_t prev, next; /* its neighbours in the list by start (unused: next unused one) */
+    uint64_t size;       /* its top bit set: its free was requested (0: a sentinel, unused, or
+                          * a request near 2^64 rounded past it) */
+    uint32_t prev, next; /* its neighbours in the list by start (unused: prev NONE, next the
+                          * next unused one) */
 } blocks_node;
 
 /* A slot of the table of blocks by start (open addressing, linear probing), and a hint kept by
@@ -173,7 +175,7 @@ typedef struct blocks {
 
 /* blocks_init: an empty emulation with rules (from blocks_rules_parse). */
 void blocks_init(blocks *b, const blocks_rules *rules);
-/* blocks_free_all: releases what b holds; b is empty afterwards. */
+/* blocks_free_all: releases what b holds; b is empty afterwards (its rules kept: usable again). */
 void blocks_free_all(blocks *b);
 
 /* blocks_segment_add: PyTorch's allocator reserved the segment [addr, addr + size)
