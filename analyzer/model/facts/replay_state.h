@@ -469,6 +469,8 @@ static inline __attribute__((always_inline)) uint32_t replay_cats_key(const stat
            unsized * ((!half) << 20 | (to_copy & !copy) << 21 | (!half & !copy) << 22) |
            (unsigned)!replay_provisional((int)ph, (int)tensor_api) << 23;
 }
+/* the memos' keys (replay_cats_key_memo, replay_item_key) take fields out of words by byte masks */
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the memo keys' masks are little-endian");
 /* replay_cats_key_memo: replay_cats_key(s, e) from a memo by all it is made of: e's space,
  * layer, phase, flags and level (read in one load), whether a backward came before it, tensor
  * mode, whether the sizes are final, what its size says (about 40 instructions an allocation
