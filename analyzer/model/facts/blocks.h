@@ -97,49 +97,25 @@ static inline uint64_t blocks_size(const blocks_rules *rl, uint64_t free_bytes, 
     return free_bytes > r && !blocks_should_split(rl, free_bytes, r) ? free_bytes : r;
 }
 
-/* A live block of a segment's list (blocks.c), or a segment's sentinel (the list is circular
- * through it; its start is the segment's end, so a walk up the list stops at it). */
-typedef struct blocks_node {
-    uint64_t start;      /* where the block starts; a sentinel: where its segment ends */
-    uint64_t size;       /* its top bit set: its free was requested (0: a sentinel, unused, or
-                          * a request near 2^64 rounded past it) */
-    uint32_t prev, next; /* its neighbours in the list by start (unused: prev NONE, next the
-                          * next unused one) */
-} blocks_node;
+/* A live block: where it starts, its size (its top bit set: its free was requested, blocks.c). */
+typedef struct blocks_block {
+    uint64_t start, size;
+} blocks_block;
 
-/* A slot of the table of blocks by start (open addressing, linear probing), and a hint kept by
- * position: the block found last to end at an address whose slot this is (checked before use:
- * a tensor is carved where the block before it ends, its hint names that block). */
-typedef struct blocks_slot {
-    uint64_t start;
-    uint32_t node; /* BLOCKS_NONE: empty; BLOCKS_NONE - 1: its block gone (blocks.c) */
-    uint32_t ends; /* the hint (any value is safe) */
-} blocks_slot;
-
-#define BLOCKS_NONE UINT32_MAX
-
-/* A point of a segment's list a search starts from: a block a search walked past (one in 16,
- * blocks.c pred), sorted by start; checked before use (its node may hold another block now). */
-typedef struct blocks_anchor {
-    uint64_t start;
-    uint32_t node;
-} blocks_anchor;
-
-/* One segment (a cudaMalloc, or a mapped range of an expandable segment): the live blocks inside
- * it are a list by start through its sentinel. */
+/* One segment (a cudaMalloc, or a mapped range of an expandable segment) and the live blocks
+ * inside it, sorted by start (a tensor's free finds its size where it finds its place). */
 typedef struct blocks_segment {
     uint64_t addr, size;
-    blocks_anchor *anc; /* some of its blocks (a missing one costs a longer walk only) */
-    size_t nanc, capanc;
-    uint32_t sent; /* its sentinel node */
-    uint32_t id;   /* its name while it lives (blocks.pos: where it is now) */
+    blocks_block *blk;
+    size_t n, cap;
+    uint32_t id; /* its name while it lives (blocks.pos: where it is now) */
 } blocks_segment;
 
 #define BLOCKS_NEAR_MIN 1024u    /* seg_of's hints: at first; from BLOCKS_MANY_SEGS segments on, */
 #define BLOCKS_NEAR_PER_SEG 128u /* this many per segment (a direct-mapped table: room), */
 #define BLOCKS_NEAR_MAX (1u << 20) /* at most (4 MiB) */
 
-/* The emulation of one run: segments sorted by address, their live blocks found by start. */
+/* The emulation of one run: segments sorted by address, live blocks by address. */
 typedef struct blocks {
     blocks_rules rules;
     blocks_segment *segs; /* sorted by address: an insert or a delete moves the ones after it */
@@ -149,20 +125,12 @@ typedef struct blocks {
     size_t npos, cappos;
     uint32_t *free_ids; /* ids of deleted segments, given out again */
     size_t nfree_ids, capfree_ids;
-    uint32_t *near;    /* by addr's 2 MiB (hashed): the id of the segment found there last (any
-                        * value is safe: checked before use) */
-    uint32_t nearcap;  /* a power of two, grown with the segments; 0: none yet */
-    blocks_node *node; /* the blocks of the segments' lists and the sentinels */
-    size_t nnode, capnode;
-    uint32_t free_node; /* the unused nodes, by next (BLOCKS_NONE: none) */
-    blocks_slot *slot;  /* the blocks of the lists by start: capslot (a power of two) slots */
-    size_t capslot, nblk, nslot; /* slots, blocks in them, slots in use (with gone blocks) */
-    unsigned slot_shift;         /* 64 - log2(capslot) */
+    uint32_t *near;   /* by addr's 2 MiB (hashed): the id of the segment found there last (any
+                       * value is safe: checked before use) */
+    uint32_t nearcap; /* a power of two, grown with the segments; 0: none yet */
     /* the live blocks in no segment's list (unplaced, cudaMallocAsync's, or their segment went
      * first): block start -> its size, open addressing, linear probing (addr 0: empty) */
-    struct blocks_loose {
-        uint64_t start, size;
-    } * loose;
+    blocks_block *loose;
     size_t nloose, caploose;
     int zero_loose; /* such a block at address 0 (no slot can hold it): its size */
     uint64_t zero_size;
@@ -170,12 +138,11 @@ typedef struct blocks {
     uint64_t peak, t_peak; /* their peak and when: max_memory_allocated() */
     uint64_t unplaced;     /* tensors in no known segment, or past its free range: rounded only */
     uint64_t searches;     /* segment lookups its hints did not answer (a binary search each) */
-    uint64_t list_searches, list_walked; /* searches of a segment's list, the blocks they passed */
 } blocks;
 
 /* blocks_init: an empty emulation with rules (from blocks_rules_parse). */
 void blocks_init(blocks *b, const blocks_rules *rules);
-/* blocks_free_all: releases what b holds; b is empty afterwards (its rules kept: usable again). */
+/* blocks_free_all: releases what b holds; b is empty afterwards. */
 void blocks_free_all(blocks *b);
 
 /* blocks_segment_add: PyTorch's allocator reserved the segment [addr, addr + size)
@@ -199,10 +166,10 @@ uint64_t blocks_free(blocks *b, uint64_t addr);
  * (a block used on another stream): its bytes leave `allocated` now, its place stays taken
  * until blocks_free. Returns its size, or 0 (no live block there, or already requested). */
 uint64_t blocks_free_request(blocks *b, uint64_t addr);
-/* blocks_prefetch: the slot of addr's block and the hint of its segment on their way to the cache
- * (a read ahead; below); blocks_prefetch_seg, some events later: the blocks they name;
- * blocks_prefetch_starts, later still: those blocks' neighbours, and the index of addr's segment
- * (SIZE_MAX: none) for blocks_hint when the tensor comes. */
+/* blocks_prefetch: the hint of addr's segment on its way to the cache (a read ahead; below);
+ * blocks_prefetch_seg, some events later: the segment the hint names; blocks_prefetch_starts,
+ * later still: that segment's list of blocks, and the segment's index (SIZE_MAX: none) for
+ * blocks_hint when the tensor comes. */
 void blocks_prefetch_seg(const blocks *b, uint64_t addr);
 size_t blocks_prefetch_starts(const blocks *b, uint64_t addr);
 /* blocks_hint: the next tensor's segment is segs[k] (blocks_prefetch_starts's, some events ago;
@@ -229,22 +196,13 @@ static inline uint32_t *blocks_near_slot(const blocks *b, uint64_t addr)
     return &b->near[((addr >> 21) * 0x9e3779b97f4a7c15ull) >> 32 & (b->nearcap - 1)];
 }
 
-/* blocks_slot_of: where the table of blocks by start looks for addr first (Fibonacci hashing:
- * the product's top bits) */
-static inline size_t blocks_slot_of(const blocks *b, uint64_t addr)
-{
-    return (size_t)((addr * 0x9e3779b97f4a7c15ull) >> b->slot_shift);
-}
-
 /* (always_inline: a call to it, its body a prefetch alone, is taken for one without effect and
  * dropped by GCC's dead-code pass before it would be inlined: the hints were never prefetched, and
  * a run of 6,000 segments spent a quarter of its time waiting for them) */
 static inline __attribute__((always_inline)) void blocks_prefetch(const blocks *b, uint64_t addr)
 {
-    if (blocks_many_segs(b)) { /* (with fewer, the hints and lists stay in cache) */
-        __builtin_prefetch(&b->slot[blocks_slot_of(b, addr)]);
+    if (blocks_many_segs(b)) /* (with fewer, the hints and lists stay in cache) */
         __builtin_prefetch(blocks_near_slot(b, addr));
-    }
 }
 
 #endif
