@@ -8,6 +8,7 @@
 
 #include "casts.h"
 #include "exit_codes.h"
+#include "replay_kv.h"
 #include "replay_state.h"
 
 int replay_progress;
@@ -147,6 +148,9 @@ static inline __attribute__((always_inline)) void apply_free(state *s, const rea
         r->fwd0_copies_freed += e->size, r->fwd0_copies_since_free = 0; /* freed in it */
     if (__builtin_expect(s->joining, 0))
         ph = replay_snap_join_free(s, e); /* ended in the gap (no program's free) */
+    else if (ev->backward && e->bwd == s->bwd && s->bt[0].ok && e->phase == PHASE_BACKWARD &&
+             (e->level == L_INNER || e->level == L_TENSOR) && (replay_size_bits(s, e->size) & 1))
+        replay_bwd_temp(s, e); /* a first backward pass's temporary */
     int grad_free = !s->joining && !ev->backward && e->phase == PHASE_BACKWARD &&
                     (e->level == L_INNER || e->level == L_TENSOR) &&
                     (replay_size_bits(s, e->size) & 1) && !ot->pending &&
@@ -525,6 +529,8 @@ static int replay_reader(const char *path, reader *rd, replay_result *out, char 
     free(s.pend);
     free(s.half);
     free(s.init_sizes);
+    free(s.bt[0].v);
+    free(s.bt[1].v);
     replay_cats_free_all(&s);
     reader_close(rd);
     return rc;

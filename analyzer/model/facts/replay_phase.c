@@ -249,8 +249,10 @@ uint8_t replay_phase_event(state *s, const reader_event *ev, int is_alloc, uint8
     if (!is_alloc || reader_api_gives_back(ev->api)) /* (empty_cache, a teardown's: a free's) */
         return replay_phase_free(s, ev);
     if (ev->backward) {
-        if (s->last_alloc_phase != PHASE_BACKWARD)
+        if (s->last_alloc_phase != PHASE_BACKWARD) {
             s->bwd++, s->in_opt = 0;
+            replay_bwd_begin(s);
+        }
         s->last_alloc_phase = PHASE_BACKWARD;
         if (ev->stack_id)
             *loss = facts_of(s, ev->stack_id)->ef & (uint8_t)~EF_INPUT;
@@ -305,8 +307,10 @@ uint8_t replay_phase_event(state *s, const reader_event *ev, int is_alloc, uint8
         replay_phase_step(s);
     else if (p != PHASE_OPTIMIZER)
         s->in_opt = 0;
-    if (p == PHASE_BACKWARD && s->last_alloc_phase != PHASE_BACKWARD)
+    if (p == PHASE_BACKWARD && s->last_alloc_phase != PHASE_BACKWARD) {
         s->bwd++;
+        replay_bwd_begin(s);
+    }
     if (p != PHASE_BACKWARD && s->last_alloc_phase == PHASE_BACKWARD)
         s->bwd_end_tensors = s->level[L_TENSOR] + s->level[L_INNER];
     s->last_alloc_phase = p;

@@ -1,6 +1,7 @@
 /* replay_snap.c — the replay's peaks and snapshots: the three levels' peaks, the allocations
  * live at the peak and at the OOM with their lifetimes, and the classification of a snapshot
- * (classify.c's rules). Each lifetime's category for category_peaks is replay_cats.c's. */
+ * (classify.c's rules); the join after a bounded trace's gap (what ended in it, as what). Each
+ * lifetime's category for category_peaks is replay_cats.c's. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,13 +23,15 @@ void replay_snap_join(state *s, const reader_snapshot *snap)
     r->snapshot_events += snap->fixed.n_allocs;
     s->join_left = snap->fixed.n_allocs; /* the join's records come next */
     s->step_cut = 1;                     /* the step it cut: its backward passes not all seen */
+    replay_bwd_cut(s);                   /* the pass it cut, if one: not whole */
     timeline_gap(r->tl);                 /* (its join's records are drawn in no slice: apply_one) */
 }
 
 uint8_t replay_snap_join_free(const state *s, const livemap_entry *e)
 {
     int grad = s->gap_stepped && e->phase == PHASE_BACKWARD && e->bwd == s->bwd_at_step + 1 &&
-               (e->level == L_TENSOR || e->level == L_INNER) && (replay_size_bits(s, e->size) & 1);
+               (e->level == L_TENSOR || e->level == L_INNER) &&
+               (replay_size_bits(s, e->size) & 1) && !replay_bwd_was_temp(s, e);
     return grad ? PHASE_COUNT : s->last_alloc_phase;
 }
 

@@ -1,7 +1,8 @@
 /* replay_state.h — the replay's private state, shared by the files of the one replay:
  * replay.c (the pass, events in order), replay_phase.c (phases, iterations, parameter sizes),
- * replay_snap.c (peaks, snapshots, lifetimes, their classification) and replay_cats.c (each
- * allocation's category for category_peaks and the timeline). Not an interface. */
+ * replay_snap.c (peaks, snapshots, lifetimes, their classification, the join after a bounded
+ * trace's gap) and replay_cats.c (each allocation's category for category_peaks and the
+ * timeline). Not an interface. */
 #ifndef VT_ANALYZER_REPLAY_STATE_H
 #define VT_ANALYZER_REPLAY_STATE_H
 
@@ -70,8 +71,16 @@ typedef struct state {
                    * passes are not all in the trace (not counted for A) */
     uint64_t step_event, step_events_max; /* the last step's first event; the most events from
                                            * one step to the next (none the gap cut) */
-    int gap_stepped; /* the gap being joined dropped more events than any step had: a step's
-                      * zero_grad came in it (replay_snap_join_free) */
+    int gap_stepped;      /* the gap being joined dropped more events than any step had: a step's
+                           * zero_grad came in it (replay_snap_join_free) */
+    uint64_t bwd_event;   /* the event that began backward pass bwd */
+    struct bwd_temps {    /* a first backward since a step: the parameter-sized tensors it freed */
+        struct bwd_temp { /* itself, by offset from bwd_event and size (replay_passes.c): */
+            uint64_t off, size; /* bt[0] the pass going on, bt[1] the last one seen whole */
+        } * v;
+        size_t n, cap;
+        int ok; /* it is that pass's, whole so far (no gap cut it, memory sufficed) */
+    } bt[2];
     /* sizes of the tensors allocated before the first forward (parameters): the vocabulary */
     uint64_t *init_sizes;
     size_t ninit, capinit;
@@ -239,12 +248,6 @@ void replay_snap_join(state *s, const reader_snapshot *snap);
  * keeps it until zero_grad; a later micro-step's is the temporary added into it): PHASE_COUNT,
  * alive to the end of what is known */
 uint8_t replay_snap_join_free(const state *s, const livemap_entry *e);
-/* replay_stack_kv: stack id's facts (computed at its allocation) say transformers' KV cache */
-static inline int replay_stack_kv(const state *s, uint32_t id)
-{
-    return id < s->nfacts && s->facts[id].f.phase != 255 && s->facts[id].f.kv;
-}
-
 /* replay_prefetch_stack: stack id's facts and its bytes across steps (growth.h) on their way to
  * the cache (run_pass's read ahead of an allocation; a free's record names no stack): the load of
  * its growth entry, at every allocation, had been a cache miss, 5 % of a default-mode replay's
@@ -254,41 +257,6 @@ static inline __attribute__((always_inline)) void replay_prefetch_stack(const st
     if (id && id < s->nfacts)
         __builtin_prefetch(&s->facts[id]);
     growth_prefetch(&s->r->growth, id);
-}
-
-/* replay_kv_alloc / replay_kv_free: a tensor e enters / leaves the live set of a trace with a KV
- * cache (kv_on; backward: freed by the autograd engine): the cache's share, and the tensors'
- * largest without it, follow */
-static inline void replay_kv_alloc(state *s, const livemap_entry *e)
-{
-    if (replay_stack_kv(s, e->stack_id)) {
-        s->kv_live += e->size;
-        s->r->kv_made_bytes += e->size;
-        if (s->nkv_pend < 4)
-            s->kv_pend[s->nkv_pend++] = e->size;
-    } else {
-        s->nkv_pend = 0;
-    }
-    uint64_t t = s->level[L_TENSOR] + s->level[L_INNER];
-    t = t > s->kv_live ? t - s->kv_live : 0;
-    if (t > s->r->tensors_no_kv_peak)
-        s->r->tensors_no_kv_peak = t, s->r->t_tensors_no_kv = e->time_ns;
-}
-
-static inline void replay_kv_free(state *s, const livemap_entry *e, int backward)
-{
-    if (replay_stack_kv(s, e->stack_id)) {
-        s->kv_live = s->kv_live > e->size ? s->kv_live - e->size : 0;
-        s->r->kv_backward_bytes += backward ? e->size : 0; /* the attention kept it */
-        return;
-    }
-    for (unsigned i = 0; i < s->nkv_pend; i++) /* an input the copies replaced (replay.h; in */
-        if (s->kv_pend[i] >= e->size && e->size * 2 >= s->kv_pend[i]) { /* a narrower dtype */
-            /* (part of its copy, half of it at the least: not a mask's or a scalar's free) */
-            s->r->kv_replaced_bytes += e->size;
-            s->kv_pend[i] = s->kv_pend[--s->nkv_pend];
-            break;
-        }
 }
 
 /* replay_snap_bump_peaks_q: the same, called only when a level passed its peak. */
@@ -314,6 +282,16 @@ void replay_snap_retire(state *s, livemap_entry *e, uint8_t ph, int oom_pending,
 void replay_snap_finish_peak(state *s);
 /* replay_snap_classify: sorts a snapshot's items into categories (snap->by_cat). */
 void replay_snap_classify(const state *s, replay_result *r, replay_snapshot *snap);
+/* replay_passes.c */
+/* replay_bwd_begin: backward pass s->bwd begins (at s->event); replay_bwd_temp: e, a
+ * parameter-sized tensor the pass going on made, freed in it (a first pass's temporaries);
+ * replay_bwd_cut: a bounded trace's gap cut the pass going on, if one (not learnt from);
+ * replay_bwd_was_temp: e, alive at the gap, was made by the pass the gap cut where the last
+ * whole first pass since a step made a temporary of its size, not a gradient */
+void replay_bwd_begin(state *s);
+void replay_bwd_temp(state *s, const livemap_entry *e);
+void replay_bwd_cut(state *s);
+int replay_bwd_was_temp(const state *s, const livemap_entry *e);
 /* replay_vmm.c */
 /* replay_vmm_hold: a cuMemCreate (ev) waits for its first map (-1: out of memory, not held). */
 int replay_vmm_hold(state *s, const reader_event *ev);

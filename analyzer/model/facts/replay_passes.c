@@ -1,0 +1,58 @@
+/* replay_passes.c — a first backward pass's temporaries, for the join after a bounded trace's
+ * gap (replay_snap.c). A backward pass makes its tensors in the same order every step (the same
+ * shapes): where the last first pass since a step seen whole freed a parameter-sized tensor it had
+ * made itself, at the same offset from the pass's first event and of the same size, a pass the gap
+ * cut made a temporary too, not a gradient (a bounded simulated run had counted one alive at the
+ * gap, 2.13 MiB of gradients as 2.23; 1 run in ~10). Only the first pass since a step is learnt
+ * from: gradient accumulation's later passes free the gradients' addends. */
+#include <stdlib.h>
+
+#include "replay_state.h"
+
+static int bt_cmp(const void *a, const void *b)
+{
+    const struct bwd_temp *x = a, *y = b;
+    return x->off != y->off ? (x->off > y->off) - (x->off < y->off)
+                            : (x->size > y->size) - (x->size < y->size);
+}
+
+void replay_bwd_begin(state *s)
+{
+    s->bwd_event = s->event;
+    if (s->bt[0].ok) { /* the pass it recorded is over, whole: the one to learn from now */
+        struct bwd_temps t = s->bt[1];
+        s->bt[1] = s->bt[0], s->bt[0] = t;
+    }
+    s->bt[0].n = 0;
+    s->bt[0].ok = s->bwd == s->bwd_at_step + 1;
+}
+
+void replay_bwd_temp(state *s, const livemap_entry *e)
+{
+    struct bwd_temps *t = &s->bt[0];
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 64;
+        struct bwd_temp *v = realloc(t->v, cap * sizeof *v);
+        if (!v) { /* (what it holds is not the whole pass's: not learnt from) */
+            t->ok = 0;
+            return;
+        }
+        t->v = v, t->cap = cap;
+    }
+    t->v[t->n++] = (struct bwd_temp){e->alloc_event - s->bwd_event, e->size};
+}
+
+void replay_bwd_cut(state *s)
+{
+    s->bt[0].ok = 0;
+    if (s->bt[1].n)
+        qsort(s->bt[1].v, s->bt[1].n, sizeof *s->bt[1].v, bt_cmp);
+}
+
+int replay_bwd_was_temp(const state *s, const livemap_entry *e)
+{
+    if (!s->bt[1].ok || e->bwd != s->bwd || e->alloc_event < s->bwd_event)
+        return 0;
+    struct bwd_temp k = {e->alloc_event - s->bwd_event, e->size};
+    return bsearch(&k, s->bt[1].v, s->bt[1].n, sizeof k, bt_cmp) != NULL;
+}
