@@ -158,6 +158,20 @@ static __attribute__((noinline, cold)) int unannounced_child(void)
     return -1;
 }
 
+/* past_end: the reservation at pos ran past w's end: w is sealed and the next window put in (the
+ * reservation that crossed the end), or waited for (one after it). 0: retry; -1: tracing stopped,
+ * w released. */
+static __attribute__((noinline)) int past_end(window *w, uint64_t pos, uint64_t size, vt__wslot *me,
+                                              int own)
+{
+    if (pos <= w->limit)
+        return switch_window(w, pos, size, me, own) < 0 ? release(me, own, -1) : 0;
+    unhold(me, own);
+    wait_switch(w);
+    rehold(own);
+    return 0;
+}
+
 /* append: one record from up to three parts, without a lock (see the top of this file).
  * 0, or -1 when tracing is off or output failed. */
 static int append(uint16_t type, uint16_t flags, const void *p1, size_t n1, const void *p2,
@@ -192,14 +206,8 @@ static int append(uint16_t type, uint16_t flags, const void *p1, size_t n1, cons
                 vt__window_prepare_next(w);
             return release(me, own, 0);
         }
-        if (pos <= w->limit) {
-            if (switch_window(w, pos, size, me, own) < 0)
-                return release(me, own, -1);
-        } else {
-            unhold(me, own);
-            wait_switch(w);
-            rehold(own);
-        }
+        if (past_end(w, pos, size, me, own) < 0)
+            return -1;
     }
 }
 
@@ -405,8 +413,10 @@ int vt__writer_append_locked(uint16_t type, uint16_t flags, const void *p1, size
 
 int vt__active(void)
 {
-    int s = atomic_load_explicit(&vt__ws.state, memory_order_relaxed);
-    return (s == W_UNOPENED || s == W_OPEN || s == W_EXEC) && !vt__config_get()->disabled;
+    /* the states that take records: W_UNOPENED, W_OPEN, W_EXEC, as one test of a bit */
+    unsigned s = (unsigned)atomic_load_explicit(&vt__ws.state, memory_order_relaxed);
+    return (1u << W_UNOPENED | 1u << W_OPEN | 1u << W_EXEC) >> (s & 31) & 1 &&
+           !vt__config_get()->disabled;
 }
 
 /* write3: the path behind vt__write and vt__write_strings; opens the file the first time. */
@@ -432,6 +442,50 @@ static int write3(uint16_t type, uint16_t flags, const void *p1, size_t n1, cons
 int vt__write(uint16_t type, uint16_t flags, const void *p1, size_t n1, const void *p2, size_t n2)
 {
     return write3(type, flags, p1, n1, p2, n2, NULL, 0);
+}
+
+/* vt__write_event: write3 and append for one record of one part in the common case (the trace open,
+ * this thread's slot free, room in the window), with no call on the way; anything else goes the
+ * general way (write3, or append's loop after a reservation past the window's end). The same
+ * steps in the same order as append: the window held before the reservation, the header stored
+ * last, the counts, the next window mapped ahead at the half. Callgrind, bench_alloc --stacks
+ * none: ~180 -> ~99 instructions a record. */
+int vt__write_event(uint16_t type, uint16_t flags, const void *p, size_t n)
+{
+    size_t size = (8 + n + (VT_REC_ALIGN - 1)) & ~(size_t)(VT_REC_ALIGN - 1);
+    vt__wslot *me = vt__wslot_mine;
+    if (VT__UNLIKELY(atomic_load_explicit(&vt__ws.state, memory_order_acquire) != W_OPEN ||
+                     vt__config_get()->disabled || !me ||
+                     atomic_load_explicit(&me->in, memory_order_relaxed) ||
+                     (vt__ws.owner && !*vt__ws.owner) || n > 64 || (n & 7) ||
+                     size > vt__ws.rec_max))
+        return write3(type, flags, p, n, NULL, 0, NULL, 0);
+    window *w = atomic_load_explicit(&vt__ws.cur, memory_order_acquire);
+    if (VT__UNLIKELY(!w))
+        return write3(type, flags, p, n, NULL, 0, NULL, 0);
+    hold(me, 1, w);
+    uint64_t pos = atomic_fetch_add_explicit(&w->used, size, memory_order_acq_rel);
+    if (VT__UNLIKELY(pos + size > w->limit)) {
+        int rc = past_end(w, pos, size, me, 1);
+        if (!rc) /* retried as append's loop would: its slot is free again */
+            rc = append(type, flags, p, n, NULL, 0, NULL, 0);
+        if (rc)
+            atomic_fetch_add_explicit(&vt__ws.n_dropped, 1, memory_order_relaxed);
+        return rc;
+    }
+    char *dst = w->base + pos; /* vt__put_record for words: payload, then the header (release) */
+    for (size_t i = 0; i < n; i += 8) {
+        uint64_t word;
+        memcpy(&word, (const char *)p + i, 8);
+        memcpy(dst + 8 + i, &word, 8);
+    }
+    __atomic_store_n((uint64_t *)(void *)dst,
+                     (uint64_t)type | ((uint64_t)flags << 16) | ((uint64_t)size << 32),
+                     __ATOMIC_RELEASE);
+    count(me, 1, type);
+    if (VT__UNLIKELY(pos < w->half && pos + size >= w->half))
+        vt__window_prepare_next(w);
+    return release(me, 1, 0);
 }
 
 /* vt__encode_strings: (u32 len, bytes) for each string into buf; the byte count, or 0 when

@@ -12,7 +12,7 @@
 
 typedef CUresult (*ctx_get_device_fn)(CUdevice *);
 static _Atomic(void *) g_ctx_get_device; /* cached, absence included (realsym.h) */
-static _Atomic uint64_t g_devices_seen;  /* bit per ordinal: DEVICE record written */
+_Atomic uint64_t vt__devices_seen;       /* (device.h) */
 static _Atomic uint64_t g_ctx_seen;      /* bit per ordinal: first context measured */
 static uint64_t g_device_total[VT__MAX_DEVICES];
 
@@ -67,14 +67,12 @@ static void write_device(int ordinal)
     vt__write_strings(VT_REC_DEVICE, 0, &r, sizeof r, s, NULL, 1);
 }
 
-void vt__device_note(int ordinal)
+void vt__device_note_new(int ordinal)
 {
     if (ordinal < 0 || ordinal >= VT__MAX_DEVICES)
         return;
     uint64_t bit = 1ull << ordinal;
-    if (VT__LIKELY(atomic_load_explicit(&g_devices_seen, memory_order_acquire) & bit))
-        return;
-    if (atomic_fetch_or(&g_devices_seen, bit) & bit)
+    if (atomic_fetch_or(&vt__devices_seen, bit) & bit)
         return;
     write_device(ordinal);
 }
@@ -119,5 +117,5 @@ int vt__context_measure(const vt__ctx_ops *ops, CUcontext ctx, uint64_t *used, u
 
 void vt__device_fork_child(void)
 {
-    atomic_store(&g_devices_seen, 0);
+    atomic_store(&vt__devices_seen, 0);
 }

@@ -4,9 +4,11 @@
 #ifndef VT_PRELOAD_DEVICE_H
 #define VT_PRELOAD_DEVICE_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "../cuda_abi.h"
+#include "attr.h"
 
 #define VT__MAX_DEVICES 64
 
@@ -14,8 +16,17 @@
  * -1 if unknown. */
 int vt__current_device(void);
 /* vt__device_note: writes the DEVICE record of `ordinal` the first time it is seen (out of
- * range: nothing). */
-void vt__device_note(int ordinal);
+ * range: nothing). Inline, asked on every allocation: a bit per ordinal (vt__devices_seen,
+ * device.c's), the record written by vt__device_note_new. */
+extern __attribute__((visibility("hidden"))) _Atomic uint64_t vt__devices_seen;
+void vt__device_note_new(int ordinal);
+static inline void vt__device_note(int ordinal)
+{
+    if (VT__LIKELY((unsigned)ordinal < VT__MAX_DEVICES &&
+                   (atomic_load_explicit(&vt__devices_seen, memory_order_acquire) >> ordinal & 1)))
+        return;
+    vt__device_note_new(ordinal);
+}
 /* vt__device_total: the total bytes its DEVICE record said (0 before it was written). */
 uint64_t vt__device_total(int ordinal);
 

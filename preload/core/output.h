@@ -13,6 +13,9 @@ int vt__active(void);
  * the file on first use. Thread-safe; payload first, header last. Returns 0, or -1 when
  * tracing is off or output failed (the first failure prints one warning and disables). */
 int vt__write(uint16_t type, uint16_t flags, const void *p1, size_t n1, const void *p2, size_t n2);
+/* vt__write_event: vt__write of one part (an event's record: n a multiple of 8, at most 64), on
+ * the path every ALLOC and FREE takes: the same bytes, the same failures. */
+int vt__write_event(uint16_t type, uint16_t flags, const void *p, size_t n);
 /* vt__write_strings: fixed part then a list of strings encoded as (u32 len, bytes). */
 int vt__write_strings(uint16_t type, uint16_t flags, const void *fixed, size_t nfixed,
                       const char *const *strs, const uint32_t *lens, int nstrs);

@@ -60,12 +60,7 @@ static int16_t clamp_result(int32_t r)
     return r > 32767 ? 32767 : r < -32768 ? -32768 : (int16_t)r;
 }
 
-static __thread uint64_t t_last_ns; /* this thread's last allocation record's time */
-
-uint64_t vt__record_last_ns(void)
-{
-    return t_last_ns;
-}
+__thread uint64_t vt__t_last_ns; /* (record.h: vt__record_last_ns) */
 
 void vt__record_alloc(const vt__event *ev)
 {
@@ -76,14 +71,16 @@ void vt__record_alloc(const vt__event *ev)
     int dev = ev->device >= 0 ? ev->device : vt__current_device();
     vt__device_note(dev);
     uint64_t now = vt__now_ns();
-    t_last_ns = now;
+    vt__t_last_ns = now;
     uint64_t tt = VT_TT_MAKE(now, ti);
     uint32_t stack = vt__config_get()->stack_mode ? vt__stack_capture(0) : 0;
     vt_rec_alloc r = {tt,    ev->result ? 0 : ev->addr, ev->size,
                       stack, stream_index(ev->stream),  clamp_result(ev->result)};
     uint16_t flags = event_flags(ev, dev, role);
-    vt__write(VT_REC_ALLOC, flags, &r, sizeof r, ev->has_aux ? &ev->aux : NULL,
-              ev->has_aux ? 8 : 0);
+    if (ev->has_aux)
+        vt__write(VT_REC_ALLOC, flags, &r, sizeof r, &ev->aux, 8);
+    else
+        vt__write_event(VT_REC_ALLOC, flags, &r, sizeof r);
     if (ev->result == 2 && g_api_kind[ev->api & 0xff] == VT_KIND_ALLOC) {
         int card = vt__card_enabled();
         vt_rec_oom o = {tt,
@@ -108,7 +105,7 @@ void vt__record_free(const vt__event *ev)
     vt_rec_free r = {tt, ev->addr};
     const vt__config *c = vt__config_get();
     if (ev->result == 0 && !c->free_stacks) {
-        vt__write(VT_REC_FREE, flags, &r, sizeof r, NULL, 0);
+        vt__write_event(VT_REC_FREE, flags, &r, sizeof r);
         return;
     }
     uint32_t stack = c->stack_mode && (c->free_stacks || ev->result) ? vt__stack_capture(0) : 0;

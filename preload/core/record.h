@@ -26,8 +26,13 @@ typedef struct vt__event {
  * stops with one warning on stderr. */
 void vt__record_alloc(const vt__event *ev);
 /* vt__record_last_ns: the time of this thread's last vt__record_alloc (0: none yet), for a
- * caller that wants the time without reading the clock again. */
-uint64_t vt__record_last_ns(void);
+ * caller that wants the time without reading the clock again (inline: the segment hook's
+ * attach check asks it on every cudaMalloc). */
+extern __thread __attribute__((visibility("hidden"))) uint64_t vt__t_last_ns;
+static inline uint64_t vt__record_last_ns(void)
+{
+    return vt__t_last_ns;
+}
 void vt__record_free(const vt__event *ev);
 /* vt__record_meminfo: one MEMINFO record (source VT_MEMINFO_*). */
 void vt__record_meminfo(int device, uint64_t free_b, uint64_t total_b, int source);

@@ -18,38 +18,13 @@ __thread vt__thread_self vt__t_self;        /* (thread.h: vt__thread_index) */
 _Atomic uint32_t vt__thread_generation = 1; /* bumped in a fork child: re-register threads */
 static _Atomic uint32_t g_next_thread;
 
-/* the cancellation state the outermost recorded hook found (-1: it changed none): no
- * cancellation point runs inside a hook, the real call's included. A thread the program cancels
- * while the preload opens the trace (close, write), unwinds its stack (libunwind's write to its
- * pipe) or warns had died holding the writer's or the stack table's lock with the runtime's
- * lock the hook was called under: every later CUDA call hung. A cancellation that came
- * meanwhile acts at the program's next cancellation point, as it would have. */
-static __thread int t_cancel = -1;
-
-/* vt__enter / vt__leave leave errno alone without saving it: what they call does not set it
- * (vt__active's first configuration load keeps it; pthread_setcancelstate returns its error) */
-int vt__enter(void)
-{
-    int d = ++vt__t_depth;
-    int rec = d == 1 && vt__active();
-    if (rec)
-        pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &t_cancel);
-    return rec;
-}
+/* (thread.h: vt__t_cancel, the cancellation state the outermost recorded hook found) */
+__thread int vt__t_cancel = -1;
 
 int vt__enter_any_depth(void)
 {
     int rec = vt__enter();
     return rec || (vt__t_depth > 1 && vt__active());
-}
-
-void vt__leave(void)
-{
-    if (--vt__t_depth == 0 && t_cancel >= 0) {
-        if (t_cancel != PTHREAD_CANCEL_DISABLE)
-            pthread_setcancelstate(t_cancel, &t_cancel);
-        t_cancel = -1;
-    }
 }
 
 void vt__guard_forever(void)

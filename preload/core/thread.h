@@ -4,10 +4,12 @@
 #ifndef VT_PRELOAD_THREAD_H
 #define VT_PRELOAD_THREAD_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
 #include "attr.h"
+#include "output.h"
 
 /* Every hook does (through call.h's vt__call_begin / _end):
  *     int rec = vt__enter();      // 1: record this call; 0: pass through (nested, disabled)
@@ -17,11 +19,37 @@
  * vt__enter increments a thread-local depth (initial-exec TLS) and returns 1 only at depth 1
  * while tracing is enabled. Driver hooks reached from inside a runtime hook (depth > 1) do
  * not record: a cudaMalloc is one event, not two. errno is left as it was by both. */
-int vt__enter(void);
-void vt__leave(void);
 /* vt__depth: the guard's depth on this thread (0: not inside a hook). Inline: driver hooks
  * reached inside a runtime hook ask it first (call.h's vt__call_nested). */
 extern __thread __attribute__((visibility("hidden"))) int vt__t_depth;
+/* the cancellation state the outermost recorded hook found (-1: it changed none): no
+ * cancellation point runs inside a hook, the real call's included. A thread the program cancels
+ * while the preload opens the trace (close, write), unwinds its stack (libunwind's write to its
+ * pipe) or warns had died holding the writer's or the stack table's lock with the runtime's
+ * lock the hook was called under: every later CUDA call hung. A cancellation that came
+ * meanwhile acts at the program's next cancellation point, as it would have. */
+extern __thread __attribute__((visibility("hidden"))) int vt__t_cancel;
+
+/* vt__enter / vt__leave leave errno alone without saving it: what they call does not set it
+ * (vt__active's first configuration load keeps it; pthread_setcancelstate returns its error).
+ * Inline: every hook takes them, and a call each had cost ~10 instructions an event. */
+static inline int vt__enter(void)
+{
+    int d = ++vt__t_depth;
+    int rec = d == 1 && vt__active();
+    if (rec)
+        pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &vt__t_cancel);
+    return rec;
+}
+
+static inline void vt__leave(void)
+{
+    if (--vt__t_depth == 0 && vt__t_cancel >= 0) {
+        if (vt__t_cancel != PTHREAD_CANCEL_DISABLE)
+            pthread_setcancelstate(vt__t_cancel, &vt__t_cancel);
+        vt__t_cancel = -1;
+    }
+}
 static inline int vt__depth(void)
 {
     return vt__t_depth;

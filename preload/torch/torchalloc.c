@@ -370,13 +370,10 @@ static int unchanged_absence(void)
     return vt__loaded_generation() == atomic_load(&g_absent_gen);
 }
 
-void vt__torch_segment(uint64_t addr, uint64_t size, int map)
+/* segment_attach: vt__torch_segment past its quick answers (apart, so that those save no
+ * registers: every cudaMalloc without PyTorch asks them) */
+static __attribute__((noinline)) void segment_attach(int st, uint64_t addr, uint64_t size, int map)
 {
-    int st = atomic_load_explicit(&g_state, memory_order_acquire);
-    if (VT__LIKELY(st == VT_TORCH_ACTIVE || st == VT_TORCH_REFUSED))
-        return;
-    if (st == VT_TORCH_IDLE && unchanged_absence())
-        return;
     /* the hook has left its guard: take it again, so nothing the attach calls is recorded,
      * and leave the caller the errno its real call left */
     int err = errno;
@@ -394,6 +391,16 @@ void vt__torch_segment(uint64_t addr, uint64_t size, int map)
     }
     vt__leave();
     errno = err;
+}
+
+void vt__torch_segment(uint64_t addr, uint64_t size, int map)
+{
+    int st = atomic_load_explicit(&g_state, memory_order_acquire);
+    if (VT__LIKELY(st == VT_TORCH_ACTIVE || st == VT_TORCH_REFUSED))
+        return;
+    if (st == VT_TORCH_IDLE && unchanged_absence())
+        return;
+    segment_attach(st, addr, size, map);
 }
 
 /* ---- the callback ------------------------------------------------------------------------- */
