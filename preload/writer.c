@@ -473,15 +473,7 @@ int vt__write_event(uint16_t type, uint16_t flags, const void *p, size_t n)
             atomic_fetch_add_explicit(&vt__ws.n_dropped, 1, memory_order_relaxed);
         return rc;
     }
-    char *dst = w->base + pos; /* vt__put_record for words: payload, then the header (release) */
-    for (size_t i = 0; i < n; i += 8) {
-        uint64_t word;
-        memcpy(&word, (const char *)p + i, 8);
-        memcpy(dst + 8 + i, &word, 8);
-    }
-    __atomic_store_n((uint64_t *)(void *)dst,
-                     (uint64_t)type | ((uint64_t)flags << 16) | ((uint64_t)size << 32),
-                     __ATOMIC_RELEASE);
+    vt__put_record(w->base + pos, size, type, flags, p, n, NULL, 0, NULL, 0);
     count(me, 1, type);
     if (VT__UNLIKELY(pos < w->half && pos + size >= w->half))
         vt__window_prepare_next(w);
