@@ -46,28 +46,51 @@ static void module_text(const tables_frame *f, char *out, size_t len)
         snprintf(out, len, "%s (%s)", q, base_name(f->file ? f->file : ""));
 }
 
-int modules_of_stack(const tables_frame *f, size_t n, char *out, size_t len)
+unsigned modules_frame_class(const tables_frame *f)
+{
+    if (f->kind != TABLES_FRAME_PYTHON)
+        return 0;
+    const char *q = f->function ? f->function : "";
+    const char *file = f->file ? f->file : "";
+    unsigned c = MODULES_PY;
+    /* a frame of the program's own (the "no module" line's), not a library's helper */
+    if (f->file && !strstr(f->file, "/torch/") && !strstr(f->file, "-packages/") &&
+        !strstr(f->file, "/simtorch/"))
+        c |= MODULES_PROG;
+    if (!is_forward(q))
+        return c;
+    c |= MODULES_FWD;
+    if (strstr(file, "torch/nn/")) {
+        c |= MODULES_NN;
+    } else if (strstr(file, "/torch/_") || strstr(file, "/torch/autograd/")) {
+        /* PyTorch's own forward that is no module: torch.compile's compiled graph
+         * (AOTDispatchAutograd's CompiledFunction), an autograd.Function; the model's
+         * module, if on the stack, is further out */
+        c |= MODULES_TORCH_OWN | (strstr(q, "CompiledFunction") ? MODULES_COMPILED : 0);
+    } else if (leaf_layer(q)) {
+        c |= MODULES_LEAF;
+    }
+    return c;
+}
+
+int modules_of_frames(const modules_frames *fr, size_t n, char *out, size_t len)
 {
     long layer = -1, own = -1, own_leaf = -1, first_py = -1, compiled = -1;
     for (size_t i = 0; i < n; i++) {
-        if (f[i].kind != TABLES_FRAME_PYTHON)
+        unsigned c = fr->cls(fr->ctx, i);
+        if (!(c & MODULES_PY))
             continue;
-        const char *q = f[i].function ? f[i].function : "";
-        const char *file = f[i].file ? f[i].file : "";
         if (first_py < 0)
             first_py = (long)i;
-        if (!is_forward(q))
+        if (!(c & MODULES_FWD))
             continue;
-        if (strstr(file, "torch/nn/")) {
+        if (c & MODULES_NN) {
             if (layer < 0)
                 layer = (long)i;
-        } else if (strstr(file, "/torch/_") || strstr(file, "/torch/autograd/")) {
-            /* PyTorch's own forward that is no module: torch.compile's compiled graph
-             * (AOTDispatchAutograd's CompiledFunction), an autograd.Function; the model's
-             * module, if on the stack, is further out */
-            if (compiled < 0 && strstr(q, "CompiledFunction"))
+        } else if (c & MODULES_TORCH_OWN) {
+            if (compiled < 0 && (c & MODULES_COMPILED))
                 compiled = (long)i;
-        } else if (leaf_layer(q)) {
+        } else if (c & MODULES_LEAF) {
             if (own_leaf < 0)
                 own_leaf = (long)i;
         } else {
@@ -77,8 +100,9 @@ int modules_of_stack(const tables_frame *f, size_t n, char *out, size_t len)
     }
     if (own < 0)
         own = own_leaf;
+    tables_frame buf;
     if (own >= 0 || layer >= 0) {
-        module_text(&f[own >= 0 ? own : layer], out, len);
+        module_text(fr->frame(fr->ctx, (size_t)(own >= 0 ? own : layer), &buf), out, len);
         return 1;
     }
     if (compiled >= 0) { /* the modules ran inside the graph: none of them is on the stack */
@@ -89,15 +113,34 @@ int modules_of_stack(const tables_frame *f, size_t n, char *out, size_t len)
         /* the program's own innermost frame, not a library's helper */
         long prog = first_py;
         for (size_t i = (size_t)first_py; i < n; i++)
-            if (f[i].kind == TABLES_FRAME_PYTHON && f[i].file && !strstr(f[i].file, "/torch/") &&
-                !strstr(f[i].file, "-packages/") && !strstr(f[i].file, "/simtorch/")) {
+            if ((fr->cls(fr->ctx, i) & (MODULES_PY | MODULES_PROG)) ==
+                (MODULES_PY | MODULES_PROG)) {
                 prog = (long)i;
                 break;
             }
-        snprintf(out, len, "(no module: %s %s)", base_name(f[prog].file ? f[prog].file : ""),
-                 f[prog].function ? f[prog].function : "");
+        const tables_frame *f = fr->frame(fr->ctx, (size_t)prog, &buf);
+        snprintf(out, len, "(no module: %s %s)", base_name(f->file ? f->file : ""),
+                 f->function ? f->function : "");
         return 0;
     }
     snprintf(out, len, "(no Python frames)");
     return 0;
+}
+
+/* an array of frames as modules_of_frames reads them */
+static unsigned array_class(const void *ctx, size_t i)
+{
+    return modules_frame_class(&((const tables_frame *)ctx)[i]);
+}
+
+static const tables_frame *array_frame(const void *ctx, size_t i, tables_frame *buf)
+{
+    (void)buf;
+    return &((const tables_frame *)ctx)[i];
+}
+
+int modules_of_stack(const tables_frame *f, size_t n, char *out, size_t len)
+{
+    modules_frames fr = {array_class, array_frame, f};
+    return modules_of_frames(&fr, n, out, len);
 }

@@ -20,4 +20,29 @@
  * forward was found, 0 otherwise. Raw trace text: escape before printing. */
 int modules_of_stack(const tables_frame *f, size_t n, char *out, size_t len);
 
+/* What modules_of_stack reads of a frame (modules_frame_class): a Python frame, one of the
+ * program's own files, a forward, and that forward's kind (torch.nn's layer, PyTorch's own
+ * forward that is no module and whether torch.compile's CompiledFunction, a single layer of
+ * another library; none of these: the model's own module). */
+enum {
+    MODULES_PY = 1u << 0,
+    MODULES_PROG = 1u << 1,
+    MODULES_FWD = 1u << 2,
+    MODULES_NN = 1u << 3,
+    MODULES_TORCH_OWN = 1u << 4,
+    MODULES_COMPILED = 1u << 5,
+    MODULES_LEAF = 1u << 6,
+};
+unsigned modules_frame_class(const tables_frame *f);
+
+/* modules_of_frames: modules_of_stack over n frames a caller gives by index: cls, frame i's
+ * modules_frame_class (a caller may keep it per code object: it reads the qualname and file
+ * alone); frame, frame i itself (buf: room it may fill), asked only of the frame named. */
+typedef struct modules_frames {
+    unsigned (*cls)(const void *ctx, size_t i);
+    const tables_frame *(*frame)(const void *ctx, size_t i, tables_frame *buf);
+    const void *ctx;
+} modules_frames;
+int modules_of_frames(const modules_frames *fr, size_t n, char *out, size_t len);
+
 #endif
