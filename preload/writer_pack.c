@@ -266,17 +266,23 @@ static void emit_summary(const void *rec, size_t len)
     P.nsum += len;
 }
 
-/* flush_summary: the STEP records of the raw slot just packed, as one SUMMARY chunk */
+/* flush_summary: the STEP records of the raw slot just packed, as one SUMMARY chunk; no slot free
+ * for one: kept for the next flush, up to a quarter of a slot (lost before: a run's steps) */
 static void flush_summary(uint64_t raw_seq)
 {
     if (!P.nsum)
         return;
     size_t c = chunk(raw_seq, VT_STREAM_SUMMARY, P.sum, P.nsum, 0, 0, 0, vt__pl_events());
-    if (!c || put(&P.summary, P.zbuf, c, 0)) {
+    if (c && put(&P.summary, P.zbuf, c, 0)) {
         out_close(&P.summary, 0);
-        if (!c || out_open(&P.summary, VT_SLOT_SUMMARY, 0) || put(&P.summary, P.zbuf, c, 0))
-            P.lost_records++;
+        if (!out_open(&P.summary, VT_SLOT_SUMMARY, 0))
+            c = put(&P.summary, P.zbuf, c, 0) ? 0 : c;
+        else if (P.nsum < vt__ws.slot_size / 4)
+            return; /* (kept: no slot for them yet) */
+        else
+            c = 0;
     }
+    P.lost_records += !c;
     P.nsum = 0;
 }
 
@@ -306,13 +312,8 @@ static int open_events(uint64_t raw_seq)
         return -1;
     if (!lead)
         return 0;
-    vt_rec_snapshot snap = {VT_TT_MAKE(P.last_ns, 0),
-                            vt__pl_events(),
-                            P.dropped_events,
-                            P.dropped_from,
-                            P.dropped_to,
-                            0,
-                            0};
+    vt_rec_snapshot snap = {VT_TT_MAKE(P.last_ns, 0), vt__pl_events(), P.dropped_events};
+    snap.dropped_from_ns = P.dropped_from, snap.dropped_to_ns = P.dropped_to;
     size_t n = vt__pl_snapshot(&P.snap, &P.snap_cap, &snap);
     if (!n)
         return 0; /* out of memory: the slot holds events without a way in (said by readers) */
@@ -564,8 +565,8 @@ void vt__pack_finish_locked(window *w, uint64_t s, uint16_t flags, int err)
     out_close(&P.head, 0);
     out_close(&P.meta_o, 0);
     out_close(&P.events, 1);
-    if (!P.summary.open)
-        out_open(&P.summary, VT_SLOT_SUMMARY, 0);
+    if (!P.summary.open && !out_open(&P.summary, VT_SLOT_SUMMARY, 0))
+        flush_summary(vt__ws.raw_seq); /* (what waited for a slot) */
     pthread_mutex_lock(&vt__ws.lock);
     uint64_t records, events;
     vt__window_totals_locked(&records, &events);
