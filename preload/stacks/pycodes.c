@@ -136,6 +136,23 @@ uint32_t vt__py_code_insert(const vt__pyoffsets *o, uint64_t code, const code_fp
     return result;
 }
 
+/* vt__py_code_probe: see pycodes.h */
+uint32_t vt__py_code_probe(const vt__pyoffsets *o, uint64_t code)
+{
+    code_fp f;
+    fingerprint(o, code, &f);
+    uint32_t h = code_hash(code);
+    for (uint32_t i = 0; i < VT__CODE_SLOTS; i++) {
+        code_slot *s = &vt__py_codes[(h + i) & (VT__CODE_SLOTS - 1)];
+        uint32_t id = atomic_load_explicit(&s->id, memory_order_acquire);
+        if (id == 0)
+            break;
+        if (slot_matches(s, code, &f))
+            return id;
+    }
+    return vt__py_code_insert(o, code, &f, h);
+}
+
 void vt__py_codes_after_fork(void)
 {
     pthread_mutex_init(&g_code_lock, NULL);

@@ -1,11 +1,13 @@
 /* pycodes.h — the code objects Python stacks name, interned into ids (pycodes.c): the
- * lock-free lookup, inline in pyframes.c's walk (its offsets constants there), and the
- * insertion under a lock that writes each one's CODE record once. */
+ * lock-free lookup's common case (inline in pyframes.c's lookup for each table of offsets, its
+ * offsets constants there), the rest of the probe, and the insertion under a lock that writes
+ * each one's CODE record once. */
 #ifndef VT_PRELOAD_PYCODES_H
 #define VT_PRELOAD_PYCODES_H
 
 #include <stdatomic.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "pyoffsets.h"
 #include "pyread.h"
@@ -36,45 +38,75 @@ extern code_slot vt__py_codes[VT__CODE_SLOTS];
  * o it was read with) looked up again under the lock, interned (its CODE record written) if it
  * is still not there; 0 when the table is full */
 uint32_t vt__py_code_insert(const vt__pyoffsets *o, uint64_t code, const code_fp *fp, uint32_t h);
+/* vt__py_code_probe: the lookup past the first slot (code_id's slow path): fingerprint, probe,
+ * insert on a miss */
+uint32_t vt__py_code_probe(const vt__pyoffsets *o, uint64_t code);
 /* vt__py_codes_after_fork: a fork child's trace names none of them yet: the table emptied */
 void vt__py_codes_after_fork(void);
+
+/* fp_read: the fingerprint of `code` (see code_fp), each field as it is read stored into *put,
+ * or compared with cmp's, or both (NULL: not; a constant where this is inlined, so the test
+ * folds away); returns the or of the compared fields' xors: 0 when all are equal. One definition
+ * for both uses: the lookup compares each field as it comes (no fingerprint kept in registers
+ * through the walk's, nor stored to the stack and read back), the insertion keeps one. */
+#define VT__FP_FIELD(field, value)                                                                 \
+    do {                                                                                           \
+        uint64_t v_ = (value);                                                                     \
+        if (put)                                                                                   \
+            put->field = v_;                                                                       \
+        if (cmp)                                                                                   \
+            d |= v_ ^ cmp->field;                                                                  \
+    } while (0)
+static inline __attribute__((always_inline)) uint64_t fp_read(const vt__pyoffsets *o, uint64_t code,
+                                                              code_fp *put, const code_fp *cmp)
+{
+    uint64_t d = 0;
+    uint64_t name = rd_ptr(code, o->co_name), table = rd_ptr(code, o->co_linetable);
+    VT__FP_FIELD(filename, rd_ptr(code, o->co_filename));
+    VT__FP_FIELD(name, name);
+    VT__FP_FIELD(linetable, table);
+    VT__FP_FIELD(first_line, (uint64_t)(uint32_t)rd_i32(code, o->co_firstlineno));
+    if (o->co_size != VT__PYOFF_NONE) {
+        VT__FP_FIELD(size, rd_ptr(code, o->co_size));
+    } else {
+        uint64_t b = rd_ptr(code, o->co_code); /* 3.10: co_code bytes */
+        VT__FP_FIELD(size, plausible(b) ? rd_ptr(b, o->bytes_size) : 0);
+    }
+    uint64_t lens = 0, name_head = 0, table_head = 0, table_tail = 0;
+    if (plausible(name)) {
+        uint32_t st = rd_u32(name, o->uni_state);
+        uint64_t len = rd_ptr(name, o->uni_length);
+        if (VT__UNI_COMPACT(st) && len < (1u << 24)) {
+            uint32_t hdr = VT__UNI_ASCII(st) ? o->uni_ascii_size : o->uni_compact_size;
+            name_head = word_at(name + hdr, len * VT__UNI_KIND(st));
+            lens = len << 32;
+        }
+    }
+    VT__FP_FIELD(name_head, name_head);
+    if (plausible(table)) {
+        uint64_t len = rd_ptr(table, o->bytes_size);
+        if (len < (1u << 30)) {
+            uint64_t data = table + o->bytes_sval; /* 8-aligned */
+            table_head = word_at(data, len);
+            if (len > 8) { /* the aligned word holding the last byte, masked to it */
+                uint64_t last = data + len - 1, w = last & ~7ull;
+                table_tail = word_at(w, last - w + 1);
+            }
+            lens |= len;
+        }
+    }
+    VT__FP_FIELD(table_head, table_head);
+    VT__FP_FIELD(table_tail, table_tail);
+    VT__FP_FIELD(lens, lens);
+    return d;
+}
+#undef VT__FP_FIELD
 
 /* fingerprint: see code_fp. */
 static inline __attribute__((always_inline)) void fingerprint(const vt__pyoffsets *o, uint64_t code,
                                                               code_fp *f)
 {
-    f->filename = rd_ptr(code, o->co_filename);
-    f->name = rd_ptr(code, o->co_name);
-    f->linetable = rd_ptr(code, o->co_linetable);
-    f->first_line = (uint64_t)(uint32_t)rd_i32(code, o->co_firstlineno);
-    if (o->co_size != VT__PYOFF_NONE) {
-        f->size = rd_ptr(code, o->co_size);
-    } else {
-        uint64_t b = rd_ptr(code, o->co_code); /* 3.10: co_code bytes */
-        f->size = plausible(b) ? rd_ptr(b, o->bytes_size) : 0;
-    }
-    f->lens = f->name_head = f->table_head = f->table_tail = 0;
-    if (plausible(f->name)) {
-        uint32_t st = rd_u32(f->name, o->uni_state);
-        uint64_t len = rd_ptr(f->name, o->uni_length);
-        if (VT__UNI_COMPACT(st) && len < (1u << 24)) {
-            uint32_t hdr = VT__UNI_ASCII(st) ? o->uni_ascii_size : o->uni_compact_size;
-            f->name_head = word_at(f->name + hdr, len * VT__UNI_KIND(st));
-            f->lens = len << 32;
-        }
-    }
-    if (plausible(f->linetable)) {
-        uint64_t len = rd_ptr(f->linetable, o->bytes_size);
-        if (len < (1u << 30)) {
-            uint64_t data = f->linetable + o->bytes_sval; /* 8-aligned */
-            f->table_head = word_at(data, len);
-            if (len > 8) { /* the aligned word holding the last byte, masked to it */
-                uint64_t last = data + len - 1, w = last & ~7ull;
-                f->table_tail = word_at(w, last - w + 1);
-            }
-            f->lens |= len;
-        }
-    }
+    fp_read(o, code, f, NULL);
 }
 
 static inline uint32_t code_hash(uint64_t code)
@@ -83,32 +115,24 @@ static inline uint32_t code_hash(uint64_t code)
     return (uint32_t)(h >> 40);
 }
 
-/* slot_matches: s holds code with fingerprint f */
+/* slot_matches: s holds code with fingerprint f (the slow paths: a probe, an insertion) */
+_Static_assert(sizeof(code_fp) == 9 * sizeof(uint64_t), "code_fp: no padding, memcmp compares it");
 static inline int slot_matches(const code_slot *s, uint64_t code, const code_fp *f)
 {
-    const code_fp *g = &s->fp;
-    return s->code == code && g->filename == f->filename && g->name == f->name &&
-           g->linetable == f->linetable && g->size == f->size && g->first_line == f->first_line &&
-           g->lens == f->lens && g->name_head == f->name_head && g->table_head == f->table_head &&
-           g->table_tail == f->table_tail;
+    return s->code == code && !memcmp(&s->fp, f, sizeof *f);
 }
 
 /* code_id: the interned id of `code` (a CODE record is written the first time). 0 when the
- * table is full. Lookups take no lock; a miss inserts under a lock (vt__py_code_insert). */
+ * table is full. Lookups take no lock; a miss inserts under a lock (vt__py_code_insert). The
+ * common case inline: the code object in its first slot, fingerprint equal; anything else
+ * (another code object there, a recycled address, a miss) probes out of line. */
 static inline __attribute__((always_inline)) uint32_t code_id(const vt__pyoffsets *o, uint64_t code)
 {
-    code_fp f;
-    fingerprint(o, code, &f);
-    uint32_t h = code_hash(code);
-    for (uint32_t i = 0; i < VT__CODE_SLOTS; i++) {
-        code_slot *s = &vt__py_codes[(h + i) & (VT__CODE_SLOTS - 1)];
-        uint32_t id = atomic_load_explicit(&s->id, memory_order_acquire);
-        if (id == 0)
-            break;
-        if (slot_matches(s, code, &f))
-            return id;
-    }
-    return vt__py_code_insert(o, code, &f, h);
+    const code_slot *s = &vt__py_codes[code_hash(code) & (VT__CODE_SLOTS - 1)];
+    uint32_t id = atomic_load_explicit(&s->id, memory_order_acquire);
+    if (__builtin_expect(id != 0 && s->code == code && !fp_read(o, code, NULL, &s->fp), 1))
+        return id;
+    return vt__py_code_probe(o, code);
 }
 
 #endif
