@@ -1,7 +1,8 @@
 /* test_stacks.c — stack interning without LD_PRELOAD: the same frames give the same id,
  * different frames (or a different native/Python split) a new one; each STACK record is
  * written once, each native ip gets one SYMBOL record that names its function, and the
- * table keeps its ids as it grows, also with threads interning at once. */
+ * table keeps its ids as it grows, also with threads interning at once; a fork child starts
+ * over. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -223,6 +224,41 @@ static void test_threads(void **st)
     check_stacks(g_tids[0], T_STACKS, 1);
 }
 
+/* a fork child's trace names no stack yet: the thread's last stack, just interned in the
+ * parent (and so in the thread's memo), is interned again there as id 1 with its STACK record,
+ * not answered from the memo with the parent's id (whose entry the child freed) */
+static void test_fork_child(void **st)
+{
+    (void)st;
+    use_output("parent.vt");
+    uint64_t first[1] = {VT_PYFRAME(5, 3)}, fr[2] = {VT_PYFRAME(3, 1), VT_PYFRAME(4, 2)};
+    assert_true(vt__stack_intern(first, 0, 1) >= 1);
+    uint32_t a = vt__stack_intern(fr, 0, 2);
+    assert_true(a >= 2);
+    assert_int_equal(vt__stack_intern(fr, 0, 2), a);
+    vt__writer_close();
+    vt__stacks_fork_prepare();
+    vt__stacks_fork_child();
+    use_output("child.vt");
+    assert_int_equal(vt__stack_intern(fr, 0, 2), 1);
+    assert_int_equal(vt__stack_intern(fr, 0, 2), 1);
+    char path[256];
+    snprintf(path, sizeof path, "%s", vt__writer_path());
+    vt__writer_close();
+    int n, stacks = 0;
+    rec *r = load(path, &n);
+    for (int i = 0; i < n; i++)
+        if (r[i].type == VT_REC_STACK) {
+            vt_rec_stack s;
+            memcpy(&s, r[i].p, sizeof s);
+            assert_int_equal(s.stack_id, 1);
+            assert_memory_equal(r[i].p + 8, fr, sizeof fr);
+            stacks++;
+        }
+    assert_int_equal(stacks, 1);
+    free_recs(r, n);
+}
+
 static int setup(void **st)
 {
     (void)st;
@@ -244,6 +280,7 @@ int main(void)
         cmocka_unit_test(test_intern),
         cmocka_unit_test(test_grow),
         cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_fork_child),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
