@@ -65,6 +65,9 @@ static uint32_t g_mod_count;
 /* our own code: frames inside libvramtrace.so are dropped from the top of native stacks */
 static uintptr_t g_self_lo, g_self_hi;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+/* g_inited: stacks_init has run (pthread_once's own check took ~30 instructions a capture) */
+static _Atomic int g_inited;
+_Static_assert(sizeof(void *) == sizeof(uint64_t), "a native frame: an ip as 8 bytes");
 
 static int find_self(struct dl_phdr_info *info, size_t size, void *data)
 {
@@ -88,6 +91,7 @@ static void stacks_init(void)
 {
     unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
     dl_iterate_phdr(find_self, (void *)(uintptr_t)&stacks_init);
+    atomic_store_explicit(&g_inited, 1, memory_order_release);
 }
 
 /* hash_frames: the table's hash of a stack. Four lanes, each a chain of its own over every
@@ -288,7 +292,8 @@ uint32_t vt__stack_capture(int skip)
     uint64_t frames[MAX_NATIVE + MAX_PY + 8];
     int n = 0, np = 0;
     if (c->stack_mode & VT_STACKS_NATIVE) {
-        pthread_once(&g_once, stacks_init);
+        if (!atomic_load_explicit(&g_inited, memory_order_acquire))
+            pthread_once(&g_once, stacks_init);
         void *ips[MAX_NATIVE + 16];
         int want = c->stack_depth + 12 + skip; /* room for our own frames */
         if (want > (int)(sizeof ips / sizeof ips[0]))
@@ -298,8 +303,11 @@ uint32_t vt__stack_capture(int skip)
         while (i < got && (uintptr_t)ips[i] >= g_self_lo && (uintptr_t)ips[i] < g_self_hi)
             i++; /* the tracer's own frames */
         i += skip;
-        for (; i < got && n < c->stack_depth; i++)
-            frames[n++] = (uint64_t)(uintptr_t)ips[i];
+        if (i < got) { /* (void * and uint64_t: the same 8 bytes here) */
+            n = got - i < c->stack_depth ? got - i : c->stack_depth;
+            memcpy(frames, ips + i, (size_t)n * sizeof ips[0]);
+            i += n;
+        }
         if (i < got)
             vt__writer_note_truncated_stack();
     }
