@@ -101,7 +101,8 @@ static void write_code(const vt__pyoffsets *o, uint32_t id, const code_fp *f)
     vt__write_strings(VT_REC_CODE, 0, &r, sizeof r, strs, lens, 3);
 }
 
-uint32_t vt__py_code_insert(const vt__pyoffsets *o, uint64_t code, const code_fp *fp, uint32_t h)
+uint32_t vt__py_code_insert(const vt__pyoffsets *o, uint64_t code, const code_fp *fp, uint64_t dg,
+                            uint32_t h)
 {
     code_fp f = *fp;
     uint32_t result = 0;
@@ -110,7 +111,7 @@ uint32_t vt__py_code_insert(const vt__pyoffsets *o, uint64_t code, const code_fp
         code_slot *s = &vt__py_codes[(h + i) & (VT__CODE_SLOTS - 1)];
         uint32_t id = atomic_load_explicit(&s->id, memory_order_relaxed);
         if (id != 0) {
-            if (slot_matches(s, code, &f)) {
+            if (slot_matches(s, code, dg)) {
                 result = id;
                 break;
             }
@@ -125,7 +126,7 @@ uint32_t vt__py_code_insert(const vt__pyoffsets *o, uint64_t code, const code_fp
             break;
         }
         s->code = code;
-        s->fp = f;
+        s->digest = dg;
         result = ++g_next_code_id;
         g_code_count++;
         write_code(o, result, &f); /* before publishing: no STACK can name it earlier */
@@ -140,17 +141,17 @@ uint32_t vt__py_code_insert(const vt__pyoffsets *o, uint64_t code, const code_fp
 uint32_t vt__py_code_probe(const vt__pyoffsets *o, uint64_t code)
 {
     code_fp f;
-    fingerprint(o, code, &f);
+    uint64_t dg = fp_read(o, code, &f);
     uint32_t h = code_hash(code);
     for (uint32_t i = 0; i < VT__CODE_SLOTS; i++) {
         code_slot *s = &vt__py_codes[(h + i) & (VT__CODE_SLOTS - 1)];
         uint32_t id = atomic_load_explicit(&s->id, memory_order_acquire);
         if (id == 0)
             break;
-        if (slot_matches(s, code, &f))
+        if (slot_matches(s, code, dg))
             return id;
     }
-    return vt__py_code_insert(o, code, &f, h);
+    return vt__py_code_insert(o, code, &f, dg, h);
 }
 
 void vt__py_codes_after_fork(void)

@@ -17,7 +17,12 @@
 /* A code object's fingerprint: what tells it from a later one at the same address. Object
  * addresses alone are not enough (a dead code object's name and line table die with it and
  * their addresses are reused together), so words of the name's and the line table's
- * contents and their lengths are part of it. */
+ * contents and their lengths are part of it. The table keeps a 64-bit digest of it (fp_read),
+ * not its nine words: a slot in half a cache line (an 88-byte slot spanned two or three lines,
+ * and a lookup read all of them). A recycled code object is then mistaken for the dead one at
+ * the same address only when their digests collide: 2^-64 for fingerprints that differ in two
+ * or more fields, never for ones that differ in one (each step of the digest is a bijection of
+ * the field it folds in: see fp_mix). */
 typedef struct code_fp {
     uint64_t filename, name, linetable, size, first_line;
     uint64_t lens;       /* name length << 32 | line table length */
@@ -27,38 +32,47 @@ typedef struct code_fp {
 } code_fp;
 
 typedef struct code_slot {
-    _Atomic uint32_t id; /* 0 = empty; published last (release) */
-    uint64_t code;       /* address */
-    code_fp fp;
-} code_slot;
+    _Atomic uint32_t id;                  /* 0 = empty; published last (release) */
+    uint64_t code;                        /* address */
+    uint64_t digest;                      /* of its fingerprint (fp_read) */
+} __attribute__((aligned(32))) code_slot; /* two a line, none across two */
+_Static_assert(sizeof(code_slot) == 32, "code_slot: half a cache line");
 /* the table: open addressing, lock-free lookups, inserts under pycodes.c's lock */
 extern code_slot vt__py_codes[VT__CODE_SLOTS];
-
-/* vt__py_code_insert: a lookup's miss: the id of `code` (fingerprint fp, hash h, the offsets
- * o it was read with) looked up again under the lock, interned (its CODE record written) if it
- * is still not there; 0 when the table is full */
-uint32_t vt__py_code_insert(const vt__pyoffsets *o, uint64_t code, const code_fp *fp, uint32_t h);
+/* vt__py_code_insert: a lookup's miss: the id of `code` (fingerprint fp, its digest dg, hash h, the
+ * offsets o it was read with) looked up again under the lock, interned (its CODE record written) if
+ * it is still not there; 0 when the table is full */
+uint32_t vt__py_code_insert(const vt__pyoffsets *o, uint64_t code, const code_fp *fp, uint64_t dg,
+                            uint32_t h);
 /* vt__py_code_probe: the lookup past the first slot (code_id's slow path): fingerprint, probe,
  * insert on a miss */
 uint32_t vt__py_code_probe(const vt__pyoffsets *o, uint64_t code);
 /* vt__py_codes_after_fork: a fork child's trace names none of them yet: the table emptied */
 void vt__py_codes_after_fork(void);
 
-/* fp_read: the fingerprint of `code` (see code_fp), each field as it is read stored into *put,
- * or compared with cmp's, or both (NULL: not; a constant where this is inlined, so the test
- * folds away); returns the or of the compared fields' xors: 0 when all are equal. One definition
- * for both uses: the lookup compares each field as it comes (no fingerprint kept in registers
- * through the walk's, nor stored to the stack and read back), the insertion keeps one. */
+/* fp_mix: digest h with one more field v folded in. For a fixed h it is a bijection of v
+ * (xor, then a multiplication by an odd constant and an xor-shift, both invertible), and for a
+ * fixed v one of h: two fingerprints that differ in one field alone never share a digest. */
+static inline uint64_t fp_mix(uint64_t h, uint64_t v)
+{
+    h = (h ^ v) * 0x9e3779b97f4a7c15ull;
+    return h ^ (h >> 32);
+}
+
+/* fp_read: the digest of the fingerprint of `code` (see code_fp), each field folded in as it is
+ * read (no fingerprint kept in registers through the walk's, nor stored to the stack and read
+ * back) and stored into *put too (NULL: not; a constant where this is inlined, so the test
+ * folds away): the lookup compares the digest alone, the insertion keeps the fields for the
+ * CODE record. */
 #define VT__FP_FIELD(field, value)                                                                 \
     do {                                                                                           \
         uint64_t v_ = (value);                                                                     \
         if (put)                                                                                   \
             put->field = v_;                                                                       \
-        if (cmp)                                                                                   \
-            d |= v_ ^ cmp->field;                                                                  \
+        d = fp_mix(d, v_);                                                                         \
     } while (0)
 static inline __attribute__((always_inline)) uint64_t fp_read(const vt__pyoffsets *o, uint64_t code,
-                                                              code_fp *put, const code_fp *cmp)
+                                                              code_fp *put)
 {
     uint64_t d = 0;
     uint64_t name = rd_ptr(code, o->co_name), table = rd_ptr(code, o->co_linetable);
@@ -102,35 +116,27 @@ static inline __attribute__((always_inline)) uint64_t fp_read(const vt__pyoffset
 }
 #undef VT__FP_FIELD
 
-/* fingerprint: see code_fp. */
-static inline __attribute__((always_inline)) void fingerprint(const vt__pyoffsets *o, uint64_t code,
-                                                              code_fp *f)
-{
-    fp_read(o, code, f, NULL);
-}
-
 static inline uint32_t code_hash(uint64_t code)
 {
     uint64_t h = (code >> 3) * 0x9e3779b97f4a7c15ull;
     return (uint32_t)(h >> 40);
 }
 
-/* slot_matches: s holds code with fingerprint f (the slow paths: a probe, an insertion) */
-_Static_assert(sizeof(code_fp) == 9 * sizeof(uint64_t), "code_fp: no padding, memcmp compares it");
-static inline int slot_matches(const code_slot *s, uint64_t code, const code_fp *f)
+/* slot_matches: s holds code with fingerprint digest dg (the slow paths: a probe, an insertion) */
+static inline int slot_matches(const code_slot *s, uint64_t code, uint64_t dg)
 {
-    return s->code == code && !memcmp(&s->fp, f, sizeof *f);
+    return s->code == code && s->digest == dg;
 }
 
 /* code_id: the interned id of `code` (a CODE record is written the first time). 0 when the
  * table is full. Lookups take no lock; a miss inserts under a lock (vt__py_code_insert). The
- * common case inline: the code object in its first slot, fingerprint equal; anything else
+ * common case inline: the code object in its first slot, fingerprint's digest equal; anything else
  * (another code object there, a recycled address, a miss) probes out of line. */
 static inline __attribute__((always_inline)) uint32_t code_id(const vt__pyoffsets *o, uint64_t code)
 {
     const code_slot *s = &vt__py_codes[code_hash(code) & (VT__CODE_SLOTS - 1)];
     uint32_t id = atomic_load_explicit(&s->id, memory_order_acquire);
-    if (__builtin_expect(id != 0 && s->code == code && !fp_read(o, code, NULL, &s->fp), 1))
+    if (__builtin_expect(id != 0 && s->code == code && fp_read(o, code, NULL) == s->digest, 1))
         return id;
     return vt__py_code_probe(o, code);
 }
