@@ -51,12 +51,17 @@ uint32_t vt__py_code_probe(const vt__pyoffsets *o, uint64_t code);
 void vt__py_codes_after_fork(void);
 
 /* fp_mix: digest h with one more field v folded in. For a fixed h it is a bijection of v
- * (xor, then a multiplication by an odd constant and an xor-shift, both invertible), and for a
- * fixed v one of h: two fingerprints that differ in one field alone never share a digest. */
+ * (xor, then a multiplication by an odd constant and a rotation, each invertible), and for a
+ * fixed v one of h: two fingerprints that differ in one field alone never share a digest. The
+ * rotation, not an xor-shift (h ^ h >> 32): 3 instructions a field where that took 4-5, the
+ * digest +51 instructions an event over the compare it replaced where the xor-shift's took
+ * +291 (cachegrind, bench_pystack 30 distinct). Differences that cancel with certainty (bit 63
+ * goes through the multiplication unmixed) need one field to differ in bit 63 alone, which
+ * only the name's or line table's bytes can, and the next in bit 28 alone. */
 static inline uint64_t fp_mix(uint64_t h, uint64_t v)
 {
     h = (h ^ v) * 0x9e3779b97f4a7c15ull;
-    return h ^ (h >> 32);
+    return h << 29 | h >> 35;
 }
 
 /* fp_read: the digest of the fingerprint of `code` (see code_fp), each field folded in as it is
