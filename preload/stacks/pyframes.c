@@ -183,8 +183,10 @@ frame_code_offset(const vt__pyoffsets *o, uint64_t fr, uint64_t *code, uint32_t 
         *offset = lasti < 0 ? 0u : (uint32_t)lasti * 2u;
         return 1;
     }
-    int owner = *(const signed char *)(uintptr_t)(fr + o->fr_owner);
-    if (owner == o->owner_cstack)
+    /* the owner is read where it is needed alone (3.11 has no C-stack owner: only a frame in
+     * its prologue asks whether it is a generator's): a line of the frame fewer, at times */
+    const signed char *owner = (const signed char *)(uintptr_t)(fr + o->fr_owner);
+    if (o->owner_cstack != -1 && *owner == o->owner_cstack)
         return 0;
     uint64_t base = co + o->co_code;
     uint64_t units = rd_ptr(co, o->co_size);
@@ -192,8 +194,8 @@ frame_code_offset(const vt__pyoffsets *o, uint64_t fr, uint64_t *code, uint32_t 
     if (ip < base || units > (1u << 28) || ip >= base + units * 2)
         return 0; /* not started */
     uint64_t idx = (ip - base) / 2;
-    if (o->co_firsttraceable != VT__PYOFF_NONE && owner != o->owner_generator &&
-        idx < (uint64_t)(uint32_t)rd_i32(co, o->co_firsttraceable))
+    if (o->co_firsttraceable != VT__PYOFF_NONE &&
+        idx < (uint64_t)(uint32_t)rd_i32(co, o->co_firsttraceable) && *owner != o->owner_generator)
         return 0; /* incomplete: still in the frame's prologue */
     *code = co;
     *offset = (uint32_t)(idx * 2);
