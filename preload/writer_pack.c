@@ -270,17 +270,17 @@ static void emit_summary(const void *rec, size_t len)
  * for one: kept for the next flush, up to a quarter of a slot (lost before: a run's steps) */
 static void flush_summary(uint64_t raw_seq)
 {
+    size_t n =
+        P.nsum <= vt__ws.slot_size / 2 ? P.nsum : 0; /* (no reader takes a chunk past a slot) */
+    size_t c = n ? chunk(raw_seq, VT_STREAM_SUMMARY, P.sum, n, 0, 0, 0, vt__pl_events()) : 0;
     if (!P.nsum)
         return;
-    size_t c = chunk(raw_seq, VT_STREAM_SUMMARY, P.sum, P.nsum, 0, 0, 0, vt__pl_events());
     if (c && put(&P.summary, P.zbuf, c, 0)) {
         out_close(&P.summary, 0);
-        if (!out_open(&P.summary, VT_SLOT_SUMMARY, 0))
-            c = put(&P.summary, P.zbuf, c, 0) ? 0 : c;
-        else if (P.nsum < vt__ws.slot_size / 4)
+        int open = !out_open(&P.summary, VT_SLOT_SUMMARY, 0);
+        if (!open && P.nsum < vt__ws.slot_size / 4)
             return; /* (kept: no slot for them yet) */
-        else
-            c = 0;
+        c = open && !put(&P.summary, P.zbuf, c, 0) ? c : 0;
     }
     P.lost_records += !c;
     P.nsum = 0;

@@ -20,9 +20,8 @@
  * contents and their lengths are part of it. The table keeps a 64-bit digest of it (fp_read),
  * not its nine words: a slot in half a cache line (an 88-byte slot spanned two or three lines,
  * and a lookup read all of them). A recycled code object is then mistaken for the dead one at
- * the same address only when their digests collide: 2^-64 for fingerprints that differ in two
- * or more fields, never for ones that differ in one (each step of the digest is a bijection of
- * the field it folds in: see fp_mix). */
+ * the same address only when their digests collide: never where one field differs, about 2^-64
+ * where unrelated contents differ in several (what structured differences can do: fp_mix). */
 typedef struct code_fp {
     uint64_t filename, name, linetable, size, first_line;
     uint64_t lens;       /* name length << 32 | line table length */
@@ -50,18 +49,20 @@ uint32_t vt__py_code_probe(const vt__pyoffsets *o, uint64_t code);
 /* vt__py_codes_after_fork: a fork child's trace names none of them yet: the table emptied */
 void vt__py_codes_after_fork(void);
 
-/* fp_mix: digest h with one more field v folded in. For a fixed h it is a bijection of v
- * (xor, then a multiplication by an odd constant and a rotation, each invertible), and for a
- * fixed v one of h: two fingerprints that differ in one field alone never share a digest. The
- * rotation, not an xor-shift (h ^ h >> 32): 3 instructions a field where that took 4-5, the
- * digest +51 instructions an event over the compare it replaced where the xor-shift's took
- * +291 (cachegrind, bench_pystack 30 distinct). Differences that cancel with certainty (bit 63
- * goes through the multiplication unmixed) need one field to differ in bit 63 alone, which
- * only the name's or line table's bytes can, and the next in bit 28 alone. */
+/* fp_mix: digest h with one more field v folded in: xor, an xor-shift that brings the high bits
+ * down, a multiplication by an odd constant (each invertible): for a fixed h a bijection of v,
+ * so two fingerprints that differ in one field alone never share a digest. Two that differ in
+ * more collide when a field's difference cancels what the ones before left in h: with the
+ * xor-shift no difference of a field in one bit leaves a pattern the next field's can cancel
+ * more than 1 time in 1,000, and those patterns are 11+ bits wide (a multiplication alone carries
+ * no bit downwards: with a rotation after it, as first written, a name's or line table's byte
+ * differing in bit 63 alone was cancelled every time by the next field's bit 28, bits 61-62 half
+ * the time: a reviewer's measure). One instruction a field more than that rotation. */
 static inline uint64_t fp_mix(uint64_t h, uint64_t v)
 {
-    h = (h ^ v) * 0x9e3779b97f4a7c15ull;
-    return h << 29 | h >> 35;
+    h ^= v;
+    h ^= h >> 29;
+    return h * 0x9e3779b97f4a7c15ull;
 }
 
 /* fp_read: the digest of the fingerprint of `code` (see code_fp), each field folded in as it is
