@@ -148,12 +148,9 @@ static inline __attribute__((always_inline)) void apply_free(state *s, const rea
         r->fwd0_copies_freed += e->size, r->fwd0_copies_since_free = 0; /* freed in it */
     if (__builtin_expect(s->joining, 0))
         ph = replay_snap_join_free(s, e); /* ended in the gap (no program's free) */
-    else if (ev->backward && e->bwd == s->bwd && s->bt[0].ok && e->phase == PHASE_BACKWARD &&
-             (e->level == L_INNER || e->level == L_TENSOR) && (replay_size_bits(s, e->size) & 1))
+    else if (ev->backward && e->bwd == s->bwd && s->bt[0].ok && replay_bwd_param_sized(s, e))
         replay_bwd_temp(s, e); /* a first backward pass's temporary */
-    int grad_free = !s->joining && !ev->backward && e->phase == PHASE_BACKWARD &&
-                    (e->level == L_INNER || e->level == L_TENSOR) &&
-                    (replay_size_bits(s, e->size) & 1) && !ot->pending &&
+    int grad_free = !s->joining && !ev->backward && replay_bwd_param_sized(s, e) && !ot->pending &&
                     !(e->flags & EF_LOSS); /* (the backward's starting gradient:
                                             * replay_phase.c) */
     if (grad_free) { /* a gradient freed: what an optimizer step made and keeps past this is

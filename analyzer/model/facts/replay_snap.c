@@ -29,9 +29,8 @@ void replay_snap_join(state *s, const reader_snapshot *snap)
 
 uint8_t replay_snap_join_free(const state *s, const livemap_entry *e)
 {
-    int grad = s->gap_stepped && e->phase == PHASE_BACKWARD && e->bwd == s->bwd_at_step + 1 &&
-               (e->level == L_TENSOR || e->level == L_INNER) &&
-               (replay_size_bits(s, e->size) & 1) && !replay_bwd_was_temp(s, e);
+    int grad = s->gap_stepped && e->bwd == s->bwd_at_step + 1 && replay_bwd_param_sized(s, e) &&
+               !replay_bwd_was_temp(s, e);
     return grad ? PHASE_COUNT : s->last_alloc_phase;
 }
 

@@ -363,6 +363,13 @@ static inline unsigned replay_size_bits(const state *s, uint64_t size)
         return m[1].bits;
     return replay_size_bits_slow(s, size);
 }
+/* replay_bwd_param_sized: e is a tensor a backward pass made, of a parameter's size (a gradient,
+ * or a temporary of one's size: what zero_grad frees, a gap's join may take for a gradient) */
+static inline int replay_bwd_param_sized(const state *s, const livemap_entry *e)
+{
+    return e->phase == PHASE_BACKWARD && (e->level == L_INNER || e->level == L_TENSOR) &&
+           (replay_size_bits(s, e->size) & 1);
+}
 /* first_forward_copy: an allocation of the run's first forward (phase ph, flags loss, size
  * bytes) that is autocast's 16-bit copy of a weight (classify.c's rule) */
 static inline int first_forward_copy(const state *s, uint8_t loss, uint8_t ph, uint64_t size)
