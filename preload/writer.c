@@ -142,6 +142,17 @@ static inline int release(vt__wslot *me, int own, int rc)
     return rc;
 }
 
+/* stored: the record at pos (size bytes) in w is stored: counted, the next window mapped ahead
+ * once the half is crossed, w released. 0. */
+static inline int stored(vt__wslot *me, int own, window *w, uint64_t pos, uint64_t size,
+                         uint16_t type)
+{
+    count(me, own, type);
+    if (VT__UNLIKELY(pos < w->half && pos + size >= w->half))
+        vt__window_prepare_next(w);
+    return release(me, own, 0);
+}
+
 /* unannounced_child: this process is a child made without fork()'s handlers (_Fork, a raw
  * clone: vt__ws.owner reads 0): the parent's windows are mapped shared with the parent's file,
  * so nothing is written through them; they are forgotten as a fork child forgets them, and this
@@ -201,10 +212,7 @@ static int append(uint16_t type, uint16_t flags, const void *p1, size_t n1, cons
         uint64_t pos = atomic_fetch_add_explicit(&w->used, size, memory_order_acq_rel);
         if (VT__LIKELY(pos + size <= w->limit)) {
             vt__put_record(w->base + pos, size, type, flags, p1, n1, p2, n2, p3, n3);
-            count(me, own, type);
-            if (VT__UNLIKELY(pos < w->half && pos + size >= w->half))
-                vt__window_prepare_next(w);
-            return release(me, own, 0);
+            return stored(me, own, w, pos, size, type);
         }
         if (past_end(w, pos, size, me, own) < 0)
             return -1;
@@ -474,10 +482,7 @@ int vt__write_event(uint16_t type, uint16_t flags, const void *p, size_t n)
         return rc;
     }
     vt__put_record(w->base + pos, size, type, flags, p, n, NULL, 0, NULL, 0);
-    count(me, 1, type);
-    if (VT__UNLIKELY(pos < w->half && pos + size >= w->half))
-        vt__window_prepare_next(w);
-    return release(me, 1, 0);
+    return stored(me, 1, w, pos, size, type);
 }
 
 /* vt__encode_strings: (u32 len, bytes) for each string into buf; the byte count, or 0 when

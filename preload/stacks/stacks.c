@@ -144,6 +144,13 @@ static stack_table *grow_table(void)
     return nt;
 }
 
+/* holds: entry e is the stack of these frames (n native, np Python) */
+static inline int holds(const stack_entry *e, const uint64_t *frames, int n, int np)
+{
+    return e->n_native == n && e->n_python == np &&
+           !memcmp(e->frames, frames, (size_t)(n + np) * 8);
+}
+
 /* lookup: the entry of frames (hash h) in t, NULL if it has none (no lock: see the table's
  * comment) */
 static const stack_entry *lookup(const stack_table *t, uint64_t h, const uint64_t *frames, int n,
@@ -156,8 +163,7 @@ static const stack_entry *lookup(const stack_table *t, uint64_t h, const uint64_
         uint64_t eh = atomic_load_explicit(&e->hash, memory_order_acquire);
         if (!eh)
             return NULL;
-        if (eh == h && e->n_native == n && e->n_python == np &&
-            !memcmp(e->frames, frames, (size_t)(n + np) * 8))
+        if (eh == h && holds(e, frames, n, np))
             return e;
     }
 }
@@ -244,7 +250,7 @@ uint32_t vt__stack_intern(const uint64_t *frames, int n, int np)
     size_t bytes = (size_t)(n + np) * 8;
     const stack_entry *last = t_last;
     if (last && t_last_gen == atomic_load_explicit(&g_gen, memory_order_relaxed) &&
-        last->n_native == n && last->n_python == np && !memcmp(last->frames, frames, bytes))
+        holds(last, frames, n, np))
         return last->id;
     uint64_t h = hash_frames(frames, n, np);
     const stack_entry *found =
