@@ -2,6 +2,7 @@
  * frames, lifetimes (an activation freed in backward, a temporary freed in forward), the
  * categories at the peak and at an unrecovered OOM, the allocated peak in PyTorch's blocks,
  * truncated and malformed files. Traces are written with replay_trace.h (trace_enc.h). */
+#include <glob.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -509,6 +510,65 @@ static void test_fused_step_phase(void **st)
     replay_free(&r);
 }
 
+/* same: a and b, replays of one trace, agree on what the views read of them */
+static int same(const replay_result *a, const replay_result *b)
+{
+    const replay_snapshot *sa[] = {&a->at_peak, &a->at_tensors, &a->at_step, &a->at_oom};
+    const replay_snapshot *sb[] = {&b->at_peak, &b->at_tensors, &b->at_step, &b->at_oom};
+    for (int k = 0; k < 4; k++) {
+        if (sa[k]->n != sb[k]->n || sa[k]->event != sb[k]->event)
+            return 0;
+        for (size_t i = 0; i < sa[k]->n; i++) {
+            const live_item *x = &sa[k]->items[i], *y = &sb[k]->items[i];
+            if (x->addr != y->addr || x->size != y->size || x->alloc_event != y->alloc_event ||
+                x->free_event != y->free_event || x->category != y->category ||
+                x->phase_free != y->phase_free)
+                return 0;
+        }
+    }
+    return a->n_events == b->n_events && a->end_ns == b->end_ns &&
+           a->peak_allocated == b->peak_allocated && a->peak_reserved == b->peak_reserved &&
+           a->peak_process == b->peak_process && a->t_process == b->t_process &&
+           a->peak_allocated_blocks == b->peak_allocated_blocks && a->iterations == b->iterations &&
+           a->backward_passes == b->backward_passes && a->has_oom == b->has_oom &&
+           a->unknown_frees == b->unknown_frees &&
+           !memcmp(a->phase_peak, b->phase_peak, sizeof a->phase_peak) &&
+           !memcmp(a->cat_peak, b->cat_peak, sizeof a->cat_peak) &&
+           !memcmp(a->cat_peak_ns, b->cat_peak_ns, sizeof a->cat_peak_ns) &&
+           a->growth.steps == b->growth.steps && a->growth.last_live == b->growth.last_live;
+}
+
+/* every committed trace replays the same with its events read ahead from the first (the ring
+ * big traces use) as applied as they are read (what a small live set gets) */
+static void test_read_ahead_same(void **st)
+{
+    (void)st;
+    const char *root = getenv("ROOT") ? getenv("ROOT") : ".";
+    const char *pats[] = {"examples/traces/*.vt", "examples/traces/*/*.vt", "tests/data/*.vt"};
+    size_t n = 0;
+    for (size_t d = 0; d < 3; d++) {
+        char pat[1024];
+        snprintf(pat, sizeof pat, "%s/%s", root, pats[d]);
+        glob_t g;
+        if (glob(pat, 0, NULL, &g) != 0)
+            continue;
+        for (size_t i = 0; i < g.gl_pathc; i++, n++) {
+            replay_result a, b;
+            char err[512];
+            int rca = replay_file(g.gl_pathv[i], &a, err, sizeof err);
+            replay_read_ahead = 1;
+            int rcb = replay_file(g.gl_pathv[i], &b, err, sizeof err);
+            replay_read_ahead = 0;
+            if (rca != rcb || !same(&a, &b))
+                fail_msg("%s: read ahead, it replays otherwise", g.gl_pathv[i]);
+            replay_free(&a);
+            replay_free(&b);
+        }
+        globfree(&g);
+    }
+    assert_true(n >= 100);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_training_shape),
@@ -522,6 +582,7 @@ int main(void)
                                        cmocka_unit_test(test_no_kv_peak),
                                        cmocka_unit_test(test_fused_step_phase),
                                        cmocka_unit_test(test_exit_frees_weights),
-                                       cmocka_unit_test(test_cat_peaks_end_key_redone)};
+                                       cmocka_unit_test(test_cat_peaks_end_key_redone),
+                                       cmocka_unit_test(test_read_ahead_same)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -199,6 +199,10 @@ static inline uint64_t replay_lost_events(const replay_result *r)
 
 /* replay_progress: when set (a TTY on stderr), long replays print their progress there. */
 extern int replay_progress;
+/* replay_read_ahead: when set, every replay reads events ahead of the one it applies (its ring,
+ * which prefetches what they touch) from its first event on, where one whose live set stays small
+ * applies each as it is read (a test's: the two give the same results) */
+extern int replay_read_ahead;
 
 /* replay_file: replays path into *out (zeroed first). Returns 0 (ok or truncated: see
  * out->status), 2 (cannot open: message in err) or 3 (malformed: message in err; out holds
