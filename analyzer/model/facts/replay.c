@@ -187,9 +187,14 @@ static inline __attribute__((always_inline)) void apply_free(state *s, const rea
                 e->level == L_TENSOR || e->level == L_SEGMENT || e->level == L_OTHER);
     int held = e->snap_oom || e->alloc_event <= r->at_peak.event ||
                e->alloc_event <= r->at_tensors.event || e->alloc_event <= r->at_step.event;
-    if (held || (s->classify_on && !e->code)) { /* a snapshot or the categories want it */
+    if (held) { /* a snapshot wants it */
         replay_snap_retire(s, e, ph, ot->pending, ev->time_ns);
-    } else {                /* (replay_snap_retire's work for it, inline) */
+    } else if (s->classify_on && !e->code) { /* (replay_snap_retire's work for it, inline: held
+                                              * by no snapshot, its category not settled) */
+        const replay_end x = replay_end_now(s, e, ph, ot->pending);
+        replay_cats_free(s, e, &x, ev->time_ns);
+        s->level[e->level] -= e->size;
+    } else {                /* (the same, settled) */
         if (s->classify_on) /* settled already: its free's record */
             replay_cats_free_settled(s, e, ev->time_ns);
         s->level[e->level] -= e->size;
@@ -240,18 +245,17 @@ static __attribute__((noinline)) void apply_one_call(state *s, int is_alloc, con
  * (with its own stack) when the map comes, before the map. (Inline: every tensor of PyTorch's
  * tracker is one; its call saved and restored six registers: 1.6 % of an allocator-mode
  * replay's instructions, 1.4 % of a default-mode one's.) */
-static inline __attribute__((always_inline)) void apply_special(state *s, int is_alloc,
-                                                                const reader_event *ev,
-                                                                oom_track *ot, unsigned info,
-                                                                uint64_t slot, size_t seg)
+/* apply_vmm: apply_special's part for the VMM's handles (cuMemCreate, cuMemRelease, cuMemMap):
+ * 0 when the event ends there (held, or released unmapped), 1 when it is applied after */
+static __attribute__((noinline)) int apply_vmm(state *s, int is_alloc, const reader_event *ev,
+                                               oom_track *ot)
 {
-    blocks_hint(&s->blocks, seg);
     if (!ev->failed && is_alloc && ev->api == VT_API_cuMemCreate && ev->addr &&
         !replay_vmm_hold(s, ev))
-        return;
+        return 0;
     if (!ev->failed && !is_alloc && ev->api == VT_API_cuMemRelease &&
         replay_vmm_release(s, ev->addr))
-        return;
+        return 0;
     reader_event c;
     if (!ev->failed && is_alloc && ev->api == VT_API_cuMemMap && ev->has_aux &&
         replay_vmm_take(s, ev->aux, &c)) {
@@ -261,6 +265,22 @@ static inline __attribute__((always_inline)) void apply_special(state *s, int is
         apply_one_call(s, 1, &c, ot, s->apinfo[c.api], ~(uint64_t)0);
         s->hash = hash;
     }
+    return 1;
+}
+
+static inline __attribute__((always_inline)) void apply_special(state *s, int is_alloc,
+                                                                const reader_event *ev,
+                                                                oom_track *ot, unsigned info,
+                                                                uint64_t slot, size_t seg)
+{
+    blocks_hint(&s->blocks, seg);
+    _Static_assert(VT_API_cuMemRelease == VT_API_cuMemCreate + 1 &&
+                       VT_API_cuMemMap == VT_API_cuMemCreate + 3,
+                   "the VMM's handles' APIs lie in 39..42");
+    /* (one comparison for a tensor of PyTorch's tracker, not three) */
+    if (__builtin_expect((unsigned)ev->api - VT_API_cuMemCreate <= 3u, 0) &&
+        !apply_vmm(s, is_alloc, ev, ot))
+        return;
     apply_one(s, is_alloc, ev, ot, info, slot);
 }
 

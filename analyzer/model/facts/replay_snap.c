@@ -164,12 +164,7 @@ void replay_snap_retire(state *s, livemap_entry *e, uint8_t ph, int oom_pending,
     int kept = holds(r, KEPT_PEAK, e->alloc_event, tensor) ||
                holds(r, KEPT_TENSORS, e->alloc_event, tensor) ||
                holds(r, KEPT_STEP, e->alloc_event, tensor);
-    const replay_end x = {s->event,
-                          s->iter,
-                          s->bwd,
-                          ph,
-                          (uint8_t)(oom_pending != 0),
-                          (uint8_t)(s->grad_free_event > e->alloc_event)};
+    const replay_end x = replay_end_now(s, e, ph, oom_pending);
     if (kept)
         keep_freed(s, e, &x);
     if (s->classify_on && !e->code)

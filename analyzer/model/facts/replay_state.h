@@ -390,6 +390,17 @@ typedef struct replay_end {
     uint32_t iter, bwd;
     uint8_t phase, after_oom, outlived_step;
 } replay_end;
+/* replay_end_now: the end of e freed by the event being applied (phase ph, an OOM pending) */
+static inline replay_end replay_end_now(const state *s, const livemap_entry *e, uint8_t ph,
+                                        int oom_pending)
+{
+    return (replay_end){s->event,
+                        s->iter,
+                        s->bwd,
+                        ph,
+                        (uint8_t)(oom_pending != 0),
+                        (uint8_t)(s->grad_free_event > e->alloc_event)};
+}
 /* replay_item_end: it's end's fields as x says; replay_item_ended: the item of e ended so */
 static inline void replay_item_end(live_item *it, const replay_end *x)
 {
