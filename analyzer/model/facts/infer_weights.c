@@ -27,6 +27,8 @@ static void vt__block(const uint64_t *seq, size_t n, size_t *period, size_t *rep
     size_t best = 0;
     *period = *repeats = *start = 0;
     for (size_t p = 2; p <= 64 && p < n; p++) {
+        if (n / p * p <= best) /* (a run is whole periods within seq: none of p's can be longer) */
+            continue;
         size_t k = 0, top = 0, at = 0;
         for (size_t s = n - p; s-- > 0;) {
             k = seq[s] == seq[s + p] ? k + 1 : 0;
