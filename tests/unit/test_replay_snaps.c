@@ -321,12 +321,50 @@ static void test_join_gap_twice(void **st)
     replay_free(&r);
 }
 
+/* at the process peak's level, a later moment with more tensor bytes than that peak's first had
+ * (but fewer than the tensors' own peak, reached before) is the peak's moment: its cache is what
+ * the tensors then leave of the segments */
+static void test_peak_moment_later_tensor(void **st)
+{
+    (void)st;
+    char path[] = "/tmp/vt-replay-XXXXXX";
+    begin_file(path);
+    code(2, "/x/train.py", "Block.forward");
+    stack(2, 2);
+    const uint64_t seg[2] = {0x10000000, 0x20000000}, mib[2] = {8, 20};
+    for (int i = 0; i < 2; i++) {
+        g_alloc_api = VT_API_cudaMalloc;
+        alloc(0, 0, seg[i], mib[i] << 20, 2, 0);
+        g_alloc_api = VT_API_torchSegmentAlloc;
+        alloc(0, 0, seg[i], mib[i] << 20, 2, 0);
+        g_alloc_api = VT_API_torchAlloc;
+        g_free_api = VT_API_torchFree;
+        alloc(0, 0, seg[i], (i ? 4ull : 6ull) << 20, 2, 0); /* 6 MiB, freed; then 4 MiB */
+        if (!i)
+            release(0, 0, seg[i]);
+    }
+    end(path);
+    g_alloc_api = VT_API_cudaMallocAsync;
+    g_free_api = VT_API_cudaFreeAsync;
+    replay_result r;
+    char err[256];
+    assert_int_equal(replay_file(path, &r, err, sizeof err), 0);
+    assert_int_equal(r.peak_allocated, 6 << 20);
+    assert_int_equal(r.peak_process, 28 << 20);
+    assert_int_equal(r.at_peak.by_cat.bytes[CAT_CACHE], 24 << 20);
+    replay_free(&r);
+    unlink(path);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_step_snapshot),         cmocka_unit_test(test_kept_snapshots),
-        cmocka_unit_test(test_segment_release_phase), cmocka_unit_test(test_join_gap_free),
-        cmocka_unit_test(test_join_gap_steps),        cmocka_unit_test(test_join_gap_temporary),
-        cmocka_unit_test(test_join_gap_twice)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_step_snapshot),
+                                       cmocka_unit_test(test_kept_snapshots),
+                                       cmocka_unit_test(test_segment_release_phase),
+                                       cmocka_unit_test(test_join_gap_free),
+                                       cmocka_unit_test(test_join_gap_steps),
+                                       cmocka_unit_test(test_join_gap_temporary),
+                                       cmocka_unit_test(test_join_gap_twice),
+                                       cmocka_unit_test(test_peak_moment_later_tensor)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

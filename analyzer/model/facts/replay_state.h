@@ -266,7 +266,10 @@ static inline void replay_snap_bump_peaks_q(state *s, uint8_t ph, uint64_t t)
     uint64_t alloc = s->level[L_TENSOR] + s->level[L_INNER];
     uint64_t res = s->level[L_TENSOR] + s->level[L_SEGMENT];
     uint64_t proc = res + s->level[L_OTHER];
-    if (alloc > r->peak_allocated || res > r->peak_reserved || proc >= r->peak_process ||
+    /* (the process level at its peak, as a caching allocator's segments stay, comes here only
+     * with more tensor bytes than that peak's: not at each tensor of a steady step) */
+    if (alloc > r->peak_allocated || res > r->peak_reserved || proc > r->peak_process ||
+        (proc == r->peak_process && alloc > s->alloc_at_peak) ||
         (ph < PHASE_COUNT && proc > r->phase_peak[ph]) ||
         (ph == PHASE_OPTIMIZER && alloc > r->peak_step) ||
         (ph != PHASE_EVAL && alloc > r->peak_train))
