@@ -9,6 +9,7 @@
 #include "casts.h"
 #include "exit_codes.h"
 #include "replay_kv.h"
+#include "replay_phase.h"
 #include "replay_state.h"
 
 int replay_progress;

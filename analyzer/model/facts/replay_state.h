@@ -217,8 +217,8 @@ int replay_phase_of_stack(void *s, uint32_t id);
  * evaluation or compiling), ELSEWHERE when its Python frames say another phase, UNKNOWN with
  * none (0, or native frames only) */
 int replay_phase_made(state *s, uint32_t id);
-/* replay_phase_event: the phase of an event; *loss gets its EF_* flags (allocations). */
-uint8_t replay_phase_event(state *s, const reader_event *ev, int is_alloc, uint8_t *loss);
+/* replay_phase_event (replay_phase.h, inline): the phase of an event; *loss gets its EF_* flags
+ * (allocations). */
 /* replay_timeline_free: a free on the timeline (r->tl set), after it is applied (phase ph): a step
  * that allocated nothing (fused AdamW after its first) shows only at zero_grad's frees of the
  * gradients, the optimizer's stretch on the page, not the main thread's "other" */
