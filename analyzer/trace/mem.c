@@ -73,11 +73,33 @@ void *__wrap_calloc(size_t n, size_t size)
     return seen(g_ops->calloc(n, size), n && size);
 }
 
+/* own_mapping: glibc gave block p a mapping of its own (its chunk's IS_MMAPPED bit, in the size
+ * word before it: glibc's layout since 2.0) */
+static int own_mapping(const void *p)
+{
+    size_t head;
+    memcpy(&head, (const char *)p - sizeof head, sizeof head);
+    return (head & 2) != 0;
+}
+
+/* mark_mapping: the whole mapping of block p (own_mapping) marked for 2 MiB pages, its first page
+ * (glibc's header, touched) too: marked in part, it would be split in two or three mappings, which
+ * mremap cannot move as one (glibc's realloc then copies it) */
+static void mark_mapping(const void *p)
+{
+    size_t w[2]; /* the chunk's offset in its mapping, and its size with glibc's flag bits */
+    memcpy(w, (const char *)p - sizeof w, sizeof w);
+    madvise((char *)p - sizeof w - w[0], (w[1] & ~(size_t)7) + w[0], MADV_HUGEPAGE);
+}
+
 void *__wrap_realloc(void *p, size_t n)
 {
-    /* a large block grown: moved by hand, so that the new block is marked for 2 MiB pages
-     * (huge_advice) before the copy touches it, not after glibc's realloc has */
-    if (g_huge_on && p && n >= HEAP_MMAP_MIN && g_ops == &mem_libc) {
+    /* a large block grown from the heap: moved by hand, so that the new block is marked for
+     * 2 MiB pages (huge_advice) before the copy touches it, not after glibc's realloc has. One
+     * with a mapping of its own: glibc's realloc moves its pages (mremap) without copying them
+     * or touching fresh ones, and seen marks the rest (a long trace's lifetimes kept for the
+     * snapshots, 20 MB at 10M events, had been copied into fresh pages at each doubling) */
+    if (g_huge_on && p && n >= HEAP_MMAP_MIN && g_ops == &mem_libc && !own_mapping(p)) {
         size_t old = malloc_usable_size(p);
         if (n > old) {
             void *q = __wrap_malloc(n);
@@ -187,6 +209,10 @@ static void huge_advice(void *p, size_t n)
         uintptr_t hi = end & ~(HUGE_PAGE - 1);
         g_huge_hi = hi > g_huge_hi ? hi : g_huge_hi;
     }
-    if (n >= HEAP_MMAP_MIN && !(g_heap_lo && a >= g_heap_lo && a < end))
-        mark_huge(a, a + n);
+    if (n >= HEAP_MMAP_MIN && !(g_heap_lo && a >= g_heap_lo && a < end)) {
+        if (g_ops == &mem_libc && own_mapping(p))
+            mark_mapping(p);
+        else
+            mark_huge(a, a + n);
+    }
 }
