@@ -2,7 +2,8 @@
  * bytes over a run and when it came, swept from a window whose records wait for their category;
  * the allocator cache as segments less their tensors; an optimizer step's tensor alive at the end
  * counted nowhere; the sweep's one look at a record (catpeaks_take, in both modes); a window past
- * its cap said lost; and the vocabulary the logits rule uses (classify_vocab). */
+ * its cap said lost; a window grown with its records wrapped round its ring; and the vocabulary the
+ * logits rule uses (classify_vocab). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -242,6 +243,38 @@ static void test_lost_is_said(void **st)
     catpeaks_free(&cp);
 }
 
+/* a window that grows while its records wrap round its ring (its head moved on first): every
+ * record kept in order, the ones past the ring's end too (catpeaks_grow moves those) */
+static void test_grow_wrapped(void **st)
+{
+    (void)st;
+    catpeaks cp;
+    uint64_t peak[CAT_COUNT], ns[CAT_COUNT];
+    catpeaks_init(&cp, NULL);
+    catpeaks_set_alloc_mode(&cp, 0);
+    uint64_t t = 1, n = 1;
+    for (uint32_t i = 0; i < 3000; i++) { /* swept at once: the head moves on */
+        catpeaks_add(&cp, n++, t++, 10, CATPEAKS_F_ALLOC, i, P(ACTIVATIONS));
+        catpeaks_add(&cp, n++, t++, 10, 0, i, P(ACTIVATIONS));
+        catpeaks_advance(&cp);
+    }
+    uint64_t wait = catpeaks_add(&cp, n++, t++, 1000, CATPEAKS_F_ALLOC, 9999, 0);
+    for (uint32_t i = 0; i < 6000; i++) /* past the first ring's end, and its size */
+        catpeaks_add(&cp, n++, t++, 1 + i % 7, CATPEAKS_F_ALLOC, 10000 + i, P(OPTIMIZER));
+    assert_null(cp.lost);
+    assert_true(cp.cap > 4096);
+    catpeaks_settle(&cp, wait, P(ACTIVATIONS), 0);
+    catpeaks_advance(&cp);
+    assert_int_equal(catpeaks_end(&cp, peak, ns), 1);
+    uint64_t opt = 0;
+    for (uint32_t i = 0; i < 6000; i++)
+        opt += 1 + i % 7;
+    assert_int_equal(peak[CAT_OPTIMIZER], opt);
+    assert_int_equal(ns[CAT_OPTIMIZER], t - 1);
+    assert_int_equal(peak[CAT_ACTIVATIONS], 1000);
+    catpeaks_free(&cp);
+}
+
 static void test_vocab(void **st)
 {
     (void)st;
@@ -278,6 +311,7 @@ int main(void)
         cmocka_unit_test(test_take),
         cmocka_unit_test(test_take_inner),
         cmocka_unit_test(test_lost_is_said),
+        cmocka_unit_test(test_grow_wrapped),
         cmocka_unit_test(test_vocab),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
