@@ -466,23 +466,27 @@ int blocks_segment_map(blocks *b, uint64_t addr, uint64_t size)
 
 /* ---- blocks ---------------------------------------------------------------------------------- */
 
-void blocks_prefetch_seg(const blocks *b, uint64_t addr)
+size_t blocks_prefetch_seg(const blocks *b, uint64_t addr)
 {
     size_t k = near_at(b, addr);
     if (k != SIZE_MAX)
         __builtin_prefetch(&b->segs[k]);
+    return k;
 }
 
-size_t blocks_prefetch_starts(const blocks *b, uint64_t addr)
+size_t blocks_prefetch_starts(const blocks *b, size_t k)
 {
-    size_t k = near_at(b, addr);
-    if (k == SIZE_MAX || !b->segs[k].n)
+    if (k >= b->nsegs || !b->segs[k].n)
         return k;
-    /* its list's lines (a search touches several: four blocks to a line), up to eight */
-    const char *p = (const char *)b->segs[k].blk,
-               *e = (const char *)(b->segs[k].blk + b->segs[k].n);
-    for (int i = 0; i < 8 && p < e; i++, p += 64)
-        __builtin_prefetch(p);
+    /* its list's lines (a search touches several: four blocks to a line), up to eight: from
+     * the line of its first block to that of its last (a prefetch does not fault) */
+    uintptr_t p = (uintptr_t)b->segs[k].blk, e = (uintptr_t)(b->segs[k].blk + b->segs[k].n) - 1;
+    size_t lines = ((e >> 6) - (p >> 6)) + 1;
+    __builtin_prefetch((const void *)p);
+    if (lines > 1)
+        __builtin_prefetch((const void *)(p + 64));
+    for (size_t i = 2; i < lines && i < 8; i++)
+        __builtin_prefetch((const void *)(p + 64 * i));
     return k;
 }
 

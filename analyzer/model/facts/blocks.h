@@ -167,11 +167,12 @@ uint64_t blocks_free(blocks *b, uint64_t addr);
  * until blocks_free. Returns its size, or 0 (no live block there, or already requested). */
 uint64_t blocks_free_request(blocks *b, uint64_t addr);
 /* blocks_prefetch: the hint of addr's segment on its way to the cache (a read ahead; below);
- * blocks_prefetch_seg, some events later: the segment the hint names; blocks_prefetch_starts,
- * later still: that segment's list of blocks, and the segment's index (SIZE_MAX: none) for
- * blocks_hint when the tensor comes. */
-void blocks_prefetch_seg(const blocks *b, uint64_t addr);
-size_t blocks_prefetch_starts(const blocks *b, uint64_t addr);
+ * blocks_prefetch_seg, some events later: the segment the hint names, its index returned
+ * (SIZE_MAX: none); blocks_prefetch_starts, later still: the list of blocks of the segment of
+ * that index (any index is safe: a segment added or removed since may have moved it), and the
+ * index for blocks_hint when the tensor comes. */
+size_t blocks_prefetch_seg(const blocks *b, uint64_t addr);
+size_t blocks_prefetch_starts(const blocks *b, size_t k);
 /* blocks_hint: the next tensor's segment is segs[k] (blocks_prefetch_starts's, some events ago;
  * SIZE_MAX: not known): looked at first (any index is safe: checked before use; a segment added
  * or removed since may have moved it). Where tensors alternate between segments, the segment

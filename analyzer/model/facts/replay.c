@@ -416,10 +416,10 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
                  * tensor is applied its segment, a quarter ring before that segment's blocks */
                 struct pending *h = &ring[(head + RING / 2) % RING];
                 if (torch_tensor(h))
-                    blocks_prefetch_seg(&s->blocks, h->ev.addr);
+                    h->seg = blocks_prefetch_seg(&s->blocks, h->ev.addr);
                 h = &ring[(head + RING / 4) % RING];
                 if (torch_tensor(h))
-                    h->seg = blocks_prefetch_starts(&s->blocks, h->ev.addr);
+                    h->seg = blocks_prefetch_starts(&s->blocks, h->seg);
             }
             continue;
         }
