@@ -47,6 +47,7 @@ void mem_note_failure(void)
  * HEAP_MMAP_MIN and more in mappings of their own */
 #define HEAP_PAD ((size_t)16 << 20)
 #define HEAP_MMAP_MIN ((size_t)4 << 20)
+#define HEAP_GROWN (4 * HEAP_PAD) /* a block grown past HEAP_MMAP_MIN: room (__wrap_realloc) */
 #define HUGE_PAGE ((uintptr_t)2 << 20)
 
 static void huge_advice(void *p, size_t n);
@@ -95,14 +96,21 @@ static void mark_mapping(const void *p)
 void *__wrap_realloc(void *p, size_t n)
 {
     /* a large block grown from the heap: moved by hand, so that the new block is marked for
-     * 2 MiB pages (huge_advice) before the copy touches it, not after glibc's realloc has. One
-     * with a mapping of its own: glibc's realloc moves its pages (mremap) without copying them
-     * or touching fresh ones, and seen marks the rest (a long trace's lifetimes kept for the
-     * snapshots, 20 MB at 10M events, had been copied into fresh pages at each doubling) */
+     * 2 MiB pages (huge_advice) before the copy touches it, not after glibc's realloc has, into
+     * room for HEAP_GROWN bytes: more than the heap's top ever holds, a mapping of its own
+     * (address space alone until its pages are touched). One with a mapping of its own grows
+     * in it, else glibc's realloc moves its pages (mremap) without copying them or touching
+     * fresh ones, and seen marks the rest. (A long trace's lifetimes kept for the snapshots,
+     * 20 MB at 10M events, had been copied into fresh pages at each doubling, in the heap's top
+     * up to 16 MB) */
     if (g_huge_on && p && n >= HEAP_MMAP_MIN && g_ops == &mem_libc && !own_mapping(p)) {
         size_t old = malloc_usable_size(p);
         if (n > old) {
-            void *q = __wrap_malloc(n);
+            void *q = n < HEAP_GROWN ? __real_malloc(HEAP_GROWN) : NULL;
+            if (q) /* (refused: the block of n bytes below; no failure to note) */
+                huge_advice(q, HEAP_GROWN);
+            else
+                q = __wrap_malloc(n);
             if (q) {
                 memcpy(q, p, old);
                 free(p);

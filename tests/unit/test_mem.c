@@ -383,6 +383,22 @@ static void test_heap_huge(void **state)
     assert_true(u1.ru_minflt - u0.ru_minflt < 3);
     assert_int_equal(big[(12u << 20) - 1], 1);
     assert_int_equal(thp_eligible((uintptr_t)big + (18u << 20)), 1);
+    /* a heap block grown past 4 MiB (into the heap's top, where it fits) is given room of its
+     * own: grown again, none of its pages is copied */
+    char *g2 = malloc(3u << 20), *fence2 = malloc(64);
+    assert_non_null(g2);
+    assert_non_null(fence2);
+    g2 = realloc(g2, 5u << 20);
+    assert_non_null(g2);
+    memset(g2, 3, 5u << 20);
+    getrusage(RUSAGE_SELF, &u0);
+    g2 = realloc(g2, 10u << 20);
+    getrusage(RUSAGE_SELF, &u1);
+    assert_non_null(g2);
+    assert_true(u1.ru_minflt - u0.ru_minflt < 2);
+    assert_int_equal(g2[(5u << 20) - 1], 3);
+    free(fence2);
+    free(g2);
     free(fence);
     free(grown);
     free(big);
