@@ -3,6 +3,7 @@
  * __real_malloc & co. to the C library's. */
 #include "mem.h"
 
+#include <dlfcn.h>
 #include <malloc.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -74,10 +75,16 @@ void *__wrap_calloc(size_t n, size_t size)
     return seen(g_ops->calloc(n, size), n && size);
 }
 
+/* g_glibc: the malloc in use is glibc's (its chunk's header may be read: own_mapping), not an
+ * allocator preloaded into the analyzer, whose blocks have no such header before them */
+static int g_glibc;
+
 /* own_mapping: glibc gave block p a mapping of its own (its chunk's IS_MMAPPED bit, in the size
- * word before it: glibc's layout since 2.0) */
+ * word before it: glibc's layout since 2.0); 0 under any other malloc */
 static int own_mapping(const void *p)
 {
+    if (!g_glibc)
+        return 0;
     size_t head;
     memcpy(&head, (const char *)p - sizeof head, sizeof head);
     return (head & 2) != 0;
@@ -178,6 +185,9 @@ void mem_heap_huge(void)
      * and the top's (right after it) are written: the 2 MiB ranges from lo on are untouched when
      * marked (a range touched before is given 4 KiB pages). */
     g_huge_on = 1;
+    Dl_info at_malloc;
+    g_glibc = dladdr((void *)__real_malloc, &at_malloc) && at_malloc.dli_fname &&
+              strstr(at_malloc.dli_fname, "/libc.so");
     char *p = __real_malloc(HEAP_PROBE);
     uintptr_t at = (uintptr_t)p, end = (uintptr_t)sbrk(0);
     if (!p || at >= end || end - at > HEAP_PROBE + 2 * HEAP_PAD) { /* not sbrk's heap */
