@@ -102,7 +102,7 @@ static void write_code(const vt__pyoffsets *o, uint32_t id, const code_fp *f)
 }
 
 uint32_t vt__py_code_insert(const vt__pyoffsets *o, uint64_t code, const code_fp *fp, uint64_t dg,
-                            uint32_t h)
+                            uint32_t h, uint64_t ep)
 {
     code_fp f = *fp;
     uint32_t result = 0;
@@ -112,6 +112,7 @@ uint32_t vt__py_code_insert(const vt__pyoffsets *o, uint64_t code, const code_fp
         uint32_t id = atomic_load_explicit(&s->id, memory_order_relaxed);
         if (id != 0) {
             if (slot_matches(s, code, dg)) {
+                slot_checked(s, ep);
                 result = id;
                 break;
             }
@@ -127,6 +128,7 @@ uint32_t vt__py_code_insert(const vt__pyoffsets *o, uint64_t code, const code_fp
         }
         s->code = code;
         s->digest = dg;
+        slot_checked(s, ep);
         result = ++g_next_code_id;
         g_code_count++;
         write_code(o, result, &f); /* before publishing: no STACK can name it earlier */
@@ -138,7 +140,7 @@ uint32_t vt__py_code_insert(const vt__pyoffsets *o, uint64_t code, const code_fp
 }
 
 /* vt__py_code_probe: see pycodes.h */
-uint32_t vt__py_code_probe(const vt__pyoffsets *o, uint64_t code)
+uint32_t vt__py_code_probe(const vt__pyoffsets *o, uint64_t code, uint64_t ep)
 {
     code_fp f;
     uint64_t dg = fp_read(o, code, &f);
@@ -148,10 +150,40 @@ uint32_t vt__py_code_probe(const vt__pyoffsets *o, uint64_t code)
         uint32_t id = atomic_load_explicit(&s->id, memory_order_acquire);
         if (id == 0)
             break;
-        if (slot_matches(s, code, dg))
+        if (slot_matches(s, code, dg)) {
+            slot_checked(s, ep);
             return id;
+        }
     }
-    return vt__py_code_insert(o, code, &f, dg, h);
+    return vt__py_code_insert(o, code, &f, dg, h, ep);
+}
+
+/* the epoch (pycodes.h), alone in its cache line: read by every walk, written by every free */
+vt__py_epoch vt__py_code_epoch;
+static void (*g_code_dealloc)(void *); /* PyCode_Type's own tp_dealloc */
+
+/* code_dealloc_counted: PyCode_Type's tp_dealloc once watched: counts the free before it */
+static void code_dealloc_counted(void *op)
+{
+    atomic_fetch_add_explicit(&vt__py_code_epoch.n, 1, memory_order_release);
+    g_code_dealloc(op);
+}
+
+void vt__py_code_watch(const vt__pyoffsets *o, const void *code_type)
+{
+    if (g_code_dealloc || !code_type)
+        return;
+    /* tp_dealloc: after the type's PyObject_VAR_HEAD (ob_size follows ob_type), tp_name,
+     * tp_basicsize and tp_itemsize */
+    void **slot = (void **)((uintptr_t)code_type + o->ob_type + 5 * sizeof(void *));
+    void *own = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+    if (!own)
+        return;
+    g_code_dealloc = (void (*)(void *))own;
+    /* installed before the epoch says so: a slot is marked checked only in an epoch a walk read
+     * after this store, so every free of a code object it names comes through the wrapper */
+    __atomic_store_n(slot, (void *)code_dealloc_counted, __ATOMIC_RELEASE);
+    atomic_store_explicit(&vt__py_code_epoch.n, 1, memory_order_release);
 }
 
 void vt__py_codes_after_fork(void)

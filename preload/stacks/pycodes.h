@@ -34,18 +34,42 @@ typedef struct code_slot {
     _Atomic uint32_t id;                  /* 0 = empty; published last (release) */
     uint64_t code;                        /* address */
     uint64_t digest;                      /* of its fingerprint (fp_read) */
+    _Atomic uint64_t checked;             /* an epoch its fingerprint was found in (0: none) */
 } __attribute__((aligned(32))) code_slot; /* two a line, none across two */
 _Static_assert(sizeof(code_slot) == 32, "code_slot: half a cache line");
 /* the table: open addressing, lock-free lookups, inserts under pycodes.c's lock */
 extern code_slot vt__py_codes[VT__CODE_SLOTS];
+
+/* The code objects' epoch: how many have been freed, counted by a wrapper of PyCode_Type's
+ * tp_dealloc (vt__py_code_watch; 0 while it is not installed). A slot whose fingerprint was
+ * found equal in epoch e (`checked`) still names the code object at its address while the epoch
+ * is e: the object then was alive (a frame of the walking thread held it), and a later object at
+ * that address needs it freed first, which counts. The walking thread's load sees that count:
+ * the free happened before the new object was made and put in a frame of that thread, each step
+ * under the GIL, whose hand-overs order them. So a lookup in the same epoch compares the epoch
+ * alone, where it read the code object's name and line table for the fingerprint (their cache
+ * lines, 2-3 of the ~9 a frame's lookup missed). */
+#define VT__EPOCH_NONE UINT64_MAX /* the epoch a lookup is given while none is counted */
+typedef struct vt__py_epoch {
+    _Atomic uint64_t n;
+} __attribute__((aligned(64))) vt__py_epoch; /* a cache line of its own */
+extern vt__py_epoch vt__py_code_epoch;
+static inline uint64_t vt__py_code_epoch_now(void)
+{
+    uint64_t e = atomic_load_explicit(&vt__py_code_epoch.n, memory_order_acquire);
+    return e ? e : VT__EPOCH_NONE;
+}
+/* vt__py_code_watch: counts frees of code objects from here on (PyCode_Type at code_type, its
+ * offsets o); once per process, under pyframes.c's init lock */
+void vt__py_code_watch(const vt__pyoffsets *o, const void *code_type);
 /* vt__py_code_insert: a lookup's miss: the id of `code` (fingerprint fp, its digest dg, hash h, the
  * offsets o it was read with) looked up again under the lock, interned (its CODE record written) if
  * it is still not there; 0 when the table is full */
 uint32_t vt__py_code_insert(const vt__pyoffsets *o, uint64_t code, const code_fp *fp, uint64_t dg,
-                            uint32_t h);
+                            uint32_t h, uint64_t ep);
 /* vt__py_code_probe: the lookup past the first slot (code_id's slow path): fingerprint, probe,
- * insert on a miss */
-uint32_t vt__py_code_probe(const vt__pyoffsets *o, uint64_t code);
+ * insert on a miss; the slot found is marked checked in epoch ep */
+uint32_t vt__py_code_probe(const vt__pyoffsets *o, uint64_t code, uint64_t ep);
 /* vt__py_codes_after_fork: a fork child's trace names none of them yet: the table emptied */
 void vt__py_codes_after_fork(void);
 
@@ -134,17 +158,32 @@ static inline int slot_matches(const code_slot *s, uint64_t code, uint64_t dg)
     return s->code == code && s->digest == dg;
 }
 
-/* code_id: the interned id of `code` (a CODE record is written the first time). 0 when the
- * table is full. Lookups take no lock; a miss inserts under a lock (vt__py_code_insert). The
- * common case inline: the code object in its first slot, fingerprint's digest equal; anything else
- * (another code object there, a recycled address, a miss) probes out of line. */
-static inline __attribute__((always_inline)) uint32_t code_id(const vt__pyoffsets *o, uint64_t code)
+/* slot_checked: slot s's fingerprint found equal in epoch ep (none: VT__EPOCH_NONE) */
+static inline void slot_checked(code_slot *s, uint64_t ep)
 {
-    const code_slot *s = &vt__py_codes[code_hash(code) & (VT__CODE_SLOTS - 1)];
+    if (ep != VT__EPOCH_NONE)
+        atomic_store_explicit(&s->checked, ep, memory_order_relaxed);
+}
+
+/* code_id: the interned id of `code` (a CODE record is written the first time), ep the epoch
+ * read before its frame was (vt__py_code_epoch_now). 0 when the table is full. Lookups take no
+ * lock; a miss inserts under a lock (vt__py_code_insert). The common case inline: the code
+ * object in its first slot, checked in this epoch, or its fingerprint's digest equal; anything
+ * else (another code object there, a recycled address, a miss) probes out of line. */
+static inline __attribute__((always_inline)) uint32_t code_id(const vt__pyoffsets *o, uint64_t code,
+                                                              uint64_t ep)
+{
+    code_slot *s = &vt__py_codes[code_hash(code) & (VT__CODE_SLOTS - 1)];
     uint32_t id = atomic_load_explicit(&s->id, memory_order_acquire);
-    if (__builtin_expect(id != 0 && s->code == code && fp_read(o, code, NULL) == s->digest, 1))
-        return id;
-    return vt__py_code_probe(o, code);
+    if (__builtin_expect(id != 0 && s->code == code, 1)) {
+        if (__builtin_expect(atomic_load_explicit(&s->checked, memory_order_relaxed) == ep, 1))
+            return id;
+        if (fp_read(o, code, NULL) == s->digest) {
+            slot_checked(s, ep);
+            return id;
+        }
+    }
+    return vt__py_code_probe(o, code, ep);
 }
 
 #endif

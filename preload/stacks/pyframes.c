@@ -18,7 +18,9 @@
  * Safety: only the calling thread's own chain is read; that thread is inside our hook, so
  * its frames are frozen and its code objects alive. Pointers are checked (non-NULL,
  * aligned, a code object's type is PyCode_Type), depth is capped, cycles are cut. Code objects
- * are interned by pycodes.c. */
+ * are interned by pycodes.c. The one write into the interpreter: PyCode_Type's tp_dealloc
+ * wrapped once (vt__py_code_watch) to count the frees of code objects, which lets a lookup trust
+ * a fingerprint it found equal earlier in the same count (pycodes.h). */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -134,8 +136,10 @@ static int resolve_version(void)
             "vramtrace: Python %u.%u.%u is not supported for Python stacks (3.10-3.13 are); "
             "recording native stacks only\n",
             g_major, g_minor, g_micro);
-    if (ok)
+    if (ok) {
+        vt__py_code_watch(&g_off, g_code_type);
         g_walk = walk_for();
+    }
     write_pyinfo(ok);
     return ok ? PY_READY : PY_UNSUPPORTED;
 }
@@ -234,9 +238,11 @@ typedef struct walk_seen {
  * compare-as-read fingerprint (pycodes.h), a capture under 30 distinct Python functions took
  * 6,504 -> 6,150 instructions, under one function recursing 30 times 3,040 -> 2,976 (callgrind,
  * tests/pyprobe/shim.c's loop on 3.11). */
-static inline __attribute__((always_inline)) int
-walk(const vt__pyoffsets *o, uint64_t ts, uint64_t *out, int max, uint32_t (*id_of)(uint64_t code))
+static inline __attribute__((always_inline)) int walk(const vt__pyoffsets *o, uint64_t ts,
+                                                      uint64_t *out, int max,
+                                                      uint32_t (*id_of)(uint64_t code, uint64_t ep))
 {
+    uint64_t ep = vt__py_code_epoch_now(); /* before any frame is read (pycodes.h) */
     /* the ids this walk found, by code address: a code object met again in the same stack (a
      * recursion; nn.Module's _wrapped_call_impl / _call_impl at every level of modules) is the
      * same object both times, since the walked frames are alive and each holds its code, so it
@@ -254,7 +260,7 @@ walk(const vt__pyoffsets *o, uint64_t ts, uint64_t *out, int max, uint32_t (*id_
             walk_seen *w = &seen[(code >> 4) & (WALK_SEEN - 1)];
             if (w->code != code) {
                 w->code = code;
-                w->id = id_of(code);
+                w->id = id_of(code, ep);
             }
             uint32_t id = w->id;
             if (id) {
@@ -270,9 +276,9 @@ walk(const vt__pyoffsets *o, uint64_t ts, uint64_t *out, int max, uint32_t (*id_
 }
 
 #define VT__WALK_OF(table)                                                                         \
-    static __attribute__((noinline)) uint32_t code_id_##table(uint64_t code)                       \
+    static __attribute__((noinline)) uint32_t code_id_##table(uint64_t code, uint64_t ep)          \
     {                                                                                              \
-        return code_id(&table, code);                                                              \
+        return code_id(&table, code, ep);                                                          \
     }                                                                                              \
     static int walk_##table(uint64_t ts, uint64_t *out, int max)                                   \
     {                                                                                              \
