@@ -165,25 +165,34 @@ static inline void slot_checked(code_slot *s, uint64_t ep)
         atomic_store_explicit(&s->checked, ep, memory_order_relaxed);
 }
 
-/* code_id: the interned id of `code` (a CODE record is written the first time), ep the epoch
- * read before its frame was (vt__py_code_epoch_now). 0 when the table is full. Lookups take no
- * lock; a miss inserts under a lock (vt__py_code_insert). The common case inline: the code
- * object in its first slot, checked in this epoch, or its fingerprint's digest equal; anything
- * else (another code object there, a recycled address, a miss) probes out of line. */
-static inline __attribute__((always_inline)) uint32_t code_id(const vt__pyoffsets *o, uint64_t code,
-                                                              uint64_t ep)
+/* code_id_checked: the interned id of `code` (a CODE record is written the first time), ep the
+ * epoch read before its frame was (vt__py_code_epoch_now). 0 when the table is full. Lookups take
+ * no lock; a miss inserts under a lock (vt__py_code_insert). code_id_fast's other case, out of
+ * line where it is used: the code object in its first slot with its fingerprint's digest equal
+ * (inline here); anything else (another code object there, a recycled address, a miss) probes. */
+static inline __attribute__((always_inline)) uint32_t code_id_checked(const vt__pyoffsets *o,
+                                                                      uint64_t code, uint64_t ep)
 {
     code_slot *s = &vt__py_codes[code_hash(code) & (VT__CODE_SLOTS - 1)];
     uint32_t id = atomic_load_explicit(&s->id, memory_order_acquire);
-    if (__builtin_expect(id != 0 && s->code == code, 1)) {
-        if (__builtin_expect(atomic_load_explicit(&s->checked, memory_order_relaxed) == ep, 1))
-            return id;
-        if (fp_read(o, code, NULL) == s->digest) {
-            slot_checked(s, ep);
-            return id;
-        }
+    if (__builtin_expect(id != 0 && s->code == code, 1) && fp_read(o, code, NULL) == s->digest) {
+        slot_checked(s, ep);
+        return id;
     }
     return vt__py_code_probe(o, code, ep);
+}
+
+/* code_id_fast: the id of `code` when it is in its first slot, checked in epoch ep (pycodes.h's
+ * epoch); 0: ask code_id_checked. Inline in the walk: the hash, two words of one slot and the
+ * epoch, no call and none of the registers a call saves. */
+static inline __attribute__((always_inline)) uint32_t code_id_fast(uint64_t code, uint64_t ep)
+{
+    const code_slot *s = &vt__py_codes[code_hash(code) & (VT__CODE_SLOTS - 1)];
+    uint32_t id = atomic_load_explicit(&s->id, memory_order_acquire);
+    if (__builtin_expect(
+            s->code == code && atomic_load_explicit(&s->checked, memory_order_relaxed) == ep, 1))
+        return id;
+    return 0;
 }
 
 #endif

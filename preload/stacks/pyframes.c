@@ -232,12 +232,13 @@ typedef struct walk_seen {
 /* walk: the frames of thread state ts into out[0, max) (vt__py_capture's walk), through the
  * offsets o: instantiated once per table of pyoffsets.h, whose offsets are then constants and
  * whose version tests fold away (a frame's walk: ~10 % fewer instructions than through g_off's
- * loads), and once through g_off for a 3.13 whose offsets are not the table's. id_of: code_id
- * for the same table, out of line: the loop keeps its values in registers around the call,
- * where code_id inline spilled them. With the loop's end tests merged (below) and code_id's
- * compare-as-read fingerprint (pycodes.h), a capture under 30 distinct Python functions took
- * 6,504 -> 6,150 instructions, under one function recursing 30 times 3,040 -> 2,976 (callgrind,
- * tests/pyprobe/shim.c's loop on 3.11). */
+ * loads), and once through g_off for a 3.13 whose offsets are not the table's. A code object
+ * checked in this epoch is found inline (code_id_fast: no call, no register saved); id_of:
+ * code_id_checked for the same table, out of line: the loop keeps its values in registers
+ * around the call, where the fingerprint inline spilled them. With the loop's end tests merged
+ * (below) and code_id's compare-as-read fingerprint (pycodes.h), a capture under 30 distinct Python
+ * functions took 6,504 -> 6,150 instructions, under one function recursing 30 times 3,040 -> 2,976
+ * (callgrind, tests/pyprobe/shim.c's loop on 3.11). */
 static inline __attribute__((always_inline)) int walk(const vt__pyoffsets *o, uint64_t ts,
                                                       uint64_t *out, int max,
                                                       uint32_t (*id_of)(uint64_t code, uint64_t ep))
@@ -259,8 +260,9 @@ static inline __attribute__((always_inline)) int walk(const vt__pyoffsets *o, ui
         if (frame_code_offset(o, fr, &code, &off)) {
             walk_seen *w = &seen[(code >> 4) & (WALK_SEEN - 1)];
             if (w->code != code) {
+                uint32_t id = code_id_fast(code, ep);
                 w->code = code;
-                w->id = id_of(code, ep);
+                w->id = id ? id : id_of(code, ep);
             }
             uint32_t id = w->id;
             if (id) {
@@ -278,7 +280,7 @@ static inline __attribute__((always_inline)) int walk(const vt__pyoffsets *o, ui
 #define VT__WALK_OF(table)                                                                         \
     static __attribute__((noinline)) uint32_t code_id_##table(uint64_t code, uint64_t ep)          \
     {                                                                                              \
-        return code_id(&table, code, ep);                                                          \
+        return code_id_checked(&table, code, ep);                                                  \
     }                                                                                              \
     static int walk_##table(uint64_t ts, uint64_t *out, int max)                                   \
     {                                                                                              \
