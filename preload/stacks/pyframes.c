@@ -222,13 +222,6 @@ static void remember_main(const uint64_t *frames, int n)
     atomic_flag_clear_explicit(&g_last_busy, memory_order_release);
 }
 
-/* walk_seen: one of the code ids a walk found (vt__py_capture), by code address. */
-#define WALK_SEEN 16
-typedef struct walk_seen {
-    uint64_t code;
-    uint32_t id;
-} walk_seen;
-
 /* walk: the frames of thread state ts into out[0, max) (vt__py_capture's walk), through the
  * offsets o: instantiated once per table of pyoffsets.h, whose offsets are then constants and
  * whose version tests fold away (a frame's walk: ~10 % fewer instructions than through g_off's
@@ -243,12 +236,11 @@ static inline __attribute__((always_inline)) int walk(const vt__pyoffsets *o, ui
                                                       uint64_t *out, int max,
                                                       uint32_t (*id_of)(uint64_t code, uint64_t ep))
 {
+    /* a code object met again in the same stack (a recursion; nn.Module's _wrapped_call_impl /
+     * _call_impl at every level of modules) is fingerprinted once: its slot is then marked
+     * checked in this epoch (a per-walk memo of ids by address, which that had needed, cost a
+     * distinct function's frame more than the slot's look) */
     uint64_t ep = vt__py_code_epoch_now(); /* before any frame is read (pycodes.h) */
-    /* the ids this walk found, by code address: a code object met again in the same stack (a
-     * recursion; nn.Module's _wrapped_call_impl / _call_impl at every level of modules) is the
-     * same object both times, since the walked frames are alive and each holds its code, so it
-     * is fingerprinted and looked up once per walk */
-    walk_seen seen[WALK_SEEN] = {{0, 0}};
     int n = 0;
     uint64_t fr = first_frame(o, ts), prev = 0;
     if (max <= 0)
@@ -258,13 +250,9 @@ static inline __attribute__((always_inline)) int walk(const vt__pyoffsets *o, ui
         uint64_t code;
         uint32_t off;
         if (frame_code_offset(o, fr, &code, &off)) {
-            walk_seen *w = &seen[(code >> 4) & (WALK_SEEN - 1)];
-            if (w->code != code) {
-                uint32_t id = code_id_fast(code, ep);
-                w->code = code;
-                w->id = id ? id : id_of(code, ep);
-            }
-            uint32_t id = w->id;
+            uint32_t id = code_id_fast(code, ep);
+            if (VT__UNLIKELY(!id))
+                id = id_of(code, ep);
             if (id) {
                 out[n++] = VT_PYFRAME(id, off);
                 if (n == max)

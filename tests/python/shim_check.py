@@ -176,6 +176,32 @@ def renamed(i):
     return r
 
 
+SLOTS = 16384  # pycodes.h's VT__CODE_SLOTS
+
+
+def first_slot(addr):
+    """pycodes.h's code_hash: the slot where a lookup of the code object at addr starts."""
+    return ((((addr >> 3) * 0x9E3779B97F4A7C15) & ((1 << 64) - 1)) >> 40) & (SLOTS - 1)
+
+
+def crowded():
+    # two live code objects whose lookups start at one slot, each called: the second one
+    # (interned past the first one's slot) must get its own id, not the id its first slot holds
+    keep, by_slot = [], {}
+    for i in range(20000):
+        changes = {"co_name": f"crowded_{i}"}
+        if hasattr(template.__code__, "co_qualname"):
+            changes["co_qualname"] = f"crowded_{i}"
+        co = template.__code__.replace(**changes)
+        keep.append(co)
+        other = by_slot.setdefault(first_slot(id(co)), co)
+        if other is not co:
+            for c in (other, co):
+                types.FunctionType(c, globals())(f"crowded-{c.co_name}")
+            return True
+    return False
+
+
 def thread_body(tag, rounds, results):
     try:
         for r in range(rounds):
@@ -221,6 +247,9 @@ def main():
     print(f"renamed code objects: {reused} of 30 at their name's reused address too", flush=True)
     if reused == 0 and sys.version_info >= (3, 11):
         fail("no code object came back with its name's address: that case was not exercised")
+
+    if not crowded():
+        fail("no two code objects' lookups started at one slot: that case was not exercised")
 
     # the autograd hand-over: a C thread named pt_autograd_0 gets this stack
     last, n = outer("before-backward")
