@@ -128,6 +128,7 @@ uint32_t vt__py_code_insert(const vt__pyoffsets *o, uint64_t code, const code_fp
         }
         s->code = code;
         s->digest = dg;
+        s->first_traceable = code_first_traceable(o, code);
         slot_checked(s, ep);
         result = ++g_next_code_id;
         g_code_count++;

@@ -32,6 +32,7 @@ typedef struct code_fp {
 
 typedef struct code_slot {
     _Atomic uint32_t id;                  /* 0 = empty; published last (release) */
+    uint32_t first_traceable;             /* code_first_traceable's, kept with the id */
     uint64_t code;                        /* address */
     uint64_t digest;                      /* of its fingerprint (fp_read) */
     _Atomic uint64_t checked;             /* an epoch its fingerprint was found in (0: none) */
@@ -152,6 +153,15 @@ static inline uint32_t code_hash(uint64_t code)
     return (uint32_t)(h >> 40);
 }
 
+/* code_first_traceable: the code unit of the first instruction past the prologue of `code`
+ * (3.11+'s _co_firsttraceable; 0 on 3.10, which has none): a frame before it is incomplete */
+static inline uint32_t code_first_traceable(const vt__pyoffsets *o, uint64_t code)
+{
+    if (o->co_firsttraceable == VT__PYOFF_NONE)
+        return 0;
+    return (uint32_t)rd_i32(code, o->co_firsttraceable);
+}
+
 /* slot_matches: s holds code with fingerprint digest dg (the slow paths: a probe, an insertion) */
 static inline int slot_matches(const code_slot *s, uint64_t code, uint64_t dg)
 {
@@ -183,12 +193,15 @@ static inline __attribute__((always_inline)) uint32_t code_id_checked(const vt__
 }
 
 /* code_id_fast: the id of `code` when it is in its first slot, checked in epoch ep (pycodes.h's
- * epoch); 0: ask code_id_checked. Inline in the walk: the hash, two words of one slot and the
- * epoch, no call and none of the registers a call saves. */
-static inline __attribute__((always_inline)) uint32_t code_id_fast(uint64_t code, uint64_t ep)
+ * epoch), and its first traceable unit (*first_traceable: read from the slot, not from a line of
+ * the code object); 0: ask code_id_checked. Inline in the walk: the hash, one slot and the epoch,
+ * no call and none of the registers a call saves. */
+static inline __attribute__((always_inline)) uint32_t code_id_fast(uint64_t code, uint64_t ep,
+                                                                   uint32_t *first_traceable)
 {
     const code_slot *s = &vt__py_codes[code_hash(code) & (VT__CODE_SLOTS - 1)];
     uint32_t id = atomic_load_explicit(&s->id, memory_order_acquire);
+    *first_traceable = s->first_traceable;
     if (__builtin_expect(
             s->code == code && atomic_load_explicit(&s->checked, memory_order_relaxed) == ep, 1))
         return id;

@@ -174,7 +174,9 @@ static inline __attribute__((always_inline)) uint64_t first_frame(const vt__pyof
 }
 
 /* frame_code_offset: for frame `fr`, its code object and byte offset (definition at the
- * top). Returns 0 when the frame is to be skipped (C-owned shim, incomplete, not code). */
+ * top). Returns 0 when the frame is to be skipped (C-owned shim, not started, not code). A frame
+ * still in its prologue is told by walk (frame_in_prologue), once it has the code object's first
+ * traceable instruction from the code table. */
 static inline __attribute__((always_inline)) int
 frame_code_offset(const vt__pyoffsets *o, uint64_t fr, uint64_t *code, uint32_t *offset)
 {
@@ -197,13 +199,20 @@ frame_code_offset(const vt__pyoffsets *o, uint64_t fr, uint64_t *code, uint32_t 
     uint64_t ip = rd_ptr(fr, o->fr_instr);
     if (ip < base || units > (1u << 28) || ip >= base + units * 2)
         return 0; /* not started */
-    uint64_t idx = (ip - base) / 2;
-    if (o->co_firsttraceable != VT__PYOFF_NONE &&
-        idx < (uint64_t)(uint32_t)rd_i32(co, o->co_firsttraceable) && *owner != o->owner_generator)
-        return 0; /* incomplete: still in the frame's prologue */
     *code = co;
-    *offset = (uint32_t)(idx * 2);
+    *offset = (uint32_t)((ip - base) & ~1ull); /* 2 * the code unit's index */
     return 1;
+}
+
+/* frame_in_prologue: frame fr (at byte offset off) has not reached its code object's first
+ * traceable instruction (first_traceable, in code units) and is not a generator's: incomplete,
+ * skipped (CPython's _PyFrame_IsIncomplete) */
+static inline __attribute__((always_inline)) int
+frame_in_prologue(const vt__pyoffsets *o, uint64_t fr, uint32_t off, uint32_t first_traceable)
+{
+    const signed char *owner = (const signed char *)(uintptr_t)(fr + o->fr_owner);
+    return o->co_firsttraceable != VT__PYOFF_NONE && off / 2 < first_traceable &&
+           *owner != o->owner_generator;
 }
 
 /* remember_main: stores frames[0..n) as the last non-autograd stack (skipped when another
@@ -250,10 +259,13 @@ static inline __attribute__((always_inline)) int walk(const vt__pyoffsets *o, ui
         uint64_t code;
         uint32_t off;
         if (frame_code_offset(o, fr, &code, &off)) {
-            uint32_t id = code_id_fast(code, ep);
-            if (VT__UNLIKELY(!id))
+            uint32_t first_traceable;
+            uint32_t id = code_id_fast(code, ep, &first_traceable);
+            if (VT__UNLIKELY(!id)) {
                 id = id_of(code, ep);
-            if (id) {
+                first_traceable = code_first_traceable(o, code);
+            }
+            if (id && !frame_in_prologue(o, fr, off, first_traceable)) {
                 out[n++] = VT_PYFRAME(id, off);
                 if (n == max)
                     break;
