@@ -21,7 +21,8 @@
  *   co_filename, co_name (3.10: co_name; 3.11+: co_qualname), co_firstlineno (int),
  *   co_linetable      bytes object
  *   co_code           3.10: co_code (a bytes object); 3.11+: co_code_adaptive (inline)
- *   co_firsttraceable _co_firsttraceable (int), 3.11/3.12 (not in 3.13's debug offsets)
+ *   co_firsttraceable _co_firsttraceable (int), 3.11+ (3.13's debug offsets lack it: 16 bytes
+ *                     before co_code_adaptive, past co_extra, as in 3.11 and 3.12)
  *   bytes_size, bytes_sval   PyBytesObject.ob_size / ob_sval
  *   uni_state, uni_length    PyASCIIObject.state (u32 bit-field) / length
  *   uni_ascii_size, uni_compact_size   sizeof(PyASCIIObject) / sizeof(PyCompactUnicodeObject)
@@ -163,7 +164,7 @@ static const vt__pyoffsets vt__pyoff_313 = {
     .co_firstlineno = 68,
     .co_linetable = 136,
     .co_code = 200,
-    .co_firsttraceable = VT__PYOFF_NONE,
+    .co_firsttraceable = 184,
     .bytes_size = 16,
     .bytes_sval = 32,
     .uni_state = 32,
@@ -261,6 +262,8 @@ static inline int vt__pyoff_from_debug313(const vt__py313_debug_offsets *d, vt__
     for (size_t i = 0; i < sizeof check / sizeof check[0]; i++)
         if (*check[i] > 65536)
             return -1;
+    if (d->code_object.co_code_adaptive < 16)
+        return -1; /* (_co_firsttraceable is read 16 bytes before it) */
     vt__pyoffsets o = {
         .minor = 13,
         .ts_frame = (uint32_t)d->thread_state.current_frame,
@@ -276,7 +279,9 @@ static inline int vt__pyoff_from_debug313(const vt__py313_debug_offsets *d, vt__
         .co_firstlineno = (uint32_t)d->code_object.firstlineno,
         .co_linetable = (uint32_t)d->code_object.linetable,
         .co_code = (uint32_t)d->code_object.co_code_adaptive,
-        .co_firsttraceable = VT__PYOFF_NONE,
+        /* not among the debug offsets: PyCodeObject ends with _co_firsttraceable (an int),
+         * co_extra (a pointer), co_code_adaptive in 3.11-3.13 (probe.c checks it) */
+        .co_firsttraceable = (uint32_t)d->code_object.co_code_adaptive - 16,
         .bytes_size = (uint32_t)d->bytes_object.ob_size,
         .bytes_sval = (uint32_t)d->bytes_object.ob_sval,
         .uni_state = (uint32_t)d->unicode_object.state,

@@ -146,6 +146,8 @@ int main(void)
         return 1;
     }
     check("co_size", t->co_size, offsetof(PyCodeObject, ob_base.ob_size));
+    check("co_firsttraceable (derived)", t->co_firsttraceable,
+          offsetof(PyCodeObject, _co_firsttraceable));
     check("uni_compact_size (derived)", t->uni_compact_size, sizeof(PyCompactUnicodeObject));
     check("owner_cstack", (uint32_t)t->owner_cstack, FRAME_OWNED_BY_CSTACK);
     check("owner_generator", (uint32_t)t->owner_generator, FRAME_OWNED_BY_GENERATOR);

@@ -5,6 +5,8 @@
 # CODE record's first line and raw line table, code-id reuse, the autograd hand-over, threads.
 # Usage: python shim_check.py path/to/shim.so   (exit 0 = all good, 1 = a mismatch)
 import ctypes
+import dis
+import gc
 import sys
 import threading
 import types
@@ -176,6 +178,59 @@ def renamed(i):
     return r
 
 
+finalized = []  # what each Finalized's finalizer captured, compared after the collections
+
+
+class Finalized:
+    """Garbage in a cycle whose finalizer captures (collected: prologue() below)."""
+
+    def __init__(self):
+        self.me = self
+
+    def __del__(self):
+        # a capture and the interpreter's view alone here: comparing allocates, which would move
+        # where the next collections start
+        buf = Buf()
+        exp = expected(1); n = LIB.shim_capture(buf, MAX)  # noqa: E702
+        caller = exp[1] if len(exp) > 1 else (None, 0)  # the innermost complete frame under it
+        finalized.append((exp, buf, n, caller == (prologue.__code__, PROLOGUE_CALL_LINE)))
+
+
+def with_cell(tag):
+    x = tag  # a cell: the frame's prologue makes it (3.11: MAKE_CELL, a GC allocation)
+
+    def inner():
+        return x
+    return inner()
+
+
+def prologue():
+    # a collection started by a cell's allocation in with_cell's prologue (3.11 collects right
+    # there; 3.12+ at the next eval-breaker check) runs the finalizer while that frame is not
+    # complete: the interpreter leaves it out of the stack (sys._getframe, tracebacks), so must
+    # the walk. Where the collections start depends on what the finalizers allocate: a few
+    # thresholds, one of them lands in the prologue.
+    global PROLOGUE_CALL_LINE
+    PROLOGUE_CALL_LINE = next(line_of(prologue.__code__, i.offset)
+                              for i in dis.get_instructions(prologue) if i.argval == "with_cell")
+    old = gc.get_threshold()
+    try:
+        for threshold in range(1, 13):
+            gc.collect()
+            gc.set_threshold(threshold)
+            for i in range(30):
+                Finalized()
+                with_cell(i)
+    finally:
+        gc.set_threshold(*old)
+    for exp, buf, n, _ in finalized:
+        compare("finalizer", exp, buf, n)
+    hits = sum(1 for f in finalized if f[3])
+    print(f"finalizers run from a frame's prologue: {hits} of {len(finalized)}", flush=True)
+    if hits == 0 and sys.version_info[:2] == (3, 11):
+        fail("no finalizer ran while a frame was in its prologue: that case was not exercised")
+
+
 SLOTS = 16384  # pycodes.h's VT__CODE_SLOTS
 
 
@@ -248,6 +303,7 @@ def main():
     if reused == 0 and sys.version_info >= (3, 11):
         fail("no code object came back with its name's address: that case was not exercised")
 
+    prologue()
     if not crowded():
         fail("no two code objects' lookups started at one slot: that case was not exercised")
 
