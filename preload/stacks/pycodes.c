@@ -15,6 +15,7 @@
 #define VT__LINETABLE_MAX (1u << 20)
 
 code_slot vt__py_codes[VT__CODE_SLOTS];
+uint64_t vt__py_code_digests[VT__CODE_SLOTS];
 static uint32_t g_code_count;   /* under g_code_lock */
 static uint32_t g_next_code_id; /* under g_code_lock */
 static pthread_mutex_t g_code_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -127,8 +128,9 @@ uint32_t vt__py_code_insert(const vt__pyoffsets *o, uint64_t code, const code_fp
             break;
         }
         s->code = code;
-        s->digest = dg;
+        vt__py_code_digests[s - vt__py_codes] = dg;
         s->first_traceable = code_first_traceable(o, code);
+        s->units = code_units(o, code);
         slot_checked(s, ep);
         result = ++g_next_code_id;
         g_code_count++;

@@ -30,16 +30,21 @@ typedef struct code_fp {
     uint64_t table_tail;
 } code_fp;
 
+/* a slot: what the walk reads of a code object found there in this epoch (its id, first traceable
+ * unit and size: no line of the code object read); the digest of its fingerprint, which only a
+ * lookup in another epoch or a probe compares, apart (vt__py_code_digests, same index) */
 typedef struct code_slot {
-    _Atomic uint32_t id;                  /* 0 = empty; published last (release) */
-    uint32_t first_traceable;             /* code_first_traceable's, kept with the id */
+    _Atomic uint32_t id;      /* 0 = empty; published last (release) */
+    uint32_t first_traceable; /* code_first_traceable's */
+    uint32_t units;           /* code_units' */
+    uint32_t unused;
     uint64_t code;                        /* address */
-    uint64_t digest;                      /* of its fingerprint (fp_read) */
     _Atomic uint64_t checked;             /* an epoch its fingerprint was found in (0: none) */
 } __attribute__((aligned(32))) code_slot; /* two a line, none across two */
 _Static_assert(sizeof(code_slot) == 32, "code_slot: half a cache line");
 /* the table: open addressing, lock-free lookups, inserts under pycodes.c's lock */
 extern code_slot vt__py_codes[VT__CODE_SLOTS];
+extern uint64_t vt__py_code_digests[VT__CODE_SLOTS]; /* of each slot's fingerprint (fp_read) */
 
 /* The code objects' epoch: how many have been freed, counted by a wrapper of PyCode_Type's
  * tp_dealloc (vt__py_code_watch; 0 while it is not installed). A slot whose fingerprint was
@@ -49,7 +54,8 @@ extern code_slot vt__py_codes[VT__CODE_SLOTS];
  * the free happened before the new object was made and put in a frame of that thread, each step
  * under the GIL, whose hand-overs order them. So a lookup in the same epoch compares the epoch
  * alone, where it read the code object's name and line table for the fingerprint (their cache
- * lines, 2-3 of the ~9 a frame's lookup missed). */
+ * lines, 2-3 of the ~9 a frame's lookup missed), and the walk reads nothing of the code object
+ * (its type, size and first traceable unit are the slot's). */
 #define VT__EPOCH_NONE UINT64_MAX /* the epoch a lookup is given while none is counted */
 typedef struct vt__py_epoch {
     _Atomic uint64_t n;
@@ -162,10 +168,26 @@ static inline uint32_t code_first_traceable(const vt__pyoffsets *o, uint64_t cod
     return (uint32_t)rd_i32(code, o->co_firsttraceable);
 }
 
+/* code_units: the size of `code` in code units (3.11+; 0 on 3.10), 2^28 + 1 for any larger
+ * (the walk's range check then refuses every frame of it, as it did reading it) */
+static inline uint32_t code_units(const vt__pyoffsets *o, uint64_t code)
+{
+    if (o->co_size == VT__PYOFF_NONE)
+        return 0;
+    uint64_t units = rd_ptr(code, o->co_size);
+    return units > (1u << 28) ? (1u << 28) + 1 : (uint32_t)units;
+}
+
+/* slot_digest: the digest of the fingerprint of slot s's code object */
+static inline uint64_t slot_digest(const code_slot *s)
+{
+    return vt__py_code_digests[s - vt__py_codes];
+}
+
 /* slot_matches: s holds code with fingerprint digest dg (the slow paths: a probe, an insertion) */
 static inline int slot_matches(const code_slot *s, uint64_t code, uint64_t dg)
 {
-    return s->code == code && s->digest == dg;
+    return s->code == code && slot_digest(s) == dg;
 }
 
 /* slot_checked: slot s's fingerprint found equal in epoch ep (none: VT__EPOCH_NONE) */
@@ -185,27 +207,34 @@ static inline __attribute__((always_inline)) uint32_t code_id_checked(const vt__
 {
     code_slot *s = &vt__py_codes[code_hash(code) & (VT__CODE_SLOTS - 1)];
     uint32_t id = atomic_load_explicit(&s->id, memory_order_acquire);
-    if (__builtin_expect(id != 0 && s->code == code, 1) && fp_read(o, code, NULL) == s->digest) {
+    if (__builtin_expect(id != 0 && s->code == code, 1) &&
+        fp_read(o, code, NULL) == slot_digest(s)) {
         slot_checked(s, ep);
         return id;
     }
     return vt__py_code_probe(o, code, ep);
 }
 
-/* code_id_fast: the id of `code` when it is in its first slot, checked in epoch ep (pycodes.h's
- * epoch), and its first traceable unit (*first_traceable: read from the slot, not from a line of
- * the code object); 0: ask code_id_checked. Inline in the walk: the hash, one slot and the epoch,
- * no call and none of the registers a call saves. */
-static inline __attribute__((always_inline)) uint32_t code_id_fast(uint64_t code, uint64_t ep,
-                                                                   uint32_t *first_traceable)
+/* code_facts: what the walk needs of a code object (code_id_fast; code_id_checked and the code
+ * object itself otherwise) */
+typedef struct code_facts {
+    uint32_t id, first_traceable, units;
+} code_facts;
+
+/* code_id_fast: 1 with f filled when `code` is in its first slot, checked in epoch ep (pycodes.h's
+ * epoch): then it is that slot's code object, alive (a frame holds it) and never freed since it
+ * was checked, so no word of it needs reading, not even its type; 0: ask code_id_checked (code may
+ * be no code object). Inline in the walk: the hash and one slot, no call. */
+static inline __attribute__((always_inline)) int code_id_fast(uint64_t code, uint64_t ep,
+                                                              code_facts *f)
 {
     const code_slot *s = &vt__py_codes[code_hash(code) & (VT__CODE_SLOTS - 1)];
-    uint32_t id = atomic_load_explicit(&s->id, memory_order_acquire);
-    *first_traceable = s->first_traceable;
-    if (__builtin_expect(
-            s->code == code && atomic_load_explicit(&s->checked, memory_order_relaxed) == ep, 1))
-        return id;
-    return 0;
+    f->id = atomic_load_explicit(&s->id, memory_order_acquire);
+    f->first_traceable = s->first_traceable;
+    f->units = s->units;
+    return __builtin_expect(f->id != 0 && s->code == code &&
+                                atomic_load_explicit(&s->checked, memory_order_relaxed) == ep,
+                            1);
 }
 
 #endif

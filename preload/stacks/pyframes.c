@@ -17,7 +17,8 @@
  *
  * Safety: only the calling thread's own chain is read; that thread is inside our hook, so
  * its frames are frozen and its code objects alive. Pointers are checked (non-NULL,
- * aligned, a code object's type is PyCode_Type), depth is capped, cycles are cut. Code objects
+ * aligned, a code object's type is PyCode_Type, or the code table has it checked in this epoch
+ * of frees: pycodes.h), depth is capped, cycles are cut. Code objects
  * are interned by pycodes.c. The one write into the interpreter: PyCode_Type's tp_dealloc
  * wrapped once (vt__py_code_watch) to count the frees of code objects, which lets a lookup trust
  * a fingerprint it found equal earlier in the same count (pycodes.h). */
@@ -173,46 +174,40 @@ static inline __attribute__((always_inline)) uint64_t first_frame(const vt__pyof
     return f;
 }
 
-/* frame_code_offset: for frame `fr`, its code object and byte offset (definition at the
- * top). Returns 0 when the frame is to be skipped (C-owned shim, not started, not code). A frame
- * still in its prologue is told by walk (frame_in_prologue), once it has the code object's first
- * traceable instruction from the code table. */
-static inline __attribute__((always_inline)) int
-frame_code_offset(const vt__pyoffsets *o, uint64_t fr, uint64_t *code, uint32_t *offset)
+/* frame_skipped_owner: frame fr is C-owned (3.12+'s shim frames of C calls): skipped, before its
+ * code is looked at. The owner is read where it is needed alone (3.11 has no C-stack owner: only a
+ * frame in its prologue asks whether it is a generator's): a line of the frame fewer, at times */
+static inline __attribute__((always_inline)) int frame_skipped_owner(const vt__pyoffsets *o,
+                                                                     uint64_t fr)
 {
-    uint64_t co = rd_ptr(fr, o->fr_code);
-    if (!is_code(o, co))
-        return 0;
+    const signed char *owner = (const signed char *)(uintptr_t)(fr + o->fr_owner);
+    return o->fr_owner != VT__PYOFF_NONE && o->owner_cstack != -1 && *owner == o->owner_cstack;
+}
+
+/* frame_offset: the byte offset (definition at the top) of frame fr, running code object co
+ * (what f tells of it); 0 when the frame is to be skipped: not started, or still in its prologue
+ * (before its code object's first traceable instruction and not a generator's: incomplete,
+ * CPython's _PyFrame_IsIncomplete) */
+static inline __attribute__((always_inline)) int frame_offset(const vt__pyoffsets *o, uint64_t fr,
+                                                              uint64_t co, const code_facts *f,
+                                                              uint32_t *offset)
+{
     if (o->fr_owner == VT__PYOFF_NONE) { /* 3.10 PyFrameObject */
         int32_t lasti = rd_i32(fr, o->fr_instr);
-        *code = co;
         *offset = lasti < 0 ? 0u : (uint32_t)lasti * 2u;
         return 1;
     }
-    /* the owner is read where it is needed alone (3.11 has no C-stack owner: only a frame in
-     * its prologue asks whether it is a generator's): a line of the frame fewer, at times */
-    const signed char *owner = (const signed char *)(uintptr_t)(fr + o->fr_owner);
-    if (o->owner_cstack != -1 && *owner == o->owner_cstack)
-        return 0;
     uint64_t base = co + o->co_code;
-    uint64_t units = rd_ptr(co, o->co_size);
     uint64_t ip = rd_ptr(fr, o->fr_instr);
-    if (ip < base || units > (1u << 28) || ip >= base + units * 2)
+    if (ip < base || f->units > (1u << 28) || ip >= base + (uint64_t)f->units * 2)
         return 0; /* not started */
-    *code = co;
-    *offset = (uint32_t)((ip - base) & ~1ull); /* 2 * the code unit's index */
-    return 1;
-}
-
-/* frame_in_prologue: frame fr (at byte offset off) has not reached its code object's first
- * traceable instruction (first_traceable, in code units) and is not a generator's: incomplete,
- * skipped (CPython's _PyFrame_IsIncomplete) */
-static inline __attribute__((always_inline)) int
-frame_in_prologue(const vt__pyoffsets *o, uint64_t fr, uint32_t off, uint32_t first_traceable)
-{
+    uint64_t idx = (ip - base) / 2;
     const signed char *owner = (const signed char *)(uintptr_t)(fr + o->fr_owner);
-    return o->co_firsttraceable != VT__PYOFF_NONE && off / 2 < first_traceable &&
-           *owner != o->owner_generator;
+    if (o->co_firsttraceable != VT__PYOFF_NONE && idx < f->first_traceable &&
+        *owner != o->owner_generator)
+        return 0; /* incomplete: still in the frame's prologue */
+    *offset = (uint32_t)(idx * 2);
+    return 1;
 }
 
 /* remember_main: stores frames[0..n) as the last non-autograd stack (skipped when another
@@ -256,21 +251,24 @@ static inline __attribute__((always_inline)) int walk(const vt__pyoffsets *o, ui
         return 0;
     /* (plausible(0) is false: a null frame ends the walk too) */
     for (int guard = 0; guard < VT__PY_WALK_LIMIT && plausible(fr) && fr != prev; guard++) {
-        uint64_t code;
+        uint64_t co = rd_ptr(fr, o->fr_code);
+        code_facts f;
         uint32_t off;
-        if (frame_code_offset(o, fr, &code, &off)) {
-            uint32_t first_traceable;
-            uint32_t id = code_id_fast(code, ep, &first_traceable);
-            if (VT__UNLIKELY(!id)) {
-                id = id_of(code, ep);
-                first_traceable = code_first_traceable(o, code);
-            }
-            if (id && !frame_in_prologue(o, fr, off, first_traceable)) {
-                out[n++] = VT_PYFRAME(id, off);
-                if (n == max)
-                    break;
-            }
+        if (frame_skipped_owner(o, fr))
+            goto next;
+        if (VT__UNLIKELY(!code_id_fast(co, ep, &f))) {
+            if (!is_code(o, co))
+                goto next;
+            f.id = id_of(co, ep);
+            f.first_traceable = code_first_traceable(o, co);
+            f.units = code_units(o, co);
         }
+        if (f.id && frame_offset(o, fr, co, &f, &off)) {
+            out[n++] = VT_PYFRAME(f.id, off);
+            if (n == max)
+                break;
+        }
+    next:
         prev = fr;
         fr = rd_ptr(fr, o->fr_previous);
     }
