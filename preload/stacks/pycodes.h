@@ -168,14 +168,14 @@ static inline uint32_t code_first_traceable(const vt__pyoffsets *o, uint64_t cod
     return (uint32_t)rd_i32(code, o->co_firsttraceable);
 }
 
-/* code_units: the size of `code` in code units (3.11+; 0 on 3.10), 2^28 + 1 for any larger
- * (the walk's range check then refuses every frame of it, as it did reading it) */
+/* code_units: the size of `code` in code units (3.11+; 0 on 3.10), 0 for one over 2^28 (not
+ * believed: the walk's range check then refuses every frame of it) */
 static inline uint32_t code_units(const vt__pyoffsets *o, uint64_t code)
 {
     if (o->co_size == VT__PYOFF_NONE)
         return 0;
     uint64_t units = rd_ptr(code, o->co_size);
-    return units > (1u << 28) ? (1u << 28) + 1 : (uint32_t)units;
+    return units > (1u << 28) ? 0 : (uint32_t)units;
 }
 
 /* slot_digest: the digest of the fingerprint of slot s's code object */

@@ -199,8 +199,8 @@ static inline __attribute__((always_inline)) int frame_offset(const vt__pyoffset
     }
     uint64_t base = co + o->co_code;
     uint64_t ip = rd_ptr(fr, o->fr_instr);
-    if (ip < base || f->units > (1u << 28) || ip >= base + (uint64_t)f->units * 2)
-        return 0; /* not started */
+    if (ip < base || ip >= base + (uint64_t)f->units * 2)
+        return 0; /* not started (or a size not believed: code_units) */
     uint64_t idx = (ip - base) / 2;
     const signed char *owner = (const signed char *)(uintptr_t)(fr + o->fr_owner);
     if (o->co_firsttraceable != VT__PYOFF_NONE && idx < f->first_traceable &&
