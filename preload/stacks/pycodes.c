@@ -165,16 +165,43 @@ uint32_t vt__py_code_probe(const vt__pyoffsets *o, uint64_t code, uint64_t ep)
 vt__py_epoch vt__py_code_epoch;
 static void (*g_code_dealloc)(void *); /* PyCode_Type's own tp_dealloc */
 
-/* code_dealloc_counted: PyCode_Type's tp_dealloc once watched: counts the free before it */
-static void code_dealloc_counted(void *op)
+/* count_free: one more free of a code object in the epoch */
+static inline void count_free(void)
 {
     atomic_fetch_add_explicit(&vt__py_code_epoch.n, 1, memory_order_release);
-    g_code_dealloc(op);
 }
 
-void vt__py_code_watch(const vt__pyoffsets *o, const void *code_type)
+/* code_dealloc_counted: PyCode_Type's tp_dealloc once watched: counts the free before it, and
+ * again after it (its weakref callbacks and co_extra free functions run Python code in between,
+ * where a walk could mark the dying object's slot with the count already taken), before the
+ * memory can be anyone else's (the GIL is held until it returns) */
+static void code_dealloc_counted(void *op)
 {
-    if (g_code_dealloc || !code_type)
+    count_free();
+    void (*own)(void *);
+    /* set before the slot pointed here; acquire: a weakly ordered CPU may show this thread the
+     * slot's new value before it, and the interpreter reads the slot with a plain load */
+    while (!(own = __atomic_load_n(&g_code_dealloc, __ATOMIC_ACQUIRE)))
+        ;
+    own(op);
+    count_free();
+}
+
+/* is_code_type: code_type is what o says a type object is, named "code": its ob_type the type of
+ * types, tp_name "code", tp_basicsize a code object's (a build whose objects have more header
+ * than o says, Py_TRACE_REFS's, puts other fields there: nothing is written into it) */
+static int is_code_type(const vt__pyoffsets *o, const char *code_type, const void *type_type)
+{
+    const void *head[4]; /* ob_type, ob_size, tp_name, tp_basicsize */
+    memcpy(head, code_type + o->ob_type, sizeof head);
+    uintptr_t basic = (uintptr_t)head[3];
+    return type_type && head[0] == type_type && head[2] && strcmp(head[2], "code") == 0 &&
+           basic >= 64 && basic <= 4096;
+}
+
+void vt__py_code_watch(const vt__pyoffsets *o, const void *code_type, const void *type_type)
+{
+    if (g_code_dealloc || !code_type || !is_code_type(o, code_type, type_type))
         return;
     /* tp_dealloc: after the type's PyObject_VAR_HEAD (ob_size follows ob_type), tp_name,
      * tp_basicsize and tp_itemsize */
@@ -182,11 +209,13 @@ void vt__py_code_watch(const vt__pyoffsets *o, const void *code_type)
     void *own = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
     if (!own)
         return;
-    g_code_dealloc = (void (*)(void *))own;
+    __atomic_store_n(&g_code_dealloc, (void (*)(void *))own, __ATOMIC_RELEASE);
     /* installed before the epoch says so: a slot is marked checked only in an epoch a walk read
-     * after this store, so every free of a code object it names comes through the wrapper */
+     * after this store, so every free of a code object it names comes through the wrapper. From
+     * 0 to 1 only: frees counted since the slot's store are kept */
     __atomic_store_n(slot, (void *)code_dealloc_counted, __ATOMIC_RELEASE);
-    atomic_store_explicit(&vt__py_code_epoch.n, 1, memory_order_release);
+    uint64_t zero = 0;
+    atomic_compare_exchange_strong(&vt__py_code_epoch.n, &zero, 1);
 }
 
 void vt__py_codes_after_fork(void)

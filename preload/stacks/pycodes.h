@@ -67,8 +67,9 @@ static inline uint64_t vt__py_code_epoch_now(void)
     return e ? e : VT__EPOCH_NONE;
 }
 /* vt__py_code_watch: counts frees of code objects from here on (PyCode_Type at code_type, its
- * offsets o); once per process, under pyframes.c's init lock */
-void vt__py_code_watch(const vt__pyoffsets *o, const void *code_type);
+ * offsets o, PyType_Type at type_type); once per process, under pyframes.c's init lock. Nothing
+ * is written where code_type's header is not a type object's named "code" as o lays it out. */
+void vt__py_code_watch(const vt__pyoffsets *o, const void *code_type, const void *type_type);
 /* vt__py_code_insert: a lookup's miss: the id of `code` (fingerprint fp, its digest dg, hash h, the
  * offsets o it was read with) looked up again under the lock, interned (its CODE record written) if
  * it is still not there; 0 when the table is full */
@@ -193,7 +194,8 @@ static inline int slot_matches(const code_slot *s, uint64_t code, uint64_t dg)
 /* slot_checked: slot s's fingerprint found equal in epoch ep (none: VT__EPOCH_NONE) */
 static inline void slot_checked(code_slot *s, uint64_t ep)
 {
-    if (ep != VT__EPOCH_NONE)
+    /* stored only when it changes: a line several threads' walks read stays unwritten */
+    if (ep != VT__EPOCH_NONE && atomic_load_explicit(&s->checked, memory_order_relaxed) != ep)
         atomic_store_explicit(&s->checked, ep, memory_order_relaxed);
 }
 

@@ -138,7 +138,7 @@ static int resolve_version(void)
             "recording native stacks only\n",
             g_major, g_minor, g_micro);
     if (ok) {
-        vt__py_code_watch(&g_off, g_code_type);
+        vt__py_code_watch(&g_off, g_code_type, vt__real_dlsym(RTLD_DEFAULT, "PyType_Type"));
         g_walk = walk_for();
     }
     write_pyinfo(ok);

@@ -7,6 +7,7 @@
 import ctypes
 import dis
 import gc
+import os
 import sys
 import threading
 import types
@@ -331,6 +332,19 @@ def main():
     def bench(k):
         return bench(k - 1) if k > 1 else LIB.shim_bench(20000)
     print(f"capture of a 30-deep Python stack: {bench(30 - len(expected(1))):.0f} ns", flush=True)
+
+    # the code objects' frees are counted: PyCode_Type's tp_dealloc (its type object's sixth word
+    # after the reference count: ob_type, ob_size, tp_name, tp_basicsize, tp_itemsize) now in
+    # the library under test (without it every lookup reads the code object's fingerprint)
+    class DlInfo(ctypes.Structure):
+        _fields_ = [("fname", ctypes.c_char_p), ("fbase", ctypes.c_void_p),
+                    ("sname", ctypes.c_char_p), ("saddr", ctypes.c_void_p)]
+    dealloc = ctypes.c_void_p.from_address(id(types.CodeType) + 6 * ctypes.sizeof(ctypes.c_void_p))
+    info = DlInfo()
+    libc = ctypes.CDLL(None)
+    if not libc.dladdr(ctypes.c_void_p(dealloc.value), ctypes.byref(info)) or \
+            not info.fname or os.path.realpath(info.fname.decode()) != os.path.realpath(sys.argv[1]):
+        fail(f"PyCode_Type's tp_dealloc not wrapped: it is in {info.fname}")
 
     v = (ctypes.c_uint32 * 4)()
     count = LIB.shim_pyinfo(v)
