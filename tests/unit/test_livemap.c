@@ -1,9 +1,8 @@
 /* test_livemap.c — the replay's live set (analyzer/model/facts/livemap.c): random puts, replaces,
  * finds and deletes against a plain array of the same keys, through the index's growth (a quarter
  * full at most) and its backward-shift deletions; entry numbers stay put while they live, a freed
- * entry is given out again first, and the index walk sees every live entry once; entries past
- * 2 MiB moved whole as they grow; running out of address space is said (mem_failed), never
- * silent. */
+ * entry is given out again first, and the index walk sees every live entry once; running out of
+ * address space is said (mem_failed), never silent. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -172,28 +171,6 @@ static void test_stale_hint_and_cluster(void **st)
     livemap_free(&m);
 }
 
-/* entries past 2 MiB (100k, 6.4 MB): each growth moves their pages to the new array (mremap),
- * every entry found after it as it was */
-static void test_entries_moved(void **st)
-{
-    (void)st;
-    livemap m = {0};
-    enum { NE = 100000 };
-    for (uint64_t i = 1; i <= NE; i++) {
-        int replaced;
-        livemap_entry *e = livemap_put(&m, i * 4096, 1, &replaced);
-        assert_non_null(e);
-        e->size = i * 3;
-    }
-    assert_true(m.cape * sizeof(livemap_entry) > (4u << 20));
-    for (uint64_t i = 1; i <= NE; i++) {
-        livemap_entry *e = livemap_find(&m, i * 4096, 1);
-        assert_non_null(e);
-        assert_int_equal(e->size, i * 3);
-    }
-    livemap_free(&m);
-}
-
 /* out of address space (ulimit -v) while the index or the entries grow past 2 MiB (mmap, which
  * mem.h's wrappers do not see): the put fails and mem_failed() says so, for the command to exit
  * 2 "out of memory" rather than report without the allocation (in a child: the limit stays
@@ -235,7 +212,6 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_against_array),
-        cmocka_unit_test(test_entries_moved),
         cmocka_unit_test(test_stale_hint_and_cluster),
         cmocka_unit_test(test_out_of_memory_said),
     };

@@ -81,13 +81,7 @@ int livemap_grow_entries(livemap *m)
     livemap_entry *n = big_alloc(ncap * sizeof *n, &bytes);
     if (!n)
         return -1;
-    /* the entries' pages moved to the front of the new mapping (both on 2 MiB boundaries: its
-     * 2 MiB pages move whole), not copied into fresh ones (clearing them, on this project's VM,
-     * cost more than the copy); else copied */
-    if (m->bytes_e && bytes &&
-        mremap(m->e, m->bytes_e, m->bytes_e, MREMAP_MAYMOVE | MREMAP_FIXED, n) != MAP_FAILED)
-        m->bytes_e = 0, m->e = NULL;
-    else if (m->ne)
+    if (m->ne)
         memcpy(n, m->e, m->ne * sizeof *n);
     big_free(m->e, m->bytes_e);
     m->e = n;
