@@ -11,6 +11,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#endif
 
 void *__real_malloc(size_t n);
 void *__real_calloc(size_t n, size_t size);
@@ -176,6 +179,32 @@ void mem_free(void *p)
 static void *g_heap_pad;    /* (kept: reachable, never freed) */
 static uintptr_t g_heap_lo; /* where the marked heap begins (0: no sbrk heap found) */
 
+/* glibc_heap: the malloc in use is glibc's, its chunk headers as own_mapping reads them: malloc
+ * defined in libc.so (not an allocator preloaded into the analyzer), not valgrind's (which keeps
+ * the symbol's address and gives blocks of its own), and a block over the mmap threshold
+ * (mem_heap_huge's) found with a header that says so: its own mapping, at its start. */
+static int glibc_heap(void)
+{
+    Dl_info at;
+    if (!dladdr((void *)__real_malloc, &at) || !at.dli_fname || !strstr(at.dli_fname, "/libc.so"))
+        return 0;
+#if __has_include(<valgrind/valgrind.h>)
+    if (RUNNING_ON_VALGRIND)
+        return 0;
+#endif
+    char *p = __real_malloc(HEAP_MMAP_MIN);
+    if (!p)
+        return 0;
+    size_t w[2]; /* the chunk's offset in its mapping, and its size with glibc's flag bits */
+    memcpy(w, p - sizeof w, sizeof w);
+    long page = sysconf(_SC_PAGESIZE);
+    int ok = (w[1] & 2) && w[0] == 0 && page > 0 &&
+             ((uintptr_t)(p - sizeof w) % (uintptr_t)page) == 0 &&
+             (w[1] & ~(size_t)7) >= HEAP_MMAP_MIN + sizeof w;
+    free(p);
+    return ok;
+}
+
 void mem_heap_huge(void)
 {
     mallopt(M_MMAP_THRESHOLD, (int)HEAP_MMAP_MIN);
@@ -185,9 +214,7 @@ void mem_heap_huge(void)
      * and the top's (right after it) are written: the 2 MiB ranges from lo on are untouched when
      * marked (a range touched before is given 4 KiB pages). */
     g_huge_on = 1;
-    Dl_info at_malloc;
-    g_glibc = dladdr((void *)__real_malloc, &at_malloc) && at_malloc.dli_fname &&
-              strstr(at_malloc.dli_fname, "/libc.so");
+    g_glibc = glibc_heap();
     char *p = __real_malloc(HEAP_PROBE);
     uintptr_t at = (uintptr_t)p, end = (uintptr_t)sbrk(0);
     if (!p || at >= end || end - at > HEAP_PROBE + 2 * HEAP_PAD) { /* not sbrk's heap */
