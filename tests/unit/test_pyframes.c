@@ -77,7 +77,8 @@ static void test_debug313_decodes(void **state)
     assert_int_equal(o.co_linetable, 136);
     assert_int_equal(o.co_firstlineno, 68);
     assert_int_equal(o.co_code, 200);
-    assert_int_equal(o.co_firsttraceable, VT__PYOFF_NONE);
+    /* not among the debug offsets: 16 bytes before co_code_adaptive, as in 3.11 and 3.12 */
+    assert_int_equal(o.co_firsttraceable, 200 - 16);
     assert_int_equal(o.bytes_size, 16);
     assert_int_equal(o.bytes_sval, 32);
     assert_int_equal(o.uni_state, 32);
