@@ -181,8 +181,8 @@ static uintptr_t g_heap_lo; /* where the marked heap begins (0: no sbrk heap fou
 
 /* glibc_heap: the malloc in use is glibc's, its chunk headers as own_mapping reads them: malloc
  * defined in libc.so (not an allocator preloaded into the analyzer), not valgrind's (which keeps
- * the symbol's address and gives blocks of its own), and a block over the mmap threshold
- * (mem_heap_huge's) found with a header that says so: its own mapping, at its start. */
+ * the symbol's address and gives blocks of its own), and a block larger than the heap's top
+ * holds found with a header that says so: its own mapping, at its start. */
 static int glibc_heap(void)
 {
     Dl_info at;
@@ -192,7 +192,7 @@ static int glibc_heap(void)
     if (RUNNING_ON_VALGRIND)
         return 0;
 #endif
-    char *p = __real_malloc(HEAP_MMAP_MIN);
+    char *p = __real_malloc(HEAP_GROWN); /* more than the heap's top holds: mmap'd, untouched */
     if (!p)
         return 0;
     size_t w[2]; /* the chunk's offset in its mapping, and its size with glibc's flag bits */
@@ -200,7 +200,7 @@ static int glibc_heap(void)
     long page = sysconf(_SC_PAGESIZE);
     int ok = (w[1] & 2) && w[0] == 0 && page > 0 &&
              ((uintptr_t)(p - sizeof w) % (uintptr_t)page) == 0 &&
-             (w[1] & ~(size_t)7) >= HEAP_MMAP_MIN + sizeof w;
+             (w[1] & ~(size_t)7) >= HEAP_GROWN + sizeof w;
     free(p);
     return ok;
 }
