@@ -82,15 +82,24 @@ void *__wrap_calloc(size_t n, size_t size)
  * allocator preloaded into the analyzer, whose blocks have no such header before them */
 static int g_glibc;
 
-/* own_mapping: glibc gave block p a mapping of its own (its chunk's IS_MMAPPED bit, in the size
- * word before it: glibc's layout since 2.0); 0 under any other malloc */
+/* glibc's chunk header, the two words before a block (its layout since 2.0): for a block of its
+ * own mapping, its offset in that mapping, then its size with the flag bits (IS_MMAPPED) */
+#define CHUNK_IS_MMAPPED ((size_t)2)
+#define CHUNK_FLAGS ((size_t)7)
+typedef struct chunk_head {
+    size_t offset, size_flags;
+} chunk_head;
+static chunk_head chunk_of(const void *p)
+{
+    chunk_head h;
+    memcpy(&h, (const char *)p - sizeof h, sizeof h);
+    return h;
+}
+
+/* own_mapping: glibc gave block p a mapping of its own; 0 under any other malloc */
 static int own_mapping(const void *p)
 {
-    if (!g_glibc)
-        return 0;
-    size_t head;
-    memcpy(&head, (const char *)p - sizeof head, sizeof head);
-    return (head & 2) != 0;
+    return g_glibc && (chunk_of(p).size_flags & CHUNK_IS_MMAPPED);
 }
 
 /* mark_mapping: the whole mapping of block p (own_mapping) marked for 2 MiB pages, its first page
@@ -98,9 +107,9 @@ static int own_mapping(const void *p)
  * mremap cannot move as one (glibc's realloc then copies it) */
 static void mark_mapping(const void *p)
 {
-    size_t w[2]; /* the chunk's offset in its mapping, and its size with glibc's flag bits */
-    memcpy(w, (const char *)p - sizeof w, sizeof w);
-    madvise((char *)p - sizeof w - w[0], (w[1] & ~(size_t)7) + w[0], MADV_HUGEPAGE);
+    chunk_head h = chunk_of(p);
+    madvise((char *)p - sizeof h - h.offset, (h.size_flags & ~CHUNK_FLAGS) + h.offset,
+            MADV_HUGEPAGE);
 }
 
 void *__wrap_realloc(void *p, size_t n)
@@ -195,12 +204,11 @@ static int glibc_heap(void)
     char *p = __real_malloc(HEAP_GROWN); /* more than the heap's top holds: mmap'd, untouched */
     if (!p)
         return 0;
-    size_t w[2]; /* the chunk's offset in its mapping, and its size with glibc's flag bits */
-    memcpy(w, p - sizeof w, sizeof w);
+    chunk_head h = chunk_of(p);
     long page = sysconf(_SC_PAGESIZE);
-    int ok = (w[1] & 2) && w[0] == 0 && page > 0 &&
-             ((uintptr_t)(p - sizeof w) % (uintptr_t)page) == 0 &&
-             (w[1] & ~(size_t)7) >= HEAP_GROWN + sizeof w;
+    int ok = (h.size_flags & CHUNK_IS_MMAPPED) && h.offset == 0 && page > 0 &&
+             ((uintptr_t)(p - sizeof h) % (uintptr_t)page) == 0 &&
+             (h.size_flags & ~CHUNK_FLAGS) >= HEAP_GROWN + sizeof h;
     free(p);
     return ok;
 }
