@@ -15,13 +15,23 @@ export BUILD ROOT
 export VT="$BUILD/vramtrace" VT_PRELOAD="$BUILD/libvramtrace.so" FAKE="$BUILD/fakecuda"
 TEST_TIMEOUT=${TEST_TIMEOUT:-600}
 pass=0 hyg=0 hygnames="" fail=0 skip=0 failed=""
+# Each test gets a TMPDIR of its own, removed after it: a unit binary that leaves a file there
+# fails (its temporary traces are its own to remove), and what an integration script's runs
+# leave behind in TMPDIR (a killed run's list of traces) goes with its folder.
 for t in "$@"; do
     name=$(basename "$t")
-    if out=$(timeout "$TEST_TIMEOUT" "$t" 2>&1); then
-        pass=$((pass + 1)); echo "PASS $name"
+    tmp=$(mktemp -d "${TMPDIR:-/tmp}/vt-unit.XXXXXX")
+    if out=$(TMPDIR="$tmp" timeout "$TEST_TIMEOUT" "$t" 2>&1); then
+        if [ -n "$(ls -A "$tmp")" ]; then
+            fail=$((fail + 1)); failed="$failed $name"
+            echo "FAIL $name: left files in its TMPDIR: $(ls -A "$tmp" | head -n 5 | tr '\n' ' ')"
+        else
+            pass=$((pass + 1)); echo "PASS $name"
+        fi
     else
         fail=$((fail + 1)); failed="$failed $name"; echo "FAIL $name"; printf '%s\n' "$out" | tail -n 40
     fi
+    rm -rf "$tmp"
 done
 if [ "${UNIT_ONLY:-0}" != 1 ]; then
     for t in "$ROOT"/tests/integration/*.sh; do
@@ -33,7 +43,9 @@ if [ "${UNIT_ONLY:-0}" != 1 ]; then
         kind=behaviour
         head -n 12 "$t" | grep -q '^# kind: hygiene' && kind=hygiene
         work=$(mktemp -d "${TMPDIR:-/tmp}/vt-test.XXXXXX")
-        out=$(cd "$work" && TESTDIR="$work" timeout "$TEST_TIMEOUT" sh "$t" 2>&1); rc=$?
+        tmp=$(mktemp -d "${TMPDIR:-/tmp}/vt-test-tmp.XXXXXX")
+        out=$(cd "$work" && TESTDIR="$work" TMPDIR="$tmp" timeout "$TEST_TIMEOUT" sh "$t" 2>&1); rc=$?
+        rm -rf "$tmp"
         case $rc in
         0)
             if [ $kind = hygiene ]; then

@@ -54,12 +54,12 @@ static void test_huge_sites(void **state)
     w_alloc(&w, VT_API_cudaMalloc, 0, 20, 0, 0x200000000000ull, 1ull << 61, 0);
     w_alloc(&w, VT_API_cudaMalloc, 0, 30, 0, 0x300000000000ull, 1ull << 61, 0);
     w_trailer(&w, 3);
-    char big[64];
+    char big[4096];
     snprintf(big, sizeof big, "%s", save(&w));
     wbuf e = {0};
     w_header(&e, 1, 2);
     w_trailer(&e, 0);
-    char empty[64];
+    char empty[4096];
     snprintf(empty, sizeof empty, "%s", save(&e));
     int rc;
     char *t = write_diff(big, empty, 1, &rc);

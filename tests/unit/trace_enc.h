@@ -90,7 +90,16 @@ static inline void w_trailer(wbuf *w, uint64_t nev)
     w_rec(w, VT_REC_TRAILER, 0);
 }
 
-static char g_path[64];
+static char g_path[4096];
+/* every file save() made, removed when the test binary exits */
+static char g_saved[64][4096];
+static int g_n_saved;
+
+static void saved_remove(void)
+{
+    for (int i = 0; i < g_n_saved; i++)
+        unlink(g_saved[i]);
+}
 
 /* save_to: writes w to path. */
 static inline void save_to(const wbuf *w, const char *path)
@@ -101,12 +110,18 @@ static inline void save_to(const wbuf *w, const char *path)
     fclose(f);
 }
 
-/* save: writes w to a fresh temp file (g_path) and returns its path. */
+/* save: writes w to a fresh temp file (g_path, in TMPDIR) and returns its path; the file is
+ * removed at exit. */
 static inline const char *save(const wbuf *w)
 {
-    strcpy(g_path, "/tmp/vt-unit-trace.XXXXXX");
+    const char *tmp = getenv("TMPDIR");
+    snprintf(g_path, sizeof g_path, "%s/vt-unit-trace.XXXXXX", tmp && *tmp ? tmp : "/tmp");
     int fd = mkstemp(g_path);
     assert_true(fd >= 0);
+    if (g_n_saved == 0)
+        atexit(saved_remove);
+    if (g_n_saved < (int)(sizeof g_saved / sizeof g_saved[0]))
+        strcpy(g_saved[g_n_saved++], g_path);
     assert_true(write(fd, w->p, w->n) == (ssize_t)w->n);
     close(fd);
     return g_path;
