@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "hashseed.h"
 #include "mem.h"
 #include "notes.h"
 #include "vramtrace/trace_format.h"
@@ -63,6 +64,7 @@ static int finish(const char *cmd, int rc)
 int main(int argc, char **argv)
 {
     mem_heap_huge();
+    hashseed_init(); /* before any table is made */
     cJSON_Hooks hooks = {mem_malloc, mem_free};
     cJSON_InitHooks(&hooks);
     cli p;

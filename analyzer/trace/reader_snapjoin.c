@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hashseed.h"
 #include "reader.h"
 
 #define SP_TORCH_SEG 100 /* torchSegmentAlloc .. torchSegmentFree */
@@ -27,8 +28,7 @@ struct snapjoin {
 
 static uint64_t mix(uint64_t addr, unsigned space)
 {
-    uint64_t h = (addr ^ ((uint64_t)space << 56)) * 0x9e3779b97f4a7c15ull;
-    return h ^ (h >> 29);
+    return hashseed_mix(addr ^ ((uint64_t)space << 56));
 }
 
 static jent *find(snapjoin *j, uint64_t addr, unsigned space)
@@ -195,6 +195,17 @@ static size_t free_of(const jent *e, uint64_t tt, uint8_t *out)
     return VT_FREE_REC_SIZE;
 }
 
+/* cmp_age: handed-out allocations by time, then key */
+static int cmp_age(const void *a, const void *b)
+{
+    const jent *x = *(const jent *const *)a, *y = *(const jent *const *)b;
+    if (x->tt != y->tt)
+        return x->tt < y->tt ? -1 : 1;
+    if (x->space != y->space)
+        return x->space < y->space ? -1 : 1;
+    return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
 int snapjoin_merge(snapjoin *j, const uint8_t *snap, size_t len, uint8_t **out, size_t *out_len)
 {
     size_t head = 8 + sizeof(vt_rec_snapshot);
@@ -240,12 +251,25 @@ int snapjoin_merge(snapjoin *j, const uint8_t *snap, size_t len, uint8_t **out, 
         free(o);
         return -1;
     }
-    for (size_t i = 0; i < j->cap; i++) /* what was alive and is not in the snapshot ends */
-        if (j->tab[i].used && !j->tab[i].mark) {
-            size_t k = free_of(&j->tab[i], s.tt, frees + nf);
-            nf += k;
-            records += k > 0;
-        }
+    /* what was alive and is not in the snapshot ends: oldest first (the table's order is the
+     * hash seed's, which differs from run to run) */
+    const jent **ends = malloc((j->n ? j->n : 1) * sizeof *ends);
+    if (!ends) {
+        free(frees);
+        free(o);
+        return -1;
+    }
+    size_t nends = 0;
+    for (size_t i = 0; i < j->cap; i++)
+        if (j->tab[i].used && !j->tab[i].mark)
+            ends[nends++] = &j->tab[i];
+    qsort(ends, nends, sizeof *ends, cmp_age);
+    for (size_t i = 0; i < nends; i++) {
+        size_t k = free_of(ends[i], s.tt, frees + nf);
+        nf += k;
+        records += k > 0;
+    }
+    free(ends);
     memmove(o + head + nf, o + head, nalloc); /* frees first: an address may be reused */
     memcpy(o + head, frees, nf);
     free(frees);

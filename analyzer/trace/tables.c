@@ -3,6 +3,8 @@
  * open-addressing hash maps keyed by ids / addresses. Frames are resolved in tables_resolve.c. */
 #include "tables_impl.h"
 
+#include "hashseed.h"
+
 #include "pylines.h"
 
 #include <stdio.h>
@@ -53,10 +55,7 @@ void *tables_arena_alloc(arena_block **head, size_t n)
 
 static size_t map_hash(uint64_t k)
 {
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdull;
-    k ^= k >> 33;
-    return (size_t)k;
+    return (size_t)hashseed_mix(k);
 }
 
 void *tables_map_get(const map *m, uint64_t key)
@@ -148,6 +147,7 @@ void tables_free(tables *t)
         map_free(maps[i]);
     free(t->thread_list.v);
     free(t->device_list.v);
+    free(t->code_list.v);
     free(t->file_list.v);
     symbolize_free(t->sym);
     for (arena_block *b = t->arena, *nx; b; b = nx) {
@@ -285,7 +285,8 @@ static int add_code(tables *t, const reader_code *r)
     e->first_line = r->first_line;
     e->linetable = (const uint8_t *)lt.s;
     e->linetable_len = lt.len;
-    return tables_map_put(&t->codes, e->code_id, e);
+    return tables_map_put(&t->codes, e->code_id, e) < 0 || plist_push(&t->code_list, e) < 0 ? -1
+                                                                                            : 0;
 }
 
 static int add_symbol(tables *t, const reader_symbol *r)

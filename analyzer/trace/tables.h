@@ -163,11 +163,11 @@ int tables_code_named(const tables *t, const char *file, const char *const *qual
 const char *tables_env(const tables *t, const char *name);
 /* tables_code_find: 1 when a code object's file contains file_part (NULL: any) and its qualname
  * is qualname (NULL: any) or ends with qual_suffix (NULL: no such test); the first match's
- * qualname into first (NULL: not wanted). */
+ * qualname (in tables_code_next's order) into first (NULL: not wanted). */
 int tables_code_find(const tables *t, const char *file_part, const char *qualname,
                      const char *qual_suffix, char *first, size_t len);
-/* tables_code_next: the code objects of t one after another, in no particular order: start
- * with *pos = 0; NULL when there are no more. */
+/* tables_code_next: the code objects of t one after another, in the order the trace defines
+ * them (the first seen on a stack first): start with *pos = 0; NULL when there are no more. */
 const tables_code *tables_code_next(const tables *t, size_t *pos);
 
 /* tables_role_name: "other", "main", "autograd", "worker" ("other" for unknown values). */

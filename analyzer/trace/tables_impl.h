@@ -44,6 +44,7 @@ struct tables {
     int files_apart; /* a code object's file is not in code_files (two files with one key) */
     map lines; /* code id -> its line table decoded (pylines_table), the first time it is read */
     plist thread_list, device_list, file_list;
+    plist code_list; /* the code objects in the trace's order (the map's is the hash seed's) */
     tables_process *process;
     tables_config *config;
     vt_rec_pyinfo *pyinfo;

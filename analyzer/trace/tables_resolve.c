@@ -418,13 +418,7 @@ int tables_code_named(const tables *t, const char *file, const char *const *qual
 
 const tables_code *tables_code_next(const tables *t, size_t *pos)
 {
-    const map *m = &t->codes;
-    while (*pos < m->cap) {
-        const tables_code *c = m->vals[(*pos)++];
-        if (c)
-            return c;
-    }
-    return NULL;
+    return *pos < t->code_list.n ? t->code_list.v[(*pos)++] : NULL;
 }
 
 int tables_code_find(const tables *t, const char *file_part, const char *qualname,

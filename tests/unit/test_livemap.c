@@ -1,8 +1,9 @@
 /* test_livemap.c — the replay's live set (analyzer/model/facts/livemap.c): random puts, replaces,
  * finds and deletes against a plain array of the same keys, through the index's growth (a quarter
  * full at most) and its backward-shift deletions; entry numbers stay put while they live, a freed
- * entry is given out again first, and the index walk sees every live entry once; running out of
- * address space is said (mem_failed), never silent. */
+ * entry is given out again first, and the walk over entries sees every live entry once; running
+ * out of address space is said (mem_failed), never silent; addresses chosen to collide under an
+ * unseeded hash do not under the seed (hashseed.h). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "hashseed.h"
 #include "livemap.h"
 #include "mem.h"
 
@@ -68,11 +70,12 @@ static void check_all(livemap *m, const ref *r)
     }
     assert_int_equal(m->n, live);
     uint64_t walked = 0;
-    for (uint64_t i = 0; i < m->cap; i++) {
-        livemap_entry *e = livemap_slot_entry(m, i);
+    for (uint64_t i = 0; i < m->ne; i++) {
+        livemap_entry *e = livemap_live_entry(m, i);
         if (e) {
             walked++;
-            assert_true(e->addr != 0);
+            assert_non_null(livemap_find(m, e->addr, e->space)); /* live, and itself */
+            assert_ptr_equal(livemap_find(m, e->addr, e->space), e);
         }
     }
     assert_int_equal(walked, live);
@@ -208,12 +211,89 @@ static void test_out_of_memory_said(void **st)
     assert_int_equal(WEXITSTATUS(status), 0);
 }
 
+/* unmix: the inverse of hashseed_mix under seed 0 (each step of splitmix64's finalizer undone):
+ * what a hostile trace would compute to make its addresses collide */
+static uint64_t unshift(uint64_t h, int s)
+{
+    uint64_t x = h;
+    for (int i = 0; i < 64 / s + 1; i++)
+        x = h ^ (x >> s);
+    return x;
+}
+static uint64_t inverse(uint64_t a) /* a odd: a * inverse(a) == 1 mod 2^64 (Newton) */
+{
+    uint64_t x = a;
+    for (int i = 0; i < 6; i++)
+        x *= 2 - a * x;
+    return x;
+}
+static uint64_t unmix(uint64_t h)
+{
+    h = unshift(h, 31);
+    h *= inverse(0x94d049bb133111ebull);
+    h = unshift(h, 27);
+    h *= inverse(0xbf58476d1ce4e5b9ull);
+    return unshift(h, 30);
+}
+
+/* the longest distance of a live key from its home slot */
+static uint64_t longest_probe(const livemap *m)
+{
+    uint64_t worst = 0, mask = m->cap - 1;
+    for (uint64_t j = 0; j < m->cap; j++)
+        if (m->slot[j].addr && ((j - (m->slot[j].hash & mask)) & mask) > worst)
+            worst = (j - (m->slot[j].hash & mask)) & mask;
+    return worst;
+}
+
+/* COLLIDE addresses whose unseeded hashes share their low 40 bits: unseeded, every one has the
+ * same home slot (each put walks past all before it); under the seed drawn by hashseed_init
+ * they spread as any addresses do. The seed from VRAMTRACE_HASH_SEED is taken as given. */
+enum { COLLIDE = 4000 };
+static void fill_collide(livemap *m)
+{
+    for (uint64_t k = 1; k <= COLLIDE; k++) {
+        int replaced;
+        uint64_t a = unmix(k << 40) ^ (1ull << 58);
+        assert_non_null(livemap_put(m, a, 1, &replaced));
+        assert_int_equal(replaced, 0);
+    }
+}
+static void test_collisions_seeded(void **st)
+{
+    (void)st;
+    uint64_t keep = hashseed_value;
+    hashseed_value = 0; /* unseeded: the crafted addresses do collide (the test's own check) */
+    livemap m = {0};
+    fill_collide(&m);
+    assert_true(longest_probe(&m) >= COLLIDE - 1);
+    livemap_free(&m);
+    unsetenv("VRAMTRACE_HASH_SEED");
+    hashseed_init();
+    livemap s = {0};
+    fill_collide(&s);
+    assert_true(longest_probe(&s) < 64);
+    for (uint64_t k = 1; k <= COLLIDE; k += 97) /* and found again */
+        assert_non_null(livemap_find(&s, unmix(k << 40) ^ (1ull << 58), 1));
+    livemap_free(&s);
+    setenv("VRAMTRACE_HASH_SEED", "0x5eed", 1);
+    hashseed_init();
+    assert_int_equal(hashseed_value, 0x5eed);
+    setenv("VRAMTRACE_HASH_SEED", "7x", 1); /* not a number: drawn */
+    hashseed_value = 0x5eed;
+    hashseed_init();
+    assert_true(hashseed_value != 0x5eed);
+    unsetenv("VRAMTRACE_HASH_SEED");
+    hashseed_value = keep;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_against_array),
         cmocka_unit_test(test_stale_hint_and_cluster),
         cmocka_unit_test(test_out_of_memory_said),
+        cmocka_unit_test(test_collisions_seeded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,12 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hashseed.h"
 #include "infer_pass.h"
 
 /* live_slot: addr's slot in at_addr: where it is, else the empty one its probe ends at */
 static size_t live_slot(const vt__pass *p, uint64_t addr)
 {
-    size_t j = (size_t)((addr * 0x9e3779b97f4a7c15ull) >> 32) & (p->at_cap - 1);
+    size_t j = (size_t)hashseed_mix(addr) & (p->at_cap - 1);
     while (p->at_addr[j] && p->at_addr[j] != addr)
         j = (j + 1) & (p->at_cap - 1);
     return j;

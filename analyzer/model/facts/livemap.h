@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hashseed.h"
+
 /* LIVEMAP_FILL: at most 1 / LIVEMAP_FILL of the index's slots in use (the index doubles first) */
 #define LIVEMAP_FILL 4
 
@@ -44,13 +46,11 @@ typedef struct livemap {
     size_t bytes_slot, bytes_e;
 } livemap;
 
-/* livemap_mix: splitmix64's finalizer: every address bit reaches the low bits the table uses. */
+/* livemap_mix: the seeded mix of (addr, space) (hashseed.h): every address bit reaches the low
+ * bits the table uses, and addresses cannot be chosen to collide. */
 static inline uint64_t livemap_mix(uint64_t addr, unsigned space)
 {
-    uint64_t h = addr ^ ((uint64_t)space << 58);
-    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
-    h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
-    return h ^ (h >> 31);
+    return hashseed_mix(addr ^ ((uint64_t)space << 58));
 }
 
 /* livemap_slot_of: the index slot of (addr, space) whose hash is h (livemap_mix), or m->cap when
@@ -168,11 +168,12 @@ static inline livemap_entry *livemap_at(livemap *m, uint32_t number)
 {
     return &m->e[number];
 }
-/* livemap_slot_entry: the entry of index slot i (i < m->cap), NULL when the slot is empty. Walk
- * the live set this way: its order is the index's (what the snapshots list first). */
-static inline livemap_entry *livemap_slot_entry(livemap *m, uint64_t i)
+/* livemap_live_entry: entry k (k < m->ne) when it is live, else NULL. Walk the live set this
+ * way, k from 0 to m->ne: the entries' order follows the trace's events alone (the index's
+ * follows the hash seed, which differs from run to run: hashseed.h). */
+static inline livemap_entry *livemap_live_entry(livemap *m, uint64_t k)
 {
-    return m->slot[i].addr ? &m->e[m->slot[i].where >> 4] : NULL;
+    return m->e[k].addr ? &m->e[k] : NULL;
 }
 /* livemap_prefetch: the index slot of (addr, space) on its way to the cache (a read ahead). */
 void livemap_prefetch(const livemap *m, uint64_t addr, unsigned space);

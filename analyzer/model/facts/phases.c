@@ -3,6 +3,8 @@
 #include "phases.h"
 #include "phases_bits.h"
 
+#include "hashseed.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -357,7 +359,7 @@ uint32_t phases_acc_code(phases_acc *a, const tables *t, uint64_t raw, phases_me
 
 static size_t ip_slot(uint64_t ip, size_t cap)
 {
-    return (size_t)((ip * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+    return (size_t)hashseed_mix(ip) & (cap - 1); /* (ips are the trace's: seeded) */
 }
 
 /* acc_native: the native frame at ip, when m kept its bits and they hold with nsyms symbols in the

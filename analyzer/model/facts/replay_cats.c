@@ -434,8 +434,8 @@ void replay_cats_end(state *s)
     replay_result *r = s->r;
     if (s->classify_on) {
         /* what is alive at the end, classified as such, in the live set's order (flame's totals) */
-        for (uint64_t i = 0; i < s->live.cap; i++) {
-            livemap_entry *e = livemap_slot_entry(&s->live, i);
+        for (uint64_t i = 0; i < s->live.ne; i++) {
+            livemap_entry *e = livemap_live_entry(&s->live, i);
             if (!e || e->code)
                 continue;
             live_item it = replay_item(e);

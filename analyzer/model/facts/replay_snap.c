@@ -88,8 +88,8 @@ void replay_snap_oom(state *s)
     free(snap->items);
     snap->items = calloc(m->n ? m->n : 1, sizeof *snap->items);
     snap->n = 0;
-    for (uint64_t i = 0; i < m->cap; i++) {
-        livemap_entry *e = livemap_slot_entry(m, i);
+    for (uint64_t i = 0; i < m->ne; i++) {
+        livemap_entry *e = livemap_live_entry(m, i);
         if (!e)
             continue;
         e->snap_oom = 0;
@@ -233,8 +233,8 @@ static void finish_tensors(state *s, replay_snapshot *snap, int x)
     snap->items = held_items(s, x, s->live.n, &snap->n);
     if (!snap->items)
         return;
-    for (uint64_t i = 0; i < s->live.cap; i++) {
-        livemap_entry *e = livemap_slot_entry(&s->live, i);
+    for (uint64_t i = 0; i < s->live.ne; i++) {
+        livemap_entry *e = livemap_live_entry(&s->live, i);
         if (e && (e->level == L_TENSOR || e->level == L_INNER) && e->alloc_event <= snap->event)
             snap->items[snap->n++] = replay_item(e);
     }
@@ -249,8 +249,8 @@ void replay_snap_finish_peak(state *s)
     snap->items = held_items_last(s, KEPT_PEAK, s->live.n, &snap->n);
     if (!snap->items || !r->at_peak.event)
         return;
-    for (uint64_t i = 0; i < s->live.cap; i++) {
-        livemap_entry *e = livemap_slot_entry(&s->live, i);
+    for (uint64_t i = 0; i < s->live.ne; i++) {
+        livemap_entry *e = livemap_live_entry(&s->live, i);
         if (e && e->level != L_NONE && e->alloc_event <= r->at_peak.event)
             snap->items[snap->n++] = replay_item(e);
     }

@@ -1,0 +1,30 @@
+/* hashseed.h — the seed of the analyzer's hash tables keyed by what a trace names (addresses,
+ * sizes, instruction pointers). A trace file is input from anyone: with a fixed hash function,
+ * addresses chosen to collide make every lookup walk one long probe (a crafted 100k-event trace
+ * took 25 times as long, the time growing with the square of the live set). A seed drawn per
+ * process makes such addresses unknowable; what the analyzer prints never depends on a table's
+ * order (tests/integration/hash_seed.sh holds every output equal under two seeds). */
+#ifndef VT_ANALYZER_HASHSEED_H
+#define VT_ANALYZER_HASHSEED_H
+
+#include <stdint.h>
+
+/* the seed: 0 until hashseed_init (unit tests and fuzz targets run unseeded) */
+extern uint64_t hashseed_value;
+
+/* hashseed_init: draws the seed (getrandom), or takes VRAMTRACE_HASH_SEED (a number, decimal
+ * or 0x hex: tests that compare outputs under chosen seeds; anything else is said on stderr and
+ * a seed drawn). Once, before any table is made. */
+void hashseed_init(void);
+
+/* hashseed_mix: splitmix64's finalizer of x under the seed: every bit of x and of the seed
+ * reaches the low bits a table uses. */
+static inline uint64_t hashseed_mix(uint64_t x)
+{
+    uint64_t h = x ^ hashseed_value;
+    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+    h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+    return h ^ (h >> 31);
+}
+
+#endif
