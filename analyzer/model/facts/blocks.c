@@ -101,21 +101,25 @@ void blocks_init(blocks *b, const blocks_rules *rules)
 void blocks_free_all(blocks *b)
 {
     for (size_t i = 0; i < b->nsegs; i++)
-        free(b->segs[i].blk);
-    free(b->segs);
+        free(b->seg[b->at[i].id]);
+    free(b->seg);
+    free(b->at);
     free(b->loose);
-    free(b->pos);
     free(b->free_ids);
     free(b->near);
     memset(b, 0, sizeof *b);
 }
 
-/* near_at: the index of the segment addr's hint names, or SIZE_MAX (none, or no longer one) */
+/* seg_by_id: the segment of id k, NULL when none has it now (any k) */
+static inline blocks_segment *seg_by_id(const blocks *b, size_t k)
+{
+    return k < b->nids ? b->seg[k] : NULL;
+}
+
+/* near_at: the id of the segment addr's hint names, or SIZE_MAX (none) */
 static inline size_t near_at(const blocks *b, uint64_t addr)
 {
-    uint32_t id = b->nearcap ? *blocks_near_slot(b, addr) : UINT32_MAX;
-    size_t k = id < b->npos ? b->pos[id] : SIZE_MAX;
-    return k < b->nsegs ? k : SIZE_MAX;
+    return b->nearcap ? (size_t)*blocks_near_slot(b, addr) - 1 : SIZE_MAX;
 }
 
 /* upper: the index of the first of a[0..n) starting above x (sorted). Without a branch on the
@@ -134,13 +138,13 @@ static size_t upper(const blocks_block *a, size_t n, uint64_t x)
     return (size_t)(base - a) + (base->start <= x);
 }
 
-/* seg_upper: the index of the first segment starting above addr. */
+/* seg_upper: the place of the first segment starting above addr. */
 static size_t seg_upper(const blocks *b, uint64_t addr)
 {
     size_t lo = 0, hi = b->nsegs;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (b->segs[mid].addr <= addr)
+        if (b->at[mid].addr <= addr)
             lo = mid + 1;
         else
             hi = mid;
@@ -149,30 +153,31 @@ static size_t seg_upper(const blocks *b, uint64_t addr)
 }
 
 /* seg_find: seg_of's answer past the last one found: the one found last in addr's 2 MiB, by its
- * id (inserts and deletes of segments move it in segs, its id stays; segments are apart: a hit
- * is the one), else a search. */
+ * id (segments are apart: a hit is the one), else a search. */
 static __attribute__((noinline)) blocks_segment *seg_find(blocks *b, uint64_t addr)
 {
     size_t k = near_at(b, addr);
-    if (k != SIZE_MAX && addr - b->segs[k].addr < b->segs[k].size)
-        return &b->segs[b->last_seg = k];
+    blocks_segment *s = seg_by_id(b, k);
+    if (s && addr - s->addr < s->size)
+        return b->last = k, s;
     size_t i = seg_upper(b, addr);
     b->searches++;
-    if (!i || addr - b->segs[i - 1].addr >= b->segs[i - 1].size)
+    s = i ? b->seg[b->at[i - 1].id] : NULL;
+    if (!s || addr - s->addr >= s->size)
         return NULL;
-    b->last_seg = i - 1;
+    b->last = s->id;
     if (b->nearcap)
-        *blocks_near_slot(b, addr) = b->segs[i - 1].id;
-    return &b->segs[i - 1];
+        *blocks_near_slot(b, addr) = s->id + 1;
+    return s;
 }
 
 /* seg_of: the segment holding addr, or NULL (the last one found first, inline: a step's tensors
  * keep to a few segments). */
 static inline blocks_segment *seg_of(blocks *b, uint64_t addr)
 {
-    size_t l = b->last_seg;
-    if (l < b->nsegs && addr - b->segs[l].addr < b->segs[l].size)
-        return &b->segs[l];
+    blocks_segment *s = seg_by_id(b, b->last);
+    if (s && addr - s->addr < s->size)
+        return s;
     return seg_find(b, addr);
 }
 
@@ -193,49 +198,86 @@ static int grow(void **arr, size_t *cap, size_t n, size_t elem, size_t first)
     return 0;
 }
 
-static int blk_reserve(blocks_segment *s, size_t n)
+/* BLK_FIRST: a new segment's room for blocks */
+#define BLK_FIRST 8u
+
+/* blk_reserve: segment *sp has room for n blocks (it may move: *sp and its id's pointer follow);
+ * -1 when out of memory (blk_grow: past its room, out of line) */
+static __attribute__((noinline)) int blk_grow(blocks *b, blocks_segment **sp, size_t n)
 {
-    return grow((void **)&s->blk, &s->cap, n, sizeof *s->blk, 8);
+    blocks_segment *s = *sp;
+    size_t c = s->cap ? s->cap : BLK_FIRST;
+    while (c < n)
+        c *= 2;
+    if (c > UINT32_MAX)
+        return -1;
+    s = realloc(s, sizeof *s + c * sizeof *s->blk);
+    if (!s)
+        return -1;
+    s->cap = (uint32_t)c;
+    *sp = b->seg[s->id] = s;
+    return 0;
+}
+static inline int blk_reserve(blocks *b, blocks_segment **sp, size_t n)
+{
+    return n <= (*sp)->cap ? 0 : blk_grow(b, sp, n);
 }
 
 static int segs_reserve(blocks *b, size_t n)
 {
-    return grow((void **)&b->segs, &b->capsegs, n, sizeof *b->segs, 64);
+    return grow((void **)&b->at, &b->capsegs, n, sizeof *b->at, 64);
 }
 
-/* renumber: the segments from index `from` on moved: where each is now */
-static void renumber(blocks *b, size_t from)
+/* new_seg: a segment of [addr, addr + size) with room for cap blocks, under a new id (a deleted
+ * one's first), in no place yet; NULL out of memory */
+static blocks_segment *new_seg(blocks *b, uint64_t addr, uint64_t size, size_t cap)
 {
-    for (size_t k = from; k < b->nsegs; k++)
-        b->pos[b->segs[k].id] = (uint32_t)k;
-}
-
-/* new_id: an id for a new segment (a deleted one's first); -1 out of memory */
-static int new_id(blocks *b, uint32_t *id)
-{
+    blocks_segment *s = malloc(sizeof *s + cap * sizeof *s->blk);
+    if (!s)
+        return NULL;
+    uint32_t id;
     if (b->nfree_ids) {
-        *id = b->free_ids[--b->nfree_ids];
-        return 0;
+        id = b->free_ids[--b->nfree_ids];
+    } else if (b->nids >= UINT32_MAX - 1 ||
+               grow((void **)&b->seg, &b->capids, b->nids + 1, sizeof *b->seg, 64)) {
+        free(s);
+        return NULL;
+    } else {
+        id = (uint32_t)b->nids++;
     }
-    if (b->npos >= UINT32_MAX - 1 ||
-        grow((void **)&b->pos, &b->cappos, b->npos + 1, sizeof *b->pos, 64))
-        return -1;
-    b->pos[b->npos] = UINT32_MAX;
-    *id = (uint32_t)b->npos++;
-    return 0;
+    *s = (blocks_segment){addr, size, 0, (uint32_t)cap, id, 0};
+    return b->seg[id] = s;
 }
 
-/* drop_id: a segment is deleted: its id names none (given out again; kept unused when the list
- * of free ids cannot grow) */
-static void drop_id(blocks *b, uint32_t id)
+/* drop_seg: segment s is deleted (out of every place first): its id names none (given out again;
+ * kept unused when the list of free ids cannot grow) */
+static void drop_seg(blocks *b, blocks_segment *s)
 {
-    b->pos[id] = UINT32_MAX;
+    uint32_t id = s->id;
+    b->seg[id] = NULL;
+    free(s);
     if (!grow((void **)&b->free_ids, &b->capfree_ids, b->nfree_ids + 1, sizeof *b->free_ids, 64))
         b->free_ids[b->nfree_ids++] = id;
 }
 
+/* place_insert / place_remove: segment s takes place i of the order (room made by segs_reserve),
+ * the one at place i leaves it; the ones after move */
+static void place_insert(blocks *b, size_t i, const blocks_segment *s)
+{
+    memmove(&b->at[i + 1], &b->at[i], (b->nsegs - i) * sizeof *b->at);
+    b->at[i] = (blocks_place){s->addr, s->id};
+    b->nsegs++;
+}
+
+static void place_remove(blocks *b, size_t i)
+{
+    memmove(&b->at[i], &b->at[i + 1], (b->nsegs - i - 1) * sizeof *b->at);
+    b->nsegs--;
+}
+
 /* near_fit: the hints sized to the segments (a new table starts empty: every hint is checked
- * before use, a lost one is found again); out of memory, the old one stays (mem.h has it) */
+ * before use, a lost one is found again; zeroed by calloc: no id); out of memory, the old one
+ * stays (mem.h has it) */
 static void near_fit(blocks *b)
 {
     uint64_t want = blocks_many_segs(b) ? (uint64_t)b->nsegs * BLOCKS_NEAR_PER_SEG : 0;
@@ -244,10 +286,9 @@ static void near_fit(blocks *b)
     uint32_t cap = b->nearcap ? b->nearcap : BLOCKS_NEAR_MIN;
     while (cap < want && cap < BLOCKS_NEAR_MAX)
         cap *= 2;
-    uint32_t *n = malloc((size_t)cap * sizeof *n);
+    uint32_t *n = calloc(cap, sizeof *n);
     if (!n)
         return;
-    memset(n, 0xff, (size_t)cap * sizeof *n); /* no id */
     free(b->near);
     b->near = n;
     b->nearcap = cap;
@@ -358,72 +399,58 @@ void blocks_segment_del(blocks *b, uint64_t addr, uint64_t size)
     uint64_t end = addr + size < addr ? UINT64_MAX : addr + size;
     /* segments are sorted and apart: the first that can overlap holds addr or starts after it */
     size_t i = seg_upper(b, addr);
-    if (i && b->segs[i - 1].addr + b->segs[i - 1].size > addr)
+    if (i && b->at[i - 1].addr + b->seg[b->at[i - 1].id]->size > addr)
         i--;
-    while (i < b->nsegs && b->segs[i].addr < end) {
-        blocks_segment *s = &b->segs[i];
+    while (i < b->nsegs && b->at[i].addr < end) {
+        blocks_segment *s = b->seg[b->at[i].id];
         uint64_t s_end = s->addr + s->size;
         if (s_end <= addr) {
             i++;
         } else if (s->addr >= addr && s_end <= end) { /* all of it */
             loose_drop(b, s->blk, s->n);
-            free(s->blk);
-            drop_id(b, s->id);
-            memmove(s, s + 1, (b->nsegs - i - 1) * sizeof *s);
-            b->nsegs--;
-            renumber(b, i);
+            place_remove(b, i);
+            drop_seg(b, s);
         } else if (s->addr < addr) { /* keep the head; a tail past the hole is its own */
-            uint32_t tid;
-            size_t at = i, h = upper(s->blk, s->n, addr - 1), to = s->n; /* [h, to): in the hole */
-            if (s_end > end && !segs_reserve(b, b->nsegs + 1) && !new_id(b, &tid)) {
-                s = &b->segs[i];
-                blocks_segment tail = {end, s_end - end, NULL, 0, 0, tid};
+            size_t h = upper(s->blk, s->n, addr - 1), to = s->n; /* [h, to): in the hole */
+            blocks_segment *tail;
+            if (s_end > end && !segs_reserve(b, b->nsegs + 1)) {
                 size_t k = upper(s->blk, s->n, end - 1);
-                if (s->n > k && !blk_reserve(&tail, s->n - k)) {
-                    memcpy(tail.blk, s->blk + k, (s->n - k) * sizeof *s->blk);
-                    tail.n = s->n - k;
+                if ((tail = new_seg(b, end, s_end - end, s->n - k)) != NULL) {
+                    memcpy(tail->blk, s->blk + k, (s->n - k) * sizeof *s->blk);
+                    tail->n = (uint32_t)(s->n - k);
                     to = k;
+                    place_insert(b, i + 1, tail);
+                    i++;
                 }
-                memmove(&b->segs[i + 2], &b->segs[i + 1], (b->nsegs - i - 1) * sizeof *s);
-                b->segs[i + 1] = tail;
-                b->nsegs++;
-                renumber(b, i + 1);
-                i++;
             }
-            s = &b->segs[at]; /* (segs may have moved) */
-            if (to > h)       /* (none: the list may be NULL) */
-                loose_drop(b, s->blk + h, to - h);
+            loose_drop(b, s->blk + h, to - h);
             s->size = addr - s->addr;
-            s->n = h;
+            s->n = (uint32_t)h;
             i++;
         } else { /* keep the tail */
             size_t k = upper(s->blk, s->n, end - 1);
             loose_drop(b, s->blk, k);
-            if (s->n > k) /* none: the list may be NULL */
-                memmove(s->blk, s->blk + k, (s->n - k) * sizeof *s->blk);
-            s->n -= k;
+            memmove(s->blk, s->blk + k, (s->n - k) * sizeof *s->blk);
+            s->n -= (uint32_t)k;
             s->size = s_end - end;
-            s->addr = end;
+            b->at[i].addr = s->addr = end;
             i++;
         }
     }
 }
 
-/* join: segment i absorbs segment i + 1, which starts where it ends; -1 out of memory. */
+/* join: the segment at place i absorbs the one after it, which starts where it ends; -1 out of
+ * memory. */
 static int join(blocks *b, size_t i)
 {
-    blocks_segment *s = &b->segs[i], *t = &b->segs[i + 1];
-    if (blk_reserve(s, s->n + t->n))
+    blocks_segment *s = b->seg[b->at[i].id], *t = b->seg[b->at[i + 1].id];
+    if (blk_reserve(b, &s, (size_t)s->n + t->n))
         return -1;
-    if (t->n) /* none: both lists may be NULL */
-        memcpy(s->blk + s->n, t->blk, t->n * sizeof *t->blk);
+    memcpy(s->blk + s->n, t->blk, t->n * sizeof *t->blk);
     s->n += t->n;
     s->size += t->size;
-    free(t->blk);
-    drop_id(b, t->id);
-    memmove(t, t + 1, (b->nsegs - i - 2) * sizeof *t);
-    b->nsegs--;
-    renumber(b, i + 1);
+    place_remove(b, i + 1);
+    drop_seg(b, t);
     return 0;
 }
 
@@ -432,18 +459,16 @@ static int segment_add(blocks *b, uint64_t addr, uint64_t size, int joins)
     if (!size || addr + size < addr)
         return -1;
     blocks_segment_del(b, addr, size); /* a range reserved twice: the newer one holds */
-    uint32_t id;
-    if (segs_reserve(b, b->nsegs + 1) || new_id(b, &id))
+    blocks_segment *s;
+    if (segs_reserve(b, b->nsegs + 1) || !(s = new_seg(b, addr, size, BLK_FIRST)))
         return -1;
     size_t i = seg_upper(b, addr);
-    memmove(&b->segs[i + 1], &b->segs[i], (b->nsegs - i) * sizeof *b->segs);
-    b->segs[i] = (blocks_segment){addr, size, NULL, 0, 0, id};
-    b->nsegs++;
-    renumber(b, i);
+    place_insert(b, i, s);
     near_fit(b);
-    if (joins && i + 1 < b->nsegs && b->segs[i + 1].addr == addr + size && join(b, i))
+    if (joins && i + 1 < b->nsegs && b->at[i + 1].addr == addr + size && join(b, i))
         return -1;
-    if (joins && i > 0 && b->segs[i - 1].addr + b->segs[i - 1].size == addr && join(b, i - 1))
+    if (joins && i > 0 && b->at[i - 1].addr + b->seg[b->at[i - 1].id]->size == addr &&
+        join(b, i - 1))
         return -1;
     return 0;
 }
@@ -469,25 +494,22 @@ int blocks_segment_map(blocks *b, uint64_t addr, uint64_t size)
 size_t blocks_prefetch_seg(const blocks *b, uint64_t addr)
 {
     size_t k = near_at(b, addr);
-    if (k != SIZE_MAX) { /* both its lines where it spans two (48 bytes: half of them do) */
-        __builtin_prefetch(&b->segs[k]);
-        __builtin_prefetch((const char *)(&b->segs[k] + 1) - 1);
-    }
+    const blocks_segment *s = seg_by_id(b, k);
+    if (s) /* its range and first blocks */
+        __builtin_prefetch(s);
     return k;
 }
 
 size_t blocks_prefetch_starts(const blocks *b, size_t k)
 {
-    if (k >= b->nsegs || !b->segs[k].n)
+    const blocks_segment *s = seg_by_id(b, k);
+    if (!s)
         return k;
-    /* its list's lines (a search touches several: four blocks to a line), up to eight: from
-     * the line of its first block to that of its last (a prefetch does not fault) */
-    uintptr_t p = (uintptr_t)b->segs[k].blk, e = (uintptr_t)(b->segs[k].blk + b->segs[k].n) - 1;
-    size_t lines = ((e >> 6) - (p >> 6)) + 1;
-    __builtin_prefetch((const void *)p);
-    if (lines > 1)
-        __builtin_prefetch((const void *)(p + 64));
-    for (size_t i = 2; i < lines && i < 8; i++)
+    /* the lines of its list after the first (a search touches several: four blocks to a line),
+     * up to eight in all (a prefetch does not fault) */
+    uintptr_t p = (uintptr_t)s, e = (uintptr_t)(s->blk + s->n) - 1;
+    size_t lines = (e >> 6) - (p >> 6);
+    for (size_t i = 1; i <= lines && i < 8; i++)
         __builtin_prefetch((const void *)(p + 64 * i));
     return k;
 }
@@ -526,7 +548,7 @@ uint64_t blocks_alloc(blocks *b, uint64_t addr, uint64_t size, uint64_t t)
     }
     if (here) {
         s->blk[k].size = bsize;
-    } else if (s && !blk_reserve(s, s->n + 1)) {
+    } else if (s && !blk_reserve(b, &s, (size_t)s->n + 1)) {
         memmove(s->blk + k + 1, s->blk + k, (s->n - k) * sizeof *s->blk);
         s->blk[k] = (blocks_block){addr, bsize};
         s->n++;

@@ -103,30 +103,41 @@ typedef struct blocks_block {
 } blocks_block;
 
 /* One segment (a cudaMalloc, or a mapped range of an expandable segment) and the live blocks
- * inside it, sorted by start (a tensor's free finds its size where it finds its place). */
+ * inside it, sorted by start (a tensor's free finds its size where it finds its place), in one
+ * allocation: a tensor's lookup goes from its hint to the segment's id and from there to the
+ * segment, its range in the line of its first blocks (it had been a 48-byte entry of the sorted
+ * array, found through its id's index there, and a list of blocks of its own: one load more, and
+ * each segment added or released moved the entries after it and renumbered them). */
 typedef struct blocks_segment {
     uint64_t addr, size;
-    blocks_block *blk;
-    size_t n, cap;
-    uint32_t id; /* its name while it lives (blocks.pos: where it is now) */
+    uint32_t n, cap; /* live blocks, room for */
+    uint32_t id;     /* its name while it lives (blocks.seg: where it is now) */
+    uint32_t spare;
+    blocks_block blk[];
 } blocks_segment;
+
+/* A segment's place in the order of addresses: where it starts, its id. */
+typedef struct blocks_place {
+    uint64_t addr;
+    uint64_t id;
+} blocks_place;
 
 #define BLOCKS_NEAR_MIN 1024u    /* seg_of's hints: at first; from BLOCKS_MANY_SEGS segments on, */
 #define BLOCKS_NEAR_PER_SEG 128u /* this many per segment (a direct-mapped table: room), */
 #define BLOCKS_NEAR_MAX (1u << 20) /* at most (4 MiB) */
 
-/* The emulation of one run: segments sorted by address, live blocks by address. */
+/* The emulation of one run: segments by id and sorted by address, live blocks by address. */
 typedef struct blocks {
     blocks_rules rules;
-    blocks_segment *segs; /* sorted by address: an insert or a delete moves the ones after it */
+    blocks_segment **seg; /* by id: the segment of that name (NULL: none now) */
+    size_t nids, capids;
+    blocks_place *at; /* sorted by address: an insert or a delete moves the ones after it */
     size_t nsegs, capsegs;
-    size_t last_seg; /* the segment seg_of found last (checked first; any index is safe) */
-    uint32_t *pos;   /* by segment id: its index in segs (UINT32_MAX: no such segment now) */
-    size_t npos, cappos;
+    size_t last;        /* the id of the segment seg_of found last (checked first; any is safe) */
     uint32_t *free_ids; /* ids of deleted segments, given out again */
     size_t nfree_ids, capfree_ids;
-    uint32_t *near;   /* by addr's 2 MiB (hashed): the id of the segment found there last (any
-                       * value is safe: checked before use) */
+    uint32_t *near;   /* by addr's 2 MiB (hashed): the id + 1 of the segment found there last (0:
+                       * none; any value is safe: checked before use) */
     uint32_t nearcap; /* a power of two, grown with the segments; 0: none yet */
     /* the live blocks in no segment's list (unplaced, cudaMallocAsync's, or their segment went
      * first): block start -> its size, open addressing, linear probing (addr 0: empty) */
@@ -167,20 +178,20 @@ uint64_t blocks_free(blocks *b, uint64_t addr);
  * until blocks_free. Returns its size, or 0 (no live block there, or already requested). */
 uint64_t blocks_free_request(blocks *b, uint64_t addr);
 /* blocks_prefetch: the hint of addr's segment on its way to the cache (a read ahead; below);
- * blocks_prefetch_seg, some events later: the segment the hint names, its index returned
- * (SIZE_MAX: none); blocks_prefetch_starts, later still: the list of blocks of the segment of
- * that index (any index is safe: a segment added or removed since may have moved it), and the
- * index for blocks_hint when the tensor comes. */
+ * blocks_prefetch_seg, some events later: the segment the hint names, its id returned (SIZE_MAX:
+ * none); blocks_prefetch_starts, later still: the rest of that segment's list of blocks (any id
+ * is safe: a segment removed since may have given its id to another), and the id for
+ * blocks_hint when the tensor comes. */
 size_t blocks_prefetch_seg(const blocks *b, uint64_t addr);
 size_t blocks_prefetch_starts(const blocks *b, size_t k);
-/* blocks_hint: the next tensor's segment is segs[k] (blocks_prefetch_starts's, some events ago;
- * SIZE_MAX: not known): looked at first (any index is safe: checked before use; a segment added
- * or removed since may have moved it). Where tensors alternate between segments, the segment
- * found last was the wrong one for half of them: a search each, and a mispredicted branch. */
+/* blocks_hint: the next tensor's segment is the one of id k (blocks_prefetch_starts's, some events
+ * ago; SIZE_MAX: not known): looked at first (any id is safe: checked before use). Where tensors
+ * alternate between segments, the segment found last was the wrong one for half of them: a search
+ * each, and a mispredicted branch. */
 static inline void blocks_hint(blocks *b, size_t k)
 {
     if (k != SIZE_MAX)
-        b->last_seg = k;
+        b->last = k;
 }
 /* blocks_many_segs: so many segments that their hints, entries and lists of blocks miss the cache
  * (the replay then prefetches a tensor's in stages; with fewer, the stages cost more than they
