@@ -255,7 +255,7 @@ static void test_many_segments(void **st)
     for (unsigned k = 0; k < N; k++) {
         uint64_t i = (uint64_t)k * 104729 % N, a = base + i * step;
         blocks_prefetch(&b, a);
-        blocks_prefetch_starts(&b, blocks_prefetch_seg(&b, a));
+        blocks_hint(&b, blocks_prefetch_seg(&b, a));
         assert_int_equal(blocks_alloc(&b, a, MiB + 512 * KiB, k), 2 * MiB + 512 * KiB);
     }
     assert_int_equal(b.unplaced, 0);

@@ -178,13 +178,11 @@ uint64_t blocks_free(blocks *b, uint64_t addr);
  * until blocks_free. Returns its size, or 0 (no live block there, or already requested). */
 uint64_t blocks_free_request(blocks *b, uint64_t addr);
 /* blocks_prefetch: the hint of addr's segment on its way to the cache (a read ahead; below);
- * blocks_prefetch_seg, some events later: the segment the hint names, its id returned (SIZE_MAX:
- * none); blocks_prefetch_starts, later still: the rest of that segment's list of blocks (any id
- * is safe: a segment removed since may have given its id to another), and the id for
- * blocks_hint when the tensor comes. */
+ * blocks_prefetch_seg, some events later: the segment the hint names, its range and first
+ * blocks, its id returned (SIZE_MAX: none) for blocks_hint when the tensor comes (any id is safe:
+ * a segment removed since may have given its id to another). */
 size_t blocks_prefetch_seg(const blocks *b, uint64_t addr);
-size_t blocks_prefetch_starts(const blocks *b, size_t k);
-/* blocks_hint: the next tensor's segment is the one of id k (blocks_prefetch_starts's, some events
+/* blocks_hint: the next tensor's segment is the one of id k (blocks_prefetch_seg's, some events
  * ago; SIZE_MAX: not known): looked at first (any id is safe: checked before use). Where tensors
  * alternate between segments, the segment found last was the wrong one for half of them: a search
  * each, and a mispredicted branch. */

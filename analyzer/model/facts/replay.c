@@ -413,13 +413,10 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
             }
             if (__builtin_expect(blocks_many_segs(&s->blocks), 0) && count > RING / 2) {
                 /* so many of PyTorch's segments that they miss the cache: half a ring before a
-                 * tensor is applied its segment, a quarter ring before that segment's blocks */
+                 * tensor is applied its segment and the first of its blocks */
                 struct pending *h = &ring[(head + RING / 2) % RING];
                 if (torch_tensor(h))
                     h->seg = blocks_prefetch_seg(&s->blocks, h->ev.addr);
-                h = &ring[(head + RING / 4) % RING];
-                if (torch_tensor(h))
-                    h->seg = blocks_prefetch_starts(&s->blocks, h->seg);
             }
             continue;
         }
