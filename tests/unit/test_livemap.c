@@ -287,13 +287,47 @@ static void test_collisions_seeded(void **st)
     hashseed_value = keep;
 }
 
+/* seed_taken: hashseed_init's seed from VRAMTRACE_HASH_SEED=text, or 0x5eed when it drew one */
+static uint64_t seed_taken(const char *text)
+{
+    setenv("VRAMTRACE_HASH_SEED", text, 1);
+    hashseed_value = 0x5eed;
+    hashseed_init();
+    uint64_t v = hashseed_value;
+    if (v != 0x5eed && strcmp(text, "0x5eed") != 0) {
+        /* drawn or taken: drawn twice differs (2^-64 that it does not) */
+        hashseed_init();
+        if (hashseed_value != v)
+            v = 0x5eed;
+    }
+    return v;
+}
+
+/* VRAMTRACE_HASH_SEED: plain decimal or 0x hex, to 2^64-1; no sign, space or octal */
+static void test_seed_parsed(void **st)
+{
+    (void)st;
+    uint64_t keep = hashseed_value;
+    assert_int_equal(seed_taken("010"), 10); /* decimal, not octal */
+    assert_int_equal(seed_taken("18446744073709551615"), UINT64_MAX);
+    assert_int_equal(seed_taken("0xFFFFffffFFFFffff"), UINT64_MAX);
+    assert_int_equal(seed_taken("0X2a"), 42);
+    assert_int_equal(seed_taken("0"), 0);
+    const char *bad[] = {
+        " -1", "-1", "+5", " 5", "5 ", "0x", "18446744073709551616", "0x10000000000000000",
+        "1e3", "0b1"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_int_equal(seed_taken(bad[i]), 0x5eed);
+    unsetenv("VRAMTRACE_HASH_SEED");
+    hashseed_value = keep;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_random_against_array),
-        cmocka_unit_test(test_stale_hint_and_cluster),
-        cmocka_unit_test(test_out_of_memory_said),
-        cmocka_unit_test(test_collisions_seeded),
+        cmocka_unit_test(test_random_against_array), cmocka_unit_test(test_stale_hint_and_cluster),
+        cmocka_unit_test(test_out_of_memory_said),   cmocka_unit_test(test_collisions_seeded),
+        cmocka_unit_test(test_seed_parsed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
