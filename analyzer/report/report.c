@@ -4,6 +4,7 @@
 #include "report.h"
 
 #include "cfgsrc.h"
+#include "hashseed.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +49,7 @@ static uint32_t *made_slot(made_map *m, size_t n, uint32_t id)
     }
     if (!m->cap)
         return NULL;
-    size_t j = (id * 0x9e3779b1u) & (m->cap - 1), probes = 0;
+    size_t j = (size_t)hashseed_mix(id) & (m->cap - 1), probes = 0; /* (the trace's ids) */
     for (; m->key[j] && m->key[j] != id && probes < m->cap; j = (j + 1) & (m->cap - 1))
         probes++;
     if (m->key[j] != id && m->key[j])

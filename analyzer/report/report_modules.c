@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "modules.h"
+#include "hashseed.h"
 #include "report.h"
 
 /* batch_cat: the categories that grow with the batch and that a module's forward makes. */
@@ -91,7 +92,7 @@ static int group(code_classes *k, const replay_snapshot *snap, report_module **o
         if (!batch_cat(it->category))
             continue;
         uint64_t key = (uint64_t)it->stack_id + 1;
-        size_t h = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & (hcap - 1);
+        size_t h = (size_t)hashseed_mix(key) & (hcap - 1); /* (the trace's ids: seeded) */
         while (seen[h].key && seen[h].key != key)
             h = (h + 1) & (hcap - 1);
         if (!seen[h].key) {

@@ -4,6 +4,7 @@
  * is decoded once into its ranges (a cache checked against the table's bytes, or the caller's
  * pylines_table). */
 #include "pylines.h"
+#include "hashseed.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -152,9 +153,10 @@ static size_t g_cap, g_n, g_bytes;
 
 static size_t slot_of(const uint8_t *p, size_t len, int first_line, size_t cap)
 {
-    uint64_t h = ((uint64_t)(uintptr_t)p ^ (uint64_t)len << 40 ^ (uint64_t)(uint32_t)first_line) *
-                 0x9e3779b97f4a7c15ull;
-    return (size_t)(h >> 32) & (cap - 1);
+    /* seeded (hashseed.h): where a trace puts its line tables, their lengths and first lines
+     * are its own choice */
+    uint64_t k = (uint64_t)(uintptr_t)p ^ (uint64_t)len << 40 ^ (uint64_t)(uint32_t)first_line;
+    return (size_t)hashseed_mix(k) & (cap - 1);
 }
 
 static bool same(const entry *e, const uint8_t *t, size_t len, int first_line, int v310)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "mem.h"
+#include "hashseed.h"
 #include "pickle.h"
 #include "stackview.h"
 
@@ -35,7 +36,7 @@ typedef struct mv {
 
 static uint32_t *memo_find(memo *m, uint32_t stack_id)
 {
-    size_t j = (stack_id * 2654435761u) & (m->cap - 1);
+    size_t j = (size_t)hashseed_mix(stack_id) & (m->cap - 1); /* (the trace's ids: seeded) */
     while (m->key[j] && m->key[j] != stack_id)
         j = (j + 1) & (m->cap - 1);
     m->key[j] = stack_id;

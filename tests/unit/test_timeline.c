@@ -2,7 +2,8 @@
  * fills it (catpeaks.c): buckets (a power of two of events each, merged in pairs as the run grows)
  * keep whole moments, the run's tallest and each category's largest exactly, however many events
  * share a bucket; phase slices per thread; optimizer ticks; the ring keeps the newest actions;
- * totals per (stack, category) for `flame --at all`. Also the pickle writer (views/pickle.c). */
+ * totals per (stack, category) for `flame --at all`, spread under the hash seed however a trace
+ * chose its stack ids. Also the pickle writer (views/pickle.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,7 @@
 #include <cmocka.h>
 
 #include "catpeaks.h"
+#include "hashseed.h"
 #include "phases.h"
 #include "timeline.h"
 #include "../../analyzer/views/pickle.h"
@@ -239,6 +241,57 @@ static void slices_are(const timeline *tl, const uint64_t (*want)[3], size_t n)
  * the pause keeps the slice whole; frees after it in another phase (the driver's unloads at
  * exit) give way too, a second thread's slice kept; a pause shorter than the slice had run
  * before it is not the program's end. */
+/* the longest distance of a total from its home slot, where home is what slot_of gives */
+static size_t longest_total_probe(const timeline *tl, size_t (*slot_of)(uint64_t key, size_t cap))
+{
+    size_t worst = 0, mask = tl->captotals - 1;
+    for (size_t j = 0; j < tl->captotals; j++) {
+        const timeline_total *t = &tl->totals[j];
+        if (!t->bytes)
+            continue;
+        size_t home = slot_of((uint64_t)t->stack_id << 8 | t->category, tl->captotals);
+        if (((j - home) & mask) > worst)
+            worst = (j - home) & mask;
+    }
+    return worst;
+}
+/* the slot the totals' hash gave until 2026-12-02 (a fixed multiplication, no seed) */
+static size_t unseeded_slot(uint64_t key, size_t cap)
+{
+    return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+}
+static size_t seeded_slot(uint64_t key, size_t cap)
+{
+    return (size_t)hashseed_mix(key) & (cap - 1);
+}
+
+/* CHOSEN stack ids that all had one home slot of the 4096 the totals start with (found by
+ * trying ids, as a hostile trace would): each add walked past all before it. Under a drawn
+ * seed they spread as any ids do. */
+enum { CHOSEN = 1500 };
+static void test_totals_seeded(void **st)
+{
+    (void)st;
+    uint64_t keep = hashseed_value;
+    unsetenv("VRAMTRACE_HASH_SEED");
+    hashseed_init();
+    timeline *tl = timeline_new();
+    assert_non_null(tl);
+    timeline_totals = 1;
+    size_t n = 0;
+    for (uint32_t id = 1; n < CHOSEN; id++)
+        if (unseeded_slot((uint64_t)id << 8 | CAT_ACTIVATIONS, 4096) == 0) {
+            timeline_total_add(tl, id, CAT_ACTIVATIONS, 1);
+            n++;
+        }
+    assert_int_equal(tl->ntotals, CHOSEN);
+    assert_int_equal(tl->captotals, 4096);
+    assert_true(longest_total_probe(tl, seeded_slot) < 64);
+    timeline_free(tl);
+    timeline_totals = 0;
+    hashseed_value = keep;
+}
+
 static void test_end_after_pause(void **st)
 {
     (void)st;
@@ -363,6 +416,7 @@ int main(void)
         cmocka_unit_test(test_peak_moment_drawn),
         cmocka_unit_test(test_phase_moments_drawn),
         cmocka_unit_test(test_slices_ticks_ring_totals),
+        cmocka_unit_test(test_totals_seeded),
         cmocka_unit_test(test_end_after_pause),
         cmocka_unit_test(test_pickle_bytes),
     };

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "infer.h"
+#include "hashseed.h"
 
 #define VT_EMBED_GAP 16 /* allocations between a token batch and its embedding lookup */
 /* distinct sizes of the first backward's tensors kept (a power of 2) */
@@ -76,7 +77,7 @@ typedef struct vt__pass {
  * ends at (the set is never full: vt__grad_add stops at three quarters) */
 static inline size_t vt__grad_find(const vt__pass *p, uint64_t size)
 {
-    size_t j = (size_t)((size * 0x9e3779b97f4a7c15ull) >> 32) & (VT_GRAD_SIZES - 1);
+    size_t j = (size_t)hashseed_mix(size) & (VT_GRAD_SIZES - 1); /* (the trace's sizes) */
     while (p->grad_size[j] && p->grad_size[j] != size)
         j = (j + 1) & (VT_GRAD_SIZES - 1);
     return j;

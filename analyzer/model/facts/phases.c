@@ -121,7 +121,8 @@ static uint32_t file_facts(const char *file)
 /* ptr_slot: pointer key's first slot in a table of cap (a power of two) */
 static size_t ptr_slot(const void *key, size_t cap)
 {
-    return (size_t)(((uint64_t)(uintptr_t)key * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+    return (size_t)hashseed_mix((uint64_t)(uintptr_t)key) &
+           (cap - 1); /* (where the trace's strings lie) */
 }
 
 /* memo_get / memo_put: the bits m keeps by key (a code object, a symbol, a name, a file: the

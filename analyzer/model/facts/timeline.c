@@ -4,6 +4,7 @@
 #include "timeline.h"
 
 #include "phases.h"
+#include "hashseed.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -402,8 +403,8 @@ const timeline_moment **timeline_moments(const timeline *tl, size_t max, size_t 
 
 static size_t total_slot(const timeline_total *t, size_t cap, uint32_t stack_id, int cat)
 {
-    uint64_t h = ((uint64_t)stack_id << 8 | (uint8_t)cat) * 0x9e3779b97f4a7c15ull;
-    size_t j = (size_t)(h >> 32) & (cap - 1); /* the product's high bits: every key bit mixed */
+    /* (stack ids are the trace's: seeded, hashseed.h; flame_all sorts what it reads out) */
+    size_t j = (size_t)hashseed_mix((uint64_t)stack_id << 8 | (uint8_t)cat) & (cap - 1);
     while (t[j].bytes && (t[j].stack_id != stack_id || t[j].category != cat))
         j = (j + 1) & (cap - 1);
     return j;
