@@ -285,8 +285,9 @@ static int add_code(tables *t, const reader_code *r)
     e->first_line = r->first_line;
     e->linetable = (const uint8_t *)lt.s;
     e->linetable_len = lt.len;
-    return tables_map_put(&t->codes, e->code_id, e) < 0 || plist_push(&t->code_list, e) < 0 ? -1
-                                                                                            : 0;
+    if (tables_map_put(&t->codes, e->code_id, e) < 0)
+        return -1;
+    return plist_push(&t->code_list, e);
 }
 
 static int add_symbol(tables *t, const reader_symbol *r)

@@ -404,10 +404,10 @@ int tables_code_named(const tables *t, const char *file, const char *const *qual
 {
     if (!some_file_has(t, file))
         return 0;
-    const map *m = &t->codes;
-    for (size_t i = 0; i < m->cap; i++) {
-        const tables_code *c = m->vals[i];
-        if (!c || !c->filename.s || !c->qualname.s || !strstr(c->filename.s, file))
+    size_t pos = 0;
+    const tables_code *c;
+    while ((c = tables_code_next(t, &pos))) {
+        if (!c->filename.s || !c->qualname.s || !strstr(c->filename.s, file))
             continue;
         for (const char *const *q = qualnames; *q; q++)
             if (!strcmp(c->qualname.s, *q))
@@ -451,10 +451,10 @@ int tables_code_file_has(const tables *t, const char *const *needles)
         may = some_file_has(t, *n);
     if (!may)
         return 0;
-    const map *m = &t->codes;
-    for (size_t i = 0; i < m->cap; i++) {
-        const tables_code *c = m->vals[i];
-        if (!c || !c->filename.s)
+    size_t pos = 0;
+    const tables_code *c;
+    while ((c = tables_code_next(t, &pos))) {
+        if (!c->filename.s)
             continue;
         for (const char *const *n = needles; *n; n++)
             if (strstr(c->filename.s, *n))

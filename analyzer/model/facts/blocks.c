@@ -245,7 +245,7 @@ static blocks_segment *new_seg(blocks *b, uint64_t addr, uint64_t size, size_t c
     } else {
         id = (uint32_t)b->nids++;
     }
-    *s = (blocks_segment){addr, size, 0, (uint32_t)cap, id, 0};
+    *s = (blocks_segment){addr, size, 0, (uint32_t)cap, id};
     return b->seg[id] = s;
 }
 

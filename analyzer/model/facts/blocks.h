@@ -112,9 +112,9 @@ typedef struct blocks_segment {
     uint64_t addr, size;
     uint32_t n, cap; /* live blocks, room for */
     uint32_t id;     /* its name while it lives (blocks.seg: where it is now) */
-    uint32_t spare;
     blocks_block blk[];
 } blocks_segment;
+_Static_assert(sizeof(blocks_segment) == 32, "a 32-byte header: its blocks start half a line in");
 
 /* A segment's place in the order of addresses: where it starts, its id. */
 typedef struct blocks_place {

@@ -121,8 +121,8 @@ static uint32_t file_facts(const char *file)
 /* ptr_slot: pointer key's first slot in a table of cap (a power of two) */
 static size_t ptr_slot(const void *key, size_t cap)
 {
-    return (size_t)hashseed_mix((uint64_t)(uintptr_t)key) &
-           (cap - 1); /* (where the trace's strings lie) */
+    /* (seeded: where the trace's strings lie is partly the trace's choice) */
+    return (size_t)hashseed_mix((uint64_t)(uintptr_t)key) & (cap - 1);
 }
 
 /* memo_get / memo_put: the bits m keeps by key (a code object, a symbol, a name, a file: the
