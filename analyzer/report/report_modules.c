@@ -85,8 +85,13 @@ static int group(code_classes *k, const replay_snapshot *snap, report_module **o
         uint64_t key; /* stack id + 1; 0: empty */
         size_t j;
     } *seen = calloc(hcap, sizeof *seen);
-    if (!seen)
+    /* each module text's group (index + 1; 0: empty), by the text: a trace of many stacks each
+     * with its own module text is no walk over the groups per stack */
+    uint32_t *named = calloc(hcap, sizeof *named);
+    if (!seen || !named) {
+        free(seen), free(named);
         return -1;
+    }
     for (size_t i = 0; i < snap->n; i++) {
         const live_item *it = &snap->items[i];
         if (!batch_cat(it->category))
@@ -98,9 +103,10 @@ static int group(code_classes *k, const replay_snapshot *snap, report_module **o
         if (!seen[h].key) {
             char text[256];
             module_text(k, it->stack_id, text, sizeof text);
-            size_t j = 0;
-            while (j < *n && strcmp(m[j].text, text))
-                j++;
+            size_t t = (size_t)hashseed_text(text, 0) & (hcap - 1);
+            while (named[t] && strcmp(m[named[t] - 1].text, text))
+                t = (t + 1) & (hcap - 1);
+            size_t j = named[t] ? named[t] - 1 : *n;
             if (j == *n) {
                 if (*n == cap) {
                     size_t nc = cap ? cap * 2 : 16;
@@ -112,7 +118,7 @@ static int group(code_classes *k, const replay_snapshot *snap, report_module **o
                 }
                 memset(&m[*n], 0, sizeof m[*n]);
                 snprintf(m[*n].text, sizeof m[*n].text, "%s", text);
-                (*n)++;
+                named[t] = (uint32_t)++(*n);
             }
             seen[h].key = key;
             seen[h].j = j;
@@ -124,12 +130,14 @@ static int group(code_classes *k, const replay_snapshot *snap, report_module **o
         *total += it->size;
     }
     free(seen);
+    free(named);
     if (*n)
         qsort(m, *n, sizeof *m, cmp_module);
     *out = m;
     return 0;
 oom:
     free(seen);
+    free(named);
     free(m);
     *n = 0;
     return -1;

@@ -113,12 +113,9 @@ int report_sites(report_ctx *c)
             group = 0;
             char text[512];
             replay_site_text(r, keys[i].stack, text, sizeof text);
-            /* FNV-1a from a seeded start, mixed under the seed: names a trace chose cannot be made
-             * to share a slot (hashseed.h) */
-            uint64_t h = hashseed_value ^ keys[i].category * 0x9e3779b97f4a7c15ull;
-            for (const char *q = text; *q; q++)
-                h = (h ^ (unsigned char)*q) * 0x100000001b3ull;
-            size_t j = (size_t)hashseed_mix(h) & (hcap - 1);
+            /* seeded: names a trace chose cannot be made to share a slot (hashseed.h) */
+            uint64_t h = hashseed_text(text, keys[i].category * 0x9e3779b97f4a7c15ull);
+            size_t j = (size_t)h & (hcap - 1);
             while (slot[j] && !(s[slot[j] - 1].category == keys[i].category &&
                                 !strcmp(s[slot[j] - 1].text, text)))
                 j = (j + 1) & (hcap - 1);

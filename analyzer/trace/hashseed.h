@@ -27,4 +27,14 @@ static inline uint64_t hashseed_mix(uint64_t x)
     return h ^ (h >> 31);
 }
 
+/* hashseed_text: a string's hash under the seed (FNV-1a from a seeded start, salt mixed in,
+ * then hashseed_mix: a name's last bytes alone cannot choose the low bits a table uses). */
+static inline uint64_t hashseed_text(const char *s, uint64_t salt)
+{
+    uint64_t h = hashseed_value ^ salt;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    return hashseed_mix(h);
+}
+
 #endif

@@ -163,4 +163,14 @@ if [ -f "$BUILD/examples/libsimtorch.so" ] && command -v python3 >/dev/null 2>&1
     timeout 60 "$VT" predict "$cfg" >/dev/null 2>esc_predict.err
     grep -q "$E" esc_predict.err && fail "predict: a terminal escape from the config file reached stderr"
 fi
+
+# 10. thousands of module texts at the allocated peak (60,000 stacks over 24,000 code objects:
+# ~5,100 modules, ~12,000 tensors): each text one row, found by its text (not one row per stack),
+# the rows summing to the peak's batch categories
+"$BUILD/tests/prog/vtgen" --events 120000 --live 60000 --stacks 60000 --codes 24000 --tensor \
+    --python -o mods.vt >/dev/null || fail "vtgen --codes"
+run_ok mods "$VT" report --json mods.vt
+json_check mods.out 'len(r["activations_by_module"]["at_peak"]) > 4000'
+json_check mods.out 'len({m["module"] for m in r["activations_by_module"]["at_peak"]}) == len(r["activations_by_module"]["at_peak"])'
+json_check mods.out 'sum(m["bytes"] for m in r["activations_by_module"]["at_peak"]) == sum(r["activations_by_module"]["peak_categories"][k] for k in ("activations", "logits_loss", "attention"))'
 echo "report_hostile: ok"

@@ -91,9 +91,9 @@ static struct {
                             "string", "huge", "type0" */
     unsigned pid, pymajor, pyminor;
     int rank;
-    uint64_t card, device_bytes;
-} o = {NULL, 1000, 100,       16,   1,    0, 0,  0,  0, 1,          1,
-       0,    0,    "trailer", NULL, 4242, 3, 11, -1, 0, 24ull << 30};
+    uint64_t card, device_bytes, codes; /* codes: Python code objects frames are drawn from */
+} o = {NULL, 1000, 100,       16,   1,    0, 0,  0,  0, 1,           1,
+       0,    0,    "trailer", NULL, 4242, 3, 11, -1, 0, 24ull << 30, 64};
 
 static void usage(FILE *f)
 {
@@ -108,6 +108,7 @@ static void usage(FILE *f)
             "                    torchFree, sizes as --tensor) in 32 MiB cudaMalloc segments it\n"
             "                    names (torchSegmentAlloc), 16 tensors to a segment\n"
             "  --python[=3.X]    Python frames + CODE/PYINFO records (default version 3.11)\n"
+            "  --codes N         Python code objects the frames are drawn from (default 64)\n"
             "  --oom             end with a failed allocation and an OOM record\n"
             "  --card BYTES      CONFIG emulated card capacity (OOM marked emulated)\n"
             "  --no-extras       only context + body events (no VMM, host, module, meminfo,\n"
@@ -136,7 +137,6 @@ static unsigned char *g_stack_done; /* stack id -> emitted */
 static unsigned char *g_code_done;
 #define N_NATIVE 4
 #define N_PYTHON 3
-#define N_CODES 64
 #define CODE_UNITS 16 /* each line-table entry covers 16 bytes: line = first + off/16 */
 #define CODE_ENTRIES 32
 
@@ -173,7 +173,7 @@ static void emit_symbol_once(uint64_t ip)
     rec_end(VT_REC_SYMBOL, 0);
 }
 
-/* emit_code_once: CODE record c (1..N_CODES): file, qualname, first line 10*c, a line table
+/* emit_code_once: CODE record c (1..o.codes): file, qualname, first line 10*c, a line table
  * where byte offset b is on line first + b / CODE_UNITS for b < CODE_UNITS*CODE_ENTRIES. */
 static void emit_code_once(uint32_t c)
 {
@@ -221,7 +221,7 @@ static uint32_t use_stack(uint64_t s)
     }
     int np = o.python ? N_PYTHON : 0;
     for (int i = 0; i < np; i++) {
-        uint32_t c = (uint32_t)((s * 7 + (uint64_t)i * 13) % N_CODES) + 1;
+        uint32_t c = (uint32_t)((s * 7 + (uint64_t)i * 13) % o.codes) + 1;
         uint32_t off = (uint32_t)((s * 6 + (uint64_t)i * 2) % (CODE_UNITS * CODE_ENTRIES)) & ~1u;
         emit_code_once(c);
         frames[N_NATIVE + i] = VT_PYFRAME(c, off);
@@ -400,14 +400,14 @@ typedef struct live_t {
 
 int main(int argc, char **argv)
 {
-    static const struct option opts[] = {{"events", 1, 0, 'n'},    {"live", 1, 0, 'l'},
-                                         {"stacks", 1, 0, 's'},    {"tensor", 0, 0, 't'},
-                                         {"python", 2, 0, 'y'},    {"oom", 0, 0, 'O'},
-                                         {"card", 1, 0, 'c'},      {"no-extras", 0, 0, 'x'},
-                                         {"tail", 1, 0, 'T'},      {"corrupt", 1, 0, 'C'},
-                                         {"pid", 1, 0, 'p'},       {"rank", 1, 0, 'r'},
-                                         {"seed", 1, 0, 'S'},      {"help", 0, 0, 'h'},
-                                         {"allocator", 0, 0, 'A'}, {0, 0, 0, 0}};
+    static const struct option opts[] = {
+        {"events", 1, 0, 'n'},    {"live", 1, 0, 'l'},    {"stacks", 1, 0, 's'},
+        {"tensor", 0, 0, 't'},    {"python", 2, 0, 'y'},  {"codes", 1, 0, 'K'},
+        {"oom", 0, 0, 'O'},       {"card", 1, 0, 'c'},    {"no-extras", 0, 0, 'x'},
+        {"tail", 1, 0, 'T'},      {"corrupt", 1, 0, 'C'}, {"pid", 1, 0, 'p'},
+        {"rank", 1, 0, 'r'},      {"seed", 1, 0, 'S'},    {"help", 0, 0, 'h'},
+        {"allocator", 0, 0, 'A'}, {0, 0, 0, 0},
+    };
     int ch;
     while ((ch = getopt_long(argc, argv, "o:hD:", opts, NULL)) != -1) {
         switch (ch) {
@@ -460,6 +460,9 @@ int main(int argc, char **argv)
         case 'S':
             o.seed = strtoull(optarg, NULL, 0);
             break;
+        case 'K':
+            o.codes = strtoull(optarg, NULL, 0);
+            break;
         case 'D':
             o.dropped = strtoull(optarg, NULL, 0);
             break;
@@ -471,14 +474,14 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (!o.out || optind != argc) {
+    if (!o.out || optind != argc || !o.codes || o.codes > 1u << 24) {
         usage(stderr);
         return 2;
     }
     g_out = fopen(o.out, "wb");
     g_buf = malloc(g_cap);
     g_stack_done = calloc(o.stacks + 1, 1);
-    g_code_done = calloc(N_CODES + 1, 1);
+    g_code_done = calloc(o.codes + 1, 1);
     live_t *live = malloc(sizeof *live * (o.live ? o.live : 1));
     uint64_t *freed = malloc(sizeof *freed * (o.live + 1));
     if (!g_out || !g_buf || !g_stack_done || !g_code_done || !live || !freed) {
