@@ -101,7 +101,7 @@ static void usage(FILE *f)
             "usage: vtgen -o FILE [options]\n"
             "  --events N        ALLOC+FREE events in the main body (default 1000)\n"
             "  --live N          live-set size the body keeps (default 100)\n"
-            "  --stacks N        distinct stacks (default 16)\n"
+            "  --stacks N        distinct stacks (default 16; past 65536 only dump reads it)\n"
             "  --tensor          tensor mode: cudaMallocAsync/cudaFreeAsync, small sizes\n"
             "                    (default: segment mode, cudaMalloc/cudaFree of 2 MiB multiples)\n"
             "  --allocator       PyTorch's default mode: the tracker's tensors (torchAlloc /\n"
@@ -474,7 +474,7 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (!o.out || optind != argc || !o.codes || o.codes > 1u << 24) {
+    if (!o.out || optind != argc || !o.codes || o.codes >> 32) {
         usage(stderr);
         return 2;
     }
