@@ -378,11 +378,15 @@ static void open_locked(void)
     if (c->max_size || c->compress) {
         /* the chunked layout: slot 0 is the first HEAD slot, never freed (its SLOT record
          * right after the header says the layout); the writers' first raw slot comes after */
-        if (vt__slots_init_locked(c->max_size) || vt__pack_start_locked(&h)) {
+        int perr = ENOMEM;
+        if (vt__slots_init_locked(c->max_size) || vt__pack_start_locked(&h, &perr)) {
             atomic_store(&vt__ws.state, W_STOPPED);
             vt__writer_close_fd();
             unlink(vt__ws.path);
-            note_failure(c->manifest, "cannot start", "out of memory, threads or room for it");
+            /* the disk or the file-size limit named as such (it had been "out of memory,
+             * threads or room for it" under ulimit -f 200) */
+            note_failure(c->manifest, perr == ENOMEM ? "cannot start" : "cannot create",
+                         perr == ENOMEM ? "out of memory" : vt__writer_strerror(perr));
             return;
         }
         vt__ws.rec_max = vt__slot_capacity();

@@ -255,8 +255,9 @@ uint64_t vt__slot_capacity(void);
 /* ---- writer_pack.c / writer_pack_live.c: the packer (chunked layout) -------------------- */
 
 /* vt__pack_start_locked: the packer's thread for a newly opened chunked trace, its first HEAD
- * slot slot 0 with the file header h; -1 on failure. */
-int vt__pack_start_locked(const vt_file_header *h);
+ * slot slot 0 with the file header h; -1 with *err (an errno: EFBIG, ENOSPC, ENOMEM) when its
+ * first slot cannot be had. */
+int vt__pack_start_locked(const vt_file_header *h, int *err);
 /* vt__pack_finish_locked: packs every queued raw window and w (sealed at s: its records up to
  * there; NULL: none, the writers had no raw slot), joins the packer's thread, and writes the
  * trailer in the summary slot (flags, err). The trace is complete after it. vt__ws.lock held

@@ -40,6 +40,7 @@ typedef struct out {
 static struct packer {
     pthread_t thread;
     int have_thread, stop;
+    int open_err; /* why the last out_open failed: an errno (ENOMEM: no memory or no slot) */
     ZSTD_CCtx *cctx;
     char *zbuf, *meta, *evs, *snap;
     size_t zcap, meta_cap, evs_cap, snap_cap;
@@ -114,6 +115,7 @@ static int out_open(out *o, uint32_t kind, uint32_t stream)
     pthread_mutex_unlock(&vt__ws.lock);
     if (i < 0 && stream != VT_STREAM_HEAD)
         i = drop_oldest();
+    P.open_err = ENOMEM;
     if (i < 0)
         return -1;
     int err = 0;
@@ -122,6 +124,7 @@ static int out_open(out *o, uint32_t kind, uint32_t stream)
         pthread_mutex_lock(&vt__ws.lock);
         vt__slot_release_locked((uint64_t)i, NULL);
         pthread_mutex_unlock(&vt__ws.lock);
+        P.open_err = err ? err : ENOMEM;
         return -1;
     }
     uint64_t S = vt__ws.slot_size, first = vt__slot_off((uint64_t)i) - (uint64_t)i * S;
@@ -520,7 +523,7 @@ static void *pack_main(void *arg)
     return NULL;
 }
 
-int vt__pack_start_locked(const vt_file_header *h)
+int vt__pack_start_locked(const vt_file_header *h, int *err)
 {
     vt__pl_reset();
     ZSTD_freeCCtx(P.cctx);
@@ -529,9 +532,11 @@ int vt__pack_start_locked(const vt_file_header *h)
     P.head_left = vt__ws.max_size ? vt__ws.max_size / 8 : UINT64_MAX;
     if (P.head_left != UINT64_MAX && P.head_left < 2 * vt__ws.slot_size)
         P.head_left = 2 * vt__ws.slot_size;
-    P.cctx = ZSTD_createCCtx();                          /* NULL: chunks are stored */
-    if (out_open(&P.head, VT_SLOT_PACK, VT_STREAM_HEAD)) /* slot 0: the header goes first */
+    P.cctx = ZSTD_createCCtx();                            /* NULL: chunks are stored */
+    if (out_open(&P.head, VT_SLOT_PACK, VT_STREAM_HEAD)) { /* slot 0: the header goes first */
+        *err = P.open_err;
         return -1;
+    }
     memcpy(P.head.map, h, sizeof *h);
     P.head_left -= P.head_left == UINT64_MAX ? 0 : vt__ws.slot_size;
     pthread_attr_t a;

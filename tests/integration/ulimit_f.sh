@@ -98,6 +98,14 @@ print("bounded under ulimit -f 2000: %d kept, %d lost of %d" % (r["events"], r["
 PYEOF
 grep -q "events lost" bnd.txt || fail "bounded: the events line says nothing lost: $(grep '^  events' bnd.txt)"
 grep -q 'every record made before' bnd.err && fail "bounded: report: $(cat bnd.err)"
+# bounded, under a limit below its first slot (ulimit -f 40): no file, the limit named (it had
+# been "cannot start: out of memory, threads or room for it")
+rm -f bnd0.vt*
+(ulimit -f 40 && "$VT" run --max-size 8MiB --no-compress -o bnd0.vt -- "$P" threads 1 2000 >bout 2>berr)
+[ $? = 0 ] || { cat berr; fail "bounded under ulimit -f 40: exit"; }
+[ ! -e bnd0.vt ] || fail "bounded under ulimit -f 40: an empty trace was left"
+grep -q "wrote no trace: cannot create [^ ]*/bnd0.vt: File too large (the process's file-size limit" berr ||
+    { cat berr; fail "bounded under ulimit -f 40: the limit not named"; }
 # the preload alone, bounded: one warning naming the limit (it had said nothing)
 rm -f bnd2.vt*
 (ulimit -f 2000 && LD_PRELOAD="$VT_PRELOAD" VRAMTRACE_MAX_SIZE=8388608 VRAMTRACE_COMPRESS=0 \
