@@ -40,7 +40,6 @@ typedef struct out {
 static struct packer {
     pthread_t thread;
     int have_thread, stop;
-    int open_err; /* why the last out_open failed: an errno (ENOMEM: no memory or no slot) */
     ZSTD_CCtx *cctx;
     char *zbuf, *meta, *evs, *snap;
     size_t zcap, meta_cap, evs_cap, snap_cap;
@@ -107,7 +106,7 @@ static int64_t drop_oldest(void)
 }
 
 /* out_open: o gets a fresh slot of this kind and stream, its SLOT record written; for EVENTS
- * (and META / SUMMARY) an old EVENTS slot is dropped when no slot is free. 0 or -1. */
+ * (and META / SUMMARY) an old EVENTS slot is dropped when none is free. 0, or an errno. */
 static int out_open(out *o, uint32_t kind, uint32_t stream)
 {
     pthread_mutex_lock(&vt__ws.lock);
@@ -115,17 +114,15 @@ static int out_open(out *o, uint32_t kind, uint32_t stream)
     pthread_mutex_unlock(&vt__ws.lock);
     if (i < 0 && stream != VT_STREAM_HEAD)
         i = drop_oldest();
-    P.open_err = ENOMEM;
     if (i < 0)
-        return -1;
+        return ENOMEM;
     int err = 0;
     char *map = vt__slot_map((uint64_t)i, &err);
     if (!map) {
         pthread_mutex_lock(&vt__ws.lock);
         vt__slot_release_locked((uint64_t)i, NULL);
         pthread_mutex_unlock(&vt__ws.lock);
-        P.open_err = err ? err : ENOMEM;
-        return -1;
+        return err ? err : ENOMEM;
     }
     uint64_t S = vt__ws.slot_size, first = vt__slot_off((uint64_t)i) - (uint64_t)i * S;
     uint64_t seq = kind == VT_SLOT_SUMMARY ? ++P.summary_seq : ++P.pack_seq;
@@ -532,11 +529,9 @@ int vt__pack_start_locked(const vt_file_header *h, int *err)
     P.head_left = vt__ws.max_size ? vt__ws.max_size / 8 : UINT64_MAX;
     if (P.head_left != UINT64_MAX && P.head_left < 2 * vt__ws.slot_size)
         P.head_left = 2 * vt__ws.slot_size;
-    P.cctx = ZSTD_createCCtx();                            /* NULL: chunks are stored */
-    if (out_open(&P.head, VT_SLOT_PACK, VT_STREAM_HEAD)) { /* slot 0: the header goes first */
-        *err = P.open_err;
+    P.cctx = ZSTD_createCCtx();                                        /* NULL: chunks are stored */
+    if ((*err = out_open(&P.head, VT_SLOT_PACK, VT_STREAM_HEAD)) != 0) /* slot 0: the header */
         return -1;
-    }
     memcpy(P.head.map, h, sizeof *h);
     P.head_left -= P.head_left == UINT64_MAX ? 0 : vt__ws.slot_size;
     pthread_attr_t a;
