@@ -148,16 +148,45 @@ static int cmp_addr(const void *a, const void *b)
     return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/* a segment to write: [addr, addr + total) on dev, its own item (or NULL), its active items
+ * (in[0..n), or the one item `one` when in is NULL) */
+typedef struct mv_seg {
+    uint64_t addr, total;
+    unsigned dev;
+    const live_item *seg, *one;
+    const live_item *const *in;
+    size_t n, ord; /* ord: the order it was put (ties keep it) */
+} mv_seg;
+
+/* PyTorch's snapshot lists each device's segments by address, the devices in order */
+static int cmp_seg(const void *a, const void *b)
+{
+    const mv_seg *x = a, *y = b;
+    if (x->dev != y->dev)
+        return x->dev < y->dev ? -1 : 1;
+    if (x->addr != y->addr)
+        return x->addr < y->addr ? -1 : 1;
+    return x->ord < y->ord ? -1 : x->ord > y->ord;
+}
+
+static void put_seg(mv_seg *out, size_t *k, const live_item *seg, uint64_t addr, uint64_t total,
+                    const live_item *const *in, size_t n)
+{
+    unsigned dev = (seg ? seg : in[0])->device % MEMVIZ_DEVICES;
+    out[*k] = (mv_seg){addr, total, dev, seg, in ? NULL : seg, in, n, *k};
+    ++*k;
+}
+
 /* segments: PyTorch's segments (allocator mode) with the tensors inside them; every other
- * device allocation a segment of one active block. */
+ * device allocation a segment of one active block; all by device, then address. */
 static int segments(mv *v, const replay_snapshot *snap)
 {
     const live_item **segs = calloc(snap->n + 1, sizeof *segs);
     const live_item **tens = calloc(snap->n + 1, sizeof *tens);
-    size_t ns = 0, nt = 0;
-    if (!segs || !tens) {
-        free(segs);
-        free(tens);
+    mv_seg *out = calloc(snap->n + 1, sizeof *out);
+    size_t ns = 0, nt = 0, k = 0;
+    if (!segs || !tens || !out) {
+        free(segs), free(tens), free(out);
         return -1;
     }
     for (size_t i = 0; i < snap->n; i++) {
@@ -167,30 +196,33 @@ static int segments(mv *v, const replay_snapshot *snap)
         else if (it->space == VT_SPACE_TENSOR)
             tens[nt++] = it;
         else if (it->space == VT_SPACE_DEVICE && !it->torch_segment)
-            segment(v, it, it->addr, it->size, &it, 1); /* a plain cudaMalloc / driver block */
+            put_seg(out, &k, it, it->addr, it->size, NULL, 1); /* a plain cudaMalloc / driver */
     }
     qsort(segs, ns, sizeof *segs, cmp_addr);
     qsort(tens, nt, sizeof *tens, cmp_addr);
     size_t t = 0;
-    for (size_t k = 0; k < ns; k++) {
-        uint64_t a = segs[k]->addr, used = 0;
+    for (size_t s = 0; s < ns; s++) {
+        uint64_t a = segs[s]->addr, used = 0;
         size_t first;
         for (; t < nt && tens[t]->addr < a; t++) /* below every segment: its own segment */
-            segment(v, NULL, tens[t]->addr, tens[t]->size, &tens[t], 1);
+            put_seg(out, &k, NULL, tens[t]->addr, tens[t]->size, &tens[t], 1);
         /* the replay keeps a segment's unused bytes as its size (its cache), so a tensor
          * inside starts at most cache + the tensors before it past the segment's start */
-        uint64_t next = k + 1 < ns ? segs[k + 1]->addr : UINT64_MAX, end = a;
+        uint64_t next = s + 1 < ns ? segs[s + 1]->addr : UINT64_MAX, end = a;
         for (first = t; t < nt && tens[t]->addr < next &&
-                        tens[t]->addr - a <= sat_add(segs[k]->size, used) && tens[t]->addr >= end;
+                        tens[t]->addr - a <= sat_add(segs[s]->size, used) && tens[t]->addr >= end;
              t++)
             used = sat_add(used, tens[t]->size), end = sat_add(tens[t]->addr, tens[t]->size);
-        uint64_t size = sat_add(segs[k]->size, used);
-        segment(v, segs[k], a, size > end - a ? size : end - a, &tens[first], t - first);
+        uint64_t size = sat_add(segs[s]->size, used);
+        put_seg(out, &k, segs[s], a, size > end - a ? size : end - a, &tens[first], t - first);
     }
     for (; t < nt; t++)
-        segment(v, NULL, tens[t]->addr, tens[t]->size, &tens[t], 1);
-    free(segs);
-    free(tens);
+        put_seg(out, &k, NULL, tens[t]->addr, tens[t]->size, &tens[t], 1);
+    qsort(out, k, sizeof *out, cmp_seg);
+    for (size_t i = 0; i < k; i++)
+        segment(v, out[i].seg, out[i].addr, out[i].total, out[i].in ? out[i].in : &out[i].one,
+                out[i].n);
+    free(segs), free(tens), free(out);
     return 0;
 }
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # export_memviz.sh — `vramtrace export --memory-viz`: the pickle loads with Python's pickle;
 # segments and blocks as torch.cuda.memory._snapshot() gives them (blocks tile each segment
-# exactly, allocated_size = the active blocks); device_traces replay like _memory_viz's trace
+# exactly, allocated_size = the active blocks; segments by device and address); device_traces replay like _memory_viz's trace
 # view (a free matches its allocation's size, no address allocated twice); the real
 # tensor+segment trace gives PyTorch's segments with tensors inside, a segment-only trace
 # segments of one block each.
@@ -29,6 +29,10 @@ def check(path):
             at += b["size"]
         assert at == s["address"] + s["total_size"], "blocks do not add up to total_size"
         assert s["allocated_size"] == sum(b["size"] for b in s["blocks"] if b["state"] == "active_allocated")
+    # as PyTorch's snapshot lists them: each device's segments by address, the devices in order
+    # (plain cudaMalloc blocks had come first, in the order they were made)
+    order = [(s["device"], s["address"]) for s in snap["segments"]]
+    assert order == sorted(order), "segments not by device and address"
     # _memory_viz's segsum: allocated + internal + external free == reserved, per segment and in all
     reserved = allocated = internal = external = 0
     for s in snap["segments"]:
