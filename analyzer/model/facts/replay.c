@@ -10,11 +10,11 @@
 #include "exit_codes.h"
 #include "replay_kv.h"
 #include "replay_phase.h"
+#include "replay_ring.h"
 #include "replay_state.h"
 
 int replay_progress;
 int replay_read_ahead;
-#define PROGRESS_MIN_BYTES (64u << 20) /* smaller files finish before it would help */
 
 /* cast_flags: an allocation's EF_* flags (loss), less EF_TO_COPY when the forward's 16-bit
  * cast it is is the input of the op whose weight's copy came before it (casts.h) */
@@ -297,26 +297,6 @@ static inline __attribute__((always_inline)) void apply_event(state *s, int is_a
         apply_special(s, is_alloc, ev, ot, info, slot, seg);
 }
 
-/* an event read ahead (run_pass's ring): the event alone, decoded in place, not its whole
- * record (twice its size: copying it cost 6 % of a segment-mode pass, 20 % of the live set's).
- * 128 bytes, aligned: a place's offset in the ring is a shift, where its 112 bytes had taken
- * three instructions at each of the pass's many uses of it (8 to 12 an event fewer) */
-struct pending {
-    reader_event ev;
-    uint64_t event, hash; /* hash: livemap_mix of its key, computed once */
-    uint64_t slot, seg;   /* its index slot when last looked at (~0: not yet), its blocks_hint */
-    unsigned info;        /* s->apinfo[its api] */
-    int is_alloc;         /* an ALLOC record (else a FREE) */
-    int join; /* a snapshot's join record (state.join_left): CATPEAKS_F_JOIN, _JOIN_END the last */
-} __attribute__((aligned(128)));
-
-/* torch_tensor: p is a tensor of PyTorch's allocator (its block is emulated: blocks.c) */
-static inline int torch_tensor(const struct pending *p)
-{
-    return __builtin_expect(p->info & AP_SPECIAL, 0) &&
-           (p->ev.api == VT_API_torchAlloc || p->ev.api == VT_API_torchFree);
-}
-
 /* drain: the oldest event of the ring applied, then the sweep (inline where the ring is full,
  * once an event: no call and its saved registers; drain_call where the ring empties) */
 static inline __attribute__((always_inline)) void drain(state *s, const struct pending *p,
@@ -360,7 +340,6 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
      * 100k allocations nearly every lookup is a cache miss, and this hides most of them.
      * Each record is read into the ring's next place; any other record first drains the ring,
      * so the order of effects is unchanged. */
-    enum { RING = 16 };
     struct pending ring[RING];
     unsigned head = 0, count = 0;
 #define VT_DRAIN_ONE()                                                                             \
@@ -372,55 +351,38 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
     uint64_t seq = 0;
     int ahead = replay_read_ahead; /* the ring is in use (from the first event past replay_small) */
     for (;;) {
-        if (count == RING) {
-            drain(s, &ring[head], ot);
-            head = (head + 1) % RING;
-            count--;
-        }
         reader_record got;
         struct pending *p = &ring[(head + count) % RING];
         if (!reader_next_event(rd, &got, &p->ev))
             break;
         if (got.type == VT_REC_ALLOC || got.type == VT_REC_FREE) {
-            p->is_alloc = got.type == VT_REC_ALLOC;
-            const reader_event *ev = &p->ev;
-            p->event = ++seq;
-            p->info = s->apinfo[ev->api];
-            p->hash = livemap_mix(ev->addr, AP_SPACE(p->info));
-            p->slot = ~(uint64_t)0, p->seg = SIZE_MAX;
-            if ((p->join = __builtin_expect(s->join_left > 0, 0)) != 0) /* (a join: rare) */
-                p->join = --s->join_left ? CATPEAKS_F_JOIN : CATPEAKS_F_JOIN_END;
-            if (replay_progress && r->file_bytes >= PROGRESS_MIN_BYTES && !(seq & ((1u << 22) - 1)))
-                fprintf(stderr, "\rvramtrace: %s: %3d %%", r->path,
-                        (int)(100.0 * (double)got.offset / (double)r->file_bytes));
-            r->n_events++;
-            if (ev->time_ns > r->end_ns)
-                r->end_ns = ev->time_ns;
+            take(s, p, &got, ++seq);
             if (!ahead && replay_small(s)) { /* applied now: nothing to fetch ahead */
                 drain(s, p, ot);
                 continue;
             }
             ahead = 1, count++;
-            livemap_prefetch_h(&s->live, p->hash);
-            if (torch_tensor(p))
-                blocks_prefetch(&s->blocks, ev->addr); /* PyTorch's blocks too */
-            replay_prefetch_stack(s, ev->stack_id);    /* and what its stack says, and holds */
-            if (p->is_alloc && s->szm) /* and what its size says (its category's key) */
-                __builtin_prefetch(replay_size_memo(s, ev->size));
-            if (count > RING / 2) { /* its index slot is in cache by now: a freed entry next */
-                struct pending *h = &ring[(head + RING / 2) % RING];
-                if (!h->is_alloc)
-                    h->slot =
-                        livemap_prefetch_entry_h(&s->live, h->ev.addr, AP_SPACE(h->info), h->hash);
+            read_ahead(s, ring, head, count, p);
+            if (count < RING)
+                continue;
+            /* the ring full: from here on, while the records are events, the oldest is applied
+             * and its place takes the next one (the ring's bookkeeping constant: 24 to 33
+             * instructions an event fewer than the loop's general way, on vtgen's three modes) */
+            for (;;) {
+                p = &ring[head];
+                drain(s, p, ot);
+                head = (head + 1) % RING;
+                if (!reader_next_event(rd, &got, &p->ev)) {
+                    count--;
+                    goto end;
+                }
+                if (got.type != VT_REC_ALLOC && got.type != VT_REC_FREE) {
+                    count--;
+                    break;
+                }
+                take(s, p, &got, ++seq);
+                read_ahead(s, ring, head, RING, p);
             }
-            if (__builtin_expect(blocks_many_segs(&s->blocks), 0) && count > RING / 2) {
-                /* so many of PyTorch's segments that they miss the cache: half a ring before a
-                 * tensor is applied its segment and the first of its blocks */
-                struct pending *h = &ring[(head + RING / 2) % RING];
-                if (torch_tensor(h))
-                    h->seg = blocks_prefetch_seg(&s->blocks, h->ev.addr);
-            }
-            continue;
         }
         while (count)
             VT_DRAIN_ONE();
@@ -456,6 +418,7 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
             break;
         }
     }
+end:
     while (count)
         VT_DRAIN_ONE();
 #undef VT_DRAIN_ONE
