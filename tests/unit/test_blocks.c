@@ -288,6 +288,35 @@ static void test_many_segments(void **st)
     blocks_free_all(&b);
 }
 
+/* shared_piece: two 1 MiB segments in each 2 MiB piece (past BLOCKS_MANY_SEGS of them): each
+ * piece's hint names the segment added last from its addition on (its tensors search never), and
+ * the other once a search found it (its tensors after its first search never) */
+static void test_shared_piece(void **st)
+{
+    (void)st;
+    enum { N = 1024 };
+    blocks_rules rl = blocks_rules_parse(NULL);
+    blocks b;
+    blocks_init(&b, &rl);
+    const uint64_t base = (uint64_t)1 << 40;
+    for (unsigned i = 0; i < N; i++) {
+        assert_int_equal(blocks_segment_add(&b, base + i * 2 * MiB, MiB), 0);
+        assert_int_equal(blocks_segment_add(&b, base + i * 2 * MiB + MiB, MiB), 0);
+    }
+    assert_true(blocks_many_segs(&b));
+    uint64_t before = b.searches;
+    for (unsigned i = 0; i < N; i++) /* (one segment after another: the last found never helps) */
+        assert_int_equal(blocks_alloc(&b, base + i * 2 * MiB + MiB, 256 * KiB, 0), 256 * KiB);
+    assert_int_equal(b.searches, before);
+    for (unsigned r = 0; r < 4; r++) /* the first of each piece, filled in four rounds */
+        for (unsigned i = 0; i < N; i++)
+            assert_int_equal(blocks_alloc(&b, base + i * 2 * MiB + r * 256 * KiB, 256 * KiB, 0),
+                             256 * KiB);
+    assert_true(b.searches - before <= N + N / 20); /* the first round's */
+    assert_int_equal(b.unplaced, 0);
+    blocks_free_all(&b);
+}
+
 static void test_async_counts_requests(void **st)
 {
     (void)st;
@@ -506,6 +535,7 @@ int main(void)
         cmocka_unit_test(test_segment_released_first),
         cmocka_unit_test(test_expandable_maps_join),
         cmocka_unit_test(test_many_segments),
+        cmocka_unit_test(test_shared_piece),
         cmocka_unit_test(test_async_counts_requests),
         cmocka_unit_test(test_against_model),
     };
