@@ -200,7 +200,7 @@ static inline __attribute__((always_inline)) void apply_free(state *s, const rea
             replay_cats_free_settled(s, e, ev->time_ns);
         s->level[e->level] -= e->size;
     }
-    livemap_del(&s->live, e);
+    livemap_del_found(&s->live, e); /* (found above: nothing since put or deleted) */
 }
 
 static inline __attribute__((always_inline)) void apply_one(state *s, int is_alloc,
