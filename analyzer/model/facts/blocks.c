@@ -471,7 +471,7 @@ uint64_t blocks_alloc(blocks *b, uint64_t addr, uint64_t size, uint64_t t)
         if (!s || end - addr < r)
             b->unplaced++;
         else
-            bsize = blocks_size(&b->rules, end - addr, size);
+            bsize = blocks_size_rounded(&b->rules, end - addr, r); /* (r: rounded once) */
     }
     if (here) {
         s->blk[k].size = bsize;

@@ -91,10 +91,14 @@ static inline int blocks_should_split(const blocks_rules *rl, uint64_t free_byte
 
 /* blocks_size: the size of the block a request of size bytes gets from a free range of
  * free_bytes starting at its address: rounded when split, else the whole range. */
+/* blocks_size_rounded: the same, given the request rounded (r: blocks_round's) */
+static inline uint64_t blocks_size_rounded(const blocks_rules *rl, uint64_t free_bytes, uint64_t r)
+{
+    return free_bytes > r && !blocks_should_split(rl, free_bytes, r) ? free_bytes : r;
+}
 static inline uint64_t blocks_size(const blocks_rules *rl, uint64_t free_bytes, uint64_t size)
 {
-    uint64_t r = blocks_round(rl, size);
-    return free_bytes > r && !blocks_should_split(rl, free_bytes, r) ? free_bytes : r;
+    return blocks_size_rounded(rl, free_bytes, blocks_round(rl, size));
 }
 
 /* A live block: where it starts, its size (its top bit set: its free was requested, blocks.c). */
