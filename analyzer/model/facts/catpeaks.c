@@ -323,10 +323,11 @@ int catpeaks_end(catpeaks *cp, uint64_t peak[CAT_COUNT], uint64_t peak_ns[CAT_CO
         catpeaks_set_alloc_mode(cp, 0);
     if (!cp->lost && catpeaks_advance(cp) != cp->tail)
         catpeaks_lose(cp, "an allocation's category was never settled");
+    int noted = cp->tail > 1; /* a record was added (numbered from 1: no store per record) */
     drop_window(cp);
     if (cp->lost && cp->tl) /* a timeline swept in part is not drawn */
         cp->tl->has_cats = 0;
-    if (cp->lost || !cp->noted) /* lost, or nothing was noted */
+    if (cp->lost || !noted) /* lost, or nothing was noted */
         return 0;
     finish(cp, peak, peak_ns);
     fix_timeline(cp);

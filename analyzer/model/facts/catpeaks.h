@@ -62,7 +62,6 @@ typedef struct catpeaks {
     timeline *tl;     /* when set, the sweep fills its category buckets */
     int alloc_mode;   /* 1: the cache is the segments less their tensors (allocator mode) */
     int alloc_mode_known;
-    int noted; /* a record was added */
     /* the sweep */
     int64_t cur[CAT_COUNT], seg, inner;
     catpeaks_epoch *ep;
@@ -112,7 +111,6 @@ static inline uint64_t catpeaks_add(catpeaks *cp, uint64_t event, uint64_t t, ui
     cp->rec[i] = (catpeaks_rec){size, t, ref, code, (uint8_t)flags};
     if (cp->event)
         cp->event[i] = event;
-    cp->noted = 1;
     return n;
 }
 /* catpeaks_settle: record n's code, and whether it is provisional (a record already swept or not
@@ -237,7 +235,6 @@ static inline uint64_t catpeaks_add_swept(catpeaks *cp, uint64_t t, uint64_t siz
         return 0;
     catpeaks_plain_add(cp, &cp->ep[cp->last], code & 15, (int64_t)size, flags & CATPEAKS_F_ALLOC,
                        t);
-    cp->noted = 1;
     cp->head = ++cp->tail;
     return cp->head - 1;
 }
