@@ -48,6 +48,8 @@ void catpeaks_set_alloc_mode(catpeaks *cp, int alloc_mode)
  * clearing those pages took 5 % of its replay.) */
 int catpeaks_grow(catpeaks *cp)
 {
+    if (cp->lost) /* (its window dropped: catpeaks_add asks here, not per record) */
+        return -1;
     uint64_t cap = cp->cap, ncap = cap ? cap * 2 : 4096;
     if (ncap > CATPEAKS_WINDOW_MAX) {
         catpeaks_lose(cp, "more allocations waited for their category at once than the "

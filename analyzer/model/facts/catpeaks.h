@@ -95,7 +95,7 @@ enum {
 
 /* catpeaks_init: an empty window (tl: the timeline whose moments the sweep fills, or NULL). */
 void catpeaks_init(catpeaks *cp, timeline *tl);
-/* catpeaks_grow: room for more records (catpeaks_add's rare part); -1 when lost. */
+/* catpeaks_grow: room for more records (catpeaks_add's rare part); -1 when lost (or already). */
 int catpeaks_grow(catpeaks *cp);
 /* catpeaks_add: the record of event number event (1 = the trace's first ALLOC / FREE) at time t:
  * size bytes allocated or freed (flags), code as far as known (0: not settled), ref the caller's
@@ -103,10 +103,8 @@ int catpeaks_grow(catpeaks *cp);
 static inline uint64_t catpeaks_add(catpeaks *cp, uint64_t event, uint64_t t, uint64_t size,
                                     int flags, uint32_t ref, uint8_t code)
 {
-    if (cp->lost)
-        return 0;
     if (cp->tail - cp->head == cp->cap && catpeaks_grow(cp) < 0)
-        return 0;
+        return 0; /* (lost: the window dropped is full, and catpeaks_grow says lost) */
     uint64_t n = cp->tail++, i = n & (cp->cap - 1);
     cp->rec[i] = (catpeaks_rec){size, t, ref, code, (uint8_t)flags};
     if (cp->event)
