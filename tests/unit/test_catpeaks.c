@@ -214,8 +214,16 @@ static void test_take_inner(void **st)
     for (; n < cp.tail && catpeaks_take(&cp, &cp.rec[n & (cp.cap - 1)], ep, fast); n++)
         cp.head = n + 1;
     assert_int_equal(cp.head, cp.tail); /* every one swept by the look */
+    /* a tensor to the empty window: swept at once, inside the segments (a third segment makes
+     * the cache 1500: 3000 less the 1500 of tensors, not 3000) */
+    assert_int_equal(catpeaks_add_swept(&cp, 5, 1500, CATPEAKS_F_ALLOC, act), 5);
+    assert_int_equal(cp.head, 6);
+    assert_int_equal(cp.tail, 6);
+    catpeaks_add(&cp, 6, 6, 1000, CATPEAKS_F_ALLOC, 4, seg);
+    assert_int_equal(catpeaks_advance(&cp), cp.tail);
     assert_int_equal(catpeaks_end(&cp, peak, ns), 1);
-    assert_int_equal(peak[CAT_ACTIVATIONS], 800);
+    assert_int_equal(peak[CAT_ACTIVATIONS], 1500);
+    assert_int_equal(ns[CAT_ACTIVATIONS], 5);
     assert_int_equal(peak[CAT_CACHE], 2000);
     assert_int_equal(ns[CAT_CACHE], 4);
     catpeaks_free(&cp);
@@ -232,6 +240,7 @@ static void test_lost_is_said(void **st)
         catpeaks_add(&cp, i + 1, i + 1, 64, CATPEAKS_F_ALLOC, 2, P(TEMPORARIES));
     assert_non_null(cp.lost); /* past the window's cap */
     assert_int_equal(catpeaks_add(&cp, 1, 1, 64, CATPEAKS_F_ALLOC, 3, P(TEMPORARIES)), 0);
+    assert_int_equal(catpeaks_add_swept(&cp, 1, 64, 0, P(TEMPORARIES)), 0); /* none swept */
     assert_int_equal(catpeaks_end(&cp, peak, ns), 0);
     assert_int_equal(peak[CAT_TEMPORARIES], 0);
     catpeaks_free(&cp);

@@ -6,8 +6,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* set_common: the sweep's common record's kind as catpeaks_fast says it (catpeaks_add_swept) */
+static void set_common(catpeaks *cp)
+{
+    int fast = catpeaks_fast(cp);
+    cp->common = fast == CATPEAKS_FAST_NONE    ? 0
+                 : fast == CATPEAKS_FAST_INNER ? CATPEAKS_CODE(CATPEAKS_INNER, 0)
+                                               : CATPEAKS_CODE(CATPEAKS_PLAIN, 0);
+}
+
 static void drop_window(catpeaks *cp)
 {
+    cp->common = 0; /* (nothing swept at once: lost) */
     free(cp->rec), free(cp->event);
     cp->rec = NULL;
     cp->event = NULL;
@@ -20,6 +30,7 @@ void catpeaks_init(catpeaks *cp, timeline *tl)
     memset(cp, 0, sizeof *cp);
     cp->tl = tl;
     cp->head = cp->tail = 1;
+    set_common(cp);
     cp->ep = calloc(1, sizeof *cp->ep); /* the first epoch, open from the start */
     if (!cp->ep) {
         catpeaks_lose(cp, "out of memory");
@@ -39,6 +50,8 @@ void catpeaks_set_alloc_mode(catpeaks *cp, int alloc_mode)
 {
     cp->alloc_mode = alloc_mode;
     cp->alloc_mode_known = 1;
+    if (!cp->lost)
+        set_common(cp);
 }
 
 /* catpeaks_grow: a ring of twice the slots, the records in the same order (catpeaks_add). Grown

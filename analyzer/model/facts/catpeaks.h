@@ -62,6 +62,8 @@ typedef struct catpeaks {
     timeline *tl;     /* when set, the sweep fills its category buckets */
     int alloc_mode;   /* 1: the cache is the segments less their tensors (allocator mode) */
     int alloc_mode_known;
+    uint8_t common; /* CATPEAKS_CODE(kind, 0) of the sweep's common record (catpeaks_fast's
+                     * kind), 0: none (a timeline's moments to draw, or lost) */
     /* the sweep */
     int64_t cur[CAT_COUNT], seg, inner;
     catpeaks_epoch *ep;
@@ -191,12 +193,6 @@ static inline int catpeaks_fast(const catpeaks *cp)
 {
     return cp->tl ? CATPEAKS_FAST_NONE : cp->alloc_mode ? CATPEAKS_FAST_INNER : CATPEAKS_FAST_PLAIN;
 }
-/* catpeaks_plain: tensor mode without a timeline: the common record is a plain allocation's or
- * free's bytes alone */
-static inline int catpeaks_plain(const catpeaks *cp)
-{
-    return !cp->alloc_mode && !cp->tl;
-}
 /* catpeaks_take_more: catpeaks_take's records that are not a plain one's bytes alone */
 int catpeaks_take_more(catpeaks *cp, const catpeaks_rec *r);
 /* catpeaks_take: record r (settled, the next to sweep: every one before it is), swept now when
@@ -222,17 +218,21 @@ static inline int catpeaks_take(catpeaks *cp, const catpeaks_rec *r, catpeaks_ep
     return 1;
 }
 /* catpeaks_add_swept: catpeaks_add of a settled record to an empty window, swept at once when it
- * is a common one (catpeaks_take's; the window's ring not written). Returns its number, 0 when
- * it is not such a record (then catpeaks_add adds it). */
+ * is a common one (catpeaks_take's: a plain allocation's in tensor mode, a tensor's inside
+ * PyTorch's segments in allocator mode; the window's ring not written). Returns its number, 0
+ * when it is not such a record (then catpeaks_add adds it). */
 static inline uint64_t catpeaks_add_swept(catpeaks *cp, uint64_t t, uint64_t size, int flags,
                                           uint8_t code)
 {
-    if (cp->head != cp->tail || !cp->cap || !catpeaks_plain(cp) ||
-        (code & CATPEAKS_KIND_BITS) != CATPEAKS_CODE(CATPEAKS_PLAIN, 0) ||
-        (flags & CATPEAKS_F_APPLY) || cp->lost)
+    if (cp->head != cp->tail || (code & CATPEAKS_KIND_BITS) != cp->common ||
+        (flags & CATPEAKS_F_APPLY))
         return 0;
-    catpeaks_plain_add(cp, &cp->ep[cp->last], code & 15, (int64_t)size, flags & CATPEAKS_F_ALLOC,
-                       t);
+    if (cp->common == CATPEAKS_CODE(CATPEAKS_INNER, 0))
+        catpeaks_inner_add(cp, &cp->ep[cp->last], code & 15, (int64_t)size,
+                           flags & CATPEAKS_F_ALLOC, t);
+    else
+        catpeaks_plain_add(cp, &cp->ep[cp->last], code & 15, (int64_t)size,
+                           flags & CATPEAKS_F_ALLOC, t);
     cp->head = ++cp->tail;
     return cp->head - 1;
 }
