@@ -449,7 +449,12 @@ void replay_cats_end(state *s)
         }
     }
     r->cat_window = s->peaks.cap;
-    if (s->cats_on) {
+    if (s->cats_on && !r->tensor_mode && !s->peaks.tl) {
+        /* not in tensor mode: no category peaks reported, no timeline to draw them in (what is
+         * still waiting, a segment-mode run's every record, not swept: the window dropped) */
+        catpeaks_lose(&s->peaks, NO_TENSORS_WHY);
+        r->has_cat_peaks = 0;
+    } else if (s->cats_on) {
         if (!s->peaks.alloc_mode_known)
             catpeaks_set_alloc_mode(&s->peaks, r->allocator_mode);
         r->has_cat_peaks = catpeaks_end(&s->peaks, r->cat_peak, r->cat_peak_ns) && r->tensor_mode;
