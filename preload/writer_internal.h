@@ -236,6 +236,12 @@ uint64_t vt__slot_off(uint64_t i);
 int64_t vt__slot_take_locked(void);
 /* vt__slot_map: slot i mapped read-write, blocks reserved (posix_fallocate); NULL with *err. */
 char *vt__slot_map(uint64_t i, int *err);
+/* vt__slot_map_failed_locked: slot i (just taken) could not be mapped with err: when it is the
+ * grid's last and the disk or the file-size limit refused it, the file's present size becomes
+ * its bound (said once; the trailer says DISK_FULL) and 1 is returned (an old slot may be reused);
+ * else the slot is released and 0 returned. vt__slot_map_failed: the same, taking the lock. */
+int vt__slot_map_failed_locked(uint64_t i, int err);
+int vt__slot_map_failed(uint64_t i, int err);
 /* vt__slot_release_locked: slot i is free again: its first 8 bytes zeroed through map (its
  * mapping, unmapped here) so readers skip it, and it joins the free ones. */
 void vt__slot_release_locked(uint64_t i, char *map);

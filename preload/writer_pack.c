@@ -105,24 +105,24 @@ static int64_t drop_oldest(void)
     return first;
 }
 
-/* out_open: o gets a fresh slot of this kind and stream, its SLOT record written; for EVENTS
- * (and META / SUMMARY) an old EVENTS slot is dropped when none is free. 0, or an errno. */
+/* out_open: o gets a fresh slot of this kind and stream, its SLOT record written; not HEAD: an old
+ * EVENTS slot dropped when none is free (also once the disk bounds the grid). 0, or an errno. */
 static int out_open(out *o, uint32_t kind, uint32_t stream)
 {
-    pthread_mutex_lock(&vt__ws.lock);
-    int64_t i = vt__slot_take_locked();
-    pthread_mutex_unlock(&vt__ws.lock);
-    if (i < 0 && stream != VT_STREAM_HEAD)
-        i = drop_oldest();
-    if (i < 0)
-        return ENOMEM;
     int err = 0;
-    char *map = vt__slot_map((uint64_t)i, &err);
-    if (!map) {
+    int64_t i;
+    char *map = NULL;
+    for (int tries = 0; !map; tries++) {
         pthread_mutex_lock(&vt__ws.lock);
-        vt__slot_release_locked((uint64_t)i, NULL);
+        i = vt__slot_take_locked();
         pthread_mutex_unlock(&vt__ws.lock);
-        return err ? err : ENOMEM;
+        if (i < 0 && stream != VT_STREAM_HEAD)
+            i = drop_oldest();
+        if (i < 0)
+            return err ? err : ENOMEM;
+        map = vt__slot_map((uint64_t)i, &err);
+        if (!map && (!vt__slot_map_failed((uint64_t)i, err) || tries))
+            return err ? err : ENOMEM;
     }
     uint64_t S = vt__ws.slot_size, first = vt__slot_off((uint64_t)i) - (uint64_t)i * S;
     uint64_t seq = kind == VT_SLOT_SUMMARY ? ++P.summary_seq : ++P.pack_seq;

@@ -132,6 +132,35 @@ static void disk_bound_said(int err)
                      (unsigned long long)(vt__ws.n_slots * vt__ws.slot_size >> 10));
 }
 
+/* vt__slot_map_failed_locked: see writer_internal.h. A bound met while the trace ends (the
+ * packer's last slots, state W_CLOSED) is said as one met while it runs; not while the file is
+ * created (said as that fails) nor after tracing stopped on an error (said then). */
+int vt__slot_map_failed_locked(uint64_t i, int err)
+{
+    if (i + 1 != vt__ws.n_slots || (err != ENOSPC && err != EFBIG && err != EDQUOT)) {
+        vt__slot_release_locked(i, NULL);
+        return 0;
+    }
+    vt__ws.n_slots--; /* the disk's bound: no slot past this one */
+    vt__ws.max_slots = vt__ws.n_slots;
+    /* (when no window is current, the packer's new one after records were dropped for want of a
+     * slot: said, where it had been the one moment it was not, then never, the limit set: a CI
+     * run's) */
+    int st = atomic_load(&vt__ws.state);
+    if (!vt__ws.full_err && (atomic_load(&vt__ws.cur) || st == W_OPEN || st == W_CLOSED))
+        disk_bound_said(err);
+    vt__ws.full_err = err; /* said by the trailer (DISK_FULL) */
+    return 1;
+}
+
+int vt__slot_map_failed(uint64_t i, int err)
+{
+    pthread_mutex_lock(&vt__ws.lock);
+    int bound = vt__slot_map_failed_locked(i, err);
+    pthread_mutex_unlock(&vt__ws.lock);
+    return bound;
+}
+
 /* take_and_map: a fresh slot mapped, or NULL (*err EAGAIN when none is free; a new slot the disk
  * has no room for makes the file's present size its bound). */
 static char *take_and_map(uint64_t *slot, int *err)
@@ -143,21 +172,8 @@ static char *take_and_map(uint64_t *slot, int *err)
     }
     char *p = vt__slot_map((uint64_t)i, err);
     if (!p) {
-        if ((uint64_t)i + 1 == vt__ws.n_slots &&
-            (*err == ENOSPC || *err == EFBIG || *err == EDQUOT)) {
-            vt__ws.n_slots--; /* the disk's bound: no slot past this one */
-            vt__ws.max_slots = vt__ws.n_slots;
-            /* (not while the file is created: said as that fails; but when no window is current,
-             * the packer's new one after records were dropped for want of a slot: said, where it
-             * had been the one moment it was not, then never, the limit set: a CI run's) */
-            if (!vt__ws.full_err &&
-                (atomic_load(&vt__ws.cur) || atomic_load(&vt__ws.state) == W_OPEN))
-                disk_bound_said(*err);
-            vt__ws.full_err = *err; /* said by the trailer (DISK_FULL) */
+        if (vt__slot_map_failed_locked((uint64_t)i, *err))
             *err = EAGAIN;
-        } else {
-            vt__slot_release_locked((uint64_t)i, NULL);
-        }
         return NULL;
     }
     *slot = (uint64_t)i;

@@ -150,6 +150,98 @@ static void test_small_disk(void **st)
     assert_int_not_equal(access(path, F_OK), 0);
     assert_false(vt__active());
 }
+/* ---- a bounded trace whose disk fills as it ends: the packer's own slot ----------------- */
+/* summary_trailer_flags: a chunked trace's trailer (in its SUMMARY slot): its flags and *error;
+ * -1 when no SUMMARY slot ends with one */
+static int summary_trailer_flags(const char *path, uint32_t *error)
+{
+    size_t len;
+    unsigned char *b = read_file(path, &len);
+    vt_rec_slot first;
+    memcpy(&first, b + 32 + 8, sizeof first);
+    int flags = -1;
+    for (uint64_t at = 0; first.slot_size && at + VT_SLOT_REC_SIZE <= len; at += first.slot_size) {
+        uint64_t off = at ? at : 32;
+        vt_rec_slot sr;
+        memcpy(&sr, b + off + 8, sizeof sr);
+        if (sr.kind != VT_SLOT_SUMMARY)
+            continue;
+        for (off += VT_SLOT_REC_SIZE; off + 8 <= len && off < at + first.slot_size;) {
+            vt_rec_header h;
+            memcpy(&h, b + off, sizeof h);
+            if (!h.type || h.size < 8 || off + h.size > len)
+                break;
+            if (h.type == VT_REC_TRAILER) {
+                vt_rec_trailer t;
+                memcpy(&t, b + off + 8, sizeof t);
+                flags = h.flags, *error = t.error;
+            }
+            off += h.size;
+        }
+    }
+    free(b);
+    return flags;
+}
+
+/* fallocate_held: fallocate_small_disk, where any thread but the test's own waits while g_hold
+ * (the packer thread held behind the writers, as a busy machine may hold it) */
+static pthread_mutex_t g_hold_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_hold_cv = PTHREAD_COND_INITIALIZER;
+static int g_hold;
+static pthread_t g_test_thread;
+static int fallocate_held(int fd, off_t off, off_t len)
+{
+    pthread_mutex_lock(&g_hold_mu);
+    while (g_hold && !pthread_equal(pthread_self(), g_test_thread))
+        pthread_cond_wait(&g_hold_cv, &g_hold_mu);
+    pthread_mutex_unlock(&g_hold_mu);
+    return fallocate_small_disk(fd, off, len);
+}
+
+/* The bounded (chunked) trace's packer takes slots of its own (the raw windows' chunks, the
+ * trailer's summary). Held behind the writers, it finds the disk full only as the trace ends: that
+ * had been said by nobody (no warning, no DISK_FULL trailer, the trailer itself could find no
+ * slot): the writers' slots say it, and they take none once the program exits. */
+static void test_bounded_full_at_close(void **st)
+{
+    (void)st;
+    setenv("VRAMTRACE_MAX_SIZE", "8388608", 1);
+    setenv("VRAMTRACE_COMPRESS", "0", 1);
+    g_test_thread = pthread_self();
+    g_hold = 1; /* the packer waits at its first new slot (or before) */
+    g_disk_cap = UINT64_MAX;
+    vt__sys saved = vt__sys_ops;
+    vt__sys_ops.fallocate = fallocate_held;
+    use_output("bclose.vt");
+    capture_stderr();
+    uint64_t payload[4] = {1, 2, 3, 4};
+    int ok = 0;
+    for (int i = 0; i < 60000; i++) /* 2.4 MB: past the run's beginning, raw slots of 256 KiB */
+        ok += vt__write(VT_REC_ALLOC, 5, payload, 32, NULL, 0) == 0;
+    assert_int_equal(ok, 60000);
+    char path[256];
+    struct stat sb;
+    snprintf(path, sizeof path, "%s/bclose.vt", g_dir);
+    assert_int_equal(stat(path, &sb), 0);
+    g_disk_cap = (uint64_t)sb.st_size; /* the disk is full from here: the file cannot grow */
+    pthread_mutex_lock(&g_hold_mu);
+    g_hold = 0;
+    pthread_cond_broadcast(&g_hold_cv);
+    pthread_mutex_unlock(&g_hold_mu);
+    vt__writer_close();
+    char msg[400];
+    int warnings = end_capture(msg, sizeof msg);
+    vt__sys_ops = saved;
+    unsetenv("VRAMTRACE_MAX_SIZE");
+    unsetenv("VRAMTRACE_COMPRESS");
+    assert_int_equal(warnings, 1);
+    assert_non_null(strstr(msg, "bclose.vt: No space left on device at "));
+    assert_non_null(strstr(msg, "the trace keeps what fits there"));
+    uint32_t error = 0; /* the trailer was written (an old EVENTS slot made room) and says why */
+    assert_int_equal(summary_trailer_flags(path, &error), VT_TRAILER_DISK_FULL);
+    assert_int_equal(error, ENOSPC);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -157,6 +249,7 @@ int main(void)
         cmocka_unit_test(test_mmap_failure),
         cmocka_unit_test(test_unwritable),
         cmocka_unit_test(test_small_disk),
+        cmocka_unit_test(test_bounded_full_at_close),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
