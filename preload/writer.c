@@ -461,8 +461,10 @@ int vt__write(uint16_t type, uint16_t flags, const void *p1, size_t n1, const vo
  * general way (write3, or append's loop after a reservation past the window's end). The same
  * steps in the same order as append: the window held before the reservation, the header stored
  * last, the counts, the next window mapped ahead at the half. Callgrind, bench_alloc --stacks
- * none: ~180 -> ~99 instructions a record. */
-int vt__write_event(uint16_t type, uint16_t flags, const void *p, size_t n)
+ * none: ~180 -> ~99 instructions a record. Built once per record size (an ALLOC's 32 bytes, a
+ * FREE's 16: its checks, copy and padding folded): ~103 -> ~80. */
+static inline __attribute__((always_inline)) int write_event(uint16_t type, uint16_t flags,
+                                                             const void *p, size_t n)
 {
     size_t size = (8 + n + (VT_REC_ALIGN - 1)) & ~(size_t)(VT_REC_ALIGN - 1);
     vt__wslot *me = vt__wslot_mine;
@@ -487,6 +489,21 @@ int vt__write_event(uint16_t type, uint16_t flags, const void *p, size_t n)
     }
     vt__put_record(w->base + pos, size, type, flags, p, n, NULL, 0, NULL, 0);
     return stored(me, 1, w, pos, size, type);
+}
+
+int vt__write_event_32(uint16_t type, uint16_t flags, const void *p)
+{
+    return write_event(type, flags, p, 32);
+}
+
+int vt__write_event_16(uint16_t type, uint16_t flags, const void *p)
+{
+    return write_event(type, flags, p, 16);
+}
+
+int vt__write_event_n(uint16_t type, uint16_t flags, const void *p, size_t n)
+{
+    return write_event(type, flags, p, n);
 }
 
 /* vt__encode_strings: (u32 len, bytes) for each string into buf; the byte count, or 0 when

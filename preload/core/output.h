@@ -14,8 +14,17 @@ int vt__active(void);
  * tracing is off or output failed (the first failure prints one warning and disables). */
 int vt__write(uint16_t type, uint16_t flags, const void *p1, size_t n1, const void *p2, size_t n2);
 /* vt__write_event: vt__write of one part (an event's record: n a multiple of 8, at most 64), on
- * the path every ALLOC and FREE takes: the same bytes, the same failures. */
-int vt__write_event(uint16_t type, uint16_t flags, const void *p, size_t n);
+ * the path every ALLOC and FREE takes: the same bytes, the same failures. A constant n of 32 or
+ * 16 (the ALLOC and FREE payloads) calls the writer's path built for that size. */
+int vt__write_event_32(uint16_t type, uint16_t flags, const void *p);
+int vt__write_event_16(uint16_t type, uint16_t flags, const void *p);
+int vt__write_event_n(uint16_t type, uint16_t flags, const void *p, size_t n);
+static inline int vt__write_event(uint16_t type, uint16_t flags, const void *p, size_t n)
+{
+    return n == 32   ? vt__write_event_32(type, flags, p)
+           : n == 16 ? vt__write_event_16(type, flags, p)
+                     : vt__write_event_n(type, flags, p, n);
+}
 /* vt__write_strings: fixed part then a list of strings encoded as (u32 len, bytes). */
 int vt__write_strings(uint16_t type, uint16_t flags, const void *fixed, size_t nfixed,
                       const char *const *strs, const uint32_t *lens, int nstrs);
