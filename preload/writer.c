@@ -462,7 +462,7 @@ int vt__write(uint16_t type, uint16_t flags, const void *p1, size_t n1, const vo
  * steps in the same order as append: the window held before the reservation, the header stored
  * last, the counts, the next window mapped ahead at the half. Callgrind, bench_alloc --stacks
  * none: ~180 -> ~99 instructions a record. Built once per record size (an ALLOC's 32 bytes, a
- * FREE's 16: its checks, copy and padding folded): ~103 -> ~80. */
+ * FREE's 16: its checks, copy and padding folded): ~103 -> ~92. */
 static inline __attribute__((always_inline)) int write_event(uint16_t type, uint16_t flags,
                                                              const void *p, size_t n)
 {
