@@ -11,15 +11,15 @@
 #include "vramtrace/trace_format.h"
 
 typedef CUresult (*ctx_get_device_fn)(CUdevice *);
-static _Atomic(void *) g_ctx_get_device; /* cached, absence included (realsym.h) */
-_Atomic uint64_t vt__devices_seen;       /* (device.h) */
-static _Atomic uint64_t g_ctx_seen;      /* bit per ordinal: first context measured */
+_Atomic(void *) vt__ctx_get_device; /* (device.h) cached, absence included (realsym.h) */
+_Atomic uint64_t vt__devices_seen;  /* (device.h) */
+static _Atomic uint64_t g_ctx_seen; /* bit per ordinal: first context measured */
 static uint64_t g_device_total[VT__MAX_DEVICES];
 
-int vt__current_device(void)
+int vt__current_device_lookup(void)
 {
     ctx_get_device_fn f =
-        (ctx_get_device_fn)vt__driver_sym_cached(&g_ctx_get_device, "cuCtxGetDevice");
+        (ctx_get_device_fn)vt__driver_sym_cached(&vt__ctx_get_device, "cuCtxGetDevice");
     if (!f)
         return -1;
     CUdevice d = -1;
