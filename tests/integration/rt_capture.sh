@@ -1,7 +1,8 @@
 #!/bin/sh
 # rt_capture.sh — the capture core under `vramtrace run` on the fake CUDA: every runtime hook
 # recorded once with its size/result and a stack naming the caller; 8 threads x 100k pairs with
-# exact counts; fork (child file only if it uses CUDA); SIGKILL leaves a readable trace; an
+# exact counts; fork (child file only if it uses CUDA); SIGKILL leaves a readable trace; two
+# devices, each allocation on its own; an
 # unwritable output warns once and changes nothing; no CUDA -> no file; exit codes; --tensors.
 set -u
 export LD_LIBRARY_PATH="$FAKE"
@@ -104,6 +105,18 @@ rc=$?
 n=$(grep -c '^vramtrace:' unw.err)
 [ "$n" = 1 ] || { cat unw.err; fail "unwritable output: $n warnings, want exactly 1"; }
 grep -q '^too_big 2$' unw.out || fail "unwritable output changed the program's behaviour"
+
+# 5b. two devices: each allocation on the device the thread had set (the hook asks the driver's
+# current device on every event: an answer of device 0 for every thread went unseen by any test)
+FAKECUDA_DEVICES=2 "$VT" run -q -o dev2.vt -- "$P" devices >dev2.out 2>&1 || { cat dev2.out; fail "devices run failed"; }
+"$VT" dump dev2.vt >dev2.jsonl || fail "dump dev2.vt"
+python3 - dev2.jsonl <<'PYEOF' || fail "devices: an allocation is not on the device its thread had set"
+import json, sys
+got = sorted((o["size"], o["device"]) for o in map(json.loads, open(sys.argv[1]))
+             if o.get("type") == "alloc" and o.get("api") == "cudaMalloc")
+assert got == [(1 << 20, 0), (3 << 20, 1)], got
+print("devices: 1 MiB on device 0, 3 MiB on device 1")
+PYEOF
 
 # 6. no CUDA call, no file; VRAMTRACE_DISABLE; exit codes; bad arguments
 "$VT" run -o none.vt -- /bin/true 2>/dev/null || fail "run of /bin/true failed"

@@ -26,6 +26,7 @@ cudaError_t cudaFreeHost(void *p);
 cudaError_t cudaHostRegister(void *p, size_t n, unsigned flags);
 cudaError_t cudaHostUnregister(void *p);
 cudaError_t cudaMemGetInfo(size_t *f, size_t *t);
+cudaError_t cudaSetDevice(int d);
 cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t keep);
 cudaError_t cudaGetDriverEntryPointByVersion(const char *sym, void **fp, unsigned ver,
                                              unsigned long long flags, int *status);
@@ -306,6 +307,21 @@ static int case_card(void)
     return 0;
 }
 
+/* ---- devices: an allocation on each of two devices (FAKECUDA_DEVICES=2): the hook asks the
+ * thread's current device, which cudaSetDevice changed -------------------------------------- */
+static int case_devices(void)
+{
+    void *a, *b;
+    CHECK(cudaSetDevice(0));
+    CHECK(cudaMalloc(&a, 1u << 20));
+    CHECK(cudaSetDevice(1));
+    CHECK(cudaMalloc(&b, 3u << 20));
+    CHECK(cudaFree(b));
+    CHECK(cudaSetDevice(0));
+    CHECK(cudaFree(a));
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *c = argc > 1 ? argv[1] : "";
@@ -323,8 +339,11 @@ int main(int argc, char **argv)
         return case_vmm();
     if (!strcmp(c, "card"))
         return case_card();
+    if (!strcmp(c, "devices"))
+        return case_devices();
     if (!strcmp(c, "exit") && argc > 2)
         return atoi(argv[2]);
-    fprintf(stderr, "usage: rt_cases basic|threads T N|fork|sleep N|procaddr|vmm|card|exit CODE\n");
+    fprintf(stderr,
+            "usage: rt_cases basic|threads T N|fork|sleep N|procaddr|vmm|card|devices|exit CODE\n");
     return 2;
 }
