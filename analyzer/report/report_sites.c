@@ -99,8 +99,14 @@ int report_sites(report_ctx *c)
         uint64_t bytes;
         uint32_t stack;
     } *big = calloc(ngroups + 1, sizeof *big);
-    if (!s || !slot || !big) {
-        free(keys), free(s), free(slot), free(big);
+    /* per stack, a site its text went to (a stack's groups in other categories have its text:
+     * replay_site_text once a stack, not once a group; 13,448 texts for 5,000 stacks, 4 % of
+     * the report on vtgen's default mode) */
+    struct seen {
+        uint32_t stack, site; /* site: index + 1 into s, 0 = empty */
+    } *seen = calloc(hcap, sizeof *seen);
+    if (!s || !slot || !big || !seen) {
+        free(keys), free(s), free(slot), free(big), free(seen);
         return -1;
     }
     size_t cur = 0;
@@ -112,7 +118,15 @@ int report_sites(report_ctx *c)
                 big[cur] = (struct biggest){group, keys[i - 1].stack};
             group = 0;
             char text[512];
-            replay_site_text(r, keys[i].stack, text, sizeof text);
+            size_t m = (size_t)(keys[i].stack * 0x9e3779b97f4a7c15ull >> 32) & (hcap - 1);
+            while (seen[m].site && seen[m].stack != keys[i].stack)
+                m = (m + 1) & (hcap - 1);
+            if (seen[m].site) {
+                const char *t = s[seen[m].site - 1].text;
+                memcpy(text, t, strlen(t) + 1);
+            } else {
+                replay_site_text(r, keys[i].stack, text, sizeof text);
+            }
             /* seeded: names a trace chose cannot be made to share a slot (hashseed.h) */
             uint64_t h = hashseed_text(text, keys[i].category * 0x9e3779b97f4a7c15ull);
             size_t j = (size_t)h & (hcap - 1);
@@ -131,6 +145,7 @@ int report_sites(report_ctx *c)
                 slot[j] = (uint32_t)++n;
             }
             cur = slot[j] - 1;
+            seen[m] = (struct seen){keys[i].stack, slot[j]};
         }
         group += keys[i].size;
         s[cur].bytes += keys[i].size;
@@ -143,6 +158,7 @@ int report_sites(report_ctx *c)
     free(keys);
     free(slot);
     free(big);
+    free(seen);
     qsort(s, n, sizeof *s, cmp_site);
     c->sites = s;
     c->nsites = n;
