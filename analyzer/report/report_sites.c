@@ -118,7 +118,7 @@ int report_sites(report_ctx *c)
                 big[cur] = (struct biggest){group, keys[i - 1].stack};
             group = 0;
             char text[512];
-            size_t m = (size_t)(keys[i].stack * 0x9e3779b97f4a7c15ull >> 32) & (hcap - 1);
+            size_t m = (size_t)hashseed_mix(keys[i].stack) & (hcap - 1); /* (seeded: hashseed.h) */
             while (seen[m].site && seen[m].stack != keys[i].stack)
                 m = (m + 1) & (hcap - 1);
             if (seen[m].site) {
