@@ -133,8 +133,9 @@ static void disk_bound_said(int err)
 }
 
 /* vt__slot_map_failed_locked: see writer_internal.h. A bound met while the trace ends (the
- * packer's last slots, state W_CLOSED) is said as one met while it runs; not while the file is
- * created (said as that fails) nor after tracing stopped on an error (said then). */
+ * packer's last slots, state W_CLOSED at the close, W_EXEC at an exec) is said as one met while
+ * it runs; not while the file is created (said as that fails) nor after tracing stopped on an
+ * error (said then). */
 int vt__slot_map_failed_locked(uint64_t i, int err)
 {
     if (i + 1 != vt__ws.n_slots || (err != ENOSPC && err != EFBIG && err != EDQUOT)) {
@@ -147,7 +148,8 @@ int vt__slot_map_failed_locked(uint64_t i, int err)
      * slot: said, where it had been the one moment it was not, then never, the limit set: a CI
      * run's) */
     int st = atomic_load(&vt__ws.state);
-    if (!vt__ws.full_err && (atomic_load(&vt__ws.cur) || st == W_OPEN || st == W_CLOSED))
+    if (!vt__ws.full_err &&
+        (atomic_load(&vt__ws.cur) || st == W_OPEN || st == W_CLOSED || st == W_EXEC))
         disk_bound_said(err);
     vt__ws.full_err = err; /* said by the trailer (DISK_FULL) */
     return 1;

@@ -242,6 +242,49 @@ static void test_bounded_full_at_close(void **st)
     assert_int_equal(error, ENOSPC);
 }
 
+/* The same at an exec: the trace ends there (the EXEC trailer), the packer's last slots find the
+ * disk full. The bound is said once there too, as at the close: it went unsaid (the trailer said
+ * DISK_FULL, stderr nothing) while the exec's state was neither W_OPEN nor W_CLOSED. */
+static void test_bounded_full_at_exec(void **st)
+{
+    (void)st;
+    setenv("VRAMTRACE_MAX_SIZE", "8388608", 1);
+    setenv("VRAMTRACE_COMPRESS", "0", 1);
+    g_test_thread = pthread_self();
+    g_hold = 1;
+    g_disk_cap = UINT64_MAX;
+    vt__sys saved = vt__sys_ops;
+    vt__sys_ops.fallocate = fallocate_held;
+    use_output("bexec.vt");
+    capture_stderr();
+    uint64_t payload[4] = {1, 2, 3, 4};
+    int ok = 0;
+    for (int i = 0; i < 60000; i++)
+        ok += vt__write(VT_REC_ALLOC, 5, payload, 32, NULL, 0) == 0;
+    assert_int_equal(ok, 60000);
+    char path[256];
+    struct stat sb;
+    snprintf(path, sizeof path, "%s/bexec.vt", g_dir);
+    assert_int_equal(stat(path, &sb), 0);
+    g_disk_cap = (uint64_t)sb.st_size;
+    pthread_mutex_lock(&g_hold_mu);
+    g_hold = 0;
+    pthread_cond_broadcast(&g_hold_cv);
+    pthread_mutex_unlock(&g_hold_mu);
+    vt__writer_exec_prepare();
+    char msg[400];
+    int warnings = end_capture(msg, sizeof msg);
+    vt__writer_exec_failed(); /* (a chunked trace stays ended) */
+    vt__sys_ops = saved;
+    unsetenv("VRAMTRACE_MAX_SIZE");
+    unsetenv("VRAMTRACE_COMPRESS");
+    uint32_t error = 0;
+    assert_int_equal(summary_trailer_flags(path, &error), VT_TRAILER_EXEC | VT_TRAILER_DISK_FULL);
+    assert_int_equal(error, ENOSPC);
+    assert_int_equal(warnings, 1);
+    assert_non_null(strstr(msg, "bexec.vt: No space left on device at "));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -250,6 +293,7 @@ int main(void)
         cmocka_unit_test(test_unwritable),
         cmocka_unit_test(test_small_disk),
         cmocka_unit_test(test_bounded_full_at_close),
+        cmocka_unit_test(test_bounded_full_at_exec),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
