@@ -17,6 +17,7 @@
 
 #include "elf_note.h"
 #include "mem.h"
+#include "symindex.h"
 
 typedef struct sym_module {
     uint32_t module_id;
@@ -24,12 +25,17 @@ typedef struct sym_module {
     int dwarf;  /* its DWARF looked for (the first file:line asked of it) */
     Dwfl *dwfl;
     Dwfl_Module *mod;
+    unsigned lookups; /* names asked of it so far */
+    int indexed;      /* its index built (or tried: idx NULL where it could not be) */
+    symindex *idx;    /* its symbols by address (symindex.h), once lookups reach index_after */
 } sym_module;
 
 struct symbolize {
     bool off;
-    bool no_sources; /* names only: no module's DWARF read (symbolize_set_sources) */
-    char path[4096]; /* the last file name joined with its compilation directory */
+    bool no_sources;      /* names only: no module's DWARF read (symbolize_set_sources) */
+    char path[4096];      /* the last file name joined with its compilation directory */
+    unsigned index_after; /* a module's names come from its index from this many lookups on */
+    uint64_t from_index;  /* names the indexes answered (symbolize_index_answers) */
     sym_module *mods;
     size_t n, cap;
 };
@@ -51,6 +57,9 @@ static char *g_debuginfo_path; /* NULL: libdwfl's default (/usr/lib/debug) */
     X(dwfl_module_getdwarf)                                                                        \
     X(dwarf_new_oom_handler)                                                                       \
     X(dwfl_module_addrinfo)                                                                        \
+    X(dwfl_module_getsymtab)                                                                       \
+    X(dwfl_module_getsymtab_first_global)                                                          \
+    X(dwfl_module_getsym_info)                                                                     \
     X(dwfl_module_getsrc)                                                                          \
     X(dwfl_lineinfo)                                                                               \
     X(dwfl_line_comp_dir)                                                                          \
@@ -129,6 +138,7 @@ symbolize *symbolize_new(void)
         return NULL;
     const char *env = getenv("VRAMTRACE_SYMBOLIZE");
     s->off = env && !strcmp(env, "0");
+    s->index_after = SYMBOLIZE_INDEX_AFTER;
     /* libdwfl asks the debuginfod servers named there for debug files it cannot find:
      * a report must not go to the network, so this process forgets them. */
     unsetenv("DEBUGINFOD_URLS");
@@ -140,13 +150,25 @@ void symbolize_set_sources(symbolize *s, bool on)
     s->no_sources = !on;
 }
 
+void symbolize_set_index_after(symbolize *s, unsigned n)
+{
+    s->index_after = n;
+}
+
+uint64_t symbolize_index_answers(const symbolize *s)
+{
+    return s->from_index;
+}
+
 void symbolize_free(symbolize *s)
 {
     if (!s)
         return;
-    for (size_t i = 0; i < s->n; i++)
+    for (size_t i = 0; i < s->n; i++) {
+        symindex_free(s->mods[i].idx);
         if (s->mods[i].dwfl)
             lib.dwfl_end(s->mods[i].dwfl);
+    }
     free(s->mods);
     free(s);
 }
@@ -250,6 +272,34 @@ static sym_module *get_module(symbolize *s, uint32_t module_id, const char *path
     return m;
 }
 
+/* name_of: the symbol containing a in m and a's offset in it + 1 (dwfl_module_addrinfo's answer):
+ * from m's index once it has been asked index_after names (libdwfl walks every symbol of the
+ * module for each address; building the index walks them once), else, or where the index
+ * leaves it to libdwfl, libdwfl's */
+static const char *name_of(symbolize *s, sym_module *m, GElf_Addr a, uint64_t *off1)
+{
+    if (!m->indexed && ++m->lookups > s->index_after) {
+        m->indexed = 1;
+        symindex_fns f = {lib.dwfl_module_getsymtab, lib.dwfl_module_getsymtab_first_global,
+                          lib.dwfl_module_getsym_info};
+        m->idx = symindex_build(m->mod, &f);
+    }
+    const char *name;
+    uint64_t off;
+    if (m->idx && symindex_lookup(m->idx, a, &name, &off)) {
+        *off1 = off + 1;
+        s->from_index++;
+        return name;
+    }
+    GElf_Off goff = 0;
+    GElf_Sym sym;
+    name = lib.dwfl_module_addrinfo(m->mod, a, &goff, &sym, NULL, NULL, NULL);
+    if (!name)
+        nomem();
+    *off1 = goff + 1;
+    return name;
+}
+
 int symbolize_ip(symbolize *s, uint32_t module_id, const char *path, uint64_t base,
                  const uint8_t *build_id, size_t build_id_len, uint64_t ip, symbolize_result *out)
 {
@@ -263,15 +313,11 @@ int symbolize_ip(symbolize *s, uint32_t module_id, const char *path, uint64_t ba
         return m->status;
     /* ip is a return address: ip - 1 is inside the call instruction */
     GElf_Addr a = ip ? ip - 1 : 0;
-    GElf_Off off = 0;
-    GElf_Sym sym;
-    const char *name = lib.dwfl_module_addrinfo(m->mod, a, &off, &sym, NULL, NULL, NULL);
-    if (!name)
-        nomem();
-    if (name && name[0]) {
+    const char *name = name_of(s, m, a, &out->sym_offset);
+    if (name && name[0])
         out->name = name;
-        out->sym_offset = off + 1;
-    }
+    else
+        out->sym_offset = 0;
     if (s->no_sources)
         return SYMBOLIZE_OK;
     dwarf_of(m);

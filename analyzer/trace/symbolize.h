@@ -47,6 +47,13 @@ void symbolize_free(symbolize *s);
  * when it first reads them: 45 ms of a 50 ms report whose trace named a libpython built with
  * them, or far more for a library built with -g, for names that come from its symbol table). */
 void symbolize_set_sources(symbolize *s, bool on);
+/* symbolize_set_index_after: a module's names come from an index of its symbols sorted by
+ * address (symindex.h: libdwfl's answer, in a binary search) once n names were asked of it
+ * (symbolize_new: SYMBOLIZE_INDEX_AFTER; UINT_MAX: never, libdwfl alone — the tests' reference) */
+#define SYMBOLIZE_INDEX_AFTER 4u
+void symbolize_set_index_after(symbolize *s, unsigned n);
+/* symbolize_index_answers: how many names the indexes gave (the others were libdwfl's walk) */
+uint64_t symbolize_index_answers(const symbolize *s);
 
 /* symbolize_ip: resolves return address ip inside module module_id of the trace, loaded at
  * base (the MODULE record's base: the start of its first mapping) from path, whose
