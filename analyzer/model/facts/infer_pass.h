@@ -60,9 +60,10 @@ typedef struct vt__pass {
     char elem_why[160]; /* ... what says they are 16-bit */
     uint64_t elem_fp32; /* ... but these bytes of them fp32 (LoRA's adapters: their gradients') */
     /* how many tensors of t[] are live at each address (a count of 0: vt__free needs no
-     * search): open addressing over the addresses met, never shrunk; address 0 apart */
+     * search), and the index + 1 of the newest pushed there (0: none, or past 2^32): open
+     * addressing over the addresses met, never shrunk; address 0 apart */
     uint64_t *at_addr;
-    uint32_t *at_live, at_live0;
+    uint32_t *at_live, at_live0, *at_last;
     size_t at_cap, at_n;
     /* the sizes in bytes of the first backward's tensors, a set (0: an empty slot): a weight
      * that got a gradient has one of its size (infer_weights.c's vt__trained) */

@@ -17,47 +17,59 @@ static size_t live_slot(const vt__pass *p, uint64_t addr)
     return j;
 }
 
+/* slot_at: addr's slot (addr not 0), made when `make`; SIZE_MAX when addr was never met (or,
+ * making, out of memory). */
+static size_t slot_at(vt__pass *p, uint64_t addr, int make)
+{
+    if (make && 2 * (p->at_n + 1) > p->at_cap) { /* kept at most half full */
+        size_t cap = p->at_cap ? 2 * p->at_cap : 1024, old = p->at_cap;
+        uint64_t *a = calloc(cap, sizeof *a), *oa = p->at_addr;
+        uint32_t *l = calloc(cap, sizeof *l), *ol = p->at_live;
+        uint32_t *k = calloc(cap, sizeof *k), *ok = p->at_last;
+        if (!a || !l || !k) {
+            free(a);
+            free(l);
+            free(k);
+            return SIZE_MAX;
+        }
+        p->at_addr = a, p->at_live = l, p->at_last = k, p->at_cap = cap;
+        for (size_t i = 0; i < old; i++)
+            if (oa[i]) {
+                size_t j = live_slot(p, oa[i]);
+                a[j] = oa[i], l[j] = ol[i], k[j] = ok[i];
+            }
+        free(oa);
+        free(ol);
+        free(ok);
+    }
+    if (!p->at_cap)
+        return SIZE_MAX;
+    size_t j = live_slot(p, addr);
+    if (!p->at_addr[j]) {
+        if (!make)
+            return SIZE_MAX;
+        p->at_addr[j] = addr;
+        p->at_n++;
+    }
+    return j;
+}
+
 /* live_at: the count of live tensors at addr, made (0 first) when `make`; NULL when addr
  * was never met (or, making, out of memory). */
 static uint32_t *live_at(vt__pass *p, uint64_t addr, int make)
 {
     if (!addr)
         return &p->at_live0;
-    if (make && 2 * (p->at_n + 1) > p->at_cap) { /* kept at most half full */
-        size_t cap = p->at_cap ? 2 * p->at_cap : 1024, old = p->at_cap;
-        uint64_t *a = calloc(cap, sizeof *a), *oa = p->at_addr;
-        uint32_t *l = calloc(cap, sizeof *l), *ol = p->at_live;
-        if (!a || !l) {
-            free(a);
-            free(l);
-            return NULL;
-        }
-        p->at_addr = a, p->at_live = l, p->at_cap = cap;
-        for (size_t i = 0; i < old; i++)
-            if (oa[i]) {
-                size_t j = live_slot(p, oa[i]);
-                a[j] = oa[i], l[j] = ol[i];
-            }
-        free(oa);
-        free(ol);
-    }
-    if (!p->at_cap)
-        return NULL;
-    size_t j = live_slot(p, addr);
-    if (!p->at_addr[j]) {
-        if (!make)
-            return NULL;
-        p->at_addr[j] = addr;
-        p->at_n++;
-    }
-    return &p->at_live[j];
+    size_t j = slot_at(p, addr, make);
+    return j == SIZE_MAX ? NULL : &p->at_live[j];
 }
 
 int vt__push(vt__pass *p, uint64_t addr, uint64_t size, uint64_t event, int made, uint32_t stack)
 {
-    uint32_t *live = live_at(p, addr, 1);
-    if (!live)
+    size_t j = addr ? slot_at(p, addr, 1) : SIZE_MAX;
+    if (addr && j == SIZE_MAX)
         return -1;
+    uint32_t *live = addr ? &p->at_live[j] : &p->at_live0;
     if (p->n == p->cap) {
         size_t cap = p->cap ? p->cap * 2 : 1024;
         vt__tensor *t = realloc(p->t, cap * sizeof *t);
@@ -82,14 +94,30 @@ int vt__push(vt__pass *p, uint64_t addr, uint64_t size, uint64_t event, int made
                      .cast = (made & INFER_MADE_CAST) != 0,
                      .workspace = (made & INFER_MADE_WORKSPACE) != 0};
     ++*live;
+    if (addr)
+        p->at_last[j] = p->n < UINT32_MAX ? (uint32_t)p->n : 0;
     p->seen_forward |= p->t[p->n - 1].made == INFER_MADE_FORWARD;
     return 0;
 }
 
-/* vt__free (infer_pass.h): the tensors are kept in event order, so the freed allocation's is
- * found by a binary search; else the count at addr says whether a search back can find one */
+/* vt__free (infer_pass.h): the freed allocation's tensor is the newest pushed at addr (the
+ * usual: the address's table slot names it), else, the tensors being kept in event order, found
+ * by a binary search; else the count at addr says whether a search back can find one. (The
+ * search had been every free's: 33.5M of the 355.5M instructions of a report on a simulated
+ * GPT-2 run, 117,187 tensors.) */
 size_t vt__free(vt__pass *p, uint64_t addr, uint64_t event)
 {
+    size_t j = addr && event ? slot_at(p, addr, 0) : SIZE_MAX;
+    if (j != SIZE_MAX && p->at_last[j]) {
+        /* (an index moved by a tensor taken out of the list before it, infer.c, names another
+         * tensor or none: the search below finds it then; events are the tensors' own) */
+        size_t k = p->at_last[j] - 1;
+        if (k < p->n && p->t[k].event == event && p->t[k].addr == addr && p->t[k].live) {
+            p->t[k].live = 0;
+            --p->at_live[j];
+            return k;
+        }
+    }
     size_t lo = 0, hi = p->n;
     while (event && lo < hi) {
         size_t mid = (lo + hi) / 2;
@@ -118,10 +146,12 @@ int vt__tensors_copy(vt__pass *c, const vt__pass *p)
     c->t = malloc((p->n ? p->n : 1) * sizeof *c->t);
     c->at_addr = p->at_cap ? malloc(p->at_cap * sizeof *c->at_addr) : NULL;
     c->at_live = p->at_cap ? malloc(p->at_cap * sizeof *c->at_live) : NULL;
-    if (!c->t || (p->at_cap && (!c->at_addr || !c->at_live))) {
+    c->at_last = p->at_cap ? malloc(p->at_cap * sizeof *c->at_last) : NULL;
+    if (!c->t || (p->at_cap && (!c->at_addr || !c->at_live || !c->at_last))) {
         free(c->t);
         free(c->at_addr);
         free(c->at_live);
+        free(c->at_last);
         return -1;
     }
     if (p->n)
@@ -130,6 +160,7 @@ int vt__tensors_copy(vt__pass *c, const vt__pass *p)
     if (p->at_cap) {
         memcpy(c->at_addr, p->at_addr, p->at_cap * sizeof *c->at_addr);
         memcpy(c->at_live, p->at_live, p->at_cap * sizeof *c->at_live);
+        memcpy(c->at_last, p->at_last, p->at_cap * sizeof *c->at_last);
     }
     return 0;
 }
@@ -139,4 +170,5 @@ void vt__tensors_free(vt__pass *p)
     free(p->t);
     free(p->at_addr);
     free(p->at_live);
+    free(p->at_last);
 }
