@@ -118,6 +118,7 @@ static int grow(void **arr, size_t *cap, size_t n, size_t elem, size_t first)
 
 /* BLK_FIRST: a new segment's room for blocks */
 #define BLK_FIRST 8u
+#define BLK_COMPACT 16u /* a list this long whose blocks are more than half dead is compacted */
 
 /* blk_reserve: segment *sp has room for n blocks (it may move: *sp and its id's pointer follow);
  * -1 when out of memory (blk_grow: past its room, out of line) */
@@ -163,8 +164,36 @@ static blocks_segment *new_seg(blocks *b, uint64_t addr, uint64_t size, size_t c
     } else {
         id = (uint32_t)b->nids++;
     }
-    *s = (blocks_segment){addr, size, 0, (uint32_t)cap, id};
+    *s = (blocks_segment){addr, size, 0, (uint32_t)cap, id, 0};
     return b->seg[id] = s;
+}
+
+/* A freed block stays in its segment's list as a dead one (size 0: a live block's is never 0),
+ * its place kept: the allocator gives the same address out again (a training step's tensors
+ * come back to the blocks the step before had), and the block is live again there without a
+ * move of the blocks after it; a free moves none either. A search still finds addresses in
+ * order; the free range after a block runs to the next live one. (In a simulated GPT-2 run,
+ * 52 blocks a segment, the moves had been 25M of a report's 502M instructions.) */
+
+/* compact: s's dead blocks out of its list */
+static void compact(blocks_segment *s)
+{
+    if (!s->dead)
+        return;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < s->n; i++)
+        if (s->blk[i].size)
+            s->blk[k++] = s->blk[i];
+    s->n = k;
+    s->dead = 0;
+}
+
+/* next_live: the index of the first live block of s at or after i (s->n: none) */
+static inline size_t next_live(const blocks_segment *s, size_t i)
+{
+    while (i < s->n && !s->blk[i].size)
+        i++;
+    return i;
 }
 
 /* drop_seg: segment s is deleted (out of every place first): its id names none (given out again;
@@ -335,6 +364,7 @@ void blocks_segment_del(blocks *b, uint64_t addr, uint64_t size)
         i--;
     while (i < b->nsegs && b->at[i].addr < end) {
         blocks_segment *s = b->seg[b->at[i].id];
+        compact(s); /* (its live blocks alone are dropped, moved or kept below) */
         uint64_t s_end = s->addr + s->size;
         if (s_end <= addr) {
             i++;
@@ -376,6 +406,8 @@ void blocks_segment_del(blocks *b, uint64_t addr, uint64_t size)
 static int join(blocks *b, size_t i)
 {
     blocks_segment *s = b->seg[b->at[i].id], *t = b->seg[b->at[i + 1].id];
+    compact(s);
+    compact(t);
     if (blk_reserve(b, &s, (size_t)s->n + t->n))
         return -1;
     memcpy(s->blk + s->n, t->blk, t->n * sizeof *t->blk);
@@ -458,23 +490,27 @@ uint64_t blocks_alloc(blocks *b, uint64_t addr, uint64_t size, uint64_t t)
     uint64_t r = blocks_round(&b->rules, size), bsize = r, old;
     blocks_segment *s = b->rules.async ? NULL : seg_of(b, addr);
     size_t k = s ? upper(s->blk, s->n, addr) : 0;
-    /* a block there already: its free was not seen, the new one replaces it (in its place) */
-    int here = k && s->blk[k - 1].start == addr;
+    /* the block at addr in the list: a live one (its free was not seen, the new one replaces
+     * it, in its place), or a dead one (live again, in its place) */
+    blocks_block *at = k && s->blk[k - 1].start == addr ? &s->blk[k - 1] : NULL;
+    int here = at && at->size;
     if (here)
-        counted_out(b, s->blk[--k].size);
+        counted_out(b, at->size);
     else if (loose_take(b, addr, &old))
         counted_out(b, old);
     if (b->rules.async) {
         bsize = size;
     } else {
-        uint64_t end = !s ? 0 : k + here < s->n ? s->blk[k + here].start : s->addr + s->size;
+        size_t j = s ? next_live(s, k) : 0; /* (k: the first block past addr) */
+        uint64_t end = !s ? 0 : j < s->n ? s->blk[j].start : s->addr + s->size;
         if (!s || end - addr < r)
             b->unplaced++;
         else
             bsize = blocks_size_rounded(&b->rules, end - addr, r); /* (r: rounded once) */
     }
-    if (here) {
-        s->blk[k].size = bsize;
+    if (at) {
+        s->dead -= !here;
+        at->size = bsize;
     } else if (s && !blk_reserve(b, &s, (size_t)s->n + 1)) {
         memmove(s->blk + k + 1, s->blk + k, (s->n - k) * sizeof *s->blk);
         s->blk[k] = (blocks_block){addr, bsize};
@@ -497,7 +533,8 @@ static uint64_t *size_at(blocks *b, uint64_t addr)
 {
     blocks_segment *s = seg_of(b, addr);
     size_t k = s ? upper(s->blk, s->n, addr) : 0;
-    return k && s->blk[k - 1].start == addr ? &s->blk[k - 1].size : loose_find(b, addr);
+    return k && s->blk[k - 1].start == addr && s->blk[k - 1].size ? &s->blk[k - 1].size
+                                                                  : loose_find(b, addr);
 }
 
 uint64_t blocks_free_request(blocks *b, uint64_t addr)
@@ -515,10 +552,11 @@ uint64_t blocks_free(blocks *b, uint64_t addr)
     blocks_segment *s = seg_of(b, addr);
     size_t k = s ? upper(s->blk, s->n, addr) : 0;
     uint64_t size;
-    if (k && s->blk[k - 1].start == addr) {
+    if (k && s->blk[k - 1].start == addr && s->blk[k - 1].size) {
         size = s->blk[k - 1].size;
-        memmove(s->blk + k - 1, s->blk + k, (s->n - k) * sizeof *s->blk);
-        s->n--;
+        s->blk[k - 1].size = 0; /* dead, in its place */
+        if (++s->dead > s->n / 2 && s->n >= BLK_COMPACT)
+            compact(s);
     } else if (!loose_take(b, addr, &size)) {
         return 0;
     }

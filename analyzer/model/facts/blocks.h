@@ -114,8 +114,9 @@ typedef struct blocks_block {
  * each segment added or released moved the entries after it and renumbered them). */
 typedef struct blocks_segment {
     uint64_t addr, size;
-    uint32_t n, cap; /* live blocks, room for */
+    uint32_t n, cap; /* blocks in blk (the dead among them), room for */
     uint32_t id;     /* its name while it lives (blocks.seg: where it is now) */
+    uint32_t dead;   /* of the n, freed blocks kept in place (size 0, blocks.c) */
     blocks_block blk[];
 } blocks_segment;
 _Static_assert(sizeof(blocks_segment) == 32, "a 32-byte header: its blocks start half a line in");
