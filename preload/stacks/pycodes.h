@@ -15,19 +15,23 @@
 #define VT__CODE_SLOTS 16384 /* interned code objects (power of two) */
 
 /* A code object's fingerprint: what tells it from a later one at the same address. Object
- * addresses alone are not enough (a dead code object's name and line table die with it and
- * their addresses are reused together), so words of the name's and the line table's
- * contents and their lengths are part of it. The table keeps a 64-bit digest of it (fp_read),
- * not its nine words: a slot in half a cache line (an 88-byte slot spanned two or three lines,
- * and a lookup read all of them). A recycled code object is then mistaken for the dead one at
- * the same address only when their digests collide: never where one field differs, about 2^-64
- * where unrelated contents differ in several (what structured differences can do: fp_mix). */
+ * addresses alone are not enough (a dead code object's file name, name and line table die with
+ * it and their addresses are reused together), so the contents of each (what its CODE record
+ * says: the file, the qualname, the lines) are part of it, every byte of them: a recycled code
+ * object whose line table differed from the dead one's only past its first and last 8 bytes (one
+ * function generated again with a line moved), or whose file name differed only in its
+ * characters ("<eval_with_key>.N"), had kept the dead one's id, so its frames the dead one's file
+ * and lines (tests/python/shim_check.py's retabled and refiled code objects). The table keeps a
+ * 64-bit digest of it (fp_read), not its fields: a slot in half a cache line (an 88-byte slot
+ * spanned two or three lines, and a lookup read all of them). A recycled code object is then
+ * mistaken for the dead one at the same address only when their digests collide: never where
+ * one field differs, about 2^-64 where unrelated contents differ in several (what structured
+ * differences can do: fp_mix). */
 typedef struct code_fp {
     uint64_t filename, name, linetable, size, first_line;
-    uint64_t lens;       /* name length << 32 | line table length */
-    uint64_t name_head;  /* first (up to) 8 bytes of the name's characters */
-    uint64_t table_head; /* first and last (up to) 8 bytes of the line table */
-    uint64_t table_tail;
+    uint64_t file_text;  /* digest of the file name's characters (text_digest) */
+    uint64_t name_text;  /* of the name's */
+    uint64_t table_text; /* of the line table's bytes */
 } code_fp;
 
 /* a slot: what the walk reads of a code object found there in this epoch (its id, first traceable
@@ -97,6 +101,35 @@ static inline uint64_t fp_mix(uint64_t h, uint64_t v)
     return h * 0x9e3779b97f4a7c15ull;
 }
 
+/* text_digest: the n bytes at p (8-aligned, an object's contents) folded in one word: their
+ * length, then 8 bytes at a time, the last word masked to them (word_at); past VT__FP_TEXT_WORDS
+ * words the last word alone (a line table over 32 KiB, a function of thousands of lines: its
+ * bytes in between are not compared). Read only by a lookup in a new epoch (pycodes.h's epoch)
+ * and a probe: a name, a path and a line table of a few hundred bytes, ~30-100 words a frame. */
+#define VT__FP_TEXT_WORDS 4096
+static inline uint64_t text_digest(uint64_t p, uint64_t n)
+{
+    uint64_t d = fp_mix(0, n), words = (n + 7) / 8;
+    for (uint64_t i = 0; i < words; i++) {
+        if (i == VT__FP_TEXT_WORDS - 1)
+            i = words - 1;
+        d = fp_mix(d, word_at(p + 8 * i, n - 8 * i));
+    }
+    return d;
+}
+/* str_text: the digest of the characters of str object u (text_digest), 0 for one that is not
+ * read (not compact, or 2^24 characters or more) */
+static inline uint64_t str_text(const vt__pyoffsets *o, uint64_t u)
+{
+    if (!plausible(u))
+        return 0;
+    uint32_t st = rd_u32(u, o->uni_state);
+    uint64_t len = rd_ptr(u, o->uni_length);
+    if (!VT__UNI_COMPACT(st) || len >= (1u << 24))
+        return 0;
+    uint32_t hdr = VT__UNI_ASCII(st) ? o->uni_ascii_size : o->uni_compact_size;
+    return text_digest(u + hdr, len * VT__UNI_KIND(st));
+}
 /* fp_read: the digest of the fingerprint of `code` (see code_fp), each field folded in as it is
  * read (no fingerprint kept in registers through the walk's, nor stored to the stack and read
  * back) and stored into *put too (NULL: not; a constant where this is inlined, so the test
@@ -113,8 +146,9 @@ static inline __attribute__((always_inline)) uint64_t fp_read(const vt__pyoffset
                                                               code_fp *put)
 {
     uint64_t d = 0;
-    uint64_t name = rd_ptr(code, o->co_name), table = rd_ptr(code, o->co_linetable);
-    VT__FP_FIELD(filename, rd_ptr(code, o->co_filename));
+    uint64_t file = rd_ptr(code, o->co_filename), name = rd_ptr(code, o->co_name);
+    uint64_t table = rd_ptr(code, o->co_linetable);
+    VT__FP_FIELD(filename, file);
     VT__FP_FIELD(name, name);
     VT__FP_FIELD(linetable, table);
     VT__FP_FIELD(first_line, (uint64_t)(uint32_t)rd_i32(code, o->co_firstlineno));
@@ -124,32 +158,15 @@ static inline __attribute__((always_inline)) uint64_t fp_read(const vt__pyoffset
         uint64_t b = rd_ptr(code, o->co_code); /* 3.10: co_code bytes */
         VT__FP_FIELD(size, plausible(b) ? rd_ptr(b, o->bytes_size) : 0);
     }
-    uint64_t lens = 0, name_head = 0, table_head = 0, table_tail = 0;
-    if (plausible(name)) {
-        uint32_t st = rd_u32(name, o->uni_state);
-        uint64_t len = rd_ptr(name, o->uni_length);
-        if (VT__UNI_COMPACT(st) && len < (1u << 24)) {
-            uint32_t hdr = VT__UNI_ASCII(st) ? o->uni_ascii_size : o->uni_compact_size;
-            name_head = word_at(name + hdr, len * VT__UNI_KIND(st));
-            lens = len << 32;
-        }
-    }
-    VT__FP_FIELD(name_head, name_head);
+    VT__FP_FIELD(file_text, str_text(o, file));
+    VT__FP_FIELD(name_text, str_text(o, name));
+    uint64_t table_text = 0;
     if (plausible(table)) {
         uint64_t len = rd_ptr(table, o->bytes_size);
-        if (len < (1u << 30)) {
-            uint64_t data = table + o->bytes_sval; /* 8-aligned */
-            table_head = word_at(data, len);
-            if (len > 8) { /* the aligned word holding the last byte, masked to it */
-                uint64_t last = data + len - 1, w = last & ~7ull;
-                table_tail = word_at(w, last - w + 1);
-            }
-            lens |= len;
-        }
+        if (len < (1u << 30))
+            table_text = text_digest(table + o->bytes_sval, len); /* (8-aligned) */
     }
-    VT__FP_FIELD(table_head, table_head);
-    VT__FP_FIELD(table_tail, table_tail);
-    VT__FP_FIELD(lens, lens);
+    VT__FP_FIELD(table_text, table_text);
     return d;
 }
 #undef VT__FP_FIELD

@@ -179,6 +179,43 @@ def renamed(i):
     return r
 
 
+retabled_addrs = []  # (code, line table) addresses of the retabled code objects
+RETABLED_FILE = "<retabled>"  # one file name object for all: its address tells nothing
+
+
+def retabled(i):
+    # one function but for the blank lines before its capture: the line tables differ in their
+    # middle alone (lengths, first and last words equal); from 3.11 on the code object and its
+    # line table come back at the dead ones' addresses, the table's contents alone tell them apart
+    src = ("def retabled_fn(tag):\n" + "    a = 1\n" * 4 + "\n" * (3 + i) + "    capture(tag)\n"
+           + "    b = 2\n" * 4)
+    ns = {"capture": capture}
+    exec(compile(src, RETABLED_FILE, "exec"), ns)
+    fn = ns["retabled_fn"]
+    co = fn.__code__
+    retabled_addrs.append((id(co), id(co.co_linetable), len(co.co_linetable)))
+    r = fn(f"retabled-{i}")
+    ns.clear()  # (the function and its globals: a cycle, freed now)
+    del fn, ns, co
+    return r
+
+
+refiled_addrs = []  # (code, file name) addresses of the refiled code objects
+
+
+def refiled(i):
+    # file names of one length, one after the other (generated code: "<eval_with_key>.N"): the
+    # code object and its file name come back at the dead ones' addresses, the name's characters
+    # alone tell the next one from the dead
+    file = f"<refiled-{i:04d}>"
+    co = template.__code__.replace(co_filename=file)
+    fn = types.FunctionType(co, globals())
+    refiled_addrs.append((id(co), id(file)))
+    r = fn(f"refiled-{i}")
+    del fn, co, file
+    return r
+
+
 finalized = []  # what each Finalized's finalizer captured, compared after the collections
 
 
@@ -303,6 +340,21 @@ def main():
     print(f"renamed code objects: {reused} of 30 at their name's reused address too", flush=True)
     if reused == 0 and sys.version_info >= (3, 11):
         fail("no code object came back with its name's address: that case was not exercised")
+
+    for i in range(20):
+        retabled(i)
+    reused = len(retabled_addrs) - len(set(retabled_addrs))
+    print(f"retabled code objects: {reused} of 20 at their line table's reused address too",
+          flush=True)
+    if reused == 0 and sys.version_info >= (3, 11):
+        fail("no code object came back with its line table's address: that case was not exercised")
+    for i in range(30):
+        refiled(i)
+    reused = len(refiled_addrs) - len(set(refiled_addrs))
+    print(f"refiled code objects: {reused} of 30 at their file name's reused address too",
+          flush=True)
+    if reused == 0 and sys.version_info >= (3, 11):
+        fail("no code object came back with its file name's address: that case was not exercised")
 
     prologue()
     if not crowded():
