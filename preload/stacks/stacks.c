@@ -226,40 +226,87 @@ static uint32_t module_id(uint64_t base, const char *path, uint64_t addr)
     return g_mod_count;
 }
 
-static void write_symbol(uint64_t ip)
-{
+/* sym_info: what dladdr told of a return address, for its SYMBOL record. dladdr is called with
+ * no lock of ours held (look_up_new): it takes the loader's lock, which a thread inside dlopen
+ * holds while a library's constructor runs, and a constructor that allocates waits in its hook
+ * for g_lock; when the thread holding g_lock called dladdr, as it did, both waited for ever
+ * (tests/integration/dlopen_ctor.sh: the program hung every run) */
+typedef struct sym_info {
+    uint64_t ip;
+    int found;
     Dl_info info;
-    memset(&info, 0, sizeof info);
-    /* ip is a return address: look up ip - 1 so a call at a function's end resolves right */
+} sym_info;
+
+/* ip_seen: ip already has its SYMBOL record (under g_lock) */
+static int ip_seen(uint64_t ip)
+{
+    if (!g_ip_cap)
+        return 0;
+    uint32_t j = (uint32_t)(ip * 0x9e3779b97f4a7c15ull >> 40) & (g_ip_cap - 1);
+    for (; g_ips[j]; j = (j + 1) & (g_ip_cap - 1))
+        if (g_ips[j] == ip)
+            return 1;
+    return 0;
+}
+
+/* look_up_new: the native frames of frames[0..n) with no SYMBOL record yet, looked up by dladdr
+ * into syms[] with g_lock released meanwhile (held on entry and again on return); their count */
+static int look_up_new(const uint64_t *frames, int n, sym_info *syms)
+{
+    int k = 0;
+    for (int i = 0; i < n && k < MAX_NATIVE; i++) /* (a capture keeps MAX_NATIVE at most) */
+        if (!ip_seen(frames[i]))
+            syms[k++].ip = frames[i];
+    if (!k)
+        return 0;
+    pthread_mutex_unlock(&g_lock);
+    for (int i = 0; i < k; i++) {
+        memset(&syms[i].info, 0, sizeof syms[i].info);
+        /* ip is a return address: look up ip - 1 so a call at a function's end resolves right */
+        syms[i].found = dladdr((void *)(uintptr_t)(syms[i].ip - 1), &syms[i].info) != 0;
+    }
+    pthread_mutex_lock(&g_lock);
+    return k;
+}
+
+/* write_symbol: the SYMBOL record of ip from what look_up_new found of it in syms[0..k) (none:
+ * the raw address alone; not expected: a frame's address once seen stays seen) */
+static void write_symbol(uint64_t ip, const sym_info *syms, int k)
+{
+    const Dl_info *info = NULL;
+    for (int i = 0; i < k && !info; i++)
+        if (syms[i].ip == ip && syms[i].found)
+            info = &syms[i].info;
     vt_rec_symbol r = {ip, 0, 0, 0};
     const char *name = "";
-    if (dladdr((void *)(uintptr_t)(ip - 1), &info) && info.dli_fbase) {
-        r.offset = ip - (uint64_t)(uintptr_t)info.dli_fbase;
-        r.module_id = module_id((uint64_t)(uintptr_t)info.dli_fbase, info.dli_fname, ip - 1);
-        if (info.dli_sname && info.dli_saddr) {
-            name = info.dli_sname;
-            r.sym_offset = (uint32_t)(ip - (uint64_t)(uintptr_t)info.dli_saddr);
+    if (info && info->dli_fbase) {
+        r.offset = ip - (uint64_t)(uintptr_t)info->dli_fbase;
+        r.module_id = module_id((uint64_t)(uintptr_t)info->dli_fbase, info->dli_fname, ip - 1);
+        if (info->dli_sname && info->dli_saddr) {
+            name = info->dli_sname;
+            r.sym_offset = (uint32_t)(ip - (uint64_t)(uintptr_t)info->dli_saddr);
         }
     }
     const char *s[1] = {name};
     vt__write_strings(VT_REC_SYMBOL, 0, &r, sizeof r, s, NULL, 1);
 }
 
-uint32_t vt__stack_intern(const uint64_t *frames, int n, int np)
+/* add_stack: the entry of frames (n native, np Python; hash h) under g_lock, added (its SYMBOL
+ * and STACK records written) when it is not there; NULL when it cannot be. Out of line: the
+ * lookups' results (syms, ~6 KiB) take stack only when a stack is new. */
+static __attribute__((noinline)) const stack_entry *add_stack(const uint64_t *frames, int n, int np,
+                                                              uint64_t h)
 {
     size_t bytes = (size_t)(n + np) * 8;
-    const stack_entry *last = t_last;
-    if (last && t_last_gen == atomic_load_explicit(&g_gen, memory_order_relaxed) &&
-        holds(last, frames, n, np))
-        return last->id;
-    uint64_t h = hash_frames(frames, n, np);
-    const stack_entry *found =
-        lookup(atomic_load_explicit(&g_tab, memory_order_acquire), h, frames, n, np);
-    if (found)
-        goto remember;
+    const stack_entry *found;
+    sym_info syms[MAX_NATIVE];
     pthread_mutex_lock(&g_lock);
     stack_table *t = atomic_load_explicit(&g_tab, memory_order_relaxed);
     if ((found = lookup(t, h, frames, n, np)) != NULL) /* added since the look without the lock */
+        goto out;
+    int k = look_up_new(frames, n, syms); /* (g_lock released while it looks) */
+    t = atomic_load_explicit(&g_tab, memory_order_relaxed);
+    if (k && (found = lookup(t, h, frames, n, np)) != NULL) /* added while it looked */
         goto out;
     if (g_count >= STACK_LIMIT || ((!t || (g_count + 1) * 4 >= t->cap * 3) && !(t = grow_table())))
         goto out;
@@ -269,7 +316,7 @@ uint32_t vt__stack_intern(const uint64_t *frames, int n, int np)
     memcpy(copy, frames, bytes);
     for (int i = 0; i < n; i++)
         if (!ip_seen_or_add(frames[i]))
-            write_symbol(frames[i]);
+            write_symbol(frames[i], syms, k);
     uint32_t j = (uint32_t)h & (t->cap - 1);
     while (atomic_load_explicit(&t->e[j].hash, memory_order_relaxed))
         j = (j + 1) & (t->cap - 1);
@@ -284,9 +331,20 @@ uint32_t vt__stack_intern(const uint64_t *frames, int n, int np)
     found = e;
 out:
     pthread_mutex_unlock(&g_lock);
-    if (!found)
+    return found;
+}
+
+uint32_t vt__stack_intern(const uint64_t *frames, int n, int np)
+{
+    const stack_entry *last = t_last;
+    if (last && t_last_gen == atomic_load_explicit(&g_gen, memory_order_relaxed) &&
+        holds(last, frames, n, np))
+        return last->id;
+    uint64_t h = hash_frames(frames, n, np);
+    const stack_entry *found =
+        lookup(atomic_load_explicit(&g_tab, memory_order_acquire), h, frames, n, np);
+    if (!found && !(found = add_stack(frames, n, np, h)))
         return 0;
-remember:
     t_last_gen = atomic_load_explicit(&g_gen, memory_order_relaxed);
     t_last = found;
     return found->id;
