@@ -56,13 +56,18 @@ static walk_fn walk_for(void);
 static unsigned g_major, g_minor, g_micro;
 static _Atomic int g_pyinfo_written; /* PYINFO in the current trace (reset in a fork child) */
 
-/* ---- the last stack of a non-autograd thread: a seqlock, one writer at a time ----------- */
+/* ---- the main thread's last stack (the one autograd threads borrow): a seqlock, one writer
+ * at a time. Another thread's (not an autograd thread's) stands in until the main thread has
+ * stored one: every other thread's had, so a backward's allocations borrowed the stack of
+ * whichever thread allocated last (a prefetching thread's, a DataLoader's pinning thread's)
+ * where the README says the main thread's (tests/python/frames_prog.py's prefetcher) ---------- */
 static struct {
     _Atomic uint32_t seq;
     _Atomic int n;
     _Atomic uint64_t frames[VT__PY_MAX_DEPTH];
 } g_last;
 static atomic_flag g_last_busy = ATOMIC_FLAG_INIT;
+static _Atomic int g_last_of_main; /* the main thread stored g_last: no other thread does now */
 
 /* is_code: 1 if p looks like a live code object (aligned, type PyCode_Type). o: the offsets
  * (g_off, or a table of pyoffsets.h known at compile time: walk() below). */
@@ -210,10 +215,15 @@ static inline __attribute__((always_inline)) int frame_offset(const vt__pyoffset
     return 1;
 }
 
-/* remember_main: stores frames[0..n) as the last non-autograd stack (skipped when another
- * thread is storing right now: its stack is as recent). */
-static void remember_main(const uint64_t *frames, int n)
+/* remember_main: stores frames[0..n), captured on a thread of role `role`, as the main thread's
+ * last stack: the main thread's always, another's (not an autograd thread's) while the main
+ * thread has stored none (skipped when another thread is storing right now) */
+static void remember_main(const uint64_t *frames, int n, int role)
 {
+    int main = role == VT_ROLE_MAIN;
+    if (role == VT_ROLE_AUTOGRAD ||
+        (!main && atomic_load_explicit(&g_last_of_main, memory_order_relaxed)))
+        return;
     if (atomic_flag_test_and_set_explicit(&g_last_busy, memory_order_acquire))
         return;
     uint32_t s = atomic_load_explicit(&g_last.seq, memory_order_relaxed);
@@ -223,6 +233,8 @@ static void remember_main(const uint64_t *frames, int n)
         atomic_store_explicit(&g_last.frames[i], frames[i], memory_order_relaxed);
     atomic_store_explicit(&g_last.n, n, memory_order_relaxed);
     atomic_store_explicit(&g_last.seq, s + 2, memory_order_release);
+    if (main && !atomic_load_explicit(&g_last_of_main, memory_order_relaxed))
+        atomic_store_explicit(&g_last_of_main, 1, memory_order_relaxed);
     atomic_flag_clear_explicit(&g_last_busy, memory_order_release);
 }
 
@@ -337,8 +349,8 @@ int vt__py_capture(uint64_t *out, int max)
     if (max > VT__PY_MAX_DEPTH)
         max = VT__PY_MAX_DEPTH;
     int n = g_walk(ts, out, max);
-    if (n > 0 && vt__thread_role() != VT_ROLE_AUTOGRAD)
-        remember_main(out, n);
+    if (n > 0)
+        remember_main(out, n, vt__thread_role());
     return n;
 }
 
@@ -373,6 +385,7 @@ static void vt__py_after_fork_child(void)
     pthread_mutex_init(&g_init_lock, NULL);
     atomic_store(&g_pyinfo_written, 0);
     atomic_store(&g_last.n, 0);
+    atomic_store(&g_last_of_main, 0);
     atomic_flag_clear(&g_last_busy);
 }
 

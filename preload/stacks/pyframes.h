@@ -9,8 +9,9 @@
  * out[] with VT_PYFRAME(code_id, offset), innermost first, writing CODE records for new code
  * objects; returns the count (0 = no Python frames / unsupported version). */
 int vt__py_capture(uint64_t *out, int max);
-/* vt__py_last_main_stack: the most recent Python frames seen on a thread that is not an
- * autograd thread (for events of backward threads); returns the count copied. */
+/* vt__py_last_main_stack: the most recent Python frames seen on the main thread (on another
+ * thread that is not an autograd thread while the main thread has had none), for events of
+ * backward threads; returns the count copied. */
 int vt__py_last_main_stack(uint64_t *out, int max);
 
 #endif

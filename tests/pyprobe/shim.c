@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <unistd.h>
 
 #include "../../preload/core/output.h"
 #include "../../preload/core/quietio.h"
@@ -42,14 +43,16 @@ void *vt__real_dlsym(void *handle, const char *name)
 
 /* vt__thread_register: stand-in for core/thread.c, whose registration thread.h's inline
  * vt__thread_role reads (vt__t_self): autograd by the thread's name (set before the thread's
- * first capture); no THREAD record. */
+ * first capture), main by its id, as thread.c's; no THREAD record. */
 __thread vt__thread_self vt__t_self;
 _Atomic uint32_t vt__thread_generation = 1;
 uint32_t vt__thread_register(void)
 {
     char name[17] = {0};
     prctl(PR_GET_NAME, name, 0, 0, 0);
-    vt__t_self.role = strncmp(name, "pt_autograd_", 12) == 0 ? VT_ROLE_AUTOGRAD : VT_ROLE_OTHER;
+    vt__t_self.role = strncmp(name, "pt_autograd_", 12) == 0 ? VT_ROLE_AUTOGRAD
+                      : gettid() == getpid()                 ? VT_ROLE_MAIN
+                                                             : VT_ROLE_OTHER;
     vt__t_self.index = 1;
     vt__t_self.generation = atomic_load(&vt__thread_generation);
     return 0;

@@ -3,7 +3,8 @@
 # it calls the fake runtime's cudaMalloc/cudaFree through ctypes.CDLL (GIL released, as in
 # PyTorch) from nested functions, a method, a class's forward, a lambda, a generator, names in
 # latin-1/UCS-2/UCS-4, a deep recursion, a second thread and 4 concurrent threads, plus a C
-# thread named pt_autograd_0 while the main thread waits in a ctypes call. Every allocation
+# thread named pt_autograd_0 while the main thread waits in a ctypes call (after another thread's
+# allocation: the autograd thread borrows the main thread's stack). Every allocation
 # has a unique size; what the interpreter itself says about the stack at that moment (file,
 # qualified name, line, innermost first) is written to a JSON file for check_frames.py.
 # Usage: python frames_prog.py EXPECTED.json [AUTOGRAD_LIB.so]
@@ -151,6 +152,10 @@ def main():
         base = new_size()
         for _ in range(3):
             new_size()  # reserve base .. base + 3 * 4096 for the C thread
+        # a thread that allocates after the main thread's last allocation (a prefetcher's next
+        # batch): the autograd thread still borrows the main thread's stack
+        t = threading.Thread(target=alloc, args=("prefetch",), name="prefetcher")
+        t.start(); t.join()  # noqa: E702
         rc = lib.vt_test_autograd(base, 3)  # main thread waits here, GIL released
         if rc != 0:
             raise RuntimeError(f"vt_test_autograd = {rc}")
