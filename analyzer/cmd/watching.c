@@ -227,6 +227,28 @@ static int header_pending(const char *path)
     return have < sizeof b || z == have; /* cut short, or the magic alone so far */
 }
 
+/* reread: a chunked trace is read again from its beginning at each refresh: everything its
+ * records made is forgotten first. Its first raw slot's events are read each time (while the
+ * run is in it, all of them): kept from the last read, each allocation still live was taken as
+ * one that replaced itself (freed from a growth just emptied: a stack's bytes wrapped, "growth
+ * +5906991.75 TiB/step") and each backward pass was counted again ("94 backward passes" for
+ * 47). */
+static void reread(wstate *w)
+{
+    tables_free(w->t);
+    growth_free_all(&w->g);
+    memset(&w->g, 0, sizeof w->g);
+    w->t = tables_new();
+    free(w->phase_of);
+    w->phase_of = NULL;
+    w->nphase = 0;
+    livemap_free(&w->live); /* (the last read's allocations) */
+    w->device = w->tensor = w->peak = w->peak_ns = w->events = w->implausible = 0;
+    w->oom = w->oom_by = w->bwd_pending = w->last_bwd = w->first_zg = w->zg_state = 0;
+    w->oom_bytes = w->oom_ns = 0;
+    w->passes = 0;
+}
+
 /* refresh: reads what was written since the last time. 0; 1 when there is nothing to read yet
  * (w->why says why, w->why_rc the exit code if that is the end: a missing file 2, a header not
  * written 3); -1 with w->why and w->why_rc: the file cannot be read (2) or is not a trace (3). */
@@ -255,15 +277,8 @@ static int refresh(wstate *w)
             w->chunked = 1;
             return refresh(w);
         }
-        if (w->chunked) { /* all again: what the summaries say now */
-            tables_free(w->t);
-            growth_free_all(&w->g);
-            memset(&w->g, 0, sizeof w->g);
-            w->t = tables_new();
-            free(w->phase_of);
-            w->phase_of = NULL;
-            w->nphase = 0;
-        }
+        if (w->chunked)
+            reread(w);
         w->rd = rd;
     } else if (reader_follow(w->rd)) {
         return 0; /* ended, or nothing to follow */

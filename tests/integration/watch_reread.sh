@@ -1,0 +1,61 @@
+#!/bin/sh
+# watch_reread.sh — `vramtrace watch` reads a compressed or bounded trace again from its beginning
+# at each refresh, and says the same of the same file each time, what the report says: a run of
+# the simulated leak (examples/sim/sim_long.py, --compress) killed while its events were all in its
+# first raw slot (no per-step summary written yet: watch reads those events each time), followed
+# until watch sees its writer gone. Each read had kept the last one's live set: from the second
+# line on, "(its own: 38 backward passes, 19 optimizer steps) growth +2912711.11 TiB/step at
+# .../sim_train.py:73 MLP.forward" for a run of 19 steps whose report finds 4.9 MiB per step at
+# GPT.forward (47 steps, "+5906991.75 TiB/step", for one killed from outside after 1.5 s).
+set -u
+export LD_LIBRARY_PATH="$FAKE"
+fail() { echo "watch_reread: $*"; exit 1; }
+[ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
+command -v python3 >/dev/null 2>&1 || { echo "SKIP watch_reread: no python3"; exit 77; }
+export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB
+# the run kills itself (SIGKILL) as its step 20 begins, its 19 steps' events all in its first 1 MiB
+# slot (60 steps' plain trace: 880 KB)
+cat >killself.py <<'PY'
+import os, signal, sys
+sys.path.insert(0, sys.argv[1])
+import sim_long
+step0, n = sim_long.LongTrainer.step, [0]
+def step(self, *a):
+    n[0] += 1
+    if n[0] == int(os.environ["KILL_AT"]):
+        os.kill(os.getpid(), signal.SIGKILL)
+    step0(self, *a)
+sim_long.LongTrainer.step = step
+sys.exit(sim_long.main(sys.argv[2:]))
+PY
+KILL_AT=20 VRAMTRACE_OUTPUT=k.vt VRAMTRACE_COMPRESS=1 LD_PRELOAD="$VT_PRELOAD" python3 killself.py \
+    "$ROOT/examples/sim" --scenario=leak --max_iters=40 >k.run 2>&1
+[ $? = 137 ] || { cat k.run; fail "the run did not kill itself"; }
+"$VT" report --json k.vt >k.json 2>k.err || { cat k.err; fail "report of the killed run"; }
+"$VT" dump --no-resolve k.vt >k.jsonl || fail "dump of the killed run"
+python3 - <<'PY' || fail "the killed run is not what this test needs (see above)"
+import json
+r = json.load(open("k.json"))
+assert r["run"]["status"] == "truncated", r["run"]["status"]
+assert r["growth"]["steps"] == 19 and r["growth"]["growing"], r["growth"]["steps"]
+assert not any('"type":"step"' in l for l in open("k.jsonl")), "a summary was written: not in its first slot"
+PY
+timeout 30 "$VT" watch --interval 0.1 k.vt >k.watch 2>k.werr || { cat k.werr; fail "watch: exit $?"; }
+grep -q 'the process that wrote it (pid [0-9]*) is gone' k.werr || { cat k.werr; fail "watch did not end at its writer gone"; }
+"$VT" watch --once k.vt >k.once || fail "watch --once"
+python3 - <<'PY' || { cat k.watch; fail "watch's lines differ from each other or from the report"; }
+import json, re
+lines = open("k.watch").read().splitlines()
+once = open("k.once").read().strip()
+r = json.load(open("k.json"))
+g = r["growth"]
+assert len(lines) >= 3, lines
+assert all(l == once for l in lines), "not the same each read:\n" + "\n".join(lines)
+m = re.search(r" steps (\d+) (\(.*?\) )?growth \+([\d.]+) (KiB|MiB)/step at (\S+) (\S+)", once)
+assert m, once
+assert int(m.group(1)) == g["steps"] and not m.group(2), (once, g["steps"], r["backward_passes"])
+rate = float(m.group(3)) * (1024 if m.group(4) == "KiB" else 1 << 20)
+assert abs(rate - g["bytes_per_step"]) <= 0.01 * g["bytes_per_step"], (once, g["bytes_per_step"])
+assert m.group(6) == g["growing"][0]["site"].split()[-1], (once, g["growing"][0]["site"])
+PY
+exit 0
