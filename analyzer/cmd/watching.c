@@ -167,6 +167,15 @@ static void event(wstate *w, const reader_record *rec)
     growth_alloc(&w->g, ev->stack_id, ev->size, tensor, device, ph, ev->backward, ev->time_ns);
 }
 
+/* trace_end: the trace ends at w->last_ns: at its trailer, or where a killed writer left it (the
+ * report reads both so) */
+static void trace_end(wstate *w)
+{
+    if (w->first_zg) /* its gradients freed as the program exited: no step (as report) */
+        w->g.opt_since = 0, w->g.state = w->zg_state;
+    growth_end(&w->g, w->last_ns); /* a step that ran into the end is a step, as report says */
+}
+
 /* other: a record that is not an event: tables, the card, steps, the end */
 static void other(wstate *w, const reader_record *rec)
 {
@@ -183,9 +192,7 @@ static void other(wstate *w, const reader_record *rec)
     else if (rec->type == VT_REC_TRAILER) {
         w->ended = 1;
         w->last_ns = rec->u.trailer.end_ns > w->last_ns ? rec->u.trailer.end_ns : w->last_ns;
-        if (w->first_zg) /* its gradients freed as the program exited: no step (as report) */
-            w->g.opt_since = 0, w->g.state = w->zg_state;
-        growth_end(&w->g, w->last_ns); /* a step that ran into the end is a step, as report says */
+        trace_end(w);
     } else if (rec->type == VT_REC_STEP) {
         growth_step_record(&w->g, &rec->u.step, phase_cb, w);
         w->tensor = rec->u.step.fixed.live_tensor;
@@ -424,17 +431,22 @@ static void free_state(wstate *w)
     free(w->phase_of);
 }
 
-/* writer_gone: the process that wrote w's trace (its PROCESS record: pid, host) is gone from
- * this machine and the file has not grown for two refreshes: killed, its trace never ended (it
- * had been watched forever, a line a second). A process of the same pid, or another host, is
- * waited for. */
-static int writer_gone(wstate *w)
+/* writer_dead: the process that wrote w's trace (its PROCESS record: pid, host) is gone from this
+ * machine. A process of the same pid, or another host, is taken for alive. */
+static int writer_dead(const wstate *w)
 {
     const tables_process *p = w->t ? tables_process_get(w->t) : NULL;
     char host[256] = "";
+    return p && p->pid && !gethostname(host, sizeof host - 1) && !strcmp(host, p->host.s) &&
+           kill((pid_t)p->pid, 0) != 0 && errno == ESRCH;
+}
+
+/* writer_gone: the writer is dead (writer_dead) and the file has not grown for two refreshes:
+ * killed, its trace never ended (it had been watched forever, a line a second) */
+static int writer_gone(wstate *w)
+{
     struct stat st;
-    if (!p || !p->pid || gethostname(host, sizeof host - 1) || strcmp(host, p->host.s) ||
-        stat(w->path, &st) || kill((pid_t)p->pid, 0) == 0 || errno != ESRCH) {
+    if (!writer_dead(w) || stat(w->path, &st)) {
         w->stale = 0;
         return 0;
     }
@@ -469,9 +481,15 @@ int watch_loop(const char *path, double interval, int once, int plain, pid_t chi
             fprintf(stderr, "vramtrace watch: %s (waiting for it; Ctrl-C stops)\n", w.why);
             w.said_wait = 1;
         }
+        /* a trace without its end whose writer is dead (killed) ends where it stops, as the
+         * report reads it: a step that ran into it is a step (watch had said one fewer) */
+        int last = once || (child > 0 && *reaped);
+        int gone = w.seen && !w.ended && (last ? writer_dead(&w) : child <= 0 && writer_gone(&w));
+        if (gone)
+            trace_end(&w);
         if (w.seen)
             show(&w, tty, (double)w.last_ns / 1e9);
-        if (w.seen && !once && !w.ended && child <= 0 && writer_gone(&w)) {
+        if (gone && !last) {
             const tables_process *p = tables_process_get(w.t);
             fprintf(stderr,
                     "vramtrace watch: %s: the process that wrote it (pid %u) is gone and the trace "

@@ -20,11 +20,15 @@ import os, signal, sys
 sys.path.insert(0, sys.argv[1])
 import sim_long
 step0, n = sim_long.LongTrainer.step, [0]
-def step(self, *a):
+def step(self, model, optimizer, scaler, ctx, X, Y):
     n[0] += 1
     if n[0] == int(os.environ["KILL_AT"]):
+        if os.environ.get("KILL_AFTER") == "backward":  # before its optimizer step
+            with ctx:
+                _, loss = model(X, Y)
+            scaler.scale(loss).backward()
         os.kill(os.getpid(), signal.SIGKILL)
-    step0(self, *a)
+    step0(self, model, optimizer, scaler, ctx, X, Y)
 sim_long.LongTrainer.step = step
 sys.exit(sim_long.main(sys.argv[2:]))
 PY
@@ -58,4 +62,27 @@ rate = float(m.group(3)) * (1024 if m.group(4) == "KiB" else 1 << 20)
 assert abs(rate - g["bytes_per_step"]) <= 0.01 * g["bytes_per_step"], (once, g["bytes_per_step"])
 assert m.group(6) == g["growing"][0]["site"].split()[-1], (once, g["growing"][0]["site"])
 PY
+# a run killed after a backward, before its optimizer step: that step ran into the trace's end and
+# is a step, as the report counts it, once watch knows the writer is gone (followed, or --once):
+# it had said "steps 7 (its own: 8 backward passes, 7 optimizer steps)" where the report says 8
+# steps, 7 of them optimizer steps
+for t in plain compressed; do
+    c=0
+    [ $t = compressed ] && c=1
+    KILL_AT=8 KILL_AFTER=backward VRAMTRACE_OUTPUT=$t.vt VRAMTRACE_COMPRESS=$c LD_PRELOAD="$VT_PRELOAD" \
+        python3 killself.py "$ROOT/examples/sim" --scenario=leak --max_iters=40 >$t.run 2>&1
+    [ $? = 137 ] || { cat $t.run; fail "$t: the run did not kill itself"; }
+    "$VT" report --json $t.vt >$t.json 2>/dev/null || fail "$t: report"
+    timeout 30 "$VT" watch --interval 0.1 $t.vt >$t.watch 2>/dev/null || fail "$t: watch: exit $?"
+    "$VT" watch --once $t.vt >>$t.watch || fail "$t: watch --once"
+    python3 - $t <<'PY' || { cat $t.watch; fail "$t: watch's steps are not the report's"; }
+import json, re, sys
+t = sys.argv[1]
+g = json.load(open(t + ".json"))["growth"]
+assert (g["steps"], g["optimizer_steps"]) == (8, 7), (g["steps"], g["optimizer_steps"])
+lines = open(t + ".watch").read().splitlines()
+for l in (lines[-2], lines[-1]):  # the last line followed, and --once
+    assert re.search(r" steps 8 \(7 ending in an optimizer step\) ", l), l
+PY
+done
 exit 0
