@@ -332,18 +332,9 @@ static void show(wstate *w, int tty, double secs)
                          ? (double)(w->card - w->g.last_peak_device) / rate
                          : -1;
     site[0] = 0;
-    if (ng) {
-        size_t n = 0;
-        const tables_frame *f = tables_resolve_stack(w->t, gs[0].stack, &n);
-        long i = f ? phases_site(f, n) : -1;
-        char raw[512];
-        if (i >= 0) {
-            size_t m = tables_frame_label(w->t, &f[i], raw, sizeof raw);
-            escape_term(raw, m < sizeof raw ? m : sizeof raw - 1, site, sizeof site);
-        } else {
-            snprintf(site, sizeof site, "stack #%u", gs[0].stack);
-        }
-    }
+    if (ng) /* the report's name of it: without Python frames, its operation (the innermost frame
+             * is the allocator's own trace hook, every tensor's: watch had named that) */
+        replay_site_text_in(w->t, NULL, gs[0].stack, site, sizeof site);
     card_format_bytes(w->device, a, sizeof a);
     card_format_bytes(w->peak, b, sizeof b);
     card_format_bytes(head, c, sizeof c);

@@ -249,6 +249,10 @@ static inline unsigned replay_steps_run(const replay_result *r)
  * (replay_native_text, and " at file:line" where its debug info gives one); "(no stack)" when
  * there is none. */
 const char *replay_site_text(replay_result *r, uint32_t stack_id, char *buf, size_t len);
+/* replay_site_text_in: the same from tables t alone (watch, which has no replay); memo: what each
+ * code object's file said, kept (NULL: looked at anew) */
+const char *replay_site_text_in(tables *t, phases_memo *memo, uint32_t stack_id, char *buf,
+                                size_t len);
 /* replay_native_text: the native frame that names the operation of stack_id — the innermost
  * "at::_ops::" symbol, else "at::native::" (allocation primitives named "empty" skipped), else
  * the innermost native symbol outside PyTorch's caching allocator — as "name (module)" without

@@ -29,24 +29,30 @@ static const tables_frame *site_frame(tables *t, uint32_t id, tables_frame *buf,
     return NULL;
 }
 
-static const char *native_text(replay_result *r, uint32_t stack_id, char *buf, size_t len,
+static const char *native_text(tables *t, uint32_t stack_id, char *buf, size_t len,
                                int with_source);
 
 const char *replay_site_text(replay_result *r, uint32_t stack_id, char *buf, size_t len)
 {
+    return replay_site_text_in(r->t, &r->site_memo, stack_id, buf, len);
+}
+
+const char *replay_site_text_in(tables *t, phases_memo *memo, uint32_t stack_id, char *buf,
+                                size_t len)
+{
     tables_frame fb;
-    const tables_frame *f = stack_id ? site_frame(r->t, stack_id, &fb, &r->site_memo) : NULL;
+    const tables_frame *f = stack_id ? site_frame(t, stack_id, &fb, memo) : NULL;
     /* no Python frame: the operation the native frames name (replay_native_text's), not the
      * innermost frame, which is the allocator's own (its trace hook, its malloc) for every
      * tensor */
-    if (!f && stack_id && native_text(r, stack_id, buf, len, 1)[0])
+    if (!f && stack_id && native_text(t, stack_id, buf, len, 1)[0])
         return buf;
     if (!f) {
         snprintf(buf, len, "%s", stack_id ? "(no named frame)" : "(no stack)");
         return buf;
     }
     char raw[1024];
-    size_t m = tables_frame_label(r->t, f, raw, sizeof raw);
+    size_t m = tables_frame_label(t, f, raw, sizeof raw);
     escape_term(raw, m < sizeof raw ? m : sizeof raw - 1, buf, len);
     return buf;
 }
@@ -93,23 +99,22 @@ static long native_pick(tables *t, const tables_stack *st)
 
 /* native_text: replay_native_text, with the frame's file:line from debug info when with_source
  * (the site of a stack without Python frames: the program's own function, where it was) */
-static const char *native_text(replay_result *r, uint32_t stack_id, char *buf, size_t len,
-                               int with_source)
+static const char *native_text(tables *t, uint32_t stack_id, char *buf, size_t len, int with_source)
 {
-    const tables_stack *st = stack_id ? tables_stack_get(r->t, stack_id) : NULL;
-    long pick = st ? native_pick(r->t, st) : -1;
+    const tables_stack *st = stack_id ? tables_stack_get(t, stack_id) : NULL;
+    long pick = st ? native_pick(t, st) : -1;
     buf[0] = '\0';
     if (pick < 0)
         return buf;
     tables_frame fb;
-    const tables_frame *f = tables_frame_of(r->t, st->frames[pick], TABLES_FRAME_NATIVE, &fb);
+    const tables_frame *f = tables_frame_of(t, st->frames[pick], TABLES_FRAME_NATIVE, &fb);
     const char *fn = f->function;
     size_t fl = strcspn(fn, "("); /* the name without its argument list */
     char raw[768];
     int n = snprintf(raw, sizeof raw, "%.*s (%s)", (int)(fl < 400 ? fl : 400), fn,
                      f->module ? f->module->basename : "?");
     int line;
-    const char *src = with_source ? tables_frame_source(r->t, f, &line) : ""; /* (debug info) */
+    const char *src = with_source ? tables_frame_source(t, f, &line) : ""; /* (debug info) */
     if (n > 0 && (size_t)n < sizeof raw && src[0])
         snprintf(raw + n, sizeof raw - (size_t)n, line > 0 ? " at %.200s:%d" : " at %.200s", src,
                  line);
@@ -119,5 +124,5 @@ static const char *native_text(replay_result *r, uint32_t stack_id, char *buf, s
 
 const char *replay_native_text(replay_result *r, uint32_t stack_id, char *buf, size_t len)
 {
-    return native_text(r, stack_id, buf, len, 0);
+    return native_text(r->t, stack_id, buf, len, 0);
 }
