@@ -49,7 +49,8 @@ typedef struct wstate {
     int first_zg, zg_state; /* the run's first step, a gradient's free's, with no allocation after
                              * it yet: at the trace's end, the program's exit (the growth's state
                              * before it) */
-    int bad; /* chunked: reads in a row that met a slot being reused (10: it is malformed) */
+    int bad;   /* chunked: reads in a row that met a slot being reused (10: it is malformed) */
+    int whole; /* chunked: read whole, events included (its writer killed: killed_end) */
     uint64_t implausible; /* allocations not counted: past 2^62 B live (as report's replay) */
     char why[520];
     int why_rc;      /* the exit code of why: a wait that --once cannot make, or a refusal */
@@ -195,11 +196,11 @@ static void other(wstate *w, const reader_record *rec)
         trace_end(w);
     } else if (rec->type == VT_REC_STEP) {
         growth_step_record(&w->g, &rec->u.step, phase_cb, w);
-        w->tensor = rec->u.step.fixed.live_tensor;
-        w->device = rec->u.step.fixed.live_device;
+        if (!w->whole) /* (read whole: the events' levels, at the run's last event) */
+            w->tensor = rec->u.step.fixed.live_tensor, w->device = rec->u.step.fixed.live_device;
         if (rec->u.step.fixed.peak_device > w->peak)
             w->peak = rec->u.step.fixed.peak_device, w->peak_ns = rec->u.step.time_ns;
-        w->last_ns = rec->u.step.time_ns;
+        w->last_ns = rec->u.step.time_ns > w->last_ns ? rec->u.step.time_ns : w->last_ns;
         /* a chunked trace read as its summaries: an out-of-memory failure in a step is its
          * summary's (the OOM record itself is with the events: gone, or not read) */
         if ((rec->u.step.fixed.flags & VT_STEPF_OOM) &&
@@ -266,8 +267,8 @@ static int refresh(wstate *w)
     if (w->chunked || !w->rd) {
         /* a chunked trace, or the first look: opened (again) and read to its end */
         errno = 0;
-        reader *rd = w->chunked ? reader_open_summary(w->path, msg, sizeof msg)
-                                : reader_open(w->path, msg, sizeof msg);
+        reader *rd = w->chunked && !w->whole ? reader_open_summary(w->path, msg, sizeof msg)
+                                             : reader_open(w->path, msg, sizeof msg);
         if (!rd) { /* not there (yet): waited for; a directory, no permission: the end */
             snprintf(w->why, sizeof w->why, "%s", msg);
             w->why_rc = VT_EXIT_USAGE;
@@ -301,7 +302,7 @@ static int refresh(wstate *w)
     if (st == READER_MALFORMED || st == READER_IOERR) {
         reader_describe(w->rd, w->why, sizeof w->why);
         w->why_rc = st == READER_MALFORMED ? VT_EXIT_MALFORMED : VT_EXIT_USAGE;
-        if (w->chunked && ++w->bad < 10) {
+        if (w->chunked && !w->whole && ++w->bad < 10) {
             /* read while the packer reused a slot under it: read again at the next refresh */
             reader_close(w->rd);
             w->rd = NULL;
@@ -315,6 +316,23 @@ static int refresh(wstate *w)
         reader_close(w->rd);
         w->rd = NULL;
     }
+    return 0;
+}
+
+/* killed_end: the trace ends where its dead writer left it (killed). A chunked one is read whole
+ * once, as the report reads it: its summaries end at the last slot the packer took, and the events
+ * after it, in raw slots no packer takes now, are the run's last (a bounded run killed after an
+ * out-of-memory error had been shown without it, its peak and headroom those of its last summary:
+ * "peak 378.0 MiB headroom 1.63 GiB" where the report says 1.86 GiB and the error). -1: that read
+ * failed (w->why). */
+static int killed_end(wstate *w)
+{
+    if (w->chunked && !w->whole) {
+        w->whole = 1;
+        if (refresh(w) < 0)
+            return -1;
+    }
+    trace_end(w); /* (where it stops: a step that ran into it is a step) */
     return 0;
 }
 
@@ -476,8 +494,11 @@ int watch_loop(const char *path, double interval, int once, int plain, pid_t chi
          * report reads it: a step that ran into it is a step (watch had said one fewer) */
         int last = once || (child > 0 && *reaped);
         int gone = w.seen && !w.ended && (last ? writer_dead(&w) : child <= 0 && writer_gone(&w));
-        if (gone)
-            trace_end(&w);
+        if (gone && killed_end(&w) < 0) {
+            fprintf(stderr, "vramtrace watch: %s\n", w.why);
+            rc = w.why_rc;
+            break;
+        }
         if (w.seen)
             show(&w, tty, (double)w.last_ns / 1e9);
         if (gone && !last) {

@@ -18,7 +18,7 @@ export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB
 cat >killself.py <<'PY'
 import os, signal, sys
 sys.path.insert(0, sys.argv[1])
-import sim_long
+import sim_long, simtorch
 step0, n = sim_long.LongTrainer.step, [0]
 def step(self, model, optimizer, scaler, ctx, X, Y):
     n[0] += 1
@@ -27,6 +27,11 @@ def step(self, model, optimizer, scaler, ctx, X, Y):
             with ctx:
                 _, loss = model(X, Y)
             scaler.scale(loss).backward()
+        if os.environ.get("KILL_AFTER") == "oom":  # an evaluation too large for the card
+            try:
+                self.late_eval(model, ctx)
+            except simtorch.OutOfMemoryError:
+                pass
         os.kill(os.getpid(), signal.SIGKILL)
     step0(self, model, optimizer, scaler, ctx, X, Y)
 sim_long.LongTrainer.step = step
@@ -85,4 +90,29 @@ for l in (lines[-2], lines[-1]):  # the last line followed, and --once
     assert re.search(r" steps 8 \(7 ending in an optimizer step\) ", l), l
 PY
 done
+# a bounded run killed after an out-of-memory error (a launcher that kills the job): its last
+# summaries are those of the slots the packer took, the error and its peak are in the raw slots
+# after them, which watch reads (whole, once) when it finds the writer gone, as the report reads
+# them: it had said "peak 378.0 MiB headroom 1.63 GiB steps 82 growth 0/step" and no error where
+# the report says 1.86 GiB and the error of 500 MiB
+KILL_AT=100 KILL_AFTER=oom "$VT" run -q --max-size 8MiB --card 2GiB -o oom.vt -- python3 killself.py \
+    "$ROOT/examples/sim" --scenario=steady --max_iters=400 --eval_scale=2000 >oom.run 2>&1
+[ $? = 137 ] || { cat oom.run; fail "oom: the run did not kill itself"; }
+"$VT" report --json oom.vt >oom.json 2>/dev/null || fail "oom: report"
+timeout 30 "$VT" watch --interval 0.1 oom.vt >oom.watch 2>/dev/null || fail "oom: watch: exit $?"
+"$VT" watch --once oom.vt >>oom.watch || fail "oom: watch --once"
+python3 - <<'PY' || { cat oom.watch; fail "oom: watch's error or peak is not the report's"; }
+import json, re
+r = json.load(open("oom.json"))
+assert r["bounded"] and r["oom"], (r["bounded"], r["oom"])
+U = {"KiB": 2**10, "MiB": 2**20, "GiB": 2**30}
+lines = open("oom.watch").read().splitlines()
+for l in (lines[-2], lines[-1]):  # the last line followed, and --once
+    m = re.search(r" peak ([\d.]+) (\w+) .* out of memory: ([\d.]+) (\w+) asked at ([\d.]+)s", l)
+    assert m, l
+    peak, req = float(m.group(1)) * U[m.group(2)], float(m.group(3)) * U[m.group(4)]
+    assert abs(peak - r["peak"]["process_bytes"]) <= 0.006 * peak, (l, r["peak"]["process_bytes"])
+    assert abs(req - r["oom"]["requested_bytes"]) <= 0.006 * req, (l, r["oom"]["requested_bytes"])
+    assert m.group(5) == "%.1f" % (r["oom"]["time_ns"] / 1e9), (l, r["oom"]["time_ns"])
+PY
 exit 0
