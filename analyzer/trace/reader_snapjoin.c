@@ -209,7 +209,16 @@ static int cmp_age(const void *a, const void *b)
 int snapjoin_merge(snapjoin *j, const uint8_t *snap, size_t len, uint8_t **out, size_t *out_len)
 {
     size_t head = 8 + sizeof(vt_rec_snapshot);
+    uint16_t type;
+    uint32_t first;
     if (len < head)
+        return -1;
+    memcpy(&type, snap, 2);
+    memcpy(&first, snap + 4, 4);
+    /* its first record must be the SNAPSHOT (appended fields, if any, are skipped): a SNAP chunk
+     * without one had its first ALLOC records read as the snapshot's fields and the rest from
+     * the middle of a record, every allocation of the snapshot lost and the live set emptied */
+    if (type != VT_REC_SNAPSHOT || first < head || first > len)
         return -1;
     vt_rec_snapshot s;
     memcpy(&s, snap + 8, sizeof s);
@@ -217,7 +226,7 @@ int snapjoin_merge(snapjoin *j, const uint8_t *snap, size_t len, uint8_t **out, 
     uint8_t *o = malloc(len + j->n * VT_ALLOC_REC_SIZE + 8);
     if (!o)
         return -1;
-    size_t at = head, n = head, records = 0;
+    size_t at = first, n = head, records = 0;
     for (size_t i = 0; i < j->cap; i++)
         j->tab[i].mark = 0;
     while (at + 8 <= len) { /* the snapshot's allocations: new ones out, the same ones marked */
@@ -281,7 +290,7 @@ int snapjoin_merge(snapjoin *j, const uint8_t *snap, size_t len, uint8_t **out, 
     for (size_t i = 0; i < j->cap; i++)
         j->tab[i].used = 0;
     j->n = 0;
-    snapjoin_records(j, snap + head, len - head);
+    snapjoin_records(j, snap + first, len - first);
     *out = o;
     *out_len = head + nf + nalloc;
     return 0;
