@@ -67,6 +67,7 @@ struct reader {
     uint64_t nstacks;     /* STACK records read */
     uint64_t stack_bound; /* the highest stack id a record may name now (VT_STACK_ID_SLACK) */
     bool any_stack_ids;   /* reader_any_stack_ids: no bound */
+    uint64_t snap_until;  /* records read once a SNAPSHOT's n_allocs ALLOC records all came */
 };
 
 /* set_status: records a final status with offset and message; always returns false so
@@ -152,7 +153,7 @@ static bool read_header(reader *r, size_t have_bytes)
     r->st = READER_OK;
     r->err_off = 0;
     r->nrec = 0;
-    r->nstacks = 0;
+    r->nstacks = r->snap_until = 0;
     r->stack_bound = r->any_stack_ids ? UINT32_MAX : VT_STACK_ID_SLACK;
     r->msg[0] = 0;
     memset(&r->hdr, 0, sizeof r->hdr);
@@ -527,6 +528,16 @@ static inline __attribute__((always_inline)) bool next(reader *r, reader_record 
                               (unsigned long long)r->nstacks);
     } else {
         why = reader_decode(rec);
+        /* a SNAPSHOT's live set is the n_allocs events right after it (replay.c takes them so):
+         * any other record among them is a count that lies, which had made the program's events
+         * after it part of the live set (its peaks, exit 0) */
+        if (!why && r->nrec < r->snap_until)
+            why = "it comes where a SNAPSHOT before it said its allocations are";
+        else if (!why && h.type == VT_REC_SNAPSHOT)
+            r->snap_until =
+                r->nrec + 1 +
+                (rec->u.snap.fixed.n_allocs < UINT64_MAX / 2 ? rec->u.snap.fixed.n_allocs
+                                                             : UINT64_MAX / 2);
         if (!why && h.type == VT_REC_STACK) {
             if (rec->u.stack.stack_id > r->stack_bound)
                 why = "its id is far past the stacks defined before it (ids are given in order)";

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "exit_codes.h"
 #include "replay.h"
 #include "replay_trace.h"
 #include "vramtrace/trace_chunked.h"
@@ -356,6 +357,31 @@ static void test_peak_moment_later_tensor(void **st)
     unlink(path);
 }
 
+/* a SNAPSHOT whose n_allocs says more allocations follow it than do (a definition, then the
+ * program's own events, come where its live set should be): malformed (exit 3). The replay had
+ * taken the program's events after it as the snapshot's join records, exit 0 (a plain trace with
+ * such a record: its categories' peaks other numbers, the report "(ok)") */
+static void test_snapshot_count_lies(void **st)
+{
+    (void)st;
+    char path[] = "/tmp/vt-replay-XXXXXX";
+    scene(path, 0);
+    vt_rec_snapshot snap = {VT_TT_MAKE(900000, 0), 10, 4, 20000, 900000, 1000, 100};
+    rec(VT_REC_SNAPSHOT, 0, &snap, sizeof snap, NULL, 0);
+    alloc(0, 0, 0x1000, 100, 1, 0); /* (the one the snapshot holds) */
+    code(5, "/x/train.py", "Head.forward");
+    stack(5, 5);
+    alloc(0, 0, 0x6000, 300, 5, 0); /* the program's own */
+    release(0, 0, 0x6000);
+    end(path);
+    replay_result r;
+    char err[256];
+    assert_int_equal(replay_file(path, &r, err, sizeof err), VT_EXIT_MALFORMED);
+    assert_non_null(strstr(err, "where a SNAPSHOT before it said its allocations are"));
+    replay_free(&r);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_step_snapshot),
@@ -365,6 +391,7 @@ int main(void)
                                        cmocka_unit_test(test_join_gap_steps),
                                        cmocka_unit_test(test_join_gap_temporary),
                                        cmocka_unit_test(test_join_gap_twice),
-                                       cmocka_unit_test(test_peak_moment_later_tensor)};
+                                       cmocka_unit_test(test_peak_moment_later_tensor),
+                                       cmocka_unit_test(test_snapshot_count_lies)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
