@@ -248,7 +248,7 @@ static int print_json(const nano_config *c, const gpt_shape *s, const prediction
     cJSON_AddNumberToObject(dj, "attention_bytes_per_layer", (double)d.attn_bytes_per_layer);
     if (a->have_card) {
         cJSON *cj = cJSON_AddObjectToObject(root, "card");
-        cJSON_AddStringToObject(cj, "name", a->card.name);
+        jsonw_add_c(cj, "name", a->card.name); /* (with --from, the trace's: valid UTF-8) */
         cJSON_AddNumberToObject(cj, "bytes", (double)a->card.bytes);
         cJSON_AddBoolToObject(root, "fits",
                               advice_fits(p->required_bytes, a->card.bytes, ADVICE_HEADROOM) == 1);

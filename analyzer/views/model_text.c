@@ -2,9 +2,11 @@
  * was trained, the formula comparison (or why none applies), OOM diagnosis and advice, printed
  * from a built model_result. */
 #include <stdio.h>
+#include <string.h>
 
 #include "cards.h"
 #include "config_view.h"
+#include "escape.h"
 #include "model_views.h"
 
 /* print_recognized: what was trained and what was on, each with its evidence. */
@@ -169,12 +171,14 @@ static void print_advice(FILE *out, const model_result *m, const model_opts *o)
         fprintf(out, "\nadvice: none (%s)\n", m->advice_none);
         return;
     }
-    char b1[32], b2[32];
+    char b1[32], b2[32], name[4 * sizeof m->capacity_name];
+    /* (the emulated card's name is the trace's: escaped, as every string of it) */
+    escape_term(m->capacity_name, strlen(m->capacity_name), name, sizeof name);
     if (m->capacity)
         fprintf(out,
                 "\nadvice for %s (%s; keep >= %.0f %% free); current configuration needs %s%s\n",
-                m->capacity_name, card_format_bytes(m->capacity, b1, sizeof b1),
-                ADVICE_HEADROOM * 100, m->lower_bounds ? "at least " : "~",
+                name, card_format_bytes(m->capacity, b1, sizeof b1), ADVICE_HEADROOM * 100,
+                m->lower_bounds ? "at least " : "~",
                 card_format_bytes(m->current.peak_bytes, b2, sizeof b2));
     else
         fprintf(out,
@@ -249,15 +253,15 @@ static void print_advice(FILE *out, const model_result *m, const model_opts *o)
 void model_text_verdict(FILE *out, const prediction *p, const char *card_name, uint64_t capacity,
                         int lower)
 {
-    char b1[32], b2[32];
+    char b1[32], b2[32], name[320];
     int fits = advice_fits(p->required_bytes, capacity, ADVICE_HEADROOM);
     int over = p->required_bytes > capacity;
     uint64_t gap = over ? p->required_bytes - capacity : capacity - p->required_bytes, cache;
     uint64_t limit = advice_cache_limit(p, capacity, ADVICE_HEADROOM, &cache);
     /* a lower bound: what is free is at most that, what is over at least; where the assumed
      * cache decides, the verdict says so, as the report's what-ifs do */
-    fprintf(out, "card %s (%s): %s%s, %s%s %s\n", card_name,
-            card_format_bytes(capacity, b1, sizeof b1),
+    escape_term(card_name, strlen(card_name), name, sizeof name); /* (a trace's, with --from) */
+    fprintf(out, "card %s (%s): %s%s, %s%s %s\n", name, card_format_bytes(capacity, b1, sizeof b1),
             fits == 1 ? (lower ? "may fit" : "fits")
             : !over   ? "too tight (less than " ADVICE_HEADROOM_PCT_TEXT " % free)"
                       : "does not fit",

@@ -6,12 +6,14 @@ test's directory (a FIFO named by argv).
 usage: hostile.py BASE OUT argv [--cwd DIR] ARG...   the PROCESS record's argv (and cwd)
        hostile.py BASE OUT noprocess                 no PROCESS record
        hostile.py BASE OUT bigalloc [SIZE]           every cudaMalloc of ~2^63 bytes (or SIZE)
-       hostile.py BASE OUT stackid ID                a STACK record and an event use ID"""
+       hostile.py BASE OUT stackid ID                a STACK record and an event use ID
+       hostile.py BASE OUT card                      the emulated card's name (CONFIG) holds a
+                                                     terminal escape, markup, invalid UTF-8"""
 import os
 import struct
 import sys
 
-REC_PROCESS, REC_ALLOC, REC_STACK = 1, 5, 7
+REC_PROCESS, REC_CONFIG, REC_ALLOC, REC_STACK = 1, 2, 5, 7
 
 
 def records(data):
@@ -83,6 +85,11 @@ def main():
         for r in recs:
             if r[0] == REC_ALLOC and struct.unpack_from("<I", r[2], 24)[0] == old:
                 struct.pack_into("<I", r[2], 24, sid)
+    elif kind == "card":
+        name = b"rtx\x1b[5m<b>\xff\xc2\x9b"
+        for r in recs:
+            if r[0] == REC_CONFIG:
+                r[2] = r[2][:24] + struct.pack("<I", len(name)) + name
     else:
         sys.exit("hostile.py: unknown kind " + kind)
     open(out, "wb").write(pack(header, recs))

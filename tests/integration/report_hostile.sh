@@ -164,6 +164,22 @@ if [ -f "$BUILD/examples/libsimtorch.so" ] && command -v python3 >/dev/null 2>&1
     grep -q "$E" esc_predict.err && fail "predict: a terminal escape from the config file reached stderr"
 fi
 
+# 12. the emulated card's name is the trace's (CONFIG): escaped where the advice and predict --from
+# name the card ("advice for NAME (emulated)", "card NAME (emulated)": the raw ESC had reached the
+# terminal), valid UTF-8 in predict's JSON (its 0xff had made the document invalid)
+python3 "$D/hostile.py" "$D/dump_small.vt" card.vt card
+E=$(printf '\033')
+run_ok card_report "$VT" report --no-color card.vt
+grep -q '^advice for rtx.x1b\[5m<b>' card_report.out || fail "card: no escaped name in the advice"
+run_ok card_predict "$VT" predict --from card.vt
+grep -q '^card rtx.x1b\[5m<b>' card_predict.out || fail "card: no escaped name in predict's verdict"
+for f in card_report.out card_predict.out; do
+    ! grep -q "$E" $f || fail "card: a terminal escape from the trace reached $f: $(grep -a "$E" $f | cat -v)"
+done
+run_ok card_json "$VT" predict --json --from card.vt
+python3 -c 'import json,sys; json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))' card_json.out ||
+    fail "card: predict --json is not valid UTF-8 JSON"
+
 # 10. thousands of module texts at the allocated peak (60,000 stacks over 24,000 code objects:
 # ~5,100 modules, ~12,000 tensors): each text one row, found by its text (not one row per stack),
 # the rows summing to the peak's batch categories
