@@ -538,6 +538,9 @@ static inline __attribute__((always_inline)) bool next(reader *r, reader_record 
                 r->nrec + 1 +
                 (rec->u.snap.fixed.n_allocs < UINT64_MAX / 2 ? rec->u.snap.fixed.n_allocs
                                                              : UINT64_MAX / 2);
+        for (uint32_t i = 0; !why && h.type == VT_REC_STEP && i < rec->u.step.fixed.n_stacks; i++)
+            if (reader_step_stack(&rec->u.step, i).stack_id > r->stack_bound) /* (growth.c's) */
+                why = "a stack id far past the stacks defined before it (ids are given in order)";
         if (!why && h.type == VT_REC_STACK) {
             if (rec->u.stack.stack_id > r->stack_bound)
                 why = "its id is far past the stacks defined before it (ids are given in order)";

@@ -431,9 +431,9 @@ _Static_assert(sizeof(vt_rec_free_ext) == 8, "layout");
 
 /* STACK: fixed part, then u64 frames[n_native + n_python]. Ids are given in order (1, 2, ...
  * as stacks are first met; threads may write their STACK records a little out of that order):
- * a STACK record's id, and the stack id of an event, is at most 2 x the STACK records before it
- * + VT_STACK_ID_SLACK. Readers refuse a trace that breaks this as malformed, so what they keep
- * per stack id stays proportional to the file. */
+ * a STACK record's id, and the stack id of an event (and of a STEP's stacks), is at most 2 x the
+ * STACK records before it + VT_STACK_ID_SLACK. Readers refuse a trace that breaks this as
+ * malformed, so what they keep per stack id stays proportional to the file. */
 #define VT_STACK_ID_SLACK 65536u
 typedef struct vt_rec_stack {
     uint32_t stack_id; /* >= 1, unique in this file */

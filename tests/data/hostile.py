@@ -7,13 +7,14 @@ usage: hostile.py BASE OUT argv [--cwd DIR] ARG...   the PROCESS record's argv (
        hostile.py BASE OUT noprocess                 no PROCESS record
        hostile.py BASE OUT bigalloc [SIZE]           every cudaMalloc of ~2^63 bytes (or SIZE)
        hostile.py BASE OUT stackid ID                a STACK record and an event use ID
+       hostile.py BASE OUT stepid ID                 a STEP record after the first event names stack ID
        hostile.py BASE OUT card                      the emulated card's name (CONFIG) holds a
                                                      terminal escape, markup, invalid UTF-8"""
 import os
 import struct
 import sys
 
-REC_PROCESS, REC_CONFIG, REC_ALLOC, REC_STACK = 1, 2, 5, 7
+REC_PROCESS, REC_CONFIG, REC_ALLOC, REC_STACK, REC_STEP = 1, 2, 5, 7, 19
 
 
 def records(data):
@@ -85,6 +86,10 @@ def main():
         for r in recs:
             if r[0] == REC_ALLOC and struct.unpack_from("<I", r[2], 24)[0] == old:
                 struct.pack_into("<I", r[2], 24, sid)
+    elif kind == "stepid":  # (1.3's per-step summary: tt, events, step, flags, 5 sizes, 1 stack)
+        i = next(i for i, r in enumerate(recs) if r[0] == REC_ALLOC) + 1
+        step = struct.pack("<QQIIQQQQQII", 1000, 1, 1, 2, 0, 0, 0, 0, 0, 1, 0)
+        recs.insert(i, [REC_STEP, 0, bytearray(step + struct.pack("<IIQ", int(args[0], 0), 0, 4096))])
     elif kind == "card":
         name = b"rtx\x1b[5m<b>\xff\xc2\x9b"
         for r in recs:

@@ -138,6 +138,12 @@ refused "$D/hostile_stack_ffffff.vt" "far past the stacks defined before it" 32 
     "report / flame / export of a stack id 0xFFFFFF" \
     report --json ";" flame ";" export --perfetto x.json ||
     fail "report of hostile_stack_ffffff.vt"
+# ... and a STEP record naming it (1.3's per-step summaries: growth.c's per-stack arrays sized
+# by its ids; this 3 KB file had taken report 791 MB and 5.5 s)
+python3 "$D/hostile.py" "$D/dump_small.vt" step_ffffff.vt stepid 0xffffff
+refused step_ffffff.vt "step record: a stack id far past the stacks defined before it" 32 \
+    "report / watch of a STEP naming stack 0xFFFFFF" report --json ";" watch --once ||
+    fail "report of step_ffffff.vt"
 # 10. a snapshot's zstd pieces that decompress to gigabytes (a 64 KiB chunked file whose 43
 # pieces of 1.4 KiB each say 16 MiB: dump took 1.4 GB and over 30 s): malformed, at once
 refused "$D/hostile_snapshot_bomb.vt" "decompresses to more than 64 times its size" 128 \
