@@ -353,7 +353,8 @@ static int load(chunked *c, const item *it, uint64_t *ev)
 
 /* join_snapshot: the snapshot whose first piece is items[c->next] (its pieces follow it, with
  * the same raw seq and first event), joined to what was handed out (reader_snapjoin.c) into
- * c->joined; c->next past its pieces. 0 or -1. */
+ * c->joined; c->next past its pieces. 0, 1 when they do not start with its SNAPSHOT record (its
+ * first piece went with its slot: a kill while the writer dropped that slot's group), or -1. */
 static int join_snapshot(chunked *c)
 {
     const item *first = &c->items[c->next];
@@ -385,6 +386,10 @@ static int join_snapshot(chunked *c)
         n += c->out_len;
         c->next++;
     }
+    if (n < 8 || rd16(all) != VT_REC_SNAPSHOT) {
+        free(all);
+        return 1;
+    }
     free(c->joined);
     c->joined = NULL;
     int r = snapjoin_merge(c->join, all, n, &c->joined, &c->joined_len);
@@ -415,18 +420,16 @@ static int next_item(chunked *c)
             c->next++;
             return 0;
         }
+        /* (not foreseen, in a file whose chunks' counts disagree: joined to nothing, its pieces
+         * whole; the first piece alone had been handed out, a SNAPSHOT counting the others) */
+        if (!c->join && !(c->join = snapjoin_new()))
+            return fail(c, "out of memory for a snapshot at byte %llu", it->off);
+        uint64_t first = it->first;
+        int r = join_snapshot(c);
+        if (r) /* its first piece gone: no way in, the events after it skipped (gaps) */
+            return r < 0 ? -1 : 0;
         c->info.snapshots_used++;
-        c->emitted = it->first;
-        if (!c->join) { /* not foreseen: its pieces as they are */
-            uint64_t ev;
-            for (; c->next < c->n && c->items[c->next].kind == IT_SNAP &&
-                   c->items[c->next].first == it->first;
-                 c->next++)
-                ; /* (never written so: the plan foresees every snapshot it hands out) */
-            return load(c, it, &ev) < 0 ? -1 : (c->cur = c->out, c->cur_len = c->out_len, 0);
-        }
-        if (join_snapshot(c))
-            return -1;
+        c->emitted = first;
         c->cur = c->joined;
         c->cur_len = c->joined_len;
         return 0;
