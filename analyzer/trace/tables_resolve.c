@@ -273,7 +273,10 @@ const char *tables_short_file(const tables *t, const char *file)
     const char *s = strstr(file, "-packages/");
     if (s && (s - file >= 4) && (!strncmp(s - 4, "site", 4) || !strncmp(s - 4, "dist", 4)))
         return s + strlen("-packages/");
-    if (p && p->cwd.len > 1 && !strncmp(file, p->cwd.s, p->cwd.len) && file[p->cwd.len] == '/')
+    /* (file is longer than cwd before its byte cwd.len is read: a cwd with a NUL in it compares
+     * equal to a shorter file up to that NUL) */
+    if (p && p->cwd.len > 1 && strnlen(file, p->cwd.len + 1) > p->cwd.len &&
+        !memcmp(file, p->cwd.s, p->cwd.len) && file[p->cwd.len] == '/')
         return file + p->cwd.len + 1;
     return file;
 }

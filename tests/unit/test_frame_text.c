@@ -92,10 +92,40 @@ static void test_each_kind(void **state)
     same_as_reference(&nat);
 }
 
+/* a Python file shown relative to the traced process's directory only when it lies under it: a
+ * cwd of 20 bytes whose first 5 are "/work" and a NUL, and a code object's file "/work", had
+ * compared equal up to the file's NUL and read its byte 20, past its end (the next string in the
+ * tables' arena, its qualname here): the file shown was "EVIL.py", a piece of the qualname */
+static void test_short_file_cwd_nul(void **state)
+{
+    (void)state;
+    tables *t = tables_new();
+    assert_non_null(t);
+    reader_record rec;
+    memset(&rec, 0, sizeof rec);
+    rec.type = VT_REC_PROCESS;
+    rec.u.process.exe = (reader_str){"/usr/bin/python3", 16};
+    rec.u.process.cwd = (reader_str){"/work\0xxxxxxxxxxxxxx", 20};
+    rec.u.process.host = (reader_str){"h", 1};
+    assert_int_equal(tables_add(t, &rec), 0);
+    memset(&rec, 0, sizeof rec);
+    rec.type = VT_REC_CODE;
+    rec.u.code.code_id = 1;
+    rec.u.code.filename = (reader_str){"/work", 5};
+    rec.u.code.qualname = (reader_str){"QQQQQQQQQQQQ/EVIL.py", 20}; /* ('/' 20 bytes on) */
+    rec.u.code.linetable = (reader_str){"", 0};
+    assert_int_equal(tables_add(t, &rec), 0);
+    const tables_code *c = tables_code_get(t, 1);
+    assert_non_null(c);
+    assert_string_equal(tables_short_file(t, c->filename.s), "/work");
+    tables_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_each_kind),
+        cmocka_unit_test(test_short_file_cwd_nul),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
