@@ -415,6 +415,13 @@ static int next_item(chunked *c)
         c->next++;
         return 0;
     }
+    /* a HEAD chunk whose events were handed out (its raw slot's chunk twice) is skipped, as an
+     * EVENTS chunk is: read again, its events had pushed the count past every later chunk's first
+     * event, all of them skipped with no gap said */
+    if (it->kind == IT_HEAD && it->first < c->emitted) {
+        c->next++;
+        return 0;
+    }
     if (it->kind == IT_SNAP) {
         if (c->emitted >= it->first) { /* the events before it are here */
             c->next++;
