@@ -143,7 +143,7 @@ for k in ("peak", "categories", "events", "mode"):
         bad.append("compressed: %s differs from the plain trace's: %s / %s" % (k, rc[k], rp[k]))
 b = rb["bounded"]
 if not b or b["dropped_events"] != dropped or b["run_events"] != n_plain:
-    bad.append("bounded: says %s dropped of %s, the files say %d of %d" % (b and b["dropped_events"], b and b["run_events"], dropped, len(plain)))
+    bad.append("bounded: says %s dropped of %s, the files say %d of %d" % (b and b["dropped_events"], b and b["run_events"], dropped, n_plain))
 if rp["bounded"] is not None or rc["bounded"]["dropped_events"] != 0:
     bad.append("plain / compressed: bounded %s / %s" % (rp["bounded"], rc["bounded"]))
 if bad:
