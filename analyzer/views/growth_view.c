@@ -107,9 +107,20 @@ void growth_text(FILE *out, const report_ctx *c, const char *bold, const char *n
     /* segment mode: a step is seen only where it allocated a segment (the cache grew), as the
      * header's "optimizer steps that grew the cache" */
     int seg = !r->tensor_mode && !g->from_records;
-    fprintf(out, "\n%sGrowth across steps%s (%s; %s%s)\n", bold, normal, head,
-            g->from_records ? "every step of the run, from the trace's per-step summaries"
-                            : "the live bytes at the end of each step",
+    /* summaries that end before the run's events do: a run killed while the packer was behind
+     * (its last raw slots never packed) had been said "every step of the run" for 82 steps where
+     * its events, and the report's header, counted 99 optimizer steps */
+    char src[160];
+    if (g->from_records && r->iterations > g->opt_steps)
+        snprintf(src, sizeof src,
+                 "from the trace's per-step summaries, which end %u optimizer step%s before its "
+                 "events do: the run stopped before they were summarized",
+                 r->iterations - g->opt_steps, r->iterations - g->opt_steps == 1 ? "" : "s");
+    else
+        snprintf(src, sizeof src, "%s",
+                 g->from_records ? "every step of the run, from the trace's per-step summaries"
+                                 : "the live bytes at the end of each step");
+    fprintf(out, "\n%sGrowth across steps%s (%s; %s%s)\n", bold, normal, head, src,
             seg ? "; segment mode: steps seen only where the cache grew" : "");
     const char *of = g->tensors ? "of tensors" : "of device memory";
     if (g->quiet == REPORT_GROWTH_NO_END) { /* it ran into the trace's end */

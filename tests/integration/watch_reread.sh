@@ -115,4 +115,22 @@ for l in (lines[-2], lines[-1]):  # the last line followed, and --once
     assert abs(req - r["oom"]["requested_bytes"]) <= 0.006 * req, (l, r["oom"]["requested_bytes"])
     assert m.group(5) == "%.1f" % (r["oom"]["time_ns"] / 1e9), (l, r["oom"]["time_ns"])
 PY
+# the report's growth section on the same file: its per-step summaries end where the packer
+# stopped (the run's last raw slots never packed), before its events do; it had said "every step
+# of the run" of 82 steps where its header counted 99 optimizer steps
+"$VT" report oom.vt >oom.txt 2>/dev/null
+python3 - <<'PY' || { grep -A1 "Growth across" oom.txt; fail "oom: the growth section's steps are not said as they are"; }
+import json
+r = json.load(open("oom.json"))
+g, text = r["growth"], open("oom.txt").read()
+head = [l for l in text.splitlines() if l.startswith("Growth across steps")]
+assert g["source"] == "summaries" and head, (g["source"], head)
+gap = r["iterations"] - g["optimizer_steps"]
+if gap > 0:  # (the usual: the last raw slot holds the steps after the last summary)
+    assert "which end %d optimizer step%s before its events do" % (gap, "" if gap == 1 else "s") in head[0], head
+    assert "every step of the run" not in head[0], head
+else:
+    assert "every step of the run" in head[0], head
+print("summaries end %d optimizer steps before the events (%d)" % (gap, r["iterations"]))
+PY
 exit 0
