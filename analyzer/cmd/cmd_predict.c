@@ -350,7 +350,8 @@ int cmd_predict(int argc, char **argv)
     char err[512] = "";
     /* --from: the run's configuration first, then the options here as what-ifs */
     const char *from = find_from(argc, argv);
-    static predict_run run; /* large: not on the stack */
+    static predict_run run;     /* large: not on the stack */
+    static nano_config run_cfg; /* the run's own configuration, before the options */
     gpt_shape run_shape;
     memset(&run, 0, sizeof run);
     if (from) {
@@ -369,6 +370,7 @@ int cmd_predict(int argc, char **argv)
             return VT_EXIT_USAGE;
         }
         formula_shape_from_config(&c, &run_shape);
+        run_cfg = c;
     }
     int rc = predict_parse(argc, argv, &c, &a, err, sizeof err);
     if (rc == 1)
@@ -402,7 +404,9 @@ int cmd_predict(int argc, char **argv)
                         "the traced run's\n");
         return VT_EXIT_USAGE;
     }
-    if (predict_block_apply(&a.block, &c, &s, err, sizeof err) < 0 ||
+    if ((from &&
+         predict_from_fixed(&run, &run_cfg, &c, a.checkpointing, a.unfused, err, sizeof err) < 0) ||
+        predict_block_apply(&a.block, &c, &s, err, sizeof err) < 0 ||
         predict_train_apply(&a.train, &s, err, sizeof err) < 0) {
         say("", err);
         return VT_EXIT_USAGE;

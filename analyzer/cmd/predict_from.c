@@ -350,3 +350,44 @@ int predict_run_as_ran(const predict_run *run, const gpt_shape *s, const gpt_sha
            s->dtype_bytes == m->dtype_bytes && s->unfused_attention == m->unfused_attention &&
            s->no_kv_cache == m->no_kv_cache;
 }
+
+/* same_value: key k holds the same value in a and b (whatever its type) */
+static int same_value(const nano_config *a, const nano_config *b, int k)
+{
+    return a->v[k].i == b->v[k].i && a->v[k].f == b->v[k].f && !strcmp(a->v[k].s, b->v[k].s);
+}
+
+int predict_from_fixed(const predict_run *run, const nano_config *run_cfg, const nano_config *c,
+                       int ckpt, int unfused, char *err, size_t errlen)
+{
+    const gpt_shape *ts = &run->shape;
+    if (!run->has_shape || !ts->generic)
+        return 0;
+    const char *opt = NULL;
+    for (int k = 0; !opt && k < CFG_COUNT; k++)
+        if (k != CFG_batch_size && k != CFG_gradient_accumulation_steps &&
+            !same_value(run_cfg, c, k))
+            opt = c->v[k].where;
+    if (!opt && ckpt && !ts->checkpointing)
+        opt = "--checkpointing";
+    if (!opt && unfused)
+        opt = "--no-flash";
+    if (opt) { /* (the run's own numbers had been printed, as if the option changed nothing) */
+        snprintf(err, errlen,
+                 "%.160s: the traced run has no formula this changes (%.160s): predict --from it "
+                 "scales what it measured with the micro-batch%s alone; trace a run with it",
+                 opt, run->model[0] ? run->model : "no formula applies",
+                 ts->no_training ? "" : " and the accumulation");
+        return -1;
+    }
+    const config_value *a = &c->v[CFG_gradient_accumulation_steps];
+    if (ts->no_training && a->i > 1 && !same_value(run_cfg, c, CFG_gradient_accumulation_steps)) {
+        /* (it had added a step's gradients that a forward-only run never makes) */
+        snprintf(err, errlen,
+                 "%.160s: the traced run made forwards only (no backward pass, no optimizer "
+                 "step): it has no gradients to accumulate",
+                 a->where);
+        return -1;
+    }
+    return 0;
+}

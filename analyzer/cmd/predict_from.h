@@ -42,4 +42,13 @@ int predict_from_load(const char *path, nano_config *c, predict_run *run, char *
 int predict_run_as_ran(const predict_run *run, const gpt_shape *s, const gpt_shape *m,
                        uint64_t card);
 
+/* predict_from_fixed: a what-if run's model cannot move, refused rather than answered with the
+ * run's own numbers: with no formula (run->shape.generic: a ResNet, an evaluation, a frozen
+ * backbone; its measured bytes scale with the micro-batch and the accumulation alone) a value of
+ * c other than the run's (run_cfg: its configuration before the options), --checkpointing
+ * (ckpt) where it had none, --no-flash (unfused); and the accumulation of a run of forwards
+ * only. -1 with err naming the option, else 0. */
+int predict_from_fixed(const predict_run *run, const nano_config *run_cfg, const nano_config *c,
+                       int ckpt, int unfused, char *err, size_t errlen);
+
 #endif

@@ -72,4 +72,23 @@ printf '%s\n' "$out" | grep -q 'micro-batch 16 → 8, 2× the accumulation steps
 out=$("$VT" predict --model gpt2 --batch-size 16 --grad-accum 4 --card rtx4070) || fail "A=4"
 printf '%s\n' "$out" | grep -q 'keeping the effective batch 64: batch_size=8, gradient_accumulation_steps=8' || fail "A=4: $out"
 "$VT" predict --model gpt2 --grad-accum 4 --card rtx4070 --json | grep -q '"gradient_accumulation_assumed":false' || fail "A=4 JSON"
+# from a run no formula describes (a ResNet; a GPT-2 evaluation, forwards only), predict scales
+# its measured bytes with the micro-batch alone: a model option is refused, never answered with
+# the run's own peak (until 2026-12-03 --n-layer 24, --block-size 512, --dtype fp32 and
+# --checkpointing printed the run's 10.13 GiB unchanged, exit 0), and an evaluation's
+# accumulation too (--grad-accum 4 had added 0.5 GiB of gradients it never makes)
+S="$ROOT/examples/traces/sim"
+for o in "--n-layer 24" "--block-size 512" "--dtype fp32" "--checkpointing" "--no-flash" "--model gpt2"; do
+    # shellcheck disable=SC2086
+    refused "$o: the traced run has no formula this changes" --from "$S/resnet50_b128_fit.vt" $o
+    # shellcheck disable=SC2086
+    refused "$o: the traced run has no formula this changes" --from "$S/gpt2_eval_b16_fit.vt" $o
+done
+refused "--grad-accum 4: the traced run made forwards only" --from "$S/gpt2_eval_b16_fit.vt" --grad-accum 4
+"$VT" report --json "$S/gpt2_eval_b16_fit.vt" >eval.json 2>/dev/null || fail "report --json eval"
+refused "--n-layer 24: the traced run has no formula" --from eval.json --n-layer 24
+refused "--grad-accum 2: the traced run made forwards only" --from eval.json --grad-accum 2
+# what it does move still answers: the micro-batch, a ResNet's accumulation, the card
+"$VT" predict --from "$S/resnet50_b128_fit.vt" --batch-size 64 --grad-accum 2 --card 12GiB >/dev/null || fail "ResNet B=64 A=2"
+"$VT" predict --from "$S/gpt2_eval_b16_fit.vt" --batch-size 8 --grad-accum 1 >/dev/null || fail "eval B=8"
 echo ok
