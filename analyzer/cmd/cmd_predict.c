@@ -436,7 +436,7 @@ int cmd_predict(int argc, char **argv)
         formula_take_block(&run_shape, ts);
         run_shape.checkpointing = ts->checkpointing;
         run_shape.A = ts->A;
-        if (s.pos_rows && s.T > s.pos_rows) { /* a BERT's table, read from the trace */
+        if (s.pos_rows && s.T > s.pos_rows) { /* a BERT's or GPT-2's table, from the trace */
             fprintf(stderr,
                     "vramtrace predict: block_size %llu is past the traced model's position "
                     "table (%llu rows, from its weights)\n",

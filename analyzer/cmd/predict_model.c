@@ -294,10 +294,21 @@ int predict_hf_config(nano_config *c, predict_block *b, const char *path, char *
             put(c, path, "model_type", "dropout", "0.1", err, errlen) == 0 &&
             dropout(c, j, path, "resid_pdrop", err, errlen) == 0) {
             const cJSON *uc = cJSON_GetObjectItemCaseSensitive(j, "use_cache");
+            uint64_t pos = 1024; /* GPT2Config's n_positions (n_ctx its older name) unless said */
+            if (!num(j, "n_positions", &pos))
+                num(j, "n_ctx", &pos);
+            b->pos_rows = pos; /* its position table, whatever the sequence */
             b->hf_gpt2 = 1;
             b->no_kv_cache = cJSON_IsFalse(uc);
             snprintf(b->from, sizeof b->from, "%.120s: gpt2", path);
-            rc = 0;
+            /* a table shorter than the sequence nothing gave (1024): its rows, said as BERT's
+             * are (a block_size no one gave is never refused) */
+            char t[24];
+            snprintf(t, sizeof t, "%llu", (unsigned long long)pos);
+            rc = c->v[CFG_block_size].src == CONFIG_SRC_DEFAULT &&
+                         pos < (uint64_t)c->v[CFG_block_size].i
+                     ? put(c, path, "n_positions", "block_size", t, err, errlen)
+                     : 0;
         }
     } else if (!strcmp(type, "llama") || !strcmp(type, "mistral") || !strcmp(type, "qwen2")) {
         if (shape(c, j, path, llama_keys, err, errlen) == 0 &&
@@ -335,18 +346,17 @@ int predict_hf_config(nano_config *c, predict_block *b, const char *path, char *
 int predict_block_apply(const predict_block *b, const nano_config *c, gpt_shape *s, char *err,
                         size_t errlen)
 {
-    if (b->hf_gpt2)
-        s->hf_gpt2 = 1, s->no_kv_cache = b->no_kv_cache;
-    if (b->bert) {
-        if (s->T > b->pos_rows) {
-            snprintf(err, errlen,
-                     "block_size %llu is past %s's position table (max_position_embeddings "
-                     "%llu)",
-                     (unsigned long long)s->T, b->from, (unsigned long long)b->pos_rows);
-            return -1;
-        }
-        s->bert = 1, s->pos_rows = b->pos_rows, s->type_rows = b->type_rows;
+    if ((b->hf_gpt2 || b->bert) && s->T > b->pos_rows) { /* (transformers raises) */
+        snprintf(err, errlen, "block_size %llu is past %s's position table (%s %llu)",
+                 (unsigned long long)s->T, b->from,
+                 b->bert ? "max_position_embeddings" : "n_positions",
+                 (unsigned long long)b->pos_rows);
+        return -1;
     }
+    if (b->hf_gpt2)
+        s->hf_gpt2 = 1, s->no_kv_cache = b->no_kv_cache, s->pos_rows = b->pos_rows;
+    if (b->bert)
+        s->bert = 1, s->pos_rows = b->pos_rows, s->type_rows = b->type_rows;
     if (!b->mlp_width) {
         if (b->kv_heads || b->tied >= 0) {
             snprintf(err, errlen,

@@ -20,7 +20,8 @@ typedef struct predict_block {
     int no_kv_cache;    /* its config says use_cache false: no KV cache in training */
     int hf_gated;       /* a Hugging Face Llama / Mistral / Qwen2 config: transformers' model */
     int bert;           /* a Hugging Face BERT / RoBERTa config: BertForMaskedLM's model */
-    uint64_t pos_rows, type_rows; /* ... its position and token-type tables' rows */
+    uint64_t pos_rows, type_rows; /* ... its position and token-type tables' rows (GPT-2's
+                                   * position table too: n_positions) */
     char from[160]; /* what gave the block ("--mlp-width 2816", "config.json: llama") */
 } predict_block;
 

@@ -133,6 +133,9 @@ void predict_print_heading(const nano_config *c, const gpt_shape *s, const char 
     int foreign = !from && (c->program != PROG_NANOGPT || s->gated);
     const char *tguess =
         unset(c, foreign, CFG_block_size, " (not given: --block-size for your sequence)");
+    const char *bw = c->v[CFG_block_size].where; /* "config.json: n_positions" */
+    int table = !trace_model[0] && c->v[CFG_block_size].src == CONFIG_SRC_FILE &&
+                (strstr(bw, ": max_position_embeddings") || strstr(bw, ": n_positions"));
     snprintf(dt + strlen(dt), sizeof dt - strlen(dt), "%s",
              unset(c, foreign, CFG_dtype, " (not given: --dtype)"));
     char bs[64], comp[48];
@@ -178,25 +181,24 @@ void predict_print_heading(const nano_config *c, const gpt_shape *s, const char 
         char v[128]; /* a vision transformer's T counts patches; it has no vocabulary */
         if (s->patch_tokens)
             snprintf(v, sizeof v, "patch tokens %llu", (unsigned long long)s->T);
-        else
-            snprintf(v, sizeof v, "block_size %llu%s, vocab_size %llu", (unsigned long long)s->T,
-                     s->pos_rows && !trace_model[0] && c->v[CFG_block_size].src == CONFIG_SRC_FILE
-                         ? " (its max_position_embeddings: --block-size for your sequence)"
-                         : tguess,
-                     (unsigned long long)s->V);
+        else /* (a config.json's position table as the sequence: BERT's, a short GPT-2's) */
+            snprintf(v, sizeof v, "block_size %llu%s%s%s, vocab_size %llu",
+                     (unsigned long long)s->T, table ? " (its " : tguess,
+                     table ? (s->bert ? "max_position_embeddings" : "n_positions") : "",
+                     table ? ": --block-size for your sequence)" : "", (unsigned long long)s->V);
         /* from a trace, what was trained first: the formula is GPT-2's block of its shape, or
          * BERT's masked-LM model where the trace gave its tables */
         printf("%s%s%s%s: %.2f M parameters (n_layer %llu, n_head %s, n_embd %llu, %s, bias "
                "%s)\n",
                trace_model[0] ? trace_model : "", trace_model[0] ? "; the formula's " : "",
-               trace_model[0] ? (s->pos_rows ? "BERT masked-LM model" : "GPT blocks")
+               trace_model[0] ? (s->bert && s->pos_rows ? "BERT masked-LM model" : "GPT blocks")
                : s->hf_gpt2   ? "transformers' GPT-2 (GPT2LMHeadModel's block)"
-               : s->pos_rows  ? "BERT (BertForMaskedLM: post-LayerNorm encoder blocks, a masked-LM "
+               : s->bert      ? "BERT (BertForMaskedLM: post-LayerNorm encoder blocks, a masked-LM "
                                 "head)"
                               : "GPT",
                trace_model[0] ? " of its shape" : "", P / 1e6, (unsigned long long)s->L, h,
                (unsigned long long)s->d, v, s->bias ? "True" : "False");
-        if (s->pos_rows && !formula_bert_block(s))
+        if (s->bert && s->pos_rows && !formula_bert_block(s))
             printf("note: BERT's block is measured in eager 16-bit autocast only: here (float32, "
                    "or compiled) the formula's activations are GPT-2's block of the same shape\n");
     }

@@ -194,6 +194,22 @@ expect_usage "BERT's masked-LM model only" bert_cls.json
 sed 's/"intermediate_size": 3072/"intermediate_size": 2048/' "$H/bert_base.json" >bert_i.json
 expect_usage "intermediate_size 2048 is not 4 x hidden_size" bert_i.json
 expect_usage "block_size 1024 is past .*max_position_embeddings 512" "$H/bert_base.json" --block-size 1024
+# transformers' GPT-2's position table is its n_positions (1024 rows) whatever the sequence: at
+# T = 64 the program's 124,439,808 parameters (facts.jsonl, gpt2_b1_t64_fit), from its config
+# and from its trace alike (until 2026-12-03 123,702,528: 64 rows), and a longer sequence is
+# refused as BERT's is (2048 had been predicted, 125.23 M parameters; transformers raises)
+"$VT" predict "$H/gpt2.json" --batch-size 1 --block-size 64 --json | grep -q '"parameters":124439808,' ||
+    fail "gpt2.json at T=64: not the program's 124439808 parameters"
+"$VT" predict --from "$D/gpt2_b1_t64_fit.vt" --json | grep -q '"parameters":124439808,' ||
+    fail "gpt2_b1_t64_fit: not the program's 124439808 parameters"
+expect_usage "block_size 2048 is past .*gpt2's position table (n_positions 1024)" "$H/gpt2.json" --block-size 2048
+# a table shorter than the sequence nothing gave (1024) is the sequence, said as BERT's is, never
+# a refusal of a block_size the user did not give
+sed 's/"n_positions": 1024/"n_positions": 256/' "$H/gpt2.json" >gpt2_256.json
+says gpt2_256.json "block_size 256 (its n_positions: --block-size for your sequence)"
+expect_usage "block_size 512 is past .*(n_positions 256)" gpt2_256.json --block-size 512
+expect_usage "block_size 2048 is past the traced model's position table (1024 rows" \
+    --from "$D/gpt2_b1_t64_fit.vt" --block-size 2048
 sed 's/"max_position_embeddings": 512/"max_position_embeddings": 1e30/' "$H/bert_base.json" >bert_pos.json
 expect_usage "no whole number 'max_position_embeddings'" bert_pos.json
 sed 's/"type_vocab_size": 2/"type_vocab_size": -1/' "$H/bert_base.json" >bert_types.json

@@ -179,6 +179,12 @@ static void shape_of_run(model_result *m, const run_facts *f, int nanogpt)
         if (masks)
             s->dropout_on = 1;
         model_gated_block(m, f, nanogpt);
+        /* transformers' GPT-2: its position table's n_positions rows whatever the run's T (at
+         * T = 64 the parameters had been 123.70 M for the model's 124.44 M; formula.h) */
+        const infer_result *ir = f->inferred;
+        if (s->hf_gpt2 && ir && ir->v[INFER_position_rows].known &&
+            !ir->v[INFER_token_type_rows].known)
+            s->pos_rows = (uint64_t)ir->v[INFER_position_rows].value;
         if (model_nograd_forward(m, f, words, m->formula_why, sizeof m->formula_why)) {
             s->dropout_on = dropout_before;
             forwards_only(m, s); /* an evaluation's forward ran out of memory */

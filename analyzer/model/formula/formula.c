@@ -110,7 +110,8 @@ uint64_t formula_params_exact(const gpt_shape *s)
         return s->V * s->d + (s->pos_rows + s->type_rows + 2) * s->d +
                s->L * (12 * s->d * s->d + 13 * s->d) + s->d * s->d + 3 * s->d + s->V;
     uint64_t c = s->bias ? 13 : 2, f = s->bias ? 2 : 1;
-    return s->V * s->d + s->T * s->d + s->L * (12 * s->d * s->d + c * s->d) + f * s->d;
+    return s->V * s->d + formula_pos_rows(s) * s->d + s->L * (12 * s->d * s->d + c * s->d) +
+           f * s->d;
 }
 
 uint64_t formula_params_matmul(const gpt_shape *s)
@@ -131,7 +132,7 @@ static uint64_t decayed_params(const gpt_shape *s)
     if (s->bert && s->pos_rows)
         return s->V * s->d + (s->pos_rows + s->type_rows) * s->d + 12 * s->L * s->d * s->d +
                s->d * s->d;
-    return s->V * s->d + s->T * s->d + 12 * s->L * s->d * s->d;
+    return s->V * s->d + formula_pos_rows(s) * s->d + 12 * s->L * s->d * s->d;
 }
 
 void formula_documents(const gpt_shape *s, doc_formula *d)
@@ -142,8 +143,7 @@ void formula_documents(const gpt_shape *s, doc_formula *d)
     d->params_estimate = 12 * s->L * s->d * s->d + s->d * s->V;
     /* nanoGPT's get_num_params(non_embedding=True) subtracts the position embeddings (a gated
      * block's model has none: rotary) */
-    d->params_reported =
-        formula_params_exact(s) - (s->gated ? 0 : (s->pos_rows ? s->pos_rows : s->T) * s->d);
+    d->params_reported = formula_params_exact(s) - (s->gated ? 0 : formula_pos_rows(s) * s->d);
     d->decayed_params = decayed_params(s);
     d->param_bytes = d->params_reported * 2;
     d->grad_bytes = d->params_reported * 2;

@@ -45,7 +45,9 @@ typedef struct gpt_shape {
     int bert;        /* BERT's encoder block (BertLayer: post-LayerNorm, a GELU MLP, an MLM head;
                       * RoBERTa's the same): its eager 16-bit block is formula_block_bytes's */
     uint64_t pos_rows, type_rows; /* BERT's position and token-type tables' rows, from its
-                                   * config (predict); 0: the parameters are GPT-2's of T */
+                                   * config (predict); transformers' GPT-2's position table
+                                   * (n_positions, whatever T: type_rows 0), from its config or
+                                   * a trace's weights; 0: nanoGPT's, T rows */
     int params16;                 /* 1: 16-bit parameters (pure bf16 / fp16 training: gradients and
                                    * optimizer state in 16 bits too, no autocast copies); 0: fp32 */
     int no_training; /* 1: a run of forwards only (evaluation, inference): no backward pass, no
@@ -111,10 +113,17 @@ int formula_params16(const gpt_shape *s);
 double formula_train_frac(const gpt_shape *s);
 void formula_shape_from_config(const nano_config *c, gpt_shape *s);
 
+/* formula_pos_rows: the position table's rows: pos_rows where the model fixes them (BERT,
+ * transformers' GPT-2: n_positions whatever the run's T), else T (nanoGPT's block_size).
+ * (Inline: formula.c and formula_train.c both count it, and neither calls the other's back.) */
+static inline uint64_t formula_pos_rows(const gpt_shape *s)
+{
+    return s->pos_rows ? s->pos_rows : s->T;
+}
 /* formula_params_exact: nanoGPT's exact parameter count, all tensors on the GPU:
- * V*d + T*d + L*(12*d^2 + c*d) + f*d, c = 13, f = 2 with bias, c = 2, f = 1 without; a gated
- * block's: V*d (twice untied) + L*(2*d^2 + 2*d*kv + 3*d*I + 2*d) + d (no positions), plus
- * L*(d + 2*kv) for q, k and v biases and L*d more for o's (attn_bias 3 / 4). */
+ * V*d + T*d (formula_pos_rows) + L*(12*d^2 + c*d) + f*d, c = 13, f = 2 with bias, c = 2, f = 1
+ * without; a gated block's: V*d (twice untied) + L*(2*d^2 + 2*d*kv + 3*d*I + 2*d) + d (no
+ * positions), plus L*(d + 2*kv) for q, k and v biases and L*d more for o's (attn_bias 3 / 4). */
 uint64_t formula_params_exact(const gpt_shape *s);
 /* formula_params_matmul: P_mm = 12*L*d^2 + V*d (weights autocast copies to 16 bits); gated:
  * L*(2*d^2 + 2*d*kv + 3*d*I) + V*d; BERT's (pos_rows set) d^2 more: the MLM head's transform.

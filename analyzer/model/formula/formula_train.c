@@ -81,7 +81,7 @@ uint64_t formula_factored_elems(const gpt_shape *s)
         return V + s->pos_rows + s->type_rows + 3 * d + 2 * d + s->L * 31 * d + 5 * d + V;
     /* GPT-2: the token and position tables; per block ln_1, c_attn (4d), c_proj (2d), ln_2, c_fc
      * and the MLP's c_proj (5d each): 18d, 29d with the biases; ln_f; the head is the embedding */
-    return V + d + s->T + d + s->L * (s->bias ? 29 : 18) * d + (s->bias ? 2 : 1) * d;
+    return V + d + formula_pos_rows(s) + d + s->L * (s->bias ? 29 : 18) * d + (s->bias ? 2 : 1) * d;
 }
 
 uint64_t formula_lora_block_bytes(const gpt_shape *s)
