@@ -56,6 +56,12 @@ int predict_model_preset(nano_config *c, const char *name, char *err, size_t err
         for (char *tok = strtok(extra, " "); tok; tok = strtok(NULL, " ")) {
             char *eq = strchr(tok, '=');
             *eq = '\0';
+            /* its training settings (nanoGPT's config for it) where nothing else gave them: a
+             * --batch-size before it, or a traced run's (--from), had been replaced by 64 */
+            int k = config_find_key(tok);
+            if ((k == CFG_batch_size || k == CFG_gradient_accumulation_steps) &&
+                c->v[k].src != CONFIG_SRC_DEFAULT)
+                continue;
             if (config_set(c, tok, eq + 1, CONFIG_SRC_FLAG, where, err, errlen) != 0)
                 return -1;
         }

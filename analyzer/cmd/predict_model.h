@@ -26,7 +26,8 @@ typedef struct predict_block {
 } predict_block;
 
 /* predict_model_preset: a preset's shape and extra settings into c (source "flag": --model
- * NAME); -1 with err for a name that is none (they are listed). */
+ * NAME), its micro-batch and accumulation only where nothing gave them (the user, a traced run);
+ * -1 with err for a name that is none (they are listed). */
 int predict_model_preset(nano_config *c, const char *name, char *err, size_t errlen);
 
 /* predict_block_init: no block given (GPT-2's, nanoGPT's). */

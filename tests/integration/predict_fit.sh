@@ -44,6 +44,16 @@ awk -v a="$base" -v b="$nf" -v c="$ck" 'BEGIN { exit !(b > a && c < a) }' || fai
 sc=$("$VT" predict --model shakespeare-char --card rtx4070) || fail "shakespeare-char rc"
 printf '%s\n' "$sc" | grep -Eq '^card rtx4070 \(11\.99 GiB\): fits, [0-9.]+ GiB free$' ||
     { printf '%s\n' "$sc"; fail "shakespeare-char should fit rtx4070 (the verdict line)"; }
+printf '%s\n' "$sc" | grep -q '^step: batch_size 64, gradient_accumulation_steps 1 ' || fail "shakespeare-char's own batch: $sc"
+# its micro-batch and accumulation are nanoGPT's config for it where nothing else gives them:
+# a --batch-size before it and a traced run's stay (until 2026-12-03 both became 64 and 1: the
+# simulated GPT-2 run at B=6, A=4 was predicted at B=64, A=1)
+for args in "--batch-size 8 --model shakespeare-char" "--model shakespeare-char --batch-size 8"; do
+    # shellcheck disable=SC2086
+    "$VT" predict $args | grep -q '^step: batch_size 8,' || fail "$args: not the batch given"
+done
+"$VT" predict --from "$ROOT/examples/traces/sim/gpt2_sgd_b6_a4_fit.vt" --model shakespeare-char |
+    grep -q '^step: batch_size 6, gradient_accumulation_steps 4 ' || fail "--from B=6 A=4: the run's batch replaced"
 "$VT" predict --model gpt2 --batch-size 7 --no-compile --card rtx4070 |
     grep -Eq '^card rtx4070 \(11\.99 GiB\): fits, ' || fail "B=7, the largest batch said to fit, does not fit"
 "$VT" predict --model gpt2 --batch-size 8 --no-compile --card rtx4070 |
