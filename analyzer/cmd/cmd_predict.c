@@ -54,6 +54,26 @@ static const char *kv_shape(const gpt_shape *s)
                  : "B*T*d, fp32 under autocast";
 }
 
+/* weights_floor: what s needs at a micro-batch of 1 with the shortest input (one token) and
+ * activation checkpointing: its weights, their gradients and the optimizer's state, the cache
+ * and the context beside almost nothing batch-sized; where even that does not fit the card, no
+ * input size nor checkpointing makes a micro-batch fit. 0 when it fits, when the cache assumed
+ * decides it (advice_cache_limit: not known), or without a formula */
+static uint64_t weights_floor(const model_calib *cal, const gpt_shape *s, uint64_t card)
+{
+    if (s->generic || s->no_training)
+        return 0;
+    gpt_shape m = *s;
+    m.B = 1, m.T = 1, m.checkpointing = 1;
+    prediction p;
+    advice_predict(cal, &m, &p);
+    uint64_t cache;
+    return advice_fits(p.required_bytes, card, ADVICE_HEADROOM) == 1 ||
+                   advice_cache_limit(&p, card, ADVICE_HEADROOM, &cache)
+               ? 0
+               : p.required_bytes;
+}
+
 static void print_text(const nano_config *c, const gpt_shape *s, const prediction *p,
                        const predict_args *a, uint64_t lb, const model_calib *cal,
                        const predict_run *run)
@@ -182,7 +202,9 @@ verdict:
                mb, cal->eval_flag);
         return;
     }
-    predict_print_recommended(c, s, &base, mb, nano, a->from != NULL, found, rb, ra, unmeasured);
+    uint64_t floor = found || unmeasured ? 0 : weights_floor(cal, s, a->card.bytes);
+    predict_print_recommended(c, s, &base, mb, nano, a->from != NULL, found, rb, ra, unmeasured,
+                              floor);
 }
 
 static int print_json(const nano_config *c, const gpt_shape *s, const prediction *p,

@@ -239,7 +239,7 @@ void predict_print_heading(const nano_config *c, const gpt_shape *s, const char 
 
 void predict_print_recommended(const nano_config *c, const gpt_shape *s, const gpt_shape *base,
                                const char *mb, int nano, int from, int found, uint64_t rb,
-                               uint64_t ra, int unmeasured)
+                               uint64_t ra, int unmeasured, uint64_t floor)
 {
     char flags[160];
     if (found) {
@@ -279,7 +279,18 @@ void predict_print_recommended(const nano_config *c, const gpt_shape *s, const g
                    (unsigned long long)(rb * ra), (unsigned long long)rb, (unsigned long long)ra,
                    ra == 1 ? "" : "s", flags[0] ? "  (" : "", flags, flags[0] ? ")" : "");
     } else if (unmeasured) {
-        return; /* (what a smaller micro-batch needs is not measured either) */
+        return;         /* (what a smaller micro-batch needs is not measured either) */
+    } else if (floor) { /* (a Llama 400M's optimizer step on 6 GiB had been told to shorten its
+                         * inputs or checkpoint, which its own what-ifs said change nothing) */
+        char b[32], one[48] = "batch_size=1";
+        if (!nano)
+            snprintf(one, sizeof one, "a %s of 1", mb);
+        printf("not even %s fits, nor would shorter inputs or activation checkpointing: the "
+               "weights, their gradients and the optimizer's state, with the allocator cache and "
+               "the CUDA context, need %s at the least: use a smaller model, fewer trained "
+               "weights (LoRA, frozen layers)%s\n",
+               one, card_format_bytes(floor, b, sizeof b),
+               formula_opt_bpp(s) > 0 ? " or an optimizer with less state" : "");
     } else if (nano)
         printf("not even batch_size=1 fits: use a smaller model, a shorter block_size or "
                "activation checkpointing\n");

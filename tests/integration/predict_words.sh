@@ -160,4 +160,19 @@ PY
 grep -q 'this what-if scales what it kept at its peak and can be far off either way' g.txt ||
     { cat g.txt; fail "resnet B=1 -> 128: the what-if is not said to be unmeasured"; }
 grep -q 'predicted too low' g.txt && fail "resnet B=1 -> 128: 'predicted too low' (it is far too high)"
+# where not even a micro-batch of 1 fits, shorter inputs and activation checkpointing are advised
+# only where they can make one fit: the simulated Llama 400M on 6 GiB, out of memory in its
+# optimizer step (weights, gradients, AdamW's state), needs as much at a 1-token input with
+# checkpointing (its own what-if says so), and had been told to use them (until 2026-12-03)
+L="$S/llama400m_b1_6gib_oom_optimizer.vt"
+"$VT" predict --from "$L" --checkpointing --block-size 1 | grep -q 'does not fit' ||
+    fail "llama on 6 GiB: checkpointing and a 1-token input fit"
+"$VT" predict --from "$L" >l.txt 2>&1 || fail "predict llama on 6 GiB"
+grep -q '^not even a micro-batch of 1 fits, nor would shorter inputs or activation checkpointing: .* need 7.05 GiB at the least: use a smaller model, fewer trained weights (LoRA, frozen layers) or an optimizer with less state$' l.txt ||
+    { cat l.txt; fail "llama on 6 GiB: the weights' own need not said"; }
+grep -q 'smaller inputs' l.txt && fail "llama on 6 GiB: smaller inputs advised"
+# where checkpointing makes one fit (GPT-2 medium on 8 GiB: 7.27 GiB with it), it is still said
+"$VT" predict --from "$S/gpt2m_b2_8gib_oom_forward.vt" |
+    grep -q '^not even a micro-batch of 1 fits: use a smaller model, smaller inputs (shorter sequences, smaller images) or activation checkpointing$' ||
+    fail "gpt2-medium on 8 GiB: checkpointing no longer said"
 echo "predict_words: ok"
