@@ -141,6 +141,7 @@ typedef struct reader_stack {
     uint32_t stack_id;
     uint16_t n_native;
     uint16_t n_python;
+    uint16_t flags;        /* the record's header.flags: VT_STACKF_* */
     const uint8_t *frames; /* (n_native + n_python) little-endian u64, maybe unaligned */
 } reader_stack;
 

@@ -64,6 +64,7 @@ const char *reader_decode(reader_record *rec)
         s->stack_id = f.stack_id;
         s->n_native = f.n_native;
         s->n_python = f.n_python;
+        s->flags = rec->flags;
         s->frames = p + sizeof f;
         if ((uint64_t)(f.n_native + f.n_python) * 8 > n - sizeof f)
             return "stack frames run past the record";

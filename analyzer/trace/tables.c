@@ -257,6 +257,7 @@ static int add_stack(tables *t, const reader_stack *r)
     e->stack_id = r->stack_id;
     e->n_native = r->n_native;
     e->n_python = r->n_python;
+    e->flags = r->flags;
     e->frames = fr;
     return tables_map_put(&t->stacks, e->stack_id, e);
 }

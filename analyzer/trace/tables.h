@@ -30,6 +30,7 @@ typedef struct tables_stack {
     uint16_t n_native;
     uint16_t n_python;
     const uint64_t *frames; /* n_native native (innermost first) then n_python Python */
+    uint16_t flags;         /* VT_STACKF_*: PY_CUT, the outer Python frames were not recorded */
 } tables_stack;
 
 typedef struct tables_code {

@@ -216,6 +216,8 @@ static void fill_record(dump_json *d, cJSON *o, const reader_record *r)
     case VT_REC_STACK: {
         const reader_stack *s = &r->u.stack;
         cJSON_AddNumberToObject(o, "stack_id", s->stack_id);
+        if (s->flags & VT_STACKF_PY_CUT) /* (only then: a complete stack's line is as it was) */
+            cJSON_AddTrueToObject(o, "python_cut");
         cJSON *nat = cJSON_AddArrayToObject(o, "native");
         cJSON *py = cJSON_AddArrayToObject(o, "python");
         for (unsigned i = 0; i < (unsigned)s->n_native + s->n_python; i++) {

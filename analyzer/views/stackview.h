@@ -24,6 +24,7 @@ typedef struct stackview_frame {
 #define STACKVIEW_M_THREAD "[autograd thread]" /* Python frames lent by the main thread */
 #define STACKVIEW_M_CUT "[deeper native frames not recorded]" /* the native stack was cut */
 #define STACKVIEW_M_CPYTHON "[CPython]" /* interpreter frames of a native-only stack */
+#define STACKVIEW_M_PY_CUT "[outer Python frames not recorded]" /* VT_STACKF_PY_CUT: the root */
 
 enum {
     STACKVIEW_INNER_FIRST = 1, /* innermost first (memory_viz, tracebacks); else outermost first */
@@ -36,7 +37,9 @@ enum {
  * native stack never reaches the interpreter, STACKVIEW_M_CUT (it was cut at the recorded depth)
  * or STACKVIEW_M_THREAD (it starts a thread: its C library start frames folded) before them.
  * Without Python frames: the native frames, each run of interpreter frames one
- * STACKVIEW_M_CPYTHON (the program's entry frames kept), STACKVIEW_M_CUT first when cut. */
+ * STACKVIEW_M_CPYTHON (the program's entry frames kept), STACKVIEW_M_CUT first when cut. A stack
+ * whose outer Python frames were not recorded (VT_STACKF_PY_CUT) starts with STACKVIEW_M_PY_CUT,
+ * so its outermost recorded frame is never shown as the program's top. */
 size_t stackview_build(tables *t, uint32_t stack_id, int flags, stackview_frame *out);
 
 /* stackview_name: a frame's name (raw trace bytes: escape before printing) into buf: Python

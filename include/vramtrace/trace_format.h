@@ -46,6 +46,8 @@
  *        STEP). A trace without them is laid out exactly as 1.2. Also API 72,
  *        torchFreeRequested (a FREE record, space NONE: it ends no allocation), written only
  *        when PyTorch's allocator requests a free it completes later (record_stream).
+ *        Later 1.3 writers fill STACK header.flags (VT_STACKF_PY_CUT), 0 before: a reader that
+ *        ignores them reads the stack as before; an older trace's stacks read as complete.
  *
  * RULES FOR READERS
  *   - refuse a bad magic or a different major version (exit 3); accept a higher minor;
@@ -96,6 +98,10 @@
  *   code object's bytecode); code_id is the `code_id` of a VT_REC_CODE record of this file.
  *   Native frames are return addresses (the first is the caller's call site), resolved by
  *   VT_REC_SYMBOL records (written once per distinct address) and VT_REC_MODULE records.
+ *   A stack keeps the 128 innermost Python frames: a deeper one (a recursion) loses its outer
+ *   ones, the program's <module> among them, and its STACK header.flags has VT_STACKF_PY_CUT
+ *   (its outermost recorded frame is not the program's top); with the same frames, a cut stack
+ *   and a complete one are two stacks.
  */
 #ifndef VRAMTRACE_TRACE_FORMAT_H
 #define VRAMTRACE_TRACE_FORMAT_H
@@ -441,6 +447,9 @@ typedef struct vt_rec_stack {
     uint16_t n_python;
 } vt_rec_stack;
 _Static_assert(sizeof(vt_rec_stack) == 8, "layout");
+/* STACK header.flags (later 1.3 writers; 0 before): outer Python frames past the 128 kept
+ * were dropped (STACKS above) */
+#define VT_STACKF_PY_CUT 0x1u
 #define VT_PYFRAME(code_id, off) (((uint64_t)(code_id) << 32) | (uint32_t)(off))
 #define VT_PYFRAME_CODE(f) ((uint32_t)((f) >> 32))
 #define VT_PYFRAME_OFFSET(f) ((uint32_t)(f))

@@ -50,7 +50,7 @@ static int (*g_is_initialized)(void);
 static void *(*g_this_tstate)(void);
 static const void *g_code_type; /* &PyCode_Type */
 static vt__pyoffsets g_off;
-typedef int (*walk_fn)(uint64_t ts, uint64_t *out, int max);
+typedef int (*walk_fn)(uint64_t ts, uint64_t *out, int max, int *cut);
 static walk_fn g_walk; /* walk_for's, set before g_state becomes PY_READY */
 static walk_fn walk_for(void);
 static unsigned g_major, g_minor, g_micro;
@@ -63,7 +63,7 @@ static _Atomic int g_pyinfo_written; /* PYINFO in the current trace (reset in a 
  * where the README says the main thread's (tests/python/frames_prog.py's prefetcher) ---------- */
 static struct {
     _Atomic uint32_t seq;
-    _Atomic int n;
+    _Atomic int n, cut; /* cut: its outer frames past the kept ones were left out */
     _Atomic uint64_t frames[VT__PY_MAX_DEPTH];
 } g_last;
 static atomic_flag g_last_busy = ATOMIC_FLAG_INIT;
@@ -218,7 +218,7 @@ static inline __attribute__((always_inline)) int frame_offset(const vt__pyoffset
 /* remember_main: stores frames[0..n), captured on a thread of role `role`, as the main thread's
  * last stack: the main thread's always, another's (not an autograd thread's) while the main
  * thread has stored none (skipped when another thread is storing right now) */
-static void remember_main(const uint64_t *frames, int n, int role)
+static void remember_main(const uint64_t *frames, int n, int cut, int role)
 {
     int main = role == VT_ROLE_MAIN;
     if (role == VT_ROLE_AUTOGRAD ||
@@ -232,10 +232,34 @@ static void remember_main(const uint64_t *frames, int n, int role)
     for (int i = 0; i < n; i++)
         atomic_store_explicit(&g_last.frames[i], frames[i], memory_order_relaxed);
     atomic_store_explicit(&g_last.n, n, memory_order_relaxed);
+    atomic_store_explicit(&g_last.cut, cut, memory_order_relaxed);
     atomic_store_explicit(&g_last.seq, s + 2, memory_order_release);
     if (main && !atomic_load_explicit(&g_last_of_main, memory_order_relaxed))
         atomic_store_explicit(&g_last_of_main, 1, memory_order_relaxed);
     atomic_flag_clear_explicit(&g_last_busy, memory_order_release);
+}
+
+/* more_frames: whether the chain from frame fr on (guard frames visited before it) holds a frame
+ * walk() would record: its outer frames that a full out[] leaves out (*cut). Read as walk reads
+ * them, no code object interned; a chain that goes on past the walk's limit counts as more. Runs
+ * only once out[] is full: a stack of at most max frames costs what it did. */
+static inline __attribute__((always_inline)) int more_frames(const vt__pyoffsets *o, uint64_t fr,
+                                                             uint64_t prev, int guard)
+{
+    for (; plausible(fr) && fr != prev; guard++) {
+        if (guard >= VT__PY_WALK_LIMIT)
+            return 1;
+        uint64_t co = rd_ptr(fr, o->fr_code);
+        uint32_t off;
+        if (!frame_skipped_owner(o, fr) && is_code(o, co)) {
+            code_facts f = {0, code_first_traceable(o, co), code_units(o, co)};
+            if (frame_offset(o, fr, co, &f, &off))
+                return 1;
+        }
+        prev = fr;
+        fr = rd_ptr(fr, o->fr_previous);
+    }
+    return 0;
 }
 
 /* walk: the frames of thread state ts into out[0, max) (vt__py_capture's walk), through the
@@ -249,7 +273,7 @@ static void remember_main(const uint64_t *frames, int n, int role)
  * functions took 6,504 -> 6,150 instructions, under one function recursing 30 times 3,040 -> 2,976
  * (callgrind, tests/pyprobe/shim.c's loop on 3.11). */
 static inline __attribute__((always_inline)) int walk(const vt__pyoffsets *o, uint64_t ts,
-                                                      uint64_t *out, int max,
+                                                      uint64_t *out, int max, int *cut,
                                                       uint32_t (*id_of)(uint64_t code, uint64_t ep))
 {
     /* a code object met again in the same stack (a recursion; nn.Module's _wrapped_call_impl /
@@ -257,12 +281,13 @@ static inline __attribute__((always_inline)) int walk(const vt__pyoffsets *o, ui
      * checked in this epoch (a per-walk memo of ids by address, which that had needed, cost a
      * distinct function's frame more than the slot's look) */
     uint64_t ep = vt__py_code_epoch_now(); /* before any frame is read (pycodes.h) */
-    int n = 0;
+    int n = 0, guard = 0;
     uint64_t fr = first_frame(o, ts), prev = 0;
+    *cut = 0;
     if (max <= 0)
         return 0;
     /* (plausible(0) is false: a null frame ends the walk too) */
-    for (int guard = 0; guard < VT__PY_WALK_LIMIT && plausible(fr) && fr != prev; guard++) {
+    for (; guard < VT__PY_WALK_LIMIT && plausible(fr) && fr != prev; guard++) {
         uint64_t co = rd_ptr(fr, o->fr_code);
         code_facts f;
         uint32_t off;
@@ -277,13 +302,16 @@ static inline __attribute__((always_inline)) int walk(const vt__pyoffsets *o, ui
         }
         if (f.id && frame_offset(o, fr, co, &f, &off)) {
             out[n++] = VT_PYFRAME(f.id, off);
-            if (n == max)
-                break;
+            if (VT__UNLIKELY(n == max)) { /* the frames past it, if any, are left out */
+                *cut = more_frames(o, rd_ptr(fr, o->fr_previous), fr, guard + 1);
+                return n;
+            }
         }
     next:
         prev = fr;
         fr = rd_ptr(fr, o->fr_previous);
     }
+    *cut = n && guard == VT__PY_WALK_LIMIT && plausible(fr) && fr != prev; /* (stopped early) */
     return n;
 }
 
@@ -292,9 +320,9 @@ static inline __attribute__((always_inline)) int walk(const vt__pyoffsets *o, ui
     {                                                                                              \
         return code_id_checked(&table, code, ep);                                                  \
     }                                                                                              \
-    static int walk_##table(uint64_t ts, uint64_t *out, int max)                                   \
+    static int walk_##table(uint64_t ts, uint64_t *out, int max, int *cut)                         \
     {                                                                                              \
-        return walk(&table, ts, out, max, code_id_##table);                                        \
+        return walk(&table, ts, out, max, cut, code_id_##table);                                   \
     }
 /* the tables of pyoffsets.h a walk of its own is made for (the walks below, walk_for's list) */
 #define VT__PY_TABLES(X) X(vt__pyoff_310) X(vt__pyoff_311) X(vt__pyoff_312) X(vt__pyoff_313)
@@ -328,9 +356,12 @@ static walk_fn walk_for(void)
 /* vt__py_capture: see pyframes.h. Python frames of the calling thread, innermost first, as
  * VT_PYFRAME(code_id, byte offset); at most min(max, 128). 0 when this is not a Python
  * process, Python is not (or no longer) initialized, the version is unsupported, or the
- * thread has no Python thread state / no frames. */
-int vt__py_capture(uint64_t *out, int max)
+ * thread has no Python thread state / no frames. *cut (unless NULL): 1 when the chain held more
+ * frames past those (outer ones: VT_STACKF_PY_CUT), else 0. */
+int vt__py_capture(uint64_t *out, int max, int *cut)
 {
+    if (cut)
+        *cut = 0;
     int st = atomic_load_explicit(&g_state, memory_order_acquire);
     if (VT__UNLIKELY(st != PY_READY)) {
         if (st == PY_NOT_PYTHON || st == PY_UNSUPPORTED)
@@ -348,21 +379,28 @@ int vt__py_capture(uint64_t *out, int max)
         return 0;
     if (max > VT__PY_MAX_DEPTH)
         max = VT__PY_MAX_DEPTH;
-    int n = g_walk(ts, out, max);
+    int c, n = g_walk(ts, out, max, &c);
     if (n > 0)
-        remember_main(out, n, vt__thread_role());
+        remember_main(out, n, c, vt__thread_role());
+    if (cut)
+        *cut = n > 0 && c;
     return n;
 }
 
 /* vt__py_last_main_stack: see pyframes.h. Copies the last stack remember_main stored (at most
- * max frames); 0 if none yet or if a writer kept it busy for every retry. Lock-free. */
-int vt__py_last_main_stack(uint64_t *out, int max)
+ * max frames; *cut as its capture's, or 1 when max left frames out); 0 if none yet or if a
+ * writer kept it busy for every retry. Lock-free. */
+int vt__py_last_main_stack(uint64_t *out, int max, int *cut)
 {
+    if (cut)
+        *cut = 0;
     for (int tries = 0; tries < 16; tries++) {
         uint32_t s1 = atomic_load_explicit(&g_last.seq, memory_order_acquire);
         if (s1 & 1)
             continue;
         int n = atomic_load_explicit(&g_last.n, memory_order_relaxed);
+        int c = atomic_load_explicit(&g_last.cut, memory_order_relaxed) || n > max ||
+                n > VT__PY_MAX_DEPTH;
         if (n > max)
             n = max;
         if (n > VT__PY_MAX_DEPTH)
@@ -370,8 +408,11 @@ int vt__py_last_main_stack(uint64_t *out, int max)
         for (int i = 0; i < n; i++)
             out[i] = atomic_load_explicit(&g_last.frames[i], memory_order_relaxed);
         atomic_thread_fence(memory_order_acquire);
-        if (atomic_load_explicit(&g_last.seq, memory_order_relaxed) == s1)
+        if (atomic_load_explicit(&g_last.seq, memory_order_relaxed) == s1) {
+            if (cut)
+                *cut = n > 0 && c;
             return n < 0 ? 0 : n;
+        }
     }
     return 0;
 }

@@ -33,7 +33,8 @@ typedef struct stack_entry {
     _Atomic uint64_t hash; /* 0: empty */
     uint64_t *frames;      /* n_native + n_python */
     uint32_t id;
-    uint16_t n_native, n_python;
+    uint16_t n_native;
+    uint16_t n_python : 15, py_cut : 1; /* py_cut: its STACK has VT_STACKF_PY_CUT */
 } stack_entry;
 
 typedef struct stack_table {
@@ -103,9 +104,9 @@ static inline uint64_t lane(uint64_t h, uint64_t v)
     h = (h ^ v) * 0xff51afd7ed558ccdull;
     return h ^ h >> 32;
 }
-static uint64_t hash_frames(const uint64_t *f, int n, int np)
+static uint64_t hash_frames(const uint64_t *f, int n, int np, int cut)
 {
-    uint64_t a = 0x9e3779b97f4a7c15ull ^ ((uint64_t)n << 32 | (uint64_t)np);
+    uint64_t a = 0x9e3779b97f4a7c15ull ^ ((uint64_t)cut << 48 | (uint64_t)n << 32 | (uint64_t)np);
     uint64_t b = 0xc2b2ae3d27d4eb4full, c = 0x165667b19e3779f9ull, d = 0x27d4eb2f165667c5ull;
     int i = 0, t = n + np;
     for (; i + 4 <= t; i += 4)
@@ -138,23 +139,24 @@ static stack_table *grow_table(void)
         nt->e[j].id = t->e[i].id;
         nt->e[j].n_native = t->e[i].n_native;
         nt->e[j].n_python = t->e[i].n_python;
+        nt->e[j].py_cut = t->e[i].py_cut;
         atomic_store_explicit(&nt->e[j].hash, h, memory_order_relaxed);
     }
     atomic_store_explicit(&g_tab, nt, memory_order_release); /* (its entries with it) */
     return nt;
 }
 
-/* holds: entry e is the stack of these frames (n native, np Python) */
-static inline int holds(const stack_entry *e, const uint64_t *frames, int n, int np)
+/* holds: entry e is the stack of these frames (n native, np Python; cut: VT_STACKF_PY_CUT) */
+static inline int holds(const stack_entry *e, const uint64_t *frames, int n, int np, int cut)
 {
-    return e->n_native == n && e->n_python == np &&
+    return e->n_native == n && e->n_python == np && e->py_cut == cut &&
            !memcmp(e->frames, frames, (size_t)(n + np) * 8);
 }
 
 /* lookup: the entry of frames (hash h) in t, NULL if it has none (no lock: see the table's
  * comment) */
 static const stack_entry *lookup(const stack_table *t, uint64_t h, const uint64_t *frames, int n,
-                                 int np)
+                                 int np, int cut)
 {
     if (!t)
         return NULL;
@@ -163,7 +165,7 @@ static const stack_entry *lookup(const stack_table *t, uint64_t h, const uint64_
         uint64_t eh = atomic_load_explicit(&e->hash, memory_order_acquire);
         if (!eh)
             return NULL;
-        if (eh == h && holds(e, frames, n, np))
+        if (eh == h && holds(e, frames, n, np, cut))
             return e;
     }
 }
@@ -295,18 +297,18 @@ static void write_symbol(uint64_t ip, const sym_info *syms, int k)
  * and STACK records written) when it is not there; NULL when it cannot be. Out of line: the
  * lookups' results (syms, ~6 KiB) take stack only when a stack is new. */
 static __attribute__((noinline)) const stack_entry *add_stack(const uint64_t *frames, int n, int np,
-                                                              uint64_t h)
+                                                              int cut, uint64_t h)
 {
     size_t bytes = (size_t)(n + np) * 8;
     const stack_entry *found;
     sym_info syms[MAX_NATIVE];
     pthread_mutex_lock(&g_lock);
     stack_table *t = atomic_load_explicit(&g_tab, memory_order_relaxed);
-    if ((found = lookup(t, h, frames, n, np)) != NULL) /* added since the look without the lock */
+    if ((found = lookup(t, h, frames, n, np, cut)) != NULL) /* added since the look unlocked */
         goto out;
     int k = look_up_new(frames, n, syms); /* (g_lock released while it looks) */
     t = atomic_load_explicit(&g_tab, memory_order_relaxed);
-    if (k && (found = lookup(t, h, frames, n, np)) != NULL) /* added while it looked */
+    if (k && (found = lookup(t, h, frames, n, np, cut)) != NULL) /* added while it looked */
         goto out;
     if (g_count >= STACK_LIMIT || ((!t || (g_count + 1) * 4 >= t->cap * 3) && !(t = grow_table())))
         goto out;
@@ -321,12 +323,13 @@ static __attribute__((noinline)) const stack_entry *add_stack(const uint64_t *fr
     while (atomic_load_explicit(&t->e[j].hash, memory_order_relaxed))
         j = (j + 1) & (t->cap - 1);
     vt_rec_stack r = {g_count + 1, (uint16_t)n, (uint16_t)np};
-    if (vt__write(VT_REC_STACK, 0, &r, sizeof r, frames, bytes) != 0) {
+    if (vt__write(VT_REC_STACK, cut ? VT_STACKF_PY_CUT : 0, &r, sizeof r, frames, bytes) != 0) {
         free(copy);
         goto out;
     }
     stack_entry *e = &t->e[j];
     e->frames = copy, e->id = ++g_count, e->n_native = (uint16_t)n, e->n_python = (uint16_t)np;
+    e->py_cut = cut != 0;
     atomic_store_explicit(&e->hash, h, memory_order_release); /* after its STACK record */
     found = e;
 out:
@@ -334,27 +337,33 @@ out:
     return found;
 }
 
-uint32_t vt__stack_intern(const uint64_t *frames, int n, int np)
+uint32_t vt__stack_intern_cut(const uint64_t *frames, int n, int np, int cut)
 {
     const stack_entry *last = t_last;
+    cut = cut != 0;
     if (last && t_last_gen == atomic_load_explicit(&g_gen, memory_order_relaxed) &&
-        holds(last, frames, n, np))
+        holds(last, frames, n, np, cut))
         return last->id;
-    uint64_t h = hash_frames(frames, n, np);
+    uint64_t h = hash_frames(frames, n, np, cut);
     const stack_entry *found =
-        lookup(atomic_load_explicit(&g_tab, memory_order_acquire), h, frames, n, np);
-    if (!found && !(found = add_stack(frames, n, np, h)))
+        lookup(atomic_load_explicit(&g_tab, memory_order_acquire), h, frames, n, np, cut);
+    if (!found && !(found = add_stack(frames, n, np, cut, h)))
         return 0;
     t_last_gen = atomic_load_explicit(&g_gen, memory_order_relaxed);
     t_last = found;
     return found->id;
 }
 
+uint32_t vt__stack_intern(const uint64_t *frames, int n, int np)
+{
+    return vt__stack_intern_cut(frames, n, np, 0);
+}
+
 uint32_t vt__stack_capture(int skip)
 {
     const vt__config *c = vt__config_get();
     uint64_t frames[MAX_NATIVE + MAX_PY + 8];
-    int n = 0, np = 0;
+    int n = 0, np = 0, cut = 0;
     if (c->stack_mode & VT_STACKS_NATIVE) {
         if (!atomic_load_explicit(&g_inited, memory_order_acquire))
             pthread_once(&g_once, stacks_init);
@@ -377,15 +386,15 @@ uint32_t vt__stack_capture(int skip)
     }
     if (c->stack_mode & VT_STACKS_PYTHON) {
         if (vt__thread_role() == VT_ROLE_AUTOGRAD)
-            np = vt__py_last_main_stack(frames + n, MAX_PY);
+            np = vt__py_last_main_stack(frames + n, MAX_PY, &cut);
         else
-            np = vt__py_capture(frames + n, MAX_PY);
+            np = vt__py_capture(frames + n, MAX_PY, &cut);
         if (np < 0)
             np = 0;
     }
     if (n + np == 0)
         return 0;
-    return vt__stack_intern(frames, n, np);
+    return vt__stack_intern_cut(frames, n, np, cut);
 }
 
 /* ---- fork: the child starts a new file, so every table starts empty ---------------------- */

@@ -13,6 +13,9 @@ uint32_t vt__stack_capture(int skip);
  * record (and SYMBOL / MODULE records for new native frames) the first time; returns the
  * id (>= 1), or 0 when the table is full or output is off. */
 uint32_t vt__stack_intern(const uint64_t *frames, int n_native, int n_python);
+/* vt__stack_intern_cut: vt__stack_intern of a stack whose outer Python frames were left out when
+ * cut (its STACK record has VT_STACKF_PY_CUT): another stack than the same frames uncut. */
+uint32_t vt__stack_intern_cut(const uint64_t *frames, int n_native, int n_python, int cut);
 
 void vt__stacks_fork_prepare(void);
 void vt__stacks_fork_parent(void);

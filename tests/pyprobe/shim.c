@@ -102,11 +102,11 @@ int vt__write_strings(uint16_t type, uint16_t flags, const void *fixed, size_t n
 /* shim_capture / shim_last: the functions under test, callable from ctypes. */
 VT__EXPORT int shim_capture(uint64_t *out, int max)
 {
-    return vt__py_capture(out, max);
+    return vt__py_capture(out, max, NULL);
 }
 VT__EXPORT int shim_last(uint64_t *out, int max)
 {
-    return vt__py_last_main_stack(out, max);
+    return vt__py_last_main_stack(out, max, NULL);
 }
 
 /* shim_code: what the CODE record of `id` said. Returns the line table length, or -1 for an
@@ -142,8 +142,8 @@ static void *ag_main(void *p)
     ag_arg *a = p;
     prctl(PR_SET_NAME, "pt_autograd_0", 0, 0, 0);
     uint64_t own[8];
-    int mine = vt__py_capture(own, 8); /* a thread with no Python state: nothing */
-    a->n = mine == 0 ? vt__py_last_main_stack(a->out, a->max) : -1;
+    int mine = vt__py_capture(own, 8, NULL); /* a thread with no Python state: nothing */
+    a->n = mine == 0 ? vt__py_last_main_stack(a->out, a->max, NULL) : -1;
     return NULL;
 }
 VT__EXPORT int shim_autograd_thread(uint64_t *out, int max)
@@ -165,7 +165,7 @@ VT__EXPORT double shim_bench(int iters)
     struct timespec a, b;
     clock_gettime(CLOCK_MONOTONIC, &a);
     for (int i = 0; i < iters; i++)
-        vt__py_capture(buf, 128);
+        vt__py_capture(buf, 128, NULL);
     clock_gettime(CLOCK_MONOTONIC, &b);
     return ((double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec)) / iters;
 }

@@ -23,9 +23,9 @@ static void test_not_python(void **state)
 {
     (void)state;
     uint64_t out[8] = {0};
-    assert_int_equal(vt__py_capture(out, 8), 0);
-    assert_int_equal(vt__py_capture(out, 8), 0); /* cached verdict, same answer */
-    assert_int_equal(vt__py_last_main_stack(out, 8), 0);
+    assert_int_equal(vt__py_capture(out, 8, NULL), 0);
+    assert_int_equal(vt__py_capture(out, 8, NULL), 0); /* cached verdict, same answer */
+    assert_int_equal(vt__py_last_main_stack(out, 8, NULL), 0);
     assert_int_equal(access(trace_path, F_OK), -1);
 }
 

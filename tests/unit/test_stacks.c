@@ -2,7 +2,7 @@
  * different frames (or a different native/Python split) a new one; each STACK record is
  * written once, each native ip gets one SYMBOL record that names its function, and the
  * table keeps its ids as it grows, also with threads interning at once; a fork child starts
- * over. */
+ * over; a stack cut at its outer Python frames is another stack, its STACK record says so. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -25,7 +25,7 @@ static char g_dir[64];
 
 /* the file's records, copied out: type, payload, payload length */
 typedef struct rec {
-    uint16_t type;
+    uint16_t type, flags;
     uint32_t len;
     unsigned char *p;
 } rec;
@@ -46,6 +46,7 @@ static rec *load(const char *path, int *n)
         if (k == cap)
             r = realloc(r, sizeof *r * (size_t)(cap *= 2));
         r[k].type = rh.type;
+        r[k].flags = rh.flags;
         r[k].len = rh.size - 8;
         r[k].p = malloc(rh.size);
         assert_int_equal(fread(r[k].p, 1, r[k].len, f), r[k].len);
@@ -143,6 +144,34 @@ static void test_intern(void **st)
     assert_int_equal(stacks, 4);
     assert_int_equal(symbols, 2); /* one per native ip, not per stack */
     assert_true(modules >= 1);
+    free_recs(r, n);
+}
+
+/* test_py_cut: a stack whose outer Python frames were left out is another stack than the same
+ * frames complete, and only its STACK record has VT_STACKF_PY_CUT in its header's flags */
+static void test_py_cut(void **st)
+{
+    (void)st;
+    use_output("cut.vt");
+    uint64_t fr[2] = {VT_PYFRAME(7, 2), VT_PYFRAME(8, 4)};
+    uint32_t whole = vt__stack_intern(fr, 0, 2), cut = vt__stack_intern_cut(fr, 0, 2, 1);
+    assert_true(whole >= 1 && cut >= 1 && cut != whole);
+    assert_int_equal(vt__stack_intern_cut(fr, 0, 2, 1), cut); /* (the thread's memo too) */
+    assert_int_equal(vt__stack_intern_cut(fr, 0, 2, 0), whole);
+    assert_int_equal(vt__stack_intern_cut(fr, 0, 2, 1), cut); /* (the table's look-up) */
+    char path[256];
+    snprintf(path, sizeof path, "%s", vt__writer_path());
+    vt__writer_close();
+    int n, stacks = 0;
+    rec *r = load(path, &n);
+    for (int i = 0; i < n; i++)
+        if (r[i].type == VT_REC_STACK) {
+            vt_rec_stack s;
+            memcpy(&s, r[i].p, sizeof s);
+            assert_int_equal(r[i].flags, s.stack_id == cut ? VT_STACKF_PY_CUT : 0);
+            stacks++;
+        }
+    assert_int_equal(stacks, 2);
     free_recs(r, n);
 }
 
@@ -277,9 +306,8 @@ static int teardown(void **st)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_intern),
-        cmocka_unit_test(test_grow),
-        cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_intern),     cmocka_unit_test(test_py_cut),
+        cmocka_unit_test(test_grow),       cmocka_unit_test(test_threads),
         cmocka_unit_test(test_fork_child),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
