@@ -80,6 +80,16 @@ static void frames(mv *v, uint32_t stack_id)
     for (size_t i = 0; i < n; i++)
         if (v->view[i].f)
             frame(v, v->view[i].f);
+        else if (v->view[i].marker) { /* (STACKVIEW_M_PY_CUT: where the outer frames were) */
+            pickle_dict(v->out);
+            pickle_cstr(v->out, "filename");
+            pickle_cstr(v->out, "??");
+            pickle_cstr(v->out, "line");
+            pickle_int(v->out, 0);
+            pickle_cstr(v->out, "name");
+            pickle_cstr(v->out, v->view[i].marker);
+            pickle_close_dict(v->out);
+        }
     pickle_close_list(v->out);
     if (slot) {
         pickle_put(v->out, v->m.next);

@@ -118,8 +118,9 @@ static size_t build_outer_first(tables *t, uint32_t stack_id, int every, stackvi
         natives(fr, 0, nf, 0, every, out, &n);
         return n;
     }
-    if (st && (st->flags & VT_STACKF_PY_CUT)) /* the spine's top is not the program's */
-        mark(out, &n, STACKVIEW_M_PY_CUT, every);
+    /* the spine's top is not the program's: said in every view, memory_viz's too (n is 0) */
+    if (st && (st->flags & VT_STACKF_PY_CUT))
+        out[n++] = (stackview_frame){NULL, STACKVIEW_M_PY_CUT, 0};
     for (size_t k = py_hi; k-- > py_lo;) /* the spine: the outermost Python frame first */
         put(out, &n, &fr[k], every);
     /* frames past the Python ones (py_hi..nf): the interpreter's and those between Python

@@ -28,7 +28,8 @@ typedef struct stackview_frame {
 
 enum {
     STACKVIEW_INNER_FIRST = 1, /* innermost first (memory_viz, tracebacks); else outermost first */
-    STACKVIEW_EVERY_FRAME = 2, /* no markers, unnamed frames one by one (memory_viz) */
+    STACKVIEW_EVERY_FRAME = 2, /* no markers but STACKVIEW_M_PY_CUT, unnamed frames one by one
+                                * (memory_viz) */
 };
 
 /* stackview_build: the readable frames of stack_id into out (room for STACKVIEW_MAX); returns

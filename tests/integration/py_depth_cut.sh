@@ -1,13 +1,13 @@
 #!/bin/sh
 # py_depth_cut.sh — a Python stack deeper than the 128 frames a stack keeps (the innermost; README
-# "How capture works"): real CPython under `vramtrace run`, fake CUDA, allocates under a recursion
-# 200 deep and from two shallow stacks. The deep stack's STACK record says its outer frames were
-# not recorded (dump: "python_cut": true), and `flame` (at the peak, over the run) and the HTML
-# icicle root it at "[outer Python frames not recorded]", never at its outermost recorded frame as
-# if that were the program's top (the cut stack had been rooted at a mid-recursion frame,
-# "deep_cut.py:11 down", beside the complete stacks' "deep_cut.py:17 <module>"); so is one of 129
-# frames (the <module> alone left out). The shallow stacks and one of exactly 128 frames have
-# neither, and stay rooted at the script's <module>.
+# "How capture works"): real CPython under `vramtrace run`, fake CUDA, allocates under recursions
+# 200 and 126 deep and from three stacks of at most 128 frames. The deep stacks' STACK records say
+# their outer frames were not recorded (dump: "python_cut": true), and `flame` (at the peak, over
+# the run), the HTML icicle and the memory_viz export (as its last frame) root them at "[outer
+# Python frames not recorded]", never at their outermost recorded frame as if that were the
+# program's top (they had been rooted at a mid-recursion frame, "deep_cut.py:11 down", beside the
+# complete stacks' "deep_cut.py:17 <module>"; the 129-frame one with its <module> alone left out).
+# The others, one of exactly 128 frames among them, have neither: rooted at the script's <module>.
 set -u
 fail() { echo "py_depth_cut: $*"; exit 1; }
 . "$ROOT/tests/python/pythons.sh"
@@ -42,10 +42,11 @@ echo "$list" | while read -r prefix mm; do
     "$VT" dump t.vt >"dump$mm.jsonl" || fail "$mm: dump exit $?"
     "$VT" flame t.vt >"peak$mm.txt" 2>/dev/null || fail "$mm: flame exit $?"
     "$VT" flame --at all t.vt >"all$mm.txt" 2>/dev/null || fail "$mm: flame --at all exit $?"
-    "$VT" export --html "t$mm.html" t.vt >/dev/null 2>&1 || fail "$mm: export --html exit $?"
-    python3 - "$mm" "dump$mm.jsonl" "peak$mm.txt" "all$mm.txt" "t$mm.html" <<'PY' || exit 1
-import json, re, sys
-mm, dump, peak, allr, page = sys.argv[1:]
+    "$VT" export --html "t$mm.html" --memory-viz "t$mm.pickle" t.vt >/dev/null 2>&1 ||
+        fail "$mm: export exit $?"
+    python3 - "$mm" "dump$mm.jsonl" "peak$mm.txt" "all$mm.txt" "t$mm.html" "t$mm.pickle" <<'PY' || exit 1
+import json, pickle, re, sys
+mm, dump, peak, allr, page, pick = sys.argv[1:]
 MARK = "[outer Python frames not recorded]"
 recs = [json.loads(l) for l in open(dump)]
 stacks = {r["stack_id"]: r for r in recs if r["type"] == "stack"}
@@ -86,6 +87,11 @@ nodes, names = d["flame"]["nodes"], d["flame"]["names"]
 tops = sorted(names[nd[1]] for nd in nodes if nd[0] == 0)
 assert MARK in tops, (mm, "icicle roots", tops)
 assert all(t == MARK or re.match(r"^\S*deep_cut\.py:\d+ <module>$", t) for t in tops), (mm, tops)
+# memory_viz: frames innermost first; the last is where the stack begins
+blocks = [b for sg in pickle.load(open(pick, "rb"))["segments"] for b in sg["blocks"] if b["frames"]]
+ends = {b["size"]: b["frames"][-1]["name"] for b in blocks if b["size"] in (1 << 20, 2 << 20, 3 << 20) + CUT}
+assert ends == {1 << 20: "<module>", 2 << 20: "<module>", 3 << 20: "<module>",
+                4 << 20: MARK, 5 << 20: MARK}, (mm, "memory_viz", ends)
 print("ok: CPython %s: the 203- and 129-frame stacks python_cut, rooted at the marker; 128 and fewer complete" % mm)
 PY
 done || exit 1
