@@ -23,9 +23,14 @@ static int stack_at(growth *g, uint32_t id)
     if (!nd)
         return 0;
     g->dirty = nd;
-    growth_stack *ns = realloc(g->st, (size_t)n * sizeof *ns);
-    if (!ns)
+    void *mem = malloc((size_t)n * sizeof(growth_stack) + 63); /* (aligned by hand below) */
+    if (!mem)
         return 0;
+    growth_stack *ns = (growth_stack *)(((uintptr_t)mem + 63) & ~(uintptr_t)63);
+    if (g->nst)
+        memcpy(ns, g->st, (size_t)g->nst * sizeof *ns);
+    free(g->st_mem);
+    g->st_mem = mem;
     g->st = ns;
     memset(ns + g->nst, 0, (size_t)(n - g->nst) * sizeof *ns);
     for (uint32_t i = g->nst; i < n; i++)
@@ -271,9 +276,10 @@ void growth_end(growth *g, uint64_t end_ns)
 
 void growth_free_all(growth *g)
 {
-    free(g->st);
+    free(g->st_mem);
     free(g->dirty);
     g->st = NULL;
+    g->st_mem = NULL;
     g->dirty = NULL;
     g->nst = g->nfast = 0;
     g->ndirty = 0;

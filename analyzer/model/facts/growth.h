@@ -19,8 +19,10 @@
 
 /* one stack: its bytes live now (what each event changes), the phase of its first allocation,
  * and its bytes at the step ends: its current run of steps without a decrease (looked at only
- * when a step ends, for the stacks whose bytes changed in it). 48 bytes a stack, dense by
- * stack id: an event and a step's end touch one place of it, not three. */
+ * when a step ends, for the stacks whose bytes changed in it). 64 bytes a stack, dense by
+ * stack id, on 64-byte boundaries: an event and a step's end touch one cache line of it (48
+ * bytes had put every other one across two lines: two to fetch for half the events), and its
+ * place is a shift of its id. */
 typedef struct growth_stack {
     /* (in this order, no two of the words a step's end writes side by side: GCC wrote the
      * pair through a vector register, 3 instructions for 2) */
@@ -33,7 +35,9 @@ typedef struct growth_stack {
     /* the step its run began (low 32 bits; 0: none yet) and the rises in it (high 32): one word,
      * as a restart sets both */
     uint64_t run;
+    uint64_t pad[2]; /* (to 64 bytes) */
 } growth_stack;
+_Static_assert(sizeof(growth_stack) == 64, "a stack is one cache line");
 
 enum { GROWTH_D, GROWTH_T }; /* (live's index: tensors_seen) */
 
@@ -45,7 +49,8 @@ typedef struct growth_point {
 } growth_point;
 
 typedef struct growth {
-    growth_stack *st; /* by stack id, [0, nst) */
+    growth_stack *st; /* by stack id, [0, nst), 64-byte aligned in st_mem */
+    void *st_mem;
     uint32_t nst;
     uint32_t nfast; /* the ids growth_add's common case takes: nst, 0 from the STEP records on */
     uint32_t *dirty;
@@ -113,15 +118,12 @@ static inline __attribute__((always_inline)) void growth_mark(growth *g, uint32_
     }
 }
 
-/* growth_prefetch: stack's entry on its way to the cache (a read ahead: the replay's ring), both
- * of its lines where it spans two (48 bytes from a 16-aligned start: every other one does) */
+/* growth_prefetch: stack's entry (one line) on its way to the cache (a read ahead: the replay's
+ * ring) */
 static inline __attribute__((always_inline)) void growth_prefetch(const growth *g, uint32_t stack)
 {
-    if (stack && stack < g->nst) { /* (0: a free's record, which names no stack) */
-        const char *e = (const char *)&g->st[stack];
-        __builtin_prefetch(e);
-        __builtin_prefetch(e + sizeof(growth_stack) - 1);
-    }
+    if (stack && stack < g->nst) /* (0: a free's record, which names no stack) */
+        __builtin_prefetch(&g->st[stack]);
 }
 
 /* growth_add: delta (size, or its negation as unsigned) to the levels, the stack's phase's and
