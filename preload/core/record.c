@@ -156,6 +156,7 @@ static void fork_parent(void)
 
 static void fork_child(void)
 {
+    int cancel = vt__cancel_off(); /* its close of the parent's file (thread.h) */
     g_pid = getpid();
     vt__config_fork_child(g_fork_threaded); /* first: what the child may still call */
     vt__writer_fork_child();
@@ -164,6 +165,7 @@ static void fork_child(void)
     vt__device_fork_child();
     for (unsigned i = 0; i < STREAM_SLOTS; i++)
         atomic_store(&g_streams[i], 0);
+    vt__cancel_restore(cancel);
 }
 
 /* Constructor: only registers handlers (no I/O, no file, no CUDA). */
@@ -182,6 +184,8 @@ __attribute__((destructor)) static void vt__record_fini(void)
      * the parent's file) */
     if (getpid() != g_pid)
         return;
-    vt__guard_forever(); /* nothing recorded from here on */
+    vt__guard_forever();           /* nothing recorded from here on */
+    int cancel = vt__cancel_off(); /* the trailer's wait and close (thread.h) */
     vt__writer_close();
+    vt__cancel_restore(cancel);
 }

@@ -50,6 +50,24 @@ static inline void vt__leave(void)
         vt__t_cancel = -1;
     }
 }
+/* vt__cancel_off / vt__cancel_restore: the same for the preload's work outside a hook (the trailer
+ * at exit, the trace ended before an exec, a fork child's handler): cancellation off, the state
+ * it found returned, then put back. A thread with a cancellation pending had acted on it at the
+ * destructor's close() (exit(5) became the thread's end: status 0, other threads left running),
+ * at a bounded trace's wait for its packer before an exec (the exec never made) or at the fork
+ * child's close() (the child died inside fork(), status 0). */
+static inline int vt__cancel_off(void)
+{
+    int old = PTHREAD_CANCEL_DISABLE;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+    return old;
+}
+
+static inline void vt__cancel_restore(int old)
+{
+    if (old != PTHREAD_CANCEL_DISABLE)
+        pthread_setcancelstate(old, &old);
+}
 static inline int vt__depth(void)
 {
     return vt__t_depth;

@@ -41,12 +41,16 @@
             return -1;                                                                             \
         }                                                                                          \
         int e = errno;                                                                             \
+        int cancel = vt__cancel_off(); /* (thread.h) */                                            \
         if (!vt__depth()) /* not from a signal handler that interrupted a hook on this thread */   \
             vt__writer_exec_prepare();                                                             \
+        vt__cancel_restore(cancel);                                                                \
         errno = e;                                                                                 \
         int r = f args;                                                                            \
         e = errno;                                                                                 \
+        cancel = vt__cancel_off();                                                                 \
         vt__writer_exec_failed();                                                                  \
+        vt__cancel_restore(cancel);                                                                \
         errno = e;                                                                                 \
         return r;                                                                                  \
     }

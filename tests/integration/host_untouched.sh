@@ -19,6 +19,8 @@
 #    dropped and counted as a lost event);
 #  - an exit or an exec while 8 threads allocate is not held back (it stalled ~1-2 s in a run of
 #    4, waiting on threads that waited on it).
+#  - a thread with a cancellation pending that exits, execs (bounded trace) or forks does so as
+#    untraced (it had ended inside the tracer: exit status 0 for 5, the exec or the child lost).
 set -u
 export LD_LIBRARY_PATH="$FAKE"
 P="$BUILD/tests/prog/host_cases"
@@ -127,6 +129,25 @@ for us in 0 300 1000 3000; do
     [ $rc = 0 ] && grep -q '^ok$' out || { cat err; fail "cancel after $us us: exit $rc (124: hung)"; }
 done
 echo "  a thread cancelled during its first CUDA call: the others go on (4 of 4)"
+# a thread with a cancellation pending that exits, execs or forks: the tracer's own work there
+# (the trailer, a bounded trace's wait for its packer, the fork child's close of the parent's
+# file) has cancellation off as a hook has: the thread had acted on it inside the tracer (exit(5)
+# ended 0 with its trailer's lock held; the bounded exec never happened, 0 for 6; the fork child
+# died inside fork(), 0 for 7, its "child" never printed)
+for bound in 0 8388608; do
+    for w in exit:5 exec:6 fork:0; do
+        rm -f cs.vt*
+        LD_PRELOAD="$VT_PRELOAD" VRAMTRACE_OUTPUT=cs.vt VRAMTRACE_MAX_SIZE=$bound timeout 20 "$P" \
+            cancelself ${w%:*} 100 >out 2>err
+        rc=$?
+        [ $rc = ${w#*:} ] || { cat out err; fail "cancelself ${w%:*} (bound $bound): exit $rc, want ${w#*:}"; }
+        [ ${w%:*} = fork ] && { grep -q '^child$' out && grep -q '^child 7$' out || { cat out; fail "cancelself fork (bound $bound): the child did not run"; }; }
+        [ "$(status cs.vt)" = ok ] || fail "cancelself ${w%:*} (bound $bound): trace $(status cs.vt)"
+        [ ${w%:*} = exec ] && { "$VT" dump --no-resolve cs.vt | grep -q '"ended":"exec"' || fail "cancelself exec (bound $bound): no exec trailer"; }
+        [ "$(mallocs cs.vt)" -eq 100 ] || fail "cancelself ${w%:*} (bound $bound): $(mallocs cs.vt) cudaMalloc"
+    done
+done
+echo "  a thread with a cancellation pending exits, execs, forks: as untraced (5, 6, child 7), traces whole"
 # a process that ends within a few ms of its first CUDA call, perhaps before its trace's first
 # window was set up: run lists the trace it made (summarized, or "an empty file"), never "no CUDA
 # allocation was made" beside the file (it had said that of the 0-byte trace it left). 100 ms:

@@ -16,6 +16,10 @@
  *   cancel N    a thread allocating in a loop with pthread_testcancel() and another allocating
  *               thread; the first is cancelled after N microseconds (its first CUDA call may be
  *               under way: the tracer opening its file), both joined, then 100 pairs: "ok"
+ *   cancelself W  N pairs, then the main thread cancels itself (deferred: pending) and W: exit
+ *               exit(5); exec execl("/bin/sh", "exit 6"); fork: a child that prints "child" and
+ *               exits 7, waited for (cancellation off), "child 7". None is a cancellation point
+ *               untraced: the exit status is 5, 6 or 0 as written
  * Prints what it saw ("data ok 1 child 0", "child 0"); exit 0 unless a call failed. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -187,6 +191,30 @@ static int cancel_case(int us)
     return 0;
 }
 
+/* cancel_self: see the top (the tracer's own work at exit, exec and in a fork child) */
+static int cancel_self(const char *what, int n)
+{
+    pairs(n);
+    pthread_cancel(pthread_self()); /* pending until a cancellation point */
+    if (!strcmp(what, "exit"))
+        exit(5);
+    if (!strcmp(what, "exec"))
+        execl("/bin/sh", "sh", "-c", "exit 6", (char *)NULL);
+    if (strcmp(what, "fork"))
+        return 2;
+    pid_t c = fork();
+    int old, st = 0;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old); /* (the child's write, the wait) */
+    if (c == 0) {
+        if (write(1, "child\n", 6) != 6)
+            _exit(1);
+        _exit(7);
+    }
+    waitpid(c, &st, 0);
+    printf("child %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : 99);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *c = argc > 2 ? argv[1] : "";
@@ -220,9 +248,11 @@ int main(int argc, char **argv)
         return race(!strcmp(c, "execrace"), n);
     if (!strcmp(c, "cancel"))
         return cancel_case(n);
+    if (!strcmp(c, "cancelself"))
+        return cancel_self(argv[2], argc > 3 ? atoi(argv[3]) : 10);
     if (!strcmp(c, "earlyexit"))
         return early_exit(n);
     fprintf(stderr, "usage: host_cases fdclose|fddup2|rawfork|clone|vforkexit|chdir|exitrace|"
-                    "execrace|cancel|earlyexit N [C]\n");
+                    "execrace|cancel|earlyexit N [C] | cancelself exit|exec|fork [N]\n");
     return 2;
 }
