@@ -8,11 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "core/config.h"
 #include "core/output.h"
+#include "core/quietio.h"
 #include "vramtrace/trace_format.h"
 #include "writer.h"
 #include "writer_internal.h"
@@ -98,9 +100,8 @@ void vt__writer_fail_locked(window *w, uint64_t s, const char *what, int err)
 
 /* ---- closing, exec ---------------------------------------------------------------------- */
 
-void vt__writer_close(void)
+static void close_locked(void)
 {
-    pthread_mutex_lock(&vt__ws.lock);
     if (atomic_load(&vt__ws.state) == W_OPEN) {
         window *w = atomic_load(&vt__ws.cur);
         vt__window_set_cur_locked(NULL);
@@ -114,7 +115,49 @@ void vt__writer_close(void)
             vt__window_sweep_locked();
         }
     }
+}
+
+void vt__writer_close(void)
+{
+    pthread_mutex_lock(&vt__ws.lock);
+    close_locked();
     pthread_mutex_unlock(&vt__ws.lock);
+}
+
+/* vt__writer_close_interrupted: see output.h. The hook this thread was in may have reserved a
+ * record it had not stored (a trailer after it is read as a zero-filled tail), hold vt__ws.lock
+ * mid-switch (taken again, recursively, the close had sealed a window half put in), or hold
+ * malloc's lock (a bounded trace's packing allocates: the exit had waited for ever, 8 of 40
+ * SIGALRM handlers calling exit(7)). A plain trace that is in none of these gets its trailer; the
+ * lock is waited for 2 s at most (a thread holding it may wait on a lock this one holds). */
+void vt__writer_close_interrupted(void)
+{
+    int owner = vt__ws.lock.__data.__owner == (int)syscall(SYS_gettid);
+    int st = atomic_load(&vt__ws.state);
+    if (st != W_OPEN && !(st == W_UNOPENED && owner)) /* (or interrupted opening the file) */
+        return;
+    int mid =
+        (vt__wslot_mine && atomic_load(&vt__wslot_mine->in)) || vt__wslots_shared_mine || owner;
+    if (!mid && !vt__ws.chunked) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_sec += 2;
+        if (!pthread_mutex_timedlock(&vt__ws.lock, &ts)) {
+            close_locked();
+            pthread_mutex_unlock(&vt__ws.lock);
+            return;
+        }
+    }
+    atomic_store(&vt__ws.state, W_CLOSED); /* (what other threads make from here is lost too) */
+    if (vt__ws.warned)
+        return;
+    vt__ws.warned = 1;
+    char esc[600];
+    vt__config_escape(vt__ws.path[0] ? vt__ws.path : "(trace file)", esc, sizeof esc);
+    vt__quiet_stderr(
+        "vramtrace: %s ends without its trailer (read as cut there): exit() was called "
+        "from a signal handler that interrupted the recording of a CUDA call\n",
+        esc);
 }
 
 /* vt__writer_exec_prepare: before an exec: the trace ends here with an EXEC trailer and the

@@ -184,8 +184,12 @@ __attribute__((destructor)) static void vt__record_fini(void)
      * the parent's file) */
     if (getpid() != g_pid)
         return;
+    int in_hook = vt__depth() > 0; /* exit() from a signal handler that interrupted a hook */
     vt__guard_forever();           /* nothing recorded from here on */
     int cancel = vt__cancel_off(); /* the trailer's wait and close (thread.h) */
-    vt__writer_close();
+    if (in_hook)
+        vt__writer_close_interrupted();
+    else
+        vt__writer_close();
     vt__cancel_restore(cancel);
 }

@@ -16,6 +16,8 @@
  *   cancel N    a thread allocating in a loop with pthread_testcancel() and another allocating
  *               thread; the first is cancelled after N microseconds (its first CUDA call may be
  *               under way: the tracer opening its file), both joined, then 100 pairs: "ok"
+ *   sigexit N   pairs without end; after N microseconds a SIGALRM handler calls exit(7) (it
+ *               may interrupt a CUDA call being recorded: the tracer's exit must not hang)
  *   cancelself W  N pairs, then the main thread cancels itself (deferred: pending) and W: exit
  *               exit(5); exec execl("/bin/sh", "exit 6"); fork: a child that prints "child" and
  *               exits 7, waited for (cancellation off), "child 7". None is a cancellation point
@@ -31,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -191,6 +194,22 @@ static int cancel_case(int us)
     return 0;
 }
 
+static void exit7(int sig)
+{
+    (void)sig;
+    exit(7); /* not async-signal-safe, but programs do it and it works untraced */
+}
+
+/* sig_exit: see the top */
+static __attribute__((noreturn)) int sig_exit(int us)
+{
+    signal(SIGALRM, exit7);
+    struct itimerval it = {{0, 0}, {0, us}};
+    setitimer(ITIMER_REAL, &it, NULL);
+    for (;;)
+        pairs(1);
+}
+
 /* cancel_self: see the top (the tracer's own work at exit, exec and in a fork child) */
 static int cancel_self(const char *what, int n)
 {
@@ -248,11 +267,13 @@ int main(int argc, char **argv)
         return race(!strcmp(c, "execrace"), n);
     if (!strcmp(c, "cancel"))
         return cancel_case(n);
+    if (!strcmp(c, "sigexit"))
+        return sig_exit(n);
     if (!strcmp(c, "cancelself"))
         return cancel_self(argv[2], argc > 3 ? atoi(argv[3]) : 10);
     if (!strcmp(c, "earlyexit"))
         return early_exit(n);
     fprintf(stderr, "usage: host_cases fdclose|fddup2|rawfork|clone|vforkexit|chdir|exitrace|"
-                    "execrace|cancel|earlyexit N [C] | cancelself exit|exec|fork [N]\n");
+                    "execrace|cancel|earlyexit|sigexit N [C] | cancelself exit|exec|fork [N]\n");
     return 2;
 }
