@@ -447,7 +447,7 @@ static int write3(uint16_t type, uint16_t flags, const void *p1, size_t n1, cons
     }
     int rc = s == W_OPEN ? append(type, flags, p1, n1, p2, n2, p3, n3) : -1;
     if (rc && (type == VT_REC_ALLOC || type == VT_REC_FREE))
-        atomic_fetch_add_explicit(&vt__ws.n_dropped, 1, memory_order_relaxed);
+        vt__writer_dropped(); /* (after the trailer too: writer_state.c) */
     return rc;
 }
 
@@ -484,7 +484,7 @@ static inline __attribute__((always_inline)) int write_event(uint16_t type, uint
         if (!rc) /* retried as append's loop would: its slot is free again */
             rc = append(type, flags, p, n, NULL, 0, NULL, 0);
         if (rc)
-            atomic_fetch_add_explicit(&vt__ws.n_dropped, 1, memory_order_relaxed);
+            vt__writer_dropped();
         return rc;
     }
     vt__put_record(w->base + pos, size, type, flags, p, n, NULL, 0, NULL, 0);

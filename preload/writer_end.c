@@ -110,8 +110,8 @@ static void close_locked(void)
         atomic_store(&vt__ws.state, W_CLOSED);
         finish_locked(w, s, 0, 0);
         vt__writer_close_fd();
-        if (!vt__ws.chunked) {
-            vt__window_retire_locked(w);
+        if (!vt__ws.chunked) { /* w stays mapped: later events are counted in its trailer */
+            vt__writer_late_at(w->base + s);
             vt__window_sweep_locked();
         }
     }
@@ -175,6 +175,8 @@ void vt__writer_exec_prepare(void)
         vt__ws.exec_seal = w ? seal(w) : 0; /* no window: as in vt__writer_close */
         vt__ws.exec_win = w;
         finish_locked(w, vt__ws.exec_seal, VT_TRAILER_EXEC, 0);
+        if (!vt__ws.chunked) /* (the packer's trailer: writer_pack.c) */
+            vt__writer_late_at(w->base + vt__ws.exec_seal);
     }
     pthread_mutex_unlock(&vt__ws.lock);
 }
@@ -194,6 +196,9 @@ void vt__writer_exec_failed(void)
         window *w = vt__ws.exec_win;
         uint64_t s = vt__ws.exec_seal;
         char *t = w->base + s;
+        atomic_store(&vt__ws.late, NULL); /* no drop is counted in it any more: */
+        for (int i = 0; atomic_load(&vt__ws.late_busy) && i < 100000; i++)
+            sched_yield(); /* (those counting now take microseconds) */
         __atomic_store_n((uint64_t *)(void *)t, 0, __ATOMIC_RELEASE);
         memset(t + 8, 0, TRAILER_ROOM - 8);
         int err = 0;
@@ -227,6 +232,8 @@ void vt__writer_fork_parent(void)
 
 void vt__writer_fork_child(void)
 {
+    atomic_store(&vt__ws.late, NULL); /* the parent's trailer */
+    atomic_store(&vt__ws.late_busy, 0);
     vt__ws.lock = (pthread_mutex_t)PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
     vt__ws.cur_changed = (pthread_cond_t)PTHREAD_COND_INITIALIZER;
     while (vt__ws.all) { /* the only thread left: no one else holds a window */

@@ -140,6 +140,11 @@ typedef struct vt__writer_state {
      * state / cur, which every record reads */
     alignas(64) _Atomic uint64_t n_dropped;
     alignas(64) _Atomic uint32_t stacks_truncated;
+    /* the ended trace's trailer, its n_dropped, mapped until the process ends (NULL: none): the
+     * events that come after it is written are counted there (writer_state.c vt__writer_dropped);
+     * late_busy: threads counting into it now (a failed exec waits for them) */
+    alignas(64) _Atomic(uint64_t *) late;
+    _Atomic uint32_t late_busy;
 } vt__writer_state;
 /* hidden: every record reads it, so its address is PC-relative, never loaded from the GOT */
 extern __attribute__((visibility("hidden"))) vt__writer_state vt__ws;
@@ -203,6 +208,12 @@ const char *vt__writer_strerror(int err);
  * at file offset start (linked into vt__ws.all). NULL (and the mapping undone) when out of memory.
  * vt__ws.lock held. */
 window *vt__window_make(char *map, uint64_t map_off, uint64_t end, uint64_t start);
+
+/* vt__writer_dropped: one event lost (n_dropped), counted in the trailer when it is written.
+ * vt__writer_late_at: the trailer record at rec is written and stays mapped: later drops are
+ * counted in it (nothing when rec holds no trailer: it could not be written). */
+void vt__writer_dropped(void);
+void vt__writer_late_at(char *rec);
 
 /* ---- writer_window.c: windows (lock held where _locked) --------------------------------- */
 

@@ -586,8 +586,8 @@ void vt__pack_finish_locked(window *w, uint64_t s, uint16_t flags, int err)
             (uint64_t)VT_REC_TRAILER | ((uint64_t)flags << 16) | ((uint64_t)TRAILER_ROOM << 32);
         memcpy(rec, &h, 8);
         memcpy(rec + 8, &t, sizeof t);
-        put(&P.summary, rec, TRAILER_ROOM, 1);
-        vt__sys_ops.munmap(P.summary.map, (size_t)vt__ws.slot_size);
+        put(&P.summary, rec, TRAILER_ROOM, 1); /* kept mapped: later drops are counted in it */
+        vt__writer_late_at(P.summary.base + P.summary.pos - TRAILER_ROOM);
         P.summary.open = 0;
     }
     vt__slots_trim_locked();

@@ -1,11 +1,13 @@
 /* writer_state.c — what every writer file shares and nothing calls down from: the state of the
  * one trace file (vt__ws), the system-call seam (vt__sys_ops: tests inject ENOSPC), the time
- * origin, the one warning, and a window descriptor made over a mapping. Windows are
+ * origin, the one warning, a window descriptor made over a mapping, and the count of events
+ * lost (into the ended trace's trailer for those after it). Windows are
  * writer_window.c, slots of the chunked layout writer_slots.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,7 @@
 
 #include "core/attr.h"
 #include "core/config.h"
+#include "core/output.h"
 #include "core/quietio.h"
 #include "vramtrace/trace_format.h"
 #include "writer.h"
@@ -274,4 +277,45 @@ window *vt__window_make(char *map, uint64_t map_off, uint64_t end, uint64_t star
     if (vt__ws.next_len < WINDOW_MAX)
         vt__ws.next_len *= 2;
     return w;
+}
+
+/* ---- events after the trailer ---------------------------------------------------------------
+ * An event made once the trace has ended (other threads still running while the process exits
+ * or execs) had no place and no count: it vanished. Its drop is counted in n_dropped, then the
+ * ended trace's trailer (mapped until the process ends) is raised to that count; the trailer's
+ * writer pushes the count once more after publishing it, so no drop falls between the two. */
+static void late_push(void)
+{
+    atomic_fetch_add(&vt__ws.late_busy, 1);
+    uint64_t *p = atomic_load(&vt__ws.late);
+    if (p) {
+        uint64_t v = atomic_load(&vt__ws.n_dropped), cur = __atomic_load_n(p, __ATOMIC_RELAXED);
+        while (cur < v &&
+               !__atomic_compare_exchange_n(p, &cur, v, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+            ;
+    }
+    atomic_fetch_sub(&vt__ws.late_busy, 1);
+}
+
+void vt__writer_dropped(void)
+{
+    atomic_fetch_add(&vt__ws.n_dropped, 1);
+    late_push();
+}
+
+void vt__writer_late_at(char *rec)
+{
+    uint64_t h = __atomic_load_n((uint64_t *)(void *)rec, __ATOMIC_ACQUIRE);
+    if ((uint16_t)h != VT_REC_TRAILER || h >> 32 != TRAILER_ROOM)
+        return;
+    atomic_store(&vt__ws.late, (uint64_t *)(void *)(rec + 8 + offsetof(vt_rec_trailer, n_dropped)));
+    late_push(); /* the drops counted since the trailer read n_dropped */
+}
+
+void vt__writer_note_late(void)
+{
+    int s = atomic_load_explicit(&vt__ws.state, memory_order_relaxed);
+    if ((s == W_CLOSED || s == W_EXEC) && !vt__config_get()->disabled &&
+        !(vt__ws.owner && !*vt__ws.owner)) /* (not a child made without fork()'s handlers) */
+        vt__writer_dropped();
 }

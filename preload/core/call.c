@@ -40,6 +40,8 @@ static void alloc_end(vt__call *c, int32_t result, uint64_t addr, uint64_t size,
                       uint64_t aux)
 {
     if (!c->rec) {
+        if (vt__depth() == 1) /* not recorded: the trace has ended, or is off (writer.c) */
+            vt__writer_note_late();
         vt__leave();
         return;
     }
@@ -98,6 +100,8 @@ void vt__call_free_end(vt__call *c, int32_t result, uint64_t addr)
             .api = c->api, .device = -1, .addr = addr, .stream = c->stream, .result = result};
         vt__record_free(&ev);
         errno = e;
+    } else if (addr && vt__depth() == 1) {
+        vt__writer_note_late();
     }
     vt__leave();
 }

@@ -32,6 +32,9 @@ int vt__write_strings(uint16_t type, uint16_t flags, const void *fixed, size_t n
 uint64_t vt__now_ns(void);
 /* vt__writer_close: writes the trailer and truncates the file to its length (atexit). */
 void vt__writer_close(void);
+/* vt__writer_note_late: an event made after the trace was ended (exit, exec) by a thread still
+ * running: counted in the trailer's n_dropped, never lost unsaid. */
+void vt__writer_note_late(void);
 /* vt__writer_close_interrupted: the same at an exit() made by a signal handler that interrupted
  * a hook on this thread: the trailer only where that cannot hang or misplace it (writer_end.c);
  * else the trace is left cut there, said once. */

@@ -64,8 +64,10 @@ __thread uint64_t vt__t_last_ns; /* (record.h: vt__record_last_ns) */
 
 void vt__record_alloc(const vt__event *ev)
 {
-    if (!vt__active())
+    if (!vt__active()) { /* ended since the hook began (exit, exec on another thread) */
+        vt__writer_note_late();
         return;
+    }
     int role;
     uint32_t ti = vt__thread_current(&role);
     int dev = ev->device >= 0 ? ev->device : vt__current_device();
@@ -95,8 +97,10 @@ void vt__record_alloc(const vt__event *ev)
 
 void vt__record_free(const vt__event *ev)
 {
-    if (!vt__active())
+    if (!vt__active()) { /* ended since the hook began (exit, exec on another thread) */
+        vt__writer_note_late();
         return;
+    }
     int role;
     uint32_t ti = vt__thread_current(&role);
     int dev = ev->device; /* a free's device is its allocation's: the analyzer pairs them */

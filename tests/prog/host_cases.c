@@ -18,6 +18,10 @@
  *               under way: the tracer opening its file), both joined, then 100 pairs: "ok"
  *   sigexit N   pairs without end; after N microseconds a SIGALRM handler calls exit(7) (it
  *               may interrupt a CUDA call being recorded: the tracer's exit must not hang)
+ *   lateexit N  N threads allocating without end, each counting its calls that returned in
+ *               counts.bin (a shared mapping: read after the process is gone), then exit(0) with
+ *               2 MiB of stdout still buffered: the threads go on while exit() writes it out,
+ *               after the tracer's trailer (a reader that waits makes it take a while)
  *   cancelself W  N pairs, then the main thread cancels itself (deferred: pending) and W: exit
  *               exit(5); exec execl("/bin/sh", "exit 6"); fork: a child that prints "child" and
  *               exits 7, waited for (cancellation off), "child 7". None is a cancellation point
@@ -29,9 +33,11 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -210,6 +216,43 @@ static __attribute__((noreturn)) int sig_exit(int us)
         pairs(1);
 }
 
+static _Atomic unsigned long long *g_counts; /* lateexit: each thread's calls made */
+
+static void *counting(void *arg)
+{
+    _Atomic unsigned long long *n = &g_counts[(long)arg];
+    for (;;) {
+        void *p;
+        if (cudaMalloc(&p, 1024) == 0) {
+            atomic_fetch_add_explicit(n, 1, memory_order_relaxed);
+            if (cudaFree(p) == 0)
+                atomic_fetch_add_explicit(n, 1, memory_order_relaxed);
+        }
+    }
+    return NULL;
+}
+
+/* late_exit: see the top (events made after the trailer must be counted, not vanish) */
+static int late_exit(int n)
+{
+    int fd = open("counts.bin", O_RDWR | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0 || ftruncate(fd, 4096))
+        return 24;
+    g_counts = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (g_counts == MAP_FAILED || n > 64)
+        return 25;
+    static char buf[4 << 20];
+    setvbuf(stdout, buf, _IOFBF, sizeof buf);
+    for (int i = 0; i < 2 << 10; i++)
+        printf("%01023d\n", 0);
+    pthread_t t;
+    for (long i = 0; i < n; i++)
+        if (pthread_create(&t, NULL, counting, (void *)i))
+            return 23;
+    usleep(20000);
+    exit(0);
+}
+
 /* cancel_self: see the top (the tracer's own work at exit, exec and in a fork child) */
 static int cancel_self(const char *what, int n)
 {
@@ -267,13 +310,16 @@ int main(int argc, char **argv)
         return race(!strcmp(c, "execrace"), n);
     if (!strcmp(c, "cancel"))
         return cancel_case(n);
+    if (!strcmp(c, "lateexit"))
+        return late_exit(n);
     if (!strcmp(c, "sigexit"))
         return sig_exit(n);
     if (!strcmp(c, "cancelself"))
         return cancel_self(argv[2], argc > 3 ? atoi(argv[3]) : 10);
     if (!strcmp(c, "earlyexit"))
         return early_exit(n);
-    fprintf(stderr, "usage: host_cases fdclose|fddup2|rawfork|clone|vforkexit|chdir|exitrace|"
-                    "execrace|cancel|earlyexit|sigexit N [C] | cancelself exit|exec|fork [N]\n");
+    fprintf(stderr,
+            "usage: host_cases fdclose|fddup2|rawfork|clone|vforkexit|chdir|exitrace|"
+            "execrace|cancel|earlyexit|sigexit|lateexit N [C] | cancelself exit|exec|fork [N]\n");
     return 2;
 }
