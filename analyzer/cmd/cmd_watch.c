@@ -74,5 +74,5 @@ int cmd_watch(int argc, char **argv)
         return VT_EXIT_USAGE;
     }
     int reaped = 0;
-    return watch_loop(argv[p.optind], interval, once, plain, 0, NULL, &reaped);
+    return watch_loop(argv[p.optind], interval, once, plain, 0, NULL, &reaped, NULL);
 }

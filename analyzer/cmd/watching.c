@@ -57,6 +57,8 @@ typedef struct wstate {
     int said_wait;   /* "waiting for FILE" said */
     off_t last_size; /* the file's size at the last refresh */
     int stale;       /* refreshes in a row the file did not grow and its writer was gone */
+    uint32_t
+        exec_pid; /* it ended at an exec: its writer's pid (the new image's trace is another) */
 } wstate;
 
 static int stack_phase(wstate *w, uint32_t id)
@@ -191,6 +193,8 @@ static void other(wstate *w, const reader_record *rec)
         w->oom = 1, w->oom_by = 0, w->oom_bytes = rec->u.oom.requested,
         w->oom_ns = rec->u.oom.time_ns;
     else if (rec->type == VT_REC_TRAILER) {
+        const tables_process *p = tables_process_get(w->t);
+        w->exec_pid = (rec->flags & VT_TRAILER_EXEC) && p ? p->pid : 0;
         w->ended = 1;
         w->last_ns = rec->u.trailer.end_ns > w->last_ns ? rec->u.trailer.end_ns : w->last_ns;
         trace_end(w);
@@ -467,7 +471,7 @@ static int writer_gone(wstate *w)
 /* watch_loop: refreshes every interval until the trace ends, the child (when > 0) exits (then
  * *reaped = 1, its status in *status), or once. The exit code. */
 int watch_loop(const char *path, double interval, int once, int plain, pid_t child, int *status,
-               int *reaped)
+               int *reaped, uint32_t *exec_pid)
 {
     wstate w;
     memset(&w, 0, sizeof w);
@@ -521,33 +525,8 @@ int watch_loop(const char *path, double interval, int once, int plain, pid_t chi
         nanosleep(&ts, NULL);
     }
     notes_implausible("watch", path, w.implausible); /* (said once, after what it showed) */
+    if (exec_pid)
+        *exec_pid = w.ended ? w.exec_pid : 0;
     free_state(&w);
     return rc;
-}
-
-/* watch_child: see watch.h */
-void watch_child(pid_t pid, const char *manifest, int *status)
-{
-    char path[4096] = "";
-    int reaped = 0;
-    while (!reaped) { /* the trace's path: the manifest's first line, once the process wrote it */
-        FILE *f = fopen(manifest, "r");
-        if (f) {
-            if (!fgets(path, sizeof path, f) || path[0] == '!')
-                path[0] = 0;
-            path[strcspn(path, "\n")] = 0;
-            fclose(f);
-        }
-        if (path[0])
-            break;
-        pid_t p = run_signals_reap(pid, status, WNOHANG);
-        reaped = p == pid || (p < 0 && errno != EINTR);
-        struct timespec ts = {0, 200000000L};
-        if (!reaped)
-            nanosleep(&ts, NULL);
-    }
-    if (!reaped)
-        watch_loop(path, 1.0, 0, 0, pid, status, &reaped);
-    while (!reaped && run_signals_reap(pid, status, 0) < 0 && errno == EINTR) {
-    }
 }

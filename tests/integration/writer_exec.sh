@@ -39,6 +39,19 @@ done
 "$VT" run -q -o vf.vt -- "$P" vfork >out 2>&1 || { cat out; fail "vfork run failed"; }
 ends vf.vt 0 2
 
+# a shell wrapper that execs a program that execs itself twice: one trace per image (EXEC
+# trailers on the first two), and `run --watch` follows the run into each new image's trace
+# (it had stopped at the first one's end, "(ended)", and shown nothing of the other two images)
+"$VT" run --watch -o ch.vt -- sh -c "exec '$P' chain 0" >out 2>err || { cat out err; fail "chain: run failed"; }
+ends ch.vt 4 10
+ends ch.vt.1 4 20
+ends ch.vt.2 0 30
+for mib in 310 320 330; do
+    grep -q "live $mib.0 MiB.*(ended)\$" out || { cat out err; fail "chain: run --watch did not show the image holding $mib MiB to its end"; }
+done
+[ "$(grep -c "the program exec'd; following its new image's trace .*/ch.vt.[12]\$" err)" = 2 ] ||
+    { cat err; fail "chain: the handovers are not said"; }
+
 # a trace that ended on a full disk (tests/data/disk_full.vt, made on a 16 KiB tmpfs): `report`
 # says "disk full", exit 0, never "killed"; `dump` shows the trailer's reason
 "$VT" report "$ROOT/tests/data/disk_full.vt" >rep 2>rerr || { cat rerr; fail "disk_full.vt: report failed"; }

@@ -1,8 +1,9 @@
 /* exec_cases.c — exec under the preload, run by tests/integration/writer_exec.sh: a trace
  * ends with an EXEC trailer before each form of exec; a failed exec changes nothing the
  * program sees (result, errno) and tracing goes on; a vfork child's exec leaves the parent's
- * trace alone. usage: exec_cases exec|fail FORM | vfork; FORM: execv execve execvp execvpe
- * execl execlp execle fexecve. */
+ * trace alone; `chain S` keeps 10 * (S + 1) allocations of 1 MiB for 1.5 s, then execs itself as
+ * `chain S+1` up to S = 2 (three images, one trace each). usage: exec_cases exec|fail FORM | vfork
+ * | chain S; FORM: execv execve execvp execvpe execl execlp execle fexecve. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -79,6 +80,20 @@ int main(int argc, char **argv)
         pairs(2);
         return 0;
     }
+    if (argc == 3 && !strcmp(argv[1], "chain")) {
+        int s = atoi(argv[2]);
+        for (int i = 0; i < 10 * (s + 1); i++) {
+            void *p = NULL;
+            if (cudaMalloc(&p, 1 << 20))
+                return 1;
+        }
+        usleep(1500000);
+        char next[16];
+        snprintf(next, sizeof next, "%d", s + 1);
+        if (s < 2)
+            execl("/proc/self/exe", "exec_cases", "chain", next, (char *)NULL);
+        return s < 2 ? 1 : 0;
+    }
     if (argc == 2 && !strcmp(argv[1], "vfork")) {
         pairs(1);
         pid_t pid = vfork();
@@ -95,6 +110,6 @@ int main(int argc, char **argv)
         pairs(1);
         return 0;
     }
-    fprintf(stderr, "usage: exec_cases exec|fail FORM | vfork\n");
+    fprintf(stderr, "usage: exec_cases exec|fail FORM | vfork | chain S\n");
     return 2;
 }

@@ -1,0 +1,91 @@
+/* watch_child.c — `run --watch`: the run of run's command followed from its trace, and on across
+ * its execs: a trace that ends at an exec (its trailer says so) is followed by the new image's, the
+ * manifest's next trace written by the same pid. `run --watch` had stopped at the first image's
+ * end ("(ended)") and shown nothing of the rest of the run (a wrapper that execs the training). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "reader.h"
+#include "run_signals.h"
+#include "vramtrace/trace_format.h"
+#include "watch.h"
+
+/* manifest_line: the manifest's line n (from 0) into out, without its newline; 0 when it is not
+ * there yet (a line not yet ended is not there) */
+static int manifest_line(const char *manifest, int n, char *out, size_t cap)
+{
+    FILE *f = fopen(manifest, "r");
+    if (!f)
+        return 0;
+    char line[4200];
+    int k = 0, found = 0;
+    while (!found && fgets(line, sizeof line, f) && strchr(line, '\n'))
+        if (k++ == n) {
+            line[strcspn(line, "\n")] = 0;
+            snprintf(out, cap, "%s", line);
+            found = 1;
+        }
+    fclose(f);
+    return found;
+}
+
+/* trace_pid: the pid of path's PROCESS record (the first after the header); 0 when it is not
+ * written yet or path is no trace */
+static uint32_t trace_pid(const char *path)
+{
+    char msg[512];
+    reader *rd = reader_open(path, msg, sizeof msg);
+    if (!rd)
+        return 0;
+    reader_record rec;
+    uint32_t pid = 0;
+    for (int i = 0; !pid && i < 4 && reader_next(rd, &rec); i++)
+        if (rec.type == VT_REC_PROCESS)
+            pid = rec.u.process.fixed.pid;
+    reader_close(rd);
+    return pid;
+}
+
+/* next_trace: the trace to follow: the manifest's first line (a "!" line: none, as before), or
+ * after an exec by exec_pid the first later line that is a trace of exec_pid (*at: its line) */
+static int next_trace(const char *manifest, uint32_t exec_pid, int *at, char *path, size_t cap)
+{
+    if (!exec_pid)
+        return manifest_line(manifest, 0, path, cap) && path[0] != '!';
+    for (int n = *at + 1; manifest_line(manifest, n, path, cap); n++)
+        if (path[0] != '!' && trace_pid(path) == exec_pid) {
+            *at = n;
+            return 1;
+        }
+    return 0;
+}
+
+/* watch_child: see watch.h */
+void watch_child(pid_t pid, const char *manifest, int *status)
+{
+    char path[4200];
+    int reaped = 0, at = 0;
+    uint32_t exec_pid = 0;
+    while (!reaped) {
+        if (!next_trace(manifest, exec_pid, &at, path, sizeof path)) {
+            pid_t p = run_signals_reap(pid, status, WNOHANG);
+            reaped = p == pid || (p < 0 && errno != EINTR);
+            struct timespec ts = {0, 200000000L};
+            if (!reaped)
+                nanosleep(&ts, NULL);
+            continue;
+        }
+        if (exec_pid)
+            fprintf(stderr,
+                    "vramtrace watch: the program exec'd; following its new image's trace %s\n",
+                    path);
+        watch_loop(path, 1.0, 0, 0, pid, status, &reaped, &exec_pid);
+        if (!exec_pid)
+            break;
+    }
+    while (!reaped && run_signals_reap(pid, status, 0) < 0 && errno == EINTR) {
+    }
+}
