@@ -286,7 +286,9 @@ window *vt__window_make(char *map, uint64_t map_off, uint64_t end, uint64_t star
  * writer pushes the count once more after publishing it, so no drop falls between the two. */
 static void late_push(void)
 {
-    atomic_fetch_add(&vt__ws.late_busy, 1);
+    if (!atomic_load(&vt__ws.late)) /* (the drops of an open trace: nothing shared more) */
+        return;
+    atomic_fetch_add(&vt__ws.late_busy, 1); /* (loaded again: a failed exec may take it back) */
     uint64_t *p = atomic_load(&vt__ws.late);
     if (p) {
         uint64_t v = atomic_load(&vt__ws.n_dropped), cur = __atomic_load_n(p, __ATOMIC_RELAXED);
