@@ -35,12 +35,16 @@ size_t vt__encode_strings(char *buf, size_t cap, const char *const *strs, const 
 void vt__writer_fork_prepare(void);
 void vt__writer_fork_parent(void);
 void vt__writer_fork_child(void);
-/* vt__writer_exec_prepare: before an exec (hooks/hook_exec.c, which skips it inside a hook
- * on the same thread): ends the trace with an EXEC trailer, the file cut after it.
+/* vt__writer_exec_prepare: before an exec (hooks/hook_exec.c; inside a hook on the same thread
+ * vt__writer_exec_interrupted, below): ends the trace with an EXEC trailer, the file cut after it.
  * vt__writer_exec_failed: the exec returned; the trailer is taken back and tracing goes on in
  * the same file. Both do nothing in a process (vfork child) that does not own the trace. */
 void vt__writer_exec_prepare(void);
 void vt__writer_exec_failed(void);
+/* vt__writer_exec_interrupted: vt__writer_exec_prepare for an exec from a signal handler that
+ * interrupted a hook on this thread: the trailer only where that cannot hang or misplace it,
+ * else the trace is left cut, said once (writer_end.c interrupted_lock). */
+void vt__writer_exec_interrupted(void);
 /* vt__writer_rec_max: the largest record the trace takes (the format's bound, or what a slot of
  * a chunked trace holds): strings are cut to fit it rather than the record dropped. */
 size_t vt__writer_rec_max(void);

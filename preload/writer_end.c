@@ -124,50 +124,52 @@ void vt__writer_close(void)
     pthread_mutex_unlock(&vt__ws.lock);
 }
 
-/* vt__writer_close_interrupted: see output.h. The hook this thread was in may have reserved a
- * record it had not stored (a trailer after it is read as a zero-filled tail), hold vt__ws.lock
- * mid-switch (taken again, recursively, the close had sealed a window half put in), or hold
- * malloc's lock (a bounded trace's packing allocates: the exit had waited for ever, 8 of 40
- * SIGALRM handlers calling exit(7)). A plain trace that is in none of these gets its trailer; the
- * lock is waited for 2 s at most (a thread holding it may wait on a lock this one holds). */
-void vt__writer_close_interrupted(void)
+/* interrupted_lock: exit() or an exec from a signal handler that interrupted a hook on this
+ * thread (`what` names it). The hook may have reserved a record it had not stored (a trailer
+ * after it is read as a zero-filled tail), hold vt__ws.lock mid-switch (taken again, recursively,
+ * the end had sealed a window half put in), or hold malloc's lock (a bounded trace's packing
+ * allocates: the exit had waited for ever, 8 of 40 SIGALRM handlers calling exit(7)). A plain
+ * trace that is in none of these is ended as usual: 1, the lock taken (waited for 2 s at most: a
+ * thread holding it may wait on a lock this one holds). Else the trace is left cut there, said
+ * once: 0. */
+static int interrupted_lock(const char *what)
 {
     int owner = vt__ws.lock.__data.__owner == (int)syscall(SYS_gettid);
     int st = atomic_load(&vt__ws.state);
     if (st != W_OPEN && !(st == W_UNOPENED && owner)) /* (or interrupted opening the file) */
-        return;
+        return 0;
     int mid =
         (vt__wslot_mine && atomic_load(&vt__wslot_mine->in)) || vt__wslots_shared_mine || owner;
     if (!mid && !vt__ws.chunked) {
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
         ts.tv_sec += 2;
-        if (!pthread_mutex_timedlock(&vt__ws.lock, &ts)) {
-            close_locked();
-            pthread_mutex_unlock(&vt__ws.lock);
-            return;
-        }
+        if (!pthread_mutex_timedlock(&vt__ws.lock, &ts))
+            return 1;
     }
     atomic_store(&vt__ws.state, W_CLOSED); /* (what other threads make from here is lost too) */
     if (vt__ws.warned)
-        return;
+        return 0;
     vt__ws.warned = 1;
     char esc[600];
     vt__config_escape(vt__ws.path[0] ? vt__ws.path : "(trace file)", esc, sizeof esc);
-    vt__quiet_stderr(
-        "vramtrace: %s ends without its trailer (read as cut there): exit() was called "
-        "from a signal handler that interrupted the recording of a CUDA call\n",
-        esc);
+    vt__quiet_stderr("vramtrace: %s ends without its trailer (read as cut there): %s was called "
+                     "from a signal handler that interrupted the recording of a CUDA call\n",
+                     esc, what);
+    return 0;
 }
 
-/* vt__writer_exec_prepare: before an exec: the trace ends here with an EXEC trailer and the
- * file cut after it (records made meanwhile on other threads are dropped). Not in a vfork
- * child (it shares the parent's memory but is not the process that owns the file). */
-void vt__writer_exec_prepare(void)
+void vt__writer_close_interrupted(void)
 {
-    if (atomic_load(&vt__ws.state) != W_OPEN || getpid() != vt__ws.pid)
-        return;
-    pthread_mutex_lock(&vt__ws.lock);
+    if (interrupted_lock("exit()")) {
+        close_locked();
+        pthread_mutex_unlock(&vt__ws.lock);
+    }
+}
+
+/* exec_end_locked: the trace ends with an EXEC trailer and the file is cut after it. */
+static void exec_end_locked(void)
+{
     if (atomic_load(&vt__ws.state) == W_OPEN) {
         window *w = atomic_load(&vt__ws.cur);
         vt__window_set_cur_locked(NULL);
@@ -178,7 +180,26 @@ void vt__writer_exec_prepare(void)
         if (!vt__ws.chunked) /* (the packer's trailer: writer_pack.c) */
             vt__writer_late_at(w->base + vt__ws.exec_seal);
     }
+}
+
+/* vt__writer_exec_prepare: before an exec: the trace ends here with an EXEC trailer and the
+ * file cut after it (records made meanwhile on other threads are counted in it as lost). Not in
+ * a vfork child (it shares the parent's memory but is not the process that owns the file). */
+void vt__writer_exec_prepare(void)
+{
+    if (atomic_load(&vt__ws.state) != W_OPEN || getpid() != vt__ws.pid)
+        return;
+    pthread_mutex_lock(&vt__ws.lock);
+    exec_end_locked();
     pthread_mutex_unlock(&vt__ws.lock);
+}
+
+void vt__writer_exec_interrupted(void)
+{
+    if (getpid() == vt__ws.pid && interrupted_lock("an exec")) {
+        exec_end_locked();
+        pthread_mutex_unlock(&vt__ws.lock);
+    }
 }
 
 /* vt__writer_exec_failed: the exec returned: the trailer is taken back and tracing goes on

@@ -24,8 +24,9 @@
 
 /* The shim: find the real function (ENOSYS if absent, nothing written), end the trace, exec;
  * on return (failure) take the trailer back and keep errno as the real call left it. An exec
- * from a signal handler that interrupted this thread inside a hook (maybe inside the writer)
- * leaves the trace as it is rather than risk a half-done window switch. */
+ * from a signal handler that interrupted this thread inside a hook (maybe inside the writer) ends
+ * the trace only where that is safe, else leaves it cut there, said (it had been left so unsaid:
+ * read as killed). */
 #define VT_EXEC_SHIM(name, params, args)                                                           \
     VT__EXPORT int name params                                                                     \
     {                                                                                              \
@@ -44,6 +45,8 @@
         int cancel = vt__cancel_off(); /* (thread.h) */                                            \
         if (!vt__depth()) /* not from a signal handler that interrupted a hook on this thread */   \
             vt__writer_exec_prepare();                                                             \
+        else                                                                                       \
+            vt__writer_exec_interrupted();                                                         \
         vt__cancel_restore(cancel);                                                                \
         errno = e;                                                                                 \
         int r = f args;                                                                            \

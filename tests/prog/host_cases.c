@@ -18,6 +18,7 @@
  *               under way: the tracer opening its file), both joined, then 100 pairs: "ok"
  *   sigexit N   pairs without end; after N microseconds a SIGALRM handler calls exit(7) (it
  *               may interrupt a CUDA call being recorded: the tracer's exit must not hang)
+ *   sigexec N   the same, the handler exec'ing /bin/sh -c 'exit 8'
  *   lateexit N  N threads allocating without end, each counting its calls that returned in
  *               counts.bin (a shared mapping: read after the process is gone), then exit(0) with
  *               2 MiB of stdout still buffered: the threads go on while exit() writes it out,
@@ -206,10 +207,17 @@ static void exit7(int sig)
     exit(7); /* not async-signal-safe, but programs do it and it works untraced */
 }
 
-/* sig_exit: see the top */
-static __attribute__((noreturn)) int sig_exit(int us)
+static void exec8(int sig)
 {
-    signal(SIGALRM, exit7);
+    (void)sig;
+    execl("/bin/sh", "sh", "-c", "exit 8", (char *)NULL);
+    _exit(99);
+}
+
+/* sig_exit: see the top (sigexit, sigexec) */
+static __attribute__((noreturn)) int sig_exit(int us, int exec)
+{
+    signal(SIGALRM, exec ? exec8 : exit7);
     struct itimerval it = {{0, 0}, {0, us}};
     setitimer(ITIMER_REAL, &it, NULL);
     for (;;)
@@ -312,14 +320,14 @@ int main(int argc, char **argv)
         return cancel_case(n);
     if (!strcmp(c, "lateexit"))
         return late_exit(n);
-    if (!strcmp(c, "sigexit"))
-        return sig_exit(n);
+    if (!strcmp(c, "sigexit") || !strcmp(c, "sigexec"))
+        return sig_exit(n, !strcmp(c, "sigexec"));
     if (!strcmp(c, "cancelself"))
         return cancel_self(argv[2], argc > 3 ? atoi(argv[3]) : 10);
     if (!strcmp(c, "earlyexit"))
         return early_exit(n);
-    fprintf(stderr,
-            "usage: host_cases fdclose|fddup2|rawfork|clone|vforkexit|chdir|exitrace|"
-            "execrace|cancel|earlyexit|sigexit|lateexit N [C] | cancelself exit|exec|fork [N]\n");
+    fprintf(stderr, "usage: host_cases fdclose|fddup2|rawfork|clone|vforkexit|chdir|exitrace|"
+                    "execrace|cancel|earlyexit|sigexit|sigexec|lateexit N [C] | cancelself "
+                    "exit|exec|fork [N]\n");
     return 2;
 }
