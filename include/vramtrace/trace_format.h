@@ -531,11 +531,9 @@ enum vt_trailer_flag {
 typedef struct vt_rec_trailer {
     uint64_t end_ns;           /* since start_mono_ns */
     uint64_t n_events;         /* ALLOC + FREE records written */
-    uint64_t n_dropped;        /* events lost (output failure, table full; those made after the
-                                * trailer while the process exits or execs are added to it in
-                                * place by writers since 2026-12-03); in a chunked trace
-                                * not those of a group the packer could not place (counted in
-                                * n_events, missing from the file: readers find them so) */
+    uint64_t n_dropped;        /* events lost (output failure, table full, made after the trailer
+                                * at exit or exec: added in place since 2026-12-03); chunked: not
+                                * a group the packer could not place (in n_events, readers find) */
     uint64_t n_records;        /* all records written, trailer excluded */
     uint32_t stacks_truncated; /* stacks cut at the depth cap */
     uint32_t error;            /* with DISK_FULL / OUTPUT_ERROR: the errno that stopped the
