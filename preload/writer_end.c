@@ -126,12 +126,11 @@ void vt__writer_close(void)
 
 /* interrupted_lock: exit() or an exec from a signal handler that interrupted a hook on this
  * thread (`what` names it). The hook may have reserved a record it had not stored (a trailer
- * after it is read as a zero-filled tail), hold vt__ws.lock mid-switch (taken again, recursively,
- * the end had sealed a window half put in), or hold malloc's lock (a bounded trace's packing
- * allocates: the exit had waited for ever, 8 of 40 SIGALRM handlers calling exit(7)). A plain
- * trace that is in none of these is ended as usual: 1, the lock taken (waited for 2 s at most: a
- * thread holding it may wait on a lock this one holds). Else the trace is left cut there, said
- * once: 0. */
+ * after it is read as a zero-filled tail) or hold vt__ws.lock mid-switch (taken again,
+ * recursively, the end had sealed a window half put in). (It may hold malloc's lock too: a
+ * bounded trace's packing takes its memory from mmap, writer_mem.h.) A trace that is in neither
+ * is ended as usual: 1, the lock taken (waited for 2 s at most: a thread holding it may wait on a
+ * lock this one holds). Else the trace is left cut there, said once: 0. */
 static int interrupted_lock(const char *what)
 {
     int owner = vt__ws.lock.__data.__owner == (int)syscall(SYS_gettid);
@@ -140,7 +139,7 @@ static int interrupted_lock(const char *what)
         return 0;
     int mid =
         (vt__wslot_mine && atomic_load(&vt__wslot_mine->in)) || vt__wslots_shared_mine || owner;
-    if (!mid && !vt__ws.chunked) {
+    if (!mid) {
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
         ts.tv_sec += 2;

@@ -11,11 +11,11 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
+#define ZSTD_STATIC_LINKING_ONLY /* ZSTD_createCCtx_advanced: the context's memory from mmap */
 #include <zstd.h>
 
 #include "core/config.h"
@@ -24,6 +24,7 @@
 #include "vramtrace/trace_format.h"
 #include "writer.h"
 #include "writer_internal.h"
+#include "writer_mem.h"
 
 #define ZSTD_LEVEL 1
 #define RAW_RESERVE 4 /* free slots the packer keeps for the writers' next raw slots */
@@ -41,8 +42,8 @@ static struct packer {
     pthread_t thread;
     int have_thread, stop;
     ZSTD_CCtx *cctx;
-    char *zbuf, *meta, *evs, *snap;
-    size_t zcap, meta_cap, evs_cap, snap_cap;
+    char *zbuf, *meta, *evs, *snap, *sum; /* sum: STEP records waiting for flush_summary */
+    size_t zcap, meta_cap, evs_cap, snap_cap, nsum, sum_cap;
     out head, meta_o, events, summary;
     struct fifo_item { /* closed EVENTS slots, oldest first: dropped in this order */
         uint64_t slot, events, first_ns, last_ns, group;
@@ -57,8 +58,6 @@ static struct packer {
     uint64_t dropped_events, dropped_from, dropped_to;
     uint64_t lost_records; /* what the packer could not place (for a debugger: not n_dropped) */
     uint64_t last_ns;      /* the time of the last event packed */
-    char *sum;             /* STEP records waiting for flush_summary */
-    size_t nsum, sum_cap;
 } P;
 
 /* ---- slots ------------------------------------------------------------------------------- */
@@ -78,11 +77,9 @@ static int64_t drop_oldest(void)
     size_t k = 0;
     while (k < P.nfifo && P.fifo[k].group == g)
         k++;
-    struct fifo_item one, *items = malloc(k * sizeof *items);
-    if (!items) {
-        k = 1; /* out of memory: one slot (the rest of its group waits for the next drop) */
-        items = &one;
-    }
+    struct fifo_item one, *items = vt__wm_alloc(k * sizeof *items);
+    if (!items) /* out of memory: one slot (the rest of its group waits for the next drop) */
+        k = 1, items = &one;
     memcpy(items, P.fifo, k * sizeof *items);
     memmove(P.fifo, P.fifo + k, (P.nfifo - k) * sizeof *P.fifo);
     P.nfifo -= k;
@@ -101,7 +98,7 @@ static int64_t drop_oldest(void)
         vt__slot_release_locked(items[i].slot, NULL);
     pthread_mutex_unlock(&vt__ws.lock);
     if (items != &one)
-        free(items);
+        vt__wm_free(items);
     return first;
 }
 
@@ -147,7 +144,7 @@ static void out_close(out *o, int events)
         pthread_mutex_lock(&vt__ws.lock);
         if (P.nfifo == P.capfifo) {
             size_t n = P.capfifo ? P.capfifo * 2 : 64;
-            struct fifo_item *nf = realloc(P.fifo, n * sizeof *nf);
+            struct fifo_item *nf = vt__wm_realloc(P.fifo, n * sizeof *nf);
             if (nf)
                 P.fifo = nf, P.capfifo = n;
         }
@@ -185,7 +182,7 @@ static size_t chunk(uint64_t raw_seq, uint32_t stream, const char *data, size_t 
 {
     size_t bound = 8 + sizeof(vt_rec_chunk) + ZSTD_compressBound(len) + 8;
     if (bound > P.zcap) {
-        char *nb = realloc(P.zbuf, bound);
+        char *nb = vt__wm_realloc(P.zbuf, bound);
         if (!nb)
             return 0;
         P.zbuf = nb;
@@ -254,7 +251,7 @@ static void emit_summary(const void *rec, size_t len)
         size_t n = P.sum_cap ? P.sum_cap * 2 : 65536;
         while (n < P.nsum + len)
             n *= 2;
-        char *nb = realloc(P.sum, n);
+        char *nb = vt__wm_realloc(P.sum, n);
         if (!nb) {
             P.lost_records++;
             return;
@@ -422,7 +419,7 @@ static void pack_raw(uint64_t raw_seq, const char *data, size_t len)
     }
     size_t nm = 0, ne = 0;
     if (len > P.meta_cap || len > P.evs_cap) {
-        char *a = realloc(P.meta, len), *b = a ? realloc(P.evs, len) : NULL;
+        char *a = vt__wm_realloc(P.meta, len), *b = a ? vt__wm_realloc(P.evs, len) : NULL;
         if (a)
             P.meta = a, P.meta_cap = len;
         if (b)
@@ -520,16 +517,19 @@ static void *pack_main(void *arg)
     return NULL;
 }
 
+static const ZSTD_customMem ZMEM = {vt__wm_alloc_cb, vt__wm_free_cb, NULL}; /* writer_mem.h */
+
 int vt__pack_start_locked(const vt_file_header *h, int *err)
 {
     vt__pl_reset();
     ZSTD_freeCCtx(P.cctx);
-    free(P.zbuf), free(P.meta), free(P.evs), free(P.snap), free(P.fifo), free(P.sum);
+    vt__wm_free(P.zbuf), vt__wm_free(P.meta), vt__wm_free(P.evs), vt__wm_free(P.snap),
+        vt__wm_free(P.fifo), vt__wm_free(P.sum);
     memset(&P, 0, sizeof P);
     P.head_left = vt__ws.max_size ? vt__ws.max_size / 8 : UINT64_MAX;
     if (P.head_left != UINT64_MAX && P.head_left < 2 * vt__ws.slot_size)
         P.head_left = 2 * vt__ws.slot_size;
-    P.cctx = ZSTD_createCCtx();                                        /* NULL: chunks are stored */
+    P.cctx = ZSTD_createCCtx_advanced(ZMEM);                           /* NULL: chunks are stored */
     if ((*err = out_open(&P.head, VT_SLOT_PACK, VT_STREAM_HEAD)) != 0) /* slot 0: the header */
         return -1;
     memcpy(P.head.map, h, sizeof *h);

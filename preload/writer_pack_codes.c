@@ -3,11 +3,11 @@
  * optimizer's (a frame under optim/, clip_grad, GradScaler's step, an EMA of the weights'
  * update), a backward call's, or neither; as the analyzer's phases.c sorts frames. Its input is
  * the records themselves; it calls nothing but the C library. */
-#include <stdlib.h>
 #include <string.h>
 
 #include "vramtrace/trace_format.h"
 #include "writer_internal.h"
+#include "writer_mem.h"
 
 /* what a code object is: an optimizer's, a backward call, GradScaler's, GradScaler.scale (which
  * makes the loss's scaled copy and, the first time, the scale: the forward's) */
@@ -26,7 +26,7 @@ static uint8_t *grow_bytes(uint8_t **a, uint32_t *n, uint32_t id)
         uint32_t m = *n ? *n : 1024;
         while (m <= id)
             m *= 2;
-        uint8_t *na = realloc(*a, m);
+        uint8_t *na = vt__wm_realloc(*a, m);
         if (!na)
             return NULL;
         memset(na + *n, 0, m - *n);
@@ -137,8 +137,8 @@ int vt__pl_no_python(void)
 
 void vt__pl_codes_reset(void)
 {
-    free(K.code_opt);
-    free(K.stack_opt);
+    vt__wm_free(K.code_opt);
+    vt__wm_free(K.stack_opt);
     memset(&K, 0, sizeof K);
 }
 

@@ -3,11 +3,11 @@
  * with its ALLOC record, paired by (space, addr) as readers pair them) for the snapshots, the
  * live bytes per stack, and the training steps it ends STEP records at (trace_format.h STEP).
  * Its input is the records themselves; it calls nothing but the C library. */
-#include <stdlib.h>
 #include <string.h>
 
 #include "vramtrace/trace_format.h"
 #include "writer_internal.h"
+#include "writer_mem.h"
 
 /* ---- facts per API, from the format's one list ----------------------------------------- */
 enum {
@@ -58,6 +58,8 @@ static struct live {
     uint32_t nst;
     uint32_t *dirty;
     size_t ndirty, capdirty;
+    char *sbuf; /* a STEP record being made (kept: no mapping made and unmade per step) */
+    size_t sbufcap;
     int tensors_seen, phase, opt_since, oom_since;
     uint64_t oom_request;
     uint32_t step;
@@ -99,7 +101,7 @@ static ent *find(uint64_t addr, unsigned space)
 static int grow(void)
 {
     size_t ncap = L.cap ? L.cap * 2 : 4096;
-    ent *nt = calloc(ncap, sizeof *nt);
+    ent *nt = vt__wm_alloc_n(ncap, sizeof *nt);
     if (!nt)
         return -1;
     for (size_t i = 0; i < L.cap; i++) {
@@ -110,7 +112,7 @@ static int grow(void)
             j = (j + 1) & (ncap - 1);
         nt[j] = L.tab[i];
     }
-    free(L.tab);
+    vt__wm_free(L.tab);
     L.tab = nt;
     L.cap = ncap;
     return 0;
@@ -143,7 +145,7 @@ static struct per_stack *stack_of(uint32_t id)
         uint32_t n = L.nst ? L.nst : 1024;
         while (n <= id)
             n *= 2;
-        struct per_stack *ns = realloc(L.st, n * sizeof *ns);
+        struct per_stack *ns = vt__wm_realloc(L.st, n * sizeof *ns);
         if (!ns)
             return NULL;
         memset(ns + L.nst, 0, (n - L.nst) * sizeof *ns);
@@ -165,7 +167,7 @@ static void count(uint32_t stack, int tensor, int device, int64_t delta)
     if (!p->dirty) {
         if (L.ndirty == L.capdirty) {
             size_t n = L.capdirty ? L.capdirty * 2 : 1024;
-            uint32_t *nd = realloc(L.dirty, n * sizeof *nd);
+            uint32_t *nd = vt__wm_realloc(L.dirty, n * sizeof *nd);
             if (!nd)
                 return;
             L.dirty = nd;
@@ -183,12 +185,32 @@ static int by_change(const void *a, const void *b)
     return x->bytes < y->bytes ? 1 : x->bytes > y->bytes ? -1 : 0;
 }
 
+/* step_room: L.sbuf holds need bytes (grown); 0 when it cannot */
+static int step_room(size_t need)
+{
+    if (need <= L.sbufcap)
+        return 1;
+    size_t c = L.sbufcap ? L.sbufcap : 4096;
+    while (c < need)
+        c *= 2;
+    char *nb = vt__wm_realloc(L.sbuf, c);
+    if (!nb)
+        return 0;
+    L.sbuf = nb;
+    L.sbufcap = c;
+    return 1;
+}
+
 /* emit_step: a STEP record of the stacks whose live bytes changed, through emit (end:
  * VT_STEPF_END, the record written as the trace ends). */
 static void emit_step(uint64_t tt, void (*emit)(const void *, size_t), uint32_t end)
 {
-    size_t n = 0;
-    vt_step_stack *v = malloc((L.ndirty ? L.ndirty : 1) * sizeof *v);
+    size_t n = 0, at = 8 + sizeof(vt_rec_step); /* (a multiple of 8: the stacks' place) */
+    _Static_assert(sizeof(vt_rec_step) % 8 == 0, "the stacks follow on 8 bytes");
+    /* the stacks go where the record holds them (without room: a record without them) */
+    int room = step_room(at + (L.ndirty ? L.ndirty : 1) * sizeof(vt_step_stack)),
+        any = room || step_room(at);
+    vt_step_stack *v = room ? (vt_step_stack *)(void *)(L.sbuf + at) : NULL;
     for (size_t i = 0; i < L.ndirty; i++) {
         struct per_stack *p = &L.st[L.dirty[i]];
         uint64_t now = L.tensors_seen ? p->tensor : p->device;
@@ -212,23 +234,18 @@ static void emit_step(uint64_t tt, void (*emit)(const void *, size_t), uint32_t 
                      0,
                      0};
     if (n > VT_STEP_MAX_STACKS) { /* the largest kept; the rest said at a later step */
-        qsort(v, n, sizeof *v, by_change);
+        vt__wm_sort(v, n, sizeof *v, by_change);
         n = VT_STEP_MAX_STACKS;
         s.flags |= VT_STEPF_PARTIAL;
     }
     s.n_stacks = (uint32_t)n;
-    size_t len = 8 + sizeof s + n * sizeof *v;
-    char *buf = malloc(len);
-    if (buf) {
+    size_t len = at + n * sizeof *v;
+    if (any) {
         uint64_t h = (uint64_t)VT_REC_STEP | ((uint64_t)len << 32);
-        memcpy(buf, &h, 8);
-        memcpy(buf + 8, &s, sizeof s);
-        if (n)
-            memcpy(buf + 8 + sizeof s, v, n * sizeof *v);
-        emit(buf, len);
-        free(buf);
+        memcpy(L.sbuf, &h, 8);
+        memcpy(L.sbuf + 8, &s, sizeof s);
+        emit(L.sbuf, len);
     }
-    free(v);
     L.opt_since = L.oom_since = 0;
     L.oom_request = 0;
     L.events_said = L.events;
@@ -452,7 +469,7 @@ static int by_order(const void *a, const void *b)
  * *buf (grown as needed). The bytes written, 0 when out of memory. */
 size_t vt__pl_snapshot(char **buf, size_t *cap, vt_rec_snapshot *snap)
 {
-    const ent **v = malloc((L.n ? L.n : 1) * sizeof *v);
+    const ent **v = vt__wm_alloc((L.n ? L.n : 1) * sizeof *v);
     if (!v)
         return 0;
     size_t n = 0, need = 8 + sizeof *snap;
@@ -461,11 +478,11 @@ size_t vt__pl_snapshot(char **buf, size_t *cap, vt_rec_snapshot *snap)
             v[n++] = &L.tab[i];
             need += L.tab[i].len;
         }
-    qsort(v, n, sizeof *v, by_order);
+    vt__wm_sort(v, n, sizeof *v, by_order);
     if (need > *cap) {
-        char *nb = realloc(*buf, need);
+        char *nb = vt__wm_realloc(*buf, need);
         if (!nb) {
-            free(v);
+            vt__wm_free(v);
             return 0;
         }
         *buf = nb;
@@ -482,16 +499,17 @@ size_t vt__pl_snapshot(char **buf, size_t *cap, vt_rec_snapshot *snap)
     uint64_t h = (uint64_t)VT_REC_SNAPSHOT | ((uint64_t)(8 + sizeof *snap) << 32);
     memcpy(*buf, &h, 8);
     memcpy(*buf + 8, snap, sizeof *snap);
-    free(v);
+    vt__wm_free(v);
     return at;
 }
 
 /* vt__pl_reset: forgets everything (a new trace, a fork child). */
 void vt__pl_reset(void)
 {
-    free(L.tab);
-    free(L.st);
-    free(L.dirty);
+    vt__wm_free(L.tab);
+    vt__wm_free(L.st);
+    vt__wm_free(L.dirty);
+    vt__wm_free(L.sbuf);
     memset(&L, 0, sizeof L);
     vt__pl_codes_reset();
 }

@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -16,6 +15,7 @@
 #include "vramtrace/trace_format.h"
 #include "writer.h"
 #include "writer_internal.h"
+#include "writer_mem.h"
 
 #define SLOT_MIN (256u << 10)
 #define SLOT_MAX (4u << 20)
@@ -48,7 +48,7 @@ int vt__slots_init_locked(uint64_t max_size)
     vt__ws.full_err = 0;
     if (!vt__ws.free_slots) {
         vt__ws.cap_free = 64;
-        vt__ws.free_slots = malloc(vt__ws.cap_free * sizeof *vt__ws.free_slots);
+        vt__ws.free_slots = vt__wm_alloc(vt__ws.cap_free * sizeof *vt__ws.free_slots);
         if (!vt__ws.free_slots)
             return -1;
     }
@@ -110,7 +110,7 @@ void vt__slot_release_locked(uint64_t i, char *map)
         vt__sys_ops.munmap(map, (size_t)vt__ws.slot_size);
     }
     if (vt__ws.n_free == vt__ws.cap_free) {
-        uint64_t *n = realloc(vt__ws.free_slots, 2 * vt__ws.cap_free * sizeof *n);
+        uint64_t *n = vt__wm_realloc(vt__ws.free_slots, 2 * vt__ws.cap_free * sizeof *n);
         if (!n)
             return; /* out of memory: the slot stays unused (the file keeps its bound) */
         vt__ws.free_slots = n;

@@ -21,8 +21,9 @@
 #    4, waiting on threads that waited on it).
 #  - a thread with a cancellation pending that exits, execs (bounded trace) or forks does so as
 #    untraced (it had ended inside the tracer: exit status 0 for 5, the exec or the child lost).
-#  - exit() from a signal handler that interrupted a CUDA call being recorded: the program exits
-#    (a bounded trace had waited for ever on malloc's lock), its trace whole or cut and said so.
+#  - exit() from a signal handler that interrupted a CUDA call being recorded, or the program's
+#    own malloc: the program exits (a bounded trace had waited for ever on malloc's lock), its
+#    trace whole or cut and said so.
 set -u
 export LD_LIBRARY_PATH="$FAKE"
 P="$BUILD/tests/prog/host_cases"
@@ -156,7 +157,10 @@ echo "  a thread with a cancellation pending exits, execs, forks: as untraced (5
 # malloc's lock (124, 8 of 40), a plain one had ended after the record never stored, read as
 # killed with no word why (2 of 40)
 # An exec from such a handler is the same (it had left the trace cut, unsaid, read as killed).
-for how in exit:7:'exit()' exec:8:'an exec'; do
+# exitm: the handler may also interrupt the program's own malloc outside any CUDA call: a
+# bounded trace's end, which packs what is left, had waited for ever on malloc's lock there (124,
+# 8 of 20: its memory is mmap's now, preload/writer_mem.h)
+for how in exit:7:'exit()' exitm:7:'exit()' exec:8:'an exec'; do
     for bound in 0 8388608; do
         cut=0
         for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
@@ -175,7 +179,13 @@ for how in exit:7:'exit()' exec:8:'an exec'; do
                 [ "$st" = ok ] || { cat err; fail "sig${how%%:*} $i (bound $bound): trace $st, no word why"; }
             fi
         done
-        echo "  ${how##*:} from a SIGALRM handler (bound $bound): 20 of 20 exit $want, $cut traces cut and said, the rest whole"
+        # a bounded trace whose hook held no record in flight and not the writer's lock ends
+        # whole as a plain one does (~1 in 4 are cut; every one had been, but for the exits
+        # outside a hook: 19 of 20)
+        [ $bound = 0 ] || [ $cut -le 15 ] || fail "sig${how%%:*} (bound $bound): $cut of 20 traces cut"
+        also=
+        [ "${how%%:*}" = exitm ] && also=", the program's own malloc between its calls"
+        echo "  ${how##*:} from a SIGALRM handler$also (bound $bound): 20 of 20 exit $want, $cut traces cut and said, the rest whole"
     done
 done
 # a process that ends within a few ms of its first CUDA call, perhaps before its trace's first

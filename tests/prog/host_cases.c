@@ -19,6 +19,8 @@
  *   sigexit N   pairs without end; after N microseconds a SIGALRM handler calls exit(7) (it
  *               may interrupt a CUDA call being recorded: the tracer's exit must not hang)
  *   sigexec N   the same, the handler exec'ing /bin/sh -c 'exit 8'
+ *   sigexitm N  sigexit with the program's own malloc and free between the pairs (the handler
+ *               may interrupt malloc, outside any CUDA call, holding its lock)
  *   lateexit N  N threads allocating without end, each counting its calls that returned in
  *               counts.bin (a shared mapping: read after the process is gone), then exit(0) with
  *               2 MiB of stdout still buffered: the threads go on while exit() writes it out,
@@ -214,14 +216,21 @@ static void exec8(int sig)
     _exit(99);
 }
 
-/* sig_exit: see the top (sigexit, sigexec) */
-static __attribute__((noreturn)) int sig_exit(int us, int exec)
+/* sig_exit: see the top (sigexit, sigexec, sigexitm: mall) */
+static __attribute__((noreturn)) int sig_exit(int us, int exec, int mall)
 {
     signal(SIGALRM, exec ? exec8 : exit7);
     struct itimerval it = {{0, 0}, {0, us}};
     setitimer(ITIMER_REAL, &it, NULL);
-    for (;;)
+    for (unsigned i = 0;; i++) {
         pairs(1);
+        for (unsigned k = 0; mall && k < 8; k++) {
+            volatile char *m = malloc(64 + (i * 7919u + k * 104729u) % 200000u);
+            if (m)
+                m[0] = 1;
+            free((void *)m);
+        }
+    }
 }
 
 static _Atomic unsigned long long *g_counts; /* lateexit: each thread's calls made */
@@ -320,14 +329,15 @@ int main(int argc, char **argv)
         return cancel_case(n);
     if (!strcmp(c, "lateexit"))
         return late_exit(n);
-    if (!strcmp(c, "sigexit") || !strcmp(c, "sigexec"))
-        return sig_exit(n, !strcmp(c, "sigexec"));
+    if (!strcmp(c, "sigexit") || !strcmp(c, "sigexec") || !strcmp(c, "sigexitm"))
+        return sig_exit(n, !strcmp(c, "sigexec"), !strcmp(c, "sigexitm"));
     if (!strcmp(c, "cancelself"))
         return cancel_self(argv[2], argc > 3 ? atoi(argv[3]) : 10);
     if (!strcmp(c, "earlyexit"))
         return early_exit(n);
-    fprintf(stderr, "usage: host_cases fdclose|fddup2|rawfork|clone|vforkexit|chdir|exitrace|"
-                    "execrace|cancel|earlyexit|sigexit|sigexec|lateexit N [C] | cancelself "
-                    "exit|exec|fork [N]\n");
+    fprintf(stderr,
+            "usage: host_cases fdclose|fddup2|rawfork|clone|vforkexit|chdir|exitrace|"
+            "execrace|cancel|earlyexit|sigexit|sigexec|sigexitm|lateexit N [C] | cancelself "
+            "exit|exec|fork [N]\n");
     return 2;
 }
