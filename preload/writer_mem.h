@@ -15,7 +15,8 @@
 void *vt__wm_alloc(size_t n);
 void *vt__wm_alloc_n(size_t k, size_t n);
 /* vt__wm_realloc: p (from vt__wm_alloc, or NULL) grown or shrunk to n bytes, its contents
- * kept (what is added is zero); NULL, p untouched, when the kernel gives none. */
+ * kept; NULL, p untouched, when the kernel gives none. What growth adds is zero only where the
+ * block was never longer (a shrink keeps the rest of its last page as it was): callers zero it. */
 void *vt__wm_realloc(void *p, size_t n);
 /* vt__wm_free: p given back (NULL: nothing). */
 void vt__wm_free(void *p);
