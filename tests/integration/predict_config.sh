@@ -36,6 +36,13 @@ expect_usage --batch_size=eight
 expect_usage --dtype int8
 expect_usage --dropout 1.5
 expect_usage --n-head 7
+# a head count or width nothing gave is nanoGPT's default: the error says so, not as the user's
+"$VT" predict --n-embd 1000 2>&1 | grep -q 'n_embd = 1000 is not divisible by n_head = 12 (nanoGPT.s default: not given)' ||
+    fail "--n-embd 1000: the default head count not said: $("$VT" predict --n-embd 1000 2>&1)"
+"$VT" predict --n-head 7 2>&1 | grep -q 'n_embd = 768 (nanoGPT.s default: not given) is not divisible by n_head = 7 (' ||
+    fail "--n-head 7: the default width not said: $("$VT" predict --n-head 7 2>&1)"
+"$VT" predict --n-head 7 --n-embd 100 2>&1 | grep -q "default" &&
+    fail "--n-head 7 --n-embd 100: both given, yet a default said"
 expect_usage --model gpt5
 expect_usage --card gtx9999
 expect_usage --no-such-option=3

@@ -290,10 +290,14 @@ int config_validate(const nano_config *c, char *err, size_t errlen)
     if (!config_known(c, CFG_n_embd) || !config_known(c, CFG_n_head))
         return 0;
     if (h <= 0 || d % h != 0) {
+        /* (a value nothing gave is nanoGPT's default: said, so that the error does not read as
+         * the user's head count or width) */
+        const char *dflt = " (nanoGPT's default: not given)";
         snprintf(err, errlen,
-                 "n_embd = %lld is not divisible by n_head = %lld (nanoGPT asserts "
+                 "n_embd = %lld%s is not divisible by n_head = %lld%s (nanoGPT asserts "
                  "n_embd %% n_head == 0; change one of them)",
-                 d, h);
+                 d, c->v[CFG_n_embd].src == CONFIG_SRC_DEFAULT ? dflt : "", h,
+                 c->v[CFG_n_head].src == CONFIG_SRC_DEFAULT ? dflt : "");
         return -1;
     }
     return 0;
