@@ -122,6 +122,21 @@ static const char *unset(const nano_config *c, int foreign, config_key k, const 
     return foreign && c->v[k].src == CONFIG_SRC_DEFAULT ? say : "";
 }
 
+/* say_defaults: the keys of nanoGPT's configuration that nothing gave (predict without a
+ * trace takes nanoGPT train.py's defaults for them): named, so that no value reads as the
+ * user's (gradient accumulation is said on the step's line) */
+static void say_defaults(const nano_config *c)
+{
+    char line[256] = "";
+    size_t n = 0;
+    for (int k = 0; k < CFG_COUNT && n < sizeof line; k++)
+        if (k != CFG_gradient_accumulation_steps && c->v[k].src == CONFIG_SRC_DEFAULT)
+            n += (size_t)snprintf(line + n, sizeof line - n, "%s%s", n ? ", " : "",
+                                  config_key_name((config_key)k));
+    if (n)
+        printf("not given, nanoGPT train.py's defaults: %s\n", line);
+}
+
 void predict_print_heading(const nano_config *c, const gpt_shape *s, const char *from,
                            const char *trace_model, int frac_assumed, uint64_t trainable,
                            const char *trained)
@@ -213,6 +228,8 @@ void predict_print_heading(const nano_config *c, const gpt_shape *s, const char 
                               "rest frozen"
                             : "the rest frozen: adapters such as LoRA trained alone, or frozen "
                               "layers");
+    if (!from && !foreign && !s->generic)
+        say_defaults(c);
     if (trained && trained[0]) /* predict's --lora-rank, --optimizer: what was given */
         printf("%s", trained);
     if (s->generic)

@@ -36,6 +36,18 @@ expect_usage --batch_size=eight
 expect_usage --dtype int8
 expect_usage --dropout 1.5
 expect_usage --n-head 7
+# without a trace, what nothing gave is nanoGPT train.py's default: named as such, never as yours
+d=$("$VT" predict | grep "^not given, nanoGPT train.py's defaults: ") || fail "bare predict: the defaults not named"
+for k in batch_size block_size n_layer n_head n_embd vocab_size dtype compile; do
+    printf '%s\n' "$d" | grep -qw "$k" || fail "bare predict: $k not among the defaults: $d"
+done
+d=$("$VT" predict --model gpt2-medium --batch-size 4 --dtype fp16 --no-compile --dropout 0 --block-size 512 |
+    grep "^not given, nanoGPT train.py's defaults: ") || fail "--model gpt2-medium: the defaults not named"
+[ "$d" = "not given, nanoGPT train.py's defaults: vocab_size, bias" ] || fail "--model gpt2-medium ...: $d"
+o=$("$VT" predict "$ROOT/tests/data/hf/gpt2.json") || fail "predict gpt2.json: exit $?"
+printf '%s\n' "$o" | grep -q "^transformers' GPT-2" || fail "predict gpt2.json: $o"
+printf '%s\n' "$o" | grep -q "nanoGPT train.py's defaults" &&
+    fail "a config.json's model said to take nanoGPT's defaults (its own line says what is not given)"
 # a head count or width nothing gave is nanoGPT's default: the error says so, not as the user's
 "$VT" predict --n-embd 1000 2>&1 | grep -q 'n_embd = 1000 is not divisible by n_head = 12 (nanoGPT.s default: not given)' ||
     fail "--n-embd 1000: the default head count not said: $("$VT" predict --n-embd 1000 2>&1)"
