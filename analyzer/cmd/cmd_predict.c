@@ -82,8 +82,9 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
     char b1[32], b2[32], trained[1024];
     const gpt_shape *m = &run->shape; /* (the run's own model: its own count of what trains) */
     int own = run->has_shape && s->L == m->L && s->d == m->d && s->V == m->V && s->H == m->H;
-    predict_print_heading(c, s, a->from, trace_model, run->lora_assumed, own ? run->trainable : 0,
-                          predict_train_text(&a->train, s, trained, sizeof trained));
+    predict_print_heading(
+        c, s, a->from, trace_model, run->lora_assumed, own ? run->trainable : 0,
+        predict_train_text(&a->train, s, a->from != NULL, trained, sizeof trained));
     if (cal->calibrated && s->generic) {
         printf("calibrated with %s (what the run measured%s)\n", a->from,
                cal->partial ? "; it ended in an OOM: its step would have kept at least that" : "");

@@ -274,10 +274,13 @@ static const char *listed(int k, unsigned mask, char *buf, size_t n)
     return buf;
 }
 
-const char *predict_train_text(const predict_train *t, const gpt_shape *s, char *buf, size_t n)
+const char *predict_train_text(const predict_train *t, const gpt_shape *s, int traced, char *buf,
+                               size_t n)
 {
     buf[0] = '\0';
-    if (!predict_train_given(t))
+    /* (nothing given and no trace: the state counted is an assumption, said as the line below
+     * says it beside LoRA; until 2026-12-04 it was said nowhere but in the basic formula's row) */
+    if (!predict_train_given(t) && (traced || s->generic || s->no_training))
         return buf;
     int k = kind(s);
     if (t->lora_rank) {

@@ -43,8 +43,10 @@ int predict_train_given(const predict_train *t);
  * -1 with err: --lora-targets without --lora-rank, a name the block has no projection of. */
 int predict_train_apply(predict_train *t, gpt_shape *s, char *err, size_t errlen);
 /* predict_train_text: the lines the prediction's heading says of them (the trained adapters,
- * the optimizer), into buf ("" when none was given) */
-const char *predict_train_text(const predict_train *t, const gpt_shape *s, char *buf, size_t n);
+ * the optimizer), into buf. None given: "" with a traced run (`traced`: its own optimizer) or
+ * without an optimizer step to count; else that AdamW's state is assumed. */
+const char *predict_train_text(const predict_train *t, const gpt_shape *s, int traced, char *buf,
+                               size_t n);
 /* predict_train_json: "optimizer" and "lora" (null without LoRA) into root, when any of the
  * options was given (absent otherwise: AdamW and every parameter, as without them before) */
 void predict_train_json(cJSON *root, const predict_train *t, const gpt_shape *s);

@@ -48,6 +48,14 @@ o=$("$VT" predict "$ROOT/tests/data/hf/gpt2.json") || fail "predict gpt2.json: e
 printf '%s\n' "$o" | grep -q "^transformers' GPT-2" || fail "predict gpt2.json: $o"
 printf '%s\n' "$o" | grep -q "nanoGPT train.py's defaults" &&
     fail "a config.json's model said to take nanoGPT's defaults (its own line says what is not given)"
+# no --optimizer and no trace: AdamW's state is an assumption, said; a traced run's is its own
+"$VT" predict | grep -q "^optimizer: not given: AdamW's two states assumed, 8 B per trainable parameter (--optimizer)$" ||
+    fail "bare predict: the optimizer assumed is not said"
+"$VT" predict "$ROOT/tests/data/hf/llama_gqa300m.json" | grep -q "^optimizer: not given: AdamW" ||
+    fail "a Llama config.json: the optimizer assumed is not said"
+o=$("$VT" predict --from "$ROOT/examples/traces/h100-torch2.11-beyond/gpt2_adafactor_b4_fit.vt") || fail "--from: exit $?"
+printf '%s\n' "$o" | grep -q "^calibrated with" || fail "--from: $o"
+printf '%s\n' "$o" | grep -q "AdamW's two states assumed" && fail "--from an Adafactor run: AdamW said assumed"
 # a head count or width nothing gave is nanoGPT's default: the error says so, not as the user's
 "$VT" predict --n-embd 1000 2>&1 | grep -q 'n_embd = 1000 is not divisible by n_head = 12 (nanoGPT.s default: not given)' ||
     fail "--n-embd 1000: the default head count not said: $("$VT" predict --n-embd 1000 2>&1)"
