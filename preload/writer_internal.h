@@ -80,6 +80,13 @@ vt__wslot *vt__wslot_take(void);
 int vt__wslots_hold(const struct window *w);
 /* vt__wslots_totals: the records and events stored so far (every slot and the shared path). */
 void vt__wslots_totals(uint64_t *records, uint64_t *events);
+/* vt__ws_unlock_all / vt__ws_relock: vt__ws.lock released by this thread however many times
+ * it holds it, and taken that many times again after a wait on a thread that needs it (the
+ * packer's end): an exec or exit() from a signal handler that ran inside fork() finds the lock
+ * held once by the fork's prepare handler and takes it again (one unlock had left it held: the
+ * packer and the exec waited on each other for ever). The count held, at most 64. */
+int vt__ws_unlock_all(void);
+void vt__ws_relock(int n);
 /* vt__wslots_forget: a fork child's: counts and holds back to zero (its one thread keeps its
  * slot; others' slots stay handed out, unused). */
 void vt__wslots_forget(void);

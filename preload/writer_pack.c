@@ -551,9 +551,9 @@ void vt__pack_finish_locked(window *w, uint64_t s, uint16_t flags, int err)
     P.stop = 1;
     pthread_cond_broadcast(&vt__ws.pack_cond);
     if (P.have_thread && !pthread_equal(P.thread, pthread_self())) {
-        pthread_mutex_unlock(&vt__ws.lock);
+        int held = vt__ws_unlock_all(); /* (twice inside a fork: writer_internal.h) */
         pthread_join(P.thread, NULL);
-        pthread_mutex_lock(&vt__ws.lock);
+        vt__ws_relock(held);
         P.have_thread = 0;
     }
     while (vt__ws.pack_first)

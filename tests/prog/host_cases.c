@@ -21,6 +21,10 @@
  *   sigexec N   the same, the handler exec'ing /bin/sh -c 'exit 8'
  *   sigexitm N  sigexit with the program's own malloc and free between the pairs (the handler
  *               may interrupt malloc, outside any CUDA call, holding its lock)
+ *   sigforkexec N  64 MiB touched (a slow fork), then a pair and a fork() (the child _exits)
+ *               without end; after N microseconds a SIGALRM handler execs /bin/sh -c 'exit 8'
+ *               (it may run inside fork(), between its handlers: the tracer's prepare holds its
+ *               lock)
  *   lateexit N  N threads allocating without end, each counting its calls that returned in
  *               counts.bin (a shared mapping: read after the process is gone), then exit(0) with
  *               2 MiB of stdout still buffered: the threads go on while exit() writes it out,
@@ -233,6 +237,25 @@ static __attribute__((noreturn)) int sig_exit(int us, int exec, int mall)
     }
 }
 
+/* sig_fork_exec: see the top (sigforkexec) */
+static __attribute__((noreturn)) int sig_fork_exec(int us)
+{
+    size_t n = (size_t)64 << 20;
+    char *big = malloc(n);
+    if (!big)
+        exit(26);
+    memset(big, 1, n); /* its page tables copied at each fork: the signal often comes inside */
+    signal(SIGCHLD, SIG_IGN);
+    signal(SIGALRM, exec8);
+    struct itimerval it = {{0, 0}, {0, us}};
+    setitimer(ITIMER_REAL, &it, NULL);
+    for (;;) {
+        pairs(1);
+        if (fork() == 0)
+            _exit(0);
+    }
+}
+
 static _Atomic unsigned long long *g_counts; /* lateexit: each thread's calls made */
 
 static void *counting(void *arg)
@@ -331,13 +354,16 @@ int main(int argc, char **argv)
         return late_exit(n);
     if (!strcmp(c, "sigexit") || !strcmp(c, "sigexec") || !strcmp(c, "sigexitm"))
         return sig_exit(n, !strcmp(c, "sigexec"), !strcmp(c, "sigexitm"));
+    if (!strcmp(c, "sigforkexec"))
+        return sig_fork_exec(n);
     if (!strcmp(c, "cancelself"))
         return cancel_self(argv[2], argc > 3 ? atoi(argv[3]) : 10);
     if (!strcmp(c, "earlyexit"))
         return early_exit(n);
     fprintf(stderr,
             "usage: host_cases fdclose|fddup2|rawfork|clone|vforkexit|chdir|exitrace|"
-            "execrace|cancel|earlyexit|sigexit|sigexec|sigexitm|lateexit N [C] | cancelself "
+            "execrace|cancel|earlyexit|sigexit|sigexec|sigexitm|sigforkexec|lateexit N [C] | "
+            "cancelself "
             "exit|exec|fork [N]\n");
     return 2;
 }
