@@ -64,6 +64,11 @@ for line in open(sys.argv[1]):
         bad.append("%s: an evaluation run's shape %s" % (t, {k: val(k) for k in inf}))
     if val("batch_size") not in (None, f["batch_size"]):
         bad.append("%s: B %s, the run's %d" % (t, val("batch_size"), f["batch_size"]))
+    # a diffusion model's one int64 per image is its timesteps, never said to be labels alone
+    # (until 2026-12-04: "B = 16: the int64 labels (128 B) beside an fp32 image batch")
+    bw = inf.get("batch_size", {}).get("where") or ""
+    if fam == "unet2d" and ("labels" in bw and "timesteps" not in bw or not bw):
+        bad.append("%s: B read from %r" % (t, bw))
     if val("block_size") not in (None, T):
         bad.append("%s: T %s, the run's %s" % (t, val("block_size"), T))
     # H from a fused attention kernel's log-sum-exp rows (B·H·T fp32): every transformer here

@@ -104,7 +104,8 @@ void vt__infer_images(const vt__pass *p, const uint64_t *elems, size_t nelems, s
                 (unsigned long long)p->img_side, (unsigned long long)p->img_bytes);
     if (!T && p->img_b)
         vt__set(out, INFER_batch_size, (int64_t)p->img_b,
-                "B = %llu: the int64 labels (%llu B) beside an fp32 image batch of %llu B",
+                "B = %llu: one int64 per image (%llu B: a classifier's labels, a diffusion "
+                "model's timesteps) beside an fp32 image batch of %llu B",
                 (unsigned long long)p->img_b, (unsigned long long)p->img_b * 8,
                 (unsigned long long)p->img_bytes);
 }
