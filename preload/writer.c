@@ -183,6 +183,55 @@ static __attribute__((noinline)) int past_end(window *w, uint64_t pos, uint64_t 
     return 0;
 }
 
+/* ---- blocks (a plain trace, 2.0: trace_blocks.h) ---------------------------------------------
+ * A thread reserves BLOCK_BYTES of the window at a time (one fetch_add) and stores its records
+ * into that block one after the other: threads share no word per record (8 threads had cost
+ * 3.1x the CPU per event of one on the shared reservation). Before a record goes into its
+ * block the thread holds w (its slot), then a full fence, then w must still be unsealed: a
+ * switch, close or exec seals w before it waits for the slots (drain, sweep), so either it sees
+ * this thread holding w or this thread sees the seal and takes a block in the current window. */
+#define BLOCK_BYTES 4096u
+
+/* in_block: the record fits in this thread's block in w (held), and w takes records */
+static inline int in_block(const vt__wslot *me, const window *w, size_t size)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    return me->bwin == w->seq && me->bpos + size <= me->bend &&
+           atomic_load_explicit(&w->sealed, memory_order_relaxed) == UNSEALED;
+}
+
+/* block_head: the BLOCK record at pos (bs bytes) of w: its payload, then its header */
+static inline void block_head(window *w, uint64_t pos, uint64_t bs, uint32_t writer)
+{
+    vt_rec_block b = {w->seq, writer};
+    memcpy(w->base + pos + 8, &b, sizeof b);
+    uint64_t hdr = (uint64_t)VT_REC_BLOCK | (bs << 32);
+    __atomic_store_n((uint64_t *)(void *)(w->base + pos), hdr, __ATOMIC_RELEASE);
+}
+
+/* block_put: a record into a new block of w (held): this thread's next BLOCK_BYTES (a larger
+ * record: a block of its size), or without a slot of its own (`own` 0: the shared path) a block
+ * of this record alone. 0: stored; 1: w was full, retry; -1: tracing stopped. */
+static int block_put(window *w, size_t size, uint16_t type, uint16_t flags, const void *p1,
+                     size_t n1, const void *p2, size_t n2, const void *p3, size_t n3, vt__wslot *me,
+                     int own)
+{
+    uint64_t bs = size + VT_BLOCK_HEAD_SIZE;
+    if (own && bs < BLOCK_BYTES)
+        bs = BLOCK_BYTES;
+    uint64_t pos = atomic_fetch_add_explicit(&w->used, bs, memory_order_acq_rel);
+    if (VT__UNLIKELY(pos + bs > w->limit))
+        return past_end(w, pos, bs, me, own) < 0 ? -1 : 1;
+    block_head(w, pos, bs, own ? (uint32_t)(me - vt__wsl.slot) : VT_BLOCK_SHARED);
+    if (own) {
+        me->bwin = w->seq;
+        me->bpos = pos + VT_BLOCK_HEAD_SIZE + size;
+        me->bend = pos + bs;
+    }
+    vt__put_record(w->base + pos + VT_BLOCK_HEAD_SIZE, size, type, flags, p1, n1, p2, n2, p3, n3);
+    return stored(me, own, w, pos, bs, type);
+}
+
 /* append: one record from up to three parts, without a lock (see the top of this file).
  * 0, or -1 when tracing is off or output failed. */
 static int append(uint16_t type, uint16_t flags, const void *p1, size_t n1, const void *p2,
@@ -209,6 +258,19 @@ static int append(uint16_t type, uint16_t flags, const void *p1, size_t n1, cons
         if (VT__UNLIKELY(!w))
             return release(me, own, -1);
         hold(me, own, w);
+        if (vt__ws.blocks) {
+            if (own && in_block(me, w, size)) {
+                uint64_t q = me->bpos;
+                me->bpos = q + size;
+                vt__put_record(w->base + q, size, type, flags, p1, n1, p2, n2, p3, n3);
+                count(me, own, type);
+                return release(me, own, 0);
+            }
+            int r = block_put(w, size, type, flags, p1, n1, p2, n2, p3, n3, me, own);
+            if (r <= 0)
+                return r;
+            continue;
+        }
         uint64_t pos = atomic_fetch_add_explicit(&w->used, size, memory_order_acq_rel);
         if (VT__LIKELY(pos + size <= w->limit)) {
             vt__put_record(w->base + pos, size, type, flags, p1, n1, p2, n2, p3, n3);
@@ -221,122 +283,9 @@ static int append(uint16_t type, uint16_t flags, const void *p1, size_t n1, cons
 
 /* ---- opening -------------------------------------------------------------------------- */
 
-/* expand_path: the output template with %p (pid) and %% replaced; %r is already $RANK in
- * safe file-name characters (core/config.c expands it when it reads the template). */
-static void expand_path(const char *tmpl, char *out, size_t cap)
-{
-    size_t n = 0;
-    for (const char *s = tmpl; *s && n + 24 < cap; s++) {
-        if (s[0] == '%' && s[1] == 'p') {
-            n += (size_t)snprintf(out + n, cap - n, "%d", (int)getpid());
-            s++;
-        } else if (s[0] == '%' && s[1] == '%') {
-            out[n++] = '%';
-            s++;
-        } else {
-            out[n++] = *s;
-        }
-    }
-    out[n] = '\0';
-}
-
-/* create_file: O_EXCL; an existing file gets ".1", ".2", ... (never overwritten). A name that
- * is a directory, a device, a FIFO or a socket is not a trace file: refused (-1, *why set),
- * never written beside as NAME.1. */
-static int create_file(const char *base, const char **why)
-{
-    int flags = O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
-    for (int i = 0; i < 1000; i++) {
-        if (i == 0)
-            snprintf(vt__ws.path, sizeof vt__ws.path, "%s", base);
-        else
-            snprintf(vt__ws.path, sizeof vt__ws.path, "%.4096s.%d", base, i);
-        int fd = vt__sys_ops.open(vt__ws.path, flags, 0600);
-        if (fd >= 0 || errno != EEXIST)
-            return fd;
-        struct stat st;
-        /* what the name is, through a symbolic link (never followed to write: a link to a file
-         * or to nothing gets NAME.1 beside it, but one to a directory, a device or a FIFO is
-         * refused as that is) */
-        if (i == 0 && !stat(vt__ws.path, &st) && !S_ISREG(st.st_mode)) {
-            *why = S_ISDIR(st.st_mode) ? "is a directory (the output is a file name, e.g. "
-                                         "DIR/vramtrace.%p.vt)"
-                                       : "exists and is not a regular file (a device, FIFO or "
-                                         "socket)";
-            return -1;
-        }
-    }
-    return -1;
-}
-
-/* manifest_line: appends one line to the manifest `vramtrace run` reads (no signal, no error:
- * the trace is what matters). */
-static void manifest_line(const char *manifest, const char *line, size_t n)
-{
-    vt__quiet q;
-    vt__quiet_begin(&q);
-    int fd = open(manifest, O_WRONLY | O_APPEND | O_CLOEXEC | O_NONBLOCK);
-    if (fd >= 0) {
-        if (write(fd, line, n) != (ssize_t)n) {
-            /* the trace still exists; `vramtrace run` just will not list it */
-        }
-        close(fd);
-    }
-    vt__quiet_end(&q);
-}
-
-static void note_in_manifest(const char *manifest)
-{
-    if (!manifest[0])
-        return;
-    char line[8400];
-    int n;
-    if (vt__ws.path[0] == '/') {
-        n = snprintf(line, sizeof line, "%s\n", vt__ws.path);
-    } else {
-        char cwd[4096];
-        if (!getcwd(cwd, sizeof cwd))
-            cwd[0] = '\0';
-        n = snprintf(line, sizeof line, "%s/%s\n", cwd, vt__ws.path);
-    }
-    if (n > 0 && (size_t)n < sizeof line)
-        manifest_line(manifest, line, (size_t)n);
-}
-
-/* note_failure: no trace could be made: the warning on stderr, and for `vramtrace run` a
- * manifest line "!PID why" (escaped), so it says why there is no trace instead of "no CUDA
- * allocation was made". */
-static void note_failure(const char *manifest, const char *what, const char *why)
-{
-    vt__writer_warn_once_why(what, why);
-    if (!manifest[0])
-        return;
-    char line[1400], esc[1100];
-    vt__config_escape(vt__ws.path[0] ? vt__ws.path : "(trace file)", esc, sizeof esc);
-    int n = snprintf(line, sizeof line, "!%d %s %s: %s\n", (int)getpid(), what, esc, why);
-    if (n > 0 && (size_t)n < sizeof line)
-        manifest_line(manifest, line, (size_t)n);
-}
-
 void vt__writer_on_open(void (*first_records)(void))
 {
     vt__ws.on_open = first_records;
-}
-
-/* mark_owner: this process opened the file (vt__ws.owner: writer_internal.h) */
-static void mark_owner(void)
-{
-#ifdef MADV_WIPEONFORK
-    if (!vt__ws.owner) {
-        void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (p != MAP_FAILED && !madvise(p, 4096, MADV_WIPEONFORK))
-            vt__ws.owner = p;
-        else if (p != MAP_FAILED)
-            munmap(p, 4096);
-    }
-#endif
-    if (vt__ws.owner)
-        *vt__ws.owner = 1;
 }
 
 /* open_locked: creates the file, header, PROCESS and CONFIG records, then publishes the
@@ -346,32 +295,33 @@ static void open_locked(void)
 {
     const vt__config *c = vt__config_get();
     char base[4200];
-    expand_path(c->output, base, sizeof base);
+    vt__wfile_expand(c->output, base, sizeof base);
     const char *why = NULL;
-    int fd = create_file(base, &why);
+    int fd = vt__wfile_create(base, &why);
     if (fd < 0) {
         int err = errno;
         atomic_store(&vt__ws.state, W_STOPPED);
-        note_failure(c->manifest, "cannot create", why ? why : vt__writer_strerror(err));
+        vt__wfile_failure(c->manifest, "cannot create", why ? why : vt__writer_strerror(err));
         return;
     }
     /* listed for `vramtrace run` at once: a process that ends before its first window is set up
      * (it had left an empty file that run said nothing of: "no CUDA allocation was made") */
-    note_in_manifest(c->manifest);
+    vt__wfile_manifest(c->manifest);
     vt__ws.fd = vt__writer_fd_note(fd);
     vt__ws.pid = getpid();
-    mark_owner();
+    vt__wfile_mark_owner();
     vt__ws.reserved = 0;
     vt__ws.next_len = WINDOW_FIRST;
     vt__ws.chunked = 0;
+    vt__ws.blocks = !(c->max_size || c->compress); /* (the packer reads raw slots in order) */
     vt__ws.rec_max = VT_REC_MAX_SIZE;
     vt__writer_start_clock();
     int err = 0;
     vt_file_header h;
     memset(&h, 0, sizeof h);
     memcpy(h.magic, VT_MAGIC, VT_MAGIC_LEN);
-    h.major = VT_VERSION_MAJOR;
-    h.minor = VT_VERSION_MINOR;
+    h.major = vt__ws.blocks ? VT_BLOCKS_MAJOR : VT_VERSION_MAJOR;
+    h.minor = vt__ws.blocks ? VT_BLOCKS_MINOR : VT_VERSION_MINOR;
     h.header_size = sizeof h;
     h.start_realtime_ns = vt__ws.start_real;
     h.start_mono_ns = vt__ws.start_mono;
@@ -385,8 +335,8 @@ static void open_locked(void)
             unlink(vt__ws.path);
             /* the disk or the file-size limit named as such (it had been "out of memory,
              * threads or room for it" under ulimit -f 200) */
-            note_failure(c->manifest, perr == ENOMEM ? "cannot start" : "cannot create",
-                         perr == ENOMEM ? "out of memory" : vt__writer_strerror(perr));
+            vt__wfile_failure(c->manifest, perr == ENOMEM ? "cannot start" : "cannot create",
+                              perr == ENOMEM ? "out of memory" : vt__writer_strerror(perr));
             return;
         }
         vt__ws.rec_max = vt__slot_capacity();
@@ -398,8 +348,8 @@ static void open_locked(void)
         atomic_store(&vt__ws.state, W_STOPPED);
         vt__writer_close_fd();
         unlink(vt__ws.path);
-        note_failure(c->manifest, err == ENOSPC ? "disk full, cannot create" : "cannot create",
-                     vt__writer_strerror(err));
+        vt__wfile_failure(c->manifest, err == ENOSPC ? "disk full, cannot create" : "cannot create",
+                          vt__writer_strerror(err));
         return;
     }
     if (!vt__ws.chunked) {
@@ -478,6 +428,20 @@ static inline __attribute__((always_inline)) int write_event(uint16_t type, uint
     if (VT__UNLIKELY(!w))
         return write3(type, flags, p, n, NULL, 0, NULL, 0);
     hold(me, 1, w);
+    if (vt__ws.blocks) { /* (a plain trace: this thread's block, else append's way) */
+        if (VT__UNLIKELY(!in_block(me, w, size))) {
+            release(me, 1, 0);
+            int rc = append(type, flags, p, n, NULL, 0, NULL, 0);
+            if (rc)
+                vt__writer_dropped();
+            return rc;
+        }
+        uint64_t q = me->bpos;
+        me->bpos = q + size;
+        vt__put_record(w->base + q, size, type, flags, p, n, NULL, 0, NULL, 0);
+        count(me, 1, type);
+        return release(me, 1, 0);
+    }
     uint64_t pos = atomic_fetch_add_explicit(&w->used, size, memory_order_acq_rel);
     if (VT__UNLIKELY(pos + size > w->limit)) {
         int rc = past_end(w, pos, size, me, 1);

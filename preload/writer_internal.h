@@ -45,6 +45,7 @@ typedef struct window {
                                         * chunked layout: waiting for the packer, oldest first */
     uint64_t slot;                     /* chunked layout: its slot's index */
     uint64_t raw_seq;                  /* chunked layout: its SLOT record's seq */
+    uint32_t seq;                      /* increasing in the file's order (BLOCK's `window`) */
     uint64_t scanned;                  /* (lock) the walk over stored headers reached here, */
     uint64_t n_records, n_events;      /* counting these (events: ALLOC / FREE) */
     alignas(64) _Atomic uint64_t used; /* bytes reserved (runs past limit once full); the
@@ -64,6 +65,10 @@ typedef struct window {
 typedef struct vt__wslot {
     alignas(64) _Atomic(struct window *) in;
     _Atomic uint64_t records, events;
+    /* a plain trace (2.0): this thread's BLOCK, in window `bwin` (0: none), its next record at
+     * base + bpos, its end at base + bend (the owning thread's alone) */
+    uint32_t bwin;
+    uint64_t bpos, bend;
 } vt__wslot;
 typedef struct vt__wslots {
     vt__wslot slot[VT__WSLOTS];
@@ -80,6 +85,19 @@ vt__wslot *vt__wslot_take(void);
 int vt__wslots_hold(const struct window *w);
 /* vt__wslots_totals: the records and events stored so far (every slot and the shared path). */
 void vt__wslots_totals(uint64_t *records, uint64_t *events);
+/* ---- writer_file.c: the file's name and creation ---------------------------------------- */
+/* vt__wfile_expand: the output template with %p (pid) and %% replaced into out */
+void vt__wfile_expand(const char *tmpl, char *out, size_t cap);
+/* vt__wfile_create: the file made (O_EXCL: an existing one gets ".1", ".2", ...; a directory,
+ * device, FIFO or socket refused with *why); its descriptor, or -1 */
+int vt__wfile_create(const char *base, const char **why);
+/* vt__wfile_manifest / vt__wfile_failure: the manifest's line for `vramtrace run`: the file made,
+ * or why there is none (with the warning) */
+void vt__wfile_manifest(const char *manifest);
+void vt__wfile_failure(const char *manifest, const char *what, const char *why);
+/* vt__wfile_mark_owner: this process opened the file (vt__ws.owner) */
+void vt__wfile_mark_owner(void);
+
 /* vt__ws_unlock_all / vt__ws_relock: vt__ws.lock released by this thread however many times
  * it holds it, and taken that many times again after a wait on a thread that needs it (the
  * packer's end): an exec or exit() from a signal handler that ran inside fork() finds the lock
@@ -100,6 +118,9 @@ typedef struct vt__writer_state {
     _Atomic(window *) cur; /* where records go now; NULL when not open (set: lock) */
     size_t rec_max;        /* the largest record: VT_REC_MAX_SIZE, or what a raw slot holds (set at
                             * open; beside cur, which every record reads) */
+    int blocks;            /* a plain trace: each thread's records in BLOCKs (trace_blocks.h) */
+    uint32_t n_windows;    /* windows made by this process, never reset: a thread's block of an
+                            * earlier trace (a test's reopen) never matches a window's seq */
     alignas(64) pthread_mutex_t lock; /* recursive: the PROCESS record may switch windows
                                        * while opening */
     pthread_cond_t cur_changed;

@@ -212,6 +212,7 @@ void vt__wslots_forget(void)
         atomic_store_explicit(&vt__wsl.slot[i].in, NULL, memory_order_relaxed);
         atomic_store_explicit(&vt__wsl.slot[i].records, 0, memory_order_relaxed);
         atomic_store_explicit(&vt__wsl.slot[i].events, 0, memory_order_relaxed);
+        vt__wsl.slot[i].bwin = 0; /* (a block of the parent's file) */
     }
     atomic_store(&vt__wsl.busy, 0);
     atomic_store(&vt__wsl.records, 0);
@@ -288,6 +289,7 @@ window *vt__window_make(char *map, uint64_t map_off, uint64_t end, uint64_t star
     w->base = w->map + (start - map_off);
     w->limit = end - TRAILER_ROOM - start;
     w->half = w->limit / 2;
+    w->seq = ++vt__ws.n_windows;
     atomic_init(&w->sealed, UNSEALED);
     w->next_all = vt__ws.all;
     vt__ws.all = w;

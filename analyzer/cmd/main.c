@@ -40,8 +40,9 @@ static void usage(FILE *out)
 
 static int version(void)
 {
-    printf("vramtrace %s (trace format %d.%d)\n", VT_VERSION_STRING, VT_VERSION_MAJOR,
-           VT_VERSION_MINOR);
+    /* (it writes 2.0, a bounded or compressed trace 1.3; it reads both majors) */
+    printf("vramtrace %s (trace format %d.%d; reads %d.x and %d.x)\n", VT_VERSION_STRING,
+           VT_BLOCKS_MAJOR, VT_BLOCKS_MINOR, VT_VERSION_MAJOR, VT_BLOCKS_MAJOR);
     return VT_EXIT_OK;
 }
 

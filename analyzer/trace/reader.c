@@ -3,6 +3,7 @@
  * decoded in place (reader_decode.c) with no per-record allocation. Trusts no length
  * (trace_format.h rules). */
 #include "reader.h"
+#include "reader_blocks.h"
 #include "reader_chunked.h"
 #include "reader_decode.h"
 
@@ -16,33 +17,6 @@
 #include <unistd.h>
 
 #define READER_BUF (256u << 10) /* read window; grows only for records larger than it */
-#define READER_FIXED_MAX 256u   /* fixed-shape records may grow (appended fields) to this */
-
-/* Size limits per known type: smallest legal record and largest (fixed-shape records may
- * only grow by appended fields, so they stay small). Index = type. */
-static const struct {
-    uint32_t min, max;
-} reader_sizes[VT_REC_MAX_KNOWN + 1] = {
-    [VT_REC_PROCESS] = {8 + sizeof(vt_rec_process) + 3 * 4, VT_REC_MAX_SIZE},
-    [VT_REC_CONFIG] = {8 + sizeof(vt_rec_config) + 4, VT_REC_MAX_SIZE},
-    [VT_REC_DEVICE] = {8 + sizeof(vt_rec_device) + 4, VT_REC_MAX_SIZE},
-    [VT_REC_THREAD] = {8 + sizeof(vt_rec_thread) + 4, VT_REC_MAX_SIZE},
-    [VT_REC_ALLOC] = {VT_ALLOC_REC_SIZE, READER_FIXED_MAX},
-    [VT_REC_FREE] = {VT_FREE_REC_SIZE, READER_FIXED_MAX},
-    [VT_REC_STACK] = {8 + sizeof(vt_rec_stack), VT_REC_MAX_SIZE},
-    [VT_REC_CODE] = {8 + sizeof(vt_rec_code) + 3 * 4, VT_REC_MAX_SIZE},
-    [VT_REC_SYMBOL] = {8 + sizeof(vt_rec_symbol) + 4, VT_REC_MAX_SIZE},
-    [VT_REC_MODULE] = {8 + sizeof(vt_rec_module) + 4, VT_REC_MAX_SIZE},
-    [VT_REC_MEMINFO] = {8 + sizeof(vt_rec_meminfo), READER_FIXED_MAX},
-    [VT_REC_OOM] = {8 + sizeof(vt_rec_oom), READER_FIXED_MAX},
-    [VT_REC_PYINFO] = {8 + sizeof(vt_rec_pyinfo), READER_FIXED_MAX},
-    [VT_REC_TRAILER] = {8 + sizeof(vt_rec_trailer), READER_FIXED_MAX},
-    [VT_REC_FILE] = {8 + sizeof(vt_rec_file) + 3 * 4, VT_REC_MAX_SIZE},
-    [VT_REC_SLOT] = {VT_SLOT_REC_SIZE, READER_FIXED_MAX},
-    [VT_REC_CHUNK] = {8 + sizeof(vt_rec_chunk), VT_REC_MAX_SIZE},
-    [VT_REC_SNAPSHOT] = {8 + sizeof(vt_rec_snapshot), READER_FIXED_MAX},
-    [VT_REC_STEP] = {8 + sizeof(vt_rec_step), VT_REC_MAX_SIZE},
-};
 
 /* ---- the reader state ------------------------------------------------------------------- */
 
@@ -50,6 +24,7 @@ struct reader {
     int fd;
     FILE *fp;    /* reader_open_stream: read through it instead (the caller's, not closed) */
     chunked *ck; /* the chunked layout: bytes come from it (reader_chunked.c) */
+    blocks *bl;  /* the block layout (2.0): bytes come from it in time order (reader_blocks.c) */
     char *path;
     vt_file_header hdr;
     uint64_t fsize; /* at open */
@@ -116,6 +91,13 @@ static ssize_t fill(reader *r, size_t need)
                 set_status(r, READER_MALFORMED, r->buf_off + r->len, "%s", chunked_error(r->ck));
                 return -1;
             }
+        } else if (r->bl) { /* the block layout: its records in time order */
+            n = blocks_read(r->bl, r->buf + r->len, r->cap - r->len);
+            if (n < 0) {
+                set_status(r, READER_MALFORMED, blocks_error_offset(r->bl), "%s (file byte)",
+                           blocks_error(r->bl));
+                return -1;
+            }
         } else if (r->fp) { /* the caller's stream: what its buffer holds comes first */
             size_t got = fread(r->buf + r->len, 1, r->cap - r->len, r->fp);
             if (!got && ferror(r->fp)) {
@@ -171,11 +153,11 @@ static bool read_header(reader *r, size_t have_bytes)
         return set_status(r, READER_MALFORMED, (uint64_t)have,
                           "a vramtrace trace cut short inside its header (%zd of 32 bytes)", have);
     memcpy(&r->hdr, r->buf, sizeof r->hdr);
-    if (r->hdr.major != VT_VERSION_MAJOR)
+    if (r->hdr.major != VT_VERSION_MAJOR && r->hdr.major != VT_BLOCKS_MAJOR)
         return set_status(r, READER_MALFORMED, 8,
-                          "trace format version %u.%u, this vramtrace reads %u.x (use a "
-                          "matching vramtrace)",
-                          r->hdr.major, r->hdr.minor, VT_VERSION_MAJOR);
+                          "trace format version %u.%u, this vramtrace reads %u.x and %u.x (use "
+                          "a matching vramtrace)",
+                          r->hdr.major, r->hdr.minor, VT_VERSION_MAJOR, VT_BLOCKS_MAJOR);
     if (r->hdr.header_size < sizeof(vt_file_header) || r->hdr.header_size % VT_REC_ALIGN ||
         r->hdr.header_size > 4096)
         return set_status(r, READER_MALFORMED, 12, "malformed trace header (bad header_size %u)",
@@ -201,11 +183,28 @@ static void open_chunked(reader *r, int summary_only, char *msg, size_t msgsz)
         reader_describe(r, msg, msgsz);
 }
 
+/* open_blocks: the file (or the stream, of which nhead bytes from head are read) is in the block
+ * layout: its bytes come from reader_blocks.c from the header on (read again through it) */
+static void open_blocks(reader *r, const void *head, size_t nhead, char *msg, size_t msgsz)
+{
+    r->bl = blocks_open(r->fd, r->fp, head, nhead);
+    if (!r->bl) {
+        set_status(r, READER_IOERR, 0, "out of memory");
+    } else if (r->fd >= 0 || !r->fp || nhead >= r->hdr.header_size) {
+        if (read_header(r, 0))
+            return;
+    } else {
+        set_status(r, READER_MALFORMED, 0, "the header of a stream could not be read again");
+    }
+    if (msg && msgsz)
+        reader_describe(r, msg, msgsz);
+}
+
 int reader_follow(reader *r)
 {
     struct stat sb;
     if (r->ck || r->st != READER_TRUNCATED || r->bad_header || r->pos < r->hdr.header_size ||
-        lseek(r->fd, (off_t)r->pos, SEEK_SET) != (off_t)r->pos)
+        (r->bl ? blocks_follow(r->bl) < 0 : lseek(r->fd, (off_t)r->pos, SEEK_SET) != (off_t)r->pos))
         return -1;
     r->done = r->eof = false;
     r->st = READER_OK;
@@ -287,6 +286,8 @@ static reader *open_file(const char *path, int summary_only, char *msg, size_t m
     posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
     if (!read_header(r, 0) && msg && msgsz)
         reader_describe(r, msg, msgsz);
+    else if (r->st == READER_OK && r->hdr.major == VT_BLOCKS_MAJOR)
+        open_blocks(r, NULL, 0, msg, msgsz);
     else if (r->st == READER_OK && first_is_slot(r)) {
         if (chunked_detect(fd, r->hdr.header_size))
             open_chunked(r, summary_only, msg, msgsz);
@@ -320,6 +321,8 @@ reader *reader_open_stream(FILE *fp, const char *path, const void *head, size_t 
         memcpy(r->buf, head, nhead);
     if (!read_header(r, nhead) && msg && msgsz)
         reader_describe(r, msg, msgsz);
+    else if (r->st == READER_OK && r->hdr.major == VT_BLOCKS_MAJOR)
+        open_blocks(r, r->buf, r->len, msg, msgsz); /* (what the stream gave so far, again) */
     else if (r->st == READER_OK && first_is_slot(r))
         refuse_chunked_stream(r, msg, msgsz);
     return r;
@@ -335,6 +338,11 @@ int reader_rewind(reader *r)
 {
     if (r->ck)
         chunked_rewind(r->ck);
+    else if (r->bl && blocks_rewind(r->bl) < 0) {
+        set_status(r, READER_IOERR, 0, "seek failed: %s", strerror(ESPIPE));
+        return -1;
+    } else if (r->bl)
+        ;
     else if (r->fp || lseek(r->fd, 0, SEEK_SET) != 0) {
         set_status(r, READER_IOERR, 0, "seek failed: %s", strerror(r->fp ? ESPIPE : errno));
         return -1;
@@ -350,6 +358,7 @@ void reader_close(reader *r)
     if (r->fd >= 0)
         close(r->fd);
     chunked_close(r->ck);
+    blocks_close(r->bl);
     free(r->buf);
     free(r->path);
     free(r);
@@ -418,31 +427,6 @@ const char *reader_status_name(reader_status s)
     }
 }
 
-bool reader_strs_next(const reader_strs *list, uint32_t *cursor, reader_str *out)
-{
-    if (*cursor + 4 > list->bytes)
-        return false;
-    uint32_t n = rd32(list->p + *cursor);
-    out->p = (const char *)list->p + *cursor + 4;
-    out->len = n;
-    *cursor += 4 + n;
-    return true;
-}
-
-/* size_ok: whether a record of this type can have this size. */
-static bool size_ok(unsigned type, uint32_t size)
-{
-    if (type == 0 || type > VT_REC_MAX_KNOWN)
-        return true;
-    if (size < reader_sizes[type].min || size > reader_sizes[type].max)
-        return false;
-    if (type == VT_REC_ALLOC)
-        return size == VT_ALLOC_REC_SIZE || size >= VT_ALLOC_AUX_REC_SIZE;
-    if (type == VT_REC_FREE)
-        return size == VT_FREE_REC_SIZE || size >= VT_FREE_EXT_REC_SIZE;
-    return true;
-}
-
 _Static_assert(VT_FREE_REC_SIZE <= VT_ALLOC_REC_SIZE, "reader_next_event's window check");
 
 /* set_rec: rec is the record of header h whose bytes b are at file offset pos */
@@ -497,7 +481,7 @@ static inline __attribute__((always_inline)) bool next(reader *r, reader_record 
     if (!plain && (h.size < 8 || h.size % VT_REC_ALIGN || h.size > VT_REC_MAX_SIZE))
         return set_status(r, READER_MALFORMED, r->pos, "bad record size %u (type %u)",
                           (unsigned)h.size, (unsigned)h.type);
-    if (!plain && !size_ok(h.type, h.size))
+    if (!plain && !reader_size_ok(h.type, h.size))
         return set_status(r, READER_MALFORMED, r->pos, "bad size %u for a %s record",
                           (unsigned)h.size, reader_type_name(h.type));
     if ((size_t)have < h.size) {

@@ -3,6 +3,59 @@
  * Framing (header, sizes, buffering, truncation) lives in reader.c. */
 #include "reader_decode.h"
 
+#define READER_FIXED_MAX 256u /* fixed-shape records may grow (appended fields) to this */
+
+/* Size limits per known type: smallest legal record and largest (fixed-shape records may
+ * only grow by appended fields, so they stay small). Index = type. */
+static const struct {
+    uint32_t min, max;
+} reader_sizes[VT_REC_MAX_KNOWN + 1] = {
+    [VT_REC_PROCESS] = {8 + sizeof(vt_rec_process) + 3 * 4, VT_REC_MAX_SIZE},
+    [VT_REC_CONFIG] = {8 + sizeof(vt_rec_config) + 4, VT_REC_MAX_SIZE},
+    [VT_REC_DEVICE] = {8 + sizeof(vt_rec_device) + 4, VT_REC_MAX_SIZE},
+    [VT_REC_THREAD] = {8 + sizeof(vt_rec_thread) + 4, VT_REC_MAX_SIZE},
+    [VT_REC_ALLOC] = {VT_ALLOC_REC_SIZE, READER_FIXED_MAX},
+    [VT_REC_FREE] = {VT_FREE_REC_SIZE, READER_FIXED_MAX},
+    [VT_REC_STACK] = {8 + sizeof(vt_rec_stack), VT_REC_MAX_SIZE},
+    [VT_REC_CODE] = {8 + sizeof(vt_rec_code) + 3 * 4, VT_REC_MAX_SIZE},
+    [VT_REC_SYMBOL] = {8 + sizeof(vt_rec_symbol) + 4, VT_REC_MAX_SIZE},
+    [VT_REC_MODULE] = {8 + sizeof(vt_rec_module) + 4, VT_REC_MAX_SIZE},
+    [VT_REC_MEMINFO] = {8 + sizeof(vt_rec_meminfo), READER_FIXED_MAX},
+    [VT_REC_OOM] = {8 + sizeof(vt_rec_oom), READER_FIXED_MAX},
+    [VT_REC_PYINFO] = {8 + sizeof(vt_rec_pyinfo), READER_FIXED_MAX},
+    [VT_REC_TRAILER] = {8 + sizeof(vt_rec_trailer), READER_FIXED_MAX},
+    [VT_REC_FILE] = {8 + sizeof(vt_rec_file) + 3 * 4, VT_REC_MAX_SIZE},
+    [VT_REC_SLOT] = {VT_SLOT_REC_SIZE, READER_FIXED_MAX},
+    [VT_REC_CHUNK] = {8 + sizeof(vt_rec_chunk), VT_REC_MAX_SIZE},
+    [VT_REC_SNAPSHOT] = {8 + sizeof(vt_rec_snapshot), READER_FIXED_MAX},
+    [VT_REC_STEP] = {8 + sizeof(vt_rec_step), VT_REC_MAX_SIZE},
+    [VT_REC_BLOCK] = {VT_BLOCK_HEAD_SIZE, VT_REC_MAX_SIZE}, /* (2.0: reader_blocks.c opens them) */
+};
+
+bool reader_size_ok(unsigned type, uint32_t size)
+{
+    if (type == 0 || type > VT_REC_MAX_KNOWN)
+        return true;
+    if (size < reader_sizes[type].min || size > reader_sizes[type].max)
+        return false;
+    if (type == VT_REC_ALLOC)
+        return size == VT_ALLOC_REC_SIZE || size >= VT_ALLOC_AUX_REC_SIZE;
+    if (type == VT_REC_FREE)
+        return size == VT_FREE_REC_SIZE || size >= VT_FREE_EXT_REC_SIZE;
+    return true;
+}
+
+bool reader_strs_next(const reader_strs *list, uint32_t *cursor, reader_str *out)
+{
+    if (*cursor + 4 > list->bytes)
+        return false;
+    uint32_t n = rd32(list->p + *cursor);
+    out->p = (const char *)list->p + *cursor + 4;
+    out->len = n;
+    *cursor += 4 + n;
+    return true;
+}
+
 /* A cursor over the strings after a record's fixed part. */
 typedef struct strcur {
     const uint8_t *p, *end;

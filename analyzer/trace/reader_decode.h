@@ -9,6 +9,9 @@
 
 #include "reader.h"
 
+/* reader_size_ok: whether a record of this type can have this size (reader.c frames by it) */
+bool reader_size_ok(unsigned type, uint32_t size);
+
 static inline uint16_t rd16(const uint8_t *p)
 {
     uint16_t v;

@@ -1,6 +1,36 @@
-/* trace_chunked.h — part of the trace format (trace_format.h includes it; read its CHUNKED
- * LAYOUT first): the payloads of the 1.3 records of a bounded or compressed trace (run
- * --max-size / --compress): SLOT, CHUNK, SNAPSHOT and STEP, and their kinds and flags. */
+/* trace_chunked.h — part of the trace format (trace_format.h includes it): the CHUNKED LAYOUT
+ * of a bounded or compressed trace (run --max-size / --compress) and the payloads of its 1.3
+ * records: SLOT, CHUNK, SNAPSHOT and STEP, and their kinds and flags.
+ *
+ * CHUNKED LAYOUT (1.3: bounded and/or compressed traces)
+ *   The first record after the header is a SLOT record: the file is then a grid of slots of
+ *   slot_size bytes (a power of two, a multiple of the page): slot 0 is [32, S), slot i is
+ *   [i*S, (i+1)*S). Each slot starts with a SLOT record (a slot whose first 8 bytes are zero is
+ *   free: skip it) saying what it holds:
+ *     RAW   records exactly as in a plain trace (header last, zero tail), written by the
+ *           program's threads; `seq` numbers raw slots 1, 2, ... in the order they were
+ *           written: the run's records are raw slot 1's, then 2's, ...
+ *     PACK  CHUNK records back to back (zero tail), written by the preload's packer thread:
+ *           each CHUNK holds records of one raw slot (`raw_seq`), stored or zstd-compressed,
+ *           for one stream: HEAD (every record of a raw slot of the run's beginning, kept in
+ *           full), META (the definitions of a later raw slot: everything but ALLOC, FREE,
+ *           MEMINFO, OOM; never dropped), EVENTS (that raw slot's events, in order) or SNAP
+ *           (the live set before raw slot `raw_seq`'s events: a SNAPSHOT record, then the
+ *           ALLOC record of every allocation alive then, in the order they were made). A PACK
+ *           slot's `stream` says which streams it holds: HEAD, META, or EVENTS (a SNAP chunk
+ *           first, then EVENTS chunks: such a slot is replayable on its own).
+ *     SUMMARY  what holds for the whole run: CHUNK records of the SUMMARY stream (STEP
+ *           records, one chunk per raw slot packed), then the TRAILER, raw, at a clean stop.
+ *   A raw slot's records move into chunks once the slot is full; the raw slot is freed (its
+ *   SLOT header zeroed) only after its chunks are complete, so a record is always in one of
+ *   the two. At --max-size, the oldest EVENTS PACK slot is dropped (zeroed) to make room: its
+ *   events are gone, the SNAP chunk of the next one holds what was alive. The logical trace a
+ *   reader makes of it: for raw_seq 1, 2, ...: the raw slot if present, else its HEAD chunk,
+ *   else its META chunk, then (only where the events before it are missing) the SNAP chunk
+ *   of raw_seq, then its EVENTS chunk; then the SUMMARY slots' records in seq order. Every
+ *   SIGKILL leaves such a file readable: a slot is zeroed before it is reused and each record
+ *   stores its header last. Byte offsets in readers' messages are the logical trace's.
+ */
 #ifndef VRAMTRACE_TRACE_CHUNKED_H
 #define VRAMTRACE_TRACE_CHUNKED_H
 

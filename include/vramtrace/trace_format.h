@@ -41,16 +41,18 @@
  *        file has no FILE record. Later 1.2 writers also fill two fields that were reserved
  *        (0): TRAILER `error` (the errno that stopped the output: EFBIG = `ulimit -f`) and
  *        CONFIG `flags` (VT_CONFIG_NATIVE_OFF_FORK); readers that ignore them lose nothing.
- *   1.3  CHUNKED LAYOUT (below), written with `run --max-size` / `--compress` only: slots,
- *        compressed chunks, live-set snapshots and per-step summaries (SLOT, CHUNK, SNAPSHOT,
+ *   1.3  CHUNKED LAYOUT (trace_chunked.h), written with `run --max-size` / `--compress` only:
+ * slots, compressed chunks, live-set snapshots and per-step summaries (SLOT, CHUNK, SNAPSHOT,
  *        STEP). A trace without them is laid out exactly as 1.2. Also API 72,
  *        torchFreeRequested (a FREE record, space NONE: it ends no allocation), written only
  *        when PyTorch's allocator requests a free it completes later (record_stream).
  *        Later 1.3 writers fill STACK header.flags (VT_STACKF_PY_CUT), 0 before: a reader that
  *        ignores them reads the stack as before; an older trace's stacks read as complete.
+ *   2.0  BLOCK LAYOUT of a plain trace (trace_blocks.h): each thread's records in blocks of
+ *        its own (BLOCK, type 20), read in time order. Bounded / compressed traces stay 1.3.
  *
  * RULES FOR READERS
- *   - refuse a bad magic or a different major version (exit 3); accept a higher minor;
+ *   - refuse a bad magic or a major version they do not read (exit 3); accept a higher minor;
  *   - skip records of unknown type using size;
  *   - trust no length: size < 8, size % 8 != 0, or size past the end of file is malformed
  *     (at the very end of a truncated file: truncated); strings are bounded by their record;
@@ -62,34 +64,8 @@
  *     bits 0..47  nanoseconds since header.start_mono_ns (CLOCK_MONOTONIC), 78 hours of range
  *     bits 48..63 thread index (the `index` of a VT_REC_THREAD record of this file)
  *
- * CHUNKED LAYOUT (1.3: bounded and/or compressed traces)
- *   The first record after the header is a SLOT record: the file is then a grid of slots of
- *   slot_size bytes (a power of two, a multiple of the page): slot 0 is [32, S), slot i is
- *   [i*S, (i+1)*S). Each slot starts with a SLOT record (a slot whose first 8 bytes are zero is
- *   free: skip it) saying what it holds:
- *     RAW   records exactly as in a plain trace (header last, zero tail), written by the
- *           program's threads; `seq` numbers raw slots 1, 2, ... in the order they were
- *           written: the run's records are raw slot 1's, then 2's, ...
- *     PACK  CHUNK records back to back (zero tail), written by the preload's packer thread:
- *           each CHUNK holds records of one raw slot (`raw_seq`), stored or zstd-compressed,
- *           for one stream: HEAD (every record of a raw slot of the run's beginning, kept in
- *           full), META (the definitions of a later raw slot: everything but ALLOC, FREE,
- *           MEMINFO, OOM; never dropped), EVENTS (that raw slot's events, in order) or SNAP
- *           (the live set before raw slot `raw_seq`'s events: a SNAPSHOT record, then the
- *           ALLOC record of every allocation alive then, in the order they were made). A PACK
- *           slot's `stream` says which streams it holds: HEAD, META, or EVENTS (a SNAP chunk
- *           first, then EVENTS chunks: such a slot is replayable on its own).
- *     SUMMARY  what holds for the whole run: CHUNK records of the SUMMARY stream (STEP
- *           records, one chunk per raw slot packed), then the TRAILER, raw, at a clean stop.
- *   A raw slot's records move into chunks once the slot is full; the raw slot is freed (its
- *   SLOT header zeroed) only after its chunks are complete, so a record is always in one of
- *   the two. At --max-size, the oldest EVENTS PACK slot is dropped (zeroed) to make room: its
- *   events are gone, the SNAP chunk of the next one holds what was alive. The logical trace a
- *   reader makes of it: for raw_seq 1, 2, ...: the raw slot if present, else its HEAD chunk,
- *   else its META chunk, then (only where the events before it are missing) the SNAP chunk
- *   of raw_seq, then its EVENTS chunk; then the SUMMARY slots' records in seq order. Every
- *   SIGKILL leaves such a file readable: a slot is zeroed before it is reused and each record
- *   stores its header last. Byte offsets in readers' messages are the logical trace's.
+ * CHUNKED LAYOUT (1.3: bounded and/or compressed traces): trace_chunked.h.
+ * BLOCK LAYOUT (2.0: plain traces): trace_blocks.h.
  *
  * STACKS
  *   VT_REC_STACK interns one stack (native frames innermost first, then Python frames
@@ -155,7 +131,8 @@ _Static_assert(sizeof(vt_rec_header) == 8, "record header is 8 bytes");
     X(CHUNK, 17, vt_rec_chunk, "1.3: records of one raw slot, stored or zstd-compressed")          \
     X(SNAPSHOT, 18, vt_rec_snapshot,                                                               \
       "1.3: the live set follows (ALLOC records); what was dropped")                               \
-    X(STEP, 19, vt_rec_step, "1.3: after a training step: live bytes, by stack where changed")
+    X(STEP, 19, vt_rec_step, "1.3: after a training step: live bytes, by stack where changed")     \
+    X(BLOCK, 20, vt_rec_block, "2.0: one writer's records, back to back (trace_blocks.h)")
 
 /* Types are numbered 1..N in the list's order, so the highest known one is its length. */
 #define VT_REC_ONE(name, value, st, doc) +1
@@ -594,7 +571,8 @@ _Static_assert(sizeof(vt_rec_file) == 24, "layout");
     X(CUDA_MODULE_LOADING)
 /* clang-format on */
 
-/* 1.3: the chunked layout's records (SLOT, CHUNK, SNAPSHOT, STEP) */
+/* 1.3: the chunked layout's records (SLOT, CHUNK, SNAPSHOT, STEP); 2.0: the block layout's */
 #include "trace_chunked.h"
+#include "trace_blocks.h"
 
 #endif /* VRAMTRACE_TRACE_FORMAT_H */

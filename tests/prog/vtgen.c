@@ -283,7 +283,7 @@ static void write_header(void)
     if (o.corrupt && !strcmp(o.corrupt, "magic"))
         memcpy(h.magic, "VRAMTRX\n", 8);
     if (o.corrupt && !strcmp(o.corrupt, "major"))
-        h.major = VT_VERSION_MAJOR + 1;
+        h.major = VT_BLOCKS_MAJOR + 1; /* (a major no vramtrace reads) */
     put(&h, sizeof h);
 }
 

@@ -15,6 +15,8 @@
 
 #include <cmocka.h>
 
+#include "trace_walk.h"
+
 #include "../../preload/core/call.h"
 #include "../../preload/core/card.h"
 #include "../../preload/core/output.h"
@@ -204,7 +206,8 @@ static void refusal_records(void **state)
     vt_rec_header rh;
     int allocs = 0, ooms = 0;
     unsigned char buf[256];
-    while (fread(&rh, sizeof rh, 1, f) == 1 && rh.type) {
+    long end = 0;
+    while (next_header(f, &rh, &end)) {
         size_t n = rh.size - sizeof rh;
         assert_true(n <= sizeof buf || rh.type == VT_REC_PROCESS);
         if (n > sizeof buf) {

@@ -73,7 +73,7 @@ static void record_types_dense(void **state)
 #undef REC_SEEN
     for (int t = 1; t <= VT_REC_MAX_KNOWN; t++)
         assert_int_equal(seen[t], 1);
-    assert_int_equal(VT_REC_MAX_KNOWN, VT_REC_STEP);
+    assert_int_equal(VT_REC_MAX_KNOWN, VT_REC_BLOCK);
 }
 
 static void stack_mode_names(void **state)

@@ -349,7 +349,7 @@ static void test_malformed(void **state)
     w.p[0] = 'X';
     expect_malformed(&w, 0, 0);
     w.p[0] = 'V';
-    w.p[8] = 2;
+    w.p[8] = 3; /* (2: the block layout, read) */
     expect_malformed(&w, 0, 8);
     w.p[8] = 1;
     w.p[10] = 7;

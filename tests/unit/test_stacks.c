@@ -15,6 +15,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "trace_walk.h"
+
 #include "../../preload/core/config.h"
 #include "../../preload/core/output.h"
 #include "vramtrace/trace_format.h"
@@ -41,7 +43,8 @@ static rec *load(const char *path, int *n)
     int cap = 64, k = 0;
     rec *r = malloc(sizeof *r * (size_t)cap);
     vt_rec_header rh;
-    while (fread(&rh, sizeof rh, 1, f) == 1 && rh.type) {
+    long end = 0;
+    while (next_header(f, &rh, &end)) {
         assert_true(rh.size >= 8 && rh.size % 8 == 0);
         if (k == cap)
             r = realloc(r, sizeof *r * (size_t)(cap *= 2));

@@ -78,9 +78,9 @@ static void test_payload_trailer(void **st)
     vt__writer_close();
     size_t len;
     unsigned char *b = read_file(path, &len);
-    size_t off = 32, idx = 0;
+    size_t off = 32, idx = 0, end = 0;
     int seen_trailer = 0;
-    while (off + 8 <= len) {
+    while (next_record(b, len, &off, &end) < len) { /* (a BLOCK's records in it) */
         vt_rec_header h;
         memcpy(&h, b + off, sizeof h);
         assert_true(h.size >= 8 && h.size % 8 == 0 && off + h.size <= len);

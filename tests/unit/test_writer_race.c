@@ -70,10 +70,10 @@ static void test_threads_race(void **st)
     unsigned char *b = read_file(path, &len);
     unsigned char *want = malloc(RACE_BIG);
     uint32_t next[RACE_THREADS] = {0};
-    size_t off = 32;
+    size_t off = 32, end = 0; /* (end: the BLOCK it is in) */
     uint64_t nrec = 0;
     int trailer = 0;
-    while (off + 8 <= len) {
+    while (next_record(b, len, &off, &end) < len) {
         vt_rec_header h;
         memcpy(&h, b + off, sizeof h);
         assert_int_not_equal(h.type, 0); /* no hole: the trailer ends the file */
@@ -146,9 +146,9 @@ static void test_close_race(void **st)
     size_t len;
     unsigned char *b = read_file(path, &len);
     long seen[CLOSE_THREADS] = {0};
-    size_t off = 32;
+    size_t off = 32, end = 0; /* (end: the BLOCK it is in) */
     int trailer = 0;
-    while (off + 8 <= len) {
+    while (next_record(b, len, &off, &end) < len) {
         vt_rec_header h;
         memcpy(&h, b + off, sizeof h);
         assert_int_not_equal(h.type, 0);
@@ -272,10 +272,10 @@ static void test_threads_past_slots(void **st)
     vt__writer_close();
     size_t len;
     unsigned char *b = read_file(path, &len);
-    size_t off = 32;
+    size_t off = 32, end = 0; /* (end: the BLOCK it is in) */
     uint64_t nrec = 0, frees = 0;
     int trailer = 0;
-    while (off + 8 <= len) {
+    while (next_record(b, len, &off, &end) < len) {
         vt_rec_header h;
         memcpy(&h, b + off, sizeof h);
         assert_true(h.type != 0 && h.size >= 8 && off + h.size <= len);

@@ -16,6 +16,7 @@
 #include "../../preload/core/quietio.h"
 #include "vramtrace/trace_format.h"
 #include "../../preload/writer.h"
+#include "trace_walk.h"
 
 /* The preload registers procinfo.c's PROCESS record with the writer from a constructor in
  * procinfo.c; a static test link would drop that object, so the test registers it itself. */
@@ -37,7 +38,9 @@ static inline void use_output(const char *name)
     vt__writer_reset_for_tests();
 }
 
-/* read_records: the record types of a trace file in order (0-terminated), header checked. */
+/* read_records: the record types of a trace file in file order (0-terminated), header checked
+ * (a plain trace: the block layout, 2.0), a BLOCK's records in it (trace_blocks.h: up to the first
+ * zero header, then the block's end). */
 static inline int read_records(const char *path, uint16_t *types, int max)
 {
     FILE *f = fopen(path, "rb");
@@ -45,14 +48,30 @@ static inline int read_records(const char *path, uint16_t *types, int max)
     vt_file_header h;
     assert_int_equal(fread(&h, sizeof h, 1, f), 1);
     assert_memory_equal(h.magic, VT_MAGIC, VT_MAGIC_LEN);
-    assert_int_equal(h.major, VT_VERSION_MAJOR);
+    assert_int_equal(h.major, VT_BLOCKS_MAJOR);
     assert_int_equal(h.header_size, 32);
     int n = 0;
     vt_rec_header r;
-    while (n < max && fread(&r, sizeof r, 1, f) == 1 && r.type) {
+    long end = -1; /* inside a block: where it ends */
+    while (n < max && fread(&r, sizeof r, 1, f) == 1) {
+        if (!r.type && end >= 0) { /* the rest of a block: nothing stored */
+            fseek(f, end, SEEK_SET);
+            end = -1;
+            continue;
+        }
+        if (!r.type)
+            break;
         assert_true(r.size >= 8 && r.size % 8 == 0);
+        if (r.type == VT_REC_BLOCK) {
+            assert_true(end < 0 && r.size >= VT_BLOCK_HEAD_SIZE);
+            end = ftell(f) - 8 + (long)r.size;
+            fseek(f, 8, SEEK_CUR);
+            continue;
+        }
         types[n++] = r.type;
         fseek(f, r.size - 8, SEEK_CUR);
+        if (end >= 0 && ftell(f) >= end)
+            end = -1;
     }
     fclose(f);
     types[n] = 0;

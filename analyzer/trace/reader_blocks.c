@@ -1,0 +1,540 @@
+/* reader_blocks.c — a plain trace of format 2.0 (trace_blocks.h) read as the record stream it
+ * stands for (reader_blocks.h). The top level is walked in file order: a BLOCK joins its window's
+ * group (the blocks of one window lie together); a group is handed out when the next window's
+ * first block comes, a record outside blocks (the trailer) comes, or the file ends here: its
+ * blocks' definitions first, in file order, then their timed records (ALLOC, FREE, OOM,
+ * MEMINFO) in the order of their times, equal times in file order. Each block keeps where its
+ * records taken so far end, so a trace still being written (blocks_follow) is looked at again
+ * from there, blocks of earlier windows too until their writer has a later block. Memory: a
+ * group's bytes three times (read, copied, ordered), GROUP_MAX at most, and 40 bytes a block.
+ * Trusts no length: a block past VT_BLOCK_MAX_SIZE, a record running past its block or a BLOCK
+ * inside one is malformed. */
+#include "reader_blocks.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define GROUP_MAX (64u << 20) /* a window's blocks handed out together: more, in parts */
+#define READ_AHEAD (256u << 10)
+#define OLD_MAX 4096u /* blocks of earlier windows followed until their writer moves on */
+
+typedef struct blk {
+    uint64_t off, end, cur; /* the BLOCK's file offset, its end, its next record not taken */
+    uint32_t window, writer;
+    int whole; /* its writer has a later block: looked at once more, then dropped */
+} blk;
+
+typedef struct cache {
+    uint8_t *p; /* file bytes [off, off + len) */
+    size_t len, cap;
+    uint64_t off;
+} cache;
+
+typedef struct item {
+    uint64_t time; /* timed: its time; else 0 */
+    uint64_t off;  /* its file offset (its bytes in the cache `side` names, until discard) */
+    uint32_t size;
+    uint32_t writer; /* its block's */
+    uint8_t timed, side;
+} item;
+
+struct blocks {
+    int fd;
+    FILE *fp;
+    uint8_t *head; /* a stream's bytes read before (a copy) */
+    size_t nhead, head_pos;
+    cache in;      /* the top level and the current window's blocks: forward only */
+    cache side;    /* earlier windows' blocks, looked at again while following (a file only) */
+    uint64_t scan; /* the next top-level item's file offset */
+    blk *g;        /* the current window's blocks */
+    size_t ng, capg;
+    uint32_t window;
+    blk *old; /* earlier windows' blocks whose writer may still store into them */
+    size_t nold, capold;
+    item *it, *tmp; /* a flush's records in file order; the merge's */
+    size_t nit, capit, captmp;
+    uint8_t *out; /* a flush's records in the order handed out */
+    size_t out_len, out_pos, out_cap;
+    int following, ended, header_done, bad;
+    vt_file_header hdr;
+    char err[200];
+    uint64_t err_off;
+};
+
+static int fail(blocks *b, uint64_t off, const char *why)
+{
+    if (!b->bad) {
+        b->bad = 1;
+        b->err_off = off;
+        snprintf(b->err, sizeof b->err, "%s", why);
+    }
+    return -1;
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t n = *cap ? *cap : 64;
+    while (n < need)
+        n *= 2;
+    void *q = realloc(*p, n * elem);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = n;
+    return 0;
+}
+
+/* raw: up to n bytes of the file at off (a file: pread; a stream: the next bytes, off being where
+ * it stands). The count, 0 at the end, -1 on a read error. */
+static ssize_t raw(blocks *b, void *buf, size_t n, uint64_t off)
+{
+    if (b->fd >= 0) {
+        ssize_t k;
+        do
+            k = pread(b->fd, buf, n, (off_t)off);
+        while (k < 0 && errno == EINTR);
+        return k;
+    }
+    size_t got = 0;
+    if (b->head_pos < b->nhead) {
+        got = b->nhead - b->head_pos < n ? b->nhead - b->head_pos : n;
+        memcpy(buf, b->head + b->head_pos, got);
+        b->head_pos += got;
+    }
+    if (got < n && b->fp) {
+        got += fread((char *)buf + got, 1, n - got, b->fp);
+        if (ferror(b->fp))
+            return -1;
+    }
+    return (ssize_t)got;
+}
+
+/* fetch: file bytes [off, off + need) in c (moved forward, or on a file anywhere); *have: how
+ * many of them the file has. NULL on a read error or out of memory (b->bad). */
+static const uint8_t *fetch(blocks *b, cache *c, uint64_t off, size_t need, size_t *have)
+{
+    *have = 0;
+    if (off < c->off || (b->fd >= 0 && off > c->off + c->len)) {
+        if (b->fd < 0) {
+            fail(b, off, "a stream read backwards");
+            return NULL;
+        }
+        c->off = off; /* (a file: read again from there) */
+        c->len = 0;
+    }
+    while (off + need > c->off + c->len) {
+        size_t want = (size_t)(off + need - c->off) + READ_AHEAD;
+        if (grow((void **)&c->p, &c->cap, want, 1) < 0) {
+            fail(b, off, "out of memory");
+            return NULL;
+        }
+        ssize_t k = raw(b, c->p + c->len, c->cap - c->len, c->off + c->len);
+        if (k < 0) {
+            fail(b, c->off + c->len, strerror(errno ? errno : EIO));
+            return NULL;
+        }
+        if (k == 0)
+            break;
+        c->len += (size_t)k;
+    }
+    uint64_t end = c->off + c->len;
+    *have = off >= end ? 0 : (size_t)(end - off < need ? end - off : need);
+    return c->p + (off - c->off);
+}
+
+/* discard: c keeps bytes from off on */
+static void discard(cache *c, uint64_t off)
+{
+    if (off <= c->off)
+        return;
+    uint64_t end = c->off + c->len;
+    size_t drop = (size_t)((off < end ? off : end) - c->off);
+    memmove(c->p, c->p + drop, c->len - drop);
+    c->len -= drop;
+    c->off += drop;
+}
+
+static int timed_type(unsigned t)
+{
+    return t == VT_REC_ALLOC || t == VT_REC_FREE || t == VT_REC_OOM || t == VT_REC_MEMINFO;
+}
+
+/* take: the records stored in k since it was last looked at, as items (their bytes in c). 0, or
+ * -1 (malformed, read error). */
+static int take(blocks *b, cache *c, blk *k, int side, int items)
+{
+    if (k->cur + 8 > k->end)
+        return 0;
+    size_t have;
+    const uint8_t *p = fetch(b, c, k->cur, (size_t)(k->end - k->cur), &have);
+    if (!p)
+        return -1;
+    uint64_t at = k->cur, stop = k->cur + have; /* (the file may end inside the block) */
+    while (at + 8 <= stop) {
+        const uint8_t *q = p + (at - k->cur);
+        vt_rec_header h;
+        memcpy(&h, q, sizeof h);
+        if (!h.type && !h.flags && !h.size)
+            break; /* nothing stored here (yet) */
+        if (h.size < 8 || h.size % VT_REC_ALIGN || h.size > k->end - at)
+            return fail(b, at, "a record in a block runs past the block's end");
+        if (h.type == VT_REC_BLOCK || !h.type)
+            return fail(b, at, "a BLOCK (or a type-0 record) inside a block");
+        if (h.size > stop - at)
+            break;    /* (cut at the end of the file) */
+        if (!items) { /* (one writer: its records handed out as they lie) */
+            at += h.size;
+            continue;
+        }
+        if (b->nit == b->capit && grow((void **)&b->it, &b->capit, b->nit + 1, sizeof *b->it) < 0)
+            return fail(b, at, "out of memory");
+        item *x = &b->it[b->nit++];
+        x->timed = timed_type(h.type) && h.size >= 16;
+        x->time = 0;
+        if (x->timed) {
+            uint64_t tt;
+            memcpy(&tt, q + 8, 8);
+            x->time = VT_TT_NS(tt);
+        }
+        x->off = at;
+        x->size = h.size;
+        x->writer = k->writer;
+        x->side = (uint8_t)side;
+        at += h.size;
+    }
+    k->cur = at;
+    return 0;
+}
+
+static int by_time(const void *a, const void *c)
+{
+    const item *x = a, *y = c;
+    if (x->time != y->time)
+        return x->time < y->time ? -1 : 1;
+    return x->off < y->off ? -1 : x->off > y->off; /* (file order: one cache's offsets) */
+}
+
+/* put_out: item x's bytes onto the output */
+static int put_out(blocks *b, const item *x)
+{
+    const cache *c = x->side ? &b->side : &b->in;
+    if (grow((void **)&b->out, &b->out_cap, b->out_len + x->size, 1) < 0)
+        return fail(b, x->off, "out of memory");
+    memcpy(b->out + b->out_len, c->p + (x->off - c->off), x->size);
+    b->out_len += x->size;
+    return 0;
+}
+
+#define MERGE_WAYS 8 /* writers merged by a scan of their heads; more: a sort */
+
+/* by_writer: the timed items t[0..n) (file order) into time order: each writer's records are in
+ * time order already (a thread's, in the order it made them), so they are merged, the earliest
+ * head first, equal times in file order; a writer out of order, or more than MERGE_WAYS of them,
+ * sorted whole. 0, or -1 out of memory. */
+static int by_writer(blocks *b, item *t, size_t n)
+{
+    uint32_t wr[MERGE_WAYS];
+    size_t head[MERGE_WAYS], end[MERGE_WAYS], k = 0;
+    uint64_t last[MERGE_WAYS];
+    int ok = 1;
+    for (size_t i = 0; i < n && ok; i++) {
+        size_t j = 0;
+        while (j < k && wr[j] != t[i].writer)
+            j++;
+        if (j == k && (k == MERGE_WAYS || t[i].writer == VT_BLOCK_SHARED))
+            ok = 0; /* (a block of one record: its writer's order is not known) */
+        else if (j == k)
+            wr[k] = t[i].writer, last[k] = 0, end[k++] = 0;
+        if (ok && t[i].time < last[j])
+            ok = 0;
+        if (ok)
+            last[j] = t[i].time, end[j]++;
+    }
+    if (!ok || grow((void **)&b->tmp, &b->captmp, n, sizeof *b->tmp) < 0) {
+        qsort(t, n, sizeof *t, by_time);
+        return 0;
+    }
+    /* each writer's run laid out contiguously in tmp, in file order */
+    size_t at = 0;
+    for (size_t j = 0; j < k; j++)
+        head[j] = at, at += end[j], end[j] = head[j];
+    for (size_t i = 0; i < n; i++) {
+        size_t j = 0;
+        while (wr[j] != t[i].writer)
+            j++;
+        b->tmp[end[j]++] = t[i];
+    }
+    for (size_t i = 0; i < n; i++) { /* the earliest head; equal times: the earlier in the file */
+        size_t m = k;
+        for (size_t j = 0; j < k; j++)
+            if (head[j] < end[j] && (m == k || by_time(&b->tmp[head[j]], &b->tmp[head[m]]) < 0))
+                m = j;
+        t[i] = b->tmp[head[m]++];
+    }
+    return 0;
+}
+
+/* flush: what the current group's blocks (and, following, the earlier windows' open blocks)
+ * stored since last looked at, onto the output: definitions first, then timed records by time */
+static int flush(blocks *b)
+{
+    b->nit = 0;
+    /* one writer (a program that records from one thread, the common case): its records are in
+     * the order it made them, handed out as they lie, a block's new ones in one copy */
+    int one = !(b->following && b->nold) && b->ng && b->g[0].writer != VT_BLOCK_SHARED;
+    for (size_t i = 1; i < b->ng && one; i++)
+        one = b->g[i].writer == b->g[0].writer;
+    for (size_t i = 0; i < b->ng && one; i++) {
+        blk *k = &b->g[i];
+        uint64_t from = k->cur;
+        if (take(b, &b->in, k, 0, 0) < 0)
+            return -1;
+        if (k->cur > from) {
+            item run = {0, from, (uint32_t)(k->cur - from), 0, 0, 0};
+            if (put_out(b, &run) < 0)
+                return -1;
+        }
+    }
+    if (one)
+        return 0;
+    for (size_t i = 0; i < b->nold && b->following; i++)
+        if (take(b, &b->side, &b->old[i], 1, 1) < 0)
+            return -1;
+    for (size_t i = 0; i < b->ng; i++)
+        if (take(b, &b->in, &b->g[i], 0, 1) < 0)
+            return -1;
+    size_t w = 0; /* earlier windows' blocks whose writer moved on: done with */
+    for (size_t i = 0; i < b->nold; i++)
+        if (!b->old[i].whole || !b->following)
+            b->old[w++] = b->old[i];
+    b->nold = w;
+    /* the definitions first, in file order; the timed records after them, kept in place */
+    int sorted = 1;
+    uint64_t last = 0;
+    size_t nt = 0;
+    for (size_t i = 0; i < b->nit; i++) {
+        item x = b->it[i];
+        if (!x.timed) {
+            if (put_out(b, &x) < 0)
+                return -1;
+            continue;
+        }
+        sorted &= x.time >= last;
+        last = x.time;
+        b->it[nt++] = x;
+    }
+    if (!sorted && by_writer(b, b->it, nt) < 0)
+        return -1;
+    for (size_t i = 0; i < nt; i++)
+        if (put_out(b, &b->it[i]) < 0)
+            return -1;
+    return 0;
+}
+
+/* end_group: the current window is over: its blocks looked at a last time, those whose writer
+ * may still store into them kept (followed), the cache let go of up to the next item */
+static int end_group(blocks *b)
+{
+    if (flush(b) < 0)
+        return -1;
+    for (size_t i = 0; i < b->ng; i++) {
+        blk *k = &b->g[i];
+        int done = k->whole || (k->writer == VT_BLOCK_SHARED && k->cur > k->off + 16);
+        if (done || grow((void **)&b->old, &b->capold, b->nold + 1, sizeof *b->old) < 0)
+            continue;
+        if (b->nold == OLD_MAX) { /* (the oldest is taken as done) */
+            memmove(b->old, b->old + 1, (OLD_MAX - 1) * sizeof *b->old);
+            b->nold--;
+        }
+        b->old[b->nold++] = *k;
+    }
+    b->ng = 0;
+    discard(&b->in, b->scan);
+    return 0;
+}
+
+/* moved_on: writer has a new block: its earlier ones are whole */
+static void moved_on(blocks *b, uint32_t writer)
+{
+    if (writer == VT_BLOCK_SHARED)
+        return;
+    for (size_t i = 0; i < b->ng; i++)
+        if (b->g[i].writer == writer)
+            b->g[i].whole = 1;
+    for (size_t i = 0; i < b->nold; i++)
+        if (b->old[i].writer == writer)
+            b->old[i].whole = 1;
+}
+
+/* produce: the next part of the stream onto the (empty) output. 1: some; 0: nothing more now;
+ * -1: malformed or unreadable. */
+static int produce(blocks *b)
+{
+    b->out_len = b->out_pos = 0;
+    while (!b->ended) {
+        size_t have;
+        const uint8_t *p = fetch(b, &b->in, b->scan, 16, &have);
+        if (!p)
+            return -1;
+        vt_rec_header h = {0, 0, 0};
+        if (have >= 8)
+            memcpy(&h, p, sizeof h);
+        if (have < 8 || (!h.type && !h.flags && !h.size)) { /* the end of what is written now */
+            if (flush(b) < 0)
+                return -1;
+            return b->out_len > 0;
+        }
+        if (h.size < 8 || h.size % VT_REC_ALIGN)
+            return fail(b, b->scan, "bad record size at the top level");
+        if (h.type == VT_REC_BLOCK) {
+            if (h.size < VT_BLOCK_HEAD_SIZE || h.size > VT_BLOCK_MAX_SIZE)
+                return fail(b, b->scan, "bad BLOCK size");
+            if (have < 16) { /* (its header cut by the end of the file) */
+                if (flush(b) < 0)
+                    return -1;
+                return b->out_len > 0;
+            }
+            vt_rec_block v;
+            memcpy(&v, p + 8, sizeof v);
+            if (b->ng && (v.window != b->window || b->scan - b->g[0].off > GROUP_MAX)) {
+                if (end_group(b) < 0)
+                    return -1;
+                if (b->out_len)
+                    return 1; /* (this block again at the next call) */
+                continue;
+            }
+            if (grow((void **)&b->g, &b->capg, b->ng + 1, sizeof *b->g) < 0)
+                return fail(b, b->scan, "out of memory");
+            moved_on(b, v.writer);
+            b->g[b->ng++] = (blk){b->scan,  b->scan + h.size, b->scan + VT_BLOCK_HEAD_SIZE,
+                                  v.window, v.writer,         0};
+            b->window = v.window;
+            b->scan += h.size;
+            continue;
+        }
+        /* a record at the top level (the trailer): what came before it first */
+        if (h.size > VT_REC_MAX_SIZE)
+            return fail(b, b->scan, "bad record size at the top level");
+        if (b->ng) {
+            if (end_group(b) < 0)
+                return -1;
+            if (b->out_len)
+                return 1;
+        }
+        p = fetch(b, &b->in, b->scan, h.size, &have);
+        if (!p)
+            return -1;
+        if (have < h.size)
+            return 0; /* (cut by the end of the file: read as the end) */
+        item top = {0, b->scan, h.size, 0, 0, 0};
+        if (put_out(b, &top) < 0)
+            return -1;
+        b->ended = h.type == VT_REC_TRAILER;
+        b->scan += h.size;
+        return 1;
+    }
+    return 0;
+}
+
+ssize_t blocks_read(blocks *b, void *buf, size_t n)
+{
+    size_t got = 0;
+    if (!b->header_done) {
+        size_t have;
+        const uint8_t *p = fetch(b, &b->in, 0, sizeof b->hdr, &have);
+        if (!p)
+            return -1;
+        if (have < sizeof b->hdr)
+            return fail(b, 0, "the file header is cut short");
+        memcpy(&b->hdr, p, sizeof b->hdr);
+        b->scan = b->hdr.header_size >= sizeof b->hdr ? b->hdr.header_size : sizeof b->hdr;
+        size_t k = sizeof b->hdr < n ? sizeof b->hdr : n;
+        memcpy(buf, &b->hdr, k); /* readers ask for at least the header first */
+        b->header_done = 1;
+        got = k;
+        discard(&b->in, b->scan);
+    }
+    while (got < n) {
+        if (b->out_pos == b->out_len) {
+            if (b->bad)
+                return got ? (ssize_t)got : -1;
+            int r = produce(b);
+            if (r < 0)
+                return got ? (ssize_t)got : -1;
+            if (r == 0)
+                break;
+            continue;
+        }
+        size_t k = b->out_len - b->out_pos;
+        if (k > n - got)
+            k = n - got;
+        memcpy((char *)buf + got, b->out + b->out_pos, k);
+        b->out_pos += k;
+        got += k;
+    }
+    return (ssize_t)got;
+}
+
+int blocks_follow(blocks *b)
+{
+    if (b->fd < 0 || b->bad)
+        return -1;
+    b->following = 1;
+    b->in.len = b->side.len = 0; /* what was read may be zeros a writer has filled since */
+    return 0;
+}
+
+blocks *blocks_open(int fd, FILE *fp, const void *head, size_t nhead)
+{
+    blocks *b = calloc(1, sizeof *b);
+    if (!b)
+        return NULL;
+    b->fd = fd;
+    b->fp = fd >= 0 ? NULL : fp;
+    if (fd < 0 && nhead) {
+        b->head = malloc(nhead);
+        if (!b->head) {
+            free(b);
+            return NULL;
+        }
+        memcpy(b->head, head, nhead);
+        b->nhead = nhead;
+    }
+    return b;
+}
+
+int blocks_rewind(blocks *b)
+{
+    if (b->fd < 0)
+        return -1;
+    int fd = b->fd;
+    free(b->in.p), free(b->side.p), free(b->g), free(b->old), free(b->it), free(b->tmp);
+    free(b->out);
+    memset(b, 0, sizeof *b);
+    b->fd = fd;
+    return 0;
+}
+
+const char *blocks_error(const blocks *b)
+{
+    return b->err;
+}
+
+uint64_t blocks_error_offset(const blocks *b)
+{
+    return b->err_off;
+}
+
+void blocks_close(blocks *b)
+{
+    if (!b)
+        return;
+    free(b->in.p), free(b->side.p), free(b->g), free(b->old), free(b->it), free(b->tmp);
+    free(b->out), free(b->head);
+    free(b);
+}

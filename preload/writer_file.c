@@ -1,0 +1,129 @@
+/* writer_file.c — the trace file's name and creation, and what `vramtrace run` is told of it:
+ * the output template expanded, the file made O_EXCL|O_NOFOLLOW|O_CLOEXEC 0600 (never over
+ * another file, never a directory, device or FIFO), the manifest's line (the file, or why there
+ * is none), and the mark of the process that opened it. writer.c opens the trace with them. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/config.h"
+#include "core/quietio.h"
+#include "writer.h"
+#include "writer_internal.h"
+
+/* expand_path: the output template with %p (pid) and %% replaced; %r is already $RANK in
+ * safe file-name characters (core/config.c expands it when it reads the template). */
+void vt__wfile_expand(const char *tmpl, char *out, size_t cap)
+{
+    size_t n = 0;
+    for (const char *s = tmpl; *s && n + 24 < cap; s++) {
+        if (s[0] == '%' && s[1] == 'p') {
+            n += (size_t)snprintf(out + n, cap - n, "%d", (int)getpid());
+            s++;
+        } else if (s[0] == '%' && s[1] == '%') {
+            out[n++] = '%';
+            s++;
+        } else {
+            out[n++] = *s;
+        }
+    }
+    out[n] = '\0';
+}
+
+/* create_file: O_EXCL; an existing file gets ".1", ".2", ... (never overwritten). A name that
+ * is a directory, a device, a FIFO or a socket is not a trace file: refused (-1, *why set),
+ * never written beside as NAME.1. */
+int vt__wfile_create(const char *base, const char **why)
+{
+    int flags = O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+    for (int i = 0; i < 1000; i++) {
+        if (i == 0)
+            snprintf(vt__ws.path, sizeof vt__ws.path, "%s", base);
+        else
+            snprintf(vt__ws.path, sizeof vt__ws.path, "%.4096s.%d", base, i);
+        int fd = vt__sys_ops.open(vt__ws.path, flags, 0600);
+        if (fd >= 0 || errno != EEXIST)
+            return fd;
+        struct stat st;
+        /* what the name is, through a symbolic link (never followed to write: a link to a file
+         * or to nothing gets NAME.1 beside it, but one to a directory, a device or a FIFO is
+         * refused as that is) */
+        if (i == 0 && !stat(vt__ws.path, &st) && !S_ISREG(st.st_mode)) {
+            *why = S_ISDIR(st.st_mode) ? "is a directory (the output is a file name, e.g. "
+                                         "DIR/vramtrace.%p.vt)"
+                                       : "exists and is not a regular file (a device, FIFO or "
+                                         "socket)";
+            return -1;
+        }
+    }
+    return -1;
+}
+
+/* manifest_line: appends one line to the manifest `vramtrace run` reads (no signal, no error:
+ * the trace is what matters). */
+static void manifest_line(const char *manifest, const char *line, size_t n)
+{
+    vt__quiet q;
+    vt__quiet_begin(&q);
+    int fd = open(manifest, O_WRONLY | O_APPEND | O_CLOEXEC | O_NONBLOCK);
+    if (fd >= 0) {
+        if (write(fd, line, n) != (ssize_t)n) {
+            /* the trace still exists; `vramtrace run` just will not list it */
+        }
+        close(fd);
+    }
+    vt__quiet_end(&q);
+}
+
+void vt__wfile_manifest(const char *manifest)
+{
+    if (!manifest[0])
+        return;
+    char line[8400];
+    int n;
+    if (vt__ws.path[0] == '/') {
+        n = snprintf(line, sizeof line, "%s\n", vt__ws.path);
+    } else {
+        char cwd[4096];
+        if (!getcwd(cwd, sizeof cwd))
+            cwd[0] = '\0';
+        n = snprintf(line, sizeof line, "%s/%s\n", cwd, vt__ws.path);
+    }
+    if (n > 0 && (size_t)n < sizeof line)
+        manifest_line(manifest, line, (size_t)n);
+}
+
+/* note_failure: no trace could be made: the warning on stderr, and for `vramtrace run` a
+ * manifest line "!PID why" (escaped), so it says why there is no trace instead of "no CUDA
+ * allocation was made". */
+void vt__wfile_failure(const char *manifest, const char *what, const char *why)
+{
+    vt__writer_warn_once_why(what, why);
+    if (!manifest[0])
+        return;
+    char line[1400], esc[1100];
+    vt__config_escape(vt__ws.path[0] ? vt__ws.path : "(trace file)", esc, sizeof esc);
+    int n = snprintf(line, sizeof line, "!%d %s %s: %s\n", (int)getpid(), what, esc, why);
+    if (n > 0 && (size_t)n < sizeof line)
+        manifest_line(manifest, line, (size_t)n);
+}
+
+/* mark_owner: this process opened the file (vt__ws.owner: writer_internal.h) */
+void vt__wfile_mark_owner(void)
+{
+#ifdef MADV_WIPEONFORK
+    if (!vt__ws.owner) {
+        void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p != MAP_FAILED && !madvise(p, 4096, MADV_WIPEONFORK))
+            vt__ws.owner = p;
+        else if (p != MAP_FAILED)
+            munmap(p, 4096);
+    }
+#endif
+    if (vt__ws.owner)
+        *vt__ws.owner = 1;
+}

@@ -1,0 +1,281 @@
+/* test_reader_blocks.c — the block layout of a plain trace (format 2.0, trace_blocks.h) read by
+ * the reader (analyzer/trace/reader_blocks.c): each window's definitions first, then its timed
+ * records by time whatever block holds them; a window never mixed with the next; a killed file
+ * read up to its last stored record; malformed blocks refused at their file byte; the same from
+ * a stream; and a file still being written followed, into blocks read before. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "../../analyzer/trace/reader.h"
+
+#include "trace_enc.h"
+
+/* w_block: a BLOCK of `size` bytes for (window, writer) begins; its records follow (w_*), then
+ * w_block_end pads it with zeros to its end. The block's offset. */
+static size_t w_block(wbuf *w, uint32_t window, uint32_t writer, uint32_t size)
+{
+    size_t off = w->n;
+    vt_rec_header h = {VT_REC_BLOCK, 0, size};
+    vt_rec_block b = {window, writer};
+    w_bytes(w, &h, 8);
+    w_bytes(w, &b, 8);
+    return off;
+}
+
+static void w_block_end(wbuf *w, size_t off, uint32_t size)
+{
+    assert_true(w->n <= off + size);
+    static const unsigned char z[4096];
+    w_bytes(w, z, off + size - w->n);
+}
+
+static void w_thread(wbuf *w, uint32_t idx)
+{
+    vt_rec_thread t = {idx, 100 + idx, 0, 0};
+    const char *name[1] = {"t"};
+    w_rec_strs(w, VT_REC_THREAD, 0, &t, sizeof t, name, 1);
+}
+
+/* seen: what the reader handed out, "type@time" for events ("T" a THREAD, "X" the trailer) */
+static char g_seen[4096];
+
+static reader_status read_seq(reader *r)
+{
+    reader_record rec;
+    g_seen[0] = 0;
+    while (reader_next(r, &rec)) {
+        char one[64];
+        if (rec.type == VT_REC_ALLOC || rec.type == VT_REC_FREE)
+            snprintf(one, sizeof one, "%s%llu ", rec.type == VT_REC_ALLOC ? "a" : "f",
+                     (unsigned long long)rec.u.ev.time_ns);
+        else
+            snprintf(one, sizeof one, "%s ",
+                     rec.type == VT_REC_THREAD    ? "T"
+                     : rec.type == VT_REC_TRAILER ? "X"
+                                                  : "?");
+        strncat(g_seen, one, sizeof g_seen - strlen(g_seen) - 1);
+    }
+    return reader_status_of(r);
+}
+
+static reader_status read_file(const char *path)
+{
+    char msg[256];
+    reader *r = reader_open(path, msg, sizeof msg);
+    assert_non_null(r);
+    reader_status st = read_seq(r);
+    reader_close(r);
+    return st;
+}
+
+static size_t g_at30; /* build: the offset of writer 0's ALLOC at t=30 */
+
+/* two writers' blocks interleaved in window 1, their times crossing; window 2 after it */
+static void build(wbuf *w, int trailer)
+{
+    w_header(w, VT_BLOCKS_MAJOR, VT_BLOCKS_MINOR);
+    size_t b0 = w_block(w, 1, 0, 256);
+    w_thread(w, 0);
+    w_alloc(w, VT_API_cudaMalloc, 0, 10, 0, 0x1000, 512, 0);
+    g_at30 = w->n;
+    w_alloc(w, VT_API_cudaMalloc, 0, 30, 0, 0x3000, 512, 0);
+    w_block_end(w, b0, 256);
+    size_t b1 = w_block(w, 1, 1, 128);
+    w_alloc(w, VT_API_cudaMalloc, 0, 20, 1, 0x2000, 512, 0);
+    w_free(w, VT_API_cudaFree, 40, 0x1000);
+    w_thread(w, 1); /* (a definition after events: handed out before them) */
+    w_block_end(w, b1, 128);
+    size_t b2 = w_block(w, 1, 0, 64); /* writer 0's next block: its first is whole */
+    w_free(w, VT_API_cudaFree, 50, 0x2000);
+    w_block_end(w, b2, 64);
+    size_t b3 = w_block(w, 2, 1, 64); /* window 2: after every record of window 1 */
+    w_alloc(w, VT_API_cudaMalloc, 0, 45, 1, 0x4000, 512, 0);
+    w_block_end(w, b3, 64);
+    if (trailer)
+        w_trailer(w, 6);
+}
+
+static void test_time_order(void **state)
+{
+    (void)state;
+    wbuf w = {0};
+    build(&w, 1);
+    assert_int_equal(read_file(save(&w)), READER_OK);
+    assert_string_equal(g_seen, "T T a10 a20 a30 f40 f50 a45 X ");
+    /* a window of one writer's blocks: handed out as they lie (in the order it made them) */
+    wbuf v = {0};
+    w_header(&v, VT_BLOCKS_MAJOR, VT_BLOCKS_MINOR);
+    size_t b = w_block(&v, 1, 0, 128);
+    w_alloc(&v, VT_API_cudaMalloc, 0, 5, 0, 0x1000, 512, 0);
+    w_thread(&v, 0);
+    w_free(&v, VT_API_cudaFree, 6, 0x1000);
+    w_block_end(&v, b, 128);
+    w_trailer(&v, 2);
+    assert_int_equal(read_file(save(&v)), READER_OK);
+    assert_string_equal(g_seen, "a5 T f6 X ");
+    free(w.p);
+    free(v.p);
+}
+
+static void test_killed(void **state)
+{
+    (void)state;
+    wbuf w = {0};
+    build(&w, 0);
+    static const unsigned char z[4096];
+    w_bytes(&w, z, sizeof z); /* a killed process's zero tail */
+    assert_int_equal(read_file(save(&w)), READER_TRUNCATED);
+    assert_string_equal(g_seen, "T T a10 a20 a30 f40 f50 a45 ");
+    /* a record in flight (its header zero) ends its block's records; the others are read */
+    wbuf k = {0};
+    build(&k, 1);
+    memset(k.p + g_at30, 0, 8); /* writer 0's second ALLOC (t=30) not stored */
+    assert_int_equal(read_file(save(&k)), READER_OK);
+    assert_string_equal(g_seen, "T T a10 a20 f40 f50 a45 X ");
+    free(w.p);
+    free(k.p);
+}
+
+static void expect_malformed(wbuf *w, uint64_t at)
+{
+    char msg[256];
+    reader *r = reader_open(save(w), msg, sizeof msg);
+    assert_non_null(r);
+    assert_int_equal(read_seq(r), READER_MALFORMED);
+    assert_int_equal(reader_error_offset(r), at);
+    reader_close(r);
+}
+
+static void test_malformed(void **state)
+{
+    (void)state;
+    /* a record running past its block's end */
+    wbuf a = {0};
+    w_header(&a, VT_BLOCKS_MAJOR, 0);
+    size_t b = w_block(&a, 1, 0, 48); /* 16 + 32: an ALLOC (40) does not fit */
+    w_alloc(&a, VT_API_cudaMalloc, 0, 1, 0, 0x1000, 512, 0);
+    a.n = b + 48;
+    w_trailer(&a, 1);
+    expect_malformed(&a, 48);
+    /* a BLOCK inside a block */
+    wbuf c = {0};
+    w_header(&c, VT_BLOCKS_MAJOR, 0);
+    size_t o = w_block(&c, 1, 0, 64);
+    w_block(&c, 1, 0, 32);
+    w_block_end(&c, o, 64);
+    w_trailer(&c, 0);
+    expect_malformed(&c, 48);
+    /* a BLOCK too small for its own header, or past the largest */
+    wbuf d = {0};
+    w_header(&d, VT_BLOCKS_MAJOR, 0);
+    vt_rec_header h = {VT_REC_BLOCK, 0, 8};
+    w_bytes(&d, &h, 8);
+    w_trailer(&d, 0);
+    expect_malformed(&d, 32);
+    h.size = VT_BLOCK_MAX_SIZE + 8;
+    memcpy(d.p + 32, &h, 8);
+    expect_malformed(&d, 32);
+    free(a.p);
+    free(c.p);
+    free(d.p);
+}
+
+static void test_stream(void **state)
+{
+    (void)state;
+    wbuf w = {0};
+    build(&w, 1);
+    FILE *f = fopen(save(&w), "rb");
+    assert_non_null(f);
+    unsigned char head[40]; /* what a caller read to tell what the file is */
+    assert_int_equal(fread(head, 1, sizeof head, f), sizeof head);
+    char msg[256];
+    reader *r = reader_open_stream(f, "stream", head, sizeof head, msg, sizeof msg);
+    assert_non_null(r);
+    assert_int_equal(read_seq(r), READER_OK);
+    assert_string_equal(g_seen, "T T a10 a20 a30 f40 f50 a45 X ");
+    assert_int_equal(reader_follow(r), -1); /* (a stream is not followed) */
+    reader_close(r);
+    fclose(f);
+    free(w.p);
+}
+
+/* pwrite_at: bytes into the file at off */
+static void put_at(const char *path, size_t off, const void *p, size_t n)
+{
+    FILE *f = fopen(path, "r+b");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, (long)off, SEEK_SET), 0);
+    assert_int_equal(fwrite(p, 1, n, f), n);
+    fclose(f);
+}
+
+static void test_follow(void **state)
+{
+    (void)state;
+    /* being written: writer 0's block holds one record, writer 1's one, the rest zeros */
+    wbuf w = {0};
+    w_header(&w, VT_BLOCKS_MAJOR, 0);
+    size_t b0 = w_block(&w, 1, 0, 128);
+    w_alloc(&w, VT_API_cudaMalloc, 0, 10, 0, 0x1000, 512, 0);
+    size_t more0 = w.n;
+    w_block_end(&w, b0, 128);
+    size_t b1 = w_block(&w, 1, 1, 128);
+    w_alloc(&w, VT_API_cudaMalloc, 0, 20, 1, 0x2000, 512, 0);
+    w_block_end(&w, b1, 128);
+    size_t next = w.n;
+    static const unsigned char z[4096];
+    w_bytes(&w, z, 1024);
+    const char *path = save(&w);
+    char msg[256];
+    reader *r = reader_open(path, msg, sizeof msg);
+    assert_non_null(r);
+    assert_int_equal(read_seq(r), READER_TRUNCATED);
+    assert_string_equal(g_seen, "a10 a20 ");
+    /* writer 0 stores a record into its block; window 2 begins with writer 1's block */
+    wbuf m = {0};
+    w_free(&m, VT_API_cudaFree, 25, 0x1000);
+    put_at(path, more0, m.p, m.n);
+    wbuf n = {0};
+    size_t b2 = w_block(&n, 2, 1, 64);
+    w_free(&n, VT_API_cudaFree, 30, 0x2000);
+    w_block_end(&n, b2, 64);
+    put_at(path, next, n.p, n.n);
+    assert_int_equal(reader_follow(r), 0);
+    assert_int_equal(read_seq(r), READER_TRUNCATED);
+    assert_string_equal(g_seen, "f25 f30 ");
+    /* writer 0, still in window 1's block (its writer has no later block), stores one more;
+     * then its next block and the trailer */
+    wbuf m2 = {0};
+    w_alloc(&m2, VT_API_cudaMalloc, 0, 35, 0, 0x5000, 512, 0);
+    put_at(path, more0 + m.n, m2.p, m2.n);
+    wbuf t = {0};
+    size_t b3 = w_block(&t, 2, 0, 64);
+    w_free(&t, VT_API_cudaFree, 40, 0x5000);
+    w_block_end(&t, b3, 64);
+    w_trailer(&t, 5);
+    put_at(path, next + n.n, t.p, t.n);
+    assert_int_equal(reader_follow(r), 0);
+    assert_int_equal(read_seq(r), READER_OK);
+    assert_string_equal(g_seen, "a35 f40 X ");
+    reader_close(r);
+    free(w.p), free(m.p), free(n.p), free(m2.p), free(t.p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_time_order), cmocka_unit_test(test_killed),
+        cmocka_unit_test(test_malformed),  cmocka_unit_test(test_stream),
+        cmocka_unit_test(test_follow),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
