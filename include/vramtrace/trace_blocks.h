@@ -30,7 +30,8 @@
  *   microseconds (as in 1.x's file order). A window whose blocks are all one writer's may be
  *   read as it lies: that writer made its records in that order. A block is whole once its
  *   writer has a later block, or at the trailer; a reader following a live trace reads a block
- *   again until then.
+ *   again until then. Byte offsets in a reader's messages are of the records in that order, but
+ *   where a block itself is malformed (a file byte, said so).
  */
 #ifndef VRAMTRACE_TRACE_BLOCKS_H
 #define VRAMTRACE_TRACE_BLOCKS_H
