@@ -205,6 +205,19 @@ void vt__writer_exec_interrupted(void)
  * in the same file (or, if the file cannot grow again, it ends there as DISK_FULL). */
 void vt__writer_exec_failed(void)
 {
+    if (atomic_load(&vt__ws.state) == W_CLOSED && getpid() == vt__ws.pid) {
+        /* a trace an exec from a signal handler cut (interrupted_lock): it stays cut, and its
+         * descriptor goes back to the program (it had stayed open for the rest of the run).
+         * Not while another thread holds the lock mid-switch (it may be using it). */
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_sec += 1;
+        if (!pthread_mutex_timedlock(&vt__ws.lock, &ts)) {
+            vt__writer_close_fd();
+            pthread_mutex_unlock(&vt__ws.lock);
+        }
+        return;
+    }
     if (atomic_load(&vt__ws.state) != W_EXEC || getpid() != vt__ws.pid)
         return;
     pthread_mutex_lock(&vt__ws.lock);

@@ -21,6 +21,8 @@
  *   sigexec N   the same, the handler exec'ing /bin/sh -c 'exit 8'
  *   sigexitm N  sigexit with the program's own malloc and free between the pairs (the handler
  *               may interrupt malloc, outside any CUDA call, holding its lock)
+ *   sigexecfail N  sigexec whose exec fails (no such file): the handler then counts the
+ *               descriptors open past 2 and exits 9 when none, 10 + n when n
  *   sigforkexec N  64 MiB touched (a slow fork), then a pair and a fork() (the child _exits)
  *               without end; after N microseconds a SIGALRM handler execs /bin/sh -c 'exit 8'
  *               (it may run inside fork(), between its handlers: the tracer's prepare holds its
@@ -220,10 +222,22 @@ static void exec8(int sig)
     _exit(99);
 }
 
-/* sig_exit: see the top (sigexit, sigexec, sigexitm: mall) */
+/* exec_fails: an exec that fails (no such file), then the descriptors the process has open past
+ * stdin, stdout and stderr counted: exit 9 when none, 10 + n when n */
+static void exec_fails(int sig)
+{
+    (void)sig;
+    execl("/nonexistent/vramtrace-test", "x", (char *)NULL);
+    int n = 0;
+    for (int fd = 3; fd < 4096; fd++)
+        n += fcntl(fd, F_GETFD) != -1;
+    _exit(n ? 10 + (n > 80 ? 80 : n) : 9);
+}
+
+/* sig_exit: see the top (sigexit, sigexec, sigexitm: mall; sigexecfail: exec 2) */
 static __attribute__((noreturn)) int sig_exit(int us, int exec, int mall)
 {
-    signal(SIGALRM, exec ? exec8 : exit7);
+    signal(SIGALRM, exec == 2 ? exec_fails : exec ? exec8 : exit7);
     struct itimerval it = {{0, 0}, {0, us}};
     setitimer(ITIMER_REAL, &it, NULL);
     for (unsigned i = 0;; i++) {
@@ -354,16 +368,18 @@ int main(int argc, char **argv)
         return late_exit(n);
     if (!strcmp(c, "sigexit") || !strcmp(c, "sigexec") || !strcmp(c, "sigexitm"))
         return sig_exit(n, !strcmp(c, "sigexec"), !strcmp(c, "sigexitm"));
+    if (!strcmp(c, "sigexecfail"))
+        return sig_exit(n, 2, 0);
     if (!strcmp(c, "sigforkexec"))
         return sig_fork_exec(n);
     if (!strcmp(c, "cancelself"))
         return cancel_self(argv[2], argc > 3 ? atoi(argv[3]) : 10);
     if (!strcmp(c, "earlyexit"))
         return early_exit(n);
-    fprintf(stderr,
-            "usage: host_cases fdclose|fddup2|rawfork|clone|vforkexit|chdir|exitrace|"
-            "execrace|cancel|earlyexit|sigexit|sigexec|sigexitm|sigforkexec|lateexit N [C] | "
-            "cancelself "
-            "exit|exec|fork [N]\n");
+    fprintf(stderr, "usage: host_cases fdclose|fddup2|rawfork|clone|vforkexit|chdir|exitrace|"
+                    "execrace|cancel|earlyexit|sigexit|sigexec|sigexitm|sigexecfail|sigforkexec|"
+                    "lateexit N [C] | "
+                    "cancelself "
+                    "exit|exec|fork [N]\n");
     return 2;
 }
