@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define GROUP_MAX (64u << 20) /* a window's blocks handed out together: more, in parts */
@@ -35,7 +36,8 @@ typedef struct cache {
 
 typedef struct item {
     uint64_t time; /* timed: its time; else 0 */
-    uint64_t off;  /* its file offset (its bytes in the cache `side` names, until discard) */
+    uint64_t off;  /* its file offset (file order); side 0: its bytes there in `in` */
+    uint64_t at;   /* side 1: its bytes at rec + at (copied: `side` is read anew per block) */
     uint32_t size;
     uint32_t writer; /* its block's */
     uint8_t timed, side;
@@ -56,7 +58,12 @@ struct blocks {
     size_t nold, capold;
     item *it, *tmp; /* a flush's records in file order; the merge's */
     size_t nit, capit, captmp;
-    uint8_t *out; /* a flush's records in the order handed out */
+    uint8_t *rec; /* the bytes of a flush's records from `side` */
+    size_t rec_len, rec_cap;
+    size_t old_next; /* old[] full: the entry the next one replaces */
+    int live;        /* a file being written (no trailer at its end, or followed): a flush reads its
+                      * blocks anew (a writer may have stored into bytes read before) */
+    uint8_t *out;    /* a flush's records in the order handed out */
     size_t out_len, out_pos, out_cap;
     int following, ended, header_done, bad;
     vt_file_header hdr;
@@ -119,7 +126,9 @@ static ssize_t raw(blocks *b, void *buf, size_t n, uint64_t off)
 static const uint8_t *fetch(blocks *b, cache *c, uint64_t off, size_t need, size_t *have)
 {
     *have = 0;
-    if (off < c->off || (b->fd >= 0 && off > c->off + c->len)) {
+    /* (forward, the cache grows: an item of the flush under way may point into it; a gap past
+     * any group: read from there) */
+    if (off < c->off || (b->fd >= 0 && off > c->off + c->len + 2 * (uint64_t)GROUP_MAX)) {
         if (b->fd < 0) {
             fail(b, off, "a stream read backwards");
             return NULL;
@@ -205,6 +214,13 @@ static int take(blocks *b, cache *c, blk *k, int side, int items)
         x->size = h.size;
         x->writer = k->writer;
         x->side = (uint8_t)side;
+        if (side) {
+            if (grow((void **)&b->rec, &b->rec_cap, b->rec_len + h.size, 1) < 0)
+                return fail(b, at, "out of memory");
+            memcpy(b->rec + b->rec_len, q, h.size);
+            x->at = b->rec_len;
+            b->rec_len += h.size;
+        }
         at += h.size;
     }
     k->cur = at;
@@ -222,10 +238,10 @@ static int by_time(const void *a, const void *c)
 /* put_out: item x's bytes onto the output */
 static int put_out(blocks *b, const item *x)
 {
-    const cache *c = x->side ? &b->side : &b->in;
+    const uint8_t *src = x->side ? b->rec + x->at : b->in.p + (x->off - b->in.off);
     if (grow((void **)&b->out, &b->out_cap, b->out_len + x->size, 1) < 0)
         return fail(b, x->off, "out of memory");
-    memcpy(b->out + b->out_len, c->p + (x->off - c->off), x->size);
+    memcpy(b->out + b->out_len, src, x->size);
     b->out_len += x->size;
     return 0;
 }
@@ -283,7 +299,9 @@ static int by_writer(blocks *b, item *t, size_t n)
  * stored since last looked at, onto the output: definitions first, then timed records by time */
 static int flush(blocks *b)
 {
-    b->nit = 0;
+    b->nit = b->rec_len = 0;
+    if (b->live) /* (read anew from the window's first block: bytes read before may be stale) */
+        b->in.len = 0;
     /* one writer (a program that records from one thread, the common case): its records are in
      * the order it made them, handed out as they lie, a block's new ones in one copy */
     int one = !(b->following && b->nold) && b->ng && b->g[0].writer != VT_BLOCK_SHARED;
@@ -295,16 +313,19 @@ static int flush(blocks *b)
         if (take(b, &b->in, k, 0, 0) < 0)
             return -1;
         if (k->cur > from) {
-            item run = {0, from, (uint32_t)(k->cur - from), 0, 0, 0};
+            item run = {.off = from, .size = (uint32_t)(k->cur - from)};
             if (put_out(b, &run) < 0)
                 return -1;
         }
     }
     if (one)
         return 0;
-    for (size_t i = 0; i < b->nold && b->following; i++)
+    for (size_t i = 0; i < b->nold && b->following; i++) {
+        b->side.len = 0; /* (each read anew: its bytes are copied out) */
+        b->side.off = b->old[i].cur;
         if (take(b, &b->side, &b->old[i], 1, 1) < 0)
             return -1;
+    }
     for (size_t i = 0; i < b->ng; i++)
         if (take(b, &b->in, &b->g[i], 0, 1) < 0)
             return -1;
@@ -347,9 +368,10 @@ static int end_group(blocks *b)
         int done = k->whole || (k->writer == VT_BLOCK_SHARED && k->cur > k->off + 16);
         if (done || grow((void **)&b->old, &b->capold, b->nold + 1, sizeof *b->old) < 0)
             continue;
-        if (b->nold == OLD_MAX) { /* (the oldest is taken as done) */
-            memmove(b->old, b->old + 1, (OLD_MAX - 1) * sizeof *b->old);
-            b->nold--;
+        if (b->nold == OLD_MAX) { /* (one of them is taken as done, in turn) */
+            b->old[b->old_next] = *k;
+            b->old_next = (b->old_next + 1) % OLD_MAX;
+            continue;
         }
         b->old[b->nold++] = *k;
     }
@@ -369,6 +391,14 @@ static void moved_on(blocks *b, uint32_t writer)
     for (size_t i = 0; i < b->nold; i++)
         if (b->old[i].writer == writer)
             b->old[i].whole = 1;
+    if (b->following) /* (looked at once more by the next flush, then dropped) */
+        return;
+    size_t w = 0; /* not following: nothing looks at them again */
+    for (size_t i = 0; i < b->nold; i++)
+        if (!b->old[i].whole)
+            b->old[w++] = b->old[i];
+    b->nold = w;
+    b->old_next = 0;
 }
 
 /* produce: the next part of the stream onto the (empty) output. 1: some; 0: nothing more now;
@@ -431,7 +461,7 @@ static int produce(blocks *b)
             return -1;
         if (have < h.size)
             return 0; /* (cut by the end of the file: read as the end) */
-        item top = {0, b->scan, h.size, 0, 0, 0};
+        item top = {.off = b->scan, .size = h.size};
         if (put_out(b, &top) < 0)
             return -1;
         b->ended = h.type == VT_REC_TRAILER;
@@ -484,9 +514,21 @@ int blocks_follow(blocks *b)
 {
     if (b->fd < 0 || b->bad)
         return -1;
-    b->following = 1;
+    b->following = b->live = 1;
     b->in.len = b->side.len = 0; /* what was read may be zeros a writer has filled since */
     return 0;
+}
+
+/* ended: the file fd ends with a trailer, as a writer leaves it at its end (cut right after
+ * it): nothing more will be written into it */
+static int ended(int fd)
+{
+    struct stat sb;
+    const uint32_t room = 8 + (uint32_t)sizeof(vt_rec_trailer);
+    vt_rec_header h;
+    return fstat(fd, &sb) == 0 && (uint64_t)sb.st_size >= sizeof(vt_file_header) + room &&
+           pread(fd, &h, sizeof h, sb.st_size - room) == (ssize_t)sizeof h &&
+           h.type == VT_REC_TRAILER && h.size == room;
 }
 
 blocks *blocks_open(int fd, FILE *fp, const void *head, size_t nhead)
@@ -494,6 +536,7 @@ blocks *blocks_open(int fd, FILE *fp, const void *head, size_t nhead)
     blocks *b = calloc(1, sizeof *b);
     if (!b)
         return NULL;
+    b->live = fd >= 0 && !ended(fd);
     b->fd = fd;
     b->fp = fd >= 0 ? NULL : fp;
     if (fd < 0 && nhead) {
@@ -514,9 +557,10 @@ int blocks_rewind(blocks *b)
         return -1;
     int fd = b->fd;
     free(b->in.p), free(b->side.p), free(b->g), free(b->old), free(b->it), free(b->tmp);
-    free(b->out);
+    free(b->out), free(b->rec);
     memset(b, 0, sizeof *b);
     b->fd = fd;
+    b->live = !ended(fd);
     return 0;
 }
 
@@ -535,6 +579,6 @@ void blocks_close(blocks *b)
     if (!b)
         return;
     free(b->in.p), free(b->side.p), free(b->g), free(b->old), free(b->it), free(b->tmp);
-    free(b->out), free(b->head);
+    free(b->out), free(b->head), free(b->rec);
     free(b);
 }

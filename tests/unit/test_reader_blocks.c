@@ -8,8 +8,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -270,12 +272,117 @@ static void test_follow(void **state)
     free(w.p), free(m.p), free(n.p), free(m2.p), free(t.p);
 }
 
+/* many_blocks: n blocks of writer `writer` in `window`, one ALLOC each, at times t, t+1, ... */
+static void many_blocks(wbuf *w, int n, uint32_t window, uint32_t writer, uint64_t t)
+{
+    for (int i = 0; i < n; i++) {
+        size_t b = w_block(w, window, writer, 4096);
+        w_alloc(w, VT_API_cudaMalloc, 0, t + (uint64_t)i, writer, 0x100000 + i * 0x1000, 512, 0);
+        w_block_end(w, b, 4096);
+    }
+}
+
+/* following, two open blocks of earlier windows megabytes apart: each looked at again (their
+ * bytes had been kept as offsets into one cache that the second read started over: SIGSEGV,
+ * found by a review) */
+static void test_follow_far_apart(void **state)
+{
+    (void)state;
+    wbuf w = {0};
+    w_header(&w, VT_BLOCKS_MAJOR, 0);
+    size_t b0 = w_block(&w, 1, 0, 4096); /* writer 0, window 1: stays open */
+    w_alloc(&w, VT_API_cudaMalloc, 0, 10, 0, 0x1000, 512, 0);
+    size_t more0 = w.n;
+    w_block_end(&w, b0, 4096);
+    many_blocks(&w, 700, 1, 2, 11);      /* writer 2: 2.8 MB of window 1 */
+    size_t b1 = w_block(&w, 2, 1, 4096); /* writer 1, window 2: stays open */
+    w_alloc(&w, VT_API_cudaMalloc, 0, 1000, 1, 0x2000, 512, 0);
+    size_t more1 = w.n;
+    w_block_end(&w, b1, 4096);
+    many_blocks(&w, 1, 3, 3, 2000); /* window 3 */
+    static const unsigned char z[4096];
+    w_bytes(&w, z, 4096);
+    const char *path = save(&w);
+    char msg[256];
+    reader *r = reader_open(path, msg, sizeof msg);
+    assert_non_null(r);
+    assert_int_equal(read_seq(r), READER_TRUNCATED);
+    wbuf m = {0}, n = {0};
+    w_free(&m, VT_API_cudaFree, 3001, 0x1000);
+    put_at(path, more0, m.p, m.n);
+    w_free(&n, VT_API_cudaFree, 3000, 0x2000);
+    put_at(path, more1, n.p, n.n);
+    assert_int_equal(reader_follow(r), 0);
+    assert_int_equal(read_seq(r), READER_TRUNCATED);
+    assert_string_equal(g_seen, "f3000 f3001 ");
+    reader_close(r);
+    free(w.p), free(m.p), free(n.p);
+}
+
+/* a writer stores into a block between two reads of one pass over a live file, then takes its
+ * next block, which the second read sees: the block is read anew before it is taken as whole
+ * (its stale copy had ended where that record went: the record was never handed out) */
+static int g_wfd = -1, g_npread;
+static wbuf g_store, g_later;
+static size_t g_store_off, g_later_off;
+
+ssize_t pread(int fd, void *buf, size_t n, off_t off)
+{
+    if (g_wfd >= 0 && n > 8 && ++g_npread == 2) { /* the writer goes on meanwhile (between
+                                                   * the first two reads of bytes) */
+        assert_int_equal(syscall(SYS_pwrite64, g_wfd, g_store.p, g_store.n, (off_t)g_store_off),
+                         (long)g_store.n);
+        assert_int_equal(syscall(SYS_pwrite64, g_wfd, g_later.p, g_later.n, (off_t)g_later_off),
+                         (long)g_later.n);
+    }
+    return syscall(SYS_pread64, fd, buf, n, off);
+}
+
+static void test_stale_in_one_pass(void **state)
+{
+    (void)state;
+    wbuf w = {0};
+    w_header(&w, VT_BLOCKS_MAJOR, 0);
+    size_t a = w_block(&w, 1, 0, 4096); /* writer 0's block: one record so far */
+    w_alloc(&w, VT_API_cudaMalloc, 0, 10, 0, 0x1000, 512, 0);
+    g_store_off = w.n;
+    w_block_end(&w, a, 4096);
+    many_blocks(&w, 127, 1, 1, 11); /* writer 1: past the first read's 256 KiB */
+    g_later_off = w.n;
+    static const unsigned char z[4096];
+    for (int i = 0; i < 4; i++)
+        w_bytes(&w, z, 4096);
+    w_free(&g_store, VT_API_cudaFree, 500, 0x1000); /* then writer 0's record, its next block */
+    size_t b = w_block(&g_later, 1, 0, 4096);
+    w_alloc(&g_later, VT_API_cudaMalloc, 0, 600, 0, 0x7000, 512, 0);
+    w_block_end(&g_later, b, 4096);
+    many_blocks(&g_later, 1, 2, 1, 700); /* and window 2 */
+    const char *path = save(&w);
+    g_wfd = open(path, O_RDWR);
+    assert_true(g_wfd >= 0);
+    g_npread = 0;
+    char msg[256];
+    reader *r = reader_open(path, msg, sizeof msg);
+    assert_non_null(r);
+    read_seq(r);
+    assert_true(g_npread >= 2);
+    close(g_wfd);
+    g_wfd = -1;
+    assert_non_null(strstr(g_seen, "f500 "));
+    reader_close(r);
+    free(w.p), free(g_store.p), free(g_later.p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_time_order), cmocka_unit_test(test_killed),
-        cmocka_unit_test(test_malformed),  cmocka_unit_test(test_stream),
+        cmocka_unit_test(test_time_order),
+        cmocka_unit_test(test_killed),
+        cmocka_unit_test(test_malformed),
+        cmocka_unit_test(test_stream),
         cmocka_unit_test(test_follow),
+        cmocka_unit_test(test_follow_far_apart),
+        cmocka_unit_test(test_stale_in_one_pass),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
