@@ -208,7 +208,9 @@ void vt__writer_exec_failed(void)
     if (atomic_load(&vt__ws.state) == W_CLOSED && getpid() == vt__ws.pid) {
         /* a trace an exec from a signal handler cut (interrupted_lock): it stays cut, and its
          * descriptor goes back to the program (it had stayed open for the rest of the run).
-         * Not while another thread holds the lock mid-switch (it may be using it). */
+         * Not while another thread holds the lock mid-switch (it may be using it); where this
+         * one was interrupted holding it, the switch finds the descriptor no longer the trace's
+         * (vt__writer_fd checks) and stops there: the trace is cut already. */
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
         ts.tv_sec += 1;
