@@ -200,6 +200,19 @@ static inline int in_block(const vt__wslot *me, const window *w, size_t size)
            atomic_load_explicit(&w->sealed, memory_order_relaxed) == UNSEALED;
 }
 
+/* block_store: the record into this thread's block in w where in_block said it fits: stored,
+ * counted, w released. 0. */
+static inline int block_store(vt__wslot *me, window *w, size_t size, uint16_t type, uint16_t flags,
+                              const void *p1, size_t n1, const void *p2, size_t n2, const void *p3,
+                              size_t n3)
+{
+    uint64_t q = me->bpos;
+    me->bpos = q + size;
+    vt__put_record(w->base + q, size, type, flags, p1, n1, p2, n2, p3, n3);
+    count(me, 1, type);
+    return release(me, 1, 0);
+}
+
 /* block_head: the BLOCK record at pos (bs bytes) of w: its payload, then its header */
 static inline void block_head(window *w, uint64_t pos, uint64_t bs, uint32_t writer)
 {
@@ -259,13 +272,8 @@ static int append(uint16_t type, uint16_t flags, const void *p1, size_t n1, cons
             return release(me, own, -1);
         hold(me, own, w);
         if (vt__ws.blocks) {
-            if (own && in_block(me, w, size)) {
-                uint64_t q = me->bpos;
-                me->bpos = q + size;
-                vt__put_record(w->base + q, size, type, flags, p1, n1, p2, n2, p3, n3);
-                count(me, own, type);
-                return release(me, own, 0);
-            }
+            if (own && in_block(me, w, size))
+                return block_store(me, w, size, type, flags, p1, n1, p2, n2, p3, n3);
             int r = block_put(w, size, type, flags, p1, n1, p2, n2, p3, n3, me, own);
             if (r <= 0)
                 return r;
@@ -436,11 +444,7 @@ static inline __attribute__((always_inline)) int write_event(uint16_t type, uint
                 vt__writer_dropped();
             return rc;
         }
-        uint64_t q = me->bpos;
-        me->bpos = q + size;
-        vt__put_record(w->base + q, size, type, flags, p, n, NULL, 0, NULL, 0);
-        count(me, 1, type);
-        return release(me, 1, 0);
+        return block_store(me, w, size, type, flags, p, n, NULL, 0, NULL, 0);
     }
     uint64_t pos = atomic_fetch_add_explicit(&w->used, size, memory_order_acq_rel);
     if (VT__UNLIKELY(pos + size > w->limit)) {

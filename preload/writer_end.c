@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -131,21 +130,25 @@ void vt__writer_close(void)
  * bounded trace's packing takes its memory from mmap, writer_mem.h.) A trace that is in neither
  * is ended as usual: 1, the lock taken (waited for 2 s at most: a thread holding it may wait on a
  * lock this one holds). Else the trace is left cut there, said once: 0. */
+/* lock_within: vt__ws.lock taken, waited for s seconds at most. 1, or 0 when not taken. */
+static int lock_within(int s)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += s;
+    return !pthread_mutex_timedlock(&vt__ws.lock, &ts);
+}
+
 static int interrupted_lock(const char *what)
 {
-    int owner = vt__ws.lock.__data.__owner == (int)syscall(SYS_gettid);
+    int owner = vt__ws_lock_mine();
     int st = atomic_load(&vt__ws.state);
     if (st != W_OPEN && !(st == W_UNOPENED && owner)) /* (or interrupted opening the file) */
         return 0;
     int mid =
         (vt__wslot_mine && atomic_load(&vt__wslot_mine->in)) || vt__wslots_shared_mine || owner;
-    if (!mid) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_sec += 2;
-        if (!pthread_mutex_timedlock(&vt__ws.lock, &ts))
-            return 1;
-    }
+    if (!mid && lock_within(2))
+        return 1;
     atomic_store(&vt__ws.state, W_CLOSED); /* (what other threads make from here is lost too) */
     if (vt__ws.warned)
         return 0;
@@ -211,10 +214,7 @@ void vt__writer_exec_failed(void)
          * Not while another thread holds the lock mid-switch (it may be using it); where this
          * one was interrupted holding it, the switch finds the descriptor no longer the trace's
          * (vt__writer_fd checks) and stops there: the trace is cut already. */
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_sec += 1;
-        if (!pthread_mutex_timedlock(&vt__ws.lock, &ts)) {
+        if (lock_within(1)) {
             vt__writer_close_fd();
             pthread_mutex_unlock(&vt__ws.lock);
         }

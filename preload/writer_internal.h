@@ -105,6 +105,8 @@ void vt__wfile_mark_owner(void);
  * packer and the exec waited on each other for ever). The count held, at most 64. */
 int vt__ws_unlock_all(void);
 void vt__ws_relock(int n);
+/* vt__ws_lock_mine: this thread holds vt__ws.lock (a recursive mutex's owner) */
+int vt__ws_lock_mine(void);
 /* vt__wslots_forget: a fork child's: counts and holds back to zero (its one thread keeps its
  * slot; others' slots stay handed out, unused). */
 void vt__wslots_forget(void);

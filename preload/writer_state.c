@@ -189,10 +189,15 @@ void vt__wslots_totals(uint64_t *records, uint64_t *events)
     *events = e;
 }
 
+int vt__ws_lock_mine(void)
+{
+    return vt__ws.lock.__data.__owner == (int)syscall(SYS_gettid);
+}
+
 int vt__ws_unlock_all(void)
 {
-    int tid = (int)syscall(SYS_gettid), n = 0;
-    while (n < 64 && vt__ws.lock.__data.__owner == tid) { /* (a recursive mutex's owner) */
+    int n = 0;
+    while (n < 64 && vt__ws_lock_mine()) {
         pthread_mutex_unlock(&vt__ws.lock);
         n++;
     }

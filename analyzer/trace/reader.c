@@ -338,13 +338,10 @@ int reader_rewind(reader *r)
 {
     if (r->ck)
         chunked_rewind(r->ck);
-    else if (r->bl && blocks_rewind(r->bl) < 0) {
-        set_status(r, READER_IOERR, 0, "seek failed: %s", strerror(ESPIPE));
-        return -1;
-    } else if (r->bl)
-        ;
-    else if (r->fp || lseek(r->fd, 0, SEEK_SET) != 0) {
-        set_status(r, READER_IOERR, 0, "seek failed: %s", strerror(r->fp ? ESPIPE : errno));
+    else if (r->bl ? blocks_rewind(r->bl) < 0 : r->fp || lseek(r->fd, 0, SEEK_SET) != 0) {
+        /* (the block layout rewinds a file only) */
+        set_status(r, READER_IOERR, 0, "seek failed: %s",
+                   strerror(r->fp || r->bl ? ESPIPE : errno));
         return -1;
     }
     read_header(r, 0);

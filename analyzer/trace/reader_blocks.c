@@ -232,7 +232,7 @@ static int by_time(const void *a, const void *c)
     const item *x = a, *y = c;
     if (x->time != y->time)
         return x->time < y->time ? -1 : 1;
-    return x->off < y->off ? -1 : x->off > y->off; /* (file order: one cache's offsets) */
+    return x->off < y->off ? -1 : x->off > y->off; /* (equal times: file order) */
 }
 
 /* put_out: item x's bytes onto the output */
@@ -295,6 +295,17 @@ static int by_writer(blocks *b, item *t, size_t n)
     return 0;
 }
 
+/* drop_whole: earlier windows' blocks whose writer has moved on: done with */
+static void drop_whole(blocks *b)
+{
+    size_t w = 0;
+    for (size_t i = 0; i < b->nold; i++)
+        if (!b->old[i].whole)
+            b->old[w++] = b->old[i];
+    b->nold = w;
+    b->old_next = 0;
+}
+
 /* flush: what the current group's blocks (and, following, the earlier windows' open blocks)
  * stored since last looked at, onto the output: definitions first, then timed records by time */
 static int flush(blocks *b)
@@ -329,11 +340,8 @@ static int flush(blocks *b)
     for (size_t i = 0; i < b->ng; i++)
         if (take(b, &b->in, &b->g[i], 0, 1) < 0)
             return -1;
-    size_t w = 0; /* earlier windows' blocks whose writer moved on: done with */
-    for (size_t i = 0; i < b->nold; i++)
-        if (!b->old[i].whole || !b->following)
-            b->old[w++] = b->old[i];
-    b->nold = w;
+    if (b->following) /* (their last look was just now) */
+        drop_whole(b);
     /* the definitions first, in file order; the timed records after them, kept in place */
     int sorted = 1;
     uint64_t last = 0;
@@ -391,14 +399,9 @@ static void moved_on(blocks *b, uint32_t writer)
     for (size_t i = 0; i < b->nold; i++)
         if (b->old[i].writer == writer)
             b->old[i].whole = 1;
-    if (b->following) /* (looked at once more by the next flush, then dropped) */
-        return;
-    size_t w = 0; /* not following: nothing looks at them again */
-    for (size_t i = 0; i < b->nold; i++)
-        if (!b->old[i].whole)
-            b->old[w++] = b->old[i];
-    b->nold = w;
-    b->old_next = 0;
+    if (!b->following) /* (following: the next flush looks at them once more, then drops them;
+                        * else nothing looks at them again) */
+        drop_whole(b);
 }
 
 /* produce: the next part of the stream onto the (empty) output. 1: some; 0: nothing more now;
@@ -551,13 +554,19 @@ blocks *blocks_open(int fd, FILE *fp, const void *head, size_t nhead)
     return b;
 }
 
+/* free_bufs: every buffer of b (not b, nor a stream's head) */
+static void free_bufs(blocks *b)
+{
+    free(b->in.p), free(b->side.p), free(b->g), free(b->old), free(b->it), free(b->tmp);
+    free(b->out), free(b->rec);
+}
+
 int blocks_rewind(blocks *b)
 {
     if (b->fd < 0)
         return -1;
     int fd = b->fd;
-    free(b->in.p), free(b->side.p), free(b->g), free(b->old), free(b->it), free(b->tmp);
-    free(b->out), free(b->rec);
+    free_bufs(b);
     memset(b, 0, sizeof *b);
     b->fd = fd;
     b->live = !ended(fd);
@@ -578,7 +587,7 @@ void blocks_close(blocks *b)
 {
     if (!b)
         return;
-    free(b->in.p), free(b->side.p), free(b->g), free(b->old), free(b->it), free(b->tmp);
-    free(b->out), free(b->head), free(b->rec);
+    free_bufs(b);
+    free(b->head);
     free(b);
 }

@@ -39,8 +39,7 @@ static inline void use_output(const char *name)
 }
 
 /* read_records: the record types of a trace file in file order (0-terminated), header checked
- * (a plain trace: the block layout, 2.0), a BLOCK's records in it (trace_blocks.h: up to the first
- * zero header, then the block's end). */
+ * (a plain trace: the block layout, 2.0), a BLOCK's records in it (trace_walk.h). */
 static inline int read_records(const char *path, uint16_t *types, int max)
 {
     FILE *f = fopen(path, "rb");
@@ -52,31 +51,18 @@ static inline int read_records(const char *path, uint16_t *types, int max)
     assert_int_equal(h.header_size, 32);
     int n = 0;
     vt_rec_header r;
-    long end = -1; /* inside a block: where it ends */
-    while (n < max && fread(&r, sizeof r, 1, f) == 1) {
-        if (!r.type && end >= 0) { /* the rest of a block: nothing stored */
-            fseek(f, end, SEEK_SET);
-            end = -1;
-            continue;
-        }
-        if (!r.type)
-            break;
+    long end = 0;
+    while (n < max && next_header(f, &r, &end)) {
         assert_true(r.size >= 8 && r.size % 8 == 0);
-        if (r.type == VT_REC_BLOCK) {
-            assert_true(end < 0 && r.size >= VT_BLOCK_HEAD_SIZE);
-            end = ftell(f) - 8 + (long)r.size;
-            fseek(f, 8, SEEK_CUR);
-            continue;
-        }
+        assert_true(r.type != VT_REC_BLOCK); /* (one inside a block) */
         types[n++] = r.type;
         fseek(f, r.size - 8, SEEK_CUR);
-        if (end >= 0 && ftell(f) >= end)
-            end = -1;
     }
     fclose(f);
     types[n] = 0;
     return n;
 }
+
 /* read_file: the whole file (malloc'd, caller frees); *len its size. */
 static inline unsigned char *read_file(const char *path, size_t *len)
 {
