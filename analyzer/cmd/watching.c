@@ -291,6 +291,8 @@ static int refresh(wstate *w)
         }
         if (w->chunked)
             reread(w);
+        else
+            reader_watching(rd); /* (the records of its last 100 ms wait: reader.h) */
         w->rd = rd;
     } else if (reader_follow(w->rd)) {
         return 0; /* ended, or nothing to follow */

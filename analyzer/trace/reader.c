@@ -217,6 +217,12 @@ int reader_follow(reader *r)
     return 0;
 }
 
+void reader_watching(reader *r)
+{
+    if (r->bl)
+        blocks_watching(r->bl);
+}
+
 const chunked_info *reader_chunked_info(const reader *r)
 {
     return r->ck ? chunked_get_info(r->ck) : NULL;

@@ -322,6 +322,10 @@ reader *reader_open_summary(const char *path, char *msg, size_t msgsz);
  * by it), reader_next goes on from that record, reading what was written since. 0, or -1 when
  * the trace cannot be followed (malformed, read error, a trailer read, the chunked layout). */
 int reader_follow(reader *r);
+/* reader_watching: r is read while its writer runs, on the machine that writes it (`watch`),
+ * called right after opening: a trace of the block layout (2.0) hands out the records of its
+ * last 100 ms at the next look, when every thread's block before them is seen. */
+void reader_watching(reader *r);
 /* reader_chunked_info: NULL for a plain trace. */
 const chunked_info *reader_chunked_info(const reader *r);
 

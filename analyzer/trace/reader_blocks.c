@@ -10,17 +10,24 @@
  * Trusts no length: a block past VT_BLOCK_MAX_SIZE, a record running past its block or a BLOCK
  * inside one is malformed. */
 #include "reader_blocks.h"
+#include "reader_blocks_merge.h"
 
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define GROUP_MAX (64u << 20) /* a window's blocks handed out together: more, in parts */
 #define READ_AHEAD (256u << 10)
 #define OLD_MAX 4096u /* blocks of earlier windows followed until their writer moves on */
+/* a live file's records of the last LIVE_HOLD_NS wait for the next look: a thread that reserved
+ * a block then has its block's header stored by now, so no record older than what is handed
+ * out can still be hidden behind it (the window's blocks are read up to the first header not
+ * stored: a view cut there, across threads, had made `watch` see a step end that was none) */
+#define LIVE_HOLD_NS 100000000ull
 
 typedef struct blk {
     uint64_t off, end, cur; /* the BLOCK's file offset, its end, its next record not taken */
@@ -33,15 +40,6 @@ typedef struct cache {
     size_t len, cap;
     uint64_t off;
 } cache;
-
-typedef struct item {
-    uint64_t time; /* timed: its time; else 0 */
-    uint64_t off;  /* its file offset (file order); side 0: its bytes there in `in` */
-    uint64_t at;   /* side 1: its bytes at rec + at (copied: `side` is read anew per block) */
-    uint32_t size;
-    uint32_t writer; /* its block's */
-    uint8_t timed, side;
-} item;
 
 struct blocks {
     int fd;
@@ -63,6 +61,8 @@ struct blocks {
     size_t old_next; /* old[] full: the entry the next one replaces */
     int live;        /* a file being written (no trailer at its end, or followed): a flush reads its
                       * blocks anew (a writer may have stored into bytes read before) */
+    uint64_t newest; /* the latest time of a record taken */
+    int watching;    /* read while its writer runs (watch): the last LIVE_HOLD_NS wait */
     uint8_t *out;    /* a flush's records in the order handed out */
     size_t out_len, out_pos, out_cap;
     int following, ended, header_done, bad;
@@ -79,21 +79,6 @@ static int fail(blocks *b, uint64_t off, const char *why)
         snprintf(b->err, sizeof b->err, "%s", why);
     }
     return -1;
-}
-
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap : 64;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*p, n * elem);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = n;
-    return 0;
 }
 
 /* raw: up to n bytes of the file at off (a file: pread; a stream: the next bytes, off being where
@@ -138,7 +123,7 @@ static const uint8_t *fetch(blocks *b, cache *c, uint64_t off, size_t need, size
     }
     while (off + need > c->off + c->len) {
         size_t want = (size_t)(off + need - c->off) + READ_AHEAD;
-        if (grow((void **)&c->p, &c->cap, want, 1) < 0) {
+        if (blocks_grow((void **)&c->p, &c->cap, want, 1) < 0) {
             fail(b, off, "out of memory");
             return NULL;
         }
@@ -175,7 +160,7 @@ static int timed_type(unsigned t)
 
 /* take: the records stored in k since it was last looked at, as items (their bytes in c). 0, or
  * -1 (malformed, read error). */
-static int take(blocks *b, cache *c, blk *k, int side, int items)
+static int take(blocks *b, cache *c, blk *k, int side, int items, uint64_t upto)
 {
     if (k->cur + 8 > k->end)
         return 0;
@@ -195,27 +180,33 @@ static int take(blocks *b, cache *c, blk *k, int side, int items)
         if (h.type == VT_REC_BLOCK || !h.type)
             return fail(b, at, "a BLOCK (or a type-0 record) inside a block");
         if (h.size > stop - at)
-            break;    /* (cut at the end of the file) */
+            break; /* (cut at the end of the file) */
+        uint64_t t = 0;
+        int timed = timed_type(h.type) && h.size >= 16;
+        if (timed) {
+            memcpy(&t, q + 8, 8);
+            t = VT_TT_NS(t);
+            if (t > upto)
+                break; /* (the block's later records wait: live) */
+            if (t > b->newest)
+                b->newest = t;
+        }
         if (!items) { /* (one writer: its records handed out as they lie) */
             at += h.size;
             continue;
         }
-        if (b->nit == b->capit && grow((void **)&b->it, &b->capit, b->nit + 1, sizeof *b->it) < 0)
+        if (b->nit == b->capit &&
+            blocks_grow((void **)&b->it, &b->capit, b->nit + 1, sizeof *b->it) < 0)
             return fail(b, at, "out of memory");
         item *x = &b->it[b->nit++];
-        x->timed = timed_type(h.type) && h.size >= 16;
-        x->time = 0;
-        if (x->timed) {
-            uint64_t tt;
-            memcpy(&tt, q + 8, 8);
-            x->time = VT_TT_NS(tt);
-        }
+        x->timed = (uint8_t)timed;
+        x->time = t;
         x->off = at;
         x->size = h.size;
         x->writer = k->writer;
         x->side = (uint8_t)side;
         if (side) {
-            if (grow((void **)&b->rec, &b->rec_cap, b->rec_len + h.size, 1) < 0)
+            if (blocks_grow((void **)&b->rec, &b->rec_cap, b->rec_len + h.size, 1) < 0)
                 return fail(b, at, "out of memory");
             memcpy(b->rec + b->rec_len, q, h.size);
             x->at = b->rec_len;
@@ -227,71 +218,14 @@ static int take(blocks *b, cache *c, blk *k, int side, int items)
     return 0;
 }
 
-static int by_time(const void *a, const void *c)
-{
-    const item *x = a, *y = c;
-    if (x->time != y->time)
-        return x->time < y->time ? -1 : 1;
-    return x->off < y->off ? -1 : x->off > y->off; /* (equal times: file order) */
-}
-
 /* put_out: item x's bytes onto the output */
 static int put_out(blocks *b, const item *x)
 {
     const uint8_t *src = x->side ? b->rec + x->at : b->in.p + (x->off - b->in.off);
-    if (grow((void **)&b->out, &b->out_cap, b->out_len + x->size, 1) < 0)
+    if (blocks_grow((void **)&b->out, &b->out_cap, b->out_len + x->size, 1) < 0)
         return fail(b, x->off, "out of memory");
     memcpy(b->out + b->out_len, src, x->size);
     b->out_len += x->size;
-    return 0;
-}
-
-#define MERGE_WAYS 8 /* writers merged by a scan of their heads; more: a sort */
-
-/* by_writer: the timed items t[0..n) (file order) into time order: each writer's records are in
- * time order already (a thread's, in the order it made them), so they are merged, the earliest
- * head first, equal times in file order; a writer out of order, or more than MERGE_WAYS of them,
- * sorted whole. 0, or -1 out of memory. */
-static int by_writer(blocks *b, item *t, size_t n)
-{
-    uint32_t wr[MERGE_WAYS];
-    size_t head[MERGE_WAYS], end[MERGE_WAYS], k = 0;
-    uint64_t last[MERGE_WAYS];
-    int ok = 1;
-    for (size_t i = 0; i < n && ok; i++) {
-        size_t j = 0;
-        while (j < k && wr[j] != t[i].writer)
-            j++;
-        if (j == k && (k == MERGE_WAYS || t[i].writer == VT_BLOCK_SHARED))
-            ok = 0; /* (a block of one record: its writer's order is not known) */
-        else if (j == k)
-            wr[k] = t[i].writer, last[k] = 0, end[k++] = 0;
-        if (ok && t[i].time < last[j])
-            ok = 0;
-        if (ok)
-            last[j] = t[i].time, end[j]++;
-    }
-    if (!ok || grow((void **)&b->tmp, &b->captmp, n, sizeof *b->tmp) < 0) {
-        qsort(t, n, sizeof *t, by_time);
-        return 0;
-    }
-    /* each writer's run laid out contiguously in tmp, in file order */
-    size_t at = 0;
-    for (size_t j = 0; j < k; j++)
-        head[j] = at, at += end[j], end[j] = head[j];
-    for (size_t i = 0; i < n; i++) {
-        size_t j = 0;
-        while (wr[j] != t[i].writer)
-            j++;
-        b->tmp[end[j]++] = t[i];
-    }
-    for (size_t i = 0; i < n; i++) { /* the earliest head; equal times: the earlier in the file */
-        size_t m = k;
-        for (size_t j = 0; j < k; j++)
-            if (head[j] < end[j] && (m == k || by_time(&b->tmp[head[j]], &b->tmp[head[m]]) < 0))
-                m = j;
-        t[i] = b->tmp[head[m]++];
-    }
     return 0;
 }
 
@@ -308,7 +242,7 @@ static void drop_whole(blocks *b)
 
 /* flush: what the current group's blocks (and, following, the earlier windows' open blocks)
  * stored since last looked at, onto the output: definitions first, then timed records by time */
-static int flush(blocks *b)
+static int flush(blocks *b, uint64_t upto)
 {
     b->nit = b->rec_len = 0;
     if (b->live) /* (read anew from the window's first block: bytes read before may be stale) */
@@ -321,7 +255,7 @@ static int flush(blocks *b)
     for (size_t i = 0; i < b->ng && one; i++) {
         blk *k = &b->g[i];
         uint64_t from = k->cur;
-        if (take(b, &b->in, k, 0, 0) < 0)
+        if (take(b, &b->in, k, 0, 0, upto) < 0)
             return -1;
         if (k->cur > from) {
             item run = {.off = from, .size = (uint32_t)(k->cur - from)};
@@ -334,11 +268,11 @@ static int flush(blocks *b)
     for (size_t i = 0; i < b->nold && b->following; i++) {
         b->side.len = 0; /* (each read anew: its bytes are copied out) */
         b->side.off = b->old[i].cur;
-        if (take(b, &b->side, &b->old[i], 1, 1) < 0)
+        if (take(b, &b->side, &b->old[i], 1, 1, upto) < 0)
             return -1;
     }
     for (size_t i = 0; i < b->ng; i++)
-        if (take(b, &b->in, &b->g[i], 0, 1) < 0)
+        if (take(b, &b->in, &b->g[i], 0, 1, upto) < 0)
             return -1;
     if (b->following) /* (their last look was just now) */
         drop_whole(b);
@@ -357,7 +291,7 @@ static int flush(blocks *b)
         last = x.time;
         b->it[nt++] = x;
     }
-    if (!sorted && by_writer(b, b->it, nt) < 0)
+    if (!sorted && blocks_merge(b->it, nt, &b->tmp, &b->captmp) < 0)
         return -1;
     for (size_t i = 0; i < nt; i++)
         if (put_out(b, &b->it[i]) < 0)
@@ -369,12 +303,12 @@ static int flush(blocks *b)
  * may still store into them kept (followed), the cache let go of up to the next item */
 static int end_group(blocks *b)
 {
-    if (flush(b) < 0)
+    if (flush(b, UINT64_MAX) < 0) /* (every block of the window is seen: all of it) */
         return -1;
     for (size_t i = 0; i < b->ng; i++) {
         blk *k = &b->g[i];
         int done = k->whole || (k->writer == VT_BLOCK_SHARED && k->cur > k->off + 16);
-        if (done || grow((void **)&b->old, &b->capold, b->nold + 1, sizeof *b->old) < 0)
+        if (done || blocks_grow((void **)&b->old, &b->capold, b->nold + 1, sizeof *b->old) < 0)
             continue;
         if (b->nold == OLD_MAX) { /* (one of them is taken as done, in turn) */
             b->old[b->old_next] = *k;
@@ -404,6 +338,23 @@ static void moved_on(blocks *b, uint32_t writer)
         drop_whole(b);
 }
 
+/* live_upto: at the end of what a file holds now, the time up to which its records are handed
+ * out: all of them, but in a live file watched on the machine that writes it (the reader's
+ * monotonic clock past every time read) those of the last LIVE_HOLD_NS */
+static uint64_t live_upto(const blocks *b)
+{
+    struct timespec ts;
+    if (!b->live || !b->watching || clock_gettime(CLOCK_MONOTONIC, &ts))
+        return UINT64_MAX;
+    uint64_t now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    if (now < b->hdr.start_mono_ns) /* (another machine's clock) */
+        return UINT64_MAX;
+    if (now - b->hdr.start_mono_ns < LIVE_HOLD_NS) /* (the run's first moments: all wait) */
+        return 0;
+    uint64_t upto = now - b->hdr.start_mono_ns - LIVE_HOLD_NS;
+    return upto + LIVE_HOLD_NS < b->newest ? UINT64_MAX : upto; /* (another machine's clock) */
+}
+
 /* produce: the next part of the stream onto the (empty) output. 1: some; 0: nothing more now;
  * -1: malformed or unreadable. */
 static int produce(blocks *b)
@@ -418,7 +369,7 @@ static int produce(blocks *b)
         if (have >= 8)
             memcpy(&h, p, sizeof h);
         if (have < 8 || (!h.type && !h.flags && !h.size)) { /* the end of what is written now */
-            if (flush(b) < 0)
+            if (flush(b, live_upto(b)) < 0)
                 return -1;
             return b->out_len > 0;
         }
@@ -428,7 +379,7 @@ static int produce(blocks *b)
             if (h.size < VT_BLOCK_HEAD_SIZE || h.size > VT_BLOCK_MAX_SIZE)
                 return fail(b, b->scan, "bad BLOCK size");
             if (have < 16) { /* (its header cut by the end of the file) */
-                if (flush(b) < 0)
+                if (flush(b, live_upto(b)) < 0)
                     return -1;
                 return b->out_len > 0;
             }
@@ -441,7 +392,7 @@ static int produce(blocks *b)
                     return 1; /* (this block again at the next call) */
                 continue;
             }
-            if (grow((void **)&b->g, &b->capg, b->ng + 1, sizeof *b->g) < 0)
+            if (blocks_grow((void **)&b->g, &b->capg, b->ng + 1, sizeof *b->g) < 0)
                 return fail(b, b->scan, "out of memory");
             moved_on(b, v.writer);
             b->g[b->ng++] = (blk){b->scan,  b->scan + h.size, b->scan + VT_BLOCK_HEAD_SIZE,
@@ -489,8 +440,8 @@ ssize_t blocks_read(blocks *b, void *buf, size_t n)
         size_t k = sizeof b->hdr < n ? sizeof b->hdr : n;
         memcpy(buf, &b->hdr, k); /* readers ask for at least the header first */
         b->header_done = 1;
-        got = k;
         discard(&b->in, b->scan);
+        return (ssize_t)k; /* (the header alone: blocks_watching may come before the records) */
     }
     while (got < n) {
         if (b->out_pos == b->out_len) {
@@ -517,9 +468,14 @@ int blocks_follow(blocks *b)
 {
     if (b->fd < 0 || b->bad)
         return -1;
-    b->following = b->live = 1;
+    b->following = b->live = b->watching = 1;
     b->in.len = b->side.len = 0; /* what was read may be zeros a writer has filled since */
     return 0;
+}
+
+void blocks_watching(blocks *b)
+{
+    b->watching = 1;
 }
 
 /* ended: the file fd ends with a trailer, as a writer leaves it at its end (cut right after

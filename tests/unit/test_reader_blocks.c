@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -373,6 +374,37 @@ static void test_stale_in_one_pass(void **state)
     free(w.p), free(g_store.p), free(g_later.p);
 }
 
+/* watched live (reader_watching), a file's records of its last 100 ms wait for the next look;
+ * read once (a `report`, `run`'s summary), all of it */
+static void test_watching_holds_the_last_moments(void **state)
+{
+    (void)state;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    wbuf w = {0};
+    w_header(&w, VT_BLOCKS_MAJOR, 0);
+    vt_file_header h;
+    memcpy(&h, w.p, sizeof h);
+    h.start_mono_ns = now - 10000000000ull; /* began 10 s ago, on this machine */
+    memcpy(w.p, &h, sizeof h);
+    size_t b = w_block(&w, 1, 0, 128);
+    w_alloc(&w, VT_API_cudaMalloc, 0, 5000000000ull, 0, 0x1000, 512, 0); /* 5 s ago */
+    w_free(&w, VT_API_cudaFree, 9990000000ull, 0x1000);                  /* 10 ms ago */
+    w_block_end(&w, b, 128);
+    const char *path = save(&w); /* (no trailer: live) */
+    assert_int_equal(read_file(path), READER_TRUNCATED);
+    assert_string_equal(g_seen, "a5000000000 f9990000000 ");
+    char msg[256];
+    reader *r = reader_open(path, msg, sizeof msg);
+    assert_non_null(r);
+    reader_watching(r);
+    assert_int_equal(read_seq(r), READER_TRUNCATED);
+    assert_string_equal(g_seen, "a5000000000 ");
+    reader_close(r);
+    free(w.p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -383,6 +415,7 @@ int main(void)
         cmocka_unit_test(test_follow),
         cmocka_unit_test(test_follow_far_apart),
         cmocka_unit_test(test_stale_in_one_pass),
+        cmocka_unit_test(test_watching_holds_the_last_moments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
