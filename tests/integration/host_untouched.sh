@@ -197,7 +197,7 @@ done
 # descriptor goes back to the program (it had stayed open for the rest of the run); where it
 # ended it as usual, a plain trace goes on in the same file (its descriptor open), a bounded one
 # stays ended (closed). --stacks none: libunwind's two descriptors are not counted
-base=$("$P" sigexecfail 3000 >/dev/null 2>&1; echo $?) # (9 + what the program inherited)
+base=$("$P" sigexecfail 3000 >/dev/null 2>&1; echo $?) # (10 + what the program inherited)
 for bound in 0 8388608; do
     cut=0
     for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
@@ -211,7 +211,7 @@ for bound in 0 8388608; do
         elif [ $bound = 0 ]; then
             want=$((base + 1))
         fi
-        [ $rc = $want ] || { cat err; fail "sigexecfail $i (bound $bound): exit $rc, want $want (untraced $base: open descriptors + 9)"; }
+        [ $rc = $want ] || { cat err; fail "sigexecfail $i (bound $bound): exit $rc, want $want (untraced $base: open descriptors + 10)"; }
     done
     echo "  a failed exec from a SIGALRM handler (bound $bound): 20 of 20 as expected, $cut traces cut and their descriptor closed"
 done
