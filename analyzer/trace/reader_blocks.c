@@ -127,7 +127,9 @@ static const uint8_t *fetch(blocks *b, cache *c, uint64_t off, size_t need, size
             fail(b, off, "out of memory");
             return NULL;
         }
-        ssize_t k = raw(b, c->p + c->len, c->cap - c->len, c->off + c->len);
+        /* (what is needed and READ_AHEAD more, not all the room there is: discard moves the
+         * bytes read past a group to the front, and the room grows with the largest group) */
+        ssize_t k = raw(b, c->p + c->len, want - c->len, c->off + c->len);
         if (k < 0) {
             fail(b, c->off + c->len, strerror(errno ? errno : EIO));
             return NULL;
@@ -291,11 +293,19 @@ static int flush(blocks *b, uint64_t upto)
         last = x.time;
         b->it[nt++] = x;
     }
-    if (!sorted && blocks_merge(b->it, nt, &b->tmp, &b->captmp) < 0)
+    if (!sorted && blocks_merge(&b->it, &b->capit, nt, &b->tmp, &b->captmp) < 0)
         return -1;
+    size_t bytes = 0; /* (the output grown once, then each record copied) */
     for (size_t i = 0; i < nt; i++)
-        if (put_out(b, &b->it[i]) < 0)
-            return -1;
+        bytes += b->it[i].size;
+    if (blocks_grow((void **)&b->out, &b->out_cap, b->out_len + bytes, 1) < 0)
+        return fail(b, nt ? b->it[0].off : b->scan, "out of memory");
+    for (size_t i = 0; i < nt; i++) {
+        const item *x = &b->it[i];
+        memcpy(b->out + b->out_len, x->side ? b->rec + x->at : b->in.p + (x->off - b->in.off),
+               x->size);
+        b->out_len += x->size;
+    }
     return 0;
 }
 

@@ -29,46 +29,59 @@ int blocks_grow(void **p, size_t *cap, size_t need, size_t elem)
 }
 
 #define MERGE_WAYS 8 /* writers merged by a scan of their heads; more: a sort */
+#define NO_NEXT UINT32_MAX
 
-int blocks_merge(item *t, size_t n, item **tmp, size_t *captmp)
+int blocks_merge(item **tp, size_t *cap, size_t n, item **tmp, size_t *captmp)
 {
-    uint32_t wr[MERGE_WAYS];
-    size_t head[MERGE_WAYS], end[MERGE_WAYS], k = 0;
+    item *t = *tp;
+    uint32_t wr[MERGE_WAYS], head[MERGE_WAYS];
+    size_t tail[MERGE_WAYS], k = 0, j = 0; /* j: the writer of the record before (most often
+                                            * this one's too) */
     uint64_t last[MERGE_WAYS];
-    int ok = 1;
-    for (size_t i = 0; i < n && ok; i++) {
-        size_t j = 0;
-        while (j < k && wr[j] != t[i].writer)
-            j++;
-        if (j == k && (k == MERGE_WAYS || t[i].writer == VT_BLOCK_SHARED))
-            ok = 0; /* (a block of one record: its writer's order is not known) */
-        else if (j == k)
-            wr[k] = t[i].writer, last[k] = 0, end[k++] = 0;
-        if (ok && t[i].time < last[j])
-            ok = 0;
-        if (ok)
-            last[j] = t[i].time, end[j]++;
-    }
-    if (!ok || blocks_grow((void **)tmp, captmp, n, sizeof **tmp) < 0) {
-        qsort(t, n, sizeof *t, by_time);
-        return 0;
-    }
-    /* each writer's run laid out contiguously in tmp, in file order */
-    size_t at = 0;
-    for (size_t j = 0; j < k; j++)
-        head[j] = at, at += end[j], end[j] = head[j];
+    if (n >= NO_NEXT || blocks_grow((void **)tmp, captmp, n, sizeof **tmp) < 0)
+        goto sort;
+    /* each writer's records chained in file order (next), its times checked */
     for (size_t i = 0; i < n; i++) {
-        size_t j = 0;
-        while (wr[j] != t[i].writer)
-            j++;
-        (*tmp)[end[j]++] = t[i];
+        if (j >= k || wr[j] != t[i].writer)
+            for (j = 0; j < k && wr[j] != t[i].writer;)
+                j++;
+        if (j == k) {
+            if (k == MERGE_WAYS || t[i].writer == VT_BLOCK_SHARED)
+                goto sort; /* (a block of one record: its writer's order is not known) */
+            wr[k] = t[i].writer, head[k] = (uint32_t)i, last[k++] = 0;
+        } else {
+            t[tail[j]].next = (uint32_t)i;
+        }
+        if (t[i].time < last[j])
+            goto sort;
+        last[j] = t[i].time, tail[j] = i;
     }
-    for (size_t i = 0; i < n; i++) { /* the earliest head; equal times: the earlier in the file */
-        size_t m = k;
-        for (size_t j = 0; j < k; j++)
-            if (head[j] < end[j] && (m == k || by_time(&(*tmp)[head[j]], &(*tmp)[head[m]]) < 0))
-                m = j;
-        t[i] = (*tmp)[head[m]++];
+    for (size_t w = 0; w < k; w++)
+        t[tail[w]].next = NO_NEXT;
+    /* the earliest head goes out, then the rest of its writer's records while they come before
+     * every other writer's head (a thread records for a while before another does: one
+     * comparison a record, not one a writer); into the scratch, which then takes t's place */
+    item *o = *tmp;
+    for (size_t i = 0; i < n;) {
+        size_t m = k, s = k; /* the writers of the earliest head and of the next */
+        for (size_t w = 0; w < k; w++) {
+            if (head[w] == NO_NEXT)
+                continue;
+            if (m == k || by_time(&t[head[w]], &t[head[m]]) < 0)
+                s = m, m = w;
+            else if (s == k || by_time(&t[head[w]], &t[head[s]]) < 0)
+                s = w;
+        }
+        do {
+            o[i] = t[head[m]];
+            head[m] = o[i++].next;
+        } while (head[m] != NO_NEXT && (s == k || by_time(&t[head[m]], &t[head[s]]) < 0));
     }
+    *tmp = t, *tp = o;
+    size_t c = *cap;
+    *cap = *captmp, *captmp = c;
+    return 0;
+sort:
+    qsort(t, n, sizeof *t, by_time);
     return 0;
 }

@@ -15,15 +15,17 @@ typedef struct item {
     uint64_t at;   /* side 1: its bytes at rec + at (copied: `side` is read anew per block) */
     uint32_t size;
     uint32_t writer; /* its block's */
+    uint32_t next;   /* (blocks_merge's: the next record of its writer) */
     uint8_t timed, side;
 } item;
 
-/* blocks_merge: the timed items t[0..n) (file order) into time order, equal times in file order:
- * each writer's records are in time order already (a thread's, in the order it made them), so
- * they are merged, the earliest head first; a writer out of order, a block of one record
- * (VT_BLOCK_SHARED), or more than 8 writers: sorted whole. *tmp (*captmp items) is its scratch,
- * grown as needed. 0 (out of memory for the scratch: sorted instead). */
-int blocks_merge(item *t, size_t n, item **tmp, size_t *captmp);
+/* blocks_merge: the timed items (*t)[0..n) (file order) into time order, equal times in file
+ * order: each writer's records are in time order already (a thread's, in the order it made
+ * them), so they are merged, the earliest head first, into the scratch *tmp (*captmp items,
+ * grown as needed), which then trades places with *t (*cap items); a writer out of order, a block
+ * of one record (VT_BLOCK_SHARED), or more than 8 writers: sorted whole in place. 0 (out of
+ * memory for the scratch: sorted instead). */
+int blocks_merge(item **t, size_t *cap, size_t n, item **tmp, size_t *captmp);
 /* blocks_grow: *p holds at least need elements of elem bytes (capacity doubling from 64). 0, or
  * -1 out of memory (*p unchanged). */
 int blocks_grow(void **p, size_t *cap, size_t need, size_t elem);

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "../../analyzer/trace/reader.h"
+#include "../../analyzer/trace/reader_blocks_merge.h"
 
 #include "trace_enc.h"
 
@@ -405,6 +406,53 @@ static void test_watching_holds_the_last_moments(void **state)
     free(w.p);
 }
 
+/* by_time_then_file: the order blocks_merge promises (time, equal times in file order) */
+static int by_time_then_file(const void *a, const void *c)
+{
+    const item *x = a, *y = c;
+    if (x->time != y->time)
+        return x->time < y->time ? -1 : 1;
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* blocks_merge against a sort of the same items: writers' runs of 1 to 300 records (a block's
+ * worth, a thread descheduled), times from a narrow range (many equal across writers), 1 to 8
+ * writers merged; 9 writers, a shared block's record, or a writer out of order sorted instead:
+ * always the sort's order, whatever the way */
+static void test_merge_is_the_sorted_order(void **st)
+{
+    (void)st;
+    srand(7);
+    for (int round = 0; round < 400; round++) {
+        size_t n = 1 + (size_t)(rand() % 3000), cap = n, captmp = 0;
+        unsigned writers = 1 + (unsigned)(rand() % (round % 5 == 4 ? 9 : 8));
+        item *t = malloc(n * sizeof *t), *want = malloc(n * sizeof *want), *tmp = NULL;
+        assert_non_null(t), assert_non_null(want);
+        uint64_t now[9] = {0}, off = 4096;
+        unsigned w = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (rand() % 100 == 0 || i == 0)
+                w = (unsigned)rand() % writers; /* (a run of its records: a block) */
+            now[w] += (uint64_t)(rand() % 3);   /* (equal times across writers) */
+            t[i] = (item){.time = now[w], .off = off, .size = 32, .writer = 1 + w, .timed = 1};
+            off += 32;
+        }
+        if (round % 7 == 6)
+            t[rand() % (int)n].writer = VT_BLOCK_SHARED;
+        if (round % 11 == 10 && n > 1)
+            t[n - 1].time = 0, t[n - 1].writer = t[0].writer; /* (out of its writer's order) */
+        memcpy(want, t, n * sizeof *t);
+        qsort(want, n, sizeof *want, by_time_then_file);
+        assert_int_equal(blocks_merge(&t, &cap, n, &tmp, &captmp), 0);
+        assert_true(cap >= n);
+        for (size_t i = 0; i < n; i++) {
+            assert_int_equal(t[i].off, want[i].off);
+            assert_int_equal(t[i].time, want[i].time);
+        }
+        free(t), free(want), free(tmp);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -416,6 +464,7 @@ int main(void)
         cmocka_unit_test(test_follow_far_apart),
         cmocka_unit_test(test_stale_in_one_pass),
         cmocka_unit_test(test_watching_holds_the_last_moments),
+        cmocka_unit_test(test_merge_is_the_sorted_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
