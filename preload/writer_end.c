@@ -231,9 +231,25 @@ void vt__writer_exec_failed(void)
         window *w = vt__ws.exec_win;
         uint64_t s = vt__ws.exec_seal;
         char *t = w->base + s;
-        atomic_store(&vt__ws.late, NULL); /* no drop is counted in it any more: */
+        uint64_t *late = atomic_exchange(&vt__ws.late, NULL); /* no drop is counted in it now: */
         for (int i = 0; atomic_load(&vt__ws.late_busy) && i < 100000; i++)
             sched_yield(); /* (those counting now take microseconds) */
+        if (atomic_load(&vt__ws.late_busy)) {
+            /* one still counting into the trailer (this thread, interrupted inside late_push by
+             * the handler whose exec failed, or one stalled past the wait): it would store its
+             * count into the records written where the trailer was. The trace stays ended as
+             * the exec left it, whole, what comes after counted there as dropped, and its
+             * trailer says the output stopped (the program went on, no new image: not EXEC) */
+            uint64_t h = __atomic_load_n((uint64_t *)(void *)t, __ATOMIC_RELAXED);
+            h = (h & ~((uint64_t)0xffff << 16)) | (uint64_t)VT_TRAILER_OUTPUT_ERROR << 16;
+            __atomic_store_n((uint64_t *)(void *)t, h, __ATOMIC_RELEASE);
+            atomic_store(&vt__ws.late, late);
+            atomic_store(&vt__ws.state, W_CLOSED);
+            vt__ws.exec_win = NULL;
+            vt__writer_close_fd();
+            pthread_mutex_unlock(&vt__ws.lock);
+            return;
+        }
         __atomic_store_n((uint64_t *)(void *)t, 0, __ATOMIC_RELEASE);
         memset(t + 8, 0, TRAILER_ROOM - 8);
         int err = 0;

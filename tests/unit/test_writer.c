@@ -182,6 +182,41 @@ static void test_exec_trailer(void **st)
     assert_int_equal(tr.n_dropped, 1); /* the write made while paused */
 }
 
+/* a failed exec while a thread is still counting into the exec's trailer (late_busy: this one,
+ * interrupted inside the count by the handler whose exec failed, or one stalled past the wait):
+ * the trace is not taken back (the count would land in records written where the trailer was);
+ * it stays ended, whole, its trailer saying the output stopped (not EXEC: no new image came), and
+ * what is made after it counted there as dropped */
+static void test_exec_failed_while_counting(void **st)
+{
+    (void)st;
+    use_output("execbusy.vt");
+    uint64_t payload[4] = {1, 2, 3, 4};
+    for (int i = 0; i < 500; i++)
+        assert_int_equal(vt__write(VT_REC_ALLOC, 5, payload, 32, NULL, 0), 0);
+    char path[256];
+    snprintf(path, sizeof path, "%s", vt__writer_path());
+    vt__writer_exec_prepare();
+    assert_int_equal(vt__write(VT_REC_ALLOC, 5, payload, 32, NULL, 0), -1);
+    atomic_store(&vt__ws.late_busy, 1); /* (a count under way) */
+    vt__writer_exec_failed();
+    atomic_store(&vt__ws.late_busy, 0);
+    for (int i = 0; i < 7; i++)
+        assert_int_equal(vt__write(VT_REC_ALLOC, 5, payload, 32, NULL, 0), -1);
+    vt__writer_close();
+    uint16_t *t = malloc(sizeof *t * 2000);
+    assert_int_equal(read_records(path, t, 1999), 2 + 500 + 1);
+    free(t);
+    assert_int_equal(last_trailer_flags(path), VT_TRAILER_OUTPUT_ERROR);
+    vt_rec_trailer tr;
+    size_t len;
+    unsigned char *b = read_file(path, &len);
+    memcpy(&tr, b + len - sizeof tr, sizeof tr);
+    free(b);
+    assert_int_equal(tr.n_events, 500);
+    assert_int_equal(tr.n_dropped, 1 + 7); /* the write made while paused, those after */
+}
+
 /* windows of a huge page or more: their mapping starts and ends on huge-page boundaries of the
  * file and sits at an address that agrees with its offset modulo a huge page (so the kernel can
  * map the file's large folios whole); the records in them read back all the same. */
@@ -215,8 +250,11 @@ static void test_huge_windows(void **st)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_round_trip),   cmocka_unit_test(test_payload_trailer),
-        cmocka_unit_test(test_expand),       cmocka_unit_test(test_exec_trailer),
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_payload_trailer),
+        cmocka_unit_test(test_expand),
+        cmocka_unit_test(test_exec_trailer),
+        cmocka_unit_test(test_exec_failed_while_counting),
         cmocka_unit_test(test_huge_windows),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
