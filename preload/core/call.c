@@ -39,8 +39,12 @@ int vt__call_alloc_begin(vt__call *c, uint16_t api, int space, int device, uint6
 static void alloc_end(vt__call *c, int32_t result, uint64_t addr, uint64_t size, int has_aux,
                       uint64_t aux)
 {
+    /* a failed VMM handle creation other than out of memory: a probe (PyTorch asking which
+     * handle types the driver has), never an event, so no drop either once the trace ended */
+    int probe =
+        c->space == VT_SPACE_VMM_HANDLE && result != 0 && !c->refused && result != VT__RESULT_OOM;
     if (!c->rec) {
-        if (vt__depth() == 1) /* not recorded: the trace has ended, or is off (writer.c) */
+        if (vt__depth() == 1 && !probe) /* not recorded: the trace has ended, or is off */
             vt__writer_note_late();
         vt__leave();
         return;
@@ -52,8 +56,6 @@ static void alloc_end(vt__call *c, int32_t result, uint64_t addr, uint64_t size,
         vt__card_commit(card_device(c->device), c->space, addr, c->reserved, size);
     else if (c->reserved)
         vt__card_unreserve(card_device(c->device), c->reserved);
-    int probe =
-        c->space == VT_SPACE_VMM_HANDLE && result != 0 && !c->refused && result != VT__RESULT_OOM;
     if (!probe) {
         vt__event ev = {.api = c->api,
                         .flags = c->refused ? VT_EVF_EMULATED : 0,

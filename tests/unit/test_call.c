@@ -323,6 +323,28 @@ static int teardown(void **st)
     return system(cmd) == 0 ? 0 : -1;
 }
 
+/* once the trace has ended, a call made is counted as dropped (it had no place), but a VMM probe
+ * is not: it would not have been an event either (an out-of-memory creation would) */
+static void vmm_probe_after_the_end_not_dropped(void **state)
+{
+    (void)state;
+    int called;
+    uint64_t ev = 0, d0 = 0, d1 = 0, d2 = 0, d3 = 0;
+    vt__writer_close();
+    vt__writer_counts(&ev, &d0);
+    assert_int_equal(
+        hooked_alloc(VT_API_cuMemCreate, VT_SPACE_VMM_HANDLE, 2 * MIB, 0, 801, &called), 801);
+    vt__writer_counts(&ev, &d1);
+    assert_int_equal(d1, d0);
+    assert_int_equal(
+        hooked_alloc(VT_API_cuMemCreate, VT_SPACE_VMM_HANDLE, 2 * MIB, 0, OOM, &called), OOM);
+    vt__writer_counts(&ev, &d2);
+    assert_int_equal(d2, d1 + 1);
+    assert_int_equal(hooked_alloc(VT_API_cudaMalloc, VT_SPACE_DEVICE, MIB, 0xc000, 0, &called), 0);
+    vt__writer_counts(&ev, &d3);
+    assert_int_equal(d3, d2 + 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -336,6 +358,7 @@ int main(void)
         cmocka_unit_test_setup(errno_kept, card_empty),
         cmocka_unit_test_setup(refusal_records, card_empty),
         cmocka_unit_test_setup(eight_threads_last_bytes, card_empty),
+        cmocka_unit_test_setup(vmm_probe_after_the_end_not_dropped, card_empty),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
