@@ -247,6 +247,43 @@ static void test_cat_peaks_key_redone(void **st)
     unlink(path);
 }
 
+/* category peaks wait for the run's first tensor during its first 65,536 events (each real trace
+ * had it at its 3rd): segments (cudaMalloc pairs) until just before that, then a tensor: computed;
+ * until just past it: left out, said why */
+static void test_cat_peaks_first_tensor_late(void **st)
+{
+    (void)st;
+    for (int late = 0; late < 2; late++) {
+        char path[] = "/tmp/vt-replay-XXXXXX";
+        begin_file(path);
+        code(2, "/x/train.py", "Block.forward");
+        stack(2, 2);
+        g_alloc_api = VT_API_cudaMalloc;
+        g_free_api = VT_API_cudaFree;
+        uint64_t pairs = late ? 32768 + 50 : 32768 - 50; /* (2 events a pair) */
+        for (uint64_t i = 0; i < pairs; i++) {
+            alloc(0, 0, 0x100000 + (i % 64) * 0x100000, 1 << 20, 2, 0);
+            release(0, 0, 0x100000 + (i % 64) * 0x100000);
+        }
+        g_alloc_api = VT_API_cudaMallocAsync;
+        g_free_api = VT_API_cudaFreeAsync;
+        for (uint64_t i = 0; i < 20; i++) {
+            alloc(0, 0, 0x10000000 + i * 0x1000, 64, 2, 0);
+            release(0, 0, 0x10000000 + i * 0x1000);
+        }
+        replay_result r;
+        replay_ended(path, &r);
+        assert_true(r.tensor_mode);
+        assert_int_equal(r.has_cat_peaks, !late);
+        if (late)
+            assert_non_null(strstr(r.cat_peaks_lost, "after its first 65,536 events"));
+        else
+            assert_int_equal(r.cat_peak[CAT_TEMPORARIES], 64);
+        replay_free(&r);
+        unlink(path);
+    }
+}
+
 /* category peaks: the same allocation freed while it still waits (20 tensors, 40 records): its
  * end's category is looked up by its key as it is now (tensor mode), not the one its allocation
  * got: that one names what a device allocation freed in forward before the first tensor is
@@ -583,6 +620,7 @@ int main(void)
                                        cmocka_unit_test(test_fused_step_phase),
                                        cmocka_unit_test(test_exit_frees_weights),
                                        cmocka_unit_test(test_cat_peaks_end_key_redone),
+                                       cmocka_unit_test(test_cat_peaks_first_tensor_late),
                                        cmocka_unit_test(test_read_ahead_same)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,7 +15,7 @@
 /* an unmarked segment is not PyTorch's once this many records came after it (the tracker names
  * its segment right after the allocation that made it) */
 #define KIND_RECORDS 256 /* replay_cats_sweep looks further only past as many */
-#define NO_TENSORS_WHY "the run's first tensor came after the sweep's first 1M events"
+#define NO_TENSORS_WHY "the run's first tensor came after its first 65,536 events"
 
 /* ---- each allocation's category ----------------------------------------------------------------
  */

@@ -497,8 +497,11 @@ static inline __attribute__((always_inline)) uint32_t replay_cats_key_memo(state
         return k->key;
     return replay_cats_key_miss(s, e, k, tag);
 }
-/* a run that showed no tensor in its first events is taken for segment mode from then on */
-#define REPLAY_BEFORE_TENSORS ((uint64_t)1 << 20)
+/* a run that showed no tensor in its first events is taken for segment mode from then on: each
+ * of the 127 committed real traces had its first tensor at its 3rd event; the records waiting
+ * for it (24 bytes each) had made 1M events a 24 MiB window, half a segment-mode report's peak
+ * memory, and its fresh pages 9 % of the report's CPU (vtgen, 10M events: 62 -> 33 MiB) */
+#define REPLAY_BEFORE_TENSORS ((uint64_t)1 << 16)
 /* replay_cats_alloc: e was just allocated (its fields set): its record, its category if settled
  * (inline: the pass calls it for every allocation; its call saved and restored 8 registers) */
 static inline __attribute__((always_inline)) void replay_cats_alloc(state *s, livemap_entry *e)
