@@ -167,6 +167,36 @@ def threads_section(tmp):
         f"{ratio:.2f}x", "<= 1.2x", ratio <= 1.2)
 
 
+def blocks_section(tmp):
+    """Reading the per-thread blocks of a plain trace (format 2.0, what `run` writes): the
+    recording path's own files of 1 and of 8 threads (tests/bench/capture_threads, 2M events,
+    --stacks none), read by the floor (tests/bench/floor: the reader and a bare table) and by
+    `report --json`; a window of one writer is handed out as it lies, 8 writers' records are
+    merged by time. No target: the analyzer's targets are on vtgen's 1.x files above; this says
+    what the block layout costs the reader beside them."""
+    if not os.path.exists(CAPTURE_THREADS) or not os.path.exists(FLOOR):
+        row("blocks", "tests/bench/capture_threads or floor missing", "skipped")
+        return
+    results["blocks"] = {}
+    for threads in (1, 8):
+        out = os.path.join(tmp, f"blocks{threads}.vt")
+        run([CAPTURE_THREADS, str(2 * PAIRS), str(threads)], env_with(VRAMTRACE_OUTPUT=out, VRAMTRACE_STACKS="none"), tmp)
+        floor, rep = [], []
+        for _ in range(RUNS):
+            o, _, c, _ = run([FLOOR, out])
+            floor.append(c)
+            _, _, c, _ = run([VT, "report", "--json", out])
+            rep.append(c)
+        events = int(o.split()[0])
+        results["blocks"][str(threads)] = {"events": events, "floor_cpu": floor, "report_cpu": rep}
+        row("blocks", f"read a 2.0 trace of {threads} writer{'s' if threads > 1 else ''} "
+            f"({events:,} events): floor / report --json",
+            f"{events / med(floor) / 1e6:.1f} / {events / med(rep) / 1e6:.1f} M/s cpu")
+        for f in os.listdir(tmp):
+            if f.startswith(f"blocks{threads}.vt"):
+                os.unlink(os.path.join(tmp, f))
+
+
 def python_section(tmp):
     """Added ns per event with native + Python stacks (30 Python frames, ctypes), and with the
     Python frames alone, against the untraced script in the same round: 30 distinct functions (no
@@ -357,7 +387,8 @@ def sim_section(tmp):
 
 def main():
     with tempfile.TemporaryDirectory(prefix="vt-bench.") as tmp:
-        for section in (capture_section, python_section, traces_section, analyzer_section, sim_section):
+        for section in (capture_section, python_section, traces_section, analyzer_section, blocks_section,
+                        sim_section):
             try:
                 section(tmp)
             except Exception as e:  # a failed section is reported, the others still run
