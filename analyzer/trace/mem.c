@@ -173,6 +173,27 @@ void mem_free(void *p)
     free(p);
 }
 
+int mem_grow(void **p, size_t *cap, size_t need, size_t elem, size_t first, size_t max)
+{
+    if (need <= *cap)
+        return 0;
+    if ((max && need > max) || !elem || !first)
+        return -1;
+    size_t c = *cap ? *cap : first;
+    while (c < need)
+        c = c > SIZE_MAX / 2 ? need : c * 2;
+    if (max && c > max)
+        c = max;
+    if (c > SIZE_MAX / elem)
+        return -1;
+    void *q = realloc(*p, c * elem);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
 /* ---- the heap on 2 MiB pages ----------------------------------------------------------------
  * A report on a small trace touches ~1,000 fresh 4 KiB pages (its tables, the replay's live set,
  * the snapshots); where a page fault costs ~10 us (some virtual machines: 12 us measured on the

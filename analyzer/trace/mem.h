@@ -41,6 +41,11 @@ void mem_heap_huge(void);
 void *mem_malloc(size_t n);
 void mem_free(void *p);
 
+/* mem_grow: *p holds at least need elements of elem bytes, its capacity (*cap) doubling from
+ * first and never past max (0: no bound). 0, or -1 (*p unchanged) when out of memory or when
+ * need is past max or the bytes would overflow. The analyzer's one growth of arrays. */
+int mem_grow(void **p, size_t *cap, size_t need, size_t elem, size_t first, size_t max);
+
 /* MEM_OOM_MESSAGE: the words every command prints for it (after "vramtrace CMD: "). */
 #define MEM_OOM_MESSAGE                                                                            \
     "out of memory (an allocation failed: output written before this is incomplete, do not use "   \

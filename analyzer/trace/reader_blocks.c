@@ -11,6 +11,7 @@
  * inside one is malformed. */
 #include "reader_blocks.h"
 #include "reader_blocks_merge.h"
+#include "mem.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -123,7 +124,7 @@ static const uint8_t *fetch(blocks *b, cache *c, uint64_t off, size_t need, size
     }
     while (off + need > c->off + c->len) {
         size_t want = (size_t)(off + need - c->off) + READ_AHEAD;
-        if (blocks_grow((void **)&c->p, &c->cap, want, 1) < 0) {
+        if (mem_grow((void **)&c->p, &c->cap, want, 1, 64, 0) < 0) {
             fail(b, off, "out of memory");
             return NULL;
         }
@@ -198,7 +199,7 @@ static int take(blocks *b, cache *c, blk *k, int side, int items, uint64_t upto)
             continue;
         }
         if (b->nit == b->capit &&
-            blocks_grow((void **)&b->it, &b->capit, b->nit + 1, sizeof *b->it) < 0)
+            mem_grow((void **)&b->it, &b->capit, b->nit + 1, sizeof *b->it, 64, 0) < 0)
             return fail(b, at, "out of memory");
         item *x = &b->it[b->nit++];
         x->timed = (uint8_t)timed;
@@ -208,7 +209,7 @@ static int take(blocks *b, cache *c, blk *k, int side, int items, uint64_t upto)
         x->writer = k->writer;
         x->side = (uint8_t)side;
         if (side) {
-            if (blocks_grow((void **)&b->rec, &b->rec_cap, b->rec_len + h.size, 1) < 0)
+            if (mem_grow((void **)&b->rec, &b->rec_cap, b->rec_len + h.size, 1, 64, 0) < 0)
                 return fail(b, at, "out of memory");
             memcpy(b->rec + b->rec_len, q, h.size);
             x->at = b->rec_len;
@@ -224,7 +225,7 @@ static int take(blocks *b, cache *c, blk *k, int side, int items, uint64_t upto)
 static int put_out(blocks *b, const item *x)
 {
     const uint8_t *src = x->side ? b->rec + x->at : b->in.p + (x->off - b->in.off);
-    if (blocks_grow((void **)&b->out, &b->out_cap, b->out_len + x->size, 1) < 0)
+    if (mem_grow((void **)&b->out, &b->out_cap, b->out_len + x->size, 1, 64, 0) < 0)
         return fail(b, x->off, "out of memory");
     memcpy(b->out + b->out_len, src, x->size);
     b->out_len += x->size;
@@ -298,7 +299,7 @@ static int flush(blocks *b, uint64_t upto)
     size_t bytes = 0; /* (the output grown once, then each record copied) */
     for (size_t i = 0; i < nt; i++)
         bytes += b->it[i].size;
-    if (blocks_grow((void **)&b->out, &b->out_cap, b->out_len + bytes, 1) < 0)
+    if (mem_grow((void **)&b->out, &b->out_cap, b->out_len + bytes, 1, 64, 0) < 0)
         return fail(b, nt ? b->it[0].off : b->scan, "out of memory");
     for (size_t i = 0; i < nt; i++) {
         const item *x = &b->it[i];
@@ -318,7 +319,7 @@ static int end_group(blocks *b)
     for (size_t i = 0; i < b->ng; i++) {
         blk *k = &b->g[i];
         int done = k->whole || (k->writer == VT_BLOCK_SHARED && k->cur > k->off + 16);
-        if (done || blocks_grow((void **)&b->old, &b->capold, b->nold + 1, sizeof *b->old) < 0)
+        if (done || mem_grow((void **)&b->old, &b->capold, b->nold + 1, sizeof *b->old, 64, 0) < 0)
             continue;
         if (b->nold == OLD_MAX) { /* (one of them is taken as done, in turn) */
             b->old[b->old_next] = *k;
@@ -402,7 +403,7 @@ static int produce(blocks *b)
                     return 1; /* (this block again at the next call) */
                 continue;
             }
-            if (blocks_grow((void **)&b->g, &b->capg, b->ng + 1, sizeof *b->g) < 0)
+            if (mem_grow((void **)&b->g, &b->capg, b->ng + 1, sizeof *b->g, 64, 0) < 0)
                 return fail(b, b->scan, "out of memory");
             moved_on(b, v.writer);
             b->g[b->ng++] = (blk){b->scan,  b->scan + h.size, b->scan + VT_BLOCK_HEAD_SIZE,

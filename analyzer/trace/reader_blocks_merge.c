@@ -1,7 +1,9 @@
 /* reader_blocks_merge.c — the order reader_blocks.c hands a window's timed records out in: by
  * time, equal times in file order, each writer's records merged as the runs they already are
- * (reader_blocks_merge.h); and the buffers' growth both files use. */
+ * (reader_blocks_merge.h). */
 #include "reader_blocks_merge.h"
+
+#include "mem.h"
 
 #include <stdlib.h>
 
@@ -11,21 +13,6 @@ static int by_time(const void *a, const void *c)
     if (x->time != y->time)
         return x->time < y->time ? -1 : 1;
     return x->off < y->off ? -1 : x->off > y->off; /* (equal times: file order) */
-}
-
-int blocks_grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap : 64;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*p, n * elem);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = n;
-    return 0;
 }
 
 #define MERGE_WAYS 8 /* writers merged by a scan of their heads; more: a sort */
@@ -38,7 +25,7 @@ int blocks_merge(item **tp, size_t *cap, size_t n, item **tmp, size_t *captmp)
     size_t tail[MERGE_WAYS], k = 0, j = 0; /* j: the writer of the record before (most often
                                             * this one's too) */
     uint64_t last[MERGE_WAYS];
-    if (n >= NO_NEXT || blocks_grow((void **)tmp, captmp, n, sizeof **tmp) < 0)
+    if (n >= NO_NEXT || mem_grow((void **)tmp, captmp, n, sizeof **tmp, 64, 0) < 0)
         goto sort;
     /* each writer's records chained in file order (next), its times checked */
     for (size_t i = 0; i < n; i++) {

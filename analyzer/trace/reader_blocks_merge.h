@@ -1,6 +1,5 @@
 /* reader_blocks_merge.h — private to reader_blocks.c and reader_blocks_merge.c: a record of a
- * window being handed out, the merge that puts a window's timed records in time order, and the
- * growth of their buffers. */
+ * window being handed out, and the merge that puts a window's timed records in time order. */
 #ifndef VT_READER_BLOCKS_MERGE_H
 #define VT_READER_BLOCKS_MERGE_H
 
@@ -26,8 +25,5 @@ typedef struct item {
  * of one record (VT_BLOCK_SHARED), or more than 8 writers: sorted whole in place. 0 (out of
  * memory for the scratch: sorted instead). */
 int blocks_merge(item **t, size_t *cap, size_t n, item **tmp, size_t *captmp);
-/* blocks_grow: *p holds at least need elements of elem bytes (capacity doubling from 64). 0, or
- * -1 out of memory (*p unchanged). */
-int blocks_grow(void **p, size_t *cap, size_t need, size_t elem);
 
 #endif

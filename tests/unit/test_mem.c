@@ -324,6 +324,42 @@ static long anon_huge_kib(uintptr_t a)
     return smaps_value(a, "AnonHugePages: %ld");
 }
 
+/* mem_grow: the capacity doubles from first up to what is needed, never past max; past max, an
+ * overflowing size or a failed realloc: -1, the array and its capacity as they were (and the
+ * failure remembered: mem_failed) */
+static void test_grow(void **state)
+{
+    (void)state;
+    int *a = NULL;
+    size_t cap = 0;
+    assert_int_equal(mem_grow((void **)&a, &cap, 1, sizeof *a, 64, 0), 0);
+    assert_int_equal(cap, 64);
+    a[63] = 7;
+    assert_int_equal(mem_grow((void **)&a, &cap, 64, sizeof *a, 64, 0), 0);
+    assert_int_equal(cap, 64); /* (room enough: nothing moves) */
+    assert_int_equal(mem_grow((void **)&a, &cap, 300, sizeof *a, 64, 0), 0);
+    assert_int_equal(cap, 512);
+    assert_int_equal(a[63], 7);
+    assert_int_equal(mem_grow((void **)&a, &cap, 600, sizeof *a, 64, 700), 0);
+    assert_int_equal(cap, 700); /* (1024 clamped) */
+    int *before = a;
+    assert_int_equal(mem_grow((void **)&a, &cap, 701, sizeof *a, 64, 700), -1);
+    assert_int_equal(mem_grow((void **)&a, &cap, SIZE_MAX / 2, 16, 64, 0), -1);
+    assert_ptr_equal(a, before);
+    assert_int_equal(cap, 700);
+    mem_reset();
+    g_calls = 0, g_at = 1;
+    mem_set_ops(&failing);
+    assert_int_equal(mem_grow((void **)&a, &cap, 701, sizeof *a, 64, 0), -1);
+    mem_set_ops(NULL);
+    assert_true(mem_failed());
+    mem_reset();
+    assert_ptr_equal(a, before);
+    assert_int_equal(cap, 700);
+    assert_int_equal(a[63], 7);
+    free(a);
+}
+
 /* the heap on 2 MiB pages (mem_heap_huge): where the kernel gives transparent huge pages on
  * request and malloc is glibc's with its sbrk heap, an allocation made after it lies in the range
  * marked for them */
@@ -416,9 +452,8 @@ int main(void)
     cJSON_InitHooks(&hooks);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_heap_huge), /* (first: a heap with no large block freed yet) */
-        cmocka_unit_test(test_wrappers),
-        cmocka_unit_test(test_small_trace),
-        cmocka_unit_test(test_tensor_trace),
+        cmocka_unit_test(test_wrappers),    cmocka_unit_test(test_grow),
+        cmocka_unit_test(test_small_trace), cmocka_unit_test(test_tensor_trace),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,6 +4,8 @@
  * block's start to the next live block or the end of its segment (free blocks merge). */
 #include "blocks.h"
 
+#include "mem.h"
+
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,23 +101,6 @@ static inline blocks_segment *seg_of(blocks *b, uint64_t addr)
     return seg_find(b, addr);
 }
 
-/* grow: *arr holds at least n elements of elem bytes (capacity doubling from first); -1 when
- * out of memory (*arr unchanged). */
-static int grow(void **arr, size_t *cap, size_t n, size_t elem, size_t first)
-{
-    if (n <= *cap)
-        return 0;
-    size_t c = *cap ? *cap : first;
-    while (c < n)
-        c *= 2;
-    void *p = realloc(*arr, c * elem);
-    if (!p)
-        return -1;
-    *arr = p;
-    *cap = c;
-    return 0;
-}
-
 /* BLK_FIRST: a new segment's room for blocks */
 #define BLK_FIRST 8u
 #define BLK_COMPACT 16u /* a list this long whose blocks are more than half dead is compacted */
@@ -144,7 +129,7 @@ static inline int blk_reserve(blocks *b, blocks_segment **sp, size_t n)
 
 static int segs_reserve(blocks *b, size_t n)
 {
-    return grow((void **)&b->at, &b->capsegs, n, sizeof *b->at, 64);
+    return mem_grow((void **)&b->at, &b->capsegs, n, sizeof *b->at, 64, 0);
 }
 
 /* new_seg: a segment of [addr, addr + size) with room for cap blocks, under a new id (a deleted
@@ -158,7 +143,7 @@ static blocks_segment *new_seg(blocks *b, uint64_t addr, uint64_t size, size_t c
     if (b->nfree_ids) {
         id = b->free_ids[--b->nfree_ids];
     } else if (b->nids >= UINT32_MAX - 1 ||
-               grow((void **)&b->seg, &b->capids, b->nids + 1, sizeof *b->seg, 64)) {
+               mem_grow((void **)&b->seg, &b->capids, b->nids + 1, sizeof *b->seg, 64, 0)) {
         free(s);
         return NULL;
     } else {
@@ -203,7 +188,8 @@ static void drop_seg(blocks *b, blocks_segment *s)
     uint32_t id = s->id;
     b->seg[id] = NULL;
     free(s);
-    if (!grow((void **)&b->free_ids, &b->capfree_ids, b->nfree_ids + 1, sizeof *b->free_ids, 64))
+    if (!mem_grow((void **)&b->free_ids, &b->capfree_ids, b->nfree_ids + 1, sizeof *b->free_ids, 64,
+                  0))
         b->free_ids[b->nfree_ids++] = id;
 }
 

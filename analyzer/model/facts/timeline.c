@@ -5,6 +5,7 @@
 
 #include "phases.h"
 #include "hashseed.h"
+#include "mem.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -64,20 +65,10 @@ static void ring_push(timeline *tl, const reader_event *ev, int kind, uint64_t s
     tl->ring_total++;
 }
 
-/* grow: room for one more of size sz in *p (capacity *cap, at most max); 0 when full. */
+/* grow: room for one more of size sz in *p (n held, capacity *cap, at most max); 0 when full. */
 static int grow(void **p, size_t *cap, size_t n, size_t sz, size_t max)
 {
-    if (n < *cap)
-        return 1;
-    size_t nc = *cap ? *cap * 2 : 1024;
-    if (nc > max)
-        nc = max;
-    void *q = nc > n ? realloc(*p, nc * sz) : NULL;
-    if (!q)
-        return 0;
-    *p = q;
-    *cap = nc;
-    return 1;
+    return mem_grow(p, cap, n + 1, sz, 1024, max) == 0;
 }
 
 static void slice_note(timeline *tl, uint32_t thread, int ph, uint64_t t, int is_alloc)
