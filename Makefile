@@ -198,6 +198,18 @@ $(BUILD)/tests/%: $(call obj,tests/unit/%.c) $(call obj,analyzer/trace/mem.c) $(
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -pthread -o $@ $^ $(LDFLAGS) $(DEPS_LDFLAGS) $(TEST_LIBS)
 
+# test_writer_seal: writer.c built again with VT_WRITER_TEST_HOOKS (a record's call between its
+# load of the current window and its hold of it), linked before libvtcore.a, whose writer.o is
+# then not pulled in; no other binary has the hook
+$(BUILD)/obj/tests/hooked/writer.o: preload/writer.c | $(DEPS_STAMP)
+	$(E) CC $< "(VT_WRITER_TEST_HOOKS)"
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(BASEFLAGS) $(PRELOAD_INC) $(PICFLAGS) $(CFLAGS) -DVT_WRITER_TEST_HOOKS -c $< -o $@
+$(BUILD)/tests/test_writer_seal: $(call obj,tests/unit/test_writer_seal.c) $(BUILD)/obj/tests/hooked/writer.o $(call obj,analyzer/trace/mem.c) $(ANALYZER_A) $(PRELOAD_A)
+	$(E) LD $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -pthread -o $@ $^ $(LDFLAGS) $(DEPS_LDFLAGS) $(TEST_LIBS)
+
 # make bench's own programs (tests/bench/): the analyzer's reader and nothing else of it
 $(BUILD)/tests/bench/%: $(call obj,tests/bench/%.c) $(ANALYZER_A)
 	$(E) LD $@

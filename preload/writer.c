@@ -270,6 +270,9 @@ static int append(uint16_t type, uint16_t flags, const void *p1, size_t n1, cons
         window *w = atomic_load_explicit(&vt__ws.cur, memory_order_acquire);
         if (VT__UNLIKELY(!w))
             return release(me, own, -1);
+#ifdef VT_WRITER_TEST_HOOKS
+        vt__writer_test_before_hold(); /* (test_writer_seal.c: a close comes here) */
+#endif
         hold(me, own, w);
         if (vt__ws.blocks) {
             if (own && in_block(me, w, size))

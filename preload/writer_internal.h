@@ -338,4 +338,11 @@ void vt__writer_close_fd(void);
  * with one warning; the trace keeps every record accepted and ends with a trailer saying why. */
 void vt__writer_fail_locked(window *w, uint64_t s, const char *what, int err);
 
+#ifdef VT_WRITER_TEST_HOOKS
+/* vt__writer_test_before_hold: a record's call between its load of the current window and its
+ * hold of it, in a build of writer.c for tests/unit/test_writer_seal.c alone (Makefile), which
+ * defines it: a close or a switch made there is the race the seal check in in_block is for */
+void vt__writer_test_before_hold(void);
+#endif
+
 #endif

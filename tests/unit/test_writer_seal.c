@@ -1,0 +1,147 @@
+/* test_writer_seal.c — the race the seal check of the block layout is for (preload/writer.c,
+ * in_block): a thread that loaded the current window, then was descheduled before saying it
+ * holds it, while a close (or a switch) sealed the window and, finding no thread holding it,
+ * ended it (wrote the trailer; or retired and unmapped it). Its block in that window still has
+ * room; storing there would put a record behind the trailer's count (close) or into an unmapped
+ * window (switch: SIGSEGV). This binary links writer.c built with VT_WRITER_TEST_HOOKS
+ * (Makefile), whose call between the load and the hold (vt__writer_test_before_hold) stops the
+ * thread there while the main thread closes or switches. */
+#include <pthread.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "writer_files.h"
+#include "../../preload/writer_internal.h"
+
+static _Atomic int g_armed, g_paused, g_go;
+static __thread int t_victim;
+
+void vt__writer_test_before_hold(void)
+{
+    if (!t_victim || !atomic_load(&g_armed))
+        return;
+    atomic_store(&g_armed, 0);
+    atomic_store(&g_paused, 1);
+    while (!atomic_load(&g_go))
+        sched_yield();
+}
+
+/* victim: a record (its block in the current window), then a second one stopped before its
+ * hold until the main thread lets it go; the second's result */
+static void *victim(void *arg)
+{
+    (void)arg;
+    t_victim = 1;
+    uint64_t a[4] = {1, 1, 1, 1}, b[4] = {2, 2, 2, 2};
+    if (vt__write(VT_REC_ALLOC, 1, a, sizeof a, NULL, 0) != 0)
+        return (void *)(intptr_t)99;
+    atomic_store(&g_armed, 1);
+    return (void *)(intptr_t)vt__write(VT_REC_ALLOC, 2, b, sizeof b, NULL, 0);
+}
+
+static pthread_t start_victim(void)
+{
+    atomic_store(&g_paused, 0);
+    atomic_store(&g_go, 0);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, victim, NULL), 0);
+    while (!atomic_load(&g_paused))
+        sched_yield();
+    return t;
+}
+
+static int finish_victim(pthread_t t)
+{
+    atomic_store(&g_go, 1);
+    void *r;
+    assert_int_equal(pthread_join(t, &r), 0);
+    return (int)(intptr_t)r;
+}
+
+static int count_type(const uint16_t *t, int n, uint16_t type)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        k += t[i] == type;
+    return k;
+}
+
+/* a close while the victim stands between its load and its hold: its record is not stored in
+ * the closed window (the trailer's count would not have it): refused and counted as dropped */
+static void test_close_between_load_and_hold(void **st)
+{
+    (void)st;
+    use_output("sealclose.vt");
+    uint64_t p[4] = {0};
+    assert_int_equal(vt__write(VT_REC_ALLOC, 0, p, sizeof p, NULL, 0), 0);
+    char path[256];
+    snprintf(path, sizeof path, "%s", vt__writer_path());
+    pthread_t t = start_victim();
+    vt__writer_close();
+    assert_int_equal(finish_victim(t), -1);
+    uint16_t types[64];
+    int n = read_records(path, types, 63);
+    assert_int_equal(count_type(types, n, VT_REC_ALLOC), 2);
+    assert_int_equal(types[n - 1], VT_REC_TRAILER);
+    vt_rec_trailer tr;
+    size_t len;
+    unsigned char *b = read_file(path, &len);
+    memcpy(&tr, b + len - sizeof tr, sizeof tr);
+    free(b);
+    assert_int_equal(tr.n_events, 2);
+    assert_int_equal(tr.n_dropped, 1);
+}
+
+/* a window switch meanwhile (the main thread fills the window: it is sealed, retired and, held
+ * by no thread, unmapped): the victim's record goes into the next window, every record is in
+ * the file once and counted */
+static void test_switch_between_load_and_hold(void **st)
+{
+    (void)st;
+    use_output("sealswitch.vt");
+    uint64_t p[4] = {0};
+    assert_int_equal(vt__write(VT_REC_ALLOC, 0, p, sizeof p, NULL, 0), 0);
+    char path[256];
+    snprintf(path, sizeof path, "%s", vt__writer_path());
+    pthread_t t = start_victim();
+    window *w = atomic_load(&vt__ws.cur);
+    int mine = 1;
+    while (atomic_load(&vt__ws.cur) == w) { /* past the victim's window */
+        assert_int_equal(vt__write(VT_REC_ALLOC, 0, p, sizeof p, NULL, 0), 0);
+        mine++;
+    }
+    for (int i = 0; i < 2000; i++, mine++) /* past the next, as far as the victim knows */
+        assert_int_equal(vt__write(VT_REC_ALLOC, 0, p, sizeof p, NULL, 0), 0);
+    assert_true(w->unmapped); /* (what a store into its block would have hit) */
+    assert_int_equal(finish_victim(t), 0);
+    vt__writer_close();
+    uint16_t *types = malloc(sizeof *types * 40000);
+    assert_non_null(types);
+    int n = read_records(path, types, 39999);
+    assert_int_equal(count_type(types, n, VT_REC_ALLOC), mine + 2);
+    free(types);
+    vt_rec_trailer tr;
+    size_t len;
+    unsigned char *b = read_file(path, &len);
+    memcpy(&tr, b + len - sizeof tr, sizeof tr);
+    free(b);
+    assert_int_equal(tr.n_events, (uint64_t)mine + 2);
+    assert_int_equal(tr.n_dropped, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_close_between_load_and_hold),
+        cmocka_unit_test(test_switch_between_load_and_hold),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
