@@ -173,11 +173,7 @@ static void test_exec_trailer(void **st)
         assert_int_not_equal(t[i], VT_REC_TRAILER);
     free(t);
     assert_int_equal(last_trailer_flags(path), 0);
-    vt_rec_trailer tr;
-    size_t len;
-    unsigned char *b = read_file(path, &len);
-    memcpy(&tr, b + len - sizeof tr, sizeof tr);
-    free(b);
+    vt_rec_trailer tr = last_trailer(path);
     assert_int_equal(tr.n_events, 8000);
     assert_int_equal(tr.n_dropped, 1); /* the write made while paused */
 }
@@ -208,11 +204,7 @@ static void test_exec_failed_while_counting(void **st)
     assert_int_equal(read_records(path, t, 1999), 2 + 500 + 1);
     free(t);
     assert_int_equal(last_trailer_flags(path), VT_TRAILER_OUTPUT_ERROR);
-    vt_rec_trailer tr;
-    size_t len;
-    unsigned char *b = read_file(path, &len);
-    memcpy(&tr, b + len - sizeof tr, sizeof tr);
-    free(b);
+    vt_rec_trailer tr = last_trailer(path);
     assert_int_equal(tr.n_events, 500);
     assert_int_equal(tr.n_dropped, 1 + 7); /* the write made while paused, those after */
 }

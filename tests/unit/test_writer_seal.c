@@ -47,8 +47,14 @@ static void *victim(void *arg)
     return (void *)(intptr_t)vt__write(VT_REC_ALLOC, 2, b, sizeof b, NULL, 0);
 }
 
-static pthread_t start_victim(void)
+/* start_victim: the trace `name` opened by a record of the main thread (its path), then the
+ * victim stopped between its second record's load of the window and its hold */
+static pthread_t start_victim(const char *name, char *path, size_t n)
 {
+    use_output(name);
+    uint64_t p[4] = {0};
+    assert_int_equal(vt__write(VT_REC_ALLOC, 0, p, sizeof p, NULL, 0), 0);
+    snprintf(path, n, "%s", vt__writer_path());
     atomic_store(&g_paused, 0);
     atomic_store(&g_go, 0);
     pthread_t t;
@@ -79,23 +85,15 @@ static int count_type(const uint16_t *t, int n, uint16_t type)
 static void test_close_between_load_and_hold(void **st)
 {
     (void)st;
-    use_output("sealclose.vt");
-    uint64_t p[4] = {0};
-    assert_int_equal(vt__write(VT_REC_ALLOC, 0, p, sizeof p, NULL, 0), 0);
     char path[256];
-    snprintf(path, sizeof path, "%s", vt__writer_path());
-    pthread_t t = start_victim();
+    pthread_t t = start_victim("sealclose.vt", path, sizeof path);
     vt__writer_close();
     assert_int_equal(finish_victim(t), -1);
     uint16_t types[64];
     int n = read_records(path, types, 63);
     assert_int_equal(count_type(types, n, VT_REC_ALLOC), 2);
     assert_int_equal(types[n - 1], VT_REC_TRAILER);
-    vt_rec_trailer tr;
-    size_t len;
-    unsigned char *b = read_file(path, &len);
-    memcpy(&tr, b + len - sizeof tr, sizeof tr);
-    free(b);
+    vt_rec_trailer tr = last_trailer(path);
     assert_int_equal(tr.n_events, 2);
     assert_int_equal(tr.n_dropped, 1);
 }
@@ -106,12 +104,9 @@ static void test_close_between_load_and_hold(void **st)
 static void test_switch_between_load_and_hold(void **st)
 {
     (void)st;
-    use_output("sealswitch.vt");
-    uint64_t p[4] = {0};
-    assert_int_equal(vt__write(VT_REC_ALLOC, 0, p, sizeof p, NULL, 0), 0);
     char path[256];
-    snprintf(path, sizeof path, "%s", vt__writer_path());
-    pthread_t t = start_victim();
+    pthread_t t = start_victim("sealswitch.vt", path, sizeof path);
+    uint64_t p[4] = {0};
     window *w = atomic_load(&vt__ws.cur);
     int mine = 1;
     while (atomic_load(&vt__ws.cur) == w) { /* past the victim's window */
@@ -128,11 +123,7 @@ static void test_switch_between_load_and_hold(void **st)
     int n = read_records(path, types, 39999);
     assert_int_equal(count_type(types, n, VT_REC_ALLOC), mine + 2);
     free(types);
-    vt_rec_trailer tr;
-    size_t len;
-    unsigned char *b = read_file(path, &len);
-    memcpy(&tr, b + len - sizeof tr, sizeof tr);
-    free(b);
+    vt_rec_trailer tr = last_trailer(path);
     assert_int_equal(tr.n_events, (uint64_t)mine + 2);
     assert_int_equal(tr.n_dropped, 0);
 }

@@ -79,6 +79,19 @@ static inline unsigned char *read_file(const char *path, size_t *len)
     return b;
 }
 
+/* last_trailer: the payload of the file's last record (its TRAILER: last_trailer_flags says
+ * whether it is one) */
+static inline vt_rec_trailer last_trailer(const char *path)
+{
+    size_t len;
+    unsigned char *b = read_file(path, &len);
+    vt_rec_trailer tr;
+    assert_true(len >= 32 + 8 + sizeof tr);
+    memcpy(&tr, b + len - sizeof tr, sizeof tr);
+    free(b);
+    return tr;
+}
+
 /* last_trailer_flags: header.flags of the file's last record, which must be a TRAILER that
  * ends the file exactly (no zero tail); -1 otherwise. */
 static inline int last_trailer_flags(const char *path)
