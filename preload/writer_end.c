@@ -231,7 +231,7 @@ void vt__writer_exec_failed(void)
         window *w = vt__ws.exec_win;
         uint64_t s = vt__ws.exec_seal;
         char *t = w->base + s;
-        uint64_t *late = atomic_exchange(&vt__ws.late, NULL); /* no drop is counted in it now: */
+        atomic_store(&vt__ws.late, NULL); /* no drop is counted in it any more: */
         for (int i = 0; atomic_load(&vt__ws.late_busy) && i < 100000; i++)
             sched_yield(); /* (those counting now take microseconds) */
         if (atomic_load(&vt__ws.late_busy)) {
@@ -243,7 +243,7 @@ void vt__writer_exec_failed(void)
             uint64_t h = __atomic_load_n((uint64_t *)(void *)t, __ATOMIC_RELAXED);
             h = (h & ~((uint64_t)0xffff << 16)) | (uint64_t)VT_TRAILER_OUTPUT_ERROR << 16;
             __atomic_store_n((uint64_t *)(void *)t, h, __ATOMIC_RELEASE);
-            atomic_store(&vt__ws.late, late);
+            vt__writer_late_at(t); /* counted there again, the drops of the wait pushed too */
             atomic_store(&vt__ws.state, W_CLOSED);
             vt__ws.exec_win = NULL;
             vt__writer_close_fd();

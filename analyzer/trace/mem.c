@@ -184,8 +184,10 @@ int mem_grow(void **p, size_t *cap, size_t need, size_t elem, size_t first, size
         c = c > SIZE_MAX / 2 ? need : c * 2;
     if (max && c > max)
         c = max;
-    if (c > SIZE_MAX / elem)
+    if (c > SIZE_MAX / elem) {
+        mem_note_failure(); /* (no allocation could hold it: out of memory, said) */
         return -1;
+    }
     void *q = realloc(*p, c * elem);
     if (!q)
         return -1;

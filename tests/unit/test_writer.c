@@ -4,6 +4,7 @@
  * taking back. Output failures are test_writer_fail.c, threads test_writer_race.c. */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -183,6 +184,20 @@ static void test_exec_trailer(void **st)
  * the trace is not taken back (the count would land in records written where the trailer was);
  * it stays ended, whole, its trailer saying the output stopped (not EXEC: no new image came), and
  * what is made after it counted there as dropped */
+/* drops_in_wait: 1000 records made (and dropped: the exec has ended the trace) while the failed
+ * exec waits for the count under way, with no drop counted into the trailer (late NULL) */
+static void *drops_in_wait(void *arg)
+{
+    (void)arg;
+    uint64_t payload[4] = {5, 6, 7, 8};
+    while (atomic_load(&vt__ws.late) != NULL)
+        sched_yield();
+    for (int i = 0; i < 1000; i++)
+        if (vt__write(VT_REC_ALLOC, 5, payload, 32, NULL, 0) != -1)
+            return (void *)1;
+    return NULL;
+}
+
 static void test_exec_failed_while_counting(void **st)
 {
     (void)st;
@@ -195,8 +210,15 @@ static void test_exec_failed_while_counting(void **st)
     vt__writer_exec_prepare();
     assert_int_equal(vt__write(VT_REC_ALLOC, 5, payload, 32, NULL, 0), -1);
     atomic_store(&vt__ws.late_busy, 1); /* (a count under way) */
+    pthread_t dropper;
+    assert_int_equal(pthread_create(&dropper, NULL, drops_in_wait, NULL), 0);
     vt__writer_exec_failed();
+    void *bad;
+    assert_int_equal(pthread_join(dropper, &bad), 0); /* (done within the wait, as a rule) */
+    assert_null(bad);
     atomic_store(&vt__ws.late_busy, 0);
+    vt_rec_trailer tr = last_trailer(path); /* the wait's drops counted there, no later one */
+    assert_int_equal(tr.n_dropped, 1 + 1000);
     for (int i = 0; i < 7; i++)
         assert_int_equal(vt__write(VT_REC_ALLOC, 5, payload, 32, NULL, 0), -1);
     vt__writer_close();
@@ -204,9 +226,9 @@ static void test_exec_failed_while_counting(void **st)
     assert_int_equal(read_records(path, t, 1999), 2 + 500 + 1);
     free(t);
     assert_int_equal(last_trailer_flags(path), VT_TRAILER_OUTPUT_ERROR);
-    vt_rec_trailer tr = last_trailer(path);
+    tr = last_trailer(path);
     assert_int_equal(tr.n_events, 500);
-    assert_int_equal(tr.n_dropped, 1 + 7); /* the write made while paused, those after */
+    assert_int_equal(tr.n_dropped, 1 + 1000 + 7); /* paused, in the wait, after */
 }
 
 /* windows of a huge page or more: their mapping starts and ends on huge-page boundaries of the
