@@ -326,6 +326,33 @@ static void test_records_change_kind(void **st)
     growth_free_all(&g);
 }
 
+/* a stack's run at a step's end follows its bytes of the kind they were at that end, also where
+ * the kind changes after it (the run's first tensor; STEP records of the other kind) */
+static void test_waiting_run_keeps_its_kind(void **st)
+{
+    (void)st;
+    growth g;
+    memset(&g, 0, sizeof g);
+    growth_alloc(&g, 7, 4 * MiB, 0, 1, PHASE_FORWARD, 0, 10);  /* device bytes, stack 7 */
+    growth_alloc(&g, 8, 1 * MiB, 0, 1, PHASE_BACKWARD, 1, 20); /* a backward ... */
+    growth_alloc(&g, 8, 1 * MiB, 0, 1, PHASE_FORWARD, 0, 30);  /* ... then a forward: step 1 */
+    assert_int_equal(g.steps, 1);
+    growth_alloc(&g, 9, 2 * MiB, 1, 0, PHASE_FORWARD, 0, 40); /* the first tensor */
+    assert_int_equal(g.st[7].last, 4 * MiB); /* its run at step 1: its device bytes then */
+    assert_int_equal((uint32_t)g.st[7].run, 1);
+    growth_free_all(&g);
+    /* STEP records: tensors, then device bytes */
+    memset(&g, 0, sizeof g);
+    uint8_t buf[16];
+    reader_step r = step_rec(1, 1000, 9, 10 * MiB, buf); /* tensors: stack 9's */
+    growth_step_record(&g, &r, phase_fwd, NULL);
+    reader_step d = step_rec(2, 2000, 5, 3 * MiB, buf);
+    d.fixed.flags = VT_STEPF_OPTIMIZER; /* device bytes from here on */
+    growth_step_record(&g, &d, phase_fwd, NULL);
+    assert_int_equal(g.st[9].last, 10 * MiB); /* its run at step 1: its tensors then */
+    growth_free_all(&g);
+}
+
 /* the run's first tensor, in a stack whose device bytes came before it (its segment's), counts
  * in its phase's bytes: those are tensors' from it on */
 static void test_first_tensor_counted(void **st)
@@ -418,12 +445,18 @@ static void test_stackless_steps(void **st)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_stackless_steps),      cmocka_unit_test(test_leak_found),
-        cmocka_unit_test(test_teardown_not_a_step),  cmocka_unit_test(test_no_growth),
-        cmocka_unit_test(test_time_per_step),        cmocka_unit_test(test_tolerates_small_fall),
-        cmocka_unit_test(test_restart_counts_anew),  cmocka_unit_test(test_step_records_rule),
-        cmocka_unit_test(test_too_few_step_ends),    cmocka_unit_test(test_records_change_kind),
+        cmocka_unit_test(test_stackless_steps),
+        cmocka_unit_test(test_leak_found),
+        cmocka_unit_test(test_teardown_not_a_step),
+        cmocka_unit_test(test_no_growth),
+        cmocka_unit_test(test_time_per_step),
+        cmocka_unit_test(test_tolerates_small_fall),
+        cmocka_unit_test(test_restart_counts_anew),
+        cmocka_unit_test(test_step_records_rule),
+        cmocka_unit_test(test_too_few_step_ends),
+        cmocka_unit_test(test_records_change_kind),
         cmocka_unit_test(test_first_tensor_counted),
+        cmocka_unit_test(test_waiting_run_keeps_its_kind),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
