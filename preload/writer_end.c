@@ -240,27 +240,25 @@ void vt__writer_exec_failed(void)
              * count into the records written where the trailer was. The trace stays ended as
              * the exec left it, whole, what comes after counted there as dropped, and its
              * trailer says the output stopped (the program went on, no new image: not EXEC) */
-            uint64_t h = __atomic_load_n((uint64_t *)(void *)t, __ATOMIC_RELAXED);
-            h = (h & ~((uint64_t)0xffff << 16)) | (uint64_t)VT_TRAILER_OUTPUT_ERROR << 16;
+            uint64_t h = (uint64_t)VT_REC_TRAILER | (uint64_t)VT_TRAILER_OUTPUT_ERROR << 16 |
+                         (uint64_t)TRAILER_ROOM << 32;
             __atomic_store_n((uint64_t *)(void *)t, h, __ATOMIC_RELEASE);
             vt__writer_late_at(t); /* counted there again, the drops of the wait pushed too */
             atomic_store(&vt__ws.state, W_CLOSED);
-            vt__ws.exec_win = NULL;
             vt__writer_close_fd();
-            pthread_mutex_unlock(&vt__ws.lock);
-            return;
-        }
-        __atomic_store_n((uint64_t *)(void *)t, 0, __ATOMIC_RELEASE);
-        memset(t + 8, 0, TRAILER_ROOM - 8);
-        int err = 0;
-        window *nw = vt__window_new(w->start + s, 0, &err);
-        if (nw) {
-            vt__window_set_cur_locked(nw);
-            atomic_store(&vt__ws.state, W_OPEN);
-            vt__window_retire_locked(w);
         } else {
-            vt__writer_fail_locked(
-                w, s, err == ENOSPC ? "disk full, cannot extend" : "cannot extend", err);
+            __atomic_store_n((uint64_t *)(void *)t, 0, __ATOMIC_RELEASE);
+            memset(t + 8, 0, TRAILER_ROOM - 8);
+            int err = 0;
+            window *nw = vt__window_new(w->start + s, 0, &err);
+            if (nw) {
+                vt__window_set_cur_locked(nw);
+                atomic_store(&vt__ws.state, W_OPEN);
+                vt__window_retire_locked(w);
+            } else {
+                vt__writer_fail_locked(
+                    w, s, err == ENOSPC ? "disk full, cannot extend" : "cannot extend", err);
+            }
         }
         vt__ws.exec_win = NULL;
     }

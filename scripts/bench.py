@@ -135,13 +135,24 @@ def capture_section(tmp):
         f"<= {TARGETS['bytes_per_event']} B", per_event <= TARGETS["bytes_per_event"])
 
 
+def record_threads(out, events, threads, tmp):
+    """capture_threads' output: events records from threads threads into the trace out."""
+    env = env_with(VRAMTRACE_OUTPUT=out, VRAMTRACE_STACKS="none")
+    return run([CAPTURE_THREADS, str(events), str(threads)], env, tmp)[0]
+
+
+def remove_trace(out):
+    """the trace out and what the writer put beside it (out.*)"""
+    d, name = os.path.split(out)
+    for f in os.listdir(d):
+        if f.startswith(name):
+            os.unlink(os.path.join(d, f))
+
+
 def capture_threads(events, threads, tmp):
     out = os.path.join(tmp, "threads.vt")
-    env = env_with(VRAMTRACE_OUTPUT=out, VRAMTRACE_STACKS="none")
-    o, _, _, _ = run([CAPTURE_THREADS, str(events), str(threads)], env, tmp)
-    for f in os.listdir(tmp):
-        if f.startswith("threads.vt"):
-            os.unlink(os.path.join(tmp, f))
+    o = record_threads(out, events, threads, tmp)
+    remove_trace(out)
     return float(o.split()[3])
 
 
@@ -180,7 +191,7 @@ def blocks_section(tmp):
     results["blocks"] = {}
     for threads in (1, 8):
         out = os.path.join(tmp, f"blocks{threads}.vt")
-        run([CAPTURE_THREADS, str(2 * PAIRS), str(threads)], env_with(VRAMTRACE_OUTPUT=out, VRAMTRACE_STACKS="none"), tmp)
+        record_threads(out, 2 * PAIRS, threads, tmp)
         floor, rep = [], []
         for _ in range(RUNS):
             o, _, c, _ = run([FLOOR, out])
@@ -192,9 +203,7 @@ def blocks_section(tmp):
         row("blocks", f"read a 2.0 trace of {threads} writer{'s' if threads > 1 else ''} "
             f"({events:,} events): floor / report --json",
             f"{events / med(floor) / 1e6:.1f} / {events / med(rep) / 1e6:.1f} M/s cpu")
-        for f in os.listdir(tmp):
-            if f.startswith(f"blocks{threads}.vt"):
-                os.unlink(os.path.join(tmp, f))
+        remove_trace(out)
 
 
 def python_section(tmp):

@@ -221,10 +221,16 @@ static int take(blocks *b, cache *c, blk *k, int side, int items, uint64_t upto)
     return 0;
 }
 
+/* item_bytes: where item x's bytes are (copied from `side`, or in `in`) */
+static const uint8_t *item_bytes(const blocks *b, const item *x)
+{
+    return x->side ? b->rec + x->at : b->in.p + (x->off - b->in.off);
+}
+
 /* put_out: item x's bytes onto the output */
 static int put_out(blocks *b, const item *x)
 {
-    const uint8_t *src = x->side ? b->rec + x->at : b->in.p + (x->off - b->in.off);
+    const uint8_t *src = item_bytes(b, x);
     if (mem_grow((void **)&b->out, &b->out_cap, b->out_len + x->size, 1, 64, 0) < 0)
         return fail(b, x->off, "out of memory");
     memcpy(b->out + b->out_len, src, x->size);
@@ -303,8 +309,7 @@ static int flush(blocks *b, uint64_t upto)
         return fail(b, nt ? b->it[0].off : b->scan, "out of memory");
     for (size_t i = 0; i < nt; i++) {
         const item *x = &b->it[i];
-        memcpy(b->out + b->out_len, x->side ? b->rec + x->at : b->in.p + (x->off - b->in.off),
-               x->size);
+        memcpy(b->out + b->out_len, item_bytes(b, x), x->size);
         b->out_len += x->size;
     }
     return 0;

@@ -25,7 +25,7 @@ int blocks_merge(item **tp, size_t *cap, size_t n, item **tmp, size_t *captmp)
     size_t tail[MERGE_WAYS], k = 0, j = 0; /* j: the writer of the record before (most often
                                             * this one's too) */
     uint64_t last[MERGE_WAYS];
-    if (n >= NO_NEXT || mem_grow((void **)tmp, captmp, n, sizeof **tmp, 64, 0) < 0)
+    if (n >= NO_NEXT)
         goto sort;
     /* each writer's records chained in file order (next), its times checked */
     for (size_t i = 0; i < n; i++) {
@@ -45,6 +45,8 @@ int blocks_merge(item **tp, size_t *cap, size_t n, item **tmp, size_t *captmp)
     }
     for (size_t w = 0; w < k; w++)
         t[tail[w]].next = NO_NEXT;
+    if (mem_grow((void **)tmp, captmp, n, sizeof **tmp, 64, 0) < 0) /* (only for a merge) */
+        goto sort;
     /* the earliest head goes out, then the rest of its writer's records while they come before
      * every other writer's head (a thread records for a while before another does: one
      * comparison a record, not one a writer); into the scratch, which then takes t's place */
