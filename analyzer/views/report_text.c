@@ -99,16 +99,23 @@ const char *report_steps_hedge(const report_ctx *c)
 const char *report_failed_text(uint64_t allocs, uint64_t frees, uint64_t shutdown, char *buf,
                                size_t n)
 {
+    /* (the frees after a semicolon: "all refused at the exit" had read as the allocations' too,
+     * where those were the run's out-of-memory errors) */
     int k = snprintf(buf, n, "%llu failed allocation%s", (unsigned long long)allocs,
                      allocs == 1 ? "" : "s");
-    if (frees && k > 0 && (size_t)k < n)
-        k += snprintf(buf + k, n - (size_t)k, ", %llu failed free%s", (unsigned long long)frees,
-                      frees == 1 ? "" : "s");
-    if (frees && shutdown && k > 0 && (size_t)k < n)
+    if (!frees || k < 0 || (size_t)k >= n)
+        return buf;
+    if (shutdown == frees)
         snprintf(buf + k, n - (size_t)k,
-                 shutdown == frees ? ", all refused as the driver shut down at the exit"
-                                   : ", %llu of them refused as the driver shut down at the exit",
-                 (unsigned long long)shutdown);
+                 "; %llu free%s refused as the driver shut down at the exit",
+                 (unsigned long long)frees, frees == 1 ? "" : "s");
+    else if (shutdown)
+        snprintf(buf + k, n - (size_t)k,
+                 "; %llu failed free%s, %llu of them refused as the driver shut down at the exit",
+                 (unsigned long long)frees, frees == 1 ? "" : "s", (unsigned long long)shutdown);
+    else
+        snprintf(buf + k, n - (size_t)k, "; %llu failed free%s", (unsigned long long)frees,
+                 frees == 1 ? "" : "s");
     return buf;
 }
 

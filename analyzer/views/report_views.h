@@ -19,7 +19,7 @@ int report_json(FILE *out, const report_ctx *c);
  * the trace), or NULL when it was, or when the trace says nothing about it. */
 const char *report_tracker_text(const replay_result *r);
 /* report_failed_text: the failed calls among the events, as counted ("0 failed allocations",
- * "1 failed allocation, 23 failed frees": frees only when some failed, and how many of them the
+ * "1 failed allocation; 23 failed frees": frees only when some failed, and how many of them the
  * driver refused as it shut down, at the process's exit); buf. */
 const char *report_failed_text(uint64_t allocs, uint64_t frees, uint64_t shutdown, char *buf,
                                size_t n);
