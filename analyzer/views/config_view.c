@@ -52,12 +52,13 @@ void config_print(FILE *out, const nano_config *c, int transformer)
         const char *val = config_value_text(c, (config_key)k, buf, sizeof buf);
         fprintf(out, "  %-28s ", config_key_name((config_key)k));
         escape_term_fputs(out, val, strlen(val));
-        fprintf(out, "%*s %s%s", (int)(strlen(val) < 10 ? 10 - strlen(val) : 0), "",
-                v->src == CONFIG_SRC_UNKNOWN   ? "unknown: neither the command line nor the trace "
-                                                 "gives it"
-                : v->src != CONFIG_SRC_DEFAULT ? config_source_name(v->src)
-                                               : "default (nanoGPT train.py)",
-                v->where[0] ? "  " : "");
+        char why[160]; /* (the recorded script's name: from the trace, escaped) */
+        const char *src = v->src == CONFIG_SRC_UNKNOWN   ? config_unknown_text(c, why, sizeof why)
+                          : v->src != CONFIG_SRC_DEFAULT ? config_source_name(v->src)
+                                                         : "default (nanoGPT train.py)";
+        fprintf(out, "%*s ", (int)(strlen(val) < 10 ? 10 - strlen(val) : 0), "");
+        escape_term_fputs(out, src, strlen(src));
+        fputs(v->where[0] ? "  " : "", out);
         escape_term_fputs(out, v->where, strlen(v->where));
         fputc('\n', out);
     }

@@ -93,6 +93,20 @@ for f in facts:
     want("checkpointing", rec["activation_checkpointing"]["on"],
          bool(f.get("gradient_checkpointing")))
     want("LoRA", rec["lora"]["on"], bool(f.get("lora_rank")))
+    # the activations' refined formula named is the one applied: with checkpointing, each block's
+    # input alone (not the block's own terms, which its refined column does not count)
+    act = [l for l in text.splitlines() if l.lstrip().startswith("activations (vs")]
+    ckpt_said = "with activation checkpointing (on here): each block keeps only its input" in text
+    if f.get("gradient_checkpointing"):
+        if not ckpt_said or any("bytes per block" in l and "refined, with checkpointing: 4*N*d" not in l
+                                for l in act):
+            bad.append("%s: checkpointing on, but the formula named is not the one applied: %s" % (t, act))
+    elif ckpt_said or any("with checkpointing" in l for l in act):
+        bad.append("%s: a checkpointed block's formula named for a run without checkpointing" % t)
+    # every one of these recorded its script (format 1.2's FILE records): a key unknown is one its
+    # flags leave unset, not one "the trace does not give"
+    if "neither the command line nor the trace gives it" in text:
+        bad.append("%s: an unknown key said to be missing from a trace that holds its script" % t)
     want("torch.compile", rec["torch_compile"]["on"], bool(f.get("compile")))
     want("micro-batch", r["config"]["batch_size"]["value"], f["batch_size"])
     if f.get("seq_len"):

@@ -179,6 +179,8 @@ static void shape_of_run(model_result *m, const run_facts *f, int nanogpt)
         if (masks)
             s->dropout_on = 1;
         model_gated_block(m, f, nanogpt);
+        if (s->checkpointing) /* what the refined activations count then: the blocks' inputs */
+            model_ckpt_block_note(m);
         /* transformers' GPT-2: its position table's n_positions rows whatever the run's T (at
          * T = 64 the parameters had been 123.70 M for the model's 124.44 M; formula.h) */
         const infer_result *ir = f->inferred;

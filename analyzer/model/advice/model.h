@@ -127,7 +127,7 @@ typedef struct model_result {
     char formula_why[512]; /* why it does not, when formula_ok = 0 */
     /* the formulas' block is a GPT-2 block: a run whose blocks are another kind's (a gated-MLP
      * decoder such as Llama) says so beside the comparison; "" otherwise */
-    char formula_block[320];
+    char formula_block[512];
     int tight;           /* 1: a run that completed on the card with less than the headroom free */
     int next_step_grows; /* 1: its one step's forward ran before the optimizer's state existed,
                           * and a step with it is predicted not to fit */
@@ -238,6 +238,9 @@ static inline int model_trained_bytes(const model_result *m)
     return e == 2 || e == 4 ? (int)e : formula_param_bytes(&m->shape);
 }
 
+/* model_ckpt_block_note: the refined formula's block note (m->formula_block) says what a
+ * checkpointed run's activations count: each block's input alone (model_explain.c). */
+void model_ckpt_block_note(model_result *m);
 /* model_explain: the one-line reasons where measured and formula differ (m->reason_doc /
  * reason_ref), in the words of what was recognized (model_explain.c). */
 void model_explain(model_result *m, const run_facts *f);

@@ -208,6 +208,27 @@ int model_peak_after_forward(const run_facts *f)
 }
 
 /* explain_doc: one category against the basic formula. */
+void model_ckpt_block_note(model_result *m)
+{
+    size_t k = strlen(m->formula_block);
+    snprintf(m->formula_block + k, sizeof m->formula_block - k,
+             "%sactivation checkpointing (on here): each block keeps only its input, %u*N*d bytes, "
+             "until the backward recomputes it; the refined activations count that",
+             k ? "; with " : "refined, with ", formula_ckpt_per_nd(&m->shape));
+}
+
+/* act_refined: the refined formula's activations per block, as the reasons write them */
+static const char *act_refined(const gpt_shape *s, char *buf, size_t n)
+{
+    if (s->checkpointing) /* (formula_refined's: the inputs alone) */
+        snprintf(buf, n, "refined, with checkpointing: %u*N*d bytes per block, its input alone",
+                 formula_ckpt_per_nd(s));
+    else
+        snprintf(buf, n, "refined: %s%s bytes per block", formula_block_text(s),
+                 s->gated ? " (a gated block)" : "");
+    return buf;
+}
+
 static void explain_doc(model_result *m, const run_facts *f, int c, uint64_t me, char *rd, size_t n)
 {
     const gpt_shape *s = &m->shape;
@@ -273,32 +294,30 @@ static void explain_doc(model_result *m, const run_facts *f, int c, uint64_t me,
     case CAT_OPTIMIZER:
         optimizer_state(m, f, me, rd, n);
         break;
-    case CAT_ACTIVATIONS:
+    case CAT_ACTIVATIONS: {
+        char ar[96];
         if (m->docf.act_elements && forward_gone(f, c, me, m->refined.bytes[c]))
             snprintf(rd, n,
                      "this peak, in the %s, came after the forward's tensors were freed; "
                      "their largest over the run, %.1f MiB, is an effective multiplier of %.1f "
-                     "(refined: %s%s bytes per block)%s",
+                     "(%s)",
                      f->peak_phase, mibf(f->cat_peak[c]),
                      (double)f->cat_peak[c] / ((double)m->docf.act_elements * 2.0),
-                     formula_block_text(s), s->gated ? " (a gated block)" : "",
-                     s->checkpointing ? "; checkpointing keeps only each block's input" : "");
+                     act_refined(s, ar, sizeof ar));
         else if (m->forward_cut && me <= m->doc.bytes[c]) /* a whole forward keeps more: unknown */
             snprintf(rd, n,
                      "measured effective multiplier %.1f at the out-of-memory error, in a forward "
                      "that had not finished: a whole forward keeps more, so this run does not "
-                     "say whether the basic formula's 24 overcounts (refined: %s%s bytes per "
-                     "block)%s",
-                     m->mult_act, formula_block_text(s), s->gated ? " (a gated block)" : "",
-                     s->checkpointing ? "; checkpointing keeps only each block's input" : "");
+                     "say whether the basic formula's 24 overcounts (%s)",
+                     m->mult_act, act_refined(s, ar, sizeof ar));
         else
             snprintf(rd, n,
                      "the basic formula's multiplier 24 %s: measured effective multiplier %.1f "
-                     "(refined: %s%s bytes per block)%s",
+                     "(%s)",
                      me > m->doc.bytes[c] ? "undercounts" : "overcounts", m->mult_act,
-                     formula_block_text(s), s->gated ? " (a gated block)" : "",
-                     s->checkpointing ? "; checkpointing keeps only each block's input" : "");
+                     act_refined(s, ar, sizeof ar));
         break;
+    }
     case CAT_LOGITS:
         if (s->V && m->forward_cut)
             snprintf(rd, n,

@@ -237,6 +237,11 @@ const char *formula_block_text(const gpt_shape *s)
     return text;
 }
 
+unsigned formula_ckpt_per_nd(const gpt_shape *s)
+{
+    return formula_param_bytes(s) == 2 && s->dtype_bytes < 4 ? 2 : 4;
+}
+
 const char *formula_refined_words(const gpt_shape *s)
 {
     return s->dtype_bytes >= 4   ? "what float32 training really keeps"
@@ -311,7 +316,7 @@ void formula_refined(const gpt_shape *s, cat_breakdown *out)
     int p16 = pb == 2 && s->dtype_bytes < 4; /* the residual stream is 16-bit */
     if (s->checkpointing) /* only block inputs (the residual: fp32, or 16-bit): a block is
                            * recomputed later in the backward, after the logits are freed */
-        act = s->L * (p16 ? 2 : 4) * N * d;
+        act = s->L * formula_ckpt_per_nd(s) * N * d;
     else
         act = s->L * (lora ? formula_lora_block_bytes(s) : block);
     if (lora) /* the final RMSNorm keeps its fp32 input and rsqrt rows (4Nd + 4N; the frozen head

@@ -179,6 +179,10 @@ const char *formula_block_text(const gpt_shape *s);
  * trace's own count ("GPT blocks of the same L, d, V", "BERT masked-LM model of the same L, d,
  * V with its 512 position and 2 token-type rows", ...), into buf. */
 const char *formula_params_words(const gpt_shape *s, char *buf, size_t n);
+/* formula_ckpt_per_nd: the bytes per N*d a checkpointed block keeps (its input, the residual
+ * stream: 4 in fp32, 2 when it is 16-bit), what the refined activations count per block with
+ * activation checkpointing */
+unsigned formula_ckpt_per_nd(const gpt_shape *s);
 /* formula_refined_words: what the refined formula counts for s's precision ("what PyTorch
  * autocast really keeps", float32's, 16-bit parameters') */
 const char *formula_refined_words(const gpt_shape *s);

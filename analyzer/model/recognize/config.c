@@ -357,6 +357,18 @@ config_type config_key_type(config_key k)
     return (unsigned)k < CFG_COUNT ? keys[k].type : CONFIG_STR;
 }
 
+const char *config_unknown_text(const nano_config *c, char *buf, size_t n)
+{
+    if (c->script_read[0]) /* (the trace holds the script: not "the trace does not give it") */
+        snprintf(buf, n,
+                 "unknown: the command line does not give it, and the recorded %s's flags leave "
+                 "it unset",
+                 c->script_read);
+    else
+        snprintf(buf, n, "unknown: neither the command line nor the trace gives it");
+    return buf;
+}
+
 const char *config_source_name(config_source s)
 {
     switch (s) {
