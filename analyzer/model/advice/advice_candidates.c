@@ -34,7 +34,8 @@ static int add(advice_item *items, int n, int max, const model_calib *c, const g
     it->moment = p.moment;
     if (p.kv_floor) { /* (kv_floor) the run's own moment without its cache says more */
         char b[32], more[128];
-        snprintf(more, sizeof more, "; at least the %s of other tensors the run held at once",
+        snprintf(more, sizeof more,
+                 "; its tensors predicted at least the %s of other tensors the run held at once",
                  card_format_bytes(c->no_kv_tensors, b, sizeof b));
         size_t used = strlen(it->note);
         if (used + strlen(more) < sizeof it->note)

@@ -447,11 +447,9 @@ static void forward_blocks_done(model_result *m, const run_facts *f)
 /* layers_ahead: a first forward cut short whose weights' copies repeat in blocks (ahead.h): the
  * weights it had still to use, as many casts as the share of the weights made before the forward
  * it had not reached says, each keeping what a cast of its last complete block kept; a network
- * whose later layers keep less (a ResNet's, at a lower resolution) is over-counted, not under
- * (ResNet-50 at B=320, cut at 20 % of its blocks' weights with 84 % of its activations made:
- * B=128 had been predicted 4.83 GiB of tensors from what was alive, its run measured 5.57; x1.22:
- * 5.82; T5-small at B=32, cut at 73 %: x1.31, where the share of its blocks' weights said x1.37
- * and its B=8 run measured x1.25). 1 when it applies: m->calib.act_whole set, said in said. */
+ * whose later layers keep less (a ResNet's) is over-counted, not under (ResNet-50 at B=320, cut
+ * at 20 % of its blocks' weights: x1.22, B=128 predicted 5.82 GiB of tensors, measured 5.57;
+ * T5-small at B=32, cut at 73 %: x1.31, its B=8 run x1.25). 1 when it applies: act_whole set. */
 static int layers_ahead(model_result *m, const run_facts *f, char *said, size_t n)
 {
     const fwd_ahead *a = &f->oom_ahead;
@@ -465,9 +463,10 @@ static int layers_ahead(model_result *m, const run_facts *f, char *said, size_t 
              "weights' casts were to come, as %u made and %u of the %u tensors made before the "
              "forward not reached yet say, the layers not reached assumed to keep each what one "
              "cast of its last repeated block of %u kept, %.1f MiB; where later layers keep "
-             "less, as a CNN's at a lower resolution, this counts too much)",
+             "less%s, this counts too much)",
              m->calib.act_whole, a->ahead, a->casts, a->made - a->reached, a->made, a->period,
-             (double)a->block_act / a->period / 1048576.0);
+             (double)a->block_act / a->period / 1048576.0,
+             m->rec.family == FAM_CONVNET ? ", as a CNN's at a lower resolution" : "");
     return 1;
 }
 

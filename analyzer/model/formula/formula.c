@@ -258,7 +258,10 @@ const char *formula_params_words(const gpt_shape *s, char *buf, size_t n)
                  "token-type rows",
                  (unsigned long long)s->pos_rows, (unsigned long long)s->type_rows);
     else
-        snprintf(buf, n, "%s blocks of the same %s", s->gated ? "gated" : "GPT",
+        snprintf(buf, n, "%s blocks of the same %s",
+                 s->patch_tokens ? "GPT-shaped (pre-LayerNorm, a 4d GELU MLP)"
+                 : s->gated      ? "gated"
+                                 : "GPT",
                  s->patch_tokens ? "L, d, T (no vocabulary)"
                  : s->gated      ? "L, d, I, V"
                                  : "L, d, V");
