@@ -103,6 +103,14 @@ for f in facts:
             bad.append("%s: checkpointing on, but the formula named is not the one applied: %s" % (t, act))
     elif ckpt_said or any("with checkpointing" in l for l in act):
         bad.append("%s: a checkpointed block's formula named for a run without checkpointing" % t)
+    # 8-bit AdamW is offered where its moments are a share of the peak, not for LoRA's adapters
+    # (their 12 MiB of state would save 9 MiB beside a 10 GiB peak)
+    offers8 = "\n  - 8-bit AdamW\n" in text
+    if f.get("lora_rank") and offers8:
+        bad.append("%s: 8-bit AdamW offered for a LoRA run's adapters' state" % t)
+    if not f.get("lora_rank") and f.get("optimizer") == "adamw" and f.get("optim_state_bytes") \
+            and r.get("formula_applies") and not offers8:  # (what-ifs of a formula's shape)
+        bad.append("%s: an AdamW run whose state is a share of its peak not offered 8-bit AdamW" % t)
     # every one of these recorded its script (format 1.2's FILE records): a key unknown is one its
     # flags leave unset, not one "the trace does not give"
     if "neither the command line nor the trace gives it" in text:

@@ -53,6 +53,17 @@ static int add(advice_item *items, int n, int max, const model_calib *c, const g
     return n + 1;
 }
 
+/* peak_now: the peak predicted for s as it is (what an item's saving is weighed against) */
+static uint64_t peak_now(const model_calib *c, const gpt_shape *s)
+{
+    prediction p;
+    if (s->eval_B)
+        advice_predict_eval(c, s, &p);
+    else
+        advice_predict(c, s, &p);
+    return p.required_bytes;
+}
+
 /* knob_item: one item changing a single nanoGPT key to value (change "key=value", command
  * line "--key=value"); s is the shape with that change. Returns the new count. */
 static int knob_item(advice_item *items, int n, int max, const model_calib *c, const gpt_shape *s,
@@ -225,9 +236,12 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
                 "and a 16-bit copy of each matrix weight in the forward (bfloat16 needs compute "
                 "capability 8.0 or newer; older GPUs: float16 with a GradScaler)");
     }
-    /* AdamW's two moments (recognized, not assumed: the run's optimizer is AdamW) in 8 bits */
+    /* AdamW's two moments (recognized, not assumed: the run's optimizer is AdamW) in 8 bits,
+     * where they save at least 1 % of the peak predicted now (not LoRA's: its adapters' 12 MiB
+     * of state would shrink by 9 MiB beside a 9.96 GiB peak) */
     if (cur->opt_set && !cur->generic &&
-        formula_opt_bpp(cur) >= 2.0 * formula_param_bytes(cur) - 0.01) {
+        formula_opt_bpp(cur) >= 2.0 * formula_param_bytes(cur) - 0.01 &&
+        (formula_opt_bpp(cur) - 2.0) * formula_trained(cur) >= 0.01 * (double)peak_now(c, cur)) {
         gpt_shape s = *cur;
         s.opt_set = 1, s.opt_bpp = 2.0;
         snprintf(note, sizeof note,
