@@ -77,6 +77,12 @@ for line in open(sys.argv[1]):
     text = open(t + ".txt").read()
     rec, cfg, inf = r["recognized"], r["config"], r["inferred"]
     n += 1
+    # every key's "where" is whole: no sentence cut short by a buffer (a distillation run's
+    # n_layer had stopped at "(frozen: ")
+    for k, v in cfg.items():
+        w = v.get("where") if isinstance(v, dict) else None
+        if w and w.count("(") != w.count(")"):
+            bad.append("%s: config %s's where is cut short: %r" % (t, k, w[-60:]))
     fam, cls = FAMILY[f["family"]]
     if rec["family"] != fam or (cls and rec["model_class"] != cls):
         bad.append("%s: %s %s, the program trains %s %s" % (t, rec["family"], rec["model_class"],

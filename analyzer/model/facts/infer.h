@@ -44,7 +44,7 @@ typedef enum infer_key {
 typedef struct infer_value {
     int known; /* 0: the trace does not say (never a guess) */
     int64_t value;
-    char where[256]; /* "B·T = 4096 from the int64 input tensor", ... (config.h: as long) */
+    char where[384]; /* "B·T = 4096 from the int64 input tensor", ... (config.h: as long) */
 } infer_value;
 
 typedef struct infer_result {

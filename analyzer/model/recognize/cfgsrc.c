@@ -115,13 +115,16 @@ void cfgsrc_apply_inferred(nano_config *c, const infer_result *ir)
             continue;
         if (!config_unset(v) && !(map[i].to == CFG_block_size && from_positions(v)))
             continue;
-        char def[32], where[300], how[220];
+        /* (as long as the inference's own words: a frozen teacher's beside its student's blocks
+         * took 330 characters, cut at 200 mid-parenthesis) */
+        char def[32], how[sizeof iv->where + 32], where[sizeof how + 64];
+        _Static_assert(sizeof c->v[0].where >= sizeof ir->v[0].where, "an inference fits");
         config_value_text(c, map[i].to, def, sizeof def);
         /* infer.c says B·T for the micro-batch: name B itself first */
         if (map[i].to == CFG_batch_size && strncmp(iv->where, "B =", 3) != 0)
-            snprintf(how, sizeof how, "micro-batch %lld: %.190s", (long long)iv->value, iv->where);
+            snprintf(how, sizeof how, "micro-batch %lld: %s", (long long)iv->value, iv->where);
         else
-            snprintf(how, sizeof how, "%.200s", iv->where);
+            snprintf(how, sizeof how, "%s", iv->where);
         if (v->src == CONFIG_SRC_DEFAULT && v->i == iv->value)
             continue; /* predict's nanoGPT default is what the trace shows: it stays one */
         if (v->src == CONFIG_SRC_FILE) {

@@ -62,7 +62,7 @@ typedef struct config_value {
     double f;    /* CONFIG_FLOAT */
     char s[32];  /* CONFIG_STR */
     config_source src;
-    char where[256]; /* the file, the argument or the inference that set it ("" for defaults) */
+    char where[384]; /* the file, the argument or the inference that set it ("" for defaults) */
     char flag[48];   /* the flag that carried it on the traced command line ("--batch-size"), or
                       * the keyword of the script's call that set it (per_device_train_batch_size,
                       * with call), or "" */
