@@ -103,6 +103,13 @@ for f in facts:
             bad.append("%s: checkpointing on, but the formula named is not the one applied: %s" % (t, act))
     elif ckpt_said or any("with checkpointing" in l for l in act):
         bad.append("%s: a checkpointed block's formula named for a run without checkpointing" % t)
+    # a run that completed, told its configuration needs more than it measured: the report says
+    # why (its one step made the optimizer's state after its forward; a second step holds it)
+    pr = r.get("prediction") or {}
+    if not r.get("oom") and (pr.get("current_peak_bytes") or 0) > 1.02 * r["peak"]["process_bytes"] \
+            and "a second step's forward holds that state too" not in " ".join(pr.get("notes") or []):
+        bad.append("%s: needs %s B predicted above its own peak %s B, unexplained" %
+                   (t, pr.get("current_peak_bytes"), r["peak"]["process_bytes"]))
     # 8-bit AdamW is offered where its moments are a share of the peak, not for LoRA's adapters
     # (their 12 MiB of state would save 9 MiB beside a 10 GiB peak)
     offers8 = "\n  - 8-bit AdamW\n" in text
