@@ -84,6 +84,14 @@ for line in open(sys.argv[1]):
             and "a second step's forward holds that state too" not in " ".join(pr.get("notes") or []):
         bad.append("%s: needs %s B predicted above its own peak %s B, unexplained" %
                    (t, pr.get("current_peak_bytes"), r["peak"]["process_bytes"]))
+    # fragmentation blamed for a forward cut short says its tensors are a lower bound (a ViT
+    # probe at B=3022: 3.4 GiB of cache beside a 3.4 GiB request, at 6 % of its forward; its
+    # B=1675 sibling's forward held 8.9 GiB, ~15.7 GiB at 3022: no cache would have let it fit)
+    o = r.get("oom") or {}
+    if o.get("cause") == "fragmentation" and (r.get("prediction") or {}).get("largest_batch_size_at_most") \
+            and "are a lower bound" not in o.get("evidence", ""):
+        bad.append("%s: fragmentation blamed for a forward cut short, its need unhedged: %s" %
+                   (t, o.get("evidence")))
     # every key's "where" is whole: no sentence cut short by a buffer (a distillation run's
     # n_layer had stopped at "(frozen: ")
     for k, v in cfg.items():

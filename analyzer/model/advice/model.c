@@ -524,6 +524,12 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
                 (double)cache / 1048576.0, (double)f->oom_requested / 1048576.0,
                 m->lower_bounds ? "at least " : "", (double)m->current.tensor_bytes / 1073741824.0,
                 (double)(bare - m->current.tensor_bytes) / 1048576.0);
+        } else if (m->cause == OOM_FRAGMENTATION && m->lower_bounds) { /* (a forward cut short) */
+            size_t w = strlen(m->why);
+            snprintf(m->why + w, sizeof m->why - w,
+                     "; the forward stopped early, so its %.2f GiB of tensors are a lower bound: "
+                     "a whole forward may not fit even with no cache",
+                     (double)m->current.tensor_bytes / 1073741824.0);
         }
         /* the forward's tensors gone, and the weights, gradients and whole optimizer state
          * alone over the card: no micro-batch fits (Llama 400M on 6 GiB, its first AdamW step) */
