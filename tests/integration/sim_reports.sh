@@ -92,6 +92,10 @@ for line in open(sys.argv[1]):
             and "are a lower bound" not in o.get("evidence", ""):
         bad.append("%s: fragmentation blamed for a forward cut short, its need unhedged: %s" %
                    (t, o.get("evidence")))
+    # an evaluation trains nothing: its optimizer row does not wait for a step to come
+    if f.get("eval_only") and rec["optimizer"]["kind"] == "unknown" and \
+            "no optimizer ran, nothing was trained" not in rec["optimizer"]["where"]:
+        bad.append("%s: forwards only, its optimizer row says %r" % (t, rec["optimizer"]["where"]))
     # every key's "where" is whole: no sentence cut short by a buffer (a distillation run's
     # n_layer had stopped at "(frozen: ")
     for k, v in cfg.items():

@@ -309,8 +309,6 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     if (f->argv)
         recognize_optim_cmdline(f->argc, f->argv, &m->rec);
     optim_kind optim_before = m->rec.optim; /* what the trace and the command line said */
-    char where_before[sizeof m->rec.optim_where];
-    memcpy(where_before, m->rec.optim_where, sizeof where_before);
     if (f->argv)
         recognize_optim_default(&m->cfg, f->argc, f->argv, &m->rec);
     recognize_optim_script(m->cfg.files, &m->rec);
@@ -319,7 +317,8 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
         /* forwards only (an evaluation): the optimizer a script would train with is not this
          * run's; none is named from its source */
         m->rec.optim = optim_before, m->rec.optim_kinds = 0, m->rec.optim_choices[0] = '\0';
-        memcpy(m->rec.optim_where, where_before, sizeof m->rec.optim_where);
+        snprintf(m->rec.optim_where, sizeof m->rec.optim_where,
+                 "forwards only (no backward pass): no optimizer ran, nothing was trained");
     }
     m->shape.iteration0 = f->iterations == 0;
     m->measured = f->at_peak;
