@@ -1,6 +1,7 @@
 /* test_model_optim.c — the optimizer a model of a run counts when no step ran to measure it
  * (analyzer/model/advice/model.c, recognize/optim.c): the kinds a script constructs, the most
- * state of them counted and said; an --optimizer flag's argparse default. */
+ * state of them counted and said; an --optimizer flag's argparse default; a Trainer script's
+ * TrainingArguments(optim=...). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -89,11 +90,38 @@ static void test_optimizer_flag_default(void **state)
     assert_int_equal(m.rec.optim, OPT_UNKNOWN);
 }
 
+/* No step ran under the Hugging Face Trainer: the script's own TrainingArguments(optim=...)
+ * names it, with its line; not when two calls disagree, the script assigns args.optim later, the
+ * value is no literal, it names SGD, or the call is no training-arguments call. */
+static void test_optimizer_trainargs(void **state)
+{
+    (void)state;
+    static model_result m;
+    script_kinds("from transformers import TrainingArguments\nargs = TrainingArguments(\n"
+                 "    per_device_train_batch_size=4,\n    optim=\"adafactor\",\n)\n",
+                 &m);
+    assert_int_equal(m.rec.optim, OPT_FACTORED);
+    assert_non_null(strstr(m.rec.optim_where, "fit.py:4 TrainingArguments(optim=\"adafactor\") "
+                                              "(the script's own; "));
+    script_kinds("args = TrainingArguments(optim='adamw_torch_fused')\n", &m);
+    assert_int_equal(m.rec.optim, OPT_ADAM);
+    static const char *const unread[] = {
+        "a = TrainingArguments(optim='adafactor')\nb = TrainingArguments(optim='adamw_torch')\n",
+        "a = TrainingArguments(optim='adafactor')\na.optim = 'adamw_torch'\n",
+        "a = TrainingArguments(optim=OPTIM)\n", "a = TrainingArguments(optim='sgd')\n",
+        "a = Something(optim='adafactor')\n"};
+    for (size_t i = 0; i < sizeof unread / sizeof unread[0]; i++) {
+        script_kinds(unread[i], &m);
+        assert_int_equal(m.rec.optim, OPT_UNKNOWN);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_script_optimizer_kinds),
         cmocka_unit_test(test_optimizer_flag_default),
+        cmocka_unit_test(test_optimizer_trainargs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,6 +11,7 @@
 #include "config.h"
 #include "recognize.h"
 #include "scriptflags.h"
+#include "trainargs.h"
 
 static const char *const opt_keys[] = {
 #define VT_OPTIM_KEY(e, key, words, words16) key,
@@ -251,6 +252,39 @@ void recognize_optim_cmdline(int argc, const char *const *argv, run_recognition 
     }
 }
 
+/* optim_trainargs: the optimizer a Hugging Face Trainer script's own training arguments name
+ * (TrainingArguments(optim="adamw_torch_fused"), a string literal every such call agrees on and
+ * the script assigns nowhere else), f its recorded source (base: its name); SGD is not taken */
+static void optim_trainargs(const config_recfile *f, const char *base, run_recognition *r)
+{
+    targs_call *calls = malloc(TARGS_CALLS_MAX * sizeof *calls);
+    int n = calls ? trainargs_parse(f->data, f->len, calls, TARGS_CALLS_MAX) : 0;
+    const targs_kw *got = NULL;
+    const char *callee = "";
+    for (int i = 0; i < n; i++) {
+        const targs_kw *k = trainargs_find(&calls[i], "optim");
+        if (k && (k->too_long || (got && strcmp(got->value, k->value)))) {
+            got = NULL; /* (not one value: which call ran is not known) */
+            break;
+        }
+        if (k)
+            got = k, callee = calls[i].name;
+    }
+    size_t len = got ? strlen(got->value) : 0;
+    char v[64] = "";
+    if (len >= 2 && (got->value[0] == '"' || got->value[0] == '\'') &&
+        got->value[len - 1] == got->value[0] && !trainargs_assigned(f->data, f->len, "optim"))
+        snprintf(v, sizeof v, "%.*s", (int)len - 2, got->value + 1);
+    optim_kind k = v[0] ? flag_kind(v) : OPT_UNKNOWN;
+    if (k != OPT_UNKNOWN && k != OPT_SGD) { /* (SGD: momentum or none is not in a name) */
+        r->optim = k;
+        snprintf(r->optim_where, sizeof r->optim_where,
+                 "%.60s:%d %.48s(optim=%s) (the script's own; %s: its state not measured)", base,
+                 got->line, callee, got->value, unmeasured(r));
+    }
+    free(calls);
+}
+
 void recognize_optim_default(const nano_config *c, int argc, const char *const *argv,
                              run_recognition *r)
 {
@@ -284,6 +318,7 @@ void recognize_optim_default(const nano_config *c, int argc, const char *const *
             return;
         }
     free(fl);
+    optim_trainargs(f, base, r);
 }
 
 /* X(class name, the kind) — optimizer classes a script constructs: Name( after no identifier
