@@ -118,8 +118,8 @@ for f in facts:
     if not f.get("lora_rank") and f.get("optimizer") == "adamw" and f.get("optim_state_bytes") \
             and r.get("formula_applies") and not offers8:  # (what-ifs of a formula's shape)
         bad.append("%s: an AdamW run whose state is a share of its peak not offered 8-bit AdamW" % t)
-    # every one of these recorded its script (format 1.2's FILE records): a key unknown is one its
-    # flags leave unset, not one "the trace does not give"
+    # every one of these recorded its script (format 1.2's FILE records): a key unknown is one no flag
+    # of it sets, not one "the trace does not give"
     if "neither the command line nor the trace gives it" in text:
         bad.append("%s: an unknown key said to be missing from a trace that holds its script" % t)
     want("torch.compile", rec["torch_compile"]["on"], bool(f.get("compile")))
