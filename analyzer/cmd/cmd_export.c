@@ -151,8 +151,9 @@ int cmd_export(int argc, char **argv)
         return VT_EXIT_USAGE;
     }
     notes_stdout_data = dashes;
-    timeline_segments = 1;                     /* a segment-mode trace's timeline is drawn too */
-    tables_sources = outs[EXP_MEMVIZ] != NULL; /* its frames carry file:line */
+    timeline_segments = 1;                      /* a segment-mode trace's timeline is drawn too */
+    tables_sources = outs[EXP_MEMVIZ] != NULL;  /* its frames carry file:line */
+    replay_keep_end = outs[EXP_MEMVIZ] != NULL; /* its snapshot: the state at the trace's end */
     rc = report_of_trace(argv[first], &rep, err, sizeof err);
     if (rc) {
         fprintf(stderr, "vramtrace export: %s\n", err);

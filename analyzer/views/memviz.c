@@ -1,6 +1,9 @@
-/* memviz.c — PyTorch's memory snapshot of a replay (memviz.h): the peak's live set grouped
- * into segments and blocks, the timeline's allocator actions as device_traces; the pickle
- * opcodes are pickle.c's, frames as people read them come from stackview.c. */
+/* memviz.c — PyTorch's memory snapshot of a replay (memviz.h): the live set at the trace's end
+ * (replay_keep_end) grouped into segments and blocks, the timeline's allocator actions as
+ * device_traces: the state after the trace's last action, as PyTorch's snapshot is (its viewer
+ * counts a block the snapshot holds and the trace does not leave live as made before it: the
+ * peak's live set had shown every tensor freed after the peak twice, 1.9-2.0x the allocated
+ * peak); the pickle opcodes are pickle.c's, frames as people read them come from stackview.c. */
 #include "memviz.h"
 
 #include <stdlib.h>
@@ -288,7 +291,7 @@ int memviz_write(FILE *out, replay_result *r)
         pickle_dict(out);
         pickle_cstr(out, "segments");
         pickle_list(out);
-        rc = segments(&v, &r->at_peak);
+        rc = segments(&v, &r->at_end);
         pickle_close_list(out);
         pickle_cstr(out, "device_traces");
         traces(&v);

@@ -1,7 +1,8 @@
 #!/bin/sh
 # export_memviz.sh — `vramtrace export --memory-viz`: the pickle loads with Python's pickle;
 # segments and blocks as torch.cuda.memory._snapshot() gives them (blocks tile each segment
-# exactly, allocated_size = the active blocks; segments by device and address); device_traces replay like _memory_viz's trace
+# exactly, allocated_size = the active blocks; segments by device and address), the state after
+# the trace's last action; device_traces replay like _memory_viz's trace
 # view (a free matches its allocation's size, no address allocated twice); the real
 # tensor+segment trace gives PyTorch's segments with tensors inside, a segment-only trace
 # segments of one block each.
@@ -66,6 +67,43 @@ acts = [e["action"] for e in t["device_traces"][0]]
 assert acts.count("alloc") > 1000 and acts.count("free_completed") > 1000, "no device trace"
 s = check(sys.argv[2])
 assert s["segments"] and all(len(x["blocks"]) == 1 for x in s["segments"]), "segment-only: one block per segment"
+PY
+# the snapshot is the state after device_traces' last action, as PyTorch's is: the allocations
+# live after replaying the trace are its active blocks, and no active block is one the trace
+# freed (memory_viz counts such a block as made before the trace, and again when the trace makes
+# it: the peak's live set had put its timeline at 1.9-2.0x the allocated peak); with the whole
+# run in the trace (b_oom_12gib: 1,962 actions), its timeline's highest is the report's allocated
+# peak above the blocks made outside the trace (cuBLAS's, external)
+"$VT" export --memory-viz e.pickle "$D/b_oom_12gib.vt" >/dev/null || fail "b_oom exit $?"
+"$VT" report --json "$D/b_oom_12gib.vt" >e.json || fail "b_oom report"
+python3 - t.pickle e.pickle e.json <<'PY' || exit 1
+import json, pickle, sys
+
+def end_state(path):
+    snap = pickle.load(open(path, "rb"))
+    active = {b["address"]: b["size"] for s in snap["segments"] for b in s["blocks"]
+              if b["state"] == "active_allocated"}
+    live, made, acts = {}, set(), [e for d in snap["device_traces"] for e in d]
+    for e in acts:
+        if e["action"] == "alloc":
+            live[e["addr"]] = e["size"]
+            made.add(e["addr"])
+        elif e["action"] == "free_completed":
+            live.pop(e["addr"], None)
+    assert all(active.get(a) == n for a, n in live.items()), "live after the trace, not in the snapshot"
+    twice = [a for a in active if a in made and a not in live]
+    assert not twice, "%d blocks the trace freed are active in the snapshot" % len(twice)
+    return active, made, acts
+
+end_state(sys.argv[1])
+active, made, acts = end_state(sys.argv[2])
+before = sum(n for a, n in active.items() if a not in made)
+cur = top = before
+for e in acts:
+    cur += e["size"] if e["action"] == "alloc" else -e["size"] if e["action"] == "free_completed" else 0
+    top = max(top, cur)
+want = json.load(open(sys.argv[3]))["peak"]["allocated_bytes"]
+assert top - before == want, "timeline's highest %d above the blocks made before it, the report's %d" % (top - before, want)
 PY
 # the OOM run: an oom action in the device trace
 "$VT" export --memory-viz o.pickle "$D/hf_gpt2_eager_b16.vt" || fail "b16 exit $?"

@@ -15,6 +15,7 @@
 
 int replay_progress;
 int replay_read_ahead;
+int replay_keep_end;
 
 /* cast_flags: an allocation's EF_* flags (loss), less EF_TO_COPY when the forward's 16-bit
  * cast it is is the input of the op whose weight's copy came before it (casts.h) */
@@ -519,6 +520,8 @@ static int replay_reader(const char *path, reader *rd, replay_result *out, char 
         out->blocks_unplaced = s.blocks.unplaced;
     }
     blocks_free_all(&s.blocks);
+    if (replay_keep_end)
+        replay_snap_end(&s);
     livemap_free(&s.live);
     free(s.facts);
     free(s.kept);
@@ -552,6 +555,7 @@ void replay_free(replay_result *r)
     free(r->at_tensors.items);
     free(r->at_step.items);
     free(r->at_oom.items);
+    free(r->at_end.items);
     phases_memo_free(&r->site_memo); /* (keyed by the tables' records) */
     tables_free(r->t);
     timeline_free(r->tl);

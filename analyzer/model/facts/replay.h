@@ -135,7 +135,10 @@ typedef struct replay_result {
     uint64_t oom_last_event; /* the last failure of the OOM's retry sequence */
     uint32_t oom_stack;
     uint8_t oom_phase;
-    replay_snapshot at_oom;    /* live at the first failure of that OOM */
+    replay_snapshot at_oom; /* live at the first failure of that OOM */
+    /* live at the trace's end (replay_keep_end only; else empty): the state PyTorch's snapshot
+     * gives after the last action of its device_traces */
+    replay_snapshot at_end;
     uint64_t oom_seen_event;   /* the event of the latest OOM's first failure, as the replay met
                                 * it (0: none; the timeline keeps that moment) */
     uint64_t file_bytes;       /* size of the file, for progress */
@@ -199,6 +202,9 @@ static inline uint64_t replay_lost_events(const replay_result *r)
 
 /* replay_progress: when set (a TTY on stderr), long replays print their progress there. */
 extern int replay_progress;
+/* replay_keep_end: set it (before the replay) to keep what is live at the trace's end as
+ * at_end (export --memory-viz: PyTorch's snapshot is the state after its trace's last action) */
+extern int replay_keep_end;
 /* replay_read_ahead: when set, every replay reads events ahead of the one it applies (its ring,
  * which prefetches what they touch) from its first event on, where one whose live set stays small
  * applies each as it is read (a test's: the two give the same results) */

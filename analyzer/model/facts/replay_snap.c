@@ -76,6 +76,21 @@ void replay_snap_bump_peaks(state *s, uint8_t ph, uint64_t t)
         r->phase_peak[ph] = proc, r->phase_peak_event[ph] = s->event;
 }
 
+/* replay_snap_end: the live set at the trace's end as r->at_end (replay_keep_end) */
+void replay_snap_end(state *s)
+{
+    livemap *m = &s->live;
+    replay_snapshot *snap = &s->r->at_end;
+    snap->items = calloc(m->n ? m->n : 1, sizeof *snap->items);
+    snap->n = 0;
+    snap->event = s->r->n_events, snap->time_ns = s->r->end_ns;
+    for (uint64_t i = 0; snap->items && i < m->ne; i++) {
+        const livemap_entry *e = livemap_live_entry(m, i);
+        if (e && e->level != L_NONE)
+            snap->items[snap->n++] = replay_item(e);
+    }
+}
+
 /* replay_snap_oom: copies the live set at the first failure of an OOM (replacing an earlier,
  * recovered one); each entry remembers its item so its free can be noted. */
 void replay_snap_oom(state *s)

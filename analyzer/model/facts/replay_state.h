@@ -277,6 +277,8 @@ static inline void replay_snap_bump_peaks_q(state *s, uint8_t ph, uint64_t t)
 }
 /* replay_snap_oom: copies the live set at the first failure of an OOM. */
 void replay_snap_oom(state *s);
+/* replay_snap_end: the live set at the trace's end as r->at_end (replay_keep_end). */
+void replay_snap_end(state *s);
 /* replay_snap_retire: e ends in phase ph at time t (freed, or replaced by a new allocation at its
  * address): its lifetime is noted, it leaves the levels. (A free whose lifetime no snapshot and
  * no category wants only leaves the levels: replay.c's apply_free.) */
