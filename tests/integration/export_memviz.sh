@@ -96,6 +96,14 @@ def end_state(path):
     return active, made, acts
 
 end_state(sys.argv[1])
+# each segment the trace made is as large as it made it, and no two overlap (the end's live set
+# unreduced had put a 32 MiB segment's tensor on top of its full size: 64 MiB, overlapping)
+snap = pickle.load(open(sys.argv[1], "rb"))
+made_seg = {e["addr"]: e["size"] for d in snap["device_traces"] for e in d if e["action"] == "segment_alloc"}
+wrong = [s["address"] for s in snap["segments"] if s["address"] in made_seg and s["total_size"] != made_seg[s["address"]]]
+assert not wrong, "%d segments not of the size the trace made them" % len(wrong)
+spans = sorted((s["device"], s["address"], s["address"] + s["total_size"]) for s in snap["segments"])
+assert all(a[0] != b[0] or b[1] >= a[2] for a, b in zip(spans, spans[1:])), "segments overlap"
 active, made, acts = end_state(sys.argv[2])
 before = sum(n for a, n in active.items() if a not in made)
 cur = top = before

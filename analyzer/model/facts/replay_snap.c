@@ -76,6 +76,8 @@ void replay_snap_bump_peaks(state *s, uint8_t ph, uint64_t t)
         r->phase_peak[ph] = proc, r->phase_peak_event[ph] = s->event;
 }
 
+static void torch_cache(replay_snapshot *snap);
+
 /* replay_snap_end: the live set at the trace's end as r->at_end (replay_keep_end) */
 void replay_snap_end(state *s)
 {
@@ -89,6 +91,8 @@ void replay_snap_end(state *s)
         if (e && e->level != L_NONE)
             snap->items[snap->n++] = replay_item(e);
     }
+    if (s->r->allocator_mode) /* each segment's size its unused bytes, as at_peak's (memviz.c) */
+        torch_cache(snap);
 }
 
 /* replay_snap_oom: copies the live set at the first failure of an OOM (replacing an earlier,
