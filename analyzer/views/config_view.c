@@ -56,7 +56,8 @@ void config_print(FILE *out, const nano_config *c, int transformer)
         const char *src = v->src == CONFIG_SRC_UNKNOWN   ? config_unknown_text(c, why, sizeof why)
                           : v->src != CONFIG_SRC_DEFAULT ? config_source_name(v->src)
                                                          : "default (nanoGPT train.py)";
-        fprintf(out, "%*s ", (int)(strlen(val) < 10 ? 10 - strlen(val) : 0), "");
+        fprintf(out, "%*s %s", (int)(strlen(val) < 10 ? 10 - strlen(val) : 0), "",
+                v->src == CONFIG_SRC_UNKNOWN ? "unknown: " : "");
         escape_term_fputs(out, src, strlen(src));
         fputs(v->where[0] ? "  " : "", out);
         escape_term_fputs(out, v->where, strlen(v->where));

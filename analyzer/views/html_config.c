@@ -51,8 +51,8 @@ void html_config(FILE *out, const report_ctx *c)
         fprintf(out, "</td><td><span class=\"src src-%s\">%s</span></td><td class=sub2>",
                 config_source_name(v->src), config_source_name(v->src));
         char why[160];
-        if (v->src == CONFIG_SRC_UNKNOWN) /* (its "unknown: " is the source column's) */
-            html_esc(out, config_unknown_text(cfg, why, sizeof why) + strlen("unknown: "));
+        if (v->src == CONFIG_SRC_UNKNOWN) /* ("unknown" is the source column's) */
+            html_esc(out, config_unknown_text(cfg, why, sizeof why));
         else if (v->src == CONFIG_SRC_DEFAULT)
             fputs("nanoGPT train.py's default", out); /* predict's, without a trace */
         else if (v->src == CONFIG_SRC_FLAG)

@@ -10,6 +10,15 @@
 #include "bytes_sat.h"
 #include "cards.h"
 
+/* predict_shape: s's prediction (an evaluation's own batch: advice_predict_eval's) */
+static void predict_shape(const model_calib *c, const gpt_shape *s, prediction *p)
+{
+    if (s->eval_B) /* (another evaluation batch) */
+        advice_predict_eval(c, s, p);
+    else
+        advice_predict(c, s, p);
+}
+
 /* add: predicts s and appends one item; returns the new count. */
 static int add(advice_item *items, int n, int max, const model_calib *c, const gpt_shape *s,
                uint64_t capacity, const char *change, const char *cmdline, const char *note)
@@ -23,10 +32,7 @@ static int add(advice_item *items, int n, int max, const model_calib *c, const g
     snprintf(it->note, sizeof it->note, "%s", note);
     it->shape = *s;
     prediction p;
-    if (s->eval_B) /* (another evaluation batch) */
-        advice_predict_eval(c, s, &p);
-    else
-        advice_predict(c, s, &p);
+    predict_shape(c, s, &p);
     it->predicted_peak = p.peak_bytes;
     it->predicted_reserved = p.reserved_bytes;
     it->predicted_tensors = p.tensor_bytes;
@@ -57,10 +63,7 @@ static int add(advice_item *items, int n, int max, const model_calib *c, const g
 static uint64_t peak_now(const model_calib *c, const gpt_shape *s)
 {
     prediction p;
-    if (s->eval_B)
-        advice_predict_eval(c, s, &p);
-    else
-        advice_predict(c, s, &p);
+    predict_shape(c, s, &p);
     return p.required_bytes;
 }
 

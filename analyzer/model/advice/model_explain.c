@@ -207,7 +207,6 @@ int model_peak_after_forward(const run_facts *f)
             (!strcmp(f->peak_phase, "eval") && f->backward_passes > 0));
 }
 
-/* explain_doc: one category against the basic formula. */
 void model_ckpt_block_note(model_result *m)
 {
     size_t k = strlen(m->formula_block);
@@ -229,6 +228,7 @@ static const char *act_refined(const gpt_shape *s, char *buf, size_t n)
     return buf;
 }
 
+/* explain_doc: one category against the basic formula. */
 static void explain_doc(model_result *m, const run_facts *f, int c, uint64_t me, char *rd, size_t n)
 {
     const gpt_shape *s = &m->shape;

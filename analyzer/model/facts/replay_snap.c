@@ -76,34 +76,12 @@ void replay_snap_bump_peaks(state *s, uint8_t ph, uint64_t t)
         r->phase_peak[ph] = proc, r->phase_peak_event[ph] = s->event;
 }
 
-static void torch_cache(replay_snapshot *snap);
-
-/* replay_snap_end: the live set at the trace's end as r->at_end (replay_keep_end) */
-void replay_snap_end(state *s)
+/* take_live: snap (its items freed first) becomes the live set's allocations, in the live set's
+ * order; mark: each entry remembers its item (e->snap_oom: index + 1, 0 for none), so its free
+ * can be noted (the OOM's) */
+static void take_live(state *s, replay_snapshot *snap, int mark)
 {
     livemap *m = &s->live;
-    replay_snapshot *snap = &s->r->at_end;
-    snap->items = calloc(m->n ? m->n : 1, sizeof *snap->items);
-    snap->n = 0;
-    snap->event = s->r->n_events, snap->time_ns = s->r->end_ns;
-    for (uint64_t i = 0; snap->items && i < m->ne; i++) {
-        const livemap_entry *e = livemap_live_entry(m, i);
-        if (e && e->level != L_NONE)
-            snap->items[snap->n++] = replay_item(e);
-    }
-    if (s->r->allocator_mode) /* each segment's size its unused bytes, as at_peak's (memviz.c) */
-        torch_cache(snap);
-}
-
-/* replay_snap_oom: copies the live set at the first failure of an OOM (replacing an earlier,
- * recovered one); each entry remembers its item so its free can be noted. */
-void replay_snap_oom(state *s)
-{
-    livemap *m = &s->live;
-    replay_snapshot *snap = &s->r->at_oom;
-    s->r->oom_seen_event = s->event;    /* (the timeline keeps this moment) */
-    if (s->r->tl && s->r->tl->last.seq) /* (its sweep may be behind: then it moves up to it) */
-        s->r->tl->at_oom = s->r->tl->last;
     free(snap->items);
     snap->items = calloc(m->n ? m->n : 1, sizeof *snap->items);
     snap->n = 0;
@@ -111,12 +89,36 @@ void replay_snap_oom(state *s)
         livemap_entry *e = livemap_live_entry(m, i);
         if (!e)
             continue;
-        e->snap_oom = 0;
+        if (mark)
+            e->snap_oom = 0;
         if (!snap->items || e->level == L_NONE)
             continue;
-        snap->items[snap->n] = replay_item(e);
-        e->snap_oom = (uint32_t)++snap->n;
+        snap->items[snap->n++] = replay_item(e);
+        if (mark)
+            e->snap_oom = (uint32_t)snap->n;
     }
+}
+
+/* replay_snap_oom: copies the live set at the first failure of an OOM (replacing an earlier,
+ * recovered one); each entry remembers its item so its free can be noted. */
+void replay_snap_oom(state *s)
+{
+    s->r->oom_seen_event = s->event;    /* (the timeline keeps this moment) */
+    if (s->r->tl && s->r->tl->last.seq) /* (its sweep may be behind: then it moves up to it) */
+        s->r->tl->at_oom = s->r->tl->last;
+    take_live(s, &s->r->at_oom, 1);
+}
+
+static void torch_cache(replay_snapshot *snap);
+
+/* replay_snap_end: the live set at the trace's end as r->at_end (replay_keep_end) */
+void replay_snap_end(state *s)
+{
+    replay_snapshot *snap = &s->r->at_end;
+    take_live(s, snap, 0);
+    snap->event = s->r->n_events, snap->time_ns = s->r->end_ns;
+    if (s->r->allocator_mode) /* each segment's size its unused bytes, as at_peak's (memviz.c) */
+        torch_cache(snap);
 }
 
 /* holds: snapshot x (KEPT_*) as it stands holds an allocation made at alloc_event (tensor: a

@@ -239,7 +239,7 @@ const char *formula_block_text(const gpt_shape *s)
 
 unsigned formula_ckpt_per_nd(const gpt_shape *s)
 {
-    return formula_param_bytes(s) == 2 && s->dtype_bytes < 4 ? 2 : 4;
+    return formula_params16(s) && s->dtype_bytes < 4 ? 2 : 4;
 }
 
 const char *formula_refined_words(const gpt_shape *s)

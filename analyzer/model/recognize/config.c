@@ -361,11 +361,10 @@ const char *config_unknown_text(const nano_config *c, char *buf, size_t n)
 {
     if (c->script_read[0]) /* (the trace holds the script: not "the trace does not give it") */
         snprintf(buf, n,
-                 "unknown: the command line does not give it, and no flag of the recorded %s "
-                 "sets it",
+                 "the command line does not give it, and no flag of the recorded %s sets it",
                  c->script_read);
     else
-        snprintf(buf, n, "unknown: neither the command line nor the trace gives it");
+        snprintf(buf, n, "neither the command line nor the trace gives it");
     return buf;
 }
 
