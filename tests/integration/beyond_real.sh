@@ -115,6 +115,8 @@ for f in facts:
     offers8 = "\n  - 8-bit AdamW\n" in text
     if f.get("lora_rank") and offers8:
         bad.append("%s: 8-bit AdamW offered for a LoRA run's adapters' state" % t)
+    if offers8 and rec["optimizer"]["kind"] != "adam":  # (recognized AdamW, never assumed)
+        bad.append("%s: 8-bit AdamW offered, its optimizer %s" % (t, rec["optimizer"]["kind"]))
     if not f.get("lora_rank") and f.get("optimizer") == "adamw" and f.get("optim_state_bytes") \
             and r.get("formula_applies") and not offers8:  # (what-ifs of a formula's shape)
         bad.append("%s: an AdamW run whose state is a share of its peak not offered 8-bit AdamW" % t)

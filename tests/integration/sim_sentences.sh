@@ -53,6 +53,12 @@ for line in open(sys.argv[1]):
         if o["kind"] != "adam" or 'TrainingArguments(optim="adamw_torch_fused")' not in o["where"] \
                 or "assume AdamW" in text:
             bad.append("%s: no step ran, the script's TrainingArguments name its optimizer: %s" % (t, o))
+    # a full AdamW run whose formula applies is offered 8-bit AdamW, also one far over the card
+    # (Llama 160M at B=128: its moments' 0.75 GiB had been weighed against a 134.55 GiB prediction)
+    if f["optimizer"].startswith("adamw") and not f.get("lora_rank") and not f.get("eval_only") \
+            and r["formula_applies"] and rec["optimizer"]["kind"] == "adam" and \
+            not any(a["change"] == "8-bit AdamW" for a in r["advice"] or []):
+        bad.append("%s: an AdamW run not offered 8-bit AdamW" % t)
 if n < 10:
     bad.append("only %d simulated traces" % n)
 print("\n".join(bad) if bad else "ok: %d simulated reports" % n)

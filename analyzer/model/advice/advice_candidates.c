@@ -240,11 +240,16 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
                 "capability 8.0 or newer; older GPUs: float16 with a GradScaler)");
     }
     /* AdamW's two moments (recognized, not assumed: the run's optimizer is AdamW) in 8 bits,
-     * where they save at least 1 % of the peak predicted now (not LoRA's: its adapters' 12 MiB
-     * of state would shrink by 9 MiB beside a 9.96 GiB peak) */
+     * where they save at least 1 % of the peak predicted now, or of the card where that peak is
+     * over it (not LoRA's: its adapters' 12 MiB of state would shrink by 9 MiB beside a 9.96 GiB
+     * peak; against the peak alone, a run far over the card had lost it: Llama 160M at B=128,
+     * 0.75 GiB against 1 % of 134.55 GiB) */
+    uint64_t weigh = peak_now(c, cur);
+    if (capacity && capacity < weigh)
+        weigh = capacity;
     if (cur->opt_set && !cur->generic &&
         formula_opt_bpp(cur) >= 2.0 * formula_param_bytes(cur) - 0.01 &&
-        (formula_opt_bpp(cur) - 2.0) * formula_trained(cur) >= 0.01 * (double)peak_now(c, cur)) {
+        (formula_opt_bpp(cur) - 2.0) * formula_trained(cur) >= 0.01 * (double)weigh) {
         gpt_shape s = *cur;
         s.opt_set = 1, s.opt_bpp = 2.0;
         snprintf(note, sizeof note,
