@@ -115,6 +115,11 @@ const char *report_site_native(const report_ctx *c, size_t i);
 /* report_modules: c->mod_peak (at the allocated peak: runs[0].at_tensors, else at the process
  * peak) and mod_oom from runs[0]'s snapshots (report_modules.c). 0, or -1 out of memory. */
 int report_modules(report_ctx *c);
+/* report_modules_cats: the categories by module counts that hold bytes in m[0..n) and m2[0..n2)
+ * (a CNN's: no attention, no logits/loss of a vocabulary), joined in words into buf
+ * ("activations and logits/loss"); "" when none does. Both views name them so. */
+const char *report_modules_cats(const report_module *m, size_t n, const report_module *m2,
+                                size_t n2, char *buf, size_t len);
 /* report_growth: c->growth from runs[0]'s replay and the model's card (report_growth.c). */
 void report_growth_fill(report_ctx *c);
 /* report_of_trace: replays path into a fresh c (top 3, no overrides) and builds the report.

@@ -2,6 +2,7 @@
  * logits/loss and attention live at the allocated (tensor) peak and at an out-of-memory failure,
  * grouped by the nn.Module whose forward made them (model/facts/modules.c), from the stacks
  * already captured. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -161,4 +162,32 @@ int report_modules(report_ctx *c)
         rc = group(&k, &r->at_oom, &c->mod_oom, &c->nmod_oom, &c->mod_oom_total);
     free(k.cls);
     return rc;
+}
+
+const char *report_modules_cats(const report_module *m, size_t n, const report_module *m2,
+                                size_t n2, char *buf, size_t len)
+{
+    static const category cats[] = {CAT_ACTIVATIONS, CAT_LOGITS, CAT_ATTENTION};
+    const char *said[3];
+    int k = 0;
+    for (int j = 0; j < 3; j++) {
+        uint64_t sum = 0;
+        for (size_t i = 0; i < n; i++)
+            sum += m[i].by_cat[cats[j]];
+        for (size_t i = 0; i < n2; i++)
+            sum += m2[i].by_cat[cats[j]];
+        if (sum)
+            said[k++] = category_name(cats[j]);
+    }
+    size_t at = 0;
+    buf[0] = 0;
+    for (int j = 0; j < k && at < len; j++) {
+        int w = snprintf(buf + at, len - at, "%s%s",
+                         j == 0       ? ""
+                         : j == k - 1 ? " and "
+                                      : ", ",
+                         said[j]);
+        at += w > 0 ? (size_t)w : 0;
+    }
+    return buf;
 }

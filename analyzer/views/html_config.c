@@ -191,10 +191,16 @@ static void module_table(FILE *out, const report_module *mods, size_t n, uint64_
 void html_modules(FILE *out, const report_ctx *c)
 {
     const replay_result *r = &c->runs[0];
-    fputs("<section id=modules><h2>Where the activations come from</h2>\n<p class=sub>"
-          "Activations, logits/loss and attention live at a moment, by the nn.Module whose "
-          "forward made them; the bar shows each module's bytes by category.</p>\n",
-          out);
+    char said[64]; /* the categories that hold bytes in either table (a CNN's: no attention) */
+    report_modules_cats(c->mod_peak, c->nmod_peak, c->mod_oom, r->has_oom ? c->nmod_oom : 0, said,
+                        sizeof said);
+    if (*said)
+        said[0] = (char)(said[0] - 'a' + 'A');
+    fprintf(out,
+            "<section id=modules><h2>Where the activations come from</h2>\n<p class=sub>"
+            "%s live at a moment, by the nn.Module whose forward made them; the bar shows each "
+            "module's bytes by category.</p>\n",
+            *said ? said : "Activations, logits/loss and attention");
     if (!r->tensor_mode)
         fputs("<p>By module needs tensor events: segment mode sees the allocator's segments "
               "only (vramtrace run --tensors records every tensor).</p>\n",

@@ -350,23 +350,12 @@ static void print_modules(FILE *out, const report_ctx *c, const report_module *m
     char b[32];
     if (!n || !total)
         return;
-    /* the categories it counts that hold bytes at that moment (a CNN's: no attention, no
-     * logits/loss of a vocabulary) */
-    static const category cats[] = {CAT_ACTIVATIONS, CAT_LOGITS, CAT_ATTENTION};
-    const char *said[3];
-    int k = 0;
-    for (int j = 0; j < 3; j++) {
-        uint64_t sum = 0;
-        for (size_t i = 0; i < n; i++)
-            sum += m[i].by_cat[cats[j]];
-        if (sum)
-            said[k++] = category_name(cats[j]);
-    }
-    fprintf(out, "\n%sWhere the activations come from%s (", B(c), N(c));
-    for (int j = 0; j < k; j++)
-        fprintf(out, "%s%s", j == 0 ? "" : j == k - 1 ? " and " : ", ", said[j]);
-    fprintf(out, "%s live %s, by the nn.Module whose forward made them)\n", k ? "" : "tensors",
-            when);
+    char said[64]; /* the categories it counts that hold bytes at that moment */
+    report_modules_cats(m, n, NULL, 0, said, sizeof said);
+    fprintf(out,
+            "\n%sWhere the activations come from%s (%s live %s, by the nn.Module whose "
+            "forward made them)\n",
+            B(c), N(c), *said ? said : "tensors", when);
     fprintf(out, "  %12s %6s %7s  %s\n", "bytes", "share", "tensors", "module");
     uint64_t rest = 0, nrest = 0;
     for (size_t i = 0; i < n; i++) {

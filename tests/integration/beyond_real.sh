@@ -206,6 +206,22 @@ for f in facts:
             bad.append("%s: a note cut short: %r" % (t, a["note"][-60:]))
     if f["family"] in ("vit", "resnet") and re.search(r"^  vocab_size ", text, re.M):
         bad.append("%s: a vocabulary listed for a vision model" % t)
+    # the page's by-module paragraph names the categories the text's headings name (a ResNet's:
+    # no attention)
+    page_m = os.path.join(os.environ.get("TESTDIR", "."), t + ".modules.html")
+    if os.system("'%s' report --html '%s' '%s.vt' >/dev/null" %
+                 (os.environ["VT"], page_m, os.path.join(os.environ["ROOT"],
+                  "examples/traces/h100-torch2.11-beyond", t))) == 0:
+        sub = re.search(r"id=modules><h2>[^<]*</h2>\s*<p class=sub>([^<]*) live at a moment",
+                        open(page_m, encoding="utf-8").read())
+        said = set()
+        for h in re.findall(r"^Where the activations come from \((.*?) live ", text, re.M):
+            said |= set(re.split(r", | and ", h))
+        if said and (not sub or set(re.split(r", | and ", sub.group(1).lower())) != said):
+            bad.append("%s: the page's by-module paragraph %r, the text's %r" %
+                       (t, sub and sub.group(1), sorted(said)))
+    else:
+        bad.append("%s: report --html failed" % t)
     if f.get("vocab_size") and r.get("vocab_inferred") is not None:
         want("vocabulary (classification)", r["vocab_inferred"], f["vocab_size"])
     kind = rec["optimizer"]["kind"]
