@@ -197,7 +197,7 @@ static void header(FILE *out, const report_ctx *c)
 {
     const replay_result *r = &c->runs[0];
     const tables_process *p = tables_process_get(r->t);
-    char b1[32], b2[32], b3[32], fails[96], lost[256];
+    char b1[32], b2[32], b3[32], fails[REPORT_FAILED_LEN], lost[256];
     fputs("<header><h1>vramtrace report</h1>\n<p class=cmd>", out);
     for (uint32_t i = 0; p && i < p->argc && i < 64; i++) {
         fputs(i ? " " : "", out);

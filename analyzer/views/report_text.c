@@ -203,7 +203,7 @@ static void print_run(FILE *out, const report_ctx *c)
         fprintf(out, "  stacks   %s\n", sn);
     if (report_tracker_text(r))
         fprintf(out, "  tracker  %s\n", report_tracker_text(r));
-    char fails[96], lost[256];
+    char fails[REPORT_FAILED_LEN], lost[256];
     report_failed_text(r->n_failed, r->n_failed_frees, r->n_failed_frees_shutdown, fails,
                        sizeof fails);
     report_lost_text(r->run_dropped, replay_missing_events(r), replay_made_events(r), lost,

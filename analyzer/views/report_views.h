@@ -23,6 +23,9 @@ const char *report_tracker_text(const replay_result *r);
  * driver refused as it shut down, at the process's exit); buf. */
 const char *report_failed_text(uint64_t allocs, uint64_t frees, uint64_t shutdown, char *buf,
                                size_t n);
+/* REPORT_FAILED_LEN: a buffer report_failed_text fills whole, at any counts (148 characters at
+ * three of 2^64-1) */
+#define REPORT_FAILED_LEN 160
 /* report_lost_text: what the capture lost, to follow report_failed_text in the events'
  * parentheses ("; 779189 of the run's 907861 events lost: the capture could not store them"),
  * or "" when it lost nothing; lost: the trailer's n_dropped, missing: a chunked trace's events

@@ -10,7 +10,7 @@
 
 void summary_text(FILE *out, const char *path, const run_summary *s, const char *prog)
 {
-    char pr[32], pp[32], oq[32], fails[96], lost[256];
+    char pr[32], pp[32], oq[32], fails[REPORT_FAILED_LEN], lost[256];
     card_format_bytes(s->peak_reserved, pr, sizeof pr);
     card_format_bytes(s->peak_process, pp, sizeof pp);
     fprintf(out,

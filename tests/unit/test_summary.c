@@ -239,6 +239,22 @@ static void test_summary_text(void **state)
     free(w.p);
 }
 
+/* the failed calls' words whole at any counts: the largest three fill the buffer's size */
+static void test_failed_text_whole(void **state)
+{
+    (void)state;
+    char buf[REPORT_FAILED_LEN];
+    report_failed_text(UINT64_MAX, UINT64_MAX, UINT64_MAX - 1, buf, sizeof buf);
+    assert_string_equal(buf, "18446744073709551615 failed allocations; 18446744073709551615 "
+                             "failed frees, 18446744073709551614 of them refused as the driver "
+                             "shut down at the exit");
+    report_failed_text(1, 3, 3, buf, sizeof buf);
+    assert_string_equal(buf, "1 failed allocation; 3 frees refused as the driver shut down at "
+                             "the exit");
+    report_failed_text(2, 1, 0, buf, sizeof buf);
+    assert_string_equal(buf, "2 failed allocations; 1 failed free");
+}
+
 static void test_unreadable(void **state)
 {
     (void)state;
@@ -254,6 +270,7 @@ int main(void)
         cmocka_unit_test(test_committed_traces_agree),
         cmocka_unit_test(test_b_oom_12gib),
         cmocka_unit_test(test_summary_text),
+        cmocka_unit_test(test_failed_text_whole),
         cmocka_unit_test(test_unreadable),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
