@@ -52,8 +52,9 @@ void config_print(FILE *out, const nano_config *c, int transformer)
         const char *val = config_value_text(c, (config_key)k, buf, sizeof buf);
         fprintf(out, "  %-28s ", config_key_name((config_key)k));
         escape_term_fputs(out, val, strlen(val));
-        char why[160]; /* (the recorded script's name: from the trace, escaped) */
-        const char *src = v->src == CONFIG_SRC_UNKNOWN   ? config_unknown_text(c, why, sizeof why)
+        char why[256]; /* (the recorded script's name: from the trace, escaped) */
+        const char *src = v->src == CONFIG_SRC_UNKNOWN
+                              ? config_unknown_text(c, (config_key)k, why, sizeof why)
                           : v->src != CONFIG_SRC_DEFAULT ? config_source_name(v->src)
                                                          : "default (nanoGPT train.py)";
         fprintf(out, "%*s %s", (int)(strlen(val) < 10 ? 10 - strlen(val) : 0), "",

@@ -50,9 +50,9 @@ void html_config(FILE *out, const report_ctx *c)
         html_esc(out, config_value_text(cfg, (config_key)k, buf, sizeof buf));
         fprintf(out, "</td><td><span class=\"src src-%s\">%s</span></td><td class=sub2>",
                 config_source_name(v->src), config_source_name(v->src));
-        char why[160];
+        char why[256];
         if (v->src == CONFIG_SRC_UNKNOWN) /* ("unknown" is the source column's) */
-            html_esc(out, config_unknown_text(cfg, why, sizeof why));
+            html_esc(out, config_unknown_text(cfg, (config_key)k, why, sizeof why));
         else if (v->src == CONFIG_SRC_DEFAULT)
             fputs("nanoGPT train.py's default", out); /* predict's, without a trace */
         else if (v->src == CONFIG_SRC_FLAG)

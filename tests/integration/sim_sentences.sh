@@ -4,14 +4,15 @@
 # that completed and is predicted to need more than its own peak says why; fragmentation blamed
 # for a forward cut short says its tensors are a lower bound; an evaluation is not told an
 # optimizer step was still to come; no configuration key's words are cut short; a Trainer script
-# that failed before its first step is told the optimizer its own TrainingArguments name.
+# that failed before its first step is told the optimizer its own TrainingArguments name; a key
+# whose flag the recorded script defines is not said to have none.
 set -u
 D="$ROOT/examples/traces/sim"
 [ -f "$D/facts.jsonl" ] || { echo "no $D/facts.jsonl"; exit 1; }
 . "$ROOT/tests/report_each.sh"
 report_each "$D"
 python3 - "$D/facts.jsonl" <<'PYEOF2' || exit 1
-import json, sys
+import json, os, re, sys
 bad = []
 n = 0
 for line in open(sys.argv[1]):
@@ -59,6 +60,13 @@ for line in open(sys.argv[1]):
             and r["formula_applies"] and rec["optimizer"]["kind"] == "adam" and \
             not any(a["change"] == "8-bit AdamW" for a in r["advice"] or []):
         bad.append("%s: an AdamW run not offered 8-bit AdamW" % t)
+    # "no flag of the recorded X sets it" only where X has none of the key's name: the simulated
+    # scripts' --dropout (type=float, default=None) had been said to be no flag
+    for key, prog in re.findall(r"^  (\w+) +unknown +unknown: the command line does not give it, "
+                                r"and no flag of the recorded (\S+) sets it$", text, re.M):
+        src = open(os.path.join(os.environ["ROOT"], "examples/sim", prog)).read()
+        if re.search(r"add_argument\([\"']--%s[\"']" % key.replace("_", "[-_]"), src):
+            bad.append("%s: %s said to have no flag in %s, which defines one" % (t, key, prog))
 if n < 10:
     bad.append("only %d simulated traces" % n)
 print("\n".join(bad) if bad else "ok: %d simulated reports" % n)

@@ -31,7 +31,8 @@ static const char script[] =
     "ap.add_argument('--optimizer', choices=['adamw', \"sgd\"], default='adamw')\n"
     "ap.add_argument('--dtype', choices=['fp32', 'bf16'], default='fp32')\n"
     "ap.add_argument('--amp', choices=[\"bf16\", 'fp16', 'none'], default=None)\n"
-    "ap.add_argument('--mode', choices=MODES, default=x)\n";
+    "ap.add_argument('--mode', choices=MODES, default=x)\n"
+    "ap.add_argument('--dropout', type=float, default=.1)\n";
 
 static int n16(script_flag *f)
 {
@@ -43,7 +44,7 @@ static void test_parse(void **state)
     (void)state;
     script_flag f[16];
     int n = scriptflags_parse(script, sizeof script - 1, f, 16);
-    assert_int_equal(n, 10); /* not the docstring's, the comment's or the one with no literal */
+    assert_int_equal(n, 11); /* not the docstring's, the comment's or the one with no literal */
     assert_string_equal(f[0].names[0], "--batch-size");
     assert_int_equal(f[0].has_default, 1);
     assert_int_equal(f[0].def, 8);
@@ -52,11 +53,15 @@ static void test_parse(void **state)
     assert_int_equal(f[1].def, 1);
     assert_int_equal(f[2].has_default, 0); /* None */
     assert_int_equal(f[3].store_true, 1);
-    assert_int_equal(f[4].has_default, 0); /* 3e-4: not an integer */
+    assert_int_equal(f[4].has_default, 0); /* 3e-4: not an integer, a number */
+    assert_string_equal(f[4].ndef, "3e-4");
+    assert_string_equal(f[0].ndef, "8");
+    assert_string_equal(f[2].ndef, "");
+    assert_string_equal(f[10].ndef, ".1");
     assert_string_equal(f[5].names[0], "--n-layer");
     assert_int_equal(f[5].def, -3);
     /* a string default, a list of string choices ('\0' after each), none from a name */
-    assert_int_equal(n16(f), 10);
+    assert_int_equal(n16(f), 11);
     assert_string_equal(f[6].sdef, "adamw");
     assert_memory_equal(f[6].choices, "adamw\0sgd\0", 11);
     assert_memory_equal(f[8].choices, "bf16\0fp16\0none\0", 16);
@@ -120,6 +125,19 @@ static void test_apply(void **state)
     assert_int_equal(c.v[CFG_block_size].flag_sep, ' ');
     /* -3 layers: not a value the model takes (config_set refuses it), no flag either */
     assert_int_equal(c.v[CFG_n_layer].src, CONFIG_SRC_UNKNOWN);
+    /* a float key's default: dropout's (type=float) */
+    assert_int_equal(c.v[CFG_dropout].src, CONFIG_SRC_FILE);
+    assert_true(c.v[CFG_dropout].f > 0.099 && c.v[CFG_dropout].f < 0.101);
+    assert_non_null(strstr(c.v[CFG_dropout].where, "train.py: --dropout, default=.1"));
+    assert_string_equal(c.v[CFG_dropout].flag, "--dropout");
+    /* why a key is unknown: its flag with no number for a default, or no flag at all */
+    char why[256];
+    assert_string_equal(config_unknown_text(&c, CFG_block_size, why, sizeof why),
+                        "its flag --seq-len is not on the command line and has no number for a "
+                        "default in the recorded train.py");
+    assert_string_equal(config_unknown_text(&c, CFG_n_head, why, sizeof why),
+                        "the command line does not give it, and no flag of the recorded train.py "
+                        "sets it");
     assert_string_equal(c.ckpt_flag, "--gradient-checkpointing");
     /* the mixed-precision flag with a bf16 choice, not --dtype (the model's own precision) */
     assert_string_equal(c.amp_flag, "--amp bf16");
@@ -136,6 +154,8 @@ static void test_apply(void **state)
     config_apply_script(&c, 2, other);
     assert_string_equal(c.ckpt_flag, "");
     assert_int_equal(c.v[CFG_gradient_accumulation_steps].src, CONFIG_SRC_UNKNOWN);
+    assert_string_equal(config_unknown_text(&c, CFG_block_size, why, sizeof why),
+                        "neither the command line nor the trace gives it");
 }
 
 int main(void)

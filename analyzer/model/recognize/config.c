@@ -357,9 +357,15 @@ config_type config_key_type(config_key k)
     return (unsigned)k < CFG_COUNT ? keys[k].type : CONFIG_STR;
 }
 
-const char *config_unknown_text(const nano_config *c, char *buf, size_t n)
+const char *config_unknown_text(const nano_config *c, config_key k, char *buf, size_t n)
 {
-    if (c->script_read[0]) /* (the trace holds the script: not "the trace does not give it") */
+    const config_value *v = (unsigned)k < CFG_COUNT ? &c->v[k] : NULL;
+    if (c->script_read[0] && v && v->flag[0] && v->flag_sep == ' ') /* (default=None, say) */
+        snprintf(buf, n,
+                 "its flag %s is not on the command line and has no number for a default in "
+                 "the recorded %s",
+                 v->flag, c->script_read);
+    else if (c->script_read[0]) /* (the trace holds the script: not "the trace does not give it") */
         snprintf(buf, n,
                  "the command line does not give it, and no flag of the recorded %s sets it",
                  c->script_read);

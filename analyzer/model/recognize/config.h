@@ -215,11 +215,11 @@ int config_known(const nano_config *c, config_key k);
  * is never the one discarded: callers drop the other, see model.c). Returns 0 or -1 with err. */
 int config_validate(const nano_config *c, char *err, size_t errlen);
 
-/* config_unknown_text: why a key is unknown, as the views say it after "unknown": "neither the
- * command line nor
- * the trace gives it", or, where the trace recorded the script whose flags were read, that no flag
- * of it sets it either (the script's own code may still set it); buf. */
-const char *config_unknown_text(const nano_config *c, char *buf, size_t n);
+/* config_unknown_text: why key k is unknown, as the views say it after "unknown": "neither the
+ * command line nor the trace gives it", or, where the trace recorded the script whose flags were
+ * read, that its flag was not given and has no number for a default (default=None), or that no
+ * flag of it sets it (the script's own code may still set it); buf. */
+const char *config_unknown_text(const nano_config *c, config_key k, char *buf, size_t n);
 /* config_key_name / config_source_name: "batch_size"; "default" / "file" / "argument" /
  * "flag" / "inferred" / "unknown". */
 const char *config_key_name(config_key k);

@@ -118,6 +118,10 @@ static void piece(const char *s, size_t a, size_t b, script_flag *f)
         long long d = strtoll(text, &end, 10);
         if (end != text && !*end && (isdigit((unsigned char)text[0]) || text[0] == '-'))
             f->has_default = 1, f->def = d;
+        (void)strtod(text, &end); /* a number of any kind: a float key's default */
+        if (end != text && !*end && b - v < sizeof f->ndef &&
+            (isdigit((unsigned char)text[0]) || text[0] == '-' || text[0] == '.'))
+            memcpy(f->ndef, text, b - v + 1);
     } else if (k - a == 7 && !strncmp(s + a, "choices", 7) && v < b && s[v] == '[') {
         choices_list(s, v + 1, b, f->choices, sizeof f->choices);
     } else if (k - a == 6 && !strncmp(s + a, "action", 6)) {
@@ -297,16 +301,21 @@ void config_apply_script(nano_config *c, int argc, const char *const *argv)
                     break;
                 }
         int k = config_flag_key(lng);
-        if (k < 0 || config_key_type((config_key)k) != CONFIG_INT)
+        config_type ty = k < 0 ? CONFIG_STR : config_key_type((config_key)k);
+        if (ty != CONFIG_INT && ty != CONFIG_FLOAT)
             continue; /* precision and compile: the trace says what ran */
         config_value *v = &c->v[k];
-        if (v->src == CONFIG_SRC_UNKNOWN && fl[i].has_default) {
-            char val[32], where[160], err[200];
-            snprintf(val, sizeof val, "%lld", fl[i].def);
+        if (v->src == CONFIG_SRC_UNKNOWN &&
+            (ty == CONFIG_INT ? fl[i].has_default : fl[i].ndef[0] != '\0')) {
+            char val[32], where[200], err[200];
+            if (ty == CONFIG_INT)
+                snprintf(val, sizeof val, "%lld", fl[i].def);
+            else
+                snprintf(val, sizeof val, "%s", fl[i].ndef);
             snprintf(where, sizeof where,
-                     "%.60s: %.40s, default=%lld (its argparse; not on the "
+                     "%.60s: %.40s, default=%.24s (its argparse; not on the "
                      "command line)",
-                     base, lng, fl[i].def);
+                     base, lng, val);
             if (config_set(c, config_key_name((config_key)k), val, CONFIG_SRC_FILE, where, err,
                            sizeof err) != 0)
                 continue;

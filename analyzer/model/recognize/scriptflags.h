@@ -1,9 +1,9 @@
 /* scriptflags.h — the flags the traced script itself defines: its argparse add_argument calls,
  * read from the script's source the trace recorded (a FILE record of the command line's .py).
  * A flag the command line did not use is still the program's: advice spells a change with it
- * (--gradient-checkpointing, --grad-accum 2), and an integer default is the program's value
- * where neither the command line nor the trace gave one. Nothing is executed; a call the parser
- * cannot read is skipped. */
+ * (--gradient-checkpointing, --grad-accum 2), and a number default is the program's value
+ * where neither the command line nor the trace gave one (an integer key's, dropout's). Nothing is
+ * executed; a call the parser cannot read is skipped. */
 #ifndef VT_ANALYZER_SCRIPTFLAGS_H
 #define VT_ANALYZER_SCRIPTFLAGS_H
 
@@ -22,6 +22,7 @@ typedef struct script_flag {
     int nnames;
     int has_default; /* 1: default= an integer literal (in def) */
     long long def;
+    char ndef[24];    /* default= a number literal as written ("0.1", "3e-4", "8"), else "" */
     char sdef[32];    /* default= a string literal ("adamw"), else "" */
     char choices[96]; /* choices= a list of string literals, each followed by '\0' ("bf16\0none\0"),
                          else "" */
@@ -39,7 +40,8 @@ size_t scriptflags_skip_noncode(const char *s, size_t i, size_t len);
 
 /* config_apply_script: the traced script's flags (its recorded source: the command line's first
  * .py argument) for a program that is not nanoGPT: a key's flag the command line did not use
- * becomes the one advice spells, an integer default the key's value where nothing set it
+ * becomes the one advice spells, a number default (an integer key's, dropout's float) the
+ * key's value where nothing set it
  * (CONFIG_SRC_FILE, where "hf_train.py: --grad-accum, default=1 (argparse)"); a checkpointing
  * switch (--gradient-checkpointing) becomes c->ckpt_flag, a mixed-precision flag with a bf16
  * choice (--amp, choices bf16 / none) c->amp_flag ("--amp bf16"). The precision and compile keys
