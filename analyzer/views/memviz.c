@@ -277,7 +277,7 @@ int memviz_write(FILE *out, replay_result *r)
 {
     mv v = {out, r, {0}};
     int rc = 0;
-    if (!r->tl)
+    if (!r->tl || !r->end_kept) /* (its snapshot is the end's: not kept, none to write) */
         return -1;
     v.m.cap = 1024;
     while (v.m.cap < 2 * tables_n_stacks(r->t) + 2)

@@ -15,8 +15,8 @@
 
 #include "replay.h"
 
-/* memviz_write: the pickled snapshot of r into out. Returns 0, or -1 when out of memory or a
- * write failed. */
+/* memviz_write: the pickled snapshot of r into out. Returns 0, or -1 when out of memory, a
+ * write failed, or r was replayed without keeping its end (r->end_kept: nothing written). */
 int memviz_write(FILE *out, replay_result *r);
 
 #endif

@@ -129,6 +129,15 @@ static void prepare_two(void)
     prepare_one();
     assert_int_equal(replay_file(g_path[1], &g_r[1], err, sizeof err), 0);
 }
+/* prepare_end: as prepare_one, keeping the live set at the trace's end (memory_viz's
+ * snapshot, as export does) */
+static void prepare_end(void)
+{
+    replay_keep_end = 1;
+    prepare_one();
+    replay_keep_end = 0;
+    assert_true(g_r[0].end_kept);
+}
 static void cleanup_replay(void)
 {
     replay_free(&g_r[0]);
@@ -230,7 +239,7 @@ static const scenario scenarios[] = {
     {"flame", prepare_one, run_flame, cleanup_replay},
     {"flame --at all", prepare_one, run_flame_all, cleanup_replay},
     {"perfetto", prepare_one, run_perfetto, cleanup_replay},
-    {"memory_viz", prepare_one, run_memviz, cleanup_replay},
+    {"memory_viz", prepare_end, run_memviz, cleanup_replay},
     {"diff", prepare_two, run_diff, cleanup_replay},
     {"diff --json", prepare_two, run_diff_json, cleanup_replay},
 };
@@ -257,6 +266,29 @@ static void test_tensor_trace(void **state)
               "tests/data/dump_small.vt");
     for (size_t i = 0; i < sizeof scenarios / sizeof *scenarios; i++)
         assert_true(sweep(&scenarios[i]) > 0);
+}
+
+/* memory_viz's snapshot is the trace's end: a replay that did not keep it writes nothing and
+ * says so (it had written a snapshot with no segments) */
+static void test_memviz_needs_end(void **state)
+{
+    (void)state;
+    set_paths("tests/fuzz/corpus/trace/slice_sim_gpt2_ckpt_b16_fit_start.vt",
+              "tests/data/dump_small.vt");
+    char *text = NULL;
+    size_t len = 0;
+    prepare_one();
+    assert_false(g_r[0].end_kept);
+    FILE *m = open_memstream(&text, &len);
+    assert_non_null(m);
+    assert_int_equal(memviz_write(m, &g_r[0]), -1);
+    fclose(m);
+    assert_int_equal(len, 0);
+    free(text);
+    cleanup_replay();
+    prepare_end(); /* kept: its segments are there */
+    assert_true(g_r[0].at_end.n > 0);
+    cleanup_replay();
 }
 
 /* the wrappers themselves: a failure of n > 0 bytes is seen, realloc(p, 0) and malloc(0) are
@@ -452,8 +484,11 @@ int main(void)
     cJSON_InitHooks(&hooks);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_heap_huge), /* (first: a heap with no large block freed yet) */
-        cmocka_unit_test(test_wrappers),    cmocka_unit_test(test_grow),
-        cmocka_unit_test(test_small_trace), cmocka_unit_test(test_tensor_trace),
+        cmocka_unit_test(test_memviz_needs_end),
+        cmocka_unit_test(test_wrappers),
+        cmocka_unit_test(test_grow),
+        cmocka_unit_test(test_small_trace),
+        cmocka_unit_test(test_tensor_trace),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -139,6 +139,7 @@ typedef struct replay_result {
     /* live at the trace's end (replay_keep_end only; else empty): the state PyTorch's snapshot
      * gives after the last action of its device_traces */
     replay_snapshot at_end;
+    int end_kept;              /* at_end was taken (replay_keep_end set, and its memory had) */
     uint64_t oom_seen_event;   /* the event of the latest OOM's first failure, as the replay met
                                 * it (0: none; the timeline keeps that moment) */
     uint64_t file_bytes;       /* size of the file, for progress */

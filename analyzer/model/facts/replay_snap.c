@@ -116,6 +116,7 @@ void replay_snap_end(state *s)
 {
     replay_snapshot *snap = &s->r->at_end;
     take_live(s, snap, 0);
+    s->r->end_kept = snap->items != NULL;
     snap->event = s->r->n_events, snap->time_ns = s->r->end_ns;
     if (s->r->allocator_mode) /* each segment's size its unused bytes, as at_peak's (memviz.c) */
         torch_cache(snap);
