@@ -1,7 +1,7 @@
 /* test_model_optim.c — the optimizer a model of a run counts when no step ran to measure it
  * (analyzer/model/advice/model.c, recognize/optim.c): the kinds a script constructs, the most
  * state of them counted and said; an --optimizer flag's argparse default; a Trainer script's
- * TrainingArguments(optim=...). */
+ * TrainingArguments(optim=...); a run of forwards only, whatever names one. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -116,12 +116,48 @@ static void test_optimizer_trainargs(void **state)
     }
 }
 
+/* A run of forwards only (an evaluation) whose command line names an optimizer: the row says
+ * the flag and that none ran, not "no step ran: its state not measured" as if one were to come;
+ * with no flag, the same words alone, whatever the script constructs. */
+static void test_forwards_only_named(void **state)
+{
+    (void)state;
+    static model_result m;
+    static config_recfile files[1];
+    static config_files fs;
+    static const char src[] = "import torch\nopt = torch.optim.Adafactor(p)\n";
+    static const char *const named[] = {"python3", "fit.py", "--optimizer", "adafactor"};
+    static const char *const bare[] = {"python3", "fit.py"};
+    files[0] = (config_recfile){"fit.py", src, strlen(src), 0, VT_FILE_ARG};
+    fs = (config_files){1, files, 1};
+    for (int with = 1; with >= 0; with--) {
+        run_facts f;
+        oom_facts(&f);
+        f.has_oom = 0, f.no_training = 1, f.oom_phase = f.oom_site = NULL;
+        f.argc = with ? 4 : 2, f.argv = with ? named : bare;
+        f.files = &fs;
+        static run_recognition rec;
+        memset(&rec, 0, sizeof rec);
+        rec.python_frames = 1, rec.optim_bpp = -1;
+        f.recog = &rec;
+        model_opts o = {0};
+        char err[512];
+        assert_int_equal(model_build(&m, &f, &o, err, sizeof err), 0);
+        assert_string_equal(m.rec.optim_where,
+                            with ? "--optimizer adafactor on the command line (" OPTIM_FORWARDS_ONLY
+                                   ")"
+                                 : OPTIM_FORWARDS_ONLY);
+        assert_true(m.shape.no_training);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_script_optimizer_kinds),
         cmocka_unit_test(test_optimizer_flag_default),
         cmocka_unit_test(test_optimizer_trainargs),
+        cmocka_unit_test(test_forwards_only_named),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -306,8 +306,9 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     model_trace_dtype(&m->cfg, f);
     formula_shape_from_config(&m->cfg, &m->shape);
     model_trace_compile(m, f, nanogpt);
+    optim_kind from_trace = m->rec.optim;
     if (f->argv)
-        recognize_optim_cmdline(f->argc, f->argv, &m->rec);
+        recognize_optim_cmdline(f->argc, f->argv, &m->rec); /* (where the trace names none) */
     optim_kind optim_before = m->rec.optim; /* what the trace and the command line said */
     if (f->argv)
         recognize_optim_default(&m->cfg, f->argc, f->argv, &m->rec);
@@ -317,8 +318,10 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
         /* forwards only (an evaluation): the optimizer a script would train with is not this
          * run's; none is named from its source */
         m->rec.optim = optim_before, m->rec.optim_kinds = 0, m->rec.optim_choices[0] = '\0';
-        snprintf(m->rec.optim_where, sizeof m->rec.optim_where,
-                 "forwards only (no backward pass): no optimizer ran, nothing was trained");
+        snprintf(m->rec.optim_where, sizeof m->rec.optim_where, "%s", OPTIM_FORWARDS_ONLY);
+    } else if (m->shape.no_training && from_trace == OPT_UNKNOWN && m->rec.optim_bpp < 0) {
+        m->rec.optim = OPT_UNKNOWN, m->rec.optim_forwards_only = 1; /* its command line's, said */
+        recognize_optim_cmdline(f->argc, f->argv, &m->rec);
     }
     m->shape.iteration0 = f->iterations == 0;
     m->measured = f->at_peak;

@@ -245,9 +245,10 @@ void recognize_optim_cmdline(int argc, const char *const *argv, run_recognition 
         if (k == OPT_UNKNOWN)
             continue;
         r->optim = k;
-        snprintf(r->optim_where, sizeof r->optim_where,
-                 "%.60s%s%.40s on the command line (%s: its state not measured)", a,
-                 strchr(a, '=') ? "" : " ", strchr(a, '=') ? "" : v, unmeasured(r));
+        snprintf(r->optim_where, sizeof r->optim_where, "%.60s%s%.40s on the command line (%s%s)",
+                 a, strchr(a, '=') ? "" : " ", strchr(a, '=') ? "" : v,
+                 r->optim_forwards_only ? OPTIM_FORWARDS_ONLY : unmeasured(r),
+                 r->optim_forwards_only ? "" : ": its state not measured");
         return;
     }
 }

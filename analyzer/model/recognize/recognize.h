@@ -145,6 +145,7 @@ typedef struct run_recognition {
     char optim_class[48]; /* from the frames ("AdamW", "SGD"), "" if unseen */
     double optim_bpp;     /* state bytes per trainable parameter, measured; < 0: not measured */
     const char *optim_unmeasured; /* why not, where steps ran (a static string); NULL: none ran */
+    int optim_forwards_only; /* 1: a run of forwards only: what names the optimizer says none ran */
     char optim_where[320];
     /* no step ran and the script constructs optimizers of several kinds (which one ran is not in
      * the source): their kinds (bit 1u << optim_kind) and where ("SGD( at train.py:58, AdamW(
@@ -178,6 +179,9 @@ void recognize_run(const recognize_input *in, run_recognition *out);
  * Face Trainer's --optim): that one, its where saying so. SGD is not taken: a command line does
  * not say whether it keeps a momentum buffer. */
 void recognize_optim_cmdline(int argc, const char *const *argv, run_recognition *r);
+/* OPTIM_FORWARDS_ONLY: an evaluation's optimizer row, whatever its script or command line names */
+#define OPTIM_FORWARDS_ONLY                                                                        \
+    "forwards only (no backward pass): no optimizer ran, nothing was trained"
 /* recognize_optim_default: the same, when the command line does not give --optimizer /
  * --optim and the traced script's argparse defines it with a default that names an optimizer
  * (hf_train.py: --optimizer, default="adamw"): that one, said as the default (SGD is not taken:
