@@ -569,8 +569,8 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
             m->next_step_grows = 1;
         }
     } else if (!f->has_oom && f->iterations == 1 && m->current.by_cat.bytes[CAT_OPTIMIZER] &&
-               m->current.peak_bytes > f->peak_process) {
-        m->next_step_grows = 1; /* (fits either way: why "needs" is above the run's own peak) */
+               m->current.peak_bytes > f->peak_process + f->peak_process / 100) {
+        m->next_step_grows = 1; /* (fits either way: why "needs" is > 1 % above its own peak) */
     }
     /* a peak late in a backward or in the optimizer step, the forward's activations freed by
      * then but a few bytes: the calibration scales those few (a formula's ratio of them ~0; no
