@@ -511,28 +511,7 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
         uint64_t need = cat_breakdown_total(&f->at_oom) + f->oom_requested;
         if (m->current.peak_bytes < need)
             m->current.peak_bytes = need;
-        /* unused cache at the failure, but the step's tensors and what lies outside PyTorch
-         * exceed the card without any cache: the micro-batch is too large, not the cache */
-        uint64_t bare = m->current.tensor_bytes + f->at_oom.bytes[CAT_CONTEXT] +
-                        f->at_oom.bytes[CAT_KERNEL_CODE] + f->at_oom.bytes[CAT_EXTERNAL];
-        if (m->cause == OOM_FRAGMENTATION && f->tensor_mode && cap && bare > cap) {
-            m->cause = OOM_ACTIVATIONS;
-            snprintf(
-                m->why, sizeof m->why,
-                "%.0f MiB reserved by PyTorch was in no tensor (its free blocks and the "
-                "rounding inside blocks), more than the %.0f MiB requested, but the step needs "
-                "%s%.2f GiB of tensors and %.0f MiB outside PyTorch even with no cache: more "
-                "than the card",
-                (double)cache / 1048576.0, (double)f->oom_requested / 1048576.0,
-                m->lower_bounds ? "at least " : "", (double)m->current.tensor_bytes / 1073741824.0,
-                (double)(bare - m->current.tensor_bytes) / 1048576.0);
-        } else if (m->cause == OOM_FRAGMENTATION && m->lower_bounds) { /* (a forward cut short) */
-            size_t w = strlen(m->why);
-            snprintf(m->why + w, sizeof m->why - w,
-                     "; the forward stopped early, so its %.2f GiB of tensors are a lower bound: "
-                     "a whole forward may not fit even with no cache",
-                     (double)m->current.tensor_bytes / 1073741824.0);
-        }
+        model_cause_cache(m, f, cap, cache); /* (fragmentation, or not: said) */
         /* the forward's tensors gone, and the weights, gradients and whole optimizer state
          * alone over the card: no micro-batch fits (Llama 400M on 6 GiB, its first AdamW step) */
         if (advice_state_cause(&f->at_oom, whole_state(m, f), cap, m->why, sizeof m->why))

@@ -193,3 +193,35 @@ void model_advice_notes(model_result *m, const run_facts *f)
         note(m, msg);
     }
 }
+
+void model_cause_cache(model_result *m, const run_facts *f, uint64_t cap, uint64_t cache)
+{
+    /* unused cache at the failure, but the step's tensors and what lies outside PyTorch exceed
+     * the card without any cache: the micro-batch is too large, not the cache */
+    uint64_t bare = m->current.tensor_bytes + f->at_oom.bytes[CAT_CONTEXT] +
+                    f->at_oom.bytes[CAT_KERNEL_CODE] + f->at_oom.bytes[CAT_EXTERNAL];
+    if (m->cause == OOM_FRAGMENTATION && f->tensor_mode && cap && bare > cap) {
+        m->cause = OOM_ACTIVATIONS;
+        snprintf(m->why, sizeof m->why,
+                 "%.0f MiB reserved by PyTorch was in no tensor (its free blocks and the "
+                 "rounding inside blocks), more than the %.0f MiB requested, but the step needs "
+                 "%s%.2f GiB of tensors and %.0f MiB outside PyTorch even with no cache: more "
+                 "than the card",
+                 (double)cache / 1048576.0, (double)f->oom_requested / 1048576.0,
+                 m->lower_bounds ? "at least " : "", (double)m->current.tensor_bytes / 1073741824.0,
+                 (double)(bare - m->current.tensor_bytes) / 1048576.0);
+    } else if (m->cause == OOM_FRAGMENTATION && m->lower_bounds) {
+        /* a pass cut short: a first forward (its tensors then, scaled), or an evaluation pass
+         * (its own batch's need, not the training step's tensors the prediction counts) */
+        char gib[32] = "";
+        if (!m->calib.eval_cut)
+            snprintf(gib, sizeof gib, "%.2f GiB of ",
+                     (double)m->current.tensor_bytes / 1073741824.0);
+        size_t w = strlen(m->why);
+        snprintf(m->why + w, sizeof m->why - w,
+                 "; the %s stopped early, so its %stensors are a lower bound: a whole %s may not "
+                 "fit even with no cache",
+                 m->calib.eval_cut ? "evaluation pass" : "forward", gib,
+                 m->calib.eval_cut ? "pass" : "forward");
+    }
+}

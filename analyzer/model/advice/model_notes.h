@@ -17,6 +17,12 @@ uint64_t model_eval_batch_flag(const run_facts *f, char *flag, size_t len);
 /* model_eval_calib: the calibration's evaluation (m->eval_batch, its flag, what the training
  * held beside it and what of it scales with its batch: advice_eval_calibrate), once calibrated. */
 void model_eval_calib(model_result *m, const run_facts *f);
+/* model_cause_cache: an out-of-memory failure blamed on the cache (fragmentation) with cache
+ * bytes unused at it on a card of cap bytes: the step's tensors and what lies outside PyTorch
+ * over the card even with no cache (then the activations are the cause), or a pass cut short
+ * (its tensors a lower bound: said in m->why, a first forward's with their size, an evaluation
+ * pass's without the training step's). */
+void model_cause_cache(model_result *m, const run_facts *f, uint64_t cap, uint64_t cache);
 /* model_advice_notes: the sentences the advice rests on (m->notes), from the model built. */
 void model_advice_notes(model_result *m, const run_facts *f);
 
