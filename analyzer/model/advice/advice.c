@@ -131,14 +131,6 @@ void advice_calibrate(model_calib *c, const gpt_shape *s, const cat_breakdown *m
     c->cache_fraction = tensor > 0 ? (double)measured->bytes[CAT_CACHE] / (double)tensor : 0;
 }
 
-/* bytes_of: a predicted size as bytes, clamped to [0, 2^56] (64 PiB: far beyond any card) so
- * that a huge configuration neither overflows the conversion nor wraps the sums. */
-#define ADVICE_BYTES_MAX ((uint64_t)1 << 56)
-static uint64_t bytes_of(double v)
-{
-    return !(v > 0) ? 0 : v >= (double)ADVICE_BYTES_MAX ? ADVICE_BYTES_MAX : (uint64_t)(v + 0.5);
-}
-
 /* raise_by: out's process, reserved and required bytes raised by add (a floor under them) */
 static void raise_by(prediction *out, uint64_t add)
 {
@@ -205,14 +197,6 @@ static double without_kv(const gpt_shape *s, const cat_breakdown *have, const ca
     return v * (1.0 - (f > 1.0 ? 1.0 : f));
 }
 
-/* tokens: what the batch-sized bytes grow with, B·T (B when T is not known: no transformer) */
-static uint64_t tokens(const gpt_shape *s)
-{
-    return s->T ? s->B * s->T : s->B;
-}
-
-static void with_cache(const model_calib *c, const gpt_shape *s2, prediction *out, uint64_t tensor);
-
 /* predict_raw: s's step (steady: with the optimizer's state, after the first step; else at s's
  * own iteration0) */
 static void predict_raw(const model_calib *c, const gpt_shape *s, prediction *out, int steady)
@@ -264,46 +248,22 @@ static void predict_raw(const model_calib *c, const gpt_shape *s, prediction *ou
         }
         v = k == CAT_GRADIENTS ? kept_grads(c, &s2, v, (double)ref.bytes[k]) : v;
         v = without_kv(&s2, &c->measured, &c->kv, k, v);
-        out->by_cat.bytes[k] = bytes_of(v);
+        out->by_cat.bytes[k] = advice_bytes(v);
         tensor += out->by_cat.bytes[k];
     }
     for (size_t i = 0; i < NFIXED; i++)
         out->by_cat.bytes[fixed_cats[i]] = c->fixed[fixed_cats[i]];
-    out->by_cat.bytes[CAT_TEMPORARIES] = bytes_of((double)out->by_cat.bytes[CAT_TEMPORARIES] +
-                                                  c->temp_per_token * driver(s, CAT_TEMPORARIES));
+    out->by_cat.bytes[CAT_TEMPORARIES] =
+        advice_bytes((double)out->by_cat.bytes[CAT_TEMPORARIES] +
+                     c->temp_per_token * driver(s, CAT_TEMPORARIES));
     static const category tensor_fixed[] = {CAT_TEMPORARIES, CAT_UNKNOWN, CAT_WORKSPACE};
     for (size_t i = 0; i < sizeof tensor_fixed / sizeof tensor_fixed[0]; i++) {
         category k = tensor_fixed[i];
         out->by_cat.bytes[k] =
-            bytes_of(without_kv(&s2, &c->measured, &c->kv, k, (double)out->by_cat.bytes[k]));
+            advice_bytes(without_kv(&s2, &c->measured, &c->kv, k, (double)out->by_cat.bytes[k]));
         tensor += out->by_cat.bytes[k];
     }
-    with_cache(c, &s2, out, tensor);
-}
-
-/* with_cache: out's totals from its tensor bytes (by_cat's tensor rows, summed) at shape s2:
- * the allocator cache in the share the run measured (or the fragmentation floor), the bytes
- * outside PyTorch as the run had them, and what must fit the card. */
-static void with_cache(const model_calib *c, const gpt_shape *s2, prediction *out, uint64_t tensor)
-{
-    double floor = c->lower ? 0 : advice_cache_floor(s2, c->expandable);
-    double frac = c->lower ? 0
-                  : c->cache_fraction < 0 || (c->partial && c->cache_fraction < floor)
-                      ? floor
-                      : c->cache_fraction;
-    out->by_cat.bytes[CAT_CACHE] = bytes_of((double)tensor * frac);
-    out->tensor_bytes = tensor;
-    out->reserved_bytes = tensor + out->by_cat.bytes[CAT_CACHE];
-    out->peak_bytes = out->reserved_bytes + c->fixed[CAT_CONTEXT] + c->fixed[CAT_KERNEL_CODE] +
-                      c->fixed[CAT_EXTERNAL];
-    out->required_bytes = out->peak_bytes;
-    /* room up to the fragmentation floor, unless a complete run measured its own cache in the
-     * same mode (compiled and eager runs fragment differently) at a micro-batch at least half
-     * this one's (the cache's share grows with the tensors: a GAN's reserved 1.14x its
-     * allocated at B=64, 1.19x at B=1841, past the headroom its B=64 run predicted) */
-    if (frac < floor && (!c->calibrated || c->partial || s2->compile != c->measured_shape.compile ||
-                         tokens(s2) > 2 * tokens(&c->measured_shape)))
-        out->required_bytes += bytes_of((double)tensor * (floor - frac));
+    advice_with_cache(c, &s2, out, tensor);
 }
 
 /* predict_step: the run's optimizer step (c->step) moved to shape s: the weights, their
@@ -349,10 +309,10 @@ static void predict_step(const model_calib *c, const gpt_shape *s, prediction *o
         default: /* workspaces, unknown: as the step had them */
             break;
         }
-        out->by_cat.bytes[k] = bytes_of(v);
+        out->by_cat.bytes[k] = advice_bytes(v);
         tensor += out->by_cat.bytes[k];
     }
-    with_cache(c, &s2, out, tensor);
+    advice_with_cache(c, &s2, out, tensor);
 }
 
 void advice_calibrate_oom(model_calib *c, const cat_breakdown *live, uint64_t request, int tight)
@@ -423,12 +383,12 @@ static void predict_oom(const model_calib *c, const gpt_shape *s, prediction *ou
         default:
             v = (double)have;
         }
-        out->by_cat.bytes[k] = bytes_of(without_kv(&s2, &c->oom_live, &c->kv_oom, k, v));
+        out->by_cat.bytes[k] = advice_bytes(without_kv(&s2, &c->oom_live, &c->kv_oom, k, v));
         if (category_tensor((category)k))
             tensor += out->by_cat.bytes[k];
     }
     double floor = c->lower ? 0 : advice_cache_floor(&s2, c->expandable);
-    out->by_cat.bytes[CAT_CACHE] = bytes_of((double)tensor * floor);
+    out->by_cat.bytes[CAT_CACHE] = advice_bytes((double)tensor * floor);
     out->tensor_bytes = tensor;
     out->reserved_bytes = tensor + out->by_cat.bytes[CAT_CACHE];
     out->peak_bytes = out->reserved_bytes + out->by_cat.bytes[CAT_CONTEXT] +
@@ -454,12 +414,12 @@ static void predict_backward_end(const model_calib *c, const gpt_shape *s, int s
         out->by_cat.bytes[CAT_PARAMETERS] = raw.by_cat.bytes[CAT_PARAMETERS];
         out->by_cat.bytes[CAT_OPTIMIZER] = raw.by_cat.bytes[CAT_OPTIMIZER];
         out->by_cat.bytes[CAT_INPUTS] = raw.by_cat.bytes[CAT_INPUTS];
-        out->by_cat.bytes[CAT_GRADIENTS] =
-            bytes_of(weights_of(c, &s2, CAT_GRADIENTS, (double)out->by_cat.bytes[CAT_GRADIENTS]));
+        out->by_cat.bytes[CAT_GRADIENTS] = advice_bytes(
+            weights_of(c, &s2, CAT_GRADIENTS, (double)out->by_cat.bytes[CAT_GRADIENTS]));
     }
     for (size_t i = 0; i < NFIXED; i++)
         out->by_cat.bytes[fixed_cats[i]] = c->fixed[fixed_cats[i]];
-    with_cache(c, &s2, out, cat_breakdown_tensors(&out->by_cat));
+    advice_with_cache(c, &s2, out, cat_breakdown_tensors(&out->by_cat));
 }
 
 int advice_same_run(const gpt_shape *s, const gpt_shape *m)
@@ -488,7 +448,7 @@ static void predict_forward(const model_calib *c, const gpt_shape *s, prediction
         double bs = formula_opt_bpp(s), bm = formula_opt_bpp(m),
                st = c->oom_live.bytes[CAT_OPTIMIZER];
         if (bs < bm) /* less state a parameter (8-bit AdamW: 949 MiB live at a failure, 237) */
-            need -= (uint64_t)st - bytes_of(st * bs / bm);
+            need -= (uint64_t)st - advice_bytes(st * bs / bm);
         if (advice_same_run(s, m) && s->no_kv_cache == m->no_kv_cache && out->peak_bytes < need)
             raise_by(out, need - out->peak_bytes);
         return;
@@ -510,10 +470,10 @@ static void predict_forward(const model_calib *c, const gpt_shape *s, prediction
     if (meas < p0.peak_bytes) {
         /* over-predicted: scaled down (an offset could leave a smaller batch above the run) */
         double f = (double)meas / (double)p0.peak_bytes;
-        out->peak_bytes = bytes_of((double)out->peak_bytes * f);
-        out->reserved_bytes = bytes_of((double)out->reserved_bytes * f);
-        out->tensor_bytes = bytes_of((double)out->tensor_bytes * f);
-        out->required_bytes = bytes_of((double)out->required_bytes * f);
+        out->peak_bytes = advice_bytes((double)out->peak_bytes * f);
+        out->reserved_bytes = advice_bytes((double)out->reserved_bytes * f);
+        out->tensor_bytes = advice_bytes((double)out->tensor_bytes * f);
+        out->required_bytes = advice_bytes((double)out->required_bytes * f);
         return;
     }
     raise_by(out, meas - p0.peak_bytes);

@@ -159,6 +159,23 @@ const char *advice_moment_key(int moment);
 /* advice_same_run: s is m's run as far as B, T, L, d, V, compile and checkpointing go (the other
  * knobs are each caller's) */
 int advice_same_run(const gpt_shape *s, const gpt_shape *m);
+/* advice_bytes: a predicted size as bytes, clamped to [0, 2^56] (64 PiB: far beyond any card) so
+ * that a huge configuration neither overflows the conversion nor wraps the sums. */
+#define ADVICE_BYTES_MAX ((uint64_t)1 << 56)
+static inline uint64_t advice_bytes(double v)
+{
+    return !(v > 0) ? 0 : v >= (double)ADVICE_BYTES_MAX ? ADVICE_BYTES_MAX : (uint64_t)(v + 0.5);
+}
+/* advice_with_cache: out's totals from its tensor bytes (by_cat's tensor rows, summed) at shape
+ * s2: the allocator cache in the share the run measured (room up to the fragmentation floor
+ * where that share is no measure of s2's), the bytes outside PyTorch as the run had them, and
+ * what must fit the card (advice_cache.c). */
+void advice_with_cache(const model_calib *c, const gpt_shape *s2, prediction *out, uint64_t tensor);
+/* ADVICE_LATER_STEP: what simulated programs measured over three steps peaked at beside the
+ * prediction from their first step alone (tests/integration/sim_later_step.sh holds them to it) */
+#define ADVICE_LATER_STEP                                                                          \
+    "simulated programs measured over three steps peaked from 11 % below to 11 % above what "      \
+    "their first step alone predicted"
 /* advice_predict: the calibrated peak for shape s (steady state, iteration >= 1). */
 void advice_predict(const model_calib *c, const gpt_shape *s, prediction *out);
 

@@ -94,7 +94,9 @@ void model_advice_notes(model_result *m, const run_facts *f)
     if (m->next_step_grows)
         note(m, "the run's one optimizer step made the optimizer's state after its forward: a "
                 "second step's forward holds that state too, which this run did not reach; the "
-                "predictions are of such a step");
+                "predictions are of such a step, whose allocator cache the run did not measure "
+                "(the state is made in blocks its forward's activations had): " ADVICE_LATER_STEP
+                " (measure it: vramtrace fit)");
     if (m->shape.no_training) {
         snprintf(t, sizeof t,
                  "nothing was trained (forwards only: no backward pass, no optimizer step): %sthe "
