@@ -53,40 +53,53 @@ void predict_print_breakdown(const prediction *p, const model_calib *cal, int ge
     char b1[32];
     int64_t at, ar;
     predict_anchors(p, &at, &ar);
-    printf("%s", p->oom_state ? "at the failure (what was live when the run ran out of memory, "
-                                "its batch-sized parts scaled with the micro-batch):\n"
-                 : p->moment == PREDICT_AT_BACKWARD_END
-                     ? "at the backward's end (the parameters, all their gradients, the "
-                       "optimizer's state and a tied head's V x d gradient being added: larger "
-                       "here than at the start of the loss backward; docs/formula.md §3):\n"
-                 : p->moment == PREDICT_AT_OPTIMIZER_STEP && cal->step_unreached
-                     ? "at the optimizer step's peak, which the run never reached (the weights "
-                       "it held, every trainable parameter's gradient, the optimizer's state, "
-                       "and the gradient-sized temporaries of PyTorch's default foreach update, "
-                       "which a fused one does not make; larger here than the forward's):\n"
-                 : p->moment == PREDICT_AT_OPTIMIZER_STEP
-                     ? "at the optimizer step's peak (what the run measured there: the weights, "
-                       "their gradients, the optimizer's state and temporaries, scaled with the "
-                       "weights; larger here than the forward's end):\n"
-                 : p->moment == PREDICT_AT_EVALUATION
-                     ? "at the evaluation's peak (the pass with a batch of its own the run peaked "
-                       "in, as it ran: the training micro-batch, accumulation and checkpointing "
-                       "leave it as it is; its rows calibrated as if it were a step):\n"
-                 : generic
-                     ? "at the step's peak (what the run measured, its batch-sized parts scaled "
-                       "with the micro-batch):\n"
-                     : "at the step's peak (start of the loss backward; refined formula, "
-                       "docs/formula.md §3):\n");
+    /* (a failure before the step made them: its gradients and state are the step's to come) */
+    int later =
+        p->oom_state && ((p->by_cat.bytes[CAT_GRADIENTS] && !cal->oom_live.bytes[CAT_GRADIENTS]) ||
+                         (p->by_cat.bytes[CAT_OPTIMIZER] && !cal->oom_live.bytes[CAT_OPTIMIZER]));
+    const char *rows = generic ? "these rows" : "the formula's rows";
+    char why[160];
+    if (later)
+        printf("at the failure (what was live when the run ran out of memory, its batch-sized "
+               "parts scaled with the micro-batch), and the gradients and optimizer state its "
+               "step makes later, which the run had not made yet:\n");
+    else
+        printf("%s",
+               p->oom_state ? "at the failure (what was live when the run ran out of memory, "
+                              "its batch-sized parts scaled with the micro-batch):\n"
+               : p->moment == PREDICT_AT_BACKWARD_END
+                   ? "at the backward's end (the parameters, all their gradients, the "
+                     "optimizer's state and a tied head's V x d gradient being added: larger "
+                     "here than at the start of the loss backward; docs/formula.md §3):\n"
+               : p->moment == PREDICT_AT_OPTIMIZER_STEP && cal->step_unreached
+                   ? "at the optimizer step's peak, which the run never reached (the weights "
+                     "it held, every trainable parameter's gradient, the optimizer's state, "
+                     "and the gradient-sized temporaries of PyTorch's default foreach update, "
+                     "which a fused one does not make; larger here than the forward's):\n"
+               : p->moment == PREDICT_AT_OPTIMIZER_STEP
+                   ? "at the optimizer step's peak (what the run measured there: the weights, "
+                     "their gradients, the optimizer's state and temporaries, scaled with the "
+                     "weights; larger here than the forward's end):\n"
+               : p->moment == PREDICT_AT_EVALUATION
+                   ? "at the evaluation's peak (the pass with a batch of its own the run peaked "
+                     "in, as it ran: the training micro-batch, accumulation and checkpointing "
+                     "leave it as it is; its rows calibrated as if it were a step):\n"
+               : generic
+                   ? "at the step's peak (what the run measured, its batch-sized parts scaled "
+                     "with the micro-batch):\n"
+                   : "at the step's peak (start of the loss backward; refined formula, "
+                     "docs/formula.md §3):\n");
     for (int k = 0; k < CAT_COUNT; k++) {
         if (!p->by_cat.bytes[k] || outside(k))
             continue;
         printf("  %-18s %12s  %s\n", category_name((category)k),
                card_format_bytes(p->by_cat.bytes[k], b1, sizeof b1), category_doc((category)k));
     }
-    anchor_row(at, at < 0 ? "the formula's rows over-predict the run they are calibrated with: "
-                            "the tensors scaled to it"
-                          : "the run measured more tensors than the formula's rows give it: "
-                            "added");
+    snprintf(why, sizeof why,
+             at < 0 ? "%s over-predict the run they are calibrated with: the tensors scaled to it"
+                    : "the run measured more tensors than %s give it: added",
+             rows);
+    anchor_row(at, why);
     printf("  %-18s %12s  (≈ torch.cuda.max_memory_allocated)\n", "= tensors",
            card_format_bytes(p->tensor_bytes, b1, sizeof b1));
     printf("  %-18s %12s  (%.0f %% of tensors: %s)\n", category_name(CAT_CACHE),
@@ -99,6 +112,9 @@ void predict_print_breakdown(const prediction *p, const model_calib *cal, int ge
                ? (cal->partial
                       ? "the fragmentation floor: the run ended in an OOM, which squeezed its "
                         "cache, so what it held then is not a measure of what it needs"
+                  : cal->later_cache_fraction >= 0
+                      ? "a later step's share: the run's one step taken again through the "
+                        "caching allocator's rules, the state it made kept"
                       : "the share the run measured")
            : compile ? "assumed fragmentation room, compiled"
                      : "assumed fragmentation room, eager");
@@ -107,8 +123,13 @@ void predict_print_breakdown(const prediction *p, const model_calib *cal, int ge
             printf("  %-18s %12s  (%s)\n", category_name((category)k),
                    card_format_bytes(p->by_cat.bytes[k], b1, sizeof b1),
                    cal->calibrated ? "as measured" : "assumed, lazy kernel loading");
-    anchor_row(ar, ar > 0 ? "the run measured more than the formula's rows give it: added"
-                          : "scaled with the tensors to the run");
+    snprintf(why, sizeof why,
+             ar <= 0      ? "scaled with the tensors to the run"
+             : cal->lower ? "what the run held beyond %s at its measured moment, the allocator "
+                            "cache then among it: added"
+                          : "the run measured more than %s give it: added",
+             rows);
+    anchor_row(ar, why);
     if (kv)
         printf("  (not counted: transformers keeps a KV cache in training unless "
                "use_cache=False, a key and a value a block (%s): %s more)\n",

@@ -109,6 +109,10 @@ cJSON *calib_json(const model_calib *s)
     cJSON_AddItemToObject(o, "kv_cache_oom", calib_cats_json(s->kv_oom.bytes));
     cJSON_AddItemToObject(o, "optimizer_step", calib_cats_json(s->step.bytes));
     VT_CALIB_FIELDS(W_NUM, W_NUM, W_NUM, W_BOOL, W_NUM, W_BOOL)
+    if (s->later_cache_fraction >= 0) /* (a run of one step taken again: model.c) */
+        cJSON_AddNumberToObject(o, "later_cache_fraction", s->later_cache_fraction);
+    else
+        cJSON_AddNullToObject(o, "later_cache_fraction");
     return o;
 }
 
@@ -245,5 +249,14 @@ int calib_from_json(const cJSON *o, model_calib *s, char *err, size_t errlen)
         if (num(r, "ratio.", category_key((category)k), &s->ratio[k], err, errlen) < 0)
             return -1;
     VT_CALIB_FIELDS(R_U64, R_INT, R_DBL, R_BOOL, R_OPTU, R_OPT)
+    /* (null, or an older report's none: every step's cache the share measured) */
+    const cJSON *later = cJSON_GetObjectItemCaseSensitive(o, "later_cache_fraction");
+    s->later_cache_fraction = -1;
+    if (cJSON_IsNumber(later) && later->valuedouble >= 0 && later->valuedouble < 1e6)
+        s->later_cache_fraction = later->valuedouble;
+    else if (later && !cJSON_IsNull(later)) {
+        snprintf(err, errlen, "later_cache_fraction: not a share of the tensors");
+        return -1;
+    }
     return 0;
 }

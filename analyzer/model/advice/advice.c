@@ -75,7 +75,7 @@ void advice_calib_default(model_calib *c, const gpt_shape *s)
         c->ratio[i] = 1.0;
     c->fixed[CAT_CONTEXT] = FORMULA_CONTEXT_BYTES;
     c->fixed[CAT_TEMPORARIES] = FORMULA_CUBLAS_BYTES;
-    c->cache_fraction = -1;
+    c->cache_fraction = c->later_cache_fraction = -1;
 }
 
 void advice_calibrate(model_calib *c, const gpt_shape *s, const cat_breakdown *measured,

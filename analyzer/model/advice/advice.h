@@ -30,15 +30,18 @@ typedef struct model_calib {
     double ratio[CAT_COUNT];   /* measured / refined for formula categories (1 = formula) */
     uint64_t fixed[CAT_COUNT]; /* carried over unchanged: context, kernel code, external, ... */
     double cache_fraction;     /* allocator cache / tensor bytes; < 0: the floor (no data) */
-    int expandable;            /* 1: expandable_segments:True (smaller fragmentation floor) */
-    int partial;               /* 1: fitted to a run that stopped at an OOM */
-    int oom_later;             /* 1: and that OOM came after the step measured had ended (not
-                                * cut: advice_calibrate): its ratios are as measured */
-    double temp_per_token;     /* temporaries above 64 MiB, per token (scale with B*T) */
-    int calibrated;            /* 1: fitted to a measurement */
-    int global;                /* 1: categories unknown; one ratio for all tensor bytes */
-    int weights_exact;         /* 1: measured parameters are the tensors themselves (tensor mode):
-                                * gradients / AdamW state not created yet derive from them */
+    /* ... of a later step, where the run measured one step only and took it again through the
+     * allocator's rules (model.c: replay_again.c's); < 0: none (cache_fraction for every step) */
+    double later_cache_fraction;
+    int expandable;        /* 1: expandable_segments:True (smaller fragmentation floor) */
+    int partial;           /* 1: fitted to a run that stopped at an OOM */
+    int oom_later;         /* 1: and that OOM came after the step measured had ended (not
+                            * cut: advice_calibrate): its ratios are as measured */
+    double temp_per_token; /* temporaries above 64 MiB, per token (scale with B*T) */
+    int calibrated;        /* 1: fitted to a measurement */
+    int global;            /* 1: categories unknown; one ratio for all tensor bytes */
+    int weights_exact;     /* 1: measured parameters are the tensors themselves (tensor mode):
+                            * gradients / AdamW state not created yet derive from them */
     /* OOM runs (advice_calibrate_oom): the state at the failure, a lower bound on the step */
     int has_oom;     /* 1: oom_live / oom_request are set */
     int oom_tight;   /* 1: a forward had completed before the failure */

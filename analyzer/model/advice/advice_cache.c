@@ -15,6 +15,8 @@ void advice_with_cache(const model_calib *c, const gpt_shape *s2, prediction *ou
                   : c->cache_fraction < 0 || (c->partial && c->cache_fraction < floor)
                       ? floor
                       : c->cache_fraction;
+    if (c->later_cache_fraction >= 0 && !s2->iteration0 && !c->lower) /* (a step with the state) */
+        frac = c->later_cache_fraction;
     out->by_cat.bytes[CAT_CACHE] = advice_bytes((double)tensor * frac);
     out->tensor_bytes = tensor;
     out->reserved_bytes = tensor + out->by_cat.bytes[CAT_CACHE];

@@ -445,6 +445,12 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     m->calib.weights_exact = f->tensor_mode; /* segments mix weights with other tensors */
     if (f->has_at_step && m->calib.calibrated && !m->calib.global)
         m->calib.step = f->at_step; /* what-ifs need at least the step moved to their shape */
+    /* one step, its state made after the forward measured: a second step reserves what its
+     * step taken again through the allocator's rules does (replay_again.c), where the
+     * simulation reserved what the run did (model_second_step) */
+    m->second_step = f->again_reserved && f->again_first == f->peak_reserved &&
+                     m->calib.calibrated && !m->calib.partial &&
+                     !m->calib.measured.bytes[CAT_OPTIMIZER] && m->calib.step.bytes[CAT_OPTIMIZER];
     m->calib.ema = m->ema_measured > f->ema_at_oom ? m->ema_measured : f->ema_at_oom;
     model_eval_calib(m, f); /* (its evaluation's own batch) */
     if (m->frozen_params) { /* the frozen model's weights: kept whole, trained by nothing */
@@ -491,6 +497,8 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     gpt_shape steady = m->shape;
     steady.iteration0 = 0;
     steady.accum_unknown = !m->shape.no_training && advice_accum_unknown(&m->cfg);
+    if (m->second_step) /* (the cache share a later step holds: at this shape, that step) */
+        model_second_step(m, &steady, f->again_reserved);
     advice_predict(&m->calib, &steady, &m->current);
     if (f->has_oom) {
         uint64_t cap = f->oom_capacity ? f->oom_capacity : m->capacity;

@@ -37,15 +37,18 @@ typedef struct run_facts {
     uint64_t device_total;        /* the traced device's total bytes (0 if unknown) */
     uint64_t peak_allocated;      /* tensor level (0 if unknown in segment mode) */
     uint64_t peak_reserved;       /* caching-allocator segments */
-    uint64_t peak_process;        /* reserved + context + kernel code + other driver memory */
-    cat_breakdown at_peak;        /* every byte of peak_process, by category */
-    int has_at_tensors;           /* at_tensors is measured (tensor modes) */
-    cat_breakdown at_tensors;     /* the tensors live at the allocated (tensor) peak, by category:
-                                   * where the step's tensors peaked, whatever the cache did */
-    int has_at_step;              /* at_step is measured (tensor modes, a step allocated) */
-    cat_breakdown at_step;        /* the tensors live at their largest in an optimizer step */
-    uint64_t peak_train; /* the tensors' largest outside evaluation passes (tensor modes) */
-    int iterations;      /* optimizer steps seen */
+    /* a run of one step, its step taken again through the allocator's rules (replay.h's
+     * again_*: the simulated run's reserved peak as traced, of two steps, the second's tensors) */
+    uint64_t again_first, again_reserved, again_tensors;
+    uint64_t peak_process;    /* reserved + context + kernel code + other driver memory */
+    cat_breakdown at_peak;    /* every byte of peak_process, by category */
+    int has_at_tensors;       /* at_tensors is measured (tensor modes) */
+    cat_breakdown at_tensors; /* the tensors live at the allocated (tensor) peak, by category:
+                               * where the step's tensors peaked, whatever the cache did */
+    int has_at_step;          /* at_step is measured (tensor modes, a step allocated) */
+    cat_breakdown at_step;    /* the tensors live at their largest in an optimizer step */
+    uint64_t peak_train;      /* the tensors' largest outside evaluation passes (tensor modes) */
+    int iterations;           /* optimizer steps seen */
     const run_recognition *recog; /* what was trained and what was on (NULL: not recognized) */
     int backward_passes;          /* backward passes begun */
     /* autocast's 16-bit weight copies of the first forward: bytes made (replay.h) */
@@ -146,6 +149,7 @@ typedef struct model_result {
                             * batch's tensors measured, no advice (advice_none says so) */
     char advice_none[512]; /* why there is no advice (empty, no_forward), "" otherwise */
     char oom_forward[800]; /* no formula, died in its first forward: how far it had got */
+    int second_step;       /* 1: the cache is the one-step run's step taken again (replay.h) */
     int lower_bounds;      /* 1: the what-ifs scale what was alive then, lower bounds (so the
                             * largest micro-batch that fits is at most largest_batch) */
     int accum_assumed;     /* 1: the accumulation is not known: predictions keep gradients alive */
@@ -248,5 +252,9 @@ void model_explain(model_result *m, const run_facts *f);
  * pass after a step, with the run's category peaks known (what the forward's tensors were,
  * before they were freed) */
 int model_peak_after_forward(const run_facts *f);
+
+/* OPTIM_NOTE_PREFIX: how every note of an optimizer state not measured begins (model_notes.c;
+ * predict --from says it beside the rows it counts) */
+#define OPTIM_NOTE_PREFIX "the optimizer's state was not measured"
 
 #endif

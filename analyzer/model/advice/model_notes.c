@@ -91,7 +91,13 @@ void model_advice_notes(model_result *m, const run_facts *f)
                  f->oom_recovered ? ", after " ADVICE_RETRY_TEXT : "");
         note(m, t);
     }
-    if (m->next_step_grows)
+    if (m->next_step_grows && m->second_step)
+        note(m, "the run's one optimizer step made the optimizer's state after its forward: a "
+                "second step's forward holds that state too, which this run did not reach; the "
+                "predictions are of such a step, its allocator cache the one the run's step "
+                "taken again through PyTorch's caching allocator reserves, the state kept (its "
+                "default rules, under which the run's own step reserved what it did)");
+    else if (m->next_step_grows)
         note(m, "the run's one optimizer step made the optimizer's state after its forward: a "
                 "second step's forward holds that state too, which this run did not reach; the "
                 "predictions are of such a step, whose allocator cache the run did not measure "
@@ -134,32 +140,35 @@ void model_advice_notes(model_result *m, const run_facts *f)
         else
             snprintf(most, sizeof most, "%.0f B", m->shape.opt_bpp);
         snprintf(t, sizeof t,
-                 "the optimizer's state was not measured, and the script constructs several "
+                 OPTIM_NOTE_PREFIX
+                 ", and the script constructs several "
                  "kinds (%s): predictions count the most state of them, %s per trainable "
                  "parameter; a run with another needs less",
                  m->rec.optim_choices, most);
         note(m, t);
     } else if (m->opt_assumed) {
-        note(m, model_trained_bytes(m) == 2
-                    ? "the optimizer's state was not measured: predictions assume AdamW's two "
-                      "states in the parameters' 16 bits, 4 B per trainable parameter; an "
-                      "optimizer with less state needs less"
-                    : "the optimizer's state was not measured: predictions assume AdamW's 8 B per "
-                      "trainable parameter; an optimizer with less state needs less");
+        note(m, model_trained_bytes(m) == 2 ? OPTIM_NOTE_PREFIX
+                    ": predictions assume AdamW's two "
+                    "states in the parameters' 16 bits, 4 B per trainable parameter; an "
+                    "optimizer with less state needs less"
+                                            : OPTIM_NOTE_PREFIX
+                    ": predictions assume AdamW's 8 B per "
+                    "trainable parameter; an optimizer with less state needs less");
     }
     if (m->opt_bound)
-        note(m, m->rec.optim == OPT_FACTORED
-                    ? "the optimizer's state was not measured: Adafactor's factored moments are "
-                      "counted as 1 B per trainable parameter, more than they take"
+        note(m, m->rec.optim == OPT_FACTORED ? OPTIM_NOTE_PREFIX
+                    ": Adafactor's factored moments are "
+                    "counted as 1 B per trainable parameter, more than they take"
                 : m->rec.optim == OPT_SGD
-                    ? (model_trained_bytes(m) == 2
-                           ? "the optimizer's state was not measured: SGD's momentum buffer is "
-                             "counted, 2 B per trainable parameter in their 16 bits (none when "
-                             "momentum is off)"
-                           : "the optimizer's state was not measured: SGD's momentum buffer is "
-                             "counted, 4 B per trainable parameter (none when momentum is off)")
-                    : "the optimizer's state was not measured: 8-bit moments are counted as 2 B "
-                      "per trainable parameter, about what they take");
+                    ? (model_trained_bytes(m) == 2 ? OPTIM_NOTE_PREFIX
+                           ": SGD's momentum buffer is "
+                           "counted, 2 B per trainable parameter in their 16 bits (none when "
+                           "momentum is off)"
+                                                   : OPTIM_NOTE_PREFIX
+                           ": SGD's momentum buffer is "
+                           "counted, 4 B per trainable parameter (none when momentum is off)")
+                    : OPTIM_NOTE_PREFIX ": 8-bit moments are counted as 2 B "
+                                        "per trainable parameter, about what they take");
     if (m->lora_assumed)
         note(m, "LoRA: no gradient was measured; predictions give gradients and optimizer state "
                 "to 1 % of the weights (the adapters, usually fewer), none to the frozen weights");
@@ -226,4 +235,15 @@ void model_cause_cache(model_result *m, const run_facts *f, uint64_t cap, uint64
                  m->calib.eval_cut ? "evaluation pass" : "forward", gib,
                  m->calib.eval_cut ? "pass" : "forward");
     }
+}
+
+void model_second_step(model_result *m, const gpt_shape *steady, uint64_t reserved)
+{
+    prediction p;
+    m->calib.later_cache_fraction = 0;
+    advice_predict(&m->calib, steady, &p);
+    m->calib.later_cache_fraction = p.tensor_bytes && reserved > p.tensor_bytes
+                                        ? (double)reserved / (double)p.tensor_bytes - 1
+                                        : -1;
+    m->second_step = m->calib.later_cache_fraction >= 0;
 }

@@ -23,6 +23,11 @@ void model_eval_calib(model_result *m, const run_facts *f);
  * (its tensors a lower bound: said in m->why, a first forward's with their size, an evaluation
  * pass's without the training step's). */
 void model_cause_cache(model_result *m, const run_facts *f, uint64_t cap, uint64_t cache);
+/* model_second_step: the cache share of a later step (calib.later_cache_fraction) that makes
+ * the prediction at the run's own shape (steady) reserve what the run's one step taken again
+ * through the allocator's rules did (reserved); none (and m->second_step 0) when those tensors
+ * alone are more. */
+void model_second_step(model_result *m, const gpt_shape *steady, uint64_t reserved);
 /* model_advice_notes: the sentences the advice rests on (m->notes), from the model built. */
 void model_advice_notes(model_result *m, const run_facts *f);
 

@@ -8,6 +8,7 @@
 
 #include "casts.h"
 #include "exit_codes.h"
+#include "replay_again.h"
 #include "replay_kv.h"
 #include "replay_phase.h"
 #include "replay_ring.h"
@@ -83,6 +84,8 @@ static inline __attribute__((always_inline)) void apply_alloc(state *s, const re
                          .phase = ph,
                          .flags = loss,
                          .level = (uint8_t)lvl};
+    if (__builtin_expect(s->again != NULL, 0) && ev->api == VT_API_torchAlloc)
+        replay_again_alloc(s, e); /* (a step's tensors, to take it again) */
     if (ph == PHASE_INIT && (lvl == L_TENSOR || lvl == L_INNER) && !(loss & EF_INPUT)) {
         replay_phase_half_add(s, ev->size / 2); /* a parameter: its 16-bit copy is half as big */
         replay_phase_note_init(s, ev->size);
@@ -201,6 +204,8 @@ static inline __attribute__((always_inline)) void apply_free(state *s, const rea
             replay_cats_free_settled(s, e, ev->time_ns);
         s->level[e->level] -= e->size;
     }
+    if (__builtin_expect(s->again != NULL, 0) && e->api == VT_API_torchAlloc)
+        replay_again_free(s, e, grad_free);
     livemap_del_found(&s->live, e); /* (found above: nothing since put or deleted) */
 }
 
@@ -466,6 +471,7 @@ static int replay_reader(const char *path, reader *rd, replay_result *out, char 
     s.r = out;
     replay_cats_begin(&s);
     s.infer = infer_pass_new();
+    replay_again_begin(&s);
     out->minor = reader_header(rd)->minor;
     oom_track ot;
     memset(&ot, 0, sizeof ot);
@@ -519,6 +525,7 @@ static int replay_reader(const char *path, reader *rd, replay_result *out, char 
         out->t_allocated_blocks = s.blocks.t_peak;
         out->blocks_unplaced = s.blocks.unplaced;
     }
+    replay_again_end(&s);
     blocks_free_all(&s.blocks);
     if (replay_keep_end)
         replay_snap_end(&s);

@@ -180,6 +180,7 @@ typedef struct state {
     uint64_t kv_live;    /* the tensors live under it (kv_on) */
     uint64_t kv_pend[4]; /* the sizes of the KV tensors made since the last other tensor */
     unsigned nkv_pend;
+    struct again *again; /* a one-step run's tensor events (replay_again.c); NULL: not logged */
 } state;
 
 /* OOM bookkeeping */

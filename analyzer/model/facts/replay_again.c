@@ -1,0 +1,189 @@
+/* replay_again.c — a run of one optimizer step, its step taken again through PyTorch's caching
+ * allocator (allocsim.h): what a second step would reserve. The run's one step made the
+ * optimizer's state after its forward, in blocks its forward's activations had freed; a second
+ * forward's activations fit where they find room then, and that decides the cache, which the
+ * run never measured. The replay logs PyTorch's tensor events (size, phase, which allocation a
+ * free ends) until a second step begins; at the end the log is simulated from the start (its
+ * reserved peak must be the trace's, else the rules are not the run's and nothing is said), then
+ * the step again: from the first forward to the last allocation, the state and what else the
+ * step kept alive left as they are, the gradients freed first (zero_grad) and made again. */
+#include <stdlib.h>
+
+#include "allocsim.h"
+#include "replay_again.h"
+
+typedef struct rec {
+    uint64_t size;  /* an allocation's request */
+    uint64_t event; /* its event (the records' order) */
+    uint64_t ref;   /* a free's: the event of the allocation it ends */
+    uint32_t h;     /* the simulation's handle */
+    uint8_t alloc, ph, freed;
+    uint8_t grad;  /* a free's: a gradient's, freed by the program (zero_grad); an allocation's:
+                    * so freed after the step */
+    uint8_t input; /* an allocation's: a batch the loop moved to the device (EF_INPUT) */
+} rec;
+
+struct again {
+    rec *v;
+    size_t n, cap;
+};
+
+#define AGAIN_MAX ((size_t)1 << 18) /* records kept (10 MiB; a longer first step: not run) */
+#define AGAIN_STEPS 4               /* the most steps taken again */
+
+void replay_again_begin(state *s)
+{
+    s->again = calloc(1, sizeof *s->again);
+}
+
+static void stop(state *s)
+{
+    if (s->again) {
+        free(s->again->v);
+        free(s->again);
+        s->again = NULL;
+    }
+}
+
+static void add(state *s, uint64_t size, uint64_t ref, int alloc, uint8_t ph, int grad, int input)
+{
+    struct again *g = s->again;
+    if (s->iter >= 2 || g->n == AGAIN_MAX) { /* a second step: this run is not one of one */
+        stop(s);
+        return;
+    }
+    if (g->n == g->cap) {
+        size_t cap = g->cap ? 2 * g->cap : 4096;
+        rec *v = realloc(g->v, cap * sizeof *v);
+        if (!v) {
+            stop(s);
+            return;
+        }
+        g->v = v, g->cap = cap;
+    }
+    g->v[g->n++] =
+        (rec){size, s->event, ref, 0, (uint8_t)alloc, ph, 0, (uint8_t)grad, (uint8_t)input};
+}
+
+void replay_again_alloc(state *s, const livemap_entry *e)
+{
+    add(s, e->size, e->alloc_event, 1, e->phase, 0, (e->flags & EF_INPUT) != 0);
+}
+
+void replay_again_free(state *s, const livemap_entry *e, int grad)
+{
+    add(s, e->size, e->alloc_event, 0, e->phase, grad, 0);
+}
+
+/* of: the record of the allocation a free (records before below) ends, or NULL */
+static rec *of(struct again *g, size_t below, uint64_t ref)
+{
+    size_t lo = 0, hi = below;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (g->v[mid].event < ref)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < below && g->v[lo].alloc && g->v[lo].event == ref ? &g->v[lo] : NULL;
+}
+
+/* run: the records [0, last] simulated: 0 and the reserved peak, or -1 */
+static int run(allocsim *a, struct again *g, size_t last, uint64_t *peak)
+{
+    *peak = 0;
+    for (size_t i = 0; i <= last; i++) {
+        rec *x = &g->v[i];
+        if (x->alloc) {
+            if (!(x->h = allocsim_alloc(a, x->size)))
+                return -1;
+        } else {
+            rec *m = of(g, i, x->ref);
+            if (m && m->h) {
+                allocsim_free(a, m->h);
+                m->freed = 1;
+            }
+        }
+        if (allocsim_reserved(a) > *peak)
+            *peak = allocsim_reserved(a);
+    }
+    return 0;
+}
+
+void replay_again_end(state *s)
+{
+    struct again *g = s->again;
+    replay_result *r = s->r;
+    size_t last = 0, first = SIZE_MAX;
+    if (!g || r->iterations != 1 || !r->allocator_mode || !s->blocks_on ||
+        s->blocks.rules.basis != BLOCKS_BASIS_DEFAULT) {
+        stop(s);
+        return;
+    }
+    for (size_t i = 0; i < g->n; i++)
+        if (g->v[i].alloc) {
+            last = i;
+            if (first == SIZE_MAX && g->v[i].ph == PHASE_FORWARD)
+                first = i;
+        }
+    /* the step begins with the batches the loop moved to the device just before its forward */
+    for (size_t b = first; b != SIZE_MAX && b > 0 && (!g->v[b - 1].alloc || g->v[b - 1].input);)
+        if (g->v[--b].alloc)
+            first = b;
+    allocsim *a = allocsim_new();
+    uint64_t once = 0, twice = 0, tensors = 0;
+    if (first == SIZE_MAX || !a || run(a, g, last, &once) < 0) {
+        allocsim_delete(a);
+        stop(s);
+        return;
+    }
+    /* the step again, and again while the cache grows (up to AGAIN_STEPS): the gradients it
+     * kept (those the program freed as gradients after it) freed first, as zero_grad does,
+     * made again by its backward; what else it kept (the optimizer's state, a library's
+     * workspace, the last loss) as it is, not made again */
+    for (size_t i = last + 1; i < g->n; i++) {
+        rec *m = g->v[i].grad && !g->v[i].alloc ? of(g, i, g->v[i].ref) : NULL;
+        if (m && m >= g->v + first)
+            m->grad = 1;
+    }
+    for (size_t i = first; i <= last; i++)
+        if (g->v[i].alloc && !g->v[i].freed && !g->v[i].grad && !g->v[i].input)
+            g->v[i].h = 0, g->v[i].alloc = 2; /* (kept: no free of it comes) */
+        else if (g->v[i].alloc && !g->v[i].freed && g->v[i].input)
+            g->v[i].alloc = 3; /* (a batch kept to the next: freed when that one is made) */
+    uint64_t before = once;
+    for (int k = 0; k < AGAIN_STEPS && !allocsim_failed(a); k++) {
+        for (size_t i = first; i <= last; i++)
+            if (g->v[i].alloc == 1 && !g->v[i].freed && g->v[i].h)
+                allocsim_free(a, g->v[i].h), g->v[i].h = 0;
+        for (size_t i = first; i <= last && !allocsim_failed(a); i++) {
+            rec *x = &g->v[i];
+            if (x->alloc == 1) {
+                x->h = allocsim_alloc(a, x->size);
+            } else if (x->alloc == 3) { /* the next batch, then the last one freed */
+                uint32_t h = allocsim_alloc(a, x->size);
+                allocsim_free(a, x->h);
+                x->h = h;
+            } else if (!x->alloc) {
+                rec *m = of(g, i, x->ref);
+                if (m && m >= g->v + first && m->alloc == 1 && m->h)
+                    allocsim_free(a, m->h), m->h = 0;
+            }
+            if (allocsim_reserved(a) > twice)
+                twice = allocsim_reserved(a);
+            if (allocsim_requested(a) > tensors)
+                tensors = allocsim_requested(a);
+        }
+        if (twice == before) /* (the same blocks again: so every later step) */
+            break;
+        before = twice;
+    }
+    if (!allocsim_failed(a)) {
+        r->again_first = once;
+        r->again_reserved = twice > once ? twice : once;
+        r->again_tensors = tensors;
+    }
+    allocsim_delete(a);
+    stop(s);
+}

@@ -1,0 +1,94 @@
+/* test_allocsim.c — PyTorch's caching allocator simulated (analyzer/model/facts/allocsim.c):
+ * the default rules of c10/cuda/CUDACachingAllocator.cpp, each seen in what is reserved: 512 B
+ * rounding, the small pool's 2 MiB segments, 20 MiB segments under 10 MiB, larger ones rounded
+ * to 2 MiB, best fit (the smallest free block, then the lowest address), a split only past its
+ * threshold, freed blocks merged with their free neighbours, a stale handle ignored. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "allocsim.h"
+
+#define MiB ((uint64_t)1 << 20)
+
+static void test_segments(void **state)
+{
+    (void)state;
+    allocsim *a = allocsim_new();
+    assert_non_null(a);
+    uint32_t s1 = allocsim_alloc(a, 1); /* small pool: one 2 MiB segment */
+    assert_true(s1 > 0);
+    assert_int_equal(allocsim_reserved(a), 2 * MiB);
+    assert_int_equal(allocsim_requested(a), 1);
+    uint32_t s2 = allocsim_alloc(a, MiB); /* 1 MiB: still small, in the same segment */
+    assert_int_equal(allocsim_reserved(a), 2 * MiB);
+    uint32_t l1 = allocsim_alloc(a, MiB + 1); /* large, under 10 MiB: a 20 MiB segment */
+    assert_int_equal(allocsim_reserved(a), 22 * MiB);
+    uint32_t l2 = allocsim_alloc(a, 11 * MiB); /* the free rest of that segment serves it */
+    assert_int_equal(allocsim_reserved(a), 22 * MiB);
+    uint32_t l3 = allocsim_alloc(a, 8 * MiB); /* 8 MiB - 512 B left there: a new 20 MiB one */
+    assert_int_equal(allocsim_reserved(a), 42 * MiB);
+    uint32_t l4 = allocsim_alloc(a, 13 * MiB); /* 12 MiB left: its own, rounded to 2 MiB: 14 */
+    assert_int_equal(allocsim_reserved(a), 56 * MiB);
+    allocsim_free(a, s1), allocsim_free(a, s2), allocsim_free(a, l1), allocsim_free(a, l2);
+    allocsim_free(a, l3), allocsim_free(a, l4);
+    assert_int_equal(allocsim_requested(a), 0);
+    assert_int_equal(allocsim_reserved(a), 56 * MiB); /* nothing released */
+    allocsim_delete(a);
+}
+
+/* best fit, splits and merges: a freed 12 MiB block serves 6 MiB (split: the rest is more than
+ * 1 MiB), then the two halves merged again serve 12 MiB with no new segment; a 20 MiB
+ * segment's block that would leave 1 MiB or less is not split (the whole block taken) */
+static void test_fit_split_merge(void **state)
+{
+    (void)state;
+    allocsim *a = allocsim_new();
+    uint32_t big = allocsim_alloc(a, 12 * MiB), keep = allocsim_alloc(a, 14 * MiB);
+    assert_int_equal(allocsim_reserved(a), 26 * MiB);
+    allocsim_free(a, big);
+    uint32_t h1 = allocsim_alloc(a, 6 * MiB), h2 = allocsim_alloc(a, 6 * MiB);
+    assert_int_equal(allocsim_reserved(a), 26 * MiB);
+    allocsim_free(a, h1), allocsim_free(a, h2);
+    uint32_t whole = allocsim_alloc(a, 12 * MiB); /* the halves merged */
+    assert_int_equal(allocsim_reserved(a), 26 * MiB);
+    /* the smallest that fits: a 14 MiB block freed beside the 12 MiB one, 11 MiB goes to 12 */
+    allocsim_free(a, whole), allocsim_free(a, keep);
+    uint32_t fit = allocsim_alloc(a, 11 * MiB);
+    uint32_t other = allocsim_alloc(a, 13 * MiB); /* so the 14 MiB one is still free */
+    assert_int_equal(allocsim_reserved(a), 26 * MiB);
+    allocsim_free(a, fit), allocsim_free(a, other);
+    /* 10.5 MiB from the 12 MiB block: 1.5 MiB left, more than 1 MiB: split off, and a 1.5 MiB
+     * request takes it */
+    uint32_t most = allocsim_alloc(a, 10 * MiB + 512 * 1024);
+    uint32_t rest = allocsim_alloc(a, MiB + 512 * 1024);
+    assert_int_equal(allocsim_reserved(a), 26 * MiB);
+    allocsim_free(a, most), allocsim_free(a, rest);
+    /* 19.5 MiB in a 20 MiB segment: 0.5 MiB left, not split off; a 0.5 MiB request then takes
+     * the small pool, not that tail */
+    allocsim *b = allocsim_new();
+    uint32_t l = allocsim_alloc(b, 9 * MiB);
+    allocsim_free(b, l);
+    uint32_t t = allocsim_alloc(b, 19 * MiB + 512 * 1024);
+    assert_int_equal(allocsim_reserved(b), 20 * MiB);
+    allocsim_alloc(b, 512 * 1024);
+    assert_int_equal(allocsim_reserved(b), 22 * MiB);
+    allocsim_free(b, t);
+    allocsim_free(b, t); /* freed twice: nothing */
+    allocsim_free(b, 0), allocsim_free(b, 12345);
+    assert_int_equal(allocsim_requested(b), 512 * 1024);
+    allocsim_delete(a);
+    allocsim_delete(b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_segments),
+        cmocka_unit_test(test_fit_split_merge),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
