@@ -107,6 +107,8 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
     }
     if (run->forward_note[0]) /* how its cut-short forward is read: as the report says it */
         printf("  (%s)\n", run->forward_note);
+    if (run->optim_note[0]) /* the optimizer's state its rows count, not measured: said so */
+        printf("  (%s)\n", run->optim_note);
     predict_print_breakdown(p, cal, s->generic, s->compile,
                             a->from ? 0 : predict_kv_cache(&a->block, s), kv_shape(s));
     printf("peak: %s%s (as nvidia-smi would show the process)\n",

@@ -83,6 +83,9 @@ static int load_trace(const char *path, FILE *fp, const char *magic, nano_config
     run->trainable = m->rec.trainable;
     run->retried = !rep.facts.has_oom && rep.facts.oom_recovered;
     snprintf(run->forward_note, sizeof run->forward_note, "%s", m->oom_forward);
+    for (int i = 0; i < m->nnotes; i++)
+        if (!strncmp(m->notes[i], OPTIM_NOTE_PREFIX, strlen(OPTIM_NOTE_PREFIX)))
+            snprintf(run->optim_note, sizeof run->optim_note, "%s", m->notes[i]);
     report_free(&rep);
     if (rc == 0 && cat_breakdown_total(measured) == 0) {
         snprintf(err, errlen, "--from %s: the report has no measured bytes to calibrate with",
@@ -256,6 +259,9 @@ static int load_json(const char *path, const cJSON *root, nano_config *c, predic
     {
         if (cJSON_IsString(n) && !strncmp(n->valuestring, "LoRA: no gradient was measured", 30))
             run->lora_assumed = 1;
+        if (cJSON_IsString(n) &&
+            !strncmp(n->valuestring, OPTIM_NOTE_PREFIX, strlen(OPTIM_NOTE_PREFIX)))
+            snprintf(run->optim_note, sizeof run->optim_note, "%s", n->valuestring);
     }
     cJSON_ArrayForEach(n, cJSON_GetObjectItem(root, "advice")) /* (the row "none"'s words) */
     {

@@ -21,6 +21,8 @@ typedef struct predict_run {
     int lower_bounds; /* the report's what-ifs are lower bounds (died in its first forward): the
                        * predicted peaks too, and the largest micro-batch is at most lb */
     char forward_note[800]; /* how a run that died in its first forward is extrapolated, or "" */
+    char optim_note[800];   /* the report's note of an optimizer state not measured (AdamW's
+                             * assumed, the most of the kinds the script constructs), or "" */
     int growth_unmeasured;  /* its tensors peaked after its forward's were freed: how the step
                              * grows with the micro-batch is not measured (no largest said) */
     int lora_assumed;       /* LoRA on and no gradient measured: the trained share assumed */

@@ -282,4 +282,21 @@ for f in la.txt lb.txt; do
     grep -q "^trained: assumed 3.74 M parameters, 1.00 % of the model's (LoRA on, no gradient measured" $f ||
         { sed -n 2p $f; echo "predict --from an OOM LoRA run ($f): the assumed share not said as one"; exit 1; }
 done
+# a run that died in its first forward: the rows said to be what was live at the failure hold
+# the gradients and optimizer state its step makes later (said so, not as live then); the anchor
+# of a run no formula applies to names no formula's rows; the optimizer's state not measured is
+# said beside the rows, from the trace and from its report's JSON alike (a ResNet's script
+# constructs SGD, AdamW and Adafactor: AdamW's counted, as the report says)
+S="$ROOT/examples/traces/sim"
+"$VT" predict --from "$S/gan_b2560_oom_forward.vt" >gan.txt 2>&1
+grep -q "^at the failure (.*), and the gradients and optimizer state its step makes later, which the run had not made yet:$" gan.txt &&
+    grep -q "^  gradients " gan.txt && ! grep -q "formula's rows" gan.txt &&
+    grep -q "^  anchored to run .*(what the run held beyond these rows at its measured moment, the allocator cache then among it: added)$" gan.txt ||
+    { sed -n 5,20p gan.txt; echo "predict --from a run cut in its first forward: its rows said as live then"; exit 1; }
+"$VT" report --json "$X/resnet50_b320_oom.vt" >rn.json && "$VT" predict --from rn.json >rn2.txt 2>&1
+"$VT" predict --from "$X/resnet50_b320_oom.vt" >rn.txt 2>&1
+for f in rn.txt rn2.txt; do
+    grep -q "^  (the optimizer's state was not measured, and the script constructs several kinds (SGD( line 47, AdamW( line 49" $f ||
+        { sed -n 1,8p $f; echo "predict --from ($f): the optimizer's state assumed without a word"; exit 1; }
+done
 echo ok
