@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -63,12 +64,52 @@ static const char *reason(int e)
     return e ? strerror(e) : "out of memory";
 }
 
+/* in_place: path is written where it is (a device, a FIFO, a link: what it names), not
+ * through a file beside it renamed over it; a new name or a regular file is not */
+static int in_place(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0 && !S_ISREG(st.st_mode);
+}
+
+/* beside: a new file in path's directory, named after it (".NAME.XXXXXX" into tmp), with the
+ * mode a new file there would get (that of the file it replaces); -1 with errno when none can
+ * be made */
+static int beside(const char *path, char *tmp, size_t len)
+{
+    const char *slash = strrchr(path, '/');
+    size_t dir = slash ? (size_t)(slash - path) + 1 : 0;
+    int n = snprintf(tmp, len, "%.*s.%s.XXXXXX", (int)dir, path, slash ? slash + 1 : path);
+    if (n < 0 || (size_t)n >= len)
+        return errno = ENAMETOOLONG, -1;
+    int fd = mkstemp(tmp);
+    if (fd < 0)
+        return -1;
+    fcntl(fd, F_SETFD, FD_CLOEXEC);
+    struct stat st;
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, stat(path, &st) == 0 ? st.st_mode & 07777 : 0666 & ~mask);
+    return fd;
+}
+
 int notes_output_free(const char *cmd, const char *path)
 {
     if (!strcmp(path, "-")) /* standard output */
         return 0;
     struct stat st;
-    char head[VT_MAGIC_LEN];
+    char head[VT_MAGIC_LEN], tmp[4096];
+    if (!in_place(path)) { /* it can be made there: asked before anything is read or written */
+        int fd = beside(path, tmp, sizeof tmp), e = errno;
+        if (fd < 0) {
+            fprintf(stderr, "vramtrace %s: ", cmd);
+            path_fputs(stderr, path);
+            fprintf(stderr, ": cannot create it: %s\n", strerror(e));
+            return VT_EXIT_USAGE;
+        }
+        close(fd);
+        unlink(tmp);
+    }
     if (stat(path, &st) || !S_ISREG(st.st_mode)) /* new, or a device / FIFO: written as asked */
         return 0;
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -93,9 +134,17 @@ int notes_write(const char *cmd, const char *path, const char *what,
     int dash = !strcmp(path, "-"); /* standard output: the output alone, no "wrote" line */
     if (notes_output_free(cmd, path))
         return VT_EXIT_USAGE;
-    FILE *f = dash ? stdout : fopen(path, "wb");
+    /* a file is written beside its name and renamed over it once whole: a failed write (a full
+     * disk, ulimit -f) leaves no half page and the file that was there as it was */
+    char tmp[4096] = "";
+    int fd = dash || in_place(path) ? -1 : beside(path, tmp, sizeof tmp);
+    if (fd < 0)
+        tmp[0] = '\0';
+    FILE *f = dash ? stdout : fd >= 0 ? fdopen(fd, "wb") : fopen(path, "wb");
     if (!f) {
         int e = errno;
+        if (fd >= 0)
+            close(fd), unlink(tmp);
         fprintf(stderr, "vramtrace %s: ", cmd);
         path_fputs(stderr, path);
         fprintf(stderr, ": cannot create it: %s\n", strerror(e));
@@ -107,6 +156,10 @@ int notes_write(const char *cmd, const char *path, const char *what,
         e = errno, rc = -1;
     if (!dash && fclose(f) && !rc)
         e = errno, rc = -1;
+    if (!rc && !e && tmp[0] && rename(tmp, path))
+        e = errno, rc = -1;
+    if ((rc || e) && tmp[0])
+        unlink(tmp); /* (what was there stays) */
     if (rc || e) {
         fprintf(stderr, "vramtrace %s: ", cmd);
         if (dash) {

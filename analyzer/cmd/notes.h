@@ -20,7 +20,9 @@ void notes_implausible(const char *cmd, const char *path, uint64_t n);
 
 /* notes_output_free: 0 when path may be written as an output; VT_EXIT_USAGE after "vramtrace
  * CMD: PATH is a vramtrace trace: not overwritten ..." when it is one (a trace given as the
- * output, the one being read too: `report --html a.vt b.vt`). Commands ask before reading. */
+ * output, the one being read too: `report --html a.vt b.vt`), or after "PATH: cannot create it:
+ * REASON" when no file can be made there (its directory missing or read-only). Commands ask
+ * before reading, for every output, so that none is written when one cannot be. */
 int notes_output_free(const char *cmd, const char *path);
 
 /* notes_stdout_data: set when an output of this command goes to standard output ("-"): the
@@ -28,7 +30,9 @@ int notes_output_free(const char *cmd, const char *path);
 extern int notes_stdout_data;
 /* notes_write: creates path (never over a trace: notes_output_free), runs write(f, arg) into it and
  * closes it; on success prints "wrote PATH (WHAT, SIZE)" on stdout; "-" is standard output (the
- * output alone). Returns 0, or VT_EXIT_USAGE
+ * output alone). A new or regular file is written beside its name and renamed over it once whole
+ * (a failed write leaves what was there; a device, FIFO or link is written in place). Returns 0,
+ * or VT_EXIT_USAGE
  * after "vramtrace CMD: PATH: cannot create it: REASON" / "cannot write it: REASON" (the system's:
  * "Is a directory", "No space left on device"; "out of memory" when write failed without one). */
 int notes_write(const char *cmd, const char *path, const char *what,
