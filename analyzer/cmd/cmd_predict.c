@@ -339,7 +339,8 @@ static int print_json(const nano_config *c, const gpt_shape *s, const prediction
         fprintf(stderr, "vramtrace predict: out of memory writing JSON\n");
         return VT_EXIT_USAGE;
     }
-    puts(text);
+    jsonw_fputs(text, stdout);
+    putchar('\n');
     free(text);
     return VT_EXIT_OK;
 }

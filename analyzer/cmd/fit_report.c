@@ -8,6 +8,7 @@
 
 #include "cards.h"
 #include "fit_job.h"
+#include "jsonw.h"
 
 /* accumulation_note: what the trials measured of gradient accumulation (the gradients of one
  * micro-step alive through the next micro-batch's forward), in one sentence; "" when nothing
@@ -169,7 +170,7 @@ void fit_print_json(const fit_job *j, long best, long best_a, int stopped, int b
         cJSON_AddNullToObject(root, "accumulation_note");
     char *s = cJSON_PrintUnformatted(root);
     if (s)
-        printf("%s\n", s);
+        jsonw_fputs(s, stdout), putchar('\n');
     free(s);
     cJSON_Delete(root);
 }

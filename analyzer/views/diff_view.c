@@ -226,6 +226,8 @@ static void json_str(FILE *out, const char *s)
             fprintf(out, "\\%c", c);
         else if (c < 0x20)
             fprintf(out, "\\u%04x", c);
+        else if (c == 0xc2 && (unsigned char)p[1] >= 0x80 && (unsigned char)p[1] <= 0x9f)
+            fprintf(out, "\\u%04x", (unsigned char)*++p); /* (a C1 control: jsonw_fputs) */
         else
             fputc(c, out);
     }

@@ -418,12 +418,12 @@ static int emit(FILE *out, cJSON *o)
 {
     static char buf[1 << 16];
     if (o && cJSON_PrintPreallocated(o, buf, (int)sizeof buf - 1, 0)) {
-        fputs(buf, out);
+        jsonw_fputs(buf, out);
         fputc('\n', out);
     } else if (o) {
         char *s = cJSON_PrintUnformatted(o);
         if (s) {
-            fputs(s, out);
+            jsonw_fputs(s, out);
             fputc('\n', out);
         }
         free(s);

@@ -217,3 +217,18 @@ char *jsonw_print(const cJSON *item)
     b.p[b.n] = '\0';
     return b.p;
 }
+
+void jsonw_fputs(const char *text, FILE *out)
+{
+    const char *run = text;
+    for (const char *q = strchr(text, 0xc2); q; q = strchr(q + 1, 0xc2)) {
+        unsigned char next = (unsigned char)q[1];
+        if (next < 0x80 || next > 0x9f) /* (a character past U+009F, or no second byte) */
+            continue;
+        fwrite(run, 1, (size_t)(q - run), out);
+        fprintf(out, "\\u%04x", next);
+        run = q + 2;
+        q++;
+    }
+    fputs(run, out);
+}

@@ -28,5 +28,9 @@ void jsonw_add_c(cJSON *o, const char *key, const char *s);
  * holds some 2,000 numbers: cJSON formats each with sprintf and reads it back with sscanf);
  * malloc'ed, NULL where cJSON's print would fail (out of memory, an item it cannot print). */
 char *jsonw_print(const cJSON *item);
+/* jsonw_fputs: JSON text onto out as it is, but for U+0080..U+009F (C1 controls, which a trace's
+ * strings may hold and JSON lets through: U+009B is a CSI to some terminals), written as
+ * \u0080..\u009f: the same value, nothing for a terminal to act on. */
+void jsonw_fputs(const char *text, FILE *out);
 
 #endif

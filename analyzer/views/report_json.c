@@ -231,7 +231,7 @@ int report_json(FILE *out, const report_ctx *c)
     cJSON_Delete(root);
     if (!s)
         return -1;
-    fputs(s, out);
+    jsonw_fputs(s, out);
     fputc('\n', out);
     free(s);
     return 0;

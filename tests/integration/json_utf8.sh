@@ -4,7 +4,8 @@
 # --json --from write such bytes as dump and the argv do ("\xff", four characters), in the
 # configuration's notes as in every other string. Until 2026-12-01 config_warnings held the raw
 # bytes: "unknown config key 'mo\xffdel' in '--mo\xffdel=x'" was not UTF-8, and strict readers
-# (Python's json.load on the bytes) refused the whole document.
+# (Python's json.load on the bytes) refused the whole document. C1 controls (U+009B: a CSI to
+# some terminals) are written \u009b by every JSON output, the value kept.
 set -u
 fail() { echo "json_utf8: $*"; exit 1; }
 H="$ROOT/tests/data/hostile.py"
@@ -49,5 +50,23 @@ for name in ("bad.json", "small.json"):
 dump = [json.loads(l) for l in open("dump.jsonl", encoding="utf-8")]
 argv = next(r["argv"] for r in dump if r["type"] == "process")
 assert "--mo\\xffdel=x" in argv, argv
+PY
+# C1 controls (U+009B is a CSI to some terminals): JSON lets them through raw, every JSON of
+# vramtrace writes them as \u009b, the value kept (dump had sent them to the terminal as bytes)
+c1=$(printf '\302\2332J\302\23331mRED')
+python3 "$H" "$A" c1.vt argv python3 "$c1" || fail "hostile.py argv (C1)"
+for c in "report --json c1.vt" "dump c1.vt" "predict --json --from c1.vt" "diff --json c1.vt c1.vt"; do
+    # shellcheck disable=SC2086
+    "$VT" $c >c1.out 2>/dev/null || fail "$c: exit $?"
+    if LC_ALL=C grep -q "$(printf '\302\233')" c1.out; then fail "$c: a raw C1 control"; fi
+done
+"$VT" report --json c1.vt >c1.json && "$VT" dump c1.vt >c1.jsonl || fail "report --json / dump"
+grep -q '\\u009b2J\\u009b31mRED' c1.json || fail "report --json: the C1 controls not as \\u009b"
+python3 - <<'PY' || fail "the C1 controls' value not kept (above)"
+import json
+r = json.load(open("c1.json", encoding="utf-8"))
+assert r["run"]["argv"][-1] == "\x9b2J\x9b31mRED", r["run"]["argv"]
+dump = [json.loads(l) for l in open("c1.jsonl", encoding="utf-8")]
+assert next(x["argv"] for x in dump if x["type"] == "process")[-1] == "\x9b2J\x9b31mRED"
 PY
 echo ok
