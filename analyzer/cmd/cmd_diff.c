@@ -63,7 +63,7 @@ int cmd_diff(int argc, char **argv)
     for (int i = 0; i < 2; i++) {
         int e = replay_file(argv[first + i], &r[i], err, sizeof err);
         if (e) {
-            fprintf(stderr, "vramtrace diff: %s\n", err);
+            notes_error("diff", err);
             for (int k = 0; k <= i; k++)
                 replay_free(&r[k]);
             return e;

@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "dump_json.h"
 #include "mem.h"
+#include "notes.h"
 #include "reader.h"
 #include "tables.h"
 
@@ -18,7 +19,7 @@ static int dump_file(const char *path, bool resolve)
     reader *r = reader_open(path, msg, sizeof msg);
     if (!r) {
         if (!mem_failed())
-            fprintf(stderr, "vramtrace dump: %s\n", msg); /* as every command says it */
+            notes_error("dump", msg); /* as every command says it */
         return VT_EXIT_USAGE;
     }
     reader_any_stack_ids(r); /* dump shows every record; it keeps nothing per stack id */
@@ -44,7 +45,7 @@ static int dump_file(const char *path, bool resolve)
     if (rc == VT_EXIT_OK && (st == READER_MALFORMED || st == READER_IOERR)) {
         char why[600];
         reader_describe(r, why, sizeof why);
-        fprintf(stderr, "vramtrace dump: %s\n", why);
+        notes_error("dump", why);
         rc = st == READER_MALFORMED ? VT_EXIT_MALFORMED : VT_EXIT_USAGE;
     }
     dump_json_free(d);

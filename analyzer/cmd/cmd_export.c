@@ -156,7 +156,7 @@ int cmd_export(int argc, char **argv)
     replay_keep_end = outs[EXP_MEMVIZ] != NULL; /* its snapshot: the state at the trace's end */
     rc = report_of_trace(argv[first], &rep, err, sizeof err);
     if (rc) {
-        fprintf(stderr, "vramtrace export: %s\n", err);
+        notes_error("export", err);
         report_free(&rep);
         return rc;
     }

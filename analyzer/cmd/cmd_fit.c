@@ -22,6 +22,7 @@
 #include "fit_job.h"
 #include "fit_subst.h"
 #include "fit_trial.h"
+#include "notes.h"
 #include "replay.h"
 
 enum {
@@ -100,7 +101,9 @@ static int read_traces(const char *dir, fit_trial *t)
         char path[PATH_MAX + 256], err[512] = "";
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         if (replay_file(path, r, err, sizeof err)) {
-            fprintf(stderr, "vramtrace fit: %s (skipped)\n", err);
+            char said[sizeof err + 16];
+            snprintf(said, sizeof said, "%s (skipped)", err);
+            notes_error("fit", said);
         } else {
             t->ntraces++;
             if ((int)r->accum > t->accum)
@@ -392,7 +395,7 @@ int cmd_fit(int argc, char **argv)
     for (int i = 0; i < j->argc; i++) {
         char err[512];
         if (fit_subst_scan(j->argv[i], &m, err, sizeof err) < 0) {
-            fprintf(stderr, "vramtrace fit: %s\n", err);
+            notes_error("fit", err);
             return VT_EXIT_USAGE;
         }
     }

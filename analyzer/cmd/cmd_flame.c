@@ -71,7 +71,7 @@ int cmd_flame(int argc, char **argv)
     timeline_totals = !strcmp(at, "all");
     rc = replay_file(path, &r, err, sizeof err);
     if (rc) {
-        fprintf(stderr, "vramtrace flame: %s\n", err);
+        notes_error("flame", err);
         replay_free(&r);
         return rc;
     }
@@ -81,8 +81,9 @@ int cmd_flame(int argc, char **argv)
     }
     notes_trace("flame", &r, "folding");
     if (!strcmp(at, "oom") && !r.has_oom) {
-        fprintf(stderr, "vramtrace flame: %s: the run did not run out of memory (use --at peak)\n",
-                path);
+        char why[600];
+        snprintf(why, sizeof why, "%s: the run did not run out of memory (use --at peak)", path);
+        notes_error("flame", why);
         replay_free(&r);
         return VT_EXIT_USAGE;
     }

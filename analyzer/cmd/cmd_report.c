@@ -9,6 +9,7 @@
 #include "cards.h"
 #include "cfgsrc.h"
 #include "cli.h"
+#include "escape.h"
 #include "commands.h"
 #include "html.h"
 #include "notes.h"
@@ -208,11 +209,12 @@ int cmd_report(int argc, char **argv)
     for (int i = 0; i < nfiles; i++) {
         char err[512] = "";
         if (isatty(2) && nfiles > 1)
-            fprintf(stderr, "\rvramtrace report: reading %d/%d %s", i + 1, nfiles, files[i]);
+            fprintf(stderr, "\rvramtrace report: reading %d/%d ", i + 1, nfiles),
+                escape_term_fputs(stderr, files[i], strlen(files[i]));
         int r = replay_file(files[i], &c.runs[i], err, sizeof err);
         c.nruns = i + 1;
         if (r) {
-            fprintf(stderr, "vramtrace report: %s\n", err);
+            notes_error("report", err);
             rc = r == 2 ? VT_EXIT_USAGE : VT_EXIT_MALFORMED;
             goto free_runs;
         }

@@ -18,6 +18,13 @@ static void path_fputs(FILE *out, const char *path)
     escape_term_fputs(out, path, strlen(path));
 }
 
+void notes_error(const char *cmd, const char *msg)
+{
+    fprintf(stderr, "vramtrace %s: ", cmd);
+    path_fputs(stderr, msg); /* (a file name in it may hold terminal escapes) */
+    fputc('\n', stderr);
+}
+
 void notes_implausible(const char *cmd, const char *path, uint64_t n)
 {
     if (!n)

@@ -18,6 +18,9 @@ void notes_trace(const char *cmd, const replay_result *r, const char *doing);
  * more than 4 EiB live at once: not a real run)" when n (notes_trace's, and watch's own count) */
 void notes_implausible(const char *cmd, const char *path, uint64_t n);
 
+/* notes_error: "vramtrace CMD: MSG" on stderr, MSG escaped for the terminal (the reader's
+ * messages name the file as given, and a shell pattern may match any name). */
+void notes_error(const char *cmd, const char *msg);
 /* notes_output_free: 0 when path may be written as an output; VT_EXIT_USAGE after "vramtrace
  * CMD: PATH is a vramtrace trace: not overwritten ..." when it is one (a trace given as the
  * output, the one being read too: `report --html a.vt b.vt`), or after "PATH: cannot create it:

@@ -488,12 +488,14 @@ int watch_loop(const char *path, double interval, int once, int plain, pid_t chi
         }
         int r = refresh(&w);
         if (r < 0) {
-            fprintf(stderr, "vramtrace watch: %s\n", w.why);
+            notes_error("watch", w.why);
             rc = w.why_rc;
             break;
         }
         if (r == 1 && !w.seen && !once && !w.said_wait) { /* (it had waited without a word) */
-            fprintf(stderr, "vramtrace watch: %s (waiting for it; Ctrl-C stops)\n", w.why);
+            char said[sizeof w.why + 40];
+            snprintf(said, sizeof said, "%s (waiting for it; Ctrl-C stops)", w.why);
+            notes_error("watch", said);
             w.said_wait = 1;
         }
         /* a trace without its end whose writer is dead (killed) ends where it stops, as the
@@ -501,7 +503,7 @@ int watch_loop(const char *path, double interval, int once, int plain, pid_t chi
         int last = once || (child > 0 && *reaped);
         int gone = w.seen && !w.ended && (last ? writer_dead(&w) : child <= 0 && writer_gone(&w));
         if (gone && killed_end(&w) < 0) {
-            fprintf(stderr, "vramtrace watch: %s\n", w.why);
+            notes_error("watch", w.why);
             rc = w.why_rc;
             break;
         }
@@ -517,7 +519,7 @@ int watch_loop(const char *path, double interval, int once, int plain, pid_t chi
         }
         if (once || w.ended || (child > 0 && *reaped)) {
             if (!w.seen && once) { /* nothing to show: what report says of the same file */
-                fprintf(stderr, "vramtrace watch: %s\n", w.why[0] ? w.why : "nothing to read yet");
+                notes_error("watch", w.why[0] ? w.why : "nothing to read yet");
                 rc = w.why_rc ? w.why_rc : VT_EXIT_USAGE;
             }
             break;

@@ -195,4 +195,20 @@ run_ok mods "$VT" report --json mods.vt
 json_check mods.out 'len(r["activations_by_module"]["at_peak"]) > 4000'
 json_check mods.out 'len({m["module"] for m in r["activations_by_module"]["at_peak"]}) == len(r["activations_by_module"]["at_peak"])'
 json_check mods.out 'sum(m["bytes"] for m in r["activations_by_module"]["at_peak"]) == sum(r["activations_by_module"]["peak_categories"][k] for k in ("activations", "logits_loss", "attention"))'
+
+# 11. a file name with terminal escapes (a shell pattern may match any name): every command's
+# error names it escaped ("\x1b[2J..."), a directory and an empty file alike; it had reached the
+# terminal raw from report, dump, flame, watch, diff and export
+esc=$(printf '\033[2J')
+mkdir -p "${esc}dir.vt" && : >"${esc}empty.vt"
+for f in "${esc}dir.vt" "${esc}empty.vt"; do
+    for c in report dump flame "watch --once" "export --html x.html"; do
+        # shellcheck disable=SC2086
+        "$VT" $c "$f" >/dev/null 2>name.err
+        grep -q "$esc" name.err && fail "$c: the file name's escape reached the terminal: $(cat -v name.err)"
+        grep -q '\\x1b\[2J' name.err || fail "$c: the file name not said: $(cat -v name.err)"
+    done
+    "$VT" diff "$f" "$f" >/dev/null 2>name.err
+    grep -q "$esc" name.err && fail "diff: the file name's escape reached the terminal"
+done
 echo "report_hostile: ok"
