@@ -60,7 +60,8 @@ static void usage(FILE *out)
         "Where the memory of a traced run went: peaks (allocated / reserved / process), every\n"
         "byte at the peak by category, the sites that caused them, phases, the formula\n"
         "comparison, the OOM diagnosis and the configuration change that fits the card.\n"
-        "Several files (one per rank / process): the first in full, then a per-rank table.\n\n");
+        "Several files (one per rank / process): the first that ran out of memory in full, else\n"
+        "the first file, then a per-rank table of all.\n\n");
     cli_print_options(out, report_opts);
     fprintf(out,
             "  --KEY=VALUE         override a value of the run's configuration, by the name its\n"

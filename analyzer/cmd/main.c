@@ -74,10 +74,10 @@ int main(int argc, char **argv)
     while ((k = cli_next(&p, argc, argv)) != CLI_END) {
         if (k == 'h') {
             usage(stdout);
-            return VT_EXIT_OK;
+            return finish("--help", VT_EXIT_OK); /* (into a full disk: 2, as every command) */
         }
         if (k == OPT_VERSION)
-            return version();
+            return finish("--version", version());
         return VT_EXIT_USAGE;
     }
     if (p.optind >= argc) {
@@ -87,12 +87,16 @@ int main(int argc, char **argv)
     argc -= p.optind;
     argv += p.optind;
     const char *cmd = argv[0];
-    if (!strcmp(cmd, "help")) {
+    char *help[] = {argc > 1 ? argv[1] : NULL, "--help", NULL};
+    if (!strcmp(cmd, "help") && argc == 2 && strcmp(argv[1], "help")) { /* `help report` */
+        argc = 2, argv = help;
+        cmd = argv[0];
+    } else if (!strcmp(cmd, "help")) {
         usage(stdout);
-        return VT_EXIT_OK;
+        return finish("help", VT_EXIT_OK);
     }
     if (!strcmp(cmd, "version"))
-        return version();
+        return finish("version", version());
 #define VT_CMD_DISPATCH(name, fn, help)                                                            \
     if (!strcmp(cmd, #name))                                                                       \
         return finish(#name, fn(argc, argv));

@@ -31,6 +31,16 @@ diff|diff $T $T
 export|export --perfetto - $T
 EOF
 [ $n = 9 ] || fail "only $n commands checked"
+# the top level's own output alike: --help, --version, help, version (they ended 0 into a full
+# disk); `help report` is report's help, not the top level's
+for a in --help --version help version "help report"; do
+    # shellcheck disable=SC2086
+    "$VT" $a >/dev/full 2>full.err
+    [ $? = 2 ] && grep -q "cannot write the output: No space left on device$" full.err ||
+        fail "vramtrace $a into /dev/full: $(cat full.err)"
+done
+"$VT" help report >h1.txt && "$VT" report --help >h2.txt && cmp -s h1.txt h2.txt ||
+    fail "vramtrace help report is not report's help: $(head -n 1 h1.txt)"
 # a finding stays a finding where the output was written
 "$VT" report --fail-if-oom "$OOM" >/dev/null 2>&1
 [ $? = 1 ] || fail "report --fail-if-oom: not exit 1"
