@@ -93,7 +93,11 @@ void predict_print_breakdown(const prediction *p, const model_calib *cal, int ge
         if (!p->by_cat.bytes[k] || outside(k))
             continue;
         printf("  %-18s %12s  %s\n", category_name((category)k),
-               card_format_bytes(p->by_cat.bytes[k], b1, sizeof b1), category_doc((category)k));
+               card_format_bytes(p->by_cat.bytes[k], b1, sizeof b1),
+               k == CAT_ACTIVATIONS && cal->measured_shape.no_training /* (no backward) */
+                   ? "the forward's tensors in use (forwards only: none kept for a backward; a "
+                     "KV cache among them where the model keeps one)"
+                   : category_doc((category)k));
     }
     snprintf(why, sizeof why,
              at < 0 ? "%s over-predict the run they are calibrated with: the tensors scaled to it"

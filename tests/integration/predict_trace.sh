@@ -293,6 +293,12 @@ grep -q "^at the failure (.*), and the gradients and optimizer state its step ma
     grep -q "^  gradients " gan.txt && ! grep -q "formula's rows" gan.txt &&
     grep -q "^  anchored to run .*(what the run held beyond these rows at its measured moment, the allocator cache then among it: added)$" gan.txt ||
     { sed -n 5,20p gan.txt; echo "predict --from a run cut in its first forward: its rows said as live then"; exit 1; }
+# an evaluation's activations are no tensors saved for a backward, and its lower bounds are
+# recommended at most half its batch, as the report recommends
+"$VT" predict --from "$S/gpt2_eval_b24_oom_forward.vt" >ev.txt 2>&1
+grep -q "^  activations .*the forward's tensors in use (forwards only: none kept for a backward" ev.txt &&
+    grep -q "^recommended: a batch of 12 " ev.txt ||
+    { grep "activations\|recommended" ev.txt; echo "predict --from an evaluation cut short"; exit 1; }
 "$VT" report --json "$X/resnet50_b320_oom.vt" >rn.json && "$VT" predict --from rn.json >rn2.txt 2>&1
 "$VT" predict --from "$X/resnet50_b320_oom.vt" >rn.txt 2>&1
 for f in rn.txt rn2.txt; do

@@ -44,6 +44,12 @@ for line in open(sys.argv[1]):
             and "are a lower bound" not in o.get("evidence", ""):
         bad.append("%s: fragmentation blamed for a forward cut short, its need unhedged: %s" %
                    (t, o.get("evidence")))
+    # an evaluation cut short by an out-of-memory error: its what-ifs are lower bounds, so the
+    # batch recommended is at most half (a GPT-2 at 24 had been recommended 20, "may fit"; its
+    # runs at 16 and 18 measured that 20 would not)
+    rec_b = [a.get("batch_size") for a in r["advice"] or [] if a.get("recommended")]
+    if f.get("eval_only") and f["oom"] and rec_b and rec_b[0] and rec_b[0] > f["batch_size"] // 2:
+        bad.append("%s: lower bounds, batch %s recommended beside %s" % (t, rec_b[0], f["batch_size"]))
     # an evaluation trains nothing: its optimizer row does not wait for a step to come
     if f.get("eval_only") and rec["optimizer"]["kind"] == "unknown" and \
             "no optimizer ran, nothing was trained" not in rec["optimizer"]["where"]:

@@ -158,7 +158,10 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
     if (capacity > 0 && cur->B >= 2 && cur->no_training) {
         /* forwards only: no effective batch to keep, the largest batch that fits */
         uint64_t top = advice_largest_batch(c, cur, capacity, ADVICE_HEADROOM);
-        if (top >= 1 && top < cur->B && top != cur->B / 2)
+        /* (lower bounds: the largest "may fit" by what was not measured; half the batch is
+         * offered, as a training run's divisors are: a GPT-2 evaluation out of memory at 24 had
+         * been recommended 20, its runs at 16 and 18 measured that 20 would not fit) */
+        if (top >= 1 && top < cur->B && top != cur->B / 2 && !c->lower)
             n = batch_item(items, n, max, c, cur, top, cur->A, capacity);
     } else if (capacity > 0 && cur->B >= 2 && !__builtin_mul_overflow(cur->B, cur->A, &eff)) {
         if (cur->accum_unknown) /* B' divides B: A' = A * B / B' whatever A really is */
