@@ -314,8 +314,11 @@ static void write_json(FILE *out, replay_result *a, replay_result *b, diff_sites
     fputs(",\"b\":", out);
     oom_json(out, b);
     fprintf(out, "},\"category_basis\":{\"a\":\"%s\",\"b\":\"%s\"},", basis(a), basis(b));
-    fprintf(out, "\"python_frames\":{\"a\":%s,\"b\":%s},\"peak\":{",
+    fprintf(out, "\"python_frames\":{\"a\":%s,\"b\":%s},",
             tables_no_python(a->t) ? "false" : "true", tables_no_python(b->t) ? "false" : "true");
+    /* the phase each run's process peak came in: the categories are of those two moments */
+    fprintf(out, "\"peak_phase\":{\"a\":\"%s\",\"b\":\"%s\"},\"peak\":{", phase_name(a->peak_phase),
+            phase_name(b->peak_phase));
     for (int i = 0; i < 3; i++) {
         if (i == 0 && (!a->tensor_mode || !b->tensor_mode)) { /* not visible in segment mode */
             fputs("\"allocated_bytes\":{\"a\":", out);
@@ -396,6 +399,13 @@ static void write_text(FILE *out, replay_result *a, replay_result *b, diff_sites
                     amount(x, ax, sizeof ax), amount(y, ay, sizeof ay),
                     change(delta(x, y), ch, sizeof ch));
     }
+    if (a->peak_phase != b->peak_phase) /* (a run's tensors freed by its peak sit in its cache) */
+        fprintf(
+            out,
+            "(A's process peak came in its %s phase, B's in its %s phase: the rows compare those "
+            "two moments, and what one held as tensors then the other may hold as cache; each "
+            "run's allocated peak, by category, is in its report)\n",
+            phase_name(a->peak_phase), phase_name(b->peak_phase));
     if (tables_no_python(a->t) != tables_no_python(b->t)) /* (report's stacks line, said here) */
         fprintf(out,
                 "(%s was recorded without Python frames: its categories rest on the order of "

@@ -118,4 +118,13 @@ PY
     fail "--top 1: the sites left out not counted"
 "$VT" diff --top x "$A" "$B" >/dev/null 2>&1; [ $? = 2 ] || fail "--top x: expected exit 2"
 "$VT" diff "$A" "$D/no_such.vt" >/dev/null 2>&1; [ $? = 2 ] || fail "missing file: expected exit 2"
+# two runs whose process peaks came in different phases: said, the rows compare those moments
+# (a LoRA run's peak in its optimizer step, its activations freed into the cache: -5423 MiB of
+# activations and +5998 MiB of cache beside a full run's backward, with no word)
+"$VT" diff "$S/llama400m_b4_fit.vt" "$S/llama400m_lora8_b4_fit.vt" >ph.txt &&
+    "$VT" diff --json "$S/llama400m_b4_fit.vt" "$S/llama400m_lora8_b4_fit.vt" >ph.json || fail "diff (phases)"
+grep -q "^(A's process peak came in its backward phase, B's in its optimizer phase: the rows compare those two moments" ph.txt &&
+    python3 -c "import json,sys; assert json.load(open('ph.json'))['peak_phase'] == {'a': 'backward', 'b': 'optimizer'}" ||
+    fail "peaks in different phases not said: $(grep '^(' ph.txt)"
+"$VT" diff "$S/gpt2_b4_fit.vt" "$S/gpt2_b4_fit.vt" | grep -q "process peak came in" && fail "the same run: a phase note"
 exit 0
