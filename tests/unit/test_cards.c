@@ -87,6 +87,14 @@ static void test_sizes(void **state)
     assert_int_equal(card_parse_size("4194305TiB", &b), CARD_SIZE_TOO_LARGE);
     assert_int_equal(card_parse_size("0.5B", &b), CARD_SIZE_FRACTION);
     assert_int_equal(card_parse_size("0.0001KiB", &b), CARD_SIZE_FRACTION);
+    /* said in words a user can give back: the limit in a unit taken, a size below 0 as such
+     * (it was "unknown card '-1GiB'", the limit "at most 4 EiB", a unit refused) */
+    assert_int_equal(card_parse("4194305TiB", &c, err, sizeof err), -1);
+    assert_non_null(strstr(err, "at most 2^62 bytes, 4194304TiB"));
+    assert_int_equal(card_parse("-1GiB", &c, err, sizeof err), -1);
+    assert_string_equal(err, "card size '-1GiB' is negative (give a positive size such as 12GiB)");
+    assert_int_equal(card_parse("-rtx4070", &c, err, sizeof err), -1);
+    assert_non_null(strstr(err, "unknown card"));
 }
 
 static void test_errors(void **state)

@@ -161,6 +161,12 @@ int card_parse(const char *s, card_spec *out, char *err, size_t errlen)
     }
     uint64_t b = 0;
     int sr = card_parse_size(s, &b);
+    if (sr && *s == '-' && card_parse_size(s + 1, &b) != -1) { /* "-1GiB": a size, below 0 */
+        if (err && errlen)
+            snprintf(err, errlen, "card size '%s' is negative (give a positive size such as 12GiB)",
+                     s);
+        return -1;
+    }
     if (sr == CARD_SIZE_NO_UNIT) {
         if (err && errlen)
             snprintf(err, errlen, "%s: a size needs a unit (e.g. 12GiB, 12288MiB) or a card name",
@@ -171,7 +177,7 @@ int card_parse(const char *s, card_spec *out, char *err, size_t errlen)
         if (err && errlen)
             snprintf(err, errlen,
                      sr == CARD_SIZE_TOO_LARGE
-                         ? "card size '%s' is too large (at most 4 EiB, 2^62 bytes)"
+                         ? "card size '%s' is too large (at most 2^62 bytes, 4194304TiB)"
                          : "card size '%s' is not a whole number of bytes",
                      s);
         return -1;
