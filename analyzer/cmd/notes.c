@@ -104,6 +104,10 @@ int notes_output_free(const char *cmd, const char *path)
 {
     if (!strcmp(path, "-")) /* standard output */
         return 0;
+    if (!*path) { /* (as run -o says it) */
+        fprintf(stderr, "vramtrace %s: an output's file name is empty\n", cmd);
+        return VT_EXIT_USAGE;
+    }
     struct stat st;
     char head[VT_MAGIC_LEN], tmp[4096];
     if (!in_place(path)) { /* it can be made there: asked before anything is read or written */

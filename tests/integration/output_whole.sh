@@ -23,6 +23,10 @@ rc=$?
 [ $rc = 2 ] && grep -q "nodir/x.html: cannot create it: No such file or directory" err.txt ||
     fail "an output in a missing directory: exit $rc, $(cat err.txt)"
 [ ! -e p.json ] && [ ! -e m.pickle ] || fail "outputs written beside one that could not be"
+# an empty name: said so (it was "vramtrace export: : cannot create it: No such file ...")
+"$VT" export --html '' "$T" >/dev/null 2>err.txt
+[ $? = 2 ] && grep -q "^vramtrace export: an output's file name is empty$" err.txt ||
+    fail "an empty output name: $(cat err.txt)"
 # a file's mode kept; a link written through; a FIFO in place
 "$VT" export --perfetto p.json "$T" >/dev/null && chmod 640 p.json &&
     "$VT" export --perfetto p.json "$T" >/dev/null || fail "export --perfetto"
