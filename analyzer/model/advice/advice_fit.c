@@ -109,7 +109,7 @@ int advice_keep_effective_fits(const model_calib *c, const gpt_shape *s, uint64_
     uint64_t k = lb < s->B ? lb : s->B, rb, ra;
     if (s->no_training) { /* forwards only: no effective batch to keep, the largest that fits */
         gpt_shape t = *s;
-        if (c->lower && k > s->B / 2) /* (lower bounds: at most half, as the report offers) */
+        if (c->lower && k < s->B && k > s->B / 2) /* (lower bounds, s not fitting: at most half) */
             k = s->B / 2;
         t.B = k;
         prediction p;
