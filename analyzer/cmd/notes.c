@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -71,12 +72,14 @@ static const char *reason(int e)
     return e ? strerror(e) : "out of memory";
 }
 
-/* in_place: path is written where it is (a device, a FIFO, a link: what it names), not
- * through a file beside it renamed over it; a new name or a regular file is not */
+/* in_place: path is written where it is (a device, a FIFO, a link: what it names; a file with
+ * other hard links or another owner, which a rename would part from them), not through a file
+ * beside it renamed over it; a new name or a plain regular file is not */
 static int in_place(const char *path)
 {
     struct stat st;
-    return lstat(path, &st) == 0 && !S_ISREG(st.st_mode);
+    return lstat(path, &st) == 0 &&
+           (!S_ISREG(st.st_mode) || st.st_nlink > 1 || st.st_uid != geteuid());
 }
 
 /* beside: a new file in path's directory, named after it (".NAME.XXXXXX" into tmp), with the
@@ -100,6 +103,42 @@ static int beside(const char *path, char *tmp, size_t len)
     return fd;
 }
 
+/* plan: how path is written: 1 through a file beside it (its descriptor in *fd, its name in
+ * tmp), 0 in place (in_place; or no file can be made beside it, a name too long or a directory
+ * not writable, but the file itself can be written or made, as before), -1 with errno when
+ * neither */
+static int plan(const char *path, char *tmp, size_t len, int *fd)
+{
+    *fd = -1;
+    tmp[0] = '\0';
+    if (in_place(path))
+        return 0;
+    if ((*fd = beside(path, tmp, len)) >= 0)
+        return 1;
+    int e = errno;
+    struct stat st;
+    tmp[0] = '\0';
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, W_OK) == 0)
+        return 0;
+    int made = stat(path, &st) ? open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666) : -1;
+    if (made >= 0) /* (a new name one byte short of the longest: made there, as it was) */
+        return close(made), unlink(path), 0;
+    errno = e;
+    return -1;
+}
+
+/* the file being written beside its name: taken away if a signal ends the command (Ctrl-C, a
+ * kill) before it is renamed; SIGXFSZ is ignored meanwhile, so a write past ulimit -f fails with
+ * EFBIG and is said, instead of killing the command with the file half written */
+static char g_tmp[4096];
+static void drop_tmp(int sig)
+{
+    if (g_tmp[0])
+        unlink(g_tmp);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
 int notes_output_free(const char *cmd, const char *path)
 {
     if (!strcmp(path, "-")) /* standard output */
@@ -110,20 +149,19 @@ int notes_output_free(const char *cmd, const char *path)
     }
     struct stat st;
     char head[VT_MAGIC_LEN], tmp[4096];
-    if (!in_place(path)) { /* it can be made there: asked before anything is read or written */
-        int fd = beside(path, tmp, sizeof tmp), e = errno;
-        if (fd < 0) {
-            fprintf(stderr, "vramtrace %s: ", cmd);
-            path_fputs(stderr, path);
-            fprintf(stderr, ": cannot create it: %s\n", strerror(e));
-            return VT_EXIT_USAGE;
-        }
-        close(fd);
-        unlink(tmp);
+    int fd; /* it can be made there: asked before anything is read or written */
+    if (plan(path, tmp, sizeof tmp, &fd) < 0) {
+        int e = errno;
+        fprintf(stderr, "vramtrace %s: ", cmd);
+        path_fputs(stderr, path);
+        fprintf(stderr, ": cannot create it: %s\n", strerror(e));
+        return VT_EXIT_USAGE;
     }
+    if (fd >= 0)
+        close(fd), unlink(tmp);
     if (stat(path, &st) || !S_ISREG(st.st_mode)) /* new, or a device / FIFO: written as asked */
         return 0;
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
         return 0; /* unreadable: creating it says why, if it fails */
     ssize_t n = read(fd, head, sizeof head);
@@ -148,9 +186,9 @@ int notes_write(const char *cmd, const char *path, const char *what,
     /* a file is written beside its name and renamed over it once whole: a failed write (a full
      * disk, ulimit -f) leaves no half page and the file that was there as it was */
     char tmp[4096] = "";
-    int fd = dash || in_place(path) ? -1 : beside(path, tmp, sizeof tmp);
-    if (fd < 0)
-        tmp[0] = '\0';
+    int fd = -1;
+    if (!dash)
+        plan(path, tmp, sizeof tmp, &fd);
     FILE *f = dash ? stdout : fd >= 0 ? fdopen(fd, "wb") : fopen(path, "wb");
     if (!f) {
         int e = errno;
@@ -161,6 +199,11 @@ int notes_write(const char *cmd, const char *path, const char *what,
         fprintf(stderr, ": cannot create it: %s\n", strerror(e));
         return VT_EXIT_USAGE;
     }
+    struct sigaction ign = {.sa_handler = SIG_IGN}, drop = {.sa_handler = drop_tmp}, old[4];
+    static const int sigs[4] = {SIGXFSZ, SIGINT, SIGTERM, SIGHUP};
+    snprintf(g_tmp, sizeof g_tmp, "%s", tmp);
+    for (int i = 0; i < 4; i++)
+        sigaction(sigs[i], i ? &drop : &ign, &old[i]);
     errno = 0;
     int rc = write(f, arg), e = ferror(f) ? errno : 0;
     if (!e && fflush(f))
@@ -171,6 +214,9 @@ int notes_write(const char *cmd, const char *path, const char *what,
         e = errno, rc = -1;
     if ((rc || e) && tmp[0])
         unlink(tmp); /* (what was there stays) */
+    g_tmp[0] = '\0';
+    for (int i = 0; i < 4; i++)
+        sigaction(sigs[i], &old[i], NULL);
     if (rc || e) {
         fprintf(stderr, "vramtrace %s: ", cmd);
         if (dash) {

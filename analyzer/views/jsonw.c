@@ -21,6 +21,8 @@ int jsonw_str(FILE *out, const char *s, size_t len)
             fprintf(out, "\\%c", *p);
         else if (*p < 0x20 || *p == '<' || *p == '>' || *p == '&' || *p == 0x7f)
             fprintf(out, "\\u%04x", *p);
+        else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) /* a C1 control (jsonw_fputs) */
+            fprintf(out, "\\u%04x", *++p);
         else
             fputc(*p, out);
     }

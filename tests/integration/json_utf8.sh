@@ -55,7 +55,8 @@ PY
 # vramtrace writes them as \u009b, the value kept (dump had sent them to the terminal as bytes)
 c1=$(printf '\302\2332J\302\23331mRED')
 python3 "$H" "$A" c1.vt argv python3 "$c1" || fail "hostile.py argv (C1)"
-for c in "report --json c1.vt" "dump c1.vt" "predict --json --from c1.vt" "diff --json c1.vt c1.vt"; do
+for c in "report --json c1.vt" "dump c1.vt" "predict --json --from c1.vt" "diff --json c1.vt c1.vt" \
+    "export --perfetto - c1.vt"; do
     # shellcheck disable=SC2086
     "$VT" $c >c1.out 2>/dev/null || fail "$c: exit $?"
     if LC_ALL=C grep -q "$(printf '\302\233')" c1.out; then fail "$c: a raw C1 control"; fi

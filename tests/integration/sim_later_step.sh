@@ -45,6 +45,12 @@ again 40GiB 0.93 1.005 sim_vision.py --model vit-b16 --amp none --optimizer sgd 
 share 12GiB 0.885 1.115 sim_hf.py --model gpt2 --batch-size 16 --gradient-checkpointing
 share 12GiB 0.885 1.115 sim_vision.py --model resnet50 --batch-size 256 --optimizer adamw
 EOF2
+# a one-step trace cut short (the process killed): its step's end is missing, nothing taken again
+size=$(wc -c <p2_s1.vt)
+head -c $((size * 9 / 10)) p2_s1.vt >cut.vt
+"$VT" report --json cut.vt >cut.json 2>/dev/null || fail "report of a trace cut short"
+python3 -c "import json; assert json.load(open('cut.json'))['prediction']['calibration']['later_cache_fraction'] is None" ||
+    fail "a trace cut short: its step taken again"
 python3 - "$i" <<'PY' || fail "see above"
 import json, sys
 bad = []

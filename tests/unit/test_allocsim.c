@@ -84,11 +84,26 @@ static void test_fit_split_merge(void **state)
     allocsim_delete(b);
 }
 
+/* a request no device holds (past 2^50 bytes, a hostile trace's): the simulation says nothing
+ * more (its sums had wrapped past 2^64) */
+static void test_bounds(void **state)
+{
+    (void)state;
+    allocsim *a = allocsim_new();
+    assert_true(allocsim_alloc(a, MiB) > 0);
+    assert_false(allocsim_failed(a));
+    assert_int_equal(allocsim_alloc(a, (uint64_t)1 << 51), 0);
+    assert_true(allocsim_failed(a));
+    assert_int_equal(allocsim_alloc(a, 1), 0);
+    allocsim_delete(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_segments),
         cmocka_unit_test(test_fit_split_merge),
+        cmocka_unit_test(test_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -145,10 +145,16 @@ static void unslot(allocsim *a, uint32_t i)
     a->spare[a->nspare++] = i;
 }
 
+/* (past these the simulation says nothing: no device holds 2^50 bytes, and a pool of more free
+ * blocks than a step's would make each insertion's move quadratic) */
+#define SIM_BYTES_MAX ((uint64_t)1 << 50)
+#define SIM_POOL_MAX ((size_t)1 << 16)
+
 uint32_t allocsim_alloc(allocsim *a, uint64_t n)
 {
-    if (a->failed || n > ((uint64_t)1 << 56))
-        return 0;
+    if (a->failed || n > SIM_BYTES_MAX || a->reserved > SIM_BYTES_MAX ||
+        a->pools[0].n + a->pools[1].n > SIM_POOL_MAX)
+        return a->failed = 1, 0;
     uint64_t size = n < 512 ? 512 : (n + 511) / 512 * 512;
     int small = size <= SMALL_MAX;
     pool *p = &a->pools[small];

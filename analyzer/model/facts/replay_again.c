@@ -48,6 +48,8 @@ static void stop(state *s)
 static void add(state *s, uint64_t size, uint64_t ref, int alloc, uint8_t ph, int grad, int input)
 {
     struct again *g = s->again;
+    if (!size && alloc) /* (PyTorch allocates nothing for 0 bytes) */
+        return;
     if (s->iter >= 2 || g->n == AGAIN_MAX) { /* a second step: this run is not one of one */
         stop(s);
         return;
@@ -116,8 +118,11 @@ void replay_again_end(state *s)
     struct again *g = s->again;
     replay_result *r = s->r;
     size_t last = 0, first = SIZE_MAX;
+    /* (a trace cut short, bounded or with events dropped: its step's end, the gradients'
+     * frees, may be missing, and what the step kept is not what it made) */
     if (!g || r->iterations != 1 || !r->allocator_mode || !s->blocks_on ||
-        s->blocks.rules.basis != BLOCKS_BASIS_DEFAULT) {
+        s->blocks.rules.basis != BLOCKS_BASIS_DEFAULT || r->status != READER_OK || r->chunked ||
+        r->dropped_events || r->missing_events || r->run_dropped) {
         stop(s);
         return;
     }
