@@ -85,6 +85,12 @@ static void test_hostile(void **state)
     snprintf(big, sizeof big, "p.add_argument('--%0100d', default=1)", 0);
     assert_int_equal(scriptflags_parse(big, strlen(big), f, 4), 0);
     assert_int_equal(scriptflags_parse(NULL, 10, f, 4), 0);
+    /* -inf and nan are no default a key takes (strtod reads them) */
+    static const char inf[] = "p.add_argument('--dropout', type=float, default=-inf)\n"
+                              "p.add_argument('--lr', type=float, default=-nan)\n";
+    assert_int_equal(scriptflags_parse(inf, sizeof inf - 1, f, 4), 2);
+    assert_string_equal(f[0].ndef, "");
+    assert_string_equal(f[1].ndef, "");
     assert_int_equal(scriptflags_parse("x.add_argument", 14, f, 4), 0);
 }
 

@@ -5,6 +5,7 @@
 #include "scriptflags.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,8 +119,8 @@ static void piece(const char *s, size_t a, size_t b, script_flag *f)
         long long d = strtoll(text, &end, 10);
         if (end != text && !*end && (isdigit((unsigned char)text[0]) || text[0] == '-'))
             f->has_default = 1, f->def = d;
-        (void)strtod(text, &end); /* a number of any kind: a float key's default */
-        if (end != text && !*end && b - v < sizeof f->ndef &&
+        double x = strtod(text, &end); /* a number of any kind: a float key's default */
+        if (end != text && !*end && b - v < sizeof f->ndef && isfinite(x) &&
             (isdigit((unsigned char)text[0]) || text[0] == '-' || text[0] == '.'))
             memcpy(f->ndef, text, b - v + 1);
     } else if (k - a == 7 && !strncmp(s + a, "choices", 7) && v < b && s[v] == '[') {
