@@ -98,6 +98,8 @@ static int parse_outputs(int argc, char **argv, const char *outs[EXP_COUNT], int
         if (k < OPT_EXPORT || k >= OPT_EXPORT + EXP_COUNT)
             return VT_EXIT_USAGE;
         int e = k - OPT_EXPORT;
+        if (outs[e] && !strcmp(outs[e], p.arg)) /* the same value, spelled alike: taken */
+            continue;
         if (outs[e]) { /* one file per view: the first would not be written */
             fprintf(stderr,
                     "vramtrace export: --%s given twice (%s, then %s): one file per format\n",

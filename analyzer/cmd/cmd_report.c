@@ -112,7 +112,7 @@ int cmd_report(int argc, char **argv)
             card = p.arg;
             break;
         case OPT_HTML:
-            if (html) { /* one page per report: the first would be lost */
+            if (html && strcmp(html, p.arg)) { /* one page per report: the first would be lost */
                 fprintf(stderr,
                         "vramtrace report: --html given twice (%s, then %s): the report writes one "
                         "page\n",

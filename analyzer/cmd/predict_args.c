@@ -135,7 +135,7 @@ int predict_parse(int argc, char **argv, nano_config *c, predict_args *a, char *
             }
             a->have_card = 1;
         } else if (!strcmp(key, "from")) {
-            if (froms++) {
+            if (froms++ && strcmp(a->from, val)) { /* (the same file twice: taken) */
                 snprintf(err, errlen, "--from given twice: one traced run calibrates a prediction");
                 return -1;
             }
