@@ -259,6 +259,16 @@ static void test_nanogpt_needs_its_model(void **state)
     assert_int_equal(m->cfg.v[CFG_batch_size].i, 16); /* the argument */
     for (int k = 0; k < CFG_COUNT; k++)
         assert_int_not_equal(m->cfg.v[k].src, CONFIG_SRC_DEFAULT);
+    /* a script of nanoGPT's spelling that assigns some keys at top level: those are its own, a
+     * key it does not assign is unknown, never upstream's default (vocab_size 50304) */
+    static const char some[] = "batch_size = 12\nn_layer = 6\n";
+    static const config_recfile part[] = {{"train.py", some, sizeof some - 1, 0, VT_FILE_ARG}};
+    static const config_files part_files = {1, part, 1};
+    f.files = &part_files;
+    assert_int_equal(model_build(m, &f, NULL, err, sizeof err), 0);
+    assert_int_equal(m->cfg.v[CFG_vocab_size].src, CONFIG_SRC_UNKNOWN);
+    assert_int_equal(m->cfg.v[CFG_bias].src, CONFIG_SRC_UNKNOWN);
+    assert_string_equal(m->cfg.v[CFG_vocab_size].where, "");
     free(m);
 }
 
