@@ -55,7 +55,8 @@ static void usage(FILE *out)
 {
     fprintf(out, "usage: vramtrace export [--perfetto OUT.json] [--memory-viz OUT.pickle] [--html "
                  "OUT.html]\n                        FILE\n\n"
-                 "Writes the trace in other tools' formats (one replay for all of them).\n\n");
+                 "Writes the trace in other tools' formats (one replay for all of them). An\n"
+                 "output named - goes to standard output (one at most).\n\n");
     cli_print_options(out, export_opts);
     fprintf(out, "exit: 0 ok, 2 usage or unreadable file or unwritable output, 3 malformed "
                  "trace\n");

@@ -30,7 +30,8 @@ enum {
 static const cli_opt report_opts[] = {
     {OPT_JSON, "json", NULL, "one JSON document instead of text"},
     {OPT_HTML, "html", "OUT.html",
-     "one self-contained page instead (as `vramtrace export --html`)"},
+     "one self-contained page instead (as `vramtrace export --html`; - for\n"
+     "standard output)"},
     {OPT_TOP, "top", "N", "allocation sites per category (default 3)"},
     {OPT_CARD, "card", "SPEC",
      "target card for the advice (default: the emulated card, else the\n"
