@@ -279,7 +279,6 @@ static int report_fill(report_ctx *c)
     f->peak_allocated = r->tensor_mode ? r->peak_allocated : 0;
     f->peak_reserved = r->peak_reserved;
     f->again_first = r->again_first, f->again_reserved = r->again_reserved;
-    f->again_tensors = r->again_tensors;
     f->peak_process = r->peak_process;
     f->at_peak = r->at_peak.by_cat;
     f->has_at_tensors = r->tensor_mode && r->at_tensors.n > 0;

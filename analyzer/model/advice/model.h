@@ -38,8 +38,8 @@ typedef struct run_facts {
     uint64_t peak_allocated;      /* tensor level (0 if unknown in segment mode) */
     uint64_t peak_reserved;       /* caching-allocator segments */
     /* a run of one step, its step taken again through the allocator's rules (replay.h's
-     * again_*: the simulated run's reserved peak as traced, of two steps, the second's tensors) */
-    uint64_t again_first, again_reserved, again_tensors;
+     * again_*: the simulated run's reserved peak as traced, and of two steps) */
+    uint64_t again_first, again_reserved;
     uint64_t peak_process;    /* reserved + context + kernel code + other driver memory */
     cat_breakdown at_peak;    /* every byte of peak_process, by category */
     int has_at_tensors;       /* at_tensors is measured (tensor modes) */

@@ -91,18 +91,19 @@ void model_advice_notes(model_result *m, const run_facts *f)
                  f->oom_recovered ? ", after " ADVICE_RETRY_TEXT : "");
         note(m, t);
     }
-    if (m->next_step_grows && m->second_step)
-        note(m, "the run's one optimizer step made the optimizer's state after its forward: a "
-                "second step's forward holds that state too, which this run did not reach; the "
-                "predictions are of such a step, its allocator cache the one the run's step "
-                "taken again through PyTorch's caching allocator reserves, the state kept (its "
-                "default rules, under which the run's own step reserved what it did)");
-    else if (m->next_step_grows)
-        note(m, "the run's one optimizer step made the optimizer's state after its forward: a "
-                "second step's forward holds that state too, which this run did not reach; the "
-                "predictions are of such a step, whose allocator cache the run did not measure "
-                "(the state is made in blocks its forward's activations had): " ADVICE_LATER_STEP
-                " (measure it: vramtrace fit)");
+#define NEXT_STEP                                                                                  \
+    "the run's one optimizer step made the optimizer's state after its forward: a second step's "  \
+    "forward holds that state too, which this run did not reach; the predictions are of such a "   \
+    "step, "
+    if (m->next_step_grows) /* (its cache: the step taken again, or not measured) */
+        note(m, m->second_step
+                    ? NEXT_STEP "its allocator cache the one the run's step taken again through "
+                                "PyTorch's caching allocator reserves, the state kept (its default "
+                                "rules, under which the run's own step reserved what it did)"
+                    : NEXT_STEP "whose allocator cache the run did not measure (the state is made "
+                                "in blocks its forward's activations had): " ADVICE_LATER_STEP
+                                " (measure it: vramtrace fit)");
+#undef NEXT_STEP
     if (m->shape.no_training) {
         snprintf(t, sizeof t,
                  "nothing was trained (forwards only: no backward pass, no optimizer step): %sthe "

@@ -108,14 +108,20 @@ static int pool_add(allocsim *a, uint32_t i)
     return 0;
 }
 
+/* pool_cut: p's entry k out of it */
+static void pool_cut(pool *p, size_t k)
+{
+    memmove(p->v + k, p->v + k + 1, (p->n - k - 1) * sizeof *p->v);
+    p->n--;
+}
+
+/* pool_take: block i, free, out of its pool */
 static void pool_take(allocsim *a, uint32_t i)
 {
     pool *p = &a->pools[a->b[i].small];
     size_t k = lower(p, a->b[i].size, a->b[i].addr);
-    if (k < p->n && p->v[k].b == i) {
-        memmove(p->v + k, p->v + k + 1, (p->n - k - 1) * sizeof *p->v);
-        p->n--;
-    }
+    if (k < p->n && p->v[k].b == i)
+        pool_cut(p, k);
 }
 
 /* slot: a block's place (a spare one first); 0 when out of memory */
@@ -162,8 +168,7 @@ uint32_t allocsim_alloc(allocsim *a, uint64_t n)
     uint32_t i;
     if (k < p->n) { /* best fit: the smallest free block that holds it, the lowest first */
         i = p->v[k].b;
-        memmove(p->v + k, p->v + k + 1, (p->n - k - 1) * sizeof *p->v);
-        p->n--;
+        pool_cut(p, k);
     } else { /* a new segment, as cudaMalloc gives it: one free block */
         uint64_t seg = small              ? SMALL_SEGMENT
                        : size < LARGE_MIN ? LARGE_SEGMENT

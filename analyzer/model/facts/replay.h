@@ -77,9 +77,8 @@ typedef struct replay_result {
     uint64_t peak_allocated, peak_reserved, peak_process;
     /* a run of one step, its step taken again through the caching allocator's default rules
      * (replay_again.c; 0: not done): the reserved peak of the simulated run as traced (what the
-     * trace's is where the rules are the run's), of the two steps, and the tensors' peak of the
-     * second (its requests) */
-    uint64_t again_first, again_reserved, again_tensors;
+     * trace's is where the rules are the run's), and of the two steps */
+    uint64_t again_first, again_reserved;
     uint64_t t_allocated, t_reserved, t_process;
     /* the allocated peak in PyTorch's blocks (blocks.c; allocator mode): what
      * torch.cuda.max_memory_allocated() counts — each request rounded up (512 B), plus the

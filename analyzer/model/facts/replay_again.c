@@ -12,12 +12,17 @@
 #include "allocsim.h"
 #include "replay_again.h"
 
+/* what a record is (rec.alloc): a free, an allocation, and, for the step taken again, an
+ * allocation the step kept (not made again) or a batch (made again, the last one freed) */
+enum { REC_FREE, REC_ALLOC, REC_KEPT, REC_BATCH };
+
 typedef struct rec {
     uint64_t size;  /* an allocation's request */
     uint64_t event; /* its event (the records' order) */
     uint64_t ref;   /* a free's: the event of the allocation it ends */
     uint32_t h;     /* the simulation's handle */
-    uint8_t alloc, ph, freed;
+    uint8_t alloc;  /* REC_*: a free, an allocation; after the step's first run, what it is */
+    uint8_t ph, freed;
     uint8_t grad;  /* a free's: a gradient's, freed by the program (zero_grad); an allocation's:
                     * so freed after the step */
     uint8_t input; /* an allocation's: a batch the loop moved to the device (EF_INPUT) */
@@ -69,12 +74,12 @@ static void add(state *s, uint64_t size, uint64_t ref, int alloc, uint8_t ph, in
 
 void replay_again_alloc(state *s, const livemap_entry *e)
 {
-    add(s, e->size, e->alloc_event, 1, e->phase, 0, (e->flags & EF_INPUT) != 0);
+    add(s, e->size, e->alloc_event, REC_ALLOC, e->phase, 0, (e->flags & EF_INPUT) != 0);
 }
 
 void replay_again_free(state *s, const livemap_entry *e, int grad)
 {
-    add(s, e->size, e->alloc_event, 0, e->phase, grad, 0);
+    add(s, e->size, e->alloc_event, REC_FREE, e->phase, grad, 0);
 }
 
 /* of: the record of the allocation a free (records before below) ends, or NULL */
@@ -137,7 +142,7 @@ void replay_again_end(state *s)
         if (g->v[--b].alloc)
             first = b;
     allocsim *a = allocsim_new();
-    uint64_t once = 0, twice = 0, tensors = 0;
+    uint64_t once = 0, twice = 0;
     if (first == SIZE_MAX || !a || run(a, g, last, &once) < 0) {
         allocsim_delete(a);
         stop(s);
@@ -154,31 +159,29 @@ void replay_again_end(state *s)
     }
     for (size_t i = first; i <= last; i++)
         if (g->v[i].alloc && !g->v[i].freed && !g->v[i].grad && !g->v[i].input)
-            g->v[i].h = 0, g->v[i].alloc = 2; /* (kept: no free of it comes) */
+            g->v[i].h = 0, g->v[i].alloc = REC_KEPT; /* (no free of it comes) */
         else if (g->v[i].alloc && !g->v[i].freed && g->v[i].input)
-            g->v[i].alloc = 3; /* (a batch kept to the next: freed when that one is made) */
+            g->v[i].alloc = REC_BATCH; /* (kept to the next: freed when that one is made) */
     uint64_t before = once;
     for (int k = 0; k < AGAIN_STEPS && !allocsim_failed(a); k++) {
         for (size_t i = first; i <= last; i++)
-            if (g->v[i].alloc == 1 && !g->v[i].freed && g->v[i].h)
+            if (g->v[i].alloc == REC_ALLOC && !g->v[i].freed && g->v[i].h)
                 allocsim_free(a, g->v[i].h), g->v[i].h = 0;
         for (size_t i = first; i <= last && !allocsim_failed(a); i++) {
             rec *x = &g->v[i];
-            if (x->alloc == 1) {
+            if (x->alloc == REC_ALLOC) {
                 x->h = allocsim_alloc(a, x->size);
-            } else if (x->alloc == 3) { /* the next batch, then the last one freed */
+            } else if (x->alloc == REC_BATCH) { /* the next batch, then the last one freed */
                 uint32_t h = allocsim_alloc(a, x->size);
                 allocsim_free(a, x->h);
                 x->h = h;
-            } else if (!x->alloc) {
+            } else if (x->alloc == REC_FREE) {
                 rec *m = of(g, i, x->ref);
-                if (m && m >= g->v + first && m->alloc == 1 && m->h)
+                if (m && m >= g->v + first && m->alloc == REC_ALLOC && m->h)
                     allocsim_free(a, m->h), m->h = 0;
             }
             if (allocsim_reserved(a) > twice)
                 twice = allocsim_reserved(a);
-            if (allocsim_requested(a) > tensors)
-                tensors = allocsim_requested(a);
         }
         if (twice == before) /* (the same blocks again: so every later step) */
             break;
@@ -187,7 +190,6 @@ void replay_again_end(state *s)
     if (!allocsim_failed(a)) {
         r->again_first = once;
         r->again_reserved = twice > once ? twice : once;
-        r->again_tensors = tensors;
     }
     allocsim_delete(a);
     stop(s);
