@@ -118,9 +118,10 @@ static int plan(const char *path, char *tmp, size_t len, int *fd)
     int e = errno;
     struct stat st;
     tmp[0] = '\0';
-    if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, W_OK) == 0)
+    int exists = stat(path, &st) == 0;
+    if (exists && S_ISREG(st.st_mode) && access(path, W_OK) == 0)
         return 0;
-    int made = stat(path, &st) ? open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666) : -1;
+    int made = exists ? -1 : open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (made >= 0) /* (a new name one byte short of the longest: made there, as it was) */
         return close(made), unlink(path), 0;
     errno = e;
@@ -139,7 +140,9 @@ static void drop_tmp(int sig)
     raise(sig);
 }
 
-int notes_output_free(const char *cmd, const char *path)
+/* output_free: notes_output_free, probe: whether a file can be made there is asked too (not
+ * by notes_write, whose own creation says it) */
+static int output_free(const char *cmd, const char *path, int probe)
 {
     if (!strcmp(path, "-")) /* standard output */
         return 0;
@@ -149,8 +152,8 @@ int notes_output_free(const char *cmd, const char *path)
     }
     struct stat st;
     char head[VT_MAGIC_LEN], tmp[4096];
-    int fd; /* it can be made there: asked before anything is read or written */
-    if (plan(path, tmp, sizeof tmp, &fd) < 0) {
+    int fd = -1; /* it can be made there: asked before anything is read or written */
+    if (probe && plan(path, tmp, sizeof tmp, &fd) < 0) {
         int e = errno;
         fprintf(stderr, "vramtrace %s: ", cmd);
         path_fputs(stderr, path);
@@ -175,13 +178,18 @@ int notes_output_free(const char *cmd, const char *path)
     return VT_EXIT_USAGE;
 }
 
+int notes_output_free(const char *cmd, const char *path)
+{
+    return output_free(cmd, path, 1);
+}
+
 int notes_stdout_data;
 
 int notes_write(const char *cmd, const char *path, const char *what,
                 int (*write)(FILE *f, void *arg), void *arg)
 {
     int dash = !strcmp(path, "-"); /* standard output: the output alone, no "wrote" line */
-    if (notes_output_free(cmd, path))
+    if (output_free(cmd, path, 0))
         return VT_EXIT_USAGE;
     /* a file is written beside its name and renamed over it once whole: a failed write (a full
      * disk, ulimit -f) leaves no half page and the file that was there as it was */

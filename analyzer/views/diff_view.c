@@ -9,6 +9,7 @@
 #include "bytes_sat.h"
 #include "categories.h"
 #include "escape.h"
+#include "jsonw.h"
 #include "mem.h"
 #include "phases.h"
 
@@ -226,8 +227,8 @@ static void json_str(FILE *out, const char *s)
             fprintf(out, "\\%c", c);
         else if (c < 0x20)
             fprintf(out, "\\u%04x", c);
-        else if (c == 0xc2 && (unsigned char)p[1] >= 0x80 && (unsigned char)p[1] <= 0x9f)
-            fprintf(out, "\\u%04x", (unsigned char)*++p); /* (a C1 control: jsonw_fputs) */
+        else if (jsonw_c1(p))
+            fprintf(out, "\\u%04x", (unsigned char)*++p);
         else
             fputc(c, out);
     }

@@ -21,7 +21,7 @@ int jsonw_str(FILE *out, const char *s, size_t len)
             fprintf(out, "\\%c", *p);
         else if (*p < 0x20 || *p == '<' || *p == '>' || *p == '&' || *p == 0x7f)
             fprintf(out, "\\u%04x", *p);
-        else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) /* a C1 control (jsonw_fputs) */
+        else if (jsonw_c1((const char *)p))
             fprintf(out, "\\u%04x", *++p);
         else
             fputc(*p, out);
@@ -224,11 +224,10 @@ void jsonw_fputs(const char *text, FILE *out)
 {
     const char *run = text;
     for (const char *q = strchr(text, 0xc2); q; q = strchr(q + 1, 0xc2)) {
-        unsigned char next = (unsigned char)q[1];
-        if (next < 0x80 || next > 0x9f) /* (a character past U+009F, or no second byte) */
+        if (!jsonw_c1(q)) /* (a character past U+009F, or no second byte) */
             continue;
         fwrite(run, 1, (size_t)(q - run), out);
-        fprintf(out, "\\u%04x", next);
+        fprintf(out, "\\u%04x", (unsigned char)q[1]);
         run = q + 2;
         q++;
     }

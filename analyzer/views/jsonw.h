@@ -28,6 +28,14 @@ void jsonw_add_c(cJSON *o, const char *key, const char *s);
  * holds some 2,000 numbers: cJSON formats each with sprintf and reads it back with sscanf);
  * malloc'ed, NULL where cJSON's print would fail (out of memory, an item it cannot print). */
 char *jsonw_print(const cJSON *item);
+/* jsonw_c1: p starts a C1 control (U+0080..U+009F, UTF-8 0xC2 0x80..0x9F): JSON lets it
+ * through, every JSON writer here escapes it as \u0080..\u009f (U+009B is a CSI to some
+ * terminals); its second byte is p[1] */
+static inline int jsonw_c1(const char *p)
+{
+    return (unsigned char)p[0] == 0xc2 && (unsigned char)p[1] >= 0x80 &&
+           (unsigned char)p[1] <= 0x9f;
+}
 /* jsonw_fputs: JSON text onto out as it is, but for U+0080..U+009F (C1 controls, which a trace's
  * strings may hold and JSON lets through: U+009B is a CSI to some terminals), written as
  * \u0080..\u009f: the same value, nothing for a terminal to act on. */
