@@ -17,24 +17,31 @@
 enum { REC_FREE, REC_ALLOC, REC_KEPT, REC_BATCH };
 
 typedef struct rec {
-    uint64_t size;  /* an allocation's request */
     uint64_t event; /* its event (the records' order) */
-    uint64_t ref;   /* a free's: the event of the allocation it ends */
-    uint32_t h;     /* the simulation's handle */
-    uint8_t alloc;  /* REC_*: a free, an allocation; after the step's first run, what it is */
-    uint8_t ph, freed;
-    uint8_t grad;  /* a free's: a gradient's, freed by the program (zero_grad); an allocation's:
-                    * so freed after the step */
-    uint8_t input; /* an allocation's: a batch the loop moved to the device (EF_INPUT) */
+    union {
+        uint64_t size; /* an allocation's request */
+        uint64_t ref;  /* a free's: the event of the allocation it ends */
+    };
+    uint32_t h;    /* the simulation's handle */
+    uint8_t alloc; /* REC_*: a free, an allocation; after the step's first run, what it is */
+    uint8_t ph;
+    uint8_t freed : 1;
+    uint8_t grad : 1;  /* a free's: a gradient's, freed by the program (zero_grad); an
+                        * allocation's: so freed after the step */
+    uint8_t input : 1; /* an allocation's: a batch the loop moved to the device (EF_INPUT) */
 } rec;
+_Static_assert(sizeof(rec) == 24, "a record is 24 bytes (a one-step run logs up to 2^18)");
 
 struct again {
     rec *v;
     size_t n, cap;
 };
 
-#define AGAIN_MAX ((size_t)1 << 18) /* records kept (10 MiB; a longer first step: not run) */
-#define AGAIN_STEPS 4               /* the most steps taken again */
+#define AGAIN_MAX ((size_t)1 << 18) /* records kept (6 MiB; a longer first step: not run) */
+#define AGAIN_FIRST                                                                                \
+    ((size_t)1 << 16) /* room at first (1.5 MiB, address space until written:                      \
+                       * a compiled step's 52k records without a copy) */
+#define AGAIN_STEPS 4 /* the most steps taken again */
 
 void replay_again_begin(state *s)
 {
@@ -50,36 +57,51 @@ static void stop(state *s)
     }
 }
 
-static void add(state *s, uint64_t size, uint64_t ref, int alloc, uint8_t ph, int grad, int input)
+/* grow: room for more records (2^16 at first, then twice as many); 0, or -1 (the log stopped) */
+static __attribute__((noinline)) int grow(state *s)
 {
     struct again *g = s->again;
-    if (!size && alloc) /* (PyTorch allocates nothing for 0 bytes) */
+    size_t cap = g->cap ? 2 * g->cap : AGAIN_FIRST;
+    rec *v = realloc(g->v, cap * sizeof *v);
+    if (!v) {
+        stop(s);
+        return -1;
+    }
+    g->v = v, g->cap = cap;
+    return 0;
+}
+
+/* add: a record (an allocation's size, or a free's ref, in x) */
+static inline void add(state *s, uint64_t x, int alloc, uint8_t ph, int grad, int input)
+{
+    struct again *g = s->again;
+    if (!x && alloc) /* (PyTorch allocates nothing for 0 bytes) */
         return;
     if (s->iter >= 2 || g->n == AGAIN_MAX) { /* a second step: this run is not one of one */
         stop(s);
         return;
     }
-    if (g->n == g->cap) {
-        size_t cap = g->cap ? 2 * g->cap : 4096;
-        rec *v = realloc(g->v, cap * sizeof *v);
-        if (!v) {
-            stop(s);
-            return;
-        }
-        g->v = v, g->cap = cap;
-    }
-    g->v[g->n++] =
-        (rec){size, s->event, ref, 0, (uint8_t)alloc, ph, 0, (uint8_t)grad, (uint8_t)input};
+    if (g->n == g->cap && grow(s) < 0)
+        return;
+    rec *r = &g->v[g->n++];
+    r->event = s->event;
+    r->size = x;
+    r->h = 0;
+    r->alloc = (uint8_t)alloc;
+    r->ph = ph;
+    r->freed = 0;
+    r->grad = grad != 0;
+    r->input = input != 0;
 }
 
 void replay_again_alloc(state *s, const livemap_entry *e)
 {
-    add(s, e->size, e->alloc_event, REC_ALLOC, e->phase, 0, (e->flags & EF_INPUT) != 0);
+    add(s, e->size, REC_ALLOC, e->phase, 0, (e->flags & EF_INPUT) != 0);
 }
 
 void replay_again_free(state *s, const livemap_entry *e, int grad)
 {
-    add(s, e->size, e->alloc_event, REC_FREE, e->phase, grad, 0);
+    add(s, e->alloc_event, REC_FREE, e->phase, grad, 0);
 }
 
 /* of: the record of the allocation a free (records before below) ends, or NULL */
