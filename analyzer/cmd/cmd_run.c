@@ -151,10 +151,27 @@ static int expand_known(const char *tmpl, char *out, size_t cap)
     return 0;
 }
 
+/* can_make_in: a file can be made in directory dir (one is, and removed again): what access()
+ * does not say for root, whom it lets write anywhere, in /proc or a read-only mount too. 0 with
+ * errno when none can. */
+static int can_make_in(const char *dir)
+{
+    char probe[PATH_MAX];
+    int n = snprintf(probe, sizeof probe, "%s/.vramtrace-probe.XXXXXX", dir);
+    if (n < 0 || (size_t)n >= sizeof probe)
+        return 1; /* (a name too long to try: the preload says if it cannot write there) */
+    int fd = mkstemp(probe);
+    if (fd < 0)
+        return 0;
+    close(fd);
+    unlink(probe);
+    return 1;
+}
+
 /* check_output: refuses, before the program starts, an output the preload could not use: a
  * directory or a device (FIFO, socket) named as the trace file, a name ending in '/', a
- * directory that does not exist or cannot be written (read-only). `from` names where the
- * template came from. 0, or -1 after one message. */
+ * directory that does not exist or in which no file can be made (read-only, /proc). `from` names
+ * where the template came from. 0, or -1 after one message. */
 static int check_output(const char *tmpl, const char *from)
 {
     char shown[1200], name[PATH_MAX], dir[PATH_MAX];
@@ -206,6 +223,12 @@ static int check_output(const char *tmpl, const char *from)
     if (access(edir, W_OK | X_OK)) {
         fprintf(stderr, "vramtrace run: %s %s: cannot write traces in %s: %s\n", from, shown, sdir,
                 strerror(errno));
+        return -1;
+    }
+    if (!can_make_in(edir)) {
+        fprintf(stderr,
+                "vramtrace run: %s %s: cannot write traces in %s: no file can be made there (%s)\n",
+                from, shown, sdir, strerror(errno));
         return -1;
     }
     return 0;

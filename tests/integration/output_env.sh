@@ -1,8 +1,9 @@
 #!/bin/sh
 # output_env.sh — no quiet loss. `run -o` a directory, a name ending in '/', a device, a missing
-# or read-only directory: refused before the program starts (exit 2, one clear line); the
-# preload alone never writes DIR.1 or /dev/null.1 beside them; a trace that cannot be created
-# after the start is named by `run` with the reason, never "no CUDA allocation was made".
+# or read-only directory, one where no file can be made (/proc, for root too): refused before
+# the program starts (exit 2, one clear line); the preload alone never writes DIR.1 or
+# /dev/null.1 beside them; a trace that cannot be created after the start is named by `run`
+# with the reason, never "no CUDA allocation was made".
 # VRAMTRACE_* values outside their range (STACK_DEPTH=129, 2^64-1) and flags other than 0/1
 # (VRAMTRACE_DISABLE=false still traces) give one warning each, escaped, and the default. The
 # warnings go to the program's stderr only while fd 2 is still it.
@@ -43,6 +44,13 @@ elif [ "$(id -u)" != 0 ]; then
 else
     echo "read-only directory: skipped (root, and no tmpfs mount allowed)"
 fi
+# /proc: access() lets root write there, yet no file can be made: refused before the start too
+if [ "$(id -u)" = 0 ]; then
+    refused "cannot write traces in /proc: no file can be made there" -o /proc/t.vt
+else
+    refused "cannot write traces in /proc: Permission denied" -o /proc/t.vt
+fi
+[ -z "$(ls -a /proc | grep vramtrace-probe)" ] || fail "a probe file left in /proc"
 # ... and one only known in the process (%p in the directory): the preload's reason, via run
 "$VT" run -o 'per-%p/t.vt' -- "$P" basic >out 2>err
 rc=$?
