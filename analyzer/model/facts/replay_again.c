@@ -12,35 +12,6 @@
 #include "allocsim.h"
 #include "replay_again.h"
 
-/* what a record is (rec.alloc): a free, an allocation, and, for the step taken again, an
- * allocation the step kept (not made again) or a batch (made again, the last one freed) */
-enum { REC_FREE, REC_ALLOC, REC_KEPT, REC_BATCH };
-
-typedef struct rec {
-    uint64_t event; /* its event (the records' order) */
-    union {
-        uint64_t size; /* an allocation's request */
-        uint64_t ref;  /* a free's: the event of the allocation it ends */
-    };
-    uint32_t h;    /* the simulation's handle */
-    uint8_t alloc; /* REC_*: a free, an allocation; after the step's first run, what it is */
-    uint8_t ph;
-    uint8_t freed : 1;
-    uint8_t grad : 1;  /* a free's: a gradient's, freed by the program (zero_grad); an
-                        * allocation's: so freed after the step */
-    uint8_t input : 1; /* an allocation's: a batch the loop moved to the device (EF_INPUT) */
-} rec;
-_Static_assert(sizeof(rec) == 24, "a record is 24 bytes (a one-step run logs up to 2^18)");
-
-struct again {
-    rec *v;
-    size_t n, cap;
-};
-
-#define AGAIN_MAX ((size_t)1 << 18) /* records kept (6 MiB; a longer first step: not run) */
-#define AGAIN_FIRST                                                                                \
-    ((size_t)1 << 16) /* room at first (1.5 MiB, address space until written:                      \
-                       * a compiled step's 52k records without a copy) */
 #define AGAIN_STEPS 4 /* the most steps taken again */
 
 void replay_again_begin(state *s)
@@ -57,55 +28,24 @@ static void stop(state *s)
     }
 }
 
-/* grow: room for more records (2^16 at first, then twice as many); 0, or -1 (the log stopped) */
-static __attribute__((noinline)) int grow(state *s)
+void replay_again_more(state *s)
 {
     struct again *g = s->again;
-    size_t cap = g->cap ? 2 * g->cap : AGAIN_FIRST;
-    rec *v = realloc(g->v, cap * sizeof *v);
-    if (!v) {
-        stop(s);
-        return -1;
-    }
-    g->v = v, g->cap = cap;
-    return 0;
-}
-
-/* add: a record (an allocation's size, or a free's ref, in x) */
-static inline void add(state *s, uint64_t x, int alloc, uint8_t ph, int grad, int input)
-{
-    struct again *g = s->again;
-    if (!x && alloc) /* (PyTorch allocates nothing for 0 bytes) */
-        return;
     if (s->iter >= 2 || g->n == AGAIN_MAX) { /* a second step: this run is not one of one */
         stop(s);
         return;
     }
-    if (g->n == g->cap && grow(s) < 0)
+    size_t cap = g->cap ? 2 * g->cap : AGAIN_FIRST;
+    again_rec *v = realloc(g->v, cap * sizeof *v);
+    if (!v) {
+        stop(s);
         return;
-    rec *r = &g->v[g->n++];
-    r->event = s->event;
-    r->size = x;
-    r->h = 0;
-    r->alloc = (uint8_t)alloc;
-    r->ph = ph;
-    r->freed = 0;
-    r->grad = grad != 0;
-    r->input = input != 0;
-}
-
-void replay_again_alloc(state *s, const livemap_entry *e)
-{
-    add(s, e->size, REC_ALLOC, e->phase, 0, (e->flags & EF_INPUT) != 0);
-}
-
-void replay_again_free(state *s, const livemap_entry *e, int grad)
-{
-    add(s, e->alloc_event, REC_FREE, e->phase, grad, 0);
+    }
+    g->v = v, g->cap = cap;
 }
 
 /* of: the record of the allocation a free (records before below) ends, or NULL */
-static rec *of(struct again *g, size_t below, uint64_t ref)
+static again_rec *of(struct again *g, size_t below, uint64_t ref)
 {
     size_t lo = 0, hi = below;
     while (lo < hi) {
@@ -123,12 +63,12 @@ static int run(allocsim *a, struct again *g, size_t last, uint64_t *peak)
 {
     *peak = 0;
     for (size_t i = 0; i <= last; i++) {
-        rec *x = &g->v[i];
+        again_rec *x = &g->v[i];
         if (x->alloc) {
             if (!(x->h = allocsim_alloc(a, x->size)))
                 return -1;
         } else {
-            rec *m = of(g, i, x->ref);
+            again_rec *m = of(g, i, x->ref);
             if (m && m->h) {
                 allocsim_free(a, m->h);
                 m->freed = 1;
@@ -175,7 +115,7 @@ void replay_again_end(state *s)
      * made again by its backward; what else it kept (the optimizer's state, a library's
      * workspace, the last loss) as it is, not made again */
     for (size_t i = last + 1; i < g->n; i++) {
-        rec *m = g->v[i].grad && !g->v[i].alloc ? of(g, i, g->v[i].ref) : NULL;
+        again_rec *m = g->v[i].grad && !g->v[i].alloc ? of(g, i, g->v[i].ref) : NULL;
         if (m && m >= g->v + first)
             m->grad = 1;
     }
@@ -190,7 +130,7 @@ void replay_again_end(state *s)
             if (g->v[i].alloc == REC_ALLOC && !g->v[i].freed && g->v[i].h)
                 allocsim_free(a, g->v[i].h), g->v[i].h = 0;
         for (size_t i = first; i <= last && !allocsim_failed(a); i++) {
-            rec *x = &g->v[i];
+            again_rec *x = &g->v[i];
             if (x->alloc == REC_ALLOC) {
                 x->h = allocsim_alloc(a, x->size);
             } else if (x->alloc == REC_BATCH) { /* the next batch, then the last one freed */
@@ -198,7 +138,7 @@ void replay_again_end(state *s)
                 allocsim_free(a, x->h);
                 x->h = h;
             } else if (x->alloc == REC_FREE) {
-                rec *m = of(g, i, x->ref);
+                again_rec *m = of(g, i, x->ref);
                 if (m && m >= g->v + first && m->alloc == REC_ALLOC && m->h)
                     allocsim_free(a, m->h), m->h = 0;
             }

@@ -6,12 +6,77 @@
 
 #include "replay_state.h"
 
+/* what a record is (again_rec.alloc): a free, an allocation, and, for the step taken again, an
+ * allocation the step kept (not made again) or a batch (made again, the last one freed) */
+enum { REC_FREE, REC_ALLOC, REC_KEPT, REC_BATCH };
+
+typedef struct again_rec {
+    uint64_t event; /* its event (the records' order) */
+    union {
+        uint64_t size; /* an allocation's request */
+        uint64_t ref;  /* a free's: the event of the allocation it ends */
+    };
+    uint32_t h;    /* the simulation's handle */
+    uint8_t alloc; /* REC_*: a free, an allocation; after the step's first run, what it is */
+    uint8_t ph;
+    uint8_t freed : 1;
+    uint8_t grad : 1;  /* a free's: a gradient's, freed by the program (zero_grad); an
+                        * allocation's: so freed after the step */
+    uint8_t input : 1; /* an allocation's: a batch the loop moved to the device (EF_INPUT) */
+} again_rec;
+_Static_assert(sizeof(again_rec) == 24, "a record is 24 bytes (a one-step run logs up to 2^18)");
+
+/* the log: records v[0..n), room for cap (AGAIN_FIRST at first, doubled up to AGAIN_MAX) */
+struct again {
+    again_rec *v;
+    size_t n, cap;
+};
+/* AGAIN_MAX: records kept (6 MiB; a longer first step: not run); AGAIN_FIRST: room at first
+ * (1.5 MiB, address space until written: a compiled run's first two steps, 52k records, with no
+ * copy) */
+#define AGAIN_MAX ((size_t)1 << 18)
+#define AGAIN_FIRST ((size_t)1 << 16)
+
 /* replay_again_begin: the log started (s->again; NULL when out of memory: nothing said) */
 void replay_again_begin(state *s);
+/* replay_again_more: the log full: room for more, or stopped (s->again NULL: a second step
+ * began, AGAIN_MAX reached, or out of memory) */
+void replay_again_more(state *s);
+
+/* replay_again_add: a record (an allocation's request, or a free's ref, in x); inline: a
+ * compiled run's first two steps log 52k of them, a call each had been 2.5 % of its report */
+static inline void replay_again_add(state *s, uint64_t x, int alloc, uint8_t ph, int grad,
+                                    int input)
+{
+    struct again *g = s->again;
+    if (!x && alloc) /* (PyTorch allocates nothing for 0 bytes) */
+        return;
+    if (__builtin_expect(s->iter >= 2 || g->n == g->cap, 0)) {
+        replay_again_more(s);
+        if (!(g = s->again))
+            return;
+    }
+    again_rec *r = &g->v[g->n++];
+    r->event = s->event;
+    r->size = x;
+    r->h = 0;
+    r->alloc = (uint8_t)alloc;
+    r->ph = ph;
+    r->freed = 0;
+    r->grad = grad != 0;
+    r->input = input != 0;
+}
+
 /* replay_again_alloc / _free: a tensor of PyTorch's allocator made / freed (e: its entry;
  * grad: the replay took the free for a gradient's, freed by the program) */
-void replay_again_alloc(state *s, const livemap_entry *e);
-void replay_again_free(state *s, const livemap_entry *e, int grad);
+static inline void replay_again_alloc(state *s, const livemap_entry *e)
+{
+    replay_again_add(s, e->size, REC_ALLOC, e->phase, 0, (e->flags & EF_INPUT) != 0);
+}
+static inline void replay_again_free(state *s, const livemap_entry *e, int grad)
+{
+    replay_again_add(s, e->alloc_event, REC_FREE, e->phase, grad, 0);
+}
 /* replay_again_end: after the pass: where the run took one step under the allocator's default
  * rules and the simulation of its events reserves what the trace did, r->again_* from the step
  * taken again; the log freed either way */
