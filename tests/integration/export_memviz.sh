@@ -5,7 +5,7 @@
 # the trace's last action; device_traces replay like _memory_viz's trace
 # view (a free matches its allocation's size, no address allocated twice); the real
 # tensor+segment trace gives PyTorch's segments with tensors inside, a segment-only trace
-# segments of one block each.
+# segments of one block each, a tensor-mode trace (cudaMallocAsync) a segment for each tensor.
 set -u
 D="$ROOT/examples/traces/h100-torch2.11"
 fail() { echo "export_memviz: $*"; exit 1; }
@@ -112,6 +112,63 @@ for e in acts:
     top = max(top, cur)
 want = json.load(open(sys.argv[3]))["peak"]["allocated_bytes"]
 assert top - before == want, "timeline's highest %d above the blocks made before it, the report's %d" % (top - before, want)
+PY
+# a tensor-mode trace (run --tensors: cudaMallocAsync, whose pool's segments no trace sees): each
+# tensor a segment of its own in device_traces too (segment_alloc, alloc ... free_completed,
+# segment_free: memory_viz's allocator-state view puts every block in a segment, walking back
+# from the snapshot); its timeline's highest is the report's allocated peak (the actions had
+# been PyTorch's tracker's alone: an empty trace, the timeline flat at 192 MiB beside 5.83 GiB;
+# then, 20,000 actions kept, the last 0.9 s of the run, after its peak)
+A="$ROOT/examples/traces/a_tensors_eager.vt"
+"$VT" export --memory-viz a.pickle "$A" >/dev/null || fail "tensor mode: exit $?"
+"$VT" report --json "$A" >a.json || fail "tensor-mode report"
+python3 - a.pickle a.json e.pickle <<'PY' || exit 1
+import bisect, json, pickle, sys
+
+def state_view(snap):
+    """memory_viz's allocator-state view, walked back from the snapshot over every action: each
+    block lies inside a segment, and no segment goes while a block is inside it"""
+    for dev in range(len(snap["device_traces"])):
+        segs = {s["address"]: s["total_size"] for s in snap["segments"] if s["device"] == dev}
+        blocks = {b["address"]: b["size"] for s in snap["segments"] if s["device"] == dev
+                  for b in s["blocks"] if b["state"] == "active_allocated"}
+        def inside(a):
+            starts = sorted(segs)
+            i = bisect.bisect_right(starts, a) - 1
+            return i >= 0 and a < starts[i] + segs[starts[i]]
+        for e in reversed(snap["device_traces"][dev]):
+            if e["action"] == "free_completed":
+                assert inside(e["addr"]), "a block in no segment: %x" % e["addr"]
+                blocks[e["addr"]] = e["size"]
+            elif e["action"] == "alloc":
+                blocks.pop(e["addr"], None)
+            elif e["action"] == "segment_free":
+                segs[e["addr"]] = e["size"]
+            elif e["action"] == "segment_alloc":
+                end = e["addr"] + segs.pop(e["addr"])
+                assert not [b for b in blocks if e["addr"] <= b < end], "a segment goes with a block in it"
+
+snap = pickle.load(open(sys.argv[1], "rb"))
+acts = [e for d in snap["device_traces"] for e in d]
+n = {k: sum(1 for e in acts if e["action"] == k) for k in ("alloc", "free_completed", "segment_alloc", "segment_free")}
+assert n["alloc"] > 10000 and n["alloc"] == n["segment_alloc"] and n["free_completed"] == n["segment_free"], n
+assert len([d for d in snap["device_traces"] if d]) == 1, "the frees on another device than their allocations"
+active = {b["address"]: b["size"] for s in snap["segments"] for b in s["blocks"] if b["state"] == "active_allocated"}
+made, live, cur = {e["addr"] for e in acts if e["action"] == "alloc"}, {}, 0
+before = top = cur = sum(n for a, n in active.items() if a not in made)
+for e in acts:
+    if e["action"] == "alloc":
+        assert e["addr"] not in live, "allocated twice: %x" % e["addr"]
+        live[e["addr"]] = e["size"]
+        cur += e["size"]
+    elif e["action"] == "free_completed" and e["addr"] in live:
+        cur -= live.pop(e["addr"])
+    top = max(top, cur)
+assert all(active.get(a) == n for a, n in live.items()), "live after the trace, not in the snapshot"
+want = json.load(open(sys.argv[2]))["peak"]["allocated_bytes"]
+assert top - before == want, "tensor mode: the timeline's highest %d above the blocks before, the report's %d" % (top - before, want)
+state_view(snap)
+state_view(pickle.load(open(sys.argv[3], "rb")))  # (PyTorch's tracker: its own segments)
 PY
 # the OOM run: an oom action in the device trace
 "$VT" export --memory-viz o.pickle "$D/hf_gpt2_eager_b16.vt" || fail "b16 exit $?"

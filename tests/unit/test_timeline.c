@@ -183,7 +183,7 @@ static void test_slices_ticks_ring_totals(void **st)
     e = ev(40, 0, VT_API_torchAlloc, 0x4000, 16);
     timeline_event(tl, &e, 1, 3, 1); /* optimizer, the first step */
     e = ev(50, 0, VT_API_torchFree, 0x1000, 0);
-    timeline_freed(tl, &e, 64);
+    timeline_freed(tl, &e, 64, 0, 0);
     assert_int_equal(tl->nslices, 3);
     assert_int_equal(tl->slices[0].t0, 10);
     assert_int_equal(tl->slices[0].t1, 40); /* closed when the optimizer began */
@@ -194,13 +194,32 @@ static void test_slices_ticks_ring_totals(void **st)
     assert_int_equal(timeline_ring_at(tl, 4)->kind, TL_FREE);
     assert_int_equal(timeline_ring_at(tl, 4)->size, 64);
     assert_string_equal(timeline_action_name(TL_FREE), "free_completed");
+    /* a stream-ordered allocator's tensor (cudaMallocAsync): a segment of its own and the tensor,
+     * its free then its segment's on its allocation's device (cudaFreeAsync names none: 255) */
+    e = ev(60, 0, VT_API_cudaMallocAsync, 0x9000, 48);
+    e.device = 2;
+    timeline_stream_made(tl, &e);
+    e = ev(70, 0, VT_API_cudaFreeAsync, 0x9000, 0);
+    e.device = 255;
+    timeline_freed(tl, &e, 48, 1, 2);
+    e = ev(71, 0, VT_API_cudaFree, 0x9000, 0); /* (a plain free: no action) */
+    timeline_freed(tl, &e, 48, 0, 2);
+    assert_int_equal(tl->ring_n, 9);
+    static const int kinds[] = {TL_SEGMENT_ALLOC, TL_ALLOC, TL_FREE, TL_SEGMENT_FREE};
+    for (size_t i = 0; i < 4; i++) {
+        const timeline_action *a = timeline_ring_at(tl, 5 + i);
+        assert_int_equal(a->kind, kinds[i]);
+        assert_int_equal(a->addr, 0x9000);
+        assert_int_equal(a->size, 48);
+        assert_int_equal(a->device, 2);
+    }
     /* the ring keeps the newest TIMELINE_RING actions */
     for (uint64_t i = 0; i < TIMELINE_RING + 10; i++) {
         e = ev(100 + i, 0, VT_API_torchAlloc, 0x10000 + i, 8);
         timeline_event(tl, &e, 1, 1, 1);
     }
     assert_int_equal(tl->ring_n, TIMELINE_RING);
-    assert_int_equal(timeline_ring_at(tl, 0)->time_ns, 110); /* 15 dropped: the 5 first, 10 more */
+    assert_int_equal(timeline_ring_at(tl, 0)->time_ns, 110); /* 19 dropped: the 9 first, 10 more */
     assert_int_equal(timeline_ring_at(tl, TIMELINE_RING - 1)->time_ns, 100 + TIMELINE_RING + 9);
     /* totals by (stack, category), kept only when asked for */
     timeline_total_add(tl, 1, CAT_ACTIVATIONS, 10);

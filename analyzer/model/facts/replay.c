@@ -68,6 +68,8 @@ static inline __attribute__((always_inline)) void apply_alloc(state *s, const re
     if (replaced) { /* its free was not seen: it ends here, the new one takes its place */
         if (__builtin_expect(s->kv_on, 0) && (e->level == L_TENSOR || e->level == L_INNER))
             replay_kv_free(s, e, 0);
+        if (r->tl && !s->joining && e->level == L_TENSOR)
+            timeline_freed(r->tl, ev, e->size, 1, e->device);
         replay_snap_retire(s, e, ph, ot->pending, ev->time_ns);
     }
     *e = (livemap_entry){.addr = ev->addr,
@@ -86,6 +88,8 @@ static inline __attribute__((always_inline)) void apply_alloc(state *s, const re
                          .level = (uint8_t)lvl};
     if (__builtin_expect(s->again != NULL, 0) && ev->api == VT_API_torchAlloc)
         replay_again_alloc(s, e); /* (a step's tensors, to take it again) */
+    if (__builtin_expect(r->tl != NULL, 0) && lvl == L_TENSOR && !s->joining)
+        timeline_stream_made(r->tl, ev);
     if (ph == PHASE_INIT && (lvl == L_TENSOR || lvl == L_INNER) && !(loss & EF_INPUT)) {
         replay_phase_half_add(s, ev->size / 2); /* a parameter: its 16-bit copy is half as big */
         replay_phase_note_init(s, ev->size);
@@ -185,7 +189,7 @@ static inline __attribute__((always_inline)) void apply_free(state *s, const rea
         }
     }
     if (r->tl)
-        timeline_freed(r->tl, ev, e->size);
+        timeline_freed(r->tl, ev, e->size, e->level == L_TENSOR && !s->joining, e->device);
     if (__builtin_expect(s->kv_on, 0) && (e->level == L_TENSOR || e->level == L_INNER))
         replay_kv_free(s, e, ev->backward);
     growth_free(&r->growth, e->stack_id, e->size, e->level == L_TENSOR || e->level == L_INNER,

@@ -55,14 +55,20 @@ const timeline_action *timeline_ring_at(const timeline *tl, size_t i)
     return &tl->ring[(first + i) % TIMELINE_RING];
 }
 
-static void ring_push(timeline *tl, const reader_event *ev, int kind, uint64_t size)
+/* ring_on: an action of event ev (kind, size) on device; ring_push: on the event's device */
+static void ring_on(timeline *tl, const reader_event *ev, int kind, uint64_t size, uint8_t device)
 {
-    tl->ring[tl->ring_head] = (timeline_action){ev->time_ns, ev->addr,      size,      ev->stack_id,
-                                                ev->stream,  (uint8_t)kind, ev->device};
+    tl->ring[tl->ring_head] = (timeline_action){ev->time_ns, ev->addr,      size,  ev->stack_id,
+                                                ev->stream,  (uint8_t)kind, device};
     tl->ring_head = (tl->ring_head + 1) % TIMELINE_RING;
     if (tl->ring_n < TIMELINE_RING)
         tl->ring_n++;
     tl->ring_total++;
+}
+
+static void ring_push(timeline *tl, const reader_event *ev, int kind, uint64_t size)
+{
+    ring_on(tl, ev, kind, size, ev->device);
 }
 
 /* grow: room for one more of size sz in *p (n held, capacity *cap, at most max); 0 when full. */
@@ -190,10 +196,25 @@ void timeline_event(timeline *tl, const reader_event *ev, int is_alloc, int ph, 
         ring_push(tl, ev, TL_SEGMENT_FREE, ev->size);
 }
 
-void timeline_freed(timeline *tl, const reader_event *ev, uint64_t size)
+void timeline_freed(timeline *tl, const reader_event *ev, uint64_t size, int stream_ordered,
+                    uint8_t device)
 {
-    if (tl && !ev->failed && ev->api == VT_API_torchFree)
+    if (!tl || ev->failed)
+        return;
+    if (ev->api == VT_API_torchFree) {
         ring_push(tl, ev, TL_FREE, size);
+    } else if (stream_ordered) { /* (cudaFreeAsync names no device: its allocation's) */
+        ring_on(tl, ev, TL_FREE, size, device);
+        ring_on(tl, ev, TL_SEGMENT_FREE, size, device);
+    }
+}
+
+void timeline_stream_made(timeline *tl, const reader_event *ev)
+{
+    if (!tl)
+        return;
+    ring_push(tl, ev, TL_SEGMENT_ALLOC, ev->size);
+    ring_push(tl, ev, TL_ALLOC, ev->size);
 }
 
 /* merge: bucket b (the later) into a, as if their moments had been swept into one. */

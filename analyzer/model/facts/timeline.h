@@ -3,8 +3,9 @@
  * per category (each bucket's tallest, lowest and last — a bucket spans a power of two of events,
  * pairs merged as the run grows; the run's tallest; the moment each category was largest), phase
  * slices per thread, optimizer-step ticks, and the last TIMELINE_RING actions of PyTorch's
- * allocator (memory_viz's device trace). A moment is never a mix of instants, so a stacked drawing
- * of moments never passes the process's peak. Views: perfetto.c, memviz.c, html.c. */
+ * allocator, or of a stream-ordered one's tensors (memory_viz's device trace). A moment is never a
+ * mix of instants, so a stacked drawing of moments never passes the process's peak. Views:
+ * perfetto.c, memviz.c, html.c. */
 #ifndef VT_ANALYZER_TIMELINE_H
 #define VT_ANALYZER_TIMELINE_H
 
@@ -18,7 +19,10 @@
 #define TIMELINE_BUCKETS 8192
 #define TIMELINE_SLICES_MAX 200000
 #define TIMELINE_TICKS_MAX 100000
-#define TIMELINE_RING 20000
+/* the allocator actions kept (memory_viz's device trace, 32 bytes each); a stream-ordered
+ * allocator's tensor takes four (its segment's and its own, made and freed): 20,000 had held
+ * the last 0.9 s of a 6.9 s tensor-mode run, not its peak */
+#define TIMELINE_RING 100000
 #define TIMELINE_THREADS 64
 /* a pause in a thread's events of at least this, longer than its slice had run, with only
  * frees after it to the end: the program had left that phase (timeline_end) */
@@ -140,8 +144,16 @@ void timeline_gap(timeline *tl);
  * finished or exited, after a wait with nothing allocated), and those frees are drawn as an
  * "other" slice: a run's last optimizer step or its failed forward had run to the exit. */
 void timeline_end(timeline *tl);
-/* timeline_freed: a free of a live allocation of size bytes (a tensor's: an allocator action). */
-void timeline_freed(timeline *tl, const reader_event *ev, uint64_t size);
+/* timeline_freed: a free of a live allocation of size bytes, made on device (a tensor's: an
+ * allocator action); stream_ordered: a tensor of a stream-ordered allocator (cudaMallocAsync,
+ * tensor mode), whose pool's segments no trace sees: its free, then its segment's
+ * (timeline_stream_made). */
+void timeline_freed(timeline *tl, const reader_event *ev, uint64_t size, int stream_ordered,
+                    uint8_t device);
+/* timeline_stream_made: a stream-ordered allocator's tensor made (cudaMallocAsync: tensor mode)
+ * at ev: a segment of its own, then the tensor in it (memory_viz's view of the allocator's state
+ * places every block in a segment) */
+void timeline_stream_made(timeline *tl, const reader_event *ev);
 /* timeline_cats: the sweep of category lifetimes: the live bytes per category after event number
  * event (1 = the trace's first ALLOC / FREE; in order) at time t, in the sweep's epoch: one
  * moment (cache_raw: allocator mode's segments less tensors, 0 otherwise). */
