@@ -434,6 +434,8 @@ static void write_text(FILE *out, replay_result *a, replay_result *b, diff_sites
     if (more) /* (the sites' changes sum to the process peak's only with them) */
         fprintf(out, "  (%zu more site%s changed, %s together: --top N shows more)\n", more,
                 more == 1 ? "" : "s", change(rest, ch, sizeof ch));
+    else if (!i) /* (the heading alone had read as if the list were cut) */
+        fputs("  (none: every site holds in B what it held in A)\n", out);
 }
 
 int diff_view_write(FILE *out, replay_result *a, replay_result *b, int top, int json)

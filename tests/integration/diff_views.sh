@@ -32,6 +32,9 @@ python3 -c "
 import json,sys; d=json.load(open('same.json'))
 assert all(v['change']==0 for v in d['peak'].values()) and all(v['change']==0 for v in d['categories'].values())
 assert all(e['change']==0 for e in d['sites'])" || fail "a run against itself changed"
+"$VT" diff "$A" "$A" >same.txt || fail "text diff A A failed"
+grep -A1 '^sites that changed most' same.txt | tail -n 1 | grep -q '^  (none: every site holds in B what it held in A)$' ||
+    fail "diff A A: the sites' heading without a line under it: $(tail -3 same.txt)"
 "$VT" diff "$A" "$B" >d.txt || fail "text diff failed"
 grep -q '^activations ' d.txt || fail "no category row: $(head -20 d.txt)"
 grep -q 'sites that changed most' d.txt || fail "no sites in the text"
