@@ -151,26 +151,40 @@ static int expand_known(const char *tmpl, char *out, size_t cap)
     return 0;
 }
 
-/* can_make_in: a file can be made in directory dir (one is, and removed again): what access()
- * does not say for root, whom it lets write anywhere, in /proc or a read-only mount too. 0 with
- * errno when none can. */
-static int can_make_in(const char *dir)
+/* can_make_in: a file can be made in directory dir: what access() does not say for root, whom it
+ * lets write in /proc too. An unnamed file first (O_TMPFILE: nothing to remove, nothing left if
+ * run is killed), else one named, made and removed (a leftover, where removing is refused, as in
+ * an append-only directory, is named on stderr). 0 with errno when none can be made. */
+static int can_make_in(const char *dir, const char *cmd)
 {
+#ifdef O_TMPFILE
+    int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+    if (fd >= 0)
+        return close(fd), 1;
+    if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
+        return 0; /* (read-only, refused: what a named file would meet too) */
+#endif
     char probe[PATH_MAX];
     int n = snprintf(probe, sizeof probe, "%s/.vramtrace-probe.XXXXXX", dir);
     if (n < 0 || (size_t)n >= sizeof probe)
         return 1; /* (a name too long to try: the preload says if it cannot write there) */
-    int fd = mkstemp(probe);
-    if (fd < 0)
+    if ((fd = mkstemp(probe)) < 0)
         return 0;
     close(fd);
-    unlink(probe);
+    if (unlink(probe)) {
+        char shown[PATH_MAX * 4];
+        escape_term(probe, strlen(probe), shown, sizeof shown);
+        fprintf(stderr,
+                "vramtrace %s: warning: could not remove %s, made to see that a trace can "
+                "be written there: %s\n",
+                cmd, shown, strerror(errno));
+    }
     return 1;
 }
 
 /* check_output: refuses, before the program starts, an output the preload could not use: a
  * directory or a device (FIFO, socket) named as the trace file, a name ending in '/', a
- * directory that does not exist or in which no file can be made (read-only, /proc). `from` names
+ * directory that does not exist or cannot be written (read-only, /proc also for root). `from` names
  * where the template came from. 0, or -1 after one message. */
 static int check_output(const char *tmpl, const char *from)
 {
@@ -225,9 +239,10 @@ static int check_output(const char *tmpl, const char *from)
                 strerror(errno));
         return -1;
     }
-    if (!can_make_in(edir)) {
+    if (!can_make_in(edir, "run")) {
         fprintf(stderr,
-                "vramtrace run: %s %s: cannot write traces in %s: no file can be made there (%s)\n",
+                "vramtrace run: %s %s: cannot write traces in %s: its file system takes no new "
+                "file (%s)\n",
                 from, shown, sdir, strerror(errno));
         return -1;
     }

@@ -170,6 +170,20 @@ assert top - before == want, "tensor mode: the timeline's highest %d above the b
 state_view(snap)
 state_view(pickle.load(open(sys.argv[3], "rb")))  # (PyTorch's tracker: its own segments)
 PY
+# a tensor-mode OOM (a failed cudaMallocAsync): an oom action of the request, the card less what
+# the process held as the device's free bytes (PyTorch's tracker's OOM had been the only one)
+"$BUILD/tests/prog/vtgen" -o to.vt --tensor --oom --card 12884901888 --no-extras --events 200 --live 20 >/dev/null ||
+    fail "vtgen --tensor --oom"
+"$VT" export --memory-viz to.pickle to.vt >/dev/null || fail "tensor-mode OOM: exit $?"
+"$VT" report --json to.vt >to.json || fail "tensor-mode OOM report"
+python3 - to.pickle to.json <<'PY' || fail "tensor-mode OOM"
+import json, pickle, sys
+ooms = [e for t in pickle.load(open(sys.argv[1], "rb"))["device_traces"] for e in t if e["action"] == "oom"]
+r = json.load(open(sys.argv[2]))
+assert len(ooms) == 1 and ooms[0]["size"] == r["oom"]["requested_bytes"], ooms
+held = sum(r["oom"]["live_by_category"].values())  # (what the process held at the OOM)
+assert ooms[0]["device_free"] == r["oom"]["capacity_bytes"] - held, (ooms[0]["device_free"], held)
+PY
 # the OOM run: an oom action in the device trace
 "$VT" export --memory-viz o.pickle "$D/hf_gpt2_eager_b16.vt" || fail "b16 exit $?"
 python3 -c 'import pickle,sys; d=pickle.load(open(sys.argv[1],"rb")); assert any(e["action"]=="oom" for t in d["device_traces"] for e in t), "no oom action"' o.pickle || fail "no oom in the device trace"

@@ -46,11 +46,14 @@ else
 fi
 # /proc: access() lets root write there, yet no file can be made: refused before the start too
 if [ "$(id -u)" = 0 ]; then
-    refused "cannot write traces in /proc: no file can be made there" -o /proc/t.vt
+    refused "cannot write traces in /proc: its file system takes no new file" -o /proc/t.vt
 else
     refused "cannot write traces in /proc: Permission denied" -o /proc/t.vt
 fi
-[ -z "$(ls -a /proc | grep vramtrace-probe)" ] || fail "a probe file left in /proc"
+# ... and where one can, the look leaves nothing there (an unnamed file, or one made and removed)
+mkdir -p probed
+"$VT" run -o probed/t.vt -- true >out 2>err || fail "a writable directory: exit $?: $(cat err)"
+[ -z "$(ls -A probed)" ] || fail "left in the output's directory: $(ls -A probed)"
 # ... and one only known in the process (%p in the directory): the preload's reason, via run
 "$VT" run -o 'per-%p/t.vt' -- "$P" basic >out 2>err
 rc=$?

@@ -195,16 +195,30 @@ static void test_slices_ticks_ring_totals(void **st)
     assert_int_equal(timeline_ring_at(tl, 4)->size, 64);
     assert_string_equal(timeline_action_name(TL_FREE), "free_completed");
     /* a stream-ordered allocator's tensor (cudaMallocAsync): a segment of its own and the tensor,
-     * its free then its segment's on its allocation's device (cudaFreeAsync names none: 255) */
+     * its free then its segment's on its allocation's device (cudaFreeAsync names none:
+     * VT_DEVICE_UNKNOWN) */
     e = ev(60, 0, VT_API_cudaMallocAsync, 0x9000, 48);
     e.device = 2;
     timeline_stream_made(tl, &e);
     e = ev(70, 0, VT_API_cudaFreeAsync, 0x9000, 0);
-    e.device = 255;
+    e.device = VT_DEVICE_UNKNOWN;
     timeline_freed(tl, &e, 48, 1, 2);
     e = ev(71, 0, VT_API_cudaFree, 0x9000, 0); /* (a plain free: no action) */
     timeline_freed(tl, &e, 48, 0, 2);
-    assert_int_equal(tl->ring_n, 9);
+    /* its OOM: the request, the card less what the process held as the device's free bytes */
+    reader_oom o = {.time_ns = 80,
+                    .requested = 4096,
+                    .capacity = 1 << 20,
+                    .process_used = 1 << 19,
+                    .device = 2};
+    timeline_stream_oom(tl, &o);
+    assert_int_equal(tl->ring_n, 10);
+    assert_int_equal(timeline_ring_at(tl, 9)->kind, TL_OOM);
+    assert_int_equal(timeline_ring_at(tl, 9)->size, 4096);
+    assert_int_equal(timeline_ring_at(tl, 9)->addr, 1 << 19);
+    o.process_used = 2 << 20; /* (more than the card: none free, not a wrapped count) */
+    timeline_stream_oom(tl, &o);
+    assert_int_equal(timeline_ring_at(tl, 10)->addr, 0);
     static const int kinds[] = {TL_SEGMENT_ALLOC, TL_ALLOC, TL_FREE, TL_SEGMENT_FREE};
     for (size_t i = 0; i < 4; i++) {
         const timeline_action *a = timeline_ring_at(tl, 5 + i);
@@ -219,7 +233,7 @@ static void test_slices_ticks_ring_totals(void **st)
         timeline_event(tl, &e, 1, 1, 1);
     }
     assert_int_equal(tl->ring_n, TIMELINE_RING);
-    assert_int_equal(timeline_ring_at(tl, 0)->time_ns, 110); /* 19 dropped: the 9 first, 10 more */
+    assert_int_equal(timeline_ring_at(tl, 0)->time_ns, 110); /* 21 dropped: the 11 first, 10 more */
     assert_int_equal(timeline_ring_at(tl, TIMELINE_RING - 1)->time_ns, 100 + TIMELINE_RING + 9);
     /* totals by (stack, category), kept only when asked for */
     timeline_total_add(tl, 1, CAT_ACTIVATIONS, 10);

@@ -68,7 +68,7 @@ static inline __attribute__((always_inline)) void apply_alloc(state *s, const re
     if (replaced) { /* its free was not seen: it ends here, the new one takes its place */
         if (__builtin_expect(s->kv_on, 0) && (e->level == L_TENSOR || e->level == L_INNER))
             replay_kv_free(s, e, 0);
-        if (r->tl && !s->joining && e->level == L_TENSOR)
+        if (r->tl && e->level == L_TENSOR) /* (a join's too: the old one is gone) */
             timeline_freed(r->tl, ev, e->size, 1, e->device);
         replay_snap_retire(s, e, ph, ot->pending, ev->time_ns);
     }
@@ -189,7 +189,7 @@ static inline __attribute__((always_inline)) void apply_free(state *s, const rea
         }
     }
     if (r->tl)
-        timeline_freed(r->tl, ev, e->size, e->level == L_TENSOR && !s->joining, e->device);
+        timeline_freed(r->tl, ev, e->size, e->level == L_TENSOR, e->device); /* (a join's too) */
     if (__builtin_expect(s->kv_on, 0) && (e->level == L_TENSOR || e->level == L_INNER))
         replay_kv_free(s, e, ev->backward);
     growth_free(&r->growth, e->stack_id, e->size, e->level == L_TENSOR || e->level == L_INNER,
@@ -405,6 +405,8 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
         case VT_REC_OOM:
             if (ot->pending && !r->oom_capacity)
                 r->oom_capacity = rec->u.oom.capacity;
+            if (r->tl && AP_LEVEL(s->apinfo[rec->u.oom.api]) == L_TENSOR)
+                timeline_stream_oom(r->tl, &rec->u.oom); /* (PyTorch's tracker: its own) */
             break;
         case VT_REC_TRAILER:
             if (rec->u.trailer.end_ns > r->end_ns)

@@ -209,6 +209,17 @@ void timeline_freed(timeline *tl, const reader_event *ev, uint64_t size, int str
     }
 }
 
+void timeline_stream_oom(timeline *tl, const reader_oom *o)
+{
+    if (!tl)
+        return;
+    reader_event ev = {.time_ns = o->time_ns,
+                       .addr = o->capacity > o->process_used ? o->capacity - o->process_used : 0,
+                       .stack_id = o->stack_id,
+                       .device = o->device};
+    ring_push(tl, &ev, TL_OOM, o->requested);
+}
+
 void timeline_stream_made(timeline *tl, const reader_event *ev)
 {
     if (!tl)

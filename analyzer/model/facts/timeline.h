@@ -154,6 +154,10 @@ void timeline_freed(timeline *tl, const reader_event *ev, uint64_t size, int str
  * at ev: a segment of its own, then the tensor in it (memory_viz's view of the allocator's state
  * places every block in a segment) */
 void timeline_stream_made(timeline *tl, const reader_event *ev);
+/* timeline_stream_oom: a stream-ordered allocator's request failed (the trace's OOM record o): an
+ * oom action of its size, the device's free bytes taken as the card's capacity less what the
+ * process held (what other processes held is not known; 0 when no capacity was recorded) */
+void timeline_stream_oom(timeline *tl, const reader_oom *o);
 /* timeline_cats: the sweep of category lifetimes: the live bytes per category after event number
  * event (1 = the trace's first ALLOC / FREE; in order) at time t, in the sweep's epoch: one
  * moment (cache_raw: allocator mode's segments less tensors, 0 otherwise). */
