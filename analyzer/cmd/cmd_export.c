@@ -154,9 +154,10 @@ int cmd_export(int argc, char **argv)
         return VT_EXIT_USAGE;
     }
     notes_stdout_data = dashes;
-    timeline_segments = 1;                      /* a segment-mode trace's timeline is drawn too */
-    tables_sources = outs[EXP_MEMVIZ] != NULL;  /* its frames carry file:line */
-    replay_keep_end = outs[EXP_MEMVIZ] != NULL; /* its snapshot: the state at the trace's end */
+    timeline_segments = 1;                       /* a segment-mode trace's timeline is drawn too */
+    tables_sources = outs[EXP_MEMVIZ] != NULL;   /* its frames carry file:line */
+    replay_keep_end = outs[EXP_MEMVIZ] != NULL;  /* its snapshot: the state at the trace's end */
+    timeline_actions = outs[EXP_MEMVIZ] != NULL; /* and the allocator's actions before it */
     rc = report_of_trace(argv[first], &rep, err, sizeof err);
     if (rc) {
         notes_error("export", err);

@@ -174,6 +174,15 @@ static void test_slices_ticks_ring_totals(void **st)
     timeline *tl = timeline_new();
     reader_event e;
     assert_non_null(tl);
+    /* the allocator's actions: none kept unless asked for (export --memory-viz) */
+    timeline *none = timeline_new();
+    assert_non_null(none);
+    e = ev(5, 0, VT_API_torchAlloc, 0x800, 8);
+    timeline_event(none, &e, 1, 1, 0);
+    assert_int_equal(none->ring_n, 0);
+    assert_null(none->ring);
+    timeline_free(none);
+    timeline_actions = 1;
     e = ev(10, 0, VT_API_torchAlloc, 0x1000, 64);
     timeline_event(tl, &e, 1, 1, 0); /* forward on thread 0 */
     e = ev(20, 1, VT_API_torchAlloc, 0x2000, 32);

@@ -12,6 +12,7 @@
 
 int timeline_totals;
 int timeline_segments;
+int timeline_actions;
 
 timeline *timeline_new(void)
 {
@@ -19,8 +20,7 @@ timeline *timeline_new(void)
     if (!tl)
         return NULL;
     tl->b = calloc(TIMELINE_BUCKETS, sizeof *tl->b);
-    tl->ring = calloc(TIMELINE_RING, sizeof *tl->ring);
-    if (!tl->b || !tl->ring) {
+    if (!tl->b) {
         timeline_free(tl);
         return NULL;
     }
@@ -58,6 +58,14 @@ const timeline_action *timeline_ring_at(const timeline *tl, size_t i)
 /* ring_on: an action of event ev (kind, size) on device; ring_push: on the event's device */
 static void ring_on(timeline *tl, const reader_event *ev, int kind, uint64_t size, uint8_t device)
 {
+    if (!timeline_actions)
+        return;
+    /* (made at the first action, whole: 4 MiB, a mapping of its own whose pages come as they
+     * are written; grown by doubling, a copy's room of 64 MiB of address space had been asked
+     * for, past a `ulimit -v` the export had fitted in. Out of memory, the action is lost and
+     * mem.h has it: the export says so) */
+    if (!tl->ring && !(tl->ring = calloc(TIMELINE_RING, sizeof *tl->ring)))
+        return;
     tl->ring[tl->ring_head] = (timeline_action){ev->time_ns, ev->addr,      size,  ev->stack_id,
                                                 ev->stream,  (uint8_t)kind, device};
     tl->ring_head = (tl->ring_head + 1) % TIMELINE_RING;

@@ -19,10 +19,10 @@
 #define TIMELINE_BUCKETS 8192
 #define TIMELINE_SLICES_MAX 200000
 #define TIMELINE_TICKS_MAX 100000
-/* the allocator actions kept (memory_viz's device trace, 32 bytes each); a stream-ordered
+/* the allocator actions kept (memory_viz's device trace, 32 bytes each: 4 MiB); a stream-ordered
  * allocator's tensor takes four (its segment's and its own, made and freed): 20,000 had held
  * the last 0.9 s of a 6.9 s tensor-mode run, not its peak */
-#define TIMELINE_RING 100000
+#define TIMELINE_RING 131072
 #define TIMELINE_THREADS 64
 /* a pause in a thread's events of at least this, longer than its slice had run, with only
  * frees after it to the end: the program had left that phase (timeline_end) */
@@ -118,7 +118,7 @@ typedef struct timeline {
     uint64_t *ticks; /* time of each optimizer step's first event */
     size_t nticks, capticks;
     uint32_t last_iter;
-    timeline_action *ring; /* TIMELINE_RING, the newest at (ring_head - 1) */
+    timeline_action *ring; /* TIMELINE_RING, the newest at (ring_head - 1); NULL: none yet */
     size_t ring_head, ring_n;
     uint64_t ring_total; /* actions seen (ring_total - ring_n dropped, the oldest) */
     uint64_t t_begin, t_end;
@@ -183,6 +183,9 @@ extern int timeline_totals;
  * report --html), of a segment-mode trace too: the replay keeps a timeline (slices, ticks, the
  * allocator's actions, the category moments) only then, or for timeline_totals. */
 extern int timeline_segments;
+/* timeline_actions: set it (before the replay) when the allocator's actions are wanted (export
+ * --memory-viz): only then are they kept (TIMELINE_RING of them, 4 MiB) */
+extern int timeline_actions;
 /* timeline_total_add: one allocation of the run (size bytes, category cat, made at stack_id),
  * classified once its lifetime is known. */
 void timeline_total_add(timeline *tl, uint32_t stack_id, int cat, uint64_t size);
