@@ -110,7 +110,8 @@ S="$ROOT/examples/traces/sim"
 #    report said to shrink a configuration predicted to need 15 GiB of the 80, predict "as it is")
 for t in "$B/llama400m_b4_oom" "$B/bert_b32_oom" "$B/t5small_b32_oom" "$H/hf_gpt2_compile_b4" \
     "$H/s_hf_gpt2_eager_b6" "$S/gpt2_eval_b24_oom_forward" "$B/bert_b32_oom --card h100-80gb" \
-    "$B/llama400m_b4_oom --card h100-80gb" "$S/gpt2_eval_b24_oom_forward --card h100-80gb"; do
+    "$B/llama400m_b4_oom --card h100-80gb" "$S/gpt2_eval_b24_oom_forward --card h100-80gb" \
+    "$S/bert_b32_oom_backward --card h100-80gb"; do
     # shellcheck disable=SC2086
     set -- $t
     f=$1.vt
@@ -128,6 +129,13 @@ assert got[0] == want[0] and (got[1] is None or got[1] == want[1]), (sys.argv[3]
 print("  %s: %s, predict %s" % (sys.argv[3].rsplit("/", 1)[1], rec["change"], got))
 PY
 done
+# a run out of memory whose allocator had once retried and gone on (the simulated BERT at B=32,
+# its last OOM fatal, in its backward) did not run to the end: on a larger card its own
+# prediction fits, not "it ran to the end on this card" with a smaller batch recommended
+"$VT" report --no-color --card h100-80gb "$S/bert_b32_oom_backward.vt" >rb.txt 2>&1
+grep -q 'ran to the end on this card' rb.txt && fail "bert_b32_oom_backward on 80 GB: $(grep 'ran to the end' rb.txt)"
+grep -q '^  recommended: none (keep the current configuration)' rb.txt ||
+    fail "bert_b32_oom_backward on 80 GB: $(grep 'recommended:' rb.txt)"
 "$VT" predict --from "$H/hf_gpt2_compile_b4.vt" >c.txt 2>&1
 grep -q '^recommended: this configuration as it is (micro-batch 4, 2 accumulation steps)' c.txt ||
     { cat c.txt; fail "hf_gpt2_compile_b4: not recommended as it is"; }

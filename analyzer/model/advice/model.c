@@ -576,7 +576,11 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     if (m->capacity && !m->lower_bounds) /* the next one (1 after 0): the cache may decide */
         m->next_cache_most = advice_next_cache(&m->calib, &steady, m->largest_batch, m->capacity,
                                                ADVICE_HEADROOM, &m->next_cache);
-    if ((cur_fits == 1 || cur_fits == 2) && f->oom_recovered) /* after its allocator hit the card */
+    /* after its allocator hit the card and went on (a run that ended out of memory did not run to
+     * the end: on a larger card it is its prediction's, as predict --from says; a simulated BERT
+     * at B=32 whose retry had once succeeded was told on an 80 GB card "it ran to the end on this
+     * card" and a smaller micro-batch recommended, where its prediction fits with 81 % free) */
+    if ((cur_fits == 1 || cur_fits == 2) && f->oom_recovered && !f->has_oom)
         cur_fits += 2;
     m->nitems = advice_candidates(&m->calib, &steady, m->capacity,
                                   f->has_oom && m->cause == OOM_FRAGMENTATION, m->expandable_set,
