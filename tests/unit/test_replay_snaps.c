@@ -167,6 +167,42 @@ static void test_join_gap_free(void **st)
     unlink(path);
 }
 
+/* test_join_gap_free_actions: the same join's free of a stream-ordered tensor (cudaMallocAsync)
+ * that ended in the gap is in memory_viz's device trace too, its free and its segment's, as
+ * PyTorch's tracker's frees at a join are (it had stayed made there to the trace's end, beside a
+ * snapshot without it) */
+static void test_join_gap_free_actions(void **st)
+{
+    (void)st;
+    char path[] = "/tmp/vt-replay-XXXXXX";
+    timeline_segments = timeline_actions = 1;
+    scene(path, 0);
+    alloc(0, 0, 0x2000, 500, 2, 0);
+    alloc(1, 1, 0x4000, 100, 0, 0); /* ended in the gap */
+    release(1, 1, 0x2000);
+    vt_rec_snapshot snap = {VT_TT_MAKE(900000, 0), 10, 4, 20000, 900000, 1, 0};
+    rec(VT_REC_SNAPSHOT, 0, &snap, sizeof snap, NULL, 0);
+    release(0, 0, 0x4000); /* the join's free of it */
+    replay_result r;
+    replay_ended(path, &r);
+    timeline_segments = timeline_actions = 0;
+    assert_non_null(r.tl);
+    int made = 0, freed = 0, seg_freed = 0;
+    for (size_t i = 0; i < r.tl->ring_n; i++) {
+        const timeline_action *a = timeline_ring_at(r.tl, i);
+        if (a->addr != 0x4000)
+            continue;
+        made += a->kind == TL_ALLOC;
+        freed += a->kind == TL_FREE && a->size == 100;
+        seg_freed += a->kind == TL_SEGMENT_FREE && a->size == 100;
+    }
+    assert_int_equal(made, 1);
+    assert_int_equal(freed, 1);
+    assert_int_equal(seg_freed, 1);
+    replay_free(&r);
+    unlink(path);
+}
+
 /* join_after_steps: three optimizer steps of accum backward passes each (an activation, a
  * gradient per step at the first, a temporary of its size added into it at the later ones, the
  * zero_grad; with temp, each pass also makes and frees a parameter-sized temporary after the
@@ -388,6 +424,7 @@ int main(void)
                                        cmocka_unit_test(test_kept_snapshots),
                                        cmocka_unit_test(test_segment_release_phase),
                                        cmocka_unit_test(test_join_gap_free),
+                                       cmocka_unit_test(test_join_gap_free_actions),
                                        cmocka_unit_test(test_join_gap_steps),
                                        cmocka_unit_test(test_join_gap_temporary),
                                        cmocka_unit_test(test_join_gap_twice),
