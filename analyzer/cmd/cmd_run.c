@@ -155,7 +155,7 @@ static int expand_known(const char *tmpl, char *out, size_t cap)
  * lets write in /proc too. An unnamed file first (O_TMPFILE: nothing to remove, nothing left if
  * run is killed), else one named, made and removed (a leftover, where removing is refused, as in
  * an append-only directory, is named on stderr). 0 with errno when none can be made. */
-static int can_make_in(const char *dir, const char *cmd)
+static int can_make_in(const char *dir)
 {
 #ifdef O_TMPFILE
     int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
@@ -175,9 +175,9 @@ static int can_make_in(const char *dir, const char *cmd)
         char shown[PATH_MAX * 4];
         escape_term(probe, strlen(probe), shown, sizeof shown);
         fprintf(stderr,
-                "vramtrace %s: warning: could not remove %s, made to see that a trace can "
+                "vramtrace run: warning: could not remove %s, made to see that a trace can "
                 "be written there: %s\n",
-                cmd, shown, strerror(errno));
+                shown, strerror(errno));
     }
     return 1;
 }
@@ -239,7 +239,7 @@ static int check_output(const char *tmpl, const char *from)
                 strerror(errno));
         return -1;
     }
-    if (!can_make_in(edir, "run")) {
+    if (!can_make_in(edir)) {
         fprintf(stderr,
                 "vramtrace run: %s %s: cannot write traces in %s: its file system takes no new "
                 "file (%s)\n",
