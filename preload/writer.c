@@ -400,11 +400,14 @@ static int write3(uint16_t type, uint16_t flags, const void *p1, size_t n1, cons
         return -1;
     int s = atomic_load_explicit(&vt__ws.state, memory_order_acquire);
     if (VT__UNLIKELY(s == W_UNOPENED)) {
+        sigset_t old; /* a signal's handler runs once the file is whole and the lock free */
+        vt__hold_async(&old);
         pthread_mutex_lock(&vt__ws.lock);
         if (atomic_load(&vt__ws.state) == W_UNOPENED)
             open_locked();
         s = atomic_load(&vt__ws.state);
         pthread_mutex_unlock(&vt__ws.lock);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
     }
     int rc = s == W_OPEN ? append(type, flags, p1, n1, p2, n2, p3, n3) : -1;
     if (rc && (type == VT_REC_ALLOC || type == VT_REC_FREE))

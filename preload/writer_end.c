@@ -143,7 +143,8 @@ static int interrupted_lock(const char *what)
 {
     int owner = vt__ws_lock_mine();
     int st = atomic_load(&vt__ws.state);
-    if (st != W_OPEN && !(st == W_UNOPENED && owner)) /* (or interrupted opening the file) */
+    /* (or interrupted opening the file: only by a fault's handler, writer.c holds the rest) */
+    if (st != W_OPEN && !(st == W_UNOPENED && owner))
         return 0;
     int mid =
         (vt__wslot_mine && atomic_load(&vt__wslot_mine->in)) || vt__wslots_shared_mine || owner;

@@ -43,6 +43,21 @@ static inline int vt__thread_start(pthread_t *t, const pthread_attr_t *a, void *
     return rc;
 }
 
+/* vt__hold_async: blocks on this thread every signal the program may send or time itself
+ * (SIGALRM, SIGTERM, SIGUSR1, ...), not the ones a fault raises (they cannot wait); *old gets
+ * the mask to restore with pthread_sigmask(SIG_SETMASK, old, NULL). Around the trace's
+ * opening, once a process: a handler that exits or execs runs after it, never in the middle
+ * of it (it had left an empty file, or one without its header, read as not a trace). */
+static inline void vt__hold_async(sigset_t *old)
+{
+    sigset_t s;
+    sigfillset(&s);
+    static const int faults[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGABRT};
+    for (unsigned i = 0; i < sizeof faults / sizeof *faults; i++)
+        sigdelset(&s, faults[i]);
+    pthread_sigmask(SIG_BLOCK, &s, old);
+}
+
 /* vt__quiet_begin: blocks SIGXFSZ and SIGPIPE on this thread (errno kept). */
 static inline void vt__quiet_begin(vt__quiet *q)
 {
