@@ -217,25 +217,6 @@ static const char *amount(uint64_t b, char *buf, size_t len)
     return buf;
 }
 
-static void json_str(FILE *out, const char *s)
-{
-    char *e = escape_utf8_dup(s, strlen(s));
-    fputc('"', out);
-    for (const char *p = e ? e : ""; *p; p++) {
-        unsigned char c = (unsigned char)*p;
-        if (c == '"' || c == '\\')
-            fprintf(out, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(out, "\\u%04x", c);
-        else if (jsonw_c1(p))
-            fprintf(out, "\\u%04x", (unsigned char)*++p);
-        else
-            fputc(c, out);
-    }
-    fputc('"', out);
-    free(e);
-}
-
 /* basis: what a run's categories sort ("tensors": each tensor; "segments": each segment under
  * the phase that grew it, segment mode, where 'allocated' is not visible either) */
 static const char *basis(const replay_result *r)
@@ -307,9 +288,9 @@ static void write_json(FILE *out, replay_result *a, replay_result *b, diff_sites
     const uint64_t pb[3] = {b->peak_allocated, b->peak_reserved, b->peak_process};
     static const char *const lv[3] = {"allocated_bytes", "reserved_bytes", "process_bytes"};
     fprintf(out, "{\"schema_version\":%d,\"a\":", DIFF_SCHEMA_VERSION);
-    json_str(out, a->path);
+    jsonw_cstr(out, a->path);
     fputs(",\"b\":", out);
-    json_str(out, b->path);
+    jsonw_cstr(out, b->path);
     fputs(",\"out_of_memory\":{\"a\":", out);
     oom_json(out, a);
     fputs(",\"b\":", out);
@@ -345,7 +326,7 @@ static void write_json(FILE *out, replay_result *a, replay_result *b, diff_sites
     size_t i = 0;
     for (; i < s->n && i < top; i++) {
         fputs(i ? ",{\"site\":" : "{\"site\":", out);
-        json_str(out, s->v[i].text);
+        jsonw_cstr(out, s->v[i].text);
         if (s->v[i].a_line)
             fprintf(out, ",\"line_in_a\":%ld", s->v[i].a_line);
         fprintf(out, ",\"a\":%" PRId64 ",\"b\":%" PRId64 ",\"change\":%" PRId64 "}",
