@@ -130,4 +130,16 @@ PYEOF
     { echo "a_native_compile: the growth heading does not say segment mode sees few steps"; exit 1; }
 "$VT" report --no-color "$D/hf_gpt2_eager_b4.vt" | grep '^Growth across steps' | grep -q 'segment mode' &&
     { echo "hf_gpt2_eager_b4 (tensor mode): a segment-mode hedge"; exit 1; }
+# nor does it count the micro-steps: the same run (A = 4 in its config file) had been told
+# "A = 2: 2 backward passes before the run's one optimizer step" (the two that grew the cache),
+# and advised on an effective batch of 32 for its 64; its tensor-mode trace counts 4
+"$VT" report --json "$ROOT/examples/traces/a_native_compile.vt" >seg.json
+python3 - seg.json "$D/a_native_compile.vt" "$VT" <<'PYEOF' || exit 1
+import json, subprocess, sys
+a = json.load(open(sys.argv[1]))["config"]["gradient_accumulation_steps"]
+assert a["source"] == "unknown", "segment mode: A %r (%s)" % (a.get("value"), a["source"])
+t = json.loads(subprocess.run([sys.argv[3], "report", "--json", sys.argv[2]], capture_output=True,
+                              check=True).stdout)["config"]["gradient_accumulation_steps"]
+assert (t["value"], t["source"]) == (4, "inferred"), "tensor mode: A %r" % t
+PYEOF
 exit 0

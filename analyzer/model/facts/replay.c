@@ -521,7 +521,9 @@ static int replay_reader(const char *path, reader *rd, replay_result *out, char 
     replay_cats_end(&s);
     timeline_end(out->tl);
     out->backward_passes = s.bwd;
-    if (!s.accum_mixed && s.accum_steps) {
+    /* (segment mode: only the passes and steps that grew the cache are seen, no count of A;
+     * "A = 2" had been said of a run of A = 4, its later micro-steps reusing the cache) */
+    if (!s.accum_mixed && s.accum_steps && out->tensor_mode) {
         out->accum = s.accum;
         out->accum_steps = s.accum_steps;
     }
