@@ -80,6 +80,13 @@ for line in open(sys.argv[1]):
         src = open(os.path.join(os.environ["ROOT"], "examples/sim", prog)).read()
         if re.search(r"add_argument\([\"']--%s[\"']" % key.replace("_", "[-_]"), src):
             bad.append("%s: %s said to have no flag in %s, which defines one" % (t, key, prog))
+    # "master weights" only of fp32 weights that autocast computes from in 16 bits and that all
+    # train: an fp32 run (no autocast), a LoRA base, a distillation's teacher had each been told
+    # "(fp32 master weights)"
+    if "master weights;" in text and not (f.get("amp") in ("bf16", "fp16") and
+                                          f.get("trainable_params") == f.get("params")):
+        bad.append("%s: fp32 master weights said of a run with amp %s, %s of %s weights trained" %
+                   (t, f.get("amp"), f.get("trainable_params"), f.get("params")))
 if n < 10:
     bad.append("only %d simulated traces" % n)
 print("\n".join(bad) if bad else "ok: %d simulated reports" % n)
