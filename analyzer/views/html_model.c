@@ -285,11 +285,14 @@ void html_advice(FILE *out, const report_ctx *c)
                 "measures it, or vramtrace fit).</p>\n",
                 model_batch_word(m));
     else if (m->capacity && config_known(&m->cfg, CFG_batch_size)) {
+        char u64s[24];
+        snprintf(u64s, sizeof u64s, "%llu", (unsigned long long)m->largest_batch);
         fprintf(out,
                 "<p>Largest %s that fits (other settings unchanged, keeping &ge; %d %% free): "
-                "%s<b>%llu</b>%s</p>\n",
-                model_batch_word(m), ADVICE_HEADROOM_PCT, m->lower_bounds ? "at most " : "",
-                (unsigned long long)m->largest_batch,
+                "%s<b>%s</b>%s</p>\n",
+                model_batch_word(m), ADVICE_HEADROOM_PCT,
+                m->lower_bounds && m->largest_batch ? "at most " : "",
+                m->largest_batch ? u64s : "none, not even 1",
                 m->lower_bounds ? " (the what-ifs are lower bounds)" : "");
         char why[240];
         if (m->largest_cache_most) { /* (model.h), in the text's words */

@@ -231,11 +231,13 @@ static void print_advice(FILE *out, const model_result *m, const model_opts *o)
                 "larger one measures it, or vramtrace fit)\n",
                 mb, mb);
     else if (m->capacity && config_known(&m->cfg, CFG_batch_size)) {
+        char u64s[24];
+        snprintf(u64s, sizeof u64s, "%llu", (unsigned long long)m->largest_batch);
         fprintf(out,
                 "  largest %s that fits (other settings unchanged, keeping >= %.0f %% "
-                "free): %s%llu%s\n",
-                mb, ADVICE_HEADROOM * 100, m->lower_bounds ? "at most " : "",
-                (unsigned long long)m->largest_batch,
+                "free): %s%s%s\n",
+                mb, ADVICE_HEADROOM * 100, m->lower_bounds && m->largest_batch ? "at most " : "",
+                m->largest_batch ? u64s : "none, not even 1",
                 m->lower_bounds ? " (the what-ifs are lower bounds)" : "");
         char why[240];
         if (m->largest_cache_most) /* (model.h) */

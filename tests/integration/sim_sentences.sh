@@ -87,6 +87,13 @@ for line in open(sys.argv[1]):
                                           f.get("trainable_params") == f.get("params")):
         bad.append("%s: fp32 master weights said of a run with amp %s, %s of %s weights trained" %
                    (t, f.get("amp"), f.get("trainable_params"), f.get("params")))
+    # none fits: said so (the Llama 400M at B=1 out of memory in its optimizer step on 6 GiB had
+    # been told "largest micro-batch that fits ...: 0"); its JSON keeps 0
+    m = re.search(r"^  largest .* that fits .*: (.*)$", text, re.M)
+    if m and re.match(r"(at most )?0\b", m.group(1)):
+        bad.append("%s: %r" % (t, m.group(0)))
+    if m and m.group(1).startswith("none") and (r.get("prediction") or {}).get("largest_batch_size") != 0:
+        bad.append("%s: none fits, its JSON says %r" % (t, r["prediction"].get("largest_batch_size")))
 if n < 10:
     bad.append("only %d simulated traces" % n)
 print("\n".join(bad) if bad else "ok: %d simulated reports" % n)
