@@ -57,7 +57,7 @@ static const cli_opt run_opts[] = {
     {OPT_MAX_SIZE, "max-size", "SIZE",
      "keep each trace file under SIZE (512MiB, 2GiB; at least 8MiB): the\n"
      "first steps in full, then a rolling window of the latest events with\n"
-     "snapshots of what was alive, and every step's summary (README)"},
+     "snapshots of what was alive, and every step's summary\n(docs/long-runs.md)"},
     {OPT_COMPRESS, "compress", NULL, "zstd-compress the trace (on by default with --max-size)"},
     {OPT_NO_COMPRESS, "no-compress", NULL,
      "with --max-size: chunks stored, not compressed (alone: a plain trace, the default)"},

@@ -12,7 +12,8 @@
  *  - run is not killed by one and the program left running alone (SIGHUP, SIGUSR1 had ended run
  *    with exit 129, 138 and no summary while the program went on).
  * A signal sent by a process to the whole group (kill -TERM -PGID) reaches both too, and cannot
- * be told from one sent to run alone: the program gets it twice (README, Limitations). */
+ * be told from one sent to run alone: the program gets it twice (README and docs/run.md,
+ * `vramtrace run`). */
 #include "run_signals.h"
 
 #include <errno.h>

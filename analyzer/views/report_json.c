@@ -1,6 +1,7 @@
 /* report_json.c — `vramtrace report --json`: the same facts as the text report as one cJSON
- * document (field names documented in the README), plus the model's config / formula / oom
- * diagnosis / advice. Strings from the trace go through jsonw (valid UTF-8 JSON). */
+ * document (field names documented in docs/report.md and docs/json-report.md), plus the model's
+ * config / formula / oom diagnosis / advice. Strings from the trace go through jsonw (valid UTF-8
+ * JSON). */
 #include <stdlib.h>
 #include <string.h>
 

@@ -7,7 +7,7 @@
 
 #include "report.h"
 
-/* VT_REPORT_SCHEMA_VERSION: "schema_version" of `report --json` (README, "JSON schema").
+/* VT_REPORT_SCHEMA_VERSION: "schema_version" of `report --json` (README, `vramtrace report`).
  * 1: the first numbered schema (mode, run, peak, categories, config, advice as documented). */
 #define VT_REPORT_SCHEMA_VERSION 1
 

@@ -252,7 +252,7 @@ enum vt_layer { VT_LAYER_RUNTIME = 1, VT_LAYER_DRIVER = 2, VT_LAYER_ALLOCATOR = 
 
 /* What a call does. ALLOC/FREE change memory; RESERVE/UNRESERVE only address space;
  * MAP/UNMAP put physical handles into address space (not counted twice: VMM memory is
- * counted by handle, see README "VMM accounting"); LOAD/UNLOAD kernel images; CONTEXT
+ * counted by handle, see docs/capture.md, "VMM"); LOAD/UNLOAD kernel images; CONTEXT
  * a context whose size is the cuMemGetInfo used-memory delta around its creation. */
 /* clang-format off */
 #define VT_KINDS(X)                                                                                \

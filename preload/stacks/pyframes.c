@@ -60,7 +60,7 @@ static _Atomic int g_pyinfo_written; /* PYINFO in the current trace (reset in a 
  * at a time. Another thread's (not an autograd thread's) stands in until the main thread has
  * stored one: every other thread's had, so a backward's allocations borrowed the stack of
  * whichever thread allocated last (a prefetching thread's, a DataLoader's pinning thread's)
- * where the README says the main thread's (tests/python/frames_prog.py's prefetcher) ---------- */
+ * where docs/capture.md says the main thread's (tests/python/frames_prog.py's prefetcher) ------ */
 static struct {
     _Atomic uint32_t seq;
     _Atomic int n, cut; /* cut: its outer frames past the kept ones were left out */

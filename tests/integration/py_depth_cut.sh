@@ -1,6 +1,6 @@
 #!/bin/sh
-# py_depth_cut.sh — a Python stack deeper than the 128 frames a stack keeps (the innermost; README
-# "How capture works"): real CPython under `vramtrace run`, fake CUDA, allocates under recursions
+# py_depth_cut.sh — a Python stack deeper than the 128 frames a stack keeps (the innermost;
+# docs/capture.md, "Stacks"): real CPython under `vramtrace run`, fake CUDA, allocates under recursions
 # 200 and 126 deep and from three stacks of at most 128 frames. The deep stacks' STACK records say
 # their outer frames were not recorded (dump: "python_cut": true), and `flame` (at the peak, over
 # the run), the HTML icicle and the memory_viz export (as its last frame) root them at "[outer

@@ -22,7 +22,7 @@ print("run_status: a closed output pipe: exit 3, as the program")
 PY
 [ -f "$BUILD/tests/libfailmalloc.so" ] || fail "failmalloc not built"
 # (from the 130th on, or later where the allocation that fails is the one glibc's loader makes
-# for libdw's thread-local data, which ends the process itself: README Limitations)
+# for libdw's thread-local data, which ends the process itself: docs/limitations.md)
 for n in 130 140 150 160 170 180 190 200; do
     rm -f oom.vt*
     LD_PRELOAD="$BUILD/tests/libfailmalloc.so" VT_FAILMALLOC=$n+ "$VT" run -o oom.vt -- sh -c "$P basic >/dev/null; exit 3" >oom.out 2>&1
