@@ -212,23 +212,34 @@ verdict:
 
 static int print_json(const nano_config *c, const gpt_shape *s, const prediction *p,
                       const predict_args *a, uint64_t lb, const model_calib *cal, int lower,
-                      int unmeasured, int retried)
+                      int unmeasured, int retried, uint64_t run_params)
 {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddNumberToObject(root, "schema_version", PREDICT_SCHEMA_VERSION);
     config_add_json(root, c);
     cJSON *m = cJSON_AddObjectToObject(root, "model");
-    cJSON_AddNumberToObject(m, "parameters", (double)formula_params_exact(s));
-    cJSON_AddNumberToObject(m, "n_layer", (double)s->L);
-    cJSON_AddNumberToObject(m, "n_head", (double)s->H);
-    cJSON_AddNumberToObject(m, "n_embd", (double)s->d);
-    cJSON_AddNumberToObject(m, "block_size", (double)s->T);
-    cJSON_AddNumberToObject(m, "vocab_size", (double)s->V);
-    cJSON_AddStringToObject(m, "block",
-                            s->gated                ? "gated"
-                            : s->hf_gpt2            ? "hf_gpt2"
-                            : formula_bert_block(s) ? "bert"
-                                                    : "gpt2");
+    /* a traced model no formula has (a T5, a ResNet): its own count and what it showed of its
+     * shape, no block (its formula's count had been the embedding's alone, "block": "gpt2") */
+    uint64_t np = s->generic ? run_params : formula_params_exact(s);
+    const uint64_t dims[5] = {s->L, s->H, s->d, s->T, s->V};
+    static const char *const dn[5] = {"n_layer", "n_head", "n_embd", "block_size", "vocab_size"};
+    if (np)
+        cJSON_AddNumberToObject(m, "parameters", (double)np);
+    else
+        cJSON_AddNullToObject(m, "parameters");
+    for (int i = 0; i < 5; i++)
+        if (dims[i] || !s->generic)
+            cJSON_AddNumberToObject(m, dn[i], (double)dims[i]);
+        else
+            cJSON_AddNullToObject(m, dn[i]);
+    if (s->generic) /* (no formula: no block) */
+        cJSON_AddNullToObject(m, "block");
+    else
+        cJSON_AddStringToObject(m, "block",
+                                s->gated                ? "gated"
+                                : s->hf_gpt2            ? "hf_gpt2"
+                                : formula_bert_block(s) ? "bert"
+                                                        : "gpt2");
     if (s->gated) {
         cJSON_AddNumberToObject(m, "mlp_width", (double)s->I);
         cJSON_AddNumberToObject(m, "kv_width", (double)(s->kv ? s->kv : s->d));
@@ -497,7 +508,7 @@ int cmd_predict(int argc, char **argv)
     run.retried = from && predict_run_as_ran(&run, &s, &cal.measured_shape, a.card.bytes);
     if (a.json)
         return print_json(&c, &s, &p, &a, lb, &cal, run.lower_bounds, from && run.growth_unmeasured,
-                          run.retried);
+                          run.retried, from ? run.params : 0);
     print_text(&c, &s, &p, &a, lb, &cal, &run);
     return VT_EXIT_OK;
 }

@@ -81,6 +81,7 @@ static int load_trace(const char *path, FILE *fp, const char *magic, nano_config
     run->growth_unmeasured = m->growth_unmeasured;
     run->lora_assumed = m->lora_assumed;
     run->trainable = m->rec.trainable;
+    run->params = m->params_trace;
     run->retried = !rep.facts.has_oom && rep.facts.oom_recovered;
     snprintf(run->forward_note, sizeof run->forward_note, "%s", m->oom_forward);
     for (int i = 0; i < m->nnotes; i++)
@@ -254,6 +255,11 @@ static int load_json(const char *path, const cJSON *root, nano_config *c, predic
     run->trainable = cJSON_IsNumber(tp) && tp->valuedouble > 0 && tp->valuedouble < 1e15
                          ? (uint64_t)tp->valuedouble
                          : 0;
+    const cJSON *ip = cJSON_GetObjectItem(
+        cJSON_GetObjectItem(cJSON_GetObjectItem(root, "inferred"), "params"), "value");
+    run->params = cJSON_IsNumber(ip) && ip->valuedouble > 0 && ip->valuedouble < 1e15
+                      ? (uint64_t)ip->valuedouble
+                      : 0;
     const cJSON *n; /* the report's note of an assumed LoRA share (model_notes.c) */
     cJSON_ArrayForEach(n, cJSON_GetObjectItem(pr, "notes"))
     {

@@ -305,4 +305,20 @@ for f in rn.txt rn2.txt; do
     grep -q "^  (the optimizer's state was not measured, and the script constructs several kinds (SGD( line 47, AdamW( line 49" $f ||
         { sed -n 1,8p $f; echo "predict --from ($f): the optimizer's state assumed without a word"; exit 1; }
 done
+# a model no formula has: its own count of its weights, no block, no shape it did not show (a
+# T5's had been 16,712,192, its embedding alone, "n_layer": 0, "block": "gpt2"); through a
+# report's JSON the same
+"$VT" report --json "$X/t5small_b8_fit.vt" >t5r.json
+for src in "$X/t5small_b8_fit.vt" t5r.json "$X/resnet50_b128_fit.vt"; do
+    "$VT" predict --from "$src" --card 12GiB --json >pj.json || { echo "predict --from $src --json failed"; exit 1; }
+    python3 - pj.json "$src" "$X/facts.jsonl" <<'PYEOF' || exit 1
+import json, os, sys
+m = json.load(open(sys.argv[1]))["model"]
+name = os.path.basename(sys.argv[2]).replace("t5r.json", "t5small_b8_fit.vt")
+fact = [json.loads(l) for l in open(sys.argv[3]) if json.loads(l)["trace"] == name][0]
+assert m["block"] is None and m["n_layer"] is None, (name, m)
+# the weights made before training: parameters, and a ResNet's norms' running statistics
+assert fact["params"] <= m["parameters"] <= fact["params"] * 1.003, (name, m["parameters"], fact["params"])
+PYEOF
+done
 echo ok

@@ -259,7 +259,7 @@ void vt__infer_params(const vt__pass *p, infer_result *out, uint64_t *elems, siz
     if (e == 4) {
         vt__set(out, INFER_params, (int64_t)(bytes / 4),
                 "%zu tensors allocated before the first temporary and alive %s, %llu B at 4 B "
-                "each (fp32 master weights assumed)",
+                "each (fp32 assumed)",
                 n, when, (unsigned long long)bytes);
         vt__set(out, INFER_param_dtype_bytes, 4, "assumed: fp32 parameters (AMP keeps them fp32)");
     } else {
