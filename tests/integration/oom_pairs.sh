@@ -41,7 +41,7 @@ for sub in ("h100-torch2.11", "h100-torch2.11-beyond", "sim"):
                 bad.append("%s: predict failed: %s" % (o["trace"], why))
                 continue
             err = p["tensor_bytes"] / f["max_memory_allocated"] - 1
-            formula = p["model"]["n_layer"] > 0  # a transformer's blocks: the refined formula
+            formula = p["model"]["block"] is not None  # a transformer's block: the refined formula
             print("%s -> B=%d A=%d of %s: predicted %.2f GiB, measured %.2f GiB (%+.1f %%)%s" %
                   (o["trace"], B, A, f["trace"], p["tensor_bytes"] / 2**30,
                    f["max_memory_allocated"] / 2**30, 100 * err,

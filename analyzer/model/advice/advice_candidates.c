@@ -229,9 +229,19 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
     if (cur->compile && !cur->generic) {
         gpt_shape s = *cur;
         s.compile = 0;
-        n = add(items, n, max, c, &s, capacity, "compile=False", "--compile=False",
-                "no torch.compile warm-up or compiled kernels; eager "
-                "keeps more activations per step and runs slower");
+        int k = add(items, n, max, c, &s, capacity, "compile=False", "--compile=False",
+                    "no torch.compile warm-up or compiled kernels; eager "
+                    "keeps more activations per step and runs slower");
+        prediction now; /* eager's need beside the run's: a way to fit only where it is less */
+        predict_shape(c, cur, &now);
+        if (k > n && items[n].required > now.required_bytes) {
+            char b[32];
+            snprintf(items[n].note, sizeof items[n].note,
+                     "eager keeps more activations per step than compiled code: %s more than "
+                     "the current configuration needs, and slower; keep torch.compile",
+                     card_format_bytes(items[n].required - now.required_bytes, b, sizeof b));
+        }
+        n = k;
     }
     if (cur->dtype_bytes >= 4 && !cur->generic && !formula_params16(cur)) {
         gpt_shape s = *cur; /* fp32 training: autocast's 16-bit compute */
