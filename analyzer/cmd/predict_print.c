@@ -333,11 +333,13 @@ void predict_print_recommended(const nano_config *c, const gpt_shape *s, const g
                "weights (LoRA, frozen layers)%s\n",
                one, card_format_bytes(floor, b, sizeof b),
                formula_opt_bpp(s) > 0 ? " or an optimizer with less state" : "");
-    } else if (nano)
-        printf("not even batch_size=1 fits: use a smaller model, a shorter block_size or "
-               "activation checkpointing\n");
+    } else if (nano) /* (checkpointing only where it is off: it had been told with it on) */
+        printf("not even batch_size=1 fits: use a smaller model%s a shorter block_size%s\n",
+               s->checkpointing ? " or" : ",",
+               s->checkpointing ? "" : " or activation checkpointing");
     else /* what shortens the input is the program's own (a sequence, an image size) */
-        printf("not even a %s of 1 fits: use a smaller model, smaller inputs (shorter sequences, "
-               "smaller images) or activation checkpointing\n",
-               mb);
+        printf("not even a %s of 1 fits: use a smaller model%s smaller inputs (shorter sequences, "
+               "smaller images)%s\n",
+               mb, s->checkpointing ? " or" : ",",
+               s->checkpointing ? "" : " or activation checkpointing");
 }
