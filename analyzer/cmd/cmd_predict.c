@@ -162,7 +162,7 @@ verdict:
      * its own flags, given beside the numbers where known: the views' words for the rest */
     int nano = !a->from || c->program == PROG_NANOGPT;
     const char *mb = batch_word(nano ? PROG_NANOGPT : c->program, s->no_training);
-    int unmeasured = run->growth_unmeasured && a->from;
+    int unmeasured = run->largest_unpredicted;
     if (unmeasured) /* as the report says */
         printf("largest %s that fits: not predicted (the run's tensors peaked after its "
                "forward's were freed, so it does not measure how they grow with the %s: a "
@@ -435,12 +435,20 @@ int cmd_predict(int argc, char **argv)
                 a.block.from);
         return VT_EXIT_USAGE;
     }
-    if (from && predict_train_given(&a.train)) { /* the trace's */
+    /* with --from the optimizer and what trains are the traced run's, but for the report's own
+     * what-if: its AdamW's moments in 8 bits (the report recommended it, and predict --from
+     * had refused to check it) */
+    int eight =
+        from && a.train.opt == PREDICT_OPT_ADAMW8BIT && !a.train.lora_rank && !a.train.targets[0];
+    if (from && predict_train_given(&a.train) && !eight) {
         fprintf(stderr, "vramtrace predict: --optimizer, --lora-rank and --lora-targets describe "
                         "a run without a trace; with --from the optimizer and what trains are "
-                        "the traced run's\n");
+                        "the traced run's (--optimizer adamw8bit alone is taken: the report's "
+                        "8-bit AdamW for a run of AdamW)\n");
         return VT_EXIT_USAGE;
     }
+    if (eight)
+        a.train.opt = PREDICT_OPT_NONE; /* (set on the run's own state below) */
     if ((from &&
          predict_from_fixed(&run, &run_cfg, &c, a.checkpointing, a.unfused, err, sizeof err) < 0) ||
         predict_block_apply(&a.block, &c, &s, err, sizeof err) < 0 ||
@@ -481,6 +489,18 @@ int cmd_predict(int argc, char **argv)
             return VT_EXIT_USAGE;
         }
     }
+    if (eight) {
+        /* as the report's what-if (advice_candidates.c): a run whose AdamW the trace shows */
+        if (!s.opt_set || s.generic || formula_opt_bpp(&s) < 2.0 * formula_param_bytes(&s) - 0.01) {
+            fprintf(stderr,
+                    "vramtrace predict: --optimizer adamw8bit with --from: the traced run's "
+                    "optimizer is not one AdamW whose state the trace measured (8-bit AdamW "
+                    "is predicted for such a run only)\n");
+            return VT_EXIT_USAGE;
+        }
+        s.opt_set = 1, s.opt_bpp = 2.0;
+        a.train.opt = PREDICT_OPT_ADAMW8BIT; /* (said in the heading and the JSON) */
+    }
     model_calib cal;
     if (from) {
         run_shape.unfused_attention =
@@ -500,14 +520,15 @@ int cmd_predict(int argc, char **argv)
     }
     prediction p;
     advice_predict(&cal, &s, &p);
-    uint64_t lb = a.have_card && !(from && run.growth_unmeasured)
-                      ? advice_largest_batch(&cal, &s, a.card.bytes, ADVICE_HEADROOM)
-                      : 0;
+    uint64_t lb = a.have_card ? advice_largest_batch(&cal, &s, a.card.bytes, ADVICE_HEADROOM) : 0;
+    run.largest_unpredicted = from && run.growth_unmeasured && (lb || !run.partial);
+    if (run.largest_unpredicted)
+        lb = 0;
     if (mem_failed()) /* the run it came from lost something: no prediction (main says why) */
         return VT_EXIT_USAGE;
     run.retried = from && predict_run_as_ran(&run, &s, &cal.measured_shape, a.card.bytes);
     if (a.json)
-        return print_json(&c, &s, &p, &a, lb, &cal, run.lower_bounds, from && run.growth_unmeasured,
+        return print_json(&c, &s, &p, &a, lb, &cal, run.lower_bounds, run.largest_unpredicted,
                           run.retried, from ? run.params : 0);
     print_text(&c, &s, &p, &a, lb, &cal, &run);
     return VT_EXIT_OK;

@@ -247,7 +247,8 @@ static int load_json(const char *path, const cJSON *root, nano_config *c, predic
              cJSON_IsString(cn) ? cn->valuestring : "the traced run's card");
     run->lower_bounds = cJSON_IsTrue(lb);
     /* the report's largest is null where the run does not measure the growth */
-    run->growth_unmeasured = cJSON_IsNull(cJSON_GetObjectItem(pr, "largest_batch_size"));
+    run->growth_unmeasured = cJSON_IsNull(cJSON_GetObjectItem(pr, "largest_batch_size")) ||
+                             cJSON_IsFalse(cJSON_GetObjectItem(pr, "batch_growth_measured"));
     if (cJSON_IsString(fw))
         snprintf(run->forward_note, sizeof run->forward_note, "%s", fw->valuestring);
     const cJSON *tp =

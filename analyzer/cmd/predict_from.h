@@ -28,7 +28,10 @@ typedef struct predict_run {
     int lora_assumed;       /* LoRA on and no gradient measured: the trained share assumed */
     uint64_t trainable;     /* the run's trainable parameters, as the report counts them (0:
                              * unknown): the trained line's count at the run's own shape */
-    int retried;     /* it completed after its allocator reached the card and released its cache */
+    int retried; /* it completed after its allocator reached the card and released its cache */
+    int largest_unpredicted; /* growth_unmeasured: no largest said, but where a run out of
+                              * memory would not fit at 1 on the card asked of either (set by
+                              * cmd_predict.c, as model.c for the report) */
     uint64_t params; /* the run's own count of its weights' elements, as the report infers it
                       * (a model no formula has: the formula's count would be its embedding's
                       * alone); 0: unknown */

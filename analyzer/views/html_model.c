@@ -278,7 +278,7 @@ void html_advice(FILE *out, const report_ctx *c)
         fprintf(out,
                 "<p>None of these fits the card with &ge; %d %% free: none is recommended.</p>\n",
                 ADVICE_HEADROOM_PCT);
-    if (m->capacity && config_known(&m->cfg, CFG_batch_size) && m->growth_unmeasured)
+    if (m->capacity && config_known(&m->cfg, CFG_batch_size) && m->largest_unpredicted)
         fprintf(out,
                 "<p>Largest %s that fits: not predicted (this run's tensors peaked after its "
                 "forward's were freed, so it does not measure how they grow with it: a larger one "

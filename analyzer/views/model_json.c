@@ -214,14 +214,16 @@ void model_json(cJSON *root, const model_result *m, const run_facts *f)
     cJSON_AddNumberToObject(pr, "capacity_bytes", (double)m->capacity);
     jsonw_add_c(pr, "capacity_name", m->capacity_name);
     cJSON_AddNumberToObject(pr, "headroom_fraction", ADVICE_HEADROOM);
-    if (m->growth_unmeasured || m->advice_none[0]) /* not predicted: nothing measures it */
+    if (m->largest_unpredicted || m->advice_none[0]) /* not predicted: nothing measures it */
         cJSON_AddNullToObject(pr, "largest_batch_size");
     else
         cJSON_AddNumberToObject(pr, "largest_batch_size", (double)m->largest_batch);
+    /* (predict --from this JSON reads it: the largest on another card is not predicted either) */
+    cJSON_AddBoolToObject(pr, "batch_growth_measured", !m->growth_unmeasured);
     cJSON_AddBoolToObject(pr, "largest_batch_size_at_most", m->lower_bounds != 0);
     /* the cache assumed at the largest, and the most with which it keeps the headroom: null
      * where the views say nothing of it (model.h) */
-    if (m->largest_cache_most && !m->growth_unmeasured && m->largest_batch) {
+    if (m->largest_cache_most && !m->largest_unpredicted && m->largest_batch) {
         cJSON_AddNumberToObject(pr, "largest_batch_cache_assumed_bytes", (double)m->largest_cache);
         cJSON_AddNumberToObject(pr, "largest_batch_cache_most_bytes",
                                 (double)m->largest_cache_most);
@@ -231,7 +233,7 @@ void model_json(cJSON *root, const model_result *m, const run_facts *f)
     }
     /* the next micro-batch's (1 after none): the cache assumed, and the most with which it
      * would fit, as the text says it */
-    if (m->next_cache_most && !m->growth_unmeasured && !m->advice_none[0] &&
+    if (m->next_cache_most && !m->largest_unpredicted && !m->advice_none[0] &&
         config_known(&m->cfg, CFG_batch_size)) {
         cJSON_AddNumberToObject(pr, "next_batch_cache_assumed_bytes", (double)m->next_cache);
         cJSON_AddNumberToObject(pr, "next_batch_cache_most_bytes", (double)m->next_cache_most);

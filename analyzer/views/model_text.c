@@ -224,7 +224,7 @@ static void print_advice(FILE *out, const model_result *m, const model_opts *o)
         fprintf(out, "  none of these fits the card with >= %.0f %% free: none is recommended\n",
                 ADVICE_HEADROOM * 100);
     const char *mb = model_batch_word(m);
-    if (m->capacity && config_known(&m->cfg, CFG_batch_size) && m->growth_unmeasured)
+    if (m->capacity && config_known(&m->cfg, CFG_batch_size) && m->largest_unpredicted)
         fprintf(out,
                 "  largest %s that fits: not predicted (this run's tensors peaked after its "
                 "forward's were freed, so it does not measure how they grow with the %s: a "

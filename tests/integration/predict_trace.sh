@@ -321,4 +321,35 @@ assert m["block"] is None and m["n_layer"] is None, (name, m)
 assert fact["params"] <= m["parameters"] <= fact["params"] * 1.003, (name, m["parameters"], fact["params"])
 PYEOF
 done
+# the report's 8-bit AdamW what-if, checked by predict --from: the same peak (it had been refused,
+# "--optimizer ... describe a run without a trace"); a run of another optimizer is refused
+L4="$S/llama400m_b1_6gib_oom_optimizer.vt"
+"$VT" report --json --card 6GiB "$L4" >l4.json
+"$VT" predict --from "$L4" --card 6GiB --optimizer adamw8bit --json >l4p.json ||
+    { echo "predict --from --optimizer adamw8bit refused"; exit 1; }
+python3 - l4.json l4p.json <<'PYEOF' || exit 1
+import json, sys
+r, p = (json.load(open(f)) for f in sys.argv[1:3])
+row = [a for a in r["advice"] if a["change"] == "8-bit AdamW"][0]
+assert abs(p["required_bytes"] - row["required_bytes"]) <= 1e-4 * row["required_bytes"], \
+    (p["required_bytes"], row["required_bytes"])
+assert p["optimizer"]["name"] == "adamw8bit", p["optimizer"]
+PYEOF
+"$VT" predict --from "$X/resnet50_b128_fit.vt" --optimizer adamw8bit >/dev/null 2>err.txt &&
+    { echo "8-bit AdamW predicted for an SGD run"; exit 1; }
+grep -q "not one AdamW whose state the trace measured" err.txt || { cat err.txt; exit 1; }
+"$VT" predict --from "$L4" --optimizer sgd >/dev/null 2>&1 && { echo "--optimizer sgd taken with --from"; exit 1; }
+# a run out of memory in its optimizer step measures no growth with the micro-batch: no largest
+# on a larger card (it had been 1048576 on 80 GiB, its activations freed by then), from the
+# trace, its report and its JSON alike; where not even 1 fits, none, said
+"$VT" report --card 80GiB "$L4" | grep -q "^  largest micro-batch that fits: not predicted" ||
+    { echo "llama400m optimizer OOM on 80 GiB: a largest predicted"; exit 1; }
+"$VT" report "$L4" | grep -q "^  largest micro-batch that fits (.*): none, not even 1$" ||
+    { echo "llama400m optimizer OOM on 6 GiB: not 'none'"; exit 1; }
+for src in "$L4" l4.json; do
+    "$VT" predict --from "$src" --card 80GiB --json | python3 -c "import json,sys; v=json.load(sys.stdin)['largest_batch_size']; assert v is None, v" ||
+        { echo "predict --from $src on 80 GiB: a largest"; exit 1; }
+    "$VT" predict --from "$src" --card 6GiB --json | python3 -c "import json,sys; v=json.load(sys.stdin)['largest_batch_size']; assert v == 0, v" ||
+        { echo "predict --from $src on 6 GiB: not none"; exit 1; }
+done
 echo ok

@@ -564,11 +564,18 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
      * formula: the batch-sized bytes), so a larger micro-batch would be predicted to cost next
      * to nothing more (a Llama at B=1, T=256: "largest micro-batch 6928"). None at all: the
      * formula's ratio stays 1, its growth the formula's. */
+    /* So too a run out of memory in its optimizer step (Llama 400M at B=1 on 6 GiB: "largest
+     * micro-batch 1048576" on 80 GiB), but where not even 1 fits: that one is measured (its
+     * step's moment needs what it held at its failure whatever the micro-batch). */
     uint64_t act = m->measured.bytes[CAT_ACTIVATIONS], act_run = f->cat_peak[CAT_ACTIVATIONS];
-    m->growth_unmeasured = !f->has_oom && act_run > 0 && act < act_run / 4 &&
-                           (act > 0 || m->shape.generic) && model_peak_after_forward(f);
-    if (config_known(&m->cfg, CFG_batch_size) && !m->growth_unmeasured)
-        m->largest_batch = advice_largest_batch(&m->calib, &steady, m->capacity, ADVICE_HEADROOM);
+    m->growth_unmeasured = (!f->has_oom || m->calib.oom_in_step) && act_run > 0 &&
+                           act < act_run / 4 && (act > 0 || m->shape.generic) &&
+                           model_peak_after_forward(f);
+    if (config_known(&m->cfg, CFG_batch_size)) {
+        uint64_t lb = advice_largest_batch(&m->calib, &steady, m->capacity, ADVICE_HEADROOM);
+        m->largest_unpredicted = m->growth_unmeasured && (lb || !f->has_oom);
+        m->largest_batch = m->largest_unpredicted ? 0 : lb;
+    }
     if (m->largest_batch && !m->lower_bounds && (m->largest_batch != steady.B || f->has_oom))
         /* a micro-batch this run did not complete: its cache assumed (model.h) */
         m->largest_cache_most = advice_largest_cache(

@@ -174,11 +174,14 @@ typedef struct model_result {
      * the headroom, said where only the room for fragmentation added to the run's measured cache
      * keeps it out (the cache decides); 0: not said (advice_next_cache) */
     uint64_t next_cache, next_cache_most;
-    uint64_t state_moved;  /* the optimizer state taken out of the activations for the what-ifs
-                            * (model.c state_moved; 0: none) */
-    int growth_unmeasured; /* the moment calibrated came after the forward's tensors were freed
-                            * (a small B·T's gradients outweigh its activations): how the step
-                            * grows with the micro-batch is not measured, no largest said */
+    uint64_t state_moved;    /* the optimizer state taken out of the activations for the what-ifs
+                              * (model.c state_moved; 0: none) */
+    int growth_unmeasured;   /* the moment calibrated came after the forward's tensors were freed
+                              * (a small B·T's gradients outweigh its activations): how the step
+                              * grows with the micro-batch is not measured, no largest said */
+    int largest_unpredicted; /* growth_unmeasured: no largest said, but where a run out of
+                              * memory in its optimizer step would not fit at 1 either (that
+                              * is measured: none, said) */
     advice_item items[ADVICE_MAX];
     int nitems;
 } model_result;
