@@ -90,8 +90,8 @@ static const unsigned peft_default[3] = {LORA_Q | LORA_V, LORA_QKV, LORA_Q | LOR
 static const char *const block_names[3] = {
     "q, k, v, o, gate, up, down, qkv, all (or peft's q_proj, ..., down_proj)",
     "qkv (c_attn), o (attn.c_proj), up (c_fc), down (mlp.c_proj), c_proj (o and down), all",
-    "q, k, v, o, up, down, qkv, all (or peft's query, key, value, attention.output.dense, "
-    "intermediate.dense)",
+    ("q, k, v, o, up, down, qkv, all (or peft's query, key, value, attention.output.dense, "
+     "intermediate.dense)"),
 };
 
 /* opt_name: the optimizer's own name (AdamW where none was given: the one assumed) */

@@ -547,18 +547,19 @@ void model_oom_forward_share(model_result *m, const run_facts *f)
         double logits = (double)B * (double)T * (double)V * per;
         if (f->at_oom.bytes[CAT_LOGITS] == 0 && logits > 0 && logits < 1e18)
             m->calib.logits_whole = logits;
-        snprintf(lg, sizeof lg,
-                 m->calib.logits_whole > 0
-                     ? "; the logits at its end, not reached, are assumed to take %u*B*T*V bytes "
-                       "(what a cross-entropy over %s; not measured for this model)"
-                 : f->at_oom.bytes[CAT_LOGITS]
-                     ? ""
-                     : "; the logits at its end, not reached, are not counted (V or T unknown)",
-                 per,
-                 per == 10 ? "logits not shifted keeps: BERT's masked-LM loss measured"
-                 : m->rec.family_by_sizes ? "shifted logits keeps, a decoder's: the sizes do not "
-                                            "tell it from an encoder, whose loss keeps 10"
-                                          : "shifted logits keeps, a causal language model's");
+        if (m->calib.logits_whole > 0)
+            snprintf(lg, sizeof lg,
+                     "; the logits at its end, not reached, are assumed to take %u*B*T*V bytes "
+                     "(what a cross-entropy over %s; not measured for this model)",
+                     per,
+                     per == 10 ? "logits not shifted keeps: BERT's masked-LM loss measured"
+                     : m->rec.family_by_sizes
+                         ? "shifted logits keeps, a decoder's: the sizes do not tell it from an "
+                           "encoder, whose loss keeps 10"
+                         : "shifted logits keeps, a causal language model's");
+        else if (!f->at_oom.bytes[CAT_LOGITS])
+            snprintf(lg, sizeof lg, "%s",
+                     "; the logits at its end, not reached, are not counted (V or T unknown)");
     }
     if (act[0]) {
         snprintf(m->oom_forward, sizeof m->oom_forward,
