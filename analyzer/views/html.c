@@ -145,6 +145,13 @@ static void breakdown(FILE *out, replay_result *r, const run_facts *f)
         fputs("</td></tr>\n", out);
     }
     fputs("</table>\n", out);
+    char why[400]; /* (as the text says it: report_text.c) */
+    if (report_cache_text(r, why, sizeof why)) {
+        why[0] = 'A'; /* a sentence of its own here */
+        fputs("<p class=sub>", out);
+        html_esc(out, why);
+        fputs(".</p>\n", out);
+    }
     if (!r->tensor_mode && r->segment_mode)
         fputs("<p class=sub>Segment mode: each row is the segments PyTorch's allocator reserved "
               "while that phase ran, not tensors of that kind; gradients, optimizer state and "

@@ -256,6 +256,34 @@ static void print_peaks(FILE *out, const report_ctx *c)
             human(r->peak_process, b, sizeof b), secs(r->t_process));
 }
 
+const char *report_cache_text(const replay_result *r, char *buf, size_t n)
+{
+    const cat_breakdown *bd = &r->at_peak.by_cat;
+    uint64_t total = cat_breakdown_total(bd), cache = bd->bytes[CAT_CACHE];
+    if (!r->tensor_mode || !r->at_tensors.n || !total || cache < total / 4 || !r->peak_allocated)
+        return NULL;
+    int big = -1; /* the tensors' largest category at their peak */
+    for (int k = 0; k < CAT_COUNT; k++)
+        if (k != CAT_CACHE && k != CAT_CONTEXT && k != CAT_KERNEL_CODE && k != CAT_EXTERNAL &&
+            k != CAT_UNKNOWN && r->at_tensors.by_cat.bytes[k] &&
+            (big < 0 || r->at_tensors.by_cat.bytes[k] > r->at_tensors.by_cat.bytes[big]))
+            big = k;
+    char b1[32], b2[32], b3[32], of[96] = "";
+    if (big >= 0)
+        snprintf(of, sizeof of, " (%s %s of it)", category_name((category)big),
+                 human(r->at_tensors.by_cat.bytes[big], b2, sizeof b2));
+    snprintf(buf, n,
+             "allocator cache: reserved memory no tensor held at this moment, which PyTorch keeps "
+             "for reuse (%s here); the tensors peaked at %.3f s with %s%s%s",
+             human(cache, b3, sizeof b3), secs(r->t_allocated),
+             human(r->peak_allocated, b1, sizeof b1), of,
+             r->t_allocated < r->t_process   ? ", and the reserved memory grew after that, to this "
+                                               "peak"
+             : r->t_allocated > r->t_process ? ", inside what was reserved by then"
+                                             : "");
+    return buf;
+}
+
 static void print_categories(FILE *out, const report_ctx *c, const cat_breakdown *bd,
                              uint64_t total, const char *title, int note)
 {
@@ -275,6 +303,9 @@ static void print_categories(FILE *out, const report_ctx *c, const cat_breakdown
         fputc('\n', out);
     }
     fprintf(out, "  %-18s %12s %6.1f%%\n", "total", human(total, b, sizeof b), total ? 100.0 : 0.0);
+    char why[400];
+    if (note && report_cache_text(&c->runs[0], why, sizeof why))
+        fprintf(out, "  (%s)\n", why);
     if (note && !c->runs[0].tensor_mode && c->runs[0].segment_mode)
         fprintf(out, "  (segment mode: each row is the segments the allocator reserved while that "
                      "phase ran, not\n"

@@ -118,4 +118,14 @@ if "so they are lower bounds" in text:
     assert cells and all(c.startswith("at least ") for c in cells), cells
 PY
 done
+# a process peak of mostly allocator cache: the page says what the text says of it, word for word
+f="$ROOT/examples/traces/sim/resnet50_b128_fit.vt"
+"$VT" report --no-color "$f" >c.txt && "$VT" report --html c.html "$f" >/dev/null || fail "resnet50 sim: report failed"
+python3 - c.txt c.html <<'PY' || fail "the page's allocator-cache note is not the text's"
+import html, re, sys
+text, page = open(sys.argv[1]).read(), html.unescape(open(sys.argv[2], encoding="utf-8").read())
+m = re.search(r"^  \(allocator cache: (.*)\)$", text, re.M)
+assert m, "no note in the text"
+assert "Allocator cache: " + m.group(1) + "." in page, m.group(1)
+PY
 exit 0
