@@ -332,8 +332,14 @@ static void fused_step_trace(int after_forward, int goes_on, replay_result *r)
     alloc(0, 0, 0x2000, 8192, 2, 0); /* the forward's activation */
     alloc(1, 1, 0x3000, 4096, 0, 0); /* its gradient, on the autograd thread */
     release(1, 1, 0x2000);           /* the activation, used by the backward */
-    if (after_forward)
+    if (after_forward == 1)
         alloc(0, 0, 0x4000, 20000, 2, 0);
+    if (after_forward == 2) { /* an EMA update's temporary, made and freed: the step ran before */
+        code(3, "/x/train.py", "update_ema");
+        stack(3, 3);
+        alloc(0, 0, 0x4000, 100, 3, 0);
+        release(0, 0, 0x4000);
+    }
     if (!goes_on && !after_forward)
         release(0, 0, 0x1000); /* the exit frees the weight first */
     release(0, 0, 0x3000);     /* zero_grad */
@@ -353,6 +359,10 @@ static void test_fused_step_phase(void **st)
     replay_free(&r);
     fused_step_trace(1, 1, &r);
     assert_int_equal(r.phase_peak[PHASE_OPTIMIZER], 0); /* not the forward's 28192 */
+    replay_free(&r);
+    fused_step_trace(2, 1, &r); /* zero_grad after an EMA update's temporaries were freed */
+    assert_int_equal(r.iterations, 1);
+    assert_int_equal(r.phase_peak[PHASE_OPTIMIZER], 8192);
     replay_free(&r);
     fused_step_trace(0, 0, &r); /* the gradient freed as the program exited */
     assert_int_equal(r.iterations, 0);
