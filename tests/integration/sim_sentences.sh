@@ -104,6 +104,12 @@ for line in open(sys.argv[1]):
     if tot and (cats["allocator_cache"] >= tot / 4) != bool(said) and r["peak"].get("allocated_bytes"):
         bad.append("%s: cache %d of %d B at the peak, its note %s" % (t, cats["allocator_cache"], tot,
                                                                    "said" if said else "missing"))
+    # a LoRA run's frozen weights are a pretrained model's: a smaller shape is another one to
+    # adapt (it had read as this run trained smaller)
+    for a in r["advice"] or []:
+        if f.get("lora_rank") and a["note"].startswith(("smaller model", "narrower model")) and \
+                "smaller pretrained model to adapt" not in a["note"]:
+            bad.append("%s: LoRA, %r" % (t, a["note"]))
 if n < 10:
     bad.append("only %d simulated traces" % n)
 print("\n".join(bad) if bad else "ok: %d simulated reports" % n)

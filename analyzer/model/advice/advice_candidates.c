@@ -197,13 +197,18 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
                  (unsigned long long)s.T, (unsigned long long)cur->T);
         n = knob_item(items, n, max, c, &s, capacity, "block_size", s.T, note);
     }
+    /* most weights frozen (LoRA, a linear probe): they are a pretrained model's, so a smaller
+     * shape is another pretrained model to adapt, not this one trained smaller */
+    const char *base = formula_train_frac(cur) < 0.5 ? "; most weights are frozen: another, "
+                                                       "smaller pretrained model to adapt"
+                                                     : "";
     if (cur->L >= 4 && !cur->generic) {
         gpt_shape s = *cur;
         s.L = cur->L * 3 / 4;
         snprintf(note, sizeof note,
                  "smaller model (%llu instead of %llu blocks): less capacity, "
-                 "a new model, not the same run",
-                 (unsigned long long)s.L, (unsigned long long)cur->L);
+                 "a new model, not the same run%s",
+                 (unsigned long long)s.L, (unsigned long long)cur->L, base);
         n = knob_item(items, n, max, c, &s, capacity, "n_layer", s.L, note);
     }
     /* narrower at the same head size (768 -> 512 with 8 heads of 64, as the documents say); with
@@ -222,8 +227,8 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
         snprintf(cmd, sizeof cmd, "--n_embd=%llu --n_head=%llu", (unsigned long long)d2,
                  (unsigned long long)s.H);
         snprintf(note, sizeof note,
-                 "narrower model (width %llu instead of %llu): less capacity, a new model",
-                 (unsigned long long)d2, (unsigned long long)cur->d);
+                 "narrower model (width %llu instead of %llu): less capacity, a new model%s",
+                 (unsigned long long)d2, (unsigned long long)cur->d, base);
         n = add(items, n, max, c, &s, capacity, change, cmd, note);
     }
     if (cur->compile && !cur->generic) {
