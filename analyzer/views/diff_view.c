@@ -114,6 +114,15 @@ static int site_key(const char *text, char *buf, size_t len)
  * contents: the script, a config) keyed by its line's text, not its number: the same statement at
  * another line in the other run (the script edited between them) is the same site; else text.
  * (sim_hf.py with an EMA added: 9 of the 10 sites shown were one statement at two lines) */
+/* names: the recorded file name s (n bytes) is the site's (flen bytes of text), or ends with it
+ * after a '/': a run given the script by its absolute path, from the directory it is in, shows
+ * it as short as one given it relative (a diff of the two had split every site in two, one key
+ * by the line's text, the other by its number) */
+static int names(const char *s, size_t n, const char *text, size_t flen)
+{
+    return n >= flen && !memcmp(s + n - flen, text, flen) && (n == flen || s[n - flen - 1] == '/');
+}
+
 static const char *source_key(const replay_result *r, const char *text, char *buf, size_t len)
 {
     const char *c = strstr(text, ".py:"), *sp = c ? strchr(c, ' ') : NULL;
@@ -121,9 +130,9 @@ static const char *source_key(const replay_result *r, const char *text, char *bu
     size_t flen = c ? (size_t)(c + 3 - text) : 0;
     for (size_t i = 0; sp && line > 0 && i < tables_n_files(r->t); i++) {
         const tables_file *f = tables_file_at(r->t, i);
-        if (f->flags || !f->contents.s ||
-            !((f->name.len == flen && !memcmp(f->name.s, text, flen)) ||
-              (f->path.len == flen && !memcmp(f->path.s, text, flen))))
+        if (f->flags || !f->contents.s || !flen ||
+            !(names(f->name.s, f->name.len, text, flen) ||
+              names(f->path.s, f->path.len, text, flen)))
             continue;
         const char *p = f->contents.s, *end = p + f->contents.len;
         for (long n = 1; n < line && p < end; n++) { /* to the start of the line */
@@ -138,7 +147,12 @@ static const char *source_key(const replay_result *r, const char *text, char *bu
             e--;
         if (p == e) /* past the end, or a blank line: the number itself */
             return text;
-        snprintf(buf, len, "%.*s|%s|%.*s", (int)flen, text, sp + 1, (int)(e - p), p);
+        /* keyed by the file's last name: the same script named relative in one run (shown
+         * short) and absolute in the other (shown whole, run from another directory) */
+        const char *b = text + flen;
+        while (b > text && b[-1] != '/')
+            b--;
+        snprintf(buf, len, "%.*s|%s|%.*s", (int)(text + flen - b), b, sp + 1, (int)(e - p), p);
         return buf;
     }
     return text;

@@ -130,4 +130,28 @@ grep -q "^(A's process peak came in its backward phase, B's in its optimizer pha
     python3 -c "import json,sys; assert json.load(open('ph.json'))['peak_phase'] == {'a': 'backward', 'b': 'optimizer'}" ||
     fail "peaks in different phases not said: $(grep '^(' ph.txt)"
 "$VT" diff "$S/gpt2_b4_fit.vt" "$S/gpt2_b4_fit.vt" | grep -q "process peak came in" && fail "the same run: a phase note"
+
+# the same program given by a relative path in one run and an absolute one in the other (the
+# quick start's trace against make demo's): each site matches itself (every one had been split in
+# two, a key by its line's text in one run and by its number in the other)
+export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so"
+SARGS="$ROOT/examples/gpt/config/gpt2-124m-12gb.py --max_iters=1 --eval_iters=1 --compile=False --batch_size=2"
+# shellcheck disable=SC2086
+(cd "$ROOT" && "$VT" run -q -o "$TESTDIR/rel.vt" -- python3 examples/sim/sim_train.py $SARGS) >/dev/null 2>&1 ||
+    fail "the relative run failed"
+# shellcheck disable=SC2086
+"$VT" run -q -o "$TESTDIR/abs.vt" -- python3 "$ROOT/examples/sim/sim_train.py" $SARGS >/dev/null 2>&1 ||
+    fail "the absolute run failed"
+# shellcheck disable=SC2086
+(cd "$ROOT" && "$VT" run -q -o "$TESTDIR/abs2.vt" -- python3 "$ROOT/examples/sim/sim_train.py" $SARGS) >/dev/null 2>&1 ||
+    fail "the absolute run from the top failed"
+for b in abs abs2; do # (abs2: run from the directory the script is under, shown short too)
+    "$VT" diff --json --top 100000 "$TESTDIR/rel.vt" "$TESTDIR/$b.vt" >ra.json || fail "diff rel $b failed"
+    python3 - ra.json <<'PY' || fail "a site of one program split in two by its path ($b)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+moved = [(e["site"], e["change"]) for e in d["sites"] if e["change"]]
+assert d["sites"] and not moved, moved[:4]
+PY
+done
 exit 0
