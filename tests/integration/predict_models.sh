@@ -227,4 +227,10 @@ expect_usage "read when it parses and has its model_type" broken.json
 # a report's JSON is still pointed to --from
 printf '{"schema_version": 1}\n' >report.json
 expect_usage "read with --from" report.json
+# without a trace, the cuBLAS workspace assumed is a workspace, as a trace shows it (it had been
+# a row of temporaries, "allocated and freed within one phase")
+"$VT" predict --model gpt2 --batch-size 8 --card rtx4070 --json | python3 -c "
+import json, sys
+b = json.load(sys.stdin)['by_category']
+assert b['workspaces'] == 8 << 20 and b['temporaries'] == 0, b" || { echo "the assumed cuBLAS workspace not a workspace"; exit 1; }
 echo "ok"

@@ -74,7 +74,7 @@ void advice_calib_default(model_calib *c, const gpt_shape *s)
     for (int i = 0; i < CAT_COUNT; i++)
         c->ratio[i] = 1.0;
     c->fixed[CAT_CONTEXT] = FORMULA_CONTEXT_BYTES;
-    c->fixed[CAT_TEMPORARIES] = FORMULA_CUBLAS_BYTES;
+    c->fixed[CAT_WORKSPACE] = FORMULA_CUBLAS_BYTES; /* (a row of its own, as a trace shows it) */
     c->cache_fraction = c->later_cache_fraction = -1;
 }
 
