@@ -509,7 +509,7 @@ int watch_loop(const char *path, double interval, int once, int plain, pid_t chi
         }
         if (w.seen)
             show(&w, tty, (double)w.last_ns / 1e9);
-        if (gone && !last) {
+        if (gone && (!last || once)) { /* (--once too: it had shown the line in silence) */
             const tables_process *p = tables_process_get(w.t);
             fprintf(stderr,
                     "vramtrace watch: %s: the process that wrote it (pid %u) is gone and the trace "

@@ -70,6 +70,10 @@ timeout 60 "$VT" watch --interval 0.2 killed.vt >killed.watch 2>killed.err ||
 grep -q 'killed.vt: the process that wrote it (pid [0-9]*) is gone and the trace has no end' killed.err ||
     { cat killed.err; fail "watch of a killed run's trace does not say its writer is gone"; }
 grep -q ' steps [1-9]' killed.watch || { cat killed.watch; fail "watch of a killed run's trace: no steps shown"; }
+# --once says it too (it had shown the line in silence, a truncated trace read with no word)
+"$VT" watch --once killed.vt >/dev/null 2>once.err || fail "watch --once of a killed run's trace: exit $?"
+grep -q 'killed.vt: the process that wrote it (pid [0-9]*) is gone and the trace has no end' once.err ||
+    { cat once.err; fail "watch --once of a killed run's trace does not say its writer is gone"; }
 # an ended trace's steps are the report's: a step that ran into the trace's end counts in both
 # (watch left it out: bert_b16_fit "steps 1", its report 2 steps), and so are those an optimizer
 # step ended, said where fewer: a step that allocated nothing (fused AdamW after its first) is
