@@ -163,11 +163,10 @@ verdict:
     int nano = !a->from || c->program == PROG_NANOGPT;
     const char *mb = batch_word(nano ? PROG_NANOGPT : c->program, s->no_training);
     int unmeasured = run->largest_unpredicted;
+    char un[400];
     if (unmeasured) /* as the report says */
-        printf("largest %s that fits: not predicted (the run's tensors peaked after its "
-               "forward's were freed, so it does not measure how they grow with the %s: a "
-               "larger one measures it, or vramtrace fit)\n",
-               mb, mb);
+        printf("largest %s that fits: %s\n", mb,
+               model_unpredicted_text(mb, cal->eval_batch, un, sizeof un));
     else if (lb) {
         printf("largest %s that fits (keeping >= %d %% free): %s%llu%s", mb, ADVICE_HEADROOM_PCT,
                run->lower_bounds ? "at most " : "", (unsigned long long)lb,

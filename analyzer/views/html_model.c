@@ -278,13 +278,12 @@ void html_advice(FILE *out, const report_ctx *c)
         fprintf(out,
                 "<p>None of these fits the card with &ge; %d %% free: none is recommended.</p>\n",
                 ADVICE_HEADROOM_PCT);
-    if (m->capacity && config_known(&m->cfg, CFG_batch_size) && m->largest_unpredicted)
-        fprintf(out,
-                "<p>Largest %s that fits: not predicted (this run's tensors peaked after its "
-                "forward's were freed, so it does not measure how they grow with it: a larger one "
-                "measures it, or vramtrace fit).</p>\n",
-                model_batch_word(m));
-    else if (m->capacity && config_known(&m->cfg, CFG_batch_size)) {
+    char un[400];
+    if (m->capacity && config_known(&m->cfg, CFG_batch_size) && m->largest_unpredicted) {
+        fprintf(out, "<p>Largest %s that fits: ", model_batch_word(m));
+        html_esc(out, model_unpredicted_text(model_batch_word(m), m->eval_batch, un, sizeof un));
+        fputs(".</p>\n", out);
+    } else if (m->capacity && config_known(&m->cfg, CFG_batch_size)) {
         char u64s[24];
         snprintf(u64s, sizeof u64s, "%llu", (unsigned long long)m->largest_batch);
         fprintf(out,

@@ -224,12 +224,10 @@ static void print_advice(FILE *out, const model_result *m, const model_opts *o)
         fprintf(out, "  none of these fits the card with >= %.0f %% free: none is recommended\n",
                 ADVICE_HEADROOM * 100);
     const char *mb = model_batch_word(m);
+    char un[400];
     if (m->capacity && config_known(&m->cfg, CFG_batch_size) && m->largest_unpredicted)
-        fprintf(out,
-                "  largest %s that fits: not predicted (this run's tensors peaked after its "
-                "forward's were freed, so it does not measure how they grow with the %s: a "
-                "larger one measures it, or vramtrace fit)\n",
-                mb, mb);
+        fprintf(out, "  largest %s that fits: %s\n", mb,
+                model_unpredicted_text(mb, m->eval_batch, un, sizeof un));
     else if (m->capacity && config_known(&m->cfg, CFG_batch_size)) {
         char u64s[24];
         snprintf(u64s, sizeof u64s, "%llu", (unsigned long long)m->largest_batch);
@@ -302,6 +300,24 @@ int model_config_shown(const model_result *m)
     if (!m->formula_ok && !family_transformer(m->rec.family))
         return CONFIG_SHOW_OTHER;
     return m->rec.family == FAM_VISION_TRANSFORMER ? CONFIG_SHOW_NO_VOCAB : CONFIG_SHOW_TRANSFORMER;
+}
+
+const char *model_unpredicted_text(const char *mb, uint64_t eval_batch, char *out, size_t n)
+{
+    if (eval_batch) /* (it had read as if the training step peaked late) */
+        snprintf(out, n,
+                 "not predicted (this run's tensors peaked in its evaluation pass, at its own "
+                 "batch of %llu, after the training forward's were freed, so it does not measure "
+                 "how the training step grows with the %s: a run that peaks in training measures "
+                 "it, or vramtrace fit)",
+                 (unsigned long long)eval_batch, mb);
+    else
+        snprintf(out, n,
+                 "not predicted (this run's tensors peaked after its forward's were freed, so it "
+                 "does not measure how they grow with the %s: a larger one measures it, or "
+                 "vramtrace fit)",
+                 mb);
+    return out;
 }
 
 const char *model_largest_cache_text(uint64_t cache, uint64_t B, uint64_t most, char *out, size_t n)

@@ -27,6 +27,11 @@ void model_text_verdict(FILE *out, const prediction *p, const char *card_name, u
  * text, its page and predict say it. */
 const char *model_largest_cache_text(uint64_t cache, uint64_t B, uint64_t most, char *out,
                                      size_t n);
+/* model_unpredicted_text: why the largest micro-batch (mb: its word) is not predicted, into out:
+ * the run's tensors peaked after its forward's were freed, or (eval_batch: the run peaked in an
+ * evaluation pass of that batch) in that pass, so the run does not measure how its training step
+ * grows with the micro-batch; as the report's text, its page and predict say it. */
+const char *model_unpredicted_text(const char *mb, uint64_t eval_batch, char *out, size_t n);
 /* model_next_cache_text: the same of micro-batch B + 1, which does not keep the headroom with the
  * cache assumed: "at B+1 the allocator cache decides: X of it assumed; with at most Y it would
  * keep 5 % free (measure it: vramtrace fit)" (model.h next_cache, next_cache_most). */

@@ -110,6 +110,12 @@ for line in open(sys.argv[1]):
         if f.get("lora_rank") and a["note"].startswith(("smaller model", "narrower model")) and \
                 "smaller pretrained model to adapt" not in a["note"]:
             bad.append("%s: LoRA, %r" % (t, a["note"]))
+    # a largest micro-batch not predicted because the run peaked in an evaluation pass of its own
+    # batch says so (it had read as a training step that peaked late)
+    m = re.search(r"^  largest .* that fits: not predicted \((.*)\)$", text, re.M)
+    if m and f.get("eval_batch_size") and not f.get("eval_only") and \
+            "peaked in its evaluation pass, at its own batch of %d" % f["eval_batch_size"] not in m.group(1):
+        bad.append("%s: %r" % (t, m.group(0)))
 if n < 10:
     bad.append("only %d simulated traces" % n)
 print("\n".join(bad) if bad else "ok: %d simulated reports" % n)
