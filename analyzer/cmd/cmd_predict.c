@@ -520,7 +520,8 @@ int cmd_predict(int argc, char **argv)
     prediction p;
     advice_predict(&cal, &s, &p);
     uint64_t lb = a.have_card ? advice_largest_batch(&cal, &s, a.card.bytes, ADVICE_HEADROOM) : 0;
-    run.largest_unpredicted = from && run.growth_unmeasured && (lb || !run.partial);
+    run.largest_unpredicted =
+        from && advice_largest_unpredicted(run.growth_unmeasured, run.partial, lb);
     if (run.largest_unpredicted)
         lb = 0;
     if (mem_failed()) /* the run it came from lost something: no prediction (main says why) */

@@ -231,20 +231,20 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
                  (unsigned long long)d2, (unsigned long long)cur->d, base);
         n = add(items, n, max, c, &s, capacity, change, cmd, note);
     }
+    uint64_t need = peak_now(c, cur); /* (what the options below are weighed against) */
     if (cur->compile && !cur->generic) {
         gpt_shape s = *cur;
         s.compile = 0;
         int k = add(items, n, max, c, &s, capacity, "compile=False", "--compile=False",
                     "no torch.compile warm-up or compiled kernels; eager "
                     "keeps more activations per step and runs slower");
-        prediction now; /* eager's need beside the run's: a way to fit only where it is less */
-        predict_shape(c, cur, &now);
-        if (k > n && items[n].required > now.required_bytes) {
+        /* eager's need beside the run's: a way to fit only where it is less */
+        if (k > n && items[n].required > need) {
             char b[32];
             snprintf(items[n].note, sizeof items[n].note,
                      "eager keeps more activations per step than compiled code: %s more than "
                      "the current configuration needs, and slower; keep torch.compile",
-                     card_format_bytes(items[n].required - now.required_bytes, b, sizeof b));
+                     card_format_bytes(items[n].required - need, b, sizeof b));
         }
         n = k;
     }
@@ -262,7 +262,7 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
      * over it (not LoRA's: its adapters' 12 MiB of state would shrink by 9 MiB beside a 9.96 GiB
      * peak; against the peak alone, a run far over the card had lost it: Llama 160M at B=128,
      * 0.75 GiB against 1 % of 134.55 GiB) */
-    uint64_t weigh = peak_now(c, cur);
+    uint64_t weigh = need;
     if (capacity && capacity < weigh)
         weigh = capacity;
     if (cur->opt_set && !cur->generic &&

@@ -228,7 +228,6 @@ static const char *act_refined(const gpt_shape *s, char *buf, size_t n)
     return buf;
 }
 
-/* explain_doc: one category against the basic formula. */
 /* fp32_weights: what fp32 weights are in this run: master weights only where autocast computes
  * in 16 bits from them and they are all trained (not for fp32 compute, where nothing copies
  * them; nor a LoRA base or a frozen teacher, which no optimizer updates) */
@@ -243,6 +242,7 @@ static const char *fp32_weights(const model_result *m, const gpt_shape *s, uint6
     return "fp32 master weights; autocast computes in 16 bits";
 }
 
+/* explain_doc: one category against the basic formula. */
 static void explain_doc(model_result *m, const run_facts *f, int c, uint64_t me, char *rd, size_t n)
 {
     const gpt_shape *s = &m->shape;
