@@ -268,19 +268,25 @@ const char *report_cache_text(const replay_result *r, char *buf, size_t n)
             k != CAT_UNKNOWN && r->at_tensors.by_cat.bytes[k] &&
             (big < 0 || r->at_tensors.by_cat.bytes[k] > r->at_tensors.by_cat.bytes[big]))
             big = k;
-    char b1[32], b2[32], b3[32], of[96] = "";
+    char b1[32], b2[32], b3[32], of[96] = "", then[96] = "";
     if (big >= 0)
         snprintf(of, sizeof of, " (%s %s of it)", category_name((category)big),
                  human(r->at_tensors.by_cat.bytes[big], b2, sizeof b2));
+    /* what came after the tensors' peak: the reserved memory's own peak, where it came later (the
+     * process peak may come later still: a kernel image, memory outside PyTorch) */
+    if (r->t_reserved > r->t_allocated)
+        snprintf(then, sizeof then,
+                 ", and the reserved memory grew after that, to its peak at %.3f s",
+                 secs(r->t_reserved));
+    else if (r->t_allocated < r->t_process)
+        snprintf(then, sizeof then, ", and the process's memory grew after that, to this peak");
+    else if (r->t_allocated > r->t_process)
+        snprintf(then, sizeof then, ", inside what was reserved by then");
     snprintf(buf, n,
              "allocator cache: reserved memory no tensor held at this moment, which PyTorch keeps "
              "for reuse (%s here); the tensors peaked at %.3f s with %s%s%s",
              human(cache, b3, sizeof b3), secs(r->t_allocated),
-             human(r->peak_allocated, b1, sizeof b1), of,
-             r->t_allocated < r->t_process   ? ", and the reserved memory grew after that, to this "
-                                               "peak"
-             : r->t_allocated > r->t_process ? ", inside what was reserved by then"
-                                             : "");
+             human(r->peak_allocated, b1, sizeof b1), of, then);
     return buf;
 }
 

@@ -101,6 +101,12 @@ for line in open(sys.argv[1]):
     tot = sum(cats.values())
     said = re.search(r"^  \(allocator cache: reserved memory no tensor held at this moment.*the "
                      r"tensors peaked at ([0-9.]+) s", text, re.M)
+    # ... the reserved peak it names is the report's own, at its time
+    grew = re.search(r"the reserved memory grew after that, to its peak at ([0-9.]+) s\)$", text, re.M)
+    rt = re.search(r"^  reserved \(allocator\) +\S+ \S+ +at +([0-9.]+) s", text, re.M)
+    if grew and (not rt or grew.group(1) != rt.group(1)):
+        bad.append("%s: the cache note's reserved peak at %s s, the report's at %s" %
+                   (t, grew.group(1), rt and rt.group(1)))
     if tot and (cats["allocator_cache"] >= tot / 4) != bool(said) and r["peak"].get("allocated_bytes"):
         bad.append("%s: cache %d of %d B at the peak, its note %s" % (t, cats["allocator_cache"], tot,
                                                                    "said" if said else "missing"))
