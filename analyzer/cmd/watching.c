@@ -373,7 +373,10 @@ static void show(wstate *w, int tty, double secs)
     /* steps of forward and backward that an optimizer step did not end (accumulation's
      * micro-steps): how many did, as the report's growth says it */
     char opt[96] = "";
-    if (w->passes && !w->g.from_records && w->g.tensors_seen && w->passes != w->g.steps)
+    /* a live run's step in flight has had its backward pass, not yet its end: no other split */
+    unsigned in_flight = !w->ended && w->passes == w->g.steps + 1;
+    if (w->passes && !w->g.from_records && w->g.tensors_seen && w->passes != w->g.steps &&
+        !in_flight)
         /* steps its allocations split otherwise than its backward passes (a Trainer's optimizer
          * allocations in its setup begin one more): the run's own counts, as the report says */
         snprintf(opt, sizeof opt, "its own: %u backward pass%s, %u optimizer step%s", w->passes,

@@ -13,7 +13,9 @@ that thousands of steps take seconds, with one scenario:
                        --eval_scale times longer, which runs out of memory on the card
   --scenario=steady    plain training (a long run rolls a bounded trace's window)
 
---step_sleep=S sleeps S seconds after each step (a run slow enough to watch while it runs).
+--step_sleep=S sleeps S seconds after each step (a run slow enough to watch while it runs);
+with --sleep_at=backward, between each step's backward pass and its optimizer step instead (a
+step in flight when it is read).
 
     python3 examples/sim/sim_long.py --scenario=leak --max_iters=60
 
@@ -39,7 +41,7 @@ DEFAULTS = dict(
     learning_rate=6e-4, weight_decay=1e-1, beta1=0.9, beta2=0.95, grad_clip=1.0,
     eval_interval=0, eval_iters=0, max_iters=60, log_interval=0, device="cuda", seed=1337,
     allocator="caching", scenario="leak", leak="list", cache_every=5, cache_kib=1024,
-    eval_at=40, eval_scale=64, step_sleep=0.0,
+    eval_at=40, eval_scale=64, step_sleep=0.0, sleep_at="end",
 )
 
 
@@ -57,6 +59,8 @@ class LongTrainer(Trainer):
         with ctx:
             logits, loss = model(X, Y)
         scaler.scale(loss).backward()
+        if self.c["step_sleep"] > 0 and self.c["sleep_at"] == "backward":
+            time.sleep(self.c["step_sleep"])  # a step in flight: its backward done, its end not
         scaler.unscale_(optimizer)
         scaler.step(optimizer)
         scaler.update()
@@ -103,14 +107,16 @@ class LongTrainer(Trainer):
                 self.cache[it] = torch.empty(n, dtype=torch.uint8, device=c["device"])
                 self.held_bytes += n
             self.iters = it + 1
-            if c["step_sleep"] > 0:  # a slower run, to be watched while it is alive
+            if c["step_sleep"] > 0 and c["sleep_at"] == "end":  # a slower run, to be watched live
                 time.sleep(c["step_sleep"])
 
 
 def main(argv):
     c, _ = parse_config(argv, DEFAULTS, "sim_long.py")
-    if c["scenario"] not in ("leak", "cache", "late_oom", "steady") or c["leak"] not in ("list", "sum"):
-        print("sim_long.py: --scenario=leak|cache|late_oom|steady, --leak=list|sum", file=sys.stderr)
+    if (c["scenario"] not in ("leak", "cache", "late_oom", "steady") or c["leak"] not in ("list", "sum")
+            or c["sleep_at"] not in ("end", "backward")):
+        print("sim_long.py: --scenario=leak|cache|late_oom|steady, --leak=list|sum, "
+              "--sleep_at=end|backward", file=sys.stderr)
         return 2
     print(f"sim_long.py: {torch.SIMULATION}; scenario={c['scenario']}", flush=True)
     torch.cuda.init()

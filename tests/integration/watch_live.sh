@@ -43,7 +43,13 @@ done
     >rw.out 2>rw.err
 rc=$?
 [ $rc -eq 0 ] || { cat rw.err; fail "run --watch: exit $rc"; }
-n=$(grep -c ' steps [0-9]* growth' rw.out)
+n=$(grep -c ' steps [0-9]* .*growth' rw.out)
+# a step in flight (its backward pass done, its end not yet) is no other split of the run's steps
+# (it had said "steps 21 (its own: 22 backward passes, 21 optimizer steps)" of a live run)
+"$VT" run --watch -o fl.vt -- python3 "$SIM" --scenario=steady --max_iters=30 --step_sleep=0.04 \
+    --sleep_at=backward >fl.out 2>fl.err || { cat fl.err; fail "run --watch, a step in flight: exit $?"; }
+[ "$(grep -c ' steps [0-9]* .*growth' fl.out)" -ge 2 ] || { cat fl.out; fail "run --watch, a step in flight: lines"; }
+grep ' (its own' fl.out && fail "run --watch: a step in flight said as the run's own split"
 [ "$n" -ge 2 ] || { cat rw.out; fail "run --watch showed $n lines"; }
 "$VT" run --watch -q -o rf.vt -- sh -c 'exit 3' >/dev/null 2>&1
 [ $? -eq 3 ] || fail "run --watch does not return the command's status"
