@@ -69,8 +69,12 @@ void watch_child(pid_t pid, const char *manifest, int *status)
     char path[4200];
     int reaped = 0, at = 0;
     uint32_t exec_pid = 0;
-    while (!reaped) {
+    /* (not `while (!reaped)`: a watch that fell behind finds the program ended after an exec,
+     * its later images' traces written, and shows each of them, as it does of a live run) */
+    for (;;) {
         if (!next_trace(manifest, exec_pid, &at, path, sizeof path)) {
+            if (reaped)
+                break; /* the run ended: no later image's trace */
             pid_t p = run_signals_reap(pid, status, WNOHANG);
             reaped = p == pid || (p < 0 && errno != EINTR);
             struct timespec ts = {0, 200000000L};

@@ -203,7 +203,9 @@ rm -f live.vt*
 LD_PRELOAD="$VT_PRELOAD" VRAMTRACE_OUTPUT=live.vt VRAMTRACE_MAX_SIZE=8388608 \
     "$BUILD/tests/prog/rt_cases" threads 1 3000000 >/dev/null 2>&1 &
 W=$!
-sleep 0.5
+i=0 # (its header written: a loaded machine may take longer than the 0.5 s it had waited)
+while [ ! -s live.vt ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+sleep 0.2
 for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
     "$VT" report live.vt >/dev/null 2>live.err
     rc=$?

@@ -35,7 +35,9 @@ for ms in 50 300 600 900 1200 1500 +500 +800 +1100 +1400 +1700 +2000; do
     sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
     kill -KILL $pid 2>/dev/null
     wait $pid 2>/dev/null
-    [ -f k.vt ] || fail "killed at $ms ms: no trace"
+    # (at 50 ms a loaded machine may not have reached the first CUDA call: no file, as untraced)
+    [ -f k.vt ] || [ $ms = 50 ] || fail "killed at $ms ms: no trace"
+    [ -f k.vt ] || continue
     "$VT" report --json k.vt >k.json 2>k.err
     rc=$?
     if [ $rc -ne 0 ]; then

@@ -51,6 +51,25 @@ for mib in 310 320 330; do
 done
 [ "$(grep -c "the program exec'd; following its new image's trace .*/ch.vt.[12]\$" err)" = 2 ] ||
     { cat err; fail "chain: the handovers are not said"; }
+# a watch that falls behind (stopped during the first image until the program has ended) still
+# shows every image's trace to its end (it had stopped at the first, the program reaped)
+"$VT" run --watch -o cs.vt -- sh -c "exec '$P' chain 0" >cs.out 2>cs.err &
+vp=$!
+i=0
+while [ ! -s cs.vt ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+kill -STOP $vp
+c=$(pgrep -P $vp)
+i=0 # (the program ends a zombie: its parent, stopped, cannot reap it)
+while [ -n "$c" ] && [ "$(awk '{print $3}' /proc/"$c"/stat 2>/dev/null)" != Z ] && [ $i -lt 300 ]; do
+    sleep 0.1
+    i=$((i + 1))
+done
+kill -CONT $vp
+wait $vp || { cat cs.out cs.err; fail "chain, watch behind: run failed"; }
+for mib in 310 320 330; do
+    grep -q "live $mib.0 MiB.*(ended)\$" cs.out ||
+        { cat cs.out cs.err; fail "chain, watch behind: the image holding $mib MiB not shown to its end"; }
+done
 
 # a trace that ended on a full disk (tests/data/disk_full.vt, made on a 16 KiB tmpfs): `report`
 # says "disk full", exit 0, never "killed"; `dump` shows the trailer's reason
