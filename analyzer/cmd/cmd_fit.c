@@ -182,7 +182,8 @@ static int run_trial(fit_job *j, long b, fit_trial *t)
         free(args[i]);
     free(args);
     if (rc < 0) {
-        fprintf(stderr, "vramtrace fit: cannot start the trial: %s\n", strerror(err));
+        fprintf(stderr, "vramtrace fit: cannot start the trial or wait for its end: %s\n",
+                strerror(err));
         return -1;
     }
     t->seconds = pr.seconds;

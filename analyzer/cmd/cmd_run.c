@@ -478,17 +478,23 @@ int cmd_run(int argc, char **argv)
     }
     if (ex[0] >= 0)
         close(ex[0]);
-    int status = 0;
+    int status = 0, waited = 1;
     if (watch)
         watch_child(pid, manifest, &status);
     else
-        while (run_signals_reap(pid, &status, 0) < 0 && errno == EINTR) {
+        while ((waited = run_signals_reap(pid, &status, 0) == pid) == 0 && errno == EINTR) {
         }
+    int wait_err = errno;
     run_signals_end(&rs);
+    if (!waited) /* (its status unknown: never said as an exit 0) */
+        fprintf(stderr, "vramtrace run: cannot wait for the program (pid %d): %s\n", (int)pid,
+                strerror(wait_err));
     run_print_traces(manifest, given, quiet, !exec_err);
     if (outer[0] && strcmp(outer, manifest))
         run_pass_up(manifest, outer);
     unlink(manifest);
+    if (!waited)
+        return VT_EXIT_USAGE;
     if (WIFEXITED(status))
         return WEXITSTATUS(status);
     if (WIFSIGNALED(status))

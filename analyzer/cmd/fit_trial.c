@@ -146,9 +146,18 @@ int fit_proc_run(char *const argv[], const char *log, double limit_s, volatile s
     fflush(stdout); /* nothing buffered is written twice by the child */
     fflush(stderr);
     double t0 = now_s();
+    /* SIGCHLD the default while the trial runs (an ignored one, inherited, has the kernel reap
+     * it: its status lost, a trial that crashed had been taken as one that fit), as it was in
+     * the trial itself */
+    struct sigaction dfl, chld;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(SIGCHLD, &dfl, &chld);
     pid_t pid = fork();
     if (pid < 0) {
         int e = errno;
+        sigaction(SIGCHLD, &chld, NULL);
         close(fds[0]), close(fds[1]);
         if (l.fd >= 0)
             close(l.fd);
@@ -165,6 +174,7 @@ int fit_proc_run(char *const argv[], const char *log, double limit_s, volatile s
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
         signal(SIGPIPE, SIG_DFL);
+        sigaction(SIGCHLD, &chld, NULL);
         execv(argv[0], argv);
         _exit(127);
     }
@@ -172,7 +182,7 @@ int fit_proc_run(char *const argv[], const char *log, double limit_s, volatile s
     close(fds[1]);
     fcntl(fds[0], F_SETFL, O_NONBLOCK);
     *running = pid;
-    int status = 0, eof = 0, exited = 0;
+    int status = 0, eof = 0, exited = 0, lost = 0;
     double term_at = 0, stop_at = 0;
     while (!exited) {
         if (!eof)
@@ -182,6 +192,7 @@ int fit_proc_run(char *const argv[], const char *log, double limit_s, volatile s
         pid_t r = waitpid(pid, &status, WNOHANG);
         if (r == pid || (r < 0 && errno != EINTR)) {
             exited = 1;
+            lost = r < 0 ? errno : 0; /* (its status unknown: never a trial that fit) */
             break;
         }
         double t = now_s();
@@ -196,6 +207,7 @@ int fit_proc_run(char *const argv[], const char *log, double limit_s, volatile s
             kill(-pid, SIGKILL);
     }
     *running = 0;
+    sigaction(SIGCHLD, &chld, NULL);
     out->seconds = now_s() - t0;
     if (out->timed_out)
         kill(-pid, SIGKILL); /* what the trial left running in its group */
@@ -207,5 +219,9 @@ int fit_proc_run(char *const argv[], const char *log, double limit_s, volatile s
     if (l.fd >= 0)
         close(l.fd);
     out->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    if (lost) {
+        errno = lost;
+        return -1;
+    }
     return 0;
 }

@@ -30,7 +30,8 @@ typedef struct fit_proc {
  * gets SIGTERM, with all of its process group, and SIGKILL FIT_KILL_GRACE_S later. When *stop
  * becomes set (Ctrl-C; the caller's handler forwards the signal to *running), the group is
  * killed if it has not ended 10 s later. *running holds the trial's pid while it runs.
- * Returns 0, or -1 with errno when it could not be started. */
+ * Returns 0, or -1 with errno when it could not be started or its end waited for (its status
+ * unknown). */
 int fit_proc_run(char *const argv[], const char *log, double limit_s, volatile sig_atomic_t *stop,
                  volatile pid_t *running, fit_proc *out);
 

@@ -56,12 +56,18 @@ void run_signals_begin(run_signals *rs)
     g_child = 0;
     for (int i = 0; i < RUN_SIGNALS; i++)
         sigaction(sigs[i], &sa, &rs->old[i]);
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(SIGCHLD, &dfl, &rs->old_chld);
 }
 
 void run_signals_child(const run_signals *rs)
 {
     for (int i = 0; i < RUN_SIGNALS; i++)
         sigaction(sigs[i], &rs->old[i], NULL);
+    sigaction(SIGCHLD, &rs->old_chld, NULL); /* (as inherited: an ignored one stays ignored) */
     sigprocmask(SIG_SETMASK, &rs->old_mask, NULL);
 }
 
@@ -90,5 +96,6 @@ void run_signals_end(const run_signals *rs)
     g_child = 0;
     for (int i = 0; i < RUN_SIGNALS; i++)
         sigaction(sigs[i], &rs->old[i], NULL);
+    sigaction(SIGCHLD, &rs->old_chld, NULL);
     sigprocmask(SIG_SETMASK, &rs->old_mask, NULL);
 }

@@ -10,13 +10,17 @@
 
 typedef struct run_signals {
     struct sigaction old[RUN_SIGNALS];
+    struct sigaction old_chld; /* SIGCHLD's: the default while run waits (see run_signals_begin) */
     sigset_t old_mask;
 } run_signals;
 
 /* run_signals_begin: before the fork: the signals are blocked (one that comes before the child
- * exists waits for it) and forwarded once unblocked */
+ * exists waits for it) and forwarded once unblocked; SIGCHLD is the default while run waits (an
+ * ignored SIGCHLD, inherited, has the kernel reap the child: its exit status lost, run had
+ * returned 0 for a program that exited 3) */
 void run_signals_begin(run_signals *rs);
-/* run_signals_child: in the child before its exec: the handlers and the mask as they were */
+/* run_signals_child: in the child before its exec: the handlers (SIGCHLD's too) and the mask
+ * as they were */
 void run_signals_child(const run_signals *rs);
 /* run_signals_forward_to: in the parent: forward to pid from now on (what waited, first) */
 void run_signals_forward_to(pid_t pid);

@@ -55,4 +55,13 @@ for t in d["trials"]:
     assert t["time_limit_s"] >= 120, t  # the first: an hour; then derived, at least 120 s
 print("loud: logs capped,", [t["log_cut_bytes"] for t in d["trials"]], "bytes cut")
 PYEOF
+# 3. SIGCHLD ignored by whoever started fit (the kernel would reap the trials): a trial that
+# crashes is said so, exit 2 (it had been taken as one that fit: "at least 16")
+python3 -c 'import os, signal, sys
+signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+os.execv(sys.argv[1], sys.argv[1:])' "$VT" fit --max-b 4 --dir chld -- sh -c 'kill -SEGV $$' x '{B}' \
+    >chld.txt 2>chld.err
+rc=$?
+[ $rc = 2 ] && grep -q 'failed at micro-batch 1 (exit 139)' chld.err ||
+    { cat chld.err; fail "SIGCHLD ignored: a crashing trial, exit $rc"; }
 echo "fit_limits: ok"

@@ -4,7 +4,8 @@
 # SIGUSR1 had killed run, exit 138, no summary, the program left running alone); Ctrl-C on a
 # terminal (SIGINT to the whole foreground process group) reaches it once, not a second time
 # forwarded by run; a SIGTERM sent right after run started is never lost (it had been, while run
-# read the exec's result: the program slept on).
+# read the exec's result: the program slept on); an inherited SIGCHLD ignored (which has the
+# kernel reap children) neither loses the program's status nor changes what the program inherits.
 set -u
 fail() { echo "run_signals: $*"; exit 1; }
 command -v python3 >/dev/null 2>&1 || { echo "SKIP run_signals: no python3"; exit 77; }
@@ -23,6 +24,21 @@ time.sleep(0.3)  # (a second one, if any, comes now)
 print("got", n.get(signal.SIGTERM, 0), n.get(signal.SIGINT, 0), n.get(signal.SIGUSR1, 0), flush=True)
 sys.exit(7)
 EOF
+# SIGCHLD ignored by whoever started run: the program's status is still run's (it had returned
+# 0 for an exit 3, a SIGKILL, and with --watch), and the program still finds it ignored
+chld() { python3 -c 'import os, signal, sys
+signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+os.execv(sys.argv[1], sys.argv[1:])' "$@"; }
+export LD_LIBRARY_PATH="$FAKE"
+chld "$VT" run -q -o c1.vt -- sh -c 'exit 3' 2>/dev/null
+[ $? = 3 ] || fail "SIGCHLD ignored: an exit 3 not returned"
+chld "$VT" run -q --watch -o c2.vt -- sh -c 'exit 3' >/dev/null 2>&1
+[ $? = 3 ] || fail "SIGCHLD ignored, --watch: an exit 3 not returned"
+chld "$VT" run -q -o c3.vt -- sh -c 'kill -KILL $$' 2>/dev/null
+[ $? = 137 ] || fail "SIGCHLD ignored: a SIGKILL not returned as 137"
+got=$(chld "$VT" run -q -o c4.vt -- python3 -c 'import signal; print(signal.getsignal(signal.SIGCHLD) == signal.SIG_IGN)' 2>/dev/null)
+[ "$got" = True ] || fail "SIGCHLD ignored: the program finds it [$got]"
+
 python3 - "$VT" <<'PY' || exit 1
 import os, pty, re, signal, subprocess, sys, time
 vt = sys.argv[1]
