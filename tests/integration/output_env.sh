@@ -107,6 +107,13 @@ print("escaped:", b.decode().strip())
 PYEOF
 "$VT" run -o "y$esc.vt" -- "$P" basic >out 2>err
 python3 -c 'import sys; b = open("err", "rb").read(); assert b"\x1b" not in b, b' || fail "run printed a raw escape"
+# a TMPDIR where run's list of traces cannot be made: said escaped, exit 2 (printed raw until
+# 2026-12-04)
+TMPDIR="/nonexistent$esc" "$VT" run -o z.vt -- "$P" basic >out 2>err
+rc=$?
+[ $rc = 2 ] || fail "an unwritable TMPDIR: exit $rc"
+python3 -c 'import sys; b = open("err", "rb").read(); assert b"\x1b" not in b and b"cannot create /nonexistent\\x1b" in b, b' ||
+    fail "run printed TMPDIR raw"
 # a program that closed its stderr and opened a file of its own, which took fd 2: the preload's
 # warnings never go into that file (they had: "hello", then "vramtrace: VRAMTRACE_STACK_DEPTH=129
 # is not ..." and "cannot create nodir/x.vt ..."); a program started with fd 2 closed gets none
