@@ -388,8 +388,8 @@ int cmd_run(int argc, char **argv)
         char shown[3 * PATH_MAX]; /* (TMPDIR is the environment's: escaped for the terminal) */
         escape_term(manifest, strlen(manifest), shown, sizeof shown);
         fprintf(stderr,
-                "vramtrace run: cannot create %s: %s (set TMPDIR to a writable directory)\n",
-                shown, strerror(e));
+                "vramtrace run: cannot create %s: %s (set TMPDIR to a writable directory)\n", shown,
+                strerror(e));
         return VT_EXIT_USAGE;
     }
     /* room for its lines now (its size unchanged): a TMPDIR that fills while the program runs

@@ -92,9 +92,14 @@ static int dw_load(void)
     if (err) {
         snprintf(dw_why, sizeof dw_why, "%s", err);
         /* the loader could not get memory (malloc, or mmap under `ulimit -v`): the analyzer's
-         * own out of memory (mem.h), never "could not be loaded" */
+         * own out of memory (mem.h), never "could not be loaded" (glibc's words for it:
+         * "cannot create shared object descriptor", "cannot allocate dependency list", "cannot
+         * extend global scope", ...; a failed calloc there had been read as no libdw, the
+         * native frames named from the symbol tables alone, exit 0) */
         if (strstr(err, "allocate memory") || strstr(err, "out of memory") ||
-            strstr(err, "failed to map segment"))
+            strstr(err, "failed to map segment") || strstr(err, "cannot create") ||
+            strstr(err, "cannot allocate") || strstr(err, "cannot extend") ||
+            strstr(err, "cannot map zero-fill"))
             mem_note_failure();
         return -1;
     }

@@ -3,6 +3,7 @@
  * small Python-expression subset), each `--key=value` overriding; later ones win. The key
  * store itself is config.c; which program a command line runs is cmdline.c. */
 #include "config.h"
+#include "mem.h"
 
 #include "pyexpr.h"
 #include "vramtrace/trace_format.h"
@@ -89,6 +90,8 @@ static int apply_recorded(nano_config *c, const char *path, char *err, size_t er
             c->nfiles++;
             return 0;
         }
+        if (errno == ENOMEM) /* (glibc's own allocation: no wrapper sees it) */
+            mem_note_failure();
         snprintf(err, errlen, "config file %s: %s", path, strerror(errno));
         return -1;
     }

@@ -5,11 +5,13 @@
 #include "scriptflags.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "mem.h"
 #include "vramtrace/trace_format.h"
 
 /* skip_string: s[i] opens a string literal ('...', "...", or tripled); the index after it (len
@@ -341,6 +343,8 @@ void config_nanogpt_script(nano_config *c, int argc, const char *const *argv)
         config_init(sc);
         sc->files = c->files;
         FILE *fp = fmemopen((void *)f->data, f->len, "r");
+        if (!fp && errno == ENOMEM) /* (glibc's own: no wrapper sees it; not as unrecorded) */
+            mem_note_failure();
         char err[512];
         if (!fp || config_apply_stream(sc, fp, base, err, sizeof err) == -1) {
             free(sc); /* unreadable: as if not recorded */
