@@ -20,6 +20,7 @@
 #include "escape.h"
 #include "growth.h"
 #include "livemap.h"
+#include "mem.h"
 #include "notes.h"
 #include "phases.h"
 #include "reader.h"
@@ -508,6 +509,10 @@ int watch_loop(const char *path, double interval, int once, int plain, pid_t chi
         if (gone && killed_end(&w) < 0) {
             notes_error("watch", w.why);
             rc = w.why_rc;
+            break;
+        }
+        if (mem_failed()) { /* what it would show may be wrong: nothing more (main says so) */
+            rc = VT_EXIT_USAGE;
             break;
         }
         if (w.seen)

@@ -161,6 +161,18 @@ for ph, text in got.items():
 assert set(got) == {p for p, b in last.items() if b >= 1 << 20}, (got, last)
 PY
 fi
+# out of memory while following a live trace: watch stops, says so, exit 2, and shows no figure it
+# could not compute (it had shown them at every refresh and said nothing until stopped)
+sleep 30 &
+sp=$!
+"$BUILD/tests/prog/vtgen" -o oomw.vt --tensor --events 20000 --live 2000 --tail none --pid $sp >/dev/null ||
+    fail "vtgen (live)"
+VT_FAILMALLOC=20+ LD_PRELOAD="$BUILD/tests/libfailmalloc.so" timeout 10 "$VT" watch --plain --interval 0.2 \
+    oomw.vt >oomw.out 2>oomw.err
+rc=$?
+kill $sp 2>/dev/null
+[ $rc = 2 ] && [ ! -s oomw.out ] && grep -q '^vramtrace watch: out of memory' oomw.err ||
+    { cat oomw.out oomw.err; fail "out of memory while watching: exit $rc"; }
 # a trace with 20,000 allocations live at its end: watch frees its live set as the replay made it
 # (arrays of 2 MiB and more are mapped, not malloc'ed: it had crashed there, exit 139)
 "$BUILD/tests/prog/vtgen" -o many.vt --live 20000 --events 40000 --tensor >/dev/null || fail "vtgen"
