@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "fit_trial.h"
+#include "run_signals.h"
 
 int fit_is_trace_name(const char *name)
 {
@@ -146,14 +147,10 @@ int fit_proc_run(char *const argv[], const char *log, double limit_s, volatile s
     fflush(stdout); /* nothing buffered is written twice by the child */
     fflush(stderr);
     double t0 = now_s();
-    /* SIGCHLD the default while the trial runs (an ignored one, inherited, has the kernel reap
-     * it: its status lost, a trial that crashed had been taken as one that fit), as it was in
-     * the trial itself */
-    struct sigaction dfl, chld;
-    memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
-    sigemptyset(&dfl.sa_mask);
-    sigaction(SIGCHLD, &dfl, &chld);
+    /* SIGCHLD the default while the trial runs (a trial that crashed had been taken as one that
+     * fit), as it was in the trial itself */
+    struct sigaction chld;
+    run_signals_chld_default(&chld);
     pid_t pid = fork();
     if (pid < 0) {
         int e = errno;

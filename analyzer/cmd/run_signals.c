@@ -56,11 +56,16 @@ void run_signals_begin(run_signals *rs)
     g_child = 0;
     for (int i = 0; i < RUN_SIGNALS; i++)
         sigaction(sigs[i], &sa, &rs->old[i]);
+    run_signals_chld_default(&rs->old_chld);
+}
+
+void run_signals_chld_default(struct sigaction *old)
+{
     struct sigaction dfl;
     memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;
     sigemptyset(&dfl.sa_mask);
-    sigaction(SIGCHLD, &dfl, &rs->old_chld);
+    sigaction(SIGCHLD, &dfl, old);
 }
 
 void run_signals_child(const run_signals *rs)

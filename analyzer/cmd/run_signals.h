@@ -29,6 +29,10 @@ void run_signals_forward_to(pid_t pid);
  * after the reap had been sent to whatever took the pid). pid when it was reaped, 0 when it
  * runs on (WNOHANG), -1 with errno. */
 pid_t run_signals_reap(pid_t pid, int *status, int options);
+/* run_signals_chld_default: SIGCHLD's default from now on, the one before into *old (an ignored
+ * SIGCHLD, inherited, has the kernel reap children: their exit status lost); run's and fit's
+ * while they wait, *old put back in the child before its exec and after the wait */
+void run_signals_chld_default(struct sigaction *old);
 /* run_signals_end: the child is gone: the handlers and the mask as they were */
 void run_signals_end(const run_signals *rs);
 

@@ -4,6 +4,7 @@
 #include "mem.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <malloc.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -45,6 +46,14 @@ void mem_reset(void)
 void mem_note_failure(void)
 {
     atomic_store_explicit(&g_failed, true, memory_order_relaxed);
+}
+
+FILE *mem_fmemopen(const void *buf, size_t len)
+{
+    FILE *fp = fmemopen((void *)buf, len, "r");
+    if (!fp && errno == ENOMEM) /* (a recorded file had been read as not recorded: exit 0) */
+        mem_note_failure();
+    return fp;
 }
 
 /* the heap on 2 MiB pages (mem_heap_huge, below): the heap grown ahead by HEAP_PAD, blocks of

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 typedef struct mem_ops {
     void *(*malloc)(size_t n);
@@ -32,6 +33,9 @@ void mem_reset(void);
 /* mem_note_failure: records a failure of an allocation the wrappers do not see (inside libdw,
  * __cxa_demangle, ...) that its caller learned of from an error code. */
 void mem_note_failure(void);
+/* mem_fmemopen: fmemopen(buf, len, "r"), its FILE the C library's own allocation (no wrapper sees
+ * it): NULL with errno, and ENOMEM recorded as a failure (never read as an unreadable file) */
+FILE *mem_fmemopen(const void *buf, size_t len);
 
 /* mem_heap_huge: the heap grown ahead and marked for 2 MiB pages (mem.c says why); once, at
  * the start, before any thread. */

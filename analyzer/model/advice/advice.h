@@ -233,8 +233,6 @@ uint64_t advice_next_cache(const model_calib *c, const gpt_shape *s, uint64_t B,
 uint64_t advice_cache_limit(const prediction *p, uint64_t capacity, double headroom,
                             uint64_t *cache);
 
-/* advice_largest_batch: the largest batch_size (1..2^20, other knobs of s kept) whose
- * required bytes fit capacity with headroom; 0 if not even 1 fits or capacity is 0. */
 /* advice_largest_unpredicted: no largest micro-batch is said (lb, advice_largest_batch's) for a
  * run that does not measure how its step grows with the micro-batch (growth_unmeasured), but
  * where one out of memory (oom) would not fit at 1 either: that is measured, its moment needing
@@ -243,6 +241,8 @@ static inline int advice_largest_unpredicted(int growth_unmeasured, int oom, uin
 {
     return growth_unmeasured && (lb || !oom);
 }
+/* advice_largest_batch: the largest batch_size (1..2^20, other knobs of s kept) whose
+ * required bytes fit capacity with headroom; 0 if not even 1 fits or capacity is 0. */
 uint64_t advice_largest_batch(const model_calib *c, const gpt_shape *s, uint64_t capacity,
                               double headroom);
 /* advice_recommend: the micro-batch b and accumulation a to run s with on a card of capacity

@@ -84,14 +84,12 @@ static int apply_recorded(nano_config *c, const char *path, char *err, size_t er
         c->nfiles_missing++;
         return -1;
     }
-    FILE *fp = rf->len ? fmemopen((void *)rf->data, rf->len, "r") : NULL;
+    FILE *fp = rf->len ? mem_fmemopen(rf->data, rf->len) : NULL;
     if (!fp) {
         if (rf->len == 0) { /* an empty file sets nothing */
             c->nfiles++;
             return 0;
         }
-        if (errno == ENOMEM) /* (glibc's own allocation: no wrapper sees it) */
-            mem_note_failure();
         snprintf(err, errlen, "config file %s: %s", path, strerror(errno));
         return -1;
     }

@@ -5,7 +5,6 @@
 #include "scriptflags.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -342,9 +341,7 @@ void config_nanogpt_script(nano_config *c, int argc, const char *const *argv)
     if (f && !f->flags && f->data && f->len && (sc = malloc(sizeof *sc))) {
         config_init(sc);
         sc->files = c->files;
-        FILE *fp = fmemopen((void *)f->data, f->len, "r");
-        if (!fp && errno == ENOMEM) /* (glibc's own: no wrapper sees it; not as unrecorded) */
-            mem_note_failure();
+        FILE *fp = mem_fmemopen(f->data, f->len);
         char err[512];
         if (!fp || config_apply_stream(sc, fp, base, err, sizeof err) == -1) {
             free(sc); /* unreadable: as if not recorded */
