@@ -204,8 +204,8 @@ verdict:
                mb, cal->eval_flag);
         return;
     }
-    uint64_t floor = found || unmeasured ? 0 : weights_floor(cal, s, a->card.bytes);
-    predict_print_recommended(c, s, &base, mb, nano, a->from != NULL, found, rb, ra, unmeasured,
+    uint64_t floor = found || unmeasured || lb ? 0 : weights_floor(cal, s, a->card.bytes);
+    predict_print_recommended(c, s, &base, mb, nano, a->from != NULL, found, rb, ra, unmeasured, lb,
                               floor);
 }
 

@@ -281,7 +281,7 @@ void predict_print_heading(const nano_config *c, const gpt_shape *s, const char 
 
 void predict_print_recommended(const nano_config *c, const gpt_shape *s, const gpt_shape *base,
                                const char *mb, int nano, int from, int found, uint64_t rb,
-                               uint64_t ra, int unmeasured, uint64_t floor)
+                               uint64_t ra, int unmeasured, uint64_t lb, uint64_t floor)
 {
     char flags[160];
     if (found) {
@@ -321,7 +321,17 @@ void predict_print_recommended(const nano_config *c, const gpt_shape *s, const g
                    (unsigned long long)(rb * ra), (unsigned long long)rb, (unsigned long long)ra,
                    ra == 1 ? "" : "s", flags[0] ? "  (" : "", flags, flags[0] ? ")" : "");
     } else if (unmeasured) {
-        return;         /* (what a smaller micro-batch needs is not measured either) */
+        return;      /* (what a smaller micro-batch needs is not measured either) */
+    } else if (lb) { /* (a Llama 400M at B=8 had been told "largest ... fits: 1", then "not even
+                      * a micro-batch of 1 fits") */
+        printf("recommended: none keeps the effective batch %llu: no smaller %s that divides it "
+               "fits with the accumulation steps that make it up%s; the largest %s above fits "
+               "with a smaller effective batch\n",
+               (unsigned long long)(s->B * s->A), mb,
+               s->A == 1 && !s->no_training
+                   ? " (accumulating keeps the gradients through each micro-step's forward)"
+                   : "",
+               mb);
     } else if (floor) { /* (a Llama 400M's optimizer step on 6 GiB had been told to shorten its
                          * inputs or checkpoint, which its own what-ifs said change nothing) */
         char b[32], one[48] = "batch_size=1";

@@ -43,11 +43,13 @@ void predict_print_breakdown(const prediction *p, const model_calib *cal, int ge
 /* predict_print_recommended: the recommendation's line (found: rb, ra from advice_recommend; s
  * the configuration predicted, base the traced run's with the what-if's micro-batch for the
  * program's flags, mb its word for the micro-batch, nano: nanoGPT's setting names, from: the
- * accumulation is the traced program's; unmeasured: nothing is said where nothing fits; floor:
- * where nothing fits, what a micro-batch of 1 needs with the shortest input and activation
- * checkpointing when even that does not fit, else 0) */
+ * accumulation is the traced program's; unmeasured: nothing is said where nothing fits; lb: the
+ * largest micro-batch that fits at s's accumulation, 0 none (where none keeping the effective
+ * batch fits, that one still does: not "not even 1 fits"); floor: where nothing fits, what a
+ * micro-batch of 1 needs with the shortest input and activation checkpointing when even that
+ * does not fit, else 0) */
 void predict_print_recommended(const nano_config *c, const gpt_shape *s, const gpt_shape *base,
                                const char *mb, int nano, int from, int found, uint64_t rb,
-                               uint64_t ra, int unmeasured, uint64_t floor);
+                               uint64_t ra, int unmeasured, uint64_t lb, uint64_t floor);
 
 #endif

@@ -44,6 +44,9 @@ for line in open(sys.argv[1]):
         buffers = 2 * 8 * f["seq_len"]
     elif fam == "llama":
         buffers = (1 if f["simulation"] else 2) * 4 * f["hidden"] // f["heads"] // 2
+        # ... and a Llama teacher's beside it (sim_hf.py's llama-160m: 768 / 12 heads; 400m:
+        # 1024 / 16)
+        buffers += {"llama-160m": 4 * 64 // 2, "llama-400m": 4 * 64 // 2}.get(f.get("teacher"), 0)
     # a run that fit read its weights after its first backward, never at a failed device
     # allocation its allocator recovered from (ResNet-50/AdamW at B=256, in its first backward)
     if not f["oom"] and "out-of-memory failure" in inf.get("params", {}).get("where", ""):
@@ -87,7 +90,12 @@ for line in open(sys.argv[1]):
     # GPT-2 medium (T from a 1024-row position embedding as wide as the model is not told apart
     # from a weight: not said, never wrong), and a GAN (unlabelled images, B·3·H·W: no labels to
     # count B by; before, a BatchNorm's buffer was taken for them: B 1 of 512², B 16 of 128²)
-    if fam not in ("t5", "gan") and f["model"] != "gpt2-medium" and \
+    # (a Llama distilled from a Llama: no position ids are found after its batch, the teacher's
+    # forward first; its B·T is read, B and T come from its command line)
+    kd_llama = fam == "llama" and (f.get("teacher") or "").startswith("llama")
+    if kd_llama and val("tokens") != f["batch_size"] * T:
+        bad.append("%s: B·T %s, the run's %d" % (t, val("tokens"), f["batch_size"] * T))
+    if fam not in ("t5", "gan") and f["model"] != "gpt2-medium" and not kd_llama and \
             (val("batch_size") is None or
              (fam not in ("resnet", "unet2d") and val("block_size") is None)):
         bad.append("%s: B or T not inferred: %s" % (t, sorted(inf)))

@@ -13,7 +13,7 @@ D="$ROOT/examples/traces/sim"
 . "$ROOT/tests/report_each.sh"
 report_each "$D"
 python3 - "$D/facts.jsonl" <<'PYEOF2' || exit 1
-import json, os, re, sys
+import json, os, re, subprocess, sys
 bad = []
 n = 0
 for line in open(sys.argv[1]):
@@ -87,6 +87,35 @@ for line in open(sys.argv[1]):
                                           f.get("trainable_params") == f.get("params")):
         bad.append("%s: fp32 master weights said of a run with amp %s, %s of %s weights trained" %
                    (t, f.get("amp"), f.get("trainable_params"), f.get("params")))
+    # ... and "not all trained" only where some weight is not: a ViT, every weight of it trained,
+    # had been told so (the formula's blocks leave out its patch and position embeddings)
+    if "not all trained;" in text and f.get("trainable_params") == f.get("params"):
+        bad.append("%s: not all trained said of a run that trained all %s weights" % (t, f.get("params")))
+    # the trained model's shape, not a frozen teacher's: a Llama 160M distilled from a Llama 400M
+    # at B·T = 1024 (the teacher's width) had been given the teacher's L 24 and d 1024
+    for k, fk in (("n_layer", "layers"), ("n_embd", "hidden"), ("n_head", "heads")):
+        if f.get(fk) is not None and cfg[k]["source"] == "inferred" and cfg[k]["value"] != f[fk]:
+            bad.append("%s: %s %s inferred, the program's is %s" % (t, k, cfg[k]["value"], f[fk]))
+    # --amp none on the command line: never "the command line does not give it"; a run of whole
+    # steps shows its fp32 weights and compute (an fp32 U-Net's 256 bytes counted as autocast
+    # copies had left it unknown)
+    if "--amp none" in f["command"]:
+        m = re.search(r"^  dtype +(\S+) +(\S+) +(.*)$", text, re.M)
+        if m and m.group(1) == "unknown" and "--amp none turns autocast off" not in m.group(3):
+            bad.append("%s: --amp none given, dtype %r" % (t, m.group(0)))
+        if m and f.get("steps") and f.get("dtype", "fp32") in ("fp32", None) and \
+                (f.get("param_bytes") or 0) >= 4 * f["params"] and m.group(1) != "float32":
+            bad.append("%s: fp32 steps without autocast, dtype %r" % (t, m.group(0)))
+    # predict --from never says "not even ... 1 fits" beside a largest micro-batch that fits (a
+    # Llama 400M at B=8, T=2048: "largest micro-batch that fits: 1", then "not even a micro-batch
+    # of 1 fits", where none keeping the effective batch fits)
+    if f["oom"]:
+        pt = subprocess.run([os.environ["VT"], "predict", "--from", os.path.join(os.environ["ROOT"],
+                             "examples/traces/sim", f["trace"])], capture_output=True, text=True).stdout
+        m = re.search(r"^largest .* that fits .*: (?:at most )?([1-9][0-9]*)", pt, re.M)
+        if m and re.search(r"^not even ", pt, re.M):
+            bad.append("%s: predict: largest %s fits, and %r" %
+                       (t, m.group(1), re.search(r"^not even .*$", pt, re.M).group(0)[:80]))
     # none fits: said so (the Llama 400M at B=1 out of memory in its optimizer step on 6 GiB had
     # been told "largest micro-batch that fits ...: 0"); its JSON keeps 0
     m = re.search(r"^  largest .* that fits .*: (.*)$", text, re.M)

@@ -102,11 +102,14 @@ static void test_trace_fp32(void **state)
     model_trace_dtype(&c, &f);
     assert_int_equal(c.v[CFG_dtype].src, CONFIG_SRC_TRACE);
     assert_string_equal(c.v[CFG_dtype].s, "16-bit"); /* (no optimizer step: fp16 or bf16) */
-    f.cat_peak[CAT_AUTOCAST] = (1 << 20) - 1;        /* less than a weight's copy: no copy said */
+    f.cat_peak[CAT_AUTOCAST] = (1 << 20) - 1;        /* less than a weight's copy (no width known: 1
+                                                      * MiB): no copy, fp32 said with those few bytes */
     config_init(&c);
     config_reset(&c, CFG_dtype);
     model_trace_dtype(&c, &f);
-    assert_int_not_equal(c.v[CFG_dtype].src, CONFIG_SRC_TRACE);
+    assert_int_equal(c.v[CFG_dtype].src, CONFIG_SRC_TRACE);
+    assert_string_equal(c.v[CFG_dtype].s, "float32");
+    assert_non_null(strstr(c.v[CFG_dtype].where, "smaller than one"));
     f.cat_peak[CAT_AUTOCAST] = 0;
     f.compile_frames = MODEL_COMPILE_SEEN; /* a compiled graph's casts are no copies */
     config_init(&c);

@@ -83,13 +83,13 @@ void model_complete_tokens(nano_config *c, const infer_result *ir)
 static const char *fp32_compute(const run_facts *f)
 {
     const infer_result *ir = f->inferred;
-    /* autocast over fp32 weights copies a d×d matrix at least (2·d² B); a smaller "copy" is a
-     * tensor of half a weight's size the program converted itself (a Llama's position ids
-     * .float(), 4 KiB at T = 1024, beside a LoRA B of kv×8 fp32, 8 KiB) */
+    /* autocast over fp32 weights copies a d×d matrix at least (2·d² B; no width, a U-Net's: 1
+     * MiB); a smaller "copy" is a tensor the program converted itself (a Llama's position ids
+     * .float(), 4 KiB, beside a LoRA B of kv×8 fp32; an fp32 U-Net's 256 B had said nothing) */
     uint64_t d = ir && ir->v[INFER_n_embd].known ? (uint64_t)ir->v[INFER_n_embd].value : 0;
-    uint64_t copies = f->cat_peak[CAT_AUTOCAST];
-    if (!ir || !f->has_cat_peaks || !f->casts_visible || (copies && (!d || copies >= 2 * d * d)) ||
-        f->grad_scaler || f->compile_frames != MODEL_COMPILE_NOT_SEEN ||
+    uint64_t copies = f->cat_peak[CAT_AUTOCAST], matrix = d ? 2 * d * d : (uint64_t)1 << 20;
+    if (!ir || !f->has_cat_peaks || !f->casts_visible || copies >= matrix || f->grad_scaler ||
+        f->compile_frames != MODEL_COMPILE_NOT_SEEN ||
         (ir->v[INFER_param_dtype_bytes].known && ir->v[INFER_param_dtype_bytes].value != 4))
         return NULL;
     const infer_value *lg = &ir->v[INFER_logits_dtype_bytes], *tk = &ir->v[INFER_token_dtype_bytes],
@@ -114,9 +114,9 @@ static const char *fp32_compute(const run_facts *f)
                "copy of a weight (autocast makes one for each projection): " FP32_SAID;
     /* no logits, tokens nor attention (a GAN, a CNN): whole steps of fp32 weights with no copy
      * (a GAN's said "dtype unknown" beside "fp32 parameters") */
-    if (f->iterations > 0 && !copies && ir->v[INFER_param_dtype_bytes].known)
-        return "fp32 weights and no 16-bit copy of a weight over the run's optimizer steps "
-               "(autocast makes one of each weight it uses): " FP32_SAID;
+    if (f->iterations > 0 && ir->v[INFER_param_dtype_bytes].known)
+        return "fp32 weights and no 16-bit copy of a weight matrix over the run's optimizer "
+               "steps (autocast makes one of each weight it uses): " FP32_SAID;
     return NULL;
 }
 

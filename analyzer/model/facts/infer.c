@@ -38,6 +38,7 @@ static void vt__kept_copies(vt__pass *p)
 
 static void vt__snap(vt__pass *p, int at_oom)
 {
+    vt__grads_kept(p);
     p->snapped = 1;
     p->at_oom = at_oom;
     size_t i = 0;
@@ -431,7 +432,7 @@ void infer_pass_event_made(infer_pass *ip, uint64_t event, int is_alloc, const r
     }
     if (is_alloc && tensor_made(ev->api) && !ev->failed) {
         if (ev->backward)
-            p->seen_backward = 1, vt__grad_add(p, ev->size);
+            p->seen_backward = 1, vt__grad_add(p, ev->size), vt__bwd_made(p, ev->addr, ev->size);
         else if (p->seen_backward && !p->snapped)
             vt__snap(p, 0); /* the first backward is over: what lives outlived it */
         if (!p->seen_backward) {
@@ -446,6 +447,8 @@ void infer_pass_event_made(infer_pass *ip, uint64_t event, int is_alloc, const r
             vt__snap(p, 1); /* out of memory in the first forward or backward */
         p->tentative = ev->api != VT_API_torchOom; /* PyTorch's error confirms it */
     } else if (!is_alloc && tensor_freed(ev->api)) {
+        if (ev->backward && p->seen_backward)
+            vt__bwd_freed(p, ev->addr);
         size_t i = vt__free(p, ev->addr, freed_event);
         if (i + 1 < p->n && !p->seen_backward && p->t[i].init && !p->seen_forward &&
             vt__cast_of(&p->t[p->n - 1], &p->t[i])) {

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "infer.h"
 #include "hashseed.h"
@@ -12,6 +13,9 @@
 #define VT_EMBED_GAP 16 /* allocations between a token batch and its embedding lookup */
 /* distinct sizes of the first backward's tensors kept (a power of 2) */
 #define VT_GRAD_SIZES 1024
+/* the first backward's tensors alive at once that are followed (a power of 2; its gradients and
+ * its temporaries not yet freed) */
+#define VT_BWD_SLOTS 4096
 
 /* One tensor as the pass sees it. */
 typedef struct vt__tensor {
@@ -71,6 +75,15 @@ typedef struct vt__pass {
     size_t ngrad;
     int grad_from_copies; /* ... were read from the 16-bit copies kept at an OOM before any
                            * backward (vt__kept_copies), twice their size */
+    /* the first backward's tensors that the backward itself has not freed (address, size; open
+     * addressing, address 0 empty, UINT64_MAX a deleted one): its gradients, which outlive it,
+     * not its temporaries. When it ends, their sizes are grad_size (a temporary of a weight's
+     * size had made a frozen teacher's blocks look trained: 16-bit B·T×2048 activation
+     * gradients at B·T = 1024 beside its 1024×1024 fp32 weights); all it made where more were
+     * alive than followed (bwd_full) */
+    uint64_t bwd_addr[VT_BWD_SLOTS], bwd_size[VT_BWD_SLOTS];
+    size_t nbwd; /* slots taken (deleted ones too) */
+    int bwd_full;
     int unmade; /* no Python frame says who made a tensor (recorded with --stacks none / native) */
 } vt__pass;
 
@@ -99,6 +112,58 @@ static inline void vt__grad_add(vt__pass *p, uint64_t size)
 static inline int vt__grad_has(const vt__pass *p, uint64_t size)
 {
     return size && p->grad_size[vt__grad_find(p, size)] == size;
+}
+
+/* vt__bwd_slot: addr's slot in bwd_addr: where it is, else the empty slot its probe ends at (the
+ * table is never full: vt__bwd_made stops at three quarters) */
+static inline size_t vt__bwd_slot(const vt__pass *p, uint64_t addr)
+{
+    size_t j = (size_t)hashseed_mix(addr) & (VT_BWD_SLOTS - 1);
+    while (p->bwd_addr[j] && p->bwd_addr[j] != addr)
+        j = (j + 1) & (VT_BWD_SLOTS - 1);
+    return j;
+}
+
+/* vt__bwd_made / vt__bwd_freed: the first backward made a tensor of size at addr; it freed the
+ * one at addr (a free by another thread, zero_grad's, leaves a gradient kept) */
+static inline void vt__bwd_made(vt__pass *p, uint64_t addr, uint64_t size)
+{
+    if (!addr || addr == UINT64_MAX || p->bwd_full)
+        return;
+    size_t j = vt__bwd_slot(p, addr);
+    if (!p->bwd_addr[j]) {
+        if (p->nbwd >= VT_BWD_SLOTS * 3 / 4) {
+            p->bwd_full = 1;
+            return;
+        }
+        p->bwd_addr[j] = addr, p->nbwd++;
+    }
+    p->bwd_size[j] = size;
+}
+static inline void vt__bwd_freed(vt__pass *p, uint64_t addr)
+{
+    if (!addr || addr == UINT64_MAX || !p->nbwd)
+        return;
+    size_t j = vt__bwd_slot(p, addr);
+    if (p->bwd_addr[j])
+        p->bwd_addr[j] = UINT64_MAX, p->bwd_size[j] = 0; /* (deleted: a probe goes past it) */
+}
+
+/* vt__grads_kept: the first backward is over: the sizes of its tensors still alive (its
+ * gradients) are the gradients' sizes, where it kept any and all were followed */
+static inline void vt__grads_kept(vt__pass *p)
+{
+    if (!p->seen_backward || p->bwd_full)
+        return;
+    size_t kept = 0;
+    for (size_t j = 0; j < VT_BWD_SLOTS; j++)
+        kept += p->bwd_size[j] != 0;
+    if (!kept)
+        return;
+    memset(p->grad_size, 0, sizeof p->grad_size);
+    p->ngrad = 0;
+    for (size_t j = 0; j < VT_BWD_SLOTS; j++)
+        vt__grad_add(p, p->bwd_size[j]);
 }
 
 /* vt__mul: a·b, or 0 when it does not fit 64 bits (trace-derived sizes: a product that wraps

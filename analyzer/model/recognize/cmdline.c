@@ -219,6 +219,8 @@ void config_apply_flags(nano_config *c, int argc, const char *const *argv)
                      "the trace)",
                      a, eq ? "" : " ", eq ? "" : value);
             config_note(c, msg);
+            snprintf(c->amp_off, sizeof c->amp_off, "%.40s%s%.30s", a, eq ? "" : " ",
+                     eq ? "" : value);
             i += !eq;
             continue;
         }

@@ -360,7 +360,12 @@ config_type config_key_type(config_key k)
 const char *config_unknown_text(const nano_config *c, config_key k, char *buf, size_t n)
 {
     const config_value *v = (unsigned)k < CFG_COUNT ? &c->v[k] : NULL;
-    if (c->script_read[0] && v && v->flag[0] && v->flag_sep == ' ') /* (default=None, say) */
+    if (k == CFG_dtype && c->amp_off[0]) /* (not "the command line does not give it") */
+        snprintf(buf, n,
+                 "%s turns autocast off, and the trace does not show the parameters' own "
+                 "precision",
+                 c->amp_off);
+    else if (c->script_read[0] && v && v->flag[0] && v->flag_sep == ' ') /* (default=None, say) */
         snprintf(buf, n,
                  "its flag %s is not on the command line and has no number for a default in "
                  "the recorded %s",

@@ -109,6 +109,8 @@ typedef struct nano_config {
     char amp_value[16];    /* that flag's value in the run (its command line, else its argparse
                             * default: "bf16", "fp16", "none"), or "" */
     char amp_where[200];   /* where amp_value came from */
+    char amp_off[80];      /* the command line's flag that turned autocast off ("--amp none"), or
+                            * "": the precision is then the parameters' own, for the trace to tell */
     char nocache_flag[48]; /* the script's own switch for use_cache=False ("--no-cache"), or "" */
     char targs_call[48];   /* the script's own training-arguments call ("TrainingArguments",
                             * "SFTConfig"; trainargs.h), or "" */
@@ -218,7 +220,8 @@ int config_validate(const nano_config *c, char *err, size_t errlen);
 /* config_unknown_text: why key k is unknown, as the views say it after "unknown": "neither the
  * command line nor the trace gives it", or, where the trace recorded the script whose flags were
  * read, that its flag was not given and has no number for a default (default=None), or that no
- * flag of it sets it (the script's own code may still set it); buf. */
+ * flag of it sets it (the script's own code may still set it); the dtype of a command line that
+ * turned autocast off (amp_off), that the trace does not show the parameters' own; buf. */
 const char *config_unknown_text(const nano_config *c, config_key k, char *buf, size_t n);
 /* config_key_name / config_source_name: "batch_size"; "default" / "file" / "argument" /
  * "flag" / "inferred" / "unknown". */

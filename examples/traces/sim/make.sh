@@ -136,4 +136,18 @@ run vit_probe_b3022_oom_forward examples/sim/sim_vision.py --model vit-b16 --fre
 run gan_b64_fit examples/sim/sim_gan.py --batch-size 64 --steps 3
 run gan_b1756_fit examples/sim/sim_gan.py --batch-size 1756 --steps 2
 run gan_b2560_oom_forward examples/sim/sim_gan.py --batch-size 2560 --steps 2
+# a Llama 160M distilled from a frozen Llama 400M at B·T = 1024, the teacher's width: the
+# student's 16-bit B·T×2048 activation gradients are the teacher's fp32 1024×1024 weights' size
+run llama160m_kd_llama400m_b2_t512_fit examples/sim/sim_hf.py --model llama-160m --teacher llama-400m --batch-size 2 --seq-len 512 --steps 2
+# ... the largest micro-batch it predicts, and the largest that one predicts
+run llama160m_kd_llama400m_b10_t512_fit examples/sim/sim_hf.py --model llama-160m --teacher llama-400m --batch-size 10 --seq-len 512 --steps 2
+run llama160m_kd_llama400m_b12_t512_fit examples/sim/sim_hf.py --model llama-160m --teacher llama-400m --batch-size 12 --seq-len 512 --steps 2
+# a U-Net without autocast (--amp none): fp32 weights and compute; one out of memory in its first
+# forward, which shows no precision
+# (at B=64 its timesteps' fp32 copy, 256 B, is half a 128-channel bias's size: an autocast copy)
+run unet_fp32_b64_i32_fit examples/sim/sim_diffusion.py --batch-size 64 --image-size 32 --amp none --steps 2
+run unet_noema_fp32_b24_oom_forward examples/sim/sim_diffusion.py --no-ema --amp none --batch-size 24 --image-size 128 --steps 1
+# a Llama 400M at B=8, T=2048 out of memory in its first forward: a micro-batch of 1 fits, none
+# keeping the effective batch of 8 does (accumulating keeps the gradients through each forward)
+run llama400m_b8_t2048_oom_forward examples/sim/sim_hf.py --model llama-400m --batch-size 8 --seq-len 2048 --steps 1
 mv "$OUT/facts.jsonl.new" "$OUT/facts.jsonl"
