@@ -127,28 +127,44 @@ static void safe_rank(char out[17])
         out[0] = '_';
 }
 
-/* expand_known: the template with %r and %% expanded as the preload does; 0, or -1 when the
- * name depends on the pid (%p: only known in the process). */
+/* expand_known: the template with %r and %% expanded as the preload does (%p kept as is); 0,
+ * 1 when the name depends on the pid (%p: only known in the process), -1 when it does not fit
+ * cap: the name is too long (it had been cut here, and the cut named another file: a
+ * directory said as "is a directory"). */
 static int expand_known(const char *tmpl, char *out, size_t cap)
 {
     char rank[17];
     safe_rank(rank);
-    size_t n = 0;
-    for (const char *s = tmpl; *s && n + 17 < cap; s++) {
-        if (s[0] == '%' && s[1] == 'p')
+    size_t n = 0, rl = strlen(rank);
+    int pid = 0;
+    for (const char *s = tmpl; *s; s++) {
+        int r = s[0] == '%' && s[1] == 'r', p = s[0] == '%' && s[1] == 'p';
+        if (n + (r ? rl : p ? 2 : 1) >= cap) {
+            out[n] = '\0';
             return -1;
-        if (s[0] == '%' && s[1] == 'r') {
-            n += (size_t)snprintf(out + n, cap - n, "%s", rank);
-            s++;
-        } else if (s[0] == '%' && s[1] == '%') {
+        }
+        if (r) {
+            memcpy(out + n, rank, rl);
+            n += rl;
+        } else if (p) {
+            pid = 1;
             out[n++] = '%';
-            s++;
+            out[n++] = 'p';
         } else {
             out[n++] = *s;
         }
+        s += r || p || (s[0] == '%' && s[1] == '%');
     }
     out[n] = '\0';
-    return 0;
+    return pid;
+}
+
+/* abs_too_long: name, made absolute as run gives it to the preload, is past what a file's name
+ * may be: PATH_MAX with its NUL */
+static int abs_too_long(const char *name)
+{
+    char cwd[PATH_MAX];
+    return name[0] != '/' && getcwd(cwd, sizeof cwd) && strlen(cwd) + 1 + strlen(name) >= PATH_MAX;
 }
 
 /* can_make_in: a file can be made in directory dir: what access() does not say for root, whom it
@@ -198,10 +214,18 @@ static int check_output(const char *tmpl, const char *from)
                 from, shown, len ? shown : "DIR/");
         return -1;
     }
+    int pid = expand_known(tmpl, name, sizeof name);
+    if (pid < 0 || abs_too_long(name)) {
+        fprintf(stderr,
+                "vramtrace run: %s %s: %s (a trace's name, made absolute, is at most %d "
+                "bytes)\n",
+                from, shown, strerror(ENAMETOOLONG), PATH_MAX - 1);
+        return -1;
+    }
     struct stat st;
     /* what the name is, through a symbolic link (the preload never follows one: it writes
      * beside it, NAME.1, but one to a directory, a device or a FIFO is refused as that is) */
-    if (!expand_known(tmpl, name, sizeof name) && !stat(name, &st) && !S_ISREG(st.st_mode)) {
+    if (!pid && !stat(name, &st) && !S_ISREG(st.st_mode)) {
         if (S_ISDIR(st.st_mode))
             fprintf(stderr,
                     "vramtrace run: %s %s: is a directory; the output is a file name (e.g. "
@@ -222,7 +246,7 @@ static int check_output(const char *tmpl, const char *from)
     else
         snprintf(dir, sizeof dir, "%.*s", (int)(slash - tmpl), tmpl);
     char edir[PATH_MAX], sdir[1200];
-    if (expand_known(dir, edir, sizeof edir) < 0)
+    if (expand_known(dir, edir, sizeof edir))
         return 0; /* a directory per process: the preload says if it cannot write there */
     escape_term(edir, strlen(edir), sdir, sizeof sdir);
     if (stat(edir, &st)) {

@@ -1,7 +1,8 @@
 #!/bin/sh
 # output_env.sh — no quiet loss. `run -o` a directory, a name ending in '/', a device, a missing
-# or read-only directory, one where no file can be made (/proc, for root too): refused before
-# the program starts (exit 2, one clear line); the preload alone never writes DIR.1 or
+# or read-only directory, one where no file can be made (/proc, for root too), a name past
+# PATH_MAX (once made absolute): refused before the program starts (exit 2, one clear line);
+# the preload alone never writes DIR.1 or
 # /dev/null.1 beside them; a trace that cannot be created after the start is named by `run`
 # with the reason, never "no CUDA allocation was made".
 # VRAMTRACE_* values outside their range (STACK_DEPTH=129, 2^64-1) and flags other than 0/1
@@ -32,6 +33,14 @@ refused "/dev/null: exists and is not a regular file" -o /dev/null
 refused "the directory nodir: No such file or directory" -o nodir/t.vt
 VRAMTRACE_OUTPUT=dir refused "VRAMTRACE_OUTPUT dir: is a directory"
 [ ! -e dir.1 ] || fail "dir.1 written"
+# a name past PATH_MAX, or past it once made absolute: too long, before the start (its first
+# 4078 bytes, here a directory, had been said as "is a directory"; a long file name had run)
+long=$(python3 -c 'print("dir/" + "./" * 2100 + "t.vt")')
+refused "dir/\./\./.*: File name too long (a trace's name, made absolute, is at most 4095 bytes)" -o "$long"
+refused "File name too long" -o "$(python3 -c 'print("a" * 4200 + ".vt")')"
+long=$(python3 -c 'import os; print("dir/" + "./" * ((4088 - len(os.getcwd())) // 2) + "t.vt")')
+[ ${#long} -lt 4096 ] || fail "the relative name is itself too long"
+refused "File name too long" -o "$long"
 
 # a read-only directory: a read-only tmpfs (root may mount one) or, for another user, mode 0555
 mkdir -p ro
