@@ -308,7 +308,13 @@ static void open_locked(void)
     char base[4200];
     vt__wfile_expand(c->output, base, sizeof base);
     const char *why = NULL;
-    int fd = vt__wfile_create(base, &why);
+    int fd = -1;
+    if (c->output_long) { /* never the file its start names (it had been cut there in silence) */
+        snprintf(vt__ws.path, sizeof vt__ws.path, "%s", base);
+        why = "File name too long (VRAMTRACE_OUTPUT is past 4095 bytes, %r expanded)";
+    } else {
+        fd = vt__wfile_create(base, &why);
+    }
     if (fd < 0) {
         int err = errno;
         atomic_store(&vt__ws.state, W_STOPPED);

@@ -2,7 +2,10 @@
  * (no allocation) into a vt__config. The README's table documents every variable.
  * A value that is not one the variable takes (a number out of its range, a flag other than 0 or
  * 1, an unknown stack mode) is the default with one warning, the value escaped; %r of the
- * output template becomes $RANK in safe file-name characters. Interface: config.h. */
+ * output template becomes $RANK in safe file-name characters. A value past its room is never
+ * cut in silence: an output name is refused (output_long: writer.c says so), a manifest name is
+ * none, a card name keeps its whole characters that fit, each with a warning. Interface:
+ * config.h. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -112,16 +115,22 @@ static int parse_stacks(const char *s)
     return VT_STACKS_NATIVE | VT_STACKS_PYTHON;
 }
 
-static void copy_env(char *dst, size_t cap, const char *name, const char *def)
+/* copy_env: the value of name (def when unset or empty) into dst; 0, or -1 when it does not fit
+ * cap: then dst holds its first bytes that do (a whole UTF-8 character last) and the caller
+ * says so (a value cut in silence had named another file). */
+static int copy_env(char *dst, size_t cap, const char *name, const char *def)
 {
     const char *s = getenv(name);
     if (!s || !*s)
         s = def;
     size_t n = strlen(s);
-    if (n >= cap)
-        n = cap - 1;
+    int cut = n >= cap;
+    if (cut)
+        for (n = cap - 1; n && ((unsigned char)s[n] & 0xc0) == 0x80;)
+            n--; /* (s[n], the first byte left out, is not inside a character) */
     memcpy(dst, s, n);
     dst[n] = '\0';
+    return cut ? -1 : 0;
 }
 
 /* safe_name_char: what a value spliced into a file name may hold as is. */
@@ -147,29 +156,25 @@ char *vt__config_safe_name(const char *value, const char *def, char *out, size_t
 }
 
 /* expand_rank: the output template with each %r replaced by $RANK made safe (or "0"); %% is
- * kept for the writer, which expands %p and %%. So RANK=../../x names a file, not a place. */
-static void expand_rank(char *tmpl, size_t cap)
+ * kept for the writer, which expands %p and %%. So RANK=../../x names a file, not a place.
+ * 0, or -1 when the name does not fit cap. */
+static int expand_rank(char *tmpl, size_t cap)
 {
     char rank[17], out[sizeof vt__config_g.output];
     vt__config_safe_name(getenv("RANK"), "0", rank, sizeof rank);
     size_t n = 0, rl = strlen(rank);
-    for (const char *s = tmpl; *s && n + 1 < sizeof out; s++) {
-        if (s[0] == '%' && s[1] == 'r') {
-            if (n + rl >= sizeof out)
-                break;
-            memcpy(out + n, rank, rl);
-            n += rl;
-            s++;
-        } else if (s[0] == '%' && s[1] == '%' && n + 2 < sizeof out) {
-            out[n++] = '%';
-            out[n++] = '%';
-            s++;
-        } else {
-            out[n++] = *s;
-        }
+    for (const char *s = tmpl; *s; s++) {
+        int r = s[0] == '%' && s[1] == 'r', pct = s[0] == '%' && s[1] == '%';
+        size_t need = r ? rl : pct ? 2 : 1;
+        if (n + need >= sizeof out || n + need >= cap)
+            return -1;
+        memcpy(out + n, r ? rank : s, need); /* $RANK, %% kept for the writer, or a character */
+        n += need;
+        s += r || pct;
     }
     out[n] = '\0';
     snprintf(tmpl, cap, "%s", out);
+    return 0;
 }
 
 /* set in a fork child of a multithreaded parent (vt__config_fork_child); inherited by its own
@@ -197,7 +202,9 @@ static void config_load(void)
     c->stack_mode = parse_stacks(getenv(VT_ENV_STACKS));
     c->stack_depth = (int)env_u64(VT_ENV_STACK_DEPTH, 32, 1, VT__STACK_DEPTH_MAX, "32");
     c->card_bytes = env_u64(VT_ENV_CARD_BYTES, 0, 0, VT__CARD_BYTES_MAX, "0 (no emulated card)");
-    copy_env(c->card_name, sizeof c->card_name, VT_ENV_CARD_NAME, "");
+    if (copy_env(c->card_name, sizeof c->card_name, VT_ENV_CARD_NAME, "") < 0)
+        warn(VT_ENV_CARD_NAME, getenv(VT_ENV_CARD_NAME), "a name of at most 63 bytes",
+             "its first characters that fit");
     c->sample_ms = (unsigned)env_u64(VT_ENV_SAMPLE_MS, 0, 0, VT__SAMPLE_MS_MAX, "0 (no sampler)");
     c->free_stacks = env_flag(VT_ENV_FREE_STACKS, 0);
     c->torch_tracker = env_flag(VT_ENV_TORCH_TRACKER, 1);
@@ -209,9 +216,13 @@ static void config_load(void)
         c->max_size = VT_MAX_SIZE_MIN;
     }
     c->compress = env_flag(VT_ENV_COMPRESS, c->max_size ? 1 : 0);
-    copy_env(c->output, sizeof c->output, VT_ENV_OUTPUT, "vramtrace.%p.vt");
-    expand_rank(c->output, sizeof c->output);
-    copy_env(c->manifest, sizeof c->manifest, VT_ENV_MANIFEST, "");
+    c->output_long = copy_env(c->output, sizeof c->output, VT_ENV_OUTPUT, "vramtrace.%p.vt") < 0 ||
+                     expand_rank(c->output, sizeof c->output) < 0;
+    if (copy_env(c->manifest, sizeof c->manifest, VT_ENV_MANIFEST, "") < 0) {
+        warn(VT_ENV_MANIFEST, getenv(VT_ENV_MANIFEST), "a file name of at most 4095 bytes",
+             "none (no trace is listed)");
+        c->manifest[0] = '\0';
+    }
     apply_fork(c);
 }
 

@@ -28,7 +28,9 @@ typedef struct vt__config {
     int compress;        /* VRAMTRACE_COMPRESS: 1 = zstd chunks (the chunked layout), default:
                           * 1 when max_size is set, else 0 */
     char output[4096];   /* VRAMTRACE_OUTPUT template, default "vramtrace.%p.vt", %r expanded */
-    char manifest[4096]; /* VRAMTRACE_MANIFEST: file to append each trace path to, "" = none */
+    int output_long;     /* it did not fit output (past 4095 bytes): no trace (writer.c) */
+    char manifest[4096]; /* VRAMTRACE_MANIFEST: file to append each trace path to, "" = none
+                          * (also for one too long: never the file its start names) */
     /* a fork child of a multithreaded parent (vt__config_fork_child): the dynamic loader's
      * lock may be held for ever, so nothing takes it (realsym.c walks the loaded objects
      * without it); native frames off, native_off_fork = 1 when they were asked for */

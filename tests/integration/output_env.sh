@@ -81,6 +81,14 @@ for o in dir /dev/null; do
 done
 [ ! -e dir.1 ] || fail "the preload wrote dir.1"
 [ $null1 = 1 ] || [ ! -e /dev/null.1 ] || fail "the preload wrote /dev/null.1"
+# a VRAMTRACE_OUTPUT past 4095 bytes (set by the program, under run): no trace, one warning,
+# and run says why (it had been cut, here to cut.v, the trace written under that name)
+long=$(python3 -c 'print("./" * 2045 + "cut.vt")')
+"$VT" run -- env VRAMTRACE_OUTPUT="$long" "$P" basic >out 2>err || { cat err; fail "a long VRAMTRACE_OUTPUT: run failed"; }
+[ ! -e cut.v ] && [ ! -e cut.vt ] || fail "a long VRAMTRACE_OUTPUT: a trace was written under its start"
+[ "$(grep -c 'tracing stopped' err)" = 1 ] || { cat err; fail "a long VRAMTRACE_OUTPUT: want one warning"; }
+grep -q "wrote no trace: cannot create \./\./.*: File name too long (VRAMTRACE_OUTPUT is past 4095 bytes" err ||
+    { cat err; fail "a long VRAMTRACE_OUTPUT: run does not say why no trace was written"; }
 
 # values outside their range: one warning each, the default used, the trace written
 VRAMTRACE_STACK_DEPTH=129 VRAMTRACE_SAMPLE_MS=18446744073709551615 VRAMTRACE_CARD_BYTES=18446744073709551615 \

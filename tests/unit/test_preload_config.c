@@ -2,7 +2,9 @@
  * are negative, not numbers or outside their range (129 frames, 2^64-1) and flags other than
  * 0 / 1 (VRAMTRACE_DISABLE=false) fall back to the default with exactly one warning each, the
  * value escaped; stack modes are exactly the names of include/vramtrace/env.h; %r in the
- * output template becomes $RANK in safe file-name characters (RANK=../../x stays inside). */
+ * output template becomes $RANK in safe file-name characters (RANK=../../x stays inside);
+ * values past their room are never cut in silence: an output name is refused (output_long), a
+ * manifest name is none, a card name is cut at a whole character, each said. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -50,7 +52,8 @@ static int clear_env(void **state)
     (void)state;
     const char *names[] = {VT_ENV_STACK_DEPTH, VT_ENV_SAMPLE_MS,   VT_ENV_CARD_BYTES,
                            VT_ENV_STACKS,      VT_ENV_OUTPUT,      "RANK",
-                           VT_ENV_DISABLE,     VT_ENV_FREE_STACKS, VT_ENV_TORCH_TRACKER};
+                           VT_ENV_DISABLE,     VT_ENV_FREE_STACKS, VT_ENV_TORCH_TRACKER,
+                           VT_ENV_CARD_NAME,   VT_ENV_MANIFEST};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         unsetenv(names[i]);
     return 0;
@@ -217,6 +220,66 @@ static void rank_in_safe_characters(void **state)
     assert_string_equal(c->output, "ra_b_c_pd-%%r.vt");
 }
 
+/* set_long: name set to `head` then c repeated up to len bytes, then `tail` */
+static void set_long(const char *name, const char *head, char c, size_t len, const char *tail)
+{
+    static char v[6000];
+    size_t h = strlen(head), t = strlen(tail);
+    assert_true(len + t < sizeof v && h <= len);
+    memcpy(v, head, h);
+    memset(v + h, c, len - h);
+    memcpy(v + len, tail, t + 1);
+    setenv(name, v, 1);
+}
+
+static void long_values_never_cut_in_silence(void **state)
+{
+    (void)state;
+    const vt__config *c = vt__config_get();
+    set_long(VT_ENV_OUTPUT, "/tmp/", 'a', 4095 - 3, ".vt"); /* 4095 bytes: fits */
+    assert_int_equal(reload_capturing(), 0);
+    assert_int_equal(c->output_long, 0);
+    assert_int_equal(strlen(c->output), 4095);
+    set_long(VT_ENV_OUTPUT, "/tmp/", 'a', 4096 - 3, ".vt"); /* its start names another file */
+    assert_int_equal(reload_capturing(), 0);                /* (said when a trace is made) */
+    assert_int_equal(c->output_long, 1);
+    set_long(VT_ENV_OUTPUT, "/tmp/", 'a', 4095 - 6, ".%r.vt"); /* 4095, %r made 0: 4094 */
+    vt__config_reload();
+    assert_int_equal(c->output_long, 0);
+    setenv("RANK", "12", 1); /* 4095: fits */
+    vt__config_reload();
+    assert_int_equal(c->output_long, 0);
+    setenv("RANK", "123", 1); /* one byte more */
+    vt__config_reload();
+    assert_int_equal(c->output_long, 1);
+    unsetenv("RANK");
+    setenv(VT_ENV_OUTPUT, "t.vt", 1);
+    vt__config_reload();
+    assert_int_equal(c->output_long, 0);
+
+    set_long(VT_ENV_MANIFEST, "/tmp/", 'm', 4095, ""); /* fits */
+    assert_int_equal(reload_capturing(), 0);
+    assert_int_equal(strlen(c->manifest), 4095);
+    set_long(VT_ENV_MANIFEST, "/tmp/", 'm', 4096, ""); /* none, never the file its start names */
+    assert_int_equal(reload_capturing(), 1);
+    assert_non_null(strstr(g_err, "is not a file name of at most 4095 bytes; using none"));
+    assert_string_equal(c->manifest, "");
+    unsetenv(VT_ENV_MANIFEST);
+
+    set_long(VT_ENV_CARD_NAME, "", 'n', 63, ""); /* fits */
+    assert_int_equal(reload_capturing(), 0);
+    assert_int_equal(strlen(c->card_name), 63);
+    setenv(VT_ENV_CARD_NAME, /* 32 two-byte characters: 31 whole ones fit */
+           "\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9"
+           "\u00e9\u00e9"
+           "\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9"
+           "\u00e9\u00e9",
+           1);
+    assert_int_equal(reload_capturing(), 1);
+    assert_non_null(strstr(g_err, "is not a name of at most 63 bytes; using its first"));
+    assert_int_equal(strlen(c->card_name), 62);
+}
+
 static void safe_name_bounds(void **state)
 {
     (void)state;
@@ -240,6 +303,7 @@ int main(void)
         cmocka_unit_test_setup(stack_modes_strict, clear_env),
         cmocka_unit_test_setup(rank_in_safe_characters, clear_env),
         cmocka_unit_test_setup(safe_name_bounds, clear_env),
+        cmocka_unit_test_setup(long_values_never_cut_in_silence, clear_env),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
