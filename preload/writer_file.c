@@ -12,6 +12,7 @@
 
 #include "core/config.h"
 #include "core/quietio.h"
+#include "vramtrace/env.h"
 #include "writer.h"
 #include "writer_internal.h"
 
@@ -79,22 +80,40 @@ static void manifest_line(const char *manifest, const char *line, size_t n)
     vt__quiet_end(&q);
 }
 
+/* put_escaped: s after out[0..n) with each backslash "\\" and newline "\n" (env.h: one line a
+ * trace); the new length, or cap when it does not fit */
+static size_t put_escaped(char *out, size_t n, size_t cap, const char *s)
+{
+    for (; *s; s++) {
+        int esc = *s == '\\' || *s == '\n';
+        if (n + 1 + esc > cap)
+            return cap;
+        if (esc)
+            out[n++] = '\\';
+        out[n++] = *s == '\n' ? 'n' : *s;
+    }
+    return n;
+}
+
 void vt__wfile_manifest(const char *manifest)
 {
     if (!manifest[0])
         return;
-    char line[8400];
-    int n;
-    if (vt__ws.path[0] == '/') {
-        n = snprintf(line, sizeof line, "%s\n", vt__ws.path);
-    } else {
+    static char line[VT_MANIFEST_LINE_MAX]; /* (open_locked's: vt__ws.lock is held) */
+    size_t cap = sizeof line - 1, n = 0;    /* (room for the newline) */
+    if (vt__ws.path[0] != '/') {
         char cwd[4096];
         if (!getcwd(cwd, sizeof cwd))
             cwd[0] = '\0';
-        n = snprintf(line, sizeof line, "%s/%s\n", cwd, vt__ws.path);
+        n = put_escaped(line, 0, cap, cwd);
+        if (n < cap)
+            line[n++] = '/';
     }
-    if (n > 0 && (size_t)n < sizeof line)
-        manifest_line(manifest, line, (size_t)n);
+    n = put_escaped(line, n, cap, vt__ws.path);
+    if (n < cap) {
+        line[n++] = '\n';
+        manifest_line(manifest, line, n);
+    }
 }
 
 /* note_failure: no trace could be made: the warning on stderr, and for `vramtrace run` a

@@ -19,6 +19,7 @@
 #include "reader.h"
 #include "summary.h"
 #include "summary_text.h"
+#include "vramtrace/env.h"
 #include "vramtrace/trace_format.h"
 
 /* run_self_exe (run_traces.h) */
@@ -107,6 +108,34 @@ static int manifest_unwritable(const char *manifest)
     return err;
 }
 
+/* as_written: line, cut to cap, into out (a line the preload did not escape); -1 */
+static int as_written(const char *line, char *out, size_t cap)
+{
+    size_t n = strnlen(line, cap - 1);
+    memcpy(out, line, n);
+    out[n] = '\0';
+    return -1;
+}
+
+/* run_manifest_path (run_traces.h) */
+int run_manifest_path(const char *line, char *out, size_t cap)
+{
+    size_t n = 0;
+    for (const char *s = line; *s; s++) {
+        char c = *s;
+        if (c == '\\') {
+            if (s[1] != '\\' && s[1] != 'n')
+                return as_written(line, out, cap);
+            c = *++s == 'n' ? '\n' : '\\';
+        }
+        if (n + 1 >= cap)
+            return as_written(line, out, cap);
+        out[n++] = c;
+    }
+    out[n] = '\0';
+    return 0;
+}
+
 /* run_print_traces (run_traces.h): every path in the manifest once, with its summary unless quiet;
  * the processes that could not write one ("!PID why", written by the preload) with the reason; ran:
  * the command started (else nothing is said of a trace it could not write). */
@@ -115,7 +144,10 @@ void run_print_traces(const char *manifest, const char *output, int quiet, int r
     FILE *f = fopen(manifest, "r");
     if (!f)
         return;
-    char line[8400], shown[8400], prog[PATH_MAX + 64];
+    /* (one line whole: env.h; its path escaped for the terminal takes up to 4 bytes a byte) */
+    static char line[VT_MANIFEST_LINE_MAX + 2], path[VT_MANIFEST_LINE_MAX],
+        shown[2 * VT_MANIFEST_LINE_MAX];
+    char prog[PATH_MAX + 64];
     self_name(prog, sizeof prog);
     char seen[64][512];
     int nseen = 0, count = 0, failed = 0, any_failed = 0;
@@ -126,26 +158,28 @@ void run_print_traces(const char *manifest, const char *output, int quiet, int r
         line[strcspn(line, "\n")] = '\0';
         if (!line[0])
             continue;
-        escape_term(line, strlen(line), shown, sizeof shown);
         if (line[0] == '!') {
+            escape_term(line, strlen(line), shown, sizeof shown);
             char *sp = strchr(shown, ' ');
             fprintf(stderr, "vramtrace: process %.*s wrote no trace: %s\n",
                     sp ? (int)(sp - shown - 1) : 0, shown + 1, sp ? sp + 1 : shown);
             failed++;
             continue;
         }
+        run_manifest_path(line, path, sizeof path);
+        escape_term(path, strlen(path), shown, sizeof shown);
         int dup = 0;
         for (int i = 0; i < nseen; i++)
-            dup |= !strncmp(seen[i], line, sizeof seen[i] - 1);
+            dup |= !strncmp(seen[i], path, sizeof seen[i] - 1);
         struct stat st; /* listed when made, removed when its process could not go on: said */
-        if (dup || (any_failed && stat(line, &st) && errno == ENOENT))
+        if (dup || (any_failed && stat(path, &st) && errno == ENOENT))
             continue;
         if (nseen < 64)
-            snprintf(seen[nseen++], sizeof seen[0], "%.500s", line);
+            snprintf(seen[nseen++], sizeof seen[0], "%.500s", path);
         count++;
         run_summary sum;
         char err[600] = "";
-        int ok = summary_read(line, &sum, err, sizeof err) == VT_EXIT_OK;
+        int ok = summary_read(path, &sum, err, sizeof err) == VT_EXIT_OK;
         if (ok && mem_failed()) { /* a summary built without something: not shown */
             ok = 0;
             snprintf(err, sizeof err, "out of memory while reading it");
@@ -160,7 +194,7 @@ void run_print_traces(const char *manifest, const char *output, int quiet, int r
                 fprintf(stderr, "vramtrace: cannot summarize the trace: %s\n", err);
         }
         if (ok)
-            trace_notes(line, shown, sum.ended);
+            trace_notes(path, shown, sum.ended);
     }
     fclose(f);
     if (count || failed || !ran)
@@ -182,12 +216,13 @@ void run_print_traces(const char *manifest, const char *output, int quiet, int r
             shown_out, strstr(out, "%p") ? " (%p: a process id)" : "");
 }
 
-/* run_pass_up: see run_traces.h. The lines as the preload wrote them, appended whole. */
+/* run_pass_up: see run_traces.h. The lines as the preload wrote them (escaped), each appended
+ * whole in one write (other processes of the outer run may be appending theirs). */
 void run_pass_up(const char *manifest, const char *outer)
 {
     FILE *f = fopen(manifest, "r");
     int fd = f ? open(outer, O_WRONLY | O_APPEND | O_CLOEXEC | O_NONBLOCK) : -1;
-    char line[8400];
+    static char line[VT_MANIFEST_LINE_MAX + 2];
     while (fd >= 0 && fgets(line, sizeof line, f)) {
         size_t n = strlen(line);
         if (n && write(fd, line, n) != (ssize_t)n)

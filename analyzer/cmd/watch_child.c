@@ -8,24 +8,30 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "escape.h"
 #include "reader.h"
 #include "run_signals.h"
+#include "run_traces.h"
+#include "vramtrace/env.h"
 #include "vramtrace/trace_format.h"
 #include "watch.h"
 
-/* manifest_line: the manifest's line n (from 0) into out, without its newline; 0 when it is not
- * there yet (a line not yet ended is not there) */
+/* manifest_line: the manifest's line n (from 0) into out, without its newline, a trace's path
+ * unescaped (run_manifest_path); 0 when it is not there yet (a line not yet ended is not there) */
 static int manifest_line(const char *manifest, int n, char *out, size_t cap)
 {
     FILE *f = fopen(manifest, "r");
     if (!f)
         return 0;
-    char line[4200];
+    static char line[VT_MANIFEST_LINE_MAX + 2];
     int k = 0, found = 0;
     while (!found && fgets(line, sizeof line, f) && strchr(line, '\n'))
         if (k++ == n) {
             line[strcspn(line, "\n")] = 0;
-            snprintf(out, cap, "%s", line);
+            if (line[0] != '!')
+                run_manifest_path(line, out, cap);
+            else if (cap) /* (said as none: what it says is not read here) */
+                snprintf(out, cap, "!");
             found = 1;
         }
     fclose(f);
@@ -66,7 +72,7 @@ static int next_trace(const char *manifest, uint32_t exec_pid, int *at, char *pa
 /* watch_child: see watch.h */
 void watch_child(pid_t pid, const char *manifest, int *status)
 {
-    char path[4200];
+    static char path[VT_MANIFEST_LINE_MAX]; /* (a directory and a name: env.h) */
     int reaped = 0, at = 0;
     uint32_t exec_pid = 0;
     /* (not `while (!reaped)`: a watch that fell behind finds the program ended after an exec,
@@ -82,10 +88,13 @@ void watch_child(pid_t pid, const char *manifest, int *status)
                 nanosleep(&ts, NULL);
             continue;
         }
-        if (exec_pid)
+        if (exec_pid) {
+            static char shown[4 * VT_MANIFEST_LINE_MAX]; /* (a name is the program's: escaped) */
+            escape_term(path, strlen(path), shown, sizeof shown);
             fprintf(stderr,
                     "vramtrace watch: the program exec'd; following its new image's trace %s\n",
-                    path);
+                    shown);
+        }
         watch_loop(path, 1.0, 0, 0, pid, status, &reaped, &exec_pid);
         if (!exec_pid)
             break;

@@ -20,6 +20,12 @@
 #define VT_ENV_MAX_SIZE "VRAMTRACE_MAX_SIZE"
 #define VT_ENV_COMPRESS "VRAMTRACE_COMPRESS"
 
+/* VRAMTRACE_MANIFEST's lines, one a trace: its absolute path with each backslash written "\\"
+ * and each newline "\n" (a name may hold both: a raw one had been read as two lines, another
+ * file); or "!PID why" for a process that wrote none (why printable, escaped). At most
+ * VT_MANIFEST_LINE_MAX bytes with the newline: a directory and a name, escaped. */
+#define VT_MANIFEST_LINE_MAX 16800
+
 /* VRAMTRACE_MAX_SIZE: the smallest bound a chunked trace takes (32 slots of 256 KiB) */
 #define VT_MAX_SIZE_MIN (8ull << 20)
 
