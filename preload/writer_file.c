@@ -1,7 +1,8 @@
 /* writer_file.c — the trace file's name and creation, and what `vramtrace run` is told of it:
  * the output template expanded, the file made O_EXCL|O_NOFOLLOW|O_CLOEXEC 0600 (never over
  * another file, never a directory, device or FIFO), the manifest's line (the file, or why there
- * is none), and the mark of the process that opened it. writer.c opens the trace with them. */
+ * is none; a link beside the manifest where no descriptor is free: include/vramtrace/env.h), and
+ * the mark of the process that opened it. writer.c opens the trace with them. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -64,9 +65,25 @@ int vt__wfile_create(const char *base, const char **why)
     return -1;
 }
 
-/* manifest_line: appends one line to the manifest `vramtrace run` reads (no signal, no error:
- * the trace is what matters). */
-static void manifest_line(const char *manifest, const char *line, size_t n)
+/* manifest_link: line (without its newline) as a link beside the manifest, MANIFEST.N, the
+ * first N free (env.h): no descriptor needed. 0, or -1 with errno. */
+static int manifest_link(const char *manifest, const char *line)
+{
+    char name[4096 + 16];
+    for (int k = 1; k <= VT_MANIFEST_LINKS; k++) {
+        snprintf(name, sizeof name, "%s.%d", manifest, k);
+        if (!symlink(line, name))
+            return 0;
+        if (errno != EEXIST)
+            return -1;
+    }
+    return -1;
+}
+
+/* manifest_line: appends line (n bytes, its newline last) to the manifest `vramtrace run` reads,
+ * or where no descriptor is free (the trace may hold the last one) leaves it as a link beside it
+ * (no signal, no error: the trace is what matters). */
+static void manifest_line(const char *manifest, char *line, size_t n)
 {
     vt__quiet q;
     vt__quiet_begin(&q);
@@ -76,6 +93,17 @@ static void manifest_line(const char *manifest, const char *line, size_t n)
             /* the trace still exists; `vramtrace run` just will not list it */
         }
         close(fd);
+    } else if (errno == EMFILE || errno == ENFILE) {
+        line[n - 1] = '\0'; /* (a link's target: the line without its newline) */
+        if (manifest_link(manifest, line) < 0 && errno == ENAMETOOLONG && line[0] != '!') {
+            char lost[128]; /* (a name too long for a link: the trace said, unnamed) */
+            snprintf(lost, sizeof lost,
+                     "?%d no file descriptor was free to list it, and its name is too long to "
+                     "note otherwise",
+                     (int)getpid());
+            manifest_link(manifest, lost);
+        }
+        line[n - 1] = '\n';
     }
     vt__quiet_end(&q);
 }

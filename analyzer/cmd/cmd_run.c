@@ -21,6 +21,7 @@
 #include "reader.h"
 #include "summary_text.h"
 #include "mem.h"
+#include "run_manifest.h"
 #include "run_preload.h"
 #include "run_signals.h"
 #include "run_traces.h"
@@ -519,7 +520,7 @@ int cmd_run(int argc, char **argv)
     run_print_traces(manifest, given, quiet, !exec_err);
     if (outer[0] && strcmp(outer, manifest))
         run_pass_up(manifest, outer);
-    unlink(manifest);
+    run_manifest_remove(manifest);
     if (!waited)
         return VT_EXIT_USAGE;
     if (WIFEXITED(status))

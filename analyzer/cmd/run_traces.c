@@ -1,12 +1,10 @@
 /* run_traces.c — what `vramtrace run` says of the traces its command wrote: the manifest the
- * preload appended each trace's path to (or "!PID why" for a process that could not write one)
- * read back, each trace once with its one-paragraph summary (model/summary.c,
- * views/summary_text.c) and what the summary cannot say. */
+ * preload appended each trace's path to (or "!PID why" for a process that could not write one;
+ * run_manifest.c reads it) read back, each trace once with its one-paragraph summary
+ * (model/summary.c, views/summary_text.c) and what the summary cannot say. */
 #include "run_traces.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +15,7 @@
 #include "exit_codes.h"
 #include "mem.h"
 #include "reader.h"
+#include "run_manifest.h"
 #include "summary.h"
 #include "summary_text.h"
 #include "vramtrace/env.h"
@@ -89,51 +88,13 @@ static void self_name(char *out, size_t len)
     escape_term(self, strlen(self), out, len);
 }
 
-/* manifest_unwritable: 0 when a line can still be added to the manifest (it was empty: no
- * process wrote a trace), else the errno that kept it from growing (a full TMPDIR, the
- * file-size limit): then its emptiness says nothing of the run. One newline (a blank line: its
- * readers skip those), with SIGXFSZ ignored while it is written (the program has ended). */
-static int manifest_unwritable(const char *manifest)
+/* shown_output: the trace name given to the preload, escaped for the terminal */
+static const char *shown_output(const char *output)
 {
-    int fd = open(manifest, O_WRONLY | O_APPEND | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0)
-        return errno;
-    struct sigaction ign = {0}, old;
-    ign.sa_handler = SIG_IGN;
-    sigemptyset(&ign.sa_mask);
-    sigaction(SIGXFSZ, &ign, &old);
-    int err = write(fd, "\n", 1) == 1 ? 0 : errno ? errno : EIO;
-    sigaction(SIGXFSZ, &old, NULL);
-    close(fd);
-    return err;
-}
-
-/* as_written: line, cut to cap, into out (a line the preload did not escape); -1 */
-static int as_written(const char *line, char *out, size_t cap)
-{
-    size_t n = strnlen(line, cap - 1);
-    memcpy(out, line, n);
-    out[n] = '\0';
-    return -1;
-}
-
-/* run_manifest_path (run_traces.h) */
-int run_manifest_path(const char *line, char *out, size_t cap)
-{
-    size_t n = 0;
-    for (const char *s = line; *s; s++) {
-        char c = *s;
-        if (c == '\\') {
-            if (s[1] != '\\' && s[1] != 'n')
-                return as_written(line, out, cap);
-            c = *++s == 'n' ? '\n' : '\\';
-        }
-        if (n + 1 >= cap)
-            return as_written(line, out, cap);
-        out[n++] = c;
-    }
-    out[n] = '\0';
-    return 0;
+    static char shown[4 * PATH_MAX];
+    const char *out = output && *output ? output : "vramtrace.%p.vt";
+    escape_term(out, strlen(out), shown, sizeof shown);
+    return shown;
 }
 
 /* run_print_traces (run_traces.h): every path in the manifest once, with its summary unless quiet;
@@ -141,8 +102,8 @@ int run_manifest_path(const char *line, char *out, size_t cap)
  * the command started (else nothing is said of a trace it could not write). */
 void run_print_traces(const char *manifest, const char *output, int quiet, int ran)
 {
-    FILE *f = fopen(manifest, "r");
-    if (!f)
+    run_manifest m;
+    if (run_manifest_open(&m, manifest) < 0)
         return;
     /* (one line whole: env.h; its path escaped for the terminal takes up to 4 bytes a byte) */
     static char line[VT_MANIFEST_LINE_MAX + 2], path[VT_MANIFEST_LINE_MAX],
@@ -151,18 +112,21 @@ void run_print_traces(const char *manifest, const char *output, int quiet, int r
     self_name(prog, sizeof prog);
     char seen[64][512];
     int nseen = 0, count = 0, failed = 0, any_failed = 0;
-    while (fgets(line, sizeof line, f)) /* (a process that failed after listing its trace) */
-        any_failed |= line[0] == '!';
-    rewind(f);
-    while (fgets(line, sizeof line, f)) {
-        line[strcspn(line, "\n")] = '\0';
+    while (run_manifest_next(&m, line, sizeof line)) /* (a process that failed after listing */
+        any_failed |= line[0] == '!';                /* its trace) */
+    run_manifest_close(&m);
+    run_manifest_open(&m, manifest);
+    while (run_manifest_next(&m, line, sizeof line)) {
         if (!line[0])
             continue;
-        if (line[0] == '!') {
+        if (line[0] == '!' || line[0] == '?') { /* ("?": written, its name too long to list) */
             escape_term(line, strlen(line), shown, sizeof shown);
             char *sp = strchr(shown, ' ');
-            fprintf(stderr, "vramtrace: process %.*s wrote no trace: %s\n",
-                    sp ? (int)(sp - shown - 1) : 0, shown + 1, sp ? sp + 1 : shown);
+            fprintf(stderr, "vramtrace: process %.*s %s: %s%s%s%s\n",
+                    sp ? (int)(sp - shown - 1) : 0, shown + 1,
+                    line[0] == '!' ? "wrote no trace" : "wrote a trace it could not list",
+                    sp ? sp + 1 : shown, line[0] == '?' ? " (it is named as " : "",
+                    line[0] == '?' ? shown_output(output) : "", line[0] == '?' ? ")" : "");
             failed++;
             continue;
         }
@@ -196,40 +160,22 @@ void run_print_traces(const char *manifest, const char *output, int quiet, int r
         if (ok)
             trace_notes(path, shown, sum.ended);
     }
-    fclose(f);
+    run_manifest_close(&m);
     if (count || failed || !ran)
         return;
-    int err = manifest_unwritable(manifest);
+    int by_link = 0, err = run_manifest_lost(manifest, &by_link);
     if (!err) {
         fprintf(stderr, "vramtrace: no CUDA allocation was made, so no trace was written\n");
         return;
     }
-    char shown_out[2 * PATH_MAX], shown_dir[2 * PATH_MAX];
+    char shown_dir[2 * PATH_MAX];
     const char *out = output && *output ? output : "vramtrace.%p.vt";
-    escape_term(out, strlen(out), shown_out, sizeof shown_out);
     escape_term(manifest, strlen(manifest), shown_dir, sizeof shown_dir);
     fprintf(stderr,
-            "vramtrace: the list of this run's traces could not be written (%s: %s), so none is "
-            "summarized here: a trace it wrote, if any, is named as %s%s\n",
+            "vramtrace: the list of this run's traces could not be written (%s%s: %s), so none "
+            "is summarized here: a trace it wrote, if any, is named as %s%s\n",
             shown_dir,
+            by_link ? ", a link beside it for a process with no file descriptor free" : "",
             err == EFBIG ? "File too large (the file-size limit, ulimit -f)" : strerror(err),
-            shown_out, strstr(out, "%p") ? " (%p: a process id)" : "");
-}
-
-/* run_pass_up: see run_traces.h. The lines as the preload wrote them (escaped), each appended
- * whole in one write (other processes of the outer run may be appending theirs). */
-void run_pass_up(const char *manifest, const char *outer)
-{
-    FILE *f = fopen(manifest, "r");
-    int fd = f ? open(outer, O_WRONLY | O_APPEND | O_CLOEXEC | O_NONBLOCK) : -1;
-    static char line[VT_MANIFEST_LINE_MAX + 2];
-    while (fd >= 0 && fgets(line, sizeof line, f)) {
-        size_t n = strlen(line);
-        if (n && write(fd, line, n) != (ssize_t)n)
-            break;
-    }
-    if (fd >= 0)
-        close(fd);
-    if (f)
-        fclose(f);
+            shown_output(output), strstr(out, "%p") ? " (%p: a process id)" : "");
 }

@@ -11,30 +11,29 @@
 #include "escape.h"
 #include "reader.h"
 #include "run_signals.h"
-#include "run_traces.h"
+#include "run_manifest.h"
 #include "vramtrace/env.h"
 #include "vramtrace/trace_format.h"
 #include "watch.h"
 
-/* manifest_line: the manifest's line n (from 0) into out, without its newline, a trace's path
- * unescaped (run_manifest_path); 0 when it is not there yet (a line not yet ended is not there) */
+/* manifest_line: the list's line n (from 0: run_manifest.h) into out, a trace's path unescaped,
+ * "!" for a line that names none; 0 when it is not there yet */
 static int manifest_line(const char *manifest, int n, char *out, size_t cap)
 {
-    FILE *f = fopen(manifest, "r");
-    if (!f)
+    run_manifest m;
+    if (run_manifest_open(&m, manifest) < 0)
         return 0;
     static char line[VT_MANIFEST_LINE_MAX + 2];
     int k = 0, found = 0;
-    while (!found && fgets(line, sizeof line, f) && strchr(line, '\n'))
+    while (!found && run_manifest_next(&m, line, sizeof line))
         if (k++ == n) {
-            line[strcspn(line, "\n")] = 0;
-            if (line[0] != '!')
+            if (line[0] != '!' && line[0] != '?')
                 run_manifest_path(line, out, cap);
             else if (cap) /* (said as none: what it says is not read here) */
                 snprintf(out, cap, "!");
             found = 1;
         }
-    fclose(f);
+    run_manifest_close(&m);
     return found;
 }
 

@@ -25,6 +25,13 @@
  * file); or "!PID why" for a process that wrote none (why printable, escaped). At most
  * VT_MANIFEST_LINE_MAX bytes with the newline: a directory and a name, escaped. */
 #define VT_MANIFEST_LINE_MAX 16800
+/* Where the preload has no file descriptor free to open the manifest (EMFILE, ENFILE: `ulimit
+ * -n 4`, the trace in the last one), the line is a symbolic link beside it instead, MANIFEST.1,
+ * .2, ... (the first free, at most VT_MANIFEST_LINKS), whose target is the line without its
+ * newline; or, for a trace whose line is too long for a link, "?PID why": a trace written that
+ * cannot be named. `vramtrace run` reads the links after the manifest's lines (a line had been
+ * lost, and run said "no CUDA allocation was made" beside the whole trace). */
+#define VT_MANIFEST_LINKS 256
 
 /* VRAMTRACE_MAX_SIZE: the smallest bound a chunked trace takes (32 slots of 256 KiB) */
 #define VT_MAX_SIZE_MIN (8ull << 20)
