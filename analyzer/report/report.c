@@ -309,7 +309,7 @@ static int report_fill(report_ctx *c)
     f->fwd0_copies_made = r->fwd0_copies_made, f->peak_train = r->peak_train;
     f->no_training = r->status == READER_OK && !r->ended && !r->has_oom && !r->backward_passes &&
                      !r->iterations && (r->phase_peak[PHASE_FORWARD] || r->phase_peak[PHASE_EVAL]);
-    f->peak_phase = r->peak_process ? phase_name(r->peak_phase) : NULL;
+    f->peak_phase = f->process_phase = r->peak_process ? phase_name(r->peak_phase) : NULL;
     f->phase_seen = 0; /* the phases any allocation was of (model_no_forward) */
     for (int ph = 0; ph < PHASE_COUNT; ph++)
         f->phase_seen |= r->phase_peak[ph] ? 1u << ph : 0;

@@ -116,6 +116,16 @@ for line in open(sys.argv[1]):
         if m and re.search(r"^not even ", pt, re.M):
             bad.append("%s: predict: largest %s fits, and %r" %
                        (t, m.group(1), re.search(r"^not even .*$", pt, re.M).group(0)[:80]))
+    # the process peaked in an evaluation of a batch of its own, the tensors in training: said
+    # beside the micro-batch what-ifs, which leave that pass and its cache (a GPT-2 at B=6 beside
+    # an evaluation at 8 had been told B=3 with 2 accumulation steps needs 7.16 GiB: 9.92 taken)
+    ev = f.get("eval_batch_size") and f["eval_batch_size"] != f["batch_size"] and f.get("steps") and \
+        (r.get("phases") or {}).get("eval") == r["peak"]["process_bytes"] and \
+        "the tensors peaked (" not in text
+    if bool(ev) != ("in an evaluation pass with a batch of its own (--eval-batch-size" in text and
+                    "the process peaked (" in text):
+        bad.append("%s: the process peak in an evaluation at its own batch %s" %
+                   (t, "unsaid" if ev else "said of a run that has none"))
     # none fits: said so (the Llama 400M at B=1 out of memory in its optimizer step on 6 GiB had
     # been told "largest micro-batch that fits ...: 0"); its JSON keeps 0
     m = re.search(r"^  largest .* that fits .*: (.*)$", text, re.M)

@@ -58,6 +58,7 @@ typedef struct run_facts {
                       * backward pass and no optimizer step: an evaluation or inference run */
     const char *peak_phase;       /* the phase of the event that made the peak the model explains
                                    * (the tensors' peak in tensor modes, else the process peak) */
+    const char *process_phase;    /* ... of the process peak's (NULL: none) */
     int peak_bwd, peak_iter;      /* backward passes / optimizer steps begun before it */
     int oom_iter;                 /* optimizer steps begun when the OOM began (replay.h) */
     int has_cat_peaks;            /* cat_peak is measured (tensor mode) */

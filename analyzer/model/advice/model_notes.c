@@ -173,6 +173,24 @@ void model_advice_notes(model_result *m, const run_facts *f)
     if (m->lora_assumed)
         note(m, "LoRA: no gradient was measured; predictions give gradients and optimizer state "
                 "to 1 % of the weights (the adapters, usually fewer), none to the frozen weights");
+    char eflag[64];
+    uint64_t eb = model_eval_batch_flag(f, eflag, sizeof eflag);
+    if (!model_peak_in_eval(m, f) && f->process_phase && !strcmp(f->process_phase, "eval") &&
+        f->backward_passes > 0 && eb && eb != m->shape.B && !m->shape.no_training) {
+        /* the process peaked in an evaluation of a batch of its own, the tensors in training:
+         * the micro-batch what-ifs leave that pass and its cache (a GPT-2 trained at B=6 beside
+         * an evaluation at 8, its process at 11.45 GiB there, told B=3 with 2 accumulation
+         * steps needs 7.16 GiB: it took 9.92, 3.88 GiB of cache the evaluation had reserved) */
+        char msg[480];
+        snprintf(msg, sizeof msg,
+                 "the process peaked (%.2f GiB) in an evaluation pass with a batch of its own (%s "
+                 "on the command line), %.2f GiB of it the allocator's cache: the micro-batch "
+                 "what-ifs predict the training step's peak, and leave that pass and what it "
+                 "reserves as they are (lower that batch, or vramtrace fit measures)",
+                 (double)f->peak_process / 1073741824.0, eflag,
+                 (double)f->at_peak.bytes[CAT_CACHE] / 1073741824.0);
+        note(m, msg);
+    }
     if (model_peak_in_eval(m, f)) {
         /* a validation pass's batch need not be the training micro-batch: GPT-2 trained at
          * B=4 and B=2, each with an evaluation at 16, peaked at the same 9.96 GiB of tensors */

@@ -150,4 +150,7 @@ run unet_noema_fp32_b24_oom_forward examples/sim/sim_diffusion.py --no-ema --amp
 # a Llama 400M at B=8, T=2048 out of memory in its first forward: a micro-batch of 1 fits, none
 # keeping the effective batch of 8 does (accumulating keeps the gradients through each forward)
 run llama400m_b8_t2048_oom_forward examples/sim/sim_hf.py --model llama-400m --batch-size 8 --seq-len 2048 --steps 1
+# GPT-2 in fp16 with SGD at B=6, an evaluation at 8: the process peaks in the evaluation (its
+# cache), the tensors in training
+run gpt2_fp16_sgd_b6_evalb8_fit examples/sim/sim_hf.py --model gpt2 --amp fp16 --optimizer sgd --batch-size 6 --eval-batch-size 8 --steps 2
 mv "$OUT/facts.jsonl.new" "$OUT/facts.jsonl"
