@@ -34,7 +34,7 @@ assert steps == sorted(steps), steps
 assert len({s for s in steps if s < n}) >= 3, "not read while the run was alive: %s" % steps
 last = lines[-1]
 assert last.rstrip().endswith("(ended)") and steps[-1] >= n, last
-m = re.search(r"growth \+([\d.]+) (MiB|KiB)/step at (.*?) \(ended\)", last)
+m = re.search(r"growth \+([\d.]+) (MiB|KiB)/step .*?at (.*?)\)? \(ended\)", last)
 assert m and "forward" in m.group(3), last
 assert all("(ended)" not in l for l in lines[:-1]), "ended before the end"
 PYEOF
@@ -108,7 +108,8 @@ if o:
     b, u = float(o["requested_bytes"]), 0
     while b >= 1024 and u < 3:
         b, u = b / 1024, u + 1
-    print(("%.2f" if u == 3 else "%.1f") % b, ["B", "KiB", "MiB", "GiB"][u], "%.1f" % (o["time_ns"] / 1e9))')
+    t = o["time_ns"] / 1e9  # (3 decimals under 10 s: a short run had read 0.0 s)
+    print(("%.2f" if u == 3 else "%.1f") % b, ["B", "KiB", "MiB", "GiB"][u], ("%.3f" if t < 10 else "%.1f") % t)')
     [ "$w" = "$r" ] || fail "$(basename "$f"): watch says out of memory [$w], the report [$r]"
 done
 # a bounded run that ends inside a forward (an out-of-memory error there): its last stretch has a

@@ -24,7 +24,7 @@ g = json.load(open(n + ".json"))["growth"]
 assert g["growing"], g
 site = g["growing"][0]["site"]
 assert want in site and "libc10_cuda" not in site, site
-m = re.search(r"/step at (.*?)( out of memory: .*)? \(ended\)$", line)
+m = re.search(r"/step at (.*?)\)?( out of memory: .*)? \(ended\)$", line)
 assert m and m.group(1) == site, (line, site)
 PY
 }
