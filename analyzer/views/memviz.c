@@ -191,7 +191,12 @@ static void put_seg(mv_seg *out, size_t *k, const live_item *seg, uint64_t addr,
 }
 
 /* segments: PyTorch's segments (allocator mode) with the tensors inside them; every other
- * device allocation a segment of one active block; all by device, then address. */
+ * device allocation a segment of one active block where PyTorch's are not told apart (segment
+ * mode) or where it is a tensor (cudaMallocAsync's), none beside the tensors PyTorch's tracker or
+ * that backend shows (tensor modes): a library's own cudaMalloc (cuBLAS's and cuDNN's handles,
+ * 128.3 MiB on the H100 runs) is not PyTorch's memory, its snapshot has none, and device_traces
+ * hold no action of it, so its viewer had drawn it live from the start, above the report's peaks;
+ * all by device, then address. */
 static int segments(mv *v, const replay_snapshot *snap)
 {
     const live_item **segs = calloc(snap->n + 1, sizeof *segs);
@@ -208,7 +213,8 @@ static int segments(mv *v, const replay_snapshot *snap)
             segs[ns++] = it;
         else if (it->space == VT_SPACE_TENSOR)
             tens[nt++] = it;
-        else if (it->space == VT_SPACE_DEVICE && !it->torch_segment)
+        else if (it->space == VT_SPACE_DEVICE && !it->torch_segment &&
+                 (!v->r->tensor_mode || it->tensor_api)) /* (cudaMallocAsync's: the backend's) */
             put_seg(out, &k, it, it->addr, it->size, NULL, 1); /* a plain cudaMalloc / driver */
     }
     qsort(segs, ns, sizeof *segs, cmp_addr);
