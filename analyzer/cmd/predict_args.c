@@ -144,5 +144,16 @@ int predict_parse(int argc, char **argv, nano_config *c, predict_args *a, char *
             return -1;
         }
     }
+    /* a gated MLP given here (--mlp-width: a Llama's, Mistral's, Qwen's) is no model nanoGPT
+     * trains: transformers trains it eager unless told, and the program is not nanoGPT (as for
+     * a config.json): it had been given nanoGPT's compile True, "fits" at B=12 where the H100
+     * run of that Llama 160M ran out of memory, and nanoGPT's --batch_size=N spellings */
+    if (!a->from && !strncmp(a->block.from, "--mlp-width", 11)) {
+        if (c->v[CFG_compile].src == CONFIG_SRC_DEFAULT &&
+            set(c, "compile", "False", "a gated MLP (--mlp-width): trained eager unless told", err,
+                errlen) < 0)
+            return -1;
+        c->program = PROG_UNKNOWN;
+    }
     return config_validate(c, err, errlen);
 }
