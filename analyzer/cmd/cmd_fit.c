@@ -109,6 +109,8 @@ static int read_traces(const char *dir, fit_trial *t)
             if ((int)r->accum > t->accum)
                 t->accum = (int)r->accum;
             t->backward |= r->backward_passes > 0;
+            if ((int)r->iterations > t->steps)
+                t->steps = (int)r->iterations;
             if (r->peak_process >= t->peak && !t->oom) {
                 t->peak = r->peak_process;
                 t->live = r->at_peak.by_cat;

@@ -21,6 +21,7 @@ typedef struct fit_trial {
                          * accumulates (its gradients then stay alive through a forward) */
     int accum;          /* backward passes per optimizer step its trace showed (0: not known) */
     int backward;       /* a backward pass ran in it (its traces showed one) */
+    int steps;          /* optimizer steps its traces showed (the most of any) */
     int status;         /* `vramtrace run`'s exit status */
     int oom;            /* a trace ended in an out-of-memory error */
     int fits;           /* ran to the end, no OOM, peak within the headroom */

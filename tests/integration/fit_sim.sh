@@ -107,6 +107,13 @@ print(int(sys.argv[2] == "0" and d["oom"] is None and d["peak"]["process_bytes"]
 done
 echo "fit (9GiB): $got; brute force: $best"
 cat fb.txt
+# one optimizer step a trial (--iters 1): what fits is said not to measure a second step's
+# forward, which holds the state the first made after its own (a Llama 160M's B=9 had fit one
+# step at 11.22 GiB with no word; its two-step run peaked at 11.76, over the headroom); the
+# default's two steps say nothing of it
+grep -q "^note: a trial that fits ran one optimizer step" fb.txt || fail "--iters 1: no word of a second step"
+"$PY" -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["steps_note"] is None and all(t["optimizer_steps"] >= 2 for t in d["trials"] if t["fits"]), d["steps_note"]' fa.json ||
+    fail "two steps a trial: steps_note given"
 [ "$best" -gt 1 ] && [ "$best" -lt 12 ] || fail "the sweep's boundary ($best) does not test the bisection"
 [ "$got" = "$best" ] || fail "fit found ${got:-nothing}, the brute-force sweep $best"
 [ -f fb/b1/output.log ] && ls fb/b1/*.vt >/dev/null 2>&1 || fail "trial traces / output not kept in --dir"
