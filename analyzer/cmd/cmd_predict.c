@@ -109,8 +109,18 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
         printf("  (%s)\n", run->forward_note);
     if (run->optim_note[0]) /* the optimizer's state its rows count, not measured: said so */
         printf("  (%s)\n", run->optim_note);
+    /* the weights' row in this run's precision (it had read "fp32 under AMP, 16-bit in pure
+     * 16-bit training" for every run) */
+    const char *wdoc = formula_param_bytes(s) == 2
+                           ? s->lora_rank || formula_train_frac(s) < 0.99
+                                 ? "model weights, 16-bit (the trained ones may be fp32: LoRA's "
+                                   "adapters)"
+                                 : "model weights, 16-bit (pure 16-bit training)"
+                       : s->dtype_bytes >= 4 ? "model weights, fp32 (fp32 compute)"
+                                             : "model weights, fp32 (autocast computes in 16 "
+                                               "bits from them)";
     predict_print_breakdown(p, cal, s->generic, s->compile,
-                            a->from ? 0 : predict_kv_cache(&a->block, s), kv_shape(s));
+                            a->from ? 0 : predict_kv_cache(&a->block, s), kv_shape(s), wdoc);
     printf("peak: %s%s (as nvidia-smi would show the process)\n",
            run && run->lower_bounds ? "at least " : "",
            card_format_bytes(p->peak_bytes, b1, sizeof b1));

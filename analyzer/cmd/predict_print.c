@@ -48,7 +48,7 @@ static void anchor_row(int64_t v, const char *why)
 }
 
 void predict_print_breakdown(const prediction *p, const model_calib *cal, int generic, int compile,
-                             uint64_t kv, const char *kv_shape)
+                             uint64_t kv, const char *kv_shape, const char *weights_doc)
 {
     char b1[32];
     int64_t at, ar;
@@ -97,7 +97,7 @@ void predict_print_breakdown(const prediction *p, const model_calib *cal, int ge
                k == CAT_ACTIVATIONS && cal->measured_shape.no_training /* (no backward) */
                    ? "the forward's tensors in use (forwards only: none kept for a backward; a "
                      "KV cache among them where the model keeps one)"
-                   : category_doc((category)k));
+                   : k == CAT_PARAMETERS && weights_doc ? weights_doc : category_doc((category)k));
     }
     snprintf(why, sizeof why,
              at < 0 ? "%s over-predict the run they are calibrated with: the tensors scaled to it"

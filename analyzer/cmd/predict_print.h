@@ -35,10 +35,11 @@ uint64_t predict_largest_tensor(const gpt_shape *s, const prediction *p, const m
                                 const char **what, uint64_t *eval_b);
 
 /* predict_print_breakdown: the rows of p (cal: its calibration; generic: no formula; kv: a KV
- * cache not counted, 0: none, its keys' and values' shape kv_shape) on stdout, from the heading
- * to the line before the peak */
+ * cache not counted, 0: none, its keys' and values' shape kv_shape; weights_doc: the weights'
+ * row in the run's precision, NULL: the category's own words) on stdout, from the heading to the
+ * line before the peak */
 void predict_print_breakdown(const prediction *p, const model_calib *cal, int generic, int compile,
-                             uint64_t kv, const char *kv_shape);
+                             uint64_t kv, const char *kv_shape, const char *weights_doc);
 
 /* predict_print_recommended: the recommendation's line (found: rb, ra from advice_recommend; s
  * the configuration predicted, base the traced run's with the what-if's micro-batch for the

@@ -109,9 +109,16 @@ for line in open(sys.argv[1]):
     # predict --from never says "not even ... 1 fits" beside a largest micro-batch that fits (a
     # Llama 400M at B=8, T=2048: "largest micro-batch that fits: 1", then "not even a micro-batch
     # of 1 fits", where none keeping the effective batch fits)
+    pt = subprocess.run([os.environ["VT"], "predict", "--from", os.path.join(os.environ["ROOT"],
+                         "examples/traces/sim", f["trace"])], capture_output=True, text=True).stdout
+    # ... and its weights' row in the run's own precision (it had read "fp32 under AMP, 16-bit in
+    # pure 16-bit training" for every run)
+    w = re.search(r"^  parameters +\S+ \S+  (.*)$", pt, re.M)
+    want = "16-bit" if f.get("dtype") in ("bf16", "fp16") else \
+        "fp32 compute" if f.get("amp") == "none" else "autocast computes in 16 bits"
+    if w and f.get("steps") and want not in w.group(1):
+        bad.append("%s: predict's weights row %r (amp %s, dtype %s)" % (t, w.group(1), f.get("amp"), f.get("dtype")))
     if f["oom"]:
-        pt = subprocess.run([os.environ["VT"], "predict", "--from", os.path.join(os.environ["ROOT"],
-                             "examples/traces/sim", f["trace"])], capture_output=True, text=True).stdout
         m = re.search(r"^largest .* that fits .*: (?:at most )?([1-9][0-9]*)", pt, re.M)
         if m and re.search(r"^not even ", pt, re.M):
             bad.append("%s: predict: largest %s fits, and %r" %
