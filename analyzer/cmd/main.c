@@ -54,7 +54,8 @@ static int version(void)
 static int finish(const char *cmd, int rc)
 {
     if (mem_failed()) { /* (run's summary said what it could not read; its program's code) */
-        fprintf(stderr, "vramtrace %s: %s\n", cmd, MEM_OOM_MESSAGE);
+        const char *crash = mem_crash(); /* (a library crashed: its words) */
+        fprintf(stderr, "vramtrace %s: %s\n", cmd, crash ? crash : MEM_OOM_MESSAGE);
         return strcmp(cmd, "run") ? VT_EXIT_USAGE : rc;
     }
     if ((rc != VT_EXIT_OK && rc != VT_EXIT_FINDINGS) || !notes_stdout_error(cmd, 0))

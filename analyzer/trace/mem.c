@@ -25,6 +25,7 @@ const mem_ops mem_libc = {__real_malloc, __real_calloc, __real_realloc, __real_a
 
 static const mem_ops *g_ops = &mem_libc;
 static atomic_bool g_failed;
+static const char *_Atomic g_crash; /* mem_note_crash's why */
 
 const mem_ops *mem_set_ops(const mem_ops *ops)
 {
@@ -41,11 +42,23 @@ bool mem_failed(void)
 void mem_reset(void)
 {
     atomic_store_explicit(&g_failed, false, memory_order_relaxed);
+    atomic_store(&g_crash, NULL);
 }
 
 void mem_note_failure(void)
 {
     atomic_store_explicit(&g_failed, true, memory_order_relaxed);
+}
+
+void mem_note_crash(const char *why)
+{
+    atomic_store(&g_crash, why);
+    mem_note_failure();
+}
+
+const char *mem_crash(void)
+{
+    return atomic_load(&g_crash);
 }
 
 FILE *mem_fmemopen(const void *buf, size_t len)

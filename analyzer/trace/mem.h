@@ -33,6 +33,13 @@ void mem_reset(void);
 /* mem_note_failure: records a failure of an allocation the wrappers do not see (inside libdw,
  * __cxa_demangle, ...) that its caller learned of from an error code. */
 void mem_note_failure(void);
+/* mem_note_crash: a library the analyzer calls crashed inside one of its calls, caught there
+ * (symbolize.c: libdw, its SIGSEGV when one of its own allocations fails), its state no longer
+ * trusted: a failure as mem_note_failure's (nothing printed from what it fed), which main says
+ * in why's words (a static string: what crashed, its likely cause and what to do) instead of
+ * MEM_OOM_MESSAGE's. mem_crash: that why, or NULL. */
+void mem_note_crash(const char *why);
+const char *mem_crash(void);
 /* mem_fmemopen: fmemopen(buf, len, "r"), its FILE the C library's own allocation (no wrapper sees
  * it): NULL with errno, and ENOMEM recorded as a failure (never read as an unreadable file) */
 FILE *mem_fmemopen(const void *buf, size_t len);

@@ -8,6 +8,8 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +78,94 @@ static int dw_state;             /* 0 not tried, 1 loaded, -1 could not be */
 static char dw_why[256];         /* why not (dlerror's words) */
 static Dwfl_Callbacks callbacks; /* libdwfl's own finders, once loaded */
 
+/* ---- a crash inside libdw ------------------------------------------------------------------
+ * libdw itself (elfutils 0.188) can crash when one of its own allocations fails: a 200-byte one
+ * failing inside the first dwfl_module_addrinfo of a module, it then reads memory it never set,
+ * a SIGSEGV as the addresses fall (allocations 109 and 3,130 of the 5,451 of `report --json` on
+ * a tiny simulated run's trace; 109 crashed in 12 runs of 20, and in every one with
+ * MALLOC_PERTURB_=165). Every call of libdw's runs inside DW(...), dw_in set: a SIGSEGV or
+ * SIGBUS raised then returns (dw_catch) to the symbolize_ip or symbolize_free that made it
+ * (dw_jmp, set once per call of them: a frame's batch of libdw calls), which stops using libdw
+ * for good (its state is not to be trusted) and stops the command as out of memory does
+ * (dw_crashed): exit 2, nothing from the replay printed. Any other SIGSEGV or SIGBUS goes to
+ * the handler there was before (the default: the process dies of it, as without this one).
+ * The handler is there from when libdw is first used (dw_guard) until the last symbolizer is
+ * freed, which puts the one from before back. */
+static _Thread_local sigjmp_buf dw_jmp;
+static _Thread_local volatile sig_atomic_t dw_in, dw_sig; /* in a libdw call; what it raised */
+#define DW_CRASHED (-2)                                   /* dw_state once libdw crashed */
+static const int dw_sigs[2] = {SIGSEGV, SIGBUS};
+static struct sigaction dw_old[2]; /* their handlers before dw_guard's */
+static int dw_guarded;             /* dw_catch is theirs */
+static unsigned dw_live;           /* symbolizers alive (symbolize_new, symbolize_free) */
+
+/* DW(stmt): stmt, a call of libdw's, with dw_in set while it runs (a dw_jmp armed around it) */
+#define DW(...)                                                                                    \
+    do {                                                                                           \
+        dw_in = 1;                                                                                 \
+        __VA_ARGS__;                                                                               \
+        dw_in = 0;                                                                                 \
+    } while (0)
+
+static void dw_catch(int sig, siginfo_t *si, void *uc)
+{
+    (void)uc;
+    if (dw_in) {
+        dw_in = 0;
+        dw_sig = sig;
+        siglongjmp(dw_jmp, 1);
+    }
+    /* not raised inside libdw: the handler from before, as if this one had never been there
+     * (a fault raises it again as the instruction runs again; one sent is sent again) */
+    int k = sig == SIGBUS;
+    sigaction(sig, &dw_old[k], NULL);
+    if (si->si_code <= 0)
+        raise(sig);
+}
+
+/* dw_guard: dw_catch made SIGSEGV's and SIGBUS's handler (once libdw is loaded) */
+static void dw_guard(void)
+{
+    if (dw_guarded)
+        return;
+    struct sigaction sa = {.sa_sigaction = dw_catch, .sa_flags = SA_SIGINFO};
+    sigemptyset(&sa.sa_mask);
+    for (int k = 0; k < 2; k++)
+        sigaction(dw_sigs[k], &sa, &dw_old[k]);
+    dw_guarded = 1;
+}
+
+/* dw_unguard: the handlers from before dw_guard back */
+static void dw_unguard(void)
+{
+    if (!dw_guarded)
+        return;
+    for (int k = 0; k < 2; k++)
+        sigaction(dw_sigs[k], &dw_old[k], NULL);
+    dw_guarded = 0;
+}
+
+/* dw_crashed: after libdw crashed (dw_jmp came back): it is not called again, and the command
+ * stops as out of memory does (mem_note_crash), in words that say what happened */
+static void dw_crashed(void)
+{
+    sigset_t m; /* (siglongjmp left the handler with the signal still blocked) */
+    sigemptyset(&m);
+    sigaddset(&m, dw_sig);
+    sigprocmask(SIG_UNBLOCK, &m, NULL);
+    /* a SIGBUS is a file it had mapped cut short (or unreadable) as it read it, not memory */
+    int bus = dw_sig == SIGBUS;
+    snprintf(dw_why, sizeof dw_why, "it crashed (%s)", bus ? "SIGBUS" : "SIGSEGV");
+    dw_state = DW_CRASHED;
+    mem_note_crash(bus ? "libdw (elfutils) crashed (SIGBUS) while naming native frames: a file "
+                         "it read changed or could not be read as it read it (output written "
+                         "before this is incomplete, do not use it); run it again"
+                       : "libdw (elfutils) crashed (SIGSEGV) while naming native frames, most "
+                         "likely out of memory (an allocation failing inside it does that: "
+                         "output written before this is incomplete, do not use it); free memory "
+                         "or raise the limit (ulimit -v) and run it again");
+}
+
 /* dw_load: libdw's functions, loaded once; 0, or -1 (dw_why says why). */
 static int dw_load(void)
 {
@@ -121,8 +211,9 @@ const char *symbolize_libdw_error(void)
  * so a name it could not look up for want of memory is never shown as "no symbol". */
 static void nomem(void)
 {
-    int e = lib.dwfl_errno();
-    const char *why = e ? lib.dwfl_errmsg(e) : NULL;
+    int e;
+    const char *why = NULL;
+    DW(e = lib.dwfl_errno(); why = e ? lib.dwfl_errmsg(e) : NULL);
     if (why && strstr(why, "out of memory"))
         mem_note_failure();
 }
@@ -147,6 +238,7 @@ symbolize *symbolize_new(void)
     /* libdwfl asks the debuginfod servers named there for debug files it cannot find:
      * a report must not go to the network, so this process forgets them. */
     unsetenv("DEBUGINFOD_URLS");
+    dw_live++;
     return s;
 }
 
@@ -169,13 +261,20 @@ void symbolize_free(symbolize *s)
 {
     if (!s)
         return;
+    if (sigsetjmp(dw_jmp, 0))
+        dw_crashed(); /* the sessions left are left (libdw's state is not to be trusted) */
     for (size_t i = 0; i < s->n; i++) {
         symindex_free(s->mods[i].idx);
-        if (s->mods[i].dwfl)
-            lib.dwfl_end(s->mods[i].dwfl);
+        s->mods[i].idx = NULL;
+        Dwfl *d = s->mods[i].dwfl;
+        s->mods[i].dwfl = NULL;
+        if (d && dw_state > 0)
+            DW(lib.dwfl_end(d));
     }
     free(s->mods);
     free(s);
+    if (!--dw_live)
+        dw_unguard();
 }
 
 /* open_module: a libdwfl session for path at base; status per enum symbolize_status. */
@@ -208,16 +307,20 @@ static void open_module(sym_module *m, const char *path, uint64_t base, const ui
         close(fd);
         return;
     }
-    if (!regular || !id_len || !(m->dwfl = lib.dwfl_begin(&callbacks))) {
+    if (regular && id_len) {
+        dw_guard();
+        DW(m->dwfl = lib.dwfl_begin(&callbacks));
+    }
+    if (!m->dwfl) {
         if (regular && id_len)
             nomem(); /* dwfl_begin fails only for memory */
         close(fd);
         return;
     }
     const char *slash = strrchr(path, '/');
-    lib.dwfl_report_begin(m->dwfl);
-    m->mod = lib.dwfl_report_elf(m->dwfl, slash + 1, path, fd, base, false); /* takes fd */
-    lib.dwfl_report_end(m->dwfl, NULL, NULL);
+    DW(lib.dwfl_report_begin(m->dwfl);
+       m->mod = lib.dwfl_report_elf(m->dwfl, slash + 1, path, fd, base, false); /* takes fd */
+       lib.dwfl_report_end(m->dwfl, NULL, NULL));
     if (!m->mod) {
         nomem();
         close(fd); /* not consumed on failure */
@@ -225,7 +328,8 @@ static void open_module(sym_module *m, const char *path, uint64_t base, const ui
     }
     const unsigned char *bits;
     GElf_Addr vaddr;
-    int n = lib.dwfl_module_build_id(m->mod, &bits, &vaddr);
+    int n;
+    DW(n = lib.dwfl_module_build_id(m->mod, &bits, &vaddr));
     if (n < 0)
         nomem();
     if (n <= 0 || (size_t)n != id_len || memcmp(bits, id, id_len)) {
@@ -244,9 +348,10 @@ static void dwarf_of(sym_module *m)
         return;
     m->dwarf = 1;
     Dwarf_Addr bias;
-    Dwarf *dw = lib.dwfl_module_getdwarf(m->mod, &bias);
+    Dwarf *dw;
+    DW(dw = lib.dwfl_module_getdwarf(m->mod, &bias));
     if (dw)
-        lib.dwarf_new_oom_handler(dw, oom_exit);
+        DW(lib.dwarf_new_oom_handler(dw, oom_exit));
     else
         nomem(); /* no DWARF is fine (symbols only); no memory is not */
 }
@@ -270,11 +375,34 @@ static sym_module *get_module(symbolize *s, uint32_t module_id, const char *path
     m->module_id = module_id;
     open_module(m, path, base, id, id_len);
     if (m->status != SYMBOLIZE_OK && m->dwfl) {
-        lib.dwfl_end(m->dwfl);
+        DW(lib.dwfl_end(m->dwfl));
         m->dwfl = NULL;
         m->mod = NULL;
     }
     return m;
+}
+
+/* the index's calls of libdw (symindex_fns), each inside DW */
+static int getsymtab(Dwfl_Module *mod)
+{
+    int n;
+    DW(n = lib.dwfl_module_getsymtab(mod));
+    return n;
+}
+
+static int first_global(Dwfl_Module *mod)
+{
+    int n;
+    DW(n = lib.dwfl_module_getsymtab_first_global(mod));
+    return n;
+}
+
+static const char *getsym_info(Dwfl_Module *mod, int i, GElf_Sym *sym, GElf_Addr *addr,
+                               GElf_Word *shndx, Elf **elf, Dwarf_Addr *bias)
+{
+    const char *name;
+    DW(name = lib.dwfl_module_getsym_info(mod, i, sym, addr, shndx, elf, bias));
+    return name;
 }
 
 /* name_of: the symbol containing a in m and a's offset in it + 1 (dwfl_module_addrinfo's answer):
@@ -285,8 +413,7 @@ static const char *name_of(symbolize *s, sym_module *m, GElf_Addr a, uint64_t *o
 {
     if (!m->indexed && ++m->lookups > s->index_after) {
         m->indexed = 1;
-        symindex_fns f = {lib.dwfl_module_getsymtab, lib.dwfl_module_getsymtab_first_global,
-                          lib.dwfl_module_getsym_info};
+        symindex_fns f = {getsymtab, first_global, getsym_info};
         m->idx = symindex_build(m->mod, &f);
     }
     const char *name;
@@ -298,19 +425,17 @@ static const char *name_of(symbolize *s, sym_module *m, GElf_Addr a, uint64_t *o
     }
     GElf_Off goff = 0;
     GElf_Sym sym;
-    name = lib.dwfl_module_addrinfo(m->mod, a, &goff, &sym, NULL, NULL, NULL);
+    DW(name = lib.dwfl_module_addrinfo(m->mod, a, &goff, &sym, NULL, NULL, NULL));
     if (!name)
         nomem();
     *off1 = goff + 1;
     return name;
 }
 
-int symbolize_ip(symbolize *s, uint32_t module_id, const char *path, uint64_t base,
-                 const uint8_t *build_id, size_t build_id_len, uint64_t ip, symbolize_result *out)
+/* lookup: symbolize_ip's work, dw_jmp armed */
+static int lookup(symbolize *s, uint32_t module_id, const char *path, uint64_t base,
+                  const uint8_t *build_id, size_t build_id_len, uint64_t ip, symbolize_result *out)
 {
-    memset(out, 0, sizeof *out);
-    if (s->off)
-        return SYMBOLIZE_OFF;
     sym_module *m = get_module(s, module_id, path, base, build_id, build_id_len);
     if (!m)
         return SYMBOLIZE_NO_FILE;
@@ -326,12 +451,14 @@ int symbolize_ip(symbolize *s, uint32_t module_id, const char *path, uint64_t ba
     if (s->no_sources)
         return SYMBOLIZE_OK;
     dwarf_of(m);
-    Dwfl_Line *l = lib.dwfl_module_getsrc(m->mod, a);
+    Dwfl_Line *l;
+    DW(l = lib.dwfl_module_getsrc(m->mod, a));
     if (!l)
         nomem();
     int line = 0;
-    const char *file = l ? lib.dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL) : NULL;
-    const char *dir = l && file && file[0] != '/' ? lib.dwfl_line_comp_dir(l) : NULL;
+    const char *file = NULL, *dir = NULL;
+    DW(file = l ? lib.dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL) : NULL;
+       dir = l && file && file[0] != '/' ? lib.dwfl_line_comp_dir(l) : NULL);
     if (dir && dir[0] == '/' &&
         (size_t)snprintf(s->path, sizeof s->path, "%s/%s", dir, file) < sizeof s->path)
         file = s->path; /* a relative name is relative to the compilation directory */
@@ -340,6 +467,22 @@ int symbolize_ip(symbolize *s, uint32_t module_id, const char *path, uint64_t ba
         out->line = line > 0 ? line : 0;
     }
     return SYMBOLIZE_OK;
+}
+
+int symbolize_ip(symbolize *s, uint32_t module_id, const char *path, uint64_t base,
+                 const uint8_t *build_id, size_t build_id_len, uint64_t ip, symbolize_result *out)
+{
+    memset(out, 0, sizeof *out);
+    if (s->off)
+        return SYMBOLIZE_OFF;
+    if (dw_state == DW_CRASHED)
+        return SYMBOLIZE_NO_LIBDW; /* (it crashed: not called again) */
+    if (sigsetjmp(dw_jmp, 0)) {    /* libdw crashed in this lookup */
+        dw_crashed();
+        memset(out, 0, sizeof *out);
+        return SYMBOLIZE_NO_LIBDW;
+    }
+    return lookup(s, module_id, path, base, build_id, build_id_len, ip, out);
 }
 
 int symbolize_module_status(const symbolize *s, uint32_t module_id)

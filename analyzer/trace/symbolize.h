@@ -30,11 +30,12 @@ enum symbolize_status {
     SYMBOLIZE_NO_FILE = -3,     /* the file is missing (whatever the trace recorded), not a
                                  * regular file, or not an ELF object */
     SYMBOLIZE_MISMATCH = -4,    /* the file's build-id differs from the recorded one */
-    SYMBOLIZE_NO_LIBDW = -5,    /* libdw (loaded when a file is first read) could not be */
+    SYMBOLIZE_NO_LIBDW = -5,    /* libdw (loaded when a file is first read) could not be, or
+                                 * it crashed and is not called again (mem.h: mem_crash) */
 };
 
-/* symbolize_libdw_error: why libdw could not be loaded (dlerror's words), NULL when it was or
- * was not needed yet. */
+/* symbolize_libdw_error: why libdw could not be loaded (dlerror's words) or is no longer used
+ * ("it crashed (SIGSEGV)"), NULL when it was or was not needed yet. */
 const char *symbolize_libdw_error(void);
 
 /* symbolize_new: an empty symbolizer (modules are opened on first use, once each); NULL

@@ -16,10 +16,15 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../../analyzer/trace/elf_note.h"
+#include "../../analyzer/trace/mem.h"
 #include "../../analyzer/trace/reader.h"
 #include "../../analyzer/trace/symbolize.h"
 #include "../../analyzer/trace/tables.h"
@@ -261,6 +266,116 @@ static void test_refusals(void **state)
     unsetenv("VRAMTRACE_SYMBOLIZE");
 }
 
+/* forked: fn run in a child, its wait status (a child: libdw's state, the handlers and the
+ * failure flag it changes are its own; SIGSEGV's and SIGBUS's handlers the default, as in
+ * vramtrace, not cmocka's; no core file left behind; SIGALRM if it hangs) */
+static int forked(int (*fn)(const self *), const self *s)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (!pid) {
+        struct rlimit no_core = {0, 0};
+        setrlimit(RLIMIT_CORE, &no_core);
+        signal(SIGSEGV, SIG_DFL);
+        signal(SIGBUS, SIG_DFL);
+        alarm(20);
+        _exit(fn(s));
+    }
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    return st;
+}
+
+static int dfl(int sig) /* whether sig's handler is the default */
+{
+    struct sigaction now;
+    return !sigaction(sig, NULL, &now) && now.sa_handler == SIG_DFL;
+}
+
+/* crash_in_libdw: libdw reading a copy of this program that is cut short after it mapped it
+ * (SIGBUS inside dwfl_module_addrinfo, as a SIGSEGV when one of its allocations fails): the
+ * lookup answers nothing, libdw is not called again, the failure is noted with its words, and
+ * the handlers from before are back after. 0, or the number of the check that failed. */
+static int crash_in_libdw(const self *s)
+{
+    char copy[4096];
+    snprintf(copy, sizeof copy, "%s/vt-symbolize-XXXXXX",
+             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    int out = mkstemp(copy), in = open(s->path, O_RDONLY);
+    char buf[65536];
+    ssize_t n;
+    while (out >= 0 && in >= 0 && (n = read(in, buf, sizeof buf)) > 0)
+        if (write(out, buf, (size_t)n) != n)
+            return 1;
+    close(in);
+    close(out);
+    symbolize *z = symbolize_new();
+    symbolize_set_sources(z, false);
+    symbolize_set_index_after(z, UINT_MAX); /* libdwfl's walk of the mapped table, each time */
+    symbolize_result r;
+    uint64_t ip = (uint64_t)(uintptr_t)target + 1, ip2 = (uint64_t)(uintptr_t)forked + 1;
+    int rc = 0;
+    sigset_t blocked;
+    if (symbolize_ip(z, 1, copy, s->base, s->mi.build_id, 20, ip, &r) != SYMBOLIZE_OK || !r.name)
+        rc = 2;
+    else if (dfl(SIGSEGV) || dfl(SIGBUS)) /* guarded while libdw is in use */
+        rc = 3;
+    else if (truncate(copy, 0) ||
+             symbolize_ip(z, 1, copy, s->base, s->mi.build_id, 20, ip2, &r) != SYMBOLIZE_NO_LIBDW)
+        rc = 4;
+    else if (r.name || !mem_failed() || !mem_crash() || !strstr(mem_crash(), "SIGBUS"))
+        rc = 5;
+    else if (sigprocmask(SIG_BLOCK, NULL, &blocked) || sigismember(&blocked, SIGBUS))
+        rc = 8; /* (the handler left by siglongjmp: unblocked again) */
+    else if (symbolize_ip(z, 1, copy, s->base, s->mi.build_id, 20, ip, &r) != SYMBOLIZE_NO_LIBDW)
+        rc = 6; /* never called again */
+    symbolize_free(z);
+    unlink(copy);
+    if (!rc && (!dfl(SIGSEGV) || !dfl(SIGBUS)))
+        rc = 7;
+    return rc;
+}
+
+/* fault_elsewhere / sent_elsewhere: a SIGSEGV outside libdw while it is in use, from a fault
+ * or sent: the process dies of it, as it would without the guard */
+static int fault_elsewhere(const self *s)
+{
+    symbolize *z = symbolize_new();
+    symbolize_result r;
+    uint64_t ip = (uint64_t)(uintptr_t)target + 1;
+    if (symbolize_ip(z, 1, s->path, s->base, s->mi.build_id, 20, ip, &r) != SYMBOLIZE_OK)
+        return 1;
+    volatile int *volatile nowhere = NULL;
+    *nowhere = 1;
+    return 2;
+}
+
+static int sent_elsewhere(const self *s)
+{
+    symbolize *z = symbolize_new();
+    symbolize_result r;
+    uint64_t ip = (uint64_t)(uintptr_t)target + 1;
+    if (symbolize_ip(z, 1, s->path, s->base, s->mi.build_id, 20, ip, &r) != SYMBOLIZE_OK)
+        return 1;
+    raise(SIGSEGV);
+    return 2;
+}
+
+static void test_libdw_crash(void **state)
+{
+    (void)state;
+    self s;
+    get_self(&s);
+    int st = forked(crash_in_libdw, &s);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+    st = forked(fault_elsewhere, &s);
+    assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV);
+    st = forked(sent_elsewhere, &s);
+    assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV);
+}
+
 /* put_module: a MODULE record (path, and the build-id when bid) appended to w */
 static void put_module(wbuf *w, uint32_t id, const char *path, const char *bid)
 {
@@ -333,6 +448,7 @@ int main(void)
         cmocka_unit_test(test_elf_notes),
         cmocka_unit_test(test_static_function),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_libdw_crash),
         cmocka_unit_test(test_module_records),
         cmocka_unit_test(test_demangle_bound),
     };
