@@ -5,7 +5,10 @@
  * a whole number of patch-token tensors (ViT-B/16 at 224²), a diffusion U-Net's conv weight and
  * norm of an image batch's sizes, with an EMA copy of its weights. Runs of forwards only (an
  * evaluation script) are test_infer_forwards.c's. */
+#include <stdlib.h>
+
 #include "infer_run.h"
+#include "infer_pass.h"
 
 /* decoder_step: a decoder's first step that fits, after its weights: the int64 token batch of
  * b·t, arange(t) when pos (freed before the backward), the embedding lookup and the logits of
@@ -497,6 +500,40 @@ static void test_init_casts_and_temporaries(void **state)
     assert_int_equal(val(&out, INFER_block_size), LT);
 }
 
+/* the first backward's tensors not freed by it (infer_pass.h): made and freed by the thousand
+ * (a backward's temporaries), the ones kept found with their sizes, the freed ones gone, the
+ * table never full of the freed (deleted by shifting back, no tombstones) */
+static void test_backward_kept_table(void **state)
+{
+    (void)state;
+    vt__pass *p = calloc(1, sizeof *p);
+    assert_non_null(p);
+    uint64_t a = 0x7f0000000000ull;
+    for (int round = 0; round < 40; round++) { /* 40 x 1000 temporaries, each freed */
+        for (uint64_t i = 0; i < 1000; i++) {
+            vt__bwd_made(p, a + (round * 1000 + i) * 512, 4096);
+            if (i % 3)
+                vt__bwd_freed(p, a + (round * 1000 + i) * 512);
+        }
+        for (uint64_t i = 0; i < 1000; i += 3) /* (a third live to the round's end) */
+            vt__bwd_freed(p, a + (round * 1000 + i) * 512);
+    }
+    assert_false(p->bwd_full); /* (40,000 made: past the table's 3,072 had they stayed) */
+    assert_int_equal(p->nbwd, 0);
+    for (uint64_t i = 0; i < 2000; i++) /* kept: every other one of 2000 */
+        vt__bwd_made(p, a + i * 4096, 100 + i);
+    for (uint64_t i = 0; i < 2000; i += 2)
+        vt__bwd_freed(p, a + i * 4096);
+    assert_int_equal(p->nbwd, 1000);
+    for (uint64_t i = 0; i < 2000; i++) {
+        size_t j = vt__bwd_slot(p, a + i * 4096);
+        assert_int_equal(p->bwd_addr[j] != 0, i % 2);
+        if (i % 2)
+            assert_int_equal(p->bwd_size[j], 100 + i);
+    }
+    free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -511,6 +548,7 @@ int main(void)
         cmocka_unit_test(test_unet_one_image),
         cmocka_unit_test(test_unet_oom_images_end_the_weights),
         cmocka_unit_test(test_dropout_masks),
+        cmocka_unit_test(test_backward_kept_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

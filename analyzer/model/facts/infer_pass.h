@@ -76,13 +76,13 @@ typedef struct vt__pass {
     int grad_from_copies; /* ... were read from the 16-bit copies kept at an OOM before any
                            * backward (vt__kept_copies), twice their size */
     /* the first backward's tensors that the backward itself has not freed (address, size; open
-     * addressing, address 0 empty, UINT64_MAX a deleted one): its gradients, which outlive it,
+     * addressing, linear probing, address 0 empty): its gradients, which outlive it,
      * not its temporaries. When it ends, their sizes are grad_size (a temporary of a weight's
      * size had made a frozen teacher's blocks look trained: 16-bit B·T×2048 activation
      * gradients at B·T = 1024 beside its 1024×1024 fp32 weights); all it made where more were
      * alive than followed (bwd_full) */
     uint64_t bwd_addr[VT_BWD_SLOTS], bwd_size[VT_BWD_SLOTS];
-    size_t nbwd; /* slots taken (deleted ones too) */
+    size_t nbwd; /* slots taken */
     int bwd_full;
     int unmade; /* no Python frame says who made a tensor (recorded with --stacks none / native) */
 } vt__pass;
@@ -144,9 +144,21 @@ static inline void vt__bwd_freed(vt__pass *p, uint64_t addr)
 {
     if (!addr || addr == UINT64_MAX || !p->nbwd)
         return;
-    size_t j = vt__bwd_slot(p, addr);
-    if (p->bwd_addr[j])
-        p->bwd_addr[j] = UINT64_MAX, p->bwd_size[j] = 0; /* (deleted: a probe goes past it) */
+    size_t m = VT_BWD_SLOTS - 1, i = vt__bwd_slot(p, addr);
+    if (!p->bwd_addr[i])
+        return;
+    /* deleted by shifting back the entries after it whose probe passed its slot (no tombstone:
+     * a backward's temporaries, made and freed by the thousand, had left the probes long: 1.6M
+     * instructions of a compiled GPT-2's report) */
+    for (size_t k = (i + 1) & m; p->bwd_addr[k]; k = (k + 1) & m) {
+        size_t h = (size_t)hashseed_mix(p->bwd_addr[k]) & m; /* its home slot */
+        if (((k - h) & m) >= ((k - i) & m)) {                /* i lies on its probe */
+            p->bwd_addr[i] = p->bwd_addr[k], p->bwd_size[i] = p->bwd_size[k];
+            i = k;
+        }
+    }
+    p->bwd_addr[i] = 0, p->bwd_size[i] = 0;
+    p->nbwd--;
 }
 
 /* vt__grads_kept: the first backward is over: the sizes of its tensors still alive (its
