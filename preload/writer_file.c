@@ -129,19 +129,20 @@ void vt__wfile_manifest(const char *manifest)
         return;
     static char line[VT_MANIFEST_LINE_MAX]; /* (open_locked's: vt__ws.lock is held) */
     size_t cap = sizeof line - 1, n = 0;    /* (room for the newline) */
+    const char *lost = NULL;                /* why the trace is written and not named */
     if (vt__ws.path[0] != '/') {
         char cwd[4096];
-        if (!getcwd(cwd, sizeof cwd))
-            cwd[0] = '\0';
-        n = put_escaped(line, 0, cap, cwd);
-        if (n < cap)
+        if (!getcwd(cwd, sizeof cwd)) /* (it had listed "/NAME": another file, or none) */
+            lost = "its working directory could not be named, so neither can its relative name";
+        else if ((n = put_escaped(line, 0, cap, cwd)) < cap)
             line[n++] = '/';
     }
-    n = put_escaped(line, n, cap, vt__ws.path);
-    if (n < cap) {
-        line[n++] = '\n';
-        manifest_line(manifest, line, n);
-    }
+    if (!lost && (n = put_escaped(line, n, cap, vt__ws.path)) >= cap)
+        lost = "its name is too long to list"; /* (it had been left out in silence) */
+    if (lost)
+        n = (size_t)snprintf(line, sizeof line, "?%d %s", (int)getpid(), lost);
+    line[n++] = '\n';
+    manifest_line(manifest, line, n);
 }
 
 /* note_failure: no trace could be made: the warning on stderr, and for `vramtrace run` a

@@ -22,7 +22,9 @@
 
 /* VRAMTRACE_MANIFEST's lines, one a trace: its absolute path with each backslash written "\\"
  * and each newline "\n" (a name may hold both: a raw one had been read as two lines, another
- * file); or "!PID why" for a process that wrote none (why printable, escaped). At most
+ * file); or "!PID why" for a process that wrote none (why printable, escaped); or "?PID why"
+ * for a trace written that cannot be named (a relative name where the working directory cannot
+ * be named, getcwd failing; a name past the line). At most
  * VT_MANIFEST_LINE_MAX bytes with the newline: a directory and a name, escaped. */
 #define VT_MANIFEST_LINE_MAX 16800
 /* Where the preload has no file descriptor free to open the manifest (EMFILE, ENFILE: `ulimit

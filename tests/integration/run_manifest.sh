@@ -70,6 +70,18 @@ long=$(python3 -c 'import os; h = os.getcwd() + "/"; t = "t" + "\\" * 8 + ".vt";
 grep -q "process [0-9]* wrote a trace it could not list: no file descriptor was free to list it, and its name is too long to note otherwise (it is named as $TESTDIR/\./\./" err ||
     { cat err; fail "a long name, ulimit -n 4: the trace is not said"; }
 grep -q "no CUDA allocation" err && fail "a long name, ulimit -n 4: run says no CUDA allocation was made"
+# a relative name in a working directory too deep to name (getcwd fails past 4096 bytes): said
+# as a trace written and not listed (it had been listed as "/t.vt", another file or none)
+deep=$(printf 'd%.0s' $(seq 200))
+"$VT" run -o deep.vt -- python3 -c "import os
+for _ in range(25):
+    os.mkdir('$deep'); os.chdir('$deep')
+os.environ['VRAMTRACE_OUTPUT'] = 't.vt'
+os.execv('$P', ['$P', 'basic'])" >out 2>err || { cat err; fail "a deep directory: exit $?"; }
+grep -q "process [0-9]* wrote a trace it could not list: its working directory could not be named" err ||
+    { cat err; fail "a deep directory: the trace is not said"; }
+grep -q "cannot summarize\|no CUDA allocation" err && { cat err; fail "a deep directory: another file, or none, said"; }
+rm -rf "$deep"
 # nothing left in TMPDIR: every list and its links removed
 [ -z "$(ls -A "${TMPDIR:-/tmp}" | grep vramtrace-run)" ] || fail "left in TMPDIR: $(ls -A "${TMPDIR:-/tmp}")"
 echo "run_manifest: ok"
