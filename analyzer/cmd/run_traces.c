@@ -88,11 +88,17 @@ static void self_name(char *out, size_t len)
     escape_term(self, strlen(self), out, len);
 }
 
-/* shown_output: the trace name given to the preload, escaped for the terminal */
+/* given_output: the trace name given to the preload (its default where none was);
+ * shown_output: the same, escaped for the terminal */
+static const char *given_output(const char *output)
+{
+    return output && *output ? output : "vramtrace.%p.vt";
+}
+
 static const char *shown_output(const char *output)
 {
     static char shown[4 * PATH_MAX];
-    const char *out = output && *output ? output : "vramtrace.%p.vt";
+    const char *out = given_output(output);
     escape_term(out, strlen(out), shown, sizeof shown);
     return shown;
 }
@@ -169,7 +175,7 @@ void run_print_traces(const char *manifest, const char *output, int quiet, int r
         return;
     }
     char shown_dir[2 * PATH_MAX];
-    const char *out = output && *output ? output : "vramtrace.%p.vt";
+    const char *out = given_output(output);
     escape_term(manifest, strlen(manifest), shown_dir, sizeof shown_dir);
     fprintf(stderr,
             "vramtrace: the list of this run's traces could not be written (%s%s: %s), so none "

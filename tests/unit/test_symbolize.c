@@ -337,14 +337,21 @@ static int crash_in_libdw(const self *s)
     return rc;
 }
 
-/* fault_elsewhere / sent_elsewhere: a SIGSEGV outside libdw while it is in use, from a fault
- * or sent: the process dies of it, as it would without the guard */
-static int fault_elsewhere(const self *s)
+/* libdw_in_use: a frame of this executable named through libdw (its guard installed); 0 when
+ * it was */
+static int libdw_in_use(const self *s)
 {
     symbolize *z = symbolize_new();
     symbolize_result r;
     uint64_t ip = (uint64_t)(uintptr_t)target + 1;
-    if (symbolize_ip(z, 1, s->path, s->base, s->mi.build_id, 20, ip, &r) != SYMBOLIZE_OK)
+    return symbolize_ip(z, 1, s->path, s->base, s->mi.build_id, 20, ip, &r) != SYMBOLIZE_OK;
+}
+
+/* fault_elsewhere / sent_elsewhere: a SIGSEGV outside libdw while it is in use, from a fault
+ * or sent: the process dies of it, as it would without the guard */
+static int fault_elsewhere(const self *s)
+{
+    if (libdw_in_use(s))
         return 1;
     volatile int *volatile nowhere = NULL;
     *nowhere = 1;
@@ -353,10 +360,7 @@ static int fault_elsewhere(const self *s)
 
 static int sent_elsewhere(const self *s)
 {
-    symbolize *z = symbolize_new();
-    symbolize_result r;
-    uint64_t ip = (uint64_t)(uintptr_t)target + 1;
-    if (symbolize_ip(z, 1, s->path, s->base, s->mi.build_id, 20, ip, &r) != SYMBOLIZE_OK)
+    if (libdw_in_use(s))
         return 1;
     raise(SIGSEGV);
     return 2;

@@ -174,9 +174,10 @@ void model_advice_notes(model_result *m, const run_facts *f)
         note(m, "LoRA: no gradient was measured; predictions give gradients and optimizer state "
                 "to 1 % of the weights (the adapters, usually fewer), none to the frozen weights");
     char eflag[64];
-    uint64_t eb = model_eval_batch_flag(f, eflag, sizeof eflag);
+    uint64_t eb; /* (the command line read only where the process peaked in an evaluation) */
     if (!model_peak_in_eval(m, f) && f->process_phase && !strcmp(f->process_phase, "eval") &&
-        f->backward_passes > 0 && eb && eb != m->shape.B && !m->shape.no_training) {
+        f->backward_passes > 0 && !m->shape.no_training &&
+        (eb = model_eval_batch_flag(f, eflag, sizeof eflag)) && eb != m->shape.B) {
         /* the process peaked in an evaluation of a batch of its own, the tensors in training:
          * the micro-batch what-ifs leave that pass and its cache (a GPT-2 trained at B=6 beside
          * an evaluation at 8, its process at 11.45 GiB there, told B=3 with 2 accumulation

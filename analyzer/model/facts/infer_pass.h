@@ -128,7 +128,7 @@ static inline size_t vt__bwd_slot(const vt__pass *p, uint64_t addr)
  * one at addr (a free by another thread, zero_grad's, leaves a gradient kept) */
 static inline void vt__bwd_made(vt__pass *p, uint64_t addr, uint64_t size)
 {
-    if (!addr || addr == UINT64_MAX || p->bwd_full)
+    if (!addr || p->bwd_full)
         return;
     size_t j = vt__bwd_slot(p, addr);
     if (!p->bwd_addr[j]) {
@@ -142,7 +142,7 @@ static inline void vt__bwd_made(vt__pass *p, uint64_t addr, uint64_t size)
 }
 static inline void vt__bwd_freed(vt__pass *p, uint64_t addr)
 {
-    if (!addr || addr == UINT64_MAX || !p->nbwd)
+    if (!addr || !p->nbwd)
         return;
     size_t m = VT_BWD_SLOTS - 1, i = vt__bwd_slot(p, addr);
     if (!p->bwd_addr[i])
