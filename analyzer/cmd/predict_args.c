@@ -125,7 +125,7 @@ int predict_parse(int argc, char **argv, nano_config *c, predict_args *a, char *
         char where[160];
         snprintf(where, sizeof where, "%s%s%s", arg, eq ? "" : " ", eq ? "" : val);
         if (!strcmp(key, "model")) {
-            if (predict_model_preset(c, val, err, errlen) < 0)
+            if (predict_model_preset(c, &a->block, val, err, errlen) < 0)
                 return -1;
         } else if (!strcmp(key, "card")) {
             char why[400];

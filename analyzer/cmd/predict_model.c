@@ -37,7 +37,11 @@ static const model_preset presets[] = {
 #undef VT_PM_ROW
 };
 
-int predict_model_preset(nano_config *c, const char *name, char *err, size_t errlen)
+static int hf_preset(nano_config *c, predict_block *b, const char *name, char *err, size_t errlen);
+static void preset_names(char *out, size_t n);
+
+int predict_model_preset(nano_config *c, predict_block *b, const char *name, char *err,
+                         size_t errlen)
 {
     for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++) {
         const model_preset *p = &presets[i];
@@ -67,10 +71,15 @@ int predict_model_preset(nano_config *c, const char *name, char *err, size_t err
         }
         return 0;
     }
+    int hf = hf_preset(c, b, name, err, errlen);
+    if (hf)
+        return hf < 0 ? -1 : 0;
+    char names[512];
+    preset_names(names, sizeof names);
     snprintf(err, errlen,
-             "unknown model '%s' (use gpt2, gpt2-medium, gpt2-large, gpt2-xl or shakespeare-char, "
-             "or --n-layer/--n-head/--n-embd)",
-             name);
+             "unknown model '%.64s' (one of %s; or another model's Hugging Face config.json "
+             "as an argument, or its shape: --n-layer, --n-head, --n-embd, ...)",
+             name, names);
     return -1;
 }
 
@@ -159,13 +168,15 @@ static int num(const cJSON *j, const char *k, uint64_t *out)
     return 1;
 }
 
-/* put: key = the whole number v into c, from path (source "file") */
+/* put: key = the whole number v into c, from path: source "file", or "flag" for a preset's
+ * config (path "--model NAME ...": a file given to predict never begins with '-') */
 static int put(nano_config *c, const char *path, const char *hf_key, const char *key,
                const char *value, char *err, size_t errlen)
 {
     char where[320];
     snprintf(where, sizeof where, "%s: %s", path, hf_key);
-    return config_set(c, key, value, CONFIG_SRC_FILE, where, err, errlen) ? -1 : 0;
+    config_source src = path[0] == '-' ? CONFIG_SRC_FLAG : CONFIG_SRC_FILE;
+    return config_set(c, key, value, src, where, err, errlen) ? -1 : 0;
 }
 
 /* shape: the four sizes of the model's keys (GPT-2's or Llama's names) into c; -1 with err when
@@ -269,25 +280,40 @@ static int bert(nano_config *c, predict_block *b, const cJSON *j, const char *pa
                  path, (unsigned long long)I);
         return -1;
     }
-    char s[24];
-    snprintf(s, sizeof s, "%llu", (unsigned long long)pos);
-    if (c->v[CFG_block_size].src == CONFIG_SRC_DEFAULT &&
-        put(c, path, "max_position_embeddings", "block_size", s, err, errlen) < 0)
+    /* RoBERTa's positions begin after its padding index (pad_token_id, 1 unless said): a
+     * sequence takes at most its table's rows less that index and one (512 of 514) */
+    const cJSON *pad = cJSON_GetObjectItemCaseSensitive(j, "pad_token_id");
+    int roberta = !strcmp(type, "roberta");
+    uint64_t off = 0;
+    if (roberta)
+        off = 1 + (cJSON_IsNumber(pad) && pad->valuedouble >= 0 && pad->valuedouble < (double)pos
+                       ? (uint64_t)pad->valuedouble
+                       : 1);
+    if (off >= pos) {
+        snprintf(err, errlen,
+                 "%s: max_position_embeddings %llu leaves no position after RoBERTa's padding "
+                 "rows (pad_token_id and one)",
+                 path, (unsigned long long)pos);
         return -1;
-    b->bert = 1, b->pos_rows = pos, b->type_rows = types;
+    }
+    char s[24];
+    snprintf(s, sizeof s, "%llu", (unsigned long long)(pos - off));
+    if (c->v[CFG_block_size].src == CONFIG_SRC_DEFAULT &&
+        put(c, path,
+            off ? "max_position_embeddings less its padding rows" : "max_position_embeddings",
+            "block_size", s, err, errlen) < 0)
+        return -1;
+    b->bert = 1, b->pos_rows = pos, b->pos_off = off, b->type_rows = types;
     snprintf(b->from, sizeof b->from, "%.60s: %.8s%s", path, type,
              arch ? "" : " (the masked-LM head assumed: no 'architectures')");
     return 0;
 }
 
-int predict_hf_config(nano_config *c, predict_block *b, const char *path, char *err, size_t errlen)
+/* hf_apply: the model of config j (its "model_type" mt) into c and b, as predict_hf_config says;
+ * path names it in what is said (a file, or a preset: "--model bert-base") */
+static int hf_apply(nano_config *c, predict_block *b, const cJSON *j, const cJSON *mt,
+                    const char *path, char *err, size_t errlen)
 {
-    cJSON *j = read_json(path);
-    const cJSON *mt = j ? cJSON_GetObjectItemCaseSensitive(j, "model_type") : NULL;
-    if (!cJSON_IsString(mt)) { /* not a model's config: a report's JSON, or not JSON at all */
-        cJSON_Delete(j);
-        return 0;
-    }
     static const char *const gpt2_keys[4] = {"n_layer", "n_head", "n_embd", "vocab_size"};
     static const char *const llama_keys[4] = {"num_hidden_layers", "num_attention_heads",
                                               "hidden_size", "vocab_size"};
@@ -345,18 +371,28 @@ int predict_hf_config(nano_config *c, predict_block *b, const char *path, char *
         rc = put(c, path, "model_type", "compile", "False", err, errlen);
     if (rc == 0)
         c->program = PROG_UNKNOWN;
-    cJSON_Delete(j);
     return rc < 0 ? -1 : 1;
+}
+
+int predict_hf_config(nano_config *c, predict_block *b, const char *path, char *err, size_t errlen)
+{
+    cJSON *j = read_json(path);
+    const cJSON *mt = j ? cJSON_GetObjectItemCaseSensitive(j, "model_type") : NULL;
+    /* not a model's config: a report's JSON, or not JSON at all (0) */
+    int rc = cJSON_IsString(mt) ? hf_apply(c, b, j, mt, path, err, errlen) : 0;
+    cJSON_Delete(j);
+    return rc;
 }
 
 int predict_block_apply(const predict_block *b, const nano_config *c, gpt_shape *s, char *err,
                         size_t errlen)
 {
-    if ((b->hf_gpt2 || b->bert) && s->T > b->pos_rows) { /* (transformers raises) */
-        snprintf(err, errlen, "block_size %llu is past %s's position table (%s %llu)",
+    if ((b->hf_gpt2 || b->bert) && s->T > b->pos_rows - b->pos_off) { /* (transformers raises) */
+        snprintf(err, errlen, "block_size %llu is past %s's position table (%s %llu%s)",
                  (unsigned long long)s->T, b->from,
                  b->bert ? "max_position_embeddings" : "n_positions",
-                 (unsigned long long)b->pos_rows);
+                 (unsigned long long)b->pos_rows,
+                 b->pos_off ? ", less RoBERTa's padding rows before its first position" : "");
         return -1;
     }
     if (b->hf_gpt2)
@@ -408,4 +444,124 @@ uint64_t predict_kv_cache(const predict_block *b, const gpt_shape *s)
     if (!s->hf_gpt2) /* (fp32 keys and values after the rotary embedding but of 16-bit weights) */
         e = formula_params16(s) ? 2 : 4;
     return 2 * e * s->B * s->T * (s->hf_gpt2 || !s->kv ? s->d : s->kv) * s->L;
+}
+
+/* ---- Hugging Face models by name ----------------------------------------------------------- */
+
+/* X(name, its model on the Hugging Face Hub, model_type, layers, heads, key / value heads,
+ * hidden_size, intermediate_size, vocab_size, max_position_embeddings, tied head,
+ * type_vocab_size) — models predict knows by name: their config.json's keys the formulas read,
+ * as the Hub has them (a BERT's table rows and token types; a decoder's tied head, its key /
+ * value heads), taken as that config.json would be (hf_apply) */
+#define VT_PREDICT_HF_MODELS(X)                                                                    \
+    X("bert-base", "bert-base-uncased", "bert", 12, 12, 0, 768, 3072, 30522, 512, 0, 2)            \
+    X("bert-large", "bert-large-uncased", "bert", 24, 16, 0, 1024, 4096, 30522, 512, 0, 2)         \
+    X("roberta-base", "roberta-base", "roberta", 12, 12, 0, 768, 3072, 50265, 514, 0, 1)           \
+    X("roberta-large", "roberta-large", "roberta", 24, 16, 0, 1024, 4096, 50265, 514, 0, 1)        \
+    X("tinyllama-1.1b", "TinyLlama/TinyLlama-1.1B-intermediate-step-1431k-3T", "llama", 22, 32, 4, \
+      2048, 5632, 32000, 2048, 0, 0)                                                               \
+    X("llama-2-7b", "meta-llama/Llama-2-7b-hf", "llama", 32, 32, 32, 4096, 11008, 32000, 4096, 0,  \
+      0)                                                                                           \
+    X("llama-3.1-8b", "meta-llama/Llama-3.1-8B", "llama", 32, 32, 8, 4096, 14336, 128256, 131072,  \
+      0, 0)                                                                                        \
+    X("llama-3.2-1b", "meta-llama/Llama-3.2-1B", "llama", 16, 32, 8, 2048, 8192, 128256, 131072,   \
+      1, 0)                                                                                        \
+    X("llama-3.2-3b", "meta-llama/Llama-3.2-3B", "llama", 28, 24, 8, 3072, 8192, 128256, 131072,   \
+      1, 0)                                                                                        \
+    X("mistral-7b", "mistralai/Mistral-7B-v0.1", "mistral", 32, 32, 8, 4096, 14336, 32000, 32768,  \
+      0, 0)                                                                                        \
+    X("qwen2.5-0.5b", "Qwen/Qwen2.5-0.5B", "qwen2", 24, 14, 2, 896, 4864, 151936, 32768, 1, 0)     \
+    X("qwen2.5-1.5b", "Qwen/Qwen2.5-1.5B", "qwen2", 28, 12, 2, 1536, 8960, 151936, 131072, 1, 0)
+
+typedef struct hf_model {
+    const char *name, *hub, *type;
+    int L, H, kv, d, I, V, pos, tied, types;
+} hf_model;
+
+static const hf_model hf_models[] = {
+#define VT_HF_ROW(n, hub, t, l, h, kv, d, i, v, pos, tied, types)                                  \
+    {n, hub, t, l, h, kv, d, i, v, pos, tied, types},
+    VT_PREDICT_HF_MODELS(VT_HF_ROW)
+#undef VT_HF_ROW
+};
+
+/* hf_json: model m's config as its config.json would have it (NULL out of memory) */
+static cJSON *hf_json(const hf_model *m)
+{
+    int bert = m->types > 0;
+    cJSON *j = cJSON_CreateObject();
+    cJSON *arch = cJSON_AddArrayToObject(j, "architectures");
+    const char *cls = !strcmp(m->type, "roberta")   ? "RobertaForMaskedLM"
+                      : bert                        ? "BertForMaskedLM"
+                      : !strcmp(m->type, "qwen2")   ? "Qwen2ForCausalLM"
+                      : !strcmp(m->type, "mistral") ? "MistralForCausalLM"
+                                                    : "LlamaForCausalLM";
+    if (!arch || !cJSON_AddItemToArray(arch, cJSON_CreateString(cls)) ||
+        !cJSON_AddStringToObject(j, "model_type", m->type) ||
+        !cJSON_AddNumberToObject(j, "num_hidden_layers", m->L) ||
+        !cJSON_AddNumberToObject(j, "num_attention_heads", m->H) ||
+        !cJSON_AddNumberToObject(j, "hidden_size", m->d) ||
+        !cJSON_AddNumberToObject(j, "intermediate_size", m->I) ||
+        !cJSON_AddNumberToObject(j, "vocab_size", m->V) ||
+        !cJSON_AddNumberToObject(j, "max_position_embeddings", m->pos) ||
+        (bert ? !cJSON_AddNumberToObject(j, "type_vocab_size", m->types) ||
+                    !cJSON_AddNumberToObject(j, "hidden_dropout_prob", 0.1)
+              : !cJSON_AddNumberToObject(j, "num_key_value_heads", m->kv) ||
+                    !cJSON_AddBoolToObject(j, "tie_word_embeddings", m->tied) ||
+                    !cJSON_AddNumberToObject(j, "attention_dropout", 0))) {
+        cJSON_Delete(j);
+        return NULL;
+    }
+    return j;
+}
+
+/* hf_preset: model name's config applied as predict_hf_config applies a file: 1, -1 with err,
+ * 0 when name is none of them */
+static int hf_preset(nano_config *c, predict_block *b, const char *name, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < sizeof hf_models / sizeof hf_models[0]; i++) {
+        const hf_model *m = &hf_models[i];
+        if (strcmp(m->name, name))
+            continue;
+        cJSON *j = hf_json(m);
+        if (!j) {
+            snprintf(err, errlen, "--model %s: out of memory", name);
+            return -1;
+        }
+        char path[128];
+        snprintf(path, sizeof path, "--model %s (%s)", m->name, m->hub);
+        int rc =
+            hf_apply(c, b, j, cJSON_GetObjectItemCaseSensitive(j, "model_type"), path, err, errlen);
+        cJSON_Delete(j);
+        return rc;
+    }
+    return 0;
+}
+
+/* preset_names: every name --model takes, "a, b, ... or z" */
+static void preset_names(char *out, size_t n)
+{
+    size_t np = sizeof presets / sizeof presets[0], nh = sizeof hf_models / sizeof hf_models[0];
+    size_t len = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < np + nh && len < n; i++) {
+        const char *name = i < np ? presets[i].name : hf_models[i - np].name;
+        int w =
+            snprintf(out + len, n - len, "%s%s", i ? (i + 1 < np + nh ? ", " : " or ") : "", name);
+        len += w > 0 ? (size_t)w : 0;
+    }
+}
+
+void predict_model_names(FILE *out, int col, int indent)
+{
+    size_t np = sizeof presets / sizeof presets[0], nh = sizeof hf_models / sizeof hf_models[0];
+    for (size_t i = 0; i < np + nh; i++) {
+        const char *name = i < np ? presets[i].name : hf_models[i - np].name;
+        int w = (int)strlen(name) + (i + 1 < np + nh ? 1 : 0);
+        if (i && col + 1 + w > 80)
+            col = fprintf(out, "\n%*s", indent, "") - 1;
+        else if (i)
+            col += fprintf(out, " ");
+        col += fprintf(out, "%s%s", name, i + 1 < np + nh ? "," : "\n");
+    }
 }

@@ -6,6 +6,7 @@
 #define VT_ANALYZER_PREDICT_MODEL_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "config.h"
@@ -22,13 +23,18 @@ typedef struct predict_block {
     int bert;           /* a Hugging Face BERT / RoBERTa config: BertForMaskedLM's model */
     uint64_t pos_rows, type_rows; /* ... its position and token-type tables' rows (GPT-2's
                                    * position table too: n_positions) */
-    char from[160]; /* what gave the block ("--mlp-width 2816", "config.json: llama") */
+    uint64_t pos_off; /* rows before its first position (RoBERTa's padding index and 1), or 0 */
+    char from[160];   /* what gave the block ("--mlp-width 2816", "config.json: llama") */
 } predict_block;
 
 /* predict_model_preset: a preset's shape and extra settings into c (source "flag": --model
  * NAME), its micro-batch and accumulation only where nothing gave them (the user, a traced run);
  * -1 with err for a name that is none (they are listed). */
-int predict_model_preset(nano_config *c, const char *name, char *err, size_t errlen);
+int predict_model_preset(nano_config *c, predict_block *b, const char *name, char *err,
+                         size_t errlen);
+/* predict_model_names: every name --model takes ("gpt2, ..., qwen2.5-1.5b") and a newline onto
+ * out, where the cursor is at column col, lines wrapped before 80 columns and indented by indent */
+void predict_model_names(FILE *out, int col, int indent);
 
 /* predict_block_init: no block given (GPT-2's, nanoGPT's). */
 void predict_block_init(predict_block *b);

@@ -173,9 +173,12 @@ void predict_print_heading(const nano_config *c, const gpt_shape *s, const char 
     int foreign = !from && (c->program != PROG_NANOGPT || s->gated);
     const char *tguess =
         unset(c, foreign, CFG_block_size, " (not given: --block-size for your sequence)");
-    const char *bw = c->v[CFG_block_size].where; /* "config.json: n_positions" */
-    int table = !trace_model[0] && c->v[CFG_block_size].src == CONFIG_SRC_FILE &&
-                (strstr(bw, ": max_position_embeddings") || strstr(bw, ": n_positions"));
+    const char *bw = c->v[CFG_block_size].where;   /* "config.json: n_positions" */
+    config_source bsrc = c->v[CFG_block_size].src; /* (a file's, or a --model preset's) */
+    int table =
+        !trace_model[0] &&
+        (bsrc == CONFIG_SRC_FILE || (bsrc == CONFIG_SRC_FLAG && !strncmp(bw, "--model ", 8))) &&
+        (strstr(bw, ": max_position_embeddings") || strstr(bw, ": n_positions"));
     snprintf(dt + strlen(dt), sizeof dt - strlen(dt), "%s",
              unset(c, foreign, CFG_dtype, " (not given: --dtype)"));
     char bs[64], comp[48];
@@ -218,13 +221,16 @@ void predict_print_heading(const nano_config *c, const gpt_shape *s, const char 
         char h[24] = "unknown"; /* a trace that does not give the heads */
         if (s->H)
             snprintf(h, sizeof h, "%llu", (unsigned long long)s->H);
-        char v[128]; /* a vision transformer's T counts patches; it has no vocabulary */
+        char v[192]; /* a vision transformer's T counts patches; it has no vocabulary */
         if (s->patch_tokens)
             snprintf(v, sizeof v, "patch tokens %llu", (unsigned long long)s->T);
         else /* (a config.json's position table as the sequence: BERT's, a short GPT-2's) */
             snprintf(v, sizeof v, "block_size %llu%s%s%s, vocab_size %llu",
                      (unsigned long long)s->T, table ? " (its " : tguess,
-                     table ? (s->bert ? "max_position_embeddings" : "n_positions") : "",
+                     !table                       ? ""
+                     : !s->bert                   ? "n_positions"
+                     : strstr(bw, "padding rows") ? "max_position_embeddings less its padding rows"
+                                                  : "max_position_embeddings",
                      table ? ": --block-size for your sequence)" : "", (unsigned long long)s->V);
         /* from a trace, what was trained first: the formula is GPT-2's block of its shape, or
          * BERT's masked-LM model where the trace gave its tables */

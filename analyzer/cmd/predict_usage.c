@@ -5,18 +5,22 @@
 #include "advice.h"
 #include "cards.h"
 #include "formula.h"
+#include "predict_model.h"
 
 void predict_usage(FILE *out)
 {
+    fprintf(out,
+            "usage: vramtrace predict [options] [CONFIG.py ...] [--key=value ...]\n\n"
+            "Predicts the GPU memory of one training step and whether it fits a card: a GPT-style\n"
+            "or gated (Llama-style) decoder's from the refined formula (docs/formula.md §3), or,\n"
+            "with --from, any traced run's (a CNN, a diffusion U-Net, ...) scaled from what it\n"
+            "measured.\n\n"
+            "model:\n");
+    predict_model_names(out, fprintf(out, "  --model NAME          "), 24);
     fprintf(
         out,
-        "usage: vramtrace predict [options] [CONFIG.py ...] [--key=value ...]\n\n"
-        "Predicts the GPU memory of one training step and whether it fits a card: a GPT-style\n"
-        "or gated (Llama-style) decoder's from the refined formula (docs/formula.md §3), or,\n"
-        "with --from, any traced run's (a CNN, a diffusion U-Net, ...) scaled from what it\n"
-        "measured.\n\n"
-        "model:\n"
-        "  --model NAME          gpt2, gpt2-medium, gpt2-large, gpt2-xl, shakespeare-char\n"
+        "                        (nanoGPT's GPT-2 shapes, then Hugging Face models as their\n"
+        "                        config.json has them: the same as that file given)\n"
         "  --n-layer N  --n-head N  --n-embd N  --block-size N  --vocab-size N  --bias / "
         "--no-bias\n"
         "  --mlp-width I         a gated-MLP decoder (Llama, Mistral: gate, up and down of\n"
