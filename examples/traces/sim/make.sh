@@ -153,4 +153,7 @@ run llama400m_b8_t2048_oom_forward examples/sim/sim_hf.py --model llama-400m --b
 # GPT-2 in fp16 with SGD at B=6, an evaluation at 8: the process peaks in the evaluation (its
 # cache), the tensors in training
 run gpt2_fp16_sgd_b6_evalb8_fit examples/sim/sim_hf.py --model gpt2 --amp fp16 --optimizer sgd --batch-size 6 --eval-batch-size 8 --steps 2
+# a program that stops after its backward passes, before its first optimizer step (no OOM): what
+# its training needs adds the state it never made, and says so
+run llama160m_b4_a2_nostep_fit examples/sim/sim_hf.py --model llama-160m --batch-size 4 --grad-accum 2 --steps 1 --exit-before-step
 mv "$OUT/facts.jsonl.new" "$OUT/facts.jsonl"
