@@ -2,11 +2,12 @@
 # sim_sentences.sh — sentences of each SIMULATED run's report (examples/traces/sim) that must be
 # true of that run, each found false once by reading the reports against their programs: a run
 # that completed and is predicted to need more than its own peak says why (and only where it is
-# more than 1 % above; one that made no optimizer step, that the state it never made is added); fragmentation blamed
-# for a forward cut short says its tensors are a lower bound; an evaluation is not told an
-# optimizer step was still to come; no configuration key's words are cut short; a Trainer script
-# that failed before its first step is told the optimizer its own TrainingArguments name; a key
-# whose flag the recorded script defines is not said to have none.
+# more than 1 % above; one that made no optimizer step, that the state it never made is added);
+# Adafactor's state is not said to take less than a convolutional network's factors take;
+# fragmentation blamed for a forward cut short says its tensors are a lower bound; an evaluation
+# is not told an optimizer step was still to come; no configuration key's words are cut short; a
+# Trainer script that failed before its first step is told the optimizer its own
+# TrainingArguments name; a key whose flag the recorded script defines is not said to have none.
 set -u
 D="$ROOT/examples/traces/sim"
 [ -f "$D/facts.jsonl" ] || { echo "no $D/facts.jsonl"; exit 1; }
@@ -111,6 +112,18 @@ for line in open(sys.argv[1]):
         if m and f.get("steps") and f.get("dtype", "fp32") in ("fp32", None) and \
                 (f.get("param_bytes") or 0) >= 4 * f["params"] and m.group(1) != "float32":
             bad.append("%s: fp32 steps without autocast, dtype %r" % (t, m.group(0)))
+    # Adafactor factors a weight over its last two dimensions only: a k×k convolution keeps 2/k
+    # states per weight, so ResNet-50's take 4.99 B per parameter; never "under 1 B per
+    # parameter" where the program's own factors take more, and a bound counted for them where no
+    # step measured them is at least what they take (a ResNet-50 out of memory before its first
+    # step had been told "counted as 1 B per trainable parameter, more than they take")
+    if f.get("optimizer") == "adafactor" and f.get("factored_elements") and f.get("trainable_params"):
+        take = f["factored_elements"] * f["param_bytes"] / f["params"] / f["trainable_params"]
+        if take >= 1 and "Adafactor): under 1 B per parameter" in text:
+            bad.append("%s: Adafactor's state said under 1 B per parameter; it takes %.2f" % (t, take))
+        m = re.search(r"Adafactor's factored moments are counted as ([0-9.]+) B per trainable", text)
+        if m and float(m.group(1)) < take:
+            bad.append("%s: Adafactor counted as %s B per parameter; it takes %.2f" % (t, m.group(1), take))
     # predict --from never says "not even ... 1 fits" beside a largest micro-batch that fits (a
     # Llama 400M at B=8, T=2048: "largest micro-batch that fits: 1", then "not even a micro-batch
     # of 1 fits", where none keeping the effective batch fits)

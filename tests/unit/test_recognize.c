@@ -208,6 +208,23 @@ static void test_optimizers(void **state)
     assert_int_equal(r.optim, OPT_FACTORED);
     assert_string_equal(r.optim_class, "Adafactor");
     assert_int_equal(recog(t, 2, 4000000, 0).optim, OPT_NONE); /* no state at all */
+    assert_false(optim_factored_kernels(&r));
+    assert_true(optim_bound_bpp(&r, 4) == 1.0);
+    tables_free(t);
+    /* ... of a convolutional network: a k×k kernel's factors are 2/k states per weight, two at
+     * 1×1 (ResNet-50: 4.99 B per parameter), still Adafactor's, and counted as 2 states when no
+     * step measured them (it had been "a state of its own size", or 1 B) */
+    t = tables_of("/v/torch/optim/_adafactor.py", "Adafactor.step",
+                  "/v/torchvision/models/resnet.py", "Bottleneck.forward",
+                  "/v/torch/nn/modules/conv.py", "Conv2d.forward", NULL);
+    r = recog(t, 2, 4000, 4990);
+    assert_int_equal(r.family, FAM_CONVNET);
+    assert_int_equal(r.optim, OPT_FACTORED);
+    assert_true(optim_factored_kernels(&r));
+    assert_non_null(strstr(optim_text(&r), "2/k states per weight"));
+    r = recog(t, 0, 0, 0);
+    assert_int_equal(r.optim, OPT_FACTORED);
+    assert_true(optim_bound_bpp(&r, 4) == 8.0 && optim_bound_bpp(&r, 2) == 4.0);
     tables_free(t);
 
     t = tables_of("/w/train.py", "main", NULL);

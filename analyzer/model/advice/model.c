@@ -116,10 +116,10 @@ static void shape_of_run(model_result *m, const run_facts *f, int nanogpt)
     else if (r->optim_bpp >= 0)
         s->opt_bpp = r->optim_bpp;
     else if (r->optim == OPT_FACTORED || r->optim == OPT_EIGHT_BIT || r->optim == OPT_SGD) {
-        /* named, not measured: at most 1 B (factored moments: 8/d B per weight of width d), 2 B
-         * (8-bit moments and their scales), 4 B (SGD: a momentum buffer, when momentum is on)
-         * per parameter; said as a bound */
-        s->opt_bpp = r->optim == OPT_FACTORED ? 1 : r->optim == OPT_SGD ? pb : 2;
+        /* named, not measured: at most 1 B (factored moments: 8/d B per weight of width d; a
+         * convolution's 2·pb), 2 B (8-bit moments and their scales), 4 B (SGD: a momentum
+         * buffer, when momentum is on) per parameter; said as a bound (optim_bound_bpp) */
+        s->opt_bpp = optim_bound_bpp(r, pb);
         m->opt_bound = 1;
     } else if (r->optim_kinds && !(r->optim_kinds & (1u << OPT_ADAM | 1u << OPT_OTHER))) {
         /* not measured, and the script constructs several kinds, none of them Adam: the most

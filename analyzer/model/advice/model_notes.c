@@ -172,7 +172,17 @@ void model_advice_notes(model_result *m, const run_facts *f)
                     ": predictions assume AdamW's 8 B per "
                     "trainable parameter; an optimizer with less state needs less");
     }
-    if (m->opt_bound)
+    if (m->opt_bound && optim_factored_kernels(&m->rec)) {
+        /* a convolution's kernels: up to two states per weight (it had said "1 B, more than they
+         * take" of a ResNet-50, whose Adafactor keeps 4.99 B per parameter) */
+        snprintf(t, sizeof t,
+                 OPTIM_NOTE_PREFIX
+                 ": Adafactor's factored moments are counted as %.0f B per "
+                 "trainable parameter, the most they take (a 1×1 convolution's row and column "
+                 "factors are each its weight's size; a k×k one's 2/k of it together)",
+                 m->shape.opt_bpp);
+        note(m, t);
+    } else if (m->opt_bound)
         note(m, m->rec.optim == OPT_FACTORED ? OPTIM_NOTE_PREFIX
                     ": Adafactor's factored moments are "
                     "counted as 1 B per trainable parameter, more than they take"

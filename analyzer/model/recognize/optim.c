@@ -37,10 +37,28 @@ const char *optim_words(optim_kind k)
 {
     return (unsigned)k < OPT_COUNT ? opt_words[k] : "?";
 }
+
+int optim_factored_kernels(const run_recognition *r)
+{
+    return r->optim == OPT_FACTORED &&
+           (r->family == FAM_CONVNET || r->family == FAM_DIFFUSION_UNET || r->optim_bpp >= 1.0);
+}
+
 const char *optim_text(const run_recognition *r)
 {
+    if (optim_factored_kernels(r))
+        return "factored second moments (Adafactor) over each weight's last two dimensions: a "
+               "k×k convolution's kernels keep 2/k states per weight (two at 1×1), a matrix "
+               "under 1 B per parameter";
     return r->state_elem == 2 && (unsigned)r->optim < OPT_COUNT ? opt_words16[r->optim]
                                                                 : optim_words(r->optim);
+}
+
+double optim_bound_bpp(const run_recognition *r, int pb)
+{
+    return r->optim == OPT_FACTORED ? (optim_factored_kernels(r) ? 2.0 * pb : 1.0)
+           : r->optim == OPT_SGD    ? pb
+                                    : 2.0;
 }
 
 /* X(file part, class name, the state it usually keeps) — optimizers named by their code. */
@@ -63,12 +81,15 @@ static const struct {
 #undef VT_OPTIM_FILE_ROW
 };
 
-/* by_state: the kind a measured state of bpp bytes per trainable parameter is. */
-static optim_kind by_state(double bpp, optim_kind named)
+/* by_state: the kind a measured state of bpp bytes per trainable parameter is (kernels: the
+ * model's weights are convolutions'). */
+static optim_kind by_state(double bpp, optim_kind named, int kernels)
 {
     /* factored second moments of a d×d weight are 2d floats: 8/d B per parameter (0.01 at
-     * d = 768), so Adafactor's state on the stacks is factored however small it is */
-    if (named == OPT_FACTORED && bpp > 0 && bpp < 1.0)
+     * d = 768), so Adafactor's state on the stacks is factored however small it is; of a
+     * convolution's kernels up to 2 floats per weight (optim_factored_kernels: ResNet-50's 4.99 B
+     * per parameter had been "a state of its own size") */
+    if (named == OPT_FACTORED && bpp > 0 && (bpp < 1.0 || (kernels && bpp <= 8.0)))
         return OPT_FACTORED;
     if (bpp < 0.05)
         return OPT_NONE;
@@ -132,7 +153,8 @@ void recognize_optim(const recognize_input *in, run_recognition *out)
     }
     if (in->has_cat_peaks && in->iterations > 0 && out->trainable > 0) {
         out->optim_bpp = (double)in->optim_peak / (double)out->trainable;
-        out->optim = by_state(out->optim_bpp * 4.0 / e, named); /* (fp32's bytes) */
+        out->optim = by_state(out->optim_bpp * 4.0 / e, named, /* (fp32's bytes) */
+                              out->family == FAM_CONVNET || out->family == FAM_DIFFUSION_UNET);
         snprintf(out->optim_where, sizeof out->optim_where,
                  "%.2f B of state per trainable parameter: %llu B of optimizer state over %llu "
                  "gradient elements%s%s%s",

@@ -209,6 +209,16 @@ const char *optim_key(optim_kind k);
 const char *optim_words(optim_kind k);
 /* optim_text: r's optimizer in words, said of its parameters' dtype (optim_words at 4 B) */
 const char *optim_text(const run_recognition *r);
+/* optim_factored_kernels: r's Adafactor factors a convolution's kernels (a convolutional network
+ * or a U-Net, or state of 1 B per parameter or more measured): torch's and transformers'
+ * Adafactor factor a weight over its last two dimensions only, so a k×k kernel keeps 2/k states
+ * per weight (ResNet-50: 4.99 B per parameter), not the under 1 B of a transformer's matrices */
+int optim_factored_kernels(const run_recognition *r);
+/* optim_bound_bpp: the bytes per trainable parameter counted for a kind named but not measured,
+ * a bound of its state (pb: the trained parameters' bytes): factored moments 1 B (matrices) or
+ * 2·pb (kernels: a 1×1 convolution's row and column factors are each its weight's size), 8-bit
+ * moments 2 B, SGD pb (its momentum buffer, when momentum is on) */
+double optim_bound_bpp(const run_recognition *r, int pb);
 /* feature_key / feature_words: "torch_compile" / "torch.compile"; feature_state_word: "on",
  * "off" or "unknown". */
 const char *feature_key(feature_id f);

@@ -156,4 +156,9 @@ run gpt2_fp16_sgd_b6_evalb8_fit examples/sim/sim_hf.py --model gpt2 --amp fp16 -
 # a program that stops after its backward passes, before its first optimizer step (no OOM): what
 # its training needs adds the state it never made, and says so
 run llama160m_b4_a2_nostep_fit examples/sim/sim_hf.py --model llama-160m --batch-size 4 --grad-accum 2 --steps 1 --exit-before-step
+# ResNet-50 with torch's Adafactor: a convolution's kernels are factored over their last two
+# dimensions only (4.99 B of state per parameter), measured by one run and counted by one out of
+# memory before its first step
+run resnet50_adafactor_b64_fit examples/sim/sim_vision.py --model resnet50 --optimizer adafactor --batch-size 64 --steps 2
+run resnet50_adafactor_b320_oom_forward examples/sim/sim_vision.py --model resnet50 --optimizer adafactor --batch-size 320 --steps 1
 mv "$OUT/facts.jsonl.new" "$OUT/facts.jsonl"
