@@ -343,11 +343,13 @@ void predict_print_recommended(const nano_config *c, const gpt_shape *s, const g
         char b[32], one[48] = "batch_size=1";
         if (!nano)
             snprintf(one, sizeof one, "a %s of 1", mb);
-        printf("not even %s fits, nor would shorter inputs or activation checkpointing: the "
-               "weights, their gradients and the optimizer's state, with the allocator cache and "
-               "the CUDA context, need %s at the least: use a smaller model, fewer trained "
-               "weights (LoRA, frozen layers)%s\n",
-               one, card_format_bytes(floor, b, sizeof b),
+        /* (checkpointing only where it is off: a Llama with it on had been told "nor would
+         * ... activation checkpointing") */
+        printf("not even %s fits, nor would shorter inputs%s: the weights, their gradients and "
+               "the optimizer's state, with the allocator cache and the CUDA context, need %s at "
+               "the least: use a smaller model, fewer trained weights (LoRA, frozen layers)%s\n",
+               one, s->checkpointing ? "" : " or activation checkpointing",
+               card_format_bytes(floor, b, sizeof b),
                formula_opt_bpp(s) > 0 ? " or an optimizer with less state" : "");
     } else if (nano) /* (checkpointing only where it is off: it had been told with it on) */
         printf("not even batch_size=1 fits: use a smaller model%s a shorter block_size%s\n",

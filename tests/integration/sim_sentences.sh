@@ -3,11 +3,12 @@
 # true of that run, each found false once by reading the reports against their programs: a run
 # that completed and is predicted to need more than its own peak says why (and only where it is
 # more than 1 % above; one that made no optimizer step, that the state it never made is added);
-# Adafactor's state is not said to take less than a convolutional network's factors take;
-# fragmentation blamed for a forward cut short says its tensors are a lower bound; an evaluation
-# is not told an optimizer step was still to come; no configuration key's words are cut short; a
-# Trainer script that failed before its first step is told the optimizer its own
-# TrainingArguments name; a key whose flag the recorded script defines is not said to have none.
+# Adafactor's state is not said to take less than a convolutional network's factors take; a run
+# checkpointed is not offered checkpointing where no micro-batch fits; fragmentation blamed for a
+# forward cut short says its tensors are a lower bound; an evaluation is not told an optimizer
+# step was still to come; no configuration key's words are cut short; a Trainer script that
+# failed before its first step is told the optimizer its own TrainingArguments name; a key whose
+# flag the recorded script defines is not said to have none.
 set -u
 D="$ROOT/examples/traces/sim"
 [ -f "$D/facts.jsonl" ] || { echo "no $D/facts.jsonl"; exit 1; }
@@ -136,6 +137,17 @@ for line in open(sys.argv[1]):
         "fp32 compute" if f.get("amp") == "none" else "autocast computes in 16 bits"
     if w and f.get("steps") and want not in w.group(1):
         bad.append("%s: predict's weights row %r (amp %s, dtype %s)" % (t, w.group(1), f.get("amp"), f.get("dtype")))
+    # ... and never offers activation checkpointing to a run that has it on, not even where no
+    # micro-batch fits a smaller card (a Llama with grouped-query attention checkpointed at B=8,
+    # on 4 GiB: "not even a micro-batch of 1 fits, nor would shorter inputs or activation
+    # checkpointing")
+    if f.get("gradient_checkpointing"):
+        p4 = subprocess.run([os.environ["VT"], "predict", "--from", os.path.join(
+            os.environ["ROOT"], "examples/traces/sim", f["trace"]), "--card", "4GiB"],
+            capture_output=True, text=True).stdout
+        for line in (pt + p4).splitlines():
+            if line.startswith("not even ") and "activation checkpointing" in line:
+                bad.append("%s: checkpointing on, and %r" % (t, line[:100]))
     if f["oom"]:
         m = re.search(r"^largest .* that fits .*: (?:at most )?([1-9][0-9]*)", pt, re.M)
         if m and re.search(r"^not even ", pt, re.M):

@@ -161,4 +161,7 @@ run llama160m_b4_a2_nostep_fit examples/sim/sim_hf.py --model llama-160m --batch
 # memory before its first step
 run resnet50_adafactor_b64_fit examples/sim/sim_vision.py --model resnet50 --optimizer adafactor --batch-size 64 --steps 2
 run resnet50_adafactor_b320_oom_forward examples/sim/sim_vision.py --model resnet50 --optimizer adafactor --batch-size 320 --steps 1
+# grouped-query attention with activation checkpointing (on a small card no micro-batch fits: it
+# is not offered checkpointing, which it has)
+run llama_gqa300m_ckpt_b8_fit examples/sim/sim_hf.py --model llama-gqa-300m --gradient-checkpointing --batch-size 8 --steps 2
 mv "$OUT/facts.jsonl.new" "$OUT/facts.jsonl"
