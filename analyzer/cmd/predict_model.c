@@ -538,30 +538,34 @@ static int hf_preset(nano_config *c, predict_block *b, const char *name, char *e
     return 0;
 }
 
+/* model_name: the i-th name --model takes (nanoGPT's, then the Hub's), NULL past the last */
+static const char *model_name(size_t i)
+{
+    size_t np = sizeof presets / sizeof presets[0], nh = sizeof hf_models / sizeof hf_models[0];
+    return i < np ? presets[i].name : i < np + nh ? hf_models[i - np].name : NULL;
+}
+
 /* preset_names: every name --model takes, "a, b, ... or z" */
 static void preset_names(char *out, size_t n)
 {
-    size_t np = sizeof presets / sizeof presets[0], nh = sizeof hf_models / sizeof hf_models[0];
     size_t len = 0;
     out[0] = '\0';
-    for (size_t i = 0; i < np + nh && len < n; i++) {
-        const char *name = i < np ? presets[i].name : hf_models[i - np].name;
-        int w =
-            snprintf(out + len, n - len, "%s%s", i ? (i + 1 < np + nh ? ", " : " or ") : "", name);
+    for (size_t i = 0; model_name(i) && len < n; i++) {
+        int w = snprintf(out + len, n - len, "%s%s", i ? (model_name(i + 1) ? ", " : " or ") : "",
+                         model_name(i));
         len += w > 0 ? (size_t)w : 0;
     }
 }
 
 void predict_model_names(FILE *out, int col, int indent)
 {
-    size_t np = sizeof presets / sizeof presets[0], nh = sizeof hf_models / sizeof hf_models[0];
-    for (size_t i = 0; i < np + nh; i++) {
-        const char *name = i < np ? presets[i].name : hf_models[i - np].name;
-        int w = (int)strlen(name) + (i + 1 < np + nh ? 1 : 0);
+    for (size_t i = 0; model_name(i); i++) {
+        int last = !model_name(i + 1);
+        int w = (int)strlen(model_name(i)) + !last;
         if (i && col + 1 + w > 80)
             col = fprintf(out, "\n%*s", indent, "") - 1;
         else if (i)
             col += fprintf(out, " ");
-        col += fprintf(out, "%s%s", name, i + 1 < np + nh ? "," : "\n");
+        col += fprintf(out, "%s%s", model_name(i), last ? "\n" : ",");
     }
 }

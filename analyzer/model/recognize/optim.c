@@ -38,10 +38,15 @@ const char *optim_words(optim_kind k)
     return (unsigned)k < OPT_COUNT ? opt_words[k] : "?";
 }
 
+/* kernel_family: a model family whose weights are mostly convolutions' kernels */
+static int kernel_family(model_family f)
+{
+    return f == FAM_CONVNET || f == FAM_DIFFUSION_UNET;
+}
+
 int optim_factored_kernels(const run_recognition *r)
 {
-    return r->optim == OPT_FACTORED &&
-           (r->family == FAM_CONVNET || r->family == FAM_DIFFUSION_UNET || r->optim_bpp >= 1.0);
+    return r->optim == OPT_FACTORED && (kernel_family(r->family) || r->optim_bpp >= 1.0);
 }
 
 const char *optim_text(const run_recognition *r)
@@ -154,7 +159,7 @@ void recognize_optim(const recognize_input *in, run_recognition *out)
     if (in->has_cat_peaks && in->iterations > 0 && out->trainable > 0) {
         out->optim_bpp = (double)in->optim_peak / (double)out->trainable;
         out->optim = by_state(out->optim_bpp * 4.0 / e, named, /* (fp32's bytes) */
-                              out->family == FAM_CONVNET || out->family == FAM_DIFFUSION_UNET);
+                              kernel_family(out->family));
         snprintf(out->optim_where, sizeof out->optim_where,
                  "%.2f B of state per trainable parameter: %llu B of optimizer state over %llu "
                  "gradient elements%s%s%s",
