@@ -65,9 +65,9 @@ static void usage(FILE *out)
         "the first file, then a per-rank table of all.\n\n");
     cli_print_options(out, report_opts);
     fprintf(out,
-            "  --KEY=VALUE         override a value of the run's configuration, by the name its\n"
-            "                      table gives it (e.g. --batch_size=8, --block_size=512): any\n"
-            "                      program, nanoGPT or not\n"
+            "  --KEY=VALUE         override a value of the run's configuration by its key, as\n"
+            "                      JSON config names it (e.g. --batch_size=8, --block_size=512):\n"
+            "                      any program, nanoGPT or not\n"
             "card presets: %s\n"
             "the categories (formula.md §1), the basic and the refined formula (§2, §3)\n"
             "and the advice rules (§4): docs/formula.md\n"

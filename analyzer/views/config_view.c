@@ -10,6 +10,15 @@
 #include "escape.h"
 #include "jsonw.h"
 
+/* columns: the terminal columns of UTF-8 text s (its bytes less continuation bytes) */
+static int columns(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
+
 void config_print(FILE *out, const nano_config *c, int transformer)
 {
     int nd = 0, nf = 0, na = 0, ni = 0, nu = 0, nh = 0;
@@ -42,15 +51,27 @@ void config_print(FILE *out, const nano_config *c, int transformer)
         fprintf(out, "  note: no nanoGPT setting was found on the command line; the formulas "
                      "assume train.py's "
                      "defaults below (override them, e.g. batch_size=8)\n");
-    /* what came from the trace (a value, where it was set, a config file's line in a note, the
-     * recorded versions) is escaped: a file name or a line may hold terminal escapes */
+    /* each row named as the program names it (config_key_said: nanoGPT's keys for nanoGPT, else
+     * words that fit any program and the program's own flag), in a column as wide as the widest
+     * shown (28 at least: nanoGPT's table as it was) */
+    char name[CFG_COUNT][160];
+    int width = 28;
+    for (int k = 0; k < CFG_COUNT; k++) {
+        char said[160];
+        const char *s = config_key_said(c, (config_key)k, said, sizeof said);
+        /* what came from the trace (a flag, a value, where it was set, a config file's line in a
+         * note, the recorded versions) is escaped: a command line may hold terminal escapes */
+        escape_term(s, strlen(s), name[k], sizeof name[k]);
+        if (config_key_shown(c, (config_key)k, transformer) && columns(name[k]) > width)
+            width = columns(name[k]);
+    }
     for (int k = 0; k < CFG_COUNT; k++) {
         char buf[40];
         const config_value *v = &c->v[k];
         if (!config_key_shown(c, (config_key)k, transformer))
             continue;
         const char *val = config_value_text(c, (config_key)k, buf, sizeof buf);
-        fprintf(out, "  %-28s ", config_key_name((config_key)k));
+        fprintf(out, "  %s%*s ", name[k], width - columns(name[k]), "");
         escape_term_fputs(out, val, strlen(val));
         char why[256]; /* (the recorded script's name: from the trace, escaped) */
         const char *src = v->src == CONFIG_SRC_UNKNOWN
@@ -89,11 +110,13 @@ void config_add_json(cJSON *root, const nano_config *c)
     cJSON_AddStringToObject(root, "config_program", config_program_name(c->program));
     for (int k = 0; k < CFG_COUNT; k++) {
         const config_value *v = &c->v[k];
+        /* keyed by nanoGPT's names (the contract), each with its words for any program */
         cJSON *e = cJSON_AddObjectToObject(cfg, config_key_name((config_key)k));
         if (v->src == CONFIG_SRC_UNKNOWN) {
             cJSON_AddNullToObject(e, "value");
             cJSON_AddStringToObject(e, "source", config_source_name(v->src));
             jsonw_add_c(e, "where", v->where);
+            cJSON_AddStringToObject(e, "label", config_key_label((config_key)k));
             continue;
         }
         switch (config_key_type((config_key)k)) {
@@ -121,6 +144,7 @@ void config_add_json(cJSON *root, const nano_config *c)
             if (v->flag_sep == '(') /* a keyword of the script's call */
                 jsonw_add_c(e, "call", v->call);
         }
+        cJSON_AddStringToObject(e, "label", config_key_label((config_key)k));
     }
     cJSON_AddNumberToObject(root, "config_files_missing", c->nfiles_missing);
     if (c->torch_version[0]) /* the recorded versions: a trace's bytes */

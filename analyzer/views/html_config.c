@@ -45,8 +45,12 @@ void html_config(FILE *out, const report_ctx *c)
         char buf[40];
         if (!config_key_shown(cfg, (config_key)k, tr))
             continue;
-        fprintf(out, "<tr data-key=\"%s\"><td><code>%s</code></td><td>",
-                config_key_name((config_key)k), config_key_name((config_key)k));
+        /* (data-key: nanoGPT's name, as JSON keys it; the cell: as the text table names it) */
+        char said[160];
+        const char *name = config_key_said(cfg, (config_key)k, said, sizeof said);
+        fprintf(out, "<tr data-key=\"%s\"><td><code>", config_key_name((config_key)k));
+        html_esc(out, name);
+        fputs("</code></td><td>", out);
         html_esc(out, config_value_text(cfg, (config_key)k, buf, sizeof buf));
         fprintf(out, "</td><td><span class=\"src src-%s\">%s</span></td><td class=sub2>",
                 config_source_name(v->src), config_source_name(v->src));

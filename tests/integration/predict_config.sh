@@ -18,7 +18,7 @@ gradient_accumulation_steps = 2 * 2
 dtype = 'float16'
 PY
 j=$("$VT" predict train_small.py --batch_size=8 --json) || fail "rc $?"
-printf '%s\n' "$j" | grep -q '"n_embd":{"value":384,"source":"file","where":"train_small.py:7"}' || fail "n_embd from file: $j"
+printf '%s\n' "$j" | grep -q '"n_embd":{"value":384,"source":"file","where":"train_small.py:7","label":"width d"}' || fail "n_embd from file: $j"
 printf '%s\n' "$j" | grep -q '"gradient_accumulation_steps":{"value":4,"source":"file"' || fail "arithmetic"
 printf '%s\n' "$j" | grep -q '"batch_size":{"value":8,"source":"flag"' || fail "override after file"
 printf '%s\n' "$j" | grep -q '"dtype":{"value":"float16"' || fail "dtype"
@@ -109,7 +109,7 @@ json.dump(run, open("run.json", "w"))
 PY
 j=$("$VT" predict --from run.json --json) || fail "predict --from rc"
 printf '%s\n' "$j" | grep -q '"calibration":"run"' || fail "not calibrated: $j"
-printf '%s\n' "$j" | grep -q '"batch_size":{"value":8,"source":"file","where":"--from run.json"}' || fail "config from the run"
+printf '%s\n' "$j" | grep -q '"batch_size":{"value":8,"source":"file","where":"--from run.json","label":"micro-batch B"}' || fail "config from the run"
 printf '%s\n' "$j" | grep -q '"card":{"name":"12GiB (emulated)"' || fail "the run's card"
 python3 - "$j" <<'PY' || fail "calibrated activations"
 import json, sys

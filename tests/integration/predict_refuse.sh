@@ -47,7 +47,7 @@ printf 'n_layer = 2**200\n' >big.py
 refused "big.py:1: 'n_layer = 2**200' cannot be evaluated: an integer beyond 64 bits" big.py
 head -n 8 later.py >good.py
 j=$("$VT" predict good.py --json) || fail "good.py refused"
-printf '%s\n' "$j" | grep -q '"n_embd":{"value":384,"source":"file","where":"good.py:7"}' || fail "good.py: $j"
+printf '%s\n' "$j" | grep -q '"n_embd":{"value":384,"source":"file","where":"good.py:7","label":"width d"}' || fail "good.py: $j"
 # no --grad-accum: the recommendation is a micro-batch and a factor, never an effective batch
 # of nanoGPT's A = 40 (12 x 40 = 480, 8 x 40 = 320)
 for b in "" "--batch-size 8" "--batch-size 16"; do

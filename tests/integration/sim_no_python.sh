@@ -190,8 +190,8 @@ PY
 timeout 300 "$VT" run --stacks none --card 12GiB -o tr_none.vt -- python3 "$ROOT/examples/sim/sim_trainer.py" \
     --model gpt2 >tr_none.out 2>&1 || { tail -n 5 tr_none.out; fail "trainer, --stacks none: run failed"; }
 "$VT" report --no-color tr_none.vt >tr_none.txt || fail "trainer, --stacks none: report"
-grep -q '^  block_size  *1024 ' tr_none.txt && ! grep -q 'from the position ids' tr_none.txt ||
-    fail "trainer, --stacks none: $(grep '^  block_size' tr_none.txt)"
+grep -Eq '^  tokens per sample T( \([^)]*\))? +1024 ' tr_none.txt && ! grep -q 'from the position ids' tr_none.txt ||
+    fail "trainer, --stacks none: $(grep '^  tokens per sample T' tr_none.txt)"
 # and its optimizer step has its row in the peaks by phase, the process level as with every
 # stack (it had none beside "1 optimizer step"): the allocations after the backward were the step's
 timeout 300 "$VT" run --card 12GiB -o tr_all.vt -- python3 "$ROOT/examples/sim/sim_trainer.py" \

@@ -404,13 +404,73 @@ static void test_notes_and_unknown(void **state)
     assert_int_equal(config_validate(&c, err, sizeof err), 0);
 }
 
+/* how text names a key: nanoGPT's config key for nanoGPT alone; for another program the
+ * label, with its own flag (or its call's keyword) beside it where known; refusals alike */
+static void test_key_names(void **state)
+{
+    (void)state;
+    nano_config c;
+    char err[512] = "", buf[160];
+    config_init(&c); /* nanoGPT: its keys, flags or not */
+    const char *n[] = {"python3", "train.py", "--batch_size=8"};
+    assert_int_equal(config_from_cmdline(&c, 3, n, dir, err, sizeof err), 0);
+    assert_int_equal(c.program, PROG_NANOGPT);
+    assert_string_equal(config_key_said(&c, CFG_batch_size, buf, sizeof buf), "batch_size");
+    assert_string_equal(config_key_said(&c, CFG_n_embd, buf, sizeof buf), "n_embd");
+    assert_string_equal(config_key_word(&c, CFG_block_size), "block_size");
+    config_init(&c); /* an argparse script: the label, its flag where one carried the value */
+    const char *a[] = {"python3", "hf_train.py", "--batch-size", "4", "--grad_accum=2"};
+    assert_int_equal(config_from_cmdline(&c, 5, a, dir, err, sizeof err), 0);
+    assert_int_equal(c.program, PROG_ARGPARSE);
+    assert_string_equal(config_key_said(&c, CFG_batch_size, buf, sizeof buf),
+                        "micro-batch B (--batch-size)");
+    assert_string_equal(config_key_said(&c, CFG_gradient_accumulation_steps, buf, sizeof buf),
+                        "accumulation steps A (--grad_accum)");
+    assert_string_equal(config_key_said(&c, CFG_block_size, buf, sizeof buf),
+                        "tokens per sample T");
+    assert_string_equal(config_key_said(&c, CFG_compile, buf, sizeof buf), "torch.compile");
+    assert_string_equal(config_key_word(&c, CFG_batch_size), "micro-batch B");
+    /* a keyword of the script's call */
+    snprintf(c.v[CFG_batch_size].flag, sizeof c.v[CFG_batch_size].flag,
+             "per_device_train_batch_size");
+    c.v[CFG_batch_size].flag_sep = '(';
+    snprintf(c.v[CFG_batch_size].call, sizeof c.v[CFG_batch_size].call, "TrainingArguments");
+    assert_string_equal(config_key_said(&c, CFG_batch_size, buf, sizeof buf),
+                        "micro-batch B (per_device_train_batch_size=)");
+    /* every key has its label; the notes and refusals of another program name it so */
+    static const char *const labels[CFG_COUNT] = {"micro-batch B",
+                                                  "tokens per sample T",
+                                                  "accumulation steps A",
+                                                  "layers L",
+                                                  "attention heads H",
+                                                  "width d",
+                                                  "vocabulary V",
+                                                  "dropout",
+                                                  "bias",
+                                                  "dtype",
+                                                  "torch.compile"};
+    for (int k = 0; k < CFG_COUNT; k++)
+        assert_string_equal(config_key_label((config_key)k), labels[k]);
+    config_note_key(&c, CFG_n_head, " unknown");
+    assert_string_equal(c.warnings[c.nwarnings - 1], "attention heads H unknown");
+    config_set(&c, "n_embd", "768", CONFIG_SRC_ARG, "--hidden 768", err, sizeof err);
+    config_set(&c, "n_head", "7", CONFIG_SRC_ARG, "--heads 7", err, sizeof err);
+    assert_int_equal(config_validate(&c, err, sizeof err), -1);
+    assert_non_null(strstr(err, "width d = 768 is not divisible by attention heads H = 7"));
+    assert_null(strstr(err, "nanoGPT"));
+    assert_int_equal(
+        config_set(&c, "batch_size", "x8", CONFIG_SRC_ARG, "--batch-size x8", err, sizeof err), -1);
+    assert_string_equal(err, "--batch-size x8: micro-batch B = x8 is not an integer (give a whole "
+                             "number)");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_defaults),          cmocka_unit_test(test_file_and_overrides),
         cmocka_unit_test(test_arithmetic),        cmocka_unit_test(test_bad_values),
         cmocka_unit_test(test_cmdline),           cmocka_unit_test(test_program_kinds),
-        cmocka_unit_test(test_notes_and_unknown),
+        cmocka_unit_test(test_notes_and_unknown), cmocka_unit_test(test_key_names),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

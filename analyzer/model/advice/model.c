@@ -192,9 +192,10 @@ static void shape_of_run(model_result *m, const run_facts *f, int nanogpt)
             forwards_only(m, s); /* an evaluation's forward ran out of memory */
             return;
         }
-        if (!s->H)
-            config_note(&m->cfg, "n_head unknown: the refined formula leaves out the attention's "
-                                 "B·H·T log-sum-exp rows (4·B·T·H bytes per block, a few MiB)");
+        if (!s->H) /* (the heads as the program names them: n_head is nanoGPT's key) */
+            config_note_key(&m->cfg, CFG_n_head,
+                            " unknown: the refined formula leaves out the attention's B·H·T "
+                            "log-sum-exp rows (4·B·T·H bytes per block, a few MiB)");
         if (masks) {
             config_note(&m->cfg, "dropout's rate unknown, but the trace shows its masks (B·T·d "
                                  "bytes in each block): the refined formula counts them (2·B·T·d "
@@ -360,11 +361,10 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
             /* a backward's gradients alive in the next micro-step, no optimizer step between */
             char msg[240];
             snprintf(msg, sizeof msg,
-                     "gradient_accumulation_steps is at least %d: the gradients of %d completed "
-                     "backward pass%s were alive in the %s that ran out of memory, no optimizer "
-                     "step between",
+                     " is at least %d: the gradients of %d completed backward pass%s were alive in "
+                     "the %s that ran out of memory, no optimizer step between",
                      done + 1, done, done == 1 ? "" : "es", f->oom_phase);
-            config_note(&m->cfg, msg);
+            config_note_key(&m->cfg, CFG_gradient_accumulation_steps, msg);
         }
     }
     if (cat_breakdown_total(&m->measured) == 0 && f->peak_reserved > 0) {

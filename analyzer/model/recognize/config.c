@@ -16,7 +16,7 @@ typedef struct key_info {
 } key_info;
 
 static const key_info keys[] = {
-#define VT_CFG_INFO(k, t, d, most, doc) {#k, t, d, most},
+#define VT_CFG_INFO(k, t, d, most, label, doc) {#k, t, d, most},
     VT_CONFIG_KEYS(VT_CFG_INFO)
 #undef VT_CFG_INFO
 };
@@ -59,12 +59,17 @@ int config_set_value(nano_config *c, int k, pyval v, const char *text, config_so
                      const char *where, char *err, size_t errlen)
 {
     config_value nv = c->v[k];
-    const char *name = keys[k].name;
+    /* a refused value names its key as its writer does: vramtrace's overrides (src FLAG) and
+     * nanoGPT by the key, with nanoGPT's spelling as the example; another program's value (its
+     * flag or file in where) in words for any program */
+    int own = src == CONFIG_SRC_FLAG || c->program == PROG_NANOGPT;
+    const char *name = own ? keys[k].name : config_key_label((config_key)k);
     switch (keys[k].type) {
     case CONFIG_INT:
         if (v.k != PYV_INT) {
-            snprintf(err, errlen, "%s: %s = %s is not an integer (give a whole number, e.g. %s=%s)",
-                     where, name, text, name, keys[k].def);
+            snprintf(err, errlen, "%s: %s = %s is not an integer (give a whole number%s%s%s%s)",
+                     where, name, text, own ? ", e.g. " : "", own ? name : "", own ? "=" : "",
+                     own ? keys[k].def : "");
             return -1;
         }
         if (v.i < 1 || v.i > keys[k].most) {
@@ -77,8 +82,8 @@ int config_set_value(nano_config *c, int k, pyval v, const char *text, config_so
         break;
     case CONFIG_FLOAT:
         if (v.k != PYV_FLOAT && v.k != PYV_INT) {
-            snprintf(err, errlen, "%s: %s = %s is not a number (e.g. %s=0.1)", where, name, text,
-                     name);
+            snprintf(err, errlen, "%s: %s = %s is not a number (e.g. %s%s0.1)", where, name, text,
+                     own ? name : "", own ? "=" : "");
             return -1;
         }
         nv.f = pyexpr_num(v);
@@ -98,8 +103,8 @@ int config_set_value(nano_config *c, int k, pyval v, const char *text, config_so
         break;
     case CONFIG_STR: {
         if (v.k != PYV_STR) {
-            snprintf(err, errlen, "%s: %s = %s is not a string (e.g. %s='bfloat16')", where, name,
-                     text, name);
+            snprintf(err, errlen, "%s: %s = %s is not a string (e.g. %s%s'bfloat16')", where, name,
+                     text, own ? name : "", own ? "=" : "");
             return -1;
         }
         const char *s = v.s;
@@ -151,9 +156,12 @@ int config_set(nano_config *c, const char *key, const char *value, config_source
             snprintf(err, errlen,
                      "%s: dropout = %.60s%s is out of range (must be 0 <= dropout < 1)", where,
                      value, more);
-        else
-            snprintf(err, errlen, "%s = %.60s%s is %s: %s", key, value, more,
-                     src == CONFIG_SRC_FLAG ? "refused" : "not used", v.why);
+        else /* (as config_set_value names it) */
+            snprintf(err, errlen, "%s = %.60s%s is %s: %s",
+                     src == CONFIG_SRC_FLAG || c->program == PROG_NANOGPT
+                         ? key
+                         : config_key_label((config_key)k),
+                     value, more, src == CONFIG_SRC_FLAG ? "refused" : "not used", v.why);
         return -1;
     }
     /* literal_eval failing on a bare word gives the word itself as a string (nanoGPT). */
@@ -222,6 +230,13 @@ int config_overrides(nano_config *c, int n, const char *const *given, char *err,
 int config_notes_kept(const nano_config *c)
 {
     return c->nwarnings < CONFIG_NOTES_MAX ? c->nwarnings : CONFIG_NOTES_MAX;
+}
+
+void config_note_key(nano_config *c, config_key k, const char *rest)
+{
+    char said[160], msg[400];
+    snprintf(msg, sizeof msg, "%s%s", config_key_said(c, k, said, sizeof said), rest);
+    config_note(c, msg);
 }
 
 void config_note(nano_config *c, const char *msg)
@@ -293,21 +308,26 @@ int config_validate(const nano_config *c, char *err, size_t errlen)
         /* (a value nothing gave is nanoGPT's default: said, so that the error does not read as
          * the user's head count or width) */
         const char *dflt = " (nanoGPT's default: not given)";
+        char dn[160], hn[160]; /* (nanoGPT's keys and its assert for nanoGPT alone) */
+        int nano = c->program == PROG_NANOGPT;
         snprintf(err, errlen,
-                 "n_embd = %lld%s is not divisible by n_head = %lld%s (nanoGPT asserts "
-                 "n_embd %% n_head == 0; change one of them)",
-                 d, c->v[CFG_n_embd].src == CONFIG_SRC_DEFAULT ? dflt : "", h,
-                 c->v[CFG_n_head].src == CONFIG_SRC_DEFAULT ? dflt : "");
+                 "%s = %lld%s is not divisible by %s = %lld%s (%s; change one of them)",
+                 config_key_said(c, CFG_n_embd, dn, sizeof dn), d,
+                 c->v[CFG_n_embd].src == CONFIG_SRC_DEFAULT ? dflt : "",
+                 config_key_said(c, CFG_n_head, hn, sizeof hn), h,
+                 c->v[CFG_n_head].src == CONFIG_SRC_DEFAULT ? dflt : "",
+                 nano ? "nanoGPT asserts n_embd % n_head == 0"
+                      : "attention splits the width into heads of equal size");
         return -1;
     }
     return 0;
 }
 
-/* each key's meaning and its value as nanoGPT writes it (its default) */
+/* each key's meaning, its value as nanoGPT writes it (its default) and its name for any program */
 static const struct {
-    const char *doc, *example;
+    const char *doc, *example, *label;
 } key_words[] = {
-#define VT_CFG_WORDS(k, t, d, most, doc) {doc, d},
+#define VT_CFG_WORDS(k, t, d, most, label, doc) {doc, d, label},
     VT_CONFIG_KEYS(VT_CFG_WORDS)
 #undef VT_CFG_WORDS
 };
@@ -320,6 +340,30 @@ const char *config_key_doc(config_key k)
 const char *config_key_example(config_key k)
 {
     return (unsigned)k < CFG_COUNT ? key_words[k].example : "8";
+}
+
+const char *config_key_label(config_key k)
+{
+    return (unsigned)k < CFG_COUNT ? key_words[k].label : "?";
+}
+
+const char *config_key_word(const nano_config *c, config_key k)
+{
+    return c->program == PROG_NANOGPT ? config_key_name(k) : config_key_label(k);
+}
+
+const char *config_key_said(const nano_config *c, config_key k, char *buf, size_t n)
+{
+    if ((unsigned)k >= CFG_COUNT || c->program == PROG_NANOGPT) /* (its config keys) */
+        return config_key_name(k);
+    const config_value *v = &c->v[k];
+    if (!v->flag[0])
+        snprintf(buf, n, "%s", key_words[k].label);
+    else if (v->flag_sep == '(') /* a keyword of the script's call (where names the call) */
+        snprintf(buf, n, "%s (%s=)", key_words[k].label, v->flag);
+    else
+        snprintf(buf, n, "%s (%s)", key_words[k].label, v->flag);
+    return buf;
 }
 
 const char *config_program_name(config_program p)

@@ -11,26 +11,31 @@
 
 typedef enum config_type { CONFIG_INT, CONFIG_FLOAT, CONFIG_BOOL, CONFIG_STR } config_type;
 
-/* X(key, type, default as text, most, meaning) — the keys the memory model uses, with
- * nanoGPT train.py's defaults (dtype: 'bfloat16' where supported, as on any recent GPU) and, for
- * an integer, the largest value taken (2^24 samples, tokens or micro-steps, 2^16 blocks or heads,
- * 2^20 widths: beyond any model trained; a value past it is refused, not predicted from). */
+/* X(key, type, default as text, most, label, meaning) — the keys the memory model uses, with
+ * nanoGPT train.py's defaults (dtype: 'bfloat16' where supported, as on any recent GPU), for an
+ * integer the largest value taken (2^24 samples, tokens or micro-steps, 2^16 blocks or heads,
+ * 2^20 widths: beyond any model trained; a value past it is refused, not predicted from) and the
+ * words that name it for any program (the key is nanoGPT's config name: said only for nanoGPT,
+ * config_key_said; JSON's config keeps the keys, each with its label). */
 #define VT_CONFIG_KEYS(X)                                                                          \
-    X(batch_size, CONFIG_INT, "12", 1ll << 24, "micro-batch: samples per forward/backward")        \
-    X(block_size, CONFIG_INT, "1024", 1ll << 24, "sequence length T (tokens, or a ViT's patches)") \
-    X(gradient_accumulation_steps, CONFIG_INT, "40", 1ll << 24,                                    \
+    X(batch_size, CONFIG_INT, "12", 1ll << 24, "micro-batch B",                                    \
+      "micro-batch: samples per forward/backward")                                                 \
+    X(block_size, CONFIG_INT, "1024", 1ll << 24, "tokens per sample T",                            \
+      "sequence length T (tokens, or a ViT's patches)")                                            \
+    X(gradient_accumulation_steps, CONFIG_INT, "40", 1ll << 24, "accumulation steps A",            \
       "micro-steps per optimizer step A")                                                          \
-    X(n_layer, CONFIG_INT, "12", 1ll << 16, "transformer blocks L")                                \
-    X(n_head, CONFIG_INT, "12", 1ll << 16, "attention heads H")                                    \
-    X(n_embd, CONFIG_INT, "768", 1ll << 20, "model width d")                                       \
-    X(vocab_size, CONFIG_INT, "50304", 1ll << 24, "vocabulary size V")                             \
-    X(dropout, CONFIG_FLOAT, "0.0", 0, "dropout probability")                                      \
-    X(bias, CONFIG_BOOL, "False", 0, "biases in Linear and LayerNorm")                             \
-    X(dtype, CONFIG_STR, "bfloat16", 0, "float32, bfloat16, float16 (16-bit: one of the two)")     \
-    X(compile, CONFIG_BOOL, "True", 0, "torch.compile the model")
+    X(n_layer, CONFIG_INT, "12", 1ll << 16, "layers L", "transformer blocks L")                    \
+    X(n_head, CONFIG_INT, "12", 1ll << 16, "attention heads H", "attention heads H")               \
+    X(n_embd, CONFIG_INT, "768", 1ll << 20, "width d", "model width d")                            \
+    X(vocab_size, CONFIG_INT, "50304", 1ll << 24, "vocabulary V", "vocabulary size V")             \
+    X(dropout, CONFIG_FLOAT, "0.0", 0, "dropout", "dropout probability")                           \
+    X(bias, CONFIG_BOOL, "False", 0, "bias", "biases in Linear and LayerNorm")                     \
+    X(dtype, CONFIG_STR, "bfloat16", 0, "dtype",                                                   \
+      "float32, bfloat16, float16 (16-bit: one of the two)")                                       \
+    X(compile, CONFIG_BOOL, "True", 0, "torch.compile", "torch.compile the model")
 
 typedef enum config_key {
-#define VT_CFG_ENUM(k, t, d, most, doc) CFG_##k,
+#define VT_CFG_ENUM(k, t, d, most, label, doc) CFG_##k,
     VT_CONFIG_KEYS(VT_CFG_ENUM)
 #undef VT_CFG_ENUM
         CFG_COUNT
@@ -203,6 +208,8 @@ int config_notes_kept(const nano_config *c);
 /* config_note: adds a note (a value that was not used, and why) to the report's warnings.
  * config_reset: key k back to nanoGPT's default. */
 void config_note(nano_config *c, const char *msg);
+/* config_note_key: a note about key k, named as config_key_said names it, then rest. */
+void config_note_key(nano_config *c, config_key k, const char *rest);
 void config_reset(nano_config *c, config_key k);
 
 /* config_forget_defaults: every key still at nanoGPT's default becomes unknown (a program that
@@ -237,6 +244,17 @@ enum { CONFIG_SHOW_OTHER, CONFIG_SHOW_TRANSFORMER, CONFIG_SHOW_NO_VOCAB };
 const char *config_key_doc(config_key k);
 /* config_key_example: a value of key k as it is written (nanoGPT's default: "12", "bfloat16") */
 const char *config_key_example(config_key k);
+/* config_key_label: key k's name in words that fit any program ("micro-batch B", "sequence
+ * length T", "torch.compile"): the label column of VT_CONFIG_KEYS.
+ * config_key_said: how text about program c names key k: nanoGPT's own key ("block_size") for
+ * nanoGPT, whose config keys they are; for any other program its label, with the program's own
+ * flag beside it where known ("micro-batch B (--batch-size)"; a keyword of the script's call,
+ * "micro-batch B (per_device_train_batch_size=)"), into buf (n bytes) or a constant. The flag
+ * is the trace's bytes: escape it for a terminal. */
+const char *config_key_label(config_key k);
+const char *config_key_said(const nano_config *c, config_key k, char *buf, size_t n);
+/* config_key_word: as config_key_said without the flag (a constant: no trace bytes). */
+const char *config_key_word(const nano_config *c, config_key k);
 const char *config_program_name(config_program p);
 int config_key_shown(const nano_config *c, config_key k, int transformer);
 /* config_key_type: the CONFIG_* type of key k. */
