@@ -168,9 +168,10 @@ verdict:
     gpt_shape base = *s;
     if (a->from && cal->calibrated && !s->accum_unknown)
         base.A = cal->measured_shape.A;
-    /* nanoGPT's names are its settings (and this calculator's); another traced program's are
-     * its own flags, given beside the numbers where known: the views' words for the rest */
-    int nano = !a->from || c->program == PROG_NANOGPT;
+    /* nanoGPT's names are its settings; another program's (traced, or a model predict knows
+     * by name or config.json, PROG_UNKNOWN) are its own flags, given beside the numbers where
+     * known: the views' words for the rest */
+    int nano = c->program == PROG_NANOGPT;
     const char *mb = batch_word(nano ? PROG_NANOGPT : c->program, s->no_training);
     int unmeasured = run->largest_unpredicted;
     char un[400];
@@ -492,9 +493,10 @@ int cmd_predict(int argc, char **argv)
         run_shape.A = ts->A;
         if (s.pos_rows && s.T > s.pos_rows) { /* a BERT's or GPT-2's table, from the trace */
             fprintf(stderr,
-                    "vramtrace predict: block_size %llu is past the traced model's position "
-                    "table (%llu rows, from its weights)\n",
-                    (unsigned long long)s.T, (unsigned long long)s.pos_rows);
+                    "vramtrace predict: %s %llu is past the traced model's position table "
+                    "(%llu rows, from its weights)\n",
+                    config_key_word(&c, CFG_block_size), (unsigned long long)s.T,
+                    (unsigned long long)s.pos_rows);
             return VT_EXIT_USAGE;
         }
     }

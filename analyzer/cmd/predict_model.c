@@ -388,8 +388,8 @@ int predict_block_apply(const predict_block *b, const nano_config *c, gpt_shape 
                         size_t errlen)
 {
     if ((b->hf_gpt2 || b->bert) && s->T > b->pos_rows - b->pos_off) { /* (transformers raises) */
-        snprintf(err, errlen, "block_size %llu is past %s's position table (%s %llu%s)",
-                 (unsigned long long)s->T, b->from,
+        snprintf(err, errlen, "%s %llu is past %s's position table (%s %llu%s)",
+                 config_key_word(c, CFG_block_size), (unsigned long long)s->T, b->from,
                  b->bert ? "max_position_embeddings" : "n_positions",
                  (unsigned long long)b->pos_rows,
                  b->pos_off ? ", less RoBERTa's padding rows before its first position" : "");
@@ -418,13 +418,15 @@ int predict_block_apply(const predict_block *b, const nano_config *c, gpt_shape 
             return -1;
         }
     if (!s->H || s->d % s->H) {
-        snprintf(err, errlen, "n_embd %llu is not a whole number of n_head %llu heads",
-                 (unsigned long long)s->d, (unsigned long long)s->H);
+        snprintf(err, errlen, "%s %llu is not divisible by %s %llu", config_key_word(c, CFG_n_embd),
+                 (unsigned long long)s->d, config_key_word(c, CFG_n_head),
+                 (unsigned long long)s->H);
         return -1;
     }
     if (b->kv_heads && (b->kv_heads > s->H || s->H % b->kv_heads)) {
-        snprintf(err, errlen, "%llu key / value heads do not divide n_head %llu",
-                 (unsigned long long)b->kv_heads, (unsigned long long)s->H);
+        snprintf(err, errlen, "%llu key / value heads do not divide %s %llu",
+                 (unsigned long long)b->kv_heads, config_key_word(c, CFG_n_head),
+                 (unsigned long long)s->H);
         return -1;
     }
     s->gated = 1;

@@ -7,6 +7,7 @@
 
 #include "bytes_sat.h"
 #include "cards.h"
+#include "escape.h"
 
 /* the categories that are tensors (the rest: the cache, and what lies outside PyTorch) */
 static int outside(int k)
@@ -147,6 +148,26 @@ static const char *unset(const nano_config *c, int foreign, config_key k, const 
     return foreign && c->v[k].src == CONFIG_SRC_DEFAULT ? say : "";
 }
 
+/* setting: key k (an integer) at value v as the heading says it: nanoGPT's "key value" for
+ * nanoGPT (its config keys); for another program its own flag as its command line takes it
+ * ("--seq-len 512", "--seq_len=512"; a keyword of its call, "per_device_train_batch_size=16"),
+ * else the words for any program ("tokens per sample T 512"), into buf; the flag (the trace's
+ * bytes) escaped */
+static const char *setting(const nano_config *c, config_key k, unsigned long long v, char *buf,
+                           size_t n)
+{
+    const config_value *cv = &c->v[k];
+    char f[sizeof cv->flag * 4];
+    if (c->program == PROG_NANOGPT)
+        snprintf(buf, n, "%s %llu", config_key_name(k), v);
+    else if (cv->flag[0]) {
+        escape_term(cv->flag, strlen(cv->flag), f, sizeof f);
+        snprintf(buf, n, "%s%s%llu", f, cv->flag_sep == ' ' ? " " : "=", v);
+    } else
+        snprintf(buf, n, "%s %llu", config_key_label(k), v);
+    return buf;
+}
+
 /* say_defaults: the keys of nanoGPT's configuration that nothing gave (predict without a
  * trace takes nanoGPT train.py's defaults for them): named, so that no value reads as the
  * user's (gradient accumulation is said on the step's line) */
@@ -181,11 +202,19 @@ void predict_print_heading(const nano_config *c, const gpt_shape *s, const char 
         (strstr(bw, ": max_position_embeddings") || strstr(bw, ": n_positions"));
     snprintf(dt + strlen(dt), sizeof dt - strlen(dt), "%s",
              unset(c, foreign, CFG_dtype, " (not given: --dtype)"));
-    char bs[64], comp[48];
-    snprintf(bs, sizeof bs, "batch_size %llu%s", (unsigned long long)s->B,
+    /* nanoGPT's keys for nanoGPT; for another program its flags, else words for any program */
+    int nano = c->program == PROG_NANOGPT;
+    char bs[400], comp[48], sa[320], sl[320], sd[320], st[320], sv[320];
+    snprintf(bs, sizeof bs, "%s%s", setting(c, CFG_batch_size, s->B, sa, sizeof sa),
              unset(c, foreign, CFG_batch_size, " (not given: --batch-size)"));
-    snprintf(comp, sizeof comp, "compile %s%s", s->compile ? "True" : "False",
+    snprintf(comp, sizeof comp, "%s %s%s", nano ? "compile" : config_key_label(CFG_compile),
+             s->compile ? "True" : "False",
              unset(c, foreign, CFG_compile, " (not given: --compile)"));
+    setting(c, CFG_gradient_accumulation_steps, s->A, sa, sizeof sa);
+    setting(c, CFG_n_layer, s->L, sl, sizeof sl);
+    setting(c, CFG_n_embd, s->d, sd, sizeof sd);
+    setting(c, CFG_block_size, s->T, st, sizeof st);
+    setting(c, CFG_vocab_size, s->V, sv, sizeof sv);
     if (config_known(c, CFG_dropout))
         snprintf(dr, sizeof dr, "%g", s->dropout);
     if (s->generic) {
@@ -211,39 +240,40 @@ void predict_print_heading(const nano_config *c, const gpt_shape *s, const char 
         if (s->attn_bias) /* counted as parameters */
             snprintf(kv + strlen(kv), sizeof kv - strlen(kv), ", biases on q, k, v%s",
                      s->attn_bias == 4 ? ", o" : "");
-        printf("%s, gated blocks: %.2f M parameters (n_layer %llu, n_embd %llu, MLP width %llu%s, "
-               "block_size %llu%s, vocab_size %llu, %s head)\n",
-               trace_model[0] ? trace_model : "a gated-MLP decoder", P / 1e6,
-               (unsigned long long)s->L, (unsigned long long)s->d, (unsigned long long)s->I, kv,
-               (unsigned long long)s->T, tguess, (unsigned long long)s->V,
-               s->untied ? "untied" : "tied");
+        printf("%s, gated blocks: %.2f M parameters (%s, %s, MLP width %llu%s, %s%s, %s, %s "
+               "head)\n",
+               trace_model[0] ? trace_model : "a gated-MLP decoder", P / 1e6, sl, sd,
+               (unsigned long long)s->I, kv, st, tguess, sv, s->untied ? "untied" : "tied");
     } else {
-        char h[24] = "unknown"; /* a trace that does not give the heads */
-        if (s->H)
-            snprintf(h, sizeof h, "%llu", (unsigned long long)s->H);
-        char v[192]; /* a vision transformer's T counts patches; it has no vocabulary */
+        char h[400], hn[160], he[320]; /* a trace that does not give the heads */
+        if (s->H) {
+            setting(c, CFG_n_head, s->H, h, sizeof h);
+        } else { /* (escaped: the program's flag) */
+            const char *name = config_key_said(c, CFG_n_head, hn, sizeof hn);
+            escape_term(name, strlen(name), he, sizeof he);
+            snprintf(h, sizeof h, "%s unknown", he);
+        }
+        char v[800]; /* a vision transformer's T counts patches; it has no vocabulary */
         if (s->patch_tokens)
             snprintf(v, sizeof v, "patch tokens %llu", (unsigned long long)s->T);
         else /* (a config.json's position table as the sequence: BERT's, a short GPT-2's) */
-            snprintf(v, sizeof v, "block_size %llu%s%s%s, vocab_size %llu",
-                     (unsigned long long)s->T, table ? " (its " : tguess,
+            snprintf(v, sizeof v, "%s%s%s%s, %s", st, table ? " (its " : tguess,
                      !table                       ? ""
                      : !s->bert                   ? "n_positions"
                      : strstr(bw, "padding rows") ? "max_position_embeddings less its padding rows"
                                                   : "max_position_embeddings",
-                     table ? ": --block-size for your sequence)" : "", (unsigned long long)s->V);
+                     table ? ": --block-size for your sequence)" : "", sv);
         /* from a trace, what was trained first: the formula is GPT-2's block of its shape, or
          * BERT's masked-LM model where the trace gave its tables */
-        printf("%s%s%s%s: %.2f M parameters (n_layer %llu, n_head %s, n_embd %llu, %s, bias "
-               "%s)\n",
+        printf("%s%s%s%s: %.2f M parameters (%s, %s, %s, %s, bias %s)\n",
                trace_model[0] ? trace_model : "", trace_model[0] ? "; the formula's " : "",
                trace_model[0] ? (s->bert && s->pos_rows ? "BERT masked-LM model" : "GPT blocks")
                : s->hf_gpt2   ? "transformers' GPT-2 (GPT2LMHeadModel's block)"
                : s->bert      ? "BERT (BertForMaskedLM: post-LayerNorm encoder blocks, a masked-LM "
                                 "head)"
                               : "GPT",
-               trace_model[0] ? " of its shape" : "", P / 1e6, (unsigned long long)s->L, h,
-               (unsigned long long)s->d, v, s->bias ? "True" : "False");
+               trace_model[0] ? " of its shape" : "", P / 1e6, sl, h, sd, v,
+               s->bias ? "True" : "False");
         if (s->bert && s->pos_rows && !formula_bert_block(s))
             printf("note: BERT's block is measured in eager 16-bit autocast only: here (float32, "
                    "or compiled) the formula's activations are GPT-2's block of the same shape\n");
@@ -270,19 +300,18 @@ void predict_print_heading(const nano_config *c, const gpt_shape *s, const char 
                comp, dr);
     else if (s->accum_unknown && !from)
         printf("step: %s, gradient accumulation not given (--grad-accum N): the effective batch "
-               "is batch_size times your accumulation steps, and the peak assumes more than one "
-               "(a step's gradients kept through the next forward; --grad-accum 1 if you do not "
+               "is %s times your accumulation steps, and the peak assumes more than one (a "
+               "step's gradients kept through the next forward; --grad-accum 1 if you do not "
                "accumulate), %s, %s, dropout %s\n\n",
-               bs, dt, comp, dr);
+               bs, nano ? "batch_size" : "the micro-batch", dt, comp, dr);
     else if (s->accum_unknown)
         printf("step: %s, gradient accumulation not known (no argument or recorded file gave it, "
                "no optimizer step showed it; the formula assumes %llu steps), %s, %s, dropout "
                "%s\n\n",
                bs, (unsigned long long)s->A, dt, comp, dr);
     else
-        printf("step: %s, gradient_accumulation_steps %llu (effective batch %llu), %s, %s, "
-               "dropout %s\n\n",
-               bs, (unsigned long long)s->A, (unsigned long long)(s->B * s->A), dt, comp, dr);
+        printf("step: %s, %s (effective batch %llu), %s, %s, dropout %s\n\n", bs, sa,
+               (unsigned long long)(s->B * s->A), dt, comp, dr);
 }
 
 void predict_print_recommended(const nano_config *c, const gpt_shape *s, const gpt_shape *base,

@@ -52,8 +52,9 @@ for args in "--batch-size 8 --model shakespeare-char" "--model shakespeare-char 
     # shellcheck disable=SC2086
     "$VT" predict $args | grep -q '^step: batch_size 8,' || fail "$args: not the batch given"
 done
+# (said in the traced program's flags, not nanoGPT's batch_size / gradient_accumulation_steps)
 "$VT" predict --from "$ROOT/examples/traces/sim/gpt2_sgd_b6_a4_fit.vt" --model shakespeare-char |
-    grep -q '^step: batch_size 6, gradient_accumulation_steps 4 ' || fail "--from B=6 A=4: the run's batch replaced"
+    grep -q '^step: --batch-size 6, --grad-accum 4 ' || fail "--from B=6 A=4: the run's batch replaced"
 "$VT" predict --model gpt2 --batch-size 7 --no-compile --card rtx4070 |
     grep -Eq '^card rtx4070 \(11\.99 GiB\): fits, ' || fail "B=7, the largest batch said to fit, does not fit"
 "$VT" predict --model gpt2 --batch-size 8 --no-compile --card rtx4070 |

@@ -72,9 +72,14 @@ says() {
         printf '%s\n' "$out" | grep -q -- "$pat" || fail "$f text: no '$pat' in: $out"
     done
 }
+# (a config.json's model is no nanoGPT: its settings in words for any program, never nanoGPT's
+# n_layer / n_embd / block_size / vocab_size / batch_size)
 says "$H/llama_gqa300m.json" \
-    "^a gated-MLP decoder, gated blocks: 245.92 M parameters (n_layer 16, n_embd 1024, MLP width 2816, key / value width 256," \
+    "^a gated-MLP decoder, gated blocks: 245.92 M parameters (layers L 16, width d 1024, MLP width 2816, key / value width 256, tokens per sample T 1024 (not given: --block-size for your sequence), vocabulary V 32000," \
+    "^step: micro-batch B 4, " \
     "^the basic formula (docs/formula.md §2, the usual GPT-2 rule of thumb"
+printf '%s\n' "$out" | grep -nE '\b(n_layer|n_head|n_embd|block_size|vocab_size|batch_size|gradient_accumulation_steps)\b' &&
+    fail "llama_gqa300m.json: nanoGPT's setting names above"
 # tied: the head is the embedding (one V×d fewer: 32000×1024), as transformers counts it
 sed 's/"tie_word_embeddings": false/"tie_word_embeddings": true/' "$H/llama_gqa300m.json" >tied.json
 "$VT" predict tied.json --batch-size 4 --json | grep -q '"parameters":213156864,' ||
@@ -86,7 +91,7 @@ check gqa300m_bias llama_gqa300m_bias_b4_fit gqa_bias.json --batch-size 4
 # 494,032,768 parameters its model card gives
 "$VT" predict "$H/qwen2_0.5b.json" --batch-size 4 --json | grep -q '"parameters":494032768,' ||
     fail "Qwen2.5-0.5B: not 494032768 parameters: $("$VT" predict "$H/qwen2_0.5b.json" --json)"
-says "$H/qwen2_0.5b.json" "key / value width 128, biases on q, k, v, block_size" "tied head"
+says "$H/qwen2_0.5b.json" "key / value width 128, biases on q, k, v, tokens per sample T" "tied head"
 # transformers' GPT-2: its own block, biases, its config's dropout, and its KV cache said
 check gpt2 gpt2_b4_fit "$H/gpt2.json" --batch-size 4
 python3 - gpt2.json <<'PY' || fail "gpt2's model"
@@ -141,7 +146,7 @@ b = p["config"]["block_size"]
 assert b["value"] == 512 and "max_position_embeddings" in b["where"], b
 PY
 says "$H/bert_base.json" "^BERT (BertForMaskedLM: post-LayerNorm encoder blocks, a masked-LM head): 109.51 M" \
-    "block_size 512 (its max_position_embeddings: --block-size for your sequence)"
+    "tokens per sample T 512 (its max_position_embeddings: --block-size for your sequence)"
 # the user's sequence wins, whichever side of the file it is given on; the table's rows stay
 for order in "--block-size 128 $H/bert_base.json" "$H/bert_base.json --block-size 128"; do
     # shellcheck disable=SC2086
@@ -159,18 +164,18 @@ sed -e 's/"bert"/"roberta"/' -e 's/BertForMaskedLM/RobertaForMaskedLM/' \
     fail "bert in float32: GPT-2's block standing in not said"
 # a value nothing gave is nanoGPT's default, said as not given for any other program (its
 # sequence, dtype, batch, compile); given, or nanoGPT's own, nothing is said
-says "$H/llama_gqa300m.json" "block_size 1024 (not given: --block-size for your sequence)" \
+says "$H/llama_gqa300m.json" "tokens per sample T 1024 (not given: --block-size for your sequence)" \
     "bfloat16 (not given: --dtype)"
 given=$("$VT" predict "$H/llama_gqa300m.json" --batch-size 4 --block-size 512 --dtype fp32)
 printf '%s\n' "$given" | grep -q "(not given: --" && fail "given values said as not given: $given"
-printf '%s\n' "$given" | grep -q "block_size 512, vocab_size 32000" || fail "T 512 not said: $given"
+printf '%s\n' "$given" | grep -q "tokens per sample T 512, vocabulary V 32000" || fail "T 512 not said: $given"
 opts=$("$VT" predict --n-layer 12 --n-head 12 --n-embd 768 --vocab-size 32000 --mlp-width 2048)
-printf '%s\n' "$opts" | grep -q "batch_size 12 (not given: --batch-size)" ||
+printf '%s\n' "$opts" | grep -q "micro-batch B 12 (not given: --batch-size)" ||
     fail "a gated decoder's batch from nanoGPT's defaults not said: $opts"
 # ... but not nanoGPT's compile: transformers trains a gated decoder eager unless told, as its
 # config.json is read (compile True had predicted B=12 of a Llama 160M in fp16 at 2 accumulation
 # steps to fit 12 GiB: its H100 run, s_llama_fp16_b12, ran out of memory), and no nanoGPT flag
-printf '%s\n' "$opts" | grep -q "compile False, " || fail "a gated decoder not predicted eager: $opts"
+printf '%s\n' "$opts" | grep -q "torch.compile False, " || fail "a gated decoder not predicted eager: $opts"
 l160=$("$VT" predict --n-layer 12 --n-head 12 --n-embd 768 --mlp-width 2048 --vocab-size 32000 \
     --batch-size 12 --grad-accum 2 --dtype fp16 --card 12GiB)
 printf '%s\n' "$l160" | grep -q "^card 12GiB (12.00 GiB): does not fit" ||
@@ -191,7 +196,7 @@ expect_usage() {
 }
 expect_usage "give --vocab_size" --n-layer 12 --n-head 12 --n-embd 768 --mlp-width 2048
 expect_usage "give its --mlp-width" --kv-heads 4
-expect_usage "do not divide n_head 16" "$H/llama_gqa300m.json" --kv-heads 5
+expect_usage "do not divide attention heads H 16" "$H/llama_gqa300m.json" --kv-heads 5
 expect_usage "whole number of at least 1" --mlp-width 0
 expect_usage "block is the traced run's" --from "$D/llama160m_b4_fit.vt" --mlp-width 2048
 printf '{"model_type": "t5", "d_model": 512}\n' >t5.json
@@ -200,7 +205,7 @@ sed 's/BertForMaskedLM/BertForSequenceClassification/' "$H/bert_base.json" >bert
 expect_usage "BERT's masked-LM model only" bert_cls.json
 sed 's/"intermediate_size": 3072/"intermediate_size": 2048/' "$H/bert_base.json" >bert_i.json
 expect_usage "intermediate_size 2048 is not 4 x hidden_size" bert_i.json
-expect_usage "block_size 1024 is past .*max_position_embeddings 512" "$H/bert_base.json" --block-size 1024
+expect_usage "tokens per sample T 1024 is past .*max_position_embeddings 512" "$H/bert_base.json" --block-size 1024
 # transformers' GPT-2's position table is its n_positions (1024 rows) whatever the sequence: at
 # T = 64 the program's 124,439,808 parameters (facts.jsonl, gpt2_b1_t64_fit), from its config
 # and from its trace alike (until 2026-12-03 123,702,528: 64 rows), and a longer sequence is
@@ -209,13 +214,13 @@ expect_usage "block_size 1024 is past .*max_position_embeddings 512" "$H/bert_ba
     fail "gpt2.json at T=64: not the program's 124439808 parameters"
 "$VT" predict --from "$D/gpt2_b1_t64_fit.vt" --json | grep -q '"parameters":124439808,' ||
     fail "gpt2_b1_t64_fit: not the program's 124439808 parameters"
-expect_usage "block_size 2048 is past .*gpt2's position table (n_positions 1024)" "$H/gpt2.json" --block-size 2048
+expect_usage "tokens per sample T 2048 is past .*gpt2's position table (n_positions 1024)" "$H/gpt2.json" --block-size 2048
 # a table shorter than the sequence nothing gave (1024) is the sequence, said as BERT's is, never
 # a refusal of a block_size the user did not give
 sed 's/"n_positions": 1024/"n_positions": 256/' "$H/gpt2.json" >gpt2_256.json
-says gpt2_256.json "block_size 256 (its n_positions: --block-size for your sequence)"
-expect_usage "block_size 512 is past .*(n_positions 256)" gpt2_256.json --block-size 512
-expect_usage "block_size 2048 is past the traced model's position table (1024 rows" \
+says gpt2_256.json "tokens per sample T 256 (its n_positions: --block-size for your sequence)"
+expect_usage "tokens per sample T 512 is past .*(n_positions 256)" gpt2_256.json --block-size 512
+expect_usage "tokens per sample T 2048 is past the traced model's position table (1024 rows" \
     --from "$D/gpt2_b1_t64_fit.vt" --block-size 2048
 sed 's/"max_position_embeddings": 512/"max_position_embeddings": 1e30/' "$H/bert_base.json" >bert_pos.json
 expect_usage "no whole number 'max_position_embeddings'" bert_pos.json

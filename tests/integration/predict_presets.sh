@@ -67,7 +67,7 @@ same qwen2.5-0.5b "$H/qwen2_0.5b.json" --batch-size 4 --block-size 2048 --optimi
 import json, sys
 c = json.load(sys.stdin)["config"]["block_size"]
 assert c["value"] == 512 and "padding rows" in c["where"], c' || fail "roberta-base: not T = 512"
-"$VT" predict --model roberta-base --batch-size 8 | grep -q "^BERT .*: 124.70 M parameters (.*block_size 512 (its max_position_embeddings less its padding rows: --block-size for your sequence)" ||
+"$VT" predict --model roberta-base --batch-size 8 | grep -q "^BERT .*: 124.70 M parameters (layers L 12, .*tokens per sample T 512 (its max_position_embeddings less its padding rows: --block-size for your sequence)" ||
     fail "roberta-base: its sequence not said as its table's: $("$VT" predict --model roberta-base | head -1)"
 "$VT" predict --model roberta-base --block-size 514 >out.txt 2>&1
 rc=$?

@@ -50,8 +50,14 @@ B="$ROOT/examples/traces/h100-torch2.11-beyond"
 "$VT" predict --from "$B/bert_b16_fit.vt" >bert.txt || exit 1
 head -1 bert.txt | grep -q "^an encoder transformer.*(BertForMaskedLM); the formula's BERT masked-LM model of its shape" ||
     { head -1 bert.txt; echo "predict --from a BERT trace: not in its words"; exit 1; }
+# ... its settings in its flags (hf_train.py's --seq-len, --batch-size, --grad-accum), else in
+# words for any program, never nanoGPT's keys (a BERT has no n_embd, no block_size)
+head -2 bert.txt | grep -q "(layers L 12, attention heads H 12, width d 768, --seq-len 512, vocabulary V 30522, bias True)$" &&
+    sed -n 2p bert.txt | grep -q "^step: --batch-size 16, --grad-accum 1 (effective batch 16), bfloat16, torch.compile False, " &&
+    ! head -2 bert.txt | grep -qE '(^|[(, ])(n_layer|n_head|n_embd|block_size|vocab_size|batch_size|gradient_accumulation_steps|compile) ' ||
+    { head -2 bert.txt; echo "predict --from a BERT trace: nanoGPT's setting names"; exit 1; }
 "$VT" predict --from "$B/vitb16_b64_fit.vt" >vit.txt || exit 1
-head -1 vit.txt | grep -q "patch tokens 197" && ! head -1 vit.txt | grep -q vocab_size ||
+head -1 vit.txt | grep -q "patch tokens 197" && ! head -1 vit.txt | grep -qE "vocab_size|vocabulary" ||
     { head -1 vit.txt; echo "predict --from a ViT trace: a vocabulary"; exit 1; }
 "$VT" predict --from "$ROOT/examples/traces/h100-torch2.11/b_oom_12gib.vt" >nano.txt || exit 1
 sed -n 2p nano.txt | grep -q "dropout unknown" || { sed -n 2p nano.txt; echo "predict: an unknown dropout said as a value"; exit 1; }
@@ -230,7 +236,7 @@ for from in "$BB" bb.json; do
         grep -q "the formula's BERT masked-LM model of its shape: 109.51 M parameters" ||
         { echo "predict --from $from: not BERT's model"; exit 1; }
     "$VT" predict --from "$from" --block_size=1024 >/dev/null 2>err.txt; rc=$?
-    [ $rc = 2 ] && grep -q "block_size 1024 is past the traced model's position table (512 rows" err.txt ||
+    [ $rc = 2 ] && grep -q "tokens per sample T 1024 is past the traced model's position table (512 rows" err.txt ||
         { cat err.txt; echo "predict --from $from --block_size=1024: exit $rc"; exit 1; }
 done
 # the recommendation predict prints is itself predicted to fit, on every committed H100 run that
