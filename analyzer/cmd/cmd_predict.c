@@ -113,12 +113,16 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
      * 16-bit training" for every run) */
     const char *wdoc = formula_param_bytes(s) == 2
                            ? s->lora_rank || formula_train_frac(s) < 0.99
-                                 ? "model weights, 16-bit (the trained ones may be fp32: LoRA's "
-                                   "adapters)"
-                                 : "model weights, 16-bit (pure 16-bit training)"
-                       : s->dtype_bytes >= 4 ? "model weights, fp32 (fp32 compute)"
-                                             : "model weights, fp32 (autocast computes in 16 "
-                                               "bits from them)";
+                                 ? "16-bit (the trained ones may be fp32: LoRA's adapters)"
+                                 : "16-bit (pure 16-bit training)"
+                       : s->dtype_bytes >= 4 ? "fp32 (fp32 compute)"
+                                             : "fp32 (autocast computes in 16 bits from them)";
+    /* a run that kept an EMA copy of its weights: the row, calibrated on it, holds both (it had
+     * said "model weights" beside twice their bytes) */
+    char wbuf[160];
+    snprintf(wbuf, sizeof wbuf, "model weights%s, %s",
+             run && run->calib.ema ? " and their EMA copy" : "", wdoc);
+    wdoc = wbuf;
     predict_print_breakdown(p, cal, s->generic, s->compile,
                             a->from ? 0 : predict_kv_cache(&a->block, s), kv_shape(s), wdoc);
     printf("peak: %s%s (as nvidia-smi would show the process)\n",

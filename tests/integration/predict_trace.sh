@@ -111,6 +111,7 @@ for t in sorted(glob.glob(os.path.join(beyond, "*.vt"))) + SIM:
             continue
         if "no prediction.calibration" in e2:
             bad.append("%s: the JSON route recalibrated: %s" % (what, e2.strip()))
+        said = o1  # (the text prediction, o1 is its JSON below)
         if text_of(o1) != text_of(o2):
             d = [(a, c) for a, c in zip(text_of(o1), text_of(o2)) if a != c][:2]
             bad.append("%s: the trace says / the JSON says: %s" % (what, d))
@@ -121,6 +122,12 @@ for t in sorted(glob.glob(os.path.join(beyond, "*.vt"))) + SIM:
                 bad.append("%s: %s %r from the trace, %r from the JSON" % (what, k, p1.get(k), p2.get(k)))
         if b is None:  # the run's own: predict's largest micro-batch and caveat are the report's
             pr = rep["prediction"]
+            # the weights' row names an EMA copy exactly where the calibration holds one (it had
+            # said "model weights" beside the EMA run's twice their bytes, until 2026-12-05)
+            ema = pr["calibration"].get("ema_bytes", 0)
+            row = [l for l in said.splitlines() if l.startswith("  parameters ")]
+            if len(row) != 1 or bool(ema) != ("EMA copy" in row[0]):
+                bad.append("%s: EMA %s B calibrated, the parameters row: %s" % (tag, ema, row))
             if (p1.get("largest_batch_size"), p1.get("largest_batch_size_at_most")) != \
                     (pr["largest_batch_size"], pr["largest_batch_size_at_most"]):
                 bad.append("%s: predict largest %s (at most %s), the report %s (at most %s)" %
