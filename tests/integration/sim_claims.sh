@@ -126,10 +126,11 @@ for f in ALL:
         bad.append("%s: the configuration's heading %r counts other than JSON's %d keys" %
                    (t, m and m.group(0), len(r["config"])))
     # a what-if that changes the accumulation says how, in the script's own terms: its flag
-    # where its argparse defines one (--grad-accum) or a Trainer's arguments, else the
+    # where its argparse defines one (--grad-accum, --accumulate_grad_batches) or a Trainer's arguments, else the
     # micro-batch's flag and the code change, naming the script (sim_gan.py has no accumulation: no change line until 2026-11-30)
     src = open(os.path.join(os.environ["ROOT"], "examples", "sim", f["program"])).read()
-    flag = re.search(r'add_argument\("(--grad[-_]accum[a-z_-]*|--gradient[-_]accumulation[a-z_-]*)"', src)
+    flag = re.search(r'add_argument\("(--grad[-_]accum[a-z_-]*|--gradient[-_]accumulation[a-z_-]*|'
+                     r'--accumulate[-_]grad[-_]batches)"', src)  # (Lightning's spelling)
     for a in r.get("advice") or []:
         if "accumulation" not in a["change"] or a["change"].startswith("none"):
             continue

@@ -5,7 +5,7 @@ one a full variance. Each step allocates, one parameter at a time, its row and c
 a variance estimate as large as the parameter (fp32), freed before the next."""
 from .. import _C
 from .._C import _aten as A
-from .optimizer import Optimizer, _use_grad_for_differentiable
+from .optimizer import Optimizer, _use_grad_for_differentiable, _closure_loss
 
 
 class Adafactor(Optimizer):
@@ -36,11 +36,12 @@ class Adafactor(Optimizer):
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
+        loss = _closure_loss(closure)
         for group in self.param_groups:
             params, grads, row_vars, col_vars, variances, steps = [], [], [], [], [], []
             self._init_group(group, params, grads, row_vars, col_vars, variances, steps)
             _single_tensor_adafactor(params, grads, row_vars, col_vars, variances)
-        return None
+        return loss
 
 
 def _single_tensor_adafactor(params, grads, row_vars, col_vars, variances):

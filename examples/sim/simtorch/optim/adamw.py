@@ -6,7 +6,7 @@ parameter at once (4 bytes per parameter, freed at the end of the step); the sin
 allocates two such temporaries per parameter, one parameter at a time."""
 from .. import _C
 from .._C import _aten as A
-from .optimizer import Optimizer, _use_grad_for_differentiable
+from .optimizer import Optimizer, _use_grad_for_differentiable, _closure_loss
 
 
 class AdamW(Optimizer):
@@ -37,12 +37,13 @@ class AdamW(Optimizer):
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
+        loss = _closure_loss(closure)
         for group in self.param_groups:
             params_with_grad, grads, exp_avgs, exp_avg_sqs, state_steps = [], [], [], [], []
             self._init_group(group, params_with_grad, grads, exp_avgs, exp_avg_sqs, state_steps)
             adamw(params_with_grad, grads, exp_avgs, exp_avg_sqs, state_steps,
                   foreach=self.foreach, fused=self.fused)
-        return None
+        return loss
 
 
 def adamw(params, grads, exp_avgs, exp_avg_sqs, state_steps, foreach=False, fused=False):

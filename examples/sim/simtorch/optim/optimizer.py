@@ -1,6 +1,7 @@
 """simtorch/optim/optimizer.py — SIMULATION of torch.optim.Optimizer: parameter groups, per-
 parameter state (made by each optimizer's first step()), zero_grad(set_to_none=True) dropping
-every .grad; step() runs with grad mode off inside the same wrappers as torch's."""
+every .grad; step() runs with grad mode off inside the same wrappers as torch's, a closure
+given to it (Lightning's, LBFGS's) first, with grad mode on (_closure_loss)."""
 import functools
 
 from .. import _C
@@ -22,6 +23,18 @@ def _profile_hook_step(func):
     def wrapper(*args, **kwargs):
         return func(*args, **kwargs)
     return wrapper
+
+
+def _closure_loss(closure):
+    """step(closure)'s first act, as torch's optimizers: the closure (a forward and a backward)
+    run with grad mode on; its loss, None without one."""
+    if closure is None:
+        return None
+    prev = _C.set_grad_enabled(True)
+    try:
+        return closure()
+    finally:
+        _C.set_grad_enabled(prev)
 
 
 class Optimizer:

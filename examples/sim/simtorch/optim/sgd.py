@@ -4,7 +4,7 @@ momentum buffer is made at the first step() as a copy of its (weight-decayed) gr
 default on CUDA) with weight decay first adds the decay into a new list of gradients (4 bytes
 per parameter, freed at the end of the step); everything else is in place."""
 from .._C import _aten as A
-from .optimizer import Optimizer, _use_grad_for_differentiable
+from .optimizer import Optimizer, _use_grad_for_differentiable, _closure_loss
 
 
 class SGD(Optimizer):
@@ -25,6 +25,7 @@ class SGD(Optimizer):
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
+        loss = _closure_loss(closure)
         for group in self.param_groups:
             params, grads, bufs = [], [], []
             self._init_group(group, params, grads, bufs)
@@ -33,7 +34,7 @@ class SGD(Optimizer):
             if group["momentum"] != 0:
                 for p, b in zip(params, bufs):
                     self.state.setdefault(p, {})["momentum_buffer"] = b
-        return None
+        return loss
 
 
 def _multi_tensor_sgd(params, grads, momentum_buffer_list, weight_decay, momentum, nesterov):
