@@ -96,8 +96,9 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
         /* (a ratio below 1 in a partial calibration: the activations of a first forward that
          * ran every block before the OOM, model_trace.c) */
         printf("%s)\n", !cal->partial    ? ""
-                        : cal->oom_later ? "; the run ended in an OOM in a later step than the one "
-                                           "measured, which had ended: ratios as measured"
+                        : cal->oom_later ? "; the run ended in an OOM after the moment measured "
+                                           "had ended (in a later micro-batch or step): ratios "
+                                           "as measured"
                         : cal->ratio[CAT_ACTIVATIONS] < 1.0
                             ? "; the run ended in an OOM, ratios below 1 "
                               "not trusted but the activations': its "

@@ -405,6 +405,7 @@ static int report_fill(report_ctx *c)
                          r->at_oom.by_cat.bytes[CAT_EXTERNAL];
         f->oom_phase = phase_name(r->oom_phase);
         f->oom_iter = (int)r->oom_iter;
+        f->oom_bwd = (int)r->oom_bwd;
         replay_site_text(r, r->oom_stack, c->site_oom, sizeof c->site_oom);
         f->oom_site = c->site_oom;
         f->oom_pytorch_pattern = r->oom_pytorch_pattern;

@@ -14,6 +14,7 @@
 #include "config.h"
 #include "formula.h"
 #include "model_notes.h"
+#include "model_oom.h"
 #include "model_trace.h"
 #include "scriptflags.h"
 #include "trainargs.h"
@@ -239,15 +240,6 @@ static void model_frozen_beside(model_result *m, const run_facts *f)
     m->shape.train_frac = 0; /* all of the trained model's weights train */
 }
 
-/* whole_state: the optimizer's state once made for the parameters whose gradients were live at
- * the out-of-memory error (the kind's bytes per trainable parameter): what the what-ifs hold of a
- * first step cut short and what the cause adds up */
-static uint64_t whole_state(const model_result *m, const run_facts *f)
-{
-    double trained = (double)f->at_oom.bytes[CAT_GRADIENTS] / model_trained_bytes(m);
-    return (uint64_t)(formula_opt_bpp(&m->shape) * trained);
-}
-
 int model_build(model_result *m, const run_facts *f, const model_opts *o, char *err, size_t errlen)
 {
     memset(m, 0, sizeof *m);
@@ -380,10 +372,7 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     if (formula_attention_unfused(&m->shape, m->measured.bytes[CAT_ATTENTION]))
         m->shape.unfused_attention = 1;
     m->partial = f->has_oom;
-    /* what it measured was cut short by the OOM, unless an optimizer step began between the
-     * moment measured and the OOM (its forward and backward had ended: the OOM came in a later
-     * step; steps after an OOM the program caught and trained on do not count) */
-    m->cut = f->has_oom && !(f->oom_iter > f->peak_iter);
+    m->cut = model_oom_cut(f); /* (what it measured cut short by the OOM: model_oom.h) */
     m->forward_cut = m->cut && f->oom_phase && !strcmp(f->oom_phase, "forward");
     formula_documents(&m->shape, &m->docf);
     formula_documents_breakdown(&m->shape, &m->doc);
@@ -465,35 +454,8 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
         m->calib.kv = m->measured_at_tensors ? f->kv_at_tensors : f->kv_at_peak;
     m->calib.no_kv_tensors = f->tensors_no_kv;
     model_kv_kept(f, &m->calib.kv); /* (less what the attention would keep) */
-    if (f->has_oom && cat_breakdown_total(&f->at_oom) > 0) {
-        /* after the forward the state at the failure is the step's, unless the tensors peaked
-         * in an earlier step after the first that ended (a GAN at B=1024 out of memory in its
-         * 4th step's backward, its activations partly freed: 7.61 GiB of them then, 9.48 at its
-         * peak before; B=944 had been predicted 9.26 GiB of tensors and took 10.06). Not the
-         * first step's peak: a compiled run's holds its warm-up (HF GPT-2 at B=16) */
-        int earlier = m->measured_at_tensors && f->peak_iter >= 1 && f->iterations > f->peak_iter;
-        advice_calibrate_oom(&m->calib, &f->at_oom, f->oom_requested,
-                             !earlier && (f->at_oom.bytes[CAT_GRADIENTS] > 0 ||
-                                          (f->oom_phase && (!strcmp(f->oom_phase, "backward") ||
-                                                            !strcmp(f->oom_phase, "optimizer")))));
-        m->calib.kv_oom = f->kv_at_oom;
-        m->calib.oom_in_step = f->oom_phase && !strcmp(f->oom_phase, "optimizer");
-        model_kv_kept(f, &m->calib.kv_oom);
-        model_oom_forward_share(m, f);
-        if (f->iterations == 0) /* the step it never reached: at least that, at any shape */
-            advice_unreached_step(&m->calib, &m->shape);
-        if (m->rec.state_cut) {
-            /* the first step's state was being made: the what-ifs hold all of it (the failed
-             * request was a piece of it, not a batch-sized tensor); the part made had let a
-             * checkpointing what-if for Llama 400M at 6 GiB go under the weights, gradients and
-             * state its own cause adds up */
-            uint64_t whole = whole_state(m, f);
-            if (whole > m->calib.oom_live.bytes[CAT_OPTIMIZER]) {
-                m->calib.oom_live.bytes[CAT_OPTIMIZER] = whole;
-                m->calib.oom_request = 0;
-            }
-        }
-    }
+    if (f->has_oom && cat_breakdown_total(&f->at_oom) > 0)
+        model_oom_calibrate(m, f);
     gpt_shape steady = m->shape;
     steady.iteration0 = 0;
     steady.accum_unknown = !m->shape.no_training && advice_accum_unknown(&m->cfg);
@@ -522,7 +484,7 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
         model_cause_cache(m, f, cap, cache); /* (fragmentation, or not: said) */
         /* the forward's tensors gone, and the weights, gradients and whole optimizer state
          * alone over the card: no micro-batch fits (Llama 400M on 6 GiB, its first AdamW step) */
-        if (advice_state_cause(&f->at_oom, whole_state(m, f), cap, m->why, sizeof m->why))
+        if (advice_state_cause(&f->at_oom, model_oom_whole_state(m, f), cap, m->why, sizeof m->why))
             m->cause = OOM_STATE;
         /* a later step's forward failed with the state the first step made (5 % of the card or
          * more): that step's forward fit because it ran before the state existed */

@@ -96,6 +96,7 @@ typedef struct replay_result {
     uint32_t iterations; /* optimizer steps: contiguous optimizer stretches */
     uint32_t oom_iter;   /* the optimizer steps begun when the OOM (has_oom's) began: a run that
                           * caught it and trained on has more iterations than that */
+    uint32_t oom_bwd;    /* ... and the backward passes */
     uint32_t backward_passes; /* backward passes begun */
     /* autocast's 16-bit weight copies of the first forward (before any backward pass or
      * optimizer step): bytes made, and of them bytes freed within that forward (a copy of a

@@ -114,6 +114,7 @@ static void oom_begins(state *s, uint8_t ph)
     s->frozen_oom = ph == PHASE_FORWARD && !s->bwd && !s->iter && r->fwd0_copies_freed > 0 &&
                     r->fwd0_copies_since_free <= 2;
     r->oom_iter = s->iter;
+    r->oom_bwd = s->bwd;
     replay_snap_oom(s);
 }
 

@@ -164,4 +164,11 @@ run resnet50_adafactor_b320_oom_forward examples/sim/sim_vision.py --model resne
 # grouped-query attention with activation checkpointing (on a small card no micro-batch fits: it
 # is not offered checkpointing, which it has)
 run llama_gqa300m_ckpt_b8_fit examples/sim/sim_hf.py --model llama-gqa-300m --gradient-checkpointing --batch-size 8 --steps 2
+# PyTorch Lightning's loop (sim_lightning.py: its Trainer's automatic optimization, the optimizer
+# running the closure of forward and backward, zero_grad after the first micro-batch's forward):
+# a Llama 400M out of memory in its second step's forward with the gradients alive (B=2, A=4, which
+# the report predicts from it, is run by tests/integration/sim_lightning.sh)
+run lightning_gpt2_b4_a2_fit examples/sim/sim_lightning.py --model gpt2 --batch-size 4 --accumulate_grad_batches 2
+run lightning_resnet50_16mixed_sgd_b64_fit examples/sim/sim_lightning.py --model resnet50 --batch-size 64 --precision 16-mixed --optimizer sgd
+run lightning_llama400m_b4_a2_oom_forward examples/sim/sim_lightning.py --model llama-400m --batch-size 4 --accumulate_grad_batches 2
 mv "$OUT/facts.jsonl.new" "$OUT/facts.jsonl"

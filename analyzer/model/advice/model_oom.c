@@ -1,0 +1,67 @@
+/* model_oom.c — the run's out-of-memory error in its model (model_oom.h): whether it cut the
+ * moment measured short, the what-ifs' calibration from the state at the failure, the state of a
+ * first step cut short. Part of model_build (model.c). */
+#include "model_oom.h"
+
+#include <string.h>
+
+#include "advice.h"
+#include "formula.h"
+#include "model_trace.h"
+
+/* later_forward: the run ran out of memory in a forward after a backward that began after its
+ * tensors peaked (a later micro-batch's forward: the moment measured is whole, its logits made;
+ * the H100 Llama 160M at B=12, out of memory in its second micro-batch's forward, peaked at the
+ * end of its first) */
+static int later_forward(const run_facts *f)
+{
+    return f->oom_phase && !strcmp(f->oom_phase, "forward") && f->oom_bwd > f->peak_bwd;
+}
+
+int model_oom_cut(const run_facts *f)
+{
+    return f->has_oom && !(f->oom_iter > f->peak_iter) && !later_forward(f);
+}
+
+uint64_t model_oom_whole_state(const model_result *m, const run_facts *f)
+{
+    double trained = (double)f->at_oom.bytes[CAT_GRADIENTS] / model_trained_bytes(m);
+    return (uint64_t)(formula_opt_bpp(&m->shape) * trained);
+}
+
+void model_oom_calibrate(model_result *m, const run_facts *f)
+{
+    /* after the forward the state at the failure is the step's, unless the tensors peaked
+     * in an earlier step after the first that ended (a GAN at B=1024 out of memory in its
+     * 4th step's backward, its activations partly freed: 7.61 GiB of them then, 9.48 at its
+     * peak before; B=944 had been predicted 9.26 GiB of tensors and took 10.06). Not the
+     * first step's peak: a compiled run's holds its warm-up (HF GPT-2 at B=16) */
+    int earlier = m->measured_at_tensors && f->peak_iter >= 1 && f->iterations > f->peak_iter;
+    /* gradients alive in a forward (a later micro-batch of an accumulation, or Lightning's,
+     * whose zero_grad comes after the forward) are no sign that the forward had ended: its
+     * state is a lower bound, as any forward's (a simulated Llama 400M under Lightning at
+     * B=4, A=2, out of memory 84 % into its second step's forward, had B=2, A=4 predicted
+     * 8.68 GiB of tensors: its failure's, no logits; that run took 9.91) */
+    int in_fwd = f->oom_phase && !strcmp(f->oom_phase, "forward");
+    advice_calibrate_oom(&m->calib, &f->at_oom, f->oom_requested,
+                         !earlier && ((f->at_oom.bytes[CAT_GRADIENTS] > 0 && !in_fwd) ||
+                                      (f->oom_phase && (!strcmp(f->oom_phase, "backward") ||
+                                                        !strcmp(f->oom_phase, "optimizer")))));
+    m->calib.kv_oom = f->kv_at_oom;
+    m->calib.oom_in_step = f->oom_phase && !strcmp(f->oom_phase, "optimizer");
+    model_kv_kept(f, &m->calib.kv_oom);
+    model_oom_forward_share(m, f);
+    if (f->iterations == 0) /* the step it never reached: at least that, at any shape */
+        advice_unreached_step(&m->calib, &m->shape);
+    if (m->rec.state_cut) {
+        /* the first step's state was being made: the what-ifs hold all of it (the failed
+         * request was a piece of it, not a batch-sized tensor); the part made had let a
+         * checkpointing what-if for Llama 400M at 6 GiB go under the weights, gradients and
+         * state its own cause adds up */
+        uint64_t whole = model_oom_whole_state(m, f);
+        if (whole > m->calib.oom_live.bytes[CAT_OPTIMIZER]) {
+            m->calib.oom_live.bytes[CAT_OPTIMIZER] = whole;
+            m->calib.oom_request = 0;
+        }
+    }
+}

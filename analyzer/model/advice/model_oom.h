@@ -1,0 +1,30 @@
+/* model_oom.h — the run's out-of-memory error in its model (model_oom.c): whether it cut the
+ * moment measured short, what the what-ifs take from what was live at the failure, and the
+ * optimizer's state a first step cut short would have made whole. */
+#ifndef VT_ANALYZER_MODEL_OOM_H
+#define VT_ANALYZER_MODEL_OOM_H
+
+#include <stdint.h>
+
+#include "model.h"
+
+/* model_oom_cut: 1 when what the run measured (its tensors' peak) was cut short by its OOM: not
+ * when an optimizer step began between that moment and the OOM (the OOM came in a later step;
+ * steps after an OOM the program caught and trained on do not count), nor when the OOM came in
+ * a forward after a backward that began after that moment (a later micro-batch's: the one
+ * measured had made its logits). 0 without an OOM. */
+int model_oom_cut(const run_facts *f);
+
+/* model_oom_whole_state: the optimizer's state once made for the parameters whose gradients
+ * were live at the out-of-memory error (the kind's bytes per trainable parameter): what the
+ * what-ifs hold of a first step cut short and what the cause adds up. */
+uint64_t model_oom_whole_state(const model_result *m, const run_facts *f);
+
+/* model_oom_calibrate: m's calibration takes the state at f's failure (f->has_oom, at_oom not
+ * empty): the step's whole state where the failure came after the forward (backward, optimizer,
+ * gradients alive outside a forward) and the tensors did not peak in an earlier step that
+ * ended; else a floor beside the formula's step. Its KV cache, a first forward's share, the
+ * step a run that died before its first one never reached, a first step's state cut short. */
+void model_oom_calibrate(model_result *m, const run_facts *f);
+
+#endif
