@@ -158,6 +158,8 @@ def main():
                                                      target_modules=["q_proj", "k_proj",
                                                                      "v_proj", "o_proj"]))
         if a.gradient_checkpointing:
+            if a.lora_rank:  # (frozen embeddings: the first block's input needs a gradient for
+                model.enable_input_require_grads()  # a reentrant checkpoint to reach LoRA's)
             model.gradient_checkpointing_enable()
         if a.no_cache:
             model.config.use_cache = False

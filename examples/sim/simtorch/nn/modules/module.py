@@ -1,6 +1,6 @@
 """simtorch/nn/modules/module.py — SIMULATION of torch.nn.Module: parameters, buffers and
 submodules registered by attribute assignment; every call goes through _wrapped_call_impl and
-_call_impl to forward(); .to('cuda') moves parameters then buffers, children first (_apply),
+_call_impl to forward() (then its forward hooks); .to('cuda') moves parameters then buffers, children first (_apply),
 one allocation each, through a nested convert() as torch's."""
 from collections import OrderedDict
 
@@ -17,6 +17,7 @@ class Module:
         object.__setattr__(self, "_buffers", OrderedDict())
         object.__setattr__(self, "_non_persistent_buffers_set", set())
         object.__setattr__(self, "_modules", OrderedDict())
+        object.__setattr__(self, "_forward_hooks", OrderedDict())
 
     def __setattr__(self, name, value):
         params = self.__dict__.get("_parameters")
@@ -59,7 +60,24 @@ class Module:
         raise NotImplementedError(type(self).__name__ + ".forward")
 
     def _call_impl(self, *args, **kwargs):
-        return self.forward(*args, **kwargs)
+        result = self.forward(*args, **kwargs)
+        for hook in list(self.__dict__.get("_forward_hooks", {}).values()):
+            hooked = hook(self, args, result)
+            if hooked is not None:
+                result = hooked
+        return result
+
+    def register_forward_hook(self, hook):
+        """hook(module, args, output) after each forward (its result, if not None, replaces the
+        output); the handle's remove() takes it away."""
+        hooks = self._forward_hooks
+        key = object()
+        hooks[key] = hook
+
+        class _Handle:
+            def remove(self):
+                hooks.pop(key, None)
+        return _Handle()
 
     def _wrapped_call_impl(self, *args, **kwargs):
         return self._call_impl(*args, **kwargs)
