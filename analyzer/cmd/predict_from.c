@@ -109,6 +109,9 @@ static int json_config(const cJSON *root, const cJSON *cfg, const char *where, n
         for (int p = PROG_UNKNOWN; p <= PROG_HF_TRAINER; p++)
             if (!strcmp(prog->valuestring, config_program_name((config_program)p)))
                 c->program = (config_program)p;
+        /* (the name of a report's JSON until 2026-12-05) */
+        if (!strcmp(prog->valuestring, "Hugging Face Trainer arguments"))
+            c->program = PROG_HF_TRAINER;
     }
     cJSON *fm = cJSON_GetObjectItem(root, "config_files_missing");
     if (cJSON_IsNumber(fm) && fm->valuedouble >= 0 && fm->valuedouble < 1000)

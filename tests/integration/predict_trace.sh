@@ -365,4 +365,18 @@ for src in "$L4" l4.json; do
     "$VT" predict --from "$src" --card 6GiB --json | python3 -c "import json,sys; v=json.load(sys.stdin)['largest_batch_size']; assert v == 0, v" ||
         { echo "predict --from $src on 6 GiB: not none"; exit 1; }
 done
+# a report's JSON from before 2026-12-05 named the program kind of TrainingArguments' flags
+# "Hugging Face Trainer arguments": read as the kind it is, the same prediction as the new name's
+ACC="$ROOT/examples/traces/sim/accelerate_gpt2_b4_a2_fit.vt"
+"$VT" report --json "$ACC" >acc.json || { echo "report --json of the accelerate trace"; exit 1; }
+grep -q "\"config_program\":\"flags spelled as Hugging Face's TrainingArguments\"" acc.json ||
+    { echo "the accelerate trace's kind: $(grep -o '"config_program":"[^"]*"' acc.json)"; exit 1; }
+sed "s/flags spelled as Hugging Face's TrainingArguments/Hugging Face Trainer arguments/" acc.json >acc_old.json
+"$VT" predict --from acc.json --batch-size 2 >acc_new.txt && "$VT" predict --from acc_old.json --batch-size 2 >acc_old.txt &&
+    [ "$(grep -v '^calibrated with' acc_new.txt)" = "$(grep -v '^calibrated with' acc_old.txt)" ] ||
+    { echo "the older JSON's kind predicted otherwise"; diff acc_new.txt acc_old.txt | head; exit 1; }
+for j in acc.json acc_old.json; do
+    "$VT" predict --from "$j" --json | python3 -c "import json,sys; v=json.load(sys.stdin)['config_program']; assert v == \"flags spelled as Hugging Face's TrainingArguments\", v" ||
+        { echo "predict --from $j: the program's kind"; exit 1; }
+done
 echo ok

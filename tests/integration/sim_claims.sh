@@ -117,6 +117,12 @@ for f in ALL:
                     bad.append("%s: B=%d predicted %s, %s measured %d (%s)" %
                                (t, g["batch_size"], p and p["tensor_bytes"], g["trace"],
                                 g["max_memory_allocated"], why))
+    # the program's kind names no loop the run did not have: a script of its own loop under
+    # accelerate that spells its flags as the Trainer's (run_clm_no_trainer.py's) had been called
+    # "Hugging Face Trainer arguments" (sim_accelerate.py, until 2026-12-05)
+    loop = (rec.get("training_loop") or {}).get("kind")
+    if "Trainer" in r["config_program"] and loop != "hf_trainer":
+        bad.append("%s: configuration of %r, the loop %s" % (t, r["config_program"], loop))
     # the configuration's counts account for every key the JSON has: the rows shown, and how
     # many more are not (T5's heading said "2 inferred, 0 unknown" where JSON had 6 and 3)
     m = re.search(r"^configuration \(.*?\): (\d+) from arguments/flags, (\d+) from files .*?, "
@@ -131,6 +137,8 @@ for f in ALL:
     src = open(os.path.join(os.environ["ROOT"], "examples", "sim", f["program"])).read()
     flag = re.search(r'add_argument\("(--grad[-_]accum[a-z_-]*|--gradient[-_]accumulation[a-z_-]*|'
                      r'--accumulate[-_]grad[-_]batches)"', src)  # (Lightning's spelling)
+    bflag = re.search(r'add_argument\("(--batch[-_]size|--per_device_train_batch_size)"', src)
+    bflag = bflag.group(1) if bflag else "--batch-size"
     for a in r.get("advice") or []:
         if "accumulation" not in a["change"] or a["change"].startswith("none"):
             continue
@@ -139,7 +147,7 @@ for f in ALL:
             continue  # a Trainer's: its training arguments' call
         if flag and flag.group(1) not in cl or not flag and \
                 "(code change besides: gradients accumulated over" not in cl and \
-                "%s defines no flag for it)" % f["program"] not in cl or "--batch-size" not in cl:
+                "%s defines no flag for it)" % f["program"] not in cl or bflag not in cl:
             bad.append("%s: %r said with the command line %r (the script's flag: %s)" %
                        (t, a["change"], cl, flag and flag.group(1)))
     # a frozen teacher's logits are among the logits/loss bytes of a distillation run: the loss

@@ -69,7 +69,7 @@ rm -rf model
 import json, sys
 r = json.load(open(sys.argv[1]))
 c = r["config"]
-assert r["config_program"] == "Hugging Face Trainer arguments", r["config_program"]
+assert r["config_program"] == "flags spelled as Hugging Face's TrainingArguments", r["config_program"]
 for k, v in (("n_layer", 3), ("n_embd", 256), ("n_head", 4), ("vocab_size", 32000)):
     assert c[k]["value"] == v and c[k]["source"] == "file", (k, c[k])
     assert c[k]["where"].startswith("model/config.json: "), c[k]

@@ -1,6 +1,7 @@
 /* cmdline.c — which kind of program a traced command line runs (nanoGPT configurator, a plain
- * argparse script, Hugging Face Trainer arguments) and, for the non-nanoGPT kinds, the known
- * flag spellings mapped onto the model's keys with the flag and separator that carried each. */
+ * argparse script, flags spelled as Hugging Face's TrainingArguments) and, for the non-nanoGPT
+ * kinds, the known flag spellings mapped onto the model's keys with the flag and separator that
+ * carried each. */
 #include "config.h"
 
 #include <ctype.h>

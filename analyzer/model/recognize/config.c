@@ -374,7 +374,7 @@ const char *config_program_name(config_program p)
     case PROG_ARGPARSE:
         return "an argparse script";
     case PROG_HF_TRAINER:
-        return "Hugging Face Trainer arguments";
+        return "flags spelled as Hugging Face's TrainingArguments";
     default:
         return "a program vramtrace has no flag spellings for";
     }

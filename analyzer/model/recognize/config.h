@@ -57,7 +57,9 @@ typedef enum config_program {
     PROG_UNKNOWN,   /* nothing recognizable: values come from the trace or are unknown */
     PROG_NANOGPT,   /* nanoGPT's configurator: config files and --key=value */
     PROG_ARGPARSE,  /* a plain script with its own flags (--batch-size 8, --batch=8) */
-    PROG_HF_TRAINER /* Hugging Face Trainer arguments (--per_device_train_batch_size 8) */
+    PROG_HF_TRAINER /* flags spelled as Hugging Face's TrainingArguments
+                     * (--per_device_train_batch_size 8): the Trainer's scripts, and scripts of
+                     * their own loop that spell them so (run_clm_no_trainer.py) */
 } config_program;
 
 #define CONFIG_NOTES_MAX 12 /* notes kept; the rest are counted and said to be cut */
