@@ -85,6 +85,14 @@ class LitModel(L.LightningModule):
         self.log("train_loss", loss)
         return loss
 
+    def validation_step(self, batch, batch_idx):
+        if isinstance(batch, dict):
+            loss = self.net(input_ids=batch["input_ids"], labels=batch["labels"]).loss
+        else:
+            images, target = batch
+            loss = F.cross_entropy(self.net(images), target)
+        self.log("val_loss", loss)
+
     def configure_optimizers(self):
         params = [p for p in self.parameters() if p.requires_grad]
         if self.optimizer_name == "sgd":
@@ -105,6 +113,8 @@ def oom_phase(tb):
             return "optimizer"
         if name == "training_step":
             return "forward"
+        if name == "validation_step":
+            return "eval"
         if name == "batch_to_device":
             return "data"
     return "model"
@@ -121,6 +131,10 @@ def main():
     ap.add_argument("--optimizer", choices=["adamw", "sgd"], default="adamw")
     ap.add_argument("--max_steps", type=int, default=2)
     ap.add_argument("--lr", type=float, default=3e-4)
+    ap.add_argument("--val_batch_size", type=int, default=0,
+                    help="a validation DataLoader of this batch size (0: none): the sanity check's "
+                         "2 batches before training, then limit_val_batches at each epoch's end")
+    ap.add_argument("--limit_val_batches", type=int, default=2)
     a = ap.parse_args()
     print(f"sim_lightning.py: {torch.SIMULATION}", flush=True)
     L.seed_everything(0)
@@ -131,7 +145,7 @@ def main():
              "grad_accum": a.accumulate_grad_batches, "precision": a.precision,
              "amp": AMP[a.precision], "dtype": "bf16" if a.precision == "bf16-true" else "fp32",
              "gradient_checkpointing": False, "lora_rank": 0, "ema": False, "ema_bytes": 0,
-             "eval_only": False, "teacher": None, "eval_batch_size": 0,
+             "eval_only": False, "teacher": None, "eval_batch_size": a.val_batch_size,
              "optimizer": a.optimizer, "gradient_clip_val": a.gradient_clip_val,
              "steps": 0, "oom": False, "oom_phase": None, "grad_bytes": None,
              "optim_state_bytes": None}
@@ -150,12 +164,16 @@ def main():
     loader = DataLoader(Samples(a.batch_size * a.accumulate_grad_batches * a.max_steps,
                                 None if vision else truth["vocab_size"]),
                         batch_size=a.batch_size, num_workers=0)
+    val_loader = DataLoader(Samples(a.val_batch_size * a.limit_val_batches,
+                                    None if vision else truth["vocab_size"]),
+                            batch_size=a.val_batch_size) if a.val_batch_size else None
     trainer = L.Trainer(accelerator="gpu", devices=1, precision=a.precision,
                         max_steps=a.max_steps, accumulate_grad_batches=a.accumulate_grad_batches,
                         gradient_clip_val=a.gradient_clip_val, logger=False,
+                        limit_val_batches=a.limit_val_batches,
                         enable_checkpointing=False, enable_progress_bar=False)
     try:
-        trainer.fit(model, loader)
+        trainer.fit(model, loader, val_loader)
     except torch.OutOfMemoryError as e:
         record_oom(truth, oom_phase(e.__traceback__), e)
     truth["steps"] = trainer.global_step

@@ -103,12 +103,18 @@ for f in ALL:
     # 2026-11-30: now within 1 % of the B=2 run)
     if f.get("eval_batch_size", 0) > f["batch_size"] and not f["oom"]:
         notes = (r.get("prediction") or {}).get("notes") or []
-        want = "in an evaluation pass with a batch of its own (--eval-batch-size %d on the command line)" \
-            % f["eval_batch_size"]
+        # (the script's flag for it: sim_hf.py's --eval-batch-size, sim_lightning.py's
+        # --val_batch_size, read since 2026-12-05: "val" had not been taken for "eval")
+        ef = re.search(r'add_argument\("(--(?:eval|val)[-_]batch[-_]size)"',
+                       open(os.path.join(os.environ["ROOT"], "examples", "sim", f["program"])).read())
+        want = "in an evaluation pass with a batch of its own (%s %d on the command line)" \
+            % (ef and ef.group(1), f["eval_batch_size"])
         if not any(want in x for x in notes):
             bad.append("%s: a peak in its evaluation pass not said: %s" % (t, notes))
         for g in ALL:
-            if g.get("eval_batch_size") == f["eval_batch_size"] and g["batch_size"] < f["batch_size"]:
+            if g.get("eval_batch_size") == f["eval_batch_size"] and g["batch_size"] < f["batch_size"] \
+                    and (g["program"], g["model"], g.get("amp"), g.get("optimizer")) == \
+                    (f["program"], f["model"], f.get("amp"), f.get("optimizer")):  # (the same run but B)
                 if abs(g["max_memory_allocated"] / f["max_memory_allocated"] - 1) > 0.01:
                     bad.append("%s: %s's evaluation peak moved with the micro-batch" % (t, g["trace"]))
                 p, why = predict(os.path.join(D, f["trace"]), g["batch_size"], 1)

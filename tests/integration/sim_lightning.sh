@@ -44,4 +44,19 @@ got = r["peak"]["allocated_bytes"]
 assert abs(p["tensor_bytes"] / got - 1) < 0.01, \
     "B=8 tensors predicted %.3f GiB, measured %.3f" % (p["tensor_bytes"] / 2**30, got / 2**30)
 PY
+# Lightning's sanity check validates before any training step: a GPT-2 trained at B=4 with a
+# validation DataLoader of 8 had its sequence read off the validation's tokens ("T = 2048: B·T =
+# 8192 tokens ... over the micro-batch 4", "H = 6") and --val_batch_size not taken for the
+# evaluation's batch ("val" is no "eval"): now T = 1024 and H = 12 from the training forward, and
+# the evaluation pass's own batch said with its flag
+"$VT" report --json "$S/lightning_gpt2_b4_val8_fit.vt" >v8.json || fail "report of the validating run"
+python3 - v8.json <<'PY' || fail "Lightning's GPT-2 with a validation batch of 8: see above"
+import json, sys
+r = json.load(open(sys.argv[1]))
+c = r["config"]
+assert (c["block_size"]["value"], c["n_head"]["value"], c["batch_size"]["value"]) == (1024, 12, 4), \
+    (c["block_size"], c["n_head"], c["batch_size"])
+notes = r["prediction"]["notes"]
+assert any("(--val_batch_size 8 on the command line)" in n for n in notes), notes
+PY
 echo "sim_lightning: ok"

@@ -159,7 +159,8 @@ for line in open(sys.argv[1]):
     ev = f.get("eval_batch_size") and f["eval_batch_size"] != f["batch_size"] and f.get("steps") and \
         (r.get("phases") or {}).get("eval") == r["peak"]["process_bytes"] and \
         "the tensors peaked (" not in text
-    if bool(ev) != ("in an evaluation pass with a batch of its own (--eval-batch-size" in text and
+    if bool(ev) != (re.search(r"in an evaluation pass with a batch of its own \(--(?:eval-batch-size|"
+                              r"val_batch_size) ", text) is not None and
                     "the process peaked (" in text):
         bad.append("%s: the process peak in an evaluation at its own batch %s" %
                    (t, "unsaid" if ev else "said of a run that has none"))

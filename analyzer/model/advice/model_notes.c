@@ -20,15 +20,32 @@ int model_peak_in_eval(const model_result *m, const run_facts *f)
            m->measured_at_tensors;
 }
 
+/* names_evaluation: one of key's words (split at '_' and '-') names an evaluation: eval, val,
+ * valid, validation (--val_batch_size, Lightning scripts' spelling, had gone unread: "val" is no
+ * "eval"; not "interval", a word of its own) */
+static int names_evaluation(const char *key)
+{
+    static const char *const words[] = {"eval", "val", "valid", "validation", NULL};
+    for (const char *w = key; *w;) {
+        size_t n = strcspn(w, "_-");
+        for (int i = 0; words[i]; i++)
+            if (n == strlen(words[i]) && !strncmp(w, words[i], n))
+                return 1;
+        w += n + (w[n] != 0);
+    }
+    return 0;
+}
+
 /* eval_batch_flag: the evaluation's own batch on the traced command line (--eval-batch-size 16,
- * --per_device_eval_batch_size=8: a flag naming both), its flag in flag; 0 when none */
+ * --per_device_eval_batch_size=8, --val_batch_size 32: a flag naming both), its flag in flag; 0
+ * when none */
 uint64_t model_eval_batch_flag(const run_facts *f, char *flag, size_t len)
 {
     for (int i = 1; f->argv && i < f->argc; i++) {
         char key[64];
         const char *a = f->argv[i], *v = config_arg_key(a, key, sizeof key);
         /* (not a count of batches: --max_eval_batches 200) */
-        if (strncmp(a, "--", 2) || !strstr(key, "eval") || !strstr(key, "batch") ||
+        if (strncmp(a, "--", 2) || !names_evaluation(key) || !strstr(key, "batch") ||
             strstr(key, "batches"))
             continue;
         if (!v && !(v = i + 1 < f->argc ? f->argv[i + 1] : NULL))

@@ -514,6 +514,7 @@ int infer_finish(infer_pass *ip, infer_result *out)
     vt__pass *p = &ip->p;
     if (ip->oom)
         return -1;
+    vt__drop_evaluation(p);
     if (!p->snapped && !p->seen_backward && p->n) {
         /* no backward and no failure (an evaluation or inference run): the weights are the
          * prefix kept to the run's last allocation, freed at the program's exit if at all, up

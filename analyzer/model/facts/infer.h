@@ -85,6 +85,10 @@ enum { INFER_MADE_UNKNOWN, INFER_MADE_FORWARD, INFER_MADE_ELSEWHERE };
 /* | INFER_MADE_WORKSPACE: made under cuBLAS's handle (its workspace, kept by PyTorch): never
  * the logits (a 32 MiB workspace is a multiple of any power-of-two vocabulary) */
 #define INFER_MADE_WORKSPACE 256
+/* | INFER_MADE_EVAL: made in an evaluation (its stack's phase: evaluate, estimate_loss,
+ * Lightning's validation_step): before the first backward of a run that trains, not the first
+ * training forward's (Lightning's sanity check validates before any training step) */
+#define INFER_MADE_EVAL 512
 void infer_pass_event_made(infer_pass *p, uint64_t event, int is_alloc, const reader_event *ev,
                            uint64_t freed_event, int made);
 /* infer_pass_done: 1 once no later event can change what infer_finish says. */

@@ -34,6 +34,7 @@ typedef struct vt__tensor {
     int dropout;    /* made by dropout's forward (INFER_MADE_DROPOUT) */
     int cast;       /* made by a dtype conversion (INFER_MADE_CAST) */
     int workspace;  /* made under cuBLAS's handle (INFER_MADE_WORKSPACE) */
+    int eval;       /* made in an evaluation (INFER_MADE_EVAL) */
     int oom_live;   /* alive at an out-of-memory failure before any backward (vt__snap) */
     uint64_t gone;  /* kept, and freed after the first backward before the next: that event */
     uint64_t freed; /* freed before any backward: that event (0: not) */
@@ -44,6 +45,7 @@ typedef struct vt__pass {
     size_t n, cap;
     int seen_backward;
     int seen_forward;    /* a tensor made in a forward (its stack says) was pushed */
+    int seen_train;      /* ... in a forward that is no evaluation's, before any backward */
     int snapped;         /* kept is set */
     int watch_done;      /* the second backward began: no later free says more (vt__tensor.gone) */
     uint64_t last_alloc; /* the last allocation seen after the first backward, before that */
@@ -212,6 +214,9 @@ static inline uint64_t vt__pos_rows(const uint64_t *elems, size_t i, uint64_t d,
  * address; its index, p->n when none. Only the early ones matter, so later ones are not kept. */
 int vt__push(vt__pass *p, uint64_t addr, uint64_t size, uint64_t event, int made, uint32_t stack);
 size_t vt__free(vt__pass *p, uint64_t addr, uint64_t event);
+/* vt__drop_evaluation: before the pass is read, a run that trains leaves out an evaluation
+ * before its first training forward at a batch of its own (infer_tensors.c says which). */
+void vt__drop_evaluation(vt__pass *p);
 /* vt__tensors_copy: c (a copy of p's fields) gets lists of its own; -1 out of memory (c's lists
  * then none). vt__tensors_free: p's lists freed. */
 int vt__tensors_copy(vt__pass *c, const vt__pass *p);

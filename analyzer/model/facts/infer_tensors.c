@@ -1,7 +1,8 @@
 /* infer_tensors.c — the inference pass's list of tensors (infer_pass.h): pushed in event order,
  * freed by the freed allocation's event or else by address (a count of live tensors at each
- * address says when there is one to search for), copied and freed with the pass. What the list
- * says is infer.c's and the infer_*.c files'. */
+ * address says when there is one to search for), copied and freed with the pass; an evaluation
+ * before the first training forward at a batch of its own left out of it. What the list says is
+ * infer.c's and the infer_*.c files'. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,18 +86,22 @@ int vt__push(vt__pass *p, uint64_t addr, uint64_t size, uint64_t event, int made
                      .early = !p->seen_backward,
                      .live = 1,
                      .made = made & ~(INFER_MADE_ATTENTION | INFER_MADE_DROPOUT | INFER_MADE_CAST |
-                                      INFER_MADE_INPUT | INFER_MADE_INIT | INFER_MADE_WORKSPACE),
+                                      INFER_MADE_INPUT | INFER_MADE_INIT | INFER_MADE_WORKSPACE |
+                                      INFER_MADE_EVAL),
                      .init = (made & INFER_MADE_INIT) != 0,
                      .input = (made & INFER_MADE_INPUT) != 0,
                      .stack = stack,
                      .attention = (made & INFER_MADE_ATTENTION) != 0,
                      .dropout = (made & INFER_MADE_DROPOUT) != 0,
                      .cast = (made & INFER_MADE_CAST) != 0,
-                     .workspace = (made & INFER_MADE_WORKSPACE) != 0};
+                     .workspace = (made & INFER_MADE_WORKSPACE) != 0,
+                     .eval = (made & INFER_MADE_EVAL) != 0};
     ++*live;
     if (addr)
         p->at_last[j] = p->n < UINT32_MAX ? (uint32_t)p->n : 0;
     p->seen_forward |= p->t[p->n - 1].made == INFER_MADE_FORWARD;
+    p->seen_train |=
+        p->t[p->n - 1].made == INFER_MADE_FORWARD && !p->t[p->n - 1].eval && !p->seen_backward;
     return 0;
 }
 
@@ -171,4 +176,34 @@ void vt__tensors_free(vt__pass *p)
     free(p->at_addr);
     free(p->at_live);
     free(p->at_last);
+}
+
+/* vt__drop_evaluation (infer_pass.h): a run that trains reads its first training forward. An
+ * evaluation before it (Lightning's sanity check: two validation batches before any training step)
+ * whose batch is not the training's (its first input another size than the first one after it) is
+ * left out: every tensor up to its last one that did not outlive it; its logits at a validation
+ * batch of 16 had made B·T 4 times a training batch of 4's (a GPT-2: "T = 4096", "H = 3"). An
+ * evaluation of the training's own batch (nanoGPT's estimate_loss at iteration 0) stays: the same
+ * tokens, and its eager forward reads where a compiled training forward may not. */
+void vt__drop_evaluation(vt__pass *p)
+{
+    if (!p->seen_train)
+        return;         /* (an evaluation run: its forwards are the ones to read) */
+    size_t last = p->n; /* the evaluation's last tensor before any backward */
+    for (size_t i = 0; i < p->n && p->t[i].early; i++)
+        if (p->t[i].eval)
+            last = i;
+    if (last == p->n)
+        return;
+    uint64_t in_eval = 0, in_train = 0;
+    for (size_t i = 0; i < p->n && p->t[i].early && !(in_eval && in_train); i++)
+        if (p->t[i].input && !p->t[i].eval && !(i < last ? in_eval : in_train))
+            *(i < last ? &in_eval : &in_train) = p->t[i].size;
+    if (!in_eval || !in_train || in_eval == in_train)
+        return;
+    size_t k = 0;
+    for (size_t i = 0; i < p->n; i++)
+        if (!(i <= last && !p->t[i].live && !p->t[i].kept && !p->t[i].init))
+            p->t[k++] = p->t[i];
+    p->n = k; /* (vt__trim_oom and vt__find_images find their indexes in what is left) */
 }

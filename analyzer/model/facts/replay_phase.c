@@ -255,5 +255,6 @@ int replay_phase_made(state *s, uint32_t id)
            (f->f.fused_attention ? INFER_MADE_ATTENTION : 0) |
            (f->f.dropout ? INFER_MADE_DROPOUT : 0) | (f->f.to_copy ? INFER_MADE_CAST : 0) |
            (f->f.input ? INFER_MADE_INPUT : 0) | (f->f.phase == PHASE_INIT ? INFER_MADE_INIT : 0) |
-           (f->f.workspace ? INFER_MADE_WORKSPACE : 0);
+           (f->f.workspace ? INFER_MADE_WORKSPACE : 0) |
+           (f->f.phase == PHASE_EVAL ? INFER_MADE_EVAL : 0);
 }

@@ -27,7 +27,8 @@ from ._C import _aten as _A
 from ._C import _aten_nn as _NN
 from ._C._tensor import Size
 from ._tensor import Tensor
-from .autograd.grad_mode import no_grad, enable_grad, set_grad_enabled, is_grad_enabled
+from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled,  # noqa: F401
+                                 inference_mode)
 from . import autograd, nn, optim, amp, cuda, utils  # noqa: F401
 from .amp.autocast_mode import autocast
 

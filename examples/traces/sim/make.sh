@@ -175,6 +175,9 @@ run llama400m_lora8_ckpt_b4_fit examples/sim/sim_hf.py --model llama-400m --lora
 run lightning_gpt2_b4_a2_fit examples/sim/sim_lightning.py --model gpt2 --batch-size 4 --accumulate_grad_batches 2
 run lightning_resnet50_16mixed_sgd_b64_fit examples/sim/sim_lightning.py --model resnet50 --batch-size 64 --precision 16-mixed --optimizer sgd
 run lightning_llama400m_b4_a2_oom_forward examples/sim/sim_lightning.py --model llama-400m --batch-size 4 --accumulate_grad_batches 2
+# ... validating (its sanity check before any training step) at a batch of its own
+run lightning_gpt2_b4_val8_fit examples/sim/sim_lightning.py --model gpt2 --batch-size 4 --val_batch_size 8
+run lightning_gpt2_b4_val16_oom_eval examples/sim/sim_lightning.py --model gpt2 --batch-size 4 --val_batch_size 16
 # a script of its own loop under accelerate (sim_accelerate.py: run_clm_no_trainer.py's flags,
 # Accelerator(gradient_accumulation_steps=...), accelerator.accumulate(model))
 run accelerate_gpt2_b4_a2_fit examples/sim/sim_accelerate.py --model gpt2 --per_device_train_batch_size 4 --gradient_accumulation_steps 2
