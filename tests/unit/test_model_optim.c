@@ -91,8 +91,10 @@ static void test_optimizer_flag_default(void **state)
 }
 
 /* No step ran under the Hugging Face Trainer: the script's own TrainingArguments(optim=...)
- * names it, with its line; not when two calls disagree, the script assigns args.optim later, the
- * value is no literal, it names SGD, or the call is no training-arguments call. */
+ * names it, with its line; optim="sgd" no state (the Trainer's SGD has the learning rate alone);
+ * not when two calls disagree, the script assigns args.optim later, the value is no literal,
+ * SGD has optim_args (a momentum, in some versions), or the call is no training-arguments
+ * call. */
 static void test_optimizer_trainargs(void **state)
 {
     (void)state;
@@ -105,10 +107,17 @@ static void test_optimizer_trainargs(void **state)
                                               "(the script's own; "));
     script_kinds("args = TrainingArguments(optim='adamw_torch_fused')\n", &m);
     assert_int_equal(m.rec.optim, OPT_ADAM);
+    script_kinds("args = TrainingArguments(\n    optim='sgd',\n)\n", &m);
+    assert_int_equal(m.rec.optim, OPT_NONE);
+    assert_non_null(strstr(m.rec.optim_where, "fit.py:2 TrainingArguments(optim='sgd') (the "
+                                              "script's own; the Trainer makes torch.optim.SGD "
+                                              "with the learning rate alone: no momentum, no "
+                                              "state; "));
     static const char *const unread[] = {
         "a = TrainingArguments(optim='adafactor')\nb = TrainingArguments(optim='adamw_torch')\n",
         "a = TrainingArguments(optim='adafactor')\na.optim = 'adamw_torch'\n",
-        "a = TrainingArguments(optim=OPTIM)\n", "a = TrainingArguments(optim='sgd')\n",
+        "a = TrainingArguments(optim=OPTIM)\n",
+        "a = TrainingArguments(optim='sgd', optim_args='momentum=0.9')\n",
         "a = Something(optim='adafactor')\n"};
     for (size_t i = 0; i < sizeof unread / sizeof unread[0]; i++) {
         script_kinds(unread[i], &m);

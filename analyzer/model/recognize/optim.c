@@ -282,7 +282,10 @@ void recognize_optim_cmdline(int argc, const char *const *argv, run_recognition 
 
 /* optim_trainargs: the optimizer a Hugging Face Trainer script's own training arguments name
  * (TrainingArguments(optim="adamw_torch_fused"), a string literal every such call agrees on and
- * the script assigns nowhere else), f its recorded source (base: its name); SGD is not taken */
+ * the script assigns nowhere else), f its recorded source (base: its name). optim="sgd" with no
+ * optim_args is no state: the Trainer makes torch.optim.SGD with the learning rate alone, no
+ * momentum (its run out of memory before its first step had AdamW's 8 B per parameter assumed:
+ * 2.64 GiB for GPT-2 medium); with optim_args (a momentum there, in some versions) not taken */
 static void optim_trainargs(const config_recfile *f, const char *base, run_recognition *r)
 {
     targs_call *calls = malloc(TARGS_CALLS_MAX * sizeof *calls);
@@ -304,11 +307,19 @@ static void optim_trainargs(const config_recfile *f, const char *base, run_recog
         got->value[len - 1] == got->value[0] && !trainargs_assigned(f->data, f->len, "optim"))
         snprintf(v, sizeof v, "%.*s", (int)len - 2, got->value + 1);
     optim_kind k = v[0] ? flag_kind(v) : OPT_UNKNOWN;
-    if (k != OPT_UNKNOWN && k != OPT_SGD) { /* (SGD: momentum or none is not in a name) */
-        r->optim = k;
+    int plain = 0; /* optim="sgd" in calls that give no optim_args */
+    for (int i = 0; k == OPT_SGD && i < n; i++)
+        plain = !trainargs_find(&calls[i], "optim_args") && (i == 0 || plain);
+    if (k != OPT_UNKNOWN && (k != OPT_SGD || plain)) { /* (SGD: momentum or none is not in a
+                                                        * name, but in the Trainer's) */
+        r->optim = k == OPT_SGD ? OPT_NONE : k;
         snprintf(r->optim_where, sizeof r->optim_where,
-                 "%.60s:%d %.48s(optim=%s) (the script's own; %s: its state not measured)", base,
-                 got->line, callee, got->value, unmeasured(r));
+                 "%.60s:%d %.48s(optim=%s) (the script's own%s; %s: its state not measured)", base,
+                 got->line, callee, got->value,
+                 k == OPT_SGD ? "; the Trainer makes torch.optim.SGD with the learning rate "
+                                "alone: no momentum, no state"
+                              : "",
+                 unmeasured(r));
     }
     free(calls);
 }
