@@ -186,8 +186,9 @@ grep -q 'smaller inputs' l.txt && fail "llama on 6 GiB: smaller inputs advised"
     grep -q '^not even a micro-batch of 1 fits: use a smaller model, smaller inputs (shorter sequences, smaller images) or activation checkpointing$' ||
     fail "gpt2-medium on 8 GiB: checkpointing no longer said"
 # ... and not where it is on already (a LoRA Llama on 4 GiB with --checkpointing had been told
-# to use activation checkpointing)
-"$VT" predict --from "$ROOT/examples/traces/h100-torch2.11-beyond/llama400m_lora8_b4_fit.vt" --card 4GiB \
+# to use activation checkpointing; on 3.5 GiB since its KV cache is left out under checkpointing,
+# 3.64 GiB predicted)
+"$VT" predict --from "$ROOT/examples/traces/h100-torch2.11-beyond/llama400m_lora8_b4_fit.vt" --card 3.5GiB \
     --batch-size 1 --grad-accum 4 --checkpointing >ck.txt
 grep -q '^not even a micro-batch of 1 fits: use a smaller model or smaller inputs (shorter sequences, smaller images)$' ck.txt ||
     { tail -2 ck.txt; fail "checkpointing on: still advised"; }

@@ -281,9 +281,16 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
     if (!cur->checkpointing && !cur->generic) {
         gpt_shape s = *cur;
         s.checkpointing = 1;
+        /* (with the KV cache the run filled not made: transformers turns use_cache off under
+         * checkpointing in training; advice.c's predictions leave it out) */
+        int kv = cat_breakdown_total(&c->kv) > 0 || cat_breakdown_total(&c->kv_oom) > 0;
         n = add(items, n, max, c, &s, capacity, "activation checkpointing",
                 "(code change: torch.utils.checkpoint.checkpoint around each Block in GPT.forward)",
-                "keeps only block inputs and recomputes the forward in backward: ~25-35 % slower");
+                kv ? "keeps only block inputs and recomputes the forward in backward: ~25-35 % "
+                     "slower; no KV cache either (transformers turns use_cache off under "
+                     "checkpointing in training)"
+                   : "keeps only block inputs and recomputes the forward in backward: ~25-35 % "
+                     "slower");
     }
     if (!cur->no_kv_cache &&
         (cat_breakdown_total(&c->kv) > 0 || cat_breakdown_total(&c->kv_oom) > 0)) {

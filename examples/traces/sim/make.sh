@@ -104,6 +104,9 @@ run llama_gqa300m_lora8_b2_fit examples/sim/sim_hf.py --model llama-gqa-300m --l
 run llama_gqa300m_lora8_fp32_b2_fit examples/sim/sim_hf.py --model llama-gqa-300m --lora-rank 8 --amp none --batch-size 2 --steps 2
 # one step with checkpointing: its tensors peak in the optimizer step, the forward's tensors gone
 run llama400m_ckpt_b4_fit examples/sim/sim_hf.py --model llama-400m --gradient-checkpointing --batch-size 4 --steps 1
+# ... through a second step: what llama400m_b4_fit's checkpointing what-if predicts (no KV cache:
+# transformers turns use_cache off under checkpointing in training)
+run llama400m_ckpt_b4_s2_fit examples/sim/sim_hf.py --model llama-400m --gradient-checkpointing --batch-size 4 --steps 2
 # evaluation only (forwards and their losses under no_grad): nothing trained
 run gpt2_eval_b16_fit examples/sim/sim_hf.py --model gpt2 --eval-only --batch-size 16 --steps 3
 run gpt2_eval_b18_fit examples/sim/sim_hf.py --model gpt2 --eval-only --batch-size 18 --steps 2
