@@ -76,22 +76,20 @@ class LitModel(L.LightningModule):
         self.net = build(name)
         self.optimizer_name, self.lr, self.truth = optimizer, lr, truth
 
-    def training_step(self, batch, batch_idx):
+    def loss(self, batch):
+        """The language model's loss on token ids, or cross-entropy on images and classes."""
         if isinstance(batch, dict):
-            loss = self.net(input_ids=batch["input_ids"], labels=batch["labels"]).loss
-        else:
-            images, target = batch
-            loss = F.cross_entropy(self.net(images), target)
+            return self.net(input_ids=batch["input_ids"], labels=batch["labels"]).loss
+        images, target = batch
+        return F.cross_entropy(self.net(images), target)
+
+    def training_step(self, batch, batch_idx):
+        loss = self.loss(batch)
         self.log("train_loss", loss)
         return loss
 
     def validation_step(self, batch, batch_idx):
-        if isinstance(batch, dict):
-            loss = self.net(input_ids=batch["input_ids"], labels=batch["labels"]).loss
-        else:
-            images, target = batch
-            loss = F.cross_entropy(self.net(images), target)
-        self.log("val_loss", loss)
+        self.log("val_loss", self.loss(batch))
 
     def configure_optimizers(self):
         params = [p for p in self.parameters() if p.requires_grad]
