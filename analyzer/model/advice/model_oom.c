@@ -9,13 +9,19 @@
 #include "formula.h"
 #include "model_trace.h"
 
+/* oom_in: the run's out-of-memory error came in that phase (phases.h's names) */
+static int oom_in(const run_facts *f, const char *name)
+{
+    return f->oom_phase && !strcmp(f->oom_phase, name);
+}
+
 /* later_forward: the run ran out of memory in a forward after a backward that began after its
  * tensors peaked (a later micro-batch's forward: the moment measured is whole, its logits made;
  * the H100 Llama 160M at B=12, out of memory in its second micro-batch's forward, peaked at the
  * end of its first) */
 static int later_forward(const run_facts *f)
 {
-    return f->oom_phase && !strcmp(f->oom_phase, "forward") && f->oom_bwd > f->peak_bwd;
+    return oom_in(f, "forward") && f->oom_bwd > f->peak_bwd;
 }
 
 int model_oom_cut(const run_facts *f)
@@ -42,13 +48,11 @@ void model_oom_calibrate(model_result *m, const run_facts *f)
      * state is a lower bound, as any forward's (a simulated Llama 400M under Lightning at
      * B=4, A=2, out of memory 84 % into its second step's forward, had B=2, A=4 predicted
      * 8.68 GiB of tensors: its failure's, no logits; that run took 9.91) */
-    int in_fwd = f->oom_phase && !strcmp(f->oom_phase, "forward");
-    advice_calibrate_oom(&m->calib, &f->at_oom, f->oom_requested,
-                         !earlier && ((f->at_oom.bytes[CAT_GRADIENTS] > 0 && !in_fwd) ||
-                                      (f->oom_phase && (!strcmp(f->oom_phase, "backward") ||
-                                                        !strcmp(f->oom_phase, "optimizer")))));
+    int after_forward = (f->at_oom.bytes[CAT_GRADIENTS] > 0 && !oom_in(f, "forward")) ||
+                        oom_in(f, "backward") || oom_in(f, "optimizer");
+    advice_calibrate_oom(&m->calib, &f->at_oom, f->oom_requested, !earlier && after_forward);
     m->calib.kv_oom = f->kv_at_oom;
-    m->calib.oom_in_step = f->oom_phase && !strcmp(f->oom_phase, "optimizer");
+    m->calib.oom_in_step = oom_in(f, "optimizer");
     model_kv_kept(f, &m->calib.kv_oom);
     model_oom_forward_share(m, f);
     if (f->iterations == 0) /* the step it never reached: at least that, at any shape */

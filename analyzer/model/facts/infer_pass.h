@@ -45,7 +45,6 @@ typedef struct vt__pass {
     size_t n, cap;
     int seen_backward;
     int seen_forward;    /* a tensor made in a forward (its stack says) was pushed */
-    int seen_train;      /* ... in a forward that is no evaluation's, before any backward */
     int snapped;         /* kept is set */
     int watch_done;      /* the second backward began: no later free says more (vt__tensor.gone) */
     uint64_t last_alloc; /* the last allocation seen after the first backward, before that */

@@ -100,8 +100,6 @@ int vt__push(vt__pass *p, uint64_t addr, uint64_t size, uint64_t event, int made
     if (addr)
         p->at_last[j] = p->n < UINT32_MAX ? (uint32_t)p->n : 0;
     p->seen_forward |= p->t[p->n - 1].made == INFER_MADE_FORWARD;
-    p->seen_train |=
-        p->t[p->n - 1].made == INFER_MADE_FORWARD && !p->t[p->n - 1].eval && !p->seen_backward;
     return 0;
 }
 
@@ -187,18 +185,23 @@ void vt__tensors_free(vt__pass *p)
  * tokens, and its eager forward reads where a compiled training forward may not. */
 void vt__drop_evaluation(vt__pass *p)
 {
-    if (!p->seen_train)
-        return;         /* (an evaluation run: its forwards are the ones to read) */
     size_t last = p->n; /* the evaluation's last tensor before any backward */
-    for (size_t i = 0; i < p->n && p->t[i].early; i++)
+    int train = 0;      /* a training forward's tensor before any backward */
+    for (size_t i = 0; i < p->n && p->t[i].early; i++) {
         if (p->t[i].eval)
             last = i;
-    if (last == p->n)
+        train |= p->t[i].made == INFER_MADE_FORWARD && !p->t[i].eval;
+    }
+    if (last == p->n || !train) /* (an evaluation run: its forwards are the ones to read) */
         return;
-    uint64_t in_eval = 0, in_train = 0;
-    for (size_t i = 0; i < p->n && p->t[i].early && !(in_eval && in_train); i++)
-        if (p->t[i].input && !p->t[i].eval && !(i < last ? in_eval : in_train))
-            *(i < last ? &in_eval : &in_train) = p->t[i].size;
+    uint64_t in_eval = 0, in_train = 0; /* the first input before its last tensor, and after */
+    for (size_t i = 0; i < p->n && p->t[i].early; i++) {
+        if (!p->t[i].input || p->t[i].eval)
+            continue;
+        uint64_t *first = i < last ? &in_eval : &in_train;
+        if (!*first)
+            *first = p->t[i].size;
+    }
     if (!in_eval || !in_train || in_eval == in_train)
         return;
     size_t k = 0;
