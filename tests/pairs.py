@@ -1,6 +1,7 @@
-"""pairs.py — what oom_pairs.sh and step_pairs.sh share: a run's siblings (the same program and
-arguments but the micro-batch, its accumulation and the steps) and what `vramtrace predict
---from` says of one for a sibling's micro-batch and accumulation on the 12 GiB card."""
+"""pairs.py — what oom_pairs.sh, step_pairs.sh, sim_reports.sh and sim_largest.sh share: a
+run's siblings (the same program and arguments but the micro-batch, its accumulation and the
+steps), what `vramtrace predict --from` says of one for a sibling's micro-batch and
+accumulation on the 12 GiB card, and a largest micro-batch held to the sibling that ran it."""
 import json
 import os
 import re
@@ -22,6 +23,24 @@ def predict(trace, B, A):
     if out.returncode:
         return None, out.stderr.strip()
     return json.loads(out.stdout), None
+
+
+def largest_held(D, f, pr, siblings):
+    """the problems with the largest micro-batch f's report predicts to fit (pr, its JSON
+    prediction), held to the sibling that ran it (f itself when it is its own largest; the traces
+    in D): its tensors within -2 / +5 % of the sibling's allocated peak, and it fit"""
+    bad = []
+    sib = [g for g in siblings if g["batch_size"] == pr.get("largest_batch_size")]
+    for g in sib:
+        p, why = predict(os.path.join(D, f["trace"]), g["batch_size"], 1)
+        err = p["tensor_bytes"] / g["max_memory_allocated"] - 1 if p else None
+        if err is None or not -0.02 <= err <= 0.05 or g["oom"]:
+            bad.append("%s: B=%d predicted %s, %s measured %d (%s)" %
+                       (f["trace"], g["batch_size"], p and p["tensor_bytes"], g["trace"],
+                        g["max_memory_allocated"], why))
+    if not sib and siblings:
+        bad.append("%s: no sibling at its largest batch %s" % (f["trace"], pr.get("largest_batch_size")))
+    return bad
 
 
 # predictions known to miss and not fixed yet (printed, not failed; each says why). Empty: the

@@ -91,8 +91,18 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
     } else if (cal->calibrated) {
         printf("calibrated with %s (measured / refined formula:", a->from);
         for (int k = 0; k < CAT_COUNT; k++)
-            if (cal->measured.bytes[k] && cal->refined.bytes[k])
+            if (cal->measured.bytes[k] && cal->refined.bytes[k] &&
+                !advice_after_forward_gone(cal, (category)k))
                 printf(" %s %.2f", category_name((category)k), cal->ratio[k]);
+        /* (its peak after its forward's tensors were freed: those fitted over the run) */
+        const char *sep = "; its peak came after its forward's tensors were freed, so their "
+                          "largest over the run / refined formula:";
+        for (int k = 0; k < CAT_COUNT; k++)
+            if (cal->refined.bytes[k] && k != CAT_GRADIENTS &&
+                advice_after_forward_gone(cal, (category)k)) {
+                printf("%s %s %.2f", sep, category_name((category)k), cal->ratio[k]);
+                sep = "";
+            }
         /* (a ratio below 1 in a partial calibration: the activations of a first forward that
          * ran every block before the OOM, model_trace.c) */
         printf("%s)\n", !cal->partial    ? ""

@@ -66,7 +66,8 @@
     P(no_kv_tensors, "tensors_without_kv_cache_bytes")                                             \
     P(compiled_casts, "compiled_weight_casts_bytes")                                               \
     O(step_unreached, "optimizer_step_unreached")                                                  \
-    O(oom_later, "oom_after_measured_step")
+    O(oom_later, "oom_after_measured_step")                                                        \
+    O(after_forward, "measured_after_forward")
 
 #define W_NUM(f, key) cJSON_AddNumberToObject(o, key, (double)s->f);
 #define W_BOOL(f, key) cJSON_AddBoolToObject(o, key, s->f != 0);

@@ -19,7 +19,7 @@ report_each "$D"
 python3 - "$D/facts.jsonl" <<'PYEOF' || exit 1
 import json, os, re, subprocess, sys
 sys.path.insert(0, os.path.join(os.environ["ROOT"], "tests"))
-from pairs import predict
+from pairs import largest_held, predict
 D = os.path.dirname(sys.argv[1])
 bad = []
 FAMILY = {"gpt2": ("decoder_transformer", "GPT2LMHeadModel"),
@@ -37,13 +37,6 @@ SIZES_L = {"gpt2": 12, "gpt2-medium": 24, "llama-160m": 12, "llama-400m": 24}  #
 STATE = {"adamw": ("adam", 8.0), "sgd": ("momentum", 4.0), "adafactor": ("factored", 0.01)}
 
 
-# runs whose tensors peaked late in a backward or in the optimizer step, the forward's freed
-UNMEASURED = {"gpt2_b1_t64_fit", "llama_gqa300m_b1_t256_fit", "resnet50_b1_fit",
-              "unet_b1_noema_fit", "llama400m_ckpt_b4_fit",
-              # (or in an evaluation pass after a step, at a batch of its own)
-              "gpt2_evalb16_b4_fit", "gpt2_evalb16_b2_fit"}
-
-
 def act_ratio(r, text):
     """The activations against the refined formula: at the tensors' peak, or, when that peak came
     after the forward's tensors were freed (late in a backward, in an optimizer step: the report
@@ -56,20 +49,6 @@ n = 0
 ALL = [json.loads(l) for l in open(sys.argv[1])]
 
 
-def largest_held(f, pr, siblings):
-    """the largest micro-batch f's report predicts to fit, held to the sibling that ran it (f
-    itself when it is its own largest): its tensors within -2 / +5 % of the sibling's allocated
-    peak, and it fit"""
-    sib = [g for g in siblings if g["batch_size"] == pr.get("largest_batch_size")]
-    for g in sib:
-        p, why = predict(os.path.join(D, f["trace"]), g["batch_size"], 1)
-        err = p["tensor_bytes"] / g["max_memory_allocated"] - 1 if p else None
-        if err is None or not -0.02 <= err <= 0.05 or g["oom"]:
-            bad.append("%s: B=%d predicted %s, %s measured %d (%s)" %
-                       (f["trace"], g["batch_size"], p and p["tensor_bytes"], g["trace"],
-                        g["max_memory_allocated"], why))
-    if not sib and siblings:
-        bad.append("%s: no sibling at its largest batch %s" % (f["trace"], pr.get("largest_batch_size")))
 for line in open(sys.argv[1]):
     f = json.loads(line)
     t = f["trace"][:-3]
@@ -175,16 +154,6 @@ for line in open(sys.argv[1]):
             abs((act_ratio(r, text) or 0) - 1) > 0.001:
         bad.append("%s: activations %s x the gated block's refined formula" %
                    (t, act_ratio(r, text)))
-    # a run whose tensors peaked after its forward's were freed (but a few bytes) does not
-    # measure how the step grows with the micro-batch: no largest said (before: "6928" for the
-    # Llama at B=1, T=256, "291" for the ResNet at B=1, whose B=320 ran out of memory); every
-    # other run that fit says one
-    lb = (r.get("prediction") or {}).get("largest_batch_size", "absent")
-    if t.split("/")[-1] in UNMEASURED:
-        if lb is not None or "fits: not predicted" not in text:
-            bad.append("%s: a largest micro-batch %s from a run that does not measure the growth" % (t, lb))
-    elif not f["oom"] and not isinstance(lb, (int, float)):
-        bad.append("%s: largest micro-batch %s" % (t, lb))
     # the recommendation changes what is trained as little as what fits allows: never a new
     # model (fewer blocks, a narrower width) while checkpointing or use_cache=False keeps this one
     # and fits (GPT-2 medium on 8 GiB was told "model width 1024 -> 640" first)
@@ -524,7 +493,7 @@ for line in open(sys.argv[1]):
             if word in advice:
                 bad.append("%s: an evaluation run's advice says %r" % (t, word))
         if not f["oom"]:  # (out of memory: an upper bound, sim_frozen.sh's)
-            largest_held(f, pr, [g for g in ALL if g.get("eval_only")])
+            bad += largest_held(D, f, pr, [g for g in ALL if g.get("eval_only")])
     # knowledge distillation: a frozen teacher (no gradient) on the device before the student.
     # The shape is the student's (the checks above: its L and d, P every weight's), the
     # teacher's weights beside it added to the formula's parameters and its optimizer state all
@@ -562,8 +531,8 @@ for line in open(sys.argv[1]):
         if abs(g / f["trainable_param_bytes"] - 1) > 0.001:
             bad.append("%s: A=2 predicted %d B of gradients, the student's are %d (%s)" %
                        (t, g, f["trainable_param_bytes"], why))
-        largest_held(f, r.get("prediction") or {},
-                     [g for g in ALL if g.get("teacher") == f["teacher"] and
+        bad += largest_held(D, f, r.get("prediction") or {},
+                            [g for g in ALL if g.get("teacher") == f["teacher"] and
                       g["command"].replace(" --batch-size %d" % g["batch_size"], "") ==
                       f["command"].replace(" --batch-size %d" % f["batch_size"], "")])
     # a GAN: its own modules named, no torch layer taken for the model class; its unlabelled

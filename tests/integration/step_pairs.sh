@@ -53,15 +53,6 @@ for o in facts:
         err = p["tensor_bytes"] / f["max_memory_allocated"] - 1
         print("%s -> B=%d A=%d of %s: predicted %.2f GiB, measured %.2f GiB (%+.1f %%)" %
               (o["trace"], B, A, f["trace"], p["tensor_bytes"] / 2**30, f["max_memory_allocated"] / 2**30, 100 * err))
-        # a known analyzer bug, pinned to its number so that a change is seen: a one-step run
-        # with activation checkpointing whose tensors peaked in its optimizer step (the
-        # forward's freed: its activations measured as a 4-byte scalar, ratio 0.00) has its
-        # steady step anchored down to that moment (-1.49 GiB): Llama 400M B=4, 5.69 GiB
-        # predicted for the 6.71 its two-step sibling took (found 2026-12-05; docs/limitations.md)
-        if (o["trace"], f["trace"]) == ("llama400m_ckpt_b4_fit.vt", "llama400m_ckpt_b4_s2_fit.vt"):
-            if abs(err + 0.152) > 0.005:
-                bad.append("%s: %+.1f %% off %s's peak (the known -15.2 %% moved)" % (o["trace"], 100 * err, f["trace"]))
-            continue
         if not -0.05 <= err <= 0.10:
             bad.append("%s: %+.1f %% off %s's peak" % (o["trace"], 100 * err, f["trace"]))
 finish(bad, n, 3)

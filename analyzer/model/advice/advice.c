@@ -225,14 +225,16 @@ static void predict_raw(const model_calib *c, const gpt_shape *s, prediction *ou
         double v;
         int weights =
             k == CAT_PARAMETERS || k == CAT_GRADIENTS || k == CAT_OPTIMIZER || k == CAT_AUTOCAST;
-        if (c->calibrated && !c->global && weights && c->measured.bytes[k] > 0) {
+        /* (measured after the forward: what a forward holds of it is not that moment's) */
+        int gone = advice_after_forward_gone(c, k);
+        if (c->calibrated && !c->global && weights && c->measured.bytes[k] > 0 && !gone) {
             /* fixed parts: what the run kept, whatever the batch (scaled with the weights; a
              * frozen model's beside the one trained, whatever the shape) */
             uint64_t fz = k == CAT_PARAMETERS && c->measured.bytes[k] > c->frozen ? c->frozen : 0;
             v = (double)(c->measured.bytes[k] - fz) * scale(&s2, &c->measured_shape, k) +
                 (double)fz;
         } else if (!c->calibrated || c->global || c->refined.bytes[k] > 0 ||
-                   c->measured.bytes[k] == 0) {
+                   c->measured.bytes[k] == 0 || gone) {
             double q = c->ratio[k];
             /* compile turned off: what compile saved below the formula (its fused loss, its
              * recomputation) does not carry over to eager, so no ratio below 1 either; nor one
@@ -466,7 +468,9 @@ static void predict_forward(const model_calib *c, const gpt_shape *s, prediction
             raise_by(out, need - out->peak_bytes);
         return;
     }
-    if (!c->calibrated || c->partial)
+    /* (a moment after the forward is the optimizer step's or the backward's, not a forward's
+     * to anchor on: predict_moments has the step as measured) */
+    if (!c->calibrated || c->partial || c->after_forward)
         return;
     uint64_t meas = 0;
     for (int i = 0; i < CAT_COUNT; i++)

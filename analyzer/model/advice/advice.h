@@ -95,6 +95,11 @@ typedef struct model_calib {
      * partial run's): kept and moved with the weights, not scaled with the tokens; the ratio
      * of the activations is fitted to the rest */
     uint64_t compiled_casts;
+    /* 1: measured is a moment after the forward's tensors were freed (the optimizer step, late
+     * in a backward; advice_calib_after_forward): the forward's categories it held little of
+     * are fitted to their largest over the run, its gradients are the step's (a forward holds
+     * the formula's), and no forward is anchored on it (predict_step is that moment) */
+    int after_forward;
 } model_calib;
 
 /* A prediction for one shape. */
@@ -146,6 +151,20 @@ void advice_calibrate(model_calib *c, const gpt_shape *s, const cat_breakdown *m
  * when the failure came after the forward (backward, optimizer): the state is then the
  * prediction; else the larger of it and the formula's. */
 void advice_calibrate_oom(model_calib *c, const cat_breakdown *live, uint64_t request, int tight);
+
+/* advice_calib_after_forward: c, calibrated on a complete run's moment after its forward's
+ * tensors were freed (its activations there under a quarter of the formula's, some measured
+ * over the run), refitted: each of the forward's categories (activations, logits/loss,
+ * attention, autocast copies) held under a quarter of the formula's there takes its ratio from
+ * largest, the category's largest live bytes over the run (the formula's where it held none);
+ * c->after_forward set. 1 when done. (A one-step Llama 400M with checkpointing, peaking in its
+ * optimizer step, had its activations fitted to a 4-byte scalar and every forward anchored down
+ * to that moment: 5.69 GiB of tensors predicted for a later step that took 6.71.) */
+int advice_calib_after_forward(model_calib *c, const uint64_t largest[CAT_COUNT]);
+/* advice_after_forward_gone: c measured category k at such a moment where a forward holds
+ * what it did not (the gradients, the backward's scratch, and the forward's categories refitted
+ * there): predict the forward's k from the formula and its ratio, not from that moment */
+int advice_after_forward_gone(const model_calib *c, category k);
 
 /* advice_unreached_step: a run that died before its first optimizer step (c has its state at
  * the failure, no step measured), one that trains (s, the run's shape): c->step becomes that

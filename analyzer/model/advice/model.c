@@ -456,6 +456,8 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     model_kv_kept(f, &m->calib.kv); /* (less what the attention would keep) */
     if (f->has_oom && cat_breakdown_total(&f->at_oom) > 0)
         model_oom_calibrate(m, f);
+    else if (!f->has_oom && model_peak_after_forward(f) && strcmp(f->peak_phase, "eval"))
+        advice_calib_after_forward(&m->calib, f->cat_peak); /* (an evaluation's: its own) */
     gpt_shape steady = m->shape;
     steady.iteration0 = 0;
     steady.accum_unknown = !m->shape.no_training && advice_accum_unknown(&m->cfg);
@@ -530,8 +532,8 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
      * micro-batch 1048576" on 80 GiB), but where not even 1 fits: that one is measured (its
      * step's moment needs what it held at its failure whatever the micro-batch). */
     uint64_t act = m->measured.bytes[CAT_ACTIVATIONS], act_run = f->cat_peak[CAT_ACTIVATIONS];
-    m->growth_unmeasured = (!f->has_oom || m->calib.oom_in_step) && act_run > 0 &&
-                           act < act_run / 4 && (act > 0 || m->shape.generic) &&
+    m->growth_unmeasured = !m->calib.after_forward && (!f->has_oom || m->calib.oom_in_step) &&
+                           act_run > 0 && act < act_run / 4 && (act > 0 || m->shape.generic) &&
                            model_peak_after_forward(f);
     if (config_known(&m->cfg, CFG_batch_size)) {
         uint64_t lb = advice_largest_batch(&m->calib, &steady, m->capacity, ADVICE_HEADROOM);

@@ -42,6 +42,9 @@ run llama400m_b3_fit examples/sim/sim_hf.py --model llama-400m --batch-size 3 --
 run llama_gqa300m_b4_fit examples/sim/sim_hf.py --model llama-gqa-300m --batch-size 4 --steps 2
 run llama_gqa300m_bias_b4_fit examples/sim/sim_hf.py --model llama-gqa-300m --attention-bias --batch-size 4 --steps 2
 run llama_gqa300m_b1_t256_fit examples/sim/sim_hf.py --model llama-gqa-300m --batch-size 1 --seq-len 256 --steps 2
+# ... at 20: the largest micro-batch its B=1 run predicts, its forward fitted to the activations'
+# largest over the run (its own tensors peaked in the backward, the forward's freed)
+run llama_gqa300m_b20_t256_fit examples/sim/sim_hf.py --model llama-gqa-300m --batch-size 20 --seq-len 256 --steps 2
 run llama400m_lora8_b4_fit examples/sim/sim_hf.py --model llama-400m --batch-size 4 --lora-rank 8 --steps 1
 run bert_b16_fit examples/sim/sim_hf.py --model bert-base --batch-size 16 --steps 1
 run bert_b32_oom_backward examples/sim/sim_hf.py --model bert-base --batch-size 32 --steps 1
@@ -60,6 +63,8 @@ run llama160m_fp16_b8_a4_fit examples/sim/sim_hf.py --model llama-160m --amp fp1
 run gpt2_ema_b4_fit examples/sim/sim_hf.py --model gpt2 --batch-size 4 --ema --steps 2
 run gpt2_b4_fit examples/sim/sim_hf.py --model gpt2 --batch-size 4 --steps 2
 run gpt2_b1_t64_fit examples/sim/sim_hf.py --model gpt2 --batch-size 1 --seq-len 64 --steps 2
+# ... at 89: the largest micro-batch its B=1 run predicts (as llama_gqa300m_b20_t256_fit)
+run gpt2_b89_t64_fit examples/sim/sim_hf.py --model gpt2 --batch-size 89 --seq-len 64 --steps 2
 run llama160m_bf16_b8_a2_fit examples/sim/sim_hf.py --model llama-160m --amp none --dtype bf16 --batch-size 8 --grad-accum 2 --steps 2
 run llama160m_bf16_b16_oom_backward examples/sim/sim_hf.py --model llama-160m --amp none --dtype bf16 --batch-size 16 --steps 1
 run gpt2_bf16_b4_fit examples/sim/sim_hf.py --model gpt2 --amp none --dtype bf16 --batch-size 4 --steps 2
@@ -107,6 +112,8 @@ run llama400m_ckpt_b4_fit examples/sim/sim_hf.py --model llama-400m --gradient-c
 # ... through a second step: what llama400m_b4_fit's checkpointing what-if predicts (no KV cache:
 # transformers turns use_cache off under checkpointing in training)
 run llama400m_ckpt_b4_s2_fit examples/sim/sim_hf.py --model llama-400m --gradient-checkpointing --batch-size 4 --steps 2
+# ... at 9: the largest micro-batch the one-step run predicts
+run llama400m_ckpt_b9_s2_fit examples/sim/sim_hf.py --model llama-400m --gradient-checkpointing --batch-size 9 --steps 2
 # evaluation only (forwards and their losses under no_grad): nothing trained
 run gpt2_eval_b16_fit examples/sim/sim_hf.py --model gpt2 --eval-only --batch-size 16 --steps 3
 run gpt2_eval_b18_fit examples/sim/sim_hf.py --model gpt2 --eval-only --batch-size 18 --steps 2

@@ -1,0 +1,41 @@
+/* advice_after.c — a calibration measured after the forward's tensors were freed (advice.h:
+ * advice_calib_after_forward): a moment that held none of a category gives no ratio for it, so
+ * the forward's categories are fitted to their largest over the run instead. */
+#include "advice.h"
+
+/* the categories a forward makes and frees by the end of its backward */
+static const category forward_cats[] = {CAT_ACTIVATIONS, CAT_LOGITS, CAT_ATTENTION, CAT_AUTOCAST};
+#define NFORWARD (sizeof forward_cats / sizeof forward_cats[0])
+
+/* little: measured holds under a quarter of what the formula has of k at the run's shape */
+static int little(const model_calib *c, category k)
+{
+    uint64_t r = c->refined.bytes[k];
+    return r > 0 && c->measured.bytes[k] < r / 4;
+}
+
+int advice_after_forward_gone(const model_calib *c, category k)
+{
+    if (!c->after_forward)
+        return 0;
+    if (k == CAT_GRADIENTS || k == CAT_BACKWARD) /* (the step's, the backward's scratch) */
+        return 1;
+    for (size_t i = 0; i < NFORWARD; i++)
+        if (forward_cats[i] == k)
+            return little(c, k);
+    return 0;
+}
+
+int advice_calib_after_forward(model_calib *c, const uint64_t largest[CAT_COUNT])
+{
+    if (!c->calibrated || c->global || c->partial || !little(c, CAT_ACTIVATIONS) ||
+        !largest[CAT_ACTIVATIONS])
+        return 0;
+    for (size_t i = 0; i < NFORWARD; i++) {
+        category k = forward_cats[i];
+        if (little(c, k))
+            c->ratio[k] = largest[k] ? (double)largest[k] / (double)c->refined.bytes[k] : 1.0;
+    }
+    c->after_forward = 1;
+    return 1;
+}
