@@ -67,7 +67,8 @@
     P(compiled_casts, "compiled_weight_casts_bytes")                                               \
     O(step_unreached, "optimizer_step_unreached")                                                  \
     O(oom_later, "oom_after_measured_step")                                                        \
-    O(after_forward, "measured_after_forward")
+    O(after_forward, "measured_after_forward")                                                     \
+    O(grads_kept, "gradients_kept_through_forward")
 
 #define W_NUM(f, key) cJSON_AddNumberToObject(o, key, (double)s->f);
 #define W_BOOL(f, key) cJSON_AddBoolToObject(o, key, s->f != 0);
@@ -109,6 +110,7 @@ cJSON *calib_json(const model_calib *s)
     cJSON_AddItemToObject(o, "kv_cache", calib_cats_json(s->kv.bytes));
     cJSON_AddItemToObject(o, "kv_cache_oom", calib_cats_json(s->kv_oom.bytes));
     cJSON_AddItemToObject(o, "optimizer_step", calib_cats_json(s->step.bytes));
+    cJSON_AddItemToObject(o, "forward_whole", calib_cats_json(s->fwd_whole.bytes));
     VT_CALIB_FIELDS(W_NUM, W_NUM, W_NUM, W_BOOL, W_NUM, W_BOOL)
     if (s->later_cache_fraction >= 0) /* (a run of one step taken again: model.c) */
         cJSON_AddNumberToObject(o, "later_cache_fraction", s->later_cache_fraction);
@@ -243,7 +245,9 @@ int calib_from_json(const cJSON *o, model_calib *s, char *err, size_t errlen)
          (cats_from(o, "kv_cache", s->kv.bytes, err, errlen) < 0 ||
           cats_from(o, "kv_cache_oom", s->kv_oom.bytes, err, errlen) < 0)) ||
         (cJSON_GetObjectItemCaseSensitive(o, "optimizer_step") && /* (an older report: none) */
-         cats_from(o, "optimizer_step", s->step.bytes, err, errlen) < 0))
+         cats_from(o, "optimizer_step", s->step.bytes, err, errlen) < 0) ||
+        (cJSON_GetObjectItemCaseSensitive(o, "forward_whole") && /* (an older report: none) */
+         cats_from(o, "forward_whole", s->fwd_whole.bytes, err, errlen) < 0))
         return -1;
     const cJSON *r = cJSON_GetObjectItemCaseSensitive(o, "ratio");
     for (int k = 0; k < CAT_COUNT; k++)

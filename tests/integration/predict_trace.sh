@@ -93,9 +93,12 @@ def json_route(tag, report_opts, trace):
 # (and simulated runs whose calibration holds more than their categories: a frozen teacher beside
 # the student that ran out of memory, whose JSON route had given the teacher's weights AdamW state:
 # 9.09 GiB of tensors at B=2 for the trace route's 6.45; an EMA; a diffusion U-Net's EMA; a
-# sequence-to-sequence model's KV cache)
+# sequence-to-sequence model's KV cache; a run peaking after its forward, fitted over the run;
+# Lightning's gradients kept through a forward, and its forward cut short after an earlier one)
 SIM = [os.path.join(os.environ["ROOT"], "examples", "traces", "sim", n + ".vt") for n in
-       ("gpt2_kd_gpt2m_b6_oom_forward", "gpt2_kd_gpt2m_b4_fit", "gpt2_ema_b4_fit", "unet_b16_fit")]
+       ("gpt2_kd_gpt2m_b6_oom_forward", "gpt2_kd_gpt2m_b4_fit", "gpt2_ema_b4_fit", "unet_b16_fit",
+        "llama400m_ckpt_b4_fit", "lightning_llama400m_b1_s1_fit",
+        "lightning_llama400m_b4_a2_oom_forward")]
 for t in sorted(glob.glob(os.path.join(beyond, "*.vt"))) + SIM:
     tag = os.path.basename(t)[:-3]
     js, rep = json_route(tag, [], t)

@@ -173,10 +173,15 @@ static double unseen_weights(const model_calib *c, const gpt_shape *s, category 
 }
 
 /* kept_grads: v, the gradients at shape s's peak: with more than one micro-step a step at least
- * every trainable parameter's (alive through the last micro-step); with one, where the run
- * accumulated (its peak held them), the formula's (Llama B=2, A=2 had said A=1 +20.8 %) */
+ * every trainable parameter's (alive through the last micro-step), and so at any where the loop
+ * keeps them through the next forward (c->grads_kept); with one, where the run accumulated (its
+ * peak held them), the formula's (Llama B=2, A=2 had said A=1 +20.8 %) */
 static double kept_grads(const model_calib *c, const gpt_shape *s, double v, double formula)
 {
+    if (c->grads_kept && !s->no_training) { /* (a loop that zeroes them after the forward) */
+        double all = weights_of(c, s, CAT_GRADIENTS, 0);
+        return all > v ? all : v;
+    }
     if (s->A <= 1)
         return c->measured_shape.A > 1 && !c->measured_shape.accum_unknown && !s->accum_unknown
                    ? formula
@@ -227,12 +232,14 @@ static void predict_raw(const model_calib *c, const gpt_shape *s, prediction *ou
             k == CAT_PARAMETERS || k == CAT_GRADIENTS || k == CAT_OPTIMIZER || k == CAT_AUTOCAST;
         /* (measured after the forward: what a forward holds of it is not that moment's) */
         int gone = advice_after_forward_gone(c, k);
-        if (c->calibrated && !c->global && weights && c->measured.bytes[k] > 0 && !gone) {
+        /* (a forward cut short: at least what an earlier forward held, calib.fwd_whole) */
+        uint64_t mk = c->measured.bytes[k] > c->fwd_whole.bytes[k] ? c->measured.bytes[k]
+                                                                   : c->fwd_whole.bytes[k];
+        if (c->calibrated && !c->global && weights && mk > 0 && !gone) {
             /* fixed parts: what the run kept, whatever the batch (scaled with the weights; a
              * frozen model's beside the one trained, whatever the shape) */
-            uint64_t fz = k == CAT_PARAMETERS && c->measured.bytes[k] > c->frozen ? c->frozen : 0;
-            v = (double)(c->measured.bytes[k] - fz) * scale(&s2, &c->measured_shape, k) +
-                (double)fz;
+            uint64_t fz = k == CAT_PARAMETERS && mk > c->frozen ? c->frozen : 0;
+            v = (double)(mk - fz) * scale(&s2, &c->measured_shape, k) + (double)fz;
         } else if (!c->calibrated || c->global || c->refined.bytes[k] > 0 ||
                    c->measured.bytes[k] == 0 || gone) {
             double q = c->ratio[k];
@@ -360,8 +367,9 @@ static void predict_oom(const model_calib *c, const gpt_shape *s, prediction *ou
     formula_refined(&sm, &refm);
     uint64_t tensor = 0;
     for (int k = 0; k < CAT_COUNT; k++) {
-        uint64_t have = c->oom_live.bytes[k] > c->measured.bytes[k] ? c->oom_live.bytes[k]
-                                                                    : c->measured.bytes[k];
+        uint64_t live = c->oom_live.bytes[k] > c->fwd_whole.bytes[k] ? c->oom_live.bytes[k]
+                                                                     : c->fwd_whole.bytes[k];
+        uint64_t have = live > c->measured.bytes[k] ? live : c->measured.bytes[k];
         double v;
         switch ((category)k) {
         case CAT_ACTIVATIONS:
@@ -370,7 +378,7 @@ static void predict_oom(const model_calib *c, const gpt_shape *s, prediction *ou
         case CAT_INPUTS:
         case CAT_BACKWARD:
         case CAT_TEMPORARIES:
-            v = (double)c->oom_live.bytes[k] * scale(&s2, m, (category)k);
+            v = (double)live * scale(&s2, m, (category)k);
             if (k == CAT_ACTIVATIONS && c->act_whole > 1) /* the rest of a cut-short forward */
                 v *= c->act_whole;
             if (k == CAT_LOGITS && c->logits_whole > v / scale(&s2, m, CAT_LOGITS))
@@ -385,7 +393,7 @@ static void predict_oom(const model_calib *c, const gpt_shape *s, prediction *ou
         case CAT_OPTIMIZER:
         case CAT_AUTOCAST: {
             int freed = k == CAT_AUTOCAST && c->oom_in_step; /* (with the forward's tensors) */
-            have = freed ? c->oom_live.bytes[k] : have;
+            have = freed ? live : have;
             uint64_t fz = k == CAT_PARAMETERS && have > c->frozen ? c->frozen : 0; /* kept whole */
             v = have > 0 || freed ? (double)(have - fz) * scale(&s2, m, (category)k) + (double)fz
                                   : unseen_weights(c, &s2, (category)k, ref.bytes[k]);

@@ -47,16 +47,22 @@ typedef struct model_calib {
     int oom_tight;   /* 1: a forward had completed before the failure */
     int oom_in_step; /* 1: it came in an optimizer step: autocast's copies, the forward's, freed */
     cat_breakdown oom_live; /* live by category at the failure */
-    uint64_t oom_request;   /* bytes the failing call asked for */
-    double act_whole;       /* > 1: the activations at the failure were this share of the whole
-                             * forward's (a first forward cut short, weights used evenly) */
-    double logits_whole;    /* > 0: the logits/loss bytes that forward would have made at its
-                             * end (at the run's shape), when it died before them */
-    int lower;              /* 1: predictions are lower bounds (a first forward cut short, no
-                             * formula): no allocator cache is assumed in them, for the floor is
-                             * room a run may need, not bytes it must hold (a GPT-2 evaluation at
-                             * B=16 had been told "at least 11.10 GiB", 1.80 of them that floor;
-                             * its run took 10.13) */
+    /* a forward cut short by the failure after an earlier forward of the run's shape completed:
+     * its activations and autocast copies at their largest over the run (what that forward
+     * would have held whole; 0s: none). predict_oom takes the larger of these and oom_live (a
+     * Lightning Llama 400M cut 84 % into its second step's forward: 496 MiB of copies live of
+     * the 650.5 every forward made) */
+    cat_breakdown fwd_whole;
+    uint64_t oom_request; /* bytes the failing call asked for */
+    double act_whole;     /* > 1: the activations at the failure were this share of the whole
+                           * forward's (a first forward cut short, weights used evenly) */
+    double logits_whole;  /* > 0: the logits/loss bytes that forward would have made at its
+                           * end (at the run's shape), when it died before them */
+    int lower;            /* 1: predictions are lower bounds (a first forward cut short, no
+                           * formula): no allocator cache is assumed in them, for the floor is
+                           * room a run may need, not bytes it must hold (a GPT-2 evaluation at
+                           * B=16 had been told "at least 11.10 GiB", 1.80 of them that floor;
+                           * its run took 10.13) */
     /* transformers' KV cache in measured and in oom_live, by category: what a shape with
      * no_kv_cache does not make (the same share of each category, at any shape) */
     cat_breakdown kv, kv_oom;
@@ -100,6 +106,11 @@ typedef struct model_calib {
      * are fitted to their largest over the run, its gradients are the step's (a forward holds
      * the formula's), and no forward is anchored on it (predict_step is that moment) */
     int after_forward;
+    /* 1: the training loop keeps every gradient through the next step's forward (Lightning's
+     * automatic optimization zeroes them after it, in its closure): a forward holds them at
+     * any accumulation (kept_grads; a Lightning Llama 400M out of memory at B=4 with 2
+     * accumulation steps predicted B=1 at 7.03 GiB of tensors, its run took 8.09) */
+    int grads_kept;
 } model_calib;
 
 /* A prediction for one shape. */
@@ -157,9 +168,12 @@ void advice_calibrate_oom(model_calib *c, const cat_breakdown *live, uint64_t re
  * over the run), refitted: each of the forward's categories (activations, logits/loss,
  * attention, autocast copies) held under a quarter of the formula's there takes its ratio from
  * largest, the category's largest live bytes over the run (the formula's where it held none);
- * c->after_forward set. 1 when done. (A one-step Llama 400M with checkpointing, peaking in its
- * optimizer step, had its activations fitted to a 4-byte scalar and every forward anchored down
- * to that moment: 5.69 GiB of tensors predicted for a later step that took 6.71.) */
+ * the temporaries measured there are the step's or the backward's (none carried into a forward:
+ * a Lightning Llama at B=1 had its optimizer step's 1.39 GiB scaled with the tokens).
+ * c->after_forward set. 1 when done. (A
+ * one-step Llama 400M with checkpointing, peaking in its optimizer step, had its activations fitted
+ * to a 4-byte scalar and every forward anchored down to that moment: 5.69 GiB of tensors predicted
+ * for a later step that took 6.71.) */
 int advice_calib_after_forward(model_calib *c, const uint64_t largest[CAT_COUNT]);
 /* advice_after_forward_gone: c measured category k at such a moment where a forward holds
  * what it did not (the gradients, the backward's scratch, and the forward's categories refitted

@@ -18,7 +18,9 @@ int advice_after_forward_gone(const model_calib *c, category k)
 {
     if (!c->after_forward)
         return 0;
-    if (k == CAT_GRADIENTS || k == CAT_BACKWARD) /* (the step's, the backward's scratch) */
+    if (k == CAT_GRADIENTS) /* (the step's, but where the loop keeps them through a forward) */
+        return !c->grads_kept;
+    if (k == CAT_BACKWARD) /* (the backward's scratch) */
         return 1;
     for (size_t i = 0; i < NFORWARD; i++)
         if (forward_cats[i] == k)
@@ -36,6 +38,7 @@ int advice_calib_after_forward(model_calib *c, const uint64_t largest[CAT_COUNT]
         if (little(c, k))
             c->ratio[k] = largest[k] ? (double)largest[k] / (double)c->refined.bytes[k] : 1.0;
     }
+    c->fixed[CAT_TEMPORARIES] = 0, c->temp_per_token = 0; /* (predict_step has the step's) */
     c->after_forward = 1;
     return 1;
 }

@@ -432,6 +432,7 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
         advice_calib_default(&m->calib, &m->shape);
     m->calib.expandable = m->expandable_set;
     m->calib.weights_exact = f->tensor_mode; /* segments mix weights with other tensors */
+    m->calib.grads_kept = !strcmp(m->rec.loop, "lightning"); /* (zero_grad after the forward) */
     if (f->has_at_step && m->calib.calibrated && !m->calib.global)
         m->calib.step = f->at_step; /* what-ifs need at least the step moved to their shape */
     /* one step, its state made after the forward measured: a second step reserves what its

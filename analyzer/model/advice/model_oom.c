@@ -35,6 +35,35 @@ uint64_t model_oom_whole_state(const model_result *m, const run_facts *f)
     return (uint64_t)(formula_opt_bpp(&m->shape) * trained);
 }
 
+/* forward_whole: the run died in a forward cut short (model_oom_cut) after an earlier forward of
+ * its shape had completed (a backward ran before it): the activations and autocast copies that
+ * forward would have held, at their largest over the run where above what was live at the
+ * failure (calib.fwd_whole), said in m->oom_forward */
+static void forward_whole(model_result *m, const run_facts *f)
+{
+    static const category whole[] = {CAT_ACTIVATIONS, CAT_AUTOCAST};
+    if (!oom_in(f, "forward") || !f->backward_passes || !model_oom_cut(f) || !f->has_cat_peaks ||
+        m->oom_forward[0])
+        return;
+    char said[200] = "";
+    for (size_t i = 0; i < sizeof whole / sizeof whole[0]; i++) {
+        category k = whole[i];
+        uint64_t live = f->at_oom.bytes[k], most = f->cat_peak[k];
+        if (most <= live)
+            continue;
+        m->calib.fwd_whole.bytes[k] = most;
+        size_t n = strlen(said);
+        snprintf(said + n, sizeof said - n, "%s%s %.1f MiB of %.1f", n ? ", " : "",
+                 category_name(k), (double)live / 1048576.0, (double)most / 1048576.0);
+    }
+    if (said[0])
+        snprintf(m->oom_forward, sizeof m->oom_forward,
+                 "the run died in a forward cut short after an earlier forward had completed: "
+                 "what-ifs take it whole, at what an earlier forward held (%s live at the "
+                 "failure)",
+                 said);
+}
+
 void model_oom_calibrate(model_result *m, const run_facts *f)
 {
     /* after the forward the state at the failure is the step's, unless the tensors peaked
@@ -55,6 +84,7 @@ void model_oom_calibrate(model_result *m, const run_facts *f)
     m->calib.oom_in_step = oom_in(f, "optimizer");
     model_kv_kept(f, &m->calib.kv_oom);
     model_oom_forward_share(m, f);
+    forward_whole(m, f);    /* (a later forward's: the share of none but the first's) */
     if (f->iterations == 0) /* the step it never reached: at least that, at any shape */
         advice_unreached_step(&m->calib, &m->shape);
     if (m->rec.state_cut) {

@@ -188,6 +188,13 @@ run lightning_llama400m_b4_a2_oom_forward examples/sim/sim_lightning.py --model 
 # ... validating (its sanity check before any training step) at a batch of its own
 run lightning_gpt2_b4_val8_fit examples/sim/sim_lightning.py --model gpt2 --batch-size 4 --val_batch_size 8
 run lightning_gpt2_b4_val16_oom_eval examples/sim/sim_lightning.py --model gpt2 --batch-size 4 --val_batch_size 16
+# one step at B=1: its tensors peak in the optimizer step, the forward's freed; a second step's
+# forward holds the gradients too (Lightning zeroes them after it)
+run lightning_llama400m_b1_s1_fit examples/sim/sim_lightning.py --model llama-400m --batch-size 1 --max_steps 1
+run lightning_llama400m_b1_s2_fit examples/sim/sim_lightning.py --model llama-400m --batch-size 1 --max_steps 2
+# ... the largest micro-batch the one-step run predicts (2), and 3, out of memory in its second step
+run lightning_llama400m_b2_fit examples/sim/sim_lightning.py --model llama-400m --batch-size 2 --max_steps 2
+run lightning_llama400m_b3_oom_forward examples/sim/sim_lightning.py --model llama-400m --batch-size 3 --max_steps 2
 # a script of its own loop under accelerate (sim_accelerate.py: run_clm_no_trainer.py's flags,
 # Accelerator(gradient_accumulation_steps=...), accelerator.accumulate(model))
 run accelerate_gpt2_b4_a2_fit examples/sim/sim_accelerate.py --model gpt2 --per_device_train_batch_size 4 --gradient_accumulation_steps 2
