@@ -125,6 +125,43 @@ static void test_optimizer_trainargs(void **state)
     }
 }
 
+/* No step ran under the Hugging Face Trainer and its command line says --optim sgd
+ * (HfArgumentParser's TrainingArguments): no state, as the Trainer's SGD keeps none; not with
+ * --optim_args (a momentum), and not in a script of its own loop (its SGD: momentum or none). */
+static void cmdline_optim(const char *loop, const char *const *argv, int argc, model_result *m)
+{
+    run_facts f;
+    oom_facts(&f);
+    f.argc = argc, f.argv = argv;
+    static run_recognition rec;
+    memset(&rec, 0, sizeof rec);
+    rec.python_frames = 1, rec.optim_bpp = -1;
+    snprintf(rec.loop, sizeof rec.loop, "%s", loop);
+    f.recog = &rec;
+    model_opts o = {0};
+    char err[512];
+    assert_int_equal(model_build(m, &f, &o, err, sizeof err), 0);
+}
+
+static void test_optimizer_trainer_cmdline(void **state)
+{
+    (void)state;
+    static model_result m;
+    static const char *const plain[] = {
+        "python3", "run_clm.py", "--optim", "sgd", "--per_device_train_batch_size", "4"};
+    cmdline_optim("hf_trainer", plain, 6, &m);
+    assert_int_equal(m.rec.optim, OPT_NONE);
+    assert_non_null(strstr(m.rec.optim_where, "--optim sgd on the command line (the Trainer makes "
+                                              "torch.optim.SGD with the learning rate alone: no "
+                                              "momentum, no state; "));
+    static const char *const args[] = {"python3", "run_clm.py", "--optim=sgd",
+                                       "--optim_args=momentum=0.9"};
+    cmdline_optim("hf_trainer", args, 4, &m);
+    assert_int_equal(m.rec.optim, OPT_SGD);
+    cmdline_optim("own", plain, 6, &m);
+    assert_int_equal(m.rec.optim, OPT_SGD);
+}
+
 /* A run of forwards only (an evaluation) whose command line names an optimizer: the row says
  * the flag and that none ran, not "no step ran: its state not measured" as if one were to come;
  * with no flag, the same words alone, whatever the script constructs. */
@@ -166,6 +203,7 @@ int main(void)
         cmocka_unit_test(test_script_optimizer_kinds),
         cmocka_unit_test(test_optimizer_flag_default),
         cmocka_unit_test(test_optimizer_trainargs),
+        cmocka_unit_test(test_optimizer_trainer_cmdline),
         cmocka_unit_test(test_forwards_only_named),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -258,10 +258,29 @@ static int optim_flag(const char *a, const char **v)
     return !strncmp(a, "--", 2) && (!strcmp(key, "optimizer") || !strcmp(key, "optim"));
 }
 
+/* optim_args_given: the command line gives --optim_args (the Trainer's SGD then may keep a
+ * momentum, in some versions) */
+static int optim_args_given(int argc, const char *const *argv)
+{
+    char key[32];
+    for (int i = 1; i < argc; i++) {
+        if (strncmp(argv[i], "--", 2))
+            continue;
+        config_arg_key(argv[i], key, sizeof key);
+        if (!strcmp(key, "optim_args"))
+            return 1;
+    }
+    return 0;
+}
+
 void recognize_optim_cmdline(int argc, const char *const *argv, run_recognition *r)
 {
     if (r->optim != OPT_UNKNOWN || r->optim_bpp >= 0 || !argv)
         return;
+    /* the Hugging Face Trainer's --optim sgd (its TrainingArguments on the command line): the
+     * Trainer makes torch.optim.SGD with the learning rate alone, no state, as for the same value
+     * in the script (optim_trainargs) */
+    int trainer = !strcmp(r->loop, "hf_trainer") && !optim_args_given(argc, argv);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v;
         if (!optim_flag(a, &v))
@@ -271,9 +290,13 @@ void recognize_optim_cmdline(int argc, const char *const *argv, run_recognition 
         optim_kind k = flag_kind(v);
         if (k == OPT_UNKNOWN)
             continue;
-        r->optim = k;
-        snprintf(r->optim_where, sizeof r->optim_where, "%.60s%s%.40s on the command line (%s%s)",
+        int plain = k == OPT_SGD && trainer;
+        r->optim = plain ? OPT_NONE : k;
+        snprintf(r->optim_where, sizeof r->optim_where, "%.60s%s%.40s on the command line (%s%s%s)",
                  a, strchr(a, '=') ? "" : " ", strchr(a, '=') ? "" : v,
+                 plain ? "the Trainer makes torch.optim.SGD with the learning rate alone: no "
+                         "momentum, no state; "
+                       : "",
                  r->optim_forwards_only ? OPTIM_FORWARDS_ONLY : unmeasured(r),
                  r->optim_forwards_only ? "" : ": its state not measured");
         return;
