@@ -105,6 +105,7 @@ cJSON *calib_json(const model_calib *s)
     cJSON_AddItemToObject(o, "measured", calib_cats_json(s->measured.bytes));
     cJSON_AddItemToObject(o, "refined", calib_cats_json(s->refined.bytes));
     cJSON_AddItemToObject(o, "ratio", ratio_json(s->ratio));
+    cJSON_AddItemToObject(o, "training_ratio", ratio_json(s->train_ratio));
     cJSON_AddItemToObject(o, "fixed", calib_cats_json(s->fixed));
     cJSON_AddItemToObject(o, "oom_live", calib_cats_json(s->oom_live.bytes));
     cJSON_AddItemToObject(o, "kv_cache", calib_cats_json(s->kv.bytes));
@@ -252,6 +253,11 @@ int calib_from_json(const cJSON *o, model_calib *s, char *err, size_t errlen)
     const cJSON *r = cJSON_GetObjectItemCaseSensitive(o, "ratio");
     for (int k = 0; k < CAT_COUNT; k++)
         if (num(r, "ratio.", category_key((category)k), &s->ratio[k], err, errlen) < 0)
+            return -1;
+    const cJSON *tr = cJSON_GetObjectItemCaseSensitive(o, "training_ratio");
+    for (int k = 0; tr && k < CAT_COUNT; k++) /* (an older report: none) */
+        if (num(tr, "training_ratio.", category_key((category)k), &s->train_ratio[k], err, errlen) <
+            0)
             return -1;
     VT_CALIB_FIELDS(R_U64, R_INT, R_DBL, R_BOOL, R_OPTU, R_OPT)
     /* (null, or an older report's none: every step's cache the share measured) */

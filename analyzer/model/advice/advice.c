@@ -565,14 +565,16 @@ static void kv_floor(const model_calib *c, const gpt_shape *s, prediction *out)
  * accumulation and checkpointing the run's); use_cache=False, what the run held without it */
 void advice_predict(const model_calib *c, const gpt_shape *s, prediction *out)
 {
-    predict_moments(c, s, out);
+    model_calib tr; /* (the training's, not the evaluation's moment: advice_eval_training) */
+    int train = advice_eval_training(c, &tr);
+    predict_moments(train ? &tr : c, s, out);
     kv_floor(c, s, out);
     if (!c->eval_batch)
         return;
     gpt_shape t = *s;
     t.B = c->measured_shape.B, t.A = c->measured_shape.A;
     t.checkpointing = c->measured_shape.checkpointing;
-    if (s->B != t.B || s->A != t.A || s->checkpointing != t.checkpointing) {
+    if (train || s->B != t.B || s->A != t.A || s->checkpointing != t.checkpointing) {
         prediction ev;
         predict_moments(c, &t, &ev);
         if (ev.required_bytes <= out->required_bytes)

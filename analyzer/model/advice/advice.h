@@ -106,6 +106,12 @@ typedef struct model_calib {
      * are fitted to their largest over the run, its gradients are the step's (a forward holds
      * the formula's), and no forward is anchored on it (predict_step is that moment) */
     int after_forward;
+    /* the run peaked in an evaluation at a batch of its own (eval_batch; one that completed):
+     * the training forward's ratios of the forward's categories, which that moment does not
+     * measure (its activations' largest over the run, the formula's for the rest; 0s: none). A
+     * training what-if is predicted with them (advice_eval_training): a GPT-2 at B=2 evaluating
+     * 16 had B=6 predicted at 26.6 GiB of tensors, its evaluation's logits scaled as a step's */
+    double train_ratio[CAT_COUNT];
     /* 1: the training loop keeps every gradient through the next step's forward (Lightning's
      * automatic optimization zeroes them after it, in its closure): a forward holds them at
      * any accumulation (kept_grads; a Lightning Llama 400M out of memory at B=4 with 2
@@ -175,6 +181,15 @@ void advice_calibrate_oom(model_calib *c, const cat_breakdown *live, uint64_t re
  * to a 4-byte scalar and every forward anchored down to that moment: 5.69 GiB of tensors predicted
  * for a later step that took 6.71.) */
 int advice_calib_after_forward(model_calib *c, const uint64_t largest[CAT_COUNT]);
+/* advice_eval_train_ratios: c, calibrated on an evaluation at its own batch, gets the training
+ * forward's ratios (c->train_ratio) from largest, each category's largest live bytes over the
+ * run: the activations' (an evaluation saves none), the formula's for logits/loss, attention and
+ * autocast copies (the evaluation's at its own batch are no step's) */
+void advice_eval_train_ratios(model_calib *c, const uint64_t largest[CAT_COUNT]);
+/* advice_eval_training: tr, c's training as a calibration: as measured after its forward (every
+ * forward category of the formula with train_ratio, no gradients, scratch or temporaries of the
+ * evaluation's moment, no anchor on it), no evaluation of its own. 0 where c has none. */
+int advice_eval_training(const model_calib *c, model_calib *tr);
 /* advice_after_forward_gone: c measured category k at such a moment where a forward holds
  * what it did not (the gradients, the backward's scratch, and the forward's categories refitted
  * there): predict the forward's k from the formula and its ratio, not from that moment */

@@ -23,8 +23,8 @@ int advice_after_forward_gone(const model_calib *c, category k)
     if (k == CAT_BACKWARD) /* (the backward's scratch) */
         return 1;
     for (size_t i = 0; i < NFORWARD; i++)
-        if (forward_cats[i] == k)
-            return little(c, k);
+        if (forward_cats[i] == k) /* (2: an evaluation's moment, whose every one is its own) */
+            return c->after_forward == 2 || little(c, k);
     return 0;
 }
 
@@ -40,5 +40,29 @@ int advice_calib_after_forward(model_calib *c, const uint64_t largest[CAT_COUNT]
     }
     c->fixed[CAT_TEMPORARIES] = 0, c->temp_per_token = 0; /* (predict_step has the step's) */
     c->after_forward = 1;
+    return 1;
+}
+
+void advice_eval_train_ratios(model_calib *c, const uint64_t largest[CAT_COUNT])
+{
+    uint64_t r = c->refined.bytes[CAT_ACTIVATIONS];
+    if (!c->eval_batch || c->eval_cut || !c->calibrated || c->global || !r ||
+        !largest[CAT_ACTIVATIONS])
+        return;
+    for (size_t i = 0; i < NFORWARD; i++)
+        c->train_ratio[forward_cats[i]] = 1.0;
+    c->train_ratio[CAT_ACTIVATIONS] = (double)largest[CAT_ACTIVATIONS] / (double)r;
+}
+
+int advice_eval_training(const model_calib *c, model_calib *tr)
+{
+    if (!c->eval_batch || !(c->train_ratio[CAT_ACTIVATIONS] > 0))
+        return 0;
+    *tr = *c;
+    for (size_t i = 0; i < NFORWARD; i++)
+        tr->ratio[forward_cats[i]] = c->train_ratio[forward_cats[i]];
+    tr->fixed[CAT_TEMPORARIES] = 0, tr->temp_per_token = 0;
+    tr->after_forward = 2;
+    tr->eval_batch = 0;
     return 1;
 }

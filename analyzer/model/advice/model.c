@@ -443,6 +443,7 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
                      !m->calib.measured.bytes[CAT_OPTIMIZER] && m->calib.step.bytes[CAT_OPTIMIZER];
     m->calib.ema = m->ema_measured > f->ema_at_oom ? m->ema_measured : f->ema_at_oom;
     model_eval_calib(m, f); /* (its evaluation's own batch) */
+    advice_eval_train_ratios(&m->calib, f->cat_peak);
     if (m->frozen_params) { /* the frozen model's weights: kept whole, trained by nothing */
         m->calib.frozen = m->frozen_params * (uint64_t)formula_param_bytes(&m->shape);
         uint64_t pm = m->calib.measured.bytes[CAT_PARAMETERS],
