@@ -19,12 +19,13 @@ timeout 300 "$VT" run -q --card 23GiB -o b8.vt -- python3 "$ROOT/examples/sim/si
 "$VT" predict --from "$T" --json >p2.json || fail "predict B=2"
 "$VT" report --json "$T" >r2.json || fail "report"
 python3 - b8.out p8.json p2.json r2.json <<'PYEOF' || exit 1
-import json, sys
+import json, os, sys
+sys.path.insert(0, os.path.join(os.environ["ROOT"], "tests"))
+from pairs import off
 out, p8, p2, r2 = sys.argv[1:5]
 f = json.loads([l for l in open(out) if l.startswith("VRAMTRACE_TORCH_STATS ")][-1].split(" ", 1)[1])
 p, q, r = json.load(open(p8)), json.load(open(p2)), json.load(open(r2))
-lo = p["tensor_bytes"] / f["requested_bytes_peak"] - 1
-hi = p["tensor_bytes"] / f["max_memory_allocated"] - 1
+lo, hi = off(p, f)
 print("B=8: predicted %.2f GiB of tensors (%s), the run requested %.2f, %.2f in blocks (%+.1f / %+.1f %%)" %
       (p["tensor_bytes"] / 2**30, p["by_category_at"], f["requested_bytes_peak"] / 2**30,
        f["max_memory_allocated"] / 2**30, 100 * lo, 100 * hi))

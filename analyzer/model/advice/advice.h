@@ -104,7 +104,9 @@ typedef struct model_calib {
     /* 1: measured is a moment after the forward's tensors were freed (the optimizer step, late
      * in a backward; advice_calib_after_forward): the forward's categories it held little of
      * are fitted to their largest over the run, its gradients are the step's (a forward holds
-     * the formula's), and no forward is anchored on it (predict_step is that moment) */
+     * the formula's), and no forward is anchored on it (predict_step is that moment). 2: the
+     * same for an evaluation's moment, every forward category of it the evaluation's
+     * (advice_eval_training's copy; never in a report's calibration) */
     int after_forward;
     /* the run peaked in an evaluation at a batch of its own (eval_batch; one that completed):
      * the training forward's ratios of the forward's categories, which that moment does not
@@ -176,10 +178,9 @@ void advice_calibrate_oom(model_calib *c, const cat_breakdown *live, uint64_t re
  * largest, the category's largest live bytes over the run (the formula's where it held none);
  * the temporaries measured there are the step's or the backward's (none carried into a forward:
  * a Lightning Llama at B=1 had its optimizer step's 1.39 GiB scaled with the tokens).
- * c->after_forward set. 1 when done. (A
- * one-step Llama 400M with checkpointing, peaking in its optimizer step, had its activations fitted
- * to a 4-byte scalar and every forward anchored down to that moment: 5.69 GiB of tensors predicted
- * for a later step that took 6.71.) */
+ * c->after_forward set. 1 when done. (A one-step Llama 400M with checkpointing, peaking in its
+ * optimizer step, had its activations fitted to a 4-byte scalar and every forward anchored down
+ * to that moment: 5.69 GiB of tensors predicted for a later step that took 6.71.) */
 int advice_calib_after_forward(model_calib *c, const uint64_t largest[CAT_COUNT]);
 /* advice_eval_train_ratios: c, calibrated on an evaluation at its own batch, gets the training
  * forward's ratios (c->train_ratio) from largest, each category's largest live bytes over the

@@ -28,6 +28,14 @@ int advice_after_forward_gone(const model_calib *c, category k)
     return 0;
 }
 
+/* forward_view: c predicts forwards from a moment after one (how: 1 its own step's or backward's,
+ * 2 an evaluation's): none of that moment's temporaries (predict_step has the step's) */
+static void forward_view(model_calib *c, int how)
+{
+    c->fixed[CAT_TEMPORARIES] = 0, c->temp_per_token = 0;
+    c->after_forward = how;
+}
+
 int advice_calib_after_forward(model_calib *c, const uint64_t largest[CAT_COUNT])
 {
     if (!c->calibrated || c->global || c->partial || !little(c, CAT_ACTIVATIONS) ||
@@ -38,8 +46,7 @@ int advice_calib_after_forward(model_calib *c, const uint64_t largest[CAT_COUNT]
         if (little(c, k))
             c->ratio[k] = largest[k] ? (double)largest[k] / (double)c->refined.bytes[k] : 1.0;
     }
-    c->fixed[CAT_TEMPORARIES] = 0, c->temp_per_token = 0; /* (predict_step has the step's) */
-    c->after_forward = 1;
+    forward_view(c, 1);
     return 1;
 }
 
@@ -61,8 +68,7 @@ int advice_eval_training(const model_calib *c, model_calib *tr)
     *tr = *c;
     for (size_t i = 0; i < NFORWARD; i++)
         tr->ratio[forward_cats[i]] = c->train_ratio[forward_cats[i]];
-    tr->fixed[CAT_TEMPORARIES] = 0, tr->temp_per_token = 0;
-    tr->after_forward = 2;
+    forward_view(tr, 2);
     tr->eval_batch = 0;
     return 1;
 }
