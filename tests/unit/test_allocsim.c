@@ -2,7 +2,8 @@
  * the default rules of c10/cuda/CUDACachingAllocator.cpp, each seen in what is reserved: 512 B
  * rounding, the small pool's 2 MiB segments, 20 MiB segments under 10 MiB, larger ones rounded
  * to 2 MiB, best fit (the smallest free block, then the lowest address), a split only past its
- * threshold, freed blocks merged with their free neighbours, a stale handle ignored. */
+ * threshold, freed blocks merged with their free neighbours, a stale handle ignored; and many
+ * free blocks at once (the pools' trees) against a plain reference that scans every block. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -98,12 +99,121 @@ static void test_bounds(void **state)
     allocsim_delete(a);
 }
 
+/* The reference: the same rules over a plain list of blocks, a best fit found by scanning all of
+ * them (no tree), the neighbours found by address. What it reserves and where it places each
+ * request is what allocsim must give. */
+#define REF_MAX 20000
+typedef struct {
+    uint64_t addr, size, seg; /* seg: its segment's first address */
+    int small, free, used;
+} ref_blk;
+static ref_blk g_ref[REF_MAX];
+static int g_nref;
+static uint64_t g_ref_next = (uint64_t)1 << 40, g_ref_reserved;
+
+static int ref_alloc(uint64_t n)
+{
+    uint64_t size = n < 512 ? 512 : (n + 511) / 512 * 512;
+    int small = size <= MiB, k = -1;
+    for (int i = 0; i < g_nref; i++) {
+        const ref_blk *b = &g_ref[i];
+        if (b->used && b->free && b->small == small && b->size >= size &&
+            (k < 0 || b->size < g_ref[k].size ||
+             (b->size == g_ref[k].size && b->addr < g_ref[k].addr)))
+            k = i;
+    }
+    if (k < 0) {
+        uint64_t seg = small             ? 2 * MiB
+                       : size < 10 * MiB ? 20 * MiB
+                                         : (size + 2 * MiB - 1) / (2 * MiB) * (2 * MiB);
+        k = g_nref++;
+        g_ref[k] = (ref_blk){g_ref_next, seg, g_ref_next, small, 1, 1};
+        g_ref_next += seg + 2 * MiB;
+        g_ref_reserved += seg;
+    }
+    uint64_t rest = g_ref[k].size - size;
+    if (small ? rest >= 512 : rest > MiB) {
+        int r = g_nref++;
+        g_ref[r] = (ref_blk){g_ref[k].addr + size, rest, g_ref[k].seg, small, 1, 1};
+        g_ref[k].size = size;
+    }
+    g_ref[k].free = 0;
+    return k;
+}
+
+/* ref_at: the block in use at address addr of segment seg, or -1 */
+static int ref_at(uint64_t seg, uint64_t addr)
+{
+    for (int i = 0; i < g_nref; i++)
+        if (g_ref[i].used && g_ref[i].seg == seg && g_ref[i].addr == addr)
+            return i;
+    return -1;
+}
+
+static void ref_free(int k)
+{
+    g_ref[k].free = 1;
+    int nx = ref_at(g_ref[k].seg, g_ref[k].addr + g_ref[k].size);
+    if (nx >= 0 && g_ref[nx].free)
+        g_ref[k].size += g_ref[nx].size, g_ref[nx].used = 0;
+    for (int i = 0; i < g_nref; i++) { /* the free block ending where k begins */
+        ref_blk *b = &g_ref[i];
+        if (b->used && b->free && i != k && b->seg == g_ref[k].seg &&
+            b->addr + b->size == g_ref[k].addr) {
+            b->size += g_ref[k].size, g_ref[k].used = 0;
+            break;
+        }
+    }
+}
+
+/* many blocks, freed in a shuffled order, requests of every size class: what is reserved after
+ * each call and the bytes requested are the reference's; every live block's handle kept */
+static void test_many_against_reference(void **state)
+{
+    (void)state;
+    allocsim *a = allocsim_new();
+    enum { LIVE = 3000 };
+    static uint32_t h[LIVE];
+    static int ref[LIVE];
+    static uint64_t req[LIVE];
+    uint64_t requested = 0, x = 88172645463325252ull;
+    int n = 0, frees = 0;
+    for (int step = 0; step < 12000 && g_nref < REF_MAX - 2; step++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        if (n > 0 && (n == LIVE || x % 5 < 2)) { /* a live block freed, any of them */
+            int k = (int)((x >> 20) % (uint64_t)n);
+            allocsim_free(a, h[k]);
+            ref_free(ref[k]);
+            requested -= req[k];
+            h[k] = h[n - 1], ref[k] = ref[n - 1], req[k] = req[n - 1];
+            n--, frees++;
+        } else { /* small mostly, some large under 10 MiB, a few of their own */
+            unsigned c = (unsigned)(x >> 32) % 16;
+            uint64_t sz = c < 11   ? 1 + (x >> 8) % MiB
+                          : c < 15 ? MiB + (x >> 8) % (9 * MiB)
+                                   : 10 * MiB + (x >> 8) % (40 * MiB);
+            h[n] = allocsim_alloc(a, sz);
+            assert_true(h[n] > 0);
+            ref[n] = ref_alloc(sz);
+            req[n] = sz;
+            requested += sz;
+            n++;
+        }
+        assert_int_equal(allocsim_reserved(a), g_ref_reserved);
+        assert_int_equal(allocsim_requested(a), requested);
+    }
+    assert_true(frees > 3000); /* (the pools held thousands of free blocks) */
+    assert_false(allocsim_failed(a));
+    allocsim_delete(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_segments),
         cmocka_unit_test(test_fit_split_merge),
         cmocka_unit_test(test_bounds),
+        cmocka_unit_test(test_many_against_reference),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,10 @@
 /* allocsim.c — PyTorch's caching allocator under its default rules, simulated (allocsim.h).
  * Blocks are kept in one array, linked to their neighbours in their segment; each pool's free
- * blocks in an array sorted by (size, address), searched by bisection: a step's free blocks are
- * a few thousand at most, so an insertion's move is short. */
+ * blocks in a treap ordered by (size, address) whose links live in the blocks themselves (a
+ * block is in at most one pool, only while free), its priorities a hash of the block's slot:
+ * a best fit, an insertion and a removal take O(log n) with no allocation, where a sorted
+ * array's moves had been 38 % of a report's instructions (a Llama 400M's thousands of free
+ * small blocks). */
 #include "allocsim.h"
 
 #include <stdlib.h>
@@ -16,18 +19,14 @@
 
 typedef struct blk {
     uint64_t addr, size, req;
-    uint32_t prev, next; /* neighbours in its segment (0: none) */
-    uint8_t small, free;
+    uint32_t prev, next;  /* neighbours in its segment (0: none) */
+    uint32_t left, right; /* its children in its pool's treap (0: none), while in it */
+    uint8_t small, free, pooled;
 } blk;
 
-typedef struct pent {
-    uint64_t size, addr;
-    uint32_t b;
-} pent;
-
 typedef struct pool {
-    pent *v;
-    size_t n, cap;
+    uint32_t root; /* (0: empty) */
+    size_t n;
 } pool;
 
 struct allocsim {
@@ -56,8 +55,6 @@ void allocsim_delete(allocsim *a)
         return;
     free(a->b);
     free(a->spare);
-    free(a->pools[0].v);
-    free(a->pools[1].v);
     free(a);
 }
 
@@ -76,52 +73,93 @@ int allocsim_failed(const allocsim *a)
     return a->failed;
 }
 
-/* lower: the first entry of p not below (size, addr) */
-static size_t lower(const pool *p, uint64_t size, uint64_t addr)
+/* before: block i's key (size, address) below block j's */
+static int before(const blk *b, uint32_t i, uint32_t j)
 {
-    size_t lo = 0, hi = p->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        const pent *e = &p->v[mid];
-        if (e->size < size || (e->size == size && e->addr < addr))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return b[i].size < b[j].size || (b[i].size == b[j].size && b[i].addr < b[j].addr);
 }
 
-static int pool_add(allocsim *a, uint32_t i)
+/* rank: block i's priority in its treap, a hash of its slot (a parent's is above its
+ * children's) */
+static uint32_t rank(uint32_t i)
+{
+    uint32_t h = i * 0x9e3779b1u;
+    h ^= h >> 15, h *= 0x85ebca6bu, h ^= h >> 13;
+    return h;
+}
+
+/* split: the treap t cut into the blocks before block k (*lo) and the rest (*hi) */
+static void split(blk *b, uint32_t t, uint32_t k, uint32_t *lo, uint32_t *hi)
+{
+    while (t) {
+        if (before(b, t, k)) {
+            *lo = t, lo = &b[t].right, t = b[t].right;
+        } else {
+            *hi = t, hi = &b[t].left, t = b[t].left;
+        }
+    }
+    *lo = *hi = 0;
+}
+
+/* join: treaps lo and hi, every block of lo before every block of hi, made one */
+static uint32_t join(blk *b, uint32_t lo, uint32_t hi)
+{
+    uint32_t root = 0, *at = &root;
+    while (lo && hi) {
+        if (rank(lo) > rank(hi)) {
+            *at = lo, at = &b[lo].right, lo = b[lo].right;
+        } else {
+            *at = hi, at = &b[hi].left, hi = b[hi].left;
+        }
+    }
+    *at = lo ? lo : hi;
+    return root;
+}
+
+/* pool_add: block i, free, into its pool */
+static void pool_add(allocsim *a, uint32_t i)
 {
     pool *p = &a->pools[a->b[i].small];
-    if (p->n == p->cap) {
-        size_t cap = p->cap ? 2 * p->cap : 256;
-        pent *v = realloc(p->v, cap * sizeof *v);
-        if (!v)
-            return a->failed = 1, -1;
-        p->v = v, p->cap = cap;
-    }
-    size_t k = lower(p, a->b[i].size, a->b[i].addr);
-    memmove(p->v + k + 1, p->v + k, (p->n - k) * sizeof *p->v);
-    p->v[k] = (pent){a->b[i].size, a->b[i].addr, i};
+    blk *b = a->b;
+    uint32_t *at = &p->root, ri = rank(i);
+    while (*at && rank(*at) > ri) /* (down to where i's priority puts it) */
+        at = before(b, i, *at) ? &b[*at].left : &b[*at].right;
+    split(b, *at, i, &b[i].left, &b[i].right);
+    *at = i;
+    b[i].pooled = 1;
     p->n++;
-    return 0;
-}
-
-/* pool_cut: p's entry k out of it */
-static void pool_cut(pool *p, size_t k)
-{
-    memmove(p->v + k, p->v + k + 1, (p->n - k - 1) * sizeof *p->v);
-    p->n--;
 }
 
 /* pool_take: block i, free, out of its pool */
 static void pool_take(allocsim *a, uint32_t i)
 {
-    pool *p = &a->pools[a->b[i].small];
-    size_t k = lower(p, a->b[i].size, a->b[i].addr);
-    if (k < p->n && p->v[k].b == i)
-        pool_cut(p, k);
+    blk *b = a->b;
+    if (!b[i].pooled)
+        return;
+    pool *p = &a->pools[b[i].small];
+    uint32_t *at = &p->root;
+    while (*at && *at != i)
+        at = before(b, i, *at) ? &b[*at].left : &b[*at].right;
+    if (!*at)
+        return;
+    *at = join(b, b[i].left, b[i].right);
+    b[i].left = b[i].right = 0;
+    b[i].pooled = 0;
+    p->n--;
+}
+
+/* best: the free block of pool p that holds size bytes, the smallest then the lowest; 0: none */
+static uint32_t best(const allocsim *a, const pool *p, uint64_t size)
+{
+    uint32_t t = p->root, found = 0;
+    while (t) {
+        if (a->b[t].size >= size) {
+            found = t, t = a->b[t].left;
+        } else {
+            t = a->b[t].right;
+        }
+    }
+    return found;
 }
 
 /* slot: a block's place (a spare one first); 0 when out of memory */
@@ -151,8 +189,8 @@ static void unslot(allocsim *a, uint32_t i)
     a->spare[a->nspare++] = i;
 }
 
-/* (past these the simulation says nothing: no device holds 2^50 bytes, and a pool of more free
- * blocks than a step's would make each insertion's move quadratic) */
+/* (past these the simulation says nothing: no device holds 2^50 bytes, and a step's free blocks
+ * are far fewer than 2^16: a hostile trace's are not simulated) */
 #define SIM_BYTES_MAX ((uint64_t)1 << 50)
 #define SIM_POOL_MAX ((size_t)1 << 16)
 
@@ -163,19 +201,16 @@ uint32_t allocsim_alloc(allocsim *a, uint64_t n)
         return a->failed = 1, 0;
     uint64_t size = n < 512 ? 512 : (n + 511) / 512 * 512;
     int small = size <= SMALL_MAX;
-    pool *p = &a->pools[small];
-    size_t k = lower(p, size, 0);
-    uint32_t i;
-    if (k < p->n) { /* best fit: the smallest free block that holds it, the lowest first */
-        i = p->v[k].b;
-        pool_cut(p, k);
+    uint32_t i = best(a, &a->pools[small], size);
+    if (i) { /* best fit: the smallest free block that holds it, the lowest first */
+        pool_take(a, i);
     } else { /* a new segment, as cudaMalloc gives it: one free block */
         uint64_t seg = small              ? SMALL_SEGMENT
                        : size < LARGE_MIN ? LARGE_SEGMENT
                                           : (size + ROUND_LARGE - 1) / ROUND_LARGE * ROUND_LARGE;
         if (!(i = slot(a)))
             return 0;
-        a->b[i] = (blk){a->next_addr, seg, 0, 0, 0, (uint8_t)small, 1};
+        a->b[i] = (blk){a->next_addr, seg, 0, 0, 0, 0, 0, (uint8_t)small, 1, 0};
         a->next_addr += seg + ROUND_LARGE; /* (segments never adjacent: never merged) */
         a->reserved += seg;
     }
@@ -185,13 +220,12 @@ uint32_t allocsim_alloc(allocsim *a, uint64_t n)
         if (!r)
             return 0;
         blk *b = &a->b[i];
-        a->b[r] = (blk){b->addr + size, rest, 0, i, b->next, b->small, 1};
+        a->b[r] = (blk){b->addr + size, rest, 0, i, b->next, 0, 0, b->small, 1, 0};
         if (b->next)
             a->b[b->next].prev = r;
         b->next = r;
         b->size = size;
-        if (pool_add(a, r) < 0)
-            return 0;
+        pool_add(a, r);
     }
     a->b[i].free = 0;
     a->b[i].req = n;
