@@ -58,6 +58,19 @@ static size_t upper(const blocks_block *a, size_t n, uint64_t x)
     return (size_t)(base - a) + (base->start <= x);
 }
 
+/* made_at: upper(s->blk, s->n, x) for a tensor made at x: the place after the block made last,
+ * and the one after that, tried first (a tensor is made where the one before it was, freed
+ * since, or right after it) */
+static inline size_t made_at(blocks_segment *s, uint64_t x)
+{
+    size_t h = s->made, n = s->n;
+    if (h < n && s->blk[h].start <= x && (h + 1 == n || s->blk[h + 1].start > x))
+        return h + 1;
+    if (h + 1 < n && s->blk[h + 1].start <= x && (h + 2 == n || s->blk[h + 2].start > x))
+        return h + 2;
+    return upper(s->blk, n, x);
+}
+
 /* seg_upper: the place of the first segment starting above addr. */
 static size_t seg_upper(const blocks *b, uint64_t addr)
 {
@@ -72,17 +85,12 @@ static size_t seg_upper(const blocks *b, uint64_t addr)
     return lo;
 }
 
-/* seg_find: seg_of's answer past the last one found: the one found last in addr's 2 MiB, by its
- * id (segments are apart: a hit is the one), else a search. */
-static __attribute__((noinline)) blocks_segment *seg_find(blocks *b, uint64_t addr)
+/* seg_search: seg_of's answer where the hints gave none: a binary search (its hint set). */
+static __attribute__((noinline)) blocks_segment *seg_search(blocks *b, uint64_t addr)
 {
-    size_t k = near_at(b, addr);
-    blocks_segment *s = seg_by_id(b, k);
-    if (s && addr - s->addr < s->size)
-        return b->last = k, s;
     size_t i = seg_upper(b, addr);
     b->searches++;
-    s = i ? b->seg[b->at[i - 1].id] : NULL;
+    blocks_segment *s = i ? b->seg[b->at[i - 1].id] : NULL;
     if (!s || addr - s->addr >= s->size)
         return NULL;
     b->last = s->id;
@@ -91,14 +99,20 @@ static __attribute__((noinline)) blocks_segment *seg_find(blocks *b, uint64_t ad
     return s;
 }
 
-/* seg_of: the segment holding addr, or NULL (the last one found first, inline: a step's tensors
- * keep to a few segments). */
+/* seg_of: the segment holding addr, or NULL: the one found last (a step's tensors keep to a few
+ * segments), else the one found last in addr's 2 MiB, by its id (segments are apart: a hit is
+ * the one), else a search. (Both hints inline: a third of g_compile_b8_12gib's tensors, whose
+ * small and large ones alternate between segments, had called out for the second.) */
 static inline blocks_segment *seg_of(blocks *b, uint64_t addr)
 {
     blocks_segment *s = seg_by_id(b, b->last);
     if (s && addr - s->addr < s->size)
         return s;
-    return seg_find(b, addr);
+    size_t k = near_at(b, addr);
+    s = seg_by_id(b, k);
+    if (s && addr - s->addr < s->size)
+        return b->last = k, s;
+    return seg_search(b, addr);
 }
 
 /* BLK_FIRST: a new segment's room for blocks */
@@ -149,7 +163,7 @@ static blocks_segment *new_seg(blocks *b, uint64_t addr, uint64_t size, size_t c
     } else {
         id = (uint32_t)b->nids++;
     }
-    *s = (blocks_segment){addr, size, 0, (uint32_t)cap, id, 0};
+    *s = (blocks_segment){addr, size, 0, (uint32_t)cap, id, 0, 0, {0}};
     return b->seg[id] = s;
 }
 
@@ -451,7 +465,7 @@ size_t blocks_prefetch_seg(const blocks *b, uint64_t addr)
     if (!s)
         return k;
     /* its range and the lines of its first blocks (a search touches several: four blocks to a
-     * line): five lines, eighteen blocks or more, whatever its length (a prefetch does not fault;
+     * line): five lines, seventeen blocks or more, whatever its length (a prefetch does not fault;
      * a second stage, a quarter ring later, had read its length for as many lines as its list
      * has, up to eight: 55 instructions a tensor, 4 % of the report on vtgen's default mode) */
     for (uintptr_t i = 0; i < 5; i++) /* (as integers: past its end is no object's) */
@@ -475,7 +489,7 @@ uint64_t blocks_alloc(blocks *b, uint64_t addr, uint64_t size, uint64_t t)
 {
     uint64_t r = blocks_round(&b->rules, size), bsize = r, old;
     blocks_segment *s = b->rules.async ? NULL : seg_of(b, addr);
-    size_t k = s ? upper(s->blk, s->n, addr) : 0;
+    size_t k = s ? made_at(s, addr) : 0;
     /* the block at addr in the list: a live one (its free was not seen, the new one replaces
      * it, in its place), or a dead one (live again, in its place) */
     blocks_block *at = k && s->blk[k - 1].start == addr ? &s->blk[k - 1] : NULL;
@@ -497,10 +511,12 @@ uint64_t blocks_alloc(blocks *b, uint64_t addr, uint64_t size, uint64_t t)
     if (at) {
         s->dead -= !here;
         at->size = bsize;
+        s->made = (uint32_t)(k - 1);
     } else if (s && !blk_reserve(b, &s, (size_t)s->n + 1)) {
         memmove(s->blk + k + 1, s->blk + k, (s->n - k) * sizeof *s->blk);
         s->blk[k] = (blocks_block){addr, bsize};
         s->n++;
+        s->made = (uint32_t)k;
     } else { /* in no segment (or its list cannot grow): loose */
         uint64_t *e = loose_add(b, addr);
         if (!e)
@@ -536,7 +552,10 @@ uint64_t blocks_free_request(blocks *b, uint64_t addr)
 uint64_t blocks_free(blocks *b, uint64_t addr)
 {
     blocks_segment *s = seg_of(b, addr);
-    size_t k = s ? upper(s->blk, s->n, addr) : 0;
+    /* (the block made last first: a temporary is freed before the next tensor is made) */
+    size_t k = !s                                                ? 0
+               : s->made < s->n && s->blk[s->made].start == addr ? s->made + (size_t)1
+                                                                 : upper(s->blk, s->n, addr);
     uint64_t size;
     if (k && s->blk[k - 1].start == addr && s->blk[k - 1].size) {
         size = s->blk[k - 1].size;

@@ -117,9 +117,11 @@ typedef struct blocks_segment {
     uint32_t n, cap; /* blocks in blk (the dead among them), room for */
     uint32_t id;     /* its name while it lives (blocks.seg: where it is now) */
     uint32_t dead;   /* of the n, freed blocks kept in place (size 0, blocks.c) */
+    uint32_t made;   /* the place in blk of the block made last (any value: checked first) */
+    uint32_t spare[3];
     blocks_block blk[];
 } blocks_segment;
-_Static_assert(sizeof(blocks_segment) == 32, "a 32-byte header: its blocks start half a line in");
+_Static_assert(sizeof(blocks_segment) == 48, "a 48-byte header: no block crosses a line");
 
 /* A segment's place in the order of addresses: where it starts, its id. */
 typedef struct blocks_place {
