@@ -8,6 +8,7 @@
  * the step again: from the first forward to the last allocation, the state and what else the
  * step kept alive left as they are, the gradients freed first (zero_grad) and made again. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "allocsim.h"
 #include "replay_again.h"
@@ -44,6 +45,50 @@ void replay_again_more(state *s)
     g->v = v, g->cap = cap;
 }
 
+/* put: a record in its place (x: an allocation's request, or a free's ref; bits AGAIN_*), its
+ * last word (h 0, alloc, ph, bits) written whole: its bit fields had each been read, masked and
+ * written */
+static inline void put(state *s, again_rec *r, uint64_t x, int alloc, uint8_t ph, unsigned bits)
+{
+    uint64_t w = (uint64_t)(uint8_t)alloc << 32 | (uint64_t)ph << 40 | (uint64_t)bits << 48;
+    r->event = s->event;
+    r->size = x;
+    memcpy(&r->h, &w, sizeof w);
+}
+
+/* add_more: add's record where the log is full or a second step began (out of line: add saves no
+ * register for it) */
+static __attribute__((noinline)) void add_more(state *s, uint64_t x, int alloc, uint8_t ph,
+                                               unsigned bits)
+{
+    replay_again_more(s);
+    struct again *g = s->again;
+    if (g) /* (NULL: stopped, a second step began or out of memory) */
+        put(s, &g->v[g->n++], x, alloc, ph, bits);
+}
+
+/* add: a record of the log (0 bytes allocated: none, PyTorch allocates nothing for them) */
+static inline void add(state *s, uint64_t x, int alloc, uint8_t ph, unsigned bits)
+{
+    struct again *g = s->again;
+    if (!x && alloc)
+        return;
+    if (__builtin_expect(s->iter >= 2 || g->n == g->cap, 0))
+        add_more(s, x, alloc, ph, bits);
+    else
+        put(s, &g->v[g->n++], x, alloc, ph, bits);
+}
+
+void replay_again_alloc(state *s, const livemap_entry *e)
+{
+    add(s, e->size, REC_ALLOC, e->phase, e->flags & EF_INPUT ? AGAIN_INPUT : 0);
+}
+
+void replay_again_free(state *s, const livemap_entry *e, int grad)
+{
+    add(s, e->alloc_event, REC_FREE, e->phase, grad ? AGAIN_GRAD : 0);
+}
+
 /* of: the record of the allocation a free (records before below) ends, or NULL */
 static again_rec *of(struct again *g, size_t below, uint64_t ref)
 {
@@ -71,7 +116,7 @@ static int run(allocsim *a, struct again *g, size_t last, uint64_t *peak)
             again_rec *m = of(g, i, x->ref);
             if (m && m->h) {
                 allocsim_free(a, m->h);
-                m->freed = 1;
+                m->bits |= AGAIN_FREED;
             }
         }
         if (allocsim_reserved(a) > *peak)
@@ -100,7 +145,8 @@ void replay_again_end(state *s)
                 first = i;
         }
     /* the step begins with the batches the loop moved to the device just before its forward */
-    for (size_t b = first; b != SIZE_MAX && b > 0 && (!g->v[b - 1].alloc || g->v[b - 1].input);)
+    for (size_t b = first;
+         b != SIZE_MAX && b > 0 && (!g->v[b - 1].alloc || (g->v[b - 1].bits & AGAIN_INPUT));)
         if (g->v[--b].alloc)
             first = b;
     allocsim *a = allocsim_new();
@@ -115,19 +161,19 @@ void replay_again_end(state *s)
      * made again by its backward; what else it kept (the optimizer's state, a library's
      * workspace, the last loss) as it is, not made again */
     for (size_t i = last + 1; i < g->n; i++) {
-        again_rec *m = g->v[i].grad && !g->v[i].alloc ? of(g, i, g->v[i].ref) : NULL;
+        again_rec *m = (g->v[i].bits & AGAIN_GRAD) && !g->v[i].alloc ? of(g, i, g->v[i].ref) : NULL;
         if (m && m >= g->v + first)
-            m->grad = 1;
+            m->bits |= AGAIN_GRAD;
     }
     for (size_t i = first; i <= last; i++)
-        if (g->v[i].alloc && !g->v[i].freed && !g->v[i].grad && !g->v[i].input)
+        if (g->v[i].alloc && !(g->v[i].bits & (AGAIN_FREED | AGAIN_GRAD | AGAIN_INPUT)))
             g->v[i].h = 0, g->v[i].alloc = REC_KEPT; /* (no free of it comes) */
-        else if (g->v[i].alloc && !g->v[i].freed && g->v[i].input)
+        else if (g->v[i].alloc && (g->v[i].bits & (AGAIN_FREED | AGAIN_INPUT)) == AGAIN_INPUT)
             g->v[i].alloc = REC_BATCH; /* (kept to the next: freed when that one is made) */
     uint64_t before = once;
     for (int k = 0; k < AGAIN_STEPS && !allocsim_failed(a); k++) {
         for (size_t i = first; i <= last; i++)
-            if (g->v[i].alloc == REC_ALLOC && !g->v[i].freed && g->v[i].h)
+            if (g->v[i].alloc == REC_ALLOC && !(g->v[i].bits & AGAIN_FREED) && g->v[i].h)
                 allocsim_free(a, g->v[i].h), g->v[i].h = 0;
         for (size_t i = first; i <= last && !allocsim_failed(a); i++) {
             again_rec *x = &g->v[i];

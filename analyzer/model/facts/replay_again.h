@@ -19,12 +19,16 @@ typedef struct again_rec {
     uint32_t h;    /* the simulation's handle */
     uint8_t alloc; /* REC_*: a free, an allocation; after the step's first run, what it is */
     uint8_t ph;
-    uint8_t freed : 1;
-    uint8_t grad : 1;  /* a free's: a gradient's, freed by the program (zero_grad); an
-                        * allocation's: so freed after the step */
-    uint8_t input : 1; /* an allocation's: a batch the loop moved to the device (EF_INPUT) */
+    uint8_t bits; /* AGAIN_*: freed; grad (a free's: a gradient's, freed by the program
+                   * (zero_grad); an allocation's: so freed after the step); input (an
+                   * allocation's: a batch the loop moved to the device, EF_INPUT) */
 } again_rec;
+enum { AGAIN_FREED = 1, AGAIN_GRAD = 2, AGAIN_INPUT = 4 };
 _Static_assert(sizeof(again_rec) == 24, "a record is 24 bytes (a one-step run logs up to 2^18)");
+_Static_assert(offsetof(again_rec, h) == 16 && offsetof(again_rec, alloc) == 20 &&
+                   offsetof(again_rec, ph) == 21 && offsetof(again_rec, bits) == 22 &&
+                   __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+               "a record's last word: h, alloc, ph, bits (add, replay_again.c)");
 
 /* the log: records v[0..n), room for cap (AGAIN_FIRST at first, doubled up to AGAIN_MAX) */
 struct again {
@@ -43,40 +47,11 @@ void replay_again_begin(state *s);
  * began, AGAIN_MAX reached, or out of memory) */
 void replay_again_more(state *s);
 
-/* replay_again_add: a record (an allocation's request, or a free's ref, in x); inline: a
- * compiled run's first two steps log 52k of them, a call each had been 2.5 % of its report */
-static inline void replay_again_add(state *s, uint64_t x, int alloc, uint8_t ph, int grad,
-                                    int input)
-{
-    struct again *g = s->again;
-    if (!x && alloc) /* (PyTorch allocates nothing for 0 bytes) */
-        return;
-    if (__builtin_expect(s->iter >= 2 || g->n == g->cap, 0)) {
-        replay_again_more(s);
-        if (!(g = s->again))
-            return;
-    }
-    again_rec *r = &g->v[g->n++];
-    r->event = s->event;
-    r->size = x;
-    r->h = 0;
-    r->alloc = (uint8_t)alloc;
-    r->ph = ph;
-    r->freed = 0;
-    r->grad = grad != 0;
-    r->input = input != 0;
-}
-
 /* replay_again_alloc / _free: a tensor of PyTorch's allocator made / freed (e: its entry;
- * grad: the replay took the free for a gradient's, freed by the program) */
-static inline void replay_again_alloc(state *s, const livemap_entry *e)
-{
-    replay_again_add(s, e->size, REC_ALLOC, e->phase, 0, (e->flags & EF_INPUT) != 0);
-}
-static inline void replay_again_free(state *s, const livemap_entry *e, int grad)
-{
-    replay_again_add(s, e->alloc_event, REC_FREE, e->phase, grad, 0);
-}
+ * grad: the replay took the free for a gradient's, freed by the program), logged (out of line,
+ * the entry alone passed: the pass's inline path keeps its registers) */
+void replay_again_alloc(state *s, const livemap_entry *e);
+void replay_again_free(state *s, const livemap_entry *e, int grad);
 /* replay_again_end: after the pass: where the run took one step under the allocator's default
  * rules and the simulation of its events reserves what the trace did, r->again_* from the step
  * taken again; the log freed either way */
