@@ -21,6 +21,7 @@ typedef struct blk {
     uint64_t addr, size, req;
     uint32_t prev, next;  /* neighbours in its segment (0: none) */
     uint32_t left, right; /* its children in its pool's treap (0: none), while in it */
+    uint32_t prio;        /* its priority there: rank(its slot), worked out when it is made */
     uint8_t small, free, pooled;
 } blk;
 
@@ -79,8 +80,8 @@ static int before(const blk *b, uint32_t i, uint32_t j)
     return b[i].size < b[j].size || (b[i].size == b[j].size && b[i].addr < b[j].addr);
 }
 
-/* rank: block i's priority in its treap, a hash of its slot (a parent's is above its
- * children's) */
+/* rank: the priority of a block in slot i in its treap, a hash of the slot (a parent's is above
+ * its children's; kept in the block: blk.prio) */
 static uint32_t rank(uint32_t i)
 {
     uint32_t h = i * 0x9e3779b1u;
@@ -106,7 +107,7 @@ static uint32_t join(blk *b, uint32_t lo, uint32_t hi)
 {
     uint32_t root = 0, *at = &root;
     while (lo && hi) {
-        if (rank(lo) > rank(hi)) {
+        if (b[lo].prio > b[hi].prio) {
             *at = lo, at = &b[lo].right, lo = b[lo].right;
         } else {
             *at = hi, at = &b[hi].left, hi = b[hi].left;
@@ -121,8 +122,8 @@ static void pool_add(allocsim *a, uint32_t i)
 {
     pool *p = &a->pools[a->b[i].small];
     blk *b = a->b;
-    uint32_t *at = &p->root, ri = rank(i);
-    while (*at && rank(*at) > ri) /* (down to where i's priority puts it) */
+    uint32_t *at = &p->root, ri = b[i].prio;
+    while (*at && b[*at].prio > ri) /* (down to where i's priority puts it) */
         at = before(b, i, *at) ? &b[*at].left : &b[*at].right;
     split(b, *at, i, &b[i].left, &b[i].right);
     *at = i;
@@ -210,7 +211,7 @@ uint32_t allocsim_alloc(allocsim *a, uint64_t n)
                                           : (size + ROUND_LARGE - 1) / ROUND_LARGE * ROUND_LARGE;
         if (!(i = slot(a)))
             return 0;
-        a->b[i] = (blk){a->next_addr, seg, 0, 0, 0, 0, 0, (uint8_t)small, 1, 0};
+        a->b[i] = (blk){a->next_addr, seg, 0, 0, 0, 0, 0, rank(i), (uint8_t)small, 1, 0};
         a->next_addr += seg + ROUND_LARGE; /* (segments never adjacent: never merged) */
         a->reserved += seg;
     }
@@ -220,7 +221,7 @@ uint32_t allocsim_alloc(allocsim *a, uint64_t n)
         if (!r)
             return 0;
         blk *b = &a->b[i];
-        a->b[r] = (blk){b->addr + size, rest, 0, i, b->next, 0, 0, b->small, 1, 0};
+        a->b[r] = (blk){b->addr + size, rest, 0, i, b->next, 0, 0, rank(r), b->small, 1, 0};
         if (b->next)
             a->b[b->next].prev = r;
         b->next = r;

@@ -103,7 +103,15 @@ static again_rec *of(struct again *g, size_t below, uint64_t ref)
     return lo < below && g->v[lo].alloc && g->v[lo].event == ref ? &g->v[lo] : NULL;
 }
 
-/* run: the records [0, last] simulated: 0 and the reserved peak, or -1 */
+/* matched: the allocation record a free record ended, as run found it (its h: that record's index
+ * + 1, 0 for none; a free has no handle of its own), or NULL */
+static inline again_rec *matched(struct again *g, const again_rec *x)
+{
+    return x->h ? &g->v[x->h - 1] : NULL;
+}
+
+/* run: the records [0, last] simulated: 0 and the reserved peak, or -1; each free's allocation
+ * record found once, kept in the free's h (matched) */
 static int run(allocsim *a, struct again *g, size_t last, uint64_t *peak)
 {
     *peak = 0;
@@ -114,6 +122,7 @@ static int run(allocsim *a, struct again *g, size_t last, uint64_t *peak)
                 return -1;
         } else {
             again_rec *m = of(g, i, x->ref);
+            x->h = m ? (uint32_t)(m - g->v) + 1 : 0;
             if (m && m->h) {
                 allocsim_free(a, m->h);
                 m->bits |= AGAIN_FREED;
@@ -184,7 +193,7 @@ void replay_again_end(state *s)
                 allocsim_free(a, x->h);
                 x->h = h;
             } else if (x->alloc == REC_FREE) {
-                again_rec *m = of(g, i, x->ref);
+                again_rec *m = matched(g, x);
                 if (m && m >= g->v + first && m->alloc == REC_ALLOC && m->h)
                     allocsim_free(a, m->h), m->h = 0;
             }
