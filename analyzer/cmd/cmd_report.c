@@ -83,11 +83,15 @@ int cmd_report(int argc, char **argv)
     const char **overrides = calloc((size_t)argc + 1, sizeof *overrides);
     char **owned =
         calloc((size_t)argc + 1, sizeof *owned); /* the overrides built from --n-layer etc. */
+    /* the report's context on the heap, on the pages mem_heap_huge asked for (as the replay's
+     * state): 26 KiB of it on the stack had been first touches of stack pages, each a fault */
+    report_ctx *c = calloc(1, sizeof *c);
     int nfiles = 0, nover = 0, nowned = 0;
-    if (!files || !overrides || !owned) {
+    if (!files || !overrides || !owned || !c) {
         free(files);
         free(overrides);
         free(owned);
+        free(c);
         return VT_EXIT_USAGE;
     }
     int rc = VT_EXIT_OK, k;
@@ -179,13 +183,11 @@ int cmd_report(int argc, char **argv)
         rc = VT_EXIT_USAGE;
         goto out;
     }
-    report_ctx c;
-    memset(&c, 0, sizeof c);
-    c.top = top;
-    c.color = !json && !no_color && !getenv("NO_COLOR") && isatty(1);
-    c.opts.noverrides = nover;
-    c.opts.overrides = overrides;
-    c.opts.color = c.color;
+    c->top = top;
+    c->color = !json && !no_color && !getenv("NO_COLOR") && isatty(1);
+    c->opts.noverrides = nover;
+    c->opts.overrides = overrides;
+    c->opts.color = c->color;
     card_spec spec;
     if (card) {
         char err[256];
@@ -194,8 +196,8 @@ int cmd_report(int argc, char **argv)
             rc = VT_EXIT_USAGE;
             goto out;
         }
-        c.opts.target_card_bytes = spec.bytes;
-        c.opts.target_card_name = spec.name;
+        c->opts.target_card_bytes = spec.bytes;
+        c->opts.target_card_name = spec.name;
     }
     if (html && notes_output_free("report", html)) { /* before reading: never over a trace */
         rc = VT_EXIT_USAGE;
@@ -203,8 +205,8 @@ int cmd_report(int argc, char **argv)
     }
     replay_progress = isatty(2);
     timeline_segments = html != NULL; /* the page draws a segment-mode timeline too */
-    c.runs = calloc((size_t)nfiles, sizeof *c.runs);
-    if (!c.runs) {
+    c->runs = calloc((size_t)nfiles, sizeof *c->runs);
+    if (!c->runs) {
         rc = VT_EXIT_USAGE;
         goto out;
     }
@@ -213,29 +215,29 @@ int cmd_report(int argc, char **argv)
         if (isatty(2) && nfiles > 1)
             fprintf(stderr, "\rvramtrace report: reading %d/%d ", i + 1, nfiles),
                 escape_term_fputs(stderr, files[i], strlen(files[i]));
-        int r = replay_file(files[i], &c.runs[i], err, sizeof err);
-        c.nruns = i + 1;
+        int r = replay_file(files[i], &c->runs[i], err, sizeof err);
+        c->nruns = i + 1;
         if (r) {
             notes_error("report", err);
             rc = r == 2 ? VT_EXIT_USAGE : VT_EXIT_MALFORMED;
             goto free_runs;
         }
-        notes_trace("report", &c.runs[i], "reporting");
+        notes_trace("report", &c->runs[i], "reporting");
     }
     if (isatty(2) && nfiles > 1)
         fprintf(stderr, "\n");
     /* several ranks: the one reported in full (its advice, its page) is the first that ran out
      * of memory, else the first file (a rank out of memory beside a first that was not had been
      * told "(ok)" and "keep the current configuration"); every rank is in the per-rank table */
-    for (int i = 1; i < c.nruns && !c.runs[0].has_oom; i++)
-        if (c.runs[i].has_oom) { /* (first, the rest in their order: 2, 0, 1, 3) */
-            replay_result oom = c.runs[i];
-            memmove(&c.runs[1], &c.runs[0], (size_t)i * sizeof *c.runs);
-            c.runs[0] = oom;
-            c.full_oom = 1;
+    for (int i = 1; i < c->nruns && !c->runs[0].has_oom; i++)
+        if (c->runs[i].has_oom) { /* (first, the rest in their order: 2, 0, 1, 3) */
+            replay_result oom = c->runs[i];
+            memmove(&c->runs[1], &c->runs[0], (size_t)i * sizeof *c->runs);
+            c->runs[0] = oom;
+            c->full_oom = 1;
         }
     char berr[512] = "";
-    if (report_build(&c, berr, sizeof berr) < 0) {
+    if (report_build(c, berr, sizeof berr) < 0) {
         fprintf(stderr, "vramtrace report: %s\n", berr);
         rc = VT_EXIT_USAGE;
         goto free_runs;
@@ -244,22 +246,23 @@ int cmd_report(int argc, char **argv)
         goto free_runs;
     int w;
     if (html) /* the page `vramtrace export --html` writes, of this report; its path said */
-        w = notes_write("report", html, "HTML page", html_page, &c) ? -1 : 0;
+        w = notes_write("report", html, "HTML page", html_page, c) ? -1 : 0;
     else
-        w = json ? report_json(stdout, &c) : report_text(stdout, &c);
+        w = json ? report_json(stdout, c) : report_text(stdout, c);
     if (w < 0)
         rc = VT_EXIT_USAGE;
     else if (fail_if_oom)
-        for (int i = 0; i < c.nruns; i++)
-            if (c.runs[i].has_oom)
+        for (int i = 0; i < c->nruns; i++)
+            if (c->runs[i].has_oom)
                 rc = VT_EXIT_FINDINGS;
 free_runs:
-    report_free(&c);
+    report_free(c);
 out:
     for (int i = 0; i < nowned; i++)
         free(owned[i]);
     free(owned);
     free(files);
     free(overrides);
+    free(c);
     return rc;
 }

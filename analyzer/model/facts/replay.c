@@ -472,16 +472,22 @@ static int replay_reader(const char *path, reader *rd, replay_result *out, char 
         reader_close(rd);
         return VT_EXIT_MALFORMED;
     }
-    state s;
-    memset(&s, 0, sizeof s);
-    s.r = out;
-    replay_cats_begin(&s);
-    s.infer = infer_pass_new();
-    replay_again_begin(&s);
+    /* (on the heap, on the pages mem_heap_huge asked for: 68 KiB on the stack had been 17
+     * first touches of its pages, each a fault, ~1 ms of a small trace's report on a VM) */
+    state *s = calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        reader_close(rd);
+        return VT_EXIT_USAGE;
+    }
+    s->r = out;
+    replay_cats_begin(s);
+    s->infer = infer_pass_new();
+    replay_again_begin(s);
     out->minor = reader_header(rd)->minor;
     oom_track ot;
     memset(&ot, 0, sizeof ot);
-    int rc = run_pass(&s, rd, &ot, err, errlen);
+    int rc = run_pass(s, rd, &ot, err, errlen);
     const char *why = reader_error_message(rd); /* "no trailer", "last record cut at byte N" */
     snprintf(out->status_msg, sizeof out->status_msg, "%s",
              out->status == READER_TRUNCATED && why && *why ? why
@@ -493,17 +499,17 @@ static int replay_reader(const char *path, reader *rd, replay_result *out, char 
         out->oom_stack = ot.stack;
         out->oom_phase = ot.phase;
         out->oom_emulated = ot.emulated;
-        out->oom_frozen_forward = s.frozen_oom;
+        out->oom_frozen_forward = s->frozen_oom;
         out->oom_cache_released = ot.released;
         out->oom_pytorch_pattern = ot.fails >= 2 && ot.released > 0;
         out->at_oom.event = ot.first_event;
         out->oom_last_event = ot.last_event;
         out->at_oom.time_ns = ot.time_ns;
     }
-    replay_infer_end(&s); /* (when the trace ended before the first backward did) */
-    replay_vmm_end(&s);
-    replay_cats_flush(&s); /* what was freed after the last allocation: kept to the end */
-    replay_snap_finish_peak(&s);
+    replay_infer_end(s); /* (when the trace ended before the first backward did) */
+    replay_vmm_end(s);
+    replay_cats_flush(s); /* what was freed after the last allocation: kept to the end */
+    replay_snap_finish_peak(s);
     for (size_t i = 0; i < out->at_oom.n; i++) /* released but never confirmed: not cache */
         out->at_oom.items[i].oom_released = out->at_oom.items[i].oom_released == 2;
     if (!out->has_oom) {
@@ -511,41 +517,42 @@ static int replay_reader(const char *path, reader *rd, replay_result *out, char 
         out->at_oom.items = NULL;
         out->at_oom.n = 0;
     }
-    replay_snap_classify(&s, out, &out->at_peak);
+    replay_snap_classify(s, out, &out->at_peak);
     if (out->at_tensors.n)
-        replay_snap_classify(&s, out, &out->at_tensors);
+        replay_snap_classify(s, out, &out->at_tensors);
     if (out->at_step.n)
-        replay_snap_classify(&s, out, &out->at_step);
+        replay_snap_classify(s, out, &out->at_step);
     if (out->has_oom)
-        replay_snap_classify(&s, out, &out->at_oom);
-    replay_cats_end(&s);
+        replay_snap_classify(s, out, &out->at_oom);
+    replay_cats_end(s);
     timeline_end(out->tl);
-    out->backward_passes = s.bwd;
+    out->backward_passes = s->bwd;
     /* (segment mode: only the passes and steps that grew the cache are seen, no count of A;
      * "A = 2" had been said of a run of A = 4, its later micro-steps reusing the cache) */
-    if (!s.accum_mixed && s.accum_steps && out->tensor_mode) {
-        out->accum = s.accum;
-        out->accum_steps = s.accum_steps;
+    if (!s->accum_mixed && s->accum_steps && out->tensor_mode) {
+        out->accum = s->accum;
+        out->accum_steps = s->accum_steps;
     }
-    if (s.blocks_on && out->allocator_mode) {
-        out->blocks_basis = s.blocks.rules.basis;
-        out->peak_allocated_blocks = s.blocks.peak;
-        out->t_allocated_blocks = s.blocks.t_peak;
-        out->blocks_unplaced = s.blocks.unplaced;
+    if (s->blocks_on && out->allocator_mode) {
+        out->blocks_basis = s->blocks.rules.basis;
+        out->peak_allocated_blocks = s->blocks.peak;
+        out->t_allocated_blocks = s->blocks.t_peak;
+        out->blocks_unplaced = s->blocks.unplaced;
     }
-    replay_again_end(&s);
-    blocks_free_all(&s.blocks);
+    replay_again_end(s);
+    blocks_free_all(&s->blocks);
     if (replay_keep_end)
-        replay_snap_end(&s);
-    livemap_free(&s.live);
-    free(s.facts);
-    free(s.kept);
-    free(s.pend);
-    free(s.half);
-    free(s.init_sizes);
-    free(s.bt[0].v);
-    free(s.bt[1].v);
-    replay_cats_free_all(&s);
+        replay_snap_end(s);
+    livemap_free(&s->live);
+    free(s->facts);
+    free(s->kept);
+    free(s->pend);
+    free(s->half);
+    free(s->init_sizes);
+    free(s->bt[0].v);
+    free(s->bt[1].v);
+    replay_cats_free_all(s);
+    free(s);
     reader_close(rd);
     return rc;
 }
