@@ -1,11 +1,12 @@
 /* allocsim.c — PyTorch's caching allocator under its default rules, simulated (allocsim.h).
  * Blocks are kept in one array, linked to their neighbours in their segment; each pool's free
  * blocks in a treap ordered by (size, address) whose links live in the blocks themselves (a
- * block is in at most one pool, only while free), its priorities a hash of the block's slot:
+ * block is in at most one pool, only while free), its priorities a seeded hash of its slot:
  * a best fit, an insertion and a removal take O(log n) with no allocation, where a sorted
  * array's moves had been 38 % of a report's instructions (a Llama 400M's thousands of free
  * small blocks). */
 #include "allocsim.h"
+#include "hashseed.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -80,13 +81,13 @@ static int before(const blk *b, uint32_t i, uint32_t j)
     return b[i].size < b[j].size || (b[i].size == b[j].size && b[i].addr < b[j].addr);
 }
 
-/* rank: the priority of a block in slot i in its treap, a hash of the slot (a parent's is above
- * its children's; kept in the block: blk.prio) */
+/* rank: the priority of a block in slot i in its treap, the slot under the analyzer's hash seed
+ * (a parent's is above its children's; kept in the block: blk.prio). Seeded: a trace's sizes
+ * chosen against a known order of priorities would make the tree a list, each call a walk of
+ * every free block; no answer depends on the tree's shape (a best fit is the keys' order). */
 static uint32_t rank(uint32_t i)
 {
-    uint32_t h = i * 0x9e3779b1u;
-    h ^= h >> 15, h *= 0x85ebca6bu, h ^= h >> 13;
-    return h;
+    return (uint32_t)(hashseed_mix(i) >> 32);
 }
 
 /* split: the treap t cut into the blocks before block k (*lo) and the rest (*hi) */
