@@ -7,7 +7,9 @@
 # "N behaviour tests passed, M hygiene checks passed (names), F failed, S skipped".
 # TEST_TIMEOUT (seconds, default 600) limits each test, unit binaries included. A failed
 # script's work folder is kept for a look (its path printed) unless KEEP_FAILED=0 (make mutate,
-# whose mutations make tests fail on purpose: a kept folder can hold gigabytes).
+# whose mutations make tests fail on purpose: a kept folder can hold gigabytes). Each script's
+# line ends with the seconds it took ("PASS name [12 s]"): CI's whole run must stay well under
+# 30 minutes, and these say where it goes.
 set -u
 BUILD=$(cd "${BUILD:-build}" && pwd)
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -44,23 +46,25 @@ if [ "${UNIT_ONLY:-0}" != 1 ]; then
         head -n 12 "$t" | grep -q '^# kind: hygiene' && kind=hygiene
         work=$(mktemp -d "${TMPDIR:-/tmp}/vt-test.XXXXXX")
         tmp=$(mktemp -d "${TMPDIR:-/tmp}/vt-test-tmp.XXXXXX")
+        t0=$(date +%s)
         out=$(cd "$work" && TESTDIR="$work" TMPDIR="$tmp" timeout "$TEST_TIMEOUT" sh "$t" 2>&1); rc=$?
+        took="[$(($(date +%s) - t0)) s]"
         rm -rf "$tmp"
         case $rc in
         0)
             if [ $kind = hygiene ]; then
-                hyg=$((hyg + 1)); hygnames="$hygnames${hygnames:+, }$name"; echo "PASS $name (hygiene)"
+                hyg=$((hyg + 1)); hygnames="$hygnames${hygnames:+, }$name"; echo "PASS $name (hygiene) $took"
             else
-                pass=$((pass + 1)); echo "PASS $name"
+                pass=$((pass + 1)); echo "PASS $name $took"
             fi
             rm -rf "$work" ;;
         77) skip=$((skip + 1)); echo "SKIP $name: $(printf '%s\n' "$out" | tail -n 1)"; rm -rf "$work" ;;
         *)
             fail=$((fail + 1)); failed="$failed $name"
             if [ "${KEEP_FAILED:-1}" = 0 ]; then
-                rm -rf "$work"; echo "FAIL $name (exit $rc)"
+                rm -rf "$work"; echo "FAIL $name (exit $rc) $took"
             else
-                echo "FAIL $name (exit $rc, kept $work)"
+                echo "FAIL $name (exit $rc, kept $work) $took"
             fi
             printf '%s\n' "$out" | tail -n 60 ;;
         esac
