@@ -132,6 +132,19 @@ static void pool_add(allocsim *a, uint32_t i)
     p->n++;
 }
 
+/* pool_unlink: the block the link at points to (in pool p) out of its tree, its children joined in
+ * its place; the block's index */
+static uint32_t pool_unlink(allocsim *a, pool *p, uint32_t *at)
+{
+    blk *b = a->b;
+    uint32_t i = *at;
+    *at = join(b, b[i].left, b[i].right);
+    b[i].left = b[i].right = 0;
+    b[i].pooled = 0;
+    p->n--;
+    return i;
+}
+
 /* pool_take: block i, free, out of its pool */
 static void pool_take(allocsim *a, uint32_t i)
 {
@@ -142,26 +155,23 @@ static void pool_take(allocsim *a, uint32_t i)
     uint32_t *at = &p->root;
     while (*at && *at != i)
         at = before(b, i, *at) ? &b[*at].left : &b[*at].right;
-    if (!*at)
-        return;
-    *at = join(b, b[i].left, b[i].right);
-    b[i].left = b[i].right = 0;
-    b[i].pooled = 0;
-    p->n--;
+    if (*at)
+        pool_unlink(a, p, at);
 }
 
-/* best: the free block of pool p that holds size bytes, the smallest then the lowest; 0: none */
-static uint32_t best(const allocsim *a, const pool *p, uint64_t size)
+/* take_best: the free block of pool p that holds size bytes, the smallest then the lowest, out of
+ * the pool (found and unlinked in one descent); 0: none */
+static uint32_t take_best(allocsim *a, pool *p, uint64_t size)
 {
-    uint32_t t = p->root, found = 0;
-    while (t) {
-        if (a->b[t].size >= size) {
-            found = t, t = a->b[t].left;
+    uint32_t *at = &p->root, *found = NULL;
+    while (*at) {
+        if (a->b[*at].size >= size) {
+            found = at, at = &a->b[*at].left;
         } else {
-            t = a->b[t].right;
+            at = &a->b[*at].right;
         }
     }
-    return found;
+    return found ? pool_unlink(a, p, found) : 0;
 }
 
 /* slot: a block's place (a spare one first); 0 when out of memory */
@@ -203,10 +213,8 @@ uint32_t allocsim_alloc(allocsim *a, uint64_t n)
         return a->failed = 1, 0;
     uint64_t size = n < 512 ? 512 : (n + 511) / 512 * 512;
     int small = size <= SMALL_MAX;
-    uint32_t i = best(a, &a->pools[small], size);
-    if (i) { /* best fit: the smallest free block that holds it, the lowest first */
-        pool_take(a, i);
-    } else { /* a new segment, as cudaMalloc gives it: one free block */
+    uint32_t i = take_best(a, &a->pools[small], size);
+    if (!i) { /* a new segment, as cudaMalloc gives it: one free block */
         uint64_t seg = small              ? SMALL_SEGMENT
                        : size < LARGE_MIN ? LARGE_SEGMENT
                                           : (size + ROUND_LARGE - 1) / ROUND_LARGE * ROUND_LARGE;

@@ -63,11 +63,10 @@ static size_t upper(const blocks_block *a, size_t n, uint64_t x)
  * since, or right after it) */
 static inline size_t made_at(blocks_segment *s, uint64_t x)
 {
-    size_t h = s->made, n = s->n;
-    if (h < n && s->blk[h].start <= x && (h + 1 == n || s->blk[h + 1].start > x))
-        return h + 1;
-    if (h + 1 < n && s->blk[h + 1].start <= x && (h + 2 == n || s->blk[h + 2].start > x))
-        return h + 2;
+    size_t n = s->n;
+    for (size_t h = s->made; h < n && h <= (size_t)s->made + 1; h++)
+        if (s->blk[h].start <= x && (h + 1 == n || s->blk[h + 1].start > x))
+            return h + 1;
     return upper(s->blk, n, x);
 }
 
