@@ -9,67 +9,58 @@
 # script's work folder is kept for a look (its path printed) unless KEEP_FAILED=0 (make mutate,
 # whose mutations make tests fail on purpose: a kept folder can hold gigabytes). Each script's
 # line ends with the seconds it took ("PASS name [12 s]"): CI's whole run must stay well under
-# 30 minutes, and these say where it goes.
+# 30 minutes, and these say where it goes. Tests run TEST_JOBS at a time (default: the machine's
+# processors), each through tests/run_one.sh, its lines printed whole when it ends; a script with
+# a line "# runs: alone (why)" in its opening comment (one whose check leans on time: a deadline, a race
+# it provokes, a live view sampled while another program runs) runs after the others, with
+# nothing beside it.
 set -u
 BUILD=$(cd "${BUILD:-build}" && pwd)
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 export BUILD ROOT
 export VT="$BUILD/vramtrace" VT_PRELOAD="$BUILD/libvramtrace.so" FAKE="$BUILD/fakecuda"
 TEST_TIMEOUT=${TEST_TIMEOUT:-600}
-pass=0 hyg=0 hygnames="" fail=0 skip=0 failed=""
-# Each test gets a TMPDIR of its own, removed after it: a unit binary that leaves a file there
-# fails (its temporary traces are its own to remove), and what an integration script's runs
-# leave behind in TMPDIR (a killed run's list of traces) goes with its folder.
-for t in "$@"; do
-    name=$(basename "$t")
-    tmp=$(mktemp -d "${TMPDIR:-/tmp}/vt-unit.XXXXXX")
-    if out=$(TMPDIR="$tmp" timeout "$TEST_TIMEOUT" "$t" 2>&1); then
-        if [ -n "$(ls -A "$tmp")" ]; then
-            fail=$((fail + 1)); failed="$failed $name"
-            echo "FAIL $name: left files in its TMPDIR: $(ls -A "$tmp" | head -n 5 | tr '\n' ' ')"
-        else
-            pass=$((pass + 1)); echo "PASS $name"
-        fi
-    else
-        fail=$((fail + 1)); failed="$failed $name"; echo "FAIL $name"; printf '%s\n' "$out" | tail -n 40
-    fi
-    rm -rf "$tmp"
-done
+JOBS=${TEST_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)}
+case $JOBS in '' | *[!0-9]* | 0) JOBS=1 ;; esac
+RES=$(mktemp -d "${TMPDIR:-/tmp}/vt-results.XXXXXX")
+export TEST_TIMEOUT RES
+# each list, newline-separated, through xargs: $1 the kind ("unit" or "script"), $2 at most how
+# many at once
+pool() {
+    tr '\n' '\0' | xargs -0 -r -n 1 -P "$2" sh "$ROOT/tests/run_one.sh" "$1"
+}
+[ $# -gt 0 ] && printf '%s\n' "$@" | pool unit "$JOBS"
 if [ "${UNIT_ONLY:-0}" != 1 ]; then
+    shared="" alone=""
     for t in "$ROOT"/tests/integration/*.sh; do
         [ -f "$t" ] || continue
         name=$(basename "$t" .sh)
         if [ -n "${ONLY:-}" ]; then
             case " $ONLY " in *" $name "*) ;; *) continue ;; esac
         fi
-        kind=behaviour
-        head -n 12 "$t" | grep -q '^# kind: hygiene' && kind=hygiene
-        work=$(mktemp -d "${TMPDIR:-/tmp}/vt-test.XXXXXX")
-        tmp=$(mktemp -d "${TMPDIR:-/tmp}/vt-test-tmp.XXXXXX")
-        t0=$(date +%s)
-        out=$(cd "$work" && TESTDIR="$work" TMPDIR="$tmp" timeout "$TEST_TIMEOUT" sh "$t" 2>&1); rc=$?
-        took="[$(($(date +%s) - t0)) s]"
-        rm -rf "$tmp"
-        case $rc in
-        0)
-            if [ $kind = hygiene ]; then
-                hyg=$((hyg + 1)); hygnames="$hygnames${hygnames:+, }$name"; echo "PASS $name (hygiene) $took"
-            else
-                pass=$((pass + 1)); echo "PASS $name $took"
-            fi
-            rm -rf "$work" ;;
-        77) skip=$((skip + 1)); echo "SKIP $name: $(printf '%s\n' "$out" | tail -n 1)"; rm -rf "$work" ;;
-        *)
-            fail=$((fail + 1)); failed="$failed $name"
-            if [ "${KEEP_FAILED:-1}" = 0 ]; then
-                rm -rf "$work"; echo "FAIL $name (exit $rc) $took"
-            else
-                echo "FAIL $name (exit $rc, kept $work) $took"
-            fi
-            printf '%s\n' "$out" | tail -n 60 ;;
-        esac
+        if sed '/^[^#]/q' "$t" | grep -q '^# runs: alone'; then
+            alone="$alone$t
+"
+        else
+            shared="$shared$t
+"
+        fi
     done
+    printf '%s' "$shared" | pool script "$JOBS"
+    printf '%s' "$alone" | pool script 1
 fi
+pass=0 hyg=0 hygnames="" fail=0 skip=0 failed=""
+for r in "$RES"/*.res; do
+    [ -f "$r" ] || continue
+    read -r result name <"$r"
+    case $result in
+    pass) pass=$((pass + 1)) ;;
+    hygiene) hyg=$((hyg + 1)); hygnames="$hygnames${hygnames:+, }$name" ;;
+    skip) skip=$((skip + 1)) ;;
+    *) fail=$((fail + 1)); failed="$failed $name" ;;
+    esac
+done
+rm -rf "$RES"
 [ -n "$failed" ] && echo "failed:$failed"
 echo "$pass behaviour tests passed, $hyg hygiene checks passed${hygnames:+ ($hygnames)}, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

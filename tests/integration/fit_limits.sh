@@ -3,6 +3,7 @@
 # is killed at --trial-timeout with its whole process group (the search stops, exit 2, the
 # table says "timed out"; nothing of it is left running); a trial that prints 40 MB keeps a
 # log of its first and last 512 KiB with a line saying how much was cut (JSON log_cut_bytes).
+# runs: alone (a hanging trial killed at its 2 s timeout, the whole search within 20 s)
 set -u
 export LD_LIBRARY_PATH="$FAKE"
 P="$BUILD/tests/prog/rt_cases"

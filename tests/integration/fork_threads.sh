@@ -5,6 +5,8 @@
 # calling cudaMalloc; none may hang or fail. Every child writes its own complete trace with its
 # own allocations, and says that native frames were off (CONFIG: native_stacks false); a child
 # of a single-threaded parent keeps them. Also the audit's case (only an allocating thread).
+# runs: alone (400 forks race threads that allocate and walk the loaded objects; a hang is
+# told by time)
 set -u
 export LD_LIBRARY_PATH="$FAKE"
 P="$BUILD/tests/prog/fork_threads"

@@ -24,6 +24,8 @@
 #  - exit() from a signal handler that interrupted a CUDA call being recorded, or the program's
 #    own malloc: the program exits (a bounded trace had waited for ever on malloc's lock), its
 #    trace whole or cut and said so.
+# runs: alone (its exit and exec races are held to 0.9 s a run; a SIGALRM lands at chosen
+# microseconds)
 set -u
 export LD_LIBRARY_PATH="$FAKE"
 P="$BUILD/tests/prog/host_cases"

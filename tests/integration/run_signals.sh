@@ -6,6 +6,7 @@
 # forwarded by run; a SIGTERM sent right after run started is never lost (it had been, while run
 # read the exec's result: the program slept on); an inherited SIGCHLD ignored (which has the
 # kernel reap children) neither loses the program's status nor changes what the program inherits.
+# runs: alone (signals sent at chosen moments of the traced program's life)
 set -u
 fail() { echo "run_signals: $*"; exit 1; }
 command -v python3 >/dev/null 2>&1 || { echo "SKIP run_signals: no python3"; exit 77; }

@@ -7,6 +7,7 @@
 # --once on an ended trace prints one line, with the out-of-memory error the report finds; a file
 # that is not there is an error (followed: waited for, said once); a trace whose writer was killed
 # ends the watch, said.
+# runs: alone (a live watch must see the steps rise while a 3-second run is alive)
 set -u
 export LD_LIBRARY_PATH="$FAKE"
 fail() { echo "watch_live: $*"; exit 1; }
