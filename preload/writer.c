@@ -142,15 +142,19 @@ static inline int release(vt__wslot *me, int own, int rc)
     return rc;
 }
 
-/* stored: the record at pos (size bytes) in w is stored: counted, the next window mapped ahead
- * once the half is crossed, w released. 0. */
+/* stored: the record at pos (size bytes) in w is stored: counted, w released, then the next
+ * window mapped ahead once the half is crossed (under vt__ws.lock: not while holding w, which a
+ * close holding the lock waits to see released; vt__window_prepare_next uses w's fields only
+ * while w is current, and a window's struct is never freed). 0. */
 static inline int stored(vt__wslot *me, int own, window *w, uint64_t pos, uint64_t size,
                          uint16_t type)
 {
     count(me, own, type);
-    if (VT__UNLIKELY(pos < w->half && pos + size >= w->half))
+    int half = pos < w->half && pos + size >= w->half;
+    release(me, own, 0);
+    if (VT__UNLIKELY(half))
         vt__window_prepare_next(w);
-    return release(me, own, 0);
+    return 0;
 }
 
 /* unannounced_child: this process is a child made without fork()'s handlers (_Fork, a raw
@@ -275,8 +279,12 @@ static int append(uint16_t type, uint16_t flags, const void *p1, size_t n1, cons
 #endif
         hold(me, own, w);
         if (vt__ws.blocks) {
-            if (own && in_block(me, w, size))
+            if (own && in_block(me, w, size)) {
+#ifdef VT_WRITER_TEST_HOOKS
+                vt__writer_test_before_store(); /* (test_writer_seal.c: a switch and a close) */
+#endif
                 return block_store(me, w, size, type, flags, p1, n1, p2, n2, p3, n3);
+            }
             int r = block_put(w, size, type, flags, p1, n1, p2, n2, p3, n3, me, own);
             if (r <= 0)
                 return r;

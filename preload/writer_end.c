@@ -32,12 +32,15 @@ static uint64_t seal(window *w)
     return s;
 }
 
-/* drain: waits until every record accepted in w (sealed) is written, that is until no other
- * thread's slot holds w: microseconds, unless a writer was descheduled mid-record; bounded
- * (~1 s) all the same. */
-static void drain(window *w)
+/* drain: waits until every record accepted (w sealed) is written and counted, that is until no
+ * other thread's slot holds a window: microseconds, unless a writer was descheduled mid-record;
+ * bounded (~1 s) all the same. Any window, not w alone: a thread that found the window before w
+ * still open stores its record there, in its block, after w is put in (a close that waited for
+ * w's holders alone had counted up to 2 events fewer than its file held, 6 of 80 exits under
+ * load, lost_events.sh: the report's count of the events made short of the program's own). */
+static void drain(void)
 {
-    for (int i = 0; vt__wslots_hold(w) && i < 11000; i++) {
+    for (int i = 0; vt__wslots_hold(NULL) && i < 11000; i++) {
         if (i < 1000) {
             sched_yield();
         } else {
@@ -57,7 +60,7 @@ static void finish_locked(window *w, uint64_t s, uint16_t flags, int err)
     }
     vt__window_drop_spare(); /* its blocks are cut off below */
     if (w)
-        drain(w);
+        drain();
     uint64_t records, events;
     vt__window_totals_locked(&records, &events);
     vt_rec_trailer t = {vt__now_ns(),

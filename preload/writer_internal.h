@@ -81,7 +81,8 @@ extern __thread __attribute__((visibility("hidden"))) vt__wslot *vt__wslot_mine;
 /* vt__wslot_take: a slot for this thread (vt__wslot_mine set), NULL when all are handed out. */
 vt__wslot *vt__wslot_take(void);
 /* vt__wslots_hold: a record may still be being stored into w by a thread other than the
- * caller (a slot holding it, or the shared path busy beyond the caller's own records). */
+ * caller (a slot holding it, or the shared path busy beyond the caller's own records); w NULL:
+ * into any window. */
 int vt__wslots_hold(const struct window *w);
 /* vt__wslots_totals: the records and events stored so far (every slot and the shared path). */
 void vt__wslots_totals(uint64_t *records, uint64_t *events);
@@ -343,6 +344,9 @@ void vt__writer_fail_locked(window *w, uint64_t s, const char *what, int err);
  * hold of it, in a build of writer.c for tests/unit/test_writer_seal.c alone (Makefile), which
  * defines it: a close or a switch made there is the race the seal check in in_block is for */
 void vt__writer_test_before_hold(void);
+/* vt__writer_test_before_store: between a record's check that its block's window takes it and
+ * its store there (the window held): a switch and a close made there must wait for the store */
+void vt__writer_test_before_store(void);
 #endif
 
 #endif

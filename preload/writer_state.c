@@ -171,9 +171,11 @@ int vt__wslots_hold(const window *w)
         return 1;
     uint32_t n = slots_used();
     for (uint32_t i = 0; i < n; i++)
-        if (&vt__wsl.slot[i] != vt__wslot_mine &&
-            atomic_load_explicit(&vt__wsl.slot[i].in, memory_order_acquire) == w)
-            return 1;
+        if (&vt__wsl.slot[i] != vt__wslot_mine) {
+            const window *in = atomic_load_explicit(&vt__wsl.slot[i].in, memory_order_acquire);
+            if (w ? in == w : in != NULL)
+                return 1;
+        }
     return 0;
 }
 

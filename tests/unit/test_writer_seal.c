@@ -16,40 +16,52 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "writer_files.h"
 #include "../../preload/writer_internal.h"
 
 static _Atomic int g_armed, g_paused, g_go;
+static _Atomic int g_store_armed; /* 1: the victim stops in vt__writer_test_before_store */
 static __thread int t_victim;
 
-void vt__writer_test_before_hold(void)
+static void pause_victim(_Atomic int *armed)
 {
-    if (!t_victim || !atomic_load(&g_armed))
+    if (!t_victim || !atomic_load(armed))
         return;
-    atomic_store(&g_armed, 0);
+    atomic_store(armed, 0);
     atomic_store(&g_paused, 1);
     while (!atomic_load(&g_go))
         sched_yield();
+}
+
+void vt__writer_test_before_hold(void)
+{
+    pause_victim(&g_armed);
+}
+
+void vt__writer_test_before_store(void)
+{
+    pause_victim(&g_store_armed);
 }
 
 /* victim: a record (its block in the current window), then a second one stopped before its
  * hold until the main thread lets it go; the second's result */
 static void *victim(void *arg)
 {
-    (void)arg;
     t_victim = 1;
     uint64_t a[4] = {1, 1, 1, 1}, b[4] = {2, 2, 2, 2};
     if (vt__write(VT_REC_ALLOC, 1, a, sizeof a, NULL, 0) != 0)
         return (void *)(intptr_t)99;
-    atomic_store(&g_armed, 1);
+    atomic_store(arg ? &g_store_armed : &g_armed, 1);
     return (void *)(intptr_t)vt__write(VT_REC_ALLOC, 2, b, sizeof b, NULL, 0);
 }
 
 /* start_victim: the trace `name` opened by a record of the main thread (its path), then the
- * victim stopped between its second record's load of the window and its hold */
-static pthread_t start_victim(const char *name, char *path, size_t n)
+ * victim stopped between its second record's load of the window and its hold (at_store 0), or
+ * between its check that its block's window takes the record and its store (1) */
+static pthread_t start_victim_at(const char *name, char *path, size_t n, int at_store)
 {
     use_output(name);
     uint64_t p[4] = {0};
@@ -58,10 +70,15 @@ static pthread_t start_victim(const char *name, char *path, size_t n)
     atomic_store(&g_paused, 0);
     atomic_store(&g_go, 0);
     pthread_t t;
-    assert_int_equal(pthread_create(&t, NULL, victim, NULL), 0);
+    assert_int_equal(pthread_create(&t, NULL, victim, at_store ? (void *)1 : NULL), 0);
     while (!atomic_load(&g_paused))
         sched_yield();
     return t;
+}
+
+static pthread_t start_victim(const char *name, char *path, size_t n)
+{
+    return start_victim_at(name, path, n, 0);
 }
 
 static int finish_victim(pthread_t t)
@@ -128,11 +145,53 @@ static void test_switch_between_load_and_hold(void **st)
     assert_int_equal(tr.n_dropped, 0);
 }
 
+static void *closer(void *arg)
+{
+    (void)arg;
+    vt__writer_close();
+    return NULL;
+}
+
+/* the victim holds its block's window, checked open, about to store its record, while the main
+ * thread fills that window (switched: sealed and retired, not unmapped: held) and a close comes:
+ * the close waits for the store before it counts, so the trailer counts every record its file
+ * holds (a close that waited for the current window's holders alone had written its trailer one
+ * event short: the victim's record stored after it, in the window before) */
+static void test_close_while_storing_in_the_window_before(void **st)
+{
+    (void)st;
+    char path[256];
+    pthread_t t = start_victim_at("sealstore.vt", path, sizeof path, 1);
+    uint64_t p[4] = {0};
+    window *w = atomic_load(&vt__ws.cur);
+    int mine = 1;
+    while (atomic_load(&vt__ws.cur) == w) {
+        assert_int_equal(vt__write(VT_REC_ALLOC, 0, p, sizeof p, NULL, 0), 0);
+        mine++;
+    }
+    assert_false(w->unmapped);
+    pthread_t c;
+    assert_int_equal(pthread_create(&c, NULL, closer, NULL), 0);
+    struct timespec ts = {0, 100 * 1000 * 1000}; /* the close waiting (or, unfixed, done) */
+    nanosleep(&ts, NULL);
+    assert_int_equal(finish_victim(t), 0);
+    assert_int_equal(pthread_join(c, NULL), 0);
+    uint16_t *types = malloc(sizeof *types * 40000);
+    assert_non_null(types);
+    int n = read_records(path, types, 39999);
+    assert_int_equal(count_type(types, n, VT_REC_ALLOC), mine + 2);
+    free(types);
+    vt_rec_trailer tr = last_trailer(path);
+    assert_int_equal(tr.n_events, (uint64_t)mine + 2);
+    assert_int_equal(tr.n_dropped, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_close_between_load_and_hold),
         cmocka_unit_test(test_switch_between_load_and_hold),
+        cmocka_unit_test(test_close_while_storing_in_the_window_before),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
