@@ -230,6 +230,13 @@ verdict:
                mb, cal->eval_flag);
         return;
     }
+    if (run->lower_bounds && a->from && !s->no_training) { /* as the report: lower bounds */
+        printf("none recommended: the run died in its first forward, and what the rest of the "
+               "forward and the backward add is not known: every %s's need above is a lower "
+               "bound (vramtrace fit measures)\n",
+               mb);
+        return;
+    }
     uint64_t floor = found || unmeasured || lb ? 0 : weights_floor(cal, s, a->card.bytes);
     predict_print_recommended(c, s, &base, mb, nano, a->from != NULL, found, rb, ra, unmeasured, lb,
                               floor);

@@ -351,7 +351,12 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
     int rec = -1;
     if (current_fits == 1) {
         rec = 0;
-    } else if (!c->eval_cut) { /* (an evaluation cut short: lower bounds, none recommended) */
+    } else if (!c->eval_cut && !(c->lower && !cur->no_training)) {
+        /* (an evaluation cut short, or a training run's first forward with no formula to tell
+         * how far it had got: lower bounds, none recommended. A simulated UNet out of memory
+         * half-way through its forward at B=48 A=2 had been recommended 32 A=3, "at least 9.60
+         * GiB: may fit": its run took 11.01 GiB of tensors and ran out of memory, as did half
+         * the batch, 24 A=4, at 11.34; 16 fitted at 9.18) */
         /* beside a run that completed (the row "none"), an option must lower its peak by 1 % at
          * least: one that fits at the same peak adds no margin (a BERT whose peak was its
          * evaluation's own batch, after an allocator retry, had been told to halve its

@@ -15,6 +15,7 @@
 #include "formula.h"
 #include "model_notes.h"
 #include "model_oom.h"
+#include "model_first_forward.h"
 #include "model_trace.h"
 #include "scriptflags.h"
 #include "trainargs.h"

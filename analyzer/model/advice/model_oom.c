@@ -7,6 +7,7 @@
 
 #include "advice.h"
 #include "formula.h"
+#include "model_first_forward.h"
 #include "model_trace.h"
 
 /* oom_in: the run's out-of-memory error came in that phase (phases.h's names) */

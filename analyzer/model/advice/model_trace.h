@@ -21,18 +21,6 @@ void model_trace_compile(model_result *m, const run_facts *f, int nanogpt);
 /* model_gated_block: a gated-MLP decoder's block for the refined formula, or the note that the
  * formulas are GPT-2's. */
 void model_gated_block(model_result *m, const run_facts *f, int nanogpt);
-/* model_frozen_forward: 1 when the transformer formula does not describe the run's training,
- * which trains few of its weights (why says so, for the formula's "not applied" line): under 10 %
- * of them train (not LoRA's adapters, not a frozen model beside the one trained), or its first
- * forward, which failed, had freed each weight's 16-bit copy after use (frozen weights). */
-int model_frozen_forward(const model_result *m, const run_facts *f, const char *family, char *why,
-                         size_t n);
-/* model_nograd_forward: 1 when the run died in its first forward after all its blocks had run
- * (every weight's autocast copy made, or its logits) holding under a tenth of the activations the
- * formula's blocks keep for a backward: a forward under no_grad (an evaluation that ran out of
- * memory), no training to predict (why says so). Needs the shape's formula (formula_ok). */
-int model_nograd_forward(const model_result *m, const run_facts *f, const char *family, char *why,
-                         size_t n);
 /* model_no_forward: every allocation of init, no forward, backward, step or OOM (m->no_forward,
  * 1): nothing measured grows with a batch, so no advice (it had been told "needs ~830.0 MiB",
  * "keep the current configuration" and "largest micro-batch 1048576", the search's limit, for a
@@ -45,8 +33,5 @@ int model_no_forward(model_result *m, const run_facts *f);
  * values; GPT-2's stay views of a tensor kept either way). (The tensors' largest without the
  * cache, calib.no_kv_tensors, stays a floor: less the whole cache, it is at least that.) */
 void model_kv_kept(const run_facts *f, cat_breakdown *kv);
-/* model_oom_forward_share: no formula, and the run died in its first forward: how far it had
- * got, and what the what-ifs make of it. */
-void model_oom_forward_share(model_result *m, const run_facts *f);
 
 #endif

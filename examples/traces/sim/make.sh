@@ -81,6 +81,9 @@ run vitb16_b64_fit examples/sim/sim_vision.py --model vit-b16 --batch-size 64 --
 run unet_b16_fit examples/sim/sim_diffusion.py --batch-size 16 --image-size 128 --steps 2
 run unet_b1_noema_fit examples/sim/sim_diffusion.py --batch-size 1 --image-size 64 --no-ema --steps 2
 run unet_b32_oom_forward examples/sim/sim_diffusion.py --batch-size 32 --image-size 128 --steps 1
+# ... half-way through its first forward: nothing recommended from its lower bounds (it had been
+# recommended B=32 A=3, "may fit": run, B=32 A=3 and B=24 A=4 ran out of memory, B=16 fit)
+run unet_b48_a2_oom_forward examples/sim/sim_diffusion.py --batch-size 48 --grad-accum 2 --image-size 128 --steps 1
 # a Hugging Face Trainer script: batch size, accumulation, bf16 in its TrainingArguments
 run trainer_gpt2_fit examples/sim/sim_trainer.py --model gpt2
 run trainer_gpt2m_oom_forward examples/sim/sim_trainer.py --model gpt2-medium

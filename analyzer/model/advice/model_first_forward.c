@@ -1,0 +1,248 @@
+/* model_first_forward.c — what a run's first forward says when it is all the trace has of the
+ * training (model_first_forward.h), for model_build: a forward that trained few weights or ran
+ * under no_grad (the formula not applied), and one that ran out of memory: how far it had got,
+ * and what the what-ifs make of it. */
+#include "model_first_forward.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "formula.h"
+
+/* known_size: configuration key k's value when known, else 0 */
+static uint64_t known_size(const model_result *m, config_key k)
+{
+    return config_known(&m->cfg, k) ? (uint64_t)m->cfg.v[k].i : 0;
+}
+
+/* first_forward_frozen: the run died in its first forward, whose weights' 16-bit copies were
+ * freed after each use (autocast caches a copy, for the region, only of a weight that needs a
+ * gradient; autograd keeps one only where a gradient flows through): replay.h's
+ * oom_frozen_forward. Not LoRA: its frozen weights' copies are kept when a gradient flows through
+ * to adapters below, and freed where none does yet. */
+static int first_forward_frozen(const model_result *m, const run_facts *f)
+{
+    return f->has_oom && f->oom_frozen_forward && m->rec.feat[FEATURE_LORA].state != FEAT_ON;
+}
+
+int model_frozen_forward(const model_result *m, const run_facts *f, const char *family, char *why,
+                         size_t n)
+{
+    const infer_value *fz = f->inferred ? &f->inferred->v[INFER_frozen_blocks] : NULL;
+    uint64_t tr = m->rec.trainable, P = m->params_trace;
+    if (first_forward_frozen(m, f)) {
+        snprintf(why, n,
+                 "%s: the run died in its first forward, which freed each weight's 16-bit copy "
+                 "after use (autocast keeps a copy for the backward only of a weight that needs "
+                 "a gradient): its weights were frozen, or no gradient was recorded, so it kept "
+                 "no activations for a backward through them, as the transformer formula does "
+                 "in every block",
+                 family);
+        return 1;
+    }
+    if (!tr || !P || tr * 10 >= P || m->rec.feat[FEATURE_LORA].state == FEAT_ON ||
+        (fz && fz->known))
+        return 0;
+    snprintf(why, n,
+             "%s: only %.2f M of its %.2f M weights train (%.1f %%, not LoRA's adapters; the "
+             "rest frozen weights or buffers): the transformer formula, which trains them all "
+             "and keeps what their gradients need, does not describe this run; the measured "
+             "breakdown explains the peak",
+             family, (double)tr / 1e6, (double)P / 1e6, 100.0 * (double)tr / (double)P);
+    return 1;
+}
+
+/* blocks_used: the share of the blocks' weights a first forward had used when it ran out of
+ * memory (autocast casts each to 16 bits at its first use; the token embedding is looked up,
+ * never cast, and the head that shares it, or its own V x d, is cast at the forward's end:
+ * neither is a block's weight; nor is an EMA's copy of the weights, which the forward never
+ * uses); 0 when the run shows no autocast copy. */
+static double blocks_used(const model_result *m, const run_facts *f)
+{
+    /* the copies alive at the failure; a frozen forward's: all it made (each freed) */
+    uint64_t copies =
+                 first_forward_frozen(m, f) ? f->fwd0_copies_made : f->at_oom.bytes[CAT_AUTOCAST],
+             params = f->at_oom.bytes[CAT_PARAMETERS];
+    params = params > f->ema_at_oom ? params - f->ema_at_oom : 0; /* an EMA's copy: never cast */
+    uint64_t fz = m->frozen_params * (uint64_t)formula_param_bytes(&m->shape); /* a teacher's */
+    params = params > fz ? params - fz : 0;
+    uint64_t V = known_size(m, CFG_vocab_size), d = known_size(m, CFG_n_embd), emb;
+    const infer_value *u = f->inferred ? &f->inferred->v[INFER_untied_head] : NULL;
+    uint64_t ntab = u && u->known && u->value ? 2 : 1; /* an untied head: V x d of its own */
+    if (V && d && !__builtin_mul_overflow(4 * ntab * V, d, &emb) && emb < params / 2)
+        params -= emb;
+    return params ? 2.0 * (double)copies / (double)params : 0;
+}
+
+int model_nograd_forward(const model_result *m, const run_facts *f, const char *family, char *why,
+                         size_t n)
+{
+    /* every block ran: each weight's copy made (autocast), or its logits made (fp32 too) */
+    int ran = blocks_used(m, f) >= 0.99 || f->at_oom.bytes[CAT_LOGITS] > 0;
+    /* (tensors exact: segments alone file a forward's tensors by the segment they forced) */
+    if (!f->has_oom || !f->tensor_mode || f->backward_passes > 0 || !f->oom_phase ||
+        strcmp(f->oom_phase, "forward") || f->oom_frozen_forward ||
+        m->rec.feat[FEATURE_LORA].state == FEAT_ON || !ran)
+        return 0;
+    cat_breakdown ref;
+    formula_refined(&m->shape, &ref);
+    uint64_t kept = f->at_oom.bytes[CAT_ACTIVATIONS] + f->at_oom.bytes[CAT_ATTENTION],
+             want = ref.bytes[CAT_ACTIVATIONS];
+    if (!want || (double)kept >= 0.1 * (double)want)
+        return 0;
+    snprintf(why, n,
+             "%s: the run died in its first forward after every block had run (its logits or "
+             "its weights' 16-bit copies all made) with %.0f MiB of activations alive, %.2fx "
+             "what a forward that keeps its blocks' activations for a backward holds by the "
+             "formula: a forward under no_grad or through frozen weights (an evaluation, "
+             "inference), to which no training formula applies",
+             family, (double)kept / 1048576.0, (double)kept / (double)want);
+    return 1;
+}
+
+/* forward_blocks_done: a transformer's first forward that ran out of memory after every block
+ * had run (all their weights cast: at the head or the loss) kept its blocks' whole activations:
+ * their ratio to the refined formula is a measurement, below 1 too (a LoRA run saves no input
+ * of a frozen weight: Llama 400M with LoRA 0.87 of the formula at B=8, its B=4 run 0.87 with
+ * its KV cache), not the lower bound of a forward cut short. One cut short after a share of
+ * its blocks had run (0.2 to 0.99 of their weights used) kept the activations of those blocks
+ * alone: measured over them, per block, they are the measurement (GPT-2 with HF's GELU at B=24, cut
+ * at 56 %: 1.36x the whole forward's formula read as the ratio, B=6 predicted 2.61 GiB of
+ * activations, its run measured 4.67; over the blocks that ran, 2.43x: 4.67). */
+static void forward_blocks_done(model_result *m, const run_facts *f)
+{
+    uint64_t meas = m->calib.measured.bytes[CAT_ACTIVATIONS],
+             ref = m->calib.refined.bytes[CAT_ACTIVATIONS];
+    double q = ref ? (double)meas / (double)ref : 1.0, frac = blocks_used(m, f);
+    if (!meas || !m->calib.calibrated || m->calib.global)
+        return;
+    /* autocast's copies of the weights were made as far as the forward came: the whole forward
+     * makes the formula's (GPT-2 medium cut at 32 %: 184.1 MiB, where its B=1 run kept 674.2) */
+    uint64_t *cast = &m->calib.measured.bytes[CAT_AUTOCAST];
+    if (frac < 0.99 && *cast && m->calib.refined.bytes[CAT_AUTOCAST] > *cast)
+        *cast = m->calib.refined.bytes[CAT_AUTOCAST];
+    if (frac >= 0.99 && q < 1.0)
+        m->calib.ratio[CAT_ACTIVATIONS] = q; /* (advice_calibrate kept 1: a partial run's) */
+    else if (frac >= 0.2 && frac < 0.99 && q / frac > m->calib.ratio[CAT_ACTIVATIONS]) {
+        m->calib.ratio[CAT_ACTIVATIONS] = q / frac;
+        snprintf(m->oom_forward, sizeof m->oom_forward,
+                 "the run died in its first forward, after about %.0f %% of its blocks' weights "
+                 "had been used (cast to 16 bits by autocast): its activations are measured over "
+                 "those blocks, %.2fx the refined formula's for them (%.2fx its whole forward's); "
+                 "its autocast copies are the formula's for the whole forward",
+                 100.0 * frac, q / frac, q);
+    }
+}
+
+/* layers_ahead: a first forward cut short whose weights' copies repeat in blocks (ahead.h): the
+ * weights it had still to use, as many casts as the share of the weights made before the forward
+ * it had not reached says, each keeping what a cast of its last complete block kept; a network
+ * whose later layers keep less (a ResNet's) is over-counted, not under (ResNet-50 at B=320, cut
+ * at 20 % of its blocks' weights: x1.22, B=128 predicted 5.82 GiB of tensors, measured 5.57;
+ * T5-small at B=32, cut at 73 %: x1.31, its B=8 run x1.25). 1 when it applies: act_whole set. */
+static int layers_ahead(model_result *m, const run_facts *f, char *said, size_t n)
+{
+    const fwd_ahead *a = &f->oom_ahead;
+    uint64_t A = f->at_oom.bytes[CAT_ACTIVATIONS];
+    if (!f->has_oom_ahead || !A || !a->block_act || m->shape.none_seen_trained)
+        return 0;
+    double more = (double)a->block_act / a->period * a->ahead;
+    m->calib.act_whole = 1.0 + more / (double)A;
+    snprintf(said, n,
+             "its activations are extrapolated to the whole forward (x%.2f: about %.0f more "
+             "weights' casts were to come, as %u made and %u of the %u tensors made before the "
+             "forward not reached yet say, the layers not reached assumed to keep each what one "
+             "cast of its last repeated block of %u kept, %.1f MiB; where later layers keep "
+             "less%s, this counts too much)",
+             m->calib.act_whole, a->ahead, a->casts, a->made - a->reached, a->made, a->period,
+             (double)a->block_act / a->period / 1048576.0,
+             m->rec.family == FAM_CONVNET ? ", as a CNN's at a lower resolution" : "");
+    return 1;
+}
+
+/* model_oom_forward_share: the run died in its first forward. A transformer's formula applies:
+ * forward_blocks_done. No formula: how far the forward had
+ * got is said from autocast's 16-bit weight copies (made as each weight is used: 2 B per 4-B
+ * parameter) when there are some. An encoder-decoder's blocks keep alike activations per weight,
+ * so its activations are extrapolated to the whole forward by that share of its blocks' weights
+ * (the token embedding and the head that shares it are no block's; T5-small at B=32, cut at 73 %:
+ * B=8 predicted from what was alive 5.17 GiB, extrapolated by the share of all weights (53 %)
+ * 8.05 GiB, by the blocks' 7.16, measured by a run at B=8 6.77); other
+ * networks' are not spread like their weights (a ResNet's early, high-resolution layers hold
+ * most activations and few weights): what-ifs scale what was alive, lower bounds. */
+void model_oom_forward_share(model_result *m, const run_facts *f)
+{
+    if (f->backward_passes > 0 || !f->oom_phase || strcmp(f->oom_phase, "forward"))
+        return;
+    if (!m->shape.generic) {
+        forward_blocks_done(m, f);
+        return;
+    }
+    double frac = blocks_used(m, f);
+    char used[120] = "";
+    if (frac >= 0.01 && frac < 0.99)
+        snprintf(used, sizeof used,
+                 ", after about %.0f %% of its blocks' weights had been used (cast to "
+                 "16 bits by autocast)",
+                 100.0 * frac);
+    char act[400] = "";
+    if (used[0] && !layers_ahead(m, f, act, sizeof act) && frac >= 0.2 &&
+        m->rec.family == FAM_ENCODER_DECODER) {
+        m->calib.act_whole = 1.0 / frac;
+        snprintf(act, sizeof act,
+                 "its activations are extrapolated to the whole forward (x%.2f, assuming the "
+                 "blocks not reached keep as many per weight as those that ran; a decoder's "
+                 "blocks, with cross-attention, may keep more)",
+                 1.0 / frac);
+    }
+    /* a token model's logits at its end, not reached (none live at the failure): a
+     * cross-entropy over B*T tokens' logits, 10 B each not shifted (an encoder-decoder's labels
+     * aligned to the decoder's positions, as BERT's masked-LM loss; T5-small at B=8 kept 10.0), 12
+     * shifted (a decoder's, the refined formula's; the sizes alone do not tell which: 12), 8
+     * compiled. A GPT-2 recorded with native frames alone, cut at its 12th block at B=16, had B=8
+     * predicted at 11.25 GiB, "fits" on 12 GiB, without them; its run at B=8 took 14.30 */
+    char lg[240] = "";
+    if (m->rec.family == FAM_DECODER || m->rec.family == FAM_ENCODER ||
+        m->rec.family == FAM_ENCODER_DECODER) {
+        uint64_t B = known_size(m, CFG_batch_size), T = known_size(m, CFG_block_size),
+                 V = known_size(m, CFG_vocab_size);
+        unsigned per = m->shape.compile ? 8 : m->rec.family == FAM_DECODER ? 12 : 10;
+        double logits = (double)B * (double)T * (double)V * per;
+        if (f->at_oom.bytes[CAT_LOGITS] == 0 && logits > 0 && logits < 1e18)
+            m->calib.logits_whole = logits;
+        if (m->calib.logits_whole > 0)
+            snprintf(lg, sizeof lg,
+                     "; the logits at its end, not reached, are assumed to take %u*B*T*V bytes "
+                     "(what a cross-entropy over %s; not measured for this model)",
+                     per,
+                     per == 10 ? "logits not shifted keeps: BERT's masked-LM loss measured"
+                     : m->rec.family_by_sizes
+                         ? "shifted logits keeps, a decoder's: the sizes do not tell it from an "
+                           "encoder, whose loss keeps 10"
+                         : "shifted logits keeps, a causal language model's");
+        else if (!f->at_oom.bytes[CAT_LOGITS])
+            snprintf(lg, sizeof lg, "%s",
+                     "; the logits at its end, not reached, are not counted (V or T unknown)");
+    }
+    if (act[0]) {
+        snprintf(m->oom_forward, sizeof m->oom_forward,
+                 "the run died in its first forward%s: %s%s (vramtrace fit measures)", used, act,
+                 lg);
+        return;
+    }
+    snprintf(m->oom_forward, sizeof m->oom_forward,
+             "the run died in its first forward%s: what-ifs scale what was alive then%s%s; the "
+             "rest of its forward was not measured, so they are lower bounds%s (vramtrace fit "
+             "measures)",
+             used,
+             m->shape.none_seen_trained
+                 ? ", with no gradient and no optimizer state (every weight it had used was "
+                   "frozen, its 16-bit copy freed after use; those it did not reach may train, "
+                   "and add theirs)"
+                 : "",
+             lg,
+             m->shape.no_training ? ""
+                                  : ", and none is recommended: what the rest of the forward "
+                                    "and the backward add is not known");
+    m->lower_bounds = m->calib.lower = 1;
+}
