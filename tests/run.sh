@@ -13,7 +13,8 @@
 # processors), each through tests/run_one.sh, its lines printed whole when it ends; a script with
 # a line "# runs: alone (why)" in its opening comment (one whose check leans on time: a deadline, a race
 # it provokes, a live view sampled while another program runs) runs after the others, with
-# nothing beside it.
+# nothing beside it; one with "# runs: early (why)" (a script of minutes) starts before the
+# others, so that the last to end is a short one.
 set -u
 BUILD=$(cd "${BUILD:-build}" && pwd)
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -31,22 +32,26 @@ pool() {
 }
 [ $# -gt 0 ] && printf '%s\n' "$@" | pool unit "$JOBS"
 if [ "${UNIT_ONLY:-0}" != 1 ]; then
-    shared="" alone=""
+    early="" shared="" alone=""
     for t in "$ROOT"/tests/integration/*.sh; do
         [ -f "$t" ] || continue
         name=$(basename "$t" .sh)
         if [ -n "${ONLY:-}" ]; then
             case " $ONLY " in *" $name "*) ;; *) continue ;; esac
         fi
-        if sed '/^[^#]/q' "$t" | grep -q '^# runs: alone'; then
+        runs=$(sed '/^[^#]/q' "$t" | sed -n 's/^# runs: \([a-z]*\).*/\1/p')
+        if [ "$runs" = alone ]; then
             alone="$alone$t
+"
+        elif [ "$runs" = early ]; then
+            early="$early$t
 "
         else
             shared="$shared$t
 "
         fi
     done
-    printf '%s' "$shared" | pool script "$JOBS"
+    printf '%s%s' "$early" "$shared" | pool script "$JOBS"
     printf '%s' "$alone" | pool script 1
 fi
 pass=0 hyg=0 hygnames="" fail=0 skip=0 failed=""

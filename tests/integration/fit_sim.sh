@@ -5,6 +5,7 @@
 # keeping B*A and without; --json's shape; Ctrl-C keeps the table; usage errors exit 2.
 # CONSISTENCY CHECK of fit's search: the sweep measures with the same `vramtrace run` + report
 # (whose peaks sim_programs.sh holds to the simulated programs' own counters).
+# runs: early (fit against a sweep of simulated runs: about 2 minutes)
 set -u
 PY=${PYTHON:-python3}
 command -v "$PY" >/dev/null 2>&1 || { echo "no python3"; exit 77; }

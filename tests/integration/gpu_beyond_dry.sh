@@ -7,6 +7,7 @@
 # `vramtrace predict` of it held to what the run measured, the
 # truth lines parsed into results.jsonl and facts.jsonl, vramtrace's figures equal the program's,
 # ONE tarball with traces, facts and reports, and runs past the time budget skipped, saying so.
+# runs: early (the GPU workloads dry: about 1 minute)
 set -u
 PY=${PYTHON:-python3}
 command -v "$PY" >/dev/null 2>&1 || { echo "no python3"; exit 77; }

@@ -11,6 +11,7 @@
 # bounded (--compress) reports as the plain one, at a fraction of its size. Damaged chunks
 # (a zstd frame that does not decompress to its size, a chunk longer than any, a slot grid that
 # makes no sense) are malformed traces (exit 3), never a crash.
+# runs: early (long bounded runs rolling their window: about 1.5 minutes)
 set -u
 # no device address handed out twice: an allocation alive at the run's beginning and freed in
 # the dropped part (long_prog's probe) cannot hide behind a later one at the same address

@@ -6,6 +6,7 @@
 # allocations of a command up to 300 are tried, past that the first 100 and 100 spread over the
 # rest (ALL=1: every one; FIRST=N: the first N). The commands of an "oom" line of tests/known_failures must still show
 # its symptom.
+# runs: early (a sweep of simulated runs: about 2 minutes)
 set -u
 LIB="$BUILD/tests/libfailmalloc.so"
 [ -f "$LIB" ] || { echo "failmalloc not built ($LIB)"; exit 1; }

@@ -7,6 +7,7 @@
 # as a row. Before: a run the formula over-predicts had its totals scaled and its rows not
 # (GPT-2 at B=1, T=64, predicted at 8: the rows 304 MiB over "= tensors"; that run is no longer
 # anchored: its peak came after its forward, docs/formula.md).
+# runs: early (predict on every committed trace: about 1.5 minutes)
 set -u
 fail() { echo "predict_rows: $*"; exit 1; }
 n=0
