@@ -97,6 +97,20 @@ static int count_type(const uint16_t *t, int n, uint16_t type)
     return k;
 }
 
+/* all_counted: the trace at path holds `want` ALLOC records, each once, and its trailer counts
+ * exactly them, none dropped */
+static void all_counted(const char *path, int want)
+{
+    uint16_t *types = malloc(sizeof *types * 40000);
+    assert_non_null(types);
+    int n = read_records(path, types, 39999);
+    assert_int_equal(count_type(types, n, VT_REC_ALLOC), want);
+    free(types);
+    vt_rec_trailer tr = last_trailer(path);
+    assert_int_equal(tr.n_events, (uint64_t)want);
+    assert_int_equal(tr.n_dropped, 0);
+}
+
 /* a close while the victim stands between its load and its hold: its record is not stored in
  * the closed window (the trailer's count would not have it): refused and counted as dropped */
 static void test_close_between_load_and_hold(void **st)
@@ -135,14 +149,7 @@ static void test_switch_between_load_and_hold(void **st)
     assert_true(w->unmapped); /* (what a store into its block would have hit) */
     assert_int_equal(finish_victim(t), 0);
     vt__writer_close();
-    uint16_t *types = malloc(sizeof *types * 40000);
-    assert_non_null(types);
-    int n = read_records(path, types, 39999);
-    assert_int_equal(count_type(types, n, VT_REC_ALLOC), mine + 2);
-    free(types);
-    vt_rec_trailer tr = last_trailer(path);
-    assert_int_equal(tr.n_events, (uint64_t)mine + 2);
-    assert_int_equal(tr.n_dropped, 0);
+    all_counted(path, mine + 2);
 }
 
 static void *closer(void *arg)
@@ -176,14 +183,7 @@ static void test_close_while_storing_in_the_window_before(void **st)
     nanosleep(&ts, NULL);
     assert_int_equal(finish_victim(t), 0);
     assert_int_equal(pthread_join(c, NULL), 0);
-    uint16_t *types = malloc(sizeof *types * 40000);
-    assert_non_null(types);
-    int n = read_records(path, types, 39999);
-    assert_int_equal(count_type(types, n, VT_REC_ALLOC), mine + 2);
-    free(types);
-    vt_rec_trailer tr = last_trailer(path);
-    assert_int_equal(tr.n_events, (uint64_t)mine + 2);
-    assert_int_equal(tr.n_dropped, 0);
+    all_counted(path, mine + 2);
 }
 
 int main(void)
