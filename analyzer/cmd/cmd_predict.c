@@ -74,6 +74,17 @@ static uint64_t weights_floor(const model_calib *cal, const gpt_shape *s, uint64
                : p.required_bytes;
 }
 
+/* withheld: why a --from run's lower bounds recommend nothing, as the report (advice_candidates):
+ * 1, an evaluation pass with its own batch ran out of memory (every what-if keeps it); 2, a
+ * training run died in its first forward with nothing to tell how much of it was to come (the
+ * rest of it and its backward not measured); 0, neither. The text and the JSON alike. */
+static int withheld(const predict_args *a, const model_calib *cal, const gpt_shape *s, int lower)
+{
+    if (!a->from)
+        return 0;
+    return cal->eval_cut ? 1 : lower && !s->no_training ? 2 : 0;
+}
+
 static void print_text(const nano_config *c, const gpt_shape *s, const prediction *p,
                        const predict_args *a, uint64_t lb, const model_calib *cal,
                        const predict_run *run)
@@ -224,13 +235,14 @@ verdict:
                ADVICE_RETRY_TEXT);
         return;
     }
-    if (a->from && cal->eval_cut) { /* as the report: every what-if keeps that evaluation */
+    int none = withheld(a, cal, s, run->lower_bounds);
+    if (none == 1) { /* as the report: every what-if keeps that evaluation */
         printf("none recommended: every %s keeps the evaluation's batch (%s), which ran out of "
                "memory; lower that batch (vramtrace fit measures)\n",
                mb, cal->eval_flag);
         return;
     }
-    if (run->lower_bounds && a->from && !s->no_training) { /* as the report: lower bounds */
+    if (none == 2) { /* as the report: lower bounds */
         printf("none recommended: the run died in its first forward, and what the rest of the "
                "forward and the backward add is not known: every %s's need above is a lower "
                "bound (vramtrace fit measures)\n",
@@ -346,7 +358,7 @@ static int print_json(const nano_config *c, const gpt_shape *s, const prediction
             advice_recommend(cal, s, p->required_bytes, lb, a->card.bytes, unmeasured, &rb, &ra);
         /* the run as it ran, after its allocator's retry: nothing recommended as it is (text) */
         cJSON_AddBoolToObject(root, "completed_after_retry", retried);
-        if (found && !(retried && rb == s->B) && !(a->from && cal->eval_cut)) {
+        if (found && !(retried && rb == s->B) && !withheld(a, cal, s, lower)) {
             cJSON *rj = cJSON_AddObjectToObject(root, "recommended");
             cJSON_AddNumberToObject(rj, "batch_size", (double)rb);
             if (s->accum_unknown && s->no_training) { /* forwards only: no step to accumulate */

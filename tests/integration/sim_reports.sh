@@ -576,4 +576,6 @@ for t in gan_b2560_oom_forward unet_b32_oom_forward unet_b48_a2_oom_forward \
     "$VT" predict --from "$D/$t.vt" >lbp.txt 2>&1
     grep -q '^none recommended: the run died in its first forward' lbp.txt && ! grep -q '^recommended' lbp.txt ||
         { tail -n 3 lbp.txt; echo "$t: predict --from recommends from lower bounds"; exit 1; }
+    "$VT" predict --from "$D/$t.vt" --json | python3 -c 'import json,sys; r=json.load(sys.stdin); assert r["lower_bound"] is True and r["recommended"] is None, r["recommended"]' ||
+        { echo "$t: predict --from --json recommends from lower bounds"; exit 1; }
 done
