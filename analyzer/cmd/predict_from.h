@@ -20,14 +20,14 @@ typedef struct predict_run {
     char model[160];  /* what was trained, in words, or "" */
     int lower_bounds; /* the report's what-ifs are lower bounds (died in its first forward): the
                        * predicted peaks too, and the largest micro-batch is at most lb */
-    char forward_note[800]; /* how a run that died in its first forward is extrapolated, or "" */
-    char optim_note[800];   /* the report's note of an optimizer state not measured (AdamW's
-                             * assumed, the most of the kinds the script constructs), or "" */
-    int growth_unmeasured;  /* its tensors peaked after its forward's were freed: how the step
-                             * grows with the micro-batch is not measured (no largest said) */
-    int lora_assumed;       /* LoRA on and no gradient measured: the trained share assumed */
-    uint64_t trainable;     /* the run's trainable parameters, as the report counts them (0:
-                             * unknown): the trained line's count at the run's own shape */
+    char forward_note[1024]; /* how a run that died in its first forward is extrapolated, or "" */
+    char optim_note[800];    /* the report's note of an optimizer state not measured (AdamW's
+                              * assumed, the most of the kinds the script constructs), or "" */
+    int growth_unmeasured;   /* its tensors peaked after its forward's were freed: how the step
+                              * grows with the micro-batch is not measured (no largest said) */
+    int lora_assumed;        /* LoRA on and no gradient measured: the trained share assumed */
+    uint64_t trainable;      /* the run's trainable parameters, as the report counts them (0:
+                              * unknown): the trained line's count at the run's own shape */
     int retried; /* it completed after its allocator reached the card and released its cache */
     int largest_unpredicted; /* growth_unmeasured: no largest said, but where a run out of
                               * memory would not fit at 1 on the card asked of either (set by

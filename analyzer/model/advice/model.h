@@ -144,18 +144,18 @@ typedef struct model_result {
     int opt_choice;      /* 1: not measured, the script constructs several kinds without AdamW:
                           * the most state of them counted (said) */
     int measured_at_tensors; /* measured: the tensors at their peak (else at the process peak) */
-    char notes[5][800];      /* what the advice assumes, or how certain it is (every view) */
+    char notes[5][1024];     /* what the advice assumes, or how certain it is (every view) */
     int nnotes;
-    int empty;             /* 1: the trace holds no allocation: no explanation, no advice (said) */
-    int no_forward;        /* 1: every allocation of init (no forward, backward, step or OOM): no
-                            * batch's tensors measured, no advice (advice_none says so) */
-    char advice_none[512]; /* why there is no advice (empty, no_forward), "" otherwise */
-    char oom_forward[800]; /* no formula, died in its first forward: how far it had got */
-    int second_step;       /* 1: the cache is the one-step run's step taken again (replay.h) */
-    int lower_bounds;      /* 1: the what-ifs scale what was alive then, lower bounds (so the
-                            * largest micro-batch that fits is at most largest_batch) */
-    int accum_assumed;     /* 1: the accumulation is not known: predictions keep gradients alive */
-    int lora_assumed;      /* 1: LoRA on, no gradient measured: 1 % of the weights train (said) */
+    int empty;              /* 1: the trace holds no allocation: no explanation, no advice (said) */
+    int no_forward;         /* 1: every allocation of init (no forward, backward, step or OOM): no
+                             * batch's tensors measured, no advice (advice_none says so) */
+    char advice_none[512];  /* why there is no advice (empty, no_forward), "" otherwise */
+    char oom_forward[1024]; /* no formula, died in its first forward: how far it had got */
+    int second_step;        /* 1: the cache is the one-step run's step taken again (replay.h) */
+    int lower_bounds;       /* 1: the what-ifs scale what was alive then, lower bounds (so the
+                             * largest micro-batch that fits is at most largest_batch) */
+    int accum_assumed;      /* 1: the accumulation is not known: predictions keep gradients alive */
+    int lora_assumed;       /* 1: LoRA on, no gradient measured: 1 % of the weights train (said) */
     model_calib calib;
     prediction current;
     uint64_t capacity;
