@@ -5,16 +5,16 @@
 # A script with a line "# kind: hygiene ..." in its header checks the code's shape (format, file
 # sizes, layers, ...), not what vramtrace does: the summary counts those apart, as
 # "N behaviour tests passed, M hygiene checks passed (names), F failed, S skipped".
-# TEST_TIMEOUT (seconds, default 600) limits each test, unit binaries included. A failed
-# script's work folder is kept for a look (its path printed) unless KEEP_FAILED=0 (make mutate,
-# whose mutations make tests fail on purpose: a kept folder can hold gigabytes). Each script's
-# line ends with the seconds it took ("PASS name [12 s]"): CI's whole run must stay well under
-# 30 minutes, and these say where it goes. Tests run TEST_JOBS at a time (default: the machine's
-# processors), each through tests/run_one.sh, its lines printed whole when it ends; a script with
-# a line "# runs: alone (why)" in its opening comment (one whose check leans on time: a deadline, a race
-# it provokes, a live view sampled while another program runs) runs after the others, with
-# nothing beside it; one with "# runs: early (why)" (a script of minutes) starts before the
-# others, so that the last to end is a short one.
+# TEST_TIMEOUT (seconds, default 600) limits each test, unit binaries included. A failed script's
+# work folder is kept for a look (its path printed) unless KEEP_FAILED=0 (make mutate, whose
+# mutations make tests fail on purpose: a kept folder can hold gigabytes). Each script's line ends
+# with the seconds it took ("PASS name [12 s]"): CI's whole run must stay well under 30 minutes, and
+# these say where it goes. Tests run TEST_JOBS at a time (default: the machine's processors), each
+# through tests/run_one.sh, its lines printed whole when it ends; a script with a line "# runs:
+# alone (why)" in its opening comment (one whose check leans on time: a deadline, a race it
+# provokes, a live view sampled while another program runs) runs after the others, with nothing
+# beside it; one with "# runs: early (why)" (a script of minutes) starts before the others, so that
+# the last to end is a short one.
 set -u
 BUILD=$(cd "${BUILD:-build}" && pwd)
 ROOT=$(cd "$(dirname "$0")/.." && pwd)

@@ -5,14 +5,14 @@
 # left them out: with native frames B=8 was "predicted peak 11.25 GiB: fits" and "largest
 # micro-batch that fits: 8" (its run at B=8 ran out of memory too: 14.30 GiB without a card),
 # with none "micro-batch 16 -> 8, accumulation 1 -> 2: at least 8.82 GiB, may fit" was the
-# recommendation, and it ran out of memory. The logits of a token model (a V x d embedding among
-# its weights, B, T and V known) are now counted, 12*B*T*V (a shifted cross-entropy): B=8 does
-# not fit, and 16 -> 4 with 4 micro-steps, run, fits at or below its prediction (native, where it
-# is recommended) or at or above its lower bound (none, whose lower bounds recommend nothing:
-# what the rest of the forward and the backward add is not known). With native frames the parameters are the
+# recommendation, and it ran out of memory. The logits of a token model (a V x d embedding among its
+# weights, B, T and V known) are now counted, 12*B*T*V (a shifted cross-entropy): B=8 does not fit,
+# and 16 -> 4 with 4 micro-steps, run, fits at or below its prediction (native, where it is
+# recommended) or at or above its lower bound (none, whose lower bounds recommend nothing: what the
+# rest of the forward and the backward add is not known). With native frames the parameters are the
 # program's own (its embedding lookups and first matmul, 271 MiB, had been counted with them, 746
-# MiB for 475, until the first free of a young tensor said the forward had begun: an operator only
-# a forward runs says it now).
+# MiB for 475, until the first free of a young tensor said the forward had begun: an operator only a
+# forward runs says it now).
 set -u
 fail() { echo "sim_stackless_oom: $*"; exit 1; }
 [ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"

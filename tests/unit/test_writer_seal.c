@@ -47,7 +47,8 @@ void vt__writer_test_before_store(void)
 }
 
 /* victim: a record (its block in the current window), then a second one stopped before its
- * hold until the main thread lets it go; the second's result */
+ * hold (arg NULL) or before its store (arg non-NULL) until the main thread lets it go; the
+ * second's result */
 static void *victim(void *arg)
 {
     t_victim = 1;
@@ -61,7 +62,7 @@ static void *victim(void *arg)
 /* start_victim: the trace `name` opened by a record of the main thread (its path), then the
  * victim stopped between its second record's load of the window and its hold (at_store 0), or
  * between its check that its block's window takes the record and its store (1) */
-static pthread_t start_victim_at(const char *name, char *path, size_t n, int at_store)
+static pthread_t start_victim(const char *name, char *path, size_t n, int at_store)
 {
     use_output(name);
     uint64_t p[4] = {0};
@@ -74,11 +75,6 @@ static pthread_t start_victim_at(const char *name, char *path, size_t n, int at_
     while (!atomic_load(&g_paused))
         sched_yield();
     return t;
-}
-
-static pthread_t start_victim(const char *name, char *path, size_t n)
-{
-    return start_victim_at(name, path, n, 0);
 }
 
 static int finish_victim(pthread_t t)
@@ -117,7 +113,7 @@ static void test_close_between_load_and_hold(void **st)
 {
     (void)st;
     char path[256];
-    pthread_t t = start_victim("sealclose.vt", path, sizeof path);
+    pthread_t t = start_victim("sealclose.vt", path, sizeof path, 0);
     vt__writer_close();
     assert_int_equal(finish_victim(t), -1);
     uint16_t types[64];
@@ -136,7 +132,7 @@ static void test_switch_between_load_and_hold(void **st)
 {
     (void)st;
     char path[256];
-    pthread_t t = start_victim("sealswitch.vt", path, sizeof path);
+    pthread_t t = start_victim("sealswitch.vt", path, sizeof path, 0);
     uint64_t p[4] = {0};
     window *w = atomic_load(&vt__ws.cur);
     int mine = 1;
@@ -168,7 +164,7 @@ static void test_close_while_storing_in_the_window_before(void **st)
 {
     (void)st;
     char path[256];
-    pthread_t t = start_victim_at("sealstore.vt", path, sizeof path, 1);
+    pthread_t t = start_victim("sealstore.vt", path, sizeof path, 1);
     uint64_t p[4] = {0};
     window *w = atomic_load(&vt__ws.cur);
     int mine = 1;
