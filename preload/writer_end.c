@@ -276,14 +276,25 @@ void vt__writer_exec_failed(void)
 void vt__writer_fork_prepare(void)
 {
     pthread_mutex_lock(&vt__ws.lock);
+    vt__populate_fork_prepare();
 }
 
 void vt__writer_fork_parent(void)
 {
+    vt__populate_fork_parent();
     pthread_mutex_unlock(&vt__ws.lock);
 }
 
+/* forget_file: the file's state back to unopened, nothing written (a child's, a test's reset) */
+static void forget_file(void);
+
 void vt__writer_fork_child(void)
+{
+    vt__populate_fork_child(); /* (first: its lock was held by the prepare) */
+    forget_file();
+}
+
+static void forget_file(void)
 {
     atomic_store(&vt__ws.late, NULL); /* the parent's trailer */
     atomic_store(&vt__ws.late_busy, 0);
@@ -332,5 +343,5 @@ void vt__writer_fork_child(void)
 void vt__writer_reset_for_tests(void)
 {
     vt__writer_close();
-    vt__writer_fork_child();
+    forget_file(); /* (the helper thread, if running, is this process's: kept) */
 }

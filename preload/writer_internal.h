@@ -3,7 +3,8 @@
  * writer.c (open, reserve, write) -> writer_end.c (trailer, failure, close, exec, fork) ->
  * writer_pack.c (the chunked layout's packer thread) -> writer_pack_live.c (its live set and
  * steps), writer_window.c (windows) -> writer_slots.c (the chunked layout's slots) ->
- * writer_state.c (state, seam, time origin). The interface is writer.h/output.h. */
+ * writer_state.c (state, seam, time origin) -> writer_populate.c (the window mapped ahead faulted
+ * in by a helper thread). The interface is writer.h/output.h. */
 #ifndef VT_PRELOAD_WRITER_INTERNAL_H
 #define VT_PRELOAD_WRITER_INTERNAL_H
 
@@ -338,6 +339,24 @@ void vt__writer_close_fd(void);
 /* vt__writer_fail_locked: an output failure with the file open, w full at s: tracing stops
  * with one warning; the trace keeps every record accepted and ends with a trailer saying why. */
 void vt__writer_fail_locked(window *w, uint64_t s, const char *what, int err);
+
+/* ---- writer_populate.c: a mapping's pages faulted in ------------------------------------ */
+
+/* vt__populate: [p, p + len) of a new mapping faulted in writable: at once, or when it is the
+ * window mapped ahead (ahead) of HUGE_SPAN bytes or more, by the helper thread (started then;
+ * at once where it cannot start). vt__populate_forget: before [p, p + len) is unmapped (every
+ * vt__sys_ops.munmap): the helper's job on it dropped and its piece there waited for. */
+void vt__populate(char *p, uint64_t len, int ahead);
+void vt__populate_forget(const void *p, uint64_t len);
+/* vt__populate_stats: jobs handed to the helper and pieces it faulted in (tests) */
+void vt__populate_stats(uint64_t *jobs, uint64_t *pieces);
+/* fork: prepare holds the helper's lock (after vt__ws.lock); the child forgets the parent's
+ * helper (its own starts when its windows are large again) */
+void vt__populate_fork_prepare(void);
+void vt__populate_fork_parent(void);
+void vt__populate_fork_child(void);
+/* vt__populate_test_piece: called by the helper before each piece when set (tests) */
+extern void (*vt__populate_test_piece)(void);
 
 #ifdef VT_WRITER_TEST_HOOKS
 /* vt__writer_test_before_hold: a record's call between its load of the current window and its

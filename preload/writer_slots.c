@@ -93,12 +93,7 @@ char *vt__slot_map(uint64_t i, int *err)
         *err = errno ? errno : ENOMEM;
         return NULL;
     }
-#ifdef MADV_POPULATE_WRITE
-    for (uint64_t o = 0; o < len; o += 256u << 10) /* faulted in now, as writer_window.c does */
-        if (madvise((char *)p + o, (size_t)(len - o < (256u << 10) ? len - o : (256u << 10)),
-                    MADV_POPULATE_WRITE))
-            break;
-#endif
+    vt__populate(p, len, 0); /* faulted in now, as a window is */
     return p;
 }
 

@@ -72,6 +72,7 @@ static void *sys_mmap(size_t len, int fd, off_t off)
 }
 static int sys_munmap(void *p, size_t len)
 {
+    vt__populate_forget(p, len); /* (the helper never faults in what is not the trace's) */
     return munmap(p, len);
 }
 static int sys_ftruncate(int fd, off_t len)

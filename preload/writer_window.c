@@ -105,7 +105,7 @@ void vt__window_retire_locked(window *w)
  * huge pages (writer_state.c sys_mmap). vt__ws.lock held. The mapping (*end set), or NULL
  * with *err. */
 static char *map_range(uint64_t *map_off_io, uint64_t min_end, uint64_t want_end, uint64_t *end_out,
-                       int *err)
+                       int ahead, int *err)
 {
     uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
     uint64_t end = want_end < min_end ? min_end : want_end, map_off = *map_off_io;
@@ -137,16 +137,7 @@ static char *map_range(uint64_t *map_off_io, uint64_t min_end, uint64_t want_end
         *err = errno ? errno : ENOMEM;
         return NULL;
     }
-#ifdef MADV_POPULATE_WRITE
-    /* faulted in now rather than a page fault every 4 KiB on the writers' path (concurrent
-     * faults on one file serialize); by 256 KiB so the process's mmap lock is never held
-     * long; older kernels: ignored */
-    for (uint64_t o = 0; o < end - map_off; o += 256u << 10) {
-        uint64_t n = end - map_off - o < (256u << 10) ? end - map_off - o : (256u << 10);
-        if (madvise((char *)p + o, (size_t)n, MADV_POPULATE_WRITE))
-            break;
-    }
-#endif
+    vt__populate(p, end - map_off, ahead); /* faulted in before the writers store into it */
     *end_out = end;
     *map_off_io = map_off;
     return p;
@@ -170,7 +161,7 @@ window *vt__window_new(uint64_t start, uint64_t need, int *err)
     vt__window_drop_spare();
     uint64_t map_off = start & ~(page - 1), end;
     char *p = map_range(&map_off, vt__round_up(start + need + TRAILER_ROOM, page),
-                        vt__round_up(start + vt__ws.next_len, page), &end, err);
+                        vt__round_up(start + vt__ws.next_len, page), &end, 0, err);
     if (!p)
         return NULL;
     *err = ENOMEM;
@@ -193,7 +184,7 @@ void vt__window_prepare_next(window *w)
         uint64_t map_off = (w->start + w->half) & ~(page - 1), end;
         int err = 0;
         char *p = map_range(&map_off, vt__round_up(w_end + page, page),
-                            vt__round_up(w_end + vt__ws.next_len, page), &end, &err);
+                            vt__round_up(w_end + vt__ws.next_len, page), &end, 1, &err);
         if (p) { /* on failure the switch tries again and reports it */
             vt__ws.spare.map = p;
             vt__ws.spare.map_off = map_off;

@@ -1,0 +1,169 @@
+/* test_writer_populate.c — the helper thread that faults in the window mapped ahead
+ * (writer_populate.c): it takes the large windows' jobs and the records read back whole; an
+ * unmap of the spare waits for the piece in progress and drops the rest of the job (the helper
+ * never touches a range that is no longer the trace's); a fork while the helper works leaves the
+ * child a writer of its own that starts its own helper (the parent's lock, held by the fork's
+ * prepare handler, is not inherited held). */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "writer_files.h"
+#include "../../preload/writer.h"
+#include "../../preload/writer_internal.h"
+
+static void sleep_ms(int ms)
+{
+    struct timespec t = {0, (long)ms * 1000000L};
+    while (nanosleep(&t, &t) && errno == EINTR) {
+    }
+}
+
+/* a slow piece (the hook runs on the helper before each piece): in_piece while it lasts */
+static _Atomic int in_piece;
+static void slow_piece(void)
+{
+    atomic_store(&in_piece, 1);
+    sleep_ms(30);
+    atomic_store(&in_piece, 0);
+}
+
+static uint64_t jobs_now(void)
+{
+    uint64_t j, p;
+    vt__populate_stats(&j, &p);
+    return j;
+}
+
+static uint64_t pieces_now(void)
+{
+    uint64_t j, p;
+    vt__populate_stats(&j, &p);
+    return p;
+}
+
+/* write: 24-byte ALLOC records until the helper has taken one more job than before (-1: none
+ * after max records) */
+static int write_until_job(int max)
+{
+    uint64_t payload[3] = {1, 2, 3}, jobs = jobs_now();
+    for (int i = 0; i < max; i++) {
+        if (vt__write(VT_REC_ALLOC, 5, payload, 24, NULL, 0))
+            return -1;
+        if (jobs_now() > jobs)
+            return i + 1;
+    }
+    return -1;
+}
+
+/* a run whose windows reach a huge page: the helper takes their jobs and faults pieces in; every
+ * record reads back (the helper changes no byte) */
+static void test_helper_takes_large_windows(void **st)
+{
+    (void)st;
+    use_output("large.vt");
+    uint64_t jobs = jobs_now(), pieces = pieces_now();
+    uint64_t payload[3] = {1, 2, 3};
+    enum { N = 400000 }; /* 12.8 MB: windows of 64 KiB doubling past 4 MiB */
+    for (int i = 0; i < N; i++)
+        assert_int_equal(vt__write(VT_REC_ALLOC, 5, payload, 24, NULL, 0), 0);
+    assert_true(jobs_now() >= jobs + 2);
+    char path[256];
+    snprintf(path, sizeof path, "%s", vt__writer_path());
+    vt__writer_close();
+    for (int i = 0; i < 200 && pieces_now() == pieces; i++)
+        sleep_ms(5);
+    assert_true(pieces_now() > pieces);
+    uint16_t *t = malloc(sizeof *t * (N + 8));
+    assert_int_equal(read_records(path, t, N + 7), 2 + N + 1);
+    free(t);
+}
+
+/* the close unmaps the spare while the helper is in one of its pieces: the unmap waits for that
+ * piece alone, and the job's other pieces are never done */
+static void test_unmap_waits_for_the_piece(void **st)
+{
+    (void)st;
+    use_output("unmap.vt");
+    vt__populate_test_piece = slow_piece;
+    int n = write_until_job(400000);
+    assert_true(n > 0);
+    for (int i = 0; i < 400 && !atomic_load(&in_piece); i++)
+        sleep_ms(1);
+    assert_true(atomic_load(&in_piece)); /* (a spare of 2 MiB or more: 8 pieces of 30 ms) */
+    char path[256];
+    snprintf(path, sizeof path, "%s", vt__writer_path());
+    uint64_t before = pieces_now();
+    vt__writer_close(); /* (unmaps the spare, which the job is on) */
+    assert_false(atomic_load(&in_piece));
+    uint64_t pieces = pieces_now();
+    assert_true(pieces <= before + 1); /* (that piece: the rest were dropped, not waited for) */
+    sleep_ms(100);
+    assert_int_equal(pieces_now(), pieces);
+    assert_false(atomic_load(&in_piece));
+    vt__populate_test_piece = NULL;
+    uint16_t *t = malloc(sizeof *t * (size_t)(n + 8));
+    assert_int_equal(read_records(path, t, n + 7), 2 + n + 1);
+    free(t);
+}
+
+/* a fork while the helper is in a piece: the child writes a trace of its own, large enough for a
+ * helper of its own, and exits (a child that had inherited the helper's lock held, or waited for
+ * the parent's helper, would hang: the alarm ends it). The writer's fork handlers are the
+ * preload's record.c's, not linked here: registered as it does. */
+static void test_fork_while_the_helper_works(void **st)
+{
+    (void)st;
+    use_output("fork.%p.vt");
+    pthread_atfork(vt__writer_fork_prepare, vt__writer_fork_parent, vt__writer_fork_child);
+    vt__populate_test_piece = slow_piece;
+    assert_true(write_until_job(400000) > 0);
+    for (int i = 0; i < 400 && !atomic_load(&in_piece); i++)
+        sleep_ms(1);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (!pid) {
+        alarm(20);
+        vt__populate_test_piece = NULL;
+        uint64_t pieces = pieces_now();
+        uint64_t payload[3] = {1, 2, 3};
+        for (int i = 0; i < 400000; i++)
+            if (vt__write(VT_REC_ALLOC, 5, payload, 24, NULL, 0))
+                _exit(3);
+        char path[256];
+        snprintf(path, sizeof path, "%s", vt__writer_path());
+        vt__writer_close();
+        for (int i = 0; i < 400 && pieces_now() == pieces; i++)
+            sleep_ms(5);
+        if (pieces_now() == pieces) /* no helper of its own ran */
+            _exit(4);
+        uint16_t *t = malloc(sizeof *t * 400008);
+        _exit(t && read_records(path, t, 400007) == 2 + 400000 + 1 ? 0 : 5);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    vt__writer_close();
+    vt__populate_test_piece = NULL;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_helper_takes_large_windows),
+        cmocka_unit_test(test_unmap_waits_for_the_piece),
+        cmocka_unit_test(test_fork_while_the_helper_works),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
