@@ -35,6 +35,10 @@ size_t vt__encode_strings(char *buf, size_t cap, const char *const *strs, const 
 void vt__writer_fork_prepare(void);
 void vt__writer_fork_parent(void);
 void vt__writer_fork_child(void);
+/* vt__populate_alone: the helper thread that faults the next window in (writer_populate.c) runs
+ * and is the only thread besides the caller: it never takes the loader's lock, so a fork child
+ * of such a process may walk the loaded objects as one of a single-threaded process does */
+int vt__populate_alone(void);
 /* vt__writer_exec_prepare: before an exec (hooks/hook_exec.c; inside a hook on the same thread
  * vt__writer_exec_interrupted, below): ends the trace with an EXEC trailer, the file cut after it.
  * vt__writer_exec_failed: the exec returned; the trailer is taken back and tracing goes on in

@@ -10,10 +10,14 @@
  * helper never touches a range that is not the trace's. Where the thread cannot start, the
  * caller faults the range in itself, as before. */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "core/quietio.h"
 #include "writer_internal.h"
@@ -61,16 +65,18 @@ static void *helper(void *arg)
         while (!pop.job)
             pthread_cond_wait(&pop.wake, &pop.lock);
         uint64_t n = pop.len - pop.off < PIECE ? pop.len - pop.off : PIECE;
-        pop.busy = pop.job + pop.off, pop.busy_len = n;
+        char *at = pop.busy = pop.job + pop.off;
+        uint64_t job = pop.jobs; /* (its number: a newer one is not dropped for it) */
+        pop.busy_len = n;
         pop.off += n;
         if (pop.off >= pop.len)
             pop.job = NULL;
         pthread_mutex_unlock(&pop.lock);
         if (vt__populate_test_piece)
             vt__populate_test_piece();
-        int bad = fault_in(pop.busy, n);
+        int bad = fault_in(at, n); /* (at stays mapped: an unmap of it waits for busy) */
         pthread_mutex_lock(&pop.lock);
-        if (bad) /* (refused: the rest would be too) */
+        if (bad && pop.jobs == job) /* (refused: the rest of its job would be too) */
             pop.job = NULL;
         pop.busy = NULL;
         pop.pieces++;
@@ -98,9 +104,7 @@ static void start(void)
  * come back here on the same thread) */
 static void hold(sigset_t *old)
 {
-    sigset_t all;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, old);
+    vt__hold_async(old);
     pthread_mutex_lock(&pop.lock);
 }
 
@@ -148,6 +152,28 @@ void vt__populate_forget(const void *p, uint64_t len)
     while (overlaps(pop.busy, pop.busy_len, p, len))
         pthread_cond_wait(&pop.done, &pop.lock);
     unhold(&old);
+}
+
+/* threads: the process's threads now (/proc/self/stat's 20th field), 0 when not known */
+static long threads(void)
+{
+    char b[1024];
+    int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd < 0 ? -1 : read(fd, b, sizeof b - 1);
+    if (fd >= 0)
+        close(fd);
+    if (n <= 0)
+        return 0;
+    b[n] = '\0';
+    char *p = strrchr(b, ')'); /* (the command's name may hold anything but ends there) */
+    for (int field = 2; p && field < 20; field++)
+        p = strchr(p + 1, ' ');
+    return p ? strtol(p + 1, NULL, 10) : 0;
+}
+
+int vt__populate_alone(void)
+{
+    return atomic_load(&pop.state) == 1 && threads() == 2;
 }
 
 void vt__populate_stats(uint64_t *jobs, uint64_t *pieces)

@@ -148,6 +148,8 @@ static pid_t g_pid;         /* this process (set at load and in a fork child) */
 static void fork_prepare(void)
 {
     g_fork_threaded = &__libc_single_threaded ? !__libc_single_threaded : 1;
+    if (g_fork_threaded && vt__populate_alone()) /* (its one other thread is ours) */
+        g_fork_threaded = 0;
     vt__stacks_fork_prepare();
     vt__writer_fork_prepare();
 }

@@ -4,7 +4,9 @@
 # lock: before the fix, a child's hook waited for ever on it, 18 of 40 children), each child
 # calling cudaMalloc; none may hang or fail. Every child writes its own complete trace with its
 # own allocations, and says that native frames were off (CONFIG: native_stacks false); a child
-# of a single-threaded parent keeps them. Also the audit's case (only an allocating thread).
+# of a single-threaded parent keeps them, also once the preload's own helper thread runs beside
+# it (big: its only other thread, which never takes the loader's lock). Also the audit's case
+# (only an allocating thread).
 # runs: alone (400 forks race threads that allocate and walk the loaded objects; a hang is
 # told by time)
 set -u
@@ -84,6 +86,10 @@ run alloc 200
 check alloc 200 0
 run single 20
 check single 20 1
+grep -q "^threads 1$" single.out || fail "single: $(cat single.out)"
+run big 20
+check big 20 1
+grep -q "^threads 2$" big.out || fail "big: the helper thread is not running: $(cat big.out)"
 # one child through dump: the analyzer reads such a trace and shows the stacks it has
 child=$(ls dl | sed -n 2p)
 "$VT" dump "dl/$child" | grep -q '"type":"config".*"native_stacks":false' || fail "dump: native_stacks"

@@ -2,8 +2,11 @@
  * worker threads allocate (native stacks unwound under the preload: the loader's lock taken
  * and released all the time) and walk the loaded objects, while the main thread forks; each
  * child makes CUDA calls and exits. A child that does not exit in time is killed and counted.
- * usage: fork_threads FORKS [alloc|dl|single] [TIMEOUT_MS] (single: no other thread);
- * prints "forks N hung H failed F". */
+ * usage: fork_threads FORKS [alloc|dl|single|big] [TIMEOUT_MS] (single: no other thread; big:
+ * none either, but 100,000 allocations first, a trace whose windows reach 2 MiB: the preload's
+ * helper thread runs); prints "threads T" (the process's, before the forks) and
+ * "forks N hung H failed F". */
+#include <dirent.h>
 #include <link.h>
 #include <pthread.h>
 #include <signal.h>
@@ -84,19 +87,37 @@ static long now_ms(void)
     return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
+/* threads: this process's threads (/proc/self/task's entries) */
+static int threads(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    if (d)
+        closedir(d);
+    return n;
+}
+
 int main(int argc, char **argv)
 {
     int forks = argc > 1 ? atoi(argv[1]) : 0;
     const char *mode = argc > 2 ? argv[2] : "alloc";
-    int dl = !strcmp(mode, "dl"), single = !strcmp(mode, "single");
+    int dl = !strcmp(mode, "dl"), big = !strcmp(mode, "big");
+    int single = big || !strcmp(mode, "single");
     long timeout = argc > 3 ? atol(argv[3]) : 3000;
     if (forks <= 0 || timeout <= 0) {
-        fprintf(stderr, "usage: fork_threads FORKS [alloc|dl|single] [TIMEOUT_MS]\n");
+        fprintf(stderr, "usage: fork_threads FORKS [alloc|dl|single|big] [TIMEOUT_MS]\n");
         return 2;
     }
     void *warm = NULL; /* the runtime, the context and the parent's trace exist before */
     if (cudaMalloc(&warm, 256) || cudaFree(warm))
         return 1;
+    for (int i = 0; big && i < 100000; i++)
+        if (cudaMalloc(&warm, 4096) || cudaFree(warm))
+            return 1;
+    printf("threads %d\n", threads());
+    fflush(stdout);
     pthread_t a, w;
     if ((!single && pthread_create(&a, NULL, allocator, NULL)) ||
         (dl && pthread_create(&w, NULL, walker, NULL))) {

@@ -3,7 +3,8 @@
  * unmap of the spare waits for the piece in progress and drops the rest of the job (the helper
  * never touches a range that is no longer the trace's); a fork while the helper works leaves the
  * child a writer of its own that starts its own helper (the parent's lock, held by the fork's
- * prepare handler, is not inherited held). */
+ * prepare handler, is not inherited held); the helper as the process's only other thread is
+ * told apart from the program's own. */
 #include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -89,6 +90,33 @@ static void test_helper_takes_large_windows(void **st)
     free(t);
 }
 
+/* a thread that waits (the program's own) */
+static void *waits(void *arg)
+{
+    char c;
+    while (read(*(int *)arg, &c, 1) < 0 && errno == EINTR) {
+    }
+    return NULL;
+}
+
+/* alone: the helper is the only thread besides this one (a fork child may walk the loaded
+ * objects), not once the program has a thread of its own */
+static void test_alone_with_the_helper_only(void **st)
+{
+    (void)st;
+    assert_true(jobs_now() > 0); /* (the helper runs: the test before started it) */
+    assert_true(vt__populate_alone());
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, waits, &fds[0]), 0);
+    assert_false(vt__populate_alone());
+    assert_int_equal(write(fds[1], "x", 1), 1);
+    pthread_join(t, NULL);
+    close(fds[0]), close(fds[1]);
+    assert_true(vt__populate_alone());
+}
+
 /* the close unmaps the spare while the helper is in one of its pieces: the unmap waits for that
  * piece alone, and the job's other pieces are never done */
 static void test_unmap_waits_for_the_piece(void **st)
@@ -162,6 +190,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_helper_takes_large_windows),
+        cmocka_unit_test(test_alone_with_the_helper_only),
         cmocka_unit_test(test_unmap_waits_for_the_piece),
         cmocka_unit_test(test_fork_while_the_helper_works),
     };
