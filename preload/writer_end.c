@@ -276,12 +276,10 @@ void vt__writer_exec_failed(void)
 void vt__writer_fork_prepare(void)
 {
     pthread_mutex_lock(&vt__ws.lock);
-    vt__populate_fork_prepare();
 }
 
 void vt__writer_fork_parent(void)
 {
-    vt__populate_fork_parent();
     pthread_mutex_unlock(&vt__ws.lock);
 }
 
@@ -290,7 +288,7 @@ static void forget_file(void);
 
 void vt__writer_fork_child(void)
 {
-    vt__populate_fork_child(); /* (first: its lock was held by the prepare) */
+    vt__populate_fork_child(); /* (first: its lock may have been held by the parent's helper) */
     forget_file();
 }
 

@@ -350,10 +350,10 @@ void vt__populate(char *p, uint64_t len, int ahead);
 void vt__populate_forget(const void *p, uint64_t len);
 /* vt__populate_stats: jobs handed to the helper and pieces it faulted in (tests) */
 void vt__populate_stats(uint64_t *jobs, uint64_t *pieces);
-/* fork: prepare holds the helper's lock (after vt__ws.lock); the child forgets the parent's
- * helper (its own starts when its windows are large again) */
-void vt__populate_fork_prepare(void);
-void vt__populate_fork_parent(void);
+/* vt__populate_fork_child: a fork child forgets the parent's helper, whatever it was doing (its
+ * lock, its job, its piece: set afresh; the child's own helper starts when its windows are large
+ * again). No prepare handler takes the helper's lock: a signal handler that exits inside fork()
+ * (the writer's lock held by its prepare) waits for a piece at most, never for itself. */
 void vt__populate_fork_child(void);
 /* vt__populate_test_piece: called by the helper before each piece when set (tests) */
 extern void (*vt__populate_test_piece)(void);

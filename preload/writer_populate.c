@@ -4,7 +4,8 @@
  * gives on first touch that is the slow part of a trace: on the build machine 180-360 MB/s, 28 %
  * of a `--stacks none` run's time, ~50 ns of a 32-byte record's (bench_alloc, 1 thread). The
  * helper starts with the first window of HUGE_SPAN bytes or more (a short run, whose windows are
- * smaller, never has it) and takes one job at a time: a range of the spare, faulted in a piece
+ * smaller, never has it) in a process that has had a thread besides its first (single_threaded)
+ * and takes one job at a time: a range of the spare, faulted in a piece
  * at a time with no lock held. Before any of the writer's mappings is unmapped
  * (vt__populate_forget) the job on it is dropped and the piece in progress waited for: the
  * helper never touches a range that is not the trace's. Where the thread cannot start, the
@@ -100,6 +101,20 @@ static void start(void)
     pthread_attr_destroy(&a);
 }
 
+/* glibc (2.32+) clears it when the process makes its first thread; weak: unknown elsewhere */
+extern char __libc_single_threaded __attribute__((weak));
+
+/* single_threaded: the process has never had a thread besides its first. A helper is not started
+ * then: glibc's single-threaded ways (malloc, stdio without their locks) are the program's until
+ * it makes a thread itself, so a signal handler that calls malloc, which it may not, behaves as
+ * it did without the tracer (host_cases sigexecfail: with a helper, its handler's failed exec
+ * waited for ever on the malloc lock its own interrupted calloc held). Every CUDA program has
+ * threads (the driver's): there the helper runs. */
+static int single_threaded(void)
+{
+    return &__libc_single_threaded && __libc_single_threaded;
+}
+
 /* the program's signals held while pop.lock is (a handler's record could switch windows and
  * come back here on the same thread) */
 static void hold(sigset_t *old)
@@ -122,9 +137,9 @@ void vt__populate(char *p, uint64_t len, int ahead)
     }
     sigset_t old;
     hold(&old);
-    if (!pop.state)
+    if (!pop.state && !single_threaded())
         start();
-    int here = pop.state < 0;
+    int here = pop.state != 1;
     if (!here) { /* a job not finished yet is the spare's before, unmapped since or in use */
         pop.job = p, pop.len = len, pop.off = 0;
         pop.jobs++;
@@ -180,16 +195,6 @@ void vt__populate_stats(uint64_t *jobs, uint64_t *pieces)
 {
     pthread_mutex_lock(&pop.lock);
     *jobs = pop.jobs, *pieces = pop.pieces;
-    pthread_mutex_unlock(&pop.lock);
-}
-
-void vt__populate_fork_prepare(void)
-{
-    pthread_mutex_lock(&pop.lock);
-}
-
-void vt__populate_fork_parent(void)
-{
     pthread_mutex_unlock(&pop.lock);
 }
 

@@ -164,16 +164,19 @@ echo "  a thread with a cancellation pending exits, execs, forks: as untraced (5
 # 8 of 20: its memory is mmap's now, preload/writer_mem.h)
 # forkexec: the exec may come inside fork(), whose prepare handler holds the writer's lock: a
 # bounded trace's end let go of it once and waited for its packer, which needed it (124, 2 of 6)
+# bigforkexec: forkexec once the trace's windows reach 2 MiB: the preload's helper thread may be
+# faulting the next window in while the exec ends the trace (its lock is not the fork's)
 # exitopen: exitm with the signal 0.1 to 1.5 ms after the start, often while the first CUDA call
 # opens the trace: it had been warned of as cut, but left empty or without its header, read as
 # not a trace (25 of 150 bounded, 13 of 150 plain); the opening holds such signals now
-for how in exit:7:'exit()' exitm:7:'exit()' exitopen:7:'exit()' exec:8:'an exec' forkexec:8:'an exec'; do
+for how in exit:7:'exit()' exitm:7:'exit()' exitopen:7:'exit()' exec:8:'an exec' forkexec:8:'an exec' \
+    bigforkexec:8:'an exec'; do
     for bound in 0 8388608; do
         cut=0 early=0
         for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
             rm -f se.vt*
             us=$((1000 + i * 937 % 19000))
-            [ "${how%%:*}" = forkexec ] && us=$((20000 + i * 3937 % 40000)) # (past a few forks)
+            case ${how%%:*} in *forkexec) us=$((20000 + i * 3937 % 40000)) ;; esac # (past a few forks)
             [ "${how%%:*}" = exitopen ] && us=$((100 + i * 137 % 1400))
             prog=sig${how%%:*}
             [ $prog = sigexitopen ] && prog=sigexitm
@@ -204,6 +207,7 @@ for how in exit:7:'exit()' exitm:7:'exit()' exitopen:7:'exit()' exec:8:'an exec'
         [ "${how%%:*}" = exitm ] && also=", the program's own malloc between its calls"
         [ "${how%%:*}" = exitopen ] && also=", often while the trace is being opened ($early before it)"
         [ "${how%%:*}" = forkexec ] && also=", perhaps inside the fork() the program loops on"
+        [ "${how%%:*}" = bigforkexec ] && also=", inside fork() or not, the helper thread running"
         echo "  ${how##*:} from a SIGALRM handler$also (bound $bound): 20 of 20 exit $want, $cut traces cut and said, the rest whole"
     done
 done

@@ -3,9 +3,9 @@
  * and released all the time) and walk the loaded objects, while the main thread forks; each
  * child makes CUDA calls and exits. A child that does not exit in time is killed and counted.
  * usage: fork_threads FORKS [alloc|dl|single|big] [TIMEOUT_MS] (single: no other thread; big:
- * none either, but 100,000 allocations first, a trace whose windows reach 2 MiB: the preload's
- * helper thread runs); prints "threads T" (the process's, before the forks) and
- * "forks N hung H failed F". */
+ * none either at the forks, but 100,000 allocations first on a thread that ends, a trace whose
+ * windows reach 2 MiB: the preload's helper thread runs); prints "threads T" (the process's, before
+ * the forks) and "forks N hung H failed F". */
 #include <dirent.h>
 #include <link.h>
 #include <pthread.h>
@@ -87,6 +87,16 @@ static long now_ms(void)
     return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
+/* hundred_k: 100,000 allocations (big) */
+static void *hundred_k(void *arg)
+{
+    void *p;
+    for (int i = 0; i < 100000; i++)
+        if (cudaMalloc(&p, 4096) || cudaFree(p))
+            exit(1);
+    return arg;
+}
+
 /* threads: this process's threads (/proc/self/task's entries) */
 static int threads(void)
 {
@@ -113,9 +123,10 @@ int main(int argc, char **argv)
     void *warm = NULL; /* the runtime, the context and the parent's trace exist before */
     if (cudaMalloc(&warm, 256) || cudaFree(warm))
         return 1;
-    for (int i = 0; big && i < 100000; i++)
-        if (cudaMalloc(&warm, 4096) || cudaFree(warm))
-            return 1;
+    pthread_t b; /* big: the allocations on a thread of its own, joined (a helper starts only in a
+                  * process that has had a thread besides its first) */
+    if (big && (pthread_create(&b, NULL, hundred_k, NULL) || pthread_join(b, NULL)))
+        return 1;
     printf("threads %d\n", threads());
     fflush(stdout);
     pthread_t a, w;

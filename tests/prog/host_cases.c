@@ -27,15 +27,16 @@
  *               without end; after N microseconds a SIGALRM handler execs /bin/sh -c 'exit 8'
  *               (it may run inside fork(), between its handlers: the tracer's prepare holds its
  *               lock)
- *   lateexit N  N threads allocating without end, each counting its calls that returned in
- *               counts.bin (a shared mapping: read after the process is gone), then exit(0) with
- *               2 MiB of stdout still buffered: the threads go on while exit() writes it out,
- *               after the tracer's trailer (a reader that waits makes it take a while)
- *   cancelself W  N pairs, then the main thread cancels itself (deferred: pending) and W: exit
- *               exit(5); exec execl("/bin/sh", "exit 6"); fork: a child that prints "child" and
- *               exits 7, waited for (cancellation off), "child 7". None is a cancellation point
- *               untraced: the exit status is 5, 6 or 0 as written
- * Prints what it saw ("data ok 1 child 0", "child 0"); exit 0 unless a call failed. */
+ *   sigbigforkexec N  sigforkexec after 100,000 pairs on a thread (a plain trace's windows reach 2
+ * MiB: the tracer's helper thread faults the next one in while the exec comes) lateexit N  N
+ * threads allocating without end, each counting its calls that returned in counts.bin (a shared
+ * mapping: read after the process is gone), then exit(0) with 2 MiB of stdout still buffered: the
+ * threads go on while exit() writes it out, after the tracer's trailer (a reader that waits makes
+ * it take a while) cancelself W  N pairs, then the main thread cancels itself (deferred: pending)
+ * and W: exit exit(5); exec execl("/bin/sh", "exit 6"); fork: a child that prints "child" and exits
+ * 7, waited for (cancellation off), "child 7". None is a cancellation point untraced: the exit
+ * status is 5, 6 or 0 as written Prints what it saw ("data ok 1 child 0", "child 0"); exit 0 unless
+ * a call failed. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -265,6 +266,13 @@ static __attribute__((noreturn)) int sig_exit(int us, int exec, int mall)
     }
 }
 
+/* hundred_k_pairs: sigbigforkexec's first pairs */
+static void *hundred_k_pairs(void *arg)
+{
+    pairs(100000);
+    return arg;
+}
+
 /* sig_fork_exec: see the top (sigforkexec) */
 static __attribute__((noreturn)) int sig_fork_exec(int us)
 {
@@ -386,14 +394,22 @@ int main(int argc, char **argv)
         return sig_exit(n, 2, 0);
     if (!strcmp(c, "sigforkexec"))
         return sig_fork_exec(n);
+    if (!strcmp(c, "sigbigforkexec")) { /* (on a thread: the helper needs one to have been) */
+        pthread_t t;
+        if (pthread_create(&t, NULL, hundred_k_pairs, NULL) || pthread_join(t, NULL))
+            return 27;
+        return sig_fork_exec(n);
+    }
     if (!strcmp(c, "cancelself"))
         return cancel_self(argv[2], argc > 3 ? atoi(argv[3]) : 10);
     if (!strcmp(c, "earlyexit"))
         return early_exit(n);
-    fprintf(stderr, "usage: host_cases fdclose|fddup2|rawfork|clone|vforkexit|chdir|exitrace|"
-                    "execrace|cancel|earlyexit|sigexit|sigexec|sigexitm|sigexecfail|sigforkexec|"
-                    "lateexit N [C] | "
-                    "cancelself "
-                    "exit|exec|fork [N]\n");
+    fprintf(
+        stderr,
+        "usage: host_cases fdclose|fddup2|rawfork|clone|vforkexit|chdir|exitrace|"
+        "execrace|cancel|earlyexit|sigexit|sigexec|sigexitm|sigexecfail|sigforkexec|sigbigforkexec|"
+        "lateexit N [C] | "
+        "cancelself "
+        "exit|exec|fork [N]\n");
     return 2;
 }

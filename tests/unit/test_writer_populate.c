@@ -1,10 +1,11 @@
 /* test_writer_populate.c — the helper thread that faults in the window mapped ahead
- * (writer_populate.c): it takes the large windows' jobs and the records read back whole; an
+ * (writer_populate.c): none in a process that never had a second thread; it takes the large
+ * windows' jobs and the records read back whole; an
  * unmap of the spare waits for the piece in progress and drops the rest of the job (the helper
  * never touches a range that is no longer the trace's); a fork while the helper works leaves the
- * child a writer of its own that starts its own helper (the parent's lock, held by the fork's
- * prepare handler, is not inherited held); the helper as the process's only other thread is
- * told apart from the program's own. */
+ * child a writer of its own that starts its own helper (what the parent's was doing, its lock
+ * and its piece, not inherited); the helper as the process's only other thread is told apart
+ * from the program's own. */
 #include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -67,11 +69,40 @@ static int write_until_job(int max)
     return -1;
 }
 
-/* a run whose windows reach a huge page: the helper takes their jobs and faults pieces in; every
+/* a process that never had a thread besides its first: no helper (glibc's single-threaded ways
+ * stay the program's), its windows faulted in as before and its records whole */
+static void test_no_helper_while_single_threaded(void **st)
+{
+    (void)st;
+    use_output("single.vt");
+    uint64_t payload[3] = {1, 2, 3};
+    enum { N = 400000 };
+    for (int i = 0; i < N; i++)
+        assert_int_equal(vt__write(VT_REC_ALLOC, 5, payload, 24, NULL, 0), 0);
+    assert_int_equal(jobs_now(), 0);
+    char path[256];
+    snprintf(path, sizeof path, "%s", vt__writer_path());
+    vt__writer_close();
+    assert_int_equal(pieces_now(), 0);
+    uint16_t *t = malloc(sizeof *t * (N + 8));
+    assert_int_equal(read_records(path, t, N + 7), 2 + N + 1);
+    free(t);
+}
+
+static void *nothing(void *arg)
+{
+    return arg;
+}
+
+/* a run whose windows reach a huge page, in a process that has had a thread (joined: the helper
+ * is then its only other one): the helper takes their jobs and faults pieces in; every
  * record reads back (the helper changes no byte) */
 static void test_helper_takes_large_windows(void **st)
 {
     (void)st;
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, nothing, NULL), 0);
+    pthread_join(th, NULL);
     use_output("large.vt");
     uint64_t jobs = jobs_now(), pieces = pieces_now();
     uint64_t payload[3] = {1, 2, 3};
@@ -147,7 +178,7 @@ static void test_unmap_waits_for_the_piece(void **st)
 
 /* a fork while the helper is in a piece: the child writes a trace of its own, large enough for a
  * helper of its own, and exits (a child that had inherited the helper's lock held, or waited for
- * the parent's helper, would hang: the alarm ends it). The writer's fork handlers are the
+ * the parent's helper, would hang: killed after 30 s). The writer's fork handlers are the
  * preload's record.c's, not linked here: registered as it does. */
 static void test_fork_while_the_helper_works(void **st)
 {
@@ -161,7 +192,6 @@ static void test_fork_while_the_helper_works(void **st)
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (!pid) {
-        alarm(20);
         vt__populate_test_piece = NULL;
         uint64_t pieces = pieces_now();
         uint64_t payload[3] = {1, 2, 3};
@@ -178,8 +208,16 @@ static void test_fork_while_the_helper_works(void **st)
         uint16_t *t = malloc(sizeof *t * 400008);
         _exit(t && read_records(path, t, 400007) == 2 + 400000 + 1 ? 0 : 5);
     }
-    int status = 0;
-    assert_int_equal(waitpid(pid, &status, 0), pid);
+    int status = 0; /* (a hung child is killed: its own alarm may be held off in a wait) */
+    pid_t r = 0;
+    for (int i = 0; i < 3000 && (r = waitpid(pid, &status, WNOHANG)) == 0; i++)
+        sleep_ms(10);
+    if (r == 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+        fail_msg("the child hung");
+    }
+    assert_int_equal(r, pid);
     assert_true(WIFEXITED(status));
     assert_int_equal(WEXITSTATUS(status), 0);
     vt__writer_close();
@@ -189,6 +227,7 @@ static void test_fork_while_the_helper_works(void **st)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_no_helper_while_single_threaded), /* (first: no thread yet) */
         cmocka_unit_test(test_helper_takes_large_windows),
         cmocka_unit_test(test_alone_with_the_helper_only),
         cmocka_unit_test(test_unmap_waits_for_the_piece),
