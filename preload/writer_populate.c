@@ -5,11 +5,10 @@
  * of a `--stacks none` run's time, ~50 ns of a 32-byte record's (bench_alloc, 1 thread). The
  * helper starts with the first window of HUGE_SPAN bytes or more (a short run, whose windows are
  * smaller, never has it) in a process that has had a thread besides its first (single_threaded)
- * and takes one job at a time: a range of the spare, faulted in a piece
- * at a time with no lock held. Before any of the writer's mappings is unmapped
- * (vt__populate_forget) the job on it is dropped and the piece in progress waited for: the
- * helper never touches a range that is not the trace's. Where the thread cannot start, the
- * caller faults the range in itself, as before. */
+ * and takes one job at a time: a range of the spare, faulted in a piece at a time with no lock
+ * held. Before any of the writer's mappings is unmapped (vt__populate_forget) the job on it is
+ * dropped and the piece in progress waited for: the helper never touches a range that is not the
+ * trace's. Where the thread cannot start, the caller faults the range in itself, as before. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -50,7 +49,9 @@ static int fault_in(char *p, uint64_t n)
 #endif
 }
 
-/* the caller's own way: by pieces, stopping at the first refusal */
+/* the caller's own way: by pieces, stopping at the first refusal (faulted in before the writers
+ * store into it, not a page fault every 4 KiB on their path: concurrent faults on one file
+ * serialize) */
 static void fault_in_here(char *p, uint64_t len)
 {
     for (uint64_t o = 0; o < len; o += PIECE)

@@ -27,16 +27,18 @@
  *               without end; after N microseconds a SIGALRM handler execs /bin/sh -c 'exit 8'
  *               (it may run inside fork(), between its handlers: the tracer's prepare holds its
  *               lock)
- *   sigbigforkexec N  sigforkexec after 100,000 pairs on a thread (a plain trace's windows reach 2
- * MiB: the tracer's helper thread faults the next one in while the exec comes) lateexit N  N
- * threads allocating without end, each counting its calls that returned in counts.bin (a shared
- * mapping: read after the process is gone), then exit(0) with 2 MiB of stdout still buffered: the
- * threads go on while exit() writes it out, after the tracer's trailer (a reader that waits makes
- * it take a while) cancelself W  N pairs, then the main thread cancels itself (deferred: pending)
- * and W: exit exit(5); exec execl("/bin/sh", "exit 6"); fork: a child that prints "child" and exits
- * 7, waited for (cancellation off), "child 7". None is a cancellation point untraced: the exit
- * status is 5, 6 or 0 as written Prints what it saw ("data ok 1 child 0", "child 0"); exit 0 unless
- * a call failed. */
+ *   sigbigforkexec N  sigforkexec after 100,000 pairs on a thread of its own (a plain trace's
+ *               windows reach 2 MiB: the tracer's helper thread faults the next one in while
+ *               the exec comes)
+ *   lateexit N  N threads allocating without end, each counting its calls that returned in
+ *               counts.bin (a shared mapping: read after the process is gone), then exit(0) with
+ *               2 MiB of stdout still buffered: the threads go on while exit() writes it out,
+ *               after the tracer's trailer (a reader that waits makes it take a while)
+ *   cancelself W  N pairs, then the main thread cancels itself (deferred: pending) and W: exit
+ *               exit(5); exec execl("/bin/sh", "exit 6"); fork: a child that prints "child" and
+ *               exits 7, waited for (cancellation off), "child 7". None is a cancellation point
+ *               untraced: the exit status is 5, 6 or 0 as written
+ * Prints what it saw ("data ok 1 child 0", "child 0"); exit 0 unless a call failed. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -404,12 +406,10 @@ int main(int argc, char **argv)
         return cancel_self(argv[2], argc > 3 ? atoi(argv[3]) : 10);
     if (!strcmp(c, "earlyexit"))
         return early_exit(n);
-    fprintf(
-        stderr,
-        "usage: host_cases fdclose|fddup2|rawfork|clone|vforkexit|chdir|exitrace|"
-        "execrace|cancel|earlyexit|sigexit|sigexec|sigexitm|sigexecfail|sigforkexec|sigbigforkexec|"
-        "lateexit N [C] | "
-        "cancelself "
-        "exit|exec|fork [N]\n");
+    fprintf(stderr, "usage: host_cases fdclose|fddup2|rawfork|clone|vforkexit|chdir|exitrace|"
+                    "execrace|cancel|earlyexit|sigexit|sigexec|sigexitm|sigexecfail|sigforkexec|"
+                    "sigbigforkexec|lateexit N [C] | "
+                    "cancelself "
+                    "exit|exec|fork [N]\n");
     return 2;
 }

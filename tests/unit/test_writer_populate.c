@@ -1,11 +1,10 @@
 /* test_writer_populate.c — the helper thread that faults in the window mapped ahead
  * (writer_populate.c): none in a process that never had a second thread; it takes the large
- * windows' jobs and the records read back whole; an
- * unmap of the spare waits for the piece in progress and drops the rest of the job (the helper
- * never touches a range that is no longer the trace's); a fork while the helper works leaves the
- * child a writer of its own that starts its own helper (what the parent's was doing, its lock
- * and its piece, not inherited); the helper as the process's only other thread is told apart
- * from the program's own. */
+ * windows' jobs and the records read back whole; an unmap of the spare waits for the piece in
+ * progress and drops the rest of the job (the helper never touches a range that is no longer the
+ * trace's); a fork while the helper works leaves the child a writer of its own that starts its
+ * own helper (what the parent's was doing, its lock and its piece, not inherited); the helper as
+ * the process's only other thread is told apart from the program's own. */
 #include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
