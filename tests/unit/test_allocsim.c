@@ -3,7 +3,8 @@
  * rounding, the small pool's 2 MiB segments, 20 MiB segments under 10 MiB, larger ones rounded
  * to 2 MiB, best fit (the smallest free block, then the lowest address), a split only past its
  * threshold, freed blocks merged with their free neighbours, a stale handle ignored; and many
- * free blocks at once (the pools' trees) against a plain reference that scans every block. */
+ * free blocks at once (the pools' runs of keys) against a plain reference that scans every block,
+ * and those blocks taken back one by one (the runs merged, their number bounded). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -85,7 +86,7 @@ static void test_fit_split_merge(void **state)
     allocsim_delete(b);
 }
 
-/* a request no device holds (past 2^50 bytes, a hostile trace's): the simulation says nothing
+/* a request no device holds (past 2^40 bytes, a hostile trace's): the simulation says nothing
  * more (its sums had wrapped past 2^64) */
 static void test_bounds(void **state)
 {
@@ -96,6 +97,25 @@ static void test_bounds(void **state)
     assert_int_equal(allocsim_alloc(a, (uint64_t)1 << 51), 0);
     assert_true(allocsim_failed(a));
     assert_int_equal(allocsim_alloc(a, 1), 0);
+    allocsim_delete(a);
+    a = allocsim_new(); /* (a size that rounding up to 512 B would wrap to 0) */
+    assert_int_equal(allocsim_alloc(a, UINT64_MAX), 0);
+    assert_true(allocsim_failed(a));
+    allocsim_delete(a);
+    /* segments of hundreds of GiB: a free one found by size and address like any other (its
+     * key's size far above a small block's); past 2^40 bytes in segments, nothing more */
+    a = allocsim_new();
+    uint64_t GiB = 1024 * MiB;
+    uint32_t big = allocsim_alloc(a, 500 * GiB), small = allocsim_alloc(a, 512);
+    assert_true(big > 0 && small > 0);
+    allocsim_free(a, big);
+    assert_true(allocsim_alloc(a, 300 * GiB) > 0);
+    assert_true(allocsim_alloc(a, 100 * GiB) > 0); /* the rest of the split 500 */
+    assert_int_equal(allocsim_reserved(a), 500 * GiB + 2 * MiB);
+    assert_false(allocsim_failed(a));
+    assert_true(allocsim_alloc(a, 300 * GiB) > 0); /* 800 GiB + 2 MiB reserved */
+    assert_int_equal(allocsim_alloc(a, 300 * GiB), 0);
+    assert_true(allocsim_failed(a));
     allocsim_delete(a);
 }
 
@@ -207,6 +227,70 @@ static void test_many_against_reference(void **state)
     allocsim_delete(a);
 }
 
+static void ref_reset(void)
+{
+    g_nref = 0, g_ref_next = (uint64_t)1 << 40, g_ref_reserved = 0;
+}
+
+/* ref_live_around: block k of the reference has a live block (in use, not free) on both sides */
+static int ref_live_around(int k)
+{
+    const ref_blk *b = &g_ref[k];
+    int nx = ref_at(b->seg, b->addr + b->size), pv = -1;
+    for (int i = 0; i < g_nref && pv < 0; i++)
+        if (g_ref[i].used && g_ref[i].seg == b->seg && g_ref[i].addr + g_ref[i].size == b->addr)
+            pv = i;
+    return nx >= 0 && !g_ref[nx].free && pv >= 0 && !g_ref[pv].free;
+}
+
+/* hundreds of free blocks of 128 sizes, each between two live ones (never merged: chosen by
+ * the reference's addresses), then taken back one by one in a shuffled order by requests of
+ * exactly their sizes: as the pool empties, its runs of keys merge, and every request still
+ * finds a block of its size (nothing more reserved, as the reference); the pools' runs stay
+ * within their bound, fewer than n / 16 + 2 for n free blocks, however the blocks came and
+ * went */
+static void test_drain_against_reference(void **state)
+{
+    (void)state;
+    ref_reset();
+    allocsim *a = allocsim_new();
+    enum { K = 1800 };
+    static uint32_t h[K];
+    static int ref[K], order[K];
+    static uint64_t size[K];
+    for (int i = 0; i < K; i++) {
+        size[i] = 512 * (uint64_t)(1 + (i * 7919) % 128); /* (up to 64 KiB: few segments) */
+        h[i] = allocsim_alloc(a, size[i]), ref[i] = ref_alloc(size[i]);
+        assert_true(h[i] > 0);
+    }
+    int n = 0;
+    for (int i = 0; i < K; i++)
+        if (ref_live_around(ref[i])) {
+            allocsim_free(a, h[i]), ref_free(ref[i]);
+            order[n++] = i;
+        }
+    uint64_t reserved = allocsim_reserved(a), x = 0x9e3779b97f4a7c15ull;
+    assert_int_equal(reserved, g_ref_reserved);
+    size_t blocks, runs;
+    allocsim_pools(a, &blocks, &runs);
+    assert_true(n >= 300 && blocks >= (size_t)n && 16 * runs < blocks + 32);
+    for (int i = n - 1; i > 0; i--) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        int j = (int)(x % (uint64_t)(i + 1)), t = order[i];
+        order[i] = order[j], order[j] = t;
+    }
+    for (int i = 0; i < n; i++) {
+        assert_true(allocsim_alloc(a, size[order[i]]) > 0);
+        ref_alloc(size[order[i]]);
+        assert_int_equal(allocsim_reserved(a), reserved);
+        assert_int_equal(g_ref_reserved, reserved);
+        allocsim_pools(a, &blocks, &runs);
+        assert_true(16 * runs < blocks + 32);
+    }
+    assert_false(allocsim_failed(a));
+    allocsim_delete(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -214,6 +298,7 @@ int main(void)
         cmocka_unit_test(test_fit_split_merge),
         cmocka_unit_test(test_bounds),
         cmocka_unit_test(test_many_against_reference),
+        cmocka_unit_test(test_drain_against_reference),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -27,6 +27,9 @@ void allocsim_free(allocsim *a, uint32_t h);
  * blocks allocated now. */
 uint64_t allocsim_reserved(const allocsim *a);
 uint64_t allocsim_requested(const allocsim *a);
+/* allocsim_pools: the free blocks in both pools, and the runs of keys that hold them (allocsim.c:
+ * fewer than blocks / 16 + 2, whatever came and went). */
+void allocsim_pools(const allocsim *a, size_t *blocks, size_t *runs);
 /* allocsim_failed: an allocation of the simulation failed (its memory): its answers are not. */
 int allocsim_failed(const allocsim *a);
 
