@@ -254,7 +254,9 @@ void vt__writer_exec_failed(void)
             __atomic_store_n((uint64_t *)(void *)t, 0, __ATOMIC_RELEASE);
             memset(t + 8, 0, TRAILER_ROOM - 8);
             int err = 0;
+            vt__ws.no_alloc = 1; /* (maybe in a signal handler: no malloc, writer_state.c) */
             window *nw = vt__window_new(w->start + s, 0, &err);
+            vt__ws.no_alloc = 0;
             if (nw) {
                 vt__window_set_cur_locked(nw);
                 atomic_store(&vt__ws.state, W_OPEN);
@@ -303,7 +305,10 @@ static void forget_file(void)
         vt__ws.all = w->next_all;
         if (!w->unmapped)
             munmap(w->map, w->map_len);
-        free(w);
+        if (w->own_page)
+            munmap(w, 4096);
+        else
+            free(w);
     }
     atomic_store(&vt__ws.cur, NULL);
     vt__ws.retired = NULL;

@@ -41,6 +41,7 @@ typedef struct window {
     size_t map_len;
     _Atomic uint64_t sealed;           /* bytes accepted, UNSEALED until full, closed or paused */
     int unmapped;                      /* (lock) */
+    int own_page;                      /* the descriptor is on a page of its own (mmap'd) */
     struct window *next_all;           /* every window of this file, newest first (lock) */
     struct window *next_retired;       /* sealed, waiting for its last records (lock); in the
                                         * chunked layout: waiting for the packer, oldest first */
@@ -132,6 +133,7 @@ typedef struct vt__writer_state {
     window *retired;
     window *exec_win;   /* the window holding the exec trailer (W_EXEC) */
     uint64_t exec_seal; /* where in it */
+    int no_alloc;       /* vt__window_make calls no malloc (a failed exec's: writer_state.c) */
     int fd;
     dev_t fd_dev; /* what fd was when the file was made: the program may close it and */
     ino_t fd_ino; /* open another file under the same number (vt__writer_fd) */

@@ -280,16 +280,30 @@ void vt__writer_warn_once(const char *what, int err)
     vt__writer_warn_once_why(what, vt__writer_strerror(err));
 }
 
+/* desc_new: a window descriptor: from malloc, or with vt__ws.no_alloc (a failed exec's) on an
+ * anonymous page of its own: that exec may come from a signal handler that interrupted the
+ * program inside malloc, holding its lock (a threaded process's), and an allocation there waited
+ * for ever (host_cases sigexecfailmt: 14 of 40 runs); mmap takes no lock of the program's. */
+static window *desc_new(void)
+{
+    if (!vt__ws.no_alloc)
+        return aligned_alloc(64, (sizeof(window) + 63) & ~(size_t)63);
+    _Static_assert(sizeof(window) <= 4096, "a descriptor fits in a page");
+    void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
 /* vt__window_make: the descriptor of a window over the mapping [map_off, end) whose records start
  * at file offset start. vt__ws.lock held. NULL (and the mapping undone) when out of memory. */
 window *vt__window_make(char *map, uint64_t map_off, uint64_t end, uint64_t start)
 {
-    window *w = aligned_alloc(64, (sizeof(window) + 63) & ~(size_t)63);
+    window *w = desc_new();
     if (!w) {
         vt__sys_ops.munmap(map, (size_t)(end - map_off));
         return NULL;
     }
     memset(w, 0, sizeof *w);
+    w->own_page = vt__ws.no_alloc;
     w->map = map;
     w->map_off = map_off;
     w->map_len = (size_t)(end - map_off);

@@ -1,9 +1,9 @@
 #!/bin/sh
 # writer_exec.sh — how a trace ends, under `vramtrace run` on the fake CUDA: each exec form
-# leaves a complete trace (EXEC trailer, no zero tail); a failed exec keeps the program's
-# result and errno and tracing goes on in the same file; a vfork child's exec leaves the
-# parent's trace alone; a full disk (a small tmpfs, when root may mount one) keeps what fits
-# and `report` / `run` say "disk full".
+# leaves a complete trace (EXEC trailer, no zero tail); a failed exec (three in a row) keeps the
+# program's result and errno and tracing goes on in the same file, without a word; a vfork
+# child's exec leaves the parent's trace alone; a full disk (a small tmpfs, when root may mount
+# one) keeps what fits and `report` / `run` say "disk full".
 set -u
 export LD_LIBRARY_PATH="$FAKE"
 P="$BUILD/tests/prog/exec_cases"
@@ -34,6 +34,8 @@ for form in execv execve execvp execvpe execl execlp execle fexecve; do
     "$VT" dump "ok-$form.vt" | grep -q '"type":"trailer".*"ended":"exec"' || fail "$form: dump does not say ended: exec"
     "$VT" run -q -o "bad-$form.vt" -- "$P" fail "$form" >out 2>&1 || { cat out; fail "$form: failed exec changed the program"; }
     ends "bad-$form.vt" 0 4
+    grep -v '^vramtrace: trace ' out | grep -q vramtrace &&
+        { cat out; fail "$form: three failed execs in a row: the preload said something"; }
 done
 
 "$VT" run -q -o vf.vt -- "$P" vfork >out 2>&1 || { cat out; fail "vfork run failed"; }

@@ -23,6 +23,9 @@
  *               may interrupt malloc, outside any CUDA call, holding its lock)
  *   sigexecfail N  sigexec whose exec fails (no such file): the handler then counts the
  *               descriptors open past 2 and exits 10 + n
+ *   sigexecfailmt N  the same after 100,000 pairs on a thread of its own, with the program's own
+ *               malloc and free between the pairs (threaded: the handler may interrupt them
+ *               holding malloc's lock)
  *   sigforkexec N  64 MiB touched (a slow fork), then a pair and a fork() (the child _exits)
  *               without end; after N microseconds a SIGALRM handler execs /bin/sh -c 'exit 8'
  *               (it may run inside fork(), between its handlers: the tracer's prepare holds its
@@ -394,6 +397,12 @@ int main(int argc, char **argv)
         return sig_exit(n, !strcmp(c, "sigexec"), !strcmp(c, "sigexitm"));
     if (!strcmp(c, "sigexecfail"))
         return sig_exit(n, 2, 0);
+    if (!strcmp(c, "sigexecfailmt")) { /* (a thread made and joined first: malloc takes locks) */
+        pthread_t t;
+        if (pthread_create(&t, NULL, hundred_k_pairs, NULL) || pthread_join(t, NULL))
+            return 27;
+        return sig_exit(n, 2, 1);
+    }
     if (!strcmp(c, "sigforkexec"))
         return sig_fork_exec(n);
     if (!strcmp(c, "sigbigforkexec")) { /* (on a thread: the helper needs one to have been) */
@@ -407,8 +416,8 @@ int main(int argc, char **argv)
     if (!strcmp(c, "earlyexit"))
         return early_exit(n);
     fprintf(stderr, "usage: host_cases fdclose|fddup2|rawfork|clone|vforkexit|chdir|exitrace|"
-                    "execrace|cancel|earlyexit|sigexit|sigexec|sigexitm|sigexecfail|sigforkexec|"
-                    "sigbigforkexec|lateexit N [C] | "
+                    "execrace|cancel|earlyexit|sigexit|sigexec|sigexitm|sigexecfail|sigexecfailmt|"
+                    "sigforkexec|sigbigforkexec|lateexit N [C] | "
                     "cancelself "
                     "exit|exec|fork [N]\n");
     return 2;
