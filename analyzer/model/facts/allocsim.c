@@ -32,8 +32,10 @@ typedef uint64_t key;
 #define RUN 64 /* the most keys in a run; two runs side by side hold more than RUN / 2 */
 
 typedef struct run {
-    key k[RUN];
-    uint32_t id[RUN]; /* the blocks, in the keys' order */
+    struct ent {
+        key k;
+        uint64_t id; /* the block's index (a word: an entry is 16 bytes, one move for both) */
+    } e[RUN];
     uint32_t n;
 } run;
 
@@ -127,10 +129,10 @@ static uint32_t lower(const run *r, key k)
     uint32_t base = 0, n = r->n;
     while (n > 1) {
         uint32_t half = n / 2;
-        base = r->k[base + half - 1] < k ? base + half : base;
+        base = r->e[base + half - 1].k < k ? base + half : base;
         n -= half;
     }
-    return base + (n == 1 && r->k[base] < k);
+    return base + (n == 1 && r->e[base].k < k);
 }
 
 /* run_new: an empty run (the spare one first); NULL when out of memory (failed set) */
@@ -206,18 +208,16 @@ static void pool_add(allocsim *a, uint32_t i)
             return;
         }
         q->n = RUN / 2, r->n = RUN - RUN / 2;
-        memcpy(q->k, r->k + r->n, q->n * sizeof *q->k);
-        memcpy(q->id, r->id + r->n, q->n * sizeof *q->id);
+        memcpy(q->e, r->e + r->n, q->n * sizeof *q->e);
         p->r[j + 1] = q;
         p->last[j + 1] = p->last[j];
-        p->last[j] = r->k[r->n - 1];
+        p->last[j] = r->e[r->n - 1].k;
         if (k > p->last[j])
             r = q, j++;
     }
     uint32_t at = lower(r, k);
-    memmove(r->k + at + 1, r->k + at, (r->n - at) * sizeof *r->k);
-    memmove(r->id + at + 1, r->id + at, (r->n - at) * sizeof *r->id);
-    r->k[at] = k, r->id[at] = i;
+    memmove(r->e + at + 1, r->e + at, (r->n - at) * sizeof *r->e);
+    r->e[at] = (struct ent){k, i};
     if (at == r->n)
         p->last[j] = k;
     r->n++;
@@ -233,8 +233,7 @@ static void merge(allocsim *a, pool *p, uint32_t j)
     if (j + 1 >= p->nr || p->r[j]->n + p->r[j + 1]->n > RUN / 2)
         return;
     run *r = p->r[j], *q = p->r[j + 1];
-    memcpy(r->k + r->n, q->k, q->n * sizeof *q->k);
-    memcpy(r->id + r->n, q->id, q->n * sizeof *q->id);
+    memcpy(r->e + r->n, q->e, q->n * sizeof *q->e);
     r->n += q->n;
     p->last[j] = p->last[j + 1];
     runs_close(p, j + 1);
@@ -245,16 +244,15 @@ static void merge(allocsim *a, pool *p, uint32_t j)
 static uint32_t pool_remove(allocsim *a, pool *p, uint32_t j, uint32_t at)
 {
     run *r = p->r[j];
-    uint32_t i = r->id[at];
+    uint32_t i = (uint32_t)r->e[at].id;
     r->n--;
-    memmove(r->k + at, r->k + at + 1, (r->n - at) * sizeof *r->k);
-    memmove(r->id + at, r->id + at + 1, (r->n - at) * sizeof *r->id);
+    memmove(r->e + at, r->e + at + 1, (r->n - at) * sizeof *r->e);
     if (!r->n) {
         runs_close(p, j);
         run_drop(a, r);
     } else {
         if (at == r->n)
-            p->last[j] = r->k[at - 1]; /* (its new last) */
+            p->last[j] = r->e[at - 1].k; /* (its new last) */
         merge(a, p, j);
         if (j)
             merge(a, p, j - 1);
@@ -275,7 +273,7 @@ static void pool_take(allocsim *a, uint32_t i)
     if (j == p->nr)
         return;
     uint32_t at = lower(p->r[j], k);
-    if (at < p->r[j]->n && p->r[j]->k[at] == k)
+    if (at < p->r[j]->n && p->r[j]->e[at].k == k)
         pool_remove(a, p, j, at);
 }
 
