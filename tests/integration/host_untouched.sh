@@ -169,8 +169,8 @@ echo "  a thread with a cancellation pending exits, execs, forks: as untraced (5
 # exitopen: exitm with the signal 0.1 to 1.5 ms after the start, often while the first CUDA call
 # opens the trace: it had been warned of as cut, but left empty or without its header, read as
 # not a trace (25 of 150 bounded, 13 of 150 plain); the opening holds such signals now
-for how in exit:7:'exit()' exitm:7:'exit()' exitopen:7:'exit()' exec:8:'an exec' forkexec:8:'an exec' \
-    bigforkexec:8:'an exec'; do
+for how in exit:7:'exit()' exitm:7:'exit()' exitmt:7:'exit()' exitopen:7:'exit()' exec:8:'an exec' \
+    execmt:8:'an exec' forkexec:8:'an exec' bigforkexec:8:'an exec'; do
     for bound in 0 8388608; do
         cut=0 early=0
         for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
@@ -205,6 +205,8 @@ for how in exit:7:'exit()' exitm:7:'exit()' exitopen:7:'exit()' exec:8:'an exec'
         [ "${how%%:*}" = exitopen ] || [ $early -le 10 ] || fail "sig${how%%:*} (bound $bound): $early of 20 signals before the first CUDA call"
         also=
         [ "${how%%:*}" = exitm ] && also=", the program's own malloc between its calls"
+        [ "${how%%:*}" = exitmt ] || [ "${how%%:*}" = execmt ] &&
+            also=", the program's own malloc between its calls, threaded (malloc's lock held)"
         [ "${how%%:*}" = exitopen ] && also=", often while the trace is being opened ($early before it)"
         [ "${how%%:*}" = forkexec ] && also=", perhaps inside the fork() the program loops on"
         [ "${how%%:*}" = bigforkexec ] && also=", inside fork() or not, the helper thread running"

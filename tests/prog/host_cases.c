@@ -25,7 +25,7 @@
  *               descriptors open past 2 and exits 10 + n
  *   sigexecfailmt N  the same after 100,000 pairs on a thread of its own, with the program's own
  *               malloc and free between the pairs (threaded: the handler may interrupt them
- *               holding malloc's lock)
+ *               holding malloc's lock); sigexitmt, sigexecmt: sigexitm and sigexec so
  *   sigforkexec N  64 MiB touched (a slow fork), then a pair and a fork() (the child _exits)
  *               without end; after N microseconds a SIGALRM handler execs /bin/sh -c 'exit 8'
  *               (it may run inside fork(), between its handlers: the tracer's prepare holds its
@@ -397,11 +397,11 @@ int main(int argc, char **argv)
         return sig_exit(n, !strcmp(c, "sigexec"), !strcmp(c, "sigexitm"));
     if (!strcmp(c, "sigexecfail"))
         return sig_exit(n, 2, 0);
-    if (!strcmp(c, "sigexecfailmt")) { /* (a thread made and joined first: malloc takes locks) */
-        pthread_t t;
+    if (!strcmp(c, "sigexecfailmt") || !strcmp(c, "sigexitmt") || !strcmp(c, "sigexecmt")) {
+        pthread_t t; /* (a thread made and joined first: malloc takes locks) */
         if (pthread_create(&t, NULL, hundred_k_pairs, NULL) || pthread_join(t, NULL))
             return 27;
-        return sig_exit(n, 2, 1);
+        return sig_exit(n, !strcmp(c, "sigexecfailmt") ? 2 : !strcmp(c, "sigexecmt"), 1);
     }
     if (!strcmp(c, "sigforkexec"))
         return sig_fork_exec(n);
@@ -415,10 +415,11 @@ int main(int argc, char **argv)
         return cancel_self(argv[2], argc > 3 ? atoi(argv[3]) : 10);
     if (!strcmp(c, "earlyexit"))
         return early_exit(n);
-    fprintf(stderr, "usage: host_cases fdclose|fddup2|rawfork|clone|vforkexit|chdir|exitrace|"
-                    "execrace|cancel|earlyexit|sigexit|sigexec|sigexitm|sigexecfail|sigexecfailmt|"
-                    "sigforkexec|sigbigforkexec|lateexit N [C] | "
-                    "cancelself "
-                    "exit|exec|fork [N]\n");
+    fprintf(stderr,
+            "usage: host_cases fdclose|fddup2|rawfork|clone|vforkexit|chdir|exitrace|"
+            "execrace|cancel|earlyexit|sigexit|sigexec|sigexitm|sigexitmt|sigexecmt|sigexecfail|"
+            "sigexecfailmt|sigforkexec|sigbigforkexec|lateexit N [C] | "
+            "cancelself "
+            "exit|exec|fork [N]\n");
     return 2;
 }
