@@ -253,10 +253,10 @@ void vt__writer_exec_failed(void)
         } else {
             __atomic_store_n((uint64_t *)(void *)t, 0, __ATOMIC_RELEASE);
             memset(t + 8, 0, TRAILER_ROOM - 8);
-            int err = 0;
+            int err = 0, no_alloc = vt__ws.no_alloc; /* (a handler's inside this: kept) */
             vt__ws.no_alloc = 1; /* (maybe in a signal handler: no malloc, writer_state.c) */
             window *nw = vt__window_new(w->start + s, 0, &err);
-            vt__ws.no_alloc = 0;
+            vt__ws.no_alloc = no_alloc;
             if (nw) {
                 vt__window_set_cur_locked(nw);
                 atomic_store(&vt__ws.state, W_OPEN);

@@ -255,11 +255,14 @@ uint64_t vt__now_ns(void)
     return now > s ? now - s : 0;
 }
 
-/* vt__writer_strerror: strerror, EFBIG named for what it is here: the file-size limit. */
+/* vt__writer_strerror: an error's description (untranslated: strerror may load the locale's
+ * catalog, with malloc, and a failed exec's window may fail inside a signal handler that
+ * interrupted malloc), EFBIG named for what it is here: the file-size limit. */
 const char *vt__writer_strerror(int err)
 {
-    return err == EFBIG ? "File too large (the process's file-size limit, ulimit -f)"
-                        : strerror(err);
+    const char *d = err == EFBIG ? "File too large (the process's file-size limit, ulimit -f)"
+                                 : strerrordesc_np(err);
+    return d ? d : "Unknown error";
 }
 
 /* vt__writer_warn_once_why: see writer_internal.h. The path is escaped (it comes from the
@@ -284,9 +287,10 @@ void vt__writer_warn_once(const char *what, int err)
  * anonymous page of its own: that exec may come from a signal handler that interrupted the
  * program inside malloc, holding its lock (a threaded process's), and an allocation there waited
  * for ever (host_cases sigexecfailmt: 14 of 40 runs); mmap takes no lock of the program's. */
-static window *desc_new(void)
+static window *desc_new(int *own_page)
 {
-    if (!vt__ws.no_alloc)
+    *own_page = vt__ws.no_alloc;
+    if (!*own_page)
         return aligned_alloc(64, (sizeof(window) + 63) & ~(size_t)63);
     _Static_assert(sizeof(window) <= 4096, "a descriptor fits in a page");
     void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -297,13 +301,14 @@ static window *desc_new(void)
  * at file offset start. vt__ws.lock held. NULL (and the mapping undone) when out of memory. */
 window *vt__window_make(char *map, uint64_t map_off, uint64_t end, uint64_t start)
 {
-    window *w = desc_new();
+    int own_page;
+    window *w = desc_new(&own_page);
     if (!w) {
         vt__sys_ops.munmap(map, (size_t)(end - map_off));
         return NULL;
     }
     memset(w, 0, sizeof *w);
-    w->own_page = vt__ws.no_alloc;
+    w->own_page = own_page;
     w->map = map;
     w->map_off = map_off;
     w->map_len = (size_t)(end - map_off);

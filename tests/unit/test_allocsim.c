@@ -120,8 +120,9 @@ static void test_bounds(void **state)
 }
 
 /* The reference: the same rules over a plain list of blocks, a best fit found by scanning all of
- * them (no tree), the neighbours found by address. What it reserves and where it places each
- * request is what allocsim must give. */
+ * them, the neighbours found by address, the segments laid out from 0 one after another as
+ * allocsim's. What it reserves and where it places each request (address and block size) is
+ * what allocsim must give. */
 #define REF_MAX 20000
 typedef struct {
     uint64_t addr, size, seg; /* seg: its segment's first address */
@@ -129,7 +130,7 @@ typedef struct {
 } ref_blk;
 static ref_blk g_ref[REF_MAX];
 static int g_nref;
-static uint64_t g_ref_next = (uint64_t)1 << 40, g_ref_reserved;
+static uint64_t g_ref_next, g_ref_reserved;
 
 static int ref_alloc(uint64_t n)
 {
@@ -148,7 +149,7 @@ static int ref_alloc(uint64_t n)
                                          : (size + 2 * MiB - 1) / (2 * MiB) * (2 * MiB);
         k = g_nref++;
         g_ref[k] = (ref_blk){g_ref_next, seg, g_ref_next, small, 1, 1};
-        g_ref_next += seg + 2 * MiB;
+        g_ref_next += seg;
         g_ref_reserved += seg;
     }
     uint64_t rest = g_ref[k].size - size;
@@ -168,6 +169,14 @@ static int ref_at(uint64_t seg, uint64_t addr)
         if (g_ref[i].used && g_ref[i].seg == seg && g_ref[i].addr == addr)
             return i;
     return -1;
+}
+
+/* same_place: allocsim's block h is the reference's block k (address and size) */
+static void same_place(const allocsim *a, uint32_t h, int k)
+{
+    uint64_t size, addr = allocsim_where(a, h, &size);
+    assert_int_equal(addr, g_ref[k].addr);
+    assert_int_equal(size, g_ref[k].size);
 }
 
 static void ref_free(int k)
@@ -215,6 +224,7 @@ static void test_many_against_reference(void **state)
             h[n] = allocsim_alloc(a, sz);
             assert_true(h[n] > 0);
             ref[n] = ref_alloc(sz);
+            same_place(a, h[n], ref[n]);
             req[n] = sz;
             requested += sz;
             n++;
@@ -229,7 +239,7 @@ static void test_many_against_reference(void **state)
 
 static void ref_reset(void)
 {
-    g_nref = 0, g_ref_next = (uint64_t)1 << 40, g_ref_reserved = 0;
+    g_nref = 0, g_ref_next = 0, g_ref_reserved = 0;
 }
 
 /* ref_live_around: block k of the reference has a live block (in use, not free) on both sides */
@@ -262,6 +272,7 @@ static void test_drain_against_reference(void **state)
         size[i] = 512 * (uint64_t)(1 + (i * 7919) % 128); /* (up to 64 KiB: few segments) */
         h[i] = allocsim_alloc(a, size[i]), ref[i] = ref_alloc(size[i]);
         assert_true(h[i] > 0);
+        same_place(a, h[i], ref[i]);
     }
     int n = 0;
     for (int i = 0; i < K; i++)
@@ -280,8 +291,9 @@ static void test_drain_against_reference(void **state)
         order[i] = order[j], order[j] = t;
     }
     for (int i = 0; i < n; i++) {
-        assert_true(allocsim_alloc(a, size[order[i]]) > 0);
-        ref_alloc(size[order[i]]);
+        uint32_t got = allocsim_alloc(a, size[order[i]]);
+        assert_true(got > 0);
+        same_place(a, got, ref_alloc(size[order[i]]));
         assert_int_equal(allocsim_reserved(a), reserved);
         assert_int_equal(g_ref_reserved, reserved);
         allocsim_pools(a, &blocks, &runs);

@@ -92,6 +92,13 @@ uint64_t allocsim_requested(const allocsim *a)
     return a->requested;
 }
 
+uint64_t allocsim_where(const allocsim *a, uint32_t h, uint64_t *size)
+{
+    int ok = h && h < a->nb;
+    *size = ok ? a->b[h].size : 0;
+    return ok ? a->b[h].addr : 0;
+}
+
 void allocsim_pools(const allocsim *a, size_t *blocks, size_t *runs)
 {
     *blocks = a->pools[0].n + a->pools[1].n;

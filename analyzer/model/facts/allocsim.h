@@ -27,6 +27,9 @@ void allocsim_free(allocsim *a, uint32_t h);
  * blocks allocated now. */
 uint64_t allocsim_reserved(const allocsim *a);
 uint64_t allocsim_requested(const allocsim *a);
+/* allocsim_where: the address of the block of handle h (the segments laid out from 0, one after
+ * another) and its size in *size; 0 and size 0 for a handle of none. */
+uint64_t allocsim_where(const allocsim *a, uint32_t h, uint64_t *size);
 /* allocsim_pools: the free blocks in both pools, and the runs of keys that hold them (allocsim.c:
  * fewer than blocks / 16 + 2, whatever came and went). */
 void allocsim_pools(const allocsim *a, size_t *blocks, size_t *runs);
