@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "allocsim.h"
+#include "mem.h"
 
 #define MiB ((uint64_t)1 << 20)
 
@@ -303,6 +304,93 @@ static void test_drain_against_reference(void **state)
     allocsim_delete(a);
 }
 
+/* the failing allocator: its g_fail_at-th call (1-based) fails, the others are libc's */
+static long g_fail_at, g_calls;
+static int fails(void)
+{
+    return ++g_calls == g_fail_at;
+}
+static void *f_malloc(size_t n)
+{
+    return fails() ? NULL : mem_libc.malloc(n);
+}
+static void *f_calloc(size_t n, size_t size)
+{
+    return fails() ? NULL : mem_libc.calloc(n, size);
+}
+static void *f_realloc(void *p, size_t n)
+{
+    return fails() ? NULL : mem_libc.realloc(p, n);
+}
+static void *f_aligned(size_t align, size_t n)
+{
+    return fails() ? NULL : mem_libc.aligned_alloc(align, n);
+}
+static const mem_ops failing = {f_malloc, f_calloc, f_realloc, f_aligned};
+
+/* ref_free_blocks: the reference's free blocks (each one allocsim must hold in a pool) */
+static size_t ref_free_blocks(void)
+{
+    size_t n = 0;
+    for (int i = 0; i < g_nref; i++)
+        n += g_ref[i].used && g_ref[i].free;
+    return n;
+}
+
+/* each allocation the simulation makes (its blocks, their spare slots, the pools' runs and
+ * their lists) failing in turn, in a run of 1,500 requests and frees: it says it failed from
+ * then on (every later request 0) and nothing breaks, or the failure cost nothing: every
+ * placement is still the reference's, and every free block is in a pool after each call */
+static void test_out_of_memory(void **state)
+{
+    (void)state;
+    long total = -1;
+    for (g_fail_at = 1; total < 0 || g_fail_at <= total; g_fail_at++) {
+        ref_reset();
+        g_calls = 0;
+        mem_set_ops(&failing);
+        allocsim *a = allocsim_new();
+        enum { LIVE = 400 };
+        uint32_t h[LIVE];
+        int ref[LIVE], n = 0, failed_at = -1;
+        uint64_t x = 88172645463325252ull;
+        for (int step = 0; a && step < 1500; step++) {
+            size_t blocks, runs;
+            allocsim_pools(a, &blocks, &runs);
+            if (!allocsim_failed(a)) /* (after the call before) */
+                assert_int_equal(blocks, ref_free_blocks());
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            if (n > 0 && (n == LIVE || x % 5 < 2)) {
+                int k = (int)((x >> 20) % (uint64_t)n);
+                allocsim_free(a, h[k]);
+                ref_free(ref[k]);
+                h[k] = h[n - 1], ref[k] = ref[n - 1], n--;
+                continue;
+            }
+            uint64_t sz = (x >> 32) % 16 < 12 ? 1 + (x >> 8) % MiB : MiB + (x >> 8) % (9 * MiB);
+            h[n] = allocsim_alloc(a, sz);
+            ref[n] = ref_alloc(sz);
+            if (allocsim_failed(a)) {
+                if (failed_at < 0)
+                    failed_at = step;
+                assert_int_equal(h[n], 0); /* (a request after the failure: 0 too) */
+                continue;
+            }
+            same_place(a, h[n], ref[n]);
+            assert_int_equal(allocsim_reserved(a), g_ref_reserved);
+            n++;
+        }
+
+        mem_set_ops(NULL);
+        if (g_fail_at == 1)
+            assert_null(a); /* (allocsim_new's own) */
+        allocsim_delete(a);
+        if (total < 0 && g_calls < g_fail_at)
+            total = g_calls; /* (the first run: how many calls it made, none failing) */
+    }
+    assert_true(total >= 8); /* (the blocks, the runs and their lists: 11 calls here) */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -311,6 +399,7 @@ int main(void)
         cmocka_unit_test(test_bounds),
         cmocka_unit_test(test_many_against_reference),
         cmocka_unit_test(test_drain_against_reference),
+        cmocka_unit_test(test_out_of_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
