@@ -306,7 +306,7 @@ static void forget_file(void)
         if (!w->unmapped)
             munmap(w->map, w->map_len);
         if (w->own_page)
-            munmap(w, 4096);
+            munmap(w, DESC_PAGE);
         else
             free(w);
     }

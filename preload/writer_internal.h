@@ -31,6 +31,8 @@ enum { W_UNOPENED, W_OPEN, W_STOPPED, W_CLOSED, W_EXEC };
  * TRAILER_ROOM free after it, so a trailer always fits where the window was sealed.
  * Descriptors are never freed while other threads may hold one (a writer may still load a
  * window that was just switched away from; it then finds it sealed and retries). */
+#define DESC_PAGE 4096 /* the mapping a failed exec's window descriptor has (writer_state.c) */
+
 typedef struct window {
     char *map;        /* the mapping of [map_off, map_off + map_len) */
     char *base;       /* map + (start - map_off) */
@@ -41,7 +43,7 @@ typedef struct window {
     size_t map_len;
     _Atomic uint64_t sealed;           /* bytes accepted, UNSEALED until full, closed or paused */
     int unmapped;                      /* (lock) */
-    int own_page;                      /* the descriptor is on a page of its own (mmap'd) */
+    int own_page;                      /* the descriptor is on a page of its own: DESC_PAGE */
     struct window *next_all;           /* every window of this file, newest first (lock) */
     struct window *next_retired;       /* sealed, waiting for its last records (lock); in the
                                         * chunked layout: waiting for the packer, oldest first */

@@ -292,8 +292,8 @@ static window *desc_new(int *own_page)
     *own_page = vt__ws.no_alloc;
     if (!*own_page)
         return aligned_alloc(64, (sizeof(window) + 63) & ~(size_t)63);
-    _Static_assert(sizeof(window) <= 4096, "a descriptor fits in a page");
-    void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    _Static_assert(sizeof(window) <= DESC_PAGE, "a descriptor fits in its page");
+    void *p = mmap(NULL, DESC_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     return p == MAP_FAILED ? NULL : p;
 }
 

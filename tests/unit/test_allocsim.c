@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "allocsim.h"
-#include "mem.h"
+#include "failing_alloc.h"
 
 #define MiB ((uint64_t)1 << 20)
 
@@ -304,30 +304,6 @@ static void test_drain_against_reference(void **state)
     allocsim_delete(a);
 }
 
-/* the failing allocator: its g_fail_at-th call (1-based) fails, the others are libc's */
-static long g_fail_at, g_calls;
-static int fails(void)
-{
-    return ++g_calls == g_fail_at;
-}
-static void *f_malloc(size_t n)
-{
-    return fails() ? NULL : mem_libc.malloc(n);
-}
-static void *f_calloc(size_t n, size_t size)
-{
-    return fails() ? NULL : mem_libc.calloc(n, size);
-}
-static void *f_realloc(void *p, size_t n)
-{
-    return fails() ? NULL : mem_libc.realloc(p, n);
-}
-static void *f_aligned(size_t align, size_t n)
-{
-    return fails() ? NULL : mem_libc.aligned_alloc(align, n);
-}
-static const mem_ops failing = {f_malloc, f_calloc, f_realloc, f_aligned};
-
 /* ref_free_blocks: the reference's free blocks (each one allocsim must hold in a pool) */
 static size_t ref_free_blocks(void)
 {
@@ -345,7 +321,7 @@ static void test_out_of_memory(void **state)
 {
     (void)state;
     long total = -1;
-    for (g_fail_at = 1; total < 0 || g_fail_at <= total; g_fail_at++) {
+    for (g_at = 1; total < 0 || g_at <= total; g_at++) {
         ref_reset();
         g_calls = 0;
         mem_set_ops(&failing);
@@ -382,10 +358,10 @@ static void test_out_of_memory(void **state)
         }
 
         mem_set_ops(NULL);
-        if (g_fail_at == 1)
+        if (g_at == 1)
             assert_null(a); /* (allocsim_new's own) */
         allocsim_delete(a);
-        if (total < 0 && g_calls < g_fail_at)
+        if (total < 0 && g_calls < g_at)
             total = g_calls; /* (the first run: how many calls it made, none failing) */
     }
     assert_true(total >= 8); /* (the blocks, the runs and their lists: 11 calls here) */

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "diff_view.h"
+#include "failing_alloc.h"
 #include "dump_json.h"
 #include "flame.h"
 #include "mem.h"
@@ -26,32 +27,6 @@
 #include "reader.h"
 #include "replay.h"
 #include "tables.h"
-
-/* ---- the failing allocator: call g_at (1-based) of the seam fails ------------------------ */
-
-static long g_at, g_calls;
-
-static int fails(void)
-{
-    return ++g_calls == g_at;
-}
-static void *f_malloc(size_t n)
-{
-    return fails() ? NULL : mem_libc.malloc(n);
-}
-static void *f_calloc(size_t n, size_t size)
-{
-    return fails() ? NULL : mem_libc.calloc(n, size);
-}
-static void *f_realloc(void *p, size_t n)
-{
-    return fails() ? NULL : mem_libc.realloc(p, n);
-}
-static void *f_aligned(size_t align, size_t n)
-{
-    return fails() ? NULL : mem_libc.aligned_alloc(align, n);
-}
-static const mem_ops failing = {f_malloc, f_calloc, f_realloc, f_aligned};
 
 /* ---- scenarios: prepare (nothing fails), run (the seam fails), cleanup -------------------- */
 

@@ -110,9 +110,14 @@ int allocsim_failed(const allocsim *a)
     return a->failed;
 }
 
+static inline key key_make(uint64_t size, uint64_t addr)
+{
+    return (size >> 9) << 31 | addr >> 9;
+}
+
 static inline key key_of(const blk *b)
 {
-    return (b->size >> 9) << 31 | b->addr >> 9;
+    return key_make(b->size, b->addr);
 }
 
 /* run_at: the first run of p whose last key is at least k; p->nr when none is */
@@ -288,7 +293,7 @@ static void pool_take(allocsim *a, uint32_t i)
  * the pool; 0: none */
 static uint32_t take_best(allocsim *a, pool *p, uint64_t size)
 {
-    key k = (size >> 9) << 31;
+    key k = key_make(size, 0); /* (before every block of that size) */
     uint32_t j = run_at(p, k);
     return j < p->nr ? pool_remove(a, p, j, lower(p->r[j], k)) : 0;
 }
