@@ -6,7 +6,9 @@
 # on `vramtrace dump`; the report, text and JSON, must say the same peaks and times), never
 # more, at the instant the peak marker names; each category's largest bytes (tensor modes) are
 # still a point of its series. A view that kept each category's own maximum per span stacked
-# instants that never happened (+27 % on hf_gpt2_eager_b4).
+# instants that never happened (+27 % on hf_gpt2_eager_b4). `flame` at its other moments too:
+# --at tensors holds the allocated peak, --at oom the process level at the OOM (its categories the
+# report's OOM table), --at all every allocation of the run, each from the independent replay.
 # runs: early (every view of every committed trace against the report: about 2 minutes)
 set -u
 fail() { echo "views_exact: $*"; exit 1; }
@@ -19,7 +21,11 @@ for f in "$ROOT"/examples/traces/*.vt "$ROOT"/examples/traces/h100-torch2.11/*.v
     "$VT" report --json "$f" >"$t.r.json" 2>/dev/null || fail "$t: report failed"
     "$VT" dump --no-resolve "$f" >"$t.jsonl" 2>/dev/null || fail "$t: dump failed"
     "$VT" report --no-color "$f" >"$t.txt" 2>/dev/null || fail "$t: text report failed"
-    python3 - "$t" "$t.html" "$t.json" "$t.r.json" "$t.jsonl" "$ROOT/tests/python" "$t.txt" <<'PY' || fail "$t: a drawn instant that never happened"
+    for at in tensors oom all; do
+        "$VT" flame --at $at "$f" >"$t.f$at" 2>/dev/null
+        echo $? >>"$t.f$at"
+    done
+    python3 - "$t" "$t.html" "$t.json" "$t.r.json" "$t.jsonl" "$ROOT/tests/python" "$t.txt" "$t.f" <<'PY' || fail "$t: a drawn instant that never happened"
 import json, re, sys
 name, page, perf, rep = sys.argv[1], open(sys.argv[2], encoding="utf-8").read(), json.load(open(sys.argv[3])), json.load(open(sys.argv[4]))
 sys.path.insert(0, sys.argv[6])
@@ -140,6 +146,47 @@ for e in ev:
     tracks[e["name"]] = max(tracks.get(e["name"], 0), e["args"]["bytes"])
 for k, v in cat_peaks.items():
     assert tracks.get(k) == v, "%s: Perfetto %s peaks at %s, the report says %d" % (name, k, tracks.get(k), v)
+# flame's other moments (--at peak: flame_views.sh) hold the events' own bytes then: --at tensors
+# the allocated peak (no tensors: exit 2), --at oom the process level at the out-of-memory error's
+# moment, its tensors' categories the tensors live then, each category the report's OOM table (no
+# OOM: exit 2); --at all every allocation's bytes over the run (PyTorch's segments left out where
+# its tensors are in the trace)
+def flame(at):
+    lines = open(sys.argv[8] + at, encoding="utf-8").read().splitlines()
+    by, tot = {}, 0
+    for l in lines[:-1]:
+        stack, _, b = l.rpartition(" ")
+        k = stack.rsplit(";", 1)[-1]
+        assert k.startswith("[") and k.endswith("]"), "%s: flame --at %s: not folded: %r" % (name, at, l[:200])
+        by[k[1:-1]] = by.get(k[1:-1], 0) + int(b)
+        tot += int(b)
+    return int(lines[-1]), by, tot
+rc, by, tot = flame("tensors")
+if ind["allocated_bytes"]:
+    assert rc == 0 and tot == ind["allocated_bytes"], "%s: flame --at tensors (exit %d) holds %d B, the allocated peak is %d" % (name, rc, tot, ind["allocated_bytes"])
+    assert set(by) <= set(TENSOR_CATS), "%s: flame --at tensors shows %s" % (name, sorted(set(by) - set(TENSOR_CATS)))
+else:
+    assert rc == 2 and not by, "%s: flame --at tensors on a trace without tensors: exit %d" % (name, rc)
+rc, by, tot = flame("oom")
+if rep.get("oom"):
+    then = replay_dump.replay([l for l in open(sys.argv[5], encoding="utf-8")
+                               if '"time_ns"' not in l or json.loads(l)["time_ns"] <= rep["oom"]["time_ns"]])
+    assert rc == 0 and tot == then["process_at_end"], "%s: flame --at oom (exit %d) holds %d B, the events' process level at the OOM %d" % (name, rc, tot, then["process_at_end"])
+    assert not ind["allocated_bytes"] or sum(v for k, v in by.items() if k in TENSOR_CATS) == then["tensors_at_end"], "%s: flame --at oom's tensors %d B, the events' %d" % (name, sum(v for k, v in by.items() if k in TENSOR_CATS), then["tensors_at_end"])
+    lc = {k: v for k, v in rep["oom"]["live_by_category"].items() if v}
+    assert by == lc, "%s: flame --at oom by category %s, the report's %s" % (name, by, lc)
+else:
+    assert rc == 2 and not by, "%s: flame --at oom on a run without OOM: exit %d" % (name, rc)
+rc, by, tot = flame("all")
+table = replay_dump.api_table()
+made = 0
+for o in (json.loads(l) for l in open(sys.argv[5], encoding="utf-8") if '"type":"alloc"' in l):
+    if o["failed"] or o["api"] not in table or o["addr"] in ("0x0", 0):
+        continue
+    lv = replay_dump.level(o["api"], *table[o["api"]])
+    if lv is not None and not (lv == "segment" and ind["allocated_bytes"]):
+        made += o["size"]
+assert rc == 0 and tot == made, "%s: flame --at all (exit %d) holds %d B, the run's allocations %d" % (name, rc, tot, made)
 # the program's end: after the run's last allocation, a thread's frees that follow a pause of half
 # a second or more are not drawn in a training phase (a last optimizer step or a failed forward
 # was drawn running to the exit, 946 ms past its 10 ms on vitb16_b64_fit)
