@@ -127,10 +127,14 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
                             : "; the run ended in an OOM, ratios below 1 "
                               "not trusted");
     }
+    /* (the report's words, which may name the trace's modules and files: escaped) */
     if (run->forward_note[0]) /* how its cut-short forward is read: as the report says it */
-        printf("  (%s)\n", run->forward_note);
+        fputs("  (", stdout),
+            escape_term_fputs(stdout, run->forward_note, strlen(run->forward_note)),
+            fputs(")\n", stdout);
     if (run->optim_note[0]) /* the optimizer's state its rows count, not measured: said so */
-        printf("  (%s)\n", run->optim_note);
+        fputs("  (", stdout), escape_term_fputs(stdout, run->optim_note, strlen(run->optim_note)),
+            fputs(")\n", stdout);
     /* the weights' row in this run's precision (it had read "fp32 under AMP, 16-bit in pure
      * 16-bit training" for every run) */
     const char *wdoc = formula_param_bytes(s) == 2

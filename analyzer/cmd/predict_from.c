@@ -9,6 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "calib_json.h"
+#include "escape.h"
 #include "notes.h"
 #include "predict_from.h"
 #include "report.h"
@@ -71,9 +72,11 @@ static int load_trace(const char *path, FILE *fp, const char *magic, nano_config
     run->calib = m->calib;
     run->shape = m->shape;
     run->has_shape = 1;
+    char cls[sizeof m->rec.model_class]; /* (the trace's class name: text, escaped; cut) */
+    escape_term(m->rec.model_class, strlen(m->rec.model_class), cls, sizeof cls);
     snprintf(run->model, sizeof run->model, "%s%s%s%s%s", family_words(m->rec.family),
-             m->rec.model_class[0] ? " (" : "", m->rec.model_class,
-             m->rec.model_class[0] ? ")" : "", m->formula_ok ? "" : "; no formula applies");
+             cls[0] ? " (" : "", cls, cls[0] ? ")" : "",
+             m->formula_ok ? "" : "; no formula applies");
     run->cap = m->capacity;
     snprintf(run->capname, sizeof run->capname, "%s",
              m->capacity_name[0] ? m->capacity_name : "the traced run's card");
@@ -216,11 +219,14 @@ static int load_json(const char *path, const cJSON *root, nano_config *c, predic
     cJSON *ft = cJSON_GetObjectItem(rec, "family_text"),
           *mc = cJSON_GetObjectItem(rec, "model_class");
     int named = cJSON_IsString(mc) && mc->valuestring[0];
+    /* (the report file's words and class name, text: escaped, the file may be anyone's) */
+    char fam[96], cls[41];
+    const char *fs = cJSON_IsString(ft) ? ft->valuestring : "not a recognized transformer";
+    escape_term(fs, strlen(fs), fam, sizeof fam);
+    escape_term(named ? mc->valuestring : "", named ? strlen(mc->valuestring) : 0, cls, sizeof cls);
     if (cJSON_IsString(ft) || cJSON_IsFalse(fa))
-        snprintf(run->model, sizeof run->model, "%.100s%s%.40s%s%s",
-                 cJSON_IsString(ft) ? ft->valuestring : "not a recognized transformer",
-                 named ? " (" : "", named ? mc->valuestring : "", named ? ")" : "",
-                 cJSON_IsFalse(fa) ? "; no formula applies" : "");
+        snprintf(run->model, sizeof run->model, "%s%s%s%s%s", fam, named ? " (" : "", cls,
+                 named ? ")" : "", cJSON_IsFalse(fa) ? "; no formula applies" : "");
     if (!model && cJSON_IsFalse(fa)) {
         /* an older report: no transformer formula applied (a convolutional network, a shape it
          * did not know), then predictions scale what was measured with the micro-batch, with

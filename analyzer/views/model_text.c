@@ -9,13 +9,21 @@
 #include "escape.h"
 #include "model_views.h"
 
+/* tx: s as a terminal may show it (escape.h): the recognition's evidence names the trace's own
+ * code (a class, a qualname, a file name), which may hold terminal escapes */
+static const char *tx(const char *s, char *buf, size_t n)
+{
+    escape_term(s, strlen(s), buf, n);
+    return buf;
+}
+
 /* print_recognized: what was trained and what was on, each with its evidence. */
 static void print_recognized(FILE *out, const model_result *m)
 {
     const run_recognition *r = &m->rec;
-    char q[80] = "";
+    char c[4 * sizeof r->model_class], q[sizeof c + 3] = "", e[4 * sizeof r->optim_where + 1];
     if (r->model_class[0])
-        snprintf(q, sizeof q, " (%s)", r->model_class);
+        snprintf(q, sizeof q, " (%s)", tx(r->model_class, c, sizeof c));
     if (m->shape.no_training)
         fprintf(out,
                 "\nwhat ran: %s%s, forwards only (no backward pass, no optimizer step: "
@@ -24,21 +32,22 @@ static void print_recognized(FILE *out, const model_result *m)
     else
         fprintf(out, "\nwhat was trained: %s%s\n", family_text(r), q);
     if (r->family_where[0])
-        fprintf(out, "  %-26s %s\n", "evidence", r->family_where);
+        fprintf(out, "  %-26s %s\n", "evidence", tx(r->family_where, e, sizeof e));
     fprintf(out, "  %-26s %s%s%s\n", "optimizer",
             r->optim == OPT_UNKNOWN ? "unknown" : optim_text(r), r->optim_where[0] ? "  " : "",
-            r->optim_where);
+            tx(r->optim_where, e, sizeof e));
     if (r->trainable && m->params_trace)
         fprintf(out, "  %-26s %.2f M of the %.2f M weight elements made before training%s (%s)\n",
                 "trainable", (double)r->trainable / 1e6, (double)m->params_trace / 1e6,
-                m->ema_said[0] ? ", their EMA copy left out" : "", r->trainable_where);
+                m->ema_said[0] ? ", their EMA copy left out" : "",
+                tx(r->trainable_where, e, sizeof e));
     for (int i = 0; i < FEATURE_COUNT; i++)
         fprintf(out, "  %-26s %s%s%s\n", feature_words((feature_id)i),
                 feature_state_word(r->feat[i].state), r->feat[i].where[0] ? "  " : "",
-                r->feat[i].where);
+                tx(r->feat[i].where, e, sizeof e));
     if (r->loop[0])
         fprintf(out, "  %-26s %s  %s\n", m->shape.no_training ? "loop" : "training loop",
-                recognize_loop_words(r->loop), r->loop_where);
+                recognize_loop_words(r->loop), tx(r->loop_where, e, sizeof e));
     if (r->batchnorm)
         fprintf(out, "  %-26s %s\n", "batch statistics",
                 "BatchNorm in the forward: its statistics depend on the micro-batch");
@@ -97,8 +106,11 @@ static void print_formula(FILE *out, const model_result *m)
             "  basic: the usual rule of thumb (16-bit weights and gradients, AdamW 8 B/param, "
             "activations B*T*d*L*24*2 B);\n  refined: %s (docs/formula.md)\n",
             formula_refined_words(s));
-    if (m->formula_block[0])
-        fprintf(out, "  %s\n", m->formula_block);
+    if (m->formula_block[0]) { /* (it may name the trace's model class) */
+        fputs("  ", out);
+        escape_term_fputs(out, m->formula_block, strlen(m->formula_block));
+        fputc('\n', out);
+    }
     fprintf(out, "  %-18s %12s %12s %12s %9s %9s\n", "category", "measured", "basic", "refined",
             "meas/bas", "meas/ref");
     int note = 0;

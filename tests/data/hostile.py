@@ -9,12 +9,14 @@ usage: hostile.py BASE OUT argv [--cwd DIR] ARG...   the PROCESS record's argv (
        hostile.py BASE OUT stackid ID                a STACK record and an event use ID
        hostile.py BASE OUT stepid ID                 a STEP record after the first event names stack ID
        hostile.py BASE OUT card                      the emulated card's name (CONFIG) holds a
-                                                     terminal escape, markup, invalid UTF-8"""
+                                                     terminal escape, markup, invalid UTF-8
+       hostile.py BASE OUT codes                     every Python code object's file name and
+                                                     qualname (CODE) begin with terminal escapes"""
 import os
 import struct
 import sys
 
-REC_PROCESS, REC_CONFIG, REC_ALLOC, REC_STACK, REC_STEP = 1, 2, 5, 7, 19
+REC_PROCESS, REC_CONFIG, REC_ALLOC, REC_STACK, REC_CODE, REC_STEP = 1, 2, 5, 7, 8, 19
 
 
 def records(data):
@@ -95,6 +97,15 @@ def main():
         for r in recs:
             if r[0] == REC_CONFIG:
                 r[2] = r[2][:24] + struct.pack("<I", len(name)) + name
+    elif kind == "codes":  # (CODE: id, first line, then filename, qualname, line table)
+        esc = b"\x1b]0;t\x07\x1b[5m"
+        n = 0
+        for r in recs:
+            if r[0] == REC_CODE:
+                fn, qn, lt = strings(r[2], 8, 3)
+                r[2] = r[2][:8] + b"".join(struct.pack("<I", len(x)) + x for x in (esc + fn, esc + qn, lt))
+                n += 1
+        assert n, "base trace has no CODE record"
     else:
         sys.exit("hostile.py: unknown kind " + kind)
     open(out, "wb").write(pack(header, recs))

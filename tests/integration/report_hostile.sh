@@ -186,6 +186,28 @@ run_ok card_json "$VT" predict --json --from card.vt
 python3 -c 'import json,sys; json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))' card_json.out ||
     fail "card: predict --json is not valid UTF-8 JSON"
 
+# 13. terminal escapes in the program's own code names (CODE: every file name and qualname of the
+# real H100 runs begins with one): what was trained ("a decoder transformer language model
+# (\x1b]0;t\x07\x1b[5mGPT2LMHeadModel)"), its evidence, the features' frames, the formula's block
+# that names the class, predict --from's model, watch: escaped, never raw (the recognition's rows
+# and predict's model line had passed them to the terminal until 2026-12-06)
+ncodes=0 named=0
+for f in "$ROOT"/examples/traces/h100-torch2.11/*.vt "$ROOT"/examples/traces/h100-torch2.11-beyond/*.vt; do
+    python3 "$D/hostile.py" "$f" codes.vt codes || fail "codes: $f"
+    run_ok codes_report "$VT" report --no-color codes.vt
+    run_ok codes_predict "$VT" predict --from codes.vt
+    run_ok codes_watch "$VT" watch --once --plain codes.vt
+    for o in codes_report.out codes_predict.out codes_watch.out; do
+        if LC_ALL=C grep -q "$(printf '[\033\007]\|\302\233')" $o; then
+            LC_ALL=C grep -a -m 2 "$(printf '[\033\007]')" $o | cat -v | cut -c1-200
+            fail "codes: a terminal escape from $(basename "$f")'s code names reached $o"
+        fi
+    done
+    grep -q '^what \(was trained\|ran\): .*(.x1b\]0;t.x07.x1b\[5m[A-Za-z]' codes_report.out && named=$((named + 1))
+    ncodes=$((ncodes + 1))
+done
+[ $ncodes -ge 37 ] && [ $named -ge 20 ] || fail "codes: $ncodes traces, $named with an escaped model class"
+
 # 10. thousands of module texts at the allocated peak (60,000 stacks over 24,000 code objects:
 # ~5,100 modules, ~12,000 tensors): each text one row, found by its text (not one row per stack),
 # the rows summing to the peak's batch categories
