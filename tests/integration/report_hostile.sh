@@ -233,4 +233,31 @@ for f in "${esc}dir.vt" "${esc}empty.vt"; do
     "$VT" diff "$f" "$f" >/dev/null 2>name.err
     grep -q "$esc" name.err && fail "diff: the file name's escape reached the terminal"
 done
+# 14. stacks of 65,535 Python frames on one code object whose qualname is 8 MiB (a 10 MB file):
+# watch reads each code object's name once, as report does (it read the name again for every
+# frame of every stack: 45 s a stack, over 120 s for these four)
+python3 - deep.vt <<'PYEOF' || fail "deep.vt not written"
+import struct, sys
+def rec(t, payload, flags=0):
+    payload += b"\0" * (-len(payload) % 8)
+    return struct.pack("<HHI", t, flags, 8 + len(payload)) + payload
+def s(b):
+    return struct.pack("<I", len(b)) + b
+out = b"VRAMTRC\n" + struct.pack("<HHIQQ", 1, 3, 32, 0, 0)
+out += rec(1, struct.pack("<IIIIQ", 1, 0, 1, 0, 0) + s(b"/bin/x") + s(b"/") + s(b"h") + s(b"x"))
+out += rec(2, struct.pack("<QIIII", 0, 3, 64, 0, 0) + s(b""))          # CONFIG: Python stacks
+out += rec(3, struct.pack("<IIIIQ", 0, 8, 0, 0, 16 << 30) + b"\0" * 16 + s(b"GPU"))
+out += rec(4, struct.pack("<IIII", 0, 1, 1, 0) + s(b"main"))           # THREAD
+out += rec(13, struct.pack("<IIII", 3, 11, 0, 1))                       # PYINFO
+out += rec(8, struct.pack("<II", 1, 1) + s(b"/x/train.py") + s(b"f" * (8 << 20)) + s(b""))
+for sid in range(1, 5):
+    out += rec(7, struct.pack("<IHH", sid, 0, 65535) + struct.pack("<Q", 1 << 32 | sid) * 65535)
+    out += rec(5, struct.pack("<QQQIHh", 1000 + sid, 0x7f0000000000 + (sid << 21), 1 << 21, sid, 0, 0), 1)
+out += rec(14, struct.pack("<QQQQII", 100000, 4, 0, 0, 0, 0))
+open(sys.argv[1], "wb").write(out)
+PYEOF
+run_ok deep_watch "$VT" watch --once --plain deep.vt
+grep -q "peak 8.0 MiB" deep_watch.out || fail "deep: watch says $(cat deep_watch.out)"
+run_ok deep_report "$VT" report deep.vt
+
 echo "report_hostile: ok"
