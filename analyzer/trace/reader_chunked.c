@@ -21,6 +21,10 @@
 #define CHUNKS_MAX (8u << 20)       /* more chunk headers than any writer makes of a file */
 #define SNAP_FREE_BYTES (16u << 20) /* a snapshot's pieces: this much, then ... */
 #define SNAP_RATIO_MAX 64u          /* ... at most this many times their stored bytes */
+/* definitions (HEAD and META chunks: stacks, code objects, symbols) are kept for good by whoever
+ * reads them (the tables): this much, then at most DEFS_RATIO_MAX times their stored bytes */
+#define DEFS_FREE_BYTES (64u << 20)
+#define DEFS_RATIO_MAX 64u
 
 enum { IT_RAW, IT_HEAD, IT_META, IT_SNAP, IT_EVENTS, IT_SUMMARY, IT_SUMCHUNK };
 #define IS_SUMMARY(k) ((k) == IT_SUMMARY || (k) == IT_SUMCHUNK)
@@ -56,6 +60,7 @@ struct chunked {
     uint64_t emitted; /* events handed out so far (the SNAP rule) */
     uint64_t raw_key; /* the last raw slot handed out (its chunks are skipped) */
     int have_raw;
+    uint64_t defs_raw, defs_stored; /* HEAD and META chunks handed out: decompressed, stored */
     ZSTD_DCtx *dctx;
     chunked_info info;
     char err[200];
@@ -448,6 +453,15 @@ static int next_item(chunked *c)
         c->info.gaps += it->first > c->emitted; /* no snapshot before it: skipped */
         c->next++;
         return 0;
+    }
+    if (it->kind == IT_HEAD || it->kind == IT_META) {
+        /* (kept for good, unlike events: ~600 stored bytes of zstd had made 16 MiB of one code
+         * object's line table, a 40 KB file a gigabyte of tables; a real run's: ~5 times) */
+        c->defs_stored += it->len;
+        if (c->defs_raw + it->raw_len > DEFS_FREE_BYTES + DEFS_RATIO_MAX * c->defs_stored)
+            return fail(c, "definitions at byte %llu decompress to more than 64 times their size",
+                        (unsigned long long)it->off);
+        c->defs_raw += it->raw_len;
     }
     if (load(c, it, &ev))
         return -1;
