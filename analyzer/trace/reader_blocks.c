@@ -6,11 +6,13 @@
  * MEMINFO) in the order of their times, equal times in file order. Each block keeps where its
  * records taken so far end, so a trace still being written (blocks_follow) is looked at again
  * from there, blocks of earlier windows too until their writer has a later block. Memory: a
- * group's bytes three times (read, copied, ordered), GROUP_MAX at most, and 40 bytes a block.
+ * group's bytes three times (read, copied, ordered), GROUP_MAX at most, 40 bytes a block and 16 a
+ * writer.
  * Trusts no length: a block past VT_BLOCK_MAX_SIZE, a record running past its block or a BLOCK
  * inside one is malformed. */
 #include "reader_blocks.h"
 #include "reader_blocks_merge.h"
+#include "reader_blocks_writers.h"
 #include "mem.h"
 
 #include <errno.h>
@@ -33,8 +35,11 @@
 typedef struct blk {
     uint64_t off, end, cur; /* the BLOCK's file offset, its end, its next record not taken */
     uint32_t window, writer;
-    int whole; /* its writer has a later block: looked at once more, then dropped */
+    /* its number among the file's blocks: whole (its writer has a later block: looked at once
+     * more, then dropped) when its writer's latest is another (is_whole) */
+    uint64_t seq;
 } blk;
+_Static_assert(sizeof(blk) == 40, "40 bytes a block");
 
 typedef struct cache {
     uint8_t *p; /* file bytes [off, off + len) */
@@ -55,7 +60,11 @@ struct blocks {
     uint32_t window;
     blk *old; /* earlier windows' blocks whose writer may still store into them */
     size_t nold, capold;
-    item *it, *tmp; /* a flush's records in file order; the merge's */
+    size_t old_whole; /* of them, at most this many whole (a compaction's due: drop_whole) */
+    writers wl;       /* each writer's latest block (a block's writer moving on is one lookup: a
+                       * scan of the window's blocks had made 160,000 empty ones 38 s) */
+    uint64_t nblk;    /* blocks seen: the next one's seq */
+    item *it, *tmp;   /* a flush's records in file order; the merge's */
     size_t nit, capit, captmp;
     uint8_t *rec; /* the bytes of a flush's records from `side` */
     size_t rec_len, rec_cap;
@@ -238,15 +247,23 @@ static int put_out(blocks *b, const item *x)
     return 0;
 }
 
+/* is_whole: k's writer has a later block (a shared block's writer never does) */
+static int is_whole(const blocks *b, const blk *k)
+{
+    return k->writer != VT_BLOCK_SHARED && b->wl.cap &&
+           writers_at(&b->wl, k->writer)->seq != k->seq;
+}
+
 /* drop_whole: earlier windows' blocks whose writer has moved on: done with */
 static void drop_whole(blocks *b)
 {
     size_t w = 0;
     for (size_t i = 0; i < b->nold; i++)
-        if (!b->old[i].whole)
+        if (!is_whole(b, &b->old[i]))
             b->old[w++] = b->old[i];
     b->nold = w;
     b->old_next = 0;
+    b->old_whole = 0;
 }
 
 /* flush: what the current group's blocks (and, following, the earlier windows' open blocks)
@@ -323,9 +340,13 @@ static int end_group(blocks *b)
         return -1;
     for (size_t i = 0; i < b->ng; i++) {
         blk *k = &b->g[i];
-        int done = k->whole || (k->writer == VT_BLOCK_SHARED && k->cur > k->off + 16);
+        int done = is_whole(b, k) || (k->writer == VT_BLOCK_SHARED && k->cur > k->off + 16);
         if (done || mem_grow((void **)&b->old, &b->capold, b->nold + 1, sizeof *b->old, 64, 0) < 0)
             continue;
+        if (k->writer != VT_BLOCK_SHARED) /* (its writer's latest: is_whole) */
+            writers_at(&b->wl, k->writer)->in_old = 1;
+        if (b->nold == OLD_MAX && b->old_whole * 4 >= b->nold)
+            drop_whole(b); /* (a quarter or more of them whole: each compaction pays for itself) */
         if (b->nold == OLD_MAX) { /* (one of them is taken as done, in turn) */
             b->old[b->old_next] = *k;
             b->old_next = (b->old_next + 1) % OLD_MAX;
@@ -338,20 +359,21 @@ static int end_group(blocks *b)
     return 0;
 }
 
-/* moved_on: writer has a new block: its earlier ones are whole */
-static void moved_on(blocks *b, uint32_t writer)
+/* moved_on: writer has a new block, seq: its earlier ones are whole. -1: out of memory */
+static int moved_on(blocks *b, uint32_t writer, uint64_t seq)
 {
     if (writer == VT_BLOCK_SHARED)
-        return;
-    for (size_t i = 0; i < b->ng; i++)
-        if (b->g[i].writer == writer)
-            b->g[i].whole = 1;
-    for (size_t i = 0; i < b->nold; i++)
-        if (b->old[i].writer == writer)
-            b->old[i].whole = 1;
-    if (!b->following) /* (following: the next flush looks at them once more, then drops them;
-                        * else nothing looks at them again) */
+        return 0;
+    wlast *e = writers_get(&b->wl, writer);
+    if (!e)
+        return -1;
+    b->old_whole += e->in_old; /* (its block among the old ones is whole now) */
+    e->seq = seq, e->in_old = 0;
+    /* (following: the next flush looks at them once more, then drops them; else nothing looks at
+     * them again: dropped once a quarter of them or more are whole) */
+    if (!b->following && b->old_whole && b->old_whole * 4 >= b->nold)
         drop_whole(b);
+    return 0;
 }
 
 /* live_upto: at the end of what a file holds now, the time up to which its records are handed
@@ -410,9 +432,10 @@ static int produce(blocks *b)
             }
             if (mem_grow((void **)&b->g, &b->capg, b->ng + 1, sizeof *b->g, 64, 0) < 0)
                 return fail(b, b->scan, "out of memory");
-            moved_on(b, v.writer);
+            if (moved_on(b, v.writer, b->nblk) < 0)
+                return fail(b, b->scan, "out of memory");
             b->g[b->ng++] = (blk){b->scan,  b->scan + h.size, b->scan + VT_BLOCK_HEAD_SIZE,
-                                  v.window, v.writer,         0};
+                                  v.window, v.writer,         b->nblk++};
             b->window = v.window;
             b->scan += h.size;
             continue;
@@ -531,6 +554,7 @@ static void free_bufs(blocks *b)
 {
     free(b->in.p), free(b->side.p), free(b->g), free(b->old), free(b->it), free(b->tmp);
     free(b->out), free(b->rec);
+    writers_free(&b->wl);
 }
 
 int blocks_rewind(blocks *b)
