@@ -10,7 +10,8 @@
 # "unknown" (A = 1, over the steps the trace holds whole); no phase slice of the timeline spans
 # the gap (a "backward" had lasted the 1.2 s of dropped steps). Where the window rolls depends on
 # the compressed chunks' sizes, so on timing: a run whose gap began outside a backward (not seen
-# in 7 runs, loaded or not) skips, saying so; a slice that ends at the gap's first moment touches
+# in 7 runs, loaded or not; once on 2026-12-06, with a fuzzing run and a mutation run beside it)
+# skips, saying so; a slice that ends at the gap's first moment touches
 # it (the test had once failed on the µs floats' sum).
 set -u
 fail() { echo "sim_bounded_gap: $*"; exit 1; }
