@@ -22,7 +22,9 @@
 #define SNAP_FREE_BYTES (16u << 20) /* a snapshot's pieces: this much, then ... */
 #define SNAP_RATIO_MAX 64u          /* ... at most this many times their stored bytes */
 /* definitions (HEAD and META chunks: stacks, code objects, symbols) are kept for good by whoever
- * reads them (the tables): this much, then at most DEFS_RATIO_MAX times their stored bytes */
+ * reads them (the tables): this much, then at most DEFS_RATIO_MAX times their stored bytes (a real
+ * bounded run's: ~5 times; ~600 stored bytes of zstd had made 16 MiB of one code object's line
+ * table, a 40 KB file a gigabyte of tables) */
 #define DEFS_FREE_BYTES (64u << 20)
 #define DEFS_RATIO_MAX 64u
 
@@ -60,7 +62,6 @@ struct chunked {
     uint64_t emitted; /* events handed out so far (the SNAP rule) */
     uint64_t raw_key; /* the last raw slot handed out (its chunks are skipped) */
     int have_raw;
-    uint64_t defs_raw, defs_stored; /* HEAD and META chunks handed out: decompressed, stored */
     ZSTD_DCtx *dctx;
     chunked_info info;
     char err[200];
@@ -273,6 +274,17 @@ chunked *chunked_open(int fd, uint64_t fsize, const vt_file_header *hdr, int sum
                 c->items[k++] = c->items[i];
         c->n = k;
     }
+    /* the definitions to read, as their chunks say they decompress: past the bound, refused
+     * before any is (next_item checks each as it comes too) */
+    uint64_t defs_raw = 0, defs_stored = 0;
+    for (size_t i = 0; i < c->n; i++)
+        if (c->items[i].kind == IT_HEAD || c->items[i].kind == IT_META)
+            defs_raw += c->items[i].raw_len, defs_stored += c->items[i].len;
+    if (defs_raw > DEFS_FREE_BYTES + DEFS_RATIO_MAX * defs_stored) {
+        fail(c, "its definitions (%llu bytes) decompress to more than 64 times their size",
+             (unsigned long long)defs_raw);
+        goto bad;
+    }
     if (c->n) /* (no item: items may be NULL, which qsort may not be given) */
         qsort(c->items, c->n, sizeof *c->items, by_plan);
     /* the snapshots with events missing before them (raw slots, the newest, come after) */
@@ -453,15 +465,6 @@ static int next_item(chunked *c)
         c->info.gaps += it->first > c->emitted; /* no snapshot before it: skipped */
         c->next++;
         return 0;
-    }
-    if (it->kind == IT_HEAD || it->kind == IT_META) {
-        /* (kept for good, unlike events: ~600 stored bytes of zstd had made 16 MiB of one code
-         * object's line table, a 40 KB file a gigabyte of tables; a real run's: ~5 times) */
-        c->defs_stored += it->len;
-        if (c->defs_raw + it->raw_len > DEFS_FREE_BYTES + DEFS_RATIO_MAX * c->defs_stored)
-            return fail(c, "definitions at byte %llu decompress to more than 64 times their size",
-                        (unsigned long long)it->off);
-        c->defs_raw += it->raw_len;
     }
     if (load(c, it, &ev))
         return -1;
