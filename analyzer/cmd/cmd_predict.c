@@ -85,6 +85,17 @@ static int withheld(const predict_args *a, const model_calib *cal, const gpt_sha
     return cal->eval_cut ? 1 : lower && !s->no_training ? 2 : 0;
 }
 
+/* print_note: "  (note)", escaped (the report's words may name the trace's modules and files);
+ * nothing for "" */
+static void print_note(const char *note)
+{
+    if (!note[0])
+        return;
+    fputs("  (", stdout);
+    escape_term_fputs(stdout, note, strlen(note));
+    fputs(")\n", stdout);
+}
+
 static void print_text(const nano_config *c, const gpt_shape *s, const prediction *p,
                        const predict_args *a, uint64_t lb, const model_calib *cal,
                        const predict_run *run)
@@ -127,14 +138,8 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
                             : "; the run ended in an OOM, ratios below 1 "
                               "not trusted");
     }
-    /* (the report's words, which may name the trace's modules and files: escaped) */
-    if (run->forward_note[0]) /* how its cut-short forward is read: as the report says it */
-        fputs("  (", stdout),
-            escape_term_fputs(stdout, run->forward_note, strlen(run->forward_note)),
-            fputs(")\n", stdout);
-    if (run->optim_note[0]) /* the optimizer's state its rows count, not measured: said so */
-        fputs("  (", stdout), escape_term_fputs(stdout, run->optim_note, strlen(run->optim_note)),
-            fputs(")\n", stdout);
+    print_note(run->forward_note); /* how its cut-short forward is read: as the report says it */
+    print_note(run->optim_note);   /* the optimizer's state its rows count, not measured: said so */
     /* the weights' row in this run's precision (it had read "fp32 under AMP, 16-bit in pure
      * 16-bit training" for every run) */
     const char *wdoc = formula_param_bytes(s) == 2

@@ -254,6 +254,13 @@ static int is_whole(const blocks *b, const blk *k)
            writers_at(&b->wl, k->writer)->seq != k->seq;
 }
 
+/* whole_due: a quarter or more of the earlier windows' blocks are whole (at most: old_whole), so
+ * that a compaction (drop_whole) pays for itself */
+static int whole_due(const blocks *b)
+{
+    return b->old_whole && b->old_whole * 4 >= b->nold;
+}
+
 /* drop_whole: earlier windows' blocks whose writer has moved on: done with */
 static void drop_whole(blocks *b)
 {
@@ -345,8 +352,8 @@ static int end_group(blocks *b)
             continue;
         if (k->writer != VT_BLOCK_SHARED) /* (its writer's latest: is_whole) */
             writers_at(&b->wl, k->writer)->in_old = 1;
-        if (b->nold == OLD_MAX && b->old_whole * 4 >= b->nold)
-            drop_whole(b); /* (a quarter or more of them whole: each compaction pays for itself) */
+        if (b->nold == OLD_MAX && whole_due(b))
+            drop_whole(b);
         if (b->nold == OLD_MAX) { /* (one of them is taken as done, in turn) */
             b->old[b->old_next] = *k;
             b->old_next = (b->old_next + 1) % OLD_MAX;
@@ -371,7 +378,7 @@ static int moved_on(blocks *b, uint32_t writer, uint64_t seq)
     e->seq = seq, e->in_old = 0;
     /* (following: the next flush looks at them once more, then drops them; else nothing looks at
      * them again: dropped once a quarter of them or more are whole) */
-    if (!b->following && b->old_whole && b->old_whole * 4 >= b->nold)
+    if (!b->following && whole_due(b))
         drop_whole(b);
     return 0;
 }

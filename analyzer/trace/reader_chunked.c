@@ -275,7 +275,7 @@ chunked *chunked_open(int fd, uint64_t fsize, const vt_file_header *hdr, int sum
         c->n = k;
     }
     /* the definitions to read, as their chunks say they decompress: past the bound, refused
-     * before any is (next_item checks each as it comes too) */
+     * before any is (the plan is made here, once: no chunk is added later) */
     uint64_t defs_raw = 0, defs_stored = 0;
     for (size_t i = 0; i < c->n; i++)
         if (c->items[i].kind == IT_HEAD || c->items[i].kind == IT_META)
