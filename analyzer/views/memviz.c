@@ -6,6 +6,7 @@
  * peak); the pickle opcodes are pickle.c's, frames as people read them come from stackview.c. */
 #include "memviz.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,12 +31,25 @@ typedef struct memo {
     uint32_t next;
 } memo;
 
+/* strs: which of the tables' strings are already in the pickle's memo (their address -> slot):
+ * a frame's name or file written once, then named by its slot (a crafted trace's 1 MiB qualname
+ * on 128 frames of each of its stacks had been written whole each time: 128 MiB a stack) */
+typedef struct strs {
+    uintptr_t *key;
+    uint32_t *slot;
+    size_t cap, n;
+} strs;
+
 typedef struct mv {
     FILE *out;
     replay_result *r;
     memo m;
+    strs s;
     stackview_frame view[STACKVIEW_MAX];
 } mv;
+
+/* a string shorter than this is written again (LONG_BINGET and its slot take 5 bytes) */
+#define MEMVIZ_STR_MEMO 16
 
 static uint32_t *memo_find(memo *m, uint32_t stack_id)
 {
@@ -46,15 +60,61 @@ static uint32_t *memo_find(memo *m, uint32_t stack_id)
     return &m->slot[j];
 }
 
+/* strs_grow: the string memo with room for one more (false: no memory, strings written whole) */
+static bool strs_grow(strs *m)
+{
+    if (2 * (m->n + 1) <= m->cap)
+        return true;
+    size_t cap = m->cap ? 2 * m->cap : 1024;
+    uintptr_t *key = calloc(cap, sizeof *key);
+    uint32_t *slot = calloc(cap, sizeof *slot);
+    if (!key || !slot) {
+        free(key), free(slot);
+        return false;
+    }
+    for (size_t i = 0; i < m->cap; i++)
+        if (m->key[i]) {
+            size_t j = (size_t)hashseed_mix(m->key[i]) & (cap - 1);
+            while (key[j])
+                j = (j + 1) & (cap - 1);
+            key[j] = m->key[i], slot[j] = m->slot[i];
+        }
+    free(m->key), free(m->slot);
+    m->key = key, m->slot = slot, m->cap = cap;
+    return true;
+}
+
+/* str: s, a string the tables hold for the whole export (never a buffer of the caller's), as a
+ * str the first time and by its memo slot after */
+static void str(mv *v, const char *s)
+{
+    strs *m = &v->s;
+    size_t len = strlen(s);
+    if (len < MEMVIZ_STR_MEMO || !strs_grow(m)) {
+        pickle_str(v->out, s, len);
+        return;
+    }
+    size_t j = (size_t)hashseed_mix((uintptr_t)s) & (m->cap - 1);
+    while (m->key[j] && m->key[j] != (uintptr_t)s)
+        j = (j + 1) & (m->cap - 1);
+    if (m->key[j]) {
+        pickle_get(v->out, m->slot[j]);
+        return;
+    }
+    pickle_str(v->out, s, len);
+    pickle_put(v->out, v->m.next);
+    m->key[j] = (uintptr_t)s, m->slot[j] = v->m.next++, m->n++;
+}
+
 static void frame(mv *v, const tables_frame *f)
 {
     char name[64];
     pickle_dict(v->out);
     pickle_cstr(v->out, "filename");
     if (f->kind == TABLES_FRAME_NATIVE)
-        pickle_cstr(v->out, f->src_file[0] ? f->src_file : f->module ? f->module->path.s : "??");
+        str(v, f->src_file[0] ? f->src_file : f->module ? f->module->path.s : "??");
     else
-        pickle_cstr(v->out, f->file[0] ? f->file : "??");
+        str(v, f->file[0] ? f->file : "??");
     pickle_cstr(v->out, "line");
     pickle_int(v->out, f->kind == TABLES_FRAME_NATIVE ? f->src_line : f->line > 0 ? f->line : 0);
     pickle_cstr(v->out, "name");
@@ -63,7 +123,10 @@ static void frame(mv *v, const tables_frame *f)
                  (unsigned long long)f->module_offset);
     else if (!f->function[0])
         snprintf(name, sizeof name, "0x%llx", (unsigned long long)f->ip);
-    pickle_cstr(v->out, f->function[0] ? f->function : name);
+    if (f->function[0])
+        str(v, f->function);
+    else
+        pickle_cstr(v->out, name); /* (this call's buffer: never memoized) */
     pickle_close_dict(v->out);
 }
 
@@ -306,5 +369,7 @@ int memviz_write(FILE *out, replay_result *r)
     }
     free(v.m.key);
     free(v.m.slot);
+    free(v.s.key);
+    free(v.s.slot);
     return rc || ferror(out) || mem_failed() ? -1 : 0; /* pickle strings need memory too */
 }

@@ -265,6 +265,20 @@ PYEOF
 run_ok deep_watch "$VT" watch --once --plain deep.vt
 grep -q "peak 8.0 MiB" deep_watch.out || fail "deep: watch says $(cat deep_watch.out)"
 run_ok deep_report "$VT" report deep.vt
+# the memory_viz export writes the 8 MiB name once and names it by its memo slot after (it had been
+# written whole in each of the frames a stack shows: 10 GiB for these four stacks); a 20 MB
+# limit on the file's size (ulimit -f) keeps a regression from filling the disk
+(ulimit -f 40000 && exec "$VT" export --memory-viz deep.pickle deep.vt) >deep_export.out 2>&1 ||
+    fail "deep: export --memory-viz: exit $?: $(tail -c 300 deep_export.out)"
+python3 - deep.pickle <<'PYEOF' || fail "deep.pickle"
+import os, pickle, sys
+size = os.path.getsize(sys.argv[1])
+assert size < (9 << 20), size  # the name once (8 MiB) and the rest
+snap = pickle.load(open(sys.argv[1], "rb"))
+frames = [f for seg in snap["segments"] for b in seg["blocks"] for f in b["frames"]]
+named = [f for f in frames if f["name"] == "f" * (8 << 20)]
+assert len(named) >= 4 * 128, (len(frames), len(named))
+PYEOF
 
 # 15. a window of 320,000 empty blocks (the 2.0 layout), each of another writer, or all of one: a
 # block's writer moving on is one lookup (each block had scanned the window's blocks before it:
