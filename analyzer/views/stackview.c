@@ -3,6 +3,7 @@
  * names made short (no C++ argument lists, no site-packages prefix). */
 #include "stackview.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -175,17 +176,20 @@ static size_t args_len(const char *fn)
 const char *stackview_name(tables *t, const stackview_frame *v, char *buf, size_t len)
 {
     const tables_frame *f = v->f;
+    int most = len < INT_MAX ? (int)len : INT_MAX; /* (what fits: snprintf reads no further) */
     if (!f)
         snprintf(buf, len, "%s", v->marker ? v->marker : "?");
     else if (f->kind == TABLES_FRAME_PYTHON && f->code && f->line >= 0)
-        snprintf(buf, len, "%s:%d %s", tables_short_file(t, f->file), f->line, f->function);
+        snprintf(buf, len, "%.*s:%d %.*s", most, tables_short_file(t, f->file), f->line, most,
+                 f->function);
     else if (f->kind == TABLES_FRAME_PYTHON && f->code)
-        snprintf(buf, len, "%s:? %s", tables_short_file(t, f->file), f->function);
+        snprintf(buf, len, "%.*s:? %.*s", most, tables_short_file(t, f->file), most, f->function);
     else if (f->kind == TABLES_FRAME_PYTHON)
         tables_frame_text(f, buf, len);
-    else if (f->function[0])
-        snprintf(buf, len, "%.*s", (int)args_len(f->function), f->function);
-    else if (f->module && v->run > 1)
+    else if (f->function[0]) {
+        size_t n = args_len(f->function);
+        snprintf(buf, len, "%.*s", n < (size_t)most ? (int)n : most, f->function);
+    } else if (f->module && v->run > 1)
         snprintf(buf, len, "%s (%u unnamed frames)", base_of(f), v->run);
     else if (f->module)
         snprintf(buf, len, "%s+0x%llx", base_of(f), (unsigned long long)f->module_offset);

@@ -265,6 +265,11 @@ PYEOF
 run_ok deep_watch "$VT" watch --once --plain deep.vt
 grep -q "peak 8.0 MiB" deep_watch.out || fail "deep: watch says $(cat deep_watch.out)"
 run_ok deep_report "$VT" report deep.vt
+# flame and the HTML page read no more of a name than what they show (each frame's name had been
+# read whole into a 1 KiB buffer: flame 25 s, the page 20 s)
+for c in flame "export --html deep.html"; do
+    timeout 10 "$VT" $c deep.vt >deep_view.out 2>&1 || fail "deep: $c: exit $? (10 s)"
+done
 # the memory_viz export writes the 8 MiB name once and names it by its memo slot after (it had been
 # written whole in each of the frames a stack shows: 10 GiB for these four stacks); a 20 MB
 # limit on the file's size (ulimit -f) keeps a regression from filling the disk
@@ -298,5 +303,37 @@ PYEOF
 for f in blocks_many blocks_one; do
     timeout 10 "$VT" report --json $f.vt >$f.out 2>$f.err || fail "$f: exit $? (10 s)"
 done
+
+# 16. 16 stacks of native frames on one symbol whose name is 8 MiB, 4 of them 65,535 frames deep:
+# the operation that names a stack without Python frames is found reading each name of the stack
+# once (each frame's name was read three times: report, predict --from, diff and every export ran
+# for minutes); flame and the icicle copy no more of a name than they show (each of the 16 x 320
+# frames shown had copied the whole name into a 1 KiB buffer)
+python3 - deepnative.vt <<'PYEOF' || fail "deepnative.vt not written"
+import struct, sys
+def rec(t, payload, flags=0):
+    payload += b"\0" * (-len(payload) % 8)
+    return struct.pack("<HHI", t, flags, 8 + len(payload)) + payload
+def s(b):
+    return struct.pack("<I", len(b)) + b
+out = b"VRAMTRC\n" + struct.pack("<HHIQQ", 1, 3, 32, 0, 0)
+out += rec(1, struct.pack("<IIIIQ", 1, 0, 1, 0, 0) + s(b"/bin/x") + s(b"/") + s(b"h") + s(b"x"))
+out += rec(2, struct.pack("<QIIII", 0, 1, 64, 0, 0) + s(b""))          # CONFIG: native stacks
+out += rec(3, struct.pack("<IIIIQ", 0, 8, 0, 0, 16 << 30) + b"\0" * 16 + s(b"GPU"))
+out += rec(4, struct.pack("<IIII", 0, 1, 1, 0) + s(b"main"))           # THREAD
+out += rec(10, struct.pack("<IIQ", 1, 0, 0x400000) + s(b"/x/libx.so") + s(b""))  # MODULE
+name = b"ns::f<" + b"a" * (8 << 20) + b">(int)"
+out += rec(9, struct.pack("<QQII", 0x401000, 0x1000, 1, 0) + s(name))  # SYMBOL
+for sid in range(1, 17):
+    n = 65535 if sid <= 4 else 320
+    out += rec(7, struct.pack("<IHH", sid, n, 0) + struct.pack("<Q", 0x401000) * n)
+    out += rec(5, struct.pack("<QQQIHh", 1000 + sid, 0x7f0000000000 + (sid << 21), 1 << 21, sid, 0, 0), 1)
+out += rec(14, struct.pack("<QQQQII", 100000, 16, 0, 0, 0, 0))
+open(sys.argv[1], "wb").write(out)
+PYEOF
+for c in "report --json" flame "diff deepnative.vt" "export --html deepnative.html" report; do
+    timeout 10 "$VT" $c deepnative.vt >deepnative.out 2>&1 || fail "deepnative: $c: exit $? (10 s)"
+done
+grep -q "16 x  ns::f<aaa" deepnative.out || fail "deepnative: the report does not name the operation"
 
 echo "report_hostile: ok"

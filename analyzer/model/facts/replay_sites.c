@@ -3,7 +3,9 @@
  * escaped for a terminal. The stacks are tables.c's; the phases' site rule is phases.c's.
  * A stack's frames are looked at one at a time (tables_frame_of), in the order
  * tables_resolve_stack gives them, without resolving the whole stack into one array. */
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "escape.h"
@@ -70,6 +72,35 @@ static int allocator_frame(const tables_frame *f)
     return 0;
 }
 
+/* what native_pick reads in a frame's name, looked at once for each name a stack holds (a
+ * crafted stack of 65,535 frames on one 8 MiB name had been read three times a frame: report
+ * ran for minutes); a name is the tables' own, the same pointer in every frame of its symbol */
+enum { PICK_EMPTY = 1, PICK_OP = 2, PICK_NATIVE = 4 };
+typedef struct pick_seen {
+    const char *fn;
+    unsigned bits;
+} pick_seen;
+
+static unsigned name_bits(const char *fn)
+{
+    if (strstr(fn, "empty")) /* the allocation primitive itself names no operation */
+        return PICK_EMPTY;
+    return (strstr(fn, "at::_ops::") ? PICK_OP : 0u) |
+           (strstr(fn, "at::native::") ? PICK_NATIVE : 0u);
+}
+
+/* pick_bits: name_bits of fn, from seen[0..cap) (cap a power of two, at least twice the names
+ * put in it) when fn was looked at before */
+static unsigned pick_bits(pick_seen *seen, size_t cap, const char *fn)
+{
+    size_t j = (size_t)(((uintptr_t)fn >> 4) * 0x9e3779b97f4a7c15ull >> 32) & (cap - 1);
+    while (seen[j].fn && seen[j].fn != fn)
+        j = (j + 1) & (cap - 1);
+    if (!seen[j].fn)
+        seen[j] = (pick_seen){fn, name_bits(fn)};
+    return seen[j].bits;
+}
+
 /* native_pick: the native frame that names stack id's operation, innermost first: an
  * at::_ops:: one, else an at::native:: one, else any with a symbol outside the allocator's
  * libraries (allocator_frame; one in them where none is), skipping the allocation primitive
@@ -78,6 +109,12 @@ static long native_pick(tables *t, const tables_stack *st)
 {
     long op = -1, native = -1, any = -1, inner = -1;
     tables_frame fb;
+    pick_seen few[128] = {{0}}, *seen = few;
+    size_t cap = sizeof few / sizeof few[0];
+    while (cap < 2 * (size_t)st->n_native)
+        cap *= 2;
+    if (cap > sizeof few / sizeof few[0] && !(seen = calloc(cap, sizeof *seen)))
+        return -1; /* (out of memory: mem.h says so) */
     for (unsigned i = 0; i < st->n_native && op < 0; i++) {
         const tables_frame *f = tables_frame_of(t, st->frames[i], TABLES_FRAME_NATIVE, &fb);
         const char *fn = f->function;
@@ -87,13 +124,14 @@ static long native_pick(tables *t, const tables_stack *st)
             inner = (long)i;
         if (any < 0 && !allocator_frame(f))
             any = (long)i;
-        if (strstr(fn, "empty")) /* the allocation primitive itself names no operation */
-            continue;
-        if (strstr(fn, "at::_ops::"))
+        unsigned b = pick_bits(seen, cap, fn);
+        if (b & PICK_OP)
             op = (long)i;
-        if (native < 0 && strstr(fn, "at::native::"))
+        if (native < 0 && (b & PICK_NATIVE))
             native = (long)i;
     }
+    if (seen != few)
+        free(seen);
     return op >= 0 ? op : native >= 0 ? native : any >= 0 ? any : inner;
 }
 
@@ -109,7 +147,8 @@ static const char *native_text(tables *t, uint32_t stack_id, char *buf, size_t l
     tables_frame fb;
     const tables_frame *f = tables_frame_of(t, st->frames[pick], TABLES_FRAME_NATIVE, &fb);
     const char *fn = f->function;
-    size_t fl = strcspn(fn, "("); /* the name without its argument list */
+    const char *paren = memchr(fn, '(', strnlen(fn, 401)); /* the name without its arguments */
+    size_t fl = paren ? (size_t)(paren - fn) : strnlen(fn, 401);
     char raw[768];
     int n = snprintf(raw, sizeof raw, "%.*s (%s)", (int)(fl < 400 ? fl : 400), fn,
                      f->module ? f->module->basename : "?");
