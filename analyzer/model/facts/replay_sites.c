@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "escape.h"
+#include "hashseed.h"
 #include "replay.h"
 
 /* site_frame: the frame phases_site names of stack id (into buf unless the tables keep it), NULL
@@ -93,7 +94,7 @@ static unsigned name_bits(const char *fn)
  * put in it) when fn was looked at before */
 static unsigned pick_bits(pick_seen *seen, size_t cap, const char *fn)
 {
-    size_t j = (size_t)(((uintptr_t)fn >> 4) * 0x9e3779b97f4a7c15ull >> 32) & (cap - 1);
+    size_t j = (size_t)hashseed_mix((uintptr_t)fn) & (cap - 1);
     while (seen[j].fn && seen[j].fn != fn)
         j = (j + 1) & (cap - 1);
     if (!seen[j].fn)
