@@ -242,25 +242,36 @@ done
 # 14. stacks of 65,535 Python frames on one code object whose qualname is 8 MiB (a 10 MB file):
 # watch reads each code object's name once, as report does (it read the name again for every
 # frame of every stack: 45 s a stack, over 120 s for these four)
-python3 - deep.vt <<'PYEOF' || fail "deep.vt not written"
+# (and section 16's deepnative.vt: 16 stacks of native frames on one symbol whose name is 8 MiB,
+# 4 of them 65,535 frames deep, the other 12 of 320)
+python3 - deep.vt deepnative.vt <<'PYEOF' || fail "deep.vt not written"
 import struct, sys
 def rec(t, payload, flags=0):
     payload += b"\0" * (-len(payload) % 8)
     return struct.pack("<HHI", t, flags, 8 + len(payload)) + payload
 def s(b):
     return struct.pack("<I", len(b)) + b
-out = b"VRAMTRC\n" + struct.pack("<HHIQQ", 1, 3, 32, 0, 0)
-out += rec(1, struct.pack("<IIIIQ", 1, 0, 1, 0, 0) + s(b"/bin/x") + s(b"/") + s(b"h") + s(b"x"))
-out += rec(2, struct.pack("<QIIII", 0, 3, 64, 0, 0) + s(b""))          # CONFIG: Python stacks
-out += rec(3, struct.pack("<IIIIQ", 0, 8, 0, 0, 16 << 30) + b"\0" * 16 + s(b"GPU"))
-out += rec(4, struct.pack("<IIII", 0, 1, 1, 0) + s(b"main"))           # THREAD
-out += rec(13, struct.pack("<IIII", 3, 11, 0, 1))                       # PYINFO
+def head(stacks):  # the header, PROCESS, CONFIG (stacks: 3 Python, 1 native), DEVICE, THREAD
+    out = b"VRAMTRC\n" + struct.pack("<HHIQQ", 1, 3, 32, 0, 0)
+    out += rec(1, struct.pack("<IIIIQ", 1, 0, 1, 0, 0) + s(b"/bin/x") + s(b"/") + s(b"h") + s(b"x"))
+    out += rec(2, struct.pack("<QIIII", 0, stacks, 64, 0, 0) + s(b""))
+    out += rec(3, struct.pack("<IIIIQ", 0, 8, 0, 0, 16 << 30) + b"\0" * 16 + s(b"GPU"))
+    return out + rec(4, struct.pack("<IIII", 0, 1, 1, 0) + s(b"main"))
+def allocs(frames):  # a stack of each frame list, an allocation on each
+    out = b""
+    for sid, (native, python) in enumerate(frames, 1):
+        out += rec(7, struct.pack("<IHH", sid, len(native), len(python)) +
+                   b"".join(struct.pack("<Q", f) for f in native + python))
+        out += rec(5, struct.pack("<QQQIHh", 1000 + sid, 0x7f0000000000 + (sid << 21), 1 << 21, sid, 0, 0), 1)
+    return out + rec(14, struct.pack("<QQQQII", 100000, len(frames), 0, 0, 0, 0))
+out = head(3) + rec(13, struct.pack("<IIII", 3, 11, 0, 1))             # PYINFO
 out += rec(8, struct.pack("<II", 1, 1) + s(b"/x/train.py") + s(b"f" * (8 << 20)) + s(b""))
-for sid in range(1, 5):
-    out += rec(7, struct.pack("<IHH", sid, 0, 65535) + struct.pack("<Q", 1 << 32 | sid) * 65535)
-    out += rec(5, struct.pack("<QQQIHh", 1000 + sid, 0x7f0000000000 + (sid << 21), 1 << 21, sid, 0, 0), 1)
-out += rec(14, struct.pack("<QQQQII", 100000, 4, 0, 0, 0, 0))
-open(sys.argv[1], "wb").write(out)
+open(sys.argv[1], "wb").write(out + allocs([([], [1 << 32 | sid] * 65535) for sid in range(1, 5)]))
+out = head(1) + rec(10, struct.pack("<IIQ", 1, 0, 0x400000) + s(b"/x/libx.so") + s(b""))  # MODULE
+name = b"ns::f<" + b"a" * (8 << 20) + b">(int)"
+out += rec(9, struct.pack("<QQII", 0x401000, 0x1000, 1, 0) + s(name))  # SYMBOL
+stacks = [([0x401000] * (65535 if sid <= 4 else 320), []) for sid in range(1, 17)]
+open(sys.argv[2], "wb").write(out + allocs(stacks))
 PYEOF
 run_ok deep_watch "$VT" watch --once --plain deep.vt
 grep -q "peak 8.0 MiB" deep_watch.out || fail "deep: watch says $(cat deep_watch.out)"
@@ -304,33 +315,11 @@ for f in blocks_many blocks_one; do
     timeout 10 "$VT" report --json $f.vt >$f.out 2>$f.err || fail "$f: exit $? (10 s)"
 done
 
-# 16. 16 stacks of native frames on one symbol whose name is 8 MiB, 4 of them 65,535 frames deep:
-# the operation that names a stack without Python frames is found reading each name of the stack
+# 16. deepnative.vt (written in 14: 16 stacks of native frames on one 8 MiB symbol name): the
+# operation that names a stack without Python frames is found reading each name of the stack
 # once (each frame's name was read three times: report, predict --from, diff and every export ran
 # for minutes); flame and the icicle copy no more of a name than they show (each of the 16 x 320
 # frames shown had copied the whole name into a 1 KiB buffer)
-python3 - deepnative.vt <<'PYEOF' || fail "deepnative.vt not written"
-import struct, sys
-def rec(t, payload, flags=0):
-    payload += b"\0" * (-len(payload) % 8)
-    return struct.pack("<HHI", t, flags, 8 + len(payload)) + payload
-def s(b):
-    return struct.pack("<I", len(b)) + b
-out = b"VRAMTRC\n" + struct.pack("<HHIQQ", 1, 3, 32, 0, 0)
-out += rec(1, struct.pack("<IIIIQ", 1, 0, 1, 0, 0) + s(b"/bin/x") + s(b"/") + s(b"h") + s(b"x"))
-out += rec(2, struct.pack("<QIIII", 0, 1, 64, 0, 0) + s(b""))          # CONFIG: native stacks
-out += rec(3, struct.pack("<IIIIQ", 0, 8, 0, 0, 16 << 30) + b"\0" * 16 + s(b"GPU"))
-out += rec(4, struct.pack("<IIII", 0, 1, 1, 0) + s(b"main"))           # THREAD
-out += rec(10, struct.pack("<IIQ", 1, 0, 0x400000) + s(b"/x/libx.so") + s(b""))  # MODULE
-name = b"ns::f<" + b"a" * (8 << 20) + b">(int)"
-out += rec(9, struct.pack("<QQII", 0x401000, 0x1000, 1, 0) + s(name))  # SYMBOL
-for sid in range(1, 17):
-    n = 65535 if sid <= 4 else 320
-    out += rec(7, struct.pack("<IHH", sid, n, 0) + struct.pack("<Q", 0x401000) * n)
-    out += rec(5, struct.pack("<QQQIHh", 1000 + sid, 0x7f0000000000 + (sid << 21), 1 << 21, sid, 0, 0), 1)
-out += rec(14, struct.pack("<QQQQII", 100000, 16, 0, 0, 0, 0))
-open(sys.argv[1], "wb").write(out)
-PYEOF
 for c in "report --json" flame "diff deepnative.vt" "export --html deepnative.html" report; do
     timeout 10 "$VT" $c deepnative.vt >deepnative.out 2>&1 || fail "deepnative: $c: exit $? (10 s)"
 done
