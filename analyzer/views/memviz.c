@@ -24,49 +24,34 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
     return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
-/* memo: which stacks' frame lists are already in the pickle's memo (stack id -> slot + 1) */
+/* memo: what is already in the pickle's memo (a key -> its slot + 1, 0: not written yet): the
+ * stacks' frame lists by stack id, and the tables' strings (a frame's name or file) by their
+ * address (a crafted trace's 8 MiB qualname on the 320 frames each of its four stacks shows had
+ * been written whole each time: 10 GiB) */
 typedef struct memo {
-    uint32_t *key, *slot;
-    size_t cap;
-    uint32_t next;
-} memo;
-
-/* strs: which of the tables' strings are already in the pickle's memo (their address -> slot):
- * a frame's name or file written once, then named by its slot (a crafted trace's 8 MiB qualname
- * on the 320 frames each of its four stacks shows had been written whole each time: 10 GiB) */
-typedef struct strs {
-    uintptr_t *key;
+    uint64_t *key;
     uint32_t *slot;
     size_t cap, n;
-} strs;
+} memo;
 
 typedef struct mv {
     FILE *out;
     replay_result *r;
-    memo m;
-    strs s;
+    memo stacks, strs;
+    uint32_t next; /* the pickle's next memo slot */
     stackview_frame view[STACKVIEW_MAX];
 } mv;
 
 /* a string shorter than this is written again (LONG_BINGET and its slot take 5 bytes) */
 #define MEMVIZ_STR_MEMO 16
 
-static uint32_t *memo_find(memo *m, uint32_t stack_id)
-{
-    size_t j = (size_t)hashseed_mix(stack_id) & (m->cap - 1); /* (the trace's ids: seeded) */
-    while (m->key[j] && m->key[j] != stack_id)
-        j = (j + 1) & (m->cap - 1);
-    m->key[j] = stack_id;
-    return &m->slot[j];
-}
-
-/* strs_grow: the string memo with room for one more (false: no memory, strings written whole) */
-static bool strs_grow(strs *m)
+/* memo_room: m with room for one more key (false: no memory, mem.h says so: written whole) */
+static bool memo_room(memo *m)
 {
     if (2 * (m->n + 1) <= m->cap)
         return true;
     size_t cap = m->cap ? 2 * m->cap : 1024;
-    uintptr_t *key = calloc(cap, sizeof *key);
+    uint64_t *key = calloc(cap, sizeof *key);
     uint32_t *slot = calloc(cap, sizeof *slot);
     if (!key || !slot) {
         free(key), free(slot);
@@ -84,25 +69,44 @@ static bool strs_grow(strs *m)
     return true;
 }
 
+/* memo_find: key's slot + 1, 0 when it is not written yet (key, never 0, kept then: the caller
+ * writes it and memo_put's it); memo_room first */
+static uint32_t *memo_find(memo *m, uint64_t key)
+{
+    size_t j = (size_t)hashseed_mix(key) & (m->cap - 1); /* (the trace's ids: seeded) */
+    while (m->key[j] && m->key[j] != key)
+        j = (j + 1) & (m->cap - 1);
+    if (!m->key[j])
+        m->key[j] = key, m->n++;
+    return &m->slot[j];
+}
+
+/* memo_put: the object just written into the pickle's next memo slot, kept in *slot */
+static void memo_put(mv *v, uint32_t *slot)
+{
+    pickle_put(v->out, v->next);
+    *slot = ++v->next;
+}
+
+static void memo_free(memo *m)
+{
+    free(m->key), free(m->slot);
+}
+
 /* str: s, a string the tables hold for the whole export (never a buffer of the caller's), as a
- * str the first time and by its memo slot after */
+ * str the first time and by its memo slot after (its length not read again) */
 static void str(mv *v, const char *s)
 {
-    strs *m = &v->s;
-    if (strnlen(s, MEMVIZ_STR_MEMO) < MEMVIZ_STR_MEMO || !strs_grow(m)) {
-        pickle_cstr(v->out, s);
-        return;
-    }
-    size_t j = (size_t)hashseed_mix((uintptr_t)s) & (m->cap - 1);
-    while (m->key[j] && m->key[j] != (uintptr_t)s)
-        j = (j + 1) & (m->cap - 1);
-    if (m->key[j]) { /* (its length not read again) */
-        pickle_get(v->out, m->slot[j]);
+    uint32_t *slot = strnlen(s, MEMVIZ_STR_MEMO) == MEMVIZ_STR_MEMO && memo_room(&v->strs)
+                         ? memo_find(&v->strs, (uintptr_t)s)
+                         : NULL;
+    if (slot && *slot) {
+        pickle_get(v->out, *slot - 1);
         return;
     }
     pickle_cstr(v->out, s);
-    pickle_put(v->out, v->m.next);
-    m->key[j] = (uintptr_t)s, m->slot[j] = v->m.next++, m->n++;
+    if (slot)
+        memo_put(v, slot);
 }
 
 static void frame(mv *v, const tables_frame *f)
@@ -136,7 +140,7 @@ static void frames(mv *v, uint32_t stack_id)
     size_t n = stack_id ? stackview_build(v->r->t, stack_id,
                                           STACKVIEW_INNER_FIRST | STACKVIEW_EVERY_FRAME, v->view)
                         : 0;
-    uint32_t *slot = n && v->m.cap ? memo_find(&v->m, stack_id) : NULL;
+    uint32_t *slot = n && memo_room(&v->stacks) ? memo_find(&v->stacks, stack_id) : NULL;
     if (slot && *slot) {
         pickle_get(v->out, *slot - 1);
         return;
@@ -156,10 +160,8 @@ static void frames(mv *v, uint32_t stack_id)
             pickle_close_dict(v->out);
         }
     pickle_close_list(v->out);
-    if (slot) {
-        pickle_put(v->out, v->m.next);
-        *slot = ++v->m.next;
-    }
+    if (slot)
+        memo_put(v, slot);
 }
 
 static void key_uint(FILE *out, const char *k, uint64_t val)
@@ -343,32 +345,20 @@ static void traces(mv *v)
 
 int memviz_write(FILE *out, replay_result *r)
 {
-    mv v = {out, r, {0}};
-    int rc = 0;
+    mv v = {.out = out, .r = r};
     if (!r->tl || !r->end_kept) /* (its snapshot is the end's: not kept, none to write) */
         return -1;
-    v.m.cap = 1024;
-    while (v.m.cap < 2 * tables_n_stacks(r->t) + 2)
-        v.m.cap *= 2;
-    v.m.key = calloc(v.m.cap, sizeof *v.m.key);
-    v.m.slot = calloc(v.m.cap, sizeof *v.m.slot);
-    if (!v.m.key || !v.m.slot)
-        rc = -1;
-    if (!rc) {
-        pickle_begin(out);
-        pickle_dict(out);
-        pickle_cstr(out, "segments");
-        pickle_list(out);
-        rc = segments(&v, &r->at_end);
-        pickle_close_list(out);
-        pickle_cstr(out, "device_traces");
-        traces(&v);
-        pickle_close_dict(out);
-        pickle_end(out);
-    }
-    free(v.m.key);
-    free(v.m.slot);
-    free(v.s.key);
-    free(v.s.slot);
+    pickle_begin(out);
+    pickle_dict(out);
+    pickle_cstr(out, "segments");
+    pickle_list(out);
+    int rc = segments(&v, &r->at_end);
+    pickle_close_list(out);
+    pickle_cstr(out, "device_traces");
+    traces(&v);
+    pickle_close_dict(out);
+    pickle_end(out);
+    memo_free(&v.stacks);
+    memo_free(&v.strs);
     return rc || ferror(out) || mem_failed() ? -1 : 0; /* pickle strings need memory too */
 }
