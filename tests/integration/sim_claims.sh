@@ -9,7 +9,8 @@
 # its flag; a smaller micro-batch predicted at that pass's peak, held to the run at it), a change
 # of the accumulation in the script's own terms (its flag, else the code change), a distillation
 # run's logits/loss said of both models' logits, an optimizer state cut by an OOM said as a part,
-# an autocast run's precision, use_cache=False through the script's switch.
+# an autocast run's precision, use_cache=False through the script's switch, a dtype not known
+# never stated of the weights.
 set -u
 D="$ROOT/examples/traces/sim"
 [ -f "$D/facts.jsonl" ] || { echo "no $D/facts.jsonl"; exit 1; }
@@ -48,6 +49,12 @@ for f in ALL:
     # once (never "the trace does not give their dtype" beside "dtype float32 inferred")
     if "does not give their dtype" in text and re.search(r"^  dtype +float32 +inferred", text, re.M):
         bad.append("%s: the weights' dtype said unknown beside float32 inferred" % t)
+    # a dtype the configuration says unknown is not stated as a fact of the weights either (a
+    # U-Net out of memory in its first fp32 forward, no autocast, no gradient: "fp32 parameters"
+    # beside its dtype row's "unknown", until 2026-12-06)
+    if re.search(r"^  dtype +unknown +unknown", text, re.M) and \
+            re.search(r"^    parameters: .*(?:fp32|16-bit) parameters", text, re.M):
+        bad.append("%s: the weights' dtype stated beside the dtype row's unknown" % t)
     # masks the trace shows, counted by the refined formula: its words say so too (BERT's block
     # printed without them beside a figure that counts them, until 2026-11-30)
     if "the refined formula counts them (2·B·T·d bytes per block)" in text and any(

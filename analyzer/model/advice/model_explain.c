@@ -107,15 +107,19 @@ static void explain_generic(model_result *m, const run_facts *f)
             continue;
         switch ((category)c) {
         case CAT_PARAMETERS:
-            /* no gradient to measure the weights' dtype by, unless fp32 compute without
-             * autocast says it (a 16-bit model computes in 16 bits) */
-            if (me && f->tensor_mode && s->no_training && !param_dtype_measured(f) &&
+            /* no gradient to measure the weights' dtype by (forwards only, or a training run
+             * that stopped before its first backward: a U-Net out of memory in its first fp32
+             * forward had been told "fp32 parameters" beside its dtype row's "unknown"), unless
+             * fp32 compute without autocast says it (a 16-bit model computes in 16 bits) */
+            if (me && f->tensor_mode && (s->no_training || !f->backward_passes) &&
+                !param_dtype_measured(f) &&
                 !(config_known(&m->cfg, CFG_dtype) && s->dtype_bytes >= 4))
                 snprintf(rd, n,
-                         "%.1f MiB in the weights made before the forwards (parameters, and "
+                         "%.1f MiB in the weights made before %s (parameters, and "
                          "buffers if any; with no gradient or optimizer state beside them the "
                          "trace does not give their dtype: %.2f M elements at 4 B, %.2f M at 2 B)",
-                         mibf(me), (double)me / 4e6, (double)me / 2e6);
+                         mibf(me), s->no_training ? "the forwards" : "training", (double)me / 4e6,
+                         (double)me / 2e6);
             else if (me && f->tensor_mode && m->ema_said[0] && me > m->ema_measured)
                 snprintf(rd, n,
                          "%.2f M elements at %d B in the weights made before training (%s "
