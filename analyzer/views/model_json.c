@@ -124,7 +124,10 @@ static cJSON *advice_json(const advice_item *it, int lower)
         cJSON_AddNullToObject(e, "gradient_accumulation_steps");
     else
         cJSON_AddNumberToObject(e, "gradient_accumulation_steps", (double)it->shape.A);
-    cJSON_AddNumberToObject(e, "block_size", (double)it->shape.T);
+    if (it->shape.T) /* (a model with no sequence: a CNN's, a U-Net's, a GAN's) */
+        cJSON_AddNumberToObject(e, "block_size", (double)it->shape.T);
+    else
+        cJSON_AddNullToObject(e, "block_size");
     if (it->shape.eval_B) /* the evaluation's own batch, where the option changes it */
         cJSON_AddNumberToObject(e, "evaluation_batch", (double)it->shape.eval_B);
     else

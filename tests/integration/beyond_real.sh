@@ -206,6 +206,11 @@ for f in facts:
             bad.append("%s: a note cut short: %r" % (t, a["note"][-60:]))
     if f["family"] in ("vit", "resnet") and re.search(r"^  vocab_size ", text, re.M):
         bad.append("%s: a vocabulary listed for a vision model" % t)
+    # a what-if's sequence length is a transformer's: none for a CNN (null, not 0: until
+    # 2026-12-06 a ResNet's advice rows said block_size 0)
+    for a in r["advice"] or []:
+        if (a["block_size"] is None) != (f["family"] == "resnet"):
+            bad.append("%s: %r's block_size %r for a %s" % (t, a["change"], a["block_size"], f["family"]))
     # the page's by-module paragraph names the categories the text's headings name (a ResNet's:
     # no attention)
     page_m = os.path.join(os.environ.get("TESTDIR", "."), t + ".modules.html")
