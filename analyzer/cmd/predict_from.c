@@ -279,12 +279,18 @@ static int load_json(const char *path, const cJSON *root, nano_config *c, predic
             !strncmp(n->valuestring, OPTIM_NOTE_PREFIX, strlen(OPTIM_NOTE_PREFIX)))
             snprintf(run->optim_note, sizeof run->optim_note, "%s", n->valuestring);
     }
-    cJSON_ArrayForEach(n, cJSON_GetObjectItem(root, "advice")) /* (the row "none"'s words) */
-    {
-        const cJSON *t = cJSON_GetObjectItem(n, "note");
-        if (cJSON_IsString(t) && strstr(t->valuestring, ADVICE_RETRY_TEXT))
-            run->retried = 1;
-    }
+    /* a run that went on from an out-of-memory failure to its end (as load_trace has it); an
+     * older report without the count: its row "none"'s words */
+    const cJSON *rec_oom = cJSON_GetObjectItem(root, "oom_recovered");
+    if (cJSON_IsNumber(rec_oom))
+        run->retried = !run->partial && rec_oom->valuedouble >= 1;
+    else
+        cJSON_ArrayForEach(n, cJSON_GetObjectItem(root, "advice"))
+        {
+            const cJSON *t = cJSON_GetObjectItem(n, "note");
+            if (cJSON_IsString(t) && strstr(t->valuestring, ADVICE_RETRY_TEXT))
+                run->retried = 1;
+        }
     if (!model) /* said, never a different answer in silence */
         fprintf(stderr,
                 "vramtrace predict: note: --from %s has no prediction.calibration (a report's "

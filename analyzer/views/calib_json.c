@@ -1,9 +1,14 @@
 /* calib_json.c — a run's shape and the report's calibration as JSON and back (calib_json.h).
- * Numbers are written as cJSON writes doubles (they read back to the same double); byte counts
- * are integers below 2^53, exact. */
+ * A fraction or ratio is written in the digits that read back as the same double (exact_number);
+ * byte counts are integers below 2^53, exact. */
 #include "calib_json.h"
 
+#include "escape.h"
+
+#include <locale.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* X(field, "key") by kind: U a uint64_t count, N an int count, D a double, Y an int flag
@@ -68,15 +73,45 @@
     O(step_unreached, "optimizer_step_unreached")                                                  \
     O(oom_later, "oom_after_measured_step")                                                        \
     O(after_forward, "measured_after_forward")                                                     \
-    O(grads_kept, "gradients_kept_through_forward")
+    O(grads_kept, "gradients_kept_through_forward")                                                \
+    O(oom_in_step, "oom_in_optimizer_step")                                                        \
+    O(eval_cut, "evaluation_cut")
+
+/* exact_number: d under key as the digits that read back as d itself (the fewest of 15, 16, 17;
+ * cJSON's own "%1.15g" is taken when it reads back within its tolerance, a unit in the last
+ * place off: `predict --from` the report's JSON had said 547332683 where `--from` the trace said
+ * 547332682); NaN and infinities as null, as cJSON writes them. The locale's point as '.'. */
+static void exact_number(cJSON *o, const char *key, double d)
+{
+    char num[32];
+    int len = 0;
+    if (!isfinite(d)) {
+        cJSON_AddNullToObject(o, key);
+        return;
+    }
+    if (d == floor(d) && fabs(d) < 1e15) { /* (a whole number: cJSON's digits are exact) */
+        cJSON_AddNumberToObject(o, key, d);
+        return;
+    }
+    for (int digits = 15; digits <= 17; digits++)
+        if ((len = snprintf(num, sizeof num, "%.*g", digits, d)) > 0 &&
+            strtod(num, NULL) == d) /* (strtod reads the locale's point, as printf wrote it) */
+            break;
+    char point = *localeconv()->decimal_point;
+    for (int i = 0; i < len && i < (int)sizeof num; i++)
+        if (num[i] == point)
+            num[i] = '.';
+    cJSON_AddRawToObject(o, key, num);
+}
 
 #define W_NUM(f, key) cJSON_AddNumberToObject(o, key, (double)s->f);
+#define W_DBL(f, key) exact_number(o, key, (double)s->f);
 #define W_BOOL(f, key) cJSON_AddBoolToObject(o, key, s->f != 0);
 
 cJSON *calib_shape_json(const gpt_shape *s)
 {
     cJSON *o = cJSON_CreateObject();
-    VT_SHAPE_FIELDS(W_NUM, W_NUM, W_NUM, W_BOOL, W_BOOL, W_NUM)
+    VT_SHAPE_FIELDS(W_NUM, W_NUM, W_DBL, W_BOOL, W_BOOL, W_NUM)
     return o;
 }
 
@@ -94,7 +129,7 @@ static cJSON *ratio_json(const double *v)
 {
     cJSON *o = cJSON_CreateObject();
     for (int k = 0; k < CAT_COUNT; k++)
-        cJSON_AddNumberToObject(o, category_key((category)k), v[k]);
+        exact_number(o, category_key((category)k), v[k]);
     return o;
 }
 
@@ -112,9 +147,13 @@ cJSON *calib_json(const model_calib *s)
     cJSON_AddItemToObject(o, "kv_cache_oom", calib_cats_json(s->kv_oom.bytes));
     cJSON_AddItemToObject(o, "optimizer_step", calib_cats_json(s->step.bytes));
     cJSON_AddItemToObject(o, "forward_whole", calib_cats_json(s->fwd_whole.bytes));
-    VT_CALIB_FIELDS(W_NUM, W_NUM, W_NUM, W_BOOL, W_NUM, W_BOOL)
+    VT_CALIB_FIELDS(W_NUM, W_NUM, W_DBL, W_BOOL, W_NUM, W_BOOL)
+    if (s->eval_flag[0]) /* (the evaluation's batch flag and value, as the text says it) */
+        cJSON_AddStringToObject(o, "evaluation_batch_flag", s->eval_flag);
+    else
+        cJSON_AddNullToObject(o, "evaluation_batch_flag");
     if (s->later_cache_fraction >= 0) /* (a run of one step taken again: model.c) */
-        cJSON_AddNumberToObject(o, "later_cache_fraction", s->later_cache_fraction);
+        exact_number(o, "later_cache_fraction", s->later_cache_fraction);
     else
         cJSON_AddNullToObject(o, "later_cache_fraction");
     return o;
@@ -260,6 +299,15 @@ int calib_from_json(const cJSON *o, model_calib *s, char *err, size_t errlen)
             0)
             return -1;
     VT_CALIB_FIELDS(R_U64, R_INT, R_DBL, R_BOOL, R_OPTU, R_OPT)
+    /* (a report's file may be anyone's: the flag escaped for the terminal; null or an older
+     * report's none: "") */
+    const cJSON *ef = cJSON_GetObjectItemCaseSensitive(o, "evaluation_batch_flag");
+    if (cJSON_IsString(ef))
+        escape_term(ef->valuestring, strlen(ef->valuestring), s->eval_flag, sizeof s->eval_flag);
+    else if (ef && !cJSON_IsNull(ef)) {
+        snprintf(err, errlen, "evaluation_batch_flag: not a string");
+        return -1;
+    }
     /* (null, or an older report's none: every step's cache the share measured) */
     const cJSON *later = cJSON_GetObjectItemCaseSensitive(o, "later_cache_fraction");
     s->later_cache_fraction = -1;

@@ -15,7 +15,9 @@
 cJSON *calib_shape_json(const gpt_shape *s);
 /* calib_cats_json: {category key: bytes} for every category (the one writer of it) */
 cJSON *calib_cats_json(const uint64_t v[CAT_COUNT]);
-/* calib_json: a model_calib, its measured shape and breakdowns included (every field). */
+/* calib_json: a model_calib, its measured shape and breakdowns included (every field but
+ * `lower`, which is the report's own flag: prediction.largest_batch_size_at_most, cmd_predict.c;
+ * and `after_forward`'s 2, never a report's). */
 cJSON *calib_json(const model_calib *c);
 
 /* calib_shape_from_json / calib_from_json: the reverse, every field required. Return 0, or -1

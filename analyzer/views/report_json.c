@@ -106,6 +106,9 @@ int report_json(FILE *out, const report_ctx *c)
     cJSON_AddItemToObject(root, "run", run_json(r));
     cJSON_AddNumberToObject(root, "events", (double)r->n_events);
     cJSON_AddNumberToObject(root, "failed_events", (double)r->n_failed);
+    /* (the failures the run went on from: `predict --from` the report's JSON says what `--from`
+     * the trace says of a run that ran to its end after one) */
+    cJSON_AddNumberToObject(root, "oom_recovered", (double)r->oom_recovered);
     /* the events lost (the capture could not store them, or a bounded trace's file has no room
      * for them: replay_lost_events), and all the run made: a trace cut before its trailer
      * cannot say */
