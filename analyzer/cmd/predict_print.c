@@ -81,6 +81,9 @@ void predict_print_breakdown(const prediction *p, const model_calib *cal, int ge
                    ? "at the optimizer step's peak (what the run measured there: the weights, "
                      "their gradients, the optimizer's state and temporaries, scaled with the "
                      "weights; larger here than the forward's end):\n"
+               : p->moment == PREDICT_AT_MEASURED
+                   ? "at the run's own peak, as it measured it (this is the run's configuration, "
+                     "and the formula's moments come below what it held there):\n"
                : p->moment == PREDICT_AT_EVALUATION
                    ? "at the evaluation's peak (the pass with a batch of its own the run peaked "
                      "in, as it ran: the training micro-batch, accumulation and checkpointing "

@@ -220,6 +220,8 @@ static void advice_row(FILE *out, const model_result *m, const advice_item *it, 
               out);
     else if (it->moment == PREDICT_AT_EVALUATION)
         fputs(" (its peak in the evaluation pass, at its own batch)", out);
+    else if (it->moment == PREDICT_AT_MEASURED)
+        fputs(" (the run's own peak, as measured)", out);
     if (it->required > it->predicted_peak)
         fprintf(out, " (with +%s room for allocator fragmentation)",
                 html_bytes(it->required - it->predicted_peak, b1, sizeof b1));

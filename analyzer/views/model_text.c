@@ -216,6 +216,8 @@ static void print_advice(FILE *out, const model_result *m, const model_opts *o)
                          " at the backward's end (weights, all their gradients, optimizer state)");
         else if (it->moment == PREDICT_AT_EVALUATION)
             n = snprintf(extra, sizeof extra, " in the evaluation pass (its own batch)");
+        else if (it->moment == PREDICT_AT_MEASURED)
+            n = snprintf(extra, sizeof extra, " (the run's own peak, as measured)");
         if (it->required > it->predicted_peak)
             snprintf(extra + n, sizeof extra - (size_t)n, " (+%s room for allocator fragmentation)",
                      card_format_bytes(it->required - it->predicted_peak, b1, sizeof b1));

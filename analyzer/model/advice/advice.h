@@ -145,6 +145,10 @@ typedef struct prediction {
 /* PREDICT_AT_EVALUATION: the evaluation pass with a batch of its own (calib.eval_batch) the run
  * peaked in, as it ran, with the what-if's other knobs (advice_predict) */
 #define PREDICT_AT_EVALUATION 3
+/* PREDICT_AT_MEASURED: the run's own configuration where every moment above came below what it
+ * measured (a moment the formula leaves rows out of: a GPT-2 at B=1, T=64, its position table's
+ * gradient scratch, 192 KiB): its peak as the run measured it (advice_predict) */
+#define PREDICT_AT_MEASURED 4
 } prediction;
 
 /* advice_calib_default: no measurement: formula ratios 1, CUDA context 500 MiB, cuBLAS

@@ -322,5 +322,6 @@ const char *advice_moment_key(int moment)
     return moment == PREDICT_AT_OPTIMIZER_STEP ? "optimizer_step"
            : moment == PREDICT_AT_BACKWARD_END ? "backward_end"
            : moment == PREDICT_AT_EVALUATION   ? "evaluation"
+           : moment == PREDICT_AT_MEASURED     ? "measured"
                                                : "step_peak";
 }
