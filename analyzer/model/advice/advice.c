@@ -445,12 +445,6 @@ static void predict_backward_end(const model_calib *c, const gpt_shape *s, int s
     advice_with_cache(c, &s2, out, cat_breakdown_tensors(&out->by_cat));
 }
 
-int advice_same_run(const gpt_shape *s, const gpt_shape *m)
-{
-    return s->B == m->B && s->T == m->T && s->L == m->L && s->d == m->d && s->V == m->V &&
-           s->compile == m->compile && s->checkpointing == m->checkpointing;
-}
-
 /* predict_forward: the formula's prediction, anchored on the run's own measurement: at the
  * measured shape of a run that completed, the prediction IS the measured total; what-ifs move
  * from it by the formula's difference, so they stay monotone and never contradict the run. */
@@ -547,47 +541,6 @@ static void predict_moments(const model_calib *c, const gpt_shape *s, prediction
     }
 }
 
-/* kv_floor: use_cache=False at the run's own shape, at least the tensors the run held at once
- * without its cache (Llama 400M LoRA B=4: 7.15 GiB predicted, 7.38 held with no cache tensor) */
-static void kv_floor(const model_calib *c, const gpt_shape *s, prediction *out)
-{
-    const gpt_shape *m = &c->measured_shape;
-    if (!c->no_kv_tensors || !s->no_kv_cache || m->no_kv_cache || !advice_same_run(s, m) ||
-        s->A != m->A || s->dtype_bytes != m->dtype_bytes || out->tensor_bytes >= c->no_kv_tensors)
-        return;
-    raise_by(out, c->no_kv_tensors - out->tensor_bytes);
-    out->tensor_bytes = c->no_kv_tensors;
-    out->kv_floor = 1;
-}
-
-/* measured_floor: a complete run's own configuration (every knob the run's) needs what it
- * measured: where the moments predicted come below its tensors there (the formula's end of the
- * backward leaves out rows a run has: a simulated GPT-2 at B=1, T=64 was predicted 217 KB below
- * the peak it took, its position table's gradient scratch), the prediction is its peak as
- * measured, the allocator cache in the share it measured */
-static void measured_floor(const model_calib *c, const gpt_shape *s, prediction *out)
-{
-    const gpt_shape *m = &c->measured_shape;
-    /* (a moment before the forward's end is anchored there already: predict_forward) */
-    if (!c->after_forward || !c->calibrated || c->global || c->partial || c->has_oom || c->lower ||
-        c->eval_batch || !advice_same_run(s, m) || s->A != m->A ||
-        s->dtype_bytes != m->dtype_bytes || s->no_kv_cache != m->no_kv_cache ||
-        s->unfused_attention != m->unfused_attention || s->opt_bpp != m->opt_bpp ||
-        s->train_frac != m->train_frac)
-        return;
-    uint64_t meas = cat_breakdown_tensors(&c->measured);
-    if (out->peak_bytes >= cat_breakdown_total(&c->measured)) /* (anchored: predict_forward) */
-        return;
-    memset(out, 0, sizeof *out);
-    for (int k = 0; k < CAT_COUNT; k++)
-        out->by_cat.bytes[k] = k == CAT_CACHE ? 0 : c->measured.bytes[k];
-    static const category outside[] = {CAT_CONTEXT, CAT_KERNEL_CODE, CAT_EXTERNAL};
-    for (size_t i = 0; i < sizeof outside / sizeof outside[0]; i++) /* (as the peak counts them) */
-        out->by_cat.bytes[outside[i]] = c->fixed[outside[i]];
-    advice_with_cache(c, s, out, meas);
-    out->moment = PREDICT_AT_MEASURED;
-}
-
 /* advice_predict: predict_moments; where the run peaked in an evaluation with a batch of its own
  * (calib.eval_batch), at least that pass as it ran (keeping nothing for a backward: its batch,
  * accumulation and checkpointing the run's); use_cache=False, what the run held without it */
@@ -596,8 +549,7 @@ void advice_predict(const model_calib *c, const gpt_shape *s, prediction *out)
     model_calib tr; /* (the training's, not the evaluation's moment: advice_eval_training) */
     int train = advice_eval_training(c, &tr);
     predict_moments(train ? &tr : c, s, out);
-    measured_floor(c, s, out);
-    kv_floor(c, s, out);
+    advice_own_floors(c, s, out);
     if (!c->eval_batch)
         return;
     gpt_shape t = *s;
