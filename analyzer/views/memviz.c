@@ -256,11 +256,13 @@ static void put_seg(mv_seg *out, size_t *k, const live_item *seg, uint64_t addr,
 
 /* segments: PyTorch's segments (allocator mode) with the tensors inside them; every other
  * device allocation a segment of one active block where PyTorch's are not told apart (segment
- * mode) or where it is a tensor (cudaMallocAsync's), none beside the tensors PyTorch's tracker or
- * that backend shows (tensor modes): a library's own cudaMalloc (cuBLAS's and cuDNN's handles,
- * 128.3 MiB on the H100 runs) is not PyTorch's memory, its snapshot has none, and device_traces
- * hold no action of it, so its viewer had drawn it live from the start, above the report's peaks;
- * all by device, then address. */
+ * mode: but what the report classifies as a library's own, its external row) or where it is a
+ * tensor (cudaMallocAsync's), none beside the tensors PyTorch's tracker or that backend shows
+ * (tensor modes): a library's own cudaMalloc (cuBLAS's and cuDNN's handles, 128.3 MiB on the H100
+ * runs) is not PyTorch's memory, its snapshot has none, and device_traces hold no action of it,
+ * so its viewer had drawn it live from the start, above the report's peaks (a segment-only trace's
+ * segments had summed to its reserved bytes plus that, 134.5 MB on a_native_compile); all by
+ * device, then address. */
 static int segments(mv *v, const replay_snapshot *snap)
 {
     const live_item **segs = calloc(snap->n + 1, sizeof *segs);
@@ -278,7 +280,8 @@ static int segments(mv *v, const replay_snapshot *snap)
         else if (it->space == VT_SPACE_TENSOR)
             tens[nt++] = it;
         else if (it->space == VT_SPACE_DEVICE && !it->torch_segment &&
-                 (!v->r->tensor_mode || it->tensor_api)) /* (cudaMallocAsync's: the backend's) */
+                 (!v->r->tensor_mode || it->tensor_api) && /* (cudaMallocAsync's: the backend's) */
+                 (v->r->tensor_mode || it->category != CAT_EXTERNAL)) /* (segment-only: as told) */
             put_seg(out, &k, it, it->addr, it->size, NULL, 1); /* a plain cudaMalloc / driver */
     }
     qsort(segs, ns, sizeof *segs, cmp_addr);

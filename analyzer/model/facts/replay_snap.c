@@ -120,6 +120,9 @@ void replay_snap_end(state *s)
     snap->event = s->r->n_events, snap->time_ns = s->r->end_ns;
     if (s->r->allocator_mode) /* each segment's size its unused bytes, as at_peak's (memviz.c) */
         torch_cache(snap);
+    else if (!s->r->tensor_mode && snap->items) /* segment-only: what a library's own cudaMalloc
+                                                 * is, the report's external (memviz.c) */
+        replay_snap_classify(s, s->r, snap);
 }
 
 /* holds: snapshot x (KEPT_*) as it stands holds an allocation made at alloc_event (tensor: a
