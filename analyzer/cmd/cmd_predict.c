@@ -451,12 +451,14 @@ int cmd_predict(int argc, char **argv)
             return lrc == -3 ? VT_EXIT_MALFORMED : VT_EXIT_USAGE;
         }
         if (!config_known(&c, CFG_batch_size)) { /* nothing to scale from or calibrate with */
+            /* (a report's JSON: to the report of its trace, not to the JSON) */
+            const char *trace = !run.from_json ? from : run.trace[0] ? run.trace : "TRACE";
             fprintf(stderr,
                     "vramtrace predict: --from %s: the traced run's micro-batch is not known "
                     "(neither its command line nor its trace gives it): give it, e.g. `vramtrace "
                     "report --json --batch-size N %s > run.json`, then `vramtrace predict --from "
                     "run.json`\n",
-                    from, from);
+                    from, trace);
             return VT_EXIT_USAGE;
         }
         formula_shape_from_config(&c, &run_shape);

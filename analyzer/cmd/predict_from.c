@@ -247,6 +247,10 @@ static int load_json(const char *path, const cJSON *root, nano_config *c, predic
              config_set(c, "compile", "False", CONFIG_SRC_FILE, where, err, errlen))
         return -1;
     run->partial = run->cut = cJSON_IsObject(cJSON_GetObjectItem(root, "oom"));
+    run->from_json = 1;
+    const cJSON *file = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "run"), "file");
+    if (cJSON_IsString(file))
+        escape_term(file->valuestring, strlen(file->valuestring), run->trace, sizeof run->trace);
     cJSON *cb = cJSON_GetObjectItem(pr, "capacity_bytes"),
           *cn = cJSON_GetObjectItem(pr, "capacity_name"),
           *lb = cJSON_GetObjectItem(pr, "largest_batch_size_at_most"),

@@ -32,6 +32,10 @@ typedef struct predict_run {
     int largest_unpredicted; /* growth_unmeasured: no largest said, but where a run out of
                               * memory would not fit at 1 on the card asked of either (set by
                               * cmd_predict.c, as model.c for the report) */
+    /* --from a report's JSON: the trace it names (run.file, escaped for the terminal; "" when
+     * none), to say where a value the report lacked is given */
+    int from_json;
+    char trace[512];
     uint64_t params; /* the run's own count of its weights' elements, as the report infers it
                       * (a model no formula has: the formula's count would be its embedding's
                       * alone); 0: unknown */

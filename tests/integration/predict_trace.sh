@@ -23,6 +23,12 @@ PYEOF
 "$VT" predict --from "$T" >/dev/null 2>err.txt; rc=$?
 [ $rc = 2 ] && grep -q "micro-batch is not known" err.txt && grep -q "report --json --batch-size N" err.txt ||
     { cat err.txt; echo "predict --from a trace without its micro-batch: exit $rc"; exit 1; }
+# ... and from the report's JSON of such a trace, the report of the trace is where it is given, not
+# the JSON (until 2026-12-06: "vramtrace report --json --batch-size N r.json")
+"$VT" report --json "$T" >nob.json || exit 1
+"$VT" predict --from nob.json >/dev/null 2>err.txt; rc=$?
+[ $rc = 2 ] && grep -qF -- "--batch-size N $T > run.json" err.txt ||
+    { cat err.txt; echo "predict --from a report's JSON without its micro-batch: exit $rc"; exit 1; }
 "$VT" report --json --batch-size 16 --grad-accum 32 "$T" >given.json || exit 1
 "$VT" predict --from given.json --json >same.json || { echo "predict --from a report failed"; exit 1; }
 "$VT" predict --from given.json --batch_size=4 --gradient_accumulation_steps=128 --json >quarter.json || exit 1
