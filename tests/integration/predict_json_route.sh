@@ -23,13 +23,13 @@ for t in $(find "$ROOT/examples/traces" -name '*.vt' | sort); do
     cp r.json "own.$n.json"
     # (the path each route names is its own: the rest is the same)
     "$VT" predict --json --from "$t" 2>&1 | sed "s|$t|FROM|g" >a.out
-    "$VT" predict --json --from r.json 2>&1 | sed "s|r\.json|FROM|g" >b.out
+    "$VT" predict --json --from r.json 2>&1 | sed "s|$t|FROM|g; s|r\.json|FROM|g" >b.out
     cmp -s a.out b.out || { bad=$((bad + 1)) && echo "$t: predict --json differs:" && diff a.out b.out | head -n 6; }
     for o in "" "--batch-size 1" "--card 8GiB" "--grad-accum 2"; do
         # shellcheck disable=SC2086 # (o: words to split)
         "$VT" predict --from "$t" $o 2>&1 | sed "s|$t|FROM|g" >a.out
         # shellcheck disable=SC2086
-        "$VT" predict --from r.json $o 2>&1 | sed "s|r\.json|FROM|g" >b.out
+        "$VT" predict --from r.json $o 2>&1 | sed "s|$t|FROM|g; s|r\.json|FROM|g" >b.out
         cmp -s a.out b.out || { bad=$((bad + 1)) && echo "$t: predict $o differs:" && diff a.out b.out | head -n 6; }
     done
 done
