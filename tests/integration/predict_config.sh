@@ -121,6 +121,13 @@ PY
 # a what-if on top of the run: B=4 halves the calibrated activations
 j4=$("$VT" predict --from run.json --batch_size=4 --json) || fail "what-if"
 printf '%s\n' "$j4" | grep -q '"batch_size":{"value":4,"source":"flag"' || fail "what-if batch"
+# no --grad-accum and no run: the accumulation is not given (the text says so), never nanoGPT's
+# 40 as a default in the JSON (until 2026-12-06), and --grad-accum given is that
+j=$("$VT" predict --model gpt2 --batch-size 8 --card rtx4070 --json) || fail "predict --model gpt2"
+printf '%s\n' "$j" | grep -q '"gradient_accumulation_steps":{"value":null,"source":"unknown"' ||
+    fail "accumulation not given: $(printf '%s\n' "$j" | grep -o '"gradient_accumulation_steps":{[^}]*}')"
+j=$("$VT" predict --model gpt2 --batch-size 8 --grad-accum 4 --card rtx4070 --json) || fail "--grad-accum 4"
+printf '%s\n' "$j" | grep -q '"gradient_accumulation_steps":{"value":4,"source":"flag"' || fail "--grad-accum 4 said"
 # (a binary that is no trace: exit 3, as every command exits on it; 2 until 2026-12-01)
 msg=$("$VT" predict --from "$VT" 2>&1 >/dev/null); rc=$?
 [ "$rc" -eq 3 ] && printf '%s\n' "$msg" | grep -q 'neither a trace nor' ||
