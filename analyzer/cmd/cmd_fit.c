@@ -338,8 +338,10 @@ static long parse_long(const char *opt, const char *s, long min, long max)
     char *end;
     long v = strtol(s, &end, 10);
     if (*end || end == s || v < min || v > max) {
-        fprintf(stderr, "vramtrace fit: %s %s: expected a number from %ld to %ld\n", opt, s, min,
-                max);
+        fprintf(stderr,
+                "vramtrace fit: %s %s: expected a number from %ld to %ld (see vramtrace fit "
+                "--help)\n",
+                opt, s, min, max);
         return -1;
     }
     return v;

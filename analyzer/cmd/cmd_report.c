@@ -130,8 +130,11 @@ int cmd_report(int argc, char **argv)
         case OPT_TOP:
             top = (int)strtol(p.arg, &end, 10);
             if (*end || end == p.arg || top < 0 || top > 1000) {
-                fprintf(stderr, "vramtrace report: --top %s: expected a number from 0 to 1000\n",
-                        p.arg);
+                fprintf(
+                    stderr,
+                    "vramtrace report: --top %s: expected a number from 0 to 1000 (see vramtrace "
+                    "report --help)\n",
+                    p.arg);
                 rc = VT_EXIT_USAGE;
                 goto out;
             }

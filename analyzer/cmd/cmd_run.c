@@ -344,7 +344,9 @@ int cmd_run(int argc, char **argv)
         case OPT_DEPTH:
             depth = strtol(next, &end, 10);
             if (*end || end == next || depth < 1 || depth > 128) {
-                fprintf(stderr, "vramtrace run: --depth %s: expected a number from 1 to 128\n",
+                fprintf(stderr,
+                        "vramtrace run: --depth %s: expected a number from 1 to 128 (see vramtrace "
+                        "run --help)\n",
                         next);
                 return VT_EXIT_USAGE;
             }

@@ -46,7 +46,7 @@ int predict_parse(int argc, char **argv, nano_config *c, predict_args *a, char *
         }
         if (arg[0] != '-' || arg[1] != '-') {
             if (arg[0] == '-') {
-                snprintf(err, errlen, "unknown option '%s' (see vramtrace predict --help)", arg);
+                snprintf(err, errlen, "unknown option %s (see vramtrace predict --help)", arg);
                 return -1;
             }
             int hf = predict_hf_config(c, &a->block, arg, err, errlen);
@@ -93,7 +93,7 @@ int predict_parse(int argc, char **argv, nano_config *c, predict_args *a, char *
         }
         if (strcmp(key, "model") && strcmp(key, "card") && strcmp(key, "from") &&
             strcmp(key, "grad_accum") && config_find_key(key) < 0) { /* before its value */
-            snprintf(err, errlen, "unknown option '%s' (see vramtrace predict --help)", arg);
+            snprintf(err, errlen, "unknown option %s (see vramtrace predict --help)", arg);
             return -1;
         }
         const char *val = eq;

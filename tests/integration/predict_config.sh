@@ -72,7 +72,7 @@ expect_usage --from trace.vt
 for args in "--bogus" "--bogus 3" "--model gpt2 --bogus"; do
     # shellcheck disable=SC2086
     msg=$("$VT" predict $args 2>&1 >/dev/null); rc=$?
-    [ "$rc" -eq 2 ] && printf '%s\n' "$msg" | grep -q "unknown option '--bogus'" &&
+    [ "$rc" -eq 2 ] && printf '%s\n' "$msg" | grep -q "unknown option --bogus (see vramtrace predict --help)" &&
         ! printf '%s\n' "$msg" | grep -q 'needs a value' || fail "predict $args: exit $rc: $msg"
 done
 msg=$("$VT" predict --batch-size 2>&1 >/dev/null); rc=$?
