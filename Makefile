@@ -338,6 +338,9 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/vramtrace
 	install -m 0755 $(VRAMTRACE) $(DESTDIR)$(PREFIX)/bin/vramtrace
 	install -m 0755 $(PRELOAD_SO) $(DESTDIR)$(PREFIX)/lib/vramtrace/libvramtrace.so
+	install -d $(DESTDIR)$(PREFIX)/share/doc/vramtrace/docs
+	install -m 0644 README.md $(DESTDIR)$(PREFIX)/share/doc/vramtrace/README.md
+	install -m 0644 docs/*.md $(DESTDIR)$(PREFIX)/share/doc/vramtrace/docs/
 
 # The wheel is packed by the in-tree PEP 517 backend that `pip install .` uses (pyproject.toml).
 PYTHON ?= python3
@@ -348,6 +351,7 @@ wheel: all
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/vramtrace $(DESTDIR)$(PREFIX)/lib/vramtrace/libvramtrace.so
 	-rmdir $(DESTDIR)$(PREFIX)/lib/vramtrace
+	rm -rf $(DESTDIR)$(PREFIX)/share/doc/vramtrace
 
 clean:
 	rm -rf $(BUILD)
