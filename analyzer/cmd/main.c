@@ -33,10 +33,11 @@ static void usage(FILE *out)
 #undef VT_CMD_HELP
     fprintf(out, "\n");
     cli_print_options(out, main_opts);
-    fprintf(out, "\n`vramtrace <command> --help` for each command's options; docs/formula.md for\n"
-                 "the categories, formulas and advice rules the reports cite (docs/: in the source\n"
-                 "tree, and in PREFIX/share/doc/vramtrace after `make install`).\n"
-                 "exit codes: 0 ok, 1 findings, 2 usage or system error, 3 malformed trace\n");
+    fprintf(out,
+            "\n`vramtrace <command> --help` for each command's options; docs/formula.md for\n"
+            "the categories, formulas and advice rules the reports cite (docs/: in the source\n"
+            "tree, and in PREFIX/share/doc/vramtrace after `make install`).\n"
+            "exit codes: 0 ok, 1 findings, 2 usage or system error, 3 malformed trace\n");
 }
 
 static int version(void)
