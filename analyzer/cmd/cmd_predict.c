@@ -269,18 +269,7 @@ static int print_json(const nano_config *c, const gpt_shape *s, const prediction
 {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddNumberToObject(root, "schema_version", PREDICT_SCHEMA_VERSION);
-    /* no --grad-accum and no run: nanoGPT's 40 is no one's accumulation here, and the text says
-     * it is not given (JSON had said 40, "default") */
-    static nano_config said; /* (large: not on the stack) */
-    said = *c;
-    config_value *acc = &said.v[CFG_gradient_accumulation_steps];
-    if (s->accum_unknown && !a->from && acc->src == CONFIG_SRC_DEFAULT) {
-        acc->src = CONFIG_SRC_UNKNOWN;
-        snprintf(acc->where, sizeof acc->where,
-                 "not given (--grad-accum N): the peak assumes more than one micro-step, a step's "
-                 "gradients kept through the next forward");
-    }
-    config_add_json(root, &said);
+    config_add_json(root, predict_config_said(c, s, a->from != NULL));
     cJSON *m = cJSON_AddObjectToObject(root, "model");
     /* a traced model no formula has (a T5, a ResNet): its own count and what it showed of its
      * shape, no block (its formula's count had been the embedding's alone, "block": "gpt2") */

@@ -186,6 +186,20 @@ static void say_defaults(const nano_config *c)
         printf("not given, nanoGPT train.py's defaults: %s\n", line);
 }
 
+const nano_config *predict_config_said(const nano_config *c, const gpt_shape *s, int from)
+{
+    static nano_config said; /* (large: not on the stack) */
+    said = *c;
+    config_value *acc = &said.v[CFG_gradient_accumulation_steps];
+    if (s->accum_unknown && !from && acc->src == CONFIG_SRC_DEFAULT) {
+        acc->src = CONFIG_SRC_UNKNOWN;
+        snprintf(acc->where, sizeof acc->where,
+                 "not given (--grad-accum N): the peak assumes more than one micro-step, a step's "
+                 "gradients kept through the next forward");
+    }
+    return &said;
+}
+
 void predict_print_heading(const nano_config *c, const gpt_shape *s, const char *from,
                            const char *trace_model, int frac_assumed, uint64_t trainable,
                            const char *trained)

@@ -11,6 +11,10 @@
 #include "config.h"
 #include "formula.h"
 
+/* predict_config_said: c as the JSON says it (a copy, valid until the next call): without a run
+ * (from 0) and without --grad-accum (s->accum_unknown), the accumulation not given, as the step's
+ * line says, not nanoGPT's 40 as a default (the JSON had said 40, "default") */
+const nano_config *predict_config_said(const nano_config *c, const gpt_shape *s, int from);
 /* predict_print_heading: the model's line (its block, parameters and shape) and the step's
  * (batch, accumulation, dtype, compile, dropout) on stdout; a value of nanoGPT's defaults that
  * nothing gave is said as not given unless the program is nanoGPT (from: the run a --from
