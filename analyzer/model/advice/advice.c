@@ -131,14 +131,6 @@ void advice_calibrate(model_calib *c, const gpt_shape *s, const cat_breakdown *m
     c->cache_fraction = tensor > 0 ? (double)measured->bytes[CAT_CACHE] / (double)tensor : 0;
 }
 
-/* raise_by: out's process, reserved and required bytes raised by add (a floor under them) */
-static void raise_by(prediction *out, uint64_t add)
-{
-    out->peak_bytes = bytes_add(out->peak_bytes, add);
-    out->reserved_bytes = bytes_add(out->reserved_bytes, add);
-    out->required_bytes = bytes_add(out->required_bytes, add);
-}
-
 /* weights_of: the fp32 gradients (the parameters' bytes) or the optimizer's state (AdamW:
  * twice) of the trainable parameters at shape s, from the parameters the run measured rather
  * than the GPT formula's count (a Llama's 134 M is not the formula's 110 M), less an EMA's copy
@@ -467,7 +459,7 @@ static void predict_forward(const model_calib *c, const gpt_shape *s, prediction
         if (bs < bm) /* less state a parameter (8-bit AdamW: 949 MiB live at a failure, 237) */
             need -= (uint64_t)st - advice_bytes(st * bs / bm);
         if (advice_same_run(s, m) && s->no_kv_cache == m->no_kv_cache && out->peak_bytes < need)
-            raise_by(out, need - out->peak_bytes);
+            advice_raise_by(out, need - out->peak_bytes);
         return;
     }
     /* (a moment after the forward is the optimizer step's or the backward's, not a forward's
@@ -495,7 +487,7 @@ static void predict_forward(const model_calib *c, const gpt_shape *s, prediction
         out->required_bytes = advice_bytes((double)out->required_bytes * f);
         return;
     }
-    raise_by(out, meas - p0.peak_bytes);
+    advice_raise_by(out, meas - p0.peak_bytes);
 }
 
 /* backward_end_holds: the formula's end of the backward may be predicted with c: no run

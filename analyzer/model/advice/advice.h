@@ -209,14 +209,17 @@ int advice_after_forward_gone(const model_calib *c, category k);
  * set; 0 when c or s does not allow it (segments only, forwards only, no weight seen trained). */
 int advice_unreached_step(model_calib *c, const gpt_shape *s);
 
-/* advice_moment_key: "step_peak", "optimizer_step", "backward_end" or "evaluation" (JSON) for
- * PREDICT_AT_* */
+/* advice_moment_key: "step_peak", "optimizer_step", "backward_end", "evaluation" or "measured"
+ * (JSON) for PREDICT_AT_* */
 const char *advice_moment_key(int moment);
 /* advice_own_floors: p (advice_predict's, at shape s) no lower than what the run measured at
  * its own configuration: its peak, for a complete run whose peak came after its forward and
  * every moment predicted came below it (PREDICT_AT_MEASURED); with use_cache=False, the tensors
  * it held at once without its KV cache (kv_floor). advice_floors.c. */
 void advice_own_floors(const model_calib *c, const gpt_shape *s, prediction *p);
+/* advice_raise_by: p's process, reserved and required bytes raised by add (a floor under them:
+ * the run's own measurement; saturating). advice_floors.c. */
+void advice_raise_by(prediction *p, uint64_t add);
 /* advice_same_run: s is m's run as far as B, T, L, d, V, compile and checkpointing go (the other
  * knobs are each caller's) */
 int advice_same_run(const gpt_shape *s, const gpt_shape *m);

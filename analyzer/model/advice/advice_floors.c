@@ -1,7 +1,7 @@
 /* advice_floors.c — what a run measured puts under a prediction of its own configuration
  * (advice.h: advice_own_floors): a complete run's peak, and the tensors it held at once without
- * transformers' KV cache under use_cache=False; and what its own configuration is
- * (advice_same_run). */
+ * transformers' KV cache under use_cache=False; what its own configuration is
+ * (advice_same_run), and a floor raised under a prediction's totals (advice_raise_by). */
 #include "advice.h"
 
 #include <string.h>
@@ -14,6 +14,13 @@ int advice_same_run(const gpt_shape *s, const gpt_shape *m)
            s->compile == m->compile && s->checkpointing == m->checkpointing;
 }
 
+void advice_raise_by(prediction *out, uint64_t add)
+{
+    out->peak_bytes = bytes_add(out->peak_bytes, add);
+    out->reserved_bytes = bytes_add(out->reserved_bytes, add);
+    out->required_bytes = bytes_add(out->required_bytes, add);
+}
+
 /* kv_floor: use_cache=False at the run's own shape, at least the tensors the run held at once
  * without its cache (Llama 400M LoRA B=4: 7.15 GiB predicted, 7.38 held with no cache tensor) */
 static void kv_floor(const model_calib *c, const gpt_shape *s, prediction *out)
@@ -22,10 +29,7 @@ static void kv_floor(const model_calib *c, const gpt_shape *s, prediction *out)
     if (!c->no_kv_tensors || !s->no_kv_cache || m->no_kv_cache || !advice_same_run(s, m) ||
         s->A != m->A || s->dtype_bytes != m->dtype_bytes || out->tensor_bytes >= c->no_kv_tensors)
         return;
-    uint64_t add = c->no_kv_tensors - out->tensor_bytes; /* (the process, reserved, required) */
-    out->peak_bytes = bytes_add(out->peak_bytes, add);
-    out->reserved_bytes = bytes_add(out->reserved_bytes, add);
-    out->required_bytes = bytes_add(out->required_bytes, add);
+    advice_raise_by(out, c->no_kv_tensors - out->tensor_bytes);
     out->tensor_bytes = c->no_kv_tensors;
     out->kv_floor = 1;
 }
