@@ -36,7 +36,7 @@ static void usage(FILE *out)
     fprintf(out,
             "\n`vramtrace <command> --help` for each command's options; docs/formula.md for\n"
             "the categories, formulas and advice rules the reports cite (docs/: in the source\n"
-            "tree, and in PREFIX/share/doc/vramtrace after `make install`).\n"
+            "tree, and in PREFIX/share/doc/vramtrace after `make install` or `pip install`).\n"
             "exit codes: 0 ok, 1 findings, 2 usage or system error, 3 malformed trace\n");
 }
 

@@ -5,6 +5,8 @@ platform wheel by hand with the standard library only, so building needs no down
   vramtrace-V.data/scripts/vramtrace                -> <prefix>/bin/vramtrace (on PATH)
   vramtrace-V.data/data/lib/vramtrace/libvramtrace.so -> <prefix>/lib/vramtrace/ (where
                                                       `vramtrace run` looks: ../lib/vramtrace/)
+  vramtrace-V.data/data/share/doc/vramtrace/         -> <prefix>/share/doc/vramtrace/ (README.md
+                                                      and docs/*.md, the pages --help cites)
   vramtrace/__init__.py, __main__.py                  -> `python -m vramtrace ...`
 """
 import base64
@@ -99,6 +101,15 @@ def _files(build):
         out.append((f"{data}/scripts/vramtrace", fh.read(), 0o755))
     with open(os.path.join(build, "libvramtrace.so"), "rb") as fh:
         out.append((f"{data}/data/lib/vramtrace/libvramtrace.so", fh.read(), 0o755))
+    # the pages `--help` and the reports cite, where `make install` puts them too
+    doc = f"{data}/data/share/doc/{NAME}"
+    with open(os.path.join(ROOT, "README.md"), "rb") as fh:
+        out.append((f"{doc}/README.md", fh.read(), 0o644))
+    docs = os.path.join(ROOT, "docs")
+    for f in sorted(os.listdir(docs)):
+        if f.endswith(".md"):
+            with open(os.path.join(docs, f), "rb") as fh:
+                out.append((f"{doc}/docs/{f}", fh.read(), 0o644))
     di = _dist_info()
     out.append((f"{di}/METADATA", _metadata().encode(), 0o644))
     out.append((f"{di}/WHEEL", _wheel_file().encode(), 0o644))

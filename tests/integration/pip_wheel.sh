@@ -32,6 +32,8 @@ names = set(z.namelist())
 v = sys.argv[1].split("-")[1]
 for n in ("vramtrace/__init__.py", "vramtrace/__main__.py", f"vramtrace-{v}.data/scripts/vramtrace",
           f"vramtrace-{v}.data/data/lib/vramtrace/libvramtrace.so",
+          f"vramtrace-{v}.data/data/share/doc/vramtrace/README.md",
+          f"vramtrace-{v}.data/data/share/doc/vramtrace/docs/formula.md",
           f"vramtrace-{v}.dist-info/METADATA", f"vramtrace-{v}.dist-info/WHEEL"):
     assert n in names, (n, names)
 assert z.read(f"vramtrace-{v}.data/scripts/vramtrace")[:4] == b"\x7fELF"
@@ -52,6 +54,11 @@ $PIP install -q --no-index "$WHL" >pip.log 2>&1 || { cat pip.log; fail "pip inst
 V=$(cd v && pwd -P)
 [ -x "$V/bin/vramtrace" ] || fail "no bin/vramtrace"
 [ -f "$V/lib/vramtrace/libvramtrace.so" ] || fail "no lib/vramtrace/libvramtrace.so"
+# every docs/ page --help cites is installed where --help says
+for d in $("$V/bin/vramtrace" --help | grep -o 'docs/[a-z0-9_-]*\.md' | sort -u); do
+    [ -f "$V/share/doc/vramtrace/$d" ] || fail "--help cites $d: not in $V/share/doc/vramtrace"
+done
+[ -f "$V/share/doc/vramtrace/README.md" ] || fail "no share/doc/vramtrace/README.md"
 PATH="$V/bin:$PATH" vramtrace --help >help.txt 2>&1 || fail "vramtrace --help"
 grep -q '^usage: vramtrace' help.txt || fail "vramtrace --help: $(head -3 help.txt)"
 "$V/bin/python" -m vramtrace --help >pyhelp.txt 2>&1 || fail "python -m vramtrace --help"
@@ -77,6 +84,7 @@ done
 # 4. uninstall removes the program and the library
 $PIP uninstall -q -y vramtrace >un.log 2>&1 || { cat un.log; fail "pip uninstall"; }
 [ ! -e "$V/bin/vramtrace" ] && [ ! -e "$V/lib/vramtrace/libvramtrace.so" ] || fail "uninstall left files"
+[ -z "$(find "$V/share/doc/vramtrace" -type f 2>/dev/null)" ] || fail "uninstall left the docs"
 
 # 5. `pip install .` from the source tree (build isolation, nothing downloaded)
 newvenv s || fail "venv s"
