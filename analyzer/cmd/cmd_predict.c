@@ -76,8 +76,9 @@ static uint64_t weights_floor(const model_calib *cal, const gpt_shape *s, uint64
 
 /* withheld: why a --from run's lower bounds recommend nothing, as the report (advice_candidates):
  * 1, an evaluation pass with its own batch ran out of memory (every what-if keeps it); 2, a
- * training run died in its first forward with nothing to tell how much of it was to come (the
- * rest of it and its backward not measured); 0, neither. The text and the JSON alike. */
+ * training run died in its first forward, or its trace ended before its first optimizer step,
+ * with nothing to tell how much of it was to come (the rest of the step not measured); 0,
+ * neither. The text and the JSON alike. */
 static int withheld(const predict_args *a, const model_calib *cal, const gpt_shape *s, int lower)
 {
     if (!a->from)
@@ -107,37 +108,7 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
     predict_print_heading(
         c, s, a->from, trace_model, run->lora_assumed, own ? run->trainable : 0,
         predict_train_text(&a->train, s, a->from != NULL, trained, sizeof trained));
-    if (cal->calibrated && s->generic) {
-        printf("calibrated with %s (what the run measured%s)\n", a->from,
-               cal->partial ? "; it ended in an OOM: its step would have kept at least that" : "");
-    } else if (cal->calibrated) {
-        printf("calibrated with %s (measured / refined formula:", a->from);
-        for (int k = 0; k < CAT_COUNT; k++)
-            if (cal->measured.bytes[k] && cal->refined.bytes[k] &&
-                !advice_after_forward_gone(cal, (category)k))
-                printf(" %s %.2f", category_name((category)k), cal->ratio[k]);
-        /* (its peak after its forward's tensors were freed: those fitted over the run) */
-        const char *sep = "; its peak came after its forward's tensors were freed, so their "
-                          "largest over the run / refined formula:";
-        for (int k = 0; k < CAT_COUNT; k++)
-            if (cal->refined.bytes[k] && k != CAT_GRADIENTS &&
-                advice_after_forward_gone(cal, (category)k)) {
-                printf("%s %s %.2f", sep, category_name((category)k), cal->ratio[k]);
-                sep = "";
-            }
-        /* (a ratio below 1 in a partial calibration: the activations of a first forward that
-         * ran every block before the OOM, model_trace.c) */
-        printf("%s)\n", !cal->partial    ? ""
-                        : cal->oom_later ? "; the run ended in an OOM after the moment measured "
-                                           "had ended (in a later micro-batch or step): ratios "
-                                           "as measured"
-                        : cal->ratio[CAT_ACTIVATIONS] < 1.0
-                            ? "; the run ended in an OOM, ratios below 1 "
-                              "not trusted but the activations': its "
-                              "forward had run every block"
-                            : "; the run ended in an OOM, ratios below 1 "
-                              "not trusted");
-    }
+    predict_print_calibration(a->from, cal, s->generic);
     print_note(run->forward_note); /* how its cut-short forward is read: as the report says it */
     print_note(run->optim_note);   /* the optimizer's state its rows count, not measured: said so */
     /* the weights' row in this run's precision (it had read "fp32 under AMP, 16-bit in pure
@@ -193,6 +164,9 @@ verdict:
         printf("  (a lower bound: the run ran out of memory in its evaluation (%s), whose need "
                "past the request that failed was not measured)\n",
                cal->eval_flag);
+    else if (run->lower_bounds && run->cut_unstepped)
+        printf("  (a lower bound: the trace ends with no optimizer step seen (its "
+               "process killed, or still running); the rest of its step was not measured)\n");
     else if (run->lower_bounds)
         printf("  (a lower bound: the rest of the run's first forward was not measured; the "
                "step needs at least this much)\n");
@@ -252,9 +226,13 @@ verdict:
         return;
     }
     if (none == 2) { /* as the report: lower bounds */
-        printf("none recommended: the run died in its first forward, and what the rest of the "
-               "forward and the backward add is not known: every %s's need above is a lower "
-               "bound (vramtrace fit measures)\n",
+        printf("none recommended: %s: every %s's need above is a lower bound (vramtrace fit "
+               "measures)\n",
+               run->cut_unstepped
+                   ? "the trace ends with no optimizer step seen, and what the rest "
+                     "of its step adds is not known"
+                   : "the run died in its first forward, and what the rest of the forward and "
+                     "the backward add is not known",
                mb);
         return;
     }
@@ -395,7 +373,8 @@ static int print_json(const nano_config *c, const gpt_shape *s, const prediction
     if (cal->calibrated)
         jsonw_add_c(root, "calibrated_from", a->from); /* a file name: any bytes */
     cJSON_AddNumberToObject(root, "required_bytes", (double)p->required_bytes);
-    /* the run died in its first forward: every predicted peak here is a lower bound */
+    /* the run died in its first forward, or its trace ended before its first optimizer step
+     * (no formula): every predicted peak here is a lower bound */
     cJSON_AddBoolToObject(root, "lower_bound", lower);
     char *text = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
@@ -566,6 +545,7 @@ int cmd_predict(int argc, char **argv)
         if (run.calib.calibrated)
             cal = run.calib;          /* the report's own model of the run */
         cal.lower = run.lower_bounds; /* (not in the calibration's JSON: the report's flag) */
+        cal.unstepped = run.cut_unstepped;
     } else {
         advice_calib_default(&cal, &s);
     }

@@ -67,8 +67,9 @@ static int load_trace(const char *path, FILE *fp, const char *magic, nano_config
     if (m->cfg.v[CFG_compile].i && !m->shape.compile) /* the model's "ran as eager" */
         c->v[CFG_compile].i = 0;
     *measured = m->measured;
-    run->partial = rep.facts.has_oom;
+    run->partial = m->partial;
     run->cut = m->cut;
+    run->cut_unstepped = m->cut_unstepped;
     run->calib = m->calib;
     run->shape = m->shape;
     run->has_shape = 1;
@@ -247,6 +248,12 @@ static int load_json(const char *path, const cJSON *root, nano_config *c, predic
              config_set(c, "compile", "False", CONFIG_SRC_FILE, where, err, errlen))
         return -1;
     run->partial = run->cut = cJSON_IsObject(cJSON_GetObjectItem(root, "oom"));
+    /* a trace that ends before the run's first optimizer step, no OOM (model.c) */
+    const cJSON *st = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "run"), "status"),
+                *its = cJSON_GetObjectItem(root, "iterations");
+    if (!run->partial && cJSON_IsString(st) && !strcmp(st->valuestring, "truncated") &&
+        cJSON_IsNumber(its) && its->valuedouble == 0)
+        run->partial = run->cut = run->cut_unstepped = 1;
     run->from_json = 1;
     const cJSON *file = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "run"), "file");
     if (cJSON_IsString(file))

@@ -10,8 +10,10 @@
 
 typedef struct predict_run {
     cat_breakdown measured; /* the peak by category */
-    int partial;            /* the run ended in an OOM */
+    int partial;            /* the run ended in an OOM, or its trace before its first step */
     int cut;                /* before the measured step's peak (advice_calibrate) */
+    int cut_unstepped;      /* the trace ends before the run's first optimizer step, no OOM (the
+                             * process killed, or still running: model.h) */
     uint64_t cap;           /* its card (0: unknown) */
     char capname[80];
     model_calib calib; /* the report's own calibration (calibrated = 0: an older report's JSON) */

@@ -117,7 +117,10 @@ void predict_print_breakdown(const prediction *p, const model_calib *cal, int ge
            cal->lower ? "none counted: a lower bound (its fragmentation floor, 20 % eager, is "
                         "room the run may need beside)"
            : cal->calibrated
-               ? (cal->partial
+               ? (cal->unstepped
+                      ? "the fragmentation floor: the trace ends with no optimizer step seen, "
+                        "so the cache it held then is not a measure of what its step needs"
+                  : cal->partial
                       ? "the fragmentation floor: the run ended in an OOM, which squeezed its "
                         "cache, so what it held then is not a measure of what it needs"
                   : cal->later_cache_fraction >= 0
@@ -406,4 +409,44 @@ void predict_print_recommended(const nano_config *c, const gpt_shape *s, const g
                "smaller images)%s\n",
                mb, s->checkpointing ? " or" : ",",
                s->checkpointing ? "" : " or activation checkpointing");
+}
+
+void predict_print_calibration(const char *from, const model_calib *cal, int generic)
+{
+    if (cal->calibrated && generic) {
+        printf("calibrated with %s (what the run measured%s)\n", from,
+               cal->unstepped ? "; its trace ends with no optimizer step seen: its step "
+                                "would have kept at least that"
+               : cal->partial ? "; it ended in an OOM: its step would have kept at least that"
+                              : "");
+    } else if (cal->calibrated) {
+        printf("calibrated with %s (measured / refined formula:", from);
+        for (int k = 0; k < CAT_COUNT; k++)
+            if (cal->measured.bytes[k] && cal->refined.bytes[k] &&
+                !advice_after_forward_gone(cal, (category)k))
+                printf(" %s %.2f", category_name((category)k), cal->ratio[k]);
+        /* (its peak after its forward's tensors were freed: those fitted over the run) */
+        const char *sep = "; its peak came after its forward's tensors were freed, so their "
+                          "largest over the run / refined formula:";
+        for (int k = 0; k < CAT_COUNT; k++)
+            if (cal->refined.bytes[k] && k != CAT_GRADIENTS &&
+                advice_after_forward_gone(cal, (category)k)) {
+                printf("%s %s %.2f", sep, category_name((category)k), cal->ratio[k]);
+                sep = "";
+            }
+        /* (a ratio below 1 in a partial calibration: the activations of a first forward that
+         * ran every block before the OOM, model_trace.c) */
+        printf("%s)\n", !cal->partial    ? ""
+                        : cal->unstepped ? "; its trace ends with no optimizer step seen, "
+                                           "ratios below 1 not trusted"
+                        : cal->oom_later ? "; the run ended in an OOM after the moment measured "
+                                           "had ended (in a later micro-batch or step): ratios "
+                                           "as measured"
+                        : cal->ratio[CAT_ACTIVATIONS] < 1.0
+                            ? "; the run ended in an OOM, ratios below 1 "
+                              "not trusted but the activations': its "
+                              "forward had run every block"
+                            : "; the run ended in an OOM, ratios below 1 "
+                              "not trusted");
+    }
 }

@@ -38,6 +38,10 @@ void predict_anchors(const prediction *p, int64_t *tensors, int64_t *rest);
 uint64_t predict_largest_tensor(const gpt_shape *s, const prediction *p, const model_calib *cal,
                                 const char **what, uint64_t *eval_b);
 
+/* predict_print_calibration: "calibrated with FROM (...)": what cal (--from's) fitted, by category
+ * or as measured (generic: no formula), and why a partial run's ratios are read as they are;
+ * nothing when cal is not calibrated */
+void predict_print_calibration(const char *from, const model_calib *cal, int generic);
 /* predict_print_breakdown: the rows of p (cal: its calibration; generic: no formula; kv: a KV
  * cache not counted, 0: none, its keys' and values' shape kv_shape; weights_doc: the weights'
  * row in the run's precision, NULL: the category's own words) on stdout, from the heading to the

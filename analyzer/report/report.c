@@ -307,6 +307,7 @@ static int report_fill(report_ctx *c)
     unsigned trained_elem = params16(c, r, f);
     f->backward_passes = (int)r->backward_passes, f->oom_recovered = r->oom_recovered;
     f->fwd0_copies_made = r->fwd0_copies_made, f->peak_train = r->peak_train;
+    f->truncated = r->status == READER_TRUNCATED;
     f->no_training = r->status == READER_OK && !r->ended && !r->has_oom && !r->backward_passes &&
                      !r->iterations && (r->phase_peak[PHASE_FORWARD] || r->phase_peak[PHASE_EVAL]);
     f->peak_phase = f->process_phase = r->peak_process ? phase_name(r->peak_phase) : NULL;

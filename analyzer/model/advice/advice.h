@@ -34,7 +34,10 @@ typedef struct model_calib {
      * allocator's rules (model.c: replay_again.c's); < 0: none (cache_fraction for every step) */
     double later_cache_fraction;
     int expandable;        /* 1: expandable_segments:True (smaller fragmentation floor) */
-    int partial;           /* 1: fitted to a run that stopped at an OOM */
+    int partial;           /* 1: fitted to a run that stopped at an OOM, or (unstepped) whose
+                            * trace ended before its first optimizer step */
+    int unstepped;         /* 1: the latter, no OOM (model.h cut_unstepped; not in the JSON:
+                            * the report's run.status and iterations say it) */
     int oom_later;         /* 1: and that OOM came after the step measured had ended (not
                             * cut: advice_calibrate): its ratios are as measured */
     double temp_per_token; /* temporaries above 64 MiB, per token (scale with B*T) */

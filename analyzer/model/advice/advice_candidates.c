@@ -349,7 +349,9 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
      * the headroom free is told it fits, and the option that restores the headroom is the
      * recommended one, as predict says) */
     int rec = -1;
-    if (current_fits == 1) {
+    /* (the run's own configuration too: a training run's lower bound says it may fit, no more:
+     * a trace cut in its first forward had been told "keep the current configuration") */
+    if (current_fits == 1 && !(c->lower && !cur->no_training)) {
         rec = 0;
     } else if (!c->eval_cut && !(c->lower && !cur->no_training)) {
         /* (an evaluation cut short, or a training run's first forward with no formula to tell

@@ -372,8 +372,13 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     }
     if (formula_attention_unfused(&m->shape, m->measured.bytes[CAT_ATTENTION]))
         m->shape.unfused_attention = 1;
-    m->partial = f->has_oom;
-    m->cut = model_oom_cut(f); /* (what it measured cut short by the OOM: model_oom.h) */
+    /* a trace that ends before the run's first optimizer step, with no OOM (its process killed,
+     * or still running): what it measured is a step cut short, as an OOM's cut is, the formula
+     * never scaled below it (a GPT-2 at B=16 killed in its first forward had been told it
+     * "fits" in the 11.22 GiB measured so far; the whole run ran out of 12 GiB at 20.11) */
+    m->cut_unstepped = f->truncated && !f->has_oom && f->iterations == 0;
+    m->partial = f->has_oom || m->cut_unstepped;
+    m->cut = model_oom_cut(f) || m->cut_unstepped; /* (by the OOM: model_oom.h) */
     m->forward_cut = m->cut && f->oom_phase && !strcmp(f->oom_phase, "forward");
     formula_documents(&m->shape, &m->docf);
     formula_documents_breakdown(&m->shape, &m->doc);
@@ -432,6 +437,8 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     else
         advice_calib_default(&m->calib, &m->shape);
     m->calib.expandable = m->expandable_set;
+    m->calib.unstepped = m->cut_unstepped;
+    model_cut_unstepped(m, f); /* (lower bounds where no formula tells the rest of the step) */
     m->calib.weights_exact = f->tensor_mode; /* segments mix weights with other tensors */
     m->calib.grads_kept = !strcmp(m->rec.loop, "lightning"); /* (zero_grad after the forward) */
     if (f->has_at_step && m->calib.calibrated && !m->calib.global)

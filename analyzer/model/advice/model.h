@@ -56,6 +56,8 @@ typedef struct run_facts {
     unsigned phase_seen; /* 1 << phase for each phase the run was seen in (a process level) */
     int no_training; /* 1: the program exited normally (its trace complete) after forwards with no
                       * backward pass and no optimizer step: an evaluation or inference run */
+    int truncated;   /* 1: the trace has no end (the process killed, or still running): what came
+                      * after its last event is not measured */
     const char *peak_phase;       /* the phase of the event that made the peak the model explains
                                    * (the tensors' peak in tensor modes, else the process peak) */
     const char *process_phase;    /* ... of the process peak's (NULL: none) */
@@ -150,7 +152,8 @@ typedef struct model_result {
     int no_forward;         /* 1: every allocation of init (no forward, backward, step or OOM): no
                              * batch's tensors measured, no advice (advice_none says so) */
     char advice_none[512];  /* why there is no advice (empty, no_forward), "" otherwise */
-    char oom_forward[1024]; /* no formula, died in its first forward: how far it had got */
+    char oom_forward[1024]; /* no formula, died in its first forward: how far it had got;
+                             * or its trace ended before its first step (model_cut_unstepped) */
     int second_step;        /* 1: the cache is the one-step run's step taken again (replay.h) */
     int lower_bounds;       /* 1: the what-ifs scale what was alive then, lower bounds (so the
                              * largest micro-batch that fits is at most largest_batch) */
@@ -160,8 +163,12 @@ typedef struct model_result {
     prediction current;
     uint64_t capacity;
     char capacity_name[80];
-    int partial; /* the run stopped at an OOM */
-    int cut;     /* that OOM came before the measured step's peak: what it measured is partial */
+    int partial; /* the run stopped at an OOM, or its trace before its first optimizer step */
+    int cut;     /* that OOM (or the trace's end) came before the measured step's peak: what it
+                  * measured is partial */
+    /* the trace ends, with no OOM, before the run's first optimizer step (its process killed,
+     * or still running): the step it measured is cut short (model_truncated_note) */
+    int cut_unstepped;
     int forward_cut; /* the run stopped at the OOM inside a forward: what it measured is part of one
                       */
     oom_cause cause;

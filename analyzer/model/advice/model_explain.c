@@ -305,10 +305,11 @@ static void explain_doc(model_result *m, const run_facts *f, int c, uint64_t me,
                      (double)me / ((double)P * formula_train_frac(s)),
                      a_known && s->A > 1 ? "; they stay alive across micro-steps (A > 1)" : "");
         else if (m->cut && (double)me < ge * P * formula_train_frac(s))
-            snprintf(rd, n,
-                     "%.0f %% of the %s gradients were alive: the run stopped at the "
-                     "out-of-memory error during the backward",
-                     100.0 * (double)me / (ge * P * formula_train_frac(s)), gw);
+            snprintf(rd, n, "%.0f %% of the %s gradients were alive: %s during the backward",
+                     100.0 * (double)me / (ge * P * formula_train_frac(s)), gw,
+                     m->cut_unstepped ? "the trace ends"
+                                      : "the run stopped at the out-of-memory "
+                                        "error");
         else
             snprintf(rd, n, "%.1f B/param of gradients measured, the basic formula assumes 2",
                      (double)me / P);
@@ -471,7 +472,11 @@ static void explain_ref(model_result *m, const run_facts *f, int c, uint64_t me,
     if (me > 0 && r > 0) {
         int grows = c == CAT_ACTIVATIONS || c == CAT_LOGITS || c == CAT_ATTENTION ||
                     c == CAT_GRADIENTS || c == CAT_AUTOCAST;
-        if (m->cut && grows && me < r)
+        if (m->cut && grows && me < r && m->cut_unstepped)
+            snprintf(rr, n,
+                     "the trace ends with no optimizer step seen (its process killed, "
+                     "or still running): this is partial");
+        else if (m->cut && grows && me < r)
             snprintf(
                 rr, n, "the run stopped at the OOM%s%s before the step's peak: this is partial",
                 f->oom_phase && *f->oom_phase ? " in the " : "", f->oom_phase ? f->oom_phase : "");
