@@ -21,7 +21,7 @@ static const cli_opt flame_opts[] = {
      "allocated peak, the moment the formula comparison and advice\n"
      "explain, for a trace with tensors; oom needs a trace that ran\n"
      "out); all: every allocation of the run (PyTorch's segments\n"
-     "left out)"},
+     "left out, but in a trace of segments alone)"},
     {'h', "help", NULL, "this text"},
     {0}};
 

@@ -147,6 +147,7 @@ oom:
 int report_modules(report_ctx *c)
 {
     replay_result *r = &c->runs[0];
+    c->mod_peak_ns = r->at_peak.time_ns; /* (the process peak's, as peak "process" says) */
     if (!r->tensor_mode) /* segments are not tensors: a segment's module says little */
         return 0;
     /* at the allocated (tensor) peak: where the activations are; the process peak can come
