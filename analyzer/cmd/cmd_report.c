@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cards.h"
@@ -73,6 +74,15 @@ static void usage(FILE *out)
             "and the advice rules (§4): docs/formula.md\n"
             "exit: 0 ok, 1 OOM with --fail-if-oom, 2 usage or unreadable file, 3 malformed trace\n",
             card_presets_help());
+}
+
+/* same_file: a and b name one file (the same name, or the same device and inode) */
+static int same_file(const char *a, const char *b)
+{
+    struct stat x, y;
+    if (!strcmp(a, b))
+        return 1;
+    return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
 }
 
 int cmd_report(int argc, char **argv)
@@ -171,8 +181,18 @@ int cmd_report(int argc, char **argv)
         rc = VT_EXIT_USAGE;
         goto out;
     }
-    for (int i = p.optind; i < argc; i++)
+    for (int i = p.optind; i < argc; i++) { /* a trace given twice is read once (one rank) */
+        int again = 0;
+        for (int j = 0; j < nfiles && !again; j++)
+            again = same_file(files[j], argv[i]);
+        if (again) {
+            fputs("vramtrace report: ", stderr);
+            escape_term_fputs(stderr, argv[i], strlen(argv[i]));
+            fputs(" given twice: read once\n", stderr);
+            continue;
+        }
         files[nfiles++] = argv[i];
+    }
     if (!nfiles && took_key) { /* "--batch-size run.vt": the option's value left out */
         fprintf(stderr,
                 "vramtrace report: --%s %s: a number expected, not a file: no trace file given "

@@ -38,4 +38,9 @@ sed -n '/^Per rank/,/^$/p' three.txt | grep -o '[a-z_0-9]*\.vt$' | tr '\n' ' ' |
 # one file: no ranks line, no ranks section
 "$VT" report --no-color "$D/report_rank0.vt" >one.txt
 grep -q '^  ranks ' one.txt && fail "one file: a ranks line"
+# one file given twice, by two spellings (README: a trace given twice is taken once): one rank,
+# said on stderr (until 2026-12-06 "ranks 2 files", the same pid and file twice)
+"$VT" report --no-color "$D/report_rank0.vt" "$D/../data/report_rank0.vt" >twice.txt 2>twice.err
+grep -q 'given twice: read once' twice.err || fail "twice: $(cat twice.err)"
+cmp -s one.txt twice.txt || fail "one file given twice reported as more: $(grep '^  ranks' twice.txt)"
 echo "report_ranks: ok"
