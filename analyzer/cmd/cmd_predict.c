@@ -165,8 +165,8 @@ verdict:
                "past the request that failed was not measured)\n",
                cal->eval_flag);
     else if (run->lower_bounds && run->cut_unstepped)
-        printf("  (a lower bound: the trace ends with no optimizer step seen (its "
-               "process killed, or still running); the rest of its step was not measured)\n");
+        printf("  (a lower bound: " ADVICE_UNSTEPPED_TEXT " (its process killed, or still "
+               "running); the rest of its step was not measured)\n");
     else if (run->lower_bounds)
         printf("  (a lower bound: the rest of the run's first forward was not measured; the "
                "step needs at least this much)\n");
@@ -229,8 +229,7 @@ verdict:
         printf("none recommended: %s: every %s's need above is a lower bound (vramtrace fit "
                "measures)\n",
                run->cut_unstepped
-                   ? "the trace ends with no optimizer step seen, and what the rest "
-                     "of its step adds is not known"
+                   ? ADVICE_UNSTEPPED_TEXT ", and what the rest of its step adds is not known"
                    : "the run died in its first forward, and what the rest of the forward and "
                      "the backward add is not known",
                mb);

@@ -117,9 +117,9 @@ void predict_print_breakdown(const prediction *p, const model_calib *cal, int ge
            cal->lower ? "none counted: a lower bound (its fragmentation floor, 20 % eager, is "
                         "room the run may need beside)"
            : cal->calibrated
-               ? (cal->unstepped
-                      ? "the fragmentation floor: the trace ends with no optimizer step seen, "
-                        "so the cache it held then is not a measure of what its step needs"
+               ? (cal->unstepped ? "the fragmentation floor: " ADVICE_UNSTEPPED_TEXT
+                                   ", so the cache it "
+                                   "held then is not a measure of what its step needs"
                   : cal->partial
                       ? "the fragmentation floor: the run ended in an OOM, which squeezed its "
                         "cache, so what it held then is not a measure of what it needs"

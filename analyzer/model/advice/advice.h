@@ -21,6 +21,9 @@
  * and the notes say it alike) */
 #define ADVICE_RETRY_TEXT                                                                          \
     "its allocator reached the card and released its cache to go on (a synchronizing retry)"
+/* ADVICE_UNSTEPPED_TEXT: a trace cut before the run's first optimizer step, no OOM (model.h
+ * cut_unstepped), as the report and predict say it alike */
+#define ADVICE_UNSTEPPED_TEXT "the trace ends with no optimizer step seen"
 
 /* A calibration: how the measured run differs from the refined formula. */
 typedef struct model_calib {

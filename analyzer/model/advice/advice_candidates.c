@@ -349,11 +349,13 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
      * the headroom free is told it fits, and the option that restores the headroom is the
      * recommended one, as predict says) */
     int rec = -1;
-    /* (the run's own configuration too: a training run's lower bound says it may fit, no more:
-     * a trace cut in its first forward had been told "keep the current configuration") */
-    if (current_fits == 1 && !(c->lower && !cur->no_training)) {
+    /* a training run's lower bounds recommend nothing, its own configuration neither: they say
+     * it may fit, no more (a trace cut in its first forward had been told "keep the current
+     * configuration") */
+    int bounds_only = c->lower && !cur->no_training;
+    if (current_fits == 1 && !bounds_only) {
         rec = 0;
-    } else if (!c->eval_cut && !(c->lower && !cur->no_training)) {
+    } else if (!c->eval_cut && !bounds_only) {
         /* (an evaluation cut short, or a training run's first forward with no formula to tell
          * how far it had got: lower bounds, none recommended. A simulated UNet out of memory
          * half-way through its forward at B=48 A=2 had been recommended 32 A=3, "at least 9.60

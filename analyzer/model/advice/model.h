@@ -167,7 +167,7 @@ typedef struct model_result {
     int cut;     /* that OOM (or the trace's end) came before the measured step's peak: what it
                   * measured is partial */
     /* the trace ends, with no OOM, before the run's first optimizer step (its process killed,
-     * or still running): the step it measured is cut short (model_truncated_note) */
+     * or still running): the step it measured is cut short (model_cut_unstepped) */
     int cut_unstepped;
     int forward_cut; /* the run stopped at the OOM inside a forward: what it measured is part of one
                       */

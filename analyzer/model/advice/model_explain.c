@@ -474,8 +474,8 @@ static void explain_ref(model_result *m, const run_facts *f, int c, uint64_t me,
                     c == CAT_GRADIENTS || c == CAT_AUTOCAST;
         if (m->cut && grows && me < r && m->cut_unstepped)
             snprintf(rr, n,
-                     "the trace ends with no optimizer step seen (its process killed, "
-                     "or still running): this is partial");
+                     ADVICE_UNSTEPPED_TEXT " (its process killed, or still running): this is "
+                                           "partial");
         else if (m->cut && grows && me < r)
             snprintf(
                 rr, n, "the run stopped at the OOM%s%s before the step's peak: this is partial",

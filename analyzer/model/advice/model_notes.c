@@ -99,25 +99,22 @@ void model_cut_unstepped(model_result *m, const run_facts *f)
                  f->backward_passes == 1 ? "" : "es");
     else if (f->tensor_mode)
         snprintf(where, sizeof where, ", before its first backward pass");
-    if (!m->shape.generic) { /* the formula tells the rest: never scaled below the run (m->cut) */
-        snprintf(m->oom_forward, sizeof m->oom_forward,
-                 "the trace ends with no optimizer step seen and no out-of-memory error%s "
-                 "(its process killed, or still running): what it measured "
-                 "is a step cut short, so the predictions take the formula's bytes wherever the "
-                 "run had not reached them",
-                 where);
-        return;
-    }
-    /* no formula: what-ifs scale what was alive, and the rest of the step is not known (a
-     * simulated GPT-2 at B=16 whose trace was cut in its first forward had been told it "fits"
-     * at the 11.22 GiB measured so far; the whole run ran out of 12 GiB) */
+    /* with a formula it tells the rest: never scaled below the run (m->cut); without one the
+     * what-ifs scale what was alive, and the rest of the step is not known (a simulated GPT-2 at
+     * B=16 whose trace was cut in its first forward had been told it "fits" at the 11.22 GiB
+     * measured so far; the whole run ran out of 12 GiB) */
+    int generic = m->shape.generic;
     snprintf(m->oom_forward, sizeof m->oom_forward,
-             "the trace ends with no optimizer step seen and no out-of-memory error%s (its "
-             "process killed, or still running): what-ifs scale what was alive until "
-             "then; the rest of its step was not measured, so they are lower bounds, and none is "
-             "recommended (vramtrace fit measures)",
-             where);
-    m->lower_bounds = m->calib.lower = 1;
+             ADVICE_UNSTEPPED_TEXT " and no out-of-memory error%s (its process killed, or still "
+                                   "running): %s",
+             where,
+             generic ? "what-ifs scale what was alive until then; the rest of its step was not "
+                       "measured, so they are lower bounds, and none is recommended (vramtrace "
+                       "fit measures)"
+                     : "what it measured is a step cut short, so the predictions take the "
+                       "formula's bytes wherever the run had not reached them");
+    if (generic)
+        m->lower_bounds = m->calib.lower = 1;
 }
 
 /* note: one more sentence the advice rests on (m->notes). */
