@@ -63,6 +63,15 @@ for row, key in (("allocated (tensors)", "allocated"), ("reserved (allocator)", 
     assert m, "%s: no %s row with a time in the text report" % (name, row)
     assert m.group(1) == "%.3f" % (ind[key + "_ns"] / 1e9), "%s: %s at %s s, the events reach it first at %.3f s" % (name, row, m.group(1), ind[key + "_ns"] / 1e9)
 cat_peaks = {k: v["bytes"] for k, v in (rep["category_peaks"] or {}).items() if v["bytes"]}
+# each category's largest over the run holds at least what it holds at the peaks the report
+# breaks down (an evaluation's logits freed before the first training forward had been
+# temporaries in the run's largest and logits/loss at the peak: lightning_gpt2_b4_val16_oom_eval,
+# 3.07 GiB of logits over the run under the 7.67 GiB of them at its tensors' peak)
+if rep["category_peaks"]:
+    for what, cats in (("the process peak", rep["categories"]), ("the tensors' peak", rep["activations_by_module"]["peak_categories"])):
+        for k, v in cats.items():
+            if k in TENSOR_CATS:
+                assert v <= cat_peaks.get(k, 0), "%s: %s holds %d B of %s, its largest over the run %d" % (name, what, v, k, cat_peaks.get(k, 0))
 # the HTML page: every point a whole moment, the tallest one the peak, where the marker is
 d = json.loads(re.search(r'<script type="application/json" id="vt-data">(.*?)</script>', page, re.S).group(1))
 keys = [k for k in d["v"] if k != "_"]

@@ -85,10 +85,14 @@ replay_phase_event(state *s, const reader_event *ev, int is_alloc, uint8_t *loss
      * that size, taken for a parameter's) */
     if (p == PHASE_BACKWARD && !f->f.engine)
         *loss |= EF_LOSS;
-    if (p == PHASE_FORWARD && !s->seen_forward) {
+    if (p == PHASE_FORWARD && !s->seen_forward)
         s->seen_forward = 1;
+    /* the vocabulary from the parameters, at the first forward: an evaluation's too (Lightning's
+     * sanity check evaluates before the first training forward; its logits, freed before that,
+     * had been classified with no vocabulary, temporaries, where the snapshot's classification
+     * at the end said logits/loss) */
+    if ((p == PHASE_FORWARD || p == PHASE_EVAL) && !s->vocab_done)
         replay_phase_vocab(s);
-    }
     if (p == PHASE_OPTIMIZER && !s->in_opt)
         replay_phase_step(s);
     else if (p != PHASE_OPTIMIZER)
