@@ -340,7 +340,7 @@ install: all
 	install -m 0755 $(PRELOAD_SO) $(DESTDIR)$(PREFIX)/lib/vramtrace/libvramtrace.so
 	install -d $(DESTDIR)$(PREFIX)/share/doc/vramtrace/docs
 	install -m 0644 README.md $(DESTDIR)$(PREFIX)/share/doc/vramtrace/README.md
-	install -m 0644 docs/*.md $(DESTDIR)$(PREFIX)/share/doc/vramtrace/docs/
+	install -m 0644 docs/* $(DESTDIR)$(PREFIX)/share/doc/vramtrace/docs/
 
 # The wheel is packed by the in-tree PEP 517 backend that `pip install .` uses (pyproject.toml).
 PYTHON ?= python3

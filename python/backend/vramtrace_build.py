@@ -106,8 +106,8 @@ def _files(build):
     with open(os.path.join(ROOT, "README.md"), "rb") as fh:
         out.append((f"{doc}/README.md", fh.read(), 0o644))
     docs = os.path.join(ROOT, "docs")
-    for f in sorted(os.listdir(docs)):
-        if f.endswith(".md"):
+    for f in sorted(os.listdir(docs)):  # (every file: the pages' image and data too)
+        if os.path.isfile(os.path.join(docs, f)):
             with open(os.path.join(docs, f), "rb") as fh:
                 out.append((f"{doc}/docs/{f}", fh.read(), 0o644))
     di = _dist_info()

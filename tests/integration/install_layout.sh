@@ -20,6 +20,11 @@ for page in $("$P/bin/vramtrace" --help | grep -o 'docs/[a-z-]*\.md' | sort -u) 
     [ -f "$P/share/doc/vramtrace/$page" ] || fail "--help cites $page, not installed"
 done
 cmp -s "$ROOT/docs/formula.md" "$P/share/doc/vramtrace/docs/formula.md" || fail "docs/formula.md differs"
+# every file of docs/, not only its pages: the README's and views.md's picture (html-report.png),
+# validation.md's results (validation-results.jsonl) had not been installed
+for f in "$ROOT"/docs/*; do
+    cmp -s "$f" "$P/share/doc/vramtrace/docs/${f##*/}" || fail "docs/${f##*/} not installed as it is"
+done
 "$P/bin/vramtrace" report "$ROOT/examples/traces/sim/gpt2_b4_fit.vt" >r.txt 2>&1 ||
     { head -n 5 r.txt; fail "the installed vramtrace's report failed"; }
 make -s -C "$ROOT" uninstall BUILD="$BUILD" DESTDIR="$D" PREFIX=/usr/local >make.out 2>&1 ||

@@ -59,6 +59,9 @@ for d in $("$V/bin/vramtrace" --help | grep -o 'docs/[a-z0-9_-]*\.md' | sort -u)
     [ -f "$V/share/doc/vramtrace/$d" ] || fail "--help cites $d: not in $V/share/doc/vramtrace"
 done
 [ -f "$V/share/doc/vramtrace/README.md" ] || fail "no share/doc/vramtrace/README.md"
+for f in "$ROOT"/docs/*; do # (every file: html-report.png, validation-results.jsonl too)
+    cmp -s "$f" "$V/share/doc/vramtrace/docs/${f##*/}" || fail "docs/${f##*/} not installed as it is"
+done
 PATH="$V/bin:$PATH" vramtrace --help >help.txt 2>&1 || fail "vramtrace --help"
 grep -q '^usage: vramtrace' help.txt || fail "vramtrace --help: $(head -3 help.txt)"
 "$V/bin/python" -m vramtrace --help >pyhelp.txt 2>&1 || fail "python -m vramtrace --help"
