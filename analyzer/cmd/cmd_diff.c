@@ -1,5 +1,6 @@
-/* cmd_diff.c — `vramtrace diff [--json] [--top N] A B`: replays both traces (model/replay.c)
- * and prints how their peaks differ by category and by site (views/diff_view.c). */
+/* cmd_diff.c — `vramtrace diff [--json] [--top N] A B`: replays both traces and builds their
+ * reports (report/report.c) and prints how their peaks differ by category and by site
+ * (views/diff_view.c). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -8,7 +9,9 @@
 #include "diff_view.h"
 #include "mem.h"
 #include "notes.h"
+#include "model.h"
 #include "replay.h"
+#include "report.h"
 
 /* The options of `diff`, one table: parsing and --help both come from it. */
 enum { OPT_JSON = CLI_LONG_ONLY, OPT_TOP };
@@ -32,7 +35,7 @@ int cmd_diff(int argc, char **argv)
 {
     int c, json = 0, top = 10, rc = 0;
     char err[512], *end;
-    replay_result r[2];
+    report_ctx rep[2];
     cli p;
     cli_init(&p, "diff", diff_opts, 0);
     while ((c = cli_next(&p, argc, argv)) != CLI_END) {
@@ -60,21 +63,26 @@ int cmd_diff(int argc, char **argv)
                 argc - first);
         return VT_EXIT_USAGE;
     }
+    /* each run's report, built as `report` builds it: its model tells a run of forwards only
+     * (an evaluation out of memory is not "missing an optimizer's state") */
+    int fwd_only[2] = {0, 0};
     for (int i = 0; i < 2; i++) {
-        int e = replay_file(argv[first + i], &r[i], err, sizeof err);
+        int e = report_of_trace(argv[first + i], &rep[i], err, sizeof err);
         if (e) {
             notes_error("diff", err);
             for (int k = 0; k <= i; k++)
-                replay_free(&r[k]);
+                report_free(&rep[k]);
             return e;
         }
-        notes_trace("diff", &r[i], "comparing");
+        notes_trace("diff", &rep[i].runs[0], "comparing");
+        fwd_only[i] = rep[i].model && rep[i].model->shape.no_training;
     }
     if (mem_failed()) /* a replay lost something: no comparison drawn from it (main says why) */
         rc = VT_EXIT_USAGE;
-    else if (notes_stdout_error("diff", diff_view_write(stdout, &r[0], &r[1], top, json) != 0))
+    else if (notes_stdout_error("diff", diff_view_write(stdout, &rep[0].runs[0], &rep[1].runs[0],
+                                                        fwd_only, top, json) != 0))
         rc = VT_EXIT_USAGE;
-    replay_free(&r[0]);
-    replay_free(&r[1]);
+    report_free(&rep[0]);
+    report_free(&rep[1]);
     return rc;
 }

@@ -57,11 +57,13 @@ typedef struct fit_job {
 } fit_job;
 
 /* fit_at_limit: best, the largest micro-batch that fit, is the search's last candidate (--max-b,
- * else 1024) without {A} (whose limit, the effective batch, is the command's own): a larger one
- * was never tried, so it is a lower bound */
+ * else 1024; with {A} a divisor of the effective batch) and a larger one could be: a larger one
+ * was never tried, so it is a lower bound. With {A} the effective batch itself is the command's
+ * own limit (accumulating 1 step); below it, --max-b's (--max-b 3 of an effective 16 had said
+ * 2, "accumulate 8", where 4 fits) */
 static inline int fit_at_limit(const fit_job *j, long best)
 {
-    return !j->has_a && j->ncand > 0 && best == j->cand[j->ncand - 1];
+    return j->ncand > 0 && best == j->cand[j->ncand - 1] && (!j->has_a || best < j->effective);
 }
 
 /* fit_print_table / fit_print_json: the trials, the largest micro-batch that fits (best, with

@@ -238,6 +238,36 @@ static const char *basis(const replay_result *r)
     return r->tensor_mode ? "tensors" : "segments";
 }
 
+/* pool_hidden: r's tensors came one event each from cudaMallocAsync's pool, whose cache (reserved
+ * beyond the tensors) no event shows: its reserved bytes and allocator cache are not measured
+ * (a_tensors_eager's "reserved 5965.1", its tensors', "allocator cache 0.0" had read as
+ * measured beside a caching allocator's 1348.6 MiB of cache) */
+static int pool_hidden(const replay_result *r)
+{
+    return r->tensor_mode && !r->segment_mode;
+}
+
+/* no_torch: r holds no allocation of PyTorch's, neither tensors nor segments (a trace cut before
+ * the first, or a program of other memory): not "segment mode" */
+static int no_torch(const replay_result *r)
+{
+    return !r->tensor_mode && !r->segment_mode;
+}
+
+/* seen: whether level i (allocated, reserved, process) of r is measured: the tensors' where
+ * tensors came, the reserved where segments did (no pool's hidden cache, nor a trace of no
+ * allocation of PyTorch's), the process's device memory always */
+static int seen(const replay_result *r, int i)
+{
+    return i == 0 ? r->tensor_mode : i == 1 ? r->segment_mode : 1;
+}
+
+/* cat_seen: whether category c of r is measured (the allocator cache of a hidden pool is not) */
+static int cat_seen(const replay_result *r, int c)
+{
+    return c != CAT_CACHE || !pool_hidden(r);
+}
+
 /* steps_done: the optimizer steps r completed (a bounded trace's: its summaries') */
 static unsigned steps_done(const replay_result *r)
 {
@@ -261,7 +291,7 @@ static void oom_json(FILE *out, const replay_result *r)
 /* oom_text: what a run that ran out of memory measured: its peaks are what it held before the
  * error, not what its configuration needs; and what it never made (also said of a run that
  * took no optimizer step after its backward, without an error) */
-static void oom_text(FILE *out, const char *which, const replay_result *r)
+static void oom_text(FILE *out, const char *which, const replay_result *r, int fwd_only)
 {
     if (!r->has_oom && !steps_done(r) && r->backward_passes && /* (not forwards only) */
         !r->at_peak.by_cat.bytes[CAT_OPTIMIZER]) {
@@ -289,11 +319,29 @@ static void oom_text(FILE *out, const char *which, const replay_result *r)
             mib(to_s(r->oom_requested)), when);
     if (replay_oom_in_step(r) && !done) /* (the state: what the step had made of it) */
         fputs("; its first step's optimizer state was being made: only part of it is in them", out);
+    else if (fwd_only) /* (its report's "forwards only": an evaluation's, no state to miss) */
+        fputs("; it ran forwards only (no backward pass, no optimizer step: nothing was "
+              "trained)",
+              out);
     else if (!done && !r->at_peak.by_cat.bytes[CAT_OPTIMIZER])
         fputs("; no optimizer step ran: an optimizer's state and a step's own bytes are not in "
               "them",
               out);
     fputs(")\n", out);
+}
+
+/* pair_json: "key":{"a":..,"b":..,"change":..} after sep, a side not measured (sa, sb 0) null */
+static void pair_json(FILE *out, const char *sep, const char *key, int sa, uint64_t x, int sb,
+                      uint64_t y)
+{
+    fprintf(out, "%s\"%s\":{\"a\":", sep, key);
+    fprintf(out, sa ? "%" PRIu64 : "null", x);
+    fputs(",\"b\":", out);
+    fprintf(out, sb ? "%" PRIu64 : "null", y);
+    if (sa && sb)
+        fprintf(out, ",\"change\":%" PRId64 "}", delta(x, y));
+    else
+        fputs(",\"change\":null}", out);
 }
 
 static void write_json(FILE *out, replay_result *a, replay_result *b, diff_sites *s, size_t top)
@@ -315,25 +363,15 @@ static void write_json(FILE *out, replay_result *a, replay_result *b, diff_sites
     /* the phase each run's process peak came in: the categories are of those two moments */
     fprintf(out, "\"peak_phase\":{\"a\":\"%s\",\"b\":\"%s\"},\"peak\":{", phase_name(a->peak_phase),
             phase_name(b->peak_phase));
-    for (int i = 0; i < 3; i++) {
-        if (i == 0 && (!a->tensor_mode || !b->tensor_mode)) { /* not visible in segment mode */
-            fputs("\"allocated_bytes\":{\"a\":", out);
-            fprintf(out, a->tensor_mode ? "%" PRIu64 : "null", pa[0]);
-            fputs(",\"b\":", out);
-            fprintf(out, b->tensor_mode ? "%" PRIu64 : "null", pb[0]);
-            fputs(",\"change\":null}", out);
-            continue;
-        }
-        fprintf(out, "%s\"%s\":{\"a\":%" PRIu64 ",\"b\":%" PRIu64 ",\"change\":%" PRId64 "}",
-                i ? "," : "", lv[i], pa[i], pb[i], delta(pa[i], pb[i]));
-    }
+    for (int i = 0; i < 3; i++) /* (a level one run does not measure: null, its change too) */
+        pair_json(out, i ? "," : "", lv[i], seen(a, i), pa[i], seen(b, i), pb[i]);
     fputs("},\"categories\":{", out);
     for (int c = 0, first = 1; c < CAT_COUNT; c++) {
         uint64_t x = a->at_peak.by_cat.bytes[c], y = b->at_peak.by_cat.bytes[c];
         if (!x && !y)
             continue;
-        fprintf(out, "%s\"%s\":{\"a\":%" PRIu64 ",\"b\":%" PRIu64 ",\"change\":%" PRId64 "}",
-                first ? "" : ",", category_key((category)c), x, y, delta(x, y));
+        pair_json(out, first ? "" : ",", category_key((category)c), cat_seen(a, c), x,
+                  cat_seen(b, c), y);
         first = 0;
     }
     fputs("},\"sites\":[", out);
@@ -351,8 +389,45 @@ static void write_json(FILE *out, replay_result *a, replay_result *b, diff_sites
     fprintf(out, "],\"more_sites\":{\"count\":%zu,\"change\":%" PRId64 "}}\n", more, rest);
 }
 
-static void write_text(FILE *out, replay_result *a, replay_result *b, diff_sites *s, size_t top,
-                       int compiled)
+/* visibility_notes: the levels and categories a run's recording does not measure, and why
+ * (segment mode, cudaMallocAsync's pool, no allocation of PyTorch's at all) */
+static void visibility_notes(FILE *out, const replay_result *a, const replay_result *b)
+{
+    const replay_result *r[2] = {a, b};
+    static const char *const n[2] = {"A", "B"};
+    int segs[2], none[2];
+    for (int i = 0; i < 2; i++) {
+        segs[i] = !r[i]->tensor_mode && r[i]->segment_mode;
+        none[i] = no_torch(r[i]);
+    }
+    if (segs[0] && segs[1])
+        fprintf(out, "(allocated: not visible in segment mode)\n");
+    else if ((segs[0] && r[1]->tensor_mode) || (segs[1] && r[0]->tensor_mode))
+        fprintf(out,
+                "(allocated: not visible in segment mode; %s's categories sort tensors, %s's "
+                "segments under the phase that grew them: a change below compares the two "
+                "ways of sorting as much as the two runs)\n",
+                segs[1] ? "A" : "B", segs[1] ? "B" : "A");
+    else if (segs[0] || segs[1])
+        fprintf(out, "(allocated: not visible in %s's segment mode)\n", segs[0] ? "A" : "B");
+    for (int i = 0; i < 2; i++) {
+        if (none[i])
+            fprintf(out,
+                    "(%s holds no allocation of PyTorch's, no tensor and no segment (%llu "
+                    "events%s): its allocated and reserved are not measured, only its "
+                    "process's device memory)\n",
+                    n[i], (unsigned long long)r[i]->n_events,
+                    r[i]->status == READER_TRUNCATED ? ", cut before the first" : "");
+        if (pool_hidden(r[i]))
+            fprintf(out,
+                    "(reserved and allocator cache: not visible in %s's tensor mode: "
+                    "cudaMallocAsync's pool holds its cache out of the trace's sight)\n",
+                    n[i]);
+    }
+}
+
+static void write_text(FILE *out, replay_result *a, replay_result *b, const int fwd_only[2],
+                       diff_sites *s, size_t top, int compiled)
 {
     const uint64_t pa[3] = {a->peak_allocated, a->peak_reserved, a->peak_process};
     const uint64_t pb[3] = {b->peak_allocated, b->peak_reserved, b->peak_process};
@@ -363,39 +438,29 @@ static void write_text(FILE *out, replay_result *a, replay_result *b, diff_sites
     fputs("\nB: ", out);
     escape_term_fputs(out, b->path, strlen(b->path));
     fputs("\n", out);
-    oom_text(out, "A", a);
-    oom_text(out, "B", b);
+    oom_text(out, "A", a, fwd_only[0]);
+    oom_text(out, "B", b, fwd_only[1]);
     fprintf(out, "\n%-20s %12s %12s %12s\n", "peak (MiB)", "A", "B", "B - A");
     for (int i = 0; i < 3; i++) {
-        if (i == 0 && (!a->tensor_mode || !b->tensor_mode)) { /* not visible in segment mode */
-            char x[32], y[32];
-            snprintf(x, sizeof x, "%.1f", mib(to_s(pa[0])));
-            snprintf(y, sizeof y, "%.1f", mib(to_s(pb[0])));
-            fprintf(out, "%-20s %12s %12s %12s\n", lv[0], a->tensor_mode ? x : "-",
-                    b->tensor_mode ? y : "-", "-");
-            continue;
-        }
-        fprintf(out, "%-20s %12.1f %12.1f %12s\n", lv[i], mib(to_s(pa[i])), mib(to_s(pb[i])),
-                change(delta(pa[i], pb[i]), ch, sizeof ch));
+        char x[32], y[32];
+        snprintf(x, sizeof x, "%.1f", mib(to_s(pa[i])));
+        snprintf(y, sizeof y, "%.1f", mib(to_s(pb[i])));
+        fprintf(out, "%-20s %12s %12s %12s\n", lv[i], seen(a, i) ? x : "-", seen(b, i) ? y : "-",
+                seen(a, i) && seen(b, i) ? change(delta(pa[i], pb[i]), ch, sizeof ch) : "-");
     }
-    if (a->tensor_mode != b->tensor_mode)
-        fprintf(out,
-                "(allocated: not visible in segment mode; %s's categories sort tensors, %s's "
-                "segments under the phase that grew them: a change below compares the two "
-                "ways of sorting as much as the two runs)\n",
-                a->tensor_mode ? "A" : "B", a->tensor_mode ? "B" : "A");
-    else if (!a->tensor_mode)
-        fprintf(out, "(allocated: not visible in segment mode)\n");
+    visibility_notes(out, a, b);
     fprintf(out, "\n%-20s %12s %12s %12s\n", "at the peak (MiB)", "A", "B", "B - A");
     for (int c = 0; c < CAT_COUNT; c++) {
         uint64_t x = a->at_peak.by_cat.bytes[c], y = b->at_peak.by_cat.bytes[c];
         char ax[32], ay[32];
+        int sa = cat_seen(a, c), sb = cat_seen(b, c);
         if (x || y)
             fprintf(out, "%-20s %12s %12s %12s\n", category_name((category)c),
-                    amount(x, ax, sizeof ax), amount(y, ay, sizeof ay),
-                    change(delta(x, y), ch, sizeof ch));
+                    sa ? amount(x, ax, sizeof ax) : "-", sb ? amount(y, ay, sizeof ay) : "-",
+                    sa && sb ? change(delta(x, y), ch, sizeof ch) : "-");
     }
-    if (a->peak_phase != b->peak_phase) /* (a run's tensors freed by its peak sit in its cache) */
+    if (a->peak_phase != b->peak_phase && a->peak_process &&
+        b->peak_process) /* (a run's tensors freed by its peak sit in its cache) */
         fprintf(
             out,
             "(A's process peak came in its %s phase, B's in its %s phase: the rows compare those "
@@ -433,7 +498,8 @@ static void write_text(FILE *out, replay_result *a, replay_result *b, diff_sites
         fputs("  (none: every site holds in B what it held in A)\n", out);
 }
 
-int diff_view_write(FILE *out, replay_result *a, replay_result *b, int top, int json)
+int diff_view_write(FILE *out, replay_result *a, replay_result *b, const int fwd_only[2], int top,
+                    int json)
 {
     diff_sites s = {0};
     int rc = 0, compiled = 0;
@@ -445,7 +511,7 @@ int diff_view_write(FILE *out, replay_result *a, replay_result *b, int top, int 
         if (json)
             write_json(out, a, b, &s, (size_t)(top < 0 ? 0 : top));
         else
-            write_text(out, a, b, &s, (size_t)(top < 0 ? 0 : top), compiled);
+            write_text(out, a, b, fwd_only, &s, (size_t)(top < 0 ? 0 : top), compiled);
         if (ferror(out) || mem_failed()) /* a site's text left out for want of memory */
             rc = 2;
     }

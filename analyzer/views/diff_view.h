@@ -15,8 +15,11 @@
 /* diff_view_write: a against b (b minus a): the three peaks, every category either run has,
  * then the top sites by absolute change (at most top; sites keyed by replay_site_text).
  * json: one JSON document (category keys), else text (the report's category names, changes in
- * MiB, those under 0.05 MiB in KiB or bytes, never "-0.0"). Returns 0, or 2 when out of memory or a
- * write failed. */
-int diff_view_write(FILE *out, replay_result *a, replay_result *b, int top, int json);
+ * MiB, those under 0.05 MiB in KiB or bytes, never "-0.0"); a level or category a run's recording
+ * does not measure is "-" (null). fwd_only: each run made forwards only (its report's model says
+ * so: an evaluation out of memory misses no optimizer state). Returns 0, or 2 when out of memory
+ * or a write failed. */
+int diff_view_write(FILE *out, replay_result *a, replay_result *b, const int fwd_only[2], int top,
+                    int json);
 
 #endif

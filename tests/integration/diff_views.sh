@@ -154,4 +154,28 @@ moved = [(e["site"], e["change"]) for e in d["sites"] if e["change"]]
 assert d["sites"] and not moved, moved[:4]
 PY
 done
+
+# what a recording does not measure is "-" (null), said why, never 0 compared as measured:
+# cudaMallocAsync's tensor mode hides its pool's cache (a_tensors_eager had said reserved 5965.1,
+# its tensors', and allocator cache 0.0 beside a caching allocator's 1348.6 MiB); a trace cut
+# before PyTorch's first allocation has no allocated or reserved, nor a segment mode or a peak
+# phase to name
+T="$ROOT/examples/traces"
+"$VT" diff "$T/a_tensors_eager.vt" "$D/s_nano_eager_b8.vt" >pool.txt 2>/dev/null || fail "pool diff exit $?"
+grep -q '^reserved  *- .* -$' pool.txt && grep -q '^allocator cache  *- .* -$' pool.txt &&
+    grep -q "not visible in A's tensor mode" pool.txt || { cat pool.txt; fail "a hidden pool's cache compared as measured"; }
+"$VT" diff --json "$T/a_tensors_eager.vt" "$D/s_nano_eager_b8.vt" >pool.json 2>/dev/null || fail "pool diff --json exit $?"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d["peak"]["reserved_bytes"]; c=d["categories"]["allocator_cache"]
+assert r["a"] is None and r["change"] is None and r["b"] > 0, r
+assert c["a"] is None and c["change"] is None and c["b"] > 0, c' pool.json || fail "a hidden pool's reserved / cache not null in JSON"
+head -c 1000 "$ROOT/examples/traces/h100-torch2.11-beyond/bert_b16_fit.vt" >cut.vt
+"$VT" diff cut.vt "$ROOT/examples/traces/h100-torch2.11-beyond/bert_b16_fit.vt" >cut.txt 2>/dev/null || fail "cut diff exit $?"
+grep -q "segment mode\|process peak came in" cut.txt && { cat cut.txt; fail "a trace of no allocation said in segment mode / at a peak phase"; }
+grep -q '^reserved  *- ' cut.txt && grep -q "A holds no allocation of PyTorch's" cut.txt || { cat cut.txt; fail "a trace of no allocation: reserved compared"; }
+# an evaluation out of memory ran forwards only, as its report says: no optimizer state missed
+"$VT" diff "$T/sim/gpt2_eval_b16_fit.vt" "$T/sim/gpt2_eval_b24_oom_forward.vt" >ev.txt 2>/dev/null || fail "eval diff exit $?"
+grep -q "it ran forwards only" ev.txt && ! grep -q "optimizer's state" ev.txt || { cat ev.txt; fail "an evaluation told of a missing optimizer state"; }
+# (a training run out of memory in its first forward still is)
+"$VT" diff "$T/sim/gpt2_b4_fit.vt" "$T/sim/gpt2m_b4_oom_forward.vt" >tr.txt 2>/dev/null
+grep -q "no optimizer step ran: an optimizer's state" tr.txt || { cat tr.txt; fail "a training run's first-forward OOM lost its note"; }
 exit 0

@@ -170,6 +170,13 @@ grep -q "that fits with 5 % headroom on 12.00 GiB: at least 2 (the search's limi
     { cat fl.txt; fail "--max-b 2: not said to be the search's limit"; }
 "$PY" -c 'import json,sys; b=json.load(open(sys.argv[1]))["best"]; assert b["batch_size"] == 2 and b["at_search_limit"] is True, b' fl.json ||
     fail "--max-b 2: JSON best.at_search_limit"
+# with {A}, a --max-b below the effective batch is a search limit too (--max-b 3 of an effective
+# 512 had said "2, accumulate 256", at_search_limit false, where 4 fits)
+# shellcheck disable=SC2086
+"$VT" fit --card 12GiB --max-b 3 --json --dir fla -- "$PY" "$SIM" "$CFG" $ARGS --max_iters=1 \
+    --batch_size={B=16} --gradient_accumulation_steps={A=32} >fla.json 2>/dev/null || fail "--max-b 3 with {A}: exit $?"
+"$PY" -c 'import json,sys; b=json.load(open(sys.argv[1]))["best"]; assert b["batch_size"] == 2 and b["at_search_limit"] is True, b' fla.json ||
+    fail "--max-b 3 with {A}: JSON best.at_search_limit"
 "$VT" fit --card 12GiB --max-b 2 --dir fv -- "$PY" "$ROOT/examples/sim/sim_hf.py" --model gpt2 --eval-only \
     --batch-size {B} --steps 1 >fv.txt 2>/dev/null || { cat fv.txt; fail "an evaluation's fit failed"; }
 grep -q 'accumulat' fv.txt && fail "an evaluation (no backward) told of accumulation: $(grep accumulat fv.txt)"

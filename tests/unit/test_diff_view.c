@@ -23,7 +23,7 @@ static char *write_diff(const char *a, const char *b, int json, int *rc)
     assert_int_equal(replay_file(b, &r[1], err, sizeof err), 0);
     FILE *m = open_memstream(&text, &len);
     assert_non_null(m);
-    *rc = diff_view_write(m, &r[0], &r[1], 10, json);
+    *rc = diff_view_write(m, &r[0], &r[1], (const int[2]){0, 0}, 10, json);
     fclose(m);
     replay_free(&r[0]);
     replay_free(&r[1]);

@@ -144,11 +144,11 @@ static int run_memviz(FILE *out)
 }
 static int run_diff(FILE *out)
 {
-    return diff_view_write(out, &g_r[0], &g_r[1], 10, 0) ? -1 : 0;
+    return diff_view_write(out, &g_r[0], &g_r[1], (const int[2]){0, 0}, 10, 0) ? -1 : 0;
 }
 static int run_diff_json(FILE *out)
 {
-    return diff_view_write(out, &g_r[0], &g_r[1], 10, 1) ? -1 : 0;
+    return diff_view_write(out, &g_r[0], &g_r[1], (const int[2]){0, 0}, 10, 1) ? -1 : 0;
 }
 
 static void nothing(void) {}
