@@ -406,6 +406,17 @@ int vt__active(void)
            !vt__config_get()->disabled;
 }
 
+/* vt__writer_note_in_hook: see output.h (here beside vt__active, which it asks) */
+void vt__writer_note_in_hook(void)
+{
+    if (!vt__active()) { /* the trace has ended (or is off): as any event made then */
+        vt__writer_note_late();
+        return;
+    }
+    atomic_fetch_or(&vt__ws.lost_why, VT_TRAILER_LOST_IN_HOOK);
+    vt__writer_dropped();
+}
+
 /* write3: the path behind vt__write and vt__write_strings; opens the file the first time. */
 static int write3(uint16_t type, uint16_t flags, const void *p1, size_t n1, const void *p2,
                   size_t n2, const void *p3, size_t n3)

@@ -54,6 +54,8 @@ static void drain(void)
  * right after it. The descriptor stays open (exec may fail and tracing resume). */
 static void finish_locked(window *w, uint64_t s, uint16_t flags, int err)
 {
+    flags |=
+        (uint16_t)atomic_load(&vt__ws.lost_why); /* (why events were lost, beside why it ended) */
     if (vt__ws.chunked) { /* the packer packs what is left and ends the summary with it */
         vt__pack_finish_locked(w, s, flags, err);
         return;
@@ -336,6 +338,7 @@ static void forget_file(void)
     vt__wslots_forget();
     atomic_store(&vt__ws.n_dropped, 0);
     atomic_store(&vt__ws.stacks_truncated, 0);
+    atomic_store(&vt__ws.lost_why, 0);
     __atomic_store_n(&vt__ws.start_mono, 0, __ATOMIC_RELEASE);
     int s = atomic_load(&vt__ws.state);
     atomic_store(&vt__ws.state,

@@ -176,6 +176,7 @@ typedef struct vt__writer_state {
      * state / cur, which every record reads */
     alignas(64) _Atomic uint64_t n_dropped;
     alignas(64) _Atomic uint32_t stacks_truncated;
+    _Atomic uint32_t lost_why; /* VT_TRAILER_LOSSES bits: why events counted in n_dropped were */
     /* the ended trace's trailer, its n_dropped, mapped until the process ends (NULL: none): the
      * events that come after it is written are counted there (writer_state.c vt__writer_dropped);
      * late_busy: threads counting into it now (a failed exec waits for them) */

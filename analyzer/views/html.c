@@ -204,7 +204,7 @@ static void header(FILE *out, const report_ctx *c)
 {
     const replay_result *r = &c->runs[0];
     const tables_process *p = tables_process_get(r->t);
-    char b1[32], b2[32], b3[32], fails[REPORT_FAILED_LEN], lost[256];
+    char b1[32], b2[32], b3[32], fails[REPORT_FAILED_LEN], lost[REPORT_LOST_LEN];
     fputs("<header><h1>vramtrace report</h1>\n<p class=cmd>", out);
     for (uint32_t i = 0; p && i < p->argc && i < 64; i++) {
         fputs(i ? " " : "", out);
@@ -251,8 +251,8 @@ static void header(FILE *out, const report_ctx *c)
             r->n_events,
             report_failed_text(r->n_failed, r->n_failed_frees, r->n_failed_frees_shutdown, fails,
                                sizeof fails),
-            report_lost_text(r->run_dropped, replay_missing_events(r), replay_made_events(r), lost,
-                             sizeof lost),
+            report_lost_text(r->run_dropped, replay_missing_events(r), replay_made_events(r),
+                             r->lost_why, lost, sizeof lost),
             r->iterations, r->iterations == 1 ? "" : "s",
             r->tensor_mode ? report_steps_hedge(c) : " that grew the cache",
             (double)r->end_ns / 1e9);

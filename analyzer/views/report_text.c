@@ -119,20 +119,46 @@ const char *report_failed_text(uint64_t allocs, uint64_t frees, uint64_t shutdow
     return buf;
 }
 
-const char *report_lost_text(uint64_t lost, uint64_t missing, uint64_t made, char *buf, size_t n)
+/* lost_why_text: why the capture could not store them (the trailer's VT_TRAILER_LOSSES), as
+ * " (A; B)", or "" when it says none */
+static const char *lost_why_text(unsigned why, char *buf, size_t n)
+{
+    static const struct {
+        unsigned bit;
+        const char *text;
+    } reasons[] = {
+        {VT_TRAILER_LOST_IN_HOOK, "made by a signal handler that interrupted the tracer's own "
+                                  "work inside a hook on the same thread"},
+    };
+    size_t k = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < sizeof reasons / sizeof reasons[0] && k < n; i++)
+        if (why & reasons[i].bit) {
+            int w = snprintf(buf + k, n - k, "%s%s", k ? "; " : " (", reasons[i].text);
+            k = w < 0 ? n : k + (size_t)w;
+        }
+    if (k && k + 1 < n)
+        snprintf(buf + k, n - k, ")");
+    return buf;
+}
+
+const char *report_lost_text(uint64_t lost, uint64_t missing, uint64_t made, unsigned why,
+                             char *buf, size_t n)
 {
     static const char not_in[] =
         "not in the file (no room for them within the bound, on the disk or under the "
         "file-size limit)";
+    char reason[320];
+    lost_why_text(why, reason, sizeof reason);
     if (lost && missing)
         snprintf(buf, n,
-                 "; %llu of the run's %llu events lost: %llu the capture could not store, %llu "
+                 "; %llu of the run's %llu events lost: %llu the capture could not store%s, %llu "
                  "%s",
                  (unsigned long long)(lost + missing), (unsigned long long)made,
-                 (unsigned long long)lost, (unsigned long long)missing, not_in);
+                 (unsigned long long)lost, reason, (unsigned long long)missing, not_in);
     else if (lost) /* (the trailer's n_dropped: a trace cut before its trailer cannot say) */
-        snprintf(buf, n, "; %llu of the run's %llu events lost: the capture could not store them",
-                 (unsigned long long)lost, (unsigned long long)made);
+        snprintf(buf, n, "; %llu of the run's %llu events lost: the capture could not store them%s",
+                 (unsigned long long)lost, (unsigned long long)made, reason);
     else if (missing)
         snprintf(buf, n, "; %llu of the run's %llu events lost: %s", (unsigned long long)missing,
                  (unsigned long long)made, not_in);
@@ -203,11 +229,11 @@ static void print_run(FILE *out, const report_ctx *c)
         fprintf(out, "  stacks   %s\n", sn);
     if (report_tracker_text(r))
         fprintf(out, "  tracker  %s\n", report_tracker_text(r));
-    char fails[REPORT_FAILED_LEN], lost[256];
+    char fails[REPORT_FAILED_LEN], lost[REPORT_LOST_LEN];
     report_failed_text(r->n_failed, r->n_failed_frees, r->n_failed_frees_shutdown, fails,
                        sizeof fails);
-    report_lost_text(r->run_dropped, replay_missing_events(r), replay_made_events(r), lost,
-                     sizeof lost);
+    report_lost_text(r->run_dropped, replay_missing_events(r), replay_made_events(r), r->lost_why,
+                     lost, sizeof lost);
     if (r->tensor_mode)
         fprintf(out, "  events   %llu (%s%s), %u optimizer step%s%s, %.2f s traced\n",
                 (unsigned long long)r->n_events, fails, lost, r->iterations,

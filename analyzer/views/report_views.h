@@ -30,8 +30,11 @@ const char *report_failed_text(uint64_t allocs, uint64_t frees, uint64_t shutdow
  * parentheses ("; 779189 of the run's 907861 events lost: the capture could not store them"),
  * or "" when it lost nothing; lost: the trailer's n_dropped, missing: a chunked trace's events
  * not in its file (a full disk, the file-size limit), made: the events the run made, kept and
- * lost (text, page and run's summary say it alike); buf. */
-const char *report_lost_text(uint64_t lost, uint64_t missing, uint64_t made, char *buf, size_t n);
+ * lost (text, page and run's summary say it alike); why: the trailer's VT_TRAILER_LOSSES bits,
+ * said after "could not store them" ("(made by a signal handler ...)"); buf (REPORT_LOST_LEN). */
+const char *report_lost_text(uint64_t lost, uint64_t missing, uint64_t made, unsigned why,
+                             char *buf, size_t n);
+#define REPORT_LOST_LEN 512
 /* report_stacks_text: what the run's stacks cannot tell, when they lack Python frames, native
  * ones, or native ones reaching an operator (--depth cut them short); buf, or NULL when the
  * stacks tell it all. */

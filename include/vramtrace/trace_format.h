@@ -505,6 +505,18 @@ enum vt_trailer_flag {
     VT_TRAILER_FLAGS(VT_TRAILER_ENUM)
 #undef VT_TRAILER_ENUM
 };
+/* TRAILER header.flags bits 8..15: why the events counted in n_dropped were lost, beside why the
+ * trace ended (later 1.3 writers; 0 before, and where the reason is none of these).
+ * X(NAME, bit, key): VT_TRAILER_NAME; key names it in JSON (`dump`: "lost_why").
+ *   LOST_IN_HOOK  made by a signal handler that interrupted the tracer's own work inside a hook
+ *                 on the same thread (recording another call): it could not be written then */
+#define VT_TRAILER_LOSSES(X) X(LOST_IN_HOOK, 0x100u, "in_hook")
+enum vt_trailer_loss {
+#define VT_TRAILER_LOSS_ENUM(name, bit, key) VT_TRAILER_##name = bit,
+    VT_TRAILER_LOSSES(VT_TRAILER_LOSS_ENUM)
+#undef VT_TRAILER_LOSS_ENUM
+};
+#define VT_TRAILER_END_MASK 0xffu /* header.flags bits that say why the trace ended */
 typedef struct vt_rec_trailer {
     uint64_t end_ns;           /* since start_mono_ns */
     uint64_t n_events;         /* ALLOC + FREE records written */

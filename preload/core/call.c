@@ -33,7 +33,15 @@ int vt__call_alloc_begin(vt__call *c, uint16_t api, int space, int device, uint6
         else
             c->refused = 1;
     }
+    c->outer_real = vt__real_begin();
     return c->refused;
+}
+
+/* in_handler: a call not recorded, made inside a hook on this thread but not by its real call:
+ * by a signal handler that interrupted the hook's own work (thread.h's vt__t_real) */
+static int in_handler(void)
+{
+    return vt__depth() > 1 && vt__t_real != vt__depth() - 1;
 }
 
 static void alloc_end(vt__call *c, int32_t result, uint64_t addr, uint64_t size, int has_aux,
@@ -43,9 +51,12 @@ static void alloc_end(vt__call *c, int32_t result, uint64_t addr, uint64_t size,
      * handle types the driver has), never an event, so no drop either once the trace ended */
     int probe =
         c->space == VT_SPACE_VMM_HANDLE && result != 0 && !c->refused && result != VT__RESULT_OOM;
+    vt__real_end(c->outer_real);
     if (!c->rec) {
         if (vt__depth() == 1 && !probe) /* not recorded: the trace has ended, or is off */
             vt__writer_note_late();
+        else if (!probe && in_handler())
+            vt__writer_note_in_hook();
         vt__leave();
         return;
     }
@@ -90,10 +101,12 @@ void vt__call_image_end(vt__call *c, int32_t result, uint64_t handle, const void
 void vt__call_free_begin(vt__call *c, uint16_t api, int space, uint64_t stream)
 {
     *c = (vt__call){.api = api, .space = space, .device = -1, .stream = stream, .rec = vt__enter()};
+    c->outer_real = vt__real_begin();
 }
 
 void vt__call_free_end(vt__call *c, int32_t result, uint64_t addr)
 {
+    vt__real_end(c->outer_real);
     if (c->rec && addr) {
         int e = errno;
         if (result == 0 && c->space && vt__card_enabled())
@@ -104,6 +117,8 @@ void vt__call_free_end(vt__call *c, int32_t result, uint64_t addr)
         errno = e;
     } else if (addr && vt__depth() == 1) {
         vt__writer_note_late();
+    } else if (addr && in_handler()) {
+        vt__writer_note_in_hook();
     }
     vt__leave();
 }
@@ -111,10 +126,12 @@ void vt__call_free_end(vt__call *c, int32_t result, uint64_t addr)
 void vt__call_context_begin(vt__call *c, uint16_t api, int device)
 {
     *c = (vt__call){.api = api, .device = device, .rec = vt__enter_any_depth()};
+    c->outer_real = vt__real_begin();
 }
 
 void vt__call_context_end(vt__call *c, int32_t result, CUcontext ctx)
 {
+    vt__real_end(c->outer_real);
     int e = errno;
     int first = c->rec && result == 0 && vt__context_first(c->device);
     uint64_t used = 0, total = 0;
@@ -135,10 +152,12 @@ void vt__call_context_end(vt__call *c, int32_t result, CUcontext ctx)
 void vt__call_meminfo_begin(vt__call *c)
 {
     *c = (vt__call){.device = -1, .rec = vt__enter()};
+    c->outer_real = vt__real_begin();
 }
 
 void vt__call_meminfo_end(vt__call *c, int32_t result, size_t *free_b, size_t *total_b)
 {
+    vt__real_end(c->outer_real);
     if (c->rec && result == 0 && free_b && total_b) {
         int e = errno;
         vt__meminfo_seen(free_b, total_b);

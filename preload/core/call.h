@@ -24,15 +24,17 @@ typedef struct vt__call {
     int rec;           /* 1: this call is recorded (outermost hook, tracing on) */
     int refused;       /* 1: the emulated card had no room; the real function is not called */
     int card;          /* 1: card emulation was found on by _begin */
+    int outer_real;    /* thread.h's vt__t_real as _begin found it, put back by _end */
 } vt__call;
 
-/* vt__call_nested: this hook was reached inside another on this thread (the runtime's
- * cudaMalloc calling the driver's cuMemAlloc): nothing of it is recorded, so the hooks of
- * the calls every allocation makes twice pass it straight through (what _begin / _end would
- * have done at that depth, without their calls). */
+/* vt__call_nested: this hook was reached inside another's real call on this thread (the
+ * runtime's cudaMalloc calling the driver's cuMemAlloc): nothing of it is recorded, so the hooks
+ * of the calls every allocation makes twice pass it straight through (what _begin / _end would
+ * have done at that depth, without their calls). Reached inside a hook but not in its real call
+ * (a signal handler's): 0, so that _end counts it lost. */
 static inline int vt__call_nested(void)
 {
-    return vt__depth() > 0;
+    return vt__depth() > 0 && vt__in_real_call();
 }
 
 /* vt__call_alloc_begin: enters the guard; when recorded and `space` is device memory under

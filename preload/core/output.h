@@ -35,6 +35,10 @@ void vt__writer_close(void);
 /* vt__writer_note_late: an event made after the trace was ended (exit, exec) by a thread still
  * running: counted in the trailer's n_dropped, never lost unsaid. */
 void vt__writer_note_late(void);
+/* vt__writer_note_in_hook: an event a signal handler made inside a hook on this thread, while the
+ * hook did its own work (thread.h's vt__t_real): it cannot be written then; counted in n_dropped
+ * and said in the trailer (VT_TRAILER_LOST_IN_HOOK). Async-signal-safe: atomics only. */
+void vt__writer_note_in_hook(void);
 /* vt__writer_close_interrupted: the same at an exit() made by a signal handler that interrupted
  * a hook on this thread: the trailer only where that cannot hang or misplace it (writer_end.c);
  * else the trace is left cut there, said once. */

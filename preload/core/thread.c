@@ -14,6 +14,7 @@
 
 /* initial-exec TLS: no allocation, no lock on first touch */
 __thread int vt__t_depth;                   /* (thread.h: vt__depth) */
+__thread int vt__t_real;                    /* (thread.h: vt__in_real_call) */
 __thread vt__thread_self vt__t_self;        /* (thread.h: vt__thread_index) */
 _Atomic uint32_t vt__thread_generation = 1; /* bumped in a fork child: re-register threads */
 static _Atomic uint32_t g_next_thread;
@@ -30,6 +31,7 @@ int vt__enter_any_depth(void)
 void vt__guard_forever(void)
 {
     vt__t_depth++;
+    vt__t_real = vt__t_depth; /* (what the thread calls from now on passes, not counted lost) */
 }
 
 static int role_of(const char *name, pid_t tid)

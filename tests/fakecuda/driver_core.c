@@ -3,6 +3,7 @@
  * FAKECUDA_MEM (capacity, default 16G; "12G" or "12G,24G" per device), FAKECUDA_CONTEXT
  * (context cost, default 300M), FAKECUDA_LOG=1; addresses are never dereferenced. */
 #include <ctype.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,6 +82,8 @@ static void configure_once(void)
     uint64_t cap = 16ull << 30;
     e = getenv("FAKECUDA_LOG");
     fk_drv.log = e && *e && strcmp(e, "0") != 0;
+    e = getenv("FAKECUDA_RAISE");
+    fk_drv.raise_sig = e && *e ? atoi(e) : 0;
     e = getenv("FAKECUDA_NO_REUSE");
     int no_reuse = e && *e && strcmp(e, "0") != 0;
     for (int d = 0; d < FK_MAX_DEVICES; d++) {
@@ -436,8 +439,17 @@ CUresult cuCtxGetCurrent(CUcontext *pctx)
     return CUDA_SUCCESS;
 }
 
+/* t_raising: this thread is inside FAKECUDA_RAISE's raise() (the handler's own calls raise nothing)
+ */
+static __thread int t_raising;
+
 CUresult cuCtxGetDevice(CUdevice *d)
 {
+    if (fk_drv.raise_sig && !t_raising) { /* a signal landing wherever the caller is */
+        t_raising = 1;
+        raise(fk_drv.raise_sig);
+        t_raising = 0;
+    }
     if (!d)
         return CUDA_ERROR_INVALID_VALUE;
     int cur = fk_current_dev();

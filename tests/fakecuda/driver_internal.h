@@ -93,6 +93,7 @@ struct fk_driver {
     int ndev;
     uint64_t ctx_bytes;
     int log;
+    int raise_sig; /* FAKECUDA_RAISE=SIG: cuCtxGetDevice raises SIG first (0: never) */
     struct fk_device dev[FK_MAX_DEVICES];
 };
 

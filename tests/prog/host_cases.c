@@ -37,6 +37,9 @@
  *               counts.bin (a shared mapping: read after the process is gone), then exit(0) with
  *               2 MiB of stdout still buffered: the threads go on while exit() writes it out,
  *               after the tracer's trailer (a reader that waits makes it take a while)
+ *   sighook N   N pairs with a SIGUSR1 handler that makes a pair of its own (run with
+ *               FAKECUDA_RAISE=10: the signal comes while the tracer asks the device, recording
+ *               an allocation); prints "made M handler H": the events of each
  *   cancelself W  N pairs, then the main thread cancels itself (deferred: pending) and W: exit
  *               exit(5); exec execl("/bin/sh", "exit 6"); fork: a child that prints "child" and
  *               exits 7, waited for (cancellation off), "child 7". None is a cancellation point
@@ -334,6 +337,34 @@ static int late_exit(int n)
     exit(0);
 }
 
+/* sig_hook: see the top (a handler's events inside the tracer's hook: recorded or counted lost) */
+static volatile sig_atomic_t g_hook_events;
+
+static void hook_handler(int sig)
+{
+    (void)sig;
+    void *p;
+    if (cudaMalloc(&p, 4096) == 0) {
+        g_hook_events++;
+        if (cudaFree(p) == 0)
+            g_hook_events++;
+    }
+}
+
+static int sig_hook(int n)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = hook_handler;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGUSR1, &sa, NULL))
+        return 28;
+    pairs(n);
+    printf("made %d handler %d\n", 2 * n, (int)g_hook_events);
+    return 0;
+}
+
 /* cancel_self: see the top (the tracer's own work at exit, exec and in a fork child) */
 static int cancel_self(const char *what, int n)
 {
@@ -415,10 +446,12 @@ int main(int argc, char **argv)
         return cancel_self(argv[2], argc > 3 ? atoi(argv[3]) : 10);
     if (!strcmp(c, "earlyexit"))
         return early_exit(n);
+    if (!strcmp(c, "sighook"))
+        return sig_hook(n);
     fprintf(stderr,
             "usage: host_cases fdclose|fddup2|rawfork|clone|vforkexit|chdir|exitrace|"
             "execrace|cancel|earlyexit|sigexit|sigexec|sigexitm|sigexitmt|sigexecmt|sigexecfail|"
-            "sigexecfailmt|sigforkexec|sigbigforkexec|lateexit N [C] | "
+            "sigexecfailmt|sigforkexec|sigbigforkexec|lateexit|sighook N [C] | "
             "cancelself "
             "exit|exec|fork [N]\n");
     return 2;

@@ -411,7 +411,8 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
         case VT_REC_TRAILER:
             if (rec->u.trailer.end_ns > r->end_ns)
                 r->end_ns = rec->u.trailer.end_ns;
-            r->ended = rec->flags;
+            r->ended = rec->flags & VT_TRAILER_END_MASK;
+            r->lost_why = rec->flags & ~VT_TRAILER_END_MASK;
             r->run_events = rec->u.trailer.n_events;
             r->run_dropped = rec->u.trailer.n_dropped;
             break;

@@ -72,7 +72,8 @@ typedef struct replay_result {
      * counted, as PyTorch's reserved memory does not count them (replay_vmm.c) */
     uint64_t vmm_unmapped_handles, vmm_unmapped_bytes;
     uint64_t end_ns;
-    uint16_t ended; /* the TRAILER's header.flags: VT_TRAILER_* (0 = plain exit) */
+    uint16_t ended;    /* the TRAILER's header.flags: VT_TRAILER_* (0 = plain exit) */
+    uint16_t lost_why; /* the TRAILER's VT_TRAILER_LOSSES bits: why run_dropped were lost */
     /* peaks of the three levels (bytes, time) */
     uint64_t peak_allocated, peak_reserved, peak_process;
     /* a run of one step, its step taken again through the caching allocator's default rules

@@ -25,6 +25,7 @@ void summary_of_replay(const replay_result *r, run_summary *s)
     s->oom_requested = r->has_oom ? r->oom_requested : 0;
     s->truncated = r->status == READER_TRUNCATED;
     s->ended = r->ended;
+    s->lost_why = r->lost_why;
     if (s->truncated)
         snprintf(s->truncated_why, sizeof s->truncated_why, "%s", r->status_msg);
 }

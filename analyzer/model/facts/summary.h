@@ -21,7 +21,8 @@ typedef struct run_summary {
     uint64_t oom_requested;         /* bytes the failing call asked for */
     int truncated;                  /* no trailer: the process did not stop cleanly */
     char truncated_why[256];
-    unsigned ended; /* the trailer's VT_TRAILER_* flags (disk full, ...); 0 = plain exit */
+    unsigned ended;    /* the trailer's VT_TRAILER_* flags (disk full, ...); 0 = plain exit */
+    unsigned lost_why; /* the trailer's VT_TRAILER_LOSSES bits: why `lost` were */
 } run_summary;
 
 /* summary_of_replay: the summary of a replayed trace. */
