@@ -79,6 +79,7 @@ static int switch_window(window *w, uint64_t s, uint64_t need, vt__wslot *me, in
          * a new window in (writer_pack.c); the program never waits for it */
         vt__window_set_cur_locked(NULL);
         vt__window_retire_locked(w);
+        vt__pack_inline_locked(); /* (no packer thread: the slots freed here) */
         pthread_mutex_unlock(&vt__ws.lock);
         return -1;
     }
@@ -91,6 +92,7 @@ static int switch_window(window *w, uint64_t s, uint64_t need, vt__wslot *me, in
     }
     vt__window_set_cur_locked(nw);
     vt__window_retire_locked(w);
+    vt__pack_inline_locked(); /* (a bounded trace with no packer thread: packed here) */
     pthread_mutex_unlock(&vt__ws.lock);
     return 0;
 }

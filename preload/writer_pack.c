@@ -518,7 +518,6 @@ static void *pack_main(void *arg)
 }
 
 static const ZSTD_customMem ZMEM = {vt__wm_alloc_cb, vt__wm_free_cb, NULL}; /* writer_mem.h */
-
 int vt__pack_start_locked(const vt_file_header *h, int *err)
 {
     vt__pl_reset();
@@ -537,7 +536,7 @@ int vt__pack_start_locked(const vt_file_header *h, int *err)
     pthread_attr_t a;
     pthread_attr_init(&a);
     pthread_attr_setdetachstate(&a, PTHREAD_CREATE_JOINABLE);
-    P.have_thread = vt__thread_start(&P.thread, &a, pack_main) == 0;
+    P.have_thread = vt__pack_thread_start(&P.thread, &a, pack_main, pack_window_locked);
     pthread_attr_destroy(&a);
     return 0; /* without a thread the close packs everything (raw slots may run out first) */
 }
@@ -556,7 +555,7 @@ void vt__pack_finish_locked(window *w, uint64_t s, uint16_t flags, int err)
         vt__ws_relock(held);
         P.have_thread = 0;
     }
-    while (vt__ws.pack_first)
+    for (vt__pack_inline_wait_locked(); vt__ws.pack_first;)
         pack_window_locked();
     pthread_mutex_unlock(&vt__ws.lock);
     uint64_t now = vt__now_ns();

@@ -19,6 +19,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "core/helper.h"
 #include "core/quietio.h"
 #include "writer_internal.h"
 
@@ -87,12 +88,15 @@ static void *helper(void *arg)
     return NULL;
 }
 
-/* start: the helper, once (pop.lock held); its stack small, every signal blocked in it */
+/* start: the helper, once (pop.lock held); its stack small, every signal blocked in it. Not
+ * where it would take one of the program's threads (`ulimit -u`, core/helper.h): the callers
+ * fault their windows in themselves, nothing lost, nothing said */
 static void start(void)
 {
     pthread_attr_t a;
     pthread_t t;
-    if (pthread_attr_init(&a)) {
+    unsigned long long limit = 0;
+    if (!vt__helper_room(&limit) || pthread_attr_init(&a)) {
         pop.state = -1;
         return;
     }

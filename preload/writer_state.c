@@ -367,3 +367,8 @@ void vt__writer_note_late(void)
         !(vt__ws.owner && !*vt__ws.owner)) /* (not a child made without fork()'s handlers) */
         vt__writer_dropped();
 }
+
+void vt__writer_note_no_helper(void)
+{
+    atomic_fetch_or(&vt__ws.lost_why, VT_TRAILER_NO_HELPER);
+}

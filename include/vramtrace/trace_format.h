@@ -509,8 +509,13 @@ enum vt_trailer_flag {
  * trace ended (later 1.3 writers; 0 before, and where the reason is none of these).
  * X(NAME, bit, key): VT_TRAILER_NAME; key names it in JSON (`dump`: "lost_why").
  *   LOST_IN_HOOK  made by a signal handler that interrupted the tracer's own work inside a hook
- *                 on the same thread (recording another call): it could not be written then */
-#define VT_TRAILER_LOSSES(X) X(LOST_IN_HOOK, 0x100u, "in_hook")
+ *                 on the same thread (recording another call): it could not be written then
+ *   NO_HELPER     a thread of the tracer's own (a bounded trace's packer, the sampler) was not
+ *                 started (`ulimit -u` left no room beside the program's threads) or could not
+ *                 start: its work was done on the program's threads, or not at all (no samples) */
+#define VT_TRAILER_LOSSES(X)                                                                       \
+    X(LOST_IN_HOOK, 0x100u, "in_hook")                                                             \
+    X(NO_HELPER, 0x200u, "no_helper")
 enum vt_trailer_loss {
 #define VT_TRAILER_LOSS_ENUM(name, bit, key) VT_TRAILER_##name = bit,
     VT_TRAILER_LOSSES(VT_TRAILER_LOSS_ENUM)

@@ -39,6 +39,9 @@ void vt__writer_note_late(void);
  * hook did its own work (thread.h's vt__t_real): it cannot be written then; counted in n_dropped
  * and said in the trailer (VT_TRAILER_LOST_IN_HOOK). Async-signal-safe: atomics only. */
 void vt__writer_note_in_hook(void);
+/* vt__writer_note_no_helper: a thread of the preload's own was not started: said in the
+ * trailer (VT_TRAILER_NO_HELPER). */
+void vt__writer_note_no_helper(void);
 /* vt__writer_close_interrupted: the same at an exit() made by a signal handler that interrupted
  * a hook on this thread: the trailer only where that cannot hang or misplace it (writer_end.c);
  * else the trace is left cut there, said once. */

@@ -11,6 +11,7 @@
 #include "../cuda_abi.h"
 #include "card.h"
 #include "config.h"
+#include "helper.h"
 #include "output.h"
 #include "quietio.h"
 #include "realsym.h"
@@ -77,8 +78,16 @@ void vt__sampler_note_context(int device, void *ctx)
     pthread_attr_t a;
     pthread_attr_init(&a);
     pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-    if (vt__thread_start(&t, &a, sampler_main) != 0)
-        atomic_store(&g_started, 0);
+    /* not where it would take one of the program's threads (`ulimit -u`, helper.h), nor tried
+     * again when it cannot start (it had been, at each context, silently): said once */
+    static int said;
+    unsigned long long limit = 0;
+    int room = vt__helper_room(&limit), err = room ? vt__thread_start(&t, &a, sampler_main) : 0;
+    if (!room || err) {
+        vt__writer_note_no_helper();
+        vt__helper_said(&said, "sampler", limit, err,
+                        "the trace has no periodic device-memory samples (VRAMTRACE_SAMPLE_MS)");
+    }
     pthread_attr_destroy(&a);
 }
 

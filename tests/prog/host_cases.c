@@ -40,6 +40,9 @@
  *   sighook N   N pairs with a SIGUSR1 handler that makes a pair of its own (run with
  *               FAKECUDA_RAISE=10: the signal comes while the tracer asks the device, recording
  *               an allocation); prints "made M handler H": the events of each
+ *   nproc N     100 pairs, then N threads at once, each a pair, all alive together (under
+ *               `ulimit -u`: the tracer's threads must not take the program's); prints
+ *               "threads N failed F" (F: pthread_create refused)
  *   cancelself W  N pairs, then the main thread cancels itself (deferred: pending) and W: exit
  *               exit(5); exec execl("/bin/sh", "exit 6"); fork: a child that prints "child" and
  *               exits 7, waited for (cancellation off), "child 7". None is a cancellation point
@@ -365,6 +368,36 @@ static int sig_hook(int n)
     return 0;
 }
 
+/* nproc_case: see the top */
+static atomic_int g_go;
+
+static void *one_pair(void *arg)
+{
+    (void)arg;
+    while (!atomic_load(&g_go))
+        usleep(1000);
+    pairs(1);
+    return NULL;
+}
+
+static int nproc_case(int n)
+{
+    pthread_t t[64];
+    int failed = 0, made = 0;
+    pairs(100);
+    for (int i = 0; i < n && i < 64; i++) {
+        if (pthread_create(&t[made], NULL, one_pair, NULL))
+            failed++;
+        else
+            made++;
+    }
+    atomic_store(&g_go, 1);
+    for (int i = 0; i < made; i++)
+        pthread_join(t[i], NULL);
+    printf("threads %d failed %d\n", n, failed);
+    return 0;
+}
+
 /* cancel_self: see the top (the tracer's own work at exit, exec and in a fork child) */
 static int cancel_self(const char *what, int n)
 {
@@ -448,10 +481,12 @@ int main(int argc, char **argv)
         return early_exit(n);
     if (!strcmp(c, "sighook"))
         return sig_hook(n);
+    if (!strcmp(c, "nproc"))
+        return nproc_case(n);
     fprintf(stderr,
             "usage: host_cases fdclose|fddup2|rawfork|clone|vforkexit|chdir|exitrace|"
             "execrace|cancel|earlyexit|sigexit|sigexec|sigexitm|sigexitmt|sigexecmt|sigexecfail|"
-            "sigexecfailmt|sigforkexec|sigbigforkexec|lateexit|sighook N [C] | "
+            "sigexecfailmt|sigforkexec|sigbigforkexec|lateexit|sighook|nproc N [C] | "
             "cancelself "
             "exit|exec|fork [N]\n");
     return 2;

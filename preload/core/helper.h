@@ -1,0 +1,61 @@
+/* helper.h — whether the preload may start a thread of its own (a bounded trace's packer, the
+ * sampler, the page-fault helper) without taking one the program counts on, and the one line that
+ * says when it did not. Under a finite RLIMIT_NPROC (`ulimit -u`; not enforced for root) every
+ * thread of the user's counts, the preload's too: at `ulimit -u 5` a traced program's fourth
+ * pthread_create failed where untraced it did not. Inline: the writer and the sampler use it. */
+#ifndef VT_PRELOAD_HELPER_H
+#define VT_PRELOAD_HELPER_H
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "quietio.h"
+
+/* the threads a limit must leave the program beyond every thread now in the system */
+#define VT__HELPER_MARGIN 256ull
+
+/* vt__helper_room: 1 when a thread of the preload's cannot take the program's place: no
+ * RLIMIT_NPROC soft limit, root, or a limit above every thread in the system (all counted as the
+ * user's: /proc/loadavg's total) by VT__HELPER_MARGIN. Else 0 and the limit in *limit (a
+ * /proc that cannot be read counts as no room). Asked once per helper, never per event. */
+static inline int vt__helper_room(unsigned long long *limit)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NPROC, &rl) || rl.rlim_cur == RLIM_INFINITY || geteuid() == 0)
+        return 1;
+    *limit = (unsigned long long)rl.rlim_cur;
+    char buf[128] = "";
+    int fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    buf[n > 0 ? n : 0] = '\0';
+    const char *slash = strchr(buf, '/'); /* "0.00 0.01 0.05 1/234 5678": 234 threads */
+    if (!slash)
+        return 0;
+    unsigned long long total = strtoull(slash + 1, NULL, 10);
+    return total && total + VT__HELPER_MARGIN <= *limit;
+}
+
+/* vt__helper_said: says once on stderr (*said) that the preload's `which` thread was not started
+ * (limit: RLIMIT_NPROC's, else err: pthread_create's) and what that means (`so`). */
+static inline void vt__helper_said(int *said, const char *which, unsigned long long limit, int err,
+                                   const char *so)
+{
+    if (*said)
+        return;
+    *said = 1;
+    if (!err)
+        vt__quiet_stderr("vramtrace: no %s thread (ulimit -u %llu: the program's threads come "
+                         "first): %s\n",
+                         which, limit, so);
+    else
+        vt__quiet_stderr("vramtrace: no %s thread (it could not start: %s): %s\n", which,
+                         strerror(err), so);
+}
+
+#endif
