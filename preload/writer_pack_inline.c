@@ -1,7 +1,7 @@
 /* writer_pack_inline.c — a bounded trace packed without a thread of its own: where the packer's
  * thread is not started (core/helper.h: under `ulimit -u` it would take one of the program's) or
  * cannot start, the thread whose record filled a raw window packs the queued windows itself, at
- * the switch (writer.c), one thread at a time and with the program's signals held. Until 2027-01
+ * the switch (writer.c), one thread at a time and with the program's signals held. Until 2026-12-06
  * a packer that could not start left every window to the close: the raw slots ran out and 96 %
  * of a bounded trace's events were lost, with no reason given. The packing is writer_pack.c. */
 #include <pthread.h>

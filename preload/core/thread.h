@@ -27,7 +27,7 @@ extern __thread __attribute__((visibility("hidden"))) int vt__t_depth;
  * runtime's cudaMalloc calling the driver's cuMemAlloc): passed through. One reached at another
  * depth inside a hook was made by the program, from a signal handler that interrupted the hook's
  * own work (its recording: the event cannot be written then, the record under way and the
- * writer's lock are the interrupted code's): counted as lost, with that reason. Until 2027-01
+ * writer's lock are the interrupted code's): counted as lost, with that reason. Until 2026-12-06
  * such calls were taken for the driver's and vanished: 3 of 27 events, with no count. */
 extern __thread __attribute__((visibility("hidden"))) int vt__t_real;
 /* the cancellation state the outermost recorded hook found (-1: it changed none): no
