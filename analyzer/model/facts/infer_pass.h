@@ -206,6 +206,18 @@ static inline uint64_t vt__pos_rows(const uint64_t *elems, size_t i, uint64_t d,
                : 0;
 }
 
+/* ---- infer_tokens.c: the token batch ------------------------------------------------------ */
+/* vt__embeds: the index after i of the embedding lookup of n tokens of width d, 0 when none.
+ * vt__looked_up: n when tensor i can be n int64 indices with their lookup soon after it, else 0.
+ * vt__batch_from: where the run of B·T·8-byte tensors that ends the kept prefix begins (*end:
+ * the prefix's end). vt__infer_tokens: B·T, T and B into out, from the weights' sizes (elems,
+ * nelems; the repeating blocks [lo, hi)) and the first forward's tensors. */
+size_t vt__embeds(const vt__pass *p, size_t i, uint64_t n, uint64_t d);
+uint64_t vt__looked_up(const vt__pass *p, size_t i, uint64_t d);
+size_t vt__batch_from(const vt__pass *p, uint64_t bt, size_t *end);
+void vt__infer_tokens(const vt__pass *p, const uint64_t *elems, size_t nelems, size_t lo, size_t hi,
+                      infer_result *out);
+
 /* ---- infer_tensors.c: the list of tensors ----------------------------------------------- */
 /* vt__push: a tensor made (event: the replay's event number; made: INFER_MADE_*); -1 out of
  * memory. vt__free: the newest live tensor at addr dies: the one the freed allocation's event

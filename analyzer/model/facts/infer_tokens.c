@@ -1,0 +1,196 @@
+/* infer_tokens.c — the token batch (infer_pass.h): which int64 tensor is the program's B·T
+ * tokens (the one its embedding lookup follows), T from the position ids or a position embedding,
+ * B from the two; the weights, layers and width are infer.c's and infer_weights.c's. */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "infer_pass.h"
+
+/* vt__batch_from: where the run of B·T·8-byte tensors that ends the kept prefix begins (the token
+ * batch and its targets the training loop kept alive; *end: the prefix's end), *end when none */
+size_t vt__batch_from(const vt__pass *p, uint64_t bt, size_t *end)
+{
+    size_t e = 0, from;
+    while (e < p->n && p->t[e].kept)
+        e++;
+    for (from = e; bt && from > 0 && p->t[from - 1].size == bt * 8;)
+        from--;
+    *end = e;
+    return from;
+}
+
+/* vt__embeds: the index after i of the embedding lookup of n tokens of width d (n·d elements of
+ * 2 or 4 bytes within VT_EMBED_GAP allocations), or 0 when there is none. */
+size_t vt__embeds(const vt__pass *p, size_t i, uint64_t n, uint64_t d)
+{
+    uint64_t two, four;
+    if (!d || __builtin_mul_overflow(n, d * 2, &two) || __builtin_mul_overflow(n, d * 4, &four))
+        return 0;
+    for (size_t j = i + 1; j < p->n && j <= i + VT_EMBED_GAP; j++)
+        if (p->t[j].early && (p->t[j].size == two || p->t[j].size == four))
+            return j;
+    return 0;
+}
+
+/* vt__token_batch: N = B·T, the int64 token batch of the first forward: an int64-sized tensor
+ * (N·8 B; kept alive by the training loop or not), whose embedding lookup, N·d elements of 2 or 4
+ * bytes, comes within a few allocations after it, put on the device by the loop (a tensor a
+ * module's forward made is none: BERT's ones(B, T) fp32 attention mask, B·T·4 bytes, has the size
+ * of a batch of half its tokens). *at its index. 0 when there is none (no token input: an image
+ * model). */
+static uint64_t vt__token_batch(const vt__pass *p, uint64_t d, uint64_t V, size_t *at)
+{
+    if (p->at_oom && p->oom_bt) {
+        *at = p->oom_at; /* not the first tensor of its size: that can be a weight or buffer */
+        return p->oom_bt;
+    }
+    /* the logits, when the vocabulary is known: the largest tensor of the first forward that
+     * is a multiple of V, N·V of 2 or 4 bytes, with its int64 batch of N·8 bytes before it */
+    size_t li = p->n;
+    /* (not autocast's 16-bit copy of the V×d head over fp32 weights: 2·V·d B, larger than the
+     * fp32 logits when B·T < d / 2, GPT-2 at B=1, T=64) */
+    uint64_t head16 = vt__elem(p) == 4 ? vt__mul(vt__mul(V, d), 2) : 0;
+    for (size_t i = 0; V && i < p->n; i++)
+        if (p->t[i].early && !p->t[i].kept && !p->t[i].workspace && p->t[i].size % V == 0 &&
+            p->t[i].size != head16 && (li == p->n || p->t[i].size > p->t[li].size))
+            li = i;
+    /* eager keeps an fp32 copy (4 B, the largest), compile the 16-bit logits (2 B): first the
+     * batch whose embedding lookup follows it (eager), then any batch before the logits */
+    for (int pass = 0; li < p->n && pass < 2; pass++)
+        for (int k = 0; k < 2; k++) {
+            uint64_t b = (pass == 0) == (k == 0) ? 4 : 2, vb = vt__mul(V, b);
+            if (!vb || p->t[li].size % vb)
+                continue;
+            uint64_t n = p->t[li].size / vb;
+            for (size_t i = 0; i < li; i++)
+                if (p->t[i].early && p->t[i].size == n * 8 && p->t[i].made != INFER_MADE_FORWARD &&
+                    (pass == 1 || vt__embeds(p, i, n, d))) {
+                    *at = i;
+                    return n;
+                }
+        }
+    /* a token batch is looked up in an embedding: no vocabulary, no tokens (an image model) */
+    for (size_t i = 0; d && V && i < p->n; i++) {
+        if (!p->t[i].early || p->t[i].size % 8 || p->t[i].size < 16 ||
+            p->t[i].made == INFER_MADE_FORWARD)
+            continue;
+        uint64_t n = p->t[i].size / 8;
+        if (!vt__embeds(p, i, n, d))
+            continue;
+        *at = i;
+        return n;
+    }
+    return 0;
+}
+
+/* B·T from the token batch; T from the positions (arange(T) int64 between the batch and a few
+ * allocations after its embedding lookup: nanoGPT's pos, transformers' cache_position), else from a
+ * position embedding whose rows divide B·T (a model's maximum context, said so); the logits (B·T×V,
+ * 2 or 4 B) confirm. */
+void vt__infer_tokens(const vt__pass *p, const uint64_t *elems, size_t nelems, size_t lo, size_t hi,
+                      infer_result *out)
+{
+    if (!out->v[INFER_n_embd].known || p->img_b)
+        return; /* an image batch: no tokens */
+    uint64_t d = (uint64_t)out->v[INFER_n_embd].value;
+    uint64_t V = out->v[INFER_vocab_size].known ? (uint64_t)out->v[INFER_vocab_size].value : 0;
+    size_t at = 0;
+    uint64_t bt = vt__token_batch(p, d, V, &at);
+    if (!bt)
+        return;
+    /* the logits: the largest tensor of the first forward, B·T·V of 2 or 4 bytes */
+    int dt = 0, half = 0;
+    size_t li = p->n;
+    uint64_t btv = vt__mul(bt, V), btv2 = vt__mul(btv, 2), btv4 = vt__mul(btv, 4);
+    for (size_t i = at; btv4 && i < p->n; i++) {
+        uint64_t s = p->t[i].size;
+        if (!p->t[i].early || p->t[i].kept || s % V)
+            continue;
+        half |= s == btv2;
+        if ((s == btv2 || s == btv4) && (li == p->n || s > p->t[li].size))
+            li = i, dt = (int)(s / btv);
+    }
+    if (dt)
+        vt__set(out, INFER_logits_dtype_bytes, half ? 2 : 4,
+                half ? "16-bit logits B·T×V in the first forward (16-bit compute)"
+                     : "the logits B·T×V of the first forward are fp32 only");
+    /* the token batch (and targets) the training loop kept alive end the parameters' prefix:
+     * the program made them after the model. Only that last run of B·T·8-byte tensors is left
+     * out: one of that size among the weights is the model's (LoRA's rank-8 adapters of 8×1024
+     * fp32 are 32768 B, as a batch of 4·1024 int64 tokens is) */
+    uint64_t batch_bytes = 0;
+    size_t end, from = vt__batch_from(p, bt, &end);
+    for (size_t i = from; i < end; i++)
+        batch_bytes += p->t[i].size;
+    infer_value *pv = &out->v[INFER_params];
+    if (batch_bytes && pv->known && (uint64_t)pv->value * vt__elem(p) > batch_bytes) {
+        pv->value -= (int64_t)(batch_bytes / vt__elem(p));
+        size_t w = strlen(pv->where);
+        snprintf(pv->where + w, sizeof pv->where - w, ", less the token batch (%llu B)",
+                 (unsigned long long)batch_bytes);
+    }
+    vt__set(out, INFER_tokens, (int64_t)bt,
+            "B·T = %llu: the int64 token batch (%llu B) before its embedding lookup%s",
+            (unsigned long long)bt, (unsigned long long)bt * 8, dt ? ", and the logits B·T×V" : "");
+    /* T: arange(T) int64 after the batch (before the logits when there are some); as large as
+     * the batch at B = 1 when the model's forward made it (not the loop's targets), within a
+     * position embedding's rows where the model has one (an encoder's zeros(B, T) of token
+     * types is no arange). (Made in a forward where the stack says: a Trainer's mask of the
+     * batch's tokens, B·T bools, made before it, has the size of arange(B·T / 8); the rotary
+     * positions' fp32 copy, T·4 bytes, that of arange(T / 2) after it. Where no stack says
+     * who made it, none is read as the position ids: a stackless Trainer's GPT-2 had T = 512.) */
+    uint64_t T = 0, tmax = UINT64_MAX, tmin = UINT64_MAX;
+    int how = 0, ntables = 0;
+    for (size_t i = 0; i < nelems; i++) {
+        uint64_t rows = vt__pos_rows(elems, i, d, V, bt, lo, hi, vt__elem(p));
+        if (rows) {
+            tmax = tmax == UINT64_MAX || rows > tmax ? rows : tmax;
+            tmin = rows < tmin ? rows : tmin;
+            ntables++;
+        }
+    }
+    /* the tables outside the blocks: one, a position embedding; two, BERT's positions and token
+     * types (the smaller); more, not told apart */
+    if (ntables == 1 || ntables == 2)
+        vt__set(out, INFER_position_rows, (int64_t)tmax,
+                "a %llu×d embedding outside the blocks, %s", (unsigned long long)tmax,
+                ntables == 1 ? "the only one beside the vocabulary's" : "the larger of two");
+    if (ntables == 2)
+        vt__set(out, INFER_token_type_rows, (int64_t)tmin,
+                "a %llu×d embedding outside the blocks, the smaller of two",
+                (unsigned long long)tmin);
+    size_t emb = vt__embeds(p, at, bt, d), stop = emb ? emb + 4 : at;
+    for (size_t i = at + 1; i < p->n && i < li && i <= stop && !T; i++) {
+        uint64_t s = p->t[i].size;
+        int b1 = s == bt * 8 && p->t[i].made == INFER_MADE_FORWARD && bt <= tmax;
+        if (p->t[i].early && !p->t[i].kept && (s < bt * 8 || b1) && s >= 64 && s % 8 == 0 &&
+            (bt * 8) % s == 0 && p->t[i].made != INFER_MADE_ELSEWHERE && !p->unmade)
+            T = s / 8, how = 1;
+    }
+    /* else a position embedding (T_max×d, outside the repeating block) whose rows divide B·T */
+    for (size_t i = 0; !T && i < nelems; i++) {
+        uint64_t rows = vt__pos_rows(elems, i, d, V, bt, lo, hi, vt__elem(p));
+        if (rows && bt % rows == 0)
+            T = rows, how = 2;
+    }
+    if (!T)
+        return;
+    vt__set(out, INFER_block_size, (int64_t)T,
+            how == 1 ? "T = %llu from the position ids (arange(T): %llu int64 after the batch)"
+                     : "T = %llu from the position embedding %llu×d (the model's maximum context, "
+                       "taken as the run's: it divides B·T)",
+            (unsigned long long)T, (unsigned long long)T);
+    vt__set(out, INFER_batch_size, (int64_t)(bt / T), "B = %llu: B·T = %llu over T = %llu",
+            (unsigned long long)(bt / T), (unsigned long long)bt, (unsigned long long)T);
+}
+
+/* vt__looked_up: n when tensor i could be n int64 indices, their embedding lookup soon after
+ * it (vt__embeds); else 0. A fused attention kernel's output is no index: its log-sum-exp rows,
+ * B·H·T fp32, have the size of B·H·T/2 int64, whose lookup of d 2-byte elements each is the
+ * size of an fp32 GPT-2's first MLP output after it, B·T·4d·4 B, when H = 16 (GPT-2 medium). */
+uint64_t vt__looked_up(const vt__pass *p, size_t i, uint64_t d)
+{
+    uint64_t n = p->t[i].size / 8;
+    return n && p->t[i].size % 8 == 0 && !p->t[i].attention && vt__embeds(p, i, n, d) ? n : 0;
+}
