@@ -331,9 +331,12 @@ int infer_finish(infer_pass *ip, infer_result *out)
         /* no backward and no failure (an evaluation or inference run): the weights are the
          * prefix kept to the run's last allocation, freed at the program's exit if at all, up
          * to the first temporary that died before it (none: a run cut in its first forward,
-         * whose weights nothing tells from its tensors) */
+         * whose weights nothing tells from its tensors), or the first tensor a forward made (no
+         * weight: a run cut in its first forward keeps its first outputs alive to the end; BERT's
+         * position ids and embedding lookup had joined its weights, the ids then no positions) */
         size_t k = 0;
-        while (k < p->n && (p->t[k].live || p->t[k].freed > p->last_early))
+        while (k < p->n && (p->t[k].live || p->t[k].freed > p->last_early) &&
+               p->t[k].made != INFER_MADE_FORWARD)
             k++;
         p->snapped = p->at_end = k < p->n;
         for (size_t i = 0; p->snapped && i < k; i++)

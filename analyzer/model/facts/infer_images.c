@@ -110,17 +110,6 @@ void vt__infer_images(const vt__pass *p, const uint64_t *elems, size_t nelems, s
                 (unsigned long long)p->img_bytes);
 }
 
-/* vt__input_may: t can be the program's batch: its stack says so (INFER_MADE_INPUT), or does
- * not say otherwise (no Python frame; made outside a forward and a module's __init__ or .to()).
- * A module's tensor is none: a BatchNorm's 8-byte num_batches_tracked, or its 32 channels'
- * statistics beside a GAN generator's output of the images' size, had been read as 1 image of
- * 512², or 16 of 128². */
-static int vt__input_may(const vt__tensor *t)
-{
-    return t->input || t->made == INFER_MADE_UNKNOWN ||
-           (t->made == INFER_MADE_ELSEWHERE && !t->init);
-}
-
 /* vt__find_images: an image batch the program copied to the device before its first forward:
  * fp32 B·3·H·W (H = W >= 32) beside its int64 labels (B·8 bytes, B >= 2) within a few
  * allocations, the two on the same side of the end of the prefix of tensors kept from the start.

@@ -193,6 +193,17 @@ static inline unsigned vt__elem(const vt__pass *p)
     return p->elem ? p->elem : 4;
 }
 
+/* vt__input_may: t can be the program's batch: its stack says so (INFER_MADE_INPUT), or does
+ * not say otherwise (no Python frame; made outside a forward and a module's __init__ or .to()).
+ * A module's tensor is none: a BatchNorm's 8-byte num_batches_tracked, or its 32 channels'
+ * statistics beside a GAN generator's output of the images' size, had been read as 1 image of
+ * 512², or 16 of 128². */
+static inline int vt__input_may(const vt__tensor *t)
+{
+    return t->input || t->made == INFER_MADE_UNKNOWN ||
+           (t->made == INFER_MADE_ELSEWHERE && !t->init);
+}
+
 /* vt__pos_rows: the rows of weight i (elems[i] elements) when it can be a position embedding,
  * T_max×d outside the repeating blocks [lo, hi): not d or V rows, not the token batch of B·T
  * int64 kept with the weights (V, bt 0: none to leave out); else 0 (infer.c, infer_images.c) */

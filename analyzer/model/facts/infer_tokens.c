@@ -37,8 +37,9 @@ size_t vt__embeds(const vt__pass *p, size_t i, uint64_t n, uint64_t d)
  * (N·8 B; kept alive by the training loop or not), whose embedding lookup, N·d elements of 2 or 4
  * bytes, comes within a few allocations after it, put on the device by the loop (a tensor a
  * module's forward made is none: BERT's ones(B, T) fp32 attention mask, B·T·4 bytes, has the size
- * of a batch of half its tokens). *at its index. 0 when there is none (no token input: an image
- * model). */
+ * of a batch of half its tokens), nor a module's weight (vt__input_may: BERT's 2×d token-type
+ * table, 6144 B, had passed for 768 tokens in a trace cut before the logits, T = 48 where the
+ * run had 512). *at its index. 0 when there is none (no token input: an image model). */
 static uint64_t vt__token_batch(const vt__pass *p, uint64_t d, uint64_t V, size_t *at)
 {
     if (p->at_oom && p->oom_bt) {
@@ -65,15 +66,20 @@ static uint64_t vt__token_batch(const vt__pass *p, uint64_t d, uint64_t V, size_
             uint64_t n = p->t[li].size / vb;
             for (size_t i = 0; i < li; i++)
                 if (p->t[i].early && p->t[i].size == n * 8 && p->t[i].made != INFER_MADE_FORWARD &&
-                    (pass == 1 || vt__embeds(p, i, n, d))) {
+                    vt__input_may(&p->t[i]) && (pass == 1 || vt__embeds(p, i, n, d))) {
                     *at = i;
                     return n;
                 }
         }
-    /* a token batch is looked up in an embedding: no vocabulary, no tokens (an image model) */
-    for (size_t i = 0; d && V && i < p->n; i++) {
+    /* a token batch is looked up in an embedding: no vocabulary, no tokens (an image model).
+     * With no logits to say its size (a run cut in its first forward) and no stack to tell a
+     * weight from the program's batch, none: two weights in a row pass for a batch and its
+     * lookup (--stacks none: GPT-2's 4·d fp32 MLP bias before the next block's d×d weight had
+     * been 1536 tokens; after the blocks, BERT's 3072-byte head bias before a forward tensor
+     * had been 384, T = 24) */
+    for (size_t i = 0; d && V && !p->unmade && i < p->n; i++) {
         if (!p->t[i].early || p->t[i].size % 8 || p->t[i].size < 16 ||
-            p->t[i].made == INFER_MADE_FORWARD)
+            p->t[i].made == INFER_MADE_FORWARD || !vt__input_may(&p->t[i]))
             continue;
         uint64_t n = p->t[i].size / 8;
         if (!vt__embeds(p, i, n, d))
