@@ -318,14 +318,14 @@ int vt__pack_start_locked(const vt_file_header *h, int *err);
  * (released while waiting for the thread). */
 void vt__pack_finish_locked(window *w, uint64_t s, uint16_t flags, int err);
 /* writer_pack_inline.c: vt__pack_thread_start: the packer's thread, where helper.h finds room
- * for it (else none, said once, the trailer's VT_TRAILER_NO_HELPER set): 1 when it runs, 0 when
+ * for it (its stack helper.h's VT__HELPER_STACK_PACKER; else none, said once, the trailer's
+ * VT_TRAILER_NO_HELPER set): 1 when it runs, 0 when
  * the windows are packed inline, by `pack` (writer_pack.c's: the oldest queued window; released
  * vt__ws.lock while packing). vt__pack_inline_locked: with no packer thread, the raw windows
  * queued packed on the calling thread (writer.c's window switch), one thread at a time.
  * vt__pack_inline_wait_locked: until no other thread packs inline (the close). vt__ws.lock
  * held by all three. */
-int vt__pack_thread_start(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *),
-                          void (*pack)(void));
+int vt__pack_thread_start(pthread_t *t, pthread_attr_t *a, void *(*fn)(void *), void (*pack)(void));
 void vt__pack_inline_locked(void);
 void vt__pack_inline_wait_locked(void);
 /* vt__pack_forget_child: in a fork child: the parent's packer is not ours (no thread, no I/O). */

@@ -20,10 +20,10 @@ static pthread_t g_who;
 static int g_said;           /* (the warning, once a process) */
 static void (*g_pack)(void); /* writer_pack.c's: packs the oldest queued window */
 
-int vt__pack_thread_start(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *),
-                          void (*pack)(void))
+int vt__pack_thread_start(pthread_t *t, pthread_attr_t *a, void *(*fn)(void *), void (*pack)(void))
 {
     g_pack = pack;
+    pthread_attr_setstacksize(a, VT__HELPER_STACK_PACKER);
     unsigned long long limit = 0;
     int room = vt__helper_room(&limit), err = room ? vt__thread_start(t, a, fn) : 0;
     g_inline = !room || err;

@@ -252,7 +252,7 @@ static void header(FILE *out, const report_ctx *c)
             report_failed_text(r->n_failed, r->n_failed_frees, r->n_failed_frees_shutdown, fails,
                                sizeof fails),
             report_lost_text(r->run_dropped, replay_missing_events(r), replay_made_events(r),
-                             r->lost_why, lost, sizeof lost),
+                             r->lost_why | r->ended, lost, sizeof lost),
             r->iterations, r->iterations == 1 ? "" : "s",
             r->tensor_mode ? report_steps_hedge(c) : " that grew the cache",
             (double)r->end_ns / 1e9);

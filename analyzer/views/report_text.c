@@ -147,9 +147,15 @@ static const char *lost_why_text(unsigned why, char *buf, size_t n)
 const char *report_lost_text(uint64_t lost, uint64_t missing, uint64_t made, unsigned why,
                              char *buf, size_t n)
 {
-    static const char not_in[] =
-        "not in the file (no room for them within the bound, on the disk or under the "
-        "file-size limit)";
+    const char *not_in =
+        why & VT_TRAILER_DISK_FULL
+            ? "not in the file (no room for them on the disk or under the file-size limit)"
+        : why & VT_TRAILER_OUTPUT_ERROR
+            ? "not in the file (writing the trace failed: a window the tracer could not map or "
+              "write, out of memory or address space under `ulimit -v`; its warning on stderr "
+              "named the error)"
+            : "not in the file (no room for them within the bound, on the disk or under the "
+              "file-size limit)";
     char reason[320];
     lost_why_text(why, reason, sizeof reason);
     if (lost && missing)
@@ -234,8 +240,8 @@ static void print_run(FILE *out, const report_ctx *c)
     char fails[REPORT_FAILED_LEN], lost[REPORT_LOST_LEN];
     report_failed_text(r->n_failed, r->n_failed_frees, r->n_failed_frees_shutdown, fails,
                        sizeof fails);
-    report_lost_text(r->run_dropped, replay_missing_events(r), replay_made_events(r), r->lost_why,
-                     lost, sizeof lost);
+    report_lost_text(r->run_dropped, replay_missing_events(r), replay_made_events(r),
+                     r->lost_why | r->ended, lost, sizeof lost);
     if (r->tensor_mode)
         fprintf(out, "  events   %llu (%s%s), %u optimizer step%s%s, %.2f s traced\n",
                 (unsigned long long)r->n_events, fails, lost, r->iterations,

@@ -30,11 +30,14 @@ const char *report_failed_text(uint64_t allocs, uint64_t frees, uint64_t shutdow
  * parentheses ("; 779189 of the run's 907861 events lost: the capture could not store them"),
  * or "" when it lost nothing; lost: the trailer's n_dropped, missing: a chunked trace's events
  * not in its file (a full disk, the file-size limit), made: the events the run made, kept and
- * lost (text, page and run's summary say it alike); why: the trailer's VT_TRAILER_LOSSES bits,
- * said after "could not store them" ("(made by a signal handler ...)"); buf (REPORT_LOST_LEN). */
+ * lost (text, page and run's summary say it alike); why: the trailer's flags, its
+ * VT_TRAILER_LOSSES bits said after "could not store them" ("(made by a signal handler ...)"),
+ * its end's (VT_TRAILER_FLAGS) tell why the missing ones are not in the file (the disk or the
+ * file-size limit; writing failed: a window the tracer could not map under `ulimit -v` had been
+ * said "no room ... on the disk"); buf (REPORT_LOST_LEN). */
 const char *report_lost_text(uint64_t lost, uint64_t missing, uint64_t made, unsigned why,
                              char *buf, size_t n);
-#define REPORT_LOST_LEN 512
+#define REPORT_LOST_LEN 768
 /* report_stacks_text: what the run's stacks cannot tell, when they lack Python frames, native
  * ones, or native ones reaching an operator (--depth cut them short); buf, or NULL when the
  * stacks tell it all. */

@@ -13,15 +13,16 @@ void summary_text(FILE *out, const char *path, const run_summary *s, const char 
     char pr[32], pp[32], oq[32], fails[REPORT_FAILED_LEN], lost[REPORT_LOST_LEN];
     card_format_bytes(s->peak_reserved, pr, sizeof pr);
     card_format_bytes(s->peak_process, pp, sizeof pp);
-    fprintf(out,
-            "vramtrace: trace %s: %" PRIu64 " events (%s%s), peak %s reserved "
-            "by the allocator (%s for the process, with contexts and kernel images), %" PRIu64
-            " context%s, ",
-            path, s->events,
-            report_failed_text(s->failed, s->failed_frees, s->failed_frees_shutdown, fails,
-                               sizeof fails),
-            report_lost_text(s->lost, s->missing, s->made, s->lost_why, lost, sizeof lost), pr, pp,
-            s->contexts, s->contexts == 1 ? "" : "s");
+    fprintf(
+        out,
+        "vramtrace: trace %s: %" PRIu64 " events (%s%s), peak %s reserved "
+        "by the allocator (%s for the process, with contexts and kernel images), %" PRIu64
+        " context%s, ",
+        path, s->events,
+        report_failed_text(s->failed, s->failed_frees, s->failed_frees_shutdown, fails,
+                           sizeof fails),
+        report_lost_text(s->lost, s->missing, s->made, s->lost_why | s->ended, lost, sizeof lost),
+        pr, pp, s->contexts, s->contexts == 1 ? "" : "s");
     if (s->oom)
         fprintf(out, "OOM: yes (a request for %s failed), ",
                 card_format_bytes(s->oom_requested, oq, sizeof oq));

@@ -16,6 +16,12 @@
 
 /* the threads a limit must leave the program beyond every thread now in the system */
 #define VT__HELPER_MARGIN 256ull
+/* the stacks of the preload's threads, not the default (RLIMIT_STACK's, 8 MiB here): each had
+ * taken 8 MiB of the program's address space, and under `ulimit -v` 12-20 MB a traced program's
+ * own pthread_create failed where untraced it did not. The packer runs the preload's code and
+ * zstd's (a few KiB); the sampler calls the driver (cuMemGetInfo), whose depth is not ours */
+#define VT__HELPER_STACK_PACKER (256u << 10)
+#define VT__HELPER_STACK_SAMPLER (2u << 20)
 
 /* vt__helper_room: 1 when a thread of the preload's cannot take the program's place: no
  * RLIMIT_NPROC soft limit, root, or a limit above every thread in the system (all counted as the

@@ -78,6 +78,7 @@ void vt__sampler_note_context(int device, void *ctx)
     pthread_attr_t a;
     pthread_attr_init(&a);
     pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&a, VT__HELPER_STACK_SAMPLER);
     /* not where it would take one of the program's threads (`ulimit -u`, helper.h), nor tried
      * again when it cannot start (it had been, at each context, silently): said once */
     static int said;

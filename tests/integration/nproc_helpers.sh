@@ -4,7 +4,7 @@
 # makes them all, traced bounded (the packer) or with the sampler as untraced; the tracer says
 # once on stderr which thread it did without, and its trailer says so (dump: lost_why
 # no_helper). A bounded trace then packs on the program's threads and loses nothing (2 threads,
-# 2 x 100,000 pairs at `ulimit -u 3`). Until 2027-01 the packer and the sampler took a slot each
+# 2 x 100,000 pairs at `ulimit -u 3`). Until 2026-12-06 the packer and the sampler took a slot each
 # (the program's 4th pthread_create failed), and where the program's threads came first the
 # sampler silently never started and a bounded trace lost 96 % of its events, said without why.
 # The limit is not enforced for root: run as uid 65534 (setpriv) when root.

@@ -4,7 +4,7 @@
 # current device), are counted as lost events with their reason, never dropped unsaid. The fake
 # driver raises SIGUSR1 in every cuCtxGetDevice (FAKECUDA_RAISE=10), which only the tracer calls
 # here: tests/prog/host_cases.c sighook makes 50 pairs and its handler a pair at each signal.
-# Until 2027-01 such a call reached the hook at depth 2, was taken for the runtime calling the
+# Until 2026-12-06 such a call reached the hook at depth 2, was taken for the runtime calling the
 # driver and vanished: the trace said 101 events, none lost, where the run made 201.
 set -u
 fail() { echo "signal_in_hook: $*"; exit 1; }

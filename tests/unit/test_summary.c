@@ -255,6 +255,32 @@ static void test_failed_text_whole(void **state)
     assert_string_equal(buf, "2 failed allocations; 1 failed free");
 }
 
+/* the events not in the file, said by why the trace ended: the disk or the file-size limit, a
+ * window the tracer could not map (`ulimit -v`: it had been said "no room ... on the disk"), else
+ * the bound too; every reason at once whole in the buffer */
+static void test_lost_text_why(void **state)
+{
+    (void)state;
+    char buf[REPORT_LOST_LEN];
+    report_lost_text(0, 5, 10, VT_TRAILER_OUTPUT_ERROR, buf, sizeof buf);
+    assert_non_null(strstr(buf, "5 of the run's 10 events lost: not in the file (writing the "
+                                "trace failed: a window the tracer could not map or write"));
+    assert_null(strstr(buf, "disk"));
+    report_lost_text(0, 5, 10, VT_TRAILER_DISK_FULL, buf, sizeof buf);
+    assert_non_null(strstr(buf, "not in the file (no room for them on the disk or under the "
+                                "file-size limit)"));
+    assert_null(strstr(buf, "bound"));
+    report_lost_text(0, 5, 10, 0, buf, sizeof buf);
+    assert_non_null(strstr(buf, "(no room for them within the bound, on the disk or under the "
+                                "file-size limit)"));
+    report_lost_text(UINT64_MAX / 4, UINT64_MAX / 4, UINT64_MAX,
+                     VT_TRAILER_OUTPUT_ERROR | VT_TRAILER_LOST_IN_HOOK | VT_TRAILER_NO_HELPER, buf,
+                     sizeof buf);
+    size_t n = strlen(buf);
+    assert_true(n + 1 < sizeof buf);
+    assert_string_equal(buf + n - strlen("named the error)"), "named the error)");
+}
+
 static void test_unreadable(void **state)
 {
     (void)state;
@@ -267,11 +293,9 @@ static void test_unreadable(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_committed_traces_agree),
-        cmocka_unit_test(test_b_oom_12gib),
-        cmocka_unit_test(test_summary_text),
-        cmocka_unit_test(test_failed_text_whole),
-        cmocka_unit_test(test_unreadable),
+        cmocka_unit_test(test_committed_traces_agree), cmocka_unit_test(test_b_oom_12gib),
+        cmocka_unit_test(test_summary_text),           cmocka_unit_test(test_failed_text_whole),
+        cmocka_unit_test(test_lost_text_why),          cmocka_unit_test(test_unreadable),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
