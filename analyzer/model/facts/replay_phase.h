@@ -90,8 +90,11 @@ replay_phase_event(state *s, const reader_event *ev, int is_alloc, uint8_t *loss
     /* the vocabulary from the parameters, at the first forward: an evaluation's too (Lightning's
      * sanity check evaluates before the first training forward; its logits, freed before that,
      * had been classified with no vocabulary, temporaries, where the snapshot's classification
-     * at the end said logits/loss) */
-    if ((p == PHASE_FORWARD || p == PHASE_EVAL) && !s->vocab_done)
+     * at the end said logits/loss), once parameters were made and not for its data (a held-out
+     * batch loaded before the model is built, under a function named load_eval_data, had fixed
+     * the vocabulary at none for the whole run) */
+    if (!s->vocab_done &&
+        (p == PHASE_FORWARD || (p == PHASE_EVAL && s->ninit && !(f->ef & EF_INPUT))))
         replay_phase_vocab(s);
     if (p == PHASE_OPTIMIZER && !s->in_opt)
         replay_phase_step(s);
