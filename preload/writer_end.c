@@ -246,8 +246,9 @@ void vt__writer_exec_failed(void)
              * count into the records written where the trailer was. The trace stays ended as
              * the exec left it, whole, what comes after counted there as dropped, and its
              * trailer says the output stopped (the program went on, no new image: not EXEC) */
-            uint64_t h = (uint64_t)VT_REC_TRAILER | (uint64_t)VT_TRAILER_OUTPUT_ERROR << 16 |
-                         (uint64_t)TRAILER_ROOM << 32;
+            uint64_t h = (uint64_t)VT_REC_TRAILER |
+                         (uint64_t)(VT_TRAILER_OUTPUT_ERROR | atomic_load(&vt__ws.lost_why)) << 16 |
+                         (uint64_t)TRAILER_ROOM << 32; /* (why events were lost kept too) */
             __atomic_store_n((uint64_t *)(void *)t, h, __ATOMIC_RELEASE);
             vt__writer_late_at(t); /* counted there again, the drops of the wait pushed too */
             atomic_store(&vt__ws.state, W_CLOSED);

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "core/helper.h"
+#include "core/output.h"
 #include "core/quietio.h"
 #include "vramtrace/trace_format.h"
 #include "writer_internal.h"
@@ -29,7 +30,7 @@ int vt__pack_thread_start(pthread_t *t, pthread_attr_t *a, void *(*fn)(void *), 
     g_inline = !room || err;
     g_busy = 0; /* (a fork child: the parent's inline packer is not its) */
     if (g_inline) {
-        atomic_fetch_or(&vt__ws.lost_why, VT_TRAILER_NO_HELPER);
+        vt__writer_note_no_helper();
         vt__helper_said(&g_said, "packing", limit, err,
                         "the bounded trace is packed on the program's threads as they fill it");
     }

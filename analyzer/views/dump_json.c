@@ -373,11 +373,14 @@ static void fill_record(dump_json *d, cJSON *o, const reader_record *r)
         cJSON_AddStringToObject(o, "ended", key);
         VT_TRAILER_FLAGS(VT_DUMP_ENDED)
 #undef VT_DUMP_ENDED
+        if (r->flags & ~VT_TRAILER_END_MASK) { /* (every reason, one key: two had been two) */
+            cJSON *why = cJSON_AddArrayToObject(o, "lost_why");
 #define VT_DUMP_LOST(name, bit, key)                                                               \
     if (r->flags & bit)                                                                            \
-        cJSON_AddStringToObject(o, "lost_why", key);
-        VT_TRAILER_LOSSES(VT_DUMP_LOST)
+        cJSON_AddItemToArray(why, cJSON_CreateString(key));
+            VT_TRAILER_LOSSES(VT_DUMP_LOST)
 #undef VT_DUMP_LOST
+        }
         break;
     case VT_REC_SNAPSHOT: /* 1.3: the ALLOC records that follow are the live set then */
         add_u64(o, "time_ns", r->u.snap.time_ns);

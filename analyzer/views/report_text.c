@@ -129,8 +129,8 @@ static const char *lost_why_text(unsigned why, char *buf, size_t n)
     } reasons[] = {
         {VT_TRAILER_LOST_IN_HOOK, "made by a signal handler that interrupted the tracer's own "
                                   "work inside a hook on the same thread"},
-        {VT_TRAILER_NO_HELPER, "a thread of the tracer's own could not start (ulimit -u or "
-                               "pthread_create refused): the program's threads did its work"},
+        {VT_TRAILER_NO_HELPER, "the bounded trace's packing thread could not start (ulimit -u "
+                               "or pthread_create refused): the program's threads packed it"},
     };
     size_t k = 0;
     buf[0] = 0;

@@ -510,9 +510,9 @@ enum vt_trailer_flag {
  * X(NAME, bit, key): VT_TRAILER_NAME; key names it in JSON (`dump`: "lost_why").
  *   LOST_IN_HOOK  made by a signal handler that interrupted the tracer's own work inside a hook
  *                 on the same thread (recording another call): it could not be written then
- *   NO_HELPER     a thread of the tracer's own (a bounded trace's packer, the sampler) was not
- *                 started (`ulimit -u` left no room beside the program's threads) or could not
- *                 start: its work was done on the program's threads, or not at all (no samples) */
+ *   NO_HELPER     a bounded trace's packing thread was not started (`ulimit -u` left no room
+ *                 beside the program's threads) or could not start: the program's threads packed
+ *                 the trace as they filled it (the sampler's absence is no loss: not said here) */
 #define VT_TRAILER_LOSSES(X)                                                                       \
     X(LOST_IN_HOOK, 0x100u, "in_hook")                                                             \
     X(NO_HELPER, 0x200u, "no_helper")

@@ -23,6 +23,29 @@
 #define VT__HELPER_STACK_PACKER (256u << 10)
 #define VT__HELPER_STACK_SAMPLER (2u << 20)
 
+/* vt__helper_system_root: this process's user namespace is the system's (uid_map the identity
+ * over every uid): its root is exempt from RLIMIT_NPROC. A container's root in a namespace of its
+ * own is not (the kernel exempts the initial namespace's alone); an unreadable map counts as
+ * such a container. */
+static inline int vt__helper_system_root(void)
+{
+    char buf[128] = "";
+    int fd = open("/proc/self/uid_map", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    buf[n > 0 ? n : 0] = '\0';
+    char *p = buf, *e;
+    unsigned long long v[3];
+    for (int i = 0; i < 3; i++, p = e) {
+        v[i] = strtoull(p, &e, 10);
+        if (e == p)
+            return 0;
+    }
+    return v[0] == 0 && v[1] == 0 && v[2] == 4294967295ull;
+}
+
 /* vt__helper_room: 1 when a thread of the preload's cannot take the program's place: no
  * RLIMIT_NPROC soft limit, root, or a limit above every thread in the system (all counted as the
  * user's: /proc/loadavg's total) by VT__HELPER_MARGIN. Else 0 and the limit in *limit (a
@@ -30,7 +53,8 @@
 static inline int vt__helper_room(unsigned long long *limit)
 {
     struct rlimit rl;
-    if (getrlimit(RLIMIT_NPROC, &rl) || rl.rlim_cur == RLIM_INFINITY || geteuid() == 0)
+    if (getrlimit(RLIMIT_NPROC, &rl) || rl.rlim_cur == RLIM_INFINITY ||
+        (geteuid() == 0 && vt__helper_system_root()))
         return 1;
     *limit = (unsigned long long)rl.rlim_cur;
     char buf[128] = "";

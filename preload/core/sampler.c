@@ -84,11 +84,9 @@ void vt__sampler_note_context(int device, void *ctx)
     static int said;
     unsigned long long limit = 0;
     int room = vt__helper_room(&limit), err = room ? vt__thread_start(&t, &a, sampler_main) : 0;
-    if (!room || err) {
-        vt__writer_note_no_helper();
+    if (!room || err) /* (no event lost: not the trailer's loss reason, said here alone) */
         vt__helper_said(&said, "sampler", limit, err,
                         "the trace has no periodic device-memory samples (VRAMTRACE_SAMPLE_MS)");
-    }
     pthread_attr_destroy(&a);
 }
 
