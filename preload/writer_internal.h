@@ -22,7 +22,6 @@
 #define HUGE_SPAN (2u << 20)     /* a huge page: mappings this long are aligned to it */
 #define TRAILER_ROOM (8u + (unsigned)sizeof(vt_rec_trailer))
 #define UNSEALED UINT64_MAX
-#define VT_FD_HIGH 512         /* the trace's descriptor is moved to this number or above */
 #define SEAL_BIAS (1ull << 62) /* added to `used` to seal a window from outside */
 
 enum { W_UNOPENED, W_OPEN, W_STOPPED, W_CLOSED, W_EXEC };

@@ -97,11 +97,7 @@ int vt__writer_fd_note(int fd)
         vt__ws.fd_dev = st.st_dev;
         vt__ws.fd_ino = st.st_ino;
     }
-    int hi = fcntl(fd, F_DUPFD_CLOEXEC, VT_FD_HIGH);
-    if (hi < 0)
-        return fd; /* a low limit on descriptors: it stays where it is */
-    close(fd);
-    return hi;
+    return vt__fd_high(fd, 1); /* (a low limit on descriptors: it stays where it is) */
 }
 
 int vt__writer_fd_quiet(void)

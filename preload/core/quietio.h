@@ -9,6 +9,7 @@
 #define VT_PRELOAD_QUIETIO_H
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -16,6 +17,22 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+/* VT_FD_HIGH: the preload's descriptors (the trace's, libunwind's pipe) are moved to this number
+ * or above, out of the program's way: it opens the lowest free ones, and a program that closes
+ * stdout and opens its log expects that log at 1 */
+#define VT_FD_HIGH 512
+
+/* vt__fd_high: fd moved to VT_FD_HIGH or above (close-on-exec as cloexec says), the low one
+ * closed; where the limit on descriptors is below it, fd as it was. The descriptor it is now. */
+static inline int vt__fd_high(int fd, int cloexec)
+{
+    int hi = fcntl(fd, cloexec ? F_DUPFD_CLOEXEC : F_DUPFD, VT_FD_HIGH);
+    if (hi < 0)
+        return fd;
+    close(fd);
+    return hi;
+}
 
 typedef struct vt__quiet {
     sigset_t old;     /* the thread's mask before */

@@ -15,6 +15,7 @@
 /* initial-exec TLS: no allocation, no lock on first touch */
 __thread int vt__t_depth;                   /* (thread.h: vt__depth) */
 __thread int vt__t_real;                    /* (thread.h: vt__in_real_call) */
+__thread int vt__t_unwind;                  /* (thread.h: libunwind's pipes go high) */
 __thread vt__thread_self vt__t_self;        /* (thread.h: vt__thread_index) */
 _Atomic uint32_t vt__thread_generation = 1; /* bumped in a fork child: re-register threads */
 static _Atomic uint32_t g_next_thread;

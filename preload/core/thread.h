@@ -30,6 +30,10 @@ extern __thread __attribute__((visibility("hidden"))) int vt__t_depth;
  * writer's lock are the interrupted code's): counted as lost, with that reason. Until 2026-12-06
  * such calls were taken for the driver's and vanished: 3 of 27 events, with no count. */
 extern __thread __attribute__((visibility("hidden"))) int vt__t_real;
+/* vt__t_unwind: 1 while libunwind runs on this thread for the stacks (stacks.c): a pipe it makes
+ * (its memory-validation pipe, made at its first use and again if the program closed it) goes
+ * above the program's descriptors (hook_pipe.c); 0 the program's own pipes, untouched */
+extern __thread __attribute__((visibility("hidden"))) int vt__t_unwind;
 /* the cancellation state the outermost recorded hook found (-1: it changed none): no
  * cancellation point runs inside a hook, the real call's included. A thread the program cancels
  * while the preload opens the trace (close, write), unwinds its stack (libunwind's write to its

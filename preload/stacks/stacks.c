@@ -365,6 +365,7 @@ uint32_t vt__stack_capture(int skip)
     uint64_t frames[MAX_NATIVE + MAX_PY + 8];
     int n = 0, np = 0, cut = 0;
     if (c->stack_mode & VT_STACKS_NATIVE) {
+        vt__t_unwind = 1; /* (a pipe libunwind makes goes high: hook_pipe.c) */
         if (!atomic_load_explicit(&g_inited, memory_order_acquire))
             pthread_once(&g_once, stacks_init);
         void *ips[MAX_NATIVE + 16];
@@ -372,6 +373,7 @@ uint32_t vt__stack_capture(int skip)
         if (want > (int)(sizeof ips / sizeof ips[0]))
             want = (int)(sizeof ips / sizeof ips[0]);
         int got = unw_backtrace(ips, want);
+        vt__t_unwind = 0;
         int i = 0;
         while (i < got && (uintptr_t)ips[i] >= g_self_lo && (uintptr_t)ips[i] < g_self_hi)
             i++; /* the tracer's own frames */

@@ -52,6 +52,18 @@ for mode in fdclose fddup2; do
     cd .. || exit 2
 done
 
+# the program's lowest descriptors stay its own: one that closes its stdout and opens a file gets
+# 1 as untraced, not a descriptor past the tracer's (libunwind's validation pipe had taken 1 and
+# 3, its next open 4: its output lost), also with native stacks unwound for each pair
+rm -rf lowfd && mkdir lowfd && cd lowfd || exit 2
+"$P" lowfd 10 2>plain.err || fail "lowfd untraced: exit $?"
+LD_PRELOAD="$VT_PRELOAD" VRAMTRACE_OUTPUT=t.vt VRAMTRACE_STACKS=native "$P" lowfd 10 2>err ||
+    fail "lowfd: exit $?: $(cat err)"
+grep -qx 'fds 1 3' plain.err || fail "lowfd untraced: $(cat plain.err)"
+grep -qx 'fds 1 3' err || fail "lowfd: the tracer took the program's lowest descriptors: $(cat err)"
+[ "$(mallocs t.vt)" = 10 ] || fail "lowfd: $(mallocs t.vt) cudaMalloc in the trace, want 10"
+cd .. || exit 2
+
 for mode in rawfork clone; do
     for c in 0 3000; do
         rm -rf rf && mkdir rf || exit 2

@@ -47,6 +47,9 @@
  *               exit(5); exec execl("/bin/sh", "exit 6"); fork: a child that prints "child" and
  *               exits 7, waited for (cancellation off), "child 7". None is a cancellation point
  *               untraced: the exit status is 5, 6 or 0 as written
+ *   lowfd N     closes its stdout, makes N pairs (the tracer unwinds their stacks), opens
+ *               /dev/null twice: prints "fds A B" on stderr, the descriptors it got (untraced:
+ *               1 and 3, the lowest free)
  * Prints what it saw ("data ok 1 child 0", "child 0"); exit 0 unless a call failed. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -483,10 +486,17 @@ int main(int argc, char **argv)
         return sig_hook(n);
     if (!strcmp(c, "nproc"))
         return nproc_case(n);
+    if (!strcmp(c, "lowfd")) {
+        close(1);
+        pairs(n);
+        int a = open("/dev/null", O_WRONLY), b = open("/dev/null", O_WRONLY);
+        fprintf(stderr, "fds %d %d\n", a, b);
+        return 0;
+    }
     fprintf(stderr,
             "usage: host_cases fdclose|fddup2|rawfork|clone|vforkexit|chdir|exitrace|"
             "execrace|cancel|earlyexit|sigexit|sigexec|sigexitm|sigexitmt|sigexecmt|sigexecfail|"
-            "sigexecfailmt|sigforkexec|sigbigforkexec|lateexit|sighook|nproc N [C] | "
+            "sigexecfailmt|sigforkexec|sigbigforkexec|lateexit|sighook|nproc|lowfd N [C] | "
             "cancelself "
             "exit|exec|fork [N]\n");
     return 2;
