@@ -338,6 +338,8 @@ int catpeaks_end(catpeaks *cp, uint64_t peak[CAT_COUNT], uint64_t peak_ns[CAT_CO
         catpeaks_set_alloc_mode(cp, 0);
     if (!cp->lost && catpeaks_advance(cp) != cp->tail)
         catpeaks_lose(cp, "an allocation's category was never settled");
+    for (size_t i = 0; !cp->lost && i < cp->nkept; i++) /* (every epoch open now: swept) */
+        close_epoch(cp, cp->kept[i]);
     int noted = cp->tail > 1; /* a record was added (numbered from 1: no store per record) */
     drop_window(cp);
     if (cp->lost && cp->tl) /* a timeline swept in part is not drawn */
@@ -349,11 +351,28 @@ int catpeaks_end(catpeaks *cp, uint64_t peak[CAT_COUNT], uint64_t peak_ns[CAT_CO
     return 1;
 }
 
+int catpeaks_keep(catpeaks *cp, uint32_t key)
+{
+    if (cp->nkept == cp->capkept) {
+        size_t n = cp->capkept ? cp->capkept * 2 : 64;
+        uint32_t *k = realloc(cp->kept, n * sizeof *k);
+        if (!k) {
+            catpeaks_lose(cp, "out of memory");
+            return -1;
+        }
+        cp->kept = k, cp->capkept = n;
+    }
+    cp->kept[cp->nkept++] = key;
+    return 0;
+}
+
 void catpeaks_free(catpeaks *cp)
 {
     drop_window(cp);
     free(cp->ep);
     free(cp->open);
+    free(cp->kept);
+    cp->kept = NULL, cp->nkept = cp->capkept = 0;
     cp->ep = NULL, cp->open = NULL;
     cp->nep = cp->capep = 0;
     cp->nopen = cp->capopen = 0;

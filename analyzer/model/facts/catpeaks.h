@@ -6,11 +6,11 @@
  * category's largest sum. Memory: the records from the oldest one still waiting (about one
  * training step), never the trace's length; no second reading of the trace, no lookup by address.
  *
- * A tensor an optimizer step made counts only if it is freed before the trace ends (one alive at
- * the end of a cut run is not counted at all): when its category is settled before its free it
- * is swept as "provisional" and opens an epoch; the sweep keeps each epoch's largest sums, an
- * epoch merges into the one before when its tensor is freed, and at the end the epochs still
- * open take their tensor back from every moment after it. */
+ * A tensor an optimizer step made whose category is settled before its free is swept as
+ * "provisional" and opens an epoch; the sweep keeps each epoch's largest sums, an epoch merges
+ * into the one before when its tensor is freed or is kept alive at the end (catpeaks_keep: the
+ * replay keeps every one, as the snapshots count it), and at the end the epochs still open take
+ * their tensor back from every moment after it. */
 #ifndef VT_ANALYZER_CATPEAKS_H
 #define VT_ANALYZER_CATPEAKS_H
 
@@ -72,6 +72,8 @@ typedef struct catpeaks {
         uint32_t key, epoch;
     } * open;
     size_t nopen, capopen;
+    uint32_t *kept; /* refs of provisional tensors alive at the end that count (catpeaks_keep) */
+    size_t nkept, capkept;
 } catpeaks;
 
 /* a record's flags: an allocating one, a provisional one (catpeaks.h above), one whose
@@ -241,6 +243,10 @@ static inline uint64_t catpeaks_add_swept(catpeaks *cp, uint64_t t, uint64_t siz
  * timeline's moments take back the provisional tensors alive at the end. Returns 1, or 0 when
  * lost (cp->lost says why) or nothing was noted. */
 int catpeaks_end(catpeaks *cp, uint64_t peak[CAT_COUNT], uint64_t peak_ns[CAT_COUNT]);
+/* catpeaks_keep: the provisional tensor of ref key, alive at the end, counts after all (an
+ * optimizer's state a later backward outlived, in a run cut before its exit freed it): at
+ * catpeaks_end its epoch merges as at a free. -1 when out of memory (the peaks are lost). */
+int catpeaks_keep(catpeaks *cp, uint32_t key);
 
 /* catpeaks_lose: no peaks, for the reason why (a static string), unless one is already said;
  * the window is dropped. */

@@ -433,18 +433,21 @@ void replay_cats_end(state *s)
 {
     replay_result *r = s->r;
     if (s->classify_on) {
-        /* what is alive at the end, classified as such, in the live set's order (flame's totals) */
+        /* what is alive at the end, classified as such, in the live set's order (flame's totals),
+         * as the snapshots classify it: an optimizer step's tensor too (a run killed after its
+         * steps, its exit's frees never made: its 948.9 MiB of AdamW state, alive at its peak,
+         * had counted nowhere in its largest over the run, and in Perfetto's cache track; one
+         * killed inside a step, the step's tensors the peak's breakdown counts as optimizer) */
         for (uint64_t i = 0; i < s->live.ne; i++) {
             livemap_entry *e = livemap_live_entry(&s->live, i);
-            if (!e || e->code)
+            if (!e)
                 continue;
-            live_item it = replay_item(e);
-            if (replay_provisional(it.phase_alloc,
-                                   it.tensor_api)) { /* never freed: counted nowhere */
-                if (s->cats_on && (e->flags & EF_HAS_REC))
-                    catpeaks_settle(&s->peaks, rec_of(s, e), CATPEAKS_NONE, 0);
+            if (e->code) { /* settled: one an optimizer step made was swept as provisional: kept */
+                if (replay_provisional_entry(e) && s->cats_on && (e->flags & EF_HAS_REC))
+                    catpeaks_keep(&s->peaks, livemap_number(&s->live, e));
                 continue;
             }
+            live_item it = replay_item(e);
             classified(s, &it, e->level, e->flags, s->cats_on ? rec_of(s, e) : 0, 0);
         }
     }
