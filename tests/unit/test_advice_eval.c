@@ -12,6 +12,7 @@
 #include "advice.h"
 #include "advice_shape.h"
 #include "model_notes.h"
+#include "model_trace.h"
 
 #define GiB (1ull << 30)
 #define MiB (1ull << 20)
@@ -190,12 +191,57 @@ static void test_same_peak(void **state)
     assert_true(same > 0);
 }
 
+/* an evaluation's token batch (a Lightning run cut in its sanity check: 8192 tokens at
+ * --val_batch_size 8 beside --batch-size 4) gives T over its own batch, never over the
+ * training's (T = 2048 had been said where the run's was 1024); with no batch of its own given
+ * the training's divides it only where nothing else says T; it gives no B */
+static void test_eval_tokens(void **state)
+{
+    (void)state;
+    nano_config c;
+    infer_result ir;
+    memset(&ir, 0, sizeof ir);
+    ir.v[INFER_tokens].known = 1, ir.v[INFER_tokens].value = 8192, ir.tokens_eval = 1;
+    config_init(&c);
+    c.v[CFG_batch_size].i = 4, c.v[CFG_batch_size].src = CONFIG_SRC_ARG;
+    c.v[CFG_block_size].i = 0, c.v[CFG_block_size].src = CONFIG_SRC_UNKNOWN;
+    model_complete_tokens(&c, &ir, 8, "--val_batch_size 8");
+    assert_int_equal(c.v[CFG_block_size].i, 1024);
+    assert_int_equal(c.v[CFG_block_size].src, CONFIG_SRC_TRACE);
+    assert_non_null(strstr(c.v[CFG_block_size].where, "--val_batch_size 8"));
+    /* the trace's T stands (position ids), none given to the evaluation */
+    c.v[CFG_block_size].i = 1024;
+    model_complete_tokens(&c, &ir, 0, "");
+    assert_int_equal(c.v[CFG_block_size].i, 1024);
+    /* its own batch given decides: a trace's T that does not agree gives way, said */
+    model_complete_tokens(&c, &ir, 16, "--val_batch_size 16");
+    assert_int_equal(c.v[CFG_block_size].i, 512);
+    assert_non_null(strstr(c.v[CFG_block_size].where, "does not agree"));
+    /* no T at all: the program's B, said */
+    c.v[CFG_block_size].i = 0, c.v[CFG_block_size].src = CONFIG_SRC_UNKNOWN;
+    model_complete_tokens(&c, &ir, 0, "");
+    assert_int_equal(c.v[CFG_block_size].i, 2048);
+    assert_non_null(strstr(c.v[CFG_block_size].where, "no batch of its own"));
+    /* no B from it: the evaluation's batch is not the training's */
+    c.v[CFG_batch_size].i = 0, c.v[CFG_batch_size].src = CONFIG_SRC_UNKNOWN;
+    c.v[CFG_block_size].i = 1024, c.v[CFG_block_size].src = CONFIG_SRC_ARG;
+    model_complete_tokens(&c, &ir, 0, "");
+    assert_int_equal(c.v[CFG_batch_size].src, CONFIG_SRC_UNKNOWN);
+    /* a training's token batch: over the micro-batch, as before */
+    ir.tokens_eval = 0;
+    c.v[CFG_batch_size].i = 4, c.v[CFG_batch_size].src = CONFIG_SRC_ARG;
+    c.v[CFG_block_size].i = 0, c.v[CFG_block_size].src = CONFIG_SRC_UNKNOWN;
+    model_complete_tokens(&c, &ir, 8, "--val_batch_size 8");
+    assert_int_equal(c.v[CFG_block_size].i, 2048);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_calibrate), cmocka_unit_test(test_predict),
-        cmocka_unit_test(test_largest),   cmocka_unit_test(test_huge),
-        cmocka_unit_test(test_flag),      cmocka_unit_test(test_same_peak),
+        cmocka_unit_test(test_calibrate),   cmocka_unit_test(test_predict),
+        cmocka_unit_test(test_largest),     cmocka_unit_test(test_huge),
+        cmocka_unit_test(test_flag),        cmocka_unit_test(test_same_peak),
+        cmocka_unit_test(test_eval_tokens),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -280,7 +280,9 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     config_apply_trainer_args(&m->cfg, f->argc, f->argv);
     cfgsrc_apply_hf(&m->cfg, m->cfg.files);
     cfgsrc_apply_inferred(&m->cfg, f->inferred);
-    model_complete_tokens(&m->cfg, f->inferred);
+    char eval_flag[64] = "";
+    uint64_t eval_b = model_eval_batch_flag(f, eval_flag, sizeof eval_flag);
+    model_complete_tokens(&m->cfg, f->inferred, eval_b, eval_flag);
     config_apply_script(&m->cfg, f->argc, f->argv);
     if (!nanogpt && f->inferred && f->inferred->v[INFER_params].known &&
         f->inferred->v[INFER_params].value > 0)

@@ -37,14 +37,50 @@ static int first_clause(const char *where)
     return (int)(n < 80 ? n : 80);
 }
 
-/* complete_tokens: B·T measured (the token batch) gives T from the program's B, or B from T. */
-void model_complete_tokens(nano_config *c, const infer_result *ir)
+/* eval_tokens: an evaluation's B·T (n) gives T over that evaluation's own batch eval_b (its flag
+ * on the command line: eval_flag), never over the training's micro-batch (a Lightning run cut in
+ * its sanity check, --val_batch_size 8 beside --batch-size 4: its 8192 tokens had said T = 2048
+ * where its position ids said 1024). With no batch of its own given, the program's B divides it
+ * only where nothing else says T (an evaluation script's --batch-size is its own), said; the
+ * trace's T stands. B is never read from it: the evaluation's batch is not the training's. */
+static void eval_tokens(nano_config *c, long long n, uint64_t eval_b, const char *eval_flag)
+{
+    config_value *b = &c->v[CFG_batch_size], *t = &c->v[CFG_block_size];
+    char where[320];
+    long long e = (long long)eval_b;
+    if (e > 0 && n % e == 0 &&
+        (t->src == CONFIG_SRC_UNKNOWN || (t->src == CONFIG_SRC_TRACE && n / e != t->i))) {
+        snprintf(where, sizeof where,
+                 "T = %lld: B·T = %lld tokens in an evaluation's token batch over its own batch "
+                 "%lld (%s)%s%.*s%s",
+                 n / e, n, e, eval_flag, t->src == CONFIG_SRC_TRACE ? "; the trace's " : "",
+                 t->src == CONFIG_SRC_TRACE ? first_clause(t->where) : 0, t->where,
+                 t->src == CONFIG_SRC_TRACE ? " does not agree" : "");
+        set_trace(c, CFG_block_size, n / e, where);
+    } else if (!e && t->src == CONFIG_SRC_UNKNOWN && !config_unset(b) && b->i > 0 &&
+               n % b->i == 0) {
+        snprintf(where, sizeof where,
+                 "T = %lld: B·T = %lld tokens in an evaluation's token batch over the micro-batch "
+                 "%lld (the command line gives the evaluation no batch of its own)",
+                 n / b->i, n, b->i);
+        set_trace(c, CFG_block_size, n / b->i, where);
+    }
+}
+
+/* complete_tokens: B·T measured (the token batch) gives T from the program's B, or B from T; an
+ * evaluation's, T from its own batch (eval_tokens). */
+void model_complete_tokens(nano_config *c, const infer_result *ir, uint64_t eval_b,
+                           const char *eval_flag)
 {
     if (!ir || !ir->v[INFER_tokens].known || ir->v[INFER_tokens].value <= 0)
         return;
     long long n = ir->v[INFER_tokens].value;
     config_value *b = &c->v[CFG_batch_size], *t = &c->v[CFG_block_size];
     char where[320];
+    if (ir->tokens_eval) {
+        eval_tokens(c, n, eval_b, eval_flag);
+        return;
+    }
     if (c->v[CFG_block_size].src == CONFIG_SRC_UNKNOWN && !config_unset(b) && b->i > 0 &&
         n % b->i == 0) {
         snprintf(where, sizeof where,

@@ -7,8 +7,11 @@
 
 /* model_complete_tokens: B·T measured (the token batch) gives T from the program's B, or B
  * from T: where T (B) is unknown, or the trace read it otherwise (position ids) and the
- * program's B (T) times it is not B·T. */
-void model_complete_tokens(nano_config *c, const infer_result *ir);
+ * program's B (T) times it is not B·T. An evaluation's token batch (ir->tokens_eval) gives T
+ * over that evaluation's own batch, eval_b from its flag eval_flag (model_eval_batch_flag; 0:
+ * none given), never over the training's micro-batch, and gives no B. */
+void model_complete_tokens(nano_config *c, const infer_result *ir, uint64_t eval_b,
+                           const char *eval_flag);
 /* model_trace_state_moved: where the optimizer's state sat in other rows (no Python frames), the
  * state the recognized optimizer keeps moved from meas's activations to its own row, for the
  * calibration (m->state_moved: how much) */

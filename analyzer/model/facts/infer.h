@@ -49,6 +49,10 @@ typedef struct infer_value {
 
 typedef struct infer_result {
     infer_value v[INFER_COUNT];
+    /* 1: the token batch (INFER_tokens) is an evaluation's, its lookup made in one (a run cut in
+     * Lightning's sanity check, before any training forward): its B is that pass's own, not
+     * the training's micro-batch (model_complete_tokens) */
+    int tokens_eval;
 } infer_result;
 
 /* The pass over PyTorch's allocator tracker's tensors (a segment-only trace infers nothing), fed

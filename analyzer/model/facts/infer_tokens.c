@@ -136,9 +136,13 @@ void vt__infer_tokens(const vt__pass *p, const uint64_t *elems, size_t nelems, s
         snprintf(pv->where + w, sizeof pv->where - w, ", less the token batch (%llu B)",
                  (unsigned long long)batch_bytes);
     }
+    size_t emb = vt__embeds(p, at, bt, d), stop = emb ? emb + 4 : at;
+    /* an evaluation's batch (the loop's copy onto the device is no evaluation's: its lookup is) */
+    out->tokens_eval = p->t[at].eval || (emb && p->t[emb].eval);
     vt__set(out, INFER_tokens, (int64_t)bt,
-            "B·T = %llu: the int64 token batch (%llu B) before its embedding lookup%s",
-            (unsigned long long)bt, (unsigned long long)bt * 8, dt ? ", and the logits B·T×V" : "");
+            "B·T = %llu: the int64 token batch (%llu B) before its embedding lookup%s%s",
+            (unsigned long long)bt, (unsigned long long)bt * 8, dt ? ", and the logits B·T×V" : "",
+            out->tokens_eval ? ", in an evaluation's forward" : "");
     /* T: arange(T) int64 after the batch (before the logits when there are some); as large as
      * the batch at B = 1 when the model's forward made it (not the loop's targets), within a
      * position embedding's rows where the model has one (an encoder's zeros(B, T) of token
@@ -166,7 +170,6 @@ void vt__infer_tokens(const vt__pass *p, const uint64_t *elems, size_t nelems, s
         vt__set(out, INFER_token_type_rows, (int64_t)tmin,
                 "a %llu×d embedding outside the blocks, the smaller of two",
                 (unsigned long long)tmin);
-    size_t emb = vt__embeds(p, at, bt, d), stop = emb ? emb + 4 : at;
     for (size_t i = at + 1; i < p->n && i < li && i <= stop && !T; i++) {
         uint64_t s = p->t[i].size;
         int b1 = s == bt * 8 && p->t[i].made == INFER_MADE_FORWARD && bt <= tmax;
