@@ -143,6 +143,9 @@ def parser():
     ap.add_argument("--eval-only", action="store_true",
                     help="evaluation only: model.eval(), each step a forward and its loss under "
                          "torch.no_grad(); no backward, no optimizer")
+    ap.add_argument("--eval-data-first", action="store_true",
+                    help="a held-out batch put on the device before the model is built, by a "
+                         "function of the program's named load_eval_data")
     ap.add_argument("--save-config", metavar="FILE", default=None,
                     help="write the model's config.json (model.config.to_json_file) to FILE: "
                          "what `vramtrace predict FILE` reads")
@@ -183,6 +186,10 @@ def main():
              "teacher": a.teacher, "eval_batch_size": a.eval_batch_size}
     times, phase, rc, teacher = [], "model", 0, None
     try:
+        if a.eval_data_first:  # (its frames say "eval" before any parameter exists)
+            def load_eval_data():
+                return torch.randint(0, vocab, (a.batch_size, T)).to(dev)
+            held_out = load_eval_data()  # noqa: F841 (kept, as a program keeps it)
         if a.teacher:  # frozen, evaluated, on the device first
             teacher = build(a.teacher, T, 0.0)
             teacher.requires_grad_(False)
