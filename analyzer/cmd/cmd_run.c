@@ -274,6 +274,33 @@ static int check_output(const char *tmpl, const char *from)
     return 0;
 }
 
+/* bad_interpreter: path exists and begins with "#!" naming an interpreter (into interp, 256
+ * bytes) that does not exist: what execve's ENOENT of an existing script means ("cannot run
+ * ./x.sh: No such file or directory" had named the script, which is there). 1, or 0. */
+static int bad_interpreter(const char *path, char interp[256])
+{
+    char b[256];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, b, sizeof b - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (n < 3 || b[0] != '#' || b[1] != '!')
+        return 0;
+    b[n] = 0;
+    char *p = b + 2;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    size_t k = strcspn(p, " \t\r\n");
+    if (!k)
+        return 0;
+    p[k] = 0;
+    struct stat st;
+    if (!stat(p, &st))
+        return 0; /* (there: its ENOENT is another's, the interpreter's own interpreter) */
+    snprintf(interp, 256, "%s", p);
+    return 1;
+}
+
 int cmd_run(int argc, char **argv)
 {
     const char *output = NULL, *stacks = NULL, *card = NULL;
@@ -488,8 +515,12 @@ int cmd_run(int argc, char **argv)
         execvp(argv[i], argv + i);
         int e = errno;
         struct stat st; /* execve says EACCES of a directory: said as what it is */
+        char interp[256];
         if (e == EACCES && strchr(argv[i], '/') && !stat(argv[i], &st) && S_ISDIR(st.st_mode))
             fprintf(stderr, "vramtrace run: cannot run %s: %s\n", argv[i], strerror(EISDIR));
+        else if (e == ENOENT && strchr(argv[i], '/') && bad_interpreter(argv[i], interp))
+            fprintf(stderr, "vramtrace run: cannot run %s: its interpreter %s: %s\n", argv[i],
+                    interp, strerror(e));
         else
             fprintf(stderr, "vramtrace run: cannot run %s: %s\n", argv[i], strerror(e));
         if (ex[1] >= 0 && write(ex[1], &e, sizeof e) < 0)

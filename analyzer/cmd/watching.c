@@ -225,8 +225,11 @@ static void other(wstate *w, const reader_record *rec)
 static int header_pending(const char *path)
 {
     unsigned char b[sizeof(vt_file_header)];
+    struct stat st;
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    ssize_t n = fd >= 0 ? pread(fd, b, sizeof b, 0) : -1;
+    /* (a regular file alone: a device such as /dev/null never becomes a trace; it had been
+     * waited for, for ever) */
+    ssize_t n = fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode) ? pread(fd, b, sizeof b, 0) : -1;
     if (fd >= 0)
         close(fd);
     if (n < 0)
@@ -297,7 +300,7 @@ static int refresh(wstate *w)
         if (w->chunked)
             reread(w);
         else
-            reader_watching(rd); /* (the records of its last 100 ms wait: reader.h) */
+            reader_watching(rd, 1); /* (the records of its last 100 ms wait: reader.h) */
         w->rd = rd;
     } else if (reader_follow(w->rd)) {
         return 0; /* ended, or nothing to follow */
@@ -340,6 +343,10 @@ static int killed_end(wstate *w)
 {
     if (w->chunked && !w->whole) {
         w->whole = 1;
+        if (refresh(w) < 0)
+            return -1;
+    } else if (!w->chunked && w->rd) { /* its last 100 ms, held back while it ran: read now */
+        reader_watching(w->rd, 0);
         if (refresh(w) < 0)
             return -1;
     }

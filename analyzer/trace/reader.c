@@ -143,10 +143,17 @@ static bool read_header(reader *r, size_t have_bytes)
     if (have < 0)
         return false;
     r->bad_header = true; /* until the header is known good */
-    if (have == 0)
-        return set_status(r, READER_MALFORMED, 0,
-                          "not a vramtrace trace (an empty file: the traced process wrote "
-                          "nothing, or it is still starting)");
+    if (have == 0) {      /* what empty input is: a file being written, a pipe's, a device's */
+        const char *what = "an empty file: the traced process wrote nothing, or it is still "
+                           "starting";
+        struct stat st;
+        int fdo = r->fp ? fileno(r->fp) : r->fd;
+        if (fdo >= 0 && !fstat(fdo, &st) && !S_ISREG(st.st_mode))
+            what = S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)
+                       ? "empty input: nothing was written into the pipe"
+                       : "a device that reads as empty, not a trace file";
+        return set_status(r, READER_MALFORMED, 0, "not a vramtrace trace (%s)", what);
+    }
     if ((size_t)have < VT_MAGIC_LEN || memcmp(r->buf, VT_MAGIC, VT_MAGIC_LEN) != 0)
         return set_status(r, READER_MALFORMED, 0, "not a vramtrace trace (bad magic)");
     if ((size_t)have < sizeof(vt_file_header))
@@ -217,10 +224,10 @@ int reader_follow(reader *r)
     return 0;
 }
 
-void reader_watching(reader *r)
+void reader_watching(reader *r, int on)
 {
     if (r->bl)
-        blocks_watching(r->bl);
+        blocks_watching(r->bl, on);
 }
 
 const chunked_info *reader_chunked_info(const reader *r)

@@ -324,8 +324,10 @@ reader *reader_open_summary(const char *path, char *msg, size_t msgsz);
 int reader_follow(reader *r);
 /* reader_watching: r is read while its writer runs, on the machine that writes it (`watch`),
  * called right after opening: a trace of the block layout (2.0) hands out the records of its
- * last 100 ms at the next look, when every thread's block before them is seen. */
-void reader_watching(reader *r);
+ * last 100 ms at the next look, when every thread's block before them is seen. on 0: its writer
+ * is gone: the next look hands out everything (a run that died before a second look had been
+ * shown with none of its records: "peak 0 B"). */
+void reader_watching(reader *r, int on);
 /* reader_chunked_info: NULL for a plain trace. */
 const chunked_info *reader_chunked_info(const reader *r);
 

@@ -514,14 +514,14 @@ int blocks_follow(blocks *b)
 {
     if (b->fd < 0 || b->bad)
         return -1;
-    b->following = b->live = b->watching = 1;
+    b->following = b->live = 1;  /* (watching as blocks_watching left it) */
     b->in.len = b->side.len = 0; /* what was read may be zeros a writer has filled since */
     return 0;
 }
 
-void blocks_watching(blocks *b)
+void blocks_watching(blocks *b, int on)
 {
-    b->watching = 1;
+    b->watching = on;
 }
 
 /* ended: the file fd ends with a trailer, as a writer leaves it at its end (cut right after

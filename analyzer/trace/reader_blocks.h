@@ -29,8 +29,9 @@ ssize_t blocks_read(blocks *b, void *buf, size_t n);
 int blocks_follow(blocks *b);
 /* blocks_watching: the file is read while its writer runs, on its machine (`watch`): at the end
  * of what it holds, the records of its last 100 ms wait for the next look, so that a thread's
- * block whose header is not stored yet hides none older than those handed out. */
-void blocks_watching(blocks *b);
+ * block whose header is not stored yet hides none older than those handed out. on 0: the writer
+ * is gone, nothing waits (its last records had never been handed out). */
+void blocks_watching(blocks *b, int on);
 /* blocks_rewind: back to the first byte (a file only). 0, or -1. */
 int blocks_rewind(blocks *b);
 const char *blocks_error(const blocks *b);

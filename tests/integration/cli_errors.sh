@@ -63,6 +63,21 @@ grep -qF -- '--from short.vt: a vramtrace trace cut short inside its header (20 
 rc=$?
 [ $rc = 126 ] && grep -qxF "vramtrace run: cannot run ./adir: Is a directory" err.txt ||
     fail "run -- ./adir: exit $rc: $(cat err.txt)"
+# a script whose interpreter does not exist: said so, not "No such file" of the script that is
+# there (exit 127 as a shell gives)
+printf '#!/nonexistent/interp\n' >badinterp.sh && chmod +x badinterp.sh
+"$VT" run -q -o b.vt -- ./badinterp.sh >out.txt 2>err.txt
+rc=$?
+[ $rc = 127 ] && grep -qxF "vramtrace run: cannot run ./badinterp.sh: its interpreter /nonexistent/interp: No such file or directory" err.txt ||
+    fail "run -- ./badinterp.sh: exit $rc: $(cat err.txt)"
+# a device is no trace, said so, and watch does not wait for it (it had waited for ever on
+# /dev/null, "an empty file ... still starting")
+for cmd in dump "watch"; do
+    timeout 10 "$VT" $cmd /dev/null >out.txt 2>err.txt
+    rc=$?
+    [ $rc = 3 ] && grep -qF "/dev/null: not a vramtrace trace (a device that reads as empty, not a trace file)" err.txt ||
+        fail "$cmd /dev/null: exit $rc: $(cat err.txt)"
+done
 : >afile
 "$VT" fit --dir afile -- true {B} {I} >out.txt 2>err.txt
 rc=$?
