@@ -6,7 +6,9 @@
 #ifndef VT_PRELOAD_HELPER_H
 #define VT_PRELOAD_HELPER_H
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -46,10 +48,42 @@ static inline int vt__helper_system_root(void)
     return v[0] == 0 && v[1] == 0 && v[2] == 4294967295ull;
 }
 
+/* vt__helper_user_threads: the threads of the processes of real uid `uid` (what RLIMIT_NPROC
+ * counts), from each /proc/PID/status; -1 (all ones) when /proc cannot be read. Once per helper,
+ * where the system's total leaves too little room (a busy node: RHEL's 4096 soft limit beside
+ * 3,900 threads of other users had kept every helper from starting). */
+static inline unsigned long long vt__helper_user_threads(uid_t uid)
+{
+    DIR *d = opendir("/proc");
+    if (!d)
+        return ~0ull;
+    unsigned long long n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] < '1' || e->d_name[0] > '9')
+            continue;
+        char path[64], buf[4096];
+        snprintf(path, sizeof path, "/proc/%.20s/status", e->d_name);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        ssize_t k = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+        if (fd >= 0)
+            close(fd);
+        if (k <= 0)
+            continue; /* (gone meanwhile) */
+        buf[k] = '\0';
+        const char *u = strstr(buf, "\nUid:"), *t = strstr(buf, "\nThreads:");
+        if (u && t && strtoul(u + 5, NULL, 10) == uid)
+            n += strtoull(t + 9, NULL, 10);
+    }
+    closedir(d);
+    return n;
+}
+
 /* vt__helper_room: 1 when a thread of the preload's cannot take the program's place: no
- * RLIMIT_NPROC soft limit, root, or a limit above every thread in the system (all counted as the
- * user's: /proc/loadavg's total) by VT__HELPER_MARGIN. Else 0 and the limit in *limit (a
- * /proc that cannot be read counts as no room). Asked once per helper, never per event. */
+ * RLIMIT_NPROC soft limit, root, or a limit above every thread in the system (/proc/loadavg's
+ * total) by VT__HELPER_MARGIN, else above the user's own (vt__helper_user_threads) by it. Else 0
+ * and the limit in *limit (a /proc that cannot be read counts as no room). Asked once per
+ * helper, never per event. */
 static inline int vt__helper_room(unsigned long long *limit)
 {
     struct rlimit rl;
@@ -68,7 +102,10 @@ static inline int vt__helper_room(unsigned long long *limit)
     if (!slash)
         return 0;
     unsigned long long total = strtoull(slash + 1, NULL, 10);
-    return total && total + VT__HELPER_MARGIN <= *limit;
+    if (total && total + VT__HELPER_MARGIN <= *limit)
+        return 1;
+    unsigned long long mine = vt__helper_user_threads(getuid());
+    return mine != ~0ull && mine + VT__HELPER_MARGIN <= *limit;
 }
 
 /* vt__helper_said: says once on stderr (*said) that the preload's `which` thread was not started
