@@ -25,19 +25,28 @@
 #define VT__HELPER_STACK_PACKER (256u << 10)
 #define VT__HELPER_STACK_SAMPLER (2u << 20)
 
+/* vt__helper_read: the start of a /proc file into buf (n bytes, terminated): its length read, or
+ * -1 when it cannot be opened */
+static inline ssize_t vt__helper_read(const char *path, char *buf, size_t n)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t k = read(fd, buf, n - 1);
+    close(fd);
+    buf[k > 0 ? k : 0] = '\0';
+    return k;
+}
+
 /* vt__helper_system_root: this process's user namespace is the system's (uid_map the identity
  * over every uid): its root is exempt from RLIMIT_NPROC. A container's root in a namespace of its
  * own is not (the kernel exempts the initial namespace's alone); an unreadable map counts as
  * such a container. */
 static inline int vt__helper_system_root(void)
 {
-    char buf[128] = "";
-    int fd = open("/proc/self/uid_map", O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    char buf[128];
+    if (vt__helper_read("/proc/self/uid_map", buf, sizeof buf) < 0)
         return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    buf[n > 0 ? n : 0] = '\0';
     char *p = buf, *e;
     unsigned long long v[3];
     for (int i = 0; i < 3; i++, p = e) {
@@ -64,13 +73,8 @@ static inline unsigned long long vt__helper_user_threads(uid_t uid)
             continue;
         char path[64], buf[4096];
         snprintf(path, sizeof path, "/proc/%.20s/status", e->d_name);
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        ssize_t k = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
-        if (fd >= 0)
-            close(fd);
-        if (k <= 0)
+        if (vt__helper_read(path, buf, sizeof buf) <= 0)
             continue; /* (gone meanwhile) */
-        buf[k] = '\0';
         const char *u = strstr(buf, "\nUid:"), *t = strstr(buf, "\nThreads:");
         if (u && t && strtoul(u + 5, NULL, 10) == uid)
             n += strtoull(t + 9, NULL, 10);
@@ -91,13 +95,9 @@ static inline int vt__helper_room(unsigned long long *limit)
         (geteuid() == 0 && vt__helper_system_root()))
         return 1;
     *limit = (unsigned long long)rl.rlim_cur;
-    char buf[128] = "";
-    int fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    char buf[128];
+    if (vt__helper_read("/proc/loadavg", buf, sizeof buf) < 0)
         return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    buf[n > 0 ? n : 0] = '\0';
     const char *slash = strchr(buf, '/'); /* "0.00 0.01 0.05 1/234 5678": 234 threads */
     if (!slash)
         return 0;
