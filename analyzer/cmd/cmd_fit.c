@@ -347,6 +347,31 @@ static long parse_long(const char *opt, const char *s, long min, long max)
     return v;
 }
 
+/* no_iters_said: no {I} in the command: every trial runs it in full, said with the command's
+ * own iteration flag where it has one of the usual spellings (a ResNet script's --steps 1 had
+ * been told "e.g. --max_iters={I}", nanoGPT's) */
+static void no_iters_said(const fit_job *j)
+{
+    static const char *const flags[] = {
+        "--steps", "--max_iters", "--max-iters", "--max_steps",       "--max-steps",
+        "--iters", "--num_steps", "--num-steps", "--num_train_steps", NULL};
+    const char *flag = NULL;
+    for (int i = 0; i < j->argc && !flag; i++)
+        for (int k = 0; flags[k] && !flag; k++) {
+            size_t n = strlen(flags[k]);
+            if (!strncmp(j->argv[i], flags[k], n) && (!j->argv[i][n] || j->argv[i][n] == '='))
+                flag = flags[k];
+        }
+    if (flag)
+        fprintf(stderr,
+                "vramtrace fit: no {I} in the command: every trial runs it in full "
+                "(mark its iteration count, %s {I}, to keep trials short)\n",
+                flag);
+    else
+        fprintf(stderr, "vramtrace fit: no {I} in the command: every trial runs it in full "
+                        "(mark the program's iteration count with {I} to keep trials short)\n");
+}
+
 int cmd_fit(int argc, char **argv)
 {
     static fit_job job;
@@ -439,8 +464,7 @@ int cmd_fit(int argc, char **argv)
     if (!j->has_a && j->effective)
         fprintf(stderr, "vramtrace fit: --effective ignored: no {A} in the command\n");
     if (!j->has_i)
-        fprintf(stderr, "vramtrace fit: no {I} in the command: every trial runs it in full "
-                        "(mark the iteration count, e.g. --max_iters={I}, to keep trials short)\n");
+        no_iters_said(j);
     long max_b = j->max_b ? j->max_b : j->has_a ? j->effective : 1024;
     for (long b = 1; b <= max_b && j->ncand < FIT_MAX_CANDIDATES; b++)
         if (!j->has_a || j->effective % b == 0)

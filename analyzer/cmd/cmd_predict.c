@@ -344,7 +344,8 @@ static int print_json(const nano_config *c, const gpt_shape *s, const prediction
             advice_recommend(cal, s, p->required_bytes, lb, a->card.bytes, unmeasured, &rb, &ra);
         /* the run as it ran, after its allocator's retry: nothing recommended as it is (text) */
         cJSON_AddBoolToObject(root, "completed_after_retry", retried);
-        if (found && !(retried && rb == s->B) && !withheld(a, cal, s, lower)) {
+        if (found && !(retried && rb == s->B) && !withheld(a, cal, s, lower) &&
+            !predict_batch_assumed(c, s, a->from != NULL)) {
             cJSON *rj = cJSON_AddObjectToObject(root, "recommended");
             cJSON_AddNumberToObject(rj, "batch_size", (double)rb);
             if (s->accum_unknown && s->no_training) { /* forwards only: no step to accumulate */

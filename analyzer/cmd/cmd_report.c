@@ -91,15 +91,17 @@ int cmd_report(int argc, char **argv)
     const char *card = NULL, *html = NULL;
     const char **files = calloc((size_t)argc + 1, sizeof *files);
     const char **overrides = calloc((size_t)argc + 1, sizeof *overrides);
+    const char **said = calloc((size_t)argc + 1, sizeof *said); /* how each override was typed */
     char **owned =
-        calloc((size_t)argc + 1, sizeof *owned); /* the overrides built from --n-layer etc. */
+        calloc(2 * (size_t)argc + 1, sizeof *owned); /* built from --n-layer etc.: 2 an option */
     /* the report's context on the heap, on the pages mem_heap_huge asked for (as the replay's
      * state): 26 KiB of it on the stack had been first touches of stack pages, each a fault */
     report_ctx *c = calloc(1, sizeof *c);
     int nfiles = 0, nover = 0, nowned = 0;
-    if (!files || !overrides || !owned || !c) {
+    if (!files || !overrides || !said || !owned || !c) {
         free(files);
         free(overrides);
+        free(said);
         free(owned);
         free(c);
         return VT_EXIT_USAGE;
@@ -154,15 +156,25 @@ int cmd_report(int argc, char **argv)
             break;
         default:
             if (k >= OPT_CFG && k < OPT_CFG + CFG_COUNT) {
-                /* "--n-layer 24" -> the override "n_layer=24" */
+                /* "--n-layer 24" -> the override "n_layer=24", said as typed ("--n-layer 24":
+                 * a ResNet's --grad-accum 4 had been said "gradient_accumulation_steps=4") */
+                const char *name = "";
+                for (int j = 0; report_opts[j].name; j++)
+                    if (report_opts[j].key == k)
+                        name = report_opts[j].name;
                 size_t len = strlen(config_key_name((config_key)(k - OPT_CFG))) + strlen(p.arg) + 2;
-                char *o = malloc(len);
-                if (!o) {
+                size_t slen = strlen(name) + strlen(p.arg) + 4;
+                char *o = malloc(len), *as = malloc(slen);
+                if (!o || !as) {
+                    free(o), free(as);
                     rc = VT_EXIT_USAGE;
                     goto out;
                 }
                 snprintf(o, len, "%s=%s", config_key_name((config_key)(k - OPT_CFG)), p.arg);
+                snprintf(as, slen, "--%s %s", name, p.arg);
                 owned[nowned++] = o;
+                owned[nowned++] = as;
+                said[nover] = as;
                 overrides[nover++] = o;
                 for (int j = 0; access(p.arg, F_OK) == 0 && report_opts[j].name; j++)
                     if (report_opts[j].key == k) /* a file: the trace, its value left out? */
@@ -210,6 +222,7 @@ int cmd_report(int argc, char **argv)
     c->color = !json && !no_color && !getenv("NO_COLOR") && isatty(1);
     c->opts.noverrides = nover;
     c->opts.overrides = overrides;
+    c->opts.overrides_said = said;
     c->opts.color = c->color;
     card_spec spec;
     if (card) {
@@ -286,6 +299,7 @@ out:
     free(owned);
     free(files);
     free(overrides);
+    free(said);
     free(c);
     return rc;
 }

@@ -66,7 +66,9 @@ static void steps_note(const fit_job *j, char *out, size_t len)
             snprintf(out, len,
                      "a trial that fits ran one optimizer step: the optimizer's state made in it "
                      "came after its forward, and a second step's forward holds it too, which "
-                     "these trials did not measure (run at least 2 steps: --iters 2, the default)");
+                     "these trials did not measure (run at least 2 steps: %s)",
+                     j->has_i ? "--iters 2, the default" /* (with no {I}, --iters sets nothing) */
+                              : "the command's own iteration count");
             return;
         }
 }

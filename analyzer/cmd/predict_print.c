@@ -334,12 +334,23 @@ void predict_print_heading(const nano_config *c, const gpt_shape *s, const char 
                (unsigned long long)(s->B * s->A), dt, comp, dr);
 }
 
+int predict_batch_assumed(const nano_config *c, const gpt_shape *s, int from)
+{
+    /* (a BERT's config.json had been told "micro-batch 12 as it is", nanoGPT's default) */
+    return !from && (c->program != PROG_NANOGPT || s->gated) &&
+           c->v[CFG_batch_size].src == CONFIG_SRC_DEFAULT && !s->no_training;
+}
+
 void predict_print_recommended(const nano_config *c, const gpt_shape *s, const gpt_shape *base,
                                const char *mb, int nano, int from, int found, uint64_t rb,
                                uint64_t ra, int unmeasured, uint64_t lb, uint64_t floor)
 {
     char flags[160];
-    if (found) {
+    if (found && predict_batch_assumed(c, s, from)) { /* (nothing to keep or change of yours) */
+        printf("recommended: none from a micro-batch none gave (%llu assumed): --batch-size N "
+               "predicts yours; the largest that fits is above\n",
+               (unsigned long long)s->B);
+    } else if (found) {
         advice_batch_flags(c, base, rb, ra, flags, sizeof flags);
         if (s->accum_unknown && rb == s->B && !s->no_training)
             printf("recommended: micro-batch %llu as it is%s%s%s, your accumulation steps "

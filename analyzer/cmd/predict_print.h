@@ -49,6 +49,9 @@ void predict_print_calibration(const char *from, const model_calib *cal, int gen
 void predict_print_breakdown(const prediction *p, const model_calib *cal, int generic, int compile,
                              uint64_t kv, const char *kv_shape, const char *weights_doc);
 
+/* predict_batch_assumed: the micro-batch of a config file or preset none gave (nanoGPT's default
+ * 12 stands in, not the user's): nothing is recommended of it, in text or JSON (from: --from) */
+int predict_batch_assumed(const nano_config *c, const gpt_shape *s, int from);
 /* predict_print_recommended: the recommendation's line (found: rb, ra from advice_recommend; s
  * the configuration predicted, base the traced run's with the what-if's micro-batch for the
  * program's flags, mb its word for the micro-batch, nano: nanoGPT's setting names, from: the

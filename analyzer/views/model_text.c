@@ -300,8 +300,9 @@ void model_text(FILE *out, const model_result *m, const run_facts *f, int color)
 {
     const model_opts o = {.color = color};
     config_print(out, &m->cfg, model_config_shown(m));
+    char ne[4 * sizeof m->note]; /* (a flag's spelling in it: the trace's bytes) */
     if (m->note[0])
-        fprintf(out, "  note: %s\n", m->note);
+        fprintf(out, "  note: %s\n", tx(m->note, ne, sizeof ne));
     print_recognized(out, m);
     print_formula(out, m);
     if (f->has_oom)

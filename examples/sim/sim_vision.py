@@ -58,6 +58,8 @@ def main():
     ap.add_argument("--lr", type=float, default=0.1)
     ap.add_argument("--freeze-backbone", action="store_true",
                     help="a linear probe: every weight frozen but the classifier head's")
+    ap.add_argument("--compile", action="store_true",
+                    help="train through torch.compile(model) (not simulated: it runs eagerly, said on stdout)")
     a = ap.parse_args()
     family, default_opt, default_amp = MODELS[a.model]
     opt_name, amp = a.optimizer or default_opt, a.amp or default_amp
@@ -90,6 +92,9 @@ def main():
         print(f"number of parameters: {truth['params'] / 1e6:.2f}M", flush=True)
         model.to(dev)
         model.train()
+        if a.compile:  # (the simulation's torch.compile returns the model: eager, said)
+            model = torch.compile(model)
+            print("sim_vision.py: --compile is simulated as eager", flush=True)
         truth["param_bytes"] = tensor_bytes(params)
         truth["trainable_param_bytes"] = tensor_bytes(trainable)
         truth["buffer_bytes"] = tensor_bytes(model.buffers())

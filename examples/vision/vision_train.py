@@ -76,6 +76,8 @@ def parser():
     ap.add_argument("--lr", type=float, default=0.1)
     ap.add_argument("--freeze-backbone", action="store_true",
                     help="a linear probe: every weight frozen but the classifier head's")
+    ap.add_argument("--compile", action="store_true",
+                    help="train through torch.compile(model)")
     return ap
 
 
@@ -100,6 +102,8 @@ def main():
             freeze_backbone(model)
         model.to(dev)
         model.train()
+        if a.compile:
+            model = torch.compile(model)
         trainable = model_truth(model, truth)
         truth["buffer_elements"] = sum(b.numel() for b in model.buffers())
         truth["buffer_bytes"] = tensor_bytes(model.buffers())

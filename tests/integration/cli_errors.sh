@@ -242,7 +242,7 @@ done
 # report's two spellings of one override, with two values: refused too; a number of 64 digits is
 # out of range (it had been "not an integer"); a refused flag is never "not used"
 "$VT" report "$R" --batch-size 16 --batch_size=32 >out.txt 2>err.txt
-[ $? = 2 ] && grep -q "batch_size given twice (batch_size=16, then batch_size=32): give one" err.txt ||
+[ $? = 2 ] && grep -q "batch_size given twice (--batch-size 16, then batch_size=32): give one" err.txt ||
     fail "report --batch-size 16 --batch_size=32: $(cat err.txt)"
 "$VT" report "$R" --batch-size "$(python3 -c "print('9' * 64)")" >out.txt 2>err.txt
 [ $? = 2 ] && grep -q "is out of range (must be a positive integer, at most 16777216)" err.txt ||
@@ -253,9 +253,10 @@ done
 # silence); one the program did not give, or gave alike, is not
 "$VT" report --batch-size 64 --no-color "$R" >ov.txt 2>&1 && "$VT" report --batch-size 64 --json "$R" >ov.json &&
     "$VT" report --batch-size 128 --no-color "$R" >same.txt 2>&1 || fail "report with an override"
-grep -q "note: batch_size: the program's own value (--batch-size 128) left unused: batch_size=64 given on vramtrace's command line" ov.txt ||
-    fail "override: $(grep -n 'batch_size' ov.txt | head -n 3)"
-grep -q "left unused: batch_size=64" ov.json || fail "override: not in the JSON's config_warnings"
+# (said in the program's words, as typed: a ResNet's had been told nanoGPT's batch_size=64)
+grep -q "note: micro-batch B: the program's own value (--batch-size 128) left unused: --batch-size 64 given on vramtrace's command line" ov.txt ||
+    fail "override: $(grep -n 'batch' ov.txt | head -n 3)"
+grep -q "left unused: --batch-size 64" ov.json || fail "override: not in the JSON's config_warnings"
 grep -q "left unused" same.txt && fail "an override equal to the program's value said as unused"
 # an option's value left out takes the trace as its value: said so (it had been "no trace file
 # given" alone, beside the file the user gave)

@@ -295,8 +295,8 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     }
     cfgsrc_versions(&m->cfg, m->cfg.files);
     heads_consistent(&m->cfg);
-    if (config_overrides(&m->cfg, o ? o->noverrides : 0, o ? o->overrides : NULL, err, errlen) <
-            0 ||
+    if (config_overrides(&m->cfg, o ? o->noverrides : 0, o ? o->overrides : NULL,
+                         o ? o->overrides_said : NULL, err, errlen) < 0 ||
         config_validate(&m->cfg, err, errlen) < 0)
         return -1;
     model_trace_dtype(&m->cfg, f);

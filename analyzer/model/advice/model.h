@@ -109,12 +109,15 @@ typedef struct model_opts {
     uint64_t target_card_bytes;   /* 0: emulated card, else the device total */
     const char *target_card_name;
     int color; /* 1: ANSI colour allowed */
+    /* how each override was given, said in the configuration's rows ("--grad-accum 4"; NULL:
+     * as in overrides) */
+    const char *const *overrides_said;
 } model_opts;
 
 /* The model of one run, computed once by model_build; views/model_*.c print it. */
 typedef struct model_result {
     nano_config cfg;
-    char note[200];  /* how the run's shape was adjusted, "" if not */
+    char note[320];  /* how the run's shape was adjusted, "" if not */
     gpt_shape shape; /* the run (iteration0 when no optimizer step was seen) */
     doc_formula docf;
     cat_breakdown measured, doc, refined;

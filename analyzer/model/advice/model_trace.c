@@ -245,11 +245,19 @@ void model_trace_compile(model_result *m, const run_facts *f, int nanogpt)
         }
     }
     if (cv->i && state == FEAT_OFF) {
+        /* (named as the program names it: nanoGPT's compile=True, another's flag: a ViT's
+         * --compile had been told "compile=True") */
+        char kb[96], said[112];
+        if (m->cfg.program == PROG_NANOGPT || cv->src == CONFIG_SRC_DEFAULT)
+            snprintf(said, sizeof said, "%s",
+                     cv->src != CONFIG_SRC_DEFAULT ? "compile=True"
+                                                   : "compile (nanoGPT's default True assumed)");
+        else
+            snprintf(said, sizeof said, "%s on",
+                     config_key_said(&m->cfg, CFG_compile, kb, sizeof kb));
         m->shape.compile = 0;
         snprintf(m->note, sizeof m->note, "%s ran as eager (%.100s): the formulas use eager mode",
-                 cv->src != CONFIG_SRC_DEFAULT ? "compile=True"
-                                               : "compile (nanoGPT's default True assumed)",
-                 where);
+                 said, where);
     }
 }
 

@@ -178,9 +178,11 @@ static int differs(const config_value *a, const config_value *b)
     return a->i != b->i || a->f != b->f || strcmp(a->s, b->s);
 }
 
-int config_overrides(nano_config *c, int n, const char *const *given, char *err, size_t errlen)
+int config_overrides(nano_config *c, int n, const char *const *given, const char *const *said,
+                     char *err, size_t errlen)
 {
     for (int i = 0; given && i < n; i++) {
+        const char *as = said && said[i] ? said[i] : given[i]; /* (as the user typed it) */
         char key[64];
         const char *val = config_arg_key(given[i], key, sizeof key);
         if (!val) {
@@ -205,14 +207,13 @@ int config_overrides(nano_config *c, int n, const char *const *given, char *err,
             for (int j = 0; j < i; j++) { /* the earlier spelling of it */
                 char kj[64];
                 if (config_arg_key(given[j], kj, sizeof kj) && !strcmp(kj, key))
-                    prev = given[j];
+                    prev = said && said[j] ? said[j] : given[j];
             }
-            snprintf(err, errlen, "%s given twice (%.100s, then %.100s): give one", key, prev,
-                     given[i]);
+            snprintf(err, errlen, "%s given twice (%.100s, then %.100s): give one", key, prev, as);
             return -1;
         }
         snprintf(c->v[k].where, sizeof c->v[k].where, "given on vramtrace's command line (%.150s)",
-                 given[i]);
+                 as);
         /* the program's own value, another one: said, never dropped in silence (ResNet-50's
          * --batch-size 128 had become 64 with no word, its bytes measured at 128) */
         if ((was.src == CONFIG_SRC_ARG || was.src == CONFIG_SRC_FILE) && differs(&was, &c->v[k])) {
@@ -220,7 +221,8 @@ int config_overrides(nano_config *c, int n, const char *const *given, char *err,
             snprintf(note, sizeof note,
                      "%s: the program's own value (%.80s) left unused: %.60s given on vramtrace's "
                      "command line; the measured bytes are the program's",
-                     key, was.where[0] ? was.where : "its source", given[i]);
+                     config_key_word(c, (config_key)k), was.where[0] ? was.where : "its source",
+                     as);
             config_note(c, note);
         }
     }

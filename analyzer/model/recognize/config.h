@@ -202,9 +202,11 @@ int config_flag_key(const char *flag);
 const char *config_arg_key(const char *arg, char *key, size_t len);
 
 /* config_overrides: `vramtrace report` flags (key=value, an optional leading --; n of them) over
- * the config, each CONFIG_SRC_FLAG with its text; a value the program's own sources gave another
+ * the config, each CONFIG_SRC_FLAG with its text (said[i], how it was typed, where said is
+ * not NULL: "--grad-accum 4", not nanoGPT's key); a value the program's own sources gave another
  * value is left unused, with a note saying so. -1 with err set for a bad one. */
-int config_overrides(nano_config *c, int n, const char *const *given, char *err, size_t errlen);
+int config_overrides(nano_config *c, int n, const char *const *given, const char *const *said,
+                     char *err, size_t errlen);
 /* config_notes_kept: how many of c->nwarnings notes are kept in c->warnings. */
 int config_notes_kept(const nano_config *c);
 /* config_note: adds a note (a value that was not used, and why) to the report's warnings.
