@@ -138,9 +138,11 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
     printf(eb ? " at the evaluation's batch of %llu\n" : "\n", (unsigned long long)eb);
     doc_formula d;
     formula_documents(s, &d);
+    /* (the documents' formula counts AdamW's state whatever the optimizer: said so, an SGD
+     * ViT's "AdamW 649.2 MiB" had read as its own) */
     printf(
-        "the basic formula (docs/formula.md §2%s): params %s, grads %s, AdamW %s, activations %s "
-        "(x24) / %s (x160)\n",
+        "the basic formula (docs/formula.md §2%s): params %s, grads %s, AdamW %s (the formula "
+        "counts AdamW's state, whatever the run's optimizer), activations %s (x24) / %s (x160)\n",
         s->gated || s->hf_gpt2 || s->bert ? ", the usual GPT-2 rule of thumb of the same L, d, V"
                                           : "",
         card_format_bytes(d.param_bytes, b1, sizeof b1),

@@ -38,4 +38,8 @@ grep -q -- "--iters 2" fit.txt && fail "fit without {I} told to give --iters: $(
     fail "report --grad-accum exit $?"
 grep -q "given on vramtrace's command line (--grad-accum 4)" ga.txt && ! grep -q "gradient_accumulation_steps=4" ga.txt ||
     fail "report --grad-accum 4: $(grep -n 'accum' ga.txt | head -n 3)"
+# 5. the documents' basic formula counts AdamW's state: said so beside an SGD run's
+"$VT" predict --from "$ROOT/examples/traces/sim/vitb16_fp32_sgd_b32_fit.vt" >sgd.txt 2>&1 || fail "predict --from sgd exit $?"
+grep -q "^the basic formula .*AdamW [0-9.]* [KMG]iB (the formula counts AdamW's state, whatever the run's optimizer)" sgd.txt ||
+    fail "an SGD run's basic formula: $(grep -n 'basic formula' sgd.txt)"
 exit 0
