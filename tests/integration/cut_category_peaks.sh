@@ -5,12 +5,17 @@
 # optimizer step's tensor alive at the end had counted nowhere in the largest over the run while
 # the peak's breakdown counted it (220 of 417 cuts: s_nano_eager_b8 at 85 %, 948.9 MiB of AdamW
 # state at the peak, none over the run, the bytes drawn as allocator cache in Perfetto).
+# flame --at all of the 85 % cuts leaves out none of the allocations the cut run made (its
+# optimizer state alive at the end had been left out: 82 cuts).
 # runs: early (about 417 reports)
 set -u
 fail() { echo "cut_category_peaks: $*"; exit 1; }
 python3 - "$VT" "$ROOT" <<'PY' || fail "see above"
 import glob, json, os, subprocess, sys
 vt, root = sys.argv[1], sys.argv[2]
+sys.path.insert(0, os.path.join(root, "tests/python"))
+import replay_dump
+table = replay_dump.api_table()
 TOOLS = ("allocator_cache", "cuda_context", "kernel_code", "external", "unknown")
 checked, bad = 0, []
 for f in sorted(glob.glob(os.path.join(root, "examples/traces/**/*.vt"), recursive=True)):
@@ -30,6 +35,25 @@ for f in sorted(glob.glob(os.path.join(root, "examples/traces/**/*.vt"), recursi
         for k, v in d["categories"].items():
             if k not in TOOLS and v > cp[k]["bytes"]:
                 bad.append(f"{os.path.basename(f)} at {p} %: {k} {v} B at the peak, {cp[k]['bytes']} over the run")
+        if p != 85:
+            continue
+        # flame --at all holds every allocation of the cut run (its optimizer state alive at the
+        # end had been left out of flame's totals, as of the largest over the run)
+        dump = subprocess.run([vt, "dump", "--no-resolve", "cut.vt"], capture_output=True, text=True).stdout.splitlines()
+        ind = replay_dump.replay(dump)
+        made = 0
+        for o in (json.loads(l) for l in dump if '"type":"alloc"' in l):
+            if o["failed"] or o["api"] not in table or o["addr"] in ("0x0", 0):
+                continue
+            lv = replay_dump.level(o["api"], *table[o["api"]])
+            if lv is not None and not (lv == "segment" and ind["allocated_bytes"]):
+                made += o["size"]
+        fl = subprocess.run([vt, "flame", "--at", "all", "cut.vt"], capture_output=True, text=True).stdout
+        tot = sum(int(l.rpartition(" ")[2]) for l in fl.splitlines())
+        # (none left out; 3 cuts of runs out of memory in their first forward count more than
+        # made, 16 MiB to 786 MiB, as before this check: a separate defect, in the closing note)
+        if tot < made:
+            bad.append(f"{os.path.basename(f)} at {p} %: flame --at all holds {tot} B, the run's allocations {made}")
 assert checked >= 300, f"only {checked} cuts with category peaks"
 assert not bad, "\n".join(bad[:10]) + f"\n({len(bad)} in all)"
 PY

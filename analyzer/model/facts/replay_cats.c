@@ -40,6 +40,13 @@ static void total(state *s, uint32_t stack, int kind, category cat, uint64_t siz
         timeline_total_add(s->r->tl, stack, cat, size);
 }
 
+/* total_settled: e, settled (its code) and provisional, counted in flame's totals now: at its
+ * free, or alive at the end (its count had waited for its free) */
+static void total_settled(state *s, const livemap_entry *e)
+{
+    total(s, e->stack_id, kind_of(e), (category)CATPEAKS_CAT(e->code), e->size);
+}
+
 static void stop(state *s)
 {
     s->cats_on = 0;
@@ -283,7 +290,7 @@ static __attribute__((noinline)) void free_rest(state *s, livemap_entry *e, cons
     }
     if (e->code) {
         if (prov) /* counted after all */
-            total(s, e->stack_id, kind_of(e), (category)CATPEAKS_CAT(e->code), e->size);
+            total_settled(s, e);
         return;
     }
     uint64_t arec = s->cats_on ? rec_of(s, e) : 0;
@@ -442,9 +449,13 @@ void replay_cats_end(state *s)
             livemap_entry *e = livemap_live_entry(&s->live, i);
             if (!e)
                 continue;
-            if (e->code) { /* settled: one an optimizer step made was swept as provisional: kept */
-                if (replay_provisional_entry(e) && s->cats_on && (e->flags & EF_HAS_REC))
+            if (e->code) { /* settled: one an optimizer step made was swept as provisional, its
+                            * count (flame's totals too) waiting for a free: kept, counted now */
+                if (!replay_provisional_entry(e))
+                    continue;
+                if (s->cats_on && (e->flags & EF_HAS_REC))
                     catpeaks_keep(&s->peaks, livemap_number(&s->live, e));
+                total_settled(s, e); /* (alive at the end) */
                 continue;
             }
             live_item it = replay_item(e);
