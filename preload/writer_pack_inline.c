@@ -24,10 +24,9 @@ static void (*g_pack)(void); /* writer_pack.c's: packs the oldest queued window 
 int vt__pack_thread_start(pthread_t *t, pthread_attr_t *a, void *(*fn)(void *), void (*pack)(void))
 {
     g_pack = pack;
-    pthread_attr_setstacksize(a, VT__HELPER_STACK_PACKER);
     unsigned long long limit = 0;
-    int room = vt__helper_room(&limit), err = room ? vt__thread_start(t, a, fn) : 0;
-    g_inline = !room || err;
+    int err = vt__helper_start(t, a, VT__HELPER_STACK_PACKER, fn, &limit);
+    g_inline = err != 0;
     g_busy = 0; /* (a fork child: the parent's inline packer is not its) */
     if (g_inline) {
         vt__writer_note_no_helper();

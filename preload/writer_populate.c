@@ -96,13 +96,12 @@ static void start(void)
     pthread_attr_t a;
     pthread_t t;
     unsigned long long limit = 0;
-    if (!vt__helper_room(&limit) || pthread_attr_init(&a)) {
+    if (pthread_attr_init(&a)) {
         pop.state = -1;
         return;
     }
-    pthread_attr_setstacksize(&a, 64u << 10);
     pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-    pop.state = vt__thread_start(&t, &a, helper) ? -1 : 1;
+    pop.state = vt__helper_start(&t, &a, VT__HELPER_STACK_POPULATE, helper, &limit) ? -1 : 1;
     pthread_attr_destroy(&a);
 }
 

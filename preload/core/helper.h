@@ -24,6 +24,7 @@
  * zstd's (a few KiB); the sampler calls the driver (cuMemGetInfo), whose depth is not ours */
 #define VT__HELPER_STACK_PACKER (256u << 10)
 #define VT__HELPER_STACK_SAMPLER (2u << 20)
+#define VT__HELPER_STACK_POPULATE (64u << 10) /* (the page-fault helper: touches pages alone) */
 
 /* vt__helper_read: the start of a /proc file into buf (n bytes, terminated): its length read, or
  * -1 when it cannot be opened */
@@ -84,10 +85,10 @@ static inline unsigned long long vt__helper_user_threads(uid_t uid)
 }
 
 /* vt__helper_room: 1 when a thread of the preload's cannot take the program's place: no
- * RLIMIT_NPROC soft limit, root, or a limit above every thread in the system (/proc/loadavg's
- * total) by VT__HELPER_MARGIN, else above the user's own (vt__helper_user_threads) by it. Else 0
- * and the limit in *limit (a /proc that cannot be read counts as no room). Asked once per
- * helper, never per event. */
+ * RLIMIT_NPROC soft limit, the system's root, or a limit above every thread in the system
+ * (/proc/loadavg's total) by VT__HELPER_MARGIN, else above the user's own (vt__helper_user_threads)
+ * by it. Else 0 and the limit in *limit (a /proc that cannot be read counts as no room). Asked once
+ * per helper, never per event. */
 static inline int vt__helper_room(unsigned long long *limit)
 {
     struct rlimit rl;
@@ -108,15 +109,26 @@ static inline int vt__helper_room(unsigned long long *limit)
     return mine != ~0ull && mine + VT__HELPER_MARGIN <= *limit;
 }
 
+/* vt__helper_start: the preload's thread fn on a stack of `stack` bytes (a's), where
+ * vt__helper_room finds room for it: 0 when it runs; -1 when there is none (*limit: the limit),
+ * else pthread_create's error. What vt__helper_said says of it. */
+static inline int vt__helper_start(pthread_t *t, pthread_attr_t *a, size_t stack,
+                                   void *(*fn)(void *), unsigned long long *limit)
+{
+    pthread_attr_setstacksize(a, stack);
+    return vt__helper_room(limit) ? vt__thread_start(t, a, fn) : -1;
+}
+
 /* vt__helper_said: says once on stderr (*said) that the preload's `which` thread was not started
- * (limit: RLIMIT_NPROC's, else err: pthread_create's) and what that means (`so`). */
+ * (err, vt__helper_start's: -1, no room under RLIMIT_NPROC's limit; else pthread_create's) and
+ * what that means (`so`). */
 static inline void vt__helper_said(int *said, const char *which, unsigned long long limit, int err,
                                    const char *so)
 {
     if (*said)
         return;
     *said = 1;
-    if (!err)
+    if (err < 0)
         vt__quiet_stderr("vramtrace: no %s thread (ulimit -u %llu: the program's threads come "
                          "first): %s\n",
                          which, limit, so);

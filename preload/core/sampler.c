@@ -78,13 +78,12 @@ void vt__sampler_note_context(int device, void *ctx)
     pthread_attr_t a;
     pthread_attr_init(&a);
     pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-    pthread_attr_setstacksize(&a, VT__HELPER_STACK_SAMPLER);
     /* not where it would take one of the program's threads (`ulimit -u`, helper.h), nor tried
      * again when it cannot start (it had been, at each context, silently): said once */
     static int said;
     unsigned long long limit = 0;
-    int room = vt__helper_room(&limit), err = room ? vt__thread_start(&t, &a, sampler_main) : 0;
-    if (!room || err) /* (no event lost: not the trailer's loss reason, said here alone) */
+    int err = vt__helper_start(&t, &a, VT__HELPER_STACK_SAMPLER, sampler_main, &limit);
+    if (err) /* (no event lost: not the trailer's loss reason, said here alone) */
         vt__helper_said(&said, "sampler", limit, err,
                         "the trace has no periodic device-memory samples (VRAMTRACE_SAMPLE_MS)");
     pthread_attr_destroy(&a);
