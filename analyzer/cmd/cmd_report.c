@@ -176,9 +176,8 @@ int cmd_report(int argc, char **argv)
                 owned[nowned++] = as;
                 said[nover] = as;
                 overrides[nover++] = o;
-                for (int j = 0; access(p.arg, F_OK) == 0 && report_opts[j].name; j++)
-                    if (report_opts[j].key == k) /* a file: the trace, its value left out? */
-                        took_key = report_opts[j].name, took_value = p.arg;
+                if (access(p.arg, F_OK) == 0) /* a file: the trace, its value left out? */
+                    took_key = name, took_value = p.arg;
                 break;
             }
             rc = VT_EXIT_USAGE;
