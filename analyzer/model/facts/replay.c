@@ -509,6 +509,7 @@ static int replay_reader(const char *path, reader *rd, replay_result *out, char 
     }
     replay_infer_end(s); /* (when the trace ended before the first backward did) */
     replay_vmm_end(s);
+    replay_cats_cut(s);   /* (before the snapshots take the live set's items) */
     replay_cats_flush(s); /* what was freed after the last allocation: kept to the end */
     replay_snap_finish_peak(s);
     for (size_t i = 0; i < out->at_oom.n; i++) /* released but never confirmed: not cache */

@@ -430,7 +430,6 @@ replay_key2 replay_item_key(const state *s, const live_item *it);
 /* replay_end_key: what classify sees of e ending now as x says (arec: its allocating record in
  * the category window, 0: none), as a key for the cache of its answers (replay_cats.c) */
 uint64_t replay_end_key(const state *s, const livemap_entry *e, const replay_end *x, uint64_t arec);
-
 /* replay_cats_begin: the sweep (and the classification) as the views and the run need them. */
 void replay_cats_begin(state *s);
 /* replay_cats_alloc's rare parts: the window lost (the sweep stops), the run's first events past
@@ -546,8 +545,9 @@ static inline void replay_cats_free_settled(state *s, livemap_entry *e, uint64_t
 /* replay_cats_flush: classifies the lifetimes held back (s->pend): after an allocation (they
  * were not the run's last frees) or at the end of the pass (they were). */
 void replay_cats_flush(state *s);
-/* replay_cats_marked: PyTorch's tracker named e one of its segments. */
+/* replay_cats_marked: PyTorch's tracker named e its segment; replay_cats_cut: a cut hid the name */
 void replay_cats_marked(state *s, livemap_entry *e);
+void replay_cats_cut(state *s);
 /* replay_cats_now: what has happened since an allocation (its counters iter, bwd and its event),
  * as classify_settled takes it (CLS_*) */
 static inline unsigned replay_cats_now(const state *s, uint32_t iter, uint32_t bwd,
