@@ -1,9 +1,8 @@
 /* test_catpeaks.c — category_peaks (analyzer/model/facts/catpeaks.c): each category's largest live
  * bytes over a run and when it came, swept from a window whose records wait for their category;
- * the allocator cache as segments less their tensors; an optimizer step's tensor alive at the end
- * counted nowhere; the sweep's one look at a record (catpeaks_take, in both modes); a window past
- * its cap said lost; a window grown with its records wrapped round its ring; and the vocabulary the
- * logits rule uses (classify_vocab). */
+ * the allocator cache as segments less their tensors; the sweep's one look at a record
+ * (catpeaks_take, in both modes); a window past its cap said lost; a window grown with its records
+ * wrapped round its ring; and the vocabulary the logits rule uses (classify_vocab). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -38,13 +37,13 @@ static int run(catpeaks *cp, const ev *evs, size_t n, int alloc_mode, const uint
         if (evs[i].is_alloc)
             rec[evs[i].ref] = r;
         else if (!evs[i].code && late) /* settled at its free: both records */
-            catpeaks_settle(cp, rec[evs[i].ref], late[evs[i].ref], 0),
-                catpeaks_settle(cp, r, late[evs[i].ref], 0);
+            catpeaks_settle(cp, rec[evs[i].ref], late[evs[i].ref]),
+                catpeaks_settle(cp, r, late[evs[i].ref]);
         catpeaks_advance(cp);
     }
     for (size_t i = 0; late && i < 64; i++)
         if (rec[i] && late[i])
-            catpeaks_settle(cp, rec[i], late[i], 0);
+            catpeaks_settle(cp, rec[i], late[i]);
     return catpeaks_end(cp, peak, ns);
 }
 
@@ -91,7 +90,7 @@ static void test_records_wait_in_order(void **st)
     uint64_t a = catpeaks_add(&cp, 1, 1, 100, CATPEAKS_F_ALLOC, 1, 0);
     catpeaks_add(&cp, 2, 2, 50, CATPEAKS_F_ALLOC, 2, P(TEMPORARIES));
     assert_int_equal(catpeaks_advance(&cp), a); /* waits at the first */
-    catpeaks_settle(&cp, a, P(PARAMETERS), 0);
+    catpeaks_settle(&cp, a, P(PARAMETERS));
     assert_int_equal(catpeaks_advance(&cp), cp.tail);
     uint64_t peak[CAT_COUNT], ns[CAT_COUNT];
     assert_int_equal(catpeaks_end(&cp, peak, ns), 1);
@@ -133,34 +132,8 @@ static void test_cache_is_segments_less_tensors(void **st)
     catpeaks_free(&cp);
 }
 
-/* an optimizer step's tensor settled before its free (provisional) counts if it is freed, and
- * counts nowhere, at no moment, when it is alive at the end */
-static void test_provisional(void **st)
-{
-    (void)st;
-    uint64_t peak[CAT_COUNT], ns[CAT_COUNT];
-    for (int freed = 0; freed < 2; freed++) {
-        catpeaks cp;
-        catpeaks_init(&cp, NULL);
-        catpeaks_set_alloc_mode(&cp, 0);
-        uint8_t opt = P(OPTIMIZER);
-        catpeaks_add(&cp, 1, 1, 700, CATPEAKS_F_ALLOC, 1, opt); /* freed: counted */
-        uint64_t a = catpeaks_add(&cp, 2, 2, 300, CATPEAKS_F_ALLOC, 2, 0);
-        catpeaks_settle(&cp, a, opt, 1); /* provisional */
-        catpeaks_add(&cp, 3, 3, 50, CATPEAKS_F_ALLOC, 3, opt);
-        catpeaks_add(&cp, 4, 4, 700, 0, 1, opt);
-        if (freed)
-            catpeaks_add(&cp, 5, 5, 300, CATPEAKS_F_PROVISIONAL, 2, opt);
-        assert_int_equal(catpeaks_end(&cp, peak, ns), 1);
-        assert_int_equal(peak[CAT_OPTIMIZER], freed ? 1050 : 750);
-        assert_int_equal(ns[CAT_OPTIMIZER], 3);
-        catpeaks_free(&cp);
-    }
-}
-
 /* the sweep's one look at a record (catpeaks_take, catpeaks_add_swept: replay_cats.c's sweep)
- * sweeps a common one as catpeaks_advance would and leaves it the others: a provisional tensor
- * still opens its epoch (alive at the end: counted nowhere) */
+ * sweeps a common one as catpeaks_advance would and leaves it the others (a join's) */
 static void test_take(void **st)
 {
     (void)st;
@@ -178,16 +151,16 @@ static void test_take(void **st)
     uint64_t a = catpeaks_add(&cp, 3, 3, 300, CATPEAKS_F_ALLOC, 2, 0);
     assert_int_equal(catpeaks_add_swept(&cp, 4, 700, 0, opt), 0); /* the window waits: added */
     catpeaks_add(&cp, 4, 4, 700, 0, 1, opt);
-    catpeaks_settle(&cp, a, opt, 1); /* provisional */
-    catpeaks_epoch *ep = &cp.ep[cp.last];
+    uint64_t j = catpeaks_add(&cp, 5, 5, 1000, CATPEAKS_F_ALLOC | CATPEAKS_F_JOIN, 3, opt);
+    catpeaks_settle(&cp, a, opt);
     for (uint64_t n = cp.head;
-         n < cp.tail && catpeaks_take(&cp, &cp.rec[n & (cp.cap - 1)], ep, catpeaks_fast(&cp)); n++)
+         n < cp.tail && catpeaks_take(&cp, &cp.rec[n & (cp.cap - 1)], catpeaks_fast(&cp)); n++)
         cp.head = n + 1;
-    assert_int_equal(cp.head, a); /* left to catpeaks_advance */
+    assert_int_equal(cp.head, j); /* left to catpeaks_advance */
     assert_int_equal(catpeaks_advance(&cp), cp.tail);
     assert_int_equal(catpeaks_end(&cp, peak, ns), 1);
-    assert_int_equal(peak[CAT_OPTIMIZER], 750); /* not 1050: the 300 alive at the end */
-    assert_int_equal(ns[CAT_OPTIMIZER], 2);
+    assert_int_equal(peak[CAT_OPTIMIZER], 1050); /* not 1350: a join's moment is not noted */
+    assert_int_equal(ns[CAT_OPTIMIZER], 3);
     catpeaks_free(&cp);
 }
 
@@ -207,11 +180,10 @@ static void test_take_inner(void **st)
     catpeaks_add(&cp, 2, 2, 800, CATPEAKS_F_ALLOC, 2, act);
     catpeaks_add(&cp, 3, 3, 1000, CATPEAKS_F_ALLOC, 3, seg);
     catpeaks_add(&cp, 4, 4, 800, 0, 2, act);
-    catpeaks_epoch *ep = &cp.ep[cp.last];
     int fast = catpeaks_fast(&cp);
     assert_int_equal(fast, CATPEAKS_FAST_INNER);
     uint64_t n = cp.head;
-    for (; n < cp.tail && catpeaks_take(&cp, &cp.rec[n & (cp.cap - 1)], ep, fast); n++)
+    for (; n < cp.tail && catpeaks_take(&cp, &cp.rec[n & (cp.cap - 1)], fast); n++)
         cp.head = n + 1;
     assert_int_equal(cp.head, cp.tail); /* every one swept by the look */
     /* a tensor to the empty window: swept at once, inside the segments (a third segment makes
@@ -272,7 +244,7 @@ static void test_grow_wrapped(void **st)
         catpeaks_add(&cp, n++, t++, 1 + i % 7, CATPEAKS_F_ALLOC, 10000 + i, P(OPTIMIZER));
     assert_null(cp.lost);
     assert_true(cp.cap > 4096);
-    catpeaks_settle(&cp, wait, P(ACTIVATIONS), 0);
+    catpeaks_settle(&cp, wait, P(ACTIVATIONS));
     catpeaks_advance(&cp);
     assert_int_equal(catpeaks_end(&cp, peak, ns), 1);
     uint64_t opt = 0;
@@ -316,7 +288,6 @@ int main(void)
         cmocka_unit_test(test_peaks_over_the_run),
         cmocka_unit_test(test_records_wait_in_order),
         cmocka_unit_test(test_cache_is_segments_less_tensors),
-        cmocka_unit_test(test_provisional),
         cmocka_unit_test(test_take),
         cmocka_unit_test(test_take_inner),
         cmocka_unit_test(test_lost_is_said),

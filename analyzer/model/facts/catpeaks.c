@@ -1,6 +1,6 @@
 /* catpeaks.c — category_peaks (catpeaks.h): a window of records in event order, each swept once
  * its allocation's category is settled: added at its allocation, taken back at its free, each
- * category's largest sum kept per epoch (and the timeline's moments, when asked). */
+ * category's largest sum kept (and the timeline's moments, when asked). */
 #include "catpeaks.h"
 
 #include <stdlib.h>
@@ -31,12 +31,6 @@ void catpeaks_init(catpeaks *cp, timeline *tl)
     cp->tl = tl;
     cp->head = cp->tail = 1;
     set_common(cp);
-    cp->ep = calloc(1, sizeof *cp->ep); /* the first epoch, open from the start */
-    if (!cp->ep) {
-        catpeaks_lose(cp, "out of memory");
-        return;
-    }
-    cp->nep = cp->capep = 1;
 }
 
 void catpeaks_lose(catpeaks *cp, const char *why)
@@ -96,70 +90,13 @@ static int64_t cache_raw(const catpeaks *cp)
     return cp->alloc_mode ? cp->seg - cp->inner : 0;
 }
 
-/* note: the moment now (time t) in the open epoch: the categories that moved and the cache. */
+/* note: the moment now (time t) in the largest sums: the category that moved and the cache. */
 static void note(catpeaks *cp, int cat, uint64_t t)
 {
-    catpeaks_epoch *e = &cp->ep[cp->last];
-    if (cat >= 0 && cp->cur[cat] > e->m[cat])
-        e->m[cat] = cp->cur[cat], e->t[cat] = t;
-    if (cp->alloc_mode && cache_raw(cp) > e->m[CAT_CACHE])
-        e->m[CAT_CACHE] = cache_raw(cp), e->t[CAT_CACHE] = t;
-}
-
-/* open_epoch: a provisional tensor's allocation (its ref: key) begins an epoch: every category's
- * sum now is its first moment (the same sums ended the epoch before: ties go to the earlier). */
-static int open_epoch(catpeaks *cp, uint32_t key, uint64_t size, uint8_t code, uint64_t t)
-{
-    if (cp->nep == cp->capep) {
-        uint32_t cap = cp->capep * 2;
-        catpeaks_epoch *ep = realloc(cp->ep, cap * sizeof *ep);
-        if (!ep)
-            return -1;
-        cp->ep = ep, cp->capep = cap;
-    }
-    if (cp->nopen == cp->capopen) {
-        size_t cap = cp->capopen ? cp->capopen * 2 : 64;
-        void *o = realloc(cp->open, cap * sizeof *cp->open);
-        if (!o)
-            return -1;
-        cp->open = o, cp->capopen = cap;
-    }
-    uint32_t k = cp->nep++;
-    catpeaks_epoch *e = &cp->ep[k];
-    memset(e, 0, sizeof *e);
-    for (int c = 0; c < CAT_COUNT; c++)
-        e->m[c] = cp->cur[c], e->t[c] = t;
-    e->m[CAT_CACHE] = cp->alloc_mode ? cache_raw(cp) : cp->cur[CAT_CACHE];
-    e->size = size, e->code = code;
-    e->prev = cp->last + 1;
-    cp->ep[cp->last].next = k + 1;
-    cp->last = k;
-    cp->open[cp->nopen].key = key;
-    cp->open[cp->nopen++].epoch = k;
-    return 0;
-}
-
-/* close_epoch: the tensor that opened an epoch (its ref: key) is freed: it counts after all, and
- * its epoch merges into the open one before it. */
-static void close_epoch(catpeaks *cp, uint32_t key)
-{
-    size_t i = 0;
-    while (i < cp->nopen && cp->open[i].key != key)
-        i++;
-    if (i == cp->nopen)
-        return;
-    uint32_t k = cp->open[i].epoch;
-    cp->open[i] = cp->open[--cp->nopen];
-    catpeaks_epoch *e = &cp->ep[k], *p = &cp->ep[e->prev - 1];
-    for (int c = 0; c < CAT_COUNT; c++)
-        if (e->m[c] > p->m[c]) /* the earlier of equals stays */
-            p->m[c] = e->m[c], p->t[c] = e->t[c];
-    p->next = e->next;
-    if (e->next)
-        cp->ep[e->next - 1].prev = e->prev;
-    if (cp->last == k)
-        cp->last = e->prev - 1;
-    e->into = e->prev;
+    if (cat >= 0 && cp->cur[cat] > cp->top[cat])
+        cp->top[cat] = cp->cur[cat], cp->top_t[cat] = t;
+    if (cp->alloc_mode && cache_raw(cp) > cp->top[CAT_CACHE])
+        cp->top[CAT_CACHE] = cache_raw(cp), cp->top_t[CAT_CACHE] = t;
 }
 
 /* sums: record i (kind, category cat, flags fl) adds its bytes to the sums or takes them back:
@@ -177,15 +114,14 @@ static inline void sums(catpeaks *cp, uint64_t i, int kind, int cat, uint8_t fl)
         cp->cur[CAT_CACHE] = cp->seg > cp->inner ? cp->seg - cp->inner : 0;
 }
 
-/* common: record i (kind, code, flags fl, at time at) comes or goes: apply's work without epochs
- * opened or closed and without a timeline (allocator mode's common record, a tensor inside
- * PyTorch's segments: catpeaks_inner_add, the same work inline) */
+/* common: record i (kind, code, flags fl, at time at) comes or goes: apply's work without a join
+ * and without a timeline (allocator mode's common record, a tensor inside PyTorch's segments:
+ * catpeaks_inner_add, the same work inline) */
 static inline void common(catpeaks *cp, uint64_t i, int kind, uint8_t code, uint8_t fl, uint64_t at)
 {
     int cat = CATPEAKS_CAT(code);
     if (kind == CATPEAKS_INNER && cp->alloc_mode) {
-        catpeaks_inner_add(cp, &cp->ep[cp->last], (unsigned)cat, (int64_t)cp->rec[i].size,
-                           fl & CATPEAKS_F_ALLOC, at);
+        catpeaks_inner_add(cp, (unsigned)cat, (int64_t)cp->rec[i].size, fl & CATPEAKS_F_ALLOC, at);
         return;
     }
     sums(cp, i, kind, cat, fl);
@@ -193,23 +129,18 @@ static inline void common(catpeaks *cp, uint64_t i, int kind, uint8_t code, uint
 }
 
 /* apply: record i (settled, counted: not CATPEAKS_NONE) comes or goes (out of line: the sweep
- * calls it for the rare records, with an epoch or a timeline) */
+ * calls it for the rare records, a join's or with a timeline) */
 static __attribute__((noinline)) void apply(catpeaks *cp, uint64_t i)
 {
     const catpeaks_rec r = cp->rec[i];
     uint8_t code = r.code, fl = r.flags;
     uint64_t t = r.time;
-    if ((fl & CATPEAKS_F_PROVISIONAL) && !(fl & CATPEAKS_F_ALLOC))
-        close_epoch(cp, r.ref);
     int kind = CATPEAKS_KIND(code), cat = CATPEAKS_CAT(code);
     sums(cp, i, kind, cat, fl);
-    if ((fl & CATPEAKS_F_PROVISIONAL) && (fl & CATPEAKS_F_ALLOC) &&
-        open_epoch(cp, r.ref, r.size, code, t) < 0)
-        catpeaks_lose(cp, "out of memory");
     if (fl & CATPEAKS_F_JOIN)
         return;
     if (cp->tl)
-        timeline_cats(cp->tl, cp->event ? cp->event[i] : 0, t, cp->cur, cache_raw(cp), cp->last);
+        timeline_cats(cp->tl, cp->event ? cp->event[i] : 0, t, cp->cur);
     note(cp, kind == CATPEAKS_SEGMENT ? -1 : cat, t);
     for (int c = 0; (fl & CATPEAKS_F_JOIN_END) && c < CAT_COUNT; c++)
         note(cp, c, t); /* (the join's records before it noted nothing) */
@@ -217,13 +148,12 @@ static __attribute__((noinline)) void apply(catpeaks *cp, uint64_t i)
 
 uint64_t catpeaks_advance_more(catpeaks *cp)
 {
-    /* the window and what only apply changes in locals: the sums' stores (cp->cur, an epoch's)
-     * would otherwise have every one of them loaded again for each record */
+    /* the window in locals: the sums' stores (cp->cur, cp->top) would otherwise have every one
+     * of them loaded again for each record */
     uint64_t head = cp->head;
     const uint64_t tail = cp->tail, mask = cp->cap - 1;
     const catpeaks_rec *recs = cp->rec;
     const int plain_only = !cp->alloc_mode, slow = cp->tl != NULL;
-    catpeaks_epoch *e = &cp->ep[cp->last];
     while (head < tail) {
         uint64_t i = head & mask;
         const catpeaks_rec *r = &recs[i];
@@ -241,12 +171,8 @@ uint64_t catpeaks_advance_more(catpeaks *cp)
             break;
         uint8_t fl = r->flags;
         if (__builtin_expect((fl & CATPEAKS_F_APPLY) || slow, 0)) {
-            cp->head = head + 1;
             apply(cp, i);
-            if (cp->lost)
-                return cp->head;
-            head = cp->head;
-            e = &cp->ep[cp->last]; /* (an epoch opened or closed) */
+            head++;
             continue;
         }
         if (!plain_only || kind != CATPEAKS_PLAIN) {
@@ -255,7 +181,7 @@ uint64_t catpeaks_advance_more(catpeaks *cp)
             continue;
         }
         /* the common record: a plain allocation's bytes, nothing else to it */
-        catpeaks_plain_add(cp, e, CATPEAKS_CAT(code), (int64_t)r->size, fl & CATPEAKS_F_ALLOC,
+        catpeaks_plain_add(cp, CATPEAKS_CAT(code), (int64_t)r->size, fl & CATPEAKS_F_ALLOC,
                            r->time);
         head++;
     }
@@ -274,62 +200,6 @@ int catpeaks_take_more(catpeaks *cp, const catpeaks_rec *r)
     return 1;
 }
 
-/* finish: each category's largest over the open epochs in order, each epoch's moments less the
- * provisional tensors alive at the end that opened it or an epoch before it. */
-static void finish(catpeaks *cp, uint64_t peak[CAT_COUNT], uint64_t peak_ns[CAT_COUNT])
-{
-    int64_t back[CAT_COUNT + 1] = {0};
-    for (uint32_t k = 0;; k = cp->ep[k].next - 1) {
-        const catpeaks_epoch *e = &cp->ep[k];
-        if (e->size) {
-            if (CATPEAKS_KIND(e->code) != CATPEAKS_SEGMENT)
-                back[CATPEAKS_CAT(e->code)] += (int64_t)e->size;
-            if (CATPEAKS_KIND(e->code) == CATPEAKS_INNER)
-                back[CAT_COUNT] += (int64_t)e->size;
-        }
-        for (int c = 0; c < CAT_COUNT; c++) {
-            int64_t v =
-                c == CAT_CACHE && cp->alloc_mode ? e->m[c] + back[CAT_COUNT] : e->m[c] - back[c];
-            if (v > 0 && (uint64_t)v > peak[c]) /* the first of equals */
-                peak[c] = (uint64_t)v, peak_ns[c] = e->t[c];
-        }
-        if (!e->next)
-            break;
-    }
-}
-
-/* fix_timeline: the timeline's moments take back the provisional tensors alive at the end. */
-static void fix_timeline(catpeaks *cp)
-{
-    if (!cp->tl || cp->nep < 2)
-        return;
-    int64_t(*back)[CAT_COUNT + 1] = calloc(cp->nep, sizeof *back);
-    uint32_t *rep = malloc(cp->nep * sizeof *rep);
-    if (!back || !rep) {
-        free(back), free(rep);
-        return;
-    }
-    int64_t acc[CAT_COUNT + 1] = {0};
-    for (uint32_t k = 0;; k = cp->ep[k].next - 1) {
-        const catpeaks_epoch *e = &cp->ep[k];
-        if (e->size && CATPEAKS_KIND(e->code) != CATPEAKS_SEGMENT)
-            acc[CATPEAKS_CAT(e->code)] += (int64_t)e->size;
-        if (e->size && CATPEAKS_KIND(e->code) == CATPEAKS_INNER)
-            acc[CAT_COUNT] += (int64_t)e->size;
-        memcpy(back[k], acc, sizeof acc);
-        if (!e->next)
-            break;
-    }
-    for (uint32_t k = 0; k < cp->nep; k++) { /* a merged epoch's moments: its open one's */
-        uint32_t r = k;
-        while (cp->ep[r].into)
-            r = cp->ep[r].into - 1;
-        rep[k] = r;
-    }
-    timeline_fix(cp->tl, (const int64_t(*)[CAT_COUNT + 1]) back, rep, cp->nep, cp->alloc_mode);
-    free(back), free(rep);
-}
-
 int catpeaks_end(catpeaks *cp, uint64_t peak[CAT_COUNT], uint64_t peak_ns[CAT_COUNT])
 {
     memset(peak, 0, CAT_COUNT * sizeof *peak);
@@ -338,42 +208,19 @@ int catpeaks_end(catpeaks *cp, uint64_t peak[CAT_COUNT], uint64_t peak_ns[CAT_CO
         catpeaks_set_alloc_mode(cp, 0);
     if (!cp->lost && catpeaks_advance(cp) != cp->tail)
         catpeaks_lose(cp, "an allocation's category was never settled");
-    for (size_t i = 0; !cp->lost && i < cp->nkept; i++) /* (every epoch open now: swept) */
-        close_epoch(cp, cp->kept[i]);
     int noted = cp->tail > 1; /* a record was added (numbered from 1: no store per record) */
     drop_window(cp);
     if (cp->lost && cp->tl) /* a timeline swept in part is not drawn */
         cp->tl->has_cats = 0;
     if (cp->lost || !noted) /* lost, or nothing was noted */
         return 0;
-    finish(cp, peak, peak_ns);
-    fix_timeline(cp);
+    for (int c = 0; c < CAT_COUNT; c++)
+        if (cp->top[c] > 0)
+            peak[c] = (uint64_t)cp->top[c], peak_ns[c] = cp->top_t[c];
     return 1;
-}
-
-int catpeaks_keep(catpeaks *cp, uint32_t key)
-{
-    if (cp->nkept == cp->capkept) {
-        size_t n = cp->capkept ? cp->capkept * 2 : 64;
-        uint32_t *k = realloc(cp->kept, n * sizeof *k);
-        if (!k) {
-            catpeaks_lose(cp, "out of memory");
-            return -1;
-        }
-        cp->kept = k, cp->capkept = n;
-    }
-    cp->kept[cp->nkept++] = key;
-    return 0;
 }
 
 void catpeaks_free(catpeaks *cp)
 {
     drop_window(cp);
-    free(cp->ep);
-    free(cp->open);
-    free(cp->kept);
-    cp->kept = NULL, cp->nkept = cp->capkept = 0;
-    cp->ep = NULL, cp->open = NULL;
-    cp->nep = cp->capep = 0;
-    cp->nopen = cp->capopen = 0;
 }

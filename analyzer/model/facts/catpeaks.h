@@ -6,11 +6,13 @@
  * category's largest sum. Memory: the records from the oldest one still waiting (about one
  * training step), never the trace's length; no second reading of the trace, no lookup by address.
  *
- * A tensor an optimizer step made whose category is settled before its free is swept as
- * "provisional" and opens an epoch; the sweep keeps each epoch's largest sums, an epoch merges
- * into the one before when its tensor is freed or is kept alive at the end (catpeaks_keep: the
- * replay keeps every one, as the snapshots count it), and at the end the epochs still open take
- * their tensor back from every moment after it. */
+ * A tensor an optimizer step made counts from its allocation like any other, alive at the end too,
+ * as the snapshots count it. Until 2026-12-06 one settled before its free opened an epoch whose
+ * largest sums the sweep kept apart, to take the tensor back from every moment after it if it was
+ * alive at the end; once every such tensor alive at the end was kept (0445f86) none was taken back
+ * (none of the 142 committed traces, whole or cut at 70/85/95 %), and each one's records had taken
+ * the sweep's rare path: without the epochs unet_b16_fit's report takes 2.1 % fewer instructions
+ * (900 such tensors), vtgen's 1M tensor / default-mode events 0.4 / 0.5 % (none: a leaner sweep) */
 #ifndef VT_ANALYZER_CATPEAKS_H
 #define VT_ANALYZER_CATPEAKS_H
 
@@ -33,22 +35,11 @@ enum { CATPEAKS_PLAIN, CATPEAKS_SEGMENT, CATPEAKS_INNER };
 /* records waiting at most (24 B each, 32 with a timeline); past it the peaks are not computed */
 #define CATPEAKS_WINDOW_MAX ((uint64_t)1 << 21)
 
-/* An epoch: the moments from a provisional tensor's allocation (its opener) to the next one's. */
-typedef struct catpeaks_epoch {
-    int64_t m[CAT_COUNT]; /* each category's largest sum among its moments (the cache, in
-                           * allocator mode: segments less tensors, not clamped at 0) */
-    uint64_t t[CAT_COUNT];
-    uint64_t size; /* its opener's bytes and code; 0: the first epoch */
-    uint8_t code;
-    uint32_t prev, next, into; /* open epochs in order (number + 1); merged into (number + 1) */
-} catpeaks_epoch;
-
 /* a record of the window: one slot's fields together (an add, a settle and the sweep's look at it
  * touch one cache line, not five arrays' lines) */
 typedef struct catpeaks_rec {
     uint64_t size, time;
-    uint32_t ref;  /* the caller's name for the allocation (unique while it lives: a
-                    * provisional free closes the epoch of that name) */
+    uint32_t ref;  /* the caller's name for the allocation (its live entry's number) */
     uint8_t code;  /* 0: not settled, else CATPEAKS_NONE or CATPEAKS_CODE */
     uint8_t flags; /* CATPEAKS_F_* */
 } catpeaks_rec;
@@ -66,33 +57,27 @@ typedef struct catpeaks {
                      * kind), 0: none (a timeline's moments to draw, or lost) */
     /* the sweep */
     int64_t cur[CAT_COUNT], seg, inner;
-    catpeaks_epoch *ep;
-    uint32_t nep, capep, last; /* epochs; the open one the sweep is in (number) */
-    struct { /* a provisional tensor alive in the sweep (its ref) -> the epoch it opened */
-        uint32_t key, epoch;
-    } * open;
-    size_t nopen, capopen;
-    uint32_t *kept; /* refs of provisional tensors alive at the end that count (catpeaks_keep) */
-    size_t nkept, capkept;
+    int64_t top[CAT_COUNT];    /* each category's largest sum so far (the cache, in allocator mode:
+                                * segments less tensors, not clamped at 0) */
+    uint64_t top_t[CAT_COUNT]; /* when it came (the first of equals) */
 } catpeaks;
 
-/* a record's flags: an allocating one, a provisional one (catpeaks.h above), one whose
- * allocation ended before it was settled (the caller settles it later, by its number), one the
- * caller may settle when enough records came after it (CATPEAKS_F_LATER) */
+/* a record's flags: an allocating one, one whose allocation ended before it was settled (the
+ * caller settles it later, by its number), one the caller may settle when enough records came
+ * after it (CATPEAKS_F_LATER) */
 enum {
     CATPEAKS_F_ALLOC = 1,
-    CATPEAKS_F_PROVISIONAL = 2,
-    CATPEAKS_F_ENDED = 4,
-    CATPEAKS_F_LATER = 8,
+    CATPEAKS_F_ENDED = 2,
+    CATPEAKS_F_LATER = 4,
     /* a bounded trace's join record before its last (the frees first, then the snapshot's
      * allocations): its moment is no state of the run, neither drawn nor noted (a segment made
      * in the gap counted as cache before the tensors in it came: Perfetto's tracks 8.23 GiB at
      * the join, above the run's 7.75) */
-    CATPEAKS_F_JOIN = 16,
-    CATPEAKS_F_JOIN_END = 32 /* the join's last record: the state after it, every category noted */
+    CATPEAKS_F_JOIN = 8,
+    CATPEAKS_F_JOIN_END = 16 /* the join's last record: the state after it, every category noted */
 };
-/* the flags of a record only the sweep's full apply takes: an epoch opened or closed, a join's */
-#define CATPEAKS_F_APPLY (CATPEAKS_F_PROVISIONAL | CATPEAKS_F_JOIN | CATPEAKS_F_JOIN_END)
+/* the flags of a record only the sweep's full apply takes: a join's */
+#define CATPEAKS_F_APPLY (CATPEAKS_F_JOIN | CATPEAKS_F_JOIN_END)
 /* a code's settled bit and kind (CATPEAKS_CODE): a plain allocation's category has
  * CATPEAKS_CODE(CATPEAKS_PLAIN, 0) there */
 #define CATPEAKS_KIND_BITS 0xf0u
@@ -115,16 +100,11 @@ static inline uint64_t catpeaks_add(catpeaks *cp, uint64_t event, uint64_t t, ui
         cp->event[i] = event;
     return n;
 }
-/* catpeaks_settle: record n's code, and whether it is provisional (a record already swept or not
- * in the window is left). */
-static inline void catpeaks_settle(catpeaks *cp, uint64_t n, uint8_t code, int provisional)
+/* catpeaks_settle: record n's code (a record already swept or not in the window is left). */
+static inline void catpeaks_settle(catpeaks *cp, uint64_t n, uint8_t code)
 {
-    if (n < cp->head || n >= cp->tail)
-        return;
-    catpeaks_rec *r = &cp->rec[n & (cp->cap - 1)];
-    r->code = code;
-    if (provisional)
-        r->flags |= CATPEAKS_F_PROVISIONAL;
+    if (n >= cp->head && n < cp->tail)
+        cp->rec[n & (cp->cap - 1)].code = code;
 }
 /* catpeaks_mark: record n gains flags (when in the window). */
 static inline void catpeaks_mark(catpeaks *cp, uint64_t n, int flags)
@@ -160,33 +140,32 @@ static inline int catpeaks_flags(const catpeaks *cp, uint64_t n)
     return cp->rec[n & (cp->cap - 1)].flags;
 }
 /* catpeaks_plain_add: a plain record's bytes (allocated, else freed) at time t in its category's
- * sum and the open epoch e's largest: the sweep's common record, with no cache, no epoch to open
- * or close, no timeline. A free lowers its category below the open epoch's largest (never below
- * the sums now): the same test leaves it, with no branch on whether the record allocates or frees
- * (in a run whose allocations and frees interleave at random, half of such branches were
- * mispredicted) */
-static inline void catpeaks_plain_add(catpeaks *cp, catpeaks_epoch *e, unsigned cat, int64_t size,
-                                      int alloc, uint64_t t)
+ * sum and its largest: the sweep's common record, with no cache, no timeline. A free lowers its
+ * category below its largest (never below the sums now): the same test leaves it, with no branch
+ * on whether the record allocates or frees (in a run whose allocations and frees interleave at
+ * random, half of such branches were mispredicted) */
+static inline void catpeaks_plain_add(catpeaks *cp, unsigned cat, int64_t size, int alloc,
+                                      uint64_t t)
 {
     int64_t v = cp->cur[cat] += alloc ? size : -size;
-    if (v > e->m[cat])
-        e->m[cat] = v, e->t[cat] = t;
+    if (v > cp->top[cat])
+        cp->top[cat] = v, cp->top_t[cat] = t;
 }
 /* catpeaks_inner_add: a tensor's bytes inside PyTorch's segments (allocator mode: the cache is the
  * segments less them), allocated else freed, at time t: its category's sum, the tensors' inside
- * segments and the cache, then the open epoch e's largest of its category and of the cache (the
- * sweep's common record in allocator mode: catpeaks.c's sums and note, for it alone) */
-static inline void catpeaks_inner_add(catpeaks *cp, catpeaks_epoch *e, unsigned cat, int64_t size,
-                                      int alloc, uint64_t t)
+ * segments and the cache, then the largest of its category and of the cache (the sweep's common
+ * record in allocator mode: catpeaks.c's sums and note, for it alone) */
+static inline void catpeaks_inner_add(catpeaks *cp, unsigned cat, int64_t size, int alloc,
+                                      uint64_t t)
 {
     int64_t delta = alloc ? size : -size;
     cp->cur[cat] += delta;
     cp->inner += delta;
     cp->cur[CAT_CACHE] = cp->seg > cp->inner ? cp->seg - cp->inner : 0;
-    if (cp->cur[cat] > e->m[cat])
-        e->m[cat] = cp->cur[cat], e->t[cat] = t;
-    if (cp->seg - cp->inner > e->m[CAT_CACHE])
-        e->m[CAT_CACHE] = cp->seg - cp->inner, e->t[CAT_CACHE] = t;
+    if (cp->cur[cat] > cp->top[cat])
+        cp->top[cat] = cp->cur[cat], cp->top_t[cat] = t;
+    if (cp->seg - cp->inner > cp->top[CAT_CACHE])
+        cp->top[CAT_CACHE] = cp->seg - cp->inner, cp->top_t[CAT_CACHE] = t;
 }
 /* the sweep's common record (catpeaks_fast): none without a timeline's moments to draw; a plain
  * allocation's bytes alone (tensor mode); a tensor's inside PyTorch's segments (allocator mode) */
@@ -198,12 +177,11 @@ static inline int catpeaks_fast(const catpeaks *cp)
 /* catpeaks_take_more: catpeaks_take's records that are not a plain one's bytes alone */
 int catpeaks_take_more(catpeaks *cp, const catpeaks_rec *r);
 /* catpeaks_take: record r (settled, the next to sweep: every one before it is), swept now when
- * it is a common one (no epoch to open or close, no join, no timeline to draw, no segment waiting
- * for the allocator mode): the sweep of replay_cats.c looks at each record once, not once to
- * settle and again to sweep. ep: the open epoch (cp->ep + cp->last: a common record opens or
- * closes none), fast: catpeaks_fast(cp), both taken once for many records. Returns 1 when it
- * was swept: the caller moves cp->head past it; 0: catpeaks_advance sweeps it. */
-static inline int catpeaks_take(catpeaks *cp, const catpeaks_rec *r, catpeaks_epoch *ep, int fast)
+ * it is a common one (no join, no timeline to draw, no segment waiting for the allocator mode):
+ * the sweep of replay_cats.c looks at each record once, not once to settle and again to sweep.
+ * fast: catpeaks_fast(cp), taken once for many records. Returns 1 when it was swept: the caller
+ * moves cp->head past it; 0: catpeaks_advance sweeps it. */
+static inline int catpeaks_take(catpeaks *cp, const catpeaks_rec *r, int fast)
 {
     uint16_t cf; /* the code and the flags in one load: the common kind's code, none of the flags */
     memcpy(&cf, &r->code, sizeof cf);
@@ -214,9 +192,9 @@ static inline int catpeaks_take(catpeaks *cp, const catpeaks_rec *r, catpeaks_ep
     if (__builtin_expect(!fast || (cf & (rare | CATPEAKS_KIND_BITS)) != CATPEAKS_CODE(kind, 0), 0))
         return catpeaks_take_more(cp, r);
     if (fast == CATPEAKS_FAST_INNER)
-        catpeaks_inner_add(cp, ep, cf & 15, (int64_t)r->size, cf & CATPEAKS_F_ALLOC << 8, r->time);
+        catpeaks_inner_add(cp, cf & 15, (int64_t)r->size, cf & CATPEAKS_F_ALLOC << 8, r->time);
     else
-        catpeaks_plain_add(cp, ep, cf & 15, (int64_t)r->size, cf & CATPEAKS_F_ALLOC << 8, r->time);
+        catpeaks_plain_add(cp, cf & 15, (int64_t)r->size, cf & CATPEAKS_F_ALLOC << 8, r->time);
     return 1;
 }
 /* catpeaks_add_swept: catpeaks_add of a settled record to an empty window, swept at once when it
@@ -230,23 +208,16 @@ static inline uint64_t catpeaks_add_swept(catpeaks *cp, uint64_t t, uint64_t siz
         (flags & CATPEAKS_F_APPLY))
         return 0;
     if (cp->common == CATPEAKS_CODE(CATPEAKS_INNER, 0))
-        catpeaks_inner_add(cp, &cp->ep[cp->last], code & 15, (int64_t)size,
-                           flags & CATPEAKS_F_ALLOC, t);
+        catpeaks_inner_add(cp, code & 15, (int64_t)size, flags & CATPEAKS_F_ALLOC, t);
     else
-        catpeaks_plain_add(cp, &cp->ep[cp->last], code & 15, (int64_t)size,
-                           flags & CATPEAKS_F_ALLOC, t);
+        catpeaks_plain_add(cp, code & 15, (int64_t)size, flags & CATPEAKS_F_ALLOC, t);
     cp->head = ++cp->tail;
     return cp->head - 1;
 }
 /* catpeaks_end: every record settled, writes each category's largest live bytes and when into
- * peak / peak_ns (zeroed first); the cache from the segments when in allocator mode; the
- * timeline's moments take back the provisional tensors alive at the end. Returns 1, or 0 when
- * lost (cp->lost says why) or nothing was noted. */
+ * peak / peak_ns (zeroed first); the cache from the segments when in allocator mode. Returns 1,
+ * or 0 when lost (cp->lost says why) or nothing was noted. */
 int catpeaks_end(catpeaks *cp, uint64_t peak[CAT_COUNT], uint64_t peak_ns[CAT_COUNT]);
-/* catpeaks_keep: the provisional tensor of ref key, alive at the end, counts after all (an
- * optimizer's state a later backward outlived, in a run cut before its exit freed it): at
- * catpeaks_end its epoch merges as at a free. -1 when out of memory (the peaks are lost). */
-int catpeaks_keep(catpeaks *cp, uint32_t key);
 
 /* catpeaks_lose: no peaks, for the reason why (a static string), unless one is already said;
  * the window is dropped. */

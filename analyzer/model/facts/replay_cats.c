@@ -64,23 +64,21 @@ static uint64_t rec_of(const state *s, const livemap_entry *e)
 
 /* settle_entry: e's category is cat for every end it can have (a provisional one's, if freed;
  * kind: kind_of(e)): its code, and flame's totals but for a provisional one, whose count waits for
- * its free. Returns whether it is provisional (what its record must say). */
-static inline __attribute__((always_inline)) int settle_entry(state *s, livemap_entry *e, int kind,
-                                                              category cat)
+ * its free or the run's end (total_settled). */
+static inline __attribute__((always_inline)) void settle_entry(state *s, livemap_entry *e, int kind,
+                                                               category cat)
 {
-    int prov = replay_provisional_entry(e);
     e->code = CATPEAKS_CODE(kind, kind == CATPEAKS_SEGMENT ? CAT_CACHE : cat);
-    if (!prov)
+    if (!replay_provisional_entry(e))
         total(s, e->stack_id, kind, cat, e->size);
-    return prov;
 }
 
 /* settle: e's category cat, its record too (by its number) */
 static void settle(state *s, livemap_entry *e, category cat)
 {
-    int prov = settle_entry(s, e, kind_of(e), cat);
+    settle_entry(s, e, kind_of(e), cat);
     if (e->flags & EF_HAS_REC)
-        catpeaks_settle(&s->peaks, rec_of(s, e), e->code, prov);
+        catpeaks_settle(&s->peaks, rec_of(s, e), e->code);
     s->cats_wake = 0; /* (the window's first record waiting, it may be) */
 }
 
@@ -118,8 +116,7 @@ static inline void try_settle(state *s, livemap_entry *e, catpeaks_rec *r, uint6
         if (c == CAT_COUNT)
             return;
     }
-    if (settle_entry(s, e, kind, c))
-        r->flags |= CATPEAKS_F_PROVISIONAL;
+    settle_entry(s, e, kind, c);
     r->code = e->code;
 }
 
@@ -221,9 +218,9 @@ static inline __attribute__((always_inline)) void counted(state *s, uint32_t sta
     if (arec == s->peaks.head || frec == s->peaks.head) /* the window's first waiting */
         s->cats_wake = 0;
     if (arec)
-        catpeaks_settle(&s->peaks, arec, code, 0);
+        catpeaks_settle(&s->peaks, arec, code);
     if (frec)
-        catpeaks_settle(&s->peaks, frec, code, 0);
+        catpeaks_settle(&s->peaks, frec, code);
 }
 
 /* classified: a lifetime that ended (it) classified at its end and counted. */
@@ -294,25 +291,22 @@ static inline __attribute__((always_inline)) void ended(state *s, livemap_entry 
     if (arec == s->peaks.head || frec == s->peaks.head) /* the window's first waiting */
         s->cats_wake = 0;
     if (arec)
-        catpeaks_settle(&s->peaks, arec, code, 0);
+        catpeaks_settle(&s->peaks, arec, code);
 }
 
 /* free_rest: replay_cats_free of one settled before, or held back (s->pend) */
 static __attribute__((noinline)) void free_rest(state *s, livemap_entry *e, const replay_end *x,
                                                 uint64_t t)
 {
-    int prov =
-        replay_provisional_entry(e) && e->code; /* settled before its free: its epoch closes */
     uint64_t frec = 0;
     if (s->cats_on) {
-        frec = catpeaks_add(&s->peaks, s->event, t, e->size,
-                            (prov ? CATPEAKS_F_PROVISIONAL : 0) | s->joining,
+        frec = catpeaks_add(&s->peaks, s->event, t, e->size, s->joining,
                             livemap_number(&s->live, e), e->code);
         if (!frec)
             stop(s);
     }
     if (e->code) {
-        if (prov) /* counted after all */
+        if (replay_provisional_entry(e)) /* settled before its free: its count waited for it */
             total_settled(s, e);
         return;
     }
@@ -410,7 +404,6 @@ void replay_cats_sweep_more(state *s)
     catpeaks_rec *recs = cp->rec;
     const uint64_t tail = cp->tail, mask = cp->cap - 1;
     const int fast = catpeaks_fast(cp);
-    catpeaks_epoch *ep = &cp->ep[cp->last];
     struct sweep_now w = {.grad_free_event = s->grad_free_event,
                           .keys_from = s->keys_from,
                           .iter = s->iter,
@@ -449,7 +442,7 @@ void replay_cats_sweep_more(state *s)
         } else if (m == head) { /* settled, applied once the allocator mode is known */
             break;
         }
-        swept += swept == m && catpeaks_take(cp, r, ep, fast);
+        swept += swept == m && catpeaks_take(cp, r, fast);
     }
     cp->head = swept;
     if (m != head)
@@ -472,13 +465,10 @@ void replay_cats_end(state *s)
             livemap_entry *e = livemap_live_entry(&s->live, i);
             if (!e)
                 continue;
-            if (e->code) { /* settled: one an optimizer step made was swept as provisional, its
-                            * count (flame's totals too) waiting for a free: kept, counted now */
-                if (!replay_provisional_entry(e))
-                    continue;
-                if (s->cats_on && (e->flags & EF_HAS_REC))
-                    catpeaks_keep(&s->peaks, livemap_number(&s->live, e));
-                total_settled(s, e); /* (alive at the end) */
+            if (e->code) { /* settled: one an optimizer step made (provisional) has its count in
+                            * flame's totals waiting for a free: counted now */
+                if (replay_provisional_entry(e))
+                    total_settled(s, e); /* (alive at the end) */
                 continue;
             }
             live_item it = replay_item(e);

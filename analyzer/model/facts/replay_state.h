@@ -441,8 +441,8 @@ void replay_cats_alloc_late(state *s);
  * s->pend). Its item is made only where a rule must see it (a common end's category is the
  * cached one of its end_key). */
 void replay_cats_free(state *s, livemap_entry *e, const replay_end *x, uint64_t t);
-/* replay_provisional: a tensor an optimizer step made: settled before its free, it is swept as
- * provisional (catpeaks.h's epochs); replay_provisional_entry: the same of a live entry */
+/* replay_provisional: a tensor an optimizer step made: settled before its free, its count in
+ * flame's totals waits for its free or the end (total_settled); _entry: the same of a live entry */
 static inline int replay_provisional(int phase_alloc, int tensor_api)
 {
     return (phase_alloc == PHASE_OPTIMIZER) & (tensor_api != 0);

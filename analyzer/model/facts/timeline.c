@@ -253,8 +253,7 @@ static void merge(timeline_bucket *a, const timeline_bucket *b)
     a->t_last = b->t_last;
 }
 
-void timeline_cats(timeline *tl, uint64_t event, uint64_t t, const int64_t cur[CAT_COUNT],
-                   int64_t cache_raw, uint32_t epoch)
+void timeline_cats(timeline *tl, uint64_t event, uint64_t t, const int64_t cur[CAT_COUNT])
 {
     if (!tl || !event)
         return;
@@ -274,8 +273,6 @@ void timeline_cats(timeline *tl, uint64_t event, uint64_t t, const int64_t cur[C
     m.seq = ++tl->nmoments;
     m.t = t;
     m.total = 0;
-    m.cache_raw = cache_raw;
-    m.epoch = epoch;
     for (int c = 0; c < CAT_COUNT; c++) {
         m.v[c] = cur[c] > 0 ? (uint64_t)cur[c] : 0;
         m.total += m.v[c];
@@ -307,67 +304,6 @@ void timeline_cats(timeline *tl, uint64_t event, uint64_t t, const int64_t cur[C
     for (int c = 0; c < CAT_COUNT; c++)
         if (m.v[c] > tl->cat_top[c].v[c])
             tl->cat_top[c] = m;
-}
-
-static void fix_one(timeline_moment *m, const int64_t (*back)[CAT_COUNT + 1], const uint32_t *rep,
-                    size_t nep, int alloc_mode)
-{
-    if (!m->seq || m->epoch >= nep)
-        return;
-    const int64_t *b = back[rep[m->epoch]];
-    m->total = 0;
-    for (int c = 0; c < CAT_COUNT; c++) {
-        int64_t v = (int64_t)m->v[c] - b[c];
-        if (c == CAT_CACHE && alloc_mode)
-            v = m->cache_raw + b[CAT_COUNT];
-        m->v[c] = v > 0 ? (uint64_t)v : 0;
-        m->total += m->v[c];
-    }
-}
-
-/* consider: m (fixed) as the run's tallest or a category's largest, the first of equals. */
-static void consider(timeline *tl, const timeline_moment *m)
-{
-    if (!m->seq)
-        return;
-    if (!tl->top.seq || m->total > tl->top.total ||
-        (m->total == tl->top.total && m->seq < tl->top.seq))
-        tl->top = *m;
-    for (int c = 0; c < CAT_COUNT; c++)
-        if (m->v[c] > tl->cat_top[c].v[c] ||
-            (m->v[c] && m->v[c] == tl->cat_top[c].v[c] && m->seq < tl->cat_top[c].seq))
-            tl->cat_top[c] = *m;
-}
-
-void timeline_fix(timeline *tl, const int64_t (*back)[CAT_COUNT + 1], const uint32_t *rep,
-                  size_t nep, int alloc_mode)
-{
-    if (!tl || !tl->has_cats)
-        return;
-    timeline_moment old[1 + CAT_COUNT];
-    old[0] = tl->top;
-    memcpy(old + 1, tl->cat_top, sizeof tl->cat_top);
-    memset(&tl->top, 0, sizeof tl->top);
-    memset(tl->cat_top, 0, sizeof tl->cat_top);
-    for (int k = 0; k <= CAT_COUNT; k++) {
-        fix_one(&old[k], back, rep, nep, alloc_mode);
-        consider(tl, &old[k]);
-    }
-    fix_one(&tl->at_peak, back, rep, nep, alloc_mode);
-    fix_one(&tl->at_tensors, back, rep, nep, alloc_mode);
-    fix_one(&tl->at_oom, back, rep, nep, alloc_mode);
-    for (int p = 0; p < PHASE_COUNT; p++)
-        fix_one(&tl->at_phase[p], back, rep, nep, alloc_mode);
-    for (size_t i = 0; i < TIMELINE_BUCKETS; i++) {
-        timeline_bucket *b = &tl->b[i];
-        if (!b->used)
-            continue;
-        timeline_moment *m[3] = {&b->hi, &b->lo, &b->end};
-        for (int k = 0; k < 3; k++) {
-            fix_one(m[k], back, rep, nep, alloc_mode);
-            consider(tl, m[k]);
-        }
-    }
 }
 
 static int cmp_seq(const void *a, const void *b)

@@ -33,9 +33,6 @@
 typedef struct timeline_moment {
     uint64_t seq, t, total;
     uint64_t v[CAT_COUNT];
-    int64_t
-        cache_raw;  /* allocator mode: segments less tensors then (v[CAT_CACHE] = it, at least 0) */
-    uint32_t epoch; /* the sweep's epoch (catpeaks.h) it came in */
 } timeline_moment;
 
 typedef struct timeline_bucket {
@@ -159,16 +156,9 @@ void timeline_stream_made(timeline *tl, const reader_event *ev);
  * process held (what other processes held is not known; 0 when no capacity was recorded) */
 void timeline_stream_oom(timeline *tl, const reader_oom *o);
 /* timeline_cats: the sweep of category lifetimes: the live bytes per category after event number
- * event (1 = the trace's first ALLOC / FREE; in order) at time t, in the sweep's epoch: one
- * moment (cache_raw: allocator mode's segments less tensors, 0 otherwise). */
-void timeline_cats(timeline *tl, uint64_t event, uint64_t t, const int64_t cur[CAT_COUNT],
-                   int64_t cache_raw, uint32_t epoch);
-/* timeline_fix: each kept moment of epoch k takes back back[rep[k]][c] bytes from category c, and
- * (allocator mode) gives back[rep[k]][CAT_COUNT] bytes back to the cache (tensors no longer
- * counted inside segments); the run's tallest and each category's largest are chosen again among
- * the kept moments. */
-void timeline_fix(timeline *tl, const int64_t (*back)[CAT_COUNT + 1], const uint32_t *rep,
-                  size_t nep, int alloc_mode);
+ * event (1 = the trace's first ALLOC / FREE; in order) at time t: one moment (a sum below 0 is
+ * 0 in it). */
+void timeline_cats(timeline *tl, uint64_t event, uint64_t t, const int64_t cur[CAT_COUNT]);
 /* timeline_moments: at most max (>= 2 * (CAT_COUNT + 4 + PHASE_COUNT)) moments to draw, in the
  * order they happened: each group of buckets' lowest, tallest and last, the run's tallest, the
  * process peak's (the moment its breakdown describes), the tensors' peak's, the OOM's, each
