@@ -40,13 +40,6 @@ static void total(state *s, uint32_t stack, int kind, category cat, uint64_t siz
         timeline_total_add(s->r->tl, stack, cat, size);
 }
 
-/* total_settled: e, settled (its code) and provisional, counted in flame's totals now: at its
- * free, or alive at the end (its count had waited for its free) */
-static void total_settled(state *s, const livemap_entry *e)
-{
-    total(s, e->stack_id, kind_of(e), (category)CATPEAKS_CAT(e->code), e->size);
-}
-
 static void stop(state *s)
 {
     s->cats_on = 0;
@@ -62,15 +55,15 @@ static uint64_t rec_of(const state *s, const livemap_entry *e)
     return s->peaks.tail - (uint32_t)((uint32_t)s->peaks.tail - e->rec);
 }
 
-/* settle_entry: e's category is cat for every end it can have (a provisional one's, if freed;
- * kind: kind_of(e)): its code, and flame's totals but for a provisional one, whose count waits for
- * its free or the run's end (total_settled). */
+/* settle_entry: e's category is cat for every end it can have (kind: kind_of(e)): its code, and
+ * flame's totals. (A provisional one's count had waited for its free or the run's end, to be
+ * taken back if it stayed alive: since bbdc8b2 counted every such tensor alive at the end too,
+ * the wait changed no total.) */
 static inline __attribute__((always_inline)) void settle_entry(state *s, livemap_entry *e, int kind,
                                                                category cat)
 {
     e->code = CATPEAKS_CODE(kind, kind == CATPEAKS_SEGMENT ? CAT_CACHE : cat);
-    if (!replay_provisional_entry(e))
-        total(s, e->stack_id, kind, cat, e->size);
+    total(s, e->stack_id, kind, cat, e->size); /* (freed later or alive at the end) */
 }
 
 /* settle: e's category cat, its record too (by its number) */
@@ -305,11 +298,8 @@ static __attribute__((noinline)) void free_rest(state *s, livemap_entry *e, cons
         if (!frec)
             stop(s);
     }
-    if (e->code) {
-        if (replay_provisional_entry(e)) /* settled before its free: its count waited for it */
-            total_settled(s, e);
+    if (e->code) /* (settled before its free: counted then) */
         return;
-    }
     uint64_t arec = s->cats_on ? rec_of(s, e) : 0;
     /* held back until it is known whether it was freed before the run's end (an optimizer
      * step's tensor kept to the end is its state; a weight freed at the program's exit, in a
@@ -465,12 +455,8 @@ void replay_cats_end(state *s)
             livemap_entry *e = livemap_live_entry(&s->live, i);
             if (!e)
                 continue;
-            if (e->code) { /* settled: one an optimizer step made (provisional) has its count in
-                            * flame's totals waiting for a free: counted now */
-                if (replay_provisional_entry(e))
-                    total_settled(s, e); /* (alive at the end) */
+            if (e->code) /* settled: counted then */
                 continue;
-            }
             live_item it = replay_item(e);
             classified(s, &it, e->level, e->flags, s->cats_on ? rec_of(s, e) : 0, 0);
         }

@@ -441,15 +441,11 @@ void replay_cats_alloc_late(state *s);
  * s->pend). Its item is made only where a rule must see it (a common end's category is the
  * cached one of its end_key). */
 void replay_cats_free(state *s, livemap_entry *e, const replay_end *x, uint64_t t);
-/* replay_provisional: a tensor an optimizer step made: settled before its free, its count in
- * flame's totals waits for its free or the end (total_settled); _entry: the same of a live entry */
+/* replay_provisional: a tensor an optimizer step made: its free, when its category was not
+ * settled before, is held back until it is known whether it was the run's last (free_rest) */
 static inline int replay_provisional(int phase_alloc, int tensor_api)
 {
     return (phase_alloc == PHASE_OPTIMIZER) & (tensor_api != 0);
-}
-static inline int replay_provisional_entry(const livemap_entry *e)
-{
-    return replay_provisional(e->phase, e->level == L_TENSOR || e->level == L_INNER);
 }
 /* replay_cats_key: e's settle key, from its features and the run's sizes now: the bits of
  * classify_settle_bits, packed here with fields that lie side by side taken together (the flags
@@ -529,12 +525,11 @@ static inline __attribute__((always_inline)) void replay_cats_alloc(state *s, li
  * it is a common one (catpeaks_add_swept): 1, else 0 (not added) */
 int replay_cats_free_swept(state *s, const livemap_entry *e, uint64_t t);
 /* replay_cats_free_settled: replay_cats_free(s, e, NULL, t) with its common case inline: a
- * settled allocation that is no provisional tensor, its free record (room for it: no growing) */
+ * settled allocation, its free record (room for it: no growing) */
 static inline void replay_cats_free_settled(state *s, livemap_entry *e, uint64_t t)
 {
     catpeaks *cp = &s->peaks;
-    if (s->cats_on && e->code && !cp->lost && cp->tail - cp->head < cp->cap &&
-        !replay_provisional_entry(e)) {
+    if (s->cats_on && e->code && !cp->lost && cp->tail - cp->head < cp->cap) {
         if (cp->head == cp->tail && replay_cats_free_swept(s, e, t))
             return;
         catpeaks_add(cp, s->event, t, e->size, s->joining, livemap_number(&s->live, e), e->code);
