@@ -59,7 +59,8 @@ typedef struct replay_result {
     char status_msg[256];    /* the status, or why it is truncated ("no trailer", ...) */
     int tensor_mode;         /* per-tensor events were seen (cudaMallocAsync backend) */
     int segment_mode;        /* caching-allocator segments (cudaMalloc / cuMemCreate) seen */
-    int allocator_mode;      /* tensors from PyTorch's allocator tracker (inside the segments) */
+    int allocator_mode;      /* tensors from PyTorch's allocator tracker (inside the segments):
+                              * its first tensor, or a segment it named, came */
     int tracker_note;        /* the last torchTrackerNote's code (VT_TRACKER_*), 0 = none */
     uint64_t tracker_detail; /* its addr: the layout (ATTACHED), a count (DROPPED) */
     uint64_t n_events, n_failed, unknown_frees;

@@ -312,7 +312,7 @@ void replay_vmm_end(state *s);
 /* replay_apinfo_init: s->apinfo of every API id. */
 void replay_apinfo_init(state *s);
 /* replay_mark_torch_segments: the allocator tracker named a segment (SEGMENT_ALLOC, SEGMENT_MAP)
- * or a cuMemMap came (its chunks): PyTorch's segments flagged. */
+ * or a cuMemMap came (its chunks): PyTorch's segments flagged, the run in allocator mode. */
 void replay_mark_torch_segments(state *s, const reader_event *ev);
 /* replay_track_blocks: an allocator-tracker event for PyTorch's blocks (blocks.c): a tensor
  * made or freed once they are emulated inline (every tensor's), the rest and the first one
