@@ -337,6 +337,7 @@ static int report_fill(report_ctx *c)
         at_oom = made_under(r->t, &mm, &r->at_oom);
     f->kv_at_peak = at_peak.kv, f->kv_at_tensors = at_tensors.kv, f->kv_at_oom = at_oom.kv;
     f->tensors_no_kv = r->tensors_no_kv_peak, f->kv_replaced = replay_kv_replaced(r);
+    f->kv_unmeasured = replay_kv_unmeasured(r) && !f->no_training; /* (forwards only: none kept) */
     f->ema_at_peak = at_peak.ema.bytes[CAT_PARAMETERS];
     f->ema_at_tensors = at_tensors.ema.bytes[CAT_PARAMETERS];
     f->ema_at_oom = at_oom.ema.bytes[CAT_PARAMETERS];
@@ -373,6 +374,7 @@ static int report_fill(report_ctx *c)
                                               : f->has_at_tensors ? &f->kv_at_tensors
                                                                   : &f->kv_at_peak),
         .kv_cache_replaced = f->kv_replaced,
+        .kv_cache_unmeasured = f->kv_unmeasured,
         .kv_cache_at = r->has_oom          ? "at the out-of-memory error"
                        : f->has_at_tensors ? "at the tensors' peak"
                                            : "at the peak",

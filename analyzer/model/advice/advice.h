@@ -75,6 +75,10 @@ typedef struct model_calib {
     /* the tensors at their largest over the run without the KV cache's (0: none seen): the run
      * held that much at once at its own shape, so use_cache=False there is at least that */
     uint64_t no_kv_tensors;
+    /* 1: what the attention keeps of kv in the cache's stead is not measured (run_facts's
+     * kv_unmeasured): kv and kv_oom are the whole cache, use_cache=False's predictions the
+     * least they can be */
+    int kv_unmeasured;
     /* an EMA's copy of the weights among the parameters measured / at the failure: not trained,
      * so no gradient or optimizer state derives from it (weights_of) */
     uint64_t ema;
@@ -368,7 +372,7 @@ oom_cause advice_oom_cause(const cat_breakdown *live, uint64_t requested, uint64
 typedef struct advice_item {
     char change[128];  /* "batch_size=8, gradient_accumulation_steps=64" */
     char cmdline[160]; /* "--batch_size=8 --gradient_accumulation_steps=64" (or an env var) */
-    char note[320];    /* the trade-off in one line */
+    char note[448];    /* the trade-off in one line */
     gpt_shape shape;
     uint64_t predicted_peak;     /* process: what counts against the card */
     uint64_t predicted_reserved; /* caching allocator segments (max_memory_reserved) */

@@ -303,11 +303,20 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
                     "never reads them, only generation does (a later forward given "
                     "past_key_values): a generate() loop without them recomputes every earlier "
                     "token, much slower");
-        else
+        else {
+            int had = n;
             n = add(items, n, max, c, &s, capacity, "use_cache=False",
                     "(code change: model.config.use_cache = False before training)",
                     "transformers' KV cache is never read in training: its copies of each "
                     "block's keys and values are not made; no speed cost");
+            /* (what the attention keeps in the copies' stead not measured: none taken) */
+            static const char all[] =
+                "; its peak predicted with all of the cache saved, the least it can be: the run "
+                "ended before its first backward, which shows how much of it the attention keeps";
+            size_t used = n > had ? strlen(items[n - 1].note) : 0;
+            if (n > had && c->kv_unmeasured && used + sizeof all <= sizeof items[n - 1].note)
+                memcpy(items[n - 1].note + used, all, sizeof all);
+        }
     }
     if (fragmentation && !expandable_set) {
         model_calib c2 = *c;

@@ -248,6 +248,16 @@ static inline double replay_kv_replaced(const replay_result *r)
                                       : (double)kept / (double)r->kv_made_bytes;
 }
 
+/* replay_kv_unmeasured: the share replay_kv_replaced takes is not measured: some of the KV
+ * cache's copies replaced their inputs, but no backward pass began in the run (an OOM in its
+ * first forward, a cut), which shows how many of them the attention keeps (kv_backward_bytes):
+ * taken as none, so what use_cache=False saves is at most the cache. (A run whose backward kept
+ * none, a Llama's, measured it: 0.) */
+static inline int replay_kv_unmeasured(const replay_result *r)
+{
+    return r->kv_made_bytes && r->kv_replaced_bytes && !r->backward_passes;
+}
+
 /* replay_steps_run: the optimizer steps the run began: iterations, or where events were dropped
  * (a bounded trace) its per-step summaries' count, when more (diff had said "after 3589 optimizer
  * steps" of a run that made 10000) */

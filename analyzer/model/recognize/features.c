@@ -246,6 +246,10 @@ void recognize_features(const recognize_input *in, run_recognition *out)
             else if (room && kept > 0)
                 snprintf(msg + n, room, " but saves %.1f MiB: %.0f %% of its copies %s",
                          (double)in->kv_cache_bytes * (1 - kept) / 1048576.0, 100 * kept, replaced);
+            else if (room && in->kv_cache_unmeasured) /* (that share not measured: taken as 0) */
+                snprintf(msg + n, room,
+                         " but saves at most that: the run ended before its first backward, which "
+                         "shows how much of its copies the attention keeps");
         }
         set(&out->feat[FEATURE_KV_CACHE], FEAT_ON, msg);
     } else if (frames && out->feat[FEATURE_COMPILE].state == FEAT_ON &&

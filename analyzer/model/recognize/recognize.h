@@ -122,6 +122,8 @@ typedef struct recognize_input {
     const char *kv_cache_at;  /* "at the out-of-memory error" / "at the peak" */
     double kv_cache_replaced; /* the share of its bytes whose copies replaced their inputs, which
                                * the attention keeps in their stead (replay_kv_replaced) */
+    int kv_cache_unmeasured;  /* 1: that share is not measured (replay_kv_unmeasured): no
+                               * backward pass began, taken as 0 */
     uint64_t ema_bytes;  /* parameters made under an EMA's code (VT_EMA_CODE) live at the moment
                           * kv_cache_at says: the EMA copy of the weights, 0: none */
     int ema_which;       /* recognize_ema_code of the code that made them, 0: none */
