@@ -293,8 +293,10 @@ uint64_t advice_fit_cache(const prediction *p, uint64_t capacity, double headroo
 uint64_t advice_largest_cache(const model_calib *c, const gpt_shape *s, uint64_t B,
                               uint64_t capacity, double headroom, uint64_t *cache);
 /* advice_next_cache: the prediction at micro-batch B + 1 (s otherwise), which does not keep the
- * headroom only for the room for fragmentation it adds to the cache the run measured (its peak
- * alone would): the most cache (*cache: the cache assumed) with which it would; else 0 */
+ * headroom only for the cache it assumes, not measured: a partial run's (out of memory, or no
+ * step: the fragmentation floor whole), or the room for fragmentation it adds to the cache the
+ * run measured (its peak alone would): the most cache (*cache: the cache assumed) with which it
+ * would, where more than 2 % under the assumed; else 0 */
 uint64_t advice_next_cache(const model_calib *c, const gpt_shape *s, uint64_t B, uint64_t capacity,
                            double headroom, uint64_t *cache);
 

@@ -54,11 +54,16 @@ uint64_t advice_next_cache(const model_calib *c, const gpt_shape *s, uint64_t B,
     uint64_t limit = advice_cache_limit(&p, capacity, headroom, cache);
     if (B == 0) /* not even 1 fits with the cache assumed (an OOM run's floor): with how much */
         return limit + *cache / 50 < *cache ? limit : 0;
+    /* where the cache at B + 1 is assumed, not measured: all of it where the run ended out of
+     * memory or before its first step (partial: the fragmentation floor in place of what the
+     * failure squeezed; a Lightning Llama 400M out of memory at B=3 was told 1 alone, where the
+     * same program at B=2 fit with 0.66 GiB of cache, 2.01 assumed), else the room for
+     * fragmentation the floor adds to the share the run measured, where that share alone would
+     * keep the headroom */
+    int assumed = c->partial || (p.required_bytes > p.peak_bytes &&
+                                 advice_fits(p.peak_bytes, capacity, headroom) == 1);
     /* (a limit within 2 % of the assumed: a verdict by a hair, nothing the cache would decide) */
-    return p.required_bytes > p.peak_bytes && advice_fits(p.peak_bytes, capacity, headroom) == 1 &&
-                   limit + *cache / 50 < *cache
-               ? limit
-               : 0;
+    return assumed && limit + *cache / 50 < *cache ? limit : 0;
 }
 
 uint64_t advice_cache_limit(const prediction *p, uint64_t capacity, double headroom,

@@ -184,8 +184,9 @@ typedef struct model_result {
      * micro-batches: Llama 160M fp16 8.7 % of its tensors at B=4, 15.5 % at B=8); 0: not said */
     uint64_t largest_cache, largest_cache_most;
     /* the cache assumed at largest_batch + 1, and the most with which that micro-batch would keep
-     * the headroom, said where only the room for fragmentation added to the run's measured cache
-     * keeps it out (the cache decides); 0: not said (advice_next_cache) */
+     * the headroom, said where only the cache assumed keeps it out (the cache decides): a run out
+     * of memory's (the fragmentation floor), or the room for fragmentation added to the run's
+     * measured cache; 0: not said (advice_next_cache) */
     uint64_t next_cache, next_cache_most;
     uint64_t state_moved;    /* the optimizer state taken out of the activations for the what-ifs
                               * (model.c state_moved; 0: none) */
