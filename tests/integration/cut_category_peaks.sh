@@ -15,6 +15,9 @@
 # the tensors live then (none: the segment is the allocator's cache, as flame leaves it out); it
 # had been read as segment mode, the segment 94 MiB of parameters (5 of the 2,698 cuts of the
 # committed traces at 5 to 95 %).
+# A trace the capture stopped on a full disk (tests/data/disk_full_segment.vt: sim_hf.py, GPT-2
+# medium, `ulimit -f 72`) ends on a cudaMalloc its SEGMENT_ALLOC never followed, as a cut does:
+# flame --at all had counted it as a tensor, 2 MiB more than made.
 # runs: early (about 418 reports)
 set -u
 fail() { echo "cut_category_peaks: $*"; exit 1; }
@@ -26,48 +29,54 @@ import replay_dump
 table = replay_dump.api_table()
 TOOLS = ("allocator_cache", "cuda_context", "kernel_code", "external", "unknown")
 checked, bad = 0, []
-for f in sorted(glob.glob(os.path.join(root, "examples/traces/**/*.vt"), recursive=True)):
-    data = open(f, "rb").read()
-    early = os.path.basename(f) == "llama160m_b4_fit.vt"
-    for p in (70, 85, 95) + ((5,) if early else ()):
-        with open("cut.vt", "wb") as o:
-            o.write(data[:len(data) * p // 100])
-        r = subprocess.run([vt, "report", "--json", "cut.vt"], capture_output=True, text=True)
-        if r.returncode not in (0, 1):
-            bad.append(f"{os.path.basename(f)} at {p} %: exit {r.returncode}: {r.stderr[-200:]}")
+def cuts():
+    """(name, percent, bytes): each committed trace at 70, 85, 95 % (llama160m_b4_fit at 5 % too),
+    then a trace the capture stopped early on a full disk, whole (100)"""
+    for f in sorted(glob.glob(os.path.join(root, "examples/traces/**/*.vt"), recursive=True)):
+        data, n = open(f, "rb").read(), os.path.basename(f)
+        for p in (70, 85, 95) + ((5,) if n == "llama160m_b4_fit.vt" else ()):
+            yield n, p, data[:len(data) * p // 100]
+    f = os.path.join(root, "tests/data/disk_full_segment.vt")
+    yield os.path.basename(f), 100, open(f, "rb").read()
+for name, p, data in cuts():
+    with open("cut.vt", "wb") as o:
+        o.write(data)
+    r = subprocess.run([vt, "report", "--json", "cut.vt"], capture_output=True, text=True)
+    if r.returncode not in (0, 1):
+        bad.append(f"{name} at {p} %: exit {r.returncode}: {r.stderr[-200:]}")
+        continue
+    d = json.loads(r.stdout)
+    cp = d.get("category_peaks") or {}
+    checked += bool(cp)
+    for k, v in d["categories"].items() if cp else ():
+        if k not in TOOLS and v > cp[k]["bytes"]:
+            bad.append(f"{name} at {p} %: {k} {v} B at the peak, {cp[k]['bytes']} over the run")
+    if p not in (85, 5, 100):
+        continue
+    # flame --at all holds every allocation of the cut run, each once, PyTorch's segments
+    # not among them (its optimizer state alive at the end had been left out of flame's
+    # totals, as of the largest over the run; its last segment, named by no SEGMENT_ALLOC
+    # before the cut, counted as a tensor)
+    dump = subprocess.run([vt, "dump", "--no-resolve", "cut.vt"], capture_output=True, text=True).stdout.splitlines()
+    ind = replay_dump.replay(dump)
+    allocs = [json.loads(l) for l in dump if '"type":"alloc"' in l]
+    # PyTorch's segments: those of a run with tensors, or whose tracker named one
+    tracked = any(o["api"] in ("torchSegmentAlloc", "torchSegmentMap") for o in allocs)
+    made = 0
+    for o in allocs:
+        if o["failed"] or o["api"] not in table or o["addr"] in ("0x0", 0):
             continue
-        d = json.loads(r.stdout)
-        cp = d.get("category_peaks") or {}
-        checked += bool(cp)
-        for k, v in d["categories"].items() if cp else ():
-            if k not in TOOLS and v > cp[k]["bytes"]:
-                bad.append(f"{os.path.basename(f)} at {p} %: {k} {v} B at the peak, {cp[k]['bytes']} over the run")
-        if p not in (85, 5):
-            continue
-        # flame --at all holds every allocation of the cut run, each once, PyTorch's segments
-        # not among them (its optimizer state alive at the end had been left out of flame's
-        # totals, as of the largest over the run; its last segment, named by no SEGMENT_ALLOC
-        # before the cut, counted as a tensor)
-        dump = subprocess.run([vt, "dump", "--no-resolve", "cut.vt"], capture_output=True, text=True).stdout.splitlines()
-        ind = replay_dump.replay(dump)
-        allocs = [json.loads(l) for l in dump if '"type":"alloc"' in l]
-        # PyTorch's segments: those of a run with tensors, or whose tracker named one
-        tracked = any(o["api"] in ("torchSegmentAlloc", "torchSegmentMap") for o in allocs)
-        made = 0
-        for o in allocs:
-            if o["failed"] or o["api"] not in table or o["addr"] in ("0x0", 0):
-                continue
-            lv = replay_dump.level(o["api"], *table[o["api"]])
-            if lv is not None and not (lv == "segment" and (ind["allocated_bytes"] or tracked)):
-                made += o["size"]
-        held = sum(v for k, v in d["categories"].items() if k not in TOOLS)
-        if tracked and held != ind["process_tensors"]:
-            bad.append(f"{os.path.basename(f)} at {p} % ({d['mode']}): tensor categories {held} B "
-                       f"at the peak, its tensors {ind['process_tensors']}")
-        fl = subprocess.run([vt, "flame", "--at", "all", "cut.vt"], capture_output=True, text=True).stdout
-        tot = sum(int(l.rpartition(" ")[2]) for l in fl.splitlines())
-        if tot != made:
-            bad.append(f"{os.path.basename(f)} at {p} %: flame --at all holds {tot} B, the run's allocations {made}")
+        lv = replay_dump.level(o["api"], *table[o["api"]])
+        if lv is not None and not (lv == "segment" and (ind["allocated_bytes"] or tracked)):
+            made += o["size"]
+    held = sum(v for k, v in d["categories"].items() if k not in TOOLS)
+    if tracked and held != ind["process_tensors"]:
+        bad.append(f"{name} at {p} % ({d['mode']}): tensor categories {held} B "
+                   f"at the peak, its tensors {ind['process_tensors']}")
+    fl = subprocess.run([vt, "flame", "--at", "all", "cut.vt"], capture_output=True, text=True).stdout
+    tot = sum(int(l.rpartition(" ")[2]) for l in fl.splitlines())
+    if tot != made:
+        bad.append(f"{name} at {p} %: flame --at all holds {tot} B, the run's allocations {made}")
 assert checked >= 300, f"only {checked} cuts with category peaks"
 assert not bad, "\n".join(bad[:10]) + f"\n({len(bad)} in all)"
 PY
