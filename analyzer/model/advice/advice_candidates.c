@@ -309,10 +309,11 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
                     "(code change: model.config.use_cache = False before training)",
                     "transformers' KV cache is never read in training: its copies of each "
                     "block's keys and values are not made; no speed cost");
-            /* (what the attention keeps in the copies' stead not measured: none taken) */
-            static const char all[] =
-                "; its peak predicted with all of the cache saved, the least it can be: the run "
-                "ended before its first backward, which shows how much of it the attention keeps";
+            /* (what the attention keeps in the copies' stead not measured in full: what a
+             * backward under way freed so far taken, none before it) */
+            static const char all[] = "; its peak the least it can be: the run ended before its "
+                                      "first backward pass did, which shows how much of the "
+                                      "cache the attention keeps";
             size_t used = n > had ? strlen(items[n - 1].note) : 0;
             if (n > had && c->kv_unmeasured && used + sizeof all <= sizeof items[n - 1].note)
                 memcpy(items[n - 1].note + used, all, sizeof all);

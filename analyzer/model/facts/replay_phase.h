@@ -104,8 +104,10 @@ replay_phase_event(state *s, const reader_event *ev, int is_alloc, uint8_t *loss
         s->bwd++;
         replay_bwd_begin(s);
     }
-    if (p != PHASE_BACKWARD && s->last_alloc_phase == PHASE_BACKWARD)
+    if (p != PHASE_BACKWARD && s->last_alloc_phase == PHASE_BACKWARD) {
         s->bwd_end_tensors = s->level[L_TENSOR] + s->level[L_INNER];
+        s->r->backward_ended++;
+    }
     s->last_alloc_phase = p;
     return *tp = p;
 }

@@ -241,15 +241,21 @@ void recognize_features(const recognize_input *in, run_recognition *out)
                              q, (double)in->kv_cache_bytes / 1048576.0,
                              in->kv_cache_at ? in->kv_cache_at : "");
             size_t room = n >= 0 && (size_t)n < sizeof msg ? sizeof msg - (size_t)n : 0;
-            if (room && kept >= 0.995)
+            /* (not measured: the share a backward under way freed so far, if any, taken; what
+             * is saved then at most what that leaves) */
+            static const char unmeasured[] = "the run ended before its first backward pass did, "
+                                             "which shows how much of its copies the attention "
+                                             "keeps";
+            if (room && kept >= 0.995) /* (a backward under way freed them all: no more) */
                 snprintf(msg + n, room, " but saves nothing: its copies %s", replaced);
+            else if (room && in->kv_cache_unmeasured && kept > 0)
+                snprintf(msg + n, room, " but saves at most %.1f MiB: %s",
+                         (double)in->kv_cache_bytes * (1 - kept) / 1048576.0, unmeasured);
+            else if (room && in->kv_cache_unmeasured)
+                snprintf(msg + n, room, " but saves at most that: %s", unmeasured);
             else if (room && kept > 0)
                 snprintf(msg + n, room, " but saves %.1f MiB: %.0f %% of its copies %s",
                          (double)in->kv_cache_bytes * (1 - kept) / 1048576.0, 100 * kept, replaced);
-            else if (room && in->kv_cache_unmeasured) /* (that share not measured: taken as 0) */
-                snprintf(msg + n, room,
-                         " but saves at most that: the run ended before its first backward, which "
-                         "shows how much of its copies the attention keeps");
         }
         set(&out->feat[FEATURE_KV_CACHE], FEAT_ON, msg);
     } else if (frames && out->feat[FEATURE_COMPILE].state == FEAT_ON &&
