@@ -327,6 +327,30 @@ for f in rn.txt rn2.txt; do
     grep -q "^  (the optimizer's state was not measured, and the script constructs several kinds (SGD( line 47, AdamW( line 49" $f ||
         { sed -n 1,8p $f; echo "predict --from ($f): the optimizer's state assumed without a word"; exit 1; }
 done
+# its sibling at B=128, whose fp16 GradScaler skipped both of its steps (no state made): what the
+# script's optimizers make at the first step not skipped, counted as where no step ran (the same
+# program, the same AdamW's 8 B per parameter; it had counted none: "needs ~7.51 GiB"), said
+"$VT" report "$X/resnet50_b128_fit.vt" >rk.txt && "$VT" report --json "$X/resnet50_b128_fit.vt" >rk.json &&
+    "$VT" predict --from "$X/resnet50_b128_fit.vt" >rkp.txt 2>&1 || { echo "resnet50_b128_fit failed"; exit 1; }
+for f in rk.txt rkp.txt; do
+    grep -q "^  (the optimizer's state was not measured: its 2 optimizer steps made none, with a GradScaler on that may have skipped them all, and the script constructs several kinds (SGD( line 47, AdamW( line 49, Adafactor( line 50 of examples/vision/vision_train.py): predictions count the most state of them, AdamW's 8 B per trainable parameter, made by the first step not skipped" $f ||
+        { grep -n "optimizer\|needs" $f; echo "$f: steps the GradScaler skipped count no state"; exit 1; }
+done
+python3 - rk.json rn.json "$X/facts.jsonl" <<'PYEOF' || exit 1
+import json, sys
+k, n = (json.load(open(f)) for f in sys.argv[1:3])
+fact = [json.loads(l) for l in open(sys.argv[3]) if json.loads(l)["trace"] == "resnet50_b128_fit.vt"][0]
+assert fact["optim_state_bytes"] == 0 and fact["steps"] == 2, fact  # (both steps skipped)
+assert k["recognized"]["optimizer"]["steps_may_be_skipped"], k["recognized"]["optimizer"]
+p = k["prediction"]
+state = p["calibrated_by_category"]["optimizer"]
+assert state == 8 * fact["trainable_params"], (state, fact["trainable_params"])
+# the configuration as it ran needs its peak and the state besides
+assert p["current_peak_bytes"] >= k["peak"]["process_bytes"] + state, (p["current_peak_bytes"], state)
+# the siblings assume alike
+assert p["optimizer_state_assumed_adamw"] and n["prediction"]["optimizer_state_assumed_adamw"]
+assert k["recognized"]["optimizer"]["script_kinds"] == n["recognized"]["optimizer"]["script_kinds"]
+PYEOF
 # a model no formula has: its own count of its weights, no block, no shape it did not show (a
 # T5's had been 16,712,192, its embedding alone, "n_layer": 0, "block": "gpt2"); through a
 # report's JSON the same

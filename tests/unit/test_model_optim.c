@@ -1,7 +1,8 @@
 /* test_model_optim.c — the optimizer a model of a run counts when no step ran to measure it
  * (analyzer/model/advice/model.c, recognize/optim.c): the kinds a script constructs, the most
- * state of them counted and said; an --optimizer flag's argparse default; a Trainer script's
- * TrainingArguments(optim=...); a run of forwards only, whatever names one. */
+ * state of them counted and said, and so where its steps made none a GradScaler may have skipped;
+ * an --optimizer flag's argparse default; a Trainer script's TrainingArguments(optim=...); a run
+ * of forwards only, whatever names one. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -67,6 +68,78 @@ static void test_script_optimizer_kinds(void **state)
     assert_true(m.opt_assumed && !m.opt_choice);
     assert_true(has_note(&m, "the script constructs several kinds (AdamW( line 2, SGD( line 2 of "
                              "fit.py): predictions count the most state of them, AdamW's"));
+}
+
+/* Steps that made no state, with a GradScaler on that may have skipped them all (the row and its
+ * none measured kept): what the script's optimizers make at the first step not skipped, as where
+ * no step ran: the most of several kinds, one kind's own (SGD's momentum, said as none when off);
+ * none where the script constructs none, or where no GradScaler leaves the none in doubt. */
+static void skipped_steps(const char *src, int skipped, model_family fam, model_result *m)
+{
+    static config_recfile files[1];
+    static config_files fs;
+    static const char *const argv[] = {"python3", "fit.py", "--batch_size=16"};
+    files[0] = (config_recfile){"fit.py", src, strlen(src), 0, VT_FILE_ARG};
+    fs = (config_files){1, files, 1};
+    run_facts f;
+    oom_facts(&f);
+    f.argc = 3, f.argv = argv, f.iterations = 2;
+    f.files = &fs;
+    static run_recognition rec;
+    memset(&rec, 0, sizeof rec);
+    rec.python_frames = 1, rec.optim_bpp = 0, rec.steps_maybe_skipped = skipped, rec.family = fam;
+    snprintf(rec.optim_where, sizeof rec.optim_where, "no state was made");
+    f.recog = &rec;
+    model_opts o = {0};
+    char err[512];
+    assert_int_equal(model_build(m, &f, &o, err, sizeof err), 0);
+}
+
+static int optim_noted(const model_result *m)
+{
+    for (int i = 0; i < m->nnotes; i++)
+        if (!strncmp(m->notes[i], OPTIM_NOTE_PREFIX, strlen(OPTIM_NOTE_PREFIX)))
+            return 1;
+    return 0;
+}
+
+static void test_skipped_steps_script(void **state)
+{
+    (void)state;
+    static model_result m;
+    skipped_steps("import torch\nopt = torch.optim.SGD(p, momentum=0.9, nesterov=True)\n", 1,
+                  FAM_UNKNOWN, &m);
+    assert_int_equal(m.rec.optim, OPT_UNKNOWN);
+    assert_string_equal(m.rec.optim_where, "no state was made");
+    assert_true(m.opt_choice && !m.opt_assumed && m.shape.opt_set);
+    assert_int_equal((int)m.shape.opt_bpp, model_trained_bytes(&m)); /* SGD's momentum */
+    assert_true(has_note(&m, OPTIM_NOTE_PREFIX
+                         ": its 2 optimizer steps made none, with a "
+                         "GradScaler on that may have skipped them all, and the script "
+                         "constructs one kind (SGD( line 2 of fit.py): predictions count its "
+                         "state, "));
+    assert_true(has_note(&m, "made by the first step not skipped (SGD's momentum buffer: none "
+                             "when momentum is off)"));
+    static const char adam_sgd[] = "opt = torch.optim.AdamW(p) if a.adam else torch.optim.SGD(p)\n";
+    skipped_steps(adam_sgd, 1, FAM_UNKNOWN, &m);
+    assert_true(m.opt_assumed && !m.opt_choice && !m.shape.opt_set);
+    assert_true(has_note(&m, "the script constructs several kinds (AdamW( line 1, SGD( line 1 of "
+                             "fit.py): predictions count the most state of them, AdamW's"));
+    skipped_steps("print('no optimizer here')\n", 1, FAM_UNKNOWN, &m);
+    assert_true(m.shape.opt_set && m.shape.opt_bpp == 0 && !m.opt_choice && !m.opt_assumed);
+    assert_false(optim_noted(&m));
+    skipped_steps("import torch\nopt = torch.optim.AdamW(p)\n", 0, FAM_UNKNOWN, &m); /* measured */
+    assert_true(m.shape.opt_set && m.shape.opt_bpp == 0 && !m.opt_choice && !m.opt_assumed);
+    assert_int_equal(m.rec.optim_kinds, 0);
+    assert_false(optim_noted(&m));
+    /* a convolutional network's Adafactor: its kernels' bound (2 states per weight at 1×1), more
+     * than SGD's momentum beside it, as a named Adafactor's where no step ran */
+    static const char sgd_fac[] = "opt = SGD(p) if a.sgd else Adafactor(p)\n";
+    skipped_steps(sgd_fac, 1, FAM_CONVNET, &m);
+    assert_true(m.opt_choice && m.shape.opt_bpp == 2.0 * model_trained_bytes(&m));
+    skipped_steps(strstr(sgd_fac, "Adafactor"), 1, FAM_CONVNET, &m); /* (alone) */
+    assert_true(m.opt_choice && m.shape.opt_bpp == 2.0 * model_trained_bytes(&m));
+    assert_true(has_note(&m, "the script constructs one kind (Adafactor( line 1 of fit.py)"));
 }
 
 /* No step ran, no --optimizer on the command line: the script's argparse default names it
@@ -201,6 +274,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_script_optimizer_kinds),
+        cmocka_unit_test(test_skipped_steps_script),
         cmocka_unit_test(test_optimizer_flag_default),
         cmocka_unit_test(test_optimizer_trainargs),
         cmocka_unit_test(test_optimizer_trainer_cmdline),

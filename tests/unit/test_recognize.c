@@ -280,6 +280,18 @@ static void test_optim_script(void **state)
     r.optim = OPT_ADAM, r.optim_bpp = 8;
     recognize_optim_script(&fs, &r);
     assert_int_equal(r.optim, OPT_ADAM);
+    /* none made, the steps maybe all skipped by a GradScaler: the kinds, one or several, beside
+     * the row and its none measured, as they are */
+    memset(&r, 0, sizeof r);
+    r.steps_maybe_skipped = 1, r.optim_bpp = 0;
+    snprintf(r.optim_where, sizeof r.optim_where, "no state was made");
+    f.name = "train.py";
+    recognize_optim_script(&fs, &r);
+    assert_int_equal(r.optim, OPT_UNKNOWN);
+    assert_int_equal(r.optim_kinds, 1u << OPT_SGD);
+    assert_string_equal(r.optim_choices, "SGD( line 1 of train.py");
+    assert_string_equal(r.optim_where, "no state was made");
+    assert_true(r.optim_bpp == 0);
 }
 
 static void test_optim_cmdline(void **state)

@@ -87,6 +87,21 @@ static void forwards_only(model_result *m, gpt_shape *s)
     m->formula_ok = m->opt_assumed = m->opt_bound = m->opt_choice = 0;
 }
 
+/* most_state: the state counted where the run measured none the script's optimizers would make
+ * (kinds: those it constructs, 1u << optim_kind; 0: none seen): with Adam among them, or none
+ * seen, AdamW's 8 B (opt_set 0: assumed, said); else the most state of those (optim_kinds_bpp),
+ * said with the kinds */
+static void most_state(model_result *m, gpt_shape *s, unsigned kinds, int pb)
+{
+    if (!kinds || kinds & (1u << OPT_ADAM | 1u << OPT_OTHER)) {
+        s->opt_set = 0;
+        m->opt_assumed = 1;
+        return;
+    }
+    s->opt_bpp = optim_kinds_bpp(&m->rec, kinds, pb);
+    m->opt_choice = 1;
+}
+
 /* shape_of_run: what the recognition adds to the configuration's shape; whether a transformer's
  * formula applies (every size it needs known), else the measured scaling (generic). */
 static void shape_of_run(model_result *m, const run_facts *f, int nanogpt)
@@ -115,6 +130,11 @@ static void shape_of_run(model_result *m, const run_facts *f, int nanogpt)
         s->opt_bpp = 0;
     else if (r->optim == OPT_ADAM)
         s->opt_bpp = 2 * pb;
+    else if (r->steps_maybe_skipped && r->optim_kinds)
+        /* none made, its steps maybe all skipped by the GradScaler: what the script's kinds make
+         * at its first step not skipped, as where no step ran (a ResNet-50's 2 skipped steps had
+         * counted none, its sibling out of memory before its first step AdamW's 8 B) */
+        most_state(m, s, r->optim_kinds, pb);
     else if (r->optim_bpp >= 0)
         s->opt_bpp = r->optim_bpp;
     else if (r->optim == OPT_FACTORED || r->optim == OPT_EIGHT_BIT || r->optim == OPT_SGD) {
@@ -123,19 +143,8 @@ static void shape_of_run(model_result *m, const run_facts *f, int nanogpt)
          * buffer, when momentum is on) per parameter; said as a bound (optim_bound_bpp) */
         s->opt_bpp = optim_bound_bpp(r, pb);
         m->opt_bound = 1;
-    } else if (r->optim_kinds && !(r->optim_kinds & (1u << OPT_ADAM | 1u << OPT_OTHER))) {
-        /* not measured, and the script constructs several kinds, none of them Adam: the most
-         * state of those (a momentum buffer / one state: pb B, 8-bit moments 2 B, factored
-         * under 1 B per parameter), said with the kinds */
-        unsigned k = r->optim_kinds;
-        s->opt_bpp = k & (1u << OPT_SGD | 1u << OPT_MOMENTUM | 1u << OPT_ONE_STATE) ? pb
-                     : k & 1u << OPT_EIGHT_BIT                                      ? 2
-                                                                                    : 1;
-        m->opt_choice = 1;
-    } else {
-        s->opt_set = 0; /* not measured: AdamW's 8 B assumed, and said (views) */
-        m->opt_assumed = 1;
-    }
+    } else
+        most_state(m, s, r->optim_kinds, pb); /* not measured: the script's kinds, or AdamW */
     if (r->trainable && m->params_trace && r->trainable < m->params_trace)
         s->train_frac = (double)r->trainable / (double)m->params_trace;
     else if (!r->trainable && r->feat[FEATURE_LORA].state == FEAT_ON) {

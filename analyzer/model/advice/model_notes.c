@@ -128,7 +128,7 @@ static void note(model_result *m, const char *text)
  * view. */
 void model_advice_notes(model_result *m, const run_facts *f)
 {
-    char t[512]; /* (a note made of parts) */
+    char t[800]; /* (a note made of parts; predict_from.h optim_note holds as many) */
     if (m->tight) {
         snprintf(t, sizeof t,
                  "the run completed on this card with less than " ADVICE_HEADROOM_PCT_TEXT
@@ -195,19 +195,30 @@ void model_advice_notes(model_result *m, const run_facts *f)
                 "gradients alive through the next forward, as accumulation does");
     if ((m->opt_assumed || m->opt_choice) && m->rec.optim_choices[0]) {
         /* the script's kinds: AdamW's state when it is one of them, else the most of the others */
-        char most[80];
+        char most[80], skipped[160] = "";
         if (m->opt_assumed)
             snprintf(most, sizeof most, "AdamW's %s",
                      model_trained_bytes(m) == 2 ? "two states in the parameters' 16 bits, 4 B"
                                                  : "8 B");
         else
             snprintf(most, sizeof most, "%.0f B", m->shape.opt_bpp);
+        if (m->rec.steps_maybe_skipped) /* (its steps made none: see shape_of_run) */
+            snprintf(skipped, sizeof skipped,
+                     ": its %d optimizer step%s made none, with a GradScaler on that may have "
+                     "skipped %s",
+                     f->iterations, f->iterations == 1 ? "" : "s",
+                     f->iterations == 1 ? "it" : "them all");
+        int one = !(m->rec.optim_kinds & (m->rec.optim_kinds - 1)); /* (a skipped run's) */
         snprintf(t, sizeof t,
-                 OPTIM_NOTE_PREFIX
-                 ", and the script constructs several "
-                 "kinds (%s): predictions count the most state of them, %s per trainable "
-                 "parameter; a run with another needs less",
-                 m->rec.optim_choices, most);
+                 OPTIM_NOTE_PREFIX "%s, and the script constructs %s (%s): predictions count %s, "
+                                   "%s per trainable parameter%s%s",
+                 skipped, one ? "one kind" : "several kinds", m->rec.optim_choices,
+                 one ? "its state" : "the most state of them", most,
+                 skipped[0] ? ", made by the first step not skipped" : "",
+                 !one                                  ? "; a run with another needs less"
+                 : m->rec.optim_kinds == 1u << OPT_SGD ? " (SGD's momentum buffer: none when "
+                                                         "momentum is off)"
+                                                       : "");
         note(m, t);
     } else if (m->opt_assumed) {
         note(m, model_trained_bytes(m) == 2 ? OPTIM_NOTE_PREFIX

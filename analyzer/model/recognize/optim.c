@@ -66,6 +66,17 @@ double optim_bound_bpp(const run_recognition *r, int pb)
                                     : 2.0;
 }
 
+double optim_kinds_bpp(const run_recognition *r, unsigned kinds, int pb)
+{
+    double most = kinds & (1u << OPT_SGD | 1u << OPT_MOMENTUM | 1u << OPT_ONE_STATE) ? pb
+                  : kinds & 1u << OPT_EIGHT_BIT                                      ? 2
+                                                                                     : 1;
+    /* (Adafactor of a convolution's kernels: optim_bound_bpp's 2·pb, more than the others) */
+    if (kinds & 1u << OPT_FACTORED && (kernel_family(r->family) || r->optim_bpp >= 1.0))
+        most = 2.0 * pb;
+    return most;
+}
+
 /* X(file part, class name, the state it usually keeps) — optimizers named by their code. */
 #define VT_OPTIM_FILES(X)                                                                          \
     X("torch/optim/adamw.py", "AdamW", ADAM)                                                       \
@@ -422,7 +433,10 @@ static optim_kind call_at(const char *s, size_t len, size_t i, size_t *n)
 
 void recognize_optim_script(const config_files *fs, run_recognition *r)
 {
-    if (r->optim != OPT_UNKNOWN || r->optim_bpp >= 0 || !fs)
+    /* steps that made no state, maybe all skipped by a GradScaler: the kinds only (its row, the
+     * none measured, kept) */
+    int skipped = r->steps_maybe_skipped;
+    if (r->optim != OPT_UNKNOWN || (r->optim_bpp >= 0 && !skipped) || !fs)
         return;
     optim_kind kind = OPT_UNKNOWN;
     char where[200] = "";
@@ -468,7 +482,7 @@ void recognize_optim_script(const config_files *fs, run_recognition *r)
     }
     if (kind == OPT_UNKNOWN)
         return;
-    if (kinds != 1u << kind) { /* optimizers of several kinds: which one ran is not in the source */
+    if (kinds != 1u << kind || skipped) { /* several kinds: which one ran is not in the source */
         /* "SGD( line 47, AdamW( line 49 of train.py", a file named at each kind when they
          * differ */
         int one_file = 1;
@@ -487,10 +501,11 @@ void recognize_optim_script(const config_files *fs, run_recognition *r)
         if (one_file && at < cap)
             snprintf(choices + at, cap - at, " of %.80s", first[0].file);
         r->optim_kinds = kinds;
-        snprintf(r->optim_where, sizeof r->optim_where,
-                 "%s, and the script constructs several kinds (%.200s)",
-                 r->optim_unmeasured ? r->optim_unmeasured : "no optimizer step ran",
-                 r->optim_choices);
+        if (!skipped)
+            snprintf(r->optim_where, sizeof r->optim_where,
+                     "%s, and the script constructs several kinds (%.200s)",
+                     r->optim_unmeasured ? r->optim_unmeasured : "no optimizer step ran",
+                     r->optim_choices);
         return;
     }
     r->optim = kind;

@@ -221,6 +221,10 @@ int optim_factored_kernels(const run_recognition *r);
  * 2·pb (kernels: a 1×1 convolution's row and column factors are each its weight's size), 8-bit
  * moments 2 B, SGD pb (its momentum buffer, when momentum is on) */
 double optim_bound_bpp(const run_recognition *r, int pb);
+/* optim_kinds_bpp: the most state per trainable parameter of the kinds (1u << optim_kind) a script
+ * constructs, none of them Adam, each as optim_bound_bpp has it: a momentum buffer / one state pb,
+ * 8-bit moments 2 B, factored moments 1 B (a convolution's kernels: 2·pb) */
+double optim_kinds_bpp(const run_recognition *r, unsigned kinds, int pb);
 /* feature_key / feature_words: "torch_compile" / "torch.compile"; feature_state_word: "on",
  * "off" or "unknown". */
 const char *feature_key(feature_id f);
