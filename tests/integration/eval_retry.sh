@@ -44,7 +44,12 @@ rec=$(cat rec.txt)
 # MiB" at 16, and "recommended: this configuration as it is"), from the trace and its JSON
 "$VT" predict --from base.vt >p.txt 2>&1 && "$VT" predict --from base.json >pj.txt 2>&1 &&
     "$VT" predict --from base.vt --json >p.json 2>&1 || fail "predict --from"
-for t in p.txt pj.txt; do
+# a report's JSON of an older vramtrace, without the count of recoveries (oom_recovered): the
+# retry read from the advice's words, as before the count
+python3 -c "import json, sys; d = json.load(open(sys.argv[1])); d.pop('oom_recovered'); json.dump(d, open(sys.argv[2], 'w'))" \
+    base.json old.json || fail "base.json: no oom_recovered"
+"$VT" predict --from old.json >po.txt 2>&1 || fail "predict --from old.json: $(tail -n 2 po.txt)"
+for t in p.txt pj.txt po.txt; do
     grep -q "^at the evaluation's peak" $t || fail "$t: $(sed -n 4,6p $t)"
     grep -q 'recommended: this configuration as it is' $t && fail "$t: $(grep recommended $t)"
     grep -q "^the run ran to the end on this card, but its allocator reached the card" $t || fail "$t: no retry said"
