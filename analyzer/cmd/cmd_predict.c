@@ -242,6 +242,30 @@ verdict:
                               floor);
 }
 
+/* json_formula_lines: the largest tensor and the documents' basic formula, as the text's two
+ * lines (only where a formula applies) */
+static void json_formula_lines(cJSON *root, const gpt_shape *s, const prediction *p,
+                               const model_calib *cal)
+{
+    const char *what = NULL;
+    uint64_t eb, big = predict_largest_tensor(s, p, cal, &what, &eb);
+    cJSON *lt = cJSON_AddObjectToObject(root, "largest_tensor");
+    cJSON_AddNumberToObject(lt, "bytes", (double)big);
+    if (eb) /* (at the evaluation's own batch) */
+        cJSON_AddNumberToObject(lt, "batch_size", (double)eb);
+    cJSON_AddStringToObject(lt, "what", what);
+    doc_formula d;
+    formula_documents(s, &d);
+    cJSON *dj = cJSON_AddObjectToObject(root, "documents");
+    cJSON_AddNumberToObject(dj, "parameters_estimate", (double)d.params_estimate);
+    cJSON_AddNumberToObject(dj, "parameter_bytes", (double)d.param_bytes);
+    cJSON_AddNumberToObject(dj, "gradient_bytes", (double)d.grad_bytes);
+    cJSON_AddNumberToObject(dj, "optimizer_bytes", (double)d.optimizer_bytes);
+    cJSON_AddNumberToObject(dj, "activation_bytes_x24", (double)d.act_bytes_basic);
+    cJSON_AddNumberToObject(dj, "activation_bytes_x160", (double)d.act_bytes_empirical);
+    cJSON_AddNumberToObject(dj, "attention_bytes_per_layer", (double)d.attn_bytes_per_layer);
+}
+
 static int print_json(const nano_config *c, const gpt_shape *s, const prediction *p,
                       const predict_args *a, uint64_t lb, const model_calib *cal, int lower,
                       int unmeasured, int retried, uint64_t run_params)
@@ -297,23 +321,12 @@ static int print_json(const nano_config *c, const gpt_shape *s, const prediction
     cJSON_AddNumberToObject(root, "tensor_bytes", (double)p->tensor_bytes);
     cJSON_AddNumberToObject(root, "reserved_bytes", (double)p->reserved_bytes);
     cJSON_AddNumberToObject(root, "peak_bytes", (double)p->peak_bytes);
-    const char *what = NULL;
-    uint64_t eb, big = predict_largest_tensor(s, p, cal, &what, &eb);
-    cJSON *lt = cJSON_AddObjectToObject(root, "largest_tensor");
-    cJSON_AddNumberToObject(lt, "bytes", (double)big);
-    if (eb) /* (at the evaluation's own batch) */
-        cJSON_AddNumberToObject(lt, "batch_size", (double)eb);
-    cJSON_AddStringToObject(lt, "what", what);
-    doc_formula d;
-    formula_documents(s, &d);
-    cJSON *dj = cJSON_AddObjectToObject(root, "documents");
-    cJSON_AddNumberToObject(dj, "parameters_estimate", (double)d.params_estimate);
-    cJSON_AddNumberToObject(dj, "parameter_bytes", (double)d.param_bytes);
-    cJSON_AddNumberToObject(dj, "gradient_bytes", (double)d.grad_bytes);
-    cJSON_AddNumberToObject(dj, "optimizer_bytes", (double)d.optimizer_bytes);
-    cJSON_AddNumberToObject(dj, "activation_bytes_x24", (double)d.act_bytes_basic);
-    cJSON_AddNumberToObject(dj, "activation_bytes_x160", (double)d.act_bytes_empirical);
-    cJSON_AddNumberToObject(dj, "attention_bytes_per_layer", (double)d.attn_bytes_per_layer);
+    if (s->generic) { /* no formula: neither line in the text (a GAN's had been "fp32 logits
+                       * for cross-entropy (4*B*T*V)" of 0 B, a T5's 502 MiB, its documents 0) */
+        cJSON_AddNullToObject(root, "largest_tensor");
+        cJSON_AddNullToObject(root, "documents");
+    } else
+        json_formula_lines(root, s, p, cal);
     if (a->have_card) {
         cJSON *cj = cJSON_AddObjectToObject(root, "card");
         jsonw_add_c(cj, "name", a->card.name); /* (with --from, the trace's: valid UTF-8) */

@@ -192,4 +192,15 @@ grep -q 'smaller inputs' l.txt && fail "llama on 6 GiB: smaller inputs advised"
     --batch-size 1 --grad-accum 4 --checkpointing >ck.txt
 grep -q '^not even a micro-batch of 1 fits: use a smaller model or smaller inputs (shorter sequences, smaller images)$' ck.txt ||
     { tail -2 ck.txt; fail "checkpointing on: still advised"; }
+# a run no formula applies to (a ResNet, a T5, a GAN): no largest tensor nor the documents'
+# formula in the JSON, as in the text (they had been "fp32 logits for cross-entropy (4*B*T*V)",
+# 0 B of a ResNet's and a GAN's, 502 MiB of a T5's, and the documents' rows all 0)
+for t in "$B/resnet50_b128_fit.vt" "$B/t5small_b8_fit.vt" "$ROOT/examples/traces/sim/gan_b64_fit.vt"; do
+    "$VT" predict --from "$t" --json >g.json && "$VT" predict --from "$t" >g.txt || fail "predict --from $t: exit $?"
+    grep -q '^largest single tensor\|^the basic formula' g.txt && fail "$t: a formula's line in the text"
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+assert d["model"]["block"] is None, d["model"]
+assert d["largest_tensor"] is None and d["documents"] is None, (d["largest_tensor"], d["documents"])' g.json ||
+        fail "$t: the JSON says a formula's largest tensor or documents the text does not"
+done
 echo "predict_words: ok"
