@@ -66,4 +66,17 @@ assert on["peak"]["allocated_bytes"] == off["peak"]["allocated_bytes"], "the sim
 assert not [a for a in on["advice"] if a["change"] == "use_cache=False"], "use_cache=False advised"
 assert "saves nothing" in on["recognized"]["kv_cache"]["where"], on["recognized"]["kv_cache"]
 PYEOF
+# forwards only (an evaluation of a Llama, whose copies replace their inputs): no backward will
+# ever keep anything, so what use_cache=False saves is measured, not "at most" (a run that ended
+# before its first backward pass did says that: kv_unmeasured.sh)
+run eval-llama --model llama-400m --eval-only --batch-size 2 --steps 2
+"$PY" - eval-llama.json <<'PYEOF' || fail "eval: see above"
+import json, sys
+r = json.load(open(sys.argv[1]))
+kv = r["recognized"]["kv_cache"]
+assert kv["on"] and "makes none" in kv["where"], kv
+assert "at most" not in kv["where"], kv["where"]
+item = [a for a in r["advice"] if a["change"] == "use_cache=False"]
+assert len(item) == 1 and "the least it can be" not in item[0]["note"], item
+PYEOF
 echo "sim_kv_cache: ok"
