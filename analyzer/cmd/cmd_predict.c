@@ -193,11 +193,12 @@ verdict:
         printf("largest %s that fits (keeping >= %d %% free): %s%llu%s", mb, ADVICE_HEADROOM_PCT,
                run->lower_bounds ? "at most " : "", (unsigned long long)lb,
                run->lower_bounds ? " (the what-ifs are lower bounds)" : "");
-        advice_batch_flags(c, &base, lb, s->A, flags, sizeof flags);
+        advice_batch_flags(c, &base, lb, s->A, run->targs[0] ? run->targs : NULL, flags,
+                           sizeof flags);
         if (c->program == PROG_NANOGPT)
             printf("  (--batch_size=%llu)\n", (unsigned long long)lb);
         else
-            printf(flags[0] ? "  (%s)\n" : "%s\n", flags);
+            printf(flags[0] == '(' ? "  %s\n" : flags[0] ? "  (%s)\n" : "%s\n", flags);
         uint64_t cache, most = largest_cache(cal, s, lb, a, run->lower_bounds, &cache);
         char why[240];
         if (most) /* as the report says it */
@@ -239,7 +240,7 @@ verdict:
     }
     uint64_t floor = found || unmeasured || lb ? 0 : weights_floor(cal, s, a->card.bytes);
     predict_print_recommended(c, s, &base, mb, nano, a->from != NULL, found, rb, ra, unmeasured, lb,
-                              floor);
+                              floor, run->targs[0] ? run->targs : NULL);
 }
 
 /* json_formula_lines: the largest tensor and the documents' basic formula, as the text's two

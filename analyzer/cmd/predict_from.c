@@ -57,6 +57,12 @@ static int load_trace(const char *path, FILE *fp, const char *magic, nano_config
     int rc = 0;
     c->program = m->cfg.program; /* its flags, and whether its accumulation is known */
     c->nfiles_missing = m->cfg.nfiles_missing;
+    /* the script whose flags were read, and the call a Trainer's switches go in: what the
+     * report's what-ifs say of a change no flag carries (advice_batch_flags) */
+    snprintf(c->script_read, sizeof c->script_read, "%s", m->cfg.script_read);
+    snprintf(c->targs_call, sizeof c->targs_call, "%s", m->cfg.targs_call);
+    const char *targs = advice_targs(&m->cfg, m->rec.loop);
+    snprintf(run->targs, sizeof run->targs, "%s", targs ? targs : "");
     for (int k = 0; k < CFG_COUNT; k++) { /* the values as the model resolved them */
         c->v[k] = m->cfg.v[k];
         if (config_unset(&c->v[k]))
@@ -117,6 +123,15 @@ static int json_config(const cJSON *root, const cJSON *cfg, const char *where, n
         if (!strcmp(prog->valuestring, "Hugging Face Trainer arguments"))
             c->program = PROG_HF_TRAINER;
     }
+    /* the script whose flags were read, the call a Trainer's switches go in (as the trace
+     * route takes them; the file's text, escaped) */
+    cJSON *sr = cJSON_GetObjectItem(root, "config_script_read"),
+          *tc = cJSON_GetObjectItem(root, "config_targs_call");
+    if (cJSON_IsString(sr))
+        escape_term(sr->valuestring, strlen(sr->valuestring), c->script_read,
+                    sizeof c->script_read);
+    if (cJSON_IsString(tc))
+        escape_term(tc->valuestring, strlen(tc->valuestring), c->targs_call, sizeof c->targs_call);
     cJSON *fm = cJSON_GetObjectItem(root, "config_files_missing");
     if (cJSON_IsNumber(fm) && fm->valuedouble >= 0 && fm->valuedouble < 1000)
         c->nfiles_missing = (int)fm->valuedouble;
@@ -255,6 +270,9 @@ static int load_json(const char *path, const cJSON *root, nano_config *c, predic
         cJSON_IsNumber(its) && its->valuedouble == 0)
         run->partial = run->cut = run->cut_unstepped = 1;
     run->from_json = 1;
+    const cJSON *lk = cJSON_GetObjectItem(cJSON_GetObjectItem(rec, "training_loop"), "kind");
+    const char *targs = advice_targs(c, cJSON_IsString(lk) ? lk->valuestring : NULL);
+    snprintf(run->targs, sizeof run->targs, "%s", targs ? targs : "");
     const cJSON *file = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "run"), "file");
     if (cJSON_IsString(file))
         escape_term(file->valuestring, strlen(file->valuestring), run->trace, sizeof run->trace);

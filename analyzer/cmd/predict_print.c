@@ -343,7 +343,8 @@ int predict_batch_assumed(const nano_config *c, const gpt_shape *s, int from)
 
 void predict_print_recommended(const nano_config *c, const gpt_shape *s, const gpt_shape *base,
                                const char *mb, int nano, int from, int found, uint64_t rb,
-                               uint64_t ra, int unmeasured, uint64_t lb, uint64_t floor)
+                               uint64_t ra, int unmeasured, uint64_t lb, uint64_t floor,
+                               const char *targs)
 {
     char flags[160];
     if (found && predict_batch_assumed(c, s, from)) { /* (nothing to keep or change of yours) */
@@ -351,21 +352,26 @@ void predict_print_recommended(const nano_config *c, const gpt_shape *s, const g
                "predicts yours; the largest that fits is above\n",
                (unsigned long long)s->B);
     } else if (found) {
-        advice_batch_flags(c, base, rb, ra, flags, sizeof flags);
+        advice_batch_flags(c, base, rb, ra, targs, flags, sizeof flags);
+        /* in parentheses, unless the code change is its own: "(code change: ...)" */
+        const char *op = !flags[0]         ? ""
+                         : flags[0] == '(' ? "  "
+                                           : "  (",
+                   *cl = !flags[0] || flags[0] == '(' ? "" : ")";
         if (s->accum_unknown && rb == s->B && !s->no_training)
             printf("recommended: micro-batch %llu as it is%s%s%s, your accumulation steps "
                    "unchanged\n",
-                   (unsigned long long)rb, flags[0] ? "  (" : "", flags, flags[0] ? ")" : "");
+                   (unsigned long long)rb, op, flags, cl);
         else if (s->no_training) /* forwards only: the largest batch that fits (as the report) */
             printf(rb == s->B ? "recommended: this configuration as it is (a %s of %llu)%s%s%s\n"
                               : "recommended: a %s of %llu (the same outputs, in more forward "
                                 "passes)%s%s%s\n",
-                   mb, (unsigned long long)rb, flags[0] ? "  (" : "", flags, flags[0] ? ")" : "");
+                   mb, (unsigned long long)rb, op, flags, cl);
         else if (s->accum_unknown)
             printf("recommended, keeping the effective batch: micro-batch %llu \u2192 %llu, "
                    "%llu\u00d7 the accumulation steps%s%s%s\n",
                    (unsigned long long)s->B, (unsigned long long)rb,
-                   (unsigned long long)(s->B / rb), flags[0] ? "  (" : "", flags,
+                   (unsigned long long)(s->B / rb), op, flags,
                    !flags[0] ? ""
                    : from    ? ", and the program's accumulation times that)"
                              : ", and your accumulation steps times that)");
@@ -374,18 +380,18 @@ void predict_print_recommended(const nano_config *c, const gpt_shape *s, const g
                           "gradient_accumulation_steps=%llu%s)%s%s%s\n"
                         : "recommended: this configuration as it is (micro-batch %llu, %llu "
                           "accumulation step%s)%s%s%s\n",
-                   (unsigned long long)rb, (unsigned long long)ra, ra == 1 || nano ? "" : "s",
-                   flags[0] ? "  (" : "", flags, flags[0] ? ")" : "");
+                   (unsigned long long)rb, (unsigned long long)ra, ra == 1 || nano ? "" : "s", op,
+                   flags, cl);
         else if (nano)
             printf("recommended, keeping the effective batch %llu: batch_size=%llu, "
                    "gradient_accumulation_steps=%llu%s%s%s\n",
                    (unsigned long long)(rb * ra), (unsigned long long)rb, (unsigned long long)ra,
-                   flags[0] ? "  (" : "", flags, flags[0] ? ")" : "");
+                   op, flags, cl);
         else
             printf("recommended, keeping the effective batch %llu: micro-batch %llu, %llu "
                    "accumulation step%s%s%s%s\n",
                    (unsigned long long)(rb * ra), (unsigned long long)rb, (unsigned long long)ra,
-                   ra == 1 ? "" : "s", flags[0] ? "  (" : "", flags, flags[0] ? ")" : "");
+                   ra == 1 ? "" : "s", op, flags, cl);
     } else if (unmeasured) {
         return;      /* (what a smaller micro-batch needs is not measured either) */
     } else if (lb) { /* (a Llama 400M at B=8 had been told "largest ... fits: 1", then "not even

@@ -147,6 +147,10 @@ void config_add_json(cJSON *root, const nano_config *c)
         cJSON_AddStringToObject(e, "label", config_key_label((config_key)k));
     }
     cJSON_AddNumberToObject(root, "config_files_missing", c->nfiles_missing);
+    if (c->script_read[0]) /* (what predict --from says of a change no flag carries) */
+        jsonw_add_c(root, "config_script_read", c->script_read);
+    if (c->targs_call[0])
+        jsonw_add_c(root, "config_targs_call", c->targs_call);
     if (c->torch_version[0]) /* the recorded versions: a trace's bytes */
         jsonw_add_c(root, "torch_version", c->torch_version);
     else

@@ -203,4 +203,25 @@ assert d["model"]["block"] is None, d["model"]
 assert d["largest_tensor"] is None and d["documents"] is None, (d["largest_tensor"], d["documents"])' g.json ||
         fail "$t: the JSON says a formula's largest tensor or documents the text does not"
 done
+# the recommendation in a script with no flag for the accumulation says what the report's what-ifs
+# say there: its micro-batch flag and the code change (sim_gan.py at 2560: it had said "micro-batch
+# 1280, 2 accumulation steps" and nothing else, until 2026-12-06); scripts with flags for both,
+# Hugging Face's TrainingArguments, keep theirs
+G="$ROOT/examples/traces/sim/gan_b64_fit.vt"
+"$VT" report "$G" >gr.txt && "$VT" report --json "$G" >gr.json && "$VT" predict --from "$G" --batch-size 2560 >gp.txt &&
+    "$VT" predict --from gr.json --batch-size 2560 >gj.txt || fail "gan: exit $?"
+python3 - gr.txt gp.txt gj.txt <<'PY' || fail "gan at 2560: the recommendation does not say the code change the report says"
+import re, sys
+rep = open(sys.argv[1]).read()
+m = re.search(r"^      change: --batch-size 32 (\(code change besides: gradients accumulated over 2 micro-batches[^\n]*\))$", rep, re.M)
+assert m, "the report's what-if at 32 x 2 is not said"
+want = "recommended, keeping the effective batch 2560: micro-batch 1280, 2 accumulation steps  (--batch-size 1280 %s)" % m.group(1)
+for route in sys.argv[2:]:  # the trace, the report's JSON
+    pred = open(route).read()
+    assert want in pred.splitlines(), (route, [l for l in pred.splitlines() if l.startswith("recommended")])
+PY
+"$VT" predict --from "$S/llama400m_b4_fit.vt" --batch-size 64 | grep -q '^recommended, keeping the effective batch 64: micro-batch 2, 32 accumulation steps  (--batch-size 2 --grad-accum 32)$' ||
+    fail "llama400m: both flags no longer said"
+"$VT" predict --from "$S/trainer_gpt2_fit.vt" --batch-size 64 | grep -q '^recommended, keeping the effective batch 256: micro-batch 4, 64 accumulation steps  (TrainingArguments(per_device_train_batch_size=4, gradient_accumulation_steps=64))$' ||
+    fail "trainer_gpt2: TrainingArguments no longer said"
 echo "predict_words: ok"

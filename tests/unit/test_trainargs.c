@@ -222,10 +222,10 @@ static void test_speak(void **state)
     keyword_of(&cfg, CFG_batch_size, "per_device_train_batch_size");
 
     gpt_shape cur = {.B = 4, .T = 1024, .L = 12, .d = 768, .H = 12, .V = 50257, .A = 4};
-    advice_batch_flags(&cfg, &cur, 2, 8, out, sizeof out);
+    advice_batch_flags(&cfg, &cur, 2, 8, "TrainingArguments", out, sizeof out);
     assert_string_equal(out, "TrainingArguments(per_device_train_batch_size=2, "
                              "gradient_accumulation_steps=8)");
-    advice_batch_flags(&cfg, &cur, 2, 4, out, sizeof out);
+    advice_batch_flags(&cfg, &cur, 2, 4, "TrainingArguments", out, sizeof out);
     assert_string_equal(out, "TrainingArguments(per_device_train_batch_size=2)");
 
     advice_item it[3];
@@ -255,6 +255,42 @@ static void test_speak(void **state)
     assert_string_equal(it[1].cmdline, "--gc");
 }
 
+/* predict's recommendation in an argparse script with no flag for the accumulation: its
+ * micro-batch flag and the code change, as the report's what-ifs word it (advice_speak) */
+static void test_batch_code_change(void **state)
+{
+    (void)state;
+    nano_config cfg;
+    configured(&cfg, &(config_files){0}, &(config_recfile){0}, "");
+    cfg.program = PROG_UNKNOWN;
+    snprintf(cfg.v[CFG_batch_size].flag, sizeof cfg.v[CFG_batch_size].flag, "--batch-size");
+    cfg.v[CFG_batch_size].flag_sep = ' ';
+    snprintf(cfg.script_read, sizeof cfg.script_read, "sim_gan.py");
+    gpt_shape cur = {.B = 2560, .A = 1};
+    char out[160];
+    advice_batch_flags(&cfg, &cur, 1280, 2, NULL, out, sizeof out);
+    const char *said = "--batch-size 1280 (code change besides: gradients accumulated over 2 "
+                       "micro-batches before each optimizer step; sim_gan.py defines no flag for "
+                       "it)";
+    assert_string_equal(out, said);
+    /* the report's what-if for the same change: the same words */
+    advice_item it;
+    memset(&it, 0, sizeof it);
+    it.shape = cur, it.shape.B = 1280, it.shape.A = 2;
+    snprintf(it.cmdline, sizeof it.cmdline, "--x");
+    advice_speak(&it, 1, &cfg, &cur, NULL);
+    assert_string_equal(it.cmdline, said);
+    /* the accumulation unchanged: the flag alone */
+    advice_batch_flags(&cfg, &cur, 1280, 1, NULL, out, sizeof out);
+    assert_string_equal(out, "--batch-size 1280");
+    /* a training-arguments call carries it, or no script was read: nothing said */
+    advice_batch_flags(&cfg, &cur, 1280, 2, "TrainingArguments", out, sizeof out);
+    assert_string_equal(out, "");
+    cfg.script_read[0] = '\0';
+    advice_batch_flags(&cfg, &cur, 1280, 2, NULL, out, sizeof out);
+    assert_string_equal(out, "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -262,6 +298,7 @@ int main(void)
         cmocka_unit_test(test_assigned),
         cmocka_unit_test(test_apply),
         cmocka_unit_test(test_speak),
+        cmocka_unit_test(test_batch_code_change),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -435,9 +435,15 @@ int advice_flags(const nano_config *cfg, int n, const int *keys, const uint64_t 
  * a (A * B / b then); 0 if none (lb = 0). */
 int advice_keep_effective(const gpt_shape *s, uint64_t lb, uint64_t *b, uint64_t *a);
 /* advice_batch_flags: how the traced program takes micro-batch b and accumulation a: nanoGPT's
- * --key=value, the flags its command line used, or "" when none carried them. */
-void advice_batch_flags(const nano_config *c, const gpt_shape *s, uint64_t b, uint64_t a, char *out,
-                        size_t len);
+ * --key=value, the flags its command line used; in an argparse script with no flag for the
+ * accumulation (and no training-arguments call, targs, from advice_targs), its micro-batch flag
+ * and the code change the report's what-ifs say; else "" (none carried them). */
+void advice_batch_flags(const nano_config *c, const gpt_shape *s, uint64_t b, uint64_t a,
+                        const char *targs, char *out, size_t len);
+/* advice_targs: the training-arguments call a Trainer's switches go in (the script's own, or
+ * TrainingArguments under Hugging Face's Trainer: loop, run_recognition.loop, "hf_trainer"),
+ * NULL when the loop has none. */
+const char *advice_targs(const nano_config *cfg, const char *loop);
 /* advice_accum_unknown: 1 when the program's gradient accumulation is an assumption (not
  * nanoGPT, and no argument, file or option gave it): advice then speaks of a factor. */
 int advice_accum_unknown(const nano_config *cfg);

@@ -100,6 +100,13 @@ static void speak_accum(advice_item *it, const gpt_shape *cur)
 static void advice_speak_program(advice_item *items, int n, const nano_config *cfg,
                                  const gpt_shape *cur, const run_recognition *rec);
 
+const char *advice_targs(const nano_config *cfg, const char *loop)
+{
+    return cfg->targs_call[0]                    ? cfg->targs_call
+           : loop && !strcmp(loop, "hf_trainer") ? "TrainingArguments"
+                                                 : NULL;
+}
+
 /* accum_code_change: a change of the accumulation (s against cur) in a script whose argparse
  * flags were read and hold none for it (and no training-arguments call carries it): the
  * micro-batch's flag, where it changes, and the accumulation as the code change it is (out, len
@@ -167,11 +174,7 @@ static void advice_speak_program(advice_item *items, int n, const nano_config *c
         }
         return;
     }
-    /* the training-arguments call a Trainer's switches go in (the script's own, or
-     * TrainingArguments under Hugging Face's Trainer), NULL when the loop has none */
-    const char *targs = cfg->targs_call[0]                        ? cfg->targs_call
-                        : rec && !strcmp(rec->loop, "hf_trainer") ? "TrainingArguments"
-                                                                  : NULL;
+    const char *targs = advice_targs(cfg, rec ? rec->loop : NULL);
     for (int i = 0; i < n; i++) {
         advice_item *it = &items[i];
         const gpt_shape *s = &it->shape;
@@ -298,8 +301,8 @@ int advice_keep_effective(const gpt_shape *s, uint64_t lb, uint64_t *b, uint64_t
     return 0;
 }
 
-void advice_batch_flags(const nano_config *c, const gpt_shape *s, uint64_t b, uint64_t a, char *out,
-                        size_t len)
+void advice_batch_flags(const nano_config *c, const gpt_shape *s, uint64_t b, uint64_t a,
+                        const char *targs, char *out, size_t len)
 {
     out[0] = '\0';
     if (c->program == PROG_NANOGPT) {
@@ -313,7 +316,14 @@ void advice_batch_flags(const nano_config *c, const gpt_shape *s, uint64_t b, ui
     int keys[2] = {CFG_batch_size, CFG_gradient_accumulation_steps};
     uint64_t vals[2] = {b, a};
     /* the accumulation only where it changes (and is known): else the micro-batch alone */
-    advice_flags(c, !s->accum_unknown && a != s->A ? 2 : 1, keys, vals, out, len);
+    int two = !s->accum_unknown && a != s->A;
+    gpt_shape to = *s;
+    to.B = b, to.A = a;
+    /* an argparse script with no flag for it: its micro-batch flag and the code change, as the
+     * report's what-ifs say it */
+    if (!advice_flags(c, two ? 2 : 1, keys, vals, out, len) && two &&
+        !accum_code_change(c, &to, s, targs, out, len))
+        out[0] = '\0';
 }
 
 /* the moment a prediction is of, named as JSON names it */
