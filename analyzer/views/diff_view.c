@@ -474,7 +474,11 @@ static void write_text(FILE *out, replay_result *a, replay_result *b, const int 
                 "its other rows) and its sites are not the program's lines: a change above and "
                 "below compares the two recordings as much as the two runs)\n",
                 tables_no_python(a->t) ? "A" : "B");
-    fprintf(out, "\nsites that changed most (MiB, B - A):\n");
+    /* (a site's bytes had read as tensors: beyond/resnet50_b128_fit's vision_train.py:104 holds
+     * 6146 MiB where the run's allocated peak is 5679; the report's sites list each category) */
+    fprintf(out, "\nsites that changed most (MiB, B - A; a site's bytes at the process peak in "
+                 "every category, the CUDA context, kernel code, allocator cache and other / "
+                 "external charged to it included):\n");
     if (compiled)
         fputs("  (torch.compile writes each compile's code to a file named by a hash: its sites "
               "are matched by line and function, as " COMPILED ":LINE)\n",

@@ -38,6 +38,12 @@ grep -A1 '^sites that changed most' same.txt | tail -n 1 | grep -q '^  (none: ev
 "$VT" diff "$A" "$B" >d.txt || fail "text diff failed"
 grep -q '^activations ' d.txt || fail "no category row: $(head -20 d.txt)"
 grep -q 'sites that changed most' d.txt || fail "no sites in the text"
+# a site's bytes are every category's charged to it (ResNet-50's vision_train.py:104 holds 6146
+# MiB at the process peak where the allocated peak is 5679): the heading says so, not tensors
+R="$ROOT/examples/traces/h100-torch2.11-beyond"
+"$VT" diff "$R/resnet50_b128_fit.vt" "$R/resnet50_b320_oom.vt" >r.txt || fail "resnet diff failed"
+grep -qx "sites that changed most (MiB, B - A; a site's bytes at the process peak in every category, the CUDA context, kernel code, allocator cache and other / external charged to it included):" r.txt ||
+    fail "the sites' heading does not say what their bytes are: $(grep '^sites' r.txt)"
 "$VT" diff "$A" >/dev/null 2>&1; [ $? = 2 ] || fail "one file: expected exit 2"
 # a tensor-mode run against a segment-mode one: no 'allocated' for the segment side (the report
 # says it is not visible there), and the two ways of sorting categories are named
