@@ -167,8 +167,9 @@ verdict:
                "past the request that failed was not measured)\n",
                cal->eval_flag);
     else if (run->lower_bounds && run->cut_unstepped)
-        printf("  (a lower bound: " ADVICE_UNSTEPPED_TEXT " (its process killed, or still "
-               "running); the rest of its step was not measured)\n");
+        printf("  (a lower bound: " ADVICE_UNSTEPPED_TEXT " (%s); the rest of its step was not "
+               "measured)\n",
+               advice_cut_why(run->stopped));
     else if (run->lower_bounds)
         printf("  (a lower bound: the rest of the run's first forward was not measured; the "
                "step needs at least this much)\n");

@@ -76,6 +76,7 @@ static int load_trace(const char *path, FILE *fp, const char *magic, nano_config
     run->partial = m->partial;
     run->cut = m->cut;
     run->cut_unstepped = m->cut_unstepped;
+    run->stopped = m->stopped;
     run->calib = m->calib;
     run->shape = m->shape;
     run->has_shape = 1;
@@ -265,9 +266,14 @@ static int load_json(const char *path, const cJSON *root, nano_config *c, predic
     run->partial = run->cut = cJSON_IsObject(cJSON_GetObjectItem(root, "oom"));
     /* a trace that ends before the run's first optimizer step, no OOM (model.c) */
     const cJSON *st = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "run"), "status"),
-                *its = cJSON_GetObjectItem(root, "iterations");
-    if (!run->partial && cJSON_IsString(st) && !strcmp(st->valuestring, "truncated") &&
-        cJSON_IsNumber(its) && its->valuedouble == 0)
+                *its = cJSON_GetObjectItem(root, "iterations"),
+                *se = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "run"), "stopped_early");
+    if (cJSON_IsString(se)) /* (the capture stopped early: as the trace says it) */
+        run->stopped = !strcmp(se->valuestring, "disk_full") ? ADVICE_STOPPED_DISK_FULL
+                                                             : ADVICE_STOPPED_OUTPUT_ERROR;
+    if (!run->partial && cJSON_IsString(st) &&
+        (!strcmp(st->valuestring, "truncated") || run->stopped) && cJSON_IsNumber(its) &&
+        its->valuedouble == 0)
         run->partial = run->cut = run->cut_unstepped = 1;
     run->from_json = 1;
     const cJSON *lk = cJSON_GetObjectItem(cJSON_GetObjectItem(rec, "training_loop"), "kind");

@@ -14,6 +14,7 @@ typedef struct predict_run {
     int cut;                /* before the measured step's peak (advice_calibrate) */
     int cut_unstepped;      /* the trace ends before the run's first optimizer step, no OOM (the
                              * process killed, or still running: model.h) */
+    int stopped;            /* ADVICE_STOPPED_*: its capture stopped early, why */
     uint64_t cap;           /* its card (0: unknown) */
     char capname[80];
     model_calib calib; /* the report's own calibration (calibrated = 0: an older report's JSON) */

@@ -33,6 +33,13 @@ static cJSON *run_json(const replay_result *r)
     cJSON_AddNumberToObject(o, "peak_reserved_bytes", (double)r->peak_reserved);
     cJSON_AddNumberToObject(o, "peak_process_bytes", (double)r->peak_process);
     cJSON_AddBoolToObject(o, "oom", r->has_oom);
+    /* the capture stopped before the program did (its trailer's reason; null: it did not, or
+     * the file is cut: status) */
+    if (r->ended & (VT_TRAILER_DISK_FULL | VT_TRAILER_OUTPUT_ERROR))
+        cJSON_AddStringToObject(o, "stopped_early",
+                                r->ended & VT_TRAILER_DISK_FULL ? "disk_full" : "output_error");
+    else
+        cJSON_AddNullToObject(o, "stopped_early");
     /* what the stacks were recorded with (CONFIG): "all", "native", "python", "none"; null when
      * the trace does not say */
     const tables_config *cf = tables_config_get(r->t);

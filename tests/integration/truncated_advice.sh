@@ -64,6 +64,30 @@ assert whole["prediction"]["first_forward_note"] is None, whole["prediction"]
 EOF
 "$VT" report l.vt 2>/dev/null | grep -q "the run stopped at the OOM" && fail "Llama: an OOM said"
 
+# 2b. a trace the capture stopped on a full disk (tests/data/disk_full_segment.vt: GPT-2 medium at
+# B=8, `ulimit -f 72`, inside its first forward): the trailer says so, the file whole; read as
+# the same bytes cut there (it had been advised as a complete run: "needs ~2.58 GiB", largest
+# micro-batch 49, where the cut says ~29.58 and 2), and said as a stopped capture, not a kill
+DF="$ROOT/tests/data/disk_full_segment.vt"
+n=$(wc -c <"$DF")
+head -c $((n - 60)) "$DF" >df_cut.vt # (its trailer left out: the same events, cut)
+"$VT" report --json "$DF" >df.json 2>/dev/null || fail "report --json disk_full_segment.vt"
+"$VT" report --json df_cut.vt >df_cut.json 2>/dev/null || fail "report --json df_cut.vt"
+python3 - df.json df_cut.json <<'EOF' || fail "disk full: report --json"
+import json, sys
+d, cut = (json.load(open(f)) for f in sys.argv[1:])
+assert d["run"]["status"] == "ok" and d["run"]["stopped_early"] == "disk_full", d["run"]
+assert cut["run"]["status"] == "truncated" and cut["run"]["stopped_early"] is None, cut["run"]
+for k in ("current_peak_bytes", "largest_batch_size"):
+    assert d["prediction"][k] == cut["prediction"][k], (k, d["prediction"][k], cut["prediction"][k])
+note = d["prediction"]["first_forward_note"]
+assert "(its capture stopped early: the disk was full)" in note and "killed" not in note, note
+EOF
+"$VT" predict --from "$DF" --card 12GiB 2>/dev/null | sed "s|$DF|FROM|g" >dfa.out
+"$VT" predict --from df.json --card 12GiB 2>/dev/null | sed 's|df\.json|FROM|g' >dfb.out
+cmp -s dfa.out dfb.out || { diff dfa.out dfb.out | head; fail "disk full: predict's routes differ"; }
+grep -q "its capture stopped early: the disk was full" dfa.out || fail "disk full: predict: $(head -n 8 dfa.out)"
+
 # 3. cut after its first optimizer step: read as measured, nothing said of a cut step
 cut_at "$SIM/resnet50_b128_fit.vt" 90 s.vt
 "$VT" report s.vt 2>/dev/null >s.txt || fail "report s.vt"

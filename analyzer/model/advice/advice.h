@@ -24,6 +24,17 @@
 /* ADVICE_UNSTEPPED_TEXT: a trace cut before the run's first optimizer step, no OOM (model.h
  * cut_unstepped), as the report and predict say it alike */
 #define ADVICE_UNSTEPPED_TEXT "the trace ends with no optimizer step seen"
+/* advice_cut_why: why such a trace ends there, beside ADVICE_UNSTEPPED_TEXT: the file cut (the
+ * process killed, or still running), or the capture stopped early (ADVICE_STOPPED_*: its
+ * trailer says so; a `ulimit -f` run had been said killed) */
+enum { ADVICE_STOPPED_NOT, ADVICE_STOPPED_DISK_FULL, ADVICE_STOPPED_OUTPUT_ERROR };
+static inline const char *advice_cut_why(int stopped)
+{
+    return stopped == ADVICE_STOPPED_DISK_FULL      ? "its capture stopped early: the disk was full"
+           : stopped == ADVICE_STOPPED_OUTPUT_ERROR ? "its capture stopped early: writing the "
+                                                      "trace failed"
+                                                    : "its process killed, or still running";
+}
 
 /* A calibration: how the measured run differs from the refined formula. */
 typedef struct model_calib {

@@ -388,6 +388,7 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
      * never scaled below it (a GPT-2 at B=16 killed in its first forward had been told it
      * "fits" in the 11.22 GiB measured so far; the whole run ran out of 12 GiB at 20.11) */
     m->cut_unstepped = f->truncated && !f->has_oom && f->iterations == 0;
+    m->stopped = f->stopped;
     m->partial = f->has_oom || m->cut_unstepped;
     m->cut = model_oom_cut(f) || m->cut_unstepped; /* (by the OOM: model_oom.h) */
     m->forward_cut = m->cut && f->oom_phase && !strcmp(f->oom_phase, "forward");

@@ -56,8 +56,10 @@ typedef struct run_facts {
     unsigned phase_seen; /* 1 << phase for each phase the run was seen in (a process level) */
     int no_training; /* 1: the program exited normally (its trace complete) after forwards with no
                       * backward pass and no optimizer step: an evaluation or inference run */
-    int truncated;   /* 1: the trace has no end (the process killed, or still running): what came
-                      * after its last event is not measured */
+    int truncated;   /* 1: the trace has no end (the process killed, or still running) or the
+                      * capture stopped early (replay_stopped_early): what came after its last
+                      * event is not measured */
+    int stopped;     /* ADVICE_STOPPED_*: the capture stopped early, why (advice_cut_why) */
     const char *peak_phase;       /* the phase of the event that made the peak the model explains
                                    * (the tensors' peak in tensor modes, else the process peak) */
     const char *process_phase;    /* ... of the process peak's (NULL: none) */
@@ -171,8 +173,9 @@ typedef struct model_result {
     int cut;     /* that OOM (or the trace's end) came before the measured step's peak: what it
                   * measured is partial */
     /* the trace ends, with no OOM, before the run's first optimizer step (its process killed,
-     * or still running): the step it measured is cut short (model_cut_unstepped) */
-    int cut_unstepped;
+     * or still running, or its capture stopped early: stopped, as run_facts): the step it
+     * measured is cut short (model_cut_unstepped) */
+    int cut_unstepped, stopped;
     int forward_cut; /* the run stopped at the OOM inside a forward: what it measured is part of one
                       */
     oom_cause cause;

@@ -473,9 +473,8 @@ static void explain_ref(model_result *m, const run_facts *f, int c, uint64_t me,
         int grows = c == CAT_ACTIVATIONS || c == CAT_LOGITS || c == CAT_ATTENTION ||
                     c == CAT_GRADIENTS || c == CAT_AUTOCAST;
         if (m->cut && grows && me < r && m->cut_unstepped)
-            snprintf(rr, n,
-                     ADVICE_UNSTEPPED_TEXT " (its process killed, or still running): this is "
-                                           "partial");
+            snprintf(rr, n, ADVICE_UNSTEPPED_TEXT " (%s): this is partial",
+                     advice_cut_why(f->stopped));
         else if (m->cut && grows && me < r)
             snprintf(
                 rr, n, "the run stopped at the OOM%s%s before the step's peak: this is partial",

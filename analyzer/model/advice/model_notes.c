@@ -105,9 +105,8 @@ void model_cut_unstepped(model_result *m, const run_facts *f)
      * measured so far; the whole run ran out of 12 GiB) */
     int generic = m->shape.generic;
     snprintf(m->oom_forward, sizeof m->oom_forward,
-             ADVICE_UNSTEPPED_TEXT " and no out-of-memory error%s (its process killed, or still "
-                                   "running): %s",
-             where,
+             ADVICE_UNSTEPPED_TEXT " and no out-of-memory error%s (%s): %s", where,
+             advice_cut_why(f->stopped),
              generic ? "what-ifs scale what was alive until then; the rest of its step was not "
                        "measured, so they are lower bounds, and none is recommended (vramtrace "
                        "fit measures)"

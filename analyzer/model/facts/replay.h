@@ -249,6 +249,17 @@ static inline double replay_kv_replaced(const replay_result *r)
                                       : (double)kept / (double)r->kv_made_bytes;
 }
 
+/* replay_stopped_early: the trace ends before the program did: the file cut (killed, or still
+ * running) or the capture stopped on a full disk or a failed write (its trailer says so, the file
+ * whole): what the run did after its last event is not measured (a GPT-2 medium stopped by
+ * `ulimit -f 72` inside its first forward had been told "needs ~2.58 GiB", where the same bytes
+ * cut say ~29.58 with the forward's rest extrapolated) */
+static inline int replay_stopped_early(const replay_result *r)
+{
+    return r->status == READER_TRUNCATED ||
+           (r->ended & (VT_TRAILER_DISK_FULL | VT_TRAILER_OUTPUT_ERROR));
+}
+
 /* replay_kv_unmeasured: the share replay_kv_replaced takes is not measured: some of the KV
  * cache's copies replaced their inputs, but no backward pass ended in the run (an OOM in its
  * first forward or backward, a cut), the whole of which shows how many of them the attention

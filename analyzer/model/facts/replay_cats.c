@@ -190,9 +190,7 @@ void replay_cats_cut(state *s)
      * none of PyTorch's, as the sweep says. A trace the capture stopped early (a full disk, a
      * failed write: its trailer says so, the file whole) is cut so too: 5 of 62 runs of sim_hf.py
      * under `ulimit -f` 30 to 396 KiB ended on a cudaMalloc not named (2 to 32 MiB more) */
-    int cut = s->r->status == READER_TRUNCATED ||
-              (s->r->ended & (VT_TRAILER_DISK_FULL | VT_TRAILER_OUTPUT_ERROR));
-    if (!cut || !s->r->allocator_mode)
+    if (!replay_stopped_early(s->r) || !s->r->allocator_mode)
         return;
     for (uint64_t i = 0; i < s->live.ne; i++) {
         livemap_entry *e = livemap_live_entry(&s->live, i);
