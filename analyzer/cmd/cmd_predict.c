@@ -174,7 +174,7 @@ verdict:
         printf("  (a lower bound: the rest of the run's first forward was not measured; the "
                "step needs at least this much)\n");
     uint64_t rb = 0, ra = 0;
-    char flags[160];
+    char flags[sizeof((advice_item *)0)->cmdline]; /* (the report's what-ifs' room) */
     /* the flags change the traced run's command line: its accumulation, not the what-if's
      * (--grad-accum 2 given here is a change the program must be told too) */
     gpt_shape base = *s;

@@ -346,7 +346,7 @@ void predict_print_recommended(const nano_config *c, const gpt_shape *s, const g
                                uint64_t ra, int unmeasured, uint64_t lb, uint64_t floor,
                                const char *targs)
 {
-    char flags[160];
+    char flags[sizeof((advice_item *)0)->cmdline];    /* (as the report's what-ifs) */
     if (found && predict_batch_assumed(c, s, from)) { /* (nothing to keep or change of yours) */
         printf("recommended: none from a micro-batch none gave (%llu assumed): --batch-size N "
                "predicts yours; the largest that fits is above\n",

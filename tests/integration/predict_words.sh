@@ -220,6 +220,14 @@ for route in sys.argv[2:]:  # the trace, the report's JSON
     pred = open(route).read()
     assert want in pred.splitlines(), (route, [l for l in pred.splitlines() if l.startswith("recommended")])
 PY
+# a script's name of 35 bytes (a report's JSON edited as another program's): the code change said
+# whole (the report's what-ifs and predict had room for 160 bytes: past a name of ~24 both left
+# it out, predict saying "micro-batch 1280, 2 accumulation steps" alone)
+python3 -c "import json, sys; d = json.load(open(sys.argv[1])); d['config_script_read'] = 'train_classifier_imagenet_long_1.py'; json.dump(d, open(sys.argv[2], 'w'))" \
+    gr.json glong.json || fail "gan: gr.json"
+"$VT" predict --from glong.json --batch-size 2560 >gl.txt || fail "gan, a long name: exit $?"
+grep -q "^recommended, keeping the effective batch 2560: micro-batch 1280, 2 accumulation steps  (--batch-size 1280 (code change besides: .*; train_classifier_imagenet_long_1.py defines no flag for it))$" gl.txt ||
+    fail "gan, a long name: $(grep recommended gl.txt)"
 "$VT" predict --from "$S/llama400m_b4_fit.vt" --batch-size 64 | grep -q '^recommended, keeping the effective batch 64: micro-batch 2, 32 accumulation steps  (--batch-size 2 --grad-accum 32)$' ||
     fail "llama400m: both flags no longer said"
 "$VT" predict --from "$S/trainer_gpt2_fit.vt" --batch-size 64 | grep -q '^recommended, keeping the effective batch 256: micro-batch 4, 64 accumulation steps  (TrainingArguments(per_device_train_batch_size=4, gradient_accumulation_steps=64))$' ||

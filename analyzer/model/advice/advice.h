@@ -383,9 +383,12 @@ oom_cause advice_oom_cause(const cat_breakdown *live, uint64_t requested, uint64
 
 /* One candidate change. */
 typedef struct advice_item {
-    char change[128];  /* "batch_size=8, gradient_accumulation_steps=64" */
-    char cmdline[160]; /* "--batch_size=8 --gradient_accumulation_steps=64" (or an env var) */
-    char note[448];    /* the trade-off in one line */
+    char change[128]; /* "batch_size=8, gradient_accumulation_steps=64" */
+    /* "--batch_size=8 --gradient_accumulation_steps=64" (or an env var, or a flag and the code
+     * change no flag carries: accum_code_change's ~270 bytes at most, a script name of 40 and a
+     * micro-batch flag of 64: at 160 both the report and predict had left it out unsaid) */
+    char cmdline[320];
+    char note[448]; /* the trade-off in one line */
     gpt_shape shape;
     uint64_t predicted_peak;     /* process: what counts against the card */
     uint64_t predicted_reserved; /* caching allocator segments (max_memory_reserved) */
