@@ -125,9 +125,14 @@ static void test_skipped_steps_script(void **state)
     assert_true(m.opt_assumed && !m.opt_choice && !m.shape.opt_set);
     assert_true(has_note(&m, "the script constructs several kinds (AdamW( line 1, SGD( line 1 of "
                              "fit.py): predictions count the most state of them, AdamW's"));
+    /* no constructor seen (a Trainer's AdamW, built in transformers): AdamW's, said (it had
+     * counted none: a GPT-2's 2 skipped fp16 steps would have left 1 GB of state out) */
     skipped_steps("print('no optimizer here')\n", 1, FAM_UNKNOWN, &m);
-    assert_true(m.shape.opt_set && m.shape.opt_bpp == 0 && !m.opt_choice && !m.opt_assumed);
-    assert_false(optim_noted(&m));
+    assert_true(m.opt_assumed && !m.opt_choice && !m.shape.opt_set);
+    assert_true(has_note(&m, "the optimizer's state was not measured: its 2 optimizer steps made "
+                             "none, with a GradScaler on that may have skipped them all: "
+                             "predictions assume AdamW's 8 B per trainable parameter, made by the "
+                             "first step not skipped; an optimizer with less state needs less"));
     skipped_steps("import torch\nopt = torch.optim.AdamW(p)\n", 0, FAM_UNKNOWN, &m); /* measured */
     assert_true(m.shape.opt_set && m.shape.opt_bpp == 0 && !m.opt_choice && !m.opt_assumed);
     assert_int_equal(m.rec.optim_kinds, 0);

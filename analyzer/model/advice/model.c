@@ -130,10 +130,11 @@ static void shape_of_run(model_result *m, const run_facts *f, int nanogpt)
         s->opt_bpp = 0;
     else if (r->optim == OPT_ADAM)
         s->opt_bpp = 2 * pb;
-    else if (r->steps_maybe_skipped && r->optim_kinds)
+    else if (r->steps_maybe_skipped)
         /* none made, its steps maybe all skipped by the GradScaler: what the script's kinds make
          * at its first step not skipped, as where no step ran (a ResNet-50's 2 skipped steps had
-         * counted none, its sibling out of memory before its first step AdamW's 8 B) */
+         * counted none, its sibling out of memory before its first step AdamW's 8 B); with none
+         * seen (a Trainer's own AdamW, built in transformers), AdamW's, said */
         most_state(m, s, r->optim_kinds, pb);
     else if (r->optim_bpp >= 0)
         s->opt_bpp = r->optim_bpp;

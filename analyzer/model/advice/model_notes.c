@@ -192,21 +192,22 @@ void model_advice_notes(model_result *m, const run_facts *f)
     if (m->accum_assumed)
         note(m, "the run's gradient accumulation is not known: predictions keep a step's "
                 "gradients alive through the next forward, as accumulation does");
+    char skipped[160] = ""; /* (its steps made none: see shape_of_run) */
+    if (m->rec.steps_maybe_skipped)
+        snprintf(skipped, sizeof skipped,
+                 ": its %d optimizer step%s made none, with a GradScaler on that may have "
+                 "skipped %s",
+                 f->iterations, f->iterations == 1 ? "" : "s",
+                 f->iterations == 1 ? "it" : "them all");
     if ((m->opt_assumed || m->opt_choice) && m->rec.optim_choices[0]) {
         /* the script's kinds: AdamW's state when it is one of them, else the most of the others */
-        char most[80], skipped[160] = "";
+        char most[80];
         if (m->opt_assumed)
             snprintf(most, sizeof most, "AdamW's %s",
                      model_trained_bytes(m) == 2 ? "two states in the parameters' 16 bits, 4 B"
                                                  : "8 B");
         else
             snprintf(most, sizeof most, "%.0f B", m->shape.opt_bpp);
-        if (m->rec.steps_maybe_skipped) /* (its steps made none: see shape_of_run) */
-            snprintf(skipped, sizeof skipped,
-                     ": its %d optimizer step%s made none, with a GradScaler on that may have "
-                     "skipped %s",
-                     f->iterations, f->iterations == 1 ? "" : "s",
-                     f->iterations == 1 ? "it" : "them all");
         int one = !(m->rec.optim_kinds & (m->rec.optim_kinds - 1)); /* (a skipped run's) */
         snprintf(t, sizeof t,
                  OPTIM_NOTE_PREFIX "%s, and the script constructs %s (%s): predictions count %s, "
@@ -220,13 +221,13 @@ void model_advice_notes(model_result *m, const run_facts *f)
                                                        : "");
         note(m, t);
     } else if (m->opt_assumed) {
-        note(m, model_trained_bytes(m) == 2 ? OPTIM_NOTE_PREFIX
-                    ": predictions assume AdamW's two "
-                    "states in the parameters' 16 bits, 4 B per trainable parameter; an "
-                    "optimizer with less state needs less"
-                                            : OPTIM_NOTE_PREFIX
-                    ": predictions assume AdamW's 8 B per "
-                    "trainable parameter; an optimizer with less state needs less");
+        snprintf(t, sizeof t,
+                 OPTIM_NOTE_PREFIX "%s: predictions assume AdamW's %s per trainable "
+                                   "parameter%s; an optimizer with less state needs less",
+                 skipped,
+                 model_trained_bytes(m) == 2 ? "two states in the parameters' 16 bits, 4 B" : "8 B",
+                 skipped[0] ? ", made by the first step not skipped" : "");
+        note(m, t);
     }
     if (m->opt_bound && optim_factored_kernels(&m->rec)) {
         /* a convolution's kernels: up to two states per weight (it had said "1 B, more than they
