@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "cfgsrc.h"
+#include "scriptflags.h"
 #include "../../analyzer/trace/reader.h"
 #include "../../analyzer/trace/tables.h"
 
@@ -225,6 +226,28 @@ static void test_config_from_record(void **state)
     assert_non_null(strstr(c.warnings[c.nwarnings - 1], "bad/config.json: not a JSON object"));
 }
 
+/* A nanoGPT-style script's defaults are its own: a key it assigns at top level takes its value
+ * ("train.py:1 (the script's own)"), one it does not is unknown, never upstream nanoGPT's
+ * default (the mutation nanogpt-script-unassigned, which gave n_layer upstream's 12 here, had
+ * survived every test) */
+static void test_nanogpt_script_own(void **state)
+{
+    (void)state;
+    static const char script[] = "batch_size = 6\nlearning_rate = 3e-4\n";
+    static const config_recfile rec[] = {{"train.py", script, sizeof script - 1, 0, VT_FILE_ARG}};
+    static const config_files files = {1, rec, 1};
+    static const char *const argv[] = {"python3", "train.py"};
+    nano_config c;
+    config_init(&c);
+    c.files = &files;
+    config_nanogpt_script(&c, 2, argv);
+    assert_int_equal(c.v[CFG_batch_size].src, CONFIG_SRC_FILE);
+    assert_int_equal(c.v[CFG_batch_size].i, 6);
+    assert_non_null(strstr(c.v[CFG_batch_size].where, "(the script's own)"));
+    assert_int_equal(c.v[CFG_n_layer].src, CONFIG_SRC_UNKNOWN); /* not upstream's 12 */
+    assert_int_equal(c.v[CFG_block_size].src, CONFIG_SRC_UNKNOWN);
+}
+
 /* torch/version.py as recorded: the two strings; hostile contents leave them empty */
 static void test_versions(void **state)
 {
@@ -251,7 +274,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip),  cmocka_unit_test(test_hostile_lengths),
         cmocka_unit_test(test_count_bound), cmocka_unit_test(test_config_from_record),
-        cmocka_unit_test(test_versions),
+        cmocka_unit_test(test_versions),    cmocka_unit_test(test_nanogpt_script_own),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
