@@ -40,7 +40,6 @@ static int level_of(unsigned api)
  * as PyTorch's cache. */
 static void torch_segment(state *s, livemap_entry *e)
 {
-    e->flags |= EF_TORCH_SEG;
     replay_cats_marked(s, e);
     if (!s->r->allocator_mode) {
         s->r->tensor_mode = s->r->allocator_mode = 1;

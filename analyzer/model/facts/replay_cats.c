@@ -173,6 +173,7 @@ void replay_cats_alloc_late(state *s)
 
 void replay_cats_marked(state *s, livemap_entry *e)
 {
+    e->flags |= EF_TORCH_SEG;
     if (s->cats_on && !e->code && !(e->flags & EF_KIND_SET))
         settle(s, e, CAT_CACHE);
 }
@@ -195,10 +196,8 @@ void replay_cats_cut(state *s)
     for (uint64_t i = 0; i < s->live.ne; i++) {
         livemap_entry *e = livemap_live_entry(&s->live, i);
         if (e && e->level == L_SEGMENT && !(e->flags & (EF_TORCH_SEG | EF_KIND_SET)) &&
-            s->event - e->alloc_event < KIND_RECORDS) {
-            e->flags |= EF_TORCH_SEG; /* (as its SEGMENT_ALLOC would have: cache, no tensor) */
-            replay_cats_marked(s, e);
-        }
+            s->event - e->alloc_event < KIND_RECORDS)
+            replay_cats_marked(s, e); /* (as its SEGMENT_ALLOC would have: cache, no tensor) */
     }
 }
 

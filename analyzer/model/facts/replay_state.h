@@ -540,7 +540,8 @@ static inline void replay_cats_free_settled(state *s, livemap_entry *e, uint64_t
 /* replay_cats_flush: classifies the lifetimes held back (s->pend): after an allocation (they
  * were not the run's last frees) or at the end of the pass (they were). */
 void replay_cats_flush(state *s);
-/* replay_cats_marked: PyTorch's tracker named e its segment; replay_cats_cut: a cut hid the name */
+/* replay_cats_marked: e is PyTorch's segment (its tracker named it): flagged so, its category its
+ * cache; replay_cats_cut: the same of a segment a cut hid the name of */
 void replay_cats_marked(state *s, livemap_entry *e);
 void replay_cats_cut(state *s);
 /* replay_cats_now: what has happened since an allocation (its counters iter, bwd and its event),
