@@ -269,8 +269,9 @@ static int load_json(const char *path, const cJSON *root, nano_config *c, predic
                 *its = cJSON_GetObjectItem(root, "iterations"),
                 *se = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "run"), "stopped_early");
     if (cJSON_IsString(se)) /* (the capture stopped early: as the trace says it) */
-        run->stopped = !strcmp(se->valuestring, "disk_full") ? ADVICE_STOPPED_DISK_FULL
-                                                             : ADVICE_STOPPED_OUTPUT_ERROR;
+        run->stopped = !strcmp(se->valuestring, reader_trailer_key(VT_TRAILER_DISK_FULL))
+                           ? ADVICE_STOPPED_DISK_FULL
+                           : ADVICE_STOPPED_OUTPUT_ERROR;
     if (!run->partial && cJSON_IsString(st) &&
         (!strcmp(st->valuestring, "truncated") || run->stopped) && cJSON_IsNumber(its) &&
         its->valuedouble == 0)

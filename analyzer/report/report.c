@@ -308,10 +308,10 @@ static int report_fill(report_ctx *c)
     f->backward_passes = (int)r->backward_passes, f->oom_recovered = r->oom_recovered;
     f->fwd0_copies_made = r->fwd0_copies_made, f->peak_train = r->peak_train;
     f->truncated = replay_stopped_early(r);
-    f->stopped = r->status == READER_TRUNCATED        ? ADVICE_STOPPED_NOT
-                 : r->ended & VT_TRAILER_DISK_FULL    ? ADVICE_STOPPED_DISK_FULL
-                 : r->ended & VT_TRAILER_OUTPUT_ERROR ? ADVICE_STOPPED_OUTPUT_ERROR
-                                                      : ADVICE_STOPPED_NOT;
+    unsigned stop = replay_capture_stopped(r);
+    f->stopped = stop == VT_TRAILER_DISK_FULL      ? ADVICE_STOPPED_DISK_FULL
+                 : stop == VT_TRAILER_OUTPUT_ERROR ? ADVICE_STOPPED_OUTPUT_ERROR
+                                                   : ADVICE_STOPPED_NOT;
     f->no_training = r->status == READER_OK && !r->ended && !r->has_oom && !r->backward_passes &&
                      !r->iterations && (r->phase_peak[PHASE_FORWARD] || r->phase_peak[PHASE_EVAL]);
     f->peak_phase = f->process_phase = r->peak_process ? phase_name(r->peak_phase) : NULL;

@@ -423,6 +423,16 @@ void reader_describe(const reader *r, char *out, size_t len)
                  (unsigned long long)r->err_off, r->msg);
 }
 
+const char *reader_trailer_key(unsigned flag)
+{
+#define VT_TRAILER_KEY(name, bit, key)                                                             \
+    if (flag == (bit))                                                                             \
+        return key;
+    VT_TRAILER_FLAGS(VT_TRAILER_KEY)
+#undef VT_TRAILER_KEY
+    return NULL;
+}
+
 const char *reader_status_name(reader_status s)
 {
     switch (s) {

@@ -279,6 +279,9 @@ bool reader_next_event(reader *r, reader_record *rec, reader_event *ev);
 reader_status reader_status_of(const reader *r);
 /* reader_status_name: "ok", "truncated", "malformed", "io-error". */
 const char *reader_status_name(reader_status s);
+/* reader_trailer_key: a TRAILER's end flag (one bit of VT_TRAILER_FLAGS) by its key as `dump`
+ * writes it ("disk_full"); NULL for 0 or another value */
+const char *reader_trailer_key(unsigned flag);
 /* reader_error_offset / reader_error_message: where and why for MALFORMED / IOERR (and a
  * short reason for TRUNCATED: "no trailer", "zero-filled tail at byte N", "last record cut
  * at byte N"); "" / 0 when OK. The message is owned by the reader. */

@@ -35,9 +35,9 @@ static cJSON *run_json(const replay_result *r)
     cJSON_AddBoolToObject(o, "oom", r->has_oom);
     /* the capture stopped before the program did (its trailer's reason; null: it did not, or
      * the file is cut: status) */
-    if (r->ended & (VT_TRAILER_DISK_FULL | VT_TRAILER_OUTPUT_ERROR))
-        cJSON_AddStringToObject(o, "stopped_early",
-                                r->ended & VT_TRAILER_DISK_FULL ? "disk_full" : "output_error");
+    const char *stop = reader_trailer_key(replay_capture_stopped(r));
+    if (stop)
+        cJSON_AddStringToObject(o, "stopped_early", stop);
     else
         cJSON_AddNullToObject(o, "stopped_early");
     /* what the stacks were recorded with (CONFIG): "all", "native", "python", "none"; null when

@@ -249,6 +249,14 @@ static inline double replay_kv_replaced(const replay_result *r)
                                       : (double)kept / (double)r->kv_made_bytes;
 }
 
+/* replay_capture_stopped: why the capture stopped before the program did, as its trailer says:
+ * VT_TRAILER_DISK_FULL or else VT_TRAILER_OUTPUT_ERROR; 0: it did not (a cut file has no
+ * trailer) */
+static inline unsigned replay_capture_stopped(const replay_result *r)
+{
+    return r->ended & VT_TRAILER_DISK_FULL ? VT_TRAILER_DISK_FULL
+                                           : r->ended & VT_TRAILER_OUTPUT_ERROR;
+}
 /* replay_stopped_early: the trace ends before the program did: the file cut (killed, or still
  * running) or the capture stopped on a full disk or a failed write (its trailer says so, the file
  * whole): what the run did after its last event is not measured (a GPT-2 medium stopped by
@@ -256,8 +264,7 @@ static inline double replay_kv_replaced(const replay_result *r)
  * cut say ~29.58 with the forward's rest extrapolated) */
 static inline int replay_stopped_early(const replay_result *r)
 {
-    return r->status == READER_TRUNCATED ||
-           (r->ended & (VT_TRAILER_DISK_FULL | VT_TRAILER_OUTPUT_ERROR));
+    return r->status == READER_TRUNCATED || replay_capture_stopped(r);
 }
 
 /* replay_kv_unmeasured: the share replay_kv_replaced takes is not measured: some of the KV
