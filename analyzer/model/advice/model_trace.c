@@ -22,6 +22,21 @@ static void set_trace(nano_config *c, config_key k, long long v, const char *whe
     snprintf(cv->where, sizeof cv->where, "%.*s", (int)sizeof cv->where - 1, where);
 }
 
+/* t_over_batch: T from the n tokens of a token batch (what: which, in words; why: more said, or
+ * "") over the micro-batch the program gave, where nothing else says T and it divides them;
+ * 1 when set */
+static int t_over_batch(nano_config *c, long long n, const char *what, const char *why)
+{
+    const config_value *b = &c->v[CFG_batch_size];
+    if (c->v[CFG_block_size].src != CONFIG_SRC_UNKNOWN || config_unset(b) || b->i <= 0 || n % b->i)
+        return 0;
+    char where[320];
+    snprintf(where, sizeof where, "T = %lld: B·T = %lld tokens in %s over the micro-batch %lld%s",
+             n / b->i, n, what, b->i, why);
+    set_trace(c, CFG_block_size, n / b->i, where);
+    return 1;
+}
+
 /* given: a value the program gave (its command line, its files or script, vramtrace's options) */
 static int given(const config_value *v)
 {
@@ -45,7 +60,7 @@ static int first_clause(const char *where)
  * trace's T stands. B is never read from it: the evaluation's batch is not the training's. */
 static void eval_tokens(nano_config *c, long long n, uint64_t eval_b, const char *eval_flag)
 {
-    config_value *b = &c->v[CFG_batch_size], *t = &c->v[CFG_block_size];
+    config_value *t = &c->v[CFG_block_size];
     char where[320];
     long long e = (long long)eval_b;
     if (e > 0 && n % e == 0 &&
@@ -57,13 +72,9 @@ static void eval_tokens(nano_config *c, long long n, uint64_t eval_b, const char
                  t->src == CONFIG_SRC_TRACE ? first_clause(t->where) : 0, t->where,
                  t->src == CONFIG_SRC_TRACE ? " does not agree" : "");
         set_trace(c, CFG_block_size, n / e, where);
-    } else if (!e && t->src == CONFIG_SRC_UNKNOWN && !config_unset(b) && b->i > 0 &&
-               n % b->i == 0) {
-        snprintf(where, sizeof where,
-                 "T = %lld: B·T = %lld tokens in an evaluation's token batch over the micro-batch "
-                 "%lld (the command line gives the evaluation no batch of its own)",
-                 n / b->i, n, b->i);
-        set_trace(c, CFG_block_size, n / b->i, where);
+    } else if (!e) {
+        t_over_batch(c, n, "an evaluation's token batch",
+                     " (the command line gives the evaluation no batch of its own)");
     }
 }
 
@@ -81,14 +92,9 @@ void model_complete_tokens(nano_config *c, const infer_result *ir, uint64_t eval
         eval_tokens(c, n, eval_b, eval_flag);
         return;
     }
-    if (c->v[CFG_block_size].src == CONFIG_SRC_UNKNOWN && !config_unset(b) && b->i > 0 &&
-        n % b->i == 0) {
-        snprintf(where, sizeof where,
-                 "T = %lld: B·T = %lld tokens in the token batch over the "
-                 "micro-batch %lld",
-                 n / b->i, n, b->i);
-        set_trace(c, CFG_block_size, n / b->i, where);
-    } else if (b->src == CONFIG_SRC_UNKNOWN && !config_unset(t) && t->i > 0 && n % t->i == 0) {
+    if (t_over_batch(c, n, "the token batch", ""))
+        return;
+    if (b->src == CONFIG_SRC_UNKNOWN && !config_unset(t) && t->i > 0 && n % t->i == 0) {
         snprintf(where, sizeof where,
                  "B = %lld: B·T = %lld tokens in the token batch over T = %lld", n / t->i, n, t->i);
         set_trace(c, CFG_batch_size, n / t->i, where);
