@@ -134,6 +134,47 @@ static void test_accumulation(void **st)
     unlink(path);
 }
 
+/* a backward pass an OOM cut short, which the program caught to go on at a smaller batch
+ * (accelerate's find_executable_batch_size), did not end: only a whole one counts (what the KV
+ * cache's copies the attention keeps is measured by one: replay_kv_unmeasured); one whose failed
+ * request later succeeded (the allocator freed its cache) goes on, and ends */
+static void backward_oom_trace(const char *path, int recovered, int retried_whole)
+{
+    begin();
+    code(2, "/x/train.py", "Block.forward");
+    stack(2, 2);
+    alloc(0, 0, 0x1000, 64, 2, 0); /* forward */
+    alloc(1, 1, 0x2000, 64, 0, 0); /* backward */
+    alloc(1, 1, 0, 4096, 0, 2);    /* fails: out of memory */
+    if (recovered)
+        alloc(1, 1, 0x3000, 4096, 0, 0); /* the same request, after the cache's release */
+    alloc(0, 0, 0x4000, 32, 2, 0);       /* the next forward (the retry at half the batch) */
+    if (retried_whole) {
+        alloc(1, 1, 0x5000, 32, 0, 0); /* its backward, whole */
+        alloc(0, 0, 0x6000, 32, 2, 0);
+    }
+    end(path);
+}
+
+static void test_backward_oom_not_ended(void **st)
+{
+    (void)st;
+    char path[] = "/tmp/vt-replay-XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    const int cases[][3] = {{0, 0, 0}, {1, 0, 1}, {0, 1, 1}}; /* recovered, retried, ended */
+    for (int i = 0; i < 3; i++) {
+        backward_oom_trace(path, cases[i][0], cases[i][1]);
+        replay_result r;
+        char err[256];
+        assert_int_equal(replay_file(path, &r, err, sizeof err), 0);
+        assert_int_equal(r.backward_passes, 1 + cases[i][1]);
+        assert_int_equal(r.backward_ended, cases[i][2]);
+        replay_free(&r);
+    }
+    unlink(path);
+}
+
 /* segment mode, PyTorch's OOM retry: a request fails, the allocator frees its cached segment,
  * the request fails again: that segment is the allocator cache at the OOM. */
 static void test_segment_oom_cache(void **st)
@@ -445,6 +486,6 @@ int main(void)
         cmocka_unit_test(test_segment_oom_cache), cmocka_unit_test(test_allocator_blocks),
         cmocka_unit_test(test_bad_files),         cmocka_unit_test(test_no_kv_peak),
         cmocka_unit_test(test_fused_step_phase),  cmocka_unit_test(test_exit_frees_weights),
-        cmocka_unit_test(test_read_ahead_same)};
+        cmocka_unit_test(test_read_ahead_same),   cmocka_unit_test(test_backward_oom_not_ended)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -44,8 +44,10 @@ static inline __attribute__((always_inline)) void apply_alloc(state *s, const re
             return;
     }
     replay_infer_tensor(s, 1, ev, lvl, 0);
-    if (ot->pending && lvl != L_NONE && ev->size >= ot->requested)
+    if (ot->pending && lvl != L_NONE && ev->size >= ot->requested) {
         ot->pending = s->frozen_oom = 0, r->oom_recovered++; /* recovered: it later succeeded */
+        s->bwd_oom = 0;                                      /* (its backward goes on) */
+    }
     if (lvl == L_NONE || !ev->addr)
         return;
     /* checked sums: an allocation that would take the live total past 2^62 bytes (4 EiB;
@@ -343,7 +345,7 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
     s->kv_live = 0, s->nkv_pend = 0;
     s->last_alloc_phase = PHASE_INIT;
     s->in_opt = 0;
-    s->bwd = s->iter = 0;
+    s->bwd = s->iter = s->bwd_oom = 0;
     s->event = 0;
     replay_apinfo_init(s);
     /* Events wait in a small ring while their hash slots are prefetched: with a live set of

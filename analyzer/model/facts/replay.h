@@ -100,7 +100,8 @@ typedef struct replay_result {
                           * caught it and trained on has more iterations than that */
     uint32_t oom_bwd;    /* ... and the backward passes */
     uint32_t backward_passes; /* backward passes begun */
-    uint32_t backward_ended;  /* ... that ended (the main thread's next allocation came after) */
+    uint32_t backward_ended;  /* ... that ended (the main thread's next allocation came after),
+                               * none an OOM cut short */
     /* autocast's 16-bit weight copies of the first forward (before any backward pass or
      * optimizer step): bytes made, and of them bytes freed within that forward (a copy of a
      * frozen weight: autocast keeps one only of a weight that needs a gradient, for the region;

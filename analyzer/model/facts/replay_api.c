@@ -126,6 +126,7 @@ static void oom_begins(state *s, uint8_t ph)
                     r->fwd0_copies_since_free <= 2;
     r->oom_iter = s->iter;
     r->oom_bwd = s->bwd;
+    s->bwd_oom = ph == PHASE_BACKWARD ? s->bwd : 0;
     replay_snap_oom(s);
 }
 

@@ -106,7 +106,9 @@ replay_phase_event(state *s, const reader_event *ev, int is_alloc, uint8_t *loss
     }
     if (p != PHASE_BACKWARD && s->last_alloc_phase == PHASE_BACKWARD) {
         s->bwd_end_tensors = s->level[L_TENSOR] + s->level[L_INNER];
-        s->r->backward_ended++;
+        /* (not one an OOM cut short, which the program caught to go on: a smaller batch's
+         * retry, accelerate's find_executable_batch_size) */
+        s->r->backward_ended += s->bwd_oom != s->bwd;
     }
     s->last_alloc_phase = p;
     return *tp = p;
