@@ -256,6 +256,12 @@ static void header(FILE *out, const report_ctx *c)
             r->iterations, r->iterations == 1 ? "" : "s",
             r->tensor_mode ? report_steps_hedge(c) : " that grew the cache",
             (double)r->end_ns / 1e9);
+    char caught[REPORT_CAUGHT_LEN]; /* (as the text report's oom line says it) */
+    if (report_caught_text(r, caught, sizeof caught)) {
+        fputs("<p class=note>out of memory: ", out);
+        html_esc(out, caught);
+        fputs("</p>\n", out);
+    }
     if (r->vmm_unmapped_handles) /* as the text report's peaks say it */
         fprintf(out,
                 "<p class=note>not counted: %s in %" PRIu64

@@ -116,6 +116,19 @@ int report_json(FILE *out, const report_ctx *c)
     /* (the failures the run went on from: `predict --from` the report's JSON says what `--from`
      * the trace says of a run that ran to its end after one) */
     cJSON_AddNumberToObject(root, "oom_recovered", (double)r->oom_recovered);
+    /* the out-of-memory errors the program caught and went on from (null: none) */
+    if (r->oom_caught) {
+        cJSON *oc = cJSON_AddObjectToObject(root, "oom_caught");
+        char text[REPORT_CAUGHT_LEN];
+        cJSON_AddNumberToObject(oc, "count", r->oom_caught);
+        cJSON_AddNumberToObject(oc, "first_time_ns", (double)r->caught.time_ns);
+        cJSON_AddNumberToObject(oc, "first_requested_bytes", (double)r->caught.requested);
+        cJSON_AddStringToObject(oc, "first_phase", phase_name(r->caught.phase));
+        cJSON_AddBoolToObject(oc, "peak_in_its_pass", replay_peak_in_caught(r));
+        cJSON_AddStringToObject(oc, "note", report_caught_text(r, text, sizeof text));
+    } else {
+        cJSON_AddNullToObject(root, "oom_caught");
+    }
     /* the events lost (the capture could not store them, or a bounded trace's file has no room
      * for them: replay_lost_events), and all the run made: a trace cut before its trailer
      * cannot say */

@@ -175,6 +175,23 @@ const char *report_lost_text(uint64_t lost, uint64_t missing, uint64_t made, uns
     return buf;
 }
 
+const char *report_caught_text(const replay_result *r, char *buf, size_t n)
+{
+    if (!r->oom_caught)
+        return NULL;
+    char req[32];
+    snprintf(buf, n,
+             "the program went on after %u out-of-memory error%s it caught: the first at %.3f s, "
+             "a request of %s during %s%s%s",
+             r->oom_caught, r->oom_caught == 1 ? "" : "s", secs(r->caught.time_ns),
+             human(r->caught.requested, req, sizeof req), phase_name(r->caught.phase),
+             replay_peak_in_caught(r) ? "; the process peak below came in the same pass, "
+                                        "before the error cut it short"
+                                      : "",
+             r->has_oom ? "; the run ended in another" : "");
+    return buf;
+}
+
 const char *report_mode_text(const replay_result *r)
 {
     if (r->allocator_mode && r->segment_mode)
@@ -252,6 +269,9 @@ static void print_run(FILE *out, const report_ctx *c)
                 "traced\n",
                 (unsigned long long)r->n_events, fails, lost, r->iterations,
                 r->iterations == 1 ? "" : "s", secs(r->end_ns));
+    char caught[REPORT_CAUGHT_LEN];
+    if (report_caught_text(r, caught, sizeof caught))
+        fprintf(out, "  oom      %s\n", caught);
 }
 
 static void print_peaks(FILE *out, const report_ctx *c)

@@ -23,9 +23,14 @@ void summary_text(FILE *out, const char *path, const run_summary *s, const char 
                            sizeof fails),
         report_lost_text(s->lost, s->missing, s->made, s->lost_why | s->ended, lost, sizeof lost),
         pr, pp, s->contexts, s->contexts == 1 ? "" : "s");
+    char cq[32];
     if (s->oom)
-        fprintf(out, "OOM: yes (a request for %s failed), ",
-                card_format_bytes(s->oom_requested, oq, sizeof oq));
+        fprintf(out, "OOM: yes (a request for %s failed%s), ",
+                card_format_bytes(s->oom_requested, oq, sizeof oq),
+                s->oom_caught ? ", after an error the program caught and went on from" : "");
+    else if (s->oom_caught) /* (the run did not end in it) */
+        fprintf(out, "OOM: %u caught, the program went on (the first a request for %s), ",
+                s->oom_caught, card_format_bytes(s->caught_requested, cq, sizeof cq));
     else
         fprintf(out, "OOM: no, ");
     if (s->truncated)

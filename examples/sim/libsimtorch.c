@@ -23,6 +23,7 @@ static struct {
     void (*free_fn)(void *);
     const char *(*stats_fn)(uint64_t *);
     const char *(*oom_fn)(void);
+    void (*empty_fn)(void);
     char err[512];
 } C10;
 
@@ -41,7 +42,8 @@ SIM_EXPORT int sim_init(const char *c10_path)
     C10.free_fn = (void (*)(void *))dlsym(h, "fake_c10_free");
     C10.stats_fn = (const char *(*)(uint64_t *))dlsym(h, "fake_c10_memory_stats");
     C10.oom_fn = (const char *(*)(void))dlsym(h, "fake_c10_oom_message");
-    if (!C10.malloc_fn || !C10.free_fn || !C10.stats_fn || !C10.oom_fn) {
+    C10.empty_fn = (void (*)(void))dlsym(h, "fake_c10_empty_cache");
+    if (!C10.malloc_fn || !C10.free_fn || !C10.stats_fn || !C10.oom_fn || !C10.empty_fn) {
         snprintf(C10.err, sizeof C10.err, "%s lacks the fake_c10_* entry points", c10_path);
         return -1;
     }
@@ -201,6 +203,13 @@ SIM_EXPORT void sim_free(uint64_t p)
 {
     if (p)
         C10.free_fn((void *)(uintptr_t)p);
+}
+
+/* sim_empty_cache: torch.cuda.empty_cache(): the allocator's cached segments no tensor uses
+ * go back to the device */
+SIM_EXPORT void sim_empty_cache(void)
+{
+    C10.empty_fn();
 }
 
 /* sim_stats: out[12] as fake_c10_memory_stats (requested, allocated, reserved current and

@@ -2,8 +2,9 @@
 model (GPT-2 small or medium, or a Llama-style decoder) from the simulated transformers, trained by
 transformers.Trainer with TrainingArguments written here, in the script (batch size, gradient
 accumulation, bf16, optimizer, checkpointing), on a pre-tokenized dataset of 1024-token blocks
-(as run_clm.py's grouped texts: input_ids, attention_mask, labels). The script's only flag picks
-the model. No GPU, no PyTorch: the tensors eager PyTorch would allocate, on the fake CUDA runtime.
+(as run_clm.py's grouped texts: input_ids, attention_mask, labels). Its flags pick the model and
+turn on the Trainer's auto_find_batch_size (an out-of-memory error halves the batch size and the
+training starts again). No GPU, no PyTorch: the tensors eager PyTorch would allocate, on the fake CUDA runtime.
 
     python3 examples/sim/sim_trainer.py --model gpt2
 
@@ -70,6 +71,7 @@ class Truth(TrainerCallback):
 
     def on_step_end(self, args, state, control, **kwargs):
         self.truth["steps"] = state.global_step
+        self.truth["batch_size"] = state.train_batch_size  # (auto_find_batch_size: what it ran)
 
 
 def oom_phase(tb):
@@ -90,6 +92,7 @@ def oom_phase(tb):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", choices=["gpt2", "gpt2-medium", "llama-400m"], default="gpt2")
+    ap.add_argument("--auto-find-batch-size", action="store_true")
     a = ap.parse_args()
     training_args = TrainingArguments(
         output_dir="out-sim-trainer",
@@ -105,6 +108,7 @@ def main():
         gradient_checkpointing=False,
         save_strategy="no",
         report_to="none",
+        auto_find_batch_size=a.auto_find_batch_size,
     )
     print(f"sim_trainer.py: {torch.SIMULATION}", flush=True)
     torch.manual_seed(0)

@@ -175,6 +175,81 @@ static void test_backward_oom_not_ended(void **st)
     unlink(path);
 }
 
+/* an out-of-memory failure the program went on from: a backward pass began after it (a smaller
+ * batch's retry) is an error it caught, not the run's end; one no progress followed ends it */
+static void test_oom_caught(void **st)
+{
+    (void)st;
+    char path[] = "/tmp/vt-replay-XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    for (int went_on = 0; went_on < 2; went_on++) {
+        begin();
+        code(2, "/x/train.py", "Block.forward");
+        stack(2, 2);
+        alloc(0, 0, 0x1000, 64, 2, 0); /* forward */
+        alloc(0, 0, 0, 4096, 2, 2);    /* fails: out of memory */
+        release(0, 0, 0x1000);         /* unwound */
+        alloc(0, 0, 0x2000, 16, 2, 0); /* the retry's forward, at a smaller batch */
+        if (went_on) {
+            alloc(1, 1, 0x3000, 16, 0, 0); /* its backward */
+            alloc(0, 0, 0x4000, 16, 2, 0);
+        }
+        replay_result r;
+        replay_ended(path, &r);
+        assert_int_equal(r.oom_caught, went_on);
+        assert_int_equal(r.has_oom, !went_on);
+        if (went_on) {
+            assert_int_equal(r.caught.requested, 4096);
+            assert_int_equal(r.caught.phase, PHASE_FORWARD);
+            assert_true(replay_peak_in_caught(&r)); /* (64 B, before it; 48 after) */
+        }
+        replay_free(&r);
+    }
+    unlink(path);
+}
+
+/* the first error caught where another request failed next (a retry at a batch still too large)
+ * and the run ended in that one; a peak in a backward pass is not in the forward after it that
+ * an error cut short (the same backward passes begun) */
+static void test_oom_caught_next(void **st)
+{
+    (void)st;
+    char path[] = "/tmp/vt-replay-XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    begin();
+    code(2, "/x/train.py", "Block.forward");
+    stack(2, 2);
+    alloc(0, 0, 0, 4096, 2, 2); /* fails */
+    alloc(0, 0, 0, 2048, 2, 2); /* the retry's request fails too: the run ends in it */
+    replay_result r;
+    replay_ended(path, &r);
+    assert_int_equal(r.oom_caught, 1);
+    assert_int_equal(r.caught.requested, 4096);
+    assert_true(r.has_oom);
+    assert_int_equal(r.oom_requested, 2048);
+    replay_free(&r);
+    begin();
+    code(2, "/x/train.py", "Block.forward");
+    stack(2, 2);
+    alloc(0, 0, 0x1000, 64, 2, 0); /* forward */
+    alloc(1, 1, 0x2000, 16, 0, 0); /* backward: the peak, 80 B */
+    vt_rec_free fr[2] = {{VT_TT_MAKE(1, 0), 0x1000}, {VT_TT_MAKE(1, 0), 0x2000}};
+    for (int i = 0; i < 2; i++)
+        rec(VT_REC_FREE, VT_EVF_MAKE(g_free_api, 0), &fr[i], sizeof fr[i], NULL, 0);
+    alloc(0, 0, 0x3000, 16, 2, 0); /* the next forward */
+    alloc(0, 0, 0, 4096, 2, 2);    /* fails: caught, the program goes on */
+    alloc(1, 1, 0x4000, 8, 0, 0);  /* a backward */
+    replay_ended(path, &r);
+    assert_int_equal(r.oom_caught, 1);
+    assert_false(r.has_oom);
+    assert_int_equal(r.peak_process, 80);
+    assert_false(replay_peak_in_caught(&r));
+    replay_free(&r);
+    unlink(path);
+}
+
 /* segment mode, PyTorch's OOM retry: a request fails, the allocator frees its cached segment,
  * the request fails again: that segment is the allocator cache at the OOM. */
 static void test_segment_oom_cache(void **st)
@@ -486,6 +561,7 @@ int main(void)
         cmocka_unit_test(test_segment_oom_cache), cmocka_unit_test(test_allocator_blocks),
         cmocka_unit_test(test_bad_files),         cmocka_unit_test(test_no_kv_peak),
         cmocka_unit_test(test_fused_step_phase),  cmocka_unit_test(test_exit_frees_weights),
-        cmocka_unit_test(test_read_ahead_same),   cmocka_unit_test(test_backward_oom_not_ended)};
+        cmocka_unit_test(test_read_ahead_same),   cmocka_unit_test(test_backward_oom_not_ended),
+        cmocka_unit_test(test_oom_caught),        cmocka_unit_test(test_oom_caught_next)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

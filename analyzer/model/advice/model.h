@@ -87,6 +87,10 @@ typedef struct run_facts {
                              * ATen operator and Python frames told the forward (no copy seen then
                              * says something; without, nothing) */
     uint64_t oom_recovered; /* out-of-memory failures the run went on from (cache released) */
+    /* the peak the model explains came in a pass an out-of-memory error cut short, which the
+     * program caught and went on from (replay_in_caught): its moment and the request */
+    int caught_peak;
+    uint64_t caught_ns, caught_request;
     /* OOM (has_oom = 0: the rest is unused) */
     int has_oom;
     uint64_t oom_requested;  /* bytes the failing call asked for */

@@ -88,6 +88,12 @@ void model_eval_calib(model_result *m, const run_facts *f)
     advice_eval_calibrate(c, &f->at_tensors, f->peak_train, state);
 }
 
+void model_caught(model_result *m, const run_facts *f)
+{
+    if (f->caught_peak && !f->has_oom)
+        m->lower_bounds = m->calib.lower = 1;
+}
+
 void model_cut_unstepped(model_result *m, const run_facts *f)
 {
     if (!m->cut_unstepped)
@@ -128,6 +134,15 @@ static void note(model_result *m, const char *text)
 void model_advice_notes(model_result *m, const run_facts *f)
 {
     char t[800]; /* (a note made of parts; predict_from.h optim_note holds as many) */
+    if (f->caught_peak) {
+        snprintf(t, sizeof t,
+                 "the peak measured came in a pass an out-of-memory error cut short at %.3f s (a "
+                 "request of %.1f MiB), which the program caught and went on from: what that pass "
+                 "would have made past it is not measured, so the predictions from it are lower "
+                 "bounds",
+                 (double)f->caught_ns / 1e9, (double)f->caught_request / 1048576.0);
+        note(m, t);
+    }
     if (m->tight) {
         snprintf(t, sizeof t,
                  "the run completed on this card with less than " ADVICE_HEADROOM_PCT_TEXT

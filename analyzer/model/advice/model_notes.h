@@ -31,6 +31,11 @@ void model_second_step(model_result *m, const gpt_shape *steady, uint64_t reserv
 /* model_advice_notes: the sentences the advice rests on (m->notes), from the model built. */
 void model_advice_notes(model_result *m, const run_facts *f);
 
+/* model_caught: the peak the model explains came in a pass an out-of-memory error cut short,
+ * which the program caught and went on from (f->caught_peak): what the pass would have made past
+ * it is not measured, so the what-ifs are lower bounds (m->lower_bounds, calib.lower) */
+void model_caught(model_result *m, const run_facts *f);
+
 /* model_cut_unstepped: a trace that ends before the run's first optimizer step with no OOM
  * (m->cut_unstepped): said in m->oom_forward, and where no formula tells how much of the step
  * was to come, the what-ifs are lower bounds (m->lower_bounds, calib.lower) */

@@ -44,6 +44,8 @@ static inline __attribute__((always_inline)) void apply_alloc(state *s, const re
             return;
     }
     replay_infer_tensor(s, 1, ev, lvl, 0);
+    if (ot->pending && lvl != L_NONE && ev->size >= ot->requested && ot->raised)
+        replay_oom_caught(s, ot); /* PyTorch raised it: the program went on from it */
     if (ot->pending && lvl != L_NONE && ev->size >= ot->requested) {
         ot->pending = s->frozen_oom = 0, r->oom_recovered++; /* recovered: it later succeeded */
         s->bwd_oom = 0;                                      /* (its backward goes on) */
@@ -230,6 +232,8 @@ static inline __attribute__((always_inline)) void apply_one(state *s, int is_all
             replay_cats_keys_changed(s);
         else if (s->bwd != bwd0 || s->iter != iter0)
             replay_cats_changed(s);
+        if (__builtin_expect(ot->pending, 0) && (s->bwd != bwd0 || s->iter != iter0))
+            replay_oom_caught(s, ot); /* the program went on from it */
     } else {
         ph = replay_phase_free(s, ev); /* a free changes no counter */
     }

@@ -51,6 +51,13 @@ typedef struct replay_snapshot {
     cat_breakdown by_cat;
 } replay_snapshot;
 
+/* the first out-of-memory error the program caught and went on from (replay_result.caught) */
+typedef struct replay_oom_caught_first {
+    uint64_t time_ns, requested, event;
+    uint32_t stack, iter, bwd; /* (iter, bwd: the steps and backward passes begun then) */
+    uint8_t phase, emulated;
+} replay_oom_caught_first;
+
 typedef struct replay_result {
     char path[4096];
     tables *t;               /* owned: process, threads, stacks... */
@@ -164,9 +171,14 @@ typedef struct replay_result {
      * dropped (a SNAPSHOT read: the events before it are gone, the live set given instead) */
     int chunked;
     chunked_info layout;
-    uint64_t run_events;     /* the TRAILER's count of the run's events (0: no trailer) */
-    uint64_t oom_recovered;  /* out-of-memory failures the run went on from (PyTorch released its
-                              * cache and the same request succeeded) */
+    uint64_t run_events;    /* the TRAILER's count of the run's events (0: no trailer) */
+    uint64_t oom_recovered; /* out-of-memory failures the run went on from (PyTorch released its
+                             * cache and the same request succeeded) */
+    /* out-of-memory errors the program caught and went on from (a backward pass or an optimizer
+     * step began after one, or another request failed: a smaller batch's retry, accelerate's
+     * find_executable_batch_size, a loop that skips a batch), and the first of them */
+    uint32_t oom_caught;
+    replay_oom_caught_first caught;
     uint64_t run_dropped;    /* the TRAILER's events lost (capture could not keep them) */
     uint64_t dropped_events; /* events of the run no longer in the file */
     uint64_t dropped_from_ns, dropped_to_ns;
@@ -263,6 +275,23 @@ static inline unsigned replay_capture_stopped(const replay_result *r)
  * whole): what the run did after its last event is not measured (a GPT-2 medium stopped by
  * `ulimit -f 72` inside its first forward had been told "needs ~2.58 GiB", where the same bytes
  * cut say ~29.58 with the forward's rest extrapolated) */
+/* replay_in_caught: a moment (its event, phase, the backward passes and steps begun before it)
+ * came in the pass the first caught OOM cut short (the same forward, backward or step, before it;
+ * a forward after a backward counts the backward passes it does): what
+ * it measured is of that attempt, not of what the program went on with; replay_peak_in_caught:
+ * the process peak did */
+static inline int replay_in_caught(const replay_result *r, uint64_t event, uint8_t ph, uint32_t bwd,
+                                   uint32_t iter)
+{
+    return r->oom_caught && event <= r->caught.event && ph == r->caught.phase &&
+           bwd == r->caught.bwd && iter == r->caught.iter;
+}
+
+static inline int replay_peak_in_caught(const replay_result *r)
+{
+    return replay_in_caught(r, r->at_peak.event, r->peak_phase, r->peak_bwd, r->peak_iter);
+}
+
 static inline int replay_stopped_early(const replay_result *r)
 {
     return r->status == READER_TRUNCATED || replay_capture_stopped(r);

@@ -130,6 +130,28 @@ static void oom_begins(state *s, uint8_t ph)
     replay_snap_oom(s);
 }
 
+void replay_oom_caught(state *s, oom_track *ot)
+{
+    replay_result *r = s->r;
+    if (!r->oom_caught++)
+        r->caught =
+            (replay_oom_caught_first){ot->time_ns, ot->requested, ot->first_event, ot->stack,
+                                      ot->iter,    ot->bwd,       ot->phase,       ot->emulated};
+    ot->pending = s->frozen_oom = 0;
+}
+
+/* oom_track_new: an out-of-memory failure (a request of size) begins at this event, in phase ph;
+ * one still pending before it was caught (the program went on to a request of another size) */
+static void oom_track_new(state *s, oom_track *ot, const reader_event *ev, uint8_t ph,
+                          uint8_t emulated)
+{
+    if (ot->pending)
+        replay_oom_caught(s, ot);
+    *ot = (oom_track){1, s->event, ev->size, ev->time_ns, 0,       s->event, ev->stack_id,
+                      1, ph,       emulated, 0,           s->iter, s->bwd};
+    oom_begins(s, ph);
+}
+
 int replay_special_alloc(state *s, const reader_event *ev, oom_track *ot, uint8_t ph)
 {
     replay_result *r = s->r;
@@ -138,26 +160,28 @@ int replay_special_alloc(state *s, const reader_event *ev, oom_track *ot, uint8_
     if (!ev->failed && (ev->api == VT_API_torchSegmentAlloc || ev->api == VT_API_torchSegmentMap ||
                         ev->api == VT_API_cuMemMap))
         replay_mark_torch_segments(s, ev);
-    if (ev->api == VT_API_torchOom && !ot->pending) {
+    if (ev->api == VT_API_torchOom && ot->pending) {
+        ot->raised = 1; /* the failed requests before it: PyTorch raised OutOfMemoryError */
+        return 1;
+    }
+    if (ev->api == VT_API_torchOom) {
         /* PyTorch's allocator raised OutOfMemoryError with no failed CUDA call before it
          * (a memory-fraction limit): the tracker's OOM is the only sign (size = request) */
-        *ot = (oom_track){1, s->event, ev->size, ev->time_ns, 0, s->event, ev->stack_id, 1, ph, 0};
-        oom_begins(s, ph);
+        oom_track_new(s, ot, ev, ph, 0);
+        ot->raised = 1;
         return 1;
     }
     if (ev->failed) {
         r->n_failed++;
         if (ev->result == 2 && reader_api_kind(ev->api) == VT_KIND_ALLOC) {
-            if (ot->pending && ot->requested == ev->size) {
+            if (ot->pending && ot->requested == ev->size && !ot->raised) {
                 ot->fails++;
                 ot->last_event = s->event;
                 for (size_t i = 0; i < r->at_oom.n; i++) /* confirm the released cache */
                     if (r->at_oom.items[i].oom_released == 1)
                         r->at_oom.items[i].oom_released = 2;
             } else {
-                *ot = (oom_track){1,        s->event,     ev->size, ev->time_ns, 0,
-                                  s->event, ev->stack_id, 1,        ph,          ev->emulated};
-                oom_begins(s, ph);
+                oom_track_new(s, ot, ev, ph, ev->emulated);
             }
         }
         return 1;

@@ -189,7 +189,8 @@ typedef struct oom_track {
     int pending;
     uint64_t first_event, requested, time_ns, released, last_event;
     uint32_t stack, fails;
-    uint8_t phase, emulated;
+    uint8_t phase, emulated, raised; /* raised: PyTorch raised it (its tracker's OOM) */
+    uint32_t iter, bwd; /* the optimizer steps and backward passes begun when it began */
 } oom_track;
 
 /* replay_phase.c */
@@ -337,6 +338,8 @@ static inline void replay_track_blocks(state *s, const reader_event *ev)
  * (AP_SPECIAL) but a tensor of PyTorch's tracker, or of a failed call (phase ph): the tracker's
  * notes and segments, an OOM, contexts; 1 when the allocation ends there */
 int replay_special_alloc(state *s, const reader_event *ev, oom_track *ot, uint8_t ph);
+/* replay_oom_caught: the pending OOM ot was caught (the program went on: replay.h oom_caught) */
+void replay_oom_caught(state *s, oom_track *ot);
 /* replay_infer_note: one event for infer.c's pass (freed_event: what a free frees, or 0). */
 void replay_infer_note(state *s, int is_alloc, const reader_event *ev, uint64_t freed_event);
 /* replay_infer_tensor: a tensor of the stream-ordered allocator (its cudaMallocAsync backend, no

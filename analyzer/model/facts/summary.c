@@ -23,6 +23,7 @@ void summary_of_replay(const replay_result *r, run_summary *s)
     s->made = replay_made_events(r);
     s->oom = r->has_oom;
     s->oom_requested = r->has_oom ? r->oom_requested : 0;
+    s->oom_caught = r->oom_caught, s->caught_requested = r->caught.requested;
     s->truncated = r->status == READER_TRUNCATED;
     s->ended = r->ended;
     s->lost_why = r->lost_why;

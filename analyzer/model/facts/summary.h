@@ -19,6 +19,8 @@ typedef struct run_summary {
     uint64_t missing;               /* a chunked trace's events not in its file (disk full) */
     int oom;                        /* the run ended in an out-of-memory error (report: OOM) */
     uint64_t oom_requested;         /* bytes the failing call asked for */
+    uint32_t oom_caught;            /* errors the program caught and went on from (replay.h) */
+    uint64_t caught_requested;      /* the first one's request */
     int truncated;                  /* no trailer: the process did not stop cleanly */
     char truncated_why[256];
     unsigned ended;    /* the trailer's VT_TRAILER_* flags (disk full, ...); 0 = plain exit */

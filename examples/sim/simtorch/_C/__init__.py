@@ -86,6 +86,7 @@ def lazy_init():
     lib.sim_init.argtypes, lib.sim_init.restype = [ctypes.c_char_p], ctypes.c_int
     lib.sim_alloc.argtypes, lib.sim_alloc.restype = [u64], u64
     lib.sim_free.argtypes, lib.sim_free.restype = [u64], None
+    lib.sim_empty_cache.argtypes, lib.sim_empty_cache.restype = [], None
     lib.sim_stats.argtypes, lib.sim_stats.restype = [ctypes.POINTER(u64)], ctypes.c_char_p
     lib.sim_error.argtypes, lib.sim_error.restype = [], ctypes.c_char_p
     lib.sim_host_alloc.argtypes, lib.sim_host_alloc.restype = [u64], u64
@@ -168,6 +169,10 @@ def memory_stats():
     st = dict(zip(keys, list(a)))
     st["backend"] = backend
     return st
+
+
+def empty_cache():
+    lazy_init().sim_empty_cache()
 
 
 def mem_get_info():

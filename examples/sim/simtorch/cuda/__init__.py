@@ -49,5 +49,10 @@ def memory_reserved(device=None):
     return _C.memory_stats()["reserved_bytes.all.current"]
 
 
+def empty_cache():
+    """The caching allocator's unused cached segments released to the device."""
+    _C.empty_cache()
+
+
 def mem_get_info(device=None):
     return _C.mem_get_info()

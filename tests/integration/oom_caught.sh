@@ -1,0 +1,84 @@
+#!/bin/sh
+# oom_caught.sh — a run that caught an out-of-memory error and went on: a SIMULATED Hugging Face
+# Trainer (examples/sim/sim_trainer.py --auto-find-batch-size) of GPT-2 medium at a batch of 4
+# on a 12 GiB card runs out of memory in its first forward, and the Trainer's
+# auto_find_batch_size trains again at 2. It had been reported "ok" with no word of the error,
+# its failed attempt's peak taken as the configuration's whole need ("needs ~14.11 GiB",
+# predictions as if the forward had completed). Now the report says the program went on after
+# the error it caught, that the peak came in the pass it cut short, and the advice's predictions
+# from that pass are lower bounds; the same run without auto_find_batch_size ends in the error
+# (no error caught), and a run that fits catches none.
+set -u
+fail() { echo "oom_caught: $*"; exit 1; }
+[ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
+command -v python3 >/dev/null 2>&1 || { echo "SKIP oom_caught: no python3"; exit 77; }
+export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB
+run() { # name, model, card, extra arguments
+    n=$1 m=$2 card=$3
+    shift 3
+    timeout 300 "$VT" run --card "$card" -o "$n.vt" -- python3 "$ROOT/examples/sim/sim_trainer.py" \
+        --model "$m" "$@" </dev/null >"$n.out" 2>&1
+    "$VT" report --no-color "$n.vt" >"$n.txt" && "$VT" report --json "$n.vt" >"$n.json" &&
+        "$VT" report --html "$n.html" "$n.vt" >/dev/null || fail "$n: report failed"
+}
+run caught gpt2-medium 12GiB --auto-find-batch-size
+grep -q "OOM: 1 caught, the program went on (the first a request for 786.0 MiB), complete" caught.out ||
+    fail "caught: run's summary: $(grep -o 'OOM: [^,]*,[^,]*' caught.out)"
+run ended gpt2-medium 12GiB
+run fits gpt2 12GiB --auto-find-batch-size
+# on 10 and 11 GiB the retry at 2 reaches the card as well, and its allocator goes on by
+# releasing its cache once (oom_recovered 1, counted apart); on 10 GiB a request as large as the
+# one PyTorch raised the error for succeeds in the retry before its backward, which is the
+# program going on, not another recovery; each run caught one error
+run caught10 gpt2-medium 10GiB --auto-find-batch-size
+run caught11 gpt2-medium 11GiB --auto-find-batch-size
+"$VT" dump --no-resolve caught.vt | grep -m1 '"type":"oom"' >caught.dump || fail "caught: no OOM record"
+python3 - <<'PY' || fail "see above"
+import json, re
+def load(n):
+    return json.load(open(n + ".json")), open(n + ".txt").read(), open(n + ".out").read()
+def truth(out):
+    return json.loads(out.split("VRAMTRACE_TORCH_STATS ", 1)[1].splitlines()[0])
+bad = []
+j, text, out = load("caught")
+t = truth(out)
+# the program's own account: an OOM, then training at half the batch
+if not ("trying batch size 2" in out and t["batch_size"] == 2 and t["steps"] == 1 and not t["oom"]):
+    bad.append("caught: the program did not go on at 2 (%s)" % {k: t[k] for k in ("batch_size", "steps", "oom")})
+oc = j["oom_caught"]
+if not oc or oc["count"] != 1 or not oc["peak_in_its_pass"] or oc["first_phase"] != "forward":
+    bad.append("caught: oom_caught %r" % oc)
+if j["run"]["oom"] or j["oom"] is not None:
+    bad.append("caught: said to end in an OOM (run.oom %r)" % j["run"]["oom"])
+line = re.search(r"^  oom      (.*)$", text, re.M)
+if not line or not line.group(1).startswith("the program went on after 1 out-of-memory error it caught: the first at ") \
+        or "the process peak below came in the same pass, before the error cut it short" not in line.group(1):
+    bad.append("caught: oom line %r" % (line and line.group(1)))
+page = open("caught.html").read()
+if line and "<p class=note>out of memory: " + line.group(1) + "</p>" not in page:
+    bad.append("caught: the page does not say what the text's oom line says")
+if "The current configuration needs at least " not in page:
+    bad.append("caught: the page's advice is not of lower bounds")
+if "\n  oom      " in open("fits.txt").read() or "out of memory: the program went on" in open("fits.html").read():
+    bad.append("fits: said to have caught an error")
+if "current configuration needs at least " not in text or "which the program caught and went on from" not in text:
+    bad.append("caught: the advice does not say its predictions are lower bounds")
+if oc and oc["first_requested_bytes"] != int(re.search(r'"requested":(\d+)', open("caught.dump").read()).group(1)):
+    bad.append("caught: requested %r" % oc["first_requested_bytes"])
+for n, recovered in (("caught10", 1), ("caught11", 1)):
+    j, text, out = load(n)
+    t = truth(out)
+    if not ("trying batch size 2" in out and t["batch_size"] == 2 and t["steps"] == 1):
+        bad.append("%s: the program did not go on at 2" % n)
+    if not j["oom_caught"] or j["oom_caught"]["count"] != 1 or j["run"]["oom"] or j["oom_recovered"] != recovered:
+        bad.append("%s: oom_caught %r, run.oom %r, oom_recovered %r" % (n, j["oom_caught"], j["run"]["oom"], j["oom_recovered"]))
+j, text, out = load("ended")
+if not truth(out)["oom"] or j["oom_caught"] is not None or not j["run"]["oom"] or "\n  oom      " in text:
+    bad.append("ended: oom_caught %r, run.oom %r" % (j["oom_caught"], j["run"]["oom"]))
+j, text, out = load("fits")
+if truth(out)["oom"] or j["oom_caught"] is not None or "\n  oom      " in text:
+    bad.append("fits: oom_caught %r" % j["oom_caught"])
+for b in bad:
+    print("FAIL:", b)
+raise SystemExit(1 if bad else 0)
+PY
