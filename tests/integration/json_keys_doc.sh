@@ -1,7 +1,8 @@
 #!/bin/sh
 # json_keys_doc.sh — docs/json*.md list every JSON key vramtrace writes: `report --json` on
 # every committed trace (examples/traces, tests/data; a file report refuses, exit 2 or 3, is
-# skipped) and on two ranks together, `predict --json` on four configurations and `--from`
+# skipped) and on two ranks together (README's report `--json` fields list must name each
+# top-level key), `predict --json` on four configurations and `--from`
 # three traces, `dump` on three traces, `diff --json` on two pairs; where `make progs fake` has
 # built them, also a bounded trace of tests/prog/long_prog (report and dump: `bounded`,
 # `snapshot`, `step`) and `fit --json` over tests/prog/rt_cases. Every key path seen (arrays as
@@ -197,6 +198,18 @@ for f in files["dump"]:
             t = rec.get("type")
             seen["dump"].setdefault("type", f)
             walk({k: v for k, v in rec.items() if k != "type"}, str(t), seen["dump"], f)
+
+# README's report section lists the top-level keys of `report --json` ("`--json` fields: ...
+# what each holds is in"): every one printed must be in that list
+readme = open(os.path.join(docs, "..", "README.md"), encoding="utf-8").read()
+m = re.search(r"`--json` fields: (.*?)what each holds is in", readme, re.S)
+if not m:
+    problems.append("README.md: the report section's `--json` fields list is not found")
+else:
+    listed = set(re.findall(r"`(\w+)`", m.group(1)))
+    for k in sorted({p.split(".")[0].split("[")[0] for p in seen["report"]}):
+        if k not in listed:
+            problems.append("README.md: report --json key %s is not in its `--json` fields list" % k)
 
 missing, counts = [], []
 for c in PAGES:
