@@ -303,7 +303,7 @@ static int bert(nano_config *c, predict_block *b, const cJSON *j, const char *pa
             off ? "max_position_embeddings less its padding rows" : "max_position_embeddings",
             "block_size", s, err, errlen) < 0)
         return -1;
-    b->bert = 1, b->pos_rows = pos, b->pos_off = off, b->type_rows = types;
+    b->bert = roberta ? 2 : 1, b->pos_rows = pos, b->pos_off = off, b->type_rows = types;
     snprintf(b->from, sizeof b->from, "%.60s: %.8s%s", path, type,
              arch ? "" : " (the masked-LM head assumed: no 'architectures')");
     return 0;
@@ -398,7 +398,7 @@ int predict_block_apply(const predict_block *b, const nano_config *c, gpt_shape 
     if (b->hf_gpt2)
         s->hf_gpt2 = 1, s->no_kv_cache = b->no_kv_cache, s->pos_rows = b->pos_rows;
     if (b->bert)
-        s->bert = 1, s->pos_rows = b->pos_rows, s->type_rows = b->type_rows;
+        s->bert = b->bert, s->pos_rows = b->pos_rows, s->type_rows = b->type_rows;
     if (!b->mlp_width) {
         if (b->kv_heads || b->tied >= 0) {
             snprintf(err, errlen,

@@ -20,7 +20,7 @@ typedef struct predict_block {
     int hf_gpt2;        /* a Hugging Face GPT-2 config: transformers' GPT-2 block */
     int no_kv_cache;    /* its config says use_cache false: no KV cache in training */
     int hf_gated;       /* a Hugging Face Llama / Mistral / Qwen2 config: transformers' model */
-    int bert;           /* a Hugging Face BERT / RoBERTa config: BertForMaskedLM's model */
+    int bert;           /* a Hugging Face BERT (1) / RoBERTa (2) config: BertForMaskedLM's model */
     uint64_t pos_rows, type_rows; /* ... its position and token-type tables' rows (GPT-2's
                                    * position table too: n_positions) */
     uint64_t pos_off; /* rows before its first position (RoBERTa's padding index and 1), or 0 */

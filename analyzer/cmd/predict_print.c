@@ -289,6 +289,8 @@ void predict_print_heading(const nano_config *c, const gpt_shape *s, const char 
                trace_model[0] ? trace_model : "", trace_model[0] ? "; the formula's " : "",
                trace_model[0] ? (s->bert && s->pos_rows ? "BERT masked-LM model" : "GPT blocks")
                : s->hf_gpt2   ? "transformers' GPT-2 (GPT2LMHeadModel's block)"
+               : s->bert == 2 ? "RoBERTa (RobertaForMaskedLM: post-LayerNorm encoder blocks, a "
+                                "masked-LM head)"
                : s->bert      ? "BERT (BertForMaskedLM: post-LayerNorm encoder blocks, a masked-LM "
                                 "head)"
                               : "GPT",

@@ -67,8 +67,13 @@ same qwen2.5-0.5b "$H/qwen2_0.5b.json" --batch-size 4 --block-size 2048 --optimi
 import json, sys
 c = json.load(sys.stdin)["config"]["block_size"]
 assert c["value"] == 512 and "padding rows" in c["where"], c' || fail "roberta-base: not T = 512"
-"$VT" predict --model roberta-base --batch-size 8 | grep -q "^BERT .*: 124.70 M parameters (layers L 12, .*tokens per sample T 512 (its max_position_embeddings less its padding rows: --block-size for your sequence)" ||
+"$VT" predict --model roberta-base --batch-size 8 | grep -q "^RoBERTa (RobertaForMaskedLM: .*: 124.70 M parameters (layers L 12, .*tokens per sample T 512 (its max_position_embeddings less its padding rows: --block-size for your sequence)" ||
     fail "roberta-base: its sequence not said as its table's: $("$VT" predict --model roberta-base | head -1)"
+# its class named as its config.json's (model_type roberta), whatever gave T; BERT's its own
+"$VT" predict --model roberta-large --block-size 128 | head -1 | grep -q "^RoBERTa (RobertaForMaskedLM: " ||
+    fail "roberta-large: not named RobertaForMaskedLM: $("$VT" predict --model roberta-large --block-size 128 | head -1)"
+"$VT" predict --model bert-base | head -1 | grep -q "^BERT (BertForMaskedLM: " ||
+    fail "bert-base: not named BertForMaskedLM: $("$VT" predict --model bert-base | head -1)"
 "$VT" predict --model roberta-base --block-size 514 >out.txt 2>&1
 rc=$?
 [ "$rc" = 2 ] || fail "roberta-base at T = 514: rc $rc"

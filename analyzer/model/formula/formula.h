@@ -43,7 +43,8 @@ typedef struct gpt_shape {
     int no_kv_cache; /* 1: transformers' KV cache turned off (use_cache=False): what the run's
                       * cache held is not made (advice.c; the formulas never count a cache) */
     int bert;        /* BERT's encoder block (BertLayer: post-LayerNorm, a GELU MLP, an MLM head;
-                      * RoBERTa's the same): its eager 16-bit block is formula_block_bytes's */
+                      * RoBERTa's the same, 2: named RobertaForMaskedLM): its eager 16-bit block
+                      * is formula_block_bytes's */
     uint64_t pos_rows, type_rows; /* BERT's position and token-type tables' rows, from its
                                    * config (predict); transformers' GPT-2's position table
                                    * (n_positions, whatever T: type_rows 0), from its config or
