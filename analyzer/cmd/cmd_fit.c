@@ -207,6 +207,15 @@ static int run_trial(fit_job *j, long b, fit_trial *t)
     if (g_stop)
         return -1;
     read_traces(tdir, t);
+    char why[2048];
+    if (!t->oom && !t->ntraces && (t->status == 126 || t->status == 127) &&
+        fit_log_cannot_run(log, why, sizeof why)) { /* (run could not start it: its reason) */
+        fprintf(stderr,
+                "vramtrace fit: the command could not be run at micro-batch %ld (exit %d): %s; "
+                "its output: %s\n",
+                b, t->status, why, log);
+        return -1;
+    }
     if (!t->oom && t->status) {
         fprintf(stderr,
                 "vramtrace fit: the command failed at micro-batch %ld (exit %d) without "

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "fit_trial.h"
 #include "run_signals.h"
 
@@ -36,6 +37,27 @@ void fit_clear_traces(const char *dir)
     }
     if (d)
         closedir(d);
+}
+
+int fit_log_cannot_run(const char *log, char *out, size_t n)
+{
+    static const char said[] = "vramtrace run: cannot run ";
+    char line[1024];
+    int found = 0;
+    if (n)
+        out[0] = '\0';
+    FILE *f = fopen(log, "r");
+    if (!f)
+        return 0;
+    while (!found && fgets(line, sizeof line, f)) /* (run says it first, before anything else) */
+        if (!strncmp(line, said, sizeof said - 1)) {
+            size_t k = strcspn(line, "\n");
+            const char *r = line + strlen("vramtrace run: ");
+            escape_term(r, k - (size_t)(r - line), out, n);
+            found = 1;
+        }
+    fclose(f);
+    return found;
 }
 
 double fit_time_limit(double given, double base_s, long base_b, long b)

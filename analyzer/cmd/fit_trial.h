@@ -45,5 +45,9 @@ double fit_time_limit(double given, double base_s, long base_b, long b);
  * left in a trial's directory, so that only this trial's are read. */
 int fit_is_trace_name(const char *name);
 void fit_clear_traces(const char *dir);
+/* fit_log_cannot_run: the reason `vramtrace run` gave in a trial's log for a command it could
+ * not start ("cannot run CMD: REASON", its line without "vramtrace run: ", escaped for the
+ * terminal) into out; 1 when the log has that line, else 0 (out ""). */
+int fit_log_cannot_run(const char *log, char *out, size_t n);
 
 #endif

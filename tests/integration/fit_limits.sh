@@ -2,7 +2,8 @@
 # fit_limits.sh — `vramtrace fit` does not wait for ever or keep everything: a trial that hangs
 # is killed at --trial-timeout with its whole process group (the search stops, exit 2, the
 # table says "timed out"; nothing of it is left running); a trial that prints 40 MB keeps a
-# log of its first and last 512 KiB with a line saying how much was cut (JSON log_cut_bytes).
+# log of its first and last 512 KiB with a line saying how much was cut (JSON log_cut_bytes);
+# a command that cannot be run is said so on stderr with run's reason (exit 2).
 # runs: alone (a hanging trial killed at its 2 s timeout, the whole search within 20 s)
 set -u
 export LD_LIBRARY_PATH="$FAKE"
@@ -65,4 +66,14 @@ os.execv(sys.argv[1], sys.argv[1:])' "$VT" fit --max-b 4 --dir chld -- sh -c 'ki
 rc=$?
 [ $rc = 2 ] && grep -q 'failed at micro-batch 1 (exit 139)' chld.err ||
     { cat chld.err; fail "SIGCHLD ignored: a crashing trial, exit $rc"; }
+# 4. a command that cannot be run (a mistyped name, a directory): run's own reason said on
+# stderr, not only in the trial's log (it had been "failed ... without running out of GPU memory")
+"$VT" fit --card 12GiB --dir nocmd -- nonexistent-cmd-$$ '{B}' >nocmd.txt 2>nocmd.err
+rc=$?
+[ $rc = 2 ] && grep -q "^vramtrace fit: the command could not be run at micro-batch 1 (exit 127): cannot run nonexistent-cmd-$$: No such file or directory; its output: nocmd/b1/output.log" nocmd.err &&
+    ! grep -q "without running out" nocmd.err || { cat nocmd.err; fail "a missing command: exit $rc"; }
+"$VT" fit --dir nodir -- "$PWD" '{B}' >nodir.txt 2>nodir.err
+rc=$?
+[ $rc = 2 ] && grep -q "could not be run at micro-batch 1 (exit 126): cannot run .*: Is a directory" nodir.err ||
+    { cat nodir.err; fail "a directory as the command: exit $rc"; }
 echo "fit_limits: ok"
