@@ -42,6 +42,8 @@ static int dump_file(const char *path, bool resolve)
         dump_json_status(d, st, reader_records(r), reader_error_offset(r), reader_error_message(r)))
         rc = VT_EXIT_USAGE;
     fflush(stdout);
+    if (rc == VT_EXIT_OK && st == READER_TRUNCATED) /* (its status line is the last: said) */
+        notes_truncated("dump", path, reader_error_message(r), "dumping");
     if (rc == VT_EXIT_OK && (st == READER_MALFORMED || st == READER_IOERR)) {
         char why[600];
         reader_describe(r, why, sizeof why);

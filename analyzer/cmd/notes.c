@@ -38,16 +38,21 @@ void notes_implausible(const char *cmd, const char *path, uint64_t n)
             (unsigned long long)n);
 }
 
+void notes_truncated(const char *cmd, const char *path, const char *why, const char *doing)
+{
+    fprintf(stderr, "vramtrace %s: warning: ", cmd);
+    path_fputs(stderr, path);
+    fprintf(stderr, " is truncated (");
+    path_fputs(stderr, why && *why ? why : "no trailer");
+    fprintf(stderr, ": the process was killed or is still running); %s every complete record\n",
+            doing);
+}
+
 void notes_trace(const char *cmd, const replay_result *r, const char *doing)
 {
     notes_implausible(cmd, r->path, r->n_implausible);
     if (r->status == READER_TRUNCATED) {
-        fprintf(stderr, "vramtrace %s: warning: ", cmd);
-        path_fputs(stderr, r->path);
-        fprintf(stderr, " is truncated (");
-        path_fputs(stderr, r->status_msg[0] ? r->status_msg : "no trailer");
-        fprintf(stderr, ": the process was killed or is still running); %s every complete record\n",
-                doing);
+        notes_truncated(cmd, r->path, r->status_msg, doing);
     } else if (r->ended & (VT_TRAILER_DISK_FULL | VT_TRAILER_OUTPUT_ERROR)) {
         fprintf(stderr, "vramtrace %s: warning: ", cmd);
         path_fputs(stderr, r->path);

@@ -14,6 +14,9 @@
  * trace with no allocation of PyTorch's (cut before the first, or too short): nothing to
  * diagnose or advise. */
 void notes_trace(const char *cmd, const replay_result *r, const char *doing);
+/* notes_truncated: notes_trace's warning for a trace without its end, why the reader's reason
+ * ("no trailer" when NULL or ""): `dump`, which replays nothing, says it so too. */
+void notes_truncated(const char *cmd, const char *path, const char *why, const char *doing);
 /* notes_implausible: "vramtrace CMD: warning: PATH: N allocations not counted (they would make
  * more than 4 EiB live at once: not a real run)" when n (notes_trace's, and watch's own count) */
 void notes_implausible(const char *cmd, const char *path, uint64_t n);
