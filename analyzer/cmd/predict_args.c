@@ -34,10 +34,29 @@ static int contradict(int *seen, int k, int v, const char *on, char *err, size_t
     return 0;
 }
 
+/* find_model: the name given with --model (either spelling; the first), or NULL */
+static const char *find_model(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+            return NULL; /* (help, whatever the rest) */
+        if (!strncmp(argv[i], "--model=", 8))
+            return argv[i] + 8;
+        if (!strcmp(argv[i], "--model") && i + 1 < argc)
+            return argv[i + 1];
+    }
+    return NULL;
+}
+
 int predict_parse(int argc, char **argv, nano_config *c, predict_args *a, char *err, size_t errlen)
 {
     int seen[3] = {0, 0, 0}, froms = 0;     /* compile, bias, tied: 1 on, 2 off (said once) */
     const char *given[CFG_COUNT + 2] = {0}; /* each key's value, --model's, --card's (said once) */
+    /* --model first, wherever it is: what the command line gives besides, flags and files, wins
+     * over its preset in any order (--n-layer 3 before --model gpt2 had been replaced by 12) */
+    const char *model = find_model(argc, argv);
+    if (model && predict_model_preset(c, &a->block, model, err, errlen) < 0)
+        return -1;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
@@ -125,8 +144,7 @@ int predict_parse(int argc, char **argv, nano_config *c, predict_args *a, char *
         char where[160];
         snprintf(where, sizeof where, "%s%s%s", arg, eq ? "" : " ", eq ? "" : val);
         if (!strcmp(key, "model")) {
-            if (predict_model_preset(c, &a->block, val, err, errlen) < 0)
-                return -1;
+            /* (applied before the loop: find_model) */
         } else if (!strcmp(key, "card")) {
             char why[400];
             if (card_parse(val, &a->card, why, sizeof why) < 0) {

@@ -80,6 +80,21 @@ rc=$?
 grep -q "past --model roberta-base (roberta-base): roberta's position table (max_position_embeddings 514, less RoBERTa's padding rows" out.txt ||
     fail "roberta-base at T = 514: $(cat out.txt)"
 
+# a value given explicitly wins over --model's whatever its place: the same prediction both ways
+# (--n-layer 3 before --model gpt2 had been dropped, exit 0: gpt2's 12 layers)
+for m in gpt2 llama-3.2-1b shakespeare-char roberta-base; do
+    "$VT" predict --model $m --n-layer 3 --batch-size 2 --json >after.json 2>&1 || fail "$m --n-layer 3: rc $?"
+    "$VT" predict --n-layer 3 --batch-size 2 --model $m --json >before.json 2>&1 || fail "--n-layer 3 $m: rc $?"
+    cmp -s after.json before.json || fail "--n-layer 3 before --model $m predicts otherwise than after it"
+    python3 -c '
+import json, sys
+c = json.load(open("before.json"))["config"]
+assert c["n_layer"]["value"] == 3 and c["n_layer"]["where"] == "--n-layer 3", c["n_layer"]
+assert c["batch_size"]["value"] == 2, c["batch_size"]' || fail "--n-layer 3 --model $m: not 3 layers"
+done
+"$VT" predict --n-embd=512 --dropout 0.2 --model gpt2-medium | head -1 | grep -q "n_layer 24, n_head 16, n_embd 512," ||
+    fail "--n-embd=512 before --model gpt2-medium: $("$VT" predict --n-embd=512 --model gpt2-medium | head -1)"
+
 # an unknown name: every name said, and the config.json way
 "$VT" predict --model bert-bas >out.txt 2>&1
 rc=$?
