@@ -57,7 +57,7 @@ void notes_trace(const char *cmd, const replay_result *r, const char *doing)
         fprintf(stderr, "vramtrace %s: warning: ", cmd);
         path_fputs(stderr, r->path);
         fprintf(stderr, " stopped early (%s: tracing stopped, the program went on); %s %s\n",
-                r->ended & VT_TRAILER_DISK_FULL ? "disk full" : "writing the trace failed", doing,
+                replay_stop_words(r->ended, r->end_error), doing,
                 replay_lost_events(r) ? "what the file kept (events made before it are missing)"
                                       : "every record made before");
     }

@@ -39,8 +39,7 @@ void summary_text(FILE *out, const char *path, const run_summary *s, const char 
                 "was kept).\n",
                 s->truncated_why);
     else if (s->ended & (VT_TRAILER_DISK_FULL | VT_TRAILER_OUTPUT_ERROR))
-        fprintf(out, "stopped early (%s; %s).\n",
-                s->ended & VT_TRAILER_DISK_FULL ? "disk full" : "writing the trace failed",
+        fprintf(out, "stopped early (%s; %s).\n", replay_stop_words(s->ended, s->end_error),
                 s->lost || s->missing ? "events made before it are missing, counted above"
                                       : "every record made before was kept");
     else if (s->lost || s->missing) /* it ended well, without every event (counted above) */

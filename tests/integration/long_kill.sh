@@ -88,4 +88,4 @@ rc=$?
 # capture could not keep")
 grep -q '^  missing  [0-9]* events of the run are not in the file\|^  lost     [1-9][0-9]* events the capture could not keep' f.txt ||
     { cat f.txt; fail "the report does not say what is missing"; }
-grep -q 'disk full' f.rerr || fail "report does not warn that the disk stopped the trace"
+grep -q "stopped early (the process's file-size limit, ulimit -f: " f.rerr || fail "report does not warn that the file-size limit stopped the trace"

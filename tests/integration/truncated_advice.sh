@@ -81,12 +81,12 @@ assert cut["run"]["status"] == "truncated" and cut["run"]["stopped_early"] is No
 for k in ("current_peak_bytes", "largest_batch_size"):
     assert d["prediction"][k] == cut["prediction"][k], (k, d["prediction"][k], cut["prediction"][k])
 note = d["prediction"]["first_forward_note"]
-assert "(its capture stopped early: the disk was full)" in note and "killed" not in note, note
+assert "(its capture stopped early: no room for the file (a full disk, a quota or the file-size limit))" in note and "killed" not in note, note
 EOF
 "$VT" predict --from "$DF" --card 12GiB 2>/dev/null | sed "s|$DF|FROM|g" >dfa.out
 "$VT" predict --from df.json --card 12GiB 2>/dev/null | sed 's|df\.json|FROM|g' >dfb.out
 cmp -s dfa.out dfb.out || { diff dfa.out dfb.out | head; fail "disk full: predict's routes differ"; }
-grep -q "its capture stopped early: the disk was full" dfa.out || fail "disk full: predict: $(head -n 8 dfa.out)"
+grep -q "its capture stopped early: no room for the file (a full disk, a quota or the file-size limit)" dfa.out || fail "disk full: predict: $(head -n 8 dfa.out)"
 
 # 3. cut after its first optimizer step: read as measured, nothing said of a cut step
 cut_at "$SIM/resnet50_b128_fit.vt" 90 s.vt

@@ -3,7 +3,7 @@
 # 100, 1000, 4000 KiB) the traced program exits 0, as it does untraced (it used to be killed
 # by SIGXFSZ, exit 153): tracing stops with one warning naming the file-size limit, the trace
 # keeps what fits and ends with a DISK_FULL trailer whose `error` is EFBIG (27), and `run`
-# says so; when not even the first page fits no file is left and `run` says why. A warning
+# and `report` say so (the limit, never a full disk); when not even the first page fits no file is left and `run` says why. A warning
 # written to a stderr whose reader is gone does not kill the program with SIGPIPE.
 set -u
 export LD_LIBRARY_PATH="$FAKE"
@@ -55,6 +55,15 @@ for lim in 1 16 100 1000 4000; do
         grep -q "stopped at the process's file-size limit (ulimit -f)" "err$lim" ||
             { cat "err$lim"; fail "ulimit -f $lim: run does not name the limit"; }
         "$VT" dump --no-resolve "t$lim.vt" | grep -q '"ended":"disk_full"' || fail "ulimit -f $lim: dump"
+        # never called a full disk: run's summary and report's warning name the limit (they had
+        # said "stopped early (disk full; ...)" a line above "not on a full disk")
+        grep -q "disk full" "err$lim" && { cat "err$lim"; fail "ulimit -f $lim: run says disk full"; }
+        grep -q "stopped early (the process's file-size limit, ulimit -f; " "err$lim" ||
+            { cat "err$lim"; fail "ulimit -f $lim: run's summary does not name the limit"; }
+        "$VT" report "t$lim.vt" >/dev/null 2>"rerr$lim"
+        grep -q "disk full" "rerr$lim" && { cat "rerr$lim"; fail "ulimit -f $lim: report says disk full"; }
+        grep -q "stopped early (the process's file-size limit, ulimit -f: tracing stopped, the program went on)" "rerr$lim" ||
+            { cat "rerr$lim"; fail "ulimit -f $lim: report's warning does not name the limit"; }
     fi
     echo "ulimit -f $lim: exit 0, $size bytes, trailer flags $1 error $2"
 done

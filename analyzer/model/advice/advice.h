@@ -30,7 +30,10 @@
 enum { ADVICE_STOPPED_NOT, ADVICE_STOPPED_DISK_FULL, ADVICE_STOPPED_OUTPUT_ERROR };
 static inline const char *advice_cut_why(int stopped)
 {
-    return stopped == ADVICE_STOPPED_DISK_FULL      ? "its capture stopped early: the disk was full"
+    /* (DISK_FULL: a report's JSON does not say which, so neither route names one) */
+    return stopped == ADVICE_STOPPED_DISK_FULL      ? "its capture stopped early: no room for the "
+                                                      "file (a full disk, a quota or the "
+                                                      "file-size limit)"
            : stopped == ADVICE_STOPPED_OUTPUT_ERROR ? "its capture stopped early: writing the "
                                                       "trace failed"
                                                     : "its process killed, or still running";

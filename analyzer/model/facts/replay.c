@@ -418,6 +418,7 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
             if (rec->u.trailer.end_ns > r->end_ns)
                 r->end_ns = rec->u.trailer.end_ns;
             r->ended = rec->flags & VT_TRAILER_END_MASK;
+            r->end_error = rec->u.trailer.error;
             r->lost_why = rec->flags & ~VT_TRAILER_END_MASK;
             r->run_events = rec->u.trailer.n_events;
             r->run_dropped = rec->u.trailer.n_dropped;

@@ -5,6 +5,7 @@
 #ifndef VT_ANALYZER_REPLAY_H
 #define VT_ANALYZER_REPLAY_H
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -80,8 +81,10 @@ typedef struct replay_result {
      * counted, as PyTorch's reserved memory does not count them (replay_vmm.c) */
     uint64_t vmm_unmapped_handles, vmm_unmapped_bytes;
     uint64_t end_ns;
-    uint16_t ended;    /* the TRAILER's header.flags: VT_TRAILER_* (0 = plain exit) */
-    uint16_t lost_why; /* the TRAILER's VT_TRAILER_LOSSES bits: why run_dropped were lost */
+    uint16_t ended;     /* the TRAILER's header.flags: VT_TRAILER_* (0 = plain exit) */
+    uint16_t lost_why;  /* the TRAILER's VT_TRAILER_LOSSES bits: why run_dropped were lost */
+    uint32_t end_error; /* the TRAILER's error: the errno that stopped the output (EFBIG:
+                         * `ulimit -f`), 0 none or not said (older writers) */
     /* peaks of the three levels (bytes, time) */
     uint64_t peak_allocated, peak_reserved, peak_process;
     /* a run of one step, its step taken again through the caching allocator's default rules
@@ -269,6 +272,15 @@ static inline unsigned replay_capture_stopped(const replay_result *r)
 {
     return r->ended & VT_TRAILER_DISK_FULL ? VT_TRAILER_DISK_FULL
                                            : r->ended & VT_TRAILER_OUTPUT_ERROR;
+}
+/* replay_stop_words: why the capture stopped early, in words, from the trailer's flags (ended)
+ * and error: "the process's file-size limit, ulimit -f" (DISK_FULL whose error is EFBIG: never
+ * a full disk), "disk full", or "writing the trace failed" */
+static inline const char *replay_stop_words(unsigned ended, uint32_t error)
+{
+    return !(ended & VT_TRAILER_DISK_FULL) ? "writing the trace failed"
+           : error == EFBIG                ? "the process's file-size limit, ulimit -f"
+                                           : "disk full";
 }
 /* replay_stopped_early: the trace ends before the program did: the file cut (killed, or still
  * running) or the capture stopped on a full disk or a failed write (its trailer says so, the file

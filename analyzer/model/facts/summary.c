@@ -26,6 +26,7 @@ void summary_of_replay(const replay_result *r, run_summary *s)
     s->oom_caught = r->oom_caught, s->caught_requested = r->caught.requested;
     s->truncated = r->status == READER_TRUNCATED;
     s->ended = r->ended;
+    s->end_error = r->end_error;
     s->lost_why = r->lost_why;
     if (s->truncated)
         snprintf(s->truncated_why, sizeof s->truncated_why, "%s", r->status_msg);

@@ -23,8 +23,9 @@ typedef struct run_summary {
     uint64_t caught_requested;      /* the first one's request */
     int truncated;                  /* no trailer: the process did not stop cleanly */
     char truncated_why[256];
-    unsigned ended;    /* the trailer's VT_TRAILER_* flags (disk full, ...); 0 = plain exit */
-    unsigned lost_why; /* the trailer's VT_TRAILER_LOSSES bits: why `lost` were */
+    unsigned ended;     /* the trailer's VT_TRAILER_* flags (disk full, ...); 0 = plain exit */
+    uint32_t end_error; /* the trailer's error (EFBIG: the file-size limit), 0 none */
+    unsigned lost_why;  /* the trailer's VT_TRAILER_LOSSES bits: why `lost` were */
 } run_summary;
 
 /* summary_of_replay: the summary of a replayed trace. */
