@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cards.h"
 #include "escape.h"
 #include "exit_codes.h"
 #include "mem.h"
@@ -31,9 +32,26 @@ int run_self_exe(char self[PATH_MAX])
     return 0;
 }
 
+/* card_over_device: `run --card` larger than the device the trace's first DEVICE record names:
+ * the device refuses what does not fit it, the card never does; said once. */
+static void card_over_device(const char *shown, uint64_t card, const char *name,
+                             const reader_device *d)
+{
+    char cb[32], db[32], dev[256];
+    card_format_bytes(card, cb, sizeof cb);
+    card_format_bytes(d->fixed.total_bytes, db, sizeof db);
+    escape_term(d->name.p ? d->name.p : "", d->name.p ? d->name.len : 0, dev, sizeof dev);
+    fprintf(stderr,
+            "vramtrace: %s: the card asked, %s (%s), is larger than device %u (%s, %s): the "
+            "device's own memory decided what fit, not the card; give a --card no larger than "
+            "the device to emulate one\n",
+            shown, *name ? name : cb, cb, d->fixed.ordinal, dev, db);
+}
+
 /* trace_notes: what the summary cannot say, from the trace's own records: output that stopped
- * at the file-size limit (TRAILER error EFBIG: not a full disk) and native frames left out
- * after a fork from a multithreaded parent (CONFIG flags). `shown` is the escaped path. */
+ * at the file-size limit (TRAILER error EFBIG: not a full disk), native frames left out after a
+ * fork from a multithreaded parent (CONFIG flags) and an emulated card larger than the device
+ * (CONFIG and the first DEVICE record). `shown` is the escaped path. */
 static void trace_notes(const char *path, const char *shown, unsigned ended)
 {
     reader *r = reader_open(path, NULL, 0);
@@ -41,10 +59,21 @@ static void trace_notes(const char *path, const char *shown, unsigned ended)
         return;
     int want_trailer = (ended & (VT_TRAILER_DISK_FULL | VT_TRAILER_OUTPUT_ERROR)) != 0;
     uint32_t config_flags = 0, error = 0;
+    uint64_t card = 0; /* (CONFIG's: then the first DEVICE record is wanted) */
+    char name[256] = "";
     reader_record rec;
     while (reader_next(r, &rec)) {
         if (rec.type == VT_REC_CONFIG) {
             config_flags = rec.u.config.fixed.flags;
+            card = rec.u.config.fixed.card_bytes;
+            if (card && rec.u.config.card.p) /* (escaped: the trace's string) */
+                escape_term(rec.u.config.card.p, rec.u.config.card.len, name, sizeof name);
+            if (!want_trailer && !card)
+                break;
+        } else if (rec.type == VT_REC_DEVICE && card) {
+            if (rec.u.device.fixed.total_bytes && card > rec.u.device.fixed.total_bytes)
+                card_over_device(shown, card, name, &rec.u.device);
+            card = 0;
             if (!want_trailer)
                 break;
         } else if (rec.type == VT_REC_TRAILER) {

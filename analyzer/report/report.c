@@ -408,6 +408,12 @@ static int report_fill(report_ctx *c)
         f->oom_capacity = r->oom_capacity ? r->oom_capacity
                           : f->card_bytes ? f->card_bytes
                                           : f->device_total;
+        /* a card larger than the device (run --card 64GiB on 16 GiB): the device refused it,
+         * at its own capacity; the record says the card's */
+        f->oom_device_decided =
+            !r->oom_emulated && f->card_bytes && f->device_total && f->card_bytes > f->device_total;
+        if (f->oom_device_decided)
+            f->oom_capacity = f->device_total;
         f->at_oom = r->at_oom.by_cat;
         f->oom_cache = r->oom_cache_released;
         f->at_oom.bytes[CAT_CACHE] += 0; /* the released cache is reported beside, not double */

@@ -159,6 +159,14 @@ static void print_oom(FILE *out, const model_result *m, const run_facts *f)
     uint64_t cap = f->oom_capacity ? f->oom_capacity : m->capacity;
     fprintf(out, "; capacity %s%s\n", card_format_bytes(cap, b2, sizeof b2),
             f->oom_pytorch_pattern ? " (PyTorch released its cache and failed again)" : "");
+    if (f->oom_device_decided) {
+        char name[4 * 64]; /* (the trace's string: escaped) */
+        escape_term(f->card_name, strlen(f->card_name), name, sizeof name);
+        fprintf(out,
+                "  the device refused it, not the emulated card: the card asked (%s, %s) is "
+                "larger than the device (%s), whose own capacity decided\n",
+                *name ? name : "--card", card_format_bytes(f->card_bytes, b1, sizeof b1), b2);
+    }
     fprintf(out, "  live at the OOM:");
     for (int c = 0; c < CAT_COUNT; c++)
         if (f->at_oom.bytes[c]) {
@@ -174,7 +182,8 @@ static void print_oom(FILE *out, const model_result *m, const run_facts *f)
             "external) %s\n",
             card_format_bytes(f->oom_cache, b1, sizeof b1),
             card_format_bytes(f->oom_outside, b2, sizeof b2));
-    fprintf(out, "  cause: %s\n    %s\n", advice_cause_text(m->cause), m->why);
+    fprintf(out, "  cause: %s\n    %s\n", advice_cause_text_on(m->cause, f->oom_device_decided),
+            m->why);
 }
 
 static void print_advice(FILE *out, const model_result *m, const model_opts *o)

@@ -171,7 +171,8 @@ void vt__card_meminfo(int device, uint64_t *free_b, uint64_t *total_b)
     if (*free_b < f)
         f = *free_b; /* never more than the real card has free */
     *free_b = f;
-    *total_b = cap;
+    if (cap < *total_b) /* a card larger than the device: the device's total (its free is) */
+        *total_b = cap;
 }
 
 void vt__card_fork_child(void)

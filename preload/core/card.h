@@ -26,7 +26,10 @@ void vt__card_commit(int device, int space, uint64_t key, uint64_t reserved, uin
 uint64_t vt__card_release(int space, uint64_t key);
 /* vt__card_used: device bytes in use. */
 uint64_t vt__card_used(int device);
-/* vt__card_meminfo: rewrites (free, total) as the program should see them. */
+/* vt__card_meminfo: rewrites (free, total) as the program should see them: total = the smaller
+ * of the card and the device's total, free = the smaller of the device's free and the card less
+ * what the process uses (so free <= total, and total - free is never more than is in use on a
+ * card larger than the device: its device decides). */
 void vt__card_meminfo(int device, uint64_t *free_b, uint64_t *total_b);
 /* vt__card_fork_child: a fork child starts with no allocations of its own. */
 void vt__card_fork_child(void);

@@ -135,6 +135,25 @@ static void meminfo_rewritten(void **state)
     vt__card_release(VT_SPACE_DEVICE, 0x7000);
 }
 
+/* a card larger than the device (run --card 64GiB on a 16 GiB GPU): the total is the device's,
+ * never the card's, so that total - free is what the device holds in use (PyTorch's "this
+ * process has 63.25 GiB memory in use" had come from a 64 GiB total and the device's free) */
+static void meminfo_card_over_device(void **state)
+{
+    (void)state;
+    uint64_t f = 200 * MIB, t = 512 * MIB;
+    vt__card_meminfo(0, &f, &t);
+    assert_int_equal(t, 512 * MIB);
+    assert_int_equal(f, 200 * MIB);
+    vt__card_commit(0, VT_SPACE_DEVICE, 0x8000, 0, 100 * MIB);
+    f = 100 * MIB, t = 512 * MIB;
+    vt__card_meminfo(0, &f, &t);
+    assert_true(f <= t);
+    assert_int_equal(t, 512 * MIB);
+    assert_int_equal(f, 100 * MIB);
+    vt__card_release(VT_SPACE_DEVICE, 0x8000);
+}
+
 static uint64_t heap_bytes(void)
 {
     struct mallinfo2 m = mallinfo2();
@@ -208,6 +227,7 @@ int main(void)
         cmocka_unit_test_setup(devices_apart, card_empty),
         cmocka_unit_test_setup(recommit_counted_once, card_empty),
         cmocka_unit_test_setup(meminfo_rewritten, card_empty),
+        cmocka_unit_test_setup(meminfo_card_over_device, card_empty),
         cmocka_unit_test_setup(churn_stays_small, card_empty),
         cmocka_unit_test_setup(many_live, card_empty),
         cmocka_unit_test_setup(threads_exact, card_empty),

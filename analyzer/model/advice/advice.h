@@ -374,6 +374,9 @@ int advice_state_cause(const cat_breakdown *live, uint64_t state, uint64_t capac
                        size_t whylen);
 const char *advice_cause_key(oom_cause c);
 const char *advice_cause_text(oom_cause c);
+/* advice_cause_text_on: advice_cause_text, said of the device where device is 1 (the device
+ * refused the allocation, the emulated card larger than it): never "too large for the card" */
+const char *advice_cause_text_on(oom_cause c, int device);
 
 /* advice_oom_cause: classifies an OOM from what was live (by category), the request, the
  * capacity, the allocator cache and the memory outside PyTorch at that moment, the phase

@@ -26,6 +26,17 @@ const char *advice_cause_text(oom_cause c)
     return (unsigned)c < OOM_COUNT ? cause_texts[c] : "?";
 }
 
+const char *advice_cause_text_on(oom_cause c, int device)
+{
+    if (device && c == OOM_ACTIVATIONS)
+        return "the tensors of one micro-batch (activations, logits, a forward's temporaries) "
+               "too large for the device";
+    if (device && c == OOM_STATE)
+        return "the weights, their gradients and the optimizer's state alone: too large for the "
+               "device";
+    return advice_cause_text(c);
+}
+
 static double mib(uint64_t b)
 {
     return (double)b / (1024.0 * 1024.0);

@@ -434,7 +434,7 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
         m->capacity = o->target_card_bytes;
         snprintf(m->capacity_name, sizeof m->capacity_name, "%s",
                  o->target_card_name ? o->target_card_name : "--card");
-    } else if (f->card_bytes) {
+    } else if (f->card_bytes && !f->oom_device_decided) { /* (else: the device's, below) */
         m->capacity = f->card_bytes;
         snprintf(m->capacity_name, sizeof m->capacity_name, "%s (emulated)",
                  f->card_name && *f->card_name ? f->card_name : "card");

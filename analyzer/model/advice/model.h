@@ -95,6 +95,8 @@ typedef struct run_facts {
     int has_oom;
     uint64_t oom_requested;  /* bytes the failing call asked for */
     uint64_t oom_capacity;   /* card / device capacity at the OOM */
+    int oom_device_decided;  /* 1: the device refused it, the emulated card (card_bytes) larger
+                              * than the device (device_total): oom_capacity is the device's */
     cat_breakdown at_oom;    /* live by category at the OOM */
     uint64_t oom_cache;      /* the cache PyTorch released to retry (JSON oom.allocator_cache_bytes,
                               * = cache_released_bytes; the cache live then is at_oom's) */
