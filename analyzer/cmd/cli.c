@@ -52,6 +52,65 @@ static const char *opt_word(const cli *c, char **argv, char *buf, size_t len)
     return buf;
 }
 
+/* alias: the option whose long name is name (n bytes) with '_' for '-' ("grad_accum" for
+ * "grad-accum"), or NULL */
+static const cli_opt *alias(const cli *c, const char *name, size_t n)
+{
+    for (const cli_opt *o = c->opts; o->key; o++) {
+        if (!o->name || strlen(o->name) != n || !memchr(name, '_', n))
+            continue;
+        size_t i = 0;
+        while (i < n && (name[i] == o->name[i] || (name[i] == '_' && o->name[i] == '-')))
+            i++;
+        if (i == n)
+            return o;
+    }
+    return NULL;
+}
+
+/* unknown_long: getopt did not know the long option w ("--NAME" or "--NAME=VALUE"): a
+ * "--KEY=VALUE" or "--KEY VALUE" of the command's keys (CLI_KEY_VALUE), an option spelled with
+ * '_' for '-' (its key, c->arg set), or 0 when it is neither */
+static int unknown_long(cli *c, int argc, char **argv, const char *w)
+{
+    const char *name = w + 2, *eq = strchr(name, '=');
+    size_t n = eq ? (size_t)(eq - name) : strlen(name);
+    int key = (c->flags & CLI_KEY_VALUES) && n && c->is_key && c->is_key(name, n);
+    const cli_opt *o = key ? NULL : alias(c, name, n);
+    if (!o && (c->flags & CLI_KEY_VALUES) && n && eq) {
+        c->key_value = name; /* (an unknown key: the command says so) */
+        return CLI_KEY_VALUE;
+    }
+    if (!o && !key)
+        return 0;
+    const char *sp = c->cmd[0] ? " " : "";
+    if (o && !o->arg && eq) {
+        fprintf(stderr, "vramtrace%s%s: --%s takes no value (see vramtrace%s%s --help)\n", sp,
+                c->cmd, o->name, sp, c->cmd);
+        return CLI_ERROR;
+    }
+    const char *v = eq ? eq + 1 : NULL;
+    if (!eq && (key || o->arg)) {
+        if (optind >= argc) {
+            fprintf(stderr, "vramtrace%s%s: %s needs a value (see vramtrace%s%s --help)\n", sp,
+                    c->cmd, w, sp, c->cmd);
+            return CLI_ERROR;
+        }
+        v = argv[optind++]; /* (getopt goes on after it) */
+    }
+    if (key) {
+        int k = snprintf(c->kv, sizeof c->kv, "%.*s=%s", (int)n, name, v);
+        if (k < 0 || (size_t)k >= sizeof c->kv) {
+            fprintf(stderr, "vramtrace%s%s: %s: value too long\n", sp, c->cmd, w);
+            return CLI_ERROR;
+        }
+        c->key_value = c->kv;
+        return CLI_KEY_VALUE;
+    }
+    optarg = (char *)v;
+    return o->key;
+}
+
 int cli_next(cli *c, int argc, char **argv)
 {
     c->arg = NULL;
@@ -70,11 +129,15 @@ int cli_next(cli *c, int argc, char **argv)
     }
     if (k == '?') {
         const char *w = argv[optind - 1];
-        if ((c->flags & CLI_KEY_VALUES) && optopt == 0 && w && !strncmp(w, "--", 2) && w[2] &&
-            w[2] != '=' && strchr(w, '=')) {
-            c->key_value = w + 2;
-            return CLI_KEY_VALUE;
+        if (optopt == 0 && w && !strncmp(w, "--", 2) && w[2] && w[2] != '=') {
+            int u = unknown_long(c, argc, argv, w);
+            if (u == CLI_KEY_VALUE || u == CLI_ERROR)
+                return u;
+            k = u ? u : k;
         }
+    }
+    if (k == '?') {
+        const char *w = argv[optind - 1];
         if (optopt != 0 && w && !strncmp(w, "--", 2) && strchr(w, '=')) {
             fprintf(stderr, "vramtrace%s%s: %.*s takes no value (see vramtrace%s%s --help)\n", sp,
                     c->cmd, (int)(strchr(w, '=') - w), w, sp, c->cmd);

@@ -29,7 +29,8 @@ enum {
 /* cli: the state of one parse. Flags for cli_init: */
 enum {
     CLI_STOP_AT_OPERAND = 1, /* options end at the first operand (`run ... CMD ARGS`) */
-    CLI_KEY_VALUES = 2,      /* unknown "--KEY=VALUE" words are returned as CLI_KEY_VALUE */
+    CLI_KEY_VALUES = 2,      /* unknown "--KEY=VALUE" words (and "--KEY VALUE" where is_key says
+                              * KEY is one) are returned as CLI_KEY_VALUE */
 };
 typedef struct cli {
     const char *cmd; /* "report": for messages */
@@ -41,13 +42,18 @@ typedef struct cli {
     const char *key_value;           /* for CLI_KEY_VALUE: "KEY=VALUE" (without the dashes) */
     int optind;                      /* after CLI_END: index of the first operand in argv */
     const char *given[CLI_MAX_OPTS]; /* each option's value so far (a second, other one: refused) */
+    /* with CLI_KEY_VALUES: whether "--NAME" (n bytes) is a key of the command's "--KEY=VALUE"
+     * words, so that "--KEY VALUE" is one too (NULL: none is) */
+    int (*is_key)(const char *name, size_t n);
+    char kv[256]; /* key_value's text for "--KEY VALUE" */
 } cli;
 
 /* cli_init: prepares a parse of argv (argv[0] = the command name) with the table opts
  * (at most CLI_MAX_OPTS entries) and CLI_* flags; resets getopt's state. */
 void cli_init(cli *c, const char *cmd, const cli_opt *opts, int flags);
 
-/* cli_next: the key of the next option (c->arg holds its argument), CLI_END when the options
+/* cli_next: the key of the next option (c->arg holds its argument; a long option also spelled
+ * with '_' for '-', "--grad_accum 4" as "--grad-accum 4"), CLI_END when the options
  * end ("--" or, with CLI_STOP_AT_OPERAND, the first operand; operands then start at
  * c->optind), CLI_KEY_VALUE (see above), or CLI_ERROR after printing "vramtrace CMD:
  * unknown option X", "X needs a value" or "--X given twice (A, then B): give one" (an option's

@@ -110,6 +110,7 @@ int cmd_report(int argc, char **argv)
     const char *took_key = NULL, *took_value = NULL; /* an option's value that names a file */
     cli p;
     cli_init(&p, "report", report_opts, CLI_KEY_VALUES);
+    p.is_key = config_key_named; /* (--block_size 512 as --block_size=512) */
     while ((k = cli_next(&p, argc, argv)) != CLI_END) {
         char *end;
         switch (k) {

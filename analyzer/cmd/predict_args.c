@@ -91,10 +91,15 @@ int predict_parse(int argc, char **argv, nano_config *c, predict_args *a, char *
             continue;
         }
         /* flags without a value */
-        if (!eq &&
-            (!strcmp(key, "json") || !strcmp(key, "no_flash") || !strcmp(key, "checkpointing") ||
-             !strcmp(key, "bias") || !strcmp(key, "no_bias") || !strcmp(key, "compile") ||
-             !strcmp(key, "no_compile"))) {
+        int flag = !strcmp(key, "json") || !strcmp(key, "no_flash") ||
+                   !strcmp(key, "checkpointing") || !strcmp(key, "no_bias") ||
+                   !strcmp(key, "no_compile");
+        if (flag && eq) { /* (as every command's parser says it: cli.c) */
+            snprintf(err, errlen, "%.*s takes no value (see vramtrace predict --help)",
+                     (int)(eq - 1 - arg), arg);
+            return -1;
+        }
+        if (!eq && (flag || !strcmp(key, "bias") || !strcmp(key, "compile"))) {
             int pair = strstr(key, "compile") ? 0 : strstr(key, "bias") ? 1 : -1;
             if (pair >= 0 && contradict(seen, pair, strncmp(key, "no_", 3) ? 1 : 2,
                                         pair ? "bias" : "compile", err, errlen))

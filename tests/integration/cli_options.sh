@@ -42,6 +42,23 @@ grep -q 'batch_size = 99999999999 is out of range.*at most 16777216' err.txt ||
     fail "report --batch-size 99999999999: $(cat err.txt)"
 "$VT" report --json=1 "$T" >out.txt 2>err.txt
 [ $? = 2 ] || fail "report --json=1: expected exit 2"
+# either spelling of an option, '_' for '-', and "--KEY VALUE" as "--KEY=VALUE" (report had said
+# "unknown option --block_size" and "unknown key 'grad_accum'", which predict takes)
+for a in "--block_size 512" "--block_size=512"; do
+    # shellcheck disable=SC2086
+    "$VT" report --json "$T" $a >out.json 2>err.txt || fail "report $a: $(cat err.txt)"
+    python3 -c "import json,sys; v = json.load(open('out.json'))['config']['block_size']; sys.exit(v['value'] != 512 or v['source'] != 'flag')" ||
+        fail "report $a: block_size not 512 from the flag"
+done
+"$VT" report --json "$T" --grad_accum=4 --no_color >out.json 2>err.txt || fail "report --grad_accum=4: $(cat err.txt)"
+python3 -c "import json,sys; sys.exit(json.load(open('out.json'))['config']['gradient_accumulation_steps']['value'] != 4)" ||
+    fail "report --grad_accum=4: A not 4"
+# a flag given a value: "takes no value", in predict's words as in every command's
+for a in --checkpointing=0 --json=1 --no-bias=1; do
+    "$VT" predict $a >out.txt 2>err.txt
+    [ $? = 2 ] && grep -q "^vramtrace predict: ${a%%=*} takes no value (see vramtrace predict --help)" err.txt ||
+        fail "predict $a: $(cat err.txt)"
+done
 # run: options end at the command; the command's own -h / --help are its own
 "$VT" run -q -- sh -c 'exit 7' >out.txt 2>&1
 [ $? = 7 ] || fail "run -- sh -c 'exit 7': not the command's status"

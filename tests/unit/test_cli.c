@@ -13,13 +13,23 @@
 
 #include "../../analyzer/cmd/cli.h"
 
-enum { OPT_JSON = CLI_LONG_ONLY, OPT_TOP };
+enum { OPT_JSON = CLI_LONG_ONLY, OPT_TOP, OPT_ACCUM, OPT_NO_COLOR };
 static const cli_opt opts[] = {{'o', "output", "FILE", "where\ncontinued"},
                                {'q', "quiet", NULL, "quiet"},
                                {OPT_JSON, "json", NULL, "json"},
                                {OPT_TOP, "top", "N", "count"},
+                               {OPT_ACCUM, "grad-accum", "N", "steps"},
+                               {OPT_NO_COLOR, "no-color", NULL, "plain"},
                                {'h', "help", NULL, "this text"},
                                {0}};
+
+/* is_key: the keys of "--KEY VALUE" (report's: its configuration's) */
+static int is_key(const char *name, size_t n)
+{
+    return (n == 10 && !strncmp(name, "block_size", n)) ||
+           (n == 10 && !strncmp(name, "batch_size", n));
+}
+static int (*g_is_key)(const char *, size_t);
 
 /* parse: runs the parser over words (argv[0] = "t"); keys and args into out as text such as
  * "o=x q KV:a=1 END@3"; returns the last cli_next result. */
@@ -33,6 +43,7 @@ static int parse(int flags, const char *const *words, char *out, size_t len)
     argv[argc] = NULL;
     cli c;
     cli_init(&c, "t", opts, flags);
+    c.is_key = g_is_key;
     out[0] = '\0';
     int k;
     size_t n = 0;
@@ -96,6 +107,40 @@ static void test_key_values(void **state)
     assert_int_equal(parse(CLI_KEY_VALUES, c, out, sizeof out), CLI_ERROR);
 }
 
+/* a long option also spelled with '_' for '-' ("--grad_accum 4", "--no_color"), and "--KEY
+ * VALUE" beside "--KEY=VALUE" where the command's keys say KEY is one; a flag so spelled given a
+ * value, or a key with none, is refused */
+static void test_spellings(void **state)
+{
+    (void)state;
+    char out[256];
+    g_is_key = is_key;
+    const char *const a[] = {"f",
+                             "--grad_accum",
+                             "4",
+                             "--no_color",
+                             "--block_size",
+                             "512",
+                             "--batch_size=8",
+                             "--grad_accum=4",
+                             NULL};
+    assert_int_equal(parse(CLI_KEY_VALUES, a, out, sizeof out), CLI_END);
+    assert_string_equal(out, "L2=4 L3 KV:block_size=512 KV:batch_size=8 L2=4 END@8 f");
+    const char *const b[] = {"--no_color=1", NULL}, *const c[] = {"--block_size", NULL},
+                      *const d[] = {"--top_n", "3", NULL}, *const e[] = {"--grad_accum", NULL};
+    assert_int_equal(parse(CLI_KEY_VALUES, b, out, sizeof out), CLI_ERROR);
+    assert_int_equal(parse(CLI_KEY_VALUES, c, out, sizeof out), CLI_ERROR);
+    assert_int_equal(parse(CLI_KEY_VALUES, d, out, sizeof out), CLI_ERROR);
+    assert_int_equal(parse(0, e, out, sizeof out), CLI_ERROR);
+    /* two spellings, two values: refused */
+    const char *const f[] = {"--grad-accum", "2", "--grad_accum=4", NULL};
+    assert_int_equal(parse(0, f, out, sizeof out), CLI_ERROR);
+    /* no keys: "--block_size 512" is no option */
+    g_is_key = NULL;
+    const char *const g[] = {"--block_size", "512", NULL};
+    assert_int_equal(parse(CLI_KEY_VALUES, g, out, sizeof out), CLI_ERROR);
+}
+
 static void test_errors(void **state)
 {
     (void)state;
@@ -133,7 +178,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_options_and_operands), cmocka_unit_test(test_stop_at_operand),
         cmocka_unit_test(test_key_values),           cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_help_lines),
+        cmocka_unit_test(test_help_lines),           cmocka_unit_test(test_spellings),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -55,6 +55,14 @@ int config_find_key(const char *name)
     return -1;
 }
 
+int config_key_named(const char *name, size_t n)
+{
+    for (int k = 0; k < CFG_COUNT; k++)
+        if (strlen(keys[k].name) == n && !strncmp(name, keys[k].name, n))
+            return 1;
+    return 0;
+}
+
 int config_set_value(nano_config *c, int k, pyval v, const char *text, config_source src,
                      const char *where, char *err, size_t errlen)
 {

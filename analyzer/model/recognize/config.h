@@ -158,6 +158,8 @@ int config_set(nano_config *c, const char *key, const char *value, config_source
 
 /* config_find_key: the key named name ("batch_size"), or -1. */
 int config_find_key(const char *name);
+/* config_key_named: 1 when the n bytes at name name a key (a command's "--KEY VALUE") */
+int config_key_named(const char *name, size_t n);
 /* config_set_value: stores the evaluated value v (text: as written, for messages) into key k
  * after type and range checks, tagged src / where. 0, or -1 with err (the key unchanged). */
 int config_set_value(nano_config *c, int k, pyval v, const char *text, config_source src,
