@@ -170,6 +170,9 @@ verdict:
         printf("  (a lower bound: " ADVICE_UNSTEPPED_TEXT " (%s); the rest of its step was not "
                "measured)\n",
                advice_cut_why(run->stopped));
+    else if (run->lower_bounds && run->caught)
+        printf("  (a lower bound: an out-of-memory error the program caught and went on from cut "
+               "short the pass the run's peak came in; the rest of it was not measured)\n");
     else if (run->lower_bounds)
         printf("  (a lower bound: the rest of the run's first forward was not measured; the "
                "step needs at least this much)\n");
@@ -232,10 +235,13 @@ verdict:
     if (none == 2) { /* as the report: lower bounds */
         printf("none recommended: %s: every %s's need above is a lower bound (vramtrace fit "
                "measures)\n",
-               run->cut_unstepped
-                   ? ADVICE_UNSTEPPED_TEXT ", and what the rest of its step adds is not known"
-                   : "the run died in its first forward, and what the rest of the forward and "
-                     "the backward add is not known",
+               run->cut_unstepped ? ADVICE_UNSTEPPED_TEXT
+                   ", and what the rest of its step adds is not known"
+               : run->caught ? "an out-of-memory error the program caught and went on from cut "
+                               "short the pass the run's peak came in, and what the rest of it "
+                               "adds is not known"
+                             : "the run died in its first forward, and what the rest of the "
+                               "forward and the backward add is not known",
                mb);
         return;
     }

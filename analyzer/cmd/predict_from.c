@@ -94,6 +94,7 @@ static int load_trace(const char *path, FILE *fp, const char *magic, nano_config
     run->trainable = m->rec.trainable;
     run->params = m->params_trace;
     run->retried = !rep.facts.has_oom && rep.facts.oom_recovered;
+    run->caught = m->lower_bounds && rep.facts.caught_peak && !rep.facts.has_oom;
     snprintf(run->forward_note, sizeof run->forward_note, "%s", m->oom_forward);
     for (int i = 0; i < m->nnotes; i++)
         if (!strncmp(m->notes[i], OPTIM_NOTE_PREFIX, strlen(OPTIM_NOTE_PREFIX)))
@@ -291,6 +292,9 @@ static int load_json(const char *path, const cJSON *root, nano_config *c, predic
     snprintf(run->capname, sizeof run->capname, "%s",
              cJSON_IsString(cn) ? cn->valuestring : "the traced run's card");
     run->lower_bounds = cJSON_IsTrue(lb);
+    run->caught = run->lower_bounds && !run->partial &&
+                  cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "oom_caught"),
+                                                   "peak_in_its_pass"));
     /* the report's largest is null where the run does not measure the growth */
     run->growth_unmeasured = cJSON_IsNull(cJSON_GetObjectItem(pr, "largest_batch_size")) ||
                              cJSON_IsFalse(cJSON_GetObjectItem(pr, "batch_growth_measured"));

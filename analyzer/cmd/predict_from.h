@@ -32,6 +32,8 @@ typedef struct predict_run {
     uint64_t trainable;      /* the run's trainable parameters, as the report counts them (0:
                               * unknown): the trained line's count at the run's own shape */
     int retried;    /* it completed after its allocator reached the card and released its cache */
+    int caught;     /* its peak came in a pass an out-of-memory error cut short, which the program
+                     * caught and went on from (lower_bounds: the rest of that pass not measured) */
     char targs[48]; /* the training-arguments call its switches go in (advice_targs), or "" */
     int largest_unpredicted; /* growth_unmeasured: no largest said, but where a run out of
                               * memory would not fit at 1 on the card asked of either (set by

@@ -33,6 +33,14 @@ run fits gpt2 12GiB --auto-find-batch-size
 run caught10 gpt2-medium 10GiB --auto-find-batch-size
 run caught11 gpt2-medium 11GiB --auto-find-batch-size
 "$VT" dump --no-resolve caught.vt | grep -m1 '"type":"oom"' >caught.dump || fail "caught: no OOM record"
+# predict --from the trace and from its report's JSON: the same lower bounds, the same words,
+# never "the run died" (it went on)
+for f in caught.vt caught.json; do
+    "$VT" predict --from "$f" >"pred_$f.txt" 2>&1 || fail "predict --from $f"
+    grep -q "^none recommended: an out-of-memory error the program caught and went on from cut short the pass" "pred_$f.txt" &&
+        grep -q "^  (a lower bound: an out-of-memory error the program caught" "pred_$f.txt" &&
+        ! grep -q "the run died" "pred_$f.txt" || fail "predict --from $f: $(grep -i 'lower bound\|none recommended' "pred_$f.txt")"
+done
 python3 - <<'PY' || fail "see above"
 import json, re
 def load(n):
