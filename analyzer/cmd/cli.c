@@ -3,6 +3,7 @@
 #include "cli.h"
 
 #include <string.h>
+#include <unistd.h>
 
 #define CLI_HELP_COLUMN 22
 
@@ -91,6 +92,14 @@ static int unknown_long(cli *c, int argc, char **argv, const char *w)
     }
     const char *v = eq ? eq + 1 : NULL;
     if (!eq && (key || o->arg)) {
+        /* (a key's value is never a file: "--compile run.vt" lacks its value, run.vt is the
+         * trace, as the key's --KEY=VALUE spelling would show) */
+        if (optind < argc && key && access(argv[optind], F_OK) == 0) {
+            fprintf(stderr,
+                    "vramtrace%s%s: %s needs a value, not the file %s (see vramtrace%s%s --help)\n",
+                    sp, c->cmd, w, argv[optind], sp, c->cmd);
+            return CLI_ERROR;
+        }
         if (optind >= argc) {
             fprintf(stderr, "vramtrace%s%s: %s needs a value (see vramtrace%s%s --help)\n", sp,
                     c->cmd, w, sp, c->cmd);

@@ -29,7 +29,13 @@ static int dump_file(const char *path, bool resolve)
     if (d && reader_status_of(r) == READER_OK && dump_json_header(d, path, reader_header(r)))
         rc = VT_EXIT_USAGE;
     reader_record rec;
+    unsigned ended = 0; /* the trailer's: a capture that stopped early is said (notes_stopped) */
+    int end_error = 0, lost = 0;
     while (d && !rc && reader_next(r, &rec)) {
+        if (rec.type == VT_REC_TRAILER) {
+            ended = rec.flags & VT_TRAILER_END_MASK, end_error = rec.u.trailer.error;
+            lost = rec.u.trailer.n_dropped != 0;
+        }
         /* a stack is dumped from its own record (dump_json.h): the tables never keep one, so
          * memory follows the trace's code objects and symbols, not its stacks */
         if ((rec.type != VT_REC_STACK && tables_add(t, &rec) != 0) || dump_json_record(d, &rec))
@@ -44,6 +50,8 @@ static int dump_file(const char *path, bool resolve)
     fflush(stdout);
     if (rc == VT_EXIT_OK && st == READER_TRUNCATED) /* (its status line is the last: said) */
         notes_truncated("dump", path, reader_error_message(r), "dumping");
+    else if (rc == VT_EXIT_OK && st == READER_OK)
+        notes_stopped("dump", path, ended, end_error, lost, "dumping");
     if (rc == VT_EXIT_OK && (st == READER_MALFORMED || st == READER_IOERR)) {
         char why[600];
         reader_describe(r, why, sizeof why);

@@ -48,18 +48,26 @@ void notes_truncated(const char *cmd, const char *path, const char *why, const c
             doing);
 }
 
+void notes_stopped(const char *cmd, const char *path, unsigned ended, int error, int lost,
+                   const char *doing)
+{
+    if (!(ended & (VT_TRAILER_DISK_FULL | VT_TRAILER_OUTPUT_ERROR)))
+        return;
+    fprintf(stderr, "vramtrace %s: warning: ", cmd);
+    path_fputs(stderr, path);
+    fprintf(stderr, " stopped early (%s: tracing stopped, the program went on); %s %s\n",
+            replay_stop_words(ended, error), doing,
+            lost ? "what the file kept (events made before it are missing)"
+                 : "every record made before");
+}
+
 void notes_trace(const char *cmd, const replay_result *r, const char *doing)
 {
     notes_implausible(cmd, r->path, r->n_implausible);
     if (r->status == READER_TRUNCATED) {
         notes_truncated(cmd, r->path, r->status_msg, doing);
-    } else if (r->ended & (VT_TRAILER_DISK_FULL | VT_TRAILER_OUTPUT_ERROR)) {
-        fprintf(stderr, "vramtrace %s: warning: ", cmd);
-        path_fputs(stderr, r->path);
-        fprintf(stderr, " stopped early (%s: tracing stopped, the program went on); %s %s\n",
-                replay_stop_words(r->ended, r->end_error), doing,
-                replay_lost_events(r) ? "what the file kept (events made before it are missing)"
-                                      : "every record made before");
+    } else {
+        notes_stopped(cmd, r->path, r->ended, r->end_error, replay_lost_events(r) != 0, doing);
     }
     if (!r->tensor_mode && !r->segment_mode) { /* a trace cut before it, or a tiny one */
         fprintf(stderr, "vramtrace %s: warning: ", cmd);

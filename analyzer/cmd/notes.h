@@ -14,6 +14,11 @@
  * trace with no allocation of PyTorch's (cut before the first, or too short): nothing to
  * diagnose or advise. */
 void notes_trace(const char *cmd, const replay_result *r, const char *doing);
+/* notes_stopped: notes_trace's warning for a trace whose capture stopped early (its trailer's
+ * flags ended and error: a full disk, the file-size limit, a failed write; lost: events made
+ * before it are missing), nothing otherwise */
+void notes_stopped(const char *cmd, const char *path, unsigned ended, int error, int lost,
+                   const char *doing);
 /* notes_truncated: notes_trace's warning for a trace without its end, why the reader's reason
  * ("no trailer" when NULL or ""): `dump`, which replays nothing, says it so too. */
 void notes_truncated(const char *cmd, const char *path, const char *why, const char *doing);

@@ -66,7 +66,8 @@ void predict_usage(FILE *out)
         "includes an assumed %llu MiB CUDA context, a cuBLAS workspace of %llu MiB and room\n"
         "for an allocator cache of %.0f %% of the tensors compiled, %.0f %% eager; with --from,\n"
         "the run's own (its optimizer and what it trained too; where the cache's share is not\n"
-        "measured, %.0f and %.0f %% if that run set expandable_segments:True). Keep >= %d %% free.\n"
+        "measured, %.0f and %.0f %% if that run set expandable_segments:True). Keep >= %d %% "
+        "free.\n"
         "exit: 0 ok, 2 usage or bad value, 3 --from a file that is no trace nor a report's JSON,\n"
         "or a malformed trace\n",
         card_presets_help(), FORMULA_CONTEXT_BYTES >> 20, FORMULA_CUBLAS_BYTES >> 20,

@@ -306,9 +306,8 @@ static int report_fill(report_ctx *c)
     f->casts_visible = r->op_frames && !tables_no_python(r->t);
     unsigned trained_elem = params16(c, r, f);
     f->backward_passes = (int)r->backward_passes, f->oom_recovered = r->oom_recovered;
-    f->caught_peak = r->tensor_mode ? replay_in_caught(r, r->at_tensors.event, r->tensors_phase,
-                                                       r->tensors_bwd, r->tensors_iter)
-                                    : replay_peak_in_caught(r);
+    /* (a caught error that is has_oom's: the advice of a run out of memory, which trained on) */
+    f->caught_peak = replay_peak_in_caught(r) && !r->has_oom;
     f->caught_ns = r->caught.time_ns, f->caught_request = r->caught.requested;
     f->fwd0_copies_made = r->fwd0_copies_made, f->peak_train = r->peak_train;
     f->truncated = replay_stopped_early(r);

@@ -179,16 +179,22 @@ const char *report_caught_text(const replay_result *r, char *buf, size_t n)
 {
     if (!r->oom_caught)
         return NULL;
-    char req[32];
+    char req[32], peak[96] = "";
+    if (replay_peak_in_caught(r))
+        snprintf(peak, sizeof peak,
+                 "; the %s peak below came in the same pass, before the error "
+                 "cut it short",
+                 r->tensor_mode ? "allocated" : "process");
     snprintf(buf, n,
              "the program went on after %u out-of-memory error%s it caught: the first at %.3f s, "
              "a request of %s during %s%s%s",
              r->oom_caught, r->oom_caught == 1 ? "" : "s", secs(r->caught.time_ns),
-             human(r->caught.requested, req, sizeof req), phase_name(r->caught.phase),
-             replay_peak_in_caught(r) ? "; the process peak below came in the same pass, "
-                                        "before the error cut it short"
-                                      : "",
-             r->has_oom ? "; the run ended in another" : "");
+             human(r->caught.requested, req, sizeof req), phase_name(r->caught.phase), peak,
+             !r->has_oom          ? ""
+             : !r->oom_went_on    ? "; nothing came after the last, below"
+             : r->oom_caught == 1 ? "; it is the OOM below: the run did not end in it"
+                                  : "; the OOM below is the last of them: the run did not "
+                                    "end in it");
     return buf;
 }
 

@@ -24,10 +24,18 @@ void summary_text(FILE *out, const char *path, const run_summary *s, const char 
         report_lost_text(s->lost, s->missing, s->made, s->lost_why | s->ended, lost, sizeof lost),
         pr, pp, s->contexts, s->contexts == 1 ? "" : "s");
     char cq[32];
-    if (s->oom)
-        fprintf(out, "OOM: yes (a request for %s failed%s), ",
+    if (s->oom && s->oom_went_on) /* (the run went on after it) */
+        fprintf(out, "OOM: yes, caught (a request for %s failed; the program went on after it%s), ",
                 card_format_bytes(s->oom_requested, oq, sizeof oq),
-                s->oom_caught ? ", after an error the program caught and went on from" : "");
+                s->oom_caught > 1 ? " and the ones before" : "");
+    else if (s->oom && s->oom_caught)
+        fprintf(out,
+                "OOM: yes (a request for %s failed, after %u the program caught and went on "
+                "from), ",
+                card_format_bytes(s->oom_requested, oq, sizeof oq), s->oom_caught);
+    else if (s->oom)
+        fprintf(out, "OOM: yes (a request for %s failed), ",
+                card_format_bytes(s->oom_requested, oq, sizeof oq));
     else if (s->oom_caught) /* (the run did not end in it) */
         fprintf(out, "OOM: %u caught, the program went on (the first a request for %s), ",
                 s->oom_caught, card_format_bytes(s->caught_requested, cq, sizeof cq));

@@ -4,7 +4,7 @@ transformers.Trainer with TrainingArguments written here, in the script (batch s
 accumulation, bf16, optimizer, checkpointing), on a pre-tokenized dataset of 1024-token blocks
 (as run_clm.py's grouped texts: input_ids, attention_mask, labels). Its flags pick the model and
 turn on the Trainer's auto_find_batch_size (an out-of-memory error halves the batch size and the
-training starts again). No GPU, no PyTorch: the tensors eager PyTorch would allocate, on the fake CUDA runtime.
+training starts again) and set its optimizer steps (--max-steps, default 1). No GPU, no PyTorch: the tensors eager PyTorch would allocate, on the fake CUDA runtime.
 
     python3 examples/sim/sim_trainer.py --model gpt2
 
@@ -93,6 +93,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", choices=["gpt2", "gpt2-medium", "llama-400m"], default="gpt2")
     ap.add_argument("--auto-find-batch-size", action="store_true")
+    ap.add_argument("--max-steps", type=int, default=1)
     a = ap.parse_args()
     training_args = TrainingArguments(
         output_dir="out-sim-trainer",
@@ -101,7 +102,7 @@ def main():
         learning_rate=3e-4,
         weight_decay=0.1,
         warmup_steps=0,
-        max_steps=1,
+        max_steps=a.max_steps,
         logging_steps=1,
         bf16=True,
         optim="adamw_torch_fused",

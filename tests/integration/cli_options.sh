@@ -53,6 +53,10 @@ done
 "$VT" report --json "$T" --grad_accum=4 --no_color >out.json 2>err.txt || fail "report --grad_accum=4: $(cat err.txt)"
 python3 -c "import json,sys; sys.exit(json.load(open('out.json'))['config']['gradient_accumulation_steps']['value'] != 4)" ||
     fail "report --grad_accum=4: A not 4"
+# a key with no value before the trace: its value is missing, not the trace
+"$VT" report --compile "$T" >out.txt 2>err.txt
+[ $? = 2 ] && grep -q "^vramtrace report: --compile needs a value, not the file $T" err.txt ||
+    fail "report --compile TRACE: $(cat err.txt)"
 # a flag given a value: "takes no value", in predict's words as in every command's
 for a in --checkpointing=0 --json=1 --no-bias=1; do
     "$VT" predict $a >out.txt 2>err.txt

@@ -19,3 +19,7 @@ if grep -q "truncated" full.err; then
     echo "dump_golden: a whole trace said truncated"
     exit 1
 fi
+# a trace the capture stopped early (here at the file-size limit) is said so, as by every command
+"$VT" dump "$ROOT/tests/data/disk_full_segment.vt" >/dev/null 2>seg.err
+grep -q "^vramtrace dump: warning: .*disk_full_segment.vt stopped early (the process's file-size limit, ulimit -f: tracing stopped, the program went on); dumping every record made before$" seg.err ||
+    { cat seg.err; echo "dump_golden: no warning for a trace stopped early"; exit 1; }

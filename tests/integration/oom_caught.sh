@@ -32,6 +32,29 @@ run fits gpt2 12GiB --auto-find-batch-size
 # program going on, not another recovery; each run caught one error
 run caught10 gpt2-medium 10GiB --auto-find-batch-size
 run caught11 gpt2-medium 11GiB --auto-find-batch-size
+# two steps after the retry: its completion is of B=2, never "keep the current configuration"
+run caught2 gpt2-medium 12GiB --auto-find-batch-size --max-steps 2
+# a loop of its own that catches an error in its first backward at 14 and trains at 4: the error
+# is the run's OOM still (the configuration failed; the advice of a run out of memory), one it
+# went on from; its steps after it are counted (2, each of one backward pass), and the largest
+# micro-batch said to fit trains on this card
+retry() { # name, micro-batches to try
+    BS=$2 timeout 300 "$VT" run --card 12GiB -o "$1.vt" -- python3 "$ROOT/tests/python/oom_retry.py" \
+        </dev/null >"$1.out" 2>&1 || fail "$1: run failed"
+    "$VT" report --no-color "$1.vt" >"$1.txt" && "$VT" report --json "$1.vt" >"$1.json" ||
+        fail "$1: report failed"
+}
+retry r14 14,4
+grep -q "^OOM at 14$" r14.out && grep -q "^trained at 4$" r14.out || fail "r14: $(cat r14.out)"
+grep -q "OOM: yes, caught (a request for 2.69 GiB failed; the program went on after it), complete" r14.out ||
+    fail "r14: run's summary: $(grep -o 'OOM: [^)]*)' r14.out)"
+grep -q "^  oom      .*during backward; it is the OOM below: the run did not end in it$" r14.txt &&
+    grep -q "^  events .*, 2 optimizer steps," r14.txt &&
+    grep -q "^  accumulation steps A  *1 " r14.txt || fail "r14: $(grep '^  oom\|^  events\|accumulation steps' r14.txt)"
+largest=$(sed -n 's/^  largest micro-batch that fits (other settings unchanged, keeping >= 5 % free): \([0-9]*\)$/\1/p' r14.txt)
+[ -n "$largest" ] && [ "$largest" -lt 14 ] || fail "r14: largest micro-batch '$largest'"
+retry "at$largest" "$largest"
+grep -q "^trained at $largest$" "at$largest.out" || fail "the largest micro-batch said to fit, $largest, did not: $(cat "at$largest.out")"
 "$VT" dump --no-resolve caught.vt | grep -m1 '"type":"oom"' >caught.dump || fail "caught: no OOM record"
 # predict --from the trace and from its report's JSON: the same lower bounds, the same words,
 # never "the run died" (it went on)
@@ -60,7 +83,7 @@ if j["run"]["oom"] or j["oom"] is not None:
     bad.append("caught: said to end in an OOM (run.oom %r)" % j["run"]["oom"])
 line = re.search(r"^  oom      (.*)$", text, re.M)
 if not line or not line.group(1).startswith("the program went on after 1 out-of-memory error it caught: the first at ") \
-        or "the process peak below came in the same pass, before the error cut it short" not in line.group(1):
+        or "the allocated peak below came in the same pass, before the error cut it short" not in line.group(1):
     bad.append("caught: oom line %r" % (line and line.group(1)))
 page = open("caught.html").read()
 if line and "<p class=note>out of memory: " + line.group(1) + "</p>" not in page:
@@ -80,6 +103,13 @@ for n, recovered in (("caught10", 1), ("caught11", 1)):
         bad.append("%s: the program did not go on at 2" % n)
     if not j["oom_caught"] or j["oom_caught"]["count"] != 1 or j["run"]["oom"] or j["oom_recovered"] != recovered:
         bad.append("%s: oom_caught %r, run.oom %r, oom_recovered %r" % (n, j["oom_caught"], j["run"]["oom"], j["oom_recovered"]))
+j, text, out = load("caught2")
+if truth(out)["steps"] != 2 or "keep the current configuration" in text or "it fits, tightly" in text \
+        or "current configuration needs at least " not in text:
+    bad.append("caught2: the completion of B=2 said of the configuration that failed")
+j = json.load(open("r14.json"))
+if not j["run"]["oom"] or not j["oom_caught"]["oom_is_caught"] or j["oom"]["phase"] != "backward":
+    bad.append("r14: run.oom %r, oom_caught %r" % (j["run"]["oom"], j["oom_caught"]))
 j, text, out = load("ended")
 if not truth(out)["oom"] or j["oom_caught"] is not None or not j["run"]["oom"] or "\n  oom      " in text:
     bad.append("ended: oom_caught %r, run.oom %r" % (j["oom_caught"], j["run"]["oom"]))

@@ -532,8 +532,9 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
                    : m->capacity <= oom_card
                        ? 0
                        : advice_fits(m->current.required_bytes, m->capacity, ADVICE_HEADROOM);
-    /* a run that completed its steps on this card is never told first to shrink (it fits) */
-    if (cur_fits == 0 && !f->has_oom && f->iterations > 0 && m->capacity &&
+    /* a run that completed its steps on this card is never told first to shrink (it fits); not
+     * one whose peak came in a pass an error it caught cut short (its steps ran another way) */
+    if (cur_fits == 0 && !f->has_oom && !f->caught_peak && f->iterations > 0 && m->capacity &&
         f->peak_process <= m->capacity) {
         /* ... once a forward ran with the optimizer's state (a second step): one step's forward
          * ran before the state existed, and the next one holds it (Llama 400M at B=4: its one

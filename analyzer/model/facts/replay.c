@@ -232,8 +232,11 @@ static inline __attribute__((always_inline)) void apply_one(state *s, int is_all
             replay_cats_keys_changed(s);
         else if (s->bwd != bwd0 || s->iter != iter0)
             replay_cats_changed(s);
-        if (__builtin_expect(ot->pending, 0) && (s->bwd != bwd0 || s->iter != iter0))
+        if (__builtin_expect(ot->pending, 0) && (s->bwd != bwd0 || s->iter != iter0)) {
             replay_oom_caught(s, ot); /* the program went on from it */
+            if (s->iter == iter0) /* (the passes before: the attempt it cut short, not this A) */
+                s->bwd_at_step = s->bwd - 1;
+        }
     } else {
         ph = replay_phase_free(s, ev); /* a free changes no counter */
     }
@@ -500,10 +503,11 @@ static int replay_reader(const char *path, reader *rd, replay_result *out, char 
     snprintf(out->status_msg, sizeof out->status_msg, "%s",
              out->status == READER_TRUNCATED && why && *why ? why
                                                             : reader_status_name(out->status));
-    if (ot.pending) {
+    if (ot.pending || ot.caught) { /* (caught: the run's OOM still, one it went on from) */
         out->has_oom = 1;
         out->oom_requested = ot.requested;
         out->oom_time_ns = ot.time_ns;
+        out->oom_went_on = ot.caught;
         out->oom_stack = ot.stack;
         out->oom_phase = ot.phase;
         out->oom_emulated = ot.emulated;

@@ -182,6 +182,7 @@ typedef struct replay_result {
      * find_executable_batch_size, a loop that skips a batch), and the first of them */
     uint32_t oom_caught;
     replay_oom_caught_first caught;
+    int oom_went_on;         /* has_oom's error is one of them: the program went on after it */
     uint64_t run_dropped;    /* the TRAILER's events lost (capture could not keep them) */
     uint64_t dropped_events; /* events of the run no longer in the file */
     uint64_t dropped_from_ns, dropped_to_ns;
@@ -291,7 +292,7 @@ static inline const char *replay_stop_words(unsigned ended, uint32_t error)
  * came in the pass the first caught OOM cut short (the same forward, backward or step, before it;
  * a forward after a backward counts the backward passes it does): what
  * it measured is of that attempt, not of what the program went on with; replay_peak_in_caught:
- * the process peak did */
+ * the peak the advice explains did (the tensors' in tensor modes, else the process peak) */
 static inline int replay_in_caught(const replay_result *r, uint64_t event, uint8_t ph, uint32_t bwd,
                                    uint32_t iter)
 {
@@ -301,7 +302,10 @@ static inline int replay_in_caught(const replay_result *r, uint64_t event, uint8
 
 static inline int replay_peak_in_caught(const replay_result *r)
 {
-    return replay_in_caught(r, r->at_peak.event, r->peak_phase, r->peak_bwd, r->peak_iter);
+    return r->tensor_mode
+               ? replay_in_caught(r, r->at_tensors.event, r->tensors_phase, r->tensors_bwd,
+                                  r->tensors_iter)
+               : replay_in_caught(r, r->at_peak.event, r->peak_phase, r->peak_bwd, r->peak_iter);
 }
 
 static inline int replay_stopped_early(const replay_result *r)

@@ -133,11 +133,15 @@ static void oom_begins(state *s, uint8_t ph)
 void replay_oom_caught(state *s, oom_track *ot)
 {
     replay_result *r = s->r;
+    ot->pending = s->frozen_oom =
+        0; /* (its unwinding is over: the frees after are the program's) */
+    if (ot->caught)
+        return;
+    ot->caught = 1;
     if (!r->oom_caught++)
         r->caught =
             (replay_oom_caught_first){ot->time_ns, ot->requested, ot->first_event, ot->stack,
                                       ot->iter,    ot->bwd,       ot->phase,       ot->emulated};
-    ot->pending = s->frozen_oom = 0;
 }
 
 /* oom_track_new: an out-of-memory failure (a request of size) begins at this event, in phase ph;
@@ -147,8 +151,8 @@ static void oom_track_new(state *s, oom_track *ot, const reader_event *ev, uint8
 {
     if (ot->pending)
         replay_oom_caught(s, ot);
-    *ot = (oom_track){1, s->event, ev->size, ev->time_ns, 0,       s->event, ev->stack_id,
-                      1, ph,       emulated, 0,           s->iter, s->bwd};
+    *ot = (oom_track){1, s->event, ev->size, ev->time_ns, 0, s->event, ev->stack_id,
+                      1, ph,       emulated, 0,           0, s->iter,  s->bwd};
     oom_begins(s, ph);
 }
 

@@ -184,12 +184,12 @@ typedef struct state {
     struct again *again; /* a one-step run's tensor events (replay_again.c); NULL: not logged */
 } state;
 
-/* OOM bookkeeping */
-typedef struct oom_track {
+typedef struct oom_track { /* an out-of-memory failure, from its first failed request */
     int pending;
     uint64_t first_event, requested, time_ns, released, last_event;
     uint32_t stack, fails;
-    uint8_t phase, emulated, raised; /* raised: PyTorch raised it (its tracker's OOM) */
+    uint8_t phase, emulated, raised, caught; /* raised: PyTorch did (its tracker's OOM); caught:
+                                              * the program went on from it (oom_caught) */
     uint32_t iter, bwd; /* the optimizer steps and backward passes begun when it began */
 } oom_track;
 
@@ -338,7 +338,7 @@ static inline void replay_track_blocks(state *s, const reader_event *ev)
  * (AP_SPECIAL) but a tensor of PyTorch's tracker, or of a failed call (phase ph): the tracker's
  * notes and segments, an OOM, contexts; 1 when the allocation ends there */
 int replay_special_alloc(state *s, const reader_event *ev, oom_track *ot, uint8_t ph);
-/* replay_oom_caught: the pending OOM ot was caught (the program went on: replay.h oom_caught) */
+/* replay_oom_caught: pending OOM ot caught, counted once; still has_oom's (replay.h oom_caught) */
 void replay_oom_caught(state *s, oom_track *ot);
 /* replay_infer_note: one event for infer.c's pass (freed_event: what a free frees, or 0). */
 void replay_infer_note(state *s, int is_alloc, const reader_event *ev, uint64_t freed_event);

@@ -20,6 +20,7 @@ typedef struct run_summary {
     int oom;                        /* the run ended in an out-of-memory error (report: OOM) */
     uint64_t oom_requested;         /* bytes the failing call asked for */
     uint32_t oom_caught;            /* errors the program caught and went on from (replay.h) */
+    int oom_went_on;                /* the OOM (oom) is the last of them */
     uint64_t caught_requested;      /* the first one's request */
     int truncated;                  /* no trailer: the process did not stop cleanly */
     char truncated_why[256];
