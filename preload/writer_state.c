@@ -294,15 +294,15 @@ static window *desc_new(int *own_page)
 }
 
 /* vt__window_make: the descriptor of a window over the mapping [map_off, end) whose records start
- * at file offset start. vt__ws.lock held. NULL (and the mapping undone) when out of memory. */
+ * at file offset start. vt__ws.lock held. NULL when out of memory, the mapping left to the caller
+ * to undo (a bounded trace's slot is released through it: it had been unmapped here, then written
+ * into and unmapped again, the host killed by SIGSEGV under ulimit -v). */
 window *vt__window_make(char *map, uint64_t map_off, uint64_t end, uint64_t start)
 {
     int own_page;
     window *w = desc_new(&own_page);
-    if (!w) {
-        vt__sys_ops.munmap(map, (size_t)(end - map_off));
+    if (!w)
         return NULL;
-    }
     memset(w, 0, sizeof *w);
     w->own_page = own_page;
     w->map = map;

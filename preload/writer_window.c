@@ -154,6 +154,8 @@ window *vt__window_new(uint64_t start, uint64_t need, int *err)
         start + need + TRAILER_ROOM <= vt__ws.spare.end) {
         window *w =
             vt__window_make(vt__ws.spare.map, vt__ws.spare.map_off, vt__ws.spare.end, start);
+        if (!w)
+            vt__sys_ops.munmap(vt__ws.spare.map, (size_t)(vt__ws.spare.end - vt__ws.spare.map_off));
         vt__ws.spare.map = NULL;
         *err = ENOMEM;
         return w;
@@ -165,7 +167,10 @@ window *vt__window_new(uint64_t start, uint64_t need, int *err)
     if (!p)
         return NULL;
     *err = ENOMEM;
-    return vt__window_make(p, map_off, end, start);
+    window *w = vt__window_make(p, map_off, end, start);
+    if (!w)
+        vt__sys_ops.munmap(p, (size_t)(end - map_off));
+    return w;
 }
 
 /* vt__window_prepare_next: maps the window after w ahead of time (called once w is half full), so

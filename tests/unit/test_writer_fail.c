@@ -285,6 +285,62 @@ static void test_bounded_full_at_exec(void **st)
     assert_non_null(strstr(msg, "bexec.vt: No space left on device at "));
 }
 
+/* ---- a window descriptor that cannot be allocated (out of address space) ---------------- */
+/* The test's own aligned_alloc (the writer's descriptors' allocator; nothing else here uses it):
+ * NULL while g_fail_desc. A bounded trace's next raw slot whose descriptor failed had been
+ * unmapped by vt__window_make, then written into and unmapped again by its release: the host
+ * killed by SIGSEGV under ulimit -v (audit finding 1). */
+static int g_fail_desc;
+void *aligned_alloc(size_t align, size_t n)
+{
+    void *p = NULL;
+    if (__atomic_load_n(&g_fail_desc, __ATOMIC_RELAXED))
+        return NULL;
+    return posix_memalign(&p, align, n) ? NULL : p;
+}
+
+/* desc_fails: writes 60,000 records, the descriptors failing from the 20,000th on: tracing stops
+ * there with one warning, no crash; the trace up to there reads */
+static void desc_fails(const char *name, const char *max_size)
+{
+    if (max_size)
+        setenv("VRAMTRACE_MAX_SIZE", max_size, 1);
+    setenv("VRAMTRACE_COMPRESS", "0", 1);
+    use_output(name);
+    capture_stderr();
+    uint64_t payload[4] = {1, 2, 3, 4};
+    int ok = 0, failed = 0;
+    for (int i = 0; i < 60000; i++) {
+        if (i == 20000)
+            __atomic_store_n(&g_fail_desc, 1, __ATOMIC_RELAXED);
+        if (vt__write(VT_REC_ALLOC, 5, payload, 32, NULL, 0) == 0)
+            ok++;
+        else
+            failed++;
+    }
+    assert_false(vt__active());
+    __atomic_store_n(&g_fail_desc, 0, __ATOMIC_RELAXED);
+    vt__writer_close();
+    char msg[400];
+    int warnings = end_capture(msg, sizeof msg);
+    unsetenv("VRAMTRACE_MAX_SIZE");
+    unsetenv("VRAMTRACE_COMPRESS");
+    assert_true(ok >= 20000 && failed > 0);
+    assert_int_equal(warnings, 1);
+}
+
+static void test_desc_fails_bounded(void **st)
+{
+    (void)st;
+    desc_fails("bdesc.vt", "8388608");
+}
+
+static void test_desc_fails(void **st)
+{
+    (void)st;
+    desc_fails("desc.vt", NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -294,6 +350,8 @@ int main(void)
         cmocka_unit_test(test_small_disk),
         cmocka_unit_test(test_bounded_full_at_close),
         cmocka_unit_test(test_bounded_full_at_exec),
+        cmocka_unit_test(test_desc_fails),
+        cmocka_unit_test(test_desc_fails_bounded),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
