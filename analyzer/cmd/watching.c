@@ -251,8 +251,8 @@ static int header_pending(const char *path)
  * run is in it, all of them): kept from the last read, each allocation still live was taken as
  * one that replaced itself (freed from a growth just emptied: a stack's bytes wrapped, "growth
  * +5906991.75 TiB/step") and each backward pass was counted again ("94 backward passes" for
- * 47). */
-static void reread(wstate *w)
+ * 47). -1: out of memory (no tables). */
+static int reread(wstate *w)
 {
     phases_memo_free(&w->memo); /* (its keys are the tables' records) */
     tables_free(w->t);
@@ -267,11 +267,13 @@ static void reread(wstate *w)
     w->oom = w->oom_by = w->bwd_pending = w->last_bwd = w->first_zg = w->zg_state = 0;
     w->oom_bytes = w->oom_ns = 0;
     w->passes = 0;
+    return w->t ? 0 : -1;
 }
 
 /* refresh: reads what was written since the last time. 0; 1 when there is nothing to read yet
  * (w->why says why, w->why_rc the exit code if that is the end: a missing file 2, a header not
- * written 3); -1 with w->why and w->why_rc: the file cannot be read (2) or is not a trace (3). */
+ * written 3); -1 with w->why and w->why_rc: the file cannot be read (2) or is not a trace (3);
+ * -2: out of memory (its tables could not be made again: they had been used NULL, SIGSEGV). */
 static int refresh(wstate *w)
 {
     char msg[512];
@@ -297,9 +299,11 @@ static int refresh(wstate *w)
             w->chunked = 1;
             return refresh(w);
         }
-        if (w->chunked)
-            reread(w);
-        else
+        if (w->chunked && reread(w) < 0) {
+            reader_close(rd);
+            return -2; /* out of memory (its tables): main says so */
+        }
+        if (!w->chunked)
             reader_watching(rd, 1); /* (the records of its last 100 ms wait: reader.h) */
         w->rd = rd;
     } else if (reader_follow(w->rd)) {
@@ -512,13 +516,17 @@ int watch_loop(const char *path, double interval, int once, int plain, pid_t chi
     w.path = path;
     w.t = tables_new();
     int tty = !plain && isatty(STDOUT_FILENO);
-    int rc = VT_EXIT_OK;
-    for (;;) {
+    int rc = w.t ? VT_EXIT_OK : VT_EXIT_USAGE; /* (out of memory: main says so) */
+    while (w.t) {
         if (child > 0 && !*reaped) {
             pid_t p = run_signals_reap(child, status, WNOHANG);
             *reaped = p == child || (p < 0 && errno != EINTR && errno != EAGAIN);
         }
         int r = refresh(&w);
+        if (r == -2) {
+            rc = VT_EXIT_USAGE;
+            break;
+        }
         if (r < 0) {
             notes_error("watch", w.why);
             rc = w.why_rc;

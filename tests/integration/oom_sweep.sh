@@ -87,6 +87,13 @@ run flame_all flame --at all "$D/dump_small.vt"
 run diff diff "$D/dump_small.vt" "$D/report_rank0.vt"
 run export export --perfetto p.json --memory-viz m.pickle --html h.html "$D/dump_small.vt"
 run predict_from predict --from "$D/dump_small.vt"
+# watch --once, a plain trace and a bounded (chunked) one, read again from its beginning at
+# each refresh: its tables, made anew there and at the start, had been used unchecked (allocation
+# 3: SIGSEGV in tables_add)
+run watch watch --once "$D/dump_small.vt"
+LD_LIBRARY_PATH="$FAKE" VRAMTRACE_MAX_SIZE=8388608 VRAMTRACE_OUTPUT=bnd.vt LD_PRELOAD="$VT_PRELOAD" \
+    "$BUILD/tests/prog/bench_alloc" 2000 1 0 >/dev/null 2>&1 || { echo "the bounded run failed"; exit 1; }
+run watch_bounded watch --once bnd.vt
 # a trace holding its config file and script (sim_train.py with nanogpt-30m-4070.py, one step
 # of a tiny model, on the fake runtime), every allocation: glibc's own fmemopen failing had been
 # read as no file recorded, exit 0 with another configuration. With native frames, the first
