@@ -154,6 +154,14 @@ static int run_trial(fit_job *j, long b, fit_trial *t)
         fprintf(stderr, "vramtrace fit: cannot create %s: %s\n", tdir, strerror(errno));
         return -1;
     }
+    struct stat ds; /* (a link to another directory: its traces had been deleted through it) */
+    if (lstat(tdir, &ds) || !S_ISDIR(ds.st_mode) || ds.st_uid != geteuid()) {
+        fprintf(stderr,
+                "vramtrace fit: %s is not a directory of yours (a symbolic link, or another "
+                "user's): refused; remove it or give another --dir\n",
+                tdir);
+        return -1;
+    }
     fit_clear_traces(tdir);
     char **args = calloc((size_t)j->argc + 10, sizeof *args);
     if (!args)
@@ -183,6 +191,10 @@ static int run_trial(fit_job *j, long b, fit_trial *t)
     for (int i = first; i < n; i++)
         free(args[i]);
     free(args);
+    if (rc < 0 && pr.log_failed) {
+        fprintf(stderr, "vramtrace fit: cannot create %s: %s\n", log, strerror(err));
+        return -1;
+    }
     if (rc < 0) {
         fprintf(stderr, "vramtrace fit: cannot start the trial or wait for its end: %s\n",
                 strerror(err));

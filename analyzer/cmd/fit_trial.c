@@ -162,10 +162,23 @@ int fit_proc_run(char *const argv[], const char *log, double limit_s, volatile s
                  volatile pid_t *running, fit_proc *out)
 {
     memset(out, 0, sizeof *out);
-    int fds[2];
-    if (pipe2(fds, O_CLOEXEC))
+    if (unlink(log) && errno != ENOENT) {
+        out->log_failed = 1;
         return -1;
-    log_sink l = {open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), 0, NULL, 0};
+    }
+    log_sink l = {open(log, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600), 0, NULL,
+                  0};
+    if (l.fd < 0) {
+        out->log_failed = 1;
+        return -1;
+    }
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC)) {
+        int e = errno;
+        close(l.fd);
+        errno = e;
+        return -1;
+    }
     fflush(stdout); /* nothing buffered is written twice by the child */
     fflush(stderr);
     double t0 = now_s();

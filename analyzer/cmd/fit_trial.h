@@ -22,6 +22,7 @@ typedef struct fit_proc {
     int timed_out;    /* killed at the time limit */
     uint64_t out;     /* bytes the trial wrote to stdout + stderr */
     uint64_t out_cut; /* bytes of them left out of the log */
+    int log_failed;   /* -1 returned because the log could not be created (errno why) */
 } fit_proc;
 
 /* fit_proc_run: runs argv (argv[0] a path, execv) with stdin /dev/null and stdout + stderr read
@@ -30,7 +31,10 @@ typedef struct fit_proc {
  * gets SIGTERM, with all of its process group, and SIGKILL FIT_KILL_GRACE_S later. When *stop
  * becomes set (Ctrl-C; the caller's handler forwards the signal to *running), the group is
  * killed if it has not ended 10 s later. *running holds the trial's pid while it runs.
- * Returns 0, or -1 with errno when it could not be started or its end waited for (its status
+ * The log is made anew, 0600, never through a symbolic link (an old file or link of that name
+ * removed first, then created O_EXCL | O_NOFOLLOW: an existing output.log linked elsewhere had
+ * been followed and its target overwritten). Returns 0, or -1 with errno when the log could not
+ * be created (out->log_failed), the trial could not be started or its end waited for (its status
  * unknown). */
 int fit_proc_run(char *const argv[], const char *log, double limit_s, volatile sig_atomic_t *stop,
                  volatile pid_t *running, fit_proc *out);
