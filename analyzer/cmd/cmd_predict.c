@@ -470,7 +470,8 @@ int cmd_predict(int argc, char **argv)
     if (rc == 1)
         return VT_EXIT_OK;
     if (rc < 0) {
-        say("", err);
+        if (!mem_failed()) /* (out of memory: what failed in it is no diagnosis; main says so) */
+            say("", err);
         return VT_EXIT_USAGE;
     }
     for (int i = 0; i < config_notes_kept(&c); i++) /* config lines not used, and why */

@@ -12,6 +12,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "mem.h"
 #include "predict_model.h"
 
 #define HF_CONFIG_MAX (1u << 20) /* a model's config.json is a few KiB */
@@ -138,8 +139,11 @@ static cJSON *read_json(const char *path)
     if (stat(path, &st) || !S_ISREG(st.st_mode))
         return NULL;
     FILE *f = fopen(path, "rb");
-    if (!f)
+    if (!f) {
+        if (errno == ENOMEM) /* (glibc's own allocation: it had been read as not JSON) */
+            mem_note_failure();
         return NULL;
+    }
     char *buf = malloc(HF_CONFIG_MAX + 1);
     size_t n = buf ? fread(buf, 1, HF_CONFIG_MAX + 1, f) : 0;
     fclose(f);

@@ -94,6 +94,19 @@ run watch watch --once "$D/dump_small.vt"
 LD_LIBRARY_PATH="$FAKE" VRAMTRACE_MAX_SIZE=8388608 VRAMTRACE_OUTPUT=bnd.vt LD_PRELOAD="$VT_PRELOAD" \
     "$BUILD/tests/prog/bench_alloc" 2000 1 0 >/dev/null 2>&1 || { echo "the bounded run failed"; exit 1; }
 run watch_bounded watch --once bnd.vt
+# predict CONFIG.json (a Hugging Face config.json): glibc's fopen failing as the JSON is read
+# had been taken for a file that is not JSON, then refused as "is JSON, not a nanoGPT config
+# file"; out of memory is said alone, never with that diagnosis
+run predict_hf predict "$D/hf/gpt2.json" --batch-size 2
+run predict_hf_llama predict "$D/hf/llama_gqa300m.json" --batch-size 2
+for n in $(seq 1 20); do
+    VT_FAILMALLOC=$n LD_PRELOAD="$LIB" "$VT" predict "$D/hf/gpt2.json" --batch-size 2 >/dev/null 2>got.err
+    if grep -q 'not a nanoGPT config file' got.err; then
+        echo "FAIL predict_hf: allocation $n: $(head -c 200 got.err)"
+        bad=1
+        break
+    fi
+done
 # a trace holding its config file and script (sim_train.py with nanogpt-30m-4070.py, one step
 # of a tiny model, on the fake runtime), every allocation: glibc's own fmemopen failing had been
 # read as no file recorded, exit 0 with another configuration. With native frames, the first
