@@ -95,9 +95,11 @@ static void merge_tensor_mode(void)
     }
     if (strstr(cur, "backend:cudaMallocAsync"))
         return;
-    if (strstr(cur, "backend:")) {
+    if (strstr(cur, "backend:")) { /* (the value escaped, as every environment's: it was raw) */
+        char shown[1024];
+        escape_term(cur, strlen(cur), shown, sizeof shown);
         fprintf(stderr, "vramtrace run: --tensors ignored: %s already chooses a backend (%s)\n",
-                name, cur);
+                name, shown);
         return;
     }
     size_t n = strlen(cur) + 32;

@@ -131,6 +131,12 @@ rc=$?
 [ $rc = 2 ] || fail "an unwritable TMPDIR: exit $rc"
 python3 -c 'import sys; b = open("err", "rb").read(); assert b"\x1b" not in b and b"cannot create /nonexistent\\x1b" in b, b' ||
     fail "run printed TMPDIR raw"
+# run --tensors with PYTORCH_CUDA_ALLOC_CONF choosing another backend: its value said escaped
+# (printed raw until 2026-12-06: a terminal's title set)
+PYTORCH_CUDA_ALLOC_CONF="backend:native$esc" "$VT" run -q --tensors -o t.vt -- "$P" basic >out 2>err ||
+    fail "--tensors with another backend: exit $?"
+python3 -c 'import sys; b = open("err", "rb").read(); assert b"\x1b" not in b and b"\x07" not in b and b"(backend:native\\x1b]0;owned\\x07" in b, b' ||
+    fail "run --tensors printed PYTORCH_CUDA_ALLOC_CONF raw"
 # a program that closed its stderr and opened a file of its own, which took fd 2: the preload's
 # warnings never go into that file (they had: "hello", then "vramtrace: VRAMTRACE_STACK_DEPTH=129
 # is not ..." and "cannot create nodir/x.vt ..."); a program started with fd 2 closed gets none
