@@ -6,11 +6,11 @@
 #include <signal.h>
 #include <sys/types.h>
 
-#define RUN_SIGNALS 7 /* HUP INT QUIT TERM USR1 USR2 ALRM */
-
+/* forwarded: every catchable signal whose default ends or stops a process, but the faults
+ * (SEGV, BUS, FPE, ILL, TRAP, ABRT, SYS: the process's own), with SIGCONT; run_signals.c */
 typedef struct run_signals {
-    struct sigaction old[RUN_SIGNALS];
-    struct sigaction old_chld; /* SIGCHLD's: the default while run waits (see run_signals_begin) */
+    struct sigaction old[NSIG]; /* by signal number */
+    struct sigaction old_chld;  /* SIGCHLD's: the default while run waits (see run_signals_begin) */
     sigset_t old_mask;
 } run_signals;
 

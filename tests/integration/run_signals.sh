@@ -6,6 +6,9 @@
 # forwarded by run; a SIGTERM sent right after run started is never lost (it had been, while run
 # read the exec's result: the program slept on); an inherited SIGCHLD ignored (which has the
 # kernel reap children) neither loses the program's status nor changes what the program inherits.
+# SIGPROF, SIGVTALRM, SIGIO, SIGPWR, SIGXCPU, SIGXFSZ and real-time signals sent to run reach the
+# program, run ending with its status (they had killed run, the program left running alone); a
+# SIGTSTP to run stops both, a SIGCONT continues both (run had stopped alone).
 # runs: alone (signals sent at chosen moments of the traced program's life)
 set -u
 fail() { echo "run_signals: $*"; exit 1; }
@@ -44,6 +47,7 @@ python3 - "$VT" <<'PY' || exit 1
 import os, pty, re, signal, subprocess, sys, time
 vt = sys.argv[1]
 bad = []
+signal.pthread_sigmask(signal.SIG_SETMASK, [])  # (what starts run may block some)
 
 def started(p):
     line = p.stdout.readline()
@@ -86,6 +90,42 @@ if pid:
 got = re.findall(rb"got \d+ \d+ \d+", buf)
 if fd is not None and got != [b"got 0 1 0"]:
     bad.append("Ctrl-C on a terminal: %r (want one SIGINT)" % buf)
+
+# the other signals that end a program by default: forwarded, run ends with the program's status
+# (run had been killed by each, exit 128+N, no summary, the program left running alone)
+def sleeper(seconds):
+    p = subprocess.Popen([vt, "run", "-q", "-o", "o.vt", "--", "sh", "-c",
+                          "echo ready; exec sleep %d" % seconds],
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    started(p)
+    return p
+
+for sig in (signal.SIGPROF, signal.SIGVTALRM, signal.SIGIO, signal.SIGPWR, signal.SIGXCPU,
+            signal.SIGXFSZ, signal.SIGRTMIN, signal.SIGRTMIN + 3, signal.SIGRTMAX):
+    p = sleeper(5)
+    p.send_signal(sig)
+    p.communicate(timeout=20)
+    if p.returncode != 128 + sig:
+        bad.append("signal %d to run: exit %d (want %d: the program's)" % (sig, p.returncode, 128 + sig))
+
+# SIGTSTP to run alone stops run and the program; SIGCONT to run continues both (run had
+# stopped alone, the program running on)
+def state(pid):
+    return open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()[0]
+
+p = sleeper(2)
+kids = open("/proc/%d/task/%d/children" % (p.pid, p.pid)).read().split()
+prog = int(kids[0]) if kids else 0
+p.send_signal(signal.SIGTSTP)
+time.sleep(0.3)
+stopped = (state(p.pid), state(prog)) if prog else ("?", "?")
+p.send_signal(signal.SIGCONT)
+time.sleep(0.3)
+going = (state(p.pid), state(prog)) if prog else ("?", "?")
+p.communicate(timeout=20)
+if stopped != ("T", "T") or "T" in going or p.returncode != 0:
+    bad.append("SIGTSTP, SIGCONT to run: run, program %s after the stop, %s after the continue, "
+               "exit %d (want both T, then neither, exit 0)" % (stopped, going, p.returncode))
 
 # a SIGTERM right after run started: never lost (the program would sleep 5 s on)
 lost = 0
