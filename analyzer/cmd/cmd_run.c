@@ -409,6 +409,12 @@ int cmd_run(int argc, char **argv)
                 found == -2 ? why : strerror(errno));
         return VT_EXIT_USAGE;
     }
+    if (found == -2) { /* (beside this binary, or installed: a path the loader splits) */
+        char shown[PATH_MAX + 64];
+        escape_term(preload, strlen(preload), shown, sizeof shown);
+        fprintf(stderr, "vramtrace run: %s: %s\n", shown, why);
+        return VT_EXIT_USAGE;
+    }
     if (found < 0) {
         fprintf(stderr,
                 "vramtrace run: libvramtrace.so not found beside the vramtrace binary or in "

@@ -83,13 +83,28 @@ static int preloadable(const char *path, const char **why)
     return ok;
 }
 
+/* split: the loader splits LD_PRELOAD on spaces and colons (also tabs, newlines): a path with
+ * one is two names it cannot load, the program run untraced with two loader errors on its
+ * stderr, run then saying "no CUDA allocation was made" */
+static int split(const char *path, const char **why)
+{
+    if (!strpbrk(path, " :\t\n"))
+        return 0;
+    *why = "its path has a space or a colon, which LD_PRELOAD splits it on: the program would run "
+           "untraced (put libvramtrace.so, or a link to it, where its path has neither, and set "
+           "VRAMTRACE_PRELOAD to that)";
+    return 1;
+}
+
 int run_find_preload(char *out, size_t len, const char **why)
 {
     const char *env = getenv(VT_ENV_PRELOAD);
     *why = NULL;
     if (env && *env) {
         snprintf(out, len, "%s", env);
-        return access(out, R_OK) != 0 ? -1 : preloadable(out, why) ? 0 : -2;
+        if (access(out, R_OK) != 0)
+            return -1;
+        return split(out, why) ? -2 : preloadable(out, why) ? 0 : -2;
     }
     char self[PATH_MAX];
     if (run_self_exe(self) < 0)
@@ -99,8 +114,9 @@ int run_find_preload(char *out, size_t len, const char **why)
         return -1;
     *slash = '\0';
     snprintf(out, len, "%s/libvramtrace.so", self);
-    if (access(out, R_OK) == 0)
-        return 0;
-    snprintf(out, len, "%s/../lib/vramtrace/libvramtrace.so", self);
-    return access(out, R_OK) == 0 ? 0 : -1;
+    if (access(out, R_OK) != 0)
+        snprintf(out, len, "%s/../lib/vramtrace/libvramtrace.so", self);
+    if (access(out, R_OK) != 0)
+        return -1;
+    return split(out, why) ? -2 : 0;
 }

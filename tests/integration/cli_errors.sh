@@ -173,6 +173,21 @@ VRAMTRACE_PRELOAD=/etc/passwd "$VT" run -- sh -c 'echo ran >ran.txt' >out.txt 2>
 [ $? = 2 ] && [ ! -e ran.txt ] || fail "VRAMTRACE_PRELOAD=/etc/passwd: ran ($(cat err.txt))"
 grep -qxF "vramtrace run: VRAMTRACE_PRELOAD=/etc/passwd: not a shared library (ELF): the program would run untraced" err.txt ||
     fail "VRAMTRACE_PRELOAD=/etc/passwd: $(cat err.txt)"
+# a preload whose path has a space or a colon (an install directory, VRAMTRACE_PRELOAD): refused
+# before the program runs (LD_PRELOAD is split there: the program had run untraced, two loader
+# errors on its stderr, run saying "no CUDA allocation was made")
+for d in "sp ace" "co:lon"; do
+    mkdir -p "$d" && cp "$VT" "$VT_PRELOAD" "$d/" || fail "copy into $d"
+    rm -f ran.txt
+    "./$d/vramtrace" run -- sh -c 'echo ran >ran.txt' >out.txt 2>err.txt
+    [ $? = 2 ] && [ ! -e ran.txt ] || fail "installed in '$d': ran ($(cat err.txt))"
+    grep -qF "vramtrace run: $PWD/$d/libvramtrace.so: its path has a space or a colon, which LD_PRELOAD splits it on" err.txt ||
+        fail "installed in '$d': $(cat err.txt)"
+done
+VRAMTRACE_PRELOAD="$PWD/sp ace/libvramtrace.so" "$VT" run -- sh -c 'echo ran >ran.txt' >out.txt 2>err.txt
+[ $? = 2 ] && [ ! -e ran.txt ] || fail "VRAMTRACE_PRELOAD with a space: ran ($(cat err.txt))"
+grep -qF "vramtrace run: VRAMTRACE_PRELOAD=$PWD/sp ace/libvramtrace.so: its path has a space" err.txt ||
+    fail "VRAMTRACE_PRELOAD with a space: $(cat err.txt)"
 # a run inside another's: the outer one lists the trace too (it had said "no CUDA allocation
 # was made, so no trace was written" of a command that wrote one)
 "$VT" run -q -o outer.vt -- "$VT" run -q -o inner.vt -- "$BUILD/tests/prog/rt_cases" basic >out.txt 2>err.txt ||
