@@ -20,6 +20,43 @@
 vt__config vt__config_g; /* (config.h: read through vt__config_get) */
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
+/* The settings' variables as the process started (env_take, from a constructor, before main):
+ * read at the first CUDA call, they were whatever the program had left of its environment by
+ * then (a launcher that cleared it traced into ./vramtrace.PID.vt, unlisted, run saying no CUDA
+ * allocation was made). Copied, not pointed to: a program may write over its first environment
+ * (setproctitle). SNAP_CAP is past every field's room, so a value too long is still said so. */
+#define SNAP_CAP 4200
+static const char *const snap_names[] = {
+    VT_ENV_DISABLE,   VT_ENV_STACKS,    VT_ENV_STACK_DEPTH, VT_ENV_CARD_BYTES,
+    VT_ENV_CARD_NAME, VT_ENV_SAMPLE_MS, VT_ENV_FREE_STACKS, VT_ENV_TORCH_TRACKER,
+    VT_ENV_MAX_SIZE,  VT_ENV_COMPRESS,  VT_ENV_OUTPUT,      VT_ENV_MANIFEST,
+};
+#define NSNAP (sizeof snap_names / sizeof snap_names[0])
+static char snap_val[NSNAP][SNAP_CAP];
+static unsigned char snap_set[NSNAP];
+static int snap_taken;
+
+static void env_take(void)
+{
+    for (size_t i = 0; i < NSNAP; i++) {
+        const char *v = getenv(snap_names[i]);
+        snap_set[i] = v != NULL;
+        size_t n = v ? strnlen(v, SNAP_CAP - 1) : 0;
+        memcpy(snap_val[i], v ? v : "", n);
+        snap_val[i][n] = '\0';
+    }
+    snap_taken = 1;
+}
+
+/* env: a setting's value as the process started (getenv before that) */
+static const char *env(const char *name)
+{
+    for (size_t i = 0; snap_taken && i < NSNAP; i++)
+        if (!strcmp(snap_names[i], name))
+            return snap_set[i] ? snap_val[i] : NULL;
+    return getenv(name);
+}
+
 /* vt__config_escape: s made safe to print into out (cap >= 8): printable ASCII as is, a
  * backslash doubled, every other byte \xHH (no escape code from the environment reaches a
  * terminal); cut with "..." past cap. Returns out. */
@@ -66,7 +103,7 @@ static void warn(const char *name, const char *value, const char *expected, cons
 static uint64_t env_u64(const char *name, uint64_t def, uint64_t min, uint64_t max,
                         const char *def_text)
 {
-    const char *s = getenv(name);
+    const char *s = env(name);
     if (!s || !*s)
         return def;
     uint64_t v = 0;
@@ -91,7 +128,7 @@ static uint64_t env_u64(const char *name, uint64_t def, uint64_t min, uint64_t m
  * else ("false", "yes", "01": a value that does not say 0 or 1 is never guessed). */
 static int env_flag(const char *name, int def)
 {
-    const char *s = getenv(name);
+    const char *s = env(name);
     if (!s || !*s)
         return def;
     if (!strcmp(s, "0") || !strcmp(s, "1"))
@@ -120,7 +157,7 @@ static int parse_stacks(const char *s)
  * says so (a value cut in silence had named another file). */
 static int copy_env(char *dst, size_t cap, const char *name, const char *def)
 {
-    const char *s = getenv(name);
+    const char *s = env(name);
     if (!s || !*s)
         s = def;
     size_t n = strlen(s);
@@ -199,11 +236,11 @@ static void config_load(void)
 {
     vt__config *c = &vt__config_g;
     c->disabled = env_flag(VT_ENV_DISABLE, 0);
-    c->stack_mode = parse_stacks(getenv(VT_ENV_STACKS));
+    c->stack_mode = parse_stacks(env(VT_ENV_STACKS));
     c->stack_depth = (int)env_u64(VT_ENV_STACK_DEPTH, 32, 1, VT__STACK_DEPTH_MAX, "32");
     c->card_bytes = env_u64(VT_ENV_CARD_BYTES, 0, 0, VT__CARD_BYTES_MAX, "0 (no emulated card)");
     if (copy_env(c->card_name, sizeof c->card_name, VT_ENV_CARD_NAME, "") < 0)
-        warn(VT_ENV_CARD_NAME, getenv(VT_ENV_CARD_NAME), "a name of at most 63 bytes",
+        warn(VT_ENV_CARD_NAME, env(VT_ENV_CARD_NAME), "a name of at most 63 bytes",
              "its first characters that fit");
     c->sample_ms = (unsigned)env_u64(VT_ENV_SAMPLE_MS, 0, 0, VT__SAMPLE_MS_MAX, "0 (no sampler)");
     c->free_stacks = env_flag(VT_ENV_FREE_STACKS, 0);
@@ -212,14 +249,14 @@ static void config_load(void)
     if (c->max_size && c->max_size < VT_MAX_SIZE_MIN) { /* run refuses less; set by hand: */
         char min[32];                                   /* the smallest bound, said */
         snprintf(min, sizeof min, "%llu (the smallest bound)", (unsigned long long)VT_MAX_SIZE_MIN);
-        warn(VT_ENV_MAX_SIZE, getenv(VT_ENV_MAX_SIZE), "0 or at least the smallest bound", min);
+        warn(VT_ENV_MAX_SIZE, env(VT_ENV_MAX_SIZE), "0 or at least the smallest bound", min);
         c->max_size = VT_MAX_SIZE_MIN;
     }
     c->compress = env_flag(VT_ENV_COMPRESS, c->max_size ? 1 : 0);
     c->output_long = copy_env(c->output, sizeof c->output, VT_ENV_OUTPUT, "vramtrace.%p.vt") < 0 ||
                      expand_rank(c->output, sizeof c->output) < 0;
     if (copy_env(c->manifest, sizeof c->manifest, VT_ENV_MANIFEST, "") < 0) {
-        warn(VT_ENV_MANIFEST, getenv(VT_ENV_MANIFEST), "a file name of at most 4095 bytes",
+        warn(VT_ENV_MANIFEST, env(VT_ENV_MANIFEST), "a file name of at most 4095 bytes",
              "none (no trace is listed)");
         c->manifest[0] = '\0';
     }
@@ -234,6 +271,7 @@ struct vt__stderr_id vt__stderr_id; /* (quietio.h) */
 __attribute__((constructor(101))) static void vt__config_stderr_init(void)
 {
     vt__stderr_take();
+    env_take();
 }
 
 /* vt__config_fork_child: see config.h. Applied now if the settings are loaded, else when they
@@ -264,5 +302,6 @@ const vt__config *vt__config_load(void)
 
 void vt__config_reload(void)
 {
+    env_take(); /* (the tests' setenv: the environment as it is now) */
     config_load();
 }

@@ -38,9 +38,11 @@ typedef struct vt__config {
     int native_off_fork;
 } vt__config;
 
-/* vt__config_get: the process's configuration, parsed on first call (no allocation), errno
- * kept. Inline: every hook reads it several times (a call each had cost ~30 instructions an
- * event); vt__config_g / vt__config_loaded are config.c's, read only through here. */
+/* vt__config_get: the process's configuration, parsed on first call (no allocation) from the
+ * VRAMTRACE_* variables as the process started (copied by a constructor: what the program does to
+ * its environment after that moves no trace; RANK, for %r, is read then), errno kept. Inline: every
+ * hook reads it several times (a call each had cost ~30 instructions an event); vt__config_g /
+ * vt__config_loaded are config.c's, read only through here. */
 extern __attribute__((visibility("hidden"))) vt__config vt__config_g;
 extern __attribute__((visibility("hidden"))) int vt__config_loaded;
 const vt__config *vt__config_load(void);
@@ -53,7 +55,7 @@ static inline const vt__config *vt__config_get(void)
 /* vt__config_fork_child: called first in a fork child (core/record.c's handler) with whether
  * the parent had other threads: then loader_unsafe and native frames off, until an exec. */
 void vt__config_fork_child(int parent_threaded);
-/* vt__config_reload: re-reads the environment (a fork child, tests). Not thread-safe. */
+/* vt__config_reload: re-reads the environment as it is now (tests). Not thread-safe. */
 void vt__config_reload(void);
 /* vt__config_escape: s made safe to print (printable ASCII, a backslash doubled, any other
  * byte \xHH), cut with "..." to fit cap (>= 8). Returns out. */

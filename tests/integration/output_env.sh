@@ -160,4 +160,28 @@ PYEOF
         2>err || fail "fd 2 kept: the program failed"
     [ "$(grep -c 'vramtrace: ' err)" = 2 ] || { cat err; fail "fd 2 kept: want the two warnings"; }
 fi
+# a program that clears or edits its environment before its first CUDA call: its trace is still
+# where run said, listed (it had gone to ./vramtrace.PID.vt, run saying "no CUDA allocation was
+# made"): the settings are those the process started with
+if command -v python3 >/dev/null 2>&1; then
+    mkdir -p ce/out
+    cat >ce/ce.py <<'PYEOF'
+import ctypes, os, sys
+rt = ctypes.CDLL("libcudart.so.13")
+if sys.argv[1] == "clear":
+    os.environ.clear()
+else:
+    os.environ["VRAMTRACE_OUTPUT"] = "moved.vt"
+p = ctypes.c_void_p()
+assert rt.cudaMalloc(ctypes.byref(p), 1 << 20) == 0
+rt.cudaFree(p)
+PYEOF
+    for how in clear edit; do
+        (cd ce && "$VT" run -o out/$how.vt -- python3 ce.py $how >out.txt 2>err.txt) ||
+            { cat ce/err.txt; fail "environment $how: exit $?"; }
+        [ -f ce/out/$how.vt ] || fail "environment $how: no trace where run said ($(ls ce); $(cat ce/err.txt))"
+        ls ce | grep -q '\.vt$' && fail "environment $how: a trace in the working directory: $(ls ce)"
+        grep -q "no CUDA allocation" ce/err.txt && fail "environment $how: run says no CUDA allocation"
+    done
+fi
 echo "output_env: ok"
