@@ -289,7 +289,7 @@ int cmd_report(int argc, char **argv)
         rc = VT_EXIT_USAGE;
     else if (fail_if_oom)
         for (int i = 0; i < c->nruns; i++)
-            if (c->runs[i].has_oom)
+            if (c->runs[i].has_oom && !c->runs[i].oom_went_on) /* (not one it went on from) */
                 rc = VT_EXIT_FINDINGS;
 free_runs:
     report_free(c);

@@ -292,6 +292,8 @@ static int load_json(const char *path, const cJSON *root, nano_config *c, predic
     snprintf(run->capname, sizeof run->capname, "%s",
              cJSON_IsString(cn) ? cn->valuestring : "the traced run's card");
     run->lower_bounds = cJSON_IsTrue(lb);
+    run->calib.went_on =
+        cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "oom_caught"), "oom_is_caught"));
     run->caught = run->lower_bounds && !run->partial &&
                   cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "oom_caught"),
                                                    "peak_in_its_pass"));

@@ -120,6 +120,10 @@ void predict_print_breakdown(const prediction *p, const model_calib *cal, int ge
                ? (cal->unstepped ? "the fragmentation floor: " ADVICE_UNSTEPPED_TEXT
                                    ", so the cache it "
                                    "held then is not a measure of what its step needs"
+                  : cal->partial && cal->went_on
+                      ? "the fragmentation floor: the run ran out of memory (the program caught "
+                        "it and went on), which squeezed its cache then, so what it held is not "
+                        "a measure of what it needs"
                   : cal->partial
                       ? "the fragmentation floor: the run ended in an OOM, which squeezed its "
                         "cache, so what it held then is not a measure of what it needs"
@@ -458,6 +462,8 @@ void predict_print_calibration(const char *from, const model_calib *cal, int gen
         printf("%s)\n", !cal->partial    ? ""
                         : cal->unstepped ? "; its trace ends with no optimizer step seen, "
                                            "ratios below 1 not trusted"
+                        : cal->went_on   ? "; the run ran out of memory (the program caught it and "
+                                           "went on), ratios below 1 not trusted"
                         : cal->oom_later ? "; the run ended in an OOM after the moment measured "
                                            "had ended (in a later micro-batch or step): ratios "
                                            "as measured"

@@ -303,6 +303,15 @@ static void oom_text(FILE *out, const char *which, const replay_result *r, int f
     }
     if (!r->has_oom)
         return;
+    if (r->oom_went_on) { /* (its steps after it are the program's going on, not before it) */
+        fprintf(out,
+                "(%s ran out of memory at %.3f s (phase: %s), requesting %.1f MiB, after %u "
+                "optimizer step%s, and the program caught it and went on: its peaks may be "
+                "those of the attempt the error cut short)\n",
+                which, (double)r->oom_time_ns / 1e9, phase_name(r->oom_phase),
+                mib(to_s(r->oom_requested)), r->oom_iter, r->oom_iter == 1 ? "" : "s");
+        return;
+    }
     unsigned done = steps_done(r);
     char when[80];
     if (replay_oom_in_step(r) && !done)

@@ -5,9 +5,12 @@
 # auto_find_batch_size trains again at 2. It had been reported "ok" with no word of the error,
 # its failed attempt's peak taken as the configuration's whole need ("needs ~14.11 GiB",
 # predictions as if the forward had completed). Now the report says the program went on after
-# the error it caught, that the peak came in the pass it cut short, and the advice's predictions
-# from that pass are lower bounds; the same run without auto_find_batch_size ends in the error
-# (no error caught), and a run that fits catches none.
+# the error it caught, which is the run's OOM still (its configuration failed: the advice of a
+# run out of memory), though the run did not end in it, also where its allocator later recovered
+# from a failure of its own; an evaluation's error the program skipped is not (the training's
+# configuration did not fail), and the advice's predictions from the pass it cut short are lower
+# bounds; the same run without auto_find_batch_size ends in the error (no error caught), and a
+# run that fits catches none. tests/python/oom_retry.py is a loop of its own that does the same.
 set -u
 fail() { echo "oom_caught: $*"; exit 1; }
 [ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
@@ -22,7 +25,7 @@ run() { # name, model, card, extra arguments
         "$VT" report --html "$n.html" "$n.vt" >/dev/null || fail "$n: report failed"
 }
 run caught gpt2-medium 12GiB --auto-find-batch-size
-grep -q "OOM: 1 caught, the program went on (the first a request for 786.0 MiB), complete" caught.out ||
+grep -q "OOM: yes, caught (a request for 786.0 MiB failed; the program went on after it), complete" caught.out ||
     fail "caught: run's summary: $(grep -o 'OOM: [^,]*,[^,]*' caught.out)"
 run ended gpt2-medium 12GiB
 run fits gpt2 12GiB --auto-find-batch-size
@@ -39,12 +42,19 @@ run caught2 gpt2-medium 12GiB --auto-find-batch-size --max-steps 2
 # went on from; its steps after it are counted (2, each of one backward pass), and the largest
 # micro-batch said to fit trains on this card
 retry() { # name, micro-batches to try
-    BS=$2 timeout 300 "$VT" run --card 12GiB -o "$1.vt" -- python3 "$ROOT/tests/python/oom_retry.py" \
+    BS=$2 timeout 300 "$VT" run --card "${CARD:-12GiB}" -o "$1.vt" -- python3 "$ROOT/tests/python/oom_retry.py" \
         </dev/null >"$1.out" 2>&1 || fail "$1: run failed"
     "$VT" report --no-color "$1.vt" >"$1.txt" && "$VT" report --json "$1.vt" >"$1.json" ||
         fail "$1: report failed"
 }
 retry r14 14,4
+export EVAL=64
+retry ev 4
+unset EVAL
+grep -q "^evaluation OOM at 64 skipped$" ev.out && grep -q "^after the evaluation, trained at 4$" ev.out || fail "ev: $(cat ev.out)"
+grep -q "OOM: 1 caught, the program went on (the first a request for 6.14 GiB), complete" ev.out ||
+    fail "ev: run's summary: $(grep -o 'OOM: [^)]*)' ev.out)"
+"$VT" report --html ev.html ev.vt >/dev/null || fail "ev: report --html"
 grep -q "^OOM at 14$" r14.out && grep -q "^trained at 4$" r14.out || fail "r14: $(cat r14.out)"
 grep -q "OOM: yes, caught (a request for 2.69 GiB failed; the program went on after it), complete" r14.out ||
     fail "r14: run's summary: $(grep -o 'OOM: [^)]*)' r14.out)"
@@ -55,13 +65,32 @@ largest=$(sed -n 's/^  largest micro-batch that fits (other settings unchanged, 
 [ -n "$largest" ] && [ "$largest" -lt 14 ] || fail "r14: largest micro-batch '$largest'"
 retry "at$largest" "$largest"
 grep -q "^trained at $largest$" "at$largest.out" || fail "the largest micro-batch said to fit, $largest, did not: $(cat "at$largest.out")"
+# the same, then a failure its allocator recovers from (it releases its cache) and one more step:
+# the caught error stays the run's OOM (it had been replaced by the recovered one, the run then
+# told its 14 "fits, tightly", largest 13)
+export FRAG=1
+retry frag 14,4
+unset FRAG
+grep -q "^after the retry, trained at 4$" frag.out || fail "frag: $(cat frag.out)"
+grep -q "^  largest micro-batch that fits (other settings unchanged, keeping >= 5 % free): $largest$" frag.txt &&
+    ! grep -q "it fits, tightly\|keep the current configuration" frag.txt ||
+    fail "frag: $(grep 'largest micro-batch\|fits, tightly\|keep the current' frag.txt)"
+python3 -c "import json,sys; j = json.load(open('frag.json')); sys.exit(not (j['oom_recovered'] >= 1 and j['run']['oom'] and j['oom_caught']['oom_is_caught']))" ||
+    fail "frag: not the caught error as the run's OOM beside a recovered one"
+# --fail-if-oom: a trace that ends in its error, not one the program went on from
+"$VT" report --fail-if-oom r14.vt >/dev/null || fail "r14: --fail-if-oom exit $?"
+"$VT" report --fail-if-oom ended.vt >/dev/null
+[ $? = 1 ] || fail "ended: --fail-if-oom did not exit 1"
+# diff against the run at the batch it went on with: not 'after 2 optimizer steps'
+"$VT" diff r14.vt "at$largest.vt" >diff.txt 2>&1 || fail "diff: exit $?"
+grep -q "^(A ran out of memory at .* after 0 optimizer steps, and the program caught it and went on" diff.txt ||
+    fail "diff: $(grep 'ran out of memory' diff.txt)"
 "$VT" dump --no-resolve caught.vt | grep -m1 '"type":"oom"' >caught.dump || fail "caught: no OOM record"
 # predict --from the trace and from its report's JSON: the same lower bounds, the same words,
 # never "the run died" (it went on)
-for f in caught.vt caught.json; do
+for f in ev.vt ev.json; do
     "$VT" predict --from "$f" >"pred_$f.txt" 2>&1 || fail "predict --from $f"
-    grep -q "^none recommended: an out-of-memory error the program caught and went on from cut short the pass" "pred_$f.txt" &&
-        grep -q "^  (a lower bound: an out-of-memory error the program caught" "pred_$f.txt" &&
+    grep -q "^  (a lower bound: an out-of-memory error the program caught" "pred_$f.txt" &&
         ! grep -q "the run died" "pred_$f.txt" || fail "predict --from $f: $(grep -i 'lower bound\|none recommended' "pred_$f.txt")"
 done
 python3 - <<'PY' || fail "see above"
@@ -79,33 +108,36 @@ if not ("trying batch size 2" in out and t["batch_size"] == 2 and t["steps"] == 
 oc = j["oom_caught"]
 if not oc or oc["count"] != 1 or not oc["peak_in_its_pass"] or oc["first_phase"] != "forward":
     bad.append("caught: oom_caught %r" % oc)
-if j["run"]["oom"] or j["oom"] is not None:
-    bad.append("caught: said to end in an OOM (run.oom %r)" % j["run"]["oom"])
+if not (j["run"]["oom"] and oc and oc["oom_is_caught"] and j["oom"]["phase"] == "forward"):
+    bad.append("caught: not the run's OOM, one it went on from (run.oom %r)" % j["run"]["oom"])
 line = re.search(r"^  oom      (.*)$", text, re.M)
 if not line or not line.group(1).startswith("the program went on after 1 out-of-memory error it caught: the first at ") \
-        or "the allocated peak below came in the same pass, before the error cut it short" not in line.group(1):
+        or "the allocated peak below came in the same pass, before the error cut it short" not in line.group(1) \
+        or not line.group(1).endswith("; it is the OOM below: the run did not end in it"):
     bad.append("caught: oom line %r" % (line and line.group(1)))
 page = open("caught.html").read()
 if line and "<p class=note>out of memory: " + line.group(1) + "</p>" not in page:
     bad.append("caught: the page does not say what the text's oom line says")
-if "The current configuration needs at least " not in page:
-    bad.append("caught: the page's advice is not of lower bounds")
+if "The current configuration needs at least " not in open("ev.html").read():
+    bad.append("ev: the page's advice is not of lower bounds")
 if "\n  oom      " in open("fits.txt").read() or "out of memory: the program went on" in open("fits.html").read():
     bad.append("fits: said to have caught an error")
-if "current configuration needs at least " not in text or "which the program caught and went on from" not in text:
-    bad.append("caught: the advice does not say its predictions are lower bounds")
+j, text, out = load("ev")
+if "current configuration needs at least " not in text or "which the program caught and went on from" not in text \
+        or j["run"]["oom"] or not j["oom_caught"] or j["oom_caught"]["first_phase"] != "eval":
+    bad.append("ev: the evaluation's error as the run's OOM, or no lower bounds")
+j, text, out = load("caught")
 if oc and oc["first_requested_bytes"] != int(re.search(r'"requested":(\d+)', open("caught.dump").read()).group(1)):
     bad.append("caught: requested %r" % oc["first_requested_bytes"])
-for n, recovered in (("caught10", 1), ("caught11", 1)):
+for n, recovered in (("caught10", 1), ("caught11", 1)):  # (the run's OOM: the caught one)
     j, text, out = load(n)
     t = truth(out)
     if not ("trying batch size 2" in out and t["batch_size"] == 2 and t["steps"] == 1):
         bad.append("%s: the program did not go on at 2" % n)
-    if not j["oom_caught"] or j["oom_caught"]["count"] != 1 or j["run"]["oom"] or j["oom_recovered"] != recovered:
+    if not j["oom_caught"] or j["oom_caught"]["count"] != 1 or not j["oom_caught"]["oom_is_caught"] or j["oom_recovered"] != recovered:
         bad.append("%s: oom_caught %r, run.oom %r, oom_recovered %r" % (n, j["oom_caught"], j["run"]["oom"], j["oom_recovered"]))
 j, text, out = load("caught2")
-if truth(out)["steps"] != 2 or "keep the current configuration" in text or "it fits, tightly" in text \
-        or "current configuration needs at least " not in text:
+if truth(out)["steps"] != 2 or "keep the current configuration" in text or "it fits, tightly" in text:
     bad.append("caught2: the completion of B=2 said of the configuration that failed")
 j = json.load(open("r14.json"))
 if not j["run"]["oom"] or not j["oom_caught"]["oom_is_caught"] or j["oom"]["phase"] != "backward":

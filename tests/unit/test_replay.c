@@ -250,6 +250,23 @@ static void test_oom_caught_next(void **st)
     assert_int_equal(r.peak_process, 80);
     assert_false(replay_peak_in_caught(&r));
     replay_free(&r);
+    /* a failure its allocator recovers from after it (the same request succeeding) leaves the
+     * caught one the run's OOM; one that fails again is the run's OOM instead */
+    for (int again = 0; again < 2; again++) {
+        begin();
+        code(2, "/x/train.py", "Block.forward");
+        stack(2, 2);
+        alloc(0, 0, 0, 4096, 2, 2);   /* fails */
+        alloc(1, 1, 0x1000, 8, 0, 0); /* a backward: the program went on */
+        alloc(0, 0, 0, 512, 2, 2);    /* another request fails ... */
+        alloc(0, 0, again ? 0 : 0x2000, 512, 2, again ? 2 : 0); /* ... and succeeds, or not */
+        replay_ended(path, &r);
+        assert_true(r.has_oom);
+        assert_int_equal(r.oom_requested, again ? 512 : 4096);
+        assert_int_equal(r.oom_went_on, !again);
+        assert_int_equal(r.oom_recovered, !again);
+        replay_free(&r);
+    }
     unlink(path);
 }
 

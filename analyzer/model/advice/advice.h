@@ -53,6 +53,8 @@ typedef struct model_calib {
     int expandable;        /* 1: expandable_segments:True (smaller fragmentation floor) */
     int partial;           /* 1: fitted to a run that stopped at an OOM, or (unstepped) whose
                             * trace ended before its first optimizer step */
+    int went_on;           /* 1: that OOM one the program caught and went on from (JSON:
+                            * oom_caught.oom_is_caught) */
     int unstepped;         /* 1: the latter, no OOM (model.h cut_unstepped; not in the JSON:
                             * the report's run.status and iterations say it) */
     int oom_later;         /* 1: and that OOM came after the step measured had ended (not

@@ -479,6 +479,7 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     m->calib.no_kv_tensors = f->tensors_no_kv;
     model_kv_kept(f, &m->calib.kv); /* (less what the attention would keep) */
     m->calib.kv_unmeasured = f->kv_unmeasured;
+    m->calib.went_on = f->oom_went_on;
     if (f->has_oom && cat_breakdown_total(&f->at_oom) > 0)
         model_oom_calibrate(m, f);
     else if (!f->has_oom && model_peak_after_forward(f) && strcmp(f->peak_phase, "eval"))

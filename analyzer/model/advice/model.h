@@ -91,6 +91,7 @@ typedef struct run_facts {
      * program caught and went on from (replay_in_caught): its moment and the request */
     int caught_peak;
     uint64_t caught_ns, caught_request;
+    int oom_went_on; /* has_oom's error is one the program caught and went on from */
     /* OOM (has_oom = 0: the rest is unused) */
     int has_oom;
     uint64_t oom_requested;  /* bytes the failing call asked for */

@@ -476,9 +476,11 @@ static void explain_ref(model_result *m, const run_facts *f, int c, uint64_t me,
             snprintf(rr, n, ADVICE_UNSTEPPED_TEXT " (%s): this is partial",
                      advice_cut_why(f->stopped));
         else if (m->cut && grows && me < r)
-            snprintf(
-                rr, n, "the run stopped at the OOM%s%s before the step's peak: this is partial",
-                f->oom_phase && *f->oom_phase ? " in the " : "", f->oom_phase ? f->oom_phase : "");
+            snprintf(rr, n, "%s%s%s before the step's peak: this is partial",
+                     f->oom_went_on ? "the step was cut short by the OOM the program caught"
+                                    : "the run stopped at the OOM",
+                     f->oom_phase && *f->oom_phase ? " in the " : "",
+                     f->oom_phase ? f->oom_phase : "");
         else if (c == CAT_ACTIVATIONS && s->compile)
             snprintf(rr, n,
                      "torch.compile decides what is saved (the refined formula assumes 30*N*d "

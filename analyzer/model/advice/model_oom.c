@@ -59,9 +59,11 @@ static void forward_whole(model_result *m, const run_facts *f)
     }
     if (said[0])
         snprintf(m->oom_forward, sizeof m->oom_forward,
-                 "the run died in a forward cut short after an earlier forward had completed: "
+                 "%s in a forward cut short after an earlier forward had completed: "
                  "what-ifs take it whole, at what an earlier forward held (%s live at the "
                  "failure)",
+                 f->oom_went_on ? "the run ran out of memory (the program caught it and went on)"
+                                : "the run died",
                  said);
 }
 

@@ -49,6 +49,7 @@ static inline __attribute__((always_inline)) void apply_alloc(state *s, const re
     if (ot->pending && lvl != L_NONE && ev->size >= ot->requested) {
         ot->pending = s->frozen_oom = 0, r->oom_recovered++; /* recovered: it later succeeded */
         s->bwd_oom = 0;                                      /* (its backward goes on) */
+        replay_oom_restore(s, ot);
     }
     if (lvl == L_NONE || !ev->addr)
         return;
@@ -496,28 +497,17 @@ static int replay_reader(const char *path, reader *rd, replay_result *out, char 
     s->infer = infer_pass_new();
     replay_again_begin(s);
     out->minor = reader_header(rd)->minor;
-    oom_track ot;
+    oom_track ot, rec;
     memset(&ot, 0, sizeof ot);
+    memset(&rec, 0, sizeof rec);
+    s->oom_rec = &rec;
     int rc = run_pass(s, rd, &ot, err, errlen);
+    replay_oom_end(s, &ot);
     const char *why = reader_error_message(rd); /* "no trailer", "last record cut at byte N" */
     snprintf(out->status_msg, sizeof out->status_msg, "%s",
              out->status == READER_TRUNCATED && why && *why ? why
                                                             : reader_status_name(out->status));
-    if (ot.pending || ot.caught) { /* (caught: the run's OOM still, one it went on from) */
-        out->has_oom = 1;
-        out->oom_requested = ot.requested;
-        out->oom_time_ns = ot.time_ns;
-        out->oom_went_on = ot.caught;
-        out->oom_stack = ot.stack;
-        out->oom_phase = ot.phase;
-        out->oom_emulated = ot.emulated;
-        out->oom_frozen_forward = s->frozen_oom;
-        out->oom_cache_released = ot.released;
-        out->oom_pytorch_pattern = ot.fails >= 2 && ot.released > 0;
-        out->at_oom.event = ot.first_event;
-        out->oom_last_event = ot.last_event;
-        out->at_oom.time_ns = ot.time_ns;
-    }
+    replay_oom_result(s, &ot);
     replay_infer_end(s); /* (when the trace ended before the first backward did) */
     replay_vmm_end(s);
     replay_cats_cut(s);   /* (before the snapshots take the live set's items) */

@@ -130,11 +130,29 @@ static void oom_begins(state *s, uint8_t ph)
     replay_snap_oom(s);
 }
 
+/* oom_real: a failure after a caught one (tentative) proved no allocator retry: its snapshot
+ * now, and it is the run's OOM, not that one */
+static void oom_real(state *s, oom_track *ot)
+{
+    if (!ot->tentative)
+        return;
+    ot->tentative = 0;
+    s->oom_rec->caught = 0;
+    oom_begins(s, ot->phase);
+}
+
+void replay_oom_restore(state *s, oom_track *ot)
+{
+    if (ot->tentative && s->oom_rec->caught)
+        *ot = *s->oom_rec; /* the caught one is the run's OOM again (not pending) */
+    s->oom_rec->caught = 0;
+}
+
 void replay_oom_caught(state *s, oom_track *ot)
 {
     replay_result *r = s->r;
-    ot->pending = s->frozen_oom =
-        0; /* (its unwinding is over: the frees after are the program's) */
+    oom_real(s, ot);
+    ot->pending = s->frozen_oom = 0; /* (its unwinding over: the frees after are the program's) */
     if (ot->caught)
         return;
     ot->caught = 1;
@@ -144,16 +162,52 @@ void replay_oom_caught(state *s, oom_track *ot)
                                       ot->iter,    ot->bwd,       ot->phase,       ot->emulated};
 }
 
+void replay_oom_end(state *s, oom_track *ot)
+{
+    if (ot->pending)
+        oom_real(s, ot); /* (nothing came after it: the live set as it left it) */
+}
+
 /* oom_track_new: an out-of-memory failure (a request of size) begins at this event, in phase ph;
- * one still pending before it was caught (the program went on to a request of another size) */
+ * one still pending before it was caught (the program went on to a request of another size).
+ * After one caught (not an evaluation's: the training's configuration did not fail), the new one
+ * may be its allocator's retry, which a request as large succeeding shows: tentative until then,
+ * its snapshot taken once it proves real (another failure of it, PyTorch's raise, the program
+ * going on, the trace's end), else the caught one stays the run's OOM */
 static void oom_track_new(state *s, oom_track *ot, const reader_event *ev, uint8_t ph,
                           uint8_t emulated)
 {
     if (ot->pending)
         replay_oom_caught(s, ot);
-    *ot = (oom_track){1, s->event, ev->size, ev->time_ns, 0, s->event, ev->stack_id,
-                      1, ph,       emulated, 0,           0, s->iter,  s->bwd};
-    oom_begins(s, ph);
+    if (ot->caught && ot->phase != PHASE_EVAL && !ot->tentative)
+        *s->oom_rec = *ot;
+    *ot = (oom_track){1,     s->event, ev->size, ev->time_ns, 0, s->event,           ev->stack_id,
+                      1,     ph,       emulated, 0,           0, s->oom_rec->caught, s->iter,
+                      s->bwd};
+    if (!ot->tentative)
+        oom_begins(s, ph);
+}
+
+void replay_oom_result(state *s, const oom_track *ot)
+{
+    replay_result *r = s->r;
+    /* (caught: the run's OOM still, one it went on from; not an evaluation's, whose batch failed,
+     * not the training's configuration) */
+    if (ot->pending || (ot->caught && ot->phase != PHASE_EVAL)) {
+        r->has_oom = 1;
+        r->oom_requested = ot->requested;
+        r->oom_time_ns = ot->time_ns;
+        r->oom_went_on = ot->caught;
+        r->oom_stack = ot->stack;
+        r->oom_phase = ot->phase;
+        r->oom_emulated = ot->emulated;
+        r->oom_frozen_forward = s->frozen_oom;
+        r->oom_cache_released = ot->released;
+        r->oom_pytorch_pattern = ot->fails >= 2 && ot->released > 0;
+        r->at_oom.event = ot->first_event;
+        r->oom_last_event = ot->last_event;
+        r->at_oom.time_ns = ot->time_ns;
+    }
 }
 
 int replay_special_alloc(state *s, const reader_event *ev, oom_track *ot, uint8_t ph)
@@ -166,6 +220,7 @@ int replay_special_alloc(state *s, const reader_event *ev, oom_track *ot, uint8_
         replay_mark_torch_segments(s, ev);
     if (ev->api == VT_API_torchOom && ot->pending) {
         ot->raised = 1; /* the failed requests before it: PyTorch raised OutOfMemoryError */
+        oom_real(s, ot);
         return 1;
     }
     if (ev->api == VT_API_torchOom) {
@@ -179,6 +234,7 @@ int replay_special_alloc(state *s, const reader_event *ev, oom_track *ot, uint8_
         r->n_failed++;
         if (ev->result == 2 && reader_api_kind(ev->api) == VT_KIND_ALLOC) {
             if (ot->pending && ot->requested == ev->size && !ot->raised) {
+                oom_real(s, ot); /* (failed again: no retry of the allocator's saved it) */
                 ot->fails++;
                 ot->last_event = s->event;
                 for (size_t i = 0; i < r->at_oom.n; i++) /* confirm the released cache */

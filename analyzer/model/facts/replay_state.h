@@ -14,6 +14,7 @@
 #include "classify.h"
 #include "livemap.h"
 #include "replay.h"
+#include "replay_oom.h"
 
 /* L_INNER: a tensor of PyTorch's caching allocator (its tracker, layer 3), inside a segment
  * that L_SEGMENT already counts: allocated, never reserved a second time. */
@@ -64,6 +65,7 @@ typedef struct state {
     int frozen_oom;     /* the pending OOM came in a first forward that kept nothing for a backward:
                          * every weight's 16-bit copy but the failing op's freed after use */
     uint32_t iter, bwd; /* optimizer steps / backward passes begun */
+    oom_track *oom_rec; /* a caught OOM a later failure may yet leave the run's (caught) */
     uint32_t bwd_oom;   /* the backward pass an OOM not recovered from came in (0: none) */
     uint32_t bwd_at_step;        /* bwd when the last optimizer step began */
     uint32_t accum, accum_steps; /* backward passes before each step, over how many steps */
@@ -183,15 +185,6 @@ typedef struct state {
     unsigned nkv_pend;
     struct again *again; /* a one-step run's tensor events (replay_again.c); NULL: not logged */
 } state;
-
-typedef struct oom_track { /* an out-of-memory failure, from its first failed request */
-    int pending;
-    uint64_t first_event, requested, time_ns, released, last_event;
-    uint32_t stack, fails;
-    uint8_t phase, emulated, raised, caught; /* raised: PyTorch did (its tracker's OOM); caught:
-                                              * the program went on from it (oom_caught) */
-    uint32_t iter, bwd; /* the optimizer steps and backward passes begun when it began */
-} oom_track;
 
 /* replay_phase.c */
 /* replay_phase_half_add / replay_phase_half_has: a set of sizes (half a parameter's size). */
@@ -334,12 +327,6 @@ static inline void replay_track_blocks(state *s, const reader_event *ev)
     }
     replay_track_blocks_more(s, ev);
 }
-/* replay_special_alloc: replay.c's apply_alloc's part of an allocation of an API with more to it
- * (AP_SPECIAL) but a tensor of PyTorch's tracker, or of a failed call (phase ph): the tracker's
- * notes and segments, an OOM, contexts; 1 when the allocation ends there */
-int replay_special_alloc(state *s, const reader_event *ev, oom_track *ot, uint8_t ph);
-/* replay_oom_caught: pending OOM ot caught, counted once; still has_oom's (replay.h oom_caught) */
-void replay_oom_caught(state *s, oom_track *ot);
 /* replay_infer_note: one event for infer.c's pass (freed_event: what a free frees, or 0). */
 void replay_infer_note(state *s, int is_alloc, const reader_event *ev, uint64_t freed_event);
 /* replay_infer_tensor: a tensor of the stream-ordered allocator (its cudaMallocAsync backend, no

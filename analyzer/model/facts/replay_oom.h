@@ -1,0 +1,38 @@
+/* replay_oom.h — a replay's out-of-memory failures (replay_api.c): each from its first failed
+ * request until the allocator recovers (a request as large succeeds), the program goes on from it
+ * (caught: still the run's OOM, unless another failure proves real after it), or the trace ends
+ * in it; the run's OOM then in replay_result (has_oom and the rest). Part of the one replay. */
+#ifndef VT_ANALYZER_REPLAY_OOM_H
+#define VT_ANALYZER_REPLAY_OOM_H
+
+#include <stdint.h>
+
+#include "reader.h"
+
+typedef struct state state;
+
+typedef struct oom_track { /* an out-of-memory failure, from its first failed request */
+    int pending;
+    uint64_t first_event, requested, time_ns, released, last_event;
+    uint32_t stack, fails;
+    uint8_t phase, emulated, raised, caught; /* raised: PyTorch did (its tracker's OOM); caught:
+                                              * the program went on from it (oom_caught) */
+    uint8_t tentative;  /* after a caught one (state.oom_rec): no snapshot until it is real */
+    uint32_t iter, bwd; /* the optimizer steps and backward passes begun when it began */
+} oom_track;
+
+/* replay_special_alloc: replay.c's apply_alloc's part of an allocation of an API with more to it
+ * (AP_SPECIAL) but a tensor of PyTorch's tracker, or of a failed call (phase ph): the tracker's
+ * notes and segments, an OOM, contexts; 1 when the allocation ends there */
+int replay_special_alloc(state *s, const reader_event *ev, oom_track *ot, uint8_t ph);
+/* replay_oom_caught: pending OOM ot caught, counted once; still has_oom's (replay.h oom_caught) */
+void replay_oom_caught(state *s, oom_track *ot);
+/* replay_oom_restore: ot recovered (a request as large succeeded): the caught one before it, if
+ * ot was tentative, is the run's OOM again; replay_oom_end: the trace ended, ot pending */
+void replay_oom_restore(state *s, oom_track *ot);
+void replay_oom_end(state *s, oom_track *ot);
+/* replay_oom_result: the trace ended: the run's OOM (ot, or the error the program caught that it
+ * stays) into the result */
+void replay_oom_result(state *s, const oom_track *ot);
+
+#endif
