@@ -311,6 +311,7 @@ static int setup(void **st)
     setenv("VRAMTRACE_OUTPUT", out, 1);
     setenv("VRAMTRACE_CARD_BYTES", "1073741824", 1);
     setenv("VRAMTRACE_STACKS", "none", 1);
+    vt__config_reload(); /* (the settings are the process's first environment's otherwise) */
     return 0;
 }
 

@@ -220,6 +220,7 @@ static void threads_exact(void **state)
 int main(void)
 {
     setenv("VRAMTRACE_CARD_BYTES", "1073741824", 1); /* before the first vt__config_get */
+    vt__config_reload(); /* (the settings are the process's first environment's otherwise) */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(admit_boundary, card_empty),
         cmocka_unit_test_setup(reserve_then_settle, card_empty),
