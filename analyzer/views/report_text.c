@@ -193,8 +193,9 @@ const char *report_caught_text(const replay_result *r, char *buf, size_t n)
              !r->has_oom          ? ""
              : !r->oom_went_on    ? "; nothing came after the last, below"
              : r->oom_caught == 1 ? "; it is the OOM below: the run did not end in it"
-                                  : "; the OOM below is the last of them: the run did not "
-                                    "end in it");
+             : r->at_oom.event == r->caught.event
+                 ? "; the OOM below is the first of them: the run did not end in it"
+                 : "; the OOM below is one of them: the run did not end in it");
     return buf;
 }
 

@@ -27,7 +27,7 @@ void summary_text(FILE *out, const char *path, const run_summary *s, const char 
     if (s->oom && s->oom_went_on) /* (the run went on after it) */
         fprintf(out, "OOM: yes, caught (a request for %s failed; the program went on after it%s), ",
                 card_format_bytes(s->oom_requested, oq, sizeof oq),
-                s->oom_caught > 1 ? " and the ones before" : "");
+                s->oom_caught > 1 ? " and the others it caught" : "");
     else if (s->oom && s->oom_caught)
         fprintf(out,
                 "OOM: yes (a request for %s failed, after %u the program caught and went on "

@@ -77,6 +77,20 @@ grep -q "^  largest micro-batch that fits (other settings unchanged, keeping >= 
     fail "frag: $(grep 'largest micro-batch\|fits, tightly\|keep the current' frag.txt)"
 python3 -c "import json,sys; j = json.load(open('frag.json')); sys.exit(not (j['oom_recovered'] >= 1 and j['run']['oom'] and j['oom_caught']['oom_is_caught']))" ||
     fail "frag: not the caught error as the run's OOM beside a recovered one"
+# a second error caught (12, then trained at 4), or an evaluation's skipped after training at 4:
+# the first stays the run's OOM, with the configuration the trace's first forward shows (the
+# second's had been described beside 14's configuration, "largest 9", which runs out; the
+# evaluation's had erased it: "fits, tightly", largest 13)
+retry two 14,12,4
+export EVAL=64
+retry evr 14,4
+unset EVAL
+for n in two evr; do
+    grep -q "^  oom      the program went on after 2 out-of-memory errors it caught: .*; the OOM below is the first of them: the run did not end in it$" $n.txt &&
+        grep -q "^OOM: 2.69 GiB requested at .* during backward" $n.txt &&
+        grep -q "^  largest micro-batch that fits (other settings unchanged, keeping >= 5 % free): $largest$" $n.txt ||
+        fail "$n: $(grep '^  oom\|^OOM\|largest micro' $n.txt)"
+done
 # --fail-if-oom: a trace that ends in its error, not one the program went on from
 "$VT" report --fail-if-oom r14.vt >/dev/null || fail "r14: --fail-if-oom exit $?"
 "$VT" report --fail-if-oom ended.vt >/dev/null

@@ -130,50 +130,44 @@ static void oom_begins(state *s, uint8_t ph)
     replay_snap_oom(s);
 }
 
-/* oom_real: a failure after a caught one (tentative) proved no allocator retry: its snapshot
- * now, and it is the run's OOM, not that one */
-static void oom_real(state *s, oom_track *ot)
-{
-    if (!ot->tentative)
-        return;
-    ot->tentative = 0;
-    s->oom_rec->caught = 0;
-    oom_begins(s, ot->phase);
-}
-
+/* After an error the program caught (s->oom_rec: not an evaluation's, whose batch failed, not the
+ * training's configuration), every later failure is tentative: counted, but the caught one stays
+ * the run's OOM (its configuration, the one the trace's first forward shows) whether the later one
+ * is recovered (its allocator's retry), caught too (a smaller batch's retry that failed again), or
+ * an evaluation's; only a trace that ends in it makes it the run's OOM, its snapshot taken then.
+ * (Two caught errors' OOM had been the second's beside the first's configuration.) */
 void replay_oom_restore(state *s, oom_track *ot)
 {
     if (ot->tentative && s->oom_rec->caught)
         *ot = *s->oom_rec; /* the caught one is the run's OOM again (not pending) */
-    s->oom_rec->caught = 0;
 }
 
 void replay_oom_caught(state *s, oom_track *ot)
 {
     replay_result *r = s->r;
-    oom_real(s, ot);
     ot->pending = s->frozen_oom = 0; /* (its unwinding over: the frees after are the program's) */
-    if (ot->caught)
-        return;
-    ot->caught = 1;
-    if (!r->oom_caught++)
-        r->caught =
-            (replay_oom_caught_first){ot->time_ns, ot->requested, ot->first_event, ot->stack,
-                                      ot->iter,    ot->bwd,       ot->phase,       ot->emulated};
+    if (!ot->caught) {
+        ot->caught = 1;
+        if (!r->oom_caught++)
+            r->caught = (replay_oom_caught_first){ot->time_ns, ot->requested, ot->first_event,
+                                                  ot->stack,   ot->iter,      ot->bwd,
+                                                  ot->phase,   ot->emulated};
+    }
+    replay_oom_restore(s, ot);
 }
 
 void replay_oom_end(state *s, oom_track *ot)
 {
-    if (ot->pending)
-        oom_real(s, ot); /* (nothing came after it: the live set as it left it) */
+    if (ot->pending && ot->tentative) { /* (the run's OOM: the live set as the trace left it) */
+        ot->tentative = 0;
+        s->oom_rec->caught = 0;
+        oom_begins(s, ot->phase);
+    }
 }
 
 /* oom_track_new: an out-of-memory failure (a request of size) begins at this event, in phase ph;
- * one still pending before it was caught (the program went on to a request of another size).
- * After one caught (not an evaluation's: the training's configuration did not fail), the new one
- * may be its allocator's retry, which a request as large succeeding shows: tentative until then,
- * its snapshot taken once it proves real (another failure of it, PyTorch's raise, the program
- * going on, the trace's end), else the caught one stays the run's OOM */
+ * one still pending before it was caught (the program went on to a request of another size);
+ * after a caught one, tentative (above) */
 static void oom_track_new(state *s, oom_track *ot, const reader_event *ev, uint8_t ph,
                           uint8_t emulated)
 {
@@ -220,7 +214,6 @@ int replay_special_alloc(state *s, const reader_event *ev, oom_track *ot, uint8_
         replay_mark_torch_segments(s, ev);
     if (ev->api == VT_API_torchOom && ot->pending) {
         ot->raised = 1; /* the failed requests before it: PyTorch raised OutOfMemoryError */
-        oom_real(s, ot);
         return 1;
     }
     if (ev->api == VT_API_torchOom) {
@@ -234,7 +227,6 @@ int replay_special_alloc(state *s, const reader_event *ev, oom_track *ot, uint8_
         r->n_failed++;
         if (ev->result == 2 && reader_api_kind(ev->api) == VT_KIND_ALLOC) {
             if (ot->pending && ot->requested == ev->size && !ot->raised) {
-                oom_real(s, ot); /* (failed again: no retry of the allocator's saved it) */
                 ot->fails++;
                 ot->last_event = s->event;
                 for (size_t i = 0; i < r->at_oom.n; i++) /* confirm the released cache */

@@ -1,6 +1,6 @@
 /* replay_oom.h — a replay's out-of-memory failures (replay_api.c): each from its first failed
  * request until the allocator recovers (a request as large succeeds), the program goes on from it
- * (caught: still the run's OOM, unless another failure proves real after it), or the trace ends
+ * (caught: still the run's OOM, unless the trace ends in a failure after it), or the trace ends
  * in it; the run's OOM then in replay_result (has_oom and the rest). Part of the one replay. */
 #ifndef VT_ANALYZER_REPLAY_OOM_H
 #define VT_ANALYZER_REPLAY_OOM_H
@@ -17,7 +17,7 @@ typedef struct oom_track { /* an out-of-memory failure, from its first failed re
     uint32_t stack, fails;
     uint8_t phase, emulated, raised, caught; /* raised: PyTorch did (its tracker's OOM); caught:
                                               * the program went on from it (oom_caught) */
-    uint8_t tentative;  /* after a caught one (state.oom_rec): no snapshot until it is real */
+    uint8_t tentative;  /* after a caught one (state.oom_rec): no snapshot unless the end's */
     uint32_t iter, bwd; /* the optimizer steps and backward passes begun when it began */
 } oom_track;
 
@@ -27,8 +27,8 @@ typedef struct oom_track { /* an out-of-memory failure, from its first failed re
 int replay_special_alloc(state *s, const reader_event *ev, oom_track *ot, uint8_t ph);
 /* replay_oom_caught: pending OOM ot caught, counted once; still has_oom's (replay.h oom_caught) */
 void replay_oom_caught(state *s, oom_track *ot);
-/* replay_oom_restore: ot recovered (a request as large succeeded): the caught one before it, if
- * ot was tentative, is the run's OOM again; replay_oom_end: the trace ended, ot pending */
+/* replay_oom_restore: ot recovered (a request as large succeeded) or was caught: the caught one
+ * before it, if ot was tentative, is the run's OOM again; replay_oom_end: the trace ended */
 void replay_oom_restore(state *s, oom_track *ot);
 void replay_oom_end(state *s, oom_track *ot);
 /* replay_oom_result: the trace ended: the run's OOM (ot, or the error the program caught that it
