@@ -44,12 +44,14 @@ static inline __attribute__((always_inline)) void apply_alloc(state *s, const re
             return;
     }
     replay_infer_tensor(s, 1, ev, lvl, 0);
-    if (ot->pending && lvl != L_NONE && ev->size >= ot->requested && ot->raised)
-        replay_oom_caught(s, ot); /* PyTorch raised it: the program went on from it */
-    if (ot->pending && lvl != L_NONE && ev->size >= ot->requested) {
-        ot->pending = s->frozen_oom = 0, r->oom_recovered++; /* recovered: it later succeeded */
-        s->bwd_oom = 0;                                      /* (its backward goes on) */
-        replay_oom_restore(s, ot);
+    if (__builtin_expect(ot->pending, 0) && lvl != L_NONE && ev->size >= ot->requested) {
+        if (ot->raised) { /* PyTorch raised it: the program went on from it */
+            replay_oom_caught(s, ot);
+        } else {
+            ot->pending = s->frozen_oom = 0, r->oom_recovered++; /* recovered: it later succeeded */
+            s->bwd_oom = 0;                                      /* (its backward goes on) */
+            replay_oom_restore(s, ot);
+        }
     }
     if (lvl == L_NONE || !ev->addr)
         return;
@@ -229,11 +231,12 @@ static inline __attribute__((always_inline)) void apply_one(state *s, int is_all
         ph = replay_phase_event(s, ev, 1, &loss);
         /* what the waiting allocations' categories may depend on changed (replay_cats.c): the
          * parameters' sizes and the vocabulary are final, a backward pass or a step began */
+        int moved = s->bwd != bwd0 || s->iter != iter0;
         if (s->vocab_done != sized0)
             replay_cats_keys_changed(s);
-        else if (s->bwd != bwd0 || s->iter != iter0)
+        else if (moved)
             replay_cats_changed(s);
-        if (__builtin_expect(ot->pending, 0) && (s->bwd != bwd0 || s->iter != iter0)) {
+        if (__builtin_expect(moved, 0) && ot->pending) {
             replay_oom_caught(s, ot); /* the program went on from it */
             if (s->iter == iter0) /* (the passes before: the attempt it cut short, not this A) */
                 s->bwd_at_step = s->bwd - 1;

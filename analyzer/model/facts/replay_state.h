@@ -65,8 +65,6 @@ typedef struct state {
     int frozen_oom;     /* the pending OOM came in a first forward that kept nothing for a backward:
                          * every weight's 16-bit copy but the failing op's freed after use */
     uint32_t iter, bwd; /* optimizer steps / backward passes begun */
-    oom_track *oom_rec; /* a caught OOM a later failure may yet leave the run's (caught) */
-    uint32_t bwd_oom;   /* the backward pass an OOM not recovered from came in (0: none) */
     uint32_t bwd_at_step;        /* bwd when the last optimizer step began */
     uint32_t accum, accum_steps; /* backward passes before each step, over how many steps */
     int accum_mixed;             /* 1: the steps did not all follow the same number of them */
@@ -184,6 +182,8 @@ typedef struct state {
     uint64_t kv_pend[4]; /* the sizes of the KV tensors made since the last other tensor */
     unsigned nkv_pend;
     struct again *again; /* a one-step run's tensor events (replay_again.c); NULL: not logged */
+    oom_track *oom_rec;  /* a caught OOM a later failure may yet leave the run's (caught) */
+    uint32_t bwd_oom;    /* the backward pass an OOM not recovered from came in (0: none) */
 } state;
 
 /* replay_phase.c */
