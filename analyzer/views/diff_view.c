@@ -283,9 +283,10 @@ static void oom_json(FILE *out, const replay_result *r)
     }
     fprintf(out,
             "{\"requested_bytes\":%" PRIu64 ",\"time_ns\":%" PRIu64
-            ",\"phase\":\"%s\",\"optimizer_steps\":%u,\"in_optimizer_step\":%s}",
-            r->oom_requested, r->oom_time_ns, phase_name(r->oom_phase), steps_done(r),
-            replay_oom_in_step(r) ? "true" : "false");
+            ",\"phase\":\"%s\",\"optimizer_steps\":%u,\"in_optimizer_step\":%s,\"went_on\":%s}",
+            r->oom_requested, r->oom_time_ns, phase_name(r->oom_phase),
+            r->oom_went_on ? r->oom_iter : steps_done(r), /* (its steps after it: not before) */
+            replay_oom_in_step(r) ? "true" : "false", r->oom_went_on ? "true" : "false");
 }
 
 /* oom_text: what a run that ran out of memory measured: its peaks are what it held before the

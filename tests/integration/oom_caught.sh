@@ -95,7 +95,10 @@ done
 "$VT" report --fail-if-oom r14.vt >/dev/null || fail "r14: --fail-if-oom exit $?"
 "$VT" report --fail-if-oom ended.vt >/dev/null
 [ $? = 1 ] || fail "ended: --fail-if-oom did not exit 1"
-# diff against the run at the batch it went on with: not 'after 2 optimizer steps'
+# diff against the run at the batch it went on with: not 'after 2 optimizer steps', in JSON neither
+"$VT" diff --json r14.vt "at$largest.vt" >diff.json 2>&1 || fail "diff --json: exit $?"
+python3 -c "import json,sys; o = json.load(open('diff.json'))['out_of_memory']['a']; sys.exit(not (o['went_on'] and o['optimizer_steps'] == 0))" ||
+    fail "diff --json: $(python3 -c "import json; print(json.load(open('diff.json'))['out_of_memory'])")"
 "$VT" diff r14.vt "at$largest.vt" >diff.txt 2>&1 || fail "diff: exit $?"
 grep -q "^(A ran out of memory at .* after 0 optimizer steps, and the program caught it and went on" diff.txt ||
     fail "diff: $(grep 'ran out of memory' diff.txt)"
