@@ -309,7 +309,7 @@ static int report_fill(report_ctx *c)
     /* (a caught error that is has_oom's: the advice of a run out of memory, which trained on) */
     f->caught_peak = replay_peak_in_caught(r) && !r->has_oom;
     f->caught_ns = r->caught.time_ns, f->caught_request = r->caught.requested;
-    f->oom_went_on = r->has_oom && r->oom_went_on;
+    f->oom_went_on = r->oom_went_on;
     f->fwd0_copies_made = r->fwd0_copies_made, f->peak_train = r->peak_train;
     f->truncated = replay_stopped_early(r);
     unsigned stop = replay_capture_stopped(r);

@@ -125,7 +125,7 @@ int report_json(FILE *out, const report_ctx *c)
         cJSON_AddNumberToObject(oc, "first_requested_bytes", (double)r->caught.requested);
         cJSON_AddStringToObject(oc, "first_phase", phase_name(r->caught.phase));
         cJSON_AddBoolToObject(oc, "peak_in_its_pass", replay_peak_in_caught(r));
-        cJSON_AddBoolToObject(oc, "oom_is_caught", r->has_oom && r->oom_went_on);
+        cJSON_AddBoolToObject(oc, "oom_is_caught", r->oom_went_on != 0);
         cJSON_AddStringToObject(oc, "note", report_caught_text(r, text, sizeof text));
     } else {
         cJSON_AddNullToObject(root, "oom_caught");

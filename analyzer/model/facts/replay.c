@@ -500,10 +500,8 @@ static int replay_reader(const char *path, reader *rd, replay_result *out, char 
     s->infer = infer_pass_new();
     replay_again_begin(s);
     out->minor = reader_header(rd)->minor;
-    oom_track ot, rec;
+    oom_track ot;
     memset(&ot, 0, sizeof ot);
-    memset(&rec, 0, sizeof rec);
-    s->oom_rec = &rec;
     int rc = run_pass(s, rd, &ot, err, errlen);
     replay_oom_end(s, &ot);
     const char *why = reader_error_message(rd); /* "no trailer", "last record cut at byte N" */

@@ -182,7 +182,8 @@ typedef struct replay_result {
      * find_executable_batch_size, a loop that skips a batch), and the first of them */
     uint32_t oom_caught;
     replay_oom_caught_first caught;
-    int oom_went_on;         /* has_oom's error is one of them: the program went on after it */
+    int oom_went_on;         /* has_oom's error is one of them: the program went on after it
+                              * (0 without has_oom) */
     uint64_t run_dropped;    /* the TRAILER's events lost (capture could not keep them) */
     uint64_t dropped_events; /* events of the run no longer in the file */
     uint64_t dropped_from_ns, dropped_to_ns;
@@ -283,15 +284,10 @@ static inline const char *replay_stop_words(unsigned ended, uint32_t error)
            : error == EFBIG                ? "the process's file-size limit, ulimit -f"
                                            : "disk full";
 }
-/* replay_stopped_early: the trace ends before the program did: the file cut (killed, or still
- * running) or the capture stopped on a full disk or a failed write (its trailer says so, the file
- * whole): what the run did after its last event is not measured (a GPT-2 medium stopped by
- * `ulimit -f 72` inside its first forward had been told "needs ~2.58 GiB", where the same bytes
- * cut say ~29.58 with the forward's rest extrapolated) */
 /* replay_in_caught: a moment (its event, phase, the backward passes and steps begun before it)
  * came in the pass the first caught OOM cut short (the same forward, backward or step, before it;
- * a forward after a backward counts the backward passes it does): what
- * it measured is of that attempt, not of what the program went on with; replay_peak_in_caught:
+ * a forward after a backward counts the backward passes it does): what it measured is of that
+ * attempt, not of what the program went on with; replay_peak_in_caught:
  * the peak the advice explains did (the tensors' in tensor modes, else the process peak) */
 static inline int replay_in_caught(const replay_result *r, uint64_t event, uint8_t ph, uint32_t bwd,
                                    uint32_t iter)
@@ -308,6 +304,11 @@ static inline int replay_peak_in_caught(const replay_result *r)
                : replay_in_caught(r, r->at_peak.event, r->peak_phase, r->peak_bwd, r->peak_iter);
 }
 
+/* replay_stopped_early: the trace ends before the program did: the file cut (killed, or still
+ * running) or the capture stopped on a full disk or a failed write (its trailer says so, the file
+ * whole): what the run did after its last event is not measured (a GPT-2 medium stopped by
+ * `ulimit -f 72` inside its first forward had been told "needs ~2.58 GiB", where the same bytes
+ * cut say ~29.58 with the forward's rest extrapolated) */
 static inline int replay_stopped_early(const replay_result *r)
 {
     return r->status == READER_TRUNCATED || replay_capture_stopped(r);

@@ -130,16 +130,22 @@ static void oom_begins(state *s, uint8_t ph)
     replay_snap_oom(s);
 }
 
-/* After an error the program caught (s->oom_rec: not an evaluation's, whose batch failed, not the
- * training's configuration), every later failure is tentative: counted, but the caught one stays
- * the run's OOM (its configuration, the one the trace's first forward shows) whether the later one
- * is recovered (its allocator's retry), caught too (a smaller batch's retry that failed again), or
- * an evaluation's; only a trace that ends in it makes it the run's OOM, its snapshot taken then.
- * (Two caught errors' OOM had been the second's beside the first's configuration.) */
+/* After an error the program caught (s->oom_rec, oom_of_record: not an evaluation's, whose batch
+ * failed, not the training's configuration), every later failure is tentative: counted, but the
+ * caught one stays the run's OOM (its configuration, the one the trace's first forward shows)
+ * whether the later one is recovered (its allocator's retry), caught too (a smaller batch's retry
+ * that failed again), or an evaluation's; only a trace that ends in it makes it the run's OOM, its
+ * snapshot taken then. (Two caught errors' OOM had been the second's beside the first's
+ * configuration.) */
+static int oom_of_record(const oom_track *ot)
+{
+    return ot->caught && ot->phase != PHASE_EVAL;
+}
+
 void replay_oom_restore(state *s, oom_track *ot)
 {
-    if (ot->tentative && s->oom_rec->caught)
-        *ot = *s->oom_rec; /* the caught one is the run's OOM again (not pending) */
+    if (ot->tentative && s->oom_rec.caught)
+        *ot = s->oom_rec; /* the caught one is the run's OOM again (not pending) */
 }
 
 void replay_oom_caught(state *s, oom_track *ot)
@@ -160,7 +166,7 @@ void replay_oom_end(state *s, oom_track *ot)
 {
     if (ot->pending && ot->tentative) { /* (the run's OOM: the live set as the trace left it) */
         ot->tentative = 0;
-        s->oom_rec->caught = 0;
+        s->oom_rec.caught = 0;
         oom_begins(s, ot->phase);
     }
 }
@@ -173,11 +179,20 @@ static void oom_track_new(state *s, oom_track *ot, const reader_event *ev, uint8
 {
     if (ot->pending)
         replay_oom_caught(s, ot);
-    if (ot->caught && ot->phase != PHASE_EVAL && !ot->tentative)
-        *s->oom_rec = *ot;
-    *ot = (oom_track){1,     s->event, ev->size, ev->time_ns, 0, s->event,           ev->stack_id,
-                      1,     ph,       emulated, 0,           0, s->oom_rec->caught, s->iter,
-                      s->bwd};
+    if (oom_of_record(ot) && !ot->tentative)
+        s->oom_rec = *ot;
+    *ot = (oom_track){.pending = 1,
+                      .first_event = s->event,
+                      .requested = ev->size,
+                      .time_ns = ev->time_ns,
+                      .last_event = s->event,
+                      .stack = ev->stack_id,
+                      .fails = 1,
+                      .phase = ph,
+                      .emulated = emulated,
+                      .tentative = s->oom_rec.caught,
+                      .iter = s->iter,
+                      .bwd = s->bwd};
     if (!ot->tentative)
         oom_begins(s, ph);
 }
@@ -187,7 +202,7 @@ void replay_oom_result(state *s, const oom_track *ot)
     replay_result *r = s->r;
     /* (caught: the run's OOM still, one it went on from; not an evaluation's, whose batch failed,
      * not the training's configuration) */
-    if (ot->pending || (ot->caught && ot->phase != PHASE_EVAL)) {
+    if (ot->pending || oom_of_record(ot)) {
         r->has_oom = 1;
         r->oom_requested = ot->requested;
         r->oom_time_ns = ot->time_ns;

@@ -182,7 +182,7 @@ typedef struct state {
     uint64_t kv_pend[4]; /* the sizes of the KV tensors made since the last other tensor */
     unsigned nkv_pend;
     struct again *again; /* a one-step run's tensor events (replay_again.c); NULL: not logged */
-    oom_track *oom_rec;  /* a caught OOM a later failure may yet leave the run's (caught) */
+    oom_track oom_rec;   /* a caught OOM a later failure may yet leave the run's (caught) */
     uint32_t bwd_oom;    /* the backward pass an OOM not recovered from came in (0: none) */
 } state;
 

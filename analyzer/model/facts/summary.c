@@ -24,7 +24,7 @@ void summary_of_replay(const replay_result *r, run_summary *s)
     s->oom = r->has_oom;
     s->oom_requested = r->has_oom ? r->oom_requested : 0;
     s->oom_caught = r->oom_caught, s->caught_requested = r->caught.requested;
-    s->oom_went_on = r->has_oom && r->oom_went_on;
+    s->oom_went_on = r->oom_went_on;
     s->truncated = r->status == READER_TRUNCATED;
     s->ended = r->ended;
     s->end_error = r->end_error;
