@@ -1,11 +1,12 @@
 /* hook_dlsym.c — a narrow dlsym override. Only names starting with "cu" are looked at:
  * driver functions asked of libcuda or RTLD_DEFAULT (cudart's dlsym of cuGetProcAddress_v2,
- * Triton's lookups) get our wrappers; runtime functions asked of a libcudart handle (ctypes,
- * dlopen users) get our runtime hooks. Everything else, and EVERY RTLD_NEXT lookup, reaches
- * the real dlsym by a tail jump, so the caller's identity (which RTLD_NEXT depends on) is
- * unchanged. The entry is a few instructions of x86-64 assembly for that reason. Every call also
- * tells PyTorch's allocator tracker that a library may have just been loaded (a dlopen is
- * followed by dlsym: Python's import asks for PyInit_*), to look for it at the next segment. */
+ * Triton's lookups) get our wrappers; runtime functions asked of the libcudart handle our hooks
+ * call (ctypes, dlopen users) get our runtime hooks, those of another runtime its own. Everything
+ * else, and EVERY RTLD_NEXT lookup, reaches the real dlsym by a tail jump, so the caller's identity
+ * (which RTLD_NEXT depends on) is unchanged. The entry is a few instructions of x86-64 assembly for
+ * that reason. Every call also tells PyTorch's allocator tracker that a library may have just been
+ * loaded (a dlopen is followed by dlsym: Python's import asks for PyInit_*), to look for it at the
+ * next segment. */
 #include <dlfcn.h>
 #include <string.h>
 
@@ -58,8 +59,14 @@ void *vt__dlsym_cu(void *handle, const char *name)
     if (!strncmp(name, "cuda", 4)) {
         if (!object_path_has(r, "libcudart"))
             return r;
+        /* Our runtime hook calls one runtime's function: vt__next's (the global scope's, else
+         * the first libcudart loaded; fixed once a process has one). A handle of another
+         * runtime (a second copy loaded RTLD_LOCAL beside it) gets its own function: handing
+         * its calls to the first would set the wrong runtime's last error and give it the
+         * other's streams and pools. Its allocations are still recorded, one layer down: it
+         * gets the driver through cuGetProcAddress, which is wrapped. */
         void *mine = our_definition(name);
-        return mine ? mine : r;
+        return mine && vt__next(name) == r ? mine : r;
     }
     if (handle != RTLD_DEFAULT && !object_path_has(r, "libcuda.so"))
         return r;
