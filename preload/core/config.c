@@ -57,6 +57,16 @@ static const char *env(const char *name)
     return getenv(name);
 }
 
+const char *vt__config_setting_name(size_t i)
+{
+    return i < NSNAP ? snap_names[i] : NULL;
+}
+
+const char *vt__config_setting_env(size_t i)
+{
+    return i < NSNAP ? env(snap_names[i]) : NULL;
+}
+
 /* vt__config_escape: s made safe to print into out (cap >= 8): printable ASCII as is, a
  * backslash doubled, every other byte \xHH (no escape code from the environment reaches a
  * terminal); cut with "..." past cap. Returns out. */

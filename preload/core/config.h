@@ -57,6 +57,11 @@ static inline const vt__config *vt__config_get(void)
 void vt__config_fork_child(int parent_threaded);
 /* vt__config_reload: re-reads the environment as it is now (tests). Not thread-safe. */
 void vt__config_reload(void);
+/* vt__config_setting_name: the name of the i-th settings variable (VRAMTRACE_...), NULL past
+ * the last; vt__config_setting_env: its value as the process started (the one its settings
+ * were read from, whatever the program set or cleared since), NULL if it was unset. */
+const char *vt__config_setting_name(size_t i);
+const char *vt__config_setting_env(size_t i);
 /* vt__config_escape: s made safe to print (printable ASCII, a backslash doubled, any other
  * byte \xHH), cut with "..." to fit cap (>= 8). Returns out. */
 char *vt__config_escape(const char *s, char *out, size_t cap);

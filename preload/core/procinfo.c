@@ -1,6 +1,7 @@
 /* procinfo.c — the PROCESS record: who was traced (pid, ppid, exe, cwd, host, argv and the
- * environment variables of VT_RECORDED_ENV and VRAMTRACE_*), then the FILE records of the
- * config files argv names (argfiles.c). Written once per trace file while it opens. */
+ * environment variables of VT_RECORDED_ENV and VRAMTRACE_*, the settings' as they applied), then
+ * the FILE records of the config files argv names (argfiles.c). Written once per trace file while
+ * it opens. */
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 
 #include "vramtrace/trace_format.h"
 #include "core/argfiles.h"
+#include "core/config.h"
 #include "writer.h"
 
 #define MAX_CMDLINE (256u << 10)
@@ -18,6 +20,17 @@
 #define MAX_VT_ENV 32 /* VRAMTRACE_* variables recorded */
 
 extern char **environ;
+
+/* is_setting: whether the NAME=VALUE entry is one of the settings' variables */
+static int is_setting(const char *entry)
+{
+    const char *name;
+    size_t len = strcspn(entry, "=");
+    for (size_t i = 0; (name = vt__config_setting_name(i)); i++)
+        if (strlen(name) == len && !strncmp(entry, name, len))
+            return 1;
+    return 0;
+}
 
 /* read_cmdline: /proc/self/cmdline into a malloc'ed buffer; *len bytes. NULL on failure. */
 static char *read_cmdline(size_t *len)
@@ -82,8 +95,17 @@ void vt__write_process_locked(void)
         snprintf(envbuf[nenv], sizeof envbuf[0], "%s=%s", names[i], v);
         strs[n++] = envbuf[nenv++];
     }
+    /* the settings' variables as they applied (as the process started: config.c), then any
+     * other VRAMTRACE_* variable as it is now */
+    for (size_t i = 0; vt__config_setting_name(i) && nenv < NENV; i++) {
+        const char *v = vt__config_setting_env(i);
+        if (!v)
+            continue;
+        snprintf(envbuf[nenv], sizeof envbuf[0], "%s=%s", vt__config_setting_name(i), v);
+        strs[n++] = envbuf[nenv++];
+    }
     for (char **e = environ; e && *e && nenv < NENV; e++) {
-        if (strncmp(*e, "VRAMTRACE_", 10) != 0)
+        if (strncmp(*e, "VRAMTRACE_", 10) != 0 || is_setting(*e))
             continue;
         snprintf(envbuf[nenv], sizeof envbuf[0], "%s", *e);
         strs[n++] = envbuf[nenv++];

@@ -182,6 +182,13 @@ PYEOF
         [ -f ce/out/$how.vt ] || fail "environment $how: no trace where run said ($(ls ce); $(cat ce/err.txt))"
         ls ce | grep -q '\.vt$' && fail "environment $how: a trace in the working directory: $(ls ce)"
         grep -q "no CUDA allocation" ce/err.txt && fail "environment $how: run says no CUDA allocation"
+        # the PROCESS record lists the settings' variables that applied, not the edited ones
+        "$VT" dump ce/out/$how.vt | python3 -c "
+import json, sys
+p = [json.loads(l) for l in sys.stdin if '\"process\"' in l][0]
+out = [e for e in p['env'] if e.startswith('VRAMTRACE_OUTPUT=')]
+assert len(out) == 1 and out[0].endswith('out/$how.vt'), p['env']" ||
+            fail "environment $how: the trace's PROCESS record lists settings that did not apply"
     done
 fi
 echo "output_env: ok"
