@@ -309,6 +309,10 @@ static int report_fill(report_ctx *c)
     /* (a caught error that is has_oom's: the advice of a run out of memory, which trained on) */
     f->caught_peak = replay_peak_in_caught(r) && !r->has_oom;
     f->caught_ns = r->caught.time_ns, f->caught_request = r->caught.requested;
+    if (r->went_on_event && r->oom_went_on) /* (what it went on with: its steps measured) */
+        f->went_on_batch = r->went_on_batch, f->went_on_tensors = r->went_on_tensors,
+        f->went_on_reserved = r->went_on_reserved, f->went_on_process = r->went_on_process,
+        f->went_on_steps = (int)r->went_on_steps;
     f->oom_went_on = r->oom_went_on;
     f->fwd0_copies_made = r->fwd0_copies_made, f->peak_train = r->peak_train;
     f->truncated = replay_stopped_early(r);

@@ -13,6 +13,29 @@
 #include "model_views.h"
 #include "report_views.h"
 
+/* went_on_json: what the program went on with after the last error of its training it caught
+ * (oom_caught.went_on; null: nothing measured after one) */
+static void went_on_json(cJSON *oc, const replay_result *r)
+{
+    if (!r->went_on_event) {
+        cJSON_AddNullToObject(oc, "went_on");
+        return;
+    }
+    cJSON *w = cJSON_AddObjectToObject(oc, "went_on");
+    if (r->went_on_batch)
+        cJSON_AddNumberToObject(w, "batch_size", (double)r->went_on_batch);
+    else
+        cJSON_AddNullToObject(w, "batch_size");
+    if (r->went_on_tokens)
+        cJSON_AddNumberToObject(w, "tokens", (double)r->went_on_tokens);
+    else
+        cJSON_AddNullToObject(w, "tokens");
+    cJSON_AddNumberToObject(w, "optimizer_steps", r->went_on_steps);
+    cJSON_AddNumberToObject(w, "tensors_peak_bytes", (double)r->went_on_tensors);
+    cJSON_AddNumberToObject(w, "reserved_peak_bytes", (double)r->went_on_reserved);
+    cJSON_AddNumberToObject(w, "process_peak_bytes", (double)r->went_on_process);
+}
+
 static cJSON *run_json(const replay_result *r)
 {
     cJSON *o = cJSON_CreateObject();
@@ -127,6 +150,7 @@ int report_json(FILE *out, const report_ctx *c)
         cJSON_AddBoolToObject(oc, "peak_in_its_pass", replay_peak_in_caught(r));
         cJSON_AddBoolToObject(oc, "oom_is_caught", r->oom_went_on != 0);
         cJSON_AddStringToObject(oc, "note", report_caught_text(r, text, sizeof text));
+        went_on_json(oc, r);
     } else {
         cJSON_AddNullToObject(root, "oom_caught");
     }

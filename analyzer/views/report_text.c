@@ -196,6 +196,19 @@ const char *report_caught_text(const replay_result *r, char *buf, size_t n)
              : r->at_oom.event == r->caught.event
                  ? "; the OOM below is the first of them: the run did not end in it"
                  : "; the OOM below is one of them: the run did not end in it");
+    size_t k = strlen(buf);
+    if (r->went_on_event && r->oom_went_on && k < n) { /* (what it went on with, measured) */
+        char b[80] = "", tens[64] = "", t[32], p[32];
+        if (r->went_on_batch)
+            snprintf(b, sizeof b, " at micro-batch %llu (%llu tokens)",
+                     (unsigned long long)r->went_on_batch, (unsigned long long)r->went_on_tokens);
+        if (r->went_on_tensors)
+            snprintf(tens, sizeof tens, " its tensors peaked at %s,",
+                     human(r->went_on_tensors, t, sizeof t));
+        snprintf(buf + k, n - k, "; it went on%s for %u optimizer step%s:%s the process held %s", b,
+                 r->went_on_steps, r->went_on_steps == 1 ? "" : "s", tens,
+                 human(r->went_on_process, p, sizeof p));
+    }
     return buf;
 }
 

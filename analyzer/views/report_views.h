@@ -28,9 +28,9 @@ const char *report_failed_text(uint64_t allocs, uint64_t frees, uint64_t shutdow
 #define REPORT_FAILED_LEN 160
 /* report_caught_text: the out-of-memory errors the program caught and went on from, in words
  * (NULL when none): the first one's moment, request and phase, and whether the process peak came
- * in the pass it cut short */
+ * in the pass it cut short, and what the program went on with (its micro-batch, steps, peaks) */
 const char *report_caught_text(const replay_result *r, char *buf, size_t n);
-#define REPORT_CAUGHT_LEN 320
+#define REPORT_CAUGHT_LEN 512
 /* report_lost_text: what the capture lost, to follow report_failed_text in the events'
  * parentheses ("; 779189 of the run's 907861 events lost: the capture could not store them"),
  * or "" when it lost nothing; lost: the trailer's n_dropped, missing: a chunked trace's events

@@ -33,6 +33,9 @@ run fits gpt2 12GiB --auto-find-batch-size
 # releasing its cache once (oom_recovered 1, counted apart); on 10 GiB a request as large as the
 # one PyTorch raised the error for succeeds in the retry before its backward, which is the
 # program going on, not another recovery; each run caught one error
+# on 14 GiB the same: its steps at 2 after the error kept the card's headroom, where the
+# predictions from the attempt at 4 alone had said "largest micro-batch that fits: 1"
+run caught14 gpt2-medium 14GiB --auto-find-batch-size
 run caught10 gpt2-medium 10GiB --auto-find-batch-size
 run caught11 gpt2-medium 11GiB --auto-find-batch-size
 # two steps after the retry: its completion is of B=2, never "keep the current configuration"
@@ -58,7 +61,7 @@ grep -q "OOM: 1 caught, the program went on (the first a request for 6.14 GiB), 
 grep -q "^OOM at 14$" r14.out && grep -q "^trained at 4$" r14.out || fail "r14: $(cat r14.out)"
 grep -q "OOM: yes, caught (a request for 2.69 GiB failed; the program went on after it), complete" r14.out ||
     fail "r14: run's summary: $(grep -o 'OOM: [^)]*)' r14.out)"
-grep -q "^  oom      .*during backward; it is the OOM below: the run did not end in it$" r14.txt &&
+grep -q "^  oom      .*during backward; it is the OOM below: the run did not end in it; it went on at micro-batch 4 (" r14.txt &&
     grep -q "^  events .*, 2 optimizer steps," r14.txt &&
     grep -q "^  accumulation steps A  *1 " r14.txt || fail "r14: $(grep '^  oom\|^  events\|accumulation steps' r14.txt)"
 largest=$(sed -n 's/^  largest micro-batch that fits (other settings unchanged, keeping >= 5 % free): \([0-9]*\)$/\1/p' r14.txt)
@@ -86,7 +89,7 @@ export EVAL=64
 retry evr 14,4
 unset EVAL
 for n in two evr; do
-    grep -q "^  oom      the program went on after 2 out-of-memory errors it caught: .*; the OOM below is the first of them: the run did not end in it$" $n.txt &&
+    grep -q "^  oom      the program went on after 2 out-of-memory errors it caught: .*; the OOM below is the first of them: the run did not end in it; it went on at micro-batch 4 (" $n.txt &&
         grep -q "^OOM: 2.69 GiB requested at .* during backward" $n.txt &&
         grep -q "^  largest micro-batch that fits (other settings unchanged, keeping >= 5 % free): $largest$" $n.txt ||
         fail "$n: $(grep '^  oom\|^OOM\|largest micro' $n.txt)"
@@ -130,7 +133,8 @@ if not (j["run"]["oom"] and oc and oc["oom_is_caught"] and j["oom"]["phase"] == 
 line = re.search(r"^  oom      (.*)$", text, re.M)
 if not line or not line.group(1).startswith("the program went on after 1 out-of-memory error it caught: the first at ") \
         or "the allocated peak below came in the same pass, before the error cut it short" not in line.group(1) \
-        or not line.group(1).endswith("; it is the OOM below: the run did not end in it"):
+        or "; it is the OOM below: the run did not end in it; it went on at micro-batch %d (" % t["batch_size"] \
+        not in line.group(1):
     bad.append("caught: oom line %r" % (line and line.group(1)))
 page = open("caught.html").read()
 if line and "<p class=note>out of memory: " + line.group(1) + "</p>" not in page:
@@ -153,6 +157,37 @@ for n, recovered in (("caught10", 1), ("caught11", 1)):  # (the run's OOM: the c
         bad.append("%s: the program did not go on at 2" % n)
     if not j["oom_caught"] or j["oom_caught"]["count"] != 1 or not j["oom_caught"]["oom_is_caught"] or j["oom_recovered"] != recovered:
         bad.append("%s: oom_caught %r, run.oom %r, oom_recovered %r" % (n, j["oom_caught"], j["run"]["oom"], j["oom_recovered"]))
+# what the program went on with, as its own account says (the batch it trained at, its steps):
+# read from the trace, named in the oom line, never said not to fit, the largest at least it
+def went_on(n, b, steps, card):
+    j, text, out = load(n)
+    w = (j["oom_caught"] or {}).get("went_on") or {}
+    if w.get("batch_size") != b or w.get("optimizer_steps") != steps:
+        bad.append("%s: went_on %r, the program trained at %d for %d steps" % (n, w, b, steps))
+    elif not 0 < w["tensors_peak_bytes"] <= w["reserved_peak_bytes"] <= w["process_peak_bytes"] <= card:
+        bad.append("%s: went_on's peaks %r on a card of %d" % (n, w, card))
+    if not re.search(r"^  oom      .*; it went on at micro-batch %d \(\d+ tokens\) for %d optimizer steps?: its "
+                     r"tensors peaked at " % (b, steps), text, re.M):
+        bad.append("%s: the oom line does not name micro-batch %d" % (n, b))
+    items = re.findall(r"^  (?:recommended:|-) micro-batch \d+ → %d\b.*\n      predicted peak [^\n]*: ([^\n]*)" % b,
+                       text, re.M)
+    if any(v.startswith("does not fit") for v in items):
+        bad.append("%s: micro-batch %d, which the program trained with, said not to fit: %r" % (n, b, items))
+    m = re.search(r"^  largest micro-batch that fits \(other settings unchanged, keeping >= 5 % free\): (\d+)$",
+                  text, re.M)
+    # (where its steps kept the headroom: a retry that held the failed attempt's cache, or reached
+    # the card, trained with less free)
+    if w.get("process_peak_bytes", card) <= card * 0.95 and (not m or int(m.group(1)) < b):
+        bad.append("%s: largest micro-batch %r below the %d it trained at" % (n, m and m.group(1), b))
+    return j, text, out
+for n, card in (("caught", 12), ("caught14", 14), ("caught10", 10), ("caught11", 11), ("caught2", 12)):
+    t = truth(open(n + ".out").read())
+    went_on(n, t["batch_size"], t["steps"], card << 30)
+for n in ("r14", "two", "evr", "frag"):
+    out = open(n + ".out").read()
+    b = int(re.search(r"^trained at (\d+)$", out, re.M).group(1))
+    # two steps at it, one more after the fill or the evaluation
+    went_on(n, b, 2 + ("after the " in out), 12 << 30)
 j, text, out = load("caught2")
 if truth(out)["steps"] != 2 or "keep the current configuration" in text or "it fits, tightly" in text:
     bad.append("caught2: the completion of B=2 said of the configuration that failed")

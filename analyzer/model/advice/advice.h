@@ -145,6 +145,12 @@ typedef struct model_calib {
      * any accumulation (kept_grads; a Lightning Llama 400M out of memory at B=4 with 2
      * accumulation steps predicted B=1 at 7.03 GiB of tensors, its run took 8.09) */
     int grads_kept;
+    /* the micro-batch the program went on with after an out-of-memory error it caught (a
+     * smaller batch's retry; 0: none measured), its tensors' largest over its steps, and the
+     * process and reserved levels it held then: its own configuration measured (advice_floors.c
+     * went_on_anchor) */
+    uint64_t went_on_B, went_on_tensors, went_on_process, went_on_reserved;
+    int went_on_steps; /* its optimizer steps (one: its forwards ran before the state existed) */
 } model_calib;
 
 /* A prediction for one shape. */
@@ -175,6 +181,10 @@ typedef struct prediction {
  * measured (a moment the formula leaves rows out of: a GPT-2 at B=1, T=64, its position table's
  * gradient scratch, 192 KiB): its peak as the run measured it (advice_predict) */
 #define PREDICT_AT_MEASURED 4
+/* PREDICT_AT_WENT_ON: the micro-batch the program went on with after an error it caught (or a
+ * smaller one, held to it): its tensors as its steps measured them, never more than the process
+ * held then (calib.went_on_B; advice_floors.c) */
+#define PREDICT_AT_WENT_ON 5
 } prediction;
 
 /* advice_calib_default: no measurement: formula ratios 1, CUDA context 500 MiB, cuBLAS
@@ -241,7 +251,9 @@ const char *advice_moment_key(int moment);
 /* advice_own_floors: p (advice_predict's, at shape s) no lower than what the run measured at
  * its own configuration: its peak, for a complete run whose peak came after its forward and
  * every moment predicted came below it (PREDICT_AT_MEASURED); with use_cache=False, the tensors
- * it held at once without its KV cache (kv_floor). advice_floors.c. */
+ * it held at once without its KV cache (kv_floor); and where the program went on after an error
+ * it caught, the micro-batch it trained with as measured, a smaller one no more than that, a
+ * larger one no less (PREDICT_AT_WENT_ON). advice_floors.c. */
 void advice_own_floors(const model_calib *c, const gpt_shape *s, prediction *p);
 /* advice_raise_by: p's process, reserved and required bytes raised by add (a floor under them:
  * the run's own measurement; saturating). advice_floors.c. */

@@ -62,8 +62,50 @@ static void measured_floor(const model_calib *c, const gpt_shape *s, prediction 
     out->moment = PREDICT_AT_MEASURED;
 }
 
+/* went_on_anchor: the program went on after an error it caught at a smaller micro-batch
+ * (c->went_on_B) and trained: that configuration (every other knob the run's; an accumulation
+ * that keeps the gradients through the next forward only where the run's did) is what its steps
+ * measured: their tensors (with the optimizer's state where it ran one step), the allocator cache
+ * assumed for them, the bytes outside PyTorch, never
+ * more than the process held (it ran: the Trainer at 2 on 14 GiB had been told "does not fit" at
+ * 13.86 GiB where its steps held 8.66 GiB of tensors); a smaller micro-batch no more, a larger
+ * one no less */
+static void went_on_anchor(const model_calib *c, const gpt_shape *s, prediction *out)
+{
+    const gpt_shape *m = &c->measured_shape;
+    if (!c->went_on_B || !c->went_on_tensors || c->went_on_B >= m->B || s->T != m->T ||
+        s->L != m->L || s->d != m->d || s->V != m->V || s->compile != m->compile ||
+        s->checkpointing != m->checkpointing || (s->A > 1 && m->A <= 1) ||
+        s->dtype_bytes != m->dtype_bytes || s->no_kv_cache != m->no_kv_cache ||
+        s->unfused_attention != m->unfused_attention || s->opt_bpp != m->opt_bpp ||
+        s->train_frac != m->train_frac || s->no_training)
+        return;
+    prediction a = *out;
+    uint64_t pt = cat_breakdown_tensors(&a.by_cat);
+    for (int k = 0; k < CAT_COUNT && pt; k++) /* (its rows in the shares predicted) */
+        if (category_tensor((category)k) && k != CAT_CACHE)
+            a.by_cat.bytes[k] = k == CAT_OPTIMIZER && c->went_on_steps < 2
+                                    ? a.by_cat.bytes[k]
+                                    : advice_bytes((double)a.by_cat.bytes[k] *
+                                                   ((double)c->went_on_tensors / (double)pt));
+    /* one step: its forwards ran before the optimizer's state existed, a later one's hold it (a
+     * GPT-2 medium at 2: 8.66 GiB of tensors in its one step, 11.30 in the next) */
+    uint64_t state = c->went_on_steps < 2 && !s->iteration0 ? a.by_cat.bytes[CAT_OPTIMIZER] : 0;
+    advice_with_cache(c, s, &a, c->went_on_tensors + state);
+    if (c->went_on_process && a.required_bytes > c->went_on_process) {
+        a.peak_bytes = a.required_bytes = c->went_on_process;
+        if (a.reserved_bytes > c->went_on_reserved)
+            a.reserved_bytes = c->went_on_reserved;
+    }
+    a.moment = PREDICT_AT_WENT_ON;
+    if (s->B == c->went_on_B || (s->B < c->went_on_B && a.required_bytes < out->required_bytes) ||
+        (s->B > c->went_on_B && a.required_bytes > out->required_bytes))
+        *out = a;
+}
+
 void advice_own_floors(const model_calib *c, const gpt_shape *s, prediction *out)
 {
     measured_floor(c, s, out);
     kv_floor(c, s, out);
+    went_on_anchor(c, s, out);
 }

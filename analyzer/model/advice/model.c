@@ -480,6 +480,7 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     model_kv_kept(f, &m->calib.kv); /* (less what the attention would keep) */
     m->calib.kv_unmeasured = f->kv_unmeasured;
     m->calib.went_on = f->oom_went_on;
+    model_went_on(m, f); /* (the micro-batch it went on with, measured: an anchor) */
     if (f->has_oom && cat_breakdown_total(&f->at_oom) > 0)
         model_oom_calibrate(m, f);
     else if (!f->has_oom && model_peak_after_forward(f) && strcmp(f->peak_phase, "eval"))

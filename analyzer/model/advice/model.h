@@ -92,6 +92,11 @@ typedef struct run_facts {
     int caught_peak;
     uint64_t caught_ns, caught_request;
     int oom_went_on; /* has_oom's error is one the program caught and went on from */
+    /* what the program went on with after the last error of its training it caught (replay.h
+     * went_on_*; went_on_batch 0: not read): its micro-batch, optimizer steps, its tensors'
+     * largest over them, the reserved and process levels it held then */
+    uint64_t went_on_batch, went_on_tensors, went_on_reserved, went_on_process;
+    int went_on_steps;
     /* OOM (has_oom = 0: the rest is unused) */
     int has_oom;
     uint64_t oom_requested;  /* bytes the failing call asked for */

@@ -94,6 +94,19 @@ void model_caught(model_result *m, const run_facts *f)
         m->lower_bounds = m->calib.lower = 1;
 }
 
+void model_went_on(model_result *m, const run_facts *f)
+{
+    model_calib *c = &m->calib;
+    if (!f->oom_went_on || !f->went_on_batch || f->went_on_batch >= m->shape.B ||
+        !f->went_on_tensors || !f->went_on_steps || m->shape.no_training)
+        return;
+    c->went_on_B = f->went_on_batch;
+    c->went_on_tensors = f->went_on_tensors;
+    c->went_on_process = f->went_on_process;
+    c->went_on_reserved = f->went_on_reserved;
+    c->went_on_steps = f->went_on_steps;
+}
+
 void model_cut_unstepped(model_result *m, const run_facts *f)
 {
     if (!m->cut_unstepped)
@@ -141,6 +154,24 @@ void model_advice_notes(model_result *m, const run_facts *f)
                  "would have made past it is not measured, so the predictions from it are lower "
                  "bounds",
                  (double)f->caught_ns / 1e9, (double)f->caught_request / 1048576.0);
+        note(m, t);
+    }
+    if (m->calib.went_on_B) {
+        char cap[48] = "";
+        if (m->capacity)
+            snprintf(cap, sizeof cap, ", %.0f %% of the card",
+                     100.0 * (double)f->went_on_process / (double)m->capacity);
+        snprintf(t, sizeof t,
+                 "the program went on at %s %llu after the error it caught and ran %d optimizer "
+                 "step%s there: its tensors peaked at %.2f GiB, the process held %.2f GiB%s; the "
+                 "what-ifs at %llu are that measurement%s with the allocator cache assumed (never "
+                 "more than the process held), a smaller %s no more, a larger no less",
+                 model_batch_word(m), (unsigned long long)m->calib.went_on_B, f->went_on_steps,
+                 f->went_on_steps == 1 ? "" : "s", (double)f->went_on_tensors / 1073741824.0,
+                 (double)f->went_on_process / 1073741824.0, cap,
+                 (unsigned long long)m->calib.went_on_B,
+                 f->went_on_steps < 2 ? " and the optimizer's state a later step holds" : "",
+                 model_batch_word(m));
         note(m, t);
     }
     if (m->tight) {

@@ -36,6 +36,11 @@ void model_advice_notes(model_result *m, const run_facts *f);
  * it is not measured, so the what-ifs are lower bounds (m->lower_bounds, calib.lower) */
 void model_caught(model_result *m, const run_facts *f);
 
+/* model_went_on: the program went on at a smaller micro-batch after the error it caught, and its
+ * steps there are measured (f->went_on_*): the calibration's anchor (calib.went_on_*), so no
+ * what-if says that configuration does not fit (advice_floors.c) */
+void model_went_on(model_result *m, const run_facts *f);
+
 /* model_cut_unstepped: a trace that ends before the run's first optimizer step with no OOM
  * (m->cut_unstepped): said in m->oom_forward, and where no formula tells how much of the step
  * was to come, the what-ifs are lower bounds (m->lower_bounds, calib.lower) */

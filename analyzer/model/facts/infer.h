@@ -53,6 +53,7 @@ typedef struct infer_result {
      * Lightning's sanity check, before any training forward): its B is that pass's own, not
      * the training's micro-batch (model_complete_tokens) */
     int tokens_eval;
+    uint32_t tokens_stack; /* the stack that made the token batch (0: none known) */
 } infer_result;
 
 /* The pass over PyTorch's allocator tracker's tensors (a segment-only trace infers nothing), fed

@@ -509,7 +509,8 @@ static int replay_reader(const char *path, reader *rd, replay_result *out, char 
              out->status == READER_TRUNCATED && why && *why ? why
                                                             : reader_status_name(out->status));
     replay_oom_result(s, &ot);
-    replay_infer_end(s); /* (when the trace ended before the first backward did) */
+    replay_infer_end(s);   /* (when the trace ended before the first backward did) */
+    replay_went_on_end(s); /* (its batch from the inference's token batch) */
     replay_vmm_end(s);
     replay_cats_cut(s);   /* (before the snapshots take the live set's items) */
     replay_cats_flush(s); /* what was freed after the last allocation: kept to the end */

@@ -182,8 +182,17 @@ typedef struct replay_result {
      * find_executable_batch_size, a loop that skips a batch), and the first of them */
     uint32_t oom_caught;
     replay_oom_caught_first caught;
-    int oom_went_on;         /* has_oom's error is one of them: the program went on after it
-                              * (0 without has_oom) */
+    int oom_went_on; /* has_oom's error is one of them: the program went on after it
+                      * (0 without has_oom) */
+    /* what the program went on with after the last of them of its training (not an
+     * evaluation's), from that error's first failure to the trace's end (replay_went_on.c;
+     * went_on_event 0: none): the tokens of its batch (B·T: the token batch the first forward's
+     * stack made again, 0 not found) and its micro-batch (over the inferred T; 0 unknown); its
+     * tensors' largest outside evaluation passes, the reserved and process levels at their
+     * largest as those rose (what its steps held); the optimizer steps begun after it */
+    uint64_t went_on_event, went_on_tokens, went_on_batch;
+    uint64_t went_on_tensors, went_on_reserved, went_on_process;
+    uint32_t went_on_steps;
     uint64_t run_dropped;    /* the TRAILER's events lost (capture could not keep them) */
     uint64_t dropped_events; /* events of the run no longer in the file */
     uint64_t dropped_from_ns, dropped_to_ns;

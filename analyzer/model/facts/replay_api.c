@@ -144,6 +144,8 @@ static int oom_of_record(const oom_track *ot)
 
 void replay_oom_restore(state *s, oom_track *ot)
 {
+    if (!ot->caught) /* (recovered: a request as large succeeded) */
+        replay_went_on_resolved(s, ot, 0);
     if (ot->tentative && s->oom_rec.caught)
         *ot = s->oom_rec; /* the caught one is the run's OOM again (not pending) */
 }
@@ -159,6 +161,7 @@ void replay_oom_caught(state *s, oom_track *ot)
                                                   ot->stack,   ot->iter,      ot->bwd,
                                                   ot->phase,   ot->emulated};
     }
+    replay_went_on_resolved(s, ot, 1);
     replay_oom_restore(s, ot);
 }
 
@@ -193,6 +196,8 @@ static void oom_track_new(state *s, oom_track *ot, const reader_event *ev, uint8
                       .tentative = s->oom_rec.caught,
                       .iter = s->iter,
                       .bwd = s->bwd};
+    if (ph != PHASE_EVAL) /* (an evaluation's batch failed, not the training's) */
+        replay_went_on_open(s, ot);
     if (!ot->tentative)
         oom_begins(s, ph);
 }

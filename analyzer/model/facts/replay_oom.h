@@ -21,6 +21,29 @@ typedef struct oom_track { /* an out-of-memory failure, from its first failed re
     uint32_t iter, bwd; /* the optimizer steps and backward passes begun when it began */
 } oom_track;
 
+/* What the program went on with after an error it caught (replay_went_on.c): from a training
+ * failure's first event on (an evaluation's opens none), the replay's peak_train and
+ * peak_reserved are that stretch's, the run's before it kept in pre_*; the failure recovered
+ * (the allocator's own retry), the stretch before it goes on (undo); caught, it stays (the
+ * program's inputs then read: the batch it went on with), to the next failure or the end */
+#define WENT_ON_INPUTS 16
+typedef struct went_on_window {
+    int open, caught, has_undo;
+    uint64_t event;     /* the failure it began at */
+    uint32_t iter;      /* the optimizer steps begun then */
+    uint64_t res, proc; /* the reserved and process levels as its tensors rose (not in an
+                         * evaluation pass) */
+    uint64_t pre_train, pre_res, pre_t_res; /* the run's before it */
+    struct went_on_undo {                   /* the stretch before it, as it was when it began */
+        int open, caught;
+        uint64_t event, train, res, t_res, wres, wproc, pre_train, pre_res, pre_t_res;
+        uint32_t iter;
+    } undo;
+    uint32_t ninputs; /* the program's inputs live when it was caught, oldest first */
+    uint64_t input_size[WENT_ON_INPUTS], input_event[WENT_ON_INPUTS];
+    uint32_t input_stack[WENT_ON_INPUTS];
+} went_on_window;
+
 /* replay_special_alloc: replay.c's apply_alloc's part of an allocation of an API with more to it
  * (AP_SPECIAL) but a tensor of PyTorch's tracker, or of a failed call (phase ph): the tracker's
  * notes and segments, an OOM, contexts; 1 when the allocation ends there */
@@ -34,5 +57,13 @@ void replay_oom_end(state *s, oom_track *ot);
 /* replay_oom_result: the trace ended: the run's OOM (ot, or the error the program caught that it
  * stays) into the result */
 void replay_oom_result(state *s, const oom_track *ot);
+
+/* replay_went_on_open: a training failure (ot) begins a stretch; replay_went_on_resolved: ot, the
+ * failure that began the last one, was caught (the stretch stays; the inputs live now are what
+ * the program went on with) or recovered (undone); replay_went_on_end: the trace ended (after the
+ * inference: the batch from its token batch's stack), the run's peaks whole again */
+void replay_went_on_open(state *s, const oom_track *ot);
+void replay_went_on_resolved(state *s, const oom_track *ot, int caught);
+void replay_went_on_end(state *s);
 
 #endif

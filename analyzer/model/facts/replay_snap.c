@@ -57,6 +57,11 @@ void replay_snap_bump_peaks(state *s, uint8_t ph, uint64_t t)
     }
     if (ph != PHASE_EVAL && alloc > r->peak_train)
         r->peak_train = alloc;
+    /* (after an error the program caught: what its steps held, replay_went_on.c) */
+    if (s->won.open && ph != PHASE_EVAL) {
+        s->won.res = res > s->won.res ? res : s->won.res;
+        s->won.proc = proc > s->won.proc ? proc : s->won.proc;
+    }
     if (res > r->peak_reserved)
         r->peak_reserved = res, r->t_reserved = t;
     /* the process peak; at the same level, the moment with the most tensor bytes: a segment

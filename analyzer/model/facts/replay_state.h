@@ -184,6 +184,7 @@ typedef struct state {
     struct again *again; /* a one-step run's tensor events (replay_again.c); NULL: not logged */
     oom_track oom_rec;   /* a caught OOM a later failure may yet leave the run's (caught) */
     uint32_t bwd_oom;    /* the backward pass an OOM not recovered from came in (0: none) */
+    went_on_window won;  /* what the program went on with after an error it caught */
 } state;
 
 /* replay_phase.c */

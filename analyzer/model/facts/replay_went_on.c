@@ -1,0 +1,126 @@
+/* replay_went_on.c — what a program went on with after an out-of-memory error it caught (a
+ * smaller batch's retry: Hugging Face's auto_find_batch_size, a loop of its own): the batch it
+ * trained with and what its steps held, measured from the trace (replay_oom.h went_on_window).
+ * Nothing here runs per event: a failure opens a stretch, its resolution closes or undoes it (the
+ * OOM's own bookkeeping, replay_api.c), and the stretch's peaks are the replay's own thresholds
+ * (replay_snap_bump_peaks, called when a level passes them), reset at its start and made whole
+ * again at the trace's end. Part of the one replay. */
+#include <string.h>
+
+#include "replay_state.h"
+
+void replay_went_on_open(state *s, const oom_track *ot)
+{
+    replay_result *r = s->r;
+    went_on_window *w = &s->won;
+    w->undo = (struct went_on_undo){w->open,          w->caught,     w->event,     r->peak_train,
+                                    r->peak_reserved, r->t_reserved, w->res,       w->proc,
+                                    w->pre_train,     w->pre_res,    w->pre_t_res, w->iter};
+    w->has_undo = 1;
+    /* (the run's peaks before it: at the same level the earlier moment, as the replay keeps) */
+    if (r->peak_train > w->pre_train)
+        w->pre_train = r->peak_train;
+    if (r->peak_reserved > w->pre_res)
+        w->pre_res = r->peak_reserved, w->pre_t_res = r->t_reserved;
+    r->peak_train = r->peak_reserved = 0;
+    w->res = w->proc = 0;
+    w->open = 1, w->caught = 0;
+    w->event = ot->first_event;
+    w->iter = s->iter;
+}
+
+/* inputs: the program's inputs live now made since the stretch began, the oldest first */
+static void inputs(state *s)
+{
+    went_on_window *w = &s->won;
+    livemap *m = &s->live;
+    w->ninputs = 0;
+    for (uint64_t k = 0; k < m->ne; k++) {
+        const livemap_entry *e = livemap_live_entry(m, k);
+        if (!e || (e->level != L_TENSOR && e->level != L_INNER) || !(e->flags & EF_INPUT) ||
+            e->alloc_event <= w->event || e->size < 16 || e->size % 8)
+            continue;
+        uint32_t i = w->ninputs;
+        while (i > 0 && w->input_event[i - 1] > e->alloc_event)
+            i--;
+        if (i == WENT_ON_INPUTS)
+            continue;
+        uint32_t n = w->ninputs < WENT_ON_INPUTS ? w->ninputs : WENT_ON_INPUTS - 1;
+        memmove(&w->input_size[i + 1], &w->input_size[i], (n - i) * sizeof w->input_size[0]);
+        memmove(&w->input_event[i + 1], &w->input_event[i], (n - i) * sizeof w->input_event[0]);
+        memmove(&w->input_stack[i + 1], &w->input_stack[i], (n - i) * sizeof w->input_stack[0]);
+        w->input_size[i] = e->size, w->input_event[i] = e->alloc_event;
+        w->input_stack[i] = e->stack_id;
+        w->ninputs = n + 1;
+    }
+}
+
+void replay_went_on_resolved(state *s, const oom_track *ot, int caught)
+{
+    replay_result *r = s->r;
+    went_on_window *w = &s->won;
+    if (!w->open || ot->first_event != w->event || !w->has_undo)
+        return; /* (an evaluation's, or one resolved already) */
+    w->has_undo = 0;
+    if (caught) {
+        w->caught = 1;
+        inputs(s);
+        return;
+    }
+    /* recovered: the stretch before it goes on through it */
+    const struct went_on_undo *u = &w->undo;
+    if (u->train > r->peak_train)
+        r->peak_train = u->train;
+    if (u->res >= r->peak_reserved)
+        r->peak_reserved = u->res, r->t_reserved = u->t_res;
+    w->res = u->wres > w->res ? u->wres : w->res;
+    w->proc = u->wproc > w->proc ? u->wproc : w->proc;
+    w->pre_train = u->pre_train, w->pre_res = u->pre_res, w->pre_t_res = u->pre_t_res;
+    w->open = u->open, w->caught = u->caught, w->event = u->event, w->iter = u->iter;
+}
+
+/* same_lines: stacks a and b ran the same Python code at the same lines, frame by frame (the
+ * program's batch made again: a Trainer's retry through accelerate's search is another bytecode
+ * offset of the same line, its native frames another path through the interpreter) */
+static int same_lines(tables *t, uint32_t a, uint32_t b)
+{
+    const tables_stack *x = tables_stack_get(t, a), *y = tables_stack_get(t, b);
+    if (!x || !y || !x->n_python || x->n_python != y->n_python)
+        return 0;
+    for (unsigned i = 0; i < x->n_python; i++) {
+        tables_frame f, g;
+        tables_resolve_frame(t, x->frames[x->n_native + i], TABLES_FRAME_PYTHON, &f);
+        tables_resolve_frame(t, y->frames[y->n_native + i], TABLES_FRAME_PYTHON, &g);
+        if (f.code_id != g.code_id || f.line != g.line || (f.line < 0 && f.raw != g.raw))
+            return 0;
+    }
+    return 1;
+}
+
+void replay_went_on_end(state *s)
+{
+    replay_result *r = s->r;
+    went_on_window *w = &s->won;
+    if (w->open && w->caught) {
+        r->went_on_event = w->event;
+        r->went_on_tensors = r->peak_train;
+        r->went_on_reserved = w->res;
+        r->went_on_process = w->proc;
+        r->went_on_steps = s->iter - w->iter;
+        /* the token batch: made again by the stack that made the first forward's */
+        const infer_result *in = &r->inferred;
+        uint32_t stack = r->has_inferred && in->v[INFER_tokens].known ? in->tokens_stack : 0;
+        for (uint32_t i = 0; stack && i < w->ninputs && !r->went_on_tokens; i++)
+            if (w->input_stack[i] == stack || same_lines(r->t, w->input_stack[i], stack))
+                r->went_on_tokens = w->input_size[i] / 8;
+        int64_t T = in->v[INFER_block_size].known ? in->v[INFER_block_size].value : 0;
+        if (r->went_on_tokens && T > 0 && r->went_on_tokens % (uint64_t)T == 0)
+            r->went_on_batch = r->went_on_tokens / (uint64_t)T;
+    }
+    if (w->open) { /* the run's peaks whole again */
+        if (w->pre_train > r->peak_train)
+            r->peak_train = w->pre_train;
+        if (w->pre_res >= r->peak_reserved && w->pre_res)
+            r->peak_reserved = w->pre_res, r->t_reserved = w->pre_t_res;
+    }
+}
