@@ -314,6 +314,7 @@ static int report_fill(report_ctx *c)
         f->went_on_reserved = r->went_on_reserved, f->went_on_process = r->went_on_process,
         f->went_on_steps = (int)r->went_on_steps;
     f->oom_went_on = r->oom_went_on;
+    f->oom_first_batch = r->has_oom ? r->oom_first_batch : 0;
     f->fwd0_copies_made = r->fwd0_copies_made, f->peak_train = r->peak_train;
     f->truncated = replay_stopped_early(r);
     unsigned stop = replay_capture_stopped(r);

@@ -383,7 +383,9 @@ void html_formula(FILE *out, const report_ctx *c)
     }
     /* the tensors where they peaked (as the text report says), not the process peak */
     fprintf(out, "<section id=formula><h2>Formula comparison at the %s</h2>\n",
-            m->measured_at_tensors ? "tensors' peak" : "peak");
+            m->measured_at_oom       ? "out-of-memory error"
+            : m->measured_at_tensors ? "tensors' peak"
+                                     : "peak");
     formula_head(out, m);
     if (m->formula_block[0]) {
         fputs("<p id=formula-block>", out);

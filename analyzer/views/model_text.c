@@ -76,7 +76,9 @@ static void print_formula(FILE *out, const model_result *m)
     }
     const char *unit = s->patch_tokens ? "patch tokens" : "tokens";
     /* the tensors where they peaked, with the process peak's cache, context and kernel code */
-    const char *at = m->measured_at_tensors ? "tensors' peak" : "peak";
+    const char *at = m->measured_at_oom       ? "out-of-memory error"
+                     : m->measured_at_tensors ? "tensors' peak"
+                                              : "peak";
     char frozen[160] = "", words[160];
     if (m->frozen_params)
         snprintf(frozen, sizeof frozen,

@@ -94,6 +94,24 @@ for n in two evr; do
         grep -q "^  largest micro-batch that fits (other settings unchanged, keeping >= 5 % free): $largest$" $n.txt ||
         fail "$n: $(grep '^  oom\|^OOM\|largest micro' $n.txt)"
 done
+# 14 fails, then 9 fails too and the program gives up (the trace ends in the second error): the
+# run's OOM is 9's, described by what was live when it failed (its snapshot had been the live set
+# as the trace ended, the program's tensors freed: "needs ~5.99 GiB", nothing but the context and
+# the cache live at the OOM), and its configuration is the batch that failed, 9 (the first
+# forward's 14 beside 9's live set had said "largest micro-batch that fits: 61", then 13)
+retry r9 14,9
+grep -q "^OOM at 14$" r9.out && grep -q "^OOM at 9$" r9.out || fail "r9: $(cat r9.out)"
+grep -q "^  micro-batch B  *9  *inferred  B = 9: " r9.txt || fail "r9: $(grep 'micro-batch B ' r9.txt)"
+l9=$(sed -n 's/^  largest micro-batch that fits (other settings unchanged, keeping >= 5 % free): \([0-9]*\)$/\1/p' r9.txt)
+[ -n "$l9" ] && [ "$l9" -lt 9 ] || fail "r9: largest micro-batch '$l9' where 9 ran out"
+[ "$l9" = "$largest" ] || { retry "at$l9" "$l9"; grep -q "^trained at $l9$" "at$l9.out" || fail "r9: $l9 does not train"; }
+python3 -c "
+import json, sys
+a, b = (json.load(open(n + '.json'))['oom']['live_by_category'] for n in ('r9', 'r14'))
+sys.exit(not (a['parameters'] == b['parameters'] > 0 and a['activations'] > 0))" ||
+    fail "r9: the model's weights or activations not live at its OOM"
+grep -q "^formula comparison at the out-of-memory error (N = B\*T = 9216 tokens" r9.txt ||
+    fail "r9: $(grep '^formula comparison' r9.txt)"
 # --fail-if-oom: a trace that ends in its error, not one the program went on from
 "$VT" report --fail-if-oom r14.vt >/dev/null || fail "r14: --fail-if-oom exit $?"
 "$VT" report --fail-if-oom ended.vt >/dev/null

@@ -164,12 +164,65 @@ static void test_oom_caught_next(void **st)
     unlink(path);
 }
 
+/* find_item: the item of address addr in snapshot snap, or NULL */
+static const live_item *find_item(const replay_snapshot *snap, uint64_t addr)
+{
+    for (size_t i = 0; i < snap->n; i++)
+        if (snap->items[i].addr == addr)
+            return &snap->items[i];
+    return NULL;
+}
+
+/* a later failure after a caught one has its own snapshot, taken as it began: the trace that ends
+ * in it describes what was live then, not what the program's teardown left (it had been taken
+ * as the trace ended); resolved, the caught one's is back, with the ends its window saw */
+static void test_oom_later_snapshot(void **st)
+{
+    (void)st;
+    char path[] = "/tmp/vt-replay-XXXXXX";
+    begin_file(path);
+    code(2, "/x/train.py", "Block.forward");
+    stack(2, 2);
+    alloc(0, 0, 0, 4096, 2, 2);     /* fails */
+    alloc(1, 1, 0x1000, 8, 0, 0);   /* a backward: caught */
+    alloc(0, 0, 0x2000, 100, 2, 0); /* the retry's forward */
+    alloc(0, 0, 0, 512, 2, 2);      /* fails: the trace ends in it */
+    release(0, 0, 0x2000);          /* the program's teardown */
+    replay_result r;
+    replay_ended(path, &r);
+    assert_int_equal(r.oom_requested, 512);
+    assert_false(r.oom_went_on);
+    assert_non_null(find_item(&r.at_oom, 0x2000));
+    replay_free(&r);
+    begin();
+    code(2, "/x/train.py", "Block.forward");
+    stack(2, 2);
+    alloc(0, 0, 0x1000, 64, 2, 0);  /* forward: live at the first failure */
+    alloc(0, 0, 0, 4096, 2, 2);     /* fails */
+    alloc(1, 1, 0x2000, 8, 0, 0);   /* a backward: caught */
+    alloc(0, 0, 0, 512, 2, 2);      /* another request fails ... */
+    release(1, 1, 0x1000);          /* (the first forward's tensor freed meanwhile) */
+    alloc(0, 0, 0x3000, 512, 2, 0); /* ... and succeeds: recovered */
+    release(0, 0, 0x3000);
+    replay_ended(path, &r);
+    assert_int_equal(r.oom_requested, 4096);
+    assert_true(r.oom_went_on);
+    const live_item *it = find_item(&r.at_oom, 0x1000);
+    assert_non_null(it);
+    assert_int_not_equal(it->free_event, 0);
+    assert_int_equal(it->phase_free, PHASE_BACKWARD);
+    assert_null(find_item(&r.at_oom, 0x3000)); /* (the later failure's window's) */
+    replay_free(&r);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_backward_oom_not_ended),
         cmocka_unit_test(test_oom_caught),
         cmocka_unit_test(test_oom_caught_next),
+        cmocka_unit_test(test_oom_later_snapshot),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -97,6 +97,9 @@ typedef struct run_facts {
      * largest over them, the reserved and process levels it held then */
     uint64_t went_on_batch, went_on_tensors, went_on_reserved, went_on_process;
     int went_on_steps;
+    /* the run's OOM came at a later attempt's micro-batch than the first forward's (this one,
+     * replay.h oom_first_batch; the configuration is the attempt's): the peaks are the first's */
+    uint64_t oom_first_batch;
     /* OOM (has_oom = 0: the rest is unused) */
     int has_oom;
     uint64_t oom_requested;  /* bytes the failing call asked for */
@@ -164,6 +167,8 @@ typedef struct model_result {
     int opt_choice;      /* 1: not measured, the script constructs several kinds without AdamW:
                           * the most state of them counted (said) */
     int measured_at_tensors; /* measured: the tensors at their peak (else at the process peak) */
+    int measured_at_oom;     /* measured: what was live at the OOM (a later attempt's batch:
+                              * oom_first_batch; the peaks are an earlier attempt's) */
     char notes[5][1024];     /* what the advice assumes, or how certain it is (every view) */
     int nnotes;
     int empty;              /* 1: the trace holds no allocation: no explanation, no advice (said) */

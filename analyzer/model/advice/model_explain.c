@@ -64,11 +64,17 @@ static void optimizer_state(const model_result *m, const run_facts *f, uint64_t 
  * measured there: the process peak's table beside it can hold gradients), from where it came. */
 static void no_gradients(const model_result *m, const run_facts *f, char *out, size_t n)
 {
-    const char *ph = f->peak_phase ? f->peak_phase : "";
-    const char *pk = m->measured_at_tensors ? "the tensors' peak" : "the peak";
+    /* (measured at the OOM: its phase and backward passes, not the peak's) */
+    const char *ph = m->measured_at_oom ? (f->oom_phase ? f->oom_phase : "")
+                     : f->peak_phase    ? f->peak_phase
+                                        : "";
+    int bwd = m->measured_at_oom ? f->oom_bwd : f->peak_bwd;
+    const char *pk = m->measured_at_oom       ? "the out-of-memory error"
+                     : m->measured_at_tensors ? "the tensors' peak"
+                                              : "the peak";
     if (m->shape.no_training)
         snprintf(out, n, "none: the run had no backward pass (forwards only)");
-    else if (f->backward_passes == 0 || (f->peak_bwd == 0 && strcmp(ph, "backward")))
+    else if (f->backward_passes == 0 || (bwd == 0 && strcmp(ph, "backward")))
         snprintf(out, n, "no .grad alive at %s: it came before the run's first backward%s", pk,
                  !strcmp(ph, "forward") ? ", in its first forward" : "");
     else if (!strcmp(ph, "backward"))

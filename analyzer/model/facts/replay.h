@@ -193,6 +193,9 @@ typedef struct replay_result {
     uint64_t went_on_event, went_on_tokens, went_on_batch;
     uint64_t went_on_tensors, went_on_reserved, went_on_process;
     uint32_t went_on_steps;
+    /* the first forward's micro-batch where the run's OOM is a later attempt's at another, which
+     * the inference's B became (the trace ended in it: replay_went_on.c); 0: none */
+    uint64_t oom_first_batch;
     uint64_t run_dropped;    /* the TRAILER's events lost (capture could not keep them) */
     uint64_t dropped_events; /* events of the run no longer in the file */
     uint64_t dropped_from_ns, dropped_to_ns;

@@ -134,9 +134,9 @@ static void oom_begins(state *s, uint8_t ph)
  * failed, not the training's configuration), every later failure is tentative: counted, but the
  * caught one stays the run's OOM (its configuration, the one the trace's first forward shows)
  * whether the later one is recovered (its allocator's retry), caught too (a smaller batch's retry
- * that failed again), or an evaluation's; only a trace that ends in it makes it the run's OOM, its
- * snapshot taken then. (Two caught errors' OOM had been the second's beside the first's
- * configuration.) */
+ * that failed again), or an evaluation's; only a trace that ends in it makes it the run's OOM. Its
+ * own snapshot is taken as it begins, the caught one's set aside (replay_oom.h oom_aside). (Two
+ * caught errors' OOM had been the second's beside the first's configuration.) */
 static int oom_of_record(const oom_track *ot)
 {
     return ot->caught && ot->phase != PHASE_EVAL;
@@ -146,8 +146,10 @@ void replay_oom_restore(state *s, oom_track *ot)
 {
     if (!ot->caught) /* (recovered: a request as large succeeded) */
         replay_went_on_resolved(s, ot, 0);
-    if (ot->tentative && s->oom_rec.caught)
+    if (ot->tentative && s->oom_rec.caught) {
         *ot = s->oom_rec; /* the caught one is the run's OOM again (not pending) */
+        replay_snap_oom_back(s);
+    }
 }
 
 void replay_oom_caught(state *s, oom_track *ot)
@@ -167,11 +169,12 @@ void replay_oom_caught(state *s, oom_track *ot)
 
 void replay_oom_end(state *s, oom_track *ot)
 {
-    if (ot->pending && ot->tentative) { /* (the run's OOM: the live set as the trace left it) */
+    if (ot->pending && ot->tentative) { /* (the run's OOM: its snapshot, taken when it began) */
         ot->tentative = 0;
         s->oom_rec.caught = 0;
-        oom_begins(s, ot->phase);
+        s->won.ended_in = ot->phase != PHASE_EVAL && s->won.event == ot->first_event;
     }
+    replay_snap_oom_drop(s);
 }
 
 /* oom_track_new: an out-of-memory failure (a request of size) begins at this event, in phase ph;
@@ -198,8 +201,9 @@ static void oom_track_new(state *s, oom_track *ot, const reader_event *ev, uint8
                       .bwd = s->bwd};
     if (ph != PHASE_EVAL) /* (an evaluation's batch failed, not the training's) */
         replay_went_on_open(s, ot);
-    if (!ot->tentative)
-        oom_begins(s, ph);
+    if (ot->tentative) /* (its own snapshot too: the trace may end in it) */
+        replay_snap_oom_aside(s);
+    oom_begins(s, ph);
 }
 
 void replay_oom_result(state *s, const oom_track *ot)

@@ -8,6 +8,8 @@
 #include <stdint.h>
 
 #include "reader.h"
+#include "replay.h"
+#include "timeline.h"
 
 typedef struct state state;
 
@@ -17,9 +19,24 @@ typedef struct oom_track { /* an out-of-memory failure, from its first failed re
     uint32_t stack, fails;
     uint8_t phase, emulated, raised, caught; /* raised: PyTorch did (its tracker's OOM); caught:
                                               * the program went on from it (oom_caught) */
-    uint8_t tentative;  /* after a caught one (state.oom_rec): no snapshot unless the end's */
+    uint8_t tentative;  /* after a caught one (state.oom_rec): that one's snapshot set aside */
     uint32_t iter, bwd; /* the optimizer steps and backward passes begun when it began */
 } oom_track;
+
+/* The caught OOM's snapshot and moment (replay_result's at_oom, oom_iter, oom_bwd,
+ * oom_seen_event; the state's bwd_oom; the timeline's at_oom), set aside while a later failure's
+ * own are taken at its first failure (replay_snap_oom_aside): back if that failure is resolved
+ * (recovered, caught), what its window saw of the caught one's allocations merged in
+ * (replay_snap_oom_back); dropped if the trace ends in it (replay_snap_oom_drop). A later failure
+ * the trace ends in had been described by the live set as the trace left it (the program's
+ * teardown: every tensor freed, "needs ~5.99 GiB" of a batch that failed at 11). */
+typedef struct oom_aside {
+    int held;
+    replay_snapshot snap;
+    timeline_moment tl_at_oom;
+    uint64_t seen_event;
+    uint32_t iter, bwd, bwd_oom;
+} oom_aside;
 
 /* What the program went on with after an error it caught (replay_went_on.c): from a training
  * failure's first event on (an evaluation's opens none), the replay's peak_train and
@@ -29,6 +46,7 @@ typedef struct oom_track { /* an out-of-memory failure, from its first failed re
 #define WENT_ON_INPUTS 16
 typedef struct went_on_window {
     int open, caught, has_undo;
+    int ended_in;       /* the trace ended in the failure it began at (after a caught one) */
     uint64_t event;     /* the failure it began at */
     uint32_t iter;      /* the optimizer steps begun then */
     uint64_t res, proc; /* the reserved and process levels as its tensors rose (not in an
@@ -57,6 +75,11 @@ void replay_oom_end(state *s, oom_track *ot);
 /* replay_oom_result: the trace ended: the run's OOM (ot, or the error the program caught that it
  * stays) into the result */
 void replay_oom_result(state *s, const oom_track *ot);
+
+/* replay_snap.c: the caught OOM's snapshot set aside, back, or dropped (oom_aside) */
+void replay_snap_oom_aside(state *s);
+void replay_snap_oom_back(state *s);
+void replay_snap_oom_drop(state *s);
 
 /* replay_went_on_open: a training failure (ot) begins a stretch; replay_went_on_resolved: ot, the
  * failure that began the last one, was caught (the stretch stays; the inputs live now are what

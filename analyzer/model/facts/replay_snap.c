@@ -114,6 +114,92 @@ void replay_snap_oom(state *s)
     take_live(s, &s->r->at_oom, 1);
 }
 
+void replay_snap_oom_aside(state *s)
+{
+    replay_result *r = s->r;
+    oom_aside *a = &s->aside;
+    free(a->snap.items); /* (none held: a failure after the caught one is resolved first) */
+    *a = (oom_aside){1,
+                     r->at_oom,
+                     r->tl ? r->tl->at_oom : (timeline_moment){0},
+                     r->oom_seen_event,
+                     r->oom_iter,
+                     r->oom_bwd,
+                     s->bwd_oom};
+    r->at_oom.items = NULL, r->at_oom.n = 0;
+}
+
+void replay_snap_oom_drop(state *s)
+{
+    free(s->aside.snap.items);
+    memset(&s->aside, 0, sizeof s->aside);
+}
+
+static int by_alloc_event(const void *x, const void *y)
+{
+    uint64_t a = (*(const live_item *const *)x)->alloc_event;
+    uint64_t b = (*(const live_item *const *)y)->alloc_event;
+    return a < b ? -1 : a > b;
+}
+
+/* find: the item of allocation event ev in idx (n, sorted by it), or NULL */
+static live_item *find(live_item **idx, size_t n, uint64_t ev)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (idx[mid]->alloc_event < ev)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && idx[lo]->alloc_event == ev ? idx[lo] : NULL;
+}
+
+void replay_snap_oom_back(state *s)
+{
+    replay_result *r = s->r;
+    oom_aside *a = &s->aside;
+    if (!a->held)
+        return;
+    replay_snapshot later = r->at_oom; /* (the later failure's, its window's frees in it) */
+    r->at_oom = a->snap;
+    if (r->tl)
+        r->tl->at_oom = a->tl_at_oom;
+    r->oom_seen_event = a->seen_event;
+    r->oom_iter = a->iter, r->oom_bwd = a->bwd, s->bwd_oom = a->bwd_oom;
+    s->frozen_oom = 0; /* (a caught one's unwinding is over) */
+    a->snap.items = NULL;
+    a->held = 0;
+    /* each allocation's end as the later snapshot saw it (its free while that one was pending:
+     * the caught one's entries were marked for it); not its oom_released, the later failure's
+     * retry. Then the live entries point at the caught one's items again. */
+    size_t n = r->at_oom.n;
+    live_item **idx = n ? malloc(n * sizeof *idx) : NULL;
+    for (size_t i = 0; idx && i < n; i++)
+        idx[i] = &r->at_oom.items[i];
+    if (idx)
+        qsort(idx, n, sizeof *idx, by_alloc_event);
+    for (size_t i = 0; idx && i < later.n; i++) {
+        const live_item *l = &later.items[i];
+        live_item *it = l->free_event ? find(idx, n, l->alloc_event) : NULL;
+        if (it)
+            it->phase_free = l->phase_free, it->iter_free = l->iter_free,
+            it->bwd_free = l->bwd_free, it->after_oom = l->after_oom,
+            it->free_event = l->free_event, it->outlived_step = l->outlived_step;
+    }
+    livemap *m = &s->live;
+    for (uint64_t k = 0; k < m->ne; k++) {
+        livemap_entry *e = livemap_live_entry(m, k);
+        if (!e)
+            continue;
+        live_item *it = idx ? find(idx, n, e->alloc_event) : NULL;
+        e->snap_oom = it ? (uint32_t)(it - r->at_oom.items) + 1 : 0;
+    }
+    free(idx);
+    free(later.items);
+}
+
 static void torch_cache(replay_snapshot *snap);
 
 /* replay_snap_end: the live set at the trace's end as r->at_end (replay_keep_end) */

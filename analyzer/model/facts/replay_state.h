@@ -185,6 +185,7 @@ typedef struct state {
     oom_track oom_rec;   /* a caught OOM a later failure may yet leave the run's (caught) */
     uint32_t bwd_oom;    /* the backward pass an OOM not recovered from came in (0: none) */
     went_on_window won;  /* what the program went on with after an error it caught */
+    oom_aside aside;     /* the caught OOM's snapshot while a later failure's is taken */
 } state;
 
 /* replay_phase.c */

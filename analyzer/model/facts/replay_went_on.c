@@ -5,6 +5,7 @@
  * OOM's own bookkeeping, replay_api.c), and the stretch's peaks are the replay's own thresholds
  * (replay_snap_bump_peaks, called when a level passes them), reset at its start and made whole
  * again at the trace's end. Part of the one replay. */
+#include <stdio.h>
 #include <string.h>
 
 #include "replay_state.h"
@@ -97,25 +98,60 @@ static int same_lines(tables *t, uint32_t a, uint32_t b)
     return 1;
 }
 
+/* token_batch: the token batch among the inputs read when the last caught error was resolved
+ * (made again by the stack that made the first forward's), its micro-batch over T in *B (0 if
+ * T does not divide it); 0 if none */
+static uint64_t token_batch(const state *s, uint64_t *B)
+{
+    const replay_result *r = s->r;
+    const went_on_window *w = &s->won;
+    const infer_result *in = &r->inferred;
+    uint32_t stack = r->has_inferred && in->v[INFER_tokens].known ? in->tokens_stack : 0;
+    uint64_t tokens = 0;
+    for (uint32_t i = 0; stack && i < w->ninputs && !tokens; i++)
+        if (w->input_stack[i] == stack || same_lines(r->t, w->input_stack[i], stack))
+            tokens = w->input_size[i] / 8;
+    int64_t T = in->v[INFER_block_size].known ? in->v[INFER_block_size].value : 0;
+    *B = tokens && T > 0 && tokens % (uint64_t)T == 0 ? tokens / (uint64_t)T : 0;
+    return tokens;
+}
+
+/* failed_batch: the trace ended in a failure after the program went on from a caught error
+ * (oom_retry at 14, then 9, which failed too): the configuration that ran out of memory is the
+ * batch of that last attempt, not the first forward's; the inference's B and B·T become it, so
+ * the configuration, the formula and the advice are of the batch that failed. (They had been of
+ * 14 beside 9's live set: "largest micro-batch that fits: 13" where 9 had run out.) */
+static void failed_batch(state *s)
+{
+    replay_result *r = s->r;
+    infer_result *in = &r->inferred;
+    uint64_t B = 0, tokens = token_batch(s, &B);
+    infer_value *vb = &in->v[INFER_batch_size], *vt = &in->v[INFER_tokens];
+    if (!B || !vb->known || (uint64_t)vb->value == B || !vt->known)
+        return;
+    r->oom_first_batch = (uint64_t)vb->value;
+    snprintf(vb->where, sizeof vb->where,
+             "B = %llu: B·T = %llu over T = %lld, the batch of the attempt that ran out of memory "
+             "(the program caught an error at %llu, the first forward's, and tried again)",
+             (unsigned long long)B, (unsigned long long)tokens,
+             (long long)in->v[INFER_block_size].value, (unsigned long long)vb->value);
+    vb->value = (int64_t)B;
+    vt->value = (int64_t)tokens;
+}
+
 void replay_went_on_end(state *s)
 {
     replay_result *r = s->r;
     went_on_window *w = &s->won;
+    if (w->open && !w->caught && w->ended_in)
+        failed_batch(s);
     if (w->open && w->caught) {
         r->went_on_event = w->event;
         r->went_on_tensors = r->peak_train;
         r->went_on_reserved = w->res;
         r->went_on_process = w->proc;
         r->went_on_steps = s->iter - w->iter;
-        /* the token batch: made again by the stack that made the first forward's */
-        const infer_result *in = &r->inferred;
-        uint32_t stack = r->has_inferred && in->v[INFER_tokens].known ? in->tokens_stack : 0;
-        for (uint32_t i = 0; stack && i < w->ninputs && !r->went_on_tokens; i++)
-            if (w->input_stack[i] == stack || same_lines(r->t, w->input_stack[i], stack))
-                r->went_on_tokens = w->input_size[i] / 8;
-        int64_t T = in->v[INFER_block_size].known ? in->v[INFER_block_size].value : 0;
-        if (r->went_on_tokens && T > 0 && r->went_on_tokens % (uint64_t)T == 0)
-            r->went_on_batch = r->went_on_tokens / (uint64_t)T;
+        r->went_on_tokens = token_batch(s, &r->went_on_batch);
     }
     if (w->open) { /* the run's peaks whole again */
         if (w->pre_train > r->peak_train)
