@@ -414,6 +414,12 @@ void phases_memo_keep_ip(phases_memo *m, uint64_t ip, uint32_t bits, uint32_t un
     m->ip[j].ip = ip, m->ip[j].bits = bits, m->ip[j].until = until;
 }
 
+void phases_acc_mark_eval(phases_acc *a)
+{
+    a->py_any |= FB_EVAL;
+    a->any |= FB_EVAL;
+}
+
 stack_facts phases_acc_end(const phases_acc *a)
 {
     uint32_t any = a->any, py_any = a->py_any;

@@ -114,6 +114,9 @@ int phases_native_may_say(const char *name);
  * nothing. */
 void phases_memo_keep_ip(phases_memo *m, uint64_t ip, uint32_t bits, uint32_t until);
 stack_facts phases_acc_end(const phases_acc *a);
+/* phases_acc_mark_eval: the stack passes through an evaluation the program's source shows
+ * (evalsrc.h: an inline one, under no function named so), as a frame named evaluate would say */
+void phases_acc_mark_eval(phases_acc *a);
 void phases_memo_free(phases_memo *m);
 /* phases_site: the frame a report names for a stack: the innermost Python frame of the program's
  * own (outside torch / site-packages); when a framework's training loop (Hugging Face's Trainer,

@@ -584,6 +584,7 @@ void replay_free(replay_result *r)
     free(r->at_oom.items);
     free(r->at_end.items);
     phases_memo_free(&r->site_memo); /* (keyed by the tables' records) */
+    evalsrc_free(&r->eval_src);
     tables_free(r->t);
     timeline_free(r->tl);
     growth_free_all(&r->growth);

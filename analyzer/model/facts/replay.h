@@ -11,6 +11,7 @@
 
 #include "blocks.h"
 #include "categories.h"
+#include "evalsrc.h"
 #include "growth.h"
 #include "infer.h"
 #include "phases.h"
@@ -63,6 +64,7 @@ typedef struct replay_result {
     char path[4096];
     tables *t;               /* owned: process, threads, stacks... */
     phases_memo site_memo;   /* what each code object's file said, for replay_site_text */
+    evalsrc eval_src;        /* the recorded scripts' inline evaluations (evalsrc.h) */
     reader_status status;    /* ok / truncated (malformed stops the replay) */
     char status_msg[256];    /* the status, or why it is truncated ("no trailer", ...) */
     int tensor_mode;         /* per-tensor events were seen (cudaMallocAsync backend) */

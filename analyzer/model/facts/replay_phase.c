@@ -78,7 +78,14 @@ static stack_facts raw_facts(state *s, uint32_t id)
             tables_module_names(s->r->t, sym->module_id) >= SYMBOLIZE_OK) {
             size_t n = 0;
             const tables_frame *fr = tables_resolve_stack(s->r->t, id, &n);
-            return fr ? phases_of_stack_memo(fr, n, memo) : none;
+            if (!fr)
+                return none;
+            phases_acc r = PHASES_ACC_INIT;
+            for (size_t k = 0; k < n; k++)
+                phases_acc_frame(&r, &fr[k], memo);
+            if (evalsrc_frames(&s->r->eval_src, s->r->t, fr, n))
+                phases_acc_mark_eval(&r);
+            return phases_acc_end(&r);
         }
         /* kept: a symbol that is named, symbolized, in no module or in one whose file failed
          * stays as it is; no symbol (which says nothing), until one comes */
@@ -87,6 +94,11 @@ static stack_facts raw_facts(state *s, uint32_t id)
             phases_memo_keep_ip(memo, st->frames[i], b, sym ? 0 : (uint32_t)nsyms + 1);
     }
     phases_acc_codes(&a, s->r->t, st->frames + st->n_native, st->n_python, memo);
+    /* a line of an evaluation written inline in the training loop (model.eval(); with
+     * torch.no_grad(): inside main): the evaluation's, as under a function named evaluate (its
+     * out-of-memory error had been the training micro-batch's) */
+    if (evalsrc_stack(&s->r->eval_src, s->r->t, st))
+        phases_acc_mark_eval(&a);
     return phases_acc_end(&a);
 }
 

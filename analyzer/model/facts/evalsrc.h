@@ -1,0 +1,47 @@
+/* evalsrc.h — an evaluation written inline in a training loop, read from the recorded script's
+ * source: the lines of a `with torch.no_grad():` (or inference_mode(), set_grad_enabled(False))
+ * block that a `.eval()` call opens, inside a function that trains. A stack whose Python frames
+ * pass through such a line is an evaluation's (phases' eval), as one under a function named
+ * evaluate is. */
+#ifndef VT_ANALYZER_EVALSRC_H
+#define VT_ANALYZER_EVALSRC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tables.h"
+
+/* evalsrc_lines: the physical lines (1-based) of src (len bytes) inside such blocks, set in
+ * out[line] for line < n (out zeroed first); the count of lines set. A block is taken when
+ *  - its `with` names torch.no_grad( / inference_mode( / set_grad_enabled(False),
+ *  - R.eval() is called in its body or before it in the block around it (model.eval()),
+ *  - R.train( is called in the function around it (the model goes back to training: a frozen
+ *    teacher's no_grad forward, never trained, is the step's, not an evaluation),
+ *  - no .backward( is in its body nor after it in the block around it (the teacher's forward,
+ *    the step's backward after it, is the step's),
+ *  - the function around it calls .backward( elsewhere (it trains: an evaluation-only script's
+ *    forwards stay the forward). */
+size_t evalsrc_lines(const char *src, size_t len, uint8_t *out, size_t n);
+
+/* What one trace's recorded scripts say, built the first time a stack asks (the FILE records come
+ * before the events) and again while their count grows. Zero it to start; evalsrc_free. */
+typedef struct evalsrc {
+    size_t nfiles_seen;
+    struct evalsrc_file {
+        const char *path, *name; /* the FILE record's (the tables' strings) */
+        uint8_t *line;           /* line[l]: l lies in an inline evaluation */
+        size_t nlines;
+    } f[4];
+    int n;
+    uint8_t *code; /* by code id: 0 not looked at, 1 + the file's index, 255 none of them */
+    size_t ncode;
+} evalsrc;
+
+/* evalsrc_stack: 1 when a Python frame of stack (its frames as recorded: native, then Python)
+ * lies on a line of an inline evaluation of a recorded script, else 0. */
+int evalsrc_stack(evalsrc *e, tables *t, const tables_stack *st);
+/* evalsrc_frames: the same for a resolved stack (frames with their lines). */
+int evalsrc_frames(evalsrc *e, const tables *t, const tables_frame *f, size_t n);
+void evalsrc_free(evalsrc *e);
+
+#endif

@@ -1,0 +1,49 @@
+#!/bin/sh
+# inline_eval.sh — an evaluation written inline in the training loop (model.eval(); with
+# torch.no_grad(): ... inside main, under no function named evaluate or estimate_loss) is an
+# evaluation: tests/python/inline_eval.py (a SIMULATED GPT-2 124M trained at a micro-batch of 4,
+# evaluating a batch of --eval_batch_size after its second step) on a 12 GiB card. At 32 its
+# evaluation runs out of memory (the program's own truth: oom_phase "eval"); the report had said
+# "during forward", "cause: the tensors of one micro-batch" and "recommended: micro-batch 4 -> 2,
+# accumulation 1 -> 2" (whose run runs out of memory in the same evaluation). Now the error is the
+# evaluation's (report text and JSON, diff, predict --from), no micro-batch is recommended and
+# the evaluation's own flag is named; at 8 the run fits and its evaluation's peak is the eval
+# phase's, not the forward's.
+set -u
+fail() { echo "inline_eval: $*"; exit 1; }
+[ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
+command -v python3 >/dev/null 2>&1 || { echo "SKIP inline_eval: no python3"; exit 77; }
+export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB
+run() { # name, the evaluation's batch
+    timeout 300 "$VT" run -q --card 12GiB -o "$1.vt" -- python3 "$ROOT/tests/python/inline_eval.py" \
+        --batch_size 4 --eval_batch_size "$2" </dev/null >"$1.out" 2>&1
+    "$VT" report --no-color "$1.vt" >"$1.txt" && "$VT" report --json "$1.vt" >"$1.json" ||
+        fail "$1: report failed"
+}
+run oom 32
+run fits 8
+python3 - oom.json oom.out fits.json fits.out <<'PY' || fail "see above"
+import json, sys
+def truth(path):
+    return next(json.loads(l.split(" ", 1)[1]) for l in open(path) if l.startswith("VRAMTRACE_TORCH_STATS "))
+r, t, f, tf = json.load(open(sys.argv[1])), truth(sys.argv[2]), json.load(open(sys.argv[3])), truth(sys.argv[4])
+assert t["oom"] and t["oom_phase"] == "eval" and t["steps"] == 2, t  # (the case)
+assert r["oom"]["phase"] == "eval", r["oom"]["phase"]
+assert r["iterations"] == t["steps"], r["iterations"]
+# no smaller micro-batch recommended: each keeps the evaluation's batch of 32
+assert not [a for a in r["advice"] if a["recommended"]], [a["change"] for a in r["advice"] if a["recommended"]]
+assert not tf["oom"] and tf["evals"] == 1, tf
+# the fitting run's evaluation is the eval phase's, above its forward's peak
+ph = f["phases"]
+assert ph.get("eval", 0) > ph["forward"], ph
+PY
+grep -q "during eval;" oom.txt || fail "oom: $(grep '^OOM' oom.txt)"
+grep -q "an evaluation pass with a batch of its own (--eval_batch_size 32 on the command line)" oom.txt ||
+    fail "oom: the evaluation's flag not named: $(grep -A3 '^advice' oom.txt)"
+grep -q "recommended: micro-batch" oom.txt && fail "oom: $(grep 'recommended:' oom.txt)"
+"$VT" diff fits.vt oom.vt >diff.txt 2>&1 || true
+grep -q "(B ran out of memory .*(phase: eval)" diff.txt || fail "diff: $(grep 'ran out' diff.txt)"
+"$VT" predict --from oom.vt >p.txt 2>&1 || fail "predict --from: $(tail -n 2 p.txt)"
+grep -q "^none recommended: every micro-batch keeps the evaluation's batch (--eval_batch_size 32)" p.txt ||
+    fail "predict --from: $(grep -i 'recommended\|largest micro' p.txt)"
+echo "inline_eval: ok (the evaluation's out-of-memory error said as one; --eval_batch_size named)"

@@ -1,0 +1,143 @@
+/* test_evalsrc.c — an evaluation written inline in a training loop, read from the script's source
+ * (analyzer/model/facts/evalsrc.c): model.eval(); with torch.no_grad(): ... in the loop is one; a
+ * frozen teacher's no_grad forward before the backward, an evaluation-only script's forwards, a
+ * no_grad block with a backward after it in its block, or a model never sent back to training
+ * are not; strings and comments say nothing. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "evalsrc.h"
+
+static uint8_t g_lines[256];
+
+/* lines: evalsrc_lines of src; the count set */
+static size_t lines(const char *src)
+{
+    return evalsrc_lines(src, strlen(src), g_lines, sizeof g_lines);
+}
+
+/* the audit's program, reduced: the evaluation inline in main's loop */
+static const char k_inline[] = "def main():\n"                                       /* 1 */
+                               "    for step in range(4):\n"                         /* 2 */
+                               "        loss = model(x)\n"                           /* 3 */
+                               "        loss.backward()\n"                           /* 4 */
+                               "        opt.step()\n"                                /* 5 */
+                               "        if (step + 1) % 2 == 0:\n"                   /* 6 */
+                               "            model.eval()\n"                          /* 7 */
+                               "            with torch.no_grad():\n"                 /* 8 */
+                               "                xe = batch(32)\n"                    /* 9 */
+                               "                # a comment\n"                       /* 10 */
+                               "                el = F.cross_entropy(model(xe),\n"   /* 11 */
+                               "                                     xe.view(-1))\n" /* 12 */
+                               "            model.train()\n"                         /* 13 */
+                               "    print('done')\n";                                /* 14 */
+
+static void test_inline(void **state)
+{
+    (void)state;
+    assert_int_equal(lines(k_inline), 4);
+    for (int l = 1; l < 15; l++)
+        assert_int_equal(g_lines[l], l >= 9 && l <= 12);
+}
+
+static void test_not_evaluations(void **state)
+{
+    (void)state;
+    /* a teacher's forward in the step: the backward after it in its block */
+    assert_int_equal(lines("def main():\n"
+                           "    for b in data:\n"
+                           "        model.eval()\n"
+                           "        with torch.no_grad():\n"
+                           "            t = teacher(b)\n"
+                           "        model.train()\n"
+                           "        model(b).backward()\n"),
+                     0);
+    /* a teacher set to eval beside it, never trained */
+    assert_int_equal(lines("def main():\n"
+                           "    for b in data:\n"
+                           "        if teach:\n"
+                           "            teacher.eval()\n"
+                           "            with torch.no_grad():\n"
+                           "                t = teacher(b)\n"
+                           "        model(b).backward()\n"
+                           "        model.train()\n"),
+                     0);
+    /* evaluation only: nothing in the function trains */
+    assert_int_equal(lines("def main():\n"
+                           "    model.eval()\n"
+                           "    with torch.inference_mode():\n"
+                           "        model(b)\n"
+                           "    model.train()\n"),
+                     0);
+    /* no .eval(): an EMA's update, a master copy */
+    assert_int_equal(lines("def main():\n"
+                           "    loss.backward()\n"
+                           "    with torch.no_grad():\n"
+                           "        ema.mul_(0.9)\n"
+                           "    model.train()\n"),
+                     0);
+    /* the words in strings and comments only */
+    assert_int_equal(lines("def main():\n"
+                           "    loss.backward()\n"
+                           "    s = 'model.eval()'  # model.eval()\n"
+                           "    with torch.no_grad():\n"
+                           "        model(b)\n"
+                           "    model.train()\n"),
+                     0);
+    /* another model sent back to training than the one evaluated (train_model.train()) */
+    assert_int_equal(lines("def main():\n"
+                           "    loss.backward()\n"
+                           "    model.eval()\n"
+                           "    with torch.no_grad():\n"
+                           "        model(b)\n"
+                           "    train_model.train()\n"),
+                     0);
+}
+
+static void test_forms(void **state)
+{
+    (void)state;
+    /* a one-line body, inference_mode, the module's own level, .eval() inside the block */
+    assert_int_equal(lines("loss.backward()\n"
+                           "raw.eval()\n"
+                           "with torch.inference_mode(): out = raw(b)\n"
+                           "raw.train()\n"),
+                     1);
+    assert_int_equal(g_lines[3], 1);
+    assert_int_equal(lines("def train(self):\n"
+                           "    self.loss.backward()\n"
+                           "    with torch.set_grad_enabled(False), ctx:\n"
+                           "        self.model.eval()\n"
+                           "        out = self.model(b)\n"
+                           "    self.model.train()\n"),
+                     2);
+    assert_int_equal(g_lines[4] + g_lines[5], 2);
+    /* a string that spans lines, and CRLF line ends */
+    assert_int_equal(lines("def main():\r\n"
+                           "    \"\"\"docs\r\n"
+                           "    with torch.no_grad():\"\"\"\r\n"
+                           "    loss.backward()\r\n"
+                           "    model.eval()\r\n"
+                           "    with torch.no_grad():\r\n"
+                           "        model(b)\r\n"
+                           "    model.train()\r\n"),
+                     1);
+    assert_int_equal(g_lines[7], 1);
+    /* no source */
+    assert_int_equal(lines(""), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_inline),
+        cmocka_unit_test(test_not_evaluations),
+        cmocka_unit_test(test_forms),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
