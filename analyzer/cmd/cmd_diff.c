@@ -65,7 +65,7 @@ int cmd_diff(int argc, char **argv)
     }
     /* each run's report, built as `report` builds it: its model tells a run of forwards only
      * (an evaluation out of memory is not "missing an optimizer's state") */
-    int fwd_only[2] = {0, 0};
+    int flags[2] = {0, 0}; /* (diff_view.h) */
     for (int i = 0; i < 2; i++) {
         int e = report_of_trace(argv[first + i], &rep[i], err, sizeof err);
         if (e) {
@@ -75,12 +75,14 @@ int cmd_diff(int argc, char **argv)
             return e;
         }
         notes_trace("diff", &rep[i].runs[0], "comparing");
-        fwd_only[i] = rep[i].model && rep[i].model->shape.no_training;
+        const model_result *m = rep[i].model;
+        flags[i] = (m && m->shape.no_training ? DIFF_FWD_ONLY : 0) |
+                   (m && optim_steps_unseen(&m->rec) ? DIFF_STEPS_UNSEEN : 0);
     }
     if (mem_failed()) /* a replay lost something: no comparison drawn from it (main says why) */
         rc = VT_EXIT_USAGE;
     else if (notes_stdout_error("diff", diff_view_write(stdout, &rep[0].runs[0], &rep[1].runs[0],
-                                                        fwd_only, top, json) != 0))
+                                                        flags, top, json) != 0))
         rc = VT_EXIT_USAGE;
     report_free(&rep[0]);
     report_free(&rep[1]);

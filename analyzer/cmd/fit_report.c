@@ -50,8 +50,9 @@ static void accumulation_note(const fit_job *j, char *out, size_t len)
                  "trials did not measure)");
     else
         snprintf(out, len,
-                 "whether the command accumulates gradients is not known (no trial completed "
-                 "an optimizer step): if it does, mark its accumulation with {A}");
+                 "whether the command accumulates gradients is not known (no trial's trace "
+                 "showed an optimizer step: one that allocates and frees nothing leaves none): "
+                 "if it does, mark its accumulation with {A}");
 }
 
 /* steps_note: a trial that fit after one optimizer step alone made the optimizer's state after

@@ -373,6 +373,9 @@ static int report_fill(report_ctx *c)
         .inferred = f->inferred,
         .tensor_mode = r->tensor_mode,
         .iterations = (int)r->iterations,
+        /* (not one the out-of-memory error cut short) */
+        .backward_done = (int)r->backward_passes -
+                         (r->has_oom && r->oom_phase == PHASE_BACKWARD && r->backward_passes),
         .compile_phase = r->phase_peak[PHASE_COMPILE] != 0,
         .forward_seen = r->phase_peak[PHASE_FORWARD] != 0,
         .param_bytes = params > ema ? params - ema : params,

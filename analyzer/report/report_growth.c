@@ -88,6 +88,7 @@ void report_growth_fill(report_ctx *c)
     /* the replay's steps, none with an optimizer step in it or anywhere in the run (a trace's
      * STEP records count only the optimizer's allocations: they cannot say none) */
     o->no_opt_step = !g->from_records && !g->opt_steps && !r->iterations;
+    o->steps_unseen = o->no_opt_step && c->model && optim_steps_unseen(&c->model->rec);
     o->oom_steps = g->oom_steps;
     o->first_oom_step = g->first_oom_step;
     if (c->model && c->model->capacity) {

@@ -12,6 +12,7 @@
 #include "jsonw.h"
 #include "mem.h"
 #include "phases.h"
+#include "recognize.h"
 
 /* Trace-derived byte counts are u64 up to 2^64 - 1: a sum or a change that would leave int64 is
  * held at its bound (never a signed overflow), +-INT64_MAX so that negating one is defined. */
@@ -292,8 +293,16 @@ static void oom_json(FILE *out, const replay_result *r)
 /* oom_text: what a run that ran out of memory measured: its peaks are what it held before the
  * error, not what its configuration needs; and what it never made (also said of a run that
  * took no optimizer step after its backward, without an error) */
-static void oom_text(FILE *out, const char *which, const replay_result *r, int fwd_only)
+static void oom_text(FILE *out, const char *which, const replay_result *r, int flags)
 {
+    int fwd_only = flags & DIFF_FWD_ONLY, unseen = (flags & DIFF_STEPS_UNSEEN) && !steps_done(r);
+    if (!r->has_oom && unseen) { /* (a run of 2 plain SGD steps had "ran no optimizer step") */
+        fprintf(out,
+                "(%s showed no optimizer step, and " OPTIM_UNSEEN_WHY
+                ": whether it ran any is not known)\n",
+                which);
+        return;
+    }
     if (!r->has_oom && !steps_done(r) && r->backward_passes && /* (not forwards only) */
         !r->at_peak.by_cat.bytes[CAT_OPTIMIZER]) {
         fprintf(out,
@@ -320,6 +329,8 @@ static void oom_text(FILE *out, const char *which, const replay_result *r, int f
     else if (replay_oom_in_step(r))
         snprintf(when, sizeof when, "after %u optimizer step%s, inside the next", done,
                  done == 1 ? "" : "s");
+    else if (unseen)
+        snprintf(when, sizeof when, "after no optimizer step seen (how many ran is not known)");
     else
         snprintf(when, sizeof when, "after %u optimizer step%s", done, done == 1 ? "" : "s");
     fprintf(out,
@@ -333,7 +344,7 @@ static void oom_text(FILE *out, const char *which, const replay_result *r, int f
         fputs("; it ran forwards only (no backward pass, no optimizer step: nothing was "
               "trained)",
               out);
-    else if (!done && !r->at_peak.by_cat.bytes[CAT_OPTIMIZER])
+    else if (!done && !unseen && !r->at_peak.by_cat.bytes[CAT_OPTIMIZER])
         fputs("; no optimizer step ran: an optimizer's state and a step's own bytes are not in "
               "them",
               out);
@@ -436,7 +447,7 @@ static void visibility_notes(FILE *out, const replay_result *a, const replay_res
     }
 }
 
-static void write_text(FILE *out, replay_result *a, replay_result *b, const int fwd_only[2],
+static void write_text(FILE *out, replay_result *a, replay_result *b, const int flags[2],
                        diff_sites *s, size_t top, int compiled)
 {
     const uint64_t pa[3] = {a->peak_allocated, a->peak_reserved, a->peak_process};
@@ -448,8 +459,8 @@ static void write_text(FILE *out, replay_result *a, replay_result *b, const int 
     fputs("\nB: ", out);
     escape_term_fputs(out, b->path, strlen(b->path));
     fputs("\n", out);
-    oom_text(out, "A", a, fwd_only[0]);
-    oom_text(out, "B", b, fwd_only[1]);
+    oom_text(out, "A", a, flags[0]);
+    oom_text(out, "B", b, flags[1]);
     fprintf(out, "\n%-20s %12s %12s %12s\n", "peak (MiB)", "A", "B", "B - A");
     for (int i = 0; i < 3; i++) {
         char x[32], y[32];
@@ -512,7 +523,7 @@ static void write_text(FILE *out, replay_result *a, replay_result *b, const int 
         fputs("  (none: every site holds in B what it held in A)\n", out);
 }
 
-int diff_view_write(FILE *out, replay_result *a, replay_result *b, const int fwd_only[2], int top,
+int diff_view_write(FILE *out, replay_result *a, replay_result *b, const int flags[2], int top,
                     int json)
 {
     diff_sites s = {0};
@@ -525,7 +536,7 @@ int diff_view_write(FILE *out, replay_result *a, replay_result *b, const int fwd
         if (json)
             write_json(out, a, b, &s, (size_t)(top < 0 ? 0 : top));
         else
-            write_text(out, a, b, fwd_only, &s, (size_t)(top < 0 ? 0 : top), compiled);
+            write_text(out, a, b, flags, &s, (size_t)(top < 0 ? 0 : top), compiled);
         if (ferror(out) || mem_failed()) /* a site's text left out for want of memory */
             rc = 2;
     }

@@ -16,10 +16,12 @@
  * then the top sites by absolute change (at most top; sites keyed by replay_site_text).
  * json: one JSON document (category keys), else text (the report's category names, changes in
  * MiB, those under 0.05 MiB in KiB or bytes, never "-0.0"); a level or category a run's recording
- * does not measure is "-" (null). fwd_only: each run made forwards only (its report's model says
- * so: an evaluation out of memory misses no optimizer state). Returns 0, or 2 when out of memory
- * or a write failed. */
-int diff_view_write(FILE *out, replay_result *a, replay_result *b, const int fwd_only[2], int top,
+ * does not measure is "-" (null). flags: what each run's report's model says of it: DIFF_FWD_ONLY
+ * it made forwards only (an evaluation out of memory misses no optimizer state), DIFF_STEPS_UNSEEN
+ * its optimizer steps may have run unseen (optim_steps_unseen: none seen, not none run). Returns
+ * 0, or 2 when out of memory or a write failed. */
+enum { DIFF_FWD_ONLY = 1, DIFF_STEPS_UNSEEN = 2 };
+int diff_view_write(FILE *out, replay_result *a, replay_result *b, const int flags[2], int top,
                     int json);
 
 #endif

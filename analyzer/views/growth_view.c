@@ -51,6 +51,12 @@ void growth_heading(const report_growth *g, char *out, size_t len)
             /* accumulation: a step is a micro-step */
             n += snprintf(out + n, len - (size_t)n,
                           " of forward and backward, %u ending in an optimizer step", g->opt_steps);
+        else if (n >= 0 && (size_t)n < len && g->steps_unseen)
+            /* ... or where its optimizer's steps leave no trace (plain SGD's, the gradients
+             * zeroed in place: 8 steps "none ending in an optimizer step" of a run of 2) */
+            n += snprintf(out + n, len - (size_t)n,
+                          " of forward and backward, none seen ending in an optimizer step "
+                          "(whether any did is not known)");
         else if (n >= 0 && (size_t)n < len && g->no_opt_step)
             /* a forward and backward that took no optimizer step (an OOM in it): not a "step"
              * of training as the program counts them */

@@ -165,6 +165,9 @@ int report_json(FILE *out, const report_ctx *c)
     cJSON_AddNumberToObject(root, "failed_frees", (double)r->n_failed_frees);
     cJSON_AddNumberToObject(root, "failed_frees_at_shutdown", (double)r->n_failed_frees_shutdown);
     cJSON_AddNumberToObject(root, "iterations", r->iterations);
+    /* (0 seen, where a step may leave no trace: not 0 run) */
+    if (c->model && !r->iterations && optim_steps_unseen(&c->model->rec))
+        cJSON_AddBoolToObject(root, "iterations_known", 0);
     cJSON *devs = cJSON_AddArrayToObject(root, "devices");
     for (size_t i = 0; i < tables_n_devices(r->t); i++) {
         const tables_device *d = tables_device_at(r->t, i);

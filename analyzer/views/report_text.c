@@ -90,6 +90,10 @@ const char *report_steps_hedge(const report_ctx *c)
     }
     if (replay_oom_in_step(r))
         return r->iterations == 1 ? " (out of memory in it)" : " (out of memory in the last)";
+    /* steps that leave no trace (plain SGD's, its gradients zeroed in place): none seen, not
+     * none run (a run of 2 had said "0 optimizer steps") */
+    if (c->model && !r->iterations && optim_steps_unseen(&c->model->rec))
+        return " seen (how many ran is not known: " OPTIM_UNSEEN_WHY ")";
     return c->model && c->model->rec.steps_maybe_skipped && c->runs[0].iterations
                ? " (gradients freed after each; the GradScaler may have skipped them: see "
                  "optimizer)"

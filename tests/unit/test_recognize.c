@@ -256,8 +256,27 @@ static void test_optim_script(void **state)
     run_recognition r = script_optim("import torch\n# torch.optim.AdamW(p) was slower\n"
                                      "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
                                      "sched = MySGD(opt)\n");
+    /* (SGD with the learning rate alone: no momentum, no state; it had been "SGD", a momentum
+     * buffer counted) */
+    assert_int_equal(r.optim, OPT_NONE);
+    assert_non_null(strstr(r.optim_where, "SGD( in train.py:3 (momentum not given: torch's "
+                                          "default 0), the script's only optimizer: no momentum "
+                                          "buffer, no state"));
+    /* its momentum as given: a literal, its third argument; a name or ** arguments: not known */
+    r = script_optim("opt = torch.optim.SGD(\n    p, lr=0.1,\n    momentum=0.9)\n");
+    assert_int_equal(r.optim, OPT_MOMENTUM);
+    assert_non_null(strstr(r.optim_where, "SGD( in train.py:1 (momentum=0.9), the script's only"));
+    r = script_optim("opt = torch.optim.SGD(p, 0.1, 0.0, nesterov=False)\n");
+    assert_int_equal(r.optim, OPT_NONE);
+    r = script_optim("opt = torch.optim.SGD(p, 0.1, 0.9)\n");
+    assert_int_equal(r.optim, OPT_MOMENTUM);
+    r = script_optim("opt = torch.optim.SGD(p, lr=a.lr, momentum=a.momentum)\n");
     assert_int_equal(r.optim, OPT_SGD);
-    assert_non_null(strstr(r.optim_where, "SGD( in train.py:3, the script's only optimizer"));
+    r = script_optim("opt = torch.optim.SGD(p, **kw)\n");
+    assert_int_equal(r.optim, OPT_SGD);
+    /* two calls that disagree: not known */
+    r = script_optim("g = torch.optim.SGD(p, lr=1)\nd = torch.optim.SGD(q, momentum=0.5)\n");
+    assert_int_equal(r.optim, OPT_SGD);
     /* two of one kind (a GAN's generator and discriminator): that kind, never "the only one" */
     r = script_optim("from torch.optim import AdamW\nopt = AdamW(params)\nopt2 = AdamW(other)\n");
     assert_int_equal(r.optim, OPT_ADAM);
@@ -292,6 +311,33 @@ static void test_optim_script(void **state)
     assert_string_equal(r.optim_choices, "SGD( line 1 of train.py");
     assert_string_equal(r.optim_where, "no state was made");
     assert_true(r.optim_bpp == 0);
+}
+
+/* steps that may have run unseen: none seen after a completed backward, where a step of this
+ * optimizer may make nothing (no state, SGD not known, none known; any without Python frames) */
+static void test_steps_unseen(void **state)
+{
+    (void)state;
+    run_recognition r;
+    memset(&r, 0, sizeof r);
+    r.python_frames = 1, r.optim = OPT_NONE;
+    assert_false(optim_steps_unseen(&r)); /* (no backward completed: none ran) */
+    r.steps_may_hide = 1;
+    assert_true(optim_steps_unseen(&r));
+    r.optim = OPT_SGD;
+    assert_true(optim_steps_unseen(&r));
+    r.optim = OPT_UNKNOWN;
+    assert_true(optim_steps_unseen(&r));
+    r.optim = OPT_ADAM; /* (its first step makes its state under its code) */
+    assert_false(optim_steps_unseen(&r));
+    r.optim = OPT_MOMENTUM;
+    assert_false(optim_steps_unseen(&r));
+    r.optim = OPT_UNKNOWN, r.optim_kinds = 1u << OPT_ADAM | 1u << OPT_FACTORED;
+    assert_false(optim_steps_unseen(&r));
+    r.optim_kinds |= 1u << OPT_SGD;
+    assert_true(optim_steps_unseen(&r));
+    r.optim = OPT_ADAM, r.optim_kinds = 0, r.python_frames = 0; /* (nothing tells a step) */
+    assert_true(optim_steps_unseen(&r));
 }
 
 static void test_optim_cmdline(void **state)
@@ -476,8 +522,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_families),     cmocka_unit_test(test_family_from_shapes),
         cmocka_unit_test(test_optimizers),   cmocka_unit_test(test_optim_cmdline),
-        cmocka_unit_test(test_optim_script), cmocka_unit_test(test_features),
-        cmocka_unit_test(test_loops),        cmocka_unit_test(test_ema),
+        cmocka_unit_test(test_optim_script), cmocka_unit_test(test_steps_unseen),
+        cmocka_unit_test(test_features),     cmocka_unit_test(test_loops),
+        cmocka_unit_test(test_ema),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -371,8 +371,9 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
             in_fwd = f->oom_phase && !strcmp(f->oom_phase, "forward");
         int done = f->backward_passes - in_bwd; /* the backward passes that completed */
         if (f->has_oom && f->iterations == 0 && done >= 1 && (in_fwd || in_bwd) &&
-            f->at_oom.bytes[CAT_GRADIENTS] > 0) {
-            /* a backward's gradients alive in the next micro-step, no optimizer step between */
+            f->at_oom.bytes[CAT_GRADIENTS] > 0 && !optim_steps_unseen(&m->rec)) {
+            /* a backward's gradients alive in the next micro-step, no optimizer step between
+             * (not where a step may have run unseen, the gradients kept: plain SGD's) */
             char msg[240];
             snprintf(msg, sizeof msg,
                      " is at least %d: the gradients of %d completed backward pass%s were alive in "

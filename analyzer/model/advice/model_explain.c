@@ -34,11 +34,18 @@ static void optimizer_state(const model_result *m, const run_facts *f, uint64_t 
     const run_recognition *r = &m->rec;
     if (me == 0 && m->shape.no_training) {
         snprintf(out, n, "none: the run had no optimizer step (forwards only)");
+    } else if (me == 0 && r->optim == OPT_NONE) {
+        snprintf(out, n, "the optimizer keeps no state (%.40s: %.240s)",
+                 r->optim_class[0] ? r->optim_class : "no state measured",
+                 r->optim_source[0] ? r->optim_source : r->optim_where);
+    } else if (me == 0 && f->iterations == 0 && optim_steps_unseen(r)) {
+        /* (SGD, its momentum not known: "the run stopped before its first optimizer step"
+         * had been said of a run of 2 steps that made nothing) */
+        snprintf(out, n,
+                 "none measured: no optimizer step was seen, and " OPTIM_UNSEEN_WHY
+                 " (whether one ran is not known)");
     } else if (me == 0 && f->iterations == 0) {
         snprintf(out, n, "no optimizer state yet: the run stopped before its first optimizer step");
-    } else if (me == 0 && r->optim == OPT_NONE) {
-        snprintf(out, n, "the optimizer keeps no state (%.40s: %.120s)",
-                 r->optim_class[0] ? r->optim_class : "no state measured", r->optim_where);
     } else if (me == 0 && r->optim == OPT_UNKNOWN && r->optim_bpp == 0) {
         snprintf(out, n, "no optimizer state over the run: %.250s", r->optim_where);
     } else if (me == 0 && f->peak_iter == 0) {

@@ -125,7 +125,9 @@ static optim_kind by_state(double bpp, optim_kind named, int kernels)
 /* unmeasured: why r's optimizer state was not measured */
 static const char *unmeasured(const run_recognition *r)
 {
-    return r->optim_unmeasured ? r->optim_unmeasured : "no step ran";
+    return r->optim_unmeasured     ? r->optim_unmeasured
+           : optim_steps_unseen(r) ? "no step seen, and " OPTIM_UNSEEN_WHY
+                                   : "no step ran";
 }
 
 void recognize_optim(const recognize_input *in, run_recognition *out)
@@ -135,6 +137,7 @@ void recognize_optim(const recognize_input *in, run_recognition *out)
     out->optim_bpp = -1;
     out->optim_unmeasured = NULL;
     out->optim_class[0] = out->optim_where[0] = '\0';
+    out->steps_may_hide = in->iterations == 0 && in->backward_done > 0;
     for (size_t i = 0; i < sizeof files / sizeof files[0] && named == OPT_UNKNOWN; i++)
         if (tables_code_find(in->t, files[i].file, NULL, NULL, NULL, 0)) {
             named = files[i].usual;
@@ -221,9 +224,11 @@ void recognize_optim(const recognize_input *in, run_recognition *out)
         return;
     }
     snprintf(out->optim_where, sizeof out->optim_where, "%s",
-             in->iterations == 0 ? "no optimizer step ran before the trace ended"
-             : !in->tensor_mode  ? "segment mode does not measure optimizer state"
-                                 : "no gradients were measured");
+             in->iterations == 0 && optim_steps_unseen(out)
+                 ? "no optimizer step seen before the trace ended, and " OPTIM_UNSEEN_WHY
+             : in->iterations == 0 ? "no optimizer step ran before the trace ended"
+             : !in->tensor_mode    ? "segment mode does not measure optimizer state"
+                                   : "no gradients were measured");
 }
 
 /* X(value of --optimizer / --optim, case ignored, the kind) — optimizers a command line names */
@@ -441,6 +446,8 @@ void recognize_optim_script(const config_files *fs, run_recognition *r)
     optim_kind kind = OPT_UNKNOWN;
     char where[200] = "";
     int calls = 0;      /* constructions of the first kind seen */
+    int mom[3] = {0};   /* SGD calls whose momentum is not known, off, on (optim_sgd_momentum) */
+    char said[80] = ""; /* what the first SGD call says of it */
     unsigned kinds = 0; /* every kind seen (1u << optim_kind) */
     struct {
         const char *name, *file;
@@ -471,6 +478,12 @@ void recognize_optim_script(const config_files *fs, run_recognition *r)
                 first[nfirst++].line = line;
             }
             kinds |= 1u << k;
+            if (k == OPT_SGD) {
+                char s1[80];
+                mom[optim_sgd_momentum(s, cf->len, i + n, s1, sizeof s1) + 1]++;
+                if (!said[0])
+                    snprintf(said, sizeof said, "%s", s1);
+            }
             if (kind == OPT_UNKNOWN) {
                 snprintf(where, sizeof where, "%.*s( in %.80s:%zu", (int)n, s + i,
                          cf->name ? cf->name : "the script", line);
@@ -504,14 +517,29 @@ void recognize_optim_script(const config_files *fs, run_recognition *r)
         if (!skipped)
             snprintf(r->optim_where, sizeof r->optim_where,
                      "%s, and the script constructs several kinds (%.200s)",
-                     r->optim_unmeasured ? r->optim_unmeasured : "no optimizer step ran",
+                     r->optim_unmeasured     ? r->optim_unmeasured
+                     : optim_steps_unseen(r) ? "no optimizer step seen, and " OPTIM_UNSEEN_WHY
+                                             : "no optimizer step ran",
                      r->optim_choices);
         return;
     }
     r->optim = kind;
-    /* one construction: the script's only optimizer; more (a GAN's generator and
-     * discriminator, one per parameter group): every one of them is of this kind */
-    if (calls == 1)
+    /* SGD: its momentum as the calls give it, every one alike (none: no state; SGD(params,
+     * lr=0.1) had been counted a momentum buffer of 4 B per trainable parameter) */
+    if (kind == OPT_SGD && !mom[0] && (!mom[1] || !mom[2])) {
+        r->optim = mom[2] ? OPT_MOMENTUM : OPT_NONE;
+        size_t at = strlen(where);
+        snprintf(where + at, sizeof where - at, " (%s%s)", said,
+                 calls > 1 ? ", and alike at each of its SGD calls" : "");
+        if (r->optim == OPT_NONE)
+            snprintf(r->optim_class, sizeof r->optim_class, "SGD without momentum"),
+                snprintf(r->optim_source, sizeof r->optim_source, "%s", where);
+    }
+    if (r->optim == OPT_NONE) /* (known from the source: none to measure) */
+        snprintf(r->optim_where, sizeof r->optim_where, "%s, %s: no momentum buffer, no state (%s)",
+                 where, calls == 1 ? "the script's only optimizer" : "all the script's optimizers",
+                 unmeasured(r));
+    else if (calls == 1)
         snprintf(r->optim_where, sizeof r->optim_where,
                  "%s, the script's only optimizer (%s: its state not measured)", where,
                  unmeasured(r));

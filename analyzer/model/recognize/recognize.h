@@ -107,6 +107,7 @@ typedef struct recognize_input {
     const infer_result *inferred; /* the tensors' sizes (NULL: nothing inferred) */
     int tensor_mode;              /* 1: tensors seen (the state below is measured) */
     int iterations;               /* optimizer steps seen */
+    int backward_done;            /* backward passes that completed (not one an OOM cut short) */
     int compile_phase;            /* 1: allocations while torch.compile compiled */
     int forward_seen;             /* 1: allocations in a forward */
     uint64_t param_bytes;         /* parameter bytes measured (largest live) */
@@ -158,6 +159,11 @@ typedef struct run_recognition {
                     * optim_where says the part made, optim_bpp is not measured (< 0) */
     int steps_maybe_skipped; /* 1: no optimizer ran that a GradScaler's skipping explains: the
                               * steps counted (gradients freed) may have updated nothing */
+    char optim_source[160];  /* the script's SGD call that says it keeps no state, with what says
+                              * so ("SGD( in train.py:56 (momentum not given: ...)"); "": none */
+    int steps_may_hide;      /* 1: no optimizer step seen, after a backward pass that completed: one
+                              * may have run unseen where it allocates and frees nothing
+                              * (optim_steps_unseen says whether this optimizer's would) */
     uint64_t trainable;      /* trainable parameters (the gradients' elements); 0: unknown */
     unsigned param_elem;     /* bytes per parameter element: 4, or 2 (16-bit) */
     unsigned state_elem;     /* ... of the trained ones (their gradients, the optimizer's state) */
@@ -196,6 +202,21 @@ void recognize_optim_default(const nano_config *c, int argc, const char *const *
  * constructs several kinds (which one ran is not in the source), those kinds in optim_kinds /
  * optim_choices, the kind left unknown; nothing when it constructs none. */
 void recognize_optim_script(const config_files *files, run_recognition *r);
+/* optim_steps_unseen: r's optimizer steps may have run though the trace shows none: none was
+ * seen after a backward pass that completed, and a step of r's optimizer may allocate and free
+ * nothing (one without state: plain SGD, its gradients zeroed in place; one not known; any where
+ * no Python frames were recorded to tell a step's allocations): how many ran is not known. A
+ * stateful optimizer's first step makes its state under its own code, which the stacks show. */
+int optim_steps_unseen(const run_recognition *r);
+/* OPTIM_UNSEEN_WHY: why such steps are not seen, in words */
+#define OPTIM_UNSEEN_WHY                                                                           \
+    "one that allocates and frees nothing, as plain SGD's with its gradients zeroed in place, "    \
+    "leaves no trace"
+/* optim_sgd_momentum: the momentum of the torch.optim.SGD call whose '(' is s[open] (len bytes of
+ * a script): 1 on (momentum= or its third positional argument, a literal not 0), 0 off (0, or
+ * not given: torch's default), -1 not known (a name or an expression, ** arguments); what says
+ * so in said ("momentum=0.9", "momentum not given: torch's default 0"). */
+int optim_sgd_momentum(const char *s, size_t len, size_t open, char *said, size_t n);
 /* recognize_family / recognize_optim / recognize_features: the three parts of recognize_run. */
 void recognize_family(const recognize_input *in, run_recognition *out);
 void recognize_optim(const recognize_input *in, run_recognition *out);

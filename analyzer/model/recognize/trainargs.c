@@ -104,18 +104,39 @@ static int value_text(const char *s, size_t a, size_t b, char *out, size_t cap)
     return 1;
 }
 
-/* keyword: one argument s[a..b) of a call: kept when it is `name=value`. */
+/* positional: one positional argument s[a..b) of a call, counted (its text kept for the first
+ * TARGS_POS_MAX), or an unpacking (*args, **kwargs) */
+static void positional(const char *s, size_t a, size_t b, targs_call *call)
+{
+    if (s[a] == '*') {
+        call->starred = 1;
+        return;
+    }
+    if (call->npos < TARGS_POS_MAX && !value_text(s, a, b, call->pos[call->npos], 64))
+        call->pos[call->npos][0] = '\0';
+    call->npos++;
+}
+
+/* keyword: one argument s[a..b) of a call: kept when it is `name=value`, else counted as a
+ * positional one (nothing: a trailing comma). */
 static void keyword(const char *s, size_t a, size_t b, targs_call *call, lines *ln)
 {
     a = skip_blank(s, a, b);
     size_t k = a;
-    if (k >= b || !ident_start(s[k]))
-        return; /* positional, *args, **kwargs or nothing (a trailing comma) */
+    if (k >= b)
+        return;
+    if (!ident_start(s[k])) {
+        positional(s, a, b, call);
+        return;
+    }
     while (k < b && ident_char(s[k]))
         k++;
     size_t e = skip_blank(s, k, b);
-    if (e >= b || s[e] != '=' || (e + 1 < b && s[e + 1] == '=') || call->nkw >= TARGS_KW_MAX ||
-        k - a >= sizeof call->kw[0].name)
+    if (e >= b || s[e] != '=' || (e + 1 < b && s[e + 1] == '=')) {
+        positional(s, a, b, call);
+        return;
+    }
+    if (call->nkw >= TARGS_KW_MAX || k - a >= sizeof call->kw[0].name)
         return;
     targs_kw *kw = &call->kw[call->nkw++];
     memcpy(kw->name, s + a, k - a);
@@ -156,6 +177,16 @@ static size_t args(const char *s, size_t i, size_t len, targs_call *call, lines 
         i++;
     }
     return len;
+}
+
+int trainargs_call(const char *src, size_t len, size_t open, targs_call *call)
+{
+    lines ln = {src, 0, 1};
+    int closed = 0;
+    memset(call, 0, sizeof *call);
+    if (src && open < len && src[open] == '(')
+        args(src, open + 1, len, call, &ln, &closed);
+    return closed;
 }
 
 const targs_kw *trainargs_find(const targs_call *call, const char *name)

@@ -25,12 +25,16 @@ typedef struct targs_kw {
 } targs_kw;
 
 /* One call: the callee as written ("transformers.TrainingArguments"), its line, its keywords
- * (the first TARGS_KW_MAX; positional and ** arguments are not kept). */
+ * (the first TARGS_KW_MAX), its positional arguments (their count, the first TARGS_POS_MAX as
+ * written, "" where one did not fit), and whether it unpacks any (*args, **kwargs). */
+#define TARGS_POS_MAX 4
 typedef struct targs_call {
     char name[48];
     int line;
     int nkw;
     targs_kw kw[TARGS_KW_MAX];
+    int npos, starred;
+    char pos[TARGS_POS_MAX][64];
 } targs_call;
 
 /* trainargs_parse: the training-arguments calls in src (len bytes, not NUL-terminated), at most
@@ -42,6 +46,10 @@ int trainargs_parse(const char *src, size_t len, targs_call *out, int max);
 /* trainargs_assigned: the line of the first statement of src's code that assigns an attribute
  * named name (`x.name = ...`, `x.name += ...`), 0 when there is none. */
 int trainargs_assigned(const char *src, size_t len, const char *name);
+
+/* trainargs_call: the arguments of the call whose '(' is src[open] into call (zeroed first; its
+ * name and line left empty); 0 when the call does not close. */
+int trainargs_call(const char *src, size_t len, size_t open, targs_call *call);
 
 /* trainargs_find: keyword name of call (NULL when the call does not give it). */
 const targs_kw *trainargs_find(const targs_call *call, const char *name);
