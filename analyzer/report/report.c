@@ -410,6 +410,9 @@ static int report_fill(report_ctx *c)
         for (size_t i = 0; i < sizeof one_stack / sizeof one_stack[0]; i++)
             c->inferred.v[one_stack[i]].known = 0;
     }
+    if (f->inferred) /* the batch the moment explained ran (a ramp's is not its first's) */
+        report_batch_now(r, f->has_at_tensors ? &r->at_tensors : &r->at_peak, f->inferred,
+                         &f->tokens_now, &f->images_now);
     if (r->has_oom) {
         f->has_oom = 1;
         f->oom_requested = r->oom_requested;

@@ -121,6 +121,12 @@ int report_modules(report_ctx *c);
  * ("activations and logits/loss"); "" when none does. Both views name them so. */
 const char *report_modules_cats(const report_module *m, size_t n, const report_module *m2,
                                 size_t n2, char *buf, size_t len);
+/* report_batch_now: the batch at the moment snap holds, as its inputs show it (report_batch.c):
+ * *tokens, the B·T of the token batch the first forward's batch line made again (ir's
+ * tokens_stack, or the same Python lines), *images, the B of its image batch; the newest of each
+ * live there, 0 where none is. */
+void report_batch_now(const replay_result *r, const replay_snapshot *snap, const infer_result *ir,
+                      uint64_t *tokens, uint64_t *images);
 /* report_growth: c->growth from runs[0]'s replay and the model's card (report_growth.c). */
 void report_growth_fill(report_ctx *c);
 /* report_of_trace: replays path into a fresh c (top 3, no overrides) and builds the report.

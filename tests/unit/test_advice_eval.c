@@ -205,33 +205,33 @@ static void test_eval_tokens(void **state)
     config_init(&c);
     c.v[CFG_batch_size].i = 4, c.v[CFG_batch_size].src = CONFIG_SRC_ARG;
     c.v[CFG_block_size].i = 0, c.v[CFG_block_size].src = CONFIG_SRC_UNKNOWN;
-    model_complete_tokens(&c, &ir, 8, "--val_batch_size 8");
+    model_complete_tokens(&c, &ir, 0, 8, "--val_batch_size 8");
     assert_int_equal(c.v[CFG_block_size].i, 1024);
     assert_int_equal(c.v[CFG_block_size].src, CONFIG_SRC_TRACE);
     assert_non_null(strstr(c.v[CFG_block_size].where, "--val_batch_size 8"));
     /* the trace's T stands (position ids), none given to the evaluation */
     c.v[CFG_block_size].i = 1024;
-    model_complete_tokens(&c, &ir, 0, "");
+    model_complete_tokens(&c, &ir, 0, 0, "");
     assert_int_equal(c.v[CFG_block_size].i, 1024);
     /* its own batch given decides: a trace's T that does not agree gives way, said */
-    model_complete_tokens(&c, &ir, 16, "--val_batch_size 16");
+    model_complete_tokens(&c, &ir, 0, 16, "--val_batch_size 16");
     assert_int_equal(c.v[CFG_block_size].i, 512);
     assert_non_null(strstr(c.v[CFG_block_size].where, "does not agree"));
     /* no T at all: the program's B, said */
     c.v[CFG_block_size].i = 0, c.v[CFG_block_size].src = CONFIG_SRC_UNKNOWN;
-    model_complete_tokens(&c, &ir, 0, "");
+    model_complete_tokens(&c, &ir, 0, 0, "");
     assert_int_equal(c.v[CFG_block_size].i, 2048);
     assert_non_null(strstr(c.v[CFG_block_size].where, "no batch of its own"));
     /* no B from it: the evaluation's batch is not the training's */
     c.v[CFG_batch_size].i = 0, c.v[CFG_batch_size].src = CONFIG_SRC_UNKNOWN;
     c.v[CFG_block_size].i = 1024, c.v[CFG_block_size].src = CONFIG_SRC_ARG;
-    model_complete_tokens(&c, &ir, 0, "");
+    model_complete_tokens(&c, &ir, 0, 0, "");
     assert_int_equal(c.v[CFG_batch_size].src, CONFIG_SRC_UNKNOWN);
     /* a training's token batch: over the micro-batch, as before */
     ir.tokens_eval = 0;
     c.v[CFG_batch_size].i = 4, c.v[CFG_batch_size].src = CONFIG_SRC_ARG;
     c.v[CFG_block_size].i = 0, c.v[CFG_block_size].src = CONFIG_SRC_UNKNOWN;
-    model_complete_tokens(&c, &ir, 8, "--val_batch_size 8");
+    model_complete_tokens(&c, &ir, 0, 8, "--val_batch_size 8");
     assert_int_equal(c.v[CFG_block_size].i, 2048);
 }
 

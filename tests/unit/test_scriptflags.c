@@ -164,12 +164,115 @@ static void test_apply(void **state)
                         "neither the command line nor the trace gives it");
 }
 
+/* a script whose --batch is the optimizer's batch: it divides it by --update_every (after a
+ * division by a device count, no accumulation); the micro-batch is their quotient, the
+ * accumulation --update_every's value, advice spells B through --batch (batch_global). Nothing
+ * where the trace disagrees, or the division is no flag's value. */
+static const char global[] =
+    "ap.add_argument('--batch', type=int, default=256, help='images per optimizer step')\n"
+    "ap.add_argument('--update_every', type=int, default=4)\n"
+    "ap.add_argument('--world_size', type=int, default=2)\n"
+    "ap.add_argument('--n_kv_heads', type=int, default=2)\n"
+    "ap.add_argument('--attn_heads', type=int, default=8)\n"
+    "a = ap.parse_args()\n"
+    "s = 'a.batch // a.update_every'  # a.batch // a.update_every\n"
+    "per_gpu = a.batch // a.world_size\n"
+    "micro = a.batch // a.update_every\n";
+
+static void global_script(nano_config *c, config_files *files, config_recfile *rf)
+{
+    config_init(c);
+    c->program = PROG_ARGPARSE;
+    config_forget_defaults(c);
+    *rf = (config_recfile){"examples/gb.py", global, sizeof global - 1, 0, VT_FILE_ARG};
+    *files = (config_files){1, rf, 1};
+    c->files = files;
+}
+
+static void test_global(void **state)
+{
+    (void)state;
+    nano_config c;
+    config_files files;
+    config_recfile rf;
+    const char *const argv[] = {"python", "examples/gb.py", "--batch", "128"};
+    global_script(&c, &files, &rf);
+    config_apply_flags(&c, 2, argv + 2);
+    config_script_global(&c, 4, argv, 0);
+    const config_value *b = &c.v[CFG_batch_size], *a = &c.v[CFG_gradient_accumulation_steps];
+    assert_int_equal(a->i, 4);
+    assert_int_equal(a->src, CONFIG_SRC_FILE);
+    assert_string_equal(a->flag, "--update_every");
+    assert_non_null(
+        strstr(a->where, "line 9 divides --batch by it (micro = a.batch // a.update_every)"));
+    assert_int_equal(b->i, 32);
+    assert_int_equal(b->src, CONFIG_SRC_ARG);
+    assert_string_equal(b->flag, "");
+    assert_string_equal(c.batch_global, "--batch");
+    assert_int_equal(c.batch_global_v, 128);
+    /* the flag is then no micro-batch's: not given to B by the script's flags */
+    config_apply_script(&c, 4, argv);
+    assert_string_equal(c.v[CFG_batch_size].flag, "");
+    assert_int_equal(c.v[CFG_batch_size].i, 32);
+    /* the heads' flag by its words (--attn_heads), not a grouped key / value count's */
+    assert_int_equal(c.v[CFG_n_head].i, 8);
+    assert_string_equal(c.v[CFG_n_head].flag, "--attn_heads");
+    /* its default and the command line's value */
+    const char *const given[] = {"python", "examples/gb.py", "--update_every=2"};
+    global_script(&c, &files, &rf);
+    config_script_global(&c, 3, given, 0);
+    assert_int_equal(c.v[CFG_gradient_accumulation_steps].i, 2);
+    assert_int_equal(c.v[CFG_gradient_accumulation_steps].src, CONFIG_SRC_ARG);
+    assert_int_equal(c.v[CFG_gradient_accumulation_steps].flag_sep, '=');
+    assert_int_equal(c.v[CFG_batch_size].i, 128);
+    assert_int_equal(c.v[CFG_batch_size].src, CONFIG_SRC_FILE);
+    assert_non_null(strstr(c.v[CFG_batch_size].where, "--batch 256 (its default)"));
+    /* the trace's micro-batch disagrees: nothing read */
+    global_script(&c, &files, &rf);
+    config_apply_flags(&c, 2, argv + 2);
+    config_script_global(&c, 4, argv, 64);
+    assert_int_equal(c.v[CFG_gradient_accumulation_steps].src, CONFIG_SRC_UNKNOWN);
+    assert_string_equal(c.batch_global, "");
+    /* ... and the trace's accumulation */
+    global_script(&c, &files, &rf);
+    config_apply_flags(&c, 2, argv + 2);
+    c.v[CFG_gradient_accumulation_steps].i = 2;
+    c.v[CFG_gradient_accumulation_steps].src = CONFIG_SRC_TRACE;
+    config_script_global(&c, 4, argv, 0);
+    assert_string_equal(c.batch_global, "");
+    /* the trace's micro-batch, not --batch's default the run took: that flag is not B's */
+    const char *const bare[] = {"python", "examples/gb.py"};
+    global_script(&c, &files, &rf);
+    c.v[CFG_batch_size].i = 16, c.v[CFG_batch_size].src = CONFIG_SRC_TRACE;
+    config_apply_script(&c, 2, bare);
+    assert_string_equal(c.v[CFG_batch_size].flag, "");
+    assert_non_null(strstr(c.v[CFG_batch_size].where, "--batch (its default 256 here) is not the "
+                                                      "micro-batch"));
+    /* ... nor one the trace showed is another batch (model_batch_seen) */
+    global_script(&c, &files, &rf);
+    c.v[CFG_batch_size].i = 16, c.v[CFG_batch_size].src = CONFIG_SRC_TRACE;
+    snprintf(c.batch_other, sizeof c.batch_other, "--batch");
+    c.batch_other_v = 64;
+    config_apply_script(&c, 4, argv);
+    assert_string_equal(c.v[CFG_batch_size].flag, "");
+    /* a division in place or by a call is no flag's value */
+    static const char other[] = "ap.add_argument('--batch', type=int, default=256)\n"
+                                "ap.add_argument('--update_every', type=int, default=4)\n"
+                                "a.batch /= a.update_every\n"
+                                "m = a.batch // a.update_every()\n";
+    global_script(&c, &files, &rf);
+    rf.data = other, rf.len = sizeof other - 1;
+    config_script_global(&c, 2, argv, 0);
+    assert_string_equal(c.batch_global, "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse),
         cmocka_unit_test(test_hostile),
         cmocka_unit_test(test_apply),
+        cmocka_unit_test(test_global),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,6 +18,22 @@ static int add(char *out, size_t len, size_t *n, const char *text)
     return 1;
 }
 
+/* global_piece: the micro-batch b through the script's optimizer-batch flag (cfg->batch_global:
+ * it carries B·A, the script divides it by its accumulation's flag), A the new accumulation
+ * where keys change it, else the run's; into piece, "" where B·A stays the run's */
+static void global_piece(const nano_config *cfg, int n, const int *keys, const uint64_t *vals,
+                         uint64_t b, int used, char *piece, size_t len)
+{
+    uint64_t a = (uint64_t)cfg->v[CFG_gradient_accumulation_steps].i;
+    for (int j = 0; j < n; j++)
+        if (keys[j] == CFG_gradient_accumulation_steps)
+            a = vals[j];
+    piece[0] = '\0';
+    if (b * a != (uint64_t)cfg->batch_global_v)
+        snprintf(piece, len, "%s%s %llu", used ? " " : "", cfg->batch_global,
+                 (unsigned long long)(b * a));
+}
+
 int advice_flags(const nano_config *cfg, int n, const int *keys, const uint64_t *vals, char *out,
                  size_t len)
 {
@@ -26,10 +42,15 @@ int advice_flags(const nano_config *cfg, int n, const int *keys, const uint64_t 
     if (ok)
         out[0] = '\0';
     for (int i = 0; ok && i < n; i++) /* every knob carried by something */
-        ok = cfg->v[keys[i]].flag[0] != '\0';
+        ok = cfg->v[keys[i]].flag[0] != '\0' || (keys[i] == CFG_batch_size && cfg->batch_global[0]);
     char piece[128];
     for (int i = 0; ok && i < n; i++) { /* the command line's flags first */
         const config_value *cv = &cfg->v[keys[i]];
+        if (keys[i] == CFG_batch_size && !cv->flag[0]) { /* (batch_global) */
+            global_piece(cfg, n, keys, vals, vals[i], used != 0, piece, sizeof piece);
+            ok = add(out, len, &used, piece);
+            continue;
+        }
         if (cv->flag_sep == '(')
             continue;
         snprintf(piece, sizeof piece, "%s%s%c%llu", used ? " " : "", cv->flag,

@@ -100,6 +100,10 @@ typedef struct run_facts {
     /* the run's OOM came at a later attempt's micro-batch than the first forward's (this one,
      * replay.h oom_first_batch; the configuration is the attempt's): the peaks are the first's */
     uint64_t oom_first_batch;
+    /* the batch of the moment the model explains (the tensors' peak, else the process peak), as
+     * the program's inputs live then show it: the token batch's B·T and an image batch's B that
+     * the first forward's batch line made again (report_batch_now; 0: none live then) */
+    uint64_t tokens_now, images_now;
     /* OOM (has_oom = 0: the rest is unused) */
     int has_oom;
     uint64_t oom_requested;  /* bytes the failing call asked for */

@@ -43,6 +43,17 @@ static int given(const config_value *v)
     return v->src == CONFIG_SRC_ARG || v->src == CONFIG_SRC_FILE || v->src == CONFIG_SRC_FLAG;
 }
 
+/* ramp: the trace's T, read from the forward's arange(T) (infer_tokens.c), divides the first
+ * forward's n tokens and the moment explained's (now), another number: the batch changed during
+ * the run, so the first forward's over the program's B is no T (a ramp-up 4 -> 8 -> 16 at
+ * --batch_size 16 had been told "T = 256: B·T = 4096 tokens ... over the micro-batch 16; the
+ * trace's T = 1024 from the position ids does not agree", every ratio per token 4x off) */
+static int ramp(const config_value *t, long long n, uint64_t now)
+{
+    return t->src == CONFIG_SRC_TRACE && strstr(t->where, "from the position ids") && t->i > 0 &&
+           now && (long long)now != n && n % t->i == 0 && now % (uint64_t)t->i == 0;
+}
+
 /* first_clause: the length of where up to its first " (" or ":" (at most 80) */
 static int first_clause(const char *where)
 {
@@ -80,8 +91,8 @@ static void eval_tokens(nano_config *c, long long n, uint64_t eval_b, const char
 
 /* complete_tokens: B·T measured (the token batch) gives T from the program's B, or B from T; an
  * evaluation's, T from its own batch (eval_tokens). */
-void model_complete_tokens(nano_config *c, const infer_result *ir, uint64_t eval_b,
-                           const char *eval_flag)
+void model_complete_tokens(nano_config *c, const infer_result *ir, uint64_t tokens_now,
+                           uint64_t eval_b, const char *eval_flag)
 {
     if (!ir || !ir->v[INFER_tokens].known || ir->v[INFER_tokens].value <= 0)
         return;
@@ -99,7 +110,7 @@ void model_complete_tokens(nano_config *c, const infer_result *ir, uint64_t eval
                  "B = %lld: B·T = %lld tokens in the token batch over T = %lld", n / t->i, n, t->i);
         set_trace(c, CFG_batch_size, n / t->i, where);
     } else if (given(b) && t->src == CONFIG_SRC_TRACE && b->i > 0 && n % b->i == 0 &&
-               n / b->i != t->i) {
+               n / b->i != t->i && !ramp(t, n, tokens_now)) {
         /* the program's B against the trace's T: the B·T measured (the token batch, the
          * logits) decides; a T read from another tensor (position ids) gives way, said */
         snprintf(where, sizeof where,
@@ -114,6 +125,105 @@ void model_complete_tokens(nano_config *c, const infer_result *ir, uint64_t eval
                  "does not agree",
                  n / t->i, n, t->i, first_clause(b->where), b->where);
         set_trace(c, CFG_batch_size, n / t->i, where);
+    }
+}
+
+/* where_add: text after v's where (cut at its end) */
+static void where_add(config_value *v, const char *text)
+{
+    size_t w = strlen(v->where);
+    snprintf(v->where + w, sizeof v->where - w, "%s", text);
+}
+
+/* flag_said: how the program gave b ("--batch 256", "TrainingArguments(per_device_train_batch_
+ * size=8)"), else "the micro-batch given (N)" */
+static void flag_said(const config_value *b, char *out, size_t len)
+{
+    if (b->flag_sep == '(')
+        snprintf(out, len, "%.40s(%.40s=%lld)", b->call, b->flag, b->i);
+    else if (b->flag[0])
+        snprintf(out, len, "%.40s%c%lld", b->flag, b->flag_sep == '=' ? '=' : ' ', b->i);
+    else
+        snprintf(out, len, "the micro-batch given (%lld)", b->i);
+}
+
+void model_batch_seen(nano_config *c, const run_facts *f)
+{
+    const infer_result *ir = f->inferred;
+    config_value *b = &c->v[CFG_batch_size];
+    const config_value *t = &c->v[CFG_block_size];
+    if (!ir || !given(b) || b->i <= 0)
+        return;
+    long long T = !config_unset(t) && t->i > 0 ? t->i : 0, b0 = 0, now = 0;
+    char first[96], flag[128], where[384];
+    if (ir->v[INFER_tokens].known && !ir->tokens_eval && T && ir->v[INFER_tokens].value % T == 0) {
+        long long n = ir->v[INFER_tokens].value;
+        b0 = n / T;
+        now = f->tokens_now && f->tokens_now % (uint64_t)T == 0 ? (long long)f->tokens_now / T : 0;
+        snprintf(first, sizeof first, "its token batch, %lld tokens over T = %lld", n, T);
+    } else if (!ir->v[INFER_tokens].known && ir->v[INFER_image_size].known &&
+               ir->v[INFER_batch_size].known) {
+        b0 = ir->v[INFER_batch_size].value;
+        now = (long long)f->images_now;
+        snprintf(first, sizeof first, "its image batch, %lld images of %lld\u00d7%lld", b0,
+                 (long long)ir->v[INFER_image_size].value,
+                 (long long)ir->v[INFER_image_size].value);
+    }
+    if (b0 == b->i && now == b->i && c->batch_global[0]) { /* (the script's B·A over A) */
+        snprintf(where, sizeof where,
+                 "; the trace agrees: %lld in its first forward (%s) and at the moment explained",
+                 b0, first);
+        where_add(b, where);
+    }
+    if (b0 <= 0 || (b0 == b->i && (!now || now == b->i)))
+        return; /* nothing read, or what the program gave */
+    flag_said(b, flag, sizeof flag);
+    if (now && now != b0 && now == b->i) { /* a ramp-up: the flag is the step's */
+        snprintf(where, sizeof where,
+                 "; the micro-batch changed during the run: %lld in its first forward (%s), %lld "
+                 "at the moment explained",
+                 b0, first, now);
+        where_add(b, where);
+    } else if (now && now != b0) {              /* a ramp-up whose step explained is neither */
+        if (b->flag[0] && b->flag_sep != '(') { /* (its flag is not this B's) */
+            snprintf(c->batch_other, sizeof c->batch_other, "%s", b->flag);
+            c->batch_other_v = b->i;
+        }
+        snprintf(where, sizeof where,
+                 "B = %lld: the batch at the moment explained (its inputs then); the micro-batch "
+                 "changed during the run (%lld in its first forward: %s), and %.60s is not that "
+                 "step's",
+                 now, b0, first, flag);
+        set_trace(c, CFG_batch_size, now, where);
+    } else if (now) { /* every forward read took b0: the flag is not the micro-batch */
+        if (b->flag[0] && b->flag_sep != '(') {
+            snprintf(c->batch_other, sizeof c->batch_other, "%s", b->flag);
+            c->batch_other_v = b->i;
+        }
+        const config_value *a = &c->v[CFG_gradient_accumulation_steps];
+        int times = b->i > b0 && b->i % b0 == 0;
+        char why[120] = "";
+        if (times && a->src == CONFIG_SRC_TRACE && a->i == b->i / b0)
+            snprintf(why, sizeof why,
+                     " but %lld times it, one for each of the %lld backward passes of an "
+                     "optimizer step: the optimizer's batch",
+                     a->i, a->i);
+        else if (times)
+            snprintf(why, sizeof why,
+                     " (%lld times it: the optimizer's batch if the program "
+                     "accumulates as many micro-batches; not known)",
+                     b->i / b0);
+        snprintf(where, sizeof where,
+                 "B = %lld: the first forward's inputs (%s) and the moment explained's: %.60s is "
+                 "not the micro-batch%s",
+                 b0, first, flag, why);
+        set_trace(c, CFG_batch_size, b0, where);
+    } else { /* the moment explained shows no batch: which is not known */
+        snprintf(where, sizeof where,
+                 "; the first forward ran %lld (%s): the batch changed during the run, or the "
+                 "flag is not the micro-batch",
+                 b0, first);
+        where_add(b, where);
     }
 }
 

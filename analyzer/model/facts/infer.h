@@ -54,6 +54,7 @@ typedef struct infer_result {
      * the training's micro-batch (model_complete_tokens) */
     int tokens_eval;
     uint32_t tokens_stack; /* the stack that made the token batch (0: none known) */
+    uint32_t images_stack; /* ... the image batch (INFER_image_size; 0: none known) */
 } infer_result;
 
 /* The pass over PyTorch's allocator tracker's tensors (a segment-only trace infers nothing), fed

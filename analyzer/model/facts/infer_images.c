@@ -99,6 +99,8 @@ void vt__infer_images(const vt__pass *p, const uint64_t *elems, size_t nelems, s
     if (!T && (T = headless ? headless : first))
         token_batch(p, T, d, 0, out);
     if (p->img_b)
+        out->images_stack = p->img_stack;
+    if (p->img_b)
         vt__set(out, INFER_image_size, (int64_t)p->img_side,
                 "%llu×%llu images: B·3·H·W fp32 = %llu B", (unsigned long long)p->img_side,
                 (unsigned long long)p->img_side, (unsigned long long)p->img_bytes);
@@ -171,5 +173,6 @@ int vt__find_images(vt__pass *p)
         }
     p->t[bi].batch = p->t[bj].batch = 1;
     p->img_b = bb, p->img_side = bside, p->img_bytes = p->t[bi].size;
+    p->img_stack = p->t[bi].stack;
     return 1;
 }

@@ -261,6 +261,11 @@ int replay_stream(FILE *fp, const char *path, const void *head, size_t nhead, re
                   char *err, size_t errlen);
 void replay_free(replay_result *r);
 
+/* replay_same_lines: stacks a and b ran the same Python code at the same lines, frame by frame
+ * (the program's batch made again: a Trainer's retry through accelerate's search is another
+ * bytecode offset of the same line, its native frames another path through the interpreter) */
+int replay_same_lines(tables *t, uint32_t a, uint32_t b);
+
 /* replay_oom_in_step: r ran out of memory inside an optimizer step, which r->iterations counts
  * (begun, not completed: the header's "(out of memory in it)", diff's "inside its first
  * optimizer step", the state cut in it) */

@@ -80,10 +80,7 @@ void replay_went_on_resolved(state *s, const oom_track *ot, int caught)
     w->open = u->open, w->caught = u->caught, w->event = u->event, w->iter = u->iter;
 }
 
-/* same_lines: stacks a and b ran the same Python code at the same lines, frame by frame (the
- * program's batch made again: a Trainer's retry through accelerate's search is another bytecode
- * offset of the same line, its native frames another path through the interpreter) */
-static int same_lines(tables *t, uint32_t a, uint32_t b)
+int replay_same_lines(tables *t, uint32_t a, uint32_t b)
 {
     const tables_stack *x = tables_stack_get(t, a), *y = tables_stack_get(t, b);
     if (!x || !y || !x->n_python || x->n_python != y->n_python)
@@ -109,7 +106,7 @@ static uint64_t token_batch(const state *s, uint64_t *B)
     uint32_t stack = r->has_inferred && in->v[INFER_tokens].known ? in->tokens_stack : 0;
     uint64_t tokens = 0;
     for (uint32_t i = 0; stack && i < w->ninputs && !tokens; i++)
-        if (w->input_stack[i] == stack || same_lines(r->t, w->input_stack[i], stack))
+        if (w->input_stack[i] == stack || replay_same_lines(r->t, w->input_stack[i], stack))
             tokens = w->input_size[i] / 8;
     int64_t T = in->v[INFER_block_size].known ? in->v[INFER_block_size].value : 0;
     *B = tokens && T > 0 && tokens % (uint64_t)T == 0 ? tokens / (uint64_t)T : 0;

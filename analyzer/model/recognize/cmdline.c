@@ -76,12 +76,37 @@ void config_flag_name(const char *arg, char *out, size_t len)
         *p = (char)tolower((unsigned char)*p);
 }
 
+/* heads_words: a name that says the attention's heads in words of its own (--attn_heads,
+ * --n_attention_heads, --heads): "heads" last, every word before it a count's or the attention's
+ * (n, num, attn, attention, ...); not a grouped key / value count (--n_kv_heads), nor a head's
+ * size (--head_dim), nor a bare --head. (The spellings list knows n_head and num_heads; a
+ * program's own names had left H "unknown: no flag of the recorded gpt_ckpt_ramp.py sets it"
+ * beside its --attn_heads.) */
+static int heads_words(const char *name)
+{
+    static const char *const lead[] = {"n",    "num",       "number", "nb", "of",
+                                       "attn", "attention", "self",   NULL};
+    size_t n = strlen(name);
+    if (n < 5 || strcmp(name + n - 5, "heads") || (n > 5 && name[n - 6] != '_'))
+        return 0;
+    for (const char *w = name; w < name + n - 5;) {
+        size_t l = strcspn(w, "_");
+        int ok = 0;
+        for (int i = 0; lead[i] && !ok; i++)
+            ok = strlen(lead[i]) == l && !strncmp(w, lead[i], l);
+        if (!ok)
+            return 0;
+        w += l + 1;
+    }
+    return 1;
+}
+
 static int spelling_key(const char *name)
 {
     for (size_t i = 0; i < sizeof spellings / sizeof spellings[0]; i++)
         if (!strcmp(spellings[i].name, name))
             return (int)spellings[i].key;
-    return -1;
+    return heads_words(name) ? CFG_n_head : -1;
 }
 
 int config_flag_key(const char *flag)

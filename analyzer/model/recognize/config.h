@@ -123,6 +123,15 @@ typedef struct nano_config {
                             * "SFTConfig"; trainargs.h), or "" */
     char script_read[64];  /* the recorded script whose argparse flags were read ("sim_gan.py":
                             * a key without a flag has none in it), or "" */
+    /* a batch flag the trace showed is not the micro-batch (model_batch_seen: every forward read
+     * took another batch): its name and value ("--batch", 256), or "" */
+    char batch_other[48];
+    long long batch_other_v;
+    /* the batch flag that carries B·A, the optimizer's batch: the recorded script divides it by
+     * the accumulation's flag (config_apply_script); advice spells a change of B through it, and
+     * its value, batch_global_v, with it; or "" */
+    char batch_global[48];
+    long long batch_global_v;
 } nano_config;
 
 /* config_init: every key at nanoGPT's default, source CONFIG_SRC_DEFAULT. */

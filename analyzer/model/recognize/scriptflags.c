@@ -239,6 +239,18 @@ static int flag_named(const script_flag *fl, const char *k)
     return 0;
 }
 
+/* flag_given: the command line after the script names fl (any of its names) */
+static int flag_given(const script_flag *fl, int argc, const char *const *argv)
+{
+    char k[64];
+    for (int i = config_script_index(argc, argv) + 1; i > 0 && i < argc; i++) {
+        config_flag_name(argv[i], k, sizeof k);
+        if (argv[i][0] == '-' && flag_named(fl, k))
+            return 1;
+    }
+    return 0;
+}
+
 /* amp_value: the run's value of the autocast flag fl (any of its names), from the command line
  * after the script, else its argparse default, into c (amp_value, amp_where); none for a switch
  * (store_true: no value) */
@@ -321,6 +333,20 @@ void config_apply_script(nano_config *c, int argc, const char *const *argv)
             if (config_set(c, config_key_name((config_key)k), val, CONFIG_SRC_FILE, where, err,
                            sizeof err) != 0)
                 continue;
+        }
+        char other[64], global[64];
+        config_flag_name(c->batch_other, other, sizeof other);
+        config_flag_name(c->batch_global, global, sizeof global);
+        if (k == CFG_batch_size && ((c->batch_other[0] && flag_named(&fl[i], other)) ||
+                                    (c->batch_global[0] && flag_named(&fl[i], global))))
+            continue; /* another batch than the micro-batch (the trace's, the script's use) */
+        if (k == CFG_batch_size && v->src == CONFIG_SRC_TRACE && fl[i].has_default &&
+            fl[i].def != v->i && !flag_given(&fl[i], argc, argv)) {
+            /* the run took its default, which the trace shows is not the micro-batch */
+            size_t w = strlen(v->where);
+            snprintf(v->where + w, sizeof v->where - w,
+                     "; %.40s (its default %lld here) is not the micro-batch", lng, fl[i].def);
+            continue;
         }
         if (!v->flag[0] && v->src != CONFIG_SRC_ARG) {
             snprintf(v->flag, sizeof v->flag, "%s", lng);

@@ -48,6 +48,16 @@ size_t scriptflags_skip_noncode(const char *s, size_t i, size_t len);
  * are left to the trace. */
 void config_apply_script(nano_config *c, int argc, const char *const *argv);
 
+/* config_script_global: the script's own accumulation, from how its code (its recorded source)
+ * uses a batch flag of its own: divided by another of its flags (micro = args.batch //
+ * args.update_every; not a count of devices, --world_size), that flag is the accumulation's
+ * (its value from the command line, else its default) and the batch flag the optimizer's batch
+ * (c->batch_global, its value batch_global_v; B = that over A, or the trace's B where it
+ * agrees). Only where the trace's B and A (what cfgsrc_apply_inferred set; trace_b, the first
+ * forward's B the trace shows, 0: none) agree with it, and the program gave no accumulation
+ * itself; scriptaccum.c. Before the trace's token batch is read over B (model_complete_tokens). */
+void config_script_global(nano_config *c, int argc, const char *const *argv, long long trace_b);
+
 /* scriptflags_amp16: an autocast flag's value: 2 bfloat16 ("bf16", "bfloat16", "bf16-mixed"),
  * 1 float16 ("fp16", "float16", "16-mixed"), 0 neither ("none", "", another) */
 int scriptflags_amp16(const char *v);

@@ -1,0 +1,235 @@
+/* scriptaccum.c — a recorded script's own gradient accumulation, read from how its code uses its
+ * flags (scriptflags.h config_script_global): its batch flag divided by another of its flags
+ * (micro = args.batch // args.update_every) makes that flag the micro-batches per optimizer step
+ * and the batch flag the optimizer's batch. A --batch 256 of such a script had been read as the
+ * micro-batch, its --update_every 4 as "no flag sets it", and `--batch 128` advised as "keeping
+ * the effective batch". Nothing is executed: the division's text is read as written. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scriptflags.h"
+
+static int ident_char(char ch)
+{
+    return isalnum((unsigned char)ch) || ch == '_';
+}
+
+/* names_device: a divisor that counts devices or processes (args.batch // args.world_size: a
+ * data-parallel split, no accumulation), by a word of its name */
+static int names_device(const char *name)
+{
+    static const char *const words[] = {"world", "gpu",    "gpus",     "device",  "devices",
+                                        "rank",  "ranks",  "node",     "nodes",   "proc",
+                                        "procs", "worker", "workers",  "replica", "replicas",
+                                        "shard", "shards", "parallel", NULL};
+    for (const char *w = name; *w;) {
+        size_t l = strcspn(w, "_");
+        for (int i = 0; words[i]; i++)
+            if (strlen(words[i]) == l && !strncmp(w, words[i], l))
+                return 1;
+        w += l + (w[l] == '_');
+    }
+    return 0;
+}
+
+/* flag_of: the index in fl[0..n) of the flag whose name (any of its option strings, as
+ * config_flag_name writes it) is dest, else -1 */
+static int flag_of(const script_flag *fl, int n, const char *dest)
+{
+    char k[64];
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < fl[i].nnames; j++) {
+            config_flag_name(fl[i].names[j], k, sizeof k);
+            if (!strcmp(k, dest))
+                return i;
+        }
+    return -1;
+}
+
+/* divisor: at s[i] (just after ".dest" of the batch flag), "// x.name" or "/ x.name": name's
+ * length into *nl at *name; 0 when the text is no such division */
+static int divisor(const char *s, size_t i, size_t len, const char **name, size_t *nl)
+{
+    while (i < len && s[i] == ' ')
+        i++;
+    if (i >= len || s[i] != '/')
+        return 0;
+    i += i + 1 < len && s[i + 1] == '/' ? 2 : 1;
+    if (i < len && s[i] == '=')
+        return 0; /* (/=: the batch flag divided in place, by whatever follows) */
+    while (i < len && s[i] == ' ')
+        i++;
+    size_t a = i;
+    while (i < len && ident_char(s[i]))
+        i++;
+    if (i == a || i >= len || s[i] != '.')
+        return 0;
+    size_t b = ++i;
+    while (i < len && ident_char(s[i]))
+        i++;
+    if (i == b || (i < len && s[i] == '('))
+        return 0; /* (a method's call: not a flag's value) */
+    *name = s + b, *nl = i - b;
+    return 1;
+}
+
+/* cmdline_value: the value the command line gave fl (any of its names), else its integer
+ * default; *given: 1 when the command line gave it, '=' or ' ' in *sep; 0 when there is none */
+static long long cmdline_value(const script_flag *fl, int argc, const char *const *argv, int *given,
+                               char *sep)
+{
+    char k[64], nk[64];
+    *given = 0, *sep = ' ';
+    for (int i = config_script_index(argc, argv) + 1; i > 0 && i < argc; i++) {
+        const char *v = config_arg_key(argv[i], k, sizeof k);
+        if (argv[i][0] != '-')
+            continue;
+        for (int j = 0; j < fl->nnames; j++) {
+            config_flag_name(fl->names[j], nk, sizeof nk);
+            config_flag_name(argv[i], k, sizeof k);
+            if (strcmp(nk, k))
+                continue;
+            *sep = v ? '=' : ' ';
+            if (!v && !(v = i + 1 < argc ? argv[i + 1] : NULL))
+                return 0;
+            char *end;
+            long long x = strtoll(v, &end, 10);
+            *given = 1;
+            return *end ? 0 : x;
+        }
+    }
+    return fl->has_default ? fl->def : 0;
+}
+
+/* line_at: the line of s holding i, its number (1-based) and its text (trimmed, cut) into out */
+static int line_at(const char *s, size_t i, char *out, size_t cap)
+{
+    size_t a = i, b = i;
+    int no = 1;
+    for (size_t k = 0; k < i; k++)
+        no += s[k] == '\n';
+    while (a > 0 && s[a - 1] != '\n')
+        a--;
+    while (s[b] && s[b] != '\n')
+        b++;
+    while (a < b && (s[a] == ' ' || s[a] == '\t'))
+        a++;
+    snprintf(out, cap, "%.*s", (int)(b - a), s + a);
+    return no;
+}
+
+/* accum_from: the division of batch flag fl[bi] (its value G) by another flag in s, applied to c
+ * (see config_script_global); 1 when found */
+static int accum_from(nano_config *c, const config_recfile *f, const char *s, const script_flag *fl,
+                      int n, int bi, int argc, const char *const *argv, long long trace_b)
+{
+    config_value *b = &c->v[CFG_batch_size], *a = &c->v[CFG_gradient_accumulation_steps];
+    int bgiven;
+    char bsep;
+    long long G = cmdline_value(&fl[bi], argc, argv, &bgiven, &bsep);
+    const char *bflag = fl[bi].names[0];
+    for (int m = 0; m < fl[bi].nnames; m++)
+        if (!strncmp(fl[bi].names[m], "--", 2))
+            bflag = fl[bi].names[m];
+    if (G <= 0 || (b->src == CONFIG_SRC_ARG && b->i != G))
+        return 0; /* (the command line's micro-batch is another flag's) */
+    char bdest[64];
+    config_flag_name(bflag, bdest, sizeof bdest);
+    size_t bl = strlen(bdest);
+    for (size_t i = 0; i < f->len; i++) {
+        size_t j = scriptflags_skip_noncode(s, i, f->len);
+        if (j != i) {
+            i = j - 1;
+            continue;
+        }
+        /* x.batch, and not x.batch_size: the batch flag's value read through its namespace */
+        if (s[i] != '.' || i == 0 || !ident_char(s[i - 1]) || i + 1 + bl > f->len ||
+            strncmp(s + i + 1, bdest, bl) || ident_char(s[i + 1 + bl]))
+            continue;
+        const char *name;
+        size_t nl;
+        char dest[64];
+        if (!divisor(s, i + 1 + bl, f->len, &name, &nl) || nl >= sizeof dest)
+            continue;
+        snprintf(dest, sizeof dest, "%.*s", (int)nl, name);
+        for (char *p = dest; *p; p++)
+            *p = (char)tolower((unsigned char)*p);
+        int k = flag_of(fl, n, dest);
+        int given;
+        char sep;
+        long long A = k < 0 || !strcmp(dest, bdest) || names_device(dest)
+                          ? 0
+                          : cmdline_value(&fl[k], argc, argv, &given, &sep);
+        if (A <= 1 || G % A || (a->src == CONFIG_SRC_TRACE && a->i != A) ||
+            (b->src == CONFIG_SRC_TRACE && b->i != G / A) || (trace_b > 0 && trace_b != G / A))
+            continue; /* not it, or not what the trace shows */
+        const char *lng = fl[k].names[0];
+        for (int m = 0; m < fl[k].nnames; m++)
+            if (!strncmp(fl[k].names[m], "--", 2))
+                lng = fl[k].names[m];
+        const char *base = strrchr(f->name, '/') ? strrchr(f->name, '/') + 1 : f->name;
+        char line[96], by[320];
+        int no = line_at(s, i, line, sizeof line);
+        int named = given || a->src == CONFIG_SRC_TRACE; /* (else its default's row names it) */
+        snprintf(by, sizeof by, "%.40s%s%d divides %.40s by it (%.90s)", named ? base : "line ",
+                 named ? ":" : "", no, bflag, line);
+        if (a->src == CONFIG_SRC_TRACE) {
+            size_t w = strlen(a->where);
+            snprintf(a->where + w, sizeof a->where - w, "; %s", by);
+        } else if (given) {
+            a->i = A, a->src = CONFIG_SRC_ARG;
+            snprintf(a->where, sizeof a->where, "%.40s%c%lld; %.300s", lng, sep, A, by);
+        } else {
+            a->i = A, a->src = CONFIG_SRC_FILE;
+            snprintf(a->where, sizeof a->where,
+                     "%.40s: %.40s, default=%lld (its argparse; not on the command line); %.220s",
+                     base, lng, A, by);
+        }
+        snprintf(a->flag, sizeof a->flag, "%s", lng);
+        a->flag_sep = given ? sep : ' ';
+        a->call[0] = '\0';
+        const char *dflt = bgiven ? "" : " (its default)";
+        if (b->src == CONFIG_SRC_TRACE) { /* the trace's, which agrees */
+            size_t w = strlen(b->where);
+            snprintf(b->where + w, sizeof b->where - w,
+                     "; = %.40s %lld%s / %.40s %lld, the micro-batch %.40s:%d makes", bflag, G,
+                     dflt, lng, A, base, no);
+        } else {
+            b->i = G / A, b->src = bgiven ? CONFIG_SRC_ARG : CONFIG_SRC_FILE;
+            snprintf(b->where, sizeof b->where,
+                     "%lld = %.40s %lld%s / %.40s %lld: the micro-batch %.40s:%d makes (%.90s)",
+                     G / A, bflag, G, dflt, lng, A, base, no, line);
+        }
+        snprintf(c->batch_global, sizeof c->batch_global, "%s", bflag);
+        c->batch_global_v = G;
+        b->flag[0] = '\0', b->flag_sep = 0, b->call[0] = '\0';
+        return 1;
+    }
+    return 0;
+}
+
+void config_script_global(nano_config *c, int argc, const char *const *argv, long long trace_b)
+{
+    const config_recfile *f = config_recorded_script(c, argc, argv);
+    config_value *a = &c->v[CFG_gradient_accumulation_steps];
+    if (!f || !f->len || (a->src != CONFIG_SRC_UNKNOWN && a->src != CONFIG_SRC_TRACE))
+        return; /* (an accumulation the program gave: its flag is the one) */
+    script_flag *fl = malloc(SCRIPT_FLAGS_MAX * sizeof *fl);
+    char *s = malloc(f->len + 1); /* (a NUL at its end: the line's text is read to it) */
+    if (fl && s) {
+        memcpy(s, f->data, f->len);
+        s[f->len] = '\0';
+        int n = scriptflags_parse(f->data, f->len, fl, SCRIPT_FLAGS_MAX);
+        for (int i = 0; i < n; i++) {
+            int k = -1;
+            for (int j = 0; j < fl[i].nnames && k < 0; j++)
+                k = config_flag_key(fl[i].names[j]);
+            if (k == CFG_batch_size && accum_from(c, f, s, fl, n, i, argc, argv, trace_b))
+                break;
+        }
+    }
+    free(fl);
+    free(s);
+}

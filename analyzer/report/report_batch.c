@@ -1,0 +1,36 @@
+/* report_batch.c — the batch the moment the model explains ran (report.h report_batch_now): the
+ * program's input live then that its first forward's batch line made again. A run whose batch
+ * changes (a ramp-up of the micro-batch, a first step of its own) ran another batch there than in
+ * its first forward, which is all the trace's inference reads; the first forward's over the
+ * batch flag had made T 4x too small for a ramp 4 -> 8 -> 16 (model_batch_seen reads both). */
+#include "report.h"
+
+/* made_again: stack s is the first forward's batch line (stack) or runs the same Python lines */
+static int made_again(tables *t, uint32_t s, uint32_t stack)
+{
+    return stack && (s == stack || replay_same_lines(t, s, stack));
+}
+
+void report_batch_now(const replay_result *r, const replay_snapshot *snap, const infer_result *ir,
+                      uint64_t *tokens, uint64_t *images)
+{
+    *tokens = *images = 0;
+    if (!r || !snap || !ir)
+        return;
+    uint32_t ts = ir->v[INFER_tokens].known && !ir->tokens_eval ? ir->tokens_stack : 0;
+    uint64_t side = ir->v[INFER_image_size].known ? (uint64_t)ir->v[INFER_image_size].value : 0;
+    uint32_t is = side ? ir->images_stack : 0;
+    uint64_t t_event = 0, i_event = 0, img = 12 * side * side; /* fp32 B·3·H·W */
+    for (size_t i = 0; (ts || is) && i < snap->n; i++) {
+        const live_item *it = &snap->items[i];
+        if (!it->input || !it->tensor_api)
+            continue;
+        /* the newest of them: a step's batch made before the last one's is freed */
+        if (ts && it->size % 8 == 0 && it->alloc_event > t_event &&
+            made_again(r->t, it->stack_id, ts))
+            *tokens = it->size / 8, t_event = it->alloc_event;
+        else if (is && img && it->size % img == 0 && it->alloc_event > i_event &&
+                 made_again(r->t, it->stack_id, is))
+            *images = it->size / img, i_event = it->alloc_event;
+    }
+}

@@ -1,0 +1,94 @@
+#!/bin/sh
+# batch_flags.sh — a program's batch flag against the batch its trace shows. A SIMULATED loop of
+# its own whose micro-batch ramps up (tests/python/batch_ramp.py: --batch_size/4, /2, then
+# --batch_size) had its T read as its first step's tokens over the final batch flag ("T = 64:
+# B·T = 1024 tokens ... over the micro-batch 16; the trace's T = 256 from the position ids does
+# not agree"), its context advice "--ctx 32" a cut by 8 called a halving; its --attn_heads was
+# no flag. A CNN whose --batch is the optimizer's batch, divided by its --update_every
+# (tests/python/global_batch.py), had --batch taken as the micro-batch and `--batch 32` advised
+# as "same effective batch". Now the position ids' T stands and the batch's change is said, the
+# moment explained's batch used where the flag is not its; the division makes --update_every
+# the accumulation and --batch the optimizer's batch, B their quotient, and advice spells each;
+# where the script splits it otherwise (SPLIT), --batch is said not to be the micro-batch.
+# Every number checked is the program's own (its FACTS line).
+set -u
+fail() { echo "batch_flags: $*"; exit 1; }
+[ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
+command -v python3 >/dev/null 2>&1 || { echo "SKIP batch_flags: no python3"; exit 77; }
+export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB
+run() { # name, program, arguments
+    n=$1 p=$2
+    shift 2
+    timeout 300 "$VT" run --card 12GiB -o "$n.vt" -- python3 "$ROOT/tests/python/$p" "$@" \
+        </dev/null >"$n.out" 2>&1 || { tail -n 5 "$n.out"; fail "$n: run failed"; }
+    "$VT" report --no-color "$n.vt" >"$n.txt" && "$VT" report --json "$n.vt" >"$n.json" ||
+        fail "$n: report failed"
+}
+run ramp batch_ramp.py --batch_size 16
+run ramp2 batch_ramp.py --batch_size 16 --steps 2
+run gb global_batch.py --batch 64
+run gb3 global_batch.py --batch 96 --update_every 3 --momentum 0.9
+SPLIT=4 run split global_batch.py --batch 64 --update_every 2
+python3 - <<'PY' || exit 1
+import json, re, sys
+
+def facts(n):
+    line = next(l for l in open(n + ".out") if l.startswith("FACTS "))
+    return dict(kv.split("=", 1) for kv in line.split()[1:])
+
+bad = []
+for n in ("ramp", "ramp2"):
+    f, r, text = facts(n), json.load(open(n + ".json")), open(n + ".txt").read()
+    cfg, ramp = r["config"], [int(b) for b in f["ramp"].split(",")]
+    T = int(f["seq_len"])
+    if cfg["block_size"]["value"] != T or "does not agree" in text:
+        bad.append("%s: T %s (%s), the program's %d" % (n, cfg["block_size"]["value"],
+                                                       cfg["block_size"]["where"], T))
+    # the batch of the step explained: the ramp's last (its peak), said to have changed
+    b = cfg["batch_size"]
+    if b["value"] != ramp[-1] or "changed during the run" not in b["where"] or \
+            "%d in its first forward" % ramp[0] not in b["where"]:
+        bad.append("%s: micro-batch %s (%s), the ramp %s" % (n, b["value"], b["where"], ramp))
+    # the flag only where it is that batch
+    if (b.get("flag") == "--batch_size") != (ramp[-1] == int(f["batch_size"])):
+        bad.append("%s: micro-batch's flag %s at %s, --batch_size %s" % (n, b.get("flag"), b["value"], f["batch_size"]))
+    if cfg["n_head"].get("flag") != "--attn_heads" or cfg["n_head"]["value"] != int(f["heads"]):
+        bad.append("%s: heads %s" % (n, cfg["n_head"]))
+    for a in r["advice"] or []:
+        if a["block_size"] != T and a["command_line"] != "--ctx %d" % a["block_size"]:
+            bad.append("%s: %s -> %r" % (n, a["change"], a["command_line"]))
+for n in ("gb", "gb3"):
+    f, r = facts(n), json.load(open(n + ".json"))
+    cfg = r["config"]
+    B, A, G = int(f["batch_size"]), int(f["grad_accum"]), int(f["global_batch"])
+    if cfg["batch_size"]["value"] != B or cfg["batch_size"].get("flag"):
+        bad.append("%s: micro-batch %s, the program's %d" % (n, cfg["batch_size"], B))
+    a = cfg["gradient_accumulation_steps"]
+    if a["value"] != A or a.get("flag") != "--update_every":
+        bad.append("%s: accumulation %s, the program's %d" % (n, a, A))
+    seen = 0
+    for it in r["advice"] or []:
+        b2, a2 = it["batch_size"], it["gradient_accumulation_steps"]
+        if b2 == B and a2 == A:
+            continue
+        seen += 1
+        want = " ".join(p for p in ("--batch %d" % (b2 * a2) if b2 * a2 != G else "",
+                                    "--update_every %d" % a2 if a2 != A else "") if p)
+        if it["command_line"] != want:
+            bad.append("%s: %s -> %r, want %r" % (n, it["change"], it["command_line"], want))
+    if not seen:
+        bad.append("%s: no what-if of the micro-batch" % n)
+# a split the script's flags do not give: --batch is still not the micro-batch, which the trace's
+# forwards show; no advice spells a micro-batch through --batch
+f, r = facts("split"), json.load(open("split.json"))
+b = r["config"]["batch_size"]
+if b["value"] != int(f["batch_size"]) or b.get("flag") or "--batch 64 is not the micro-batch" not in b["where"]:
+    bad.append("split: micro-batch %s, the program's %s" % (b, f["batch_size"]))
+for it in r["advice"] or []:
+    if "--batch" in it["command_line"] or "--update_every" in it["command_line"]:
+        bad.append("split: %s -> %r" % (it["change"], it["command_line"]))
+if bad:
+    print("batch_flags: " + "\n  ".join(bad))
+    sys.exit(1)
+PY
+echo "batch_flags: ok"
