@@ -348,7 +348,10 @@ for line in open(sys.argv[1]):
         # share of them is said from the weights and their EMA copy together
         if f["oom"] and "blocks' weights had been used" in text:
             bad.append("%s: %s" % (t, [l for l in text.splitlines() if "weights had been" in l]))
-    elif ema["on"] is not False:
+    elif ema["on"] is True or (ema["on"] is None and (
+            f.get("trainable_params") == f.get("params") or "not recognised" not in ema["where"])):
+        # (not recognised, never off, where its frozen weights could hold a copy: a LoRA base,
+        # a teacher, a linear probe's backbone; off where every weight trains)
         bad.append("%s: EMA %s in a run without one" % (t, ema))
     # (an evaluation-only run: no training formula; its shapes are infer_beyond's; its own
     # checks below; a frozen backbone's: sim_frozen.sh)

@@ -272,6 +272,8 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     int nanogpt = f->argv ? nanogpt_run(&m->cfg, f, why, sizeof why) : !f->recog;
     if (why[0])
         config_note(&m->cfg, why);
+    if (nanogpt && m->rec.nanogpt) /* its configurator's run: the class GPT is nanoGPT's */
+        snprintf(m->rec.family_where, sizeof m->rec.family_where, "%s", RECOGNIZE_NANOGPT_CLASS);
     if (nanogpt && m->rec.optim == OPT_UNKNOWN) { /* its configure_optimizers */
         m->rec.optim = OPT_ADAM;
         snprintf(m->rec.optim_class, sizeof m->rec.optim_class, "AdamW");

@@ -44,8 +44,9 @@ int model_frozen_forward(const model_result *m, const run_facts *f, const char *
         (fz && fz->known))
         return 0;
     snprintf(why, n,
-             "%s: only %.2f M of its %.2f M weights train (%.1f %%, not LoRA's adapters; the "
-             "rest frozen weights or buffers): the transformer formula, which trains them all "
+             "%s: only %.2f M of its %.2f M weights train (%.1f %%, no adapters recognised as "
+             "peft's; the rest frozen weights or buffers): the transformer formula, which trains "
+             "them all "
              "and keeps what their gradients need, does not describe this run; the measured "
              "breakdown explains the peak",
              family, (double)tr / 1e6, (double)P / 1e6, 100.0 * (double)tr / (double)P);

@@ -153,6 +153,24 @@ static void from_shapes(const recognize_input *in, run_recognition *out)
              (long long)ir->v[INFER_vocab_size].value, (long long)ir->v[INFER_n_embd].value);
 }
 
+/* gpt_file: the base name of the file of the first GPT.forward on the stacks into out, where it
+ * is not nanoGPT's model.py (a program's own class that is named GPT, as many are: nanoGPT's
+ * had been said of one); 0 for model.py, or no file */
+static int gpt_file(const tables *t, char *out, size_t len)
+{
+    size_t pos = 0;
+    const tables_code *c;
+    while (t && (c = tables_code_next(t, &pos))) {
+        const char *f = c->filename.s ? c->filename.s : "", *q = c->qualname.s ? c->qualname.s : "";
+        if (strcmp(q, "GPT.forward"))
+            continue;
+        const char *base = strrchr(f, '/') ? strrchr(f, '/') + 1 : f;
+        snprintf(out, len, "%s", base);
+        return *base && strcmp(base, "model.py");
+    }
+    return 0;
+}
+
 void recognize_family(const recognize_input *in, run_recognition *out)
 {
     const tables *t = in->t;
@@ -170,8 +188,14 @@ void recognize_family(const recognize_input *in, run_recognition *out)
     if (out->nanogpt) {
         out->family = FAM_DECODER;
         snprintf(out->model_class, sizeof out->model_class, "GPT");
-        snprintf(out->family_where, sizeof out->family_where,
-                 "nanoGPT's model class on the Python stacks (GPT.forward)");
+        char file[120];
+        if (gpt_file(t, file, sizeof file)) /* (model_build says nanoGPT's where it runs) */
+            snprintf(out->family_where, sizeof out->family_where,
+                     "the program's own model class GPT on the Python stacks (GPT.forward in "
+                     "%s)",
+                     file);
+        else
+            snprintf(out->family_where, sizeof out->family_where, "%s", RECOGNIZE_NANOGPT_CLASS);
         return;
     }
     for (size_t i = 0; i < sizeof evidence / sizeof evidence[0]; i++) {

@@ -146,7 +146,7 @@ static void recognize_ema(const recognize_input *in, int frames, run_recognition
     int may = !which && in->t && recognize_ema_files(in->t); /* (each file once) */
     while (may && !which && (c = tables_code_next(in->t, &pos)))
         which = recognize_ema_code(c->filename.s, c->qualname.s);
-    char msg[200];
+    char msg[sizeof out->feat[0].where];
     out->ema_bytes = which ? in->ema_bytes : 0;
     if (which && in->ema_bytes)
         snprintf(msg, sizeof msg,
@@ -157,12 +157,26 @@ static void recognize_ema(const recognize_input *in, int frames, run_recognition
     else if (which)
         snprintf(msg, sizeof msg, "%s's code made tensors, none of them among the parameters %.40s",
                  recognize_ema_words(which), in->kv_cache_at ? in->kv_cache_at : "");
-    if (which)
+    /* weights made before training that took no gradient: room for a copy the program keeps
+     * of the trained ones (in 16 bits at least), which no code of a known EMA says (where no
+     * backward told the trained ones, what no code of a known EMA ran says stands) */
+    uint64_t trained = (uint64_t)out->trainable * out->param_elem;
+    uint64_t rest = in->param_bytes > trained ? in->param_bytes - trained : 0;
+    int room = out->trainable && rest >= (uint64_t)out->trainable * 2;
+    if (which) {
         set(&out->feat[FEATURE_EMA], FEAT_ON, msg);
-    else if (frames)
+    } else if (frames && room) { /* (a program's own EMA had been said "off") */
+        snprintf(msg, sizeof msg,
+                 "not recognised: no code of a known EMA ran (diffusers' EMAModel, timm's "
+                 "ModelEma, AveragedModel, torch_ema); %.1f MiB of weights take no gradient, "
+                 "which can hold a copy the program keeps itself",
+                 (double)rest / 1048576.0);
+        set(&out->feat[FEATURE_EMA], FEAT_UNKNOWN, msg);
+    } else if (frames) {
         set(&out->feat[FEATURE_EMA], FEAT_OFF,
             "no code of an EMA of the weights ran (diffusers' EMAModel, timm's ModelEma, "
             "AveragedModel, torch_ema)");
+    }
 }
 
 void recognize_features(const recognize_input *in, run_recognition *out)

@@ -12,6 +12,10 @@
 #include "infer.h"
 #include "tables.h"
 
+/* the evidence of nanoGPT's model class, said where it is nanoGPT's (its model.py, its
+ * configurator's run) */
+#define RECOGNIZE_NANOGPT_CLASS "nanoGPT's model class on the Python stacks (GPT.forward)"
+
 /* X(enum suffix, key, words) — what kind of model was trained. */
 #define VT_FAMILIES(X)                                                                             \
     X(UNKNOWN, "unknown", "a model vramtrace does not recognize")                                  \
@@ -141,7 +145,8 @@ typedef struct run_recognition {
                           * a transformer language model, decoder or encoder not told */
     char model_class[64]; /* the model class the evidence names ("GPT2LMHeadModel"), or "" */
     int python_frames;    /* the trace recorded Python frames (classes can be recognized) */
-    int nanogpt;          /* nanoGPT's model class: GPT.forward */
+    int nanogpt;          /* a model class GPT (GPT.forward): nanoGPT's where its file is model.py
+                           * or the run is nanoGPT's by its configurator (model_build) */
     int huggingface;      /* Hugging Face transformers' modeling code ran */
     int batchnorm;        /* batch statistics (BatchNorm) in the forward */
     optim_kind optim;

@@ -1,0 +1,55 @@
+#!/bin/sh
+# own_parts.sh — labels true of a program that writes its own parts (tests/python/own_parts.py,
+# SIMULATED): its own decoder class named GPT had been called "nanoGPT's model class on the
+# Python stacks (GPT.forward)"; its own fp32 EMA of the weights "EMA weights off" (no library's
+# EMA code ran, but the run kept a copy); its own low-rank adapters "(0.1 %, not LoRA's
+# adapters; ...)". Now: the program's own class GPT, in its file; the EMA not recognised (its
+# untrained weights could hold a copy), off only where every weight trains; the adapters not
+# recognised as peft's.
+set -u
+fail() { echo "own_parts: $*"; exit 1; }
+[ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
+command -v python3 >/dev/null 2>&1 || { echo "SKIP own_parts: no python3"; exit 77; }
+export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB
+run() { # name, arguments
+    n=$1
+    shift
+    timeout 300 "$VT" run --card 12GiB -o "$n.vt" -- python3 "$ROOT/tests/python/own_parts.py" "$@" \
+        </dev/null >"$n.out" 2>&1 || { tail -n 5 "$n.out"; fail "$n: run failed"; }
+    "$VT" report --no-color "$n.vt" >"$n.txt" && "$VT" report --json "$n.vt" >"$n.json" ||
+        fail "$n: report failed"
+}
+run plain
+run ema --ema
+run lora --lora 4
+# nanoGPT's own run (its configurator, examples/sim/sim_train.py, whose class GPT is in that file):
+# its class is nanoGPT's still
+timeout 300 "$VT" run -q --card 12GiB -o nano.vt -- python3 "$ROOT/examples/sim/sim_train.py" \
+    "$ROOT/examples/gpt/config/gpt2-124m-12gb.py" --max_iters=1 --eval_iters=1 --compile=False \
+    --batch_size=2 </dev/null >nano.out 2>&1 || { tail -n 5 nano.out; fail "nano: run failed"; }
+"$VT" report --no-color nano.vt >nano.txt || fail "nano: report failed"
+grep -q "^  evidence  *nanoGPT's model class on the Python stacks (GPT.forward)$" nano.txt ||
+    fail "nano: $(grep '^  evidence' nano.txt)"
+python3 - <<'PY' || exit 1
+import json, sys
+bad = []
+for n in ("plain", "ema", "lora"):
+    r, text = json.load(open(n + ".json")), open(n + ".txt").read()
+    rec = r["recognized"]
+    if "nanoGPT" in text or "nanoGPT" in json.dumps(r) or "own_parts.py" not in rec["family_where"]:
+        bad.append("%s: %s" % (n, rec["family_where"]))
+    if "not LoRA" in text:
+        bad.append("%s: 'not LoRA' said of its own adapters" % n)
+    facts = dict(kv.split("=") for kv in next(l for l in open(n + ".out") if l.startswith("FACTS ")).split()[1:])
+    ema = rec["ema"]
+    if facts["ema"] == "1" and (ema["on"] is not None or "not recognised" not in ema["where"]):
+        bad.append("%s: its own EMA said %s" % (n, ema))
+    if n == "plain" and ema["on"] is not False:  # every weight trains: no room for a copy
+        bad.append("%s: no EMA, every weight trained, said %s" % (n, ema))
+    if facts["lora"] != "0" and "no adapters recognised as peft's" not in (r["formula_note"] or ""):
+        bad.append("%s: its own adapters: %s" % (n, r["formula_note"]))
+if bad:
+    print("own_parts: " + "\n  ".join(bad))
+    sys.exit(1)
+PY
+echo "own_parts: ok"
