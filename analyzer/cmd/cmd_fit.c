@@ -109,6 +109,10 @@ static int read_traces(const char *dir, fit_trial *t)
             if ((int)r->accum > t->accum)
                 t->accum = (int)r->accum;
             t->backward |= r->backward_passes > 0;
+            const infer_value *ib = &r->inferred.v[INFER_batch_size];
+            if (!t->trace_b && r->has_inferred && ib->known && ib->value > 0 &&
+                !r->inferred.tokens_eval) /* (its first forward's: a training's) */
+                t->trace_b = (long)ib->value;
             if ((int)r->iterations > t->steps)
                 t->steps = (int)r->iterations;
             if (r->peak_process >= t->peak && !t->oom) {

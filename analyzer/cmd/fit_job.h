@@ -37,6 +37,9 @@ typedef struct fit_trial {
     int timed_out;    /* killed at the limit: in the table, the search stops */
     uint64_t out_cut; /* bytes of its output left out of its log */
     int ntraces;
+    long trace_b; /* the micro-batch its first forward's inputs show (the token batch over T,
+                   * or its images; 0: not read): {B} is not it where the command's flag is
+                   * another batch (the optimizer's, split by the program) */
 } fit_trial;
 
 typedef struct fit_job {
@@ -55,6 +58,16 @@ typedef struct fit_job {
     fit_trial trials[FIT_MAX_TRIALS];
     int ntrials;
 } fit_job;
+
+/* fit_trace_b: of the trial that fit at best, the micro-batch its trace shows where that is not
+ * best ({B} is then another batch than the micro-batch); 0 when it is, or is not known */
+static inline long fit_trace_b(const fit_job *j, long best)
+{
+    for (int i = 0; best > 0 && i < j->ntrials; i++)
+        if (j->trials[i].b == best)
+            return j->trials[i].trace_b && j->trials[i].trace_b != best ? j->trials[i].trace_b : 0;
+    return 0;
+}
 
 /* fit_at_limit: best, the largest micro-batch that fit, is the search's last candidate (--max-b,
  * else 1024; with {A} a divisor of the effective batch) and a larger one could be: a larger one

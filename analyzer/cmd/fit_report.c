@@ -107,14 +107,20 @@ void fit_print_table(const fit_job *j, long best, long best_a, int interrupted, 
     else if (interrupted) /* the first trial did not complete: nothing measured */
         printf("the search stopped early (%s): no trial completed, nothing was measured\n",
                by_signal ? "interrupted" : "the first trial failed");
+    long tb = fit_trace_b(j, best);
     if (best > 0) {
-        printf("largest micro-batch that fits with %d %% headroom on %s%s: %s%ld", FIT_HEADROOM_PCT,
+        printf("largest %s that fits with %d %% headroom on %s%s: %s%ld",
+               tb ? "{B}" : "micro-batch", FIT_HEADROOM_PCT,
                cap ? card_format_bytes(cap, buf, sizeof buf) : "the device",
                interrupted ? " (so far)" : "", fit_at_limit(j, best) ? "at least " : "", best);
         if (fit_at_limit(j, best))
             printf(" (the search's limit: nothing larger was tried; --max-b N searches further)");
         if (j->has_a)
             printf(", accumulate %ld steps (effective batch %ld)", best_a, j->effective);
+        if (tb) /* (a global batch flag had been told "largest micro-batch ... 367" for 91) */
+            printf(" (not the micro-batch: at {B} = %ld its trace's first forward took a batch of "
+                   "%ld, so the command's flag is another batch)",
+                   best, tb);
         printf("\n");
     } else if (!interrupted) {
         printf("no micro-batch fits, not even %ld\n", j->cand[0]);
@@ -154,6 +160,10 @@ void fit_print_json(const fit_job *j, long best, long best_a, int stopped, int b
         else
             cJSON_AddNullToObject(o, "micro_steps_per_optimizer_step");
         cJSON_AddNumberToObject(o, "optimizer_steps", t->steps);
+        if (t->trace_b)
+            cJSON_AddNumberToObject(o, "trace_batch_size", (double)t->trace_b);
+        else
+            cJSON_AddNullToObject(o, "trace_batch_size");
         cJSON_AddNumberToObject(o, "peak_bytes", (double)t->peak);
         cJSON_AddBoolToObject(o, "fits", t->fits);
         cJSON_AddBoolToObject(o, "oom", t->oom);
@@ -180,6 +190,7 @@ void fit_print_json(const fit_job *j, long best, long best_a, int stopped, int b
         cJSON *b = cJSON_AddObjectToObject(root, "best");
         add_batch(b, best, best_a, j->has_a);
         cJSON_AddBoolToObject(b, "at_search_limit", fit_at_limit(j, best));
+        cJSON_AddBoolToObject(b, "is_micro_batch", fit_trace_b(j, best) == 0);
     } else
         cJSON_AddNullToObject(root, "best");
     cJSON_AddNumberToObject(root, "headroom", FIT_HEADROOM_PCT / 100.0);

@@ -29,6 +29,21 @@ run ramp2 batch_ramp.py --batch_size 16 --steps 2
 run gb global_batch.py --batch 64
 run gb3 global_batch.py --batch 96 --update_every 3 --momentum 0.9
 SPLIT=4 run split global_batch.py --batch 64 --update_every 2
+# fit with {B} in that --batch: the trials' traces show the micro-batch is {B} / 4, and the
+# answer says {B} is not it (it had been "largest micro-batch that fits ...: 203")
+"$VT" fit --card 1GiB -- python3 "$ROOT/tests/python/global_batch.py" --batch "{B=64}" --img 128 \
+    --iters "{I}" </dev/null >fit4.txt 2>fit4.err || fail "fit: $(tail -n 3 fit4.err)"
+best=$(sed -n 's/^largest {B} that fits with 5 % headroom on [^:]*: \([0-9]*\) (not the micro-batch: .*/\1/p' fit4.txt)
+[ -n "$best" ] && grep -q "at {B} = $best its trace's first forward took a batch of $((best / 4))," fit4.txt ||
+    fail "fit: $(grep '^largest' fit4.txt)"
+"$VT" fit --json --card 1GiB -- python3 "$ROOT/tests/python/global_batch.py" --batch "{B=64}" \
+    --img 128 --update_every 1 --iters "{I}" </dev/null >fit1.json 2>fit1.err || fail "fit1: $(tail -n 3 fit1.err)"
+python3 - <<'PY' || fail "fit1: $(cat fit1.json)"
+import json
+d = json.load(open("fit1.json"))
+assert d["best"]["is_micro_batch"] is True, d["best"]
+assert all(t["trace_batch_size"] in (None, t["batch_size"]) for t in d["trials"]), d["trials"]
+PY
 python3 - <<'PY' || exit 1
 import json, re, sys
 

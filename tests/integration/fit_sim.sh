@@ -53,7 +53,8 @@ d, want = json.load(open(sys.argv[1])), int(sys.argv[2])
 print("fit (12GiB, {A}):", [(t["batch_size"], t["gradient_accumulation_steps"], t["fits"]) for t in d["trials"]],
       "best", d["best"], "brute force", want)
 assert want > 0
-assert d["best"] == {"batch_size": want, "gradient_accumulation_steps": 512 // want, "at_search_limit": False}, d["best"]
+assert d["best"] == {"batch_size": want, "gradient_accumulation_steps": 512 // want, "at_search_limit": False,
+                     "is_micro_batch": True}, d["best"]
 for t in d["trials"]:
     assert 512 % t["batch_size"] == 0 and t["batch_size"] * t["gradient_accumulation_steps"] == 512, t
     assert set(t) >= {"batch_size", "peak_bytes", "fits", "oom", "seconds", "grew_most"}, t
