@@ -352,15 +352,7 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
         m->measured = b;
         m->measured_at_tensors = 1;
     }
-    if (f->has_oom && f->oom_first_batch && cat_breakdown_total(&f->at_oom) > 0) {
-        /* the run's OOM came at a later attempt's batch (the configuration: the inference's B
-         * became it), its peaks at the first forward's: what the attempt that failed held is
-         * the measurement of that configuration (the peak's, of another batch, had been
-         * compared with its formula: "activations 1.56x the refined formula") */
-        m->measured = f->at_oom;
-        m->measured_at_tensors = 0;
-        m->measured_at_oom = 1;
-    }
+    model_measured_at_oom(m, f);
     m->ema_measured = m->measured_at_tensors ? f->ema_at_tensors : f->ema_at_peak;
     if (m->ema_measured)
         snprintf(m->ema_said, sizeof m->ema_said, "an EMA copy of them (%.1f MiB, %.60s)",

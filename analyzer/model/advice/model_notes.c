@@ -94,6 +94,19 @@ void model_caught(model_result *m, const run_facts *f)
         m->lower_bounds = m->calib.lower = 1;
 }
 
+void model_measured_at_oom(model_result *m, const run_facts *f)
+{
+    if (f->has_oom && f->oom_first_batch && cat_breakdown_total(&f->at_oom) > 0) {
+        /* the run's OOM came at a later attempt's batch (the configuration: the inference's B
+         * became it), its peaks at the first forward's: what the attempt that failed held is
+         * the measurement of that configuration (the peak's, of another batch, had been
+         * compared with its formula: "activations 1.56x the refined formula") */
+        m->measured = f->at_oom;
+        m->measured_at_tensors = 0;
+        m->measured_at_oom = 1;
+    }
+}
+
 void model_went_on(model_result *m, const run_facts *f)
 {
     model_calib *c = &m->calib;

@@ -36,6 +36,9 @@ void model_advice_notes(model_result *m, const run_facts *f);
  * it is not measured, so the what-ifs are lower bounds (m->lower_bounds, calib.lower) */
 void model_caught(model_result *m, const run_facts *f);
 
+/* model_measured_at_oom: the run's OOM came at a later attempt's batch than the first forward's
+ * (f->oom_first_batch): what was live at it is the measurement the model explains */
+void model_measured_at_oom(model_result *m, const run_facts *f);
 /* model_went_on: the program went on at a smaller micro-batch after the error it caught, and its
  * steps there are measured (f->went_on_*): the calibration's anchor (calib.went_on_*), so no
  * what-if says that configuration does not fit (advice_floors.c) */
