@@ -82,9 +82,8 @@ static int load_trace(const char *path, FILE *fp, const char *magic, nano_config
     run->has_shape = 1;
     char cls[sizeof m->rec.model_class]; /* (the trace's class name: text, escaped; cut) */
     escape_term(m->rec.model_class, strlen(m->rec.model_class), cls, sizeof cls);
-    snprintf(run->model, sizeof run->model, "%s%s%s%s%s", family_words(m->rec.family),
-             cls[0] ? " (" : "", cls, cls[0] ? ")" : "",
-             m->formula_ok ? "" : "; no formula applies");
+    snprintf(run->model, sizeof run->model, "%s%s%s%s%s", family_text(&m->rec), cls[0] ? " (" : "",
+             cls, cls[0] ? ")" : "", m->formula_ok ? "" : "; no formula applies");
     run->cap = m->capacity;
     snprintf(run->capname, sizeof run->capname, "%s",
              m->capacity_name[0] ? m->capacity_name : "the traced run's card");
@@ -238,7 +237,7 @@ static int load_json(const char *path, const cJSON *root, nano_config *c, predic
           *mc = cJSON_GetObjectItem(rec, "model_class");
     int named = cJSON_IsString(mc) && mc->valuestring[0];
     /* (the report file's words and class name, text: escaped, the file may be anyone's) */
-    char fam[96], cls[41];
+    char fam[128], cls[41];
     const char *fs = cJSON_IsString(ft) ? ft->valuestring : "not a recognized transformer";
     escape_term(fs, strlen(fs), fam, sizeof fam);
     escape_term(named ? mc->valuestring : "", named ? strlen(mc->valuestring) : 0, cls, sizeof cls);

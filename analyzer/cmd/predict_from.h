@@ -20,7 +20,7 @@ typedef struct predict_run {
     model_calib calib; /* the report's own calibration (calibrated = 0: an older report's JSON) */
     gpt_shape shape;   /* the run's shape as the report recognized it */
     int has_shape;
-    char model[160];  /* what was trained, in words, or "" */
+    char model[224];  /* what was trained, in words, or "" */
     int lower_bounds; /* the report's what-ifs are lower bounds (died in its first forward): the
                        * predicted peaks too, and the largest micro-batch is at most lb */
     char forward_note[1024]; /* how a run that died in its first forward is extrapolated, or "" */

@@ -45,6 +45,7 @@
     O(dropout_on, "dropout_masks")                                                                 \
     O(no_training, "no_training")                                                                  \
     O(none_seen_trained, "none_seen_trained")                                                      \
+    O(no_head, "no_lm_head")                                                                       \
     P(pos_rows, "position_rows")                                                                   \
     P(type_rows, "token_type_rows")
 

@@ -156,6 +156,10 @@ static void add_recognized_json(cJSON *root, const model_result *m)
     cJSON_AddStringToObject(o, "family_text", family_text(r));
     cJSON_AddBoolToObject(o, "family_from_sizes", r->family_by_sizes);
     jsonw_add_c(o, "family_where", r->family_where);
+    if (!r->lm_head) /* (not known: null, as an unknown value is written) */
+        cJSON_AddNullToObject(o, "lm_head");
+    else
+        cJSON_AddBoolToObject(o, "lm_head", r->lm_head > 0);
     jsonw_add_c(o, "model_class", r->model_class);
     cJSON_AddBoolToObject(o, "nanogpt", m->cfg.program == PROG_NANOGPT);
     cJSON_AddBoolToObject(o, "batchnorm", r->batchnorm != 0);

@@ -357,6 +357,36 @@ static void test_backward_end(void **state)
     assert_int_equal(cat_breakdown_total(&end), 0);
 }
 
+/* no output layer over the vocabulary (an encoder classifier, XLM-R's shape): no logits, no
+ * 16-bit copy of the V x d table (looked up, never cast), the table still a weight; its largest
+ * tensor is no logits; a what-if's block keeps it */
+static void test_no_head(void **state)
+{
+    (void)state;
+    gpt_shape s = example2();
+    s.A = 1, s.B = 64, s.T = 256, s.V = 250002, s.no_head = 1;
+    uint64_t L = 12, d = 768;
+    cat_breakdown b;
+    formula_refined(&s, &b);
+    assert_int_equal(b.bytes[CAT_LOGITS], 0);
+    assert_int_equal(b.bytes[CAT_AUTOCAST], 2 * 12 * L * d * d);
+    assert_int_equal(formula_params_matmul(&s), 12 * L * d * d);
+    assert_int_equal(b.bytes[CAT_PARAMETERS], 4 * formula_params_exact(&s));
+    assert_true(formula_params_exact(&s) > s.V * d);
+    const char *what = NULL;
+    assert_int_equal(formula_largest_tensor(&s, &what), 4 * s.V * d);
+    assert_non_null(strstr(what, "token embedding weight"));
+    s.checkpointing = 1;
+    formula_refined(&s, &b);
+    assert_int_equal(b.bytes[CAT_AUTOCAST], 2 * 12 * d * d);
+    gpt_shape w = example2();
+    formula_take_block(&w, &s);
+    assert_int_equal(w.no_head, 1);
+    s.no_head = 0, s.checkpointing = 0;
+    formula_refined(&s, &b);
+    assert_int_equal(b.bytes[CAT_LOGITS], 12ull * 64 * 256 * 250002);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -364,7 +394,7 @@ int main(void)
         cmocka_unit_test(test_refined_peak),       cmocka_unit_test(test_variants),
         cmocka_unit_test(test_shape_from_config),  cmocka_unit_test(test_gated),
         cmocka_unit_test(test_params16),           cmocka_unit_test(test_bert),
-        cmocka_unit_test(test_backward_end),
+        cmocka_unit_test(test_backward_end),       cmocka_unit_test(test_no_head),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -70,7 +70,9 @@ static double blocks_used(const model_result *m, const run_facts *f)
     uint64_t V = known_size(m, CFG_vocab_size), d = known_size(m, CFG_n_embd), emb;
     const infer_value *u = f->inferred ? &f->inferred->v[INFER_untied_head] : NULL;
     uint64_t ntab = u && u->known && u->value ? 2 : 1; /* an untied head: V x d of its own */
-    if (V && d && !__builtin_mul_overflow(4 * ntab * V, d, &emb) && emb < params / 2)
+    /* (the table may be most of the weights: XLM-R's 250002×768 is 192 M of its 278 M; taken
+     * for half of them at most, its blocks' 85 M had passed for 26 % used where 85 % were) */
+    if (V && d && !__builtin_mul_overflow(4 * ntab * V, d, &emb) && emb < params)
         params -= emb;
     return params ? 2.0 * (double)copies / (double)params : 0;
 }
@@ -132,6 +134,14 @@ static void forward_blocks_done(model_result *m, const run_facts *f)
                  "those blocks, %.2fx the refined formula's for them (%.2fx its whole forward's); "
                  "its autocast copies are the formula's for the whole forward",
                  100.0 * frac, q / frac, q);
+    }
+    if (m->shape.no_head && m->rec.lm_head == 0) { /* the sizes alone: no class tells a head */
+        size_t k = strlen(m->oom_forward);
+        snprintf(m->oom_forward + k, sizeof m->oom_forward - k,
+                 "%sno logits are counted at its end, not reached: whether the model ends in an "
+                 "output layer over its vocabulary (B·T×V logits, a language model's) is not "
+                 "known",
+                 k ? "; " : "the run died in its first forward: ");
     }
 }
 
@@ -203,8 +213,14 @@ void model_oom_forward_share(model_result *m, const run_facts *f)
      * compiled. A GPT-2 recorded with native frames alone, cut at its 12th block at B=16, had B=8
      * predicted at 11.25 GiB, "fits" on 12 GiB, without them; its run at B=8 took 14.30 */
     char lg[240] = "";
-    if (m->rec.family == FAM_DECODER || m->rec.family == FAM_ENCODER ||
-        m->rec.family == FAM_ENCODER_DECODER) {
+    if (m->shape.no_head && !f->at_oom.bytes[CAT_LOGITS])
+        /* the sizes alone, cut before the end: no class says it has a head, none seen */
+        snprintf(lg, sizeof lg, "%s",
+                 "; no logits are counted at its end, not reached: whether the model ends in an "
+                 "output layer over its vocabulary (B·T×V logits, a language model's) is not "
+                 "known");
+    else if (m->rec.family == FAM_DECODER || m->rec.family == FAM_ENCODER ||
+             m->rec.family == FAM_ENCODER_DECODER) {
         uint64_t B = known_size(m, CFG_batch_size), T = known_size(m, CFG_block_size),
                  V = known_size(m, CFG_vocab_size);
         unsigned per = m->shape.compile ? 8 : m->rec.family == FAM_DECODER ? 12 : 10;

@@ -219,6 +219,7 @@ void infer_pass_event_made(infer_pass *ip, uint64_t event, int is_alloc, const r
         for (size_t i = 0; i < p->n; i++)
             p->t[i].kept = p->t[i].oom_live = 0;
         p->snapped = p->at_oom = p->tentative = 0;
+        p->oom_size = 0;
     }
     if (!is_alloc && p->seen_backward && !p->snapped && !p->bwd_over && !ev->backward &&
         tensor_freed(ev->api)) { /* the first backward is over (infer_finish, if nothing follows) */
@@ -255,8 +256,10 @@ void infer_pass_event_made(infer_pass *ip, uint64_t event, int is_alloc, const r
     } else if (is_alloc && (!p->snapped || p->tentative) &&
                (ev->api == VT_API_torchOom ||
                 (ev->failed && reader_api_kind(ev->api) == VT_KIND_ALLOC))) {
-        if (!p->snapped)
-            vt__snap(p, 1); /* out of memory in the first forward or backward */
+        if (!p->snapped) { /* out of memory in the first forward or backward */
+            vt__snap(p, 1);
+            p->oom_size = ev->size;
+        }
         p->tentative = ev->api != VT_API_torchOom; /* PyTorch's error confirms it */
     } else if (!is_alloc && tensor_freed(ev->api)) {
         if (ev->backward && p->seen_backward)

@@ -26,6 +26,7 @@
     X(position_rows, "rows of the position embedding outside the blocks (the maximum context)")    \
     X(token_type_rows, "rows of a second, smaller embedding outside the blocks (token types)")     \
     X(logits_dtype_bytes, "bytes per element of the largest logits tensor (2: 16-bit)")            \
+    X(lm_logits, "1: B·T×V logits in the first forward; 0: none in a forward that ended")          \
     X(token_dtype_bytes, "bytes per element of a vision transformer's first token tensor")         \
     X(attention_kernels, "fused attention kernels the first forward ran (log-sum-exp rows kept)")  \
     X(batch_size, "micro-batch B")                                                                 \

@@ -58,6 +58,7 @@ typedef struct vt__pass {
     int tentative;       /* ... at a failed device allocation PyTorch may recover from (its
                           * allocator frees its cache and retries): undone by a tensor after */
     uint64_t oom_bt;     /* then: B·T of the token batch found there (vt__trim_oom), 0 = none */
+    uint64_t oom_size;   /* ... the size of the allocation that failed (0: none known) */
     size_t oom_at;       /* ... and its index */
     uint64_t img_b, img_side, img_bytes; /* an image batch (vt__find_images), 0 = none */
     uint32_t img_stack;                  /* ... the stack that made it */

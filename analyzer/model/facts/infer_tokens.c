@@ -90,6 +90,45 @@ static uint64_t vt__token_batch(const vt__pass *p, uint64_t d, uint64_t V, size_
     return 0;
 }
 
+/* vt__lm_logits: whether the model makes logits over its vocabulary at all (INFER_lm_logits).
+ * Made (1): the logits found (dt: their bytes per element), or the allocation an out-of-memory
+ * error refused in the first forward was B·T×V. None (0): the first forward ended (a backward
+ * followed) and none of its tensors is made of V-element rows: an encoder classifier's V×d
+ * table (XLM-R's 250002×768) is looked up, never an output layer (its head 768×3), and no
+ * B·T×V logits were made. Any tensor of V-element rows, kept ones too (a compiled run's 16-bit
+ * logits the loop holds), but the weights and the program's batch (kept, made outside a
+ * forward), leaves it unknown; so does a run recorded without Python frames (a weight is not
+ * told from the rest) and a forward cut by an error. */
+static void vt__lm_logits(const vt__pass *p, uint64_t bt, uint64_t V, int dt, infer_result *out)
+{
+    uint64_t btv = vt__mul(bt, V), btv2 = vt__mul(btv, 2), btv4 = vt__mul(btv, 4);
+    if (!btv4)
+        return;
+    if (dt) {
+        vt__set(out, INFER_lm_logits, 1, "B·T×V logits in the first forward");
+        return;
+    }
+    if (p->at_oom && !p->seen_backward && (p->oom_size == btv2 || p->oom_size == btv4)) {
+        vt__set(out, INFER_lm_logits, 1,
+                "the allocation that failed in the first forward, %llu B, is B·T×V logits",
+                (unsigned long long)p->oom_size);
+        return;
+    }
+    if (!p->seen_backward || p->unmade)
+        return;
+    for (size_t i = 0; i < p->n; i++)
+        if (p->t[i].early && !p->t[i].workspace && p->t[i].size >= 2 * V && p->t[i].size % V == 0 &&
+            !(p->t[i].kept && p->t[i].made != INFER_MADE_FORWARD))
+            return;
+    vt__set(out, INFER_lm_logits, 0,
+            "no tensor of the first forward, which a backward followed, is made of %llu-element "
+            "rows: no B·T×V logits, the %llu×d table an input embedding only",
+            (unsigned long long)V, (unsigned long long)V);
+    infer_value *u = &out->v[INFER_untied_head];
+    if (u->known && !u->value) /* no head: none tied to the embedding either */
+        memset(u, 0, sizeof *u);
+}
+
 /* B·T from the token batch; T from the positions (arange(T) int64 between the batch and a few
  * allocations after its embedding lookup: nanoGPT's pos, transformers' cache_position), else from a
  * position embedding whose rows divide B·T (a model's maximum context, said so); the logits (B·T×V,
@@ -121,6 +160,7 @@ void vt__infer_tokens(const vt__pass *p, const uint64_t *elems, size_t nelems, s
         vt__set(out, INFER_logits_dtype_bytes, half ? 2 : 4,
                 half ? "16-bit logits B·T×V in the first forward (16-bit compute)"
                      : "the logits B·T×V of the first forward are fp32 only");
+    vt__lm_logits(p, bt, V, dt, out);
     /* the token batch (and targets) the training loop kept alive end the parameters' prefix:
      * the program made them after the model. Only that last run of B·T·8-byte tensors is left
      * out: one of that size among the weights is the model's (LoRA's rank-8 adapters of 8×1024

@@ -114,11 +114,17 @@ uint64_t formula_params_exact(const gpt_shape *s)
            f * s->d;
 }
 
+/* head_matmul: the V x d weight of the output layer autocast casts (none with no head) */
+static uint64_t head_matmul(const gpt_shape *s)
+{
+    return s->no_head ? 0 : s->V * s->d;
+}
+
 uint64_t formula_params_matmul(const gpt_shape *s)
 {
     if (s->gated)
-        return s->L * gated_matmul(s) + s->V * s->d;
-    return 12 * s->L * s->d * s->d + s->V * s->d + (s->bert && s->pos_rows ? s->d * s->d : 0);
+        return s->L * gated_matmul(s) + head_matmul(s);
+    return 12 * s->L * s->d * s->d + head_matmul(s) + (s->bert && s->pos_rows ? s->d * s->d : 0);
 }
 
 /* decayed_params: the matrices (dim >= 2) whose AdamW state the documents count (nanoGPT's
@@ -275,7 +281,7 @@ int formula_bert_block(const gpt_shape *s)
 
 unsigned formula_logits_per_nv(const gpt_shape *s)
 {
-    return formula_bert_block(s) ? 10 : s->compile ? 8 : 12;
+    return s->no_head ? 0 : formula_bert_block(s) ? 10 : s->compile ? 8 : 12;
 }
 
 int formula_kv_grouped(const gpt_shape *s)
@@ -292,7 +298,7 @@ void formula_take_block(gpt_shape *dst, const gpt_shape *src)
 {
     dst->gated = src->gated, dst->I = src->I, dst->kv = src->kv, dst->untied = src->untied;
     dst->attn_bias = src->attn_bias;
-    dst->hf_gpt2 = src->hf_gpt2;
+    dst->hf_gpt2 = src->hf_gpt2, dst->no_head = src->no_head;
     dst->bert = src->bert, dst->pos_rows = src->pos_rows, dst->type_rows = src->type_rows;
     dst->params16 = src->params16;
 }
@@ -310,9 +316,9 @@ void formula_refined(const gpt_shape *s, cat_breakdown *out)
     out->bytes[CAT_OPTIMIZER] = s->iteration0 ? 0 : (uint64_t)(formula_opt_bpp(s) * trained + 0.5);
     out->bytes[CAT_GRADIENTS] = s->A > 1 ? (uint64_t)(formula_trained_bytes(s) * trained + 0.5) : 0;
     if (s->dtype_bytes == 2 && !s->compile && pb == 4) /* (16-bit weights need no copy) */
-        out->bytes[CAT_AUTOCAST] = s->checkpointing
-                                       ? 2 * (s->V * d + (s->gated ? gated_matmul(s) : 12 * d * d))
-                                       : 2 * formula_params_matmul(s);
+        out->bytes[CAT_AUTOCAST] =
+            s->checkpointing ? 2 * (head_matmul(s) + (s->gated ? gated_matmul(s) : 12 * d * d))
+                             : 2 * formula_params_matmul(s);
     uint64_t block = formula_block_bytes(s);
     uint64_t act;
     int lora = formula_lora_block(s);
@@ -387,13 +393,17 @@ uint64_t formula_largest_tensor(const gpt_shape *s, const char **what)
         const char *what;
     } c[] = {
         /* compiled 16-bit: the fused loss makes no fp32 copy; fp32 logits are 4 B anyway */
-        {s->compile && s->dtype_bytes < 4 ? 2 * N * s->V : 4 * N * s->V,
+        {s->no_head                         ? 0
+         : s->compile && s->dtype_bytes < 4 ? 2 * N * s->V
+                                            : 4 * N * s->V,
          !s->compile          ? "fp32 logits for cross-entropy (4*B*T*V)"
          : s->dtype_bytes < 4 ? "16-bit logits (2*B*T*V; the compiled loss makes no fp32 copy)"
                               : "fp32 logits (4*B*T*V; float32 training)"},
         {(uint64_t)formula_param_bytes(s) * s->V * s->d,
-         formula_params16(s) ? "token embedding / lm_head weight, 16-bit (2*V*d)"
-                             : "token embedding / lm_head weight, fp32 (4*V*d)"},
+         s->no_head            ? (formula_params16(s) ? "token embedding weight, 16-bit (2*V*d)"
+                                                      : "token embedding weight, fp32 (4*V*d)")
+         : formula_params16(s) ? "token embedding / lm_head weight, 16-bit (2*V*d)"
+                               : "token embedding / lm_head weight, fp32 (4*V*d)"},
         {s->gated ? (uint64_t)(s->dtype_bytes >= 4 ? 4 : 2) * N * s->I
                   : (uint64_t)(s->dtype_bytes >= 4 ? 16 : 8) * N * s->d,
          s->gated ? "gated MLP hidden activation (I wide)" : "MLP hidden activation (4*d wide)"},

@@ -40,6 +40,9 @@ typedef struct gpt_shape {
                       * 0 none. Set by predict from a model's config; a trace's P is its own. */
     int hf_gpt2;     /* Hugging Face's GPT-2 (GPT2LMHeadModel: Conv1D, NewGELU written in Python),
                       * whose eager 16-bit block keeps more than nanoGPT's (formula_block_bytes) */
+    int no_head;     /* 1: no output layer over the vocabulary (the trace's first forward made no
+                      * B·T×V logits, or does not say and no recognized class has one): no logits
+                      * counted, the V x d table an input embedding (looked up, never cast) */
     int no_kv_cache; /* 1: transformers' KV cache turned off (use_cache=False): what the run's
                       * cache held is not made (advice.c; the formulas never count a cache) */
     int bert;        /* BERT's encoder block (BertLayer: post-LayerNorm, a GELU MLP, an MLM head;
@@ -126,7 +129,8 @@ static inline uint64_t formula_pos_rows(const gpt_shape *s)
  * without; a gated block's: V*d (twice untied) + L*(2*d^2 + 2*d*kv + 3*d*I + 2*d) + d (no
  * positions), plus L*(d + 2*kv) for q, k and v biases and L*d more for o's (attn_bias 3 / 4). */
 uint64_t formula_params_exact(const gpt_shape *s);
-/* formula_params_matmul: P_mm = 12*L*d^2 + V*d (weights autocast copies to 16 bits); gated:
+/* formula_params_matmul: P_mm = 12*L*d^2 + V*d (weights autocast copies to 16 bits; V*d not
+ * with no_head: an embedding looked up is not cast); gated:
  * L*(2*d^2 + 2*d*kv + 3*d*I) + V*d; BERT's (pos_rows set) d^2 more: the MLM head's transform.
  * BERT's exact count (pos_rows set): V*d + (pos + types + 2)*d + L*(12*d^2 + 13*d) + d^2 + 3*d + V
  * (its embeddings and their LayerNorm, the blocks with their biases, the head's transform, its
@@ -171,7 +175,7 @@ uint64_t formula_block_bytes(const gpt_shape *s);
 /* formula_bert_block: BERT's own block is the refined formula's (eager 16-bit autocast) */
 int formula_bert_block(const gpt_shape *s);
 /* formula_logits_per_nv: the bytes per B*T*V the refined formula's logits and loss keep (12 eager,
- * 8 compiled; BERT's masked-LM loss 10) */
+ * 8 compiled; BERT's masked-LM loss 10; 0 with no head: no_head) */
 unsigned formula_logits_per_nv(const gpt_shape *s);
 /* formula_block_text: formula_block_bytes's terms for s, as a report writes them (a static
  * buffer: print it before the next call) */

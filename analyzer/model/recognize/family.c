@@ -29,8 +29,18 @@ const char *family_words(model_family f)
 const char *family_text(const run_recognition *r)
 {
     if (r->family_by_sizes && r->family == FAM_DECODER)
-        return "a transformer language model (a decoder or an encoder: the tensor sizes do not "
-               "tell)";
+        return r->lm_head > 0 ? "a transformer language model (a decoder or an encoder: the "
+                                "tensor sizes do not tell)"
+               : r->lm_head < 0
+                   ? "a transformer with no output layer over its vocabulary (an encoder or a "
+                     "classifier: no B·T×V logits)"
+                   : "a transformer (a language model or not: the run ended before its first "
+                     "forward's end, and the tensor sizes do not tell)";
+    if (r->lm_head < 0 && r->family == FAM_DECODER)
+        return "a decoder transformer with no output layer over its vocabulary (no B·T×V logits)";
+    if (r->lm_head < 0 && r->family == FAM_ENCODER)
+        return "an encoder transformer with no output layer over its vocabulary (no B·T×V "
+               "logits: no masked language model)";
     return family_words(r->family);
 }
 int family_transformer(model_family f)
@@ -134,9 +144,10 @@ static int own_modules(const tables *t, char *out, size_t len)
     return n > 0;
 }
 
-/* from_shapes: no frame names the model: repeating parameter blocks with an embedding of V×d,
- * whose forward made B·T×V logits from a B·T int64 token batch, are a transformer language
- * model (the sizes cannot tell a decoder from an encoder: the decoder's formula is used). */
+/* from_shapes: no frame names the model: repeating parameter blocks with an embedding of V×d
+ * looked up from a B·T int64 token batch are a transformer (the decoder's formula is used: the
+ * sizes cannot tell a decoder from an encoder); a language model where its forward made B·T×V
+ * logits, none where its forward ended without (INFER_lm_logits: an encoder classifier's). */
 static void from_shapes(const recognize_input *in, run_recognition *out)
 {
     const infer_result *ir = in->inferred;
@@ -146,11 +157,15 @@ static void from_shapes(const recognize_input *in, run_recognition *out)
         return;
     out->family = FAM_DECODER;
     out->family_by_sizes = 1;
+    const infer_value *lg = &ir->v[INFER_lm_logits];
     snprintf(out->family_where, sizeof out->family_where,
              "from the tensor sizes: %lld repeating blocks of width %lld, a %lld×%lld "
-             "embedding and B·T×V logits (no Python frame names the model class)",
+             "embedding%s (no Python frame names the model class)",
              (long long)ir->v[INFER_n_layer].value, (long long)ir->v[INFER_n_embd].value,
-             (long long)ir->v[INFER_vocab_size].value, (long long)ir->v[INFER_n_embd].value);
+             (long long)ir->v[INFER_vocab_size].value, (long long)ir->v[INFER_n_embd].value,
+             !lg->known  ? ", B·T×V logits not seen (the first forward did not end)"
+             : lg->value ? " and B·T×V logits"
+                         : ", no B·T×V logits in a first forward that ended");
 }
 
 /* gpt_file: the base name of the file of the first GPT.forward on the stacks into out, where it
@@ -171,7 +186,23 @@ static int gpt_file(const tables *t, char *out, size_t len)
     return 0;
 }
 
-void recognize_family(const recognize_input *in, run_recognition *out)
+/* lm_head: whether the model makes logits over its vocabulary (run_recognition.lm_head): what
+ * the trace shows first; else a recognized token model's class (a language model's head, an
+ * encoder's masked-LM head: the formulas' own); else not known */
+static void lm_head(const recognize_input *in, run_recognition *out)
+{
+    const infer_value *lg = in->inferred ? &in->inferred->v[INFER_lm_logits] : NULL;
+    if (lg && lg->known)
+        out->lm_head = lg->value ? 1 : -1;
+    else
+        out->lm_head =
+            !out->family_by_sizes && (out->family == FAM_DECODER || out->family == FAM_ENCODER ||
+                                      out->family == FAM_ENCODER_DECODER)
+                ? 1
+                : 0;
+}
+
+static void family_of(const recognize_input *in, run_recognition *out)
 {
     const tables *t = in->t;
     size_t pos = 0;
@@ -243,4 +274,10 @@ void recognize_family(const recognize_input *in, run_recognition *out)
         return;
     }
     from_shapes(in, out);
+}
+
+void recognize_family(const recognize_input *in, run_recognition *out)
+{
+    family_of(in, out);
+    lm_head(in, out);
 }

@@ -143,6 +143,11 @@ typedef struct run_recognition {
     char family_where[200];
     int family_by_sizes; /* 1: the family is from the tensor sizes alone (no frame names the model):
                           * a transformer language model, decoder or encoder not told */
+    /* the model ends in an output layer over its vocabulary, making B·T×V logits: 1 (the trace
+     * shows them, or a recognized language model's class and nothing against it), -1 (its first
+     * forward ended with none: INFER_lm_logits), 0 not known (no vocabulary, or the sizes alone
+     * and a forward cut before its end; a recognition left zeroed) */
+    int lm_head;
     char model_class[64]; /* the model class the evidence names ("GPT2LMHeadModel"), or "" */
     int python_frames;    /* the trace recorded Python frames (classes can be recognized) */
     int nanogpt;          /* a model class GPT (GPT.forward): nanoGPT's where its file is model.py
@@ -231,7 +236,8 @@ void recognize_features(const recognize_input *in, run_recognition *out);
 const char *family_key(model_family f);
 const char *family_words(model_family f);
 /* family_text: r's family in words, as far as its evidence tells it (from the sizes alone, a
- * transformer language model whose kind they do not tell) */
+ * transformer language model whose kind they do not tell, or a transformer without one where
+ * the trace shows no logits; a recognized family's words less its head where it made none) */
 const char *family_text(const run_recognition *r);
 const char *optim_key(optim_kind k);
 const char *optim_words(optim_kind k);

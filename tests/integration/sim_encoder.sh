@@ -1,0 +1,77 @@
+#!/bin/sh
+# sim_encoder.sh — an encoder classifier with a large vocabulary and no output layer over it
+# (tests/python/enc_cls.py, SIMULATED: XLM-R-base's shape, 250002×768 frozen embeddings, a 768→3
+# head, SGD with momentum on the encoder and AdamW on the head), at a micro-batch that fits
+# (64) and one out of memory in its first forward (128) on a 12 GiB card. No tensor of B·T×V
+# elements is ever made: the report had called it "a transformer language model ... and B·T×V
+# logits", counted 12·B·T·V bytes of logits in the refined formula (45.78 GiB at 64), predict
+# --from named a 15.26 GiB "fp32 logits" tensor in a run whose peak was 8.64 GiB, and the OOM
+# run's advice said "micro-batch 128 → 64: predicted 84.62 GiB, does not fit" and "largest
+# micro-batch that fits: 4" where the program's own run at 64 fits. Now the run that fits says
+# no B·T×V logits were made (JSON recognized.lm_head false, inferred.lm_logits 0), its formula
+# counts none, and its largest tensor is within its own peak; the OOM run says it does not know
+# whether the model makes them, counts none, and its prediction at 64 is within twice what the
+# program's own run at 64 reserved, its largest micro-batch at least half of 64.
+set -u
+fail() { echo "sim_encoder: $*"; exit 1; }
+[ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
+command -v python3 >/dev/null 2>&1 || { echo "SKIP sim_encoder: no python3"; exit 77; }
+export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB
+for b in 64 128; do
+    timeout 300 "$VT" run --card 12GiB -o "enc$b.vt" -- python3 "$ROOT/tests/python/enc_cls.py" \
+        --bs $b </dev/null >"enc$b.out" 2>&1
+    "$VT" report --no-color "enc$b.vt" >"enc$b.txt" && "$VT" report --json "enc$b.vt" >"enc$b.json" ||
+        fail "enc$b: report failed"
+done
+NO_COLOR=1 "$VT" predict --from enc64.vt >predict64.txt 2>&1 || fail "predict --from enc64.vt failed"
+python3 - <<'PYEOF' || exit 1
+import json, re
+def stats(n):
+    line = [l for l in open(n) if l.startswith("VRAMTRACE_TORCH_STATS ")][-1]
+    return json.loads(line.split(" ", 1)[1])
+s64, s128 = stats("enc64.out"), stats("enc128.out")
+assert not s64["oom"] and s128["oom"] and s128["oom_phase"] == "forward", "the program's runs: %s %s" % (s64["oom"], s128["oom"])
+assert s64["lm_head"] is False
+bad = []
+GIB = 1 << 30
+def size(t):
+    v, u = t.split()
+    return float(v) * {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}[u]
+for b in (64, 128):
+    j, text = json.load(open("enc%d.json" % b)), open("enc%d.txt" % b).read()
+    fam = re.search(r"^what was trained: (.*)$", text, re.M).group(1)
+    ev = re.search(r"^  evidence +(.*)$", text, re.M).group(1)
+    if "language model" in fam.split("(")[0] or "and B·T×V logits" in ev:
+        bad.append("enc%d: called a language model: %s / %s" % (b, fam, ev))
+    rec, cal = j["recognized"], j["prediction"]["calibration"]
+    if rec.get("lm_head", "absent") is not (False if b == 64 else None):
+        bad.append("enc%d: recognized.lm_head %r" % (b, rec.get("lm_head", "absent")))
+    if cal["refined"]["logits_loss"] != 0 or not j["prediction"]["run_shape"].get("no_lm_head"):
+        bad.append("enc%d: the refined formula counts %d B of logits" % (b, cal["refined"]["logits_loss"]))
+inf = json.load(open("enc64.json"))["inferred"]
+lg = inf.get("lm_logits")
+if not lg or lg["value"] != 0:
+    bad.append("enc64: inferred.lm_logits %r" % lg)
+if "untied_head" in inf:  # (no head: none tied to the embedding)
+    bad.append("enc64: inferred.untied_head %s" % inf["untied_head"]["where"])
+# predict --from: no language model, its largest tensor within the run's own tensors' peak
+p = open("predict64.txt").read()
+if "language model" in p.splitlines()[0].split("(")[0]:
+    bad.append("predict: " + p.splitlines()[0][:100])
+m = re.search(r"^largest single tensor: ([0-9.]+ [KMG]?i?B), (.*)$", p, re.M)
+if not m or size(m.group(1)) > s64["max_memory_allocated"] or "logits" in m.group(2):
+    bad.append("predict: largest tensor %s over the run's peak %d B" % (m and m.group(0), s64["max_memory_allocated"]))
+# the OOM run's advice at the program's own fitting batch, and its largest micro-batch
+j = json.load(open("enc128.json"))
+at64 = [a for a in j["advice"] if a.get("batch_size") == 64]
+if not at64 or max(a["predicted_peak_bytes"] for a in at64) > 2 * s64["max_memory_reserved"]:
+    bad.append("enc128: at 64 predicted %s, the run at 64 reserved %d" % ([a["predicted_peak_bytes"] for a in at64], s64["max_memory_reserved"]))
+lb = j["prediction"]["largest_batch_size"]
+if not lb or lb < 32:
+    bad.append("enc128: largest micro-batch %r, the program's run at 64 fits" % lb)
+if "no logits are counted at its end" not in open("enc128.txt").read():
+    bad.append("enc128: the advice does not say the logits are not counted")
+assert not bad, "\n".join(bad)
+print("enc64 / enc128: no logits counted or named, at 64 within the program's own run")
+PYEOF
+echo "sim_encoder: ok"
