@@ -11,7 +11,9 @@
 # no B·T×V logits were made (JSON recognized.lm_head false, inferred.lm_logits 0), its formula
 # counts none, and its largest tensor is within its own peak; the OOM run says it does not know
 # whether the model makes them, counts none, and its prediction at 64 is within twice what the
-# program's own run at 64 reserved, its largest micro-batch at least half of 64.
+# program's own run at 64 reserved, its largest micro-batch at least half of 64. The run that
+# fits names both optimizers, as the OOM run does (it had named AdamW alone, whose state is
+# 1.4 % of the two's).
 set -u
 fail() { echo "sim_encoder: $*"; exit 1; }
 [ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
@@ -71,7 +73,13 @@ if not lb or lb < 32:
     bad.append("enc128: largest micro-batch %r, the program's run at 64 fits" % lb)
 if "no logits are counted at its end" not in open("enc128.txt").read():
     bad.append("enc128: the advice does not say the logits are not counted")
+# two optimizers: both named where their state was measured (the OOM run names the script's)
+o = json.load(open("enc64.json"))["recognized"]["optimizer"]
+if "SGD" not in o["class"] or "AdamW" not in o["class"] or o["kind"] in ("adam", "momentum"):
+    bad.append("enc64: optimizer %s (%s), the program's state: SGD %d B, AdamW %d B" % (o["class"], o["kind"], s64["sgd_state_bytes"], s64["adamw_state_bytes"]))
+if abs(o["state_bytes_per_trainable_param"] * s64["trainable_param_bytes"] / 4 - s64["sgd_state_bytes"] - s64["adamw_state_bytes"]) > 64:
+    bad.append("enc64: state %r B per parameter, not the two optimizers' together" % o["state_bytes_per_trainable_param"])
 assert not bad, "\n".join(bad)
-print("enc64 / enc128: no logits counted or named, at 64 within the program's own run")
+print("enc64 / enc128: no logits counted or named, at 64 within the program's own run, both optimizers named")
 PYEOF
 echo "sim_encoder: ok"

@@ -130,19 +130,37 @@ static const char *unmeasured(const run_recognition *r)
                                    : "no step ran";
 }
 
-void recognize_optim(const recognize_input *in, run_recognition *out)
+/* named_optims: the optimizers whose code is on the Python stacks, one of each kind ("AdamW",
+ * whose class may run Adam's code too), their names "and"-joined into out->optim_class; their
+ * kind, OPT_OTHER for several (a program's SGD on its encoder and AdamW on its head: their
+ * state together is neither's per parameter, and the first found had named it alone though
+ * 98.6 % of the state was SGD's), OPT_UNKNOWN for none */
+static optim_kind named_optims(const recognize_input *in, run_recognition *out)
 {
     optim_kind named = OPT_UNKNOWN;
+    unsigned kinds = 0, n = 0;
+    size_t pos = 0;
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        if (kinds & 1u << files[i].usual ||
+            !tables_code_find(in->t, files[i].file, NULL, NULL, NULL, 0))
+            continue;
+        kinds |= 1u << files[i].usual;
+        named = n++ ? OPT_OTHER : files[i].usual;
+        int w = snprintf(out->optim_class + pos, sizeof out->optim_class - pos, "%s%s",
+                         n > 1 ? " and " : "", files[i].name);
+        pos = w < 0 || (size_t)w >= sizeof out->optim_class - pos ? pos : pos + (size_t)w;
+    }
+    return named;
+}
+
+void recognize_optim(const recognize_input *in, run_recognition *out)
+{
     out->optim = OPT_UNKNOWN;
     out->optim_bpp = -1;
     out->optim_unmeasured = NULL;
     out->optim_class[0] = out->optim_where[0] = '\0';
     out->steps_may_hide = in->iterations == 0 && in->backward_done > 0;
-    for (size_t i = 0; i < sizeof files / sizeof files[0] && named == OPT_UNKNOWN; i++)
-        if (tables_code_find(in->t, files[i].file, NULL, NULL, NULL, 0)) {
-            named = files[i].usual;
-            snprintf(out->optim_class, sizeof out->optim_class, "%s", files[i].name);
-        }
+    optim_kind named = named_optims(in, out);
     /* the trainable parameters: gradients are made for them only (in the parameters' dtype) */
     out->trainable_where[0] = '\0';
     out->param_elem = in->param_elem == 2 ? 2 : 4;
@@ -179,7 +197,10 @@ void recognize_optim(const recognize_input *in, run_recognition *out)
                  "gradient elements%s%s%s",
                  out->optim_bpp, (unsigned long long)in->optim_peak,
                  (unsigned long long)out->trainable, out->optim_class[0] ? " (" : "",
-                 out->optim_class, out->optim_class[0] ? " on the Python stacks)" : "");
+                 out->optim_class,
+                 !out->optim_class[0] ? ""
+                 : named == OPT_OTHER ? " on the Python stacks: their states together)"
+                                      : " on the Python stacks)");
         if (named == OPT_MOMENTUM && out->optim == OPT_NONE)
             snprintf(out->optim_class, sizeof out->optim_class, "SGD without momentum");
         /* no state measured where no Python frame was recorded: the step's allocations are not
@@ -213,7 +234,7 @@ void recognize_optim(const recognize_input *in, run_recognition *out)
         return;
     }
     if (named != OPT_UNKNOWN) {
-        out->optim = named;
+        out->optim = named == OPT_OTHER ? OPT_UNKNOWN : named; /* (several: which, not known) */
         snprintf(out->optim_where, sizeof out->optim_where, "%s on the Python stacks (%s)",
                  out->optim_class,
                  !in->tensor_mode ? "segment mode does not measure its state"
