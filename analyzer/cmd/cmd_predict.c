@@ -280,7 +280,7 @@ static int print_json(const nano_config *c, const gpt_shape *s, const prediction
 {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddNumberToObject(root, "schema_version", PREDICT_SCHEMA_VERSION);
-    config_add_json(root, predict_config_said(c, s, a->from != NULL));
+    config_add_json(root, predict_config_said(c, s, a->from != NULL), CONFIG_SHOW_TRANSFORMER);
     cJSON *m = cJSON_AddObjectToObject(root, "model");
     /* a traced model no formula has (a T5, a ResNet): its own count and what it showed of its
      * shape, no block (its formula's count had been the embedding's alone, "block": "gpt2") */

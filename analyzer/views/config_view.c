@@ -104,7 +104,20 @@ void config_print(FILE *out, const nano_config *c, int transformer)
                 c->nwarnings - config_notes_kept(c), config_notes_kept(c));
 }
 
-void config_add_json(cJSON *root, const nano_config *c)
+/* hidden_where: where a key the text report does not show got its value from the trace: the
+ * tensors read as a transformer's (T5's decoder blocks alone, 12 of its 24, and its targets'
+ * 128 tokens where its inputs had 512 had been given as the model's n_layer and block_size,
+ * unqualified) */
+static void hidden_where(const nano_config *c, config_key k, char *out, size_t n)
+{
+    snprintf(out, n,
+             "not shown (a transformer's shape, which this model's what-ifs do not use): read "
+             "from its tensors as a transformer's, it may be one part's, not the model's (an "
+             "encoder-decoder has two stacks of blocks and two sequence lengths): %s",
+             c->v[k].where);
+}
+
+void config_add_json(cJSON *root, const nano_config *c, int transformer)
 {
     cJSON *cfg = cJSON_AddObjectToObject(root, "config");
     cJSON_AddStringToObject(root, "config_program", config_program_name(c->program));
@@ -112,10 +125,13 @@ void config_add_json(cJSON *root, const nano_config *c)
         const config_value *v = &c->v[k];
         /* keyed by nanoGPT's names (the contract), each with its words for any program */
         cJSON *e = cJSON_AddObjectToObject(cfg, config_key_name((config_key)k));
+        int shown = config_key_shown(c, (config_key)k, transformer);
         if (v->src == CONFIG_SRC_UNKNOWN) {
             cJSON_AddNullToObject(e, "value");
             cJSON_AddStringToObject(e, "source", config_source_name(v->src));
             jsonw_add_c(e, "where", v->where);
+            if (!shown)
+                cJSON_AddFalseToObject(e, "shown");
             cJSON_AddStringToObject(e, "label", config_key_label((config_key)k));
             continue;
         }
@@ -134,7 +150,14 @@ void config_add_json(cJSON *root, const nano_config *c)
             break;
         }
         cJSON_AddStringToObject(e, "source", config_source_name(v->src));
-        jsonw_add_c(e, "where", v->where);
+        if (!shown && v->src == CONFIG_SRC_TRACE) { /* (the trace's reading: said as one) */
+            char why[sizeof v->where + 256];
+            hidden_where(c, (config_key)k, why, sizeof why);
+            jsonw_add_c(e, "where", why);
+        } else
+            jsonw_add_c(e, "where", v->where);
+        if (!shown) /* (a value the command line or a file gave is the program's own) */
+            cJSON_AddFalseToObject(e, "shown");
         if (v->flag[0]) { /* how the program takes it: predict --from a report speaks it */
             jsonw_add_c(e, "flag", v->flag);
             cJSON_AddStringToObject(e, "flag_sep",

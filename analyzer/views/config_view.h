@@ -16,7 +16,10 @@ void config_print(FILE *out, const nano_config *c, int transformer);
 /* config_add_json: adds "config" {key: {value (null when unknown), source, where, and flag /
  * flag_sep when a flag of the traced command line carried it ("--batch-size", " ")},
  * "config_program", "config_files_missing" (config files named, not recorded) to root, and
- * "config_warnings" [..] when there were any. */
-void config_add_json(cJSON *root, const nano_config *c);
+ * "config_warnings" [..] when there were any. A key config_print does not show (transformer as
+ * there) has "shown": false, and where a value the trace gave it says it is the tensors read as
+ * a transformer's, maybe one part's (an encoder-decoder's decoder blocks, its targets' length),
+ * not the model's. */
+void config_add_json(cJSON *root, const nano_config *c, int transformer);
 
 #endif

@@ -198,7 +198,7 @@ static void add_recognized_json(cJSON *root, const model_result *m)
 
 void model_json(cJSON *root, const model_result *m, const run_facts *f)
 {
-    config_add_json(root, &m->cfg);
+    config_add_json(root, &m->cfg, model_config_shown(m));
     if (m->note[0])
         jsonw_add_c(root, "config_note", m->note);
     add_recognized_json(root, m);
