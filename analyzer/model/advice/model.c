@@ -114,8 +114,7 @@ static void shape_of_run(model_result *m, const run_facts *f, int nanogpt)
     s->checkpointing = r->feat[FEATURE_CHECKPOINTING].state == FEAT_ON;
     s->patch_tokens = fam == FAM_VISION_TRANSFORMER;
     s->params16 = r->param_elem == 2;
-    /* logits over the vocabulary where the trace shows them or a recognized class makes them
-     * (nanoGPT's program: its GPT's head, unless its forward ended without) */
+    /* logits where the trace shows them or a recognized class (nanoGPT's GPT) makes them */
     s->no_head = r->lm_head < 0 || (r->lm_head == 0 && !nanogpt && fam == FAM_DECODER);
     if (f->no_training) { /* nothing to train: no formula of training, no state to predict */
         forwards_only(m, s);
