@@ -197,30 +197,44 @@ static void less_ema(report_ctx *c, const replay_result *r, made_memo *mm, uint6
  * again at 2 B an element (P, d; later EMA and what-ifs inherit it). With LoRA over such a model
  * the adapters are fp32 (as peft makes them) when autocast copies them only, half their
  * gradients' bytes, or peft casts the 16-bit input to their dtype (_cast_input_dtype made a
- * tensor: without autocast): those count at 4 B. The bytes per element of what trains (2 or 4);
- * 0: fp32 parameters, nothing changed. */
+ * tensor: without autocast): those count at 4 B. So do a program's own adapters over a model
+ * the weights' sizes said 16-bit (infer_weights.c), copied alone, half their gradients' bytes.
+ * The bytes per element of what trains (2 or 4); 0: nothing changed. */
 static unsigned params16(report_ctx *c, replay_result *r, const run_facts *f)
 {
     const infer_value *lg = &c->inferred.v[INFER_logits_dtype_bytes];
     if (!f->inferred || !r->inferred_from || !r->tensor_mode || !r->has_cat_peaks || !lg->known ||
         lg->value != 2 || f->grad_scaler || f->compile_frames != MODEL_COMPILE_NOT_SEEN)
         return 0;
-    if (!f->casts_visible) /* no copy seen says nothing */
+    if (!f->casts_visible || c->inferred.master_bytes) /* (no copy seen says nothing; the
+                                                        * program's fp32 masters told already) */
         return 0;
     uint64_t copies = r->cat_peak[CAT_AUTOCAST], grads = r->cat_peak[CAT_GRADIENTS];
+    /* the weights' sizes said 16-bit (infer_weights.c) and autocast copied the trained ones
+     * alone, half their gradients' bytes: those are fp32 (a program's own LoRA adapters made
+     * after its model was cast) */
+    int sized = c->inferred.elem_by_sizes && !c->inferred.master_bytes;
+    int peft = tables_code_find(r->t, "/peft/", NULL, NULL, NULL, 0);
     int adapters32 =
-        grads && tables_code_find(r->t, "/peft/", NULL, NULL, NULL, 0) &&
-        (copies ? copies <= grads / 2 + grads / 16 /* (their copies: half) */
-                : tables_code_find(r->t, "/peft/", NULL, "._cast_input_dtype", NULL, 0));
+        grads &&
+        (copies ? copies <= grads / 2 + grads / 16 /* (their copies: half) */ &&
+                      (peft || (sized && copies + grads / 16 >= grads / 2))
+                : peft && tables_code_find(r->t, "/peft/", NULL, "._cast_input_dtype", NULL, 0));
     if (copies && !adapters32)
         return 0;
     infer_pass_params16(r->inferred_from,
-                        adapters32 ? "16-bit parameters: the first forward made 16-bit logits and "
-                                     "16-bit copies of the trained LoRA adapters only (fp32: "
-                                     "half their gradients' bytes), none of the frozen weights"
-                                   : "16-bit parameters: the first forward made 16-bit logits and "
-                                     "no 16-bit copy of a weight (autocast makes those of fp32 "
-                                     "weights)",
+                        adapters32 && !peft
+                            ? "16-bit parameters: the weights' sizes (a block's d×d projections "
+                              "at 2 B an element, none at 4 B), and the trained ones fp32: the "
+                              "first forward made 16-bit copies of them alone (half their "
+                              "gradients' bytes)"
+                        : adapters32 ? "16-bit parameters: the first forward made 16-bit logits "
+                                       "and 16-bit copies of the trained LoRA adapters only "
+                                       "(fp32: half their gradients' bytes), none of the frozen "
+                                       "weights"
+                                     : "16-bit parameters: the first forward made 16-bit logits "
+                                       "and no 16-bit copy of a weight (autocast makes those of "
+                                       "fp32 weights)",
                         adapters32 ? grads : 0);
     infer_pass *p = infer_pass_copy(r->inferred_from);
     infer_result out;
@@ -400,6 +414,7 @@ static int report_fill(report_ctx *c)
                           ? (unsigned)f->inferred->v[INFER_param_dtype_bytes].value
                           : 4,
         .state_elem = trained_elem,
+        .master_bytes = f->inferred ? f->inferred->master_bytes : 0,
     };
     recognize_run(&ri, &c->recog);
     f->recog = &c->recog;

@@ -458,7 +458,8 @@ static size_t lora_shape(uint64_t *sz)
 }
 
 /* model.cuda().bfloat16(): each fp32 weight freed as its 16-bit cast is made, before the first
- * forward: the casts are the weights (read at 4 B here: half the elements), every block found
+ * forward: the casts are the weights (read at 2 B: their blocks have d×d projections at 2 B an
+ * element, none at 4 B; they had been read at 4 B, half the elements), every block found
  * (the first freed weight had ended the weights at none). A temporary of a wrapper's
  * construction freed before the forward (DDP's), followed by its buckets kept alive, is no cast:
  * it ends the weights as before, the buckets are no parameters (with every init tensor freed
@@ -480,7 +481,9 @@ static void test_init_casts_and_temporaries(void **state)
         bytes += (int64_t)sz[i] / 2;
     }
     decoder_step(&r, LB, LT, LD, LV / 2, 1, &out);
-    assert_int_equal(val(&out, INFER_params), bytes / 4);
+    assert_int_equal(val(&out, INFER_params), bytes / 2);
+    assert_int_equal(val(&out, INFER_param_dtype_bytes), 2);
+    assert_int_equal(val(&out, INFER_n_embd), LD);
     assert_int_equal(val(&out, INFER_n_layer), LL);
 
     run_begin(&r);

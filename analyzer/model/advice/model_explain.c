@@ -138,6 +138,15 @@ static void explain_generic(model_result *m, const run_facts *f)
                          "%.2f M elements at %d B in the weights made before training (%s "
                          "parameters, and buffers if any), plus %s",
                          (double)(me - m->ema_measured) / (pb * 1e6), pb, pw, m->ema_said);
+            else if (me && f->tensor_mode && pb == 2 && model_trained_bytes(m) == 4 &&
+                     m->rec.trainable && me > 4 * m->rec.trainable)
+                /* 16-bit weights and fp32 trained ones (LoRA's adapters) */
+                snprintf(rd, n,
+                         "%.2f M elements in the weights made before training: 16-bit "
+                         "parameters at 2 B (and buffers if any), and the %.2f M trained ones "
+                         "fp32 at 4 B",
+                         (double)(me - 4 * m->rec.trainable) / 2e6 + (double)m->rec.trainable / 1e6,
+                         (double)m->rec.trainable / 1e6);
             else if (me && f->tensor_mode)
                 snprintf(rd, n,
                          "%.2f M elements at %d B in the weights made before %s (%s "
@@ -278,6 +287,14 @@ static void explain_doc(model_result *m, const run_facts *f, int c, uint64_t me,
         if (me == 0)
             snprintf(rd, n, "no parameter %s attributed at the peak",
                      f->tensor_mode ? "tensor" : "segment");
+        else if (m->params_trace && pb == 2 && f->inferred && f->inferred->master_bytes)
+            snprintf(rd, n,
+                     "%.2f M elements in the trace's weight tensors (parameters, and any "
+                     "buffers) at 2 B each (16-bit parameters), and beside them the program's "
+                     "fp32 master copies of them (%.2f GiB) and %.2f GiB of further copies of "
+                     "those, which the basic formula does not count",
+                     (double)P / 1e6, (double)f->inferred->master_bytes / (1 << 30),
+                     (double)f->inferred->copies_bytes / (1 << 30));
         else if (m->params_trace && pb == 2)
             snprintf(rd, n,
                      "%.2f M elements in the trace's weight tensors (parameters, and any "

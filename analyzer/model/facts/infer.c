@@ -360,6 +360,7 @@ int infer_finish(infer_pass *ip, infer_result *out)
     if (p->at_oom && !p->ngrad)
         vt__kept_copies(p);
     size_t n = 0, lo = 0, hi = 0;
+    vt__weights_dtype(p);
     vt__infer_params(p, out, elems, &n, &lo, &hi);
     /* no token embedding among the weights: an image batch may sit among them instead */
     if (!out->v[INFER_vocab_size].known) {

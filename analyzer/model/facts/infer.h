@@ -56,6 +56,11 @@ typedef struct infer_result {
     int tokens_eval;
     uint32_t tokens_stack; /* the stack that made the token batch (0: none known) */
     uint32_t images_stack; /* ... the image batch (INFER_image_size; 0: none known) */
+    /* the program keeps fp32 master weights of its 16-bit weights (a copy of each at twice its
+     * bytes), left out of P: their bytes, and those of further copies of them (an EMA's); 0:
+     * none found */
+    uint64_t master_bytes, copies_bytes;
+    int elem_by_sizes; /* 1: INFER_param_dtype_bytes 2 was read from the weights' own sizes */
 } infer_result;
 
 /* The pass over PyTorch's allocator tracker's tensors (a segment-only trace infers nothing), fed

@@ -36,6 +36,8 @@ typedef struct vt__tensor {
     int workspace;  /* made under cuBLAS's handle (INFER_MADE_WORKSPACE) */
     int eval;       /* made in an evaluation (INFER_MADE_EVAL) */
     int oom_live;   /* alive at an out-of-memory failure before any backward (vt__snap) */
+    int copy; /* a copy of the weights the program keeps beside them (fp32 master weights of its
+               * 16-bit ones, or a copy of those: vt__weights_dtype): no parameter of the model */
     uint64_t gone;  /* kept, and freed after the first backward before the next: that event */
     uint64_t freed; /* freed before any backward: that event (0: not) */
 } vt__tensor;
@@ -66,6 +68,11 @@ typedef struct vt__pass {
     unsigned elem; /* bytes per parameter element (0: 4, fp32; infer_pass_params16) */
     char elem_why[160]; /* ... what says they are 16-bit */
     uint64_t elem_fp32; /* ... but these bytes of them fp32 (LoRA's adapters: their gradients') */
+    int elem_sizes;     /* ... 2 read from the weights' own sizes (vt__weights_dtype) */
+    int dtype_read;     /* vt__weights_dtype ran (a second infer_finish keeps what it found) */
+    uint64_t master_bytes, copies_bytes; /* fp32 master weights of the 16-bit ones, and further
+                                          * copies of those (an EMA's), among the weights */
+    size_t nmaster;                      /* ... the weights each of them copies */
     /* how many tensors of t[] are live at each address (a count of 0: vt__free needs no
      * search), and the index + 1 of the newest pushed there (0: none, or past 2^32): open
      * addressing over the addresses met, never shrunk; address 0 apart */
@@ -249,6 +256,12 @@ void vt__tensors_free(vt__pass *p);
 /* vt__set: key k known, with its value and where it came from (printf-style) */
 void vt__set(infer_result *out, infer_key k, int64_t v, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* vt__weights_dtype: what the weights' own sizes say of their element size, before
+ * vt__infer_params reads them (p->elem 0: not told): fp32 master weights (each of the program's
+ * weights copied at twice its bytes, marked copy, with further copies of those) make them
+ * 16-bit; so do a transformer's blocks that have d×d projections beside d-sized norms at 2 B an
+ * element and none at 4 B. Once per pass. */
+void vt__weights_dtype(vt__pass *p);
 /* vt__infer_params: P, L, d, biases, V, a tied or untied head, a gated MLP from the parameters
  * (the tensors kept from before the first temporary); elems gets their element counts (*nelems),
  * [*lo, *hi) the repeating blocks. With two models among them, one frozen (no gradient), elems

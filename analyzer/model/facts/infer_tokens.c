@@ -8,13 +8,15 @@
 #include "infer_pass.h"
 
 /* vt__batch_from: where the run of B·T·8-byte tensors that ends the kept prefix begins (the token
- * batch and its targets the training loop kept alive; *end: the prefix's end), *end when none */
+ * batch and its targets the training loop kept alive; *end: the prefix's end), *end when none.
+ * A copy of the weights ends it (an EMA of fp32 master weights whose last norm's weight and bias,
+ * 512 fp32 each, are the size of 256 int64 tokens: counted as three more batches). */
 size_t vt__batch_from(const vt__pass *p, uint64_t bt, size_t *end)
 {
     size_t e = 0, from;
     while (e < p->n && p->t[e].kept)
         e++;
-    for (from = e; bt && from > 0 && p->t[from - 1].size == bt * 8;)
+    for (from = e; bt && from > 0 && p->t[from - 1].size == bt * 8 && !p->t[from - 1].copy;)
         from--;
     *end = e;
     return from;
@@ -39,7 +41,9 @@ size_t vt__embeds(const vt__pass *p, size_t i, uint64_t n, uint64_t d)
  * module's forward made is none: BERT's ones(B, T) fp32 attention mask, B·T·4 bytes, has the size
  * of a batch of half its tokens), nor a module's weight (vt__input_may: BERT's 2×d token-type
  * table, 6144 B, had passed for 768 tokens in a trace cut before the logits, T = 48 where the
- * run had 512). *at its index. 0 when there is none (no token input: an image model). */
+ * run had 512), nor a copy of the weights (an fp32 master bias of 4096 elements, 16384 B, before
+ * the next master weight of 2048×1024 16-bit elements' bytes had been 2048 tokens). *at its
+ * index. 0 when there is none (no token input: an image model). */
 static uint64_t vt__token_batch(const vt__pass *p, uint64_t d, uint64_t V, size_t *at)
 {
     if (p->at_oom && p->oom_bt) {
@@ -66,7 +70,8 @@ static uint64_t vt__token_batch(const vt__pass *p, uint64_t d, uint64_t V, size_
             uint64_t n = p->t[li].size / vb;
             for (size_t i = 0; i < li; i++)
                 if (p->t[i].early && p->t[i].size == n * 8 && p->t[i].made != INFER_MADE_FORWARD &&
-                    vt__input_may(&p->t[i]) && (pass == 1 || vt__embeds(p, i, n, d))) {
+                    vt__input_may(&p->t[i]) && !p->t[i].copy &&
+                    (pass == 1 || vt__embeds(p, i, n, d))) {
                     *at = i;
                     return n;
                 }
@@ -79,7 +84,7 @@ static uint64_t vt__token_batch(const vt__pass *p, uint64_t d, uint64_t V, size_
      * had been 384, T = 24) */
     for (size_t i = 0; d && V && !p->unmade && i < p->n; i++) {
         if (!p->t[i].early || p->t[i].size % 8 || p->t[i].size < 16 ||
-            p->t[i].made == INFER_MADE_FORWARD || !vt__input_may(&p->t[i]))
+            p->t[i].made == INFER_MADE_FORWARD || !vt__input_may(&p->t[i]) || p->t[i].copy)
             continue;
         uint64_t n = p->t[i].size / 8;
         if (!vt__embeds(p, i, n, d))
@@ -190,7 +195,9 @@ void vt__infer_tokens(const vt__pass *p, const uint64_t *elems, size_t nelems, s
      * types is no arange). (Made in a forward where the stack says: a Trainer's mask of the
      * batch's tokens, B·T bools, made before it, has the size of arange(B·T / 8); the rotary
      * positions' fp32 copy, T·4 bytes, that of arange(T / 2) after it. Where no stack says
-     * who made it, none is read as the position ids: a stackless Trainer's GPT-2 had T = 512.) */
+     * who made it, none is read as the position ids: a stackless Trainer's GPT-2 had T = 512.
+     * A cast is none: autocast's fp32 copy of a 16-bit norm's 2048 weights, 8192 B, had been
+     * arange(1024).) */
     uint64_t T = 0, tmax = UINT64_MAX, tmin = UINT64_MAX;
     int how = 0, ntables = 0;
     for (size_t i = 0; i < nelems; i++) {
@@ -214,8 +221,8 @@ void vt__infer_tokens(const vt__pass *p, const uint64_t *elems, size_t nelems, s
     for (size_t i = at + 1; i < p->n && i < li && i <= stop && !T; i++) {
         uint64_t s = p->t[i].size;
         int b1 = s == bt * 8 && p->t[i].made == INFER_MADE_FORWARD && bt <= tmax;
-        if (p->t[i].early && !p->t[i].kept && (s < bt * 8 || b1) && s >= 64 && s % 8 == 0 &&
-            (bt * 8) % s == 0 && p->t[i].made != INFER_MADE_ELSEWHERE && !p->unmade)
+        if (p->t[i].early && !p->t[i].kept && !p->t[i].cast && (s < bt * 8 || b1) && s >= 64 &&
+            s % 8 == 0 && (bt * 8) % s == 0 && p->t[i].made != INFER_MADE_ELSEWHERE && !p->unmade)
             T = s / 8, how = 1;
     }
     /* else a position embedding (T_max×d, outside the repeating block) whose rows divide B·T */

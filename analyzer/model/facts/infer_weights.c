@@ -4,6 +4,7 @@
  * EMA's copy of the weights (infer_params_less, from the report, which sees the stacks). */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "infer_pass.h"
@@ -87,6 +88,38 @@ static int vt__seen_before(const uint64_t *elems, size_t from, size_t i)
     return from < i;
 }
 
+/* vt__width: the width d of the weights elems[0..n) whose repeating blocks, reps of them, lie in
+ * [lo, hi): the smallest size found at least once per block whose square is a parameter of the
+ * blocks (an attention's d×d output projection; the token batch kept among the weights is
+ * none), else (*d 0) whose square divides one (norm weights / biases are d elements,
+ * projections k·d²; *d_div): a grouped key and value's biases (Qwen2: kv of them, kv < d, kv²
+ * dividing d²) are no width. *dn, *dn_div: how many tensors of that size. */
+static void vt__width(const uint64_t *elems, size_t n, size_t lo, size_t hi, size_t reps,
+                      uint64_t *dp, size_t *dnp, uint64_t *d_divp, size_t *dn_divp)
+{
+    uint64_t d = 0, d_div = 0;
+    size_t dn = 0, dn_div = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t c = 0, sq = 0, eq = 0;
+        if (vt__seen_before(elems, 0, i)) /* a size seen before gives what it gave then */
+            continue;
+        uint64_t square; /* a parameter of 2^32 elements or more has no square to test */
+        int big = __builtin_mul_overflow(elems[i], elems[i], &square);
+        for (size_t j = 0; j < n; j++) {
+            c += elems[j] == elems[i];
+            sq |= !big && elems[i] > 1 && elems[j] % square == 0;
+            eq |= !big && elems[i] > 1 && elems[j] == square && j >= lo && j < hi;
+        }
+        if (reps < 2 || c < reps || !sq)
+            continue;
+        if (eq && (!d || elems[i] < d))
+            d = elems[i], dn = c;
+        if (!d_div || elems[i] < d_div)
+            d_div = elems[i], dn_div = c;
+    }
+    *dp = d, *dnp = dn, *d_divp = d_div, *dn_divp = dn_div;
+}
+
 /* vt__trained: the block of per weights at elems[lo] got gradients: half or more of its sizes
  * (each counted once) are sizes the first backward made */
 static int vt__trained(const vt__pass *p, const uint64_t *elems, size_t lo, size_t per)
@@ -144,33 +177,12 @@ static void vt__infer_shape(const uint64_t *elems, size_t n, size_t frozen, int 
     } else if (reps >= 2)
         vt__set(out, INFER_n_layer, (int64_t)reps,
                 "L = %zu: a block of %zu parameter tensors repeats %zu times", reps, per, reps);
-    /* width: the smallest size found at least once per block whose square is a parameter of the
-     * blocks (an attention's d×d output projection; the token batch kept among the weights is
-     * none), else whose square divides one (norm weights / biases
-     * are d elements, projections k·d²): a grouped key and value's biases (Qwen2: kv of them,
-     * kv < d, kv² dividing d²) are no width */
-    uint64_t d = 0, d_div = 0;
-    size_t dn = 0, dn_div = 0;
-    for (size_t i = 0; i < n; i++) {
-        size_t c = 0, sq = 0, eq = 0;
+    uint64_t d, d_div;
+    size_t dn, dn_div;
+    vt__width(elems, n, *lo, *hi, reps, &d, &dn, &d_div, &dn_div);
+    for (size_t i = 0; i < n; i++)
         if (elems[i] > maxel)
             maxel = elems[i], maxi = i;
-        if (vt__seen_before(elems, 0, i)) /* a size seen before gives what it gave then */
-            continue;
-        uint64_t square; /* a parameter of 2^32 elements or more has no square to test */
-        int big = __builtin_mul_overflow(elems[i], elems[i], &square);
-        for (size_t j = 0; j < n; j++) {
-            c += elems[j] == elems[i];
-            sq |= !big && elems[i] > 1 && elems[j] % square == 0;
-            eq |= !big && elems[i] > 1 && elems[j] == square && j >= *lo && j < *hi;
-        }
-        if (reps < 2 || c < reps || !sq)
-            continue;
-        if (eq && (!d || elems[i] < d))
-            d = elems[i], dn = c;
-        if (!d_div || elems[i] < d_div)
-            d_div = elems[i], dn_div = c;
-    }
     if (!d)
         d = d_div, dn = dn_div;
     if (d && d != d_div)
@@ -243,7 +255,8 @@ void vt__infer_params(const vt__pass *p, infer_result *out, uint64_t *elems, siz
     size_t n = 0;
     unsigned e = vt__elem(p);
     for (size_t i = 0; i < p->n; i++)
-        if (p->t[i].early && p->t[i].kept && !p->t[i].batch && p->t[i].size % e == 0) {
+        if (p->t[i].early && p->t[i].kept && !p->t[i].batch && !p->t[i].copy &&
+            p->t[i].size % e == 0) {
             bytes += p->t[i].size;
             elems[n++] = p->t[i].size / e;
         }
@@ -268,11 +281,17 @@ void vt__infer_params(const vt__pass *p, infer_result *out, uint64_t *elems, siz
         if (f32)
             snprintf(tail, sizeof tail, " and the trained adapters' %llu B at 4 B (fp32)",
                      (unsigned long long)f32);
+        if (p->master_bytes) /* (the weights' copies are no parameters of the model) */
+            snprintf(tail, sizeof tail,
+                     ", not their fp32 master copies (%llu B) nor %llu B of further copies",
+                     (unsigned long long)p->master_bytes, (unsigned long long)p->copies_bytes);
         vt__set(out, INFER_params, (int64_t)((bytes - f32) / e + f32 / 4),
                 "%zu tensors allocated before the first temporary and alive %s, %llu B at %u B "
                 "each (16-bit parameters)%s",
                 n, when, (unsigned long long)(bytes - f32), e, tail);
         vt__set(out, INFER_param_dtype_bytes, e, "%s", p->elem_why);
+        out->elem_by_sizes = p->elem_sizes;
+        out->master_bytes = p->master_bytes, out->copies_bytes = p->copies_bytes;
     }
     /* two models among the weights (a frozen teacher beside the student it distills into, a
      * frozen reference model): the shape is the trained one's, whose weights got gradients */
@@ -322,4 +341,94 @@ void infer_params_less(infer_result *r, uint64_t bytes, const char *what)
     if (n > 0 && w + (size_t)n >= sizeof pv->where && comma) /* too long: the count's bytes go */
         w = (size_t)(comma - pv->where);
     snprintf(pv->where + w, sizeof pv->where - w, "%s", tail);
+}
+
+/* vt__copies_of: the weights w[0..k) (sizes, in order) are copied whole at twice their bytes
+ * right after them (up: the 16-bit weights first; else the fp32 ones first, their 16-bit copy
+ * after): the fp32 copy's index, 0 when they are not */
+static size_t vt__copies_of(const uint64_t *s, size_t n, int up)
+{
+    for (size_t k = 4; 2 * k <= n; k++) {
+        if (up ? s[k] != 2 * s[0] : 2 * s[k] != s[0])
+            continue;
+        size_t i = 0;
+        while (i < k && (up ? s[k + i] == 2 * s[i] : 2 * s[k + i] == s[i]))
+            i++;
+        if (i == k)
+            return k; /* (the fp32 run: [k, 2k) up, [0, k) else) */
+    }
+    return 0;
+}
+
+void vt__weights_dtype(vt__pass *p)
+{
+    if (p->dtype_read)
+        return;
+    p->dtype_read = 1;
+    size_t n = 0;
+    uint64_t *s = malloc((p->n + 1) * sizeof *s);
+    size_t *at = malloc((p->n + 1) * sizeof *at);
+    if (!s || !at)
+        goto out;
+    for (size_t i = 0; i < p->n; i++)
+        if (p->t[i].early && p->t[i].kept && !p->t[i].batch)
+            at[n] = i, s[n++] = p->t[i].size;
+    /* fp32 master weights: the program's every weight, in order, and an fp32 copy of each at
+     * twice its bytes (a mixed-precision loop of its own: its optimizer steps the copies); no
+     * model's weights are their own doubles by chance. Copies of the fp32 ones after them, the
+     * same sizes again (an EMA of the masters), are no parameters either. */
+    int up = 1;
+    size_t k = vt__copies_of(s, n, 1);
+    if (!k)
+        up = 0, k = vt__copies_of(s, n, 0);
+    if (k) {
+        size_t m0 = up ? k : 0, end = 2 * k; /* the masters' run, and where the copies end */
+        for (size_t i = m0; i < m0 + k; i++)
+            p->t[at[i]].copy = 1, p->master_bytes += s[i];
+        for (int more = 1; more && end + k <= n;) {
+            for (size_t i = 0; more && i < k; i++)
+                more = s[end + i] == s[m0 + i];
+            for (size_t i = 0; more && i < k; i++)
+                p->t[at[end + i]].copy = 1, p->copies_bytes += s[end + i];
+            end += more ? k : 0;
+        }
+        p->nmaster = k;
+        if (!p->elem) {
+            p->elem = 2, p->elem_sizes = 1;
+            snprintf(p->elem_why, sizeof p->elem_why,
+                     "16-bit parameters: each of the program's %zu weights has an fp32 copy of "
+                     "twice its bytes %s it (master weights)",
+                     k, up ? "made after" : "made before");
+        }
+        goto out;
+    }
+    if (p->elem)
+        goto out;
+    /* a transformer's blocks: d-element norms and d×d projections. Read at 4 B an element their
+     * bytes have no d×d parameter where they are 16-bit (norms of d·2 B, projections of d²·2 B
+     * read as d/2 and 2·(d/2)²), read at 2 B an fp32 model's have none (2d and 2d²): the reading
+     * with one, the other without, is the weights' element size; both or neither say nothing */
+    uint64_t d4 = 0, d2 = 0, dv, *el = malloc((n + 1) * sizeof *el);
+    size_t m = 0, dn, per, reps, lo;
+    if (!el)
+        goto out;
+    for (unsigned e = 4; e >= 2; e -= 2) {
+        m = 0;
+        for (size_t i = 0; i < n; i++)
+            if (s[i] % e == 0)
+                el[m++] = s[i] / e;
+        vt__block(el, m, &per, &reps, &lo);
+        vt__width(el, m, lo, lo + per * reps, reps, e == 4 ? &d4 : &d2, &dn, &dv, &dn);
+    }
+    free(el);
+    if (d2 && !d4) {
+        p->elem = 2, p->elem_sizes = 1;
+        snprintf(p->elem_why, sizeof p->elem_why,
+                 "16-bit parameters: at 2 B an element each block has %llu-element norms and "
+                 "%llu×%llu projections; at 4 B none is d×d",
+                 (unsigned long long)d2, (unsigned long long)d2, (unsigned long long)d2);
+    }
+out:
+    free(s);
+    free(at);
 }

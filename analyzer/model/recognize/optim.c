@@ -166,7 +166,13 @@ void recognize_optim(const recognize_input *in, run_recognition *out)
     out->param_elem = in->param_elem == 2 ? 2 : 4;
     unsigned e = in->state_elem == 2 || in->state_elem == 4 ? in->state_elem : out->param_elem;
     out->state_elem = e;
-    if (in->has_cat_peaks && in->grad_peak >= e) {
+    if (in->master_bytes >= 4) { /* (its state is theirs: fp32) */
+        out->state_elem = e = 4;
+        out->trainable = in->master_bytes / 4;
+        snprintf(out->trainable_where, sizeof out->trainable_where,
+                 "the elements of the program's fp32 master weights, copies of all its 16-bit "
+                 "weights, which its optimizer steps");
+    } else if (in->has_cat_peaks && in->grad_peak >= e) {
         out->trainable = in->grad_peak / e;
         snprintf(out->trainable_where, sizeof out->trainable_where,
                  "the gradients' elements; the rest not trained: frozen parameters, buffers, "

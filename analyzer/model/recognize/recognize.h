@@ -129,12 +129,14 @@ typedef struct recognize_input {
                                * the attention keeps in their stead (replay_kv_replaced) */
     int kv_cache_unmeasured;  /* 1: that share is not measured (replay_kv_unmeasured): no
                                * backward pass began, taken as 0 */
-    uint64_t ema_bytes;  /* parameters made under an EMA's code (VT_EMA_CODE) live at the moment
-                          * kv_cache_at says: the EMA copy of the weights, 0: none */
-    int ema_which;       /* recognize_ema_code of the code that made them, 0: none */
-    unsigned param_elem; /* bytes per parameter element (the inferred 2: 16-bit; else 4) */
-    unsigned state_elem; /* ... of the trained ones, their gradients and state (LoRA's fp32
-                          * adapters over a 16-bit model: 4); 0: param_elem */
+    uint64_t ema_bytes;    /* parameters made under an EMA's code (VT_EMA_CODE) live at the moment
+                            * kv_cache_at says: the EMA copy of the weights, 0: none */
+    int ema_which;         /* recognize_ema_code of the code that made them, 0: none */
+    unsigned param_elem;   /* bytes per parameter element (the inferred 2: 16-bit; else 4) */
+    unsigned state_elem;   /* ... of the trained ones, their gradients and state (LoRA's fp32
+                            * adapters over a 16-bit model: 4); 0: param_elem */
+    uint64_t master_bytes; /* the program's fp32 master copies of its 16-bit weights (infer.h),
+                            * which its optimizer steps: the trainable count; 0: none */
 } recognize_input;
 
 /* What was trained and how. */
