@@ -203,27 +203,35 @@ static void less_ema(report_ctx *c, const replay_result *r, made_memo *mm, uint6
 static unsigned params16(report_ctx *c, replay_result *r, const run_facts *f)
 {
     const infer_value *lg = &c->inferred.v[INFER_logits_dtype_bytes];
-    if (!f->inferred || !r->inferred_from || !r->tensor_mode || !r->has_cat_peaks || !lg->known ||
-        lg->value != 2 || f->grad_scaler || f->compile_frames != MODEL_COMPILE_NOT_SEEN)
+    uint64_t copies = r->has_cat_peaks ? r->cat_peak[CAT_AUTOCAST] : 0,
+             grads = r->has_cat_peaks ? r->cat_peak[CAT_GRADIENTS] : 0;
+    /* the weights' sizes said 16-bit (infer_weights.c) and autocast copied the trained ones
+     * alone, half their gradients' bytes: those are fp32 (a program's own LoRA adapters made
+     * after its model was cast); out of memory before any backward (no logits yet), the
+     * weights whose copies autocast kept there */
+    int sized = f->inferred && c->inferred.elem_by_sizes && !c->inferred.master_bytes;
+    uint64_t kept = !grads && sized && copies ? c->inferred.trained_by_copies : 0;
+    if (!f->inferred || !r->inferred_from || !r->tensor_mode || !r->has_cat_peaks ||
+        (!kept && (!lg->known || lg->value != 2 || f->grad_scaler)) ||
+        f->compile_frames != MODEL_COMPILE_NOT_SEEN)
         return 0;
     if (!f->casts_visible || c->inferred.master_bytes) /* (no copy seen says nothing; the
                                                         * program's fp32 masters told already) */
         return 0;
-    uint64_t copies = r->cat_peak[CAT_AUTOCAST], grads = r->cat_peak[CAT_GRADIENTS];
-    /* the weights' sizes said 16-bit (infer_weights.c) and autocast copied the trained ones
-     * alone, half their gradients' bytes: those are fp32 (a program's own LoRA adapters made
-     * after its model was cast) */
-    int sized = c->inferred.elem_by_sizes && !c->inferred.master_bytes;
     int peft = tables_code_find(r->t, "/peft/", NULL, NULL, NULL, 0);
     int adapters32 =
-        grads &&
-        (copies ? copies <= grads / 2 + grads / 16 /* (their copies: half) */ &&
-                      (peft || (sized && copies + grads / 16 >= grads / 2))
-                : peft && tables_code_find(r->t, "/peft/", NULL, "._cast_input_dtype", NULL, 0));
+        kept || (grads && (copies ? copies <= grads / 2 + grads / 16 /* (their copies: half) */ &&
+                                        (peft || (sized && copies + grads / 16 >= grads / 2))
+                                  : peft && tables_code_find(r->t, "/peft/", NULL,
+                                                             "._cast_input_dtype", NULL, 0)));
     if (copies && !adapters32)
         return 0;
     infer_pass_params16(r->inferred_from,
-                        adapters32 && !peft
+                        kept ? "16-bit parameters: the weights' sizes (a block's d×d "
+                               "projections at 2 B an element, none at 4 B), and the trained ones "
+                               "fp32: autocast's copies of them alone kept at the out-of-memory "
+                               "error"
+                        : adapters32 && !peft
                             ? "16-bit parameters: the weights' sizes (a block's d×d projections "
                               "at 2 B an element, none at 4 B), and the trained ones fp32: the "
                               "first forward made 16-bit copies of them alone (half their "
@@ -235,12 +243,16 @@ static unsigned params16(report_ctx *c, replay_result *r, const run_facts *f)
                                      : "16-bit parameters: the first forward made 16-bit logits "
                                        "and no 16-bit copy of a weight (autocast makes those of "
                                        "fp32 weights)",
-                        adapters32 ? grads : 0);
+                        kept         ? kept
+                        : adapters32 ? grads
+                                     : 0);
     infer_pass *p = infer_pass_copy(r->inferred_from);
     infer_result out;
     if (p && infer_finish(p, &out) == 0 && out.v[INFER_params].known) {
         out.v[INFER_gradient_accumulation_steps] =
             c->inferred.v[INFER_gradient_accumulation_steps]; /* (the step's own count) */
+        if (!out.trained_by_copies)
+            out.trained_by_copies = c->inferred.trained_by_copies;
         c->inferred = out;
     }
     infer_pass_free(p);
@@ -415,6 +427,7 @@ static int report_fill(report_ctx *c)
                           : 4,
         .state_elem = trained_elem,
         .master_bytes = f->inferred ? f->inferred->master_bytes : 0,
+        .trained_by_copies = f->inferred ? f->inferred->trained_by_copies : 0,
     };
     recognize_run(&ri, &c->recog);
     f->recog = &c->recog;

@@ -384,6 +384,10 @@ int infer_finish(infer_pass *ip, infer_result *out)
         for (size_t i = 0; i < sizeof drop / sizeof drop[0]; i++)
             memset(&out->v[drop[i]], 0, sizeof out->v[drop[i]]);
     }
+    for (size_t i = 0; p->grad_from_copies && i < p->n; i++) /* (what trains, by its copies) */
+        if (p->t[i].early && p->t[i].kept && !p->t[i].batch && !p->t[i].copy &&
+            vt__grad_has(p, p->t[i].size))
+            out->trained_by_copies += p->t[i].size;
     free(elems);
     return 0;
 }

@@ -61,6 +61,10 @@ typedef struct infer_result {
      * none found */
     uint64_t master_bytes, copies_bytes;
     int elem_by_sizes; /* 1: INFER_param_dtype_bytes 2 was read from the weights' own sizes */
+    /* an out-of-memory failure before any backward: the bytes of the weights whose 16-bit copies
+     * autocast kept there (it keeps those of weights that need a gradient: the trained ones, fp32
+     * at twice a copy's bytes); 0: not read so */
+    uint64_t trained_by_copies;
 } infer_result;
 
 /* The pass over PyTorch's allocator tracker's tensors (a segment-only trace infers nothing), fed

@@ -220,6 +220,9 @@ void vt__infer_tokens(const vt__pass *p, const uint64_t *elems, size_t nelems, s
                 (unsigned long long)tmin);
     for (size_t i = at + 1; i < p->n && i < li && i <= stop && !T; i++) {
         uint64_t s = p->t[i].size;
+        if (emb && i > emb && s >= p->t[emb].size && !p->t[i].cast)
+            break; /* the first block began (a norm's output): its fp32 rstd, B·T·4 bytes, is no
+                    * arange(2·T) (an RMSNorm's at B = 4 had been read as T = 4096 for 2048) */
         int b1 = s == bt * 8 && p->t[i].made == INFER_MADE_FORWARD && bt <= tmax;
         if (p->t[i].early && !p->t[i].kept && !p->t[i].cast && (s < bt * 8 || b1) && s >= 64 &&
             s % 8 == 0 && (bt * 8) % s == 0 && p->t[i].made != INFER_MADE_ELSEWHERE && !p->unmade)

@@ -137,6 +137,8 @@ typedef struct recognize_input {
                             * adapters over a 16-bit model: 4); 0: param_elem */
     uint64_t master_bytes; /* the program's fp32 master copies of its 16-bit weights (infer.h),
                             * which its optimizer steps: the trainable count; 0: none */
+    uint64_t trained_by_copies; /* an OOM before any backward: the weights' bytes whose copies
+                                 * autocast kept (infer.h); 0: none */
 } recognize_input;
 
 /* What was trained and how. */
