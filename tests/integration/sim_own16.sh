@@ -10,6 +10,8 @@
 #     The copies are no parameters of the model: P and the trainable count are the program's,
 #     AdamW's state 8 B per trained parameter, no what-if says most weights are frozen (before:
 #     P 42.09 M, 8.42 M trained, 16 B of state per parameter).
+#   master's dtype row says 16-bit from the weights and their masters, never from "autocast
+#     weight copies" (the program's .float() of its gradients had been read as such).
 #   lora out of memory in its first forward: the weights whose 16-bit copies autocast kept are
 #     the trained ones, fp32: the trainable count is the program's, never "not even 1 fits".
 set -u
@@ -67,6 +69,11 @@ for m in ("lora", "master"):
             bad.append("master: a what-if says most weights are frozen (all train)")
         if "fp32 master copies of them" not in text:
             bad.append("master: the parameters' row does not name the fp32 master copies")
+        # the program's casts of its masters' gradients are no autocast (it has none) to argue
+        # the dtype from (before: "16-bit autocast weight copies, no GradScaler")
+        dt = [l for l in text.splitlines() if l.startswith("  dtype ")]
+        if not dt or "autocast" in dt[0] or "master copies" not in dt[0]:
+            bad.append("master: dtype row %r" % dt)
 # the OOM: the adapters, whose copies autocast kept, train (before: the whole model, "largest
 # micro-batch that fits: none, not even 1" at 4 where 2 fits, with 8-bit AdamW offered)
 t = json.loads([l for l in open("oom.out") if l.startswith("VRAMTRACE_TORCH_STATS ")][-1]

@@ -291,6 +291,13 @@ void model_trace_dtype(nano_config *c, const run_facts *f)
     if (f->grad_scaler) {
         s = "float16";
         why = "an enabled GradScaler allocated (scale / unscale_): fp16 mixed precision";
+    } else if (ir && ir->master_bytes && ir->v[INFER_param_dtype_bytes].known &&
+               ir->v[INFER_param_dtype_bytes].value == 2 && dv->src == CONFIG_SRC_UNKNOWN) {
+        /* the program's own fp32 master weights beside its 16-bit ones: its casts of them (a
+         * master's .grad = p.grad.float()) are no autocast copies to argue the dtype from */
+        s = "16-bit";
+        why = "16-bit parameters, the program's own fp32 master copies of them beside them: "
+              "16-bit compute (bfloat16 or float16: the sizes do not tell)";
     } else if (f->iterations > 0 && copies) {
         s = "bfloat16";
         snprintf(buf, sizeof buf,
