@@ -66,7 +66,7 @@ typedef struct vt__pass {
     uint32_t img_stack;                  /* ... the stack that made it */
     size_t inputs; /* the program's inputs vt__find_images marked (no tokens: no blocks to read) */
     unsigned elem; /* bytes per parameter element (0: 4, fp32; infer_pass_params16) */
-    char elem_why[200]; /* ... what says they are 16-bit */
+    char elem_why[256]; /* ... what says they are 16-bit */
     uint64_t elem_fp32; /* ... but these bytes of them fp32 (LoRA's adapters: their gradients') */
     int elem_sizes;     /* ... 2 read from the weights' own sizes (vt__weights_dtype) */
     int dtype_read;     /* vt__weights_dtype ran (a second infer_finish keeps what it found) */
