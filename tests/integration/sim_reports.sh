@@ -414,6 +414,11 @@ for line in open(sys.argv[1]):
                        (t, [a["change"] for a in r["advice"]]))
         if fam == "convolutional" and ("same final model" in text or "BatchNorm" not in text):
             bad.append("%s: BatchNorm not said for a smaller micro-batch" % t)
+    # of a model with no language model's loss (a vision transformer, a UNet) the trace cannot tell
+    # that smaller micro-batches give the same gradients (mixup, a contrastive loss): said with it
+    if r["recognized"].get("lm_head") is not True and \
+            re.search(r"same final model(?! where the loss scores each sample alone)", text):
+        bad.append("%s: 'same final model' unconditioned for a model with no language model's loss" % t)
         if fam == "convolutional" and f["family"] != "gan" and \
                 inf.get("image_size", {}).get("value") != f.get("image_size", 224):
             bad.append("%s: image size %s" % (t, inf.get("image_size")))

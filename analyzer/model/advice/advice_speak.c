@@ -167,13 +167,33 @@ static void batch_statistics(advice_item *it, const gpt_shape *cur)
              (unsigned long long)it->shape.B, rest);
 }
 
+/* samples_alone: the same gradients from smaller micro-batches hold where the loss is a mean over
+ * samples each scored alone: a language model's over its tokens (logits over its vocabulary, seen
+ * or its class's); of any other model the trace cannot tell (a contrastive loss scores each image
+ * against the batch's other texts, mixup mixes a batch with itself: smaller micro-batches are
+ * another run), so "same final model" is said with that condition */
+static void samples_alone(advice_item *it, const gpt_shape *cur)
+{
+    char *p = strstr(it->note, "same final model");
+    if (!p || it->shape.B == cur->B)
+        return;
+    char rest[200];
+    snprintf(rest, sizeof rest, "%s", p + strlen("same final model"));
+    snprintf(p, sizeof it->note - (size_t)(p - it->note),
+             "the same final model where the loss scores each sample alone (not a contrastive "
+             "loss's in-batch negatives, nor a batch mixed with itself)%s",
+             rest);
+}
+
 void advice_speak(advice_item *items, int n, const nano_config *cfg, const gpt_shape *cur,
                   const run_recognition *rec)
 {
     advice_speak_program(items, n, cfg, cur, rec);
-    if (rec && rec->batchnorm)
-        for (int i = 0; i < n; i++)
+    for (int i = 0; rec && i < n; i++)
+        if (rec->batchnorm)
             batch_statistics(&items[i], cur);
+        else if (rec->lm_head != 1)
+            samples_alone(&items[i], cur);
 }
 
 static void advice_speak_program(advice_item *items, int n, const nano_config *cfg,
