@@ -338,7 +338,7 @@ static int report_fill(report_ctx *c)
     if (r->went_on_event && r->oom_went_on) /* (what it went on with: its steps measured) */
         f->went_on_batch = r->went_on_batch, f->went_on_tensors = r->went_on_tensors,
         f->went_on_reserved = r->went_on_reserved, f->went_on_process = r->went_on_process,
-        f->went_on_steps = (int)r->went_on_steps;
+        f->went_on_unused = r->went_on_unused, f->went_on_steps = (int)r->went_on_steps;
     f->oom_went_on = r->oom_went_on;
     f->oom_first_batch = r->has_oom ? r->oom_first_batch : 0;
     f->fwd0_copies_made = r->fwd0_copies_made, f->peak_train = r->peak_train;

@@ -36,6 +36,19 @@ run fits gpt2 12GiB --auto-find-batch-size
 # on 14 GiB the same: its steps at 2 after the error kept the card's headroom, where the
 # predictions from the attempt at 4 alone had said "largest micro-batch that fits: 1"
 run caught14 gpt2-medium 14GiB --auto-find-batch-size
+# the batch it went on with, run on its own for two steps on the same card (the script as
+# committed, its per_device_train_batch_size that batch): the program's own counters say whether
+# that batch keeps the headroom there (its attempt at 4 had left 13.23 GiB of segments its steps
+# at 2 mostly never used; the fragmentation floor's cache at 2 had said "too tight", "largest
+# micro-batch that fits: 1")
+b14=$(sed -n 's/^VRAMTRACE_TORCH_STATS //p' caught14.out | python3 -c "import json,sys; print(json.load(sys.stdin)['batch_size'])")
+S="$ROOT/examples/sim"
+sed -e "s|^HERE = .*|HERE = \"$S\"|" -e 's|^sys.path.insert(0, os.path.join(HERE, "simmodels", "site-packages"))$|&\nsys.path.insert(0, HERE)|' \
+    -e "s/per_device_train_batch_size=4,/per_device_train_batch_size=$b14,/" "$S/sim_trainer.py" >trainer_at.py
+grep -q "per_device_train_batch_size=$b14," trainer_at.py && grep -q "sys.path.insert(0, HERE)" trainer_at.py ||
+    fail "the variant of sim_trainer.py was not made (its lines changed?)"
+timeout 300 "$VT" run --card 14GiB -o at14.vt -- python3 trainer_at.py --model gpt2-medium --max-steps 2 \
+    </dev/null >at14.out 2>&1 || fail "at14: the batch $b14 alone did not train"
 run caught10 gpt2-medium 10GiB --auto-find-batch-size
 run caught11 gpt2-medium 11GiB --auto-find-batch-size
 # two steps after the retry: its completion is of B=2, never "keep the current configuration"
@@ -206,6 +219,21 @@ for n in ("r14", "two", "evr", "frag"):
     b = int(re.search(r"^trained at (\d+)$", out, re.M).group(1))
     # two steps at it, one more after the fill or the evaluation
     went_on(n, b, 2 + ("after the " in out), 12 << 30)
+# on 14 GiB: where the batch it went on with kept the card's headroom in a run of its own (its
+# own max_memory_reserved over two steps), it fits: the largest at least it, its what-if not
+# "too tight" (as the run at it measured)
+j, text, out = load("caught14")
+b, a = truth(out)["batch_size"], truth(open("at14.out").read())
+if a["steps"] == 2 and not a["oom"] and a["max_memory_reserved"] <= 0.95 * (14 << 30):
+    m = re.search(r"^  largest micro-batch that fits \(other settings unchanged, keeping >= 5 % free\): (\d+)$",
+                  text, re.M)
+    items = re.findall(r"^  (?:recommended:|-) micro-batch \d+ → %d\b.*\n      predicted peak [^\n]*: ([^\n]*)" % b,
+                       text, re.M)
+    if not m or int(m.group(1)) < b or not items or any(not v.startswith("fits") for v in items):
+        bad.append("caught14: %d keeps the headroom on its own (%.2f GiB reserved), told largest %r, %r"
+                   % (b, a["max_memory_reserved"] / 2**30, m and m.group(1), items))
+else:
+    bad.append("caught14: the run at %d alone: %r" % (b, {k: a[k] for k in ("steps", "oom", "max_memory_reserved")}))
 j, text, out = load("caught2")
 if truth(out)["steps"] != 2 or "keep the current configuration" in text or "it fits, tightly" in text:
     bad.append("caught2: the completion of B=2 said of the configuration that failed")

@@ -522,6 +522,54 @@ static void test_against_model(void **st)
     random_ops(3, 40000, 4 * KiB, 0);  /* hundreds of blocks to a segment */
 }
 
+/* an epoch (a program going on after an error it caught): the segments reserved before it that
+ * no block of it was given, nothing live in them and nothing freed there after its peak */
+static void test_epoch_unused(void **st)
+{
+    (void)st;
+    blocks_rules rl = blocks_rules_parse(NULL);
+    blocks b;
+    blocks_init(&b, &rl);
+    const uint64_t A = 0x7f0000000000ull, B = A + 64 * MiB, C = B + 64 * MiB, P = C + 64 * MiB;
+    for (uint64_t s = A; s <= P; s += 64 * MiB)
+        assert_int_equal(blocks_segment_add(&b, s, 20 * MiB), 0);
+    blocks_alloc(&b, P, 10 * MiB, 1); /* a weight, live throughout */
+    blocks_alloc(&b, A, 20 * MiB, 2), blocks_alloc(&b, B, 20 * MiB, 3);
+    blocks_alloc(&b, C, 20 * MiB, 4);             /* the attempt that failed */
+    assert_int_equal(blocks_epoch_unused(&b), 0); /* (no epoch) */
+    blocks_epoch_begin(&b);
+    blocks_free(&b, A), blocks_free(&b, B);
+    blocks_alloc(&b, A + 2 * MiB, 12 * MiB, 5); /* the steps after it: A again, their peak */
+    const uint64_t D = P + 64 * MiB;
+    assert_int_equal(blocks_segment_add(&b, D, 4 * MiB), 0); /* reserved for them */
+    blocks_alloc(&b, D, 4 * MiB, 6);
+    blocks_free(&b, D);
+    blocks_free(&b, C);                                  /* live at their peak: C held it then */
+    assert_int_equal(blocks_epoch_unused(&b), 20 * MiB); /* B alone */
+    blocks_free(&b, A + 2 * MiB);
+    assert_int_equal(blocks_segment_add(&b, D + 64 * MiB, 20 * MiB), 0);
+    assert_int_equal(blocks_segment_add(&b, D + 128 * MiB, 20 * MiB), 0);
+    blocks_alloc(&b, D + 128 * MiB, 20 * MiB, 7);
+    blocks_alloc(&b, D + 64 * MiB, 20 * MiB, 8); /* a higher peak: C's free came before it */
+    assert_int_equal(blocks_epoch_unused(&b), 40 * MiB); /* B and C; A was used */
+    blocks_segment_del(&b, B + 2 * MiB, 2 * MiB);        /* a part released: its parts not known */
+    assert_int_equal(blocks_epoch_unused(&b), 0);
+    blocks_free_all(&b);
+    /* a block made again where one of the attempt that failed was: its segment used */
+    blocks_init(&b, &rl);
+    for (uint64_t s = A; s <= C; s += 64 * MiB)
+        assert_int_equal(blocks_segment_add(&b, s, 20 * MiB), 0);
+    blocks_alloc(&b, A, 20 * MiB, 1), blocks_alloc(&b, B, 20 * MiB, 2);
+    blocks_epoch_begin(&b);
+    blocks_free(&b, A), blocks_free(&b, B);
+    blocks_alloc(&b, A, 20 * MiB, 3);
+    blocks_free(&b, A);
+    blocks_alloc(&b, C, 20 * MiB, 4);
+    blocks_alloc(&b, C + 20 * MiB, 1, 5);                /* (in none: counted, a higher peak) */
+    assert_int_equal(blocks_epoch_unused(&b), 20 * MiB); /* B alone */
+    blocks_free_all(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -538,6 +586,7 @@ int main(void)
         cmocka_unit_test(test_shared_piece),
         cmocka_unit_test(test_async_counts_requests),
         cmocka_unit_test(test_against_model),
+        cmocka_unit_test(test_epoch_unused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -148,8 +148,9 @@ typedef struct model_calib {
     /* the micro-batch the program went on with after an out-of-memory error it caught (a
      * smaller batch's retry; 0: none measured), its tensors' largest over its steps, and the
      * process and reserved levels it held then: its own configuration measured (advice_floors.c
-     * went_on_anchor) */
-    uint64_t went_on_B, went_on_tensors, went_on_process, went_on_reserved;
+     * went_on_anchor), and the cache reserved before the error that its steps never used (0: none
+     * or not known) */
+    uint64_t went_on_B, went_on_tensors, went_on_process, went_on_reserved, went_on_unused;
     int went_on_steps; /* its optimizer steps (one: its forwards ran before the state existed) */
 } model_calib;
 

@@ -92,6 +92,21 @@ static void went_on_anchor(const model_calib *c, const gpt_shape *s, prediction 
      * GPT-2 medium at 2: 8.66 GiB of tensors in its one step, 11.30 in the next) */
     uint64_t state = c->went_on_steps < 2 && !s->iteration0 ? a.by_cat.bytes[CAT_OPTIMIZER] : 0;
     advice_with_cache(c, s, &a, c->went_on_tensors + state);
+    uint64_t used = c->went_on_reserved - c->went_on_unused; /* (went_on_cache's terms) */
+    if (s->B == c->went_on_B && c->went_on_unused && c->went_on_reserved > c->went_on_unused &&
+        used > c->went_on_tensors) {
+        /* its cache as its steps used it: the reserved level they held less the failed
+         * attempt's cache they never used, less their tensors, in that share for a later step's
+         * state (the Trainer at 2 on 14 GiB, its attempt at 4's 13.23 GiB of segments kept, 3.90
+         * GiB of them never used again: 0.67 GiB of cache over 8.66 GiB of tensors, where the
+         * fragmentation floor's 1.93 GiB had said "too tight" of the batch it trained at) */
+        double share = (double)(used - c->went_on_tensors) / (double)c->went_on_tensors;
+        uint64_t t = a.tensor_bytes, cache = advice_bytes((double)t * share);
+        a.by_cat.bytes[CAT_CACHE] = cache;
+        a.reserved_bytes = t + cache;
+        a.peak_bytes = a.required_bytes = a.reserved_bytes + c->fixed[CAT_CONTEXT] +
+                                          c->fixed[CAT_KERNEL_CODE] + c->fixed[CAT_EXTERNAL];
+    }
     if (c->went_on_process && a.required_bytes > c->went_on_process) {
         a.peak_bytes = a.required_bytes = c->went_on_process;
         if (a.reserved_bytes > c->went_on_reserved)

@@ -94,8 +94,9 @@ typedef struct run_facts {
     int oom_went_on; /* has_oom's error is one the program caught and went on from */
     /* what the program went on with after the last error of its training it caught (replay.h
      * went_on_*; went_on_batch 0: not read): its micro-batch, optimizer steps, its tensors'
-     * largest over them, the reserved and process levels it held then */
-    uint64_t went_on_batch, went_on_tensors, went_on_reserved, went_on_process;
+     * largest over them, the reserved and process levels it held then, the cache reserved before
+     * the error its steps never used (0: none or not known) */
+    uint64_t went_on_batch, went_on_tensors, went_on_reserved, went_on_process, went_on_unused;
     int went_on_steps;
     /* the run's OOM came at a later attempt's micro-batch than the first forward's (this one,
      * replay.h oom_first_batch; the configuration is the attempt's): the peaks are the first's */

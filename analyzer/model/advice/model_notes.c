@@ -117,6 +117,7 @@ void model_went_on(model_result *m, const run_facts *f)
     c->went_on_tensors = f->went_on_tensors;
     c->went_on_process = f->went_on_process;
     c->went_on_reserved = f->went_on_reserved;
+    c->went_on_unused = f->went_on_unused;
     c->went_on_steps = f->went_on_steps;
 }
 
@@ -174,16 +175,28 @@ void model_advice_notes(model_result *m, const run_facts *f)
         if (m->capacity)
             snprintf(cap, sizeof cap, ", %.0f %% of the card",
                      100.0 * (double)f->went_on_process / (double)m->capacity);
+        /* (the failed attempt's cache its steps never used: advice_floors.c went_on_anchor) */
+        const model_calib *c = &m->calib;
+        int unused = c->went_on_unused && c->went_on_reserved > c->went_on_unused &&
+                     c->went_on_reserved - c->went_on_unused > c->went_on_tensors;
+        char un[160] = "";
+        if (unused)
+            snprintf(un, sizeof un,
+                     ", %.2f GiB of it segments of the attempt that failed, which its steps never "
+                     "used",
+                     (double)c->went_on_unused / 1073741824.0);
         snprintf(t, sizeof t,
                  "the program went on at %s %llu after the error it caught and ran %d optimizer "
-                 "step%s there: its tensors peaked at %.2f GiB, the process held %.2f GiB%s; the "
-                 "what-ifs at %llu are that measurement%s with the allocator cache assumed (never "
+                 "step%s there: its tensors peaked at %.2f GiB, the process held %.2f GiB%s%s; "
+                 "the what-ifs at %llu are that measurement%s with the allocator cache %s (never "
                  "more than the process held), a smaller %s no more, a larger no less",
                  model_batch_word(m), (unsigned long long)m->calib.went_on_B, f->went_on_steps,
                  f->went_on_steps == 1 ? "" : "s", (double)f->went_on_tensors / 1073741824.0,
-                 (double)f->went_on_process / 1073741824.0, cap,
+                 (double)f->went_on_process / 1073741824.0, cap, un,
                  (unsigned long long)m->calib.went_on_B,
                  f->went_on_steps < 2 ? " and the optimizer's state a later step holds" : "",
+                 unused ? "in the share its steps used, the segments they never used left out"
+                        : "assumed",
                  model_batch_word(m));
         note(m, t);
     }

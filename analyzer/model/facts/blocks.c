@@ -16,6 +16,28 @@ void blocks_init(blocks *b, const blocks_rules *rules)
 {
     memset(b, 0, sizeof *b);
     b->rules = *rules;
+    b->epoch_peak = UINT64_MAX; /* (no epoch: no rise) */
+}
+
+void blocks_epoch_begin(blocks *b)
+{
+    b->epoch++;
+    b->epoch_peak = 0;
+    b->epoch_lost = 0;
+}
+
+uint64_t blocks_epoch_unused(const blocks *b)
+{
+    if (!b->epoch || b->epoch_lost || !b->epoch_peak || b->epoch_peak == UINT64_MAX)
+        return 0;
+    uint64_t sum = 0;
+    for (size_t i = 0; i < b->nsegs; i++) {
+        const blocks_segment *s = b->seg[b->at[i].id];
+        if (s->made_in == b->epoch || s->freed_gen >= b->gen || s->n != s->dead)
+            continue;
+        sum += s->size;
+    }
+    return sum;
 }
 
 void blocks_free_all(blocks *b)
@@ -162,7 +184,7 @@ static blocks_segment *new_seg(blocks *b, uint64_t addr, uint64_t size, size_t c
     } else {
         id = (uint32_t)b->nids++;
     }
-    *s = (blocks_segment){addr, size, 0, (uint32_t)cap, id, 0, 0, {0}};
+    *s = (blocks_segment){addr, size, 0, (uint32_t)cap, id, 0, 0, b->epoch, 0, 0};
     return b->seg[id] = s;
 }
 
@@ -372,6 +394,7 @@ void blocks_segment_del(blocks *b, uint64_t addr, uint64_t size)
             place_remove(b, i);
             drop_seg(b, s);
         } else if (s->addr < addr) { /* keep the head; a tail past the hole is its own */
+            b->epoch_lost = 1;       /* (its parts' marks: not known) */
             size_t h = upper(s->blk, s->n, addr - 1), to = s->n; /* [h, to): in the hole */
             blocks_segment *tail;
             if (s_end > end && !segs_reserve(b, b->nsegs + 1)) {
@@ -388,7 +411,8 @@ void blocks_segment_del(blocks *b, uint64_t addr, uint64_t size)
             s->size = addr - s->addr;
             s->n = (uint32_t)h;
             i++;
-        } else { /* keep the tail */
+        } else {               /* keep the tail */
+            b->epoch_lost = 1; /* (as above) */
             size_t k = upper(s->blk, s->n, end - 1);
             loose_drop(b, s->blk, k);
             memmove(s->blk, s->blk + k, (s->n - k) * sizeof *s->blk);
@@ -412,6 +436,8 @@ static int join(blocks *b, size_t i)
     memcpy(s->blk + s->n, t->blk, t->n * sizeof *t->blk);
     s->n += t->n;
     s->size += t->size;
+    s->made_in = b->epoch; /* (joined: taken as given a block now) */
+    s->freed_gen = s->freed_gen > t->freed_gen ? s->freed_gen : t->freed_gen;
     place_remove(b, i + 1);
     drop_seg(b, t);
     return 0;
@@ -511,12 +537,14 @@ uint64_t blocks_alloc(blocks *b, uint64_t addr, uint64_t size, uint64_t t)
         s->dead -= !here;
         at->size = bsize;
         s->made = (uint32_t)(k - 1);
+        s->made_in = b->epoch;
     } else if (s && !blk_reserve(b, &s, (size_t)s->n + 1)) {
         memmove(s->blk + k + 1, s->blk + k, (s->n - k) * sizeof *s->blk);
         s->blk[k] = (blocks_block){addr, bsize};
         s->n++;
         s->made = (uint32_t)k;
-    } else { /* in no segment (or its list cannot grow): loose */
+        s->made_in = b->epoch; /* (a block of this epoch in it) */
+    } else {                   /* in no segment (or its list cannot grow): loose */
         uint64_t *e = loose_add(b, addr);
         if (!e)
             return 0;
@@ -525,6 +553,8 @@ uint64_t blocks_alloc(blocks *b, uint64_t addr, uint64_t size, uint64_t t)
     b->allocated += bsize;
     if (b->allocated > b->peak)
         b->peak = b->allocated, b->t_peak = t;
+    if (__builtin_expect(b->allocated > b->epoch_peak, 0))
+        b->epoch_peak = b->allocated, b->gen++;
     return bsize;
 }
 
@@ -559,6 +589,7 @@ uint64_t blocks_free(blocks *b, uint64_t addr)
     if (k && s->blk[k - 1].start == addr && s->blk[k - 1].size) {
         size = s->blk[k - 1].size;
         s->blk[k - 1].size = 0; /* dead, in its place */
+        s->freed_gen = b->gen;
         if (++s->dead > s->n / 2 && s->n >= BLK_COMPACT)
             compact(s);
     } else if (!loose_take(b, addr, &size)) {

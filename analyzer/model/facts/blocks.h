@@ -114,11 +114,13 @@ typedef struct blocks_block {
  * each segment added or released moved the entries after it and renumbered them). */
 typedef struct blocks_segment {
     uint64_t addr, size;
-    uint32_t n, cap; /* blocks in blk (the dead among them), room for */
-    uint32_t id;     /* its name while it lives (blocks.seg: where it is now) */
-    uint32_t dead;   /* of the n, freed blocks kept in place (size 0, blocks.c) */
-    uint32_t made;   /* the place in blk of the block made last (any value: checked first) */
-    uint32_t spare[3];
+    uint32_t n, cap;    /* blocks in blk (the dead among them), room for */
+    uint32_t id;        /* its name while it lives (blocks.seg: where it is now) */
+    uint32_t dead;      /* of the n, freed blocks kept in place (size 0, blocks.c) */
+    uint32_t made;      /* the place in blk of the block made last (any value: checked first) */
+    uint32_t made_in;   /* the epoch (blocks.epoch) it was reserved or last given a block in */
+    uint32_t freed_gen; /* blocks.gen when a block of it was last freed */
+    uint32_t spare;
     blocks_block blk[];
 } blocks_segment;
 _Static_assert(sizeof(blocks_segment) == 48, "a 48-byte header: no block crosses a line");
@@ -155,13 +157,27 @@ typedef struct blocks {
     uint64_t allocated;    /* bytes in live blocks: memory_allocated() */
     uint64_t peak, t_peak; /* their peak and when: max_memory_allocated() */
     uint64_t unplaced;     /* tensors in no known segment, or past its free range: rounded only */
-    uint64_t searches;     /* segment lookups its hints did not answer (a binary search each) */
+    /* an epoch (blocks_epoch_begin): the blocks' peak since it began (UINT64_MAX: none begun),
+     * gen counting its rises (a segment's freed_gen says whether its last free came after the
+     * last), lost: a segment split since (its parts' marks not known) */
+    uint64_t epoch_peak;
+    uint32_t epoch, gen;
+    int epoch_lost;
+    uint64_t searches; /* segment lookups its hints did not answer (a binary search each) */
 } blocks;
 
 /* blocks_init: an empty emulation with rules (from blocks_rules_parse). */
 void blocks_init(blocks *b, const blocks_rules *rules);
 /* blocks_free_all: releases what b holds; b is empty afterwards. */
 void blocks_free_all(blocks *b);
+
+/* blocks_epoch_begin: an epoch begins (a program going on after an error it caught,
+ * replay_went_on.c); blocks_epoch_unused: the bytes of the segments reserved before it that no
+ * block of it was given since, nothing live in them now and nothing freed in them since the blocks'
+ * peak of the epoch (free from that peak on, never used by what ran since: cache the epoch did not
+ * need); 0 when not known (no epoch, no peak, a segment split since). */
+void blocks_epoch_begin(blocks *b);
+uint64_t blocks_epoch_unused(const blocks *b);
 
 /* blocks_segment_add: PyTorch's allocator reserved the segment [addr, addr + size)
  * (SEGMENT_ALLOC). 0, or -1 when out of memory (its tensors then count as unplaced). */

@@ -191,9 +191,11 @@ typedef struct replay_result {
      * went_on_event 0: none): the tokens of its batch (B·T: the token batch the first forward's
      * stack made again, 0 not found) and its micro-batch (over the inferred T; 0 unknown); its
      * tensors' largest outside evaluation passes, the reserved and process levels at their
-     * largest as those rose (what its steps held); the optimizer steps begun after it */
+     * largest as those rose (what its steps held); the optimizer steps begun after it; the
+     * segments reserved before the error that its steps never used (blocks_epoch_unused: the
+     * failed attempt's cache kept through them; 0: none, or not known) */
     uint64_t went_on_event, went_on_tokens, went_on_batch;
-    uint64_t went_on_tensors, went_on_reserved, went_on_process;
+    uint64_t went_on_tensors, went_on_reserved, went_on_process, went_on_unused;
     uint32_t went_on_steps;
     /* the first forward's micro-batch where the run's OOM is a later attempt's at another, which
      * the inference's B became (the trace ended in it: replay_went_on.c); 0: none */

@@ -28,6 +28,8 @@ void replay_went_on_open(state *s, const oom_track *ot)
     w->open = 1, w->caught = 0;
     w->event = ot->first_event;
     w->iter = s->iter;
+    if (s->blocks_on) /* (which of its segments the steps after it use) */
+        blocks_epoch_begin(&s->blocks);
 }
 
 /* inputs: the program's inputs live now made since the stretch began, the oldest first */
@@ -78,6 +80,7 @@ void replay_went_on_resolved(state *s, const oom_track *ot, int caught)
     w->proc = u->wproc > w->proc ? u->wproc : w->proc;
     w->pre_train = u->pre_train, w->pre_res = u->pre_res, w->pre_t_res = u->pre_t_res;
     w->open = u->open, w->caught = u->caught, w->event = u->event, w->iter = u->iter;
+    s->blocks.epoch_lost = 1; /* (the epoch began at this failure, not at the stretch's) */
 }
 
 int replay_same_lines(tables *t, uint32_t a, uint32_t b)
@@ -147,6 +150,7 @@ void replay_went_on_end(state *s)
         r->went_on_tensors = r->peak_train;
         r->went_on_reserved = w->res;
         r->went_on_process = w->proc;
+        r->went_on_unused = s->blocks_on ? blocks_epoch_unused(&s->blocks) : 0;
         r->went_on_steps = s->iter - w->iter;
         r->went_on_tokens = token_batch(s, &r->went_on_batch);
     }
