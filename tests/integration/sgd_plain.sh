@@ -7,7 +7,9 @@
 # momentum buffer of 4 B per trainable parameter. Now: none seen, how many ran not known (text,
 # HTML, diff, JSON iterations_known false), "no state (plain SGD)" from the momentum its call gives
 # (none), no momentum buffer counted; a run out of memory in its first forward (no backward
-# completed) still ran none, said so.
+# completed) still ran none, said so. Its docstring names torch.optim.AdamW(...), which it does not
+# make: a string is no call (the scan had taken it for a second kind, "the script constructs
+# several kinds (AdamW( line 5, SGD( line 35", its optimizer unknown).
 set -u
 fail() { echo "sgd_plain: $*"; exit 1; }
 [ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"

@@ -2,8 +2,9 @@
 (torch.optim.SGD with the learning rate alone: no momentum, so no state) and its gradients zeroed in place
 (p.grad.zero_(), as zero_grad(set_to_none=False) does: they stay allocated), accumulating
 --update_every micro-batches of --batch images per optimizer step, for --iters steps. Its steps
-allocate and free nothing. Prints its truth (VRAMTRACE_TORCH_STATS: steps, backward passes).
-Used by tests/integration/sgd_plain.sh."""
+allocate and free nothing. It makes no torch.optim.AdamW(params, lr=0.1), whose two moments
+would be 8 B of state per parameter (the name, in this docstring, is no call). Prints its truth
+(VRAMTRACE_TORCH_STATS: steps, backward passes). Used by tests/integration/sgd_plain.sh."""
 import argparse
 import os
 import sys

@@ -292,6 +292,15 @@ static void test_optim_script(void **state)
     assert_non_null(strstr(r.optim_where, "the script constructs several kinds (SGD( line 2"));
     r = script_optim("print('no optimizer here')\n");
     assert_int_equal(r.optim, OPT_UNKNOWN);
+    /* a string is no call either (a docstring naming what the script does not make, a help
+     * text): the one call, its line counted past them */
+    r = script_optim(
+        "\"\"\"Trains with AdamW.\n\nNot torch.optim.SGD(p, momentum=0.9): slower.\n\"\"\"\n"
+        "ap.add_argument('--x', help=\"like Adafactor(p) # or\")\n"
+        "opt = torch.optim.AdamW(p)\n");
+    assert_int_equal(r.optim, OPT_ADAM);
+    assert_int_equal(r.optim_kinds, 0);
+    assert_non_null(strstr(r.optim_where, "AdamW( in train.py:6, the script's only optimizer"));
     /* a measured state or a class seen stays */
     config_recfile f = {.name = "t.py", .data = "SGD(p)", .len = 6, .kind = VT_FILE_ARG};
     config_files fs = {1, &f, 1};

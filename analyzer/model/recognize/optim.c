@@ -498,15 +498,23 @@ void recognize_optim_script(const config_files *fs, run_recognition *r)
             continue;
         const char *s = cf->data;
         size_t line = 1, n = 0;
-        int comment = 0; /* in a line's # comment */
         for (size_t i = 0; i < cf->len; i++) {
             if (s[i] == '\n') {
-                line++, comment = 0;
+                line++;
                 continue;
             }
-            if (s[i] == '#')
-                comment = 1;
-            optim_kind k = comment ? OPT_UNKNOWN : call_at(s, cf->len, i, &n);
+            /* a comment or a string is no call (a docstring's "torch.optim.AdamW(params)" of a
+             * script that makes SGD had been a second kind): past it, its lines counted */
+            size_t past = s[i] == '#' || s[i] == '"' || s[i] == '\''
+                              ? scriptflags_skip_noncode(s, i, cf->len)
+                              : i;
+            if (past > i) {
+                for (size_t j = i; j < past; j++)
+                    line += s[j] == '\n';
+                i = past - 1;
+                continue;
+            }
+            optim_kind k = call_at(s, cf->len, i, &n);
             if (k == OPT_UNKNOWN)
                 continue;
             if (!(kinds & 1u << k) && nfirst < OPT_COUNT) {
