@@ -135,6 +135,14 @@ typedef struct blocks_place {
 #define BLOCKS_NEAR_PER_SEG 128u /* this many per segment (a direct-mapped table: room), */
 #define BLOCKS_NEAR_MAX (1u << 20) /* at most (4 MiB) */
 
+/* BLOCKS_FREED: the blocks freed last, by address (direct-mapped: a later one takes its slot):
+ * their places in their segment's list, for the tensor that is made there next (blocks.c) */
+#define BLOCKS_FREED 64
+typedef struct blocks_freed {
+    uint64_t addr; /* 0: none */
+    uint64_t at;   /* its place in its segment's list then (any value: checked before use) */
+} blocks_freed;
+
 /* The emulation of one run: segments by id and sorted by address, live blocks by address. */
 typedef struct blocks {
     blocks_rules rules;
@@ -164,6 +172,7 @@ typedef struct blocks {
     uint32_t epoch, gen;
     int epoch_lost;
     uint64_t searches; /* segment lookups its hints did not answer (a binary search each) */
+    blocks_freed freed[BLOCKS_FREED];
 } blocks;
 
 /* blocks_init: an empty emulation with rules (from blocks_rules_parse). */
