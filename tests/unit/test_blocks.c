@@ -338,6 +338,7 @@ enum { M_SEGS = 256, M_BLOCKS = 3000 };
 typedef struct {
     uint64_t start, size;
     int requested, listed;
+    unsigned hint; /* the emulation's place hint of it when made (blocks.hint) */
 } m_block;
 typedef struct {
     blocks_rules rl;
@@ -479,11 +480,13 @@ static void random_ops(uint64_t seed, int n, uint64_t max_size, int seg_ops)
             else if (how < 95 && k >= 0)
                 a = m->blk[k].start;
             assert_int_equal(blocks_alloc(&b, a, size, (uint64_t)op), m_alloc(m, a, size));
-        } else if (c < 90) {
+            m->blk[m->nblk - 1].hint = b.hint;
+        } else if (c < 90) { /* its hint from its making (stale once its list changed), or any */
             if (k >= 0 && c < 86)
                 a = m->blk[k].start;
             int j = m_block_at(m, a);
-            assert_int_equal(blocks_free(&b, a), j < 0 ? 0 : m_gone(m, j));
+            unsigned h = j >= 0 && c % 8 ? m->blk[j].hint : (unsigned)(rnd(&x) % 256);
+            assert_int_equal(blocks_free_hinted(&b, a, h), j < 0 ? 0 : m_gone(m, j));
         } else if (c < 95) {
             if (k >= 0)
                 a = m->blk[k].start;

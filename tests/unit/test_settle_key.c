@@ -22,11 +22,20 @@ static uint32_t key_by_fields(const state *s, const livemap_entry *e)
     unsigned tensor_api = (lv == L_TENSOR) | (lv == L_INNER), unsized = !s->vocab_done;
     unsigned bits = replay_size_bits(s, e->size), half = bits & 1, copy = bits >> 1 & 1;
     unsigned to_copy = (f & EF_TO_COPY) != 0 && tensor_api;
-    return classify_settle_bits(e->space, e->layer, tensor_api, tm, ph, (f & EF_LOSS) != 0,
-                                to_copy & copy, half, bits >> 2 & 1, (f & EF_WORKSPACE) != 0,
-                                (f & EF_ATTENTION) != 0, (f & EF_INPUT) != 0, e->bwd != 0, unsized,
-                                unsized & to_copy, unsized & !half & !copy,
-                                !replay_provisional((int)ph, (int)tensor_api));
+    return classify_settle_bits(
+        e->space, reader_api_layer(e->api), tensor_api, tm, ph, (f & EF_LOSS) != 0, to_copy & copy,
+        half, bits >> 2 & 1, (f & EF_WORKSPACE) != 0, (f & EF_ATTENTION) != 0, (f & EF_INPUT) != 0,
+        e->bwd != 0, unsized, unsized & to_copy, unsized & !half & !copy,
+        !replay_provisional((int)ph, (int)tensor_api));
+}
+
+/* api_of_layer: an API id of that layer (an entry's layer is its API's), 256 when none is */
+static unsigned api_of_layer(unsigned layer)
+{
+    for (unsigned api = 0; api < 256; api++)
+        if ((unsigned)reader_api_layer(api) == layer)
+            return api;
+    return 256;
 }
 
 static void test_key_is_the_fields(void **st)
@@ -57,11 +66,14 @@ static void test_key_is_the_fields(void **st)
                             for (unsigned layer = 0; layer < 4; layer++)
                                 for (size_t lv = 0; lv < 4; lv++)
                                     for (uint32_t bwd = 0; bwd < 2; bwd++) {
+                                        if (api_of_layer(layer) > 255)
+                                            continue;
                                         s.vocab_done = vd, r.tensor_mode = tm;
                                         livemap_entry e;
                                         memset(&e, 0, sizeof e);
                                         e.size = size, e.space = (uint8_t)spaces[sp];
-                                        e.layer = (uint8_t)layer, e.level = (uint8_t)levels[lv];
+                                        e.api = (uint8_t)api_of_layer(layer);
+                                        e.level = (uint8_t)levels[lv];
                                         e.phase = (uint8_t)ph, e.bwd = bwd;
                                         for (int k = 0; k < 5; k++)
                                             e.flags |= (fs >> k & 1) ? efs[k] : 0;
@@ -78,8 +90,38 @@ static void test_key_is_the_fields(void **st)
     free(s.szm);
 }
 
+/* the keys' memo tells entries apart by all a key is made of, their API too: an entry's layer is
+ * its API's (livemap.h), and the memo's tag reads the API where it had read the layer */
+static void test_memo_tells_layers(void **st)
+{
+    (void)st;
+    replay_result r;
+    memset(&r, 0, sizeof r);
+    state *s = calloc(1, sizeof *s);
+    assert_non_null(s);
+    s->r = &r;
+    s->sizes_gen = 1;
+    s->szm = calloc(8192, sizeof *s->szm);
+    assert_non_null(s->szm);
+    unsigned layers = 0;
+    for (unsigned layer = 0; layer < 4; layer++) {
+        if (api_of_layer(layer) > 255)
+            continue;
+        livemap_entry e;
+        memset(&e, 0, sizeof e);
+        e.size = 4096, e.space = 1, e.level = L_SEGMENT, e.phase = 1;
+        e.api = (uint8_t)api_of_layer(layer);
+        assert_int_equal(replay_cats_key_memo(s, &e), replay_cats_key(s, &e));
+        layers++;
+    }
+    assert_true(layers >= 2);
+    free(s->szm);
+    free(s);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_key_is_the_fields)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_key_is_the_fields),
+                                       cmocka_unit_test(test_memo_tells_layers)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -549,13 +549,16 @@ uint64_t blocks_alloc(blocks *b, uint64_t addr, uint64_t size, uint64_t t)
         at->size = bsize;
         s->made = (uint32_t)(k - 1);
         s->made_in = b->epoch;
+        b->hint = (uint8_t)(k - 1 < BLOCKS_NO_HINT ? k - 1 : BLOCKS_NO_HINT);
     } else if (s && !blk_reserve(b, &s, (size_t)s->n + 1)) {
         memmove(s->blk + k + 1, s->blk + k, (s->n - k) * sizeof *s->blk);
         s->blk[k] = (blocks_block){addr, bsize};
         s->n++;
         s->made = (uint32_t)k;
         s->made_in = b->epoch; /* (a block of this epoch in it) */
-    } else {                   /* in no segment (or its list cannot grow): loose */
+        b->hint = (uint8_t)(k < BLOCKS_NO_HINT ? k : BLOCKS_NO_HINT);
+    } else { /* in no segment (or its list cannot grow): loose */
+        b->hint = BLOCKS_NO_HINT;
         uint64_t *e = loose_add(b, addr);
         if (!e)
             return 0;
@@ -591,9 +594,16 @@ uint64_t blocks_free_request(blocks *b, uint64_t addr)
 
 uint64_t blocks_free(blocks *b, uint64_t addr)
 {
+    return blocks_free_hinted(b, addr, BLOCKS_NO_HINT);
+}
+
+uint64_t blocks_free_hinted(blocks *b, uint64_t addr, unsigned hint)
+{
     blocks_segment *s = seg_of(b, addr);
-    /* (the block made last first: a temporary is freed before the next tensor is made) */
+    /* (its place when made first; then the block made last: a temporary is freed before the next
+     * tensor is made; else a search) */
     size_t k = !s                                                ? 0
+               : hint < s->n && s->blk[hint].start == addr       ? hint + (size_t)1
                : s->made < s->n && s->blk[s->made].start == addr ? s->made + (size_t)1
                                                                  : upper(s->blk, s->n, addr);
     uint64_t size;

@@ -173,6 +173,7 @@ typedef struct blocks {
     int epoch_lost;
     uint64_t searches; /* segment lookups its hints did not answer (a binary search each) */
     blocks_freed freed[BLOCKS_FREED];
+    uint8_t hint; /* the place in its segment's list of the block blocks_alloc made last */
 } blocks;
 
 /* blocks_init: an empty emulation with rules (from blocks_rules_parse). */
@@ -205,6 +206,11 @@ uint64_t blocks_alloc(blocks *b, uint64_t addr, uint64_t size, uint64_t t);
 /* blocks_free: the tensor at addr was freed (FREE_COMPLETED): its block is free again. Returns
  * the block's size, 0 when no live block starts at addr. */
 uint64_t blocks_free(blocks *b, uint64_t addr);
+/* blocks_free_hinted: blocks_free, where hint is the place its block had in its segment's list
+ * when made (blocks.hint then, kept by the caller; blocks may have moved since: checked first).
+ * BLOCKS_NO_HINT: none (a block made loose, or past the 255th place). */
+#define BLOCKS_NO_HINT 255u
+uint64_t blocks_free_hinted(blocks *b, uint64_t addr, unsigned hint);
 /* blocks_free_request: PyTorch requested the free of the block at addr and completes it later
  * (a block used on another stream): its bytes leave `allocated` now, its place stays taken
  * until blocks_free. Returns its size, or 0 (no live block there, or already requested). */

@@ -25,8 +25,11 @@ typedef struct livemap_entry {
     uint32_t stack_id, iter;
     uint32_t bwd;      /* backward passes begun before the allocation */
     uint32_t snap_oom; /* index + 1 in the OOM's snapshot, 0 = not in it */
-    uint8_t space, api, device, layer, phase, flags, level; /* flags: EF_* */
-    uint8_t code; /* its category settled (a catpeaks code), 0 = not yet */
+    uint8_t space, api, device;
+    uint8_t blk; /* its PyTorch block's place in its segment's list when made (blocks.h; a hint,
+                  * any value) where its layer was (reader_api_layer(api): the API's alone) */
+    uint8_t phase, flags, level; /* flags: EF_* */
+    uint8_t code;                /* its category settled (a catpeaks code), 0 = not yet */
 } livemap_entry;
 _Static_assert(sizeof(livemap_entry) == 64, "an entry is one cache line");
 

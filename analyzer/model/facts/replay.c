@@ -89,7 +89,7 @@ static inline __attribute__((always_inline)) void apply_alloc(state *s, const re
                          .space = (uint8_t)AP_SPACE(info),
                          .api = ev->api,
                          .device = ev->device,
-                         .layer = (uint8_t)AP_LAYER(info),
+                         .blk = s->blocks.hint, /* (a tensor's of PyTorch's: where its block is) */
                          .phase = ph,
                          .flags = loss,
                          .level = (uint8_t)lvl};
@@ -131,10 +131,10 @@ static inline __attribute__((always_inline)) void apply_alloc(state *s, const re
 #define RESULT_SHUT_DOWN 4 /* a call's result when the driver had shut down (both APIs') */
 
 /* apply_free: the free ev (its phase ph) takes its allocation out of the live set; slot: where
- * run_pass last saw its index slot. */
+ * run_pass last saw its index slot; blk: a tensor's block to free too (replay_track_blocks). */
 static inline __attribute__((always_inline)) void apply_free(state *s, const reader_event *ev,
                                                              oom_track *ot, unsigned info,
-                                                             uint8_t ph, uint64_t slot)
+                                                             uint8_t ph, uint64_t slot, int blk)
 {
     replay_result *r = s->r;
     unsigned space = AP_SPACE(info);
@@ -146,6 +146,8 @@ static inline __attribute__((always_inline)) void apply_free(state *s, const rea
         return;
     }
     livemap_entry *e = livemap_find_at(&s->live, ev->addr, space, s->hash, slot);
+    if (blk)
+        blocks_free_hinted(&s->blocks, ev->addr, e ? e->blk : BLOCKS_NO_HINT);
     if (__builtin_expect(info & AP_SPECIAL, 0) && s->infer && ev->api == VT_API_torchFree)
         replay_infer_note(s, 0, ev, e ? e->alloc_event : 0);
     else if (e)
@@ -244,15 +246,14 @@ static inline __attribute__((always_inline)) void apply_one(state *s, int is_all
     } else {
         ph = replay_phase_free(s, ev); /* a free changes no counter */
     }
-    if (__builtin_expect(info & AP_SPECIAL, 0))
-        replay_track_blocks(s, ev);
+    int blk = __builtin_expect(info & AP_SPECIAL, 0) && replay_track_blocks(s, ev);
     int tl = __builtin_expect(s->r->tl != NULL, 0) && !s->joining; /* (a join: no phase's) */
     if (is_alloc) {
         if (tl)
             timeline_event(s->r->tl, ev, 1, ph, s->iter);
         apply_alloc(s, ev, ot, info, ph, loss);
     } else {
-        apply_free(s, ev, ot, info, ph, slot);
+        apply_free(s, ev, ot, info, ph, slot, blk);
         if (tl)
             replay_timeline_free(s, ev, ph);
     }

@@ -5,7 +5,9 @@
 
 #include "replay_state.h"
 
-live_item replay_item(const livemap_entry *e)
+/* item_of: replay_item's work (inline in replay_item_ended: every freed allocation a snapshot
+ * holds is one) */
+static inline __attribute__((always_inline)) live_item item_of(const livemap_entry *e)
 {
     return (live_item){.addr = e->addr,
                        .size = e->size,
@@ -16,7 +18,7 @@ live_item replay_item(const livemap_entry *e)
                        .api = e->api,
                        .space = e->space,
                        .device = e->device,
-                       .layer = e->layer,
+                       .layer = (uint8_t)reader_api_layer(e->api),
                        .phase_alloc = e->phase,
                        .phase_free = PHASE_COUNT,
                        .bwd_alloc = e->bwd,
@@ -29,9 +31,14 @@ live_item replay_item(const livemap_entry *e)
                        .torch_segment = (uint8_t)((e->flags & EF_TORCH_SEG) != 0)};
 }
 
+live_item replay_item(const livemap_entry *e)
+{
+    return item_of(e);
+}
+
 live_item replay_item_ended(const livemap_entry *e, const replay_end *x)
 {
-    live_item it = replay_item(e);
+    live_item it = item_of(e);
     replay_item_end(&it, x);
     return it;
 }

@@ -312,22 +312,22 @@ void replay_apinfo_init(state *s);
  * or a cuMemMap came (its chunks): PyTorch's segments flagged, the run in allocator mode. */
 void replay_mark_torch_segments(state *s, const reader_event *ev);
 /* replay_track_blocks: an allocator-tracker event for PyTorch's blocks (blocks.c): a tensor
- * made or freed once they are emulated inline (every tensor's), the rest and the first one
- * replay_track_blocks_more's. */
+ * made once they are emulated inline (every tensor's), the rest and the first one
+ * replay_track_blocks_more's; 1 for a tensor's free once they are: apply_free's, with the place
+ * of its block its entry kept (no search in its segment's list) */
 void replay_track_blocks_more(state *s, const reader_event *ev);
-static inline void replay_track_blocks(state *s, const reader_event *ev)
+static inline int replay_track_blocks(state *s, const reader_event *ev)
 {
     if (__builtin_expect(s->blocks_on && !ev->failed, 1)) {
         if (ev->api == VT_API_torchAlloc) {
             blocks_alloc(&s->blocks, ev->addr, ev->size, ev->time_ns);
-            return;
+            return 0;
         }
-        if (ev->api == VT_API_torchFree) {
-            blocks_free(&s->blocks, ev->addr);
-            return;
-        }
+        if (ev->api == VT_API_torchFree)
+            return 1;
     }
     replay_track_blocks_more(s, ev);
+    return 0;
 }
 /* replay_infer_note: one event for infer.c's pass (freed_event: what a free frees, or 0). */
 void replay_infer_note(state *s, int is_alloc, const reader_event *ev, uint64_t freed_event);
@@ -453,7 +453,8 @@ static inline __attribute__((always_inline)) uint32_t replay_cats_key(const stat
     unsigned to_copy = (f / EF_TO_COPY & 1) & tensor_api; /* (the EF_ are powers of two) */
     _Static_assert(EF_LOSS == 1 && EF_WORKSPACE == 8 && EF_ATTENTION == 16 && EF_INPUT == 32,
                    "the flags' bits move to the key's 12 and 16-18 by two shifts");
-    return (e->space & 15u) | (e->layer & 3u) << 4 | tensor_api << 6 | tm << 7 | (ph & 15) << 8 |
+    unsigned layer = (unsigned)reader_api_layer(e->api) & 3u; /* (an entry's is its API's) */
+    return (e->space & 15u) | layer << 4 | tensor_api << 6 | tm << 7 | (ph & 15) << 8 |
            (f & EF_LOSS) << 12 | (f & (EF_WORKSPACE | EF_ATTENTION | EF_INPUT)) << 13 |
            (to_copy & copy) << 13 | (bits & 1) << 14 | (bits & 4) << 13 | (e->bwd != 0) << 19 |
            unsized * ((!half) << 20 | (to_copy & !copy) << 21 | (!half & !copy) << 22) |
@@ -462,24 +463,24 @@ static inline __attribute__((always_inline)) uint32_t replay_cats_key(const stat
 /* the memos' keys (replay_cats_key_memo, replay_item_key) take fields out of words by byte masks */
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the memo keys' masks are little-endian");
 /* replay_cats_key_memo: replay_cats_key(s, e) from a memo by all it is made of: e's space,
- * layer, phase, flags and level (read in one load), whether a backward came before it, tensor
- * mode, whether the sizes are final, what its size says (about 40 instructions an allocation
+ * api (its layer), phase, flags and level (read in one load), whether a backward came before it,
+ * tensor mode, whether the sizes are final, what its size says (about 40 instructions an allocation
  * fewer than the key's own bit work) */
 uint32_t replay_cats_key_miss(const state *s, const livemap_entry *e, struct key_memo *k,
                               uint64_t tag);
 static inline __attribute__((always_inline)) uint32_t replay_cats_key_memo(state *s,
                                                                            const livemap_entry *e)
 {
-    uint64_t w; /* space, api, device, layer, phase, flags, level, code */
+    uint64_t w; /* space, api, device, blk, phase, flags, level, code */
     memcpy(&w, &e->space, sizeof w);
     _Static_assert(offsetof(livemap_entry, code) == offsetof(livemap_entry, space) + 7 &&
                        offsetof(livemap_entry, level) == offsetof(livemap_entry, space) + 6 &&
                        offsetof(livemap_entry, flags) == offsetof(livemap_entry, space) + 5 &&
                        offsetof(livemap_entry, phase) == offsetof(livemap_entry, space) + 4 &&
-                       offsetof(livemap_entry, layer) == offsetof(livemap_entry, space) + 3,
+                       offsetof(livemap_entry, api) == offsetof(livemap_entry, space) + 1,
                    "the key's fields of an entry lie in one word");
-    const uint64_t fields = 0x00ff3bffff0000ffull; /* the flags: EF_LOSS, _TO_COPY, _WORKSPACE,
-                                                    * _ATTENTION, _INPUT */
+    const uint64_t fields = 0x00ff3bff0000ffffull; /* the flags: EF_LOSS, _TO_COPY, _WORKSPACE,
+                                                    * _ATTENTION, _INPUT; the api: its layer */
     uint64_t tag = (w & fields) | (uint64_t)(e->bwd != 0) << 56 |
                    (uint64_t)(s->r->tensor_mode != 0) << 57 | (uint64_t)!s->vocab_done << 58 |
                    (uint64_t)replay_size_bits(s, e->size) << 59 | 1ull << 63;
