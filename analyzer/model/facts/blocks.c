@@ -3,6 +3,7 @@
  * should_split; a block is carved from the start of a free range, and free ranges run from a
  * block's start to the next live block or the end of its segment (free blocks merge). */
 #include "blocks.h"
+#include "blocks_loose.h"
 
 #include "mem.h"
 
@@ -287,104 +288,6 @@ static void near_fit(blocks *b)
         near_mark(b, b->seg[b->at[i].id]);
 }
 
-/* ---- the loose blocks (blocks.loose) -------------------------------------------------------- */
-
-/* loose_slot: the slot of the loose block at addr, or the empty one where it would go. */
-static blocks_block *loose_slot(const blocks *b, uint64_t addr)
-{
-    size_t j = (size_t)livemap_mix(addr, 0) & (b->caploose - 1);
-    while (b->loose[j].start && b->loose[j].start != addr)
-        j = (j + 1) & (b->caploose - 1);
-    return &b->loose[j];
-}
-
-static int loose_grow(blocks *b)
-{
-    size_t cap = b->caploose ? b->caploose * 2 : 1024;
-    blocks_block *old = b->loose, *n = calloc(cap, sizeof *n);
-    if (!n)
-        return -1;
-    size_t oc = b->caploose;
-    b->loose = n, b->caploose = cap;
-    for (size_t i = 0; i < oc; i++)
-        if (old[i].start)
-            *loose_slot(b, old[i].start) = old[i];
-    free(old);
-    return 0;
-}
-
-/* loose_find: where the size of the loose block at addr is kept, NULL when none is there. */
-static uint64_t *loose_find(blocks *b, uint64_t addr)
-{
-    if (!addr)
-        return b->zero_loose ? &b->zero_size : NULL;
-    if (!b->nloose) /* (the usual: every block in its segment's list) */
-        return NULL;
-    blocks_block *e = loose_slot(b, addr);
-    return e->start ? &e->size : NULL;
-}
-
-/* loose_add: where the size of a loose block at addr goes; NULL when out of memory. */
-static uint64_t *loose_add(blocks *b, uint64_t addr)
-{
-    if (!addr) {
-        b->zero_loose = 1;
-        return &b->zero_size;
-    }
-    if ((b->nloose + 1) * 4 > b->caploose && loose_grow(b) < 0)
-        return NULL;
-    blocks_block *e = loose_slot(b, addr);
-    if (!e->start)
-        e->start = addr, b->nloose++;
-    return &e->size;
-}
-
-/* loose_take_any: loose_take's work, the table searched */
-static int loose_take_any(blocks *b, uint64_t addr, uint64_t *size)
-{
-    if (!addr) {
-        if (!b->zero_loose)
-            return 0;
-        *size = b->zero_size, b->zero_loose = 0;
-        return 1;
-    }
-    blocks_block *e = b->nloose ? loose_slot(b, addr) : NULL;
-    if (!e || !e->start)
-        return 0;
-    *size = e->size;
-    size_t i = (size_t)(e - b->loose), mask = b->caploose - 1;
-    b->loose[i].start = 0;
-    b->nloose--;
-    for (size_t j = (i + 1) & mask; b->loose[j].start; j = (j + 1) & mask) {
-        size_t home = (size_t)livemap_mix(b->loose[j].start, 0) & mask;
-        if (((j - home) & mask) >= ((j - i) & mask)) { /* its home is not in (i, j]: back to i */
-            b->loose[i] = b->loose[j];
-            b->loose[j].start = 0;
-            i = j;
-        }
-    }
-    return 1;
-}
-
-/* loose_take: the loose block at addr (if any) out of the table: its size, with its
- * BLOCK_REQUESTED bit, in *size; 0 when none is there (inline when there are none: the usual). */
-static inline int loose_take(blocks *b, uint64_t addr, uint64_t *size)
-{
-    return (b->nloose || b->zero_loose) && loose_take_any(b, addr, size);
-}
-
-/* loose_drop: the blocks a[0..n) leave their segment's list (it, or their part of it, was
- * released before them): loose, their frees still count them out (out of memory: lost, mem.h
- * says so) */
-static void loose_drop(blocks *b, const blocks_block *a, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        uint64_t *e = loose_add(b, a[i].start);
-        if (e)
-            *e = a[i].size;
-    }
-}
-
 /* ---- segments, added and released ------------------------------------------------------- */
 
 void blocks_segment_del(blocks *b, uint64_t addr, uint64_t size)
@@ -401,7 +304,7 @@ void blocks_segment_del(blocks *b, uint64_t addr, uint64_t size)
         if (s_end <= addr) {
             i++;
         } else if (s->addr >= addr && s_end <= end) { /* all of it */
-            loose_drop(b, s->blk, s->n);
+            blocks_loose_drop(b, s->blk, s->n);
             place_remove(b, i);
             drop_seg(b, s);
         } else if (s->addr < addr) { /* keep the head; a tail past the hole is its own */
@@ -418,14 +321,14 @@ void blocks_segment_del(blocks *b, uint64_t addr, uint64_t size)
                     i++;
                 }
             }
-            loose_drop(b, s->blk + h, to - h);
+            blocks_loose_drop(b, s->blk + h, to - h);
             s->size = addr - s->addr;
             s->n = (uint32_t)h;
             i++;
         } else {               /* keep the tail */
             b->epoch_lost = 1; /* (as above) */
             size_t k = upper(s->blk, s->n, end - 1);
-            loose_drop(b, s->blk, k);
+            blocks_loose_drop(b, s->blk, k);
             memmove(s->blk, s->blk + k, (s->n - k) * sizeof *s->blk);
             s->n -= (uint32_t)k;
             s->size = s_end - end;
@@ -532,7 +435,7 @@ uint64_t blocks_alloc(blocks *b, uint64_t addr, uint64_t size, uint64_t t)
     int here = at && at->size;
     if (here)
         counted_out(b, at->size);
-    else if (loose_take(b, addr, &old))
+    else if (blocks_loose_take(b, addr, &old))
         counted_out(b, old);
     if (b->rules.async) {
         bsize = size;
@@ -559,7 +462,7 @@ uint64_t blocks_alloc(blocks *b, uint64_t addr, uint64_t size, uint64_t t)
         b->hint = (uint8_t)(k < BLOCKS_NO_HINT ? k : BLOCKS_NO_HINT);
     } else { /* in no segment (or its list cannot grow): loose */
         b->hint = BLOCKS_NO_HINT;
-        uint64_t *e = loose_add(b, addr);
+        uint64_t *e = blocks_loose_add(b, addr);
         if (!e)
             return 0;
         *e = bsize;
@@ -579,7 +482,7 @@ static uint64_t *size_at(blocks *b, uint64_t addr)
     blocks_segment *s = seg_of(b, addr);
     size_t k = s ? upper(s->blk, s->n, addr) : 0;
     return k && s->blk[k - 1].start == addr && s->blk[k - 1].size ? &s->blk[k - 1].size
-                                                                  : loose_find(b, addr);
+                                                                  : blocks_loose_find(b, addr);
 }
 
 uint64_t blocks_free_request(blocks *b, uint64_t addr)
@@ -614,7 +517,7 @@ uint64_t blocks_free_hinted(blocks *b, uint64_t addr, unsigned hint)
         *freed_slot(b, addr) = (blocks_freed){addr, k - 1};
         if (++s->dead > s->n / 2 && s->n >= BLK_COMPACT)
             compact(s);
-    } else if (!loose_take(b, addr, &size)) {
+    } else if (!blocks_loose_take(b, addr, &size)) {
         return 0;
     }
     counted_out(b, size);
