@@ -212,6 +212,38 @@ static void test_allocator_blocks(void **st)
     unlink(path);
 }
 
+/* a tensor's free of PyTorch's tracker in an ALLOC record (a malformed trace: the reader takes
+ * any API in either record) frees its block as a FREE record's does: the blocks' free is not
+ * left to apply_free, which an ALLOC record never reaches (a second 4 MiB tensor after it: the
+ * allocated peak 4 MiB, not 8) */
+static void test_allocator_free_in_alloc(void **st)
+{
+    (void)st;
+    char path[] = "/tmp/vt-replay-XXXXXX";
+    begin_file(path);
+    code(2, "/x/train.py", "Block.forward");
+    stack(2, 2);
+    g_alloc_api = VT_API_cudaMalloc;
+    alloc(0, 0, 0x10000000, 20 << 20, 2, 0);
+    g_alloc_api = VT_API_torchSegmentAlloc;
+    alloc(0, 0, 0x10000000, 20 << 20, 2, 0);
+    g_alloc_api = VT_API_torchAlloc;
+    alloc(0, 0, 0x10000000, 4 << 20, 2, 0);
+    g_alloc_api = VT_API_torchFree;
+    alloc(0, 0, 0x10000000, 0, 2, 0);
+    g_alloc_api = VT_API_torchAlloc;
+    alloc(0, 0, 0x10400000, 4 << 20, 2, 0);
+    end(path);
+    g_alloc_api = VT_API_cudaMallocAsync;
+    replay_result r;
+    char err[256];
+    assert_int_equal(replay_file(path, &r, err, sizeof err), 0);
+    assert_true(r.allocator_mode);
+    assert_int_equal(r.peak_allocated_blocks, 4 << 20);
+    replay_free(&r);
+    unlink(path);
+}
+
 /* an evaluation's weights freed as the program exits (no gradient was ever freed, nothing
  * allocated after them) are parameters for the category peaks; one the program freed and went
  * on (goes_on: an allocation after it) is not: held back until the next allocation or the end
@@ -441,11 +473,15 @@ static void test_read_ahead_same(void **st)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_training_shape),    cmocka_unit_test(test_accumulation),
-        cmocka_unit_test(test_segment_oom_cache), cmocka_unit_test(test_allocator_blocks),
-        cmocka_unit_test(test_bad_files),         cmocka_unit_test(test_no_kv_peak),
-        cmocka_unit_test(test_fused_step_phase),  cmocka_unit_test(test_exit_frees_weights),
-        cmocka_unit_test(test_read_ahead_same)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_training_shape),
+                                       cmocka_unit_test(test_accumulation),
+                                       cmocka_unit_test(test_segment_oom_cache),
+                                       cmocka_unit_test(test_allocator_blocks),
+                                       cmocka_unit_test(test_allocator_free_in_alloc),
+                                       cmocka_unit_test(test_bad_files),
+                                       cmocka_unit_test(test_no_kv_peak),
+                                       cmocka_unit_test(test_fused_step_phase),
+                                       cmocka_unit_test(test_exit_frees_weights),
+                                       cmocka_unit_test(test_read_ahead_same)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

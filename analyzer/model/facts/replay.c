@@ -246,7 +246,7 @@ static inline __attribute__((always_inline)) void apply_one(state *s, int is_all
     } else {
         ph = replay_phase_free(s, ev); /* a free changes no counter */
     }
-    int blk = __builtin_expect(info & AP_SPECIAL, 0) && replay_track_blocks(s, ev);
+    int blk = __builtin_expect(info & AP_SPECIAL, 0) && replay_track_blocks(s, is_alloc, ev);
     int tl = __builtin_expect(s->r->tl != NULL, 0) && !s->joining; /* (a join: no phase's) */
     if (is_alloc) {
         if (tl)

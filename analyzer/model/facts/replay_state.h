@@ -313,17 +313,17 @@ void replay_apinfo_init(state *s);
 void replay_mark_torch_segments(state *s, const reader_event *ev);
 /* replay_track_blocks: an allocator-tracker event for PyTorch's blocks (blocks.c): a tensor
  * made once they are emulated inline (every tensor's), the rest and the first one
- * replay_track_blocks_more's; 1 for a tensor's free once they are: apply_free's, with the place
- * of its block its entry kept (no search in its segment's list) */
+ * replay_track_blocks_more's; 1 for a tensor's free once they are (a FREE record: is_alloc 0):
+ * apply_free's, with the place of its block its entry kept (no search in its segment's list) */
 void replay_track_blocks_more(state *s, const reader_event *ev);
-static inline int replay_track_blocks(state *s, const reader_event *ev)
+static inline int replay_track_blocks(state *s, int is_alloc, const reader_event *ev)
 {
     if (__builtin_expect(s->blocks_on && !ev->failed, 1)) {
         if (ev->api == VT_API_torchAlloc) {
             blocks_alloc(&s->blocks, ev->addr, ev->size, ev->time_ns);
             return 0;
         }
-        if (ev->api == VT_API_torchFree)
+        if (ev->api == VT_API_torchFree && !is_alloc)
             return 1;
     }
     replay_track_blocks_more(s, ev);
