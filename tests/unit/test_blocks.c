@@ -254,8 +254,7 @@ static void test_many_segments(void **st)
      * (a remainder of 1 MiB is not split off); found in no segment, it would be 1.5 MiB */
     for (unsigned k = 0; k < N; k++) {
         uint64_t i = (uint64_t)k * 104729 % N, a = base + i * step;
-        blocks_prefetch(&b, a);
-        blocks_hint(&b, blocks_prefetch_seg(&b, a));
+        blocks_hint(&b, blocks_prefetch_seg(&b, blocks_prefetch(&b, a)));
         assert_int_equal(blocks_alloc(&b, a, MiB + 512 * KiB, k), 2 * MiB + 512 * KiB);
     }
     assert_int_equal(b.unplaced, 0);

@@ -397,9 +397,10 @@ int blocks_segment_map(blocks *b, uint64_t addr, uint64_t size)
 
 /* ---- blocks ---------------------------------------------------------------------------------- */
 
-size_t blocks_prefetch_seg(const blocks *b, uint64_t addr)
+size_t blocks_prefetch_seg(const blocks *b, uint32_t slot)
 {
-    size_t k = near_at(b, addr);
+    /* (the slot blocks_prefetch computed: its hash not done twice) */
+    size_t k = slot < b->nearcap ? (size_t)b->near[slot] - 1 : SIZE_MAX;
     const blocks_segment *s = seg_by_id(b, k);
     if (!s)
         return k;

@@ -215,11 +215,12 @@ uint64_t blocks_free_hinted(blocks *b, uint64_t addr, unsigned hint);
  * (a block used on another stream): its bytes leave `allocated` now, its place stays taken
  * until blocks_free. Returns its size, or 0 (no live block there, or already requested). */
 uint64_t blocks_free_request(blocks *b, uint64_t addr);
-/* blocks_prefetch: the hint of addr's segment on its way to the cache (a read ahead; below);
- * blocks_prefetch_seg, some events later: the segment the hint names, its range and first
- * blocks, its id returned (SIZE_MAX: none) for blocks_hint when the tensor comes (any id is safe:
- * a segment removed since may have given its id to another). */
-size_t blocks_prefetch_seg(const blocks *b, uint64_t addr);
+/* blocks_prefetch: the hint of addr's segment on its way to the cache (a read ahead; below), its
+ * slot returned (UINT32_MAX: none); blocks_prefetch_seg, some events later: the segment the hint
+ * in that slot names, its range and first blocks, its id returned (SIZE_MAX: none) for
+ * blocks_hint when the tensor comes (any id is safe: a segment removed since may have given its
+ * id to another; any slot too: the hints grown since, it names another piece's). */
+size_t blocks_prefetch_seg(const blocks *b, uint32_t slot);
 /* blocks_hint: the next tensor's segment is the one of id k (blocks_prefetch_seg's, some events
  * ago; SIZE_MAX: not known): looked at first (any id is safe: checked before use). Where tensors
  * alternate between segments, the segment found last was the wrong one for half of them: a search
@@ -247,10 +248,14 @@ static inline uint32_t *blocks_near_slot(const blocks *b, uint64_t addr)
 /* (always_inline: a call to it, its body a prefetch alone, is taken for one without effect and
  * dropped by GCC's dead-code pass before it would be inlined: the hints were never prefetched, and
  * a run of 6,000 segments spent a quarter of its time waiting for them) */
-static inline __attribute__((always_inline)) void blocks_prefetch(const blocks *b, uint64_t addr)
+static inline __attribute__((always_inline)) uint32_t blocks_prefetch(const blocks *b,
+                                                                      uint64_t addr)
 {
-    if (blocks_many_segs(b)) /* (with fewer, the hints and lists stay in cache) */
-        __builtin_prefetch(blocks_near_slot(b, addr));
+    if (!blocks_many_segs(b)) /* (with fewer, the hints and lists stay in cache) */
+        return UINT32_MAX;
+    const uint32_t *h = blocks_near_slot(b, addr);
+    __builtin_prefetch(h);
+    return (uint32_t)(h - b->near);
 }
 
 #endif

@@ -296,6 +296,7 @@ void replay_apinfo_init(state *s)
                       api == VT_API_cuMemMap;
         s->apinfo[api] =
             (uint16_t)((unsigned)level_of(api) | (unsigned)reader_api_space(api) << 3 |
-                       (unsigned)reader_api_layer(api) << 7 | (special ? AP_SPECIAL : 0));
+                       (unsigned)reader_api_layer(api) << 7 | (special ? AP_SPECIAL : 0) |
+                       (api == VT_API_torchAlloc || api == VT_API_torchFree ? AP_TORCH : 0));
     }
 }

@@ -20,15 +20,16 @@ struct pending {
     uint64_t event, hash; /* hash: livemap_mix of its key, computed once */
     uint64_t slot, seg;   /* its index slot when last looked at (~0: not yet), its blocks_hint */
     unsigned info;        /* s->apinfo[its api] */
+    uint32_t near;        /* a tensor's: its segment's hint's slot, fetched (blocks_prefetch) */
     int is_alloc;         /* an ALLOC record (else a FREE) */
     int join; /* a snapshot's join record (state.join_left): CATPEAKS_F_JOIN, _JOIN_END the last */
 } __attribute__((aligned(128)));
+_Static_assert(sizeof(struct pending) == 128, "a place of the ring is 128 bytes");
 
 /* torch_tensor: p is a tensor of PyTorch's allocator (its block is emulated: blocks.c) */
 static inline int torch_tensor(const struct pending *p)
 {
-    return __builtin_expect(p->info & AP_SPECIAL, 0) &&
-           (p->ev.api == VT_API_torchAlloc || p->ev.api == VT_API_torchFree);
+    return __builtin_expect(p->info & AP_TORCH, 0);
 }
 
 /* take: the event just read into p (its record got, its number seq) noted: what the pass needs of
@@ -58,14 +59,14 @@ enum { RING = 16 }; /* run_pass's ring: the events read ahead */
 /* read_ahead: p, just taken into the ring (count events in it, the oldest at head, p's among
  * them), on its way to the cache, and a freed entry half a ring older */
 static inline __attribute__((always_inline)) void
-read_ahead(state *s, struct pending *ring, unsigned head, unsigned count, const struct pending *p)
+read_ahead(state *s, struct pending *ring, unsigned head, unsigned count, struct pending *p)
 {
     const reader_event *ev = &p->ev;
     livemap_prefetch_h(&s->live, p->hash);
     if (torch_tensor(p))
-        blocks_prefetch(&s->blocks, ev->addr); /* PyTorch's blocks too */
-    replay_prefetch_stack(s, ev->stack_id);    /* and what its stack says, and holds */
-    if (p->is_alloc && s->szm)                 /* and what its size says (its category's key) */
+        p->near = blocks_prefetch(&s->blocks, ev->addr); /* PyTorch's blocks too */
+    replay_prefetch_stack(s, ev->stack_id);              /* and what its stack says, and holds */
+    if (p->is_alloc && s->szm) /* and what its size says (its category's key) */
         __builtin_prefetch(replay_size_memo(s, ev->size));
     if (count > RING / 2) { /* its index slot is in cache by now: a freed entry next */
         struct pending *h = &ring[(head + RING / 2) % RING];
@@ -77,7 +78,7 @@ read_ahead(state *s, struct pending *ring, unsigned head, unsigned count, const 
          * tensor is applied its segment and the first of its blocks */
         struct pending *h = &ring[(head + RING / 2) % RING];
         if (torch_tensor(h))
-            h->seg = blocks_prefetch_seg(&s->blocks, h->ev.addr);
+            h->seg = blocks_prefetch_seg(&s->blocks, h->near);
     }
 }
 

@@ -42,6 +42,7 @@ enum {
 #define AP_SPACE(i) ((i) >> 3 & 15)
 #define AP_LAYER(i) ((i) >> 7 & 3)
 #define AP_SPECIAL 0x200u
+#define AP_TORCH 0x400u /* a tensor of PyTorch's tracker (torchAlloc, torchFree; special too) */
 
 /* the replay state: one per replay_file */
 typedef struct state {
